@@ -1,0 +1,185 @@
+"""The narrow, batched interface of a KiVi storage node, as seen by the transaction layer.
+
+Requests and replies are frozen dataclasses so that they can cross a process
+boundary (msgpack) unchanged; an in-process node and a socket client expose the
+same `KiviNodeAPI`.
+
+Keys are bytes produced by `kivi.keycodec.encode_key(tuple)`, whose byte order
+equals SQL order. Rows are tuples of Python values (None, bool, int, float,
+decimal.Decimal, str, bytes, datetime.date, datetime.time, datetime.datetime,
+datetime.timedelta, uuid.UUID, list, dict) in table column order.
+
+A `space` is the integer id of one table or one index: each space has its own
+key range, split into regions by the region map.
+
+## Filter and expression IR (shared with the SQL layer's pushdown rules)
+
+A filter or scalar expression is a nested tuple, serialisable as msgpack lists:
+
+    ("col", i)                   column i of the stored row (before projection)
+    ("const", v)                 a constant
+    ("cmp", op, a, b)            op in "=", "<>", "<", "<=", ">", ">="
+    ("and", [e, ...]) / ("or", [e, ...]) / ("not", e)
+    ("is_null", e) / ("is_not_null", e)
+    ("in", e, [v, ...])          constants only
+    ("like", e, pattern, ci)     SQL LIKE with `\\` escape; ci=True for ILIKE
+    ("arith", op, a, b)          op in "+", "-", "*", "/", "%"
+
+NULL follows SQL three-valued logic; a row passes a filter only if it yields True.
+The node compiles an IR tree once into Python code (`kivi.expr.compile_filter`)
+and caches it by its repr; it never walks the tree per row.
+
+## Partial aggregates
+
+`AggSpec(group_by=(i, ...), aggs=(("count_star", None), ("sum", j), ...))`
+with functions count_star, count, sum, min, max. A node returns one row per
+group: the group values followed by one partial value per aggregate. Partials
+from several regions are merged by `kivi.agg.merge_partials`; AVG is SUM over
+COUNT, computed above the node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Row = tuple[Any, ...]
+IR = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class AggSpec:
+    """Group keys (column indexes) and aggregate functions to compute inside the node."""
+
+    group_by: tuple[int, ...] = ()
+    aggs: tuple[tuple[str, int | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Reads the visible rows of one space in [lo, hi) as of snapshot `ts`, in key order.
+
+    `lo=None` / `hi=None` mean unbounded. `projection` lists the column indexes to
+    return (None: all). `filter` is an IR tree evaluated on the stored row, before
+    projection. `limit` counts rows after the filter. With `aggregate` set, the
+    reply carries partial aggregates instead of rows. `with_keys` prepends the
+    encoded key to each returned row (used by UPDATE/DELETE and index lookups).
+    `reverse` scans in descending key order.
+    """
+
+    space: int
+    ts: int
+    lo: bytes | None = None
+    hi: bytes | None = None
+    projection: tuple[int, ...] | None = None
+    filter: IR | None = None
+    limit: int | None = None
+    aggregate: AggSpec | None = None
+    with_keys: bool = False
+    reverse: bool = False
+    batch_size: int = 1024
+
+
+@dataclass(frozen=True)
+class ScanReply:
+    rows: list[Row]
+    # Where to resume for the next batch; None once the range is exhausted.
+    resume_key: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Get:
+    """Reads the newest version <= ts of each key; a missing or deleted key gives None."""
+
+    space: int
+    ts: int
+    keys: list[bytes]
+
+
+@dataclass(frozen=True)
+class GetReply:
+    rows: list[Row | None]
+
+
+@dataclass(frozen=True)
+class Write:
+    """One mutation: `row=None` is a delete (a tombstone)."""
+
+    space: int
+    key: bytes
+    row: Row | None
+
+
+@dataclass(frozen=True)
+class Apply:
+    """Applies a committed write set at commit timestamp `ts`. Idempotent: replaying it is harmless."""
+
+    ts: int
+    writes: list[Write] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LatestCommit:
+    """Asks for the newest commit timestamp of each key (any version, tombstones included).
+
+    Used for write-write conflict checks: a key whose latest commit is after the
+    writer's snapshot is a lost update.
+    """
+
+    space: int
+    keys: list[bytes]
+
+
+@dataclass(frozen=True)
+class LatestCommitReply:
+    ts: list[int | None]
+
+
+@dataclass(frozen=True)
+class DropSpace:
+    """Removes every version of a space (DROP TABLE / TRUNCATE after commit)."""
+
+    space: int
+
+
+@dataclass(frozen=True)
+class Collect:
+    """Garbage-collects versions hidden from every snapshot >= low_water."""
+
+    low_water: int
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Writes every region's state as of `ts` to the node's data dir."""
+
+    ts: int
+
+
+@dataclass(frozen=True)
+class Ack:
+    value: Any = None
+
+
+class KiviNodeAPI(Protocol):
+    """What the transaction layer calls; in-process node and socket client alike."""
+
+    def scan(self, req: Scan) -> ScanReply: ...
+
+    def get(self, req: Get) -> GetReply: ...
+
+    def apply(self, req: Apply) -> Ack: ...
+
+    def latest_commit(self, req: LatestCommit) -> LatestCommitReply: ...
+
+    def drop_space(self, req: DropSpace) -> Ack: ...
+
+    def collect(self, req: Collect) -> Ack: ...
+
+    def checkpoint(self, req: Checkpoint) -> Ack: ...
+
+
+def batched(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    """Splits a sequence into slices of at most `size` items."""
+    return [seq[i : i + size] for i in range(0, len(seq), size)]

@@ -1,0 +1,197 @@
+"""The narrow interface between the pgwire front end and the SQL layer.
+
+pgwire owns bytes, message framing, authentication exchanges, protocol-level
+statements and portals, and value encoding (text/binary, via `pgtypes`). The
+SQL layer owns everything about meaning: parsing, planning, execution,
+transactions, settings and SQL-level cursors (DECLARE/FETCH).
+
+Threading: every `Session` method is synchronous and may block (lock waits,
+commit fsync, long scans). pgwire runs them off the event loop, in one worker
+thread per connection, so one slow statement never stalls other sessions, and
+`cancel()` can be called from the event-loop thread at any time.
+
+Values cross this boundary as Python objects: parameters are decoded by pgwire
+(from the inferred or declared OID) before `execute`; result rows are tuples of
+Python values that pgwire encodes per column OID and requested format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..errors import SQLError
+
+
+@dataclass(frozen=True)
+class Column:
+    """One RowDescription field."""
+
+    name: str
+    type_oid: int
+    typmod: int = -1
+    table_oid: int = 0
+    attnum: int = 0
+
+
+@dataclass
+class Prepared:
+    """A parsed, analysed statement: what Parse produces and Describe('S') reports.
+
+    `param_oids` are the parameter types after server-side inference (a client's
+    0 replaced by the inferred type). `columns` is None for statements that
+    return no rows. `handle` is the SQL layer's own (a cached plan).
+    """
+
+    sql: str
+    param_oids: list[int]
+    columns: list[Column] | None
+    handle: Any = None
+
+
+class CopyIn(Protocol):
+    """A COPY ... FROM STDIN in progress: pgwire feeds it CopyData payloads."""
+
+    format: str  # "text" | "csv" | "binary"
+    column_count: int
+
+    def feed(self, data: bytes) -> None: ...
+
+    def finish(self) -> str:
+        """Ends the copy at CopyDone; returns the command tag ("COPY n")."""
+
+    def fail(self, message: str) -> None:
+        """Ends the copy at CopyFail (the statement fails with 57014)."""
+
+
+class CopyOut(Protocol):
+    """A COPY ... TO STDOUT: pgwire sends each chunk as CopyData."""
+
+    format: str
+    column_count: int
+
+    def chunks(self) -> Iterator[bytes]: ...
+
+    @property
+    def tag(self) -> str:
+        """The command tag, valid once `chunks()` is exhausted."""
+
+
+@dataclass
+class Result:
+    """One statement's outcome.
+
+    For a row-returning statement, `columns` is set and `fetch(n)` pulls up to
+    n rows (n=None: all). `done` becomes True once the rows are exhausted, and
+    only then is `tag` final (e.g. "SELECT 42"). pgwire uses `fetch(n)` for
+    Execute(max_rows=n) and answers PortalSuspended while not `done`.
+    """
+
+    tag: str
+    columns: list[Column] | None = None
+    rows: Iterator[tuple[Any, ...]] | None = None
+    copy_in: CopyIn | None = None
+    copy_out: CopyOut | None = None
+    empty: bool = False  # an empty query: EmptyQueryResponse
+    done: bool = True
+    _count: int = field(default=0, repr=False)
+
+    def fetch(self, n: int | None = None) -> list[tuple[Any, ...]]:
+        """Returns up to n more rows; sets `done` and the final tag when exhausted."""
+        if self.rows is None or self.done:
+            return []
+        out: list[tuple[Any, ...]] = []
+        it = self.rows
+        if n is None or n <= 0:
+            out.extend(it)
+            self.done = True
+        else:
+            for row in it:
+                out.append(row)
+                if len(out) >= n:
+                    break
+            else:
+                self.done = True
+        self._count += len(out)
+        if self.done and self.tag.startswith(("SELECT", "FETCH", "MOVE")) and " " not in self.tag:
+            self.tag = f"{self.tag} {self._count}"
+        return out
+
+
+class Session(Protocol):
+    """One client session, created by `Engine.open_session`."""
+
+    backend_pid: int
+
+    @property
+    def transaction_status(self) -> str:
+        """ReadyForQuery status: "I" idle, "T" in a transaction block, "E" failed block."""
+
+    def parameter_status(self) -> dict[str, str]:
+        """The ParameterStatus values to send after authentication (13 of them, like PG 15)."""
+
+    def take_changed_parameters(self) -> dict[str, str]:
+        """Reported settings changed since the last call (pgwire re-sends them as ParameterStatus)."""
+
+    def take_notices(self) -> list[SQLError]:
+        """Notices raised since the last call (severity NOTICE/WARNING)."""
+
+    def simple_query(self, sql: str) -> Iterator[Result]:
+        """Runs every statement of a Query message, lazily, as one implicit transaction.
+
+        Yields one Result per statement; raises SQLError at the first failure
+        (the remaining statements are skipped). An empty string yields one
+        Result with `empty=True`.
+        """
+
+    def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
+        """Parses and analyses one statement; 0 in `param_oids` means: infer it."""
+
+    def execute(self, prepared: Prepared, params: list[Any]) -> Result:
+        """Binds parameters and starts executing (extended protocol, inside the implicit txn)."""
+
+    def cursor_columns(self, name: str) -> list[Column] | None:
+        """The row shape of a SQL-level cursor (DECLARE), for Describe('P', name); None if absent."""
+
+    def sync(self) -> None:
+        """Ends an extended-protocol implicit transaction (commit, or rollback after an error)."""
+
+    def statement_failed(self, exc: BaseException) -> None:
+        """Tells the session a statement failed outside its own calls (e.g. a bad binary parameter)."""
+
+    def cancel(self) -> None:
+        """Cancels the running statement (57014). Called from another thread."""
+
+    def close(self) -> None:
+        """Ends the session, rolling back any open transaction."""
+
+
+@dataclass(frozen=True)
+class RoleInfo:
+    """What authentication needs to know about a role.
+
+    `password` is what CREATE ROLE ... PASSWORD stored: a SCRAM-SHA-256 verifier
+    ("SCRAM-SHA-256$..."), an md5 hash ("md5..."), or None for no password.
+    """
+
+    name: str
+    can_login: bool = True
+    superuser: bool = False
+    password: str | None = None
+
+
+class Engine(Protocol):
+    """The SQL side of a query engine: one per server process."""
+
+    def role(self, name: str) -> RoleInfo | None:
+        """Looks up a role for authentication; None if it does not exist."""
+
+    def open_session(self, user: str, database: str, options: dict[str, str]) -> Session:
+        """Opens a session (3D000 for a missing database); `options` are the startup parameters."""
+
+    def load(self) -> int:
+        """The number of active sessions: reported to clients that balance load."""
+
+    def close(self) -> None:
+        """Shuts the engine down cleanly (checkpoint, flush logs)."""

@@ -1,0 +1,151 @@
+"""The catalog's object model: plain dataclasses describing databases, schemas, tables and the rest.
+
+The SQL core owns how these are stored (as rows of the system space, written
+through ordinary transactions, so DDL is transactional and survives restarts)
+and hands the rest of the SQL layer an immutable `CatalogSnapshot`. The
+pg_catalog / information_schema views (`sql.pgcatalog`) are computed from a
+snapshot, so psql, SQLAlchemy and JDBC see exactly what the engine uses.
+
+OIDs follow PostgreSQL: built-in objects keep PostgreSQL's OIDs (pg_catalog is
+11, public is 2200), user objects get OIDs from 16384 up, shared by every kind
+of object, as PostgreSQL's OID counter is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FIRST_USER_OID = 16384
+PG_CATALOG_OID = 11
+PG_TOAST_OID = 99
+PUBLIC_OID = 2200
+INFORMATION_SCHEMA_OID = 13183
+BOOTSTRAP_SUPERUSER_OID = 10
+
+
+@dataclass(frozen=True)
+class Role:
+    oid: int
+    name: str
+    superuser: bool = False
+    login: bool = True
+    password: str | None = None  # SCRAM verifier or md5 hash
+    createdb: bool = False
+    createrole: bool = False
+
+
+@dataclass(frozen=True)
+class Database:
+    oid: int
+    name: str
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+
+
+@dataclass(frozen=True)
+class Schema:
+    oid: int
+    name: str
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type_oid: int
+    typmod: int = -1  # varchar(50) -> 54, numeric(10,2) -> 655366, as in PostgreSQL
+    attnum: int = 0  # 1-based, stable across ALTER TABLE DROP COLUMN
+    not_null: bool = False
+    default: str | None = None  # the default's SQL text, as pg_get_expr prints it
+    identity: str = ""  # "" | "a" (ALWAYS) | "d" (BY DEFAULT), as pg_attribute.attidentity
+    dropped: bool = False
+
+
+@dataclass(frozen=True)
+class Index:
+    oid: int
+    name: str
+    table_oid: int
+    columns: tuple[int, ...]  # attnums
+    unique: bool = False
+    primary: bool = False
+    space: int = 0  # KiVi space holding the index entries (0 for the primary key: the table itself)
+    descending: tuple[bool, ...] = ()
+    predicate: str | None = None
+
+
+@dataclass(frozen=True)
+class Constraint:
+    oid: int
+    name: str
+    table_oid: int
+    kind: str  # "p" primary key, "u" unique, "f" foreign key, "c" check, as pg_constraint.contype
+    columns: tuple[int, ...] = ()  # attnums
+    index_oid: int = 0  # for p/u: the index that enforces it
+    ref_table_oid: int = 0  # for f
+    ref_columns: tuple[int, ...] = ()
+    on_delete: str = "a"  # a no action, r restrict, c cascade, n set null, d set default
+    on_update: str = "a"
+    check: str | None = None  # for c: the expression's SQL text
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table or a view (kind "r" or "v", as pg_class.relkind)."""
+
+    oid: int
+    name: str
+    schema_oid: int
+    columns: tuple[Column, ...]
+    primary_key: tuple[int, ...] = ()  # attnums; empty: a hidden row id is the key
+    space: int = 0  # KiVi space of the rows
+    kind: str = "r"
+    view_sql: str | None = None
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+    options: tuple[str, ...] = ()  # reloptions, e.g. ("fillfactor=100",)
+
+    @property
+    def live_columns(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if not c.dropped)
+
+
+@dataclass(frozen=True)
+class Sequence:
+    oid: int
+    name: str
+    schema_oid: int
+    type_oid: int = 20
+    start: int = 1
+    increment: int = 1
+    min_value: int = 1
+    max_value: int = 2**63 - 1
+    cycle: bool = False
+    cache: int = 1
+    owned_by: tuple[int, int] | None = None  # (table oid, attnum) for SERIAL / identity
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    """An immutable view of one database's catalog plus the shared roles and databases."""
+
+    database: Database
+    databases: tuple[Database, ...]
+    roles: tuple[Role, ...]
+    schemas: tuple[Schema, ...]
+    tables: tuple[Table, ...]
+    indexes: tuple[Index, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    sequences: tuple[Sequence, ...] = ()
+    comments: dict[tuple[int, int], str] = field(default_factory=dict)  # (objoid, objsubid)
+    version: int = 0
+
+    def schema_by_oid(self, oid: int) -> Schema | None:
+        return next((s for s in self.schemas if s.oid == oid), None)
+
+    def table_by_oid(self, oid: int) -> Table | None:
+        return next((t for t in self.tables if t.oid == oid), None)
+
+    def indexes_of(self, table_oid: int) -> list[Index]:
+        return [i for i in self.indexes if i.table_oid == table_oid]
+
+    def constraints_of(self, table_oid: int) -> list[Constraint]:
+        return [c for c in self.constraints if c.table_oid == table_oid]

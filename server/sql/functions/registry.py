@@ -1,0 +1,108 @@
+"""The registry of SQL functions: one table that the expression compiler resolves calls against.
+
+Each function is registered with its argument and return types (PostgreSQL
+OIDs). The compiler picks an overload by the argument types, casts the
+arguments, and calls `impl` with Python values. Functions are plain Python so
+that compiled expressions call them directly, with no per-row dispatch.
+
+    @register("lower", args=[TEXT], returns=TEXT)
+    def lower(s): return s.lower()
+
+`strict` functions return NULL for any NULL argument without calling `impl`
+(PostgreSQL's STRICT). `needs_context` functions get a `FunctionContext` as
+their first argument (catalog, settings, sequences, the transaction's clock).
+`set_returning` functions return an iterable of values (one column) or of
+tuples (several `out_columns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+ANY = 2276  # pgtypes.oids.ANY: matches every argument type
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    name: str
+    impl: Callable[..., Any]
+    args: tuple[int, ...] | None  # None: variadic, any types
+    returns: int | Callable[[list[int]], int]  # a fixed OID, or computed from the arg OIDs
+    strict: bool = True
+    volatile: bool = False  # never constant-folded (now(), random(), nextval())
+    needs_context: bool = False
+    set_returning: bool = False
+    out_columns: tuple[tuple[str, int], ...] | None = None  # for set-returning functions
+    oid: int = 0  # pg_proc.oid, for regproc
+
+
+FUNCTIONS: dict[str, list[FunctionDef]] = {}
+
+
+def register(
+    name: str,
+    *,
+    args: list[int] | None,
+    returns: int | Callable[[list[int]], int],
+    strict: bool = True,
+    volatile: bool = False,
+    needs_context: bool = False,
+    set_returning: bool = False,
+    out_columns: list[tuple[str, int]] | None = None,
+    oid: int = 0,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Registers `impl` under `name` (lower case, without schema) as one overload."""
+
+    def wrap(impl: Callable[..., Any]) -> Callable[..., Any]:
+        FUNCTIONS.setdefault(name, []).append(
+            FunctionDef(
+                name,
+                impl,
+                None if args is None else tuple(args),
+                returns,
+                strict,
+                volatile,
+                needs_context,
+                set_returning,
+                None if out_columns is None else tuple(out_columns),
+                oid,
+            )
+        )
+        return impl
+
+    return wrap
+
+
+class FunctionContext(Protocol):
+    """What context-needing functions may use; the SQL session provides it."""
+
+    @property
+    def catalog(self) -> Any:
+        """The `catalog.model.CatalogSnapshot` the statement runs against."""
+
+    @property
+    def user(self) -> str: ...
+
+    @property
+    def database(self) -> str: ...
+
+    @property
+    def backend_pid(self) -> int: ...
+
+    @property
+    def statement_timestamp(self) -> Any:
+        """The transaction's start time (aware datetime): what now() returns."""
+
+    def get_setting(self, name: str) -> str | None: ...
+
+    def set_setting(self, name: str, value: str, is_local: bool) -> str: ...
+
+    def search_path(self) -> list[str]: ...
+
+    def nextval(self, seq_oid: int) -> int: ...
+
+    def currval(self, seq_oid: int) -> int: ...
+
+    def setval(self, seq_oid: int, value: int, is_called: bool) -> int: ...

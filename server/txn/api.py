@@ -1,0 +1,121 @@
+"""The narrow interface between the SQL layer and the transaction layer.
+
+The SQL layer sees a `TxnManager` (one per query engine: the local transaction
+manager, LTM) and the `Txn` objects it hands out. Everything is synchronous and
+thread-safe: each session executes its statements in its own worker thread, so
+a writer that must wait for another writer simply blocks its thread (with
+deadlock detection, 40P01) and a commit blocks until its redo record is durable.
+
+Snapshot isolation, as in PostgreSQL:
+
+- The snapshot is taken lazily, at the first `get`/`scan`/`put`/`delete`, not at
+  `begin`. Under READ COMMITTED the SQL layer calls `new_statement()` before each
+  statement, which drops the snapshot so that the next read takes a fresh one.
+- Reads see the newest version committed at or before the snapshot, merged with
+  the transaction's own private writes.
+- Writes go to a private write set. Writing a key that another active
+  transaction has written blocks until that one ends; if it committed (or if
+  the key was committed after our snapshot), REPEATABLE READ and SERIALIZABLE
+  raise 40001 and READ COMMITTED raises `RetryStatement`, on which the SQL layer
+  rolls back to the statement's savepoint, takes a new snapshot and reruns the
+  statement, as PostgreSQL's EvalPlanQual does.
+- Session consistency: after a session's update commit at c, its next snapshot
+  waits until the snapshot server covers c.
+
+Keys are `kivi.keycodec.encode_key(tuple)` bytes; rows are tuples; a `space`
+is a table's or an index's id (see `kivi.api`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..errors import SQLError
+from ..kivi.api import IR, AggSpec, Row
+
+
+class RetryStatement(SQLError):
+    """READ COMMITTED met a concurrently committed write: rerun the statement on a new snapshot."""
+
+    sqlstate = "40001"
+
+
+@dataclass(frozen=True)
+class ScanSpec:
+    """What `Txn.scan` reads: the fields mean what they mean in `kivi.api.Scan`."""
+
+    space: int
+    lo: bytes | None = None
+    hi: bytes | None = None
+    projection: tuple[int, ...] | None = None
+    filter: IR | None = None
+    limit: int | None = None
+    aggregate: AggSpec | None = None
+    with_keys: bool = False
+    reverse: bool = False
+    batch_size: int = 1024
+
+
+class Txn(Protocol):
+    """One transaction. Created by `TxnManager.begin`; finished by `commit` or `abort`."""
+
+    isolation: str  # "read committed" | "repeatable read" | "serializable"
+    read_only: bool
+
+    @property
+    def start_ts(self) -> int | None:
+        """The snapshot timestamp, or None while no statement has touched data."""
+
+    @property
+    def has_writes(self) -> bool: ...
+
+    def new_statement(self) -> None:
+        """Marks a statement boundary; READ COMMITTED drops its snapshot here."""
+
+    def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """Reads rows by key: own writes first, then the snapshot."""
+
+    def scan(self, spec: ScanSpec) -> Iterator[list[Row]]:
+        """Yields batches of rows in key order (or partial-aggregate rows), own writes merged in."""
+
+    def put(self, space: int, items: list[tuple[bytes, Row]]) -> None:
+        """Inserts or replaces rows in the private write set (conflict-checked)."""
+
+    def delete(self, space: int, keys: list[bytes]) -> None:
+        """Deletes rows (tombstones) in the private write set (conflict-checked)."""
+
+    def savepoint(self) -> Any:
+        """Returns a token for the current write-set state (used for statement and SQL savepoints)."""
+
+    def rollback_to(self, token: Any) -> None:
+        """Undoes the writes made since `savepoint()` returned `token`."""
+
+    def commit(self) -> int | None:
+        """Makes the writes durable and visible; returns the commit ts (None if read-only)."""
+
+    def abort(self) -> None:
+        """Discards the transaction. Safe to call twice."""
+
+
+class TxnManager(Protocol):
+    """The local transaction manager, plus the few non-transactional services the SQL layer needs."""
+
+    def begin(
+        self,
+        *,
+        isolation: str = "read committed",
+        read_only: bool = False,
+        session: Any = None,
+    ) -> Txn:
+        """Begins a transaction. `session` is an opaque key for session consistency."""
+
+    def drop_space(self, space: int) -> None:
+        """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
+
+    def checkpoint(self) -> None:
+        """Checkpoints storage and trims the redo log."""
+
+    def close(self) -> None:
+        """Flushes and stops every component."""
