@@ -1,0 +1,126 @@
+"""The contract inside the SQL layer between the statement layer and the query compiler.
+
+Two halves of the SQL layer are built side by side:
+
+- the *statement layer* (`session.py`, `engine.py`, `catalog/store.py`, `ddl/`,
+  `dml/`, `copy.py`, ...) owns sessions, transactions, settings, the persistent
+  catalog, DDL, INSERT/UPDATE/DELETE, COPY and cursors;
+- the *query compiler* (`plan/`, `expr/`, `exec/`, `optimizer/`) turns a SELECT
+  (any sqlglot query expression: SELECT, UNION, VALUES, WITH ...) into a cached,
+  executable plan, and compiles scalar expressions for the statement layer.
+
+The statement layer calls only the two functions below, through these types.
+DML reuses the compiler: UPDATE and DELETE become a SELECT of the target's
+`ctid` pseudo-column (the row's encoded KiVi key, bytes) plus the old row and
+the new values, and SET/DEFAULT/CHECK/RETURNING expressions are compiled with
+`compile_scalar` over a described row.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..pgwire.backend import Column
+from ..txn.api import Txn
+from .catalog.model import CatalogSnapshot
+from .functions.registry import FunctionContext
+
+Batch = list[tuple[Any, ...]]
+
+
+@dataclass
+class ParamTypes:
+    """Parameter types: declared by the client (0 = unknown) and filled in by inference.
+
+    Shared by every compile call for one statement, so that `$1` inferred in a
+    WHERE clause and used again in SET agree. `oids[i]` is the type of `$(i+1)`.
+    """
+
+    oids: list[int] = field(default_factory=list)
+
+    def get(self, n: int) -> int:
+        """Returns the type of $n (1-based), 0 while unknown."""
+        return self.oids[n - 1] if n <= len(self.oids) else 0
+
+    def infer(self, n: int, oid: int) -> None:
+        """Records $n's type if it is still unknown."""
+        while len(self.oids) < n:
+            self.oids.append(0)
+        if self.oids[n - 1] == 0:
+            self.oids[n - 1] = oid
+
+
+@dataclass
+class ExecContext:
+    """Everything a running plan may touch. One per statement execution."""
+
+    catalog: CatalogSnapshot
+    txn: Txn
+    functions: FunctionContext
+    params: list[Any]
+    cancel_event: threading.Event
+    settings: dict[str, str] = field(default_factory=dict)
+
+    def check_cancel(self) -> None:
+        """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
+        if self.cancel_event.is_set():
+            from ..errors import QueryCanceled
+
+            self.cancel_event.clear()
+            raise QueryCanceled("canceling statement due to user request")
+
+
+class QueryPlan(Protocol):
+    """A compiled, cacheable query: the same object serves every execution."""
+
+    columns: list[Column]
+
+    def execute(self, ctx: ExecContext) -> Iterator[Batch]:
+        """Runs the query and yields batches of result rows."""
+
+    def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
+        """Returns EXPLAIN's lines (with ANALYZE: runs the plan and adds actual row counts)."""
+
+
+@dataclass(frozen=True)
+class ScopeColumn:
+    """One column of the row a scalar expression is evaluated over."""
+
+    qualifier: str | None  # table name or alias ("excluded" for ON CONFLICT), None if anonymous
+    name: str
+    type_oid: int
+    typmod: int = -1
+
+
+@dataclass(frozen=True)
+class CompiledScalar:
+    """A scalar expression compiled once: `fn(row, ctx)` evaluates it over one row tuple."""
+
+    fn: Callable[[tuple[Any, ...], ExecContext], Any]
+    type_oid: int
+    typmod: int = -1
+
+
+class QueryCompiler(Protocol):
+    """The query compiler's two entry points (implemented in `sql/plan/`)."""
+
+    def plan_query(
+        self,
+        ast: Any,  # sqlglot.exp.Expression: Select, Union, Values, With ...
+        catalog: CatalogSnapshot,
+        params: ParamTypes,
+        search_path: list[str],
+    ) -> QueryPlan: ...
+
+    def compile_scalar(
+        self,
+        ast: Any,  # sqlglot.exp.Expression
+        scope: list[ScopeColumn],
+        catalog: CatalogSnapshot,
+        params: ParamTypes,
+        search_path: list[str],
+        expected_type: int = 0,  # the target column's OID: drives parameter inference and casts
+    ) -> CompiledScalar: ...
