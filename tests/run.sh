@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (system packages included) and runs them.
+# This is the README's test command; .ci/run calls it. Extra arguments go to pytest.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+[ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql-15)
+command -v psql >/dev/null || need_apt+=(postgresql-client-15)
+command -v tmux >/dev/null || need_apt+=(tmux)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need_apt[@]}" || exit 1
+fi
+
+python3 -m pip install -q -e '.[test]' || exit 1
+
+ruff check server driver dialect tests bench || exit 1
+
+python3 -m pytest -q -p no:cacheprovider "$@"
+rc=$?
+if [ $rc -eq 5 ]; then
+    echo "pytest collected no tests" >&2
+    exit 0
+fi
+exit $rc

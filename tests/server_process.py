@@ -1,0 +1,93 @@
+"""Starts and stops a real `cumulo serve` process for integration tests.
+
+Tests talk to it over a socket with real clients, exactly as users do. The
+server's stderr goes to a log file that is printed when a test fails to start
+it, so a crash is never silent.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+
+def free_port() -> int:
+    """Returns a TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class CumuloServer:
+    """A `cumulo serve` child process on 127.0.0.1."""
+
+    data_dir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="cumulo-test-"))
+    port: int = field(default_factory=free_port)
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen | None = None
+    log_path: str = ""
+
+    @property
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    def dsn(self, user: str = "cumulo", dbname: str = "cumulo", password: str | None = None) -> str:
+        auth = user if password is None else f"{user}:{password}"
+        return f"postgresql://{auth}@127.0.0.1:{self.port}/{dbname}"
+
+    def start(self, timeout: float = 30.0) -> CumuloServer:
+        """Starts the server and waits until it logs that it accepts connections."""
+        self.log_path = os.path.join(self.data_dir, "server.log")
+        log = open(self.log_path, "ab")
+        cmd = [
+            sys.executable,
+            "-m",
+            "cumulo.server",
+            "serve",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            self.data_dir,
+            *self.extra_args,
+        ]
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=log)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"cumulo serve exited with {self.proc.returncode}:\n{self.log()}")
+            if b"ready to accept connections" in open(self.log_path, "rb").read():
+                return self
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"cumulo serve did not become ready in {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        """Returns what the server wrote to stderr so far."""
+        try:
+            return open(self.log_path, encoding="utf-8", errors="replace").read()
+        except OSError:
+            return ""
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int | None:
+        """Stops the server with `sig` (SIGKILL simulates a crash) and returns its exit code."""
+        if self.proc is None or self.proc.poll() is not None:
+            return None if self.proc is None else self.proc.returncode
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError(f"cumulo serve ignored signal {sig}:\n{self.log()}") from None
+
+    def restart(self) -> CumuloServer:
+        """Stops the server cleanly and starts it again on the same data dir and port."""
+        self.stop()
+        return self.start()
