@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -11,7 +12,16 @@ from tests.server_process import CumuloServer
 
 @pytest.fixture(scope="session")
 def cumulo_server():
-    """A `cumulo serve` process shared by the integration tests of one pytest run."""
+    """A `cumulo serve` process shared by the integration tests of one pytest run.
+
+    With CUMULO_TEST_ORACLE_PORT set, the tests run against that server instead
+    (a PostgreSQL 15 on 127.0.0.1): this is how their expectations are checked
+    against the oracle.
+    """
+    oracle = os.environ.get("CUMULO_TEST_ORACLE_PORT")
+    if oracle:
+        yield CumuloServer(port=int(oracle))
+        return
     server = CumuloServer().start()
     yield server
     code = server.stop()

@@ -61,7 +61,9 @@ class CumuloServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"cumulo serve exited with {self.proc.returncode}:\n{self.log()}")
+                raise RuntimeError(
+                    f"cumulo serve exited with {self.proc.returncode}:\n{self.log()}"
+                )
             if b"ready to accept connections" in open(self.log_path, "rb").read():
                 return self
             time.sleep(0.05)

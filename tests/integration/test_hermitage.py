@@ -17,9 +17,18 @@ def test_hermitage_rc_and_rr_lenient(cumulo_server):
     assert RUNNER.exists(), RUNNER
     dsn = f"host=127.0.0.1 port={cumulo_server.port} user=cumulo dbname=cumulo"
     out = subprocess.run(
-        [sys.executable, str(RUNNER), "--dsn", dsn, "--lenient",
-         "--levels", "read committed,repeatable read"],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            str(RUNNER),
+            "--dsn",
+            dsn,
+            "--lenient",
+            "--levels",
+            "read committed,repeatable read",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     print(out.stdout[-4000:], out.stderr[-2000:])
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]

@@ -42,8 +42,16 @@ def test_slt_file(cumulo_server, name):
     failed_lines = {line for line, _ in failures}
     known = _known().get(name, set())
     if os.environ.get("UPDATE_SLT_KNOWN"):
-        others = [x for x in KNOWN.read_text().split() if not x.startswith(name + ":")] if KNOWN.exists() else []
-        KNOWN.write_text("".join(f"{x}\n" for x in sorted(others + [f"{name}:{n}" for n in sorted(failed_lines)])))
+        others = (
+            [x for x in KNOWN.read_text().split() if not x.startswith(name + ":")]
+            if KNOWN.exists()
+            else []
+        )
+        KNOWN.write_text(
+            "".join(
+                f"{x}\n" for x in sorted(others + [f"{name}:{n}" for n in sorted(failed_lines)])
+            )
+        )
         return
     new = sorted(failed_lines - known)
     fixed = sorted(known - failed_lines)

@@ -1,0 +1,1 @@
+"""The batch executor: one generator of row batches per plan node."""

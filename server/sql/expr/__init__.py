@@ -1,0 +1,1 @@
+"""Scalar expressions: binding (names, types, operators, functions) and compilation to Python."""

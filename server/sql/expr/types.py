@@ -1,0 +1,169 @@
+"""Type facts the binder needs: SQL type names to OIDs, typmods, and PostgreSQL's promotion rules.
+
+PostgreSQL resolves operators by type category and "preferred" types; Cumulo
+keeps only the parts clients can observe: integer widths promote
+int2 < int4 < int8 < numeric < float8, the string types (text, varchar,
+bpchar, name, unknown literals) behave as text, and the reg* and oid types
+are integers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from ...errors import UndefinedObject
+from ...pgtypes import oids as T
+
+INTS = (T.INT2, T.INT4, T.INT8)
+NUMERIC_RANK = {T.INT2: 1, T.INT4: 2, T.INT8: 3, T.NUMERIC: 4, T.FLOAT4: 5, T.FLOAT8: 6}
+STRINGS = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.CHAR)
+OIDLIKE = (T.OID, T.REGCLASS, T.REGTYPE, T.REGPROC, T.REGNAMESPACE, T.REGROLE, T.REGPROCEDURE,
+           T.REGOPER, T.REGCONFIG, T.XID, T.CID)
+DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ)
+
+INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
+             T.INT8: (-(2**63), 2**63 - 1)}
+
+# SQL spellings of types (as sqlglot prints them for the postgres dialect) -> OID.
+_NAMES = {
+    "int": T.INT4, "integer": T.INT4, "int4": T.INT4, "serial": T.INT4,
+    "bigint": T.INT8, "int8": T.INT8, "bigserial": T.INT8,
+    "smallint": T.INT2, "int2": T.INT2, "smallserial": T.INT2,
+    "decimal": T.NUMERIC, "numeric": T.NUMERIC,
+    "double precision": T.FLOAT8, "float8": T.FLOAT8, "double": T.FLOAT8, "float": T.FLOAT8,
+    "real": T.FLOAT4, "float4": T.FLOAT4,
+    "boolean": T.BOOL, "bool": T.BOOL,
+    "text": T.TEXT, "varchar": T.VARCHAR, "character varying": T.VARCHAR,
+    "char": T.BPCHAR, "character": T.BPCHAR, "bpchar": T.BPCHAR, "nchar": T.BPCHAR,
+    "name": T.NAME, '"char"': T.CHAR,
+    "bytea": T.BYTEA, "varbinary": T.BYTEA, "binary": T.BYTEA, "blob": T.BYTEA,
+    "date": T.DATE, "time": T.TIME, "timetz": T.TIMETZ, "time with time zone": T.TIMETZ,
+    "timestamp": T.TIMESTAMP, "timestamp without time zone": T.TIMESTAMP,
+    "timestamptz": T.TIMESTAMPTZ, "timestamp with time zone": T.TIMESTAMPTZ,
+    "interval": T.INTERVAL, "uuid": T.UUID, "json": T.JSON, "jsonb": T.JSONB,
+    "oid": T.OID, "regclass": T.REGCLASS, "regtype": T.REGTYPE, "regproc": T.REGPROC,
+    "regprocedure": T.REGPROCEDURE, "regnamespace": T.REGNAMESPACE, "regrole": T.REGROLE,
+    "regoper": T.REGOPER, "regconfig": T.REGCONFIG, "xid": T.XID, "cid": T.CID, "tid": T.TID,
+    "record": T.RECORD, "void": T.VOID, "inet": T.INET, "money": T.MONEY,
+    "int2vector": T.INT2VECTOR, "oidvector": T.OIDVECTOR, "unknown": T.UNKNOWN,
+    "anyarray": T.ANYARRAY, "anyelement": T.ANYELEMENT, "cstring": T.CSTRING,
+    "pg_node_tree": T.PG_NODE_TREE, "bit": T.BIT, "varbit": T.VARBIT, "pg_lsn": T.PG_LSN,
+}
+_PAREN = re.compile(r"\s*\(([^)]*)\)")
+
+
+def type_by_name(text: str) -> tuple[int, int]:
+    """Returns (oid, typmod) for a SQL type name such as `varchar(10)` or `pg_catalog.int4[]`."""
+    s = text.strip().lower()
+    if s.startswith("pg_catalog."):
+        s = s[len("pg_catalog.") :]
+    if s.endswith("[]"):
+        oid, _ = type_by_name(s[:-2])
+        arr = T.ARRAY_OF.get(oid)
+        if not arr:
+            raise UndefinedObject(f'type "{text}[]" does not exist')
+        return arr, -1
+    typmod = -1
+    m = _PAREN.search(s)
+    if m:
+        mods = [int(x) for x in m.group(1).split(",") if x.strip().lstrip("-").isdigit()]
+        s = (s[: m.start()] + s[m.end() :]).strip()
+        oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
+        if oid in (T.VARCHAR, T.BPCHAR) and mods:
+            typmod = mods[0] + 4
+        elif oid == T.NUMERIC and mods:
+            scale = mods[1] if len(mods) > 1 else 0
+            typmod = ((mods[0] << 16) | scale) + 4
+    else:
+        oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
+        if oid == T.BPCHAR and s in ("char", "character"):
+            typmod = 5
+    if not oid:
+        raise UndefinedObject(f'type "{text}" does not exist')
+    return oid, typmod
+
+
+def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
+    """Returns (oid, typmod) for a sqlglot DataType (or ObjectIdentifier) node."""
+    if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.ARRAY and dt.expressions:
+        oid, _ = datatype_oid(dt.expressions[0])
+        return T.ARRAY_OF.get(oid, T.ANYARRAY), -1
+    if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.USERDEFINED:
+        return type_by_name(dt.args.get("kind") or dt.sql("postgres"))
+    return type_by_name(dt.sql("postgres"))
+
+
+def type_name(oid: int) -> str:
+    """Returns the name PostgreSQL uses in messages ("integer", "text", "numeric[]")."""
+    info = T.TYPES.get(oid)
+    return info.sql_name if info else str(oid)
+
+
+def is_numeric(oid: int) -> bool:
+    """True for the arithmetic types (integers, numeric, floats)."""
+    return oid in NUMERIC_RANK
+
+
+def is_string(oid: int) -> bool:
+    """True for text-like types (and unknown literals)."""
+    return oid in STRINGS
+
+
+def is_array(oid: int) -> bool:
+    """True for array types."""
+    return oid in T.ELEMENT_OF or oid == T.ANYARRAY
+
+
+def category(oid: int) -> str:
+    """PostgreSQL's typcategory letter (N numeric, S string, D datetime, ...)."""
+    if oid in OIDLIKE:
+        return "N"
+    info = T.TYPES.get(oid)
+    return info.category if info else "U"
+
+
+def numeric_result(a: int, b: int) -> int:
+    """Returns the type of an arithmetic operator over two numeric types."""
+    if a in OIDLIKE:
+        a = T.INT8
+    if b in OIDLIKE:
+        b = T.INT8
+    if a == T.FLOAT4 and b == T.FLOAT4:
+        return T.FLOAT4
+    if a in (T.FLOAT4, T.FLOAT8) or b in (T.FLOAT4, T.FLOAT8):
+        return T.FLOAT8
+    return a if NUMERIC_RANK.get(a, 0) >= NUMERIC_RANK.get(b, 0) else b
+
+
+def common_type(types: list[int]) -> int:
+    """Resolves the common type of UNION/CASE/COALESCE branches (unknown -> text)."""
+    known = [t for t in types if t != T.UNKNOWN]
+    if not known:
+        return T.TEXT
+    first = known[0]
+    if all(t == first for t in known):
+        return first
+    if all(is_numeric(t) or t in OIDLIKE for t in known):
+        out = known[0]
+        for t in known[1:]:
+            out = numeric_result(out, t)
+        return out
+    if all(is_string(t) for t in known):
+        return T.TEXT
+    if all(t in DATETIMES for t in known):
+        return T.TIMESTAMPTZ if T.TIMESTAMPTZ in known else T.TIMESTAMP
+    return first
+
+
+def comparable(a: int, b: int) -> bool:
+    """True if values of types a and b may be compared with =, <, ... ."""
+    if a == b or T.UNKNOWN in (a, b):
+        return True
+    ca, cb = category(a), category(b)
+    if ca == cb:
+        return True
+    if {a, b} <= set(STRINGS) | {T.CHAR}:
+        return True
+    return is_array(a) and is_array(b)

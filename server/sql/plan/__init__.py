@@ -1,0 +1,1 @@
+"""The query planner: binding sqlglot ASTs into logical plans, and the compiler entry points."""
