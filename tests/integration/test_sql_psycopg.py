@@ -146,7 +146,7 @@ def test_types_round_trip(conn):
         dt.date(2024, 2, 29),
         dt.time(12, 34, 56, 789000),
         dt.datetime(2024, 1, 2, 3, 4, 5, 6),
-        dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+        dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC),
         dt.timedelta(days=1, seconds=3723),
         uuid.UUID("12345678-1234-5678-1234-567812345678"),
         {"a": [1, 2]},
