@@ -1,1 +1,6 @@
-"""The batch executor: one generator of row batches per plan node."""
+"""The batch executor: one generator of row batches per plan node.
+
+Importing the package registers every operator in `runner.EXECUTORS`.
+"""
+
+from . import aggregate, join, runner, scan, subquery, window  # noqa: F401

@@ -1,0 +1,18 @@
+"""The SQL function library: importing this package registers every function in `FUNCTIONS`.
+
+The registry contract is in `registry.py`; each module below registers one
+family of functions.
+"""
+
+from __future__ import annotations
+
+from . import (  # noqa: F401  (imported to register)
+    arrays,
+    catalogfns,
+    keywords,
+    regcasts,
+    sysinfo,
+)
+from .registry import ANY, FUNCTIONS, FunctionContext, FunctionDef, register
+
+__all__ = ["ANY", "FUNCTIONS", "FunctionContext", "FunctionDef", "register"]

@@ -1,0 +1,72 @@
+"""End to end: every workload runs against a real PostgreSQL 15, a Cumulo that cannot start is
+reported rather than fatal, and Ctrl-C stops every server the harness started.
+
+`--cumulo-arg=--no-such-flag` makes `cumulo serve` exit at argument parsing, so
+the failure path is tested the same way whether or not the server works yet.
+The sizes are tiny: these check the harness, not anybody's speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from bench.__main__ import main
+from bench.workloads import WORKLOADS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_all_workloads_against_postgres(tmp_path, capsys):
+    rc = main(["all", "--scale", "1", "--rows", "3000", "--seconds", "1", "--clients", "2",
+               "--threads", "1", "--cumulo-arg=--no-such-flag", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 1  # Cumulo did not start, and the exit code says so
+    [json_path] = tmp_path.glob("*.json")
+    assert list(tmp_path.glob("*.png"))
+    data = json.loads(json_path.read_text())
+    assert data["workloads"] == list(WORKLOADS)
+    assert {f["workload"] for f in data["figures"]} == set(WORKLOADS)
+    for f in data["figures"]:
+        assert f["values"]["postgres"] > 0, f
+        assert "did not start" in f["errors"]["cumulo"], f
+        assert f["ratios"]["cumulo/postgres"] is None
+    floor = [f for f in data["figures"] if f["workload"] == "floor"]
+    assert all(f["values"]["floor"] > 0 for f in floor)
+    assert any("executemany used" in n for n in data["notes"])
+    assert any(c.endswith("-T 1 -P 1 cumulo") for c in data["commands"])
+    assert "Cumulo/PostgreSQL" in out and "Cumulo/floor" in out
+    assert "did not start: Cumulo exited with 2" in out
+
+
+def test_ctrl_c_stops_every_server(tmp_path):
+    cmd = [sys.executable, "-m", "bench", "floor", "--seconds", "60", "--systems", "postgres",
+           "--out", str(tmp_path)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    ports = {}
+    try:
+        for line in proc.stderr:
+            if m := re.match(r"\[bench\] (\w+) ready on 127\.0\.0\.1:(\d+)", line):
+                ports[m.group(1)] = int(m.group(2))
+            if line.startswith("floor") and "SELECT 1 [" in line:
+                break  # pgbench is running against the floor
+        assert set(ports) == {"postgres", "floor"}, ports
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == 130
+    assert "interrupted" in proc.stderr.read()
+    for name, port in ports.items():
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", port)) != 0, f"{name} still listens on {port}"
+    assert not list(tmp_path.iterdir())  # no results from an interrupted run

@@ -1,0 +1,366 @@
+"""The sans-I/O core shared by the sync and asyncio connections.
+
+Every conversation with the server is a generator. It yields either `bytes`
+(send these) or `RECV` (give me the next backend message as (type,
+payload)), and returns its result through StopIteration. The sync
+connection drives it with a blocking socket, the asyncio one with streams;
+neither knows the protocol, and this module never touches a socket. Life of
+a parameterised statement:
+
+1. `sqlparams.bind_params` turns `%s` into `$n`; `types.encode` turns values
+   into (oid, format, bytes).
+2. The statement cache (`Session.cache`, LRU) is keyed by (sql, oids); on a
+   miss, `prepare()` sends Parse + Describe(S) + Sync and keeps the parameter
+   types and RowDescription. Evicted statements are closed in the next
+   pipeline.
+3. `execute_message()` builds Bind (asking for binary results exactly where
+   `types.wants_binary`) + Execute(max_rows); the caller adds Sync.
+4. `run()` sends the pipeline and reads until ReadyForQuery, filling one
+   `Result` per Execute or per statement of a simple query; a PortalSuspended
+   leaves the portal open for `Execute(portal, n)` later. An ErrorResponse is
+   raised only after ReadyForQuery, so the connection is always usable after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+
+from cumulo.driver import protocol as p
+from cumulo.driver import types
+from cumulo.driver.errors import InterfaceError, OperationalError, error_from_fields
+
+RECV = object()
+Conversation = Generator[object, object, object]
+
+
+@dataclass
+class Result:
+    """What one statement returned: columns, decoded rows, command tag."""
+
+    columns: list[p.Column] | None = None
+    decoders: list[types.Decoder] | None = None
+    rows: list[tuple] = field(default_factory=list)
+    tag: str | None = None
+    rowcount: int = -1
+    suspended: bool = False
+
+    def set_columns(self, columns: list[p.Column]) -> None:
+        """Installs the columns and the decoders their formats call for."""
+        self.columns = columns
+        self.decoders = [types.decoder_for(c[3], c[6]) for c in columns]
+
+
+@dataclass
+class Prepared:
+    """A named server-side statement: its parameter types and result columns."""
+
+    name: str
+    sql: str
+    param_oids: tuple[int, ...]
+    columns: list[p.Column] | None
+    result_formats: list[int] = field(default_factory=list)
+
+
+@dataclass
+class CopyIO:
+    """Where COPY data comes from (`read`) or goes to (`write`)."""
+
+    read: Callable[[int], bytes | str] | None = None
+    write: Callable[[bytes], object] | None = None
+
+
+class Session:
+    """Connection state the conversations read and update: no I/O here."""
+
+    def __init__(self, cache_size: int = 100, binary_results: bool = True):
+        self.binary_results = binary_results
+        self.parameters: dict[str, str] = {}
+        self.pid = 0
+        self.secret = 0
+        self.status = "I"  # ReadyForQuery: I idle, T in transaction, E failed transaction
+        self.notices: list[dict[str, str]] = []
+        self.notifies: list[tuple[int, str, str]] = []
+        self.cache: OrderedDict[tuple[str, tuple[int, ...]], Prepared] = OrderedDict()
+        self.cache_size = cache_size
+        self.to_close: list[str] = []  # evicted statements, closed in the next pipeline
+        self.stats: Counter[str] = Counter()  # messages sent, by kind: for tests and tuning
+        self._names = 0
+
+    def next_name(self, prefix: str) -> str:
+        """Returns a fresh statement or portal name."""
+        self._names += 1
+        return f"_cumulo_{prefix}{self._names}"
+
+    def cached(self, sql: str, oids: tuple[int, ...]) -> Prepared | None:
+        """Returns the prepared statement for (sql, oids) and marks it recently used."""
+        stmt = self.cache.get((sql, oids))
+        if stmt is not None:
+            self.cache.move_to_end((sql, oids))
+        return stmt
+
+    def remember(self, stmt: Prepared, oids: tuple[int, ...]) -> None:
+        """Caches a named statement, evicting the least recently used one."""
+        if not stmt.name:
+            return
+        self.cache[(stmt.sql, oids)] = stmt
+        while len(self.cache) > self.cache_size:
+            _, old = self.cache.popitem(last=False)
+            self.to_close.append(old.name)
+
+    def forget(self, sql: str, oids: tuple[int, ...]) -> None:
+        """Drops a statement the server no longer accepts (26000, changed result type)."""
+        stmt = self.cache.pop((sql, oids), None)
+        if stmt is not None:
+            self.to_close.append(stmt.name)
+
+    def pending_closes(self) -> bytes:
+        """Returns Close messages for evicted statements, to put ahead of a pipeline."""
+        out = b"".join(p.close(b"S", name) for name in self.to_close)
+        self.to_close.clear()
+        return out
+
+
+def _md5_password(user: str, password: str, salt: bytes) -> bytes:
+    inner = hashlib.md5((password + user).encode()).hexdigest()
+    return b"md5" + hashlib.md5(inner.encode() + salt).hexdigest().encode() + b"\0"
+
+
+def startup(s: Session, user: str, password: str | None, params: dict[str, str]) -> Conversation:
+    """Sends the StartupMessage, authenticates, and reads up to the first ReadyForQuery."""
+    yield p.startup({"user": user, **params})
+    scram = None
+    while True:
+        kind, payload = yield RECV
+        if kind == p.AUTH:
+            code, data = p.parse_auth(payload)
+            if code == 0:
+                continue
+            if code in (3, 5, 10) and password is None:
+                raise OperationalError("the server asks for a password and none was given")
+            if code == 3:
+                yield p.password(password.encode() + b"\0")
+            elif code == 5:
+                yield p.password(_md5_password(user, password, data[:4]))
+            elif code == 10:
+                import scramp
+
+                mechs = [m.decode() for m in data.split(b"\0") if m]
+                if "SCRAM-SHA-256" not in mechs:
+                    raise InterfaceError(f"no supported SASL mechanism in {mechs}")
+                scram = scramp.ScramClient(["SCRAM-SHA-256"], user, password)
+                yield p.sasl_initial("SCRAM-SHA-256", scram.get_client_first().encode())
+            elif code == 11:
+                scram.set_server_first(data.decode())
+                yield p.password(scram.get_client_final().encode())
+            elif code == 12:
+                scram.set_server_final(data.decode())
+            else:
+                raise InterfaceError(f"unsupported authentication request {code}")
+        elif kind == p.ERROR_RESPONSE:
+            raise error_from_fields(p.parse_fields(payload))
+        elif kind == p.READY_FOR_QUERY:
+            s.status = chr(payload[0])
+            return None
+        else:
+            _async_message(s, kind, payload)
+
+
+def _async_message(s: Session, kind: bytes, payload: bytes) -> None:
+    if kind == p.PARAMETER_STATUS:
+        name, value = p.parse_parameter_status(payload)
+        s.parameters[name] = value
+    elif kind == p.BACKEND_KEY_DATA:
+        s.pid, s.secret = p.parse_backend_key(payload)
+    elif kind == p.NOTICE_RESPONSE:
+        s.notices.append(p.parse_fields(payload))
+        del s.notices[:-50]
+    elif kind == p.NOTIFICATION:
+        pid = int.from_bytes(payload[:4], "big")
+        channel, extra, _ = payload[4:].split(b"\0")
+        s.notifies.append((pid, channel.decode(), extra.decode()))
+
+
+def prepare(s: Session, name: str, sql: str, oids: Sequence[int]) -> Conversation:
+    """Parses `sql` as statement `name` and describes it; returns a Prepared."""
+    s.stats["parse"] += 1
+    yield s.pending_closes() + p.parse(name, sql, oids) + p.describe(b"S", name) + p.SYNC
+    param_oids: tuple[int, ...] = tuple(oids)
+    columns = None
+    error = None
+    while True:
+        kind, payload = yield RECV
+        if kind == p.PARAMETER_DESCRIPTION:
+            param_oids = p.parse_parameter_description(payload)
+        elif kind == p.ROW_DESCRIPTION:
+            columns = p.parse_row_description(payload)
+        elif kind == p.ERROR_RESPONSE:
+            error = error or error_from_fields(p.parse_fields(payload))
+        elif kind == p.READY_FOR_QUERY:
+            s.status = chr(payload[0])
+            if error is not None:
+                raise error
+            stmt = Prepared(name, sql, param_oids, columns)
+            if columns is not None:
+                binary = s.binary_results
+                stmt.result_formats = [int(binary and types.wants_binary(c[3])) for c in columns]
+            return stmt
+        elif kind in (p.PARSE_COMPLETE, p.NO_DATA, p.CLOSE_COMPLETE):
+            pass
+        else:
+            _async_message(s, kind, payload)
+
+
+def new_result(stmt: Prepared) -> Result:
+    """Returns an empty Result shaped like the statement's rows (binary where asked)."""
+    res = Result()
+    if stmt.columns is not None:
+        res.set_columns([c[:6] + (f,) for c, f in zip(stmt.columns, stmt.result_formats, strict=False)])
+    return res
+
+
+def execute_message(s: Session, stmt: Prepared, encoded: Sequence[types.Encoded],
+                    portal: str = "", max_rows: int = 0) -> bytes:
+    """Builds Bind + Execute for one set of encoded parameters (no Sync)."""
+    s.stats["execute"] += 1
+    formats = [e[1] for e in encoded]
+    if formats and all(f == formats[0] for f in formats):
+        formats = formats[:1]
+    return p.bind(portal, stmt.name, formats, [e[2] for e in encoded], stmt.result_formats) + \
+        p.execute(portal, max_rows)
+
+
+def fetch_message(s: Session, portal: str, max_rows: int) -> bytes:
+    """Builds Execute + Sync resuming a suspended portal."""
+    s.stats["execute"] += 1
+    return p.execute(portal, max_rows) + p.SYNC
+
+
+def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
+        copy: CopyIO | None = None) -> Conversation:
+    """Sends a pipeline and reads until `ready` ReadyForQuery messages; fills `results`.
+
+    Results are matched in order: one per Execute (pre-created by the caller,
+    so its columns are known) or one per statement of a simple query.
+    Returns the list; raises the first ErrorResponse after the last ReadyForQuery.
+    """
+    if out:
+        s.stats["sync"] += out.count(p.SYNC)
+        yield out
+    idx = 0
+    error = None
+    pending = None
+    while True:
+        kind, payload = pending or (yield RECV)
+        pending = None
+        if kind == p.DATA_ROW:
+            res = results[idx]
+            decs = res.decoders
+            res.rows.append(tuple([
+                None if v is None else d(v) for d, v in zip(decs, p.parse_data_row(payload), strict=False)
+            ]))
+        elif kind in (p.COMMAND_COMPLETE, p.PORTAL_SUSPENDED, p.EMPTY_QUERY):
+            if idx == len(results):
+                results.append(Result())
+            res = results[idx]
+            if kind == p.COMMAND_COMPLETE:
+                res.tag, res.rowcount = p.parse_command_tag(payload)
+                res.suspended = False
+            elif kind == p.PORTAL_SUSPENDED:
+                res.suspended = True
+            idx += 1
+        elif kind == p.ROW_DESCRIPTION:
+            if idx == len(results):
+                results.append(Result())
+            results[idx].set_columns(p.parse_row_description(payload))
+        elif kind == p.READY_FOR_QUERY:
+            s.status = chr(payload[0])
+            ready -= 1
+            if ready == 0:
+                if error is not None:
+                    raise error
+                return results
+        elif kind == p.ERROR_RESPONSE:
+            error = error or error_from_fields(p.parse_fields(payload))
+            if idx < len(results):
+                idx += 1  # the failed statement's result slot
+        elif kind == p.COPY_IN:
+            yield from _copy_in(s, copy)
+        elif kind == p.COPY_OUT:
+            pending = yield from _copy_out(s, copy)
+        elif kind in (p.PARSE_COMPLETE, p.BIND_COMPLETE, p.CLOSE_COMPLETE, p.NO_DATA,
+                      p.PARAMETER_DESCRIPTION):
+            pass
+        else:
+            _async_message(s, kind, payload)
+
+
+def _copy_in(s: Session, copy: CopyIO | None) -> Conversation:
+    if copy is None or copy.read is None:
+        yield p.copy_fail("COPY FROM STDIN needs a file to read from")
+        return
+    try:
+        while chunk := copy.read(65536):
+            yield p.copy_data(chunk.encode() if isinstance(chunk, str) else bytes(chunk))
+    except Exception as e:  # noqa: BLE001 - any failure of the user's file aborts the COPY
+        yield p.copy_fail(f"error reading COPY data: {e}")
+        return
+    yield p.COPY_DONE_MSG
+
+
+def _copy_out(s: Session, copy: CopyIO | None) -> Conversation:
+    """Writes CopyData to `copy`; returns the first message that is not COPY data."""
+    while True:
+        kind, payload = yield RECV
+        if kind == p.COPY_DATA:
+            if copy is not None and copy.write is not None:
+                copy.write(payload)
+        elif kind != p.COPY_DONE:
+            return kind, payload
+
+
+def encode_params(values: Sequence[object]) -> tuple[tuple[int, ...], list[types.Encoded]]:
+    """Encodes parameter values; returns (declared oids, encoded values)."""
+    encoded = [types.encode(v) for v in values]
+    return tuple(e[0] for e in encoded), encoded
+
+
+def batch_runs(rows: list[list[types.Encoded]]) -> list[tuple[tuple[int, ...], list]]:
+    """Splits encoded parameter rows into runs that can share one statement.
+
+    An untyped parameter (NULL, str) fits any declared type, so a run only
+    ends where two rows declare different types for the same parameter.
+    """
+    runs: list[tuple[tuple[int, ...], list]] = []
+    sig: list[int] | None = None
+    for row in rows:
+        oids = [e[0] for e in row]
+        if sig is not None and len(oids) == len(sig) and all(
+            a == 0 or b == 0 or a == b for a, b in zip(oids, sig, strict=False)
+        ):
+            sig = [a or b for a, b in zip(oids, sig, strict=False)]
+            runs[-1][1].append(row)
+            runs[-1] = (tuple(sig), runs[-1][1])
+        else:
+            sig = oids
+            runs.append((tuple(sig), [row]))
+    return runs
+
+
+def description(columns: list[p.Column] | None) -> list[tuple] | None:
+    """Builds PEP 249 description 7-tuples: name, type oid, display and internal size,
+    precision, scale, null_ok."""
+    if columns is None:
+        return None
+    out = []
+    for name, _table, _attnum, oid, typlen, typmod, _fmt in columns:
+        size = typlen if typlen > 0 else None
+        precision = scale = None
+        if oid == types.NUMERIC and typmod >= 4:
+            precision, scale = (typmod - 4) >> 16, (typmod - 4) & 0xFFFF
+        elif oid in (types.VARCHAR, types.BPCHAR) and typmod >= 4:
+            size = typmod - 4
+        out.append((name, oid, None, size, precision, scale, None))
+    return out

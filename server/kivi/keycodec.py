@@ -1,0 +1,360 @@
+"""Order-preserving key encoding: `encode_key(t1) < encode_key(t2)` exactly when t1 < t2 in SQL.
+
+Regions are byte ranges, index lookups are bisections and scans are slices, so
+every key must be bytes whose memcmp order is the SQL order of the tuple it
+came from. Each element is a tag byte followed by a self-delimiting body, which
+makes the encoding of a tuple prefix a byte prefix of the full key: a prefix
+sorts first and can serve as a range bound (`prefix_upper_bound` gives the
+other end).
+
+    tag   type                  body
+    0x10  int < -2**63          0xff - len, then ~magnitude (big-endian)
+    0x11  int64                 8 bytes, value + 2**63
+    0x12  int >= 2**63          len, then magnitude
+    0x14  float                 IEEE bits, sign-flipped; -0.0 -> 0.0, every NaN
+                                -> one NaN above +inf (PostgreSQL's order)
+    0x15  Decimal               class byte (-inf, neg, zero, pos, +inf, NaN), then
+                                exponent and digits (inverted when negative)
+    0x20  str                   UTF-8, 0x00 escaped as 0x00 0xff, ended by 0x00 0x01
+    0x21  bytes                 as str
+    0x30  bool                  0x00 / 0x01
+    0x31  date                  4 bytes, ordinal
+    0x32  time                  8 bytes, microseconds since midnight (timetz: UTC)
+    0x33  datetime (naive)      8 bytes, microseconds since 0001-01-01, + 2**63
+    0x34  datetime (aware)      the same, after conversion to UTC
+    0x35  timedelta             total microseconds, encoded as an int element
+    0x36  uuid                  16 bytes
+    0xff  NULL                  (none): after every value, as ASC NULLS LAST
+
+Each SQL column has one type, so values of different types never meet at the
+same position of two keys; the SQL layer coerces constants to the column's type
+before it encodes a bound (NB: int 1 and Decimal 1 encode differently).
+
+A descending column (`desc` flags) stores the bitwise complement of the
+element, which reverses its order and puts NULLs first, as PostgreSQL's DESC
+does by default. Keys decode losing only what SQL equality ignores: -0.0,
+NaN payloads, a Decimal's trailing zeros, and an aware datetime's offset.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import struct
+import uuid
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from ..errors import FeatureNotSupported
+
+__all__ = ["encode_key", "decode_key", "encode_key_desc", "prefix_upper_bound", "successor"]
+
+_INT_NEG_BIG, _INT64, _INT_POS_BIG = 0x10, 0x11, 0x12
+_FLOAT, _DECIMAL = 0x14, 0x15
+_STR, _BYTES = 0x20, 0x21
+_BOOL, _DATE, _TIME, _TS, _TSTZ, _INTERVAL, _UUID = 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36
+_NULL = 0xFF
+
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_BIAS = 1 << 63
+_pack_q = struct.Struct(">Q").pack
+_unpack_q = struct.Struct(">Q").unpack_from
+_pack_d = struct.Struct(">d").pack
+_unpack_d = struct.Struct(">d").unpack
+_NAN_BITS = 0xFFF8000000000000  # above the encoding of +inf (0xFFF0...)
+_TS_EPOCH = _dt.datetime(1, 1, 1)
+_TSTZ_EPOCH = _dt.datetime(1, 1, 1, tzinfo=_dt.UTC)
+_US = _dt.timedelta(microseconds=1)
+
+# Decimal classes, in SQL order.
+_D_NEG_INF, _D_NEG, _D_ZERO, _D_POS, _D_POS_INF, _D_NAN = 1, 2, 3, 4, 5, 6
+
+
+def _enc_int(v: int) -> bytes:
+    if _I64_MIN <= v <= _I64_MAX:
+        return b"\x11" + _pack_q(v + _BIAS)
+    mag = -v if v < 0 else v
+    raw = mag.to_bytes((mag.bit_length() + 7) // 8, "big")
+    if v < 0:
+        return bytes((_INT_NEG_BIG, 0xFF - len(raw))) + bytes(b ^ 0xFF for b in raw)
+    return bytes((_INT_POS_BIG, len(raw))) + raw
+
+
+def _enc_float(v: float) -> bytes:
+    if v != v:
+        return b"\x14" + _pack_q(_NAN_BITS)
+    if v == 0.0:
+        v = 0.0  # NB: -0.0 == 0.0 in SQL, so they must share one key
+    bits = int.from_bytes(_pack_d(v), "big")
+    bits = bits ^ 0xFFFFFFFFFFFFFFFF if bits >> 63 else bits | _BIAS
+    return b"\x14" + _pack_q(bits)
+
+
+def _enc_decimal(v: Decimal) -> bytes:
+    if v.is_nan():
+        return bytes((_DECIMAL, _D_NAN))
+    if v.is_infinite():
+        return bytes((_DECIMAL, _D_NEG_INF if v < 0 else _D_POS_INF))
+    if not v:
+        return bytes((_DECIMAL, _D_ZERO))
+    sign, digits, exp = v.as_tuple()
+    # Strip trailing zeros so that equal values (1.5, 1.50) share one key.
+    n = len(digits)
+    while digits[n - 1] == 0:
+        n -= 1
+    exp += len(digits) - n
+    # value = 0.d1d2...dn * 10**e
+    e = exp + n
+    body = bytes(0x30 + d for d in digits[:n])
+    if sign:
+        return (
+            bytes((_DECIMAL, _D_NEG))
+            + (0x7FFFFFFF - e).to_bytes(4, "big")
+            + bytes(b ^ 0xFF for b in body)
+            + b"\xff"
+        )
+    return bytes((_DECIMAL, _D_POS)) + (e + 0x80000000).to_bytes(4, "big") + body + b"\x00"
+
+
+def _enc_str(v: str) -> bytes:
+    raw = v.encode("utf-8", "surrogatepass")
+    if b"\x00" in raw:
+        raw = raw.replace(b"\x00", b"\x00\xff")
+    return b"\x20" + raw + b"\x00\x01"
+
+
+def _enc_bytes(v: bytes) -> bytes:
+    raw = bytes(v)
+    if b"\x00" in raw:
+        raw = raw.replace(b"\x00", b"\x00\xff")
+    return b"\x21" + raw + b"\x00\x01"
+
+
+def _enc_bool(v: bool) -> bytes:
+    return b"\x30\x01" if v else b"\x30\x00"
+
+
+def _enc_date(v: _dt.date) -> bytes:
+    return b"\x31" + v.toordinal().to_bytes(4, "big")
+
+
+def _enc_time(v: _dt.time) -> bytes:
+    us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+    if v.tzinfo is not None:
+        off = v.utcoffset()
+        us -= off // _US if off is not None else 0
+    return b"\x32" + _pack_q(us + _BIAS)
+
+
+def _enc_datetime(v: _dt.datetime) -> bytes:
+    if v.tzinfo is None:
+        return b"\x33" + _pack_q((v - _TS_EPOCH) // _US + _BIAS)
+    return b"\x34" + _pack_q((v - _TSTZ_EPOCH) // _US + _BIAS)
+
+
+def _enc_timedelta(v: _dt.timedelta) -> bytes:
+    return b"\x35" + _enc_int(v // _US)
+
+
+def _enc_uuid(v: uuid.UUID) -> bytes:
+    return b"\x36" + v.bytes
+
+
+def _enc_none(v: None) -> bytes:
+    return b"\xff"
+
+
+_ENCODERS: dict[type, Any] = {
+    int: _enc_int,
+    float: _enc_float,
+    Decimal: _enc_decimal,
+    str: _enc_str,
+    bytes: _enc_bytes,
+    bytearray: _enc_bytes,
+    memoryview: _enc_bytes,
+    bool: _enc_bool,
+    _dt.date: _enc_date,
+    _dt.time: _enc_time,
+    _dt.datetime: _enc_datetime,
+    _dt.timedelta: _enc_timedelta,
+    uuid.UUID: _enc_uuid,
+    type(None): _enc_none,
+}
+# Subclasses (IntEnum, pendulum's datetime...) are matched by isinstance, most specific first.
+_FALLBACK = (
+    (bool, _enc_bool),
+    (int, _enc_int),
+    (float, _enc_float),
+    (Decimal, _enc_decimal),
+    (str, _enc_str),
+    ((bytes, bytearray, memoryview), _enc_bytes),
+    (_dt.datetime, _enc_datetime),
+    (_dt.date, _enc_date),
+    (_dt.time, _enc_time),
+    (_dt.timedelta, _enc_timedelta),
+    (uuid.UUID, _enc_uuid),
+)
+
+
+def _encoder(v: Any) -> Any:
+    for cls, fn in _FALLBACK:
+        if isinstance(v, cls):
+            return fn
+    raise FeatureNotSupported(f"values of type {type(v).__name__} cannot be part of a key")
+
+
+def encode_element(v: Any) -> bytes:
+    """Encodes one value as an ascending key element."""
+    fn = _ENCODERS.get(type(v))
+    return fn(v) if fn is not None else _encoder(v)(v)
+
+
+def encode_key(values: Sequence[Any]) -> bytes:
+    """Encodes a tuple into bytes whose byte order is the tuples' SQL order."""
+    get = _ENCODERS.get
+    out = []
+    for v in values:
+        fn = get(type(v))
+        out.append(fn(v) if fn is not None else _encoder(v)(v))
+    return b"".join(out)
+
+
+def _invert(b: bytes) -> bytes:
+    return (int.from_bytes(b, "big") ^ ((1 << (8 * len(b))) - 1)).to_bytes(len(b), "big")
+
+
+def encode_key_desc(values: Sequence[Any], desc: Sequence[bool]) -> bytes:
+    """Encodes a tuple with per-column direction: desc[i] inverts column i's order (NULLs first)."""
+    out = []
+    for v, d in zip(values, desc, strict=False):
+        e = encode_element(v)
+        out.append(_invert(e) if d else e)
+    for v in values[len(desc) :]:
+        out.append(encode_element(v))
+    return b"".join(out)
+
+
+def prefix_upper_bound(key_prefix: bytes) -> bytes | None:
+    """Returns the smallest key above every key that starts with `key_prefix` (None: no bound)."""
+    p = key_prefix.rstrip(b"\xff")
+    if not p:
+        return None
+    return p[:-1] + bytes((p[-1] + 1,))
+
+
+def successor(key: bytes) -> bytes:
+    """Returns the smallest key greater than `key`."""
+    return key + b"\x00"
+
+
+# --- decoding -------------------------------------------------------------------------------
+
+
+def _find_end(buf: bytes, pos: int, term: bytes) -> int:
+    """Finds the terminator of an escaped string body starting at pos."""
+    esc = term[:1]
+    while True:
+        i = buf.find(esc, pos)
+        if i < 0 or i + 1 >= len(buf):
+            raise ValueError("truncated key")
+        if buf[i + 1] == term[1]:
+            return i
+        pos = i + 2
+
+
+def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
+    tag = buf[pos]
+    pos += 1
+    if tag == _INT64:
+        return _unpack_q(buf, pos)[0] - _BIAS, pos + 8
+    if tag == _STR or tag == _BYTES:
+        end = _find_end(buf, pos, b"\x00\x01")
+        raw = buf[pos:end]
+        if b"\x00" in raw:
+            raw = raw.replace(b"\x00\xff", b"\x00")
+        return (raw.decode("utf-8", "surrogatepass") if tag == _STR else bytes(raw)), end + 2
+    if tag == _NULL:
+        return None, pos
+    if tag == _FLOAT:
+        bits = _unpack_q(buf, pos)[0]
+        bits = bits ^ _BIAS if bits >> 63 else bits ^ 0xFFFFFFFFFFFFFFFF
+        return _unpack_d(bits.to_bytes(8, "big"))[0], pos + 8
+    if tag == _DECIMAL:
+        return _decode_decimal(buf, pos)
+    if tag == _BOOL:
+        return buf[pos] == 1, pos + 1
+    if tag == _DATE:
+        return _dt.date.fromordinal(int.from_bytes(buf[pos : pos + 4], "big")), pos + 4
+    if tag == _TIME:
+        us = _unpack_q(buf, pos)[0] - _BIAS
+        s, us = divmod(us, 1_000_000)
+        m, s = divmod(s, 60)
+        h, m = divmod(m, 60)
+        return _dt.time(h, m, s, us), pos + 8
+    if tag == _TS:
+        return _TS_EPOCH + (_unpack_q(buf, pos)[0] - _BIAS) * _US, pos + 8
+    if tag == _TSTZ:
+        return _TSTZ_EPOCH + (_unpack_q(buf, pos)[0] - _BIAS) * _US, pos + 8
+    if tag == _INTERVAL:
+        us, pos = _decode_one(buf, pos)
+        return us * _US, pos
+    if tag == _UUID:
+        return uuid.UUID(bytes=bytes(buf[pos : pos + 16])), pos + 16
+    if tag == _INT_POS_BIG:
+        n = buf[pos]
+        return int.from_bytes(buf[pos + 1 : pos + 1 + n], "big"), pos + 1 + n
+    if tag == _INT_NEG_BIG:
+        n = 0xFF - buf[pos]
+        mag = int.from_bytes(_invert(buf[pos + 1 : pos + 1 + n]), "big")
+        return -mag, pos + 1 + n
+    raise ValueError(f"bad key tag 0x{tag:02x} at {pos - 1}")
+
+
+def _decode_decimal(buf: bytes, pos: int) -> tuple[Decimal, int]:
+    cls = buf[pos]
+    pos += 1
+    if cls == _D_ZERO:
+        return Decimal(0), pos
+    if cls == _D_NAN:
+        return Decimal("NaN"), pos
+    if cls == _D_POS_INF:
+        return Decimal("Infinity"), pos
+    if cls == _D_NEG_INF:
+        return Decimal("-Infinity"), pos
+    e = int.from_bytes(buf[pos : pos + 4], "big")
+    pos += 4
+    if cls == _D_POS:
+        e -= 0x80000000
+        end = buf.index(b"\x00", pos)
+        digits = tuple(b - 0x30 for b in buf[pos:end])
+        sign = 0
+    else:
+        e = 0x7FFFFFFF - e
+        end = buf.index(b"\xff", pos)
+        digits = tuple((b ^ 0xFF) - 0x30 for b in buf[pos:end])
+        sign = 1
+    return Decimal((sign, digits, e - len(digits))), end + 1
+
+
+def _element_end(buf: bytes, pos: int) -> int:
+    """Returns where the ascending element at pos ends (used to find inverted elements)."""
+    return _decode_one(buf, pos)[1]
+
+
+def decode_key(key: bytes, desc: Sequence[bool] = ()) -> tuple[Any, ...]:
+    """Decodes a key made by `encode_key` (or `encode_key_desc` with the same flags)."""
+    out: list[Any] = []
+    pos, n, i = 0, len(key), 0
+    while pos < n:
+        if i < len(desc) and desc[i]:
+            # Inverted elements are self-delimiting once inverted; bodies are short, so
+            # inverting the rest of the key and decoding one element is cheap enough.
+            rest = _invert(key[pos:])
+            v, used = _decode_one(rest, 0)
+            out.append(v)
+            pos += used
+        else:
+            v, pos = _decode_one(key, pos)
+            out.append(v)
+        i += 1
+    return tuple(out)

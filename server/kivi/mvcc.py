@@ -1,0 +1,333 @@
+"""The multi-version store of one region: every key keeps its committed versions by commit ts.
+
+A version is `(ts, row)`; `row=None` is a tombstone (a delete). A read at
+snapshot `ts` sees, for each key, the newest version with commit ts <= ts.
+Take three keys written at ts 2..9 (`x` a tombstone, `.` nothing):
+
+    ts
+    9              c9
+    7    a7   x
+    5         b5
+    2    a2        c2
+        ---- ---- ----
+          a    b    c
+
+- a read at 6 sees a=a2, b=b5, c=c2; at 8 it sees a=a7, c=c2 (b is deleted);
+- `latest_commit(b)` is 7 (the tombstone counts: it is a write);
+- `collect(low_water=8)` keeps, for each key, the newest version <= 8 and
+  everything newer: a7, c9 and c2 stay; a2 goes (hidden from every snapshot
+  >= 8 by a7); b5 goes, and so does b's tombstone, since a missing key reads as
+  a deleted one; b disappears from the store.
+
+Applying the same (ts, key) twice stores one version: replaying the redo log
+after a checkpoint is harmless.
+
+Layout. Version chains are lists of `(ts, row)`, newest first. Keys live in
+an ordered *base* (a sorted list of keys and a parallel list of chains: scans
+are slices found by bisection) and a small *write cache* (a SortedDict) for
+keys the base does not have yet. A new version of a base key is added to its
+chain in place; a new key goes to the cache, which is merged into the base
+once it passes `cache_limit` (or on `compact`). Reads merge both. The store is
+not thread-safe: its owner (the node) holds a lock around each call.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sortedcontainers import SortedDict
+
+Row = tuple[Any, ...]
+Chain = list[tuple[int, Row | None]]
+
+CACHE_LIMIT = 4096
+
+
+def _visible(chain: Chain, ts: int) -> Row | None:
+    """Returns the row of the newest version <= ts, None when there is none or it is a tombstone."""
+    for vts, row in chain:
+        if vts <= ts:
+            return row
+    return None
+
+
+def _add_version(chain: Chain, ts: int, row: Row | None) -> bool:
+    """Inserts (ts, row) newest-first; an existing version at ts is replaced. Returns True if new."""
+    if chain[0][0] < ts:
+        chain.insert(0, (ts, row))
+        return True
+    for i, (vts, _) in enumerate(chain):
+        if vts == ts:
+            chain[i] = (ts, row)
+            return False
+        if vts < ts:
+            chain.insert(i, (ts, row))
+            return True
+    chain.append((ts, row))
+    return True
+
+
+class VersionStore:
+    """Committed versions of the keys of one region, with a write cache over a sorted base."""
+
+    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit")
+
+    def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
+        self._keys: list[bytes] = []
+        self._chains: list[Chain] = []
+        self._cache: SortedDict = SortedDict()
+        # Keys with more than one version or a tombstone: the only ones `collect` can shrink.
+        self._gc: set[bytes] = set()
+        self.cache_limit = cache_limit
+
+    def __len__(self) -> int:
+        """Returns the number of keys that have any version (tombstones included)."""
+        return len(self._keys) + len(self._cache)
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
+        """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op."""
+        keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
+        for key, row in writes:
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                chain = chains[i]
+            else:
+                chain = cache.get(key)
+                if chain is None:
+                    cache[key] = [(ts, row)]
+                    if row is None:
+                        gc.add(key)
+                    continue
+            _add_version(chain, ts, row)
+            gc.add(key)
+        if len(cache) > self.cache_limit:
+            self.compact()
+
+    def compact(self) -> None:
+        """Merges the write cache into the sorted base."""
+        if not self._cache:
+            return
+        ck, cc = list(self._cache.keys()), list(self._cache.values())
+        self._cache = SortedDict()
+        if not self._keys or ck[0] > self._keys[-1]:
+            self._keys.extend(ck)
+            self._chains.extend(cc)
+            return
+        keys, chains = self._keys, self._chains
+        out_k: list[bytes] = []
+        out_c: list[Chain] = []
+        i = j = 0
+        nk, nc = len(keys), len(ck)
+        while i < nk and j < nc:
+            # Copy whole runs of base keys with one slice per run.
+            stop = bisect_left(keys, ck[j], i)
+            out_k.extend(keys[i:stop])
+            out_c.extend(chains[i:stop])
+            i = stop
+            out_k.append(ck[j])
+            out_c.append(cc[j])
+            j += 1
+        out_k.extend(keys[i:])
+        out_c.extend(chains[i:])
+        out_k.extend(ck[j:])
+        out_c.extend(cc[j:])
+        self._keys, self._chains = out_k, out_c
+
+    def drop_all(self) -> None:
+        """Removes every version of every key."""
+        self._keys, self._chains = [], []
+        self._cache = SortedDict()
+        self._gc = set()
+
+    # --- reads --------------------------------------------------------------------------------
+
+    def _chain(self, key: bytes) -> Chain | None:
+        keys = self._keys
+        i = bisect_left(keys, key)
+        if i < len(keys) and keys[i] == key:
+            return self._chains[i]
+        return self._cache.get(key)
+
+    def read(self, key: bytes, ts: int) -> Row | None:
+        """Returns the row visible at ts, or None."""
+        chain = self._chain(key)
+        return None if chain is None else _visible(chain, ts)
+
+    def read_many(self, keys: Iterable[bytes], ts: int) -> list[Row | None]:
+        """Returns the row visible at ts for each key."""
+        out: list[Row | None] = []
+        for key in keys:
+            chain = self._chain(key)
+            out.append(None if chain is None else _visible(chain, ts))
+        return out
+
+    def latest_commit(self, key: bytes) -> int | None:
+        """Returns the newest commit ts of key, tombstones included; None if it has no version."""
+        chain = self._chain(key)
+        return None if chain is None else chain[0][0]
+
+    def chunk(
+        self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool, max_keys: int
+    ) -> tuple[list[bytes], list[Row], bytes | None]:
+        """Reads up to max_keys keys of [lo, hi) in order; returns visible (keys, rows) and where to go on.
+
+        The third value is None when the range is exhausted; otherwise it is the
+        next `lo` (forward) or the next `hi` (reverse) of the remaining range.
+        """
+        keys = self._keys
+        i = 0 if lo is None else bisect_left(keys, lo)
+        j = len(keys) if hi is None else bisect_left(keys, hi, i)
+        cache = self._cache
+        ckeys = list(cache.irange(lo, hi, inclusive=(True, False))) if cache else []
+        nxt: bytes | None = None
+        if not reverse:
+            if j - i > max_keys:
+                j = i + max_keys
+                nxt = keys[j]
+            bk, bc = keys[i:j], self._chains[i:j]
+            if ckeys:
+                if nxt is not None:
+                    ckeys = ckeys[: bisect_left(ckeys, nxt)]
+                if len(ckeys) > max_keys:
+                    # Cache keys alone overflow the chunk: continue after the last one taken.
+                    ckeys = ckeys[:max_keys]
+                    nxt = ckeys[-1] + b"\x00"
+                    bk_end = bisect_left(bk, nxt)
+                    bk, bc = bk[:bk_end], bc[:bk_end]
+                bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
+        else:
+            if j - i > max_keys:
+                i = j - max_keys
+                nxt = keys[i]
+            bk, bc = keys[i:j], self._chains[i:j]
+            if ckeys:
+                if nxt is not None:
+                    ckeys = ckeys[bisect_left(ckeys, nxt) :]
+                if len(ckeys) > max_keys:
+                    ckeys = ckeys[-max_keys:]
+                    nxt = ckeys[0]
+                    bk_start = bisect_left(bk, nxt)
+                    bk, bc = bk[bk_start:], bc[bk_start:]
+                bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
+            bk.reverse()
+            bc.reverse()
+        out_k: list[bytes] = []
+        out_r: list[Row] = []
+        for k, chain in zip(bk, bc, strict=True):
+            vts, row = chain[0]
+            if vts > ts:
+                row = _visible(chain, ts)
+            if row is not None:
+                out_k.append(k)
+                out_r.append(row)
+        return out_k, out_r, nxt
+
+    def scan(
+        self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool = False
+    ) -> Iterator[tuple[bytes, Row]]:
+        """Yields the visible (key, row) pairs of [lo, hi) at ts in key order."""
+        while True:
+            keys, rows, nxt = self.chunk(lo, hi, ts, reverse, 1024)
+            yield from zip(keys, rows, strict=True)
+            if nxt is None:
+                return
+            if reverse:
+                hi = nxt
+            else:
+                lo = nxt
+
+    def items(self, ts: int | None = None) -> Iterator[tuple[bytes, Chain]]:
+        """Yields (key, chain) in key order, chains cut to versions <= ts (all when ts is None)."""
+        self.compact()
+        for k, chain in zip(self._keys, self._chains, strict=True):
+            if ts is not None and chain[-1][0] > ts:
+                continue
+            if ts is not None and chain[0][0] > ts:
+                chain = [v for v in chain if v[0] <= ts]
+            yield k, chain
+
+    def load(self, keys: list[bytes], chains: list[Chain]) -> None:
+        """Replaces the content with sorted keys and their chains (from a checkpoint)."""
+        self.drop_all()
+        self._keys, self._chains = keys, chains
+        self._gc = {k for k, c in zip(keys, chains, strict=True) if len(c) > 1 or c[0][1] is None}
+
+    def split_off(self, key: bytes) -> VersionStore:
+        """Moves the keys >= key into a new store and returns it."""
+        self.compact()
+        i = bisect_left(self._keys, key)
+        other = VersionStore(self.cache_limit)
+        other.load(self._keys[i:], self._chains[i:])
+        del self._keys[i:]
+        del self._chains[i:]
+        self._gc = {k for k in self._gc if k < key}
+        return other
+
+    # --- garbage collection -------------------------------------------------------------------
+
+    def collect(self, low_water: int) -> int:
+        """Drops versions hidden from every snapshot >= low_water; returns how many it dropped."""
+        dropped = 0
+        gone: list[bytes] = []
+        keep: set[bytes] = set()
+        for key in self._gc:
+            chain = self._chain(key)
+            if chain is None:
+                continue
+            for i, (vts, row) in enumerate(chain):
+                if vts <= low_water:
+                    cut = i + 1 if row is not None else i
+                    dropped += len(chain) - cut
+                    del chain[cut:]
+                    break
+            if not chain:
+                gone.append(key)
+            elif len(chain) > 1 or chain[0][1] is None:
+                keep.add(key)
+        self._gc = keep
+        if gone:
+            self._remove(gone)
+        return dropped
+
+    def _remove(self, gone: list[bytes]) -> None:
+        cache = self._cache
+        base_gone = set()
+        for k in gone:
+            if cache.pop(k, None) is None:
+                base_gone.add(k)
+        if base_gone:
+            pairs = [
+                (k, c) for k, c in zip(self._keys, self._chains, strict=True) if k not in base_gone
+            ]
+            self._keys = [k for k, _ in pairs]
+            self._chains = [c for _, c in pairs]
+
+
+def _merge(
+    ak: list[bytes], ac: list[Chain], bk: list[bytes], bc: list[Chain]
+) -> tuple[list[bytes], list[Chain]]:
+    """Merges two disjoint sorted key lists with their chains."""
+    if not bk:
+        return ak, ac
+    if not ak:
+        return list(bk), list(bc)
+    out_k: list[bytes] = []
+    out_c: list[Chain] = []
+    i = 0
+    for k, c in zip(bk, bc, strict=True):
+        stop = bisect_left(ak, k, i)
+        out_k.extend(ak[i:stop])
+        out_c.extend(ac[i:stop])
+        i = stop
+        out_k.append(k)
+        out_c.append(c)
+    out_k.extend(ak[i:])
+    out_c.extend(ac[i:])
+    return out_k, out_c
+
+
+__all__ = ["VersionStore"]

@@ -1,0 +1,321 @@
+"""The persistent catalog: catalog objects stored as rows of a KiVi system space.
+
+Why rows in KiVi: DDL then goes through ordinary transactions, so CREATE TABLE
+inside BEGIN ... ROLLBACK leaves nothing behind, concurrent DDL on the same
+object conflicts like any other write, and the catalog survives restarts with
+the data it describes.
+
+Layout:
+
+- space 1 (`CATALOG_SPACE`): key `(kind, database oid, oid)`, row
+  `(kind, database oid, oid, msgpack(fields))`. Roles and databases are shared
+  (database oid 0); everything else belongs to one database, so each database
+  is its own namespace.
+- space 2 (`COUNTER_SPACE`): the OID counter and the sequences' high-water
+  marks. These are *not* transactional (PostgreSQL's OID counter and
+  sequences are not either): they are advanced in blocks by short autonomous
+  transactions, so a crash loses at most the unused part of a block.
+
+Readers get an immutable `CatalogSnapshot` per database, cached until the
+catalog version changes; a committed DDL transaction bumps the version. A
+transaction that has itself changed the catalog reads it through its own
+write set instead (`load_snapshot(txn, ...)`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any
+
+import msgpack
+
+from ...errors import SerializationFailure
+from ...txn.api import ScanSpec
+from ..dml.keys import encode_key
+from .model import (
+    BOOTSTRAP_SUPERUSER_OID,
+    FIRST_USER_OID,
+    INFORMATION_SCHEMA_OID,
+    PG_CATALOG_OID,
+    PUBLIC_OID,
+    CatalogSnapshot,
+    Column,
+    Constraint,
+    Database,
+    Index,
+    Role,
+    Schema,
+    Sequence,
+    Table,
+)
+
+CATALOG_SPACE = 1
+COUNTER_SPACE = 2
+OID_BLOCK = 64
+SEQ_BLOCK = 32  # as PostgreSQL's SEQ_LOG_VALS
+
+KINDS: dict[str, type] = {
+    "role": Role,
+    "database": Database,
+    "schema": Schema,
+    "table": Table,
+    "index": Index,
+    "constraint": Constraint,
+    "sequence": Sequence,
+}
+KIND_OF = {cls: kind for kind, cls in KINDS.items()}
+SHARED = ("role", "database")
+FIXED_SCHEMAS = (Schema(PG_CATALOG_OID, "pg_catalog"), Schema(INFORMATION_SCHEMA_OID, "information_schema"))
+
+
+def _pack(obj: Any) -> bytes:
+    fields = {}
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if f.name == "columns" and isinstance(obj, Table):
+            v = [dataclasses.astuple(c) for c in v]
+        fields[f.name] = v
+    return msgpack.packb(fields, use_bin_type=True)
+
+
+def _unpack(kind: str, payload: bytes) -> Any:
+    fields = msgpack.unpackb(payload, raw=False, strict_map_key=False)
+    cls = KINDS[kind]
+    for k, v in list(fields.items()):
+        if isinstance(v, list):
+            if k == "columns" and cls is Table:
+                fields[k] = tuple(Column(*c) for c in v)
+            else:
+                fields[k] = tuple(v)
+    return cls(**fields)
+
+
+def obj_key(kind: str, db_oid: int, oid: int) -> bytes:
+    """Returns the catalog-space key of one object."""
+    return encode_key((kind, db_oid, oid))
+
+
+def comment_key(db_oid: int, objoid: int, subid: int) -> bytes:
+    """Returns the catalog-space key of a COMMENT ON."""
+    return encode_key(("comment", db_oid, objoid, subid))
+
+
+class CatalogStore:
+    """The catalog of one query engine: persistence, cached snapshots, OIDs and sequences."""
+
+    def __init__(self, txn_manager: Any) -> None:
+        self.tm = txn_manager
+        self.version = 1
+        self._lock = threading.Lock()
+        self._cache: dict[int, CatalogSnapshot] = {}
+        self._shared: tuple[tuple[Database, ...], tuple[Role, ...]] | None = None
+        self._oid_next = 0
+        self._oid_limit = 0
+        self._seq: dict[int, list[int]] = {}  # oid -> [last value, high-water mark, is_called]
+
+    # -- reading -------------------------------------------------------------
+
+    def _rows(self, txn: Any) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
+        for batch in txn.scan(ScanSpec(CATALOG_SPACE, batch_size=4096)):
+            rows.extend(batch)
+        return rows
+
+    def _build(self, rows: list[tuple[Any, ...]], db_oid: int, version: int) -> CatalogSnapshot:
+        per: dict[str, list[Any]] = {k: [] for k in KINDS}
+        comments: dict[tuple[int, int], str] = {}
+        for row in rows:
+            kind, dbo = row[0], row[1]
+            if kind == "comment":
+                if dbo == db_oid:
+                    comments[(row[2], row[3])] = row[4]
+                continue
+            if kind in SHARED or dbo == db_oid:
+                per[kind].append(_unpack(kind, row[3]))
+        dbs = tuple(sorted(per["database"], key=lambda d: d.oid))
+        database = next((d for d in dbs if d.oid == db_oid), None) or Database(db_oid, "?")
+        return CatalogSnapshot(
+            database=database,
+            databases=dbs,
+            roles=tuple(sorted(per["role"], key=lambda r: r.oid)),
+            schemas=FIXED_SCHEMAS + tuple(sorted(per["schema"], key=lambda s: s.oid)),
+            tables=tuple(per["table"]),
+            indexes=tuple(per["index"]),
+            constraints=tuple(per["constraint"]),
+            sequences=tuple(per["sequence"]),
+            comments=comments,
+            version=version,
+        )
+
+    def snapshot(self, db_oid: int) -> CatalogSnapshot:
+        """Returns the committed catalog of one database (cached until the version changes)."""
+        snap = self._cache.get(db_oid)
+        if snap is not None and snap.version == self.version:
+            return snap
+        with self._lock:
+            version = self.version
+            txn = self.tm.begin(read_only=True)
+            try:
+                rows = self._rows(txn)
+            finally:
+                txn.abort()
+            snap = self._build(rows, db_oid, version)
+            self._cache[db_oid] = snap
+            return snap
+
+    def load_snapshot(self, txn: Any, db_oid: int) -> CatalogSnapshot:
+        """Returns the catalog as `txn` sees it, its own uncommitted DDL included."""
+        return self._build(self._rows(txn), db_oid, -1)
+
+    def bump(self) -> None:
+        """Records that a DDL transaction committed: every cached snapshot is stale."""
+        with self._lock:
+            self.version += 1
+
+    # -- writing (inside the caller's transaction) ---------------------------
+
+    def put(self, txn: Any, db_oid: int, obj: Any) -> None:
+        """Writes (creates or replaces) one catalog object."""
+        kind = KIND_OF[type(obj)]
+        dbo = 0 if kind in SHARED else db_oid
+        txn.put(CATALOG_SPACE, [(obj_key(kind, dbo, obj.oid), (kind, dbo, obj.oid, _pack(obj)))])
+
+    def delete(self, txn: Any, db_oid: int, obj: Any) -> None:
+        """Deletes one catalog object."""
+        kind = KIND_OF[type(obj)]
+        dbo = 0 if kind in SHARED else db_oid
+        txn.delete(CATALOG_SPACE, [obj_key(kind, dbo, obj.oid)])
+
+    def set_comment(self, txn: Any, db_oid: int, objoid: int, subid: int, text: str | None) -> None:
+        """Sets or (with None) removes the comment of an object."""
+        key = comment_key(db_oid, objoid, subid)
+        if text is None:
+            txn.delete(CATALOG_SPACE, [key])
+        else:
+            txn.put(CATALOG_SPACE, [(key, ("comment", db_oid, objoid, subid, text))])
+
+    def delete_database_objects(self, txn: Any, db_oid: int) -> list[int]:
+        """Deletes every object of a database; returns the KiVi spaces that held its data."""
+        spaces = []
+        keys = []
+        for row in self._rows(txn):
+            if row[0] not in SHARED and row[1] == db_oid:
+                if row[0] == "comment":
+                    keys.append(comment_key(db_oid, row[2], row[3]))
+                    continue
+                obj = _unpack(row[0], row[3])
+                if getattr(obj, "space", 0):
+                    spaces.append(obj.space)
+                keys.append(obj_key(row[0], db_oid, row[2]))
+        if keys:
+            txn.delete(CATALOG_SPACE, keys)
+        return spaces
+
+    # -- non-transactional counters -----------------------------------------
+
+    def _autonomous(self, key: tuple[Any, ...], update: Any) -> Any:
+        """Reads, updates and commits one counter row in a transaction of its own."""
+        k = encode_key(key)
+        for _ in range(50):
+            txn = self.tm.begin()
+            try:
+                old = txn.get(COUNTER_SPACE, [k])[0]
+                new = update(None if old is None else old[0])
+                txn.put(COUNTER_SPACE, [(k, (new,))])
+                txn.commit()
+                return new
+            except SerializationFailure:
+                txn.abort()
+            except BaseException:
+                txn.abort()
+                raise
+        raise SerializationFailure("could not advance a catalog counter")
+
+    def allocate_oid(self) -> int:
+        """Returns a fresh OID (shared by every kind of object, >= 16384)."""
+        with self._lock:
+            if self._oid_next >= self._oid_limit:
+                limit = self._autonomous(
+                    ("oid",), lambda old: (old or FIRST_USER_OID) + OID_BLOCK
+                )
+                self._oid_next, self._oid_limit = limit - OID_BLOCK, limit
+            oid = self._oid_next
+            self._oid_next += 1
+            return oid
+
+    def _seq_state(self, seq: Sequence) -> list[int]:
+        st = self._seq.get(seq.oid)
+        if st is None:
+            txn = self.tm.begin(read_only=True)
+            try:
+                row = txn.get(COUNTER_SPACE, [encode_key(("seq", seq.oid))])[0]
+            finally:
+                txn.abort()
+            if row is None:
+                st = [seq.start, seq.start - seq.increment, 0]  # nothing handed out yet
+            else:
+                st = [row[0], row[0], 1]  # resume after the last reserved block
+            self._seq[seq.oid] = st
+        return st
+
+    def nextval(self, seq: Sequence) -> int:
+        """Returns the sequence's next value (non-transactional, persisted in blocks)."""
+        from ...errors import ObjectNotInPrerequisiteState
+
+        with self._lock:
+            st = self._seq_state(seq)
+            v = st[0] + seq.increment if st[2] else st[0]
+            if v > seq.max_value or v < seq.min_value:
+                if not seq.cycle:
+                    bound = "maximum" if v > seq.max_value else "minimum"
+                    limit = seq.max_value if v > seq.max_value else seq.min_value
+                    raise ObjectNotInPrerequisiteState(
+                        f'nextval: reached {bound} value of sequence "{seq.name}" ({limit})'
+                    )
+                v = seq.min_value if seq.increment > 0 else seq.max_value
+            beyond = v > st[1] if seq.increment > 0 else v < st[1]
+            if beyond:
+                hw = v + seq.increment * (SEQ_BLOCK - 1)
+                self._autonomous(("seq", seq.oid), lambda _old: hw)
+                st[1] = hw
+            st[0], st[2] = v, 1
+            return v
+
+    def setval(self, seq: Sequence, value: int, is_called: bool = True) -> int:
+        """Sets the sequence's current value (persisted at once)."""
+        with self._lock:
+            st = self._seq_state(seq)
+            st[0], st[2] = value, int(is_called)
+            hw = value if is_called else value - seq.increment
+            self._autonomous(("seq", seq.oid), lambda _old: hw)
+            st[1] = hw
+            return value
+
+    def forget_sequence(self, oid: int) -> None:
+        """Drops the cached state of a dropped sequence."""
+        with self._lock:
+            self._seq.pop(oid, None)
+
+    # -- bootstrap -----------------------------------------------------------
+
+    def bootstrap(self) -> None:
+        """Creates the initial roles, databases and public schemas on the first start."""
+        txn = self.tm.begin()
+        try:
+            rows = self._rows(txn)
+            if any(r[0] == "database" for r in rows):
+                txn.abort()
+                return
+            self.put(txn, 0, Role(BOOTSTRAP_SUPERUSER_OID, "cumulo", superuser=True,
+                                  createdb=True, createrole=True))
+            self.put(txn, 0, Role(BOOTSTRAP_SUPERUSER_OID + 1, "postgres", superuser=True,
+                                  createdb=True, createrole=True))
+            for oid, name in ((5, "postgres"), (16383, "cumulo")):
+                self.put(txn, 0, Database(oid, name))
+                self.put(txn, oid, Schema(PUBLIC_OID, "public"))
+            txn.commit()
+        except BaseException:
+            txn.abort()
+            raise
+        self.bump()

@@ -1,0 +1,174 @@
+"""SQL-level cursors: DECLARE, FETCH, MOVE, CLOSE.
+
+A cursor is a running query plan whose rows are pulled on demand; rows
+already pulled are kept, so FETCH BACKWARD / PRIOR / ABSOLUTE work without
+re-running the query (every cursor behaves as SCROLL, which PostgreSQL
+allows for simple plans). A WITH HOLD cursor is materialised when its
+transaction commits, then outlives it; other cursors close at transaction end.
+psycopg's server-side cursors DECLARE, then Describe the portal by name
+(`Session.cursor_columns`), then FETCH.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DuplicateCursor, InvalidCursorName, NoActiveSQLTransaction
+from ..pgwire.backend import Column, Result
+from .parse import parse_sql, unquote_ident
+from .statement import Stmt, analyse_query
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+
+@dataclass
+class Cursor:
+    name: str
+    columns: list[Column]
+    rows: Iterator[tuple[Any, ...]] | None
+    hold: bool
+    buffer: list[tuple[Any, ...]] = field(default_factory=list)
+    pos: int = 0  # rows before the current position: 0 = before the first row
+
+    def _fill(self, upto: int | None) -> None:
+        """Pulls rows until the buffer holds `upto` rows (None: all)."""
+        if self.rows is None:
+            return
+        if upto is None:
+            self.buffer.extend(self.rows)
+            self.rows = None
+            return
+        while len(self.buffer) < upto:
+            row = next(self.rows, None)
+            if row is None:
+                self.rows = None
+                return
+            self.buffer.append(row)
+
+    def forward(self, n: int | None) -> list[tuple[Any, ...]]:
+        """Returns the next n rows (None: all) and moves past them."""
+        self._fill(None if n is None else self.pos + n)
+        end = len(self.buffer) if n is None else min(self.pos + n, len(self.buffer))
+        out = self.buffer[self.pos:end]
+        self.pos = end if out or n is None else len(self.buffer) + 1
+        self.pos = min(self.pos, len(self.buffer) + 1)
+        return out
+
+    def backward(self, n: int | None) -> list[tuple[Any, ...]]:
+        """Returns up to n rows before the current one, in reverse order."""
+        self._fill(self.pos)
+        start = 0 if n is None else max(self.pos - 1 - n, 0)
+        hi = min(self.pos - 1, len(self.buffer))
+        out = list(reversed(self.buffer[start:hi]))
+        self.pos = start + 1 if out else 0
+        return out
+
+    def absolute(self, k: int) -> list[tuple[Any, ...]]:
+        """Moves to row k (1-based; negative counts from the end) and returns it."""
+        if k < 0:
+            self._fill(None)
+            k = len(self.buffer) + 1 + k
+        self._fill(k)
+        if 1 <= k <= len(self.buffer):
+            self.pos = k
+            return [self.buffer[k - 1]]
+        self.pos = 0 if k <= 0 else len(self.buffer) + 1
+        return []
+
+
+_DIR = re.compile(r"(FORWARD|BACKWARD|ABSOLUTE|RELATIVE)?\s*(ALL|[+-]?\d+)?$", re.I)
+
+
+def _move(cur: Cursor, direction: str | None) -> list[tuple[Any, ...]]:
+    d = " ".join((direction or "NEXT").upper().split())
+    if d in ("NEXT", "FORWARD"):
+        return cur.forward(1)
+    if d in ("PRIOR", "BACKWARD"):
+        return cur.backward(1)
+    if d == "FIRST":
+        return cur.absolute(1)
+    if d == "LAST":
+        return cur.absolute(-1)
+    m = _DIR.match(d)
+    word, count = (m.group(1) or "FORWARD"), m.group(2) if m else None
+    n = None if count == "ALL" else int(count or 1)
+    if word == "ABSOLUTE":
+        return cur.absolute(n or 0)
+    if word == "RELATIVE":
+        return cur.absolute(cur.pos + (n or 0)) if n else cur.buffer[cur.pos - 1:cur.pos]
+    if word == "BACKWARD":
+        return cur.backward(n) if n is None or n >= 0 else cur.forward(-n)
+    if n is not None and n < 0:
+        return cur.backward(-n)
+    return cur.forward(n)
+
+
+def _get(s: SQLSession, name: str) -> Cursor:
+    cur = s.cursors.get(name)
+    if cur is None:
+        raise InvalidCursorName(f'cursor "{name}" does not exist')
+    return cur
+
+
+def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
+                   param_oids: list[int]) -> Stmt:
+    """Builds the Stmt of DECLARE, FETCH/MOVE or CLOSE."""
+    if kind == "close":
+        name = m.group("name")
+        key = None if name.upper() == "ALL" else unquote_ident(name)
+
+        def close(s: SQLSession, p: list[Any]) -> Result:
+            if key is None:
+                s.cursors.clear()
+            elif s.cursors.pop(key, None) is None:
+                raise InvalidCursorName(f'cursor "{key}" does not exist')
+            return Result("CLOSE CURSOR")
+
+        return Stmt(sql, "cursor", close, in_txn=False, tag="CLOSE CURSOR")
+    if kind == "fetch":
+        name = unquote_ident(m.group("name"))
+        verb = m.group("verb").upper()
+        direction = m.group("dir")
+        cur = session.cursors.get(name)
+        cols = cur.columns if cur is not None and verb == "FETCH" else None
+
+        def fetch(s: SQLSession, p: list[Any]) -> Result:
+            c = _get(s, name)
+            rows = _move(c, direction)
+            if verb == "MOVE":
+                return Result(f"MOVE {len(rows)}")
+            return Result("FETCH", c.columns, iter(rows), done=False)
+
+        return Stmt(sql, "cursor", fetch, cols, version=-1, tag=verb)
+    name = unquote_ident(m.group("name"))
+    hold = (m.group("hold") or "").strip().upper().startswith("WITH")
+    inner = m.group("query").strip()
+    q = analyse_query(session, inner, parse_sql(inner), param_oids, session.catalog_version())
+
+    def declare(s: SQLSession, p: list[Any]) -> Result:
+        if not hold and not s.in_block:
+            raise NoActiveSQLTransaction("DECLARE CURSOR can only be used in transaction blocks")
+        if name in s.cursors:
+            raise DuplicateCursor(f'cursor "{name}" already exists')
+        res = s.run_plan(q.plan, p)
+        s.cursors[name] = Cursor(name, q.columns or [], res.rows, hold)
+        return Result("DECLARE CURSOR")
+
+    return Stmt(sql, "cursor", declare, None, q.param_oids, q.version, tag="DECLARE CURSOR")
+
+
+def materialize_held(s: SQLSession) -> None:
+    """Reads WITH HOLD cursors to the end before their transaction commits."""
+    for cur in s.cursors.values():
+        if cur.hold:
+            cur._fill(None)
+
+
+def close_at_txn_end(s: SQLSession) -> None:
+    """Closes the cursors that do not outlive their transaction."""
+    for name in [n for n, c in s.cursors.items() if not c.hold or c.rows is not None]:
+        del s.cursors[name]

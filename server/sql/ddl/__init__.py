@@ -1,0 +1,1 @@
+"""DDL: statements that change the catalog, written through the session's transaction."""

@@ -1,0 +1,171 @@
+"""Adding constraints to an existing table: FOREIGN KEY, UNIQUE, CHECK and PRIMARY KEY.
+
+A foreign key must reference columns with a primary-key or unique constraint
+(42830 otherwise), as in PostgreSQL. Constraints added to a table that holds
+rows are validated against them first; ADD PRIMARY KEY on a table that was
+keyed by hidden row ids (pgbench's load-then-add-key order) rewrites the
+rows under their new key into a fresh space.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidForeignKey, InvalidTableDefinition, UndefinedColumn
+from ..catalog.model import Column, Constraint, Index, Table
+from .names import get_relation, ident, table_name
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+def _attnum(table: Table, name: str) -> int:
+    for c in table.live_columns:
+        if c.name == name:
+            return c.attnum
+    raise UndefinedColumn(f'column "{name}" referenced in foreign key constraint does not exist')
+
+
+def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...], ref: Any,
+                    on_delete: str, on_update: str, taken: set[str] | None = None) -> Constraint:
+    """Adds a FOREIGN KEY constraint (validating existing rows)."""
+    from .tables import unique_name
+
+    schema, rname = table_name(ref)
+    cat = s.catalog()
+    parent = get_relation(cat, schema, rname, s.search_path())
+    ref_names = [ident(e) for e in ref.expressions] if hasattr(ref, "expressions") else []
+    if ref_names:
+        ref_cols = tuple(_attnum(parent, n) for n in ref_names)
+    else:
+        if not parent.primary_key:
+            raise InvalidForeignKey(
+                f'there is no primary key for referenced table "{parent.name}"')
+        ref_cols = parent.primary_key
+    if len(ref_cols) != len(cols):
+        raise InvalidForeignKey("number of referencing and referenced columns for foreign key "
+                                "disagree")
+    keys = [i.columns for i in cat.indexes_of(parent.oid) if i.unique]
+    if parent.primary_key:
+        keys.append(parent.primary_key)
+    if not any(set(k) == set(ref_cols) for k in keys):
+        raise InvalidForeignKey(
+            "there is no unique constraint matching given keys for referenced table "
+            f'"{parent.name}"')
+    colnames = "_".join(table.columns[a - 1].name for a in cols)
+    cname = name or unique_name(cat, table.schema_oid, f"{table.name}_{colnames}_fkey", taken)
+    if taken is not None:
+        taken.add(cname)
+    con = Constraint(s.store.allocate_oid(), cname, table.oid, "f", cols, 0, parent.oid, ref_cols,
+                     on_delete, on_update)
+    s.store.put(s.ensure_txn(), s.db.oid, con)
+    s.catalog_changed()
+    from ..dml.writer import validate_existing
+
+    validate_existing(s, table, con)
+    return con
+
+
+def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
+               primary: bool) -> None:
+    """Adds a UNIQUE or PRIMARY KEY constraint (building its index from existing rows)."""
+    from .indexes import build_index
+    from .tables import unique_name
+
+    cat = s.catalog()
+    store, txn, db = s.store, s.ensure_txn(), s.db.oid
+    if primary:
+        if table.primary_key:
+            raise InvalidTableDefinition(
+                f'multiple primary keys for table "{table.name}" are not allowed')
+        iname = name or unique_name(cat, table.schema_oid, f"{table.name}_pkey")
+        _rekey(s, table, cols)
+        idx = Index(store.allocate_oid(), iname, table.oid, cols, True, True, 0)
+        store.put(txn, db, idx)
+        store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "p", cols, idx.oid))
+        s.catalog_changed()
+        return
+    colnames = "_".join(table.columns[a - 1].name for a in cols)
+    iname = name or unique_name(cat, table.schema_oid, f"{table.name}_{colnames}_key")
+    ioid = store.allocate_oid()
+    idx = Index(ioid, iname, table.oid, cols, True, False, ioid)
+    store.put(txn, db, idx)
+    store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "u", cols, ioid))
+    s.catalog_changed()
+    build_index(s, s.catalog().table_by_oid(table.oid), idx)
+
+
+def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
+    """Moves a table's rows under primary-key keys into a new space (NOT NULL + unique checked)."""
+    from ...errors import NotNullViolation, UniqueViolation
+    from ...txn.api import ScanSpec
+    from ..dml.keys import encode_key
+    from ..dml.writer import key_detail
+
+    store, txn, db = s.store, s.ensure_txn(), s.db.oid
+    new_space = store.allocate_oid()
+    pos = [a - 1 for a in cols]
+    seen: set[bytes] = set()
+    for batch in txn.scan(ScanSpec(table.space, batch_size=4096)):
+        s.exec_context([]).check_cancel()
+        items = []
+        for row in batch:
+            vals = tuple(row[i] for i in pos)
+            if None in vals:
+                col = table.columns[pos[vals.index(None)]]
+                raise NotNullViolation(
+                    f'column "{col.name}" of relation "{table.name}" contains null values',
+                    table=table.name, column=col.name)
+            k = encode_key(vals)
+            if k in seen:
+                raise UniqueViolation(
+                    f'could not create unique index "{table.name}_pkey"',
+                    detail=key_detail(table, cols, vals).replace("already exists",
+                                                                 "is duplicated"))
+            seen.add(k)
+            items.append((k, row))
+        if items:
+            txn.put(new_space, items)
+    columns = tuple(
+        dataclasses.replace(c, not_null=True) if c.attnum in cols else c for c in table.columns
+    )
+    s.pending_drops.append(table.space)
+    store.put(txn, db, dataclasses.replace(table, columns=columns, primary_key=cols,
+                                           space=new_space))
+
+
+def add_check(s: SQLSession, table: Table, name: str, text: str) -> None:
+    """Adds a CHECK constraint (validating existing rows)."""
+    from .tables import _check_col, unique_name
+
+    cat = s.catalog()
+    cname = name or unique_name(cat, table.schema_oid,
+                                f"{table.name}_{_check_col(text, list(table.columns))}check")
+    con = Constraint(s.store.allocate_oid(), cname, table.oid, "c", check=text)
+    s.store.put(s.ensure_txn(), s.db.oid, con)
+    s.catalog_changed()
+    from ..dml.writer import validate_existing
+
+    validate_existing(s, s.catalog().table_by_oid(table.oid), con)
+
+
+def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
+    """ALTER COLUMN SET / DROP NOT NULL."""
+    if not value and col.attnum in table.primary_key:
+        raise InvalidTableDefinition(f'column "{col.name}" is in a primary key')
+    if value:
+        from ...errors import NotNullViolation
+        from ...txn.api import IR, ScanSpec  # noqa: F401
+
+        txn = s.ensure_txn()
+        spec = ScanSpec(table.space, filter=("is_null", ("col", col.attnum - 1)), limit=1)
+        for batch in txn.scan(spec):
+            if batch:
+                raise NotNullViolation(
+                    f'column "{col.name}" of relation "{table.name}" contains null values',
+                    table=table.name, column=col.name)
+    cols = tuple(dataclasses.replace(c, not_null=value) if c.attnum == col.attnum else c
+                 for c in table.columns)
+    s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(table, columns=cols))
+    s.catalog_changed()

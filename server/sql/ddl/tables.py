@@ -1,0 +1,354 @@
+"""CREATE TABLE, DROP TABLE and TRUNCATE.
+
+Storage layout (what the query compiler reads): a table's rows live in its
+own KiVi space, one row tuple per table row with slot `attnum - 1` for each
+column (a dropped column keeps a None slot, so attnums stay stable). The key
+is `encode_key(primary-key values)`; a table without a primary key gets a
+hidden row id as its key, `encode_key((rowid,))`. Every unique or primary-key
+constraint is backed by an `Index`; the primary key's index is the table
+itself (space 0).
+
+SERIAL columns and identity columns own a sequence named `<table>_<col>_seq`;
+their default is `nextval('<seq>'::regclass)`, as in PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import (
+    DependentObjectsStillExist,
+    DuplicateColumn,
+    DuplicateTable,
+    FeatureNotSupported,
+    InvalidTableDefinition,
+    UndefinedColumn,
+    WrongObjectType,
+)
+from ...pgtypes import oids as T
+from ..catalog.model import Column, Constraint, Index, Sequence, Table
+from ..expr.types import datatype_oid
+from .names import (
+    creation_schema,
+    find_relation,
+    get_relation,
+    ident,
+    relation_name_taken,
+    table_name,
+)
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+SERIALS = {"SERIAL": T.INT4, "BIGSERIAL": T.INT8, "SMALLSERIAL": T.INT2}
+SEQ_MAX = {T.INT2: 2**15 - 1, T.INT4: 2**31 - 1, T.INT8: 2**63 - 1}
+
+
+def column_type(kind: exp.DataType) -> tuple[int, int]:
+    """Returns (oid, typmod) of a column's declared type, PostgreSQL's way."""
+    name = kind.this.name if isinstance(kind, exp.DataType) else ""
+    if name in ("DOUBLE", "FLOAT") and kind.expressions:
+        p = int(kind.expressions[0].name)
+        return (T.FLOAT4 if p <= 24 else T.FLOAT8), -1
+    return datatype_oid(kind)
+
+
+def unique_name(cat: Any, schema_oid: int, base: str, taken: set[str] | None = None) -> str:
+    """Returns `base`, or `base1`, `base2` ... if the name is taken (PostgreSQL's choice)."""
+    taken = taken or set()
+    name, n = base[:63], 0
+    while name in taken or relation_name_taken(cat, schema_oid, name) or any(
+        c.name == name for c in cat.constraints
+    ):
+        n += 1
+        name = f"{base[:63 - len(str(n))]}{n}"
+    return name
+
+
+def _fk_action(options: list[Any], which: str) -> str:
+    for o in options or []:
+        text = str(o).upper()
+        if text.startswith(f"ON {which.upper()}"):
+            action = text[len(which) + 4:].strip()
+            return {"CASCADE": "c", "RESTRICT": "r", "SET NULL": "n", "SET DEFAULT": "d",
+                    "NO ACTION": "a"}.get(action, "a")
+    return "a"
+
+
+class TableBuilder:
+    """Collects a CREATE TABLE's columns and constraints, then writes the catalog rows."""
+
+    def __init__(self, s: SQLSession, schema_oid: int, name: str) -> None:
+        self.s = s
+        self.cat = s.catalog()
+        self.schema_oid = schema_oid
+        self.name = name
+        self.oid = s.store.allocate_oid()
+        self.columns: list[Column] = []
+        self.pk: tuple[int, ...] = ()
+        self.pk_name = ""
+        self.uniques: list[tuple[str, tuple[int, ...]]] = []
+        self.checks: list[tuple[str, str]] = []
+        self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any]]] = []
+        self.sequences: list[Sequence] = []
+        self.names: set[str] = set()
+
+    def attnum(self, name: str) -> int:
+        """Returns a column's attnum (42703 if there is no such column)."""
+        for c in self.columns:
+            if c.name == name:
+                return c.attnum
+        raise UndefinedColumn(f'column "{name}" named in key does not exist')
+
+    def add_column(self, cd: exp.ColumnDef) -> None:
+        """Adds one column definition with its inline constraints."""
+        name = ident(cd.this)
+        if any(c.name == name for c in self.columns):
+            raise DuplicateColumn(f'column "{name}" specified more than once')
+        kind = cd.args.get("kind")
+        if kind is None:
+            raise InvalidTableDefinition(f'column "{name}" has no type')
+        attnum = len(self.columns) + 1
+        serial = SERIALS.get(kind.this.name) if isinstance(kind, exp.DataType) else None
+        oid, typmod = (serial, -1) if serial else column_type(kind)
+        not_null, default, identity = bool(serial), None, ""
+        for cc in cd.args.get("constraints") or []:
+            k = cc.args.get("kind")
+            cname = ident(cc.this) if cc.this else None
+            if isinstance(k, exp.NotNullColumnConstraint):
+                not_null = not k.args.get("allow_null")
+            elif isinstance(k, exp.PrimaryKeyColumnConstraint):
+                self.set_pk((attnum,), cname)
+                not_null = True
+            elif isinstance(k, exp.UniqueColumnConstraint):
+                self.uniques.append((cname or "", (attnum,)))
+            elif isinstance(k, exp.DefaultColumnConstraint):
+                default = k.this.sql("postgres")
+            elif isinstance(k, exp.CheckColumnConstraint):
+                self.checks.append((cname or "", k.this.sql("postgres")))
+            elif isinstance(k, exp.Reference):
+                self.fks.append((cname or "", (attnum,), k.this, [], k.args.get("options")))
+            elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
+                identity = "a" if k.this else "d"
+                not_null = True
+        if serial or identity:
+            default = self._owned_sequence(name, oid, attnum, identity)
+        self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity))
+
+    def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str) -> str | None:
+        seq_name = unique_name(self.cat, self.schema_oid, f"{self.name}_{col}_seq", self.names)
+        self.names.add(seq_name)
+        seq = Sequence(self.s.store.allocate_oid(), seq_name, self.schema_oid, type_oid,
+                       max_value=SEQ_MAX[type_oid], owned_by=(self.oid, attnum))
+        self.sequences.append(seq)
+        return f"nextval('{seq_name}'::regclass)" if not identity else None
+
+    def set_pk(self, cols: tuple[int, ...], name: str | None) -> None:
+        """Declares the primary key (42P16 if there already is one)."""
+        if self.pk:
+            raise InvalidTableDefinition(
+                f'multiple primary keys for table "{self.name}" are not allowed')
+        self.pk, self.pk_name = cols, name or ""
+
+    def add_table_constraint(self, node: exp.Expression) -> None:
+        """Adds a table-level constraint (PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY)."""
+        cname = ""
+        if isinstance(node, exp.Constraint):
+            cname = ident(node.this)
+            inner = node.expressions
+        else:
+            inner = [node]
+        for c in inner:
+            if isinstance(c, exp.PrimaryKey):
+                self.set_pk(tuple(self.attnum(ident(e)) for e in c.expressions), cname)
+            elif isinstance(c, exp.UniqueColumnConstraint):
+                cols = c.this.expressions if isinstance(c.this, exp.Schema) else []
+                self.uniques.append((cname, tuple(self.attnum(ident(e)) for e in cols)))
+            elif isinstance(c, exp.CheckColumnConstraint):
+                self.checks.append((cname, c.this.sql("postgres")))
+            elif isinstance(c, exp.ForeignKey):
+                ref = c.args.get("reference")
+                cols = tuple(self.attnum(ident(e)) for e in c.expressions)
+                self.fks.append((cname, cols, ref.this, [], ref.args.get("options")))
+            else:
+                raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
+
+    def finish(self, options: tuple[str, ...]) -> Table:
+        """Writes the table, its sequences, indexes and constraints."""
+        cols = list(self.columns)
+        for a in self.pk:
+            c = cols[a - 1]
+            cols[a - 1] = Column(c.name, c.type_oid, c.typmod, c.attnum, True, c.default,
+                                 c.identity, c.dropped)
+        table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
+                      options=options)
+        store, txn, db = self.s.store, self.s.ensure_txn(), self.s.db.oid
+        store.put(txn, db, table)
+        for seq in self.sequences:
+            store.put(txn, db, seq)
+        if self.pk:
+            iname = unique_name(self.cat, self.schema_oid, self.pk_name or f"{self.name}_pkey",
+                                self.names)
+            self.names.add(iname)
+            idx = Index(store.allocate_oid(), iname, self.oid, self.pk, True, True, 0)
+            store.put(txn, db, idx)
+            store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "p", self.pk,
+                                          idx.oid))
+        for cname, ucols in self.uniques:
+            colnames = "_".join(cols[a - 1].name for a in ucols)
+            iname = unique_name(self.cat, self.schema_oid, cname or f"{self.name}_{colnames}_key",
+                                self.names)
+            self.names.add(iname)
+            ioid = store.allocate_oid()
+            store.put(txn, db, Index(ioid, iname, self.oid, ucols, True, False, ioid))
+            store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "u", ucols, ioid))
+        for cname, text in self.checks:
+            base = cname or f"{self.name}_{_check_col(text, cols)}check"
+            n = unique_name(self.cat, self.schema_oid, base, self.names)
+            self.names.add(n)
+            store.put(txn, db, Constraint(store.allocate_oid(), n, self.oid, "c", check=text))
+        self.s.catalog_changed()
+        if self.fks:
+            from .constraints import add_foreign_key
+
+            for cname, fcols, ref, _, opts in self.fks:
+                add_foreign_key(self.s, self.s.catalog().table_by_oid(self.oid), cname, fcols,
+                                ref, _fk_action(opts, "delete"), _fk_action(opts, "update"),
+                                self.names)
+        return table
+
+
+def _check_col(text: str, cols: list[Column]) -> str:
+    import re
+
+    names = set(re.findall(r"[a-z_][a-z_0-9]*", text))
+    used = [c.name for c in cols if c.name in names]
+    return f"{used[0]}_" if len(used) == 1 else ""
+
+
+def create_table(s: SQLSession, tree: exp.Create) -> str:
+    """CREATE TABLE [IF NOT EXISTS] ... [AS query]."""
+    target = tree.this
+    schema, name = table_name(target)
+    cat = s.catalog()
+    sch = creation_schema(cat, schema, s.search_path())
+    if relation_name_taken(cat, sch.oid, name):
+        if tree.args.get("exists"):
+            s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
+            return "CREATE TABLE"
+        raise DuplicateTable(f'relation "{name}" already exists')
+    if tree.expression is not None:
+        from ..dml.insert import create_table_as
+
+        return create_table_as(s, tree, sch, name)
+    b = TableBuilder(s, sch.oid, name)
+    defs = target.expressions if isinstance(target, exp.Schema) else []
+    for d in defs:
+        if isinstance(d, exp.ColumnDef):
+            b.add_column(d)
+    for d in defs:
+        if not isinstance(d, exp.ColumnDef):
+            b.add_table_constraint(d)
+    b.finish(_reloptions(tree))
+    return "CREATE TABLE"
+
+
+def _reloptions(tree: exp.Create) -> tuple[str, ...]:
+    props = tree.args.get("properties")
+    out = []
+    for p in props.expressions if props else []:
+        if isinstance(p, exp.WithDataProperty | exp.Property) and not isinstance(
+                p, exp.WithDataProperty):
+            val = p.args.get("value")
+            key = p.name or str(p.this)
+            out.append(f"{key.lower()}={val.name if isinstance(val, exp.Expression) else val}")
+    return tuple(out)
+
+
+def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
+    """Deletes a table's catalog rows (indexes, constraints, owned sequences) and its data."""
+    cat, store, txn, db = s.catalog(), s.store, s.ensure_txn(), s.db.oid
+    refs = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid
+            and c.table_oid != table.oid]
+    if refs and not cascade:
+        child = cat.table_by_oid(refs[0].table_oid)
+        raise DependentObjectsStillExist(
+            f"cannot drop table {table.name} because other objects depend on it",
+            detail=f"constraint {refs[0].name} on table {child.name if child else '?'} "
+            f"depends on table {table.name}",
+            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    for c in refs:
+        store.delete(txn, db, c)
+        s.notice(f"drop cascades to constraint {c.name} on table "
+                 f"{cat.table_by_oid(c.table_oid).name}")
+    for c in cat.constraints_of(table.oid):
+        store.delete(txn, db, c)
+    for i in cat.indexes_of(table.oid):
+        store.delete(txn, db, i)
+        if i.space:
+            s.pending_drops.append(i.space)
+    for q in cat.sequences:
+        if q.owned_by and q.owned_by[0] == table.oid:
+            store.delete(txn, db, q)
+    for key, _ in list(cat.comments.items()):
+        if key[0] == table.oid:
+            store.set_comment(txn, db, key[0], key[1], None)
+    store.delete(txn, db, table)
+    if table.kind == "r":
+        s.pending_drops.append(table.space)
+
+
+def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
+    """DROP TABLE / VIEW [IF EXISTS] a, b [CASCADE]."""
+    want = "r" if kind == "TABLE" else "v"
+    noun = "table" if want == "r" else "view"
+    tag = f"DROP {kind}"
+    targets = tree.args.get("tables") or [tree.this]
+    for t in targets:
+        schema, name = table_name(t)
+        rel = find_relation(s.catalog(), schema, name, s.search_path())
+        if rel is None:
+            if tree.args.get("exists"):
+                s.notice(f'{noun} "{name}" does not exist, skipping')
+                continue
+            from ...errors import UndefinedTable
+
+            raise UndefinedTable(f'{noun} "{name}" does not exist')
+        if rel.kind != want:
+            raise WrongObjectType(f'"{name}" is not a {noun}',
+                                  hint=f"Use DROP {'VIEW' if rel.kind == 'v' else 'TABLE'} to "
+                                  "remove a " + ("view." if rel.kind == "v" else "table."))
+        drop_table_objects(s, rel, bool(tree.args.get("cascade")))
+        s.catalog_changed()
+    return tag
+
+
+def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
+    """TRUNCATE: gives each table (and index) a fresh KiVi space; the old ones go after commit."""
+    store, txn, db = s.store, s.ensure_txn(), s.db.oid
+    for t in tree.expressions:
+        schema, name = table_name(t)
+        rel = get_relation(s.catalog(), schema, name, s.search_path())
+        if rel.kind != "r":
+            raise WrongObjectType(f'"{name}" is not a table')
+        new_space = store.allocate_oid()
+        s.pending_drops.append(rel.space)
+        store.put(txn, db, _replace(rel, space=new_space))
+        for i in s.catalog().indexes_of(rel.oid):
+            if i.space:
+                s.pending_drops.append(i.space)
+                store.put(txn, db, _replace(i, space=store.allocate_oid()))
+        if tree.args.get("identity") and str(tree.args["identity"]).upper() == "RESTART":
+            for q in s.catalog().sequences:
+                if q.owned_by and q.owned_by[0] == rel.oid:
+                    s.store.setval(q, q.start, False)
+        s.catalog_changed()
+    return "TRUNCATE TABLE"
+
+
+def _replace(obj: Any, **kw: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **kw)

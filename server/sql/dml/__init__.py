@@ -1,0 +1,1 @@
+"""DML: INSERT, UPDATE and DELETE, with constraint checks and index maintenance."""

@@ -1,0 +1,278 @@
+"""INSERT: VALUES lists, DEFAULT, INSERT ... SELECT, ON CONFLICT and RETURNING.
+
+The statement is analysed once (target, column mapping, compiled values and
+defaults); each execution builds full row lists, hands them to the table's
+`TableWriter` in batches, and answers `INSERT 0 n`. ON CONFLICT goes row by
+row, because each row's outcome depends on the rows before it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import (
+    DuplicateColumn,
+    FeatureNotSupported,
+    InvalidColumnReference,
+    SyntaxError_,
+    UndefinedColumn,
+)
+from ...pgwire.backend import Result
+from ...txn.api import ScanSpec
+from ..catalog.model import Table
+from ..context import ParamTypes, ScopeColumn
+from ..ddl.names import get_relation, ident, table_name
+from ..statement import Stmt, compiler
+from .keys import encode_key
+from .returning import compile_returning
+from .values import ValueFn, compile_default, compile_value, table_scope
+from .writer import prefix_end, writer_for
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+BATCH = 2048
+
+
+def target_columns(table: Table, names: list[str]) -> list[int]:
+    """Maps an INSERT column list to row positions (all live columns if empty)."""
+    if not names:
+        return [c.attnum - 1 for c in table.live_columns]
+    by_name = {c.name: c.attnum - 1 for c in table.live_columns}
+    out = []
+    for n in names:
+        if n not in by_name:
+            raise UndefinedColumn(f'column "{n}" of relation "{table.name}" does not exist')
+        if by_name[n] in out:
+            raise DuplicateColumn(f'column "{n}" specified more than once')
+        out.append(by_name[n])
+    return out
+
+
+def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[int],
+                   version: int) -> Stmt:
+    """Analyses an INSERT into a runnable Stmt."""
+    target = tree.this
+    names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
+    tnode = target.this if isinstance(target, exp.Schema) else target
+    schema, name = table_name(tnode)
+    alias = ident(tnode.args["alias"].this) if tnode.args.get("alias") else None
+    table = get_relation(s.catalog(), schema, name, s.search_path())
+    if table.kind != "r":
+        raise FeatureNotSupported(f'cannot insert into view "{table.name}"')
+    cols = target_columns(table, names)
+    params = ParamTypes(list(param_oids))
+    ncols = len(table.columns)
+    defaults: dict[int, ValueFn] = {}
+    for c in table.live_columns:
+        if c.attnum - 1 not in cols:
+            defaults[c.attnum - 1] = compile_default(s, c, table)
+    default_fns = {c.attnum - 1: compile_default(s, c, table) for c in table.live_columns
+                   if c.default is not None or c.identity}
+    source = tree.expression
+    rows_fns: list[list[ValueFn | None]] | None = None
+    plan = None
+    if tree.args.get("default") and source is None:
+        rows_fns = [[]]
+        cols = []
+    elif isinstance(source, exp.Values) and all(isinstance(t, exp.Tuple) for t in
+                                                 source.expressions):
+        rows_fns = []
+        for tup in source.expressions:
+            exprs = tup.expressions
+            if len(exprs) > len(cols):
+                raise SyntaxError_("INSERT has more expressions than target columns")
+            if len(exprs) < len(cols):
+                raise SyntaxError_("INSERT has more target columns than expressions")
+            fns: list[ValueFn | None] = []
+            for pos, e in zip(cols, exprs, strict=True):
+                if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
+                    fns.append(default_fns.get(pos) or (lambda row, ctx: None))
+                else:
+                    fns.append(compile_value(s, e, table.columns[pos], [], params))
+            rows_fns.append(fns)
+    elif source is not None:
+        plan = compiler().plan_query(source, s.catalog(), params, s.search_path())
+        if len(plan.columns) > len(cols):
+            raise SyntaxError_("INSERT has more expressions than target columns")
+        cols = cols[: len(plan.columns)]
+        for c in table.live_columns:
+            if c.attnum - 1 not in cols:
+                defaults[c.attnum - 1] = compile_default(s, c, table)
+    else:
+        raise SyntaxError_("syntax error at end of input")
+    returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
+    conflict = _analyse_conflict(s, tree.args.get("conflict"), table, alias, params)
+    convs = _source_convs(plan, cols, table) if plan is not None else None
+    default_items = list(defaults.items())
+    col_pos = list(cols)
+
+    def run(sess: SQLSession, values: list[Any]) -> Result:
+        ctx = sess.exec_context(values)
+        writer = writer_for(sess, sess.catalog().table_by_oid(table.oid) or table)
+        out_rows: list[tuple[Any, ...]] = []
+        total = 0
+        batches: Any
+        if rows_fns is not None:
+            batches = [[[f(None, ctx) for f in fns] for fns in rows_fns]]
+        else:
+            batches = plan.execute(ctx)
+        for batch in batches:
+            ctx.check_cancel()
+            rows = []
+            for src in batch:
+                r = [None] * ncols
+                for pos, v in zip(col_pos, src, strict=False):
+                    r[pos] = v
+                for pos, f in default_items:
+                    r[pos] = f(None, ctx)
+                rows.append(r)
+            if convs:
+                for pos, conv in convs:
+                    for r in rows:
+                        if r[pos] is not None:
+                            r[pos] = conv(r[pos])
+            for i in range(0, len(rows), BATCH):
+                chunk = rows[i:i + BATCH]
+                if conflict is not None:
+                    total += conflict(sess, writer, chunk, ctx, out_rows, returning)
+                else:
+                    writer.insert(sess, chunk)
+                    total += len(chunk)
+                    if returning is not None:
+                        out_rows.extend(returning.project(r, ctx) for r in chunk)
+        if returning is not None:
+            return Result(f"INSERT 0 {total}", returning.columns, iter(out_rows), done=False)
+        return Result(f"INSERT 0 {total}")
+
+    cols_out = returning.columns if returning is not None else None
+    return Stmt(sql, "dml", run, cols_out, params.oids, version, tag="INSERT")
+
+
+def _source_convs(plan: Any, cols: list[int], table: Table) -> list[tuple[int, Any]]:
+    from .values import _assign
+
+    out = []
+    for pos, pc in zip(cols, plan.columns, strict=False):
+        conv = _assign(pc.type_oid, table.columns[pos]) if pc.type_oid not in (0, 705) else None
+        if conv is not None:
+            out.append((pos, conv))
+    return out
+
+
+def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
+                      params: ParamTypes) -> Any:
+    if node is None:
+        return None
+    action = str(node.args.get("action") or "").upper()
+    keys = [ident(k.this if isinstance(k, exp.Ordered) else k)
+            for k in node.args.get("conflict_keys") or []]
+    cat = s.catalog()
+    by_name = {c.name: c.attnum for c in table.live_columns}
+    arbiters: list[tuple[int, ...]] = []
+    if keys:
+        want = {by_name.get(k, -1) for k in keys}
+        cands = ([table.primary_key] if table.primary_key else []) + [
+            i.columns for i in cat.indexes_of(table.oid) if i.unique and i.space]
+        arbiters = [c for c in cands if set(c) == want]
+        if not arbiters:
+            raise InvalidColumnReference(
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+    else:
+        if table.primary_key:
+            arbiters.append(table.primary_key)
+        arbiters += [i.columns for i in cat.indexes_of(table.oid) if i.unique and i.space]
+    sets: list[tuple[int, ValueFn]] = []
+    where_fn = None
+    if "UPDATE" in action:
+        q = alias or table.name
+        scope = table_scope(table, q) + [
+            ScopeColumn("excluded", sc.name, sc.type_oid, sc.typmod)
+            for sc in table_scope(table, "excluded")]
+        from .update import set_targets
+
+        for pos, e in set_targets(node.expressions, table):
+            sets.append((pos, compile_value(s, e, table.columns[pos], scope, params)))
+        w = node.args.get("where")
+        if w is not None:
+            where_fn = compiler().compile_scalar(w.this, scope, cat, params, s.search_path(),
+                                                 16).fn
+    do_update = "UPDATE" in action
+
+    def apply(sess: SQLSession, writer: Any, rows: list[list[Any]], ctx: Any,
+              out_rows: list[tuple[Any, ...]], returning: Any) -> int:
+        n = 0
+        txn = sess.txn
+        for r in rows:
+            prepared = writer.prepare_rows([list(r)])[0]
+            hit = _find_conflict(txn, table, writer, arbiters, prepared)
+            if hit is None:
+                writer.insert(sess, [list(r)])
+                n += 1
+                if returning is not None:
+                    out_rows.append(returning.project(prepared, ctx))
+                continue
+            if not do_update:
+                continue
+            key, old = hit
+            both = tuple(old) + prepared
+            if where_fn is not None and where_fn(both, ctx) is not True:
+                continue
+            new = list(old)
+            for pos, f in sets:
+                new[pos] = f(both, ctx)
+            writer.update(sess, [key], [old], [new])
+            n += 1
+            if returning is not None:
+                out_rows.append(returning.project(tuple(new), ctx))
+        return n
+
+    return apply
+
+
+def _find_conflict(txn: Any, table: Table, writer: Any, arbiters: list[tuple[int, ...]],
+                   row: tuple[Any, ...]) -> tuple[bytes, tuple[Any, ...]] | None:
+    for cols in arbiters:
+        vals = tuple(row[a - 1] for a in cols)
+        if None in vals:
+            continue
+        if cols == table.primary_key:
+            key = encode_key(vals)
+            old = txn.get(table.space, [key])[0]
+            if old is not None:
+                return key, old
+            continue
+        idx = next(i for i in writer.indexes if i.columns == cols)
+        p = encode_key(vals)
+        for batch in txn.scan(ScanSpec(idx.space, p, prefix_end(p), limit=1)):
+            for entry in batch:
+                key = encode_key(tuple(entry)) if table.primary_key else entry[0]
+                old = txn.get(table.space, [key])[0]
+                if old is not None:
+                    return key, old
+    return None
+
+
+def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> str:
+    """CREATE TABLE name AS query: a table shaped like the query, filled from it."""
+    from ..catalog.model import Column
+    from ..ddl.tables import TableBuilder
+
+    query = tree.expression
+    plan = compiler().plan_query(query, s.catalog(), ParamTypes(), s.search_path())
+    b = TableBuilder(s, schema.oid, name)
+    names = [ident(e) for e in tree.this.expressions] if isinstance(tree.this, exp.Schema) else []
+    for i, c in enumerate(plan.columns):
+        cname = names[i] if i < len(names) else c.name
+        b.columns.append(Column(cname, c.type_oid, c.typmod, i + 1))
+    table = b.finish(())
+    table = s.catalog().table_by_oid(table.oid)
+    writer = writer_for(s, table)
+    ctx = s.exec_context([])
+    n = 0
+    for batch in plan.execute(ctx):
+        writer.insert(s, [list(r) for r in batch], check_unique=False)
+        n += len(batch)
+    return f"SELECT {n}"

@@ -1,0 +1,167 @@
+"""Compiling the value expressions of INSERT/UPDATE (and column defaults) into callables.
+
+Most values in OLTP writes are literals, parameters and `DEFAULT`s, so those
+are compiled here directly into constants or parameter lookups, converted to
+the target column's type once (assignment casts); anything else goes through
+the query compiler's `compile_scalar` with the column's type as the expected
+type (which also drives parameter type inference: `SET abalance = abalance +
+$1` makes $1 an int4).
+
+Every compiled value is `fn(row, ctx) -> value` where `row` is the scope row
+(the old row for UPDATE, empty for INSERT ... VALUES).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...pgtypes import oids as T
+from ..catalog.model import Column, Table
+from ..context import ParamTypes, ScopeColumn
+from ..expr.casts import cast_function
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+ValueFn = Callable[[tuple[Any, ...], Any], Any]
+_UNSET = object()
+
+
+def table_scope(table: Table, qualifier: str | None = None) -> list[ScopeColumn]:
+    """Describes a stored row of `table` (one slot per attnum, dropped ones included)."""
+    q = qualifier or table.name
+    return [ScopeColumn(q, c.name if not c.dropped else f"........pg.dropped.{c.attnum}........",
+                        c.type_oid, c.typmod) for c in table.columns]
+
+
+def literal_value(node: exp.Expression) -> tuple[Any, int]:
+    """Returns (value, type oid) of a constant node, or (_UNSET, 0) if it is not one."""
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this, T.UNKNOWN
+        text = node.this
+        try:
+            v = int(text)
+            return v, T.INT4 if -(2**31) <= v < 2**31 else (T.INT8 if -(2**63) <= v < 2**63
+                                                             else T.NUMERIC)
+        except ValueError:
+            return Decimal(text), T.NUMERIC
+    if isinstance(node, exp.Null):
+        return None, T.UNKNOWN
+    if isinstance(node, exp.Boolean):
+        return bool(node.this), T.BOOL
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        v, t = literal_value(node.this)
+        return -v, t
+    return _UNSET, 0
+
+
+def _assign(src: int, col: Column) -> Callable[[Any], Any] | None:
+    if src == col.type_oid:
+        return None
+    try:
+        return cast_function(src, col.type_oid)
+    except Exception:
+        from ...errors import DatatypeMismatch
+        from ..expr.types import type_name
+
+        raise DatatypeMismatch(
+            f'column "{col.name}" is of type {type_name(col.type_oid)} but expression is of type '
+            f"{type_name(src)}",
+            hint="You will need to rewrite or cast the expression.") from None
+
+
+def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[ScopeColumn],
+                  params: ParamTypes) -> ValueFn:
+    """Compiles one value for column `col` into `fn(row, ctx)`."""
+    v, t = literal_value(node)
+    if v is not _UNSET:
+        if v is None:
+            return lambda row, ctx: None
+        conv = _assign(t, col)
+        const = conv(v) if conv else v
+        return lambda row, ctx: const
+    if isinstance(node, exp.Parameter | exp.Placeholder):
+        n = int(node.this.name if isinstance(node.this, exp.Expression) else node.name or 0)
+        if n:
+            params.infer(n, col.type_oid)
+            ptype = params.get(n)
+            conv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None
+            i = n - 1
+            if conv is None:
+                return lambda row, ctx: ctx.params[i]
+            return lambda row, ctx: None if ctx.params[i] is None else conv(ctx.params[i])
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
+        from ..expr.types import datatype_oid
+
+        oid, typmod = datatype_oid(node.args["to"])
+        v, t = literal_value(node.this)
+        f = cast_function(t, oid, typmod)
+        val = f(v) if f else v
+        conv = _assign(oid, col)
+        const = conv(val) if conv else val
+        return lambda row, ctx: const
+    if isinstance(node, exp.CurrentTimestamp) or (
+            isinstance(node, exp.Anonymous) and node.name.lower() == "now" and not node.expressions):
+        conv = _assign(T.TIMESTAMPTZ, col)
+        if conv is None:
+            return lambda row, ctx: ctx.functions.statement_timestamp
+        return lambda row, ctx: conv(ctx.functions.statement_timestamp)
+    seq = _nextval_target(node)
+    if seq is not None:
+        return _nextval_fn(s, seq, col)
+    from ..statement import compiler
+
+    c = compiler().compile_scalar(node, scope, s.catalog(), params, s.search_path(), col.type_oid)
+    conv = _assign(c.type_oid, col) if c.type_oid not in (T.UNKNOWN, 0) else None
+    fn = c.fn
+    if conv is None:
+        return fn
+    return lambda row, ctx: _apply(conv, fn(row, ctx))
+
+
+def _apply(conv: Callable[[Any], Any], v: Any) -> Any:
+    return None if v is None else conv(v)
+
+
+def _nextval_target(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "nextval" and len(
+            node.expressions) == 1:
+        arg = node.expressions[0]
+        if isinstance(arg, exp.Cast):
+            arg = arg.this
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            return arg.this
+    return None
+
+
+def _nextval_fn(s: SQLSession, name: str, col: Column) -> ValueFn:
+    from ...errors import UndefinedTable
+    from ..ddl.names import find_sequence, parse_qualified
+
+    schema, nm = parse_qualified(name)
+    seq = find_sequence(s.catalog(), schema, nm, s.search_path())
+    if seq is None:
+        raise UndefinedTable(f'relation "{name}" does not exist')
+    oid = seq.oid
+    return lambda row, ctx: ctx.functions.nextval(oid)
+
+
+def compile_default(s: SQLSession, col: Column, table: Table) -> ValueFn:
+    """Compiles a column's DEFAULT (NULL if none; identity columns use their sequence)."""
+    if col.identity:
+        seq = next((q for q in s.catalog().sequences
+                    if q.owned_by == (table.oid, col.attnum)), None)
+        if seq is not None:
+            oid = seq.oid
+            return lambda row, ctx: ctx.functions.nextval(oid)
+    if col.default is None:
+        return lambda row, ctx: None
+    from ..parse import parse_sql
+
+    tree = parse_sql(f"SELECT {col.default}").expressions[0]
+    return compile_value(s, tree, col, [], ParamTypes())

@@ -1,0 +1,77 @@
+"""The SQL engine: pgwire's `Engine`, one per query-engine process.
+
+It owns what sessions share: the transaction manager, the persistent catalog
+(`CatalogStore`, bootstrapped on the first start with the roles `cumulo` and
+`postgres`, the databases `cumulo` and `postgres`, and a `public` schema in
+each), and the set of open sessions. Everything per-client lives in
+`SQLSession`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from typing import Any
+
+from ..errors import InvalidAuthorizationSpecification, InvalidCatalogName
+from ..pgwire.backend import RoleInfo
+from .catalog.store import CatalogStore
+from .session import SQLSession
+
+
+class SQLEngine:
+    """Implements `pgwire.backend.Engine` over a `TxnManager`."""
+
+    def __init__(self, txn_manager: Any) -> None:
+        self.tm = txn_manager
+        self.store = CatalogStore(txn_manager)
+        self.store.bootstrap()
+        self._lock = threading.Lock()
+        self._sessions: set[SQLSession] = set()
+        self._pids = itertools.count((os.getpid() % 1000) * 1000 + 1)
+
+    def role(self, name: str) -> RoleInfo | None:
+        """Looks up a role for authentication."""
+        for db in self.store.snapshot(0).roles:
+            if db.name == name:
+                return RoleInfo(db.name, db.login, db.superuser, db.password)
+        return None
+
+    def open_session(self, user: str, database: str, options: dict[str, str]) -> SQLSession:
+        """Opens a session on a database (3D000 if it does not exist)."""
+        snap = self.store.snapshot(0)
+        db = next((d for d in snap.databases if d.name == database), None)
+        if db is None:
+            raise InvalidCatalogName(f'database "{database}" does not exist')
+        role = next((r for r in snap.roles if r.name == user), None)
+        if role is None:
+            raise InvalidAuthorizationSpecification(f'role "{user}" does not exist')
+        session = SQLSession(self, user, db, options, next(self._pids))
+        session.settings.values["is_superuser"] = "on" if role.superuser else "off"
+        with self._lock:
+            self._sessions.add(session)
+        return session
+
+    def session_closed(self, session: SQLSession) -> None:
+        """Forgets a closed session."""
+        with self._lock:
+            self._sessions.discard(session)
+
+    def sessions(self) -> list[SQLSession]:
+        """The open sessions (for pg_stat_activity)."""
+        with self._lock:
+            return list(self._sessions)
+
+    def load(self) -> int:
+        """The number of open sessions."""
+        return len(self._sessions)
+
+    def close(self) -> None:
+        """Rolls back open sessions, checkpoints and stops the transaction manager."""
+        for s in self.sessions():
+            s.abort_txn()
+        try:
+            self.tm.checkpoint()
+        finally:
+            self.tm.close()

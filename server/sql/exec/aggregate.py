@@ -1,0 +1,200 @@
+"""GROUP BY and aggregate functions, plus the merge of partial aggregates pushed into KiVi.
+
+Input rows are grouped by a compiled key function, batch by batch. Each
+aggregate then runs over its group's rows with one compiled batch function
+for its arguments, and a finaliser built from Python's own `sum`, `min`,
+`max` and `len`, so the per-row cost is a list comprehension, not a call.
+When the optimizer pushed the aggregation into the scan (`Aggregate.pushed`),
+the input is one partial row per region and group, merged here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..expr import codegen as cg
+from ..expr import runtime as rt
+from ..plan import nodes as N
+from .runner import Batch, compiled, executes, rebatch, run
+
+
+def _dedupe(vals: list) -> list:
+    seen: set = set()
+    out = []
+    for v in vals:
+        k = repr(v) if isinstance(v, list) else v
+        if k not in seen:
+            seen.add(k)
+            out.append(v)
+    return out
+
+
+def finish(call: N.AggCall, vals: list) -> Any:
+    """Computes one aggregate from its (filtered, ordered) argument values."""
+    f = call.func
+    if f == "count_star":
+        return len(vals)
+    if f == "array_agg":
+        return [v[0] for v in vals] if vals else None
+    if f == "string_agg":
+        items = [(v[0], v[1] if len(v) > 1 else "") for v in vals if v[0] is not None]
+        if not items:
+            return None
+        out = items[0][0]
+        for s, sep in items[1:]:
+            out = out + (sep or ("" if isinstance(s, str) else b"")) + s
+        return out
+    nn = [v[0] for v in vals if v[0] is not None]
+    if f == "count":
+        return len(nn)
+    if not nn:
+        return None
+    if f == "sum":
+        s = sum(nn)
+        if call.type == T.INT8:
+            return rt.c8(s)
+        if call.type == T.NUMERIC:
+            return Decimal(s)
+        return s
+    if f == "avg":
+        if call.type == T.FLOAT8:
+            return sum(nn) / len(nn)
+        if call.type == T.INTERVAL:
+            return sum(nn[1:], nn[0]) / len(nn)
+        return rt.ndiv(Decimal(sum(nn)), len(nn))
+    if f == "min":
+        return min(nn)
+    if f == "max":
+        return max(nn)
+    if f == "bool_and":
+        return all(nn)
+    if f == "bool_or":
+        return any(nn)
+    if f in ("stddev", "variance"):
+        if len(nn) < 2:
+            return None
+        m = sum(Decimal(x) for x in nn) / len(nn)
+        var = sum((Decimal(x) - m) ** 2 for x in nn) / (len(nn) - 1)
+        r = var.sqrt() if f == "stddev" else var
+        return float(r) if call.type == T.FLOAT8 else r
+    raise AssertionError(f)
+
+
+def _prepare(node: N.Aggregate) -> dict:
+    out: dict[str, Any] = {"key": cg.key_function(node.groups) if node.groups else None}
+    per = []
+    for a in node.aggs:
+        args = cg.project_function(a.args) if a.args else None
+        flt = cg.filter_function(a.filter) if a.filter is not None else None
+        order = [(cg.sort_key_function(k.expr, k.desc == k.nulls_first), k.desc)
+                 for k in a.order]
+        per.append((args, flt, order))
+    out["per"] = per
+    return out
+
+
+def aggregate_rows(node: N.Aggregate, groups: dict, ctx: Any) -> list[tuple]:
+    """Finishes every group: keys followed by aggregate values."""
+    prep = compiled(node, "prep", lambda: _prepare(node))
+    out = []
+    for key, rows in groups.items():
+        vals = []
+        for call, (args, flt, order) in zip(node.aggs, prep["per"], strict=True):
+            rs = flt(rows, ctx) if flt is not None else rows
+            if order:
+                rs = list(rs)
+                for fn, desc in reversed(order):
+                    rs.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)
+            av = args(rs, ctx) if args is not None else rs
+            if call.distinct:
+                av = _dedupe(av)
+            vals.append(finish(call, av))
+        out.append((*key, *vals))
+    return out
+
+
+@executes(N.Aggregate)
+def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
+    if node.pushed:
+        yield from _merge_partials(node, ctx)
+        return
+    prep = compiled(node, "prep", lambda: _prepare(node))
+    key = prep["key"]
+    groups: dict = {}
+    for b in run(node.child, ctx):
+        ctx.check_cancel()
+        if key is None:
+            groups.setdefault((), []).extend(b)
+            continue
+        for row in b:
+            k = key(row, ctx)
+            g = groups.get(k)
+            if g is None:
+                try:
+                    groups[k] = [row]
+                except TypeError:
+                    groups.setdefault(repr(k), []).append(row)
+            else:
+                g.append(row)
+    if not node.groups and not groups:
+        groups[()] = []
+    if any(isinstance(k, str) for k in groups) and node.groups:
+        fixed: dict = {}
+        for k, rows in groups.items():
+            fixed[key(rows[0], ctx) if isinstance(k, str) else k] = rows
+        groups = fixed
+    yield from rebatch(aggregate_rows(node, groups, ctx))
+
+
+def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
+    ng = len(node.groups)
+    merged: dict = {}
+    for b in run(node.child, ctx):
+        for row in b:
+            k = row[:ng]
+            cur = merged.get(k)
+            if cur is None:
+                merged[k] = list(row[ng:])
+                continue
+            for i, (fname, _col) in enumerate(node.child.aggregate.aggs):
+                v = row[ng + i]
+                if v is None:
+                    continue
+                if cur[i] is None:
+                    cur[i] = v
+                elif fname in ("count", "count_star", "sum"):
+                    cur[i] = cur[i] + v
+                elif fname == "min":
+                    cur[i] = min(cur[i], v)
+                elif fname == "max":
+                    cur[i] = max(cur[i], v)
+    if not node.groups and not merged:
+        merged[()] = [0 if f in ("count", "count_star") else None
+                      for f, _ in node.child.aggregate.aggs]
+    out = []
+    for k, parts in merged.items():
+        vals = []
+        pi = 0
+        for call in node.aggs:
+            if call.func == "avg":
+                s, c = parts[pi], parts[pi + 1]
+                pi += 2
+                if not c:
+                    vals.append(None)
+                elif call.type == T.FLOAT8:
+                    vals.append(s / c)
+                else:
+                    vals.append(rt.ndiv(Decimal(s), c))
+                continue
+            v = parts[pi]
+            pi += 1
+            if call.func in ("count", "count_star"):
+                v = v or 0
+            elif call.func == "sum" and v is not None:
+                v = rt.c8(v) if call.type == T.INT8 else Decimal(v) if call.type == T.NUMERIC else v
+            vals.append(v)
+        out.append((*k, *vals))
+    yield from rebatch(out)

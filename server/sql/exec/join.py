@@ -1,0 +1,120 @@
+"""Joins: nested loop, hash, merge and LATERAL (the right side re-run per left row).
+
+All four produce left + right concatenated rows and pad the missing side
+with NULLs for outer joins. The hash join builds on the right input, keyed
+by the compiled right key; NULL keys never match, as in SQL. The merge join
+is a hash join over inputs the optimizer found ordered, kept separate so
+EXPLAIN shows the choice; it streams the left side either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..expr import codegen as cg
+from ..plan import nodes as N
+from .runner import Batch, compiled, executes, rebatch, rows_of, run
+
+
+def _residual(node: N.Join, key: str, e: Any):
+    return compiled(node, key, lambda: cg.row_function(e) if e is not None else None)
+
+
+def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
+    cond = _residual(node, "cond", node.cond)
+    nl, nr = len(node.left.cols), len(node.right.cols)
+    lpad, rpad = (None,) * nl, (None,) * nr
+    kind = node.kind
+    matched_right: set[int] = set()
+    static_right = None
+    for lb in run(node.left, ctx):
+        out = []
+        for lrow in lb:
+            rrows = right_rows_for(lrow) if static_right is None else static_right
+            hit = False
+            for j, rrow in enumerate(rrows):
+                row = lrow + rrow
+                if cond is None or cond(row, ctx) is True:
+                    out.append(row)
+                    hit = True
+                    if kind in ("right", "full"):
+                        matched_right.add(j)
+            if not hit and kind in ("left", "full"):
+                out.append(lrow + rpad)
+        if out:
+            yield from rebatch(out)
+        ctx.check_cancel()
+    if kind in ("right", "full"):
+        rrows = right_rows_for(None)
+        extra = [lpad + r for j, r in enumerate(rrows) if j not in matched_right]
+        yield from rebatch(extra)
+
+
+@executes(N.Join)
+def run_join(node: N.Join, ctx: Any) -> Iterator[Batch]:
+    if node.lateral:
+        yield from _lateral(node, ctx)
+        return
+    if node.algo in ("hash", "merge") and node.left_keys:
+        yield from _hash(node, ctx)
+        return
+    cache: list = []
+
+    def right_rows(_lrow: Any) -> list:
+        if not cache:
+            cache.append(rows_of(node.right, ctx))
+        return cache[0]
+
+    yield from _nested(node, ctx, right_rows)
+
+
+def _lateral(node: N.Join, ctx: Any) -> Iterator[Batch]:
+    outer = ctx.__dict__.setdefault("outer", [])
+
+    def right_rows(lrow: Any) -> list:
+        if lrow is None:
+            return []
+        outer.append(lrow)
+        try:
+            return rows_of(node.right, ctx)
+        finally:
+            outer.pop()
+
+    yield from _nested(node, ctx, right_rows)
+
+
+def _hash(node: N.Join, ctx: Any) -> Iterator[Batch]:
+    lkey = compiled(node, "lkey", lambda: cg.key_function(node.left_keys))
+    rkey = compiled(node, "rkey", lambda: cg.key_function(node.right_keys))
+    resid = _residual(node, "resid", node.residual)
+    table: dict = {}
+    right = rows_of(node.right, ctx)
+    for j, r in enumerate(right):
+        k = rkey(r, ctx)
+        if None in k:
+            continue
+        table.setdefault(k, []).append(j)
+    nl, nr = len(node.left.cols), len(node.right.cols)
+    lpad, rpad = (None,) * nl, (None,) * nr
+    kind = node.kind
+    matched: set[int] = set()
+    for lb in run(node.left, ctx):
+        out = []
+        for lrow in lb:
+            k = lkey(lrow, ctx)
+            hit = False
+            for j in table.get(k, ()) if None not in k else ():
+                row = lrow + right[j]
+                if resid is None or resid(row, ctx) is True:
+                    out.append(row)
+                    hit = True
+                    if kind in ("right", "full"):
+                        matched.add(j)
+            if not hit and kind in ("left", "full"):
+                out.append(lrow + rpad)
+        if out:
+            yield from rebatch(out)
+        ctx.check_cancel()
+    if kind in ("right", "full"):
+        yield from rebatch([lpad + r for j, r in enumerate(right) if j not in matched])

@@ -1,0 +1,346 @@
+"""The executor's dispatch and its simple operators: each node runs as a generator of batches.
+
+`run(node, ctx)` looks the node's class up in `EXECUTORS` once per node per
+execution, never per row. Expressions are compiled on first use and kept on
+the node (`compiled`), so every later execution of a cached plan reuses them.
+Operators that must see all input (sort, distinct, set operations) collect
+batches and re-emit them in `BATCH`-sized slices.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ...errors import InvalidParameterValue
+from ..expr import codegen as cg
+from ..plan import nodes as N
+
+BATCH = 1024
+Batch = list[tuple]
+EXECUTORS: dict[type, Callable[[Any, Any], Iterator[Batch]]] = {}
+
+
+def executes(cls: type) -> Callable:
+    """Registers the executor of a node class."""
+
+    def wrap(fn: Callable) -> Callable:
+        EXECUTORS[cls] = fn
+        return fn
+
+    return wrap
+
+
+def run(node: N.Node, ctx: Any) -> Iterator[Batch]:
+    """Runs a plan node, yielding non-empty batches."""
+    stats = ctx.__dict__.get("analyze")
+    if stats is None:
+        return EXECUTORS[type(node)](node, ctx)
+    return _counted(node, ctx, stats)
+
+
+def _counted(node: N.Node, ctx: Any, stats: dict) -> Iterator[Batch]:
+    import time
+
+    entry = stats.setdefault(id(node), [0, 0.0, 0])
+    entry[2] += 1
+    it = EXECUTORS[type(node)](node, ctx)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            b = next(it)
+        except StopIteration:
+            entry[1] += time.perf_counter() - t0
+            return
+        entry[1] += time.perf_counter() - t0
+        entry[0] += len(b)
+        yield b
+
+
+def compiled(node: Any, key: str, build: Callable[[], Any]) -> Any:
+    """Returns the node's compiled function `key`, building it on first use."""
+    cache = node.__dict__.setdefault("_compiled", {})
+    fn = cache.get(key)
+    if fn is None:
+        fn = cache[key] = build()
+    return fn
+
+
+def rows_of(node: N.Node, ctx: Any) -> list[tuple]:
+    """Runs a node to completion and returns all its rows."""
+    out: list[tuple] = []
+    for b in run(node, ctx):
+        out.extend(b)
+    return out
+
+
+def rebatch(rows: list[tuple]) -> Iterator[Batch]:
+    """Yields a list of rows in BATCH-sized slices."""
+    for i in range(0, len(rows), BATCH):
+        yield rows[i : i + BATCH]
+
+
+def cache_of(ctx: Any) -> dict:
+    """The per-execution cache (materialised CTEs, uncorrelated subquery results)."""
+    return ctx.__dict__.setdefault("plan_cache", {})
+
+
+@executes(N.Values)
+def run_values(node: N.Values, ctx: Any) -> Iterator[Batch]:
+    fn = compiled(node, "rows", lambda: [cg.row_function(N_row(r)) for r in node.rows])
+    out = [f((), ctx) for f in fn]
+    if out:
+        yield out
+
+
+def N_row(exprs: list) -> Any:
+    """Wraps a VALUES row as one `row` expression."""
+    from ..expr.bound import E
+
+    return E("row", None, list(exprs))
+
+
+@executes(N.Filter)
+def run_filter(node: N.Filter, ctx: Any) -> Iterator[Batch]:
+    fn = compiled(node, "pred", lambda: cg.filter_function(node.pred))
+    for b in run(node.child, ctx):
+        ctx.check_cancel()
+        out = fn(b, ctx)
+        if out:
+            yield out
+
+
+@executes(N.Project)
+def run_project(node: N.Project, ctx: Any) -> Iterator[Batch]:
+    fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
+    for b in run(node.child, ctx):
+        yield fn(b, ctx)
+
+
+@executes(N.ProjectSet)
+def run_project_set(node: N.ProjectSet, ctx: Any) -> Iterator[Batch]:
+    def build() -> list:
+        fns = []
+        for e, is_srf in zip(node.exprs, node.srf, strict=True):
+            if is_srf:
+                args = cg.project_function(e.args) if e.args else None
+                fns.append((True, e.data, args))
+            else:
+                fns.append((False, cg.row_function(e), None))
+        return fns
+
+    fns = compiled(node, "fns", build)
+    for b in run(node.child, ctx):
+        out: list[tuple] = []
+        for row in b:
+            cols: list[Any] = []
+            for is_srf, f, args in fns:
+                if not is_srf:
+                    cols.append((False, f(row, ctx)))
+                    continue
+                a = args([row], ctx)[0] if args else ()
+                if f.strict and any(x is None for x in a):
+                    cols.append((True, []))
+                else:
+                    pre = (ctx.functions,) if f.needs_context else ()
+                    cols.append((True, list(f.impl(*pre, *a))))
+            n = max((len(v) for s, v in cols if s), default=1)
+            for i in range(n):
+                out.append(tuple((v[i] if i < len(v) else None) if s else v for s, v in cols))
+        if out:
+            yield out
+
+
+@executes(N.Sort)
+def run_sort(node: N.Sort, ctx: Any) -> Iterator[Batch]:
+    def build() -> list:
+        return [(cg.sort_key_function(k.expr, k.desc == k.nulls_first), k.desc)
+                for k in node.keys]
+
+    keys = compiled(node, "keys", build)
+    rows = rows_of(node.child, ctx)
+    for fn, desc in reversed(keys):
+        rows.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)
+    yield from rebatch(rows)
+
+
+def _count(e: Any, ctx: Any, what: str) -> int | None:
+    if e is None:
+        return None
+    v = cg.row_function(e)((), ctx)
+    if v is not None and v < 0:
+        raise InvalidParameterValue(f"{what} must not be negative", sqlstate=(
+            "2201W" if what == "LIMIT" else "2201X"))
+    return v
+
+
+@executes(N.Limit)
+def run_limit(node: N.Limit, ctx: Any) -> Iterator[Batch]:
+    lim = _count(node.limit, ctx, "LIMIT")
+    off = _count(node.offset, ctx, "OFFSET") or 0
+    if lim == 0:
+        return
+    for b in run(node.child, ctx):
+        if off:
+            if off >= len(b):
+                off -= len(b)
+                continue
+            b = b[off:]
+            off = 0
+        if lim is not None:
+            if len(b) >= lim:
+                yield b[:lim]
+                return
+            lim -= len(b)
+        yield b
+
+
+@executes(N.Distinct)
+def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
+    key = compiled(node, "key", lambda: cg.key_function(node.on) if node.on else None)
+    seen: set = set()
+    for b in run(node.child, ctx):
+        out = []
+        for row in b:
+            k = key(row, ctx) if key else row
+            try:
+                if k in seen:
+                    continue
+                seen.add(k)
+            except TypeError:  # unhashable values (arrays): compare by repr
+                rk = repr(k)
+                if rk in seen:
+                    continue
+                seen.add(rk)
+            out.append(row)
+        if out:
+            yield out
+
+
+def _hashable(row: tuple) -> Any:
+    try:
+        hash(row)
+        return row
+    except TypeError:
+        return repr(row)
+
+
+@executes(N.SetOp)
+def run_setop(node: N.SetOp, ctx: Any) -> Iterator[Batch]:
+    if node.op == "union":
+        if node.all:
+            for b in itertools.chain(run(node.left, ctx), run(node.right, ctx)):
+                yield b
+            return
+        seen: set = set()
+        for b in itertools.chain(run(node.left, ctx), run(node.right, ctx)):
+            out = []
+            for row in b:
+                k = _hashable(row)
+                if k not in seen:
+                    seen.add(k)
+                    out.append(row)
+            if out:
+                yield out
+        return
+    right: dict = {}
+    for row in rows_of(node.right, ctx):
+        k = _hashable(row)
+        right[k] = right.get(k, 0) + 1
+    out = []
+    emitted: set = set()
+    for row in rows_of(node.left, ctx):
+        k = _hashable(row)
+        n = right.get(k, 0)
+        if node.op == "intersect":
+            if n > 0:
+                if node.all:
+                    right[k] = n - 1
+                    out.append(row)
+                elif k not in emitted:
+                    emitted.add(k)
+                    out.append(row)
+        else:
+            if node.all:
+                if n > 0:
+                    right[k] = n - 1
+                else:
+                    out.append(row)
+            elif n == 0 and k not in emitted:
+                emitted.add(k)
+                out.append(row)
+    yield from rebatch(out)
+
+
+@executes(N.CTEScan)
+def run_cte(node: N.CTEScan, ctx: Any) -> Iterator[Batch]:
+    cache = cache_of(ctx)
+    key = ("cte", id(node.cte))
+    rows = cache.get(key)
+    if rows is None:
+        rows = cache[key] = rows_of(node.cte.plan, ctx)
+    yield from rebatch(rows)
+
+
+@executes(N.WorkTableScan)
+def run_worktable(node: N.WorkTableScan, ctx: Any) -> Iterator[Batch]:
+    rows = cache_of(ctx).get(("wt", id(node.worktable))) or []
+    yield from rebatch(rows)
+
+
+@executes(N.RecursiveUnion)
+def run_recursive(node: N.RecursiveUnion, ctx: Any) -> Iterator[Batch]:
+    cache = cache_of(ctx)
+    key = ("wt", id(node.worktable))
+    seen: set = set()
+    work = []
+    for row in rows_of(node.anchor, ctx):
+        k = _hashable(row)
+        if node.all or k not in seen:
+            seen.add(k)
+            work.append(row)
+    total = 0
+    while work:
+        yield from rebatch(work)
+        total += len(work)
+        cache[key] = work
+        for k in [k for k in cache if k[0] == "cte"]:
+            pass
+        nxt = []
+        for row in rows_of(node.recursive, ctx):
+            k = _hashable(row)
+            if node.all or k not in seen:
+                seen.add(k)
+                nxt.append(row)
+        work = nxt
+        ctx.check_cancel()
+    cache.pop(key, None)
+
+
+@executes(N.FunctionScan)
+def run_function(node: N.FunctionScan, ctx: Any) -> Iterator[Batch]:
+    e = node.call
+    fd = e.data
+    args_fn = compiled(node, "args", lambda: cg.project_function(e.args) if e.args else None)
+    outer = ctx.__dict__.setdefault("outer", [])
+    args = args_fn([outer[-1] if outer else ()], ctx)[0] if args_fn else ()
+    if fd.strict and any(a is None for a in args):
+        return
+    pre = (ctx.functions,) if fd.needs_context else ()
+    result = fd.impl(*pre, *args)
+    if not fd.set_returning:
+        result = [result]
+    if node.multi:
+        rows = [tuple(r) for r in result]
+    else:
+        rows = [(v,) for v in result]
+    if node.ordinality:
+        rows = [(*r, i + 1) for i, r in enumerate(rows)]
+    yield from rebatch(rows)
+
+
+@executes(N.VirtualScan)
+def run_virtual(node: N.VirtualScan, ctx: Any) -> Iterator[Batch]:
+    rows = [tuple(r) for r in node.vtable.rows(ctx.functions)]
+    yield from rebatch(rows)

@@ -1,0 +1,116 @@
+"""Base-table access: KiVi scans (with pushed filters, ranges, limits, partial aggregates),
+primary-key point gets, and secondary-index lookups.
+
+Rows arrive as tuples holding every column slot in attnum order. When the
+plan needs `ctid`, the scan asks for keys (`with_keys`) and moves the key to
+the end of the row, where the planner placed the hidden ctid column.
+Parameter leaves in pushed filter IR, `("param", n)`, are replaced by the
+execution's values before the scan is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...txn.api import ScanSpec
+from ..expr import codegen as cg
+from ..plan import nodes as N
+from .keys import encode_key, prefix_upper_bound
+from .runner import Batch, compiled, executes
+
+
+def bind_ir(ir: Any, params: list[Any]) -> Any:
+    """Replaces ("param", n) leaves of a filter IR with the parameter values."""
+    if not isinstance(ir, tuple):
+        if isinstance(ir, list):
+            return [bind_ir(x, params) for x in ir]
+        return ir
+    if ir and ir[0] == "param":
+        return ("const", params[ir[1] - 1])
+    return tuple(bind_ir(x, params) for x in ir)
+
+
+def _values(node: Any, key: str, exprs: list | None, ctx: Any) -> tuple | None:
+    if exprs is None:
+        return None
+    fn = compiled(node, key, lambda: cg.key_function(exprs))
+    return fn((), ctx)
+
+
+def key_range(node: Any, ctx: Any) -> tuple[bytes | None, bytes | None, bool]:
+    """Returns (lo, hi) keys for the node's bounds; the flag is False when a bound is NULL."""
+    lo_v = _values(node, "lo", node.lo, ctx)
+    hi_v = _values(node, "hi", node.hi, ctx)
+    if (lo_v and any(v is None for v in lo_v)) or (hi_v and any(v is None for v in hi_v)):
+        return None, None, False
+    lo = hi = None
+    if lo_v is not None:
+        lo = encode_key(lo_v)
+        if node.lo_strict:
+            lo = prefix_upper_bound(lo)
+    if hi_v is not None:
+        hi = encode_key(hi_v)
+        if not node.hi_strict:
+            hi = prefix_upper_bound(hi)
+    return lo, hi, True
+
+
+@executes(N.Scan)
+def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
+    lo, hi, ok = key_range(node, ctx)
+    if not ok:
+        return
+    limit = None
+    if node.limit is not None:
+        limit = cg.row_function(node.limit)((), ctx)
+        if limit is not None and limit <= 0:
+            return
+    ir = bind_ir(node.ir, ctx.params) if node.ir is not None else None
+    spec = ScanSpec(space=node.table.space, lo=lo, hi=hi, filter=ir, limit=limit,
+                    aggregate=node.aggregate, with_keys=node.with_keys, reverse=node.reverse)
+    for b in ctx.txn.scan(spec):
+        ctx.check_cancel()
+        if node.with_keys:
+            b = [(*r[1:], r[0]) for r in b]
+        if b:
+            yield b
+
+
+@executes(N.PointGet)
+def run_point_get(node: N.PointGet, ctx: Any) -> Iterator[Batch]:
+    fn = compiled(node, "keys", lambda: cg.project_function([e for k in node.keys for e in k]))
+    flat = fn([()], ctx)[0]
+    width = len(node.keys[0]) if node.keys else 0
+    keys = []
+    for i in range(0, len(flat), width):
+        vals = flat[i : i + width]
+        if None not in vals:
+            keys.append(encode_key(vals))
+    if not keys:
+        return
+    rows = ctx.txn.get(node.table.space, keys)
+    if node.with_keys:
+        out = [(*r, k) for r, k in zip(rows, keys, strict=True) if r is not None]
+    else:
+        out = [r for r in rows if r is not None]
+    if out:
+        yield out
+
+
+@executes(N.IndexLookup)
+def run_index(node: N.IndexLookup, ctx: Any) -> Iterator[Batch]:
+    lo, hi, ok = key_range(node, ctx)
+    if not ok:
+        return
+    spec = ScanSpec(space=node.index.space, lo=lo, hi=hi)
+    for b in ctx.txn.scan(spec):
+        ctx.check_cancel()
+        keys = [encode_key(tuple(pk)) for pk in b]
+        rows = ctx.txn.get(node.table.space, keys)
+        if node.with_keys:
+            out = [(*r, k) for r, k in zip(rows, keys, strict=True) if r is not None]
+        else:
+            out = [r for r in rows if r is not None]
+        if out:
+            yield out

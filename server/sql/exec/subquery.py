@@ -1,0 +1,108 @@
+"""Sub-plans evaluated inside expressions: scalar subqueries, EXISTS, IN / ANY / ALL, ARRAY(...).
+
+A sub-plan runs with the current row pushed on `ctx.outer`, where its
+`outer` references find it. Uncorrelated sub-plans (no reference to any
+enclosing row) run once per execution; their result is cached per plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import CardinalityViolation
+from ..expr import codegen as cg
+from ..plan import nodes as N
+from .runner import cache_of, run
+
+
+def _correlated(plan: N.Node) -> bool:
+    cached = plan.__dict__.get("_correlated")
+    if cached is None:
+        cached = False
+        for n in N.walk(plan):
+            for v in vars(n).values():
+                for e in _exprs(v):
+                    for x in e.walk():
+                        if x.kind == "outer":
+                            cached = True
+                        elif x.kind in ("subquery", "exists", "array_sub", "in_sub"):
+                            sub = x.data[0] if x.kind == "in_sub" else x.data
+                            cached = cached or _correlated(sub)
+        plan.__dict__["_correlated"] = cached
+    return cached
+
+
+def _exprs(v: Any):
+    from ..expr.bound import E
+
+    if isinstance(v, E):
+        yield v
+    elif isinstance(v, list):
+        for x in v:
+            if isinstance(x, E):
+                yield x
+            elif isinstance(x, list):
+                yield from _exprs(x)
+            elif isinstance(x, N.SortKey):
+                yield x.expr
+            elif isinstance(x, N.AggCall | N.WinCall):
+                yield from _exprs(x.args)
+                if isinstance(x, N.WinCall):
+                    yield from _exprs(x.partition)
+
+
+def _rows(plan: N.Node, row: tuple, ctx: Any, first_only: bool = False, limit: int = 0) -> list:
+    corr = _correlated(plan)
+    if not corr:
+        cache = cache_of(ctx)
+        key = ("sub", id(plan), first_only)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+    outer = ctx.__dict__.setdefault("outer", [])
+    outer.append(row)
+    out: list = []
+    try:
+        for b in run(plan, ctx):
+            out.extend(b)
+            if limit and len(out) >= limit:
+                break
+    finally:
+        outer.pop()
+    if not corr:
+        cache_of(ctx)[("sub", id(plan), first_only)] = out
+    return out
+
+
+def scalar(plan: N.Node, row: tuple, ctx: Any) -> Any:
+    """(SELECT ...) as a value: NULL for no row, 21000 for several."""
+    rows = _rows(plan, row, ctx, limit=2)
+    if not rows:
+        return None
+    if len(rows) > 1:
+        raise CardinalityViolation("more than one row returned by a subquery used as an expression")
+    return rows[0][0]
+
+
+def exists(plan: N.Node, row: tuple, ctx: Any) -> bool:
+    """EXISTS (SELECT ...)."""
+    return bool(_rows(plan, row, ctx, first_only=True, limit=1))
+
+
+def in_sub(v: Any, plan: N.Node, row: tuple, ctx: Any, op: Any, is_all: bool) -> bool | None:
+    """v IN (SELECT ...), v op ANY/ALL (SELECT ...)."""
+    from ..expr.runtime import any_op
+
+    rows = _rows(plan, row, ctx)
+    if not rows:
+        return is_all
+    return any_op(v, [r[0] for r in rows], op, is_all)
+
+
+def array(plan: N.Node, row: tuple, ctx: Any) -> list:
+    """ARRAY(SELECT ...)."""
+    return [r[0] for r in _rows(plan, row, ctx)]
+
+
+cg.SUBQUERY_RUNTIME.update(scalar=scalar, exists=exists, array=array)
+cg.SUBQUERY_RUNTIME["in"] = in_sub

@@ -1,0 +1,762 @@
+"""The expression binder: sqlglot expression -> typed `E`, resolving names against a scope.
+
+This module stays whole (about 600 lines) because it is one recursive
+function over sqlglot's node classes; splitting it would scatter one
+dispatch table. Column references resolve in the innermost scope first, then
+outward (becoming `outer` references and marking the inner scopes as
+correlated). In grouped scopes, expressions that match a GROUP BY key or an
+aggregate call are replaced by the Aggregate node's output columns; other
+column references raise 42803. Parameters take the type of the operand they
+meet, as PostgreSQL infers them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from ...errors import (
+    AmbiguousColumn,
+    DatatypeMismatch,
+    FeatureNotSupported,
+    GroupingError,
+    UndefinedColumn,
+    UndefinedFunction,
+    WindowingError,
+)
+from ...pgtypes import oids as T
+from . import runtime as rt
+from . import types as ty
+from .bound import E, const
+from .casts import cast_function, text_to_interval
+from .functions import coerce, resolve, return_type
+
+AGG_CLASSES = {
+    exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max",
+    exp.GroupConcat: "string_agg", exp.ArrayAgg: "array_agg", exp.LogicalAnd: "bool_and",
+    exp.LogicalOr: "bool_or",
+}
+AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
+             "bool_or", "every", "json_agg", "stddev", "variance"}
+WINDOW_ONLY = {"row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value",
+               "ntile", "percent_rank", "cume_dist", "nth_value"}
+
+
+@dataclass
+class Scope:
+    """The columns an expression may reference, plus replacements for grouped/windowed queries."""
+
+    cols: list[Any]  # plan.nodes.PCol
+    parent: Scope | None = None
+    repl: dict[exp.Expression, E] = field(default_factory=dict)
+    group_from: Scope | None = None  # grouped: the pre-aggregation scope
+    group_map: dict[int, int] = field(default_factory=dict)  # pre-agg col index -> output index
+    correlated: bool = False
+    aggregates_allowed: str | None = None  # None: allowed; else the clause name for the error
+
+    def find(self, name: str, qualifier: str | None) -> int | None:
+        """Returns the index of a visible column, None if absent; 42702 if ambiguous."""
+        hits = [
+            i for i, c in enumerate(self.cols)
+            if c.name == name and not c.dropped and (qualifier is None or c.qualifier == qualifier)
+        ]
+        if len(hits) > 1 and qualifier is None:
+            visible = [i for i in hits if not self.cols[i].hidden]
+            if len(visible) == 1:
+                return visible[0]
+            raise AmbiguousColumn(f'column reference "{name}" is ambiguous')
+        return hits[0] if hits else None
+
+    def has_qualifier(self, q: str) -> bool:
+        return any(c.qualifier == q for c in self.cols)
+
+
+def func_name(node: exp.Expression) -> str:
+    """Returns the lower-case PostgreSQL function name of a sqlglot function node."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    sql = node.sql("postgres")
+    return sql.split("(", 1)[0].strip().lower()
+
+
+def func_args(node: exp.Expression) -> list[exp.Expression]:
+    """Returns a function node's arguments in PostgreSQL's order."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    out: list[exp.Expression] = []
+    for key in node.arg_types:
+        v = node.args.get(key)
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, list):
+            out.extend(v)
+        elif isinstance(v, exp.Expression):
+            out.append(v)
+    return out
+
+
+def is_aggregate(node: exp.Expression) -> bool:
+    """True for an aggregate call (not a window function)."""
+    if isinstance(node, exp.Filter):
+        return is_aggregate(node.this)
+    if isinstance(node.parent, exp.Window) and node.parent.this is node:
+        return False
+    if type(node) in AGG_CLASSES:
+        return True
+    return isinstance(node, exp.Anonymous) and node.name.lower() in AGG_NAMES
+
+
+def find_aggregates(node: exp.Expression) -> list[exp.Expression]:
+    """Finds aggregate calls in an expression, not inside subqueries."""
+    out: list[exp.Expression] = []
+
+    def visit(n: exp.Expression) -> None:
+        if isinstance(n, exp.Subquery | exp.Select | exp.Exists | exp.Union):
+            return
+        if is_aggregate(n):
+            out.append(n)
+            return
+        for child in n.iter_expressions():
+            visit(child)
+
+    visit(node)
+    return out
+
+
+def find_windows(node: exp.Expression) -> list[exp.Window]:
+    """Finds window function calls in an expression, not inside subqueries."""
+    out: list[exp.Window] = []
+
+    def visit(n: exp.Expression) -> None:
+        if isinstance(n, exp.Subquery | exp.Select | exp.Exists | exp.Union):
+            return
+        if isinstance(n, exp.Window):
+            out.append(n)
+            return
+        for child in n.iter_expressions():
+            visit(child)
+
+    visit(node)
+    return out
+
+
+_CMP_CLASSES = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">",
+                exp.GTE: ">="}
+_ARITH = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.Pow: "^",
+          exp.IntDiv: "/"}
+
+
+class Binder:
+    """Binds expressions of one query level; `planner` builds sub-plans for subqueries."""
+
+    def __init__(self, planner: Any, scope: Scope) -> None:
+        self.planner = planner
+        self.scope = scope
+        self.params = planner.params
+
+    # -- entry points --------------------------------------------------------------------------
+
+    def bind(self, node: exp.Expression) -> E:
+        """Returns the bound form of `node`."""
+        if self.scope.repl:
+            hit = self.scope.repl.get(node)
+            if hit is not None:
+                return hit
+        method = getattr(self, "b_" + type(node).__name__, None)
+        if method is None:
+            if isinstance(node, exp.Func):
+                return self.b_function(node)
+            raise FeatureNotSupported(f"unsupported expression: {node.sql('postgres')}")
+        return method(node)
+
+    def bind_bool(self, node: exp.Expression, clause: str) -> E:
+        """Binds a condition (WHERE, ON, HAVING) and checks that it is boolean."""
+        e = self.bind(node)
+        e = coerce(e, T.BOOL, params=self.params) if e.type in (T.UNKNOWN,) else e
+        if e.type != T.BOOL:
+            raise DatatypeMismatch(
+                f"argument of {clause} must be type boolean, not type {ty.type_name(e.type)}"
+            )
+        return e
+
+    # -- leaves --------------------------------------------------------------------------------
+
+    def b_Paren(self, node: exp.Paren) -> E:
+        return self.bind(node.this)
+
+    def b_Alias(self, node: exp.Alias) -> E:
+        return self.bind(node.this)
+
+    def b_Literal(self, node: exp.Literal) -> E:
+        if node.is_string:
+            return E("const", node.this, [], T.UNKNOWN)
+        s = node.this
+        if "." in s or "e" in s.lower():
+            return const(Decimal(s), T.NUMERIC)
+        v = int(s)
+        if -(2**31) <= v < 2**31:
+            return const(v, T.INT4)
+        if -(2**63) <= v < 2**63:
+            return const(v, T.INT8)
+        return const(Decimal(v), T.NUMERIC)
+
+    def b_Boolean(self, node: exp.Boolean) -> E:
+        return E("const", bool(node.this), [], T.BOOL, -1, "bool")
+
+    def b_Null(self, node: exp.Null) -> E:
+        return E("const", None, [], T.UNKNOWN)
+
+    def b_HexString(self, node: exp.HexString) -> E:
+        return E("const", node.this, [], T.UNKNOWN)
+
+    def b_Parameter(self, node: exp.Parameter) -> E:
+        n = int(node.this.this if isinstance(node.this, exp.Expression) else node.this)
+        return E("param", n, [], self.params.get(n) or T.UNKNOWN)
+
+    def b_Placeholder(self, node: exp.Placeholder) -> E:
+        n = int(node.name) if node.name and node.name.isdigit() else 1
+        return E("param", n, [], self.params.get(n) or T.UNKNOWN)
+
+    def b_Column(self, node: exp.Column) -> E:
+        name = node.name
+        qual = node.table or None
+        if isinstance(node.this, exp.Star):
+            raise FeatureNotSupported("* is only allowed in a select list")
+        return self.column(name, qual, node)
+
+    def b_Identifier(self, node: exp.Identifier) -> E:
+        return self.column(node.name, None, node)
+
+    def b_Var(self, node: exp.Var) -> E:
+        return self.column(node.name.lower(), None, node)
+
+    def column(self, name: str, qual: str | None, node: exp.Expression) -> E:
+        """Resolves a column reference through the scope chain."""
+        scope: Scope | None = self.scope
+        depth = 0
+        crossed: list[Scope] = []
+        while scope is not None:
+            grouped = scope.group_from
+            look = grouped if grouped is not None else scope
+            idx = look.find(name, qual)
+            if idx is not None:
+                c = look.cols[idx]
+                if grouped is not None:
+                    if idx not in scope.group_map:
+                        shown = f"{qual}.{name}" if qual else (
+                            f"{c.qualifier}.{name}" if c.qualifier else name)
+                        raise GroupingError(
+                            f'column "{shown}" must appear in the GROUP BY clause or be used '
+                            "in an aggregate function"
+                        )
+                    idx = scope.group_map[idx]
+                    c = scope.cols[idx]
+                for s in crossed:
+                    s.correlated = True
+                if depth == 0:
+                    return E("col", idx, [], c.type, c.typmod, name)
+                return E("outer", (depth, idx), [], c.type, c.typmod, name)
+            crossed.append(scope)
+            scope = scope.parent
+            depth += 1
+        if qual and not any(s.has_qualifier(qual) for s in self._chain()):
+            from ...errors import UndefinedTable
+
+            raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
+        shown = f"{qual}.{name}" if qual else name
+        raise UndefinedColumn(f"column {shown} does not exist")
+
+    def _chain(self):
+        s = self.scope
+        while s is not None:
+            yield s.group_from or s
+            s = s.parent
+
+    # -- operators -----------------------------------------------------------------------------
+
+    def unify(self, a: E, b: E) -> tuple[E, E]:
+        """Coerces two operands of a comparison to a common type, inferring parameters."""
+        if a.type == T.UNKNOWN and b.type != T.UNKNOWN:
+            a = coerce(a, b.type, params=self.params)
+        elif b.type == T.UNKNOWN and a.type != T.UNKNOWN:
+            b = coerce(b, a.type, params=self.params)
+        elif a.type == T.UNKNOWN and b.type == T.UNKNOWN:
+            a, b = coerce(a, T.TEXT, params=self.params), coerce(b, T.TEXT, params=self.params)
+        if a.type != b.type:
+            ta, tb = a.type, b.type
+            if ty.is_numeric(ta) and ty.is_numeric(tb):
+                t = ty.numeric_result(ta, tb)
+                if t in (T.FLOAT8, T.FLOAT4) and T.NUMERIC in (ta, tb):
+                    a, b = coerce(a, T.FLOAT8), coerce(b, T.FLOAT8)
+            elif ta in ty.DATETIMES and tb in ty.DATETIMES:
+                t = ty.common_type([ta, tb])
+                a, b = coerce(a, t), coerce(b, t)
+            elif (ta in ty.OIDLIKE and (tb in ty.INTS or ty.is_string(tb))) or (
+                tb in ty.OIDLIKE and (ta in ty.INTS or ty.is_string(ta))
+            ):
+                if ty.is_string(tb):
+                    b = coerce(b, ta, explicit=True)
+                elif ty.is_string(ta):
+                    a = coerce(a, tb, explicit=True)
+            elif not ty.comparable(ta, tb):
+                return a, b
+        return a, b
+
+    def compare(self, op: str, left: E, right: E) -> E:
+        """Builds a comparison, raising 42883 for incomparable types."""
+        if left.kind == "row" or right.kind == "row":
+            return E("rowcmp", op, [left, right], T.BOOL)
+        a, b = self.unify(left, right)
+        if not ty.comparable(a.type, b.type) and not (ty.is_numeric(a.type) and ty.is_numeric(b.type)):
+            raise UndefinedFunction(
+                f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
+                hint="No operator matches the given name and argument types. "
+                "You might need to add explicit type casts.",
+            )
+        return E("op", op, [a, b], T.BOOL)
+
+    def _cmp(self, node: exp.Expression) -> E:
+        op = _CMP_CLASSES[type(node)]
+        rhs = node.expression
+        if isinstance(rhs, exp.Any | exp.All):
+            return self.quantified(op, node.this, rhs)
+        return self.compare(op, self.bind(node.this), self.bind(rhs))
+
+    b_EQ = b_NEQ = b_LT = b_LTE = b_GT = b_GTE = _cmp
+
+    def quantified(self, op: str, left_node: exp.Expression, q: exp.Expression) -> E:
+        """`x op ANY/ALL (array or subquery)`."""
+        is_all = isinstance(q, exp.All)
+        inner = q.this
+        if isinstance(inner, exp.Paren):
+            inner = inner.this
+        left = self.bind(left_node)
+        if isinstance(inner, exp.Subquery | exp.Select | exp.Union):
+            plan = self.subplan(inner.this if isinstance(inner, exp.Subquery) else inner)
+            sub_t = plan.cols[0].type
+            if left.type == T.UNKNOWN:
+                left = coerce(left, sub_t, params=self.params)
+            return E("in_sub", (plan, op, is_all), [left], T.BOOL)
+        arr = self.bind(inner)
+        if arr.kind == "param" and arr.type == T.UNKNOWN:
+            arr = coerce(arr, T.ARRAY_OF.get(left.type, T.TEXT + 984), params=self.params)
+        elem = T.ELEMENT_OF.get(arr.type, T.UNKNOWN)
+        if left.type == T.UNKNOWN and elem != T.UNKNOWN:
+            left = coerce(left, elem, params=self.params)
+        elif arr.type == T.UNKNOWN and arr.kind == "const":
+            arr = coerce(arr, T.ARRAY_OF.get(left.type, T.ANYARRAY), params=self.params)
+        if arr.kind == "array" and left.type != T.UNKNOWN:
+            arr.args = [coerce(x, left.type, params=self.params) if x.type == T.UNKNOWN else x
+                        for x in arr.args]
+        return E("any", (op, is_all), [left, arr], T.BOOL)
+
+    def b_NullSafeEQ(self, node: exp.Expression) -> E:
+        a, b = self.unify(self.bind(node.this), self.bind(node.expression))
+        return E("distinct", True, [a, b], T.BOOL)
+
+    def b_NullSafeNEQ(self, node: exp.Expression) -> E:
+        a, b = self.unify(self.bind(node.this), self.bind(node.expression))
+        return E("distinct", False, [a, b], T.BOOL)
+
+    def b_And(self, node: exp.And) -> E:
+        return E("and", None, [self.bind_bool(node.this, "AND"),
+                               self.bind_bool(node.expression, "AND")], T.BOOL)
+
+    def b_Or(self, node: exp.Or) -> E:
+        return E("or", None, [self.bind_bool(node.this, "OR"),
+                              self.bind_bool(node.expression, "OR")], T.BOOL)
+
+    def b_Not(self, node: exp.Not) -> E:
+        inner = node.this
+        if isinstance(inner, exp.Is):
+            e = self.b_Is(inner)
+            if e.kind in ("isnull", "notnull"):
+                return E("notnull" if e.kind == "isnull" else "isnull", None, e.args, T.BOOL)
+            e.data = not e.data
+            return e
+        return E("not", None, [self.bind_bool(inner, "NOT")], T.BOOL)
+
+    def b_Is(self, node: exp.Is) -> E:
+        a = self.bind(node.this)
+        rhs = node.expression
+        neg = bool(node.args.get("negate"))
+        if isinstance(rhs, exp.Null):
+            return E("notnull" if neg else "isnull", None, [a], T.BOOL)
+        if isinstance(rhs, exp.Boolean):
+            kind = "istrue" if rhs.this else "isfalse"
+            return E(kind, neg, [coerce(a, T.BOOL, params=self.params)], T.BOOL)
+        b = self.bind(rhs)
+        a, b = self.unify(a, b)
+        return E("distinct", not neg, [a, b], T.BOOL)
+
+    def b_Between(self, node: exp.Between) -> E:
+        v = self.bind(node.this)
+        lo = self.compare(">=", v, self.bind(node.args["low"]))
+        hi = self.compare("<=", v, self.bind(node.args["high"]))
+        return E("and", None, [lo, hi], T.BOOL)
+
+    def b_In(self, node: exp.In) -> E:
+        query = node.args.get("query")
+        if query is not None:
+            q = query.this if isinstance(query, exp.Subquery) else query
+            plan = self.subplan(q)
+            left = self.bind(node.this)
+            if left.type == T.UNKNOWN or (left.kind == "param" and left.type == T.UNKNOWN):
+                left = coerce(left, plan.cols[0].type, params=self.params)
+            return E("in_sub", (plan, "=", False), [left], T.BOOL)
+        left = self.bind(node.this)
+        items = [self.bind(x) for x in node.expressions]
+        if left.type == T.UNKNOWN:
+            known = [i.type for i in items if i.type != T.UNKNOWN]
+            left = coerce(left, ty.common_type(known) if known else T.TEXT, params=self.params)
+        items = [self.unify(left, i)[1] for i in items]
+        return E("in_list", False, [left, *items], T.BOOL)
+
+    def b_Exists(self, node: exp.Exists) -> E:
+        q = node.this
+        plan = self.subplan(q.this if isinstance(q, exp.Subquery) else q)
+        return E("exists", plan, [], T.BOOL, -1, "exists")
+
+    def b_Subquery(self, node: exp.Subquery) -> E:
+        plan = self.subplan(node.this)
+        if len([c for c in plan.cols if not c.hidden]) != 1:
+            from ...errors import SyntaxError_
+
+            raise SyntaxError_("subquery must return only one column")
+        c = plan.cols[0]
+        return E("subquery", plan, [], c.type, c.typmod, c.name)
+
+    def subplan(self, q: exp.Expression) -> Any:
+        """Plans a subquery with this scope as its outer scope."""
+        return self.planner.plan_subquery(q, self.scope)
+
+    def _arith(self, node: exp.Expression) -> E:
+        op = _ARITH[type(node)]
+        return self.arith(op, self.bind(node.this), self.bind(node.expression))
+
+    b_Add = b_Sub = b_Mul = b_Div = b_Mod = b_Pow = b_IntDiv = _arith
+
+    def arith(self, op: str, a: E, b: E) -> E:
+        """Types an arithmetic operator the way PostgreSQL's operator catalog does."""
+        if a.type == T.UNKNOWN and b.type == T.UNKNOWN:
+            a = coerce(a, T.NUMERIC if op == "^" else T.INT4, params=self.params)
+            b = coerce(b, a.type, params=self.params)
+        elif a.type == T.UNKNOWN:
+            a = coerce(a, self._peer(b.type, op), params=self.params)
+        elif b.type == T.UNKNOWN:
+            b = coerce(b, self._peer(a.type, op, right=True), params=self.params)
+        ta, tb = a.type, b.type
+        if ty.is_numeric(ta) and ty.is_numeric(tb) or (ta in ty.OIDLIKE or tb in ty.OIDLIKE):
+            t = ty.numeric_result(ta, tb)
+            if op == "^":
+                t = T.NUMERIC if T.NUMERIC in (ta, tb) else T.FLOAT8
+            if t in (T.FLOAT8, T.FLOAT4):
+                a, b = coerce(a, t), coerce(b, t)
+            return E("op", op, [a, b], t)
+        t = self._datetime_arith(op, ta, tb)
+        if t:
+            if ta == T.DATE and tb in ty.INTS:
+                fn = (lambda d, n: rt_date_add(d, n)) if op == "+" else (lambda d, n: rt_date_add(d, -n))
+                return E("pyfunc", (op, fn, True), [a, b], T.DATE)
+            if ta in ty.INTS and tb == T.DATE and op == "+":
+                return E("pyfunc", (op, lambda n, d: rt_date_add(d, n), True), [a, b], T.DATE)
+            if ta == T.DATE and tb == T.INTERVAL:
+                a = coerce(a, T.TIMESTAMP)
+            if op in ("*", "/") and ta == T.INTERVAL:
+                fn = (lambda i, n: i * float(n)) if op == "*" else (lambda i, n: i / float(n))
+                return E("pyfunc", (op, fn, True), [a, b], T.INTERVAL)
+            return E("op", op, [a, b], t)
+        raise UndefinedFunction(
+            f"operator does not exist: {ty.type_name(ta)} {op} {ty.type_name(tb)}",
+            hint="No operator matches the given name and argument types. "
+            "You might need to add explicit type casts.",
+        )
+
+    @staticmethod
+    def _peer(other: int, op: str, right: bool = False) -> int:
+        if other == T.DATE and op in ("+", "-"):
+            return T.INT4 if right else T.INT4
+        if other in (T.TIMESTAMP, T.TIMESTAMPTZ) and op in ("+", "-"):
+            return T.INTERVAL
+        if other == T.INTERVAL and op in ("*", "/"):
+            return T.FLOAT8
+        return other
+
+    @staticmethod
+    def _datetime_arith(op: str, ta: int, tb: int) -> int:
+        ts = (T.TIMESTAMP, T.TIMESTAMPTZ)
+        if op == "+":
+            if ta == T.DATE and tb in ty.INTS or ta in ty.INTS and tb == T.DATE:
+                return T.DATE
+            if ta in ts and tb == T.INTERVAL:
+                return ta
+            if ta == T.INTERVAL and tb in ts:
+                return tb
+            if ta == T.DATE and tb == T.INTERVAL:
+                return T.TIMESTAMP
+            if ta == T.INTERVAL and tb == T.INTERVAL:
+                return T.INTERVAL
+            if ta == T.DATE and tb == T.TIME:
+                return T.TIMESTAMP
+        if op == "-":
+            if ta == T.DATE and tb in ty.INTS:
+                return T.DATE
+            if ta == T.DATE and tb == T.DATE:
+                return T.INT4
+            if ta in ts and tb in ts:
+                return T.INTERVAL
+            if ta in ts and tb == T.INTERVAL:
+                return ta
+            if ta == T.DATE and tb == T.INTERVAL:
+                return T.TIMESTAMP
+            if ta == T.INTERVAL and tb == T.INTERVAL:
+                return T.INTERVAL
+        if op in ("*", "/") and ta == T.INTERVAL and ty.is_numeric(tb):
+            return T.INTERVAL
+        return 0
+
+    def b_Neg(self, node: exp.Neg) -> E:
+        a = self.bind(node.this)
+        if a.kind == "const" and isinstance(a.data, int | Decimal | float) and not isinstance(a.data, bool):
+            v = -a.data
+            t = a.type
+            if t == T.INT8 and v == -(2**31):
+                t = T.INT4
+            if t == T.NUMERIC and isinstance(v, Decimal) and v == -(2**63):
+                return const(int(v), T.INT8)
+            return const(v, t)
+        if a.type == T.UNKNOWN:
+            a = coerce(a, T.INT4, params=self.params)
+        return E("neg", None, [a], a.type)
+
+    def b_DPipe(self, node: exp.DPipe) -> E:
+        a, b = self.bind(node.this), self.bind(node.expression)
+        if ty.is_array(a.type) or ty.is_array(b.type):
+            t = a.type if ty.is_array(a.type) else b.type
+            return E("op", "||", [a, b], t)
+        a = self._to_text(a)
+        b = self._to_text(b)
+        return E("op", "||", [a, b], T.TEXT)
+
+    def _to_text(self, e: E) -> E:
+        if e.type in (T.TEXT, T.VARCHAR, T.NAME):
+            return e
+        return coerce(e, T.TEXT, params=self.params)
+
+    def _like(self, node: exp.Expression, ci: bool) -> E:
+        a = self._to_text(self.bind(node.this))
+        p = self._to_text(self.bind(node.expression))
+        return E("like", (ci, bool(node.args.get("negate"))), [a, p], T.BOOL)
+
+    def b_Like(self, node: exp.Like) -> E:
+        return self._like(node, False)
+
+    def b_ILike(self, node: exp.ILike) -> E:
+        return self._like(node, True)
+
+    def _regex(self, node: exp.Expression, ci: bool, negate: bool = False) -> E:
+        a = self._to_text(self.bind(node.this))
+        p = self._to_text(self.bind(node.expression))
+        return E("regex", (ci, negate), [a, p], T.BOOL)
+
+    def b_RegexpLike(self, node: exp.Expression) -> E:
+        return self._regex(node, False)
+
+    def b_RegexpILike(self, node: exp.Expression) -> E:
+        return self._regex(node, True)
+
+    def b_Operator(self, node: exp.Operator) -> E:
+        op = str(node.args.get("operator")).split(".")[-1].strip()
+        regex = {"~": (False, False), "~*": (True, False), "!~": (False, True),
+                 "!~*": (True, True)}
+        if op in regex:
+            ci, neg = regex[op]
+            return self._regex(node, ci, neg)
+        if op in ("=", "<>", "<", "<=", ">", ">=", "!="):
+            return self.compare("<>" if op == "!=" else op, self.bind(node.this),
+                                self.bind(node.expression))
+        if op in ("+", "-", "*", "/", "%"):
+            return self.arith(op, self.bind(node.this), self.bind(node.expression))
+        if op == "~~":
+            return E("like", (False, False), [self._to_text(self.bind(node.this)),
+                                              self._to_text(self.bind(node.expression))], T.BOOL)
+        raise FeatureNotSupported(f"operator {op} is not supported")
+
+    def b_Collate(self, node: exp.Collate) -> E:
+        return self.bind(node.this)
+
+    # -- casts ---------------------------------------------------------------------------------
+
+    def b_Cast(self, node: exp.Cast) -> E:
+        from .types import datatype_oid
+
+        target, typmod = datatype_oid(node.to)
+        inner = self.bind(node.this)
+        name = inner.name if inner.name != "?column?" else T.TYPES[target].name if target in T.TYPES else "?column?"
+        if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE):
+            e = self.planner.reg_cast(inner, target)
+            e.name = name
+            return e
+        if inner.type == T.UNKNOWN and inner.kind == "const" and inner.data is not None:
+            e = coerce(inner, target, typmod, params=self.params, explicit=True)
+            e.name = name
+            return e
+        if inner.type == target and typmod < 0:
+            return E("cast", None, [inner], target, inner.typmod, name)
+        e = coerce(inner, target, typmod, params=self.params, explicit=True)
+        if e is inner:
+            e = E("cast", None, [inner], target, typmod, name)
+        e.name = name
+        return e
+
+    b_TryCast = b_Cast
+
+    def b_Interval(self, node: exp.Interval) -> E:
+        text = node.this.name if isinstance(node.this, exp.Literal) else node.this.sql()
+        unit = node.args.get("unit")
+        if unit is not None:
+            text = f"{text} {unit.name}"
+        return E("const", text_to_interval(text), [], T.INTERVAL, -1, "interval")
+
+    # -- conditional and constructors -----------------------------------------------------------
+
+    def b_Case(self, node: exp.Case) -> E:
+        subject = node.this
+        conds, results = [], []
+        for w in node.args.get("ifs") or []:
+            if subject is not None:
+                conds.append(self.compare("=", self.bind(subject), self.bind(w.this)))
+            else:
+                conds.append(self.bind_bool(w.this, "CASE/WHEN"))
+            results.append(self.bind(w.args["true"]))
+        default = node.args.get("default")
+        if default is not None:
+            results.append(self.bind(default))
+        t = ty.common_type([r.type for r in results])
+        results = [coerce(r, t, params=self.params) for r in results]
+        args: list[E] = []
+        for c, r in zip(conds, results, strict=False):
+            args += [c, r]
+        if default is not None:
+            args.append(results[-1])
+        return E("case", default is not None, args, t, -1, "case")
+
+    def _variadic(self, kind: str, nodes: list[exp.Expression], name: str) -> E:
+        args = [self.bind(n) for n in nodes]
+        t = ty.common_type([a.type for a in args])
+        args = [coerce(a, t, params=self.params) for a in args]
+        return E(kind, None, args, t, -1, name)
+
+    def b_Coalesce(self, node: exp.Coalesce) -> E:
+        return self._variadic("coalesce", [node.this, *node.expressions], "coalesce")
+
+    def b_Greatest(self, node: exp.Greatest) -> E:
+        return self._variadic("greatest", [node.this, *node.expressions], "greatest")
+
+    def b_Least(self, node: exp.Least) -> E:
+        return self._variadic("least", [node.this, *node.expressions], "least")
+
+    def b_Nullif(self, node: exp.Nullif) -> E:
+        a, b = self.unify(self.bind(node.this), self.bind(node.expression))
+        return E("nullif", None, [a, b], a.type, -1, "nullif")
+
+    def b_Array(self, node: exp.Array) -> E:
+        if len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Select | exp.Subquery):
+            q = node.expressions[0]
+            plan = self.subplan(q.this if isinstance(q, exp.Subquery) else q)
+            t = T.ARRAY_OF.get(plan.cols[0].type, T.ANYARRAY)
+            return E("array_sub", plan, [], t, -1, "array")
+        args = [self.bind(x) for x in node.expressions]
+        elem = ty.common_type([a.type for a in args]) if args else T.TEXT
+        args = [coerce(a, elem, params=self.params) for a in args]
+        if args and ty.is_array(elem):
+            return E("array", None, args, elem, -1, "array")
+        return E("array", None, args, T.ARRAY_OF.get(elem, T.ANYARRAY), -1, "array")
+
+    def b_Tuple(self, node: exp.Tuple) -> E:
+        args = [self.bind(x) for x in node.expressions]
+        return E("row", None, args, T.RECORD, -1, "row")
+
+    def b_Struct(self, node: exp.Expression) -> E:
+        args = [self.bind(x) for x in node.expressions]
+        return E("row", None, args, T.RECORD, -1, "row")
+
+    def b_Bracket(self, node: exp.Bracket) -> E:
+        arr = self.bind(node.this)
+        idx_node = node.expressions[0]
+        if isinstance(idx_node, exp.Slice):
+            raise FeatureNotSupported("array slices are not supported")
+        idx = self.bind(idx_node)
+        offset = node.args.get("offset") or 0
+        if idx.kind == "const" and isinstance(idx.data, int) and offset == 0:
+            idx = const(idx.data + 1, T.INT4)
+        idx = coerce(idx, T.INT4, params=self.params)
+        elem = T.ELEMENT_OF.get(arr.type, T.UNKNOWN)
+        if arr.type in (T.INT2VECTOR, T.OIDVECTOR):
+            elem = T.INT2 if arr.type == T.INT2VECTOR else T.OID
+        return E("subscript", None, [arr, idx], elem, -1, arr.name)
+
+    # -- datetime niladics ----------------------------------------------------------------------
+
+    def b_CurrentTimestamp(self, node: exp.Expression) -> E:
+        return E("pyfunc", ("now", lambda c: c.statement_timestamp, True),
+                 [E("ctxfn", None, [], T.UNKNOWN)], T.TIMESTAMPTZ, -1, "current_timestamp")
+
+    def b_CurrentDate(self, node: exp.Expression) -> E:
+        return E("pyfunc", ("current_date", lambda c: _local(c.statement_timestamp).date(), True),
+                 [E("ctxfn", None, [], T.UNKNOWN)], T.DATE, -1, "current_date")
+
+    def b_CurrentTime(self, node: exp.Expression) -> E:
+        return E("pyfunc", ("current_time", lambda c: _local(c.statement_timestamp).timetz(), True),
+                 [E("ctxfn", None, [], T.UNKNOWN)], T.TIMETZ, -1, "current_time")
+
+    def b_Localtimestamp(self, node: exp.Expression) -> E:
+        return E("pyfunc", ("localtimestamp",
+                            lambda c: _local(c.statement_timestamp).replace(tzinfo=None), True),
+                 [E("ctxfn", None, [], T.UNKNOWN)], T.TIMESTAMP, -1, "localtimestamp")
+
+    # -- function calls ------------------------------------------------------------------------
+
+    def b_Anonymous(self, node: exp.Anonymous) -> E:
+        return self.b_function(node)
+
+    def b_Window(self, node: exp.Window) -> E:
+        raise WindowingError("window functions are not allowed here")
+
+    def b_Filter(self, node: exp.Filter) -> E:
+        raise GroupingError("aggregate functions are not allowed here")
+
+    def b_function(self, node: exp.Expression) -> E:
+        """Binds a function call through the registry."""
+        name = func_name(node)
+        if "." in name:
+            name = name.rsplit(".", 1)[-1]
+        if is_aggregate(node) or name in AGG_NAMES:
+            where = self.scope.aggregates_allowed or "this context"
+            raise GroupingError(f"aggregate functions are not allowed in {where}")
+        if name in WINDOW_ONLY:
+            raise WindowingError(f"window function {name} requires an OVER clause")
+        args = [self.bind(a) for a in func_args(node)]
+        fd, args = resolve(name, args, self.params)
+        t = return_type(fd, args)
+        if fd.set_returning:
+            return E("srf", fd, args, t, -1, name)
+        return E("call", fd, args, t, -1, name)
+
+
+def rt_date_add(d: dt.date, n: int) -> dt.date:
+    """date + integer days."""
+    from .casts import date_add_days
+
+    return date_add_days(d, n)
+
+
+def _local(ts: dt.datetime) -> dt.datetime:
+    return ts
+
+
+_ = (cast_function, rt)

@@ -1,0 +1,438 @@
+"""Casts between SQL types on Python values, with PostgreSQL's error messages and output formats.
+
+`cast_function(src, dst, typmod)` picks one converter per (source, target)
+pair at bind time; the compiled expression then calls it directly, so a cast
+costs one Python call per value and no dispatch. `to_text` is PostgreSQL's
+output function (what `x::text` and `||` see), which differs from Python's
+`str` for booleans, floats, timestamps, intervals, bytea and arrays.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import uuid
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+from ...errors import (
+    CannotCoerce,
+    DatetimeFieldOverflow,
+    InvalidDatetimeFormat,
+    InvalidTextRepresentation,
+    NumericValueOutOfRange,
+    StringDataRightTruncation,
+)
+from ...pgtypes import oids as T
+from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
+
+_INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
+
+
+def _bad(type_oid: int, s: Any) -> InvalidTextRepresentation:
+    return InvalidTextRepresentation(f'invalid input syntax for type {type_name(type_oid)}: "{s}"')
+
+
+def check_int(v: int, oid: int) -> int:
+    """Returns v if it fits the integer type, else raises 22003 as PostgreSQL does."""
+    lo, hi = INT_RANGE[oid]
+    if lo <= v <= hi:
+        return v
+    raise NumericValueOutOfRange(f"{_INT_NAMES[oid]} out of range")
+
+
+def _text_to_int(oid: int) -> Callable[[Any], int]:
+    def conv(s: Any) -> int:
+        try:
+            v = int(str(s).strip())
+        except ValueError:
+            raise _bad(oid, s) from None
+        lo, hi = INT_RANGE[oid]
+        if not lo <= v <= hi:
+            raise NumericValueOutOfRange(f'value "{s}" is out of range for type {type_name(oid)}')
+        return v
+
+    return conv
+
+
+def _num_to_int(oid: int) -> Callable[[Any], int]:
+    def conv(v: Any) -> int:
+        if isinstance(v, float):
+            if math.isnan(v) or math.isinf(v):
+                raise NumericValueOutOfRange(f"{_INT_NAMES[oid]} out of range")
+            r = round(v)  # float -> int rounds half to even, as rint() does
+        elif isinstance(v, Decimal):
+            if not v.is_finite():
+                raise NumericValueOutOfRange(f"{_INT_NAMES[oid]} out of range")
+            r = int(v.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        else:
+            r = int(v)
+        return check_int(r, oid)
+
+    return conv
+
+
+def text_to_numeric(s: Any) -> Decimal:
+    """Parses numeric input text (22P02 on bad syntax)."""
+    t = str(s).strip()
+    try:
+        d = Decimal(t)
+    except InvalidOperation:
+        raise _bad(T.NUMERIC, s) from None
+    if d.is_infinite() and t.lower().lstrip("+-") not in ("infinity", "inf"):
+        raise _bad(T.NUMERIC, s)
+    return d
+
+
+def text_to_float(s: Any) -> float:
+    """Parses float8 input text."""
+    try:
+        return float(str(s).strip())
+    except ValueError:
+        raise _bad(T.FLOAT8, s) from None
+
+
+_TRUE = {"t", "true", "y", "yes", "on", "1"}
+_FALSE = {"f", "false", "n", "no", "off", "0"}
+
+
+def text_to_bool(s: Any) -> bool:
+    """Parses boolean input text (prefixes of true/false/yes/no, on/off, 1/0)."""
+    t = str(s).strip().lower()
+    if t in _TRUE or (len(t) > 1 and ("true".startswith(t) or "yes".startswith(t))):
+        return True
+    if t in _FALSE or (len(t) > 1 and ("false".startswith(t) or "no".startswith(t))):
+        return False
+    raise _bad(T.BOOL, s)
+
+
+def text_to_date(s: Any) -> dt.date:
+    """Parses ISO date input."""
+    t = str(s).strip()
+    if t.lower() in ("today", "now"):
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(t[:10])
+    except ValueError:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"') from None
+
+
+_TZ_SUFFIX = re.compile(r"([+-]\d\d)(:?\d\d)?$")
+
+
+def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
+    """Parses ISO timestamp input (with a time zone offset for timestamptz)."""
+    t = str(s).strip()
+    if t.lower() == "now":
+        v = dt.datetime.now(dt.timezone.utc)
+        return v if tz else v.replace(tzinfo=None)
+    u = t.replace("T", " ")
+    m = _TZ_SUFFIX.search(u) if len(u) > 10 else None
+    if m and m.group(2) is None:
+        u = u + ":00"
+    try:
+        v = dt.datetime.fromisoformat(u)
+    except ValueError:
+        name = "timestamp with time zone" if tz else "timestamp without time zone"
+        raise InvalidDatetimeFormat(f'invalid input syntax for type {name}: "{s}"') from None
+    if tz and v.tzinfo is None:
+        v = v.replace(tzinfo=dt.timezone.utc)
+    if not tz and v.tzinfo is not None:
+        v = v.replace(tzinfo=None)
+    return v
+
+
+def text_to_time(s: Any) -> dt.time:
+    """Parses time input."""
+    try:
+        return dt.time.fromisoformat(str(s).strip())
+    except ValueError:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type time: "{s}"') from None
+
+
+_IV_UNITS = {
+    "microsecond": 1e-6, "millisecond": 1e-3, "second": 1, "sec": 1, "s": 1,
+    "minute": 60, "min": 60, "m": 60, "hour": 3600, "hr": 3600, "h": 3600,
+    "day": 86400, "d": 86400, "week": 7 * 86400, "w": 7 * 86400,
+    "month": 30 * 86400, "mon": 30 * 86400, "year": 365.25 * 86400, "y": 365.25 * 86400,
+}
+_IV_PART = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*([a-z]+)")
+_IV_CLOCK = re.compile(r"([+-])?(\d+):(\d\d)(?::(\d\d(?:\.\d+)?))?")
+
+
+def text_to_interval(s: Any) -> dt.timedelta:
+    """Parses interval input ('1 day 02:00:00', '3 hours', '-1 week'); months count 30 days."""
+    t = str(s).strip().lower()
+    total = 0.0
+    rest = t
+    for num, unit in _IV_PART.findall(t):
+        u = unit.rstrip("s") if unit not in ("s",) else unit
+        if u not in _IV_UNITS:
+            raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
+        total += float(num) * _IV_UNITS[u]
+        rest = rest.replace(num, "", 1).replace(unit, "", 1)
+    m = _IV_CLOCK.search(rest)
+    if m:
+        secs = int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4) or 0)
+        total += -secs if m.group(1) == "-" else secs
+    elif not _IV_PART.search(t):
+        try:
+            total = float(t)
+        except ValueError:
+            raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"') from None
+    return dt.timedelta(seconds=total)
+
+
+def text_to_bytea(s: Any) -> bytes:
+    """Parses bytea input in hex (\\x...) or escape format."""
+    t = str(s)
+    if t.startswith("\\x"):
+        try:
+            return bytes.fromhex(t[2:])
+        except ValueError:
+            raise _bad(T.BYTEA, s) from None
+    return t.encode()
+
+
+def text_to_uuid(s: Any) -> uuid.UUID:
+    """Parses uuid input."""
+    try:
+        return uuid.UUID(str(s).strip())
+    except ValueError:
+        raise _bad(T.UUID, s) from None
+
+
+def _split_array(t: str) -> list[str | None]:
+    body = t.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise InvalidTextRepresentation(f'malformed array literal: "{t}"')
+    body = body[1:-1]
+    out: list[str | None] = []
+    if not body.strip():
+        return out
+    i, n = 0, len(body)
+    while i < n:
+        while i < n and body[i] == " ":
+            i += 1
+        if i < n and body[i] == '"':
+            i += 1
+            buf = []
+            while i < n and body[i] != '"':
+                if body[i] == "\\":
+                    i += 1
+                buf.append(body[i])
+                i += 1
+            i += 1
+            out.append("".join(buf))
+            while i < n and body[i] != ",":
+                i += 1
+        else:
+            j = body.find(",", i)
+            j = n if j < 0 else j
+            item = body[i:j].strip()
+            out.append(None if item.upper() == "NULL" else item)
+            i = j
+        i += 1
+    return out
+
+
+def text_to_array(elem: int) -> Callable[[Any], list[Any]]:
+    """Returns a parser for array input text ('{1,2,NULL}') of the given element type."""
+    conv = from_text(elem)
+
+    def parse(s: Any) -> list[Any]:
+        if isinstance(s, list):
+            return [None if x is None else conv(x) for x in s]
+        return [None if x is None else conv(x) for x in _split_array(str(s))]
+
+    return parse
+
+
+def from_text(oid: int) -> Callable[[Any], Any]:
+    """Returns the input function of a type (text -> value)."""
+    if oid in INTS:
+        return _text_to_int(oid)
+    if oid in OIDLIKE:
+        return _text_to_int(T.INT8)
+    simple: dict[int, Callable[[Any], Any]] = {
+        T.NUMERIC: text_to_numeric, T.FLOAT8: text_to_float, T.FLOAT4: text_to_float,
+        T.BOOL: text_to_bool, T.DATE: text_to_date, T.TIMESTAMP: text_to_timestamp,
+        T.TIMESTAMPTZ: lambda s: text_to_timestamp(s, True), T.TIME: text_to_time,
+        T.INTERVAL: text_to_interval, T.BYTEA: text_to_bytea, T.UUID: text_to_uuid,
+    }
+    if oid in simple:
+        return simple[oid]
+    if oid in T.ELEMENT_OF:
+        return text_to_array(T.ELEMENT_OF[oid])
+    return str
+
+
+def _fmt_float(v: float) -> str:
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v)) if v != 0 or math.copysign(1, v) > 0 else "-0"
+    r = repr(v)
+    if "e" in r:
+        mant, ex = r.split("e")
+        sign = ex[0] if ex[0] in "+-" else "+"
+        digits = ex.lstrip("+-").rjust(2, "0")
+        return f"{mant}e{sign}{digits}"
+    return r
+
+
+def _fmt_interval(v: dt.timedelta) -> str:
+    days, secs, us = v.days, v.seconds, v.microseconds
+    if days < 0 and (secs or us):
+        days += 1
+        total = 86400 * 1000000 - (secs * 1000000 + us)
+        sign = "-"
+    else:
+        total = secs * 1000000 + us
+        sign = ""
+    parts = []
+    if days:
+        parts.append(f"{days} day" + ("s" if abs(days) != 1 else ""))
+    if total or not parts:
+        h, rem = divmod(total, 3600 * 1000000)
+        m, rem = divmod(rem, 60 * 1000000)
+        s, usec = divmod(rem, 1000000)
+        frac = f".{usec:06d}".rstrip("0") if usec else ""
+        parts.append(f"{sign}{h:02d}:{m:02d}:{s:02d}{frac}")
+    return " ".join(parts)
+
+
+def _quote_elem(s: str) -> str:
+    if s == "" or any(c in s for c in ' ,{}"\\') or s.upper() == "NULL":
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return s
+
+
+def to_text(v: Any, oid: int = 0) -> str:
+    """Formats a value as PostgreSQL's output function for its type would."""
+    if v is None:
+        return None  # type: ignore[return-value]
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, float):
+        return _fmt_float(v)
+    if isinstance(v, dt.datetime):
+        s = v.isoformat(sep=" ")
+        if v.tzinfo is not None and s.endswith(":00") and s[-6] in "+-":
+            s = s[:-3]
+        return s
+    if isinstance(v, dt.timedelta):
+        return _fmt_interval(v)
+    if isinstance(v, bytes | bytearray | memoryview):
+        return "\\x" + bytes(v).hex()
+    if isinstance(v, list):
+        return "{" + ",".join("NULL" if x is None else _quote_elem(to_text(x)) for x in v) + "}"
+    return str(v)
+
+
+def _check_len(n: int, pad: bool) -> Callable[[Any], str]:
+    def conv(v: Any) -> str:
+        s = to_text(v)
+        if len(s) > n:
+            if s[n:].strip(" ") == "":
+                return s[:n]
+            kind = "character" if pad else "character varying"
+            raise StringDataRightTruncation(f"value too long for type {kind}({n})")
+        return s.ljust(n) if pad else s
+
+    return conv
+
+
+def _numeric_typmod(typmod: int) -> Callable[[Any], Decimal]:
+    prec, scale = ((typmod - 4) >> 16) & 0xFFFF, (typmod - 4) & 0xFFFF
+    q = Decimal(1).scaleb(-scale)
+
+    def conv(v: Any) -> Decimal:
+        d = v if isinstance(v, Decimal) else Decimal(str(v)) if isinstance(v, float) else Decimal(v)
+        if not d.is_finite():
+            return d
+        r = d.quantize(q, rounding=ROUND_HALF_UP)
+        if r.adjusted() >= prec - scale:
+            raise NumericValueOutOfRange(
+                "numeric field overflow",
+                detail=f"A field with precision {prec}, scale {scale} must round to an absolute "
+                f"value less than 10^{prec - scale}.",
+            )
+        return r
+
+    return conv
+
+
+def _to_numeric(v: Any) -> Decimal:
+    if isinstance(v, float):
+        return Decimal(repr(v)) if math.isfinite(v) else Decimal(str(v))
+    return Decimal(v)
+
+
+def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] | None:
+    """Returns the converter for a cast from src to dst (None: the value is kept as is)."""
+    if dst in (T.VARCHAR, T.BPCHAR) and typmod > 4:
+        return _check_len(typmod - 4, dst == T.BPCHAR)
+    if dst == T.NUMERIC and typmod > 4:
+        inner = cast_function(src, T.NUMERIC)
+        mod = _numeric_typmod(typmod)
+        return mod if inner is None else (lambda v: mod(inner(v)))
+    if src == dst:
+        return None
+    if src in STRINGS:
+        return None if dst in STRINGS else from_text(dst)
+    if dst in STRINGS:
+        if src in (T.BPCHAR,):
+            return lambda v: v.rstrip(" ")
+        return lambda v: to_text(v, src)
+    if dst in INTS:
+        if src in INTS or src in OIDLIKE:
+            return (lambda v: check_int(v, dst)) if dst != T.INT8 else None
+        if src in (T.NUMERIC, T.FLOAT8, T.FLOAT4):
+            return _num_to_int(dst)
+        if src == T.BOOL and dst == T.INT4:
+            return int
+    if dst in OIDLIKE and (src in INTS or src in OIDLIKE):
+        return None
+    if dst == T.NUMERIC and src in (*INTS, T.FLOAT8, T.FLOAT4, *OIDLIKE):
+        return _to_numeric
+    if dst in (T.FLOAT8, T.FLOAT4) and src in (*INTS, T.NUMERIC, T.FLOAT8, T.FLOAT4, *OIDLIKE):
+        return float
+    if dst == T.BOOL and src == T.INT4:
+        return bool
+    if dst == T.TIMESTAMP and src == T.DATE:
+        return lambda v: dt.datetime(v.year, v.month, v.day)
+    if dst == T.TIMESTAMPTZ and src == T.DATE:
+        return lambda v: dt.datetime(v.year, v.month, v.day, tzinfo=dt.timezone.utc)
+    if dst == T.DATE and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
+        return lambda v: v.date()
+    if dst == T.TIMESTAMP and src == T.TIMESTAMPTZ:
+        return lambda v: v.replace(tzinfo=None)
+    if dst == T.TIMESTAMPTZ and src == T.TIMESTAMP:
+        return lambda v: v.replace(tzinfo=dt.timezone.utc)
+    if dst == T.TIME and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
+        return lambda v: v.time()
+    if dst in T.ELEMENT_OF and src in T.ELEMENT_OF:
+        inner = cast_function(T.ELEMENT_OF[src], T.ELEMENT_OF[dst])
+        if inner is None:
+            return None
+        return lambda v: [None if x is None else inner(x) for x in v]
+    if dst in (T.JSON, T.JSONB) and src in (T.JSON, T.JSONB):
+        return None
+    if dst == T.ANYARRAY or dst == T.ANYELEMENT or src == T.UNKNOWN:
+        return None
+    raise CannotCoerce(f"cannot cast type {type_name(src)} to {type_name(dst)}")
+
+
+def date_add_days(d: dt.date, n: int) -> dt.date:
+    """date + integer, with PostgreSQL's range error."""
+    try:
+        return d + dt.timedelta(days=n)
+    except OverflowError:
+        raise DatetimeFieldOverflow("date out of range") from None

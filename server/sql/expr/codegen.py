@@ -1,0 +1,389 @@
+"""Code generation: a bound expression becomes Python source, compiled once per plan.
+
+Every plan node calls one generated function per batch, e.g.
+
+    def _f(rows, ctx):
+        _P = ctx.params
+        return [row for row in rows if (row[3] == _P[0]) is True]
+
+so a batch costs one Python call and the per-row work is a list
+comprehension over inlined operations. NULL checks bind operands once with
+`:=`. Constants that are not plain literals (Decimals, compiled regexes,
+converters, sub-plans) live in the function's globals as `_kN`.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from ...pgtypes import oids as T
+from . import runtime as rt
+from .bound import E
+
+_CMP = {"=": "==", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+PY_OPS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le,
+          ">": operator.gt, ">=": operator.ge}
+_SIMPLE = re.compile(r"^(row\[\d+\]|_P\[\d+\]|-?\d+|None|True|False|'[^'\\]*')$")
+_INT_CHECK = {T.INT2: "_rt.c2", T.INT4: "_rt.c4", T.INT8: "_rt.c8"}
+_FLOATS = (T.FLOAT4, T.FLOAT8)
+
+# Set by exec.subquery at import: functions that run sub-plans for one outer row.
+SUBQUERY_RUNTIME: dict[str, Callable[..., Any]] = {}
+
+
+class Gen:
+    """Accumulates the globals of one generated function while rendering expressions."""
+
+    def __init__(self) -> None:
+        self.env: dict[str, Any] = {"_rt": rt}
+        self.n = 0
+        self.uses_params = False
+        self.uses_outer = False
+
+    def k(self, value: Any) -> str:
+        """Stores a value in the function's globals and returns its name."""
+        name = f"_k{len(self.env)}"
+        self.env[name] = value
+        return name
+
+    def tmp(self) -> str:
+        self.n += 1
+        return f"_t{self.n}"
+
+    def bind(self, src: str) -> tuple[str, str]:
+        """Returns (first use, later uses) for an operand evaluated once."""
+        if _SIMPLE.match(src):
+            return src, src
+        t = self.tmp()
+        return f"({t} := {src})", t
+
+    def expr(self, e: E) -> str:
+        """Returns Python source evaluating `e` over `row`."""
+        return getattr(self, "g_" + e.kind)(e)
+
+    # leaves
+    def g_col(self, e: E) -> str:
+        return f"row[{e.data}]"
+
+    def g_outer(self, e: E) -> str:
+        self.uses_outer = True
+        depth, idx = e.data
+        return f"_O[-{depth}][{idx}]"
+
+    def g_const(self, e: E) -> str:
+        v = e.data
+        if v is None or isinstance(v, bool) or (isinstance(v, int) and abs(v) < 2**62):
+            return repr(v)
+        if isinstance(v, str) and "\\" not in v and "'" not in v and "\n" not in v:
+            return repr(v)
+        return self.k(v)
+
+    def g_param(self, e: E) -> str:
+        self.uses_params = True
+        return f"_P[{e.data - 1}]"
+
+    # operators
+    def strict(self, args: list[E], body: Callable[[list[str]], str]) -> str:
+        """Renders `body` over the operands, NULL if any operand is NULL."""
+        firsts, laters = [], []
+        for a in args:
+            f, later = self.bind(self.expr(a))
+            firsts.append(f)
+            laters.append(later)
+        if not args:
+            return body([])
+        cond = " or ".join(f"{f} is None" for f in firsts)
+        return f"(None if {cond} else {body(laters)})"
+
+    def g_op(self, e: E) -> str:
+        op = e.data
+        a, b = e.args
+        if op in _CMP:
+            return self.strict(e.args, lambda s: f"({s[0]} {_CMP[op]} {s[1]})")
+        t = e.type
+        if op in ("+", "-", "*"):
+            if op == "-" and a.type in (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ):
+                return self.strict(e.args, lambda s: f"_rt.nsub({s[0]}, {s[1]})")
+            chk = _INT_CHECK.get(t)
+            if chk:
+                return self.strict(e.args, lambda s: f"{chk}({s[0]} {op} {s[1]})")
+            if t in _FLOATS:
+                return self.strict(e.args, lambda s: f"_rt.cf({s[0]} {op} {s[1]})")
+            return self.strict(e.args, lambda s: f"({s[0]} {op} {s[1]})")
+        if op == "/":
+            fn = "_rt.idiv" if t in _INT_CHECK else "_rt.ndiv" if t == T.NUMERIC else "_rt.fdiv"
+            if t == T.INTERVAL:
+                fn = "_rt.fdiv"
+            return self.strict(e.args, lambda s: f"{fn}({s[0]}, {s[1]})")
+        if op == "%":
+            fn = "_rt.imod" if t in _INT_CHECK else "_rt.nmod"
+            return self.strict(e.args, lambda s: f"{fn}({s[0]}, {s[1]})")
+        if op == "^":
+            return self.strict(e.args, lambda s: f"_rt.power({s[0]}, {s[1]})")
+        if op == "||":
+            return self.strict(e.args, lambda s: f"_rt.concat({s[0]}, {s[1]})")
+        raise AssertionError(op)
+
+    def g_neg(self, e: E) -> str:
+        return self.strict(e.args, lambda s: f"_rt.neg({s[0]}, {e.args[0].type})")
+
+    def g_not(self, e: E) -> str:
+        return self.strict(e.args, lambda s: f"(not {s[0]})")
+
+    def g_and(self, e: E) -> str:
+        return self._logic(e.args, "False")
+
+    def g_or(self, e: E) -> str:
+        return self._logic(e.args, "True")
+
+    def _logic(self, args: list[E], short: str) -> str:
+        other = "True" if short == "False" else "False"
+        temps = []
+        out = None
+        parts = []
+        for a in args:
+            t = self.tmp()
+            temps.append(t)
+            parts.append(f"({t} := {self.expr(a)}) is {short}")
+        nulls = " or ".join(f"{t} is None" for t in temps)
+        out = f"(None if {nulls} else {other})"
+        for p in reversed(parts):
+            out = f"({short} if {p} else {out})"
+        return out
+
+    def g_isnull(self, e: E) -> str:
+        return f"({self.expr(e.args[0])} is None)"
+
+    def g_notnull(self, e: E) -> str:
+        return f"({self.expr(e.args[0])} is not None)"
+
+    def g_istrue(self, e: E) -> str:
+        return f"({self.expr(e.args[0])} is {'not ' if e.data else ''}True)"
+
+    def g_isfalse(self, e: E) -> str:
+        return f"({self.expr(e.args[0])} is {'not ' if e.data else ''}False)"
+
+    def g_distinct(self, e: E) -> str:
+        neg = "not " if e.data else ""
+        return f"({neg}_rt.distinct({self.expr(e.args[0])}, {self.expr(e.args[1])}))"
+
+    def g_cast(self, e: E) -> str:
+        if e.data is None:
+            return self.expr(e.args[0])
+        fn = self.k(e.data)
+        return self.strict(e.args, lambda s: f"{fn}({s[0]})")
+
+    def g_call(self, e: E) -> str:
+        fd = e.data
+        fn = self.k(fd.impl)
+        pre = ["ctx.functions"] if fd.needs_context else []
+        if fd.strict:
+            return self.strict(e.args, lambda s: f"{fn}({', '.join(pre + s)})")
+        return f"{fn}({', '.join(pre + [self.expr(a) for a in e.args])})"
+
+    def g_pyfunc(self, e: E) -> str:
+        _name, impl, strict = e.data
+        fn = self.k(impl)
+        if strict:
+            return self.strict(e.args, lambda s: f"{fn}({', '.join(s)})")
+        return f"{fn}({', '.join(self.expr(a) for a in e.args)})"
+
+    def g_case(self, e: E) -> str:
+        args = list(e.args)
+        out = self.expr(args.pop()) if e.data else "None"
+        pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+        for cond, res in reversed(pairs):
+            out = f"({self.expr(res)} if ({self.expr(cond)}) is True else {out})"
+        return out
+
+    def g_coalesce(self, e: E) -> str:
+        out = "None"
+        for a in reversed(e.args):
+            t = self.tmp()
+            out = f"({t} if ({t} := {self.expr(a)}) is not None else {out})"
+        return out
+
+    def g_nullif(self, e: E) -> str:
+        t = self.tmp()
+        b = self.expr(e.args[1])
+        return f"(None if ({t} := {self.expr(e.args[0])}) is not None and {t} == {b} else {t})"
+
+    def g_greatest(self, e: E) -> str:
+        return f"_rt.greatest([{', '.join(self.expr(a) for a in e.args)}])"
+
+    def g_least(self, e: E) -> str:
+        return f"_rt.greatest([{', '.join(self.expr(a) for a in e.args)}], True)"
+
+    def g_array(self, e: E) -> str:
+        return f"[{', '.join(self.expr(a) for a in e.args)}]"
+
+    def g_row(self, e: E) -> str:
+        return f"({''.join(self.expr(a) + ', ' for a in e.args)})"
+
+    def g_subscript(self, e: E) -> str:
+        return f"_rt.subscript({self.expr(e.args[0])}, {self.expr(e.args[1])})"
+
+    def g_like(self, e: E) -> str:
+        ci, negate = e.data
+        neg = "not " if negate else ""
+        pat = e.args[1]
+        if pat.kind == "const" and isinstance(pat.data, str):
+            rx = self.k(rt.like_regex(pat.data, ci))
+            return self.strict(e.args[:1], lambda s: f"({neg}{rx}.fullmatch({s[0]}) is not None)")
+        return self.strict(e.args, lambda s: f"({neg}_rt.like({s[0]}, {s[1]}, {ci}))")
+
+    def g_regex(self, e: E) -> str:
+        ci, negate = e.data
+        neg = "not " if negate else ""
+        pat = e.args[1]
+        if pat.kind == "const" and isinstance(pat.data, str):
+            rx = self.k(rt.pg_regex(pat.data, ci))
+            return self.strict(e.args[:1], lambda s: f"({neg}{rx}.search({s[0]}) is not None)")
+        return self.strict(e.args, lambda s: f"({neg}_rt.regex({s[0]}, {s[1]}, {ci}))")
+
+    def g_in_list(self, e: E) -> str:
+        v, items = e.args[0], e.args[1:]
+        neg = e.data
+        if all(i.kind == "const" for i in items):
+            vals = [i.data for i in items if i.data is not None]
+            try:
+                values: Any = frozenset(vals)
+            except TypeError:
+                values = vals
+            has_null = any(i.data is None for i in items)
+            src = f"_rt.in_values({self.expr(v)}, {self.k(values)}, {has_null})"
+        else:
+            arr = f"[{', '.join(self.expr(i) for i in items)}]"
+            src = f"_rt.any_op({self.expr(v)}, {arr}, {self.k(operator.eq)}, False)"
+        return self._negate(src) if neg else src
+
+    def _negate(self, src: str) -> str:
+        t = self.tmp()
+        return f"(None if ({t} := {src}) is None else not {t})"
+
+    def g_any(self, e: E) -> str:
+        op, is_all = e.data
+        return (f"_rt.any_op({self.expr(e.args[0])}, {self.expr(e.args[1])}, "
+                f"{self.k(PY_OPS[op])}, {is_all})")
+
+    def g_rowcmp(self, e: E) -> str:
+        a, b = e.args
+        return f"_rt.row_cmp({self.expr(a)}, {self.expr(b)}, {e.data!r})"
+
+    def g_subquery(self, e: E) -> str:
+        self.uses_outer = True
+        fn = self.k(SUBQUERY_RUNTIME["scalar"])
+        return f"{fn}({self.k(e.data)}, row, ctx)"
+
+    def g_exists(self, e: E) -> str:
+        self.uses_outer = True
+        fn = self.k(SUBQUERY_RUNTIME["exists"])
+        return f"{fn}({self.k(e.data)}, row, ctx)"
+
+    def g_in_sub(self, e: E) -> str:
+        self.uses_outer = True
+        fn = self.k(SUBQUERY_RUNTIME["in"])
+        plan, op, is_all = e.data
+        src = f"{fn}({self.expr(e.args[0])}, {self.k(plan)}, row, ctx, {self.k(PY_OPS[op])}, {is_all})"
+        return src
+
+    def g_array_sub(self, e: E) -> str:
+        self.uses_outer = True
+        fn = self.k(SUBQUERY_RUNTIME["array"])
+        return f"{fn}({self.k(e.data)}, row, ctx)"
+
+    def g_ctxfn(self, e: E) -> str:
+        return "ctx.functions"
+
+
+def _prologue(g: Gen) -> str:
+    lines = ""
+    if g.uses_params:
+        lines += "    _P = ctx.params\n"
+    if g.uses_outer:
+        lines += "    _O = ctx.__dict__.setdefault('outer', [])\n"
+    return lines
+
+
+def _build(src: str, g: Gen, name: str = "_f") -> Callable[..., Any]:
+    code = compile(src, f"<sql:{name}>", "exec")
+    ns = dict(g.env)
+    exec(code, ns)  # noqa: S102 - the source is generated from a bound expression tree
+    fn = ns[name]
+    fn.__sql_source__ = src
+    return fn
+
+
+def row_function(e: E) -> Callable[[tuple, Any], Any]:
+    """Compiles `e` into `fn(row, ctx) -> value`."""
+    g = Gen()
+    body = g.expr(e)
+    return _build(f"def _f(row, ctx):\n{_prologue(g)}    return {body}\n", g)
+
+
+def project_function(exprs: list[E]) -> Callable[[list, Any], list]:
+    """Compiles a projection into `fn(rows, ctx) -> rows` (one list comprehension)."""
+    g = Gen()
+    if all(e.kind == "col" for e in exprs) and exprs:
+        idx = [e.data for e in exprs]
+        if len(idx) == 1:
+            body = f"[(row[{idx[0]}],) for row in rows]"
+        else:
+            getter = g.k(operator.itemgetter(*idx))
+            body = f"list(map({getter}, rows))"
+    else:
+        items = "".join(g.expr(e) + ", " for e in exprs)
+        body = f"[({items}) for row in rows]"
+    return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
+
+
+def conjuncts(e: E | None) -> list[E]:
+    """Splits an AND tree into its conjuncts."""
+    if e is None:
+        return []
+    if e.kind == "and":
+        out: list[E] = []
+        for a in e.args:
+            out.extend(conjuncts(a))
+        return out
+    return [e]
+
+
+def filter_function(pred: E) -> Callable[[list, Any], list]:
+    """Compiles a predicate into `fn(rows, ctx) -> rows` keeping rows where it is TRUE."""
+    g = Gen()
+    cond = " and ".join(f"({g.expr(c)}) is True" for c in conjuncts(pred))
+    body = f"[row for row in rows if {cond}]"
+    return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
+
+
+def key_function(exprs: list[E]) -> Callable[[tuple, Any], Any]:
+    """Compiles a tuple of expressions into `fn(row, ctx) -> tuple` (grouping and join keys)."""
+    g = Gen()
+    items = "".join(g.expr(e) + ", " for e in exprs)
+    return _build(f"def _f(row, ctx):\n{_prologue(g)}    return ({items})\n", g)
+
+
+def sort_key_function(e: E, nulls_high: bool) -> Callable[[tuple, Any], Any]:
+    """Compiles a sort key that places NULLs above (nulls_high) or below every value."""
+    g = Gen()
+    f, later = g.bind(g.expr(e))
+    if nulls_high:
+        body = f"((0, {later}) if {f} is not None else (1,))"
+    else:
+        body = f"((1, {later}) if {f} is not None else (0,))"
+    return _build(f"def _f(row, ctx):\n{_prologue(g)}    return {body}\n", g)
+
+
+def constant_value(e: E) -> Any:
+    """Evaluates an expression that references no row (constant folding, LIMIT)."""
+    return row_function(e)((), None)
+
+
+def is_decimal(v: Any) -> bool:
+    """True for numeric values."""
+    return isinstance(v, Decimal)

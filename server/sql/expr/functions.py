@@ -1,0 +1,220 @@
+"""Function-call resolution against the shared registry, and coercion of arguments.
+
+The registry (`functions.registry.FUNCTIONS`) is filled by `server.sql.functions`;
+this module picks the overload PostgreSQL would pick (exact types first, then
+unknown literals and implicit numeric/string promotions), coerces the
+arguments, and reports 42883 with PostgreSQL's hint when nothing matches. A
+handful of set-returning built-ins the planner depends on (generate_series,
+unnest) are supplied here when the registry does not have them yet.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from ...errors import AmbiguousFunction, InvalidParameterValue, UndefinedFunction
+from ...pgtypes import oids as T
+from ..functions.registry import ANY, FUNCTIONS, FunctionDef
+from . import types as ty
+from .bound import E
+from .casts import cast_function, from_text
+
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        try:
+            import importlib
+
+            importlib.import_module("cumulo.server.sql.functions")
+        except Exception:  # noqa: BLE001 - the library is optional while it is being written
+            pass
+
+
+def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bool = False) -> E:
+    """Returns `e` converted to `target` (unknown literals folded, parameters inferred)."""
+    if target in (0, ANY, T.ANYELEMENT, T.ANYARRAY, T.UNKNOWN, T.RECORD):
+        return e
+    if e.type == target and (typmod < 0 or typmod == e.typmod):
+        return e
+    if e.kind == "param" and e.type == T.UNKNOWN:
+        if params is not None:
+            params.infer(e.data, target)
+        inner = E("param", e.data, [], target, -1, e.name)
+        if typmod >= 0:
+            return E("cast", cast_function(target, target, typmod), [inner], target, typmod, e.name)
+        return inner
+    fn = cast_function(e.type, target, typmod)
+    if e.kind == "const":
+        v = e.data if e.data is None or fn is None else fn(e.data)
+        return E("const", v, [], target, typmod, e.name)
+    return E("cast", fn, [e], target, typmod, e.name)
+
+
+def _cost(arg: int, want: int) -> int | None:
+    """Returns the cost of passing an `arg` value as `want` (None: impossible implicitly)."""
+    if want in (ANY, T.ANYELEMENT) or arg == want:
+        return 0
+    if arg == T.UNKNOWN:
+        return 1
+    if want == T.ANYARRAY:
+        return 0 if ty.is_array(arg) else None
+    if ty.is_string(arg) and ty.is_string(want):
+        return 1 if want == T.TEXT else 2
+    ra, rw = ty.NUMERIC_RANK.get(arg), ty.NUMERIC_RANK.get(want)
+    if ra and rw and ra <= rw:
+        return rw - ra
+    if arg in ty.OIDLIKE and want in ty.OIDLIKE + ty.INTS:
+        return 1
+    if arg in ty.INTS and want in ty.OIDLIKE:
+        return 2
+    if arg == T.DATE and want in (T.TIMESTAMP, T.TIMESTAMPTZ):
+        return 2
+    if arg == T.TIMESTAMP and want == T.TIMESTAMPTZ:
+        return 1
+    if ty.is_array(arg) and ty.is_array(want):
+        return 3
+    return None
+
+
+def signature(name: str, types: list[int]) -> str:
+    """Formats `name(integer, text)` for error messages."""
+    return f"{name}({', '.join(ty.type_name(t) for t in types)})"
+
+
+def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]]:
+    """Picks the overload of `name` for these arguments and coerces them."""
+    _ensure_loaded()
+    cands = FUNCTIONS.get(name) or FALLBACKS.get(name) or []
+    types = [a.type for a in args]
+    best: list[tuple[int, FunctionDef]] = []
+    for fd in cands:
+        if fd.args is None:
+            best.append((50, fd))
+            continue
+        if len(fd.args) != len(args):
+            continue
+        total = 0
+        for t, w in zip(types, fd.args, strict=True):
+            c = _cost(t, w)
+            if c is None:
+                break
+            total += c
+        else:
+            best.append((total, fd))
+    if not best:
+        raise UndefinedFunction(
+            f"function {signature(name, types)} does not exist",
+            hint="No function matches the given name and argument types. "
+            "You might need to add explicit type casts.",
+        )
+    best.sort(key=lambda p: p[0])
+    if len(best) > 1 and best[0][0] == best[1][0] and best[0][1].args != best[1][1].args:
+        exact = [fd for c, fd in best if c == best[0][0]]
+        if T.UNKNOWN not in types or len({fd.args for fd in exact}) > 1:
+            text_pref = [fd for fd in exact if fd.args and T.TEXT in fd.args]
+            if not text_pref:
+                raise AmbiguousFunction(
+                    f"function {signature(name, types)} is not unique",
+                    hint="Could not choose a best candidate function. "
+                    "You might need to add explicit type casts.",
+                )
+            best = [(0, text_pref[0])]
+    fd = best[0][1]
+    if fd.args is None:
+        return fd, args
+    out = [coerce(a, w, params=params) if w not in (ANY,) else a
+           for a, w in zip(args, fd.args, strict=True)]
+    return fd, out
+
+
+def return_type(fd: FunctionDef, args: list[E]) -> int:
+    """Returns a resolved call's result type."""
+    if callable(fd.returns):
+        return fd.returns([a.type for a in args])
+    return fd.returns
+
+
+# -- fallbacks, used only while the registry lacks them ---------------------------------------
+
+
+def _generate_series(start: Any, stop: Any, step: Any = 1) -> Iterator[Any]:
+    if step == 0:
+        raise InvalidParameterValue("step size cannot equal zero")
+    if isinstance(start, dt.datetime | dt.date) and not isinstance(step, int | Decimal):
+        v = start
+        while (v <= stop) if step > dt.timedelta(0) else (v >= stop):
+            yield v
+            v = v + step
+        return
+    v = start
+    if step > 0:
+        while v <= stop:
+            yield v
+            v += step
+    else:
+        while v >= stop:
+            yield v
+            v += step
+
+
+def _series_type(types: list[int]) -> int:
+    return ty.common_type([t if t != T.UNKNOWN else T.INT4 for t in types[:2]])
+
+
+def _unnest(arr: Any) -> Iterator[Any]:
+    yield from arr
+
+
+def _unnest_type(types: list[int]) -> int:
+    return T.ELEMENT_OF.get(types[0], T.TEXT)
+
+
+def _array_position(arr: Any, v: Any) -> int | None:
+    if arr is None:
+        return None
+    for i, x in enumerate(arr):
+        if x == v and x is not None:
+            return i + 1
+    return None
+
+
+FALLBACKS: dict[str, list[FunctionDef]] = {
+    "generate_series": [
+        FunctionDef("generate_series", _generate_series, (T.INT4, T.INT4), T.INT4,
+                    set_returning=True),
+        FunctionDef("generate_series", _generate_series, (T.INT4, T.INT4, T.INT4), T.INT4,
+                    set_returning=True),
+        FunctionDef("generate_series", _generate_series, (T.INT8, T.INT8), T.INT8,
+                    set_returning=True),
+        FunctionDef("generate_series", _generate_series, (T.INT8, T.INT8, T.INT8), T.INT8,
+                    set_returning=True),
+        FunctionDef("generate_series", _generate_series, (T.NUMERIC, T.NUMERIC), T.NUMERIC,
+                    set_returning=True),
+        FunctionDef("generate_series", _generate_series,
+                    (T.TIMESTAMP, T.TIMESTAMP, T.INTERVAL), T.TIMESTAMP, set_returning=True),
+    ],
+    "unnest": [FunctionDef("unnest", _unnest, (T.ANYARRAY,), _unnest_type, set_returning=True)],
+    "array_position": [
+        FunctionDef("array_position", _array_position, (T.ANYARRAY, ANY), T.INT4, strict=False)
+    ],
+    "array_length": [
+        FunctionDef("array_length", lambda a, d: (len(a) or None) if d == 1 else None,
+                    (T.ANYARRAY, T.INT4), T.INT4)
+    ],
+    "cardinality": [FunctionDef("cardinality", len, (T.ANYARRAY,), T.INT4)],
+    "lower": [FunctionDef("lower", str.lower, (T.TEXT,), T.TEXT)],
+    "upper": [FunctionDef("upper", str.upper, (T.TEXT,), T.TEXT)],
+    "length": [FunctionDef("length", len, (T.TEXT,), T.INT4)],
+    "abs": [FunctionDef("abs", abs, (T.INT4,), T.INT4), FunctionDef("abs", abs, (T.INT8,), T.INT8),
+            FunctionDef("abs", abs, (T.NUMERIC,), T.NUMERIC),
+            FunctionDef("abs", abs, (T.FLOAT8,), T.FLOAT8)],
+}
+
+_ = from_text  # re-exported for callers that parse literals

@@ -1,0 +1,287 @@
+"""Helpers that compiled expressions call: the operations Python's own operators get wrong for SQL.
+
+Python's `//` floors where SQL truncates, `%` takes the divisor's sign, ints
+never overflow, and Decimal / float do not mix. Each helper here is one call
+in the generated code, chosen at bind time from the operand types.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from decimal import Decimal, DivisionByZero as _DecDivZero, InvalidOperation, localcontext
+from functools import lru_cache
+from typing import Any
+
+from ...errors import (
+    DataException,
+    DivisionByZero,
+    InvalidEscapeSequence,
+    InvalidParameterValue,
+    NumericValueOutOfRange,
+)
+from ...pgtypes import oids as T
+from .casts import check_int
+
+_LO4, _HI4 = -(2**31), 2**31 - 1
+_LO8, _HI8 = -(2**63), 2**63 - 1
+_LO2, _HI2 = -(2**15), 2**15 - 1
+
+
+def c2(v: int) -> int:
+    """Checks an int2 result."""
+    if _LO2 <= v <= _HI2:
+        return v
+    raise NumericValueOutOfRange("smallint out of range")
+
+
+def c4(v: int) -> int:
+    """Checks an int4 result."""
+    if _LO4 <= v <= _HI4:
+        return v
+    raise NumericValueOutOfRange("integer out of range")
+
+
+def c8(v: int) -> int:
+    """Checks an int8 result."""
+    if _LO8 <= v <= _HI8:
+        return v
+    raise NumericValueOutOfRange("bigint out of range")
+
+
+def cf(v: float) -> float:
+    """Checks a float8 result for overflow (inf from finite inputs)."""
+    if math.isinf(v):
+        raise NumericValueOutOfRange("value out of range: overflow")
+    return v
+
+
+def idiv(a: int, b: int) -> int:
+    """Integer division truncating toward zero, 22012 on zero."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def imod(a: int, b: int) -> int:
+    """Integer remainder with the dividend's sign."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    r = abs(a) % abs(b)
+    return r if a >= 0 else -r
+
+
+def fdiv(a: float, b: float) -> float:
+    """float8 division."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    return a / b
+
+
+def _scale(d: Decimal) -> int:
+    e = d.as_tuple().exponent
+    return -e if isinstance(e, int) and e < 0 else 0
+
+
+def ndiv(a: Any, b: Any) -> Decimal:
+    """numeric division with PostgreSQL's result scale (at least 16 significant digits)."""
+    a = Decimal(a)
+    b = Decimal(b)
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    if not a.is_finite() or not b.is_finite():
+        return a / b
+    with localcontext() as c:
+        c.prec = 1000
+        q = a / b
+        weight = q.adjusted() if q != 0 else 0
+        rscale = max(16 - weight - 1, _scale(a), _scale(b), 0)
+        rscale = min(rscale, 1000)
+        return q.quantize(Decimal(1).scaleb(-rscale))
+
+
+def nmod(a: Any, b: Any) -> Decimal:
+    """numeric remainder."""
+    a, b = Decimal(a), Decimal(b)
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    with localcontext() as c:
+        c.prec = 1000
+        return a.remainder_near(b) if False else a % b
+
+
+def power(a: Any, b: Any) -> Any:
+    """The ^ operator (float8 or numeric)."""
+    try:
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            with localcontext() as c:
+                c.prec = 40
+                r = Decimal(a) ** Decimal(b)
+                return r.normalize() if r == r.to_integral_value() else r
+        if a == 0 and b < 0:
+            raise DivisionByZero("zero raised to a negative power is undefined")
+        return cf(float(a) ** float(b))
+    except (InvalidOperation, _DecDivZero, OverflowError):
+        raise NumericValueOutOfRange("value out of range: overflow") from None
+
+
+def neg(v: Any, oid: int) -> Any:
+    """Unary minus with the integer range check."""
+    r = -v
+    return check_int(r, oid) if oid in (T.INT2, T.INT4, T.INT8) else r
+
+
+def nsub(a: Any, b: Any) -> Any:
+    """Subtraction that also covers timestamp - timestamp and date - date."""
+    r = a - b
+    if isinstance(a, dt.date) and not isinstance(a, dt.datetime) and isinstance(b, dt.date):
+        if not isinstance(b, dt.datetime):
+            return r.days
+    return r
+
+
+def concat(a: Any, b: Any) -> Any:
+    """The || operator on strings or arrays."""
+    if isinstance(a, list) or isinstance(b, list):
+        la = a if isinstance(a, list) else [a]
+        lb = b if isinstance(b, list) else [b]
+        return la + lb
+    return a + b
+
+
+@lru_cache(maxsize=512)
+def like_regex(pattern: str, ci: bool, escape: str = "\\") -> re.Pattern[str]:
+    """Translates a LIKE pattern into a compiled regex (cached)."""
+    out = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if escape and c == escape:
+            i += 1
+            if i >= n:
+                raise InvalidEscapeSequence("LIKE pattern must not end with escape character")
+            out.append(re.escape(pattern[i]))
+        elif c == "%":
+            out.append(".*")
+        elif c == "_":
+            out.append(".")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.S | (re.I if ci else 0))
+
+
+def like(s: str, pattern: str, ci: bool = False) -> bool:
+    """SQL LIKE / ILIKE."""
+    return like_regex(pattern, ci).fullmatch(s) is not None
+
+
+_PG_CLASSES = {
+    "[:alpha:]": "a-zA-Z", "[:digit:]": "0-9", "[:alnum:]": "a-zA-Z0-9", "[:space:]": r"\s",
+    "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:punct:]": r"!-/:-@\[-`{-~", "[:xdigit:]": "0-9a-fA-F",
+}
+
+
+@lru_cache(maxsize=512)
+def pg_regex(pattern: str, ci: bool) -> re.Pattern[str]:
+    """Compiles a POSIX regex as PostgreSQL's ~ operator reads it (cached)."""
+    p = pattern
+    for k, v in _PG_CLASSES.items():
+        p = p.replace(k, v)
+    p = p.replace(r"\m", r"\b").replace(r"\M", r"\b").replace(r"\y", r"\b")
+    try:
+        return re.compile(p, re.I if ci else 0)
+    except re.error as e:
+        raise InvalidParameterValue(f"invalid regular expression: {e}") from None
+
+
+def regex(s: str, pattern: str, ci: bool = False) -> bool:
+    """The ~ / ~* operators."""
+    return pg_regex(pattern, ci).search(s) is not None
+
+
+def any_op(v: Any, arr: Any, op: Any, is_all: bool) -> bool | None:
+    """`v op ANY(arr)` / `v op ALL(arr)` with SQL's NULL rules."""
+    if v is None or arr is None:
+        return None
+    saw_null = False
+    for x in arr:
+        if x is None:
+            saw_null = True
+            continue
+        r = op(v, x)
+        if is_all and not r:
+            return False
+        if not is_all and r:
+            return True
+    if saw_null:
+        return None
+    return is_all
+
+
+def in_values(v: Any, values: Any, has_null: bool) -> bool | None:
+    """`v IN (...)` over a set of non-NULL values, NULL-aware."""
+    if v is None:
+        return None
+    if v in values:
+        return True
+    return None if has_null else False
+
+
+def row_cmp(a: tuple, b: tuple, op: str) -> bool | None:
+    """Row-wise comparison `(a, b) < (c, d)` with SQL's NULL rules."""
+    if op in ("=", "<>"):
+        saw_null = False
+        for x, y in zip(a, b, strict=True):
+            if x is None or y is None:
+                saw_null = True
+            elif x != y:
+                return op == "<>"
+        return None if saw_null else op == "="
+    for x, y in zip(a, b, strict=True):
+        if x is None or y is None:
+            return None
+        if x != y:
+            return {"<": x < y, "<=": x < y, ">": x > y, ">=": x > y}[op]
+    return op in ("<=", ">=")
+
+
+def subscript(arr: Any, i: Any) -> Any:
+    """arr[i] with 1-based indexes; out of range gives NULL."""
+    if arr is None or i is None:
+        return None
+    if isinstance(arr, str):
+        raise DataException("cannot subscript type text because it does not support subscripting")
+    if 1 <= i <= len(arr):
+        return arr[i - 1]
+    return None
+
+
+def greatest(values: list[Any], least: bool = False) -> Any:
+    """GREATEST/LEAST ignoring NULLs."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return min(vals) if least else max(vals)
+
+
+def first_not_null(*values: Any) -> Any:
+    """Used by COALESCE over already evaluated arguments."""
+    for v in values:
+        if v is not None:
+            return v
+    return None
+
+
+def distinct(a: Any, b: Any) -> bool:
+    """IS DISTINCT FROM."""
+    if a is None or b is None:
+        return (a is None) != (b is None)
+    return a != b
+
+
+def sql_bool(v: Any) -> bool | None:
+    """Coerces a predicate value for WHERE: only True passes."""
+    return v is True

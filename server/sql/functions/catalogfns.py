@@ -1,0 +1,143 @@
+"""Catalog functions psql and ORMs call: format_type, pg_get_*def, visibility, descriptions.
+
+They read the statement's catalog snapshot through the same text builders as
+the pg_catalog views (`pgcatalog.ddltext`). Expressions are kept as SQL text
+in the catalog (pg_attrdef.adbin, pg_index.indpred), so pg_get_expr returns
+its argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...errors import UndefinedColumn
+from ...pgtypes import oids as T
+from ..pgcatalog.ddltext import constraint_def, format_type, index_def
+from ..pgcatalog.names import names, quote_ident
+from .regcasts import relation_oid
+from .registry import register
+
+
+@register("format_type", args=[T.OID, T.INT4], returns=T.TEXT, strict=False)
+def format_type_fn(oid: int | None, typmod: int | None) -> str | None:
+    """Returns a type's SQL name with its modifier ("character varying(50)")."""
+    return format_type(oid, typmod)
+
+
+@register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID], returns=T.TEXT)
+def pg_get_expr(expr: str, relid: int, pretty: bool = False) -> str:
+    """Returns a stored expression's SQL text (the catalog keeps expressions as text)."""
+    return expr
+
+
+register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID, T.BOOL], returns=T.TEXT)(pg_get_expr)
+register("pg_get_expr", args=[T.TEXT, T.OID], returns=T.TEXT)(pg_get_expr)
+register("pg_get_expr", args=[T.TEXT, T.OID, T.BOOL], returns=T.TEXT)(pg_get_expr)
+
+
+@register("pg_get_indexdef", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_indexdef(ctx: Any, oid: int, column: int = 0, pretty: bool = False) -> str | None:
+    """Returns CREATE INDEX text, or one key column's name when column > 0."""
+    return index_def(ctx.catalog, oid, column)
+
+
+register("pg_get_indexdef", args=[T.OID, T.INT4, T.BOOL], returns=T.TEXT,
+         needs_context=True)(pg_get_indexdef)
+
+
+@register("pg_get_constraintdef", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_constraintdef(ctx: Any, oid: int, pretty: bool = False) -> str | None:
+    """Returns a constraint's definition ("PRIMARY KEY (id)")."""
+    return constraint_def(ctx.catalog, ctx, oid)
+
+
+register("pg_get_constraintdef", args=[T.OID, T.BOOL], returns=T.TEXT,
+         needs_context=True)(pg_get_constraintdef)
+
+
+@register("pg_get_viewdef", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_viewdef(ctx: Any, view: Any, pretty: Any = False) -> str | None:
+    """Returns a view's defining SELECT."""
+    oid = relation_oid(ctx, view)
+    t = ctx.catalog.table_by_oid(oid)
+    return t.view_sql if t is not None else None
+
+
+for _args in ([T.OID, T.BOOL], [T.OID, T.INT4], [T.TEXT], [T.TEXT, T.BOOL]):
+    register("pg_get_viewdef", args=_args, returns=T.TEXT, needs_context=True)(pg_get_viewdef)
+
+
+@register("pg_get_serial_sequence", args=[T.TEXT, T.TEXT], returns=T.TEXT, needs_context=True)
+def pg_get_serial_sequence(ctx: Any, table: str, column: str) -> str | None:
+    """Returns the qualified name of the sequence a SERIAL or identity column uses."""
+    cat = ctx.catalog
+    oid = relation_oid(ctx, table)
+    t = cat.table_by_oid(oid)
+    col = None
+    if t is not None:
+        wanted = column[1:-1] if column.startswith('"') else column.lower()
+        col = next((c for c in t.live_columns if c.name == wanted), None)
+    if col is None:
+        raise UndefinedColumn(f'column "{column}" of relation "{table}" does not exist')
+    for s in cat.sequences:
+        if s.owned_by == (oid, col.attnum):
+            schema = names(cat).schema_name(s.schema_oid) or "public"
+            return quote_ident(schema) + "." + quote_ident(s.name)
+    return None
+
+
+@register("pg_table_is_visible", args=[T.OID], returns=T.BOOL, needs_context=True)
+def pg_table_is_visible(ctx: Any, oid: int) -> bool | None:
+    """True when the search path finds the relation by its bare name (NULL if no relation)."""
+    idx = names(ctx.catalog)
+    if oid not in idx.rel:
+        return None
+    return idx.rel_visible(ctx, oid)
+
+
+@register("pg_type_is_visible", args=[T.OID], returns=T.BOOL)
+def pg_type_is_visible(oid: int) -> bool | None:
+    """True for every built-in type (all live in pg_catalog)."""
+    return True if oid in T.TYPES else None
+
+
+@register("pg_function_is_visible", args=[T.OID], returns=T.BOOL)
+def pg_function_is_visible(oid: int) -> bool:
+    """True: every function lives in pg_catalog."""
+    return True
+
+
+for _name in ("pg_collation_is_visible", "pg_opclass_is_visible", "pg_operator_is_visible",
+              "pg_conversion_is_visible", "pg_statistics_obj_is_visible",
+              "pg_ts_config_is_visible"):
+    register(_name, args=[T.OID], returns=T.BOOL)(pg_function_is_visible)
+
+
+@register("obj_description", args=[T.OID, T.NAME], returns=T.TEXT, needs_context=True)
+def obj_description(ctx: Any, oid: int, catalog: str | None = None) -> str | None:
+    """Returns the comment on an object."""
+    return ctx.catalog.comments.get((oid, 0))
+
+
+register("obj_description", args=[T.OID], returns=T.TEXT, needs_context=True)(obj_description)
+register("shobj_description", args=[T.OID, T.NAME], returns=T.TEXT,
+         needs_context=True)(obj_description)
+
+
+@register("col_description", args=[T.OID, T.INT4], returns=T.TEXT, needs_context=True)
+def col_description(ctx: Any, oid: int, attnum: int) -> str | None:
+    """Returns the comment on a table column."""
+    return ctx.catalog.comments.get((oid, attnum))
+
+
+@register("pg_partition_ancestors", args=[T.REGCLASS], returns=T.REGCLASS, set_returning=True)
+def pg_partition_ancestors(rel: int) -> Iterator[int]:
+    """Yields nothing: no table is a partition (PostgreSQL returns no rows for those)."""
+    return iter(())
+
+
+@register("pg_partition_root", args=[T.REGCLASS], returns=T.REGCLASS)
+def pg_partition_root(rel: int) -> None:
+    """Returns NULL: no table is a partition."""
+    return None

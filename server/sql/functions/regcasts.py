@@ -1,0 +1,184 @@
+"""The reg* types: casts from names to OIDs and the printing of OIDs back as names.
+
+`'public.t'::regclass`, `'int4'::regtype`, `'pg_catalog.array_in'::regproc`
+resolve through the catalog snapshot and the session's search path. The
+compiler calls `cast:<type>` for a text-to-reg* cast and `format:<type>` to
+print a reg* value (regclass prints the bare name when the search path finds
+the relation, schema-qualified otherwise). A numeric string is taken as the
+OID itself, as PostgreSQL does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import SQLError, UndefinedFunction, UndefinedObject, UndefinedTable
+from ...pgtypes import oids as T
+from ..expr.types import type_by_name
+from ..pgcatalog.ddltext import format_type
+from ..pgcatalog.names import names, quote_ident, split_name
+from ..pgcatalog.procoids import BY_OID, PG_PROC_OIDS, proc_oid
+from .registry import FUNCTIONS, register
+
+
+def _numeric(text: str) -> int | None:
+    s = text.strip()
+    return int(s) if s.isdigit() else None
+
+
+def regclass_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
+    """Resolves a relation name to its OID (42P01 when absent, unless missing_ok)."""
+    oid = _numeric(text)
+    if oid is not None:
+        return oid
+    parts = split_name(text)
+    if len(parts) > 3:
+        raise SQLError(f"improper relation name (too many dotted names): {text}",
+                       sqlstate="42601")
+    try:
+        rel = names(ctx.catalog).find_rel(ctx, parts)
+    except SQLError:
+        if missing_ok:
+            return None
+        raise
+    if rel is None:
+        if missing_ok:
+            return None
+        raise UndefinedTable(f'relation "{text}" does not exist')
+    return rel.oid
+
+
+def regtype_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
+    """Resolves a type name ("integer", "varchar(10)", "pg_catalog.int4", "int4[]") to its OID."""
+    oid = _numeric(text)
+    if oid is not None:
+        return oid
+    s = text.strip()
+    if s == '"char"' or s == 'pg_catalog."char"':
+        return T.CHAR
+    try:
+        return type_by_name(s.replace('"', ""))[0]
+    except (UndefinedObject, ValueError):
+        if missing_ok:
+            return None
+        raise UndefinedObject(f'type "{text}" does not exist') from None
+
+
+def regproc_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
+    """Resolves a function name (optionally pg_catalog-qualified) to its pg_proc OID."""
+    oid = _numeric(text)
+    if oid is not None:
+        return oid
+    parts = split_name(text)
+    name = parts[-1]
+    schema_ok = len(parts) == 1 or parts[0] in ("pg_catalog", "information_schema")
+    if schema_ok and (name in PG_PROC_OIDS or name in FUNCTIONS) and len(parts) <= 2:
+        return proc_oid(name)
+    if missing_ok:
+        return None
+    raise UndefinedFunction(f'function "{text}" does not exist')
+
+
+def regnamespace_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
+    """Resolves a schema name to its OID (3F000 when absent)."""
+    oid = _numeric(text)
+    if oid is not None:
+        return oid
+    parts = split_name(text)
+    found = names(ctx.catalog).schema_oid.get(parts[0]) if len(parts) == 1 else None
+    if found is None and not missing_ok:
+        raise SQLError(f'schema "{text}" does not exist', sqlstate="3F000")
+    return found
+
+
+def regrole_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
+    """Resolves a role name to its OID (42704 when absent)."""
+    oid = _numeric(text)
+    if oid is not None:
+        return oid
+    parts = split_name(text)
+    found = names(ctx.catalog).role_oid.get(parts[0]) if len(parts) == 1 else None
+    if found is None and not missing_ok:
+        raise UndefinedObject(f'role "{text}" does not exist')
+    return found
+
+
+register("cast:regclass", args=[T.TEXT], returns=T.REGCLASS, needs_context=True)(regclass_in)
+register("cast:regtype", args=[T.TEXT], returns=T.REGTYPE, needs_context=True)(regtype_in)
+register("cast:regproc", args=[T.TEXT], returns=T.REGPROC, needs_context=True)(regproc_in)
+register("cast:regnamespace", args=[T.TEXT], returns=T.REGNAMESPACE,
+         needs_context=True)(regnamespace_in)
+register("cast:regrole", args=[T.TEXT], returns=T.REGROLE, needs_context=True)(regrole_in)
+
+
+@register("format:regclass", args=[T.REGCLASS], returns=T.TEXT, needs_context=True)
+def regclass_out(ctx: Any, oid: int) -> str:
+    """Prints a regclass: the name, schema-qualified only when the search path misses it."""
+    return names(ctx.catalog).rel_display(ctx, oid)
+
+
+@register("format:regtype", args=[T.REGTYPE], returns=T.TEXT, needs_context=True)
+def regtype_out(ctx: Any, oid: int) -> str:
+    """Prints a regtype as format_type does ("integer", "character varying")."""
+    if oid not in T.TYPES:
+        return str(oid)
+    return format_type(oid, None) or str(oid)
+
+
+@register("format:regproc", args=[T.REGPROC], returns=T.TEXT, needs_context=True)
+def regproc_out(ctx: Any, oid: int) -> str:
+    """Prints a regproc as its function name ("-" for 0)."""
+    if oid == 0:
+        return "-"
+    return BY_OID.get(oid, str(oid))
+
+
+@register("format:regnamespace", args=[T.REGNAMESPACE], returns=T.TEXT, needs_context=True)
+def regnamespace_out(ctx: Any, oid: int) -> str:
+    """Prints a regnamespace as the quoted schema name."""
+    name = names(ctx.catalog).schema_name(oid)
+    return quote_ident(name) if name is not None else str(oid)
+
+
+@register("format:regrole", args=[T.REGROLE], returns=T.TEXT, needs_context=True)
+def regrole_out(ctx: Any, oid: int) -> str:
+    """Prints a regrole as the quoted role name."""
+    role = names(ctx.catalog).roles.get(oid)
+    return quote_ident(role.name) if role is not None else str(oid)
+
+
+@register("to_regclass", args=[T.TEXT], returns=T.REGCLASS, needs_context=True)
+def to_regclass(ctx: Any, text: str) -> int | None:
+    """Returns the relation's OID, NULL when there is none."""
+    return regclass_in(ctx, text, missing_ok=True)
+
+
+@register("to_regtype", args=[T.TEXT], returns=T.REGTYPE, needs_context=True)
+def to_regtype(ctx: Any, text: str) -> int | None:
+    """Returns the type's OID, NULL when there is none."""
+    return regtype_in(ctx, text, missing_ok=True)
+
+
+@register("to_regproc", args=[T.TEXT], returns=T.REGPROC, needs_context=True)
+def to_regproc(ctx: Any, text: str) -> int | None:
+    """Returns the function's OID, NULL when there is none."""
+    return regproc_in(ctx, text, missing_ok=True)
+
+
+@register("to_regnamespace", args=[T.TEXT], returns=T.REGNAMESPACE, needs_context=True)
+def to_regnamespace(ctx: Any, text: str) -> int | None:
+    """Returns the schema's OID, NULL when there is none."""
+    return regnamespace_in(ctx, text, missing_ok=True)
+
+
+@register("to_regrole", args=[T.TEXT], returns=T.REGROLE, needs_context=True)
+def to_regrole(ctx: Any, text: str) -> int | None:
+    """Returns the role's OID, NULL when there is none."""
+    return regrole_in(ctx, text, missing_ok=True)
+
+
+def relation_oid(ctx: Any, value: Any) -> int | None:
+    """Turns a regclass argument (an OID, or a name as text) into an OID."""
+    if isinstance(value, int):
+        return value
+    return regclass_in(ctx, str(value))

@@ -1,0 +1,222 @@
+"""System information functions: version(), current_*, settings, privileges, sizes, transaction ids.
+
+What psql, SQLAlchemy, JDBC and asyncpg call while connecting and
+introspecting. Privilege checks answer true (Cumulo has no GRANT yet) and
+relation sizes 0, which clients accept.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zlib
+from typing import Any
+
+from ...errors import SQLError, UndefinedObject
+from ...pgtypes import oids as T
+from ..pgcatalog.names import names
+from .registry import register
+
+VERSION = (
+    "PostgreSQL 15.6 (Cumulo 0.1) on x86_64-pc-linux-gnu, compiled by Python, 64-bit"
+)
+STARTED = dt.datetime.now(dt.UTC)
+NAME_ARRAY = T.ARRAY_OF[T.NAME]
+ENCODINGS = {0: "SQL_ASCII", 6: "UTF8", 8: "LATIN1"}
+
+
+@register("version", args=[], returns=T.TEXT)
+def version() -> str:
+    """Returns the server's version string (SQLAlchemy parses "PostgreSQL 15.6")."""
+    return VERSION
+
+
+def _path_names(ctx: Any, implicit: bool) -> list[str]:
+    idx = names(ctx.catalog)
+    oids = idx.path(ctx)
+    if not implicit:
+        listed = [ctx.user if n.strip() == "$user" else n.strip().strip('"')
+                  for n in ctx.search_path()]
+        explicit = {idx.schema_oid.get(n) for n in listed}
+        oids = [o for o in oids if o in explicit]
+    return [idx.schemas[o].name for o in oids]
+
+
+@register("current_schema", args=[], returns=T.NAME, needs_context=True)
+def current_schema(ctx: Any) -> str | None:
+    """Returns the first existing schema of the search path."""
+    found = _path_names(ctx, implicit=False)
+    return found[0] if found else None
+
+
+@register("current_schemas", args=[T.BOOL], returns=NAME_ARRAY, needs_context=True)
+def current_schemas(ctx: Any, implicit: bool) -> list[str]:
+    """Returns the search path's existing schemas, with pg_catalog when `implicit`."""
+    return _path_names(ctx, implicit)
+
+
+@register("current_database", args=[], returns=T.NAME, needs_context=True)
+def current_database(ctx: Any) -> str:
+    """Returns the connected database's name."""
+    return ctx.database
+
+
+register("current_catalog", args=[], returns=T.NAME, needs_context=True)(current_database)
+
+
+@register("current_user", args=[], returns=T.NAME, needs_context=True)
+def current_user(ctx: Any) -> str:
+    """Returns the session's role name."""
+    return ctx.user
+
+
+for _alias in ("session_user", "user", "current_role"):
+    register(_alias, args=[], returns=T.NAME, needs_context=True)(current_user)
+
+
+@register("pg_backend_pid", args=[], returns=T.INT4, needs_context=True)
+def pg_backend_pid(ctx: Any) -> int:
+    """Returns the session's process id (the BackendKeyData pid)."""
+    return ctx.backend_pid
+
+
+@register("inet_server_addr", args=[], returns=T.INET, needs_context=True)
+def inet_server_addr(ctx: Any) -> str | None:
+    """Returns the server address of the connection (the listen address setting)."""
+    addr = ctx.get_setting("listen_addresses")
+    return "127.0.0.1" if addr in (None, "", "*", "localhost") else addr.split(",")[0]
+
+
+@register("inet_server_port", args=[], returns=T.INT4, needs_context=True)
+def inet_server_port(ctx: Any) -> int:
+    """Returns the server's port."""
+    port = ctx.get_setting("port")
+    return int(port) if port and port.isdigit() else 5432
+
+
+@register("current_setting", args=[T.TEXT], returns=T.TEXT, needs_context=True)
+def current_setting(ctx: Any, name: str, missing_ok: bool = False) -> str | None:
+    """Returns a setting's value (42704 for an unknown one unless missing_ok)."""
+    value = ctx.get_setting(name)
+    if value is None and not missing_ok:
+        raise UndefinedObject(f'unrecognized configuration parameter "{name}"')
+    return value
+
+
+register("current_setting", args=[T.TEXT, T.BOOL], returns=T.TEXT,
+         needs_context=True)(current_setting)
+
+
+@register("set_config", args=[T.TEXT, T.TEXT, T.BOOL], returns=T.TEXT, strict=False,
+          needs_context=True, volatile=True)
+def set_config(ctx: Any, name: str | None, value: str | None, is_local: bool | None) -> str:
+    """Sets a setting for the session (or the transaction) and returns its new value."""
+    if name is None:
+        raise SQLError("SET requires parameter name", sqlstate="22023")
+    return ctx.set_setting(name, "" if value is None else value, bool(is_local))
+
+
+@register("pg_get_userbyid", args=[T.OID], returns=T.NAME, needs_context=True)
+def pg_get_userbyid(ctx: Any, oid: int) -> str:
+    """Returns a role's name, "unknown (OID=n)" when there is none."""
+    role = names(ctx.catalog).roles.get(oid)
+    return role.name if role else f"unknown (OID={oid})"
+
+
+@register("pg_encoding_to_char", args=[T.INT4], returns=T.NAME)
+def pg_encoding_to_char(encoding: int) -> str:
+    """Returns an encoding's name ("UTF8" for 6), "" for an unknown number."""
+    return ENCODINGS.get(encoding, "")
+
+
+@register("pg_char_to_encoding", args=[T.NAME], returns=T.INT4)
+def pg_char_to_encoding(name: str) -> int:
+    """Returns an encoding's number, -1 for an unknown name."""
+    wanted = name.upper().replace("-", "").replace("_", "")
+    return next((n for n, s in ENCODINGS.items() if s.replace("_", "") == wanted), -1)
+
+
+def _true(*args: Any) -> bool:
+    return True
+
+
+for _name in ("has_table_privilege", "has_schema_privilege", "has_database_privilege",
+              "has_column_privilege", "has_sequence_privilege", "has_function_privilege",
+              "has_any_column_privilege", "has_tablespace_privilege", "pg_has_role",
+              "has_type_privilege"):
+    register(_name, args=None, returns=T.BOOL)(_true)
+
+
+@register("pg_is_in_recovery", args=[], returns=T.BOOL)
+def pg_is_in_recovery() -> bool:
+    """Returns false: every Cumulo node accepts writes."""
+    return False
+
+
+@register("pg_postmaster_start_time", args=[], returns=T.TIMESTAMPTZ)
+def pg_postmaster_start_time() -> dt.datetime:
+    """Returns when this server process started."""
+    return STARTED
+
+
+@register("pg_conf_load_time", args=[], returns=T.TIMESTAMPTZ)
+def pg_conf_load_time() -> dt.datetime:
+    """Returns when the configuration was loaded (the start time)."""
+    return STARTED
+
+
+@register("txid_current", args=[], returns=T.INT8, needs_context=True, volatile=True)
+def txid_current(ctx: Any) -> int:
+    """Returns the transaction's id (the context's `txid`, else one stable per transaction)."""
+    txid = getattr(ctx, "txid", None)
+    if isinstance(txid, int):
+        return txid
+    seed = f"{ctx.backend_pid}:{ctx.statement_timestamp}".encode()
+    return 1000 + zlib.crc32(seed) % (2**31)
+
+
+register("pg_current_xact_id", args=[], returns=T.INT8, needs_context=True,
+         volatile=True)(txid_current)
+
+
+def _zero(*args: Any) -> int:
+    return 0
+
+
+for _name in ("pg_relation_size", "pg_total_relation_size", "pg_table_size",
+              "pg_indexes_size", "pg_database_size"):
+    register(_name, args=None, returns=T.INT8)(_zero)
+
+
+@register("pg_size_pretty", args=[T.INT8], returns=T.TEXT)
+def pg_size_pretty(size: int) -> str:
+    """Formats a byte count as PostgreSQL does ("10 kB", "118 MB")."""
+    size = int(size)
+    limit = 10 * 1024
+    if abs(size) < limit:
+        return f"{size} bytes"
+    size >>= 9  # keep one extra bit for rounding
+    for unit in ("kB", "MB", "GB", "TB"):
+        if abs(size) < limit * 2 - 1:
+            return f"{_half_rounded(size)} {unit}"
+        size >>= 10
+    return f"{_half_rounded(size)} PB"
+
+
+register("pg_size_pretty", args=[T.NUMERIC], returns=T.TEXT)(pg_size_pretty)
+
+
+def _half_rounded(x: int) -> int:
+    v = x + (-1 if x < 0 else 1)
+    return -(-v // 2) if v < 0 else v // 2
+
+
+@register("pg_tablespace_location", args=[T.OID], returns=T.TEXT)
+def pg_tablespace_location(oid: int) -> str:
+    """Returns "" (the built-in tablespaces live in the data directory)."""
+    return ""
+
+
+@register("pg_get_statisticsobjdef_columns", args=[T.OID], returns=T.TEXT)
+def pg_get_statisticsobjdef_columns(oid: int) -> None:
+    """Returns NULL: there are no extended statistics objects."""
+    return None

@@ -1,0 +1,1 @@
+"""Optimizer rules: each module holds one `rule(plan, ctx) -> plan`; `rules.RULES` orders them."""

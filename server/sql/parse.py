@@ -1,0 +1,263 @@
+"""The thin layer in front of sqlglot: statement splitting, the pre-parser, and the plan cache.
+
+Why a layer of our own: sqlglot parses most of PostgreSQL, but it turns
+DECLARE, FETCH, MOVE, CLOSE, SHOW, SET SESSION CHARACTERISTICS and friends
+into an opaque `Command`, and a full parse costs ~130 us per pgbench
+statement. So:
+
+1. `split_statements` cuts a Query message at top-level `;` (respecting
+   quotes, dollar quotes and comments) in one pass over the text.
+2. `utility` recognises the statements we handle without sqlglot (transaction
+   control, SET/SHOW/RESET, cursors, PREPARE/EXECUTE, LISTEN, VACUUM ...) with
+   anchored regular expressions, and returns a small tuple for the session.
+3. Everything else goes to `sqlglot.parse_one(..., read="postgres")`.
+4. `PlanCache` keeps the analysed statement per SQL text and parameter types,
+   so a repeated statement costs a dict lookup; entries remember the catalog
+   version they were planned against and are dropped when it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from ..errors import SyntaxError_
+
+_DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
+
+
+def split_statements(sql: str) -> list[str]:
+    """Splits a Query message into statements at top-level semicolons (empty ones dropped)."""
+    if ";" not in sql:
+        s = sql.strip()
+        return [s] if s and not _only_comments(s) else []
+    out: list[str] = []
+    i, n, start = 0, len(sql), 0
+    while i < n:
+        c = sql[i]
+        if c == "'":
+            backslash = i > 0 and sql[i - 1] in "eE" and (i < 2 or not sql[i - 2].isalnum())
+            i += 1
+            while i < n:
+                if backslash and sql[i] == "\\":
+                    i += 2
+                    continue
+                if sql[i] == "'":
+                    if i + 1 < n and sql[i + 1] == "'":
+                        i += 2
+                        continue
+                    break
+                i += 1
+        elif c == '"':
+            i = sql.find('"', i + 1)
+            i = n if i < 0 else i
+        elif c == "-" and sql.startswith("--", i):
+            i = sql.find("\n", i)
+            i = n if i < 0 else i
+        elif c == "/" and sql.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if sql.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif sql.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+            continue
+        elif c == "$" and (i == 0 or not (sql[i - 1].isalnum() or sql[i - 1] == "_")):
+            m = _DOLLAR.match(sql, i)
+            if m:
+                end = sql.find(m.group(0), m.end())
+                i = n if end < 0 else end + len(m.group(0))
+                continue
+        elif c == ";":
+            stmt = sql[start:i].strip()
+            if stmt and not _only_comments(stmt):
+                out.append(stmt)
+            start = i + 1
+        i += 1
+    stmt = sql[start:].strip()
+    if stmt and not _only_comments(stmt):
+        out.append(stmt)
+    return out
+
+
+_COMMENTS = re.compile(r"(--[^\n]*(\n|$)|/\*.*?\*/|\s)+", re.S)
+
+
+def _only_comments(s: str) -> bool:
+    return s.startswith(("--", "/*")) and _COMMENTS.fullmatch(s) is not None
+
+
+def strip_leading_comments(s: str) -> str:
+    """Removes comments and whitespace before the first keyword."""
+    if s.startswith(("--", "/*")):
+        m = _COMMENTS.match(s)
+        return s[m.end():] if m else s
+    return s
+
+
+# -- the pre-parser -----------------------------------------------------------
+
+_I = re.I | re.S
+_NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)'
+_TXN_MODES = r"(?P<modes>(?:\s*,?\s*(?:ISOLATION\s+LEVEL\s+(?:READ\s+UNCOMMITTED|READ\s+COMMITTED|" \
+    r"REPEATABLE\s+READ|SERIALIZABLE)|READ\s+ONLY|READ\s+WRITE|NOT\s+DEFERRABLE|DEFERRABLE))*)"
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("begin", re.compile(r"(?:BEGIN(?:\s+(?:WORK|TRANSACTION))?|START\s+TRANSACTION)"
+                         + _TXN_MODES + r"\s*$", _I)),
+    ("commit", re.compile(r"(?:COMMIT|END)(?:\s+(?:WORK|TRANSACTION))?(?:\s+AND\s+NO\s+CHAIN)?\s*$",
+                          _I)),
+    ("rollback_to", re.compile(r"ROLLBACK(?:\s+(?:WORK|TRANSACTION))?\s+TO\s+(?:SAVEPOINT\s+)?"
+                               r"(?P<name>" + _NAME + r")\s*$", _I)),
+    ("rollback", re.compile(r"(?:ROLLBACK|ABORT)(?:\s+(?:WORK|TRANSACTION))?"
+                            r"(?:\s+AND\s+NO\s+CHAIN)?\s*$", _I)),
+    ("savepoint", re.compile(r"SAVEPOINT\s+(?P<name>" + _NAME + r")\s*$", _I)),
+    ("release", re.compile(r"RELEASE\s+(?:SAVEPOINT\s+)?(?P<name>" + _NAME + r")\s*$", _I)),
+    ("set_txn", re.compile(r"SET\s+TRANSACTION" + _TXN_MODES + r"\s*$", _I)),
+    ("set_session_txn", re.compile(r"SET\s+SESSION\s+CHARACTERISTICS\s+AS\s+TRANSACTION"
+                                   + _TXN_MODES + r"\s*$", _I)),
+    ("set_names", re.compile(r"SET\s+(?:SESSION\s+|LOCAL\s+)?NAMES\s+(?P<value>.+?)\s*$", _I)),
+    ("set_tz", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?TIME\s+ZONE\s+(?P<value>.+?)\s*$",
+                          _I)),
+    ("set", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?(?P<name>" + _NAME +
+                       r"(?:\." + _NAME + r")?)\s*(?:=|\bTO\b)\s*(?P<value>.+?)\s*$", _I)),
+    ("reset", re.compile(r"RESET\s+(?P<name>ALL|" + _NAME + r"(?:\." + _NAME + r")?)\s*$", _I)),
+    ("show", re.compile(r"SHOW\s+(?P<name>ALL|TRANSACTION\s+ISOLATION\s+LEVEL|TIME\s+ZONE|"
+                        + _NAME + r"(?:\." + _NAME + r")?)\s*$", _I)),
+    ("discard", re.compile(r"DISCARD\s+(?P<what>ALL|PLANS|SEQUENCES|TEMP|TEMPORARY)\s*$", _I)),
+    ("close", re.compile(r"CLOSE\s+(?P<name>ALL|" + _NAME + r")\s*$", _I)),
+    ("declare", re.compile(r"DECLARE\s+(?P<name>" + _NAME + r")\s+(?P<opts>(?:\s*(?:BINARY|"
+                           r"INSENSITIVE|ASENSITIVE|NO\s+SCROLL|SCROLL))*)\s*CURSOR"
+                           r"(?P<hold>\s+(?:WITH|WITHOUT)\s+HOLD)?\s+FOR\s+(?P<query>.+)$", _I)),
+    ("fetch", re.compile(r"(?P<verb>FETCH|MOVE)(?:\s+(?P<dir>NEXT|PRIOR|FIRST|LAST|ALL|"
+                         r"FORWARD\s+ALL|FORWARD\s+[+-]?\d+|FORWARD|BACKWARD\s+ALL|"
+                         r"BACKWARD\s+[+-]?\d+|BACKWARD|ABSOLUTE\s+[+-]?\d+|RELATIVE\s+[+-]?\d+|"
+                         r"[+-]?\d+))?(?:\s+(?:FROM|IN))?\s+(?P<name>" + _NAME + r")\s*$", _I)),
+    ("listen", re.compile(r"(?P<verb>LISTEN|UNLISTEN|NOTIFY)\b.*$", _I)),
+    ("vacuum", re.compile(r"(?P<verb>VACUUM|ANALYZE|ANALYSE)\b.*$", _I)),
+    ("checkpoint", re.compile(r"CHECKPOINT\s*$", _I)),
+    ("prepare", re.compile(r"PREPARE\s+(?P<name>" + _NAME + r")\s*(?:\((?P<types>[^)]*)\))?\s+"
+                           r"AS\s+(?P<query>.+)$", _I)),
+    ("execute", re.compile(r"EXECUTE\s+(?P<name>" + _NAME + r")\s*(?:\((?P<args>.*)\))?\s*$", _I)),
+    ("deallocate", re.compile(r"DEALLOCATE\s+(?:PREPARE\s+)?(?P<name>ALL|" + _NAME + r")\s*$",
+                              _I)),
+    ("explain", re.compile(r"EXPLAIN\s+(?P<opts>\([^)]*\)\s*|(?:ANALYZE\s+|ANALYSE\s+|VERBOSE\s+)*)"
+                           r"(?P<query>.+)$", _I)),
+    ("copy", re.compile(r"COPY\b.*$", _I)),
+    ("role", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?P<kind>ROLE|USER|GROUP)\b.*$", _I)),
+    ("database", re.compile(r"(?P<verb>CREATE|DROP|ALTER)\s+DATABASE\b.*$", _I)),
+    ("comment", re.compile(r"COMMENT\s+ON\b.*$", _I)),
+    ("sequence", re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$", _I)),
+]
+_FIRST_WORDS = {
+    "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,
+    "RELEASE": 5, "SET": 6, "RESET": 11, "SHOW": 12, "DISCARD": 13, "CLOSE": 14, "DECLARE": 15,
+    "FETCH": 16, "MOVE": 16, "LISTEN": 17, "UNLISTEN": 17, "NOTIFY": 17, "VACUUM": 18,
+    "ANALYZE": 18, "ANALYSE": 18, "CHECKPOINT": 19, "PREPARE": 20, "EXECUTE": 21,
+    "DEALLOCATE": 22, "EXPLAIN": 23, "COPY": 24, "CREATE": 25, "ALTER": 25, "DROP": 25,
+    "COMMENT": 27,
+}
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def utility(sql: str) -> tuple[str, re.Match[str]] | None:
+    """Recognises a statement sqlglot should not see; returns (kind, match) or None."""
+    m = _WORD.match(sql)
+    if not m:
+        return None
+    first = _FIRST_WORDS.get(m.group(0).upper())
+    if first is None:
+        return None
+    for kind, pat in _PATTERNS[first:]:
+        mm = pat.match(sql)
+        if mm:
+            return kind, mm
+    return None
+
+
+def unquote_ident(name: str) -> str:
+    """Folds an identifier as PostgreSQL does: quoted names kept, others lower-cased."""
+    if name.startswith('"') and name.endswith('"'):
+        return name[1:-1].replace('""', '"')
+    return name.lower()
+
+
+def txn_modes(text: str | None) -> dict[str, Any]:
+    """Parses transaction modes (ISOLATION LEVEL ..., READ ONLY/WRITE, DEFERRABLE)."""
+    out: dict[str, Any] = {}
+    if not text:
+        return out
+    t = " ".join(text.lower().replace(",", " ").split())
+    for level in ("read uncommitted", "read committed", "repeatable read", "serializable"):
+        if "isolation level " + level in t:
+            out["isolation"] = level
+    if "read only" in t:
+        out["read_only"] = True
+    elif "read write" in t:
+        out["read_only"] = False
+    if "not deferrable" in t:
+        out["deferrable"] = False
+    elif "deferrable" in t:
+        out["deferrable"] = True
+    return out
+
+
+def parse_sql(sql: str) -> exp.Expression:
+    """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure."""
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except ParseError as e:
+        raise _syntax_error(sql, e) from None
+    except TokenError as e:
+        raise SyntaxError_(f"syntax error: {e}") from None
+    if tree is None:
+        raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
+    return tree
+
+
+def _syntax_error(sql: str, e: ParseError) -> SyntaxError_:
+    errs = getattr(e, "errors", None) or []
+    info = errs[0] if errs else {}
+    line, col = info.get("line"), info.get("col")
+    token = (info.get("highlight") or "").strip()
+    position = None
+    if line and col:
+        lines = sql.split("\n")
+        position = sum(len(x) + 1 for x in lines[: line - 1]) + max(col - len(token), 0) + 1
+    if token:
+        return SyntaxError_(f'syntax error at or near "{token}"', position=position)
+    return SyntaxError_("syntax error at end of input", position=len(sql) + 1)
+
+
+class PlanCache:
+    """An LRU map from (SQL text, parameter types) to an analysed statement."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._map: OrderedDict[Any, Any] = OrderedDict()
+
+    def get(self, key: Any, version: int) -> Any:
+        """Returns the cached entry if it was planned against catalog `version`."""
+        entry = self._map.get(key)
+        if entry is None:
+            return None
+        if entry.version != version:
+            del self._map[key]
+            return None
+        return entry
+
+    def put(self, key: Any, entry: Any) -> None:
+        """Caches an entry, evicting the least recently added beyond `size`."""
+        self._map[key] = entry
+        if len(self._map) > self.size:
+            self._map.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forgets every entry (DISCARD ALL / DISCARD PLANS)."""
+        self._map.clear()

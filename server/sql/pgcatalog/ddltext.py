@@ -1,0 +1,129 @@
+"""The SQL text PostgreSQL prints for catalog objects: format_type, index and constraint definitions.
+
+These back `format_type`, `pg_get_indexdef`, `pg_get_constraintdef` and the
+pg_indexes / information_schema views alike, so psql's `\\d t`, SQLAlchemy's
+reflection and the views agree character for character with PostgreSQL 15.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .names import names, quote_ident
+
+_TIME_TYPES = {
+    T.TIMESTAMP: ("timestamp", " without time zone"),
+    T.TIMESTAMPTZ: ("timestamp", " with time zone"),
+    T.TIME: ("time", " without time zone"),
+    T.TIMETZ: ("time", " with time zone"),
+}
+_FK_ACTIONS = {"r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+def format_type(oid: int | None, typmod: int | None) -> str | None:
+    """Returns PostgreSQL's format_type(oid, typmod) text ("character varying(50)", "integer[]")."""
+    if oid is None:
+        return None
+    if oid == 0:
+        return "-"
+    elem = T.ELEMENT_OF.get(oid)
+    if elem is not None and oid not in (T.INT2VECTOR, T.OIDVECTOR):
+        base = format_type(elem, typmod)
+        return None if base is None else base + "[]"
+    info = T.TYPES.get(oid)
+    if info is None:
+        return "???"
+    mod = -1 if typmod is None else typmod
+    if oid == T.BPCHAR:
+        if typmod is None:
+            return "character"
+        return f"character({mod - 4})" if mod >= 4 else "bpchar"
+    if oid in (T.VARCHAR, T.BIT, T.VARBIT) and mod >= (4 if oid == T.VARCHAR else 0):
+        return f"{info.sql_name}({mod - 4 if oid == T.VARCHAR else mod})"
+    if oid == T.NUMERIC and mod >= 4:
+        mod -= 4
+        return f"numeric({(mod >> 16) & 0xFFFF},{mod & 0xFFFF})"
+    if oid in _TIME_TYPES:
+        head, tail = _TIME_TYPES[oid]
+        return f"{head}({mod}){tail}" if mod >= 0 else head + tail
+    if oid == T.INTERVAL and mod >= 0:
+        precision = mod & 0xFFFF
+        return f"interval({precision})" if precision != 0xFFFF else "interval"
+    return info.sql_name
+
+
+def _col_names(table: M.Table | None, attnums: tuple[int, ...]) -> list[str]:
+    cols = {c.attnum: c.name for c in table.columns} if table else {}
+    return [quote_ident(cols.get(a, f"col{a}")) for a in attnums]
+
+
+def qualified(cat: M.CatalogSnapshot, oid: int) -> str:
+    """Returns a relation's schema-qualified, quoted name."""
+    rel = names(cat).rel.get(oid)
+    if rel is None:
+        return str(oid)
+    return quote_ident(names(cat).schema_name(rel.schema_oid) or "") + "." + quote_ident(rel.name)
+
+
+def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0) -> str | None:
+    """Returns pg_get_indexdef's text (or one key column's name when column > 0)."""
+    i = next((x for x in cat.indexes if x.oid == index_oid), None)
+    if i is None:
+        return None
+    table = cat.table_by_oid(i.table_oid)
+    cols = _col_names(table, i.columns)
+    if column > 0:
+        return cols[column - 1] if column <= len(cols) else ""
+    desc = list(i.descending) + [False] * (len(cols) - len(i.descending))
+    keys = ", ".join(c + (" DESC" if d else "") for c, d in zip(cols, desc, strict=True))
+    unique = "UNIQUE " if i.unique or i.primary else ""
+    text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {qualified(cat, i.table_oid)} "
+            f"USING btree ({keys})")
+    if i.predicate:
+        text += f" WHERE {_parens(i.predicate)}"
+    return text
+
+
+def _parens(expr: str) -> str:
+    """Wraps an expression in parentheses unless it already is one parenthesised whole."""
+    s = expr.strip()
+    if s.startswith("(") and s.endswith(")"):
+        depth = 0
+        for n, ch in enumerate(s):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and n < len(s) - 1:
+                break
+        else:
+            return s
+    if s.replace("_", "").isalnum():
+        return s
+    return f"({s})"
+
+
+def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int) -> str | None:
+    """Returns pg_get_constraintdef's text: "PRIMARY KEY (id)", "FOREIGN KEY (a) REFERENCES p(id)"."""
+    c = next((x for x in cat.constraints if x.oid == con_oid), None)
+    if c is None:
+        return None
+    table = cat.table_by_oid(c.table_oid)
+    cols = ", ".join(_col_names(table, c.columns))
+    if c.kind == "p":
+        return f"PRIMARY KEY ({cols})"
+    if c.kind == "u":
+        return f"UNIQUE ({cols})"
+    if c.kind == "c":
+        return f"CHECK ({_parens(c.check or 'true')})"
+    if c.kind == "f":
+        ref = cat.table_by_oid(c.ref_table_oid)
+        refname = names(cat).rel_display(ctx, c.ref_table_oid)
+        text = (f"FOREIGN KEY ({cols}) REFERENCES {refname}"
+                f"({', '.join(_col_names(ref, c.ref_columns))})")
+        if c.on_update in _FK_ACTIONS:
+            text += " ON UPDATE " + _FK_ACTIONS[c.on_update]
+        if c.on_delete in _FK_ACTIONS:
+            text += " ON DELETE " + _FK_ACTIONS[c.on_delete]
+        return text
+    return None

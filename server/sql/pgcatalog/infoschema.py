@@ -1,0 +1,237 @@
+"""The SQL-standard information_schema views that clients read, computed from the snapshot.
+
+Column sets are PostgreSQL 15's (domains replaced by their base types); the
+values follow PostgreSQL's view definitions (data_type spellings, the
+`<schema oid>_<table oid>_<attnum>_not_null` CHECK rows of NOT NULL columns,
+precision radixes). Only user relations are listed in `columns`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .ddltext import format_type
+from .names import names
+from .registry import VIRTUAL_TABLES, pg_relation
+
+_CON_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY", "c": "CHECK"}
+_RULES = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+_BIN_PRECISION = {T.INT2: 16, T.INT4: 32, T.INT8: 64, T.FLOAT4: 24, T.FLOAT8: 53}
+_DATETIME = (T.DATE, T.TIME, T.TIMETZ, T.TIMESTAMP, T.TIMESTAMPTZ, T.INTERVAL)
+
+
+def _yes(b: bool) -> str:
+    return "YES" if b else "NO"
+
+
+@pg_relation("information_schema", "schemata")
+def schemata(ctx: Any) -> list[tuple[Any, ...]]:
+    """Schemas of the current database."""
+    cat = ctx.catalog
+    idx = names(cat)
+    return [
+        (cat.database.name, s.name, idx.roles[s.owner].name if s.owner in idx.roles else None,
+         None, None, None, None)
+        for s in idx.schemas.values()
+    ]
+
+
+@pg_relation("information_schema", "tables")
+def tables(ctx: Any) -> list[tuple[Any, ...]]:
+    """User tables and views, then the system relations."""
+    cat = ctx.catalog
+    idx = names(cat)
+    rows = [
+        (cat.database.name, idx.schema_name(t.schema_oid), t.name,
+         "VIEW" if t.kind == "v" else "BASE TABLE", None, None, None, None, None,
+         _yes(t.kind == "r"), "NO", None)
+        for t in cat.tables
+    ]
+    rows += [
+        (cat.database.name, vt.schema, vt.name, "VIEW" if vt.kind == "v" else "BASE TABLE",
+         None, None, None, None, None, _yes(vt.kind == "r"), "NO", None)
+        for vt in VIRTUAL_TABLES.values()
+    ]
+    return rows
+
+
+def _type_facts(oid: int, typmod: int) -> tuple[Any, ...]:
+    """Returns (data_type, char max len, char octet len, precision, radix, scale, dt precision)."""
+    if oid in T.ELEMENT_OF:
+        return ("ARRAY", None, None, None, None, None, None)
+    info = T.TYPES.get(oid)
+    data_type = info.sql_name if info else "USER-DEFINED"
+    clen = olen = prec = radix = scale = dtp = None
+    if oid in (T.VARCHAR, T.BPCHAR):
+        if typmod >= 4:
+            clen, olen = typmod - 4, (typmod - 4) * 4
+        else:
+            olen = 1073741824
+    elif oid == T.TEXT:
+        olen = 1073741824
+    elif oid in _BIN_PRECISION:
+        prec, radix = _BIN_PRECISION[oid], 2
+        scale = 0 if oid in (T.INT2, T.INT4, T.INT8) else None
+    elif oid == T.NUMERIC:
+        radix = 10
+        if typmod >= 4:
+            prec, scale = ((typmod - 4) >> 16) & 0xFFFF, (typmod - 4) & 0xFFFF
+    elif oid in _DATETIME:
+        dtp = 0 if oid == T.DATE else (typmod if typmod >= 0 else 6)
+    return (data_type, clen, olen, prec, radix, scale, dtp)
+
+
+@pg_relation("information_schema", "columns")
+def columns(ctx: Any) -> list[tuple[Any, ...]]:
+    """Columns of user tables and views."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    seqs = {s.owned_by: s for s in cat.sequences if s.owned_by}
+    rows = []
+    for t in cat.tables:
+        schema = idx.schema_name(t.schema_oid)
+        for n, c in enumerate(t.live_columns, 1):
+            dtype, clen, olen, prec, radix, scale, dtp = _type_facts(c.type_oid, c.typmod)
+            info = T.TYPES.get(c.type_oid)
+            ident: tuple[Any, ...] = (None,) * 6
+            if c.identity:
+                s = seqs.get((t.oid, c.attnum))
+                gen = "ALWAYS" if c.identity == "a" else "BY DEFAULT"
+                ident = (gen, None, None, None, None, "NO") if s is None else (
+                    gen, str(s.start), str(s.increment), str(s.max_value), str(s.min_value),
+                    _yes(s.cycle))
+            rows.append((
+                cat.database.name, schema, t.name, c.name, n,
+                None if c.identity else c.default, _yes(not c.not_null), dtype, clen, olen,
+                prec, radix, scale, dtp, None, None, None, None, None, None, None, None, None,
+                None, None, cat.database.name, "pg_catalog", info.name if info else None,
+                None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
+                "NEVER", None, _yes(t.kind == "r"),
+            ))
+    return rows
+
+
+@pg_relation("information_schema", "views")
+def views(ctx: Any) -> list[tuple[Any, ...]]:
+    """User views and their definitions."""
+    cat = ctx.catalog
+    idx = names(cat)
+    return [
+        (cat.database.name, idx.schema_name(t.schema_oid), t.name, t.view_sql, "NONE", "NO",
+         "NO", "NO", "NO", "NO")
+        for t in cat.tables if t.kind == "v"
+    ]
+
+
+@pg_relation("information_schema", "table_constraints")
+def table_constraints(ctx: Any) -> list[tuple[Any, ...]]:
+    """Constraints, plus PostgreSQL's synthetic CHECK rows for NOT NULL columns."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    db = cat.database.name
+    rows = []
+    for c in cat.constraints:
+        t = cat.table_by_oid(c.table_oid)
+        if t is None:
+            continue
+        schema = idx.schema_name(t.schema_oid)
+        rows.append((db, schema, c.name, db, schema, t.name, _CON_TYPES.get(c.kind, "CHECK"),
+                     "NO", "NO", "YES", "YES" if c.kind == "u" else None))
+    for t in cat.tables:
+        if t.kind != "r":
+            continue
+        schema = idx.schema_name(t.schema_oid)
+        for c in t.live_columns:
+            if c.not_null:
+                rows.append((db, schema, f"{t.schema_oid}_{t.oid}_{c.attnum}_not_null", db,
+                             schema, t.name, "CHECK", "NO", "NO", "YES", None))
+    return rows
+
+
+def _unique_for(cat: M.CatalogSnapshot, fk: M.Constraint) -> M.Constraint | None:
+    cands = [c for c in cat.constraints_of(fk.ref_table_oid) if c.kind in ("p", "u")]
+    return next((c for c in cands if sorted(c.columns) == sorted(fk.ref_columns)), None)
+
+
+@pg_relation("information_schema", "key_column_usage")
+def key_column_usage(ctx: Any) -> list[tuple[Any, ...]]:
+    """Columns of primary key, unique and foreign key constraints, in key order."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    db = cat.database.name
+    rows = []
+    for c in cat.constraints:
+        t = cat.table_by_oid(c.table_oid)
+        if t is None or c.kind not in ("p", "u", "f"):
+            continue
+        schema = idx.schema_name(t.schema_oid)
+        cols = {x.attnum: x.name for x in t.columns}
+        uniq = _unique_for(cat, c) if c.kind == "f" else None
+        for n, attnum in enumerate(c.columns, 1):
+            pos = None
+            if uniq is not None and n <= len(c.ref_columns):
+                ref = c.ref_columns[n - 1]
+                pos = uniq.columns.index(ref) + 1 if ref in uniq.columns else None
+            rows.append((db, schema, c.name, db, schema, t.name, cols.get(attnum), n, pos))
+    return rows
+
+
+@pg_relation("information_schema", "referential_constraints")
+def referential_constraints(ctx: Any) -> list[tuple[Any, ...]]:
+    """Foreign keys with the unique constraint they reference and their actions."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    db = cat.database.name
+    rows = []
+    for c in cat.constraints:
+        t = cat.table_by_oid(c.table_oid)
+        if t is None or c.kind != "f":
+            continue
+        uniq = _unique_for(cat, c)
+        ref = cat.table_by_oid(c.ref_table_oid)
+        rows.append((db, idx.schema_name(t.schema_oid), c.name,
+                     db if uniq else None,
+                     idx.schema_name(ref.schema_oid) if uniq and ref else None,
+                     uniq.name if uniq else None, "NONE", _RULES.get(c.on_update, "NO ACTION"),
+                     _RULES.get(c.on_delete, "NO ACTION")))
+    return rows
+
+
+@pg_relation("information_schema", "constraint_column_usage")
+def constraint_column_usage(ctx: Any) -> list[tuple[Any, ...]]:
+    """Columns each constraint uses (for a foreign key: the referenced columns)."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    db = cat.database.name
+    rows = []
+    for c in cat.constraints:
+        owner = cat.table_by_oid(c.table_oid)
+        t = cat.table_by_oid(c.ref_table_oid if c.kind == "f" else c.table_oid)
+        if t is None or owner is None:
+            continue
+        cols = {x.attnum: x.name for x in t.columns}
+        for attnum in c.ref_columns if c.kind == "f" else c.columns:
+            rows.append((db, idx.schema_name(t.schema_oid), t.name, cols.get(attnum), db,
+                         idx.schema_name(owner.schema_oid), c.name))
+    return rows
+
+
+@pg_relation("information_schema", "sequences")
+def sequences(ctx: Any) -> list[tuple[Any, ...]]:
+    """Sequences and their parameters, as text."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    return [
+        (cat.database.name, idx.schema_name(s.schema_oid), s.name,
+         format_type(s.type_oid, None), _BIN_PRECISION.get(s.type_oid, 64), 2, 0, str(s.start),
+         str(s.min_value), str(s.max_value), str(s.increment), _yes(s.cycle))
+        for s in cat.sequences
+    ]
+
+
+@pg_relation("information_schema", "character_sets")
+def character_sets(ctx: Any) -> list[tuple[Any, ...]]:
+    """The one character set, UTF8."""
+    return [(None, None, "UTF8", "UCS", "UTF8", ctx.catalog.database.name, None, None)]

@@ -1,0 +1,212 @@
+"""Name lookup over a catalog snapshot: what regclass/regtype casts, visibility and printing share.
+
+PostgreSQL resolves an unqualified relation name through the search path,
+with pg_catalog searched first unless the path names it explicitly, and
+prints an OID back qualified only when the unqualified name would not find
+the same object. `Names` indexes one snapshot (plus the virtual system
+relations) once; the index is cached per snapshot object, so a catalog query
+that calls `pg_table_is_visible(oid)` on every row does dictionary lookups,
+not scans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import SQLError
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .registry import VIRTUAL_TABLES
+
+SYSTEM_SCHEMAS = (
+    M.Schema(M.PG_CATALOG_OID, "pg_catalog"),
+    M.Schema(M.PG_TOAST_OID, "pg_toast"),
+    M.Schema(M.INFORMATION_SCHEMA_OID, "information_schema"),
+)
+
+
+@dataclass(frozen=True)
+class Rel:
+    """One relation of any kind: table, view, index, sequence or virtual system relation."""
+
+    oid: int
+    name: str
+    schema_oid: int
+    kind: str  # pg_class.relkind
+    obj: Any  # the model object (Table, Index, Sequence) or a VirtualTable
+
+
+class Names:
+    """The name indexes of one catalog snapshot."""
+
+    def __init__(self, cat: M.CatalogSnapshot) -> None:
+        self.catalog = cat
+        schemas = {s.oid: s for s in SYSTEM_SCHEMAS}
+        schemas.update({s.oid: s for s in cat.schemas})
+        self.schemas = schemas
+        self.schema_oid = {s.name: s.oid for s in schemas.values()}
+        rels: list[Rel] = []
+        for vt in VIRTUAL_TABLES.values():
+            if vt.oid:
+                rels.append(Rel(vt.oid, vt.name, self.schema_oid[vt.schema], vt.kind, vt))
+        tables = {}
+        for t in cat.tables:
+            tables[t.oid] = t
+            rels.append(Rel(t.oid, t.name, t.schema_oid, t.kind, t))
+        for i in cat.indexes:
+            owner = tables.get(i.table_oid)
+            rels.append(Rel(i.oid, i.name, owner.schema_oid if owner else M.PUBLIC_OID, "i", i))
+        for s in cat.sequences:
+            rels.append(Rel(s.oid, s.name, s.schema_oid, "S", s))
+        self.rel = {r.oid: r for r in rels}
+        self.rel_by_name = {(r.schema_oid, r.name): r for r in rels}
+        self.roles = {r.oid: r for r in cat.roles}
+        self.role_oid = {r.name: r.oid for r in cat.roles}
+
+    def path(self, ctx: Any) -> list[int]:
+        """Returns the schema OIDs searched for unqualified names, pg_catalog first unless listed."""
+        names = []
+        for n in ctx.search_path():
+            n = n.strip()
+            if n == "$user":
+                n = ctx.user
+            elif len(n) > 1 and n[0] == '"' and n[-1] == '"':
+                n = n[1:-1].replace('""', '"')
+            names.append(n)
+        oids = [self.schema_oid[n] for n in names if n in self.schema_oid]
+        if M.PG_CATALOG_OID not in oids:
+            oids.insert(0, M.PG_CATALOG_OID)
+        return oids
+
+    def find_rel(self, ctx: Any, parts: list[str]) -> Rel | None:
+        """Returns the relation a (possibly qualified) name denotes, or None."""
+        if len(parts) == 3:
+            if parts[0] != ctx.database:
+                raise SQLError(
+                    "cross-database references are not implemented: " + ".".join(parts),
+                    sqlstate="0A000",
+                )
+            parts = parts[1:]
+        if len(parts) == 2:
+            schema = self.schema_oid.get(parts[0])
+            if schema is None:
+                raise SQLError(f'schema "{parts[0]}" does not exist', sqlstate="3F000")
+            return self.rel_by_name.get((schema, parts[1]))
+        for schema in self.path(ctx):
+            rel = self.rel_by_name.get((schema, parts[0]))
+            if rel is not None:
+                return rel
+        return None
+
+    def rel_visible(self, ctx: Any, oid: int) -> bool:
+        """True when the relation's unqualified name finds it through the search path."""
+        rel = self.rel.get(oid)
+        if rel is None:
+            return False
+        for schema in self.path(ctx):
+            found = self.rel_by_name.get((schema, rel.name))
+            if found is not None:
+                return found.oid == oid
+        return False
+
+    def rel_display(self, ctx: Any, oid: int) -> str:
+        """Returns regclass's output: the name, schema-qualified only when not visible."""
+        rel = self.rel.get(oid)
+        if rel is None:
+            return str(oid)
+        if self.rel_visible(ctx, oid):
+            return quote_ident(rel.name)
+        return quote_ident(self.schemas[rel.schema_oid].name) + "." + quote_ident(rel.name)
+
+    def schema_name(self, oid: int) -> str | None:
+        """Returns a schema's name, None if there is no such schema."""
+        s = self.schemas.get(oid)
+        return s.name if s else None
+
+
+_CACHE: dict[int, tuple[M.CatalogSnapshot, Names]] = {}
+
+
+def names(cat: M.CatalogSnapshot) -> Names:
+    """Returns the (cached) name index of a snapshot."""
+    hit = _CACHE.get(id(cat))
+    if hit is not None and hit[0] is cat:
+        return hit[1]
+    if len(_CACHE) > 16:
+        _CACHE.clear()
+    idx = Names(cat)
+    _CACHE[id(cat)] = (cat, idx)
+    return idx
+
+
+_KEYWORDS_RESERVED = frozenset(
+    "all analyse analyze and any array as asc asymmetric authorization binary both case cast "
+    "check collate collation column concurrently constraint create cross current_catalog "
+    "current_date current_role current_schema current_time current_timestamp current_user "
+    "default deferrable desc distinct do else end except false fetch for foreign freeze from "
+    "full grant group having ilike in initially inner intersect into is isnull join lateral "
+    "leading left like limit localtime localtimestamp natural not notnull null offset on only "
+    "or order outer overlaps placing primary references returning right select session_user "
+    "similar some symmetric system_user table tablesample then to trailing true union unique "
+    "user using variadic verbose when where window with".split()
+)
+
+
+def quote_ident(name: str) -> str:
+    """Quotes an identifier as PostgreSQL's quote_ident does (only when needed)."""
+    simple = (
+        name != ""
+        and (name[0].islower() or name[0] == "_")
+        and all(c.islower() or c.isdigit() or c in "_$" for c in name)
+        and name.isascii()
+    )
+    if simple and name not in _KEYWORDS_RESERVED:
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def split_name(text: str) -> list[str]:
+    """Splits a possibly qualified, possibly quoted name ('public."T"') into folded parts."""
+    parts: list[str] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i < n and text[i] == '"':
+            j = i + 1
+            buf = []
+            while True:
+                k = text.find('"', j)
+                if k < 0:
+                    raise SQLError("invalid name syntax", sqlstate="42602")
+                buf.append(text[j:k])
+                if k + 1 < n and text[k + 1] == '"':
+                    buf.append('"')
+                    j = k + 2
+                    continue
+                i = k + 1
+                break
+            part = "".join(buf)
+            if part == "":
+                raise SQLError("invalid name syntax", sqlstate="42602")
+        else:
+            j = i
+            while j < n and text[j] not in '." ' and not text[j].isspace():
+                j += 1
+            part = text[i:j].lower()
+            if part == "":
+                raise SQLError("invalid name syntax", sqlstate="42602")
+            i = j
+        parts.append(part)
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return parts
+        if text[i] != ".":
+            raise SQLError("invalid name syntax", sqlstate="42602")
+        i += 1
+
+
+TYPE_NAMESPACE = M.PG_CATALOG_OID
+ALL_TYPES = T.TYPES

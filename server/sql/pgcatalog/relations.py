@@ -1,0 +1,249 @@
+"""pg_namespace, pg_class, pg_attribute, pg_attrdef, pg_index, pg_constraint and their kin.
+
+Rows are derived from the `CatalogSnapshot` on every scan, plus the virtual
+system relations themselves (pg_class lists pg_class, as in PostgreSQL, so
+`\\d pg_class` and `'pg_class'::regclass` work). The system relations' rows
+never change, so they are built once and reused.
+
+NB: pg_attrdef has no OIDs in the model; each default gets a synthetic OID
+derived from (table, attnum), which nothing else refers to.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .names import SYSTEM_SCHEMAS, names
+from .registry import VIRTUAL_TABLES, empty, pg_relation
+from .systypes import opclass_of, type_storage
+
+COLLATABLE = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME)
+SHARED = frozenset(("pg_database", "pg_authid", "pg_tablespace", "pg_shdescription",
+                    "pg_auth_members"))
+INDOPTION_DESC = 3  # DESC implies NULLS FIRST: INDOPTION_DESC | INDOPTION_NULLS_FIRST
+
+
+def attrdef_oid(table_oid: int, attnum: int) -> int:
+    """Returns the synthetic pg_attrdef OID of one column default."""
+    return (1 << 30) + table_oid * 1600 + attnum
+
+
+def collation_of(type_oid: int) -> int:
+    """Returns the column collation PostgreSQL would record (100 default for text types)."""
+    return 100 if type_oid in COLLATABLE or T.ELEMENT_OF.get(type_oid) in COLLATABLE else 0
+
+
+@pg_relation("pg_catalog", "pg_namespace")
+def pg_namespace(ctx: Any) -> list[tuple[Any, ...]]:
+    """The system schemas and the database's own schemas."""
+    seen = {s.oid for s in ctx.catalog.schemas}
+    rows = [(s.oid, s.name, s.owner, None) for s in SYSTEM_SCHEMAS if s.oid not in seen]
+    rows += [(s.oid, s.name, s.owner, None) for s in ctx.catalog.schemas]
+    return rows
+
+
+def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
+               **kw: Any) -> tuple[Any, ...]:
+    am = {"r": 2, "i": 403}.get(kind, 0)
+    has_storage = kind in ("r", "i", "S")
+    return (
+        oid, name, nsp, 0, 0, owner, am, oid if has_storage else 0, 0, 0,
+        -1.0 if kind == "r" else 0.0, 0, 0, kw.get("hasindex", False), kw.get("shared", False),
+        "p", kind, natts, kw.get("checks", 0), kind == "v", False, False, False, False, True,
+        "d" if kind == "r" else "n", False, 0, 0, 0, None, kw.get("options"), None,
+    )
+
+
+@cache
+def _system_class_rows() -> tuple[tuple[Any, ...], ...]:
+    nsp = {s.name: s.oid for s in SYSTEM_SCHEMAS}
+    return tuple(
+        _class_row(vt.oid, vt.name, nsp[vt.schema], vt.kind, M.BOOTSTRAP_SUPERUSER_OID,
+                   len(vt.columns), shared=vt.name in SHARED)
+        for vt in VIRTUAL_TABLES.values() if vt.oid
+    )
+
+
+@pg_relation("pg_catalog", "pg_class")
+def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
+    """Tables, views, indexes and sequences of the snapshot, then the system relations."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    indexed = {i.table_oid for i in cat.indexes}
+    checks: dict[int, int] = {}
+    for c in cat.constraints:
+        if c.kind == "c":
+            checks[c.table_oid] = checks.get(c.table_oid, 0) + 1
+    rows = [
+        _class_row(t.oid, t.name, t.schema_oid, t.kind, t.owner,
+                   max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
+                   checks=checks.get(t.oid, 0), options=list(t.options) or None)
+        for t in cat.tables
+    ]
+    for i in cat.indexes:
+        owner = cat.table_by_oid(i.table_oid)
+        rows.append(_class_row(i.oid, i.name, idx.rel[i.oid].schema_oid, "i",
+                               owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
+                               len(i.columns)))
+    rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3)
+             for s in cat.sequences]
+    rows.extend(_system_class_rows())
+    return rows
+
+
+def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
+              notnull: bool = False, hasdef: bool = False, identity: str = "",
+              dropped: bool = False) -> tuple[Any, ...]:
+    typlen, byval, align, storage = type_storage(typ)
+    return (
+        relid, name, typ, -1, typlen, num, 1 if typ in T.ELEMENT_OF else 0, -1, typmod, byval,
+        align, storage, "", notnull, hasdef, False, identity, "", dropped, True, 0,
+        collation_of(typ), None, None, None, None,
+    )
+
+
+@cache
+def _system_attr_rows() -> tuple[tuple[Any, ...], ...]:
+    return tuple(
+        _attr_row(vt.oid, col, typ, n)
+        for vt in VIRTUAL_TABLES.values() if vt.oid
+        for n, (col, typ) in enumerate(vt.columns, 1)
+    )
+
+
+@pg_relation("pg_catalog", "pg_attribute")
+def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
+    """Columns of tables and views (dropped ones as PostgreSQL shows them), indexes, sequences."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    rows = []
+    for t in cat.tables:
+        for c in t.columns:
+            if c.dropped:
+                rows.append(_attr_row(t.oid, f"........pg.dropped.{c.attnum}........", 0,
+                                      c.attnum, dropped=True))
+            else:
+                rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
+                                      c.default is not None, c.identity))
+    for i in cat.indexes:
+        t = cat.table_by_oid(i.table_oid)
+        cols = {c.attnum: c for c in t.columns} if t else {}
+        for n, attnum in enumerate(i.columns, 1):
+            c = cols.get(attnum)
+            if c is not None:
+                rows.append(_attr_row(i.oid, c.name, c.type_oid, n, c.typmod))
+    for s in cat.sequences:
+        rows += [_attr_row(s.oid, "last_value", T.INT8, 1, notnull=True),
+                 _attr_row(s.oid, "log_cnt", T.INT8, 2, notnull=True),
+                 _attr_row(s.oid, "is_called", T.BOOL, 3, notnull=True)]
+    rows.extend(_system_attr_rows())
+    return rows
+
+
+@pg_relation("pg_catalog", "pg_attrdef")
+def pg_attrdef(ctx: Any) -> list[tuple[Any, ...]]:
+    """Column defaults; adbin holds the default's SQL text, which pg_get_expr returns as is."""
+    return [
+        (attrdef_oid(t.oid, c.attnum), t.oid, c.attnum, c.default)
+        for t in ctx.catalog.tables for c in t.columns
+        if c.default is not None and not c.dropped
+    ]
+
+
+def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
+    """Returns the pg_index row of one index."""
+    t = cat.table_by_oid(i.table_oid)
+    types = {c.attnum: c.type_oid for c in t.columns} if t else {}
+    typs = [types.get(a, 0) for a in i.columns]
+    desc = list(i.descending) + [False] * (len(i.columns) - len(i.descending))
+    return (
+        i.oid, i.table_oid, len(i.columns), len(i.columns), i.unique or i.primary, False,
+        i.primary, False, True, False, True, False, True, True, False, list(i.columns),
+        [collation_of(x) for x in typs], [opclass_of(x) for x in typs],
+        [INDOPTION_DESC if d else 0 for d in desc], None, i.predicate,
+    )
+
+
+@pg_relation("pg_catalog", "pg_index")
+def pg_index(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per index; indkey, indoption are int2vectors (lists), indpred is SQL text."""
+    cat = ctx.catalog
+    return [index_row(cat, i) for i in cat.indexes]
+
+
+def referenced_index(cat: M.CatalogSnapshot, c: M.Constraint) -> int:
+    """Returns the unique index a foreign key relies on (0 when none matches)."""
+    for i in cat.indexes_of(c.ref_table_oid):
+        if (i.unique or i.primary) and sorted(i.columns) == sorted(c.ref_columns):
+            return i.oid
+    return 0
+
+
+@pg_relation("pg_catalog", "pg_constraint")
+def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
+    """Primary key, unique, foreign key and check constraints."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    rows = []
+    for c in cat.constraints:
+        t = cat.table_by_oid(c.table_oid)
+        fk = c.kind == "f"
+        rows.append((
+            c.oid, c.name, t.schema_oid if t else M.PUBLIC_OID, c.kind, False, False, True,
+            c.table_oid, 0, c.index_oid if not fk else referenced_index(cat, c), 0,
+            c.ref_table_oid if fk else 0, c.on_update if fk else " ",
+            c.on_delete if fk else " ", "s" if fk else " ", True, 0, False,
+            list(c.columns) or None, list(c.ref_columns) if fk else None, None, None, None,
+            None, None, c.check if c.kind == "c" else None,
+        ))
+    return rows
+
+
+@pg_relation("pg_catalog", "pg_sequence")
+def pg_sequence(ctx: Any) -> list[tuple[Any, ...]]:
+    """Sequence parameters."""
+    return [
+        (s.oid, s.type_oid, s.start, s.increment, s.max_value, s.min_value, s.cache, s.cycle)
+        for s in ctx.catalog.sequences
+    ]
+
+
+@pg_relation("pg_catalog", "pg_description")
+def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
+    """Comments on objects of the database (COMMENT ON ...), with their catalog's OID."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    out = []
+    for (objoid, subid), text in cat.comments.items():
+        if objoid in idx.rel:
+            classoid = 1259
+        elif any(c.oid == objoid for c in cat.constraints):
+            classoid = 2606
+        elif objoid in idx.schemas:
+            classoid = 2615
+        elif objoid in idx.roles or any(d.oid == objoid for d in cat.databases):
+            continue  # shared objects: pg_shdescription
+        else:
+            classoid = 1255
+        out.append((objoid, classoid, subid, text))
+    return out
+
+
+@pg_relation("pg_catalog", "pg_depend")
+def pg_depend(ctx: Any) -> list[tuple[Any, ...]]:
+    """The ownership links of SERIAL and identity sequences to their columns."""
+    out = []
+    for s in ctx.catalog.sequences:
+        if s.owned_by:
+            t = ctx.catalog.table_by_oid(s.owned_by[0])
+            col = next((c for c in t.columns if c.attnum == s.owned_by[1]), None) if t else None
+            kind = "i" if col is not None and col.identity else "a"
+            out.append((1259, s.oid, 0, 1259, s.owned_by[0], s.owned_by[1], kind))
+    return out
+
+
+for _name in ("pg_inherits", "pg_partitioned_table", "pg_policy", "pg_statistic_ext",
+              "pg_trigger", "pg_rewrite", "pg_foreign_table", "pg_publication",
+              "pg_publication_rel", "pg_publication_namespace"):
+    empty("pg_catalog", _name)

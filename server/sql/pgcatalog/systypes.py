@@ -1,0 +1,244 @@
+"""Built-in types, access methods, collations and operator classes: pg_type, pg_am, pg_range ...
+
+The per-type storage facts (typbyval, typalign, I/O function names, ...) were
+recorded from a throwaway PostgreSQL 15.18 (`pg_type` for every OID in
+`pgtypes.oids`), so JDBC's TypeInfoCache and asyncpg's introspection see
+PostgreSQL's own answers. Tables get no composite row type (reltype 0), so
+pg_type lists only the built-in types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .procoids import proc_oid
+from .registry import empty, pg_relation
+
+_PG_TYPES = """
+16 t b t , - boolin boolout boolrecv boolsend - - - c p 0
+17 f b f , - byteain byteaout bytearecv byteasend - - - i x 0
+18 t b f , - charin charout charrecv charsend - - - c p 0
+19 f b f , raw_array_subscript_handler namein nameout namerecv namesend - - - c p 950
+20 t b f , - int8in int8out int8recv int8send - - - d p 0
+21 t b f , - int2in int2out int2recv int2send - - - s p 0
+22 f b f , array_subscript_handler int2vectorin int2vectorout int2vectorrecv int2vectorsend - - - i p 0
+23 t b f , - int4in int4out int4recv int4send - - - i p 0
+24 t b f , - regprocin regprocout regprocrecv regprocsend - - - i p 0
+25 f b t , - textin textout textrecv textsend - - - i x 100
+26 t b t , - oidin oidout oidrecv oidsend - - - i p 0
+27 f b f , - tidin tidout tidrecv tidsend - - - s p 0
+28 t b f , - xidin xidout xidrecv xidsend - - - i p 0
+29 t b f , - cidin cidout cidrecv cidsend - - - i p 0
+30 f b f , array_subscript_handler oidvectorin oidvectorout oidvectorrecv oidvectorsend - - - i p 0
+114 f b f , - json_in json_out json_recv json_send - - - i x 0
+142 f b f , - xml_in xml_out xml_recv xml_send - - - i x 0
+143 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+194 f b f , - pg_node_tree_in pg_node_tree_out pg_node_tree_recv pg_node_tree_send - - - i x 100
+199 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+600 f b f , raw_array_subscript_handler point_in point_out point_recv point_send - - - d p 0
+700 t b f , - float4in float4out float4recv float4send - - - i p 0
+701 t b t , - float8in float8out float8recv float8send - - - d p 0
+705 f p f , - unknownin unknownout unknownrecv unknownsend - - - c p 0
+790 t b f , - cash_in cash_out cash_recv cash_send - - - d p 0
+791 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+869 f b t , - inet_in inet_out inet_recv inet_send - - - i m 0
+1000 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1001 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1002 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1003 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 950
+1005 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1006 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1007 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1008 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1009 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 100
+1010 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1011 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1012 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1013 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1014 f b f , array_subscript_handler array_in array_out array_recv array_send bpchartypmodin bpchartypmodout array_typanalyze i x 100
+1015 f b f , array_subscript_handler array_in array_out array_recv array_send varchartypmodin varchartypmodout array_typanalyze i x 100
+1016 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+1017 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+1021 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1022 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+1028 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1033 f b f , - aclitemin aclitemout - - - - - i p 0
+1034 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1041 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1042 f b f , - bpcharin bpcharout bpcharrecv bpcharsend bpchartypmodin bpchartypmodout - i x 100
+1043 f b f , - varcharin varcharout varcharrecv varcharsend varchartypmodin varchartypmodout - i x 100
+1082 t b f , - date_in date_out date_recv date_send - - - i p 0
+1083 t b f , - time_in time_out time_recv time_send timetypmodin timetypmodout - d p 0
+1114 t b f , - timestamp_in timestamp_out timestamp_recv timestamp_send timestamptypmodin timestamptypmodout - d p 0
+1115 f b f , array_subscript_handler array_in array_out array_recv array_send timestamptypmodin timestamptypmodout array_typanalyze d x 0
+1182 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1183 f b f , array_subscript_handler array_in array_out array_recv array_send timetypmodin timetypmodout array_typanalyze d x 0
+1184 t b t , - timestamptz_in timestamptz_out timestamptz_recv timestamptz_send timestamptztypmodin timestamptztypmodout - d p 0
+1185 f b f , array_subscript_handler array_in array_out array_recv array_send timestamptztypmodin timestamptztypmodout array_typanalyze d x 0
+1186 f b t , - interval_in interval_out interval_recv interval_send intervaltypmodin intervaltypmodout - d p 0
+1187 f b f , array_subscript_handler array_in array_out array_recv array_send intervaltypmodin intervaltypmodout array_typanalyze d x 0
+1231 f b f , array_subscript_handler array_in array_out array_recv array_send numerictypmodin numerictypmodout array_typanalyze i x 0
+1263 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+1266 f b f , - timetz_in timetz_out timetz_recv timetz_send timetztypmodin timetztypmodout - d p 0
+1270 f b f , array_subscript_handler array_in array_out array_recv array_send timetztypmodin timetztypmodout array_typanalyze d x 0
+1560 f b f , - bit_in bit_out bit_recv bit_send bittypmodin bittypmodout - i x 0
+1561 f b f , array_subscript_handler array_in array_out array_recv array_send bittypmodin bittypmodout array_typanalyze i x 0
+1562 f b t , - varbit_in varbit_out varbit_recv varbit_send varbittypmodin varbittypmodout - i x 0
+1563 f b f , array_subscript_handler array_in array_out array_recv array_send varbittypmodin varbittypmodout array_typanalyze i x 0
+1700 f b f , - numeric_in numeric_out numeric_recv numeric_send numerictypmodin numerictypmodout - i m 0
+2202 t b f , - regprocedurein regprocedureout regprocedurerecv regproceduresend - - - i p 0
+2203 t b f , - regoperin regoperout regoperrecv regopersend - - - i p 0
+2205 t b f , - regclassin regclassout regclassrecv regclasssend - - - i p 0
+2206 t b f , - regtypein regtypeout regtyperecv regtypesend - - - i p 0
+2207 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+2208 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+2210 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+2211 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+2249 f p f , - record_in record_out record_recv record_send - - - d x 0
+2275 f p f , - cstring_in cstring_out cstring_recv cstring_send - - - c p 0
+2276 t p f , - any_in any_out - - - - - i p 0
+2277 f p f , - anyarray_in anyarray_out anyarray_recv anyarray_send - - - d x 0
+2278 t p f , - void_in void_out void_recv void_send - - - i p 0
+2279 t p f , - trigger_in trigger_out - - - - - i p 0
+2283 t p f , - anyelement_in anyelement_out - - - - - i p 0
+2287 f p f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+2949 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+2950 f b f , - uuid_in uuid_out uuid_recv uuid_send - - - c p 0
+2951 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+2970 f b f , - txid_snapshot_in txid_snapshot_out txid_snapshot_recv txid_snapshot_send - - - d x 0
+3220 t b f , - pg_lsn_in pg_lsn_out pg_lsn_recv pg_lsn_send - - - d p 0
+3221 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+3734 t b f , - regconfigin regconfigout regconfigrecv regconfigsend - - - i p 0
+3735 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+3802 f b f , jsonb_subscript_handler jsonb_in jsonb_out jsonb_recv jsonb_send - - - i x 0
+3807 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+3904 f r f , - range_in range_out range_recv range_send - - range_typanalyze i x 0
+3905 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+4089 t b f , - regnamespacein regnamespaceout regnamespacerecv regnamespacesend - - - i p 0
+4090 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+4096 t b f , - regrolein regroleout regrolerecv regrolesend - - - i p 0
+4097 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+"""
+
+
+# oid -> (typbyval, typtype, typispreferred, typdelim, typsubscript, typinput, typoutput,
+#         typreceive, typsend, typmodin, typmodout, typanalyze, typalign, typstorage, typcollation)
+FACTS: dict[int, tuple[Any, ...]] = {}
+for _line in _PG_TYPES.strip().splitlines():
+    _f = _line.split()
+    FACTS[int(_f[0])] = (
+        _f[1] == "t", _f[2], _f[3] == "t", _f[4], *_f[5:15], int(_f[15])
+    )
+
+
+def type_storage(oid: int) -> tuple[int, bool, str, str]:
+    """Returns (typlen, typbyval, typalign, typstorage) for pg_attribute's copies of them."""
+    info = T.TYPES.get(oid)
+    facts = FACTS.get(oid)
+    if info is None or facts is None:
+        return -1, False, "i", "x"
+    return info.typlen, facts[0], facts[12], facts[13]
+
+
+def _regproc(name: str) -> int:
+    return 0 if name == "-" else proc_oid(name)
+
+
+@pg_relation("pg_catalog", "pg_type")
+def pg_type(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per built-in type."""
+    out = []
+    for oid, info in T.TYPES.items():
+        f = FACTS.get(oid)
+        if f is None:
+            continue
+        (byval, typtype, preferred, delim, subscript, tin, tout, trecv, tsend, tmodin, tmodout,
+         tanalyze, align, storage, collation) = f
+        out.append((
+            oid, info.name, M.PG_CATALOG_OID, M.BOOTSTRAP_SUPERUSER_OID, info.typlen, byval,
+            typtype, info.category, preferred, True, delim, 0, _regproc(subscript),
+            info.elem_oid, info.array_oid, _regproc(tin), _regproc(tout), _regproc(trecv),
+            _regproc(tsend), _regproc(tmodin), _regproc(tmodout), _regproc(tanalyze), align,
+            storage, False, 0, -1, 0, collation, None, None, None,
+        ))
+    return out
+
+
+@pg_relation("pg_catalog", "pg_range")
+def pg_range(ctx: Any) -> list[tuple[Any, ...]]:
+    """The int4range row (the only range type Cumulo knows)."""
+    return [(T.INT4RANGE, T.INT4, 4451, 0, 1978, proc_oid("int4range_canonical"),
+             proc_oid("int4range_subdiff"))]
+
+
+@pg_relation("pg_catalog", "pg_am")
+def pg_am(ctx: Any) -> list[tuple[Any, ...]]:
+    """The heap table access method and the btree and hash index methods."""
+    return [
+        (2, "heap", proc_oid("heap_tableam_handler"), "t"),
+        (403, "btree", proc_oid("bthandler"), "i"),
+        (405, "hash", proc_oid("hashhandler"), "i"),
+    ]
+
+
+@pg_relation("pg_catalog", "pg_collation")
+def pg_collation(ctx: Any) -> list[tuple[Any, ...]]:
+    """The default, C and POSIX collations."""
+    return [
+        (100, "default", 11, 10, "d", True, -1, None, None, None, None),
+        (950, "C", 11, 10, "c", True, -1, "C", "C", None, None),
+        (951, "POSIX", 11, 10, "c", True, -1, "POSIX", "POSIX", None, None),
+    ]
+
+
+# Default btree operator classes, as PostgreSQL 15 numbers them: (oid, name, family, input type).
+_OPCLASSES = [
+    (1978, "int4_ops", 1976, 23), (1979, "int2_ops", 1976, 21), (1981, "oid_ops", 1989, 26),
+    (3122, "date_ops", 434, 1082), (3123, "float8_ops", 1970, 701),
+    (3124, "int8_ops", 1976, 20), (3125, "numeric_ops", 1988, 1700),
+    (3126, "text_ops", 1994, 25), (3127, "timestamptz_ops", 434, 1184),
+    (3128, "timestamp_ops", 434, 1114), (10000, "array_ops", 397, 2277),
+    (10002, "bit_ops", 423, 1560), (10003, "bool_ops", 424, 16), (10004, "bpchar_ops", 426, 1042),
+    (10006, "bytea_ops", 428, 17), (10007, "char_ops", 429, 18), (10012, "float4_ops", 1970, 700),
+    (10015, "inet_ops", 1974, 869), (10022, "interval_ops", 1982, 1186),
+    (10028, "name_ops", 1994, 19), (10032, "oidvector_ops", 1991, 30),
+    (10034, "record_ops", 2994, 2249), (10038, "time_ops", 1996, 1083),
+    (10041, "timetz_ops", 2000, 1266), (10043, "varbit_ops", 2002, 1562),
+    (10047, "money_ops", 2099, 790), (10050, "tid_ops", 2789, 27), (10065, "uuid_ops", 2968, 2950),
+    (10067, "pg_lsn_ops", 3253, 3220), (10088, "jsonb_ops", 4033, 3802),
+]
+OPCLASS_FOR_TYPE = {t: oid for oid, _, _, t in _OPCLASSES}
+OPCLASS_FOR_TYPE.update({T.VARCHAR: 3126, T.NAME: 10028})
+
+
+def opclass_of(type_oid: int) -> int:
+    """Returns the default btree operator class OID for a column type (0 if none)."""
+    if type_oid in T.ELEMENT_OF:
+        return 10000
+    return OPCLASS_FOR_TYPE.get(type_oid, 0)
+
+
+@pg_relation("pg_catalog", "pg_opclass")
+def pg_opclass(ctx: Any) -> list[tuple[Any, ...]]:
+    """The default btree operator classes."""
+    return [
+        (oid, 403, name, 11, 10, fam, typ, True, 2275 if name == "name_ops" else 0)
+        for oid, name, fam, typ in _OPCLASSES
+    ]
+
+
+@pg_relation("pg_catalog", "pg_language")
+def pg_language(ctx: Any) -> list[tuple[Any, ...]]:
+    """The internal, c, sql and plpgsql languages."""
+    return [
+        (12, "internal", 10, False, False, 0, 0, 2246, None),
+        (13, "c", 10, False, False, 0, 0, 2247, None),
+        (14, "sql", 10, False, True, 0, 0, 2248, None),
+        (13563, "plpgsql", 10, True, True, 13560, 13561, 13562, None),
+    ]
+
+
+for _name in ("pg_enum", "pg_cast", "pg_operator"):
+    empty("pg_catalog", _name)

@@ -1,0 +1,74 @@
+"""The convenience views over the catalog: pg_tables, pg_views, pg_indexes, pg_sequences, pg_matviews.
+
+PostgreSQL defines them as SQL views over pg_class; here they are computed
+directly from the snapshot, with the same columns, through the same text
+builders (`ddltext`) as the pg_get_* functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .ddltext import index_def
+from .names import names
+from .registry import empty, pg_relation
+
+
+def _owner(cat: M.CatalogSnapshot, oid: int) -> str | None:
+    return names(cat).roles.get(oid).name if oid in names(cat).roles else None
+
+
+@pg_relation("pg_catalog", "pg_tables")
+def pg_tables(ctx: Any) -> list[tuple[Any, ...]]:
+    """Ordinary tables, with their schema and owner names."""
+    cat = ctx.catalog
+    idx = names(cat)
+    indexed = {i.table_oid for i in cat.indexes}
+    return [
+        (idx.schema_name(t.schema_oid), t.name, _owner(cat, t.owner), None, t.oid in indexed,
+         False, False, False)
+        for t in cat.tables if t.kind == "r"
+    ]
+
+
+@pg_relation("pg_catalog", "pg_views")
+def pg_views(ctx: Any) -> list[tuple[Any, ...]]:
+    """Views with their defining query."""
+    cat = ctx.catalog
+    idx = names(cat)
+    return [
+        (idx.schema_name(t.schema_oid), t.name, _owner(cat, t.owner), t.view_sql)
+        for t in cat.tables if t.kind == "v"
+    ]
+
+
+@pg_relation("pg_catalog", "pg_indexes")
+def pg_indexes(ctx: Any) -> list[tuple[Any, ...]]:
+    """Indexes with their CREATE INDEX text."""
+    cat = ctx.catalog
+    idx = names(cat)
+    out = []
+    for i in cat.indexes:
+        t = cat.table_by_oid(i.table_oid)
+        if t is not None:
+            out.append((idx.schema_name(t.schema_oid), t.name, i.name, None,
+                        index_def(cat, i.oid)))
+    return out
+
+
+@pg_relation("pg_catalog", "pg_sequences")
+def pg_sequences(ctx: Any) -> list[tuple[Any, ...]]:
+    """Sequences and their parameters (last_value is not tracked here: NULL)."""
+    cat = ctx.catalog
+    idx = names(cat)
+    return [
+        (idx.schema_name(s.schema_oid), s.name, _owner(cat, M.BOOTSTRAP_SUPERUSER_OID),
+         s.type_oid or T.INT8, s.start, s.min_value, s.max_value, s.increment, s.cycle, s.cache,
+         None)
+        for s in cat.sequences
+    ]
+
+
+empty("pg_catalog", "pg_matviews")

@@ -1,0 +1,211 @@
+"""Planning GROUP BY, aggregates and window functions.
+
+After grouping, a query's expressions may only use GROUP BY keys and
+aggregate results. The Aggregate node outputs keys then aggregates; the
+returned scope maps each GROUP BY expression and each aggregate call (as
+sqlglot ASTs, compared structurally) to those columns, and plain column
+references to the key columns they are grouped by (else 42803). Window
+functions work the same way one level up: the Window node appends a column
+per call and the scope maps each `OVER` expression to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ...errors import GroupingError, InvalidColumnReference
+from ...pgtypes import oids as T
+from ..expr import types as ty
+from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
+from ..expr.bound import E, col, const
+from ..expr.functions import coerce
+from . import nodes as N
+
+
+def agg_type(func: str, arg: int) -> int:
+    """Returns an aggregate's result type for its argument type, as PostgreSQL's pg_aggregate."""
+    if func in ("count", "count_star"):
+        return T.INT8
+    if func == "sum":
+        if arg in (T.INT2, T.INT4):
+            return T.INT8
+        if arg in (T.INT8, T.NUMERIC):
+            return T.NUMERIC
+        return T.FLOAT8 if arg == T.UNKNOWN else arg
+    if func == "avg":
+        if arg in (T.FLOAT4, T.FLOAT8):
+            return T.FLOAT8
+        if arg == T.INTERVAL:
+            return T.INTERVAL
+        return T.NUMERIC
+    if func in ("bool_and", "bool_or", "every"):
+        return T.BOOL
+    if func == "string_agg":
+        return T.BYTEA if arg == T.BYTEA else T.TEXT
+    if func == "array_agg":
+        return T.ARRAY_OF.get(arg, T.ANYARRAY)
+    if func in ("stddev", "variance"):
+        return T.FLOAT8 if arg in (T.FLOAT4, T.FLOAT8) else T.NUMERIC
+    return arg
+
+
+def agg_parts(node: exp.Expression) -> tuple[str, list[exp.Expression], bool, list, Any]:
+    """Splits an aggregate AST into (name, args, distinct, ORDER BY items, FILTER condition)."""
+    flt = None
+    if isinstance(node, exp.Filter):
+        flt = node.expression.this if isinstance(node.expression, exp.Where) else node.expression
+        node = node.this
+    name = AGG_CLASSES.get(type(node)) or func_name(node)
+    if name == "every":
+        name = "bool_and"
+    order: list = []
+    distinct = False
+    first = node.this if not isinstance(node, exp.Anonymous) else (
+        node.expressions[0] if node.expressions else None)
+    rest: list[exp.Expression] = []
+    if isinstance(node, exp.GroupConcat):
+        sep = node.args.get("separator")
+        rest = [sep] if sep is not None else []
+    elif isinstance(node, exp.Anonymous):
+        rest = list(node.expressions[1:])
+    if isinstance(first, exp.Order):
+        order = list(first.expressions)
+        first = first.this
+    if isinstance(first, exp.Distinct):
+        distinct = True
+        exprs = list(first.expressions)
+        first = exprs[0] if exprs else None
+        rest = exprs[1:] + rest
+    if name == "count" and (first is None or isinstance(first, exp.Star)):
+        return "count_star", [], False, [], flt
+    args = [first, *rest] if first is not None else rest
+    if not isinstance(node, exp.Anonymous | exp.GroupConcat) and first is not None:
+        extra = [a for a in func_args(node)[1:]]
+        args = [first, *extra]
+    return name, args, distinct, order, flt
+
+
+def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group: Any,
+                   agg_asts: list) -> tuple[N.Node, Scope]:
+    """Adds an Aggregate node; returns it with the scope of its output."""
+    binder = Binder(planner, scope)
+    scope.aggregates_allowed = "GROUP BY"
+    group_asts: list[exp.Expression] = []
+    for g in group.expressions if group is not None else []:
+        if isinstance(g, exp.Literal) and not g.is_string:
+            n = int(g.this)
+            if not 1 <= n <= len(items):
+                raise InvalidColumnReference(f"GROUP BY position {n} is not in select list")
+            it = items[n - 1]
+            group_asts.append(it.this if isinstance(it, exp.Alias) else it)
+            continue
+        if isinstance(g, exp.Column) and not g.table and scope.find(g.name, None) is None:
+            hit = next((it for it in items if isinstance(it, exp.Alias) and it.alias == g.name), None)
+            if hit is not None:
+                group_asts.append(hit.this)
+                continue
+        group_asts.append(g)
+    groups = [binder.bind(g) for g in group_asts]
+    groups = [coerce(g, T.TEXT, params=planner.params) if g.type == T.UNKNOWN else g for g in groups]
+    scope.aggregates_allowed = "aggregate function calls"
+    aggs: list[N.AggCall] = []
+    for a in agg_asts:
+        name, args, distinct, order, flt = agg_parts(a)
+        for inner in args:
+            if find_aggregates(inner):
+                raise GroupingError("aggregate function calls cannot be nested")
+        bargs = [binder.bind(x) for x in args]
+        if name == "string_agg":
+            bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
+                     for x in bargs]
+        elif bargs and bargs[0].type == T.UNKNOWN:
+            bargs[0] = coerce(bargs[0], T.TEXT if name in ("min", "max", "array_agg") else
+                              T.NUMERIC if name in ("sum", "avg") else T.TEXT,
+                              params=planner.params)
+        if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
+                                                     or bargs[0].type == T.INTERVAL):
+            from ...errors import UndefinedFunction
+
+            raise UndefinedFunction(
+                f"function {name}({ty.type_name(bargs[0].type)}) does not exist",
+                hint="No function matches the given name and argument types. "
+                "You might need to add explicit type casts.")
+        keys = [N.SortKey(binder.bind(o.this), bool(o.args.get("desc")),
+                          bool(o.args.get("nulls_first"))) for o in order]
+        fe = binder.bind_bool(flt, "FILTER") if flt is not None else None
+        arg_t = bargs[0].type if bargs else T.UNKNOWN
+        aggs.append(N.AggCall(name, bargs, agg_type(name, arg_t), distinct, keys, fe, arg_t))
+    scope.aggregates_allowed = None
+    cols = [N.PCol(g.name, g.type, g.typmod) for g in groups]
+    for g, c in zip(groups, cols, strict=True):
+        if g.kind == "col":
+            src = scope.cols[g.data]
+            c.qualifier, c.table_oid, c.attnum = src.qualifier, src.table_oid, src.attnum
+    cols += [N.PCol(a.func if a.func != "count_star" else "count", a.type) for a in aggs]
+    agg = N.Aggregate(cols, child=node, groups=groups, aggs=aggs)
+    repl: dict[exp.Expression, E] = {}
+    group_map: dict[int, int] = {}
+    for i, (ast, g) in enumerate(zip(group_asts, groups, strict=True)):
+        repl[ast] = col(i, g.type, g.name, g.typmod)
+        if g.kind == "col":
+            group_map.setdefault(g.data, i)
+    for j, (ast, a) in enumerate(zip(agg_asts, aggs, strict=True)):
+        name = a.func if a.func != "count_star" else "count"
+        repl[ast] = col(len(groups) + j, a.type, name)
+    out = Scope(cols, parent=scope.parent, repl=repl, group_from=scope, group_map=group_map)
+    return agg, out
+
+
+WINDOW_TYPES = {"row_number": T.INT8, "rank": T.INT8, "dense_rank": T.INT8, "ntile": T.INT4,
+                "percent_rank": T.FLOAT8, "cume_dist": T.FLOAT8}
+
+
+def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window],
+                 sel: exp.Select) -> tuple[N.Node, Scope]:
+    """Adds a Window node computing every OVER call; returns it with the widened scope."""
+    binder = Binder(planner, scope)
+    named = {w.alias_or_name: w for w in sel.args.get("windows") or []}
+    calls: list[N.WinCall] = []
+    for w in wins:
+        spec = w
+        ref = w.args.get("alias")
+        if ref is not None and ref.name in named and not w.args.get("order") and not w.args.get("partition_by"):
+            spec = named[ref.name]
+        f = w.this
+        if isinstance(f, exp.Anonymous) or type(f) not in AGG_CLASSES:
+            name = func_name(f)
+        else:
+            name = AGG_CLASSES[type(f)]
+        if name == "count" and (f.this is None or isinstance(f.this, exp.Star)):
+            name, args = "count_star", []
+        else:
+            args = [binder.bind(a) for a in func_args(f)]
+        partition = [binder.bind(p) for p in spec.args.get("partition_by") or []]
+        order_node = spec.args.get("order")
+        order = [N.SortKey(binder.bind(o.this), bool(o.args.get("desc")),
+                           bool(o.args.get("nulls_first")))
+                 for o in (order_node.expressions if order_node is not None else [])]
+        if name in ("lag", "lead"):
+            while len(args) < 2:
+                args.append(const(1, T.INT4))
+            if len(args) == 3:
+                args[2] = coerce(args[2], args[0].type, params=planner.params)
+            args[1] = coerce(args[1], T.INT4, params=planner.params)
+        t = WINDOW_TYPES.get(name) or agg_type(name, args[0].type if args else T.UNKNOWN)
+        frame = w.args.get("spec")
+        rows = bool(frame is not None and str(frame.args.get("kind", "")).lower() == "rows")
+        whole = bool(frame is not None and str(frame.args.get("end", "")).upper() == "UNBOUNDED")
+        calls.append(N.WinCall(name, args, t, partition, order, rows, whole or not order))
+    base = len(node.cols)
+    cols = [*node.cols, *[N.PCol("?window?", c.type, hidden=True) for c in calls]]
+    repl = dict(scope.repl)
+    for i, (w, c) in enumerate(zip(wins, calls, strict=True)):
+        repl[w] = col(base + i, c.type, c.func if c.func != "count_star" else "count")
+    win = N.Window(cols, child=node, calls=calls)
+    out = Scope(cols, parent=scope.parent, repl=repl, group_from=scope.group_from,
+                group_map=scope.group_map)
+    if scope.group_from is None:
+        out.group_from = None
+    return win, out

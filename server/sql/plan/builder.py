@@ -1,0 +1,537 @@
+"""The plan builder: a bound sqlglot query becomes a tree of `plan.nodes`.
+
+One `Planner` serves one statement. A SELECT is built in PostgreSQL's
+logical order: FROM (tables, views, subqueries, VALUES, functions, joins,
+LATERAL) -> WHERE -> GROUP BY / aggregates -> HAVING -> window functions ->
+select list (and set-returning functions) -> DISTINCT [ON] -> ORDER BY ->
+LIMIT/OFFSET. Set operations and WITH [RECURSIVE] wrap SELECTs. Name
+resolution follows PostgreSQL: pg_catalog is searched before `search_path`,
+CTE names shadow tables, and a subquery sees the scopes that enclose it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from ...errors import (
+    FeatureNotSupported,
+    InvalidColumnReference,
+    SyntaxError_,
+    UndefinedTable,
+)
+from ...pgtypes import oids as T
+from ..expr import types as ty
+from ..expr.binder import Binder, Scope, find_aggregates, find_windows
+from ..expr.bound import E, col
+from ..expr.functions import coerce
+from ..expr.regcast import RegOid, RegResolver
+from . import nodes as N
+from .aggregates import plan_aggregate, plan_windows
+
+ORDINALITY = "ordinality"
+
+
+def visible(cols: list[N.PCol]) -> list[int]:
+    """Indexes of the columns `*` expands to."""
+    return [i for i, c in enumerate(cols) if not c.hidden and not c.dropped]
+
+
+class Planner:
+    """Builds the plan of one statement."""
+
+    def __init__(self, catalog: Any, params: Any, search_path: list[str]) -> None:
+        self.catalog = catalog
+        self.params = params
+        self.search_path = search_path
+        self.ctes: list[dict[str, N.CTEDef]] = []
+        self.reg = RegResolver(catalog, search_path)
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def plan_subquery(self, q: exp.Expression, outer: Scope | None) -> N.Node:
+        """Plans a query nested in an expression (outer: the enclosing scope)."""
+        return self.build(q, outer)
+
+    def build(self, q: exp.Expression, outer: Scope | None) -> N.Node:
+        """Plans any query expression."""
+        with_ = q.args.get("with_") if isinstance(q, exp.Query) else None
+        if with_ is not None:
+            self.ctes.append({})
+            try:
+                for cte in with_.expressions:
+                    self.plan_cte(cte, bool(with_.args.get("recursive")), outer)
+                return self._build(q, outer)
+            finally:
+                self.ctes.pop()
+        return self._build(q, outer)
+
+    def _build(self, q: exp.Expression, outer: Scope | None) -> N.Node:
+        if isinstance(q, exp.Select):
+            return self.plan_select(q, outer)
+        if isinstance(q, exp.Union | exp.Intersect | exp.Except):
+            return self.plan_setop(q, outer)
+        if isinstance(q, exp.Values):
+            return self.plan_values(q, outer)
+        if isinstance(q, exp.Subquery):
+            node = self.build(q.this, outer)
+            return self.order_limit(q, node, outer)
+        if isinstance(q, exp.Paren):
+            return self.build(q.this, outer)
+        raise FeatureNotSupported(f"unsupported query: {q.sql('postgres')[:60]}")
+
+    def plan_cte(self, cte: exp.CTE, recursive: bool, outer: Scope | None) -> None:
+        name = cte.alias_or_name
+        names = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") else []
+        body = cte.this
+        d = N.CTEDef(name)
+        refs_self = recursive and any(
+            t.name == name and not t.db for t in body.find_all(exp.Table)
+        )
+        if refs_self and isinstance(body, exp.Union):
+            anchor = self.build(body.this, outer)
+            anchor = _rename(anchor, names, name)
+            wt: dict[str, Any] = {"rows": None}
+            d.plan = N.WorkTableScan([_copy(c, name) for c in anchor.cols], worktable=wt)
+            self.ctes[-1][name] = d
+            rec = self.build(body.expression, outer)
+            rec = self._coerce_to(rec, [c.type for c in anchor.cols])
+            d.plan = N.RecursiveUnion(list(d.plan.cols), anchor=anchor, recursive=rec,
+                                      all=not body.args.get("distinct", True), worktable=wt)
+            d.recursive = True
+        else:
+            d.plan = _rename(self.build(body, outer), names, name)
+            self.ctes[-1][name] = d
+
+    def plan_values(self, v: exp.Values, outer: Scope | None) -> N.Node:
+        b = Binder(self, Scope([], parent=outer))
+        rows = [[b.bind(x) for x in (t.expressions if isinstance(t, exp.Tuple) else [t])]
+                for t in v.expressions]
+        width = len(rows[0])
+        if any(len(r) != width for r in rows):
+            raise SyntaxError_("VALUES lists must all be the same length")
+        types = [ty.common_type([r[i].type for r in rows]) for i in range(width)]
+        rows = [[coerce(e, t, params=self.params) for e, t in zip(r, types, strict=True)]
+                for r in rows]
+        cols = [N.PCol(f"column{i + 1}", t) for i, t in enumerate(types)]
+        node = N.Values(cols, rows=rows)
+        alias = v.args.get("alias")
+        if alias is not None:
+            return _rename(node, [c.name for c in alias.columns], alias.name)
+        return node
+
+    def plan_setop(self, q: exp.Expression, outer: Scope | None) -> N.Node:
+        left = self.build(q.this, outer)
+        right = self.build(q.expression, outer)
+        lv, rv = visible(left.cols), visible(right.cols)
+        op = {exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except"}[type(q)]
+        if len(lv) != len(rv):
+            raise SyntaxError_(f"each {op.upper()} query must have the same number of columns")
+        types = [ty.common_type([left.cols[i].type, right.cols[j].type]) for i, j in zip(lv, rv, strict=True)]
+        left = self._coerce_to(left, types)
+        right = self._coerce_to(right, types)
+        cols = [N.PCol(c.name, t, c.typmod if c.type == t else -1) for c, t in zip(left.cols, types, strict=True)]
+        node = N.SetOp(cols, left=left, right=right, op=op, all=not q.args.get("distinct", True))
+        return self.order_limit(q, node, outer)
+
+    def _coerce_to(self, node: N.Node, types: list[int]) -> N.Node:
+        idx = visible(node.cols)
+        if len(idx) == len(node.cols) and all(node.cols[i].type == t for i, t in zip(idx, types, strict=True)):
+            return node
+        exprs = [coerce(col(i, node.cols[i].type), t, params=self.params) for i, t in zip(idx, types, strict=True)]
+        cols = [N.PCol(node.cols[i].name, t, node.cols[i].typmod if node.cols[i].type == t else -1)
+                for i, t in zip(idx, types, strict=True)]
+        return N.Project(cols, child=node, exprs=exprs)
+
+    def order_limit(self, q: exp.Expression, node: N.Node, outer: Scope | None) -> N.Node:
+        """ORDER BY / LIMIT / OFFSET over a query's output columns (set operations)."""
+        order = q.args.get("order")
+        if order is not None:
+            scope = Scope(node.cols, parent=outer)
+            b = Binder(self, scope)
+            keys = []
+            for o in order.expressions:
+                e = self._output_ref(o.this, node.cols) or b.bind(o.this)
+                keys.append(N.SortKey(e, bool(o.args.get("desc")), _nulls_first(o)))
+            node = N.Sort(node.cols, child=node, keys=keys)
+        return self.limit(q, node, outer)
+
+    def limit(self, q: exp.Expression, node: N.Node, outer: Scope | None) -> N.Node:
+        lim = q.args.get("limit")
+        off = q.args.get("offset")
+        if lim is None and off is None:
+            return node
+        b = Binder(self, Scope([], parent=outer))
+        le = oe = None
+        if lim is not None:
+            x = lim.args.get("count") if isinstance(lim, exp.Fetch) else lim.expression
+            if x is not None and not (isinstance(x, exp.Var) and x.name.upper() == "ALL"):
+                le = coerce(b.bind(x), T.INT8, params=self.params)
+                if le.type != T.INT8:
+                    le = coerce(le, T.INT8)
+        if off is not None:
+            oe = coerce(b.bind(off.expression), T.INT8, params=self.params)
+        return N.Limit(node.cols, child=node, limit=le, offset=oe)
+
+    @staticmethod
+    def _output_ref(x: exp.Expression, cols: list[N.PCol]) -> E | None:
+        """An ORDER BY ordinal or output-column name, as a reference to that column."""
+        if isinstance(x, exp.Literal) and not x.is_string:
+            n = int(x.this)
+            vis = visible(cols)
+            if not 1 <= n <= len(vis):
+                raise InvalidColumnReference(f"ORDER BY position {n} is not in select list")
+            i = vis[n - 1]
+            return col(i, cols[i].type, cols[i].name)
+        if isinstance(x, exp.Column) and not x.table:
+            hits = [i for i in visible(cols) if cols[i].name == x.name]
+            if hits:
+                return col(hits[0], cols[hits[0]].type, x.name)
+        return None
+
+    # -- SELECT --------------------------------------------------------------------------------
+
+    def plan_select(self, sel: exp.Select, outer: Scope | None) -> N.Node:
+        from_ = sel.args.get("from_")
+        if from_ is not None:
+            node, cols = self.plan_from(from_.this, outer)
+            for j in sel.args.get("joins") or []:
+                node = self.plan_join(node, j, outer)
+        else:
+            node = N.Values([], rows=[[]])
+        scope = Scope(node.cols, parent=outer)
+        where = sel.args.get("where")
+        if where is not None:
+            scope.aggregates_allowed = "WHERE"
+            pred = Binder(self, scope).bind_bool(where.this, "WHERE")
+            scope.aggregates_allowed = None
+            node = N.Filter(node.cols, child=node, pred=pred)
+        items = self.expand_stars(sel.expressions, scope)
+        order = sel.args.get("order")
+        order_items = list(order.expressions) if order is not None else []
+        having = sel.args.get("having")
+        agg_asts = []
+        for x in [*items, *(o.this for o in order_items), *([having.this] if having else [])]:
+            for a in find_aggregates(x):
+                if a not in agg_asts:
+                    agg_asts.append(a)
+        group = sel.args.get("group")
+        if group is not None or agg_asts:
+            node, scope = plan_aggregate(self, node, scope, items, group, agg_asts)
+            if having is not None:
+                pred = Binder(self, scope).bind_bool(having.this, "HAVING")
+                node = N.Filter(node.cols, child=node, pred=pred)
+        elif having is not None:
+            node, scope = plan_aggregate(self, node, scope, items, None, [])
+            pred = Binder(self, scope).bind_bool(having.this, "HAVING")
+            node = N.Filter(node.cols, child=node, pred=pred)
+        win_asts = []
+        for x in [*items, *(o.this for o in order_items)]:
+            for w in find_windows(x):
+                if w not in win_asts:
+                    win_asts.append(w)
+        if win_asts:
+            node, scope = plan_windows(self, node, scope, win_asts, sel)
+        return self.finish_select(sel, node, scope, items, order_items, outer)
+
+    def finish_select(self, sel: exp.Select, node: N.Node, scope: Scope, items: list,
+                      order_items: list, outer: Scope | None) -> N.Node:
+        b = Binder(self, scope)
+        exprs: list[E] = []
+        cols: list[N.PCol] = []
+        for it in items:
+            e = b.bind(it)
+            if e.type == T.UNKNOWN:
+                e = coerce(e, T.TEXT, params=self.params) if e.kind != "param" else e
+                if e.type == T.UNKNOWN:
+                    e.type = T.TEXT
+            name = it.alias if isinstance(it, exp.Alias) else e.name
+            pc = N.PCol(name, e.type, e.typmod)
+            if e.kind == "col":
+                src = scope.cols[e.data]
+                pc.table_oid, pc.attnum = src.table_oid, src.attnum
+                pc.typmod = src.typmod
+            exprs.append(e)
+            cols.append(pc)
+        n_out = len(exprs)
+        distinct = sel.args.get("distinct")
+        keys: list[N.SortKey] = []
+        for o in order_items:
+            e = self._output_ref(o.this, cols)
+            if e is None:
+                bound = b.bind(o.this)
+                hit = next((i for i, x in enumerate(items)
+                            if (x.this if isinstance(x, exp.Alias) else x) == o.this), None)
+                if hit is not None:
+                    e = col(hit, cols[hit].type, cols[hit].name)
+                else:
+                    if distinct is not None:
+                        raise InvalidColumnReference(
+                            "for SELECT DISTINCT, ORDER BY expressions must appear in select list"
+                        )
+                    exprs.append(bound)
+                    cols.append(N.PCol("?order?", bound.type, hidden=True))
+                    e = col(len(exprs) - 1, bound.type)
+            keys.append(N.SortKey(e, bool(o.args.get("desc")), _nulls_first(o)))
+        if any(e.kind == "srf" for e in exprs):
+            node = N.ProjectSet(cols, child=node, exprs=exprs, srf=[e.kind == "srf" for e in exprs])
+        else:
+            node = N.Project(cols, child=node, exprs=exprs)
+        if distinct is not None:
+            on = distinct.args.get("on")
+            if on is not None:
+                ob = Binder(self, Scope(cols, parent=outer))
+                on_nodes = on.expressions if isinstance(on, exp.Tuple) else [on]
+                on_exprs = []
+                for x in on_nodes:
+                    r = self._output_ref(x, cols)
+                    if r is None:
+                        hit = next((i for i, it in enumerate(items)
+                                    if (it.this if isinstance(it, exp.Alias) else it) == x), None)
+                        if hit is None:
+                            bound = Binder(self, scope).bind(x)
+                            exprs.append(bound)
+                            cols.append(N.PCol("?on?", bound.type, hidden=True))
+                            r = col(len(exprs) - 1, bound.type)
+                        else:
+                            r = col(hit, cols[hit].type)
+                    on_exprs.append(r)
+                _ = ob
+                if keys:
+                    node = N.Sort(cols, child=node, keys=keys)
+                    keys = []
+                node = N.Distinct(cols, child=node, on=on_exprs)
+            else:
+                node = N.Distinct(cols, child=node)
+        if keys:
+            node = N.Sort(cols, child=node, keys=keys)
+        node = self.limit(sel, node, outer)
+        if len(cols) > n_out:
+            node = N.Project(cols[:n_out], child=node,
+                             exprs=[col(i, c.type, c.name) for i, c in enumerate(cols[:n_out])])
+        return node
+
+    def expand_stars(self, items: list[exp.Expression], scope: Scope) -> list[exp.Expression]:
+        """Replaces `*` and `t.*` with one column reference per visible column."""
+        out: list[exp.Expression] = []
+        for it in items:
+            star_q = None
+            if isinstance(it, exp.Star):
+                star_q = ""
+            elif isinstance(it, exp.Column) and isinstance(it.this, exp.Star):
+                star_q = it.table
+            if star_q is None:
+                out.append(it)
+                continue
+            hit = False
+            for c in scope.cols:
+                if c.hidden or c.dropped or (star_q and c.qualifier != star_q):
+                    continue
+                hit = True
+                ref = exp.column(c.name, table=c.qualifier or None, quoted=True)
+                out.append(ref)
+            if star_q and not hit:
+                raise UndefinedTable(f'missing FROM-clause entry for table "{star_q}"')
+        return out
+
+    # -- FROM ------------------------------------------------------------------------------------
+
+    def plan_from(self, item: exp.Expression, outer: Scope | None,
+                  lateral_scope: Scope | None = None) -> tuple[N.Node, list[N.PCol]]:
+        """Plans one FROM item (table, view, subquery, VALUES, function)."""
+        alias_node = item.args.get("alias")
+        alias = alias_node.name if alias_node is not None and alias_node.name else None
+        col_names = [c.name for c in alias_node.columns] if alias_node is not None else []
+        inner_outer = lateral_scope if lateral_scope is not None else outer
+        if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
+            node = self.relation(item.db or None, item.name, alias or item.name)
+            return _rename(node, col_names, alias or item.name), node.cols
+        if isinstance(item, exp.Table) and isinstance(item.this, exp.Func):
+            node = self.function_scan(item.this, inner_outer, alias, col_names,
+                                      bool(item.args.get("ordinality") or False))
+            return node, node.cols
+        if isinstance(item, exp.Unnest):
+            fn = exp.Anonymous(this="unnest", expressions=list(item.expressions))
+            node = self.function_scan(fn, inner_outer, alias, col_names,
+                                      item.args.get("offset") is not None,
+                                      item.args.get("offset"))
+            return node, node.cols
+        if isinstance(item, exp.Subquery):
+            node = self.build(item.this, inner_outer)
+            node = self.order_limit(item, node, inner_outer) if item.args.get("order") or item.args.get("limit") else node
+            return _rename(node, col_names, alias), node.cols
+        if isinstance(item, exp.Values):
+            node = self.plan_values(item, inner_outer)
+            return node, node.cols
+        if isinstance(item, exp.Lateral):
+            sub = item.this.copy()
+            if item.args.get("alias") is not None:
+                sub.set("alias", item.args["alias"].copy())
+            return self.plan_from(sub, outer, lateral_scope)
+        raise FeatureNotSupported(f"unsupported FROM item: {item.sql('postgres')[:60]}")
+
+    def relation(self, schema: str | None, name: str, qualifier: str) -> N.Node:
+        """Resolves a table name: CTEs, pg_catalog, then search_path."""
+        if schema is None:
+            for frame in reversed(self.ctes):
+                d = frame.get(name)
+                if d is not None:
+                    if isinstance(d.plan, N.WorkTableScan):
+                        return N.WorkTableScan([_copy(c, qualifier) for c in d.plan.cols],
+                                               worktable=d.plan.worktable)
+                    return N.CTEScan([_copy(c, qualifier) for c in d.plan.cols], cte=d)
+        from ..pgcatalog import VIRTUAL_TABLES
+
+        schemas = [schema] if schema else ["pg_catalog", *self.search_path]
+        for sname in schemas:
+            vt = VIRTUAL_TABLES.get((sname, name))
+            if vt is not None:
+                cols = [N.PCol(n, t, qualifier=qualifier, table_oid=vt.oid, attnum=i + 1)
+                        for i, (n, t) in enumerate(vt.columns)]
+                return N.VirtualScan(cols, vtable=vt)
+            s = next((s for s in self.catalog.schemas if s.name == sname), None)
+            if s is None:
+                continue
+            t = next((t for t in self.catalog.tables if t.name == name and t.schema_oid == s.oid), None)
+            if t is None:
+                continue
+            if t.kind == "v" and t.view_sql:
+                q = sqlglot.parse_one(t.view_sql, read="postgres")
+                saved, self.ctes = self.ctes, []
+                try:
+                    node = self.build(q, None)
+                finally:
+                    self.ctes = saved
+                return _rename(node, [], qualifier)
+            return self.table_scan(t, qualifier)
+        shown = f"{schema}.{name}" if schema else name
+        raise UndefinedTable(f'relation "{shown}" does not exist')
+
+    def table_scan(self, t: Any, qualifier: str) -> N.Scan:
+        cols = [N.PCol(c.name, c.type_oid, c.typmod, qualifier, t.oid, c.attnum, dropped=c.dropped)
+                for c in sorted(t.columns, key=lambda c: c.attnum)]
+        cols.append(N.PCol("ctid", T.BYTEA, -1, qualifier, t.oid, -1, hidden=True))
+        return N.Scan(cols, table=t)
+
+    def function_scan(self, fn: exp.Expression, outer: Scope | None, alias: str | None,
+                      col_names: list[str], ordinality: bool, ord_name: Any = None) -> N.Node:
+        b = Binder(self, Scope([], parent=outer))
+        e = b.bind(fn)
+        if e.kind not in ("srf", "call"):
+            raise FeatureNotSupported("only function calls are allowed in FROM")
+        fd = e.data
+        qual = alias or e.name
+        if fd.out_columns:
+            cols = [N.PCol(n, t, qualifier=qual) for n, t in fd.out_columns]
+            multi = True
+        else:
+            cols = [N.PCol(alias or e.name, e.type, qualifier=qual)]
+            multi = False
+        if ordinality:
+            oname = ord_name.name if isinstance(ord_name, exp.Identifier) else ORDINALITY
+            cols.append(N.PCol(oname, T.INT8, qualifier=qual))
+        for i, n in enumerate(col_names[: len(cols)]):
+            cols[i].name = n
+        return N.FunctionScan(cols, call=e, ordinality=ordinality, multi=multi)
+
+    def plan_join(self, left: N.Node, j: exp.Join, outer: Scope | None) -> N.Node:
+        side = (j.args.get("side") or "").lower()
+        kind = (j.args.get("kind") or "").lower()
+        item = j.this
+        lateral = isinstance(item, exp.Lateral) or (
+            isinstance(item, exp.Subquery) and bool(item.args.get("lateral")))
+        if lateral or isinstance(item, exp.Table) and isinstance(item.this, exp.Func) or isinstance(item, exp.Unnest):
+            lscope = Scope(left.cols, parent=outer)
+            right, _ = self.plan_from(item, outer, lateral_scope=lscope)
+            lateral = True  # its outer references count the left row as one scope level
+        else:
+            right, _ = self.plan_from(item, outer)
+        jkind = side or ("cross" if kind == "cross" else "inner")
+        cols = [*left.cols, *[_copy(c, c.qualifier) for c in right.cols]]
+        if jkind in ("left", "full"):
+            pass
+        cond = None
+        using = j.args.get("using")
+        if j.args.get("method", "").upper() == "NATURAL" if j.args.get("method") else False:
+            lnames = {left.cols[i].name for i in visible(left.cols)}
+            using = [exp.to_identifier(right.cols[i].name) for i in visible(right.cols)
+                     if right.cols[i].name in lnames]
+        scope = Scope(cols, parent=outer)
+        b = Binder(self, scope)
+        if using:
+            preds = []
+            nl = len(left.cols)
+            for ident in using:
+                name = ident.name if isinstance(ident, exp.Expression) else str(ident)
+                li = Scope(left.cols).find(name, None)
+                ri = Scope(right.cols).find(name, None)
+                if li is None or ri is None:
+                    from ...errors import UndefinedColumn
+
+                    raise UndefinedColumn(f'column "{name}" specified in USING clause does not exist in {"left" if li is None else "right"} table')
+                preds.append(b.compare("=", col(li, left.cols[li].type, name),
+                                       col(nl + ri, right.cols[ri].type, name)))
+                cols[nl + ri].hidden = True
+            cond = preds[0] if len(preds) == 1 else E("and", None, preds, T.BOOL)
+        elif j.args.get("on") is not None:
+            cond = b.bind_bool(j.args["on"], "JOIN/ON")
+        if jkind == "" or jkind == "cross":
+            jkind = "inner" if cond is not None else "cross"
+        if kind == "outer" and not side:
+            jkind = "left"
+        return N.Join(cols, left=left, right=right, kind=jkind if jkind != "cross" else "inner",
+                      cond=cond, lateral=lateral)
+
+    # -- reg* casts ------------------------------------------------------------------------------
+
+    def reg_cast(self, inner: E, target: int) -> E:
+        """Builds `x::regclass` etc.: resolved by the registry's `cast:`/`format:` functions
+        (or `expr.regcast` while they are missing); the value is an OID that prints as a name."""
+        from ..expr.functions import _ensure_loaded
+        from ..functions.registry import FUNCTIONS
+
+        _ensure_loaded()
+        tname = T.TYPES[target].name
+        if inner.kind == "param" and inner.type == T.UNKNOWN:
+            inner = coerce(inner, T.TEXT, params=self.params)
+        if inner.type == T.UNKNOWN:
+            inner = coerce(inner, T.TEXT)
+        from_text = ty.is_string(inner.type)
+        cast_fd = FUNCTIONS.get(f"cast:{tname}")
+        fmt_fd = FUNCTIONS.get(f"format:{tname}")
+        ctxe = E("ctxfn", None, [], T.UNKNOWN)
+        if cast_fd and fmt_fd:
+            cast_fn, fmt_fn = cast_fd[0].impl, fmt_fd[0].impl
+
+            def conv(fctx: Any, v: Any) -> Any:
+                oid = cast_fn(fctx, str(v)) if from_text else int(v)
+                return None if oid is None else RegOid(oid, fmt_fn(fctx, oid))
+
+            return E("pyfunc", (f"::{tname}", conv, True), [ctxe, inner], target)
+        fn = self.reg.converter(target, from_text)
+        if inner.kind == "const":
+            return E("const", None if inner.data is None else fn(inner.data), [], target)
+        return E("cast", fn, [inner], target)
+
+
+def _nulls_first(o: exp.Ordered) -> bool:
+    nf = o.args.get("nulls_first")
+    if nf is None:
+        return bool(o.args.get("desc"))
+    return bool(nf)
+
+
+def _copy(c: N.PCol, qualifier: str | None) -> N.PCol:
+    return N.PCol(c.name, c.type, c.typmod, qualifier, c.table_oid, c.attnum, c.hidden, c.dropped)
+
+
+def _rename(node: N.Node, names: list[str], qualifier: str | None) -> N.Node:
+    """Applies a FROM alias (and column aliases) to a node's columns."""
+    vis = visible(node.cols)
+    cols = [_copy(c, qualifier) for c in node.cols]
+    for i, n in zip(vis, names, strict=False):
+        cols[i].name = n
+    node.cols = cols
+    return node

@@ -1,0 +1,125 @@
+"""The query compiler's entry points (`context.QueryCompiler`): `COMPILER.plan_query` and
+`COMPILER.compile_scalar`.
+
+`plan_query` builds the logical plan (`builder`), runs the optimizer rules,
+fixes the parameter types PostgreSQL would infer (unknown ones become text),
+and returns a `CompiledPlan` that the statement layer caches and executes any
+number of times, with parameters bound per execution through
+`ExecContext.params`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from sqlglot import exp
+
+from ...errors import FeatureNotSupported
+from ...pgtypes import oids as T
+from ...pgwire.backend import Column
+from .. import exec as _exec  # noqa: F401 - registers the executors
+from ..context import CompiledScalar, ExecContext, ParamTypes, ScopeColumn
+from ..expr import codegen as cg
+from ..expr.binder import Binder, Scope
+from ..expr.functions import coerce
+from ..optimizer.rules import optimize
+from . import nodes as N
+from .builder import Planner, visible
+from .explain import explain_lines
+
+
+class CompiledPlan:
+    """A compiled, cacheable query plan (implements `context.QueryPlan`)."""
+
+    def __init__(self, root: N.Node, trace: list[tuple[str, list[str]]] | None = None) -> None:
+        self.root = root
+        self.trace = trace or []
+        self.columns = [
+            Column(c.name, c.type, c.typmod, c.table_oid if c.attnum > 0 else 0, max(c.attnum, 0))
+            for c in (root.cols[i] for i in visible(root.cols))
+        ]
+        self._narrow = len(visible(root.cols)) != len(root.cols)
+        self._vis = visible(root.cols)
+
+    def execute(self, ctx: ExecContext) -> Iterator[list[tuple]]:
+        """Runs the query and yields batches of result rows."""
+        ctx.__dict__["outer"] = []
+        ctx.__dict__["plan_cache"] = {}
+        it = _exec.runner.run(self.root, ctx)
+        if not self._narrow:
+            yield from it
+            return
+        vis = self._vis
+        for b in it:
+            yield [tuple(r[i] for i in vis) for r in b]
+
+    def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
+        """Returns EXPLAIN's lines; with ANALYZE, runs the plan and adds actual rows and time."""
+        stats = None
+        if analyze:
+            if ctx is None:
+                raise FeatureNotSupported("EXPLAIN ANALYZE needs an execution context")
+            stats = {}
+            ctx.__dict__["analyze"] = stats
+            try:
+                for _ in self.execute(ctx):
+                    pass
+            finally:
+                ctx.__dict__.pop("analyze", None)
+        return explain_lines(self.root, stats)
+
+
+class QueryCompilerImpl:
+    """Implements `context.QueryCompiler`."""
+
+    def plan_query(self, ast: Any, catalog: Any, params: ParamTypes,
+                   search_path: list[str]) -> CompiledPlan:
+        """Compiles a query AST into a reusable plan."""
+        planner = Planner(catalog, params, search_path)
+        root = planner.build(ast, None)
+        root, trace = optimize(root, catalog)
+        _settle_params(params)
+        return CompiledPlan(root, trace)
+
+    def compile_scalar(self, ast: Any, scope: list[ScopeColumn], catalog: Any,
+                       params: ParamTypes, search_path: list[str],
+                       expected_type: int = 0) -> CompiledScalar:
+        """Compiles one expression over a described row into `fn(row, ctx)`."""
+        planner = Planner(catalog, params, search_path)
+        cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]
+        b = Binder(planner, Scope(cols))
+        if isinstance(ast, exp.Default):
+            raise FeatureNotSupported("DEFAULT is not an expression")
+        e = b.bind(ast)
+        if expected_type:
+            e = coerce(e, expected_type, params=params)
+            if e.type != expected_type and e.type != T.UNKNOWN:
+                e = coerce(e, expected_type, params=params, explicit=True)
+        elif e.type == T.UNKNOWN:
+            e = coerce(e, T.TEXT, params=params)
+        _settle_params(params)
+        fn = cg.row_function(e)
+        return CompiledScalar(_with_outer(fn) if _needs_outer(e) else fn, e.type, e.typmod)
+
+
+def _needs_outer(e: Any) -> bool:
+    return any(x.kind in ("subquery", "exists", "in_sub", "array_sub") for x in e.walk())
+
+
+def _with_outer(fn: Any) -> Any:
+    def run(row: tuple, ctx: Any) -> Any:
+        ctx.__dict__.setdefault("outer", [])
+        ctx.__dict__.setdefault("plan_cache", {})
+        return fn(row, ctx)
+
+    return run
+
+
+def _settle_params(params: ParamTypes) -> None:
+    for i, oid in enumerate(params.oids):
+        if oid in (0, T.UNKNOWN):
+            params.oids[i] = T.TEXT
+
+
+COMPILER = QueryCompilerImpl()

@@ -1,0 +1,257 @@
+"""Plan nodes: the logical plan the builder produces and the physical plan the rules refine.
+
+One tree serves both roles. The builder emits generic nodes (`Scan` with no
+key range, `Join` with algorithm "nested"); optimizer rules rewrite them in
+place of their parents (a `Filter` over a `Scan` becomes a `Scan` carrying a
+KiVi filter, or a `PointGet`; a `Join` gets algorithm "hash"). Each node lists
+its output columns (`cols`); expressions inside a node refer to positions in
+its input rows. `exec` runs the tree; `plan.explain` prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..expr.bound import E
+
+
+@dataclass
+class PCol:
+    """One output column of a plan node."""
+
+    name: str
+    type: int
+    typmod: int = -1
+    qualifier: str | None = None
+    table_oid: int = 0
+    attnum: int = 0
+    hidden: bool = False  # not expanded by `*` (ctid, dropped columns, USING duplicates)
+    dropped: bool = False
+
+
+@dataclass(eq=False)
+class Node:
+    cols: list[PCol]
+
+    @property
+    def children(self) -> list[Node]:
+        return [v for v in vars(self).values() if isinstance(v, Node)]
+
+
+@dataclass(eq=False)
+class Scan(Node):
+    """Rows of a base table (all column slots, then the hidden ctid) from `Txn.scan`."""
+
+    table: Any = None
+    lo: list[E] | None = None  # key-prefix values for the lower bound (inclusive)
+    hi: list[E] | None = None  # key-prefix values for the upper bound (inclusive)
+    lo_strict: bool = False
+    hi_strict: bool = False
+    ir: Any = None  # pushed filter IR (may contain ("param", n) leaves)
+    limit: E | None = None
+    with_keys: bool = False
+    reverse: bool = False
+    aggregate: Any = None  # kivi AggSpec when a partial aggregate was pushed
+
+
+@dataclass(eq=False)
+class PointGet(Node):
+    """Rows of a base table by full primary key: one `Txn.get` for all keys."""
+
+    table: Any = None
+    keys: list[list[E]] = field(default_factory=list)  # one list of PK values per lookup
+    with_keys: bool = False
+
+
+@dataclass(eq=False)
+class IndexLookup(Node):
+    """Rows of a base table found through a secondary index (prefix or range), then fetched."""
+
+    table: Any = None
+    index: Any = None
+    lo: list[E] | None = None
+    hi: list[E] | None = None
+    lo_strict: bool = False
+    hi_strict: bool = False
+    with_keys: bool = False
+
+
+@dataclass(eq=False)
+class VirtualScan(Node):
+    """A pg_catalog / information_schema virtual table."""
+
+    vtable: Any = None
+
+
+@dataclass(eq=False)
+class Values(Node):
+    """Literal rows (VALUES, and the single empty row of a FROM-less SELECT)."""
+
+    rows: list[list[E]] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class FunctionScan(Node):
+    """A set-returning function in FROM (generate_series, unnest), optionally WITH ORDINALITY."""
+
+    call: E | None = None
+    ordinality: bool = False
+    multi: bool = False  # the function returns tuples (several out columns)
+
+
+@dataclass(eq=False)
+class Filter(Node):
+    child: Node | None = None
+    pred: E | None = None
+
+
+@dataclass(eq=False)
+class Project(Node):
+    child: Node | None = None
+    exprs: list[E] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ProjectSet(Node):
+    """A select list with set-returning functions: one output row per element, zipped."""
+
+    child: Node | None = None
+    exprs: list[E] = field(default_factory=list)
+    srf: list[bool] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class SortKey:
+    expr: E
+    desc: bool = False
+    nulls_first: bool = False
+
+
+@dataclass(eq=False)
+class Sort(Node):
+    child: Node | None = None
+    keys: list[SortKey] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Limit(Node):
+    child: Node | None = None
+    limit: E | None = None
+    offset: E | None = None
+
+
+@dataclass(eq=False)
+class Distinct(Node):
+    """DISTINCT (on all columns) or DISTINCT ON (the first row per key, in input order)."""
+
+    child: Node | None = None
+    on: list[E] | None = None
+
+
+@dataclass(eq=False)
+class AggCall:
+    func: str  # count_star, count, sum, avg, min, max, string_agg, array_agg, bool_and, ...
+    args: list[E]
+    type: int
+    distinct: bool = False
+    order: list[SortKey] = field(default_factory=list)
+    filter: E | None = None
+    arg_type: int = T.UNKNOWN
+
+
+@dataclass(eq=False)
+class Aggregate(Node):
+    """GROUP BY: output = group keys, then one column per aggregate."""
+
+    child: Node | None = None
+    groups: list[E] = field(default_factory=list)
+    aggs: list[AggCall] = field(default_factory=list)
+    pushed: bool = False  # partial aggregates come from the scan
+
+
+@dataclass(eq=False)
+class WinCall:
+    func: str
+    args: list[E]
+    type: int
+    partition: list[E] = field(default_factory=list)
+    order: list[SortKey] = field(default_factory=list)
+    frame_rows: bool = False  # ROWS frame: running aggregates count rows, not peers
+    whole: bool = False  # no ORDER BY or an unbounded frame: the aggregate sees the partition
+
+
+@dataclass(eq=False)
+class Window(Node):
+    """Appends one column per window function to each input row."""
+
+    child: Node | None = None
+    calls: list[WinCall] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Join(Node):
+    """Inner/left/right/full/cross join. `algo`: nested, hash, merge or bind."""
+
+    left: Node | None = None
+    right: Node | None = None
+    kind: str = "inner"
+    cond: E | None = None  # over the concatenated row (left + right)
+    left_keys: list[E] = field(default_factory=list)  # equi-join keys over left rows
+    right_keys: list[E] = field(default_factory=list)  # over right rows
+    residual: E | None = None
+    algo: str = "nested"
+    lateral: bool = False  # the right side reads the left row as its outer row
+
+
+@dataclass(eq=False)
+class SetOp(Node):
+    left: Node | None = None
+    right: Node | None = None
+    op: str = "union"  # union, intersect, except
+    all: bool = False
+
+
+@dataclass(eq=False)
+class CTEDef:
+    name: str
+    plan: Node | None = None
+    recursive: bool = False
+
+
+@dataclass(eq=False)
+class CTEScan(Node):
+    """Reads a WITH query, materialised once per execution."""
+
+    cte: CTEDef | None = None
+
+
+@dataclass(eq=False)
+class RecursiveUnion(Node):
+    """WITH RECURSIVE: the anchor, then the recursive term over the work table until empty."""
+
+    anchor: Node | None = None
+    recursive: Node | None = None
+    all: bool = False
+    worktable: Any = None
+
+
+@dataclass(eq=False)
+class WorkTableScan(Node):
+    worktable: Any = None
+
+
+def walk(node: Node):
+    """Yields a plan's nodes, parents first."""
+    yield node
+    for c in node.children:
+        yield from walk(c)
+
+
+def transform(node: Node, fn) -> Node:
+    """Rebuilds a plan bottom-up: `fn(node)` sees children already transformed."""
+    for k, v in list(vars(node).items()):
+        if isinstance(v, Node):
+            setattr(node, k, transform(v, fn))
+    return fn(node)

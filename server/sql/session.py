@@ -1,0 +1,445 @@
+"""One client session: the transaction state machine behind pgwire's `Session` protocol.
+
+State:
+
+- `txn` is the open `Txn` (None until a statement needs one: BEGIN only sets
+  `in_block` and the modes, so SET TRANSACTION can still change them and the
+  snapshot is taken by the first statement, as in PostgreSQL);
+- `in_block` is True inside BEGIN ... COMMIT; outside it, each Query message
+  (or each extended-protocol run up to Sync) is one implicit transaction;
+- `failed` is the "E" state: every statement but COMMIT/ROLLBACK/ROLLBACK TO
+  gets 25P02.
+
+Each statement runs behind a savepoint of the write set. Under READ COMMITTED
+a `RetryStatement` from the transaction layer rolls back to it and reruns the
+statement on a fresh snapshot (PostgreSQL's EvalPlanQual, coarsened).
+
+A transaction that changes the catalog reads the catalog through its own
+write set until it ends; at commit the catalog version is bumped, which
+invalidates every session's cached plans.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import (
+    ActiveSQLTransaction,
+    InFailedSQLTransaction,
+    ObjectNotInPrerequisiteState,
+    SQLError,
+    UndefinedTable,
+)
+from ..pgwire.backend import Column, Prepared, Result
+from ..txn.api import RetryStatement
+from .catalog.model import CatalogSnapshot, Sequence
+from .context import ExecContext
+from .parse import PlanCache, split_statements
+from .settings import Settings
+from .statement import Stmt, analyse
+
+if TYPE_CHECKING:
+    from .engine import SQLEngine
+
+MAX_RETRIES = 20
+
+
+class SQLSession:
+    """A session: settings, transaction state, plan cache, prepared statements and cursors."""
+
+    def __init__(self, engine: SQLEngine, user: str, database: Any, options: dict[str, str],
+                 backend_pid: int) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.user = user
+        self.db = database
+        self.database = database.name
+        self.backend_pid = backend_pid
+        self.settings = Settings(_startup_settings(options))
+        self.settings.values["session_authorization"] = user
+        self.txn: Any = None
+        self.in_block = False
+        self.failed = False
+        self.txn_modes: dict[str, Any] = {}
+        self.savepoints: list[tuple[str, Any, bool]] = []
+        self.txn_catalog: CatalogSnapshot | None = None
+        self.txn_ddl = False
+        self.pending_drops: list[int] = []
+        self.notices: list[SQLError] = []
+        self.cache = PlanCache()
+        self.prepared_sql: dict[str, Stmt] = {}  # PREPARE name AS ...
+        self.cursors: dict[str, Any] = {}
+        self.currvals: dict[int, int] = {}
+        self.txn_started_at: dt.datetime | None = None
+        self._cancel = threading.Event()
+        self._errors = 0
+        self._search_path: tuple[str, list[str]] | None = None
+
+    # -- pgwire's Session protocol ----------------------------------------
+
+    @property
+    def transaction_status(self) -> str:
+        """ReadyForQuery status: I, T or E."""
+        if self.failed:
+            return "E"
+        return "T" if self.in_block else "I"
+
+    def parameter_status(self) -> dict[str, str]:
+        """The 13 ParameterStatus values of PostgreSQL 15."""
+        self.settings.changed.clear()
+        return self.settings.reported()
+
+    def take_changed_parameters(self) -> dict[str, str]:
+        """Reported settings changed since the last call."""
+        return self.settings.take_changed() if self.settings.changed else {}
+
+    def take_notices(self) -> list[SQLError]:
+        """Notices and warnings raised since the last call."""
+        out, self.notices = self.notices, []
+        return out
+
+    def notice(self, message: str, severity: str = "NOTICE", sqlstate: str = "00000") -> None:
+        """Queues a NOTICE or WARNING for the client."""
+        self.notices.append(SQLError(message, severity=severity, sqlstate=sqlstate))
+
+    def simple_query(self, sql: str) -> Iterator[Result]:
+        """Runs every statement of a Query message as one implicit transaction."""
+        texts = split_statements(sql)
+        if not texts:
+            yield Result("", empty=True)
+            return
+        try:
+            for text in texts:
+                errors = self._errors
+                try:
+                    res = self.execute_stmt(self.lookup(text, ()), [])
+                except BaseException as e:
+                    self.on_error(e)
+                    raise
+                yield res
+                if self._errors != errors:
+                    return  # the rows failed while pgwire fetched them
+        except GeneratorExit:
+            if not self.in_block:
+                self.abort_txn()
+            raise
+        if not self.in_block and self.txn is not None:
+            self.commit_txn()
+
+    def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
+        """Parses and analyses one statement for the extended protocol."""
+        texts = split_statements(sql)
+        if len(texts) > 1:
+            from ..errors import SyntaxError_
+
+            raise SyntaxError_("cannot insert multiple commands into a prepared statement")
+        if not texts:
+            return Prepared(sql, list(param_oids), None, None)
+        try:
+            stmt = self.lookup(texts[0], tuple(param_oids))
+        except BaseException as e:
+            self.on_error(e)
+            raise
+        return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt)
+
+    def execute(self, prepared: Prepared, params: list[Any]) -> Result:
+        """Runs a prepared statement inside the implicit or explicit transaction."""
+        stmt = prepared.handle
+        if stmt is None:
+            return Result("", empty=True)
+        try:
+            if stmt.version not in (-1, self.catalog_version()) and stmt.kind in ("query", "dml"):
+                stmt = self.lookup(stmt.sql, tuple(stmt.param_oids))
+                prepared.handle = stmt
+            return self.execute_stmt(stmt, params)
+        except BaseException as e:
+            self.on_error(e)
+            raise
+
+    def cursor_columns(self, name: str) -> list[Column] | None:
+        """The row shape of a DECLAREd cursor, None if there is none by that name."""
+        cur = self.cursors.get(name)
+        return None if cur is None else cur.columns
+
+    def sync(self) -> None:
+        """Ends an extended-protocol implicit transaction."""
+        if not self.in_block and self.txn is not None:
+            self.commit_txn()
+
+    def statement_failed(self, exc: BaseException) -> None:
+        """Records a failure that happened outside the session's own calls."""
+        self.on_error(exc)
+
+    def cancel(self) -> None:
+        """Asks the running statement to stop (it raises 57014 at its next batch)."""
+        self._cancel.set()
+
+    def close(self) -> None:
+        """Ends the session, rolling back any open transaction."""
+        self.abort_txn()
+        self.cursors.clear()
+        self.engine.session_closed(self)
+
+    # -- statements -------------------------------------------------------
+
+    def lookup(self, text: str, param_oids: tuple[int, ...]) -> Stmt:
+        """Returns the analysed statement for a text, from the plan cache when possible."""
+        version = self.catalog_version()
+        key = (text, param_oids)
+        stmt = self.cache.get(key, version)
+        if stmt is None:
+            stmt = analyse(self, text, list(param_oids))
+            if stmt.version != -1 and version != -1:
+                self.cache.put(key, stmt)
+        return stmt
+
+    def execute_stmt(self, stmt: Stmt, params: list[Any]) -> Result:
+        """Runs one analysed statement with statement-level atomicity and READ COMMITTED retry."""
+        if self.failed and not stmt.allowed_when_failed:
+            raise InFailedSQLTransaction(
+                "current transaction is aborted, commands ignored until end of transaction block"
+            )
+        self._cancel.clear()
+        if not stmt.in_txn:
+            return stmt.run(self, params)
+        if stmt.no_block and (self.in_block or self.txn is not None):
+            raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
+        txn = self.ensure_txn()
+        txn.new_statement()
+        token = txn.savepoint()
+        for _ in range(MAX_RETRIES):
+            try:
+                return stmt.run(self, params)
+            except RetryStatement:
+                txn.rollback_to(token)
+                txn.new_statement()
+        return stmt.run(self, params)
+
+    def on_error(self, exc: BaseException) -> None:
+        """Puts the session into the state PostgreSQL is in after a failed statement."""
+        self._errors += 1
+        if self.in_block:
+            self.failed = True
+        else:
+            self.abort_txn()
+
+    def run_plan(self, plan: Any, values: list[Any], tag: str = "SELECT") -> Result:
+        """Starts a compiled query; its rows are produced as pgwire fetches them."""
+        batches = plan.execute(self.exec_context(values))
+        return Result(tag, columns=list(plan.columns), rows=self._rows(batches), done=False)
+
+    def _rows(self, batches: Iterator[list[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+        try:
+            for batch in batches:
+                yield from batch
+        except SQLError as e:
+            self.on_error(e)
+            raise
+
+    def exec_context(self, values: list[Any]) -> ExecContext:
+        """Builds the ExecContext of one statement execution."""
+        return ExecContext(self.catalog(), self.txn, self, values, self._cancel,
+                           self.settings.values)
+
+    # -- transactions -----------------------------------------------------
+
+    def ensure_txn(self) -> Any:
+        """Returns the open transaction, beginning one with the current modes if needed."""
+        if self.txn is None:
+            iso = self.txn_modes.get("isolation") or self.settings.values[
+                "default_transaction_isolation"]
+            if iso == "read uncommitted":
+                iso = "read committed"
+            ro = self.txn_modes.get("read_only")
+            if ro is None:
+                ro = self.settings.values["default_transaction_read_only"] == "on"
+            self.txn = self.engine.tm.begin(isolation=iso, read_only=ro, session=self)
+            self.txn_started_at = dt.datetime.now(dt.UTC)
+            self.settings.values["transaction_isolation"] = iso
+            self.settings.values["transaction_read_only"] = "on" if ro else "off"
+        return self.txn
+
+    def commit_txn(self) -> None:
+        """Commits the open transaction (if any) and leaves the transaction block."""
+        if self.cursors and self.txn is not None:
+            from .cursors import materialize_held
+
+            materialize_held(self)
+        txn, ddl, drops = self.txn, self.txn_ddl, self.pending_drops
+        self._reset_txn_state()
+        if txn is None:
+            return
+        try:
+            txn.commit()
+        except BaseException:
+            txn.abort()
+            if ddl:
+                self.store.bump()
+            raise
+        if ddl:
+            self.store.bump()
+        for space in drops:
+            self.engine.tm.drop_space(space)
+
+    def abort_txn(self) -> None:
+        """Rolls back the open transaction (if any) and leaves the transaction block."""
+        txn = self.txn
+        self._reset_txn_state()
+        if txn is not None:
+            txn.abort()
+
+    def _reset_txn_state(self) -> None:
+        self.txn = None
+        self.in_block = False
+        self.failed = False
+        self.txn_modes = {}
+        self.savepoints = []
+        self.txn_catalog = None
+        self.txn_ddl = False
+        self.pending_drops = []
+        self.txn_started_at = None
+        self.settings.end_transaction()
+        self.settings.values["transaction_isolation"] = self.settings.values[
+            "default_transaction_isolation"]
+        self.settings.values["transaction_read_only"] = self.settings.values[
+            "default_transaction_read_only"]
+        if self.cursors:
+            from .cursors import close_at_txn_end
+
+            close_at_txn_end(self)
+
+    # -- the catalog as this session sees it ------------------------------
+
+    def catalog(self) -> CatalogSnapshot:
+        """The catalog this session's statements see (its own uncommitted DDL included)."""
+        if self.txn_catalog is not None:
+            return self.txn_catalog
+        return self.store.snapshot(self.db.oid)
+
+    def catalog_version(self) -> int:
+        """The version of `catalog()`; -1 while the transaction has uncommitted DDL."""
+        return -1 if self.txn_catalog is not None else self.store.version
+
+    def catalog_changed(self) -> None:
+        """Called by DDL after writing catalog rows through the session's transaction."""
+        self.txn_ddl = True
+        self.txn_catalog = self.store.load_snapshot(self.txn, self.db.oid)
+
+    # -- FunctionContext ----------------------------------------------------
+
+    @property
+    def statement_timestamp(self) -> dt.datetime:
+        """The transaction's start time: what now() returns."""
+        return self.txn_started_at or dt.datetime.now(dt.UTC)
+
+    def get_setting(self, name: str) -> str | None:
+        """Returns a setting's value (None if unknown)."""
+        key = name.lower()
+        if key in ("transaction_isolation", "transaction_read_only") and self.txn is None:
+            if key == "transaction_isolation":
+                iso = self.txn_modes.get("isolation")
+                return iso or self.settings.values["default_transaction_isolation"]
+            ro = self.txn_modes.get("read_only")
+            if ro is None:
+                return self.settings.values["default_transaction_read_only"]
+            return "on" if ro else "off"
+        return self.settings.get(name)
+
+    def set_setting(self, name: str, value: str, is_local: bool) -> str:
+        """Sets a setting, as set_config does."""
+        if is_local and not self.in_block:
+            return self.settings.show(name)
+        return self.settings.set(name, value, local=is_local)
+
+    def search_path(self) -> list[str]:
+        """The schemas unqualified names resolve through (existing ones only)."""
+        raw = self.settings.values["search_path"]
+        cached = self._search_path
+        if cached is not None and cached[0] == raw:
+            return cached[1]
+        out = []
+        for part in raw.split(","):
+            p = part.strip()
+            if p == '"$user"' or p == "$user":
+                p = self.user
+            elif p.startswith('"') and p.endswith('"'):
+                p = p[1:-1]
+            else:
+                p = p.lower()
+            if p:
+                out.append(p)
+        self._search_path = (raw, out)
+        return out
+
+    def sequence(self, seq_oid: int) -> Sequence:
+        """Returns a sequence of this database by OID."""
+        seq = next((s for s in self.catalog().sequences if s.oid == seq_oid), None)
+        if seq is None:
+            raise UndefinedTable(f"could not open relation with OID {seq_oid}")
+        return seq
+
+    def nextval(self, seq_oid: int) -> int:
+        """Advances a sequence (not rolled back with the transaction)."""
+        v = self.store.nextval(self.sequence(seq_oid))
+        self.currvals[seq_oid] = v
+        return v
+
+    def currval(self, seq_oid: int) -> int:
+        """The value nextval last returned in this session."""
+        if seq_oid not in self.currvals:
+            seq = self.sequence(seq_oid)
+            raise ObjectNotInPrerequisiteState(
+                f'currval of sequence "{seq.name}" is not yet defined in this session')
+        return self.currvals[seq_oid]
+
+    def setval(self, seq_oid: int, value: int, is_called: bool) -> int:
+        """Sets a sequence's value."""
+        seq = self.sequence(seq_oid)
+        if value < seq.min_value or value > seq.max_value:
+            from ..errors import NumericValueOutOfRange
+
+            raise NumericValueOutOfRange(
+                f'setval: value {value} is out of bounds for sequence "{seq.name}" '
+                f"({seq.min_value}..{seq.max_value})")
+        self.store.setval(seq, value, is_called)
+        if is_called:
+            self.currvals[seq_oid] = value
+        return value
+
+
+def _startup_settings(options: dict[str, str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        k = key.lower()
+        if k in ("user", "database", "replication", "password"):
+            continue
+        if k == "options":
+            out.update(_parse_options(value))
+        else:
+            out[k] = value
+    return {k: v for k, v in out.items() if k in Settings().values or "." in k}
+
+
+def _parse_options(value: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    parts = value.replace("\\ ", "\0").split()
+    i = 0
+    while i < len(parts):
+        p = parts[i].replace("\0", " ")
+        if p == "-c" and i + 1 < len(parts):
+            p, i = parts[i + 1].replace("\0", " "), i + 1
+        elif p.startswith("-c"):
+            p = p[2:]
+        elif p.startswith("--"):
+            p = p[2:]
+        else:
+            i += 1
+            continue
+        if "=" in p:
+            k, v = p.split("=", 1)
+            out[k.lower().replace("-", "_")] = v
+        i += 1
+    return out

@@ -1,0 +1,224 @@
+"""Run-time settings (GUCs): defaults, SET / SET LOCAL / RESET, SHOW, and ParameterStatus reporting.
+
+Clients read these in three ways: the 13 ParameterStatus values sent at startup
+(and re-sent when a SET changes one), SHOW, and `current_setting` /
+`set_config` / `pg_settings`. All three read the same `Settings` object, so
+they cannot disagree. Values are kept as PostgreSQL prints them; a few are
+normalised on SET the way PostgreSQL does (booleans to on/off, DateStyle,
+isolation levels), because JDBC checks them byte for byte.
+"""
+
+from __future__ import annotations
+
+from ..errors import InvalidParameterValue, UndefinedObject
+
+SERVER_VERSION = "15.6 (Cumulo)"
+SERVER_VERSION_NUM = "150006"
+
+DEFAULTS: dict[str, str] = {
+    "application_name": "",
+    "client_encoding": "UTF8",
+    "datestyle": "ISO, MDY",
+    "default_transaction_read_only": "off",
+    "in_hot_standby": "off",
+    "integer_datetimes": "on",
+    "intervalstyle": "postgres",
+    "is_superuser": "on",
+    "server_encoding": "UTF8",
+    "server_version": SERVER_VERSION,
+    "server_version_num": SERVER_VERSION_NUM,
+    "session_authorization": "cumulo",
+    "standard_conforming_strings": "on",
+    "timezone": "UTC",
+    "default_transaction_isolation": "read committed",
+    "default_transaction_deferrable": "off",
+    "transaction_isolation": "read committed",
+    "transaction_read_only": "off",
+    "transaction_deferrable": "off",
+    "search_path": '"$user", public',
+    "extra_float_digits": "1",
+    "statement_timeout": "0",
+    "lock_timeout": "0",
+    "idle_in_transaction_session_timeout": "0",
+    "jit": "off",
+    "lc_messages": "C",
+    "lc_monetary": "C",
+    "lc_numeric": "C",
+    "lc_time": "C",
+    "bytea_output": "hex",
+    "client_min_messages": "notice",
+    "max_identifier_length": "63",
+    "max_connections": "100",
+    "password_encryption": "scram-sha-256",
+    "synchronous_commit": "on",
+    "work_mem": "4MB",
+    "maintenance_work_mem": "64MB",
+    "enable_seqscan": "on",
+    "enable_indexscan": "on",
+    "enable_hashjoin": "on",
+    "enable_mergejoin": "on",
+    "enable_nestloop": "on",
+    "row_security": "on",
+    "escape_string_warning": "on",
+    "backslash_quote": "safe_encoding",
+    "default_with_oids": "off",
+    "array_nulls": "on",
+    "block_size": "8192",
+    "geqo": "on",
+    "random_page_cost": "4",
+    "effective_cache_size": "4GB",
+    "default_tablespace": "",
+    "temp_tablespaces": "",
+    "check_function_bodies": "on",
+    "xmloption": "content",
+    "cursor_tuple_fraction": "0.1",
+    "log_statement": "none",
+    "tcp_keepalives_idle": "0",
+    "data_directory_mode": "0700",
+    "wal_level": "replica",
+    "vacuum_freeze_min_age": "50000000",
+    "plan_cache_mode": "auto",
+    "statement_cache": "on",
+}
+
+# Names as PostgreSQL spells them in ParameterStatus and SHOW ALL.
+CANONICAL = {
+    "datestyle": "DateStyle",
+    "intervalstyle": "IntervalStyle",
+    "timezone": "TimeZone",
+}
+REPORTED = (
+    "application_name", "client_encoding", "datestyle", "default_transaction_read_only",
+    "in_hot_standby", "integer_datetimes", "intervalstyle", "is_superuser", "server_encoding",
+    "server_version", "session_authorization", "standard_conforming_strings", "timezone",
+)
+READ_ONLY = {
+    "server_version", "server_version_num", "server_encoding", "integer_datetimes",
+    "in_hot_standby", "is_superuser", "max_identifier_length", "block_size", "max_connections",
+    "wal_level", "data_directory_mode", "lc_collate", "lc_ctype",
+}
+BOOLEANS = {
+    "default_transaction_read_only", "standard_conforming_strings", "transaction_read_only",
+    "default_transaction_deferrable", "transaction_deferrable", "jit", "enable_seqscan",
+    "enable_indexscan", "enable_hashjoin", "enable_mergejoin", "enable_nestloop", "row_security",
+    "escape_string_warning", "array_nulls", "geqo", "check_function_bodies", "synchronous_commit",
+}
+ISOLATION_LEVELS = ("read uncommitted", "read committed", "repeatable read", "serializable")
+_TRUE = {"on", "true", "yes", "1", "t", "y"}
+_FALSE = {"off", "false", "no", "0", "f", "n"}
+
+
+def canonical(name: str) -> str:
+    """Returns the spelling PostgreSQL reports for a setting name."""
+    return CANONICAL.get(name, name)
+
+
+def _normalise(name: str, value: str) -> str:
+    v = value.strip()
+    low = v.lower()
+    if name in BOOLEANS:
+        if low in _TRUE:
+            return "on"
+        if low in _FALSE:
+            return "off"
+        raise InvalidParameterValue(f'parameter "{name}" requires a Boolean value')
+    if name in ("default_transaction_isolation", "transaction_isolation"):
+        if low not in ISOLATION_LEVELS:
+            raise InvalidParameterValue(
+                f'invalid value for parameter "{name}": "{v}"',
+                hint='Available values: serializable, repeatable read, read committed, '
+                "read uncommitted.",
+            )
+        return low
+    if name == "client_encoding":
+        if low.replace("-", "").replace("_", "") not in ("utf8", "unicode"):
+            raise InvalidParameterValue(f'invalid value for parameter "client_encoding": "{v}"')
+        return "UTF8"
+    if name == "datestyle":
+        parts = [p.strip().lower() for p in v.split(",")]
+        style = next((p for p in parts if p in ("iso", "sql", "postgres", "german")), "iso")
+        order = next((p for p in parts if p in ("mdy", "dmy", "ymd", "us", "european",
+                                                "euro", "nonstandard")), "mdy")
+        order = {"us": "mdy", "nonstandard": "mdy", "european": "dmy", "euro": "dmy"}.get(order,
+                                                                                          order)
+        return {"iso": "ISO", "sql": "SQL", "postgres": "Postgres", "german": "German"}[style] + \
+            ", " + order.upper()
+    if name == "timezone" and low in ("utc", "gmt", "z", "zulu"):
+        return "UTC" if low != "gmt" else "GMT"
+    return v
+
+
+class Settings:
+    """One session's settings, with SET LOCAL undo at transaction end and change tracking."""
+
+    def __init__(self, overrides: dict[str, str] | None = None) -> None:
+        self.values = dict(DEFAULTS)
+        self.session_defaults: dict[str, str] = {}
+        self._local_undo: dict[str, str] = {}
+        self.changed: set[str] = set()
+        for k, v in (overrides or {}).items():
+            self.set(k, v)
+            self.session_defaults[k.lower()] = self.values[k.lower()]
+        self.changed.clear()
+
+    def get(self, name: str) -> str | None:
+        """Returns a setting's value, None if there is no such setting."""
+        return self.values.get(name.lower())
+
+    def show(self, name: str) -> str:
+        """Returns a setting's value for SHOW / current_setting (42704 if unknown)."""
+        v = self.values.get(name.lower())
+        if v is None:
+            raise UndefinedObject(f'unrecognized configuration parameter "{name}"')
+        return v
+
+    def set(self, name: str, value: str | None, local: bool = False) -> str:
+        """Sets a setting (value None: back to its default); returns the new value."""
+        key = name.lower()
+        if key not in self.values and "." not in key:
+            raise UndefinedObject(f'unrecognized configuration parameter "{name}"')
+        if key in READ_ONLY:
+            raise InvalidParameterValue(f'parameter "{name}" cannot be changed')
+        if value is None:
+            new = self.session_defaults.get(key, DEFAULTS.get(key, ""))
+        else:
+            new = _normalise(key, value)
+        old = self.values.get(key)
+        if local and key not in self._local_undo and old is not None:
+            self._local_undo[key] = old
+        if old != new:
+            self.values[key] = new
+            if key in REPORTED:
+                self.changed.add(key)
+        return new
+
+    def reset_all(self) -> None:
+        """RESET ALL: every changeable setting back to its session default."""
+        for key in list(self.values):
+            if key in READ_ONLY or key.startswith("transaction_"):
+                continue
+            if key in DEFAULTS or key in self.session_defaults:
+                self.set(key, None)
+
+    def end_transaction(self) -> None:
+        """Undoes SET LOCAL and the transaction_* settings at COMMIT or ROLLBACK."""
+        for key, old in self._local_undo.items():
+            if self.values.get(key) != old:
+                self.values[key] = old
+                if key in REPORTED:
+                    self.changed.add(key)
+        self._local_undo.clear()
+
+    def reported(self) -> dict[str, str]:
+        """The 13 ParameterStatus values, as PostgreSQL 15 sends them after authentication."""
+        return {canonical(k): self.values[k] for k in REPORTED}
+
+    def take_changed(self) -> dict[str, str]:
+        """Reported settings changed since the last call."""
+        out = {canonical(k): self.values[k] for k in sorted(self.changed)}
+        self.changed.clear()
+        return out
+
+    def all_rows(self) -> list[tuple[str, str, str]]:
+        """SHOW ALL's rows: (name, setting, description)."""
+        return [(canonical(k), v, "") for k, v in sorted(self.values.items())]

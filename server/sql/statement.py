@@ -1,0 +1,107 @@
+"""Analysed statements: what the plan cache holds and what `Prepared.handle` carries.
+
+A `Stmt` is the result of analysing one statement's text once: which kind it
+is, its row shape and parameter types, and a `run(session, params)` closure
+that executes it. The closure captures everything that can be computed
+ahead of time (the compiled plan, the resolved table, compiled expressions),
+so running a cached pgbench statement is one call plus the actual work.
+
+`analyse` routes the text: first the pre-parser's utility statements
+(`parse.utility`), then sqlglot, then by AST type to the module that owns the
+statement (DDL, DML, queries, COPY, cursors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ..errors import FeatureNotSupported
+from ..pgwire.backend import Column, Result
+from .context import ParamTypes
+from .parse import parse_sql, strip_leading_comments, utility
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+
+@dataclass
+class Stmt:
+    """One analysed statement."""
+
+    sql: str
+    kind: str  # "query", "dml", "ddl", "txn", "utility", "copy", "cursor"
+    run: Callable[[SQLSession, list[Any]], Result]
+    columns: list[Column] | None = None
+    param_oids: list[int] = field(default_factory=list)
+    version: int = 0  # the catalog version it was analysed against (-1: do not cache)
+    in_txn: bool = True  # runs inside the (implicit or explicit) transaction
+    no_block: bool = False  # 25001 inside a transaction block
+    allowed_when_failed: bool = False  # COMMIT / ROLLBACK / ROLLBACK TO in a failed block
+    tag: str = ""
+    plan: Any = None  # for queries: the compiled QueryPlan
+
+
+def compiler() -> Any:
+    """Returns the query compiler (imported lazily: it is built alongside this layer)."""
+    try:
+        from .plan.compiler import COMPILER  # type: ignore[import-not-found]
+    except ImportError as e:  # pragma: no cover - until the compiler exists
+        raise FeatureNotSupported(f"the query compiler is not available: {e}") from None
+    return COMPILER
+
+
+def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
+    """Analyses one statement's text into a runnable `Stmt`."""
+    text = strip_leading_comments(sql)
+    u = utility(text)
+    if u is not None:
+        from . import utility as util
+
+        return util.analyse_utility(session, text, u[0], u[1], param_oids)
+    tree = parse_sql(text)
+    return analyse_tree(session, text, tree, param_oids)
+
+
+def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
+                 param_oids: list[int]) -> Stmt:
+    """Analyses a parsed statement."""
+    version = session.catalog_version()
+    if isinstance(tree, exp.Query | exp.Values):
+        return analyse_query(session, sql, tree, param_oids, version)
+    if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+        from .dml import analyse_dml
+
+        return analyse_dml(session, sql, tree, param_oids, version)
+    if isinstance(tree, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable | exp.Comment):
+        from .ddl import dispatch
+
+        return dispatch.analyse_ddl(session, sql, tree, param_oids, version)
+    if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
+        from . import txnctl
+
+        return txnctl.analyse_sqlglot_txn(session, sql, tree)
+    if isinstance(tree, exp.Set):
+        from . import utility as util
+
+        return util.analyse_set_tree(session, sql, tree)
+    if isinstance(tree, exp.Command):
+        word = str(tree.this).upper()
+        raise FeatureNotSupported(f"{word} is not supported")
+    raise FeatureNotSupported(f"statement not supported: {sql[:60]}")
+
+
+def analyse_query(session: SQLSession, sql: str, tree: exp.Expression, param_oids: list[int],
+                  version: int) -> Stmt:
+    """Plans a query once; its `run` executes the cached plan."""
+    params = ParamTypes(list(param_oids))
+    plan = compiler().plan_query(tree, session.catalog(), params, session.search_path())
+
+    def run(s: SQLSession, values: list[Any]) -> Result:
+        return s.run_plan(plan, values)
+
+    return Stmt(sql, "query", run, list(plan.columns), params.oids, version, tag="SELECT",
+                plan=plan)

@@ -1,0 +1,160 @@
+"""Transaction control: BEGIN, COMMIT, ROLLBACK, savepoints and SET TRANSACTION.
+
+These statements change the session's transaction state rather than data,
+so they run outside the statement savepoint machinery (`in_txn=False`). The
+messages, warnings and SQLSTATEs are PostgreSQL 15's: a COMMIT with no block
+warns 25P01, a BEGIN inside one warns 25001, COMMIT of a failed block rolls
+back and answers ROLLBACK, and SAVEPOINT outside a block is an error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ActiveSQLTransaction, NoActiveSQLTransaction, SQLError
+from ..pgwire.backend import Result
+from .parse import txn_modes, unquote_ident
+from .statement import Stmt
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+
+def _stmt(sql: str, tag: str, fn: Any, failed_ok: bool = False) -> Stmt:
+    return Stmt(sql, "txn", fn, in_txn=False, allowed_when_failed=failed_ok, tag=tag)
+
+
+def begin(s: SQLSession, modes: dict[str, Any]) -> Result:
+    """BEGIN / START TRANSACTION."""
+    if s.in_block:
+        s.notice("there is already a transaction in progress", "WARNING", "25001")
+        return Result("BEGIN")
+    s.in_block = True
+    s.txn_modes = dict(modes)
+    if s.txn is not None:  # statements earlier in this Query message join the block
+        _apply_modes_to_open(s, modes)
+    return Result("BEGIN")
+
+
+def _apply_modes_to_open(s: SQLSession, modes: dict[str, Any]) -> None:
+    if "isolation" in modes and s.txn.start_ts is None:
+        s.txn.isolation = modes["isolation"]
+
+
+def commit(s: SQLSession) -> Result:
+    """COMMIT / END: ROLLBACK if the block failed."""
+    if s.failed:
+        s.abort_txn()
+        return Result("ROLLBACK")
+    if not s.in_block:
+        s.notice("there is no transaction in progress", "WARNING", "25P01")
+    s.commit_txn()
+    return Result("COMMIT")
+
+
+def rollback(s: SQLSession) -> Result:
+    """ROLLBACK / ABORT."""
+    if not s.in_block:
+        s.notice("there is no transaction in progress", "WARNING", "25P01")
+    s.abort_txn()
+    return Result("ROLLBACK")
+
+
+def savepoint(s: SQLSession, name: str) -> Result:
+    """SAVEPOINT name."""
+    if not s.in_block:
+        raise NoActiveSQLTransaction("SAVEPOINT can only be used in transaction blocks")
+    txn = s.ensure_txn()
+    s.savepoints.append((name, txn.savepoint(), s.txn_ddl))
+    return Result("SAVEPOINT")
+
+
+def _find(s: SQLSession, name: str, verb: str) -> int:
+    if not s.in_block:
+        raise NoActiveSQLTransaction(f"{verb} can only be used in transaction blocks")
+    for i in range(len(s.savepoints) - 1, -1, -1):
+        if s.savepoints[i][0] == name:
+            return i
+    raise SQLError(f'savepoint "{name}" does not exist', sqlstate="3B001")
+
+
+def release(s: SQLSession, name: str) -> Result:
+    """RELEASE [SAVEPOINT] name."""
+    i = _find(s, name, "RELEASE SAVEPOINT")
+    del s.savepoints[i:]
+    return Result("RELEASE")
+
+
+def rollback_to(s: SQLSession, name: str) -> Result:
+    """ROLLBACK TO [SAVEPOINT] name: undoes the writes since it and clears the failed state."""
+    i = _find(s, name, "ROLLBACK TO SAVEPOINT")
+    _, token, ddl = s.savepoints[i]
+    del s.savepoints[i + 1:]
+    s.txn.rollback_to(token)
+    s.failed = False
+    if s.txn_ddl:
+        s.txn_ddl = ddl
+        s.txn_catalog = s.store.load_snapshot(s.txn, s.db.oid) if ddl else None
+    return Result("ROLLBACK")
+
+
+def set_transaction(s: SQLSession, modes: dict[str, Any]) -> Result:
+    """SET TRANSACTION ...: only before the block's first query."""
+    if not s.in_block:
+        s.notice("SET TRANSACTION can only be used in transaction blocks", "WARNING", "25P01")
+        return Result("SET")
+    if s.txn is not None and s.txn.start_ts is not None and "isolation" in modes:
+        raise ActiveSQLTransaction("SET TRANSACTION ISOLATION LEVEL must be called before any query")
+    s.txn_modes.update(modes)
+    if s.txn is not None:
+        _apply_modes_to_open(s, modes)
+    if "isolation" in modes:
+        s.settings.values["transaction_isolation"] = modes["isolation"]
+    if "read_only" in modes:
+        s.settings.values["transaction_read_only"] = "on" if modes["read_only"] else "off"
+    return Result("SET")
+
+
+def set_session_characteristics(s: SQLSession, modes: dict[str, Any]) -> Result:
+    """SET SESSION CHARACTERISTICS AS TRANSACTION ...: the session defaults."""
+    if "isolation" in modes:
+        s.settings.set("default_transaction_isolation", modes["isolation"])
+    if "read_only" in modes:
+        s.settings.set("default_transaction_read_only", "on" if modes["read_only"] else "off")
+    if "deferrable" in modes:
+        s.settings.set("default_transaction_deferrable", "on" if modes["deferrable"] else "off")
+    return Result("SET")
+
+
+def analyse_txn(sql: str, kind: str, m: Any) -> Stmt:
+    """Builds the Stmt for a transaction-control statement recognised by the pre-parser."""
+    if kind == "begin":
+        modes = txn_modes(m.group("modes"))
+        return _stmt(sql, "BEGIN", lambda s, p: begin(s, modes))
+    if kind == "commit":
+        return _stmt(sql, "COMMIT", lambda s, p: commit(s), True)
+    if kind == "rollback":
+        return _stmt(sql, "ROLLBACK", lambda s, p: rollback(s), True)
+    name = unquote_ident(m.group("name")) if "name" in m.groupdict() else ""
+    if kind == "savepoint":
+        return _stmt(sql, "SAVEPOINT", lambda s, p: savepoint(s, name))
+    if kind == "release":
+        return _stmt(sql, "RELEASE", lambda s, p: release(s, name))
+    if kind == "rollback_to":
+        return _stmt(sql, "ROLLBACK", lambda s, p: rollback_to(s, name), True)
+    modes = txn_modes(m.group("modes"))
+    if kind == "set_txn":
+        return _stmt(sql, "SET", lambda s, p: set_transaction(s, modes))
+    return _stmt(sql, "SET", lambda s, p: set_session_characteristics(s, modes))
+
+
+def analyse_sqlglot_txn(session: SQLSession, sql: str, tree: Any) -> Stmt:
+    """Builds the Stmt for a transaction statement that only sqlglot recognised."""
+    from sqlglot import exp
+
+    if isinstance(tree, exp.Commit):
+        return _stmt(sql, "COMMIT", lambda s, p: commit(s), True)
+    if isinstance(tree, exp.Rollback):
+        return _stmt(sql, "ROLLBACK", lambda s, p: rollback(s), True)
+    modes = txn_modes(" ".join(str(m) for m in tree.args.get("modes") or []))
+    return _stmt(sql, "BEGIN", lambda s, p: begin(s, modes))

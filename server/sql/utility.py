@@ -1,0 +1,302 @@
+"""Utility statements: SET/RESET/SHOW, DISCARD, LISTEN, VACUUM, CHECKPOINT, PREPARE/EXECUTE, EXPLAIN.
+
+These are recognised by the pre-parser (`parse.utility`) and routed here;
+the ones that belong to a module of their own (transaction control, COPY,
+cursors, roles, databases, sequences, COMMENT) are forwarded to it. None of
+them is planned by the query compiler except the query inside EXPLAIN,
+PREPARE and DECLARE.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ..errors import DuplicatePreparedStatement, InvalidSQLStatementName
+from ..pgtypes import oids as T
+from ..pgwire.backend import Column, Result
+from .parse import parse_sql, split_statements, unquote_ident
+from .settings import canonical
+from .statement import Stmt, analyse, analyse_tree
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+
+def _u(sql: str, tag: str, fn: Any, columns: list[Column] | None = None,
+       in_txn: bool = False, no_block: bool = False) -> Stmt:
+    return Stmt(sql, "utility", fn, columns, in_txn=in_txn, no_block=no_block, tag=tag)
+
+
+def _value(text: str) -> str:
+    """Turns the right-hand side of SET into the setting's text."""
+    parts = []
+    for item in _split_commas(text):
+        v = item.strip()
+        if v.upper() == "DEFAULT":
+            return ""
+        if v[:2].lower() == "e'" and v.endswith("'"):
+            v = v[2:-1].encode().decode("unicode_escape")
+        elif v.startswith("'") and v.endswith("'"):
+            v = v[1:-1].replace("''", "'")
+        elif v.startswith('"') and v.endswith('"'):
+            v = v[1:-1].replace('""', '"') if "," not in text else v
+        parts.append(v)
+    return ", ".join(parts)
+
+
+def _split_commas(text: str) -> list[str]:
+    out, cur, q = [], [], ""
+    for ch in text:
+        if q:
+            cur.append(ch)
+            if ch == q:
+                q = ""
+        elif ch in "'\"":
+            q = ch
+            cur.append(ch)
+        elif ch == ",":
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def do_set(s: SQLSession, name: str, value: str | None, local: bool) -> Result:
+    """SET [LOCAL] name TO value (value None: DEFAULT)."""
+    if name in ("transaction_isolation", "transaction_read_only", "transaction_deferrable"):
+        from . import txnctl
+
+        key = {"transaction_isolation": "isolation", "transaction_read_only": "read_only",
+               "transaction_deferrable": "deferrable"}[name]
+        v: Any = (value or "").lower()
+        if key != "isolation":
+            v = v in ("on", "true", "1", "yes")
+        return txnctl.set_transaction(s, {key: v})
+    if local and not s.in_block:
+        s.notice("SET LOCAL can only be used in transaction blocks", "WARNING", "25P01")
+        return Result("SET")
+    s.settings.set(name, value, local=local)
+    return Result("SET")
+
+
+def show(s: SQLSession, name: str) -> Result:
+    """SHOW name / SHOW ALL."""
+    if name == "all":
+        cols = [Column("name", T.TEXT), Column("setting", T.TEXT), Column("description", T.TEXT)]
+        return Result("SHOW", cols, iter(s.settings.all_rows()), done=False)
+    value = s.get_setting(name)
+    if value is None:
+        value = s.settings.show(name)
+    return Result("SHOW", [Column(name, T.TEXT)], iter([(value,)]), done=False)
+
+
+def discard(s: SQLSession, what: str) -> Result:
+    """DISCARD ALL / PLANS / SEQUENCES / TEMP."""
+    if what == "all":
+        if s.in_block:
+            from ..errors import ActiveSQLTransaction
+
+            raise ActiveSQLTransaction("DISCARD ALL cannot run inside a transaction block")
+        s.settings.reset_all()
+        s.cursors.clear()
+        s.prepared_sql.clear()
+        s.cache.clear()
+        s.currvals.clear()
+    elif what == "plans":
+        s.cache.clear()
+    elif what == "sequences":
+        s.currvals.clear()
+    return Result("DISCARD " + ("TEMP" if what.startswith("temp") else what.upper()))
+
+
+def checkpoint(s: SQLSession) -> Result:
+    """CHECKPOINT: checkpoints storage."""
+    s.engine.tm.checkpoint()
+    return Result("CHECKPOINT")
+
+
+def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
+                    param_oids: list[int]) -> Stmt:
+    """Builds the Stmt of a statement the pre-parser recognised."""
+    if kind in ("begin", "commit", "rollback", "rollback_to", "savepoint", "release", "set_txn",
+                "set_session_txn"):
+        from .txnctl import analyse_txn
+
+        return analyse_txn(sql, kind, m)
+    if kind == "set":
+        name = m.group("name").lower()
+        name = ".".join(unquote_ident(p) for p in m.group("name").split(".")) \
+            if '"' in name else name
+        value = _value(m.group("value"))
+        local = (m.group("local") or "").strip().lower() == "local"
+        return _u(sql, "SET", lambda s, p: do_set(s, name, value or None, local))
+    if kind == "set_tz":
+        value = _value(m.group("value"))
+        if value.lower() == "local":
+            value = ""
+        local = (m.group("local") or "").strip().lower() == "local"
+        return _u(sql, "SET", lambda s, p: do_set(s, "timezone", value or None, local))
+    if kind == "set_names":
+        value = _value(m.group("value"))
+        return _u(sql, "SET", lambda s, p: do_set(s, "client_encoding", value or None, False))
+    if kind == "reset":
+        name = unquote_ident(m.group("name"))
+
+        def reset(s: SQLSession, p: list[Any]) -> Result:
+            if name == "all":
+                s.settings.reset_all()
+                return Result("RESET")
+            do_set(s, name, None, False)
+            return Result("RESET")
+
+        return _u(sql, "RESET", reset)
+    if kind == "show":
+        raw = " ".join(m.group("name").lower().split())
+        name = {"transaction isolation level": "transaction_isolation",
+                "time zone": "timezone"}.get(raw, unquote_ident(m.group("name")))
+        col_name = canonical(name) if name == "all" else name
+        cols = None if name == "all" else [Column(col_name, T.TEXT)]
+        if cols is None:
+            cols = [Column("name", T.TEXT), Column("setting", T.TEXT),
+                    Column("description", T.TEXT)]
+        return _u(sql, "SHOW", lambda s, p: show(s, name), cols)
+    if kind == "discard":
+        what = m.group("what").lower()
+        return _u(sql, "DISCARD", lambda s, p: discard(s, what))
+    if kind in ("close", "declare", "fetch"):
+        from . import cursors
+
+        return cursors.analyse_cursor(session, sql, kind, m, param_oids)
+    if kind == "listen":
+        verb = m.group("verb").upper()
+        return _u(sql, verb, lambda s, p: Result(verb))
+    if kind == "vacuum":
+        verb = "ANALYZE" if m.group("verb").upper().startswith("ANALY") else "VACUUM"
+        return _u(sql, verb, lambda s, p: Result(verb), no_block=verb == "VACUUM")
+    if kind == "checkpoint":
+        return _u(sql, "CHECKPOINT", lambda s, p: checkpoint(s))
+    if kind == "prepare":
+        return _prepare(sql, m)
+    if kind == "execute":
+        return _execute(sql, m)
+    if kind == "deallocate":
+        name = unquote_ident(m.group("name"))
+
+        def dealloc(s: SQLSession, p: list[Any]) -> Result:
+            if name == "all":
+                s.prepared_sql.clear()
+            elif s.prepared_sql.pop(name, None) is None:
+                raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
+            return Result("DEALLOCATE ALL" if name == "all" else "DEALLOCATE")
+
+        return _u(sql, "DEALLOCATE", dealloc)
+    if kind == "explain":
+        return _explain(session, sql, m, param_oids)
+    if kind == "copy":
+        from .copy import analyse_copy
+
+        return analyse_copy(session, sql, param_oids)
+    if kind in ("role", "database"):
+        from .ddl import roles
+
+        return roles.analyse(session, sql, kind, m)
+    if kind == "comment":
+        from .ddl import misc
+
+        return misc.analyse_comment(session, sql)
+    if kind == "sequence":
+        from .ddl import sequences
+
+        return sequences.analyse_create(session, sql, m)
+    raise AssertionError(kind)
+
+
+def _prepare(sql: str, m: re.Match[str]) -> Stmt:
+    name = unquote_ident(m.group("name"))
+    query = m.group("query").strip()
+    types = [t.strip() for t in _split_commas(m.group("types") or "") if t.strip()]
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        from .expr.types import type_by_name
+
+        if name in s.prepared_sql:
+            raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
+        oids = [type_by_name(t)[0] for t in types]
+        s.prepared_sql[name] = analyse(s, query, oids)
+        return Result("PREPARE")
+
+    return _u(sql, "PREPARE", run)
+
+
+def _execute(sql: str, m: re.Match[str]) -> Stmt:
+    name = unquote_ident(m.group("name"))
+    args = m.group("args")
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        stmt = s.prepared_sql.get(name)
+        if stmt is None:
+            raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
+        values: list[Any] = []
+        if args and args.strip():
+            from .context import ParamTypes
+            from .statement import compiler
+
+            sel = parse_sql(f"SELECT {args}")
+            params = ParamTypes()
+            ctx = s.exec_context([])
+            for i, e in enumerate(sel.expressions):
+                want = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
+                c = compiler().compile_scalar(e, [], s.catalog(), params, s.search_path(), want)
+                v = c.fn((), ctx)
+                if want and c.type_oid != want and v is not None:
+                    from .expr.casts import cast_function
+
+                    conv = cast_function(c.type_oid, want)
+                    v = conv(v) if conv else v
+                values.append(v)
+        return s.execute_stmt(stmt, values)
+
+    return _u(sql, "EXECUTE", run)
+
+
+def _explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[int]) -> Stmt:
+    opts = m.group("opts").lower()
+    analyze = "analy" in opts and "false" not in opts and "off" not in opts
+    inner = m.group("query").strip()
+    tree = parse_sql(inner)
+    if not isinstance(tree, exp.Query | exp.Values):
+        target = analyse_tree(session, inner, tree, param_oids)
+        lines = [f"{target.tag or 'Utility'} (statement layer)"]
+
+        def run_other(s: SQLSession, p: list[Any]) -> Result:
+            if analyze:
+                target.run(s, p)
+            return Result("EXPLAIN", [Column("QUERY PLAN", T.TEXT)], iter([(x,) for x in lines]),
+                          done=False)
+
+        return Stmt(sql, "utility", run_other, [Column("QUERY PLAN", T.TEXT)], target.param_oids,
+                    target.version, tag="EXPLAIN")
+    from .statement import analyse_query
+
+    q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
+    plan = q.plan
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        lines = plan.explain(s.exec_context(p), analyze)
+        return Result("EXPLAIN", [Column("QUERY PLAN", T.TEXT)], iter([(x,) for x in lines]),
+                      done=False)
+
+    return Stmt(sql, "utility", run, [Column("QUERY PLAN", T.TEXT)], q.param_oids, q.version,
+                tag="EXPLAIN")
+
+
+def analyse_set_tree(session: SQLSession, sql: str, tree: exp.Set) -> Stmt:
+    """SET forms only sqlglot recognised: treated as their text."""
+    from ..errors import SyntaxError_
+
+    raise SyntaxError_(f'syntax error at or near "{split_statements(sql)[0].split()[1]}"')

@@ -1,0 +1,159 @@
+"""A throwaway PostgreSQL 15 for tests that need the real thing as an oracle.
+
+`PG15.start()` runs `initdb` as user `postgres` into a temp dir, writes a
+`pg_hba.conf` that exercises every password method (trust, cleartext, md5,
+SCRAM-SHA-256), turns TLS on with a self-signed certificate, starts the
+server on a free port and creates a `cumulo` superuser with a password plus
+a `cumulo` database. `stop()` shuts it down and removes every file.
+
+The server is tuned for speed, not durability (fsync off, small buffers), so
+starting one costs about a second.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+BIN = "/usr/lib/postgresql/15/bin"
+PASSWORD = "cumulo-pw"
+
+# Roles created by the fixture, one per password method: (role, hba method, encoding).
+AUTH_ROLES = (
+    ("md5user", "md5", "md5"),
+    ("scramuser", "scram-sha-256", "scram-sha-256"),
+    ("clearuser", "password", "scram-sha-256"),
+)
+
+_HBA = """\
+local all all trust
+host all cumulo 127.0.0.1/32 scram-sha-256
+host all md5user 127.0.0.1/32 md5
+host all scramuser 127.0.0.1/32 scram-sha-256
+host all clearuser 127.0.0.1/32 password
+host all all 127.0.0.1/32 trust
+"""
+
+
+def free_port() -> int:
+    """Returns a TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def available() -> bool:
+    """Tells whether PostgreSQL 15 binaries are installed here."""
+    return os.path.exists(os.path.join(BIN, "initdb"))
+
+
+def _as_postgres(*cmd: str) -> subprocess.CompletedProcess:
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    return subprocess.run([*prefix, *cmd], capture_output=True, text=True, check=False)
+
+
+@dataclass
+class PG15:
+    """One PostgreSQL 15 server on 127.0.0.1, owned by the test run that started it."""
+
+    port: int = field(default_factory=free_port)
+    root: str = ""
+
+    @property
+    def host(self) -> str:
+        return "127.0.0.1"
+
+    @property
+    def data_dir(self) -> str:
+        return os.path.join(self.root, "data")
+
+    @property
+    def socket_dir(self) -> str:
+        return os.path.join(self.root, "sock")
+
+    def dsn(self, user: str = "cumulo", password: str | None = PASSWORD, db: str = "cumulo") -> str:
+        """Returns a postgresql:// URL for `user` on this server."""
+        auth = user if password is None else f"{user}:{password}"
+        return f"postgresql://{auth}@127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> PG15:
+        """Initialises, configures and starts the server; raises RuntimeError on failure."""
+        self.root = tempfile.mkdtemp(prefix="cumulo-pg15-")
+        os.makedirs(self.socket_dir)
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+            shutil.chown(self.socket_dir, "postgres")
+        self._check(_as_postgres(f"{BIN}/initdb", "-D", self.data_dir, "-U", "postgres",
+                                 "--auth=trust", "-E", "UTF8", "--locale=C", "-N"))
+        with open(os.path.join(self.data_dir, "pg_hba.conf"), "w") as f:
+            f.write(_HBA)
+        self._make_cert()
+        opts = (f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 "
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                "-c shared_buffers=16MB -c max_connections=40 -c ssl=on "
+                "-c ssl_cert_file=server.crt -c ssl_key_file=server.key")
+        self._check(_as_postgres(f"{BIN}/pg_ctl", "-D", self.data_dir, "-o", opts,
+                                 "-l", os.path.join(self.root, "log"), "start", "-w"))
+        roles = "".join(
+            f"SET password_encryption = '{enc}'; CREATE ROLE {r} LOGIN PASSWORD '{PASSWORD}';"
+            for r, _, enc in AUTH_ROLES
+        )
+        self.psql(
+            "SET password_encryption = 'scram-sha-256';"
+            f"CREATE ROLE cumulo SUPERUSER LOGIN PASSWORD '{PASSWORD}';" + roles
+        )
+        self.psql("CREATE DATABASE cumulo OWNER cumulo")
+        self.psql("GRANT ALL ON SCHEMA public TO PUBLIC", db="cumulo")
+        return self
+
+    def psql(self, sql: str, db: str = "postgres") -> str:
+        """Runs `sql` through psql over the Unix socket as postgres and returns its output."""
+        res = _as_postgres(f"{BIN}/psql", "-h", self.socket_dir, "-p", str(self.port), "-U",
+                           "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atc", sql)
+        self._check(res)
+        return res.stdout
+
+    def stop(self) -> None:
+        """Stops the server immediately and removes its files."""
+        if self.root and os.path.exists(self.data_dir):
+            _as_postgres(f"{BIN}/pg_ctl", "-D", self.data_dir, "-m", "immediate", "stop", "-w")
+        if self.root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def _make_cert(self) -> None:
+        crt = os.path.join(self.data_dir, "server.crt")
+        key = os.path.join(self.data_dir, "server.key")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                        "-subj", "/CN=localhost", "-keyout", key, "-out", crt],
+                       capture_output=True, check=True)
+        os.chmod(key, 0o600)
+        if os.geteuid() == 0:
+            shutil.chown(crt, "postgres")
+            shutil.chown(key, "postgres")
+
+    def _check(self, res: subprocess.CompletedProcess) -> None:
+        if res.returncode != 0:
+            log = ""
+            try:
+                log = open(os.path.join(self.root, "log")).read()
+            except OSError:
+                pass
+            self.stop()
+            raise RuntimeError(f"PostgreSQL 15 setup failed: {res.stderr}\n{log}")
+
+
+def wait_port(host: str, port: int, timeout: float = 10.0) -> bool:
+    """Waits until something accepts TCP connections on host:port."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, port), 0.5).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
