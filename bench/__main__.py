@@ -20,6 +20,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from contextlib import ExitStack
 from datetime import UTC, datetime
 
@@ -37,24 +38,59 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m bench",
         description="Runs a workload against Cumulo and PostgreSQL 15 on this machine, "
         "side by side, and reports each figure and the Cumulo/PostgreSQL ratio.",
+        epilog="workloads:\n"
+        + "\n".join(f"  {name:<12} {load(name).DESCRIPTION}" for name in WORKLOADS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("workloads", nargs="+", metavar="WORKLOAD",
-                   choices=[*WORKLOADS, "all"], help=f"one or more of {', '.join(WORKLOADS)}, all")
-    p.add_argument("--scale", type=float, help="workload size (pgbench: scale factor, default "
-                   "10; ingest, aggregation: millions of rows, default 1)")
-    p.add_argument("--seconds", type=float, default=30.0,
-                   help="length of each timed run (pgbench, floor); time cap per ingest method")
+    p.add_argument(
+        "workloads",
+        nargs="+",
+        metavar="WORKLOAD",
+        choices=[*WORKLOADS, "all"],
+        help=f"one or more of {', '.join(WORKLOADS)}, all",
+    )
+    p.add_argument(
+        "--scale",
+        type=float,
+        help="workload size (pgbench: scale factor, default "
+        "10; ingest, aggregation: millions of rows, default 1)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="length of each timed run (pgbench, floor); time cap per ingest method",
+    )
     p.add_argument("--rows", type=int, help="exact row count (ingest, aggregation); beats --scale")
     p.add_argument("--clients", type=int, default=8, help="pgbench clients (default 8)")
     p.add_argument("--threads", type=int, default=2, help="pgbench threads (default 2)")
-    p.add_argument("--systems", default="cumulo,postgres",
-                   help="comma-separated systems to run (default cumulo,postgres)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of each timed pgbench/floor run, "
+        "systems taking turns; figures are medians (default 1)",
+    )
+    p.add_argument(
+        "--systems",
+        default="cumulo,postgres",
+        help="comma-separated systems to run (default cumulo,postgres)",
+    )
     p.add_argument("--out", default=RESULTS, help="directory for JSON and PNG (bench/results)")
-    p.add_argument("--cumulo-arg", action="append", default=[], metavar="ARG",
-                   help="extra argument for `cumulo serve` (repeatable)")
+    p.add_argument(
+        "--cumulo-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra argument for `cumulo serve` (repeatable)",
+    )
     p.add_argument("--keep", action="store_true", help="keep the servers' temp dirs (logs)")
-    p.add_argument("--cumulo-url", metavar="URL", help="use a running Cumulo (say a cluster) at "
-                   "postgresql://user@host:port/db instead of starting one")
+    p.add_argument(
+        "--cumulo-url",
+        metavar="URL",
+        help="use a running Cumulo (say a cluster) at "
+        "postgresql://user@host:port/db instead of starting one",
+    )
     return p
 
 
@@ -62,14 +98,16 @@ def _sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def start_systems(stack: ExitStack, names: list[str], args: argparse.Namespace
-                  ) -> tuple[list[System], dict[str, str]]:
+def start_systems(
+    stack: ExitStack, names: list[str], args: argparse.Namespace
+) -> tuple[list[System], dict[str, str]]:
     """Starts the requested systems in `stack`; returns those up and the start errors."""
     starters = {
         "postgres": lambda: postgres15(keep=args.keep),
         "cumulo": lambda: cumulo_embedded(args.cumulo_arg, keep=args.keep),
     }
-    up, failed = [], {}
+    up: list[System] = []
+    failed: dict[str, str] = {}
     for name in ("postgres", "cumulo"):
         if name not in names:
             continue
@@ -94,7 +132,7 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
     if unknown:
         raise SystemExit(f"unknown system(s): {', '.join(sorted(unknown))}")
     workloads = list(WORKLOADS) if "all" in args.workloads else list(dict.fromkeys(args.workloads))
-    options = Options(args.scale, args.seconds, args.rows, args.clients, args.threads)
+    options = Options(args.scale, args.seconds, args.rows, args.clients, args.threads, args.repeat)
     meta: dict = {
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "argv": sys.argv[1:] if args.argv is None else args.argv,
@@ -111,7 +149,13 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
             ctx = RunContext(systems, options, workdir)
             print(f"[bench] workload {name}", file=sys.stderr)
             begin = time.monotonic()
-            produced = load(name).run(ctx)
+            try:
+                produced = load(name).run(ctx)
+            except Exception as exc:  # a harness bug in one workload must not lose the others
+                traceback.print_exc(file=sys.stderr)
+                meta["notes"].append(f"workload {name} crashed: {type(exc).__name__}: {exc}")
+                meta["crashed"] = True
+                produced = []
             for figure in produced:
                 for system, reason in failed.items():
                     figure.errors.setdefault(system, reason)
@@ -147,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     png = report.write_png(base + ".png", f"Cumulo vs PostgreSQL 15 ({meta['started']})", figures)
     if png:
         print(f"[bench] wrote {png}", file=sys.stderr)
-    return 1 if any(f.errors for f in figures) else 0
+    return 1 if meta.get("crashed") or any(f.errors for f in figures) else 0
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .systems import System
 
@@ -76,6 +76,7 @@ class Options:
     rows: int | None = None
     clients: int = 8
     threads: int = 2
+    repeat: int = 1
 
 
 @dataclass
@@ -89,10 +90,10 @@ class RunContext:
     notes: list[str] = field(default_factory=list)
     errors: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def attempt(self, system: System, step: str, fn: Callable[[], T]) -> T | None:
-        """Runs fn for one system; on failure records the error and returns None."""
+    def attempt(self, system: System, step: str, fn: Callable[..., T], *args: Any) -> T | None:
+        """Returns fn(*args) for one system's step; on failure records the error, returns None."""
         try:
-            return fn()
+            return fn(*args)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a benchmark step failing on one system is a result too
@@ -102,11 +103,9 @@ class RunContext:
             print(f"\n[bench] {system.label}: {step} failed: {first}", file=sys.stderr)
             if not isinstance(exc, BenchError):
                 traceback.print_exc(limit=3, file=sys.stderr)
+            if tail := system.log_tail(10).strip():
+                print(f"[bench] last lines of {system.label}'s log:\n{tail}", file=sys.stderr)
             return None
-
-    def error(self, system: System, step: str) -> str | None:
-        """Returns the error recorded for a system's step, if any."""
-        return self.errors.get((system.name, step))
 
     def figure(
         self,

@@ -58,7 +58,6 @@ PARAMETERS = {
 }
 
 
-
 def _row_description(fmt: int) -> bytes:
     """Returns the RowDescription of `SELECT 1`: one int4 column "?column?"."""
     field = _cstr("?column?") + struct.pack("!ihihih", 0, 0, 23, 4, -1, fmt)
@@ -103,7 +102,9 @@ class Stats:
             self.queries[sql] += 1
         elif len(self.queries) < MAX_REMEMBERED:
             self.queries[sql] = 1
-            print(f"floor: first query {sql.decode(errors='replace')!r}", file=sys.stderr, flush=True)
+            print(
+                f"floor: first query {sql.decode(errors='replace')!r}", file=sys.stderr, flush=True
+            )
 
     def summary(self) -> str:
         """Returns a readable account of what clients sent."""
@@ -121,7 +122,7 @@ class FloorProtocol(asyncio.BufferedProtocol):
         self.filled = 0
         self.started = False
         self.binary = 0  # result format asked by the last Bind (asyncpg asks for binary)
-        self.transport: asyncio.Transport | None = None
+        self.transport: asyncio.Transport  # set by connection_made, before any data
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -196,7 +197,8 @@ class FloorProtocol(asyncio.BufferedProtocol):
         elif code == PROTOCOL_3:
             parts = body[4:].split(b"\0")
             params = {
-                parts[i].decode(): parts[i + 1].decode() for i in range(0, len(parts) - 1, 2)
+                parts[i].decode(): parts[i + 1].decode()
+                for i in range(0, len(parts) - 1, 2)
                 if parts[i]
             }
             out.append(startup_reply(params, os.getpid()))
@@ -217,8 +219,11 @@ async def serve(host: str, port: int, stats: Stats, ready: asyncio.Future | None
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: FloorProtocol(stats), host, port, backlog=1024)
     bound = server.sockets[0].getsockname()
-    print(f"floor server ready to accept connections on {bound[0]}:{bound[1]}",
-          file=sys.stderr, flush=True)
+    print(
+        f"floor server ready to accept connections on {bound[0]}:{bound[1]}",
+        file=sys.stderr,
+        flush=True,
+    )
     if ready is not None:
         ready.set_result(bound[1])
     stop = asyncio.Event()

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+import statistics
 import subprocess
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .core import BenchError, RunContext
+from .core import BenchError, Figure, RunContext
 from .progress import Progress
 from .systems import System, pg_bin
 
@@ -87,11 +88,17 @@ def pgbench(
     ctx.commands.append(" ".join(cmd))
     env = dict(os.environ, PGAPPNAME="cumulo-bench", PGCONNECT_TIMEOUT="30")
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        text=True, env=env,
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
     )
+    assert proc.stdout is not None and proc.stderr is not None
     out: list[str] = []
-    reader = threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)
+    stdout_pipe = proc.stdout
+    reader = threading.Thread(target=lambda: out.append(stdout_pipe.read()), daemon=True)
     reader.start()
     if timeout is None and seconds is not None:
         timeout = seconds + GRACE
@@ -117,7 +124,9 @@ def pgbench(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    reader.join(5)
+        reader.join(5)
+        proc.stdout.close()
+        proc.stderr.close()
     stdout = "".join(out)
     if rc == -9 and timeout:
         raise BenchError(f"pgbench killed after {timeout:.0f}s: the server stopped answering")
@@ -125,3 +134,65 @@ def pgbench(
         detail = "".join(errors[-15:]).strip()
         raise BenchError(f"pgbench exited with {rc}: {detail}")
     return stdout
+
+
+def alternate(
+    ctx: RunContext, systems: Sequence[System], step: str, args: Sequence[str]
+) -> dict[str, PgbenchResult | None]:
+    """Runs a timed pgbench test `--repeat` rounds, the systems taking turns; merges by median.
+
+    A system that fails once is not run again; its result is None and the error is recorded.
+    """
+    runs: dict[str, list[PgbenchResult]] = {s.name: [] for s in systems}
+    live = list(systems)
+    for _ in range(max(1, ctx.options.repeat)):
+        for system in list(live):
+            result = ctx.attempt(system, step, _timed, ctx, system, step, args)
+            if result is None:
+                live.remove(system)
+                runs[system.name] = []
+            else:
+                runs[system.name].append(result)
+    return {name: _median(results) for name, results in runs.items()}
+
+
+def _timed(ctx: RunContext, system: System, step: str, args: Sequence[str]) -> PgbenchResult:
+    """Runs one timed pgbench test and parses its summary."""
+    return parse_summary(pgbench(ctx, system, args, step, seconds=ctx.options.seconds))
+
+
+def _median(results: list[PgbenchResult]) -> PgbenchResult | None:
+    """Returns the median tps and latency of several runs (failures summed)."""
+    if not results:
+        return None
+    latencies = [r.latency_ms for r in results if r.latency_ms is not None]
+    return PgbenchResult(
+        tps=statistics.median(r.tps for r in results),
+        latency_ms=statistics.median(latencies) if latencies else None,
+        transactions=sum(r.transactions or 0 for r in results),
+        failed=sum(r.failed for r in results),
+    )
+
+
+def tps_and_latency(
+    ctx: RunContext,
+    workload: str,
+    label: str,
+    unit: str,
+    step: str,
+    results: dict[str, PgbenchResult | None],
+    steps: dict[str, str] | None = None,
+) -> list[Figure]:
+    """Returns the tps and latency figures of one pgbench test."""
+    rounds = max(1, ctx.options.repeat)
+    if rounds > 1:
+        label += f" (median of {rounds})"
+    failed = {n: r.failed for n, r in results.items() if r is not None and r.failed}
+    note = "; ".join(f"{n}: {k} failed transactions" for n, k in failed.items())
+    tps = {n: (r.tps if r else None) for n, r in results.items()}
+    latency = {n: (r.latency_ms if r else None) for n, r in results.items()}
+    steps = steps or {n: step for n in results}
+    return [
+        ctx.figure(workload, f"{label} tps", unit, "higher", tps, steps, note),
+        ctx.figure(workload, f"{label} latency", "ms", "lower", latency, steps, note),
+    ]

@@ -58,9 +58,15 @@ class Progress:
         frac = self.done / self.total
         filled = int(frac * self.WIDTH)
         elapsed = time.monotonic() - self.start
-        rate = f" {_human(self.done / elapsed)} {self.unit}/s" if elapsed > 0 and self.unit != "s" else ""
+        rate = (
+            f" {_human(self.done / elapsed)} {self.unit}/s"
+            if elapsed > 0 and self.unit != "s"
+            else ""
+        )
         bar = "#" * filled + "." * (self.WIDTH - filled)
-        text = f"{self.label} [{bar}] {frac:4.0%} {_human(self.done)}/{_human(self.total)} {self.unit}"
+        text = (
+            f"{self.label} [{bar}] {frac:4.0%} {_human(self.done)}/{_human(self.total)} {self.unit}"
+        )
         return text + rate + (f"  {self.extra}" if self.extra else "")
 
     def _draw(self, force: bool = False) -> None:

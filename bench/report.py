@@ -55,14 +55,13 @@ def table(figures: list[Figure]) -> str:
     if SUBJECT in systems:
         header += [f"{LABELS[SUBJECT]}/{LABELS.get(b, b)}" for b in baselines]
     rows: list[list[str]] = []
-    footnotes: list[str] = []
+    footnotes: dict[tuple[str, str], int] = {}  # the same error on many figures: one footnote
     for f in figures:
         row = [f.workload, f.metric, f"{f.unit} {ARROWS.get(f.better, '')}".strip()]
         for s in systems:
             if s in f.errors:
-                footnotes.append(f"[{len(footnotes) + 1}] {LABELS.get(s, s)}, {f.metric}: "
-                                 f"{f.errors[s]}")
-                row.append(f"error [{len(footnotes)}]")
+                number = footnotes.setdefault((s, f.errors[s]), len(footnotes) + 1)
+                row.append(f"error [{number}]")
             else:
                 row.append(fmt(f.values.get(s)))
         if SUBJECT in systems:
@@ -74,12 +73,15 @@ def table(figures: list[Figure]) -> str:
     numeric = set(range(3, len(header)))
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.rjust(w) if i in numeric else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     out = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
-    notes = sorted({f"{f.metric}: {f.note}" for f in figures if f.note})
-    return "\n".join(out + ([""] + footnotes if footnotes else []) + [f"note: {n}" for n in notes])
+    notes = [f"[{n}] {LABELS.get(s, s)}: {error}" for (s, error), n in footnotes.items()]
+    notes += sorted({f"note: {f.metric}: {f.note}" for f in figures if f.note})
+    return "\n".join(out + [""] + notes if notes else out)
 
 
 def machine() -> dict:
@@ -101,7 +103,9 @@ def machine() -> dict:
         ("cumulo_git", ["git", "-C", os.path.dirname(__file__), "rev-parse", "--short", "HEAD"]),
     ):
         try:
-            info[key] = subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
+            info[key] = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=10
+            ).stdout.strip()
         except (OSError, subprocess.TimeoutExpired):
             info[key] = None
     return info
@@ -123,8 +127,9 @@ def write_png(path: str, title: str, figures: list[Figure]) -> str | None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("[bench] matplotlib is not installed (pip install matplotlib): no PNG",
-              file=sys.stderr)
+        print(
+            "[bench] matplotlib is not installed (pip install matplotlib): no PNG", file=sys.stderr
+        )
         return None
     shown = [f for f in figures if f.values or f.errors]
     if not shown:
@@ -134,7 +139,7 @@ def write_png(path: str, title: str, figures: list[Figure]) -> str | None:
     cols = min(3, len(shown))
     rows = math.ceil(len(shown) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.2 * rows), squeeze=False)
-    for ax in axes.flat[len(shown):]:
+    for ax in axes.flat[len(shown) :]:
         ax.axis("off")
     for ax, f in zip(axes.flat, shown, strict=False):
         present = [s for s in systems if s in f.values or s in f.errors]
@@ -143,8 +148,13 @@ def write_png(path: str, title: str, figures: list[Figure]) -> str | None:
         bars = ax.bar(labels, heights, color=[colors.get(s, "#9467bd") for s in present])
         for bar, s in zip(bars, present, strict=True):
             text = "error" if s in f.errors else fmt(f.values.get(s))
-            ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", fontsize=8)
+            ax.annotate(
+                text,
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
         ratio = f.ratio()
         sub = f"{LABELS[SUBJECT]}/PostgreSQL = {ratio:.3g}x" if ratio is not None else ""
         ax.set_title(f"{f.workload}: {f.metric}\n{sub}", fontsize=9)

@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -75,8 +76,14 @@ class System:
 def external(name: str, label: str, url: str) -> System:
     """Returns a System for a server someone else runs, from a postgresql:// URL."""
     parts = urlsplit(url)
-    return System(name, label, parts.hostname or "127.0.0.1", parts.port or 5432,
-                  unquote(parts.username or "cumulo"), parts.path.lstrip("/") or "cumulo")
+    return System(
+        name,
+        label,
+        parts.hostname or "127.0.0.1",
+        parts.port or 5432,
+        unquote(parts.username or "cumulo"),
+        parts.path.lstrip("/") or "cumulo",
+    )
 
 
 class SystemStartError(RuntimeError):
@@ -123,8 +130,21 @@ def postgres15(settings: dict[str, str] | None = None, keep: bool = False) -> It
     started = False
     try:
         _run(
-            _as_postgres([pg_bin("initdb"), "-D", data, "-A", "trust", "-U", "postgres",
-                          "-E", "UTF8", "--locale=C", "--no-sync"]),
+            _as_postgres(
+                [
+                    pg_bin("initdb"),
+                    "-D",
+                    data,
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-sync",
+                ]
+            ),
             "initdb",
         )
         opts = f"-c listen_addresses=127.0.0.1 -p {port} -k {sock}"
@@ -132,30 +152,64 @@ def postgres15(settings: dict[str, str] | None = None, keep: bool = False) -> It
             opts += f" -c {key}={value}"
         started = True
         _run(
-            _as_postgres([pg_bin("pg_ctl"), "-D", data, "-l", log, "-w", "-t", "60",
-                          "-o", opts, "start"]),
+            _as_postgres(
+                [pg_bin("pg_ctl"), "-D", data, "-l", log, "-w", "-t", "60", "-o", opts, "start"]
+            ),
             "pg_ctl start",
         )
         _run(
-            [pg_bin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
-             "-p", str(port), "-U", "postgres", "-d", "postgres",
-             "-c", "CREATE ROLE cumulo SUPERUSER LOGIN",
-             "-c", "CREATE DATABASE cumulo OWNER cumulo"],
+            [
+                pg_bin("psql"),
+                "-X",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-c",
+                "CREATE ROLE cumulo SUPERUSER LOGIN",
+                "-c",
+                "CREATE DATABASE cumulo OWNER cumulo",
+            ],
             "creating role and database cumulo",
         )
         yield System("postgres", "PostgreSQL", "127.0.0.1", port, log_path=log)
     finally:
-        if started:
-            _stop_postgres(data)
-        if not keep:
-            shutil.rmtree(root, ignore_errors=True)
+        with shielded():
+            if started:
+                _stop_postgres(data)
+            if not keep:
+                shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Defers Ctrl-C while servers stop, so a second Ctrl-C cannot leave one running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _stop_postgres(data: str) -> None:
     """Stops PostgreSQL fast, or immediately if a fast stop hangs."""
     for mode, timeout in (("fast", 60), ("immediate", 30)):
-        cmd = _as_postgres([pg_bin("pg_ctl"), "-D", data, "-m", mode, "-w", "-t", str(timeout),
-                            "stop"])
+        cmd = _as_postgres(
+            [pg_bin("pg_ctl"), "-D", data, "-m", mode, "-w", "-t", str(timeout), "stop"]
+        )
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=timeout + 5)
         except subprocess.TimeoutExpired:
@@ -175,8 +229,12 @@ def child_server(
     """Runs cmd as a child server, waits for READY in its log, and stops it on exit."""
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            list(cmd), stdout=log, stderr=log, stdin=subprocess.DEVNULL,
-            start_new_session=True, env=env,
+            list(cmd),
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
         )
     try:
         deadline = time.monotonic() + timeout
@@ -197,7 +255,8 @@ def child_server(
             time.sleep(0.05)
         yield system
     finally:
-        stop_child(proc)
+        with shielded():
+            stop_child(proc)
 
 
 def _last_line(text: str) -> str:
@@ -226,8 +285,19 @@ def cumulo_embedded(
     root = tempfile.mkdtemp(prefix="cumulo-bench-")
     data, log = os.path.join(root, "data"), os.path.join(root, "server.log")
     port = free_port()
-    cmd = [sys.executable, "-m", "cumulo.server", "serve", "--host", "127.0.0.1",
-           "--port", str(port), "--data-dir", data, *extra_args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "cumulo.server",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--data-dir",
+        data,
+        *extra_args,
+    ]
     system = System("cumulo", "Cumulo", "127.0.0.1", port, log_path=log)
     try:
         with child_server(cmd, system, log, timeout) as running:
@@ -244,8 +314,9 @@ def floor(timeout: float = 30.0) -> Iterator[System]:
     log = os.path.join(root, "floor.log")
     port = free_port()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get(
-        "PYTHONPATH")])))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    )
     cmd = [sys.executable, "-m", "bench.floor_server", "--port", str(port)]
     system = System("floor", "floor", "127.0.0.1", port, log_path=log)
     try:

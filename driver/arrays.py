@@ -179,6 +179,14 @@ def _quote(v: object) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def text_literal(value: Sequence) -> bytes:
+    """Returns the `{...}` literal of a (possibly nested) list."""
+    dims: list[int] = []
+    flat: list = []
+    _flatten(value, 0, dims, flat)
+    return _text_literal(flat, dims)
+
+
 def _text_literal(flat: list, dims: list[int]) -> bytes:
     items = [_quote(v) for v in flat]
     for n in reversed(dims):

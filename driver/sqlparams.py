@@ -101,6 +101,9 @@ def convert(sql: str, named: bool) -> tuple[str, tuple[str, ...] | int, bool]:
             pending = False
         elif kind in ("str", "ident"):
             pending = True
+            out.append(m.group().replace("%%", "%"))  # pyformat escapes % everywhere
+            pos = m.end()
+            continue
         out.append(m.group())
         pos = m.end()
     statements += pending

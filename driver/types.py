@@ -16,7 +16,7 @@ import json
 import re
 import struct
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 
@@ -279,6 +279,45 @@ def encode(value: object) -> Encoded:
         else:
             raise ProgrammingError(f"cannot send a {type(value).__name__} as a parameter")
     return enc(value)
+
+
+_WIDTHS = {INT2: _h, INT4: _i, INT8: _q}
+
+
+def _as_text(value: object) -> bytes:
+    if isinstance(value, bool):
+        return b"t" if value else b"f"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return b"\\x" + bytes(value).hex().encode()
+    if isinstance(value, timedelta):
+        return f"{value.days} days {value.seconds} seconds {value.microseconds} us".encode()
+    if isinstance(value, dict | Json):
+        return json.dumps(value.obj if isinstance(value, Json) else value).encode()
+    if isinstance(value, list | tuple):
+        return _arrays.encode_array(value)[2] if not value else _arrays.text_literal(value)
+    return str(value).encode()
+
+
+def encode_as(value: object, oid: int) -> Encoded:
+    """Encodes a parameter for a statement whose parameter type the server chose."""
+    enc = encode(value)
+    if enc[0] in (oid, 0) or value is None:
+        return enc
+    if type(value) is int and oid in _WIDTHS:
+        try:
+            return oid, 1, _WIDTHS[oid].pack(value)
+        except struct.error:
+            raise DataError(f"{value} is out of range for parameter type {oid}") from None
+    if type(value) in (int, float) and oid == FLOAT8:
+        return FLOAT8, 1, _d.pack(value)
+    return oid, 0, _as_text(value)
+
+
+def encode_for(values: Sequence[object], oids: Sequence[int]) -> list[Encoded]:
+    """Encodes a row of parameters for a statement prepared without declared types."""
+    if len(values) != len(oids):
+        raise ProgrammingError(f"the statement expects {len(oids)} arguments, {len(values)} given")
+    return [encode_as(v, o) for v, o in zip(values, oids, strict=True)]
 
 
 def decoder_for(oid: int, fmt: int) -> Decoder:

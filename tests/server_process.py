@@ -46,6 +46,7 @@ class CumuloServer:
         """Starts the server and waits until it logs that it accepts connections."""
         self.log_path = os.path.join(self.data_dir, "server.log")
         log = open(self.log_path, "ab")
+        offset = log.tell()  # NB: a restart appends; only this run's lines count
         cmd = [
             sys.executable,
             "-m",
@@ -64,7 +65,10 @@ class CumuloServer:
                 raise RuntimeError(
                     f"cumulo serve exited with {self.proc.returncode}:\n{self.log()}"
                 )
-            if b"ready to accept connections" in open(self.log_path, "rb").read():
+            with open(self.log_path, "rb") as f:
+                f.seek(offset)
+                ready = b"ready to accept connections" in f.read()
+            if ready:
                 return self
             time.sleep(0.05)
         self.stop()

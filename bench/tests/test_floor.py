@@ -40,8 +40,9 @@ def test_floor_answers_clients_and_pgbench(tmp_path):
         script = tmp_path / "s.sql"
         script.write_text("SELECT 1;\n")
         ctx = RunContext([system], Options(seconds=1), str(tmp_path))
-        out = pgbench(ctx, system, ["-n", "-M", "simple", "-f", str(script), "-c", "2"],
-                      "SELECT 1", seconds=1)
+        out = pgbench(
+            ctx, system, ["-n", "-M", "simple", "-f", str(script), "-c", "2"], "SELECT 1", seconds=1
+        )
         result = parse_summary(out)
         assert result.tps > 100 and result.transactions > 100 and result.failed == 0
         assert ctx.commands and "-T 1" in ctx.commands[0]

@@ -24,8 +24,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def test_all_workloads_against_postgres(tmp_path, capsys):
-    rc = main(["all", "--scale", "1", "--rows", "3000", "--seconds", "1", "--clients", "2",
-               "--threads", "1", "--cumulo-arg=--no-such-flag", "--out", str(tmp_path)])
+    rc = main(
+        [
+            "all",
+            "--scale",
+            "1",
+            "--rows",
+            "3000",
+            "--seconds",
+            "1",
+            "--clients",
+            "2",
+            "--threads",
+            "1",
+            "--cumulo-arg=--no-such-flag",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 1  # Cumulo did not start, and the exit code says so
     [json_path] = tmp_path.glob("*.json")
@@ -46,10 +62,21 @@ def test_all_workloads_against_postgres(tmp_path, capsys):
 
 
 def test_ctrl_c_stops_every_server(tmp_path):
-    cmd = [sys.executable, "-m", "bench", "floor", "--seconds", "60", "--systems", "postgres",
-           "--out", str(tmp_path)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench",
+        "floor",
+        "--seconds",
+        "60",
+        "--systems",
+        "postgres",
+        "--out",
+        str(tmp_path),
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     ports = {}
     try:
         for line in proc.stderr:
@@ -61,12 +88,47 @@ def test_ctrl_c_stops_every_server(tmp_path):
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         rc = proc.wait(30)
+        rest = proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()
+        proc.stdout.close()
+        proc.stderr.close()
     assert rc == 130
-    assert "interrupted" in proc.stderr.read()
+    assert "interrupted" in rest
     for name, port in ports.items():
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", port)) != 0, f"{name} still listens on {port}"
     assert not list(tmp_path.iterdir())  # no results from an interrupted run
+
+
+def test_ratios_when_cumulo_answers(tmp_path, capsys):
+    # A second floor stands in for a working Cumulo (through --cumulo-url): the success path.
+    from bench.systems import floor
+
+    with floor() as stand_in:
+        rc = main(
+            [
+                "floor",
+                "--seconds",
+                "1",
+                "--clients",
+                "2",
+                "--threads",
+                "1",
+                "--systems",
+                "cumulo",
+                "--cumulo-url",
+                stand_in.dsn,
+                "--out",
+                str(tmp_path),
+            ]
+        )
+    out = capsys.readouterr().out
+    assert rc == 0
+    data = json.loads(next(tmp_path.glob("*.json")).read_text())
+    tps = next(f for f in data["figures"] if f["unit"] == "q/s")
+    assert set(tps["values"]) == {"floor", "cumulo"} and not tps["errors"]
+    assert sum(c.endswith("-T 1 -P 1 cumulo") for c in data["commands"]) == 2
+    assert tps["ratios"]["cumulo/floor"] == tps["values"]["cumulo"] / tps["values"]["floor"]
+    assert f"{tps['ratios']['cumulo/floor']:.3g}x" in out

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.core import BenchError
-from bench.pgbench_tool import parse_summary
+from bench import pgbench_tool
+from bench.core import BenchError, Options, RunContext
+from bench.pgbench_tool import alternate, parse_summary, tps_and_latency
+from bench.systems import System
 
 # pgbench 15.18's stdout for a 3 s TPC-B run with -P 1 (latency stddev appears with -P).
 OUTPUT = """\
@@ -40,3 +42,28 @@ def test_summary_without_tps_is_an_error():
     truncated = OUTPUT.rsplit("tps =", 1)[0]
     with pytest.raises(BenchError, match="no tps"):
         parse_summary(truncated)
+
+
+def test_alternate_takes_turns_and_reports_medians(monkeypatch):
+    calls = []
+    tps = {"postgres": iter([100.0, 300.0, 200.0]), "cumulo": iter([10.0, 30.0])}
+
+    def fake_pgbench(ctx, system, args, label, seconds=None, rows=None, timeout=None):
+        calls.append(system.name)
+        value = next(tps[system.name], None)
+        if value is None:
+            raise BenchError("pgbench exited with 2: server closed the connection")
+        return OUTPUT.replace("1756.062481", str(value))
+
+    monkeypatch.setattr(pgbench_tool, "pgbench", fake_pgbench)
+    pg, cu = System("postgres", "PostgreSQL", "h", 1), System("cumulo", "Cumulo", "h", 2)
+    ctx = RunContext([pg, cu], Options(seconds=1, repeat=3), "/tmp")
+    results = alternate(ctx, [pg, cu], "TPC-B", ["-S"])
+    assert calls == ["postgres", "cumulo", "postgres", "cumulo", "postgres", "cumulo"]
+    assert results["postgres"].tps == 200.0 and results["postgres"].failed == 21
+    assert results["cumulo"] is None  # failed in round 3: no figure from a broken system
+    tps_fig, latency_fig = tps_and_latency(ctx, "pgbench", "TPC-B", "tx/s", "TPC-B", results)
+    assert tps_fig.metric == "TPC-B (median of 3) tps"
+    assert tps_fig.values == {"postgres": 200.0, "cumulo": None}
+    assert "server closed the connection" in tps_fig.errors["cumulo"]
+    assert latency_fig.better == "lower" and latency_fig.values["postgres"] == pytest.approx(4.531)

@@ -51,17 +51,17 @@ def run(ctx: RunContext) -> list[Figure]:
     """Loads the table on each system, then times the query, alternating systems."""
     rows = ctx.options.rows or max(1, int((ctx.options.scale or 1) * 1_000_000))
     want = expected(rows)
-    load_s = {s.name: ctx.attempt(s, "load", lambda s=s: _load(ctx, s, rows)) for s in ctx.systems}
+    load_s = {s.name: ctx.attempt(s, "load", _load, ctx, s, rows) for s in ctx.systems}
     up = [s for s in ctx.systems if load_s[s.name] is not None]
-    conns = {}
+    conns: dict[str, psycopg.Connection | None] = {}
     times: dict[str, list[float]] = {s.name: [] for s in up}
     try:
         for s in up:
-            conns[s.name] = ctx.attempt(s, "query", lambda s=s: s.connect())
+            conns[s.name] = ctx.attempt(s, "query", s.connect)
         live = [s for s in up if conns.get(s.name) is not None]
         for i in range(WARMUPS + RUNS):
             for s in list(live):
-                seconds = ctx.attempt(s, "query", lambda s=s: _query(conns[s.name], want))
+                seconds = ctx.attempt(s, "query", _query, conns[s.name], want)  # not None: live
                 if seconds is None:
                     live.remove(s)  # one failure is enough: do not time a broken system twice
                 elif i >= WARMUPS:
@@ -78,8 +78,9 @@ def run(ctx: RunContext) -> list[Figure]:
     steps = {s.name: "load" if load_s[s.name] is None else "query" for s in ctx.systems}
     return [
         ctx.figure(NAME, f"load (COPY text), {rows:,} rows", "s", "lower", load_s, "load"),
-        ctx.figure(NAME, f"GROUP BY g, {rows:,} rows (median of {RUNS})", "s", "lower",
-                   per_query, steps),
+        ctx.figure(
+            NAME, f"GROUP BY g, {rows:,} rows (median of {RUNS})", "s", "lower", per_query, steps
+        ),
     ]
 
 
@@ -109,6 +110,8 @@ def _query(conn: psycopg.Connection, want: dict[int, tuple[int, int]]) -> float:
     answer = {int(g): (int(n), int(s)) for g, n, s in got}
     if answer != want:
         wrong = sorted(g for g in set(want) | set(answer) if answer.get(g) != want.get(g))
-        raise BenchError(f"wrong answer for {len(wrong)} of {len(want)} groups (first: g={wrong[0]}"
-                         f" got {answer.get(wrong[0])}, want {want.get(wrong[0])})")
+        raise BenchError(
+            f"wrong answer for {len(wrong)} of {len(want)} groups (first: g={wrong[0]}"
+            f" got {answer.get(wrong[0])}, want {want.get(wrong[0])})"
+        )
     return seconds

@@ -14,16 +14,17 @@ it would first send `vacuum pgbench_branches`, `vacuum pgbench_tellers` and
 alternate floor, PostgreSQL, Cumulo. The floor runs in its own process, like
 the two databases, so all three pay the same loopback and scheduling costs.
 
-Options: --seconds (per run, default 30), --clients, --threads.
+Options: --seconds (per run, default 30), --repeat (rounds; medians), --clients, --threads.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 
 from ..core import Figure, RunContext
-from ..pgbench_tool import PgbenchResult, parse_summary, pgbench
-from ..systems import System, floor
+from ..pgbench_tool import alternate, tps_and_latency
+from ..systems import System, SystemStartError, floor
 
 NAME = "floor"
 DESCRIPTION = "SELECT 1 rate against a do-nothing asyncio pgwire server and PostgreSQL"
@@ -37,29 +38,25 @@ def run(ctx: RunContext) -> list[Figure]:
         f.write(SCRIPT)
     opts = ctx.options
     args = ["-n", "-M", "simple", "-f", script, "-c", str(opts.clients), "-j", str(opts.threads)]
-    results: dict[str, PgbenchResult | None] = {}
-    with floor() as floor_system:
-        for system in [floor_system, *ctx.systems]:
-            results[system.name] = ctx.attempt(system, "SELECT 1", lambda s=system: _run(ctx, s, args))
-        sent = _floor_queries(floor_system)
-    if sent:
-        ctx.notes.append(f"queries the floor received from pgbench: {sent}")
+    with ExitStack() as stack:
+        systems = list(ctx.systems)
+        floor_system: System | None = None
+        try:
+            floor_system = stack.enter_context(floor())
+            systems.insert(0, floor_system)
+        except SystemStartError as exc:  # the databases' figures are still worth having
+            ctx.errors[("floor", "SELECT 1")] = f"did not start: {str(exc).splitlines()[0]}"
+        results = alternate(ctx, systems, "SELECT 1", args)
+        if floor_system is None:
+            results["floor"] = None
+        elif sent := _floor_queries(floor_system):
+            ctx.notes.append(f"queries the floor received from pgbench: {sent}")
     label = f"SELECT 1 -M simple -c {opts.clients}"
-    tps = {n: (r.tps if r else None) for n, r in results.items()}
-    latency = {n: (r.latency_ms if r else None) for n, r in results.items()}
-    return [
-        ctx.figure(NAME, f"{label} tps", "q/s", "higher", tps, "SELECT 1"),
-        ctx.figure(NAME, f"{label} latency", "ms", "lower", latency, "SELECT 1"),
-    ]
-
-
-def _run(ctx: RunContext, system: System, args: list[str]) -> PgbenchResult:
-    """Runs the timed SELECT 1 script against one server."""
-    return parse_summary(pgbench(ctx, system, args, "SELECT 1", seconds=ctx.options.seconds))
+    return tps_and_latency(ctx, NAME, label, "q/s", "SELECT 1", results)
 
 
 def _floor_queries(system: System) -> str:
     """Returns the distinct SQL texts the floor has logged so far, comma-separated."""
     prefix = "floor: first query "
     lines = system.log_tail(200).splitlines()
-    return ", ".join(line[len(prefix):] for line in lines if line.startswith(prefix))
+    return ", ".join(line[len(prefix) :] for line in lines if line.startswith(prefix))

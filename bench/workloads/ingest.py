@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import psycopg
 
@@ -38,7 +39,9 @@ from ..systems import System
 NAME = "ingest"
 DESCRIPTION = "1M narrow rows through COPY text, COPY binary and executemany (rows/s)"
 TABLE = "bench_ingest"
-DDL = f"CREATE TABLE {TABLE} (id bigint PRIMARY KEY, g integer NOT NULL, x double precision NOT NULL)"
+DDL = (
+    f"CREATE TABLE {TABLE} (id bigint PRIMARY KEY, g integer NOT NULL, x double precision NOT NULL)"
+)
 COLUMNS = f"{TABLE} (id, g, x)"
 BATCH = 100_000
 EXECUTEMANY_BATCH = 10_000
@@ -66,17 +69,27 @@ def tuples_chunk(ids: range) -> list[tuple[int, int, float]]:
     return [(i, i % GROUPS, i * 0.5) for i in ids]
 
 
-def driver() -> tuple[str, Callable[[str], object], str]:
+def driver() -> tuple[str, Callable[[str], Any], str]:
     """Returns (name, connect(dsn), placeholder) of the executemany client: cumulo.driver or psycopg."""
     try:
         import cumulo.driver as ours
 
         connect = ours.connect
-        marks = {"qmark": "?", "numeric": ":{n}", "named": ":p{n}", "format": "%s", "pyformat": "%s"}
+        marks = {
+            "qmark": "?",
+            "numeric": ":{n}",
+            "named": ":p{n}",
+            "format": "%s",
+            "pyformat": "%s",
+        }
         mark = marks[getattr(ours, "paramstyle", "format")]
         return "cumulo.driver", connect, mark
     except (ImportError, AttributeError, KeyError):
-        return "psycopg " + psycopg.__version__, lambda dsn: psycopg.connect(dsn, connect_timeout=30), "%s"
+        return (
+            "psycopg " + psycopg.__version__,
+            lambda dsn: psycopg.connect(dsn, connect_timeout=30),
+            "%s",
+        )
 
 
 def insert_sql(mark: str) -> str:
@@ -101,8 +114,7 @@ def run(ctx: RunContext) -> list[Figure]:
         rates: dict[str, float | None] = {}
         notes = []
         for system in ctx.systems:
-            out = ctx.attempt(system, method, lambda s=system, f=load, n=rows, m=method:
-                              _measure(ctx, s, f, n, m))
+            out = ctx.attempt(system, method, _measure, ctx, system, load, rows, method)
             rates[system.name] = None if out is None else out[0] / out[1]
             if out is not None and out[0] < rows:
                 notes.append(f"{system.name} cut off after {out[0]:,} of {rows:,} rows")
@@ -111,8 +123,9 @@ def run(ctx: RunContext) -> list[Figure]:
     return figures
 
 
-def _measure(ctx: RunContext, system: System, load: Callable, rows: int, method: str
-             ) -> tuple[int, float]:
+def _measure(
+    ctx: RunContext, system: System, load: Callable, rows: int, method: str
+) -> tuple[int, float]:
     """Recreates the table, runs one load method, checks the rows; returns (rows, seconds)."""
     with system.connect() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {TABLE}")

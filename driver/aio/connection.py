@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable, Sequence
 
-from cumulo.driver import core, errors, failover
+from cumulo.driver import core, errors, failover, types
 from cumulo.driver import protocol as p
 from cumulo.driver.aio.record import Record
 from cumulo.driver.errors import InterfaceError, OperationalError
@@ -246,7 +246,7 @@ class PreparedStatement:
 
     async def _run(self, args: Sequence, max_rows: int = 0) -> core.Result:
         s = self._conn.session
-        encoded = [core.types.encode(a) for a in args]
+        encoded = types.encode_for(args, self._stmt.param_oids)
         out = core.execute_message(s, self._stmt, encoded, "", max_rows) + p.SYNC
         return (await self._conn._run(out, [core.new_result(self._stmt)]))[0]
 
@@ -267,7 +267,7 @@ class PreparedStatement:
     async def executemany(self, args: Iterable[Sequence]) -> None:
         """Runs the statement once per argument tuple in one pipeline."""
         s = self._conn.session
-        rows = [[core.types.encode(a) for a in r] for r in args]
+        rows = [types.encode_for(r, self._stmt.param_oids) for r in args]
         out = b"".join(core.execute_message(s, self._stmt, r) for r in rows) + p.SYNC
         await self._conn._run(out, [core.new_result(self._stmt) for _ in rows])
 

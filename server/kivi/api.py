@@ -84,7 +84,10 @@ class Scan:
 @dataclass(frozen=True)
 class ScanReply:
     rows: list[Row]
-    # Where to resume for the next batch; None once the range is exhausted.
+    # Where to resume for the next batch; None once the range is exhausted (or the
+    # limit reached). A forward scan continues with lo=resume_key, a reverse scan
+    # with hi=resume_key; the rest of the request stays the same, except `limit`,
+    # which the caller lowers by the number of rows already received.
     resume_key: bytes | None = None
 
 
@@ -155,6 +158,67 @@ class Checkpoint:
     """Writes every region's state as of `ts` to the node's data dir."""
 
     ts: int
+
+
+@dataclass(frozen=True)
+class RegionData:
+    """One region's key range and versions, as moved between nodes or written to a checkpoint.
+
+    `lo=b""` is the start of the space and `hi=None` its end; `chains[i]` holds
+    the `(commit_ts, row-or-None)` versions of `keys[i]`, newest first.
+    """
+
+    space: int
+    lo: bytes
+    hi: bytes | None
+    keys: list[bytes] = field(default_factory=list)
+    chains: list[list[tuple[int, Row | None]]] = field(default_factory=list)
+    checkpoint_ts: int = 0
+
+
+@dataclass(frozen=True)
+class SplitRegion:
+    """Splits the node's region of `space` that holds `key` into [lo, key) and [key, hi)."""
+
+    space: int
+    key: bytes
+
+
+@dataclass(frozen=True)
+class ExportRegion:
+    """Asks for a copy of the region of `space` starting at `lo` (replied with a RegionData)."""
+
+    space: int
+    lo: bytes
+
+
+@dataclass(frozen=True)
+class ImportRegion:
+    """Installs a region on this node (the receiving end of a move)."""
+
+    region: RegionData
+
+
+@dataclass(frozen=True)
+class DropRegion:
+    """Forgets the region of `space` starting at `lo` (the sending end of a move)."""
+
+    space: int
+    lo: bytes
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    """Asks a node for its id, checkpoint ts and regions (replied with a NodeStatusReply)."""
+
+
+@dataclass(frozen=True)
+class NodeStatusReply:
+    node_id: str
+    # Redo records with ts > checkpoint_ts must be replayed after a restart.
+    checkpoint_ts: int
+    # (space, lo, hi, number of keys) per region held.
+    regions: list[tuple[int, bytes, bytes | None, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,7 @@ def _enc_decimal(v: Decimal) -> bytes:
     if not v:
         return bytes((_DECIMAL, _D_ZERO))
     sign, digits, exp = v.as_tuple()
+    assert isinstance(exp, int)  # NaN and infinities were handled above
     # Strip trailing zeros so that equal values (1.5, 1.50) share one key.
     n = len(digits)
     while digits[n - 1] == 0:

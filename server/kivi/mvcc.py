@@ -54,7 +54,7 @@ def _visible(chain: Chain, ts: int) -> Row | None:
 
 
 def _add_version(chain: Chain, ts: int, row: Row | None) -> bool:
-    """Inserts (ts, row) newest-first; an existing version at ts is replaced. Returns True if new."""
+    """Inserts (ts, row) newest first, replacing a version at ts; tells whether it was new."""
     if chain[0][0] < ts:
         chain.insert(0, (ts, row))
         return True
@@ -173,7 +173,7 @@ class VersionStore:
     def chunk(
         self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool, max_keys: int
     ) -> tuple[list[bytes], list[Row], bytes | None]:
-        """Reads up to max_keys keys of [lo, hi) in order; returns visible (keys, rows) and where to go on.
+        """Reads up to max_keys keys of [lo, hi) in order; returns visible keys, rows, and the rest.
 
         The third value is None when the range is exhausted; otherwise it is the
         next `lo` (forward) or the next `hi` (reverse) of the remaining range.

@@ -53,9 +53,9 @@ class Cursor:
         """Returns the next n rows (None: all) and moves past them."""
         self._fill(None if n is None else self.pos + n)
         end = len(self.buffer) if n is None else min(self.pos + n, len(self.buffer))
-        out = self.buffer[self.pos:end]
-        self.pos = end if out or n is None else len(self.buffer) + 1
-        self.pos = min(self.pos, len(self.buffer) + 1)
+        start = min(self.pos, len(self.buffer))
+        out = self.buffer[start:end]
+        self.pos = len(self.buffer) + 1 if n is None or len(out) < n else end
         return out
 
     def backward(self, n: int | None) -> list[tuple[Any, ...]]:

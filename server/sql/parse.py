@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from decimal import Decimal
 from typing import Any
 
 import sqlglot
@@ -153,7 +154,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("role", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?P<kind>ROLE|USER|GROUP)\b.*$", _I)),
     ("database", re.compile(r"(?P<verb>CREATE|DROP|ALTER)\s+DATABASE\b.*$", _I)),
     ("comment", re.compile(r"COMMENT\s+ON\b.*$", _I)),
-    ("sequence", re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$", _I)),
+    ("sequence", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$",
+                            _I)),
 ]
 _FIRST_WORDS = {
     "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,
@@ -261,3 +263,58 @@ class PlanCache:
     def clear(self) -> None:
         """Forgets every entry (DISCARD ALL / DISCARD PLANS)."""
         self._map.clear()
+
+
+# -- literal stripping for the plan cache --------------------------------------
+
+_NORMALIZABLE = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE)\b", re.I)
+_BAIL = re.compile(
+    r"\$|::|\bCAST\s*\(|\b(?:ORDER|GROUP)\s+BY\b|\bE'|\bU&|\bB'|\bX'|"
+    r"\b(?:varchar|char|character|numeric|decimal|float|bit|varbit|time|timestamp|interval|"
+    r"timestamptz|date|int|integer|bigint|smallint|boolean|text|json|jsonb|uuid|bytea|real|"
+    r"double\s+precision)\s*(?:\(|')|--|/\*", re.I)
+_LITERAL = re.compile(
+    r"'(?:[^']|'')*'|(?<![\w$.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?(?![\w.])"
+    r"|\b(?:LIMIT|OFFSET|FETCH\s+FIRST|FETCH\s+NEXT)\s+\d+|\"(?:[^\"]|\"\")*\"", re.I)
+INT4_RANGE = (-(2**31), 2**31 - 1)
+
+
+def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
+    """Replaces the literals of a plain DML/SELECT statement with parameters.
+
+    Returns (normalised text, literal values, declared parameter OIDs: 23/20/1700
+    for numbers, 0 for strings, which are inferred), or None when the statement
+    is not one whose literals can safely become parameters (positional ORDER BY,
+    typed literals, casts, typmods ...), so that `pgbench -M simple` statements
+    share one plan per shape.
+    """
+    if not _NORMALIZABLE.match(sql) or _BAIL.search(sql):
+        return None
+    values: list[Any] = []
+    oids: list[int] = []
+    out: list[str] = []
+    pos = 0
+    for m in _LITERAL.finditer(sql):
+        tok = m.group(0)
+        c = tok[0]
+        if c == '"' or c.isalpha():  # quoted identifiers, LIMIT n: kept verbatim
+            continue
+        out.append(sql[pos:m.start()])
+        pos = m.end()
+        if c == "'":
+            values.append(tok[1:-1].replace("''", "'"))
+            oids.append(0)
+        elif "." in tok or "e" in tok or "E" in tok:
+            values.append(Decimal(tok))
+            oids.append(1700)
+        else:
+            v = int(tok)
+            values.append(v)
+            oids.append(23 if INT4_RANGE[0] <= v <= INT4_RANGE[1] else 20 if v < 2**63 else 1700)
+            if oids[-1] == 1700:
+                values[-1] = Decimal(v)
+        out.append(f"${len(values)}")
+    if not values:
+        return None
+    out.append(sql[pos:])
+    return "".join(out), tuple(values), tuple(oids)

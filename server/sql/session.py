@@ -37,7 +37,8 @@ from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
-from .parse import PlanCache, split_statements
+from .expr.casts import cast_function
+from .parse import PlanCache, normalize, split_statements
 from .settings import Settings
 from .statement import Stmt, analyse
 
@@ -77,6 +78,7 @@ class SQLSession:
         self._cancel = threading.Event()
         self._errors = 0
         self._search_path: tuple[str, list[str]] | None = None
+        self.functions = SessionFunctions(self)
 
     # -- pgwire's Session protocol ----------------------------------------
 
@@ -115,7 +117,8 @@ class SQLSession:
             for text in texts:
                 errors = self._errors
                 try:
-                    res = self.execute_stmt(self.lookup(text, ()), [])
+                    stmt, values = self.lookup_simple(text)
+                    res = self.execute_stmt(stmt, values)
                 except BaseException as e:
                     self.on_error(e)
                     raise
@@ -196,6 +199,44 @@ class SQLSession:
                 self.cache.put(key, stmt)
         return stmt
 
+    def lookup_simple(self, text: str) -> tuple[Stmt, list[Any]]:
+        """Returns the analysed statement and parameter values for a simple-protocol text.
+
+        Literals are turned into parameters (`parse.normalize`) so that statements
+        differing only in their constants share one cached plan.
+        """
+        version = self.catalog_version()
+        stmt = self.cache.get((text, ()), version)
+        if stmt is not None:
+            return stmt, []
+        norm = normalize(text) if version != -1 else None
+        if norm is not None:
+            ntext, values, oids = norm
+            key = (ntext, oids, "normalized")
+            entry = self.cache.get(key, version)
+            if entry is None:
+                entry = self._analyse_normalized(ntext, oids)
+                if entry is not None:
+                    self.cache.put(key, entry)
+            if entry is not None and entry.stmt is not None:
+                return entry.stmt, entry.bind(values)
+        return self.lookup(text, ()), []
+
+    def _analyse_normalized(self, ntext: str, oids: tuple[int, ...]) -> _Normalized | None:
+        try:
+            stmt = analyse(self, ntext, list(oids))
+            if stmt.version == -1:
+                return None
+            convs = []
+            for i, declared in enumerate(oids):
+                final = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
+                src = declared or 705
+                conv = cast_function(src, final) if final not in (0, src) else None
+                convs.append(conv)
+        except SQLError:
+            return _Normalized(None, [], self.catalog_version())  # remember: use the raw text
+        return _Normalized(stmt, convs, stmt.version)
+
     def execute_stmt(self, stmt: Stmt, params: list[Any]) -> Result:
         """Runs one analysed statement with statement-level atomicity and READ COMMITTED retry."""
         if self.failed and not stmt.allowed_when_failed:
@@ -203,10 +244,10 @@ class SQLSession:
                 "current transaction is aborted, commands ignored until end of transaction block"
             )
         self._cancel.clear()
-        if not stmt.in_txn:
-            return stmt.run(self, params)
         if stmt.no_block and (self.in_block or self.txn is not None):
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
+        if not stmt.in_txn:
+            return stmt.run(self, params)
         txn = self.ensure_txn()
         txn.new_statement()
         token = txn.savepoint()
@@ -241,7 +282,7 @@ class SQLSession:
 
     def exec_context(self, values: list[Any]) -> ExecContext:
         """Builds the ExecContext of one statement execution."""
-        return ExecContext(self.catalog(), self.txn, self, values, self._cancel,
+        return ExecContext(self.catalog(), self.txn, self.functions, values, self._cancel,
                            self.settings.values)
 
     # -- transactions -----------------------------------------------------
@@ -350,8 +391,6 @@ class SQLSession:
 
     def set_setting(self, name: str, value: str, is_local: bool) -> str:
         """Sets a setting, as set_config does."""
-        if is_local and not self.in_block:
-            return self.settings.show(name)
         return self.settings.set(name, value, local=is_local)
 
     def search_path(self) -> list[str]:
@@ -408,6 +447,84 @@ class SQLSession:
         if is_called:
             self.currvals[seq_oid] = value
         return value
+
+
+class _Normalized:
+    """A plan-cache entry for a statement whose literals became parameters."""
+
+    __slots__ = ("stmt", "convs", "version")
+
+    def __init__(self, stmt: Stmt | None, convs: list[Any], version: int) -> None:
+        self.stmt = stmt
+        self.convs = convs
+        self.version = version
+
+    def bind(self, values: tuple[Any, ...]) -> list[Any]:
+        """Converts the literal values to the parameter types the plan settled on."""
+        return [v if c is None else c(v) for v, c in zip(values, self.convs, strict=True)]
+
+
+class SessionFunctions:
+    """The `FunctionContext` handed to SQL functions: a thin view of one session."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, session: SQLSession) -> None:
+        self._s = session
+
+    @property
+    def catalog(self) -> CatalogSnapshot:
+        """The catalog the running statement sees."""
+        return self._s.catalog()
+
+    @property
+    def user(self) -> str:
+        """The session user."""
+        return self._s.user
+
+    @property
+    def database(self) -> str:
+        """The current database's name."""
+        return self._s.database
+
+    @property
+    def backend_pid(self) -> int:
+        """The session's backend pid."""
+        return self._s.backend_pid
+
+    @property
+    def statement_timestamp(self) -> dt.datetime:
+        """The transaction's start time."""
+        return self._s.statement_timestamp
+
+    @property
+    def session(self) -> SQLSession:
+        """The session itself (for pg_catalog views that list sessions)."""
+        return self._s
+
+    def get_setting(self, name: str) -> str | None:
+        """Returns a setting's value."""
+        return self._s.get_setting(name)
+
+    def set_setting(self, name: str, value: str, is_local: bool) -> str:
+        """Sets a setting."""
+        return self._s.set_setting(name, value, is_local)
+
+    def search_path(self) -> list[str]:
+        """The effective search_path."""
+        return self._s.search_path()
+
+    def nextval(self, seq_oid: int) -> int:
+        """Advances a sequence."""
+        return self._s.nextval(seq_oid)
+
+    def currval(self, seq_oid: int) -> int:
+        """The session's last value of a sequence."""
+        return self._s.currval(seq_oid)
+
+    def setval(self, seq_oid: int, value: int, is_called: bool) -> int:
+        """Sets a sequence's value."""
+        return self._s.setval(seq_oid, value, is_called)
 
 
 def _startup_settings(options: dict[str, str]) -> dict[str, str]:

@@ -103,11 +103,9 @@ def set_transaction(s: SQLSession, modes: dict[str, Any]) -> Result:
     if not s.in_block:
         s.notice("SET TRANSACTION can only be used in transaction blocks", "WARNING", "25P01")
         return Result("SET")
-    if s.txn is not None and s.txn.start_ts is not None and "isolation" in modes:
+    if s.txn is not None and "isolation" in modes:
         raise ActiveSQLTransaction("SET TRANSACTION ISOLATION LEVEL must be called before any query")
     s.txn_modes.update(modes)
-    if s.txn is not None:
-        _apply_modes_to_open(s, modes)
     if "isolation" in modes:
         s.settings.values["transaction_isolation"] = modes["isolation"]
     if "read_only" in modes:

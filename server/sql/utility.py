@@ -271,11 +271,20 @@ def _explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[i
     tree = parse_sql(inner)
     if not isinstance(tree, exp.Query | exp.Values):
         target = analyse_tree(session, inner, tree, param_oids)
-        lines = [f"{target.tag or 'Utility'} (statement layer)"]
+        head = target.tag.title() if target.tag else "Utility"
+        if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+            head = f"{target.tag.title()} on {tree.this.find(exp.Table).name}"
 
         def run_other(s: SQLSession, p: list[Any]) -> Result:
+            lines = [head]
+            if target.plan is not None:
+                sub = target.plan.explain(s.exec_context(p), False)
+                lines += ["  ->  " + sub[0]] + ["      " + x for x in sub[1:]] if sub else []
             if analyze:
-                target.run(s, p)
+                res = target.run(s, p)
+                if res.rows is not None:
+                    res.fetch()
+                lines.append(f"Rows affected: {res.tag.split()[-1]}")
             return Result("EXPLAIN", [Column("QUERY PLAN", T.TEXT)], iter([(x,) for x in lines]),
                           done=False)
 

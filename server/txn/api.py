@@ -37,9 +37,17 @@ from ..kivi.api import IR, AggSpec, Row
 
 
 class RetryStatement(SQLError):
-    """READ COMMITTED met a concurrently committed write: rerun the statement on a new snapshot."""
+    """READ COMMITTED met a concurrently committed write: rerun the statement on a new snapshot.
+
+    `space`, `key` and `commit_ts` name the row that was updated concurrently, so a
+    caller can instead do what PostgreSQL's EvalPlanQual does: `Txn.lock` that row,
+    recheck the statement's predicate on its newest version, and carry on.
+    """
 
     sqlstate = "40001"
+    space: int | None = None
+    key: bytes | None = None
+    commit_ts: int | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,16 @@ class Txn(Protocol):
 
     def delete(self, space: int, keys: list[bytes]) -> None:
         """Deletes rows (tombstones) in the private write set (conflict-checked)."""
+
+    def lock(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """Takes the write locks of keys (SELECT ... FOR UPDATE; EvalPlanQual) and returns the rows.
+
+        It blocks behind active writers as `put` does. READ COMMITTED returns each
+        key's newest committed version (own writes first), so a concurrently updated
+        row can be rechecked and then written; REPEATABLE READ and SERIALIZABLE raise
+        40001 for a key committed after the snapshot and otherwise return the snapshot's rows.
+        Locks are held until the transaction ends.
+        """
 
     def savepoint(self) -> Any:
         """Returns a token for the current write-set state (used for statement and SQL savepoints)."""

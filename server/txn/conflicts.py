@@ -15,6 +15,8 @@ LTM sends a key only to its owner. A manager remembers, for its keys:
 - last commit > snapshot -> `Conflict(txn, key, ts)`: a lost update, 40001
   (or a statement retry under READ COMMITTED);
 - otherwise the txn becomes the holder; `Granted(txn)` once every key is held.
+  A key the txn already holds passes at once. A snapshot of `LATEST` waives the
+  last-commit check: READ COMMITTED's row locks (EvalPlanQual) use it.
 
 `Release(txn, keys, commit_ts)` drops the holds (recording the commit when
 `commit_ts` is set) and answers `Woken(waiters)`. The managers are state
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 Key = tuple[int, bytes]
+LATEST = (1 << 63) - 1  # a snapshot newer than any commit
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,9 @@ class ConflictManager:
         last = self.last_commit
         for key in keys:
             h = holders.get(key)
-            if h is not None and h != txn:
+            if h == txn:
+                continue  # checked when first taken (or waived by a READ COMMITTED lock)
+            if h is not None:
                 self.waiters.setdefault(h, set()).add(txn)
                 return Wait(txn, h, key)
             ts = last.get(key)

@@ -7,7 +7,8 @@ leader/follower. Each committer appends its record (a `write` under the lock,
 cheap) and then waits for durability; the first waiter finding no flush in
 progress becomes the leader, fsyncs everything written so far without the
 lock, and wakes every follower its fsync covered. Commits that arrive during
-that fsync are covered by the next leader's single fsync.
+that fsync are covered by the next leader's single fsync. The decisions are
+the state machine `groupcommit.GroupCommit`'s; this module does the I/O.
 
     committer A: append a1 | lead: fsync(a1) .................| ack
     committer B:    append b1 | wait ...........| lead: fsync(b1, c1) | ack
@@ -31,10 +32,26 @@ from __future__ import annotations
 import os
 import struct
 import threading
+import time
 import zlib
 from collections.abc import Iterator
+from typing import Any
 
 from ..errors import IOError_
+from .groupcommit import (
+    Append,
+    CloseSegment,
+    DeleteSegment,
+    Durable,
+    FsyncDone,
+    GroupCommit,
+    OpenSegment,
+    StartFsync,
+    Tick,
+    Trim,
+    WaitDurable,
+    Write,
+)
 
 _FRAME = struct.Struct("<II")
 SEGMENT_BYTES = 64 << 20
@@ -86,7 +103,7 @@ def read_log(log_dir: str) -> Iterator[bytes]:
 
 
 class RedoLog:
-    """One logger: appends framed records to its segments, durable by group commit."""
+    """One logger: the I/O and the blocking around a `GroupCommit` state machine."""
 
     def __init__(
         self,
@@ -100,40 +117,64 @@ class RedoLog:
         self.dir = log_dir
         self.name = name
         self.sync_commit = sync_commit
-        self.segment_bytes = segment_bytes
         os.makedirs(log_dir, exist_ok=True)
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
-        self._written = 0  # records written (the LSN of the last one)
-        self._synced = 0  # records known durable
-        self._flushing = False
         self._closed = False
         self.fsyncs = 0  # how many fsyncs the group commit needed (for tests and stats)
-        # Closed segments: path -> max ts, None while unknown (segments from before a restart).
-        self._closed_segments: dict[str, int | None] = {
-            p: None for _n, _s, p in _segments(log_dir, name)
-        }
-        existing = _segments(log_dir, name)
-        self._seq = existing[-1][1] if existing else 0
-        self._fd = -1
-        self._path = ""
-        self._size = 0
-        self._max_ts = 0
-        self._open_segment()
+        existing = {seq: None for _n, seq, _p in _segments(log_dir, name)}
+        self.gc = GroupCommit(
+            max(existing, default=0) + 1, existing, segment_bytes, flush_interval
+        )
+        self._fds: dict[int, int] = {}
+        self._run([OpenSegment(self.gc.seq)])
         self._flusher: threading.Thread | None = None
         if not sync_commit:
-            self._flush_interval = flush_interval
             self._flusher = threading.Thread(target=self._flush_loop, name="redo-flusher",
                                              daemon=True)
             self._flusher.start()
 
-    def _open_segment(self) -> None:
-        self._seq += 1
-        self._path = os.path.join(self.dir, f"{self.name}-{self._seq:08d}.log")
-        self._fd = os.open(self._path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self._size = 0
-        self._max_ts = 0
-        _fsync_dir(self.dir)  # the new file's directory entry must be durable too
+    def _path(self, seq: int) -> str:
+        return os.path.join(self.dir, f"{self.name}-{seq:08d}.log")
+
+    def _run(self, outputs: list[Any], frame: bytes = b"") -> int:
+        """Carries out the state machine's orders (caller holds the lock, except at init)."""
+        lsn = 0
+        for out in outputs:
+            match out:
+                case Write(n):
+                    view = memoryview(frame)
+                    fd = self._fds[self.gc.seq]
+                    while view:
+                        view = view[os.write(fd, view):]
+                    lsn = n
+                case OpenSegment(seq):
+                    self._fds[seq] = os.open(
+                        self._path(seq), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600
+                    )
+                    _fsync_dir(self.dir)  # the new file's directory entry must be durable too
+                case CloseSegment(seq):
+                    fd = self._fds.pop(seq)
+                    _fsync(fd)
+                    os.close(fd)
+                case DeleteSegment(seq):
+                    os.unlink(self._path(seq))
+                case Durable():
+                    self._cond.notify_all()
+                case StartFsync():
+                    self._lead(out)
+        return lsn
+
+    def _lead(self, order: StartFsync) -> None:
+        """fsyncs for everyone with the lock released, then reports (caller holds the lock)."""
+        fd = self._fds[order.seq]
+        self._lock.release()
+        try:
+            _fsync(fd)
+        finally:
+            self._lock.acquire()
+            self.fsyncs += 1
+            self._run(self.gc.handle(FsyncDone(order.upto)))
 
     def append(self, ts: int, payload: bytes) -> int:
         """Writes one record (not yet durable) and returns its LSN."""
@@ -141,41 +182,17 @@ class RedoLog:
         with self._lock:
             if self._closed:
                 raise IOError_("the redo log is closed")
-            if self._size >= self.segment_bytes:
-                self._roll_locked()
-            view = memoryview(frame)
-            while view:
-                n = os.write(self._fd, view)
-                view = view[n:]
-            self._size += len(frame)
-            if ts > self._max_ts:
-                self._max_ts = ts
-            self._written += 1
-            return self._written
+            return self._run(self.gc.handle(Append(ts, len(frame))), frame)
 
     def wait_durable(self, lsn: int) -> None:
         """Blocks until record `lsn` is on disk, leading an fsync for everyone if none runs."""
         with self._cond:
-            while self._synced < lsn:
-                if self._flushing:
+            while self.gc.synced < lsn:
+                outputs = self.gc.handle(WaitDurable(lsn), time.monotonic())
+                if outputs:
+                    self._run(outputs)
+                else:
                     self._cond.wait()
-                    continue
-                self._flush_locked()
-
-    def _flush_locked(self) -> None:
-        """fsyncs everything written so far with the lock released (caller holds it)."""
-        self._flushing = True
-        target, fd = self._written, self._fd
-        self._lock.release()
-        try:
-            _fsync(fd)
-        finally:
-            self._lock.acquire()
-            self._flushing = False
-            self._cond.notify_all()
-        self.fsyncs += 1
-        if target > self._synced:
-            self._synced = target
 
     def log(self, ts: int, payload: bytes) -> None:
         """Appends a record and, with sync_commit, returns only once it is durable."""
@@ -183,61 +200,48 @@ class RedoLog:
         if self.sync_commit:
             self.wait_durable(lsn)
 
-    def _roll_locked(self) -> None:
-        while self._flushing:  # NB: the leader is fsyncing this fd; do not close it under it
-            self._cond.wait()
-        _fsync(self._fd)
-        self._synced = self._written
-        os.close(self._fd)
-        self._closed_segments[self._path] = self._max_ts
-        self._open_segment()
-
     def trim(self, upto_ts: int) -> int:
         """Deletes closed segments whose records are all <= upto_ts; returns how many."""
         with self._cond:
-            if self._size:
-                self._roll_locked()
-            victims = []
-            for path, max_ts in list(self._closed_segments.items()):
-                if max_ts is None:
-                    max_ts = 0
-                    for payload in read_segment(path):
-                        max_ts = max(max_ts, _record_ts(payload))
-                    self._closed_segments[path] = max_ts
-                if max_ts <= upto_ts:
-                    victims.append(path)
-            for path in victims:
-                os.unlink(path)
-                del self._closed_segments[path]
-        if victims:
+            for seq, max_ts in list(self.gc.closed.items()):
+                if max_ts is None and seq not in self._fds:
+                    top = max((_record_ts(p) for p in read_segment(self._path(seq))), default=0)
+                    self.gc.learn_max_ts(seq, top)
+            outputs = self.gc.handle(Trim(upto_ts))
+            self._run(outputs)
+        gone = sum(1 for o in outputs if type(o) is DeleteSegment)
+        if gone:
             _fsync_dir(self.dir)
-        return len(victims)
+        return gone
 
     def _flush_loop(self) -> None:
-        while True:
-            with self._cond:
-                if self._closed:
-                    return
-                self._cond.wait(self._flush_interval)
-                if self._closed:
-                    return
-                if self._synced < self._written and not self._flushing:
-                    self._flush_locked()
+        with self._cond:
+            while not self._closed:
+                self._cond.wait(self.gc.flush_interval)
+                if not self._closed:
+                    self._run(self.gc.handle(Tick(time.monotonic())))
 
     def close(self) -> None:
-        """Makes everything durable and closes the segment."""
+        """Makes everything durable and closes the segment files."""
         with self._cond:
             if self._closed:
                 return
-            while self._flushing:
+            while self.gc.flushing is not None:
                 self._cond.wait()
-            _fsync(self._fd)
-            self._synced = self._written
-            os.close(self._fd)
             self._closed = True
+            for seq in list(self._fds):
+                self._run([CloseSegment(seq)])
             self._cond.notify_all()
         if self._flusher is not None:
             self._flusher.join()
+
+    @property
+    def _synced(self) -> int:
+        return self.gc.synced
+
+    @property
+    def _written(self) -> int:
+        return self.gc.written
 
 
 def _record_ts(payload: bytes) -> int:
@@ -254,7 +258,10 @@ class LogGroup:
     """Several loggers sharing the records: each commit goes to one, chosen by its ts."""
 
     def __init__(self, log_dir: str, count: int = 1, **options: object) -> None:
-        self.loggers = [RedoLog(log_dir, f"L{i}", **options) for i in range(count)]  # type: ignore[arg-type]
+        self.loggers = [
+            RedoLog(log_dir, f"L{i}", **options)  # type: ignore[arg-type]
+            for i in range(count)
+        ]
 
     def log(self, ts: int, payload: bytes) -> None:
         """Makes one record durable (or, without sync_commit, written) on its logger."""

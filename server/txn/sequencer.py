@@ -4,8 +4,10 @@ Why batches: a commit must not pay a round trip to the MasterMind for its
 timestamp. Each local transaction manager asks for a range of timestamps at a
 time and takes commit timestamps from it locally (`LocalBatch`). A timestamp
 handed out but never used must be *discarded* (told to the snapshot server),
-or the snapshot would stop at the gap forever; an LTM does that for the rest
-of its batch when it closes or when the batch has been idle too long.
+or the snapshot would stop at the gap forever once a later timestamp is done;
+an LTM does that for the rest of its batch when it closes. (With several
+LTMs, an idle LTM's batch holds the others' snapshot back: cluster mode must
+also drain batches that sit idle, which `LocalBatch.since` is kept for.)
 
 This is a state machine with no I/O: `handle(message, now) -> outputs`.
 """

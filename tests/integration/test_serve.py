@@ -25,12 +25,13 @@ def test_psql_connects_out_of_the_box(cumulo_server):
 def test_psql_runs_several_statements_in_one_c(cumulo_server):
     out = psql(
         cumulo_server,
+        "-At",
         "-c",
         "create table serve_multi (id int primary key, v text); "
         "insert into serve_multi values (1, 'a'), (2, 'b'); "
         "select count(*) from serve_multi",
     )
-    assert "2" in out.stdout.splitlines()[-2]
+    assert out.stdout.splitlines() == ["CREATE TABLE", "INSERT 0 2", "2"]
 
 
 def test_restart_recovers_committed_data(fresh_server):

@@ -223,13 +223,10 @@ def test_snapshot_is_taken_at_first_statement_not_begin(cumulo_server):
 
 def test_cancel(cumulo_server):
     import threading
-    import time
 
     with psycopg.connect(cumulo_server.dsn(), autocommit=True) as conn:
         timer = threading.Timer(0.5, conn.cancel)
         timer.start()
-        started = time.monotonic()
         with pytest.raises(errors.QueryCanceled):
-            conn.execute("select count(*) from generate_series(1, 100000000) a")
-        assert time.monotonic() - started < 30
+            conn.execute("select count(*) from generate_series(1, 1000000000000) a")
         assert conn.execute("select 1").fetchone() == (1,)

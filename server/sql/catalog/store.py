@@ -11,6 +11,9 @@ Layout:
   `(kind, database oid, oid, msgpack(fields))`. Roles and databases are shared
   (database oid 0); everything else belongs to one database, so each database
   is its own namespace.
+- space 3 (`NAME_SPACE`): one row per object name, written with the object,
+  so two transactions creating the same name conflict like any write-write
+  conflict instead of both committing.
 - space 2 (`COUNTER_SPACE`): the OID counter and the sequences' high-water
   marks. These are *not* transactional (PostgreSQL's OID counter and
   sequences are not either): they are advanced in blocks by short autonomous
@@ -52,8 +55,10 @@ from .model import (
 
 CATALOG_SPACE = 1
 COUNTER_SPACE = 2
+NAME_SPACE = 3  # name claims: make concurrent CREATEs of one name conflict (40001)
 OID_BLOCK = 64
-SEQ_BLOCK = 32  # as PostgreSQL's SEQ_LOG_VALS
+SEQ_BLOCK = 32
+ROWID_BLOCK = 8192  # as PostgreSQL's SEQ_LOG_VALS
 
 KINDS: dict[str, type] = {
     "role": Role,
@@ -112,7 +117,8 @@ class CatalogStore:
         self._shared: tuple[tuple[Database, ...], tuple[Role, ...]] | None = None
         self._oid_next = 0
         self._oid_limit = 0
-        self._seq: dict[int, list[int]] = {}  # oid -> [last value, high-water mark, is_called]
+        self._seq: dict[int, list[int]] = {}
+        self._rowids: dict[int, list[int]] = {}  # oid -> [last value, high-water mark, is_called]
 
     # -- reading -------------------------------------------------------------
 
@@ -180,6 +186,10 @@ class CatalogStore:
         kind = KIND_OF[type(obj)]
         dbo = 0 if kind in SHARED else db_oid
         txn.put(CATALOG_SPACE, [(obj_key(kind, dbo, obj.oid), (kind, dbo, obj.oid, _pack(obj)))])
+        if kind != "constraint":
+            group = "rel" if kind in ("table", "index", "sequence") else kind
+            parent = getattr(obj, "schema_oid", 0) or getattr(obj, "table_oid", 0)
+            txn.put(NAME_SPACE, [(encode_key((group, dbo, parent, obj.name)), (obj.oid,))])
 
     def delete(self, txn: Any, db_oid: int, obj: Any) -> None:
         """Deletes one catalog object."""
@@ -243,6 +253,19 @@ class CatalogStore:
             oid = self._oid_next
             self._oid_next += 1
             return oid
+
+    def allocate_rowids(self, table_oid: int, n: int) -> int:
+        """Returns the first of n fresh hidden row ids of a table without a primary key."""
+        with self._lock:
+            cur = self._rowids.get(table_oid)
+            if cur is None or cur[0] + n > cur[1]:
+                block = max(n, ROWID_BLOCK)
+                limit = self._autonomous(("rowid", table_oid), lambda old: (old or 0) + block)
+                cur = [limit - block, limit]
+                self._rowids[table_oid] = cur
+            start = cur[0]
+            cur[0] += n
+            return start
 
     def _seq_state(self, seq: Sequence) -> list[int]:
         st = self._seq.get(seq.oid)

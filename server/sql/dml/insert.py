@@ -77,6 +77,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     if tree.args.get("default") and source is None:
         rows_fns = [[]]
         cols = []
+        defaults = {c.attnum - 1: compile_default(s, c, table) for c in table.live_columns}
     elif isinstance(source, exp.Values) and all(isinstance(t, exp.Tuple) for t in
                                                  source.expressions):
         rows_fns = []

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..expr import codegen as cg
 from ..plan import nodes as N
+from .keys import encode_key
 from .runner import Batch, compiled, executes, rebatch, rows_of, run
 
 
@@ -56,7 +57,13 @@ def run_join(node: N.Join, ctx: Any) -> Iterator[Batch]:
     if node.lateral:
         yield from _lateral(node, ctx)
         return
-    if node.algo in ("hash", "merge") and node.left_keys:
+    if node.algo == "bind" and node.left_keys:
+        yield from _bind(node, ctx)
+        return
+    if node.algo == "merge" and node.left_keys:
+        yield from _merge(node, ctx)
+        return
+    if node.algo == "hash" and node.left_keys:
         yield from _hash(node, ctx)
         return
     cache: list = []
@@ -118,3 +125,61 @@ def _hash(node: N.Join, ctx: Any) -> Iterator[Batch]:
         ctx.check_cancel()
     if kind in ("right", "full"):
         yield from rebatch([lpad + r for j, r in enumerate(right) if j not in matched])
+
+
+def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
+    """For each batch of left rows, one batched get of the matching right rows by primary key."""
+    lkey = compiled(node, "lkey", lambda: cg.key_function(node.left_keys))
+    resid = _residual(node, "resid", node.residual)
+    right: N.Scan = node.right  # type: ignore[assignment]
+    rpad = (None,) * len(right.cols)
+    space = right.table.space
+    for lb in run(node.left, ctx):
+        keys = [lkey(r, ctx) for r in lb]
+        wanted = {k: encode_key(k) for k in keys if None not in k}
+        found = dict(zip(wanted, ctx.txn.get(space, list(wanted.values())), strict=True)) \
+            if wanted else {}
+        out = []
+        for lrow, k in zip(lb, keys, strict=True):
+            r = found.get(k)
+            if r is not None:
+                if right.with_keys:
+                    r = (*r, wanted[k])
+                row = lrow + r
+                if resid is None or resid(row, ctx) is True:
+                    out.append(row)
+                    continue
+            if node.kind == "left":
+                out.append(lrow + rpad)
+        if out:
+            yield out
+        ctx.check_cancel()
+
+
+def _merge(node: N.Join, ctx: Any) -> Iterator[Batch]:
+    """Both inputs arrive ordered on the key: one pass, matching runs of equal keys."""
+    lk, rk = node.left_keys[0].data, node.right_keys[0].data
+    resid = _residual(node, "resid", node.residual)
+    right = rows_of(node.right, ctx)
+    rpad = (None,) * len(node.right.cols)
+    j, n = 0, len(right)
+    for lb in run(node.left, ctx):
+        out = []
+        for lrow in lb:
+            v = lrow[lk]
+            hit = False
+            if v is not None:
+                while j < n and (right[j][rk] is None or right[j][rk] < v):
+                    j += 1
+                m = j
+                while m < n and right[m][rk] == v:
+                    row = lrow + right[m]
+                    if resid is None or resid(row, ctx) is True:
+                        out.append(row)
+                        hit = True
+                    m += 1
+            if not hit and node.kind == "left":
+                out.append(lrow + rpad)
+        if out:
+            yield out
+        ctx.check_cancel()

@@ -125,7 +125,8 @@ def run_project_set(node: N.ProjectSet, ctx: Any) -> Iterator[Batch]:
         for e, is_srf in zip(node.exprs, node.srf, strict=True):
             if is_srf:
                 args = cg.project_function(e.args) if e.args else None
-                fns.append((True, e.data, args))
+                fd, field = e.data if e.kind == "srf_field" else (e.data, None)
+                fns.append((True, (fd, field), args))
             else:
                 fns.append((False, cg.row_function(e), None))
         return fns
@@ -139,12 +140,18 @@ def run_project_set(node: N.ProjectSet, ctx: Any) -> Iterator[Batch]:
                 if not is_srf:
                     cols.append((False, f(row, ctx)))
                     continue
+                fd, field = f
                 a = args([row], ctx)[0] if args else ()
-                if f.strict and any(x is None for x in a):
+                if fd.strict and any(x is None for x in a):
                     cols.append((True, []))
                 else:
-                    pre = (ctx.functions,) if f.needs_context else ()
-                    cols.append((True, list(f.impl(*pre, *a))))
+                    pre = (ctx.functions,) if fd.needs_context else ()
+                    vals = list(fd.impl(*pre, *a))
+                    if field is not None:
+                        vals = [v[field] for v in vals]
+                    elif fd.out_columns:
+                        vals = [tuple(v) for v in vals]
+                    cols.append((True, vals))
             n = max((len(v) for s, v in cols if s), default=1)
             for i in range(n):
                 out.append(tuple((v[i] if i < len(v) else None) if s else v for s, v in cols))
@@ -275,12 +282,17 @@ def run_setop(node: N.SetOp, ctx: Any) -> Iterator[Batch]:
 
 @executes(N.CTEScan)
 def run_cte(node: N.CTEScan, ctx: Any) -> Iterator[Batch]:
+    from .subquery import _correlated
+
     cache = cache_of(ctx)
-    key = ("cte", id(node.cte))
-    rows = cache.get(key)
-    if rows is None:
-        rows = cache[key] = rows_of(node.cte.plan, ctx)
-    yield from rebatch(rows)
+    key: tuple = ("cte", id(node.cte))
+    if _correlated(node.cte.plan):  # depends on the enclosing row: one copy per outer row
+        outer = ctx.__dict__.setdefault("outer", [])
+        key = (*key, tuple(map(id, outer)))
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = (list(ctx.__dict__.get("outer", [])), rows_of(node.cte.plan, ctx))
+    yield from rebatch(hit[1])
 
 
 @executes(N.WorkTableScan)
@@ -300,13 +312,9 @@ def run_recursive(node: N.RecursiveUnion, ctx: Any) -> Iterator[Batch]:
         if node.all or k not in seen:
             seen.add(k)
             work.append(row)
-    total = 0
     while work:
         yield from rebatch(work)
-        total += len(work)
         cache[key] = work
-        for k in [k for k in cache if k[0] == "cte"]:
-            pass
         nxt = []
         for row in rows_of(node.recursive, ctx):
             k = _hashable(row)

@@ -20,6 +20,8 @@ def _correlated(plan: N.Node) -> bool:
     if cached is None:
         cached = False
         for n in N.walk(plan):
+            if isinstance(n, N.CTEScan) and n.cte.plan is not plan:
+                cached = cached or _correlated(n.cte.plan)
             for v in vars(n).values():
                 for e in _exprs(v):
                     for x in e.walk():

@@ -215,6 +215,7 @@ class Binder:
 
     def b_Parameter(self, node: exp.Parameter) -> E:
         n = int(node.this.this if isinstance(node.this, exp.Expression) else node.this)
+        self.params.infer(n, 0)  # records that $n exists, so that it is settled to text at worst
         return E("param", n, [], self.params.get(n) or T.UNKNOWN)
 
     def b_Placeholder(self, node: exp.Placeholder) -> E:
@@ -258,8 +259,8 @@ class Binder:
                 for s in crossed:
                     s.correlated = True
                 if depth == 0:
-                    return E("col", idx, [], c.type, c.typmod, name)
-                return E("outer", (depth, idx), [], c.type, c.typmod, name)
+                    return E("col", idx, [], c.type, c.typmod, name, c.fields)
+                return E("outer", (depth, idx), [], c.type, c.typmod, name, c.fields)
             crossed.append(scope)
             scope = scope.parent
             depth += 1
@@ -322,6 +323,8 @@ class Binder:
     def _cmp(self, node: exp.Expression) -> E:
         op = _CMP_CLASSES[type(node)]
         rhs = node.expression
+        if isinstance(rhs, exp.Anonymous) and rhs.name.lower() == "all" and len(rhs.expressions) == 1:
+            rhs = exp.All(this=rhs.expressions[0])
         if isinstance(rhs, exp.Any | exp.All):
             return self.quantified(op, node.this, rhs)
         return self.compare(op, self.bind(node.this), self.bind(rhs))
@@ -528,6 +531,10 @@ class Binder:
                 t = T.INT4
             if t == T.NUMERIC and isinstance(v, Decimal) and v == -(2**63):
                 return const(int(v), T.INT8)
+            if t in ty.INTS:
+                from .casts import check_int
+
+                check_int(v, t)
             return const(v, t)
         if a.type == T.UNKNOWN:
             a = coerce(a, T.INT4, params=self.params)
@@ -586,6 +593,33 @@ class Binder:
                                               self._to_text(self.bind(node.expression))], T.BOOL)
         raise FeatureNotSupported(f"operator {op} is not supported")
 
+    def b_Dot(self, node: exp.Dot) -> E:
+        """`schema.function(...)` or `(record).field`."""
+        rhs = node.expression
+        if isinstance(rhs, exp.Func):
+            return self.bind(rhs)
+        base = self.bind(node.this)
+        fname = rhs.name
+        if base.fields is None:
+            raise FeatureNotSupported(f"cannot select field {fname} of type {ty.type_name(base.type)}")
+        names = [f for f, _ in base.fields]
+        if fname not in names:
+            raise UndefinedColumn(f'column "{fname}" not found in data type record')
+        i = names.index(fname)
+        t = base.fields[i][1]
+        if base.kind == "srf":
+            return E("srf_field", (base.data, i), base.args, t, -1, fname)
+        return E("pyfunc", (f".{fname}", lambda r, i=i: r[i], True), [base], t, -1, fname)
+
+    def b_ByteString(self, node: exp.Expression) -> E:
+        return E("const", node.this, [], T.UNKNOWN)
+
+    def b_RawString(self, node: exp.Expression) -> E:
+        return E("const", node.this, [], T.UNKNOWN)
+
+    def b_National(self, node: exp.Expression) -> E:
+        return E("const", node.this, [], T.UNKNOWN)
+
     def b_Collate(self, node: exp.Collate) -> E:
         return self.bind(node.this)
 
@@ -596,7 +630,9 @@ class Binder:
 
         target, typmod = datatype_oid(node.to)
         inner = self.bind(node.this)
-        name = inner.name if inner.name != "?column?" else T.TYPES[target].name if target in T.TYPES else "?column?"
+        weak_names = ("?column?", T.TYPES[inner.type].name if inner.type in T.TYPES else "")
+        strong = inner.kind not in ("const", "cast", "param") and inner.name not in weak_names
+        name = inner.name if strong else T.TYPES[target].name if target in T.TYPES else "?column?"
         if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE):
             e = self.planner.reg_cast(inner, target)
             e.name = name
@@ -744,7 +780,8 @@ class Binder:
         fd, args = resolve(name, args, self.params)
         t = return_type(fd, args)
         if fd.set_returning:
-            return E("srf", fd, args, t, -1, name)
+            fields = fd.out_columns if fd.out_columns else None
+            return E("srf", fd, args, T.RECORD if fields else t, -1, name, fields)
         return E("call", fd, args, t, -1, name)
 
 

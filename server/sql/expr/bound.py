@@ -34,6 +34,7 @@ class E:
     type: int = T.UNKNOWN
     typmod: int = -1
     name: str = "?column?"  # the output column name PostgreSQL would give
+    fields: tuple[tuple[str, int], ...] | None = None  # a record's (field name, type OID)s
 
     def walk(self):
         """Yields this node and every descendant, depth first."""

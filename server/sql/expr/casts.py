@@ -126,7 +126,7 @@ def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
     """Parses ISO timestamp input (with a time zone offset for timestamptz)."""
     t = str(s).strip()
     if t.lower() == "now":
-        v = dt.datetime.now(dt.timezone.utc)
+        v = dt.datetime.now(dt.UTC)
         return v if tz else v.replace(tzinfo=None)
     u = t.replace("T", " ")
     m = _TZ_SUFFIX.search(u) if len(u) > 10 else None
@@ -138,7 +138,7 @@ def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
         name = "timestamp with time zone" if tz else "timestamp without time zone"
         raise InvalidDatetimeFormat(f'invalid input syntax for type {name}: "{s}"') from None
     if tz and v.tzinfo is None:
-        v = v.replace(tzinfo=dt.timezone.utc)
+        v = v.replace(tzinfo=dt.UTC)
     if not tz and v.tzinfo is not None:
         v = v.replace(tzinfo=None)
     return v
@@ -409,13 +409,13 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if dst == T.TIMESTAMP and src == T.DATE:
         return lambda v: dt.datetime(v.year, v.month, v.day)
     if dst == T.TIMESTAMPTZ and src == T.DATE:
-        return lambda v: dt.datetime(v.year, v.month, v.day, tzinfo=dt.timezone.utc)
+        return lambda v: dt.datetime(v.year, v.month, v.day, tzinfo=dt.UTC)
     if dst == T.DATE and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
         return lambda v: v.date()
     if dst == T.TIMESTAMP and src == T.TIMESTAMPTZ:
         return lambda v: v.replace(tzinfo=None)
     if dst == T.TIMESTAMPTZ and src == T.TIMESTAMP:
-        return lambda v: v.replace(tzinfo=dt.timezone.utc)
+        return lambda v: v.replace(tzinfo=dt.UTC)
     if dst == T.TIME and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
         return lambda v: v.time()
     if dst in T.ELEMENT_OF and src in T.ELEMENT_OF:

@@ -91,11 +91,15 @@ class Gen:
         """Renders `body` over the operands, NULL if any operand is NULL."""
         firsts, laters = [], []
         for a in args:
-            f, later = self.bind(self.expr(a))
+            src = self.expr(a)
+            if a.kind == "const" and a.data is not None:
+                laters.append(src)
+                continue
+            f, later = self.bind(src)
             firsts.append(f)
             laters.append(later)
-        if not args:
-            return body([])
+        if not firsts:
+            return body(laters)
         cond = " or ".join(f"{f} is None" for f in firsts)
         return f"(None if {cond} else {body(laters)})"
 
@@ -155,17 +159,24 @@ class Gen:
             out = f"({short} if {p} else {out})"
         return out
 
+    def _is(self, e: E, what: str, negate: bool) -> str:
+        a = e.args[0]
+        if a.kind == "const":  # fold: `1 is None` would be a SyntaxWarning
+            hit = a.data is None if what == "None" else a.data is (what == "True")
+            return repr(hit != negate)
+        return f"({self.expr(a)} is {'not ' if negate else ''}{what})"
+
     def g_isnull(self, e: E) -> str:
-        return f"({self.expr(e.args[0])} is None)"
+        return self._is(e, "None", False)
 
     def g_notnull(self, e: E) -> str:
-        return f"({self.expr(e.args[0])} is not None)"
+        return self._is(e, "None", True)
 
     def g_istrue(self, e: E) -> str:
-        return f"({self.expr(e.args[0])} is {'not ' if e.data else ''}True)"
+        return self._is(e, "True", bool(e.data))
 
     def g_isfalse(self, e: E) -> str:
-        return f"({self.expr(e.args[0])} is {'not ' if e.data else ''}False)"
+        return self._is(e, "False", bool(e.data))
 
     def g_distinct(self, e: E) -> str:
         neg = "not " if e.data else ""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from decimal import Decimal, DivisionByZero as _DecDivZero, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation, localcontext
+from decimal import DivisionByZero as _DecDivZero
 from functools import lru_cache
 from typing import Any
 
@@ -96,8 +97,8 @@ def ndiv(a: Any, b: Any) -> Decimal:
     with localcontext() as c:
         c.prec = 1000
         q = a / b
-        weight = q.adjusted() if q != 0 else 0
-        rscale = max(16 - weight - 1, _scale(a), _scale(b), 0)
+        weight = q.adjusted() // 4 if q != 0 else 0
+        rscale = max(16 - 4 * weight, _scale(a), _scale(b), 0)
         rscale = min(rscale, 1000)
         return q.quantize(Decimal(1).scaleb(-rscale))
 

@@ -91,7 +91,8 @@ def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
         oid, _ = datatype_oid(dt.expressions[0])
         return T.ARRAY_OF.get(oid, T.ANYARRAY), -1
     if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.USERDEFINED:
-        return type_by_name(dt.args.get("kind") or dt.sql("postgres"))
+        kind = dt.args.get("kind")
+        return type_by_name(kind.name if isinstance(kind, exp.Expression) else kind or dt.sql("postgres"))
     return type_by_name(dt.sql("postgres"))
 
 

@@ -9,9 +9,17 @@ from __future__ import annotations
 from . import (  # noqa: F401  (imported to register)
     arrays,
     catalogfns,
+    formatting,
+    jsonfns,
     keywords,
+    mathfns,
+    misc,
     regcasts,
+    regex,
+    strings,
     sysinfo,
+    timefns,
+    tochar,
 )
 from .registry import ANY, FUNCTIONS, FunctionContext, FunctionDef, register
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue
 from ...pgtypes import oids as T
-from ..expr.casts import to_text
+from .formatting import output_text
 from .registry import ANY, register
 
 VECTORS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID}
@@ -58,7 +58,7 @@ def array_to_string(arr: list[Any] | None, sep: str | None, null: str | None = N
     """Joins the elements' text with sep; NULLs are skipped unless a null string is given."""
     if arr is None or sep is None:
         return None
-    parts = [null if x is None else to_text(x) for x in flatten(arr)]
+    parts = [null if x is None else output_text(x) for x in flatten(arr)]
     return sep.join(p for p in parts if p is not None)
 
 
@@ -94,6 +94,7 @@ def array_positions(arr: list[Any] | None, value: Any) -> list[int] | None:
 
 def _upper(base: int):  # noqa: ANN202
     def upper(arr: list[Any], dim: int) -> int | None:
+        """Returns the upper bound of one dimension."""
         dims = _dims(arr)
         return base + dims[dim - 1] - 1 if 1 <= dim <= len(dims) else None
 
@@ -102,6 +103,7 @@ def _upper(base: int):  # noqa: ANN202
 
 def _lower(base: int):  # noqa: ANN202
     def lower(arr: list[Any], dim: int) -> int | None:
+        """Returns the lower bound of one dimension."""
         return base if 1 <= dim <= len(_dims(arr)) else None
 
     return lower
@@ -190,6 +192,7 @@ for _vec in VECTORS:
 
 def _subscripts(base: int):  # noqa: ANN202
     def gen(arr: list[Any], dim: int, reverse: bool = False) -> Iterator[int]:
+        """Yields the subscripts of one dimension."""
         dims = _dims(arr)
         if not 1 <= dim <= len(dims):
             return iter(())
@@ -207,6 +210,7 @@ for _arr, _base in ((T.ANYARRAY, 1), (T.INT2VECTOR, 0), (T.OIDVECTOR, 0)):
 
 
 def _expand(arr: list[Any]) -> Iterator[tuple[Any, int]]:
+    """Yields (element, 1-based index) pairs: information_schema._pg_expandarray."""
     return ((x, n) for n, x in enumerate(flatten(arr), 1))
 
 
@@ -218,6 +222,7 @@ for _vec, _elem in VECTORS.items():
 
 
 def _series(start: Any, stop: Any, step: Any = 1) -> Iterator[Any]:
+    """Yields start, start+step, ... up to stop."""
     zero = dt.timedelta(0) if isinstance(step, dt.timedelta) else 0
     if step == zero:
         raise InvalidParameterValue("step size cannot equal zero")

@@ -15,8 +15,9 @@ from ...errors import UndefinedColumn
 from ...pgtypes import oids as T
 from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.names import names, quote_ident
+from ..pgcatalog.procoids import BY_OID
 from .regcasts import relation_oid
-from .registry import register
+from .registry import FUNCTIONS, register
 
 
 @register("format_type", args=[T.OID, T.INT4], returns=T.TEXT, strict=False)
@@ -39,7 +40,7 @@ register("pg_get_expr", args=[T.TEXT, T.OID, T.BOOL], returns=T.TEXT)(pg_get_exp
 @register("pg_get_indexdef", args=[T.OID], returns=T.TEXT, needs_context=True)
 def pg_get_indexdef(ctx: Any, oid: int, column: int = 0, pretty: bool = False) -> str | None:
     """Returns CREATE INDEX text, or one key column's name when column > 0."""
-    return index_def(ctx.catalog, oid, column)
+    return index_def(ctx.catalog, oid, column, bool(pretty), ctx)
 
 
 register("pg_get_indexdef", args=[T.OID, T.INT4, T.BOOL], returns=T.TEXT,
@@ -49,7 +50,7 @@ register("pg_get_indexdef", args=[T.OID, T.INT4, T.BOOL], returns=T.TEXT,
 @register("pg_get_constraintdef", args=[T.OID], returns=T.TEXT, needs_context=True)
 def pg_get_constraintdef(ctx: Any, oid: int, pretty: bool = False) -> str | None:
     """Returns a constraint's definition ("PRIMARY KEY (id)")."""
-    return constraint_def(ctx.catalog, ctx, oid)
+    return constraint_def(ctx.catalog, ctx, oid, bool(pretty))
 
 
 register("pg_get_constraintdef", args=[T.OID, T.BOOL], returns=T.TEXT,
@@ -141,3 +142,60 @@ def pg_partition_ancestors(rel: int) -> Iterator[int]:
 def pg_partition_root(rel: int) -> None:
     """Returns NULL: no table is a partition."""
     return None
+
+
+def _function(oid: int) -> Any:
+    name = BY_OID.get(oid)
+    if name is None:
+        return None
+    base, _, n = name.partition("#")
+    defs = FUNCTIONS.get(base, [])
+    idx = int(n) if n.isdigit() else 0
+    return defs[idx] if idx < len(defs) else None
+
+
+@register("pg_get_function_result", args=[T.OID], returns=T.TEXT)
+def pg_get_function_result(oid: int) -> str | None:
+    """Returns a function's result type as SQL text (SETOF for set-returning ones)."""
+    f = _function(oid)
+    if f is None:
+        return None
+    if f.out_columns:
+        cols = ", ".join(f"{n} {format_type(t, None)}" for n, t in f.out_columns)
+        return f"TABLE({cols})"
+    ret = f.returns if isinstance(f.returns, int) else T.ANYELEMENT
+    return ("SETOF " if f.set_returning else "") + (format_type(ret, None) or "")
+
+
+@register("pg_get_function_arguments", args=[T.OID], returns=T.TEXT)
+def pg_get_function_arguments(oid: int) -> str | None:
+    """Returns a function's argument types as SQL text."""
+    f = _function(oid)
+    if f is None:
+        return None
+    if f.args is None:
+        return 'VARIADIC "any"'
+    return ", ".join(format_type(a, None) or "" for a in f.args)
+
+
+register("pg_get_function_identity_arguments", args=[T.OID],
+         returns=T.TEXT)(pg_get_function_arguments)
+
+
+@register("pg_get_triggerdef", args=[T.OID], returns=T.TEXT)
+def pg_get_triggerdef(oid: int, pretty: bool = False) -> None:
+    """Returns NULL: Cumulo has no triggers."""
+    return None
+
+
+register("pg_get_triggerdef", args=[T.OID, T.BOOL], returns=T.TEXT)(pg_get_triggerdef)
+for _name in ("pg_get_ruledef", "pg_get_partkeydef", "pg_get_statisticsobjdef",
+              "pg_get_functiondef"):
+    register(_name, args=[T.OID], returns=T.TEXT)(pg_get_triggerdef)
+
+
+@register("pg_relation_is_publishable", args=[T.REGCLASS], returns=T.BOOL, needs_context=True)
+def pg_relation_is_publishable(ctx: Any, rel: Any) -> bool:
+    """True for ordinary user tables, as PostgreSQL answers."""
+    t = ctx.catalog.table_by_oid(relation_oid(ctx, rel))
+    return t is not None and t.kind == "r"

@@ -12,6 +12,21 @@ from ..pgcatalog.names import quote_ident as _quote_ident
 from .registry import ANY, register
 
 
+def output_text(v: Any) -> str:
+    """Formats a value with its type's output function (booleans print as t/f, unlike ::text)."""
+    if isinstance(v, bool):
+        return "t" if v else "f"
+    if isinstance(v, list):
+        return "{" + ",".join("NULL" if x is None else _element(output_text(x)) for x in v) + "}"
+    return to_text(v)
+
+
+def _element(s: str) -> str:
+    if s == "" or any(c in s for c in ' ,{}"\\') or s.upper() == "NULL":
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return s
+
+
 @register("quote_ident", args=[T.TEXT], returns=T.TEXT)
 def quote_ident(s: str) -> str:
     """Quotes an identifier when it needs quoting (upper case, spaces, keywords)."""
@@ -73,7 +88,7 @@ def format_(fmt: str | None, *args: Any) -> str | None:
         v = args[nxt]
         nxt += 1
         if kind == "s":
-            text = "" if v is None else to_text(v)
+            text = "" if v is None else output_text(v)
         elif kind == "I":
             if v is None:
                 raise NullValueNotAllowed("null values cannot be formatted as an SQL identifier")

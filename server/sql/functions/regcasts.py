@@ -14,6 +14,7 @@ from typing import Any
 
 from ...errors import SQLError, UndefinedFunction, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
+from ..expr.regcast import RegOid
 from ..expr.types import type_by_name
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident, split_name
@@ -114,12 +115,14 @@ register("cast:regrole", args=[T.TEXT], returns=T.REGROLE, needs_context=True)(r
 @register("format:regclass", args=[T.REGCLASS], returns=T.TEXT, needs_context=True)
 def regclass_out(ctx: Any, oid: int) -> str:
     """Prints a regclass: the name, schema-qualified only when the search path misses it."""
-    return names(ctx.catalog).rel_display(ctx, oid)
+    return "-" if oid == 0 else names(ctx.catalog).rel_display(ctx, oid)
 
 
 @register("format:regtype", args=[T.REGTYPE], returns=T.TEXT, needs_context=True)
 def regtype_out(ctx: Any, oid: int) -> str:
     """Prints a regtype as format_type does ("integer", "character varying")."""
+    if oid == 0:
+        return "-"
     if oid not in T.TYPES:
         return str(oid)
     return format_type(oid, None) or str(oid)
@@ -130,13 +133,15 @@ def regproc_out(ctx: Any, oid: int) -> str:
     """Prints a regproc as its function name ("-" for 0)."""
     if oid == 0:
         return "-"
-    return BY_OID.get(oid, str(oid))
+    return BY_OID.get(oid, str(oid)).partition("#")[0]
 
 
 @register("format:regnamespace", args=[T.REGNAMESPACE], returns=T.TEXT, needs_context=True)
 def regnamespace_out(ctx: Any, oid: int) -> str:
     """Prints a regnamespace as the quoted schema name."""
     name = names(ctx.catalog).schema_name(oid)
+    if oid == 0:
+        return "-"
     return quote_ident(name) if name is not None else str(oid)
 
 
@@ -144,37 +149,44 @@ def regnamespace_out(ctx: Any, oid: int) -> str:
 def regrole_out(ctx: Any, oid: int) -> str:
     """Prints a regrole as the quoted role name."""
     role = names(ctx.catalog).roles.get(oid)
+    if oid == 0:
+        return "-"
     return quote_ident(role.name) if role is not None else str(oid)
 
 
 @register("to_regclass", args=[T.TEXT], returns=T.REGCLASS, needs_context=True)
 def to_regclass(ctx: Any, text: str) -> int | None:
     """Returns the relation's OID, NULL when there is none."""
-    return regclass_in(ctx, text, missing_ok=True)
+    return _labelled(ctx, regclass_in(ctx, text, missing_ok=True), regclass_out)
 
 
 @register("to_regtype", args=[T.TEXT], returns=T.REGTYPE, needs_context=True)
 def to_regtype(ctx: Any, text: str) -> int | None:
     """Returns the type's OID, NULL when there is none."""
-    return regtype_in(ctx, text, missing_ok=True)
+    return _labelled(ctx, regtype_in(ctx, text, missing_ok=True), regtype_out)
 
 
 @register("to_regproc", args=[T.TEXT], returns=T.REGPROC, needs_context=True)
 def to_regproc(ctx: Any, text: str) -> int | None:
     """Returns the function's OID, NULL when there is none."""
-    return regproc_in(ctx, text, missing_ok=True)
+    return _labelled(ctx, regproc_in(ctx, text, missing_ok=True), regproc_out)
 
 
 @register("to_regnamespace", args=[T.TEXT], returns=T.REGNAMESPACE, needs_context=True)
 def to_regnamespace(ctx: Any, text: str) -> int | None:
     """Returns the schema's OID, NULL when there is none."""
-    return regnamespace_in(ctx, text, missing_ok=True)
+    return _labelled(ctx, regnamespace_in(ctx, text, missing_ok=True), regnamespace_out)
 
 
 @register("to_regrole", args=[T.TEXT], returns=T.REGROLE, needs_context=True)
 def to_regrole(ctx: Any, text: str) -> int | None:
     """Returns the role's OID, NULL when there is none."""
-    return regrole_in(ctx, text, missing_ok=True)
+    return _labelled(ctx, regrole_in(ctx, text, missing_ok=True), regrole_out)
+
+
+def _labelled(ctx: Any, oid: int | None, fmt: Any) -> RegOid | None:
+    """Returns the OID as a value that prints as the object's name, as reg* values do."""
+    return None if oid is None else RegOid(oid, fmt(ctx, oid))
 
 
 def relation_oid(ctx: Any, value: Any) -> int | None:

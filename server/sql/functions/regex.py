@@ -33,9 +33,25 @@ def _compile(pattern: str, flags: str) -> re.Pattern[str]:
         elif ch not in "gc":
             raise InvalidParameterValue(f"invalid regular expression option: \"{ch}\"")
     try:
-        return re.compile(pattern, f)
+        return re.compile(_translate(pattern), f)
     except re.error as e:
         raise SQLError(f"invalid regular expression: {e}", sqlstate="2201B") from None
+
+
+_CLASSES = {
+    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
+    "space": r"\s", "xdigit": "0-9a-fA-F", "word": r"\w", "blank": r" \t",
+    "punct": r"!-/:-@\[-`{-~", "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e",
+    "graph": r"\x21-\x7e",
+}
+_ESCAPES = {"y": r"\b", "Y": r"\B", "m": r"\b(?=\w)", "M": r"\b(?<=\w)", "A": r"\A",
+            "Z": r"\Z"}
+
+
+def _translate(pattern: str) -> str:
+    """Rewrites PostgreSQL ARE syntax Python lacks: [[:alpha:]] classes and \\y \\m \\M."""
+    pattern = re.sub(r"\[:(\w+):\]", lambda m: _CLASSES.get(m.group(1), m.group(0)), pattern)
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), pattern)
 
 
 def _replacement(repl: str) -> Callable[[re.Match[str]], str]:

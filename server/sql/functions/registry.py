@@ -76,7 +76,12 @@ def register(
 
 
 class FunctionContext(Protocol):
-    """What context-needing functions may use; the SQL session provides it."""
+    """What context-needing functions may use; the SQL session provides it.
+
+    Optional extras, read with getattr when present: `session` (the SQL session,
+    whose `engine.sessions()` feeds pg_stat_activity and pg_cancel_backend) and
+    `txid` (the transaction's id, for txid_current()).
+    """
 
     @property
     def catalog(self) -> Any:

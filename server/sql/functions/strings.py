@@ -15,6 +15,7 @@ from typing import Any
 from ...errors import InvalidParameterValue, ProgramLimitExceeded, SQLError
 from ...pgtypes import oids as T
 from ..expr.casts import to_text
+from .formatting import output_text
 from .registry import register
 
 TEXT = T.TEXT
@@ -201,7 +202,7 @@ def split_part(s: str, sep: str, n: int) -> str:
 @register("concat", args=None, returns=TEXT, strict=False)
 def concat(*args: Any) -> str:
     """Concatenates the text of every non-NULL argument."""
-    return "".join(to_text(a) for a in args if a is not None)
+    return "".join(output_text(a) for a in args if a is not None)
 
 
 @register("concat_ws", args=None, returns=TEXT, strict=False)
@@ -209,7 +210,7 @@ def concat_ws(sep: str | None, *args: Any) -> str | None:
     """Joins the text of every non-NULL argument with sep (NULL when sep is)."""
     if sep is None:
         return None
-    return to_text(sep).join(to_text(a) for a in args if a is not None)
+    return to_text(sep).join(output_text(a) for a in args if a is not None)
 
 
 @register("starts_with", args=[TEXT, TEXT], returns=T.BOOL)
@@ -338,3 +339,52 @@ def num_nulls(*args: Any) -> int:
     return sum(a is None for a in args)
 
 
+
+
+@register("string_to_array", args=[TEXT, TEXT], returns=T.ARRAY_OF[TEXT], strict=False)
+def string_to_array(s: str | None, sep: str | None,
+                    null: str | None = None) -> list[str | None] | None:
+    """Splits s at sep (into characters when sep is NULL); fields equal to null become NULL."""
+    if s is None:
+        return None
+    if s == "":
+        return []
+    parts: list[str | None]
+    if sep is None:
+        parts = list(s)
+    elif sep == "":
+        parts = [s]
+    else:
+        parts = list(s.split(sep))
+    return [None if null is not None and p == null else p for p in parts]
+
+
+register("string_to_array", args=[TEXT, TEXT, TEXT], returns=T.ARRAY_OF[TEXT],
+         strict=False)(string_to_array)
+
+
+@register("overlay", args=[TEXT, TEXT, T.INT4, T.INT4], returns=TEXT)
+def overlay(s: str, new: str, start: int, count: int | None = None) -> str:
+    """OVERLAY(s PLACING new FROM start FOR count): replaces count characters from start."""
+    if count is None:
+        count = len(new)
+    if start < 1:
+        raise SQLError("negative substring length not allowed", sqlstate="22011")
+    return s[:start - 1] + new + s[start - 1 + count:]
+
+
+register("overlay", args=[TEXT, TEXT, T.INT4], returns=TEXT)(overlay)
+
+
+@register("pg_client_encoding", args=[], returns=T.NAME)
+def pg_client_encoding() -> str:
+    """Returns the client encoding (always UTF8)."""
+    return "UTF8"
+
+
+for _bits in (224, 384, 512):
+    def _sha(b: bytes, _n: int = _bits) -> bytes:
+        """Returns the SHA-2 digest."""
+        return hashlib.new(f"sha{_n}", bytes(b)).digest()
+
+    register(f"sha{_bits}", args=[T.BYTEA], returns=T.BYTEA)(_sha)

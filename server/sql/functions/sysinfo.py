@@ -136,6 +136,7 @@ def pg_char_to_encoding(name: str) -> int:
 
 
 def _true(*args: Any) -> bool:
+    """Returns true: Cumulo grants every privilege."""
     return True
 
 
@@ -179,6 +180,7 @@ register("pg_current_xact_id", args=[], returns=T.INT8, needs_context=True,
 
 
 def _zero(*args: Any) -> int:
+    """Returns 0: sizes are not tracked."""
     return 0
 
 
@@ -219,4 +221,49 @@ def pg_tablespace_location(oid: int) -> str:
 @register("pg_get_statisticsobjdef_columns", args=[T.OID], returns=T.TEXT)
 def pg_get_statisticsobjdef_columns(oid: int) -> None:
     """Returns NULL: there are no extended statistics objects."""
+    return None
+
+
+def _session_with_pid(ctx: Any, pid: int) -> Any:
+    engine = getattr(getattr(ctx, "session", None), "engine", None)
+    sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
+    return next((s for s in sessions if s.backend_pid == pid), None)
+
+
+@register("pg_cancel_backend", args=[T.INT4], returns=T.BOOL, needs_context=True, volatile=True)
+def pg_cancel_backend(ctx: Any, pid: int) -> bool:
+    """Cancels the running statement of the session with that pid (false if there is none)."""
+    target = _session_with_pid(ctx, pid)
+    if target is None or not hasattr(target, "cancel"):
+        return False
+    target.cancel()
+    return True
+
+
+@register("pg_terminate_backend", args=[T.INT4], returns=T.BOOL, needs_context=True,
+          volatile=True)
+def pg_terminate_backend(ctx: Any, pid: int, timeout: int = 0) -> bool:
+    """Cancels the session's statement; closing its connection is the wire layer's part."""
+    return pg_cancel_backend(ctx, pid)
+
+
+register("pg_terminate_backend", args=[T.INT4, T.INT8], returns=T.BOOL, needs_context=True,
+         volatile=True)(pg_terminate_backend)
+
+
+@register("current_query", args=[], returns=T.TEXT)
+def current_query() -> None:
+    """Returns NULL: the statement text is not kept."""
+    return None
+
+
+@register("pg_listening_channels", args=[], returns=T.TEXT, set_returning=True)
+def pg_listening_channels() -> list[str]:
+    """Yields nothing: Cumulo has no LISTEN."""
+    return []
+
+
+@register("pg_last_xact_replay_timestamp", args=[], returns=T.TIMESTAMPTZ)
+def pg_last_xact_replay_timestamp() -> None:
+    """Returns NULL: no node is a standby replaying WAL."""
     return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..expr import types as ty
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
@@ -43,6 +44,15 @@ def _pk_value(c: E, scan: N.Scan) -> tuple[int, str, Any] | None:
     return None
 
 
+def compatible(v: E | list, col_type: int) -> bool:
+    """True if key values of v's type encode exactly like values of the column's type."""
+    if isinstance(v, list):
+        return all(compatible(x, col_type) for x in v)
+    if v.type == col_type or (v.type in ty.INTS and col_type in ty.INTS):
+        return True
+    return ty.is_string(v.type) and ty.is_string(col_type) and col_type != 1042
+
+
 def point_get(plan: N.Node, ctx: Any) -> N.Node:
     """Replaces Filter(Scan) on primary-key equalities with PointGet or a key range."""
 
@@ -62,6 +72,8 @@ def point_get(plan: N.Node, ctx: Any) -> N.Node:
             if hit is None or hit[0] not in pk_idx:
                 continue
             i, op, v = hit
+            if not compatible(v, scan.cols[i].type):
+                continue
             if op == "=" and i not in eq:
                 eq[i] = (c, v)
             elif op == "in" and i not in eq and len(pk_idx) == 1:

@@ -11,11 +11,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..plan import nodes as N
-from .hash_join import hash_join
+from .index_lookup import index_lookup
+from .join_algorithm import join_algorithm
 from .point_get import point_get
+from .push_aggregate import push_aggregate
+from .push_limit import push_limit
 from .pushdown_filters import pushdown_filters
+from .pushdown_join_filters import pushdown_join_filters
 
-RULES = (point_get, pushdown_filters, hash_join)
+RULES = (
+    pushdown_join_filters,
+    point_get,
+    index_lookup,
+    pushdown_filters,
+    push_aggregate,
+    push_limit,
+    join_algorithm,
+)
 
 
 @dataclass

@@ -6,7 +6,15 @@ module that registers relations, so `VIRTUAL_TABLES` is complete.
 
 from __future__ import annotations
 
-from . import infoschema, relations, runtime, shared, systypes, views  # noqa: F401  (register)
+from . import (  # noqa: F401  (imported to register their relations)
+    infoschema,
+    relations,
+    runtime,
+    shared,
+    stats,
+    systypes,
+    views,
+)
 from .registry import VIRTUAL_BY_OID, VIRTUAL_TABLES, VirtualTable, pg_relation, virtual_table
 
 __all__ = ["VIRTUAL_BY_OID", "VIRTUAL_TABLES", "VirtualTable", "pg_relation", "virtual_table"]

@@ -67,8 +67,12 @@ def qualified(cat: M.CatalogSnapshot, oid: int) -> str:
     return quote_ident(names(cat).schema_name(rel.schema_oid) or "") + "." + quote_ident(rel.name)
 
 
-def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0) -> str | None:
-    """Returns pg_get_indexdef's text (or one key column's name when column > 0)."""
+def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: bool = False,
+              ctx: Any = None) -> str | None:
+    """Returns pg_get_indexdef's text (or one key column's name when column > 0).
+
+    Pretty mode names the table bare when the search path finds it, as PostgreSQL does.
+    """
     i = next((x for x in cat.indexes if x.oid == index_oid), None)
     if i is None:
         return None
@@ -79,11 +83,20 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0) -> str | 
     desc = list(i.descending) + [False] * (len(cols) - len(i.descending))
     keys = ", ".join(c + (" DESC" if d else "") for c, d in zip(cols, desc, strict=True))
     unique = "UNIQUE " if i.unique or i.primary else ""
-    text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {qualified(cat, i.table_oid)} "
+    table_name = (names(cat).rel_display(ctx, i.table_oid) if pretty and ctx is not None
+                  else qualified(cat, i.table_oid))
+    text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {table_name} "
             f"USING btree ({keys})")
     if i.predicate:
         text += f" WHERE {_parens(i.predicate)}"
     return text
+
+
+def _strip_parens(expr: str) -> str:
+    """Removes one pair of parentheses enclosing the whole expression, if there is one."""
+    s = expr.strip()
+    wrapped = _parens(s)
+    return s[1:-1] if wrapped == s and s.startswith("(") else s
 
 
 def _parens(expr: str) -> str:
@@ -103,8 +116,12 @@ def _parens(expr: str) -> str:
     return f"({s})"
 
 
-def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int) -> str | None:
-    """Returns pg_get_constraintdef's text: "PRIMARY KEY (id)", "FOREIGN KEY (a) REFERENCES p(id)"."""
+def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
+                   pretty: bool = False) -> str | None:
+    """Returns pg_get_constraintdef's text: "PRIMARY KEY (id)", "FOREIGN KEY (a) REFERENCES p(id)".
+
+    A CHECK prints as CHECK ((expr)), or CHECK (expr) in pretty mode, as PostgreSQL does.
+    """
     c = next((x for x in cat.constraints if x.oid == con_oid), None)
     if c is None:
         return None
@@ -115,7 +132,8 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int) -> str | None
     if c.kind == "u":
         return f"UNIQUE ({cols})"
     if c.kind == "c":
-        return f"CHECK ({_parens(c.check or 'true')})"
+        expr = _strip_parens(c.check or "true") if pretty else _parens(c.check or "true")
+        return f"CHECK ({expr})"
     if c.kind == "f":
         ref = cat.table_by_oid(c.ref_table_oid)
         refname = names(cat).rel_display(ctx, c.ref_table_oid)

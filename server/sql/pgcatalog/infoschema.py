@@ -14,7 +14,8 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from .ddltext import format_type
 from .names import names
-from .registry import VIRTUAL_TABLES, pg_relation
+from .ddltext import _parens
+from .registry import VIRTUAL_TABLES, empty, pg_relation
 
 _CON_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY", "c": "CHECK"}
 _RULES = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
@@ -235,3 +236,36 @@ def sequences(ctx: Any) -> list[tuple[Any, ...]]:
 def character_sets(ctx: Any) -> list[tuple[Any, ...]]:
     """The one character set, UTF8."""
     return [(None, None, "UTF8", "UCS", "UTF8", ctx.catalog.database.name, None, None)]
+
+
+@pg_relation("information_schema", "check_constraints")
+def check_constraints(ctx: Any) -> list[tuple[Any, ...]]:
+    """CHECK constraints with their expressions, and the NOT NULL checks PostgreSQL lists."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    idx = names(cat)
+    db = cat.database.name
+    rows = []
+    for c in cat.constraints:
+        t = cat.table_by_oid(c.table_oid)
+        if t is not None and c.kind == "c":
+            rows.append((db, idx.schema_name(t.schema_oid), c.name, _parens(c.check or "true")))
+    for t in cat.tables:
+        if t.kind == "r":
+            for c in t.live_columns:
+                if c.not_null:
+                    rows.append((db, idx.schema_name(t.schema_oid),
+                                 f"{t.schema_oid}_{t.oid}_{c.attnum}_not_null",
+                                 f"{c.name} IS NOT NULL"))
+    return rows
+
+
+@pg_relation("information_schema", "enabled_roles")
+def enabled_roles(ctx: Any) -> list[tuple[Any, ...]]:
+    """The session's role."""
+    return [(ctx.user,)]
+
+
+for _name in ("routines", "triggers", "role_table_grants", "table_privileges", "domains",
+              "element_types", "applicable_roles", "parameters", "column_privileges",
+              "usage_privileges", "attributes", "user_defined_types"):
+    empty("information_schema", _name)

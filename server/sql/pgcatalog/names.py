@@ -12,6 +12,7 @@ not scans.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ...errors import SQLError
@@ -140,28 +141,23 @@ def names(cat: M.CatalogSnapshot) -> Names:
     return idx
 
 
-_KEYWORDS_RESERVED = frozenset(
-    "all analyse analyze and any array as asc asymmetric authorization binary both case cast "
-    "check collate collation column concurrently constraint create cross current_catalog "
-    "current_date current_role current_schema current_time current_timestamp current_user "
-    "default deferrable desc distinct do else end except false fetch for foreign freeze from "
-    "full grant group having ilike in initially inner intersect into is isnull join lateral "
-    "leading left like limit localtime localtimestamp natural not notnull null offset on only "
-    "or order outer overlaps placing primary references returning right select session_user "
-    "similar some symmetric system_user table tablesample then to trailing true union unique "
-    "user using variadic verbose when where window with".split()
-)
+@cache
+def _quoted_keywords() -> frozenset[str]:
+    """Keywords quote_ident must quote: every category but the unreserved one."""
+    from ..functions.keywords import keywords  # NB: lazy, the function package imports us
+
+    return frozenset(word for word, code, _ in keywords() if code != "U")
 
 
 def quote_ident(name: str) -> str:
     """Quotes an identifier as PostgreSQL's quote_ident does (only when needed)."""
     simple = (
         name != ""
-        and (name[0].islower() or name[0] == "_")
-        and all(c.islower() or c.isdigit() or c in "_$" for c in name)
         and name.isascii()
+        and (name[0].islower() or name[0] == "_")
+        and all(c.islower() or c.isdigit() or c == "_" for c in name)
     )
-    if simple and name not in _KEYWORDS_RESERVED:
+    if simple and name not in _quoted_keywords():
         return name
     return '"' + name.replace('"', '""') + '"'
 

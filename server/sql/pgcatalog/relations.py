@@ -49,11 +49,12 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
                **kw: Any) -> tuple[Any, ...]:
     am = {"r": 2, "i": 403}.get(kind, 0)
     has_storage = kind in ("r", "i", "S")
+    replident = kw.get("replident", "d" if kind == "r" else "n")
     return (
         oid, name, nsp, 0, 0, owner, am, oid if has_storage else 0, 0, 0,
         -1.0 if kind == "r" else 0.0, 0, 0, kw.get("hasindex", False), kw.get("shared", False),
-        "p", kind, natts, kw.get("checks", 0), kind == "v", False, False, False, False, True,
-        "d" if kind == "r" else "n", False, 0, 0, 0, None, kw.get("options"), None,
+        "p", kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
+        False, False, True, replident, False, 0, 0, 0, None, kw.get("options"), None,
     )
 
 
@@ -62,7 +63,8 @@ def _system_class_rows() -> tuple[tuple[Any, ...], ...]:
     nsp = {s.name: s.oid for s in SYSTEM_SCHEMAS}
     return tuple(
         _class_row(vt.oid, vt.name, nsp[vt.schema], vt.kind, M.BOOTSTRAP_SUPERUSER_OID,
-                   len(vt.columns), shared=vt.name in SHARED)
+                   len(vt.columns), shared=vt.name in SHARED, hasindex=vt.kind == "r",
+                   replident="n")
         for vt in VIRTUAL_TABLES.values() if vt.oid
     )
 
@@ -74,13 +76,17 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
     idx = names(cat)
     indexed = {i.table_oid for i in cat.indexes}
     checks: dict[int, int] = {}
+    triggers: set[int] = set()  # foreign keys are enforced by triggers in PostgreSQL
     for c in cat.constraints:
         if c.kind == "c":
             checks[c.table_oid] = checks.get(c.table_oid, 0) + 1
+        elif c.kind == "f":
+            triggers.update((c.table_oid, c.ref_table_oid))
     rows = [
         _class_row(t.oid, t.name, t.schema_oid, t.kind, t.owner,
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
-                   checks=checks.get(t.oid, 0), options=list(t.options) or None)
+                   checks=checks.get(t.oid, 0), options=list(t.options) or None,
+                   triggers=t.oid in triggers)
         for t in cat.tables
     ]
     for i in cat.indexes:
@@ -96,10 +102,10 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
 
 def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
               notnull: bool = False, hasdef: bool = False, identity: str = "",
-              dropped: bool = False) -> tuple[Any, ...]:
-    typlen, byval, align, storage = type_storage(typ)
+              dropped: bool = False, storage_of: int = 0) -> tuple[Any, ...]:
+    typlen, byval, align, storage = type_storage(storage_of or typ)
     return (
-        relid, name, typ, -1, typlen, num, 1 if typ in T.ELEMENT_OF else 0, -1, typmod, byval,
+        relid, name, typ, 0 if dropped else -1, typlen, num, 1 if typ in T.ELEMENT_OF else 0, -1, typmod, byval,
         align, storage, "", notnull, hasdef, False, identity, "", dropped, True, 0,
         collation_of(typ), None, None, None, None,
     )
@@ -122,8 +128,9 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
     for t in cat.tables:
         for c in t.columns:
             if c.dropped:
+                # NB: PostgreSQL keeps a dropped column's storage facts but not its type.
                 rows.append(_attr_row(t.oid, f"........pg.dropped.{c.attnum}........", 0,
-                                      c.attnum, dropped=True))
+                                      c.attnum, dropped=True, storage_of=c.type_oid))
             else:
                 rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
                                       c.default is not None, c.identity))
@@ -193,7 +200,7 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
             c.oid, c.name, t.schema_oid if t else M.PUBLIC_OID, c.kind, False, False, True,
             c.table_oid, 0, c.index_oid if not fk else referenced_index(cat, c), 0,
             c.ref_table_oid if fk else 0, c.on_update if fk else " ",
-            c.on_delete if fk else " ", "s" if fk else " ", True, 0, False,
+            c.on_delete if fk else " ", "s" if fk else " ", True, 0, c.kind != "c",
             list(c.columns) or None, list(c.ref_columns) if fk else None, None, None, None,
             None, None, c.check if c.kind == "c" else None,
         ))

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
 from .procoids import BY_OID, PG_PROC_OIDS, proc_oid
 from .registry import empty, pg_relation
@@ -37,14 +38,22 @@ def _vartype(value: str) -> str:
     return "integer" if value.lstrip("-").isdigit() else "string"
 
 
+def _session_setting_names(ctx: Any) -> list[str]:
+    """Returns every setting name the session can enumerate (SHOW ALL's rows)."""
+    session = getattr(ctx, "session", None)
+    settings = getattr(session, "settings", None)
+    if settings is not None and hasattr(settings, "all_rows"):
+        return [row[0] for row in settings.all_rows()]
+    extra = getattr(ctx, "settings", None)
+    return list(extra) if isinstance(extra, dict) else []
+
+
 @pg_relation("pg_catalog", "pg_settings")
 def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
     """The session's settings (those it knows a value for)."""
-    extra = getattr(ctx, "settings", None)
     seen, out = set(), []
-    entries = [(n, v, u) for n, v, u in KNOWN_SETTINGS]
-    if isinstance(extra, dict):
-        entries += [(n, None, None) for n in extra]
+    entries: list[tuple[str, str | None, str | None]] = list(KNOWN_SETTINGS)
+    entries += [(n, None, None) for n in _session_setting_names(ctx)]
     for name, vtype, unit in entries:
         if name.lower() in seen:
             continue
@@ -59,15 +68,32 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("pg_catalog", "pg_stat_activity")
 def pg_stat_activity(ctx: Any) -> list[tuple[Any, ...]]:
-    """One row per session the context reports (at least the current one)."""
-    sessions = getattr(ctx, "sessions", None)
-    if callable(sessions):
-        return [tuple(s) for s in sessions()]
+    """One row per open session of the engine (at least the current one)."""
     cat = ctx.catalog
-    role = next((r.oid for r in cat.roles if r.name == ctx.user), 0)
-    return [(cat.database.oid, cat.database.name, ctx.backend_pid, None, role, ctx.user,
-             ctx.get_setting("application_name") or "", None, None, -1, None, None, None, None,
-             None, None, "active", None, None, None, None, "client backend")]
+    me = getattr(ctx, "session", None)
+    engine = getattr(me, "engine", None)
+    sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
+    if not sessions:
+        return [_activity(cat, ctx.user, ctx.database, ctx.backend_pid,
+                          ctx.get_setting("application_name"), None, "active")]
+    out = []
+    for s in sorted(sessions, key=lambda s: s.backend_pid):
+        status = getattr(s, "transaction_status", "I")
+        status = status() if callable(status) else status
+        state = "active" if s is me else {"T": "idle in transaction",
+                                          "E": "idle in transaction (aborted)"}.get(status, "idle")
+        out.append(_activity(cat, s.user, s.database, s.backend_pid,
+                             s.get_setting("application_name"),
+                             getattr(s, "txn_started_at", None), state))
+    return out
+
+
+def _activity(cat: Any, user: str, database: str, pid: int, app: str | None, xact_start: Any,
+              state: str) -> tuple[Any, ...]:
+    role = next((r.oid for r in cat.roles if r.name == user), 0)
+    datid = next((d.oid for d in cat.databases if d.name == database), 0)
+    return (datid, database, pid, None, role, user, app or "", None, None, None, None,
+            xact_start, None, None, None, None, state, None, None, None, "", "client backend")
 
 
 @pg_relation("pg_catalog", "pg_extension")
@@ -98,15 +124,23 @@ def _proc_rows() -> list[tuple[Any, ...]]:
 def _proc(oid: int, name: str, args: list[int], ret: int, strict: bool, srf: bool,
           volatility: str) -> tuple[Any, ...]:
     nsp = M.INFORMATION_SCHEMA_OID if name.startswith("_pg_") else M.PG_CATALOG_OID
-    return (oid, name, nsp, 10, 12, 1.0, 1000.0 if srf else 0.0, 0, 0, "f", False, False,
+    return (oid, name, nsp, 10, 12, 1.0, 1000.0 if srf else 0.0, 0, RegOid(0, "-"), "f", False, False,
             strict, srf, volatility, "s", len(args), 0, ret, args, None, None, None, None,
             None, name, None, None, None, None)
+
+
+_PROC_CACHE: dict[int, list[tuple[Any, ...]]] = {}
 
 
 @pg_relation("pg_catalog", "pg_proc")
 def pg_proc(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per registered function overload, plus the types' I/O functions."""
-    return _proc_rows()
+    version = sum(len(defs) for defs in FUNCTIONS.values())  # grows only when modules register
+    rows = _PROC_CACHE.get(version)
+    if rows is None:
+        _PROC_CACHE.clear()
+        rows = _PROC_CACHE[version] = _proc_rows()
+    return rows
 
 
 empty("pg_catalog", "pg_locks")

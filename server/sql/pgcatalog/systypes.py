@@ -4,15 +4,18 @@ The per-type storage facts (typbyval, typalign, I/O function names, ...) were
 recorded from a throwaway PostgreSQL 15.18 (`pg_type` for every OID in
 `pgtypes.oids`), so JDBC's TypeInfoCache and asyncpg's introspection see
 PostgreSQL's own answers. Tables get no composite row type (reltype 0), so
-pg_type lists only the built-in types.
+pg_type lists only the built-in types. regproc columns hold `RegOid`s: they
+compare as OIDs and print as function names, as in PostgreSQL.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..expr.regcast import RegOid
 from .procoids import proc_oid
 from .registry import empty, pg_relation
 
@@ -133,6 +136,11 @@ for _line in _PG_TYPES.strip().splitlines():
     )
 
 
+# int2vector and oidvector are arrays to PostgreSQL (typelem set) without being "_" array types.
+# name is likewise a fixed-length array of "char" to PostgreSQL.
+VECTOR_ELEMENTS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID, T.NAME: T.CHAR}
+
+
 def type_storage(oid: int) -> tuple[int, bool, str, str]:
     """Returns (typlen, typbyval, typalign, typstorage) for pg_attribute's copies of them."""
     info = T.TYPES.get(oid)
@@ -142,13 +150,19 @@ def type_storage(oid: int) -> tuple[int, bool, str, str]:
     return info.typlen, facts[0], facts[12], facts[13]
 
 
-def _regproc(name: str) -> int:
-    return 0 if name == "-" else proc_oid(name)
+def regproc(name: str) -> RegOid:
+    """Returns a regproc value: the function's OID, printing as its name ("-" for none)."""
+    return RegOid(0, "-") if name == "-" else RegOid(proc_oid(name), name)
 
 
 @pg_relation("pg_catalog", "pg_type")
-def pg_type(ctx: Any) -> list[tuple[Any, ...]]:
+def pg_type(ctx: Any) -> tuple[tuple[Any, ...], ...]:
     """One row per built-in type."""
+    return _type_rows()
+
+
+@cache
+def _type_rows() -> tuple[tuple[Any, ...], ...]:
     out = []
     for oid, info in T.TYPES.items():
         f = FACTS.get(oid)
@@ -158,28 +172,28 @@ def pg_type(ctx: Any) -> list[tuple[Any, ...]]:
          tanalyze, align, storage, collation) = f
         out.append((
             oid, info.name, M.PG_CATALOG_OID, M.BOOTSTRAP_SUPERUSER_OID, info.typlen, byval,
-            typtype, info.category, preferred, True, delim, 0, _regproc(subscript),
-            info.elem_oid, info.array_oid, _regproc(tin), _regproc(tout), _regproc(trecv),
-            _regproc(tsend), _regproc(tmodin), _regproc(tmodout), _regproc(tanalyze), align,
+            typtype, info.category, preferred, True, delim, 0, regproc(subscript),
+            VECTOR_ELEMENTS.get(oid, info.elem_oid), info.array_oid, regproc(tin), regproc(tout), regproc(trecv),
+            regproc(tsend), regproc(tmodin), regproc(tmodout), regproc(tanalyze), align,
             storage, False, 0, -1, 0, collation, None, None, None,
         ))
-    return out
+    return tuple(out)
 
 
 @pg_relation("pg_catalog", "pg_range")
 def pg_range(ctx: Any) -> list[tuple[Any, ...]]:
     """The int4range row (the only range type Cumulo knows)."""
-    return [(T.INT4RANGE, T.INT4, 4451, 0, 1978, proc_oid("int4range_canonical"),
-             proc_oid("int4range_subdiff"))]
+    return [(T.INT4RANGE, T.INT4, 4451, 0, 1978, regproc("int4range_canonical"),
+             regproc("int4range_subdiff"))]
 
 
 @pg_relation("pg_catalog", "pg_am")
 def pg_am(ctx: Any) -> list[tuple[Any, ...]]:
     """The heap table access method and the btree and hash index methods."""
     return [
-        (2, "heap", proc_oid("heap_tableam_handler"), "t"),
-        (403, "btree", proc_oid("bthandler"), "i"),
-        (405, "hash", proc_oid("hashhandler"), "i"),
+        (2, "heap", regproc("heap_tableam_handler"), "t"),
+        (403, "btree", regproc("bthandler"), "i"),
+        (405, "hash", regproc("hashhandler"), "i"),
     ]
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from .ddltext import index_def
+from ..expr.regcast import RegOid
+from .ddltext import format_type, index_def
 from .names import names
 from .registry import empty, pg_relation
 
@@ -65,7 +66,7 @@ def pg_sequences(ctx: Any) -> list[tuple[Any, ...]]:
     idx = names(cat)
     return [
         (idx.schema_name(s.schema_oid), s.name, _owner(cat, M.BOOTSTRAP_SUPERUSER_OID),
-         s.type_oid or T.INT8, s.start, s.min_value, s.max_value, s.increment, s.cycle, s.cache,
+         RegOid(s.type_oid or T.INT8, format_type(s.type_oid or T.INT8, None) or ""), s.start, s.min_value, s.max_value, s.increment, s.cycle, s.cache,
          None)
         for s in cat.sequences
     ]

@@ -15,6 +15,7 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from ...errors import (
     FeatureNotSupported,
@@ -48,6 +49,13 @@ class Planner:
         self.search_path = search_path
         self.ctes: list[dict[str, N.CTEDef]] = []
         self.reg = RegResolver(catalog, search_path)
+        self.want_ctid = False  # set by plan_query when the statement mentions ctid
+
+    def plan_query(self, q: exp.Expression) -> N.Node:
+        """Plans a top-level statement."""
+        q = normalize_identifiers(q, dialect="postgres")  # unquoted names fold to lower case
+        self.want_ctid = any(c.name == "ctid" for c in q.find_all(exp.Column))
+        return self.build(q, None)
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -248,7 +256,7 @@ class Planner:
                 if e.type == T.UNKNOWN:
                     e.type = T.TEXT
             name = it.alias if isinstance(it, exp.Alias) else e.name
-            pc = N.PCol(name, e.type, e.typmod)
+            pc = N.PCol(name, e.type, e.typmod, fields=e.fields)
             if e.kind == "col":
                 src = scope.cols[e.data]
                 pc.table_oid, pc.attnum = src.table_oid, src.attnum
@@ -275,8 +283,9 @@ class Planner:
                     cols.append(N.PCol("?order?", bound.type, hidden=True))
                     e = col(len(exprs) - 1, bound.type)
             keys.append(N.SortKey(e, bool(o.args.get("desc")), _nulls_first(o)))
-        if any(e.kind == "srf" for e in exprs):
-            node = N.ProjectSet(cols, child=node, exprs=exprs, srf=[e.kind == "srf" for e in exprs])
+        if any(e.kind in ("srf", "srf_field") for e in exprs):
+            node = N.ProjectSet(cols, child=node, exprs=exprs,
+                                srf=[e.kind in ("srf", "srf_field") for e in exprs])
         else:
             node = N.Project(cols, child=node, exprs=exprs)
         if distinct is not None:
@@ -398,7 +407,8 @@ class Planner:
             if t is None:
                 continue
             if t.kind == "v" and t.view_sql:
-                q = sqlglot.parse_one(t.view_sql, read="postgres")
+                q = normalize_identifiers(sqlglot.parse_one(t.view_sql, read="postgres"),
+                                          dialect="postgres")
                 saved, self.ctes = self.ctes, []
                 try:
                     node = self.build(q, None)
@@ -412,8 +422,10 @@ class Planner:
     def table_scan(self, t: Any, qualifier: str) -> N.Scan:
         cols = [N.PCol(c.name, c.type_oid, c.typmod, qualifier, t.oid, c.attnum, dropped=c.dropped)
                 for c in sorted(t.columns, key=lambda c: c.attnum)]
+        if not self.want_ctid:
+            return N.Scan(cols, table=t)
         cols.append(N.PCol("ctid", T.BYTEA, -1, qualifier, t.oid, -1, hidden=True))
-        return N.Scan(cols, table=t)
+        return N.Scan(cols, table=t, with_keys=True)
 
     def function_scan(self, fn: exp.Expression, outer: Scope | None, alias: str | None,
                       col_names: list[str], ordinality: bool, ord_name: Any = None) -> N.Node:
@@ -524,7 +536,8 @@ def _nulls_first(o: exp.Ordered) -> bool:
 
 
 def _copy(c: N.PCol, qualifier: str | None) -> N.PCol:
-    return N.PCol(c.name, c.type, c.typmod, qualifier, c.table_oid, c.attnum, c.hidden, c.dropped)
+    return N.PCol(c.name, c.type, c.typmod, qualifier, c.table_oid, c.attnum, c.hidden, c.dropped,
+                  c.fields)
 
 
 def _rename(node: N.Node, names: list[str], qualifier: str | None) -> N.Node:

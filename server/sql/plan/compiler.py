@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from sqlglot import exp
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from ...errors import FeatureNotSupported
 from ...pgtypes import oids as T
@@ -77,7 +77,7 @@ class QueryCompilerImpl:
                    search_path: list[str]) -> CompiledPlan:
         """Compiles a query AST into a reusable plan."""
         planner = Planner(catalog, params, search_path)
-        root = planner.build(ast, None)
+        root = planner.plan_query(ast)
         root, trace = optimize(root, catalog)
         _settle_params(params)
         return CompiledPlan(root, trace)
@@ -89,9 +89,7 @@ class QueryCompilerImpl:
         planner = Planner(catalog, params, search_path)
         cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]
         b = Binder(planner, Scope(cols))
-        if isinstance(ast, exp.Default):
-            raise FeatureNotSupported("DEFAULT is not an expression")
-        e = b.bind(ast)
+        e = b.bind(normalize_identifiers(ast, dialect="postgres"))
         if expected_type:
             e = coerce(e, expected_type, params=params)
             if e.type != expected_type and e.type != T.UNKNOWN:

@@ -29,6 +29,7 @@ class PCol:
     attnum: int = 0
     hidden: bool = False  # not expanded by `*` (ctid, dropped columns, USING duplicates)
     dropped: bool = False
+    fields: tuple[tuple[str, int], ...] | None = None  # for record columns: (name, type OID)s
 
 
 @dataclass(eq=False)

@@ -16,7 +16,7 @@ from cumulo.server.kivi.keycodec import (
     prefix_upper_bound,
     successor,
 )
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 UTC = dt.UTC
@@ -43,6 +43,9 @@ TYPES = {
     "interval": st.timedeltas(),
     "uuid": st.uuids(),
 }
+
+# No example database in the repo, no flaky health checks on a loaded CI machine.
+PROPS = dict(database=None, suppress_health_check=list(HealthCheck), deadline=None)
 
 
 def sql_sort_key(v):
@@ -75,7 +78,7 @@ def schema_and_tuples(draw, n=6):
     return schema, tuples
 
 
-@settings(database=None, max_examples=300, deadline=None)
+@settings(max_examples=300, **PROPS)
 @given(schema_and_tuples())
 def test_round_trip(data):
     _, tuples = data
@@ -86,7 +89,7 @@ def test_round_trip(data):
         assert encode_key(back) == encode_key(t)
 
 
-@settings(database=None, max_examples=300, deadline=None)
+@settings(max_examples=300, **PROPS)
 @given(schema_and_tuples())
 def test_order_preserved(data):
     _, tuples = data
@@ -98,7 +101,7 @@ def test_order_preserved(data):
             assert (ka == kb) == (ra == rb), (a, b)
 
 
-@settings(database=None, max_examples=200, deadline=None)
+@settings(max_examples=200, **PROPS)
 @given(schema_and_tuples(), st.lists(st.booleans(), min_size=4, max_size=4))
 def test_descending_columns(data, desc):
     _, tuples = data
@@ -130,7 +133,7 @@ class Rev:
         return self.k == other.k
 
 
-@settings(database=None, max_examples=200, deadline=None)
+@settings(max_examples=200, **PROPS)
 @given(schema_and_tuples())
 def test_prefix_bounds(data):
     _, tuples = data
@@ -154,13 +157,25 @@ def test_specific_orders():
     keys = [encode_key((v,)) for v in vals]
     assert keys == sorted(keys)
     assert encode_key((-0.0,)) == encode_key((0.0,))
-    decs = [Decimal("-Infinity"), Decimal("-10"), Decimal("-0.5"), Decimal(0), Decimal("0.001"),
-            Decimal("1.5"), Decimal("15"), Decimal("Infinity"), Decimal("NaN"), None]
+    decs = [
+        Decimal("-Infinity"),
+        Decimal("-10"),
+        Decimal("-0.5"),
+        Decimal(0),
+        Decimal("0.001"),
+        Decimal("1.5"),
+        Decimal("15"),
+        Decimal("Infinity"),
+        Decimal("NaN"),
+        None,
+    ]
     keys = [encode_key((v,)) for v in decs]
     assert keys == sorted(keys)
     assert encode_key((Decimal("1.50"),)) == encode_key((Decimal("1.5"),))
     assert encode_key((Decimal("-0.00"),)) == encode_key((Decimal(0),))
-    assert encode_key(("a",)) < encode_key(("a\x00",)) < encode_key(("a\x00b",)) < encode_key(("ab",))
+    assert (
+        encode_key(("a",)) < encode_key(("a\x00",)) < encode_key(("a\x00b",)) < encode_key(("ab",))
+    )
     assert encode_key((1,)) < encode_key((1, None)) < encode_key((2,))
     assert encode_key((-(2**70),)) < encode_key((-(2**63),)) < encode_key((2**63 - 1,))
     assert encode_key((2**63 - 1,)) < encode_key((2**63,)) < encode_key((2**70,))

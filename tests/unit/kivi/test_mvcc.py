@@ -12,7 +12,6 @@ import random
 from pathlib import Path
 
 import pytest
-
 from cumulo.server.kivi.mvcc import VersionStore
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -122,8 +121,10 @@ def test_against_model(seed: int):
         op = rnd.random()
         if op < 0.5:
             ts = rnd.randint(low_water + 1, low_water + 30)
-            writes = {rnd.choice(keys): (None if rnd.random() < 0.2 else (step,))
-                      for _ in range(rnd.randint(1, 5))}
+            writes = {
+                rnd.choice(keys): (None if rnd.random() < 0.2 else (step,))
+                for _ in range(rnd.randint(1, 5))
+            }
             if any(ts in model.get(k, {}) for k in writes):
                 continue  # a commit ts holds one write set; replays repeat it exactly
             for k, r in writes.items():

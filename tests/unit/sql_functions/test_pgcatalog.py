@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import pytest
-
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.catalog import model as M
 from cumulo.server.sql.pgcatalog import VIRTUAL_TABLES
 from cumulo.server.sql.pgcatalog.shapes import SHAPES
 
 from .conftest import (
-    C,
     C_IDX,
     C_PKEY,
     C_UNIQ,
     CON_C_CHECK,
     CON_C_FK,
     CON_C_UNIQ,
-    P,
     P_SEQ,
     S_T,
+    C,
+    P,
     rows,
 )
 
@@ -59,6 +58,10 @@ def test_pg_class_rows(ctx):
     assert by_name["pg_roles"]["relkind"] == "v"
     assert by_name["pg_database"]["relisshared"] is True
     assert by_name["T"]["relnamespace"] == 16410
+    # As in PostgreSQL 15 for the same DDL (checked on a throwaway server):
+    assert by_name["c"]["relhastriggers"] and by_name["p"]["relhastriggers"]  # FK triggers
+    assert not by_name["T"]["relhastriggers"]
+    assert (by_name["pg_class"]["relhasindex"], by_name["pg_class"]["relreplident"]) == (True, "n")
 
 
 def test_pg_attribute_rows(ctx):
@@ -70,6 +73,9 @@ def test_pg_attribute_rows(ctx):
     assert (amount["atttypid"], amount["atttypmod"], amount["attnotnull"]) == (
         T.NUMERIC, 655366, False)
     assert attrs[0]["attlen"] == 8 and attrs[0]["attbyval"] is True and attrs[0]["attnotnull"]
+    gone = attrs[1]  # PostgreSQL keeps a dropped column's storage facts, not its type
+    assert (gone["atttypid"], gone["attlen"], gone["attbyval"], gone["attstorage"],
+            gone["attstattarget"]) == (0, 4, True, "p", 0)
     pname = next(r for r in rows(ctx, "pg_attribute") if r["attrelid"] == P and r["attnum"] == 2)
     assert pname["atthasdef"] and pname["atttypmod"] == 54 and pname["attcollation"] == 100
     idx = [r["attname"] for r in rows(ctx, "pg_attribute") if r["attrelid"] == C_UNIQ]
@@ -106,6 +112,8 @@ def test_pg_constraint_rows(ctx):
     assert got[CON_C_CHECK]["conbin"] == "amount > 0"
     assert got[CON_C_UNIQ]["conindid"] == C_UNIQ and got[CON_C_UNIQ]["confkey"] is None
     assert got[CON_C_UNIQ]["connamespace"] == 2200
+    assert [got[o]["connoinherit"] for o in (CON_C_FK, CON_C_UNIQ, CON_C_CHECK)] == [
+        True, True, False]
 
 
 def test_pg_type_builtins(ctx):
@@ -115,6 +123,7 @@ def test_pg_type_builtins(ctx):
         23, 4, True, "b", "N")
     assert i4["typarray"] == 1007 and got["_int4"]["typelem"] == 23
     assert got["_int4"]["typinput"] == 750  # array_in, as PostgreSQL numbers it
+    assert str(got["_int4"]["typinput"]) == "array_in" and str(got["int4"]["typmodin"]) == "-"
     assert got["any"]["typtype"] == "p" and got["int4range"]["typtype"] == "r"
     assert all(r["typnamespace"] == 11 and r["typbasetype"] == 0 for r in got.values())
     assert got["varchar"]["typcollation"] == 100
@@ -174,3 +183,38 @@ def test_pg_proc_lists_functions(ctx):
 
 def test_user_table_not_on_path_is_listed(ctx):
     assert any(r["oid"] == S_T for r in rows(ctx, "pg_class"))
+
+
+def test_vectors_have_element_types(ctx):
+    got = {r["oid"]: r for r in rows(ctx, "pg_type")}
+    assert got[T.INT2VECTOR]["typelem"] == T.INT2 and got[T.OIDVECTOR]["typelem"] == T.OID
+    assert got[T.INT2VECTOR]["typcategory"] == "A"
+
+
+class _Session:
+    def __init__(self, pid, user, status, engine=None):
+        self.backend_pid, self.user, self.database = pid, user, "cumulo"
+        self.transaction_status, self.engine = status, engine
+        self.txn_started_at = None
+
+    def get_setting(self, name):
+        return "app" if name == "application_name" else None
+
+
+class _Engine:
+    def __init__(self):
+        self.list = []
+
+    def sessions(self):
+        return self.list
+
+
+def test_pg_stat_activity_lists_engine_sessions(ctx):
+    engine = _Engine()
+    me = _Session(4242, "cumulo", "I", engine)
+    engine.list = [_Session(4300, "app", "T"), me]
+    ctx.session = me  # the statement layer's FunctionContext exposes its session
+    got = [(r["pid"], r["usename"], r["state"], r["usesysid"], r["application_name"])
+           for r in rows(ctx, "pg_stat_activity")]
+    assert got == [(4242, "cumulo", "active", 10, "app"),
+                   (4300, "app", "idle in transaction", 16001, "app")]

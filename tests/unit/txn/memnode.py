@@ -1,10 +1,11 @@
-"""A small in-memory `KiviNodeAPI`: the stand-in storage node of the transaction layer.
+"""A small in-memory `KiviNodeAPI`, written independently of `kivi.node`, for txn tests.
 
-Why it lives here: the transaction layer must run end to end (and the SQL
-layer must be able to use it) before and independently of `kivi.node`. This
-node implements the `kivi.api` contract literally and simply: one sorted map
-per space from key to its versions `[(commit_ts, row_or_None), ...]`, oldest
-first. `open_embedded` uses the real `KiviNode` when it exists.
+Why: the transaction layer was built before `kivi.node` existed, against this
+node; the tests now run the transaction layer over both, so that a
+misreading of the `kivi.api` contract shared by the two layers is less
+likely to pass unnoticed. It implements the contract literally and simply:
+one sorted map per space from key to its versions `[(commit_ts, row_or_None),
+...]`, oldest first.
 
 Checkpoints, when a directory is given, write the state as of `ts` (newest
 visible version of each key) to one msgpack file, replaced atomically; the
@@ -19,9 +20,8 @@ import threading
 from bisect import bisect_right
 from typing import Any
 
-from sortedcontainers import SortedDict
-
-from ..kivi.api import (
+from cumulo.server.kivi.agg import partial_aggregate
+from cumulo.server.kivi.api import (
     Ack,
     Apply,
     Checkpoint,
@@ -35,8 +35,9 @@ from ..kivi.api import (
     Scan,
     ScanReply,
 )
-from .codec import pack_value, unpack_value
-from .localeval import aggregate, compile_filter
+from cumulo.server.kivi.expr import compile_filter
+from cumulo.server.kivi.wire import packb, unpackb
+from sortedcontainers import SortedDict
 
 
 def _visible(versions: list[tuple[int, Row | None]], ts: int) -> Row | None:
@@ -74,27 +75,23 @@ class MemNode:
         sp = self.spaces.get(req.space)
         if sp is None:
             if req.aggregate is not None:
-                return ScanReply(aggregate(req.aggregate, []))
+                return ScanReply(partial_aggregate(req.aggregate, []))
             return ScanReply([])
         with self.lock:  # NB: held for one batch, so that apply cannot resize the map under us
             return self._scan(sp, req)
 
     def _scan(self, sp: SortedDict, req: Scan) -> ScanReply:
         keys = sp.irange(req.lo, req.hi, (True, False), reverse=req.reverse)
-        pred = compile_filter(req.filter) if req.filter is not None else None
+        keep = compile_filter(req.filter) if req.filter is not None else None
         if req.aggregate is not None:
-            rows = []
-            for k in keys:
-                r = _visible(sp[k], req.ts)
-                if r is not None and (pred is None or pred(r)):
-                    rows.append(r)
-            return ScanReply(aggregate(req.aggregate, rows))
+            rows = [r for k in keys if (r := _visible(sp[k], req.ts)) is not None]
+            return ScanReply(partial_aggregate(req.aggregate, [keep(rows) if keep else rows]))
         proj = req.projection
         out: list[Row] = []
         limit = req.limit
         for k in keys:
             r = _visible(sp[k], req.ts)
-            if r is None or (pred is not None and not pred(r)):
+            if r is None or (keep is not None and not keep([r])):
                 continue
             if proj is not None:
                 r = tuple(r[i] for i in proj)
@@ -170,7 +167,7 @@ class MemNode:
         path = os.path.join(self.data_dir, "checkpoint.msgpack")
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
-            f.write(pack_value([req.ts, state]))
+            f.write(packb([req.ts, state]))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -183,7 +180,7 @@ class MemNode:
         if not os.path.exists(path):
             return
         with open(path, "rb") as f:
-            ts, state = unpack_value(f.read())
+            ts, state = unpackb(f.read())
         for space, k, r in state:
             self.spaces.setdefault(space, SortedDict())[k] = [(ts, tuple(r))]
         self.checkpoint_ts = ts

@@ -1,0 +1,226 @@
+"""KiviClient: the `KiviNodeAPI` over many nodes, routing every request by the region map.
+
+The transaction layer talks to one `KiviNodeAPI` whether there is one node or
+twenty. This client splits each request by region owner:
+
+- `get` / `latest_commit`: keys grouped by owning node, one request per node,
+  answers put back in the caller's order;
+- `apply`: writes grouped by owning node, one `Apply` per node, same ts;
+- `scan`: the regions overlapping [lo, hi) visited in key order (reverse
+  order for a reverse scan), each asked for its share of the range and of the
+  remaining `batch_size`/`limit`; `resume_key` continues inside a region or at
+  the next region's boundary. With an aggregate, every region's partials are
+  merged by `agg.merge_partials`;
+- `drop_space`, `collect`, `checkpoint`: sent to every node.
+
+`split` and `move` change placement: the owner node splits or exports the
+region, the map records it. NB: a move copies a region while writes may still
+arrive; callers quiesce writes to the region first (or replay them after).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from .agg import merge_partials
+from .api import (
+    Ack,
+    Apply,
+    Checkpoint,
+    Collect,
+    DropRegion,
+    DropSpace,
+    ExportRegion,
+    Get,
+    GetReply,
+    ImportRegion,
+    KiviNodeAPI,
+    LatestCommit,
+    LatestCommitReply,
+    NodeStatus,
+    Row,
+    Scan,
+    ScanReply,
+    SplitRegion,
+    Write,
+)
+from .node import KiviNode
+from .regionmap import RegionInfo, RegionMap
+
+
+class KiviClient:
+    """Routes KiVi requests to the nodes that own the keys; itself a `KiviNodeAPI`."""
+
+    def __init__(
+        self,
+        nodes: Mapping[str, Any],
+        region_map: RegionMap | None = None,
+        parallel: bool | None = None,
+    ) -> None:
+        self.nodes: dict[str, Any] = dict(nodes)
+        self.map = region_map if region_map is not None else RegionMap(sorted(self.nodes))
+        # Requests to several remote nodes go out concurrently; in-process nodes share the
+        # GIL, so threads would only add overhead there.
+        if parallel is None:
+            parallel = any(not isinstance(n, KiviNode) for n in self.nodes.values())
+        self._pool = ThreadPoolExecutor(len(self.nodes), "kivi-client") if parallel else None
+
+    def _fanout(self, calls: list[tuple[str, str, Any]]) -> list[Any]:
+        """Runs (node, method, request) calls, concurrently when worthwhile; replies in order."""
+        if self._pool is None or len(calls) < 2:
+            return [getattr(self.nodes[n], m)(r) for n, m, r in calls]
+        futures = [self._pool.submit(getattr(self.nodes[n], m), r) for n, m, r in calls]
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        """Stops the fan-out threads and closes the node connections that can be closed."""
+        if self._pool is not None:
+            self._pool.shutdown()
+        for node in self.nodes.values():
+            close = getattr(node, "close", None)
+            if close is not None:
+                close()
+
+    @property
+    def checkpoint_ts(self) -> int:
+        """The smallest checkpoint ts over the nodes: replay redo records after it."""
+        return min(
+            (
+                r.checkpoint_ts
+                for r in self._fanout([(n, "handle", NodeStatus()) for n in self.nodes])
+            ),
+            default=0,
+        )
+
+    @classmethod
+    def single(cls, node: KiviNodeAPI, name: str = "n0") -> KiviClient:
+        """Wraps one node (embedded mode)."""
+        return cls({name: node})
+
+    def _by_node(self, space: int, keys: list[bytes]) -> dict[str, list[int]]:
+        groups: dict[str, list[int]] = {}
+        locate = self.map.locate
+        for i, k in enumerate(keys):
+            groups.setdefault(locate(space, k).node, []).append(i)
+        return groups
+
+    def get(self, req: Get) -> GetReply:
+        """Reads many keys, one request per owning node."""
+        groups = self._by_node(req.space, req.keys)
+        if len(groups) == 1:
+            (node,) = groups
+            return self.nodes[node].get(req)
+        out: list[Row | None] = [None] * len(req.keys)
+        calls = [
+            (node, "get", Get(req.space, req.ts, [req.keys[i] for i in idxs]))
+            for node, idxs in groups.items()
+        ]
+        for idxs, reply in zip(groups.values(), self._fanout(calls), strict=True):
+            for i, row in zip(idxs, reply.rows, strict=True):
+                out[i] = row
+        return GetReply(out)
+
+    def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
+        """Asks the owners of the keys for their newest commit ts."""
+        groups = self._by_node(req.space, req.keys)
+        if len(groups) == 1:
+            (node,) = groups
+            return self.nodes[node].latest_commit(req)
+        out: list[int | None] = [None] * len(req.keys)
+        calls = [
+            (node, "latest_commit", LatestCommit(req.space, [req.keys[i] for i in idxs]))
+            for node, idxs in groups.items()
+        ]
+        for idxs, reply in zip(groups.values(), self._fanout(calls), strict=True):
+            for i, ts in zip(idxs, reply.ts, strict=True):
+                out[i] = ts
+        return LatestCommitReply(out)
+
+    def apply(self, req: Apply) -> Ack:
+        """Applies a write set, split into one Apply per owning node."""
+        groups: dict[str, list[Write]] = {}
+        locate = self.map.locate
+        for w in req.writes:
+            groups.setdefault(locate(w.space, w.key).node, []).append(w)
+        if len(groups) == 1:
+            (node,) = groups
+            return self.nodes[node].apply(req)
+        self._fanout([(node, "apply", Apply(req.ts, ws)) for node, ws in groups.items()])
+        return Ack()
+
+    def scan(self, req: Scan) -> ScanReply:
+        """Scans across regions in key order, honouring batch_size and limit."""
+        infos = self.map.overlapping(req.space, req.lo, req.hi)
+        if req.reverse:
+            infos.reverse()
+        if req.aggregate is not None:
+            calls = []
+            for info in infos:
+                lo, hi = info.clip(req.lo, req.hi) or (info.lo, info.hi)
+                calls.append((info.node, "scan", dataclasses.replace(req, lo=lo, hi=hi)))
+            partials = [row for reply in self._fanout(calls) for row in reply.rows]
+            return ScanReply(merge_partials(req.aggregate, partials), None)
+        if len(infos) == 1:
+            return self.nodes[infos[0].node].scan(req)
+        want = req.batch_size if req.limit is None else min(req.batch_size, req.limit)
+        rows: list[Row] = []
+        for i, info in enumerate(infos):
+            clipped = info.clip(req.lo, req.hi)
+            if clipped is None:
+                continue
+            room = want - len(rows)
+            limit = None if req.limit is None else req.limit - len(rows)
+            sub = dataclasses.replace(
+                req, lo=clipped[0], hi=clipped[1], batch_size=room, limit=limit
+            )
+            reply = self.nodes[info.node].scan(sub)
+            rows.extend(reply.rows)
+            if reply.resume_key is not None:
+                return ScanReply(rows, reply.resume_key)
+            if len(rows) >= want:
+                if (req.limit is not None and len(rows) >= req.limit) or i == len(infos) - 1:
+                    return ScanReply(rows, None)
+                # Continue at the boundary with the next region in scan order.
+                return ScanReply(rows, info.lo if req.reverse else infos[i + 1].lo)
+        return ScanReply(rows, None)
+
+    def drop_space(self, req: DropSpace) -> Ack:
+        """Drops a space on every node and forgets its regions."""
+        self._fanout([(n, "drop_space", req) for n in self.nodes])
+        self.map.drop_space(req.space)
+        return Ack()
+
+    def collect(self, req: Collect) -> Ack:
+        """Garbage-collects on every node; replies with the total of versions dropped."""
+        return Ack(
+            sum(a.value or 0 for a in self._fanout([(n, "collect", req) for n in self.nodes]))
+        )
+
+    def checkpoint(self, req: Checkpoint) -> Ack:
+        """Checkpoints every node at req.ts."""
+        self._fanout([(n, "checkpoint", req) for n in self.nodes])
+        return Ack(req.ts)
+
+    # --- placement ----------------------------------------------------------------------------
+
+    def split(self, space: int, key: bytes) -> tuple[RegionInfo, RegionInfo]:
+        """Splits the region holding key at key (both halves stay on their node)."""
+        info = self.map.locate(space, key)
+        if key == info.lo:
+            raise ValueError("the key is already a region boundary")
+        self.nodes[info.node].handle(SplitRegion(space, key))
+        return self.map.split(info, key)
+
+    def move(self, region: RegionInfo, to_node: str) -> RegionInfo:
+        """Moves a region's versions to another node and records the new owner."""
+        if region.node == to_node:
+            return region
+        src, dst = self.nodes[region.node], self.nodes[to_node]
+        data = src.handle(ExportRegion(region.space, region.lo))
+        dst.handle(ImportRegion(data))
+        moved = self.map.move(region, to_node)
+        src.handle(DropRegion(region.space, region.lo))
+        return moved

@@ -1,0 +1,365 @@
+"""Compiles filter/scalar IR (see `kivi.api`) into Python functions, once per distinct tree.
+
+Walking an IR tree for every row would cost several Python calls per row and
+operator. Instead each tree becomes Python source, e.g. for
+`("and", [("cmp", ">", ("col", 0), ("const", 5)), ("like", ("col", 1), "a%", False)])`:
+
+    def _filter(rows):
+        return [r for r in rows if ((r[0] is not None and r[0] > _c0)
+                                    and (r[1] is not None and _re0(r[1]) is not None))]
+
+which is compiled once and cached by `repr(ir)`.
+
+Three-valued logic. A filter keeps a row only when its predicate is TRUE, so
+predicates compile in one of two *truth modes*: `T(e)` is a Python boolean
+that holds iff e is SQL TRUE, `F(e)` iff e is SQL FALSE (NULL fails both).
+Then `T(a AND b) = T(a) and T(b)`, `F(a AND b) = F(a) or F(b)`, `T(NOT e) =
+F(e)`, and `T(x < y) = x is not None and y is not None and x < y`, all using
+Python's short-circuiting and no helper calls. Scalars (and predicates used
+as values) compile in *value mode*, where NULL is None and propagates; they
+bind sub-results to temporaries with `:=` so nothing is evaluated twice.
+
+NaN. PostgreSQL orders NaN above every number and equal to itself; Python
+does neither, and refuses to order a Decimal NaN at all. Each tree therefore
+also gets a *safe* variant comparing through `sql_compare`: it runs when the
+tree has a NaN constant, or when the fast variant meets a Decimal NaN
+(`InvalidOperation`). NB: a float NaN in a column, compared in fast mode,
+still compares false with everything (a known gap, cheap to close only in C).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..errors import DivisionByZero, FeatureNotSupported
+
+Row = tuple[Any, ...]
+
+_CMP = {"=": "==", "<>": "!=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_NEG = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_ARITH = {"+", "-", "*", "/", "%"}
+_CACHE_MAX = 4096
+_filters: dict[str, Callable[[list[Row]], list[Row]]] = {}
+_selectors: dict[str, Callable[[list[Row]], list[int]]] = {}
+_scalars: dict[str, Callable[[Row], Any]] = {}
+
+
+def like_regex(pattern: str, ci: bool) -> re.Pattern[str]:
+    """Translates a SQL LIKE pattern (escape `\\`) into a regex matching whole strings."""
+    out = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        if ch == "%":
+            out.append(".*")
+        elif ch == "_":
+            out.append(".")
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    flags = re.DOTALL | (re.IGNORECASE if ci else 0)
+    return re.compile("".join(out) + r"\Z", flags)
+
+
+def sql_div(a: Any, b: Any) -> Any:
+    """Divides as SQL does: integers truncate toward zero; division by zero is an error."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    if type(a) is int and type(b) is int:
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return a / b
+
+
+def sql_mod(a: Any, b: Any) -> Any:
+    """Takes the remainder as SQL does: its sign is the dividend's."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    if type(a) is int and type(b) is int:
+        r = abs(a) % abs(b)
+        return r if a >= 0 else -r
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return Decimal(a) % Decimal(b)  # Decimal's % already keeps the dividend's sign
+    return math.fmod(a, b)
+
+
+def sql_compare(a: Any, b: Any) -> int:
+    """Compares two non-NULL values as PostgreSQL does: NaN equals NaN and is above all numbers."""
+    an, bn = a != a, b != b
+    if an or bn:
+        return int(an) - int(bn)
+    return (a > b) - (a < b)
+
+
+def _and3(*vals: Any) -> bool | None:
+    """SQL AND over already computed values."""
+    if any(v is False for v in vals):
+        return False
+    return None if any(v is None for v in vals) else True
+
+
+def _or3(*vals: Any) -> bool | None:
+    """SQL OR over already computed values."""
+    if any(v is True for v in vals):
+        return True
+    return None if any(v is None for v in vals) else False
+
+
+class _Gen:
+    """Generates Python source for one IR tree; constants become names in `ns`."""
+
+    def __init__(self, safe: bool = False) -> None:
+        # Safe mode compares through sql_compare (NaN-aware, and no InvalidOperation on a
+        # Decimal NaN); fast mode uses Python's operators directly.
+        self.safe = safe
+        self.ns: dict[str, Any] = {
+            "_sc": sql_compare,
+            "_div": sql_div,
+            "_mod": sql_mod,
+            "_and3": _and3,
+            "_or3": _or3,
+        }
+        self.n = 0
+
+    def name(self, prefix: str, value: Any) -> str:
+        self.n += 1
+        nm = f"_{prefix}{self.n}"
+        self.ns[nm] = value
+        return nm
+
+    def tmp(self) -> str:
+        self.n += 1
+        return f"_t{self.n}"
+
+    # Operands: returns (source, may_be_null, is_simple). Simple operands are cheap to repeat.
+    def operand(self, e: Any) -> tuple[str, bool, bool]:
+        kind = e[0]
+        if kind == "col":
+            return f"r[{int(e[1])}]", True, True
+        if kind == "const":
+            v = e[1]
+            if v is None:
+                return "None", True, True
+            # NB: constants are names, never literals: `5 is None` would be a SyntaxWarning.
+            return self.name("c", v), False, True
+        return self.value(e), True, False
+
+    def value(self, e: Any) -> str:
+        """Value mode: an expression giving the SQL value, None for NULL."""
+        kind = e[0]
+        if kind in ("col", "const"):
+            return self.operand(e)[0]
+        if kind == "arith":
+            op = e[1]
+            if op not in _ARITH:
+                raise FeatureNotSupported(f"arithmetic operator {op!r} cannot be pushed down")
+            a, b, guard = self._pair(e[2], e[3])
+            if op == "/":
+                expr = f"_div({a}, {b})"
+            elif op == "%":
+                expr = f"_mod({a}, {b})"
+            else:
+                expr = f"({a} {op} {b})"
+            return f"(None if {guard} else {expr})" if guard != "False" else expr
+        if kind == "cmp":
+            op = _cmp_op(e[1])
+            a, b, guard = self._pair(e[2], e[3])
+            expr = self._cmp(a, op, b)
+            return f"(None if {guard} else {expr})" if guard != "False" else expr
+        if kind == "and":
+            return "_and3(" + ", ".join(self.value(x) for x in e[1]) + ")"
+        if kind == "or":
+            return "_or3(" + ", ".join(self.value(x) for x in e[1]) + ")"
+        if kind == "not":
+            t = self.tmp()
+            return f"(None if ({t} := {self.value(e[1])}) is None else not {t})"
+        if kind in ("is_null", "is_not_null", "in", "like"):
+            # These are never NULL except `in`/`like` on NULL input: build from truth modes.
+            t, f = self.true(e), self.false(e)
+            return f"(True if {t} else False if {f} else None)"
+        raise FeatureNotSupported(f"expression {kind!r} cannot be pushed down")
+
+    def _cmp(self, a: str, op: str, b: str) -> str:
+        return f"(_sc({a}, {b}) {op} 0)" if self.safe else f"({a} {op} {b})"
+
+    def _pair(self, ea: Any, eb: Any) -> tuple[str, str, str]:
+        """Both operands, binding complex ones to temporaries; plus the 'either is NULL' guard."""
+        a, an, asimple = self.operand(ea)
+        b, bn, bsimple = self.operand(eb)
+        guards = []
+        if an:
+            if asimple:
+                guards.append(f"{a} is None")
+            else:
+                t = self.tmp()
+                guards.append(f"({t} := {a}) is None")
+                a = t
+        if bn:
+            if bsimple:
+                guards.append(f"{b} is None")
+            else:
+                t = self.tmp()
+                guards.append(f"({t} := {b}) is None")
+                b = t
+        return a, b, " or ".join(guards) if guards else "False"
+
+    def _notnull(self, e: Any) -> tuple[str, list[str]]:
+        """An operand plus the conditions that it is not NULL (binding it if complex)."""
+        a, an, simple = self.operand(e)
+        if not an:
+            return a, []
+        if simple:
+            return a, [f"{a} is not None"]
+        t = self.tmp()
+        return t, [f"({t} := {a}) is not None"]
+
+    def true(self, e: Any) -> str:
+        """Truth mode: a Python bool that holds iff e is SQL TRUE."""
+        return self._truth(e, True)
+
+    def false(self, e: Any) -> str:
+        """Truth mode: a Python bool that holds iff e is SQL FALSE."""
+        return self._truth(e, False)
+
+    def _truth(self, e: Any, want: bool) -> str:
+        kind = e[0]
+        if kind == "and" or kind == "or":
+            parts = [self._truth(x, want) for x in e[1]]
+            if not parts:
+                return "True" if (kind == "and") == want else "False"
+            joiner = " and " if (kind == "and") == want else " or "
+            return "(" + joiner.join(parts) + ")"
+        if kind == "not":
+            return self._truth(e[1], not want)
+        if kind == "cmp":
+            op = _cmp_op(e[1])
+            if not want:
+                op = _NEG[op]
+            a, conds_a = self._notnull(e[2])
+            b, conds_b = self._notnull(e[3])
+            if a == "None" or b == "None":
+                return "False"
+            return "(" + " and ".join([*conds_a, *conds_b, self._cmp(a, op, b)]) + ")"
+        if kind == "is_null" or kind == "is_not_null":
+            v = self.value(e[1])
+            is_null = (kind == "is_null") == want
+            return f"({v} is {'' if is_null else 'not '}None)"
+        if kind == "in":
+            a, conds = self._notnull(e[1])
+            vals = list(e[2])
+            has_null = any(v is None for v in vals)
+            vals = [v for v in vals if v is not None]
+            try:
+                coll: Any = frozenset(vals)
+            except TypeError:
+                coll = tuple(vals)
+            nm = self.name("s", coll)
+            if want:
+                return "(" + " and ".join([*conds, f"{a} in {nm}"]) + ")"
+            if has_null:
+                return "False"  # x NOT IN (..., NULL) is never TRUE
+            return "(" + " and ".join([*conds, f"{a} not in {nm}"]) + ")"
+        if kind == "like":
+            pattern, ci = e[2], bool(e[3]) if len(e) > 3 else False
+            if pattern is None:
+                return "False"
+            a, conds = self._notnull(e[1])
+            rx = self.name("re", like_regex(pattern, ci).match)
+            test = f"{rx}({a}) is {'not ' if want else ''}None"
+            return "(" + " and ".join([*conds, test]) + ")"
+        if kind == "const":
+            return "True" if e[1] is want else "False"
+        return f"({self.value(e)} is {want})"
+
+
+def _cmp_op(op: str) -> str:
+    try:
+        return _CMP[op]
+    except KeyError:
+        raise FeatureNotSupported(f"comparison {op!r} cannot be pushed down") from None
+
+
+def _compile(src: str, ns: dict[str, Any], name: str) -> Any:
+    code = compile(src, f"<kivi.expr {name}>", "exec")
+    exec(code, ns)  # noqa: S102 - the source is generated from a validated IR tree
+    return ns[name]
+
+
+def _remember(cache: dict[str, Any], key: str, fn: Any) -> Any:
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    cache[key] = fn
+    return fn
+
+
+def _has_nan(ir: Any) -> bool:
+    """Tells whether the tree holds a NaN constant (which needs the NaN-aware comparisons)."""
+    if isinstance(ir, tuple | list):
+        if len(ir) == 2 and ir[0] == "const":
+            v = ir[1]
+            return isinstance(v, float | Decimal) and v != v
+        return any(_has_nan(x) for x in ir)
+    return False
+
+
+def _build(ir: Any, template: str, name: str, value_mode: bool) -> Any:
+    """Compiles the fast and the safe variant; the fast one falls back on a Decimal NaN."""
+    variants = []
+    for safe in (False, True) if not _has_nan(ir) else (True,):
+        g = _Gen(safe)
+        body = g.value(ir) if value_mode else g.true(ir)
+        variants.append(_compile(template.format(body), g.ns, name))
+    if len(variants) == 1:
+        return variants[0]
+    fast, safe_fn = variants
+
+    def run(arg: Any) -> Any:
+        try:
+            return fast(arg)
+        except InvalidOperation:  # NB: Python refuses to order a Decimal NaN; SQL does not
+            return safe_fn(arg)
+
+    return run
+
+
+def compile_filter(ir: Any) -> Callable[[list[Row]], list[Row]]:
+    """Returns a function keeping the rows of a batch for which the IR predicate is TRUE."""
+    key = repr(ir)
+    fn = _filters.get(key)
+    if fn is None:
+        src = "def _filter(rows):\n    return [r for r in rows if {}]\n"
+        fn = _remember(_filters, key, _build(ir, src, "_filter", False))
+    return fn
+
+
+def compile_selector(ir: Any) -> Callable[[list[Row]], list[int]]:
+    """Returns a function giving the positions in a batch of the rows for which the IR is TRUE."""
+    key = repr(ir)
+    fn = _selectors.get(key)
+    if fn is None:
+        src = "def _select(rows):\n    return [i for i, r in enumerate(rows) if {}]\n"
+        fn = _remember(_selectors, key, _build(ir, src, "_select", False))
+    return fn
+
+
+def compile_scalar(ir: Any) -> Callable[[Row], Any]:
+    """Returns a function computing the IR's SQL value (None for NULL) for one row."""
+    key = repr(ir)
+    fn = _scalars.get(key)
+    if fn is None:
+        src = "def _scalar(r):\n    return {}\n"
+        fn = _remember(_scalars, key, _build(ir, src, "_scalar", True))
+    return fn
+
+
+def source_of(ir: Any) -> str:
+    """Returns the generated predicate source of a filter (for tests and EXPLAIN-style dumps)."""
+    return _Gen().true(ir)

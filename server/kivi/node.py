@@ -1,0 +1,376 @@
+"""A KiVi storage node: the regions it holds, and the batched requests of `kivi.api` on them.
+
+Life of a scan inside the node:
+
+1. find the node's regions of the space that overlap [lo, hi) (bisection);
+2. per region, read a chunk of keys under the node lock
+   (`VersionStore.chunk`: one slice of the base, merged with the write cache,
+   and the visible version of each key);
+3. outside the lock, run the compiled filter over the whole chunk
+   (`expr.compile_filter`), then the projection (`operator.itemgetter` mapped
+   over the chunk), or fold the chunk into partial aggregates (`agg`);
+4. stop when `batch_size` rows (or `limit`) are collected; `resume_key` says
+   where the next batch starts. An aggregate scan covers the whole range.
+
+Snapshot reads need no lock between chunks: versions <= ts never change (only
+GC could drop them, and the transaction layer keeps `low_water` below every
+active snapshot). A node holds no region of a space until it is first written
+(or a region is imported); then it creates one covering the whole space. The
+node is thread-safe and knows nothing of other nodes: `KiviClient` routes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+from ..errors import InternalError
+from . import checkpoint as ckpt
+from .agg import PartialAgg
+from .api import (
+    Ack,
+    Apply,
+    Checkpoint,
+    Collect,
+    DropRegion,
+    DropSpace,
+    ExportRegion,
+    Get,
+    GetReply,
+    ImportRegion,
+    LatestCommit,
+    LatestCommitReply,
+    NodeStatus,
+    NodeStatusReply,
+    RegionData,
+    Row,
+    Scan,
+    ScanReply,
+    SplitRegion,
+)
+from .expr import compile_filter, compile_selector
+from .keycodec import successor
+from .region import Region, SpaceRegions
+
+MIN_CHUNK = 512
+MAX_CHUNK = 8192
+
+
+def projector(projection: tuple[int, ...] | None) -> Callable[[Row], Row] | None:
+    """Returns a function picking the projected columns of a row as a tuple (None: all)."""
+    if projection is None:
+        return None
+    if len(projection) == 1:
+        j = projection[0]
+        return lambda r: (r[j],)
+    if not projection:
+        return lambda r: ()
+    return itemgetter(*projection)
+
+
+class KiviNode:
+    """One storage node: regions of spaces, MVCC versions, pushed-down scans."""
+
+    def __init__(self, data_dir: str | Path | None = None, node_id: str = "n0") -> None:
+        self.node_id = node_id
+        self._lock = threading.RLock()
+        # Serialises checkpoints with the changes of placement (split, import, drop) so that
+        # a checkpoint never writes the file of a region that was just dropped.
+        self._ckpt_lock = threading.Lock()
+        self._spaces: dict[int, SpaceRegions] = {}
+        self._dir = ckpt.kivi_dir(data_dir) if data_dir is not None else None
+        if self._dir is not None:
+            for data in ckpt.load_all(self._dir):
+                self._regions_of(data.space).add(Region.from_data(data))
+
+    # --- bookkeeping --------------------------------------------------------------------------
+
+    @property
+    def checkpoint_ts(self) -> int:
+        """The ts up to which every region is in a checkpoint: replay redo records after it."""
+        with self._lock:
+            tss = [r.checkpoint_ts for s in self._spaces.values() for r in s.regions]
+        return min(tss, default=0)
+
+    def status(self) -> NodeStatusReply:
+        """Describes the node: id, checkpoint ts and regions."""
+        regions = self.regions()
+        return NodeStatusReply(
+            self.node_id,
+            self.checkpoint_ts,
+            [(r.space, r.lo, r.hi, len(r.store)) for r in regions],
+        )
+
+    def regions(self) -> list[Region]:
+        """Returns the regions this node holds, by space and key."""
+        with self._lock:
+            return [r for s in sorted(self._spaces) for r in self._spaces[s].regions]
+
+    def _regions_of(self, space: int) -> SpaceRegions:
+        sr = self._spaces.get(space)
+        if sr is None:
+            sr = self._spaces[space] = SpaceRegions()
+        return sr
+
+    def _region_for_write(self, space: int, key: bytes) -> Region:
+        sr = self._spaces.get(space)
+        if sr is None or not sr.regions:
+            sr = self._regions_of(space)
+            sr.add(Region(space))
+        r = sr.find(key)
+        if r is None:
+            raise InternalError(
+                f"KiVi node {self.node_id} holds no region of space {space} for key"
+            )
+        return r
+
+    def _region_for_read(self, space: int, key: bytes) -> Region | None:
+        sr = self._spaces.get(space)
+        if sr is None or not sr.regions:
+            return None  # a space never written: every key reads as missing
+        r = sr.find(key)
+        if r is None:
+            raise InternalError(
+                f"KiVi node {self.node_id} holds no region of space {space} for key"
+            )
+        return r
+
+    # --- dispatcher ---------------------------------------------------------------------------
+
+    def handle(self, request: Any) -> Any:
+        """Runs one request and returns its reply."""
+        match request:
+            case Scan():
+                return self.scan(request)
+            case Get():
+                return self.get(request)
+            case Apply():
+                return self.apply(request)
+            case LatestCommit():
+                return self.latest_commit(request)
+            case DropSpace():
+                return self.drop_space(request)
+            case Collect():
+                return self.collect(request)
+            case Checkpoint():
+                return self.checkpoint(request)
+            case SplitRegion():
+                return self.split_region(request)
+            case ExportRegion():
+                return self.export_region(request)
+            case ImportRegion():
+                return self.import_region(request)
+            case DropRegion():
+                return self.drop_region(request)
+            case NodeStatus():
+                return self.status()
+        raise InternalError(f"KiVi node cannot handle {type(request).__name__}")
+
+    # --- reads --------------------------------------------------------------------------------
+
+    def get(self, req: Get) -> GetReply:
+        """Reads the visible row of each key at req.ts."""
+        out: list[Row | None] = []
+        with self._lock:
+            for key in req.keys:
+                r = self._region_for_read(req.space, key)
+                out.append(None if r is None else r.store.read(key, req.ts))
+        return GetReply(out)
+
+    def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
+        """Returns the newest commit ts of each key."""
+        out: list[int | None] = []
+        with self._lock:
+            for key in req.keys:
+                r = self._region_for_read(req.space, key)
+                out.append(None if r is None else r.store.latest_commit(key))
+        return LatestCommitReply(out)
+
+    def scan(self, req: Scan) -> ScanReply:
+        """Scans [lo, hi) at req.ts with the pushed-down filter, projection, limit or aggregate."""
+        with self._lock:
+            sr = self._spaces.get(req.space)
+            regions = sr.overlapping(req.lo, req.hi) if sr is not None else []
+        if req.reverse:
+            regions.reverse()
+        if req.aggregate is not None:
+            return self._aggregate(req, regions)
+        want = req.batch_size if req.limit is None else min(req.batch_size, req.limit)
+        if want <= 0 or not regions:
+            return ScanReply([], None)
+        ts, reverse = req.ts, req.reverse
+        chunk_n = min(max(want, MIN_CHUNK), MAX_CHUNK)
+        select = compile_selector(req.filter) if req.filter is not None else None
+        # Without keys to return, the plain filter is cheaper than selecting positions.
+        keep = compile_filter(req.filter) if req.filter is not None and not req.with_keys else None
+        proj = projector(req.projection)
+        out: list[Row] = []
+        last = len(regions) - 1
+        for idx, region in enumerate(regions):
+            clipped = region.clip(req.lo, req.hi)
+            if clipped is None:
+                continue
+            lo, hi = clipped
+            while True:
+                with self._lock:
+                    keys, rows, nxt = region.store.chunk(lo, hi, ts, reverse, chunk_n)
+                raw_rows = rows
+                if keep is not None:
+                    rows = keep(rows)
+                elif select is not None:
+                    pos = select(rows)
+                    if len(pos) != len(rows):
+                        keys = [keys[i] for i in pos]
+                        rows = [rows[i] for i in pos]
+                room = want - len(out)
+                full = len(rows) >= room
+                more = len(rows) > room or nxt is not None or idx < last
+                if full:
+                    rows = rows[:room]
+                if proj is not None:
+                    rows = list(map(proj, rows))
+                if req.with_keys:
+                    out.extend([(k, *r) for k, r in zip(keys, rows, strict=False)])
+                else:
+                    out.extend(rows)
+                if full:
+                    if not more or (req.limit is not None and len(out) >= req.limit):
+                        return ScanReply(out, None)
+                    if keep is not None:
+                        assert select is not None
+                        last_key = keys[select(raw_rows)[room - 1]]
+                    else:
+                        last_key = keys[room - 1]
+                    return ScanReply(out, last_key if reverse else successor(last_key))
+                if nxt is None:
+                    break
+                if reverse:
+                    hi = nxt
+                else:
+                    lo = nxt
+        return ScanReply(out, None)
+
+    def _aggregate(self, req: Scan, regions: list[Region]) -> ScanReply:
+        assert req.aggregate is not None
+        agg = PartialAgg(req.aggregate)
+        keep = compile_filter(req.filter) if req.filter is not None else None
+        for region in regions:
+            clipped = region.clip(req.lo, req.hi)
+            if clipped is None:
+                continue
+            lo, hi = clipped
+            while True:
+                with self._lock:
+                    _, rows, nxt = region.store.chunk(lo, hi, req.ts, False, MAX_CHUNK)
+                agg.add(keep(rows) if keep is not None else rows)
+                if nxt is None:
+                    break
+                lo = nxt
+        return ScanReply(agg.rows(), None)
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def apply(self, req: Apply) -> Ack:
+        """Applies a committed write set at req.ts (idempotent)."""
+        with self._lock:
+            per_region: dict[int, tuple[Region, list[tuple[bytes, Row | None]]]] = {}
+            for w in req.writes:
+                r = self._region_for_write(w.space, w.key)
+                entry = per_region.get(id(r))
+                if entry is None:
+                    per_region[id(r)] = (r, [(w.key, w.row)])
+                else:
+                    entry[1].append((w.key, w.row))
+            for r, writes in per_region.values():
+                r.store.apply(req.ts, writes)
+        return Ack()
+
+    def drop_space(self, req: DropSpace) -> Ack:
+        """Forgets every region of a space, in memory and on disk."""
+        with self._ckpt_lock:
+            with self._lock:
+                self._spaces.pop(req.space, None)
+            if self._dir is not None:
+                ckpt.remove_space(self._dir, req.space)
+        return Ack()
+
+    def collect(self, req: Collect) -> Ack:
+        """Garbage-collects old versions in every region; replies with how many were dropped."""
+        dropped = 0
+        for region in self.regions():
+            with self._lock:
+                dropped += region.store.collect(req.low_water)
+        return Ack(dropped)
+
+    def checkpoint(self, req: Checkpoint) -> Ack:
+        """Writes every region as of req.ts to the data dir (a no-op without one)."""
+        if self._dir is None:
+            return Ack(None)
+        with self._ckpt_lock:
+            self._checkpoint(self._dir, req.ts)
+        return Ack(req.ts)
+
+    def _checkpoint(self, directory: Path, ts: int) -> None:
+        datas: list[RegionData] = []
+        regions = self.regions()
+        for region in regions:
+            with self._lock:
+                d = region.export(ts)
+            datas.append(RegionData(d.space, d.lo, d.hi, d.keys, d.chains, ts))
+        ckpt.write_all(directory, datas)
+        # Only once the files are durable may the redo log before ts be skipped.
+        with self._lock:
+            for region in regions:
+                region.checkpoint_ts = max(region.checkpoint_ts, ts)
+
+    # --- placement ----------------------------------------------------------------------------
+
+    def split_region(self, req: SplitRegion) -> Ack:
+        """Splits the region holding req.key at that key."""
+        with self._ckpt_lock:
+            with self._lock:
+                r = self._region_for_write(req.space, req.key)
+                upper = r.split(req.key)
+                self._spaces[req.space].add(upper)
+                halves = [r.export(), upper.export()] if r.checkpoint_ts else []
+            # NB: the parent's checkpoint file still covers both halves; rewrite it as two files
+            # (with every version held now: versions newer than checkpoint_ts are harmless, as
+            # replay is idempotent), or a restart would resurrect a half that moved away.
+            if halves and self._dir is not None:
+                for d in halves:
+                    ckpt.write_region(self._dir, d)
+                ckpt.fsync_dir(self._dir)
+        return Ack()
+
+    def export_region(self, req: ExportRegion) -> RegionData:
+        """Returns a copy of one region's versions."""
+        with self._lock:
+            r = self._region_for_write(req.space, req.lo)
+            if r.lo != req.lo:
+                raise InternalError(f"KiVi node {self.node_id} has no region of {req.space} there")
+            return r.export()
+
+    def import_region(self, req: ImportRegion) -> Ack:
+        """Installs a region moved from another node."""
+        region = Region.from_data(req.region)
+        region.checkpoint_ts = 0  # not in this node's checkpoints yet
+        with self._ckpt_lock, self._lock:
+            self._regions_of(region.space).add(region)
+        return Ack()
+
+    def drop_region(self, req: DropRegion) -> Ack:
+        """Forgets one region (it moved to another node)."""
+        with self._ckpt_lock:
+            with self._lock:
+                sr = self._spaces.get(req.space)
+                if sr is not None:
+                    sr.remove(req.lo)
+            if self._dir is not None:
+                ckpt.remove_region(self._dir, req.space, req.lo)
+        return Ack()
+
+
+__all__ = ["KiviNode", "projector"]

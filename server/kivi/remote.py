@@ -1,0 +1,256 @@
+"""KiVi over TCP: an asyncio server in front of a node, and a synchronous client for it.
+
+Frames are a 4-byte big-endian length followed by a `kivi.wire` msgpack body.
+A request frame carries one request dataclass; the reply frame carries
+`[0, reply]` or, when the node raised, `[1, [class name, sqlstate, message]]`,
+which the client raises again as the same `SQLError` subclass.
+
+The SQL executor is synchronous and runs in worker threads, so `RemoteNode`
+is a blocking client. Each call borrows an idle socket from a small pool (or
+opens one), does one round trip, and returns the socket: threads never share
+a socket mid-call and need no lock beyond the pool's. The server runs the
+node's `handle` inline on the event loop; the node's own lock serialises
+work anyway, and inline calls cost no thread hop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+import threading
+from typing import Any
+
+from .. import errors
+from ..errors import ConnectionFailure, SQLError
+from .api import (
+    Ack,
+    Apply,
+    Checkpoint,
+    Collect,
+    DropSpace,
+    Get,
+    GetReply,
+    LatestCommit,
+    LatestCommitReply,
+    NodeStatus,
+    Scan,
+    ScanReply,
+)
+from .wire import packb, unpackb
+
+_LEN = struct.Struct(">I")
+MAX_FRAME = 1 << 30
+
+
+def _error_payload(exc: BaseException) -> list[Any]:
+    if isinstance(exc, SQLError):
+        return [type(exc).__name__, exc.sqlstate, exc.message]
+    return ["InternalError", "XX000", f"KiVi node error: {exc!r}"]
+
+
+def _raise(payload: list[Any]) -> None:
+    name, sqlstate, message = payload
+    cls = getattr(errors, name, None)
+    if isinstance(cls, type) and issubclass(cls, SQLError):
+        raise cls(message, sqlstate=sqlstate)
+    raise SQLError(message, sqlstate=sqlstate)
+
+
+async def _serve_connection(
+    node: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    try:
+        while True:
+            try:
+                head = await reader.readexactly(4)
+            except asyncio.IncompleteReadError:
+                return
+            (n,) = _LEN.unpack(head)
+            if n > MAX_FRAME:
+                return
+            body = await reader.readexactly(n)
+            try:
+                out = packb([0, node.handle(unpackb(body))])
+            except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
+                out = packb([1, _error_payload(exc)])
+            writer.write(_LEN.pack(len(out)) + out)
+            await writer.drain()
+    except (ConnectionError, asyncio.IncompleteReadError):
+        return
+    finally:
+        writer.close()
+
+
+async def serve_node(
+    node: Any,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    connections: set[asyncio.StreamWriter] | None = None,
+) -> asyncio.Server:
+    """Starts serving a node's requests on host:port; returns the asyncio server.
+
+    `connections`, when given, tracks the open connections so that a shutdown can close them.
+    """
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if connections is not None:
+            connections.add(writer)
+        try:
+            await _serve_connection(node, reader, writer)
+        finally:
+            if connections is not None:
+                connections.discard(writer)
+
+    return await asyncio.start_server(on_connect, host, port)
+
+
+class NodeServerThread:
+    """Runs `serve_node` on its own event loop in a background thread (tests, embedded use)."""
+
+    def __init__(self, node: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.StreamWriter] = set()
+        self._thread = threading.Thread(
+            target=self._run, args=(node, host, port), name="kivi-node-server", daemon=True
+        )
+        self._thread.start()
+        self._ready.wait(10)
+        if self._server is None:
+            raise ConnectionFailure("the KiVi node server did not start")
+        self.host, self.port = self._server.sockets[0].getsockname()[:2]
+
+    def _run(self, node: Any, host: str, port: int) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self._server = self.loop.run_until_complete(
+                serve_node(node, host, port, self._connections)
+            )
+        finally:
+            self._ready.set()
+        self.loop.run_forever()
+        self.loop.close()
+
+    async def _shutdown(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        # NB: wait_closed does not wait for open connections: close them, and let their
+        # handlers see the end of stream and return.
+        for w in list(self._connections):
+            w.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._server.wait_closed()
+
+    def stop(self) -> None:
+        """Stops the server, closes its connections and ends its thread."""
+        if self.loop.is_closed():
+            return
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+
+
+class RemoteNode:
+    """A synchronous, thread-safe `KiviNodeAPI` client for a node served by `serve_node`."""
+
+    def __init__(self, host: str, port: int, timeout: float | None = 60.0, pool: int = 8) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
+        self._idle: list[socket.socket] = []
+        self._pool = pool
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _connect(self) -> socket.socket:
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+        except OSError as exc:
+            raise ConnectionFailure(
+                f"cannot reach KiVi node {self.host}:{self.port}: {exc}"
+            ) from exc
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def _recv_exact(self, sock: socket.socket, n: int) -> bytes:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = sock.recv_into(view[got:], n - got)
+            if not k:
+                raise ConnectionFailure(f"KiVi node {self.host}:{self.port} closed the connection")
+            got += k
+        return bytes(buf)
+
+    def handle(self, request: Any) -> Any:
+        """Sends one request and returns the node's reply (raising the node's error)."""
+        with self._lock:
+            sock = self._idle.pop() if self._idle else None
+        if sock is None:
+            sock = self._connect()
+        body = packb(request)
+        try:
+            sock.sendall(_LEN.pack(len(body)) + body)
+            (n,) = _LEN.unpack(self._recv_exact(sock, 4))
+            status, payload = unpackb(self._recv_exact(sock, n))
+        except OSError as exc:
+            sock.close()
+            raise ConnectionFailure(f"KiVi node {self.host}:{self.port}: {exc}") from exc
+        except BaseException:
+            sock.close()
+            raise
+        with self._lock:
+            if not self._closed and len(self._idle) < self._pool:
+                self._idle.append(sock)
+                sock = None
+        if sock is not None:
+            sock.close()
+        if status:
+            _raise(payload)
+        return payload
+
+    def close(self) -> None:
+        """Closes the pooled connections."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for s in idle:
+            s.close()
+
+    @property
+    def checkpoint_ts(self) -> int:
+        """The remote node's checkpoint ts (replay redo records after it)."""
+        return self.handle(NodeStatus()).checkpoint_ts
+
+    def scan(self, req: Scan) -> ScanReply:
+        """Scans on the remote node."""
+        return self.handle(req)
+
+    def get(self, req: Get) -> GetReply:
+        """Reads keys on the remote node."""
+        return self.handle(req)
+
+    def apply(self, req: Apply) -> Ack:
+        """Applies a write set on the remote node."""
+        return self.handle(req)
+
+    def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
+        """Asks the remote node for the keys' newest commit ts."""
+        return self.handle(req)
+
+    def drop_space(self, req: DropSpace) -> Ack:
+        """Drops a space on the remote node."""
+        return self.handle(req)
+
+    def collect(self, req: Collect) -> Ack:
+        """Garbage-collects on the remote node."""
+        return self.handle(req)
+
+    def checkpoint(self, req: Checkpoint) -> Ack:
+        """Checkpoints the remote node."""
+        return self.handle(req)

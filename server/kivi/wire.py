@@ -1,0 +1,207 @@
+"""msgpack encoding of KiVi requests, replies and row values, for sockets and checkpoint files.
+
+msgpack knows ints, floats, str, bytes, lists and maps. Everything else a row
+may hold travels as an ext type:
+
+    code  type                payload
+    1     Decimal             str(value) (keeps NaN, Infinity and the scale)
+    2     date                ordinal, packed
+    3     time                [microseconds since midnight, utc offset seconds | nil]
+    4     datetime            [microseconds since 0001-01-01 (local), offset seconds | nil]
+    5     timedelta           [days, seconds, microseconds]
+    6     UUID                16 bytes
+    7     tuple               the items, packed (IR trees, AggSpec fields)
+    8     message             [class name, field values...] for the dataclasses of kivi.api
+    9     int beyond 64 bits  str(value)
+
+Rows are tuples and array values inside them are lists. Packing every row as a
+tuple ext would cost a nested `packb` per row, so the row-carrying fields of
+messages (ScanReply.rows, GetReply.rows, Write.row, RegionData.chains) are
+sent as plain lists and turned back into tuples, one level deep, on arrival.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import uuid
+from decimal import Decimal
+from typing import Any
+
+import msgpack
+
+from . import api
+
+EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
+EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT = 6, 7, 8, 9
+
+_US = _dt.timedelta(microseconds=1)
+_EPOCH = _dt.datetime(1, 1, 1)
+
+MESSAGES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in vars(api).values()
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == api.__name__
+}
+_FIELDS = {cls: [f.name for f in dataclasses.fields(cls)] for cls in MESSAGES.values()}
+
+
+class _BigInt:
+    __slots__ = ("v",)
+
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+
+def _rows_out(rows: list[Any]) -> list[Any]:
+    return [None if r is None else list(r) for r in rows]
+
+
+def _rows_in(rows: list[Any]) -> list[Any]:
+    return [None if r is None else tuple(r) for r in rows]
+
+
+def _chains_out(chains: list[Any]) -> list[Any]:
+    return [[(ts, None if r is None else list(r)) for ts, r in c] for c in chains]
+
+
+def _chains_in(chains: list[Any]) -> list[Any]:
+    return [[(v[0], None if v[1] is None else tuple(v[1])) for v in c] for c in chains]
+
+
+def _fields_out(obj: Any) -> list[Any]:
+    vals = [getattr(obj, f) for f in _FIELDS[type(obj)]]
+    if isinstance(obj, api.ScanReply | api.GetReply):
+        vals[0] = _rows_out(vals[0])
+    elif isinstance(obj, api.Write):
+        vals[2] = None if obj.row is None else list(obj.row)
+    elif isinstance(obj, api.RegionData):
+        vals[4] = _chains_out(obj.chains)
+    elif isinstance(obj, api.Apply):
+        vals[1] = list(obj.writes)
+    return vals
+
+
+def _message_in(name: str, vals: list[Any]) -> Any:
+    cls = MESSAGES[name]
+    if cls is api.ScanReply or cls is api.GetReply:
+        vals[0] = _rows_in(vals[0])
+    elif cls is api.Write:
+        vals[2] = None if vals[2] is None else tuple(vals[2])
+    elif cls is api.RegionData:
+        vals[4] = _chains_in(vals[4])
+    return cls(*vals)
+
+
+def _offset(v: Any) -> int | None:
+    off = v.utcoffset()
+    return None if off is None else off // _US // 1_000_000
+
+
+def _default(obj: Any) -> msgpack.ExtType:
+    t = type(obj)
+    if t is tuple:
+        return msgpack.ExtType(EXT_TUPLE, _pack(list(obj)))
+    if t is Decimal:
+        return msgpack.ExtType(EXT_DECIMAL, str(obj).encode())
+    if t is _dt.datetime:
+        us = (obj.replace(tzinfo=None) - _EPOCH) // _US
+        return msgpack.ExtType(EXT_DATETIME, _pack([us, _offset(obj)]))
+    if t is _dt.date:
+        return msgpack.ExtType(EXT_DATE, _pack(obj.toordinal()))
+    if t is _dt.time:
+        us = ((obj.hour * 60 + obj.minute) * 60 + obj.second) * 1_000_000 + obj.microsecond
+        return msgpack.ExtType(EXT_TIME, _pack([us, _offset(obj)]))
+    if t is _dt.timedelta:
+        return msgpack.ExtType(EXT_TIMEDELTA, _pack([obj.days, obj.seconds, obj.microseconds]))
+    if t is uuid.UUID:
+        return msgpack.ExtType(EXT_UUID, obj.bytes)
+    if t is _BigInt:
+        return msgpack.ExtType(EXT_BIGINT, str(obj.v).encode())
+    if t in _FIELDS:
+        return msgpack.ExtType(EXT_MESSAGE, _pack([t.__name__, *_fields_out(obj)]))
+    # Subclasses (IntEnum, OrderedDict...; strict_types sends them here) travel as their base
+    # type: msgpack packs whatever `default` returns.
+    bases: tuple[type[Any], ...] = (int, float, str, bytes, list, dict, tuple)
+    for base in bases:
+        if isinstance(obj, base):
+            return base(obj)
+    if isinstance(obj, bytearray | memoryview):
+        return bytes(obj)
+    if isinstance(obj, _dt.datetime):
+        return _default(_dt.datetime.combine(obj.date(), obj.timetz()))
+    if isinstance(obj, _dt.date):
+        return _default(_dt.date.fromordinal(obj.toordinal()))
+    raise TypeError(f"cannot send a {t.__name__} to a KiVi node")
+
+
+def _tz(off: int | None) -> _dt.tzinfo | None:
+    if off is None:
+        return None
+    return _dt.UTC if off == 0 else _dt.timezone(_dt.timedelta(seconds=off))
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == EXT_TUPLE:
+        return tuple(_unpack(data))
+    if code == EXT_MESSAGE:
+        name, *vals = _unpack(data)
+        return _message_in(name, vals)
+    if code == EXT_DECIMAL:
+        return Decimal(data.decode())
+    if code == EXT_DATETIME:
+        us, off = _unpack(data)
+        return (_EPOCH + us * _US).replace(tzinfo=_tz(off))
+    if code == EXT_DATE:
+        return _dt.date.fromordinal(_unpack(data))
+    if code == EXT_TIME:
+        us, off = _unpack(data)
+        s, us = divmod(us, 1_000_000)
+        m, s = divmod(s, 60)
+        h, m = divmod(m, 60)
+        return _dt.time(h, m, s, us, tzinfo=_tz(off))
+    if code == EXT_TIMEDELTA:
+        d, s, us = _unpack(data)
+        return _dt.timedelta(d, s, us)
+    if code == EXT_UUID:
+        return uuid.UUID(bytes=data)
+    if code == EXT_BIGINT:
+        return int(data.decode())
+    return msgpack.ExtType(code, data)
+
+
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True)
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+
+
+def _wrap_big(obj: Any) -> Any:
+    """Replaces ints that msgpack cannot hold by markers (the slow path, rarely taken)."""
+    t = type(obj)
+    if t is int:
+        return obj if -(1 << 63) <= obj < (1 << 64) else _BigInt(obj)
+    if t is list:
+        return [_wrap_big(v) for v in obj]
+    if t is tuple:
+        return tuple(_wrap_big(v) for v in obj)
+    if t is dict:
+        return {k: _wrap_big(v) for k, v in obj.items()}
+    if t in _FIELDS:
+        return t(*[_wrap_big(getattr(obj, f)) for f in _FIELDS[t]])
+    return obj
+
+
+def packb(obj: Any) -> bytes:
+    """Serialises a message or value (rows, IR, requests, replies) to bytes."""
+    try:
+        return _pack(obj)
+    except OverflowError:
+        return _pack(_wrap_big(obj))
+
+
+def unpackb(data: bytes) -> Any:
+    """Deserialises bytes made by `packb`."""
+    return _unpack(data)

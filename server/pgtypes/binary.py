@@ -1,0 +1,422 @@
+"""PostgreSQL's binary formats (typsend/typrecv) for the types clients send and ask for in binary.
+
+asyncpg asks for binary for everything and sends binary parameters (even an
+`oid[]` for its introspection); psycopg 3 sends ints, floats and bools in
+binary; JDBC sends int4 and numeric in binary and asks for binary results from
+a statement's 6th execution. The layouts are PostgreSQL's own:
+
+- integers, floats, oid: network byte order; bool is one byte;
+- numeric: ndigits, weight, sign (0x0000, 0x4000 negative, 0xC000 NaN,
+  0xD000 +Infinity, 0xF000 -Infinity), dscale, then base-10000 digits;
+- date: days since 2000-01-01; time: microseconds; timetz adds the zone as
+  seconds *west* of UTC; timestamp[tz]: microseconds since 2000-01-01 (UTC);
+- interval: microseconds, days, months (a month decodes as 30 days, see
+  `text.py` for why the value is a timedelta);
+- jsonb: a version byte 1, then the JSON text;
+- arrays: ndim, has-null flag, element oid, (size, lower bound) per
+  dimension, then each element as a length-prefixed value (-1 for NULL).
+
+`binary_encoder(oid)` / `binary_decoder(oid)` return one function per column
+or parameter, chosen once; `encode_binary` / `decode_binary` are per value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import struct
+import uuid
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation
+from . import oids as T
+from .text import format_generic
+
+Encoder = Callable[[Any], bytes]
+Decoder = Callable[[bytes], Any]
+
+_H = struct.Struct("!h")
+_I = struct.Struct("!i")
+_UI = struct.Struct("!I")
+_Q = struct.Struct("!q")
+_F = struct.Struct("!f")
+_D = struct.Struct("!d")
+_TIMETZ = struct.Struct("!qi")
+_INTERVAL = struct.Struct("!qii")
+_NUMHEAD = struct.Struct("!hhHh")
+_ARRHEAD = struct.Struct("!iii")
+_DIM = struct.Struct("!ii")
+
+EPOCH = dt.datetime(2000, 1, 1)
+EPOCH_TZ = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+EPOCH_ORDINAL = dt.date(2000, 1, 1).toordinal()
+_US = dt.timedelta(microseconds=1)
+_INF_TS = (2**63 - 1, -(2**63))
+NUMERIC_NEG, NUMERIC_NAN, NUMERIC_PINF, NUMERIC_NINF = 0x4000, 0xC000, 0xD000, 0xF000
+
+
+# -- numeric -------------------------------------------------------------------
+
+
+def encode_numeric(v: Any) -> bytes:
+    """Encodes a Decimal (or int/float) in PostgreSQL's base-10000 numeric format."""
+    if not isinstance(v, Decimal):
+        v = Decimal(repr(v)) if isinstance(v, float) and math.isfinite(v) else Decimal(str(v))
+    if not v.is_finite():
+        if v.is_nan():
+            return _NUMHEAD.pack(0, 0, NUMERIC_NAN, 0)
+        return _NUMHEAD.pack(0, 0, NUMERIC_PINF if v > 0 else NUMERIC_NINF, 0)
+    sign, digits, exp = v.as_tuple()
+    s = "".join(map(str, digits))
+    exp = int(exp)
+    dscale = max(0, -exp)
+    if exp > 0:
+        s += "0" * exp
+        exp = 0
+    cut = len(s) + exp
+    if cut < 0:
+        s = "0" * -cut + s
+        cut = 0
+    ip, fp = s[:cut], s[cut:]
+    ip = ip.zfill(-(-len(ip) // 4) * 4) if ip else ""
+    fp = fp.ljust(-(-len(fp) // 4) * 4, "0")
+    groups = [int(ip[i : i + 4]) for i in range(0, len(ip), 4)]
+    weight = len(groups) - 1
+    groups += [int(fp[i : i + 4]) for i in range(0, len(fp), 4)]
+    lead = 0
+    while lead < len(groups) and groups[lead] == 0:
+        lead += 1
+    weight -= lead
+    groups = groups[lead:]
+    while groups and groups[-1] == 0:
+        groups.pop()
+    if not groups:
+        weight = 0
+    head = _NUMHEAD.pack(len(groups), weight, NUMERIC_NEG if sign and groups else 0, dscale)
+    return head + struct.pack(f"!{len(groups)}H", *groups)
+
+
+def decode_numeric(data: bytes) -> Decimal:
+    """Decodes PostgreSQL's binary numeric into a Decimal with the sent display scale."""
+    ndigits, weight, sign, dscale = _NUMHEAD.unpack_from(data)
+    if sign == NUMERIC_NAN:
+        return Decimal("NaN")
+    if sign == NUMERIC_PINF:
+        return Decimal("Infinity")
+    if sign == NUMERIC_NINF:
+        return Decimal("-Infinity")
+    if sign not in (0, NUMERIC_NEG) or len(data) != 8 + 2 * ndigits:
+        raise InvalidBinaryRepresentation("invalid sign in external \"numeric\" value")
+    groups = struct.unpack_from(f"!{ndigits}H", data, 8)
+    digits = "".join(f"{g:04d}" for g in groups) or "0"
+    exp = 4 * (weight - ndigits + 1)
+    if exp > -dscale:
+        digits += "0" * (exp + dscale)
+    elif exp < -dscale:
+        digits = digits[: len(digits) - (-dscale - exp)] or "0"
+    ds = tuple(int(c) for c in digits.lstrip("0") or "0")
+    return Decimal((1 if sign == NUMERIC_NEG else 0, ds, -dscale))
+
+
+# -- date and time -------------------------------------------------------------
+
+
+def _enc_date(v: dt.date) -> bytes:
+    return _I.pack(v.toordinal() - EPOCH_ORDINAL)
+
+
+def _dec_date(b: bytes) -> dt.date:
+    n = _I.unpack(b)[0]
+    try:
+        return dt.date.fromordinal(n + EPOCH_ORDINAL)
+    except (ValueError, OverflowError):
+        raise DatetimeFieldOverflow("date out of range") from None
+
+
+def _time_us(v: dt.time) -> int:
+    return ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+
+
+def _enc_time(v: dt.time) -> bytes:
+    return _Q.pack(_time_us(v))
+
+
+def _us_time(us: int, tz: dt.tzinfo | None = None) -> dt.time:
+    if not 0 <= us <= 86_400_000_000:
+        raise DatetimeFieldOverflow("time out of range")
+    if us == 86_400_000_000:  # '24:00:00' has no Python equivalent
+        us -= 1
+    s, micro = divmod(us, 1_000_000)
+    m, s = divmod(s, 60)
+    h, m = divmod(m, 60)
+    return dt.time(h, m, s, micro, tzinfo=tz)
+
+
+def _dec_time(b: bytes) -> dt.time:
+    return _us_time(_Q.unpack(b)[0])
+
+
+def _enc_timetz(v: dt.time) -> bytes:
+    off = v.utcoffset()
+    west = -int(off.total_seconds()) if off else 0
+    return _TIMETZ.pack(_time_us(v), west)
+
+
+def _dec_timetz(b: bytes) -> dt.time:
+    us, west = _TIMETZ.unpack(b)
+    return _us_time(us, dt.timezone(dt.timedelta(seconds=-west)))
+
+
+def _enc_timestamp(v: dt.datetime) -> bytes:
+    if v.tzinfo is not None:
+        v = v.astimezone(dt.UTC).replace(tzinfo=None)
+    d = v - EPOCH
+    return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
+
+
+def _enc_timestamptz(v: dt.datetime) -> bytes:
+    if v.tzinfo is None:
+        v = v.replace(tzinfo=dt.UTC)
+    d = v - EPOCH_TZ
+    return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
+
+
+def _dec_timestamp(b: bytes) -> dt.datetime:
+    us = _Q.unpack(b)[0]
+    if us in _INF_TS:
+        raise DatetimeFieldOverflow("timestamp out of range: infinity has no Python value")
+    try:
+        return EPOCH + dt.timedelta(microseconds=us)
+    except OverflowError:
+        raise DatetimeFieldOverflow("timestamp out of range") from None
+
+
+def _dec_timestamptz(b: bytes) -> dt.datetime:
+    return _dec_timestamp(b).replace(tzinfo=dt.UTC)
+
+
+def _enc_interval(v: dt.timedelta) -> bytes:
+    days, secs, us = v.days, v.seconds, v.microseconds
+    if days < 0 and (secs or us):  # keep the time part's sign equal to the day part's
+        days += 1
+        return _INTERVAL.pack(secs * 1_000_000 + us - 86_400_000_000, days, 0)
+    return _INTERVAL.pack(secs * 1_000_000 + us, days, 0)
+
+
+def _dec_interval(b: bytes) -> dt.timedelta:
+    us, days, months = _INTERVAL.unpack(b)
+    return dt.timedelta(days=days + 30 * months, microseconds=us)
+
+
+# -- scalars -------------------------------------------------------------------
+
+
+def _enc_text(v: Any) -> bytes:
+    return (v if isinstance(v, str) else str(v)).encode()
+
+
+def _dec_text(b: bytes) -> str:
+    try:
+        return bytes(b).decode()
+    except UnicodeDecodeError:
+        raise InvalidBinaryRepresentation("invalid byte sequence for encoding \"UTF8\"") from None
+
+
+def _enc_json(v: Any) -> bytes:
+    return (v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)).encode()
+
+
+def _enc_jsonb(v: Any) -> bytes:
+    return b"\x01" + _enc_json(v)
+
+
+def _dec_jsonb(b: bytes) -> str:
+    if b[:1] != b"\x01":
+        raise InvalidBinaryRepresentation(f"unsupported jsonb version number {b[:1]!r}")
+    return _dec_text(b[1:])
+
+
+def _enc_bool(v: Any) -> bytes:
+    return b"\x01" if v else b"\x00"
+
+
+def _dec_bool(b: bytes) -> bool:
+    if len(b) != 1:
+        raise InvalidBinaryRepresentation("insufficient data left in message")
+    return b != b"\x00"
+
+
+def _fixed(st: struct.Struct, conv: Callable[[Any], Any] = int) -> tuple[Encoder, Decoder]:
+    pack, unpack, size = st.pack, st.unpack, st.size
+
+    def enc(v: Any) -> bytes:
+        try:
+            return pack(conv(v))
+        except struct.error:
+            raise InvalidBinaryRepresentation(f"value out of range: {v!r}") from None
+
+    def dec(b: bytes) -> Any:
+        if len(b) != size:
+            raise InvalidBinaryRepresentation(
+                f"incorrect binary data format: {len(b)} bytes, expected {size}")
+        return unpack(b)[0]
+
+    return enc, dec
+
+
+def _enc_char(v: Any) -> bytes:
+    return v.encode()[:1] if isinstance(v, str) else bytes(v)[:1]
+
+
+def _enc_uuid(v: Any) -> bytes:
+    return v.bytes if isinstance(v, uuid.UUID) else uuid.UUID(str(v)).bytes
+
+
+def _dec_uuid(b: bytes) -> uuid.UUID:
+    if len(b) != 16:
+        raise InvalidBinaryRepresentation("incorrect binary data format for uuid")
+    return uuid.UUID(bytes=bytes(b))
+
+
+_CODECS: dict[int, tuple[Encoder, Decoder]] = {
+    T.BOOL: (_enc_bool, _dec_bool),
+    T.INT2: _fixed(_H), T.INT4: _fixed(_I), T.INT8: _fixed(_Q), T.OID: _fixed(_UI),
+    T.FLOAT4: _fixed(_F, float), T.FLOAT8: _fixed(_D, float),
+    T.NUMERIC: (encode_numeric, decode_numeric),
+    T.BYTEA: (bytes, bytes),
+    T.CHAR: (_enc_char, _dec_text),
+    T.DATE: (_enc_date, _dec_date), T.TIME: (_enc_time, _dec_time),
+    T.TIMETZ: (_enc_timetz, _dec_timetz),
+    T.TIMESTAMP: (_enc_timestamp, _dec_timestamp),
+    T.TIMESTAMPTZ: (_enc_timestamptz, _dec_timestamptz),
+    T.INTERVAL: (_enc_interval, _dec_interval),
+    T.UUID: (_enc_uuid, _dec_uuid),
+    T.JSON: (_enc_json, _dec_text), T.JSONB: (_enc_jsonb, _dec_jsonb),
+}
+for _oid in (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.XML):
+    _CODECS[_oid] = (_enc_text, _dec_text)
+for _oid in (T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE, T.REGPROCEDURE,
+             T.REGOPER, T.REGCONFIG, T.XID, T.CID):
+    _CODECS[_oid] = _CODECS[T.OID]
+_VECTORS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID}
+
+
+# -- arrays --------------------------------------------------------------------
+
+
+def _shape(v: list[Any]) -> list[int]:
+    dims = []
+    while isinstance(v, list | tuple):
+        dims.append(len(v))
+        if not v:
+            break
+        v = v[0]
+    return dims if dims != [0] else []
+
+
+def _array_encoder(elem_oid: int, lbound: int = 1) -> Encoder:
+    elem = binary_encoder(elem_oid)
+    null = _I.pack(-1)
+
+    def enc(v: list[Any]) -> bytes:
+        dims = _shape(v)
+        flat: list[Any] = list(v)
+        for _ in range(len(dims) - 1):
+            flat = [x for sub in flat for x in sub]
+        parts = [b""]
+        has_null = 0
+        for x in flat:
+            if x is None:
+                parts.append(null)
+                has_null = 1
+            else:
+                b = elem(x)
+                parts.append(_I.pack(len(b)))
+                parts.append(b)
+        parts[0] = _ARRHEAD.pack(len(dims), has_null, elem_oid) + b"".join(
+            _DIM.pack(n, lbound) for n in dims)
+        return b"".join(parts)
+
+    return enc
+
+
+def _array_decoder(elem_oid: int) -> Decoder:
+    cache: dict[int, Decoder] = {}
+
+    def dec(b: bytes) -> list[Any]:
+        try:
+            ndim, _flags, sent_elem = _ARRHEAD.unpack_from(b)
+            dims = [_DIM.unpack_from(b, 12 + 8 * i)[0] for i in range(ndim)]
+        except struct.error:
+            raise InvalidBinaryRepresentation("insufficient data left in message") from None
+        if ndim == 0:
+            return []
+        oid = sent_elem or elem_oid
+        elem = cache.get(oid) or cache.setdefault(oid, binary_decoder(oid))
+        pos = 12 + 8 * ndim
+        flat: list[Any] = []
+        mv = memoryview(b)
+        for _ in range(math.prod(dims)):
+            (n,) = _I.unpack_from(b, pos)
+            pos += 4
+            if n < 0:
+                flat.append(None)
+            else:
+                flat.append(elem(bytes(mv[pos : pos + n])))
+                pos += n
+        if pos != len(b):
+            raise InvalidBinaryRepresentation("incorrect binary data format in array")
+        for n in reversed(dims[1:]):
+            flat = [flat[i : i + n] for i in range(0, len(flat), n)]
+        return flat
+
+    return dec
+
+
+def _generic_encoder(v: Any) -> bytes:
+    """Encodes a value of a type pgtypes has no binary codec for, as its text (like unknown)."""
+    return format_generic(v).encode()
+
+
+def binary_encoder(oid: int) -> Encoder:
+    """Returns the send function for a type: value -> PostgreSQL binary bytes."""
+    codec = _CODECS.get(oid)
+    if codec is not None:
+        return codec[0]
+    if oid in _VECTORS:  # NB: int2vector and oidvector count from 0
+        return _array_encoder(_VECTORS[oid], 0)
+    elem = T.ELEMENT_OF.get(oid)
+    if elem is not None:
+        return _array_encoder(elem)
+    return _generic_encoder
+
+
+def binary_decoder(oid: int) -> Decoder:
+    """Returns the receive function for a type: PostgreSQL binary bytes -> value."""
+    codec = _CODECS.get(oid)
+    if codec is not None:
+        return codec[1]
+    if oid in _VECTORS:
+        return _array_decoder(_VECTORS[oid])
+    elem = T.ELEMENT_OF.get(oid)
+    if elem is not None:
+        return _array_decoder(elem)
+    return _dec_text
+
+
+def has_binary(oid: int) -> bool:
+    """Tells whether pgtypes has a binary codec for `oid` (else text bytes are used)."""
+    return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF
+
+
+def encode_binary(oid: int, value: Any) -> bytes:
+    """Encodes one value in PostgreSQL's binary format for `oid`."""
+    return binary_encoder(oid)(value)
+
+
+def decode_binary(oid: int, data: bytes) -> Any:
+    """Decodes one value from PostgreSQL's binary format for `oid`."""
+    return binary_decoder(oid)(data)

@@ -1,0 +1,621 @@
+"""PostgreSQL's text formats: the output and input functions of the types Cumulo speaks.
+
+Clients that use the text format (psql, psycopg2, pg8000, pgbench, JDBC by
+default) parse these strings themselves, so they must be byte-for-byte what
+PostgreSQL 15 prints: booleans `t`/`f`, floats in their shortest exact form
+(`extra_float_digits` >= 1, the default), timestamps without trailing zero
+microseconds, intervals in the `postgres` IntervalStyle, arrays with
+PostgreSQL's quoting rules.
+
+Python values per type (shared with `binary.py` and the SQL layer):
+
+- interval is a `datetime.timedelta`. Its sign convention matches the SQL
+  layer: the time part has the sign of the day part, and a month counts as
+  30 days when input carries months (PostgreSQL's own `justify` ratio).
+- json and jsonb are their JSON text (`str`); a dict or list is accepted on
+  output and serialised the way jsonb prints.
+- timestamp is a naive `datetime`, timestamptz an aware one (printed in the
+  session TimeZone passed as `tz`).
+
+`text_encoder(oid, tz)` returns one function per column, chosen once per
+RowDescription; `format_text` and `parse_text` are the per-value forms.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+import struct
+import uuid
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..errors import (
+    DatetimeFieldOverflow,
+    InvalidDatetimeFormat,
+    InvalidTextRepresentation,
+    NumericValueOutOfRange,
+)
+from . import oids as T
+
+UTC = dt.UTC
+Encoder = Callable[[Any], str]
+
+INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
+             T.INT8: (-(2**63), 2**63 - 1), T.OID: (0, 2**32 - 1)}
+STRING_OIDS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.CHAR, T.UNKNOWN, T.XML})
+OID_LIKE = frozenset({T.OID, T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE,
+                      T.REGPROCEDURE, T.REGOPER, T.REGCONFIG, T.XID, T.CID})
+
+
+def timezone(tz: Any) -> dt.tzinfo:
+    """Returns a tzinfo for a TimeZone setting ('UTC', 'Europe/Madrid', '+02') or a tzinfo."""
+    if tz is None:
+        return UTC
+    if isinstance(tz, dt.tzinfo):
+        return tz
+    name = str(tz).strip()
+    if name.upper() in ("UTC", "GMT", "Z", "ZULU", "ETC/UTC"):
+        return UTC
+    m = re.fullmatch(r"([+-]?)(\d{1,2})(?::?(\d\d))?", name)
+    if m:  # a POSIX-style number: PostgreSQL reads '+02' as 2 hours east (ISO sign)
+        off = dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0))
+        return dt.timezone(-off if m.group(1) == "-" else off)
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+# -- output ------------------------------------------------------------------
+
+
+def _float8(v: float) -> str:
+    r = repr(v)
+    if "e" not in r and "n" not in r:
+        if r.endswith(".0"):
+            r = r[:-2]
+        if abs(v) < 1e15:
+            return r
+        return _sci(r, 15)
+    if r == "inf":
+        return "Infinity"
+    if r == "-inf":
+        return "-Infinity"
+    if r == "nan":
+        return "NaN"
+    return _sci(r, 15)
+
+
+def _sci(shortest: str, digits: int) -> str:
+    """Reformats a shortest decimal with PostgreSQL's switch to exponent form."""
+    sign, ds, exp = Decimal(shortest).as_tuple()
+    d = "".join(map(str, ds)).rstrip("0") or "0"
+    e10 = len(ds) - 1 + int(exp)  # decimal exponent of the first digit
+    neg = "-" if sign else ""
+    if -4 <= e10 < digits:
+        return neg + format(Decimal(f"{d}e{e10 - len(d) + 1}"), "f")
+    mant = d[0] + ("." + d[1:] if len(d) > 1 else "")
+    return f"{neg}{mant}e{'-' if e10 < 0 else '+'}{abs(e10):02d}"
+
+
+_F4 = struct.Struct("!f")
+
+
+def _float4(v: float) -> str:
+    if not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    v32 = _F4.unpack(_F4.pack(v))[0]
+    for prec in range(1, 10):
+        s = f"{v32:.{prec - 1}e}"
+        if _F4.unpack(_F4.pack(float(s)))[0] == v32:
+            break
+    return _sci(s, 6)
+
+
+def _numeric(v: Any) -> str:
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        v = Decimal(repr(v)) if math.isfinite(v) else Decimal(str(v))
+    if not v.is_finite():
+        return "NaN" if v.is_nan() else ("Infinity" if v > 0 else "-Infinity")
+    s = format(v, "f")
+    return s[1:] if s[0] == "-" and not v else s
+
+
+def _frac(us: int) -> str:
+    return f".{us:06d}".rstrip("0") if us else ""
+
+
+def _time(v: dt.time) -> str:
+    return f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}{_frac(v.microsecond)}"
+
+
+def _offset(off: dt.timedelta | None) -> str:
+    secs = int(off.total_seconds()) if off else 0
+    sign = "-" if secs < 0 else "+"
+    h, rem = divmod(abs(secs), 3600)
+    m, s = divmod(rem, 60)
+    out = f"{sign}{h:02d}"
+    if m or s:
+        out += f":{m:02d}"
+    if s:
+        out += f":{s:02d}"
+    return out
+
+
+def _date(v: dt.date) -> str:
+    return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
+
+
+def _timestamp(v: dt.datetime) -> str:
+    return f"{_date(v)} {_time(v)}"
+
+
+def _timetz(v: dt.time) -> str:
+    return _time(v) + _offset(v.utcoffset())
+
+
+def _timestamptz_in(tz: dt.tzinfo) -> Encoder:
+    def enc(v: dt.datetime) -> str:
+        if v.tzinfo is None:
+            v = v.replace(tzinfo=UTC)
+        v = v.astimezone(tz)
+        return _timestamp(v) + _offset(v.utcoffset())
+
+    return enc
+
+
+def format_interval(v: dt.timedelta) -> str:
+    """Formats a timedelta in PostgreSQL's `postgres` IntervalStyle ('1 day 02:03:04')."""
+    days, secs, us = v.days, v.seconds, v.microseconds
+    sign = ""
+    if days < 0 and (secs or us):
+        days += 1
+        total = 86_400_000_000 - (secs * 1_000_000 + us)
+        sign = "-"
+    else:
+        total = secs * 1_000_000 + us
+    out = f"{days} day{'' if days == 1 else 's'}" if days else ""
+    if total or not days:
+        h, rem = divmod(total, 3_600_000_000)
+        m, rem = divmod(rem, 60_000_000)
+        s, usec = divmod(rem, 1_000_000)
+        clock = f"{sign}{h:02d}:{m:02d}:{s:02d}{_frac(usec)}"
+        out = f"{out} {clock}" if out else clock
+    return out
+
+
+def _bytea(v: Any) -> str:
+    return "\\x" + bytes(v).hex()
+
+
+def _json(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _bool(v: Any) -> str:
+    return "t" if v else "f"
+
+
+def format_generic(v: Any) -> str:
+    """Formats a value whose column type is unknown to pgtypes, by its Python type."""
+    if isinstance(v, str):
+        return v
+    enc = _BY_PYTYPE.get(type(v))
+    return enc(v) if enc else str(v)
+
+
+_BY_PYTYPE: dict[type, Encoder] = {
+    bool: _bool, int: str, float: _float8, Decimal: _numeric, bytes: _bytea, bytearray: _bytea,
+    memoryview: _bytea, dt.date: _date, dt.time: lambda v: _timetz(v) if v.tzinfo else _time(v),
+    dt.datetime: lambda v: _timestamptz_in(UTC)(v) if v.tzinfo else _timestamp(v),
+    dt.timedelta: format_interval, uuid.UUID: str, dict: _json,
+}
+
+
+def _needs_quotes(s: str) -> bool:
+    if not s or s.upper() == "NULL":
+        return True
+    for c in s:
+        if c in '{}",\\ \t\n\r\v\f':
+            return True
+    return False
+
+
+def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
+    def enc(v: list[Any]) -> str:
+        parts = []
+        for x in v:
+            if x is None:
+                parts.append("NULL")
+            elif isinstance(x, list | tuple):
+                parts.append(enc(x))
+            else:
+                s = elem(x)
+                if _needs_quotes(s):
+                    s = '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                parts.append(s)
+        return "{" + sep.join(parts) + "}"
+
+    return enc
+
+
+def _vector(v: list[Any]) -> str:
+    return " ".join(str(x) for x in v)
+
+
+_SCALAR_OUT: dict[int, Encoder] = {
+    T.BOOL: _bool, T.INT2: str, T.INT4: str, T.INT8: str, T.FLOAT8: _float8, T.FLOAT4: _float4,
+    T.NUMERIC: _numeric, T.BYTEA: _bytea, T.DATE: _date, T.TIME: _time, T.TIMETZ: _timetz,
+    T.TIMESTAMP: _timestamp, T.INTERVAL: format_interval, T.UUID: str, T.JSON: _json,
+    T.JSONB: _json, T.INT2VECTOR: _vector, T.OIDVECTOR: _vector,
+}
+
+
+def text_encoder(oid: int, tz: Any = None) -> Encoder:
+    """Returns the output function for a type: value -> PostgreSQL's text form."""
+    if oid in STRING_OIDS:
+        return format_generic
+    if oid == T.TIMESTAMPTZ:
+        return _timestamptz_in(timezone(tz))
+    enc = _SCALAR_OUT.get(oid)
+    if enc is not None:
+        return enc
+    if oid in OID_LIKE:
+        return format_generic
+    elem = T.ELEMENT_OF.get(oid)
+    if elem is not None:
+        return _array_of(text_encoder(elem, tz))
+    return format_generic
+
+
+def format_text(oid: int, value: Any, tz: Any = None) -> str:
+    """Formats one value as PostgreSQL's output function for `oid` prints it."""
+    return text_encoder(oid, tz)(value)
+
+
+# -- input -------------------------------------------------------------------
+
+
+def _bad(oid: int, s: str) -> InvalidTextRepresentation:
+    name = T.TYPES[oid].sql_name if oid in T.TYPES else str(oid)
+    return InvalidTextRepresentation(f'invalid input syntax for type {name}: "{s}"')
+
+
+def _int_in(oid: int) -> Callable[[str], int]:
+    lo, hi = INT_RANGE.get(oid, INT_RANGE[T.OID])
+
+    def dec(s: str) -> int:
+        try:
+            v = int(s.strip())
+        except ValueError:
+            raise _bad(oid, s) from None
+        if not lo <= v <= hi:
+            name = T.TYPES[oid].sql_name
+            raise NumericValueOutOfRange(f'value "{s}" is out of range for type {name}')
+        return v
+
+    return dec
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def _bool_in(s: str) -> bool:
+    t = s.strip().lower()
+    if t:
+        if t in ("1", "0"):
+            return t == "1"
+        for word in _TRUE:
+            if word.startswith(t) and (word != "on" or len(t) >= 2):
+                return True
+        for word in _FALSE:
+            if word.startswith(t) and (word != "off" or len(t) >= 2):
+                return False
+    raise _bad(T.BOOL, s)
+
+
+def _float_in(oid: int) -> Callable[[str], float]:
+    def dec(s: str) -> float:
+        try:
+            v = float(s.strip())
+        except ValueError:
+            raise _bad(oid, s) from None
+        if oid == T.FLOAT4 and math.isfinite(v):
+            try:
+                v = _F4.unpack(_F4.pack(v))[0]
+            except OverflowError:
+                raise NumericValueOutOfRange(f'"{s}" is out of range for type real') from None
+        return v
+
+    return dec
+
+
+def _numeric_in(s: str) -> Decimal:
+    t = s.strip()
+    try:
+        d = Decimal(t)
+    except InvalidOperation:
+        raise _bad(T.NUMERIC, s) from None
+    if d.is_snan() or (d.is_infinite() and t.lower().lstrip("+-") not in ("infinity", "inf")):
+        raise _bad(T.NUMERIC, s)
+    return d
+
+
+def _bytea_in(s: str) -> bytes:
+    if s.startswith("\\x"):
+        try:
+            return bytes.fromhex(s[2:])
+        except ValueError:
+            raise _bad(T.BYTEA, s) from None
+    out = bytearray()
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c != "\\":
+            out += c.encode()
+            i += 1
+        elif s[i + 1 : i + 2] == "\\":
+            out.append(92)
+            i += 2
+        elif re.fullmatch(r"[0-3][0-7][0-7]", s[i + 1 : i + 4]):
+            out.append(int(s[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            raise _bad(T.BYTEA, s)
+    return bytes(out)
+
+
+_DATE = r"(\d{4,})-(\d{1,2})-(\d{1,2})"
+_CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
+_ZONE = r"\s*(Z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?"
+_TS_RE = re.compile(rf"\s*{_DATE}(?:[ T]+{_CLOCK}{_ZONE})?\s*", re.I)
+_TIME_RE = re.compile(rf"\s*{_CLOCK}{_ZONE}\s*", re.I)
+
+
+def _us(frac: str | None) -> int:
+    if not frac:
+        return 0
+    return round(int(frac[:7].ljust(7, "0")) / 10)  # round to microseconds, as PostgreSQL
+
+
+def _zone(z: str | None) -> dt.tzinfo | None:
+    if not z:
+        return None
+    if z.upper() == "Z":
+        return UTC
+    sign = -1 if z[0] == "-" else 1
+    body = z[1:]
+    if ":" in body:
+        parts = [int(p) for p in body.split(":")]
+    else:  # h, hh, hmm, hhmm, hhmmss
+        cut = len(body) - 2 * ((len(body) - 1) // 2)
+        parts = [int(body[:cut])] + [int(body[i : i + 2]) for i in range(cut, len(body), 2)]
+    h, m, sec = (parts + [0, 0])[:3]
+    return dt.timezone(sign * dt.timedelta(hours=h, minutes=m, seconds=sec))
+
+
+def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
+    m = _TS_RE.fullmatch(s)
+    if not m:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"')
+    y, mo, d, hh, mi, ss, frac, z = m.groups()
+    try:
+        v = dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0))
+        v += dt.timedelta(microseconds=_us(frac))
+    except (ValueError, OverflowError):
+        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
+    if oid == T.TIMESTAMP:
+        return v
+    zone = _zone(z)
+    if zone is None:
+        return v.replace(tzinfo=timezone(tz)).astimezone(UTC)
+    return v.replace(tzinfo=zone).astimezone(UTC)
+
+
+def _date_in(s: str) -> dt.date:
+    return _parse_ts(T.TIMESTAMP, s, None).date()
+
+
+def _time_in(oid: int, s: str) -> dt.time:
+    m = _TIME_RE.fullmatch(s)
+    if not m:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"')
+    hh, mi, ss, frac, z = m.groups()
+    us = _us(frac)
+    try:
+        base = dt.datetime(2000, 1, 1, int(hh), int(mi), int(ss or 0)) + dt.timedelta(microseconds=us)
+    except ValueError:
+        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
+    zone = (_zone(z) or UTC) if oid == T.TIMETZ else None
+    return base.time().replace(tzinfo=zone)
+
+
+_IV_UNITS = {
+    "microsecond": 1, "microseconds": 1, "us": 1, "usec": 1, "usecs": 1,
+    "millisecond": 1000, "milliseconds": 1000, "ms": 1000, "msec": 1000, "msecs": 1000,
+    "second": 10**6, "seconds": 10**6, "sec": 10**6, "secs": 10**6, "s": 10**6,
+    "minute": 6 * 10**7, "minutes": 6 * 10**7, "min": 6 * 10**7, "mins": 6 * 10**7,
+    "m": 6 * 10**7, "hour": 36 * 10**8, "hours": 36 * 10**8, "hr": 36 * 10**8,
+    "hrs": 36 * 10**8, "h": 36 * 10**8, "day": 864 * 10**8, "days": 864 * 10**8,
+    "d": 864 * 10**8, "week": 6048 * 10**8, "weeks": 6048 * 10**8, "w": 6048 * 10**8,
+    "mon": 2592 * 10**9, "mons": 2592 * 10**9, "month": 2592 * 10**9, "months": 2592 * 10**9,
+    "year": 31104 * 10**9, "years": 31104 * 10**9, "y": 31104 * 10**9, "yr": 31104 * 10**9,
+    "yrs": 31104 * 10**9,
+}
+_IV_TOKEN = re.compile(
+    r"\s*(?:([+-]?)(\d+):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?|([+-]?\d*\.?\d+(?:e[+-]?\d+)?)\s*([a-z]*)|(ago)|,)",
+    re.I,
+)
+_ISO_IV = re.compile(
+    r"P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
+    r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?",
+)
+
+
+def parse_interval(s: str) -> dt.timedelta:
+    """Parses interval input: '1 day 02:00:00', '3 hours', '-1 week', 'P1DT2H', '@ 1 day ago'."""
+    t = s.strip().lstrip("@").strip()
+    iso = _ISO_IV.fullmatch(t) if t[:1] in ("P", "p") else None
+    if iso:
+        units = (31104 * 10**9, 2592 * 10**9, 6048 * 10**8, 864 * 10**8, 36 * 10**8,
+                 6 * 10**7, 10**6)
+        total = sum(Decimal(g) * u for g, u in zip(iso.groups(), units, strict=True) if g)
+        return dt.timedelta(microseconds=int(total))
+    total = Decimal(0)
+    pos, n, ago, seen = 0, len(t), False, False
+    while pos < n:
+        m = _IV_TOKEN.match(t, pos)
+        if not m or m.end() == pos:
+            raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
+        pos = m.end()
+        sign, hh, mi, ss, num, unit, ago_kw = m.groups()
+        if hh is not None:
+            us = (int(hh) * 3600 + int(mi) * 60) * 10**6 + int(Decimal(ss or 0) * 10**6)
+            total += -us if sign == "-" else us
+            seen = True
+        elif num is not None:
+            u = unit.lower() if unit else "s"
+            if u not in _IV_UNITS:
+                raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
+            total += Decimal(num) * _IV_UNITS[u]
+            seen = True
+        elif ago_kw:
+            ago = True
+    if not seen:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
+    us = int(total.to_integral_value())
+    return dt.timedelta(microseconds=-us if ago else us)
+
+
+def _uuid_in(s: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(s.strip())
+    except ValueError:
+        raise _bad(T.UUID, s) from None
+
+
+def _json_in(s: str) -> str:
+    try:
+        json.loads(s)
+    except ValueError:
+        raise InvalidTextRepresentation("invalid input syntax for type json",
+                                        detail=f"Token in \"{s[:30]}\" is invalid.") from None
+    return s
+
+
+def split_array(s: str) -> list[Any]:
+    """Splits array input text ('{1,"a b",NULL,{2}}') into nested lists of str / None."""
+    t = s.strip()
+    if t.startswith("["):  # explicit bounds '[1:2]={...}': bounds are dropped
+        t = t[t.index("=") + 1 :].strip()
+    if not t.startswith("{"):
+        raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
+                                        detail='Array value must start with "{" or dimension '
+                                        "information.")
+    out, pos = _split_level(t, 0, s)
+    if t[pos:].strip():
+        raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
+                                        detail="Junk after closing right brace.")
+    return out
+
+
+def _split_level(t: str, pos: int, orig: str) -> tuple[list[Any], int]:
+    out: list[Any] = []
+    pos += 1  # past '{'
+    n = len(t)
+    expect_item = True
+    while pos < n:
+        c = t[pos]
+        if c in " \t\n\r\v\f":
+            pos += 1
+        elif c == "}":
+            return out, pos + 1
+        elif c == ",":
+            pos += 1
+            expect_item = True
+        elif not expect_item:
+            break
+        elif c == "{":
+            sub, pos = _split_level(t, pos, orig)
+            out.append(sub)
+            expect_item = False
+        elif c == '"':
+            buf, pos = [], pos + 1
+            while pos < n and t[pos] != '"':
+                if t[pos] == "\\":
+                    pos += 1
+                buf.append(t[pos : pos + 1])
+                pos += 1
+            out.append("".join(buf))
+            pos += 1
+            expect_item = False
+        else:
+            start = pos
+            buf = []
+            while pos < n and t[pos] not in ',}':
+                if t[pos] == "\\":
+                    pos += 1
+                buf.append(t[pos : pos + 1])
+                pos += 1
+            item = "".join(buf).strip()
+            raw = t[start:pos].strip()
+            out.append(None if raw.upper() == "NULL" else item)
+            expect_item = False
+    raise InvalidTextRepresentation(f'malformed array literal: "{orig}"')
+
+
+def _array_in(elem_oid: int, tz: Any) -> Callable[[str], list[Any]]:
+    elem = text_decoder(elem_oid, tz)
+
+    def conv(items: list[Any]) -> list[Any]:
+        return [None if x is None else conv(x) if isinstance(x, list) else elem(x) for x in items]
+
+    return lambda s: conv(split_array(s))
+
+
+def _vector_in(s: str) -> list[int]:
+    try:
+        return [int(x) for x in s.split()]
+    except ValueError:
+        raise InvalidTextRepresentation(f'invalid input syntax for type oid: "{s}"') from None
+
+
+def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
+    """Returns the input function for a type: PostgreSQL text form -> value."""
+    if oid in STRING_OIDS or oid == 0:
+        return str
+    if oid in INT_RANGE:
+        return _int_in(oid)
+    if oid in OID_LIKE:
+        return _int_in(T.OID)
+    simple: dict[int, Callable[[str], Any]] = {
+        T.BOOL: _bool_in, T.FLOAT8: _float_in(T.FLOAT8), T.FLOAT4: _float_in(T.FLOAT4),
+        T.NUMERIC: _numeric_in, T.BYTEA: _bytea_in, T.DATE: _date_in,
+        T.TIMESTAMP: lambda s: _parse_ts(T.TIMESTAMP, s, tz),
+        T.TIMESTAMPTZ: lambda s: _parse_ts(T.TIMESTAMPTZ, s, tz),
+        T.TIME: lambda s: _time_in(T.TIME, s), T.TIMETZ: lambda s: _time_in(T.TIMETZ, s),
+        T.INTERVAL: parse_interval, T.UUID: _uuid_in, T.JSON: _json_in, T.JSONB: _json_in,
+        T.INT2VECTOR: _vector_in, T.OIDVECTOR: _vector_in,
+    }
+    dec = simple.get(oid)
+    if dec is not None:
+        return dec
+    elem = T.ELEMENT_OF.get(oid)
+    if elem is not None:
+        return _array_in(elem, tz)
+    return str
+
+
+def parse_text(oid: int, s: str, tz: Any = None) -> Any:
+    """Parses one value from PostgreSQL's text form for `oid` (22P02 and friends on bad input)."""
+    return text_decoder(oid, tz)(s)

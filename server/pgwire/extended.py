@@ -1,0 +1,287 @@
+"""The extended query protocol: Parse, Bind, Describe, Execute, Close, Sync.
+
+Statements and portals follow PostgreSQL's lifetimes:
+
+- the unnamed statement ("") persists until the next Parse of "" replaces it
+  (pg8000 describes it after a Sync); named statements live until Close and
+  outlive transactions (pgbench -M prepared, JDBC's S_n);
+- portals, named or not, live until Close or until the transaction ends: after
+  a Sync or Query that leaves the session idle ("I"), every portal is dropped;
+- a portal starts executing at its first Execute; Execute(max_rows=n) sends up
+  to n DataRows and then PortalSuspended alone (no CommandComplete), and the
+  next Execute resumes it.
+
+Everything a statement needs per execution is prepared once and cached on it:
+parameter decoders per format combination, and per result-format combination
+the column encoders and the RowDescription bytes. A prepared `SELECT 1` thus
+costs a few dict lookups besides the session call.
+
+An error sends ErrorResponse and then discards messages until Sync. Errors the
+session did not raise itself (bad parameters, unknown names) are reported to it
+with `statement_failed`, so its transaction state matches PostgreSQL's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import (
+    DuplicateCursor,
+    DuplicatePreparedStatement,
+    InvalidCursorName,
+    InvalidSQLStatementName,
+    ProtocolViolation,
+    SQLError,
+)
+from ..pgtypes.codecs import WireDecoder, WireEncoder, column_encoders, wire_decoder
+from . import messages as M
+from .backend import Prepared, Result
+
+
+class Statement:
+    """A prepared statement plus its cached codecs and RowDescription bytes."""
+
+    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc")
+
+    def __init__(self, name: str, prepared: Prepared) -> None:
+        self.name = name
+        self.prepared = prepared
+        self.decoders: dict[tuple[int, ...], list[WireDecoder]] = {}
+        self.shapes: dict[tuple[int, ...], tuple[list[WireEncoder], bytes]] = {}
+        self.param_desc = M.parameter_description(prepared.param_oids)
+
+    def label(self) -> str:
+        """Names the statement as PostgreSQL's messages do."""
+        return f'prepared statement "{self.name}"' if self.name else "unnamed prepared statement"
+
+
+class Portal:
+    """A bound statement: parameters, result formats, and the Result once executing."""
+
+    __slots__ = ("stmt", "params", "encoders", "row_desc", "result")
+
+    def __init__(self, stmt: Statement, params: list[Any], encoders: list[WireEncoder] | None,
+                 row_desc: bytes) -> None:
+        self.stmt = stmt
+        self.params = params
+        self.encoders = encoders
+        self.row_desc = row_desc
+        self.result: Result | None = None
+
+    def close(self) -> None:
+        """Stops a suspended result's row iterator."""
+        res = self.result
+        if res is not None and not res.done and res.rows is not None:
+            close = getattr(res.rows, "close", None)
+            if close is not None:
+                close()
+
+
+def _formats(codes: list[int], n: int, what: str) -> tuple[int, ...]:
+    """Expands Bind's format codes (none, one for all, or one each) to n codes."""
+    if not codes:
+        return (0,) * n
+    if len(codes) == 1:
+        if codes[0] not in (0, 1):
+            raise ProtocolViolation(f"unsupported format code: {codes[0]}")
+        return (codes[0],) * n
+    if len(codes) != n:
+        raise ProtocolViolation(f"bind message has {len(codes)} {what} formats but query has "
+                                f"{n} {'columns' if what == 'result' else 'parameters'}")
+    for c in codes:
+        if c not in (0, 1):
+            raise ProtocolViolation(f"unsupported format code: {c}")
+    return tuple(codes)
+
+
+class ExtendedQuery:
+    """The extended-protocol half of `protocol.Connection` (mixed into it)."""
+
+    session: Any
+    out: bytearray
+    tz: Any
+
+    def __init__(self) -> None:
+        self.statements: dict[str, Statement] = {}
+        self.portals: dict[str, Portal] = {}
+        self._skipping = False
+        self._in_extended = False
+
+    # hooks provided by Connection
+    def _error(self, exc: BaseException, notify: bool = False) -> None: ...
+    def _ready(self) -> None: ...
+    def _notices(self) -> None: ...
+    def _parameters(self) -> None: ...
+    def _begin_copy_in(self, res: Result, gen: Any) -> None: ...
+    def _send_result(self, res: Result, encoders: Any, max_rows: int, describe: bool) -> None: ...
+    def in_copy(self) -> bool: ...
+
+    def _fail(self, exc: BaseException, session_raised: bool) -> None:
+        self._in_extended = True
+        self._notices()
+        self._error(exc, notify=not session_raised or not isinstance(exc, SQLError))
+
+    def _tz_changed(self) -> None:
+        for stmt in self.statements.values():
+            stmt.decoders.clear()
+            stmt.shapes.clear()
+
+    def _drop_portals(self) -> None:
+        portals, self.portals = self.portals, {}
+        for portal in portals.values():
+            try:
+                portal.close()
+            except Exception:  # noqa: S110 - a failing iterator close must not break Sync
+                pass
+
+    # -- messages --------------------------------------------------------------
+
+    def _parse(self, payload: bytes) -> None:
+        self._in_extended = True
+        try:
+            name, sql, oids = M.read_parse(payload)
+            if name and name in self.statements:
+                raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
+        except SQLError as e:
+            self._fail(e, False)
+            return
+        try:
+            prepared = self.session.prepare(sql, oids)
+        except Exception as e:
+            self._fail(e, True)
+            return
+        self.statements[name] = Statement(name, prepared)
+        self.out += M.PARSE_COMPLETE
+
+    def _bind(self, payload: bytes) -> None:
+        self._in_extended = True
+        try:
+            portal_name, stmt_name, pfmts, values, rfmts = M.read_bind(payload)
+            stmt = self.statements.get(stmt_name)
+            if stmt is None:
+                label = f'prepared statement "{stmt_name}"' if stmt_name else \
+                    "unnamed prepared statement"
+                raise InvalidSQLStatementName(f"{label} does not exist")
+            if portal_name and portal_name in self.portals:
+                raise DuplicateCursor(f'cursor "{portal_name}" already exists')
+            oids = stmt.prepared.param_oids
+            if len(values) != len(oids):
+                raise ProtocolViolation(
+                    f"bind message supplies {len(values)} parameters, but {stmt.label()} "
+                    f"requires {len(oids)}")
+            params: list[Any] = []
+            if values:
+                pkey = _formats(pfmts, len(values), "parameter")
+                decoders = stmt.decoders.get(pkey)
+                if decoders is None:
+                    decoders = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
+                    stmt.decoders[pkey] = decoders
+                params = [None if v is None else dec(v)
+                          for v, dec in zip(values, decoders, strict=True)]
+            columns = stmt.prepared.columns
+            if columns:
+                rkey = _formats(rfmts, len(columns), "result")
+                shape = stmt.shapes.get(rkey)
+                if shape is None:
+                    shape = (column_encoders([c.type_oid for c in columns], rkey, self.tz),
+                             M.row_description(columns, rkey))
+                    stmt.shapes[rkey] = shape
+                encoders, row_desc = shape
+            else:
+                encoders, row_desc = None, M.NO_DATA
+        except Exception as e:
+            self._fail(e, False)
+            return
+        old = self.portals.get(portal_name)
+        if old is not None:
+            old.close()
+        self.portals[portal_name] = Portal(stmt, params, encoders, row_desc)
+        self.out += M.BIND_COMPLETE
+
+    def _describe(self, payload: bytes) -> None:
+        self._in_extended = True
+        try:
+            kind, name = M.read_target(payload)
+            if kind == "S":
+                stmt = self.statements.get(name)
+                if stmt is None:
+                    label = f'prepared statement "{name}"' if name else "unnamed prepared statement"
+                    raise InvalidSQLStatementName(f"{label} does not exist")
+                self.out += stmt.param_desc
+                cols = stmt.prepared.columns
+                self.out += M.row_description(cols) if cols else M.NO_DATA
+                return
+            portal = self.portals.get(name)
+            if portal is not None:
+                self.out += portal.row_desc
+                return
+        except SQLError as e:
+            self._fail(e, False)
+            return
+        try:
+            cols = self.session.cursor_columns(name)
+        except Exception as e:
+            self._fail(e, True)
+            return
+        if cols is None:
+            self._fail(InvalidCursorName(f'portal "{name}" does not exist'), False)
+            return
+        self.out += M.row_description(cols) if cols else M.NO_DATA
+
+    def _execute(self, payload: bytes) -> None:
+        self._in_extended = True
+        try:
+            name, max_rows = M.read_execute(payload)
+            portal = self.portals.get(name)
+            if portal is None:
+                raise InvalidCursorName(f'portal "{name}" does not exist')
+        except SQLError as e:
+            self._fail(e, False)
+            return
+        res = portal.result
+        if res is None:
+            try:
+                res = portal.result = self.session.execute(portal.stmt.prepared, portal.params)
+            except Exception as e:
+                self._fail(e, True)
+                return
+            if res.copy_in is not None:
+                self._parameters()
+                self._begin_copy_in(res, None)
+                return
+        try:
+            encoders = portal.encoders
+            if encoders is None and res.columns:
+                fmts = [0] * len(res.columns)
+                encoders = column_encoders([c.type_oid for c in res.columns], fmts, self.tz)
+            self._send_result(res, encoders, max_rows, describe=False)
+        except Exception as e:
+            portal.close()
+            self._fail(e, isinstance(e, SQLError))
+
+    def _close(self, payload: bytes) -> None:
+        self._in_extended = True
+        try:
+            kind, name = M.read_target(payload)
+        except SQLError as e:
+            self._fail(e, False)
+            return
+        if kind == "S":
+            self.statements.pop(name, None)
+        else:
+            portal = self.portals.pop(name, None)
+            if portal is not None:
+                portal.close()
+        self.out += M.CLOSE_COMPLETE
+
+    def _sync(self, _payload: bytes) -> None:
+        if self.in_copy():
+            return  # NB: PostgreSQL ignores Sync during COPY FROM STDIN
+        self._skipping = False
+        self._in_extended = False
+        try:
+            self.session.sync()
+        except Exception as e:
+            self._notices()
+            self._error(e)
+        self._ready()

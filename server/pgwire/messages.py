@@ -1,0 +1,257 @@
+"""PostgreSQL v3 message framing: parsing frontend messages and building backend ones.
+
+Every query pays for this module on both directions, so it is written for the
+interpreter's fast paths: `struct.Struct` objects made once, constant replies
+prebuilt as bytes (`READY[b"I"]`, `PARSE_COMPLETE`, ...), and the data rows
+of a batch appended to one bytearray with no per-row objects beyond the
+encoded values themselves.
+
+Frontend payload readers take the payload (without type byte and length)
+and return plain tuples; malformed payloads raise `ProtocolViolation`
+(08P01). Backend builders return bytes ready for the socket.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..errors import ProtocolViolation
+from ..pgtypes.oids import type_size
+from .backend import Column
+
+I16 = struct.Struct("!h")
+I32 = struct.Struct("!i")
+U32 = struct.Struct("!I")
+HEADER = struct.Struct("!ci")  # type byte, length (including itself)
+_II = struct.Struct("!ii")
+_FIELD = struct.Struct("!ihihih")  # table oid, attnum, type oid, typlen, typmod, format
+_ROW_HEAD = struct.Struct("!cih")
+
+SSL_REQUEST = 80877103
+GSSENC_REQUEST = 80877104
+CANCEL_REQUEST = 80877102
+PROTOCOL_3 = 196608
+NULL_FIELD = I32.pack(-1)
+
+
+def message(kind: bytes, payload: bytes = b"") -> bytes:
+    """Frames one backend message: type byte, int32 length, payload."""
+    return HEADER.pack(kind, len(payload) + 4) + payload
+
+
+def _const(kind: bytes) -> bytes:
+    return message(kind)
+
+
+PARSE_COMPLETE = _const(b"1")
+BIND_COMPLETE = _const(b"2")
+CLOSE_COMPLETE = _const(b"3")
+NO_DATA = _const(b"n")
+PORTAL_SUSPENDED = _const(b"s")
+EMPTY_QUERY = _const(b"I")
+COPY_DONE = _const(b"c")
+AUTH_OK = message(b"R", I32.pack(0))
+AUTH_CLEARTEXT = message(b"R", I32.pack(3))
+AUTH_SASL = message(b"R", I32.pack(10) + b"SCRAM-SHA-256\x00\x00")
+READY = {s: message(b"Z", s) for s in (b"I", b"T", b"E")}
+READY_STR = {s.decode(): v for s, v in READY.items()}
+
+
+# -- frontend ------------------------------------------------------------------
+
+
+def cstr(data: bytes, pos: int) -> tuple[str, int]:
+    """Reads a NUL-terminated UTF-8 string at pos; returns it and the position after the NUL."""
+    end = data.index(0, pos)
+    return data[pos:end].decode(), end + 1
+
+
+def _reader(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(payload: bytes) -> Any:
+        try:
+            return fn(payload)
+        except (ValueError, IndexError, struct.error, UnicodeDecodeError) as e:
+            raise ProtocolViolation(f"invalid message format ({fn.__name__}): {e}") from None
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+@_reader
+def read_startup(payload: bytes) -> tuple[int, dict[str, str]]:
+    """Reads a StartupMessage (after its length): protocol version and the parameters."""
+    (version,) = I32.unpack_from(payload)
+    params: dict[str, str] = {}
+    pos = 4
+    while pos < len(payload) and payload[pos] != 0:
+        key, pos = cstr(payload, pos)
+        value, pos = cstr(payload, pos)
+        params[key] = value
+    return version, params
+
+
+@_reader
+def read_query(payload: bytes) -> str:
+    """Reads a Query: the SQL text."""
+    return cstr(payload, 0)[0]
+
+
+@_reader
+def read_parse(payload: bytes) -> tuple[str, str, list[int]]:
+    """Reads a Parse: statement name, SQL text, declared parameter OIDs."""
+    name, pos = cstr(payload, 0)
+    sql, pos = cstr(payload, pos)
+    (n,) = I16.unpack_from(payload, pos)
+    oids = list(struct.unpack_from(f"!{n}I", payload, pos + 2)) if n else []
+    return name, sql, oids
+
+
+@_reader
+def read_bind(payload: bytes) -> tuple[str, str, list[int], list[bytes | None], list[int]]:
+    """Reads a Bind: portal, statement, parameter format codes, raw values, result format codes."""
+    portal, pos = cstr(payload, 0)
+    stmt, pos = cstr(payload, pos)
+    (nf,) = I16.unpack_from(payload, pos)
+    fmts = list(struct.unpack_from(f"!{nf}h", payload, pos + 2)) if nf else []
+    pos += 2 + 2 * nf
+    (np,) = I16.unpack_from(payload, pos)
+    pos += 2
+    values: list[bytes | None] = []
+    unpack = I32.unpack_from
+    for _ in range(np):
+        (n,) = unpack(payload, pos)
+        pos += 4
+        if n < 0:
+            values.append(None)
+        else:
+            if pos + n > len(payload):
+                raise ValueError("parameter value runs past the message")
+            values.append(payload[pos : pos + n])
+            pos += n
+    (nr,) = I16.unpack_from(payload, pos)
+    rfmts = list(struct.unpack_from(f"!{nr}h", payload, pos + 2)) if nr else []
+    return portal, stmt, fmts, values, rfmts
+
+
+@_reader
+def read_target(payload: bytes) -> tuple[str, str]:
+    """Reads a Describe or Close: kind ('S' or 'P') and name."""
+    kind = chr(payload[0])
+    if kind not in "SP":
+        raise ValueError(f"invalid kind {kind!r}")
+    return kind, cstr(payload, 1)[0]
+
+
+@_reader
+def read_execute(payload: bytes) -> tuple[str, int]:
+    """Reads an Execute: portal name and row limit (0 = all)."""
+    name, pos = cstr(payload, 0)
+    return name, I32.unpack_from(payload, pos)[0]
+
+
+@_reader
+def read_sasl_initial(payload: bytes) -> tuple[str, bytes]:
+    """Reads a SASLInitialResponse: mechanism and the client-first message."""
+    mech, pos = cstr(payload, 0)
+    (n,) = I32.unpack_from(payload, pos)
+    return mech, payload[pos + 4 : pos + 4 + n] if n >= 0 else b""
+
+
+# -- backend -------------------------------------------------------------------
+
+
+def auth_md5(salt: bytes) -> bytes:
+    """Builds AuthenticationMD5Password with its 4-byte salt."""
+    return message(b"R", I32.pack(5) + salt)
+
+
+def auth_sasl_continue(data: bytes) -> bytes:
+    """Builds AuthenticationSASLContinue (R11)."""
+    return message(b"R", I32.pack(11) + data)
+
+
+def auth_sasl_final(data: bytes) -> bytes:
+    """Builds AuthenticationSASLFinal (R12)."""
+    return message(b"R", I32.pack(12) + data)
+
+
+def parameter_status(name: str, value: str) -> bytes:
+    """Builds a ParameterStatus message."""
+    return message(b"S", name.encode() + b"\x00" + value.encode() + b"\x00")
+
+
+def backend_key_data(pid: int, secret: int) -> bytes:
+    """Builds BackendKeyData."""
+    return message(b"K", _II.pack(pid, secret))
+
+
+def negotiate_protocol(minor: int, unknown: Sequence[str]) -> bytes:
+    """Builds NegotiateProtocolVersion: the newest minor version served and unknown options."""
+    body = I32.pack(minor) + I32.pack(len(unknown)) + b"".join(o.encode() + b"\0" for o in unknown)
+    return message(b"v", body)
+
+
+def command_complete(tag: str) -> bytes:
+    """Builds CommandComplete."""
+    return message(b"C", tag.encode() + b"\x00")
+
+
+def parameter_description(oids: Sequence[int]) -> bytes:
+    """Builds ParameterDescription."""
+    return message(b"t", I16.pack(len(oids)) + struct.pack(f"!{len(oids)}I", *oids))
+
+
+def row_description(columns: Sequence[Column], formats: Sequence[int] | None = None) -> bytes:
+    """Builds RowDescription; `formats` gives each column's format code (default text)."""
+    parts = [I16.pack(len(columns))]
+    for i, c in enumerate(columns):
+        fmt = formats[i] if formats else 0
+        parts.append(c.name.encode() + b"\x00")
+        parts.append(_FIELD.pack(c.table_oid, c.attnum, c.type_oid, type_size(c.type_oid),
+                                 c.typmod, fmt))
+    return message(b"T", b"".join(parts))
+
+
+def error_fields(kind: bytes, fields: dict[str, str]) -> bytes:
+    """Builds an ErrorResponse (b"E") or NoticeResponse (b"N") from `errors.to_fields` output."""
+    body = b"".join(k.encode() + v.encode() + b"\x00" for k, v in fields.items()) + b"\x00"
+    return message(kind, body)
+
+
+def copy_response(kind: bytes, binary: bool, ncols: int) -> bytes:
+    """Builds CopyInResponse (b"G") or CopyOutResponse (b"H")."""
+    fmt = 1 if binary else 0
+    return message(kind, bytes([fmt]) + I16.pack(ncols) + I16.pack(fmt) * ncols)
+
+
+def copy_data(chunk: bytes) -> bytes:
+    """Builds CopyData."""
+    return HEADER.pack(b"d", len(chunk) + 4) + chunk
+
+
+def append_rows(out: bytearray, rows: Iterable[Sequence[Any]],
+                encoders: Sequence[Callable[[Any], bytes]]) -> None:
+    """Appends one DataRow per row to `out`, encoding column i with encoders[i]."""
+    ncols = len(encoders)
+    pack_len = I32.pack
+    head = _ROW_HEAD.pack
+    null = NULL_FIELD
+    pairs = list(enumerate(encoders))
+    for row in rows:
+        parts = []
+        size = 6
+        for i, enc in pairs:
+            v = row[i]
+            if v is None:
+                parts.append(null)
+                size += 4
+            else:
+                b = enc(v)
+                parts.append(pack_len(len(b)))
+                parts.append(b)
+                size += 4 + len(b)
+        out += head(b"D", size, ncols)
+        out += b"".join(parts)

@@ -1,0 +1,480 @@
+"""The server side of one PostgreSQL v3 connection, as a state machine with no I/O inside.
+
+`Connection.feed(data)` consumes whatever bytes arrived and returns the bytes to
+send back; the caller (`server.py`, or a test script) does the socket work and
+watches three signals: `closed` (send the returned bytes, then close),
+`start_tls` (answered `S` to SSLRequest: upgrade the socket, then call
+`tls_started()`), and `cancel_key` (a CancelRequest: cancel that backend, no
+reply). A `send` callback, when given, receives large outputs early so a big
+result streams instead of piling up.
+
+Life of a connection:
+
+1. startup: SSLRequest/GSSENCRequest (answered `N`, or `S` with TLS), then the
+   StartupMessage (protocol 3.0; a newer minor or `_pq_.` options get
+   NegotiateProtocolVersion);
+2. authentication (`auth.Authenticator`), then `Engine.open_session`, the
+   ParameterStatus values, BackendKeyData and ReadyForQuery;
+3. the ready phase: simple queries here, the extended protocol in
+   `extended.py` (a mixin of this class), COPY framing in both.
+
+Errors become ErrorResponse in `_error` only, through `errors.to_fields`;
+anything that is not a SQLError is logged with its traceback as XX000. An
+error in the extended protocol discards messages until Sync, as PostgreSQL
+does; an error before a session exists is FATAL and closes the connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import (
+    InvalidAuthorizationSpecification,
+    ProtocolViolation,
+    QueryCanceled,
+    SQLError,
+    to_fields,
+)
+from ..pgtypes.codecs import column_encoders
+from ..pgtypes.text import timezone
+from . import messages as M
+from .auth import Authenticator
+from .backend import Engine, Result, Session
+from .extended import ExtendedQuery
+
+log = logging.getLogger("cumulo.pgwire")
+
+STARTUP, AUTH, READY, CLOSED = range(4)
+FLUSH_AT = 256 * 1024
+MAX_STARTUP = 10_000
+_FETCH_BATCH = 1000
+_COPY_KINDS = frozenset(b"dcfHS")
+
+
+def normalize_encoding(value: str) -> str:
+    """Maps client_encoding spellings ('utf-8', "'utf-8'", 'unicode', 'UTF8') to PostgreSQL's."""
+    name = value.strip().strip("'\"").strip()
+    key = name.upper().replace("-", "").replace("_", "")
+    if key in ("UTF8", "UNICODE"):
+        return "UTF8"
+    return name.upper()
+
+
+def fatal(exc: SQLError) -> SQLError:
+    """Marks an error FATAL: it ends the connection."""
+    exc.severity = "FATAL"
+    return exc
+
+
+class Connection(ExtendedQuery):
+    """One client connection's protocol state; see the module docstring."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        auth: str = "trust",
+        tls: bool = False,
+        registry: dict[tuple[int, int], Session] | None = None,
+        send: Callable[[bytes], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.engine = engine
+        self.auth_method = auth
+        self.tls = tls
+        self.registry = registry if registry is not None else {}
+        self.send = send
+        self.phase = STARTUP
+        self.buf = bytearray()
+        self.out = bytearray()
+        self.session: Session | None = None
+        self.key: tuple[int, int] | None = None
+        self.closed = False
+        self.start_tls = False
+        self.cancel_key: tuple[int, int] | None = None
+        self.tz: Any = timezone(None)
+        self.user = ""
+        self.startup_params: dict[str, str] = {}
+        self._auth: Authenticator | None = None
+        self._copy: Any = None  # a CopyIn in progress
+        self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
+        self._copy_error: BaseException | None = None
+        self._dispatch = {
+            ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
+            ord("D"): self._describe, ord("E"): self._execute, ord("C"): self._close,
+            ord("S"): self._sync, ord("H"): self._flush, ord("X"): self._terminate,
+            ord("d"): self._copy_data, ord("c"): self._copy_done, ord("f"): self._copy_fail,
+        }
+
+    # -- driving ---------------------------------------------------------------
+
+    def feed(self, data: bytes) -> bytes:
+        """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
+        buf = self.buf
+        buf += data
+        pos, n = 0, len(buf)
+        unpack = M.I32.unpack_from
+        try:
+            while not self.closed and not self.start_tls:
+                if self.phase == READY:
+                    if n - pos < 5:
+                        break
+                    kind = buf[pos]
+                    end = pos + 1 + unpack(buf, pos + 1)[0]
+                    if end < pos + 5:
+                        raise fatal(ProtocolViolation("invalid message length"))
+                    if end > n:
+                        break
+                    payload = bytes(buf[pos + 5 : end])
+                    pos = end
+                    if self._skipping and kind != 83 and kind != 88:  # S, X
+                        continue
+                    if self._copy is not None and kind not in _COPY_KINDS:
+                        self._copy_failed(ProtocolViolation(
+                            f"unexpected message type 0x{kind:02X} during COPY from stdin"), True)
+                        continue
+                    handler = self._dispatch.get(kind)
+                    if handler is None:
+                        raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
+                    handler(payload)
+                elif self.phase == STARTUP:
+                    if n - pos < 4:
+                        break
+                    length = unpack(buf, pos)[0]
+                    if not 8 <= length <= MAX_STARTUP:
+                        raise fatal(ProtocolViolation("invalid length of startup packet"))
+                    if n - pos < length:
+                        break
+                    payload = bytes(buf[pos + 4 : pos + length])
+                    pos += length
+                    self._startup(payload)
+                elif self.phase == AUTH:
+                    if n - pos < 5:
+                        break
+                    kind = buf[pos]
+                    end = pos + 1 + unpack(buf, pos + 1)[0]
+                    if end < pos + 5 or end - pos > MAX_STARTUP:
+                        raise fatal(ProtocolViolation("invalid message length"))
+                    if end > n:
+                        break
+                    payload = bytes(buf[pos + 5 : end])
+                    pos = end
+                    self._authenticate(kind, payload)
+                else:
+                    break
+        except SQLError as e:
+            if e.severity == "FATAL" or self.phase != READY:
+                self._fatal(e)
+            else:
+                self._error(e)
+        except Exception as e:  # a bug: report it, keep the connection if we can
+            self._error(e)
+            if self.phase != READY:
+                self._close_now()
+        del buf[:pos]
+        out = bytes(self.out)
+        self.out.clear()
+        return out
+
+    def tls_started(self) -> None:
+        """Tells the connection the socket is now TLS; the StartupMessage comes next."""
+        self.start_tls = False
+
+    def close(self) -> None:
+        """Releases the session (connection lost or ended); safe to call more than once."""
+        self.phase = CLOSED
+        self.closed = True
+        self._drop_portals()
+        if self.key is not None:
+            self.registry.pop(self.key, None)
+            self.key = None
+        session, self.session = self.session, None
+        if session is not None:
+            try:
+                session.close()
+            except Exception:
+                log.exception("error while closing a session")
+
+    def shutdown(self, exc: SQLError) -> bytes:
+        """Ends the connection for a server shutdown: returns the FATAL message to send."""
+        self._fatal(exc)
+        out = bytes(self.out)
+        self.out.clear()
+        return out
+
+    def _emit(self) -> None:
+        if self.send is not None and len(self.out) >= FLUSH_AT:
+            self.send(bytes(self.out))
+            self.out.clear()
+
+    # -- errors ----------------------------------------------------------------
+
+    def _error(self, exc: BaseException, notify: bool = False) -> None:
+        """Sends ErrorResponse for exc; `notify` tells the session it failed outside its calls."""
+        if not isinstance(exc, SQLError):
+            log.error("internal error", exc_info=exc)
+        if notify and self.session is not None:
+            try:
+                self.session.statement_failed(exc)
+            except Exception:
+                log.exception("statement_failed raised")
+        self.out += M.error_fields(b"E", to_fields(exc))
+        if self._in_extended:
+            self._skipping = True
+
+    def _fatal(self, exc: SQLError) -> None:
+        fields = to_fields(exc)
+        fields["S"] = fields["V"] = "FATAL"
+        self.out += M.error_fields(b"E", fields)
+        self._close_now()
+
+    def _close_now(self) -> None:
+        self.close()
+
+    def _notices(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        for notice in session.take_notices():
+            self.out += M.error_fields(b"N", to_fields(notice))
+
+    def _parameters(self) -> None:
+        changed = self.session.take_changed_parameters() if self.session else None
+        if changed:
+            for name, value in changed.items():
+                self.out += M.parameter_status(name, value)
+                if name == "TimeZone":
+                    self.tz = timezone(value)
+                    self._tz_changed()
+
+    def _ready(self) -> None:
+        self._parameters()
+        status = self.session.transaction_status if self.session else "I"
+        if status == "I" and self.portals:
+            self._drop_portals()
+        self.out += M.READY_STR[status]
+
+    # -- startup and authentication --------------------------------------------
+
+    def _startup(self, payload: bytes) -> None:
+        (code,) = M.I32.unpack_from(payload)
+        if code == M.SSL_REQUEST:
+            self.out += b"S" if self.tls else b"N"
+            self.start_tls = self.tls
+            return
+        if code == M.GSSENC_REQUEST:
+            self.out += b"N"
+            return
+        if code == M.CANCEL_REQUEST:
+            if len(payload) != 12:
+                raise fatal(ProtocolViolation("invalid length of cancel request"))
+            pid, secret = M.I32.unpack_from(payload, 4)[0], M.I32.unpack_from(payload, 8)[0]
+            self.cancel_key = (pid, secret)
+            self.closed = True
+            self.phase = CLOSED
+            return
+        version, params = M.read_startup(payload)
+        major, minor = version >> 16, version & 0xFFFF
+        if major != 3:
+            raise fatal(SQLError(
+                f"unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0",
+                sqlstate="0A000"))
+        unknown = [k for k in params if k.startswith("_pq_.")]
+        if minor > 0 or unknown:
+            self.out += M.negotiate_protocol(0, unknown)
+        for k in unknown:
+            del params[k]
+        user = params.get("user", "")
+        if not user:
+            raise fatal(InvalidAuthorizationSpecification(
+                "no PostgreSQL user name specified in startup packet"))
+        if "client_encoding" in params:
+            params["client_encoding"] = normalize_encoding(params["client_encoding"])
+        params.setdefault("database", user)
+        self.user = user
+        self.startup_params = params
+        self._auth = Authenticator(self.auth_method, user, self.engine.role(user))
+        self.phase = AUTH
+        msg, done = self._auth.start()
+        if done:
+            self._authenticated(msg)
+        else:
+            self.out += msg
+
+    def _authenticate(self, kind: int, payload: bytes) -> None:
+        if kind != ord("p"):
+            raise fatal(ProtocolViolation(
+                f"expected password response, got message type {kind}"))
+        msg, done = self._auth.step(payload)
+        if done:
+            self._authenticated(msg)
+        else:
+            self.out += msg
+
+    def _authenticated(self, msg: bytes) -> None:
+        params = self.startup_params
+        session = self.engine.open_session(self.user, params["database"], dict(params))
+        self.out += msg
+        self.session = session
+        self._auth = None
+        status = session.parameter_status()
+        for name, value in status.items():
+            self.out += M.parameter_status(name, value)
+        self.tz = timezone(status.get("TimeZone"))
+        secret = secrets.randbits(31)
+        self.key = (session.backend_pid, secret)
+        self.registry[self.key] = session
+        self.out += M.backend_key_data(session.backend_pid, secret)
+        self.phase = READY
+        self._ready()
+
+    def _terminate(self, _payload: bytes) -> None:
+        self.close()
+
+    def _flush(self, _payload: bytes) -> None:
+        """Flush: the output goes out when feed returns, so there is nothing to hold back."""
+
+    # -- simple query ------------------------------------------------------------
+
+    def _query(self, payload: bytes) -> None:
+        self._in_extended = False
+        sql = M.read_query(payload)
+        self._run_simple(self.session.simple_query(sql))
+
+    def _run_simple(self, gen: Iterator[Result]) -> None:
+        """Runs a Query's statements until the end or a COPY FROM STDIN, which suspends it."""
+        while True:
+            try:
+                res = next(gen)
+            except StopIteration:
+                break
+            except Exception as e:
+                self._notices()
+                self._error(e)
+                break
+            try:
+                if res.copy_in is not None:
+                    self._begin_copy_in(res, gen)
+                    return
+                self._send_result(res, None, 0, describe=True)
+                self._parameters()
+            except Exception as e:
+                self._abandon(gen)
+                self._notices()
+                self._error(e, notify=not isinstance(e, SQLError))
+                break
+        self._ready()
+
+    @staticmethod
+    def _abandon(gen: Iterator[Result]) -> None:
+        close = getattr(gen, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                log.exception("error while abandoning a query")
+
+    def _send_result(self, res: Result, encoders: list[Any] | None, max_rows: int,
+                     describe: bool) -> None:
+        """Sends one statement's outcome: rows (RowDescription first when `describe`), COPY TO
+        data, or just the tag. With max_rows > 0 it may stop at PortalSuspended."""
+        out = self.out
+        if res.empty:
+            self._notices()
+            out += M.EMPTY_QUERY
+            return
+        if res.copy_out is not None:
+            self._send_copy_out(res)
+            return
+        columns = res.columns
+        if columns is None:
+            self._notices()
+            out += M.command_complete(res.tag)
+            return
+        if describe:
+            out += M.row_description(columns)
+        if encoders is None:
+            encoders = column_encoders([c.type_oid for c in columns], [0] * len(columns), self.tz)
+        if max_rows > 0:
+            rows = res.fetch(max_rows)
+            M.append_rows(out, rows, encoders)
+            if not res.done:
+                self._notices()
+                out += M.PORTAL_SUSPENDED
+                return
+        else:
+            while not res.done:
+                rows = res.fetch(_FETCH_BATCH)
+                M.append_rows(out, rows, encoders)
+                self._emit()
+        self._notices()
+        out += M.command_complete(res.tag)
+
+    # -- COPY --------------------------------------------------------------------
+
+    def _send_copy_out(self, res: Result) -> None:
+        co = res.copy_out
+        self.out += M.copy_response(b"H", co.format == "binary", co.column_count)
+        for chunk in co.chunks():
+            self.out += M.copy_data(chunk)
+            self._emit()
+        self.out += M.COPY_DONE
+        self._notices()
+        self.out += M.command_complete(co.tag)
+
+    def _begin_copy_in(self, res: Result, gen: Iterator[Result] | None) -> None:
+        ci = res.copy_in
+        self._copy, self._copy_gen, self._copy_error = ci, gen, None
+        self.out += M.copy_response(b"G", ci.format == "binary", ci.column_count)
+
+    def _copy_data(self, payload: bytes) -> None:
+        if self._copy is None:
+            return  # PostgreSQL ignores CopyData outside COPY
+        try:
+            self._copy.feed(payload)
+        except Exception as e:
+            self._copy_failed(e, notify=not isinstance(e, SQLError))
+
+    def _copy_done(self, _payload: bytes) -> None:
+        if self._copy is None:
+            return
+        ci, gen = self._copy, self._copy_gen
+        try:
+            tag = ci.finish()
+        except Exception as e:
+            self._copy_failed(e, notify=not isinstance(e, SQLError))
+            return
+        self._copy = self._copy_gen = None
+        self._notices()
+        self.out += M.command_complete(tag)
+        if gen is not None:
+            self._run_simple(gen)
+
+    def _copy_fail(self, payload: bytes) -> None:
+        if self._copy is None:
+            return
+        message = M.cstr(payload, 0)[0] if payload else ""
+        err: BaseException = QueryCanceled(f"COPY from stdin failed: {message}")
+        notify = True
+        try:
+            self._copy.fail(message)
+        except Exception as e:
+            err, notify = e, not isinstance(e, SQLError)
+        self._copy_failed(err, notify)
+
+    def _copy_failed(self, exc: BaseException, notify: bool) -> None:
+        gen = self._copy_gen
+        self._copy = self._copy_gen = None
+        if gen is not None:
+            self._abandon(gen)
+        self._notices()
+        self._error(exc, notify)
+        if gen is not None:
+            self._ready()
+
+    def in_copy(self) -> bool:
+        """Tells whether a COPY FROM STDIN is waiting for CopyData."""
+        return self._copy is not None

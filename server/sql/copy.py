@@ -1,0 +1,479 @@
+"""COPY ... FROM STDIN and COPY ... TO STDOUT, in the text, csv and binary formats.
+
+COPY FROM is how bulk loads arrive (`pgbench -i` sends 100,000 rows per
+scale unit, asyncpg's `copy_records_to_table` uses the binary format), so
+the hot path is: split CopyData into lines, split lines into fields, run
+one type-input function per column (`pgtypes.text` / `pgtypes.binary`, the
+same ones the wire uses), and hand thousands of rows at a time to the
+table's `TableWriter`, which checks constraints and writes through
+`txn.put` in one call per space.
+
+COPY TO runs the query compiler's plan for the table or query and formats
+batches of rows into CopyData chunks of ~64 KiB.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import struct
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import (
+    BadCopyFileFormat,
+    FeatureNotSupported,
+    QueryCanceled,
+    SyntaxError_,
+    UndefinedColumn,
+)
+from ..pgtypes.binary import binary_decoder, binary_encoder
+from ..pgtypes.text import text_decoder, text_encoder
+from ..pgwire.backend import Result
+from .context import ParamTypes
+from .ddl.names import get_relation, parse_qualified
+from .parse import parse_sql
+from .statement import Stmt, compiler
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+BATCH = 5000
+CHUNK = 65536
+SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
+_HEAD = re.compile(r"COPY\s+(?P<rest>.*)$", re.I | re.S)
+_ESC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
+_SIMPLE_ESC = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _unescape(m: re.Match[str]) -> str:
+    s = m.group(1)
+    if s in _SIMPLE_ESC:
+        return _SIMPLE_ESC[s]
+    if s[0] == "x" and len(s) > 1:
+        return chr(int(s[1:], 16))
+    if s[0] in "01234567":
+        return chr(int(s, 8))
+    return s
+
+
+def _split_target(rest: str) -> tuple[str, str]:
+    """Splits `COPY <target> <rest>` where the target may be a parenthesised query."""
+    rest = rest.strip()
+    if rest.startswith("("):
+        depth, i, q = 0, 0, ""
+        while i < len(rest):
+            ch = rest[i]
+            if q:
+                if ch == q:
+                    q = ""
+            elif ch in "'\"":
+                q = ch
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    return rest[: i + 1], rest[i + 1:]
+            i += 1
+        raise SyntaxError_("syntax error at end of input")
+    m = re.match(r'((?:"(?:[^"]|"")+"|[\w$]+)(?:\.(?:"(?:[^"]|"")+"|[\w$]+))?)\s*(\([^)]*\))?',
+                 rest)
+    if not m:
+        raise SyntaxError_(f'syntax error at or near "{rest.split()[0] if rest else ""}"')
+    return rest[: m.end()], rest[m.end():]
+
+
+def _str_opt(v: str) -> str:
+    v = v.strip()
+    if v[:2].lower() == "e'":
+        return v[2:-1].encode().decode("unicode_escape")
+    if v.startswith("'") and v.endswith("'"):
+        return v[1:-1].replace("''", "'")
+    return v
+
+
+_OPT_ITEM = re.compile(r"\s*(?P<k>[A-Za-z_]+(?:\s+(?:NOT\s+)?(?:NULL|QUOTE))?)\s*(?P<v>E?'(?:[^']|'')*'|"
+                       r"\([^)]*\)|\*|[\w.]+)?\s*,?", re.I)
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """Parses COPY's options, new style `(FORMAT csv, ...)` or legacy `WITH CSV HEADER ...`."""
+    t = text.strip()
+    if t.upper().startswith("WITH"):
+        t = t[4:].strip()
+    opts: dict[str, Any] = {"format": "text"}
+    if t.startswith("("):
+        for m in _OPT_ITEM.finditer(t[1:t.rindex(")")]):
+            k = " ".join(m.group("k").lower().split())
+            v = m.group("v")
+            if not k:
+                continue
+            opts[k] = _str_opt(v) if v is not None else True
+        if isinstance(opts.get("format"), str):
+            opts["format"] = opts["format"].lower()
+        return opts
+    tokens = re.findall(r"E?'(?:[^']|'')*'|\S+", t)
+    i = 0
+    while i < len(tokens):
+        w = tokens[i].upper()
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if w in ("BINARY", "CSV"):
+            opts["format"] = w.lower()
+        elif w == "HEADER":
+            opts["header"] = True
+        elif w == "FREEZE":
+            opts["freeze"] = True
+        elif w in ("DELIMITER", "NULL", "QUOTE", "ESCAPE") and nxt is not None:
+            if nxt.upper() == "AS":
+                i += 1
+                nxt = tokens[i + 1]
+            opts[w.lower()] = _str_opt(nxt)
+            i += 1
+        elif w == "FORCE":
+            i += 2  # FORCE QUOTE cols / FORCE NOT NULL cols: accepted, ignored
+            while i + 1 < len(tokens) and tokens[i].endswith(","):
+                i += 1
+        i += 1
+    return opts
+
+
+def _truthy(v: Any) -> bool:
+    return v is True or str(v).lower() in ("on", "true", "1", "yes")
+
+
+class CopyIn:
+    """A COPY FROM STDIN in progress (pgwire's `CopyIn`)."""
+
+    def __init__(self, s: SQLSession, table: Any, positions: list[int], opts: dict[str, Any]):
+        self.s = s
+        self.table = table
+        self.positions = positions
+        self.format = opts["format"]
+        self.column_count = len(positions)
+        self.delim = opts.get("delimiter", "," if self.format == "csv" else "\t")
+        self.null = opts.get("null", "" if self.format == "csv" else "\\N")
+        self.header = _truthy(opts.get("header", False))
+        self.quote = opts.get("quote", '"')
+        self.escape = opts.get("escape", self.quote)
+        tz = s.settings.get("timezone")
+        types = [table.columns[p].type_oid for p in positions]
+        self.decoders = [text_decoder(t, tz) for t in types]
+        self.bdecoders = [binary_decoder(t) for t in types]
+        self.buf = b""
+        self.rows: list[list[Any]] = []
+        self.count = 0
+        self.line_no = 0
+        self.ended = False
+        self.ncols = len(table.columns)
+        from .dml.values import compile_default
+        from .dml.writer import writer_for
+
+        self.writer = writer_for(s, table)
+        self.defaults = [(c.attnum - 1, compile_default(s, c, table)) for c in table.live_columns
+                         if c.attnum - 1 not in positions and (c.default or c.identity)]
+        self.ctx = s.exec_context([])
+
+    def _guard(self, fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except BaseException as e:
+            self.s.on_error(e)
+            raise
+
+    def feed(self, data: bytes) -> None:
+        """Consumes one CopyData payload."""
+        self._guard(self._feed, data)
+
+    def _feed(self, data: bytes) -> None:
+        if self.format != "text":
+            self.buf += data
+            return
+        buf = self.buf + data
+        end = buf.rfind(b"\n")
+        if end < 0:
+            self.buf = buf
+            return
+        self.buf = buf[end + 1:]
+        self._text_lines(buf[:end].decode("utf-8").split("\n"))
+
+    def _text_lines(self, lines: list[str]) -> None:
+        delim, null, n = self.delim, self.null, self.column_count
+        decoders = self.decoders
+        for line in lines:
+            self.line_no += 1
+            if self.ended:
+                continue
+            if line.endswith("\r"):
+                line = line[:-1]
+            if line == "\\.":
+                self.ended = True
+                continue
+            if self.header and self.line_no == 1:
+                continue
+            fields = line.split(delim)
+            if len(fields) != n:
+                raise BadCopyFileFormat(
+                    "missing data for column" if len(fields) < n else
+                    "extra data after last expected column",
+                    detail=f"COPY {self.table.name}, line {self.line_no}: \"{line[:80]}\"")
+            has_esc = "\\" in line
+            row = []
+            for f, dec in zip(fields, decoders, strict=True):
+                if f == null:
+                    row.append(None)
+                    continue
+                if has_esc and "\\" in f:
+                    f = _ESC.sub(_unescape, f)
+                row.append(dec(f))
+            self.rows.append(row)
+            if len(self.rows) >= BATCH:
+                self._flush()
+
+    def _csv(self) -> None:
+        text = self.buf.decode("utf-8")
+        self.buf = b""
+        if text.endswith("\\.\n") or text.endswith("\\.\r\n"):
+            text = text[: text.rindex("\\.")]
+        reader = csv.reader(io.StringIO(text), delimiter=self.delim, quotechar=self.quote,
+                            escapechar=None if self.escape == self.quote else self.escape,
+                            doublequote=self.escape == self.quote, strict=True)
+        first = True
+        raw_lines = text.split("\n")
+        for i, fields in enumerate(reader):
+            self.line_no += 1
+            if first and self.header:
+                first = False
+                continue
+            first = False
+            if len(fields) != self.column_count:
+                raise BadCopyFileFormat(
+                    "missing data for column" if len(fields) < self.column_count else
+                    "extra data after last expected column",
+                    detail=f"COPY {self.table.name}, line {self.line_no}")
+            line = raw_lines[i] if i < len(raw_lines) else ""
+            row = []
+            for f, dec in zip(fields, self.decoders, strict=True):
+                # NB: csv loses the difference between "" and an unquoted empty field;
+                # an unquoted field equal to the NULL string is NULL.
+                if f == self.null and f'"{f}"' not in line:
+                    row.append(None)
+                else:
+                    row.append(dec(f))
+            self.rows.append(row)
+            if len(self.rows) >= BATCH:
+                self._flush()
+
+    def _binary(self) -> None:
+        b = self.buf
+        if not b.startswith(SIGNATURE):
+            raise BadCopyFileFormat("COPY file signature not recognized")
+        pos = len(SIGNATURE) + 4
+        ext = struct.unpack_from("!i", b, pos)[0]
+        pos += 4 + ext
+        n = self.column_count
+        while pos < len(b):
+            count = struct.unpack_from("!h", b, pos)[0]
+            pos += 2
+            if count == -1:
+                break
+            if count != n:
+                raise BadCopyFileFormat(f"row field count is {count}, expected {n}")
+            row = []
+            for dec in self.bdecoders:
+                ln = struct.unpack_from("!i", b, pos)[0]
+                pos += 4
+                if ln < 0:
+                    row.append(None)
+                else:
+                    row.append(dec(b[pos:pos + ln]))
+                    pos += ln
+            self.rows.append(row)
+            if len(self.rows) >= BATCH:
+                self._flush()
+        self.buf = b""
+
+    def _flush(self) -> None:
+        if not self.rows:
+            return
+        self.ctx.check_cancel()
+        full = []
+        for src in self.rows:
+            r = [None] * self.ncols
+            for p, v in zip(self.positions, src, strict=True):
+                r[p] = v
+            for p, f in self.defaults:
+                r[p] = f(None, self.ctx)
+            full.append(r)
+        self.rows = []
+        self.count += self.writer.insert(self.s, full)
+
+    def finish(self) -> str:
+        """Ends the copy at CopyDone; returns `COPY n`."""
+        return self._guard(self._finish)
+
+    def _finish(self) -> str:
+        if self.format == "text":
+            if self.buf:
+                self._text_lines([self.buf.decode("utf-8")])
+                self.buf = b""
+        elif self.format == "csv":
+            self._csv()
+        else:
+            self._binary()
+        self._flush()
+        return f"COPY {self.count}"
+
+    def fail(self, message: str) -> None:
+        """Ends the copy at CopyFail: the statement fails with 57014."""
+        err = QueryCanceled(f"COPY from stdin failed: {message}")
+        self.s.on_error(err)
+        raise err
+
+
+class CopyOut:
+    """A COPY TO STDOUT (pgwire's `CopyOut`)."""
+
+    def __init__(self, s: SQLSession, plan: Any, opts: dict[str, Any]) -> None:
+        self.s = s
+        self.plan = plan
+        self.format = opts["format"]
+        self.column_count = len(plan.columns)
+        self.delim = opts.get("delimiter", "," if self.format == "csv" else "\t")
+        self.null = opts.get("null", "" if self.format == "csv" else "\\N")
+        self.header = _truthy(opts.get("header", False))
+        self.quote = opts.get("quote", '"')
+        self.count = 0
+        self._tag = "COPY 0"
+
+    @property
+    def tag(self) -> str:
+        """`COPY n`, final once the chunks are exhausted."""
+        return self._tag
+
+    def chunks(self) -> Iterator[bytes]:
+        """Yields CopyData payloads."""
+        try:
+            yield from self._chunks()
+        except BaseException as e:
+            self.s.on_error(e)
+            raise
+
+    def _chunks(self) -> Iterator[bytes]:
+        ctx = self.s.exec_context([])
+        cols = self.plan.columns
+        out: list[bytes] = []
+        size = 0
+        if self.format == "binary":
+            encs = [binary_encoder(c.type_oid) for c in cols]
+            out.append(SIGNATURE + struct.pack("!ii", 0, 0))
+        else:
+            tz = self.s.settings.get("timezone")
+            encs = [text_encoder(c.type_oid, tz) for c in cols]
+            if self.header:
+                out.append((self.delim.join(c.name for c in cols) + "\n").encode())
+        fmt = self._format_row()
+        for batch in self.plan.execute(ctx):
+            ctx.check_cancel()
+            for row in batch:
+                data = fmt(row, encs)
+                out.append(data)
+                size += len(data)
+            self.count += len(batch)
+            if size >= CHUNK:
+                yield b"".join(out)
+                out, size = [], 0
+        if self.format == "binary":
+            out.append(struct.pack("!h", -1))
+        if out:
+            yield b"".join(out)
+        self._tag = f"COPY {self.count}"
+
+    def _format_row(self) -> Any:
+        delim, null = self.delim, self.null
+        if self.format == "binary":
+            def binrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
+                parts = [struct.pack("!h", len(row))]
+                for v, e in zip(row, encs, strict=True):
+                    if v is None:
+                        parts.append(b"\xff\xff\xff\xff")
+                    else:
+                        d = e(v)
+                        parts.append(struct.pack("!i", len(d)) + d)
+                return b"".join(parts)
+
+            return binrow
+        if self.format == "csv":
+            q = self.quote
+            specials = (delim, q, "\n", "\r")
+
+            def csvfield(s: str) -> str:
+                if s == "" or any(x in s for x in specials) or s == null:
+                    return q + s.replace(q, q + q) + q
+                return s
+
+            def csvrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
+                return (delim.join(null if v is None else csvfield(e(v))
+                                   for v, e in zip(row, encs, strict=True)) + "\n").encode()
+
+            return csvrow
+        table = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+        def textrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
+            return (delim.join(null if v is None else e(v).translate(table)
+                               for v, e in zip(row, encs, strict=True)) + "\n").encode()
+
+        return textrow
+
+
+def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
+    """Analyses a COPY statement."""
+    m = _HEAD.match(sql)
+    assert m is not None
+    target, rest = _split_target(m.group("rest"))
+    dm = re.match(r"\s*(FROM|TO)\s+(STDIN|STDOUT|'[^']*'|PROGRAM\b)", rest, re.I)
+    if dm is None:
+        raise SyntaxError_(f'syntax error at or near "{rest.split()[0] if rest.split() else ""}"')
+    direction, where = dm.group(1).upper(), dm.group(2).upper()
+    if where not in ("STDIN", "STDOUT"):
+        raise FeatureNotSupported("COPY to or from a file is not supported; use STDIN/STDOUT",
+                                  hint="Use psql's \\copy instead.")
+    opts = parse_options(rest[dm.end():])
+    if opts["format"] not in ("text", "csv", "binary"):
+        raise SyntaxError_(f'COPY format "{opts["format"]}" not recognized')
+    if target.startswith("("):
+        if direction == "FROM":
+            raise SyntaxError_('syntax error at or near "("')
+        query = target[1:-1]
+        return _copy_out(session, sql, query, opts)
+    cm = re.match(r"(.*?)\s*(?:\((.*)\))?\s*$", target, re.S)
+    name_text, cols_text = cm.group(1), cm.group(2)
+    col_names = [parse_qualified(c)[1] for c in cols_text.split(",")] if cols_text else []
+    if direction == "TO":
+        cols = ", ".join('"' + c.replace('"', '""') + '"' for c in col_names) or "*"
+        return _copy_out(session, sql, f"SELECT {cols} FROM {name_text}", opts)
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        schema, name = parse_qualified(name_text)
+        table = get_relation(s.catalog(), schema, name, s.search_path())
+        if col_names:
+            by_name = {c.name: c.attnum - 1 for c in table.live_columns}
+            for c in col_names:
+                if c not in by_name:
+                    raise UndefinedColumn(
+                        f'column "{c}" of relation "{table.name}" does not exist')
+            positions = [by_name[c] for c in col_names]
+        else:
+            positions = [c.attnum - 1 for c in table.live_columns]
+        return Result("COPY", copy_in=CopyIn(s, table, positions, opts))
+
+    return Stmt(sql, "copy", run, None, [], -1, tag="COPY")
+
+
+def _copy_out(session: SQLSession, sql: str, query: str, opts: dict[str, Any]) -> Stmt:
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        plan = compiler().plan_query(parse_sql(query), s.catalog(), ParamTypes(), s.search_path())
+        return Result("COPY", copy_out=CopyOut(s, plan, opts))
+
+    return Stmt(sql, "copy", run, None, [], -1, tag="COPY")

@@ -1,0 +1,274 @@
+"""ALTER TABLE: columns, constraints, defaults, NOT NULL, renames and storage options.
+
+Each action re-reads the table from the transaction's catalog, so several
+actions in one statement (`ADD PRIMARY KEY (a), ADD COLUMN z int`) see each
+other. ADD and DROP COLUMN rewrite the stored rows in one batched pass, so
+that every stored row always has exactly one slot per attnum (the layout
+the query compiler relies on) instead of readers padding short rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import (
+    DuplicateColumn,
+    DuplicateTable,
+    FeatureNotSupported,
+    InvalidTableDefinition,
+    UndefinedColumn,
+    UndefinedObject,
+)
+from ...txn.api import ScanSpec
+from ..catalog.model import Column, Table
+from .names import find_relation, ident, relation_name_taken, table_name
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+def _table(s: SQLSession, oid: int) -> Table:
+    t = s.catalog().table_by_oid(oid)
+    assert t is not None
+    return t
+
+
+def _column(table: Table, name: str) -> Column:
+    for c in table.live_columns:
+        if c.name == name:
+            return c
+    raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
+
+
+def _put(s: SQLSession, table: Table) -> None:
+    s.store.put(s.ensure_txn(), s.db.oid, table)
+    s.catalog_changed()
+
+
+def _rewrite(s: SQLSession, table: Table, fill: Any) -> None:
+    """Rewrites every stored row through `fill(row) -> row` in batches."""
+    txn = s.ensure_txn()
+    for batch in txn.scan(ScanSpec(table.space, batch_size=4096, with_keys=True)):
+        ctx = s.exec_context([])
+        ctx.check_cancel()
+        txn.put(table.space, [(r[0], fill(tuple(r[1:]), ctx)) for r in batch])
+
+
+def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
+    """ALTER TABLE ADD COLUMN."""
+    from .tables import TableBuilder
+
+    name = ident(cd.this)
+    if any(c.name == name for c in table.live_columns):
+        if cd.args.get("exists"):
+            s.notice(f'column "{name}" of relation "{table.name}" already exists, skipping',
+                     sqlstate="42701")
+            return
+        raise DuplicateColumn(f'column "{name}" of relation "{table.name}" already exists')
+    b = TableBuilder(s, table.schema_oid, table.name)
+    b.oid = table.oid
+    b.columns = list(table.columns)
+    b.add_column(cd)
+    col = b.columns[-1]
+    if b.pk:
+        raise FeatureNotSupported("ADD COLUMN ... PRIMARY KEY is not supported")
+    new = dataclasses.replace(table, columns=tuple(b.columns))
+    store, txn = s.store, s.ensure_txn()
+    for seq in b.sequences:
+        store.put(txn, s.db.oid, seq)
+    _put(s, new)
+    from ..dml.values import compile_default
+
+    default = compile_default(s, col, new)
+    if col.not_null and col.default is None and not col.identity:
+        for batch in txn.scan(ScanSpec(table.space, limit=1)):
+            if batch:
+                from ...errors import NotNullViolation
+
+                raise NotNullViolation(
+                    f'column "{name}" of relation "{table.name}" contains null values',
+                    table=table.name, column=name)
+    _rewrite(s, new, lambda r, ctx: r + (default(r, ctx),))
+    for cname, cols in b.uniques:
+        from .constraints import add_unique
+
+        add_unique(s, _table(s, table.oid), cname, cols, False)
+    for cname, text in b.checks:
+        from .constraints import add_check
+
+        add_check(s, _table(s, table.oid), cname, text)
+    for cname, cols, ref, _, opts in b.fks:
+        from .constraints import add_foreign_key
+        from .tables import _fk_action
+
+        add_foreign_key(s, _table(s, table.oid), cname, cols, ref,
+                        _fk_action(opts, "delete"), _fk_action(opts, "update"))
+
+
+def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
+    """ALTER TABLE DROP COLUMN: the slot stays (as NULLs), the column is marked dropped."""
+    for c in node.args.get("tables") or []:
+        name = ident(c.this if isinstance(c, exp.Column) else c)
+        col = next((x for x in table.live_columns if x.name == name), None)
+        if col is None:
+            if node.args.get("exists"):
+                s.notice(f'column "{name}" of relation "{table.name}" does not exist, skipping')
+                continue
+            raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
+        if col.attnum in table.primary_key:
+            raise FeatureNotSupported("dropping a primary-key column is not supported")
+        cat, txn = s.catalog(), s.ensure_txn()
+        for i in cat.indexes_of(table.oid):
+            if col.attnum in i.columns:
+                s.store.delete(txn, s.db.oid, i)
+                if i.space:
+                    s.pending_drops.append(i.space)
+        for con in cat.constraints_of(table.oid):
+            if col.attnum in con.columns or (con.kind == "c" and name in (con.check or "")):
+                s.store.delete(txn, s.db.oid, con)
+        cols = tuple(dataclasses.replace(
+            x, dropped=True, name=f"........pg.dropped.{x.attnum}........", not_null=False,
+            default=None) if x.attnum == col.attnum else x for x in table.columns)
+        table = dataclasses.replace(table, columns=cols)
+        _put(s, table)
+        pos = col.attnum - 1
+        _rewrite(s, table, lambda r, ctx, pos=pos: r[:pos] + (None,) + r[pos + 1:])
+
+
+def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
+    """ALTER COLUMN SET/DROP DEFAULT, SET/DROP NOT NULL, TYPE."""
+    col = _column(table, ident(node.this))
+    if node.args.get("dtype") is not None:
+        raise FeatureNotSupported("ALTER COLUMN ... TYPE is not supported")
+    if "allow_null" in node.args and node.args["allow_null"] is not None:
+        from .constraints import set_not_null
+
+        set_not_null(s, table, col, not node.args["allow_null"])
+        return
+    if node.args.get("drop"):
+        new = dataclasses.replace(col, default=None)
+    elif node.args.get("default") is not None:
+        new = dataclasses.replace(col, default=node.args["default"].sql("postgres"))
+    else:
+        raise FeatureNotSupported(f"ALTER COLUMN not supported: {node.sql('postgres')}")
+    cols = tuple(new if c.attnum == col.attnum else c for c in table.columns)
+    _put(s, dataclasses.replace(table, columns=cols))
+
+
+def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None:
+    """ALTER TABLE ADD [CONSTRAINT name] PRIMARY KEY / UNIQUE / CHECK / FOREIGN KEY."""
+    from .constraints import add_check, add_foreign_key, add_unique
+    from .tables import _fk_action
+
+    for item in node.expressions:
+        name, inner = "", [item]
+        if isinstance(item, exp.Constraint):
+            name, inner = ident(item.this), item.expressions
+        for c in inner:
+            t = _table(s, table.oid)
+            by_name = {x.name: x.attnum for x in t.live_columns}
+
+            def cols_of(nodes: list[Any], t: Table = t, by_name: dict = by_name) -> tuple:
+                out = []
+                for e in nodes:
+                    n = ident(e)
+                    if n not in by_name:
+                        raise UndefinedColumn(f'column "{n}" named in key does not exist')
+                    out.append(by_name[n])
+                return tuple(out)
+
+            if isinstance(c, exp.PrimaryKey):
+                add_unique(s, t, name, cols_of(c.expressions), True)
+            elif isinstance(c, exp.UniqueColumnConstraint):
+                nodes = c.this.expressions if isinstance(c.this, exp.Schema) else []
+                add_unique(s, t, name, cols_of(nodes), False)
+            elif isinstance(c, exp.CheckColumnConstraint):
+                add_check(s, t, name, c.this.sql("postgres"))
+            elif isinstance(c, exp.ForeignKey):
+                ref = c.args["reference"]
+                opts = ref.args.get("options")
+                add_foreign_key(s, t, name, cols_of(c.expressions), ref.this,
+                                _fk_action(opts, "delete"), _fk_action(opts, "update"))
+            else:
+                raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
+
+
+def drop_constraint(s: SQLSession, table: Table, node: exp.Drop) -> None:
+    """ALTER TABLE DROP CONSTRAINT [IF EXISTS] name."""
+    for t in node.args.get("tables") or []:
+        name = ident(t.this if isinstance(t, exp.Table) else t)
+        cat = s.catalog()
+        con = next((c for c in cat.constraints_of(table.oid) if c.name == name), None)
+        if con is None:
+            if node.args.get("exists"):
+                s.notice(f'constraint "{name}" of relation "{table.name}" does not exist, '
+                         "skipping")
+                continue
+            raise UndefinedObject(
+                f'constraint "{name}" of relation "{table.name}" does not exist')
+        if con.kind == "p":
+            raise FeatureNotSupported("dropping a primary key is not supported")
+        txn = s.ensure_txn()
+        s.store.delete(txn, s.db.oid, con)
+        if con.index_oid:
+            idx = next((i for i in cat.indexes if i.oid == con.index_oid), None)
+            if idx is not None:
+                s.store.delete(txn, s.db.oid, idx)
+                if idx.space:
+                    s.pending_drops.append(idx.space)
+        s.catalog_changed()
+
+
+def alter_table(s: SQLSession, tree: exp.Alter) -> str:
+    """ALTER TABLE [IF EXISTS] name action [, ...]."""
+    schema, name = table_name(tree.this)
+    table = find_relation(s.catalog(), schema, name, s.search_path())
+    if table is None:
+        if tree.args.get("exists"):
+            s.notice(f'relation "{name}" does not exist, skipping')
+            return "ALTER TABLE"
+        from ...errors import UndefinedTable
+
+        raise UndefinedTable(f'relation "{name}" does not exist')
+    for action in tree.args.get("actions") or []:
+        table = _table(s, table.oid)
+        if isinstance(action, exp.ColumnDef):
+            add_column(s, table, action)
+        elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
+            drop_column(s, table, action)
+        elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == \
+                "CONSTRAINT":
+            drop_constraint(s, table, action)
+        elif isinstance(action, exp.AlterColumn):
+            alter_column(s, table, action)
+        elif isinstance(action, exp.AddConstraint):
+            add_constraint(s, table, action)
+        elif isinstance(action, exp.AlterRename):
+            new_name = table_name(action.this)[1]
+            if relation_name_taken(s.catalog(), table.schema_oid, new_name):
+                raise DuplicateTable(f'relation "{new_name}" already exists')
+            _put(s, dataclasses.replace(table, name=new_name))
+        elif isinstance(action, exp.RenameColumn):
+            old = _column(table, ident(action.this.this))
+            new_name = ident(action.args["to"].this)
+            if any(c.name == new_name for c in table.live_columns):
+                raise DuplicateColumn(
+                    f'column "{new_name}" of relation "{table.name}" already exists')
+            cols = tuple(dataclasses.replace(c, name=new_name) if c.attnum == old.attnum else c
+                         for c in table.columns)
+            _put(s, dataclasses.replace(table, columns=cols))
+        elif isinstance(action, exp.AlterSet):
+            opts = dict(o.split("=", 1) for o in table.options)
+            for e in action.expressions:
+                if isinstance(e, exp.EQ):
+                    opts[ident(e.this.this if isinstance(e.this, exp.Column) else e.this)] = \
+                        e.expression.name
+            _put(s, dataclasses.replace(table, options=tuple(f"{k}={v}" for k, v in
+                                                             opts.items())))
+        else:
+            raise InvalidTableDefinition(
+                f"ALTER TABLE action not supported: {action.sql('postgres')}")
+    return "ALTER TABLE"

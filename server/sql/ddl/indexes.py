@@ -1,0 +1,131 @@
+"""CREATE [UNIQUE] INDEX and DROP INDEX.
+
+An index is its own KiVi space of entries `encode_key(index values + primary
+key values) -> primary key tuple` (see `dml.writer`). CREATE INDEX fills it
+from the table's current rows inside the creating transaction, checking
+uniqueness as it goes (23505 `could not create unique index`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from ...errors import DuplicateTable, FeatureNotSupported, UndefinedColumn, UndefinedObject
+from ...txn.api import ScanSpec
+from ..catalog.model import Index, Table
+from .names import get_relation, ident, relation_name_taken, schema_by_name, table_name
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+def build_index(s: SQLSession, table: Table, idx: Index) -> None:
+    """Writes the entries of a new index for every stored row of its table."""
+    from ...errors import UniqueViolation
+    from ..dml.writer import TableWriter
+
+    txn = s.ensure_txn()
+    w = TableWriter(s, table)
+    seen: set[bytes] = set()
+    pos = [a - 1 for a in idx.columns]
+    from ..dml.keys import encode_key
+
+    for batch in txn.scan(ScanSpec(table.space, batch_size=4096, with_keys=True)):
+        s.exec_context([]).check_cancel()
+        keys = [r[0] for r in batch]
+        rows = [tuple(r[1:]) for r in batch]
+        if idx.unique:
+            for r in rows:
+                vals = tuple(r[i] for i in pos)
+                if None in vals:
+                    continue
+                p = encode_key(vals)
+                if p in seen:
+                    from ..dml.writer import key_detail
+
+                    raise UniqueViolation(
+                        f'could not create unique index "{idx.name}"',
+                        detail=key_detail(table, idx.columns, vals).replace(
+                            "already exists", "is duplicated"),
+                        table=table.name, constraint=idx.name)
+                seen.add(p)
+        if rows:
+            txn.put(idx.space, w.index_entries(idx, keys, rows))
+
+
+def create_index(s: SQLSession, tree: exp.Create) -> str:
+    """CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table (columns)."""
+    node = tree.this
+    schema, tname = table_name(node.args["table"])
+    cat = s.catalog()
+    table = get_relation(cat, schema, tname, s.search_path())
+    params = node.args.get("params")
+    cols_nodes = params.args.get("columns") if params else []
+    attnums, desc = [], []
+    by_name = {c.name: c.attnum for c in table.live_columns}
+    for o in cols_nodes or []:
+        e = o.this if isinstance(o, exp.Ordered) else o
+        if not isinstance(e, exp.Column):
+            raise FeatureNotSupported("indexes on expressions are not supported")
+        n = ident(e.this)
+        if n not in by_name:
+            raise UndefinedColumn(f'column "{n}" does not exist')
+        attnums.append(by_name[n])
+        desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
+    from .tables import unique_name
+
+    name = ident(node.this) if node.this else unique_name(
+        cat, table.schema_oid,
+        f"{table.name}_{'_'.join(table.columns[a - 1].name for a in attnums)}_idx")
+    if relation_name_taken(cat, table.schema_oid, name):
+        if tree.args.get("exists"):
+            s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
+            return "CREATE INDEX"
+        raise DuplicateTable(f'relation "{name}" already exists')
+    where = params.args.get("where") if params else None
+    oid = s.store.allocate_oid()
+    idx = Index(oid, name, table.oid, tuple(attnums), bool(tree.args.get("unique")), False, oid,
+                tuple(desc), where.this.sql("postgres") if where is not None else None)
+    s.store.put(s.ensure_txn(), s.db.oid, idx)
+    s.catalog_changed()
+    build_index(s, table, idx)
+    return "CREATE INDEX"
+
+
+def drop_index(s: SQLSession, tree: exp.Drop) -> str:
+    """DROP INDEX [IF EXISTS] name [, ...]."""
+    cat = s.catalog()
+    for t in tree.args.get("tables") or [tree.this]:
+        schema, name = table_name(t)
+        schemas = [schema] if schema else s.search_path()
+        idx = None
+        for sname in schemas:
+            sch = schema_by_name(cat, sname)
+            if sch is None:
+                continue
+            idx = next((i for i in cat.indexes if i.name == name and (
+                tb := cat.table_by_oid(i.table_oid)) is not None and tb.schema_oid == sch.oid),
+                None)
+            if idx:
+                break
+        if idx is None:
+            if tree.args.get("exists"):
+                s.notice(f'index "{name}" does not exist, skipping')
+                continue
+            raise UndefinedObject(f'index "{name}" does not exist')
+        con = next((c for c in cat.constraints if c.index_oid == idx.oid), None)
+        if con is not None:
+            from ...errors import DependentObjectsStillExist
+
+            tb = cat.table_by_oid(idx.table_oid)
+            raise DependentObjectsStillExist(
+                f"cannot drop index {idx.name} because constraint {con.name} on table "
+                f"{tb.name if tb else '?'} requires it",
+                hint=f"You can drop constraint {con.name} on table {tb.name if tb else '?'} "
+                "instead.")
+        s.store.delete(s.ensure_txn(), s.db.oid, idx)
+        s.pending_drops.append(idx.space)
+        s.catalog_changed()
+    return "DROP INDEX"

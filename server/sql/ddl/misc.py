@@ -1,0 +1,168 @@
+"""Schemas, views and COMMENT ON.
+
+A view is a catalog row of kind "v" holding its defining query's SQL text;
+the query compiler expands it when a query names it. CREATE VIEW plans the
+query once to validate it and to learn its column names and types.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import (
+    DependentObjectsStillExist,
+    DuplicateSchema,
+    DuplicateTable,
+    InvalidSchemaName,
+    SyntaxError_,
+    UndefinedObject,
+)
+from ...pgwire.backend import Result
+from ..catalog.model import Column, Schema, Table
+from ..context import ParamTypes
+from ..statement import Stmt, compiler
+from .names import (
+    creation_schema,
+    find_relation,
+    get_relation,
+    ident,
+    parse_qualified,
+    relation_name_taken,
+    schema_by_name,
+    table_name,
+)
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+def create_schema(s: SQLSession, tree: exp.Create) -> str:
+    """CREATE SCHEMA [IF NOT EXISTS] name."""
+    name = ident(tree.this.args.get("db") or tree.this.this)
+    if schema_by_name(s.catalog(), name) is not None:
+        if tree.args.get("exists"):
+            s.notice(f'schema "{name}" already exists, skipping', sqlstate="42P06")
+            return "CREATE SCHEMA"
+        raise DuplicateSchema(f'schema "{name}" already exists')
+    s.store.put(s.ensure_txn(), s.db.oid, Schema(s.store.allocate_oid(), name))
+    s.catalog_changed()
+    return "CREATE SCHEMA"
+
+
+def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
+    """DROP SCHEMA [IF EXISTS] name [CASCADE]."""
+    from .tables import drop_table_objects
+
+    for t in tree.args.get("tables") or [tree.this]:
+        name = ident(t.args.get("db") or t.this) if isinstance(t, exp.Table) else ident(t)
+        cat = s.catalog()
+        sch = schema_by_name(cat, name)
+        if sch is None:
+            if tree.args.get("exists"):
+                s.notice(f'schema "{name}" does not exist, skipping')
+                continue
+            raise InvalidSchemaName(f'schema "{name}" does not exist')
+        members = [x for x in cat.tables if x.schema_oid == sch.oid]
+        seqs = [q for q in cat.sequences if q.schema_oid == sch.oid]
+        if (members or seqs) and not tree.args.get("cascade"):
+            first = members[0].name if members else seqs[0].name
+            raise DependentObjectsStillExist(
+                f"cannot drop schema {name} because other objects depend on it",
+                detail=f"table {first} depends on schema {name}",
+                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        for x in members:
+            if s.catalog().table_by_oid(x.oid) is not None:
+                drop_table_objects(s, s.catalog().table_by_oid(x.oid), True)
+                s.catalog_changed()
+        for q in s.catalog().sequences:
+            if q.schema_oid == sch.oid:
+                s.store.delete(s.ensure_txn(), s.db.oid, q)
+        s.store.delete(s.ensure_txn(), s.db.oid, sch)
+        s.catalog_changed()
+    return "DROP SCHEMA"
+
+
+def create_view(s: SQLSession, tree: exp.Create) -> str:
+    """CREATE [OR REPLACE] VIEW name [(cols)] AS query."""
+    target = tree.this
+    schema, name = table_name(target)
+    cat = s.catalog()
+    sch = creation_schema(cat, schema, s.search_path())
+    existing = find_relation(cat, sch.name, name, [])
+    if existing is not None and not (tree.args.get("replace") and existing.kind == "v"):
+        raise DuplicateTable(f'relation "{name}" already exists')
+    if existing is None and relation_name_taken(cat, sch.oid, name):
+        raise DuplicateTable(f'relation "{name}" already exists')
+    query = tree.expression
+    plan = compiler().plan_query(query, cat, ParamTypes(), s.search_path())
+    names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
+    cols = tuple(Column(names[i] if i < len(names) else c.name, c.type_oid, c.typmod, i + 1)
+                 for i, c in enumerate(plan.columns))
+    oid = existing.oid if existing is not None else s.store.allocate_oid()
+    view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"))
+    s.store.put(s.ensure_txn(), s.db.oid, view)
+    s.catalog_changed()
+    return "CREATE VIEW"
+
+
+_COMMENT = re.compile(
+    r"COMMENT\s+ON\s+(?P<kind>TABLE|COLUMN|VIEW|INDEX|SEQUENCE|SCHEMA|DATABASE|CONSTRAINT)\s+"
+    r"(?P<name>.+?)\s+IS\s+(?P<text>NULL|E?'(?:[^']|'')*')\s*$", re.I | re.S)
+
+
+def analyse_comment(session: SQLSession, sql: str) -> Stmt:
+    """COMMENT ON TABLE / COLUMN / ... IS 'text' | NULL."""
+    m = _COMMENT.match(sql)
+    if m is None:
+        raise SyntaxError_(f"syntax error in COMMENT: {sql[:60]}")
+    kind = m.group("kind").upper()
+    raw = m.group("name").strip()
+    text_lit = m.group("text")
+    text = None if text_lit.upper() == "NULL" else text_lit[text_lit.index("'") + 1:-1].replace(
+        "''", "'")
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        objoid, subid = 0, 0
+        if kind in ("TABLE", "VIEW"):
+            schema, name = parse_qualified(raw)
+            objoid = get_relation(cat, schema, name, s.search_path()).oid
+        elif kind == "COLUMN":
+            qual, col = raw.rsplit(".", 1)
+            schema, name = parse_qualified(qual)
+            t = get_relation(cat, schema, name, s.search_path())
+            colname = parse_qualified(col)[1]
+            c = next((c for c in t.live_columns if c.name == colname), None)
+            if c is None:
+                from ...errors import UndefinedColumn
+
+                raise UndefinedColumn(
+                    f'column "{colname}" of relation "{t.name}" does not exist')
+            objoid, subid = t.oid, c.attnum
+        elif kind == "SCHEMA":
+            sch = schema_by_name(cat, parse_qualified(raw)[1])
+            if sch is None:
+                raise InvalidSchemaName(f'schema "{raw}" does not exist')
+            objoid = sch.oid
+        elif kind == "INDEX":
+            idx = next((i for i in cat.indexes if i.name == parse_qualified(raw)[1]), None)
+            if idx is None:
+                raise UndefinedObject(f'index "{raw}" does not exist')
+            objoid = idx.oid
+        elif kind == "SEQUENCE":
+            q = next((q for q in cat.sequences if q.name == parse_qualified(raw)[1]), None)
+            if q is None:
+                raise UndefinedObject(f'relation "{raw}" does not exist')
+            objoid = q.oid
+        elif kind == "DATABASE":
+            objoid = s.db.oid
+        else:
+            return Result("COMMENT")
+        s.store.set_comment(s.ensure_txn(), s.db.oid, objoid, subid, text)
+        s.catalog_changed()
+        return Result("COMMENT")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="COMMENT")

@@ -1,0 +1,170 @@
+"""Roles and databases: CREATE/ALTER/DROP ROLE|USER, CREATE/DROP DATABASE.
+
+Passwords are stored as PostgreSQL stores them, so pgwire's authentication
+can verify them the same way: a SCRAM-SHA-256 verifier
+(`SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, made with
+scramp) by default, or `md5` + md5(password + role name) when
+`password_encryption = md5`. A password given already hashed is kept as is.
+
+Each database is its own namespace of schemas and tables; CREATE DATABASE
+gives it a `public` schema. Neither CREATE nor DROP DATABASE may run inside
+a transaction block (25001), as in PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...errors import (
+    DuplicateDatabase,
+    DuplicateObject,
+    InvalidCatalogName,
+    ObjectInUse,
+    SyntaxError_,
+    UndefinedObject,
+)
+from ...pgwire.backend import Result
+from ..catalog.model import PUBLIC_OID, Database, Role, Schema
+from ..statement import Stmt
+from .names import parse_qualified
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+_ROLE = re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?P<kind>ROLE|USER|GROUP)\s+"
+                   r"(?P<ie>IF\s+EXISTS\s+)?(?P<name>\"(?:[^\"]|\"\")+\"|[\w$]+)"
+                   r"(?P<rest>.*)$", re.I | re.S)
+_DB = re.compile(r"(?P<verb>CREATE|DROP|ALTER)\s+DATABASE\s+(?P<ie>IF\s+(?:NOT\s+)?EXISTS\s+)?"
+                 r"(?P<name>\"(?:[^\"]|\"\")+\"|[\w$]+)(?P<rest>.*)$", re.I | re.S)
+_PASSWORD = re.compile(r"(?:ENCRYPTED\s+)?PASSWORD\s+(?P<pw>NULL|'(?:[^']|'')*')", re.I)
+
+
+def scram_verifier(password: str) -> str:
+    """Returns a PostgreSQL-format SCRAM-SHA-256 verifier for a password."""
+    from scramp import ScramMechanism
+
+    salt, stored, server, iterations = ScramMechanism("SCRAM-SHA-256").make_auth_info(
+        password, iteration_count=4096)
+    b64 = lambda b: base64.b64encode(b).decode()  # noqa: E731
+    return f"SCRAM-SHA-256${iterations}:{b64(salt)}${b64(stored)}:{b64(server)}"
+
+
+def hash_password(s: SQLSession, role: str, password: str) -> str:
+    """Hashes a password per `password_encryption` (kept as is if already hashed)."""
+    if password.startswith("SCRAM-SHA-256$") or (password.startswith("md5") and len(password)
+                                                  == 35):
+        return password
+    if (s.settings.get("password_encryption") or "").lower() == "md5":
+        return "md5" + hashlib.md5((password + role).encode()).hexdigest()
+    return scram_verifier(password)
+
+
+def _role_options(s: SQLSession, role: Role, rest: str, creating_user: bool) -> Role:
+    words = " " + " ".join(_PASSWORD.sub(" ", rest).upper().split()) + " "
+    kw: dict[str, Any] = {}
+    for flag, field in (("SUPERUSER", "superuser"), ("CREATEDB", "createdb"),
+                        ("CREATEROLE", "createrole"), ("LOGIN", "login")):
+        if f" NO{flag} " in words:
+            kw[field] = False
+        elif f" {flag} " in words:
+            kw[field] = True
+    m = _PASSWORD.search(rest)
+    if m:
+        pw = m.group("pw")
+        kw["password"] = None if pw.upper() == "NULL" else hash_password(
+            s, role.name, pw[1:-1].replace("''", "'"))
+    return dataclasses.replace(role, **kw)
+
+
+def _name(text: str) -> str:
+    return parse_qualified(text)[1]
+
+
+def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
+    """Builds the Stmt of a role or database statement."""
+    if kind == "database":
+        return _analyse_database(sql)
+    m = _ROLE.match(sql)
+    if m is None:
+        raise SyntaxError_(f"syntax error at or near \"{sql.split()[-1]}\"")
+    verb = m.group("verb").upper()
+    is_user = m.group("kind").upper() == "USER"
+    names_text = m.group("name") + m.group("rest") if verb == "DROP" else m.group("name")
+    rest = m.group("rest")
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.store.snapshot(0) if s.txn_catalog is None else s.catalog()
+        txn = s.ensure_txn()
+        if verb == "DROP":
+            for raw in [x.strip() for x in names_text.split(",") if x.strip()]:
+                name = _name(raw)
+                role = next((r for r in cat.roles if r.name == name), None)
+                if role is None:
+                    if m.group("ie"):
+                        s.notice(f'role "{name}" does not exist, skipping')
+                        continue
+                    raise UndefinedObject(f'role "{name}" does not exist')
+                if name == s.user:
+                    raise ObjectInUse("current user cannot be dropped")
+                s.store.delete(txn, 0, role)
+            s.catalog_changed()
+            return Result(f"DROP {m.group('kind').upper()}")
+        name = _name(m.group("name"))
+        role = next((r for r in cat.roles if r.name == name), None)
+        if verb == "CREATE":
+            if role is not None:
+                raise DuplicateObject(f'role "{name}" already exists')
+            role = Role(s.store.allocate_oid(), name, login=is_user)
+        elif role is None:
+            raise UndefinedObject(f'role "{name}" does not exist')
+        s.store.put(txn, 0, _role_options(s, role, rest, is_user))
+        s.catalog_changed()
+        return Result(f"{verb} {m.group('kind').upper()}")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} ROLE")
+
+
+def _analyse_database(sql: str) -> Stmt:
+    m = _DB.match(sql)
+    if m is None:
+        raise SyntaxError_("syntax error in DATABASE statement")
+    verb = m.group("verb").upper()
+    name = _name(m.group("name"))
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.store.snapshot(0)
+        db = next((d for d in cat.databases if d.name == name), None)
+        txn = s.ensure_txn()
+        if verb == "CREATE":
+            if db is not None:
+                raise DuplicateDatabase(f'database "{name}" already exists')
+            new = Database(s.store.allocate_oid(), name)
+            s.store.put(txn, 0, new)
+            s.store.put(txn, new.oid, Schema(PUBLIC_OID, "public"))
+            s.txn_ddl = True
+            return Result("CREATE DATABASE")
+        if verb == "ALTER":
+            return Result("ALTER DATABASE")
+        if db is None:
+            if m.group("ie"):
+                s.notice(f'database "{name}" does not exist, skipping')
+                return Result("DROP DATABASE")
+            raise InvalidCatalogName(f'database "{name}" does not exist')
+        if db.oid == s.db.oid:
+            raise ObjectInUse("cannot drop the currently open database")
+        others = [x for x in s.engine.sessions() if x.db.oid == db.oid]
+        if others:
+            raise ObjectInUse(
+                f'database "{name}" is being accessed by other users',
+                detail=f"There are {len(others)} other sessions using the database.")
+        s.pending_drops.extend(s.store.delete_database_objects(txn, db.oid))
+        s.store.delete(txn, 0, db)
+        s.txn_ddl = True
+        return Result("DROP DATABASE")
+
+    return Stmt(sql, "ddl", run, None, [], -1, no_block=verb != "ALTER",
+                tag=f"{verb} DATABASE")

@@ -1,0 +1,163 @@
+"""CREATE / ALTER / DROP SEQUENCE.
+
+The sequence's definition is a catalog row (transactional, like any DDL);
+its current value is not transactional and lives in the catalog store's
+counter space (see `CatalogStore.nextval`), as in PostgreSQL where nextval is
+never rolled back. Options are parsed with a small regex grammar because
+sqlglot's sequence support is partial.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import DuplicateTable, InvalidParameterValue, SyntaxError_, UndefinedTable
+from ...pgtypes import oids as T
+from ...pgwire.backend import Result
+from ..catalog.model import Sequence
+from ..statement import Stmt
+from .names import creation_schema, find_sequence, parse_qualified, relation_name_taken
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+_HEAD = re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\s+"
+                   r"(?P<ine>IF\s+(?:NOT\s+)?EXISTS\s+)?(?P<name>(?:\"[^\"]+\"|[\w$]+)"
+                   r"(?:\.(?:\"[^\"]+\"|[\w$]+))?)(?P<rest>.*)$", re.I | re.S)
+_OPT = re.compile(
+    r"\s*(?:AS\s+(?P<as>\w+)|INCREMENT\s+(?:BY\s+)?(?P<inc>[+-]?\d+)|"
+    r"MINVALUE\s+(?P<min>[+-]?\d+)|(?P<nomin>NO\s+MINVALUE)|MAXVALUE\s+(?P<max>[+-]?\d+)|"
+    r"(?P<nomax>NO\s+MAXVALUE)|START\s+(?:WITH\s+)?(?P<start>[+-]?\d+)|"
+    r"RESTART(?:\s+(?:WITH\s+)?(?P<restart>[+-]?\d+))?|CACHE\s+(?P<cache>\d+)|"
+    r"(?P<nocycle>NO\s+CYCLE)|(?P<cycle>CYCLE)|OWNED\s+BY\s+(?P<owned>\S+))", re.I)
+_TYPES = {"smallint": T.INT2, "int2": T.INT2, "integer": T.INT4, "int": T.INT4, "int4": T.INT4,
+          "bigint": T.INT8, "int8": T.INT8}
+_MAX = {T.INT2: 2**15 - 1, T.INT4: 2**31 - 1, T.INT8: 2**63 - 1}
+
+
+def _options(rest: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    pos = 0
+    rest = rest.rstrip()
+    while pos < len(rest):
+        m = _OPT.match(rest, pos)
+        if m is None or m.end() == pos:
+            word = rest[pos:].split()[0] if rest[pos:].split() else rest[pos:]
+            raise SyntaxError_(f'syntax error at or near "{word}"')
+        for k, v in m.groupdict().items():
+            if v is not None:
+                out[k] = v
+        if m.group(0).strip().upper().startswith("RESTART"):
+            out.setdefault("restart", None)
+            out["has_restart"] = True
+        pos = m.end()
+    return out
+
+
+def _apply(seq: Sequence, o: dict[str, Any], creating: bool) -> Sequence:
+    type_oid = _TYPES.get(o.get("as", "").lower(), seq.type_oid)
+    inc = int(o.get("inc", seq.increment))
+    if inc == 0:
+        raise InvalidParameterValue("INCREMENT must not be zero")
+    lo_default = 1 if inc > 0 else -_MAX[type_oid] - 1
+    hi_default = _MAX[type_oid] if inc > 0 else -1
+    lo = int(o["min"]) if "min" in o else (lo_default if creating or "nomin" in o
+                                           else seq.min_value)
+    hi = int(o["max"]) if "max" in o else (hi_default if creating or "nomax" in o
+                                           or "as" in o else seq.max_value)
+    start = int(o["start"]) if "start" in o else (lo if inc > 0 else hi) if creating else seq.start
+    cycle = True if "cycle" in o else False if "nocycle" in o else seq.cycle
+    return dataclasses.replace(seq, type_oid=type_oid, increment=inc, min_value=lo,
+                               max_value=hi, start=start, cycle=cycle,
+                               cache=int(o.get("cache", seq.cache)))
+
+
+_DROP = re.compile(r"DROP\s+SEQUENCE\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
+                   r"(?:\s+(?:CASCADE|RESTRICT))?\s*$", re.I | re.S)
+
+
+def analyse_drop(sql: str) -> Stmt:
+    """DROP SEQUENCE [IF EXISTS] a, b [CASCADE]."""
+    m = _DROP.match(sql)
+    if m is None:
+        raise SyntaxError_("syntax error in DROP SEQUENCE")
+    names = [parse_qualified(n.strip()) for n in m.group("names").split(",")]
+    if_exists = bool(m.group("ie"))
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        for schema, name in names:
+            seq = find_sequence(s.catalog(), schema, name, s.search_path())
+            if seq is None:
+                if if_exists:
+                    s.notice(f'sequence "{name}" does not exist, skipping')
+                    continue
+                raise UndefinedTable(f'sequence "{name}" does not exist')
+            s.store.delete(s.ensure_txn(), s.db.oid, seq)
+            s.store.forget_sequence(seq.oid)
+            s.catalog_changed()
+        return Result("DROP SEQUENCE")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="DROP SEQUENCE")
+
+
+def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
+    """CREATE / ALTER / DROP SEQUENCE (recognised by the pre-parser)."""
+    if sql[:4].upper() == "DROP":
+        return analyse_drop(sql)
+    m = _HEAD.match(sql)
+    if m is None:
+        raise SyntaxError_("syntax error in sequence statement")
+    verb = m.group("verb").upper()
+    schema, name = parse_qualified(m.group("name"))
+    opts = _options(m.group("rest"))
+    if_clause = bool(m.group("ine"))
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        if verb == "CREATE":
+            sch = creation_schema(cat, schema, s.search_path())
+            if relation_name_taken(cat, sch.oid, name):
+                if if_clause:
+                    s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
+                    return Result("CREATE SEQUENCE")
+                raise DuplicateTable(f'relation "{name}" already exists')
+            seq = _apply(Sequence(s.store.allocate_oid(), name, sch.oid), opts, True)
+            s.store.put(s.ensure_txn(), s.db.oid, seq)
+            s.catalog_changed()
+            return Result("CREATE SEQUENCE")
+        seq = find_sequence(cat, schema, name, s.search_path())
+        if seq is None:
+            if if_clause:
+                s.notice(f'relation "{name}" does not exist, skipping')
+                return Result("ALTER SEQUENCE")
+            raise UndefinedTable(f'relation "{name}" does not exist')
+        new = _apply(seq, opts, False)
+        s.store.put(s.ensure_txn(), s.db.oid, new)
+        s.catalog_changed()
+        if opts.get("has_restart"):
+            value = int(opts["restart"]) if opts.get("restart") else new.start
+            s.store.setval(new, value, False)
+        return Result("ALTER SEQUENCE")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} SEQUENCE")
+
+
+def create_from_tree(s: SQLSession, tree: exp.Create) -> str:
+    """CREATE SEQUENCE reached through sqlglot (normally the pre-parser catches it)."""
+    stmt = analyse_create(s, tree.sql("postgres"), None)
+    return stmt.run(s, []).tag
+
+
+def alter_from_tree(s: SQLSession, tree: exp.Alter) -> str:
+    """ALTER SEQUENCE reached through sqlglot."""
+    stmt = analyse_create(s, tree.sql("postgres"), None)
+    return stmt.run(s, []).tag
+
+
+def drop_sequences(s: SQLSession, tree: exp.Drop) -> str:
+    """DROP SEQUENCE reached through sqlglot."""
+    return analyse_drop(tree.sql("postgres")).run(s, []).tag

@@ -1,0 +1,162 @@
+"""UPDATE and DELETE, planned as a SELECT of the target's `ctid` and row.
+
+`UPDATE t SET a = a + $1 FROM u WHERE ...` becomes
+`SELECT t.ctid, t.c1, ..., t.cn, CAST(a + $1 AS int4) FROM t, u WHERE ...`:
+the query compiler chooses the access path (a primary-key point get for
+pgbench's statements), infers parameter types, and joins FROM / USING
+tables; this module applies the writes through the table's `TableWriter`
+in batches. SET values that are plain literals or parameters are computed
+here instead, so that their type comes from the target column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import FeatureNotSupported, UndefinedColumn
+from ...pgwire.backend import Result
+from ..catalog.model import Table
+from ..context import ParamTypes
+from ..ddl.names import get_relation, ident, table_name
+from ..expr.types import type_name
+from ..parse import parse_sql
+from ..statement import Stmt, compiler
+from .returning import compile_returning
+from .values import ValueFn, compile_default, compile_value, literal_value
+from .writer import writer_for
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, exp.Expression]]:
+    """Returns (row position, value expression) for each `col = expr` of a SET list."""
+    by_name = {c.name: c.attnum - 1 for c in table.live_columns}
+    out = []
+    for item in items:
+        left, right = item.this, item.expression
+        pairs = []
+        if isinstance(left, exp.Tuple):
+            rights = right.expressions if isinstance(right, exp.Tuple) else []
+            pairs = list(zip(left.expressions, rights, strict=False))
+        else:
+            pairs = [(left, right)]
+        for col, val in pairs:
+            name = ident(col.this if isinstance(col, exp.Column) else col)
+            if name not in by_name:
+                raise UndefinedColumn(
+                    f'column "{name}" of relation "{table.name}" does not exist')
+            out.append((by_name[name], val))
+    return out
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _is_simple(e: exp.Expression) -> bool:
+    from .values import _UNSET
+
+    if isinstance(e, exp.Parameter | exp.Placeholder):
+        return True
+    if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
+        return True
+    return literal_value(e)[0] is not _UNSET
+
+
+def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
+                   param_oids: list[int], version: int) -> Stmt:
+    """Analyses an UPDATE or DELETE into a runnable Stmt."""
+    is_update = isinstance(tree, exp.Update)
+    tnode = tree.this
+    schema, name = table_name(tnode)
+    alias = ident(tnode.args["alias"].this) if tnode.args.get("alias") else None
+    table = get_relation(s.catalog(), schema, name, s.search_path())
+    if table.kind != "r":
+        raise FeatureNotSupported(f'cannot {"update" if is_update else "delete from"} view '
+                                  f'"{table.name}"')
+    q = _q(alias or table.name)
+    live = table.live_columns
+    select = [f"{q}.ctid"] + [f"{q}.{_q(c.name)}" for c in live]
+    params = ParamTypes(list(param_oids))
+    computed: list[tuple[int, int]] = []  # (row position, select-list index)
+    pending: list[tuple[int, exp.Expression]] = []  # plain literals/parameters/DEFAULT
+    if is_update:
+        for pos, e in set_targets(tree.expressions, table):
+            if _is_simple(e):
+                pending.append((pos, e))
+            else:
+                computed.append((pos, len(select)))
+                col = table.columns[pos]
+                select.append(f"CAST({e.sql('postgres')} AS {type_name(col.type_oid)})")
+    text = f"SELECT {', '.join(select)} FROM {tnode.sql('postgres')}"
+    extra = []
+    if is_update and tree.args.get("from_") is not None:
+        extra.append(tree.args["from_"].sql("postgres")[len("FROM "):])
+    for u in tree.args.get("using") or []:
+        extra.append(u.sql("postgres"))
+    if extra:
+        text += ", " + ", ".join(extra)
+    for j in tree.args.get("joins") or []:
+        text += " " + j.sql("postgres")
+    where = tree.args.get("where")
+    if where is not None:
+        text += " " + where.sql("postgres")
+    plan = compiler().plan_query(parse_sql(text), s.catalog(), params, s.search_path())
+    simple: list[tuple[int, ValueFn]] = []
+    for pos, e in pending:  # compiled after the plan, so that $n types flow from it
+        col = table.columns[pos]
+        if isinstance(e, exp.Var):
+            simple.append((pos, compile_default(s, col, table)))
+        else:
+            simple.append((pos, compile_value(s, e, col, [], params)))
+    returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
+    slots = [c.attnum - 1 for c in live]
+    ncols = len(table.columns)
+    verb = "UPDATE" if is_update else "DELETE"
+
+    def run(sess: SQLSession, values: list[Any]) -> Result:
+        ctx = sess.exec_context(values)
+        writer = writer_for(sess, sess.catalog().table_by_oid(table.oid) or table)
+        seen: set[bytes] = set()
+        total = 0
+        out: list[tuple[Any, ...]] = []
+        for batch in plan.execute(ctx):
+            ctx.check_cancel()
+            keys, olds, news = [], [], []
+            for r in batch:
+                key = r[0]
+                if key in seen:
+                    continue
+                seen.add(key)
+                old = [None] * ncols
+                for i, slot in enumerate(slots):
+                    old[slot] = r[i + 1]
+                keys.append(key)
+                olds.append(tuple(old))
+                if is_update:
+                    new = list(old)
+                    for pos, idx in computed:
+                        new[pos] = r[idx]
+                    for pos, fn in simple:
+                        new[pos] = fn(tuple(old), ctx)
+                    news.append(new)
+            if not keys:
+                continue
+            if is_update:
+                writer.update(sess, keys, olds, news)
+                rows = [tuple(n) for n in news]
+            else:
+                writer.delete(sess, keys, olds)
+                rows = olds
+            total += len(keys)
+            if returning is not None:
+                out.extend(returning.project(r, ctx) for r in rows)
+        if returning is not None:
+            return Result(f"{verb} {total}", returning.columns, iter(out), done=False)
+        return Result(f"{verb} {total}")
+
+    cols = returning.columns if returning is not None else None
+    return Stmt(sql, "dml", run, cols, params.oids, version, tag=verb, plan=plan)

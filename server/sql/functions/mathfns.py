@@ -1,0 +1,347 @@
+"""Mathematical functions over PostgreSQL's numeric types, with its rounding and errors.
+
+Integers are Python ints, numeric is Decimal, float4/float8 are floats. round()
+on numeric rounds half away from zero, on float8 half to even (C's rint), as
+in PostgreSQL; numeric results keep PostgreSQL's display scales.
+"""
+
+from __future__ import annotations
+
+import math
+import random as _random
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
+from typing import Any
+
+from ...errors import DivisionByZero, NumericValueOutOfRange, SQLError
+from ...pgtypes import oids as T
+from .registry import register
+
+INTS = (T.INT2, T.INT4, T.INT8)
+F8, NUM = T.FLOAT8, T.NUMERIC
+
+
+def _invalid_power(msg: str) -> SQLError:
+    return SQLError(msg, sqlstate="2201F")
+
+
+def _log_error(x: Any) -> SQLError:
+    what = "zero" if x == 0 else "a negative number"
+    return SQLError(f"cannot take logarithm of {what}", sqlstate="2201E")
+
+
+@register("abs", args=[F8], returns=F8)
+def abs_(x: Any) -> Any:
+    """Returns the absolute value."""
+    return abs(x)
+
+
+for _t in (*INTS, NUM, T.FLOAT4):
+    register("abs", args=[_t], returns=_t)(abs_)
+
+
+@register("ceil", args=[F8], returns=F8)
+def ceil(x: Any) -> Any:
+    """Returns the smallest integer not less than x."""
+    if isinstance(x, Decimal):
+        return x.to_integral_value(ROUND_CEILING) if x.is_finite() else x
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+@register("floor", args=[F8], returns=F8)
+def floor(x: Any) -> Any:
+    """Returns the largest integer not greater than x."""
+    if isinstance(x, Decimal):
+        return x.to_integral_value(ROUND_FLOOR) if x.is_finite() else x
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
+for _t in (F8, NUM):
+    register("ceiling", args=[_t], returns=_t)(ceil)
+register("ceil", args=[NUM], returns=NUM)(ceil)
+register("floor", args=[NUM], returns=NUM)(floor)
+
+
+def _quantize(x: Decimal, places: int, mode: str) -> Decimal:
+    if not x.is_finite():
+        return x
+    if places >= 0:
+        return x.quantize(Decimal(1).scaleb(-places), rounding=mode)
+    unit = Decimal(1).scaleb(-places)
+    return Decimal(int((x / unit).to_integral_value(mode) * unit))
+
+
+@register("round", args=[F8], returns=F8)
+def round_float(x: float) -> float:
+    """Rounds to the nearest integer, half to even (C's rint)."""
+    return float(round(x)) if math.isfinite(x) else x
+
+
+@register("round", args=[NUM], returns=NUM)
+def round_numeric(x: Decimal, places: int = 0) -> Decimal:
+    """Rounds to `places` decimals, half away from zero (negative places round left of the point)."""
+    return _quantize(Decimal(x), places, ROUND_HALF_UP)
+
+
+register("round", args=[NUM, T.INT4], returns=NUM)(round_numeric)
+
+
+@register("trunc", args=[F8], returns=F8)
+def trunc_float(x: float) -> float:
+    """Truncates toward zero."""
+    return float(math.trunc(x)) if math.isfinite(x) else x
+
+
+@register("trunc", args=[NUM], returns=NUM)
+def trunc_numeric(x: Decimal, places: int = 0) -> Decimal:
+    """Truncates to `places` decimals."""
+    return _quantize(Decimal(x), places, ROUND_DOWN)
+
+
+register("trunc", args=[NUM, T.INT4], returns=NUM)(trunc_numeric)
+
+
+@register("mod", args=[T.INT4, T.INT4], returns=T.INT4)
+def mod(a: Any, b: Any) -> Any:
+    """Returns the remainder of a / b, with the sign of a."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    if isinstance(a, int) and isinstance(b, int):
+        return int(math.fmod(a, b)) if abs(a) < 2**52 else a - b * int(a / b)
+    return Decimal(a) % Decimal(b)
+
+
+for _t in (T.INT2, T.INT8, NUM):
+    register("mod", args=[_t, _t], returns=_t)(mod)
+
+
+@register("div", args=[NUM, NUM], returns=NUM)
+def div(a: Decimal, b: Decimal) -> Decimal:
+    """Returns the integer quotient of a / b, truncated toward zero."""
+    if b == 0:
+        raise DivisionByZero("division by zero")
+    return (Decimal(a) / Decimal(b)).to_integral_value(ROUND_DOWN)
+
+
+@register("power", args=[F8, F8], returns=F8)
+def power(a: Any, b: Any) -> Any:
+    """Returns a raised to the power b."""
+    if a == 0 and b < 0:
+        raise _invalid_power("zero raised to a negative power is undefined")
+    if a < 0 and b != int(b):
+        raise _invalid_power("a negative number raised to a non-integer power yields a complex "
+                             "result")
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        with localcontext() as c:
+            c.prec = 40
+            r = Decimal(a) ** Decimal(b)
+        return r.quantize(Decimal(1).scaleb(-16), rounding=ROUND_HALF_UP)
+    try:
+        return math.pow(a, b)
+    except OverflowError:
+        raise NumericValueOutOfRange("value out of range: overflow") from None
+
+
+register("pow", args=[F8, F8], returns=F8)(power)
+register("power", args=[NUM, NUM], returns=NUM)(power)
+register("pow", args=[NUM, NUM], returns=NUM)(power)
+
+
+def _sqrt_scale(x: Decimal) -> int:
+    weight = x.adjusted() // 4 if x else 0
+    sweight = (weight + 1) * 4 // 2 - 1
+    exponent = x.as_tuple().exponent
+    dscale = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    return min(max(16 - sweight, dscale, 0), 1000)
+
+
+@register("sqrt", args=[F8], returns=F8)
+def sqrt(x: Any) -> Any:
+    """Returns the square root (2201F for a negative argument)."""
+    if x < 0:
+        raise _invalid_power("cannot take square root of a negative number")
+    if isinstance(x, Decimal):
+        with localcontext() as c:
+            c.prec = 1100
+            return x.sqrt().quantize(Decimal(1).scaleb(-_sqrt_scale(x)), rounding=ROUND_HALF_UP)
+    return math.sqrt(x)
+
+
+register("sqrt", args=[NUM], returns=NUM)(sqrt)
+
+
+@register("cbrt", args=[F8], returns=F8)
+def cbrt(x: float) -> float:
+    """Returns the cube root."""
+    return math.cbrt(x)  # libm's cbrt, as PostgreSQL uses (cbrt(27) is 3.0000000000000004)
+
+
+@register("exp", args=[F8], returns=F8)
+def exp(x: float) -> float:
+    """Returns e raised to x."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        raise NumericValueOutOfRange("value out of range: overflow") from None
+
+
+@register("ln", args=[F8], returns=F8)
+def ln(x: float) -> float:
+    """Returns the natural logarithm."""
+    if x <= 0:
+        raise _log_error(x)
+    return math.log(x)
+
+
+@register("log", args=[F8], returns=F8)
+def log10(x: float) -> float:
+    """Returns the base-10 logarithm."""
+    if x <= 0:
+        raise _log_error(x)
+    r = math.log10(x)
+    return float(round(r)) if abs(r - round(r)) < 1e-15 else r
+
+
+register("log10", args=[F8], returns=F8)(log10)
+
+
+@register("log", args=[NUM, NUM], returns=NUM)
+def log_base(b: Decimal, x: Decimal) -> Decimal:
+    """Returns the logarithm of x in base b."""
+    if b <= 0 or x <= 0:
+        raise _log_error(b if b <= 0 else x)
+    if b == 1:
+        raise DivisionByZero("division by zero")
+    with localcontext() as c:
+        c.prec = 40
+        r = Decimal(x).ln() / Decimal(b).ln()
+    return r.quantize(Decimal(1).scaleb(-16), rounding=ROUND_HALF_UP)
+
+
+@register("sign", args=[F8], returns=F8)
+def sign(x: Any) -> Any:
+    """Returns -1, 0 or 1 with the sign of x."""
+    s = (x > 0) - (x < 0)
+    return Decimal(s) if isinstance(x, Decimal) else float(s)
+
+
+register("sign", args=[NUM], returns=NUM)(sign)
+
+
+@register("pi", args=[], returns=F8)
+def pi() -> float:
+    """Returns π."""
+    return math.pi
+
+
+@register("random", args=[], returns=F8, volatile=True)
+def random() -> float:
+    """Returns a random number in [0, 1)."""
+    return _random.random()
+
+
+@register("setseed", args=[F8], returns=T.VOID, volatile=True)
+def setseed(seed: float) -> None:
+    """Seeds random()."""
+    if not -1 <= seed <= 1:
+        raise SQLError(f"setseed parameter {seed} is out of allowed range [-1,1]",
+                       sqlstate="22003")
+    _random.seed(seed)
+
+
+@register("gcd", args=[T.INT4, T.INT4], returns=T.INT4)
+def gcd(a: Any, b: Any) -> Any:
+    """Returns the greatest common divisor."""
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return Decimal(math.gcd(int(a), int(b)))
+    return math.gcd(a, b)
+
+
+@register("lcm", args=[T.INT4, T.INT4], returns=T.INT4)
+def lcm(a: Any, b: Any) -> Any:
+    """Returns the least common multiple."""
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return Decimal(math.lcm(int(a), int(b)))
+    return math.lcm(a, b)
+
+
+for _t in (T.INT8, NUM):
+    register("gcd", args=[_t, _t], returns=_t)(gcd)
+    register("lcm", args=[_t, _t], returns=_t)(lcm)
+
+
+@register("width_bucket", args=[F8, F8, F8, T.INT4], returns=T.INT4)
+def width_bucket(x: Any, low: Any, high: Any, count: int) -> int:
+    """Returns the bucket (1..count, 0 below, count+1 above) x falls in."""
+    if count <= 0:
+        raise SQLError("count must be greater than zero", sqlstate="2201G")
+    if low == high:
+        raise SQLError("lower bound cannot equal upper bound", sqlstate="2201G")
+    if low < high:
+        if x < low:
+            return 0
+        if x >= high:
+            return count + 1
+        return int((x - low) * count / (high - low)) + 1
+    if x > low:
+        return 0
+    if x <= high:
+        return count + 1
+    return int((low - x) * count / (low - high)) + 1
+
+
+register("width_bucket", args=[NUM, NUM, NUM, T.INT4], returns=T.INT4)(width_bucket)
+
+
+def _unary(name: str, fn: Any) -> None:
+    def impl(x: float) -> float:
+        try:
+            return fn(x)
+        except ValueError:
+            raise NumericValueOutOfRange("input is out of range") from None
+
+    impl.__doc__ = f"Returns {name}(x)."
+    register(name, args=[F8], returns=F8)(impl)
+
+
+for _name, _fn in (("sin", math.sin), ("cos", math.cos), ("tan", math.tan),
+                   ("asin", math.asin), ("acos", math.acos), ("atan", math.atan),
+                   ("degrees", math.degrees), ("radians", math.radians),
+                   ("sinh", math.sinh), ("cosh", math.cosh), ("tanh", math.tanh)):
+    _unary(_name, _fn)
+
+
+@register("atan2", args=[F8, F8], returns=F8)
+def atan2(y: float, x: float) -> float:
+    """Returns the arc tangent of y/x."""
+    return math.atan2(y, x)
+
+
+@register("scale", args=[NUM], returns=T.INT4)
+def scale(x: Decimal) -> int:
+    """Returns the number of decimal digits after the point."""
+    exponent = x.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+@register("trim_scale", args=[NUM], returns=NUM)
+def trim_scale(x: Decimal) -> Decimal:
+    """Removes trailing zeros after the decimal point."""
+    if not x.is_finite():
+        return x
+    out = x.normalize()
+    exponent = out.as_tuple().exponent
+    return out.quantize(Decimal(1)) if isinstance(exponent, int) and exponent > 0 else out
+
+
+@register("min_scale", args=[NUM], returns=T.INT4)
+def min_scale(x: Decimal) -> int:
+    """Returns the smallest scale that represents x exactly."""
+    return scale(trim_scale(x))
+
+
+@register("factorial", args=[T.INT8], returns=NUM)
+def factorial(n: int) -> Decimal:
+    """Returns n!."""
+    if n < 0:
+        raise SQLError("factorial of a negative number is undefined", sqlstate="2201F")
+    return Decimal(math.factorial(n))

@@ -1,0 +1,409 @@
+"""Date/time functions: the clock, date_trunc, extract/date_part, age, make_*, date_bin.
+
+timestamp values are naive datetimes, timestamptz aware ones (results in UTC, which
+the output layer shows in the session's TimeZone), intervals are
+timedeltas (a month counts 30 days, as the rest of Cumulo's interval support).
+Functions on timestamptz that depend on the calendar (date_trunc, extract)
+work in the session's TimeZone, as PostgreSQL does. extract() returns numeric
+(epoch and seconds with 6 decimals), date_part() double precision.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParameterValue
+from ...pgtypes import oids as T
+from .registry import register
+
+TS, TSTZ, DATE, IV, TIME = T.TIMESTAMP, T.TIMESTAMPTZ, T.DATE, T.INTERVAL, T.TIME
+EPOCH = dt.datetime(1970, 1, 1)
+EPOCH_TZ = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+US6 = Decimal("0.000001")
+
+
+def zone(ctx: Any) -> dt.tzinfo:
+    """Returns the session's TimeZone as a tzinfo (UTC when unknown)."""
+    name = (ctx.get_setting("TimeZone") if ctx is not None else None) or "UTC"
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return dt.UTC
+
+
+def local(ctx: Any, v: Any) -> Any:
+    """Returns a timestamptz as wall-clock time in the session zone (other values unchanged)."""
+    if isinstance(v, dt.datetime) and v.tzinfo is not None:
+        return v.astimezone(zone(ctx))
+    return v
+
+
+@register("now", args=[], returns=TSTZ, needs_context=True, volatile=True)
+def now(ctx: Any) -> dt.datetime:
+    """Returns the transaction's start time."""
+    return ctx.statement_timestamp
+
+
+for _name in ("transaction_timestamp", "statement_timestamp", "current_timestamp"):
+    register(_name, args=[], returns=TSTZ, needs_context=True, volatile=True)(now)
+
+
+@register("clock_timestamp", args=[], returns=TSTZ, volatile=True)
+def clock_timestamp() -> dt.datetime:
+    """Returns the current time, changing during a statement."""
+    return dt.datetime.now(dt.UTC)
+
+
+@register("timeofday", args=[], returns=T.TEXT, volatile=True)
+def timeofday() -> str:
+    """Returns the current time as text."""
+    return dt.datetime.now().astimezone().strftime("%a %b %d %H:%M:%S.%f %Y %Z")
+
+
+@register("current_date", args=[], returns=DATE, needs_context=True, volatile=True)
+def current_date(ctx: Any) -> dt.date:
+    """Returns the transaction's start date in the session zone."""
+    return local(ctx, ctx.statement_timestamp).date()
+
+
+@register("localtimestamp", args=[], returns=TS, needs_context=True, volatile=True)
+def localtimestamp(ctx: Any) -> dt.datetime:
+    """Returns the transaction's start time as a timestamp in the session zone."""
+    return local(ctx, ctx.statement_timestamp).replace(tzinfo=None)
+
+
+_TRUNC_UNITS = ("microseconds", "milliseconds", "second", "minute", "hour", "day", "week",
+                "month", "quarter", "year", "decade", "century", "millennium")
+
+
+def _unit(text: str, units: tuple[str, ...], type_name: str) -> str:
+    u = text.lower().strip()
+    u = {"seconds": "second", "minutes": "minute", "hours": "hour", "days": "day",
+         "weeks": "week", "months": "month", "years": "year", "mon": "month", "mons": "month",
+         "min": "minute", "mins": "minute", "sec": "second", "secs": "second",
+         "microsecond": "microseconds", "millisecond": "milliseconds", "us": "microseconds",
+         "ms": "milliseconds", "y": "year", "d": "day", "h": "hour", "m": "minute",
+         "s": "second", "decades": "decade", "centuries": "century",
+         "millennia": "millennium", "quarters": "quarter"}.get(u, u)
+    if u not in units:
+        raise InvalidParameterValue(f'unit "{text}" not recognized for type {type_name}')
+    return u
+
+
+def _trunc(v: dt.datetime, unit: str) -> dt.datetime:
+    if unit == "microseconds":
+        return v
+    if unit == "milliseconds":
+        return v.replace(microsecond=v.microsecond // 1000 * 1000)
+    if unit == "second":
+        return v.replace(microsecond=0)
+    if unit == "minute":
+        return v.replace(second=0, microsecond=0)
+    if unit == "hour":
+        return v.replace(minute=0, second=0, microsecond=0)
+    day = v.replace(hour=0, minute=0, second=0, microsecond=0)
+    if unit == "day":
+        return day
+    if unit == "week":
+        return day - dt.timedelta(days=day.weekday())
+    if unit == "month":
+        return day.replace(day=1)
+    if unit == "quarter":
+        return day.replace(month=(day.month - 1) // 3 * 3 + 1, day=1)
+    year = {"year": 1, "decade": 10, "century": 100, "millennium": 1000}[unit]
+    if year == 1:
+        y = day.year
+    elif year == 10:
+        y = day.year // 10 * 10
+    else:
+        y = (day.year - 1) // year * year + 1
+    return day.replace(year=y, month=1, day=1)
+
+
+@register("date_trunc", args=[T.TEXT, TS], returns=TS)
+def date_trunc(unit: str, v: dt.datetime) -> dt.datetime:
+    """Truncates a timestamp to the given precision."""
+    return _trunc(v, _unit(unit, _TRUNC_UNITS, "timestamp without time zone"))
+
+
+@register("date_trunc", args=[T.TEXT, TSTZ], returns=TSTZ, needs_context=True)
+def date_trunc_tz(ctx: Any, unit: str, v: dt.datetime, tz: str | None = None) -> dt.datetime:
+    """Truncates a timestamptz in the session's (or the given) time zone."""
+    u = _unit(unit, _TRUNC_UNITS, "timestamp with time zone")
+    z = ZoneInfo(tz) if tz else zone(ctx)
+    wall = _trunc(v.astimezone(z).replace(tzinfo=None), u)
+    return wall.replace(tzinfo=z).astimezone(dt.UTC)
+
+
+register("date_trunc", args=[T.TEXT, TSTZ, T.TEXT], returns=TSTZ,
+         needs_context=True)(date_trunc_tz)
+
+
+@register("date_trunc", args=[T.TEXT, IV], returns=IV)
+def date_trunc_interval(unit: str, v: dt.timedelta) -> dt.timedelta:
+    """Truncates an interval to the given precision."""
+    u = _unit(unit, _TRUNC_UNITS, "interval")
+    us = {"microseconds": 1, "milliseconds": 1000, "second": 10**6, "minute": 60 * 10**6,
+          "hour": 3600 * 10**6, "day": 86400 * 10**6, "month": 30 * 86400 * 10**6,
+          "year": 360 * 86400 * 10**6}.get(u)
+    if us is None:
+        raise FeatureNotSupported(f'unit "{unit}" not supported for type interval')
+    total = v // dt.timedelta(microseconds=1)
+    return dt.timedelta(microseconds=int(total / us) * us)
+
+
+_FIELDS = ("epoch", "year", "month", "day", "hour", "minute", "second", "milliseconds",
+           "microseconds", "dow", "isodow", "doy", "week", "quarter", "decade", "century",
+           "millennium", "julian", "isoyear", "timezone", "timezone_hour", "timezone_minute")
+
+
+def _seconds(v: Any) -> Decimal:
+    return Decimal(v.second) + Decimal(v.microsecond) / 1000000
+
+
+def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
+    """Returns EXTRACT(field FROM v) as numeric, PostgreSQL's scales included."""
+    f = _unit(field, _FIELDS, _type_name(v))
+    if isinstance(v, dt.timedelta):
+        return _extract_interval(f, v)
+    if f == "epoch":
+        if isinstance(v, dt.datetime):
+            base = EPOCH_TZ if v.tzinfo is not None else EPOCH
+            return (Decimal((v - base) // dt.timedelta(microseconds=1)) / 1000000).quantize(US6)
+        return Decimal((v - EPOCH.date()).days * 86400)
+    w = local(ctx, v)
+    if f in ("timezone", "timezone_hour", "timezone_minute"):
+        off = int(w.utcoffset().total_seconds()) if isinstance(w, dt.datetime) and w.tzinfo \
+            else 0
+        return Decimal({"timezone": off, "timezone_hour": int(off / 3600),
+                        "timezone_minute": int(off % 3600 / 60)}[f])
+    if isinstance(w, dt.date) and not isinstance(w, dt.datetime) and f in (
+            "hour", "minute", "second", "milliseconds", "microseconds"):
+        raise InvalidParameterValue(f'unit "{field}" not supported for type date')
+    if f == "second":
+        return _seconds(w).quantize(US6)
+    if f == "milliseconds":
+        return (_seconds(w) * 1000).quantize(Decimal("0.001"))
+    if f == "microseconds":
+        return _seconds(w) * 1000000
+    d = w.date() if isinstance(w, dt.datetime) else w
+    simple = {
+        "year": lambda: d.year, "month": lambda: d.month, "day": lambda: d.day,
+        "hour": lambda: w.hour, "minute": lambda: w.minute, "dow": lambda: d.isoweekday() % 7,
+        "isodow": d.isoweekday, "doy": lambda: d.timetuple().tm_yday,
+        "week": lambda: d.isocalendar()[1], "isoyear": lambda: d.isocalendar()[0],
+        "quarter": lambda: (d.month - 1) // 3 + 1, "decade": lambda: d.year // 10,
+        "century": lambda: (d.year - 1) // 100 + 1, "millennium": lambda: (d.year - 1) // 1000 + 1,
+        "julian": lambda: d.toordinal() + 1721425,
+    }
+    return Decimal(simple[f]())
+
+
+def _extract_interval(f: str, v: dt.timedelta) -> Decimal:
+    total_us = v // dt.timedelta(microseconds=1)
+    if f == "epoch":
+        return (Decimal(total_us) / 1000000).quantize(US6)
+    days, rem = v.days, v.seconds * 1000000 + v.microseconds
+    if f == "day":
+        return Decimal(days)
+    if f == "hour":
+        return Decimal(rem // 3600000000)
+    if f == "minute":
+        return Decimal(rem // 60000000 % 60)
+    if f == "second":
+        return (Decimal(rem % 60000000) / 1000000).quantize(US6)
+    if f == "milliseconds":
+        return (Decimal(rem % 60000000) / 1000).quantize(Decimal("0.001"))
+    if f == "microseconds":
+        return Decimal(rem % 60000000)
+    if f in ("year", "month", "decade", "century", "millennium", "quarter"):
+        return Decimal(1 if f == "quarter" else 0)
+    raise InvalidParameterValue(f'unit "{f}" not supported for type interval')
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, dt.timedelta):
+        return "interval"
+    if isinstance(v, dt.datetime):
+        return "timestamp with time zone" if v.tzinfo else "timestamp without time zone"
+    return "date" if isinstance(v, dt.date) else "time without time zone"
+
+
+@register("extract", args=[T.TEXT, TS], returns=T.NUMERIC, needs_context=True)
+def extract(ctx: Any, field: str, v: Any) -> Decimal:
+    """EXTRACT(field FROM v), as numeric."""
+    if isinstance(v, dt.time):
+        v = dt.datetime.combine(dt.date(2000, 1, 1), v)
+    return extract_value(field, v, ctx)
+
+
+@register("date_part", args=[T.TEXT, TS], returns=T.FLOAT8, needs_context=True)
+def date_part(ctx: Any, field: str, v: Any) -> float:
+    """date_part(field, v), as double precision."""
+    return float(extract(ctx, field, v))
+
+
+for _t in (TSTZ, DATE, IV, TIME):
+    register("extract", args=[T.TEXT, _t], returns=T.NUMERIC, needs_context=True)(extract)
+    register("date_part", args=[T.TEXT, _t], returns=T.FLOAT8, needs_context=True)(date_part)
+
+
+def _months_between(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
+    """PostgreSQL's age(a, b) field by field, with its months then counted as 30 days."""
+    f = [a.microsecond - b.microsecond, a.second - b.second, a.minute - b.minute,
+         a.hour - b.hour, a.day - b.day, a.month - b.month, a.year - b.year]
+    neg = a < b
+    if neg:
+        f = [-x for x in f]
+    limits = (1000000, 60, 60, 24)
+    for n, limit in enumerate(limits):
+        while f[n] < 0:
+            f[n] += limit
+            f[n + 1] -= 1
+    ref = a if neg else b
+    while f[4] < 0:
+        f[4] += _days_in_month(ref.year, ref.month)
+        f[5] -= 1
+    while f[5] < 0:
+        f[5] += 12
+        f[6] -= 1
+    if neg:
+        f = [-x for x in f]
+    us, sec, mins, hours, days, months, years = f
+    return dt.timedelta(days=(years * 12 + months) * 30 + days, hours=hours, minutes=mins,
+                        seconds=sec, microseconds=us)
+
+
+def _days_in_month(year: int, month: int) -> int:
+    return (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)).day
+
+
+@register("age", args=[TS, TS], returns=IV)
+def age(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
+    """Returns a - b in whole months (of 30 days) and the remaining days and time."""
+    if a.tzinfo is not None or b.tzinfo is not None:
+        a, b = a.astimezone(dt.UTC), b.astimezone(dt.UTC)
+    return _months_between(a, b)
+
+
+register("age", args=[TSTZ, TSTZ], returns=IV)(age)
+
+
+@register("age", args=[TS], returns=IV, needs_context=True)
+def age_now(ctx: Any, v: dt.datetime) -> dt.timedelta:
+    """Returns age(current_date at midnight, v)."""
+    today = dt.datetime.combine(current_date(ctx), dt.time())
+    if v.tzinfo is not None:
+        today = today.replace(tzinfo=zone(ctx))
+    return age(today, v)
+
+
+register("age", args=[TSTZ], returns=IV, needs_context=True)(age_now)
+
+
+@register("make_date", args=[T.INT4, T.INT4, T.INT4], returns=DATE)
+def make_date(y: int, m: int, d: int) -> dt.date:
+    """Builds a date from year, month and day."""
+    try:
+        return dt.date(y if y > 0 else y + 1, m, d)
+    except ValueError:
+        raise DatetimeFieldOverflow(f"date field value out of range: {y}-{m:02d}-{d:02d}") \
+            from None
+
+
+@register("make_timestamp", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8],
+          returns=TS)
+def make_timestamp(y: int, mo: int, d: int, h: int, mi: int, sec: float) -> dt.datetime:
+    """Builds a timestamp from its fields (seconds may have a fraction)."""
+    whole = int(sec)
+    us = round((sec - whole) * 1000000)
+    try:
+        return dt.datetime(y, mo, d, h, mi, whole) + dt.timedelta(microseconds=us)
+    except ValueError:
+        raise DatetimeFieldOverflow(
+            f"date/time field value out of range: {y}-{mo:02d}-{d:02d} {h}:{mi}:{sec}") from None
+
+
+@register("make_timestamptz", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8],
+          returns=TSTZ, needs_context=True)
+def make_timestamptz(ctx: Any, y: int, mo: int, d: int, h: int, mi: int, sec: float,
+                     tz: str | None = None) -> dt.datetime:
+    """Builds a timestamptz from its fields in the session's (or the given) zone."""
+    z = ZoneInfo(tz) if tz else zone(ctx)
+    return make_timestamp(y, mo, d, h, mi, sec).replace(tzinfo=z).astimezone(dt.UTC)
+
+
+register("make_timestamptz", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8, T.TEXT],
+         returns=TSTZ, needs_context=True)(make_timestamptz)
+
+
+@register("make_interval", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8],
+          returns=IV, strict=False)
+def make_interval(years: int = 0, months: int = 0, weeks: int = 0, days: int = 0,
+                  hours: int = 0, mins: int = 0, secs: float = 0.0) -> dt.timedelta:
+    """Builds an interval (a month counts 30 days)."""
+    return dt.timedelta(days=(years or 0) * 360 + (months or 0) * 30 + (weeks or 0) * 7
+                        + (days or 0), hours=hours or 0, minutes=mins or 0, seconds=secs or 0)
+
+
+@register("to_timestamp", args=[T.FLOAT8], returns=TSTZ)
+def to_timestamp_epoch(seconds: float) -> dt.datetime:
+    """Converts Unix epoch seconds to a timestamptz."""
+    try:
+        return EPOCH_TZ + dt.timedelta(microseconds=round(seconds * 1000000))
+    except (OverflowError, ValueError):
+        raise DatetimeFieldOverflow("timestamp out of range") from None
+
+
+@register("date_bin", args=[IV, TS, TS], returns=TS)
+def date_bin(stride: dt.timedelta, v: dt.datetime, origin: dt.datetime) -> dt.datetime:
+    """Returns the start of the stride-long bin (aligned on origin) that v falls in."""
+    if stride <= dt.timedelta(0):
+        raise InvalidParameterValue("stride must be greater than zero")
+    n = (v - origin) // stride
+    return origin + n * stride
+
+
+register("date_bin", args=[IV, TSTZ, TSTZ], returns=TSTZ)(date_bin)
+
+
+@register("isfinite", args=[TS], returns=T.BOOL)
+def isfinite(v: Any) -> bool:
+    """True: Cumulo has no infinite timestamps."""
+    return True
+
+
+for _t in (TSTZ, DATE, IV):
+    register("isfinite", args=[_t], returns=T.BOOL)(isfinite)
+
+
+@register("timezone", args=[T.TEXT, TSTZ], returns=TS)
+def timezone_of(tz: str, v: dt.datetime) -> dt.datetime:
+    """v AT TIME ZONE tz for a timestamptz: the wall-clock time in that zone."""
+    return v.astimezone(_named_zone(tz)).replace(tzinfo=None)
+
+
+@register("timezone", args=[T.TEXT, TS], returns=TSTZ)
+def timezone_in(tz: str, v: dt.datetime) -> dt.datetime:
+    """v AT TIME ZONE tz for a timestamp: the instant when the zone's clocks show v."""
+    return v.replace(tzinfo=_named_zone(tz)).astimezone(dt.UTC)
+
+
+def _named_zone(name: str) -> dt.tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        pass
+    m = re.fullmatch(r"([+-]?)(\d{1,2})(?::(\d\d))?", name.strip())
+    if m:
+        # NB: POSIX-style offsets ('+05') mean west of Greenwich, the opposite of ISO 8601.
+        sign = 1 if m.group(1) == "-" else -1
+        return dt.timezone(sign * dt.timedelta(hours=int(m.group(2)),
+                                               minutes=int(m.group(3) or 0)))
+    if name.upper() in ("UTC", "GMT", "Z"):
+        return dt.UTC
+    raise InvalidParameterValue(f'time zone "{name}" not recognized')

@@ -1,0 +1,64 @@
+"""Rule: equality (and a trailing range) on a secondary index's leading columns turns a table
+scan into an IndexLookup: a scan of the index space for primary keys, then one batched get.
+
+Index entries are `encode_key(index columns + primary key) -> primary key tuple`
+(`Index.space`). The rule runs after `point_get`, so a usable primary key wins.
+Partial indexes (with a predicate) are skipped. The used conjuncts are kept
+in a Filter above the lookup only when the index cannot prove them (never:
+equality on the index prefix is exact), so only unused conjuncts remain.
+
+Example:
+    >>> from cumulo.server.sql.optimizer.index_lookup import index_lookup
+    >>> callable(index_lookup)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..expr.codegen import conjuncts
+from ..plan import nodes as N
+from .point_get import _pk_value, compatible
+from .pushdown_join_filters import conj
+
+
+def index_lookup(plan: N.Node, ctx: Any) -> N.Node:
+    """Replaces Filter(Scan) with Filter(IndexLookup) when an index prefix is fixed."""
+
+    def fn(node: N.Node) -> N.Node:
+        if not (isinstance(node, N.Filter) and isinstance(node.child, N.Scan)):
+            return node
+        scan = node.child
+        if scan.lo is not None or scan.hi is not None or scan.ir is not None:
+            return node
+        table = scan.table
+        indexes = [i for i in ctx.catalog.indexes_of(table.oid)
+                   if i.space and not i.primary and not i.predicate and not any(i.descending)]
+        if not indexes:
+            return node
+        pos = {c.attnum: i for i, c in enumerate(sorted(table.columns, key=lambda c: c.attnum))}
+        preds = conjuncts(node.pred)
+        hits = [(c, _pk_value(c, scan)) for c in preds]
+        best = None
+        for idx in indexes:
+            cols = [pos[a] for a in idx.columns]
+            used, prefix = [], []
+            for ci in cols:
+                hit = next(((c, h) for c, h in hits if h and h[0] == ci and h[1] == "="
+                            and compatible(h[2], scan.cols[ci].type)), None)
+                if hit is None:
+                    break
+                used.append(hit[0])
+                prefix.append(hit[1][2])
+            if prefix and (best is None or len(prefix) > len(best[1])):
+                best = (idx, prefix, used)
+        if best is None:
+            return node
+        idx, prefix, used = best
+        look = N.IndexLookup(scan.cols, table=table, index=idx, lo=list(prefix), hi=list(prefix),
+                             with_keys=scan.with_keys)
+        rest = [c for c in preds if all(c is not u for u in used)]
+        return N.Filter(look.cols, child=look, pred=conj(rest)) if rest else look
+
+    return N.transform(plan, fn)

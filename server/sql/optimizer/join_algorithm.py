@@ -1,0 +1,96 @@
+"""Rule: choose each join's algorithm from its equi-join keys and its inputs.
+
+- bind join: the inner (right) side is a base-table scan whose whole primary
+  key is fixed by the join keys, and the outer side is small (a point get,
+  VALUES, a LIMIT, or a key-range scan); each batch of outer keys becomes one
+  batched `Txn.get`.
+- merge join: both sides are table scans ordered by the join key (their
+  first primary-key column), joined in one pass without a hash table.
+- hash join: any other equi-join (build on the right input).
+- nested loop: no equality to hash on, or a LATERAL right side.
+
+Example:
+    >>> from cumulo.server.sql.optimizer.join_algorithm import join_algorithm
+    >>> callable(join_algorithm)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..expr.codegen import conjuncts
+from ..plan import nodes as N
+from .point_get import compatible
+from .pushdown_join_filters import conj, shift, side_of
+
+
+def _pk_cols(scan: N.Scan) -> list[int]:
+    pos = {c.attnum: i for i, c in enumerate(sorted(scan.table.columns, key=lambda c: c.attnum))}
+    return [pos[a] for a in scan.table.primary_key]
+
+
+def _small(node: N.Node) -> bool:
+    if isinstance(node, N.Project | N.Filter):
+        return _small(node.child)
+    if isinstance(node, N.PointGet | N.Values | N.Limit):
+        return True
+    return isinstance(node, N.Scan) and (node.lo is not None or node.limit is not None)
+
+
+def _split_keys(node: N.Join) -> None:
+    nl = len(node.left.cols)
+    lk, rk, rest = [], [], []
+    for c in conjuncts(node.cond):
+        if c.kind == "op" and c.data == "=":
+            a, b = c.args
+            sa, sb = side_of(a, nl), side_of(b, nl)
+            if sa == "l" and sb == "r" and a.type == b.type:
+                lk.append(a)
+                rk.append(shift(b, nl))
+                continue
+            if sa == "r" and sb == "l" and a.type == b.type:
+                lk.append(b)
+                rk.append(shift(a, nl))
+                continue
+        rest.append(c)
+    node.left_keys, node.right_keys, node.residual = lk, rk, conj(rest)
+
+
+def join_algorithm(plan: N.Node, ctx: Any) -> N.Node:
+    """Sets `Join.algo` (and the key lists) for every join."""
+
+    def fn(node: N.Node) -> N.Node:
+        if not isinstance(node, N.Join) or node.lateral or node.cond is None:
+            return node
+        _split_keys(node)
+        if not node.left_keys:
+            return node
+        right, left = node.right, node.left
+        if (isinstance(right, N.Scan) and right.table.primary_key and right.ir is None
+                and right.lo is None and right.hi is None and right.aggregate is None
+                and node.kind in ("inner", "left") and _small(left)):
+            pk = _pk_cols(right)
+            rk = [k.data if k.kind == "col" else None for k in node.right_keys]
+            if sorted(x for x in rk if x is not None) == sorted(pk) and len(rk) == len(pk) and all(
+                compatible(lk_, right.cols[r].type) for lk_, r in zip(node.left_keys, rk, strict=True)
+            ):
+                order = [rk.index(p) for p in pk]
+                node.left_keys = [node.left_keys[i] for i in order]
+                node.right_keys = [node.right_keys[i] for i in order]
+                node.algo = "bind"
+                return node
+        if (len(node.left_keys) == 1 and isinstance(left, N.Scan) and isinstance(right, N.Scan)
+                and left.table.primary_key and right.table.primary_key
+                and left.aggregate is None and right.aggregate is None
+                and not left.reverse and not right.reverse
+                and node.kind in ("inner", "left")
+                and node.left_keys[0].kind == "col" and node.right_keys[0].kind == "col"
+                and node.left_keys[0].data == _pk_cols(left)[0]
+                and node.right_keys[0].data == _pk_cols(right)[0]):
+            node.algo = "merge"
+            return node
+        node.algo = "hash"
+        return node
+
+    return N.transform(plan, fn)

@@ -1,0 +1,54 @@
+"""Rule: GROUP BY over a single table scan, with plain-column keys and count/sum/min/max/avg
+over plain columns, is computed inside KiVi (`ScanSpec.aggregate`); the Aggregate above only
+merges the partials, and computes AVG as the global SUM over the global COUNT.
+
+DISTINCT, FILTER and ORDER BY inside aggregates, expressions as keys or
+arguments, and filters KiVi cannot evaluate keep the aggregation in the SQL
+layer.
+
+Example:
+    >>> from cumulo.server.sql.optimizer.push_aggregate import push_aggregate
+    >>> callable(push_aggregate)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...kivi.api import AggSpec
+from ..plan import nodes as N
+
+_PUSHABLE = ("count_star", "count", "sum", "min", "max", "avg")
+
+
+def push_aggregate(plan: N.Node, ctx: Any) -> N.Node:
+    """Pushes partial aggregation into the scan under an Aggregate."""
+
+    def fn(node: N.Node) -> N.Node:
+        if not isinstance(node, N.Aggregate) or node.pushed or not isinstance(node.child, N.Scan):
+            return node
+        scan = node.child
+        if scan.limit is not None or scan.with_keys or scan.aggregate is not None:
+            return node
+        if any(g.kind != "col" for g in node.groups):
+            return node
+        specs: list[tuple[str, int | None]] = []
+        for a in node.aggs:
+            if a.func not in _PUSHABLE or a.distinct or a.order or a.filter is not None:
+                return node
+            if a.func == "count_star":
+                specs.append(("count_star", None))
+                continue
+            if len(a.args) != 1 or a.args[0].kind != "col":
+                return node
+            c = a.args[0].data
+            if a.func == "avg":
+                specs += [("sum", c), ("count", c)]
+            else:
+                specs.append((a.func, c))
+        scan.aggregate = AggSpec(tuple(g.data for g in node.groups), tuple(specs))
+        node.pushed = True
+        return node
+
+    return N.transform(plan, fn)

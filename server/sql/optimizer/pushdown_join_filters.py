@@ -1,0 +1,97 @@
+"""Rule: conjuncts of a Filter above an inner or cross join that read only one side move into
+that side, so they can reach its scan (and become KiVi filters, key ranges or point gets).
+
+Conjuncts over both sides join the join condition, where the join algorithm
+rule can turn equalities into hash, merge or bind-join keys. Outer joins keep
+their filters above (pushing into the nullable side would change results),
+except that conjuncts on the preserved (left) side of a LEFT join move down.
+
+Example:
+    >>> from cumulo.server.sql.optimizer.pushdown_join_filters import pushdown_join_filters
+    >>> callable(pushdown_join_filters)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..expr.bound import E
+from ..expr.codegen import conjuncts
+from ..plan import nodes as N
+
+_OPAQUE = ("outer", "subquery", "exists", "in_sub", "array_sub", "srf")
+
+
+def side_of(e: E, nl: int) -> str | None:
+    """'l' or 'r' if `e` reads only the left/right input of a join, None if both or opaque."""
+    cols = []
+    for x in e.walk():
+        if x.kind in _OPAQUE or (x.kind == "call" and x.data.volatile):
+            return None
+        if x.kind == "col":
+            cols.append(x.data)
+    if not cols:
+        return None
+    if all(c < nl for c in cols):
+        return "l"
+    if all(c >= nl for c in cols):
+        return "r"
+    return None
+
+
+def shift(e: E, by: int) -> E:
+    """Returns `e` with every column index lowered by `by` (to address the right input)."""
+    if e.kind == "col":
+        return E("col", e.data - by, [], e.type, e.typmod, e.name)
+    return E(e.kind, e.data, [shift(a, by) for a in e.args], e.type, e.typmod, e.name)
+
+
+def conj(preds: list[E]) -> E | None:
+    """ANDs predicates together (None for none)."""
+    if not preds:
+        return None
+    return preds[0] if len(preds) == 1 else E("and", None, list(preds), 16)
+
+
+def _push(child: N.Node, preds: list[E]) -> N.Node:
+    if not preds:
+        return child
+    if isinstance(child, N.Filter):
+        child.pred = conj([*conjuncts(child.pred), *preds])
+        return child
+    return N.Filter(child.cols, child=child, pred=conj(preds))
+
+
+def pushdown_join_filters(plan: N.Node, ctx: Any) -> N.Node:
+    """Moves single-side conjuncts below joins and cross-side ones into the join condition."""
+
+    def fn(node: N.Node) -> N.Node:
+        if not (isinstance(node, N.Filter) and isinstance(node.child, N.Join)):
+            return node
+        join = node.child
+        if join.lateral or join.kind not in ("inner", "left"):
+            return node
+        nl = len(join.left.cols)
+        left, right, both, keep = [], [], [], []
+        for c in conjuncts(node.pred):
+            s = side_of(c, nl)
+            if s == "l":
+                left.append(c)
+            elif s == "r" and join.kind == "inner":
+                right.append(shift(c, nl))
+            elif s is None and join.kind == "inner" and not any(
+                x.kind in _OPAQUE for x in c.walk()
+            ):
+                both.append(c)
+            else:
+                keep.append(c)
+        if not (left or right or both):
+            return node
+        join.left = fn(_push(join.left, left)) if left else join.left
+        join.right = fn(_push(join.right, right)) if right else join.right
+        if both:
+            join.cond = conj([*conjuncts(join.cond), *both])
+        return N.Filter(join.cols, child=join, pred=conj(keep)) if keep else join
+
+    return N.transform(plan, fn)

@@ -1,0 +1,108 @@
+"""Statistics and monitoring relations (pg_stat_*, pg_statio_*) and catalogs Cumulo leaves empty.
+
+Monitoring tools and GUI clients read these on connect. Cumulo does not count
+scans or blocks, so the counters are 0 and the timestamps NULL; the rows
+themselves (one per table, index or database) come from the snapshot, so
+joins against pg_class work. Catalogs for features Cumulo lacks (event
+triggers, foreign servers, subscriptions, ...) exist with PostgreSQL's columns
+and no rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..expr.regcast import RegOid
+from .ddltext import format_type
+from .names import names
+from .registry import empty, pg_relation
+from .shapes import SHAPES
+
+_ZERO_TYPES = (T.INT2, T.INT4, T.INT8, T.FLOAT8, T.NUMERIC)
+
+
+def _filler(schema: str, name: str) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """Returns a row builder: given values by column name, zero counters and NULL the rest."""
+    cols = SHAPES[(schema, name)][2]
+
+    def build(known: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(known[c] if c in known else (0 if t in _ZERO_TYPES else None)
+                     for c, t in cols)
+
+    return build
+
+
+_TABLE_ROW = _filler("pg_catalog", "pg_stat_user_tables")
+_IO_ROW = _filler("pg_catalog", "pg_statio_user_tables")
+_INDEX_ROW = _filler("pg_catalog", "pg_stat_user_indexes")
+_DB_ROW = _filler("pg_catalog", "pg_stat_database")
+
+
+def _user_tables(ctx: Any) -> list[dict[str, Any]]:
+    idx = names(ctx.catalog)
+    return [{"relid": t.oid, "schemaname": idx.schema_name(t.schema_oid), "relname": t.name}
+            for t in ctx.catalog.tables if t.kind == "r"]
+
+
+@pg_relation("pg_catalog", "pg_stat_user_tables")
+def pg_stat_user_tables(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row of (zero) access statistics per user table."""
+    return [_TABLE_ROW(known) for known in _user_tables(ctx)]
+
+
+@pg_relation("pg_catalog", "pg_statio_user_tables")
+def pg_statio_user_tables(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row of (zero) block I/O statistics per user table."""
+    return [_IO_ROW(known) for known in _user_tables(ctx)]
+
+
+@pg_relation("pg_catalog", "pg_stat_user_indexes")
+def pg_stat_user_indexes(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row of (zero) statistics per index of a user table."""
+    cat = ctx.catalog
+    idx = names(cat)
+    out = []
+    for i in cat.indexes:
+        t = cat.table_by_oid(i.table_oid)
+        if t is not None:
+            out.append(_INDEX_ROW({"relid": t.oid, "indexrelid": i.oid,
+                                   "schemaname": idx.schema_name(t.schema_oid),
+                                   "relname": t.name, "indexrelname": i.name}))
+    return out
+
+
+@pg_relation("pg_catalog", "pg_stat_database")
+def pg_stat_database(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per database, with the number of sessions connected to it."""
+    engine = getattr(getattr(ctx, "session", None), "engine", None)
+    sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
+    counts: dict[str, int] = {}
+    for s in sessions:
+        counts[s.database] = counts.get(s.database, 0) + 1
+    if not sessions:
+        counts[ctx.database] = 1
+    return [_DB_ROW({"datid": d.oid, "datname": d.name, "numbackends": counts.get(d.name, 0)})
+            for d in ctx.catalog.databases]
+
+
+@pg_relation("pg_catalog", "pg_prepared_statements")
+def pg_prepared_statements(ctx: Any) -> list[tuple[Any, ...]]:
+    """The session's prepared statements, when the session lists them."""
+    session = getattr(ctx, "session", None)
+    prepared = getattr(session, "prepared_sql", None)
+    if not isinstance(prepared, dict):
+        return []
+    return [(name, getattr(stmt, "sql", str(stmt)), None,
+             [RegOid(o, format_type(o, None) or str(o)) for o in getattr(stmt, "param_oids", [])],
+             True, 0, 0)
+            for name, stmt in prepared.items() if name]
+
+
+for _name in ("pg_stat_replication", "pg_replication_slots", "pg_prepared_xacts",
+              "pg_available_extensions", "pg_cursors", "pg_stat_ssl", "pg_event_trigger",
+              "pg_conversion", "pg_foreign_server", "pg_foreign_data_wrapper", "pg_default_acl",
+              "pg_init_privs", "pg_seclabel", "pg_shseclabel", "pg_subscription", "pg_transform",
+              "pg_ts_config", "pg_aggregate", "pg_amop", "pg_amproc", "pg_opfamily"):
+    empty("pg_catalog", _name)

@@ -1,0 +1,148 @@
+"""Embedded mode: every transaction component in one process, called directly.
+
+`open_embedded(data_dir)` wires a KiVi node, the commit sequencer, the
+snapshot server, the conflict managers, the loggers and the local transaction
+manager, recovers the data dir (checkpoint + log replay, see `recovery`) and
+returns a `TxnManager`. Cluster mode wires the same component classes with an
+RPC transport instead.
+
+`data_dir=None` keeps everything in memory (no log, no checkpoints): for tests.
+`sync_commit=False` acknowledges a commit once its record is written to the
+OS, before fsync: a crash of the process loses nothing, a crash of the
+machine may lose the last `flush_interval` seconds of commits.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from ..kivi.api import KiviNodeAPI
+from ..kivi.node import KiviNode
+from .conflicts import ConflictManager
+from .logger import LogGroup
+from .ltm import LocalTxnManager
+from .recovery import replay, take_checkpoint
+from .sequencer import CommitSequencer
+from .snapshot import SnapshotServer
+from .transaction import Transaction
+
+
+def _default_node(data_dir: str | None) -> KiviNodeAPI:
+    """Returns the storage node for embedded mode (its files go under <data_dir>/kivi)."""
+    return KiviNode(data_dir)
+
+
+class EmbeddedTxnManager:
+    """The `api.TxnManager` of embedded mode: the LTM plus recovery, checkpoints and GC."""
+
+    def __init__(
+        self,
+        data_dir: str | None,
+        kivi: KiviNodeAPI | None = None,
+        *,
+        sync_commit: bool = True,
+        loggers: int = 1,
+        conflict_managers: int = 1,
+        buckets: int = 1024,
+        gc_interval: float | None = 30.0,
+        flush_interval: float = 0.2,
+    ) -> None:
+        self.data_dir = data_dir
+        self.kivi = kivi if kivi is not None else _default_node(data_dir)
+        top = 0
+        self.replayed = 0
+        if data_dir:
+            os.makedirs(data_dir, exist_ok=True)
+            top, self.replayed = replay(data_dir, self.kivi)
+        self.log = (
+            LogGroup(os.path.join(data_dir, "log"), loggers, sync_commit=sync_commit,
+                     flush_interval=flush_interval)
+            if data_dir
+            else None
+        )
+        cms = [
+            ConflictManager(frozenset(range(i, buckets, conflict_managers)))
+            for i in range(conflict_managers)
+        ]
+        self.ltm = LocalTxnManager(
+            self.kivi,
+            sequencer=CommitSequencer(top + 1),
+            snapshots=SnapshotServer(top),
+            conflict_managers=cms,
+            buckets=buckets,
+            log=self.log,
+        )
+        self._ckpt_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._gc: threading.Thread | None = None
+        if gc_interval:
+            self._gc = threading.Thread(
+                target=self._gc_loop, args=(gc_interval,), name="txn-gc", daemon=True
+            )
+            self._gc.start()
+        self._closed = False
+
+    def begin(
+        self, *, isolation: str = "read committed", read_only: bool = False, session: Any = None
+    ) -> Transaction:
+        """Begins a transaction (snapshot taken lazily at its first data access)."""
+        return self.ltm.begin(isolation=isolation, read_only=read_only, session=session)
+
+    def drop_space(self, space: int) -> None:
+        """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
+        self.ltm.drop_space(space)
+
+    def checkpoint(self) -> None:
+        """Checkpoints storage at the current snapshot and trims the redo log."""
+        if not self.data_dir:
+            return
+        with self._ckpt_lock:
+            ts = self.ltm.snapshots.snapshot
+            take_checkpoint(self.data_dir, self.kivi, ts)
+            if self.log is not None:
+                self.log.trim(ts)
+
+    def collect(self) -> int:
+        """Garbage-collects old versions now; returns the low-water mark used."""
+        return self.ltm.collect()
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """Returns the LTM's counters (commits, conflicts, session-consistency delays, ...)."""
+        out = dict(self.ltm.stats)
+        out["snapshot"] = self.ltm.snapshots.snapshot
+        out["fsyncs"] = self.log.fsyncs if self.log is not None else 0
+        return out
+
+    def _gc_loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.ltm.collect()
+            except Exception:  # pragma: no cover - GC must never take the server down
+                import logging
+
+                logging.getLogger("cumulo.txn").exception("garbage collection failed")
+
+    def close(self) -> None:
+        """Flushes and stops every component."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        if self._gc is not None:
+            self._gc.join()
+        self.ltm.close()
+        if self.log is not None:
+            self.log.close()
+        close = getattr(self.kivi, "close", None)
+        if close is not None:
+            close()
+
+
+def open_embedded(data_dir: str | None, kivi: KiviNodeAPI | None = None, **options: Any) -> (
+    EmbeddedTxnManager
+):
+    """Opens (and recovers) an embedded transaction manager over data_dir (None: in memory)."""
+    return EmbeddedTxnManager(data_dir, kivi, **options)

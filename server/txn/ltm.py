@@ -1,0 +1,371 @@
+"""The local transaction manager (LTM): begin, snapshots, conflict waits, the commit pipeline.
+
+The LTM drives the state-machine components (sequencer, snapshot server,
+conflict managers) in-process and adds what they leave out on purpose:
+threads, locks and blocking.
+
+Commit of an update transaction (see ARCHITECTURE.md, "Life of a transaction"):
+
+1. conflict checks are already settled: each write was checked when made;
+2. take a commit timestamp from the local batch (a lock and an increment);
+3. hand the redo record to the logger and wait until it is durable;
+4. apply the write set to KiVi at the commit ts, report the ts readable to
+   the snapshot server, release the conflict-manager entries (waking waiters);
+5. acknowledge (return the commit ts).
+
+Step 4 runs in the committing thread because in-process it costs a few
+microseconds, and doing it before the acknowledgement means that a client
+normally sees its own commit in its next snapshot without waiting.
+`pause_apply()` defers step 4 (tests use it to exercise the session-consistency
+delay and readers running behind the log).
+
+Session consistency: after a session's update commit at c, its next snapshot
+waits until the snapshot server reaches c. The delays are counted in `stats`
+(`session_waits`, `session_wait_s`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from typing import Any
+
+from ..errors import (
+    DeadlockDetected,
+    InvalidParameterValue,
+    QueryCanceled,
+    SerializationFailure,
+    SQLError,
+    StatementCompletionUnknown,
+)
+from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI, Write
+from .api import RetryStatement
+from .codec import pack_record
+from .conflicts import (
+    LATEST,
+    Acquire,
+    Conflict,
+    ConflictManager,
+    Granted,
+    Prune,
+    Release,
+    Wait,
+    WaitForGraph,
+    Woken,
+    bucket_of,
+)
+from .sequencer import CommitSequencer, LocalBatch, RequestBatch
+from .snapshot import Advanced, Discarded, Readable, SnapshotServer
+from .transaction import Transaction
+
+ISOLATIONS = ("read committed", "repeatable read", "serializable")
+_LOST_UPDATE = "could not serialize access due to concurrent update"
+
+
+class LocalTxnManager:
+    """Implements `api.TxnManager` over in-process components."""
+
+    def __init__(
+        self,
+        kivi: KiviNodeAPI,
+        *,
+        sequencer: CommitSequencer,
+        snapshots: SnapshotServer,
+        conflict_managers: list[ConflictManager],
+        buckets: int = 1024,
+        log: Any = None,
+        batch_size: int = 1000,
+        ltm_id: int = 0,
+    ) -> None:
+        self.kivi = kivi
+        self.sequencer = sequencer
+        self.snapshots = snapshots
+        self.cms = conflict_managers
+        self.buckets = buckets
+        # bucket -> manager index (every bucket is owned by exactly one manager)
+        self._owner = [0] * buckets
+        for i, cm in enumerate(conflict_managers):
+            for b in cm.owned if cm.owned is not None else range(buckets):
+                self._owner[b] = i
+        self.log = log
+        self.batch_size = batch_size
+        self.ltm_id = ltm_id
+        self._ids = itertools.count(1)
+        self._batch = LocalBatch()
+        self._ts_lock = threading.Lock()
+        self._snap_cond = threading.Condition()
+        self._cm_lock = threading.Lock()
+        self._cm_cond = threading.Condition(self._cm_lock)
+        self._graph = WaitForGraph()
+        self._woken: set[int] = set()
+        self._active_lock = threading.Lock()
+        self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
+        self._session_commit: dict[Any, int] = {}
+        self._session_waiting: set[int] = set()
+        self._paused: list[Any] | None = None
+        self._pause_lock = threading.Lock()
+        self.stats = {
+            "commits": 0, "read_only_commits": 0, "aborts": 0, "conflicts": 0,
+            "waits": 0, "deadlocks": 0, "session_waits": 0, "session_wait_s": 0.0,
+            "gc_runs": 0,
+        }
+
+    # -- begin and snapshots ----------------------------------------------------
+
+    def begin(
+        self, *, isolation: str = "read committed", read_only: bool = False, session: Any = None
+    ) -> Transaction:
+        """Begins a transaction; its snapshot is taken at its first data access."""
+        iso = isolation.lower()
+        if iso not in ISOLATIONS:
+            if iso == "read uncommitted":  # as in PostgreSQL, it behaves as READ COMMITTED
+                iso = "read committed"
+            else:
+                raise InvalidParameterValue(f"unknown isolation level {isolation!r}")
+        return Transaction(self, next(self._ids), iso, read_only, session)
+
+    def take_snapshot(self, txn: Transaction) -> int:
+        """Returns the snapshot for txn, waiting for the session's last commit if needed."""
+        need = txn.min_snapshot
+        if txn.session is not None:
+            need = max(need, self._session_commit.get(txn.session, 0))
+        if self.snapshots.snapshot < need:
+            t0 = time.perf_counter()
+            with self._snap_cond:
+                self._session_waiting.add(txn.tid)
+                try:
+                    while self.snapshots.snapshot < need:
+                        self._check_cancel(txn)
+                        self._snap_cond.wait()
+                finally:
+                    self._session_waiting.discard(txn.tid)
+                self.stats["session_waits"] += 1
+                self.stats["session_wait_s"] += time.perf_counter() - t0
+        with self._active_lock:  # NB: together with low_water(), so GC cannot pass us
+            ts = self.snapshots.snapshot
+            self._active[txn.tid] = ts
+        return ts
+
+    def low_water(self) -> int:
+        """Returns the oldest snapshot any active transaction may read at."""
+        with self._active_lock:
+            lw = self.snapshots.snapshot
+            if self._active:
+                lw = min(lw, min(self._active.values()))
+            return lw
+
+    def is_waiting(self, txn: Transaction) -> bool:
+        """Tells whether txn's thread is blocked (behind a writer or its session's commit)."""
+        return txn.tid in self._graph.edges or txn.tid in self._session_waiting
+
+    def cancel(self, txn: Transaction) -> None:
+        """Interrupts txn's thread if it waits in the LTM (it raises QueryCanceled)."""
+        txn.cancelled = True
+        with self._cm_cond:
+            self._cm_cond.notify_all()
+        with self._snap_cond:
+            self._snap_cond.notify_all()
+
+    @staticmethod
+    def _check_cancel(txn: Transaction) -> None:
+        if txn.cancelled:
+            txn.cancelled = False
+            raise QueryCanceled("canceling statement due to user request")
+
+    # -- conflicts --------------------------------------------------------------
+
+    def _by_manager(self, keys: tuple[tuple[int, bytes], ...] | list) -> dict[int, tuple]:
+        if len(self.cms) == 1:
+            return {0: tuple(keys)}
+        groups: dict[int, list] = {}
+        for key in keys:
+            groups.setdefault(self._owner[bucket_of(key, self.buckets)], []).append(key)
+        return {i: tuple(ks) for i, ks in groups.items()}
+
+    def acquire(
+        self, txn: Transaction, keys: list[tuple[int, bytes]], latest: bool = False
+    ) -> None:
+        """Takes the write locks of keys for txn, blocking behind active writers.
+
+        With `latest`, a key committed after txn's snapshot is no conflict (READ
+        COMMITTED row locks, which then read the newest version).
+        """
+        snapshot = LATEST if latest else (txn._ts or 0)
+        try:
+            for i, ks in self._by_manager(keys).items():
+                self._acquire_one(txn, self.cms[i], ks, snapshot)
+        except BaseException:
+            self.release(txn, tuple(k for k in keys if not txn.holds(k)))
+            raise
+
+    def _acquire_one(
+        self, txn: Transaction, cm: ConflictManager, keys: tuple, snapshot: int
+    ) -> None:
+        tid = txn.tid
+        counted = False
+        with self._cm_cond:
+            while True:
+                out = cm.handle(Acquire(tid, snapshot, keys))[0]
+                if type(out) is Granted:
+                    return
+                if type(out) is Conflict:
+                    self.stats["conflicts"] += 1
+                    if txn.isolation == "read committed":
+                        txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
+                        err: SQLError = RetryStatement(_LOST_UPDATE)
+                    else:
+                        err = SerializationFailure(_LOST_UPDATE)
+                    err.space, err.key = out.key  # type: ignore[attr-defined]
+                    err.commit_ts = out.commit_ts  # type: ignore[attr-defined]
+                    raise err
+                assert type(out) is Wait
+                if self._graph.would_deadlock(tid, out.holder):
+                    cm.waiters.get(out.holder, set()).discard(tid)
+                    self.stats["deadlocks"] += 1
+                    raise DeadlockDetected(
+                        "deadlock detected",
+                        detail=f"Transaction {tid} waits for transaction {out.holder}, "
+                        f"which waits for transaction {tid}.",
+                    )
+                if txn.cancelled:  # a cancel that arrived before the wait cancels nothing
+                    txn.cancelled = False
+                if not counted:  # NB: a waiter may wake spuriously and wait again
+                    self.stats["waits"] += 1
+                    counted = True
+                self._graph.add(tid, out.holder)
+                try:
+                    while tid not in self._woken:
+                        self._check_cancel(txn)
+                        self._cm_cond.wait()
+                finally:
+                    self._woken.discard(tid)
+                    self._graph.remove(tid)
+
+    def release(
+        self, txn: Transaction, keys: tuple[tuple[int, bytes], ...], commit_ts: int | None = None
+    ) -> None:
+        """Drops txn's write locks on keys (recording the commit), waking their waiters."""
+        if not keys:
+            return
+        with self._cm_cond:
+            woke = False
+            for i, ks in self._by_manager(keys).items():
+                for out in self.cms[i].handle(Release(txn.tid, ks, commit_ts)):
+                    if type(out) is Woken:
+                        self._woken.update(out.txns)
+                        woke = True
+            if woke:
+                self._cm_cond.notify_all()
+
+    # -- commit and abort -------------------------------------------------------
+
+    def _next_ts(self, counter: str | None = None) -> int:
+        with self._ts_lock:
+            if counter is not None:
+                self.stats[counter] += 1
+            ts = self._batch.take()
+            if ts is None:
+                (batch,) = self.sequencer.handle(RequestBatch(self.ltm_id, self.batch_size))
+                self._batch.refill(batch, time.monotonic())
+                ts = self._batch.take()
+            return ts  # type: ignore[return-value]
+
+    def _finished(self, stamps: tuple[int, ...], readable: bool) -> None:
+        with self._snap_cond:
+            msg = Readable(stamps) if readable else Discarded(stamps)
+            for out in self.snapshots.handle(msg):
+                if type(out) is Advanced:
+                    self._snap_cond.notify_all()
+
+    def commit(self, txn: Transaction) -> int | None:
+        """Commits txn: log durably, then apply, publish and release (see the module doc)."""
+        txn.done = True
+        if not txn.ws:
+            with self._active_lock:
+                self.stats["read_only_commits"] += 1
+            self._end(txn, None)  # locks, and keys whose writes were all rolled back
+            return None
+        writes = [Write(s, k, r) for s, k, r in txn.ws.items()]
+        cts = self._next_ts("commits")
+        if self.log is not None:
+            try:
+                self.log.log(cts, pack_record(cts, writes))
+            except BaseException as exc:
+                self._finished((cts,), readable=False)
+                self._end(txn, None)
+                raise StatementCompletionUnknown(
+                    f"could not write the commit record: {exc}"
+                ) from exc
+        if txn.session is not None:
+            self._session_commit[txn.session] = cts
+
+        def publish() -> None:
+            self.kivi.apply(Apply(cts, writes))
+            self._finished((cts,), readable=True)
+            self._end(txn, cts)
+
+        with self._pause_lock:
+            if self._paused is not None:
+                self._paused.append(publish)
+                return cts
+        publish()
+        return cts
+
+    def _end(self, txn: Transaction, cts: int | None) -> None:
+        with self._active_lock:
+            self._active.pop(txn.tid, None)
+        keys = txn.ws.keys()
+        if txn.locked:
+            keys += tuple(txn.locked)
+        self.release(txn, keys, cts)
+
+    def abort(self, txn: Transaction) -> None:
+        """Discards txn's writes and releases its locks."""
+        txn.done = True
+        with self._active_lock:
+            self.stats["aborts"] += 1
+        self._end(txn, None)
+
+    # -- test hooks ---------------------------------------------------------------
+
+    def pause_apply(self) -> None:
+        """Defers the post-commit work (apply, publish, release) until `resume_apply`."""
+        with self._pause_lock:
+            if self._paused is None:
+                self._paused = []
+
+    def resume_apply(self) -> None:
+        """Runs the deferred post-commit work, in commit order."""
+        with self._pause_lock:
+            work, self._paused = self._paused or [], None
+        for publish in work:
+            publish()
+
+    # -- services -------------------------------------------------------------------
+
+    def drop_space(self, space: int) -> None:
+        """Drops a space's data for good, logged so that replay cannot resurrect it."""
+        cts = self._next_ts()
+        if self.log is not None:
+            self.log.log(cts, pack_record(cts, [], [space]))
+        self.kivi.drop_space(DropSpace(space))
+        self._finished((cts,), readable=True)
+
+    def collect(self) -> int:
+        """Garbage-collects versions below the oldest active snapshot; returns the low water."""
+        lw = self.low_water()
+        self.kivi.collect(Collect(lw))
+        self.stats["gc_runs"] += 1
+        with self._cm_lock:
+            for cm in self.cms:
+                cm.handle(Prune(lw))
+        return lw
+
+    def close(self) -> None:
+        """Gives the unused timestamps back and runs any deferred work."""
+        self.resume_apply()
+        with self._ts_lock:
+            rest = self._batch.drain()
+        if rest:
+            self._finished(tuple(rest), readable=False)

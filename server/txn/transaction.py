@@ -1,0 +1,281 @@
+"""One transaction: lazy snapshot, private writes merged into reads, savepoints.
+
+Reads go to KiVi at the snapshot timestamp and are overlaid with the private
+write set. A scan of a space where the transaction has written merges two
+ordered streams, KiVi's rows and the own writes in the range:
+
+    KiVi (filtered at the node):  a1      c1  d1          g1
+    own writes:                       b2  c2      e(del)
+    merged:                       a1  b2  c2  d1          g1
+
+The node still filters (the same compiled filter, `kivi.expr.compile_filter`,
+runs over the own rows here) and still projects, but a limit is raised by the
+number of own writes in the range (each can hide at most one node row) and an
+aggregate is computed here over the merged stream, since the node cannot see
+uncommitted rows. The own writes are captured when `scan` is called, so a statement does
+not see the rows it writes while scanning (no Halloween problem).
+
+Writes are conflict-checked as they are made (`LocalTxnManager.acquire`),
+which may block this thread behind another writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InternalError, ReadOnlySQLTransaction
+from ..kivi.agg import partial_aggregate
+from ..kivi.api import Get, Row, Scan
+from ..kivi.expr import compile_filter
+from .api import ScanSpec
+from .conflicts import LATEST
+from .writeset import WriteSet
+
+if TYPE_CHECKING:
+    from .ltm import LocalTxnManager
+
+
+class Transaction:
+    """A snapshot-isolation transaction of the local transaction manager (implements `api.Txn`)."""
+
+    __slots__ = (
+        "ltm", "tid", "isolation", "read_only", "session", "ws", "_ts", "min_snapshot", "done",
+        "cancelled", "locked",
+    )
+
+    def __init__(
+        self, ltm: LocalTxnManager, tid: int, isolation: str, read_only: bool, session: Any
+    ) -> None:
+        self.ltm = ltm
+        self.tid = tid
+        self.isolation = isolation
+        self.read_only = read_only
+        self.session = session
+        self.ws = WriteSet()
+        self._ts: int | None = None
+        self.min_snapshot = 0  # a retried READ COMMITTED statement must see the winner's commit
+        self.done = False
+        self.cancelled = False
+        self.locked: set[tuple[int, bytes]] = set()  # row locks without writes (lock())
+
+    def __repr__(self) -> str:
+        return f"<Transaction {self.tid} {self.isolation} ts={self._ts}>"
+
+    @property
+    def start_ts(self) -> int | None:
+        """The snapshot timestamp, or None while no statement has touched data."""
+        return self._ts
+
+    @property
+    def has_writes(self) -> bool:
+        """Tells whether the write set holds anything."""
+        return bool(self.ws)
+
+    def new_statement(self) -> None:
+        """Marks a statement boundary; READ COMMITTED drops its snapshot here."""
+        if self.isolation == "read committed":
+            self._ts = None
+
+    def _snap(self) -> int:
+        ts = self._ts
+        if ts is None:
+            if self.done:
+                raise InternalError("the transaction has already ended")
+            ts = self._ts = self.ltm.take_snapshot(self)
+        return ts
+
+    # -- reads ----------------------------------------------------------------
+
+    def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """Reads rows by key: own writes first, then the snapshot."""
+        ts = self._snap()
+        w = self.ws.spaces.get(space)
+        if not w:
+            return list(self.ltm.kivi.get(Get(space, ts, keys)).rows)
+        out: list[Row | None] = []
+        missing: list[int] = []
+        for i, k in enumerate(keys):
+            if k in w:
+                out.append(w[k])
+            else:
+                out.append(None)
+                missing.append(i)
+        if missing:
+            rows = self.ltm.kivi.get(Get(space, ts, [keys[i] for i in missing])).rows
+            for i, r in zip(missing, rows, strict=True):
+                out[i] = r
+        return out
+
+    def scan(self, spec: ScanSpec) -> Iterator[list[Row]]:
+        """Yields batches of rows in key order (or partial-aggregate rows), own writes merged in."""
+        ts = self._snap()  # NB: now, not when the caller starts iterating
+        own = self.ws.range(spec.space, spec.lo, spec.hi, spec.reverse)
+        if not own:
+            return self._node_scan(spec, ts)
+        return self._merged_scan(spec, ts, own)
+
+    def _node_scan(self, spec: ScanSpec, ts: int) -> Iterator[list[Row]]:
+        node = self.ltm.kivi
+        lo, hi, limit = spec.lo, spec.hi, spec.limit
+        while True:
+            rep = node.scan(
+                Scan(spec.space, ts, lo, hi, spec.projection, spec.filter, limit, spec.aggregate,
+                     spec.with_keys, spec.reverse, spec.batch_size)
+            )
+            rows = rep.rows
+            if rows:
+                yield rows
+            if rep.resume_key is None or spec.aggregate is not None:
+                return
+            if limit is not None:
+                limit -= len(rows)
+                if limit <= 0:
+                    return
+            if spec.reverse:
+                hi = rep.resume_key
+            else:
+                lo = rep.resume_key
+
+    def _merged_scan(
+        self, spec: ScanSpec, ts: int, own: list[tuple[bytes, Row | None]]
+    ) -> Iterator[list[Row]]:
+        agg = spec.aggregate
+        proj = None if agg is not None else spec.projection
+        if spec.filter is not None:  # the node's compiled filter, run once over the own rows
+            live = [r for _, r in own if r is not None]
+            passing = {id(r) for r in compile_filter(spec.filter)(live)}
+        else:
+            passing = None
+        node_limit = None if agg is not None or spec.limit is None else spec.limit + len(own)
+        node_spec = ScanSpec(spec.space, spec.lo, spec.hi, proj, spec.filter, node_limit, None,
+                             True, spec.reverse, spec.batch_size)
+        with_keys = spec.with_keys and agg is None
+        limit = None if agg is not None else spec.limit
+        rev = spec.reverse
+        n_own = len(own)
+        i = 0
+        out: list[Row] = []
+        emitted = 0
+
+        def own_row(k: bytes, r: Row | None) -> Row | None:
+            if r is None or (passing is not None and id(r) not in passing):
+                return None
+            if proj is not None:
+                r = tuple(r[j] for j in proj)
+            return (k, *r) if with_keys else r
+
+        def merged() -> Iterator[Row]:
+            nonlocal i
+            for batch in self._node_scan(node_spec, ts):
+                for nrow in batch:
+                    k = nrow[0]
+                    while i < n_own and ((own[i][0] > k) if rev else (own[i][0] < k)):
+                        r = own_row(*own[i])
+                        i += 1
+                        if r is not None:
+                            yield r
+                    if i < n_own and own[i][0] == k:
+                        r = own_row(*own[i])  # the own write hides the stored row
+                        i += 1
+                        if r is not None:
+                            yield r
+                        continue
+                    yield nrow if with_keys else nrow[1:]
+            while i < n_own:
+                r = own_row(*own[i])
+                i += 1
+                if r is not None:
+                    yield r
+
+        if agg is not None:
+            yield partial_aggregate(agg, [list(merged())])
+            return
+        size = spec.batch_size
+        for r in merged():
+            out.append(r)
+            emitted += 1
+            if limit is not None and emitted >= limit:
+                break
+            if len(out) >= size:
+                yield out
+                out = []
+        if out:
+            yield out
+
+    # -- writes ---------------------------------------------------------------
+
+    def holds(self, key: tuple[int, bytes]) -> bool:
+        """Tells whether txn holds the write lock of key (written or locked)."""
+        return key in self.locked or self.ws.contains(*key)
+
+    def _write(self, space: int, items: list[tuple[bytes, Row | None]]) -> None:
+        if self.read_only:
+            raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
+        self._snap()
+        ws = self.ws
+        w = ws.spaces.get(space)
+        locked = self.locked
+        fresh = [
+            (space, k) for k, _ in items
+            if (w is None or k not in w) and (not locked or (space, k) not in locked)
+        ]
+        if fresh:
+            self.ltm.acquire(self, fresh)
+        for k, r in items:
+            ws.put(space, k, r)
+
+    def put(self, space: int, items: list[tuple[bytes, Row]]) -> None:
+        """Inserts or replaces rows in the private write set (conflict-checked)."""
+        self._write(space, items)  # type: ignore[arg-type]
+
+    def delete(self, space: int, keys: list[bytes]) -> None:
+        """Deletes rows (tombstones) in the private write set (conflict-checked)."""
+        self._write(space, [(k, None) for k in keys])
+
+    def lock(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """Takes the write locks of keys and returns their rows (see `api.Txn.lock`)."""
+        if self.read_only:
+            raise ReadOnlySQLTransaction("cannot execute SELECT FOR UPDATE in a read-only transaction")
+        self._snap()
+        fresh = [(space, k) for k in keys if not self.holds((space, k))]
+        rc = self.isolation == "read committed"
+        if fresh:
+            self.ltm.acquire(self, fresh, latest=rc)
+            self.locked.update(fresh)
+        if not rc:
+            return self.get(space, keys)
+        # NB: the newest committed version, whatever the snapshot: nobody else can write
+        # these keys now, and every version KiVi holds was committed (and logged) first.
+        w = self.ws.spaces.get(space) or {}
+        rows = self.ltm.kivi.get(Get(space, LATEST, [k for k in keys if k not in w])).rows
+        it = iter(rows)
+        return [w[k] if k in w else next(it) for k in keys]
+
+    def savepoint(self) -> int:
+        """Returns a token for the current write-set state."""
+        return self.ws.savepoint()
+
+    def rollback_to(self, token: Any) -> None:
+        """Undoes the writes made since `savepoint()` returned `token`."""
+        gone = self.ws.rollback_to(token)
+        if gone:
+            self.ltm.release(self, tuple(k for k in gone if k not in self.locked))
+
+    # -- end ------------------------------------------------------------------
+
+    def commit(self) -> int | None:
+        """Makes the writes durable and visible; returns the commit ts (None if read-only)."""
+        if self.done:
+            return None
+        return self.ltm.commit(self)
+
+    def cancel(self) -> None:
+        """Interrupts a wait of this transaction's statement from another thread (57014)."""
+        self.ltm.cancel(self)
+
+    def abort(self) -> None:
+        """Discards the transaction. Safe to call twice."""
+        if self.done:
+            return
+        self.ltm.abort(self)

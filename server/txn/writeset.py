@@ -1,0 +1,95 @@
+"""A transaction's private write set, with savepoints.
+
+Writes stay here until commit: a dict per space from key to row (None is a
+delete, a tombstone), so that a read finds its own writes in O(1) and a scan
+can merge them in key order. The sorted key list of a space is rebuilt only
+when a scan needs it after new keys arrived, which keeps the single-row write
+path to two dict operations.
+
+Savepoints are positions in an undo log of `(space, key, existed, old_row)`:
+rolling back pops the log down to the token and restores each key's previous
+state. The keys that disappear from the write set are returned so that the
+caller can release their write locks in the conflict managers.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Any
+
+from ..kivi.api import Row
+
+
+class WriteSet:
+    """Private writes per space, plus an undo log for savepoints."""
+
+    __slots__ = ("spaces", "_sorted", "undo")
+
+    def __init__(self) -> None:
+        self.spaces: dict[int, dict[bytes, Row | None]] = {}
+        self._sorted: dict[int, list[bytes]] = {}
+        self.undo: list[tuple[int, bytes, bool, Row | None]] = []
+
+    def __bool__(self) -> bool:
+        return any(self.spaces.values())
+
+    def put(self, space: int, key: bytes, row: Row | None) -> None:
+        """Records a write (row None: a delete)."""
+        w = self.spaces.get(space)
+        if w is None:
+            w = self.spaces[space] = {}
+        if key in w:
+            self.undo.append((space, key, True, w[key]))
+        else:
+            self.undo.append((space, key, False, None))
+            self._sorted.pop(space, None)
+        w[key] = row
+
+    def contains(self, space: int, key: bytes) -> bool:
+        """Tells whether the transaction has written this key."""
+        w = self.spaces.get(space)
+        return w is not None and key in w
+
+    def range(
+        self, space: int, lo: bytes | None, hi: bytes | None, reverse: bool = False
+    ) -> list[tuple[bytes, Row | None]]:
+        """Returns the own writes with lo <= key < hi, in key order (or reversed)."""
+        w = self.spaces.get(space)
+        if not w:
+            return []
+        keys = self._sorted.get(space)
+        if keys is None:
+            keys = self._sorted[space] = sorted(w)
+        i = 0 if lo is None else bisect_left(keys, lo)
+        j = len(keys) if hi is None else bisect_left(keys, hi)
+        picked = keys[i:j]
+        if reverse:
+            picked.reverse()
+        return [(k, w[k]) for k in picked]
+
+    def savepoint(self) -> int:
+        """Returns a token for the current state."""
+        return len(self.undo)
+
+    def rollback_to(self, token: int) -> list[tuple[int, bytes]]:
+        """Undoes the writes after `token`; returns the keys no longer written."""
+        gone = []
+        undo = self.undo
+        while len(undo) > token:
+            space, key, existed, old = undo.pop()
+            w = self.spaces[space]
+            if existed:
+                w[key] = old
+            else:
+                del w[key]
+                self._sorted.pop(space, None)
+                gone.append((space, key))
+        return gone
+
+    def keys(self) -> tuple[tuple[int, bytes], ...]:
+        """Returns every written (space, key)."""
+        return tuple((s, k) for s, w in self.spaces.items() for k in w)
+
+    def items(self) -> list[tuple[int, bytes, Any]]:
+        """Returns every write as (space, key, row_or_None)."""
+        return [(s, k, r) for s, w in self.spaces.items() for k, r in w.items()]

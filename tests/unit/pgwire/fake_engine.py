@@ -1,0 +1,252 @@
+"""A canned stand-in for the SQL engine, so pgwire can be tested while the real one is written.
+
+It understands a handful of statement shapes, enough to drive every protocol
+path: `select 1`, `select series N` (N int4 rows), `select $1::int4, $2::text`
+(echoes its parameters; their types come from the casts), `select typed`
+(one row of many types), `begin`/`commit`/`rollback`, `set timezone = 'X'`,
+`fail` (42601 with a position), `notice`, `sleep N` (cancellable),
+`copy t from stdin`, `copy t to stdout`, `declare c cursor for select series N`.
+Statements are separated by `;`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from server.errors import QueryCanceled, SQLError, SyntaxError_, UndefinedTable
+from server.pgtypes import oids as T
+from server.pgwire.auth import md5_verifier, scram_verifier
+from server.pgwire.backend import Column, Prepared, Result, RoleInfo
+
+TYPED = [
+    ("b", T.BOOL, True), ("i2", T.INT2, -12), ("i4", T.INT4, 123456), ("i8", T.INT8, 2**40),
+    ("f4", T.FLOAT4, 1.5), ("f8", T.FLOAT8, 0.1), ("n", T.NUMERIC, Decimal("-1234.5600")),
+    ("t", T.TEXT, "héllo"), ("v", T.VARCHAR, "v"), ("by", T.BYTEA, b"\x00\xff"),
+    ("d", T.DATE, dt.date(2024, 2, 29)), ("tm", T.TIME, dt.time(3, 4, 5, 120000)),
+    ("ts", T.TIMESTAMP, dt.datetime(2024, 1, 2, 3, 4, 5, 123000)),
+    ("tz", T.TIMESTAMPTZ, dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)),
+    ("iv", T.INTERVAL, dt.timedelta(days=1, seconds=7384)),
+    ("u", T.UUID, uuid.UUID("12345678-1234-5678-1234-567812345678")),
+    ("j", T.JSONB, '{"a": [1, 2]}'), ("ai", 1007, [1, None, 3]), ("at", 1009, ["a b", "c"]),
+]
+_CAST = {"int4": T.INT4, "int8": T.INT8, "int2": T.INT2, "text": T.TEXT, "bool": T.BOOL,
+         "float8": T.FLOAT8, "numeric": T.NUMERIC, "date": T.DATE, "bytea": T.BYTEA,
+         "timestamptz": T.TIMESTAMPTZ, "oid[]": 1028, "int4[]": 1007, "jsonb": T.JSONB,
+         "uuid": T.UUID, "interval": T.INTERVAL, "timestamp": T.TIMESTAMP}
+_PARAM = re.compile(r"\$(\d+)::([a-z0-9\[\]]+)")
+
+
+class FakeCopyIn:
+    def __init__(self, sink: list[bytes], fmt: str = "text") -> None:
+        self.format, self.column_count, self.sink = fmt, 2, sink
+
+    def feed(self, data: bytes) -> None:
+        if data.startswith(b"bad"):
+            raise SQLError("invalid input syntax for type integer", sqlstate="22P02")
+        self.sink.append(bytes(data))
+
+    def finish(self) -> str:
+        end = b"\\.\n"
+        return f"COPY {sum(1 for c in self.sink if c != end)}"
+
+    def fail(self, message: str) -> None:
+        self.sink.clear()
+
+
+class FakeCopyOut:
+    format, column_count, tag = "text", 2, "COPY 2"
+
+    def chunks(self):
+        yield b"1\ta\n"
+        yield b"2\tb\n"
+
+
+class FakeSession:
+    def __init__(self, engine: FakeEngine, user: str, options: dict[str, str]) -> None:
+        self.engine, self.user, self.options = engine, user, options
+        self.backend_pid = engine.next_pid()
+        self.in_block = self.failed = False
+        self.changed: dict[str, str] = {}
+        self.notices: list[SQLError] = []
+        self.cursors: dict[str, list[Column]] = {}
+        self.cancelled = threading.Event()
+        self.copied: list[bytes] = []
+        self.syncs = self.closed = self.failures = 0
+        self.params = {
+            "application_name": options.get("application_name", ""), "client_encoding": "UTF8",
+            "DateStyle": "ISO, MDY", "default_transaction_read_only": "off",
+            "in_hot_standby": "off", "integer_datetimes": "on", "IntervalStyle": "postgres",
+            "is_superuser": "on", "server_encoding": "UTF8", "server_version": "15.0 (Cumulo)",
+            "session_authorization": user, "standard_conforming_strings": "on", "TimeZone": "UTC",
+        }
+
+    @property
+    def transaction_status(self) -> str:
+        return "E" if self.failed else "T" if self.in_block else "I"
+
+    def parameter_status(self) -> dict[str, str]:
+        return dict(self.params)
+
+    def take_changed_parameters(self) -> dict[str, str]:
+        out, self.changed = self.changed, {}
+        return out
+
+    def take_notices(self) -> list[SQLError]:
+        out, self.notices = self.notices, []
+        return out
+
+    def simple_query(self, sql: str):
+        parts = [p.strip() for p in sql.split(";") if p.strip()]
+        if not parts:
+            yield Result("", empty=True)
+            return
+        for part in parts:
+            yield self._run(part, [])
+
+    def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
+        text = sql.strip().rstrip(";")
+        if text.lower() == "fail":
+            self._failed()
+            raise SyntaxError_('syntax error at or near "fail"', position=1)
+        oids = list(param_oids)
+        for m in _PARAM.finditer(text):
+            i = int(m.group(1)) - 1
+            oids += [0] * (i + 1 - len(oids))
+            oids[i] = oids[i] or _CAST[m.group(2)]
+        return Prepared(sql, oids, self._columns(text), text)
+
+    def execute(self, prepared: Prepared, params: list[Any]) -> Result:
+        if prepared.handle == "":
+            return Result("", empty=True)
+        return self._run(prepared.handle, params)
+
+    def cursor_columns(self, name: str) -> list[Column] | None:
+        return self.cursors.get(name)
+
+    def sync(self) -> None:
+        self.syncs += 1
+
+    def statement_failed(self, exc: BaseException) -> None:
+        self.failures += 1
+        self._failed()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def _failed(self) -> None:
+        if self.in_block:
+            self.failed = True
+
+    def _columns(self, text: str) -> list[Column] | None:
+        low = text.lower()
+        if low == "select 1":
+            return [Column("?column?", T.INT4)]
+        if low.startswith("select series"):
+            return [Column("n", T.INT4, table_oid=16384, attnum=1)]
+        if low == "select typed":
+            return [Column(n, oid) for n, oid, _ in TYPED]
+        if low.startswith("select $"):
+            return [Column(f"p{m.group(1)}", _CAST[m.group(2)]) for m in _PARAM.finditer(text)]
+        return None
+
+    def _run(self, text: str, params: list[Any]) -> Result:
+        low = text.lower()
+        if self.failed and low not in ("commit", "rollback"):
+            raise SQLError("current transaction is aborted, commands ignored until end of "
+                           "transaction block", sqlstate="25P02")
+        try:
+            return self._dispatch(text, low, params)
+        except SQLError:
+            self._failed()
+            raise
+
+    def _dispatch(self, text: str, low: str, params: list[Any]) -> Result:
+        cols = self._columns(text)
+        if low == "select 1":
+            return Result("SELECT", cols, iter([(1,)]), done=False)
+        if low.startswith("select series"):
+            n = int(low.split()[-1])
+            return Result("SELECT", cols, iter([(i,) for i in range(1, n + 1)]), done=False)
+        if low == "select typed":
+            return Result("SELECT", cols, iter([tuple(v for _, _, v in TYPED)]), done=False)
+        if low.startswith("select $"):
+            return Result("SELECT", cols, iter([tuple(params)]), done=False)
+        if low in ("begin", "start transaction"):
+            self.in_block = True
+            return Result("BEGIN")
+        if low in ("commit", "end", "rollback"):
+            tag = "ROLLBACK" if self.failed or low == "rollback" else "COMMIT"
+            self.in_block = self.failed = False
+            return Result(tag)
+        if low.startswith("set timezone"):
+            self.params["TimeZone"] = self.changed["TimeZone"] = text.split("'")[1]
+            return Result("SET")
+        if low == "fail":
+            raise SyntaxError_('syntax error at or near "fail"', position=1)
+        if low == "missing":
+            raise UndefinedTable('relation "missing" does not exist')
+        if low == "notice":
+            self.notices.append(SQLError('table "x" does not exist, skipping',
+                                         severity="NOTICE", sqlstate="00000"))
+            return Result("DROP TABLE")
+        if low.startswith("sleep"):
+            self.cancelled.clear()
+            if self.cancelled.wait(float(low.split()[1])):
+                raise QueryCanceled("canceling statement due to user request")
+            return Result("SELECT", [Column("slept", T.BOOL)], iter([(True,)]), done=False)
+        if low.startswith("copy") and "from stdin" in low:
+            self.copied = []
+            fmt = "binary" if "binary" in low else "text"
+            return Result("COPY", copy_in=FakeCopyIn(self.copied, fmt))
+        if low.startswith("copy") and "to stdout" in low:
+            return Result("COPY", copy_out=FakeCopyOut())
+        m = re.match(r"declare (\w+) cursor for (.*)", text, re.I)
+        if m:
+            self.cursors[m.group(1)] = self._columns(m.group(2)) or []
+            return Result("DECLARE CURSOR")
+        raise SyntaxError_(f'syntax error at or near "{text.split()[0]}"', position=1)
+
+
+class FakeEngine:
+    """Roles: `trust` (no password), `md5user`/`scramuser`/`plainuser` with password 'pw', and
+    `nologin`. Databases: any but `nodb`."""
+
+    def __init__(self) -> None:
+        self.roles = {
+            "trust": RoleInfo("trust"), "nologin": RoleInfo("nologin", can_login=False),
+            "md5user": RoleInfo("md5user", password=md5_verifier("md5user", "pw")),
+            "scramuser": RoleInfo("scramuser", password=scram_verifier("pw")),
+            "plainuser": RoleInfo("plainuser", password="pw"),
+        }
+        self.sessions: list[FakeSession] = []
+        self._pid = 1000
+        self._lock = threading.Lock()
+
+    def next_pid(self) -> int:
+        with self._lock:
+            self._pid += 1
+            return self._pid
+
+    def role(self, name: str) -> RoleInfo | None:
+        return self.roles.get(name)
+
+    def open_session(self, user: str, database: str, options: dict[str, str]) -> FakeSession:
+        if database == "nodb":
+            raise SQLError(f'database "{database}" does not exist', sqlstate="3D000")
+        s = FakeSession(self, user, options)
+        self.sessions.append(s)
+        return s
+
+    def load(self) -> int:
+        return len(self.sessions)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,386 @@
+"""Transactions over the embedded manager: merged reads, pushdown semantics, conflicts, threads."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from cumulo.server.errors import (
+    DeadlockDetected,
+    InternalError,
+    ReadOnlySQLTransaction,
+    SerializationFailure,
+)
+from cumulo.server.kivi.api import AggSpec, Collect
+from cumulo.server.txn.api import RetryStatement, ScanSpec
+from cumulo.server.txn.embedded import open_embedded
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .memnode import MemNode
+
+S = 7
+
+
+def key(i: int) -> bytes:
+    return i.to_bytes(2, "big")
+
+
+@pytest.fixture
+def tm():
+    m = open_embedded(None, gc_interval=None)
+    yield m
+    m.close()
+
+
+def rows(it):
+    return [r for batch in it for r in batch]
+
+
+ops = st.lists(
+    st.tuples(st.sampled_from(["put", "del"]), st.integers(0, 12), st.integers(-5, 5)),
+    max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(committed=ops, own=ops, lo=st.integers(0, 4), span=st.integers(3, 14),
+       limit=st.none() | st.integers(1, 4), reverse=st.booleans(), batch=st.integers(1, 4),
+       threshold=st.none() | st.integers(-5, 5))
+def test_merged_scan_matches_model(committed, own, lo, span, limit, reverse, batch, threshold):
+    for node in (None, MemNode()):
+        _merged_scan_matches_model(node, committed, own, lo, span, limit, reverse, batch, threshold)
+
+
+def _merged_scan_matches_model(node, committed, own, lo, span, limit, reverse, batch, threshold):
+    tm = open_embedded(None, node, gc_interval=None)
+    try:
+        model: dict[int, tuple | None] = {}
+        t = tm.begin()
+        for k in range(13):  # a dense start, so that own deletes often hide stored rows
+            t.put(S, [(key(k), (k, k % 5))])
+            model[k] = (k, k % 5)
+        for op, k, v in committed:
+            if op == "put":
+                t.put(S, [(key(k), (k, v))])
+                model[k] = (k, v)
+            else:
+                t.delete(S, [key(k)])
+                model[k] = None
+        t.commit()
+        t = tm.begin(isolation="repeatable read")
+        for op, k, v in own:
+            if op == "put":
+                t.put(S, [(key(k), (k, v * 10))])
+                model[k] = (k, v * 10)
+            else:
+                t.delete(S, [key(k)])
+                model[k] = None
+        hi = lo + span
+        flt = None if threshold is None else ("cmp", ">=", ("col", 1), ("const", threshold))
+        expect = [
+            (key(k), r[1]) for k, r in sorted(model.items(), reverse=reverse)
+            if r is not None and lo <= k < hi and (threshold is None or r[1] >= threshold)
+        ]
+        got = rows(t.scan(ScanSpec(S, key(lo), key(hi), projection=(1,), filter=flt, limit=limit,
+                                   with_keys=True, reverse=reverse, batch_size=batch)))
+        assert got == expect[:limit] if limit is not None else got == expect
+        agg = rows(t.scan(ScanSpec(S, key(lo), key(hi), filter=flt,
+                                   aggregate=AggSpec((), (("count_star", None), ("sum", 1))))))
+        vals = [v for _, v in expect]
+        assert agg == [(len(vals), sum(vals) if vals else None)]
+        probe = list(range(14))
+        assert t.get(S, [key(k) for k in probe]) == [model.get(k) for k in probe]
+        t.abort()
+    finally:
+        tm.close()
+
+
+def test_scan_batches_respect_batch_size(tm):
+    t = tm.begin()
+    t.put(S, [(key(i), (i,)) for i in range(10)])
+    t.commit()
+    t = tm.begin()
+    assert [len(b) for b in t.scan(ScanSpec(S, batch_size=4))] == [4, 4, 2]
+    t.put(S, [(key(20), (20,))])
+    assert [len(b) for b in t.scan(ScanSpec(S, batch_size=4))] == [4, 4, 3]
+    t.abort()
+
+
+def test_grouped_aggregate_with_own_writes(tm):
+    t = tm.begin()
+    t.put(S, [(key(i), (i % 2, i)) for i in range(6)])
+    t.commit()
+    t = tm.begin()
+    t.delete(S, [key(0)])
+    t.put(S, [(key(9), (1, 100))])
+    got = sorted(rows(t.scan(ScanSpec(S, aggregate=AggSpec((0,), (("sum", 1), ("max", 1)))))))
+    assert got == [(0, 2 + 4, 4), (1, 1 + 3 + 5 + 100, 100)]
+    t.abort()
+
+
+def test_snapshot_is_lazy_and_scan_takes_it_at_call(tm):
+    t = tm.begin(isolation="repeatable read")
+    assert t.start_ts is None
+    it = t.scan(ScanSpec(S))
+    assert t.start_ts == 0
+    w = tm.begin()
+    w.put(S, [(key(1), (1,))])
+    w.commit()
+    assert rows(it) == []  # the snapshot was taken when scan was called
+
+
+def test_statement_does_not_see_its_own_writes_mid_scan(tm):
+    t = tm.begin()
+    t.put(S, [(key(i), (i,)) for i in range(5)])
+    t.commit()
+    t = tm.begin()
+    t.put(S, [(key(1), (1,))])
+    seen = []
+    for batch in t.scan(ScanSpec(S, batch_size=1, with_keys=True)):
+        for _k, v in batch:
+            seen.append(v)
+            t.put(S, [(key(v + 10), (v + 10,))])  # "UPDATE t SET k = k + 10"
+    assert seen == [0, 1, 2, 3, 4]
+    t.abort()
+
+
+def test_read_only_and_finished(tm):
+    t = tm.begin(read_only=True)
+    with pytest.raises(ReadOnlySQLTransaction):
+        t.put(S, [(key(1), (1,))])
+    assert t.commit() is None
+    t.abort()
+    t.abort()
+    with pytest.raises(InternalError):
+        t.get(S, [key(1)])
+
+
+def test_read_only_commit_logs_nothing(tmp_path):
+    m = open_embedded(str(tmp_path), gc_interval=None)
+    t = m.begin()
+    t.get(S, [key(1)])
+    assert t.commit() is None
+    t = m.begin()
+    t.put(S, [(key(1), (1,))])
+    t.rollback_to(0)
+    assert t.commit() is None
+    assert m.stats["fsyncs"] == 0 and m.stats["commits"] == 0
+    m.close()
+
+
+def _in_thread(fn):
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    th = threading.Thread(target=run)
+    th.start()
+    return th, box
+
+
+def _wait_blocked(tm, txn):
+    deadline = time.monotonic() + 5
+    while not tm.ltm.is_waiting(txn):
+        assert time.monotonic() < deadline, "the writer never blocked"
+        time.sleep(0.001)
+
+
+@pytest.mark.parametrize("isolation,error", [("repeatable read", SerializationFailure),
+                                             ("serializable", SerializationFailure),
+                                             ("read committed", RetryStatement)])
+def test_writer_blocks_then_fails_when_holder_commits(tm, isolation, error):
+    t1 = tm.begin()
+    t2 = tm.begin(isolation=isolation)
+    t1.put(S, [(key(1), ("a",))])
+    t2.get(S, [key(1)])
+    th, box = _in_thread(lambda: t2.put(S, [(key(1), ("b",))]))
+    _wait_blocked(tm, t2)
+    t1.commit()
+    th.join(5)
+    assert isinstance(box.get("error"), error)
+    assert box["error"].sqlstate == "40001"
+    t2.abort()
+
+
+def test_read_committed_retry_sees_the_winner(tm):
+    t1 = tm.begin()
+    t2 = tm.begin()
+    t1.put(S, [(key(1), (1,))])
+    sp = t2.savepoint()
+    th, box = _in_thread(lambda: t2.put(S, [(key(1), (2,))]))
+    _wait_blocked(tm, t2)
+    c = t1.commit()
+    th.join(5)
+    assert isinstance(box["error"], RetryStatement)
+    t2.rollback_to(sp)
+    t2.new_statement()
+    assert t2.get(S, [key(1)]) == [(1,)]
+    assert t2.start_ts >= c
+    t2.put(S, [(key(1), (2,))])
+    assert t2.commit() > c
+
+
+def test_writer_proceeds_when_holder_aborts(tm):
+    t1 = tm.begin(isolation="repeatable read")
+    t2 = tm.begin(isolation="repeatable read")
+    t1.put(S, [(key(1), ("a",))])
+    t2.get(S, [])
+    th, box = _in_thread(lambda: t2.put(S, [(key(1), ("b",))]))
+    _wait_blocked(tm, t2)
+    t1.abort()
+    th.join(5)
+    assert "error" not in box
+    t2.commit()
+    t3 = tm.begin()
+    assert t3.get(S, [key(1)]) == [("b",)]
+
+
+def test_three_way_deadlock(tm):
+    ts = [tm.begin(isolation="repeatable read") for _ in range(3)]
+    for i, t in enumerate(ts):
+        t.put(S, [(key(i), (i,))])
+    th0, box0 = _in_thread(lambda: ts[0].put(S, [(key(1), (0,))]))
+    _wait_blocked(tm, ts[0])
+    th1, box1 = _in_thread(lambda: ts[1].put(S, [(key(2), (1,))]))
+    _wait_blocked(tm, ts[1])
+    with pytest.raises(DeadlockDetected) as ei:
+        ts[2].put(S, [(key(0), (2,))])
+    assert ei.value.sqlstate == "40P01"
+    ts[2].abort()
+    th1.join(5)
+    assert "error" not in box1
+    ts[1].commit()
+    th0.join(5)
+    assert isinstance(box0["error"], SerializationFailure)
+    ts[0].abort()
+
+
+def test_failed_multi_key_put_releases_its_partial_locks(tm):
+    t1 = tm.begin(isolation="repeatable read")
+    t1.put(S, [(key(2), (0,))])
+    t1.get(S, [])
+    w = tm.begin()
+    w.put(S, [(key(5), (9,))])
+    w.commit()
+    with pytest.raises(SerializationFailure):
+        t1.put(S, [(key(3), (1,)), (key(5), (1,))])  # key 3 granted, then key 5 conflicts
+    t2 = tm.begin()
+    t2.put(S, [(key(3), (2,))])  # must not block on t1's failed statement
+    t2.commit()
+    t1.abort()
+
+
+def test_concurrent_increments_lose_nothing(tm):
+    t = tm.begin()
+    t.put(S, [(key(0), (0,))])
+    t.commit()
+    retries = [0]
+
+    def worker():
+        for _ in range(100):
+            while True:
+                t = tm.begin(isolation="repeatable read", session=threading.get_ident())
+                try:
+                    (row,) = t.get(S, [key(0)])
+                    t.put(S, [(key(0), (row[0] + 1,))])
+                    t.commit()
+                    break
+                except SerializationFailure:
+                    t.abort()
+                    retries[0] += 1
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    assert tm.begin().get(S, [key(0)]) == [(400,)]
+    assert tm.stats["commits"] == 401
+
+
+def test_gc_keeps_what_active_snapshots_need(tm):
+    t = tm.begin()
+    t.put(S, [(key(1), (0,))])
+    t.commit()
+    old = tm.begin(isolation="repeatable read")
+    old.get(S, [])
+    for i in range(1, 5):
+        t = tm.begin()
+        t.put(S, [(key(1), (i,))])
+        t.commit()
+    assert tm.collect() == old.start_ts
+    assert old.get(S, [key(1)]) == [(0,)]
+    old.commit()
+    assert tm.kivi.collect(Collect(tm.ltm.low_water())).value > 0
+    assert tm.begin().get(S, [key(1)]) == [(4,)]
+
+
+def test_limit_with_own_deletes_and_overwrites(tm):
+    t = tm.begin()
+    t.put(S, [(key(i), (i,)) for i in range(10)])
+    t.commit()
+    t = tm.begin()
+    t.delete(S, [key(0), key(1)])
+    t.put(S, [(key(2), (-2,))])
+    got = rows(t.scan(ScanSpec(S, limit=3, filter=("cmp", ">=", ("col", 0), ("const", 0)))))
+    assert got == [(3,), (4,), (5,)]
+    got = rows(t.scan(ScanSpec(S, limit=2, reverse=True, projection=(0,))))
+    assert got == [(9,), (8,)]
+    t.abort()
+
+
+def test_cancel_interrupts_a_wait(tm):
+    t1 = tm.begin()
+    t2 = tm.begin()
+    t1.put(S, [(key(1), (1,))])
+    th, box = _in_thread(lambda: t2.put(S, [(key(1), (2,))]))
+    _wait_blocked(tm, t2)
+    t2.cancel()
+    th.join(5)
+    assert box["error"].sqlstate == "57014"
+    t2.abort()
+    t1.commit()
+
+
+def test_several_conflict_managers_and_loggers(tmp_path):
+    m = open_embedded(str(tmp_path), conflict_managers=4, loggers=3, buckets=64, gc_interval=None)
+    owners = {m.ltm._owner[b] for b in range(64)}
+    assert owners == {0, 1, 2, 3}
+    t1 = m.begin(isolation="repeatable read")
+    t1.put(S, [(key(i), (i,)) for i in range(50)])
+    t2 = m.begin(isolation="repeatable read")
+    t2.get(S, [])
+    th, box = _in_thread(lambda: t2.put(S, [(key(200), (0,)), (key(49), (0,))]))
+    _wait_blocked(m, t2)
+    t1.commit()
+    th.join(5)
+    assert isinstance(box["error"], SerializationFailure)
+    t2.abort()
+    t3 = m.begin()
+    t3.put(S, [(key(200), (1,))])  # t2's partial lock on key 200 was released
+    t3.commit()
+    for i in range(6):
+        t = m.begin()
+        t.put(S, [(key(300 + i), (i,))])
+        t.commit()
+    m.close()
+    assert len({p.name.split("-")[0] for p in tmp_path.joinpath("log").iterdir()}) == 3
+    m = open_embedded(str(tmp_path), gc_interval=None)
+    got = rows(m.begin().scan(ScanSpec(S)))
+    assert len(got) == 50 + 1 + 6
+    m.close()
+
+
+def test_gc_runs_periodically():
+    m = open_embedded(None, gc_interval=0.01)
+    deadline = time.monotonic() + 5
+    while m.stats["gc_runs"] < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    m.close()
