@@ -158,12 +158,22 @@ class Authenticator:
                         "selected SASL authentication mechanism is not supported",
                         severity="FATAL")
                 self._scram = _SCRAM.make_server(self._auth_info)
-                self._scram.set_client_first(first.decode())
+                text = first.decode()
+                cut = text.index(",", text.index(",") + 1) + 1  # past the GS2 header
+                header, bare = text[:cut], text[cut:]
+                if bare.startswith("n=,"):
+                    # NB: libpq sends an empty SCRAM user name, which scramp rejects; parse
+                    # with a placeholder, then restore the bare message the client signed,
+                    # because the proof covers its exact bytes.
+                    self._scram.set_client_first(header + "n=*" + bare[2:])
+                    self._scram.client_first_bare = bare
+                else:
+                    self._scram.set_client_first(text)
                 self._stage = 1
                 return M.auth_sasl_continue(self._scram.get_server_first().encode()), False
             self._scram.set_client_final(payload.decode())
             final = self._scram.get_server_final().encode()
-        except (ScramException, UnicodeDecodeError):
+        except (ScramException, UnicodeDecodeError, ValueError):
             raise auth_failed(self.user) from None
         if self.role is None:
             raise auth_failed(self.user)

@@ -67,8 +67,9 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
         if limit is not None and limit <= 0:
             return
     ir = bind_ir(node.ir, ctx.params) if node.ir is not None else None
-    spec = ScanSpec(space=node.table.space, lo=lo, hi=hi, filter=ir, limit=limit,
-                    aggregate=node.aggregate, with_keys=node.with_keys, reverse=node.reverse)
+    spec = ScanSpec(space=node.table.space, lo=lo, hi=hi, projection=node.projection, filter=ir,
+                    limit=limit, aggregate=node.aggregate, with_keys=node.with_keys,
+                    reverse=node.reverse)
     for b in ctx.txn.scan(spec):
         ctx.check_cancel()
         if node.with_keys:

@@ -16,6 +16,7 @@ from .join_algorithm import join_algorithm
 from .point_get import point_get
 from .push_aggregate import push_aggregate
 from .push_limit import push_limit
+from .push_projection import push_projection
 from .pushdown_filters import pushdown_filters
 from .pushdown_join_filters import pushdown_join_filters
 
@@ -26,6 +27,7 @@ RULES = (
     pushdown_filters,
     push_aggregate,
     push_limit,
+    push_projection,
     join_algorithm,
 )
 

@@ -88,18 +88,18 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
     text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {table_name} "
             f"USING btree ({keys})")
     if i.predicate:
-        text += f" WHERE {_parens(i.predicate)}"
+        text += f" WHERE {parenthesize(i.predicate)}"
     return text
 
 
 def _strip_parens(expr: str) -> str:
     """Removes one pair of parentheses enclosing the whole expression, if there is one."""
     s = expr.strip()
-    wrapped = _parens(s)
+    wrapped = parenthesize(s)
     return s[1:-1] if wrapped == s and s.startswith("(") else s
 
 
-def _parens(expr: str) -> str:
+def parenthesize(expr: str) -> str:
     """Wraps an expression in parentheses unless it already is one parenthesised whole."""
     s = expr.strip()
     if s.startswith("(") and s.endswith(")"):
@@ -132,7 +132,7 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
     if c.kind == "u":
         return f"UNIQUE ({cols})"
     if c.kind == "c":
-        expr = _strip_parens(c.check or "true") if pretty else _parens(c.check or "true")
+        expr = _strip_parens(c.check or "true") if pretty else parenthesize(c.check or "true")
         return f"CHECK ({expr})"
     if c.kind == "f":
         ref = cat.table_by_oid(c.ref_table_oid)

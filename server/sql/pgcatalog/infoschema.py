@@ -12,9 +12,8 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from .ddltext import format_type
+from .ddltext import format_type, parenthesize
 from .names import names
-from .ddltext import _parens
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 
 _CON_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY", "c": "CHECK"}
@@ -248,7 +247,8 @@ def check_constraints(ctx: Any) -> list[tuple[Any, ...]]:
     for c in cat.constraints:
         t = cat.table_by_oid(c.table_oid)
         if t is not None and c.kind == "c":
-            rows.append((db, idx.schema_name(t.schema_oid), c.name, _parens(c.check or "true")))
+            rows.append((db, idx.schema_name(t.schema_oid), c.name,
+                         "(" + parenthesize(c.check or "true") + ")"))
     for t in cat.tables:
         if t.kind == "r":
             for c in t.live_columns:

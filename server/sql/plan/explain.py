@@ -25,6 +25,8 @@ def describe(node: N.Node) -> str:
             lb = "(" if node.lo_strict else "["
             rb = ")" if node.hi_strict else "]"
             parts.append(f"range={lb}{lo} .. {hi}{rb}")
+        if node.projection is not None:
+            parts.append(f"columns={list(node.projection)}")
         if node.ir is not None:
             parts.append(f"filter={node.ir!r}")
         if node.limit is not None:

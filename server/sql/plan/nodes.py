@@ -55,6 +55,7 @@ class Scan(Node):
     with_keys: bool = False
     reverse: bool = False
     aggregate: Any = None  # kivi AggSpec when a partial aggregate was pushed
+    projection: tuple[int, ...] | None = None  # stored-row columns to return (None: all)
 
 
 @dataclass(eq=False)

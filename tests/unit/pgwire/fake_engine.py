@@ -3,7 +3,8 @@
 It understands a handful of statement shapes, enough to drive every protocol
 path: `select 1`, `select series N` (N int4 rows), `select $1::int4, $2::text`
 (echoes its parameters; their types come from the casts), `select typed`
-(one row of many types), `begin`/`commit`/`rollback`, `set timezone = 'X'`,
+(one row of many types; `select scalars` leaves out the arrays,
+which asyncpg would introspect through the catalog), `begin`/`commit`/`rollback`, `set timezone = 'X'`,
 `fail` (42601 with a position), `notice`, `sleep N` (cancellable),
 `copy t from stdin`, `copy t to stdout`, `declare c cursor for select series N`.
 Statements are separated by `;`.
@@ -151,8 +152,9 @@ class FakeSession:
             return [Column("?column?", T.INT4)]
         if low.startswith("select series"):
             return [Column("n", T.INT4, table_oid=16384, attnum=1)]
-        if low == "select typed":
-            return [Column(n, oid) for n, oid, _ in TYPED]
+        if low in ("select typed", "select scalars"):
+            return [Column(n, oid) for n, oid, _ in TYPED if low == "select typed" or
+                    oid not in T.ELEMENT_OF]
         if low.startswith("select $"):
             return [Column(f"p{m.group(1)}", _CAST[m.group(2)]) for m in _PARAM.finditer(text)]
         return None
@@ -175,8 +177,10 @@ class FakeSession:
         if low.startswith("select series"):
             n = int(low.split()[-1])
             return Result("SELECT", cols, iter([(i,) for i in range(1, n + 1)]), done=False)
-        if low == "select typed":
-            return Result("SELECT", cols, iter([tuple(v for _, _, v in TYPED)]), done=False)
+        if low in ("select typed", "select scalars"):
+            names = {c.name for c in cols}
+            row = tuple(v for n, _, v in TYPED if n in names)
+            return Result("SELECT", cols, iter([row]), done=False)
         if low.startswith("select $"):
             return Result("SELECT", cols, iter([tuple(params)]), done=False)
         if low in ("begin", "start transaction"):

@@ -79,3 +79,10 @@ def test_sequences_and_charsets(ctx):
     assert _tuples(ctx, "character_sets", ["character_set_name", "character_repertoire",
                                            "form_of_use", "default_collate_catalog"]) == [
         ("UTF8", "UCS", "UTF8", "cumulo")]
+
+
+def test_check_constraints(ctx):
+    got = _tuples(ctx, "check_constraints", ["constraint_name", "check_clause"])
+    assert ("c_amount_check", "((amount > 0))") in got  # PostgreSQL: ((amount > (0)::numeric))
+    assert (f"2200_{P}_2_not_null", "name IS NOT NULL") in got
+    assert len(got) == 4

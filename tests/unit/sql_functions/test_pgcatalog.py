@@ -218,3 +218,15 @@ def test_pg_stat_activity_lists_engine_sessions(ctx):
            for r in rows(ctx, "pg_stat_activity")]
     assert got == [(4242, "cumulo", "active", 10, "app"),
                    (4300, "app", "idle in transaction", 16001, "app")]
+
+
+def test_statistics_views_have_a_row_per_object(ctx):
+    tables = {r["relname"]: r for r in rows(ctx, "pg_stat_user_tables")}
+    assert set(tables) == {"p", "c", "T"}
+    assert tables["p"]["relid"] == P and tables["p"]["seq_scan"] == 0
+    assert tables["p"]["last_vacuum"] is None and tables["T"]["schemaname"] == "s"
+    idx = {r["indexrelname"]: r["relname"] for r in rows(ctx, "pg_stat_user_indexes")}
+    assert idx == {"p_pkey": "p", "c_pkey": "c", "c_p_id_amount_key": "c", "c_amount_desc": "c"}
+    dbs = {r["datname"]: r["numbackends"] for r in rows(ctx, "pg_stat_database")}
+    assert dbs == {"cumulo": 1, "postgres": 0}
+    assert rows(ctx, "pg_stat_replication") == [] and rows(ctx, "pg_prepared_xacts") == []
