@@ -80,33 +80,35 @@ class RegionMap:
 
     def split(self, region: RegionInfo, key: bytes) -> tuple[RegionInfo, RegionInfo]:
         """Records the split of a region at key; both halves stay on its node."""
-        with self._lock:
-            los, infos = self._spaces[region.space]
-            i = bisect_right(los, region.lo) - 1
-            if infos[i] != region:
-                raise ValueError(f"{region} is not in the map")
-            if key <= region.lo or (region.hi is not None and key >= region.hi):
-                raise ValueError(f"split key {key!r} is not inside {region}")
-            a = RegionInfo(region.space, region.lo, key, region.node)
-            b = RegionInfo(region.space, key, region.hi, region.node)
-            infos[i : i + 1] = [a, b]
-            los.insert(i + 1, key)
-            self.version += 1
+        if key <= region.lo or (region.hi is not None and key >= region.hi):
+            raise ValueError(f"split key {key!r} is not inside {region}")
+        a = RegionInfo(region.space, region.lo, key, region.node)
+        b = RegionInfo(region.space, key, region.hi, region.node)
+        self._replace(region, [a, b])
         return a, b
 
     def move(self, region: RegionInfo, to_node: str) -> RegionInfo:
         """Records that a region now lives on another node."""
         if to_node not in self.nodes:
             raise ValueError(f"unknown node {to_node!r}")
+        moved = RegionInfo(region.space, region.lo, region.hi, to_node)
+        self._replace(region, [moved])
+        return moved
+
+    def _replace(self, region: RegionInfo, new: list[RegionInfo]) -> None:
+        # NB: copy on write. Readers bisect the lists without the lock, so a space's
+        # (los, infos) pair is replaced as a whole, never edited in place.
         with self._lock:
-            los, infos = self._spaces[region.space]
+            entry = self._spaces.get(region.space)
+            if entry is None:
+                raise ValueError(f"{region} is not in the map")
+            los, infos = entry
             i = bisect_right(los, region.lo) - 1
             if infos[i] != region:
                 raise ValueError(f"{region} is not in the map")
-            moved = RegionInfo(region.space, region.lo, region.hi, to_node)
-            infos[i] = moved
+            infos = infos[:i] + new + infos[i + 1 :]
+            self._spaces[region.space] = ([r.lo for r in infos], infos)
             self.version += 1
-        return moved
 
     def drop_space(self, space: int) -> None:
         """Forgets a space's regions (a later use starts again with one region)."""

@@ -9,8 +9,9 @@ The SQL executor is synchronous and runs in worker threads, so `RemoteNode`
 is a blocking client. Each call borrows an idle socket from a small pool (or
 opens one), does one round trip, and returns the socket: threads never share
 a socket mid-call and need no lock beyond the pool's. The server runs the
-node's `handle` inline on the event loop; the node's own lock serialises
-work anyway, and inline calls cost no thread hop.
+node's `handle` inline on the event loop (the node's own lock serialises work
+anyway, and inline calls cost no thread hop), except aggregate scans, which
+cover a whole range and go to the loop's executor.
 """
 
 from __future__ import annotations
@@ -71,7 +72,14 @@ async def _serve_connection(
                 return
             body = await reader.readexactly(n)
             try:
-                out = packb([0, node.handle(unpackb(body))])
+                req = unpackb(body)
+                if isinstance(req, Scan) and req.aggregate is not None:
+                    # A whole-range aggregate may take a while: run it off the event loop so
+                    # that short requests from other connections keep flowing.
+                    reply = await asyncio.get_running_loop().run_in_executor(None, node.handle, req)
+                else:
+                    reply = node.handle(req)
+                out = packb([0, reply])
             except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
                 out = packb([1, _error_payload(exc)])
             writer.write(_LEN.pack(len(out)) + out)
@@ -134,6 +142,7 @@ class NodeServerThread:
         finally:
             self._ready.set()
         self.loop.run_forever()
+        self.loop.run_until_complete(self.loop.shutdown_default_executor())
         self.loop.close()
 
     async def _shutdown(self) -> None:
@@ -189,21 +198,20 @@ class RemoteNode:
 
     def handle(self, request: Any) -> Any:
         """Sends one request and returns the node's reply (raising the node's error)."""
+        body = packb(request)
+        frame = _LEN.pack(len(body)) + body
         with self._lock:
             sock = self._idle.pop() if self._idle else None
+        if sock is not None:
+            try:
+                status, payload = self._round_trip(sock, frame)
+            except ConnectionFailure:
+                # NB: a pooled socket may have been closed by a node that restarted. Every
+                # request is safe to send twice (Apply is idempotent), so retry once afresh.
+                sock = None
         if sock is None:
             sock = self._connect()
-        body = packb(request)
-        try:
-            sock.sendall(_LEN.pack(len(body)) + body)
-            (n,) = _LEN.unpack(self._recv_exact(sock, 4))
-            status, payload = unpackb(self._recv_exact(sock, n))
-        except OSError as exc:
-            sock.close()
-            raise ConnectionFailure(f"KiVi node {self.host}:{self.port}: {exc}") from exc
-        except BaseException:
-            sock.close()
-            raise
+            status, payload = self._round_trip(sock, frame)
         with self._lock:
             if not self._closed and len(self._idle) < self._pool:
                 self._idle.append(sock)
@@ -213,6 +221,19 @@ class RemoteNode:
         if status:
             _raise(payload)
         return payload
+
+    def _round_trip(self, sock: socket.socket, frame: bytes) -> tuple[int, Any]:
+        try:
+            sock.sendall(frame)
+            (n,) = _LEN.unpack(self._recv_exact(sock, 4))
+            status, payload = unpackb(self._recv_exact(sock, n))
+        except OSError as exc:
+            sock.close()
+            raise ConnectionFailure(f"KiVi node {self.host}:{self.port}: {exc}") from exc
+        except BaseException:
+            sock.close()
+            raise
+        return status, payload
 
     def close(self) -> None:
         """Closes the pooled connections."""

@@ -513,6 +513,9 @@ def _json_in(s: str) -> str:
     return s
 
 
+_ARRAY_SPACE = " \t\n\r\v\f"  # NB: PostgreSQL's isspace, narrower than str.strip()'s
+
+
 def split_array(s: str) -> list[Any]:
     """Splits array input text ('{1,"a b",NULL,{2}}') into nested lists of str / None."""
     t = s.strip()
@@ -536,7 +539,7 @@ def _split_level(t: str, pos: int, orig: str) -> tuple[list[Any], int]:
     expect_item = True
     while pos < n:
         c = t[pos]
-        if c in " \t\n\r\v\f":
+        if c in _ARRAY_SPACE:
             pos += 1
         elif c == "}":
             return out, pos + 1
@@ -567,8 +570,8 @@ def _split_level(t: str, pos: int, orig: str) -> tuple[list[Any], int]:
                     pos += 1
                 buf.append(t[pos : pos + 1])
                 pos += 1
-            item = "".join(buf).strip()
-            raw = t[start:pos].strip()
+            item = "".join(buf).strip(_ARRAY_SPACE)
+            raw = t[start:pos].strip(_ARRAY_SPACE)
             out.append(None if raw.upper() == "NULL" else item)
             expect_item = False
     raise InvalidTextRepresentation(f'malformed array literal: "{orig}"')

@@ -64,6 +64,8 @@ READY_STR = {s.decode(): v for s, v in READY.items()}
 
 def cstr(data: bytes, pos: int) -> tuple[str, int]:
     """Reads a NUL-terminated UTF-8 string at pos; returns it and the position after the NUL."""
+    if data[pos] == 0:  # unnamed statements and portals: the common case
+        return "", pos + 1
     end = data.index(0, pos)
     return data[pos:end].decode(), end + 1
 
@@ -194,9 +196,17 @@ def negotiate_protocol(minor: int, unknown: Sequence[str]) -> bytes:
     return message(b"v", body)
 
 
+_TAGS: dict[str, bytes] = {}
+
+
 def command_complete(tag: str) -> bytes:
-    """Builds CommandComplete."""
-    return message(b"C", tag.encode() + b"\x00")
+    """Builds CommandComplete (cached: most tags repeat, like "SELECT 1" or "UPDATE 1")."""
+    msg = _TAGS.get(tag)
+    if msg is None:
+        if len(_TAGS) >= 4096:
+            _TAGS.clear()
+        msg = _TAGS[tag] = message(b"C", tag.encode() + b"\x00")
+    return msg
 
 
 def parameter_description(oids: Sequence[int]) -> bytes:

@@ -102,6 +102,7 @@ class Connection(ExtendedQuery):
         self._copy: Any = None  # a CopyIn in progress
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._copy_error: BaseException | None = None
+        self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
             ord("D"): self._describe, ord("E"): self._execute, ord("C"): self._close,
@@ -248,6 +249,7 @@ class Connection(ExtendedQuery):
                 self.out += M.parameter_status(name, value)
                 if name == "TimeZone":
                     self.tz = timezone(value)
+                    self._shapes.clear()
                     self._tz_changed()
 
     def _ready(self) -> None:
@@ -360,7 +362,8 @@ class Connection(ExtendedQuery):
                     self._begin_copy_in(res, gen)
                     return
                 self._send_result(res, None, 0, describe=True)
-                self._parameters()
+                if res.columns is None:  # a SET: later statements must see a new TimeZone
+                    self._parameters()
             except Exception as e:
                 self._abandon(gen)
                 self._notices()
@@ -394,10 +397,12 @@ class Connection(ExtendedQuery):
             self._notices()
             out += M.command_complete(res.tag)
             return
-        if describe:
-            out += M.row_description(columns)
-        if encoders is None:
-            encoders = column_encoders([c.type_oid for c in columns], [0] * len(columns), self.tz)
+        if describe or encoders is None:
+            row_desc, text_encoders = self._text_shape(columns)
+            if describe:
+                out += row_desc
+            if encoders is None:
+                encoders = text_encoders
         if max_rows > 0:
             rows = res.fetch(max_rows)
             M.append_rows(out, rows, encoders)
@@ -412,6 +417,18 @@ class Connection(ExtendedQuery):
                 self._emit()
         self._notices()
         out += M.command_complete(res.tag)
+
+    def _text_shape(self, columns: list[Any]) -> tuple[bytes, list[Any]]:
+        """Returns RowDescription bytes and text encoders for a column list, cached by shape."""
+        key = tuple(columns)
+        shape = self._shapes.get(key)
+        if shape is None:
+            if len(self._shapes) >= 512:
+                self._shapes.clear()
+            shape = (M.row_description(columns),
+                     column_encoders([c.type_oid for c in columns], [0] * len(columns), self.tz))
+            self._shapes[key] = shape
+        return shape
 
     # -- COPY --------------------------------------------------------------------
 

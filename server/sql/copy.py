@@ -8,8 +8,8 @@ same ones the wire uses), and hand thousands of rows at a time to the
 table's `TableWriter`, which checks constraints and writes through
 `txn.put` in one call per space.
 
-COPY TO runs the query compiler's plan for the table or query and formats
-batches of rows into CopyData chunks of ~64 KiB.
+COPY TO runs the query compiler's plan for the table or query and sends one
+CopyData per row, as PostgreSQL does (clients parse each message as a row).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from .session import SQLSession
 
 BATCH = 5000
-CHUNK = 65536
 SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _HEAD = re.compile(r"COPY\s+(?P<rest>.*)$", re.I | re.S)
 _ESC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
@@ -364,7 +363,6 @@ class CopyOut:
         ctx = self.s.exec_context([])
         cols = self.plan.columns
         out: list[bytes] = []
-        size = 0
         if self.format == "binary":
             encs = [binary_encoder(c.type_oid) for c in cols]
             out.append(SIGNATURE + struct.pack("!ii", 0, 0))
@@ -374,20 +372,25 @@ class CopyOut:
             if self.header:
                 out.append((self.delim.join(c.name for c in cols) + "\n").encode())
         fmt = self._format_row()
+        head = b"".join(out)
+        if self.format != "binary" and head:
+            yield head  # a text/csv header line is a CopyData of its own, as in PostgreSQL
+            head = b""
         for batch in self.plan.execute(ctx):
             ctx.check_cancel()
+            # NB: one row per CopyData, as PostgreSQL sends them: clients (libpq's
+            # PQgetCopyData, psycopg's rows()) parse each message as exactly one row.
             for row in batch:
-                data = fmt(row, encs)
-                out.append(data)
-                size += len(data)
+                if head:
+                    yield head + fmt(row, encs)
+                    head = b""
+                else:
+                    yield fmt(row, encs)
             self.count += len(batch)
-            if size >= CHUNK:
-                yield b"".join(out)
-                out, size = [], 0
         if self.format == "binary":
-            out.append(struct.pack("!h", -1))
-        if out:
-            yield b"".join(out)
+            yield head + struct.pack("!h", -1)
+        elif head:
+            yield head
         self._tag = f"COPY {self.count}"
 
     def _format_row(self) -> Any:

@@ -107,7 +107,10 @@ def run_index(node: N.IndexLookup, ctx: Any) -> Iterator[Batch]:
     spec = ScanSpec(space=node.index.space, lo=lo, hi=hi)
     for b in ctx.txn.scan(spec):
         ctx.check_cancel()
-        keys = [encode_key(tuple(pk)) for pk in b]
+        if node.table.primary_key:
+            keys = [encode_key(tuple(pk)) for pk in b]
+        else:  # a hidden row id: the entry holds the row's encoded key itself
+            keys = [pk[0] for pk in b]
         rows = ctx.txn.get(node.table.space, keys)
         if node.with_keys:
             out = [(*r, k) for r, k in zip(rows, keys, strict=True) if r is not None]

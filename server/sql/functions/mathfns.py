@@ -345,3 +345,22 @@ def factorial(n: int) -> Decimal:
     if n < 0:
         raise SQLError("factorial of a negative number is undefined", sqlstate="2201F")
     return Decimal(math.factorial(n))
+
+
+# NB: for integer arguments PostgreSQL picks the float8 overloads (float8 is the preferred
+# numeric type), so round(5), sqrt(4) and power(2, 3) are double precision. These int8
+# overloads make the compiler's cheapest-conversion rule pick the same result type.
+def _via_float(fn: Any) -> Any:
+    def impl(*args: Any) -> Any:
+        return fn(*(float(a) for a in args))
+
+    impl.__doc__ = fn.__doc__
+    return impl
+
+
+for _name, _fn, _nargs in (("round", round_float, 1), ("trunc", trunc_float, 1),
+                           ("ceil", ceil, 1), ("ceiling", ceil, 1), ("floor", floor, 1),
+                           ("sqrt", sqrt, 1), ("exp", exp, 1), ("ln", ln, 1), ("log", log10, 1),
+                           ("log10", log10, 1), ("sign", sign, 1), ("power", power, 2),
+                           ("pow", power, 2)):
+    register(_name, args=[T.INT8] * _nargs, returns=F8)(_via_float(_fn))

@@ -3,7 +3,8 @@
 Advisory locks are held per session (keyed by backend pid) in one table per
 server process, so pg_try_advisory_lock in one session sees another's lock,
 and pg_advisory_unlock_all (which asyncpg's pool sends on release) frees
-every lock of the session.
+every lock of the session. A lock whose session has closed is free again, as
+PostgreSQL frees session locks at disconnect.
 """
 
 from __future__ import annotations
@@ -117,10 +118,12 @@ class AdvisoryLocks:
         self.held: dict[Any, list[int]] = {}
         self.cond = threading.Condition()
 
-    def try_lock(self, pid: int, key: Any) -> bool:
-        """Takes the lock if it is free or already ours; returns whether it did."""
+    def try_lock(self, pid: int, key: Any, alive: set[int] | None = None) -> bool:
+        """Takes the lock if it is free, ours, or held by a session no longer alive."""
         with self.cond:
             entry = self.held.get(key)
+            if entry is not None and alive is not None and entry[0] not in alive:
+                entry = None  # NB: its session closed without unlocking, as at a disconnect
             if entry is None:
                 self.held[key] = [pid, 1]
                 return True
@@ -129,10 +132,17 @@ class AdvisoryLocks:
                 return True
             return False
 
-    def lock(self, pid: int, key: Any, timeout: float | None = None) -> bool:
-        """Waits for the lock (up to timeout seconds, forever by default)."""
+    def lock(self, pid: int, key: Any, alive: Any = None, timeout: float | None = None) -> bool:
+        """Waits for the lock (up to timeout seconds, forever by default).
+
+        `alive()` returns the pids of open sessions; it is re-read every second while waiting.
+        """
         with self.cond:
-            return self.cond.wait_for(lambda: self.try_lock(pid, key), timeout)
+            while True:
+                if self.try_lock(pid, key, alive() if alive else None):
+                    return True
+                if not self.cond.wait(1.0 if timeout is None else timeout) and timeout:
+                    return False
 
     def unlock(self, pid: int, key: Any) -> bool:
         """Releases one hold of the lock; false if this session did not hold it."""
@@ -161,18 +171,26 @@ def _key(*parts: int) -> tuple[int, ...]:
     return parts
 
 
+def _alive(ctx: Any) -> set[int] | None:
+    """Returns the pids of the engine's open sessions, None when the context cannot tell."""
+    engine = getattr(getattr(ctx, "session", None), "engine", None)
+    if engine is None or not hasattr(engine, "sessions"):
+        return None
+    return {s.backend_pid for s in engine.sessions()}
+
+
 @register("pg_advisory_lock", args=[T.INT8], returns=T.VOID, needs_context=True,
           volatile=True)
 def pg_advisory_lock(ctx: Any, *key: int) -> None:
     """Waits for and takes a session advisory lock."""
-    LOCKS.lock(ctx.backend_pid, _key(*key))
+    LOCKS.lock(ctx.backend_pid, _key(*key), lambda: _alive(ctx))
 
 
 @register("pg_try_advisory_lock", args=[T.INT8], returns=T.BOOL, needs_context=True,
           volatile=True)
 def pg_try_advisory_lock(ctx: Any, *key: int) -> bool:
     """Takes a session advisory lock if it is free."""
-    return LOCKS.try_lock(ctx.backend_pid, _key(*key))
+    return LOCKS.try_lock(ctx.backend_pid, _key(*key), _alive(ctx))
 
 
 @register("pg_advisory_unlock", args=[T.INT8], returns=T.BOOL, needs_context=True,

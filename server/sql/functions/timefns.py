@@ -237,7 +237,8 @@ def _type_name(v: Any) -> str:
 def extract(ctx: Any, field: str, v: Any) -> Decimal:
     """EXTRACT(field FROM v), as numeric."""
     if isinstance(v, dt.time):
-        v = dt.datetime.combine(dt.date(2000, 1, 1), v)
+        # NB: a time's epoch is the seconds since midnight; its other fields are the clock's.
+        v = dt.datetime.combine(EPOCH.date(), v.replace(tzinfo=None))
     return extract_value(field, v, ctx)
 
 

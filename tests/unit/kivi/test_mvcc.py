@@ -104,7 +104,7 @@ def test_unknown_command_rejected():
         run_command(VersionStore(), "aply 1 a=1")
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(12))
 def test_against_model(seed: int):
     """Random applies, reads, scans and collects agree with a dict-of-versions model."""
     rnd = random.Random(seed)
@@ -141,6 +141,7 @@ def test_against_model(seed: int):
             if reverse:
                 expect.reverse()
             assert list(store.scan(lo, hi, ts, reverse)) == expect
+            assert chunked(store, lo, hi, ts, reverse, rnd.choice([1, 2, 5])) == expect
             keys_read = rnd.sample(keys, 5)
             assert store.read_many(keys_read, ts) == [visible(k, ts) for k in keys_read]
             for k in keys_read:
@@ -160,6 +161,21 @@ def test_against_model(seed: int):
         else:
             store.compact()
     assert [k for k, _ in store.items()] == sorted(model)
+
+
+def chunked(store, lo, hi, ts, reverse, max_keys):
+    """Reads [lo, hi) through `chunk` calls of at most max_keys keys each."""
+    out = []
+    while True:
+        keys, rows, nxt = store.chunk(lo, hi, ts, reverse, max_keys)
+        assert len(keys) <= 2 * max_keys  # base and cache each give at most max_keys
+        out += list(zip(keys, rows, strict=True))
+        if nxt is None:
+            return out
+        if reverse:
+            hi = nxt
+        else:
+            lo = nxt
 
 
 def test_chunks_resume():

@@ -134,3 +134,26 @@ def test_registry_is_consistent():
             assert d.impl.__doc__, f"{name} has no docstring"
             if d.set_returning and d.out_columns:
                 assert d.returns == T.RECORD, name
+
+
+def test_advisory_lock_of_a_closed_session_is_free():
+    class Engine:
+        def __init__(self):
+            self.open = []
+
+        def sessions(self):
+            return self.open
+
+    class Session:
+        def __init__(self, pid, engine):
+            self.backend_pid, self.engine = pid, engine
+
+    engine = Engine()
+    a, b = Ctx(make_catalog(), backend_pid=2001), Ctx(make_catalog(), backend_pid=2002)
+    a.session, b.session = Session(2001, engine), Session(2002, engine)
+    engine.open = [a.session, b.session]
+    assert call("pg_try_advisory_lock", 7, ctx=a, types=[T.INT8]) is True
+    assert call("pg_try_advisory_lock", 7, ctx=b, types=[T.INT8]) is False
+    engine.open = [b.session]  # a disconnects without unlocking
+    assert call("pg_try_advisory_lock", 7, ctx=b, types=[T.INT8]) is True
+    call("pg_advisory_unlock_all", ctx=b)

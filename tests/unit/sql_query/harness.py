@@ -202,8 +202,9 @@ class DB:
     def __init__(self, use_real: bool = True) -> None:
         self.catalog = catalog()
         data = [(T, T_ROWS), (U, U_ROWS), (ACC, [(i, 1, i * 10, " " * 84) for i in range(1, 51)])]
-        # u_y_idx: key = (y, row id), value = the row id (U has a hidden row-id key)
-        index = [(encode_key((y, n)), (n,)) for n, (_x, y) in enumerate(U_ROWS)]
+        # u_y_idx: key = y + the row's key, value = (the row's key,) (U has a hidden row id)
+        index = [(encode_key((y,)) + encode_key((n,)), (encode_key((n,)),))
+                 for n, (_x, y) in enumerate(U_ROWS)]
         txn: Any = real_txn(data, index) if use_real else None
         if txn is None:
             txn = MemTxn()

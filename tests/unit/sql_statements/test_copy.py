@@ -96,3 +96,14 @@ def test_copy_errors(session):
     assert info.value.sqlstate == "57014"
     gen.close()
     fails(session, "copy t from '/etc/passwd'", "0A000")
+
+
+def test_copy_out_sends_one_row_per_chunk(session):
+    run(session, "create table t (a int)")
+    run(session, "insert into t values (1), (2), (3)")
+    gen = session.simple_query("copy t to stdout with csv header")
+    res = next(gen)
+    chunks = list(res.copy_out.chunks())
+    assert chunks == [b"a\n", b"1\n", b"2\n", b"3\n"] and res.copy_out.tag == "COPY 3"
+    for _ in gen:
+        pass
