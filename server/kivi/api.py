@@ -214,6 +214,8 @@ class NodeStatus:
 
 @dataclass(frozen=True)
 class NodeStatusReply:
+    """What a node says about itself."""
+
     node_id: str
     # Redo records with ts > checkpoint_ts must be replayed after a restart.
     checkpoint_ts: int

@@ -107,37 +107,38 @@ class KiviClient:
             groups.setdefault(locate(space, k).node, []).append(i)
         return groups
 
-    def get(self, req: Get) -> GetReply:
-        """Reads many keys, one request per owning node."""
+    def _per_node(self, req: Get | LatestCommit, method: str) -> list[Any] | None:
+        """Splits a keyed request by owning node; returns the answers in key order.
+
+        None means one node owns every key: the caller forwards the request unchanged.
+        """
         groups = self._by_node(req.space, req.keys)
         if len(groups) == 1:
-            (node,) = groups
-            return self.nodes[node].get(req)
-        out: list[Row | None] = [None] * len(req.keys)
+            return None
         calls = [
-            (node, "get", Get(req.space, req.ts, [req.keys[i] for i in idxs]))
+            (node, method, dataclasses.replace(req, keys=[req.keys[i] for i in idxs]))
             for node, idxs in groups.items()
         ]
+        out: list[Any] = [None] * len(req.keys)
         for idxs, reply in zip(groups.values(), self._fanout(calls), strict=True):
-            for i, row in zip(idxs, reply.rows, strict=True):
-                out[i] = row
-        return GetReply(out)
+            values = reply.rows if method == "get" else reply.ts
+            for i, v in zip(idxs, values, strict=True):
+                out[i] = v
+        return out
+
+    def get(self, req: Get) -> GetReply:
+        """Reads many keys, one request per owning node."""
+        rows = self._per_node(req, "get")
+        if rows is None:
+            return self.nodes[self.map.locate(req.space, req.keys[0]).node].get(req)
+        return GetReply(rows)
 
     def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
         """Asks the owners of the keys for their newest commit ts."""
-        groups = self._by_node(req.space, req.keys)
-        if len(groups) == 1:
-            (node,) = groups
-            return self.nodes[node].latest_commit(req)
-        out: list[int | None] = [None] * len(req.keys)
-        calls = [
-            (node, "latest_commit", LatestCommit(req.space, [req.keys[i] for i in idxs]))
-            for node, idxs in groups.items()
-        ]
-        for idxs, reply in zip(groups.values(), self._fanout(calls), strict=True):
-            for i, ts in zip(idxs, reply.ts, strict=True):
-                out[i] = ts
-        return LatestCommitReply(out)
+        ts = self._per_node(req, "latest_commit")
+        if ts is None:
+            return self.nodes[self.map.locate(req.space, req.keys[0]).node].latest_commit(req)
+        return LatestCommitReply(ts)
 
     def apply(self, req: Apply) -> Ack:
         """Applies a write set, split into one Apply per owning node."""
@@ -159,8 +160,11 @@ class KiviClient:
         if req.aggregate is not None:
             calls = []
             for info in infos:
-                lo, hi = info.clip(req.lo, req.hi) or (info.lo, info.hi)
-                calls.append((info.node, "scan", dataclasses.replace(req, lo=lo, hi=hi)))
+                clipped = info.clip(req.lo, req.hi)
+                assert clipped is not None  # `overlapping` returns overlapping regions only
+                calls.append(
+                    (info.node, "scan", dataclasses.replace(req, lo=clipped[0], hi=clipped[1]))
+                )
             partials = [row for reply in self._fanout(calls) for row in reply.rows]
             return ScanReply(merge_partials(req.aggregate, partials), None)
         if len(infos) == 1:

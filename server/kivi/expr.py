@@ -130,17 +130,19 @@ class _Gen:
         self.n = 0
 
     def name(self, prefix: str, value: Any) -> str:
+        """Binds a value to a fresh global name of the generated code."""
         self.n += 1
         nm = f"_{prefix}{self.n}"
         self.ns[nm] = value
         return nm
 
     def tmp(self) -> str:
+        """Returns a fresh temporary name (for `:=`)."""
         self.n += 1
         return f"_t{self.n}"
 
-    # Operands: returns (source, may_be_null, is_simple). Simple operands are cheap to repeat.
     def operand(self, e: Any) -> tuple[str, bool, bool]:
+        """Returns (source, may be NULL, simple); simple operands are cheap to repeat."""
         kind = e[0]
         if kind == "col":
             return f"r[{int(e[1])}]", True, True
@@ -322,6 +324,7 @@ def _build(ir: Any, template: str, name: str, value_mode: bool) -> Any:
     fast, safe_fn = variants
 
     def run(arg: Any) -> Any:
+        """Runs the fast variant, or the safe one when a Decimal NaN got in its way."""
         try:
             return fast(arg)
         except InvalidOperation:  # NB: Python refuses to order a Decimal NaN; SQL does not

@@ -19,11 +19,13 @@ other end).
     0x21  bytes                 as str
     0x30  bool                  0x00 / 0x01
     0x31  date                  4 bytes, ordinal
-    0x32  time                  8 bytes, microseconds since midnight (timetz: UTC)
+    0x32  time                  8 bytes, microseconds since midnight
     0x33  datetime (naive)      8 bytes, microseconds since 0001-01-01, + 2**63
     0x34  datetime (aware)      the same, after conversion to UTC
     0x35  timedelta             total microseconds, encoded as an int element
     0x36  uuid                  16 bytes
+    0x37  time with time zone   8 bytes, UTC microseconds + 2**63 (may leave 0..24h), then
+                                4 bytes, -offset + 2**31 (PostgreSQL's timetz order)
     0xff  NULL                  (none): after every value, as ASC NULLS LAST
 
 Each SQL column has one type, so values of different types never meet at the
@@ -33,7 +35,8 @@ before it encodes a bound (NB: int 1 and Decimal 1 encode differently).
 A descending column (`desc` flags) stores the bitwise complement of the
 element, which reverses its order and puts NULLs first, as PostgreSQL's DESC
 does by default. Keys decode losing only what SQL equality ignores: -0.0,
-NaN payloads, a Decimal's trailing zeros, and an aware datetime's offset.
+NaN payloads, a Decimal's trailing zeros, and a timestamptz's offset (it comes
+back in UTC).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ _INT_NEG_BIG, _INT64, _INT_POS_BIG = 0x10, 0x11, 0x12
 _FLOAT, _DECIMAL = 0x14, 0x15
 _STR, _BYTES = 0x20, 0x21
 _BOOL, _DATE, _TIME, _TS, _TSTZ, _INTERVAL, _UUID = 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36
+_TIMETZ = 0x37
 _NULL = 0xFF
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -141,10 +145,15 @@ def _enc_date(v: _dt.date) -> bytes:
 
 def _enc_time(v: _dt.time) -> bytes:
     us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
-    if v.tzinfo is not None:
-        off = v.utcoffset()
-        us -= off // _US if off is not None else 0
-    return b"\x32" + _pack_q(us + _BIAS)
+    off = v.utcoffset() if v.tzinfo is not None else None
+    if off is None:
+        return b"\x32" + _pack_q(us + _BIAS)
+    # NB: PostgreSQL orders timetz by UTC time, then by zone (seconds west of UTC); equal
+    # instants with different offsets are different values.
+    off_s = off // _US // 1_000_000
+    return (
+        b"\x37" + _pack_q(us - off_s * 1_000_000 + _BIAS) + (-off_s + (1 << 31)).to_bytes(4, "big")
+    )
 
 
 def _enc_datetime(v: _dt.datetime) -> bytes:
@@ -287,11 +296,12 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
     if tag == _DATE:
         return _dt.date.fromordinal(int.from_bytes(buf[pos : pos + 4], "big")), pos + 4
     if tag == _TIME:
-        us = _unpack_q(buf, pos)[0] - _BIAS
-        s, us = divmod(us, 1_000_000)
-        m, s = divmod(s, 60)
-        h, m = divmod(m, 60)
-        return _dt.time(h, m, s, us), pos + 8
+        return _time_of(_unpack_q(buf, pos)[0] - _BIAS), pos + 8
+    if tag == _TIMETZ:
+        off_s = (1 << 31) - int.from_bytes(buf[pos + 8 : pos + 12], "big")
+        us = _unpack_q(buf, pos)[0] - _BIAS + off_s * 1_000_000
+        tz = _dt.timezone(_dt.timedelta(seconds=off_s))
+        return _time_of(us, tz), pos + 12
     if tag == _TS:
         return _TS_EPOCH + (_unpack_q(buf, pos)[0] - _BIAS) * _US, pos + 8
     if tag == _TSTZ:
@@ -309,6 +319,13 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
         mag = int.from_bytes(_invert(buf[pos + 1 : pos + 1 + n]), "big")
         return -mag, pos + 1 + n
     raise ValueError(f"bad key tag 0x{tag:02x} at {pos - 1}")
+
+
+def _time_of(us: int, tz: _dt.tzinfo | None = None) -> _dt.time:
+    s, us = divmod(us, 1_000_000)
+    m, s = divmod(s, 60)
+    h, m = divmod(m, 60)
+    return _dt.time(h, m, s, us, tzinfo=tz)
 
 
 def _decode_decimal(buf: bytes, pos: int) -> tuple[Decimal, int]:

@@ -22,12 +22,16 @@ Take three keys written at ts 2..9 (`x` a tombstone, `.` nothing):
 Applying the same (ts, key) twice stores one version: replaying the redo log
 after a checkpoint is harmless.
 
-Layout. Version chains are lists of `(ts, row)`, newest first. Keys live in
+Layout. Version chains are tuples of `(ts, row)`, newest first: immutable,
+so the cyclic GC soon stops tracking them (a million list chains would make
+every full collection walk a million lists). Keys live in
 an ordered *base* (a sorted list of keys and a parallel list of chains: scans
 are slices found by bisection) and a small *write cache* (a SortedDict) for
 keys the base does not have yet. A new version of a base key is added to its
-chain in place; a new key goes to the cache, which is merged into the base
-once it passes `cache_limit` (or on `compact`). Reads merge both. The store is
+chain (a new tuple in the same slot); a new key goes to the cache, which is merged into the base
+once it outgrows both `cache_limit` and 1/64 of the base (or on `compact`,
+which checkpoints call). Reads merge both, touching only the part of the
+cache a chunk covers. The store is
 not thread-safe: its owner (the node) holds a lock around each call.
 """
 
@@ -35,12 +39,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from itertools import islice
 from typing import Any
 
 from sortedcontainers import SortedDict
 
 Row = tuple[Any, ...]
-Chain = list[tuple[int, Row | None]]
+Chain = tuple[tuple[int, Row | None], ...]
 
 CACHE_LIMIT = 4096
 
@@ -53,20 +59,16 @@ def _visible(chain: Chain, ts: int) -> Row | None:
     return None
 
 
-def _add_version(chain: Chain, ts: int, row: Row | None) -> bool:
-    """Inserts (ts, row) newest first, replacing a version at ts; tells whether it was new."""
+def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
+    """Returns the chain with (ts, row) inserted newest first, replacing a version at ts."""
     if chain[0][0] < ts:
-        chain.insert(0, (ts, row))
-        return True
+        return ((ts, row), *chain)
     for i, (vts, _) in enumerate(chain):
         if vts == ts:
-            chain[i] = (ts, row)
-            return False
+            return (*chain[:i], (ts, row), *chain[i + 1 :])
         if vts < ts:
-            chain.insert(i, (ts, row))
-            return True
-    chain.append((ts, row))
-    return True
+            return (*chain[:i], (ts, row), *chain[i:])
+    return (*chain, (ts, row))
 
 
 class VersionStore:
@@ -94,17 +96,18 @@ class VersionStore:
         for key, row in writes:
             i = bisect_left(keys, key)
             if i < len(keys) and keys[i] == key:
-                chain = chains[i]
+                chains[i] = _add_version(chains[i], ts, row)
             else:
                 chain = cache.get(key)
                 if chain is None:
-                    cache[key] = [(ts, row)]
+                    cache[key] = ((ts, row),)
                     if row is None:
                         gc.add(key)
                     continue
-            _add_version(chain, ts, row)
+                cache[key] = _add_version(chain, ts, row)
             gc.add(key)
-        if len(cache) > self.cache_limit:
+        # A merge copies the base, so let the cache grow with it: amortised O(1) per key.
+        if len(cache) > self.cache_limit and len(cache) > len(keys) >> 6:
             self.compact()
 
     def compact(self) -> None:
@@ -182,16 +185,17 @@ class VersionStore:
         i = 0 if lo is None else bisect_left(keys, lo)
         j = len(keys) if hi is None else bisect_left(keys, hi, i)
         cache = self._cache
-        ckeys = list(cache.irange(lo, hi, inclusive=(True, False))) if cache else []
         nxt: bytes | None = None
+        # NB: the cache is read only as far as this chunk reaches (islice), so a scan costs
+        # O(max_keys) per chunk however large the cache is.
         if not reverse:
             if j - i > max_keys:
                 j = i + max_keys
                 nxt = keys[j]
             bk, bc = keys[i:j], self._chains[i:j]
-            if ckeys:
-                if nxt is not None:
-                    ckeys = ckeys[: bisect_left(ckeys, nxt)]
+            if cache:
+                it = cache.irange(lo, nxt if nxt is not None else hi, inclusive=(True, False))
+                ckeys = list(islice(it, max_keys + 1))
                 if len(ckeys) > max_keys:
                     # Cache keys alone overflow the chunk: continue after the last one taken.
                     ckeys = ckeys[:max_keys]
@@ -204,14 +208,17 @@ class VersionStore:
                 i = j - max_keys
                 nxt = keys[i]
             bk, bc = keys[i:j], self._chains[i:j]
-            if ckeys:
-                if nxt is not None:
-                    ckeys = ckeys[bisect_left(ckeys, nxt) :]
+            if cache:
+                it = cache.irange(
+                    nxt if nxt is not None else lo, hi, inclusive=(True, False), reverse=True
+                )
+                ckeys = list(islice(it, max_keys + 1))
                 if len(ckeys) > max_keys:
-                    ckeys = ckeys[-max_keys:]
-                    nxt = ckeys[0]
+                    ckeys = ckeys[:max_keys]
+                    nxt = ckeys[-1]
                     bk_start = bisect_left(bk, nxt)
                     bk, bc = bk[bk_start:], bc[bk_start:]
+                ckeys.reverse()
                 bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
             bk.reverse()
             bc.reverse()
@@ -226,19 +233,37 @@ class VersionStore:
                 out_r.append(row)
         return out_k, out_r, nxt
 
-    def scan(
-        self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool = False
-    ) -> Iterator[tuple[bytes, Row]]:
-        """Yields the visible (key, row) pairs of [lo, hi) at ts in key order."""
+    def chunks(
+        self,
+        lo: bytes | None,
+        hi: bytes | None,
+        ts: int,
+        reverse: bool,
+        max_keys: int,
+        lock: AbstractContextManager[Any] | None = None,
+    ) -> Iterator[tuple[list[bytes], list[Row], bool]]:
+        """Yields `chunk` after `chunk` over [lo, hi), with a flag telling whether more follow.
+
+        `lock`, when given, is held while each chunk is read and released in between.
+        """
+        guard = lock if lock is not None else nullcontext()
         while True:
-            keys, rows, nxt = self.chunk(lo, hi, ts, reverse, 1024)
-            yield from zip(keys, rows, strict=True)
+            with guard:
+                keys, rows, nxt = self.chunk(lo, hi, ts, reverse, max_keys)
+            yield keys, rows, nxt is not None
             if nxt is None:
                 return
             if reverse:
                 hi = nxt
             else:
                 lo = nxt
+
+    def scan(
+        self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool = False
+    ) -> Iterator[tuple[bytes, Row]]:
+        """Yields the visible (key, row) pairs of [lo, hi) at ts in key order."""
+        for keys, rows, _ in self.chunks(lo, hi, ts, reverse, 1024):
+            yield from zip(keys, rows, strict=True)
 
     def items(self, ts: int | None = None) -> Iterator[tuple[bytes, Chain]]:
         """Yields (key, chain) in key order, chains cut to versions <= ts (all when ts is None)."""
@@ -247,7 +272,7 @@ class VersionStore:
             if ts is not None and chain[-1][0] > ts:
                 continue
             if ts is not None and chain[0][0] > ts:
-                chain = [v for v in chain if v[0] <= ts]
+                chain = tuple(v for v in chain if v[0] <= ts)
             yield k, chain
 
     def load(self, keys: list[bytes], chains: list[Chain]) -> None:
@@ -274,15 +299,23 @@ class VersionStore:
         dropped = 0
         gone: list[bytes] = []
         keep: set[bytes] = set()
+        keys, chains, cache = self._keys, self._chains, self._cache
         for key in self._gc:
-            chain = self._chain(key)
+            i = bisect_left(keys, key)
+            in_base = i < len(keys) and keys[i] == key
+            chain = chains[i] if in_base else cache.get(key)
             if chain is None:
                 continue
-            for i, (vts, row) in enumerate(chain):
+            for n, (vts, row) in enumerate(chain):
                 if vts <= low_water:
-                    cut = i + 1 if row is not None else i
-                    dropped += len(chain) - cut
-                    del chain[cut:]
+                    cut = n + 1 if row is not None else n
+                    if cut < len(chain):
+                        dropped += len(chain) - cut
+                        chain = chain[:cut]
+                        if in_base:
+                            chains[i] = chain
+                        elif chain:
+                            cache[key] = chain
                     break
             if not chain:
                 gone.append(key)

@@ -17,12 +17,15 @@ GC could drop them, and the transaction layer keeps `low_water` below every
 active snapshot). A node holds no region of a space until it is first written
 (or a region is imported); then it creates one covering the whole space. The
 node is thread-safe and knows nothing of other nodes: `KiviClient` routes.
+NB: a scan holds on to the regions it found at its start; a region split or
+moved away meanwhile is read as it was cut, so placement changes should wait
+for running scans (a move quiesces the region anyway).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -201,7 +204,7 @@ class KiviNode:
         want = req.batch_size if req.limit is None else min(req.batch_size, req.limit)
         if want <= 0 or not regions:
             return ScanReply([], None)
-        ts, reverse = req.ts, req.reverse
+        reverse = req.reverse
         chunk_n = min(max(want, MIN_CHUNK), MAX_CHUNK)
         select = compile_selector(req.filter) if req.filter is not None else None
         # Without keys to return, the plain filter is cheaper than selecting positions.
@@ -210,13 +213,7 @@ class KiviNode:
         out: list[Row] = []
         last = len(regions) - 1
         for idx, region in enumerate(regions):
-            clipped = region.clip(req.lo, req.hi)
-            if clipped is None:
-                continue
-            lo, hi = clipped
-            while True:
-                with self._lock:
-                    keys, rows, nxt = region.store.chunk(lo, hi, ts, reverse, chunk_n)
+            for keys, rows, has_more in self._chunks(region, req, reverse, chunk_n):
                 raw_rows = rows
                 if keep is not None:
                     rows = keep(rows)
@@ -227,7 +224,7 @@ class KiviNode:
                         rows = [rows[i] for i in pos]
                 room = want - len(out)
                 full = len(rows) >= room
-                more = len(rows) > room or nxt is not None or idx < last
+                more = len(rows) > room or has_more or idx < last
                 if full:
                     rows = rows[:room]
                 if proj is not None:
@@ -245,30 +242,26 @@ class KiviNode:
                     else:
                         last_key = keys[room - 1]
                     return ScanReply(out, last_key if reverse else successor(last_key))
-                if nxt is None:
-                    break
-                if reverse:
-                    hi = nxt
-                else:
-                    lo = nxt
         return ScanReply(out, None)
+
+    def _chunks(
+        self, region: Region, req: Scan, reverse: bool, n: int
+    ) -> Iterator[tuple[list[bytes], list[Row], bool]]:
+        """Yields a region's visible (keys, rows) within the request's range, chunk by chunk.
+
+        The flag says whether more chunks follow. The lock is held per chunk only.
+        """
+        clipped = region.clip(req.lo, req.hi)
+        if clipped is not None:
+            yield from region.store.chunks(*clipped, req.ts, reverse, n, self._lock)
 
     def _aggregate(self, req: Scan, regions: list[Region]) -> ScanReply:
         assert req.aggregate is not None
         agg = PartialAgg(req.aggregate)
         keep = compile_filter(req.filter) if req.filter is not None else None
         for region in regions:
-            clipped = region.clip(req.lo, req.hi)
-            if clipped is None:
-                continue
-            lo, hi = clipped
-            while True:
-                with self._lock:
-                    _, rows, nxt = region.store.chunk(lo, hi, req.ts, False, MAX_CHUNK)
+            for _, rows, _ in self._chunks(region, req, False, MAX_CHUNK):
                 agg.add(keep(rows) if keep is not None else rows)
-                if nxt is None:
-                    break
-                lo = nxt
         return ScanReply(agg.rows(), None)
 
     # --- writes -------------------------------------------------------------------------------
@@ -324,7 +317,7 @@ class KiviNode:
         # Only once the files are durable may the redo log before ts be skipped.
         with self._lock:
             for region in regions:
-                region.checkpoint_ts = max(region.checkpoint_ts, ts)
+                region.checkpoint_ts = ts  # NB: not max(): the files now hold the state as of ts
 
     # --- placement ----------------------------------------------------------------------------
 

@@ -82,7 +82,7 @@ class Region:
     def from_data(cls, data: RegionData) -> Region:
         """Builds a region from exported or checkpointed data."""
         store = VersionStore()
-        store.load(list(data.keys), [[(v[0], v[1]) for v in c] for c in data.chains])
+        store.load(list(data.keys), [tuple((v[0], v[1]) for v in c) for c in data.chains])
         return cls(data.space, data.lo, data.hi, store, data.checkpoint_ts)
 
 

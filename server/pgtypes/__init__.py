@@ -1,0 +1,2 @@
+"""PostgreSQL types: OIDs (`oids`), text formats (`text`), binary formats (`binary`), and the
+per-column wire codecs pgwire builds from them (`codecs`)."""

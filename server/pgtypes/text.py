@@ -75,6 +75,8 @@ def timezone(tz: Any) -> dt.tzinfo:
 
 
 def _float8(v: float) -> str:
+    if type(v) is not float:
+        v = float(v)
     r = repr(v)
     if "e" not in r and "n" not in r:
         if r.endswith(".0"):
@@ -107,13 +109,17 @@ _F4 = struct.Struct("!f")
 
 
 def _float4(v: float) -> str:
+    v = float(v)
     if not math.isfinite(v):
         return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
     v32 = _F4.unpack(_F4.pack(v))[0]
     for prec in range(1, 10):
         s = f"{v32:.{prec - 1}e}"
-        if _F4.unpack(_F4.pack(float(s)))[0] == v32:
-            break
+        try:
+            if _F4.unpack(_F4.pack(float(s)))[0] == v32:
+                break
+        except OverflowError:  # a candidate rounded past FLT_MAX
+            continue
     return _sci(s, 6)
 
 

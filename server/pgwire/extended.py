@@ -50,15 +50,11 @@ class Statement:
         self.shapes: dict[tuple[int, ...], tuple[list[WireEncoder], bytes]] = {}
         self.param_desc = M.parameter_description(prepared.param_oids)
 
-    def label(self) -> str:
-        """Names the statement as PostgreSQL's messages do."""
-        return f'prepared statement "{self.name}"' if self.name else "unnamed prepared statement"
-
 
 class Portal:
     """A bound statement: parameters, result formats, and the Result once executing."""
 
-    __slots__ = ("stmt", "params", "encoders", "row_desc", "result")
+    __slots__ = ("stmt", "params", "encoders", "row_desc", "result", "ran")
 
     def __init__(self, stmt: Statement, params: list[Any], encoders: list[WireEncoder] | None,
                  row_desc: bytes) -> None:
@@ -67,6 +63,7 @@ class Portal:
         self.encoders = encoders
         self.row_desc = row_desc
         self.result: Result | None = None
+        self.ran = False  # run to completion once: re-executing fetches nothing
 
     def close(self) -> None:
         """Stops a suspended result's row iterator."""
@@ -167,8 +164,8 @@ class ExtendedQuery:
             oids = stmt.prepared.param_oids
             if len(values) != len(oids):
                 raise ProtocolViolation(
-                    f"bind message supplies {len(values)} parameters, but {stmt.label()} "
-                    f"requires {len(oids)}")
+                    f"bind message supplies {len(values)} parameters, but prepared statement "
+                    f'"{stmt_name}" requires {len(oids)}')
             params: list[Any] = []
             if values:
                 pkey = _formats(pfmts, len(values), "parameter")
@@ -239,6 +236,10 @@ class ExtendedQuery:
             self._fail(e, False)
             return
         res = portal.result
+        if portal.ran and res is not None and res.columns is not None:
+            # NB: PostgreSQL answers a finished portal with zero rows: "SELECT 0"
+            self.out += M.command_complete(res.tag.split(" ")[0] + " 0")
+            return
         if res is None:
             try:
                 res = portal.result = self.session.execute(portal.stmt.prepared, portal.params)
@@ -255,6 +256,7 @@ class ExtendedQuery:
                 fmts = [0] * len(res.columns)
                 encoders = column_encoders([c.type_oid for c in res.columns], fmts, self.tz)
             self._send_result(res, encoders, max_rows, describe=False)
+            portal.ran = res.done
         except Exception as e:
             portal.close()
             self._fail(e, isinstance(e, SQLError))

@@ -50,8 +50,10 @@ log = logging.getLogger("cumulo.pgwire")
 STARTUP, AUTH, READY, CLOSED = range(4)
 FLUSH_AT = 256 * 1024
 MAX_STARTUP = 10_000
+MAX_MESSAGE = 1 << 30  # PostgreSQL's MaxAllocSize: a bigger length is garbage
 _FETCH_BATCH = 1000
-_COPY_KINDS = frozenset(b"dcfHS")
+_COPY_KINDS = frozenset(b"dcfHSX")
+_COUNTED = ("SELECT ", "FETCH ", "MOVE ")
 
 
 def normalize_encoding(value: str) -> str:
@@ -101,7 +103,6 @@ class Connection(ExtendedQuery):
         self._auth: Authenticator | None = None
         self._copy: Any = None  # a CopyIn in progress
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
-        self._copy_error: BaseException | None = None
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
@@ -125,7 +126,7 @@ class Connection(ExtendedQuery):
                         break
                     kind = buf[pos]
                     end = pos + 1 + unpack(buf, pos + 1)[0]
-                    if end < pos + 5:
+                    if end < pos + 5 or end - pos > MAX_MESSAGE:
                         raise fatal(ProtocolViolation("invalid message length"))
                     if end > n:
                         break
@@ -140,7 +141,14 @@ class Connection(ExtendedQuery):
                     handler = self._dispatch.get(kind)
                     if handler is None:
                         raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
-                    handler(payload)
+                    try:
+                        handler(payload)
+                    except SQLError as e:
+                        if e.severity == "FATAL":
+                            raise
+                        self._message_failed(kind, e)
+                    except Exception as e:  # a bug: report it and keep serving
+                        self._message_failed(kind, e)
                 elif self.phase == STARTUP:
                     if n - pos < 4:
                         break
@@ -179,6 +187,13 @@ class Connection(ExtendedQuery):
         out = bytes(self.out)
         self.out.clear()
         return out
+
+    def _message_failed(self, kind: int, exc: BaseException) -> None:
+        """Reports an error that escaped a message handler (a malformed message, a bug)."""
+        self._in_extended = kind != 81  # Q
+        self._error(exc, notify=True)
+        if kind == 81:
+            self._ready()
 
     def tls_started(self) -> None:
         """Tells the connection the socket is now TLS; the StartupMessage comes next."""
@@ -406,10 +421,16 @@ class Connection(ExtendedQuery):
         if max_rows > 0:
             rows = res.fetch(max_rows)
             M.append_rows(out, rows, encoders)
+            self._notices()
             if not res.done:
-                self._notices()
                 out += M.PORTAL_SUSPENDED
                 return
+            tag = res.tag
+            if tag.startswith(_COUNTED) and tag.endswith(f" {res._count}"):
+                # NB: PostgreSQL counts the rows of this Execute, not of the whole portal
+                tag = f"{tag.rsplit(' ', 1)[0]} {len(rows)}"
+            out += M.command_complete(tag)
+            return
         else:
             while not res.done:
                 rows = res.fetch(_FETCH_BATCH)
@@ -444,7 +465,7 @@ class Connection(ExtendedQuery):
 
     def _begin_copy_in(self, res: Result, gen: Iterator[Result] | None) -> None:
         ci = res.copy_in
-        self._copy, self._copy_gen, self._copy_error = ci, gen, None
+        self._copy, self._copy_gen = ci, gen
         self.out += M.copy_response(b"G", ci.format == "binary", ci.column_count)
 
     def _copy_data(self, payload: bytes) -> None:

@@ -106,10 +106,11 @@ class PgProtocol(asyncio.BufferedProtocol):
     # -- loop side ---------------------------------------------------------------
 
     def connection_made(self, transport: Any) -> None:
-        """Starts the connection's worker thread."""
+        """Starts the connection's worker thread (called again with the TLS transport)."""
         self.transport = transport
-        self.server.handlers.add(self)
-        self.worker.start()
+        if not self.worker.is_alive() and self.worker.ident is None:
+            self.server.handlers.add(self)
+            self.worker.start()
 
     def get_buffer(self, sizehint: int) -> memoryview:
         """Returns the reusable read buffer."""
@@ -164,11 +165,23 @@ class PgProtocol(asyncio.BufferedProtocol):
         if not self.finished.done():
             self.finished.set_result(None)
 
+    def _reply(self, data: bytes, consumed: int) -> None:
+        if data:
+            self._write(data)
+        self._resume_input(consumed)
+
     def _resume_input(self, nbytes: int) -> None:
         self.pending -= nbytes
         if self.paused and self.pending < PAUSE_INPUT_AT // 2 and not self.lost:
             self.paused = False
             self.transport.resume_reading()
+
+    def _begin_tls(self, answer: bytes, done: threading.Event) -> None:
+        # NB: stop reading before the client sees 'S', or its ClientHello could reach
+        # buffer_updated before the TLS protocol is in place, and be lost.
+        self.transport.pause_reading()
+        self._write(answer)
+        self.loop.create_task(self._start_tls(done))
 
     async def _start_tls(self, done: threading.Event) -> None:
         try:
@@ -213,19 +226,21 @@ class PgProtocol(asyncio.BufferedProtocol):
                         break
                     data += more
                 out = conn.feed(data)
-                call(self._resume_input, len(data))
-                if out:
-                    self._send_from_worker(out)
+                if conn.start_tls:
+                    call(self._resume_input, len(data))
+                    done = threading.Event()
+                    call(self._begin_tls, out, done)
+                    done.wait()
+                    conn.tls_started()
+                    continue
+                while not self.writable.wait(1.0) and not self.lost:
+                    pass
+                call(self._reply, out, len(data))  # one wake-up of the loop per round trip
                 if conn.cancel_key is not None:
                     call(self.server.cancel, conn.cancel_key)
                 if conn.closed:
                     call(self._close_transport)
                     break
-                if conn.start_tls:
-                    done = threading.Event()
-                    asyncio.run_coroutine_threadsafe(self._start_tls(done), self.loop)
-                    done.wait()
-                    conn.tls_started()
         except Exception:
             log.exception("pgwire worker failed")
             call(self._close_transport)

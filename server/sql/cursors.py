@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import DuplicateCursor, InvalidCursorName, NoActiveSQLTransaction
 from ..pgwire.backend import Column, Result
 from .parse import parse_sql, unquote_ident
-from .statement import Stmt, analyse_query
+from .statement import ANY_VERSION, Stmt, analyse_query
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -128,7 +128,7 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
                 raise InvalidCursorName(f'cursor "{key}" does not exist')
             return Result("CLOSE CURSOR")
 
-        return Stmt(sql, "cursor", close, in_txn=False, tag="CLOSE CURSOR")
+        return Stmt(sql, "cursor", close, version=ANY_VERSION, in_txn=False, tag="CLOSE CURSOR")
     if kind == "fetch":
         name = unquote_ident(m.group("name"))
         verb = m.group("verb").upper()

@@ -154,6 +154,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("role", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?P<kind>ROLE|USER|GROUP)\b.*$", _I)),
     ("database", re.compile(r"(?P<verb>CREATE|DROP|ALTER)\s+DATABASE\b.*$", _I)),
     ("comment", re.compile(r"COMMENT\s+ON\b.*$", _I)),
+    ("noop", re.compile(r"(?P<verb>GRANT|REVOKE|LOCK(?:\s+TABLE)?|SET\s+CONSTRAINTS|"
+                        r"SECURITY\s+LABEL|REINDEX|CLUSTER)\b.*$", _I)),
     ("sequence", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$",
                             _I)),
 ]
@@ -163,7 +165,8 @@ _FIRST_WORDS = {
     "FETCH": 16, "MOVE": 16, "LISTEN": 17, "UNLISTEN": 17, "NOTIFY": 17, "VACUUM": 18,
     "ANALYZE": 18, "ANALYSE": 18, "CHECKPOINT": 19, "PREPARE": 20, "EXECUTE": 21,
     "DEALLOCATE": 22, "EXPLAIN": 23, "COPY": 24, "CREATE": 25, "ALTER": 25, "DROP": 25,
-    "COMMENT": 27,
+    "COMMENT": 27, "GRANT": 28, "REVOKE": 28, "LOCK": 28, "REINDEX": 28, "CLUSTER": 28,
+    "SECURITY": 28,
 }
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -210,8 +213,23 @@ def txn_modes(text: str | None) -> dict[str, Any]:
     return out
 
 
+_PARAM_ARRAY_CAST = re.compile(r"(\$\d+)\s*::\s*((?:[A-Za-z_][\w.]*|\"[^\"]+\")(?:\s*\[\s*\])+)")
+
+
+def _array_cast(m: re.Match[str]) -> str:
+    name = m.group(2)
+    dims = name.count("[")
+    base = name[: name.index("[")].strip()
+    if "." not in base:
+        base = "pg_catalog." + base  # NB: sqlglot only reads `x[]` as a type when qualified
+    return f"CAST({m.group(1)} AS {base}{'[]' * dims})"
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure."""
+    if "[]" in sql and "$" in sql:
+        # NB: sqlglot reads `$1::oid[]` (asyncpg's introspection) as a subscript and fails.
+        sql = _PARAM_ARRAY_CAST.sub(_array_cast, sql)
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except ParseError as e:
@@ -249,7 +267,7 @@ class PlanCache:
         entry = self._map.get(key)
         if entry is None:
             return None
-        if entry.version != version:
+        if entry.version != version and entry.version != -2:  # -2: statement.ANY_VERSION
             del self._map[key]
             return None
         return entry

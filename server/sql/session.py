@@ -79,6 +79,8 @@ class SQLSession:
         self._errors = 0
         self._search_path: tuple[str, list[str]] | None = None
         self.functions = SessionFunctions(self)
+        self.temp_schema: str | None = None  # pg_temp_<pid> once a TEMP table was created
+        self._cached_sp = self.settings.values["search_path"]
 
     # -- pgwire's Session protocol ----------------------------------------
 
@@ -154,9 +156,8 @@ class SQLSession:
         if stmt is None:
             return Result("", empty=True)
         try:
-            if stmt.version not in (-1, self.catalog_version()) and stmt.kind in ("query", "dml"):
-                stmt = self.lookup(stmt.sql, tuple(stmt.param_oids))
-                prepared.handle = stmt
+            stmt = self.revalidate(stmt)
+            prepared.handle = stmt
             return self.execute_stmt(stmt, params)
         except BaseException as e:
             self.on_error(e)
@@ -181,20 +182,45 @@ class SQLSession:
         self._cancel.set()
 
     def close(self) -> None:
-        """Ends the session, rolling back any open transaction."""
+        """Ends the session, rolling back any open transaction and dropping its TEMP tables."""
         self.abort_txn()
         self.cursors.clear()
+        if self.temp_schema is not None:
+            try:
+                for _ in self.simple_query(f'DROP SCHEMA IF EXISTS "{self.temp_schema}" CASCADE'):
+                    pass
+            except SQLError:
+                pass  # NB: best effort; a leftover pg_temp schema is dropped on the next use
+            self.notices.clear()
         self.engine.session_closed(self)
 
     # -- statements -------------------------------------------------------
 
+    def revalidate(self, stmt: Stmt) -> Stmt:
+        """Re-analyses a prepared query or DML statement if the catalog or search_path changed."""
+        self._check_search_path()
+        if stmt.kind in ("query", "dml") and (stmt.version == -1
+                                              or stmt.version != self.catalog_version()
+                                              or stmt.search_path != self._cached_sp):
+            return self.lookup(stmt.sql, tuple(stmt.param_oids))
+        return stmt
+
+    def _check_search_path(self) -> None:
+        sp = self.settings.values["search_path"]
+        if sp is not self._cached_sp:  # NB: plans bind names through the search_path
+            if sp != self._cached_sp:
+                self.cache.clear()
+            self._cached_sp = sp
+
     def lookup(self, text: str, param_oids: tuple[int, ...]) -> Stmt:
         """Returns the analysed statement for a text, from the plan cache when possible."""
+        self._check_search_path()
         version = self.catalog_version()
         key = (text, param_oids)
         stmt = self.cache.get(key, version)
         if stmt is None:
             stmt = analyse(self, text, list(param_oids))
+            stmt.search_path = self._cached_sp
             if stmt.version != -1 and version != -1:
                 self.cache.put(key, stmt)
         return stmt
@@ -205,6 +231,7 @@ class SQLSession:
         Literals are turned into parameters (`parse.normalize`) so that statements
         differing only in their constants share one cached plan.
         """
+        self._check_search_path()
         version = self.catalog_version()
         stmt = self.cache.get((text, ()), version)
         if stmt is not None:
@@ -276,7 +303,7 @@ class SQLSession:
         try:
             for batch in batches:
                 yield from batch
-        except SQLError as e:
+        except Exception as e:  # NB: not GeneratorExit: an abandoned portal is no error
             self.on_error(e)
             raise
 
@@ -397,7 +424,7 @@ class SQLSession:
         """The schemas unqualified names resolve through (existing ones only)."""
         raw = self.settings.values["search_path"]
         cached = self._search_path
-        if cached is not None and cached[0] == raw:
+        if cached is not None and cached[0] == raw + (self.temp_schema or ""):
             return cached[1]
         out = []
         for part in raw.split(","):
@@ -410,7 +437,9 @@ class SQLSession:
                 p = p.lower()
             if p:
                 out.append(p)
-        self._search_path = (raw, out)
+        if self.temp_schema is not None:
+            out.insert(0, self.temp_schema)  # NB: PostgreSQL looks in pg_temp first
+        self._search_path = (raw + (self.temp_schema or ""), out)
         return out
 
     def sequence(self, seq_oid: int) -> Sequence:

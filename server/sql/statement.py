@@ -37,12 +37,16 @@ class Stmt:
     run: Callable[[SQLSession, list[Any]], Result]
     columns: list[Column] | None = None
     param_oids: list[int] = field(default_factory=list)
-    version: int = 0  # the catalog version it was analysed against (-1: do not cache)
+    version: int = 0  # catalog version it was analysed against (-1: never cache; ANY: always valid)
     in_txn: bool = True  # runs inside the (implicit or explicit) transaction
     no_block: bool = False  # 25001 inside a transaction block
     allowed_when_failed: bool = False  # COMMIT / ROLLBACK / ROLLBACK TO in a failed block
     tag: str = ""
     plan: Any = None  # for queries: the compiled QueryPlan
+    search_path: str = ""  # the search_path it was analysed under (replanned when it changes)
+
+
+ANY_VERSION = -2  # a statement whose analysis does not depend on the catalog (BEGIN, SET ...)
 
 
 def compiler() -> Any:

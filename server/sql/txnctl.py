@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ActiveSQLTransaction, NoActiveSQLTransaction, SQLError
 from ..pgwire.backend import Result
 from .parse import txn_modes, unquote_ident
-from .statement import Stmt
+from .statement import ANY_VERSION, Stmt
 
 if TYPE_CHECKING:
     from .session import SQLSession
 
 
 def _stmt(sql: str, tag: str, fn: Any, failed_ok: bool = False) -> Stmt:
-    return Stmt(sql, "txn", fn, in_txn=False, allowed_when_failed=failed_ok, tag=tag)
+    return Stmt(sql, "txn", fn, version=ANY_VERSION, in_txn=False,
+                allowed_when_failed=failed_ok, tag=tag)
 
 
 def begin(s: SQLSession, modes: dict[str, Any]) -> Result:

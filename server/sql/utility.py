@@ -19,7 +19,7 @@ from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
 from .parse import parse_sql, split_statements, unquote_ident
 from .settings import canonical
-from .statement import Stmt, analyse, analyse_tree
+from .statement import ANY_VERSION, Stmt, analyse, analyse_tree
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 def _u(sql: str, tag: str, fn: Any, columns: list[Column] | None = None,
        in_txn: bool = False, no_block: bool = False) -> Stmt:
-    return Stmt(sql, "utility", fn, columns, in_txn=in_txn, no_block=no_block, tag=tag)
+    return Stmt(sql, "utility", fn, columns, ANY_VERSION, in_txn=in_txn, no_block=no_block,
+                tag=tag)
 
 
 def _value(text: str) -> str:
@@ -92,7 +93,7 @@ def show(s: SQLSession, name: str) -> Result:
     value = s.get_setting(name)
     if value is None:
         value = s.settings.show(name)
-    return Result("SHOW", [Column(name, T.TEXT)], iter([(value,)]), done=False)
+    return Result("SHOW", [Column(canonical(name), T.TEXT)], iter([(value,)]), done=False)
 
 
 def discard(s: SQLSession, what: str) -> Result:
@@ -159,8 +160,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         raw = " ".join(m.group("name").lower().split())
         name = {"transaction isolation level": "transaction_isolation",
                 "time zone": "timezone"}.get(raw, unquote_ident(m.group("name")))
-        col_name = canonical(name) if name == "all" else name
-        cols = None if name == "all" else [Column(col_name, T.TEXT)]
+        cols = None if name == "all" else [Column(canonical(name), T.TEXT)]
         if cols is None:
             cols = [Column("name", T.TEXT), Column("setting", T.TEXT),
                     Column("description", T.TEXT)]
@@ -178,6 +178,20 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     if kind == "vacuum":
         verb = "ANALYZE" if m.group("verb").upper().startswith("ANALY") else "VACUUM"
         return _u(sql, verb, lambda s, p: Result(verb), no_block=verb == "VACUUM")
+    if kind == "noop":
+        # Accepted for compatibility (migrations, pg_restore): Cumulo has no privileges,
+        # explicit locks or physical clustering to change.
+        verb = " ".join(m.group("verb").upper().split())
+        tag = "LOCK TABLE" if verb.startswith("LOCK") else verb
+
+        def noop(s: SQLSession, p: list[Any]) -> Result:
+            if tag == "LOCK TABLE" and not s.in_block:
+                from ..errors import NoActiveSQLTransaction
+
+                raise NoActiveSQLTransaction("LOCK TABLE can only be used in transaction blocks")
+            return Result(tag)
+
+        return _u(sql, tag, noop)
     if kind == "checkpoint":
         return _u(sql, "CHECKPOINT", lambda s, p: checkpoint(s))
     if kind == "prepare":
@@ -241,6 +255,7 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
         stmt = s.prepared_sql.get(name)
         if stmt is None:
             raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
+        stmt = s.prepared_sql[name] = s.revalidate(stmt)
         values: list[Any] = []
         if args and args.strip():
             from .context import ParamTypes

@@ -116,6 +116,11 @@ class Txn(Protocol):
     def abort(self) -> None:
         """Discards the transaction. Safe to call twice."""
 
+    # Optional controls (added for CancelRequest, statement_timeout and lock_timeout):
+    #   cancel(): from another thread, makes the current statement's waits raise 57014;
+    #             new_statement() clears it.
+    #   lock_timeout: float | None, seconds a write or lock may wait before 55P03.
+
 
 class TxnManager(Protocol):
     """The local transaction manager, plus the few non-transactional services the SQL layer needs."""

@@ -19,9 +19,8 @@ from ..kivi.wire import packb, unpackb
 
 def pack_record(ts: int, writes: list[Write], drops: Sequence[int] = ()) -> bytes:
     """Encodes one redo record (commit ts, write set, dropped spaces)."""
-    return packb(
-        [ts, [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes], list(drops)]
-    )
+    rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
+    return packb([ts, rows, list(drops)])
 
 
 def unpack_record(data: bytes) -> tuple[int, list[Write], list[int]]:

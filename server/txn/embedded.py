@@ -6,10 +6,16 @@ manager, recovers the data dir (checkpoint + log replay, see `recovery`) and
 returns a `TxnManager`. Cluster mode wires the same component classes with an
 RPC transport instead.
 
-`data_dir=None` keeps everything in memory (no log, no checkpoints): for tests.
-`sync_commit=False` acknowledges a commit once its record is written to the
-OS, before fsync: a crash of the process loses nothing, a crash of the
-machine may lose the last `flush_interval` seconds of commits.
+Options:
+
+- `data_dir=None` keeps everything in memory (no log, no checkpoints): for tests.
+- `sync_commit` (default True): a commit returns once its redo record is
+  fsynced. With False, a commit is acknowledged once its record is written to
+  the OS, *before* fsync: a crash of the process loses nothing, a crash of
+  the machine may lose the last `flush_interval` seconds of commits.
+- `loggers`, `conflict_managers`, `buckets`: how many of each component share
+  the work (the records by commit ts, the keys by hash bucket).
+- `gc_interval`: seconds between garbage collections (None: only `collect()`).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def _fsync_dir(path: str) -> None:
 
 def _segments(log_dir: str, name: str | None = None) -> list[tuple[str, int, str]]:
     """Lists (logger name, seq, path) of the segment files, oldest first per logger."""
-    out = []
+    out: list[tuple[str, int, str]] = []
     if not os.path.isdir(log_dir):
         return out
     for fn in os.listdir(log_dir):
@@ -122,7 +122,7 @@ class RedoLog:
         self._cond = threading.Condition(self._lock)
         self._closed = False
         self.fsyncs = 0  # how many fsyncs the group commit needed (for tests and stats)
-        existing = {seq: None for _n, seq, _p in _segments(log_dir, name)}
+        existing: dict[int, int | None] = {s: None for _n, s, _p in _segments(log_dir, name)}
         self.gc = GroupCommit(
             max(existing, default=0) + 1, existing, segment_bytes, flush_interval
         )

@@ -27,6 +27,7 @@ waits until the snapshot server reaches c. The delays are counted in `stats`
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import time
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 from ..errors import (
     DeadlockDetected,
     InvalidParameterValue,
+    LockNotAvailable,
     QueryCanceled,
     SerializationFailure,
     SQLError,
@@ -59,12 +61,14 @@ from .sequencer import CommitSequencer, LocalBatch, RequestBatch
 from .snapshot import Advanced, Discarded, Readable, SnapshotServer
 from .transaction import Transaction
 
+log = logging.getLogger("cumulo.txn")
 ISOLATIONS = ("read committed", "repeatable read", "serializable")
 _LOST_UPDATE = "could not serialize access due to concurrent update"
+_ABORTED = "terminating the statement: its transaction was aborted"
 
 
 class LocalTxnManager:
-    """Implements `api.TxnManager` over in-process components."""
+    """The transaction half of `api.TxnManager`, over in-process components."""
 
     def __init__(
         self,
@@ -102,6 +106,7 @@ class LocalTxnManager:
         self._active_lock = threading.Lock()
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
         self._session_commit: dict[Any, int] = {}
+        self._session_lock = threading.Lock()
         self._session_waiting: set[int] = set()
         self._paused: list[Any] | None = None
         self._pause_lock = threading.Lock()
@@ -144,7 +149,9 @@ class LocalTxnManager:
                 self.stats["session_wait_s"] += time.perf_counter() - t0
         with self._active_lock:  # NB: together with low_water(), so GC cannot pass us
             ts = self.snapshots.snapshot
-            self._active[txn.tid] = ts
+            # NB: the first snapshot stays registered: under READ COMMITTED a portal
+            # opened by an earlier statement may still be reading at its older snapshot.
+            self._active.setdefault(txn.tid, ts)
         return ts
 
     def low_water(self) -> int:
@@ -169,9 +176,10 @@ class LocalTxnManager:
 
     @staticmethod
     def _check_cancel(txn: Transaction) -> None:
-        if txn.cancelled:
-            txn.cancelled = False
+        if txn.cancelled:  # NB: stays set until the next statement: it cancels this one
             raise QueryCanceled("canceling statement due to user request")
+        if txn.done:  # aborted by another thread (session termination) while waiting
+            raise QueryCanceled(_ABORTED)
 
     # -- conflicts --------------------------------------------------------------
 
@@ -208,6 +216,8 @@ class LocalTxnManager:
             while True:
                 out = cm.handle(Acquire(tid, snapshot, keys))[0]
                 if type(out) is Granted:
+                    if txn.done:  # NB: aborted meanwhile; its locks must not outlive it
+                        raise QueryCanceled(_ABORTED)
                     return
                 if type(out) is Conflict:
                     self.stats["conflicts"] += 1
@@ -228,16 +238,24 @@ class LocalTxnManager:
                         detail=f"Transaction {tid} waits for transaction {out.holder}, "
                         f"which waits for transaction {tid}.",
                     )
-                if txn.cancelled:  # a cancel that arrived before the wait cancels nothing
-                    txn.cancelled = False
                 if not counted:  # NB: a waiter may wake spuriously and wait again
                     self.stats["waits"] += 1
                     counted = True
                 self._graph.add(tid, out.holder)
+                deadline = None if txn.lock_timeout is None else time.monotonic() + txn.lock_timeout
                 try:
                     while tid not in self._woken:
                         self._check_cancel(txn)
-                        self._cm_cond.wait()
+                        if deadline is None:
+                            self._cm_cond.wait()
+                            continue
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            raise LockNotAvailable("canceling statement due to lock timeout")
+                        self._cm_cond.wait(left)
+                except BaseException:
+                    cm.waiters.get(out.holder, set()).discard(tid)
+                    raise
                 finally:
                     self._woken.discard(tid)
                     self._graph.remove(tid)
@@ -298,12 +316,21 @@ class LocalTxnManager:
                     f"could not write the commit record: {exc}"
                 ) from exc
         if txn.session is not None:
-            self._session_commit[txn.session] = cts
+            self._note_session_commit(txn.session, cts)
 
         def publish() -> None:
-            self.kivi.apply(Apply(cts, writes))
-            self._finished((cts,), readable=True)
-            self._end(txn, cts)
+            try:
+                self.kivi.apply(Apply(cts, writes))
+            except BaseException as exc:
+                # NB: the commit is durable (replay will apply it), but the snapshot, the
+                # waiters and the session must not wait for it forever.
+                log.exception("applying commit %d failed", cts)
+                raise StatementCompletionUnknown(
+                    f"commit {cts} is durable but could not be applied: {exc}"
+                ) from exc
+            finally:
+                self._finished((cts,), readable=True)
+                self._end(txn, cts)
 
         with self._pause_lock:
             if self._paused is not None:
@@ -311,6 +338,16 @@ class LocalTxnManager:
                 return cts
         publish()
         return cts
+
+    def _note_session_commit(self, session: Any, cts: int) -> None:
+        with self._session_lock:
+            sc = self._session_commit
+            sc[session] = cts
+            if len(sc) > 256:
+                # Entries the snapshot has passed can never delay anyone: drop them, so that
+                # ended sessions (the keys are Session objects) are not kept alive.
+                snap = self.snapshots.snapshot
+                self._session_commit = {k: v for k, v in sc.items() if v > snap}
 
     def _end(self, txn: Transaction, cts: int | None) -> None:
         with self._active_lock:
@@ -326,6 +363,8 @@ class LocalTxnManager:
         with self._active_lock:
             self.stats["aborts"] += 1
         self._end(txn, None)
+        if self.is_waiting(txn):  # another thread aborted it: wake its statement up
+            self.cancel(txn)
 
     # -- test hooks ---------------------------------------------------------------
 
@@ -357,6 +396,8 @@ class LocalTxnManager:
         lw = self.low_water()
         self.kivi.collect(Collect(lw))
         self.stats["gc_runs"] += 1
+        with self._session_lock:
+            self._session_commit = {k: v for k, v in self._session_commit.items() if v > lw}
         with self._cm_lock:
             for cm in self.cms:
                 cm.handle(Prune(lw))

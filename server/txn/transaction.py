@@ -8,7 +8,7 @@ ordered streams, KiVi's rows and the own writes in the range:
     own writes:                       b2  c2      e(del)
     merged:                       a1  b2  c2  d1          g1
 
-The node still filters (the same compiled filter, `kivi.expr.compile_filter`,
+The node still filters (the same compiled filter, `kivi.expr.compile_selector`,
 runs over the own rows here) and still projects, but a limit is raised by the
 number of own writes in the range (each can hide at most one node row) and an
 aggregate is computed here over the merged stream, since the node cannot see
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InternalError, ReadOnlySQLTransaction
 from ..kivi.agg import partial_aggregate
 from ..kivi.api import Get, Row, Scan
-from ..kivi.expr import compile_filter
+from ..kivi.expr import compile_selector
 from .api import ScanSpec
 from .conflicts import LATEST
 from .writeset import WriteSet
@@ -41,7 +41,7 @@ class Transaction:
 
     __slots__ = (
         "ltm", "tid", "isolation", "read_only", "session", "ws", "_ts", "min_snapshot", "done",
-        "cancelled", "locked",
+        "cancelled", "locked", "lock_timeout",
     )
 
     def __init__(
@@ -58,6 +58,7 @@ class Transaction:
         self.done = False
         self.cancelled = False
         self.locked: set[tuple[int, bytes]] = set()  # row locks without writes (lock())
+        self.lock_timeout: float | None = None  # seconds a write may wait (lock_timeout)
 
     def __repr__(self) -> str:
         return f"<Transaction {self.tid} {self.isolation} ts={self._ts}>"
@@ -74,6 +75,7 @@ class Transaction:
 
     def new_statement(self) -> None:
         """Marks a statement boundary; READ COMMITTED drops its snapshot here."""
+        self.cancelled = False
         if self.isolation == "read committed":
             self._ts = None
 
@@ -143,8 +145,9 @@ class Transaction:
         agg = spec.aggregate
         proj = None if agg is not None else spec.projection
         if spec.filter is not None:  # the node's compiled filter, run once over the own rows
-            live = [r for _, r in own if r is not None]
-            passing = {id(r) for r in compile_filter(spec.filter)(live)}
+            live = [(k, r) for k, r in own if r is not None]
+            picked = compile_selector(spec.filter)([r for _, r in live])
+            passing: set[bytes] | None = {live[j][0] for j in picked}
         else:
             passing = None
         node_limit = None if agg is not None or spec.limit is None else spec.limit + len(own)
@@ -159,7 +162,7 @@ class Transaction:
         emitted = 0
 
         def own_row(k: bytes, r: Row | None) -> Row | None:
-            if r is None or (passing is not None and id(r) not in passing):
+            if r is None or (passing is not None and k not in passing):
                 return None
             if proj is not None:
                 r = tuple(r[j] for j in proj)
@@ -236,7 +239,9 @@ class Transaction:
     def lock(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Takes the write locks of keys and returns their rows (see `api.Txn.lock`)."""
         if self.read_only:
-            raise ReadOnlySQLTransaction("cannot execute SELECT FOR UPDATE in a read-only transaction")
+            raise ReadOnlySQLTransaction(
+                "cannot execute SELECT FOR UPDATE in a read-only transaction"
+            )
         self._snap()
         fresh = [(space, k) for k in keys if not self.holds((space, k))]
         rc = self.isolation == "read committed"

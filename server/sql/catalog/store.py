@@ -34,7 +34,7 @@ from typing import Any
 import msgpack
 
 from ...errors import SerializationFailure
-from ...txn.api import ScanSpec
+from ...txn.api import RetryStatement, ScanSpec
 from ..dml.keys import encode_key
 from .model import (
     BOOTSTRAP_SUPERUSER_OID,
@@ -235,7 +235,7 @@ class CatalogStore:
                 txn.put(COUNTER_SPACE, [(k, (new,))])
                 txn.commit()
                 return new
-            except SerializationFailure:
+            except (SerializationFailure, RetryStatement):
                 txn.abort()
             except BaseException:
                 txn.abort()

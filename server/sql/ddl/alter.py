@@ -142,7 +142,8 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
     """ALTER COLUMN SET/DROP DEFAULT, SET/DROP NOT NULL, TYPE."""
     col = _column(table, ident(node.this))
     if node.args.get("dtype") is not None:
-        raise FeatureNotSupported("ALTER COLUMN ... TYPE is not supported")
+        alter_type(s, table, col, node)
+        return
     if "allow_null" in node.args and node.args["allow_null"] is not None:
         from .constraints import set_not_null
 
@@ -156,6 +157,60 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
         raise FeatureNotSupported(f"ALTER COLUMN not supported: {node.sql('postgres')}")
     cols = tuple(new if c.attnum == col.attnum else c for c in table.columns)
     _put(s, dataclasses.replace(table, columns=cols))
+
+
+def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) -> None:
+    """ALTER COLUMN ... TYPE t [USING expr]: converts every stored value, rebuilds indexes."""
+    from ...errors import DatatypeMismatch, SQLError
+    from ..expr.casts import cast_function
+    from ..expr.types import type_name
+    from .indexes import build_index
+    from .tables import column_type
+
+    oid, typmod = column_type(node.args["dtype"])
+    pos = col.attnum - 1
+    using = node.args.get("using")
+    conv: Any = None
+    if using:
+        from ..context import ParamTypes
+        from ..dml.values import compile_value, table_scope
+
+        target = dataclasses.replace(col, type_oid=oid, typmod=typmod)
+        fn = compile_value(s, using, target, table_scope(table), ParamTypes())
+        conv = ("row", fn)
+    else:
+        from ..expr.types import STRINGS
+
+        try:
+            if col.type_oid in STRINGS and oid not in STRINGS:
+                raise SQLError("no assignment cast")  # text -> int needs USING, as in PostgreSQL
+            f = cast_function(col.type_oid, oid, typmod)
+        except SQLError:
+            raise DatatypeMismatch(
+                f'column "{col.name}" cannot be cast automatically to type {type_name(oid)}',
+                hint=f'You might need to specify "USING {col.name}::{type_name(oid)}".') from None
+        conv = ("value", f)
+    if col.attnum in table.primary_key and conv[1] is not None:
+        raise FeatureNotSupported("changing the type of a primary-key column is not supported")
+    cols = tuple(dataclasses.replace(c, type_oid=oid, typmod=typmod, default=c.default)
+                 if c.attnum == col.attnum else c for c in table.columns)
+    new = dataclasses.replace(table, columns=cols)
+    _put(s, new)
+    kind, f = conv
+    if f is not None:
+        if kind == "value":
+            _rewrite(s, new, lambda r, ctx: r[:pos] + (None if r[pos] is None else f(r[pos]),)
+                     + r[pos + 1:])
+        else:
+            _rewrite(s, new, lambda r, ctx: r[:pos] + (f(r, ctx),) + r[pos + 1:])
+    txn = s.ensure_txn()
+    for idx in s.catalog().indexes_of(table.oid):
+        if idx.space and col.attnum in idx.columns:
+            s.pending_drops.append(idx.space)
+            moved = dataclasses.replace(idx, space=s.store.allocate_oid())
+            s.store.put(txn, s.db.oid, moved)
+            s.catalog_changed()
+            build_index(s, _table(s, table.oid), moved)
 
 
 def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None:

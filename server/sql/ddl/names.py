@@ -52,7 +52,8 @@ def creation_schema(cat: CatalogSnapshot, schema: str | None, search_path: list[
         return s
     for name in search_path:
         s = schema_by_name(cat, name)
-        if s is not None and name not in ("pg_catalog", "information_schema"):
+        if s is not None and name not in ("pg_catalog", "information_schema") and not \
+                name.startswith("pg_temp_"):
             return s
     raise InvalidSchemaName("no schema has been selected to create in")
 

@@ -232,6 +232,9 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     """CREATE TABLE [IF NOT EXISTS] ... [AS query]."""
     target = tree.this
     schema, name = table_name(target)
+    props = tree.args.get("properties")
+    if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
+        schema = temp_schema(s)
     cat = s.catalog()
     sch = creation_schema(cat, schema, s.search_path())
     if relation_name_taken(cat, sch.oid, name):
@@ -255,12 +258,25 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     return "CREATE TABLE"
 
 
+def temp_schema(s: SQLSession) -> str:
+    """Returns the session's temporary schema (`pg_temp_<pid>`), creating it if needed."""
+    from ..catalog.model import Schema
+    from .names import schema_by_name
+
+    name = f"pg_temp_{s.backend_pid}"
+    if schema_by_name(s.catalog(), name) is None:
+        s.store.put(s.ensure_txn(), s.db.oid, Schema(s.store.allocate_oid(), name))
+        s.catalog_changed()
+    s.temp_schema = name
+    return name
+
+
 def _reloptions(tree: exp.Create) -> tuple[str, ...]:
     props = tree.args.get("properties")
     out = []
     for p in props.expressions if props else []:
-        if isinstance(p, exp.WithDataProperty | exp.Property) and not isinstance(
-                p, exp.WithDataProperty):
+        if isinstance(p, exp.Property) and not isinstance(
+                p, exp.WithDataProperty | exp.TemporaryProperty) and p.args.get("value") is not None:
             val = p.args.get("value")
             key = p.name or str(p.this)
             out.append(f"{key.lower()}={val.name if isinstance(val, exp.Expression) else val}")

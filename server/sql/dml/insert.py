@@ -63,6 +63,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     if table.kind != "r":
         raise FeatureNotSupported(f'cannot insert into view "{table.name}"')
     cols = target_columns(table, names)
+    overriding = "OVERRIDING SYSTEM VALUE" in sql.upper()
     params = ParamTypes(list(param_oids))
     ncols = len(table.columns)
     defaults: dict[int, ValueFn] = {}
@@ -92,6 +93,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
                     fns.append(default_fns.get(pos) or (lambda row, ctx: None))
                 else:
+                    _check_identity(table.columns[pos], overriding)
                     fns.append(compile_value(s, e, table.columns[pos], [], params))
             rows_fns.append(fns)
     elif source is not None:
@@ -104,6 +106,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 defaults[c.attnum - 1] = compile_default(s, c, table)
     else:
         raise SyntaxError_("syntax error at end of input")
+    reads_target = source is not None and any(
+        ident(t.this) == table.name for t in source.find_all(exp.Table))
     returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
     conflict = _analyse_conflict(s, tree.args.get("conflict"), table, alias, params)
     convs = _source_convs(plan, cols, table) if plan is not None else None
@@ -118,6 +122,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         batches: Any
         if rows_fns is not None:
             batches = [[[f(None, ctx) for f in fns] for fns in rows_fns]]
+        elif reads_target:
+            # NB: the source reads the target: take every row before writing any (Halloween).
+            batches = [[r for b in plan.execute(ctx) for r in b]]
         else:
             batches = plan.execute(ctx)
         for batch in batches:
@@ -150,6 +157,16 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
 
     cols_out = returning.columns if returning is not None else None
     return Stmt(sql, "dml", run, cols_out, params.oids, version, tag="INSERT")
+
+
+def _check_identity(col: Any, overriding: bool) -> None:
+    if col.identity == "a" and not overriding:
+        from ...errors import SQLError
+
+        raise SQLError(
+            f'cannot insert a non-DEFAULT value into column "{col.name}"', sqlstate="428C9",
+            detail=f'Column "{col.name}" is an identity column defined as GENERATED ALWAYS.',
+            hint="Use OVERRIDING SYSTEM VALUE to override.")
 
 
 def _source_convs(plan: Any, cols: list[int], table: Table) -> list[tuple[int, Any]]:

@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from ...errors import FeatureNotSupported, UndefinedColumn
 from ...pgwire.backend import Result
+from ...txn.api import RetryStatement
 from ..catalog.model import Table
 from ..context import ParamTypes
 from ..ddl.names import get_relation, ident, table_name
@@ -29,6 +30,9 @@ from .writer import writer_for
 
 if TYPE_CHECKING:
     from ..session import SQLSession
+
+WRITE_BATCH = 1024
+MAX_RETRIES = 20
 
 
 def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, exp.Expression]]:
@@ -117,24 +121,28 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     ncols = len(table.columns)
     verb = "UPDATE" if is_update else "DELETE"
 
-    def run(sess: SQLSession, values: list[Any]) -> Result:
-        ctx = sess.exec_context(values)
+    def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
+                matched: list[set[bytes]]) -> Result:
         writer = writer_for(sess, sess.catalog().table_by_oid(table.oid) or table)
         seen: set[bytes] = set()
-        total = 0
-        out: list[tuple[Any, ...]] = []
-        for batch in plan.execute(ctx):
+        found: list[tuple[Any, ...]] = []
+        for batch in plan.execute(ctx):  # all candidates first, then the writes (see run)
             ctx.check_cancel()
-            keys, olds, news = [], [], []
             for r in batch:
                 key = r[0]
-                if key in seen:
-                    continue
-                seen.add(key)
+                if key not in seen and (candidates is None or key in candidates):
+                    seen.add(key)
+                    found.append(r)
+        matched.append(seen)
+        total = 0
+        out: list[tuple[Any, ...]] = []
+        for i in range(0, len(found), WRITE_BATCH):
+            keys, olds, news = [], [], []
+            for r in found[i:i + WRITE_BATCH]:
                 old = [None] * ncols
-                for i, slot in enumerate(slots):
-                    old[slot] = r[i + 1]
-                keys.append(key)
+                for j, slot in enumerate(slots):
+                    old[slot] = r[j + 1]
+                keys.append(r[0])
                 olds.append(tuple(old))
                 if is_update:
                     new = list(old)
@@ -143,8 +151,6 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                     for pos, fn in simple:
                         new[pos] = fn(tuple(old), ctx)
                     news.append(new)
-            if not keys:
-                continue
             if is_update:
                 writer.update(sess, keys, olds, news)
                 rows = [tuple(n) for n in news]
@@ -157,6 +163,28 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         if returning is not None:
             return Result(f"{verb} {total}", returning.columns, iter(out), done=False)
         return Result(f"{verb} {total}")
+
+    def run(sess: SQLSession, values: list[Any]) -> Result:
+        txn = sess.txn
+        if txn.isolation != "read committed":
+            return attempt(sess, sess.exec_context(values), None, [])
+        # READ COMMITTED, as PostgreSQL's EvalPlanQual: when a row we write was changed by
+        # a transaction that committed meanwhile, rerun on a fresh snapshot, but only over
+        # the rows the first snapshot matched (each re-checked in its newest version).
+        token = txn.savepoint()
+        candidates: set[bytes] | None = None
+        for _ in range(MAX_RETRIES):
+            matched: list[set[bytes]] = []
+            try:
+                return attempt(sess, sess.exec_context(values), candidates, matched)
+            except RetryStatement:
+                if not matched:
+                    raise
+                txn.rollback_to(token)
+                txn.new_statement()
+                if candidates is None:
+                    candidates = matched[0]
+        return attempt(sess, sess.exec_context(values), candidates, [])
 
     cols = returning.columns if returning is not None else None
     return Stmt(sql, "dml", run, cols, params.oids, version, tag=verb, plan=plan)

@@ -88,13 +88,13 @@ def cache_of(ctx: Any) -> dict:
 
 @executes(N.Values)
 def run_values(node: N.Values, ctx: Any) -> Iterator[Batch]:
-    fn = compiled(node, "rows", lambda: [cg.row_function(N_row(r)) for r in node.rows])
+    fn = compiled(node, "rows", lambda: [cg.row_function(values_row(r)) for r in node.rows])
     out = [f((), ctx) for f in fn]
     if out:
         yield out
 
 
-def N_row(exprs: list) -> Any:
+def values_row(exprs: list) -> Any:
     """Wraps a VALUES row as one `row` expression."""
     from ..expr.bound import E
 

@@ -29,11 +29,11 @@ from ...errors import (
     WindowingError,
 )
 from ...pgtypes import oids as T
-from . import runtime as rt
 from . import types as ty
 from .bound import E, const
-from .casts import cast_function, text_to_interval
+from .casts import text_to_interval
 from .functions import coerce, resolve, return_type
+from .operators import arith
 
 AGG_CLASSES = {
     exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max",
@@ -444,83 +444,8 @@ class Binder:
     b_Add = b_Sub = b_Mul = b_Div = b_Mod = b_Pow = b_IntDiv = _arith
 
     def arith(self, op: str, a: E, b: E) -> E:
-        """Types an arithmetic operator the way PostgreSQL's operator catalog does."""
-        if a.type == T.UNKNOWN and b.type == T.UNKNOWN:
-            a = coerce(a, T.NUMERIC if op == "^" else T.INT4, params=self.params)
-            b = coerce(b, a.type, params=self.params)
-        elif a.type == T.UNKNOWN:
-            a = coerce(a, self._peer(b.type, op), params=self.params)
-        elif b.type == T.UNKNOWN:
-            b = coerce(b, self._peer(a.type, op, right=True), params=self.params)
-        ta, tb = a.type, b.type
-        if ty.is_numeric(ta) and ty.is_numeric(tb) or (ta in ty.OIDLIKE or tb in ty.OIDLIKE):
-            t = ty.numeric_result(ta, tb)
-            if op == "^":
-                t = T.NUMERIC if T.NUMERIC in (ta, tb) else T.FLOAT8
-            if t in (T.FLOAT8, T.FLOAT4):
-                a, b = coerce(a, t), coerce(b, t)
-            return E("op", op, [a, b], t)
-        t = self._datetime_arith(op, ta, tb)
-        if t:
-            if ta == T.DATE and tb in ty.INTS:
-                fn = (lambda d, n: rt_date_add(d, n)) if op == "+" else (lambda d, n: rt_date_add(d, -n))
-                return E("pyfunc", (op, fn, True), [a, b], T.DATE)
-            if ta in ty.INTS and tb == T.DATE and op == "+":
-                return E("pyfunc", (op, lambda n, d: rt_date_add(d, n), True), [a, b], T.DATE)
-            if ta == T.DATE and tb == T.INTERVAL:
-                a = coerce(a, T.TIMESTAMP)
-            if op in ("*", "/") and ta == T.INTERVAL:
-                fn = (lambda i, n: i * float(n)) if op == "*" else (lambda i, n: i / float(n))
-                return E("pyfunc", (op, fn, True), [a, b], T.INTERVAL)
-            return E("op", op, [a, b], t)
-        raise UndefinedFunction(
-            f"operator does not exist: {ty.type_name(ta)} {op} {ty.type_name(tb)}",
-            hint="No operator matches the given name and argument types. "
-            "You might need to add explicit type casts.",
-        )
-
-    @staticmethod
-    def _peer(other: int, op: str, right: bool = False) -> int:
-        if other == T.DATE and op in ("+", "-"):
-            return T.INT4 if right else T.INT4
-        if other in (T.TIMESTAMP, T.TIMESTAMPTZ) and op in ("+", "-"):
-            return T.INTERVAL
-        if other == T.INTERVAL and op in ("*", "/"):
-            return T.FLOAT8
-        return other
-
-    @staticmethod
-    def _datetime_arith(op: str, ta: int, tb: int) -> int:
-        ts = (T.TIMESTAMP, T.TIMESTAMPTZ)
-        if op == "+":
-            if ta == T.DATE and tb in ty.INTS or ta in ty.INTS and tb == T.DATE:
-                return T.DATE
-            if ta in ts and tb == T.INTERVAL:
-                return ta
-            if ta == T.INTERVAL and tb in ts:
-                return tb
-            if ta == T.DATE and tb == T.INTERVAL:
-                return T.TIMESTAMP
-            if ta == T.INTERVAL and tb == T.INTERVAL:
-                return T.INTERVAL
-            if ta == T.DATE and tb == T.TIME:
-                return T.TIMESTAMP
-        if op == "-":
-            if ta == T.DATE and tb in ty.INTS:
-                return T.DATE
-            if ta == T.DATE and tb == T.DATE:
-                return T.INT4
-            if ta in ts and tb in ts:
-                return T.INTERVAL
-            if ta in ts and tb == T.INTERVAL:
-                return ta
-            if ta == T.DATE and tb == T.INTERVAL:
-                return T.TIMESTAMP
-            if ta == T.INTERVAL and tb == T.INTERVAL:
-                return T.INTERVAL
-        if op in ("*", "/") and ta == T.INTERVAL and ty.is_numeric(tb):
-            return T.INTERVAL
-        return 0
+        """Types an arithmetic operator (see `operators.arith`)."""
+        return arith(op, a, b, self.params)
 
     def b_Neg(self, node: exp.Neg) -> E:
         a = self.bind(node.this)
@@ -785,15 +710,6 @@ class Binder:
         return E("call", fd, args, t, -1, name)
 
 
-def rt_date_add(d: dt.date, n: int) -> dt.date:
-    """date + integer days."""
-    from .casts import date_add_days
-
-    return date_add_days(d, n)
-
-
 def _local(ts: dt.datetime) -> dt.datetime:
     return ts
 
-
-_ = (cast_function, rt)

@@ -61,9 +61,6 @@ def is_const(e: E) -> bool:
     return e.kind in ("const", "param")
 
 
-_INFIX = {"op"}
-
-
 def render(e: E) -> str:
     """Returns a compact SQL-like rendering, used by EXPLAIN."""
     k = e.kind

@@ -17,7 +17,6 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from ...pgtypes import oids as T
@@ -28,6 +27,7 @@ _CMP = {"=": "==", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 PY_OPS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le,
           ">": operator.gt, ">=": operator.ge}
 _SIMPLE = re.compile(r"^(row\[\d+\]|_P\[\d+\]|-?\d+|None|True|False|'[^'\\]*')$")
+_LITERAL = re.compile(r"^(-?\d+|True|False|'[^'\\]*')$")
 _INT_CHECK = {T.INT2: "_rt.c2", T.INT4: "_rt.c4", T.INT8: "_rt.c8"}
 _FLOATS = (T.FLOAT4, T.FLOAT8)
 
@@ -92,7 +92,7 @@ class Gen:
         firsts, laters = [], []
         for a in args:
             src = self.expr(a)
-            if a.kind == "const" and a.data is not None:
+            if (a.kind == "const" and a.data is not None) or _LITERAL.match(src):
                 laters.append(src)
                 continue
             f, later = self.bind(src)
@@ -388,13 +388,3 @@ def sort_key_function(e: E, nulls_high: bool) -> Callable[[tuple, Any], Any]:
     else:
         body = f"((1, {later}) if {f} is not None else (0,))"
     return _build(f"def _f(row, ctx):\n{_prologue(g)}    return {body}\n", g)
-
-
-def constant_value(e: E) -> Any:
-    """Evaluates an expression that references no row (constant folding, LIMIT)."""
-    return row_function(e)((), None)
-
-
-def is_decimal(v: Any) -> bool:
-    """True for numeric values."""
-    return isinstance(v, Decimal)

@@ -20,7 +20,7 @@ from ...pgtypes import oids as T
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
 from . import types as ty
 from .bound import E
-from .casts import cast_function, from_text
+from .casts import cast_function
 
 _loaded = False
 
@@ -217,4 +217,3 @@ FALLBACKS: dict[str, list[FunctionDef]] = {
             FunctionDef("abs", abs, (T.FLOAT8,), T.FLOAT8)],
 }
 
-_ = from_text  # re-exported for callers that parse literals

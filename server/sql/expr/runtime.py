@@ -268,21 +268,8 @@ def greatest(values: list[Any], least: bool = False) -> Any:
     return min(vals) if least else max(vals)
 
 
-def first_not_null(*values: Any) -> Any:
-    """Used by COALESCE over already evaluated arguments."""
-    for v in values:
-        if v is not None:
-            return v
-    return None
-
-
 def distinct(a: Any, b: Any) -> bool:
     """IS DISTINCT FROM."""
     if a is None or b is None:
         return (a is None) != (b is None)
     return a != b
-
-
-def sql_bool(v: Any) -> bool | None:
-    """Coerces a predicate value for WHERE: only True passes."""
-    return v is True

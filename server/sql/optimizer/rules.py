@@ -13,6 +13,7 @@ from typing import Any
 from ..plan import nodes as N
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
+from .join_order import join_order
 from .point_get import point_get
 from .push_aggregate import push_aggregate
 from .push_limit import push_limit
@@ -21,6 +22,7 @@ from .pushdown_filters import pushdown_filters
 from .pushdown_join_filters import pushdown_join_filters
 
 RULES = (
+    join_order,
     pushdown_join_filters,
     point_get,
     index_lookup,

@@ -82,7 +82,7 @@ class Planner:
         if isinstance(q, exp.Union | exp.Intersect | exp.Except):
             return self.plan_setop(q, outer)
         if isinstance(q, exp.Values):
-            return self.plan_values(q, outer)
+            return self.order_limit(q, self.plan_values(q, outer), outer)
         if isinstance(q, exp.Subquery):
             node = self.build(q.this, outer)
             return self.order_limit(q, node, outer)
@@ -291,7 +291,6 @@ class Planner:
         if distinct is not None:
             on = distinct.args.get("on")
             if on is not None:
-                ob = Binder(self, Scope(cols, parent=outer))
                 on_nodes = on.expressions if isinstance(on, exp.Tuple) else [on]
                 on_exprs = []
                 for x in on_nodes:
@@ -307,7 +306,6 @@ class Planner:
                         else:
                             r = col(hit, cols[hit].type)
                     on_exprs.append(r)
-                _ = ob
                 if keys:
                     node = N.Sort(cols, child=node, keys=keys)
                     keys = []

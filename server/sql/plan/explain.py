@@ -8,8 +8,6 @@ node produced, its calls, and the time spent inside it (children included).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..expr.bound import render
 from . import nodes as N
 
@@ -130,5 +128,3 @@ def _subplans(node: N.Node) -> list[N.Node]:
                     plans.append(x.data[0])
     return plans
 
-
-_ = Any

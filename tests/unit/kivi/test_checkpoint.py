@@ -98,3 +98,16 @@ def test_load_all_rejects_foreign_files(tmp_path):
         assert "not a KiVi region checkpoint" in str(exc)
     else:
         raise AssertionError("a foreign file was accepted")
+
+
+def test_an_older_checkpoint_lowers_checkpoint_ts(tmp_path):
+    """The files hold the state as of the latest call's ts, so that is what must be reported."""
+    node = KiviNode(tmp_path)
+    node.apply(Apply(5, [Write(1, k(1), (1,))]))
+    node.apply(Apply(9, [Write(1, k(2), (2,))]))
+    node.checkpoint(Checkpoint(9))
+    node.checkpoint(Checkpoint(6))
+    assert node.checkpoint_ts == 6
+    again = KiviNode(tmp_path)
+    assert again.checkpoint_ts == 6
+    assert again.get(Get(1, 9, [k(1), k(2)])).rows == [(1,), None]  # ts 9 comes from replay

@@ -42,6 +42,9 @@ TYPES = {
     "tstz": aware,
     "interval": st.timedeltas(),
     "uuid": st.uuids(),
+    "timetz": st.times(
+        timezones=st.sampled_from([dt.timezone(dt.timedelta(hours=h)) for h in (-12, -5, 0, 3, 14)])
+    ),
 }
 
 # No example database in the repo, no flaky health checks on a loaded CI machine.
@@ -52,6 +55,11 @@ def sql_sort_key(v):
     """The reference order: NaN above every number, NULL after everything."""
     if v is None:
         return (1, 0)
+    if isinstance(v, dt.time) and v.tzinfo is not None:
+        # PostgreSQL's timetz: by UTC time (not wrapped to a day), then by zone west of UTC.
+        off = v.utcoffset().total_seconds()
+        local = v.hour * 3600 + v.minute * 60 + v.second + v.microsecond / 1e6
+        return (0, (0, (local - off, -off)))
     if isinstance(v, float) and math.isnan(v):
         return (0, (1, 0))
     if isinstance(v, Decimal) and v.is_nan():

@@ -32,6 +32,8 @@ PG15_OUTPUT = [
     (T.FLOAT4, 0.1, "0.1"),
     (T.FLOAT4, 1e-5, "1e-05"),
     (T.FLOAT4, 3.4e38, "3.4e+38"),
+    (T.FLOAT4, 3.4025001647762064e+38, "3.4025002e+38"),
+    (T.FLOAT4, 3.4028234663852886e+38, "3.4028235e+38"),
     (T.NUMERIC, Decimal("1E+2"), "100"),
     (T.NUMERIC, Decimal("-0.00"), "0.00"),
     (T.NUMERIC, Decimal("NaN"), "NaN"),

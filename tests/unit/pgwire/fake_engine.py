@@ -1,7 +1,8 @@
 """A canned stand-in for the SQL engine, so pgwire can be tested while the real one is written.
 
 It understands a handful of statement shapes, enough to drive every protocol
-path: `select 1`, `select series N` (N int4 rows), `select $1::int4, $2::text`
+path: `select 1`, `select series N` (N int4 rows; also spelt
+`select generate_series(1, N) n`), `select $1::int4, $2::text`
 (echoes its parameters; their types come from the casts), `select typed`
 (one row of many types; `select scalars` leaves out the arrays,
 which asyncpg would introspect through the catalog), `begin`/`commit`/`rollback`, `set timezone = 'X'`,
@@ -150,13 +151,13 @@ class FakeSession:
         low = text.lower()
         if low == "select 1":
             return [Column("?column?", T.INT4)]
-        if low.startswith("select series"):
+        if low.startswith(("select series", "select generate_series")):
             return [Column("n", T.INT4, table_oid=16384, attnum=1)]
         if low in ("select typed", "select scalars"):
             return [Column(n, oid) for n, oid, _ in TYPED if low == "select typed" or
                     oid not in T.ELEMENT_OF]
         if low.startswith("select $"):
-            return [Column(f"p{m.group(1)}", _CAST[m.group(2)]) for m in _PARAM.finditer(text)]
+            return [Column(m.group(2), _CAST[m.group(2)]) for m in _PARAM.finditer(text)]
         return None
 
     def _run(self, text: str, params: list[Any]) -> Result:
@@ -174,8 +175,8 @@ class FakeSession:
         cols = self._columns(text)
         if low == "select 1":
             return Result("SELECT", cols, iter([(1,)]), done=False)
-        if low.startswith("select series"):
-            n = int(low.split()[-1])
+        if low.startswith(("select series", "select generate_series")):
+            n = int(re.findall(r"\d+", low)[-1])
             return Result("SELECT", cols, iter([(i,) for i in range(1, n + 1)]), done=False)
         if low in ("select typed", "select scalars"):
             names = {c.name for c in cols}
@@ -195,9 +196,9 @@ class FakeSession:
             return Result("SET")
         if low == "fail":
             raise SyntaxError_('syntax error at or near "fail"', position=1)
-        if low == "missing":
+        if low in ("missing", "select * from missing"):
             raise UndefinedTable('relation "missing" does not exist')
-        if low == "notice":
+        if low in ("notice", "drop table if exists x"):
             self.notices.append(SQLError('table "x" does not exist, skipping',
                                          severity="NOTICE", sqlstate="00000"))
             return Result("DROP TABLE")

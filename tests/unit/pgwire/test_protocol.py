@@ -256,14 +256,14 @@ def test_pgbench_extended_shape():
     _, conn, _ = connect()
     out = run(conn, W.parse("select $1::int4, $2::text"), W.bind((b"7", b"x")), W.describe("P"),
               W.execute(), W.SYNC)
-    assert out == ["1", "2", "T p1:23:0,p2:25:0", "D 7,x", "C SELECT 1", "Z I"]
+    assert out == ["1", "2", "T int4:23:0,text:25:0", "D 7,x", "C SELECT 1", "Z I"]
 
 
 def test_describe_statement_reports_inferred_types():
     _, conn, _ = connect()
     out = run(conn, W.parse("select $1::int8, $2::text", "s1", (0, 25)), W.describe("S", "s1"),
               W.SYNC)
-    assert out == ["1", "t 20,25", "T p1:20:0,p2:25:0", "Z I"]
+    assert out == ["1", "t 20,25", "T int8:20:0,text:25:0", "Z I"]
 
 
 def test_asyncpg_prepare_answers_at_flush_without_sync():
@@ -279,7 +279,7 @@ def test_binary_params_and_results():
                     W.bind((struct.pack("!i", -5), b"y"), pfmts=(1, 0), rfmts=(1,)) +
                     W.describe("P") + W.execute() + W.SYNC)
     msgs = W.messages(out)
-    assert W.summarize(out)[2] == "T p1:23:1,p2:25:1"
+    assert W.summarize(out)[2] == "T int4:23:1,text:25:1"
     row = msgs[3][1]
     assert row == struct.pack("!hi", 2, 4) + struct.pack("!i", -5) + struct.pack("!i", 1) + b"y"
 
@@ -328,7 +328,8 @@ def test_portal_resumes_inside_transaction_and_dies_at_commit():
     run(conn, W.query("begin"))
     out = run(conn, W.parse("select series 3"), W.bind(portal="c"), W.execute("c", 2), W.SYNC)
     assert out == ["1", "2", "D 1", "D 2", "s", "Z T"]
-    assert run(conn, W.execute("c", 2), W.SYNC) == ["D 3", "C SELECT 3", "Z T"]
+    # the tag counts this Execute's rows, as PostgreSQL's does
+    assert run(conn, W.execute("c", 2), W.SYNC) == ["D 3", "C SELECT 1", "Z T"]
     run(conn, W.query("commit"))
     assert run(conn, W.execute("c", 2), W.SYNC)[0].startswith("E ERROR 34000")
 
@@ -338,13 +339,13 @@ def test_exact_fetch_boundary_then_complete():
     run(conn, W.query("begin"))
     out = run(conn, W.parse("select series 2"), W.bind(portal="c"), W.execute("c", 2),
               W.execute("c", 2), W.SYNC)
-    assert out == ["1", "2", "D 1", "D 2", "s", "C SELECT 2", "Z T"]
+    assert out == ["1", "2", "D 1", "D 2", "s", "C SELECT 0", "Z T"]
 
 
 def test_unnamed_statement_survives_sync_pg8000_style():
     _, conn, _ = connect()
     assert run(conn, W.parse("select $1::int4"), W.FLUSH, W.SYNC) == ["1", "Z I"]
-    assert run(conn, W.describe("S"), W.FLUSH, W.SYNC) == ["t 23", "T p1:23:0", "Z I"]
+    assert run(conn, W.describe("S"), W.FLUSH, W.SYNC) == ["t 23", "T int4:23:0", "Z I"]
     out = run(conn, W.bind((b"3",)), W.FLUSH, W.execute(), W.FLUSH, W.SYNC)
     assert out == ["2", "D 3", "C SELECT 1", "Z I"]
 
@@ -453,3 +454,47 @@ def test_shutdown_message():
     f = W.error_fields(out)
     assert (f["S"], f["C"]) == ("FATAL", "57P01") and conn.closed
     assert engine.sessions[0].closed == 1
+
+
+def test_large_result_streams_through_send_callback():
+    chunks: list[bytes] = []
+    engine = FakeEngine()
+    conn = Connection(engine, send=chunks.append)
+    conn.feed(W.startup())
+    rest = conn.feed(W.query("select series 100000"))
+    assert len(chunks) >= 2
+    out = W.summarize(b"".join(chunks) + rest)
+    assert out[0] == "T n:23:0" and out[-2:] == ["C SELECT 100000", "Z I"]
+    assert [line for line in out if line.startswith("D")][-1] == "D 100000"
+
+
+def test_bogus_message_length_is_fatal():
+    _, conn, _ = connect()
+    f = W.error_fields(conn.feed(b"Q" + struct.pack("!i", 2)))
+    assert (f["S"], f["C"]) == ("FATAL", "08P01") and conn.closed
+
+
+def test_copy_messages_outside_copy_are_ignored():
+    _, conn, _ = connect()
+    assert run(conn, W.copy_data(b"x"), W.COPY_DONE, W.query("select 1")) == [
+        "T ?column?:23:0", "D 1", "C SELECT 1", "Z I"]
+
+
+def test_error_inside_explicit_transaction_extended_gives_e():
+    engine, conn, _ = connect()
+    run(conn, W.query("begin"))
+    out = run(conn, W.parse("select $1::int4"), W.bind((b"zz",)), W.execute(), W.SYNC)
+    assert out[-1] == "Z E" and engine.sessions[0].failures == 1
+
+
+def test_malformed_query_message_gets_error_and_ready():
+    _, conn, _ = connect()
+    out = run(conn, W.msg(b"Q", b"no terminator"), W.query("select 1"))
+    assert out[0].startswith("E ERROR 08P01") and out[1] == "Z I"
+    assert out[2:] == ["T ?column?:23:0", "D 1", "C SELECT 1", "Z I"]
+
+
+def test_malformed_bind_skips_until_sync():
+    _, conn, _ = connect()
+    out = run(conn, W.parse("select 1"), W.msg(b"B", b"\x00\x00\xff"), W.execute(), W.SYNC)
+    assert out[0] == "1" and out[1].startswith("E ERROR 08P01") and out[2:] == ["Z I"]

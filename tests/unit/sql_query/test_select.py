@@ -124,3 +124,27 @@ def test_correlated_scalar_subquery_in_case(db: DB) -> None:
     sql = ("select a, case when a > 2 then (with recursive r(n) as (select 1 union all "
            "select n + 1 from r where n < t.a) select count(*) from r) end from t order by a")
     assert db.rows(sql) == [(1, None), (2, None), (3, 3), (4, 4)]
+
+
+MORE = [
+    ("select * from u natural join u u2 order by 1", [(1, "a"), (2, "b"), (2, "c")]),
+    ("values (1), (2) order by 1 desc", [(2,), (1,)]),
+    ("(select 1 as q) union (select 2) order by 1 desc limit 1", [(2,)]),
+    ("select a, b from t where (a, b) in ((1, 'one'), (2, 'x'))", [(1, "one")]),
+    ("select a from t where a = any('{1,3}'::int[]) order by a", [(1,), (3,)]),
+    ("select a, sum(a) over (), count(*) over (partition by a > 2) from t order by a",
+     [(1, 10, 2), (2, 10, 2), (3, 10, 2), (4, 10, 2)]),
+    ("select exists(select 1 from u where x = 99), not exists(select 1)", [(False, False)]),
+    ("select array(select x from u order by x)", [([1, 2, 2, 5],)]),
+    ("select t.a from t left join u on t.a = u.x and u.y = 'b' where u.x is null order by 1",
+     [(1,), (3,), (4,)]),
+    ("select x, rank() over w from u window w as (order by x) order by x",
+     [(1, 1), (2, 2), (2, 2), (5, 4)]),
+    ("select * from (select a, b from t order by a desc limit 2) s order by a",
+     [(3, "three"), (4, None)]),
+]
+
+
+@pytest.mark.parametrize("sql,expected", MORE, ids=[c[0][:60] for c in MORE])
+def test_more_queries(db: DB, sql: str, expected: list) -> None:
+    assert db.rows(sql) == expected

@@ -81,7 +81,6 @@ def test_copy_errors(session):
     res = next(gen)
     res.copy_in.feed(b"1\t2\n")
     import pytest
-
     from cumulo.server.errors import SQLError
 
     with pytest.raises(SQLError) as info:

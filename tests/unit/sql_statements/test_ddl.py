@@ -293,3 +293,40 @@ def test_foreign_key_drop_dependency(session):
     fails(session, "drop table p", "2BP01")
     run(session, "drop table p cascade")
     assert [c.kind for c in session.catalog().constraints] == []
+
+
+def test_create_table_as(session):
+    run(session, "create table t (a int, b text)")
+    run(session, "insert into t values (1, 'x'), (2, 'y')")
+    assert run(session, "create table t2 as select a * 10 as c, b from t") == [("SELECT 2", None)]
+    assert rows(session, "select c, b from t2 order by c") == [(10, "x"), (20, "y")]
+    assert [c.name for c in table(session, "t2").columns] == ["c", "b"]
+
+
+def test_alter_column_type(session):
+    run(session, "create table t (id int primary key, v int, s text)")
+    run(session, "create index tv on t (v)")
+    run(session, "insert into t values (1, 10, '5'), (2, 20, '6')")
+    run(session, "alter table t alter column v type text")
+    assert table(session, "t").columns[1].type_oid == T.TEXT
+    assert rows(session, "select v from t where v = '20'") == [("20",)]
+    fails(session, "alter table t alter column s type int", "42804")
+    run(session, "alter table t alter column s type int using s::int")
+    assert rows(session, "select s + 1 from t order by id") == [(6,), (7,)]
+    run(session, "alter table t alter column id type bigint")
+    assert table(session, "t").columns[0].type_oid == T.INT8
+
+
+def test_temp_tables(engine):
+    a = engine.open_session("cumulo", "cumulo", {})
+    b = engine.open_session("cumulo", "cumulo", {})
+    run(a, "create table t (x int)")
+    run(a, "create temp table t (y int)")  # shadows public.t for this session only
+    run(a, "insert into t values (1)")
+    assert rows(a, "select y from t") == [(1,)]
+    assert rows(b, "select count(*) from t") == [(0,)]
+    run(a, "create table u (z int)")  # a plain CREATE still goes to public
+    assert rows(b, "select count(*) from u") == [(0,)]
+    a.close()
+    assert not any(s.name.startswith("pg_temp") for s in b.catalog().schemas)
+    b.close()

@@ -167,3 +167,18 @@ def test_insert_select_statement_atomicity(session):
     fails(session, "insert into t values (2), (1)", "23505")
     run(session, "rollback")
     assert rows(session, "select count(*) from t") == [(0,)]
+
+
+def test_identity_always_rejects_explicit_values(session):
+    run(session, "create table t (id int generated always as identity, v text)")
+    err = fails(session, "insert into t (id, v) values (5, 'x')", "428C9")
+    assert err.message == 'cannot insert a non-DEFAULT value into column "id"'
+    run(session, "insert into t (id, v) values (default, 'y')")
+    assert rows(session, "select id, v from t") == [(1, "y")]
+
+
+def test_insert_select_from_itself(session):
+    run(session, "create table t (a int)")
+    run(session, "insert into t select g from generate_series(1, 3000) g")
+    assert run(session, "insert into t select a + 3000 from t") == [("INSERT 0 3000", None)]
+    assert rows(session, "select count(*), max(a) from t") == [(6000, 6000)]

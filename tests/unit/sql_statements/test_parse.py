@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from cumulo.server.errors import SyntaxError_
 from cumulo.server.sql.parse import (
     PlanCache,
@@ -93,3 +92,9 @@ def test_plan_cache_invalidates_on_version():
     for k in "xyz":
         cache.put(k, E())
     assert cache.get("x", 3) is None and cache.get("z", 3) is not None
+
+
+def test_parameter_array_casts_parse():
+    tree = parse_sql("select oid from pg_type where oid = any($1::oid[]) and 1 = $2 :: int [ ]")
+    assert "CAST($1 AS pg_catalog.oid[])" in tree.sql("postgres")
+    assert "CAST($2 AS pg_catalog.int[])" in tree.sql("postgres")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from cumulo.server.errors import InvalidCatalogName
 from cumulo.server.txn.api import RetryStatement
 
@@ -313,3 +312,98 @@ def test_concurrent_create_same_name_conflicts(engine):
     assert errors and errors[0].sqlstate in ("40001", "42P07")
     a.close()
     b.close()
+
+
+def test_read_committed_concurrent_updates_both_apply(engine):
+    import threading
+
+    a = engine.open_session("cumulo", "cumulo", {})
+    b = engine.open_session("cumulo", "cumulo", {})
+    run(a, "create table acc (id int primary key, bal int)")
+    run(a, "insert into acc values (1, 0)")
+    run(a, "begin; update acc set bal = bal + 1 where id = 1")
+    done = []
+    th = threading.Thread(target=lambda: done.append(run(b, "update acc set bal = bal + 10 "
+                                                          "where id = 1")))
+    th.start()
+    th.join(0.3)
+    assert not done  # b waits for a's row
+    run(a, "commit")
+    th.join(10)
+    assert done == [[("UPDATE 1", None)]]
+    assert rows(a, "select bal from acc") == [(11,)]  # b re-ran on the new snapshot
+    run(a, "begin isolation level repeatable read; select bal from acc")
+    run(b, "update acc set bal = 0 where id = 1")
+    fails(a, "update acc set bal = 5 where id = 1", "40001")
+    run(a, "rollback")
+    a.close()
+    b.close()
+
+
+def test_show_column_names(session):
+    res = next(iter(session.simple_query("show timezone")))
+    assert [c.name for c in res.columns] == ["TimeZone"]
+    assert res.fetch() == [("UTC",)]
+    res = next(iter(session.simple_query("show transaction isolation level")))
+    assert [c.name for c in res.columns] == ["transaction_isolation"]
+    res.fetch()
+
+
+def test_read_committed_rechecks_only_originally_matched_rows(engine):
+    """Hermitage PMP-write: a blocked DELETE re-checks its rows, it does not rescan."""
+    import threading
+
+    a = engine.open_session("cumulo", "cumulo", {})
+    b = engine.open_session("cumulo", "cumulo", {})
+    run(a, "create table test (id int primary key, value int)")
+    run(a, "insert into test values (1, 10), (2, 20)")
+    run(a, "begin; update test set value = value + 10")
+    done = []
+    th = threading.Thread(target=lambda: done.append(run(b, "delete from test where value = 20")))
+    th.start()
+    th.join(0.3)
+    run(a, "commit")
+    th.join(10)
+    assert done == [[("DELETE 0", None)]]
+    assert rows(a, "select * from test order by id") == [(1, 20), (2, 30)]
+    a.close()
+    b.close()
+
+
+def test_compatibility_noops(session):
+    run(session, "create table t (a int)")
+    out = run(session, "grant select on t to public; revoke all on t from public; "
+              "set constraints all deferred; reindex table t")
+    assert [t for t, _ in out] == ["GRANT", "REVOKE", "SET CONSTRAINTS", "REINDEX"]
+    fails(session, "lock table t", "25P01")
+    assert run(session, "begin; lock table t in exclusive mode; commit")[1][0] == "LOCK TABLE"
+
+
+def test_prepared_in_ddl_transaction_replans_after_truncate(session):
+    run(session, "create table t (a int)")
+    run(session, "insert into t values (1)")
+    run(session, "begin; truncate t")
+    p = session.prepare("select count(*) from t", [])
+    res = session.execute(p, [])
+    assert res.fetch() == [(0,)]
+    run(session, "rollback")
+    res = session.execute(p, [])
+    assert res.fetch() == [(1,)]  # planned again against the rolled-back catalog
+    session.sync()
+    run(session, "prepare q as select count(*) from t")
+    run(session, "truncate t")
+    assert rows(session, "execute q") == [(0,)]
+
+
+def test_plan_cache_follows_search_path(session):
+    run(session, "create schema s; create table t (a int); create table s.t (a int)")
+    run(session, "insert into t values (1); insert into s.t values (2)")
+    assert rows(session, "select a from t") == [(1,)]
+    run(session, "set search_path = s")
+    assert rows(session, "select a from t") == [(2,)]
+    p = session.prepare("select a from t where a > $1", [0])
+    run(session, "reset search_path")
+    assert rows(session, "select a from t") == [(1,)]
+    res = session.execute(p, [0])
+    assert res.fetch() == [(1,)]  # re-parsed under the new search_path, as PostgreSQL >= 9.3
+    session.sync()

@@ -68,14 +68,14 @@ def test_group_commit_shares_fsyncs(tmp_path):
 
 
 def test_sync_commit_off_acknowledges_before_fsync(tmp_path):
-    log = RedoLog(str(tmp_path), sync_commit=False, flush_interval=0.01)
+    log = RedoLog(str(tmp_path), sync_commit=False, flush_interval=0.3)
     log.log(1, pack_record(1, []))
     assert log._synced == 0  # acknowledged, not yet durable
-    deadline = threading.Event()
-    for _ in range(200):
+    pause = threading.Event()
+    for _ in range(300):
         if log._synced == 1:
             break
-        deadline.wait(0.01)
+        pause.wait(0.01)
     assert log._synced == 1  # the flusher made it durable shortly after
     log.close()
 

@@ -9,6 +9,8 @@ import pytest
 from cumulo.server.errors import (
     DeadlockDetected,
     InternalError,
+    LockNotAvailable,
+    QueryCanceled,
     ReadOnlySQLTransaction,
     SerializationFailure,
 )
@@ -384,3 +386,201 @@ def test_gc_runs_periodically():
         assert time.monotonic() < deadline
         time.sleep(0.01)
     m.close()
+
+
+def test_ended_sessions_are_not_kept_alive(tm):
+    import gc
+    import weakref
+
+    class Session:
+        pass
+
+    refs = []
+    for i in range(300):
+        s = Session()
+        refs.append(weakref.ref(s))
+        t = tm.begin(session=s)
+        t.put(S, [(key(i), (i,))])
+        t.commit()
+        del s, t
+    gc.collect()
+    assert sum(r() is not None for r in refs) <= 256
+    tm.collect()
+    gc.collect()
+    assert all(r() is None for r in refs)
+
+
+def test_bank_transfers_keep_every_snapshot_consistent(tmp_path):
+    """Concurrent transfers (with deadlocks and conflicts) never show a reader a partial one."""
+    import random
+
+    from cumulo.server.errors import SQLError
+
+    m = open_embedded(str(tmp_path), sync_commit=False, conflict_managers=2, gc_interval=0.01)
+    n_acc, total = 8, 8 * 100
+    t = m.begin()
+    t.put(S, [(key(i), (100,)) for i in range(n_acc)])
+    t.commit()
+    stop = threading.Event()
+    bad: list = []
+
+    def transfer(seed):
+        rng = random.Random(seed)
+        for _ in range(60):
+            a, b = rng.sample(range(n_acc), 2)
+            while True:
+                t = m.begin(isolation=rng.choice(["repeatable read", "read committed"]))
+                try:
+                    ra, rb = t.get(S, [key(a), key(b)])
+                    t.put(S, [(key(a), (ra[0] - 1,))])
+                    t.put(S, [(key(b), (rb[0] + 1,))])
+                    t.commit()
+                    break
+                except SQLError as e:  # 40001, 40P01 (RetryStatement is a 40001 too)
+                    t.abort()
+                    if e.sqlstate not in ("40001", "40P01"):
+                        raise
+
+    def audit():
+        while not stop.is_set():
+            t = m.begin(isolation="repeatable read", read_only=True)
+            s1 = sum(r[0] for b in t.scan(ScanSpec(S)) for r in b)
+            s2 = rows(t.scan(ScanSpec(S, aggregate=AggSpec((), (("sum", 0),)))))[0][0]
+            t.commit()
+            if s1 != total or s2 != total:
+                bad.append((s1, s2))
+
+    workers = [threading.Thread(target=transfer, args=(i,)) for i in range(4)]
+    auditor = threading.Thread(target=audit)
+    auditor.start()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    stop.set()
+    auditor.join(10)
+    assert not bad
+    assert sum(r[0] for r in rows(m.begin().scan(ScanSpec(S)))) == total
+    assert m.stats["commits"] == 1 + 4 * 60
+    m.close()
+
+
+def test_lock_timeout(tm):
+    t1 = tm.begin()
+    t2 = tm.begin()
+    t1.put(S, [(key(1), (1,))])
+    t2.lock_timeout = 0.05
+    t0 = time.monotonic()
+    with pytest.raises(LockNotAvailable):
+        t2.put(S, [(key(1), (2,))])
+    assert time.monotonic() - t0 >= 0.05
+    t1.commit()  # the timed-out waiter left no trace behind
+    assert not tm.ltm._graph.edges and not tm.ltm.cms[0].waiters
+    t2.abort()
+
+
+def test_cancel_lasts_for_the_statement(tm):
+    t1 = tm.begin()
+    t2 = tm.begin()
+    t1.put(S, [(key(1), (1,))])
+    t2.cancel()  # arrives before the wait: the statement's wait is still cancelled
+    with pytest.raises(QueryCanceled):
+        t2.put(S, [(key(1), (2,))])
+    t2.new_statement()
+    t2.put(S, [(key(2), (2,))])  # the next statement is not affected
+    t1.abort()
+    t2.put(S, [(key(1), (2,))])
+    t2.commit()
+
+
+def test_gc_spares_an_open_portal_of_an_earlier_statement(tm):
+    t = tm.begin()
+    t.put(S, [(key(i), (0,)) for i in range(4)])
+    t.commit()
+    rc = tm.begin()
+    portal = rc.scan(ScanSpec(S, batch_size=1))  # statement 1's cursor, read lazily
+    assert next(portal) == [(0,)]
+    rc.new_statement()
+    for v in (1, 2):
+        w = tm.begin()
+        w.put(S, [(key(i), (v,)) for i in range(4)])
+        w.commit()
+    rc.get(S, [key(0)])  # statement 2 takes a newer snapshot
+    tm.collect()
+    assert [r for b in portal for r in b] == [(0,), (0,), (0,)]
+    rc.commit()
+
+
+def test_a_failed_apply_does_not_stall_the_snapshot(tm, monkeypatch):
+    from cumulo.server.errors import StatementCompletionUnknown
+
+    def broken(req):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(tm.kivi, "apply", broken)
+    t = tm.begin(session="s")
+    t.put(S, [(key(1), (1,))])
+    with pytest.raises(StatementCompletionUnknown):
+        t.commit()
+    monkeypatch.undo()
+    t = tm.begin(session="s")  # would wait forever for the snapshot otherwise
+    t.put(S, [(key(1), (2,))])  # and the key's lock was released
+    assert t.commit() == 2
+
+
+def test_abort_from_another_thread_frees_a_waiting_statement(tm):
+    t1 = tm.begin()
+    t2 = tm.begin()
+    t1.put(S, [(key(1), (1,))])
+    th, box = _in_thread(lambda: t2.put(S, [(key(1), (2,)), (key(2), (2,))]))
+    _wait_blocked(tm, t2)
+    t2.abort()  # e.g. pg_terminate_backend
+    th.join(5)
+    assert box["error"].sqlstate == "57014"
+    t1.commit()
+    t3 = tm.begin()
+    t3.put(S, [(key(1), (3,)), (key(2), (3,))])  # nothing of t2 is left holding a key
+    t3.commit()
+    assert not tm.ltm.cms[0].holders
+
+
+sp_ops = st.lists(
+    st.tuples(st.sampled_from(["put", "del", "sp", "rb"]), st.integers(0, 6), st.integers(0, 9)),
+    max_size=30,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=sp_ops)
+def test_savepoints_match_model(ops):
+    tm = open_embedded(None, gc_interval=None)
+    try:
+        t = tm.begin()
+        t.put(S, [(key(k), (k, 0)) for k in range(0, 7, 2)])
+        t.commit()
+        t = tm.begin()
+        model = {k: (k, 0) for k in range(0, 7, 2)}
+        saved: list[tuple[object, dict]] = []
+        for op, k, v in ops:
+            if op == "put":
+                t.put(S, [(key(k), (k, v))])
+                model[k] = (k, v)
+            elif op == "del":
+                t.delete(S, [key(k)])
+                model.pop(k, None)
+            elif op == "sp":
+                saved.append((t.savepoint(), dict(model)))
+            elif saved:
+                token, state = saved[v % len(saved)]
+                del saved[v % len(saved) + 1:]  # later savepoints are gone, as in SQL
+                t.rollback_to(token)
+                model = dict(state)
+        assert rows(t.scan(ScanSpec(S))) == [model[k] for k in sorted(model)]
+        assert t.get(S, [key(k) for k in range(7)]) == [model.get(k) for k in range(7)]
+        assert set(tm.ltm.cms[0].holders) == set(t.ws.keys())  # rolled-back keys are released
+        t.commit()
+        # What commits is exactly the final state, and no lock is left behind.
+        assert rows(tm.begin().scan(ScanSpec(S))) == [model[k] for k in sorted(model)]
+        assert not tm.ltm.cms[0].holders
+    finally:
+        tm.close()
