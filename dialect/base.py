@@ -132,10 +132,6 @@ class _Boolean(sqltypes.Boolean):
     render_bind_cast = True
 
 
-class _NullType(sqltypes.NullType):
-    render_bind_cast = True
-
-
 class CumuloExecutionContext(PGExecutionContext):
     """Execution context whose server-side cursors are the driver's portal-streaming cursors."""
 
@@ -195,7 +191,6 @@ class CumuloDialect(PGDialect):
             sqltypes.SmallInteger: _SmallInteger,
             sqltypes.BigInteger: _BigInteger,
             sqltypes.Boolean: _Boolean,
-            sqltypes.NullType: _NullType,
         },
     )
 
@@ -269,6 +264,11 @@ class CumuloDialect(PGDialect):
 
     def get_deferrable(self, connection: Any) -> bool:
         return bool(getattr(self, "_deferrable", False))
+
+    def _set_backslash_escapes(self, connection: Any) -> None:
+        value = connection.exec_driver_sql(
+            "SELECT current_setting('standard_conforming_strings')").scalar()
+        self._backslash_escapes = value == "off"
 
     def do_ping(self, dbapi_connection: Any) -> bool:
         cursor = dbapi_connection.cursor()

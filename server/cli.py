@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -75,6 +76,11 @@ async def _serve(args: argparse.Namespace) -> int:
     os.makedirs(args.data_dir, exist_ok=True)
     txn = open_embedded(args.data_dir, sync_commit=not args.no_sync_commit)
     engine = SQLEngine(txn)
+    # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
+    # collection walks them all and inserts slow down as the data grows.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     ssl_context = None
     if args.ssl_cert:
         ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

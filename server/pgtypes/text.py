@@ -384,7 +384,7 @@ def _bytea_in(s: str) -> bytes:
 _DATE = r"(\d{4,})-(\d{1,2})-(\d{1,2})"
 _CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
 _ZONE = r"\s*(Z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?"
-_TS_RE = re.compile(rf"\s*{_DATE}(?:[ T]+{_CLOCK}{_ZONE})?\s*", re.I)
+_TS_RE = re.compile(rf"\s*{_DATE}(?:[ T]+{_CLOCK})?{_ZONE}(?:\s*(AD|BC))?\s*", re.I)
 _TIME_RE = re.compile(rf"\s*{_CLOCK}{_ZONE}\s*", re.I)
 
 
@@ -410,11 +410,35 @@ def _zone(z: str | None) -> dt.tzinfo | None:
     return dt.timezone(sign * dt.timedelta(hours=h, minutes=m, seconds=sec))
 
 
+_SPECIAL_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1}
+
+
+def _special_ts(oid: int, word: str, tz: Any) -> dt.datetime:
+    """PostgreSQL's special inputs: 'epoch', 'now', 'today', 'tomorrow', 'yesterday'."""
+    zone = timezone(tz)
+    if word == "epoch":
+        v = dt.datetime(1970, 1, 1)
+        return v if oid == T.TIMESTAMP else v.replace(tzinfo=UTC)
+    if word in ("infinity", "-infinity", "+infinity"):
+        raise DatetimeFieldOverflow(f'timestamp out of range: "{word}" has no Python value')
+    now = dt.datetime.now(zone)
+    if word != "now":
+        now = now.replace(hour=0, minute=0, second=0, microsecond=0) + dt.timedelta(
+            days=_SPECIAL_DAYS[word])
+    return now.replace(tzinfo=None) if oid == T.TIMESTAMP else now.astimezone(UTC)
+
+
 def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
     m = _TS_RE.fullmatch(s)
     if not m:
+        word = s.strip().lower()
+        if word in ("epoch", "now", "infinity", "-infinity", "+infinity") or word in _SPECIAL_DAYS:
+            return _special_ts(oid, word, tz)
         raise InvalidDatetimeFormat(f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"')
-    y, mo, d, hh, mi, ss, frac, z = m.groups()
+    y, mo, d, hh, mi, ss, frac, z, era = m.groups()
+    if era and era.upper() == "BC":
+        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}" (BC dates are not '
+                                    "supported)")
     try:
         v = dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0))
         v += dt.timedelta(microseconds=_us(frac))

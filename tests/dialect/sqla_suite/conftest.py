@@ -7,6 +7,8 @@ Run from this folder (its setup.cfg is the plugin's config):
 from sqlalchemy.dialects import registry
 
 registry.register("cumulo", "cumulo.dialect.base", "CumuloDialect")
+# The plugin spells URLs as backend+driver, and our driver is also named "cumulo".
+registry.register("cumulo.cumulo", "cumulo.dialect.base", "CumuloDialect")
 registry.register("cumulo.async", "cumulo.dialect.asyncio", "CumuloAsyncDialect")
 
 from sqlalchemy.testing.plugin.pytestplugin import *  # noqa: E402,F403

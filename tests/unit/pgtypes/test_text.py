@@ -111,6 +111,12 @@ def test_timestamp_inputs():
     assert parse_text(T.TIMESTAMPTZ, "2024-07-01 14:00:00", "Europe/Madrid") == dt.datetime(
         2024, 7, 1, 12, tzinfo=dt.UTC)
     assert parse_text(T.DATE, "2024-02-29") == dt.date(2024, 2, 29)
+    # JDBC's setDate and setTimestamp texts carry a zone, and AD for the era
+    assert parse_text(T.DATE, "2024-02-29 +01") == dt.date(2024, 2, 29)
+    assert parse_text(T.TIMESTAMP, "2024-01-02 03:04:05.5+01:00:00 AD") == dt.datetime(
+        2024, 1, 2, 3, 4, 5, 500000)
+    assert parse_text(T.TIMESTAMPTZ, "epoch") == dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    assert parse_text(T.DATE, "today") == dt.datetime.now(dt.UTC).date()
     with pytest.raises(InvalidDatetimeFormat):
         parse_text(T.DATE, "yesterday-ish")
 

@@ -304,3 +304,31 @@ def test_tls_upgrade_after_ssl_request(tmp_path):
             assert conn.execute("select series 3").fetchall() == [(1,), (2,), (3,)]
     finally:
         srv.stop()
+
+
+def test_slow_statement_does_not_block_other_connections(trust):
+    import psycopg
+
+    slow = psycopg.connect(dsn(trust), autocommit=True)
+    fast = psycopg.connect(dsn(trust), autocommit=True)
+    try:
+        worker = threading.Thread(target=lambda: slow.execute("sleep 3"))
+        worker.start()
+        time.sleep(0.2)
+        start = time.monotonic()
+        for _ in range(20):
+            assert fast.execute("select 1").fetchone() == (1,)
+        assert time.monotonic() - start < 1.5
+        slow.cancel_safe()
+        worker.join(10)
+    finally:
+        slow.close()
+        fast.close()
+
+
+def test_large_result_streams(trust):
+    import psycopg
+
+    with psycopg.connect(dsn(trust), autocommit=True) as conn:
+        rows = conn.execute("select series 200000").fetchall()
+        assert len(rows) == 200000 and rows[-1] == (200000,)
