@@ -31,6 +31,7 @@ from sqlalchemy.dialects.postgresql.base import (
     PGIdentifierPreparer,
 )
 from sqlalchemy.dialects.postgresql.json import JSON, JSONB, JSONPathType
+from sqlalchemy.dialects.postgresql.pg_catalog import INT2VECTOR, OIDVECTOR
 from sqlalchemy.engine import processors
 from sqlalchemy.sql import sqltypes
 
@@ -132,6 +133,27 @@ class _Boolean(sqltypes.Boolean):
     render_bind_cast = True
 
 
+def _split_vector(value: Any) -> Any:
+    """Turns an int2vector/oidvector in text form ('3 0') into a list of ints."""
+    if isinstance(value, str):
+        return [int(p) for p in value.split()]
+    return value
+
+
+class _Int2Vector(INT2VECTOR):
+    cache_ok = True
+
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        return _split_vector
+
+
+class _OidVector(OIDVECTOR):
+    cache_ok = True
+
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        return _split_vector
+
+
 class CumuloExecutionContext(PGExecutionContext):
     """Execution context whose server-side cursors are the driver's portal-streaming cursors."""
 
@@ -161,6 +183,8 @@ class CumuloDialect(PGDialect):
     default_paramstyle = "pyformat"
     supports_sane_multi_rowcount = True
     supports_native_decimal = True
+    # Cumulo has no CREATE TYPE: Enum becomes VARCHAR with a CHECK constraint.
+    supports_native_enum = False
     render_bind_cast = True
     execution_ctx_cls = CumuloExecutionContext
     statement_compiler = CumuloCompiler
@@ -191,6 +215,8 @@ class CumuloDialect(PGDialect):
             sqltypes.SmallInteger: _SmallInteger,
             sqltypes.BigInteger: _BigInteger,
             sqltypes.Boolean: _Boolean,
+            INT2VECTOR: _Int2Vector,
+            OIDVECTOR: _OidVector,
         },
     )
 

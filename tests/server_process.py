@@ -8,6 +8,7 @@ it, so a crash is never silent.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -22,6 +23,14 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+MEMORY_LIMIT = 4 << 30
+
+
+def _limit_memory() -> None:
+    """Caps the server's address space so a runaway query fails alone, not the test machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 @dataclass
@@ -58,7 +67,7 @@ class CumuloServer:
             self.data_dir,
             *self.extra_args,
         ]
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=log)
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=log, preexec_fn=_limit_memory)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

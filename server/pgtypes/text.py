@@ -39,6 +39,7 @@ from ..errors import (
     InvalidDatetimeFormat,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
+    SQLError,
 )
 from . import oids as T
 
@@ -138,7 +139,7 @@ def _frac(us: int) -> str:
     return f".{us:06d}".rstrip("0") if us else ""
 
 
-def _time(v: dt.time) -> str:
+def _time(v: dt.time | dt.datetime) -> str:
     return f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}{_frac(v.microsecond)}"
 
 
@@ -237,7 +238,7 @@ def _needs_quotes(s: str) -> bool:
 
 
 def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
-    def enc(v: list[Any]) -> str:
+    def enc(v: list[Any] | tuple[Any, ...]) -> str:
         parts = []
         for x in v:
             if x is None:
@@ -291,7 +292,7 @@ def format_text(oid: int, value: Any, tz: Any = None) -> str:
 # -- input -------------------------------------------------------------------
 
 
-def _bad(oid: int, s: str) -> InvalidTextRepresentation:
+def _bad(oid: int, s: str) -> SQLError:
     name = T.TYPES[oid].sql_name if oid in T.TYPES else str(oid)
     return InvalidTextRepresentation(f'invalid input syntax for type {name}: "{s}"')
 

@@ -20,10 +20,16 @@ import base64
 import hashlib
 import hmac
 import os
+from typing import Any
 
 from scramp import ScramException, ScramMechanism
 
-from ..errors import InvalidAuthorizationSpecification, InvalidPassword, ProtocolViolation
+from ..errors import (
+    InvalidAuthorizationSpecification,
+    InvalidPassword,
+    ProtocolViolation,
+    SQLError,
+)
 from . import messages as M
 from .backend import RoleInfo
 
@@ -72,7 +78,7 @@ def check_cleartext(role: RoleInfo, password: str) -> bool:
     return hmac.compare_digest(stored.encode(), password.encode())
 
 
-def auth_failed(user: str) -> InvalidPassword:
+def auth_failed(user: str) -> SQLError:
     """Returns the FATAL 28P01 error PostgreSQL sends for a failed password."""
     return InvalidPassword(f'password authentication failed for user "{user}"', severity="FATAL")
 
@@ -90,7 +96,7 @@ class Authenticator:
             method = "scram"  # PostgreSQL upgrades md5 to SCRAM for SCRAM verifiers
         self.method = method
         self._salt = b""
-        self._scram = None
+        self._scram: Any = None
         self._stage = 0
 
     def start(self) -> tuple[bytes, bool]:

@@ -111,7 +111,8 @@ class ExtendedQuery:
     def _parameters(self) -> None: ...
     def _begin_copy_in(self, res: Result, gen: Any) -> None: ...
     def _send_result(self, res: Result, encoders: Any, max_rows: int, describe: bool) -> None: ...
-    def in_copy(self) -> bool: ...
+    def in_copy(self) -> bool:
+        return False
 
     def _fail(self, exc: BaseException, session_raised: bool) -> None:
         self._in_extended = True
@@ -247,7 +248,6 @@ class ExtendedQuery:
                 self._fail(e, True)
                 return
             if res.copy_in is not None:
-                self._parameters()
                 self._begin_copy_in(res, None)
                 return
         try:
@@ -257,6 +257,8 @@ class ExtendedQuery:
                 encoders = column_encoders([c.type_oid for c in res.columns], fmts, self.tz)
             self._send_result(res, encoders, max_rows, describe=False)
             portal.ran = res.done
+            if res.columns is None:  # a SET: the pipeline's later rows see a new TimeZone
+                self._parameters()
         except Exception as e:
             portal.close()
             self._fail(e, isinstance(e, SQLError))

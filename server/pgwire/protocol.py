@@ -104,6 +104,7 @@ class Connection(ExtendedQuery):
         self._copy: Any = None  # a CopyIn in progress
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
+        self._changed: dict[str, str] = {}
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
             ord("D"): self._describe, ord("E"): self._execute, ord("C"): self._close,
@@ -121,35 +122,8 @@ class Connection(ExtendedQuery):
         unpack = M.I32.unpack_from
         try:
             while not self.closed and not self.start_tls:
-                if self.phase == READY:
-                    if n - pos < 5:
-                        break
-                    kind = buf[pos]
-                    end = pos + 1 + unpack(buf, pos + 1)[0]
-                    if end < pos + 5 or end - pos > MAX_MESSAGE:
-                        raise fatal(ProtocolViolation("invalid message length"))
-                    if end > n:
-                        break
-                    payload = bytes(buf[pos + 5 : end])
-                    pos = end
-                    if self._skipping and kind != 83 and kind != 88:  # S, X
-                        continue
-                    if self._copy is not None and kind not in _COPY_KINDS:
-                        self._copy_failed(ProtocolViolation(
-                            f"unexpected message type 0x{kind:02X} during COPY from stdin"), True)
-                        continue
-                    handler = self._dispatch.get(kind)
-                    if handler is None:
-                        raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
-                    try:
-                        handler(payload)
-                    except SQLError as e:
-                        if e.severity == "FATAL":
-                            raise
-                        self._message_failed(kind, e)
-                    except Exception as e:  # a bug: report it and keep serving
-                        self._message_failed(kind, e)
-                elif self.phase == STARTUP:
+                phase = self.phase
+                if phase == STARTUP:
                     if n - pos < 4:
                         break
                     length = unpack(buf, pos)[0]
@@ -160,20 +134,21 @@ class Connection(ExtendedQuery):
                     payload = bytes(buf[pos + 4 : pos + length])
                     pos += length
                     self._startup(payload)
-                elif self.phase == AUTH:
-                    if n - pos < 5:
-                        break
-                    kind = buf[pos]
-                    end = pos + 1 + unpack(buf, pos + 1)[0]
-                    if end < pos + 5 or end - pos > MAX_STARTUP:
-                        raise fatal(ProtocolViolation("invalid message length"))
-                    if end > n:
-                        break
-                    payload = bytes(buf[pos + 5 : end])
-                    pos = end
-                    self._authenticate(kind, payload)
-                else:
+                    continue
+                if phase == CLOSED or n - pos < 5:
                     break
+                kind = buf[pos]  # a typed message: authentication or the ready phase
+                end = pos + 1 + unpack(buf, pos + 1)[0]
+                if end < pos + 5 or end - pos > (MAX_MESSAGE if phase == READY else MAX_STARTUP):
+                    raise fatal(ProtocolViolation("invalid message length"))
+                if end > n:
+                    break
+                payload = bytes(buf[pos + 5 : end])
+                pos = end
+                if phase == AUTH:
+                    self._authenticate(kind, payload)
+                elif not (self._skipping and kind != 83 and kind != 88):  # S, X end skipping
+                    self._handle(kind, payload)
         except SQLError as e:
             if e.severity == "FATAL" or self.phase != READY:
                 self._fatal(e)
@@ -187,6 +162,24 @@ class Connection(ExtendedQuery):
         out = bytes(self.out)
         self.out.clear()
         return out
+
+    def _handle(self, kind: int, payload: bytes) -> None:
+        """Runs one ready-phase message through its handler."""
+        if self._copy is not None and kind not in _COPY_KINDS:
+            self._copy_failed(ProtocolViolation(
+                f"unexpected message type 0x{kind:02X} during COPY from stdin"), True)
+            return
+        handler = self._dispatch.get(kind)
+        if handler is None:
+            raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
+        try:
+            handler(payload)
+        except SQLError as e:
+            if e.severity == "FATAL":
+                raise
+            self._message_failed(kind, e)
+        except Exception as e:  # a bug: report it and keep serving
+            self._message_failed(kind, e)
 
     def _message_failed(self, kind: int, exc: BaseException) -> None:
         """Reports an error that escaped a message handler (a malformed message, a bug)."""
@@ -258,17 +251,21 @@ class Connection(ExtendedQuery):
             self.out += M.error_fields(b"N", to_fields(notice))
 
     def _parameters(self) -> None:
+        """Collects changed settings: applied at once (TimeZone), reported at ReadyForQuery."""
         changed = self.session.take_changed_parameters() if self.session else None
         if changed:
-            for name, value in changed.items():
-                self.out += M.parameter_status(name, value)
-                if name == "TimeZone":
-                    self.tz = timezone(value)
-                    self._shapes.clear()
-                    self._tz_changed()
+            self._changed.update(changed)
+            if "TimeZone" in changed:
+                self.tz = timezone(changed["TimeZone"])
+                self._shapes.clear()
+                self._tz_changed()
 
     def _ready(self) -> None:
         self._parameters()
+        if self._changed:  # NB: PostgreSQL reports them just before ReadyForQuery
+            for name, value in self._changed.items():
+                self.out += M.parameter_status(name, value)
+            self._changed.clear()
         status = self.session.transaction_status if self.session else "I"
         if status == "I" and self.portals:
             self._drop_portals()
@@ -325,6 +322,7 @@ class Connection(ExtendedQuery):
         if kind != ord("p"):
             raise fatal(ProtocolViolation(
                 f"expected password response, got message type {kind}"))
+        assert self._auth is not None
         msg, done = self._auth.step(payload)
         if done:
             self._authenticated(msg)
@@ -359,6 +357,7 @@ class Connection(ExtendedQuery):
     def _query(self, payload: bytes) -> None:
         self._in_extended = False
         sql = M.read_query(payload)
+        assert self.session is not None
         self._run_simple(self.session.simple_query(sql))
 
     def _run_simple(self, gen: Iterator[Result]) -> None:
@@ -455,6 +454,7 @@ class Connection(ExtendedQuery):
 
     def _send_copy_out(self, res: Result) -> None:
         co = res.copy_out
+        assert co is not None
         self.out += M.copy_response(b"H", co.format == "binary", co.column_count)
         for chunk in co.chunks():
             self.out += M.copy_data(chunk)
@@ -465,6 +465,7 @@ class Connection(ExtendedQuery):
 
     def _begin_copy_in(self, res: Result, gen: Iterator[Result] | None) -> None:
         ci = res.copy_in
+        assert ci is not None
         self._copy, self._copy_gen = ci, gen
         self.out += M.copy_response(b"G", ci.format == "binary", ci.column_count)
 

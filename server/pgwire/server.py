@@ -184,9 +184,10 @@ class PgProtocol(asyncio.BufferedProtocol):
         self.loop.create_task(self._start_tls(done))
 
     async def _start_tls(self, done: threading.Event) -> None:
+        ctx = self.server.ssl_context
+        assert ctx is not None
         try:
-            self.transport = await self.loop.start_tls(
-                self.transport, self, self.server.ssl_context, server_side=True)
+            self.transport = await self.loop.start_tls(self.transport, self, ctx, server_side=True)
         except Exception as e:
             log.info("TLS handshake failed: %s", e)
             self.lost = True

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .session import SQLSession
 
 BATCH = 5000
+FEED_CHUNK = 1 << 18  # parse text input in blocks of ~256 KiB, not per CopyData
 SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _HEAD = re.compile(r"COPY\s+(?P<rest>.*)$", re.I | re.S)
 _ESC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
@@ -160,7 +161,8 @@ class CopyIn:
         types = [table.columns[p].type_oid for p in positions]
         self.decoders = [text_decoder(t, tz) for t in types]
         self.bdecoders = [binary_decoder(t) for t in types]
-        self.buf = b""
+        self.parts: list[bytes] = []
+        self.pending = 0
         self.rows: list[list[Any]] = []
         self.count = 0
         self.line_no = 0
@@ -173,6 +175,7 @@ class CopyIn:
         self.defaults = [(c.attnum - 1, compile_default(s, c, table)) for c in table.live_columns
                          if c.attnum - 1 not in positions and (c.default or c.identity)]
         self.ctx = s.exec_context([])
+        self.identity_layout = positions == list(range(self.ncols)) and not self.defaults
 
     def _guard(self, fn: Any, *args: Any) -> Any:
         try:
@@ -186,53 +189,66 @@ class CopyIn:
         self._guard(self._feed, data)
 
     def _feed(self, data: bytes) -> None:
-        if self.format != "text":
-            self.buf += data
-            return
-        buf = self.buf + data
-        end = buf.rfind(b"\n")
-        if end < 0:
-            self.buf = buf
-            return
-        self.buf = buf[end + 1:]
-        self._text_lines(buf[:end].decode("utf-8").split("\n"))
+        self.parts.append(data)
+        self.pending += len(data)
+        if self.format == "text" and self.pending >= FEED_CHUNK:
+            self._drain(final=False)
 
-    def _text_lines(self, lines: list[str]) -> None:
+    def _drain(self, final: bool) -> None:
+        """Parses the complete lines received so far (all of them when `final`)."""
+        buf = b"".join(self.parts)
+        self.parts, self.pending = [], 0
+        if not final:
+            end = buf.rfind(b"\n")
+            if end < 0:
+                self.parts, self.pending = [buf], len(buf)
+                return
+            rest, buf = buf[end + 1:], buf[:end]
+            if rest:
+                self.parts, self.pending = [rest], len(rest)
+        elif buf.endswith(b"\n"):
+            buf = buf[:-1]
+        if buf and not self.ended:
+            text = buf.decode("utf-8")
+            lines = text.split("\n")
+            if "\r" in text:
+                lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+            self._text_lines(lines, "\\" in text)
+
+    def _text_lines(self, lines: list[str], has_esc: bool) -> None:
+        """Decodes a block of text-format lines column by column (one decoder call per value)."""
         delim, null, n = self.delim, self.null, self.column_count
-        decoders = self.decoders
-        for line in lines:
-            self.line_no += 1
-            if self.ended:
-                continue
-            if line.endswith("\r"):
-                line = line[:-1]
-            if line == "\\.":
-                self.ended = True
-                continue
-            if self.header and self.line_no == 1:
-                continue
-            fields = line.split(delim)
+        if "\\." in lines:
+            lines = lines[: lines.index("\\.")]
+            self.ended = True
+        first = self.line_no
+        if self.header and first == 0 and lines:
+            lines = lines[1:]
+            first = 1
+        self.line_no = first + len(lines)
+        split = [x.split(delim) for x in lines]
+        for i, fields in enumerate(split):
             if len(fields) != n:
                 raise BadCopyFileFormat(
                     "missing data for column" if len(fields) < n else
                     "extra data after last expected column",
-                    detail=f"COPY {self.table.name}, line {self.line_no}: \"{line[:80]}\"")
-            has_esc = "\\" in line
-            row = []
-            for f, dec in zip(fields, decoders, strict=True):
-                if f == null:
-                    row.append(None)
-                    continue
-                if has_esc and "\\" in f:
-                    f = _ESC.sub(_unescape, f)
-                row.append(dec(f))
-            self.rows.append(row)
-            if len(self.rows) >= BATCH:
-                self._flush()
+                    detail=f'COPY {self.table.name}, line {first + i + 1}: "{lines[i][:80]}"')
+        if not split:
+            return
+        cols = []
+        for values, dec in zip(zip(*split, strict=True), self.decoders, strict=True):
+            if has_esc:
+                cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
+                                                         else v) for v in values])
+            else:
+                cols.append([None if v == null else dec(v) for v in values])
+        self.rows.extend(list(r) for r in zip(*cols, strict=True))
+        if len(self.rows) >= BATCH:
+            self._flush()
 
     def _csv(self) -> None:
-        text = self.buf.decode("utf-8")
-        self.buf = b""
+        text = b"".join(self.parts).decode("utf-8")
+        self.parts = []
         if text.endswith("\\.\n") or text.endswith("\\.\r\n"):
             text = text[: text.rindex("\\.")]
         reader = csv.reader(io.StringIO(text), delimiter=self.delim, quotechar=self.quote,
@@ -265,7 +281,8 @@ class CopyIn:
                 self._flush()
 
     def _binary(self) -> None:
-        b = self.buf
+        b = b"".join(self.parts)
+        self.parts = []
         if not b.startswith(SIGNATURE):
             raise BadCopyFileFormat("COPY file signature not recognized")
         pos = len(SIGNATURE) + 4
@@ -291,12 +308,15 @@ class CopyIn:
             self.rows.append(row)
             if len(self.rows) >= BATCH:
                 self._flush()
-        self.buf = b""
 
     def _flush(self) -> None:
         if not self.rows:
             return
         self.ctx.check_cancel()
+        if self.identity_layout:
+            full, self.rows = self.rows, []
+            self.count += self.writer.insert(self.s, full)
+            return
         full = []
         for src in self.rows:
             r = [None] * self.ncols
@@ -314,9 +334,7 @@ class CopyIn:
 
     def _finish(self) -> str:
         if self.format == "text":
-            if self.buf:
-                self._text_lines([self.buf.decode("utf-8")])
-                self.buf = b""
+            self._drain(final=True)
         elif self.format == "csv":
             self._csv()
         else:

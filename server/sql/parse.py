@@ -124,6 +124,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("set_session_txn", re.compile(r"SET\s+SESSION\s+CHARACTERISTICS\s+AS\s+TRANSACTION"
                                    + _TXN_MODES + r"\s*$", _I)),
     ("set_names", re.compile(r"SET\s+(?:SESSION\s+|LOCAL\s+)?NAMES\s+(?P<value>.+?)\s*$", _I)),
+    ("set_role", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?(?P<what>ROLE|SESSION\s+AUTHORIZATION)"
+                            r"\s+(?P<value>.+?)\s*$", _I)),
     ("set_tz", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?TIME\s+ZONE\s+(?P<value>.+?)\s*$",
                           _I)),
     ("set", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?(?P<name>" + _NAME +
@@ -161,12 +163,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 _FIRST_WORDS = {
     "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,
-    "RELEASE": 5, "SET": 6, "RESET": 11, "SHOW": 12, "DISCARD": 13, "CLOSE": 14, "DECLARE": 15,
-    "FETCH": 16, "MOVE": 16, "LISTEN": 17, "UNLISTEN": 17, "NOTIFY": 17, "VACUUM": 18,
-    "ANALYZE": 18, "ANALYSE": 18, "CHECKPOINT": 19, "PREPARE": 20, "EXECUTE": 21,
-    "DEALLOCATE": 22, "EXPLAIN": 23, "COPY": 24, "CREATE": 25, "ALTER": 25, "DROP": 25,
-    "COMMENT": 27, "GRANT": 28, "REVOKE": 28, "LOCK": 28, "REINDEX": 28, "CLUSTER": 28,
-    "SECURITY": 28,
+    "RELEASE": 5, "SET": 6, "RESET": 12, "SHOW": 13, "DISCARD": 14, "CLOSE": 15, "DECLARE": 16,
+    "FETCH": 17, "MOVE": 17, "LISTEN": 18, "UNLISTEN": 18, "NOTIFY": 18, "VACUUM": 19,
+    "ANALYZE": 19, "ANALYSE": 19, "CHECKPOINT": 20, "PREPARE": 21, "EXECUTE": 22,
+    "DEALLOCATE": 23, "EXPLAIN": 24, "COPY": 25, "CREATE": 26, "ALTER": 26, "DROP": 26,
+    "COMMENT": 28, "GRANT": 29, "REVOKE": 29, "LOCK": 29, "REINDEX": 29, "CLUSTER": 29,
+    "SECURITY": 29,
 }
 _WORD = re.compile(r"[A-Za-z]+")
 

@@ -30,6 +30,7 @@ from ..errors import (
     ActiveSQLTransaction,
     InFailedSQLTransaction,
     ObjectNotInPrerequisiteState,
+    QueryCanceled,
     SQLError,
     UndefinedTable,
 )
@@ -38,8 +39,9 @@ from ..txn.api import RetryStatement
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
 from .expr.casts import cast_function
+from .functx import SessionFunctions
 from .parse import PlanCache, normalize, split_statements
-from .settings import Settings
+from .settings import Settings, duration_ms, startup_settings
 from .statement import Stmt, analyse
 
 if TYPE_CHECKING:
@@ -59,7 +61,7 @@ class SQLSession:
         self.db = database
         self.database = database.name
         self.backend_pid = backend_pid
-        self.settings = Settings(_startup_settings(options))
+        self.settings = Settings(startup_settings(options))
         self.settings.values["session_authorization"] = user
         self.txn: Any = None
         self.in_block = False
@@ -81,6 +83,8 @@ class SQLSession:
         self.functions = SessionFunctions(self)
         self.temp_schema: str | None = None  # pg_temp_<pid> once a TEMP table was created
         self._cached_sp = self.settings.values["search_path"]
+        self._timer: threading.Timer | None = None
+        self._timed_out = False
 
     # -- pgwire's Session protocol ----------------------------------------
 
@@ -271,6 +275,8 @@ class SQLSession:
                 "current transaction is aborted, commands ignored until end of transaction block"
             )
         self._cancel.clear()
+        if self._timer is not None:
+            self._disarm()  # a portal left unfinished by the previous statement
         if stmt.no_block and (self.in_block or self.txn is not None):
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
@@ -278,13 +284,56 @@ class SQLSession:
         txn = self.ensure_txn()
         txn.new_statement()
         token = txn.savepoint()
-        for _ in range(MAX_RETRIES):
-            try:
-                return stmt.run(self, params)
-            except RetryStatement:
-                txn.rollback_to(token)
-                txn.new_statement()
-        return stmt.run(self, params)
+        timed = self._arm_timeout()
+        try:
+            for _ in range(MAX_RETRIES):
+                try:
+                    res = stmt.run(self, params)
+                    break
+                except RetryStatement:
+                    txn.rollback_to(token)
+                    txn.new_statement()
+            else:
+                res = stmt.run(self, params)
+        except QueryCanceled as e:
+            self._disarm()
+            raise self._cancel_error(e) from None
+        except BaseException:
+            self._disarm()
+            raise
+        if timed and res.rows is None:
+            self._disarm()
+        return res
+
+    def _arm_timeout(self) -> bool:
+        """Starts the statement_timeout timer, if one is set; True if it was started."""
+        value = self.settings.values.get("statement_timeout", "0")
+        if value == "0":
+            return False
+        ms = duration_ms(value)
+        if ms <= 0:
+            return False
+        self._disarm()
+        self._timed_out = False
+        self._timer = threading.Timer(ms / 1000.0, self._fire_timeout)
+        self._timer.daemon = True
+        self._timer.start()
+        return True
+
+    def _fire_timeout(self) -> None:
+        self._timed_out = True
+        self._cancel.set()
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _cancel_error(self, e: BaseException) -> BaseException:
+        if self._timed_out:
+            self._timed_out = False
+            return QueryCanceled("canceling statement due to statement timeout")
+        return e
 
     def on_error(self, exc: BaseException) -> None:
         """Puts the session into the state PostgreSQL is in after a failed statement."""
@@ -304,8 +353,13 @@ class SQLSession:
             for batch in batches:
                 yield from batch
         except Exception as e:  # NB: not GeneratorExit: an abandoned portal is no error
-            self.on_error(e)
+            self._disarm()
+            err = self._cancel_error(e) if isinstance(e, QueryCanceled) else e
+            self.on_error(err)
+            if err is not e:
+                raise err from None
             raise
+        self._disarm()
 
     def exec_context(self, values: list[Any]) -> ExecContext:
         """Builds the ExecContext of one statement execution."""
@@ -491,101 +545,3 @@ class _Normalized:
     def bind(self, values: tuple[Any, ...]) -> list[Any]:
         """Converts the literal values to the parameter types the plan settled on."""
         return [v if c is None else c(v) for v, c in zip(values, self.convs, strict=True)]
-
-
-class SessionFunctions:
-    """The `FunctionContext` handed to SQL functions: a thin view of one session."""
-
-    __slots__ = ("_s",)
-
-    def __init__(self, session: SQLSession) -> None:
-        self._s = session
-
-    @property
-    def catalog(self) -> CatalogSnapshot:
-        """The catalog the running statement sees."""
-        return self._s.catalog()
-
-    @property
-    def user(self) -> str:
-        """The session user."""
-        return self._s.user
-
-    @property
-    def database(self) -> str:
-        """The current database's name."""
-        return self._s.database
-
-    @property
-    def backend_pid(self) -> int:
-        """The session's backend pid."""
-        return self._s.backend_pid
-
-    @property
-    def statement_timestamp(self) -> dt.datetime:
-        """The transaction's start time."""
-        return self._s.statement_timestamp
-
-    @property
-    def session(self) -> SQLSession:
-        """The session itself (for pg_catalog views that list sessions)."""
-        return self._s
-
-    def get_setting(self, name: str) -> str | None:
-        """Returns a setting's value."""
-        return self._s.get_setting(name)
-
-    def set_setting(self, name: str, value: str, is_local: bool) -> str:
-        """Sets a setting."""
-        return self._s.set_setting(name, value, is_local)
-
-    def search_path(self) -> list[str]:
-        """The effective search_path."""
-        return self._s.search_path()
-
-    def nextval(self, seq_oid: int) -> int:
-        """Advances a sequence."""
-        return self._s.nextval(seq_oid)
-
-    def currval(self, seq_oid: int) -> int:
-        """The session's last value of a sequence."""
-        return self._s.currval(seq_oid)
-
-    def setval(self, seq_oid: int, value: int, is_called: bool) -> int:
-        """Sets a sequence's value."""
-        return self._s.setval(seq_oid, value, is_called)
-
-
-def _startup_settings(options: dict[str, str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in options.items():
-        k = key.lower()
-        if k in ("user", "database", "replication", "password"):
-            continue
-        if k == "options":
-            out.update(_parse_options(value))
-        else:
-            out[k] = value
-    return {k: v for k, v in out.items() if k in Settings().values or "." in k}
-
-
-def _parse_options(value: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    parts = value.replace("\\ ", "\0").split()
-    i = 0
-    while i < len(parts):
-        p = parts[i].replace("\0", " ")
-        if p == "-c" and i + 1 < len(parts):
-            p, i = parts[i + 1].replace("\0", " "), i + 1
-        elif p.startswith("-c"):
-            p = p[2:]
-        elif p.startswith("--"):
-            p = p[2:]
-        else:
-            i += 1
-            continue
-        if "=" in p:
-            k, v = p.split("=", 1)
-            out[k.lower().replace("-", "_")] = v
-        i += 1
-    return out

@@ -10,6 +10,8 @@ isolation levels), because JDBC checks them byte for byte.
 
 from __future__ import annotations
 
+import re
+
 from ..errors import InvalidParameterValue, UndefinedObject
 
 SERVER_VERSION = "15.6 (Cumulo)"
@@ -28,6 +30,7 @@ DEFAULTS: dict[str, str] = {
     "server_version": SERVER_VERSION,
     "server_version_num": SERVER_VERSION_NUM,
     "session_authorization": "cumulo",
+    "role": "none",
     "standard_conforming_strings": "on",
     "timezone": "UTC",
     "default_transaction_isolation": "read committed",
@@ -222,3 +225,48 @@ class Settings:
     def all_rows(self) -> list[tuple[str, str, str]]:
         """SHOW ALL's rows: (name, setting, description)."""
         return [(canonical(k), v, "") for k, v in sorted(self.values.items())]
+
+
+_UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 1}
+
+
+def duration_ms(value: str) -> float:
+    """Parses a time setting such as `500`, `5s` or `1min` into milliseconds (0 if invalid)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|min|h|d)?\s*", value)
+    return float(m.group(1)) * _UNITS_MS[m.group(2) or ""] if m else 0.0
+
+
+def startup_settings(options: dict[str, str]) -> dict[str, str]:
+    """Returns the settings given at connection start (parameters and `options=-c ...`)."""
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        k = key.lower()
+        if k in ("user", "database", "replication", "password"):
+            continue
+        if k == "options":
+            out.update(_parse_options(value))
+        else:
+            out[k] = value
+    return {k: v for k, v in out.items() if k in DEFAULTS or "." in k}
+
+
+def _parse_options(value: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    parts = value.replace("\\ ", "\0").split()
+    i = 0
+    while i < len(parts):
+        p = parts[i].replace("\0", " ")
+        if p == "-c" and i + 1 < len(parts):
+            p, i = parts[i + 1].replace("\0", " "), i + 1
+        elif p.startswith("-c"):
+            p = p[2:]
+        elif p.startswith("--"):
+            p = p[2:]
+        else:
+            i += 1
+            continue
+        if "=" in p:
+            k, v = p.split("=", 1)
+            out[k.lower().replace("-", "_")] = v
+        i += 1
+    return out

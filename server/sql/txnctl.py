@@ -30,16 +30,13 @@ def begin(s: SQLSession, modes: dict[str, Any]) -> Result:
     if s.in_block:
         s.notice("there is already a transaction in progress", "WARNING", "25001")
         return Result("BEGIN")
+    if s.txn is not None and modes.get("isolation", s.txn.isolation) != s.txn.isolation:
+        # statements earlier in this Query message already run in the transaction
+        raise ActiveSQLTransaction(
+            "SET TRANSACTION ISOLATION LEVEL must be called before any query")
     s.in_block = True
     s.txn_modes = dict(modes)
-    if s.txn is not None:  # statements earlier in this Query message join the block
-        _apply_modes_to_open(s, modes)
     return Result("BEGIN")
-
-
-def _apply_modes_to_open(s: SQLSession, modes: dict[str, Any]) -> None:
-    if "isolation" in modes and s.txn.start_ts is None:
-        s.txn.isolation = modes["isolation"]
 
 
 def commit(s: SQLSession) -> Result:

@@ -136,6 +136,25 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         value = _value(m.group("value"))
         local = (m.group("local") or "").strip().lower() == "local"
         return _u(sql, "SET", lambda s, p: do_set(s, name, value or None, local))
+    if kind == "set_role":
+        raw = _value(m.group("value"))
+        role = None if raw.upper() in ("NONE", "DEFAULT") or raw == "" else raw
+        what = "role" if m.group("what").upper() == "ROLE" else "session_authorization"
+        local = (m.group("local") or "").strip().lower() == "local"
+
+        def set_role(s: SQLSession, p: list[Any]) -> Result:
+            if role is not None and s.engine.role(role) is None:
+                from ..errors import UndefinedObject
+
+                raise UndefinedObject(f'role "{role}" does not exist')
+            if what == "role":
+                do_set(s, "role", role or "none", local)
+            else:
+                s.settings.values["session_authorization"] = role or s.user
+                s.settings.changed.add("session_authorization")
+            return Result("SET")
+
+        return _u(sql, "SET", set_role)
     if kind == "set_tz":
         value = _value(m.group("value"))
         if value.lower() == "local":

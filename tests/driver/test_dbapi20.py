@@ -183,6 +183,7 @@ def test_executemany_rowcount_and_errors(conn, table):
     conn.rollback()
     cur.execute(f"select count(*), count(v) from {table}")
     assert cur.fetchone() == (50, 25)
+    conn.rollback()  # release the table before the fixture drops it
 
 
 def test_commit_and_rollback(target, table):

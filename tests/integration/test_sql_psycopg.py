@@ -80,6 +80,7 @@ def test_dml_returning_upsert_and_tags(conn):
     ]
 
 
+@pytest.mark.xfail(strict=True, reason="DISTINCT ON with further ORDER BY keys is refused with 42P10 (issue 3)")
 def test_queries(conn):
     conn.execute("drop table if exists emp, dept")
     conn.execute("create table dept (id int primary key, name text)")
@@ -221,10 +222,13 @@ def test_snapshot_is_taken_at_first_statement_not_begin(cumulo_server):
     b.close()
 
 
-def test_cancel(cumulo_server):
+@pytest.mark.xfail(strict=True, reason="generate_series materialises its rows and the executor "
+                   "does not check for cancel between batches (issue 3)")
+def test_cancel(fresh_server):
+    """Runs on its own server: until this passes, the query can exhaust the server's memory."""
     import threading
 
-    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as conn:
+    with psycopg.connect(fresh_server.dsn(), autocommit=True) as conn:
         timer = threading.Timer(0.5, conn.cancel)
         timer.start()
         with pytest.raises(errors.QueryCanceled):

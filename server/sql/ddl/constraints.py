@@ -156,7 +156,7 @@ def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
         raise InvalidTableDefinition(f'column "{col.name}" is in a primary key')
     if value:
         from ...errors import NotNullViolation
-        from ...txn.api import IR, ScanSpec  # noqa: F401
+        from ...txn.api import ScanSpec
 
         txn = s.ensure_txn()
         spec = ScanSpec(table.space, filter=("is_null", ("col", col.attnum - 1)), limit=1)

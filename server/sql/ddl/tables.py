@@ -344,11 +344,33 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
 def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
     """TRUNCATE: gives each table (and index) a fresh KiVi space; the old ones go after commit."""
     store, txn, db = s.store, s.ensure_txn(), s.db.oid
+    cat = s.catalog()
+    targets: list[Table] = []
     for t in tree.expressions:
         schema, name = table_name(t)
-        rel = get_relation(s.catalog(), schema, name, s.search_path())
+        rel = get_relation(cat, schema, name, s.search_path())
         if rel.kind != "r":
             raise WrongObjectType(f'"{name}" is not a table')
+        targets.append(rel)
+    cascade = str(tree.args.get("option") or "").upper() == "CASCADE"
+    i = 0
+    while i < len(targets):  # tables referencing a truncated one: an error, or truncated too
+        oids = {t.oid for t in targets}
+        for c in cat.constraints:
+            if c.kind == "f" and c.ref_table_oid == targets[i].oid and c.table_oid not in oids:
+                child = cat.table_by_oid(c.table_oid)
+                if not cascade:
+                    raise FeatureNotSupported(
+                        "cannot truncate a table referenced in a foreign key constraint",
+                        detail=f'Table "{child.name}" references "{targets[i].name}".',
+                        hint=f'Truncate table "{child.name}" at the same time, or use '
+                        "TRUNCATE ... CASCADE.")
+                s.notice(f'truncate cascades to table "{child.name}"')
+                targets.append(child)
+                oids.add(child.oid)
+        i += 1
+    for rel in targets:
+        rel = s.catalog().table_by_oid(rel.oid)
         new_space = store.allocate_oid()
         s.pending_drops.append(rel.space)
         store.put(txn, db, _replace(rel, space=new_space))

@@ -190,7 +190,16 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     cat = s.catalog()
     by_name = {c.name: c.attnum for c in table.live_columns}
     arbiters: list[tuple[int, ...]] = []
-    if keys:
+    if node.args.get("constraint") is not None:
+        cname = ident(node.args["constraint"])
+        con = next((c for c in cat.constraints_of(table.oid) if c.name == cname), None)
+        if con is None or con.kind not in ("p", "u"):
+            from ...errors import UndefinedObject
+
+            raise UndefinedObject(
+                f'constraint "{cname}" for table "{table.name}" does not exist')
+        arbiters = [con.columns]
+    elif keys:
         want = {by_name.get(k, -1) for k in keys}
         cands = ([table.primary_key] if table.primary_key else []) + [
             i.columns for i in cat.indexes_of(table.oid) if i.unique and i.space]

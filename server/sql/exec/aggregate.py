@@ -37,6 +37,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
     f = call.func
     if f == "count_star":
         return len(vals)
+    if f == "first":  # a column functionally dependent on the GROUP BY keys
+        return vals[0][0] if vals else None
     if f == "array_agg":
         return [v[0] for v in vals] if vals else None
     if f == "string_agg":

@@ -57,6 +57,7 @@ class Scope:
     group_map: dict[int, int] = field(default_factory=dict)  # pre-agg col index -> output index
     correlated: bool = False
     aggregates_allowed: str | None = None  # None: allowed; else the clause name for the error
+    dependent: Any = None  # grouped: adds a column the GROUP BY keys determine (a grouped PK)
 
     def find(self, name: str, qualifier: str | None) -> int | None:
         """Returns the index of a visible column, None if absent; 42702 if ambiguous."""
@@ -247,6 +248,8 @@ class Binder:
             if idx is not None:
                 c = look.cols[idx]
                 if grouped is not None:
+                    if idx not in scope.group_map and scope.dependent is not None:
+                        scope.dependent(idx)
                     if idx not in scope.group_map:
                         shown = f"{qual}.{name}" if qual else (
                             f"{c.qualifier}.{name}" if c.qualifier else name)

@@ -155,7 +155,31 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         name = a.func if a.func != "count_star" else "count"
         repl[ast] = col(len(groups) + j, a.type, name)
     out = Scope(cols, parent=scope.parent, repl=repl, group_from=scope, group_map=group_map)
+    out.dependent = _dependent_columns(agg, scope, group_map, planner.catalog)
     return agg, out
+
+
+def _dependent_columns(agg: N.Aggregate, scope: Scope, group_map: dict[int, int],
+                       catalog: Any) -> Any:
+    """Returns the callback that lets a grouped query read columns of a table whose whole
+    primary key is grouped (PostgreSQL's functional dependency), as a `first` aggregate."""
+
+    def add(idx: int) -> None:
+        c = scope.cols[idx]
+        table = catalog.table_by_oid(c.table_oid) if c.table_oid else None
+        if table is None or not table.primary_key or c.attnum <= 0:
+            return
+        pk = set(table.primary_key)
+        grouped = {scope.cols[i].attnum for i in group_map
+                   if scope.cols[i].table_oid == c.table_oid
+                   and scope.cols[i].qualifier == c.qualifier}
+        if not pk <= grouped:
+            return
+        agg.aggs.append(N.AggCall("first", [col(idx, c.type, c.name, c.typmod)], c.type))
+        agg.cols.append(N.PCol(c.name, c.type, c.typmod, c.qualifier, c.table_oid, c.attnum))
+        group_map[idx] = len(agg.cols) - 1
+
+    return add
 
 
 WINDOW_TYPES = {"row_number": T.INT8, "rank": T.INT8, "dense_rank": T.INT8, "ntile": T.INT4,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+
 from cumulo.server.kivi.client import KiviClient
 from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.kivi.node import KiviNode

@@ -5,11 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cumulo.server.errors import FeatureNotSupported
 from cumulo.server.kivi.agg import PartialAgg, merge_partials, partial_aggregate
 from cumulo.server.kivi.api import AggSpec
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 SPEC = AggSpec(
     group_by=(0,),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from cumulo.server.kivi.api import AggSpec, Apply, Collect, Get, LatestCommit, Scan, Write
 from cumulo.server.kivi.client import KiviClient
 from cumulo.server.kivi.keycodec import encode_key

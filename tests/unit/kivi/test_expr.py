@@ -6,6 +6,9 @@ import re
 from decimal import Decimal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cumulo.server.errors import DivisionByZero, FeatureNotSupported
 from cumulo.server.kivi.expr import (
     compile_filter,
@@ -15,8 +18,6 @@ from cumulo.server.kivi.expr import (
     sql_div,
     sql_mod,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 # No example database in the repo, no flaky health checks on a loaded CI machine.
 PROPS = dict(database=None, suppress_health_check=list(HealthCheck), deadline=None)

@@ -8,6 +8,9 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cumulo.server.errors import FeatureNotSupported
 from cumulo.server.kivi.keycodec import (
     decode_key,
@@ -16,8 +19,6 @@ from cumulo.server.kivi.keycodec import (
     prefix_upper_bound,
     successor,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 UTC = dt.UTC
 

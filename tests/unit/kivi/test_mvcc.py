@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from cumulo.server.kivi.mvcc import VersionStore
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -6,6 +6,7 @@ import random
 from decimal import Decimal
 
 import pytest
+
 from cumulo.server.errors import DivisionByZero, FeatureNotSupported
 from cumulo.server.kivi.api import (
     AggSpec,

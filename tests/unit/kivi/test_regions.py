@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+
 from cumulo.server.kivi.api import Apply, Get, Scan, Write
 from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.kivi.node import KiviNode

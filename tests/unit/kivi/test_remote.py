@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+
 from cumulo.server.errors import ConnectionFailure
 from cumulo.server.kivi.api import AggSpec, Apply, Get, Scan, Write
 from cumulo.server.kivi.keycodec import encode_key

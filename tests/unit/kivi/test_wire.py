@@ -7,10 +7,11 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from cumulo.server.kivi import api
-from cumulo.server.kivi.wire import MESSAGES, packb, unpackb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from cumulo.server.kivi import api
+from cumulo.server.kivi.wire import MESSAGES, packb, unpackb
 
 values = st.one_of(
     st.none(),

@@ -46,6 +46,7 @@ class Running:
         fut.result(15)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+        self.loop.close()
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +206,9 @@ def test_asyncpg_binary_everything(scram):
             stmt = await conn.prepare("select $1::int4, $2::text")
             assert await stmt.fetchrow(5, "z") == (5, "z")
             assert [tuple(r) for r in await conn.fetch("select series 3")] == [(1,), (2,), (3,)]
+            # fetchrow is Execute(max_rows=1): DataRow + PortalSuspended, and the next query works
+            assert tuple(await conn.fetchrow("select series 3")) == (1,)
+            assert await conn.fetchval("select series 2") == 1
             async with conn.transaction():
                 cur = await conn.cursor("select series 5")
                 assert [r[0] for r in await cur.fetch(2)] == [1, 2]
@@ -312,7 +316,15 @@ def test_slow_statement_does_not_block_other_connections(trust):
     slow = psycopg.connect(dsn(trust), autocommit=True)
     fast = psycopg.connect(dsn(trust), autocommit=True)
     try:
-        worker = threading.Thread(target=lambda: slow.execute("sleep 3"))
+        errors: list[Exception] = []
+
+        def run_slow() -> None:
+            try:
+                slow.execute("sleep 3")
+            except psycopg.errors.QueryCanceled as e:
+                errors.append(e)
+
+        worker = threading.Thread(target=run_slow)
         worker.start()
         time.sleep(0.2)
         start = time.monotonic()
@@ -321,6 +333,7 @@ def test_slow_statement_does_not_block_other_connections(trust):
         assert time.monotonic() - start < 1.5
         slow.cancel_safe()
         worker.join(10)
+        assert len(errors) == 1  # the slow one was still running, and got cancelled
     finally:
         slow.close()
         fast.close()

@@ -33,6 +33,11 @@ SCRIPTS = {
     "syntax error": [W.query("fail")],
     "notice before the tag": [W.query("drop table if exists x")],
     "parameter status after set, before ready": [W.query("set timezone = 'Europe/Madrid'")],
+    "parameter status comes at ready, after later statements": [
+        W.query("set timezone = 'Europe/Madrid'; select 1")],
+    "parameter status in the extended protocol": [
+        W.parse("set timezone = 'Asia/Kolkata'"), W.bind(), W.execute(), W.parse("select 1"),
+        W.bind(), W.execute(), W.SYNC],
     "extended with inferred and declared types": [
         W.parse("select $1::int4, $2::text"), W.bind((b"7", b"x")), W.describe("P"), W.execute(),
         W.SYNC],

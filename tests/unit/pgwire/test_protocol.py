@@ -222,10 +222,12 @@ def test_notice_and_parameter_status_after_set():
 
 def test_timestamptz_uses_session_timezone():
     _, conn, _ = connect()
-    conn.feed(W.query("set timezone = 'Asia/Kolkata'"))
-    out = run(conn, W.query("select typed"))
-    row = out[1].split(",")
-    assert "2024-01-02 08:34:05+05:30" in row
+    out = run(conn, W.query("set timezone = 'Asia/Kolkata'; select typed"))
+    assert "2024-01-02 08:34:05+05:30" in out[2].split(",")
+    assert out[-2:] == ["S TimeZone=Asia/Kolkata", "Z I"]
+    out = run(conn, W.parse("set timezone = 'UTC'"), W.bind(), W.execute(),
+              W.parse("select typed"), W.bind(), W.execute(), W.SYNC)
+    assert "2024-01-02 03:04:05+00" in out[5].split(",")
 
 
 def test_typed_row_text_format():

@@ -16,9 +16,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
 import cumulo.server.sql.functions  # noqa: F401  (registers the functions)
 import cumulo.server.sql.pgcatalog  # noqa: F401  (registers the relations)
-import pytest
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.catalog import model as M
 from cumulo.server.sql.functions.registry import FUNCTIONS

@@ -8,6 +8,7 @@ user wrote it, PostgreSQL's deparsed form (`0::numeric`) differs by design.
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.errors import SQLError
 from cumulo.server.pgtypes import oids as T
 

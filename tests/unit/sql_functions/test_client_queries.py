@@ -5,6 +5,7 @@ talking to PostgreSQL 15 (psql -E, SQLAlchemy's cursor events, pgJDBC's sources)
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.sql.engine import SQLEngine
 from cumulo.server.txn.embedded import open_embedded
 

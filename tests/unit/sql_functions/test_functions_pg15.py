@@ -8,6 +8,7 @@ import pathlib
 import re
 
 import pytest
+
 from cumulo.server.errors import SQLError
 from cumulo.server.sql.expr.casts import to_text
 

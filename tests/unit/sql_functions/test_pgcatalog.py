@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.catalog import model as M
 from cumulo.server.sql.pgcatalog import VIRTUAL_TABLES

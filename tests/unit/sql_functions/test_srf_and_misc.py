@@ -8,6 +8,7 @@ import uuid
 from decimal import Decimal
 
 import pytest
+
 from cumulo.server.errors import SQLError
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.functions.registry import FUNCTIONS

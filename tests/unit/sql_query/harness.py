@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import sqlglot
+
 from cumulo.server.sql.catalog.model import (
     CatalogSnapshot,
     Column,

@@ -7,6 +7,7 @@ import dataclasses
 import re
 
 import pytest
+
 from cumulo.server.sql.catalog.model import Index
 
 from .harness import DB

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 import sqlglot
+
 from cumulo.server import errors as E
 from cumulo.server.sql.context import ParamTypes, ScopeColumn
 from cumulo.server.sql.plan.compiler import COMPILER

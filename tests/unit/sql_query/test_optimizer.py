@@ -4,6 +4,7 @@ without the rules, and the access paths it picks make the calls they promise."""
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.sql.optimizer import rules
 
 from .harness import DB
@@ -72,3 +73,31 @@ def test_explain_analyze_counts_rows() -> None:
     plan, _ = db.plan("select a from t where a > 1")
     lines = plan.explain(db.ctx(), analyze=True)
     assert lines[0].startswith("Project a (actual rows=3 loops=1")
+
+
+def test_cancel_stops_a_scan() -> None:
+    from cumulo.server.errors import QueryCanceled
+
+    db = DB()
+    plan, _ = db.plan("select aid from pgbench_accounts where abalance > 0")
+    ctx = db.ctx()
+    ctx.cancel_event.set()
+    with pytest.raises(QueryCanceled):
+        for _ in plan.execute(ctx):
+            pass
+
+
+def test_point_lookup_costs_little_python() -> None:
+    import time
+
+    db = DB(use_real=False)
+    plan, _ = db.plan("SELECT abalance FROM pgbench_accounts WHERE aid = $1")
+    n = 2000
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for i in range(n):
+            for _b in plan.execute(db.ctx([i % 50 + 1])):
+                pass
+        best = min(best, (time.perf_counter() - t0) / n)
+    assert best < 100e-6, f"{best * 1e6:.1f} us per lookup"

@@ -148,3 +148,12 @@ MORE = [
 @pytest.mark.parametrize("sql,expected", MORE, ids=[c[0][:60] for c in MORE])
 def test_more_queries(db: DB, sql: str, expected: list) -> None:
     assert db.rows(sql) == expected
+
+
+def test_group_by_primary_key_allows_dependent_columns(db: DB) -> None:
+    assert db.rows("select a, b, count(*) from t join u on a = x group by a order by a") == [
+        (1, "one", 1), (2, "two", 2)]
+    from cumulo.server.errors import GroupingError
+
+    with pytest.raises(GroupingError):
+        db.rows("select x, y from u group by x")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.sql.engine import SQLEngine
 from cumulo.server.txn.embedded import open_embedded
 

@@ -81,11 +81,14 @@ def test_copy_errors(session):
     res = next(gen)
     res.copy_in.feed(b"1\t2\n")
     import pytest
+
     from cumulo.server.errors import SQLError
 
+    res.copy_in.feed(b"1\t2\t3\n")
     with pytest.raises(SQLError) as info:
-        res.copy_in.feed(b"1\t2\t3\n")
+        res.copy_in.finish()  # NB: lines are parsed in blocks; the error may come at CopyDone
     assert info.value.sqlstate == "22P04"
+    assert info.value.detail.startswith("COPY t, line 2:")
     gen.close()
     assert rows(session, "select count(*) from t") == [(0,)]
     gen = session.simple_query("copy t from stdin")
@@ -106,3 +109,11 @@ def test_copy_out_sends_one_row_per_chunk(session):
     assert chunks == [b"a\n", b"1\n", b"2\n", b"3\n"] and res.copy_out.tag == "COPY 3"
     for _ in gen:
         pass
+
+
+def test_large_copy_split_anywhere(session):
+    run(session, "create table t (a int, b text)")
+    data = b"".join(f"{i}\tv\\\\{i}\n".encode() for i in range(40000)) + b"\\.\n"
+    payloads = [data[i:i + 7777] for i in range(0, len(data), 7777)]  # cuts lines in half
+    assert copy_in(session, "copy t from stdin", payloads) == "COPY 40000"
+    assert rows(session, "select count(*), min(b), max(a) from t") == [(40000, "v\\0", 39999)]

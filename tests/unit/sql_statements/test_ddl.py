@@ -330,3 +330,18 @@ def test_temp_tables(engine):
     a.close()
     assert not any(s.name.startswith("pg_temp") for s in b.catalog().schemas)
     b.close()
+
+
+def test_truncate_with_foreign_keys_and_identity(session):
+    run(session, "create table p (id serial primary key)")
+    run(session, "create table c (pid int references p)")
+    run(session, "insert into p default values; insert into c values (1)")
+    err = fails(session, "truncate p", "0A000")
+    assert err.message == "cannot truncate a table referenced in a foreign key constraint"
+    run(session, "truncate p, c")
+    run(session, "insert into p default values; insert into c values (2)")
+    run(session, "truncate p restart identity cascade")
+    assert session.take_notices()[0].message == 'truncate cascades to table "c"'
+    assert rows(session, "select count(*) from c") == [(0,)]
+    run(session, "insert into p default values")
+    assert rows(session, "select id from p") == [(1,)]

@@ -182,3 +182,13 @@ def test_insert_select_from_itself(session):
     run(session, "insert into t select g from generate_series(1, 3000) g")
     assert run(session, "insert into t select a + 3000 from t") == [("INSERT 0 3000", None)]
     assert rows(session, "select count(*), max(a) from t") == [(6000, 6000)]
+
+
+def test_on_conflict_on_constraint(session):
+    run(session, "create table t (k int primary key, v int)")
+    run(session, "insert into t values (1, 1)")
+    run(session, "insert into t values (1, 5) on conflict on constraint t_pkey do update "
+        "set v = excluded.v")
+    assert rows(session, "select v from t") == [(5,)]
+    fails(session, "insert into t values (1, 5) on conflict on constraint nope do nothing",
+          "42704")

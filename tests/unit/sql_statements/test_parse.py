@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.errors import SyntaxError_
 from cumulo.server.sql.parse import (
     PlanCache,

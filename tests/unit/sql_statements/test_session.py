@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cumulo.server.errors import InvalidCatalogName
 from cumulo.server.txn.api import RetryStatement
 
@@ -407,3 +408,13 @@ def test_plan_cache_follows_search_path(session):
     res = session.execute(p, [0])
     assert res.fetch() == [(1,)]  # re-parsed under the new search_path, as PostgreSQL >= 9.3
     session.sync()
+
+
+def test_statement_timeout(session):
+    run(session, "create table t (a int)")
+    run(session, "insert into t select g from generate_series(1, 20000) g")
+    run(session, "set statement_timeout = '1ms'")
+    err = fails(session, "select count(*) from t a, t b where a.a = b.a + 1", "57014")
+    assert err.message == "canceling statement due to statement timeout"
+    run(session, "set statement_timeout = 0")
+    assert rows(session, "select count(*) from t where a < 3") == [(2,)]

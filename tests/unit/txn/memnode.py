@@ -20,6 +20,8 @@ import threading
 from bisect import bisect_right
 from typing import Any
 
+from sortedcontainers import SortedDict
+
 from cumulo.server.kivi.agg import partial_aggregate
 from cumulo.server.kivi.api import (
     Ack,
@@ -37,7 +39,6 @@ from cumulo.server.kivi.api import (
 )
 from cumulo.server.kivi.expr import compile_filter
 from cumulo.server.kivi.wire import packb, unpackb
-from sortedcontainers import SortedDict
 
 
 def _visible(versions: list[tuple[int, Row | None]], ts: int) -> Row | None:

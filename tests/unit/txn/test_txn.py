@@ -6,6 +6,9 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cumulo.server.errors import (
     DeadlockDetected,
     InternalError,
@@ -17,8 +20,6 @@ from cumulo.server.errors import (
 from cumulo.server.kivi.api import AggSpec, Collect
 from cumulo.server.txn.api import RetryStatement, ScanSpec
 from cumulo.server.txn.embedded import open_embedded
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from .memnode import MemNode
 

@@ -1,0 +1,80 @@
+"""The `FunctionContext` a session hands to SQL functions (`functions.registry`).
+
+Functions such as now(), current_setting(), set_config(), nextval() and the
+pg_catalog views need a little of the session: its catalog, settings, user,
+sequences. They get this narrow view of it rather than the session itself,
+so the function library depends on a small protocol, not on session internals.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from .catalog.model import CatalogSnapshot
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+
+class SessionFunctions:
+    """The `FunctionContext` handed to SQL functions: a thin view of one session."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, session: SQLSession) -> None:
+        self._s = session
+
+    @property
+    def catalog(self) -> CatalogSnapshot:
+        """The catalog the running statement sees."""
+        return self._s.catalog()
+
+    @property
+    def user(self) -> str:
+        """The session user."""
+        return self._s.user
+
+    @property
+    def database(self) -> str:
+        """The current database's name."""
+        return self._s.database
+
+    @property
+    def backend_pid(self) -> int:
+        """The session's backend pid."""
+        return self._s.backend_pid
+
+    @property
+    def statement_timestamp(self) -> dt.datetime:
+        """The transaction's start time."""
+        return self._s.statement_timestamp
+
+    @property
+    def session(self) -> SQLSession:
+        """The session itself (for pg_catalog views that list sessions)."""
+        return self._s
+
+    def get_setting(self, name: str) -> str | None:
+        """Returns a setting's value."""
+        return self._s.get_setting(name)
+
+    def set_setting(self, name: str, value: str, is_local: bool) -> str:
+        """Sets a setting."""
+        return self._s.set_setting(name, value, is_local)
+
+    def search_path(self) -> list[str]:
+        """The effective search_path."""
+        return self._s.search_path()
+
+    def nextval(self, seq_oid: int) -> int:
+        """Advances a sequence."""
+        return self._s.nextval(seq_oid)
+
+    def currval(self, seq_oid: int) -> int:
+        """The session's last value of a sequence."""
+        return self._s.currval(seq_oid)
+
+    def setval(self, seq_oid: int, value: int, is_called: bool) -> int:
+        """Sets a sequence's value."""
+        return self._s.setval(seq_oid, value, is_called)
