@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from . import report
 from .core import Figure, Options, RunContext
 from .systems import System, SystemStartError, cumulo_embedded, external, postgres15
-from .workloads import WORKLOADS, load
+from .workloads import MICRO, WORKLOADS, load
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
@@ -39,14 +39,14 @@ def parser() -> argparse.ArgumentParser:
         description="Runs a workload against Cumulo and PostgreSQL 15 on this machine, "
         "side by side, and reports each figure and the Cumulo/PostgreSQL ratio.",
         epilog="workloads:\n"
-        + "\n".join(f"  {name:<12} {load(name).DESCRIPTION}" for name in WORKLOADS),
+        + "\n".join(f"  {name:<12} {load(name).DESCRIPTION}" for name in [*WORKLOADS, *MICRO]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "workloads",
         nargs="+",
         metavar="WORKLOAD",
-        choices=[*WORKLOADS, "all"],
+        choices=[*WORKLOADS, *MICRO, "all"],
         help=f"one or more of {', '.join(WORKLOADS)}, all",
     )
     p.add_argument(
@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
         raise SystemExit(f"unknown system(s): {', '.join(sorted(unknown))}")
     workloads = list(WORKLOADS) if "all" in args.workloads else list(dict.fromkeys(args.workloads))
     options = Options(args.scale, args.seconds, args.rows, args.clients, args.threads, args.repeat)
+    if all(w in MICRO for w in workloads):
+        names = []  # micro-benchmarks run in process: no server to start
     meta: dict = {
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "argv": sys.argv[1:] if args.argv is None else args.argv,

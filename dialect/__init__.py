@@ -1,1 +1,5 @@
-"""dialect"""
+"""cumulo.dialect: SQLAlchemy dialects `cumulo://` (sync) and `cumulo+async://` for Cumulo."""
+
+from cumulo.dialect.retry import is_retryable, run_transaction
+
+__all__ = ["is_retryable", "run_transaction"]

@@ -35,6 +35,8 @@ from sqlalchemy.dialects.postgresql.pg_catalog import INT2VECTOR, OIDVECTOR
 from sqlalchemy.engine import processors
 from sqlalchemy.sql import sqltypes
 
+from cumulo.dialect import options
+
 ISOLATION_LEVELS = ("READ COMMITTED", "READ UNCOMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 
 
@@ -73,7 +75,7 @@ class _JSON(JSON):
     render_bind_cast = True
 
     def result_processor(self, dialect: Any, coltype: Any) -> Any:
-        return None  # the driver decodes json and jsonb itself
+        return None  # the driver decodes json, with json_deserializer when one is set
 
 
 class _JSONB(JSONB):
@@ -188,6 +190,7 @@ class CumuloDialect(PGDialect):
     render_bind_cast = True
     execution_ctx_cls = CumuloExecutionContext
     statement_compiler = CumuloCompiler
+    ddl_compiler = options.CumuloDDLCompiler
     preparer = CumuloIdentifierPreparer
     # executemany is one pipelined round trip in the driver; RETURNING batches
     # go through "insertmanyvalues", one multi-row INSERT per page.
@@ -241,6 +244,20 @@ class CumuloDialect(PGDialect):
         opts.update(url.query)
         return [], opts
 
+    def on_connect(self) -> Any:
+        """Hands a custom `json_deserializer` to the driver, which decodes json results."""
+        inherited = super().on_connect()
+        loads = self._json_deserializer
+        if loads is None:
+            return inherited
+
+        def connect(dbapi_connection: Any) -> None:
+            if inherited is not None:
+                inherited(dbapi_connection)
+            dbapi_connection.json_loads = loads
+
+        return connect
+
     def is_disconnect(self, e: Exception, connection: Any, cursor: Any) -> bool:
         """Tells whether an error means the connection is gone."""
         dbapi = self.loaded_dbapi
@@ -255,10 +272,11 @@ class CumuloDialect(PGDialect):
     def set_isolation_level(self, dbapi_connection: Any, level: str) -> None:
         """Sets autocommit, or the level the driver's pipelined BEGIN carries."""
         level = level.replace("_", " ")
-        if level == "AUTOCOMMIT":
-            dbapi_connection.autocommit = True
-        else:
-            dbapi_connection.autocommit = False
+        autocommit = level == "AUTOCOMMIT"
+        # NB: the driver refuses any autocommit assignment inside a transaction
+        if bool(dbapi_connection.autocommit) != autocommit:
+            dbapi_connection.autocommit = autocommit
+        if not autocommit:
             dbapi_connection.isolation_level = level
 
     def get_isolation_level(self, dbapi_connection: Any) -> str:
@@ -269,6 +287,13 @@ class CumuloDialect(PGDialect):
         return self.get_default_isolation_level(dbapi_connection)
 
     def get_default_isolation_level(self, dbapi_conn: Any) -> str:
+        """The level transactions get: the driver's when one was set on connect, else the server's.
+
+        SQLAlchemy reads this after applying `create_engine(isolation_level=...)`
+        and expects that level back, as psycopg's session-level setting gives it.
+        """
+        if dbapi_conn.isolation_level:
+            return dbapi_conn.isolation_level
         cursor = dbapi_conn.cursor()
         try:
             cursor.execute("SELECT current_setting('transaction_isolation')")
@@ -296,6 +321,20 @@ class CumuloDialect(PGDialect):
             "SELECT current_setting('standard_conforming_strings')").scalar()
         self._backslash_escapes = value == "off"
 
+    # Reflection answers with `cumulo_*` dialect options next to `postgresql_*`.
+    def get_multi_indexes(self, *args: Any, **kw: Any) -> Any:
+        return options.alias_reflected(super().get_multi_indexes(*args, **kw))
+
+    def get_multi_unique_constraints(self, *args: Any, **kw: Any) -> Any:
+        return options.alias_reflected(super().get_multi_unique_constraints(*args, **kw))
+
+    def get_multi_pk_constraint(self, *args: Any, **kw: Any) -> Any:
+        return options.alias_reflected(super().get_multi_pk_constraint(*args, **kw))
+
+    def get_multi_table_options(self, *args: Any, **kw: Any) -> Any:
+        return [(key, options.alias_keys(dict(opts)))
+                for key, opts in super().get_multi_table_options(*args, **kw)]
+
     def do_ping(self, dbapi_connection: Any) -> bool:
         cursor = dbapi_connection.cursor()
         try:
@@ -306,3 +345,8 @@ class CumuloDialect(PGDialect):
 
 
 dialect = CumuloDialect
+
+try:  # Alembic is optional: register our migration implementation when it is there
+    from cumulo.dialect import alembic as _alembic  # noqa: F401
+except ImportError:
+    pass

@@ -8,9 +8,9 @@ both block on full socket buffers.
 
 Transactions follow PEP 249: with autocommit off (the default), the first
 statement after commit/rollback is preceded by a pipelined BEGIN carrying
-`isolation_level` and `readonly`. Cursors stream their rows through named
-portals while a transaction is open; commit and rollback first read what
-such cursors have left, so their rows stay fetchable.
+`isolation_level` and `readonly`. Cursors stream their rows through portals
+(see cursor.py); commit and rollback first read what such cursors have
+left, so their rows stay fetchable.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import socket
 import ssl
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from cumulo.driver import core, errors, failover, net
@@ -38,7 +38,7 @@ def connect(dsn: str | None = None, **kwargs: object) -> Connection:
     params = make_params(dsn, **kwargs)
     hosts = list(params.hosts)
     if params.load_balance and len(hosts) > 1:
-        hosts = failover.order_by_load(hosts, [_probe_load(h, params) for h in hosts])
+        return _connect_least_loaded(hosts, params)
     attempts: list[tuple[tuple[str, int], BaseException]] = []
     for host in hosts:
         try:
@@ -50,20 +50,37 @@ def connect(dsn: str | None = None, **kwargs: object) -> Connection:
     raise failover.all_failed(attempts)
 
 
-def _probe_load(host: tuple[str, int], params: ConnectParams) -> int | None:
+def _connect_least_loaded(hosts: list[tuple[str, int]], params: ConnectParams) -> Connection:
+    """Connects to every host, asks each its load, keeps the least-loaded connection."""
+    opened: list[tuple[Connection, int | None]] = []
+    attempts: list[tuple[tuple[str, int], BaseException]] = []
+    for host in hosts:
+        try:
+            conn = Connection(host, params)
+        except (OSError, errors.Error) as e:
+            attempts.append((host, e))
+            if not failover.try_next_host(e):
+                for c, _ in opened:
+                    c.close()
+                raise
+            continue
+        opened.append((conn, _load(conn)))
+    if not opened:
+        raise failover.all_failed(attempts)
+    best = failover.least_loaded([load for _, load in opened])
+    for i, (c, _) in enumerate(opened):
+        if i != best:
+            c.close()
+    return opened[best][0]
+
+
+def _load(conn: Connection) -> int | None:
+    """Asks a fresh connection for its server's load (None if it cannot say)."""
     try:
-        conn = Connection(host, params)
-    except (OSError, errors.Error):
+        res = conn._run(p.query(failover.LOAD_QUERY), [])
+        return int(res[0].rows[0][0])
+    except (errors.Error, IndexError, TypeError, ValueError):
         return None
-    try:
-        conn.autocommit = True
-        cur = conn.cursor()
-        cur.execute(failover.LOAD_QUERY)
-        return int(cur.fetchone()[0])
-    except errors.Error:
-        return None
-    finally:
-        conn.close()
 
 
 class Connection:
@@ -89,7 +106,6 @@ class Connection:
         self._isolation_level: str | None = None
         self._readonly: bool | None = None
         self._lock = threading.RLock()
-        self._reader = p.MessageReader()
         self._streaming: weakref.WeakSet = weakref.WeakSet()  # cursors with open portals
         self._sock: socket.socket | None = net.open_socket(
             self.host, self.port, params.sslmode, params.sslrootcert, params.connect_timeout)
@@ -106,6 +122,7 @@ class Connection:
         with self._lock:
             if self._sock is None:
                 raise InterfaceError("the connection is closed")
+            self.session.hold_closes = bool(self._streaming)
             try:
                 req = next(conv)
                 while True:
@@ -119,31 +136,50 @@ class Connection:
             except OSError as e:
                 self._abort()
                 raise OperationalError(f"connection to the server lost: {e}") from e
+            except errors.DatabaseError:
+                raise  # the server's error, raised at ReadyForQuery: the session goes on
+            except BaseException:
+                self._abort()  # the conversation stopped midway: its state is unknown
+                raise
 
     def _recv(self) -> tuple[bytes, bytes]:
-        while (msg := self._reader.next()) is None:
+        while (msg := self.session.reader.next()) is None:
             data = self._sock.recv(262144)  # type: ignore[union-attr]
             if not data:
                 self._abort()
                 raise OperationalError("the server closed the connection")
-            self._reader.feed(data)
+            self.session.reader.feed(data)
         return msg
 
     def _send(self, data: bytes) -> None:
         sock = self._sock
-        if len(data) < 262144 or isinstance(sock, ssl.SSLSocket):
+        if len(data) < 262144:
             sock.sendall(data)  # type: ignore[union-attr]
             return
+        # A long pipeline: read replies while writing, or both sides could block on full
+        # buffers. Non-blocking, because a TLS socket may have to wait for either direction.
         view = memoryview(data)
-        while view:
-            readable, writable, _ = select.select([sock], [sock], [])
-            if readable:
-                chunk = sock.recv(262144)  # type: ignore[union-attr]
-                if not chunk:
-                    raise OSError("the server closed the connection")
-                self._reader.feed(chunk)
-            if writable:
-                view = view[sock.send(view[:262144]):]  # type: ignore[union-attr]
+        sock.setblocking(False)  # type: ignore[union-attr]
+        try:
+            while view:
+                readable, writable, _ = select.select([sock], [sock], [])
+                if readable:
+                    try:
+                        chunk = sock.recv(262144)  # type: ignore[union-attr]
+                    except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
+                        chunk = None
+                    if chunk == b"":
+                        raise OSError("the server closed the connection")
+                    if chunk:
+                        self.session.reader.feed(chunk)
+                if writable:
+                    try:
+                        view = view[sock.send(view[:262144]):]  # type: ignore[union-attr]
+                    except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
+                        pass
+        finally:
+            if self._sock is not None:
+                sock.setblocking(True)  # type: ignore[union-attr]
 
     def _abort(self) -> None:
         if self._sock is not None:
@@ -165,11 +201,13 @@ class Connection:
             sql += " READ ONLY" if self._readonly else " READ WRITE"
         return p.query(sql)
 
-    def _prepare(self, sql: str, oids: tuple[int, ...]) -> core.Prepared:
+    def _prepare(self, sql: str, oids: tuple[int, ...], begin: bytes = b"") -> core.Prepared:
+        """Returns the cached statement or prepares it (after `begin`, if given)."""
         stmt = self.session.cached(sql, oids)
         if stmt is None:
             name = self.session.next_name("s") if self.session.cache_size > 0 else ""
-            stmt = self._drive(core.prepare(self.session, name, sql, oids))  # type: ignore[assignment]
+            conv = core.prepare(self.session, name, sql, oids, begin)
+            stmt = self._drive(conv)  # type: ignore[assignment]
             self.session.remember(stmt, oids)
         return stmt
 
@@ -181,6 +219,13 @@ class Connection:
     def _check(self) -> None:
         if self._sock is None:
             raise InterfaceError("the connection is closed")
+
+    def _finish_flushing(self) -> None:
+        """Reads the rest of autocommit streams: the next Sync would end their portals."""
+        for cur in list(self._streaming):
+            if cur._flushing:
+                cur._drain()
+                self._streaming.discard(cur)
 
     def _finish_streams(self) -> None:
         for cur in list(self._streaming):
@@ -230,6 +275,7 @@ class Connection:
     @autocommit.setter
     def autocommit(self, value: bool) -> None:
         self._check()
+        self._finish_flushing()
         if self.session.status != "I":
             raise ProgrammingError("cannot change autocommit inside a transaction")
         self._autocommit = bool(value)
@@ -254,6 +300,16 @@ class Connection:
         self._readonly = None if value is None else bool(value)
 
     @property
+    def json_loads(self) -> Callable[[str], object] | None:
+        """The function decoding json/jsonb values (None: json.loads), like psycopg's
+        set_json_loads; SQLAlchemy's json_deserializer goes here."""
+        return self.session.json_loads
+
+    @json_loads.setter
+    def json_loads(self, fn: Callable[[str], object] | None) -> None:
+        self.session.json_loads = fn
+
+    @property
     def transaction_status(self) -> str:
         """Returns the last ReadyForQuery status: 'I' idle, 'T' in a transaction, 'E' failed."""
         return self.session.status
@@ -275,6 +331,12 @@ class Connection:
     def notices(self) -> list[dict[str, str]]:
         """Returns NoticeResponse fields received so far (the last 50)."""
         return self.session.notices
+
+    @property
+    def notifies(self) -> list[tuple[int, str, str]]:
+        """Returns NOTIFY messages received so far as (pid, channel, payload); the caller
+        may clear the list. They arrive with the replies to statements, as in psycopg2."""
+        return self.session.notifies
 
     @property
     def metadata(self) -> Metadata:

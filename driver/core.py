@@ -12,25 +12,37 @@ a parameterised statement:
 2. The statement cache (`Session.cache`, LRU) is keyed by (sql, oids); on a
    miss, `prepare()` sends Parse + Describe(S) + Sync and keeps the parameter
    types and RowDescription. Evicted statements are closed in the next
-   pipeline.
+   pipeline (not while portals are open: that would close them too). A DDL
+   command tag empties the cache, as psycopg does, since plans may have
+   changed shape; a 0A000/26000 from the server (`is_stale`) means the same.
 3. `execute_message()` builds Bind (asking for binary results exactly where
    `types.wants_binary`) + Execute(max_rows); the caller adds Sync.
+   `execute_many()` is its batch form for executemany.
 4. `run()` sends the pipeline and reads until ReadyForQuery, filling one
    `Result` per Execute or per statement of a simple query; a PortalSuspended
    leaves the portal open for `Execute(portal, n)` later. An ErrorResponse is
    raised only after ReadyForQuery, so the connection is always usable after.
+   DataRows are decoded in bulk, straight from the receive buffer, by the
+   compiled readers of `rows.py`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import zoneinfo
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 
 from cumulo.driver import protocol as p
-from cumulo.driver import types
-from cumulo.driver.errors import InterfaceError, OperationalError, error_from_fields
+from cumulo.driver import rows, types
+from cumulo.driver.errors import (
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    error_from_fields,
+)
 
 RECV = object()
 Conversation = Generator[object, object, object]
@@ -46,11 +58,30 @@ class Result:
     tag: str | None = None
     rowcount: int = -1
     suspended: bool = False
+    reader: rows.RowsReader | None = None  # compiled DataRow decoder, built on first use
 
-    def set_columns(self, columns: list[p.Column]) -> None:
+    def rows_reader(self) -> rows.RowsReader:
+        """Returns the compiled reader that decodes this result's DataRows in bulk."""
+        if self.reader is None:
+            self.reader = rows.rows_reader(self.columns or (), self.decoders or ())
+        return self.reader
+
+    def set_columns(self, columns: list[p.Column], s: Session | None = None) -> None:
         """Installs the columns and the decoders their formats call for."""
         self.columns = columns
         self.decoders = [types.decoder_for(c[3], c[6]) for c in columns]
+        self.reader = None
+        if s is not None and s.adapted():
+            self.adapt(s)
+
+    def adapt(self, s: Session) -> None:
+        """Applies the session's decoding settings: binary timestamptz in its time zone,
+        json through its `json_loads`."""
+        for i, c in enumerate(self.columns or ()):
+            dec = types.session_decoder(c[3], c[6], s.tz, s.json_loads)
+            if dec is not None:
+                self.decoders[i] = dec  # type: ignore[index]
+                self.reader = None
 
 
 @dataclass
@@ -86,8 +117,23 @@ class Session:
         self.cache: OrderedDict[tuple[str, tuple[int, ...]], Prepared] = OrderedDict()
         self.cache_size = cache_size
         self.to_close: list[str] = []  # evicted statements, closed in the next pipeline
-        self.stats: Counter[str] = Counter()  # messages sent, by kind: for tests and tuning
+        self.hold_closes = False  # set by the connection while cursors have portals open
+        # Parse and Execute messages sent, ReadyForQuery received (one per round trip's end):
+        # for tests and tuning.
+        self.stats: Counter[str] = Counter()
+        self.reader = p.MessageReader()  # the receive buffer, fed by the connection's I/O
+        self.tz: tzinfo | None = None  # the server's TimeZone, when it is not UTC
+        self.json_loads: Callable[[str], object] | None = None  # custom json decoding
         self._names = 0
+
+    def adapted(self) -> bool:
+        """Tells whether results need `Result.adapt` (a time zone or a json hook)."""
+        return self.tz is not None or self.json_loads is not None
+
+    def invalidate(self) -> None:
+        """Forgets (and closes) every cached statement: DDL may have changed their types."""
+        self.to_close.extend(stmt.name for stmt in self.cache.values())
+        self.cache.clear()
 
     def next_name(self, prefix: str) -> str:
         """Returns a fresh statement or portal name."""
@@ -117,10 +163,26 @@ class Session:
             self.to_close.append(stmt.name)
 
     def pending_closes(self) -> bytes:
-        """Returns Close messages for evicted statements, to put ahead of a pipeline."""
+        """Returns Close messages for evicted statements, to put ahead of a pipeline.
+
+        Nothing while `hold_closes` is set (the connection has portals open):
+        closing a statement would close the portals made from it.
+        """
+        if self.hold_closes:
+            return b""
         out = b"".join(p.close(b"S", name) for name in self.to_close)
         self.to_close.clear()
         return out
+
+
+_DDL = ("CREATE", "DROP", "ALTER", "DISCARD", "DEALLOCATE")
+
+
+def is_stale(exc: DatabaseError) -> bool:
+    """Tells whether an error means a cached statement must be prepared again."""
+    return exc.sqlstate == "26000" or (exc.sqlstate == "0A000" and (
+        exc.routine == "RevalidateCachedQuery"
+        or "cached plan must not change result type" in str(exc)))
 
 
 def _md5_password(user: str, password: str, salt: bytes) -> bytes:
@@ -165,13 +227,16 @@ def startup(s: Session, user: str, password: str | None, params: dict[str, str])
             s.status = chr(payload[0])
             return None
         else:
-            _async_message(s, kind, payload)
+            handle_async_message(s, kind, payload)
 
 
-def _async_message(s: Session, kind: bytes, payload: bytes) -> None:
+def handle_async_message(s: Session, kind: bytes, payload: bytes) -> None:
+    """Records ParameterStatus, BackendKeyData, NoticeResponse and NotificationResponse."""
     if kind == p.PARAMETER_STATUS:
         name, value = p.parse_parameter_status(payload)
         s.parameters[name] = value
+        if name == "TimeZone":
+            s.tz = _zone(value)
     elif kind == p.BACKEND_KEY_DATA:
         s.pid, s.secret = p.parse_backend_key(payload)
     elif kind == p.NOTICE_RESPONSE:
@@ -183,10 +248,26 @@ def _async_message(s: Session, kind: bytes, payload: bytes) -> None:
         s.notifies.append((pid, channel.decode(), extra.decode()))
 
 
-def prepare(s: Session, name: str, sql: str, oids: Sequence[int]) -> Conversation:
-    """Parses `sql` as statement `name` and describes it; returns a Prepared."""
+def _zone(name: str) -> tzinfo | None:
+    """Returns the tzinfo for a TimeZone setting; None for UTC (or a zone Python lacks)."""
+    if name.upper() in ("UTC", "ETC/UTC", "GMT", "Z", "UCT", "ETC/UCT"):
+        return None
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+        return None
+
+
+def prepare(s: Session, name: str, sql: str, oids: Sequence[int], begin: bytes = b"") -> Conversation:
+    """Parses `sql` as statement `name` and describes it; returns a Prepared.
+
+    `begin` is a BEGIN query to pipeline first, so that a statement failing to
+    parse fails inside the transaction it was meant for, as one failing later would.
+    """
     s.stats["parse"] += 1
-    yield s.pending_closes() + p.parse(name, sql, oids) + p.describe(b"S", name) + p.SYNC
+    yield (s.pending_closes() + begin + p.parse(name, sql, oids) + p.describe(b"S", name)
+           + p.SYNC)
+    ready = 1 + bool(begin)
     param_oids: tuple[int, ...] = tuple(oids)
     columns = None
     error = None
@@ -200,6 +281,10 @@ def prepare(s: Session, name: str, sql: str, oids: Sequence[int]) -> Conversatio
             error = error or error_from_fields(p.parse_fields(payload))
         elif kind == p.READY_FOR_QUERY:
             s.status = chr(payload[0])
+            s.stats["ready"] += 1
+            ready -= 1
+            if ready:
+                continue
             if error is not None:
                 raise error
             stmt = Prepared(name, sql, param_oids, columns)
@@ -207,10 +292,10 @@ def prepare(s: Session, name: str, sql: str, oids: Sequence[int]) -> Conversatio
                 binary = s.binary_results
                 stmt.result_formats = [int(binary and types.wants_binary(c[3])) for c in columns]
             return stmt
-        elif kind in (p.PARSE_COMPLETE, p.NO_DATA, p.CLOSE_COMPLETE):
+        elif kind in (p.PARSE_COMPLETE, p.NO_DATA, p.CLOSE_COMPLETE, p.COMMAND_COMPLETE):
             pass
         else:
-            _async_message(s, kind, payload)
+            handle_async_message(s, kind, payload)
 
 
 def new_result(stmt: Prepared) -> Result:
@@ -221,21 +306,31 @@ def new_result(stmt: Prepared) -> Result:
     return res
 
 
+def bind_message(stmt: Prepared, encoded: Sequence[types.Encoded], portal: str = "") -> bytes:
+    """Builds the Bind of one set of encoded parameters to `portal`."""
+    formats = [e[1] for e in encoded]
+    if formats and all(f == formats[0] for f in formats):
+        formats = formats[:1]
+    return p.bind(portal, stmt.name, formats, [e[2] for e in encoded], stmt.result_formats)
+
+
 def execute_message(s: Session, stmt: Prepared, encoded: Sequence[types.Encoded],
                     portal: str = "", max_rows: int = 0) -> bytes:
     """Builds Bind + Execute for one set of encoded parameters (no Sync)."""
     s.stats["execute"] += 1
-    formats = [e[1] for e in encoded]
-    if formats and all(f == formats[0] for f in formats):
-        formats = formats[:1]
-    return p.bind(portal, stmt.name, formats, [e[2] for e in encoded], stmt.result_formats) + \
-        p.execute(portal, max_rows)
+    return bind_message(stmt, encoded, portal) + p.execute(portal, max_rows)
 
 
-def fetch_message(s: Session, portal: str, max_rows: int) -> bytes:
-    """Builds Execute + Sync resuming a suspended portal."""
+def execute_many(s: Session, stmt: Prepared, rows: Sequence[Sequence[types.Encoded]]) -> bytes:
+    """Builds Bind + Execute for every row of encoded parameters (no Sync): executemany."""
+    s.stats["execute"] += len(rows)
+    return p.bind_many(stmt.name, rows, stmt.result_formats)
+
+
+def fetch_message(s: Session, portal: str, max_rows: int, end: bytes = p.SYNC) -> bytes:
+    """Builds Execute + Sync (or `end`: Flush) resuming a suspended portal."""
     s.stats["execute"] += 1
-    return p.execute(portal, max_rows) + p.SYNC
+    return p.execute(portal, max_rows) + end
 
 
 def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
@@ -245,9 +340,18 @@ def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
     Results are matched in order: one per Execute (pre-created by the caller,
     so its columns are known) or one per statement of a simple query.
     Returns the list; raises the first ErrorResponse after the last ReadyForQuery.
+
+    `ready=0` is for a pipeline that ends with Flush instead of Sync (a portal
+    streamed in autocommit, whose implicit transaction must outlive the
+    round trip): it returns at the last result's PortalSuspended; when the
+    portal completes or fails instead, it sends the Sync itself and reads on
+    to ReadyForQuery.
     """
+    if s.adapted():
+        for res in results:
+            if res.columns is not None:
+                res.adapt(s)
     if out:
-        s.stats["sync"] += out.count(p.SYNC)
         yield out
     idx = 0
     error = None
@@ -258,9 +362,13 @@ def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
         if kind == p.DATA_ROW:
             res = results[idx]
             decs = res.decoders
-            res.rows.append(tuple([
-                None if v is None else d(v) for d, v in zip(decs, p.parse_data_row(payload), strict=False)
-            ]))
+            values = p.parse_data_row(payload)
+            if decs is None or len(values) != len(decs):
+                raise InterfaceError("a DataRow does not match the RowDescription")
+            res.rows.append(tuple([None if v is None else d(v)
+                                   for d, v in zip(decs, values, strict=True)]))
+            # The rows behind this one are likely in the buffer already: decode them in bulk.
+            s.reader.take_rows(res.rows_reader(), res.rows)
         elif kind in (p.COMMAND_COMPLETE, p.PORTAL_SUSPENDED, p.EMPTY_QUERY):
             if idx == len(results):
                 results.append(Result())
@@ -268,15 +376,23 @@ def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
             if kind == p.COMMAND_COMPLETE:
                 res.tag, res.rowcount = p.parse_command_tag(payload)
                 res.suspended = False
+                if res.tag.startswith(_DDL):
+                    s.invalidate()  # as psycopg does: cached plans may have changed shape
             elif kind == p.PORTAL_SUSPENDED:
                 res.suspended = True
             idx += 1
+            if ready == 0 and idx == len(results):
+                if kind == p.PORTAL_SUSPENDED:
+                    return results
+                ready = 1
+                yield p.SYNC  # the portal is done: end its implicit transaction
         elif kind == p.ROW_DESCRIPTION:
             if idx == len(results):
                 results.append(Result())
-            results[idx].set_columns(p.parse_row_description(payload))
+            results[idx].set_columns(p.parse_row_description(payload), s)
         elif kind == p.READY_FOR_QUERY:
             s.status = chr(payload[0])
+            s.stats["ready"] += 1
             ready -= 1
             if ready == 0:
                 if error is not None:
@@ -286,6 +402,9 @@ def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
             error = error or error_from_fields(p.parse_fields(payload))
             if idx < len(results):
                 idx += 1  # the failed statement's result slot
+            if ready == 0:
+                ready = 1
+                yield p.SYNC  # the server skips everything up to a Sync after an error
         elif kind == p.COPY_IN:
             yield from _copy_in(s, copy)
         elif kind == p.COPY_OUT:
@@ -294,7 +413,7 @@ def run(s: Session, out: bytes, results: list[Result], ready: int = 1,
                       p.PARAMETER_DESCRIPTION):
             pass
         else:
-            _async_message(s, kind, payload)
+            handle_async_message(s, kind, payload)
 
 
 def _copy_in(s: Session, copy: CopyIO | None) -> Conversation:
@@ -335,8 +454,13 @@ def batch_runs(rows: list[list[types.Encoded]]) -> list[tuple[tuple[int, ...], l
     """
     runs: list[tuple[tuple[int, ...], list]] = []
     sig: list[int] | None = None
+    last: list[int] | None = None
     for row in rows:
         oids = [e[0] for e in row]
+        if oids == last:  # the common case: the same types as the row before
+            runs[-1][1].append(row)
+            continue
+        last = oids
         if sig is not None and len(oids) == len(sig) and all(
             a == 0 or b == 0 or a == b for a, b in zip(oids, sig, strict=False)
         ):

@@ -1,11 +1,14 @@
 """The PEP 249 Cursor: execute, executemany, fetch*, streaming through portals.
 
 A statement with one command goes through the extended protocol, as a
-cached named statement. Inside a transaction the rows stream: Bind to the
-cursor's own portal, then Execute(portal, n) + Sync for each batch of
-n = max(arraysize, fetch_size) rows; PortalSuspended means there is more.
-Outside a transaction (autocommit) the portal would not survive the Sync,
-so Execute asks for every row at once. Text holding several commands (and
+cached named statement, and its rows stream in batches of
+n = max(arraysize, fetch_size) rows (fetch_size <= 0: all at once);
+PortalSuspended means there is more. Inside a transaction: Bind to the
+cursor's own portal, then Execute(portal, n) + Sync per batch. In
+autocommit a portal would not survive a Sync, so the batches end with Flush
+instead and the implicit transaction stays open until the portal is done,
+the cursor closes or re-executes (Sync), or another statement needs the
+connection (it first reads the rest of the rows, which stay fetchable). Text holding several commands (and
 no parameters) goes as one simple Query, each command's result reachable
 with nextset().
 """
@@ -23,13 +26,6 @@ from cumulo.driver.sqlparams import bind_params
 
 if TYPE_CHECKING:
     from cumulo.driver.connection import Connection
-
-
-def _stale(exc: DatabaseError) -> bool:
-    """Tells whether an error means a cached statement must be prepared again."""
-    return exc.sqlstate == "26000" or (
-        exc.sqlstate == "0A000" and exc.routine == "RevalidateCachedQuery"
-    )
 
 
 class Cursor:
@@ -50,6 +46,7 @@ class Cursor:
         self._fetched = 0
         self._portal = ""
         self._suspended = False
+        self._flushing = False  # streaming in autocommit: the implicit transaction is open
         self._closed = False
 
     # ------------------------------------------------------------ execute
@@ -58,6 +55,7 @@ class Cursor:
         """Runs one statement (or several, without parameters)."""
         self._check()
         self._reset()
+        self.connection._finish_flushing()
         self.query = operation
         sql, values, multi = bind_params(operation, parameters)
         if multi and not values:
@@ -67,8 +65,8 @@ class Cursor:
         try:
             self._extended(sql, oids, encoded)
         except DatabaseError as e:
-            if not (_stale(e) and self._retryable()):
-                if _stale(e):
+            if not (core.is_stale(e) and self._retryable()):
+                if core.is_stale(e):
                     self.connection.session.forget(sql, oids)
                 raise
             self.connection.session.forget(sql, oids)
@@ -83,19 +81,29 @@ class Cursor:
 
     def _extended(self, sql: str, oids: tuple[int, ...], encoded: list) -> None:
         conn = self.connection
-        stmt = conn._prepare(sql, oids)
         begin = conn._begin()
         self._began = bool(begin)
+        stmt = conn._prepare(sql, oids, begin)
+        begin = conn._begin()  # b"" now, unless the statement was cached
         in_txn = bool(begin) or conn.session.status != "I"
-        max_rows = max(self.arraysize, self.fetch_size) if in_txn and stmt.columns else 0
-        if max_rows:
+        batch = self._batch() if stmt.columns else 0
+        flush = bool(batch) and not in_txn  # autocommit: stream inside an implicit transaction
+        if batch and in_txn:
             self._portal = self._portal or conn.session.next_name("p")
             out = begin + p.close(b"P", self._portal)
         else:
             self._portal, out = "", begin
-        out += core.execute_message(conn.session, stmt, encoded, self._portal, max_rows) + p.SYNC
+        out += core.execute_message(conn.session, stmt, encoded, self._portal, batch)
         results = [core.Result()] * bool(begin) + [core.new_result(stmt)]
-        self._take(conn._run(out, results, 1 + bool(begin))[bool(begin):])
+        if flush:
+            self._take(conn._run(out + p.FLUSH, results, 0))
+            self._flushing = self._suspended
+        else:
+            self._take(conn._run(out + p.SYNC, results, 1 + bool(begin))[bool(begin):])
+
+    def _batch(self) -> int:
+        """Rows per Execute when streaming; 0 (every row at once) when fetch_size <= 0."""
+        return max(self.arraysize, self.fetch_size) if self.fetch_size > 0 else 0
 
     def _simple(self, sql: str, copy: core.CopyIO | None = None) -> None:
         conn = self.connection
@@ -108,6 +116,7 @@ class Cursor:
         """Runs a statement once per parameter set, as one pipeline with a single Sync."""
         self._check()
         self._reset()
+        self.connection._finish_flushing()
         self.query = operation
         rows = []
         sql = operation
@@ -117,9 +126,9 @@ class Cursor:
         conn = self.connection
         total, results = 0, []
         for oids, run in core.batch_runs(rows):
-            stmt = conn._prepare(sql, oids)
+            stmt = conn._prepare(sql, oids, conn._begin())
             begin = conn._begin()
-            out = begin + b"".join(core.execute_message(conn.session, stmt, r) for r in run)
+            out = begin + core.execute_many(conn.session, stmt, run)
             res = [core.Result()] * bool(begin) + [core.new_result(stmt) for _ in run]
             results = conn._run(out + p.SYNC, res, 1 + bool(begin))[bool(begin):]
             total += sum(max(r.rowcount, 0) for r in results)
@@ -147,18 +156,32 @@ class Cursor:
         """Fetches the next batch from the suspended portal; False when none is left."""
         if not self._suspended:
             return False
-        self._load(max(self.arraysize, self.fetch_size))
+        self._load(max(self.arraysize, self.fetch_size, 1))
         return True
 
     def _load(self, max_rows: int) -> None:
         conn = self.connection
         res = core.Result(self._result.columns, self._result.decoders)
-        conn._run(core.fetch_message(conn.session, self._portal, max_rows), [res])
+        try:
+            if self._flushing and max_rows:
+                msg = core.fetch_message(conn.session, self._portal, max_rows, p.FLUSH)
+                conn._run(msg, [res], 0)
+            else:
+                conn._run(core.fetch_message(conn.session, self._portal, max_rows), [res])
+        except BaseException:
+            # The portal failed (and, in autocommit, its implicit transaction ended).
+            self._suspended = self._flushing = False
+            self._rows, self._pos = [], 0
+            conn._streaming.discard(self)
+            raise
+        self._flushing = self._flushing and res.suspended
         self._rows, self._pos = res.rows, 0
         self._fetched += len(res.rows)
         self._suspended = res.suspended
         if not res.suspended:
-            self.statusmessage = res.tag
+            # The last Execute's tag counts only its own rows: report the portal's total.
+            tag = res.tag or ""
+            self.statusmessage = f"SELECT {self._fetched}" if tag.startswith("SELECT") else tag
             self.rowcount = self._fetched
             conn._streaming.discard(self)
 
@@ -169,9 +192,16 @@ class Cursor:
             self._load(0)
             self._rows = rest + self._rows
 
-    def _reset(self) -> None:
+    def _end_stream(self) -> None:
+        """Drops what is left of this cursor's portal."""
         if self._suspended:
             self.connection._streaming.discard(self)
+            if self._flushing and not self.connection.closed:
+                self._flushing = False
+                self.connection._run(p.SYNC, [])  # ends the implicit transaction and portal
+
+    def _reset(self) -> None:
+        self._end_stream()
         self._results, self._rows, self._pos, self._suspended = [], [], 0, False
         self.description, self.rowcount, self.statusmessage = None, -1, None
         self._began = False
@@ -243,6 +273,7 @@ class Cursor:
         """Runs COPY ... FROM STDIN reading `file`, or COPY ... TO STDOUT writing to it."""
         self._check()
         self._reset()
+        self.connection._finish_flushing()
         text = isinstance(file, io.TextIOBase)
         write = getattr(file, "write", None)
         if write is not None and text:
@@ -268,8 +299,7 @@ class Cursor:
 
     def close(self) -> None:
         """Closes the cursor; its portal is closed by the server at transaction end."""
-        if self._suspended:
-            self.connection._streaming.discard(self)
+        self._end_stream()
         self._closed = True
         self._rows, self._results, self._suspended = [], [], False
 

@@ -4,9 +4,10 @@ With several hosts the driver tries them in order and moves on when a host
 cannot be reached or refuses connections for a reason another host may not
 have (too many connections, shutting down, starting up). It does not move on
 for a wrong password or a missing database: every host would say the same.
-With `load_balance=true` it first asks each host for its load (the number
-of sessions in pg_stat_activity; the Cumulo server answers the same query)
-and tries the least-loaded first; a host that cannot answer goes last.
+With `load_balance=true` it connects to every host, asks each for its load
+(the number of sessions in pg_stat_activity; the Cumulo server answers the
+same query), keeps the connection to the least-loaded one and closes the
+others; a host that cannot answer counts as the most loaded.
 """
 
 from __future__ import annotations
@@ -28,11 +29,10 @@ def try_next_host(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError)
 
 
-def order_by_load(hosts: list[tuple[str, int]], loads: list[int | None]) -> list[tuple[str, int]]:
-    """Returns the hosts, least-loaded first; unknown loads last, ties in given order."""
+def least_loaded(loads: list[int | None]) -> int:
+    """Returns the index of the least-loaded host; unknown loads last, ties to the first."""
     big = float("inf")
-    ranked = sorted(range(len(hosts)), key=lambda i: (big if loads[i] is None else loads[i], i))
-    return [hosts[i] for i in ranked]
+    return min(range(len(loads)), key=lambda i: (big if loads[i] is None else loads[i], i))
 
 
 def all_failed(errors: list[tuple[tuple[str, int], BaseException]]) -> Error:

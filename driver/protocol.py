@@ -10,7 +10,7 @@ The sync and asyncio connections both use this module unchanged.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 PROTOCOL_VERSION = 196608  # 3.0
 SSL_REQUEST = 80877103
@@ -109,6 +109,38 @@ def bind(portal: str, stmt: str, formats: Sequence[int], values: Sequence[bytes 
     return _msg(b"B", b"".join(parts))
 
 
+def bind_many(stmt: str, rows: Sequence[Sequence[tuple[int, int, bytes | None]]],
+              result_formats: Sequence[int]) -> bytes:
+    """Builds Bind (unnamed portal) + Execute (all rows) for each row of encoded parameters
+    (oid, format, data); the batch form of `bind` + `execute`, with the parts every row
+    shares built once."""
+    head = b"\0" + _cstr(stmt)
+    tail = struct.pack(f"!h{len(result_formats)}h", len(result_formats), *result_formats)
+    run = execute("", 0)
+    pack = _I.pack
+    formats_of: dict[tuple[int, ...], bytes] = {}
+    parts: list[bytes] = []
+    for row in rows:
+        formats = tuple([e[1] for e in row])
+        fh = formats_of.get(formats)
+        if fh is None:
+            fs = formats[:1] if formats and all(f == formats[0] for f in formats) else formats
+            fh = formats_of[formats] = struct.pack(f"!h{len(fs)}hh", len(fs), *fs, len(row))
+        body = [head, fh]
+        for e in row:
+            v = e[2]
+            if v is None:
+                body.append(b"\xff\xff\xff\xff")
+            else:
+                body.append(pack(len(v)))
+                body.append(v)
+        body.append(tail)
+        payload = b"".join(body)
+        parts.append(b"B" + pack(len(payload) + 4) + payload)
+        parts.append(run)
+    return b"".join(parts)
+
+
 def describe(kind: bytes, name: str) -> bytes:
     """Builds a Describe of a statement (b'S') or portal (b'P')."""
     return _msg(b"D", kind + _cstr(name))
@@ -141,20 +173,23 @@ def copy_fail(reason: str) -> bytes:
 
 
 class MessageReader:
-    """Cuts a byte stream into backend messages; feed() bytes, then iterate."""
+    """Cuts a byte stream into backend messages; feed() bytes, then iterate.
+
+    The buffer is an immutable `bytes` so that payloads and values are plain
+    slices of it, and so that `take_rows` can decode DataRows in place.
+    """
 
     __slots__ = ("_buf", "_pos")
 
     def __init__(self) -> None:
-        self._buf = bytearray()
+        self._buf = b""
         self._pos = 0
 
     def feed(self, data: bytes) -> None:
         """Appends bytes received from the server."""
-        if self._pos:
-            del self._buf[: self._pos]
-            self._pos = 0
-        self._buf += data
+        pos = self._pos
+        self._buf = self._buf[pos:] + data if pos < len(self._buf) else bytes(data)
+        self._pos = 0
 
     def next(self) -> tuple[bytes, bytes] | None:
         """Returns the next complete message, or None if more bytes are needed."""
@@ -166,7 +201,12 @@ class MessageReader:
         if len(buf) < end:
             return None
         self._pos = end
-        return kind, bytes(buf[pos + 5 : end])
+        return kind, buf[pos + 5 : end]
+
+    def take_rows(self, read: Callable[[bytes, int, int, list], int], out: list) -> None:
+        """Decodes the complete DataRows at the front of the buffer into `out` with `read`
+        (a compiled reader from `driver/rows.py`)."""
+        self._pos = read(self._buf, self._pos, len(self._buf), out)
 
     def __iter__(self) -> Iterator[tuple[bytes, bytes]]:
         while (m := self.next()) is not None:

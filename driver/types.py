@@ -17,7 +17,7 @@ import re
 import struct
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from decimal import Decimal
 
 from cumulo.driver.errors import DataError, ProgrammingError
@@ -52,6 +52,8 @@ class Json:
 def _text(b: bytes) -> str:
     return b.decode()
 
+
+TEXT_DECODE = _text  # the plain UTF-8 decoder: `driver/rows.py` inlines it
 
 def _bool_text(b: bytes) -> bool:
     return b == b"t"
@@ -165,6 +167,16 @@ def _tstz_bin(b: bytes) -> datetime:
     return EPOCH_UTC + timedelta(microseconds=us)
 
 
+def tstz_decoder(tz: tzinfo) -> Decoder:
+    """Returns a binary timestamptz decoder giving datetimes in the session's time zone."""
+
+    def decode(b: bytes) -> datetime:
+        v = _tstz_bin(b)
+        return v if v.year in (1, 9999) else v.astimezone(tz)
+
+    return decode
+
+
 def _us_to_time(us: int, tz: timezone | None = None) -> time:
     s, us = divmod(us, 1_000_000)
     m, s = divmod(s, 60)
@@ -194,8 +206,13 @@ def _jsonb_bin(b: bytes) -> object:
     return json.loads(b[1:])
 
 
+def _char_bin(b: bytes) -> str:
+    # "char" is one byte; PostgreSQL shows the zero byte as '' (attgenerated, attidentity).
+    return "" if b == b"\x00" else b.decode("utf-8", "replace")
+
+
 BINARY_DECODERS: dict[int, Decoder] = {
-    BOOL: lambda b: b == b"\x01", BYTEA: bytes, CHAR: _text, NAME: _text, TEXT: _text,
+    BOOL: lambda b: b == b"\x01", BYTEA: bytes, CHAR: _char_bin, NAME: _text, TEXT: _text,
     BPCHAR: _text, VARCHAR: _text, UNKNOWN: _text, XML: _text,
     INT2: lambda b: _h.unpack(b)[0], INT4: lambda b: _i.unpack(b)[0],
     INT8: lambda b: _q.unpack(b)[0], OID: lambda b: struct.unpack("!I", b)[0],
@@ -331,6 +348,23 @@ def decoder_for(oid: int, fmt: int) -> Decoder:
     if dec is None:
         dec = _arrays.text_array_decoder(oid)
     return dec or _text
+
+
+def session_decoder(oid: int, fmt: int, tz: tzinfo | None,
+                    json_loads: Callable[[str], object] | None) -> Decoder | None:
+    """Returns the decoder a session's settings call for instead of the stock one, or None."""
+    if oid == TIMESTAMPTZ and fmt == 1 and tz is not None:
+        return tstz_decoder(tz)
+    if json_loads is not None and oid in (JSON, JSONB):
+        if oid == JSONB and fmt == 1:
+            def jsonb(b: bytes) -> object:
+                if b[:1] != b"\x01":
+                    raise DataError(f"unknown jsonb binary version {b[:1]!r}")
+                return json_loads(b[1:].decode())
+
+            return jsonb
+        return lambda b: json_loads(b.decode())
+    return None
 
 
 def wants_binary(oid: int) -> bool:

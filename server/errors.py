@@ -27,6 +27,7 @@ class SQLError(Exception):
         table: str | None = None,
         column: str | None = None,
         constraint: str | None = None,
+        routine: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -36,6 +37,7 @@ class SQLError(Exception):
         self.table = table
         self.column = column
         self.constraint = constraint
+        self.routine = routine  # PostgreSQL's R field: some clients key their retries on it
         if sqlstate is not None:
             self.sqlstate = sqlstate
         if severity is not None:
@@ -137,6 +139,8 @@ TooManyConnections = _error("TooManyConnections", "53300", "Too many connections
 ProgramLimitExceeded = _error("ProgramLimitExceeded", "54000", "A program limit was exceeded.")
 ObjectInUse = _error("ObjectInUse", "55006", "The object is in use.")
 LockNotAvailable = _error("LockNotAvailable", "55P03", "The lock is not available.")
+CantChangeRuntimeParam = _error("CantChangeRuntimeParam", "55P02",
+                                "The setting cannot be changed now.")
 ObjectNotInPrerequisiteState = _error(
     "ObjectNotInPrerequisiteState", "55000", "The object is not in the required state."
 )
@@ -150,7 +154,9 @@ InternalError = _error("InternalError", "XX000", "An internal error.")
 def to_fields(exc: BaseException) -> dict[str, str]:
     """Turns any exception into ErrorResponse fields: the one place where errors become wire errors.
 
-    An exception that is not a SQLError is an internal error: XX000 with its text.
+    An exception that is not a SQLError is an internal error: XX000 with its text,
+    except MemoryError (53200 out of memory) and RecursionError (54001), which end
+    only the statement that ran into the limit.
     """
     if isinstance(exc, SQLError):
         fields = {
@@ -166,8 +172,15 @@ def to_fields(exc: BaseException) -> dict[str, str]:
             ("t", exc.table),
             ("c", exc.column),
             ("n", exc.constraint),
+            ("R", getattr(exc, "routine", None)),
         ):
             if value is not None:
                 fields[key] = value
         return fields
+    if isinstance(exc, MemoryError):  # NB: the statement fails alone; its memory is freed
+        return {"S": "ERROR", "V": "ERROR", "C": "53200", "M": "out of memory",
+                "D": "The statement needed more memory than the server may use."}
+    if isinstance(exc, RecursionError):
+        return {"S": "ERROR", "V": "ERROR", "C": "54001", "M": "stack depth limit exceeded",
+                "H": "The expression or query nests too deeply."}
     return {"S": "ERROR", "V": "ERROR", "C": "XX000", "M": f"internal error: {exc!r}"}

@@ -18,9 +18,17 @@ WORKLOADS = {
     "ingest": "bench.workloads.ingest",
     "aggregation": "bench.workloads.aggregation",
     "floor": "bench.workloads.floor",
+    "tpcc": "bench.workloads.tpcc",
+    "ch": "bench.workloads.ch",
+}
+
+# Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no
+# server started. Run by name (`python -m bench txn-micro`); `all` leaves them out.
+MICRO = {
+    "txn-micro": "bench.workloads.txn_micro",
 }
 
 
 def load(name: str) -> ModuleType:
     """Returns the module of the named workload."""
-    return importlib.import_module(WORKLOADS[name])
+    return importlib.import_module(WORKLOADS.get(name) or MICRO[name])

@@ -10,10 +10,13 @@ autocommit unless inside `async with conn.transaction()`, as in asyncpg.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Sequence
+import contextlib
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 
 from cumulo.driver import core, errors, failover, types
 from cumulo.driver import protocol as p
+from cumulo.driver.aio.cursor import CursorFactory
 from cumulo.driver.aio.record import Record
 from cumulo.driver.errors import InterfaceError, OperationalError
 from cumulo.driver.net import ssl_context, tls_answer
@@ -25,8 +28,7 @@ async def connect(dsn: str | None = None, **kwargs: object) -> Connection:
     params = make_params(dsn, **kwargs)
     hosts = list(params.hosts)
     if params.load_balance and len(hosts) > 1:
-        loads = await asyncio.gather(*(_probe_load(h, params) for h in hosts))
-        hosts = failover.order_by_load(hosts, list(loads))
+        return await _connect_least_loaded(hosts, params)
     attempts: list[tuple[tuple[str, int], BaseException]] = []
     for host in hosts:
         try:
@@ -38,17 +40,41 @@ async def connect(dsn: str | None = None, **kwargs: object) -> Connection:
     raise failover.all_failed(attempts)
 
 
-async def _probe_load(host: tuple[str, int], params: ConnectParams) -> int | None:
+async def _connect_least_loaded(hosts: list[tuple[str, int]], params: ConnectParams) -> Connection:
+    """Connects to every host at once, keeps the connection to the least-loaded one."""
+    tried = await asyncio.gather(*(_open_with_load(h, params) for h in hosts),
+                                 return_exceptions=True)
+    opened = [t for t in tried if isinstance(t, tuple)]
+    fatal = [t for t in tried if isinstance(t, BaseException) and not failover.try_next_host(t)]
+    if fatal or not opened:
+        for conn, _ in opened:
+            await conn.close()
+        if fatal:
+            raise fatal[0]
+        raise failover.all_failed(list(zip(hosts, tried, strict=True)))  # type: ignore[arg-type]
+    best = failover.least_loaded([load for _, load in opened])
+    for i, (conn, _) in enumerate(opened):
+        if i != best:
+            await conn.close()
+    return opened[best][0]
+
+
+async def _open_with_load(host: tuple[str, int],
+                          params: ConnectParams) -> tuple[Connection, int | None]:
+    conn = await Connection.open(host, params)
     try:
-        conn = await Connection.open(host, params)
-    except (OSError, errors.Error):
-        return None
-    try:
-        return int(await conn.fetchval(failover.LOAD_QUERY))
-    except errors.Error:
-        return None
-    finally:
-        await conn.close()
+        return conn, int(await conn.fetchval(failover.LOAD_QUERY))  # type: ignore[arg-type]
+    except (errors.Error, TypeError, ValueError):
+        return conn, None
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+# How long a cancelled call waits for the server to finish the conversation before the
+# connection is given up.
+_CANCEL_GRACE = 5.0
 
 
 class Connection:
@@ -60,10 +86,12 @@ class Connection:
         self.params = params
         self.session = core.Session(params.statement_cache_size, params.binary_results)
         self._reader, self._writer = reader, writer
-        self._messages = p.MessageReader()
         self._lock = asyncio.Lock()
         self._closed = False
         self._tx_depth = 0
+        self._cursors: weakref.WeakSet = weakref.WeakSet()  # cursors with open portals
+        self._listeners: dict[str, list[Callable]] = {}
+        self._idle_reader: asyncio.Task | None = None  # reads NOTIFYs while nothing runs
 
     @classmethod
     async def open(cls, host: tuple[str, int], params: ConnectParams) -> Connection:
@@ -80,6 +108,9 @@ class Connection:
             await conn._drive(core.startup(conn.session, params.user, params.password,
                                            params.startup_params()))
             return conn
+        except asyncio.IncompleteReadError as e:
+            writer.close()
+            raise OperationalError(f"the server closed the connection: {e}") from e
         except BaseException:
             writer.close()
             raise
@@ -88,27 +119,127 @@ class Connection:
         async with self._lock:
             if self._closed:
                 raise InterfaceError("the connection is closed")
+            await self._stop_idle_reader()
             try:
-                req = next(conv)
-                while True:
-                    if req is core.RECV:
-                        req = conv.send(await self._recv())
-                    else:
-                        self._writer.write(req)  # type: ignore[arg-type]
-                        req = conv.send(None)
-            except StopIteration as stop:
-                return stop.value
-            except (OSError, asyncio.IncompleteReadError) as e:
-                self._abort()
-                raise OperationalError(f"connection to the server lost: {e}") from e
+                return await self._drive_locked(conv)
+            finally:
+                self._dispatch()
+                if self._listeners and not self._closed:
+                    self._idle_reader = asyncio.ensure_future(self._read_idle())
+
+    async def _drive_locked(self, conv: core.Conversation) -> object:
+        if self.session.status == "I":
+            self._cursors.clear()  # portals do not outlive their transaction
+        self.session.hold_closes = bool(self._cursors)
+        try:
+            try:
+                return await self._pump(conv, next(conv))
+            except asyncio.CancelledError as e:
+                cancelled = e
+            # A timeout, say. Stop the statement on the server and read the rest of the
+            # conversation, so that the connection stays in step and usable.
+            await self._cancel_quietly()
+            try:
+                async with asyncio.timeout(_CANCEL_GRACE):
+                    await self._pump(conv, core.RECV)
+            except errors.DatabaseError:
+                pass  # most likely 57014, from our own cancel
+        except (OSError, asyncio.IncompleteReadError) as e:
+            self._abort()
+            raise OperationalError(f"connection to the server lost: {e}") from e
+        except errors.DatabaseError:
+            raise  # the server's error, raised at ReadyForQuery: the session goes on
+        except BaseException:
+            # Broken midway, cancelled twice, or the server did not finish within the
+            # grace period after a cancel: the rest of the conversation is still on the
+            # wire, so the connection cannot be used any more.
+            self._abort()
+            raise
+        raise cancelled
+
+    async def _pump(self, conv: core.Conversation, req: object) -> object:
+        """Feeds the conversation messages and sends what it yields; returns its result."""
+        try:
+            while True:
+                if req is core.RECV:
+                    req = conv.send(await self._recv())
+                else:
+                    self._writer.write(req)  # type: ignore[arg-type]
+                    req = conv.send(None)
+        except StopIteration as stop:
+            return stop.value
+
+    # ------------------------------------------------------------ LISTEN / NOTIFY
+
+    async def add_listener(self, channel: str, callback: Callable) -> None:
+        """Calls `callback(connection, pid, channel, payload)` for each NOTIFY on `channel`,
+        also while the connection is idle (a coroutine function's result is scheduled)."""
+        if channel not in self._listeners:
+            await self.execute("LISTEN " + _ident(channel))
+            self._listeners[channel] = []
+        self._listeners[channel].append(callback)
+        if self._idle_reader is None and not self._lock.locked():
+            self._idle_reader = asyncio.ensure_future(self._read_idle())
+
+    async def remove_listener(self, channel: str, callback: Callable) -> None:
+        """Stops calling `callback` for `channel` (UNLISTEN after the last one)."""
+        callbacks = self._listeners.get(channel, [])
+        if callback in callbacks:
+            callbacks.remove(callback)
+        if channel in self._listeners and not callbacks:
+            del self._listeners[channel]
+            await self.execute("UNLISTEN " + _ident(channel))
+
+    def _dispatch(self) -> None:
+        notes = self.session.notifies
+        if not notes:
+            return
+        self.session.notifies = []
+        for pid, channel, payload in notes:
+            for callback in list(self._listeners.get(channel, ())):
+                try:
+                    res = callback(self, pid, channel, payload)
+                    if asyncio.iscoroutine(res):
+                        asyncio.ensure_future(res)
+                except Exception as e:  # noqa: BLE001 - a listener's bug must not break the call
+                    asyncio.get_running_loop().call_exception_handler(
+                        {"message": f"listener for {channel!r} failed", "exception": e})
+
+    async def _read_idle(self) -> None:
+        """Waits for NotificationResponse (and other asynchronous messages) between calls."""
+        try:
+            while True:
+                kind, payload = await self._recv()
+                if kind not in (p.NOTIFICATION, p.PARAMETER_STATUS, p.NOTICE_RESPONSE):
+                    raise InterfaceError(f"unexpected message {kind!r} while idle")
+                core.handle_async_message(self.session, kind, payload)
+                self._dispatch()
+        except asyncio.CancelledError:
+            raise
+        except (errors.Error, OSError, asyncio.IncompleteReadError):
+            self._abort()  # the server went away (or spoke out of turn) while we were idle
+
+    async def _stop_idle_reader(self) -> None:
+        task, self._idle_reader = self._idle_reader, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _cancel_quietly(self) -> None:
+        """On a cancelled await (a timeout, say): asks the server to stop the statement,
+        so that the conversation can finish and the connection stays usable."""
+        if self.session.pid:
+            with contextlib.suppress(OSError, asyncio.TimeoutError):
+                await asyncio.wait_for(self.cancel(), _CANCEL_GRACE)
 
     async def _recv(self) -> tuple[bytes, bytes]:
-        while (msg := self._messages.next()) is None:
+        while (msg := self.session.reader.next()) is None:
             data = await self._reader.read(262144)
             if not data:
                 self._abort()
                 raise OperationalError("the server closed the connection")
-            self._messages.feed(data)
+            self.session.reader.feed(data)
         return msg
 
     def _abort(self) -> None:
@@ -130,9 +261,27 @@ class Connection:
 
     async def _execute(self, sql: str, args: Sequence, max_rows: int = 0) -> core.Result:
         oids, encoded = core.encode_params(args)
-        stmt = await self._prepare(sql, oids)
-        out = core.execute_message(self.session, stmt, encoded, "", max_rows) + p.SYNC
-        return (await self._run(out, [core.new_result(stmt)]))[0]
+        while True:
+            stmt = await self._prepare(sql, oids)
+            out = core.execute_message(self.session, stmt, encoded, "", max_rows) + p.SYNC
+            try:
+                return (await self._run(out, [core.new_result(stmt)]))[0]
+            except errors.DatabaseError as e:
+                if not core.is_stale(e):
+                    raise
+                self.session.forget(sql, oids)
+                if self.is_in_transaction():
+                    raise  # the transaction failed with it: only the caller can retry
+                # Autocommit: the statement changed under its cached plan; prepare it again.
+
+    @property
+    def json_loads(self) -> Callable[[str], object] | None:
+        """The function decoding json/jsonb values (None: json.loads)."""
+        return self.session.json_loads
+
+    @json_loads.setter
+    def json_loads(self, fn: Callable[[str], object] | None) -> None:
+        self.session.json_loads = fn
 
     # ------------------------------------------------------------ asyncpg-style API
 
@@ -148,7 +297,7 @@ class Connection:
         rows = [core.encode_params(a)[1] for a in args]
         for oids, run in core.batch_runs(rows):
             stmt = await self._prepare(query, oids)
-            out = b"".join(core.execute_message(self.session, stmt, r) for r in run) + p.SYNC
+            out = core.execute_many(self.session, stmt, run) + p.SYNC
             await self._run(out, [core.new_result(stmt) for _ in run])
 
     async def fetch(self, query: str, *args: object) -> list[Record]:
@@ -166,17 +315,23 @@ class Connection:
         return None if row is None else row[column]
 
     async def prepare(self, query: str) -> PreparedStatement:
-        """Prepares a statement on the server (its parameter types are inferred there)."""
-        stmt = await self._prepare(query, ())
-        return PreparedStatement(self, stmt)
+        """Prepares a statement on the server (its parameter types are inferred there).
+
+        It gets its own name, outside the statement cache, so that neither cache
+        eviction nor DDL invalidation can close it under its holder.
+        """
+        name = self.session.next_name("ps")
+        stmt = await self._drive(core.prepare(self.session, name, query, ()))
+        return PreparedStatement(self, stmt)  # type: ignore[arg-type]
 
     def transaction(self, isolation: str | None = None, readonly: bool = False) -> Transaction:
         """Returns an async context manager running its block in a transaction (or savepoint)."""
         return Transaction(self, isolation, readonly)
 
-    def cursor(self, query: str, *args: object, prefetch: int | None = None) -> Cursor:
-        """Returns an async iterator over a query's rows, fetched `prefetch` at a time."""
-        return Cursor(self, query, args, prefetch or max(self.params.fetch_size, 1))
+    def cursor(self, query: str, *args: object, prefetch: int | None = None) -> CursorFactory:
+        """Returns an async iterator over a query's rows, fetched `prefetch` at a time;
+        `await` it for a Cursor to fetch from by hand."""
+        return CursorFactory(self, query, args, prefetch or max(self.params.fetch_size, 1))
 
     async def copy_to(self, query: str, write) -> str:  # noqa: ANN001
         """Runs COPY ... TO STDOUT, passing each chunk of data to `write`."""
@@ -212,6 +367,7 @@ class Connection:
         """Closes the connection."""
         if self._closed:
             return
+        await self._stop_idle_reader()
         try:
             self._writer.write(p.TERMINATE)
             await self._writer.drain()
@@ -268,7 +424,7 @@ class PreparedStatement:
         """Runs the statement once per argument tuple in one pipeline."""
         s = self._conn.session
         rows = [types.encode_for(r, self._stmt.param_oids) for r in args]
-        out = b"".join(core.execute_message(s, self._stmt, r) for r in rows) + p.SYNC
+        out = core.execute_many(s, self._stmt, rows) + p.SYNC
         await self._conn._run(out, [core.new_result(self._stmt) for _ in rows])
 
 
@@ -321,29 +477,3 @@ class Transaction:
             await self.commit()
         else:
             await self.rollback()
-
-
-class Cursor:
-    """Streams a query's rows through a named portal, `prefetch` rows per round trip."""
-
-    def __init__(self, conn: Connection, query: str, args: Sequence, prefetch: int):
-        self._conn, self._query, self._args, self._prefetch = conn, query, args, prefetch
-
-    async def __aiter__(self) -> AsyncIterator[Record]:
-        conn = self._conn
-        if not conn.is_in_transaction():
-            raise InterfaceError("cursor cannot be created outside of a transaction")
-        oids, encoded = core.encode_params(self._args)
-        stmt = await conn._prepare(self._query, oids)
-        portal = conn.session.next_name("p")
-        res = core.new_result(stmt)
-        out = core.execute_message(conn.session, stmt, encoded, portal, self._prefetch) + p.SYNC
-        await conn._run(out, [res])
-        while True:
-            for row in Record.wrap(res):
-                yield row
-            if not res.suspended:
-                break
-            res = core.Result(res.columns, res.decoders)
-            await conn._run(core.fetch_message(conn.session, portal, self._prefetch), [res])
-        await conn._run(p.close(b"P", portal) + p.SYNC, [])

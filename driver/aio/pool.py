@@ -1,15 +1,17 @@
 """A connection pool for the asyncio API: `create_pool(dsn, min_size=, max_size=)`.
 
 Idle connections wait in a LIFO list; `acquire()` takes one or opens a new
-one while fewer than max_size exist, and otherwise waits for a release.
+one while fewer than max_size exist, and otherwise waits for a release (at
+most `timeout` seconds, if given).
 A released connection is reset (rollback of a forgotten transaction,
-`RESET ALL`) before anyone else gets it; a broken one is dropped.
+`RESET ALL`, `UNLISTEN *` if it had listeners) before anyone else gets it;
+a broken one is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 
 from cumulo.driver import errors
@@ -57,15 +59,28 @@ class Pool:
     def get_idle_size(self) -> int:
         return len(self._idle)
 
-    async def _acquire(self) -> Connection:
+    async def _acquire(self, timeout: float | None = None) -> Connection:
         if self._closed:
             raise errors.InterfaceError("the pool is closed")
         async with self._cond:
-            while not self._idle and self._size >= self.max_size:
-                await self._cond.wait()
+            try:
+                await asyncio.wait_for(self._cond.wait_for(
+                    lambda: self._idle or self._size < self.max_size or self._closed), timeout)
+            except TimeoutError:
+                raise errors.OperationalError(
+                    f"no connection became free within {timeout} s") from None
+            if self._closed:
+                raise errors.InterfaceError("the pool is closed")
             if self._idle:
                 return self._idle.pop()
-        return await self._open()
+            self._size += 1  # reserved now, so that waiters do not overshoot max_size
+        try:
+            return await connect(self._dsn, **self._kwargs)
+        except BaseException:
+            async with self._cond:
+                self._size -= 1
+                self._cond.notify()
+            raise
 
     async def release(self, conn: Connection) -> None:
         """Returns a connection to the pool after resetting its session."""
@@ -73,6 +88,9 @@ class Pool:
             if not conn.is_closed():
                 conn._tx_depth = 0
                 reset = "ROLLBACK; RESET ALL" if conn.is_in_transaction() else "RESET ALL"
+                if conn._listeners:
+                    conn._listeners.clear()
+                    reset += "; UNLISTEN *"
                 await conn.execute(reset)
         except (errors.Error, OSError):
             await conn.close()
@@ -85,9 +103,10 @@ class Pool:
             self._cond.notify()
 
     @asynccontextmanager
-    async def acquire(self) -> AsyncIterator[Connection]:
-        """`async with pool.acquire() as conn:` borrows a connection."""
-        conn = await self._acquire()
+    async def acquire(self, timeout: float | None = None) -> AsyncIterator[Connection]:
+        """`async with pool.acquire() as conn:` borrows a connection, waiting at most
+        `timeout` seconds for one to be free."""
+        conn = await self._acquire(timeout)
         try:
             yield conn
         finally:
@@ -103,6 +122,16 @@ class Pool:
         async with self.acquire() as conn:
             return await conn.fetch(query, *args)
 
+    async def fetchrow(self, query: str, *args: object) -> Record | None:
+        """Fetches the first row on a pooled connection."""
+        async with self.acquire() as conn:
+            return await conn.fetchrow(query, *args)
+
+    async def executemany(self, query: str, args: Iterable[Sequence]) -> None:
+        """Runs a statement per argument tuple, pipelined, on a pooled connection."""
+        async with self.acquire() as conn:
+            await conn.executemany(query, args)
+
     async def fetchval(self, query: str, *args: object) -> object:
         """Fetches one value on a pooled connection."""
         async with self.acquire() as conn:
@@ -114,6 +143,7 @@ class Pool:
         async with self._cond:
             idle, self._idle = self._idle, []
             self._size -= len(idle)
+            self._cond.notify_all()  # waiters learn that the pool is closed
         for conn in idle:
             await conn.close()
 

@@ -1,4 +1,10 @@
-"""Rows of the asyncio API: read by position or by column name, as asyncpg's Record."""
+"""Rows of the asyncio API: read by position or by column name, as asyncpg's Record.
+
+A Record is a tuple (so positional access, slicing, equality with tuples and
+hashing run at C speed) whose class carries the column-name index. One such
+class exists per distinct list of column names, cached, so wrapping a
+result is `list(map(cls, rows))` with no per-row Python code.
+"""
 
 from __future__ import annotations
 
@@ -7,56 +13,54 @@ from collections.abc import Iterator
 from cumulo.driver import core
 
 
-class Record:
+class Record(tuple):
     """One result row; `r[0]`, `r["name"]`, `r.get("name")`, `dict(r.items())`."""
 
-    __slots__ = ("_values", "_index")
-
-    def __init__(self, values: tuple, index: dict[str, int]):
-        self._values = values
-        self._index = index
+    __slots__ = ()
+    _index: dict[str, int] = {}
+    _names: tuple[str, ...] = ()
 
     @staticmethod
     def wrap(res: core.Result) -> list[Record]:
-        """Turns a Result's rows into Records sharing one name index."""
-        index = {c[0]: i for i, c in reversed(list(enumerate(res.columns or ())))}
-        return [Record(row, index) for row in res.rows]
+        """Turns a Result's rows into Records of the class for its column names."""
+        cls = record_class(tuple(c[0] for c in res.columns or ()))
+        return list(map(cls, res.rows))
 
-    def __getitem__(self, key: int | str | slice) -> object:
-        if isinstance(key, str):
+    def __getitem__(self, key: int | str | slice) -> object:  # type: ignore[override]
+        if type(key) is str:
             try:
-                return self._values[self._index[key]]
+                return tuple.__getitem__(self, self._index[key])
             except KeyError:
                 raise KeyError(key) from None
-        return self._values[key]
+        return tuple.__getitem__(self, key)
 
     def get(self, key: str, default: object = None) -> object:
         """Returns the named column's value, or `default`."""
         i = self._index.get(key)
-        return default if i is None else self._values[i]
+        return default if i is None else tuple.__getitem__(self, i)
 
     def keys(self) -> Iterator[str]:
-        return iter(sorted(self._index, key=self._index.__getitem__))
+        return iter(self._names)
 
     def values(self) -> Iterator[object]:
-        return iter(self._values)
+        return tuple.__iter__(self)
 
     def items(self) -> Iterator[tuple[str, object]]:
-        return zip(self.keys(), self._values, strict=False)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __iter__(self) -> Iterator[object]:
-        return iter(self._values)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Record):
-            return self._values == other._values
-        return self._values == other
-
-    def __hash__(self) -> int:
-        return hash(self._values)
+        return zip(self._names, tuple.__iter__(self), strict=False)
 
     def __repr__(self) -> str:
         return "<Record " + " ".join(f"{k}={v!r}" for k, v in self.items()) + ">"
+
+
+_classes: dict[tuple[str, ...], type[Record]] = {}
+
+
+def record_class(names: tuple[str, ...]) -> type[Record]:
+    """Returns the Record class for these column names (the first of duplicates wins)."""
+    cls = _classes.get(names)
+    if cls is None:
+        index = {n: i for i, n in reversed(list(enumerate(names)))}
+        cls = type("Record", (Record,), {"__slots__": (), "_index": index, "_names": names})
+        if len(_classes) < 1024:
+            _classes[names] = cls
+    return cls

@@ -1,14 +1,19 @@
 """Checkpoint files: each region's versions as of a timestamp, written atomically.
 
 Recovery = load the checkpoints, then replay the redo records with commit ts
-greater than the node's `checkpoint_ts` (the smallest over its regions).
+greater than the node's `checkpoint_ts` (the smallest over its regions, capped by the
+manifest's).
 Replay is idempotent, so records that the checkpoint already holds do no
 harm. NB: the caller must checkpoint at a ts whose commits have all been
 applied to the node (the snapshot, say), or those below it that arrive later
 would be neither in the file nor replayed.
 
 Layout: one file per region, `<data_dir>/kivi/s<space>-<lo as hex>.ckpt`,
-holding a msgpack `RegionData` (`kivi.wire`). A file is written to a temporary
+holding a msgpack `RegionData` (`kivi.wire`), and a manifest, `CHECKPOINT`, holding
+the ts of the last checkpoint whose files were *all* written. A crash in the middle
+of a checkpoint leaves some files at the new ts and the others older or missing (a
+region created since the last checkpoint has no file at all), so the files alone
+cannot tell where replay must start: the node reports no more than the manifest's ts. A file is written to a temporary
 name, fsynced, renamed over the old one, and the directory fsynced, so a crash
 leaves either the old or the new checkpoint, never half of one. Files of
 regions the node no longer holds (split, moved away, dropped) are removed
@@ -79,6 +84,29 @@ def remove_region(directory: Path, space: int, lo: bytes) -> None:
     """Deletes the checkpoint file of one region (after it moved away)."""
     region_file(directory, space, lo).unlink(missing_ok=True)
     fsync_dir(directory)
+
+
+MANIFEST = "CHECKPOINT"
+
+
+def write_manifest(directory: Path, ts: int) -> None:
+    """Records, atomically, that every region file of the node is complete as of ts."""
+    path = directory / MANIFEST
+    tmp = directory / (MANIFEST + ".new")
+    with open(tmp, "w") as f:
+        f.write(str(ts))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fsync_dir(directory)
+
+
+def read_manifest(directory: Path) -> int | None:
+    """The ts of the node's last complete checkpoint; None if it never wrote a manifest."""
+    try:
+        return int((directory / MANIFEST).read_text().strip() or 0)
+    except FileNotFoundError:
+        return None
 
 
 def load_all(directory: Path) -> list[RegionData]:

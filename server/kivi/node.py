@@ -86,8 +86,19 @@ class KiviNode:
         self._spaces: dict[int, SpaceRegions] = {}
         self._dir = ckpt.kivi_dir(data_dir) if data_dir is not None else None
         if self._dir is not None:
-            for data in ckpt.load_all(self._dir):
-                self._regions_of(data.space).add(Region.from_data(data))
+            datas = ckpt.load_all(self._dir)
+            complete = ckpt.read_manifest(self._dir)
+            if complete is None and not datas:
+                ckpt.write_manifest(self._dir, 0)  # a new node: nothing is checkpointed yet
+            for data in datas:
+                region = Region.from_data(data)
+                # NB: a file may be newer than the last complete checkpoint (a crash in the
+                # middle of one), and regions created since have no file: the manifest says
+                # where the redo log must be replayed from. (No manifest and files: a data
+                # dir from before manifests; its files are all there is to go by.)
+                if complete is not None:
+                    region.checkpoint_ts = min(region.checkpoint_ts, complete)
+                self._regions_of(data.space).add(region)
 
     # --- bookkeeping --------------------------------------------------------------------------
 
@@ -314,6 +325,7 @@ class KiviNode:
                 d = region.export(ts)
             datas.append(RegionData(d.space, d.lo, d.hi, d.keys, d.chains, ts))
         ckpt.write_all(directory, datas)
+        ckpt.write_manifest(directory, ts)
         # Only once the files are durable may the redo log before ts be skipped.
         with self._lock:
             for region in regions:

@@ -20,6 +20,7 @@ import asyncio
 import socket
 import struct
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from .. import errors
@@ -58,8 +59,16 @@ def _raise(payload: list[Any]) -> None:
     raise SQLError(message, sqlstate=sqlstate)
 
 
+def offload_aggregates(req: Any) -> bool:
+    """The default `offload`: whole-range aggregate scans run in the thread pool."""
+    return isinstance(req, Scan) and req.aggregate is not None
+
+
 async def _serve_connection(
-    node: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    node: Any,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    offload: Callable[[Any], bool] = offload_aggregates,
 ) -> None:
     try:
         while True:
@@ -73,9 +82,9 @@ async def _serve_connection(
             body = await reader.readexactly(n)
             try:
                 req = unpackb(body)
-                if isinstance(req, Scan) and req.aggregate is not None:
-                    # A whole-range aggregate may take a while: run it off the event loop so
-                    # that short requests from other connections keep flowing.
+                if offload(req):
+                    # A whole-range aggregate (or, for a logger, a wait for fsync) may take a
+                    # while: run it off the event loop so that other connections keep flowing.
                     reply = await asyncio.get_running_loop().run_in_executor(None, node.handle, req)
                 else:
                     reply = node.handle(req)
@@ -95,10 +104,14 @@ async def serve_node(
     host: str = "127.0.0.1",
     port: int = 0,
     connections: set[asyncio.StreamWriter] | None = None,
+    offload: Callable[[Any], bool] = offload_aggregates,
 ) -> asyncio.Server:
     """Starts serving a node's requests on host:port; returns the asyncio server.
 
     `connections`, when given, tracks the open connections so that a shutdown can close them.
+    Any object with a `handle(request) -> reply` method can be served this way (cluster
+    mode serves conflict managers and loggers too); `offload(request)` tells which
+    requests run in the loop's thread pool instead of on the loop.
     """
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -109,7 +122,7 @@ async def serve_node(
         if connections is not None:
             connections.add(writer)
         try:
-            await _serve_connection(node, reader, writer)
+            await _serve_connection(node, reader, writer, offload)
         finally:
             if connections is not None:
                 connections.discard(writer)
@@ -120,7 +133,14 @@ async def serve_node(
 class NodeServerThread:
     """Runs `serve_node` on its own event loop in a background thread (tests, embedded use)."""
 
-    def __init__(self, node: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        node: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        offload: Callable[[Any], bool] = offload_aggregates,
+    ) -> None:
+        self.offload = offload
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._server: asyncio.Server | None = None
@@ -138,7 +158,7 @@ class NodeServerThread:
         asyncio.set_event_loop(self.loop)
         try:
             self._server = self.loop.run_until_complete(
-                serve_node(node, host, port, self._connections)
+                serve_node(node, host, port, self._connections, self.offload)
             )
         finally:
             self._ready.set()

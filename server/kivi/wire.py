@@ -46,6 +46,19 @@ MESSAGES: dict[str, type] = {
 _FIELDS = {cls: [f.name for f in dataclasses.fields(cls)] for cls in MESSAGES.values()}
 
 
+def register_messages(*classes: type) -> None:
+    """Lets other components' frozen dataclasses travel too (conflict managers, loggers).
+
+    Messages are sent by class name, so two message classes may not share a name.
+    """
+    for cls in classes:
+        known = MESSAGES.get(cls.__name__)
+        if known is not None and known is not cls:
+            raise ValueError(f"two message classes are named {cls.__name__}")
+        MESSAGES[cls.__name__] = cls
+        _FIELDS[cls] = [f.name for f in dataclasses.fields(cls)]
+
+
 class _BigInt:
     __slots__ = ("v",)
 

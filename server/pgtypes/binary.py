@@ -31,7 +31,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation
+from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import oids as T
 from .text import format_generic
 
@@ -260,8 +260,11 @@ def _fixed(st: struct.Struct, conv: Callable[[Any], Any] = int) -> tuple[Encoder
 
     def dec(b: bytes) -> Any:
         if len(b) != size:
-            raise InvalidBinaryRepresentation(
-                f"incorrect binary data format: {len(b)} bytes, expected {size}")
+            # NB: PostgreSQL's recv functions read with pq_getmsg*: too few bytes is a
+            # malformed message, too many a bad value
+            if len(b) < size:
+                raise ProtocolViolation("insufficient data left in message")
+            raise InvalidBinaryRepresentation("incorrect binary data format")
         return unpack(b)[0]
 
     return enc, dec

@@ -9,11 +9,17 @@ wire.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import CharacterNotInRepertoire, InvalidBinaryRepresentation, SQLError
+from ..errors import (
+    CharacterNotInRepertoire,
+    InvalidBinaryRepresentation,
+    ProtocolViolation,
+    SQLError,
+)
 from . import oids as T
 from .binary import binary_decoder, binary_encoder
 from .text import STRING_OIDS, format_generic, text_decoder, text_encoder
@@ -47,6 +53,18 @@ def column_encoders(oids: Sequence[int], formats: Sequence[int], tz: Any = None)
     return [wire_encoder(oid, fmt, tz) for oid, fmt in zip(oids, formats, strict=True)]
 
 
+_NEEDS = re.compile(r"requires a buffer of (at least )?(\d+) bytes")
+
+
+def _binary_error(exc: BaseException, size: int) -> SQLError:
+    """Classifies a failed binary receive as PostgreSQL does: reading past the value's end is a
+    malformed message (08P01), anything else a bad value (22P03)."""
+    m = _NEEDS.search(str(exc)) if isinstance(exc, struct.error) else None
+    if isinstance(exc, IndexError) or (m is not None and size < int(m.group(2))):
+        return ProtocolViolation("insufficient data left in message")
+    return InvalidBinaryRepresentation("incorrect binary data format")
+
+
 def wire_decoder(oid: int, fmt: int, tz: Any = None) -> WireDecoder:
     """Returns bytes -> value for one parameter in format `fmt`; bad input raises 22P02/22P03."""
     if fmt == 1:
@@ -57,9 +75,8 @@ def wire_decoder(oid: int, fmt: int, tz: Any = None) -> WireDecoder:
                 return dec(b)
             except SQLError:
                 raise
-            except (struct.error, ValueError, TypeError, IndexError, OverflowError) as e:
-                raise InvalidBinaryRepresentation(
-                    f"incorrect binary data format in bind parameter ({e})") from None
+            except (struct.error, IndexError, ValueError, TypeError, OverflowError) as e:
+                raise _binary_error(e, len(b)) from None
 
         return from_binary
     tdec = text_decoder(oid, tz)

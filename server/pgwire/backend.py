@@ -148,6 +148,11 @@ class Session(Protocol):
     def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
         """Parses and analyses one statement; 0 in `param_oids` means: infer it."""
 
+    def check_prepared(self, prepared: Prepared) -> None:
+        """Re-validates a statement at Bind, before it runs: re-plans it after DDL, and raises
+        0A000 "cached plan must not change result type" if its row shape changed. Optional:
+        pgwire calls it only when the session has it (else `execute` must check)."""
+
     def execute(self, prepared: Prepared, params: list[Any]) -> Result:
         """Binds parameters and starts executing (extended protocol, inside the implicit txn)."""
 

@@ -28,7 +28,9 @@ from typing import Any
 from ..errors import (
     DuplicateCursor,
     DuplicatePreparedStatement,
+    InvalidBinaryRepresentation,
     InvalidCursorName,
+    InvalidParameterValue,
     InvalidSQLStatementName,
     ProtocolViolation,
     SQLError,
@@ -80,15 +82,30 @@ def _formats(codes: list[int], n: int, what: str) -> tuple[int, ...]:
         return (0,) * n
     if len(codes) == 1:
         if codes[0] not in (0, 1):
-            raise ProtocolViolation(f"unsupported format code: {codes[0]}")
+            raise InvalidParameterValue(f"unsupported format code: {codes[0]}")
         return (codes[0],) * n
     if len(codes) != n:
-        raise ProtocolViolation(f"bind message has {len(codes)} {what} formats but query has "
-                                f"{n} {'columns' if what == 'result' else 'parameters'}")
+        raise ProtocolViolation(f"bind message has {len(codes)} result formats but query has "
+                                f"{n} columns")
     for c in codes:
         if c not in (0, 1):
-            raise ProtocolViolation(f"unsupported format code: {c}")
+            raise InvalidParameterValue(f"unsupported format code: {c}")
     return tuple(codes)
+
+
+def _decode(values: list[bytes | None], decoders: list[WireDecoder]) -> list[Any]:
+    """Decodes Bind's values; a bad binary value names its parameter, as PostgreSQL does."""
+    try:
+        return [None if v is None else dec(v) for v, dec in zip(values, decoders, strict=True)]
+    except InvalidBinaryRepresentation:
+        for i, (v, dec) in enumerate(zip(values, decoders, strict=True)):
+            try:
+                if v is not None:
+                    dec(v)
+            except InvalidBinaryRepresentation:
+                raise InvalidBinaryRepresentation(
+                    f"incorrect binary data format in bind parameter {i + 1}") from None
+        raise
 
 
 class ExtendedQuery:
@@ -99,6 +116,7 @@ class ExtendedQuery:
     tz: Any
 
     def __init__(self) -> None:
+        self._check_prepared: Any = None  # the session's optional Bind-time check
         self.statements: dict[str, Statement] = {}
         self.portals: dict[str, Portal] = {}
         self._skipping = False
@@ -154,28 +172,39 @@ class ExtendedQuery:
     def _bind(self, payload: bytes) -> None:
         self._in_extended = True
         try:
-            portal_name, stmt_name, pfmts, values, rfmts = M.read_bind(payload)
+            # NB: the checks come in PostgreSQL's order, so a message with several faults
+            # gets the same error
+            portal_name, stmt_name, pfmts, nvalues, pos = M.read_bind_head(payload)
             stmt = self.statements.get(stmt_name)
             if stmt is None:
                 label = f'prepared statement "{stmt_name}"' if stmt_name else \
                     "unnamed prepared statement"
                 raise InvalidSQLStatementName(f"{label} does not exist")
+            if len(pfmts) > 1 and len(pfmts) != nvalues:
+                raise ProtocolViolation(
+                    f"bind message has {len(pfmts)} parameter formats but {nvalues} parameters")
+            oids = stmt.prepared.param_oids
+            if nvalues != len(oids):
+                raise ProtocolViolation(
+                    f"bind message supplies {nvalues} parameters, but prepared statement "
+                    f'"{stmt_name}" requires {len(oids)}')
+            if self._check_prepared is not None:
+                try:
+                    self._check_prepared(stmt.prepared)
+                except Exception as e:
+                    self._fail(e, True)
+                    return
             if portal_name and portal_name in self.portals:
                 raise DuplicateCursor(f'cursor "{portal_name}" already exists')
-            oids = stmt.prepared.param_oids
-            if len(values) != len(oids):
-                raise ProtocolViolation(
-                    f"bind message supplies {len(values)} parameters, but prepared statement "
-                    f'"{stmt_name}" requires {len(oids)}')
+            values, rfmts = M.read_bind_values(payload, pos, nvalues)
             params: list[Any] = []
             if values:
-                pkey = _formats(pfmts, len(values), "parameter")
+                pkey = _formats(pfmts, nvalues, "parameter")
                 decoders = stmt.decoders.get(pkey)
                 if decoders is None:
                     decoders = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
                     stmt.decoders[pkey] = decoders
-                params = [None if v is None else dec(v)
-                          for v, dec in zip(values, decoders, strict=True)]
+                params = _decode(values, decoders)
             columns = stmt.prepared.columns
             if columns:
                 rkey = _formats(rfmts, len(columns), "result")
@@ -266,7 +295,7 @@ class ExtendedQuery:
     def _close(self, payload: bytes) -> None:
         self._in_extended = True
         try:
-            kind, name = M.read_target(payload)
+            kind, name = M.read_target(payload, "CLOSE")
         except SQLError as e:
             self._fail(e, False)
             return

@@ -8,7 +8,8 @@ encoded values themselves.
 
 Frontend payload readers take the payload (without type byte and length)
 and return plain tuples; malformed payloads raise `ProtocolViolation`
-(08P01). Backend builders return bytes ready for the socket.
+(08P01) with PostgreSQL's own words (its pq_getmsg* functions: "insufficient
+data left in message", "invalid string in message", "invalid message format"). Backend builders return bytes ready for the socket.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import struct
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..errors import ProtocolViolation
+from ..errors import CharacterNotInRepertoire, ProtocolViolation
 from ..pgtypes.oids import type_size
 from .backend import Column
 
@@ -62,103 +63,155 @@ READY_STR = {s.decode(): v for s, v in READY.items()}
 # -- frontend ------------------------------------------------------------------
 
 
+INSUFFICIENT = "insufficient data left in message"
+_U16 = struct.Struct("!H")
+
+
 def cstr(data: bytes, pos: int) -> tuple[str, int]:
     """Reads a NUL-terminated UTF-8 string at pos; returns it and the position after the NUL."""
-    if data[pos] == 0:  # unnamed statements and portals: the common case
+    end = data.find(0, pos)
+    if end == pos:  # unnamed statements and portals: the common case
         return "", pos + 1
-    end = data.index(0, pos)
-    return data[pos:end].decode(), end + 1
+    if end < 0:
+        raise ProtocolViolation("invalid string in message")
+    raw = data[pos:end]
+    try:
+        return raw.decode(), end + 1
+    except UnicodeDecodeError as e:
+        bad = " ".join(f"0x{c:02x}" for c in raw[e.start : e.start + 2])
+        raise CharacterNotInRepertoire(
+            f'invalid byte sequence for encoding "UTF8": {bad}') from None
 
 
-def _reader(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(payload: bytes) -> Any:
-        try:
-            return fn(payload)
-        except (ValueError, IndexError, struct.error, UnicodeDecodeError) as e:
-            raise ProtocolViolation(f"invalid message format ({fn.__name__}): {e}") from None
-
-    wrapped.__name__ = fn.__name__
-    wrapped.__doc__ = fn.__doc__
-    return wrapped
+def _end(payload: bytes, pos: int) -> None:
+    """PostgreSQL's pq_getmsgend: bytes left over make the message malformed."""
+    if pos != len(payload):
+        raise ProtocolViolation("invalid message format")
 
 
-@_reader
+def _u16(payload: bytes, pos: int) -> int:
+    """Reads a count as PostgreSQL does (pq_getmsgint(msg, 2): unsigned)."""
+    if pos + 2 > len(payload):
+        raise ProtocolViolation(INSUFFICIENT)
+    return _U16.unpack_from(payload, pos)[0]
+
+
+def _ints(fmt: str, n: int, size: int, payload: bytes, pos: int) -> list[int]:
+    if pos + n * size > len(payload):
+        raise ProtocolViolation(INSUFFICIENT)
+    return list(struct.unpack_from(f"!{n}{fmt}", payload, pos))
+
+
 def read_startup(payload: bytes) -> tuple[int, dict[str, str]]:
     """Reads a StartupMessage (after its length): protocol version and the parameters."""
+    if len(payload) < 4:
+        raise ProtocolViolation("invalid startup packet layout: expected terminator as last byte")
     (version,) = I32.unpack_from(payload)
     params: dict[str, str] = {}
     pos = 4
     while pos < len(payload) and payload[pos] != 0:
         key, pos = cstr(payload, pos)
+        if pos >= len(payload):
+            raise ProtocolViolation(
+                "invalid startup packet layout: expected terminator as last byte")
         value, pos = cstr(payload, pos)
         params[key] = value
+    if pos != len(payload) - 1:
+        raise ProtocolViolation("invalid startup packet layout: expected terminator as last byte")
     return version, params
 
 
-@_reader
 def read_query(payload: bytes) -> str:
     """Reads a Query: the SQL text."""
-    return cstr(payload, 0)[0]
+    sql, pos = cstr(payload, 0)
+    _end(payload, pos)
+    return sql
 
 
-@_reader
 def read_parse(payload: bytes) -> tuple[str, str, list[int]]:
     """Reads a Parse: statement name, SQL text, declared parameter OIDs."""
     name, pos = cstr(payload, 0)
     sql, pos = cstr(payload, pos)
-    (n,) = I16.unpack_from(payload, pos)
-    oids = list(struct.unpack_from(f"!{n}I", payload, pos + 2)) if n else []
+    n = _u16(payload, pos)
+    oids = _ints("I", n, 4, payload, pos + 2) if n else []
+    _end(payload, pos + 2 + 4 * n)
     return name, sql, oids
 
 
-@_reader
-def read_bind(payload: bytes) -> tuple[str, str, list[int], list[bytes | None], list[int]]:
-    """Reads a Bind: portal, statement, parameter format codes, raw values, result format codes."""
+def read_bind_head(payload: bytes) -> tuple[str, str, list[int], int, int]:
+    """Reads a Bind up to its values: portal, statement, parameter format codes, the number
+    of values and where they start (`read_bind_values` reads the rest, after the checks that
+    PostgreSQL makes first)."""
     portal, pos = cstr(payload, 0)
     stmt, pos = cstr(payload, pos)
-    (nf,) = I16.unpack_from(payload, pos)
-    fmts = list(struct.unpack_from(f"!{nf}h", payload, pos + 2)) if nf else []
+    nf = _u16(payload, pos)
+    fmts = _ints("h", nf, 2, payload, pos + 2) if nf else []
     pos += 2 + 2 * nf
-    (np,) = I16.unpack_from(payload, pos)
-    pos += 2
+    return portal, stmt, fmts, _u16(payload, pos), pos + 2
+
+
+def read_bind_values(payload: bytes, pos: int, np: int) -> tuple[list[bytes | None], list[int]]:
+    """Reads a Bind's raw values (None for NULL) and its result format codes."""
     values: list[bytes | None] = []
     unpack = I32.unpack_from
+    size = len(payload)
     for _ in range(np):
+        if pos + 4 > size:
+            raise ProtocolViolation(INSUFFICIENT)
         (n,) = unpack(payload, pos)
         pos += 4
-        if n < 0:
+        if n == -1:
             values.append(None)
         else:
-            if pos + n > len(payload):
-                raise ValueError("parameter value runs past the message")
+            if n < 0 or pos + n > size:
+                raise ProtocolViolation(INSUFFICIENT)
             values.append(payload[pos : pos + n])
             pos += n
-    (nr,) = I16.unpack_from(payload, pos)
-    rfmts = list(struct.unpack_from(f"!{nr}h", payload, pos + 2)) if nr else []
+    nr = _u16(payload, pos)
+    rfmts = _ints("h", nr, 2, payload, pos + 2) if nr else []
+    _end(payload, pos + 2 + 2 * nr)
+    return values, rfmts
+
+
+def read_bind(payload: bytes) -> tuple[str, str, list[int], list[bytes | None], list[int]]:
+    """Reads a whole Bind: portal, statement, parameter formats, raw values, result formats."""
+    portal, stmt, fmts, np, pos = read_bind_head(payload)
+    if len(fmts) > 1 and len(fmts) != np:
+        raise ProtocolViolation(
+            f"bind message has {len(fmts)} parameter formats but {np} parameters")
+    values, rfmts = read_bind_values(payload, pos, np)
     return portal, stmt, fmts, values, rfmts
 
 
-@_reader
-def read_target(payload: bytes) -> tuple[str, str]:
-    """Reads a Describe or Close: kind ('S' or 'P') and name."""
-    kind = chr(payload[0])
-    if kind not in "SP":
-        raise ValueError(f"invalid kind {kind!r}")
-    return kind, cstr(payload, 1)[0]
+def read_target(payload: bytes, message: str = "DESCRIBE") -> tuple[str, str]:
+    """Reads a Describe or Close (`message` names it in errors): kind ('S' or 'P') and name."""
+    if not payload:
+        raise ProtocolViolation("no data left in message")
+    name, pos = cstr(payload, 1)
+    _end(payload, pos)
+    kind = payload[0]
+    if kind != 83 and kind != 80:  # S, P
+        raise ProtocolViolation(f"invalid {message} message subtype {kind}")
+    return chr(kind), name
 
 
-@_reader
 def read_execute(payload: bytes) -> tuple[str, int]:
     """Reads an Execute: portal name and row limit (0 = all)."""
     name, pos = cstr(payload, 0)
+    if pos + 4 > len(payload):
+        raise ProtocolViolation(INSUFFICIENT)
+    _end(payload, pos + 4)
     return name, I32.unpack_from(payload, pos)[0]
 
 
-@_reader
 def read_sasl_initial(payload: bytes) -> tuple[str, bytes]:
     """Reads a SASLInitialResponse: mechanism and the client-first message."""
     mech, pos = cstr(payload, 0)
+    if pos + 4 > len(payload):
+        raise ProtocolViolation(INSUFFICIENT)
     (n,) = I32.unpack_from(payload, pos)
+    if n > len(payload) - pos - 4:
+        raise ProtocolViolation(INSUFFICIENT)
     return mech, payload[pos + 4 : pos + 4 + n] if n >= 0 else b""
 
 

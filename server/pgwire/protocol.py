@@ -27,6 +27,7 @@ does; an error before a session exists is FATAL and closes the connection.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -54,6 +55,8 @@ MAX_MESSAGE = 1 << 30  # PostgreSQL's MaxAllocSize: a bigger length is garbage
 _FETCH_BATCH = 1000
 _COPY_KINDS = frozenset(b"dcfHSX")
 _COUNTED = ("SELECT ", "FETCH ", "MOVE ")
+_MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
+                   r'("(?:[^"]|"")+"|[a-z_][\w$]*)\s*;?\s*', re.IGNORECASE)
 
 
 def normalize_encoding(value: str) -> str:
@@ -97,6 +100,7 @@ class Connection(ExtendedQuery):
         self.closed = False
         self.start_tls = False
         self.cancel_key: tuple[int, int] | None = None
+        self.terminating: SQLError | None = None  # set by `terminate` (another thread)
         self.tz: Any = timezone(None)
         self.user = ""
         self.startup_params: dict[str, str] = {}
@@ -128,7 +132,8 @@ class Connection(ExtendedQuery):
                         break
                     length = unpack(buf, pos)[0]
                     if not 8 <= length <= MAX_STARTUP:
-                        raise fatal(ProtocolViolation("invalid length of startup packet"))
+                        self._drop("invalid length of startup packet")
+                        break
                     if n - pos < length:
                         break
                     payload = bytes(buf[pos + 4 : pos + length])
@@ -138,9 +143,13 @@ class Connection(ExtendedQuery):
                 if phase == CLOSED or n - pos < 5:
                     break
                 kind = buf[pos]  # a typed message: authentication or the ready phase
+                known = kind in self._dispatch if phase == READY else kind == 112  # p
+                if not known:
+                    self._bad_type(kind)  # NB: before the length, as PostgreSQL checks it
                 end = pos + 1 + unpack(buf, pos + 1)[0]
                 if end < pos + 5 or end - pos > (MAX_MESSAGE if phase == READY else MAX_STARTUP):
-                    raise fatal(ProtocolViolation("invalid message length"))
+                    self._drop("invalid message length")
+                    break
                 if end > n:
                     break
                 payload = bytes(buf[pos + 5 : end])
@@ -169,11 +178,8 @@ class Connection(ExtendedQuery):
             self._copy_failed(ProtocolViolation(
                 f"unexpected message type 0x{kind:02X} during COPY from stdin"), True)
             return
-        handler = self._dispatch.get(kind)
-        if handler is None:
-            raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
         try:
-            handler(payload)
+            self._dispatch[kind](payload)
         except SQLError as e:
             if e.severity == "FATAL":
                 raise
@@ -207,6 +213,11 @@ class Connection(ExtendedQuery):
             except Exception:
                 log.exception("error while closing a session")
 
+    def terminate(self, exc: SQLError) -> None:
+        """Marks the connection as being shut down (any thread): a statement cancelled from now
+        on ends the connection with `exc` (FATAL) instead of a 57014 error."""
+        self.terminating = fatal(exc)
+
     def shutdown(self, exc: SQLError) -> bytes:
         """Ends the connection for a server shutdown: returns the FATAL message to send."""
         self._fatal(exc)
@@ -223,7 +234,13 @@ class Connection(ExtendedQuery):
 
     def _error(self, exc: BaseException, notify: bool = False) -> None:
         """Sends ErrorResponse for exc; `notify` tells the session it failed outside its calls."""
-        if not isinstance(exc, SQLError):
+        if self.terminating is not None and isinstance(exc, QueryCanceled):
+            # NB: the server cancelled the statement to shut down: the client gets 57P01, FATAL
+            self._fatal(self.terminating)
+            return
+        if isinstance(exc, MemoryError):
+            log.warning("a statement ran out of memory (53200)", exc_info=exc)
+        elif not isinstance(exc, SQLError):
             log.error("internal error", exc_info=exc)
         if notify and self.session is not None:
             try:
@@ -243,6 +260,12 @@ class Connection(ExtendedQuery):
     def _close_now(self) -> None:
         self.close()
 
+    def _drop(self, reason: str) -> None:
+        """Closes without a reply, as PostgreSQL does when the framing itself is broken (its
+        COMMERROR): the bytes cannot be trusted to be a client of ours at all."""
+        log.info("closing connection: %s", reason)
+        self._close_now()
+
     def _notices(self) -> None:
         session = self.session
         if session is None:
@@ -261,6 +284,8 @@ class Connection(ExtendedQuery):
                 self._tz_changed()
 
     def _ready(self) -> None:
+        if self.closed:
+            return
         self._parameters()
         if self._changed:  # NB: PostgreSQL reports them just before ReadyForQuery
             for name, value in self._changed.items():
@@ -284,7 +309,8 @@ class Connection(ExtendedQuery):
             return
         if code == M.CANCEL_REQUEST:
             if len(payload) != 12:
-                raise fatal(ProtocolViolation("invalid length of cancel request"))
+                self._drop("invalid length of cancel request")
+                return
             pid, secret = M.I32.unpack_from(payload, 4)[0], M.I32.unpack_from(payload, 8)[0]
             self.cancel_key = (pid, secret)
             self.closed = True
@@ -293,9 +319,12 @@ class Connection(ExtendedQuery):
         version, params = M.read_startup(payload)
         major, minor = version >> 16, version & 0xFFFF
         if major != 3:
-            raise fatal(SQLError(
-                f"unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0",
-                sqlstate="0A000"))
+            text = f"unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0"
+            if major < 3:  # NB: PostgreSQL answers in the old protocol's format: E, text, NUL
+                self.out += b"EFATAL:  " + text.encode() + b"\n\0"
+                self._close_now()
+                return
+            raise fatal(SQLError(text, sqlstate="0A000"))
         unknown = [k for k in params if k.startswith("_pq_.")]
         if minor > 0 or unknown:
             self.out += M.negotiate_protocol(0, unknown)
@@ -318,10 +347,12 @@ class Connection(ExtendedQuery):
         else:
             self.out += msg
 
+    def _bad_type(self, kind: int) -> None:
+        if self.phase == READY:
+            raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
+        raise fatal(ProtocolViolation(f"expected password response, got message type {kind}"))
+
     def _authenticate(self, kind: int, payload: bytes) -> None:
-        if kind != ord("p"):
-            raise fatal(ProtocolViolation(
-                f"expected password response, got message type {kind}"))
         assert self._auth is not None
         msg, done = self._auth.step(payload)
         if done:
@@ -334,6 +365,7 @@ class Connection(ExtendedQuery):
         session = self.engine.open_session(self.user, params["database"], dict(params))
         self.out += msg
         self.session = session
+        self._check_prepared = getattr(session, "check_prepared", None)
         self._auth = None
         status = session.parameter_status()
         for name, value in status.items():
@@ -358,7 +390,40 @@ class Connection(ExtendedQuery):
         self._in_extended = False
         sql = M.read_query(payload)
         assert self.session is not None
+        if self.portals and sql.lstrip()[:4].lower() == "move" and self._move_portal(sql):
+            return
         self._run_simple(self.session.simple_query(sql))
+
+    def _move_portal(self, sql: str) -> bool:
+        """Runs `MOVE [FORWARD] n name` on a protocol-level portal (asyncpg's Cursor.forward):
+        in PostgreSQL, Bind portals and DECLAREd cursors share one namespace. Returns False
+        when `name` is not a Bind portal (the SQL layer handles it)."""
+        m = _MOVE.fullmatch(sql)
+        if m is None:
+            return False
+        count, name = m.group(1), m.group(2)
+        name = name[1:-1].replace('""', '"') if name[0] == '"' else name.lower()
+        portal = self.portals.get(name)
+        if portal is None:
+            return False
+        try:
+            res = portal.result
+            if res is None:
+                res = portal.result = self.session.execute(portal.stmt.prepared, portal.params)
+            start = res._count
+            n = 1 if count is None else None if count.lower() == "all" else int(count)
+            if res.columns is not None and n != 0:
+                res.fetch(n)
+            portal.ran = res.done
+        except Exception as e:
+            self._notices()
+            self._error(e, notify=not isinstance(e, SQLError))
+            self._ready()
+            return True
+        self._notices()
+        self.out += M.command_complete(f"MOVE {res._count - start}")
+        self._ready()
+        return True
 
     def _run_simple(self, gen: Iterator[Result]) -> None:
         """Runs a Query's statements until the end or a COPY FROM STDIN, which suspends it."""
@@ -417,26 +482,24 @@ class Connection(ExtendedQuery):
                 out += row_desc
             if encoders is None:
                 encoders = text_encoders
+        start = res._count
         if max_rows > 0:
-            rows = res.fetch(max_rows)
-            M.append_rows(out, rows, encoders)
-            self._notices()
+            M.append_rows(out, res.fetch(max_rows), encoders)
             if not res.done:
+                self._notices()
                 out += M.PORTAL_SUSPENDED
                 return
-            tag = res.tag
-            if tag.startswith(_COUNTED) and tag.endswith(f" {res._count}"):
-                # NB: PostgreSQL counts the rows of this Execute, not of the whole portal
-                tag = f"{tag.rsplit(' ', 1)[0]} {len(rows)}"
-            out += M.command_complete(tag)
-            return
         else:
             while not res.done:
                 rows = res.fetch(_FETCH_BATCH)
                 M.append_rows(out, rows, encoders)
                 self._emit()
         self._notices()
-        out += M.command_complete(res.tag)
+        tag = res.tag
+        if start and tag.startswith(_COUNTED) and tag.endswith(f" {res._count}"):
+            # NB: PostgreSQL counts the rows of this Execute, not of the whole portal
+            tag = f"{tag.rsplit(' ', 1)[0]} {res._count - start}"
+        out += M.command_complete(tag)
 
     def _text_shape(self, columns: list[Any]) -> tuple[bytes, list[Any]]:
         """Returns RowDescription bytes and text encoders for a column list, cached by shape."""

@@ -132,9 +132,14 @@ def parse_options(text: str) -> dict[str, Any]:
             opts[w.lower()] = _str_opt(nxt)
             i += 1
         elif w == "FORCE":
-            i += 2  # FORCE QUOTE cols / FORCE NOT NULL cols: accepted, ignored
+            kind = tokens[i + 1].upper() if i + 1 < len(tokens) else ""
+            i += 2  # FORCE QUOTE cols / FORCE NOT NULL cols
+            cols = [tokens[i]] if i < len(tokens) else []
             while i + 1 < len(tokens) and tokens[i].endswith(","):
                 i += 1
+                cols.append(tokens[i])
+            if kind == "QUOTE" and cols:
+                opts["force_quote"] = "*" if cols == ["*"] else "(" + " ".join(cols) + ")"
         i += 1
     return opts
 
@@ -230,7 +235,7 @@ class CopyIn:
         for i, fields in enumerate(split):
             if len(fields) != n:
                 raise BadCopyFileFormat(
-                    "missing data for column" if len(fields) < n else
+                    self._missing(len(fields)) if len(fields) < n else
                     "extra data after last expected column",
                     detail=f'COPY {self.table.name}, line {first + i + 1}: "{lines[i][:80]}"')
         if not split:
@@ -245,6 +250,10 @@ class CopyIn:
         self.rows.extend(list(r) for r in zip(*cols, strict=True))
         if len(self.rows) >= BATCH:
             self._flush()
+
+    def _missing(self, got: int) -> str:
+        col = self.table.columns[self.positions[got]]
+        return f'missing data for column "{col.name}"'
 
     def _csv(self) -> None:
         text = b"".join(self.parts).decode("utf-8")
@@ -264,7 +273,7 @@ class CopyIn:
             first = False
             if len(fields) != self.column_count:
                 raise BadCopyFileFormat(
-                    "missing data for column" if len(fields) < self.column_count else
+                    self._missing(len(fields)) if len(fields) < self.column_count else
                     "extra data after last expected column",
                     detail=f"COPY {self.table.name}, line {self.line_no}")
             line = raw_lines[i] if i < len(raw_lines) else ""
@@ -363,6 +372,23 @@ class CopyOut:
         self.quote = opts.get("quote", '"')
         self.count = 0
         self._tag = "COPY 0"
+        fq = opts.get("force_quote")
+        names = [c.name for c in plan.columns]
+        if fq is None or fq is True:
+            self.force_quote: set[int] = set()
+        elif str(fq).strip() == "*":
+            self.force_quote = set(range(len(names)))
+        else:
+            from .parse import unquote_ident
+
+            wanted = [unquote_ident(x.strip()) for x in str(fq).strip("() ").split(",")]
+            for w in wanted:
+                if w not in names:
+                    from ..errors import InvalidColumnReference
+
+                    raise InvalidColumnReference(
+                        f'FORCE_QUOTE column "{w}" not referenced by COPY')
+            self.force_quote = {names.index(w) for w in wanted}
 
     @property
     def tag(self) -> str:
@@ -434,7 +460,14 @@ class CopyOut:
                     return q + s.replace(q, q + q) + q
                 return s
 
+            forced = self.force_quote
+
             def csvrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
+                if forced:
+                    return (delim.join(
+                        null if v is None else
+                        (q + e(v).replace(q, q + q) + q if i in forced else csvfield(e(v)))
+                        for i, (v, e) in enumerate(zip(row, encs, strict=True))) + "\n").encode()
                 return (delim.join(null if v is None else csvfield(e(v))
                                    for v, e in zip(row, encs, strict=True)) + "\n").encode()
 

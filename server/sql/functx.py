@@ -9,6 +9,7 @@ so the function library depends on a small protocol, not on session internals.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import TYPE_CHECKING
 
 from .catalog.model import CatalogSnapshot
@@ -49,6 +50,11 @@ class SessionFunctions:
     def statement_timestamp(self) -> dt.datetime:
         """The transaction's start time."""
         return self._s.statement_timestamp
+
+    @property
+    def cancel_event(self) -> threading.Event:
+        """Set when the running statement is cancelled (CancelRequest, statement_timeout)."""
+        return self._s._cancel
 
     @property
     def session(self) -> SQLSession:

@@ -37,6 +37,11 @@ def split_statements(sql: str) -> list[str]:
     if ";" not in sql:
         s = sql.strip()
         return [s] if s and not _only_comments(s) else []
+    if "'" not in sql and '"' not in sql and "$" not in sql and "-" not in sql and "/" not in sql:
+        return [s for s in (x.strip() for x in sql.split(";")) if s]  # NB: nothing to skip
+    if sql.count(";") == 1 and sql.rstrip().endswith(";") and _simple_tail(sql):
+        s = sql.rstrip()[:-1].strip()
+        return [s] if s else []
     out: list[str] = []
     i, n, start = 0, len(sql), 0
     while i < n:
@@ -88,6 +93,13 @@ def split_statements(sql: str) -> list[str]:
     return out
 
 
+def _simple_tail(sql: str) -> bool:
+    """True if the only `;` (the last character) cannot sit in a string, identifier or comment."""
+    return ("--" not in sql and "/*" not in sql and "$" not in sql
+            and sql.count("'") % 2 == 0 and sql.count('"') % 2 == 0
+            and "\\" not in sql)
+
+
 _COMMENTS = re.compile(r"(--[^\n]*(\n|$)|/\*.*?\*/|\s)+", re.S)
 
 
@@ -107,11 +119,11 @@ def strip_leading_comments(s: str) -> str:
 
 _I = re.I | re.S
 _NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)'
-_TXN_MODES = r"(?P<modes>(?:\s*,?\s*(?:ISOLATION\s+LEVEL\s+(?:READ\s+UNCOMMITTED|READ\s+COMMITTED|" \
-    r"REPEATABLE\s+READ|SERIALIZABLE)|READ\s+ONLY|READ\s+WRITE|NOT\s+DEFERRABLE|DEFERRABLE))*)"
+# NB: any text after the keywords: txn_modes() reports a bad mode as PostgreSQL does (42601)
+_TXN_MODES_ANY = r"(?P<modes>(?:\s+[\s\S]*?)?)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("begin", re.compile(r"(?:BEGIN(?:\s+(?:WORK|TRANSACTION))?|START\s+TRANSACTION)"
-                         + _TXN_MODES + r"\s*$", _I)),
+                         + _TXN_MODES_ANY + r"\s*$", _I)),
     ("commit", re.compile(r"(?:COMMIT|END)(?:\s+(?:WORK|TRANSACTION))?(?:\s+AND\s+NO\s+CHAIN)?\s*$",
                           _I)),
     ("rollback_to", re.compile(r"ROLLBACK(?:\s+(?:WORK|TRANSACTION))?\s+TO\s+(?:SAVEPOINT\s+)?"
@@ -120,9 +132,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                             r"(?:\s+AND\s+NO\s+CHAIN)?\s*$", _I)),
     ("savepoint", re.compile(r"SAVEPOINT\s+(?P<name>" + _NAME + r")\s*$", _I)),
     ("release", re.compile(r"RELEASE\s+(?:SAVEPOINT\s+)?(?P<name>" + _NAME + r")\s*$", _I)),
-    ("set_txn", re.compile(r"SET\s+TRANSACTION" + _TXN_MODES + r"\s*$", _I)),
+    ("set_txn", re.compile(r"SET\s+TRANSACTION" + _TXN_MODES_ANY + r"\s*$", _I)),
     ("set_session_txn", re.compile(r"SET\s+SESSION\s+CHARACTERISTICS\s+AS\s+TRANSACTION"
-                                   + _TXN_MODES + r"\s*$", _I)),
+                                   + _TXN_MODES_ANY + r"\s*$", _I)),
     ("set_names", re.compile(r"SET\s+(?:SESSION\s+|LOCAL\s+)?NAMES\s+(?P<value>.+?)\s*$", _I)),
     ("set_role", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?(?P<what>ROLE|SESSION\s+AUTHORIZATION)"
                             r"\s+(?P<value>.+?)\s*$", _I)),
@@ -195,11 +207,31 @@ def unquote_ident(name: str) -> str:
     return name.lower()
 
 
+_TXN_MODE = re.compile(
+    r"\s*(?:ISOLATION\s+LEVEL\s+(?:SERIALIZABLE|REPEATABLE\s+READ|READ\s+COMMITTED|"
+    r"READ\s+UNCOMMITTED)|READ\s+ONLY|READ\s+WRITE|NOT\s+DEFERRABLE|DEFERRABLE)\b\s*,?",
+    re.I)
+_TXN_WORD = re.compile(r"\s*(ISOLATION\s+LEVEL\s+|READ\s+|NOT\s+)?(\S+)", re.I)
+
+
+def _check_txn_modes(text: str) -> None:
+    """42601 at the first word that is not part of a transaction mode, as PostgreSQL's grammar."""
+    pos, t = 0, text.rstrip().rstrip(";")
+    while pos < len(t):
+        m = _TXN_MODE.match(t, pos)
+        if m is None or m.end() == pos:
+            w = _TXN_WORD.match(t, pos)
+            bad = w.group(2) if w else t[pos:].strip()
+            raise SyntaxError_(f'syntax error at or near "{bad.rstrip(",")}"')
+        pos = m.end()
+
+
 def txn_modes(text: str | None) -> dict[str, Any]:
     """Parses transaction modes (ISOLATION LEVEL ..., READ ONLY/WRITE, DEFERRABLE)."""
     out: dict[str, Any] = {}
     if not text:
         return out
+    _check_txn_modes(text)
     t = " ".join(text.lower().replace(",", " ").split())
     for level in ("read uncommitted", "read committed", "repeatable read", "serializable"):
         if "isolation level " + level in t:
@@ -227,23 +259,115 @@ def _array_cast(m: re.Match[str]) -> str:
     return f"CAST({m.group(1)} AS {base}{'[]' * dims})"
 
 
+_PG_ARRAY_CAST = re.compile(
+    r"::\s*(oid|reg[a-z]+|name|xid|cid|tid|aclitem|int2vector|oidvector)(\s*\[\s*\])", re.I)
+_IDENTITY_OPTS = re.compile(r"\bAS\s+IDENTITY\s*\(", re.I)
+_SEQ_OPT = re.compile(
+    r"\s*(?:(?P<start>START)(?:\s+WITH)?\s+(?P<sv>[+-]?\d+)"
+    r"|(?P<inc>INCREMENT)(?:\s+BY)?\s+(?P<iv>[+-]?\d+)"
+    r"|(?P<min>MINVALUE)\s+(?P<minv>[+-]?\d+)|(?P<max>MAXVALUE)\s+(?P<maxv>[+-]?\d+)"
+    r"|(?P<nomin>NO\s+MINVALUE)|(?P<nomax>NO\s+MAXVALUE)|(?P<cache>CACHE\s+\d+)"
+    r"|(?P<nocycle>NO\s+CYCLE)|(?P<cycle>CYCLE))", re.I)
+
+
+def _identity_options(sql: str, caches: list[int | None]) -> str:
+    """Rewrites `AS IDENTITY (options)` into the one order sqlglot reads (any order is valid SQL).
+
+    sqlglot has no CACHE option: each identity's CACHE value is appended to `caches`.
+    """
+    out, pos = [], 0
+    for m in _IDENTITY_OPTS.finditer(sql):
+        end = sql.find(")", m.end())
+        if end < 0 or m.start() < pos:
+            continue
+        body, opts, i = sql[m.end():end], {}, 0
+        while i < len(body.rstrip()):
+            o = _SEQ_OPT.match(body, i)
+            if o is None:
+                return sql  # NB: leave it to sqlglot to report
+            for k in ("sv", "iv", "minv", "maxv"):
+                if o.group(k) is not None:
+                    opts[k] = o.group(k)
+            if o.group("cache"):
+                opts["cache"] = int(o.group("cache").split()[-1])
+            if o.group("cycle") or o.group("nocycle"):
+                opts["cycle"] = "CYCLE" if o.group("cycle") else "NO CYCLE"
+            i = o.end()
+        parts = [f"{word} {opts[k]}" for k, word in (("sv", "START WITH"), ("iv", "INCREMENT BY"),
+                                                      ("minv", "MINVALUE"), ("maxv", "MAXVALUE"))
+                 if k in opts]
+        if "cycle" in opts:
+            parts.append(opts["cycle"])
+        caches.append(opts.get("cache"))
+        out.append(sql[pos:m.start()] + ("AS IDENTITY (" + " ".join(parts) + ")" if parts
+                                         else "AS IDENTITY"))
+        pos = end + 1
+    return "".join(out) + sql[pos:] if out else sql
+
+
+_PARAM_OR_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\$\d+")
+
+
+def _parse_spaced_params(sql: str) -> exp.Expression:
+    """Parses again with a space after every `$n` outside quotes.
+
+    NB: sqlglot's tokenizer reads `($1,$2)` (pgJDBC's batched INSERT, with no
+    spaces) as the start of a dollar-quoted string tagged `1,` and fails.
+    """
+    spaced = _PARAM_OR_QUOTED.sub(lambda m: m.group(0) + (" " if m.group(0)[0] == "$" else ""), sql)
+    try:
+        return sqlglot.parse_one(spaced, read="postgres")
+    except ParseError as e:
+        raise _syntax_error(sql, e) from None
+    except TokenError as e:
+        raise SyntaxError_(f"syntax error: {e}") from None
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure."""
-    if "[]" in sql and "$" in sql:
-        # NB: sqlglot reads `$1::oid[]` (asyncpg's introspection) as a subscript and fails.
-        sql = _PARAM_ARRAY_CAST.sub(_array_cast, sql)
+    if "[]" in sql or "[ ]" in sql:
+        if "$" in sql:
+            # NB: sqlglot reads `$1::oid[]` (asyncpg's introspection) as a subscript and fails.
+            sql = _PARAM_ARRAY_CAST.sub(_array_cast, sql)
+        # NB: and `x::oid[]` too, unless the type name is qualified
+        sql = _PG_ARRAY_CAST.sub(lambda m: f"::pg_catalog.{m.group(1).lower()}[]", sql)
+    caches: list[int | None] = []
+    if "IDENTITY" in sql or "identity" in sql:
+        sql = _identity_options(sql, caches)
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except ParseError as e:
         raise _syntax_error(sql, e) from None
     except TokenError as e:
-        raise SyntaxError_(f"syntax error: {e}") from None
+        if "$" not in sql:
+            raise SyntaxError_(f"syntax error: {e}") from None
+        tree = _parse_spaced_params(sql)
     if tree is None:
         raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
+    if any(c is not None for c in caches):
+        idents = list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint))
+        for k, cache in zip(idents, caches, strict=False):
+            if cache is not None:
+                k.meta["cache"] = cache  # NB: read by ddl.tables
     return tree
 
 
+_STATEMENT_WORDS = {
+    "select", "insert", "update", "delete", "with", "values", "table", "create", "drop", "alter",
+    "truncate", "comment", "begin", "start", "commit", "end", "rollback", "abort", "savepoint",
+    "release", "set", "show", "reset", "explain", "analyze", "analyse", "vacuum", "copy", "grant",
+    "revoke", "prepare", "execute", "deallocate", "declare", "fetch", "close", "move", "listen",
+    "notify", "unlisten", "discard", "lock", "checkpoint", "do", "call", "refresh", "cluster",
+    "reindex", "security", "load", "import", "merge",
+}
+
+
 def _syntax_error(sql: str, e: ParseError) -> SyntaxError_:
+    first = re.match(r"\s*([A-Za-z_][A-Za-z0-9_$]*)", sql)
+    if first is not None and first.group(1).lower() not in _STATEMENT_WORDS:
+        # NB: PostgreSQL's grammar fails at the first token when no statement starts with it
+        return SyntaxError_(f'syntax error at or near "{first.group(1)}"',
+                            position=first.start(1) + 1)
     errs = getattr(e, "errors", None) or []
     info = errs[0] if errs else {}
     line, col = info.get("line"), info.get("col")
@@ -297,6 +421,28 @@ _LITERAL = re.compile(
     r"'(?:[^']|'')*'|(?<![\w$.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?(?![\w.])"
     r"|\b(?:LIMIT|OFFSET|FETCH\s+FIRST|FETCH\s+NEXT)\s+\d+|\"(?:[^\"]|\"\")*\"", re.I)
 INT4_RANGE = (-(2**31), 2**31 - 1)
+_ORDER_GROUP = re.compile(r"\b(?:order|group)\s+by\b")
+_WORD_BEFORE = re.compile(r"\b([a-z_][a-z0-9_]*&?)[ \t\r\n]*[(']")
+_BAIL_WORDS = frozenset((
+    "cast", "e", "u&", "b", "x", "varchar", "char", "character", "numeric", "decimal", "float",
+    "bit", "varbit", "time", "timestamp", "interval", "timestamptz", "date", "int", "integer",
+    "bigint", "smallint", "boolean", "text", "json", "jsonb", "uuid", "bytea", "real",
+    "precision",
+))
+
+
+def _bails(sql: str) -> bool:
+    """Same answer as `_BAIL.search`, in a fraction of its time (it runs per simple query)."""
+    if "$" in sql or "::" in sql or "--" in sql or "/*" in sql:
+        return True
+    low = sql.lower()
+    if " by" in low and _ORDER_GROUP.search(low):
+        return True
+    if "(" in low or "'" in low:
+        for m in _WORD_BEFORE.finditer(low):
+            if m.group(1) in _BAIL_WORDS:
+                return True
+    return False
 
 
 def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
@@ -308,7 +454,7 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
     typed literals, casts, typmods ...), so that `pgbench -M simple` statements
     share one plan per shape.
     """
-    if not _NORMALIZABLE.match(sql) or _BAIL.search(sql):
+    if not _NORMALIZABLE.match(sql) or _bails(sql):
         return None
     values: list[Any] = []
     oids: list[int] = []

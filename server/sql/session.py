@@ -31,6 +31,7 @@ from ..errors import (
     InFailedSQLTransaction,
     ObjectNotInPrerequisiteState,
     QueryCanceled,
+    ReadOnlySQLTransaction,
     SQLError,
     UndefinedTable,
 )
@@ -160,12 +161,33 @@ class SQLSession:
         if stmt is None:
             return Result("", empty=True)
         try:
-            stmt = self.revalidate(stmt)
-            prepared.handle = stmt
+            stmt = self._revalidate_prepared(prepared)
             return self.execute_stmt(stmt, params)
         except BaseException as e:
             self.on_error(e)
             raise
+
+    def check_prepared(self, prepared: Prepared) -> None:
+        """Bind-time check: replans a statement after DDL; 0A000 if its row shape changed."""
+        if prepared.handle is None:
+            return
+        try:
+            self._revalidate_prepared(prepared)
+        except BaseException as e:
+            self.on_error(e)
+            raise
+
+    def _revalidate_prepared(self, prepared: Prepared) -> Stmt:
+        stmt = prepared.handle
+        new = self.revalidate(stmt)
+        if new is not stmt and _shape(new.columns) != _shape(stmt.columns):
+            from ..errors import FeatureNotSupported
+
+            # NB: the client decodes with the RowDescription it already has
+            raise FeatureNotSupported("cached plan must not change result type",
+                                      routine="RevalidateCachedQuery")
+        prepared.handle = new
+        return new
 
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a DECLAREd cursor, None if there is none by that name."""
@@ -282,7 +304,13 @@ class SQLSession:
         if not stmt.in_txn:
             return stmt.run(self, params)
         txn = self.ensure_txn()
+        if stmt.kind in ("dml", "ddl") and (txn.read_only or self.txn_modes.get("read_only")):
+            raise ReadOnlySQLTransaction(
+                f"cannot execute {stmt.tag} in a read-only transaction")
         txn.new_statement()
+        lt = self.settings.values.get("lock_timeout", "0")
+        if lt != "0" or getattr(txn, "lock_timeout", None) is not None:
+            txn.lock_timeout = duration_ms(lt) / 1000.0 or None  # NB: read by the LTM's waits
         token = txn.savepoint()
         timed = self._arm_timeout()
         try:
@@ -382,6 +410,10 @@ class SQLSession:
             self.txn_started_at = dt.datetime.now(dt.UTC)
             self.settings.values["transaction_isolation"] = iso
             self.settings.values["transaction_read_only"] = "on" if ro else "off"
+            deferrable = self.txn_modes.get("deferrable")  # NB: accepted; snapshots are safe
+            self.settings.values["transaction_deferrable"] = (
+                self.settings.values["default_transaction_deferrable"] if deferrable is None
+                else "on" if deferrable else "off")
         return self.txn
 
     def commit_txn(self) -> None:
@@ -428,6 +460,8 @@ class SQLSession:
             "default_transaction_isolation"]
         self.settings.values["transaction_read_only"] = self.settings.values[
             "default_transaction_read_only"]
+        self.settings.values["transaction_deferrable"] = self.settings.values[
+            "default_transaction_deferrable"]
         if self.cursors:
             from .cursors import close_at_txn_end
 
@@ -460,14 +494,16 @@ class SQLSession:
     def get_setting(self, name: str) -> str | None:
         """Returns a setting's value (None if unknown)."""
         key = name.lower()
-        if key in ("transaction_isolation", "transaction_read_only") and self.txn is None:
+        if key in ("transaction_isolation", "transaction_read_only",
+                   "transaction_deferrable") and self.txn is None:
             if key == "transaction_isolation":
                 iso = self.txn_modes.get("isolation")
                 return iso or self.settings.values["default_transaction_isolation"]
-            ro = self.txn_modes.get("read_only")
-            if ro is None:
-                return self.settings.values["default_transaction_read_only"]
-            return "on" if ro else "off"
+            mode = key[len("transaction_"):]
+            flag = self.txn_modes.get(mode)
+            if flag is None:
+                return self.settings.values["default_" + key]
+            return "on" if flag else "off"
         return self.settings.get(name)
 
     def set_setting(self, name: str, value: str, is_local: bool) -> str:
@@ -530,6 +566,13 @@ class SQLSession:
         if is_called:
             self.currvals[seq_oid] = value
         return value
+
+
+def _shape(columns: list[Column] | None) -> list[tuple[str, int, int]] | None:
+    """A result's row shape as a client sees it: names, type OIDs and typmods."""
+    if columns is None:
+        return None
+    return [(c.name, c.type_oid, getattr(c, "typmod", -1)) for c in columns]
 
 
 class _Normalized:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InvalidParameterValue, UndefinedObject
+from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
 
 SERVER_VERSION = "15.6 (Cumulo)"
 SERVER_VERSION_NUM = "150006"
@@ -82,6 +82,48 @@ DEFAULTS: dict[str, str] = {
     "vacuum_freeze_min_age": "50000000",
     "plan_cache_mode": "auto",
     "statement_cache": "on",
+    # read by clients' reflection and tools (SQLAlchemy table options, JDBC metadata, psql)
+    "default_table_access_method": "heap",
+    "default_toast_compression": "pglz",
+    "default_statistics_target": "100",
+    "default_text_search_config": "pg_catalog.english",
+    "lc_collate": "C",
+    "lc_ctype": "C",
+    "max_index_keys": "32",
+    "max_function_args": "100",
+    "max_prepared_transactions": "0",
+    "max_locks_per_transaction": "64",
+    "max_stack_depth": "2MB",
+    "shared_buffers": "128MB",
+    "temp_buffers": "8MB",
+    "ssl": "off",
+    "data_checksums": "off",
+    "segment_size": "1GB",
+    "wal_block_size": "8192",
+    "wal_segment_size": "16MB",
+    "fsync": "on",
+    "autovacuum": "on",
+    "track_commit_timestamp": "off",
+    "deadlock_timeout": "1s",
+    "timezone_abbreviations": "Default",
+    "quote_all_identifiers": "off",
+    "transform_null_equals": "off",
+    "session_replication_role": "origin",
+    "enable_hashagg": "on",
+    "enable_sort": "on",
+    "enable_material": "on",
+    "enable_bitmapscan": "on",
+    "enable_indexonlyscan": "on",
+    "enable_partition_pruning": "on",
+    "max_parallel_workers_per_gather": "2",
+    "seq_page_cost": "1",
+    "cpu_tuple_cost": "0.01",
+    "from_collapse_limit": "8",
+    "join_collapse_limit": "8",
+    "lo_compat_privileges": "off",
+    "idle_session_timeout": "0",
+    "log_min_duration_statement": "-1",
+    "log_min_messages": "warning",
 }
 
 # Names as PostgreSQL spells them in ParameterStatus and SHOW ALL.
@@ -98,13 +140,19 @@ REPORTED = (
 READ_ONLY = {
     "server_version", "server_version_num", "server_encoding", "integer_datetimes",
     "in_hot_standby", "is_superuser", "max_identifier_length", "block_size", "max_connections",
-    "wal_level", "data_directory_mode", "lc_collate", "lc_ctype",
+    "wal_level", "data_directory_mode", "lc_collate", "lc_ctype", "max_index_keys",
+    "max_function_args", "segment_size", "wal_block_size", "wal_segment_size", "data_checksums",
+    "ssl", "shared_buffers", "max_prepared_transactions",
+    "max_locks_per_transaction", "autovacuum", "fsync", "track_commit_timestamp",
 }
 BOOLEANS = {
     "default_transaction_read_only", "standard_conforming_strings", "transaction_read_only",
     "default_transaction_deferrable", "transaction_deferrable", "jit", "enable_seqscan",
     "enable_indexscan", "enable_hashjoin", "enable_mergejoin", "enable_nestloop", "row_security",
     "escape_string_warning", "array_nulls", "geqo", "check_function_bodies", "synchronous_commit",
+    "quote_all_identifiers", "transform_null_equals", "enable_hashagg", "enable_sort",
+    "enable_material", "enable_bitmapscan", "enable_indexonlyscan", "enable_partition_pruning",
+    "lo_compat_privileges",
 }
 ISOLATION_LEVELS = ("read uncommitted", "read committed", "repeatable read", "serializable")
 _TRUE = {"on", "true", "yes", "1", "t", "y"}
@@ -141,14 +189,45 @@ def _normalise(name: str, value: str) -> str:
         parts = [p.strip().lower() for p in v.split(",")]
         style = next((p for p in parts if p in ("iso", "sql", "postgres", "german")), "iso")
         order = next((p for p in parts if p in ("mdy", "dmy", "ymd", "us", "european",
-                                                "euro", "nonstandard")), "mdy")
+                                                "euro", "nonstandard")),
+                     "dmy" if style == "german" else "mdy")
         order = {"us": "mdy", "nonstandard": "mdy", "european": "dmy", "euro": "dmy"}.get(order,
                                                                                           order)
         return {"iso": "ISO", "sql": "SQL", "postgres": "Postgres", "german": "German"}[style] + \
             ", " + order.upper()
+    if name in TIME_SETTINGS:
+        return _unit_value(v, name, _UNITS_MS, ("d", "h", "min", "s", "ms"))
+    if name in MEMORY_SETTINGS:
+        return _unit_value(v, name, _UNITS_KB, ("TB", "GB", "MB", "kB"))
     if name == "timezone" and low in ("utc", "gmt", "z", "zulu"):
         return "UTC" if low != "gmt" else "GMT"
     return v
+
+
+_UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 1}
+TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
+                 "idle_session_timeout", "deadlock_timeout"}
+MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size"}
+_UNITS_KB = {"kb": 1, "mb": 1024, "gb": 1024 ** 2, "tb": 1024 ** 3, "": 1}
+
+
+def _unit_value(value: str, name: str, units: dict[str, int], names: tuple[str, ...]) -> str:
+    """Normalises `1000` / `'5s'` / `'64MB'` to PostgreSQL's display: the largest exact unit."""
+    m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
+    if m is None or m.group(2).lower() not in units:
+        hint = ('Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".'
+                if units is _UNITS_MS else
+                'Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".')
+        raise InvalidParameterValue(f'invalid value for parameter "{name}": "{value}"',
+                                    hint=hint if m is not None else None)
+    base = round(float(m.group(1)) * units[m.group(2).lower()])
+    if base == 0 or base < 0:
+        return str(base)
+    for unit in names:
+        size = units[unit.lower()]
+        if base % size == 0:
+            return f"{base // size}{unit}"
+    return str(base)
 
 
 class Settings:
@@ -181,7 +260,7 @@ class Settings:
         if key not in self.values and "." not in key:
             raise UndefinedObject(f'unrecognized configuration parameter "{name}"')
         if key in READ_ONLY:
-            raise InvalidParameterValue(f'parameter "{name}" cannot be changed')
+            raise CantChangeRuntimeParam(f'parameter "{name}" cannot be changed')
         if value is None:
             new = self.session_defaults.get(key, DEFAULTS.get(key, ""))
         else:
@@ -227,7 +306,6 @@ class Settings:
         return [(canonical(k), v, "") for k, v in sorted(self.values.items())]
 
 
-_UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 1}
 
 
 def duration_ms(value: str) -> float:

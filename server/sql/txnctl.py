@@ -25,18 +25,33 @@ def _stmt(sql: str, tag: str, fn: Any, failed_ok: bool = False) -> Stmt:
                 allowed_when_failed=failed_ok, tag=tag)
 
 
-def begin(s: SQLSession, modes: dict[str, Any]) -> Result:
-    """BEGIN / START TRANSACTION."""
+def begin(s: SQLSession, modes: dict[str, Any], tag: str = "BEGIN") -> Result:
+    """BEGIN / START TRANSACTION (the tag is the command's own, as in PostgreSQL)."""
     if s.in_block:
         s.notice("there is already a transaction in progress", "WARNING", "25001")
-        return Result("BEGIN")
+        return Result(tag)
     if s.txn is not None and modes.get("isolation", s.txn.isolation) != s.txn.isolation:
         # statements earlier in this Query message already run in the transaction
         raise ActiveSQLTransaction(
             "SET TRANSACTION ISOLATION LEVEL must be called before any query")
     s.in_block = True
     s.txn_modes = dict(modes)
-    return Result("BEGIN")
+    _show_modes(s, modes)
+    return Result(tag)
+
+
+def _show_modes(s: SQLSession, modes: dict[str, Any]) -> None:
+    """Makes SHOW transaction_* report the block's modes before its first query."""
+    if "isolation" in modes:
+        s.settings.values["transaction_isolation"] = modes["isolation"]
+    if "read_only" in modes:
+        s.settings.values["transaction_read_only"] = "on" if modes["read_only"] else "off"
+    if "deferrable" in modes:
+        s.settings.values["transaction_deferrable"] = "on" if modes["deferrable"] else "off"
+
+
+def _begin_tag(sql: str) -> str:
+    return "START TRANSACTION" if sql.lstrip()[:5].upper() == "START" else "BEGIN"
 
 
 def commit(s: SQLSession) -> Result:
@@ -103,11 +118,11 @@ def set_transaction(s: SQLSession, modes: dict[str, Any]) -> Result:
         return Result("SET")
     if s.txn is not None and "isolation" in modes:
         raise ActiveSQLTransaction("SET TRANSACTION ISOLATION LEVEL must be called before any query")
+    if s.txn is not None and modes.get("read_only") is False and s.txn.read_only:
+        raise ActiveSQLTransaction(
+            "transaction read-write mode must be set before any query")
     s.txn_modes.update(modes)
-    if "isolation" in modes:
-        s.settings.values["transaction_isolation"] = modes["isolation"]
-    if "read_only" in modes:
-        s.settings.values["transaction_read_only"] = "on" if modes["read_only"] else "off"
+    _show_modes(s, modes)
     return Result("SET")
 
 
@@ -126,7 +141,8 @@ def analyse_txn(sql: str, kind: str, m: Any) -> Stmt:
     """Builds the Stmt for a transaction-control statement recognised by the pre-parser."""
     if kind == "begin":
         modes = txn_modes(m.group("modes"))
-        return _stmt(sql, "BEGIN", lambda s, p: begin(s, modes))
+        tag = _begin_tag(sql)
+        return _stmt(sql, tag, lambda s, p: begin(s, modes, tag))
     if kind == "commit":
         return _stmt(sql, "COMMIT", lambda s, p: commit(s), True)
     if kind == "rollback":
@@ -153,4 +169,5 @@ def analyse_sqlglot_txn(session: SQLSession, sql: str, tree: Any) -> Stmt:
     if isinstance(tree, exp.Rollback):
         return _stmt(sql, "ROLLBACK", lambda s, p: rollback(s), True)
     modes = txn_modes(" ".join(str(m) for m in tree.args.get("modes") or []))
-    return _stmt(sql, "BEGIN", lambda s, p: begin(s, modes))
+    tag = _begin_tag(sql)
+    return _stmt(sql, tag, lambda s, p: begin(s, modes, tag))

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 def _u(sql: str, tag: str, fn: Any, columns: list[Column] | None = None,
        in_txn: bool = False, no_block: bool = False) -> Stmt:
-    return Stmt(sql, "utility", fn, columns, ANY_VERSION, in_txn=in_txn, no_block=no_block,
+    return Stmt(sql, "utility", fn, columns, [], ANY_VERSION, in_txn=in_txn, no_block=no_block,
                 tag=tag)
 
 
@@ -196,7 +196,21 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         return _u(sql, verb, lambda s, p: Result(verb))
     if kind == "vacuum":
         verb = "ANALYZE" if m.group("verb").upper().startswith("ANALY") else "VACUUM"
-        return _u(sql, verb, lambda s, p: Result(verb), no_block=verb == "VACUUM")
+        targets = _vacuum_targets(sql)
+
+        analyze = verb == "ANALYZE" or re.search(r"\bANALY[SZ]E\b", sql[6:], re.I) is not None
+
+        def vacuum(s: SQLSession, p: list[Any]) -> Result:
+            from .ddl.names import get_relation
+
+            cat = s.catalog()
+            tables = [get_relation(cat, schema, name, s.search_path())  # NB: 42P01 if missing
+                      for schema, name in targets]
+            if analyze:
+                run_analyze(s, tables or [t for t in cat.tables if t.kind == "r"])
+            return Result(verb)
+
+        return _u(sql, verb, vacuum, no_block=verb == "VACUUM")
     if kind == "noop":
         # Accepted for compatibility (migrations, pg_restore): Cumulo has no privileges,
         # explicit locks or physical clustering to change.
@@ -343,3 +357,48 @@ def analyse_set_tree(session: SQLSession, sql: str, tree: exp.Set) -> Stmt:
     from ..errors import SyntaxError_
 
     raise SyntaxError_(f'syntax error at or near "{split_statements(sql)[0].split()[1]}"')
+
+
+_VACUUM_WORDS = {"full", "freeze", "verbose", "analyze", "analyse", "skip_locked"}
+
+
+def _vacuum_targets(sql: str) -> list[tuple[str | None, str]]:
+    """The (schema, table) names after VACUUM / ANALYZE and their options."""
+    rest = re.sub(r"^\s*(VACUUM|ANALYZE|ANALYSE)\b", "", sql, flags=re.I).strip().rstrip(";")
+    if rest.startswith("("):
+        depth = 0
+        for i, ch in enumerate(rest):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0:
+                rest = rest[i + 1:]
+                break
+    rest = re.sub(r"\([^)]*\)", "", rest)  # column lists
+    words = rest.split()
+    while words and words[0].lower() in _VACUUM_WORDS:
+        words.pop(0)
+    out: list[tuple[str | None, str]] = []
+    for part in " ".join(words).split(","):
+        name = part.strip()
+        if not name:
+            continue
+        pieces = [unquote_ident(x) for x in name.split(".")]
+        out.append((pieces[0], pieces[1]) if len(pieces) == 2 else (None, pieces[-1]))
+    return out
+
+
+def run_analyze(s: SQLSession, tables: list[Any]) -> None:
+    """ANALYZE: collects each table's statistics (the optimizer's `stats`), then replans."""
+    from .optimizer import stats
+
+    own = s.txn is None
+    txn = s.ensure_txn() if not own else s.engine.tm.begin(read_only=True)
+    try:
+        for t in tables:
+            if t.kind == "r":
+                s.exec_context([]).check_cancel()
+                stats.analyze(txn, t)
+    finally:
+        if own:
+            txn.abort()
+    s.store.bump()  # NB: cached plans chose their joins without these statistics

@@ -19,7 +19,8 @@ LTM sends a key only to its owner. A manager remembers, for its keys:
   last-commit check: READ COMMITTED's row locks (EvalPlanQual) use it.
 
 `Release(txn, keys, commit_ts)` drops the holds (recording the commit when
-`commit_ts` is set) and answers `Woken(waiters)`. The managers are state
+`commit_ts` is set) and answers `Woken(waiters)`. SERIALIZABLE's messages
+(`Validate`, `Probe`, `Settle`) go to the manager's `ser` half (see `validate`). The managers are state
 machines with no I/O and no threads; blocking and the wait-for graph
 (`WaitForGraph`, deadlock detection across all managers) live with the caller.
 """
@@ -29,6 +30,9 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from typing import Any
+
+from .validate import Probe as Probe
+from .validate import SerialState, Settle, Validate
 
 Key = tuple[int, bytes]
 LATEST = (1 << 63) - 1  # a snapshot newer than any commit
@@ -95,6 +99,7 @@ class ConflictManager:
         self.holders: dict[Key, int] = {}
         self.last_commit: dict[Key, int] = {}
         self.waiters: dict[int, set[int]] = {}  # holder txn -> txns waiting on it
+        self.ser = SerialState()  # SERIALIZABLE: read timestamps, prepared writers, ranges
 
     def handle(self, msg: Any, now: float = 0.0) -> list[Any]:
         """Processes one message and returns the answers."""
@@ -105,7 +110,10 @@ class ConflictManager:
                 return self._release(txn, keys, commit_ts)
             case Prune(low_water):
                 self.last_commit = {k: t for k, t in self.last_commit.items() if t > low_water}
+                self.ser.prune(low_water)
                 return []
+            case Validate() | Probe() | Settle():
+                return self.ser.handle(self, msg)
         raise TypeError(f"conflict manager: unexpected message {msg!r}")
 
     def _acquire(self, txn: int, snapshot: int, keys: tuple[Key, ...]) -> Any:
@@ -133,6 +141,8 @@ class ConflictManager:
                     last = self.last_commit.get(key)
                     if last is None or last < commit_ts:
                         self.last_commit[key] = commit_ts
+        if self.ser.prepared:
+            self.ser.release(txn, keys)  # NB: in the same step as last_commit (see validate)
         woken = self.waiters.pop(txn, None)
         return [Woken(tuple(woken))] if woken else []
 

@@ -19,6 +19,13 @@ normally sees its own commit in its next snapshot without waiting.
 `pause_apply()` defers step 4 (tests use it to exercise the session-consistency
 delay and readers running behind the log).
 
+SERIALIZABLE (write-snapshot isolation, see `validate` and `serial`): between steps 2 and
+3 an update transaction that tracked reads sends one `Validate` to each
+involved conflict manager; a conflict aborts it with PostgreSQL's 40001
+read/write-dependency error, and its ct is reported to the snapshot server as
+discarded. After the commit (any isolation), the written keys are recorded in
+the range trackers by `Settle`, which also drops the prepared marks.
+
 Session consistency: after a session's update commit at c, its next snapshot
 waits until the snapshot server reaches c. The delays are counted in `stats`
 (`session_waits`, `session_wait_s`).
@@ -58,8 +65,10 @@ from .conflicts import (
     bucket_of,
 )
 from .sequencer import CommitSequencer, LocalBatch, RequestBatch
+from .serial import SerializableMixin
 from .snapshot import Advanced, Discarded, Readable, SnapshotServer
 from .transaction import Transaction
+from .validate import AT_COMMIT, AT_CONFLICT_IN, rw_failure
 
 log = logging.getLogger("cumulo.txn")
 ISOLATIONS = ("read committed", "repeatable read", "serializable")
@@ -67,7 +76,7 @@ _LOST_UPDATE = "could not serialize access due to concurrent update"
 _ABORTED = "terminating the statement: its transaction was aborted"
 
 
-class LocalTxnManager:
+class LocalTxnManager(SerializableMixin):
     """The transaction half of `api.TxnManager`, over in-process components."""
 
     def __init__(
@@ -96,6 +105,9 @@ class LocalTxnManager:
         self.batch_size = batch_size
         self.ltm_id = ltm_id
         self._ids = itertools.count(1)
+        # NB: transaction ids are unique across LTMs sharing conflict managers (cluster mode);
+        # LTM 0 numbers 1, 2, 3 ... as before
+        self._tid_base = ltm_id << 48
         self._batch = LocalBatch()
         self._ts_lock = threading.Lock()
         self._snap_cond = threading.Condition()
@@ -105,6 +117,11 @@ class LocalTxnManager:
         self._woken: set[int] = set()
         self._active_lock = threading.Lock()
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
+        self._ser_active: set[int] = set()  # SERIALIZABLE update-capable txns with a snapshot
+        # SERIALIZABLE does not track reads of these spaces (the SQL layer names its catalog)
+        self.untracked_spaces: frozenset[int] = frozenset()
+        # in-process managers: every transaction runs here, so _ser_active is all of them
+        self._alone = all(type(cm) is ConflictManager for cm in conflict_managers)
         self._session_commit: dict[Any, int] = {}
         self._session_lock = threading.Lock()
         self._session_waiting: set[int] = set()
@@ -113,7 +130,8 @@ class LocalTxnManager:
         self.stats = {
             "commits": 0, "read_only_commits": 0, "aborts": 0, "conflicts": 0,
             "waits": 0, "deadlocks": 0, "session_waits": 0, "session_wait_s": 0.0,
-            "gc_runs": 0,
+            "gc_runs": 0, "ser_validations": 0, "ser_failures": 0, "ser_doomed": 0,
+            "ser_coarsenings": 0,
         }
 
     # -- begin and snapshots ----------------------------------------------------
@@ -128,7 +146,7 @@ class LocalTxnManager:
                 iso = "read committed"
             else:
                 raise InvalidParameterValue(f"unknown isolation level {isolation!r}")
-        return Transaction(self, next(self._ids), iso, read_only, session)
+        return Transaction(self, self._tid_base | next(self._ids), iso, read_only, session)
 
     def take_snapshot(self, txn: Transaction) -> int:
         """Returns the snapshot for txn, waiting for the session's last commit if needed."""
@@ -152,6 +170,8 @@ class LocalTxnManager:
             # NB: the first snapshot stays registered: under READ COMMITTED a portal
             # opened by an earlier statement may still be reading at its older snapshot.
             self._active.setdefault(txn.tid, ts)
+            if txn.reads is not None:
+                self._ser_active.add(txn.tid)
         return ts
 
     def low_water(self) -> int:
@@ -224,6 +244,10 @@ class LocalTxnManager:
                     if txn.isolation == "read committed":
                         txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
                         err: SQLError = RetryStatement(_LOST_UPDATE)
+                    elif txn.reads is not None and self._hidden_insert(txn, out.key):
+                        # a key our snapshot lacks, inserted by a concurrent writer: PostgreSQL
+                        # reports the read/write dependency (nbtinsert.c), not 23505 or ww
+                        err = rw_failure(AT_CONFLICT_IN)
                     else:
                         err = SerializationFailure(_LOST_UPDATE)
                     err.space, err.key = out.key  # type: ignore[attr-defined]
@@ -260,6 +284,22 @@ class LocalTxnManager:
                     self._woken.discard(tid)
                     self._graph.remove(tid)
 
+    def wake(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
+        """Wakes waiters of this LTM whose holder ended elsewhere (a `Woken` from another LTM).
+
+        Cluster mode: the `Woken` of a release goes to the releasing LTM; the wiring hands
+        the tids that belong to this LTM here, and their threads ask the managers again.
+        """
+        if not tids:
+            return
+        with self._cm_cond:
+            self._woken.update(tids)
+            self._cm_cond.notify_all()
+
+    def waiting_for(self, txn: Transaction) -> int | None:
+        """The id of the transaction txn's thread waits for (a write lock), or None."""
+        return self._graph.edges.get(txn.tid)
+
     def release(
         self, txn: Transaction, keys: tuple[tuple[int, bytes], ...], commit_ts: int | None = None
     ) -> None:
@@ -289,6 +329,25 @@ class LocalTxnManager:
                 ts = self._batch.take()
             return ts  # type: ignore[return-value]
 
+    def snapshot_advanced(self) -> None:
+        """Wakes sessions waiting for a snapshot that another LTM's commit advanced (cluster)."""
+        with self._snap_cond:
+            self._snap_cond.notify_all()
+
+    def give_back_stale(self, older_than: float) -> int:
+        """Discards the local batch's unused timestamps if it is older than `older_than` seconds.
+
+        An idle LTM's batch would otherwise hold every other LTM's snapshot back (cluster
+        mode calls this periodically). Returns how many timestamps were given back.
+        """
+        with self._ts_lock:
+            b = self._batch
+            if b.next > b.last or time.monotonic() - b.since < older_than:
+                return 0
+            rest = b.drain()
+        self._finished(tuple(rest), readable=False)
+        return len(rest)
+
     def _finished(self, stamps: tuple[int, ...], readable: bool) -> None:
         with self._snap_cond:
             msg = Readable(stamps) if readable else Discarded(stamps)
@@ -305,7 +364,21 @@ class LocalTxnManager:
             self._end(txn, None)  # locks, and keys whose writes were all rolled back
             return None
         writes = [Write(s, k, r) for s, k, r in txn.ws.items()]
-        cts = self._next_ts("commits")
+        if txn.reads is not None:  # SERIALIZABLE: validate after taking the commit ts
+            cts = self._next_ts()
+            why = txn.doomed or self._validate(txn, cts)
+            if why:
+                log.debug("serializable txn %d aborted at %d: %s", txn.tid, cts, why)
+                with self._active_lock:
+                    self.stats["ser_failures"] += 1
+                    self.stats["aborts"] += 1
+                self._finished((cts,), readable=False)
+                self._end(txn, None)
+                raise rw_failure(AT_COMMIT)
+            with self._ts_lock:
+                self.stats["commits"] += 1
+        else:
+            cts = self._next_ts("commits")
         if self.log is not None:
             try:
                 self.log.log(cts, pack_record(cts, writes))
@@ -352,10 +425,12 @@ class LocalTxnManager:
     def _end(self, txn: Transaction, cts: int | None) -> None:
         with self._active_lock:
             self._active.pop(txn.tid, None)
+            self._ser_active.discard(txn.tid)
         keys = txn.ws.keys()
         if txn.locked:
             keys += tuple(txn.locked)
         self.release(txn, keys, cts)
+        self._settle(txn, cts)
 
     def abort(self, txn: Transaction) -> None:
         """Discards txn's writes and releases its locks."""

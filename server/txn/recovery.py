@@ -18,6 +18,7 @@ Where C is kept: the node reports its own (`checkpoint_ts`), and
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from ..kivi.api import Apply, Checkpoint, DropSpace, KiviNodeAPI
@@ -47,8 +48,16 @@ def checkpoint_ts(data_dir: str, node: Any) -> int:
 def replay(data_dir: str, node: KiviNodeAPI) -> tuple[int, int]:
     """Replays the redo log above the checkpoint; returns (max recovered ts, records replayed)."""
     base = checkpoint_ts(data_dir, node)
+    return replay_records(read_log(os.path.join(data_dir, "log")), node, base)
+
+
+def replay_records(payloads: Iterable[bytes], node: KiviNodeAPI, base: int) -> tuple[int, int]:
+    """Applies the redo records above `base` in ts order; returns (max ts, records replayed).
+
+    The records may come from local segment files or from remote loggers (cluster mode).
+    """
     records = []
-    for payload in read_log(os.path.join(data_dir, "log")):
+    for payload in payloads:
         ts, writes, drops = unpack_record(payload)
         if ts > base:
             records.append((ts, writes, drops))

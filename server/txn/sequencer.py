@@ -88,3 +88,42 @@ class LocalBatch:
         rest = list(range(self.next, self.last + 1))
         self.next, self.last = 1, 0
         return rest
+
+
+class BatchSizer:
+    """How many timestamps an LTM should ask for: its commits in the last period.
+
+    A batch that is too small costs a sequencer round trip per few commits; one that
+    is too large sits unused, and an unused timestamp holds every LTM's snapshot back
+    until it is discarded. So an LTM asks for about what it used in the last
+    `period` seconds (at least `floor`, at most `ceiling`), and gives back what is left
+    of a batch older than a period (`stale`).
+    """
+
+    __slots__ = ("period", "floor", "ceiling", "count", "last", "start")
+
+    def __init__(self, period: float = 0.01, floor: int = 1, ceiling: int = 65536) -> None:
+        self.period, self.floor, self.ceiling = period, floor, ceiling
+        self.count = 0  # commits in the current period
+        self.last = floor  # commits in the previous period
+        self.start = 0.0
+
+    def _roll(self, now: float) -> None:
+        if now - self.start >= self.period:
+            # A period with no commits at all in between counts as idle: start small again.
+            self.last = self.count if now - self.start < 2 * self.period else 0
+            self.count, self.start = 0, now
+
+    def commit(self, now: float) -> None:
+        """Counts one commit."""
+        self._roll(now)
+        self.count += 1
+
+    def size(self, now: float) -> int:
+        """The size of the next batch to request."""
+        self._roll(now)
+        return max(self.floor, min(self.ceiling, max(self.last, self.count)))
+
+    def stale(self, batch: LocalBatch, now: float) -> bool:
+        """Tells whether the batch's rest should be discarded (it is older than a period)."""
+        return batch.next <= batch.last and now - batch.since >= self.period

@@ -69,9 +69,13 @@ class SnapshotServer:
     def _finish(self, stamps: tuple[int, ...]) -> list[Any]:
         snap = self.snapshot
         done = self._done
-        if len(stamps) == 1 and stamps[0] == snap + 1 and not done:
-            self.snapshot = snap + 1  # the common case: in-order commits, no heap work
-            return [Advanced(snap + 1)]
+        if not done and stamps and stamps[0] == snap + 1:
+            n = len(stamps)
+            # The common cases, with no heap work: in-order commits, one at a time or a
+            # batch of consecutive timestamps (an LTM reporting a whole batch at once).
+            if n == 1 or stamps == tuple(range(snap + 1, snap + 1 + n)):
+                self.snapshot = snap + n
+                return [Advanced(snap + n)]
         for t in stamps:
             if t > snap:
                 heapq.heappush(done, t)

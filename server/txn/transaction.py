@@ -17,6 +17,12 @@ not see the rows it writes while scanning (no Halloween problem).
 
 Writes are conflict-checked as they are made (`LocalTxnManager.acquire`),
 which may block this thread behind another writer.
+
+A SERIALIZABLE transaction that is not READ ONLY also records what it reads
+(`readset.ReadSet`: keys got, hits and misses, and the key ranges each scan
+batch covered) for write-snapshot validation at commit (see `validate`). Once
+it has written, each new read and write is probed at once (eager detection), so
+a transaction that read an overwritten version fails where PostgreSQL fails it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from ..kivi.api import Get, Row, Scan
 from ..kivi.expr import compile_selector
 from .api import ScanSpec
 from .conflicts import LATEST
+from .readset import ReadSet
 from .writeset import WriteSet
 
 if TYPE_CHECKING:
@@ -41,7 +48,8 @@ class Transaction:
 
     __slots__ = (
         "ltm", "tid", "isolation", "read_only", "session", "ws", "_ts", "min_snapshot", "done",
-        "cancelled", "locked", "lock_timeout",
+        "cancelled", "locked", "lock_timeout", "reads", "doomed", "pivot",
+        "validated",
     )
 
     def __init__(
@@ -59,6 +67,12 @@ class Transaction:
         self.cancelled = False
         self.locked: set[tuple[int, bytes]] = set()  # row locks without writes (lock())
         self.lock_timeout: float | None = None  # seconds a write may wait (lock_timeout)
+        # SERIALIZABLE update transactions only: READ ONLY ones pay nothing
+        self.reads = (ReadSet(skip=ltm.untracked_spaces)
+                      if isolation == "serializable" and not read_only else None)
+        self.doomed = ""  # why a read was overwritten after the snapshot (eager detection)
+        self.pivot = 0  # the commit ts that overwrote it (named in the 40001's DETAIL)
+        self.validated = False  # prepared in the conflict managers: settle at the end
 
     def __repr__(self) -> str:
         return f"<Transaction {self.tid} {self.isolation} ts={self._ts}>"
@@ -93,7 +107,12 @@ class Transaction:
         """Reads rows by key: own writes first, then the snapshot."""
         ts = self._snap()
         w = self.ws.spaces.get(space)
+        reads = self.reads
         if not w:
+            if reads is not None:
+                reads.add_points(space, keys)
+                if self.ws:
+                    self.ltm.probe(self, at_write=False)
             return list(self.ltm.kivi.get(Get(space, ts, keys)).rows)
         out: list[Row | None] = []
         missing: list[int] = []
@@ -104,6 +123,9 @@ class Transaction:
                 out.append(None)
                 missing.append(i)
         if missing:
+            if reads is not None:
+                reads.add_points(space, [keys[i] for i in missing])
+                self.ltm.probe(self, at_write=False)
             rows = self.ltm.kivi.get(Get(space, ts, [keys[i] for i in missing])).rows
             for i, r in zip(missing, rows, strict=True):
                 out[i] = r
@@ -120,12 +142,32 @@ class Transaction:
     def _node_scan(self, spec: ScanSpec, ts: int) -> Iterator[list[Row]]:
         node = self.ltm.kivi
         lo, hi, limit = spec.lo, spec.hi, spec.limit
+        reads = self.reads
+        # a tracked scan under a LIMIT fetches keys too, to cut its read range at the last row
+        strip = (reads is not None and limit is not None and spec.aggregate is None
+                 and not spec.with_keys)
         while True:
             rep = node.scan(
                 Scan(spec.space, ts, lo, hi, spec.projection, spec.filter, limit, spec.aggregate,
-                     spec.with_keys, spec.reverse, spec.batch_size)
+                     spec.with_keys or strip, spec.reverse, spec.batch_size)
             )
             rows = rep.rows
+            if reads is not None:  # the range this batch covered, whatever the filter kept
+                resume = rep.resume_key if spec.aggregate is None else None
+                if resume is None and limit is not None and rows and len(rows) >= limit:
+                    resume = rows[-1][0]  # the limit stopped the scan at this key
+                    if not spec.reverse:
+                        resume += b"\x00"
+                if resume is None:
+                    reads.add_range(spec.space, lo, hi)
+                elif spec.reverse:
+                    reads.add_range(spec.space, resume, hi)
+                else:
+                    reads.add_range(spec.space, lo, resume)
+                if self.ws:
+                    self.ltm.probe(self, at_write=False)
+                if strip:
+                    rows = [r[1:] for r in rows]
             if rows:
                 yield rows
             if rep.resume_key is None or spec.aggregate is not None:
@@ -227,6 +269,8 @@ class Transaction:
             self.ltm.acquire(self, fresh)
         for k, r in items:
             ws.put(space, k, r)
+        if self.reads is not None:  # after the ww check, as PostgreSQL: doomed reads fail here
+            self.ltm.probe(self, at_write=True)
 
     def put(self, space: int, items: list[tuple[bytes, Row]]) -> None:
         """Inserts or replaces rows in the private write set (conflict-checked)."""

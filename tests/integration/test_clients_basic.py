@@ -101,7 +101,6 @@ def psql(server, *args):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="no cast from int2vector to smallint[] yet, which psql \\d sends (issue 4)")
 def test_psql_describe_table(cumulo_server):
     setup = psql(
         cumulo_server,

@@ -80,7 +80,6 @@ def test_dml_returning_upsert_and_tags(conn):
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="DISTINCT ON with further ORDER BY keys is refused with 42P10 (issue 3)")
 def test_queries(conn):
     conn.execute("drop table if exists emp, dept")
     conn.execute("create table dept (id int primary key, name text)")
@@ -222,8 +221,6 @@ def test_snapshot_is_taken_at_first_statement_not_begin(cumulo_server):
     b.close()
 
 
-@pytest.mark.xfail(strict=True, reason="generate_series materialises its rows and the executor "
-                   "does not check for cancel between batches (issue 3)")
 def test_cancel(fresh_server):
     """Runs on its own server: until this passes, the query can exhaust the server's memory."""
     import threading

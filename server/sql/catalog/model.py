@@ -58,6 +58,7 @@ class Column:
     default: str | None = None  # the default's SQL text, as pg_get_expr prints it
     identity: str = ""  # "" | "a" (ALWAYS) | "d" (BY DEFAULT), as pg_attribute.attidentity
     dropped: bool = False
+    generated: str | None = None  # GENERATED ALWAYS AS (expr) STORED: the expression's SQL text
 
 
 @dataclass(frozen=True)

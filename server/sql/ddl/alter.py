@@ -83,6 +83,16 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     from ..dml.values import compile_default
 
     default = compile_default(s, col, new)
+    if col.generated:
+        from ..context import ParamTypes
+        from ..dml.values import compile_value, table_scope
+        from ..parse import parse_sql
+
+        gen = compile_value(s, parse_sql(f"SELECT {col.generated}").expressions[0], col,
+                            table_scope(new), ParamTypes())
+
+        def default(r: tuple, ctx: Any) -> Any:  # NB: computed from the row's other columns
+            return gen(r + (None,), ctx)
     if col.not_null and col.default is None and not col.identity:
         for batch in txn.scan(ScanSpec(table.space, limit=1)):
             if batch:
@@ -152,7 +162,9 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
     if node.args.get("drop"):
         new = dataclasses.replace(col, default=None)
     elif node.args.get("default") is not None:
-        new = dataclasses.replace(col, default=node.args["default"].sql("postgres"))
+        from .tables import default_sql
+
+        new = dataclasses.replace(col, default=default_sql(node.args["default"]))
     else:
         raise FeatureNotSupported(f"ALTER COLUMN not supported: {node.sql('postgres')}")
     cols = tuple(new if c.attnum == col.attnum else c for c in table.columns)
@@ -305,15 +317,25 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
             new_name = table_name(action.this)[1]
             if relation_name_taken(s.catalog(), table.schema_oid, new_name):
                 raise DuplicateTable(f'relation "{new_name}" already exists')
+            from .depends import rename_table_in_views
+
+            rename_table_in_views(s, table, new_name)
             _put(s, dataclasses.replace(table, name=new_name))
         elif isinstance(action, exp.RenameColumn):
-            old = _column(table, ident(action.this.this))
+            old_name = ident(action.this.this)
+            old = next((c for c in table.live_columns if c.name == old_name), None)
+            if old is None:
+                raise UndefinedColumn(f'column "{old_name}" does not exist')
             new_name = ident(action.args["to"].this)
             if any(c.name == new_name for c in table.live_columns):
                 raise DuplicateColumn(
                     f'column "{new_name}" of relation "{table.name}" already exists')
             cols = tuple(dataclasses.replace(c, name=new_name) if c.attnum == old.attnum else c
                          for c in table.columns)
+            from .depends import rename_column_in_checks, rename_column_in_views
+
+            rename_column_in_views(s, table, old_name, new_name)
+            rename_column_in_checks(s, table, old_name, new_name)
             _put(s, dataclasses.replace(table, columns=cols))
         elif isinstance(action, exp.AlterSet):
             opts = dict(o.split("=", 1) for o in table.options)

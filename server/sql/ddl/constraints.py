@@ -27,11 +27,21 @@ def _attnum(table: Table, name: str) -> int:
     raise UndefinedColumn(f'column "{name}" referenced in foreign key constraint does not exist')
 
 
+def check_name_free(s: SQLSession, table: Table, name: str) -> None:
+    """42710 if the table already has a constraint called `name` (an explicit name only)."""
+    if name and any(c.name == name for c in s.catalog().constraints_of(table.oid)):
+        from ...errors import DuplicateObject
+
+        raise DuplicateObject(
+            f'constraint "{name}" for relation "{table.name}" already exists')
+
+
 def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...], ref: Any,
                     on_delete: str, on_update: str, taken: set[str] | None = None) -> Constraint:
     """Adds a FOREIGN KEY constraint (validating existing rows)."""
     from .tables import unique_name
 
+    check_name_free(s, table, name)
     schema, rname = table_name(ref)
     cat = s.catalog()
     parent = get_relation(cat, schema, rname, s.search_path())
@@ -73,6 +83,14 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
     from .indexes import build_index
     from .tables import unique_name
 
+    if name:
+        from .names import relation_name_taken
+
+        if relation_name_taken(s.catalog(), table.schema_oid, name):  # NB: the index's name
+            from ...errors import DuplicateTable
+
+            raise DuplicateTable(f'relation "{name}" already exists')
+    check_name_free(s, table, name)
     cat = s.catalog()
     store, txn, db = s.store, s.ensure_txn(), s.db.oid
     if primary:
@@ -137,12 +155,14 @@ def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
 
 def add_check(s: SQLSession, table: Table, name: str, text: str) -> None:
     """Adds a CHECK constraint (validating existing rows)."""
-    from .tables import _check_col, unique_name
+    from .tables import _check_col, check_attnums, unique_name
 
+    check_name_free(s, table, name)
     cat = s.catalog()
     cname = name or unique_name(cat, table.schema_oid,
                                 f"{table.name}_{_check_col(text, list(table.columns))}check")
-    con = Constraint(s.store.allocate_oid(), cname, table.oid, "c", check=text)
+    con = Constraint(s.store.allocate_oid(), cname, table.oid, "c",
+                     check_attnums(text, list(table.columns)), check=text)
     s.store.put(s.ensure_txn(), s.db.oid, con)
     s.catalog_changed()
     from ..dml.writer import validate_existing

@@ -89,6 +89,11 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     """CREATE [OR REPLACE] VIEW name [(cols)] AS query."""
     target = tree.this
     schema, name = table_name(target)
+    props = tree.args.get("properties")
+    if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
+        from .tables import temp_schema
+
+        schema = temp_schema(s)  # NB: dropped with the session's other TEMP objects
     cat = s.catalog()
     sch = creation_schema(cat, schema, s.search_path())
     existing = find_relation(cat, sch.name, name, [])
@@ -159,6 +164,19 @@ def analyse_comment(session: SQLSession, sql: str) -> Stmt:
             objoid = q.oid
         elif kind == "DATABASE":
             objoid = s.db.oid
+        elif kind == "CONSTRAINT":
+            cm = re.fullmatch(r"(?P<con>\"(?:[^\"]|\"\")*\"|\S+)\s+ON\s+(?:DOMAIN\s+)?(?P<rel>.+)",
+                              raw, re.I | re.S)
+            if cm is None:
+                raise SyntaxError_(f"syntax error in COMMENT: {sql[:60]}")
+            conname = parse_qualified(cm.group("con"))[1]
+            schema, name = parse_qualified(cm.group("rel").strip())
+            t = get_relation(cat, schema, name, s.search_path())
+            con = next((c for c in cat.constraints_of(t.oid) if c.name == conname), None)
+            if con is None:
+                raise UndefinedObject(
+                    f'constraint "{conname}" for table "{t.name}" does not exist')
+            objoid = con.oid
         else:
             return Result("COMMENT")
         s.store.set_comment(s.ensure_txn(), s.db.oid, objoid, subid, text)

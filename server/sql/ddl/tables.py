@@ -14,6 +14,7 @@ their default is `nextval('<seq>'::regclass)`, as in PostgreSQL.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -29,7 +30,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Constraint, Index, Sequence, Table
-from ..expr.types import datatype_oid
+from .coldefs import column_type, default_sql, identity_options, quote_ident
 from .names import (
     creation_schema,
     find_relation,
@@ -46,21 +47,13 @@ SERIALS = {"SERIAL": T.INT4, "BIGSERIAL": T.INT8, "SMALLSERIAL": T.INT2}
 SEQ_MAX = {T.INT2: 2**15 - 1, T.INT4: 2**31 - 1, T.INT8: 2**63 - 1}
 
 
-def column_type(kind: exp.DataType) -> tuple[int, int]:
-    """Returns (oid, typmod) of a column's declared type, PostgreSQL's way."""
-    name = kind.this.name if isinstance(kind, exp.DataType) else ""
-    if name in ("DOUBLE", "FLOAT") and kind.expressions:
-        p = int(kind.expressions[0].name)
-        return (T.FLOAT4 if p <= 24 else T.FLOAT8), -1
-    return datatype_oid(kind)
-
-
 def unique_name(cat: Any, schema_oid: int, base: str, taken: set[str] | None = None) -> str:
     """Returns `base`, or `base1`, `base2` ... if the name is taken (PostgreSQL's choice)."""
     taken = taken or set()
+    in_schema = {t.oid for t in cat.tables if t.schema_oid == schema_oid}
     name, n = base[:63], 0
     while name in taken or relation_name_taken(cat, schema_oid, name) or any(
-        c.name == name for c in cat.constraints
+        c.name == name and c.table_oid in in_schema for c in cat.constraints
     ):
         n += 1
         name = f"{base[:63 - len(str(n))]}{n}"
@@ -111,9 +104,12 @@ class TableBuilder:
         if kind is None:
             raise InvalidTableDefinition(f'column "{name}" has no type')
         attnum = len(self.columns) + 1
-        serial = SERIALS.get(kind.this.name) if isinstance(kind, exp.DataType) else None
+        serial = (SERIALS.get(getattr(kind.this, "name", str(kind.this)))
+                  if isinstance(kind, exp.DataType) else None)
         oid, typmod = (serial, -1) if serial else column_type(kind)
         not_null, default, identity = bool(serial), None, ""
+        generated: str | None = None
+        seq_opts: dict[str, Any] = {}
         for cc in cd.args.get("constraints") or []:
             k = cc.args.get("kind")
             cname = ident(cc.this) if cc.this else None
@@ -125,25 +121,46 @@ class TableBuilder:
             elif isinstance(k, exp.UniqueColumnConstraint):
                 self.uniques.append((cname or "", (attnum,)))
             elif isinstance(k, exp.DefaultColumnConstraint):
-                default = k.this.sql("postgres")
+                default = default_sql(k.this)
             elif isinstance(k, exp.CheckColumnConstraint):
                 self.checks.append((cname or "", k.this.sql("postgres")))
             elif isinstance(k, exp.Reference):
                 self.fks.append((cname or "", (attnum,), k.this, [], k.args.get("options")))
+            elif isinstance(k, exp.ComputedColumnConstraint):
+                generated = k.this.sql("postgres", normalize_functions="lower")
             elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
                 identity = "a" if k.this else "d"
                 not_null = True
+                seq_opts = identity_options(k)
         if serial or identity:
-            default = self._owned_sequence(name, oid, attnum, identity)
-        self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity))
+            default = self._owned_sequence(name, oid, attnum, identity,
+                                           seq_opts if identity else {})
+        if generated is not None and default is not None:
+            raise InvalidTableDefinition(
+                f'both default and generation expression specified for column "{name}" of '
+                f'table "{self.name}"')
+        self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity,
+                                   generated=generated))
 
-    def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str) -> str | None:
+    def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str,
+                        opts: dict[str, Any]) -> str | None:
         seq_name = unique_name(self.cat, self.schema_oid, f"{self.name}_{col}_seq", self.names)
         self.names.add(seq_name)
+        inc = opts.get("increment", 1)
+        lo = opts.get("min_value", 1 if inc > 0 else -SEQ_MAX[type_oid] - 1)
+        hi = opts.get("max_value", SEQ_MAX[type_oid] if inc > 0 else -1)
         seq = Sequence(self.s.store.allocate_oid(), seq_name, self.schema_oid, type_oid,
-                       max_value=SEQ_MAX[type_oid], owned_by=(self.oid, attnum))
+                       start=opts.get("start", lo if inc > 0 else hi), increment=inc,
+                       min_value=lo, max_value=hi, cycle=opts.get("cycle", False),
+                       cache=opts.get("cache", 1), owned_by=(self.oid, attnum))
         self.sequences.append(seq)
-        return f"nextval('{seq_name}'::regclass)" if not identity else None
+        if identity:
+            return None
+        ref = quote_ident(seq_name)
+        schema = next((x.name for x in self.cat.schemas if x.oid == self.schema_oid), "public")
+        if schema not in self.s.search_path():  # NB: as PostgreSQL, qualified when not visible
+            ref = f"{quote_ident(schema)}.{ref}"
+        return "nextval('" + ref.replace("'", "''") + "'::regclass)"
 
     def set_pk(self, cols: tuple[int, ...], name: str | None) -> None:
         """Declares the primary key (42P16 if there already is one)."""
@@ -175,13 +192,28 @@ class TableBuilder:
             else:
                 raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
 
+    def _name(self, given: str | None, base: str, index_backed: bool) -> str:
+        """A constraint's name: the one given (kept as is, as in PostgreSQL) or a free one."""
+        if not given:
+            name = unique_name(self.cat, self.schema_oid, base, self.names)
+        elif given in self.names or (index_backed and relation_name_taken(
+                self.cat, self.schema_oid, given)):
+            if index_backed:
+                raise DuplicateTable(f'relation "{given}" already exists')
+            from ...errors import DuplicateObject
+
+            raise DuplicateObject(f'check constraint "{given}" already exists')
+        else:
+            name = given
+        self.names.add(name)
+        return name
+
     def finish(self, options: tuple[str, ...]) -> Table:
         """Writes the table, its sequences, indexes and constraints."""
         cols = list(self.columns)
         for a in self.pk:
             c = cols[a - 1]
-            cols[a - 1] = Column(c.name, c.type_oid, c.typmod, c.attnum, True, c.default,
-                                 c.identity, c.dropped)
+            cols[a - 1] = dataclasses.replace(c, not_null=True)
         table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
                       options=options)
         store, txn, db = self.s.store, self.s.ensure_txn(), self.s.db.oid
@@ -189,8 +221,7 @@ class TableBuilder:
         for seq in self.sequences:
             store.put(txn, db, seq)
         if self.pk:
-            iname = unique_name(self.cat, self.schema_oid, self.pk_name or f"{self.name}_pkey",
-                                self.names)
+            iname = self._name(self.pk_name, f"{self.name}_pkey", True)
             self.names.add(iname)
             idx = Index(store.allocate_oid(), iname, self.oid, self.pk, True, True, 0)
             store.put(txn, db, idx)
@@ -198,17 +229,16 @@ class TableBuilder:
                                           idx.oid))
         for cname, ucols in self.uniques:
             colnames = "_".join(cols[a - 1].name for a in ucols)
-            iname = unique_name(self.cat, self.schema_oid, cname or f"{self.name}_{colnames}_key",
-                                self.names)
+            iname = self._name(cname, f"{self.name}_{colnames}_key", True)
             self.names.add(iname)
             ioid = store.allocate_oid()
             store.put(txn, db, Index(ioid, iname, self.oid, ucols, True, False, ioid))
             store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "u", ucols, ioid))
         for cname, text in self.checks:
-            base = cname or f"{self.name}_{_check_col(text, cols)}check"
-            n = unique_name(self.cat, self.schema_oid, base, self.names)
+            n = self._name(cname, f"{self.name}_{_check_col(text, cols)}check", False)
             self.names.add(n)
-            store.put(txn, db, Constraint(store.allocate_oid(), n, self.oid, "c", check=text))
+            store.put(txn, db, Constraint(store.allocate_oid(), n, self.oid, "c",
+                                          check_attnums(text, cols), check=text))
         self.s.catalog_changed()
         if self.fks:
             from .constraints import add_foreign_key
@@ -218,6 +248,18 @@ class TableBuilder:
                                 ref, _fk_action(opts, "delete"), _fk_action(opts, "update"),
                                 self.names)
         return table
+
+
+def check_attnums(text: str, cols: list[Column]) -> tuple[int, ...]:
+    """The attnums a CHECK expression references, ascending (pg_constraint.conkey)."""
+    from ..parse import parse_sql
+
+    try:
+        tree = parse_sql(f"SELECT {text}")
+    except Exception:  # NB: the text was produced by sqlglot; a failure only loses conkey
+        return ()
+    names = {ident(c.this) for c in tree.find_all(exp.Column)}
+    return tuple(c.attnum for c in cols if not c.dropped and c.name in names)
 
 
 def _check_col(text: str, cols: list[Column]) -> str:
@@ -240,7 +282,7 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     if relation_name_taken(cat, sch.oid, name):
         if tree.args.get("exists"):
             s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
-            return "CREATE TABLE"
+            return "CREATE TABLE AS" if tree.expression is not None else "CREATE TABLE"
         raise DuplicateTable(f'relation "{name}" already exists')
     if tree.expression is not None:
         from ..dml.insert import create_table_as
@@ -295,6 +337,20 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
             detail=f"constraint {refs[0].name} on table {child.name if child else '?'} "
             f"depends on table {table.name}",
             hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    from .depends import all_dependent_views
+
+    views = all_dependent_views(cat, table)
+    if views and not cascade:
+        raise DependentObjectsStillExist(
+            f"cannot drop {'view' if table.kind == 'v' else 'table'} {table.name} because "
+            "other objects depend on it",
+            detail="\n".join(f"view {v.name} depends on "
+                             f"{'view' if table.kind == 'v' else 'table'} {table.name}"
+                             for v in views[:1]),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    for v in views:
+        s.notice(f"drop cascades to view {v.name}")
+        store.delete(txn, db, v)
     for c in refs:
         store.delete(txn, db, c)
         s.notice(f"drop cascades to constraint {c.name} on table "

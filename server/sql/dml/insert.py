@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import (
+    CardinalityViolation,
     DuplicateColumn,
     FeatureNotSupported,
     InvalidColumnReference,
@@ -73,6 +74,10 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     default_fns = {c.attnum - 1: compile_default(s, c, table) for c in table.live_columns
                    if c.default is not None or c.identity}
     source = tree.expression
+    if tree.args.get("with_") is not None and isinstance(source, exp.Query) \
+            and source.args.get("with_") is None:
+        source = source.copy()
+        source.set("with_", tree.args["with_"].copy())  # NB: WITH ... INSERT ... SELECT
     rows_fns: list[list[ValueFn | None]] | None = None
     plan = None
     if tree.args.get("default") and source is None:
@@ -82,6 +87,14 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     elif isinstance(source, exp.Values) and all(isinstance(t, exp.Tuple) for t in
                                                  source.expressions):
         rows_fns = []
+        widths = {len(t.expressions) for t in source.expressions}
+        if len(widths) > 1:
+            raise SyntaxError_("VALUES lists must all be the same length")
+        if not names and widths and max(widths) < len(cols):
+            cols = cols[:max(widths)]  # NB: without a column list, the rest get defaults
+            for c in table.live_columns:
+                if c.attnum - 1 not in cols:
+                    defaults[c.attnum - 1] = compile_default(s, c, table)
         for tup in source.expressions:
             exprs = tup.expressions
             if len(exprs) > len(cols):
@@ -101,6 +114,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         if len(plan.columns) > len(cols):
             raise SyntaxError_("INSERT has more expressions than target columns")
         cols = cols[: len(plan.columns)]
+        for pos in cols:
+            _check_generated(table.columns[pos])
         for c in table.live_columns:
             if c.attnum - 1 not in cols:
                 defaults[c.attnum - 1] = compile_default(s, c, table)
@@ -159,7 +174,17 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     return Stmt(sql, "dml", run, cols_out, params.oids, version, tag="INSERT")
 
 
+def _check_generated(col: Any) -> None:
+    if col.generated:
+        from ...errors import SQLError
+
+        raise SQLError(
+            f'cannot insert a non-DEFAULT value into column "{col.name}"', sqlstate="428C9",
+            detail=f'Column "{col.name}" is a generated column.')
+
+
 def _check_identity(col: Any, overriding: bool) -> None:
+    _check_generated(col)
     if col.identity == "a" and not overriding:
         from ...errors import SQLError
 
@@ -232,18 +257,26 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
               out_rows: list[tuple[Any, ...]], returning: Any) -> int:
         n = 0
         txn = sess.txn
+        touched = ctx.__dict__.setdefault("on_conflict_touched", set())
         for r in rows:
             prepared = writer.prepare_rows([list(r)])[0]
             hit = _find_conflict(txn, table, writer, arbiters, prepared)
             if hit is None:
                 writer.insert(sess, [list(r)])
                 n += 1
+                if do_update:
+                    _touch(touched, arbiters, prepared)
                 if returning is not None:
                     out_rows.append(returning.project(prepared, ctx))
                 continue
             if not do_update:
                 continue
             key, old = hit
+            if _touched(touched, arbiters, tuple(old)):
+                raise CardinalityViolation(
+                    "ON CONFLICT DO UPDATE command cannot affect row a second time",
+                    hint="Ensure that no rows proposed for insertion within the same command "
+                    "have duplicate constrained values.")
             both = tuple(old) + prepared
             if where_fn is not None and where_fn(both, ctx) is not True:
                 continue
@@ -251,12 +284,23 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             for pos, f in sets:
                 new[pos] = f(both, ctx)
             writer.update(sess, [key], [old], [new])
+            _touch(touched, arbiters, tuple(new))
             n += 1
             if returning is not None:
                 out_rows.append(returning.project(tuple(new), ctx))
         return n
 
     return apply
+
+
+def _touch(touched: set, arbiters: list[tuple[int, ...]], row: tuple[Any, ...]) -> None:
+    """Remembers a row this INSERT ... ON CONFLICT DO UPDATE wrote, by its arbiter values."""
+    for cols in arbiters:
+        touched.add((cols, tuple(row[a - 1] for a in cols)))
+
+
+def _touched(touched: set, arbiters: list[tuple[int, ...]], row: tuple[Any, ...]) -> bool:
+    return any((cols, tuple(row[a - 1] for a in cols)) in touched for cols in arbiters)
 
 
 def _find_conflict(txn: Any, table: Table, writer: Any, arbiters: list[tuple[int, ...]],
@@ -295,6 +339,10 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
         cname = names[i] if i < len(names) else c.name
         b.columns.append(Column(cname, c.type_oid, c.typmod, i + 1))
     table = b.finish(())
+    props = tree.args.get("properties")
+    if props is not None and any(isinstance(p, exp.WithDataProperty) and p.args.get("no")
+                                 for p in props.expressions):
+        return "CREATE TABLE AS"  # NB: WITH NO DATA: the shape only, as PostgreSQL tags it
     table = s.catalog().table_by_oid(table.oid)
     writer = writer_for(s, table)
     ctx = s.exec_context([])

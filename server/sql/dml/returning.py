@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from ...pgwire.backend import Column
 from ..catalog.model import Table
-from ..context import ParamTypes
+from ..context import ParamTypes, ScopeColumn
 from .values import table_scope
 
 if TYPE_CHECKING:
@@ -30,28 +30,52 @@ class Returning:
 
 
 def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
-                      params: ParamTypes) -> Returning | None:
-    """Compiles a RETURNING clause (None if there is none)."""
+                      params: ParamTypes,
+                      extra: list[tuple[ScopeColumn, Column]] | None = None) -> Returning | None:
+    """Compiles a RETURNING clause (None if there is none).
+
+    `extra` describes the columns of UPDATE ... FROM / DELETE ... USING tables that
+    follow the target's slots in the projected row.
+    """
     if node is None:
         return None
-    scope = table_scope(table, alias or table.name)
+    from ..ddl.names import ident
+
+    qual = alias or table.name
+    extra = extra or []
+    base = len(table.columns)
+    scope = table_scope(table, qual) + [sc for sc, _ in extra]
     cols: list[Column] = []
     fns: list[Any] = []
     positions: list[int] = []
     by_name = {c.name: c for c in table.live_columns}
     for e in node.expressions:
-        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
-            for c in table.live_columns:
-                cols.append(Column(c.name, c.type_oid, c.typmod, table.oid, c.attnum))
-                fns.append(None)
-                positions.append(c.attnum - 1)
+        star_of = None
+        if isinstance(e, exp.Star):
+            star_of = ""
+        elif isinstance(e, exp.Column) and isinstance(e.this, exp.Star):
+            star_of = e.table
+        if star_of is not None:
+            if star_of in ("", qual):
+                for c in table.live_columns:
+                    cols.append(Column(c.name, c.type_oid, c.typmod, table.oid, c.attnum))
+                    fns.append(None)
+                    positions.append(c.attnum - 1)
+            for i, (sc, col) in enumerate(extra):
+                if star_of in ("", sc.qualifier):
+                    cols.append(col)
+                    fns.append(None)
+                    positions.append(base + i)
             continue
         name = e.alias_or_name if isinstance(e, exp.Alias) else None
         inner = e.this if isinstance(e, exp.Alias) else e
-        if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
-            from ..ddl.names import ident
-
+        if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star) and (
+                not inner.table or inner.table == qual):
             c = by_name.get(ident(inner.this))
+            if c is not None and not inner.table and any(sc.name == c.name for sc, _ in extra):
+                from ...errors import AmbiguousColumn
+
+                raise AmbiguousColumn(f'column reference "{c.name}" is ambiguous')
             if c is not None:
                 cols.append(Column(name or c.name, c.type_oid, c.typmod, table.oid, c.attnum))
                 fns.append(None)

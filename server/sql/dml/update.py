@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import FeatureNotSupported, UndefinedColumn
-from ...pgwire.backend import Result
+from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
 from ..catalog.model import Table
-from ..context import ParamTypes
-from ..ddl.names import get_relation, ident, table_name
+from ..context import ParamTypes, ScopeColumn
+from ..ddl.names import find_relation, get_relation, ident, table_name
 from ..expr.types import type_name
 from ..parse import parse_sql
 from ..statement import Stmt, compiler
@@ -52,6 +52,12 @@ def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, ex
             if name not in by_name:
                 raise UndefinedColumn(
                     f'column "{name}" of relation "{table.name}" does not exist')
+            if table.columns[by_name[name]].generated and not _is_default(val):
+                from ...errors import SQLError
+
+                raise SQLError(f'column "{name}" can only be updated to DEFAULT',
+                               sqlstate="428C9",
+                               detail=f'Column "{name}" is a generated column.')
             out.append((by_name[name], val))
     return out
 
@@ -60,14 +66,50 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _is_default(e: exp.Expression) -> bool:
+    """`SET col = DEFAULT` (sqlglot reads the keyword as a Var or an unquoted column)."""
+    if isinstance(e, exp.Var):
+        return e.name.upper() == "DEFAULT"
+    return (isinstance(e, exp.Column) and not e.table and isinstance(e.this, exp.Identifier)
+            and not e.this.quoted and e.name.upper() == "DEFAULT")
+
+
 def _is_simple(e: exp.Expression) -> bool:
     from .values import _UNSET
 
     if isinstance(e, exp.Parameter | exp.Placeholder):
         return True
-    if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
+    if _is_default(e):
         return True
     return literal_value(e)[0] is not _UNSET
+
+
+def _other_columns(s: SQLSession, tree: exp.Update | exp.Delete
+                   ) -> list[tuple[ScopeColumn, Column, str]]:
+    """The columns of the FROM / USING tables, for a RETURNING list that may read them."""
+    nodes: list[exp.Expression] = []
+    frm = tree.args.get("from_")
+    if frm is not None:
+        nodes.append(frm.this)
+        nodes.extend(frm.expressions or [])
+    nodes.extend(tree.args.get("using") or [])
+    nodes.extend(j.this for j in tree.args.get("joins") or [])
+    for n in list(nodes):
+        nodes.extend(j.this for j in n.args.get("joins") or [])
+    out = []
+    for n in nodes:
+        if not isinstance(n, exp.Table) or not isinstance(n.this, exp.Identifier):
+            continue
+        schema, name = table_name(n)
+        rel = find_relation(s.catalog(), schema, name, s.search_path())
+        if rel is None:
+            continue  # NB: the planner reports it
+        q = ident(n.args["alias"].this) if n.args.get("alias") else rel.name
+        for c in rel.live_columns:
+            out.append((ScopeColumn(q, c.name, c.type_oid, c.typmod),
+                        Column(c.name, c.type_oid, c.typmod, rel.oid, c.attnum),
+                        f"{_q(q)}.{_q(c.name)}"))
+    return out
 
 
 def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
@@ -95,7 +137,16 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 computed.append((pos, len(select)))
                 col = table.columns[pos]
                 select.append(f"CAST({e.sql('postgres')} AS {type_name(col.type_oid)})")
+    ret_extra: list[tuple[ScopeColumn, Column]] = []
+    extra_idx: list[int] = []
+    if tree.args.get("returning") is not None:
+        for sc, col, ref in _other_columns(s, tree):
+            ret_extra.append((sc, col))
+            extra_idx.append(len(select))
+            select.append(ref)
     text = f"SELECT {', '.join(select)} FROM {tnode.sql('postgres')}"
+    if tree.args.get("with_") is not None:  # NB: CTEs read by FROM / USING / WHERE
+        text = tree.args["with_"].sql("postgres") + " " + text
     extra = []
     if is_update and tree.args.get("from_") is not None:
         extra.append(tree.args["from_"].sql("postgres")[len("FROM "):])
@@ -108,15 +159,17 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     where = tree.args.get("where")
     if where is not None:
         text += " " + where.sql("postgres")
+
     plan = compiler().plan_query(parse_sql(text), s.catalog(), params, s.search_path())
     simple: list[tuple[int, ValueFn]] = []
     for pos, e in pending:  # compiled after the plan, so that $n types flow from it
         col = table.columns[pos]
-        if isinstance(e, exp.Var):
+        if _is_default(e):
             simple.append((pos, compile_default(s, col, table)))
         else:
             simple.append((pos, compile_value(s, e, col, [], params)))
-    returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
+    returning = compile_returning(s, tree.args.get("returning"), table, alias, params,
+                                  ret_extra)
     slots = [c.attnum - 1 for c in live]
     ncols = len(table.columns)
     verb = "UPDATE" if is_update else "DELETE"
@@ -158,7 +211,11 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 writer.delete(sess, keys, olds)
                 rows = olds
             total += len(keys)
-            if returning is not None:
+            if returning is not None and extra_idx:
+                srcs = found[i:i + WRITE_BATCH]
+                out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx)
+                           for r, src in zip(rows, srcs, strict=True))
+            elif returning is not None:
                 out.extend(returning.project(r, ctx) for r in rows)
         if returning is not None:
             return Result(f"{verb} {total}", returning.columns, iter(out), done=False)

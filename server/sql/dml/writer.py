@@ -23,6 +23,7 @@ from ...errors import (
     NotNullViolation,
     UniqueViolation,
 )
+from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Index, Table
 from ..expr.casts import cast_function, to_text
@@ -52,6 +53,29 @@ def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...]) -> st
     return f"Key ({names})=({shown}) already exists."
 
 
+_FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME}
+
+
+def _round_fraction(precision: int) -> Callable[[Any], Any]:
+    """Rounds a timestamp's or time's microseconds to `precision` digits (timestamp(p))."""
+    import datetime as dt
+
+    unit = 10 ** (6 - precision)
+
+    def conv(v: Any) -> Any:
+        us = v.microsecond
+        r = (us + unit // 2) // unit * unit
+        if r == us:
+            return v
+        if isinstance(v, dt.datetime):
+            return v.replace(microsecond=0) + dt.timedelta(microseconds=r)
+        full = dt.datetime.combine(dt.date(2000, 1, 1), v.replace(microsecond=0))
+        return (full + dt.timedelta(microseconds=r)).timetz() if v.tzinfo else \
+            (full + dt.timedelta(microseconds=r)).time()
+
+    return conv
+
+
 class TableWriter:
     """Everything needed to insert, update and delete rows of one table."""
 
@@ -65,7 +89,9 @@ class TableWriter:
         self.not_null = [(c.attnum - 1, c.name) for c in table.live_columns if c.not_null]
         self.converters: list[tuple[int, Callable[[Any], Any]]] = []
         for c in table.live_columns:
-            if c.typmod > 4:
+            if c.type_oid in _FRACTIONAL and 0 <= c.typmod < 6:
+                self.converters.append((c.attnum - 1, _round_fraction(c.typmod)))
+            elif c.typmod > 4:
                 f = cast_function(c.type_oid, c.type_oid, c.typmod)
                 if f is not None:
                     self.converters.append((c.attnum - 1, f))
@@ -74,6 +100,8 @@ class TableWriter:
         self.fks = [c for c in cat.constraints_of(table.oid) if c.kind == "f"]
         self.children = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid]
         self._check_fns: list[tuple[str, Any]] | None = None
+        self.generated = [c for c in table.live_columns if c.generated]
+        self._gen_fns: list[tuple[int, Any]] | None = None
         self._session = s
 
     # -- keys ---------------------------------------------------------------
@@ -92,7 +120,9 @@ class TableWriter:
     # -- checks -------------------------------------------------------------
 
     def prepare_rows(self, rows: list[list[Any]]) -> list[tuple[Any, ...]]:
-        """Applies typmods and checks NOT NULL and CHECK constraints; returns row tuples."""
+        """Computes generated columns, applies typmods, checks NOT NULL and CHECK constraints."""
+        if self.generated:
+            self._compute_generated(rows)
         for pos, conv in self.converters:
             for r in rows:
                 v = r[pos]
@@ -110,6 +140,26 @@ class TableWriter:
         if self.checks:
             self._run_checks(out)
         return out
+
+    def _compute_generated(self, rows: list[list[Any]]) -> None:
+        """Fills GENERATED ALWAYS AS (expr) STORED columns from the other values of each row."""
+        s = self._session
+        if self._gen_fns is None:
+            from ..context import ParamTypes
+            from ..parse import parse_sql
+            from .values import compile_value, table_scope
+
+            scope = table_scope(self.table)
+            self._gen_fns = []
+            for c in self.generated:
+                tree = parse_sql(f"SELECT {c.generated}").expressions[0]
+                self._gen_fns.append((c.attnum - 1, compile_value(s, tree, c, scope,
+                                                                  ParamTypes())))
+        ctx = s.exec_context([])
+        for r in rows:
+            base = tuple(r)
+            for pos, fn in self._gen_fns:
+                r[pos] = fn(base, ctx)
 
     def _run_checks(self, rows: list[tuple[Any, ...]]) -> None:
         s = self._session
@@ -217,23 +267,23 @@ class TableWriter:
         keys = self.new_keys(s, tuples)
         if check_unique:
             self.check_unique(s, txn, keys, tuples)
-        if self.fks:
-            self.check_fks(s, txn, tuples)
         txn.put(self.space, list(zip(keys, tuples, strict=True)))
         for idx in self.indexes:
             txn.put(idx.space, self.index_entries(idx, keys, tuples))
+        if self.fks:  # NB: after the writes, so rows of this batch can reference each other
+            self.check_fks(s, txn, tuples)
         return len(tuples)
 
     def delete(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]) -> int:
         """Deletes rows by key (with their index entries and referencing rows)."""
         txn = s.txn
-        if self.children:
-            from .cascade import on_parent_delete
-
-            on_parent_delete(s, self, rows)
         txn.delete(self.space, keys)
         for idx in self.indexes:
             txn.delete(idx.space, [k for k, _ in self.index_entries(idx, keys, rows)])
+        if self.children:  # NB: after the deletes: rows deleted together may reference each other
+            from .cascade import on_parent_delete
+
+            on_parent_delete(s, self, rows)
         return len(keys)
 
     def update(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
@@ -269,9 +319,9 @@ class TableWriter:
             if idx.unique:
                 self._check_index_unique(txn, idx, new_rows, set())
             txn.put(idx.space, self.index_entries(idx, [new_keys[i] for i in changed], new_rows))
+        txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         if self.fks:
             self.check_fks(s, txn, rows)
-        txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         return len(rows)
 
 
@@ -319,7 +369,12 @@ def validate_existing(s: SQLSession, table: Table, con: Constraint) -> None:
         elif con.kind == "c":
             w.checks = [con]
             w._check_fns = None
-            w._run_checks(batch)
+            try:
+                w._run_checks(batch)
+            except CheckViolation:
+                raise CheckViolation(  # NB: PostgreSQL's wording for existing rows
+                    f'check constraint "{con.name}" of relation "{table.name}" is violated by '
+                    "some row", table=table.name, constraint=con.name) from None
 
 
 def _row_text(r: tuple[Any, ...], table: Table) -> str:

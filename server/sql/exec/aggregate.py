@@ -11,13 +11,15 @@ the input is one partial row per region and group, merged here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from ...pgtypes import oids as T
 from ..expr import codegen as cg
 from ..expr import runtime as rt
 from ..plan import nodes as N
+from . import memguard
+from .fold import foldable, run_folded
 from .runner import Batch, compiled, executes, rebatch, run
 
 
@@ -49,6 +51,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
         for s, sep in items[1:]:
             out = out + (sep or ("" if isinstance(s, str) else b"")) + s
         return out
+    if f in ("json_agg", "jsonb_agg"):
+        return _json_agg(call, [v[0] for v in vals]) if vals else None
     nn = [v[0] for v in vals if v[0] is not None]
     if f == "count":
         return len(nn)
@@ -75,14 +79,42 @@ def finish(call: N.AggCall, vals: list) -> Any:
         return all(nn)
     if f == "bool_or":
         return any(nn)
-    if f in ("stddev", "variance"):
-        if len(nn) < 2:
+    if f in ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"):
+        pop = f.endswith("_pop")
+        if len(nn) < (1 if pop else 2):
             return None
-        m = sum(Decimal(x) for x in nn) / len(nn)
-        var = sum((Decimal(x) - m) ** 2 for x in nn) / (len(nn) - 1)
-        r = var.sqrt() if f == "stddev" else var
-        return float(r) if call.type == T.FLOAT8 else r
+        if call.type == T.FLOAT8:
+            m = sum(nn) / len(nn)
+            var = sum((x - m) ** 2 for x in nn) / (len(nn) - (0 if pop else 1))
+            return var ** 0.5 if f.startswith("stddev") else var
+        return _numeric_variance(nn, pop, f.startswith("stddev"))
     raise AssertionError(f)
+
+
+def _json_agg(call: N.AggCall, vals: list) -> str:
+    from ..functions.jsonfns import to_json, to_jsonb
+
+    raw = call.arg_type in (T.JSON, T.JSONB)
+    conv = to_jsonb if call.func == "jsonb_agg" else to_json
+    return "[" + ", ".join("null" if v is None else v if raw else conv(v) for v in vals) + "]"
+
+
+def _numeric_variance(vals: list, pop: bool, root: bool) -> Decimal:
+    """PostgreSQL's numeric_stddev_internal: (n*sum(x^2) - sum(x)^2) / (n*(n-1)) at the
+    division's result scale, then the square root at that scale."""
+    with localcontext() as c:
+        c.prec = 1000
+        xs = [Decimal(x) for x in vals]
+        n = len(xs)
+        num = n * sum(x * x for x in xs) - sum(xs) ** 2
+        den = n * n if pop else n * (n - 1)
+        if num <= 0:
+            num = Decimal(0).quantize(Decimal(1).scaleb(num.as_tuple().exponent))
+        q = rt.ndiv(num, den)
+        if not root:
+            return q
+        exact = (num / den).sqrt()
+        return exact.quantize(Decimal(1).scaleb(q.as_tuple().exponent), rounding=ROUND_HALF_UP)
 
 
 def _prepare(node: N.Aggregate) -> dict:
@@ -98,11 +130,11 @@ def _prepare(node: N.Aggregate) -> dict:
     return out
 
 
-def aggregate_rows(node: N.Aggregate, groups: dict, ctx: Any) -> list[tuple]:
+def aggregate_rows(node: N.Aggregate, groups: dict | list, ctx: Any) -> list[tuple]:
     """Finishes every group: keys followed by aggregate values."""
     prep = compiled(node, "prep", lambda: _prepare(node))
     out = []
-    for key, rows in groups.items():
+    for key, rows in groups.items() if isinstance(groups, dict) else groups:
         vals = []
         for call, (args, flt, order) in zip(node.aggs, prep["per"], strict=True):
             rs = flt(rows, ctx) if flt is not None else rows
@@ -123,31 +155,34 @@ def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     if node.pushed:
         yield from _merge_partials(node, ctx)
         return
+    if foldable(node):
+        yield from run_folded(node, ctx)
+        return
     prep = compiled(node, "prep", lambda: _prepare(node))
     key = prep["key"]
     groups: dict = {}
     for b in run(node.child, ctx):
         ctx.check_cancel()
+        memguard.check(ctx)
         if key is None:
             groups.setdefault((), []).extend(b)
             continue
         for row in b:
             k = key(row, ctx)
-            g = groups.get(k)
+            try:
+                g = groups.get(k)
+            except TypeError:  # arrays in the key: group by their text
+                k = repr(k)
+                g = groups.get(k)
             if g is None:
-                try:
-                    groups[k] = [row]
-                except TypeError:
-                    groups.setdefault(repr(k), []).append(row)
+                groups[k] = [row]
             else:
                 g.append(row)
     if not node.groups and not groups:
         groups[()] = []
     if any(isinstance(k, str) for k in groups) and node.groups:
-        fixed: dict = {}
-        for k, rows in groups.items():
-            fixed[key(rows[0], ctx) if isinstance(k, str) else k] = rows
-        groups = fixed
+        groups = [(key(rows[0], ctx) if isinstance(k, str) else k, rows)  # type: ignore
+                  for k, rows in groups.items()]
     yield from rebatch(aggregate_rows(node, groups, ctx))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from .keys import encode_key
-from .runner import Batch, compiled, executes, rebatch, rows_of, run
+from .runner import BATCH, Batch, compiled, executes, rebatch, rows_of, run
 
 
 def _residual(node: N.Join, key: str, e: Any):
@@ -43,8 +43,12 @@ def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
                         matched_right.add(j)
             if not hit and kind in ("left", "full"):
                 out.append(lrow + rpad)
+            if len(out) >= BATCH:  # a cross product streams, never held per left batch
+                ctx.check_cancel()
+                yield out
+                out = []
         if out:
-            yield from rebatch(out)
+            yield out
         ctx.check_cancel()
     if kind in ("right", "full"):
         rrows = right_rows_for(None)
@@ -120,8 +124,12 @@ def _hash(node: N.Join, ctx: Any) -> Iterator[Batch]:
                         matched.add(j)
             if not hit and kind in ("left", "full"):
                 out.append(lrow + rpad)
+            if len(out) >= BATCH:  # a cross product streams, never held per left batch
+                ctx.check_cancel()
+                yield out
+                out = []
         if out:
-            yield from rebatch(out)
+            yield out
         ctx.check_cancel()
     if kind in ("right", "full"):
         yield from rebatch([lpad + r for j, r in enumerate(right) if j not in matched])

@@ -16,6 +16,7 @@ from typing import Any
 from ...errors import InvalidParameterValue
 from ..expr import codegen as cg
 from ..plan import nodes as N
+from . import memguard
 
 BATCH = 1024
 Batch = list[tuple]
@@ -71,6 +72,8 @@ def rows_of(node: N.Node, ctx: Any) -> list[tuple]:
     """Runs a node to completion and returns all its rows."""
     out: list[tuple] = []
     for b in run(node, ctx):
+        ctx.check_cancel()
+        memguard.check(ctx)
         out.extend(b)
     return out
 
@@ -115,6 +118,7 @@ def run_filter(node: N.Filter, ctx: Any) -> Iterator[Batch]:
 def run_project(node: N.Project, ctx: Any) -> Iterator[Batch]:
     fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
     for b in run(node.child, ctx):
+        ctx.check_cancel()
         yield fn(b, ctx)
 
 
@@ -132,31 +136,55 @@ def run_project_set(node: N.ProjectSet, ctx: Any) -> Iterator[Batch]:
         return fns
 
     fns = compiled(node, "fns", build)
+    out: list[tuple] = []
     for b in run(node.child, ctx):
-        out: list[tuple] = []
         for row in b:
-            cols: list[Any] = []
-            for is_srf, f, args in fns:
-                if not is_srf:
-                    cols.append((False, f(row, ctx)))
-                    continue
-                fd, field = f
-                a = args([row], ctx)[0] if args else ()
-                if fd.strict and any(x is None for x in a):
-                    cols.append((True, []))
-                else:
-                    pre = (ctx.functions,) if fd.needs_context else ()
-                    vals = list(fd.impl(*pre, *a))
-                    if field is not None:
-                        vals = [v[field] for v in vals]
-                    elif fd.out_columns:
-                        vals = [tuple(v) for v in vals]
-                    cols.append((True, vals))
-            n = max((len(v) for s, v in cols if s), default=1)
-            for i in range(n):
-                out.append(tuple((v[i] if i < len(v) else None) if s else v for s, v in cols))
-        if out:
-            yield out
+            for r in _project_set_row(fns, row, ctx):
+                out.append(r)
+                if len(out) >= BATCH:
+                    ctx.check_cancel()
+                    yield out
+                    out = []
+    if out:
+        yield out
+
+
+def _project_set_row(fns: list, row: tuple, ctx: Any) -> Iterator[tuple]:
+    """The rows one input row expands to: the SRFs advance in lockstep, lazily."""
+    cols: list[Any] = []
+    for is_srf, f, args in fns:
+        if not is_srf:
+            cols.append((False, f(row, ctx)))
+            continue
+        fd, field = f
+        a = args([row], ctx)[0] if args else ()
+        if fd.strict and any(x is None for x in a):
+            cols.append((True, iter(())))
+            continue
+        pre = (ctx.functions,) if fd.needs_context else ()
+        cols.append((True, iter(fd.impl(*pre, *a)), field, bool(fd.out_columns)))
+    done = object()
+    while True:
+        vals = []
+        live = False
+        for c in cols:
+            if not c[0]:
+                vals.append(c[1])
+                continue
+            v = next(c[1], done)
+            if v is done:
+                vals.append(None)
+                continue
+            live = True
+            if len(c) > 2:
+                if c[2] is not None:
+                    v = v[c[2]]
+                elif c[3]:
+                    v = tuple(v)
+            vals.append(v)
+        if not live:
+            return
+        yield tuple(vals)
 
 
 @executes(N.Sort)
@@ -188,6 +216,9 @@ def run_limit(node: N.Limit, ctx: Any) -> Iterator[Batch]:
     off = _count(node.offset, ctx, "OFFSET") or 0
     if lim == 0:
         return
+    if node.ties is not None:
+        yield from _limit_ties(node, ctx, lim, off)
+        return
     for b in run(node.child, ctx):
         if off:
             if off >= len(b):
@@ -203,11 +234,36 @@ def run_limit(node: N.Limit, ctx: Any) -> Iterator[Batch]:
         yield b
 
 
+def _limit_ties(node: N.Limit, ctx: Any, lim: int | None, off: int) -> Iterator[Batch]:
+    """FETCH FIRST n ROWS WITH TIES: n rows, then every following row equal on the sort keys."""
+    key = compiled(node, "ties", lambda: cg.key_function(node.ties))
+    last = None
+    n = 0
+    for b in run(node.child, ctx):
+        out = []
+        for row in b:
+            if off:
+                off -= 1
+                continue
+            if lim is not None and n >= lim:
+                if key(row, ctx) != last:
+                    if out:
+                        yield out
+                    return
+            out.append(row)
+            n += 1
+            if lim is not None and n == lim:
+                last = key(row, ctx)
+        if out:
+            yield out
+
+
 @executes(N.Distinct)
 def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
     key = compiled(node, "key", lambda: cg.key_function(node.on) if node.on else None)
     seen: set = set()
     for b in run(node.child, ctx):
+        memguard.check(ctx)
         out = []
         for row in b:
             k = key(row, ctx) if key else row
@@ -339,13 +395,19 @@ def run_function(node: N.FunctionScan, ctx: Any) -> Iterator[Batch]:
     result = fd.impl(*pre, *args)
     if not fd.set_returning:
         result = [result]
+    it = iter(result)
     if node.multi:
-        rows = [tuple(r) for r in result]
+        it = map(tuple, it)
     else:
-        rows = [(v,) for v in result]
+        it = ((v,) for v in it)
     if node.ordinality:
-        rows = [(*r, i + 1) for i, r in enumerate(rows)]
-    yield from rebatch(rows)
+        it = ((*r, i) for i, r in enumerate(it, 1))
+    while True:  # streams: a series may be far larger than memory
+        b = list(itertools.islice(it, BATCH))
+        if not b:
+            return
+        yield b
+        ctx.check_cancel()
 
 
 @executes(N.VirtualScan)

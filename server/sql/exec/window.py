@@ -9,12 +9,15 @@ of the first call's sort, as PostgreSQL's WindowAgg emits them.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from typing import Any
 
+from ...errors import InvalidParameterValue
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from .aggregate import finish
+from .fold import final
 from .runner import Batch, compiled, executes, rebatch, rows_of
 
 
@@ -94,35 +97,165 @@ def _compute(call: N.WinCall, rows: list, members: list[int], peer: Any, args_fn
         for pos, i in enumerate(members):
             res[i] = pos * buckets // n + 1
         return
-    if f == "first_value":
-        for i in members:
-            res[i] = argv[0][0]
-        return
-    # aggregates and last_value / nth_value: frame = partition, or rows up to the current peer
-    ends = []
-    for pos in range(n):
-        if call.whole:
-            ends.append(n)
-        elif call.frame_rows:
-            ends.append(pos + 1)
-        else:
-            end = pos
-            while end + 1 < n and peers[end + 1] == peers[pos]:
-                end += 1
-            ends.append(end + 1)
-    cache: dict[int, Any] = {}
-    for pos, i in enumerate(members):
-        e = ends[pos]
-        if e not in cache:
-            frame = argv[:e]
-            if f == "last_value":
-                cache[e] = frame[-1][0] if frame else None
-            elif f == "nth_value":
-                k = argv[pos][1]
-                cache[e] = frame[k - 1][0] if k and k <= len(frame) else None
+    bounds = _frames(call, n, peers, ctx)
+    if f in ("first_value", "last_value", "nth_value"):
+        for pos, i in enumerate(members):
+            lo, hi = bounds[pos]
+            if f == "first_value":
+                res[i] = argv[lo][0] if lo < hi else None
+            elif f == "last_value":
+                res[i] = argv[hi - 1][0] if lo < hi else None
             else:
-                cache[e] = finish(N.AggCall(f, call.args, call.type), frame)
-        res[i] = cache[e]
+                k = argv[pos][1]
+                res[i] = argv[lo + k - 1][0] if k and lo + k - 1 < hi else None
+        return
+    if f in RUNNING and all(lo == 0 for lo, _ in bounds):
+        _running(call, argv, bounds, members, res)
+        return
+    cache: dict[tuple[int, int], Any] = {}
+    for pos, i in enumerate(members):
+        b = bounds[pos]
+        if b not in cache:
+            cache[b] = finish(N.AggCall(f, call.args, call.type), argv[b[0]:b[1]])
+        res[i] = cache[b]
+
+
+RUNNING = ("count_star", "count", "sum", "avg", "min", "max")
+
+
+def _range_frames(call: N.WinCall, n: int, peers: list, first: list, last: list,
+                  ctx: Any) -> list[tuple[int, int]]:
+    """RANGE frames with value offsets over the single ORDER BY key: the rows whose key lies
+    within [key - start offset, key + end offset] (mirrored for DESC); NULL keys frame their
+    peers."""
+    desc = call.order[0].desc
+    keys = [p[0] for p in peers]
+    nonnull = [i for i, k in enumerate(keys) if k is not None]
+    lo_i, hi_i = (nonnull[0], nonnull[-1] + 1) if nonnull else (0, 0)
+    vals = [keys[i] for i in range(lo_i, hi_i)]
+    if desc:
+        vals = [_Desc(v) for v in vals]
+
+    def offset(e: Any) -> Any:
+        v = cg.row_function(e)((), ctx)
+        if v is None or v < 0 * v:
+            raise InvalidParameterValue("invalid preceding or following size in window function",
+                                        sqlstate="22013")
+        return v
+
+    so = offset(call.range_start) if call.range_start is not None else None
+    eo = offset(call.range_end) if call.range_end is not None else None
+    out = []
+    for pos in range(n):
+        k = keys[pos]
+        if k is None:
+            lo = 0 if call.frame_start is None else first[pos]
+            hi = n if call.frame_end is None else last[pos]
+            out.append((lo, max(lo, hi)))
+            continue
+        step = (lambda v, d: v - d) if not desc else (lambda v, d: v + d)
+        if call.frame_start is None:
+            lo = 0
+        elif so is not None:
+            bound = step(k, so) if call.frame_start < 0 else step(k, -so)
+            lo = lo_i + bisect.bisect_left(vals, _Desc(bound) if desc else bound)
+        else:
+            lo = first[pos]
+        if call.frame_end is None:
+            hi = n
+        elif eo is not None:
+            bound = step(k, -eo) if call.frame_end > 0 else step(k, eo)
+            hi = lo_i + bisect.bisect_right(vals, _Desc(bound) if desc else bound)
+        else:
+            hi = last[pos]
+        out.append((lo, max(lo, hi)))
+    return out
+
+
+class _Desc:
+    """Reverses the ordering of a value (for bisecting a descending key list)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+    def __lt__(self, other: _Desc) -> bool:
+        return other.v < self.v
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and other.v == self.v
+
+
+def _frames(call: N.WinCall, n: int, peers: list, ctx: Any = None) -> list[tuple[int, int]]:
+    """[lo, hi) row positions of each row's frame within its partition."""
+    if call.whole:
+        return [(0, n)] * n
+    first, last = [0] * n, [0] * n  # peer group bounds
+    pos = 0
+    while pos < n:
+        end = pos
+        while end + 1 < n and peers[end + 1] == peers[pos]:
+            end += 1
+        for q in range(pos, end + 1):
+            first[q], last[q] = pos, end + 1
+        pos = end + 1
+    s, e = call.frame_start, call.frame_end
+    if call.range_start is not None or call.range_end is not None:
+        return _range_frames(call, n, peers, first, last, ctx)
+    out = []
+    for pos in range(n):
+        if s is None:
+            lo = 0
+        elif call.frame_rows:
+            lo = min(max(pos + s, 0), n)
+        else:
+            lo = first[pos]
+        if e is None:
+            hi = n
+        elif call.frame_rows:
+            hi = min(max(pos + e + 1, 0), n)
+        else:
+            hi = last[pos]
+        out.append((lo, max(lo, hi)))
+    return out
+
+
+def _running(call: N.WinCall, argv: list, bounds: list, members: list[int], res: list) -> None:
+    """Frames that all start at the partition's first row: one pass, a running state."""
+    f = call.func
+    count = nn = 0
+    acc: Any = None
+    done = 0
+    last_hi, last_val = -1, None
+    for pos, i in enumerate(members):
+        hi = bounds[pos][1]
+        if hi != last_hi:
+            if hi < done:  # frames shrink (rare): recompute from the start
+                count, nn, acc, done = 0, 0, None, 0
+            for j in range(done, hi):
+                count += 1
+                v = argv[j][0] if argv[j] else None
+                if v is None:
+                    continue
+                nn += 1
+                if f in ("sum", "avg"):
+                    acc = v if acc is None else acc + v
+                elif f == "min":
+                    acc = v if acc is None or v < acc else acc
+                elif f == "max":
+                    acc = v if acc is None or v > acc else acc
+            done = hi
+            last_hi = hi
+            if f == "count_star":
+                last_val = count
+            elif f == "count":
+                last_val = nn
+            elif f == "avg":
+                last_val = final(call, [acc, nn])
+            else:
+                last_val = final(call, acc)
+        res[i] = last_val
 
 
 @executes(N.Window)

@@ -34,14 +34,18 @@ from .bound import E, const
 from .casts import text_to_interval
 from .functions import coerce, resolve, return_type
 from .operators import arith
+from .specialforms import SpecialForms, bpchar_operands
 
 AGG_CLASSES = {
     exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max",
     exp.GroupConcat: "string_agg", exp.ArrayAgg: "array_agg", exp.LogicalAnd: "bool_and",
-    exp.LogicalOr: "bool_or",
+    exp.LogicalOr: "bool_or", exp.JSONArrayAgg: "json_agg", exp.Stddev: "stddev",
+    exp.StddevSamp: "stddev_samp", exp.StddevPop: "stddev_pop", exp.Variance: "variance",
+    exp.VariancePop: "var_pop",
 }
 AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
-             "bool_or", "every", "json_agg", "stddev", "variance"}
+             "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "stddev_samp", "stddev_pop",
+             "variance", "var_samp", "var_pop"}
 WINDOW_ONLY = {"row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value",
                "ntile", "percent_rank", "cume_dist", "nth_value"}
 
@@ -151,7 +155,7 @@ _ARITH = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", 
           exp.IntDiv: "/"}
 
 
-class Binder:
+class Binder(SpecialForms):
     """Binds expressions of one query level; `planner` builds sub-plans for subqueries."""
 
     def __init__(self, planner: Any, scope: Scope) -> None:
@@ -271,7 +275,7 @@ class Binder:
             from ...errors import UndefinedTable
 
             raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
-        shown = f"{qual}.{name}" if qual else name
+        shown = f"{qual}.{name}" if qual else f'"{name}"'  # PostgreSQL quotes only a bare name
         raise UndefinedColumn(f"column {shown} does not exist")
 
     def _chain(self):
@@ -315,6 +319,8 @@ class Binder:
         if left.kind == "row" or right.kind == "row":
             return E("rowcmp", op, [left, right], T.BOOL)
         a, b = self.unify(left, right)
+        if T.BPCHAR in (a.type, b.type):
+            a, b = bpchar_operands(a, b, self.params)
         if not ty.comparable(a.type, b.type) and not (ty.is_numeric(a.type) and ty.is_numeric(b.type)):
             raise UndefinedFunction(
                 f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
@@ -444,7 +450,7 @@ class Binder:
         op = _ARITH[type(node)]
         return self.arith(op, self.bind(node.this), self.bind(node.expression))
 
-    b_Add = b_Sub = b_Mul = b_Div = b_Mod = b_Pow = b_IntDiv = _arith
+    b_Add = b_Sub = b_Mul = b_Div = b_Mod = b_Pow = _arith
 
     def arith(self, op: str, a: E, b: E) -> E:
         """Types an arithmetic operator (see `operators.arith`)."""
@@ -473,12 +479,13 @@ class Binder:
         if ty.is_array(a.type) or ty.is_array(b.type):
             t = a.type if ty.is_array(a.type) else b.type
             return E("op", "||", [a, b], t)
-        a = self._to_text(a)
-        b = self._to_text(b)
+        a = self._to_text(a, keep_bpchar=False)
+        b = self._to_text(b, keep_bpchar=False)
         return E("op", "||", [a, b], T.TEXT)
 
-    def _to_text(self, e: E) -> E:
-        if e.type in (T.TEXT, T.VARCHAR, T.NAME):
+    def _to_text(self, e: E, keep_bpchar: bool = True) -> E:
+        """A string operand; LIKE and regexes see char(n) with its padding, as in PostgreSQL."""
+        if e.type in (T.TEXT, T.VARCHAR, T.NAME) or (keep_bpchar and e.type == T.BPCHAR):
             return e
         return coerce(e, T.TEXT, params=self.params)
 
@@ -560,11 +567,17 @@ class Binder:
         inner = self.bind(node.this)
         weak_names = ("?column?", T.TYPES[inner.type].name if inner.type in T.TYPES else "")
         strong = inner.kind not in ("const", "cast", "param") and inner.name not in weak_names
-        name = inner.name if strong else T.TYPES[target].name if target in T.TYPES else "?column?"
+        shown = T.ELEMENT_OF.get(target, target) if target not in (T.INT2VECTOR, T.OIDVECTOR) \
+            else target  # `x::int2[]` is named int2, as PostgreSQL names it
+        name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else "?column?"
         if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE):
             e = self.planner.reg_cast(inner, target)
             e.name = name
             return e
+        if target in (T.VARCHAR, T.BPCHAR) and typmod > 4:  # explicit: truncates, never fails
+            e = coerce(inner, target, params=self.params, explicit=True)
+            return E("pyfunc", ("cast", _truncate(typmod - 4, target == T.BPCHAR), True), [e],
+                     target, typmod, name)
         if inner.type == T.UNKNOWN and inner.kind == "const" and inner.data is not None:
             e = coerce(inner, target, typmod, params=self.params, explicit=True)
             e.name = name
@@ -705,12 +718,25 @@ class Binder:
         if name in WINDOW_ONLY:
             raise WindowingError(f"window function {name} requires an OVER clause")
         args = [self.bind(a) for a in func_args(node)]
+        if name == "pg_typeof" and len(args) == 1:  # the static type, as PostgreSQL folds it
+            from ..pgcatalog.ddltext import format_type
+            from .regcast import RegOid
+
+            oid = args[0].type
+            return E("const", RegOid(oid, format_type(oid, None) or str(oid)), [], T.REGTYPE, -1,
+                     "pg_typeof")
         fd, args = resolve(name, args, self.params)
         t = return_type(fd, args)
         if fd.set_returning:
             fields = fd.out_columns if fd.out_columns else None
             return E("srf", fd, args, T.RECORD if fields else t, -1, name, fields)
         return E("call", fd, args, t, -1, name)
+
+
+def _truncate(n: int, pad: bool) -> Any:
+    if pad:
+        return lambda v: v[:n].ljust(n)
+    return lambda v: v[:n]
 
 
 def _local(ts: dt.datetime) -> dt.datetime:

@@ -152,6 +152,23 @@ def text_to_time(s: Any) -> dt.time:
         raise InvalidDatetimeFormat(f'invalid input syntax for type time: "{s}"') from None
 
 
+_TIMETZ = re.compile(r"^(\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:([+-])(\d{1,2})(?::?(\d\d))?)?$")
+
+
+def text_to_timetz(s: Any) -> dt.time:
+    """Parses time with time zone input (`01:02:03.5+05:30`; no offset: UTC)."""
+    m = _TIMETZ.match(str(s).strip())
+    if not m:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type time with time zone: "{s}"')
+    t = text_to_time(m.group(1))
+    off = dt.timedelta(0)
+    if m.group(2):
+        off = dt.timedelta(hours=int(m.group(3)), minutes=int(m.group(4) or 0))
+        if m.group(2) == "-":
+            off = -off
+    return t.replace(tzinfo=dt.timezone(off) if off else dt.UTC)
+
+
 _IV_UNITS = {
     "microsecond": 1e-6, "millisecond": 1e-3, "second": 1, "sec": 1, "s": 1,
     "minute": 60, "min": 60, "m": 60, "hour": 3600, "hr": 3600, "h": 3600,
@@ -260,10 +277,14 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         T.NUMERIC: text_to_numeric, T.FLOAT8: text_to_float, T.FLOAT4: text_to_float,
         T.BOOL: text_to_bool, T.DATE: text_to_date, T.TIMESTAMP: text_to_timestamp,
         T.TIMESTAMPTZ: lambda s: text_to_timestamp(s, True), T.TIME: text_to_time,
+        T.TIMETZ: text_to_timetz,
         T.INTERVAL: text_to_interval, T.BYTEA: text_to_bytea, T.UUID: text_to_uuid,
     }
     if oid in simple:
         return simple[oid]
+    if oid in (T.INT2VECTOR, T.OIDVECTOR):
+        conv = _text_to_int(T.INT2 if oid == T.INT2VECTOR else T.INT8)
+        return lambda s: [conv(x) for x in str(s).split()]
     if oid in T.ELEMENT_OF:
         return text_to_array(T.ELEMENT_OF[oid])
     return str
@@ -324,16 +345,50 @@ def to_text(v: Any, oid: int = 0) -> str:
         return _fmt_float(v)
     if isinstance(v, dt.datetime):
         s = v.isoformat(sep=" ")
+        if v.microsecond:  # PostgreSQL prints `.123`, not `.123000`
+            head, _, tail = s.partition(".")
+            frac, zone = tail[:6].rstrip("0"), tail[6:]
+            s = f"{head}.{frac}{zone}"
         if v.tzinfo is not None and s.endswith(":00") and s[-6] in "+-":
             s = s[:-3]
+        return s
+    if isinstance(v, dt.time):
+        s = v.isoformat()
+        if v.microsecond:
+            head, _, tail = s.partition(".")
+            s = f"{head}.{tail[:6].rstrip('0')}{tail[6:]}"
+        if v.tzinfo is not None and s.endswith(":00") and s[-6] in "+-":
+            s = s[:-3]  # timetz prints `+00`, `+05:30`
         return s
     if isinstance(v, dt.timedelta):
         return _fmt_interval(v)
     if isinstance(v, bytes | bytearray | memoryview):
         return "\\x" + bytes(v).hex()
     if isinstance(v, list):
-        return "{" + ",".join("NULL" if x is None else _quote_elem(to_text(x)) for x in v) + "}"
+        if oid in (T.INT2VECTOR, T.OIDVECTOR):
+            return " ".join(str(x) for x in v)
+        return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
+                              else _quote_elem(to_text(x)) for x in v) + "}"
     return str(v)
+
+
+def _round_fraction(p: int) -> Callable[[Any], Any]:
+    """Rounds fractional seconds to p digits (half up), as a timestamp(p)/time(p) typmod does."""
+    q = 10 ** (6 - p)
+
+    def conv(v: Any) -> Any:
+        us = v.microseconds if isinstance(v, dt.timedelta) else v.microsecond
+        r = (us + q // 2) // q * q
+        if isinstance(v, dt.time):
+            full = dt.datetime.combine(dt.date(2000, 1, 1), v.replace(microsecond=0))
+            return (full + dt.timedelta(microseconds=r)).time().replace(tzinfo=v.tzinfo)
+        return v + dt.timedelta(microseconds=r - us)
+
+    return conv
+
+
+def _bpchar_to_text(v: str) -> str:
+    return v.rstrip(" ")
 
 
 def _check_len(n: int, pad: bool) -> Callable[[Any], str]:
@@ -379,27 +434,35 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     """Returns the converter for a cast from src to dst (None: the value is kept as is)."""
     if dst in (T.VARCHAR, T.BPCHAR) and typmod > 4:
         return _check_len(typmod - 4, dst == T.BPCHAR)
+    if dst in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.INTERVAL) and 0 <= typmod < 6:
+        inner = cast_function(src, dst) if src != dst else None
+        rnd = _round_fraction(typmod)
+        return rnd if inner is None else (lambda v: rnd(inner(v)))
+    if dst == T.CHAR and src in STRINGS and src != T.CHAR:
+        return lambda v: str(v)[:1]
     if dst == T.NUMERIC and typmod > 4:
         inner = cast_function(src, T.NUMERIC)
         mod = _numeric_typmod(typmod)
         return mod if inner is None else (lambda v: mod(inner(v)))
     if src == dst:
         return None
+    if src == T.BPCHAR and dst in (T.TEXT, T.VARCHAR, T.NAME):
+        return _bpchar_to_text  # char(n) -> text drops the padding
     if src in STRINGS:
         return None if dst in STRINGS else from_text(dst)
     if dst in STRINGS:
-        if src in (T.BPCHAR,):
-            return lambda v: v.rstrip(" ")
         return lambda v: to_text(v, src)
     if dst in INTS:
-        if src in INTS or src in OIDLIKE:
+        if src in OIDLIKE:  # a reg* value loses its name: plain integer
+            return (lambda v: check_int(int(v), dst)) if dst != T.INT8 else int
+        if src in INTS:
             return (lambda v: check_int(v, dst)) if dst != T.INT8 else None
         if src in (T.NUMERIC, T.FLOAT8, T.FLOAT4):
             return _num_to_int(dst)
         if src == T.BOOL and dst == T.INT4:
             return int
     if dst in OIDLIKE and (src in INTS or src in OIDLIKE):
-        return None
+        return int if src in OIDLIKE else None
     if dst == T.NUMERIC and src in (*INTS, T.FLOAT8, T.FLOAT4, *OIDLIKE):
         return _to_numeric
     if dst in (T.FLOAT8, T.FLOAT4) and src in (*INTS, T.NUMERIC, T.FLOAT8, T.FLOAT4, *OIDLIKE):
@@ -418,6 +481,10 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return lambda v: v.replace(tzinfo=dt.UTC)
     if dst == T.TIME and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
         return lambda v: v.time()
+    if src in (T.INT2VECTOR, T.OIDVECTOR) and dst in T.ELEMENT_OF:  # psql: indkey::int2[]
+        src = T.ARRAY_OF[T.INT2 if src == T.INT2VECTOR else T.OID]
+        if src == dst:
+            return None
     if dst in T.ELEMENT_OF and src in T.ELEMENT_OF:
         inner = cast_function(T.ELEMENT_OF[src], T.ELEMENT_OF[dst])
         if inner is None:

@@ -76,9 +76,9 @@ class Gen:
 
     def g_const(self, e: E) -> str:
         v = e.data
-        if v is None or isinstance(v, bool) or (isinstance(v, int) and abs(v) < 2**62):
+        if v is None or isinstance(v, bool) or (type(v) is int and abs(v) < 2**62):
             return repr(v)
-        if isinstance(v, str) and "\\" not in v and "'" not in v and "\n" not in v:
+        if type(v) is str and "\\" not in v and "'" not in v and "\n" not in v:
             return repr(v)
         return self.k(v)
 
@@ -242,10 +242,18 @@ class Gen:
         ci, negate = e.data
         neg = "not " if negate else ""
         pat = e.args[1]
-        if pat.kind == "const" and isinstance(pat.data, str):
-            rx = self.k(rt.like_regex(pat.data, ci))
+        esc = e.args[2] if len(e.args) > 2 else None
+        if (pat.kind == "const" and isinstance(pat.data, str)
+                and (esc is None or (esc.kind == "const" and isinstance(esc.data, str)))):
+            rx = self.k(rt.like_regex(pat.data, ci, rt.like_escape(esc.data) if esc else "\\"))
             return self.strict(e.args[:1], lambda s: f"({neg}{rx}.fullmatch({s[0]}) is not None)")
+        if esc is not None:
+            return self.strict(e.args, lambda s: f"({neg}_rt.like({s[0]}, {s[1]}, {ci}, {s[2]}))")
         return self.strict(e.args, lambda s: f"({neg}_rt.like({s[0]}, {s[1]}, {ci}))")
+
+    def g_similar(self, e: E) -> str:
+        neg = "not " if e.data else ""
+        return self.strict(e.args, lambda s: f"({neg}_rt.similar({s[0]}, {s[1]}))")
 
     def g_regex(self, e: E) -> str:
         ci, negate = e.data
@@ -362,6 +370,13 @@ def conjuncts(e: E | None) -> list[E]:
             out.extend(conjuncts(a))
         return out
     return [e]
+
+
+def values_function(e: E) -> Callable[[list, Any], list]:
+    """Compiles `e` into `fn(rows, ctx) -> [non-NULL values]` (an aggregate's input)."""
+    g = Gen()
+    body = f"[_v for row in rows if (_v := {g.expr(e)}) is not None]"
+    return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
 
 
 def filter_function(pred: E) -> Callable[[list, Any], list]:

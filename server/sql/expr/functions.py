@@ -75,7 +75,7 @@ def _cost(arg: int, want: int) -> int | None:
     if arg in ty.INTS and want in ty.OIDLIKE:
         return 2
     if arg == T.DATE and want in (T.TIMESTAMP, T.TIMESTAMPTZ):
-        return 2
+        return 2 if want == T.TIMESTAMPTZ else 3  # timestamptz: the category's preferred type
     if arg == T.TIMESTAMP and want == T.TIMESTAMPTZ:
         return 1
     if ty.is_array(arg) and ty.is_array(want):

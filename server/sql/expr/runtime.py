@@ -8,9 +8,10 @@ in the generated code, chosen at bind time from the operand types.
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import math
 import re
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from decimal import DivisionByZero as _DecDivZero
 from functools import lru_cache
 from typing import Any
@@ -86,6 +87,21 @@ def _scale(d: Decimal) -> int:
     return -e if isinstance(e, int) and e < 0 else 0
 
 
+NUMERIC_PRECISION = 1000  # significant digits kept by numeric + - * (PostgreSQL: exact)
+
+
+def numeric_context() -> None:
+    """Raises this thread's decimal precision from Python's 28 digits (numeric(38,0) values
+    and their products must stay exact); division picks its own scale (`ndiv`)."""
+    c = decimal.getcontext()
+    if c.prec < NUMERIC_PRECISION:
+        c.prec = NUMERIC_PRECISION
+
+
+decimal.DefaultContext.prec = NUMERIC_PRECISION  # threads started from now on
+numeric_context()
+
+
 def ndiv(a: Any, b: Any) -> Decimal:
     """numeric division with PostgreSQL's result scale (at least 16 significant digits)."""
     a = Decimal(a)
@@ -95,12 +111,21 @@ def ndiv(a: Any, b: Any) -> Decimal:
     if not a.is_finite() or not b.is_finite():
         return a / b
     with localcontext() as c:
-        c.prec = 1000
-        q = a / b
-        weight = q.adjusted() // 4 if q != 0 else 0
-        rscale = max(16 - 4 * weight, _scale(a), _scale(b), 0)
+        c.prec = 1100
+        w1, d1 = _weight_digit(a)
+        w2, d2 = _weight_digit(b)
+        qweight = w1 - w2 - (1 if d1 <= d2 else 0)  # PostgreSQL's select_div_scale
+        rscale = max(16 - 4 * qweight, _scale(a), _scale(b), 0)
         rscale = min(rscale, 1000)
-        return q.quantize(Decimal(1).scaleb(-rscale))
+        return (a / b).quantize(Decimal(1).scaleb(-rscale), rounding=ROUND_HALF_UP)
+
+
+def _weight_digit(x: Decimal) -> tuple[int, int]:
+    """The weight and first digit of x in PostgreSQL's base-10000 representation."""
+    if x == 0:
+        return 0, 0
+    w = x.adjusted() // 4
+    return w, int(abs(x).scaleb(-4 * w))
 
 
 def nmod(a: Any, b: Any) -> Decimal:
@@ -117,15 +142,31 @@ def power(a: Any, b: Any) -> Any:
     """The ^ operator (float8 or numeric)."""
     try:
         if isinstance(a, Decimal) or isinstance(b, Decimal):
-            with localcontext() as c:
-                c.prec = 40
-                r = Decimal(a) ** Decimal(b)
-                return r.normalize() if r == r.to_integral_value() else r
+            return _npower(Decimal(a), Decimal(b))
         if a == 0 and b < 0:
             raise DivisionByZero("zero raised to a negative power is undefined")
         return cf(float(a) ** float(b))
     except (InvalidOperation, _DecDivZero, OverflowError):
         raise NumericValueOutOfRange("value out of range: overflow") from None
+
+
+def _npower(a: Decimal, b: Decimal) -> Decimal:
+    """numeric ^ numeric at PostgreSQL's result scale: 16 significant digits (16 decimals for
+    an integer exponent), never fewer decimals than either input."""
+    if a == 0 and b < 0:
+        raise DivisionByZero("zero raised to a negative power is undefined")
+    if a < 0 and b != b.to_integral_value():
+        raise InvalidParameterValue(
+            "a negative number raised to a non-integer power yields a complex result",
+            sqlstate="2201F")
+    with localcontext() as c:
+        c.prec = 1100
+        r = a ** b
+        rscale = 16
+        if b != b.to_integral_value() and r != 0:
+            rscale = 16 - int(math.log10(abs(r)))
+        rscale = min(max(rscale, _scale(a), _scale(b), 0), 1000)
+        return r.quantize(Decimal(1).scaleb(-rscale), rounding=ROUND_HALF_UP)
 
 
 def neg(v: Any, oid: int) -> Any:
@@ -174,9 +215,53 @@ def like_regex(pattern: str, ci: bool, escape: str = "\\") -> re.Pattern[str]:
     return re.compile("".join(out), re.S | (re.I if ci else 0))
 
 
-def like(s: str, pattern: str, ci: bool = False) -> bool:
-    """SQL LIKE / ILIKE."""
-    return like_regex(pattern, ci).fullmatch(s) is not None
+def like(s: str, pattern: str, ci: bool = False, escape: str = "\\") -> bool:
+    """SQL LIKE / ILIKE (`escape` from an ESCAPE clause; '' turns escaping off)."""
+    return like_regex(pattern, ci, like_escape(escape)).fullmatch(s) is not None
+
+
+def like_escape(escape: str) -> str:
+    """Checks an ESCAPE clause's argument: empty or one character."""
+    if len(escape) > 1:
+        raise InvalidEscapeSequence("invalid escape string",
+                                    hint="Escape string must be empty or one character.")
+    return escape
+
+
+@lru_cache(maxsize=256)
+def similar_regex(pattern: str) -> re.Pattern[str]:
+    """Translates a SIMILAR TO pattern (SQL regular expression) into a Python regex."""
+    out = []
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+            if i >= n:
+                raise InvalidEscapeSequence("SIMILAR TO pattern must not end with escape character")
+            out.append(re.escape(pattern[i]))
+        elif in_class:
+            out.append(c)
+            in_class = c != "]"
+        elif c == "[":
+            out.append(c)
+            in_class = True
+        elif c == "%":
+            out.append(".*")
+        elif c == "_":
+            out.append(".")
+        elif c in "|*+?{}(),0123456789":
+            out.append(c)
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.S)
+
+
+def similar(s: str, pattern: str) -> bool:
+    """SQL SIMILAR TO."""
+    return similar_regex(pattern).fullmatch(s) is not None
 
 
 _PG_CLASSES = {

@@ -73,6 +73,8 @@ def type_by_name(text: str) -> tuple[int, int]:
         oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
         if oid in (T.VARCHAR, T.BPCHAR) and mods:
             typmod = mods[0] + 4
+        elif oid in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.INTERVAL) and mods:
+            typmod = min(max(mods[0], 0), 6)  # fractional-second precision
         elif oid == T.NUMERIC and mods:
             scale = mods[1] if len(mods) > 1 else 0
             typmod = ((mods[0] << 16) | scale) + 4
@@ -92,8 +94,15 @@ def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
         return T.ARRAY_OF.get(oid, T.ANYARRAY), -1
     if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.USERDEFINED:
         kind = dt.args.get("kind")
+        if isinstance(kind, exp.Identifier) and kind.quoted and kind.name == "char":
+            return T.CHAR, -1  # "char": the one-byte type, not char(1)
         return type_by_name(kind.name if isinstance(kind, exp.Expression) else kind or dt.sql("postgres"))
-    return type_by_name(dt.sql("postgres"))
+    text = dt.sql("postgres")
+    m = re.match(r"(?i)^INTERVAL\s+(\d+|[A-Z ]+(\(\d+\))?)$", text)
+    if m:  # `interval(9)` and `interval day to second` as sqlglot prints them
+        digits = re.findall(r"\d+", text)
+        return T.INTERVAL, min(int(digits[0]), 6) if digits else -1
+    return type_by_name(text)
 
 
 def type_name(oid: int) -> str:

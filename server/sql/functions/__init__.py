@@ -6,6 +6,9 @@ family of functions.
 
 from __future__ import annotations
 
+# NB: pg_isolation_test_session_is_blocked reads the transaction layer's wait-for graph, so it
+# lives there (ser's server/txn/isotest.py) and registers itself when imported.
+from ...txn import isotest  # noqa: F401
 from . import (  # noqa: F401  (imported to register)
     arrays,
     catalogfns,

@@ -14,8 +14,10 @@ from typing import Any
 from ...errors import UndefinedColumn
 from ...pgtypes import oids as T
 from ..pgcatalog.ddltext import constraint_def, format_type, index_def
+from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
+from ..pgcatalog.viewtext import view_text
 from .regcasts import relation_oid
 from .registry import FUNCTIONS, register
 
@@ -28,8 +30,8 @@ def format_type_fn(oid: int | None, typmod: int | None) -> str | None:
 
 @register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID], returns=T.TEXT)
 def pg_get_expr(expr: str, relid: int, pretty: bool = False) -> str:
-    """Returns a stored expression's SQL text (the catalog keeps expressions as text)."""
-    return expr
+    """Returns a stored expression's text: adbin holds the plain form, pretty drops parentheses."""
+    return pretty_text(expr) if pretty else expr
 
 
 register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID, T.BOOL], returns=T.TEXT)(pg_get_expr)
@@ -57,12 +59,25 @@ register("pg_get_constraintdef", args=[T.OID, T.BOOL], returns=T.TEXT,
          needs_context=True)(pg_get_constraintdef)
 
 
+@register("pg_get_ruledef", args=[T.OID], returns=T.TEXT)
+def pg_get_ruledef(oid: int, pretty: bool = False) -> str | None:
+    """A rewrite rule's CREATE RULE text: Cumulo has no rules (pg_rewrite is empty)."""
+    return None
+
+
+register("pg_get_ruledef", args=[T.OID, T.BOOL], returns=T.TEXT)(pg_get_ruledef)
+
+
 @register("pg_get_viewdef", args=[T.OID], returns=T.TEXT, needs_context=True)
 def pg_get_viewdef(ctx: Any, view: Any, pretty: Any = False) -> str | None:
-    """Returns a view's defining SELECT."""
+    """Returns a view's defining SELECT, laid out as PostgreSQL prints it when it can be."""
     oid = relation_oid(ctx, view)
     t = ctx.catalog.table_by_oid(oid)
-    return t.view_sql if t is not None else None
+    if t is None or t.view_sql is None:
+        return None
+    tables = {x.name: x for x in ctx.catalog.tables if x.kind in ("r", "v")}
+    text = view_text(t.view_sql, tables, pretty is not False)  # NB: an int is a wrap column
+    return text if text is not None else t.view_sql
 
 
 for _args in ([T.OID, T.BOOL], [T.OID, T.INT4], [T.TEXT], [T.TEXT, T.BOOL]):
@@ -111,14 +126,26 @@ def pg_function_is_visible(oid: int) -> bool:
 
 for _name in ("pg_collation_is_visible", "pg_opclass_is_visible", "pg_operator_is_visible",
               "pg_conversion_is_visible", "pg_statistics_obj_is_visible",
-              "pg_ts_config_is_visible"):
+              "pg_ts_config_is_visible", "pg_opfamily_is_visible", "pg_ts_dict_is_visible",
+              "pg_ts_parser_is_visible", "pg_ts_template_is_visible"):
     register(_name, args=[T.OID], returns=T.BOOL)(pg_function_is_visible)
 
 
 @register("obj_description", args=[T.OID, T.NAME], returns=T.TEXT, needs_context=True)
 def obj_description(ctx: Any, oid: int, catalog: str | None = None) -> str | None:
-    """Returns the comment on an object."""
-    return ctx.catalog.comments.get((oid, 0))
+    """Returns the comment on an object: the user's, else PostgreSQL's built-in one."""
+    text = ctx.catalog.comments.get((oid, 0))
+    if text is not None:
+        return text
+    from ..pgcatalog.relations import BUILTIN_DESCRIPTIONS
+
+    classoid = _CATALOG_OIDS.get((catalog or "").removeprefix("pg_catalog."))
+    return next((d for o, c, _, d in BUILTIN_DESCRIPTIONS
+                 if o == oid and (catalog is None or c == classoid)), None)
+
+
+_CATALOG_OIDS = {"pg_namespace": 2615, "pg_language": 2612, "pg_extension": 3079,
+                 "pg_class": 1259, "pg_proc": 1255, "pg_constraint": 2606, "pg_type": 1247}
 
 
 register("obj_description", args=[T.OID], returns=T.TEXT, needs_context=True)(obj_description)

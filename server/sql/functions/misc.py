@@ -15,7 +15,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from ...errors import ObjectNotInPrerequisiteState, WrongObjectType
+from ...errors import ObjectNotInPrerequisiteState, QueryCanceled, WrongObjectType
 from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
 from ..pgcatalog.ddltext import format_type
@@ -212,7 +212,22 @@ def pg_advisory_unlock_all(ctx: Any) -> None:
     LOCKS.unlock_all(ctx.backend_pid)
 
 
-@register("pg_sleep", args=[T.FLOAT8], returns=T.VOID, volatile=True)
-def pg_sleep(seconds: float) -> None:
-    """Sleeps for the given number of seconds."""
-    threading.Event().wait(max(seconds, 0.0))
+def _cancel_event(ctx: Any) -> threading.Event | None:
+    """The session's cancel flag (set by CancelRequest and statement_timeout), if exposed."""
+    ev = getattr(ctx, "cancel_event", None)
+    if ev is None:
+        # NB: until FunctionContext exposes `cancel_event`, read the session's own flag.
+        ev = getattr(getattr(ctx, "session", None), "_cancel", None)
+    return ev if isinstance(ev, threading.Event) else None
+
+
+@register("pg_sleep", args=[T.FLOAT8], returns=T.VOID, needs_context=True, volatile=True)
+def pg_sleep(ctx: Any, seconds: float) -> None:
+    """Sleeps for the given number of seconds; a cancel or statement timeout wakes it (57014)."""
+    ev = _cancel_event(ctx)
+    if ev is None:
+        threading.Event().wait(max(seconds, 0.0))
+        return
+    if ev.wait(max(seconds, 0.0)):
+        ev.clear()
+        raise QueryCanceled("canceling statement due to user request")

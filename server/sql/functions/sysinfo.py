@@ -11,7 +11,7 @@ import datetime as dt
 import zlib
 from typing import Any
 
-from ...errors import SQLError, UndefinedObject
+from ...errors import InvalidParameterValue, SQLError, UndefinedObject
 from ...pgtypes import oids as T
 from ..pgcatalog.names import names
 from .registry import register
@@ -120,6 +120,12 @@ def pg_get_userbyid(ctx: Any, oid: int) -> str:
     """Returns a role's name, "unknown (OID=n)" when there is none."""
     role = names(ctx.catalog).roles.get(oid)
     return role.name if role else f"unknown (OID={oid})"
+
+
+@register("getdatabaseencoding", args=[], returns=T.NAME)
+def getdatabaseencoding() -> str:
+    """The database's encoding: every Cumulo database is UTF8."""
+    return "UTF8"
 
 
 @register("pg_encoding_to_char", args=[T.INT4], returns=T.NAME)
@@ -261,6 +267,21 @@ def current_query() -> None:
 def pg_listening_channels() -> list[str]:
     """Yields nothing: Cumulo has no LISTEN."""
     return []
+
+
+@register("pg_notify", args=[T.TEXT, T.TEXT], returns=T.VOID, strict=False, volatile=True)
+def pg_notify(channel: str | None, payload: str | None) -> None:
+    """NOTIFY as a function: checked as PostgreSQL checks it, then delivered like NOTIFY.
+
+    NB: LISTEN/NOTIFY are accepted but deliver nothing in Cumulo (server/sql/utility.py), so
+    this is exactly as effective as `NOTIFY channel, 'payload'`.
+    """
+    if not channel:
+        raise InvalidParameterValue("channel name cannot be empty")
+    if len(channel) >= 64:
+        raise InvalidParameterValue("channel name too long")
+    if payload is not None and len(payload.encode()) >= 8000:
+        raise InvalidParameterValue("payload string too long")
 
 
 @register("pg_last_xact_replay_timestamp", args=[], returns=T.TIMESTAMPTZ)

@@ -2,8 +2,9 @@
 
 - bind join: the inner (right) side is a base-table scan whose whole primary
   key is fixed by the join keys, and the outer side is small (a point get,
-  VALUES, a LIMIT, or a key-range scan); each batch of outer keys becomes one
-  batched `Txn.get`.
+  VALUES, a LIMIT, or a key-range scan), or ANALYZE statistics estimate it at
+  under a tenth of the inner table's rows; each batch of outer keys becomes
+  one batched `Txn.get`.
 - merge join: both sides are table scans ordered by the join key (their
   first primary-key column), joined in one pass without a hash table.
 - hash join: any other equi-join (build on the right input).
@@ -23,6 +24,7 @@ from ..expr.codegen import conjuncts
 from ..plan import nodes as N
 from .point_get import compatible
 from .pushdown_join_filters import conj, shift, side_of
+from .stats import estimate, table_stats
 
 
 def _pk_cols(scan: N.Scan) -> list[int]:
@@ -36,6 +38,11 @@ def _small(node: N.Node) -> bool:
     if isinstance(node, N.PointGet | N.Values | N.Limit):
         return True
     return isinstance(node, N.Scan) and (node.lo is not None or node.limit is not None)
+
+
+def _few(left: N.Node, right: N.Scan) -> bool:
+    """ANALYZE says the outer side is far smaller than the inner table: lookups beat a scan."""
+    return table_stats(right.table) is not None and estimate(left) * 10 <= estimate(right)
 
 
 def _split_keys(node: N.Join) -> None:
@@ -69,7 +76,7 @@ def join_algorithm(plan: N.Node, ctx: Any) -> N.Node:
         right, left = node.right, node.left
         if (isinstance(right, N.Scan) and right.table.primary_key and right.ir is None
                 and right.lo is None and right.hi is None and right.aggregate is None
-                and node.kind in ("inner", "left") and _small(left)):
+                and node.kind in ("inner", "left") and (_small(left) or _few(left, right))):
             pk = _pk_cols(right)
             rk = [k.data if k.kind == "col" else None for k in node.right_keys]
             if sorted(x for x in rk if x is not None) == sorted(pk) and len(rk) == len(pk) and all(

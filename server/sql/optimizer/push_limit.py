@@ -23,7 +23,7 @@ def push_limit(plan: N.Node, ctx: Any) -> N.Node:
     """Copies LIMIT + OFFSET into the scan beneath a Limit."""
 
     def fn(node: N.Node) -> N.Node:
-        if not isinstance(node, N.Limit) or node.limit is None:
+        if not isinstance(node, N.Limit) or node.limit is None or node.ties is not None:
             return node
         child = node.child
         while isinstance(child, N.Project) and not any(

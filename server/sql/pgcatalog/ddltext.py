@@ -132,7 +132,12 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
     if c.kind == "u":
         return f"UNIQUE ({cols})"
     if c.kind == "c":
-        expr = _strip_parens(c.check or "true") if pretty else parenthesize(c.check or "true")
+        from .checktext import check_text  # NB: checktext needs format_type from here
+
+        types = {col.name: col.type_oid for col in table.columns} if table else {}
+        expr = check_text(c.check or "true", types, pretty)
+        if expr is None:
+            expr = _strip_parens(c.check or "true") if pretty else parenthesize(c.check or "true")
         return f"CHECK ({expr})"
     if c.kind == "f":
         ref = cat.table_by_oid(c.ref_table_oid)

@@ -12,7 +12,8 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from .ddltext import format_type, parenthesize
+from .ddltext import constraint_def, format_type
+from .exprtext import default_text
 from .names import names
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 
@@ -92,7 +93,8 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
     rows = []
     for t in cat.tables:
         schema = idx.schema_name(t.schema_oid)
-        for n, c in enumerate(t.live_columns, 1):
+        for c in t.live_columns:
+            gen_expr = getattr(c, "generated", None)
             dtype, clen, olen, prec, radix, scale, dtp = _type_facts(c.type_oid, c.typmod)
             info = T.TYPES.get(c.type_oid)
             ident: tuple[Any, ...] = (None,) * 6
@@ -103,12 +105,15 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                     gen, str(s.start), str(s.increment), str(s.max_value), str(s.min_value),
                     _yes(s.cycle))
             rows.append((
-                cat.database.name, schema, t.name, c.name, n,
-                None if c.identity else c.default, _yes(not c.not_null), dtype, clen, olen,
+                cat.database.name, schema, t.name, c.name, c.attnum,
+                None if c.identity or gen_expr is not None else default_text(c.default, c.type_oid),
+                _yes(not c.not_null), dtype, clen, olen,
                 prec, radix, scale, dtp, None, None, None, None, None, None, None, None, None,
                 None, None, cat.database.name, "pg_catalog", info.name if info else None,
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
-                "NEVER", None, _yes(t.kind == "r"),
+                "NEVER" if gen_expr is None else "ALWAYS",
+                None if gen_expr is None else default_text(gen_expr, c.type_oid),
+                _yes(t.kind == "r"),
             ))
     return rows
 
@@ -247,8 +252,8 @@ def check_constraints(ctx: Any) -> list[tuple[Any, ...]]:
     for c in cat.constraints:
         t = cat.table_by_oid(c.table_oid)
         if t is not None and c.kind == "c":
-            rows.append((db, idx.schema_name(t.schema_oid), c.name,
-                         "(" + parenthesize(c.check or "true") + ")"))
+            text = constraint_def(cat, ctx, c.oid) or ""
+            rows.append((db, idx.schema_name(t.schema_oid), c.name, text.removeprefix("CHECK ")))
     for t in cat.tables:
         if t.kind == "r":
             for c in t.live_columns:

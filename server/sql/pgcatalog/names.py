@@ -26,6 +26,34 @@ SYSTEM_SCHEMAS = (
     M.Schema(M.INFORMATION_SCHEMA_OID, "information_schema"),
 )
 
+# PostgreSQL 15's predefined roles (NOLOGIN). `public` is owned by pg_database_owner, which
+# psql's `\dn` prints; `\du` hides them with `rolname !~ '^pg_'`.
+PG_DATABASE_OWNER_OID = 6171
+PREDEFINED_ROLES = tuple(
+    M.Role(oid, name, login=False)
+    for oid, name in (
+        (3373, "pg_monitor"), (3374, "pg_read_all_settings"), (3375, "pg_read_all_stats"),
+        (3377, "pg_stat_scan_tables"), (4200, "pg_signal_backend"), (4544, "pg_checkpoint"),
+        (4569, "pg_read_server_files"), (4570, "pg_write_server_files"),
+        (4571, "pg_execute_server_program"), (PG_DATABASE_OWNER_OID, "pg_database_owner"),
+        (6181, "pg_read_all_data"), (6182, "pg_write_all_data"),
+    )
+)
+
+
+def all_roles(cat: Any) -> list[M.Role]:
+    """The catalog's roles plus the predefined ones (a user role of the same name wins)."""
+    mine = {r.name for r in cat.roles} | {r.oid for r in cat.roles}
+    extra = [r for r in PREDEFINED_ROLES if r.name not in mine and r.oid not in mine]
+    return sorted([*cat.roles, *extra], key=lambda r: r.oid)
+
+
+def schema_owner(s: M.Schema) -> int:
+    """`public` belongs to pg_database_owner unless someone changed its owner."""
+    if s.oid == M.PUBLIC_OID and s.owner == M.BOOTSTRAP_SUPERUSER_OID:
+        return PG_DATABASE_OWNER_OID
+    return s.owner
+
 
 @dataclass(frozen=True)
 class Rel:
@@ -62,8 +90,9 @@ class Names:
             rels.append(Rel(s.oid, s.name, s.schema_oid, "S", s))
         self.rel = {r.oid: r for r in rels}
         self.rel_by_name = {(r.schema_oid, r.name): r for r in rels}
-        self.roles = {r.oid: r for r in cat.roles}
-        self.role_oid = {r.name: r.oid for r in cat.roles}
+        roles = all_roles(cat)
+        self.roles = {r.oid: r for r in roles}
+        self.role_oid = {r.name: r.oid for r in roles}
 
     def path(self, ctx: Any) -> list[int]:
         """Returns the schema OIDs searched for unqualified names, pg_catalog first unless listed."""

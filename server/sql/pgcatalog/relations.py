@@ -16,13 +16,14 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from .names import SYSTEM_SCHEMAS, names
+from .exprtext import default_text
+from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .systypes import opclass_of, type_storage
 
 COLLATABLE = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME)
 SHARED = frozenset(("pg_database", "pg_authid", "pg_tablespace", "pg_shdescription",
-                    "pg_auth_members"))
+                    "pg_auth_members", "pg_db_role_setting"))
 INDOPTION_DESC = 3  # DESC implies NULLS FIRST: INDOPTION_DESC | INDOPTION_NULLS_FIRST
 
 
@@ -33,7 +34,17 @@ def attrdef_oid(table_oid: int, attnum: int) -> int:
 
 def collation_of(type_oid: int) -> int:
     """Returns the column collation PostgreSQL would record (100 default for text types)."""
-    return 100 if type_oid in COLLATABLE or T.ELEMENT_OF.get(type_oid) in COLLATABLE else 0
+    base = T.ELEMENT_OF.get(type_oid, type_oid)
+    if base == T.NAME:
+        return 950  # "C": name sorts bytewise in PostgreSQL
+    return 100 if base in COLLATABLE else 0
+
+
+_PUBLIC_ACL = ["pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"]  # PG 15
+
+
+def _default_public(s: M.Schema) -> bool:
+    return schema_owner(s) != s.owner
 
 
 @pg_relation("pg_catalog", "pg_namespace")
@@ -41,7 +52,8 @@ def pg_namespace(ctx: Any) -> list[tuple[Any, ...]]:
     """The system schemas and the database's own schemas."""
     seen = {s.oid for s in ctx.catalog.schemas}
     rows = [(s.oid, s.name, s.owner, None) for s in SYSTEM_SCHEMAS if s.oid not in seen]
-    rows += [(s.oid, s.name, s.owner, None) for s in ctx.catalog.schemas]
+    rows += [(s.oid, s.name, schema_owner(s), _PUBLIC_ACL if _default_public(s) else None)
+             for s in ctx.catalog.schemas]
     return rows
 
 
@@ -53,7 +65,7 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
     return (
         oid, name, nsp, 0, 0, owner, am, oid if has_storage else 0, 0, 0,
         -1.0 if kind == "r" else 0.0, 0, 0, kw.get("hasindex", False), kw.get("shared", False),
-        "p", kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
+        kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
         False, False, True, replident, False, 0, 0, 0, None, kw.get("options"), None,
     )
 
@@ -82,19 +94,26 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
             checks[c.table_oid] = checks.get(c.table_oid, 0) + 1
         elif c.kind == "f":
             triggers.update((c.table_oid, c.ref_table_oid))
+    temp = {s.oid for s in cat.schemas if s.name.startswith("pg_temp")}
+
+    def persistence(schema_oid: int) -> str:
+        return "t" if schema_oid in temp else "p"
+
     rows = [
         _class_row(t.oid, t.name, t.schema_oid, t.kind, t.owner,
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
-                   triggers=t.oid in triggers)
+                   triggers=t.oid in triggers, persistence=persistence(t.schema_oid))
         for t in cat.tables
     ]
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
-        rows.append(_class_row(i.oid, i.name, idx.rel[i.oid].schema_oid, "i",
+        nsp = idx.rel[i.oid].schema_oid
+        rows.append(_class_row(i.oid, i.name, nsp, "i",
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
-                               len(i.columns)))
-    rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3)
+                               len(i.columns), persistence=persistence(nsp)))
+    rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3,
+                        persistence=persistence(s.schema_oid))
              for s in cat.sequences]
     rows.extend(_system_class_rows())
     return rows
@@ -102,22 +121,44 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
 
 def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
               notnull: bool = False, hasdef: bool = False, identity: str = "",
-              dropped: bool = False, storage_of: int = 0) -> tuple[Any, ...]:
+              dropped: bool = False, storage_of: int = 0, generated: str = "",
+              collation: int | None = None) -> tuple[Any, ...]:
     typlen, byval, align, storage = type_storage(storage_of or typ)
     return (
         relid, name, typ, 0 if dropped else -1, typlen, num, 1 if typ in T.ELEMENT_OF else 0, -1, typmod, byval,
-        align, storage, "", notnull, hasdef, False, identity, "", dropped, True, 0,
-        collation_of(typ), None, None, None, None,
+        align, storage, "", notnull, hasdef, False, identity, generated, dropped, True, 0,
+        collation_of(typ) if collation is None else collation, None, None, None, None,
     )
+
+
+def _fixed_prefix(columns: Any) -> int:
+    """How many leading columns are fixed-width: a system catalog declares those NOT NULL.
+
+    As PostgreSQL's genbki does, int2vector and oidvector count as fixed-width here.
+    """
+    for n, (_, typ) in enumerate(columns):
+        if type_storage(typ)[0] == -1 and typ not in (T.INT2VECTOR, T.OIDVECTOR):
+            return n
+    return len(columns)
+
+
+def _catalog_collation(typ: int, kind: str) -> int:
+    """System catalogs store their collatable columns with collation "C" (950)."""
+    coll = collation_of(typ)
+    return 950 if kind == "r" and (coll == 100 or typ == T.PG_NODE_TREE) else coll
 
 
 @cache
 def _system_attr_rows() -> tuple[tuple[Any, ...], ...]:
-    return tuple(
-        _attr_row(vt.oid, col, typ, n)
-        for vt in VIRTUAL_TABLES.values() if vt.oid
-        for n, (col, typ) in enumerate(vt.columns, 1)
-    )
+    rows = []
+    for vt in VIRTUAL_TABLES.values():
+        if not vt.oid:
+            continue
+        fixed = _fixed_prefix(vt.columns) if vt.kind == "r" else 0
+        rows += [_attr_row(vt.oid, col, typ, n, notnull=n <= fixed,
+                           collation=_catalog_collation(typ, vt.kind))
+                 for n, (col, typ) in enumerate(vt.columns, 1)]
+    return tuple(rows)
 
 
 @pg_relation("pg_catalog", "pg_attribute")
@@ -133,7 +174,8 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
                                       c.attnum, dropped=True, storage_of=c.type_oid))
             else:
                 rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
-                                      c.default is not None, c.identity))
+                                      column_default(c) is not None, c.identity,
+                                      generated="s" if _generated(c) else ""))
     for i in cat.indexes:
         t = cat.table_by_oid(i.table_oid)
         cols = {c.attnum: c for c in t.columns} if t else {}
@@ -149,14 +191,26 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
     return rows
 
 
+def _generated(c: M.Column) -> str | None:
+    return getattr(c, "generated", None)
+
+
+def column_default(c: M.Column) -> str | None:
+    """pg_attrdef.adbin of a column: its default, or the expression of a generated column."""
+    gen = _generated(c)
+    return default_text(gen if gen is not None else c.default, c.type_oid)
+
+
 @pg_relation("pg_catalog", "pg_attrdef")
 def pg_attrdef(ctx: Any) -> list[tuple[Any, ...]]:
-    """Column defaults; adbin holds the default's SQL text, which pg_get_expr returns as is."""
-    return [
-        (attrdef_oid(t.oid, c.attnum), t.oid, c.attnum, c.default)
-        for t in ctx.catalog.tables for c in t.columns
-        if c.default is not None and not c.dropped
-    ]
+    """Column defaults; adbin holds the default as pg_get_expr prints it (see exprtext)."""
+    rows = []
+    for t in ctx.catalog.tables:
+        for c in t.columns:
+            text = None if c.dropped else column_default(c)
+            if text is not None:
+                rows.append((attrdef_oid(t.oid, c.attnum), t.oid, c.attnum, text))
+    return rows
 
 
 def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
@@ -216,12 +270,25 @@ def pg_sequence(ctx: Any) -> list[tuple[Any, ...]]:
     ]
 
 
+# PostgreSQL 15's own comments on the objects Cumulo also has (psql's \dx, \dL, \dn+ show them).
+BUILTIN_DESCRIPTIONS = (
+    (12, 2612, 0, "built-in functions"),
+    (13, 2612, 0, "dynamically-loaded C functions"),
+    (14, 2612, 0, "SQL-language functions"),
+    (M.PG_CATALOG_OID, 2615, 0, "system catalog schema"),
+    (M.PG_TOAST_OID, 2615, 0, "reserved schema for TOAST tables"),
+    (M.PUBLIC_OID, 2615, 0, "standard public schema"),
+    (13559, 3079, 0, "PL/pgSQL procedural language"),
+    (13563, 2612, 0, "PL/pgSQL procedural language"),
+)
+
+
 @pg_relation("pg_catalog", "pg_description")
 def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
     """Comments on objects of the database (COMMENT ON ...), with their catalog's OID."""
     cat: M.CatalogSnapshot = ctx.catalog
     idx = names(cat)
-    out = []
+    out = [row for row in BUILTIN_DESCRIPTIONS if (row[0], row[2]) not in cat.comments]
     for (objoid, subid), text in cat.comments.items():
         if objoid in idx.rel:
             classoid = 1259
@@ -252,5 +319,5 @@ def pg_depend(ctx: Any) -> list[tuple[Any, ...]]:
 
 for _name in ("pg_inherits", "pg_partitioned_table", "pg_policy", "pg_statistic_ext",
               "pg_trigger", "pg_rewrite", "pg_foreign_table", "pg_publication",
-              "pg_publication_rel", "pg_publication_namespace"):
+              "pg_publication_rel", "pg_publication_namespace", "pg_db_role_setting"):
     empty("pg_catalog", _name)

@@ -176,6 +176,9 @@ SHAPES: dict[tuple[str, str], tuple[int, str, tuple[tuple[str, int], ...]]] = {
         ('oid', 26), ('opcmethod', 26), ('opcname', 19), ('opcnamespace', 26), ('opcowner', 26),
         ('opcfamily', 26), ('opcintype', 26), ('opcdefault', 16), ('opckeytype', 26),
     )),
+    ('pg_catalog', 'pg_db_role_setting'): (2964, 'r', (
+        ('setdatabase', 26), ('setrole', 26), ('setconfig', 1009),
+    )),
     ('pg_catalog', 'pg_tablespace'): (1213, 'r', (
         ('oid', 26), ('spcname', 19), ('spcowner', 26), ('spcacl', 1034), ('spcoptions', 1009),
     )),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import model as M
+from .names import all_roles
 from .registry import pg_relation
 
 UTF8 = 6
@@ -34,7 +35,7 @@ def _role_flags(r: M.Role) -> tuple[bool, ...]:
 def pg_authid(ctx: Any) -> list[tuple[Any, ...]]:
     """Roles, with their password verifiers."""
     out = []
-    for r in ctx.catalog.roles:
+    for r in all_roles(ctx.catalog):
         sup, inherit, crole, cdb, login, repl = _role_flags(r)
         out.append((r.oid, r.name, sup, inherit, crole, cdb, login, repl, sup, -1, r.password,
                     None))
@@ -45,7 +46,7 @@ def pg_authid(ctx: Any) -> list[tuple[Any, ...]]:
 def pg_roles(ctx: Any) -> list[tuple[Any, ...]]:
     """Roles, passwords masked as PostgreSQL's pg_roles view does."""
     out = []
-    for r in ctx.catalog.roles:
+    for r in all_roles(ctx.catalog):
         sup, inherit, crole, cdb, login, repl = _role_flags(r)
         out.append((r.name, sup, inherit, crole, cdb, login, repl, -1, "********", None, sup,
                     None, r.oid))
@@ -58,7 +59,7 @@ def pg_user(ctx: Any) -> list[tuple[Any, ...]]:
     return [
         (r.name, r.oid, r.createdb or r.superuser, r.superuser, r.superuser, r.superuser,
          "********", None, None)
-        for r in ctx.catalog.roles if r.login
+        for r in all_roles(ctx.catalog) if r.login
     ]
 
 

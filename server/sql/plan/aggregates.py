@@ -15,13 +15,15 @@ from typing import Any
 
 from sqlglot import exp
 
-from ...errors import GroupingError, InvalidColumnReference
+from ...errors import FeatureNotSupported, GroupingError, InvalidColumnReference
 from ...pgtypes import oids as T
 from ..expr import types as ty
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
 from . import nodes as N
+
+STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
 
 
 def agg_type(func: str, arg: int) -> int:
@@ -46,8 +48,10 @@ def agg_type(func: str, arg: int) -> int:
         return T.BYTEA if arg == T.BYTEA else T.TEXT
     if func == "array_agg":
         return T.ARRAY_OF.get(arg, T.ANYARRAY)
-    if func in ("stddev", "variance"):
+    if func in STATISTICAL:
         return T.FLOAT8 if arg in (T.FLOAT4, T.FLOAT8) else T.NUMERIC
+    if func in ("json_agg", "jsonb_agg"):
+        return T.JSON if func == "json_agg" else T.JSONB
     return arg
 
 
@@ -152,7 +156,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         if g.kind == "col":
             group_map.setdefault(g.data, i)
     for j, (ast, a) in enumerate(zip(agg_asts, aggs, strict=True)):
-        name = a.func if a.func != "count_star" else "count"
+        name = _agg_label(ast, a)
         repl[ast] = col(len(groups) + j, a.type, name)
     out = Scope(cols, parent=scope.parent, repl=repl, group_from=scope, group_map=group_map)
     out.dependent = _dependent_columns(agg, scope, group_map, planner.catalog)
@@ -218,10 +222,17 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
                 args[2] = coerce(args[2], args[0].type, params=planner.params)
             args[1] = coerce(args[1], T.INT4, params=planner.params)
         t = WINDOW_TYPES.get(name) or agg_type(name, args[0].type if args else T.UNKNOWN)
-        frame = w.args.get("spec")
+        frame = w.args.get("spec") or spec.args.get("spec")
         rows = bool(frame is not None and str(frame.args.get("kind", "")).lower() == "rows")
-        whole = bool(frame is not None and str(frame.args.get("end", "")).upper() == "UNBOUNDED")
-        calls.append(N.WinCall(name, args, t, partition, order, rows, whole or not order))
+        start, end, rstart, rend = _frame_bounds(frame, rows, binder)
+        if (rstart is not None or rend is not None) and len(order) != 1:
+            from ...errors import WindowingError
+
+            raise WindowingError("RANGE with offset PRECEDING/FOLLOWING requires exactly one "
+                                 "ORDER BY column")
+        whole = (start is None and end is None) or not order
+        calls.append(N.WinCall(name, args, t, partition, order, rows, whole, start, end,
+                               rstart, rend))
     base = len(node.cols)
     cols = [*node.cols, *[N.PCol("?window?", c.type, hidden=True) for c in calls]]
     repl = dict(scope.repl)
@@ -233,3 +244,39 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
     if scope.group_from is None:
         out.group_from = None
     return win, out
+
+
+def _frame_bound(v: Any, side: Any, rows: bool, binder: Any) -> tuple[Any, E | None]:
+    """(relative bound, RANGE offset expression) of one frame bound."""
+    if v is None:
+        return "missing", None
+    text = v.upper() if isinstance(v, str) else ""
+    if text == "UNBOUNDED":
+        return None, None
+    if text == "CURRENT ROW":
+        return 0, None
+    sign = -1 if str(side or "").lower() == "preceding" else 1
+    if rows:
+        if isinstance(v, exp.Literal) and not v.is_string and v.this.isdigit():
+            return sign * int(v.this), None
+        raise FeatureNotSupported("ROWS frame offsets must be integer constants")
+    return sign, binder.bind(v)
+
+
+def _frame_bounds(frame: Any, rows: bool, binder: Any) -> tuple[Any, Any, E | None, E | None]:
+    """(start, end, RANGE start offset, RANGE end offset) of a frame clause (`N.WinCall`)."""
+    if frame is None or frame.args.get("start") is None:
+        return None, 0, None, None  # the default: RANGE UNBOUNDED PRECEDING .. CURRENT ROW
+    start, rs = _frame_bound(frame.args.get("start"), frame.args.get("start_side"), rows, binder)
+    end, re_ = _frame_bound(frame.args.get("end"), frame.args.get("end_side"), rows, binder)
+    if end == "missing":
+        end = 0
+    return start, end, rs, re_
+
+
+def _agg_label(ast: exp.Expression, a: N.AggCall) -> str:
+    """The output column name PostgreSQL gives an aggregate: the function as written."""
+    node = ast.this if isinstance(ast, exp.Filter) else ast
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    return a.func if a.func != "count_star" else "count"

@@ -50,11 +50,14 @@ class Planner:
         self.ctes: list[dict[str, N.CTEDef]] = []
         self.reg = RegResolver(catalog, search_path)
         self.want_ctid = False  # set by plan_query when the statement mentions ctid
+        self.want_tableoid = False  # ... or tableoid
 
     def plan_query(self, q: exp.Expression) -> N.Node:
         """Plans a top-level statement."""
         q = normalize_identifiers(q, dialect="postgres")  # unquoted names fold to lower case
-        self.want_ctid = any(c.name == "ctid" for c in q.find_all(exp.Column))
+        names = {c.name for c in q.find_all(exp.Column)}
+        self.want_ctid = "ctid" in names
+        self.want_tableoid = "tableoid" in names
         return self.build(q, None)
 
     # -- queries -------------------------------------------------------------------------------
@@ -181,7 +184,13 @@ class Planner:
                     le = coerce(le, T.INT8)
         if off is not None:
             oe = coerce(b.bind(off.expression), T.INT8, params=self.params)
-        return N.Limit(node.cols, child=node, limit=le, offset=oe)
+        ties = None
+        opts = lim.args.get("limit_options") if isinstance(lim, exp.Fetch) else None
+        if opts is not None and opts.args.get("with_ties"):
+            if not isinstance(node, N.Sort):
+                raise SyntaxError_("WITH TIES cannot be specified without ORDER BY clause")
+            ties = [k.expr for k in node.keys]
+        return N.Limit(node.cols, child=node, limit=le, offset=oe, ties=ties)
 
     @staticmethod
     def _output_ref(x: exp.Expression, cols: list[N.PCol]) -> E | None:
@@ -275,7 +284,7 @@ class Planner:
                 if hit is not None:
                     e = col(hit, cols[hit].type, cols[hit].name)
                 else:
-                    if distinct is not None:
+                    if distinct is not None and distinct.args.get("on") is None:
                         raise InvalidColumnReference(
                             "for SELECT DISTINCT, ORDER BY expressions must appear in select list"
                         )
@@ -306,6 +315,7 @@ class Planner:
                         else:
                             r = col(hit, cols[hit].type)
                     on_exprs.append(r)
+                _check_distinct_on(keys, order_items, on_exprs, on_nodes)
                 if keys:
                     node = N.Sort(cols, child=node, keys=keys)
                     keys = []
@@ -397,7 +407,7 @@ class Planner:
             if vt is not None:
                 cols = [N.PCol(n, t, qualifier=qualifier, table_oid=vt.oid, attnum=i + 1)
                         for i, (n, t) in enumerate(vt.columns)]
-                return N.VirtualScan(cols, vtable=vt)
+                return self._with_tableoid(N.VirtualScan(cols, vtable=vt), vt.oid, qualifier)
             s = next((s for s in self.catalog.schemas if s.name == sname), None)
             if s is None:
                 continue
@@ -413,9 +423,18 @@ class Planner:
                 finally:
                     self.ctes = saved
                 return _rename(node, [], qualifier)
-            return self.table_scan(t, qualifier)
+            return self._with_tableoid(self.table_scan(t, qualifier), t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name
         raise UndefinedTable(f'relation "{shown}" does not exist')
+
+    def _with_tableoid(self, node: N.Node, oid: int, qualifier: str) -> N.Node:
+        """Adds the hidden system column `tableoid` when the statement mentions it."""
+        if not self.want_tableoid:
+            return node
+        exprs = [col(i, c.type, c.name) for i, c in enumerate(node.cols)]
+        exprs.append(E("const", oid, [], T.OID))
+        cols = [*node.cols, N.PCol("tableoid", T.OID, -1, qualifier, oid, -6, hidden=True)]
+        return N.Project(cols, child=node, exprs=exprs)
 
     def table_scan(self, t: Any, qualifier: str) -> N.Scan:
         cols = [N.PCol(c.name, c.type_oid, c.typmod, qualifier, t.oid, c.attnum, dropped=c.dropped)
@@ -546,3 +565,18 @@ def _rename(node: N.Node, names: list[str], qualifier: str | None) -> N.Node:
         cols[i].name = n
     node.cols = cols
     return node
+
+
+def _check_distinct_on(keys: list[N.SortKey], order_items: list, on_exprs: list[E],
+                       on_nodes: list) -> None:
+    """PostgreSQL's rule: an ORDER BY key that is a DISTINCT ON expression may not follow one
+    that is not (42P10)."""
+    on_cols = {e.data for e in on_exprs if e.kind == "col"}
+    skipped = False
+    for k, o in zip(keys, order_items, strict=True):
+        if (k.expr.kind == "col" and k.expr.data in on_cols) or o.this in on_nodes:
+            if skipped:
+                raise InvalidColumnReference(
+                    "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+        else:
+            skipped = True

@@ -21,6 +21,7 @@ from ...pgwire.backend import Column
 from .. import exec as _exec  # noqa: F401 - registers the executors
 from ..context import CompiledScalar, ExecContext, ParamTypes, ScopeColumn
 from ..expr import codegen as cg
+from ..expr import runtime as rt
 from ..expr.binder import Binder, Scope
 from ..expr.functions import coerce
 from ..optimizer.rules import optimize
@@ -44,6 +45,7 @@ class CompiledPlan:
 
     def execute(self, ctx: ExecContext) -> Iterator[list[tuple]]:
         """Runs the query and yields batches of result rows."""
+        rt.numeric_context()
         ctx.__dict__["outer"] = []
         ctx.__dict__["plan_cache"] = {}
         it = _exec.runner.run(self.root, ctx)
@@ -67,7 +69,7 @@ class CompiledPlan:
                     pass
             finally:
                 ctx.__dict__.pop("analyze", None)
-        return explain_lines(self.root, stats)
+        return explain_lines(self.root, stats, estimates=True)
 
 
 class QueryCompilerImpl:

@@ -91,13 +91,18 @@ def describe(node: N.Node) -> str:
     return name
 
 
-def explain_lines(root: N.Node, stats: dict | None = None) -> list[str]:
-    """Returns the plan tree as indented lines (with actual rows/time when `stats` is given)."""
+def explain_lines(root: N.Node, stats: dict | None = None, estimates: bool = False) -> list[str]:
+    """Returns the plan tree as indented lines: with `estimates`, each node's estimated rows;
+    with `stats` (EXPLAIN ANALYZE), its actual rows, loops and time."""
+    from ..optimizer.stats import estimate
+
     out: list[str] = []
     seen_ctes: set[int] = set()
 
     def visit(node: N.Node, depth: int) -> None:
         line = "  " * depth + describe(node)
+        if estimates:
+            line += f" (rows={estimate(node):.0f})"
         if stats is not None:
             rows, secs, loops = stats.get(id(node), [0, 0.0, 0])
             line += f" (actual rows={rows} loops={loops} time={secs * 1000:.3f} ms)"

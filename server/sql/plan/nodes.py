@@ -142,6 +142,7 @@ class Limit(Node):
     child: Node | None = None
     limit: E | None = None
     offset: E | None = None
+    ties: list[E] | None = None  # FETCH ... WITH TIES: the ORDER BY keys that extend the count
 
 
 @dataclass(eq=False)
@@ -182,6 +183,14 @@ class WinCall:
     order: list[SortKey] = field(default_factory=list)
     frame_rows: bool = False  # ROWS frame: running aggregates count rows, not peers
     whole: bool = False  # no ORDER BY or an unbounded frame: the aggregate sees the partition
+    # Frame bounds relative to the current row: None = UNBOUNDED, 0 = CURRENT ROW (its peers
+    # under RANGE), -k = k PRECEDING, +k = k FOLLOWING (ROWS only).
+    frame_start: int | None = None
+    frame_end: int | None = 0
+    # RANGE offset frames (`RANGE BETWEEN 1 PRECEDING AND 2 FOLLOWING`): the offsets as
+    # expressions, signed by `frame_start`/`frame_end` (-1 preceding, +1 following).
+    range_start: E | None = None
+    range_end: E | None = None
 
 
 @dataclass(eq=False)

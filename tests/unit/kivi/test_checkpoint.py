@@ -54,14 +54,16 @@ def test_checkpoint_is_atomic_and_cleans_up(tmp_path):
     node.apply(Apply(5, [Write(1, k(1), (1,)), Write(2, k(1), (2,))]))
     node.checkpoint(Checkpoint(5))
     d = tmp_path / "kivi"
-    assert sorted(p.name for p in d.iterdir()) == [f"s1-{b''.hex()}.ckpt", f"s2-{b''.hex()}.ckpt"]
+    assert sorted(p.name for p in d.iterdir()) == [
+        ckpt.MANIFEST, f"s1-{b''.hex()}.ckpt", f"s2-{b''.hex()}.ckpt"
+    ]
     # A leftover temporary file from a crash mid-write is ignored and then removed.
     (d / "s1-.tmp").write_bytes(b"garbage")
     assert KiviNode(tmp_path).get(Get(1, 5, [k(1)])).rows == [(1,)]
     node.drop_space(DropSpace(2))
     assert not (d / "s2-.ckpt").exists()
     node.checkpoint(Checkpoint(6))
-    assert sorted(p.name for p in d.iterdir()) == ["s1-.ckpt"]
+    assert sorted(p.name for p in d.iterdir()) == [ckpt.MANIFEST, "s1-.ckpt"]
     again = KiviNode(tmp_path)
     assert again.checkpoint_ts == 6
     assert again.get(Get(2, 6, [k(1)])).rows == [None]
@@ -83,7 +85,7 @@ def test_split_and_move_are_checkpointed(tmp_path):
     client.checkpoint(Checkpoint(6))
     assert a.checkpoint_ts == b.checkpoint_ts == 6
     files = {p.name for p in (tmp_path / "a" / "kivi").iterdir()}
-    assert files == {"s2-.ckpt"}
+    assert files == {"s2-.ckpt", ckpt.MANIFEST}
     a2, b2 = KiviNode(tmp_path / "a"), KiviNode(tmp_path / "b")
     assert [r[0] for r in a2.scan(Scan(space, 6)).rows] == list(range(5))
     assert [r[0] for r in b2.scan(Scan(space, 6)).rows] == list(range(5, 10))
@@ -111,3 +113,57 @@ def test_an_older_checkpoint_lowers_checkpoint_ts(tmp_path):
     again = KiviNode(tmp_path)
     assert again.checkpoint_ts == 6
     assert again.get(Get(1, 9, [k(1), k(2)])).rows == [(1,), None]  # ts 9 comes from replay
+
+
+def _crash_mid_checkpoint(node, ts, spaces):
+    """Writes the files of `spaces` only, as a checkpoint at ts killed half-way would."""
+    from cumulo.server.kivi.api import RegionData
+
+    for space in spaces:
+        for region in node._spaces[space].regions:
+            d = region.export(ts)
+            ckpt.write_region(node._dir, RegionData(d.space, d.lo, d.hi, d.keys, d.chains, ts))
+
+
+def test_a_checkpoint_killed_half_way_reports_the_last_complete_one(tmp_path):
+    node = KiviNode(tmp_path)
+    node.apply(Apply(5, [Write(1, k(1), (1,))]))
+    node.checkpoint(Checkpoint(5))
+    node.apply(Apply(8, [Write(2, k(1), (21,))]))  # a new space: no file yet
+    node.apply(Apply(9, [Write(1, k(2), (2,))]))
+    _crash_mid_checkpoint(node, 9, [1])  # space 1 rewritten at 9, space 2 never written
+    again = KiviNode(tmp_path)
+    assert again.checkpoint_ts == 5  # not 9: the redo log after 5 is still needed
+
+
+def test_the_first_checkpoint_killed_half_way_reports_nothing(tmp_path):
+    node = KiviNode(tmp_path)
+    node.apply(Apply(3, [Write(1, k(1), (1,)), Write(2, k(1), (2,))]))
+    _crash_mid_checkpoint(node, 3, [1])
+    assert KiviNode(tmp_path).checkpoint_ts == 0
+
+
+def test_recovery_after_a_checkpoint_killed_half_way(tmp_path):
+    """The crash loop's finding: a commit to a new table before a half-written checkpoint."""
+    from cumulo.server.txn.embedded import open_embedded
+
+    tm = open_embedded(str(tmp_path), gc_interval=None)
+    t = tm.begin()
+    t.put(1, [(k(1), (1,))])
+    t.commit()
+    tm.checkpoint()
+    t = tm.begin()
+    t.put(7, [(k(1), (7,))])  # the first write of space 7: a region with no file yet
+    t.commit()
+    t = tm.begin()
+    t.put(1, [(k(2), (2,))])
+    t.commit()
+    _crash_mid_checkpoint(tm.kivi, tm.ltm.snapshots.snapshot, [1])
+    tm.log.close()  # the process dies: nothing else is written
+    again = open_embedded(str(tmp_path), gc_interval=None)
+    try:
+        txn = again.begin()
+        assert txn.get(7, [k(1)]) == [(7,)]
+        assert txn.get(1, [k(1), k(2)]) == [(1,), (2,)]
+    finally:
+        again.close()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.errors import InvalidBinaryRepresentation, SQLError
+from server.errors import InvalidBinaryRepresentation, ProtocolViolation, SQLError
 from server.pgtypes import oids as T
 from server.pgtypes.binary import decode_binary, encode_binary
 from server.pgtypes.codecs import column_encoders, wire_decoder
@@ -62,14 +62,21 @@ def test_timestamptz_is_utc_and_aware():
     assert back == v and back.tzinfo == dt.UTC
 
 
-def test_bad_binary_inputs_are_22p03():
-    with pytest.raises(InvalidBinaryRepresentation):
+def test_bad_binary_inputs_like_postgresql():
+    """Too few bytes is a malformed message (08P01), too many or a bad value 22P03, as PG's
+    recv functions report them (checked against PG 15 in test_wire_malformed.py)."""
+    with pytest.raises(ProtocolViolation, match="insufficient data left in message"):
         decode_binary(T.INT4, b"\x00\x01")
+    with pytest.raises(InvalidBinaryRepresentation, match="incorrect binary data format"):
+        decode_binary(T.INT4, b"\x00\x01\x02\x03\x04")
     with pytest.raises(InvalidBinaryRepresentation):
         decode_binary(T.JSONB, b"\x02{}")
     dec = wire_decoder(T.DATE, 1)
     with pytest.raises(SQLError) as ei:
         dec(b"\x00")
+    assert ei.value.sqlstate == "08P01"
+    with pytest.raises(SQLError) as ei:
+        dec(b"\x00" * 5)
     assert ei.value.sqlstate == "22P03"
 
 

@@ -6,7 +6,7 @@ path: `select 1`, `select series N` (N int4 rows; also spelt
 (echoes its parameters; their types come from the casts), `select typed`
 (one row of many types; `select scalars` leaves out the arrays,
 which asyncpg would introspect through the catalog), `begin`/`commit`/`rollback`, `set timezone = 'X'`,
-`fail` (42601 with a position), `notice`, `sleep N` (cancellable),
+`fail` (42601 with a position), `notice`, `sleep N` (cancellable), `stuck N` (ignores cancel), `oom` and `deep` (MemoryError, RecursionError),
 `copy t from stdin`, `copy t to stdout`, `declare c cursor for select series N`.
 Statements are separated by `;`.
 """
@@ -202,6 +202,13 @@ class FakeSession:
             self.notices.append(SQLError('table "x" does not exist, skipping',
                                          severity="NOTICE", sqlstate="00000"))
             return Result("DROP TABLE")
+        if low == "oom":  # what a statement past the server's memory limit raises
+            raise MemoryError()
+        if low == "deep":
+            raise RecursionError("maximum recursion depth exceeded")
+        if low.startswith("stuck"):  # ignores cancel, like a statement that never checks
+            threading.Event().wait(float(low.split()[1]))
+            return Result("SELECT", [Column("slept", T.BOOL)], iter([(True,)]), done=False)
         if low.startswith("sleep"):
             self.cancelled.clear()
             if self.cancelled.wait(float(low.split()[1])):

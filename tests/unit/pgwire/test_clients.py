@@ -286,6 +286,32 @@ def test_graceful_shutdown_terminates_sessions():
     conn.close()
 
 
+@pytest.mark.parametrize("statement", ["sleep 30", "stuck 6"])
+def test_shutdown_terminates_running_statements_with_57p01(statement):
+    """A cancellable statement is cancelled; one that ignores cancel is cut off after the grace
+    period. Either way the client sees FATAL 57P01 and close() returns."""
+    import psycopg
+
+    srv = Running("trust")
+    conn = psycopg.connect(dsn(srv), autocommit=True)
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            conn.execute(statement)
+        except psycopg.Error as e:
+            outcome.append(e)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(0.3)
+    srv.stop()
+    worker.join(10)
+    assert len(outcome) == 1 and isinstance(outcome[0], psycopg.errors.AdminShutdown), outcome
+    assert outcome[0].diag.severity_nonlocalized == "FATAL"
+    conn.close()
+
+
 def test_tls_upgrade_after_ssl_request(tmp_path):
     import shutil
     import ssl
@@ -306,8 +332,30 @@ def test_tls_upgrade_after_ssl_request(tmp_path):
         with psycopg.connect(dsn(srv, "scramuser", "pw").replace("prefer", "require")) as conn:
             assert conn.pgconn.ssl_in_use
             assert conn.execute("select series 3").fetchall() == [(1,), (2,), (3,)]
+        idle = psycopg.connect(dsn(srv, "scramuser", "pw").replace("prefer", "require"),
+                               autocommit=True)
+        busy = psycopg.connect(dsn(srv, "scramuser", "pw").replace("prefer", "require"),
+                               autocommit=True)
+        outcome: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                busy.execute("sleep 30")
+            except psycopg.Error as e:
+                outcome.append(e)
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        time.sleep(0.3)
     finally:
         srv.stop()
+    worker.join(10)
+    # the FATAL goes out encrypted on both, whether the session was idle or running
+    assert len(outcome) == 1 and isinstance(outcome[0], psycopg.errors.AdminShutdown), outcome
+    with pytest.raises(psycopg.errors.AdminShutdown):
+        idle.execute("select 1")
+    idle.close()
+    busy.close()
 
 
 def test_slow_statement_does_not_block_other_connections(trust):
@@ -345,3 +393,22 @@ def test_large_result_streams(trust):
     with psycopg.connect(dsn(trust), autocommit=True) as conn:
         rows = conn.execute("select series 200000").fetchall()
         assert len(rows) == 200000 and rows[-1] == (200000,)
+
+
+def test_a_silent_client_is_dropped_after_the_authentication_timeout(monkeypatch):
+    import socket
+
+    import psycopg
+
+    import server.pgwire.server as front
+
+    monkeypatch.setattr(front, "AUTH_TIMEOUT", 0.3)
+    srv = Running("trust")
+    try:
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as silent:
+            assert silent.recv(1) == b""  # closed by the server, not by our 10 s timeout
+        with psycopg.connect(dsn(srv), autocommit=True) as conn:
+            time.sleep(0.6)  # an authenticated session may idle past the timeout
+            assert conn.execute("select 1").fetchone() == (1,)
+    finally:
+        srv.stop()

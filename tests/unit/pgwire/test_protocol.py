@@ -470,10 +470,12 @@ def test_large_result_streams_through_send_callback():
     assert [line for line in out if line.startswith("D")][-1] == "D 100000"
 
 
-def test_bogus_message_length_is_fatal():
+def test_bogus_message_length_closes_without_a_reply():
+    """PostgreSQL reports broken framing only in its log (COMMERROR) and hangs up."""
     _, conn, _ = connect()
-    f = W.error_fields(conn.feed(b"Q" + struct.pack("!i", 2)))
-    assert (f["S"], f["C"]) == ("FATAL", "08P01") and conn.closed
+    assert conn.feed(b"Q" + struct.pack("!i", 2)) == b"" and conn.closed
+    _, conn, _ = connect()
+    assert conn.feed(b"Q" + struct.pack("!i", 0x7FFFFFF0) + b"select") == b"" and conn.closed
 
 
 def test_copy_messages_outside_copy_are_ignored():
@@ -500,3 +502,14 @@ def test_malformed_bind_skips_until_sync():
     _, conn, _ = connect()
     out = run(conn, W.parse("select 1"), W.msg(b"B", b"\x00\x00\xff"), W.execute(), W.SYNC)
     assert out[0] == "1" and out[1].startswith("E ERROR 08P01") and out[2:] == ["Z I"]
+
+
+def test_out_of_memory_and_recursion_end_the_statement_not_the_session():
+    _, conn, _ = connect()
+    assert run(conn, W.query("oom"), W.query("deep"), W.query("select 1")) == [
+        "E ERROR 53200 out of memory", "Z I",
+        "E ERROR 54001 stack depth limit exceeded", "Z I",
+        "T ?column?:23:0", "D 1", "C SELECT 1", "Z I"]
+    assert run(conn, W.parse("oom"), W.bind(), W.execute(), W.SYNC, W.query("select 1")) == [
+        "1", "2", "E ERROR 53200 out of memory", "Z I",
+        "T ?column?:23:0", "D 1", "C SELECT 1", "Z I"]

@@ -44,8 +44,8 @@ def test_pg_get_constraintdef(ctx):
     assert call("pg_get_constraintdef", CON_C_UNIQ, True, ctx=ctx) == "UNIQUE (p_id, amount)"
     assert call("pg_get_constraintdef", CON_C_FK, True, ctx=ctx) == (
         "FOREIGN KEY (p_id) REFERENCES p(id) ON DELETE CASCADE")
-    assert call("pg_get_constraintdef", CON_C_CHECK, ctx=ctx) == "CHECK ((amount > 0))"
-    assert call("pg_get_constraintdef", CON_C_CHECK, True, ctx=ctx) == "CHECK (amount > 0)"
+    assert call("pg_get_constraintdef", CON_C_CHECK, ctx=ctx) == "CHECK ((amount > (0)::numeric))"
+    assert call("pg_get_constraintdef", CON_C_CHECK, True, ctx=ctx) == "CHECK (amount > 0::numeric)"
 
 
 def test_fk_to_invisible_table_is_qualified(ctx):

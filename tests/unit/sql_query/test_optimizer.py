@@ -72,7 +72,8 @@ def test_explain_analyze_counts_rows() -> None:
     db = DB()
     plan, _ = db.plan("select a from t where a > 1")
     lines = plan.explain(db.ctx(), analyze=True)
-    assert lines[0].startswith("Project a (actual rows=3 loops=1")
+    assert lines[0].startswith("Project a (rows=")
+    assert "(actual rows=3 loops=1 time=" in lines[0]
 
 
 def test_cancel_stops_a_scan() -> None:

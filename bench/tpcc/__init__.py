@@ -1,0 +1,1 @@
+"""TPC-C written from the specification: data generation, the five transactions, and a driver."""

@@ -1,0 +1,188 @@
+"""Cluster mode's `TxnManager`: the same LTM as embedded mode, over remote components.
+
+Why a separate wiring and not a second LTM: the commit protocol (`txn.ltm`) must be
+one piece of code whatever the deployment. Embedded mode hands the LTM in-process
+components; this module hands it proxies (`cluster.proxies`) of KiVi nodes, conflict
+managers and loggers that run in other processes (`cluster.role`). The commit
+sequencer and the snapshot server stay with the LTM (one query engine), as in
+embedded mode, unless `mastermind=(host, port)` names a MasterMind role
+(`cluster.mastermind`) that several LTMs share: then a thread long-polls it for
+snapshots moved by other LTMs (-> `LocalTxnManager.snapshot_advanced`) and gives back
+the rest of a batch that sat unused for `stale_after` seconds
+(-> `LocalTxnManager.give_back_stale`), so that an idle LTM does not hold every
+snapshot back. (Both hooks are asked of `txn.ltm`; without them several LTMs can
+share everything but the commits of one may wait for another's batch.)
+
+Several LTMs may share the conflict managers (each with its own `ltm_id`, which is
+part of its transaction ids). A waiter whose holder belongs to another LTM is woken
+through its manager's mailbox: one thread per manager long-polls it (`PollWoken`)
+and hands the tids to `LocalTxnManager.wake`. Deadlocks are detected per LTM: a
+cycle through two LTMs waits until `lock_timeout` (TODO: a global wait-for graph).
+
+`reset_conflicts=True` (the LTM that starts a fresh cluster) clears every conflict
+manager and tells it the recovered high mark, so that SERIALIZABLE transactions
+older than the restart fail safely.
+
+Recovery: the storage nodes report the timestamp their checkpoint covers; every
+logger is asked for its records above it, which are replayed in ts order
+(`txn.recovery.replay_records`, idempotent), and timestamps continue above the
+largest one found.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..errors import SQLError
+from ..kivi.api import Checkpoint, KiviNodeAPI
+from ..kivi.remote import RemoteNode
+from ..txn.ltm import LocalTxnManager
+from ..txn.recovery import replay_records
+from ..txn.sequencer import CommitSequencer
+from ..txn.snapshot import SnapshotServer
+from ..txn.transaction import Transaction
+from .mastermind import RemoteSequencer, RemoteSnapshots
+from .proxies import RemoteConflictManager, RemoteLogGroup
+
+
+def bucket_shares(managers: int, buckets: int) -> list[frozenset[int]]:
+    """The buckets each of `managers` conflict managers owns (round robin, as embedded)."""
+    return [frozenset(range(i, buckets, managers)) for i in range(managers)]
+
+
+class ClusterTxnManager:
+    """An `api.TxnManager` whose KiVi nodes, conflict managers and loggers are remote."""
+
+    def __init__(
+        self,
+        kivi: KiviNodeAPI,
+        conflict_managers: list[RemoteConflictManager],
+        log: RemoteLogGroup | None,
+        *,
+        buckets: int = 1024,
+        recover: bool = True,
+        ltm_id: int = 0,
+        reset_conflicts: bool = False,
+        poll_interval: float = 0.2,
+        mastermind: tuple[str, int] | None = None,
+        stale_after: float = 0.05,
+    ) -> None:
+        self.kivi = kivi
+        self.cms = conflict_managers
+        self.log = log
+        top = 0
+        self.replayed = 0
+        if recover and log is not None:
+            base = getattr(kivi, "checkpoint_ts", 0) or 0
+            top, self.replayed = replay_records(log.read(base), kivi, base)
+        for cm in conflict_managers:
+            cm.ltm_id = ltm_id
+            if reset_conflicts:
+                cm.reset(top)
+        self.mastermind: RemoteSnapshots | None = None
+        if mastermind is not None:
+            client = RemoteNode(*mastermind)
+            self.mastermind = RemoteSnapshots(client)
+            self.mastermind.start(top)
+            sequencer: Any = RemoteSequencer(client)
+            snapshots: Any = self.mastermind
+        else:
+            sequencer, snapshots = CommitSequencer(top + 1), SnapshotServer(top)
+        self.ltm = LocalTxnManager(
+            kivi,
+            sequencer=sequencer,
+            snapshots=snapshots,
+            conflict_managers=conflict_managers,  # type: ignore[arg-type]
+            buckets=buckets,
+            log=log,
+            ltm_id=ltm_id,
+        )
+        self._closed = False
+        self._stop = threading.Event()
+        self._pollers = [
+            threading.Thread(target=self._poll_loop, args=(cm, poll_interval), daemon=True,
+                             name=f"woken-poll-{i}")
+            for i, cm in enumerate(conflict_managers)
+        ]
+        if self.mastermind is not None:
+            self._pollers.append(threading.Thread(
+                target=self._snapshot_loop, args=(self.mastermind, poll_interval, stale_after),
+                daemon=True, name="snapshot-poll",
+            ))
+        for t in self._pollers:
+            t.start()
+
+    def _snapshot_loop(self, mm: RemoteSnapshots, interval: float, stale_after: float) -> None:
+        """Follows the shared snapshot; gives back timestamps this LTM left unused."""
+        advanced = getattr(self.ltm, "snapshot_advanced", None)
+        give_back = getattr(self.ltm, "give_back_stale", None)
+        while not self._stop.is_set():
+            try:
+                if give_back is not None:
+                    give_back(stale_after)
+                if mm.poll(min(interval, stale_after)) and advanced is not None:
+                    advanced()
+            except SQLError:  # the MasterMind is unreachable: try again shortly
+                if self._stop.wait(interval):
+                    return
+
+    def _poll_loop(self, cm: RemoteConflictManager, interval: float) -> None:
+        """Fetches wake-ups that other LTMs' releases left for this LTM's waiters."""
+        while not self._stop.is_set():
+            try:
+                tids = cm.poll_woken(interval)
+            except SQLError:  # the manager is unreachable: try again shortly
+                if self._stop.wait(interval):
+                    return
+                continue
+            if tids:
+                self.ltm.wake(tids)
+
+    def begin(
+        self, *, isolation: str = "read committed", read_only: bool = False, session: Any = None
+    ) -> Transaction:
+        """Begins a transaction (snapshot taken lazily at its first data access)."""
+        return self.ltm.begin(isolation=isolation, read_only=read_only, session=session)
+
+    def drop_space(self, space: int) -> None:
+        """Drops a space's data for good (logged, so that replay cannot resurrect it)."""
+        self.ltm.drop_space(space)
+
+    def checkpoint(self) -> None:
+        """Checkpoints every node at the current snapshot, then trims the loggers."""
+        ts = self.ltm.snapshots.snapshot
+        self.kivi.checkpoint(Checkpoint(ts))
+        if self.log is not None:
+            self.log.trim(ts)
+
+    def collect(self) -> int:
+        """Garbage-collects old versions (nodes) and last commits (conflict managers)."""
+        return self.ltm.collect()
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """The LTM's counters, plus the snapshot and the loggers' fsyncs."""
+        out = dict(self.ltm.stats)
+        out["snapshot"] = self.ltm.snapshots.snapshot
+        out["fsyncs"] = self.log.fsyncs if self.log is not None else 0
+        return out
+
+    def close(self) -> None:
+        """Finishes deferred work and closes the connections (the remote roles keep running)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        for t in self._pollers:
+            t.join()
+        self.ltm.close()
+        for cm in self.cms:
+            cm.close()
+        if self.log is not None:
+            self.log.close()
+        if self.mastermind is not None:
+            self.mastermind.client.close()
+        close = getattr(self.kivi, "close", None)
+        if close is not None:
+            close()

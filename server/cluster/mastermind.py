@@ -1,0 +1,137 @@
+"""The MasterMind role: one commit sequencer and one snapshot server shared by every LTM.
+
+Why a role of its own: with several query engines, commit timestamps must come from
+one sequence and the snapshot must be the gap-free prefix of *all* of them
+(ARCHITECTURE.md). `MasterMindService` serves the two state machines over
+`kivi.remote`, on the event loop (one message at a time, so they need no lock);
+`RemoteSequencer` and `RemoteSnapshots` are shaped like the in-process objects that
+`txn.ltm.LocalTxnManager` takes, so the LTM code does not change.
+
+The snapshot also moves when *another* LTM's commit fills a gap; an LTM learns that
+by a long poll (`PollSnapshot`, run in the thread pool), which `cluster.manager`
+turns into `LocalTxnManager.snapshot_advanced()` so that its session-consistency
+waiters wake up. `Start(ts)` sets both machines after recovery (timestamps above
+`ts`, snapshot at `ts`), and only moves them forward.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ..kivi.api import Ack
+from ..kivi.remote import RemoteNode
+from ..kivi.wire import register_messages
+from ..txn import sequencer as seq_mod
+from ..txn import snapshot as snap_mod
+from ..txn.sequencer import CommitSequencer, Recovered
+from ..txn.snapshot import Advanced, SnapshotServer
+
+
+@dataclass(frozen=True)
+class Start:
+    """Recovery found everything up to `ts` committed: continue above it."""
+
+    ts: int
+
+
+@dataclass(frozen=True)
+class PollSnapshot:
+    """Reply `SnapshotIs` once the snapshot is above `known`, or after `timeout` seconds."""
+
+    known: int
+    timeout: float
+
+
+@dataclass(frozen=True)
+class SnapshotIs:
+    snapshot: int
+
+
+register_messages(Start, PollSnapshot, SnapshotIs, seq_mod.RequestBatch, seq_mod.Batch,
+                  seq_mod.Recovered, snap_mod.Readable, snap_mod.Discarded, snap_mod.Advanced)
+
+
+class MasterMindService:
+    """The shared sequencer and snapshot server (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.sequencer = CommitSequencer(1)
+        self.snapshots = SnapshotServer(0)
+        self._cond = threading.Condition()
+
+    @staticmethod
+    def offload(msg: Any) -> bool:
+        """Long polls run off the event loop."""
+        return type(msg) is PollSnapshot
+
+    def handle(self, msg: Any) -> Any:
+        """Runs one message: sequencer and snapshot messages answer with their outputs."""
+        if type(msg) is PollSnapshot:
+            with self._cond:
+                if self.snapshots.snapshot <= msg.known:
+                    self._cond.wait(msg.timeout)
+                return SnapshotIs(self.snapshots.snapshot)
+        if type(msg) is Start:
+            self.sequencer.handle(Recovered(msg.ts))
+            with self._cond:
+                if msg.ts > self.snapshots.snapshot and not self.snapshots.pending:
+                    self.snapshots = SnapshotServer(msg.ts)
+                    self._cond.notify_all()
+            return Ack()
+        if type(msg) in (seq_mod.RequestBatch, seq_mod.Recovered):
+            return self.sequencer.handle(msg)
+        with self._cond:
+            out = self.snapshots.handle(msg)
+            if out:
+                self._cond.notify_all()
+        return out
+
+
+class RemoteSequencer:
+    """The sequencer of a MasterMind role, shaped like `CommitSequencer`."""
+
+    def __init__(self, client: RemoteNode) -> None:
+        self.client = client
+
+    def handle(self, msg: Any, now: float = 0.0) -> list[Any]:
+        return list(self.client.handle(msg))
+
+
+class RemoteSnapshots:
+    """The snapshot server of a MasterMind role, shaped like `SnapshotServer`.
+
+    `snapshot` is the newest value this process has seen (from its own reports' answers
+    and from `poll`); it only grows.
+    """
+
+    def __init__(self, client: RemoteNode) -> None:
+        self.client = client
+        self.snapshot = 0
+        self.pending = 0
+        self._lock = threading.Lock()
+
+    def _saw(self, snap: int) -> bool:
+        with self._lock:
+            if snap > self.snapshot:
+                self.snapshot = snap
+                return True
+            return False
+
+    def handle(self, msg: Any, now: float = 0.0) -> list[Any]:
+        """Reports readable or discarded timestamps; returns `[Advanced(T)]` if it moved."""
+        out = list(self.client.handle(msg))
+        for o in out:
+            if type(o) is Advanced:
+                self._saw(o.snapshot)
+        return out
+
+    def poll(self, timeout: float) -> bool:
+        """Waits up to timeout seconds for the shared snapshot to move; tells whether it did."""
+        return self._saw(self.client.handle(PollSnapshot(self.snapshot, timeout)).snapshot)
+
+    def start(self, ts: int) -> None:
+        """Tells the MasterMind that recovery found everything up to ts; learns the snapshot."""
+        self.client.handle(Start(ts))
+        self.poll(0.0)

@@ -1,0 +1,116 @@
+"""Runs one cluster role in its own process: a KiVi node, a conflict manager, a logger, MasterMind.
+
+    python -m cumulo.server.cluster.role kivi   --port 0 --data-dir D [--name n0]
+    python -m cumulo.server.cluster.role cm     --port 0 --index I --managers N --buckets B
+    python -m cumulo.server.cluster.role logger --port 0 --data-dir D [--name L0]
+    python -m cumulo.server.cluster.role mastermind --port 0
+
+Why one entry point: every role is "an object with `handle` behind `kivi.remote`", so
+they differ only in the object built. Once listening, the process prints one line,
+`LISTENING <host> <port>`, on stdout (port 0 picks a free port; a parent reads the
+line to learn it) and serves until SIGTERM or SIGINT (or, with `--stdin-watch`, until
+its stdin closes: the parent died), after which a logger makes everything durable and
+a node closes its files.
+
+With `--zk HOST:PORT`, the role also registers itself in ZooKeeper as an ephemeral
+node `/cumulo/roles/<role>/<name>` (see `cluster.zk`: membership that disappears
+when the process dies). kazoo is imported only then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from ..kivi.node import KiviNode
+from ..kivi.remote import offload_aggregates, serve_node
+from . import zk as zk_mod
+from .manager import bucket_shares
+from .mastermind import MasterMindService
+from .services import ConflictService, LoggerService
+
+
+def build(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Returns (the object to serve, its offload predicate)."""
+    if args.role == "kivi":
+        return KiviNode(args.data_dir, node_id=args.name or "n0"), offload_aggregates
+    if args.role == "cm":
+        owned = bucket_shares(args.managers, args.buckets)[args.index]
+        return ConflictService(owned, needs_reset=True), ConflictService.offload
+    if args.role == "mastermind":
+        mm = MasterMindService()
+        return mm, mm.offload
+    if args.role == "logger":
+        if not args.data_dir:
+            raise SystemExit("a logger needs --data-dir")
+        svc = LoggerService(args.data_dir, args.name or "L0", sync_commit=not args.no_sync_commit)
+        return svc, svc.offload
+    raise SystemExit(f"unknown role {args.role!r}")
+
+
+def facts(args: argparse.Namespace, host: str, port: int) -> dict[str, Any]:
+    """What the role tells ZooKeeper about itself (see `cluster.zk`)."""
+    out: dict[str, Any] = {"host": host, "port": port}
+    if args.role == "cm":
+        out.update(index=args.index, managers=args.managers, buckets=args.buckets)
+    return out
+
+
+async def serve(args: argparse.Namespace) -> None:
+    obj, offload = build(args)
+    server = await serve_node(obj, args.host, args.port, offload=offload)
+    host, port = server.sockets[0].getsockname()[:2]
+    zk = None
+    if args.zk:
+        name = args.name or (f"cm{args.index}" if args.role == "cm" else f"{args.role}-{port}")
+        zk = zk_mod.connect(args.zk, session_timeout=args.zk_session_timeout)
+        zk_mod.register(zk, args.role, name, facts(args, host, port))
+    print(f"LISTENING {host} {port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    if args.stdin_watch:
+        # The parent holds our stdin's other end: EOF means it died (even by SIGKILL).
+        def on_stdin() -> None:
+            if not os.read(sys.stdin.fileno(), 4096):
+                loop.remove_reader(sys.stdin.fileno())
+                stop.set()
+
+        loop.add_reader(sys.stdin.fileno(), on_stdin)
+    await stop.wait()
+    server.close()
+    if zk is not None:
+        zk.stop()
+    close = getattr(obj, "close", None)
+    if close is not None:
+        close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="cumulo-role", description=__doc__.split("\n")[0])
+    p.add_argument("role", choices=["kivi", "cm", "logger", "mastermind"])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--data-dir")
+    p.add_argument("--name")
+    p.add_argument("--index", type=int, default=0)
+    p.add_argument("--managers", type=int, default=1)
+    p.add_argument("--buckets", type=int, default=1024)
+    p.add_argument("--no-sync-commit", action="store_true")
+    p.add_argument("--stdin-watch", action="store_true",
+                   help="stop when stdin reaches end of file (the parent process died)")
+    p.add_argument("--zk", help="ZooKeeper HOST:PORT to register in")
+    p.add_argument("--zk-session-timeout", type=float, default=10.0,
+                   help="seconds after which a crashed role leaves the registry")
+    args = p.parse_args(argv)
+    asyncio.run(serve(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

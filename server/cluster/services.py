@@ -1,0 +1,251 @@
+"""Cluster mode's remote components: conflict managers and loggers behind a socket.
+
+Why: in cluster mode the conflict managers and the loggers run in processes of their
+own (ARCHITECTURE.md), and the LTMs reach them over TCP. The transport is the one
+KiVi nodes already use (`kivi.remote`: asyncio streams, length-prefixed `kivi.wire`
+msgpack frames, errors travelling as SQLSTATEs): any object with `handle(request) ->
+reply` can be served by it. This module provides those objects:
+
+- `ConflictService` wraps one `ConflictManager` (a state machine: it is served inline
+  on the event loop, which also serialises its messages). Besides the manager's own
+  messages it understands `Forget` (a waiter gave up: a deadlock victim, a timeout or
+  a cancel) and `Reset` (start from a blank state, for tests and re-initialisation).
+- `LoggerService` wraps one `RedoLog`. `LogRecord` returns only once the record is
+  durable; those requests are run in the loop's thread pool, so that concurrent
+  commits from several connections share an fsync (group commit works across the
+  socket as it does in-process). `LogRead` returns the records above a timestamp, for
+  recovery by a restarted LTM; `LogTrim` drops what a checkpoint covers.
+
+The matching clients are in `cluster.proxies`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import SQLError
+from ..kivi.api import Ack
+from ..kivi.wire import register_messages
+from ..txn.conflicts import ConflictManager, Woken
+from ..txn.logger import RedoLog, _record_ts, read_log
+
+
+@dataclass(frozen=True)
+class Forget:
+    """`txn` no longer waits for `holder`: drop its registration (no Woken for it)."""
+
+    txn: int
+    holder: int
+
+
+@dataclass(frozen=True)
+class Reset:
+    """Forget every hold, waiter and last commit (a fresh cluster, or a test).
+
+    `high_mark` is the largest commit ts handed out so far: the SERIALIZABLE half then
+    counts everything as read and written at it (`validate.SerialState.restart`), so that
+    a serializable transaction older than the reset fails safely instead of validating
+    against nothing.
+    """
+
+    high_mark: int = 0
+
+
+@dataclass(frozen=True)
+class From:
+    """A message from LTM `ltm`: the `Woken` of its releases that concern other LTMs'
+    transactions are kept for those LTMs (`PollWoken`) instead of being returned to it."""
+
+    ltm: int
+    msg: Any
+
+
+@dataclass(frozen=True)
+class PollWoken:
+    """Wait up to `timeout` seconds for wake-ups of LTM `ltm`'s waiters; reply `WokenFor`."""
+
+    ltm: int
+    timeout: float
+
+
+@dataclass(frozen=True)
+class WokenFor:
+    txns: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    """Make a redo record durable; the reply (an Ack) comes once it is."""
+
+    ts: int
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class LogTrim:
+    upto_ts: int
+
+
+@dataclass(frozen=True)
+class LogRead:
+    """Return every record with commit ts > after_ts (in no particular order)."""
+
+    after_ts: int
+
+
+@dataclass(frozen=True)
+class LogRecords:
+    payloads: list[bytes]
+
+
+@dataclass(frozen=True)
+class LogStatus:
+    pass
+
+
+@dataclass(frozen=True)
+class LogStatusReply:
+    fsyncs: int
+    records: int
+
+
+def _message_classes(module: Any) -> list[type]:
+    return [
+        c for c in vars(module).values()
+        if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == module.__name__
+    ]
+
+
+# NB: every dataclass of the conflict managers' modules (`validate` is their SERIALIZABLE
+# half), so that messages added there later travel too.
+for _name in ("conflicts", "validate"):
+    try:
+        register_messages(*_message_classes(importlib.import_module(f"..txn.{_name}", __package__)))
+    except ImportError:  # pragma: no cover - a tree without the SERIALIZABLE half
+        pass
+register_messages(Forget, Reset, From, PollWoken, WokenFor, LogRecord, LogTrim, LogRead,
+                  LogRecords, LogStatus, LogStatusReply)
+
+LTM_SHIFT = 48  # a transaction id is `ltm_id << 48 | n` (txn.ltm)
+
+
+def ltm_of(tid: int) -> int:
+    """The id of the LTM that owns transaction tid."""
+    return tid >> LTM_SHIFT
+
+
+class ConflictService:
+    """One conflict manager, served over `kivi.remote` (see the module docstring).
+
+    Several LTMs may share it. A release's `Woken` names waiters of any LTM; those of
+    the releasing LTM (the sender of `From`) go back in the reply, the others wait in
+    their LTM's mailbox until it fetches them with `PollWoken` (a long poll, run in the
+    thread pool; everything else runs on the event loop, one message at a time).
+    """
+
+    def __init__(self, owned: frozenset[int] | None = None, needs_reset: bool = False) -> None:
+        self.owned = owned
+        self.cm = ConflictManager(owned)
+        # NB: a manager process that (re)starts knows no holds and no last commits: serving
+        # writes with that blank state could let two writers win. It refuses them (57P03)
+        # until an LTM resets it with the high mark (`ClusterTxnManager(reset_conflicts=True)`).
+        self.needs_reset = needs_reset
+        self._mail: dict[int, list[int]] = {}
+        self._mail_cond = threading.Condition()
+
+    @staticmethod
+    def offload(msg: Any) -> bool:
+        """Long polls run off the event loop."""
+        return type(msg) is PollWoken
+
+    def handle(self, msg: Any) -> Any:
+        """Runs one message; the manager's outputs come back as a list."""
+        sender = None
+        if type(msg) is From:
+            sender, msg = msg.ltm, msg.msg
+        if type(msg) is PollWoken:
+            return self._poll(msg.ltm, msg.timeout)
+        if type(msg) is Forget:
+            self.cm.waiters.get(msg.holder, set()).discard(msg.txn)
+            return Ack()
+        if type(msg) is Reset:
+            self.cm = ConflictManager(self.owned)
+            if msg.high_mark:
+                self.cm.ser.restart(msg.high_mark)
+            self.needs_reset = False
+            return Ack()
+        if self.needs_reset:
+            raise SQLError(
+                "the conflict manager restarted and has not been re-initialised",
+                sqlstate="57P03",
+                hint="Restart the query engine (its LTM resets the conflict managers).",
+            )
+        out = self.cm.handle(msg)
+        if sender is None or not any(type(o) is Woken for o in out):
+            return out
+        routed = []
+        for o in out:
+            if type(o) is Woken:
+                o = self._route(o, sender)
+                if o is None:
+                    continue
+            routed.append(o)
+        return routed
+
+    def _route(self, woken: Woken, sender: int) -> Woken | None:
+        """Posts the other LTMs' waiters to their mailboxes; returns the sender's part."""
+        mine: list[int] = []
+        with self._mail_cond:
+            for tid in woken.txns:
+                owner = ltm_of(tid)
+                if owner == sender:
+                    mine.append(tid)
+                else:
+                    self._mail.setdefault(owner, []).append(tid)
+                    self._mail_cond.notify_all()
+        return Woken(tuple(mine)) if mine else None
+
+    def _poll(self, ltm: int, timeout: float) -> WokenFor:
+        with self._mail_cond:
+            if not self._mail.get(ltm):
+                self._mail_cond.wait(timeout)
+            return WokenFor(tuple(self._mail.pop(ltm, ())))
+
+
+class LoggerService:
+    """One redo logger, served over `kivi.remote` (see the module docstring)."""
+
+    def __init__(self, log_dir: str, name: str = "L0", *, sync_commit: bool = True) -> None:
+        self.dir = log_dir
+        os.makedirs(log_dir, exist_ok=True)
+        self.log = RedoLog(log_dir, name, sync_commit=sync_commit)
+        self.records = 0
+
+    @staticmethod
+    def offload(msg: Any) -> bool:
+        """Requests that block (waiting for an fsync) run off the event loop."""
+        return type(msg) is LogRecord
+
+    def handle(self, msg: Any) -> Any:
+        """Runs one request."""
+        match msg:
+            case LogRecord(ts, payload):
+                self.log.log(ts, payload)
+                self.records += 1
+                return Ack()
+            case LogRead(after_ts):
+                return LogRecords([p for p in read_log(self.dir) if _record_ts(p) > after_ts])
+            case LogTrim(upto_ts):
+                return Ack(self.log.trim(upto_ts))
+            case LogStatus():
+                return LogStatusReply(self.log.fsyncs, self.records)
+        raise TypeError(f"logger: unexpected message {msg!r}")
+
+    def close(self) -> None:
+        """Makes everything durable and closes the log."""
+        self.log.close()

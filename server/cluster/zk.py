@@ -1,0 +1,122 @@
+"""ZooKeeper membership for cluster mode: roles register, query engines discover them.
+
+Why ZooKeeper (ARCHITECTURE.md): membership must follow the processes' lives. Each
+role process (`cluster.role --zk HOST:PORT`) creates an *ephemeral* znode
+
+    /cumulo/roles/<role>/<name>   ->   JSON {"host", "port", ...role facts}
+
+which ZooKeeper deletes by itself when the process's session ends (a clean stop at
+once; a crash once the session times out). A conflict manager adds which bucket
+share it owns (`index`, `managers`, `buckets`), so that an LTM can rebuild the
+bucket -> manager map from the registry alone.
+
+`discover` reads the registry; `open_cluster` wires a `ClusterTxnManager` from it
+(KiVi nodes behind one `KiviClient`, the conflict managers in bucket order, the
+loggers by name, and a MasterMind role if one is registered; then the query engine
+also registers as `/cumulo/ltms/ltm-<seq>` to get an LTM id of its own). kazoo is
+imported lazily: embedded mode never needs it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+ROOT = "/cumulo/roles"
+
+
+@dataclass
+class Membership:
+    """The registered roles: role -> {name: facts}."""
+
+    roles: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+    def addresses(self, role: str) -> list[tuple[str, tuple[str, int]]]:
+        """Returns [(name, (host, port))] of a role, sorted by name."""
+        members = self.roles.get(role, {})
+        return [(n, (m["host"], int(m["port"]))) for n, m in sorted(members.items())]
+
+
+def connect(hosts: str, session_timeout: float = 10.0, timeout: float = 10.0) -> Any:
+    """Returns a started kazoo client (a crashed member vanishes after `session_timeout`)."""
+    from kazoo.client import KazooClient
+
+    zk = KazooClient(hosts=hosts, timeout=session_timeout)
+    zk.start(timeout=timeout)
+    return zk
+
+
+def register(zk: Any, role: str, name: str, facts: dict[str, Any]) -> str:
+    """Creates this process's ephemeral member znode; returns its path."""
+    path = f"{ROOT}/{role}/{name}"
+    zk.create(path, json.dumps(facts).encode(), ephemeral=True, makepath=True)
+    return path
+
+
+def discover(zk: Any) -> Membership:
+    """Reads every registered role."""
+    out = Membership()
+    if not zk.exists(ROOT):
+        return out
+    for role in zk.get_children(ROOT):
+        members: dict[str, dict[str, Any]] = {}
+        for name in zk.get_children(f"{ROOT}/{role}"):
+            try:
+                data, _stat = zk.get(f"{ROOT}/{role}/{name}")
+            except Exception:  # noqa: BLE001 - the member left between the two reads
+                continue
+            members[name] = json.loads(data)
+        out.roles[role] = members
+    return out
+
+
+def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True) -> Any:
+    """Wires a `ClusterTxnManager` to the registered KiVi nodes, conflict managers and loggers.
+
+    As the cluster's (single) LTM, it resets the conflict managers to the recovered high
+    mark (see `cluster.services.Reset`).
+    """
+    from ..kivi.client import KiviClient
+    from ..kivi.remote import RemoteNode
+    from .manager import ClusterTxnManager
+    from .proxies import RemoteConflictManager, RemoteLogGroup
+
+    members = discover(zk)
+    nodes = {name: RemoteNode(h, p) for name, (h, p) in members.addresses("kivi")}
+    cms_facts = sorted(members.roles.get("cm", {}).values(), key=lambda m: m["index"])
+    if not nodes or not cms_facts:
+        raise RuntimeError(f"incomplete cluster in ZooKeeper: {members.roles}")
+    managers, buckets = cms_facts[0]["managers"], cms_facts[0]["buckets"]
+    if [m["index"] for m in cms_facts] != list(range(managers)):
+        raise RuntimeError(f"conflict managers missing: {[m['index'] for m in cms_facts]}")
+    cms = [
+        RemoteConflictManager(m["host"], int(m["port"]), frozenset(range(m["index"], buckets,
+                                                                        managers)))
+        for m in cms_facts
+    ]
+    loggers = [addr for _n, addr in members.addresses("logger")]
+    log = RemoteLogGroup(loggers) if loggers else None
+    masterminds = members.addresses("mastermind")
+    ltm_id, first = 0, True
+    if masterminds:  # several query engines may share this cluster: each needs its own id
+        ltm_id, first = join_as_ltm(zk)
+    return ClusterTxnManager(KiviClient(nodes), cms, log, buckets=buckets, recover=recover,
+                             reset_conflicts=reset_conflicts and first, ltm_id=ltm_id,
+                             mastermind=masterminds[0][1] if masterminds else None)
+
+
+LTMS = "/cumulo/ltms"
+MAX_LTMS = 1 << 15  # a transaction id is ltm_id << 48 | n, in 63 bits
+
+
+def join_as_ltm(zk: Any) -> tuple[int, bool]:
+    """Registers this query engine (ephemeral, sequential); returns (its LTM id, first?).
+
+    The first engine of a cluster resets the conflict managers; a later one must not,
+    since the others' transactions hold write locks there.
+    """
+    path = zk.create(f"{LTMS}/ltm-", b"", ephemeral=True, sequence=True, makepath=True)
+    mine = path.rsplit("/", 1)[1]
+    others = [c for c in zk.get_children(LTMS) if c != mine]
+    return int(mine.rsplit("-", 1)[1]) % MAX_LTMS, not others

@@ -1,0 +1,375 @@
+"""Binding of the SQL forms sqlglot rewrites into its own node types.
+
+sqlglot normalises several PostgreSQL spellings into dialect-neutral nodes
+whose arguments no longer look like PostgreSQL's: `date_trunc('day', x)`
+becomes `TimestampTrunc(this=x, unit=Var(DAY))`, `date_part('year', x)` and
+`extract(year from x)` become `Extract(this=Var(YEAR), ...)`, `x LIKE p
+ESCAPE e` wraps the LIKE in an `Escape`. Read generically, the unit would be
+bound as a column named `day`. Each method here maps one such node back to
+the registry function PostgreSQL would call, with PostgreSQL's argument
+order. `Binder` inherits these methods.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ...errors import FeatureNotSupported, UndefinedFunction
+from ...pgtypes import oids as T
+from .bound import E
+from .functions import coerce, resolve, return_type
+
+
+class SpecialForms:
+    """Mixin of `Binder`: `b_<sqlglot node>` methods for normalised PostgreSQL forms."""
+
+    params: Any
+
+    def bind(self, node: exp.Expression) -> E:  # provided by Binder
+        raise NotImplementedError
+
+    def _to_text(self, e: E) -> E:  # provided by Binder
+        raise NotImplementedError
+
+    def _unit(self, node: exp.Expression | None) -> E:
+        """A field/unit argument: a bare word (`day`, `EPOCH`) or any text expression."""
+        if isinstance(node, exp.Var | exp.Identifier) or (
+                isinstance(node, exp.Column) and not node.table):
+            return E("const", node.name.lower(), [], T.UNKNOWN)
+        return self.bind(node)
+
+    def _call(self, name: str, args: list[E], label: str | None = None) -> E:
+        fd, args = resolve(name, args, self.params)
+        return E("call", fd, args, return_type(fd, args), -1, label or name)
+
+    def b_TimestampTrunc(self, node: exp.Expression) -> E:
+        args = [self._unit(node.args.get("unit")), self.bind(node.this)]
+        if node.args.get("zone") is not None:
+            args.append(self.bind(node.args["zone"]))
+        return self._call("date_trunc", args)
+
+    b_DateTrunc = b_TimestampTrunc
+    b_TimeTrunc = b_TimestampTrunc
+
+    def b_Extract(self, node: exp.Extract) -> E:
+        return self._call("extract", [self._unit(node.this), self.bind(node.expression)])
+
+    def b_Escape(self, node: exp.Expression) -> E:
+        inner = node.this
+        if not isinstance(inner, exp.Like | exp.ILike):
+            raise FeatureNotSupported(f"unsupported expression: {node.sql('postgres')}")
+        a = self._to_text(self.bind(inner.this))
+        p = self._to_text(self.bind(inner.expression))
+        esc = self._to_text(self.bind(node.expression))
+        ci = isinstance(inner, exp.ILike)
+        return E("like", (ci, bool(inner.args.get("negate"))), [a, p, esc], T.BOOL)
+
+    def b_SimilarTo(self, node: exp.Expression) -> E:
+        a = self._to_text(self.bind(node.this))
+        p = self._to_text(self.bind(node.expression))
+        return E("similar", bool(node.args.get("negate")), [a, p], T.BOOL)
+
+    def b_Initcap(self, node: exp.Expression) -> E:
+        return self._call("initcap", [self.bind(node.this)])
+
+    def b_IntDiv(self, node: exp.Expression) -> E:  # div(a, b)
+        return self._call("div", [self.bind(node.this), self.bind(node.expression)])
+
+    # -- to_char / to_timestamp / to_date, AT TIME ZONE -----------------------------------------
+
+    def _formatted(self, node: exp.Expression, name: str) -> E:
+        """sqlglot rewrote the template into strftime; PostgreSQL's registry function wants the
+        original (`'YYYY-MM'`), which sqlglot's own generator restores."""
+        fmt = node.args.get("format")
+        if isinstance(fmt, exp.Literal) and fmt.is_string:
+            from sqlglot.dialects.postgres import Postgres
+
+            text = Postgres().generator().format_time(node) or fmt.this
+            if len(text) >= 2 and text[0] == text[-1] == "'":
+                text = text[1:-1].replace("''", "'")
+            f = E("const", text, [], T.UNKNOWN)
+        else:
+            f = self.bind(fmt)
+        return self._call(name, [self.bind(node.this), f])
+
+    def b_TimeToStr(self, node: exp.Expression) -> E:
+        return self._formatted(node, "to_char")
+
+    def b_StrToTime(self, node: exp.Expression) -> E:
+        return self._formatted(node, "to_timestamp")
+
+    def b_StrToDate(self, node: exp.Expression) -> E:
+        return self._formatted(node, "to_date")
+
+    def b_AtTimeZone(self, node: exp.Expression) -> E:
+        v = self.bind(node.this)
+        if v.type == T.UNKNOWN:
+            v = coerce(v, T.TIMESTAMPTZ, params=self.params)
+        return self._call("timezone", [self.bind(node.args["zone"]), v], "timezone")
+
+    # -- bitwise operators on integers ----------------------------------------------------------
+
+    def _bitwise(self, node: exp.Expression, op: str) -> E:
+        from . import types as ty
+
+        a, b = self.bind(node.this), self.bind(node.expression)
+        if a.type == T.UNKNOWN:
+            a = coerce(a, b.type if b.type in ty.INTS else T.INT4, params=self.params)
+        if b.type == T.UNKNOWN:
+            b = coerce(b, a.type if a.type in ty.INTS and op not in ("<<", ">>") else T.INT4,
+                       params=self.params)
+        if a.type not in ty.INTS or b.type not in ty.INTS:
+            raise UndefinedFunction(
+                f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
+                hint="No operator matches the given name and argument types. "
+                "You might need to add explicit type casts.")
+        t = a.type if op in ("<<", ">>") else ty.numeric_result(a.type, b.type)
+        return E("pyfunc", (op, _BITWISE[op](t), True), [a, b], t, -1, "?column?")
+
+    def b_BitwiseAnd(self, node: exp.Expression) -> E:
+        return self._bitwise(node, "&")
+
+    def b_BitwiseOr(self, node: exp.Expression) -> E:
+        return self._bitwise(node, "|")
+
+    def b_BitwiseXor(self, node: exp.Expression) -> E:
+        return self._bitwise(node, "#")
+
+    def b_BitwiseLeftShift(self, node: exp.Expression) -> E:
+        return self._bitwise(node, "<<")
+
+    def b_BitwiseRightShift(self, node: exp.Expression) -> E:
+        return self._bitwise(node, ">>")
+
+    def b_BitwiseNot(self, node: exp.Expression) -> E:
+        from . import types as ty
+
+        a = self.bind(node.this)
+        if a.type == T.UNKNOWN:
+            a = coerce(a, T.INT4, params=self.params)
+        if a.type not in ty.INTS:
+            raise UndefinedFunction(f"operator does not exist: ~ {ty.type_name(a.type)}")
+        return E("pyfunc", ("~", lambda v: ~v, True), [a], a.type, -1, "?column?")
+
+    # -- json and array operators ------------------------------------------------------------
+
+    def _json_base(self, node: exp.Expression) -> E:
+        base = self.bind(node)
+        if base.type == T.UNKNOWN:
+            base = coerce(base, T.JSONB, params=self.params)
+        return base
+
+    def _json_arrow(self, node: exp.Expression, text: bool) -> E:
+        """`->` / `->>`: a field (text key) or an array element (integer)."""
+        base = self._json_base(node.this)
+        p = node.expression
+        if isinstance(p, exp.JSONPath):
+            parts = [x for x in p.expressions if not isinstance(x, exp.JSONPathRoot)]
+            if len(parts) != 1 or not isinstance(parts[0], exp.JSONPathKey | exp.JSONPathSubscript):
+                raise FeatureNotSupported(f"unsupported expression: {node.sql('postgres')}")
+            v = parts[0].this
+            if isinstance(parts[0], exp.JSONPathSubscript) or isinstance(v, int):
+                arg = E("const", int(v), [], T.INT4)
+            else:
+                arg = E("const", str(v), [], T.TEXT)
+        else:
+            arg = self.bind(p)
+            if arg.type == T.UNKNOWN:
+                arg = coerce(arg, T.TEXT, params=self.params)
+        kind = "array_element" if arg.type in (T.INT2, T.INT4, T.INT8) else "object_field"
+        prefix = "jsonb" if base.type == T.JSONB else "json"
+        return self._call(f"{prefix}_{kind}{'_text' if text else ''}", [base, arg], "?column?")
+
+    def b_JSONExtract(self, node: exp.Expression) -> E:
+        return self._json_arrow(node, False)
+
+    def b_JSONExtractScalar(self, node: exp.Expression) -> E:
+        return self._json_arrow(node, True)
+
+    def _json_path(self, node: exp.Expression, text: bool) -> E:
+        """`#>` / `#>>`: follows a text[] path of keys and array indexes."""
+        base = self._json_base(node.this)
+        path = coerce(self.bind(node.expression), T.ARRAY_OF[T.TEXT], params=self.params)
+        binary = base.type == T.JSONB
+        rt = T.TEXT if text else base.type
+        return E("pyfunc", ("#>", _path_fn(binary, text), True), [base, path], rt, -1,
+                 "?column?")
+
+    def b_JSONBExtract(self, node: exp.Expression) -> E:
+        return self._json_path(node, False)
+
+    def b_JSONBExtractScalar(self, node: exp.Expression) -> E:
+        return self._json_path(node, True)
+
+    def _contains(self, node: exp.Expression, swap: bool) -> E:
+        a, b = self.bind(node.this), self.bind(node.expression)
+        if swap:
+            a, b = b, a
+        if a.type in (T.JSON, T.JSONB) or b.type in (T.JSON, T.JSONB):
+            a, b = coerce(a, T.JSONB, params=self.params), coerce(b, T.JSONB, params=self.params)
+            return E("pyfunc", ("@>", _jsonb_contains, True), [a, b], T.BOOL, -1, "?column?")
+        a, b = self._arrays(a, b, "@>")
+        return E("pyfunc", ("@>", _array_contains, True), [a, b], T.BOOL, -1, "?column?")
+
+    def _arrays(self, a: E, b: E, op: str) -> tuple[E, E]:
+        if a.type == T.UNKNOWN and b.type in T.ELEMENT_OF:
+            a = coerce(a, b.type, params=self.params)
+        if b.type == T.UNKNOWN and a.type in T.ELEMENT_OF:
+            b = coerce(b, a.type, params=self.params)
+        if a.type not in T.ELEMENT_OF or b.type not in T.ELEMENT_OF:
+            from .types import type_name
+
+            raise UndefinedFunction(
+                f"operator does not exist: {type_name(a.type)} {op} {type_name(b.type)}",
+                hint="No operator matches the given name and argument types. "
+                "You might need to add explicit type casts.")
+        return a, b
+
+    def b_ArrayContainsAll(self, node: exp.Expression) -> E:
+        return self._contains(node, False)
+
+    def b_ArrayContains(self, node: exp.Expression) -> E:
+        return self._contains(node, False)
+
+    def b_ArrayContainedBy(self, node: exp.Expression) -> E:
+        return self._contains(node, True)
+
+    def b_ArrayOverlaps(self, node: exp.Expression) -> E:
+        a, b = self._arrays(self.bind(node.this), self.bind(node.expression), "&&")
+        return E("pyfunc", ("&&", _array_overlaps, True), [a, b], T.BOOL, -1, "?column?")
+
+    def b_JSONBContainsTopKey(self, node: exp.Expression) -> E:
+        a = coerce(self._json_base(node.this), T.JSONB, params=self.params)
+        k = coerce(self.bind(node.expression), T.TEXT, params=self.params)
+        return E("pyfunc", ("?", _jsonb_has_key, True), [a, k], T.BOOL, -1, "?column?")
+
+
+def _array_contains(a: list, b: list) -> bool:
+    have = [x for x in a if x is not None]
+    return all(x is not None and x in have for x in b)
+
+
+def _array_overlaps(a: list, b: list) -> bool:
+    have = [x for x in a if x is not None]
+    return any(x is not None and x in have for x in b)
+
+
+def _json(doc: Any) -> Any:
+    from ..functions.jsonfns import parse
+
+    return parse(doc) if isinstance(doc, str) else doc
+
+
+def _jsonb_contains(a: Any, b: Any) -> bool:
+    return _contained(_json(b), _json(a), True)
+
+
+def _contained(sub: Any, sup: Any, top: bool) -> bool:
+    """PostgreSQL's jsonb containment: objects by key, arrays as multisets of elements."""
+    if isinstance(sub, dict):
+        return isinstance(sup, dict) and all(
+            k in sup and _contained(v, sup[k], False) for k, v in sub.items())
+    if isinstance(sub, list):
+        if not isinstance(sup, list):
+            return False
+        return all(any(_contained(x, y, False) for y in sup) for x in sub)
+    if isinstance(sup, list) and top:  # a scalar is contained in an array holding it
+        return any(not isinstance(y, dict | list) and y == sub for y in sup)
+    return not isinstance(sup, dict | list) and type(sub) is type(sup) and sub == sup
+
+
+def _jsonb_has_key(doc: Any, key: str) -> bool:
+    v = _json(doc)
+    if isinstance(v, dict):
+        return key in v
+    if isinstance(v, list):
+        return key in [x for x in v if isinstance(x, str)]
+    return isinstance(v, str) and v == key
+
+
+def _path_fn(binary: bool, text: bool) -> Any:
+    from ..functions import jsonfns
+
+    def follow(doc: Any, path: list) -> Any:
+        v = _json(doc)
+        for p in path:
+            if p is None:
+                return None
+            if isinstance(v, dict):
+                if p not in v:
+                    return None
+                v = v[p]
+            elif isinstance(v, list) and p.lstrip("-").isdigit():
+                i = int(p)
+                if not -len(v) <= i < len(v):
+                    return None
+                v = v[i]
+            else:
+                return None
+        if text:
+            if v is None:
+                return None
+            return v if isinstance(v, str) else jsonfns._out(v, binary)
+        return jsonfns._out(v, binary)
+
+    return follow
+
+
+def _rtrim(v: str) -> str:
+    return v.rstrip(" ")
+
+
+def bpchar_operands(a: E, b: E, params: Any) -> tuple[E, E]:
+    """Operands of a comparison involving char(n): PostgreSQL ignores trailing blanks.
+
+    Against text, char(n) is cast to text (padding dropped). Between two char(n)
+    values, a constant is padded to the column's length so that the comparison
+    stays pushable into KiVi scans; otherwise both sides lose their padding.
+    """
+    if a.type != b.type:
+        if a.type == T.BPCHAR and b.type in (T.TEXT, T.VARCHAR, T.NAME):
+            return coerce(a, T.TEXT, params=params), b
+        if b.type == T.BPCHAR and a.type in (T.TEXT, T.VARCHAR, T.NAME):
+            return a, coerce(b, T.TEXT, params=params)
+        return a, b
+    for x, y, swap in ((a, b, False), (b, a, True)):
+        if y.kind == "const" and isinstance(y.data, str) and x.kind != "const":
+            v = y.data.rstrip(" ")
+            if x.typmod > 4 and len(v) <= x.typmod - 4:
+                v = v.ljust(x.typmod - 4)
+                y = E("const", v, [], T.BPCHAR, x.typmod, y.name)
+                return (y, x) if swap else (x, y)
+            y = E("const", v, [], T.TEXT, -1, y.name)
+            x = E("pyfunc", ("rtrim", _rtrim, True), [x], T.TEXT, -1, x.name)
+            return (y, x) if swap else (x, y)
+    return (E("pyfunc", ("rtrim", _rtrim, True), [a], T.TEXT, -1, a.name),
+            E("pyfunc", ("rtrim", _rtrim, True), [b], T.TEXT, -1, b.name))
+
+
+_BITS = {T.INT2: 16, T.INT4: 32, T.INT8: 64}
+
+
+def _wrap(t: int) -> Any:
+    bits = _BITS.get(t, 64)
+    mask, sign = (1 << bits) - 1, 1 << (bits - 1)
+    return lambda v: ((v & mask) ^ sign) - sign  # two's complement, as C shifts do
+
+
+def _shift_left(t: int) -> Any:
+    w = _wrap(t)
+    return lambda a, b: w(a << (b % _BITS.get(t, 64)))
+
+
+def _shift_right(t: int) -> Any:
+    return lambda a, b: a >> (b % _BITS.get(t, 64))
+
+
+_BITWISE = {
+    "&": lambda t: lambda a, b: a & b,
+    "|": lambda t: lambda a, b: a | b,
+    "#": lambda t: lambda a, b: a ^ b,
+    "<<": _shift_left,
+    ">>": _shift_right,
+}

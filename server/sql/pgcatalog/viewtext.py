@@ -1,0 +1,165 @@
+"""View definitions printed the way `pg_get_viewdef(view [, pretty])` prints them.
+
+PostgreSQL deparses a view's stored query: one output column per line, every
+column reference qualified by its relation (a PostgreSQL 15 view's range table
+also holds OLD and NEW, so names are always prefixed), `*` expanded,
+expressions typed and parenthesised as in CHECK constraints (see checktext),
+and the clauses indented under SELECT:
+
+     SELECT vb.id,
+        vb.g AS grp
+       FROM vb
+         JOIN vc c ON c.vid = vb.id
+      WHERE vb.x > 0::numeric
+      ORDER BY vb.id;
+
+psql's `\\d+ view` and `\\sv`, and SQLAlchemy's view reflection show this.
+Cumulo keeps the view's SQL text; this module rebuilds PostgreSQL's layout for
+single SELECTs over tables (joins, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT).
+Anything else (set operations, CTEs, subqueries in FROM) returns None and the
+caller shows the stored text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from .checktext import _Deparser, _Out
+
+
+class _ViewDeparser(_Deparser):
+    """Resolves column references against the view's FROM items."""
+
+    def __init__(self, sources: list[tuple[str, dict[str, int], list[str]]],
+                 pretty: bool) -> None:
+        super().__init__({}, pretty)
+        self.sources = sources  # (qualifier, column types, column order)
+
+    def find(self, node: exp.Column) -> tuple[str, int | None]:
+        qual = node.table
+        for q, types, _ in self.sources:
+            if (qual and q == qual) or (not qual and node.name in types):
+                return q, types.get(node.name)
+        raise ValueError(f"column {node.name} not found")
+
+    def static_type(self, node: exp.Expression) -> int | None:
+        if isinstance(node, exp.Column):
+            return self.find(node)[1]
+        return super().static_type(node)
+
+    def column(self, node: exp.Column, versus_text: bool) -> _Out:
+        q, t = self.find(node)
+        name = f"{q}.{node.name}"
+        if versus_text and t in (1043, 19):
+            return _Out(f"{name}::text" if self.pretty else f"({name})::text", "atom", type=25)
+        return _Out(name, "atom", type=t)
+
+    def dep(self, node: exp.Expression) -> _Out:
+        if isinstance(node, exp.Star):
+            return _Out("*", "atom")
+        return super().dep(node)
+
+
+def _sources(select: exp.Select, tables: dict[str, Any]) -> list[tuple[str, Any, exp.Join | None]]:
+    items: list[tuple[exp.Expression, exp.Join | None]] = []
+    from_ = select.args.get("from") or select.args.get("from_")
+    if from_ is None:
+        raise ValueError("no FROM")
+    items.append((from_.this, None))
+    items += [(j.this, j) for j in select.args.get("joins") or []]
+    out = []
+    for node, join in items:
+        if not isinstance(node, exp.Table):
+            raise ValueError("not a table")
+        t = tables.get(node.name)
+        if t is None:
+            raise ValueError(f"unknown table {node.name}")
+        out.append((node.alias or node.name, t, join))
+    return out
+
+
+def _target(d: _ViewDeparser, e: exp.Expression) -> str:
+    alias = e.alias if isinstance(e, exp.Alias) else None
+    inner = e.this if isinstance(e, exp.Alias) else e
+    text = d.dep(inner).text
+    if isinstance(inner, exp.Column):
+        return text if alias in (None, inner.name) else f"{text} AS {alias}"
+    if alias is None:
+        if isinstance(inner, exp.Func):
+            alias = text.split("(", 1)[0].lower()
+        else:
+            alias = '"?column?"'
+    return f"{text} AS {alias}"
+
+
+def view_text(sql: str, tables: dict[str, Any], pretty: bool) -> str | None:
+    """Returns pg_get_viewdef's text for a view's SQL, None for shapes it does not handle.
+
+    `tables` maps relation names to catalog tables (with `.columns`).
+    """
+    try:
+        select = sqlglot.parse_one(sql, read="postgres")
+        if not isinstance(select, exp.Select) or select.args.get("with"):
+            return None
+        srcs = _sources(select, tables)
+        sources = [(q, {c.name: c.type_oid for c in t.columns if not c.dropped},
+                    [c.name for c in t.columns if not c.dropped]) for q, t, _ in srcs]
+        d = _ViewDeparser(sources, pretty)
+        targets = []
+        for e in select.expressions:
+            if isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this,
+                                                                                  exp.Star):
+                qual = e.table if isinstance(e, exp.Column) else ""
+                targets += [f"{q}.{c}" for q, _, cols in sources if not qual or q == qual
+                            for c in cols]
+            else:
+                targets.append(_target(d, e))
+        head = " SELECT DISTINCT " if select.args.get("distinct") else " SELECT "
+        lines = [head + ",\n    ".join(targets)]
+        opens = "" if pretty else "(" * (len(srcs) - 1)  # NB: plain mode brackets each join
+        for q, t, join in srcs:
+            ref = t.name if q == t.name else f"{t.name} {q}"
+            if join is None:
+                lines.append(f"   FROM {opens}{ref}")
+                continue
+            side = (join.side or "").upper()
+            kind = f"{side} JOIN" if side else "JOIN"
+            on = join.args.get("on")
+            cond = ""
+            if on is not None:
+                text = d.dep(on).text
+                cond = f" ON {text}" if pretty else f" ON ({text})"
+            lines.append(f"     {kind} {ref}{cond}" + ("" if pretty else ")"))
+        where = select.args.get("where")
+        if where is not None:
+            lines.append(f"  WHERE {d.dep(where.this).text}")
+        group = select.args.get("group")
+        if group is not None:
+            lines.append("  GROUP BY " + ", ".join(d.dep(g).text for g in group.expressions))
+        having = select.args.get("having")
+        if having is not None:
+            lines.append(f" HAVING {d.dep(having.this).text}")
+        order = select.args.get("order")
+        if order is not None:
+            keys = []
+            for o in order.expressions:
+                text = d.dep(o.this).text
+                desc = bool(o.args.get("desc"))
+                nulls_first = o.args.get("nulls_first")
+                text += " DESC" if desc else ""
+                if nulls_first is not None and bool(nulls_first) != desc:
+                    text += " NULLS FIRST" if nulls_first else " NULLS LAST"
+                keys.append(text)
+            lines.append("  ORDER BY " + ", ".join(keys))
+        limit = select.args.get("limit")
+        offset = select.args.get("offset")
+        if offset is not None:
+            lines.append(f" OFFSET {d.dep(offset.expression).text}")
+        if limit is not None:
+            lines.append(f" LIMIT {d.dep(limit.expression).text}")
+        return "\n".join(lines) + ";"
+    except Exception:  # noqa: BLE001 - unknown shapes fall back to the stored text
+        return None

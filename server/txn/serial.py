@@ -1,0 +1,162 @@
+"""The LTM's half of SERIALIZABLE (write-snapshot isolation): probes, validation, settling.
+
+`LocalTxnManager` mixes this in. The conflict managers' rules are in `validate`
+(read that module first); here is what the LTM sends them and when:
+
+- `probe`: eager detection. Once a SERIALIZABLE transaction has written, the
+  reads recorded since the last probe are checked against commits after its
+  snapshot; an overwritten read dooms it, and a doomed transaction that has
+  written fails at once (40001, PostgreSQL's reason codes "during write" /
+  "during read"), as PostgreSQL fails it in total-cash and Hermitage g2_fekete.
+- `_validate`: after the commit ts is taken, one `Validate` per involved
+  manager (owners of read and written keys, hosts of scanned and written
+  spaces); in embedded mode with one manager that is a single in-process call.
+- `_settle`: after the commit (any isolation level) or the abort of a validated
+  transaction, one `Settle` per range-tracker host.
+- `_hidden_insert`: a write-write conflict on a key the transaction looked for
+  and did not see is PostgreSQL's read/write-dependency 40001 ("during conflict
+  in checking"), not a lost update (read-write-unique).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ..kivi.api import Get
+from .conflicts import bucket_of
+from .transaction import Transaction
+from .validate import AT_READ, AT_WRITE, Probe, Settle, Validate, Verdict, rw_failure
+
+if TYPE_CHECKING:
+    from ..kivi.api import KiviNodeAPI
+
+
+class SerializableMixin:
+    """Probes, validation and settling of SERIALIZABLE transactions (see the module doc)."""
+
+    kivi: KiviNodeAPI
+    cms: list[Any]
+    buckets: int
+    stats: dict[str, Any]
+    _owner: list[int]
+    _cm_lock: threading.Lock
+    _active_lock: threading.Lock
+    _ser_active: set[int]
+    _alone: bool
+
+    def _by_manager(self, keys: Any) -> dict[int, tuple]:
+        raise NotImplementedError
+
+    def _hidden_insert(self, txn: Transaction, key: tuple[int, bytes]) -> bool:
+        if txn._ts is None or txn.reads is None or not txn.reads.covers(*key):
+            return False
+        return self.kivi.get(Get(key[0], txn._ts, [key[1]])).rows[0] is None
+
+    def _host(self, space: int) -> int:
+        """The index of the conflict manager hosting space's range tracker."""
+        if len(self.cms) == 1:
+            return 0
+        return self._owner[bucket_of((space, b""), self.buckets)]
+
+    def _space_writes(self, txn: Transaction) -> dict[int, list]:
+        out: dict[int, list] = {}
+        for space, w in txn.ws.spaces.items():
+            if w:
+                out.setdefault(self._host(space), []).append((space, tuple(w)))
+        return out
+
+    def probe(self, txn: Transaction, at_write: bool) -> None:
+        """Eager detection: dooms txn if a fresh read was overwritten after its snapshot.
+
+        A doomed transaction that has written fails now (40001); one that has not
+        fails at its first write, or commits as read-only if it never writes.
+        """
+        reads = txn.reads
+        if reads is None or txn._ts is None:
+            return
+        if not txn.doomed:
+            points, ranges = reads.take_fresh()
+            if points or ranges:
+                out = self._ask_probe(txn, points, ranges)
+                if not out.ok:
+                    txn.doomed = out.why
+                    txn.pivot = out.ts
+                    self.stats["ser_doomed"] += 1
+        if txn.doomed and txn.ws:
+            raise rw_failure(AT_WRITE if at_write else AT_READ.format(txn.pivot))
+
+    def _ask_probe(self, txn: Transaction, points: list, ranges: list) -> Verdict:
+        st = txn._ts or 0
+        if len(self.cms) == 1:  # embedded default: one message, no grouping
+            with self._cm_lock:
+                (out,) = self.cms[0].handle(Probe(txn.tid, st, tuple(points), tuple(ranges)))
+            return out
+        groups: dict[int, tuple[list, list]] = {}
+        for i, ks in self._by_manager(points).items():
+            groups.setdefault(i, ([], []))[0].extend(ks)
+        for r in ranges:
+            groups.setdefault(self._host(r[0]), ([], []))[1].append(r)
+        with self._cm_lock:
+            for i, (ps, rs) in groups.items():
+                (out,) = self.cms[i].handle(Probe(txn.tid, st, tuple(ps), tuple(rs)))
+                if not out.ok:
+                    return out
+        return Verdict(txn.tid, True)
+
+    def _validate(self, txn: Transaction, cts: int) -> str:
+        """Sends one Validate per involved conflict manager; returns why it failed, or ''."""
+        reads = txn.reads
+        assert reads is not None
+        self.stats["ser_coarsenings"] += reads.coarsenings
+        st = txn._ts or 0
+        if len(self.cms) == 1:  # embedded default: one message, no grouping
+            msg = Validate(txn.tid, st, cts, tuple(reads.points), tuple(reads.ranges),
+                           txn.ws.keys(), tuple((s, tuple(w)) for s, w in txn.ws.spaces.items()
+                                                if w))
+            with self._cm_lock:
+                self.stats["ser_validations"] += 1
+                txn.validated = True
+                (out,) = self.cms[0].handle(msg)
+            return out.why
+        parts: dict[int, dict[str, list]] = {}
+
+        def part(i: int) -> dict[str, list]:
+            p = parts.get(i)
+            if p is None:
+                p = parts[i] = {"points": [], "ranges": [], "writes": [], "space_writes": []}
+            return p
+
+        for i, ks in self._by_manager(list(reads.points)).items():
+            part(i)["points"].extend(ks)
+        for r in reads.ranges:
+            part(self._host(r[0]))["ranges"].append(r)
+        for i, ks in self._by_manager(txn.ws.keys()).items():
+            part(i)["writes"].extend(ks)
+        for i, sw in self._space_writes(txn).items():
+            part(i)["space_writes"].extend(sw)
+        with self._cm_lock:
+            self.stats["ser_validations"] += 1
+            txn.validated = True
+            for i, p in parts.items():
+                (out,) = self.cms[i].handle(Validate(
+                    txn.tid, st, cts, tuple(p["points"]), tuple(p["ranges"]),
+                    tuple(p["writes"]), tuple(p["space_writes"])))
+                if not out.ok:
+                    return out.why
+        return ""
+
+    def _settle(self, txn: Transaction, cts: int | None) -> None:
+        """Drops txn's prepared keys in the range trackers; after a commit, records them there."""
+        if cts is None and not txn.validated:
+            return
+        if not txn.validated and self._alone:
+            # NB: a commit at cts matters only to serializable txns whose snapshot is older,
+            # and those registered it (under _active_lock) before cts became readable.
+            with self._active_lock:
+                if not self._ser_active:
+                    return
+        sw = self._space_writes(txn)
+        with self._cm_lock:
+            for i, ws in sw.items():
+                self.cms[i].handle(Settle(txn.tid, cts, tuple(ws)))
