@@ -11,7 +11,8 @@ transactions), so this module first gives it a small async DBAPI face:
   dialect's methods use;
 - `_AioDBAPICursor` turns pyformat into `$n` with the sync driver's own
   lexer (so quoting rules are the same on both paths) and keeps the result's
-  description, rowcount and rows.
+  description, rowcount and rows; `_AioDBAPISSCursor` (stream_results /
+  yield_per) streams through the driver's named-portal cursor instead.
 
 Everything SQL-level, types included, is the sync `CumuloDialect`'s.
 """
@@ -110,6 +111,54 @@ class _AioDBAPICursor:
         return None
 
 
+class _AioDBAPISSCursor(_AioDBAPICursor):
+    """A server-side cursor: the driver's named-portal Cursor, `arraysize` rows per fetch."""
+
+    arraysize = 1000
+
+    def __init__(self, conn: _AioDBAPIConnection):
+        super().__init__(conn)
+        self._portal: Any = None
+
+    async def execute(self, operation: str, parameters: Any = None) -> None:
+        from cumulo.driver import core, sqlparams
+
+        sql, args, _ = sqlparams.bind_params(operation, parameters)
+        await self._conn.ensure_transaction()
+        await self.close()
+        self._portal = await self._conn.aio.cursor(sql, *args)
+        self.description = core.description(self._portal._shape.columns)
+        self.rowcount = -1
+
+    async def fetchone(self) -> Any:
+        rows = await self.fetchmany(1)
+        return rows[0] if rows else None
+
+    async def fetchmany(self, size: int | None = None) -> list:
+        if self._portal is None:
+            return []
+        return [tuple(r) for r in await self._portal.fetch(size or self.arraysize)]
+
+    async def fetchall(self) -> list:
+        rows: list = []
+        while batch := await self.fetchmany(self.arraysize):
+            rows.extend(batch)
+        return rows
+
+    async def close(self) -> None:
+        if self._portal is not None:
+            portal, self._portal = self._portal, None
+            await portal.close()
+
+    def __aiter__(self) -> Any:
+        return self._iterate()
+
+    async def _iterate(self) -> Any:
+        while batch := await self.fetchmany(self.arraysize):
+            for row in batch:
+                yield row
+
+
 class _AioDBAPIConnection:
     """PEP 249 transaction semantics on top of the asyncpg-style connection."""
 
@@ -157,9 +206,12 @@ class AsyncAdaptCumuloCursor(AsyncAdapt_dbapi_cursor):
 
 
 class AsyncAdaptCumuloSSCursor(AsyncAdapt_dbapi_ss_cursor):
-    """Buffered like the plain cursor: the async path has no portal streaming yet."""
+    """The greenlet-side server-side cursor: rows stream through a named portal."""
 
     __slots__ = ()
+
+    def _make_new_cursor(self, connection: Any) -> _AioDBAPISSCursor:
+        return _AioDBAPISSCursor(connection)
 
 
 class AsyncAdaptCumuloConnection(AsyncAdapt_dbapi_connection):
@@ -223,7 +275,7 @@ class CumuloAsyncDialect(CumuloDialect):
     driver = "async"
     is_async = True
     supports_statement_cache = True
-    supports_server_side_cursors = False
+    supports_server_side_cursors = True
 
     @classmethod
     def import_dbapi(cls) -> Any:

@@ -160,9 +160,13 @@ class CumuloExecutionContext(PGExecutionContext):
     """Execution context whose server-side cursors are the driver's portal-streaming cursors."""
 
     def create_server_side_cursor(self) -> Any:
+        size = self.execution_options.get("max_row_buffer", 1000)
+        if self.dialect.is_async:
+            cursor = self._dbapi_connection.cursor(server_side=True)
+            cursor.arraysize = size
+            return cursor
         cursor = self._dbapi_connection.cursor()
-        cursor.arraysize = self.execution_options.get("max_row_buffer", 1000)
-        cursor.fetch_size = cursor.arraysize
+        cursor.arraysize = cursor.fetch_size = size
         cursor.server_side = True  # what the suite's ServerSideCursorsTest override checks
         return cursor
 

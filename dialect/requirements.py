@@ -145,13 +145,8 @@ class Requirements(SuiteRequirements):
 
     @property
     def server_side_cursors(self):
-        # The sync driver streams rows through a named portal inside a
-        # transaction. `cumulo+async://` buffers each result instead: its
-        # portal-streaming cursor is asyncpg-style and not yet adapted.
-        return exclusions.skip_if(
-            lambda config: config.db.dialect.is_async,
-            "cumulo+async:// has no server-side cursors yet",
-        )
+        # Both drivers stream rows through a named portal inside a transaction.
+        return exclusions.open()
 
     @property
     def async_dialect(self):

@@ -12,9 +12,10 @@ sqlalchemy-cockroachdb's helper of the same name.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import exc
@@ -52,7 +53,41 @@ def run_transaction(
             if not is_retryable(e) or attempt >= max_retries:
                 raise
         attempt += 1
-        time.sleep(random.uniform(0, min(max_backoff, backoff * (2**attempt))))
+        time.sleep(_delay(attempt, backoff, max_backoff))
+
+
+def _delay(attempt: int, backoff: float, max_backoff: float) -> float:
+    """Exponential backoff with full jitter."""
+    return random.uniform(0, min(max_backoff, backoff * (2**attempt)))
+
+
+async def run_transaction_async(
+    target: Any,
+    fn: Callable[[Any], Awaitable[T]],
+    max_retries: int = 10,
+    backoff: float = 0.005,
+    max_backoff: float = 0.5,
+) -> T:
+    """`run_transaction` for asyncio: an AsyncEngine (fn gets an AsyncConnection) or an
+    async_sessionmaker (fn gets an AsyncSession); `fn` is a coroutine function."""
+    from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+
+    attempt = 0
+    while True:
+        try:
+            if isinstance(target, AsyncEngine):
+                async with target.begin() as conn:
+                    return await fn(conn)
+            if isinstance(target, async_sessionmaker):
+                async with target.begin() as session:
+                    return await fn(session)
+            raise TypeError(f"run_transaction_async needs an AsyncEngine or async_sessionmaker, "
+                            f"not {type(target).__name__}")
+        except exc.DBAPIError as e:
+            if not is_retryable(e) or attempt >= max_retries:
+                raise
+        attempt += 1
+        await asyncio.sleep(_delay(attempt, backoff, max_backoff))
 
 
 def _attempt(target: Any, fn: Callable[[Any], T]) -> T:

@@ -110,8 +110,12 @@ class Connection:
         self._sock: socket.socket | None = net.open_socket(
             self.host, self.port, params.sslmode, params.sslrootcert, params.connect_timeout)
         try:
+            # connect_timeout also bounds the startup: a server that accepts but never
+            # answers counts as down, and the next host is tried.
+            self._sock.settimeout(params.connect_timeout)
             self._drive(core.startup(self.session, params.user, params.password,
                                      params.startup_params()))
+            self._sock.settimeout(None)  # type: ignore[union-attr]
         except BaseException:
             self._abort()
             raise

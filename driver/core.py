@@ -118,6 +118,9 @@ class Session:
         self.cache_size = cache_size
         self.to_close: list[str] = []  # evicted statements, closed in the next pipeline
         self.hold_closes = False  # set by the connection while cursors have portals open
+        # Named portals read to the end or abandoned: PostgreSQL keeps them (and their
+        # tables in use: DROP fails with 55006) until closed or the transaction ends.
+        self.portals_to_close: list[str] = []
         # Parse and Execute messages sent, ReadyForQuery received (one per round trip's end):
         # for tests and tuning.
         self.stats: Counter[str] = Counter()
@@ -163,14 +166,17 @@ class Session:
             self.to_close.append(stmt.name)
 
     def pending_closes(self) -> bytes:
-        """Returns Close messages for evicted statements, to put ahead of a pipeline.
+        """Returns Close messages for finished portals and evicted statements, to put
+        ahead of a pipeline.
 
-        Nothing while `hold_closes` is set (the connection has portals open):
-        closing a statement would close the portals made from it.
+        No statement Closes while `hold_closes` is set (the connection has
+        portals open): closing a statement would close the portals made from it.
         """
+        out = b"".join(p.close(b"P", name) for name in self.portals_to_close)
+        self.portals_to_close.clear()
         if self.hold_closes:
-            return b""
-        out = b"".join(p.close(b"S", name) for name in self.to_close)
+            return out
+        out += b"".join(p.close(b"S", name) for name in self.to_close)
         self.to_close.clear()
         return out
 

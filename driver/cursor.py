@@ -16,10 +16,10 @@ with nextset().
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from cumulo.driver import core
+from cumulo.driver import copyrows, core
 from cumulo.driver import protocol as p
 from cumulo.driver.errors import DatabaseError, InterfaceError, ProgrammingError
 from cumulo.driver.sqlparams import bind_params
@@ -151,6 +151,8 @@ class Cursor:
         if res.suspended:
             self.connection._streaming.add(self)
             self._result = res
+        elif self._portal:
+            self._close_portal()
 
     def _more(self) -> bool:
         """Fetches the next batch from the suspended portal; False when none is left."""
@@ -175,6 +177,8 @@ class Cursor:
             conn._streaming.discard(self)
             raise
         self._flushing = self._flushing and res.suspended
+        if not res.suspended and self._portal:
+            self._close_portal()
         self._rows, self._pos = res.rows, 0
         self._fetched += len(res.rows)
         self._suspended = res.suspended
@@ -192,6 +196,11 @@ class Cursor:
             self._load(0)
             self._rows = rest + self._rows
 
+    def _close_portal(self) -> None:
+        """Has the named portal closed ahead of the next pipeline (no round trip)."""
+        self.connection.session.portals_to_close.append(self._portal)
+        self._portal = ""
+
     def _end_stream(self) -> None:
         """Drops what is left of this cursor's portal."""
         if self._suspended:
@@ -199,6 +208,8 @@ class Cursor:
             if self._flushing and not self.connection.closed:
                 self._flushing = False
                 self.connection._run(p.SYNC, [])  # ends the implicit transaction and portal
+            elif self._portal:
+                self._close_portal()
 
     def _reset(self) -> None:
         self._end_stream()
@@ -282,6 +293,12 @@ class Cursor:
         copy = core.CopyIO(read=getattr(file, "read", None), write=write)
         self._simple(sql, copy)
         return self.rowcount
+
+    def copy_records(self, table: str, records: Iterable[Sequence],
+                     columns: Sequence[str] | None = None, schema: str | None = None) -> int:
+        """Loads rows into a table with one COPY (see copyrows.py); returns the row count."""
+        reader = copyrows.ChunkReader(records)
+        return self.copy_expert(copyrows.copy_statement(table, columns, schema), reader)
 
     # ------------------------------------------------------------ PEP 249 odds and ends
 

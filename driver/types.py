@@ -124,24 +124,30 @@ TEXT_DECODERS: dict[int, Decoder] = {
 _h, _i, _q = struct.Struct("!h"), struct.Struct("!i"), struct.Struct("!q")
 _f, _d = struct.Struct("!f"), struct.Struct("!d")
 _qi, _qii = struct.Struct("!qi"), struct.Struct("!qii")
+_hhHh = struct.Struct("!hhHh")
+
+
+_NUMERIC_DIGITS: dict[int, struct.Struct] = {}
 
 
 def _numeric_bin(b: bytes) -> Decimal:
-    ndigits, weight, sign, dscale = struct.unpack_from("!hhHh", b)
+    ndigits, weight, sign, dscale = _hhHh.unpack_from(b)
     if sign == 0xC000:
         return Decimal("NaN")
     if sign in (0xD000, 0xF000):
         return Decimal("Infinity" if sign == 0xD000 else "-Infinity")
-    digits = "".join(f"{d:04d}" for d in struct.unpack_from(f"!{ndigits}h", b, 8)) or "0"
-    exp = (weight - ndigits + 1) * 4
-    if exp > 0:
-        digits, exp = digits + "0" * exp, 0
-    frac = -exp
-    if frac > dscale:
-        digits, exp = digits[: len(digits) - (frac - dscale)] or "0", -dscale
-    elif frac < dscale:
-        digits, exp = digits + "0" * (dscale - frac), -dscale
-    return Decimal((1 if sign == 0x4000 else 0, tuple(map(int, digits)), exp))
+    st = _NUMERIC_DIGITS.get(ndigits)
+    if st is None:
+        st = _NUMERIC_DIGITS.setdefault(ndigits, struct.Struct(f"!{ndigits}h"))
+    n = 0
+    for d in st.unpack_from(b, 8):  # base-10000 digits
+        n = n * 10000 + d
+    exp = (weight - ndigits + 1) * 4  # value = n * 10**exp; the result has dscale decimals
+    if exp > -dscale:
+        n *= 10 ** (exp + dscale)
+    elif exp < -dscale:
+        n //= 10 ** (-dscale - exp)
+    return Decimal(f"{'-' if sign == 0x4000 else ''}{n}E-{dscale}")
 
 
 def _date_bin(b: bytes) -> date:
@@ -157,14 +163,14 @@ def _ts_bin(b: bytes) -> datetime:
     (us,) = _q.unpack(b)
     if us in (INT8_MAX, INT8_MIN):
         return datetime.max if us > 0 else datetime.min
-    return EPOCH + timedelta(microseconds=us)
+    return EPOCH + timedelta(0, 0, us)
 
 
 def _tstz_bin(b: bytes) -> datetime:
     (us,) = _q.unpack(b)
     if us in (INT8_MAX, INT8_MIN):
         return (datetime.max if us > 0 else datetime.min).replace(tzinfo=UTC)
-    return EPOCH_UTC + timedelta(microseconds=us)
+    return EPOCH_UTC + timedelta(0, 0, us)
 
 
 def tstz_decoder(tz: tzinfo) -> Decoder:
@@ -367,8 +373,16 @@ def session_decoder(oid: int, fmt: int, tz: tzinfo | None,
     return None
 
 
+# Types whose text form decodes faster than their binary one, and says the same:
+# numeric's text goes straight to Decimal's C parser (binary needs Python arithmetic).
+TEXT_IS_FASTER = frozenset({NUMERIC})
+
+
 def wants_binary(oid: int) -> bool:
-    """Tells whether results of type `oid` should come in binary."""
+    """Tells whether results of type `oid` should come in binary: when a binary decoder
+    exists here and is the faster one."""
+    if oid in TEXT_IS_FASTER:
+        return False
     return oid in BINARY_DECODERS or _arrays.ARRAY_ELEMENTS.get(oid, -1) in BINARY_DECODERS
 
 

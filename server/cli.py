@@ -90,7 +90,21 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    return asyncio.run(_serve(args))
+    code = asyncio.run(_serve(args))
+    import threading
+
+    left = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
+    if left:
+        # NB: everything committed is durable by now. A thread still running (a connection
+        # stuck in a statement that ignored cancel, an executor's worker) would hold up or
+        # abort interpreter finalisation, which joins executors and non-daemon threads: the
+        # user asked the server to stop, so it stops.
+        log.info("exiting with %d threads still running: %s", len(left),
+                 ", ".join(sorted({t.name for t in left})))
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 MIN_PERCENT_LIMIT = 4 << 30

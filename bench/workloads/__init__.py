@@ -3,9 +3,8 @@
 A workload is a module with `NAME`, `DESCRIPTION` and `run(ctx) -> list[Figure]`:
 it gets the running systems in a `RunContext` and returns figures; it never
 starts servers (unless, like `floor`, it brings its own reference server) and
-never prints results. To add one (TPC-C, CH-benCHmark, Spark reads, locust),
-write the module and add its name here; `__main__`, `report` and the tests pick
-it up from this table.
+never prints results. To add one, write the module and add its name here;
+`__main__`, `report` and the tests pick it up from this table.
 """
 
 from __future__ import annotations
@@ -20,6 +19,8 @@ WORKLOADS = {
     "floor": "bench.workloads.floor",
     "tpcc": "bench.workloads.tpcc",
     "ch": "bench.workloads.ch",
+    "spark": "bench.workloads.spark",
+    "locust": "bench.workloads.locust",
 }
 
 # Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no

@@ -14,7 +14,7 @@ import contextlib
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 
-from cumulo.driver import core, errors, failover, types
+from cumulo.driver import copyrows, core, errors, failover, types
 from cumulo.driver import protocol as p
 from cumulo.driver.aio.cursor import CursorFactory
 from cumulo.driver.aio.record import Record
@@ -95,9 +95,17 @@ class Connection:
 
     @classmethod
     async def open(cls, host: tuple[str, int], params: ConnectParams) -> Connection:
-        """Connects, negotiates TLS and authenticates."""
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host[0], host[1]), params.connect_timeout)
+        """Connects, negotiates TLS and authenticates, within `connect_timeout` seconds
+        (a server that accepts but never answers counts as down)."""
+        try:
+            async with asyncio.timeout(params.connect_timeout):
+                return await cls._open(host, params)
+        except TimeoutError as e:
+            raise OperationalError(f"timeout connecting to {host[0]}:{host[1]}") from e
+
+    @classmethod
+    async def _open(cls, host: tuple[str, int], params: ConnectParams) -> Connection:
+        reader, writer = await asyncio.open_connection(host[0], host[1])
         try:
             if params.sslmode != "disable":
                 writer.write(p.ssl_request())
@@ -135,6 +143,9 @@ class Connection:
             try:
                 return await self._pump(conv, next(conv))
             except asyncio.CancelledError as e:
+                if not self.session.pid:  # still starting up: nothing to cancel or keep
+                    self._abort()
+                    raise
                 cancelled = e
             # A timeout, say. Stop the statement on the server and read the rest of the
             # conversation, so that the connection stays in step and usable.
@@ -223,8 +234,12 @@ class Connection:
         task, self._idle_reader = self._idle_reader, None
         if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # we were cancelled ourselves, not just the reader
 
     async def _cancel_quietly(self) -> None:
         """On a cancelled await (a timeout, say): asks the server to stop the statement,
@@ -342,6 +357,13 @@ class Connection:
         """Runs COPY ... FROM STDIN with data from `read(n)`."""
         results = await self._run(p.query(query), [], core.CopyIO(read=read))
         return results[-1].tag or ""
+
+    async def copy_records_to_table(self, table_name: str, *, records: Iterable[Sequence],
+                                    columns: Sequence[str] | None = None,
+                                    schema_name: str | None = None) -> str:
+        """Loads rows into a table with one COPY (see copyrows.py); returns the COPY tag."""
+        sql = copyrows.copy_statement(table_name, columns, schema_name)
+        return await self.copy_from(sql, copyrows.ChunkReader(records).read)
 
     async def cancel(self) -> None:
         """Asks the server to cancel what this connection is running."""

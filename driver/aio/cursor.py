@@ -59,7 +59,9 @@ class CursorFactory:
             out = core.bind_message(stmt, encoded, portal)
         await conn._run(out + p.SYNC, [res])
         cur = Cursor(conn, portal, res, done=bool(first) and not res.suspended)
-        if not cur._done:
+        if cur._done:
+            conn.session.portals_to_close.append(portal)
+        else:
             conn._cursors.add(cur)
         return cur
 
@@ -85,6 +87,9 @@ class Cursor:
         if not res.suspended:
             self._done = True
             conn._cursors.discard(self)
+            # Read to the end: close it ahead of the next pipeline (PostgreSQL keeps a
+            # finished portal, and its tables in use, until then).
+            conn.session.portals_to_close.append(self._portal)
         return rows + Record.wrap(res)
 
     async def fetchrow(self) -> Record | None:
@@ -100,6 +105,6 @@ class Cursor:
         """Closes the portal (the transaction's end would too)."""
         conn = self._conn
         if not conn.is_closed() and conn.session.status == "T" and not self._done:
-            await conn._run(p.close(b"P", self._portal) + p.SYNC, [])
+            conn.session.portals_to_close.append(self._portal)  # goes with the next call
         self._done, self._buffer = True, []
         conn._cursors.discard(self)

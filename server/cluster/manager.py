@@ -10,14 +10,14 @@ embedded mode, unless `mastermind=(host, port)` names a MasterMind role
 snapshots moved by other LTMs (-> `LocalTxnManager.snapshot_advanced`) and gives back
 the rest of a batch that sat unused for `stale_after` seconds
 (-> `LocalTxnManager.give_back_stale`), so that an idle LTM does not hold every
-snapshot back. (Both hooks are asked of `txn.ltm`; without them several LTMs can
-share everything but the commits of one may wait for another's batch.)
+snapshot back.
 
 Several LTMs may share the conflict managers (each with its own `ltm_id`, which is
 part of its transaction ids). A waiter whose holder belongs to another LTM is woken
 through its manager's mailbox: one thread per manager long-polls it (`PollWoken`)
-and hands the tids to `LocalTxnManager.wake`. Deadlocks are detected per LTM: a
-cycle through two LTMs waits until `lock_timeout` (TODO: a global wait-for graph).
+and hands the tids to `LocalTxnManager.wake`. With a MasterMind, the LTM's wait-for
+graph is the MasterMind's global one (`mastermind.RemoteWaitForGraph`), so a deadlock
+through two query engines is detected too; without one, only within an LTM.
 
 `reset_conflicts=True` (the LTM that starts a fresh cluster) clears every conflict
 manager and tells it the recovered high mark, so that SERIALIZABLE transactions
@@ -31,6 +31,7 @@ largest one found.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from typing import Any
 
@@ -42,7 +43,7 @@ from ..txn.recovery import replay_records
 from ..txn.sequencer import CommitSequencer
 from ..txn.snapshot import SnapshotServer
 from ..txn.transaction import Transaction
-from .mastermind import RemoteSequencer, RemoteSnapshots
+from .mastermind import RemoteSequencer, RemoteSnapshots, RemoteWaitForGraph
 from .proxies import RemoteConflictManager, RemoteLogGroup
 
 
@@ -81,14 +82,18 @@ class ClusterTxnManager:
             if reset_conflicts:
                 cm.reset(top)
         self.mastermind: RemoteSnapshots | None = None
+        graph = None
         if mastermind is not None:
             client = RemoteNode(*mastermind)
             self.mastermind = RemoteSnapshots(client)
             self.mastermind.start(top)
             sequencer: Any = RemoteSequencer(client)
             snapshots: Any = self.mastermind
+            graph = RemoteWaitForGraph(client)  # deadlocks through several query engines
         else:
             sequencer, snapshots = CommitSequencer(top + 1), SnapshotServer(top)
+        takes_graph = "wait_graph" in inspect.signature(LocalTxnManager).parameters
+        extra: dict[str, Any] = {"wait_graph": graph} if graph and takes_graph else {}
         self.ltm = LocalTxnManager(
             kivi,
             sequencer=sequencer,
@@ -97,7 +102,10 @@ class ClusterTxnManager:
             buckets=buckets,
             log=log,
             ltm_id=ltm_id,
+            **extra,
         )
+        if graph is not None and not takes_graph:
+            self.ltm._graph = graph  # type: ignore[assignment]  # NB: until ltm takes wait_graph=
         self._closed = False
         self._stop = threading.Event()
         self._pollers = [
@@ -115,14 +123,11 @@ class ClusterTxnManager:
 
     def _snapshot_loop(self, mm: RemoteSnapshots, interval: float, stale_after: float) -> None:
         """Follows the shared snapshot; gives back timestamps this LTM left unused."""
-        advanced = getattr(self.ltm, "snapshot_advanced", None)
-        give_back = getattr(self.ltm, "give_back_stale", None)
         while not self._stop.is_set():
             try:
-                if give_back is not None:
-                    give_back(stale_after)
-                if mm.poll(min(interval, stale_after)) and advanced is not None:
-                    advanced()
+                self.ltm.give_back_stale(stale_after)
+                if mm.poll(min(interval, stale_after)):
+                    self.ltm.snapshot_advanced()
             except SQLError:  # the MasterMind is unreachable: try again shortly
                 if self._stop.wait(interval):
                     return

@@ -12,6 +12,10 @@ by a long poll (`PollSnapshot`, run in the thread pool), which `cluster.manager`
 turns into `LocalTxnManager.snapshot_advanced()` so that its session-consistency
 waiters wake up. `Start(ts)` sets both machines after recovery (timestamps above
 `ts`, snapshot at `ts`), and only moves them forward.
+
+It also holds the global wait-for graph (`WaitEdge`, `WaitDone`): each LTM detects
+the deadlocks among its own transactions, but a cycle through two query engines is
+only seen here.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ..kivi.remote import RemoteNode
 from ..kivi.wire import register_messages
 from ..txn import sequencer as seq_mod
 from ..txn import snapshot as snap_mod
+from ..txn.conflicts import WaitForGraph
 from ..txn.sequencer import CommitSequencer, Recovered
 from ..txn.snapshot import Advanced, SnapshotServer
 
@@ -49,6 +54,23 @@ class SnapshotIs:
     snapshot: int
 
 
+@dataclass(frozen=True)
+class WaitEdge:
+    """`waiter` is about to wait for `holder`: reply True (and record nothing) if that closes
+    a cycle in the global wait-for graph, else record the edge and reply False."""
+
+    waiter: int
+    holder: int
+
+
+@dataclass(frozen=True)
+class WaitDone:
+    """`waiter` no longer waits."""
+
+    waiter: int
+
+
+register_messages(WaitEdge, WaitDone)
 register_messages(Start, PollSnapshot, SnapshotIs, seq_mod.RequestBatch, seq_mod.Batch,
                   seq_mod.Recovered, snap_mod.Readable, snap_mod.Discarded, snap_mod.Advanced)
 
@@ -59,6 +81,7 @@ class MasterMindService:
     def __init__(self) -> None:
         self.sequencer = CommitSequencer(1)
         self.snapshots = SnapshotServer(0)
+        self.graph = WaitForGraph()  # every LTM's waiters: deadlocks across query engines
         self._cond = threading.Condition()
 
     @staticmethod
@@ -73,6 +96,14 @@ class MasterMindService:
                 if self.snapshots.snapshot <= msg.known:
                     self._cond.wait(msg.timeout)
                 return SnapshotIs(self.snapshots.snapshot)
+        if type(msg) is WaitEdge:
+            if self.graph.would_deadlock(msg.waiter, msg.holder):
+                return True
+            self.graph.add(msg.waiter, msg.holder)
+            return False
+        if type(msg) is WaitDone:
+            self.graph.remove(msg.waiter)
+            return Ack()
         if type(msg) is Start:
             self.sequencer.handle(Recovered(msg.ts))
             with self._cond:
@@ -135,3 +166,27 @@ class RemoteSnapshots:
         """Tells the MasterMind that recovery found everything up to ts; learns the snapshot."""
         self.client.handle(Start(ts))
         self.poll(0.0)
+
+
+class RemoteWaitForGraph:
+    """The MasterMind's global wait-for graph, shaped like `conflicts.WaitForGraph`.
+
+    `edges` keeps this LTM's own waiters (the LTM reads it to tell who waits);
+    `would_deadlock` asks the MasterMind, which checks the cycle and records the edge in
+    one step (two LTMs checking at once cannot both miss the cycle they close), so the
+    `add` that follows only records the edge here.
+    """
+
+    def __init__(self, client: RemoteNode) -> None:
+        self.client = client
+        self.edges: dict[int, int] = {}
+
+    def would_deadlock(self, waiter: int, holder: int) -> bool:
+        return bool(self.client.handle(WaitEdge(waiter, holder)))
+
+    def add(self, waiter: int, holder: int) -> None:
+        self.edges[waiter] = holder
+
+    def remove(self, waiter: int) -> None:
+        if self.edges.pop(waiter, None) is not None:
+            self.client.handle(WaitDone(waiter))

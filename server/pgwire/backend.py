@@ -137,6 +137,10 @@ class Session(Protocol):
     def take_notices(self) -> list[SQLError]:
         """Notices raised since the last call (severity NOTICE/WARNING)."""
 
+    def take_notifications(self) -> list[tuple[int, str, str]]:
+        """LISTEN notifications delivered since the last call: (sender pid, channel, payload).
+        Optional; pgwire sends them as NotificationResponse before each ReadyForQuery."""
+
     def simple_query(self, sql: str) -> Iterator[Result]:
         """Runs every statement of a Query message, lazily, as one implicit transaction.
 
@@ -167,6 +171,12 @@ class Session(Protocol):
 
     def cancel(self) -> None:
         """Cancels the running statement (57014). Called from another thread."""
+
+    def reset_cancel(self) -> None:
+        """Drops a cancel that arrived while the session was idle. Optional: pgwire calls it
+        when a new message arrives, before running it. A cancel arriving after that, while
+        the statement is still being parsed or planned, must cancel it (PostgreSQL drops
+        only the cancels that arrive between commands)."""
 
     def close(self) -> None:
         """Ends the session, rolling back any open transaction."""

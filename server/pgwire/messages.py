@@ -69,9 +69,12 @@ _U16 = struct.Struct("!H")
 
 def cstr(data: bytes, pos: int) -> tuple[str, int]:
     """Reads a NUL-terminated UTF-8 string at pos; returns it and the position after the NUL."""
+    try:
+        if data[pos] == 0:  # unnamed statements and portals: the common case
+            return "", pos + 1
+    except IndexError:
+        raise ProtocolViolation("invalid string in message") from None
     end = data.find(0, pos)
-    if end == pos:  # unnamed statements and portals: the common case
-        return "", pos + 1
     if end < 0:
         raise ProtocolViolation("invalid string in message")
     raw = data[pos:end]
@@ -236,6 +239,11 @@ def auth_sasl_final(data: bytes) -> bytes:
 def parameter_status(name: str, value: str) -> bytes:
     """Builds a ParameterStatus message."""
     return message(b"S", name.encode() + b"\x00" + value.encode() + b"\x00")
+
+
+def notification(pid: int, channel: str, payload: str) -> bytes:
+    """Builds NotificationResponse (LISTEN/NOTIFY): sender pid, channel, payload."""
+    return message(b"A", I32.pack(pid) + channel.encode() + b"\x00" + payload.encode() + b"\x00")
 
 
 def backend_key_data(pid: int, secret: int) -> bytes:

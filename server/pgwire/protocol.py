@@ -105,6 +105,7 @@ class Connection(ExtendedQuery):
         self.user = ""
         self.startup_params: dict[str, str] = {}
         self._auth: Authenticator | None = None
+        self._take_notifications: Callable[[], list[tuple[int, str, str]]] | None = None
         self._copy: Any = None  # a CopyIn in progress
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
@@ -291,6 +292,9 @@ class Connection(ExtendedQuery):
             for name, value in self._changed.items():
                 self.out += M.parameter_status(name, value)
             self._changed.clear()
+        if self._take_notifications is not None:
+            for pid, channel, payload in self._take_notifications():
+                self.out += M.notification(pid, channel, payload)
         status = self.session.transaction_status if self.session else "I"
         if status == "I" and self.portals:
             self._drop_portals()
@@ -366,6 +370,7 @@ class Connection(ExtendedQuery):
         self.out += msg
         self.session = session
         self._check_prepared = getattr(session, "check_prepared", None)
+        self._take_notifications = getattr(session, "take_notifications", None)
         self._auth = None
         status = session.parameter_status()
         for name, value in status.items():

@@ -148,6 +148,8 @@ class ConnectionThread:
         self.stopping = False
         self.told = False  # the FATAL 57P01 went out
         self.tls = False
+        self._reset_for: Any = None  # the session whose reset_cancel is cached in _reset
+        self._reset: Callable[[], None] | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None  # TLS only, see shutdown
         self.conn = Connection(server.engine, auth=server.auth, tls=server.ssl_context is not None,
                                registry=server.registry, send=self._send)
@@ -200,6 +202,36 @@ class ConnectionThread:
                 self.sock.shutdown(socket.SHUT_RDWR)
         self._finish()
 
+    def notified(self) -> None:
+        """Pushes LISTEN notifications to an idle session at once, as PostgreSQL does (called
+        from the notifying session's thread). A busy session, or one inside a transaction
+        block, gets them with its next ReadyForQuery."""
+        with self.state:
+            if self.busy or self.stopping:
+                return
+            if self.tls:
+                wake = self._wake
+                if wake is not None:
+                    with contextlib.suppress(OSError):
+                        wake[1].send(b"n")
+                return
+            self.busy = True  # NB: claims the socket, so a shutdown does not write meanwhile
+        try:
+            self._push_notifications()
+        except OSError:
+            pass  # the client went away: its own thread notices
+        finally:
+            with self.state:
+                self.busy = False
+
+    def _push_notifications(self) -> None:
+        conn = self.conn
+        session, take = conn.session, conn._take_notifications
+        if session is None or take is None or session.transaction_status != "I":
+            return
+        out = b"".join(M.notification(pid, chan, payload) for pid, chan, payload in take())
+        self._send(out)
+
     def _tell_and_hang_up(self) -> None:
         """Sends FATAL 57P01 (once) and shuts the socket down, which ends the thread's recv."""
         if not self.told:
@@ -234,6 +266,9 @@ class ConnectionThread:
                     ready, _, _ = select.select([self.sock, self._wake[0]], [], [],
                                                 self.sock.gettimeout())
                     if self._wake[0] in ready:
+                        if self._wake[0].recv(64).endswith(b"n") and not self.stopping:
+                            self._push_notifications()  # NB: only TLS sessions get here
+                            continue
                         break
                     if not ready:
                         raise TimeoutError("authentication timeout")
@@ -244,6 +279,14 @@ class ConnectionThread:
                     if self.stopping:
                         break
                     self.busy = True
+                session = conn.session
+                if session is not None and self._reset_for is not session:
+                    self._reset_for = session
+                    self._reset = getattr(session, "reset_cancel", None)
+                    if getattr(session, "take_notifications", None) is not None:
+                        session.notify_hook = self.notified  # type: ignore[attr-defined]
+                if self._reset is not None:
+                    self._reset()  # NB: a cancel that came while idle is no-op, as in PG
                 try:
                     out = conn.feed(view[:n])
                     if conn.start_tls:

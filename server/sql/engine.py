@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidAuthorizationSpecification, InvalidCatalogName
 from ..pgwire.backend import RoleInfo
-from .catalog.store import CatalogStore
+from .catalog.store import CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE, CatalogStore
 from .session import SQLSession
 
 
@@ -25,6 +25,11 @@ class SQLEngine:
 
     def __init__(self, txn_manager: Any) -> None:
         self.tm = txn_manager
+        ltm = getattr(txn_manager, "ltm", txn_manager)
+        if hasattr(ltm, "untracked_spaces"):
+            # NB: catalog reads are not SERIALIZABLE reads: two DDL transactions that each
+            # load the catalog must not fail each other (SERIALIZABLE.md, "catalog reads")
+            ltm.untracked_spaces = frozenset({CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE})
         self.store = CatalogStore(txn_manager)
         self.store.bootstrap()
         self._lock = threading.Lock()

@@ -86,6 +86,9 @@ class SQLSession:
         self._cached_sp = self.settings.values["search_path"]
         self._timer: threading.Timer | None = None
         self._timed_out = False
+        self._reset_by_pgwire = False
+        self.inbox: list[tuple[int, str, str]] = []  # NOTIFY deliveries: (pid, channel, payload)
+        self.pending_notifies: list[tuple[str, str]] = []  # NOTIFYs of the open block
 
     # -- pgwire's Session protocol ----------------------------------------
 
@@ -105,6 +108,13 @@ class SQLSession:
         """Reported settings changed since the last call."""
         return self.settings.take_changed() if self.settings.changed else {}
 
+    def take_notifications(self) -> list[tuple[int, str, str]]:
+        """LISTENed notifications delivered since the last call: (sender pid, channel, payload)."""
+        if not self.inbox:
+            return []
+        out, self.inbox = self.inbox, []
+        return out
+
     def take_notices(self) -> list[SQLError]:
         """Notices and warnings raised since the last call."""
         out, self.notices = self.notices, []
@@ -121,12 +131,16 @@ class SQLSession:
             yield Result("", empty=True)
             return
         try:
+            cursor = 0
             for text in texts:
                 errors = self._errors
+                start = sql.find(text, cursor)
+                cursor = start + len(text) if start >= 0 else cursor
                 try:
                     stmt, values = self.lookup_simple(text)
                     res = self.execute_stmt(stmt, values)
                 except BaseException as e:
+                    _shift_position(e, sql, start, text)
                     self.on_error(e)
                     raise
                 yield res
@@ -151,6 +165,7 @@ class SQLSession:
         try:
             stmt = self.lookup(texts[0], tuple(param_oids))
         except BaseException as e:
+            _shift_position(e, sql, sql.find(texts[0]), texts[0])
             self.on_error(e)
             raise
         return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt)
@@ -203,6 +218,15 @@ class SQLSession:
         """Records a failure that happened outside the session's own calls."""
         self.on_error(exc)
 
+    def reset_cancel(self) -> None:
+        """Forgets a cancel that arrived while idle; pgwire calls it as each batch arrives.
+
+        A CancelRequest that arrives while the statement is still parsed or planned
+        must cancel it, so the session no longer clears the flag when a statement starts.
+        """
+        self._reset_by_pgwire = True
+        self._cancel.clear()
+
     def cancel(self) -> None:
         """Asks the running statement to stop (it raises 57014 at its next batch)."""
         self._cancel.set()
@@ -211,6 +235,8 @@ class SQLSession:
         """Ends the session, rolling back any open transaction and dropping its TEMP tables."""
         self.abort_txn()
         self.cursors.clear()
+        if getattr(self.engine, "notifier", None) is not None:
+            self.engine.notifier.unlisten(self, None)
         if self.temp_schema is not None:
             try:
                 for _ in self.simple_query(f'DROP SCHEMA IF EXISTS "{self.temp_schema}" CASCADE'):
@@ -296,7 +322,8 @@ class SQLSession:
             raise InFailedSQLTransaction(
                 "current transaction is aborted, commands ignored until end of transaction block"
             )
-        self._cancel.clear()
+        if not self._reset_by_pgwire:
+            self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
         if self._timer is not None:
             self._disarm()  # a portal left unfinished by the previous statement
         if stmt.no_block and (self.in_block or self.txn is not None):
@@ -423,8 +450,10 @@ class SQLSession:
 
             materialize_held(self)
         txn, ddl, drops = self.txn, self.txn_ddl, self.pending_drops
+        notifies, self.pending_notifies = self.pending_notifies, []
         self._reset_txn_state()
         if txn is None:
+            self._deliver(notifies)
             return
         try:
             txn.commit()
@@ -435,11 +464,19 @@ class SQLSession:
             raise
         if ddl:
             self.store.bump()
+        self._deliver(notifies)
         for space in drops:
             self.engine.tm.drop_space(space)
 
+    def _deliver(self, notifies: list[tuple[str, str]]) -> None:
+        if notifies:
+            from .notify import notifier
+
+            notifier(self).deliver(self.backend_pid, notifies)
+
     def abort_txn(self) -> None:
         """Rolls back the open transaction (if any) and leaves the transaction block."""
+        self.pending_notifies = []
         txn = self.txn
         self._reset_txn_state()
         if txn is not None:
@@ -566,6 +603,22 @@ class SQLSession:
         if is_called:
             self.currvals[seq_oid] = value
         return value
+
+
+def _shift_position(e: BaseException, message: str, start: int, text: str) -> None:
+    """Makes an error's position count from the start of the whole message, as PostgreSQL's.
+
+    Statements are analysed one by one, without their leading comments, so positions
+    arrive relative to that text.
+    """
+    from .parse import strip_leading_comments
+
+    if not isinstance(e, SQLError) or e.position is None or start < 0:
+        return
+    skipped = len(text) - len(strip_leading_comments(text))
+    offset = start + skipped  # NB: positions count characters, as PostgreSQL's
+    if offset:
+        e.position += offset
 
 
 def _shape(columns: list[Column] | None) -> list[tuple[str, int, int]] | None:

@@ -108,11 +108,28 @@ def discard(s: SQLSession, what: str) -> Result:
         s.prepared_sql.clear()
         s.cache.clear()
         s.currvals.clear()
+        if getattr(s.engine, "notifier", None) is not None:
+            s.engine.notifier.unlisten(s, None)  # NB: DISCARD ALL includes UNLISTEN *
+        _discard_temp(s)
     elif what == "plans":
         s.cache.clear()
     elif what == "sequences":
         s.currvals.clear()
+    elif what.startswith("temp"):
+        _discard_temp(s)
     return Result("DISCARD " + ("TEMP" if what.startswith("temp") else what.upper()))
+
+
+def _discard_temp(s: SQLSession) -> None:
+    """DISCARD TEMP: drops the session's temporary schema and everything in it."""
+    if s.temp_schema is None:
+        return
+    schema, notices = s.temp_schema, list(s.notices)
+    for _ in s.simple_query(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'):
+        pass
+    s.notices = notices  # NB: PostgreSQL's DISCARD TEMP reports no cascade notices
+    # NB: temp_schema keeps its name: a ROLLBACK brings the schema back, and the next
+    # CREATE TEMP recreates it if the drop committed.
 
 
 def checkpoint(s: SQLSession) -> Result:
@@ -192,8 +209,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
         return cursors.analyse_cursor(session, sql, kind, m, param_oids)
     if kind == "listen":
+        from . import notify
+
         verb = m.group("verb").upper()
-        return _u(sql, verb, lambda s, p: Result(verb))
+        return _u(sql, verb, lambda s, p: notify.run(s, sql))
     if kind == "vacuum":
         verb = "ANALYZE" if m.group("verb").upper().startswith("ANALY") else "VACUUM"
         targets = _vacuum_targets(sql)

@@ -62,17 +62,6 @@ def test_binary_round_trip_of_every_type(connect):
     run(main())
 
 
-@pytest.mark.parametrize("case", M.gap_params("asyncpg"))
-def test_type_known_gap(connect, case):
-    async def main():
-        conn = await connect()
-        try:
-            await _round_trip(conn, "ap_gap", (case,))
-        finally:
-            await conn.close()
-    run(main())
-
-
 def test_type_introspection_and_custom_codec(connect):
     async def main():
         conn = await connect()

@@ -44,6 +44,14 @@ create table extra.inside (k int);
 create view recent as select id, name from t where amount > 10;
 create sequence counter start 5 increment 5;
 comment on table other is 'other things';
+create table wide (
+    id bigint generated always as identity primary key, code char(3) unique,
+    ref int references parent (id) on delete cascade on update set null, tags text[],
+    price numeric check (price > 0), data jsonb not null default '{}',
+    created date default current_date, sc serial, bi bigserial, t2 timestamp(3), iv interval,
+    u uuid default gen_random_uuid(), d2 double precision default 1.5, unique (ref, created)
+);
+create index wide_multi on wide (created desc, code);
 """
 
 
@@ -85,7 +93,9 @@ def both(cumulo: int, oracle: int, *args: str) -> tuple[str, str]:
 
 @pytest.mark.parametrize("command", [r"\d t", r"\d parent", r"\d other", r"\d extra.inside",
                                      r"\d+ t", r"\d recent", r"\d counter", r"\d t_pkey",
-                                     r"\d t_pid_created"])
+                                     r"\d t_pid_created", r"\d+ recent", r"\sv recent",
+                                     r"\d wide", r"\d+ wide", r"\d wide_multi",
+                                     r"\d wide_sc_seq"])
 def test_describe_table_matches_postgres(cumulo, oracle, command):
     mine, theirs = both(cumulo, oracle, "-c", command)
     assert mine == theirs
@@ -141,8 +151,6 @@ def test_several_statements_in_one_c(cumulo, oracle):
     assert "second" in mine
 
 
-@pytest.mark.xfail(strict=True, reason="undefined-table errors carry no position (P field), so "
-                   "psql prints no LINE/caret (compiler, findings) (issue 4)")
 def test_c_stops_at_first_error_and_reports_it(cumulo):
     res = psql(cumulo, "-c", "select 1 as a; select * from no_such_table; select 3 as c")
     assert res.returncode == 1

@@ -77,11 +77,6 @@ def test_type_matrix_round_trip(conn):
     conn.commit()
 
 
-@pytest.mark.parametrize("case", M.gap_params("psycopg2"))
-def test_type_known_gap(conn, case):
-    _round_trip(conn, "p2_gap", (case,))
-
-
 def test_ddl_and_parameterised_dml(conn):
     cur = conn.cursor()
     cur.execute("drop table if exists p2_dml")

@@ -290,3 +290,30 @@ def test_identifiers_and_composed_sql(conn):
     conn.execute(sql.SQL("insert into {} values ({})").format(
         sql.Identifier("P3 Mixed"), sql.Literal(5)))
     assert conn.execute('select "Col" from "P3 Mixed"').fetchone() == (5,)
+
+
+def test_listen_and_pg_notify(dsn):
+    with psycopg.connect(dsn, autocommit=True) as listener, \
+            psycopg.connect(dsn, autocommit=True) as sender:
+        listener.execute("listen p3_chan")
+        assert listener.execute("select pg_listening_channels()").fetchall() == [("p3_chan",)]
+        sender.execute("select pg_notify('p3_chan', 'outside')")
+        with sender.transaction():
+            sender.execute("select pg_notify(%s, %s)", ("p3_chan", "in txn"))
+            sender.execute("notify p3_chan, 'in txn'")  # the same (channel, payload): sent once
+        with pytest.raises(errors.InvalidParameterValue):
+            sender.execute("select pg_notify('', 'x')")
+        listener.execute("select 1")  # NB: Cumulo sends notifications before ReadyForQuery
+        got = [(n.channel, n.payload, n.pid) for n in
+               listener.notifies(timeout=10, stop_after=2)]
+        pid = sender.info.backend_pid
+        assert got == [("p3_chan", "outside", pid), ("p3_chan", "in txn", pid)]
+
+
+def test_idle_listener_gets_notification_at_once(dsn):
+    with psycopg.connect(dsn, autocommit=True) as listener, \
+            psycopg.connect(dsn, autocommit=True) as sender:
+        listener.execute("listen p3_idle")
+        sender.execute("select pg_notify('p3_idle', 'now')")
+        got = [n.payload for n in listener.notifies(timeout=3, stop_after=1)]
+        assert got == ["now"]

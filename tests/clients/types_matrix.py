@@ -62,25 +62,18 @@ CASES: tuple[TypeCase, ...] = (
 
 # Cumulo gaps a client trips over, per client: column -> reason. Each client test round-trips
 # the other cases together and these one by one as strict xfails, so a fix shows up as XPASS
-# (then delete the entry) and a gap never hides the cases that work. A client with no gaps has
-# no gap test; give it a `test_type_known_gap` like test_psycopg2's when adding one.
+# (then delete the entry) and a gap never hides the cases that work. No gaps are known today;
+# when adding one, add to that client's module a test parametrized with `gap_params(client)`
+# that round-trips the one case (`_round_trip(conn, table, (case,))`).
 KNOWN_GAPS: dict[str, dict[str, str]] = {
     "psycopg3": {},
-    "psycopg2": {
-        "c_timetz": "text input of timetz literals fails with an internal AttributeError "
-                    "(compiler casts)",
-    },
-    "asyncpg": {
-        "c_char1": 'an INSERT parameter for a "char" column is described as text, not "char" '
-                   "(18), so asyncpg encodes it wrongly (compiler parameter inference)",
-    },
+    "psycopg2": {},
+    "asyncpg": {},
     "pg8000": {},
 }
 
 # Gaps in the server's text output (`col::text`), checked once, by test_psycopg3.
-TEXT_GAPS: dict[str, str] = {
-    "c_timetz": "timetz::text prints the offset as +00:00, PG 15 prints +00 (compiler casts)",
-}
+TEXT_GAPS: dict[str, str] = {}
 
 
 def working(client: str) -> tuple[TypeCase, ...]:

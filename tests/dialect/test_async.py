@@ -8,6 +8,8 @@ import pytest
 from sqlalchemy import ForeignKey, String, func, select, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, selectinload
 
+from cumulo.dialect import run_transaction_async
+
 pytest.importorskip("greenlet")
 from sqlalchemy.ext.asyncio import (  # noqa: E402 - needs greenlet
     AsyncSession,
@@ -122,3 +124,44 @@ def test_async_rollback_and_errors(url):
     names, error = _run(_with_schema(url, body))
     assert names == ["kept"]
     assert getattr(error.orig, "sqlstate", None) == "23505"
+
+
+def test_run_transaction_async_retries_a_real_serialization_failure(url):
+    async def body(engine):
+        async with engine.begin() as conn:
+            await conn.execute(Author.__table__.insert(), [{"id": 1, "name": "v0"}])
+        maker = async_sessionmaker(engine.execution_options(isolation_level="REPEATABLE READ"))
+        attempts = []
+
+        async def rename(session):
+            attempts.append(1)
+            name = await session.scalar(select(Author.name).where(Author.id == 1))
+            if len(attempts) == 1:  # a concurrent writer commits between our read and write
+                async with engine.begin() as other:
+                    await other.execute(text("update dlg_async_author set name = 'v1'"))
+            await session.execute(
+                Author.__table__.update().where(Author.id == 1).values(name=name + "+"))
+            return name
+
+        seen = await run_transaction_async(maker, rename)
+        async with engine.connect() as conn:
+            final = await conn.scalar(select(Author.name))
+        return seen, len(attempts), final
+
+    assert _run(_with_schema(url, body)) == ("v1", 2, "v1+")
+
+
+def test_async_stream_through_a_server_side_cursor(url):
+    async def body(engine):
+        async with engine.begin() as conn:
+            await conn.execute(Author.__table__.insert(),
+                               [{"id": i, "name": f"n{i}"} for i in range(1, 251)])
+        async with engine.connect() as conn:
+            result = await conn.stream(
+                select(Author.id).order_by(Author.id).execution_options(yield_per=40))
+            batches = [[r[0] for r in part] async for part in result.partitions()]
+        return batches
+
+    batches = _run(_with_schema(url, body))
+    assert [len(b) for b in batches] == [40] * 6 + [10]
+    assert [i for b in batches for i in b] == list(range(1, 251))

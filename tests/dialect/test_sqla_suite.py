@@ -32,12 +32,14 @@ ASYNC_CLASSES = (
     "RowCountTest or IsolationLevelTest or AutocommitIsolationTest or ReturningTest"
     " or InsertBehaviorTest or ExceptionTest or DateTimeTest or DateTest or TimeTest"
     " or NumericTest or StringTest or TextTest or BooleanTest or UuidTest"
-    " or JSONTest and not cross_casts or SimpleUpdateDeleteTest"
-    " or FetchLimitOffsetTest and not ties or ExpandingBoundInTest or HasTableTest"
-    " or EscapingTest or IntegerTest"
+    " or JSONTest or SimpleUpdateDeleteTest"
+    " or FetchLimitOffsetTest or ExpandingBoundInTest or HasTableTest"
+    " or EscapingTest or IntegerTest or ServerSideCursorsTest"
 )
-ASYNC_MIN_PASSED = 300
-BUDGET_SECONDS = 360
+ASYNC_MIN_PASSED = 450
+# A hang guard, not a speed target: the run takes about a minute on an idle
+# 2-core box, several on a loaded one (the suite is ~2,000 round-trip-bound tests).
+BUDGET_SECONDS = 840
 
 
 def _counts(junit: Path) -> tuple[dict[str, int], list[str]]:
@@ -83,6 +85,7 @@ def suite_server():
     shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
+@pytest.mark.timeout(BUDGET_SECONDS + 60)
 def test_sqlalchemy_compliance_suite(suite_server, tmp_path):
     url = f"cumulo://cumulo@127.0.0.1:{suite_server.port}/cumulo"
     counts, bad, tail = _run_suite(url, tmp_path / "junit.xml")
@@ -91,6 +94,7 @@ def test_sqlalchemy_compliance_suite(suite_server, tmp_path):
     assert counts["passed"] >= MIN_PASSED, f"{summary}; want at least {MIN_PASSED} passed"
 
 
+@pytest.mark.timeout(BUDGET_SECONDS + 60)
 def test_sqlalchemy_suite_async_dbapi_classes(suite_server, tmp_path):
     url = f"cumulo+async://cumulo@127.0.0.1:{suite_server.port}/cumulo"
     counts, bad, tail = _run_suite(url, tmp_path / "junit.xml", "-k", ASYNC_CLASSES)

@@ -20,6 +20,9 @@ import pytest
 from cumulo.driver import aio
 from cumulo.driver import errors as drv_errors
 
+# With $1 = 20000, runs for minutes unless cancelled.
+LONG_QUERY = "select count(*) from generate_series(1, $1::int) a, generate_series(1, $1::int) b"
+
 
 def arun(coro):
     return asyncio.run(coro)
@@ -234,19 +237,16 @@ def test_timeout_cancels_the_statement_and_keeps_the_connection(target):
             async with pool.acquire() as conn:
                 pid = conn.get_server_pid()
                 with pytest.raises(TimeoutError):
-                    await asyncio.wait_for(conn.fetchval(
-                        "select count(*) from generate_series(1, 20000) a, "
-                        "generate_series(1, 20000) b"), 0.3)
+                    await asyncio.wait_for(conn.fetchval(LONG_QUERY, 20000), 1.0)
                 # The driver cancelled the statement on the server and read its reply.
                 assert not conn.is_closed() and not conn.is_in_transaction()
                 assert await conn.fetchval("select 2") == 2
             async with pool.acquire() as conn:
                 assert conn.get_server_pid() == pid
+                assert await conn.fetchval(LONG_QUERY, 3) == 9  # now prepared and cached
                 async with conn.transaction():
                     with pytest.raises(TimeoutError):
-                        await asyncio.wait_for(conn.execute(
-                            "select count(*) from generate_series(1, 20000) a, "
-                            "generate_series(1, 20000) b"), 0.3)
+                        await asyncio.wait_for(conn.fetchval(LONG_QUERY, 20000), 1.0)
                     assert conn.session.status == "E"  # the transaction failed with it
                 assert await conn.fetchval("select 3") == 3
 
@@ -270,6 +270,19 @@ def test_cached_statements_after_ddl(target, table):
             assert await ps.fetchval(1) == 1
             conn.json_loads = lambda text: text.upper()
             assert await conn.fetchval("""select '{"k": "v"}'::jsonb""") == '{"K": "V"}'
+
+    arun(main())
+
+
+def test_finished_cursors_do_not_block_ddl(target, table):
+    async def main():
+        async with await aio.connect(target.dsn()) as conn:
+            await conn.execute(f"create table {table} (id int)")
+            async with conn.transaction():
+                assert [r[0] async for r in conn.cursor(f"select id from {table}")] == []
+                cur = await conn.cursor(f"select id from {table}")
+                assert await cur.fetch(5) == []
+                await conn.execute(f"drop table {table}")  # no portal keeps it in use
 
     arun(main())
 
@@ -333,6 +346,22 @@ def test_copy_to_and_from(target, table):
     arun(main())
 
 
+def test_copy_records_to_table(target, table):
+    async def main():
+        async with await aio.connect(target.dsn()) as conn:
+            await conn.execute(f"create table {table} (id int, v text, d date)")
+            rows = [(i, None if i % 5 == 0 else f"v\t{i}", datetime.date(2021, 1, 1))
+                    for i in range(200)]
+            assert await conn.copy_records_to_table(table, records=rows) == "COPY 200"
+            assert await conn.copy_records_to_table(
+                table, records=[(7,)], columns=["id"], schema_name="public") == "COPY 1"
+            got = await conn.fetch(f"select id, v, d from {table} order by id, v nulls last")
+            assert [tuple(r) for r in got if r["d"] is not None] == rows
+            assert await conn.fetchval(f"select count(*) from {table} where d is null") == 1
+
+    arun(main())
+
+
 def test_pool(target, table):
     async def main():
         async with await aio.create_pool(target.dsn(), min_size=1, max_size=3) as pool:
@@ -383,10 +412,10 @@ def test_cancel(target):
     async def main():
         async with await aio.connect(target.dsn()) as conn:
             # A long query (pg_sleep is not cancellable on Cumulo yet: catalog finding).
-            task = asyncio.ensure_future(conn.fetchval(
-                "select count(*) from generate_series(1, 20000) a, generate_series(1, 20000) b"))
-            await asyncio.sleep(0.3)
-            await conn.cancel()
+            task = asyncio.ensure_future(conn.fetchval(LONG_QUERY, 20000))
+            while not task.done():  # a cancel that arrives before the query starts is a no-op
+                await asyncio.sleep(0.2)
+                await conn.cancel()
             with pytest.raises(drv_errors.OperationalError) as ei:
                 await task
             assert ei.value.sqlstate == "57014"
@@ -403,32 +432,37 @@ def test_show_through_extended_protocol(target):
     arun(main())
 
 
-def test_listeners(target, request):
-    if target.kind == "cumulo":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "LISTEN/NOTIFY are accepted but no NotificationResponse is ever sent "
-            "(stmt finding; issue 5)")))
+def test_listeners(target):
+    async def main():
+        async with await aio.connect(target.dsn()) as conn, \
+                await aio.connect(target.dsn()) as other:
+            got: list = []
 
+            def on_note(c, pid, channel, payload):  # noqa: ANN001
+                got.append((c is conn, pid, channel, payload))
+
+            await conn.add_listener("drv_aio", on_note)
+            await other.execute("notify drv_aio, 'one'")
+            assert await conn.fetchval("select 5") == 5  # delivered by now, at the latest
+            assert got == [(True, other.get_server_pid(), "drv_aio", "one")]
+            await conn.remove_listener("drv_aio", on_note)
+            await other.execute("notify drv_aio, 'two'")
+            assert await conn.fetchval("select 6") == 6
+            assert len(got) == 1
+
+    arun(main())
+
+
+def test_listener_called_while_idle(target):
     async def main():
         async with await aio.connect(target.dsn()) as conn, \
                 await aio.connect(target.dsn()) as other:
             got: asyncio.Queue = asyncio.Queue()
-
-            def on_note(c, pid, channel, payload):  # noqa: ANN001
-                got.put_nowait((c is conn, pid, channel, payload))
-
-            await conn.add_listener("drv_aio", on_note)
-            # Delivered while the connection is idle: no call is running on it.
-            await other.execute("notify drv_aio, 'one'")
-            note = await asyncio.wait_for(got.get(), 10)
-            assert note == (True, other.get_server_pid(), "drv_aio", "one")
-            # And between calls, then nothing after remove_listener.
-            await other.execute("notify drv_aio, 'two'")
-            assert (await asyncio.wait_for(got.get(), 10))[3] == "two"
+            await conn.add_listener("drv_idle", lambda *note: got.put_nowait(note[1:]))
+            # No call runs on conn: the driver's idle reader picks the notification up.
+            await other.execute("notify drv_idle, 'one'")
+            note = await asyncio.wait_for(got.get(), 3)
+            assert note == (other.get_server_pid(), "drv_idle", "one")
             assert await conn.fetchval("select 5") == 5
-            await conn.remove_listener("drv_aio", on_note)
-            await other.execute("notify drv_aio, 'three'")
-            assert await conn.fetchval("select 6") == 6
-            assert got.empty()
 
     arun(main())

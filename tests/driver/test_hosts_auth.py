@@ -123,6 +123,23 @@ def test_tls_modes(secured):
     assert "certificate" in str(ei.value)
 
 
+def test_tls_large_pipeline(secured):
+    # Over 1 MB of pipelined Binds through TLS: the non-blocking send path, where either
+    # direction may have to wait for the other.
+    c = drv.connect(secured.dsn("scram", sslmode="require"), autocommit=True)
+    try:
+        assert _is_tls(c)
+        cur = c.cursor()
+        cur.execute("create temp table drv_tls_t (id int, pad text)")
+        cur.executemany("insert into drv_tls_t values (%s, %s)",
+                        [(i, "t" * 1000) for i in range(1000)])
+        assert cur.rowcount == 1000
+        cur.execute("select count(*), sum(length(pad)) from drv_tls_t")
+        assert cur.fetchone() == (1000, 1_000_000)
+    finally:
+        c.close()
+
+
 def test_tls_required_but_not_offered(cumulo_target):
     # The shared Cumulo target runs without a certificate (PostgreSQL 15's has one).
     dsn = f"cumulo://cumulo@{cumulo_target.host}:{cumulo_target.port}/cumulo"
@@ -238,6 +255,33 @@ def test_failover_to_second_host(target):
         drv.connect(host=hosts, user=target.user, password=target.password,
                     dbname="no_such_db_here")
     assert ei.value.sqlstate == "3D000"
+
+
+def test_failover_past_a_hung_server(target):
+    # A host that accepts TCP connections but never answers counts as down after
+    # connect_timeout, and the next host is tried (sync and asyncio).
+    import socket
+
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(8)
+        url = target.dsn(connect_timeout="0.5").replace(
+            f"@{target.host}:{target.port}",
+            f"@127.0.0.1:{hung.getsockname()[1]},{target.host}:{target.port}")
+        c = drv.connect(url)
+        assert c.port == target.port
+        c.close()
+
+        async def main():
+            conn = await aio.connect(url)
+            assert conn.port == target.port and await conn.fetchval("select 1") == 1
+            await conn.close()
+            with pytest.raises(drv.OperationalError, match="timeout"):
+                await aio.connect(url.replace(f",{target.host}:{target.port}", ""))
+
+        asyncio.run(main())
+        with pytest.raises(drv.OperationalError):
+            drv.connect(url.replace(f",{target.host}:{target.port}", ""))
 
 
 def test_aio_failover(target):

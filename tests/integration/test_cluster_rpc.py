@@ -26,7 +26,6 @@ from cumulo.server.errors import SerializationFailure, SQLError
 from cumulo.server.kivi.api import DropSpace
 from cumulo.server.kivi.client import KiviClient
 from cumulo.server.kivi.remote import RemoteNode
-from cumulo.server.txn.ltm import LocalTxnManager
 from cumulo.server.txn.sequencer import RequestBatch
 from cumulo.server.txn.snapshot import Discarded
 from tests.unit.txn import golden_runner
@@ -541,18 +540,19 @@ def test_mastermind_service_shares_timestamps_and_the_snapshot():
     assert mm.handle(PollSnapshot(14, 0.01)) == SnapshotIs(14)  # timed out, unchanged
     mm.handle(Start(5))  # never backwards
     assert mm.handle(RequestBatch(0, 1)) == [Batch(0, 16, 16)]
+    # The global wait-for graph: check and add in one step.
+    from cumulo.server.cluster.mastermind import WaitDone, WaitEdge
+
+    a, b, c = 1, (1 << 48) | 1, (2 << 48) | 1  # transactions of three LTMs
+    assert mm.handle(WaitEdge(a, b)) is False
+    assert mm.handle(WaitEdge(b, c)) is False
+    assert mm.handle(WaitEdge(c, a)) is True  # closes a -> b -> c -> a: c is the victim
+    mm.handle(WaitDone(b))
+    assert mm.handle(WaitEdge(c, a)) is False  # b stopped waiting: no cycle any more
 
 
-LTM_HOOKS = all(hasattr(LocalTxnManager, h) for h in ("snapshot_advanced", "give_back_stale"))
-
-
-@pytest.mark.xfail(
-    not LTM_HOOKS, strict=True,
-    reason="LocalTxnManager has no snapshot_advanced()/give_back_stale() hooks yet (ser's ltm.py, "
-    "requested in /tmp/findings/ser.md): an idle LTM's timestamp batch holds the shared snapshot "
-    "back and another LTM's session waits for its own commit forever (issue 2)",
-)
 def test_two_ltms_commit_through_a_shared_mastermind(cluster):
+    """Two LTMs, one MasterMind: the idle one gives its batch back, the other's session sees."""
     import threading
 
     mm_role = cluster.spawn("mastermind")
@@ -592,6 +592,58 @@ def test_two_ltms_commit_through_a_shared_mastermind(cluster):
             b.ltm.cancel(nxt)  # free the thread, then fail
             th.join(5)
         assert seen == [[("ka", 1), ("kb", 1)]], "B's session did not see its own commit"
+    finally:
+        b.close()
+        a.close()
+        mm_role.stop()
+
+
+def test_a_deadlock_through_two_ltms_is_detected(cluster):
+    """t1 (LTM A) holds x and waits for y; t2 (LTM B) holds y and waits for x: one gets 40P01."""
+    import threading
+
+    from cumulo.server.errors import DeadlockDetected
+
+    mm_role = cluster.spawn("mastermind")
+    mm = mm_role.address()
+    space = golden_runner.SPACE
+
+    def ltm(i: int) -> ClusterTxnManager:
+        nodes = {f"n{j}": RemoteNode(h, p) for j, (h, p) in enumerate(cluster.kivi)}
+        cms = [RemoteConflictManager(h, p, owned)
+               for (h, p), owned in zip(cluster.cms, bucket_shares(2, BUCKETS), strict=True)]
+        return ClusterTxnManager(KiviClient(nodes), cms, None, buckets=BUCKETS, recover=False,
+                                 ltm_id=i, mastermind=mm)
+
+    cluster.manager().close()
+    a, b = ltm(0), ltm(1)
+    try:
+        t1, t2 = a.begin(), b.begin()
+        t1.put(space, [(b"x", ("x", 1))])
+        t2.put(space, [(b"y", ("y", 2))])
+        outcome: dict[str, str] = {}
+
+        def write(name: str, txn, key: bytes) -> None:
+            try:
+                txn.put(space, [(key, (key.decode(), 0))])
+                outcome[name] = "granted"
+            except DeadlockDetected:
+                outcome[name] = "40P01"
+                txn.abort()  # the victim rolls back: the other proceeds
+            except Exception as e:  # noqa: BLE001 - the outcome is what is checked
+                outcome[name] = type(e).__name__
+
+        th1 = threading.Thread(target=write, args=("t1", t1, b"y"), daemon=True)
+        th1.start()
+        _wait_for(lambda: a.ltm.is_waiting(t1), "t1 to wait")
+        th2 = threading.Thread(target=write, args=("t2", t2, b"x"), daemon=True)
+        th2.start()
+        th2.join(10)
+        th1.join(10)
+        for t, m in ((t1, a), (t2, b)):
+            if m.ltm.is_waiting(t):  # undetected: free the threads, then fail
+                m.ltm.abort(t)
+        assert sorted(outcome.values()) == ["40P01", "granted"], outcome
     finally:
         b.close()
         a.close()

@@ -153,7 +153,7 @@ def _verify(server: CumuloServer, transfers: set[str], events: set[str], kill: i
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     ("args", "kills"),
-    [([], KILLS), (["--no-sync-commit"], KILLS // 2)],
+    [([], KILLS), (["--no-sync-commit"], KILLS // 3)],
     ids=["sync-commit", "no-sync-commit"],
 )
 def test_sigkill_loop(args, kills):

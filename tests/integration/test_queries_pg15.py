@@ -83,6 +83,9 @@ QUERIES = [
     "from dqw order by col1",
     "select col1, sum(col1) over (order by col1 range between -1 preceding and 1 following) "
     "from dqw order by col1",
+    "select max(col1) over (partition by n order by n range between current row and 1 following)"
+    " from dqw where col1 < 10",
+    "select col1, max(col1) over (partition by col1 % 4 order by col1) from dqw",
     # DISTINCT ON, set operations, subqueries
     "select distinct on (dept) dept, name from dq order by dept nulls first, sal desc",
     "select distinct on (dept) dept, id from e1 order by dept, id desc",
@@ -182,3 +185,29 @@ def outcome(conn: psycopg.Connection, sql: str) -> tuple:
 def test_same_as_pg15(conns, sql):
     pg, cu = conns
     assert outcome(cu, sql) == outcome(pg, sql)
+
+
+PARAM_QUERIES = [
+    ("select col1, max(col2) over (order by col1 rows between %s::integer following and "
+     "%s::integer following) from dqw order by col1", (2, 5)),
+    ("select col1, sum(col1) over (order by col1 rows between %s preceding and current row) "
+     "from dqw order by col1", (3,)),
+    ("select col1, sum(col1) over (order by col1 rows between %s preceding and current row) "
+     "from dqw order by col1", (-1,)),
+    ("select k from c1 where n = %s order by k", ("Germany",)),
+    ("select %s::jsonb ->> %s, %s::jsonb #>> %s", ('{"a": 1}', "a", '{"b": {"c": 2}}', "{b,c}")),
+]
+
+
+@pytest.mark.parametrize("sql,params", PARAM_QUERIES, ids=[q[0][:60] for q in PARAM_QUERIES])
+def test_same_as_pg15_with_parameters(conns, sql, params):
+    pg, cu = conns
+
+    def outcome_p(conn):
+        try:
+            cur = conn.execute(sql, params)
+            return [d.name for d in cur.description], cur.fetchall()
+        except psycopg.Error as e:
+            return "error", e.sqlstate, str(e).split("\n")[0]
+
+    assert outcome_p(cu) == outcome_p(pg)

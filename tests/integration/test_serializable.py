@@ -266,12 +266,6 @@ def test_isolation_level_is_fixed_by_the_first_query(cumulo_server):
         c.execute("commit")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the SQL engine does not name its catalog spaces in LocalTxnManager.untracked_spaces, "
-    "so the catalog scan of each DDL transaction is a tracked SERIALIZABLE read and concurrent "
-    "DDL fails with 40001 (finding filed for stmt: server/sql/engine.py)",
-)
 def test_concurrent_ddl_in_serializable_transactions(cumulo_server):
     a = connect(cumulo_server, autocommit=True)
     b = connect(cumulo_server, autocommit=True)

@@ -141,7 +141,7 @@ def test_shutdown_terminates_running_and_idle_sessions(fresh_server, sig):
     # NB: pg_stat_activity does not show other sessions' state yet (findings/catalog.md);
     # this only gives the statements time to start, the outcome does not depend on it
     time.sleep(1.0)
-    assert fresh_server.stop(sig, timeout=15) == 0, fresh_server.log()
+    assert fresh_server.stop(sig, timeout=30) == 0, fresh_server.log()
     for t in threads:
         t.join(10)
     for key in ("sleep", "join"):
@@ -202,3 +202,31 @@ def test_memory_limit_parsing():
     assert memory_limit("512M") == 512 << 20
     assert memory_limit("1.5g") == 3 << 29
     assert memory_limit("0") is None
+
+
+def test_notifications_arrive_before_ready_for_query(cumulo_server):
+    got: list[tuple[int, str, str]] = []
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as a, \
+            psycopg.connect(cumulo_server.dsn(), autocommit=True) as b:
+        a.add_notify_handler(lambda n: got.append((n.pid, n.channel, n.payload)))
+        a.execute("listen serve_chan")
+        b.execute("notify serve_chan, 'one'")
+        with b.transaction():
+            b.execute("notify serve_chan, 'two'")
+        a.execute("select 1")
+        assert got == [(b.info.backend_pid, "serve_chan", "one"),
+                       (b.info.backend_pid, "serve_chan", "two")]
+
+
+@pytest.mark.timeout(60)
+def test_idle_listener_gets_notifications_at_once(cumulo_server):
+    import threading
+
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as a, \
+            psycopg.connect(cumulo_server.dsn(), autocommit=True) as b:
+        a.execute("listen idle_chan")
+        timer = threading.Timer(0.3, b.execute, ("notify idle_chan, 'wake up'",))
+        timer.start()
+        got = [(n.channel, n.payload) for n in a.notifies(timeout=3, stop_after=1)]
+        timer.join()
+        assert got == [("idle_chan", "wake up")]

@@ -230,6 +230,13 @@ create table nopk (a int unique, b text);
 insert into nopk values (1, 'x'), (1, 'y') on conflict (a) do update set b = excluded.b;
 insert into nopk values (1, 'x') on conflict (a) do update set b = excluded.b returning *;
 insert into nopk values (1, 'z') on conflict (a) do update set b = excluded.b returning *;
+create table t3 (id int primary key, v text);
+insert into t3 values (1, 'a') on conflict (id) do update set v = excluded.v
+  returning (xmax = 0) as inserted;
+insert into t3 values (1, 'b'), (2, 'c') on conflict (id) do update set v = excluded.v
+  returning id, (xmax = 0) as inserted;
+insert into t3 values (3, 'd') returning *, 'lit' as l, length(v);
+update t3 set v = v || '!' where id = 1 returning length(v) as n, upper(v);
 """
 
 SCRIPTS["update_delete_from_using"] = """
@@ -559,6 +566,26 @@ insert into ud values (1);
 insert into ud values (1);
 drop table if exists ud, nosuch2;
 drop table ud, nosuch3;
+"""
+
+SCRIPTS["discard_temp"] = """
+create temp table tt (a int);
+insert into tt values (1);
+discard temp;
+select * from tt;
+create temp table tt (a int);
+insert into tt values (2);
+select * from tt;
+discard all;
+select * from tt;
+create temp table tt (a int);
+begin;
+discard temp;
+select * from tt;
+rollback;
+select * from tt;
+listen chan;
+discard all;
 """
 
 

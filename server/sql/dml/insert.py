@@ -287,7 +287,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             _touch(touched, arbiters, tuple(new))
             n += 1
             if returning is not None:
-                out_rows.append(returning.project(tuple(new), ctx))
+                out_rows.append(returning.project(tuple(new), ctx, xmax=sess.backend_pid or 1))
         return n
 
     return apply

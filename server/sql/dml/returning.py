@@ -22,9 +22,16 @@ class Returning:
     fns: list[Any]  # None: a plain column, taken by position
 
     positions: list[int]
+    xmax_pos: int | None = None  # where the system column xmax goes, when RETURNING reads it
 
-    def project(self, row: tuple[Any, ...], ctx: Any) -> tuple[Any, ...]:
-        """Returns the RETURNING tuple of one written row."""
+    def project(self, row: tuple[Any, ...], ctx: Any, xmax: int = 0) -> tuple[Any, ...]:
+        """Returns the RETURNING tuple of one written row.
+
+        `xmax` is 0 for an inserted row and non-zero for a row that INSERT ... ON CONFLICT
+        DO UPDATE updated: the `RETURNING (xmax = 0) AS inserted` idiom of upserts.
+        """
+        if self.xmax_pos is not None:
+            row = tuple(row) + (None,) * (self.xmax_pos - len(row)) + (xmax,)
         return tuple(row[p] if f is None else f(row, ctx)
                      for p, f in zip(self.positions, self.fns, strict=True))
 
@@ -45,6 +52,14 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
     extra = extra or []
     base = len(table.columns)
     scope = table_scope(table, qual) + [sc for sc, _ in extra]
+    xmax_pos = None
+    if not any(c.name == "xmax" for c in table.live_columns) and any(
+            ident(c.this) == "xmax" for c in node.find_all(exp.Column)
+            if isinstance(c.this, exp.Identifier)):
+        from ...pgtypes import oids as T
+
+        xmax_pos = len(scope)  # NB: a system column, as PostgreSQL's (typed int8 here, not xid)
+        scope.append(ScopeColumn(qual, "xmax", T.INT8))
     cols: list[Column] = []
     fns: list[Any] = []
     positions: list[int] = []
@@ -84,8 +99,27 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
         from ..statement import compiler
 
         cs = compiler().compile_scalar(inner, scope, s.catalog(), params, s.search_path())
-        out_name = name or (inner.output_name if inner.output_name else "?column?")
+        out_name = name or inner.output_name or _output_name(s, inner, scope, params)
         cols.append(Column(out_name or "?column?", cs.type_oid, cs.typmod))
         fns.append(cs.fn)
         positions.append(0)
-    return Returning(cols, fns, positions)
+    return Returning(cols, fns, positions, xmax_pos)
+
+
+def _output_name(s: SQLSession, inner: exp.Expression, scope: list[ScopeColumn],
+                 params: ParamTypes) -> str:
+    """The column name PostgreSQL gives an unaliased expression (`length(v)` -> length)."""
+    try:
+        from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
+
+        from ..expr.binder import Binder, Scope
+        from ..plan import nodes as N
+        from ..plan.builder import Planner
+
+        planner = Planner(s.catalog(), ParamTypes(list(params.oids)), s.search_path())
+        cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]
+        bound = Binder(planner, Scope(cols)).bind(
+            normalize_identifiers(inner.copy(), dialect="postgres"))
+        return bound.name or "?column?"
+    except Exception:  # noqa: BLE001 - naming only; compile_scalar already accepted it
+        return "?column?"

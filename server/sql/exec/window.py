@@ -36,8 +36,12 @@ def _sorted_indexes(rows: list, part: Any, order: list, ctx: Any) -> list[int]:
     idx = list(range(len(rows)))
     for fn, desc in reversed(order):
         idx.sort(key=lambda i, fn=fn: fn(rows[i], ctx), reverse=desc)
-    if part is not None:
-        idx.sort(key=lambda i: repr(part(rows[i], ctx)))
+    if part is not None:  # partitions in key order (NULLs last), as PostgreSQL's sort emits them
+        try:
+            idx.sort(key=lambda i: tuple((1, 0) if v is None else (0, v)
+                                         for v in part(rows[i], ctx)))
+        except TypeError:  # values without an order (json): group them, in text order
+            idx.sort(key=lambda i: repr(part(rows[i], ctx)))
     return idx
 
 
@@ -136,15 +140,8 @@ def _range_frames(call: N.WinCall, n: int, peers: list, first: list, last: list,
     if desc:
         vals = [_Desc(v) for v in vals]
 
-    def offset(e: Any) -> Any:
-        v = cg.row_function(e)((), ctx)
-        if v is None or v < 0 * v:
-            raise InvalidParameterValue("invalid preceding or following size in window function",
-                                        sqlstate="22013")
-        return v
-
-    so = offset(call.range_start) if call.range_start is not None else None
-    eo = offset(call.range_end) if call.range_end is not None else None
+    so = _offset(call.range_start, ctx) if call.range_start is not None else None
+    eo = _offset(call.range_end, ctx) if call.range_end is not None else None
     out = []
     for pos in range(n):
         k = keys[pos]
@@ -170,6 +167,17 @@ def _range_frames(call: N.WinCall, n: int, peers: list, first: list, last: list,
             hi = last[pos]
         out.append((lo, max(lo, hi)))
     return out
+
+
+def _offset(e: Any, ctx: Any,
+            negative: str = "invalid preceding or following size in window function") -> Any:
+    """A frame offset's value: non-negative and not NULL (22013/22004 otherwise)."""
+    v = cg.row_function(e)((), ctx)
+    if v is None:
+        raise InvalidParameterValue("frame starting offset must not be null", sqlstate="22004")
+    if v < 0 * v:
+        raise InvalidParameterValue(negative, sqlstate="22013")
+    return v
 
 
 class _Desc:
@@ -201,7 +209,12 @@ def _frames(call: N.WinCall, n: int, peers: list, ctx: Any = None) -> list[tuple
             first[q], last[q] = pos, end + 1
         pos = end + 1
     s, e = call.frame_start, call.frame_end
-    if call.range_start is not None or call.range_end is not None:
+    if call.frame_rows:  # ROWS offsets given as expressions ($1): evaluated per execution
+        if call.range_start is not None:
+            s = s * _offset(call.range_start, ctx, "frame starting offset must not be negative")
+        if call.range_end is not None:
+            e = e * _offset(call.range_end, ctx, "frame ending offset must not be negative")
+    elif call.range_start is not None or call.range_end is not None:
         return _range_frames(call, n, peers, first, last, ctx)
     out = []
     for pos in range(n):

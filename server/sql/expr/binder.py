@@ -276,7 +276,11 @@ class Binder(SpecialForms):
 
             raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
         shown = f"{qual}.{name}" if qual else f'"{name}"'  # PostgreSQL quotes only a bare name
-        raise UndefinedColumn(f"column {shown} does not exist")
+        ident = node.args.get("table") if qual and isinstance(node, exp.Column) else None
+        ident = ident or (node.this if isinstance(node, exp.Column) else node)
+        start = (getattr(ident, "meta", None) or {}).get("start")
+        raise UndefinedColumn(f"column {shown} does not exist",
+                              position=start + 1 if isinstance(start, int) else None)
 
     def _chain(self):
         s = self.scope

@@ -204,17 +204,77 @@ def log10(x: float) -> float:
 register("log10", args=[F8], returns=F8)(log10)
 
 
+# PostgreSQL's numeric ln/exp/log print NUMERIC_MIN_SIG_DIGITS significant digits, at least the
+# argument's scale (numeric.c: estimate_ln_dweight and the rscale rules of numeric_ln/exp/log).
+_MIN_SIG, _MAX_SCALE = 16, 1000
+
+
+def _dscale(x: Decimal) -> int:
+    return max(0, -x.as_tuple().exponent) if x.is_finite() else 0
+
+
+def _ln_dweight(x: Decimal) -> int:
+    """Estimates the decimal weight of ln(x), as numeric.c's estimate_ln_dweight does."""
+    if Decimal("0.9") <= x <= Decimal("1.1"):
+        d = x - 1
+        return d.adjusted() if d != 0 else 0
+    return int(math.log10(abs(math.log(x)))) if x != 1 else 0
+
+
+def _scaled(value: Decimal, rscale: int) -> Decimal:
+    rscale = min(max(rscale, 0), _MAX_SCALE)
+    return value.quantize(Decimal(1).scaleb(-rscale), rounding=ROUND_HALF_UP)
+
+
+def _ln_num(x: Decimal, rscale: int) -> Decimal:
+    with localcontext() as c:
+        c.prec = max(rscale, 0) + max(x.adjusted(), 0) + 20
+        return Decimal(x).ln()
+
+
+@register("ln", args=[NUM], returns=NUM)
+def ln_numeric(x: Decimal) -> Decimal:
+    """Returns the natural logarithm of a numeric, with PostgreSQL's result scale."""
+    if x <= 0:
+        raise _log_error(x)
+    rscale = max(_MIN_SIG - _ln_dweight(x), _dscale(x))
+    with localcontext() as c:
+        c.prec = rscale + 40
+        return _scaled(_ln_num(x, rscale), rscale)
+
+
+@register("exp", args=[NUM], returns=NUM)
+def exp_numeric(x: Decimal) -> Decimal:
+    """Returns e raised to a numeric, with PostgreSQL's result scale."""
+    val = max(min(float(x) * 0.434294481903252, _MAX_SCALE), -_MAX_SCALE)
+    if val >= 131072:
+        raise NumericValueOutOfRange("value overflows numeric format")
+    rscale = max(_MIN_SIG - int(val), _dscale(x))
+    with localcontext() as c:
+        c.prec = max(rscale, 0) + max(int(val), 0) + 20
+        return _scaled(Decimal(x).exp(), rscale)
+
+
 @register("log", args=[NUM, NUM], returns=NUM)
 def log_base(b: Decimal, x: Decimal) -> Decimal:
-    """Returns the logarithm of x in base b."""
+    """Returns the logarithm of x in base b, with PostgreSQL's result scale."""
     if b <= 0 or x <= 0:
         raise _log_error(b if b <= 0 else x)
     if b == 1:
         raise DivisionByZero("division by zero")
+    rscale = max(_MIN_SIG - (_ln_dweight(x) - _ln_dweight(b)), _dscale(b), _dscale(x))
     with localcontext() as c:
-        c.prec = 40
-        r = Decimal(x).ln() / Decimal(b).ln()
-    return r.quantize(Decimal(1).scaleb(-16), rounding=ROUND_HALF_UP)
+        c.prec = max(rscale, 0) + 40
+        return _scaled(_ln_num(x, rscale + 10) / _ln_num(b, rscale + 10), rscale)
+
+
+@register("log", args=[NUM], returns=NUM)
+def log10_numeric(x: Decimal) -> Decimal:
+    """Returns the base-10 logarithm of a numeric (log(10, x))."""
+    return log_base(Decimal(10), x)
+
+
+register("log10", args=[NUM], returns=NUM)(log10_numeric)
 
 
 @register("sign", args=[F8], returns=F8)

@@ -263,25 +263,34 @@ def current_query() -> None:
     return None
 
 
-@register("pg_listening_channels", args=[], returns=T.TEXT, set_returning=True)
-def pg_listening_channels() -> list[str]:
-    """Yields nothing: Cumulo has no LISTEN."""
-    return []
+@register("pg_listening_channels", args=[], returns=T.TEXT, set_returning=True,
+          needs_context=True)
+def pg_listening_channels(ctx: Any) -> list[str]:
+    """The channels this session LISTENs on."""
+    session = getattr(ctx, "session", None)
+    n = getattr(getattr(session, "engine", None), "notifier", None)
+    if n is None:
+        return []
+    with n._lock:  # NB: the Notifier (server/sql/notify.py) has no read accessor
+        return sorted(c for c, sessions in n._listeners.items() if session in sessions)
 
 
-@register("pg_notify", args=[T.TEXT, T.TEXT], returns=T.VOID, strict=False, volatile=True)
-def pg_notify(channel: str | None, payload: str | None) -> None:
-    """NOTIFY as a function: checked as PostgreSQL checks it, then delivered like NOTIFY.
-
-    NB: LISTEN/NOTIFY are accepted but deliver nothing in Cumulo (server/sql/utility.py), so
-    this is exactly as effective as `NOTIFY channel, 'payload'`.
-    """
+@register("pg_notify", args=[T.TEXT, T.TEXT], returns=T.VOID, strict=False, volatile=True,
+          needs_context=True)
+def pg_notify(ctx: Any, channel: str | None, payload: str | None) -> None:
+    """NOTIFY as a function: transactional, delivered like `NOTIFY channel, 'payload'`."""
     if not channel:
         raise InvalidParameterValue("channel name cannot be empty")
     if len(channel) >= 64:
         raise InvalidParameterValue("channel name too long")
-    if payload is not None and len(payload.encode()) >= 8000:
+    payload = payload or ""
+    if len(payload.encode()) >= 8000:
         raise InvalidParameterValue("payload string too long")
+    session = getattr(ctx, "session", None)
+    if session is not None:
+        from ..notify import queue
+
+        queue(session, channel, payload)
 
 
 @register("pg_last_xact_replay_timestamp", args=[], returns=T.TIMESTAMPTZ)

@@ -28,14 +28,19 @@ def _and(preds: list[E]) -> E | None:
     return preds[0] if len(preds) == 1 else E("and", None, preds, 16)
 
 
+# Values fixed for one execution of the plan: constants, parameters, and in a correlated
+# subquery the enclosing row's columns (`outer`), read when the key is computed.
+_FIXED = ("const", "param", "outer")
+
+
 def _pk_value(c: E, scan: N.Scan) -> tuple[int, str, Any] | None:
     """(column index, op, value expr) for `col op const/param` conjuncts on the scan."""
     if c.kind == "op" and c.data in ("=", "<", "<=", ">", ">="):
         a, b = c.args
         flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
-        if a.kind == "col" and b.kind in ("const", "param"):
+        if a.kind == "col" and b.kind in _FIXED:
             return a.data, c.data, b
-        if b.kind == "col" and a.kind in ("const", "param"):
+        if b.kind == "col" and a.kind in _FIXED:
             return b.data, flip[c.data], a
     if c.kind == "in_list" and not c.data and c.args[0].kind == "col" and all(
         x.kind in ("const", "param") for x in c.args[1:]

@@ -21,14 +21,15 @@ from ..expr.bound import E
 from ..plan import nodes as N
 
 
-def _used(exprs: list[E]) -> set[int]:
+def _used(exprs: list[E]) -> set[int] | None:
+    """Column positions the expressions read; None when a sub-plan needs the whole row."""
     out: set[int] = set()
     for e in exprs:
         for x in e.walk():
             if x.kind == "col":
                 out.add(x.data)
             elif x.kind in ("subquery", "exists", "in_sub", "array_sub"):
-                return set(range(10**6))  # sub-plans see the whole row as their outer row
+                return None  # sub-plans see the whole row as their outer row
     return out
 
 
@@ -56,7 +57,7 @@ def push_projection(plan: N.Node, ctx: Any) -> N.Node:
             return node
         used = _used(node.exprs + ([filt.pred] if filt is not None else []))
         width = len(scan.cols)
-        if len(used) * 4 > width * 3 or any(i >= width for i in used):
+        if used is None or len(used) * 4 > width * 3 or any(i >= width for i in used):
             return node
         keep = sorted(used)
         mapping = {old: new for new, old in enumerate(keep)}

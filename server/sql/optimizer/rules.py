@@ -40,10 +40,14 @@ class OptContext:
 
 
 def optimize(plan: N.Node, catalog: Any) -> tuple[N.Node, list[tuple[str, list[str]]]]:
-    """Applies RULES in order; returns the plan and [(rule name, plan lines)] for changes."""
+    """Applies RULES in order; returns the plan and [(rule name, plan lines)] for changes.
+
+    Sub-plans (scalar, EXISTS, IN and ARRAY subqueries inside expressions, and WITH queries)
+    are optimized too, each as a plan of its own, before the plan that contains them."""
     from ..plan.explain import explain_lines
 
     ctx = OptContext(catalog)
+    _optimize_nested(plan, ctx, set())
     trace: list[tuple[str, list[str]]] = [("initial", explain_lines(plan))]
     for rule in RULES:
         plan = rule(plan, ctx)
@@ -51,3 +55,30 @@ def optimize(plan: N.Node, catalog: Any) -> tuple[N.Node, list[tuple[str, list[s
         if lines != trace[-1][1]:
             trace.append((rule.__name__, lines))
     return plan, trace
+
+
+def _apply(plan: N.Node, ctx: OptContext, seen: set[int]) -> N.Node:
+    _optimize_nested(plan, ctx, seen)
+    for rule in RULES:
+        plan = rule(plan, ctx)
+    return plan
+
+
+def _optimize_nested(plan: N.Node, ctx: OptContext, seen: set[int]) -> None:
+    from ..exec.subquery import _exprs
+
+    for n in N.walk(plan):
+        if isinstance(n, N.CTEScan) and id(n.cte) not in seen:
+            seen.add(id(n.cte))
+            n.cte.plan = _apply(n.cte.plan, ctx, seen)
+        for v in list(vars(n).values()):
+            for e in _exprs(v if not isinstance(v, N.AggCall) else [v]):
+                for x in e.walk():
+                    if id(x) in seen:
+                        continue
+                    if x.kind in ("subquery", "exists", "array_sub"):
+                        seen.add(id(x))
+                        x.data = _apply(x.data, ctx, seen)
+                    elif x.kind == "in_sub":
+                        seen.add(id(x))
+                        x.data = (_apply(x.data[0], ctx, seen), *x.data[1:])

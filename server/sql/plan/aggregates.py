@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, GroupingError, InvalidColumnReference
+from ...errors import GroupingError, InvalidColumnReference
 from ...pgtypes import oids as T
 from ..expr import types as ty
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
@@ -225,7 +225,7 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
         frame = w.args.get("spec") or spec.args.get("spec")
         rows = bool(frame is not None and str(frame.args.get("kind", "")).lower() == "rows")
         start, end, rstart, rend = _frame_bounds(frame, rows, binder)
-        if (rstart is not None or rend is not None) and len(order) != 1:
+        if (rstart is not None or rend is not None) and not rows and len(order) != 1:
             from ...errors import WindowingError
 
             raise WindowingError("RANGE with offset PRECEDING/FOLLOWING requires exactly one "
@@ -259,7 +259,7 @@ def _frame_bound(v: Any, side: Any, rows: bool, binder: Any) -> tuple[Any, E | N
     if rows:
         if isinstance(v, exp.Literal) and not v.is_string and v.this.isdigit():
             return sign * int(v.this), None
-        raise FeatureNotSupported("ROWS frame offsets must be integer constants")
+        return sign, coerce(binder.bind(v), T.INT8, params=binder.params)  # e.g. $1
     return sign, binder.bind(v)
 
 

@@ -31,6 +31,7 @@ from ..expr.functions import coerce
 from ..expr.regcast import RegOid, RegResolver
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
+from .normalize import factor_or
 
 ORDINALITY = "ordinality"
 
@@ -222,7 +223,7 @@ class Planner:
         where = sel.args.get("where")
         if where is not None:
             scope.aggregates_allowed = "WHERE"
-            pred = Binder(self, scope).bind_bool(where.this, "WHERE")
+            pred = factor_or(Binder(self, scope).bind_bool(where.this, "WHERE"))
             scope.aggregates_allowed = None
             node = N.Filter(node.cols, child=node, pred=pred)
         items = self.expand_stars(sel.expressions, scope)
@@ -363,7 +364,12 @@ class Planner:
         col_names = [c.name for c in alias_node.columns] if alias_node is not None else []
         inner_outer = lateral_scope if lateral_scope is not None else outer
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
-            node = self.relation(item.db or None, item.name, alias or item.name)
+            try:
+                node = self.relation(item.db or None, item.name, alias or item.name)
+            except UndefinedTable as e:
+                if e.position is None and not e.message.startswith("missing"):
+                    e.position = position_of(item.this)
+                raise
             return _rename(node, col_names, alias or item.name), node.cols
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Func):
             node = self.function_scan(item.this, inner_outer, alias, col_names,
@@ -580,3 +586,10 @@ def _check_distinct_on(keys: list[N.SortKey], order_items: list, on_exprs: list[
                     "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
         else:
             skipped = True
+
+
+def position_of(node: Any) -> int | None:
+    """1-based character position of a parsed identifier in its statement (the P field)."""
+    meta = getattr(node, "meta", None) or {}
+    start = meta.get("start")
+    return start + 1 if isinstance(start, int) else None

@@ -6,7 +6,7 @@ path: `select 1`, `select series N` (N int4 rows; also spelt
 (echoes its parameters; their types come from the casts), `select typed`
 (one row of many types; `select scalars` leaves out the arrays,
 which asyncpg would introspect through the catalog), `begin`/`commit`/`rollback`, `set timezone = 'X'`,
-`fail` (42601 with a position), `notice`, `sleep N` (cancellable), `stuck N` (ignores cancel), `oom` and `deep` (MemoryError, RecursionError),
+`fail` (42601 with a position), `notice`, `sleep N [after M]` (cancellable, also during the M s before it), `stuck N` (ignores cancel), `oom` and `deep` (MemoryError, RecursionError),
 `copy t from stdin`, `copy t to stdout`, `declare c cursor for select series N`.
 Statements are separated by `;`.
 """
@@ -140,6 +140,9 @@ class FakeSession:
     def cancel(self) -> None:
         self.cancelled.set()
 
+    def reset_cancel(self) -> None:
+        self.cancelled.clear()
+
     def close(self) -> None:
         self.closed += 1
 
@@ -210,8 +213,11 @@ class FakeSession:
             threading.Event().wait(float(low.split()[1]))
             return Result("SELECT", [Column("slept", T.BOOL)], iter([(True,)]), done=False)
         if low.startswith("sleep"):
-            self.cancelled.clear()
-            if self.cancelled.wait(float(low.split()[1])):
+            parts = low.split()
+            if len(parts) > 2:  # `sleep N after M`: M seconds of "parsing" first
+                threading.Event().wait(float(parts[3]))
+            if self.cancelled.wait(float(parts[1])):
+                self.cancelled.clear()
                 raise QueryCanceled("canceling statement due to user request")
             return Result("SELECT", [Column("slept", T.BOOL)], iter([(True,)]), done=False)
         if low.startswith("copy") and "from stdin" in low:

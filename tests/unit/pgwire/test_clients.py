@@ -412,3 +412,20 @@ def test_a_silent_client_is_dropped_after_the_authentication_timeout(monkeypatch
             assert conn.execute("select 1").fetchone() == (1,)
     finally:
         srv.stop()
+
+
+def test_cancel_while_parsing_counts_and_cancel_while_idle_does_not(trust):
+    """PostgreSQL drops a cancel that arrives between commands, and honours one that arrives
+    while the command is still being parsed or planned."""
+    import psycopg
+
+    with psycopg.connect(dsn(trust), autocommit=True) as conn:
+        conn.cancel_safe()  # idle: a no-op
+        time.sleep(0.2)
+        assert conn.execute("sleep 0.3").fetchone() == (True,)
+        timer = threading.Timer(0.2, conn.cancel_safe)  # lands during the 1 s of "parsing"
+        timer.start()
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            conn.execute("sleep 30 after 1")
+        timer.join()
+        assert conn.execute("select 1").fetchone() == (1,)

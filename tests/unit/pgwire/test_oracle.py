@@ -70,6 +70,10 @@ SCRIPTS = {
                           W.query("rollback")],
     "empty extended statement": [W.parse(""), W.bind(), W.execute(), W.SYNC],
     "missing portal": [W.execute("nope"), W.SYNC],
+    "MOVE on a Bind portal (asyncpg's Cursor.forward)": [
+        W.query("begin"), W.parse(SERIES), W.bind(portal="c"), W.execute("c", 1), W.SYNC,
+        W.query('MOVE FORWARD 2 "c"'), W.execute("c", 1), W.SYNC, W.query("move all in c"),
+        W.query("commit")],
 }
 
 

@@ -231,3 +231,21 @@ def test_view_text_matches_pg_get_viewdef(stored, pretty, plain):
 def test_view_text_gives_up_on_shapes_it_does_not_know():
     assert view_text("SELECT 1 UNION SELECT 2", {}, True) is None
     assert view_text("SELECT x FROM (SELECT 1 AS x) AS s", {}, True) is None
+
+
+@pytest.mark.parametrize("fn, args, want", [  # printed by PostgreSQL 15
+    ("ln", ["2.0"], "0.6931471805599453"),
+    ("ln", ["1.05"], "0.048790164169432003"),
+    ("ln", ["0.001"], "-6.9077552789821371"),
+    ("exp", ["1.0"], "2.7182818284590452"),
+    ("exp", ["50"], "5184705528587072464087"),
+    ("exp", ["-10"], "0.00004539992976248485"),
+    ("log", ["100.0"], "2.0000000000000000"),
+    ("log", ["0.5"], "-0.3010299956639812"),
+    ("log", ["2", "1024"], "10.0000000000000000"),
+])
+def test_numeric_logarithms_keep_postgres_scale(fn, args, want):
+    from decimal import Decimal
+
+    got = call(fn, *(Decimal(a) for a in args), types=[T.NUMERIC] * len(args))
+    assert str(got) == want

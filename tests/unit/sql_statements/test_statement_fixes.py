@@ -88,3 +88,38 @@ def test_read_only_transactions_name_the_command(session):
     run(session, "rollback")
     assert run(session, "start transaction") == [("START TRANSACTION", None)]
     run(session, "rollback")
+
+
+def test_listen_notify_delivers_at_commit(engine):
+    a = engine.open_session("cumulo", "cumulo", {})
+    b = engine.open_session("cumulo", "cumulo", {})
+    assert run(a, "listen chan") == [("LISTEN", None)]
+    run(b, "notify chan, 'hello'")
+    assert a.take_notifications() == [(b.backend_pid, "chan", "hello")]
+    assert a.take_notifications() == []
+    run(b, "begin; notify chan, 'x'; notify chan, 'x'; notify other")
+    assert a.take_notifications() == []  # NB: only at COMMIT, duplicates once
+    run(b, "commit")
+    assert a.take_notifications() == [(b.backend_pid, "chan", "x")]
+    run(b, "begin; notify chan, 'lost'; rollback")
+    run(a, "notify chan")  # a session hears itself
+    assert a.take_notifications() == [(a.backend_pid, "chan", "")]
+    run(a, "unlisten *")
+    run(b, "notify chan, 'after'")
+    assert a.take_notifications() == []
+    a.close()
+    b.close()
+
+
+@pytest.mark.parametrize(("sql", "position"), [
+    ("select 1; selec 2", 11),
+    ("select 1 as a; select * from no_such_table", 30),
+    ("  select 1;\n select * from no_such", 28),
+    ("/* c */ select * from no_such", 23),
+    ("select 1; /* c */ select * from no_such", 33),
+])
+def test_error_positions_count_from_the_start_of_the_message(session, sql, position):
+    """Positions as PostgreSQL 15 reports them (checked against a real one)."""
+    with pytest.raises(SQLError) as info:
+        run(session, sql)
+    assert info.value.position == position

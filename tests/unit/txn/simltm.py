@@ -31,7 +31,7 @@ SPACE = 1
 class SimTxn:
     __slots__ = (
         "tid", "ltm", "session", "ops", "i", "start", "need", "reads", "writes", "held", "cts",
-        "done", "woken", "waiting", "acks", "nodes_left",
+        "done", "woken", "waiting", "nodes_left",
     )
 
     def __init__(self, tid: int, ltm: SimLTM, session: int, ops: list, need: int) -> None:
