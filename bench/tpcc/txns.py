@@ -15,6 +15,7 @@ CH-benCHmark answer check relies on.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -103,10 +104,13 @@ class Terminal:
             except Rollback:
                 self.counts.rollbacks += 1
                 return
-            except RETRYABLE:
+            except RETRYABLE as exc:
                 self.counts.retries += 1
-                if attempt == self.max_tries - 1:
-                    raise
+                if attempt == self.max_tries - 1:  # given up: counted, and the terminal goes on
+                    code = exc.sqlstate or "40001"
+                    self.counts.failures[code] = self.counts.failures.get(code, 0) + 1
+                    return
+                time.sleep(self.r.random() * 0.001 * min(attempt + 1, 10))  # back off a little
 
     # -- inputs (drawn before the first try, so a retry repeats the same transaction) --
 

@@ -186,9 +186,20 @@ class Connection:
         """Calls `callback(connection, pid, channel, payload)` for each NOTIFY on `channel`,
         also while the connection is idle (a coroutine function's result is scheduled)."""
         if channel not in self._listeners:
-            await self.execute("LISTEN " + _ident(channel))
-            self._listeners[channel] = []
-        self._listeners[channel].append(callback)
+            # Registered first: a notification that comes with the LISTEN's own reply
+            # (the server sends pending ones before ReadyForQuery) reaches the callback.
+            self._listeners[channel] = [callback]
+            try:
+                await self.execute("LISTEN " + _ident(channel))
+            except BaseException:
+                callbacks = self._listeners.get(channel, [])
+                if callback in callbacks:
+                    callbacks.remove(callback)
+                if not callbacks:
+                    self._listeners.pop(channel, None)
+                raise
+        else:
+            self._listeners[channel].append(callback)
         if self._idle_reader is None and not self._lock.locked():
             self._idle_reader = asyncio.ensure_future(self._read_idle())
 

@@ -36,10 +36,10 @@ import threading
 from typing import Any
 
 from ..errors import SQLError
-from ..kivi.api import Checkpoint, KiviNodeAPI
+from ..kivi.api import KiviNodeAPI
 from ..kivi.remote import RemoteNode
 from ..txn.ltm import LocalTxnManager
-from ..txn.recovery import replay_records
+from ..txn.recovery import durable_checkpoint, replay_records
 from ..txn.sequencer import CommitSequencer
 from ..txn.snapshot import SnapshotServer
 from ..txn.transaction import Transaction
@@ -157,8 +157,8 @@ class ClusterTxnManager:
     def checkpoint(self) -> None:
         """Checkpoints every node at the current snapshot, then trims the loggers."""
         ts = self.ltm.snapshots.snapshot
-        self.kivi.checkpoint(Checkpoint(ts))
-        if self.log is not None:
+        # NB: trim only below a checkpoint every node made durable (see durable_checkpoint)
+        if durable_checkpoint(self.kivi, ts) and self.log is not None:
             self.log.trim(ts)
 
     def collect(self) -> int:

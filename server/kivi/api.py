@@ -155,7 +155,11 @@ class Collect:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """Writes every region's state as of `ts` to the node's data dir."""
+    """Writes every region's state as of `ts` to the node's data dir.
+
+    Replies `Ack(ts)` only once the files are durable; `Ack(None)` when nothing was written
+    (a node without a data dir). The redo log below ts may be trimmed only after `Ack(ts)`.
+    """
 
     ts: int
 

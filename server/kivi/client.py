@@ -204,9 +204,9 @@ class KiviClient:
         )
 
     def checkpoint(self, req: Checkpoint) -> Ack:
-        """Checkpoints every node at req.ts."""
-        self._fanout([(n, "checkpoint", req) for n in self.nodes])
-        return Ack(req.ts)
+        """Checkpoints every node at req.ts; acks req.ts only if every node wrote its files."""
+        acks = self._fanout([(n, "checkpoint", req) for n in self.nodes])
+        return Ack(req.ts if all(getattr(a, "value", None) == req.ts for a in acks) else None)
 
     # --- placement ----------------------------------------------------------------------------
 

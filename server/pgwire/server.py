@@ -303,6 +303,8 @@ class ConnectionThread:
                     with self.state:
                         self.busy = False
                         stop = self.stopping
+                if not stop and getattr(conn.session, "inbox", None):
+                    self.notified()  # a NOTIFY that arrived while we were busy: push it now
                 if timed and conn.session is not None:
                     timed = False
                     self.sock.settimeout(None)

@@ -106,9 +106,8 @@ class EmbeddedTxnManager:
             return
         with self._ckpt_lock:
             ts = self.ltm.snapshots.snapshot
-            take_checkpoint(self.data_dir, self.kivi, ts)
-            if self.log is not None:
-                self.log.trim(ts)
+            if take_checkpoint(self.data_dir, self.kivi, ts) and self.log is not None:
+                self.log.trim(ts)  # NB: only below a checkpoint storage made durable
 
     def collect(self) -> int:
         """Garbage-collects old versions now; returns the low-water mark used."""

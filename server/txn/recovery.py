@@ -72,9 +72,22 @@ def replay_records(payloads: Iterable[bytes], node: KiviNodeAPI, base: int) -> t
     return top, len(records)
 
 
-def take_checkpoint(data_dir: str, node: KiviNodeAPI, ts: int) -> None:
-    """Checkpoints storage as of ts and records ts durably."""
-    node.checkpoint(Checkpoint(ts))
+def durable_checkpoint(node: KiviNodeAPI, ts: int) -> bool:
+    """Asks storage to checkpoint as of ts; tells whether it is now durable as of ts.
+
+    NB: a node without files (in memory) acks with no ts, and so does a cluster whose nodes
+    did not all write theirs. Then the redo log is the only copy of the commits below ts:
+    recording ts or trimming the log would lose them at the next restart.
+    """
+    ack = node.checkpoint(Checkpoint(ts))
+    return getattr(ack, "value", None) == ts
+
+
+def take_checkpoint(data_dir: str, node: KiviNodeAPI, ts: int) -> bool:
+    """Checkpoints storage as of ts and records ts durably; False (nothing recorded, so
+    the log must not be trimmed) if storage could not make its checkpoint durable."""
+    if not durable_checkpoint(node, ts):
+        return False
     path = _ckpt_path(data_dir)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
@@ -88,3 +101,4 @@ def take_checkpoint(data_dir: str, node: KiviNodeAPI, ts: int) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    return True

@@ -466,3 +466,21 @@ def test_listener_called_while_idle(target):
             assert await conn.fetchval("select 5") == 5
 
     arun(main())
+
+
+def test_listener_gets_notification_sent_with_the_listen_reply(target):
+    async def main():
+        async with await aio.connect(target.dsn()) as conn:
+            execute = conn.execute
+
+            async def listen_and_notify(sql, *args):
+                # The notification comes back before the LISTEN's own ReadyForQuery.
+                return await execute(sql + "; notify drv_early, 'early'", *args)
+
+            conn.execute = listen_and_notify
+            got: asyncio.Queue = asyncio.Queue()
+            await conn.add_listener("drv_early", lambda *note: got.put_nowait(note[2:]))
+            conn.execute = execute
+            assert await asyncio.wait_for(got.get(), 3) == ("drv_early", "early")
+
+    arun(main())

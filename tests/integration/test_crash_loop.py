@@ -35,7 +35,7 @@ from tests.server_process import CumuloServer
 ACCOUNTS = 12
 WALLETS = 8
 OPENING = 1000
-KILLS = 20
+KILLS = int(os.environ.get("CUMULO_CRASH_KILLS") or 20)  # raise it locally to stress recovery
 SEED = int(os.environ.get("CUMULO_CRASH_SEED") or random.SystemRandom().randrange(1 << 32))
 
 
@@ -122,7 +122,6 @@ class Writers:
             conn.execute("INSERT INTO events VALUES (%s, %s)", (eid, rng.random()))
             with self.lock:
                 self.acked_events.append(eid)
-
 
     def _checkpoints(self, conn, idx: int, rng: random.Random) -> None:
         conn.autocommit = True  # checkpoints and log trimming must survive a kill too

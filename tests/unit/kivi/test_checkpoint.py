@@ -167,3 +167,14 @@ def test_recovery_after_a_checkpoint_killed_half_way(tmp_path):
         assert txn.get(1, [k(1), k(2)]) == [(1,), (2,)]
     finally:
         again.close()
+
+
+def test_checkpoint_acks_its_ts_only_when_every_file_is_written(tmp_path):
+    """The LTM trims the redo log below a checkpoint only on Ack(ts): a node (or one node of
+    a cluster) that wrote nothing must not claim a durable checkpoint."""
+    assert KiviNode(tmp_path / "a").checkpoint(Checkpoint(4)).value == 4
+    assert KiviNode(None).checkpoint(Checkpoint(4)).value is None
+    both = KiviClient({"a": KiviNode(tmp_path / "a"), "b": KiviNode(tmp_path / "b")})
+    assert both.checkpoint(Checkpoint(4)).value == 4
+    mixed = KiviClient({"a": KiviNode(tmp_path / "a"), "m": KiviNode(None)})
+    assert mixed.checkpoint(Checkpoint(4)).value is None

@@ -174,7 +174,7 @@ class MemNode:
         os.replace(tmp, path)
         _fsync_dir(self.data_dir)
         self.checkpoint_ts = req.ts
-        return Ack()
+        return Ack(req.ts)  # durable as of ts: the LTM may trim the log below it
 
     def _load(self) -> None:
         path = os.path.join(self.data_dir or "", "checkpoint.msgpack")

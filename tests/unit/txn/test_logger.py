@@ -106,3 +106,16 @@ def test_sync_commit_returns_only_when_durable(tmp_path, monkeypatch):
     log.log(1, pack_record(1, []))
     assert len(calls) == before + 1 and log._synced == log._written == 1
     log.close()
+
+
+def test_sync_commit_off_hands_the_record_to_the_os_before_returning(tmp_path):
+    """A commit acknowledged without fsync must already be in the file (the page cache), so
+    that a kill -9 right after the acknowledgement loses nothing; also across a trim."""
+    log = RedoLog(str(tmp_path), sync_commit=False, flush_interval=60)
+    for ts in range(1, 6):
+        log.log(ts, pack_record(ts, []))
+        assert ts in {unpack_record(p)[0] for p in read_log(str(tmp_path))}
+        log.trim(ts - 1)  # rolls the segment; drops only records <= ts - 1
+        assert ts in {unpack_record(p)[0] for p in read_log(str(tmp_path))}
+    assert log.fsyncs == 0  # no commit waited for an fsync (segment rolls sync on close)
+    log.close()

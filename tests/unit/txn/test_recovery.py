@@ -164,3 +164,29 @@ def test_torn_tail_of_the_log_is_ignored(tmp_path):
     tm = open_embedded(str(tmp_path), gc_interval=None)
     assert _all(tm)[b"z"] == (9,)
     tm.close()
+
+
+def test_checkpoint_of_a_node_without_files_keeps_the_log(tmp_path):
+    """A storage node that keeps no checkpoint files (in memory, or one of a cluster that acked
+    nothing) must not let the LTM record a checkpoint and trim the redo log: the log is then
+    the only copy of the commits. Deterministic: no threads, the 'crash' drops the node."""
+    from cumulo.server.kivi.node import KiviNode
+
+    tm = open_embedded(str(tmp_path), KiviNode(None), gc_interval=None)
+    for i in range(5):
+        t = tm.begin()
+        t.put(S, [(bytes([i]), (i,))])
+        t.commit()
+    tm.checkpoint()  # the node has nowhere to write: an Ack without a ts
+    t = tm.begin()
+    t.put(S, [(b"late", (9,))])
+    t.commit()
+    tm.log.close()  # the process dies; its in-memory node is gone
+    again = open_embedded(str(tmp_path), KiviNode(None), gc_interval=None)
+    try:
+        expect = {bytes([i]): (i,) for i in range(5)}
+        expect[b"late"] = (9,)
+        assert _all(again) == expect
+        assert not os.path.exists(os.path.join(str(tmp_path), "txn", "checkpoint"))
+    finally:
+        again.close()
