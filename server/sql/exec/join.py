@@ -22,26 +22,28 @@ def _residual(node: N.Join, key: str, e: Any):
     return compiled(node, key, lambda: cg.row_function(e) if e is not None else None)
 
 
-def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
-    cond = _residual(node, "cond", node.cond)
-    nl, nr = len(node.left.cols), len(node.right.cols)
-    lpad, rpad = (None,) * nl, (None,) * nr
-    kind = node.kind
-    matched_right: set[int] = set()
-    static_right = None
+def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Batch]:
+    """Streams each left row joined to its candidate right rows, padding the outer sides.
+
+    `candidates(lrow)` gives (index, right row) pairs to test with `cond`;
+    `right_rows()` gives every right row, for the unmatched ones of a RIGHT or FULL join.
+    """
+    lpad, rpad = (None,) * len(node.left.cols), (None,) * len(node.right.cols)
+    keep_left = node.kind in ("left", "full")
+    track_right = node.kind in ("right", "full")
+    matched: set[int] = set()
     for lb in run(node.left, ctx):
         out = []
         for lrow in lb:
-            rrows = right_rows_for(lrow) if static_right is None else static_right
             hit = False
-            for j, rrow in enumerate(rrows):
+            for j, rrow in candidates(lrow):
                 row = lrow + rrow
                 if cond is None or cond(row, ctx) is True:
                     out.append(row)
                     hit = True
-                    if kind in ("right", "full"):
-                        matched_right.add(j)
-            if not hit and kind in ("left", "full"):
+                    if track_right:
+                        matched.add(j)
+            if not hit and keep_left:
                 out.append(lrow + rpad)
             if len(out) >= BATCH:  # a cross product streams, never held per left batch
                 ctx.check_cancel()
@@ -50,10 +52,15 @@ def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
         if out:
             yield out
         ctx.check_cancel()
-    if kind in ("right", "full"):
-        rrows = right_rows_for(None)
-        extra = [lpad + r for j, r in enumerate(rrows) if j not in matched_right]
-        yield from rebatch(extra)
+    if track_right:
+        yield from rebatch([lpad + r for j, r in enumerate(right_rows()) if j not in matched])
+
+
+def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
+    cond = _residual(node, "cond", node.cond)
+    yield from _probe(
+        node, ctx, cond, lambda lrow: enumerate(right_rows_for(lrow)), lambda: right_rows_for(None)
+    )
 
 
 @executes(N.Join)
@@ -106,33 +113,12 @@ def _hash(node: N.Join, ctx: Any) -> Iterator[Batch]:
         if None in k:
             continue
         table.setdefault(k, []).append(j)
-    nl, nr = len(node.left.cols), len(node.right.cols)
-    lpad, rpad = (None,) * nl, (None,) * nr
-    kind = node.kind
-    matched: set[int] = set()
-    for lb in run(node.left, ctx):
-        out = []
-        for lrow in lb:
-            k = lkey(lrow, ctx)
-            hit = False
-            for j in table.get(k, ()) if None not in k else ():
-                row = lrow + right[j]
-                if resid is None or resid(row, ctx) is True:
-                    out.append(row)
-                    hit = True
-                    if kind in ("right", "full"):
-                        matched.add(j)
-            if not hit and kind in ("left", "full"):
-                out.append(lrow + rpad)
-            if len(out) >= BATCH:  # a cross product streams, never held per left batch
-                ctx.check_cancel()
-                yield out
-                out = []
-        if out:
-            yield out
-        ctx.check_cancel()
-    if kind in ("right", "full"):
-        yield from rebatch([lpad + r for j, r in enumerate(right) if j not in matched])
+
+    def candidates(lrow: Any) -> list:
+        k = lkey(lrow, ctx)
+        return [] if None in k else [(j, right[j]) for j in table.get(k, ())]
+
+    yield from _probe(node, ctx, resid, candidates, lambda: right)
 
 
 def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
