@@ -38,11 +38,11 @@ from typing import Any
 from ..errors import SQLError
 from ..kivi.api import KiviNodeAPI
 from ..kivi.remote import RemoteNode
+from ..txn.front import LtmFront
 from ..txn.ltm import LocalTxnManager
 from ..txn.recovery import durable_checkpoint, replay_records
 from ..txn.sequencer import CommitSequencer
 from ..txn.snapshot import SnapshotServer
-from ..txn.transaction import Transaction
 from .mastermind import RemoteSequencer, RemoteSnapshots, RemoteWaitForGraph
 from .proxies import RemoteConflictManager, RemoteLogGroup
 
@@ -52,7 +52,7 @@ def bucket_shares(managers: int, buckets: int) -> list[frozenset[int]]:
     return [frozenset(range(i, buckets, managers)) for i in range(managers)]
 
 
-class ClusterTxnManager:
+class ClusterTxnManager(LtmFront):
     """An `api.TxnManager` whose KiVi nodes, conflict managers and loggers are remote."""
 
     def __init__(
@@ -144,34 +144,12 @@ class ClusterTxnManager:
             if tids:
                 self.ltm.wake(tids)
 
-    def begin(
-        self, *, isolation: str = "read committed", read_only: bool = False, session: Any = None
-    ) -> Transaction:
-        """Begins a transaction (snapshot taken lazily at its first data access)."""
-        return self.ltm.begin(isolation=isolation, read_only=read_only, session=session)
-
-    def drop_space(self, space: int) -> None:
-        """Drops a space's data for good (logged, so that replay cannot resurrect it)."""
-        self.ltm.drop_space(space)
-
     def checkpoint(self) -> None:
         """Checkpoints every node at the current snapshot, then trims the loggers."""
         ts = self.ltm.snapshots.snapshot
         # NB: trim only below a checkpoint every node made durable (see durable_checkpoint)
         if durable_checkpoint(self.kivi, ts) and self.log is not None:
             self.log.trim(ts)
-
-    def collect(self) -> int:
-        """Garbage-collects old versions (nodes) and last commits (conflict managers)."""
-        return self.ltm.collect()
-
-    @property
-    def stats(self) -> dict[str, Any]:
-        """The LTM's counters, plus the snapshot and the loggers' fsyncs."""
-        out = dict(self.ltm.stats)
-        out["snapshot"] = self.ltm.snapshots.snapshot
-        out["fsyncs"] = self.log.fsyncs if self.log is not None else 0
-        return out
 
     def close(self) -> None:
         """Finishes deferred work and closes the connections (the remote roles keep running)."""

@@ -27,12 +27,12 @@ from typing import Any
 from ..kivi.api import KiviNodeAPI
 from ..kivi.node import KiviNode
 from .conflicts import ConflictManager
+from .front import LtmFront
 from .logger import LogGroup
 from .ltm import LocalTxnManager
 from .recovery import replay, take_checkpoint
 from .sequencer import CommitSequencer
 from .snapshot import SnapshotServer
-from .transaction import Transaction
 
 
 def _default_node(data_dir: str | None) -> KiviNodeAPI:
@@ -40,7 +40,7 @@ def _default_node(data_dir: str | None) -> KiviNodeAPI:
     return KiviNode(data_dir)
 
 
-class EmbeddedTxnManager:
+class EmbeddedTxnManager(LtmFront):
     """The `api.TxnManager` of embedded mode: the LTM plus recovery, checkpoints and GC."""
 
     def __init__(
@@ -90,16 +90,6 @@ class EmbeddedTxnManager:
             self._gc.start()
         self._closed = False
 
-    def begin(
-        self, *, isolation: str = "read committed", read_only: bool = False, session: Any = None
-    ) -> Transaction:
-        """Begins a transaction (snapshot taken lazily at its first data access)."""
-        return self.ltm.begin(isolation=isolation, read_only=read_only, session=session)
-
-    def drop_space(self, space: int) -> None:
-        """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
-        self.ltm.drop_space(space)
-
     def checkpoint(self) -> None:
         """Checkpoints storage at the current snapshot and trims the redo log."""
         if not self.data_dir:
@@ -108,18 +98,6 @@ class EmbeddedTxnManager:
             ts = self.ltm.snapshots.snapshot
             if take_checkpoint(self.data_dir, self.kivi, ts) and self.log is not None:
                 self.log.trim(ts)  # NB: only below a checkpoint storage made durable
-
-    def collect(self) -> int:
-        """Garbage-collects old versions now; returns the low-water mark used."""
-        return self.ltm.collect()
-
-    @property
-    def stats(self) -> dict[str, Any]:
-        """Returns the LTM's counters (commits, conflicts, session-consistency delays, ...)."""
-        out = dict(self.ltm.stats)
-        out["snapshot"] = self.ltm.snapshots.snapshot
-        out["fsyncs"] = self.log.fsyncs if self.log is not None else 0
-        return out
 
     def _gc_loop(self, interval: float) -> None:
         while not self._stop.wait(interval):
