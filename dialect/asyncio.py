@@ -210,7 +210,7 @@ class AsyncAdaptCumuloSSCursor(AsyncAdapt_dbapi_ss_cursor):
 
     __slots__ = ()
 
-    def _make_new_cursor(self, connection: Any) -> _AioDBAPISSCursor:
+    def _make_new_cursor(self, connection: Any) -> Any:  # an _AioDBAPISSCursor
         return _AioDBAPISSCursor(connection)
 
 
@@ -221,7 +221,8 @@ class AsyncAdaptCumuloConnection(AsyncAdapt_dbapi_connection):
     _cursor_cls = AsyncAdaptCumuloCursor
     _ss_cursor_cls = AsyncAdaptCumuloSSCursor
 
-    def _attr(name: str) -> property:  # noqa: N805 - a property factory used in the body
+    @staticmethod
+    def _attr(name: str) -> property:  # a property factory used in the body
         def get(self: AsyncAdaptCumuloConnection) -> Any:
             return getattr(self._connection, name)
 
@@ -265,7 +266,7 @@ class CumuloAdaptDBAPI(AsyncAdapt_dbapi_module):
         return await_(AsyncAdaptCumuloConnection.create(self, _connect(creator, *args, **kw)))
 
 
-async def _connect(creator: Any, *args: Any, **kw: Any) -> _AioDBAPIConnection:
+async def _connect(creator: Any, *args: Any, **kw: Any) -> Any:  # an _AioDBAPIConnection
     return _AioDBAPIConnection(await creator(*args, **kw))
 
 

@@ -33,11 +33,13 @@ from sqlalchemy.dialects.postgresql.base import (
 from sqlalchemy.dialects.postgresql.json import JSON, JSONB, JSONPathType
 from sqlalchemy.dialects.postgresql.pg_catalog import INT2VECTOR, OIDVECTOR
 from sqlalchemy.engine import processors
+from sqlalchemy.engine.interfaces import IsolationLevel
 from sqlalchemy.sql import sqltypes
 
 from cumulo.dialect import options
 
-ISOLATION_LEVELS = ("READ COMMITTED", "READ UNCOMMITTED", "REPEATABLE READ", "SERIALIZABLE")
+ISOLATION_LEVELS: tuple[IsolationLevel, ...] = (
+    "READ COMMITTED", "READ UNCOMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 
 
 class _String(sqltypes.String):
@@ -102,8 +104,10 @@ class _JSONPathType(JSONPathType):
 class _Interval(INTERVAL):
     render_bind_cast = True
 
+    # NB: SQLAlchemy's two bases name the first parameter differently (interval, impl)
     @classmethod
-    def adapt_emulated_to_native(cls, interval: Any, **kw: Any) -> _Interval:
+    def adapt_emulated_to_native(  # type: ignore[override]
+            cls, interval: Any, **kw: Any) -> _Interval:
         return _Interval(precision=interval.second_precision)
 
 
@@ -162,7 +166,7 @@ class CumuloExecutionContext(PGExecutionContext):
     def create_server_side_cursor(self) -> Any:
         size = self.execution_options.get("max_row_buffer", 1000)
         if self.dialect.is_async:
-            cursor = self._dbapi_connection.cursor(server_side=True)
+            cursor: Any = self._dbapi_connection.cursor(server_side=True)  # the driver's
             cursor.arraysize = size
             return cursor
         cursor = self._dbapi_connection.cursor()
@@ -270,7 +274,7 @@ class CumuloDialect(PGDialect):
             return "connection" in msg and ("closed" in msg or "lost" in msg)
         return getattr(e, "sqlstate", None) in ("57P01", "57P02", "57P03", "08006", "08003")
 
-    def get_isolation_level_values(self, dbapi_connection: Any) -> tuple[str, ...]:
+    def get_isolation_level_values(self, dbapi_connection: Any) -> tuple[IsolationLevel, ...]:
         return ("AUTOCOMMIT", *ISOLATION_LEVELS)
 
     def set_isolation_level(self, dbapi_connection: Any, level: str) -> None:
@@ -283,14 +287,14 @@ class CumuloDialect(PGDialect):
         if not autocommit:
             dbapi_connection.isolation_level = level
 
-    def get_isolation_level(self, dbapi_connection: Any) -> str:
+    def get_isolation_level(self, dbapi_connection: Any) -> IsolationLevel:
         if dbapi_connection.autocommit:
             return "AUTOCOMMIT"
         if dbapi_connection.isolation_level:
             return dbapi_connection.isolation_level
         return self.get_default_isolation_level(dbapi_connection)
 
-    def get_default_isolation_level(self, dbapi_conn: Any) -> str:
+    def get_default_isolation_level(self, dbapi_conn: Any) -> IsolationLevel:
         """The level transactions get: the driver's when one was set on connect, else the server's.
 
         SQLAlchemy reads this after applying `create_engine(isolation_level=...)`

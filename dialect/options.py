@@ -51,10 +51,10 @@ def _elements_of(statement: Any) -> list:
 class CumuloDDLCompiler(PGDDLCompiler):
     """PostgreSQL's DDL compiler, reading `cumulo_*` options as `postgresql_*` ones."""
 
-    def __init__(self, dialect: Any, statement: Any, **kw: Any):
+    def __init__(self, dialect: Any, statement: Any, *args: Any, **kw: Any):
         for item in _elements_of(statement):
             share_options(item)
-        super().__init__(dialect, statement, **kw)
+        super().__init__(dialect, statement, *args, **kw)
 
 
 def alias_keys(options: dict) -> dict:

@@ -71,11 +71,8 @@ class Requirements(SuiteRequirements):
     has_temp_table = property(lambda self: _OPEN())
     index_reflects_included_columns = property(lambda self: _OPEN())
     indexes_check_column_order = property(lambda self: _OPEN())
-    # Cumulo's indexes key on columns only: CREATE INDEX on an expression
-    # (lower(x)) is refused with 0A000. Index the expression's value in a
-    # stored generated column instead.
-    indexes_with_expressions = property(lambda self: _CLOSED())
-    reflect_indexes_with_expressions = property(lambda self: _CLOSED())
+    indexes_with_expressions = property(lambda self: _OPEN())
+    reflect_indexes_with_expressions = property(lambda self: _OPEN())
     inline_check_constraint_reflection = property(lambda self: _OPEN())
     check_constraint_reflection = property(lambda self: _OPEN())
     unique_constraints_reflect_as_index = property(lambda self: _OPEN())

@@ -51,7 +51,7 @@ def binary_array_decoder(oid: int) -> t.Decoder | None:
             return []
         dims = [_ii.unpack_from(b, 12 + 8 * k)[0] for k in range(ndim)]
         pos = 12 + 8 * ndim
-        flat = []
+        flat: list[object] = []
         for _ in range(_count(dims)):
             (n,) = _i.unpack_from(b, pos)
             pos += 4

@@ -22,6 +22,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from cumulo.driver import core, errors, failover, net
 from cumulo.driver import protocol as p
@@ -115,20 +116,20 @@ class Connection:
             self._sock.settimeout(params.connect_timeout)
             self._drive(core.startup(self.session, params.user, params.password,
                                      params.startup_params()))
-            self._sock.settimeout(None)  # type: ignore[union-attr]
+            self._sock.settimeout(None)
         except BaseException:
             self._abort()
             raise
 
     # ------------------------------------------------------------ I/O loop
 
-    def _drive(self, conv: core.Conversation) -> object:
+    def _drive(self, conv: core.Conversation) -> Any:  # the conversation's result
         with self._lock:
             if self._sock is None:
                 raise InterfaceError("the connection is closed")
             self.session.hold_closes = bool(self._streaming)
             try:
-                req = next(conv)
+                req: object = next(conv)
                 while True:
                     if req is core.RECV:
                         req = conv.send(self._recv())
@@ -157,19 +158,21 @@ class Connection:
 
     def _send(self, data: bytes) -> None:
         sock = self._sock
+        if sock is None:
+            raise OSError("the connection is closed")
         if len(data) < 262144:
-            sock.sendall(data)  # type: ignore[union-attr]
+            sock.sendall(data)
             return
         # A long pipeline: read replies while writing, or both sides could block on full
         # buffers. Non-blocking, because a TLS socket may have to wait for either direction.
         view = memoryview(data)
-        sock.setblocking(False)  # type: ignore[union-attr]
+        sock.setblocking(False)
         try:
             while view:
                 readable, writable, _ = select.select([sock], [sock], [])
                 if readable:
                     try:
-                        chunk = sock.recv(262144)  # type: ignore[union-attr]
+                        chunk = sock.recv(262144)
                     except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
                         chunk = None
                     if chunk == b"":
@@ -178,12 +181,12 @@ class Connection:
                         self.session.reader.feed(chunk)
                 if writable:
                     try:
-                        view = view[sock.send(view[:262144]):]  # type: ignore[union-attr]
+                        view = view[sock.send(view[:262144]):]
                     except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
                         pass
         finally:
             if self._sock is not None:
-                sock.setblocking(True)  # type: ignore[union-attr]
+                sock.setblocking(True)
 
     def _abort(self) -> None:
         if self._sock is not None:
@@ -211,14 +214,14 @@ class Connection:
         if stmt is None:
             name = self.session.next_name("s") if self.session.cache_size > 0 else ""
             conv = core.prepare(self.session, name, sql, oids, begin)
-            stmt = self._drive(conv)  # type: ignore[assignment]
+            stmt = self._drive(conv)
             self.session.remember(stmt, oids)
         return stmt
 
     def _run(self, out: bytes, results: list[core.Result], ready: int = 1,
              copy: core.CopyIO | None = None) -> list[core.Result]:
         out = self.session.pending_closes() + out
-        return self._drive(core.run(self.session, out, results, ready, copy))  # type: ignore[return-value]
+        return self._drive(core.run(self.session, out, results, ready, copy))
 
     def _check(self) -> None:
         if self._sock is None:

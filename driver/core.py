@@ -34,6 +34,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
+from typing import Any
 
 from cumulo.driver import protocol as p
 from cumulo.driver import rows, types
@@ -43,9 +44,12 @@ from cumulo.driver.errors import (
     OperationalError,
     error_from_fields,
 )
+from cumulo.driver.rows import RowsReader  # `rows` is also a field name of Result
 
 RECV = object()
-Conversation = Generator[object, object, object]
+# Yields bytes or RECV. The driver sends back a (kind, payload) tuple after RECV and None
+# after bytes, and each conversation returns its own kind of result: hence the Anys.
+Conversation = Generator[object, Any, Any]
 
 
 @dataclass
@@ -58,9 +62,9 @@ class Result:
     tag: str | None = None
     rowcount: int = -1
     suspended: bool = False
-    reader: rows.RowsReader | None = None  # compiled DataRow decoder, built on first use
+    reader: RowsReader | None = None  # compiled DataRow decoder, built on first use
 
-    def rows_reader(self) -> rows.RowsReader:
+    def rows_reader(self) -> RowsReader:
         """Returns the compiled reader that decodes this result's DataRows in bulk."""
         if self.reader is None:
             self.reader = rows.rows_reader(self.columns or (), self.decoders or ())
@@ -208,9 +212,9 @@ def startup(s: Session, user: str, password: str | None, params: dict[str, str])
                 continue
             if code in (3, 5, 10) and password is None:
                 raise OperationalError("the server asks for a password and none was given")
-            if code == 3:
+            if code == 3 and password is not None:
                 yield p.password(password.encode() + b"\0")
-            elif code == 5:
+            elif code == 5 and password is not None:
                 yield p.password(_md5_password(user, password, data[:4]))
             elif code == 10:
                 import scramp
@@ -220,10 +224,12 @@ def startup(s: Session, user: str, password: str | None, params: dict[str, str])
                     raise InterfaceError(f"no supported SASL mechanism in {mechs}")
                 scram = scramp.ScramClient(["SCRAM-SHA-256"], user, password)
                 yield p.sasl_initial("SCRAM-SHA-256", scram.get_client_first().encode())
-            elif code == 11:
+            elif code in (11, 12) and scram is None:
+                raise InterfaceError("SASL continuation without a SASL exchange")
+            elif code == 11 and scram is not None:
                 scram.set_server_first(data.decode())
                 yield p.password(scram.get_client_final().encode())
-            elif code == 12:
+            elif code == 12 and scram is not None:
                 scram.set_server_final(data.decode())
             else:
                 raise InterfaceError(f"unsupported authentication request {code}")

@@ -254,7 +254,8 @@ def parse_row_description(payload: bytes) -> list[Column]:
 def parse_data_row(payload: bytes) -> list[bytes | None]:
     """Splits a DataRow into raw column values (None is NULL)."""
     (n,) = _H.unpack_from(payload)
-    pos, out = 2, []
+    pos = 2
+    out: list[bytes | None] = []
     unpack = _I.unpack_from
     for _ in range(n):
         (ln,) = unpack(payload, pos)

@@ -271,7 +271,7 @@ def _enc_json(v: object) -> Encoded:
 ENCODERS: dict[type, Callable[[object], Encoded]] = {
     bool: lambda v: (BOOL, 1, b"\x01" if v else b"\x00"),
     int: _enc_int,  # type: ignore[dict-item]
-    float: lambda v: (FLOAT8, 1, _d.pack(v)),  # type: ignore[arg-type]
+    float: lambda v: (FLOAT8, 1, _d.pack(v)),
     str: lambda v: (0, 0, v.encode()),  # type: ignore[attr-defined]
     bytes: lambda v: (BYTEA, 1, bytes(v)),  # type: ignore[call-overload]
     bytearray: lambda v: (BYTEA, 1, bytes(v)),  # type: ignore[call-overload]
@@ -317,7 +317,7 @@ def _as_text(value: object) -> bytes:
     if isinstance(value, dict | Json):
         return json.dumps(value.obj if isinstance(value, Json) else value).encode()
     if isinstance(value, list | tuple):
-        return _arrays.encode_array(value)[2] if not value else _arrays.text_literal(value)
+        return _arrays.text_literal(value) if value else b"{}"  # as encode_array([]) says
     return str(value).encode()
 
 

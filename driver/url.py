@@ -111,7 +111,7 @@ def make_params(dsn: str | None = None, **kwargs: object) -> ConnectParams:
     if dsn:
         raw.update({_normalise(k): v for k, v in parse_url(dsn).items()})
     raw.update({_normalise(k): v for k, v in kwargs.items() if v is not None})
-    default_port = int(raw.pop("port", 5432))  # type: ignore[arg-type]
+    default_port = int(raw.pop("port", 5432))  # type: ignore[call-overload]  # str or int
     host = raw.pop("host", None) or os.environ.get("PGHOST") or "127.0.0.1"
     if isinstance(host, list | tuple):
         hosts = [(h, default_port) if isinstance(h, str) else (h[0], int(h[1])) for h in host]

@@ -65,26 +65,38 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default=os.environ.get("CUMULO_LOG_LEVEL", "INFO"))
     sub.add_parser("version", help="print the version")
-    bench = sub.add_parser("bench", help="compare Cumulo with PostgreSQL 15 (see bench/)")
+    bench = sub.add_parser("bench", add_help=False, help="compare Cumulo with PostgreSQL 15 (see bench/)")
     bench.add_argument("args", nargs=argparse.REMAINDER)
     return parser
 
 
+def _bench(argv: list[str]) -> int:
+    """Runs `python -m bench` with argv, from the source checkout this server/ is part of."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.isfile(os.path.join(root, "bench", "__main__.py")) and root not in sys.path:
+        sys.path.insert(0, root)  # the console script does not put the checkout on sys.path
+    try:
+        from bench.__main__ import main as bench_main
+    except ImportError:
+        print("cumulo bench: run it from a source checkout (python -m bench)", file=sys.stderr)
+        return 2
+    return int(bench_main(argv) or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the `cumulo` command line."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:
+        # Everything after `bench` is bench's own (its --help included), so it bypasses this parser.
+        return _bench(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "version":
         from importlib.metadata import version
 
         print(f"cumulo {version('cumulo')}")
         return 0
-    if args.command == "bench":
-        try:
-            from bench.__main__ import main as bench_main  # type: ignore[import-not-found]
-        except ImportError:
-            print("cumulo bench: run it from a source checkout (python -m bench)", file=sys.stderr)
-            return 2
-        return int(bench_main(args.args) or 0)
+    if args.command == "bench":  # reached only with options before it, e.g. `cumulo -x bench`
+        return _bench(args.args)
     logging.basicConfig(
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

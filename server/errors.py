@@ -63,6 +63,7 @@ InvalidDatetimeFormat = _error("InvalidDatetimeFormat", "22007", "Invalid dateti
 DatetimeFieldOverflow = _error("DatetimeFieldOverflow", "22008", "Date/time field out of range.")
 DivisionByZero = _error("DivisionByZero", "22012", "Division by zero.")
 InvalidParameterValue = _error("InvalidParameterValue", "22023", "Invalid parameter value.")
+ArraySubscriptError = _error("ArraySubscriptError", "2202E", "Bad array subscript or dimensions.")
 InvalidEscapeSequence = _error("InvalidEscapeSequence", "22025", "Invalid escape sequence.")
 InvalidTextRepresentation = _error("InvalidTextRepresentation", "22P02", "Bad input syntax for a type.")
 InvalidBinaryRepresentation = _error("InvalidBinaryRepresentation", "22P03", "Bad binary input.")

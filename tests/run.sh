@@ -19,6 +19,7 @@ fi
 python3 -m pip install -q -e '.[test]' || exit 1
 
 ruff check server driver dialect tests bench || exit 1
+bash tests/mypy.sh || exit 1
 
 python3 -m pytest -q -p no:cacheprovider "$@"
 rc=$?

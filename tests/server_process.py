@@ -90,8 +90,13 @@ class CumuloServer:
         except OSError:
             return ""
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int | None:
-        """Stops the server with `sig` (SIGKILL simulates a crash) and returns its exit code."""
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 90.0) -> int | None:
+        """Stops the server with `sig` (SIGKILL simulates a crash) and returns its exit code.
+
+        The wait is generous because an orderly shutdown writes a final checkpoint: the
+        session-wide server holds every integration test's data, and on a loaded 2-core
+        machine that took 19 s once, which a 20 s wait turned into a teardown error.
+        """
         if self.proc is None or self.proc.poll() is not None:
             return None if self.proc is None else self.proc.returncode
         self.proc.send_signal(sig)

@@ -232,8 +232,60 @@ def ddl() -> str:
     ).read_text()
 
 
-def load(conn, scale: Scale, seed: int = 42, progress=None) -> dict[str, int]:
-    """Creates every table on a psycopg 3 connection and loads it; returns row counts."""
+def cached_batches(
+    table: str, scale: Scale, cache_dir: str | None, seed: int = 42, size: int = 20_000
+) -> Iterator[bytes]:
+    """Yields `batches(table, ...)`, generating them once per cache_dir.
+
+    Generating a warehouse takes ~12 s of Python (random strings for 100k stock
+    rows and 30k customers), so the first system's load writes the COPY data to
+    a file and the second one reads it back: both get identical bytes, and the
+    generator is not counted twice. Without a cache_dir it just generates.
+    """
+    if cache_dir is None:
+        yield from batches(table, scale, size, seed)
+        return
+    path = _cache_path(table, scale, cache_dir, seed)
+    if path.exists():
+        with path.open("rb") as f:
+            while chunk := f.readlines(size * 100):  # about `size` rows of ~100 bytes
+                yield b"".join(chunk)
+        return
+    partial = path.with_suffix(".part")
+    with partial.open("wb") as f:
+        for data in batches(table, scale, size, seed):
+            f.write(data)
+            yield data
+    partial.rename(path)  # complete files only: an interrupted load regenerates
+
+
+def _cache_path(table: str, scale: Scale, cache_dir: str, seed: int) -> Path:
+    key = f"w{scale.warehouses}-i{scale.items}-d{scale.districts}-c{scale.customers}"
+    return Path(cache_dir) / f"tpcc-{key}-o{scale.orders}-s{scale.suppliers}-{seed}-{table}.copy"
+
+
+def generated(scale: Scale, cache_dir: str, seed: int = 42) -> bool:
+    """Returns whether every table's COPY data is already in cache_dir."""
+    return all(_cache_path(t, scale, cache_dir, seed).exists() for t in [*CH_TABLES, *TABLES])
+
+
+def generate(scale: Scale, cache_dir: str, seed: int = 42, progress=None) -> None:
+    """Writes every table's COPY data to cache_dir (before any timed load)."""
+    for table in [*CH_TABLES, *TABLES]:
+        for data in cached_batches(table, scale, cache_dir, seed):
+            if progress:
+                progress(data.count(b"\n"))
+
+
+def load(
+    conn, scale: Scale, seed: int = 42, progress=None, cache_dir: str | None = None
+) -> dict[str, int]:
+    """Creates every table on a psycopg 3 connection and loads it with COPY; returns row counts.
+
+    Each COPY of a batch commits on its own (autocommit), so no system has to hold
+    a whole table's load in one transaction. After the load every table's
+    `count(*)` must equal the rows sent, or the load fails.
+    """
     conn.autocommit = True
     with conn.cursor() as cur:
         for stmt in ddl().split(";"):
@@ -242,7 +294,7 @@ def load(conn, scale: Scale, seed: int = 42, progress=None) -> dict[str, int]:
         counts = {}
         for table in [*CH_TABLES, *TABLES]:
             n = 0
-            for data in batches(table, scale, seed=seed):
+            for data in cached_batches(table, scale, cache_dir, seed):
                 with cur.copy(f"COPY {table} FROM STDIN") as copy:
                     copy.write(data)
                 lines = data.count(b"\n")
@@ -250,4 +302,8 @@ def load(conn, scale: Scale, seed: int = 42, progress=None) -> dict[str, int]:
                 if progress:
                     progress(lines)
             counts[table] = n
+        for table, n in counts.items():
+            (got,) = cur.execute(f"SELECT count(*) FROM {table}").fetchone()
+            if got != n:
+                raise RuntimeError(f"{table}: count(*) = {got} after loading {n} rows")
     return counts

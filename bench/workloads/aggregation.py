@@ -11,13 +11,16 @@ Every answer is checked against closed-form sums (x is the row id, so each
 group's count and sum are arithmetic series): a fast wrong answer is an
 error in the table, not a figure.
 
-Options: --scale (millions of rows, default 1; 10 for the 10M-row figure)
-or --rows.
+Sizes: by default the issue's two, 1M and then 10M rows. The 10M table is the
+1M one plus 9M more rows (loaded after the 1M figures), so each load figure
+is the COPY of that size's new rows. --scale (millions of rows) or --rows
+runs one size instead.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import psycopg
 
@@ -47,11 +50,37 @@ def expected(rows: int) -> dict[int, tuple[int, int]]:
     return out
 
 
+SIZES = (1_000_000, 10_000_000)
+
+
+def sizes(options: Any) -> tuple[int, ...]:
+    """Returns the table sizes to measure: --rows or --scale, else 1M and 10M."""
+    if options.rows:
+        return (options.rows,)
+    if options.scale:
+        return (max(1, int(options.scale * 1_000_000)),)
+    return SIZES
+
+
 def run(ctx: RunContext) -> list[Figure]:
-    """Loads the table on each system, then times the query, alternating systems."""
-    rows = ctx.options.rows or max(1, int((ctx.options.scale or 1) * 1_000_000))
+    """Measures each size in turn, growing one table (see the module doc)."""
+    figures: list[Figure] = []
+    loaded = 0
+    failed: set[str] = set()
+    for rows in sizes(ctx.options):
+        figures += _run_size(ctx, loaded, rows, failed)
+        loaded = rows
+    return figures
+
+
+def _run_size(ctx: RunContext, loaded: int, rows: int, failed: set[str]) -> list[Figure]:
+    """Loads rows loaded+1..rows on each system, then times the query, alternating systems."""
     want = expected(rows)
-    load_s = {s.name: ctx.attempt(s, "load", _load, ctx, s, rows) for s in ctx.systems}
+    load_s = {
+        s.name: None if s.name in failed else ctx.attempt(s, "load", _load, ctx, s, loaded, rows)
+        for s in ctx.systems
+    }
+    failed.update(s.name for s in ctx.systems if load_s[s.name] is None)
     up = [s for s in ctx.systems if load_s[s.name] is not None]
     conns: dict[str, psycopg.Connection | None] = {}
     times: dict[str, list[float]] = {s.name: [] for s in up}
@@ -76,23 +105,30 @@ def run(ctx: RunContext) -> list[Figure]:
         for s in ctx.systems
     }
     steps = {s.name: "load" if load_s[s.name] is None else "query" for s in ctx.systems}
+    what = f"{rows:,} rows" if not loaded else f"rows {loaded + 1:,}..{rows:,}"
     return [
-        ctx.figure(NAME, f"load (COPY text), {rows:,} rows", "s", "lower", load_s, "load"),
+        ctx.figure(NAME, f"load (COPY text), {what}", "s", "lower", load_s, "load"),
         ctx.figure(
             NAME, f"GROUP BY g, {rows:,} rows (median of {RUNS})", "s", "lower", per_query, steps
         ),
     ]
 
 
-def _load(ctx: RunContext, system: System, rows: int) -> float:
-    """Creates and fills the table with COPY text; returns the seconds it took."""
+def _load(ctx: RunContext, system: System, loaded: int, rows: int) -> float:
+    """Creates the table (when empty) and COPYs rows loaded+1..rows; returns the seconds."""
     spent = 0.0
     with system.connect() as conn, conn.cursor() as cur:
-        cur.execute(f"DROP TABLE IF EXISTS {TABLE}")
-        cur.execute(DDL)
-        ctx.commands.append(f"{system.name}: {DDL}; COPY {TABLE} FROM STDIN x {rows} rows")
-        with Progress(f"{system.label:<10} load", rows) as bar:
+        if not loaded:
+            cur.execute(f"DROP TABLE IF EXISTS {TABLE}")
+            cur.execute(DDL)
+        ctx.commands.append(
+            f"{system.name}: {DDL}; COPY {TABLE} FROM STDIN x rows {loaded + 1}..{rows}"
+        )
+        with Progress(f"{system.label:<10} load {rows:,}", rows - loaded) as bar:
             for ids in chunks(rows, BATCH):
+                if ids.stop <= loaded + 1:
+                    continue
+                ids = range(max(ids.start, loaded + 1), ids.stop)
                 data = "".join([f"{i}\t{i % GROUPS}\t{i}\n" for i in ids]).encode()
                 start = time.perf_counter()
                 with cur.copy(f"COPY {TABLE} (id, g, x) FROM STDIN") as copy:

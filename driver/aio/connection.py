@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from cumulo.driver import copyrows, core, errors, failover, types
 from cumulo.driver import protocol as p
@@ -51,7 +52,8 @@ async def _connect_least_loaded(hosts: list[tuple[str, int]], params: ConnectPar
             await conn.close()
         if fatal:
             raise fatal[0]
-        raise failover.all_failed(list(zip(hosts, tried, strict=True)))  # type: ignore[arg-type]
+        raise failover.all_failed([(h, t) for h, t in zip(hosts, tried, strict=True)
+                                   if isinstance(t, BaseException)])  # here: all of them
     best = failover.least_loaded([load for _, load in opened])
     for i, (conn, _) in enumerate(opened):
         if i != best:
@@ -63,7 +65,7 @@ async def _open_with_load(host: tuple[str, int],
                           params: ConnectParams) -> tuple[Connection, int | None]:
     conn = await Connection.open(host, params)
     try:
-        return conn, int(await conn.fetchval(failover.LOAD_QUERY))  # type: ignore[arg-type]
+        return conn, int(await conn.fetchval(failover.LOAD_QUERY))  # type: ignore[call-overload]
     except (errors.Error, TypeError, ValueError):
         return conn, None
 
@@ -123,7 +125,7 @@ class Connection:
             writer.close()
             raise
 
-    async def _drive(self, conv: core.Conversation) -> object:
+    async def _drive(self, conv: core.Conversation) -> Any:  # the conversation's result
         async with self._lock:
             if self._closed:
                 raise InterfaceError("the connection is closed")
@@ -135,7 +137,7 @@ class Connection:
                 if self._listeners and not self._closed:
                     self._idle_reader = asyncio.ensure_future(self._read_idle())
 
-    async def _drive_locked(self, conv: core.Conversation) -> object:
+    async def _drive_locked(self, conv: core.Conversation) -> Any:
         if self.session.status == "I":
             self._cursors.clear()  # portals do not outlive their transaction
         self.session.hold_closes = bool(self._cursors)
@@ -168,7 +170,7 @@ class Connection:
             raise
         raise cancelled
 
-    async def _pump(self, conv: core.Conversation, req: object) -> object:
+    async def _pump(self, conv: core.Conversation, req: object) -> Any:
         """Feeds the conversation messages and sends what it yields; returns its result."""
         try:
             while True:
@@ -276,14 +278,14 @@ class Connection:
         stmt = self.session.cached(sql, oids)
         if stmt is None:
             name = self.session.next_name("s") if self.session.cache_size > 0 else ""
-            stmt = await self._drive(core.prepare(self.session, name, sql, oids))  # type: ignore
+            stmt = await self._drive(core.prepare(self.session, name, sql, oids))
             self.session.remember(stmt, oids)
         return stmt
 
     async def _run(self, out: bytes, results: list[core.Result],
                    copy: core.CopyIO | None = None) -> list[core.Result]:
         out = self.session.pending_closes() + out
-        return await self._drive(core.run(self.session, out, results, 1, copy))  # type: ignore
+        return await self._drive(core.run(self.session, out, results, 1, copy))
 
     async def _execute(self, sql: str, args: Sequence, max_rows: int = 0) -> core.Result:
         oids, encoded = core.encode_params(args)
@@ -348,7 +350,7 @@ class Connection:
         """
         name = self.session.next_name("ps")
         stmt = await self._drive(core.prepare(self.session, name, query, ()))
-        return PreparedStatement(self, stmt)  # type: ignore[arg-type]
+        return PreparedStatement(self, stmt)
 
     def transaction(self, isolation: str | None = None, readonly: bool = False) -> Transaction:
         """Returns an async context manager running its block in a transaction (or savepoint)."""

@@ -32,7 +32,7 @@ class Record(tuple):
                 return tuple.__getitem__(self, self._index[key])
             except KeyError:
                 raise KeyError(key) from None
-        return tuple.__getitem__(self, key)
+        return tuple.__getitem__(self, key)  # type: ignore[index]  # int or slice here
 
     def get(self, key: str, default: object = None) -> object:
         """Returns the named column's value, or `default`."""

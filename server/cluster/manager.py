@@ -105,7 +105,7 @@ class ClusterTxnManager(LtmFront):
             **extra,
         )
         if graph is not None and not takes_graph:
-            self.ltm._graph = graph  # type: ignore[assignment]  # NB: until ltm takes wait_graph=
+            self.ltm._graph = graph  # NB: until ltm takes wait_graph=
         self._closed = False
         self._stop = threading.Event()
         self._pollers = [

@@ -13,13 +13,14 @@ with `merge_partials`, whose rules are those of the partials themselves:
 AVG is SUM over COUNT, computed above the node. Without GROUP BY there is
 exactly one result row even over no input (count 0, the others NULL), as SQL
 requires. Batches are folded column-wise with builtins (`sum`, `min`, a list's
-`count(None)`), never with a per-row Python loop per aggregate; grouping needs
-one dict lookup per row.
+`count(None)`), never with a per-row Python loop per aggregate; grouping splits
+a batch by group with C-level `map`s (one dict lookup per row, no bytecode).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import Counter, deque
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from operator import itemgetter
 from typing import Any
@@ -30,18 +31,20 @@ from .api import AggSpec, Row
 FUNCS = ("count_star", "count", "sum", "min", "max")
 
 
-def _nonnull(rows: list[Row], j: int) -> list[Any]:
-    return [v for r in rows if (v := r[j]) is not None]
-
-
 def _batch_value(fn: str, rows: list[Row], j: int | None) -> Any:
     """Computes one aggregate over a batch of rows (a partial)."""
     if fn == "count_star":
         return len(rows)
     assert j is not None
+    return _values_value(fn, list(map(itemgetter(j), rows)))  # the column, in one C pass
+
+
+def _values_value(fn: str, vals: list[Any]) -> Any:
+    """Computes one aggregate (not count_star) over a column of values (a partial)."""
     if fn == "count":
-        return len(rows) - [r[j] for r in rows].count(None)
-    vals = _nonnull(rows, j)
+        return len(vals) - vals.count(None)
+    if None in vals:
+        vals = [v for v in vals if v is not None]
     if not vals:
         return None
     if fn == "sum":
@@ -91,13 +94,6 @@ def _check(spec: AggSpec) -> None:
             raise FeatureNotSupported(f"aggregate {fn!r} cannot be pushed down")
 
 
-def _key_fn(group_by: tuple[int, ...]) -> Callable[[Row], Any]:
-    if len(group_by) == 1:
-        j = group_by[0]
-        return lambda r: (r[j],)
-    return itemgetter(*group_by)
-
-
 class PartialAgg:
     """Folds batches of stored rows into per-group partial aggregates."""
 
@@ -106,29 +102,79 @@ class PartialAgg:
         self.spec = spec
         self.aggs = [(fn, j) for fn, j in spec.aggs]
         self.groups: dict[tuple[Any, ...], list[Any]] = {}
-        self._key = _key_fn(tuple(spec.group_by)) if spec.group_by else None
+        # one group column: its bare value is the bucket key (a tuple per row costs a loop)
+        self._single = len(spec.group_by) == 1
+        self._key = itemgetter(*spec.group_by) if spec.group_by else None
 
     def add(self, rows: list[Row]) -> None:
-        """Folds one batch of rows into the partials."""
+        """Folds one batch of rows into the partials.
+
+        The batch is split by group without a Python loop per row: the group
+        column is picked with one `map(itemgetter)`, and each row is appended
+        to its group's list by `map(list.append, map(dict.__getitem__, ...))`.
+        """
         if not rows:
             return
         if self._key is None:
             self._fold((), rows)
             return
-        key = self._key
-        buckets: dict[Any, list[Row]] = {}
-        for r in rows:
-            k = key(r)
-            b = buckets.get(k)
-            if b is None:
-                buckets[k] = [r]
-            else:
-                b.append(r)
+        keys = list(map(self._key, rows))
+        buckets: dict[Any, list[Row]] = {k: [] for k in set(keys)}
+        deque(map(list.append, map(buckets.__getitem__, keys), rows), maxlen=0)
+        single = self._single
         for k, batch in buckets.items():
-            self._fold(k, batch)
+            self._fold((k,) if single else k, batch)
+
+    def needed(self) -> list[int]:
+        """Returns the columns `add_columns` reads: the group columns, then the arguments."""
+        want = list(self.spec.group_by)
+        want += [j for _, j in self.aggs if j is not None and j not in want]
+        return want
+
+    def add_columns(self, n: int, cols: dict[int, list[Any]]) -> None:
+        """Folds n rows given as whole columns (`VersionStore.columns`) into the partials.
+
+        Each argument column is split by group with the C-level append trick of
+        `add`, so a group's values arrive as one list for `sum`, `min`, `count`.
+        """
+        if not n:
+            return
+        gb = self.spec.group_by
+        if not gb:
+            self._fold_values((), n, cols)
+            return
+        keys = cols[gb[0]] if self._single else list(zip(*[cols[j] for j in gb], strict=True))
+        distinct = set(keys)
+        parts: dict[int, dict[Any, list[Any]]] = {}
+        for _, j in self.aggs:
+            if j is None or j in parts:
+                continue
+            buckets: dict[Any, list[Any]] = {k: [] for k in distinct}
+            deque(map(list.append, map(buckets.__getitem__, keys), cols[j]), maxlen=0)
+            parts[j] = buckets
+        # a split column has one value per row: its lists give count(*) for free
+        counts = Counter(keys) if not parts else None
+        single = self._single
+        for k in distinct:
+            got = {j: b[k] for j, b in parts.items()}
+            n = counts[k] if counts is not None else len(next(iter(got.values())))
+            self._fold_values((k,) if single else k, n, got)
+
+    def _fold_values(self, k: tuple[Any, ...], n: int, vals: dict[int, list[Any]]) -> None:
+        """Folds one group's column values (n: the group's row count)."""
+        out = []
+        for fn, j in self.aggs:
+            if fn == "count_star":
+                out.append(n)
+            else:
+                assert j is not None
+                out.append(_values_value(fn, vals[j]))
+        self._merge(k, out)
 
     def _fold(self, k: tuple[Any, ...], rows: list[Row]) -> None:
-        vals = [_batch_value(fn, rows, j) for fn, j in self.aggs]
+        self._merge(k, [_batch_value(fn, rows, j) for fn, j in self.aggs])
+
+    def _merge(self, k: tuple[Any, ...], vals: list[Any]) -> None:
         acc = self.groups.get(k)
         if acc is None:
             self.groups[k] = vals

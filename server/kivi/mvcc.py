@@ -40,7 +40,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from itertools import islice
+from itertools import islice, repeat
+from operator import itemgetter
 from typing import Any
 
 from sortedcontainers import SortedDict
@@ -74,7 +75,7 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
 class VersionStore:
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit")
+    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_cols", "_max_ts")
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -83,6 +84,10 @@ class VersionStore:
         # Keys with more than one version or a tombstone: the only ones `collect` can shrink.
         self._gc: set[bytes] = set()
         self.cache_limit = cache_limit
+        # Column lists of the base's rows, built for aggregates (see `columns`); any write
+        # drops them. `_max_ts` bounds every commit ts the store holds.
+        self._cols: dict[int, list[Any]] = {}
+        self._max_ts = 0
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""
@@ -92,6 +97,11 @@ class VersionStore:
 
     def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
         """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op."""
+        self._cols = {}
+        if ts > self._max_ts:
+            self._max_ts = ts
+        if isinstance(writes, list) and len(writes) > self.cache_limit:
+            writes = self._apply_bulk(ts, writes)
         keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
         for key, row in writes:
             i = bisect_left(keys, key)
@@ -110,10 +120,61 @@ class VersionStore:
         if len(cache) > self.cache_limit and len(cache) > len(keys) >> 6:
             self.compact()
 
+    def _apply_bulk(
+        self, ts: int, writes: list[tuple[bytes, Row | None]]
+    ) -> list[tuple[bytes, Row | None]]:
+        """Applies a large write set straight into the base; returns what is left for `apply`.
+
+        Bulk loads mostly append keys above every stored one: the base is then
+        extended in place, with no per-key bisection or cache insert. A large set
+        that lands among stored keys is merged into the base in one pass when it
+        is big enough to pay for copying the base (the rule `compact` follows).
+        """
+        ws = sorted(writes, key=_head)
+        keys, cache = self._keys, self._cache
+        top = keys[-1] if keys else None
+        if cache:
+            ctop = cache.peekitem(-1)[0]
+            top = ctop if top is None or ctop > top else top
+        new_k = list(map(_head, ws))
+        if len(set(new_k)) != len(new_k):
+            return writes  # the same key twice in one commit: apply them in order, one by one
+        if top is None or new_k[0] > top:
+            if cache:
+                self.compact()
+            rows = list(map(_row_of, ws))
+            self._keys.extend(new_k)
+            self._chains.extend(zip(zip(repeat(ts), rows)))  # ((ts, row),) each, built in C
+            if None in rows:
+                self._gc.update([k for k, row in ws if row is None])
+            return []
+        if len(ws) <= len(keys) >> 6:
+            return writes
+        self.compact()
+        keys, chains, gc = self._keys, self._chains, self._gc
+        n = len(keys)
+        i = 0
+        add_k: list[bytes] = []
+        add_c: list[Chain] = []
+        for k, row in ws:
+            i = bisect_left(keys, k, i)
+            if i < n and keys[i] == k:
+                chains[i] = _add_version(chains[i], ts, row)
+                gc.add(k)
+            else:
+                add_k.append(k)
+                add_c.append(((ts, row),))
+                if row is None:
+                    gc.add(k)
+        if add_k:
+            self._keys, self._chains = _merge(keys, chains, add_k, add_c)
+        return []
+
     def compact(self) -> None:
         """Merges the write cache into the sorted base."""
         if not self._cache:
             return
+        self._cols = {}
         ck, cc = list(self._cache.keys()), list(self._cache.values())
         self._cache = SortedDict()
         if not self._keys or ck[0] > self._keys[-1]:
@@ -142,6 +203,7 @@ class VersionStore:
 
     def drop_all(self) -> None:
         """Removes every version of every key."""
+        self._cols = {}
         self._keys, self._chains = [], []
         self._cache = SortedDict()
         self._gc = set()
@@ -174,12 +236,20 @@ class VersionStore:
         return None if chain is None else chain[0][0]
 
     def chunk(
-        self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool, max_keys: int
+        self,
+        lo: bytes | None,
+        hi: bytes | None,
+        ts: int,
+        reverse: bool,
+        max_keys: int,
+        rows_only: bool = False,
     ) -> tuple[list[bytes], list[Row], bytes | None]:
         """Reads up to max_keys keys of [lo, hi) in order; returns visible keys, rows, and the rest.
 
         The third value is None when the range is exhausted; otherwise it is the
         next `lo` (forward) or the next `hi` (reverse) of the remaining range.
+        With `rows_only` (aggregates) the keys list stays empty and visibility is
+        decided a chunk at a time (see `_visible_rows`).
         """
         keys = self._keys
         i = 0 if lo is None else bisect_left(keys, lo)
@@ -222,6 +292,8 @@ class VersionStore:
                 bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
             bk.reverse()
             bc.reverse()
+        if rows_only:
+            return [], _visible_rows(bc, ts), nxt
         out_k: list[bytes] = []
         out_r: list[Row] = []
         for k, chain in zip(bk, bc, strict=True):
@@ -241,6 +313,7 @@ class VersionStore:
         reverse: bool,
         max_keys: int,
         lock: AbstractContextManager[Any] | None = None,
+        rows_only: bool = False,
     ) -> Iterator[tuple[list[bytes], list[Row], bool]]:
         """Yields `chunk` after `chunk` over [lo, hi), with a flag telling whether more follow.
 
@@ -249,7 +322,7 @@ class VersionStore:
         guard = lock if lock is not None else nullcontext()
         while True:
             with guard:
-                keys, rows, nxt = self.chunk(lo, hi, ts, reverse, max_keys)
+                keys, rows, nxt = self.chunk(lo, hi, ts, reverse, max_keys, rows_only)
             yield keys, rows, nxt is not None
             if nxt is None:
                 return
@@ -279,6 +352,7 @@ class VersionStore:
         """Replaces the content with sorted keys and their chains (from a checkpoint)."""
         self.drop_all()
         self._keys, self._chains = keys, chains
+        self._max_ts = max(map(_head, map(_head, chains)), default=0)
         self._gc = {k for k, c in zip(keys, chains, strict=True) if len(c) > 1 or c[0][1] is None}
 
     def split_off(self, key: bytes) -> VersionStore:
@@ -287,6 +361,7 @@ class VersionStore:
         i = bisect_left(self._keys, key)
         other = VersionStore(self.cache_limit)
         other.load(self._keys[i:], self._chains[i:])
+        self._cols = {}
         del self._keys[i:]
         del self._chains[i:]
         self._gc = {k for k in self._gc if k < key}
@@ -322,9 +397,33 @@ class VersionStore:
             elif len(chain) > 1 or chain[0][1] is None:
                 keep.add(key)
         self._gc = keep
+        if dropped or gone:
+            self._cols = {}
         if gone:
             self._remove(gone)
         return dropped
+
+    # --- columns for aggregates ---------------------------------------------------------------
+
+    def columns(self, ts: int, wanted: Iterable[int]) -> tuple[int, dict[int, list[Any]]] | None:
+        """Returns (row count, wanted columns) of the rows visible at ts; None if that takes a scan.
+
+        They can be served from the base alone when the write cache is empty, no key has
+        an old version or a tombstone (`_gc` is empty), and no version is newer than ts:
+        every row visible at ts is then exactly its chain's head. Each column is built
+        once (one C-level pass) and kept until the next write, so repeated aggregates
+        over a quiet region cost no per-row visibility check and no row unpacking. The
+        lists are never mutated afterwards: a caller may use them after the lock is freed.
+        """
+        if self._cache or self._gc or self._max_ts > ts:
+            return None
+        cols = self._cols
+        missing = [j for j in wanted if j not in cols]
+        if missing:
+            rows = list(map(_row_of, map(_head, self._chains)))
+            for j in missing:
+                cols[j] = list(map(itemgetter(j), rows))
+        return len(self._chains), {j: cols[j] for j in wanted}
 
     def _remove(self, gone: list[bytes]) -> None:
         cache = self._cache
@@ -338,6 +437,29 @@ class VersionStore:
             ]
             self._keys = [k for k, _ in pairs]
             self._chains = [c for _, c in pairs]
+
+
+_head = itemgetter(0)
+_row_of = itemgetter(1)
+
+
+def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:
+    """Returns the rows visible at ts of some chains, a whole chunk at a time.
+
+    When every chain's newest version is <= ts (the common case: the chunk saw
+    no commit after the snapshot), each visible row is its chain's head and the
+    chunk costs three C-level passes; tombstones are dropped after.
+    """
+    heads = list(map(_head, chains))
+    if not heads:
+        return []
+    if max(map(_head, heads)) <= ts:
+        rows = list(map(_row_of, heads))
+    else:
+        rows = [_visible(c, ts) for c in chains]
+    if None in rows:
+        rows = [r for r in rows if r is not None]
+    return rows
 
 
 def _merge(

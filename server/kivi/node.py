@@ -25,8 +25,9 @@ for running scans (a move quiesces the region anyway).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from operator import itemgetter
+from collections.abc import Callable, Iterable, Iterator
+from itertools import groupby
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ from .api import (
     Scan,
     ScanReply,
     SplitRegion,
+    Write,
 )
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
@@ -60,6 +62,9 @@ from .region import Region, SpaceRegions
 
 MIN_CHUNK = 512
 MAX_CHUNK = 8192
+_space_of = attrgetter("space")
+_key_of = attrgetter("key")
+_row_of = attrgetter("row")
 
 
 def projector(projection: tuple[int, ...] | None) -> Callable[[Row], Row] | None:
@@ -270,8 +275,20 @@ class KiviNode:
         assert req.aggregate is not None
         agg = PartialAgg(req.aggregate)
         keep = compile_filter(req.filter) if req.filter is not None else None
+        wanted = agg.needed()
         for region in regions:
-            for _, rows, _ in self._chunks(region, req, False, MAX_CHUNK):
+            clipped = region.clip(req.lo, req.hi)
+            if clipped is None:
+                continue
+            if keep is None and clipped == (region.lo, region.hi):
+                with self._lock:  # NB: the lists are never mutated: fold them unlocked
+                    got = region.store.columns(req.ts, wanted)
+                if got is not None:
+                    agg.add_columns(*got)
+                    continue
+            for _, rows, _ in region.store.chunks(
+                *clipped, req.ts, False, MAX_CHUNK, self._lock, rows_only=True
+            ):
                 agg.add(keep(rows) if keep is not None else rows)
         return ScanReply(agg.rows(), None)
 
@@ -281,16 +298,40 @@ class KiviNode:
         """Applies a committed write set at req.ts (idempotent)."""
         with self._lock:
             per_region: dict[int, tuple[Region, list[tuple[bytes, Row | None]]]] = {}
-            for w in req.writes:
-                r = self._region_for_write(w.space, w.key)
-                entry = per_region.get(id(r))
-                if entry is None:
-                    per_region[id(r)] = (r, [(w.key, w.row)])
-                else:
-                    entry[1].append((w.key, w.row))
+            for space, group in groupby(req.writes, _space_of):
+                sr = self._spaces.get(space)
+                if sr is None or not sr.regions:  # a new space: its first region covers it all
+                    sr = self._regions_of(space)
+                    sr.add(Region(space))
+                if len(sr.regions) == 1 and sr.regions[0].lo == b"" and sr.regions[0].hi is None:
+                    r = sr.regions[0]  # the space's only region: no lookup per key
+                    ws = list(group)
+                    pairs = list(zip(map(_key_of, ws), map(_row_of, ws), strict=True))
+                    entry = per_region.get(id(r))
+                    if entry is None:
+                        per_region[id(r)] = (r, pairs)
+                    else:
+                        entry[1].extend(pairs)
+                    continue
+                self._route(space, group, per_region)
             for r, writes in per_region.values():
                 r.store.apply(req.ts, writes)
         return Ack()
+
+    def _route(
+        self,
+        space: int,
+        writes: Iterable[Write],
+        per_region: dict[int, tuple[Region, list[tuple[bytes, Row | None]]]],
+    ) -> None:
+        """Sorts one space's writes into per_region by the region holding each key."""
+        for w in writes:
+            r = self._region_for_write(space, w.key)
+            entry = per_region.get(id(r))
+            if entry is None:
+                per_region[id(r)] = (r, [(w.key, w.row)])
+            else:
+                entry[1].append((w.key, w.row))
 
     def drop_space(self, req: DropSpace) -> Ack:
         """Forgets every region of a space, in memory and on disk."""

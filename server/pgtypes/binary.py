@@ -173,6 +173,8 @@ def _dec_timetz(b: bytes) -> dt.time:
 def _enc_timestamp(v: dt.datetime) -> bytes:
     if v.tzinfo is not None:
         v = v.astimezone(dt.UTC).replace(tzinfo=None)
+    if v.year in (1, 9999) and v in (dt.datetime.max, dt.datetime.min):  # text.TS_INFINITY
+        return _Q.pack(_INF_TS[0] if v.year == 9999 else _INF_TS[1])
     d = v - EPOCH
     return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
 
@@ -180,14 +182,16 @@ def _enc_timestamp(v: dt.datetime) -> bytes:
 def _enc_timestamptz(v: dt.datetime) -> bytes:
     if v.tzinfo is None:
         v = v.replace(tzinfo=dt.UTC)
+    if v.year in (1, 9999):
+        return _enc_timestamp(v)  # the infinities
     d = v - EPOCH_TZ
     return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
 
 
 def _dec_timestamp(b: bytes) -> dt.datetime:
     us = _Q.unpack(b)[0]
-    if us in _INF_TS:
-        raise DatetimeFieldOverflow("timestamp out of range: infinity has no Python value")
+    if us in _INF_TS:  # 'infinity' / '-infinity': the sentinels of text.TS_INFINITY
+        return dt.datetime.max if us > 0 else dt.datetime.min
     try:
         return EPOCH + dt.timedelta(microseconds=us)
     except OverflowError:

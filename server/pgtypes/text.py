@@ -32,19 +32,25 @@ import uuid
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import (
     DatetimeFieldOverflow,
     InvalidDatetimeFormat,
+    InvalidParameterValue,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
     SQLError,
 )
+from . import dateparse, zones
 from . import oids as T
 
 UTC = dt.UTC
 Encoder = Callable[[Any], str]
+
+# 'infinity' and '-infinity' of timestamp[tz]: the extremes of datetime, as asyncpg maps them.
+TS_INFINITY, TS_NEG_INFINITY = dt.datetime.max, dt.datetime.min
+TSTZ_INFINITY = dt.datetime.max.replace(tzinfo=dt.UTC)
+TSTZ_NEG_INFINITY = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
              T.INT8: (-(2**63), 2**63 - 1), T.OID: (0, 2**32 - 1)}
@@ -54,21 +60,18 @@ OID_LIKE = frozenset({T.OID, T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T
 
 
 def timezone(tz: Any) -> dt.tzinfo:
-    """Returns a tzinfo for a TimeZone setting ('UTC', 'Europe/Madrid', '+02') or a tzinfo."""
+    """Returns a tzinfo for a TimeZone setting ('UTC', 'Europe/Madrid', '<+05:30>-05:30').
+
+    None is the zone of the session this thread serves (`zones.session_zone`); a
+    setting PostgreSQL would reject falls back to UTC.
+    """
     if tz is None:
-        return UTC
+        return zones.session_zone()
     if isinstance(tz, dt.tzinfo):
         return tz
-    name = str(tz).strip()
-    if name.upper() in ("UTC", "GMT", "Z", "ZULU", "ETC/UTC"):
-        return UTC
-    m = re.fullmatch(r"([+-]?)(\d{1,2})(?::?(\d\d))?", name)
-    if m:  # a POSIX-style number: PostgreSQL reads '+02' as 2 hours east (ISO sign)
-        off = dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3) or 0))
-        return dt.timezone(-off if m.group(1) == "-" else off)
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        return zones.parse_setting(str(tz))[1]
+    except SQLError:
         return UTC
 
 
@@ -164,18 +167,109 @@ def _timestamp(v: dt.datetime) -> str:
     return f"{_date(v)} {_time(v)}"
 
 
+def infinite(v: dt.datetime) -> str | None:
+    """'infinity' / '-infinity' for the two sentinel timestamps, else None."""
+    if v.year == 9999 and v.replace(tzinfo=None) == TS_INFINITY:
+        return "infinity"
+    if v.year == 1 and v.replace(tzinfo=None) == TS_NEG_INFINITY:
+        return "-infinity"
+    return None
+
+
+def _timestamp_out(v: dt.datetime) -> str:
+    if v.year in (1, 9999):
+        inf = infinite(v)
+        if inf:
+            return inf
+    s = v.isoformat(" ")
+    return s[:26].rstrip("0") if v.microsecond else s[:19]
+
+
 def _timetz(v: dt.time) -> str:
     return _time(v) + _offset(v.utcoffset())
 
 
-def _timestamptz_in(tz: dt.tzinfo) -> Encoder:
-    def enc(v: dt.datetime) -> str:
-        if v.tzinfo is None:
-            v = v.replace(tzinfo=UTC)
-        v = v.astimezone(tz)
-        return _timestamp(v) + _offset(v.utcoffset())
+def format_timestamptz(v: dt.datetime, tz: dt.tzinfo) -> str:
+    """Formats a timestamptz on the clocks of `tz`: `2024-03-31 03:30:00+02`, `-00:14:44`."""
+    if v.year in (1, 9999):
+        inf = infinite(v)
+        if inf:
+            return inf
+    if v.tzinfo is None:
+        v = v.replace(tzinfo=UTC)
+    w = v.astimezone(tz) if v.tzinfo is not tz else v
+    s = w.isoformat(" ")  # NB: C speed; then PostgreSQL's trimming of fraction and offset
+    if w.microsecond:
+        head, rest = s[:26].rstrip("0"), s[26:]
+    else:
+        head, rest = s[:19], s[19:]
+    if len(rest) == 6 and rest.endswith(":00"):
+        return head + rest[:3]
+    return head + rest
 
-    return enc
+
+def _timestamptz_in(tz: dt.tzinfo | None) -> Encoder:
+    """The timestamptz output function for one zone (None: the session's, read per call)."""
+    if tz is None:
+        return lambda v: format_timestamptz(v, zones.session_zone())
+    return lambda v: format_timestamptz(v, tz)
+
+
+_MON = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_DOW = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def _styled(style: str, order: str) -> tuple[Encoder, Encoder, Callable[[Any], Encoder]]:
+    """The date, timestamp and timestamptz output functions of a non-ISO DateStyle."""
+    dmy = order == "DMY"
+
+    def date(v: dt.date) -> str:
+        d, m, y = f"{v.day:02d}", f"{v.month:02d}", f"{v.year:04d}"
+        if style == "German":
+            return f"{d}.{m}.{y}"
+        if style == "SQL":
+            return f"{d}/{m}/{y}" if dmy else f"{m}/{d}/{y}"
+        return f"{d}-{m}-{y}" if dmy else f"{m}-{d}-{y}"
+
+    def stamp(v: dt.datetime, zone: str) -> str:
+        if style != "Postgres":
+            return f"{date(v)} {_time(v)}{zone}"
+        day = f"{v.day:02d} {_MON[v.month - 1]}" if dmy else f"{_MON[v.month - 1]} {v.day:02d}"
+        return f"{_DOW[v.weekday()]} {day} {_time(v)} {v.year:04d}{zone}"
+
+    def timestamp(v: dt.datetime) -> str:
+        return (infinite(v) if v.year in (1, 9999) else None) or stamp(v, "")
+
+    def timestamptz(tz: dt.tzinfo | None) -> Encoder:
+        def enc(v: dt.datetime) -> str:
+            inf = infinite(v) if v.year in (1, 9999) else None
+            if inf:
+                return inf
+            w = zones.to_local(v, zones.session_zone() if tz is None else tz)
+            return stamp(w, " " + (w.tzname() or _offset(w.utcoffset())))
+
+        return enc
+
+    return date, timestamp, timestamptz
+
+
+def format_json_datetime(v: dt.date | dt.time) -> str:
+    """A date/time value as to_json writes it: ISO 8601, timestamptz in the session zone."""
+    if isinstance(v, dt.datetime):
+        if v.year in (1, 9999) and infinite(v):
+            return infinite(v) or ""
+        if v.tzinfo is None:
+            return f"{_date(v)}T{_time(v)}"
+        w = v.astimezone(zones.session_zone())
+        return f"{_date(w)}T{_time(w)}{_iso_offset(w.utcoffset())}"
+    if isinstance(v, dt.time):
+        return _timetz(v) if v.tzinfo is not None else _time(v)
+    return _date(v)
+
+
+def _iso_offset(off: dt.timedelta | None) -> str:
+    out = _offset(off)
+    return out if ":" in out else out + ":00"
 
 
 def format_interval(v: dt.timedelta) -> str:
@@ -196,6 +290,52 @@ def format_interval(v: dt.timedelta) -> str:
         clock = f"{sign}{h:02d}:{m:02d}:{s:02d}{_frac(usec)}"
         out = f"{out} {clock}" if out else clock
     return out
+
+
+def _interval_fields(v: dt.timedelta) -> tuple[bool, int, int, int, int, int]:
+    """(negative, days, hours, minutes, seconds, microseconds) of an interval, all >= 0."""
+    total = v // dt.timedelta(microseconds=1)
+    neg = total < 0
+    days, rest = divmod(abs(total), 86_400_000_000)
+    h, rest = divmod(rest, 3_600_000_000)
+    m, rest = divmod(rest, 60_000_000)
+    s, us = divmod(rest, 1_000_000)
+    return neg, days, h, m, s, us
+
+
+def _interval_iso(v: dt.timedelta) -> str:
+    neg, d, h, m, s, us = _interval_fields(v)
+    sg = "-" if neg else ""
+    out = f"P{sg}{d}D" if d else "P"
+    if h or m or s or us:
+        out += "T" + (f"{sg}{h}H" if h else "") + (f"{sg}{m}M" if m else "")
+        if s or us:
+            out += f"{sg}{s}{_frac(us)}S"
+    return out if out != "P" else "PT0S"
+
+
+def _interval_verbose(v: dt.timedelta) -> str:
+    neg, d, h, m, s, us = _interval_fields(v)
+    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in
+             ((d, "day"), (h, "hour"), (m, "min")) if n]
+    if s or us:
+        parts.append(f"{s}{_frac(us)} sec{'' if s == 1 and not us else 's'}")
+    if not parts:
+        return "@ 0"
+    return "@ " + " ".join(parts) + (" ago" if neg else "")
+
+
+def _interval_sql(v: dt.timedelta) -> str:
+    neg, d, h, m, s, us = _interval_fields(v)
+    if not (d or h or m or s or us):
+        return "0"
+    clock = f"{h}:{m:02d}:{s:02d}{_frac(us)}"
+    return ("-" if neg else "") + (f"{d} {clock}" if d else clock)
+
+
+_INTERVAL_STYLES: dict[str, Encoder] = {
+    "iso_8601": _interval_iso, "postgres_verbose": _interval_verbose, "sql_standard": _interval_sql,
+}
 
 
 def _bytea(v: Any) -> str:
@@ -223,7 +363,8 @@ def format_generic(v: Any) -> str:
 _BY_PYTYPE: dict[type, Encoder] = {
     bool: _bool, int: str, float: _float8, Decimal: _numeric, bytes: _bytea, bytearray: _bytea,
     memoryview: _bytea, dt.date: _date, dt.time: lambda v: _timetz(v) if v.tzinfo else _time(v),
-    dt.datetime: lambda v: _timestamptz_in(UTC)(v) if v.tzinfo else _timestamp(v),
+    dt.datetime: lambda v: format_timestamptz(v, zones.session_zone()) if v.tzinfo
+    else _timestamp_out(v),
     dt.timedelta: format_interval, uuid.UUID: str, dict: _json,
 }
 
@@ -262,7 +403,7 @@ def _vector(v: list[Any]) -> str:
 _SCALAR_OUT: dict[int, Encoder] = {
     T.BOOL: _bool, T.INT2: str, T.INT4: str, T.INT8: str, T.FLOAT8: _float8, T.FLOAT4: _float4,
     T.NUMERIC: _numeric, T.BYTEA: _bytea, T.DATE: _date, T.TIME: _time, T.TIMETZ: _timetz,
-    T.TIMESTAMP: _timestamp, T.INTERVAL: format_interval, T.UUID: str, T.JSON: _json,
+    T.TIMESTAMP: _timestamp_out, T.INTERVAL: format_interval, T.UUID: str, T.JSON: _json,
     T.JSONB: _json, T.INT2VECTOR: _vector, T.OIDVECTOR: _vector,
 }
 
@@ -271,8 +412,15 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
     """Returns the output function for a type: value -> PostgreSQL's text form."""
     if oid in STRING_OIDS:
         return format_generic
+    if oid in (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ) and dateparse.date_style() != "ISO":
+        date, timestamp, timestamptz = _styled(dateparse.date_style(), dateparse.date_order())
+        if oid == T.TIMESTAMPTZ:
+            return timestamptz(None if tz is None else timezone(tz))
+        return date if oid == T.DATE else timestamp
     if oid == T.TIMESTAMPTZ:
-        return _timestamptz_in(timezone(tz))
+        return _timestamptz_in(None if tz is None else timezone(tz))
+    if oid == T.INTERVAL and dateparse.interval_style() != "postgres":
+        return _INTERVAL_STYLES.get(dateparse.interval_style(), format_interval)
     enc = _SCALAR_OUT.get(oid)
     if enc is not None:
         return enc
@@ -384,7 +532,7 @@ def _bytea_in(s: str) -> bytes:
 
 _DATE = r"(\d{4,})-(\d{1,2})-(\d{1,2})"
 _CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
-_ZONE = r"\s*(Z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?"
+_ZONE = r"\s*(Z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?|[A-Za-z][A-Za-z0-9_/+-]*)?"
 _TS_RE = re.compile(rf"\s*{_DATE}(?:[ T]+{_CLOCK})?{_ZONE}(?:\s*(AD|BC))?\s*", re.I)
 _TIME_RE = re.compile(rf"\s*{_CLOCK}{_ZONE}\s*", re.I)
 
@@ -396,10 +544,16 @@ def _us(frac: str | None) -> int:
 
 
 def _zone(z: str | None) -> dt.tzinfo | None:
+    """A zone written after a date/time: `Z`, an ISO offset (`+05:30`, `-0330`) or a name."""
     if not z:
         return None
     if z.upper() == "Z":
         return UTC
+    if z[0] not in "+-":
+        tz = zones.named_zone(z) if not z[0].isdigit() else None
+        if tz is None:
+            raise InvalidParameterValue(f'time zone "{z.lower()}" not recognized')
+        return tz
     sign = -1 if z[0] == "-" else 1
     body = z[1:]
     if ":" in body:
@@ -421,40 +575,59 @@ def _special_ts(oid: int, word: str, tz: Any) -> dt.datetime:
         v = dt.datetime(1970, 1, 1)
         return v if oid == T.TIMESTAMP else v.replace(tzinfo=UTC)
     if word in ("infinity", "-infinity", "+infinity"):
-        raise DatetimeFieldOverflow(f'timestamp out of range: "{word}" has no Python value')
+        if oid == T.TIMESTAMP:
+            return TS_NEG_INFINITY if word == "-infinity" else TS_INFINITY
+        return TSTZ_NEG_INFINITY if word == "-infinity" else TSTZ_INFINITY
     now = dt.datetime.now(zone)
     if word != "now":
-        now = now.replace(hour=0, minute=0, second=0, microsecond=0) + dt.timedelta(
-            days=_SPECIAL_DAYS[word])
+        day = now.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None) + \
+            dt.timedelta(days=_SPECIAL_DAYS[word])
+        return day if oid == T.TIMESTAMP else zones.to_utc(day, zone)
     return now.replace(tzinfo=None) if oid == T.TIMESTAMP else now.astimezone(UTC)
 
 
 def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
+    """Parses timestamp[tz] input; a timestamptz without a zone is local time in `tz`."""
     m = _TS_RE.fullmatch(s)
+    if m and m.group(8) and m.group(8).lower() in ("am", "pm"):  # a 12-hour clock, not a zone
+        m = None
     if not m:
         word = s.strip().lower()
         if word in ("epoch", "now", "infinity", "-infinity", "+infinity") or word in _SPECIAL_DAYS:
             return _special_ts(oid, word, tz)
-        raise InvalidDatetimeFormat(f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"')
-    y, mo, d, hh, mi, ss, frac, z, era = m.groups()
+        try:  # `03/04/2024`, `June 1, 2024 10:30 PM` ...
+            v, z, bc = dateparse.parse_loose(s)
+        except dateparse.NotADate:
+            raise InvalidDatetimeFormat(
+                f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"') from None
+        except (ValueError, OverflowError):
+            raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
+        era = "BC" if bc else None
+    else:
+        y, mo, d, hh, mi, ss, frac, z, era = m.groups()
+        if z and not era and z.upper() in ("AD", "BC"):
+            z, era = None, z
+        try:
+            v = dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0))
+            v += dt.timedelta(microseconds=_us(frac))
+        except (ValueError, OverflowError):
+            raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
     if era and era.upper() == "BC":
         raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}" (BC dates are not '
                                     "supported)")
-    try:
-        v = dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0))
-        v += dt.timedelta(microseconds=_us(frac))
-    except (ValueError, OverflowError):
-        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
     if oid == T.TIMESTAMP:
-        return v
+        if z and z[0].isalpha():
+            _zone(z)  # an unknown zone is an error even where it is ignored
+        return v  # NB: PostgreSQL ignores a zone given to timestamp without time zone
     zone = _zone(z)
-    if zone is None:
-        return v.replace(tzinfo=timezone(tz)).astimezone(UTC)
-    return v.replace(tzinfo=zone).astimezone(UTC)
+    return zones.to_utc(v, timezone(tz) if zone is None else zone)
 
 
 def _date_in(s: str) -> dt.date:
-    return _parse_ts(T.TIMESTAMP, s, None).date()
+    v = _parse_ts(T.TIMESTAMP, s, None)
+    if v.year in (1, 9999) and infinite(v):  # NB: no date sentinel: 9999-12-31 is a real date
+        raise DatetimeFieldOverflow(f'date out of range: "{s}" has no Python value')
+    return v.date()
 
 
 def _time_in(oid: int, s: str) -> dt.time:
@@ -467,8 +640,19 @@ def _time_in(oid: int, s: str) -> dt.time:
         base = dt.datetime(2000, 1, 1, int(hh), int(mi), int(ss or 0)) + dt.timedelta(microseconds=us)
     except ValueError:
         raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
-    zone = (_zone(z) or UTC) if oid == T.TIMETZ else None
+    if oid != T.TIMETZ:
+        return base.time()
+    zone = _zone(z) or _current_offset(zones.session_zone())
+    if not isinstance(zone, dt.timezone):  # a zone name: its offset today
+        zone = _current_offset(zone)
     return base.time().replace(tzinfo=zone)
+
+
+def _current_offset(tz: dt.tzinfo) -> dt.tzinfo:
+    """A zone's offset today, as a fixed zone (a timetz carries an offset, not a zone)."""
+    if tz is UTC:
+        return UTC
+    return dt.timezone(dt.datetime.now(tz).utcoffset() or dt.timedelta(0))
 
 
 _IV_UNITS = {

@@ -16,6 +16,12 @@ parameter decoders per format combination, and per result-format combination
 the column encoders and the RowDescription bytes. A prepared `SELECT 1` thus
 costs a few dict lookups besides the session call.
 
+Bind has a fast path (`_bind_fast`): the bytes before its values (portal, statement,
+parameter formats, count) and the bytes after them (result formats) are looked up as
+they are, in caches the full path fills once it has accepted the same bytes; anything
+unusual (an unknown layout, a bad value) goes down the full path, which makes every
+check in PostgreSQL's order and says what is wrong.
+
 An error sends ErrorResponse and then discards messages until Sync. Errors the
 session did not raise itself (bad parameters, unknown names) are reported to it
 with `statement_failed`, so its transaction state matches PostgreSQL's.
@@ -39,11 +45,13 @@ from ..pgtypes.codecs import WireDecoder, WireEncoder, column_encoders, wire_dec
 from . import messages as M
 from .backend import Prepared, Result
 
+_UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
+
 
 class Statement:
     """A prepared statement plus its cached codecs and RowDescription bytes."""
 
-    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc")
+    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc", "tails")
 
     def __init__(self, name: str, prepared: Prepared) -> None:
         self.name = name
@@ -51,6 +59,8 @@ class Statement:
         self.decoders: dict[tuple[int, ...], list[WireDecoder]] = {}
         self.shapes: dict[tuple[int, ...], tuple[list[WireEncoder], bytes]] = {}
         self.param_desc = M.parameter_description(prepared.param_oids)
+        # Bind's raw result-format bytes -> (encoders, RowDescription), for `_bind_fast`
+        self.tails: dict[bytes, tuple[list[WireEncoder] | None, bytes]] = {}
 
 
 class Portal:
@@ -121,6 +131,8 @@ class ExtendedQuery:
         self.portals: dict[str, Portal] = {}
         self._skipping = False
         self._in_extended = False
+        # Bind's raw bytes before the values -> (portal, statement, decoders), for `_bind_fast`
+        self._bind_heads: dict[bytes, tuple[str, Statement, list[WireDecoder]]] = {}
 
     # hooks provided by Connection
     def _error(self, exc: BaseException, notify: bool = False) -> None: ...
@@ -138,9 +150,11 @@ class ExtendedQuery:
         self._error(exc, notify=not session_raised or not isinstance(exc, SQLError))
 
     def _tz_changed(self) -> None:
+        self._bind_heads.clear()
         for stmt in self.statements.values():
             stmt.decoders.clear()
             stmt.shapes.clear()
+            stmt.tails.clear()
 
     def _drop_portals(self) -> None:
         portals, self.portals = self.portals, {}
@@ -167,10 +181,72 @@ class ExtendedQuery:
             self._fail(e, True)
             return
         self.statements[name] = Statement(name, prepared)
+        if self._bind_heads:
+            self._bind_heads.clear()  # NB: they may hold the statement this one replaces
         self.out += M.PARSE_COMPLETE
+
+    def _bind_fast(self, payload: bytes) -> bool:
+        """Binds from the cached layouts of earlier Binds; False leaves it to `_bind`."""
+        e1 = payload.find(0)
+        e2 = payload.find(0, e1 + 1) if e1 >= 0 else -1
+        if e2 < 0 or e2 + 3 > len(payload):
+            return False
+        vpos = e2 + 5 + 2 * ((payload[e2 + 1] << 8) | payload[e2 + 2])
+        hit = self._bind_heads.get(payload[:vpos])
+        if hit is None:
+            return False
+        portal_name, stmt, decoders = hit
+        if portal_name and portal_name in self.portals:
+            return False
+        if self._check_prepared is not None:
+            try:
+                self._check_prepared(stmt.prepared)
+            except Exception as e:
+                self._fail(e, True)
+                return True
+        params: list[Any] = []
+        pos, size, unpack = vpos, len(payload), M.I32.unpack_from
+        try:
+            for dec in decoders:
+                (n,) = unpack(payload, pos)
+                pos += 4
+                if n == -1:
+                    params.append(None)
+                    continue
+                if n < 0 or pos + n > size:
+                    return False
+                params.append(dec(payload[pos : pos + n]))
+                pos += n
+        except Exception:  # NB: the full path reports it, naming the parameter
+            return False
+        shape = stmt.tails.get(payload[pos:])
+        if shape is None:
+            return False
+        old = self.portals.get(portal_name)
+        if old is not None:
+            old.close()
+        self.portals[portal_name] = Portal(stmt, params, shape[0], shape[1])
+        self.out += M.BIND_COMPLETE
+        return True
+
+    def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,
+                       decoders: list[WireDecoder], encoders: list[WireEncoder] | None,
+                       row_desc: bytes) -> None:
+        """Caches an accepted Bind's layout for `_bind_fast`."""
+        pos = vpos
+        for _ in decoders:
+            n = M.I32.unpack_from(payload, pos)[0]
+            pos += 4 + max(n, 0)
+        if len(self._bind_heads) >= 1024:
+            self._bind_heads.clear()
+        self._bind_heads[payload[:vpos]] = (portal_name, stmt, decoders)
+        if len(stmt.tails) < 16:
+            stmt.tails[payload[pos:]] = (encoders, row_desc)
 
     def _bind(self, payload: bytes) -> None:
         self._in_extended = True
+        if self._bind_fast(payload):
+            return
         try:
             # NB: the checks come in PostgreSQL's order, so a message with several faults
             # gets the same error
@@ -198,12 +274,14 @@ class ExtendedQuery:
                 raise DuplicateCursor(f'cursor "{portal_name}" already exists')
             values, rfmts = M.read_bind_values(payload, pos, nvalues)
             params: list[Any] = []
+            decoders: list[WireDecoder] = []
             if values:
                 pkey = _formats(pfmts, nvalues, "parameter")
-                decoders = stmt.decoders.get(pkey)
-                if decoders is None:
-                    decoders = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
-                    stmt.decoders[pkey] = decoders
+                hit = stmt.decoders.get(pkey)
+                if hit is None:
+                    hit = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
+                    stmt.decoders[pkey] = hit
+                decoders = hit
                 params = _decode(values, decoders)
             columns = stmt.prepared.columns
             if columns:
@@ -219,6 +297,7 @@ class ExtendedQuery:
         except Exception as e:
             self._fail(e, False)
             return
+        self._remember_bind(payload, pos, portal_name, stmt, decoders, encoders, row_desc)
         old = self.portals.get(portal_name)
         if old is not None:
             old.close()
@@ -227,6 +306,11 @@ class ExtendedQuery:
 
     def _describe(self, payload: bytes) -> None:
         self._in_extended = True
+        if payload == b"P\0":  # the unnamed portal, as libpq describes it before each Execute
+            portal = self.portals.get("")
+            if portal is not None:
+                self.out += portal.row_desc
+                return
         try:
             kind, name = M.read_target(payload)
             if kind == "S":
@@ -258,7 +342,7 @@ class ExtendedQuery:
     def _execute(self, payload: bytes) -> None:
         self._in_extended = True
         try:
-            name, max_rows = M.read_execute(payload)
+            name, max_rows = ("", 0) if payload == _UNNAMED_ALL else M.read_execute(payload)
             portal = self.portals.get(name)
             if portal is None:
                 raise InvalidCursorName(f'portal "{name}" does not exist')
@@ -300,7 +384,8 @@ class ExtendedQuery:
             self._fail(e, False)
             return
         if kind == "S":
-            self.statements.pop(name, None)
+            if self.statements.pop(name, None) is not None:
+                self._bind_heads.clear()
         else:
             portal = self.portals.pop(name, None)
             if portal is not None:

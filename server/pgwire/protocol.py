@@ -30,7 +30,7 @@ import logging
 import re
 import secrets
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import (
     InvalidAuthorizationSpecification,
@@ -101,6 +101,7 @@ class Connection(ExtendedQuery):
         self.start_tls = False
         self.cancel_key: tuple[int, int] | None = None
         self.terminating: SQLError | None = None  # set by `terminate` (another thread)
+        self.peer: str | None = None  # the client's address, set by the socket's owner
         self.tz: Any = timezone(None)
         self.user = ""
         self.startup_params: dict[str, str] = {}
@@ -119,7 +120,7 @@ class Connection(ExtendedQuery):
 
     # -- driving ---------------------------------------------------------------
 
-    def feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes | memoryview) -> bytes:
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
         buf = self.buf
         buf += data
@@ -143,6 +144,40 @@ class Connection(ExtendedQuery):
                     continue
                 if phase == CLOSED or n - pos < 5:
                     break
+                if phase == READY and self._copy is None:
+                    # NB: the hot loop: every ready-phase message outside COPY, with no
+                    # per-message method call besides the handler's
+                    dispatch = self._dispatch
+                    while n - pos >= 5:
+                        kind = buf[pos]
+                        handler = dispatch.get(kind)
+                        if handler is None:
+                            self._bad_type(kind)
+                        end = pos + 1 + unpack(buf, pos + 1)[0]
+                        if end < pos + 5 or end - pos > MAX_MESSAGE:
+                            self._drop("invalid message length")
+                            break
+                        if end > n:
+                            break
+                        payload = bytes(buf[pos + 5 : end])
+                        pos = end
+                        if self._skipping and kind != 83 and kind != 88:  # S, X end skipping
+                            continue
+                        try:
+                            handler(payload)
+                        except SQLError as e:
+                            if e.severity == "FATAL":
+                                raise
+                            self._message_failed(kind, e)
+                        except Exception as e:  # a bug: report it and keep serving
+                            self._message_failed(kind, e)
+                        if self.phase != READY or self._copy is not None or self.start_tls:
+                            break
+                    else:
+                        break  # every whole message is handled
+                    if self.phase == READY and self._copy is None and not self.start_tls:
+                        break  # a partial message (or a dropped connection): wait for more
+                    continue
                 kind = buf[pos]  # a typed message: authentication or the ready phase
                 known = kind in self._dispatch if phase == READY else kind == 112  # p
                 if not known:
@@ -239,6 +274,9 @@ class Connection(ExtendedQuery):
             # NB: the server cancelled the statement to shut down: the client gets 57P01, FATAL
             self._fatal(self.terminating)
             return
+        if isinstance(exc, SQLError) and exc.severity == "FATAL":  # e.g. pg_terminate_backend
+            self._fatal(exc)
+            return
         if isinstance(exc, MemoryError):
             log.warning("a statement ran out of memory (53200)", exc_info=exc)
         elif not isinstance(exc, SQLError):
@@ -279,8 +317,9 @@ class Connection(ExtendedQuery):
         changed = self.session.take_changed_parameters() if self.session else None
         if changed:
             self._changed.update(changed)
-            if "TimeZone" in changed:
-                self.tz = timezone(changed["TimeZone"])
+            if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
+                if "TimeZone" in changed:
+                    self.tz = timezone(changed["TimeZone"])
                 self._shapes.clear()
                 self._tz_changed()
 
@@ -351,7 +390,7 @@ class Connection(ExtendedQuery):
         else:
             self.out += msg
 
-    def _bad_type(self, kind: int) -> None:
+    def _bad_type(self, kind: int) -> NoReturn:
         if self.phase == READY:
             raise fatal(ProtocolViolation(f"invalid frontend message type {kind}"))
         raise fatal(ProtocolViolation(f"expected password response, got message type {kind}"))
@@ -370,6 +409,9 @@ class Connection(ExtendedQuery):
         self.out += msg
         self.session = session
         self._check_prepared = getattr(session, "check_prepared", None)
+        connected_from = getattr(session, "connected_from", None)  # optional, for pg_stat_activity
+        if connected_from is not None:
+            connected_from(self.peer)
         self._take_notifications = getattr(session, "take_notifications", None)
         self._auth = None
         status = session.parameter_status()
@@ -414,6 +456,7 @@ class Connection(ExtendedQuery):
         try:
             res = portal.result
             if res is None:
+                assert self.session is not None  # portals exist only after startup
                 res = portal.result = self.session.execute(portal.stmt.prepared, portal.params)
             start = res._count
             n = 1 if count is None else None if count.lower() == "all" else int(count)

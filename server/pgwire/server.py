@@ -153,6 +153,8 @@ class ConnectionThread:
         self._wake: tuple[socket.socket, socket.socket] | None = None  # TLS only, see shutdown
         self.conn = Connection(server.engine, auth=server.auth, tls=server.ssl_context is not None,
                                registry=server.registry, send=self._send)
+        with contextlib.suppress(OSError, IndexError, TypeError):
+            self.conn.peer = str(sock.getpeername()[0])
         self.thread = threading.Thread(target=self._run, name="pgwire-conn", daemon=True)
 
     def start(self) -> None:
@@ -285,6 +287,8 @@ class ConnectionThread:
                     self._reset = getattr(session, "reset_cancel", None)
                     if getattr(session, "take_notifications", None) is not None:
                         session.notify_hook = self.notified  # type: ignore[attr-defined]
+                    if getattr(session, "terminate", None) is not None:  # pg_terminate_backend
+                        session.terminate_hook = self.shutdown  # type: ignore[attr-defined]
                 if self._reset is not None:
                     self._reset()  # NB: a cancel that came while idle is no-op, as in PG
                 try:

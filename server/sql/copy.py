@@ -2,11 +2,14 @@
 
 COPY FROM is how bulk loads arrive (`pgbench -i` sends 100,000 rows per
 scale unit, asyncpg's `copy_records_to_table` uses the binary format), so
-the hot path is: split CopyData into lines, split lines into fields, run
-one type-input function per column (`pgtypes.text` / `pgtypes.binary`, the
-same ones the wire uses), and hand thousands of rows at a time to the
-table's `TableWriter`, which checks constraints and writes through
-`txn.put` in one call per space.
+the hot path works a block at a time: CopyData is gathered into ~1 MiB
+blocks, each block is split into columns and each column converted at once
+(`copybatch`: `map(int, ...)` and friends, with `pgtypes.text` /
+`pgtypes.binary`, the same input functions the wire uses, as the per-value
+fallback for NULLs, escapes, quotes and bad values), and BATCH rows at a
+time go to the table's `TableWriter`, which checks constraints a column at
+a time, encodes the keys in one pass, checks the primary key with one range
+probe and writes through `txn.put` in one call per space.
 
 COPY TO runs the query compiler's plan for the table or query and sends one
 CopyData per row, as PostgreSQL does (clients parse each message as a row).
@@ -18,7 +21,7 @@ import csv
 import io
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
@@ -32,6 +35,7 @@ from ..pgtypes.binary import binary_decoder, binary_encoder
 from ..pgtypes.text import text_decoder, text_encoder
 from ..pgwire.backend import Result
 from .context import ParamTypes
+from .copybatch import column_decoder, fixed_binary_layout, split_fields, unpack_fixed_rows
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
 from .statement import Stmt, compiler
@@ -39,8 +43,8 @@ from .statement import Stmt, compiler
 if TYPE_CHECKING:
     from .session import SQLSession
 
-BATCH = 5000
-FEED_CHUNK = 1 << 18  # parse text input in blocks of ~256 KiB, not per CopyData
+BATCH = 16384
+FEED_CHUNK = 1 << 20  # parse text input in blocks of ~1 MiB, not per CopyData
 SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _HEAD = re.compile(r"COPY\s+(?P<rest>.*)$", re.I | re.S)
 _ESC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
@@ -166,9 +170,12 @@ class CopyIn:
         types = [table.columns[p].type_oid for p in positions]
         self.decoders = [text_decoder(t, tz) for t in types]
         self.bdecoders = [binary_decoder(t) for t in types]
+        self.column_decoders = [column_decoder(t, tz) for t in types]
+        self.fixed = fixed_binary_layout(types)
+        self.slow_csv = False  # csv input with quotes: parsed by the csv module at the end
         self.parts: list[bytes] = []
         self.pending = 0
-        self.rows: list[list[Any]] = []
+        self.rows: list[Any] = []  # tuples from the batch paths, lists otherwise
         self.count = 0
         self.line_no = 0
         self.ended = False
@@ -196,13 +203,20 @@ class CopyIn:
     def _feed(self, data: bytes) -> None:
         self.parts.append(data)
         self.pending += len(data)
-        if self.format == "text" and self.pending >= FEED_CHUNK:
+        if self.format != "binary" and self.pending >= FEED_CHUNK and not self.slow_csv:
             self._drain(final=False)
 
     def _drain(self, final: bool) -> None:
-        """Parses the complete lines received so far (all of them when `final`)."""
+        """Parses the complete lines received so far (all of them when `final`).
+
+        csv takes this path too while its input has no quote character: a line break can
+        then only end a record, and the fields split exactly as text's do (no escapes).
+        """
         buf = b"".join(self.parts)
         self.parts, self.pending = [], 0
+        if self.format == "csv" and self.quote.encode() in buf:
+            self.parts, self.pending, self.slow_csv = [buf], len(buf), True
+            return
         if not final:
             end = buf.rfind(b"\n")
             if end < 0:
@@ -215,13 +229,14 @@ class CopyIn:
             buf = buf[:-1]
         if buf and not self.ended:
             text = buf.decode("utf-8")
-            lines = text.split("\n")
             if "\r" in text:
-                lines = [x[:-1] if x.endswith("\r") else x for x in lines]
-            self._text_lines(lines, "\\" in text)
+                text = text.replace("\r\n", "\n")
+                if text.endswith("\r"):
+                    text = text[:-1]
+            self._text_lines(text.split("\n"), self.format == "text" and "\\" in text)
 
     def _text_lines(self, lines: list[str], has_esc: bool) -> None:
-        """Decodes a block of text-format lines column by column (one decoder call per value)."""
+        """Decodes a block of lines a column at a time (see `copybatch`)."""
         delim, null, n = self.delim, self.null, self.column_count
         if "\\." in lines:
             lines = lines[: lines.index("\\.")]
@@ -231,25 +246,34 @@ class CopyIn:
             lines = lines[1:]
             first = 1
         self.line_no = first + len(lines)
-        split = [x.split(delim) for x in lines]
-        for i, fields in enumerate(split):
-            if len(fields) != n:
-                raise BadCopyFileFormat(
-                    self._missing(len(fields)) if len(fields) < n else
-                    "extra data after last expected column",
-                    detail=f'COPY {self.table.name}, line {first + i + 1}: "{lines[i][:80]}"')
-        if not split:
+        if not lines:
             return
-        cols = []
-        for values, dec in zip(zip(*split, strict=True), self.decoders, strict=True):
-            if has_esc:
+        fields = split_fields("\n".join(lines), lines, delim, n)
+        if fields is None:
+            self._bad_line(lines, first)
+        cols: list[Any] = []
+        for i, values in enumerate(fields):  # type: ignore[arg-type]  # _bad_line raised
+            dec = self.decoders[i]
+            if has_esc and "\\" in delim.join(values):
                 cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
                                                          else v) for v in values])
-            else:
+            elif null in values:
                 cols.append([None if v == null else dec(v) for v in values])
-        self.rows.extend(list(r) for r in zip(*cols, strict=True))
+            else:
+                cols.append(self.column_decoders[i](values))
+        self.rows.extend(zip(*cols, strict=True))
         if len(self.rows) >= BATCH:
             self._flush()
+
+    def _bad_line(self, lines: list[str], first: int) -> None:
+        """Raises 22P04 for the first line whose field count is wrong."""
+        n = self.column_count
+        for i, line in enumerate(lines):
+            got = line.count(self.delim) + 1
+            if got != n:
+                raise BadCopyFileFormat(
+                    self._missing(got) if got < n else "extra data after last expected column",
+                    detail=f'COPY {self.table.name}, line {first + i + 1}: "{line[:80]}"')
 
     def _missing(self, got: int) -> str:
         col = self.table.columns[self.positions[got]]
@@ -263,9 +287,14 @@ class CopyIn:
         reader = csv.reader(io.StringIO(text), delimiter=self.delim, quotechar=self.quote,
                             escapechar=None if self.escape == self.quote else self.escape,
                             doublequote=self.escape == self.quote, strict=True)
-        first = True
+        first = self.line_no == 0  # NB: earlier quote-free blocks may have taken the header
         raw_lines = text.split("\n")
-        for i, fields in enumerate(reader):
+        if self.ended:
+            return
+        seen = 0  # physical lines the reader consumed before this record
+        for fields in reader:
+            record = raw_lines[seen:reader.line_num]
+            seen = reader.line_num
             self.line_no += 1
             if first and self.header:
                 first = False
@@ -276,18 +305,38 @@ class CopyIn:
                     self._missing(len(fields)) if len(fields) < self.column_count else
                     "extra data after last expected column",
                     detail=f"COPY {self.table.name}, line {self.line_no}")
-            line = raw_lines[i] if i < len(raw_lines) else ""
-            row = []
-            for f, dec in zip(fields, self.decoders, strict=True):
-                # NB: csv loses the difference between "" and an unquoted empty field;
-                # an unquoted field equal to the NULL string is NULL.
-                if f == self.null and f'"{f}"' not in line:
-                    row.append(None)
-                else:
-                    row.append(dec(f))
-            self.rows.append(row)
+            # NB: csv loses the difference between "" and an unquoted empty field; only
+            # an unquoted field equal to the NULL string is NULL, so a record with such
+            # a candidate is re-read to learn which of its fields were quoted.
+            nulls = [f == self.null for f in fields]
+            if any(nulls):
+                text_of = "\n".join(record)
+                if self.quote in text_of:
+                    quoted = self._quoted_fields(text_of)
+                    nulls = [n and not (i < len(quoted) and quoted[i])
+                             for i, n in enumerate(nulls)]
+            self.rows.append([None if n else dec(f) for f, dec, n in
+                              zip(fields, self.decoders, nulls, strict=True)])
             if len(self.rows) >= BATCH:
                 self._flush()
+
+    def _quoted_fields(self, record: str) -> list[bool]:
+        """Tells, for each field of one raw csv record, whether a quote appeared in it."""
+        q, d = re.escape(self.quote), re.escape(self.delim)
+        if self.escape == self.quote:
+            inner = f"(?:[^{q}]|{q}{q})*"
+        else:
+            inner = f"(?:[^{q}{re.escape(self.escape)}]|{re.escape(self.escape)}.)*"
+        field = re.compile(f"(?:{q}{inner}{q}|[^{d}{q}])*", re.S)
+        out, pos = [], 0
+        while True:
+            m = field.match(record, pos)
+            assert m is not None  # the pattern matches the empty string
+            out.append(self.quote in m.group())
+            pos = m.end()
+            if pos >= len(record) or record[pos] != self.delim:
+                return out
+            pos += 1
 
     def _binary(self) -> None:
         b = b"".join(self.parts)
@@ -298,6 +347,11 @@ class CopyIn:
         ext = struct.unpack_from("!i", b, pos)[0]
         pos += 4 + ext
         n = self.column_count
+        if self.fixed is not None and b.endswith(b"\xff\xff"):
+            fast = unpack_fixed_rows(self.fixed, memoryview(b)[pos:-2])
+            if fast is not None:
+                self.rows.extend(fast)
+                pos = len(b)
         while pos < len(b):
             count = struct.unpack_from("!h", b, pos)[0]
             pos += 2
@@ -305,7 +359,7 @@ class CopyIn:
                 break
             if count != n:
                 raise BadCopyFileFormat(f"row field count is {count}, expected {n}")
-            row = []
+            row: list[Any] = []
             for dec in self.bdecoders:
                 ln = struct.unpack_from("!i", b, pos)[0]
                 pos += 4
@@ -345,7 +399,10 @@ class CopyIn:
         if self.format == "text":
             self._drain(final=True)
         elif self.format == "csv":
-            self._csv()
+            if not self.slow_csv:
+                self._drain(final=True)
+            if self.slow_csv:
+                self._csv()
         else:
             self._binary()
         self._flush()
@@ -408,7 +465,7 @@ class CopyOut:
         cols = self.plan.columns
         out: list[bytes] = []
         if self.format == "binary":
-            encs = [binary_encoder(c.type_oid) for c in cols]
+            encs: list[Callable[[Any], Any]] = [binary_encoder(c.type_oid) for c in cols]
             out.append(SIGNATURE + struct.pack("!ii", 0, 0))
         else:
             tz = self.s.settings.get("timezone")
@@ -502,6 +559,7 @@ def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
         query = target[1:-1]
         return _copy_out(session, sql, query, opts)
     cm = re.match(r"(.*?)\s*(?:\((.*)\))?\s*$", target, re.S)
+    assert cm is not None  # the pattern matches any text
     name_text, cols_text = cm.group(1), cm.group(2)
     col_names = [parse_qualified(c)[1] for c in cols_text.split(",")] if cols_text else []
     if direction == "TO":

@@ -3,7 +3,7 @@
 A cursor is a running query plan whose rows are pulled on demand; rows
 already pulled are kept, so FETCH BACKWARD / PRIOR / ABSOLUTE work without
 re-running the query (every cursor behaves as SCROLL, which PostgreSQL
-allows for simple plans). A WITH HOLD cursor is materialised when its
+allows for simple plans, except one declared NO SCROLL: 55000). A WITH HOLD cursor is materialised when its
 transaction commits, then outlives it; other cursors close at transaction end.
 psycopg's server-side cursors DECLARE, then Describe the portal by name
 (`Session.cursor_columns`), then FETCH.
@@ -11,12 +11,18 @@ psycopg's server-side cursors DECLARE, then Describe the portal by name
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DuplicateCursor, InvalidCursorName, NoActiveSQLTransaction
+from ..errors import (
+    DuplicateCursor,
+    InvalidCursorName,
+    NoActiveSQLTransaction,
+    ObjectNotInPrerequisiteState,
+)
 from ..pgwire.backend import Column, Result
 from .parse import parse_sql, unquote_ident
 from .statement import ANY_VERSION, Stmt, analyse_query
@@ -33,6 +39,10 @@ class Cursor:
     hold: bool
     buffer: list[tuple[Any, ...]] = field(default_factory=list)
     pos: int = 0  # rows before the current position: 0 = before the first row
+    statement: str = ""  # the DECLARE text, for pg_cursors
+    binary: bool = False
+    scroll: bool = True  # False: declared NO SCROLL, only forward moves
+    created: dt.datetime | None = None
 
     def _fill(self, upto: int | None) -> None:
         """Pulls rows until the buffer holds `upto` rows (None: all)."""
@@ -64,7 +74,7 @@ class Cursor:
         start = 0 if n is None else max(self.pos - 1 - n, 0)
         hi = min(self.pos - 1, len(self.buffer))
         out = list(reversed(self.buffer[start:hi]))
-        self.pos = start + 1 if out else 0
+        self.pos = start + 1 if out and n is not None and len(out) == n else 0
         return out
 
     def absolute(self, k: int) -> list[tuple[Any, ...]]:
@@ -85,6 +95,10 @@ _DIR = re.compile(r"(FORWARD|BACKWARD|ABSOLUTE|RELATIVE)?\s*(ALL|[+-]?\d+)?$", r
 
 def _move(cur: Cursor, direction: str | None) -> list[tuple[Any, ...]]:
     d = " ".join((direction or "NEXT").upper().split())
+    if not cur.scroll and not _forward_only(d, cur):
+        raise ObjectNotInPrerequisiteState(
+            "cursor can only scan forward",
+            hint="Declare it with SCROLL option to enable backward scan.")
     if d in ("NEXT", "FORWARD"):
         return cur.forward(1)
     if d in ("PRIOR", "BACKWARD"):
@@ -94,17 +108,35 @@ def _move(cur: Cursor, direction: str | None) -> list[tuple[Any, ...]]:
     if d == "LAST":
         return cur.absolute(-1)
     m = _DIR.match(d)
-    word, count = (m.group(1) or "FORWARD"), m.group(2) if m else None
+    word, count = (m.group(1) or "FORWARD", m.group(2)) if m else ("FORWARD", None)
     n = None if count == "ALL" else int(count or 1)
     if word == "ABSOLUTE":
         return cur.absolute(n or 0)
     if word == "RELATIVE":
         return cur.absolute(cur.pos + (n or 0)) if n else cur.buffer[cur.pos - 1:cur.pos]
+    if n == 0:  # FETCH 0, FORWARD 0, BACKWARD 0: the current row again
+        return cur.buffer[cur.pos - 1:cur.pos] if cur.pos > 0 else []
     if word == "BACKWARD":
         return cur.backward(n) if n is None or n >= 0 else cur.forward(-n)
     if n is not None and n < 0:
         return cur.backward(-n)
     return cur.forward(n)
+
+
+def _forward_only(d: str, cur: Cursor) -> bool:
+    """Tells whether a FETCH / MOVE direction is allowed on a NO SCROLL cursor."""
+    if d in ("NEXT", "FORWARD", "ALL", "FORWARD ALL"):
+        return True
+    if d in ("FIRST", "LAST", "PRIOR", "BACKWARD", "BACKWARD ALL"):
+        return False
+    m = _DIR.match(d)
+    if m is None or m.group(2) in (None, "ALL"):
+        return True
+    n = int(m.group(2))
+    word = m.group(1) or "FORWARD"
+    if word == "ABSOLUTE":
+        return n > cur.pos
+    return n >= 0 if word in ("FORWARD", "RELATIVE") else n <= 0
 
 
 def _get(s: SQLSession, name: str) -> Cursor:
@@ -124,11 +156,13 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         def close(s: SQLSession, p: list[Any]) -> Result:
             if key is None:
                 s.cursors.clear()
-            elif s.cursors.pop(key, None) is None:
+                return Result("CLOSE CURSOR ALL")
+            if s.cursors.pop(key, None) is None:
                 raise InvalidCursorName(f'cursor "{key}" does not exist')
             return Result("CLOSE CURSOR")
 
-        return Stmt(sql, "cursor", close, version=ANY_VERSION, in_txn=False, tag="CLOSE CURSOR")
+        tag = "CLOSE CURSOR" if key is not None else "CLOSE CURSOR ALL"
+        return Stmt(sql, "cursor", close, version=ANY_VERSION, in_txn=False, tag=tag)
     if kind == "fetch":
         name = unquote_ident(m.group("name"))
         verb = m.group("verb").upper()
@@ -146,6 +180,7 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         return Stmt(sql, "cursor", fetch, cols, version=-1, tag=verb)
     name = unquote_ident(m.group("name"))
     hold = (m.group("hold") or "").strip().upper().startswith("WITH")
+    opts = " ".join((m.group("opts") or "").upper().split())
     inner = m.group("query").strip()
     q = analyse_query(session, inner, parse_sql(inner), param_oids, session.catalog_version())
 
@@ -155,7 +190,9 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         if name in s.cursors:
             raise DuplicateCursor(f'cursor "{name}" already exists')
         res = s.run_plan(q.plan, p)
-        s.cursors[name] = Cursor(name, q.columns or [], res.rows, hold)
+        s.cursors[name] = Cursor(name, q.columns or [], res.rows, hold, statement=sql,
+                                 binary="BINARY" in opts, scroll="NO SCROLL" not in opts,
+                                 created=dt.datetime.now(dt.UTC))
         return Result("DECLARE CURSOR")
 
     return Stmt(sql, "cursor", declare, None, q.param_oids, q.version, tag="DECLARE CURSOR")

@@ -12,12 +12,16 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidAuthorizationSpecification, InvalidCatalogName
 from ..pgwire.backend import RoleInfo
+from .catalog.statstore import STATS_SPACE
 from .catalog.store import CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE, CatalogStore
 from .session import SQLSession
+
+if TYPE_CHECKING:
+    from .notify import Notifier
 
 
 class SQLEngine:
@@ -29,12 +33,14 @@ class SQLEngine:
         if hasattr(ltm, "untracked_spaces"):
             # NB: catalog reads are not SERIALIZABLE reads: two DDL transactions that each
             # load the catalog must not fail each other (SERIALIZABLE.md, "catalog reads")
-            ltm.untracked_spaces = frozenset({CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE})
+            ltm.untracked_spaces = frozenset({CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE,
+                                              STATS_SPACE})
         self.store = CatalogStore(txn_manager)
         self.store.bootstrap()
         self._lock = threading.Lock()
         self._sessions: set[SQLSession] = set()
         self._pids = itertools.count((os.getpid() % 1000) * 1000 + 1)
+        self.notifier: Notifier | None = None  # LISTEN/NOTIFY, created on first use (notify.py)
 
     def role(self, name: str) -> RoleInfo | None:
         """Looks up a role for authentication."""

@@ -21,13 +21,25 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from ..errors import SyntaxError_
+from ..errors import SQLError, SyntaxError_
+
+
+def _mark_date_part(parser: Any) -> exp.Expression:
+    """date_part(...) parsed as sqlglot does (an Extract), marked: PostgreSQL's date_part
+    returns double precision where EXTRACT returns numeric (see expr.specialforms)."""
+    node = parser._parse_date_part()
+    node.meta["date_part"] = True
+    return node
+
+
+_PG_PARSER = sqlglot.Dialect.get_or_raise("postgres").parser_class
+_PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark_date_part}
 
 _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 
@@ -270,7 +282,7 @@ _SEQ_OPT = re.compile(
     r"|(?P<nocycle>NO\s+CYCLE)|(?P<cycle>CYCLE))", re.I)
 
 
-def _identity_options(sql: str, caches: list[int | None]) -> str:
+def _identity_options(sql: str, caches: list[str | None]) -> str:
     """Rewrites `AS IDENTITY (options)` into the one order sqlglot reads (any order is valid SQL).
 
     sqlglot has no CACHE option: each identity's CACHE value is appended to `caches`.
@@ -316,26 +328,40 @@ def _parse_spaced_params(sql: str) -> exp.Expression:
     """
     spaced = _PARAM_OR_QUOTED.sub(lambda m: m.group(0) + (" " if m.group(0)[0] == "$" else ""), sql)
     try:
-        return sqlglot.parse_one(spaced, read="postgres")
+        return cast(exp.Expression, sqlglot.parse_one(spaced, read="postgres"))
     except ParseError as e:
         raise _syntax_error(sql, e) from None
     except TokenError as e:
         raise SyntaxError_(f"syntax error: {e}") from None
 
 
+_INTERVAL_LIT = re.compile(r"\binterval\s*'([^']*)'", re.I)
+_ONE_UNIT = re.compile(r"\s*-?[0-9]+(?:\.[0-9]+)?\s*[a-zA-Z]+\s*")
+
+
+def _interval_literal(m: re.Match[str]) -> str:
+    """`INTERVAL '1 day 02:03:04'` -> a cast: sqlglot keeps only the '1 day' of such a literal."""
+    text = m.group(1)
+    if len(_ONE_UNIT.findall(text)) == 1 and not _ONE_UNIT.fullmatch(text):
+        return f"CAST('{text}' AS INTERVAL)"
+    return m.group(0)
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure."""
+    if "nterval" in sql or "NTERVAL" in sql:
+        sql = _INTERVAL_LIT.sub(_interval_literal, sql)
     if "[]" in sql or "[ ]" in sql:
         if "$" in sql:
             # NB: sqlglot reads `$1::oid[]` (asyncpg's introspection) as a subscript and fails.
             sql = _PARAM_ARRAY_CAST.sub(_array_cast, sql)
         # NB: and `x::oid[]` too, unless the type name is qualified
         sql = _PG_ARRAY_CAST.sub(lambda m: f"::pg_catalog.{m.group(1).lower()}[]", sql)
-    caches: list[int | None] = []
+    caches: list[str | None] = []
     if "IDENTITY" in sql or "identity" in sql:
         sql = _identity_options(sql, caches)
     try:
-        tree = sqlglot.parse_one(sql, read="postgres")
+        tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
     except ParseError as e:
         raise _syntax_error(sql, e) from None
     except TokenError as e:
@@ -362,7 +388,7 @@ _STATEMENT_WORDS = {
 }
 
 
-def _syntax_error(sql: str, e: ParseError) -> SyntaxError_:
+def _syntax_error(sql: str, e: ParseError) -> SQLError:
     first = re.match(r"\s*([A-Za-z_][A-Za-z0-9_$]*)", sql)
     if first is not None and first.group(1).lower() not in _STATEMENT_WORDS:
         # NB: PostgreSQL's grammar fails at the first token when no statement starts with it
@@ -387,6 +413,7 @@ class PlanCache:
     def __init__(self, size: int = 512) -> None:
         self.size = size
         self._map: OrderedDict[Any, Any] = OrderedDict()
+        self.generation = 0  # bumped by `clear`: entries derived from the cache check it
 
     def get(self, key: Any, version: int) -> Any:
         """Returns the cached entry if it was planned against catalog `version`."""
@@ -407,6 +434,7 @@ class PlanCache:
     def clear(self) -> None:
         """Forgets every entry (DISCARD ALL / DISCARD PLANS)."""
         self._map.clear()
+        self.generation += 1
 
 
 # -- literal stripping for the plan cache --------------------------------------

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     ActiveSQLTransaction,
+    AdminShutdown,
     InFailedSQLTransaction,
     ObjectNotInPrerequisiteState,
     QueryCanceled,
@@ -42,13 +45,15 @@ from .context import ExecContext
 from .expr.casts import cast_function
 from .functx import SessionFunctions
 from .parse import PlanCache, normalize, split_statements
-from .settings import Settings, duration_ms, startup_settings
+from .settings import PUBLISHED, Settings, duration_ms, startup_settings
 from .statement import Stmt, analyse
 
 if TYPE_CHECKING:
     from .engine import SQLEngine
 
 MAX_RETRIES = 20
+# NB: no dates or times: their conversion from the literal depends on DateStyle and TimeZone
+_IMMUTABLE = frozenset({int, str, bool, float, Decimal, bytes, type(None)})
 
 
 class SQLSession:
@@ -74,6 +79,12 @@ class SQLSession:
         self.pending_drops: list[int] = []
         self.notices: list[SQLError] = []
         self.cache = PlanCache()
+        # simple-protocol texts seen lately -> (stmt, bound literals, catalog version, cache
+        # generation): a repeated `SELECT 1` skips the literal stripping too
+        self._raw_texts: dict[str, tuple[Stmt, tuple[Any, ...], int, int]] = {}
+        self._statements_run = 0  # statements started: see check_prepared
+        self._bound: Stmt | None = None
+        self._bound_at = -1
         self.prepared_sql: dict[str, Stmt] = {}  # PREPARE name AS ...
         self.cursors: dict[str, Any] = {}
         self.currvals: dict[int, int] = {}
@@ -84,11 +95,19 @@ class SQLSession:
         self.functions = SessionFunctions(self)
         self.temp_schema: str | None = None  # pg_temp_<pid> once a TEMP table was created
         self._cached_sp = self.settings.values["search_path"]
+        self._cached_tz = self.settings.style_key
         self._timer: threading.Timer | None = None
         self._timed_out = False
         self._reset_by_pgwire = False
         self.inbox: list[tuple[int, str, str]] = []  # NOTIFY deliveries: (pid, channel, payload)
         self.pending_notifies: list[tuple[str, str]] = []  # NOTIFYs of the open block
+        # pg_stat_activity's view of the session (epoch seconds; plain floats, set per statement)
+        self.backend_start = self.state_change = time.time()
+        self.query_start: float | None = None
+        self.last_query = ""  # the running statement, else the last one (as in PostgreSQL)
+        self.running = False  # from a statement's start until the Query or Sync ends
+        self.client_addr: str | None = None  # set by pgwire through `connected_from`
+        self.terminated = False  # pg_terminate_backend: the next statement ends the session
 
     # -- pgwire's Session protocol ----------------------------------------
 
@@ -130,6 +149,7 @@ class SQLSession:
         if not texts:
             yield Result("", empty=True)
             return
+        self._started(sql)
         try:
             cursor = 0
             for text in texts:
@@ -150,6 +170,8 @@ class SQLSession:
             if not self.in_block:
                 self.abort_txn()
             raise
+        finally:
+            self.running = False
         if not self.in_block and self.txn is not None:
             self.commit_txn()
 
@@ -175,8 +197,10 @@ class SQLSession:
         stmt = prepared.handle
         if stmt is None:
             return Result("", empty=True)
+        self._started(prepared.sql)
         try:
-            stmt = self._revalidate_prepared(prepared)
+            if self._bound is not stmt or self._bound_at != self._statements_run:
+                stmt = self._revalidate_prepared(prepared)
             return self.execute_stmt(stmt, params)
         except BaseException as e:
             self.on_error(e)
@@ -187,7 +211,10 @@ class SQLSession:
         if prepared.handle is None:
             return
         try:
-            self._revalidate_prepared(prepared)
+            # NB: as in PostgreSQL, the portal runs the plan checked here: Execute right
+            # after it (no statement in between) need not check again
+            self._bound = self._revalidate_prepared(prepared)
+            self._bound_at = self._statements_run
         except BaseException as e:
             self.on_error(e)
             raise
@@ -211,8 +238,31 @@ class SQLSession:
 
     def sync(self) -> None:
         """Ends an extended-protocol implicit transaction."""
+        self.running = False
         if not self.in_block and self.txn is not None:
             self.commit_txn()
+
+    def _started(self, sql: str) -> None:
+        """Records a statement's start for pg_stat_activity; ends a terminated session."""
+        if self.terminated:
+            raise _terminated()
+        self.running = True
+        self.last_query = sql
+        self.query_start = self.state_change = time.time()
+
+    def connected_from(self, addr: str | None) -> None:
+        """pgwire tells the session its client's address (pg_stat_activity.client_addr)."""
+        self.client_addr = addr
+
+    def terminate(self) -> None:
+        """pg_terminate_backend: ends the session with FATAL 57P01. pgwire's hook closes the
+        connection (cancelling a running statement); without one, the running statement's
+        cancel or else the next statement reports it."""
+        self.terminated = True
+        self._cancel.set()
+        hook = getattr(self, "terminate_hook", None)  # set by pgwire's connection thread
+        if hook is not None:
+            hook()  # NB: ends an idle connection at once, with FATAL 57P01, as PostgreSQL does
 
     def statement_failed(self, exc: BaseException) -> None:
         """Records a failure that happened outside the session's own calls."""
@@ -225,7 +275,8 @@ class SQLSession:
         must cancel it, so the session no longer clears the flag when a statement starts.
         """
         self._reset_by_pgwire = True
-        self._cancel.clear()
+        if self._cancel.is_set():  # NB: clear() takes the Event's lock: only when needed
+            self._cancel.clear()
 
     def cancel(self) -> None:
         """Asks the running statement to stop (it raises 57014 at its next batch)."""
@@ -235,7 +286,7 @@ class SQLSession:
         """Ends the session, rolling back any open transaction and dropping its TEMP tables."""
         self.abort_txn()
         self.cursors.clear()
-        if getattr(self.engine, "notifier", None) is not None:
+        if self.engine.notifier is not None:
             self.engine.notifier.unlisten(self, None)
         if self.temp_schema is not None:
             try:
@@ -253,7 +304,8 @@ class SQLSession:
         self._check_search_path()
         if stmt.kind in ("query", "dml") and (stmt.version == -1
                                               or stmt.version != self.catalog_version()
-                                              or stmt.search_path != self._cached_sp):
+                                              or stmt.search_path != self._cached_sp
+                                              or stmt.timezone != self._cached_tz):
             return self.lookup(stmt.sql, tuple(stmt.param_oids))
         return stmt
 
@@ -263,6 +315,13 @@ class SQLSession:
             if sp != self._cached_sp:
                 self.cache.clear()
             self._cached_sp = sp
+        if getattr(PUBLISHED, "settings", None) is not self.settings:
+            self.settings.use_zone()  # NB: another session ran on this thread (in-process use)
+        tz = self.settings.style_key  # NB: plans fold '..'::timestamptz, date::text in these
+        if tz is not self._cached_tz:
+            if tz != self._cached_tz:
+                self.cache.clear()
+            self._cached_tz = tz
 
     def lookup(self, text: str, param_oids: tuple[int, ...]) -> Stmt:
         """Returns the analysed statement for a text, from the plan cache when possible."""
@@ -273,6 +332,7 @@ class SQLSession:
         if stmt is None:
             stmt = analyse(self, text, list(param_oids))
             stmt.search_path = self._cached_sp
+            stmt.timezone = self._cached_tz
             if stmt.version != -1 and version != -1:
                 self.cache.put(key, stmt)
         return stmt
@@ -285,6 +345,9 @@ class SQLSession:
         """
         self._check_search_path()
         version = self.catalog_version()
+        raw = self._raw_texts.get(text)
+        if raw is not None and raw[2] == version and raw[3] == self.cache.generation:
+            return raw[0], list(raw[1])
         stmt = self.cache.get((text, ()), version)
         if stmt is not None:
             return stmt, []
@@ -298,7 +361,13 @@ class SQLSession:
                 if entry is not None:
                     self.cache.put(key, entry)
             if entry is not None and entry.stmt is not None:
-                return entry.stmt, entry.bind(values)
+                params = entry.bind(values)
+                if all(type(v) in _IMMUTABLE for v in params):  # NB: shared by every run
+                    if len(self._raw_texts) >= 256:
+                        self._raw_texts.clear()
+                    self._raw_texts[text] = (entry.stmt, tuple(params), version,
+                                             self.cache.generation)
+                return entry.stmt, params
         return self.lookup(text, ()), []
 
     def _analyse_normalized(self, ntext: str, oids: tuple[int, ...]) -> _Normalized | None:
@@ -318,6 +387,7 @@ class SQLSession:
 
     def execute_stmt(self, stmt: Stmt, params: list[Any]) -> Result:
         """Runs one analysed statement with statement-level atomicity and READ COMMITTED retry."""
+        self._statements_run += 1
         if self.failed and not stmt.allowed_when_failed:
             raise InFailedSQLTransaction(
                 "current transaction is aborted, commands ignored until end of transaction block"
@@ -335,11 +405,12 @@ class SQLSession:
             raise ReadOnlySQLTransaction(
                 f"cannot execute {stmt.tag} in a read-only transaction")
         txn.new_statement()
-        lt = self.settings.values.get("lock_timeout", "0")
+        values = self.settings.values
+        lt = values.get("lock_timeout", "0")
         if lt != "0" or getattr(txn, "lock_timeout", None) is not None:
             txn.lock_timeout = duration_ms(lt) / 1000.0 or None  # NB: read by the LTM's waits
         token = txn.savepoint()
-        timed = self._arm_timeout()
+        timed = values.get("statement_timeout", "0") != "0" and self._arm_timeout()
         try:
             for _ in range(MAX_RETRIES):
                 try:
@@ -385,6 +456,8 @@ class SQLSession:
             self._timer = None
 
     def _cancel_error(self, e: BaseException) -> BaseException:
+        if self.terminated:
+            return _terminated()
         if self._timed_out:
             self._timed_out = False
             return QueryCanceled("canceling statement due to statement timeout")
@@ -426,20 +499,20 @@ class SQLSession:
     def ensure_txn(self) -> Any:
         """Returns the open transaction, beginning one with the current modes if needed."""
         if self.txn is None:
-            iso = self.txn_modes.get("isolation") or self.settings.values[
-                "default_transaction_isolation"]
+            values, modes = self.settings.values, self.txn_modes
+            iso = modes.get("isolation") or values["default_transaction_isolation"]
             if iso == "read uncommitted":
                 iso = "read committed"
-            ro = self.txn_modes.get("read_only")
+            ro = modes.get("read_only")
             if ro is None:
-                ro = self.settings.values["default_transaction_read_only"] == "on"
+                ro = values["default_transaction_read_only"] == "on"
             self.txn = self.engine.tm.begin(isolation=iso, read_only=ro, session=self)
             self.txn_started_at = dt.datetime.now(dt.UTC)
-            self.settings.values["transaction_isolation"] = iso
-            self.settings.values["transaction_read_only"] = "on" if ro else "off"
-            deferrable = self.txn_modes.get("deferrable")  # NB: accepted; snapshots are safe
-            self.settings.values["transaction_deferrable"] = (
-                self.settings.values["default_transaction_deferrable"] if deferrable is None
+            values["transaction_isolation"] = iso
+            values["transaction_read_only"] = "on" if ro else "off"
+            deferrable = modes.get("deferrable")  # NB: accepted; snapshots are safe
+            values["transaction_deferrable"] = (
+                values["default_transaction_deferrable"] if deferrable is None
                 else "on" if deferrable else "off")
         return self.txn
 
@@ -450,7 +523,9 @@ class SQLSession:
 
             materialize_held(self)
         txn, ddl, drops = self.txn, self.txn_ddl, self.pending_drops
-        notifies, self.pending_notifies = self.pending_notifies, []
+        notifies = self.pending_notifies
+        if notifies:
+            self.pending_notifies = []
         self._reset_txn_state()
         if txn is None:
             self._deliver(notifies)
@@ -486,19 +561,20 @@ class SQLSession:
         self.txn = None
         self.in_block = False
         self.failed = False
-        self.txn_modes = {}
-        self.savepoints = []
+        if self.txn_modes:
+            self.txn_modes = {}
+        if self.savepoints:
+            self.savepoints = []
         self.txn_catalog = None
         self.txn_ddl = False
-        self.pending_drops = []
+        if self.pending_drops:
+            self.pending_drops = []
         self.txn_started_at = None
         self.settings.end_transaction()
-        self.settings.values["transaction_isolation"] = self.settings.values[
-            "default_transaction_isolation"]
-        self.settings.values["transaction_read_only"] = self.settings.values[
-            "default_transaction_read_only"]
-        self.settings.values["transaction_deferrable"] = self.settings.values[
-            "default_transaction_deferrable"]
+        values = self.settings.values
+        values["transaction_isolation"] = values["default_transaction_isolation"]
+        values["transaction_read_only"] = values["default_transaction_read_only"]
+        values["transaction_deferrable"] = values["default_transaction_deferrable"]
         if self.cursors:
             from .cursors import close_at_txn_end
 
@@ -641,3 +717,8 @@ class _Normalized:
     def bind(self, values: tuple[Any, ...]) -> list[Any]:
         """Converts the literal values to the parameter types the plan settled on."""
         return [v if c is None else c(v) for v, c in zip(values, self.convs, strict=True)]
+
+
+def _terminated() -> SQLError:
+    """The FATAL 57P01 a session ended by pg_terminate_backend reports."""
+    return AdminShutdown("terminating connection due to administrator command", severity="FATAL")

@@ -10,9 +10,12 @@ isolation levels), because JDBC checks them byte for byte.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import threading
 
 from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
+from ..pgtypes import dateparse, zones
 
 SERVER_VERSION = "15.6 (Cumulo)"
 SERVER_VERSION_NUM = "150006"
@@ -199,8 +202,14 @@ def _normalise(name: str, value: str) -> str:
         return _unit_value(v, name, _UNITS_MS, ("d", "h", "min", "s", "ms"))
     if name in MEMORY_SETTINGS:
         return _unit_value(v, name, _UNITS_KB, ("TB", "GB", "MB", "kB"))
-    if name == "timezone" and low in ("utc", "gmt", "z", "zulu"):
-        return "UTC" if low != "gmt" else "GMT"
+    if name == "timezone":
+        return zones.parse_setting(v)[0]
+    if name == "intervalstyle":
+        if low not in ("postgres", "postgres_verbose", "sql_standard", "iso_8601"):
+            raise InvalidParameterValue(
+                f'invalid value for parameter "{name}": "{v}"',
+                hint="Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
+        return low
     return v
 
 
@@ -230,6 +239,9 @@ def _unit_value(value: str, name: str, units: dict[str, int], names: tuple[str, 
     return str(base)
 
 
+PUBLISHED = threading.local()  # .settings: the Settings whose date/time styles this thread uses
+
+
 class Settings:
     """One session's settings, with SET LOCAL undo at transaction end and change tracking."""
 
@@ -238,10 +250,30 @@ class Settings:
         self.session_defaults: dict[str, str] = {}
         self._local_undo: dict[str, str] = {}
         self.changed: set[str] = set()
+        self.tz: dt.tzinfo = dt.UTC  # the TimeZone setting as a tzinfo, kept in step with it
+        self.style_key: tuple[str, ...] = ()  # replaced whenever TimeZone/DateStyle/IntervalStyle
+        self._restyle()
         for k, v in (overrides or {}).items():
             self.set(k, v)
             self.session_defaults[k.lower()] = self.values[k.lower()]
         self.changed.clear()
+        self.use_zone()
+
+    def _restyle(self) -> None:
+        """A new `style_key`: plans that folded date/time constants must be made again."""
+        v = self.values
+        self.style_key = (v["timezone"], v["datestyle"], v["intervalstyle"])
+
+    def use_zone(self) -> None:
+        """Publishes this session's TimeZone, DateStyle and IntervalStyle to the thread running it.
+
+        Every change publishes at once; a session calls this before a statement only when
+        another Settings was published on its thread since (`PUBLISHED`).
+        """
+        zones.use(self.tz)
+        dateparse.use_datestyle(self.values["datestyle"])
+        dateparse.use_intervalstyle(self.values["intervalstyle"])
+        PUBLISHED.settings = self
 
     def get(self, name: str) -> str | None:
         """Returns a setting's value, None if there is no such setting."""
@@ -272,7 +304,14 @@ class Settings:
             self.values[key] = new
             if key in REPORTED:
                 self.changed.add(key)
+            if key in ("timezone", "datestyle", "intervalstyle"):
+                self._zone_changed()
         return new
+
+    def _zone_changed(self) -> None:
+        self.tz = zones.parse_setting(self.values["timezone"])[1]
+        self._restyle()
+        self.use_zone()
 
     def reset_all(self) -> None:
         """RESET ALL: every changeable setting back to its session default."""
@@ -289,6 +328,8 @@ class Settings:
                 self.values[key] = old
                 if key in REPORTED:
                     self.changed.add(key)
+                if key in ("timezone", "datestyle", "intervalstyle"):
+                    self._zone_changed()
         self._local_undo.clear()
 
     def reported(self) -> dict[str, str]:

@@ -44,6 +44,7 @@ class Stmt:
     tag: str = ""
     plan: Any = None  # for queries: the compiled QueryPlan
     search_path: str = ""  # the search_path it was analysed under (replanned when it changes)
+    timezone: tuple[str, ...] = ()  # TimeZone, DateStyle, IntervalStyle it was analysed under
 
 
 ANY_VERSION = -2  # a statement whose analysis does not depend on the catalog (BEGIN, SET ...)
@@ -52,7 +53,7 @@ ANY_VERSION = -2  # a statement whose analysis does not depend on the catalog (B
 def compiler() -> Any:
     """Returns the query compiler (imported lazily: it is built alongside this layer)."""
     try:
-        from .plan.compiler import COMPILER  # type: ignore[import-not-found]
+        from .plan.compiler import COMPILER
     except ImportError as e:  # pragma: no cover - until the compiler exists
         raise FeatureNotSupported(f"the query compiler is not available: {e}") from None
     return COMPILER

@@ -108,7 +108,7 @@ def discard(s: SQLSession, what: str) -> Result:
         s.prepared_sql.clear()
         s.cache.clear()
         s.currvals.clear()
-        if getattr(s.engine, "notifier", None) is not None:
+        if s.engine.notifier is not None:
             s.engine.notifier.unlisten(s, None)  # NB: DISCARD ALL includes UNLISTEN *
         _discard_temp(s)
     elif what == "plans":
@@ -407,17 +407,27 @@ def _vacuum_targets(sql: str) -> list[tuple[str | None, str]]:
 
 
 def run_analyze(s: SQLSession, tables: list[Any]) -> None:
-    """ANALYZE: collects each table's statistics (the optimizer's `stats`), then replans."""
+    """ANALYZE: collects each table's statistics and stores them (`catalog.statstore`) in the
+    statement's transaction; the catalog version bump at commit makes every session reload
+    them (the optimizer's `stats.STATS`) and replan."""
+    from .catalog import statstore
     from .optimizer import stats
 
-    own = s.txn is None
-    txn = s.ensure_txn() if not own else s.engine.tm.begin(read_only=True)
+    own = s.txn is None and not s.in_block  # NB: BEGIN starts no transaction until needed
+    txn = s.ensure_txn() if not own else s.engine.tm.begin()
     try:
         for t in tables:
             if t.kind == "r":
                 s.exec_context([]).check_cancel()
-                stats.analyze(txn, t)
-    finally:
+                statstore.save(txn, s.db.oid, t.oid, stats.analyze(txn, t, publish=False))
+        if own:
+            txn.commit()
+    except BaseException:
         if own:
             txn.abort()
-    s.store.bump()  # NB: cached plans chose their joins without these statistics
+        raise
+    if own:
+        s.store.bump()  # NB: cached plans chose their joins without these statistics
+        s.store.snapshot(s.db.oid)  # reloads the optimizer's statistics now
+    else:
+        s.txn_ddl = True  # the commit bumps the catalog version

@@ -28,7 +28,9 @@ machines with no I/O and no threads; blocking and the wait-for graph
 from __future__ import annotations
 
 import zlib
+from collections import deque
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from .validate import Probe as Probe
@@ -119,6 +121,9 @@ class ConflictManager:
     def _acquire(self, txn: int, snapshot: int, keys: tuple[Key, ...]) -> Any:
         holders = self.holders
         last = self.last_commit
+        if len(keys) > 64 and holders.keys().isdisjoint(keys) and last.keys().isdisjoint(keys):
+            holders.update(dict.fromkeys(keys, txn))  # a bulk load of fresh keys: C-level only
+            return Granted(txn)
         for key in keys:
             h = holders.get(key)
             if h == txn:
@@ -134,7 +139,16 @@ class ConflictManager:
 
     def _release(self, txn: int, keys: tuple[Key, ...], commit_ts: int | None) -> list[Any]:
         holders = self.holders
-        for key in keys:
+        if len(keys) > 64 and list(map(holders.get, keys)).count(txn) == len(keys) and (
+            commit_ts is None or self.last_commit.keys().isdisjoint(keys)
+        ):  # all held by txn, none committed before (a bulk load): C-level only
+            deque(map(holders.pop, keys, repeat(None)), maxlen=0)
+            if commit_ts is not None:
+                self.last_commit.update(dict.fromkeys(keys, commit_ts))
+            one_by_one: tuple[Key, ...] = ()
+        else:
+            one_by_one = keys
+        for key in one_by_one:
             if holders.get(key) == txn:
                 del holders[key]
                 if commit_ts is not None:

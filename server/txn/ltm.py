@@ -361,6 +361,11 @@ class LocalTxnManager(SerializableMixin):
         if not txn.ws:
             with self._active_lock:
                 self.stats["read_only_commits"] += 1
+                if not txn.locked and not txn.ws.spaces and not txn.validated:
+                    # NB: nothing to release or settle (a plain read-only transaction)
+                    self._active.pop(txn.tid, None)
+                    self._ser_active.discard(txn.tid)
+                    return None
             self._end(txn, None)  # locks, and keys whose writes were all rolled back
             return None
         writes = [Write(s, k, r) for s, k, r in txn.ws.items()]

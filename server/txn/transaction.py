@@ -28,6 +28,8 @@ a transaction that read an overwritten version fails where PostgreSQL fails it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InternalError, ReadOnlySQLTransaction
@@ -261,14 +263,20 @@ class Transaction:
         ws = self.ws
         w = ws.spaces.get(space)
         locked = self.locked
-        fresh = [
-            (space, k) for k, _ in items
-            if (w is None or k not in w) and (not locked or (space, k) not in locked)
-        ]
+        if not w and not locked:
+            fresh = list(zip(repeat(space), map(itemgetter(0), items)))
+        else:
+            fresh = [
+                (space, k) for k, _ in items
+                if (w is None or k not in w) and (not locked or (space, k) not in locked)
+            ]
         if fresh:
             self.ltm.acquire(self, fresh)
-        for k, r in items:
-            ws.put(space, k, r)
+        if len(items) > 16:
+            ws.put_many(space, items)
+        else:
+            for k, r in items:
+                ws.put(space, k, r)
         if self.reads is not None:  # after the ww check, as PostgreSQL: doomed reads fail here
             self.ltm.probe(self, at_write=True)
 

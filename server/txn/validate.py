@@ -67,7 +67,7 @@ from typing import TYPE_CHECKING, Any
 
 from sortedcontainers import SortedDict
 
-from ..errors import SerializationFailure
+from ..errors import SerializationFailure, SQLError
 from .readset import Key, Range
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ RECENT_MAX = 65536  # committed keys per space tracker before folding into coars
 READS_MAX = 4096  # read intervals per space tracker before folding into its read_ts
 
 
-def rw_failure(detail: str = AT_COMMIT) -> SerializationFailure:
+def rw_failure(detail: str = AT_COMMIT) -> SQLError:
     """PostgreSQL's 40001 for a read/write dependency cycle (strings from predicate.c)."""
     return SerializationFailure(RW_MESSAGE, detail=detail, hint=RW_HINT)
 

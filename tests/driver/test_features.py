@@ -480,9 +480,7 @@ def test_timestamptz_in_session_time_zone(target):
         c.close()
 
 
-def test_timestamptz_text_in_session_time_zone(target, request):
-    _xfail_on_cumulo(request, target, "timestamptz output ignores the session TimeZone "
-                     "(compiler finding; issue 5)")
+def test_timestamptz_text_in_session_time_zone(target):
     c = drv.connect(target.dsn(TimeZone="Asia/Kolkata", binary_results="false"), autocommit=True)
     try:
         cur = c.cursor()

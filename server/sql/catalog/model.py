@@ -72,6 +72,8 @@ class Index:
     space: int = 0  # KiVi space holding the index entries (0 for the primary key: the table itself)
     descending: tuple[bool, ...] = ()
     predicate: str | None = None
+    include: tuple[int, ...] = ()  # INCLUDE (...) attnums: stored with the index, not keys
+    exprs: tuple[str, ...] = ()  # SQL of the expression keys, one per 0 in `columns`
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,14 @@ class CatalogSnapshot:
 
     def table_by_oid(self, oid: int) -> Table | None:
         return next((t for t in self.tables if t.oid == oid), None)
+
+    def existing_table(self, oid: int) -> Table:
+        """The table `oid` where the OID comes from this catalog (a constraint's, an
+        index's): its absence is a broken catalog, so a KeyError (XX000), not None."""
+        t = self.table_by_oid(oid)
+        if t is None:
+            raise KeyError(f"table with OID {oid} not in the catalog")
+        return t
 
     def indexes_of(self, table_oid: int) -> list[Index]:
         return [i for i in self.indexes if i.table_oid == table_oid]

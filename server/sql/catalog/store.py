@@ -36,6 +36,7 @@ import msgpack
 from ...errors import SerializationFailure
 from ...txn.api import RetryStatement, ScanSpec
 from ..dml.keys import encode_key
+from . import statstore
 from .model import (
     BOOTSTRAP_SUPERUSER_OID,
     FIRST_USER_OID,
@@ -119,6 +120,7 @@ class CatalogStore:
         self._oid_limit = 0
         self._seq: dict[int, list[int]] = {}
         self._rowids: dict[int, list[int]] = {}  # oid -> [last value, high-water mark, is_called]
+        self._stats_version = 0  # the catalog version `optimizer.stats.STATS` was loaded at
 
     # -- reading -------------------------------------------------------------
 
@@ -164,6 +166,9 @@ class CatalogStore:
             txn = self.tm.begin(read_only=True)
             try:
                 rows = self._rows(txn)
+                if self._stats_version != version:  # ANALYZE bumps the version too
+                    statstore.reload(txn)
+                    self._stats_version = version
             finally:
                 txn.abort()
             snap = self._build(rows, db_oid, version)
@@ -220,6 +225,7 @@ class CatalogStore:
                 keys.append(obj_key(row[0], db_oid, row[2]))
         if keys:
             txn.delete(CATALOG_SPACE, keys)
+        statstore.delete_database(txn, db_oid)
         return spaces
 
     # -- non-transactional counters -----------------------------------------

@@ -132,7 +132,8 @@ def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
             raise FeatureNotSupported("dropping a primary-key column is not supported")
         cat, txn = s.catalog(), s.ensure_txn()
         for i in cat.indexes_of(table.oid):
-            if col.attnum in i.columns:
+            if col.attnum in i.columns or col.attnum in i.include or any(
+                    name in e for e in i.exprs):
                 s.store.delete(txn, s.db.oid, i)
                 if i.space:
                     s.pending_drops.append(i.space)
@@ -217,7 +218,7 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
             _rewrite(s, new, lambda r, ctx: r[:pos] + (f(r, ctx),) + r[pos + 1:])
     txn = s.ensure_txn()
     for idx in s.catalog().indexes_of(table.oid):
-        if idx.space and col.attnum in idx.columns:
+        if idx.space and (col.attnum in idx.columns or any(col.name in e for e in idx.exprs)):
             s.pending_drops.append(idx.space)
             moved = dataclasses.replace(idx, space=s.store.allocate_oid())
             s.store.put(txn, s.db.oid, moved)

@@ -111,7 +111,7 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
     store.put(txn, db, idx)
     store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "u", cols, ioid))
     s.catalog_changed()
-    build_index(s, s.catalog().table_by_oid(table.oid), idx)
+    build_index(s, s.catalog().existing_table(table.oid), idx)
 
 
 def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
@@ -167,7 +167,7 @@ def add_check(s: SQLSession, table: Table, name: str, text: str) -> None:
     s.catalog_changed()
     from ..dml.writer import validate_existing
 
-    validate_existing(s, s.catalog().table_by_oid(table.oid), con)
+    validate_existing(s, s.catalog().existing_table(table.oid), con)
 
 
 def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:

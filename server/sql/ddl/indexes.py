@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from ...errors import DuplicateTable, FeatureNotSupported, UndefinedColumn, UndefinedObject
+from ...errors import DuplicateTable, UndefinedColumn, UndefinedObject
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
+from ..expr.binder import func_name
+from .indexkeys import compile_exprs, key_function
 from .names import get_relation, ident, relation_name_taken, schema_by_name, table_name
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
     txn = s.ensure_txn()
     w = TableWriter(s, table)
     seen: set[bytes] = set()
-    pos = [a - 1 for a in idx.columns]
+    key = key_function(s, table, idx)
     from ..dml.keys import encode_key
 
     for batch in txn.scan(ScanSpec(table.space, batch_size=4096, with_keys=True)):
@@ -38,7 +40,7 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
         rows = [tuple(r[1:]) for r in batch]
         if idx.unique:
             for r in rows:
-                vals = tuple(r[i] for i in pos)
+                vals = key(r)
                 if None in vals:
                     continue
                 p = encode_key(vals)
@@ -47,7 +49,7 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
 
                     raise UniqueViolation(
                         f'could not create unique index "{idx.name}"',
-                        detail=key_detail(table, idx.columns, vals).replace(
+                        detail=key_detail(table, idx.columns, vals, idx.exprs).replace(
                             "already exists", "is duplicated"),
                         table=table.name, constraint=idx.name)
                 seen.add(p)
@@ -63,22 +65,36 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     table = get_relation(cat, schema, tname, s.search_path())
     params = node.args.get("params")
     cols_nodes = params.args.get("columns") if params else []
-    attnums, desc = [], []
+    attnums, desc, exprs, parts = [], [], [], []
     by_name = {c.name: c.attnum for c in table.live_columns}
     for o in cols_nodes or []:
         e = o.this if isinstance(o, exp.Ordered) else o
+        while isinstance(e, exp.Paren):
+            e = e.this
+        desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
         if not isinstance(e, exp.Column):
-            raise FeatureNotSupported("indexes on expressions are not supported")
+            exprs.append(e.sql("postgres"))
+            attnums.append(0)
+            parts.append(func_name(e) if isinstance(e, exp.Func) else "expr")
+            continue
         n = ident(e.this)
         if n not in by_name:
             raise UndefinedColumn(f'column "{n}" does not exist')
         attnums.append(by_name[n])
-        desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
+        parts.append(n)
+    include = []
+    for c in (params.args.get("include") if params else None) or []:
+        n = ident(c.this if isinstance(c, exp.Column) else c)
+        if n not in by_name:
+            raise UndefinedColumn(f'column "{n}" does not exist')
+        include.append(by_name[n])
+        parts.append(n)
+    if exprs:
+        compile_exprs(s, table, tuple(exprs))  # NB: reports unknown columns, functions (42703...)
     from .tables import unique_name
 
     name = ident(node.this) if node.this else unique_name(
-        cat, table.schema_oid,
-        f"{table.name}_{'_'.join(table.columns[a - 1].name for a in attnums)}_idx")
+        cat, table.schema_oid, f"{table.name}_{'_'.join(parts)}_idx")
     if relation_name_taken(cat, table.schema_oid, name):
         if tree.args.get("exists"):
             s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
@@ -87,7 +103,8 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     where = params.args.get("where") if params else None
     oid = s.store.allocate_oid()
     idx = Index(oid, name, table.oid, tuple(attnums), bool(tree.args.get("unique")), False, oid,
-                tuple(desc), where.this.sql("postgres") if where is not None else None)
+                tuple(desc), where.this.sql("postgres") if where is not None else None,
+                tuple(include), tuple(exprs))
     s.store.put(s.ensure_txn(), s.db.oid, idx)
     s.catalog_changed()
     build_index(s, table, idx)

@@ -75,7 +75,7 @@ def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
                 hint="Use DROP ... CASCADE to drop the dependent objects too.")
         for x in members:
             if s.catalog().table_by_oid(x.oid) is not None:
-                drop_table_objects(s, s.catalog().table_by_oid(x.oid), True)
+                drop_table_objects(s, s.catalog().existing_table(x.oid), True)
                 s.catalog_changed()
         for q in s.catalog().sequences:
             if q.schema_oid == sch.oid:

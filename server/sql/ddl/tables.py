@@ -60,7 +60,7 @@ def unique_name(cat: Any, schema_oid: int, base: str, taken: set[str] | None = N
     return name
 
 
-def _fk_action(options: list[Any], which: str) -> str:
+def _fk_action(options: list[Any] | None, which: str) -> str:
     for o in options or []:
         text = str(o).upper()
         if text.startswith(f"ON {which.upper()}"):
@@ -84,7 +84,7 @@ class TableBuilder:
         self.pk_name = ""
         self.uniques: list[tuple[str, tuple[int, ...]]] = []
         self.checks: list[tuple[str, str]] = []
-        self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any]]] = []
+        self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any] | None]] = []
         self.sequences: list[Sequence] = []
         self.names: set[str] = set()
 
@@ -187,8 +187,10 @@ class TableBuilder:
                 self.checks.append((cname, c.this.sql("postgres")))
             elif isinstance(c, exp.ForeignKey):
                 ref = c.args.get("reference")
-                cols = tuple(self.attnum(ident(e)) for e in c.expressions)
-                self.fks.append((cname, cols, ref.this, [], ref.args.get("options")))
+                if ref is None:
+                    raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
+                fk_cols = tuple(self.attnum(ident(e)) for e in c.expressions)
+                self.fks.append((cname, fk_cols, ref.this, [], ref.args.get("options")))
             else:
                 raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
 
@@ -244,7 +246,7 @@ class TableBuilder:
             from .constraints import add_foreign_key
 
             for cname, fcols, ref, _, opts in self.fks:
-                add_foreign_key(self.s, self.s.catalog().table_by_oid(self.oid), cname, fcols,
+                add_foreign_key(self.s, self.s.catalog().existing_table(self.oid), cname, fcols,
                                 ref, _fk_action(opts, "delete"), _fk_action(opts, "update"),
                                 self.names)
         return table
@@ -354,7 +356,7 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
     for c in refs:
         store.delete(txn, db, c)
         s.notice(f"drop cascades to constraint {c.name} on table "
-                 f"{cat.table_by_oid(c.table_oid).name}")
+                 f"{cat.existing_table(c.table_oid).name}")
     for c in cat.constraints_of(table.oid):
         store.delete(txn, db, c)
     for i in cat.indexes_of(table.oid):
@@ -369,6 +371,9 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
             store.set_comment(txn, db, key[0], key[1], None)
     store.delete(txn, db, table)
     if table.kind == "r":
+        from ..catalog import statstore
+
+        statstore.delete(txn, db, table.oid)  # ANALYZE's statistics go with the table
         s.pending_drops.append(table.space)
 
 
@@ -414,7 +419,7 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
         oids = {t.oid for t in targets}
         for c in cat.constraints:
             if c.kind == "f" and c.ref_table_oid == targets[i].oid and c.table_oid not in oids:
-                child = cat.table_by_oid(c.table_oid)
+                child = cat.existing_table(c.table_oid)
                 if not cascade:
                     raise FeatureNotSupported(
                         "cannot truncate a table referenced in a foreign key constraint",
@@ -426,14 +431,14 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
                 oids.add(child.oid)
         i += 1
     for rel in targets:
-        rel = s.catalog().table_by_oid(rel.oid)
+        rel = s.catalog().existing_table(rel.oid)
         new_space = store.allocate_oid()
         s.pending_drops.append(rel.space)
         store.put(txn, db, _replace(rel, space=new_space))
-        for i in s.catalog().indexes_of(rel.oid):
-            if i.space:
-                s.pending_drops.append(i.space)
-                store.put(txn, db, _replace(i, space=store.allocate_oid()))
+        for ix in s.catalog().indexes_of(rel.oid):
+            if ix.space:
+                s.pending_drops.append(ix.space)
+                store.put(txn, db, _replace(ix, space=store.allocate_oid()))
         if tree.args.get("identity") and str(tree.args["identity"]).upper() == "RESTART":
             for q in s.catalog().sequences:
                 if q.owned_by and q.owned_by[0] == rel.oid:

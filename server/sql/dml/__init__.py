@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -16,4 +16,5 @@ def analyse_dml(session: Any, sql: str, tree: exp.Expression, param_oids: list[i
         return analyse_insert(session, sql, tree, param_oids, version)
     from .update import analyse_modify
 
-    return analyse_modify(session, sql, tree, param_oids, version)
+    return analyse_modify(session, sql, cast("exp.Update | exp.Delete", tree), param_oids,
+                          version)

@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 
 def _children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
                    ) -> list[tuple[bytes, tuple[Any, ...]]]:
-    child = s.catalog().table_by_oid(fk.table_oid)
+    child = s.catalog().existing_table(fk.table_oid)
     conds = [("cmp", "=", ("col", a - 1), ("const", v)) for a, v in zip(fk.columns, vals,
                                                                           strict=True)]
     spec = ScanSpec(child.space, filter=("and", conds), with_keys=True)
-    out = []
+    out: list[tuple[bytes, tuple[Any, ...]]] = []
     for batch in s.txn.scan(spec):
         out.extend((r[0], tuple(r[1:])) for r in batch)
     return out
@@ -35,7 +35,7 @@ def _children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
 
 def _violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple[Any, ...],
                verb: str) -> None:
-    child = s.catalog().table_by_oid(fk.table_oid)
+    child = s.catalog().existing_table(fk.table_oid)
     names = ", ".join(parent.table.columns[a - 1].name for a in fk.ref_columns)
     shown = ", ".join(to_text(v) for v in vals)
     raise ForeignKeyViolation(
@@ -60,7 +60,7 @@ def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, .
                 continue
             if fk.on_delete in ("a", "r"):
                 _violation(s, parent, fk, vals, "update or delete")
-            cw = writer_for(s, s.catalog().table_by_oid(fk.table_oid))
+            cw = writer_for(s, s.catalog().existing_table(fk.table_oid))
             keys = [k for k, _ in hits]
             olds = [o for _, o in hits]
             if fk.on_delete == "c":
@@ -92,7 +92,7 @@ def on_parent_update(s: SQLSession, parent: TableWriter, old: list[tuple[Any, ..
                 continue
             if fk.on_update != "c":
                 _violation(s, parent, fk, ov, "update or delete")
-            cw = writer_for(s, s.catalog().table_by_oid(fk.table_oid))
+            cw = writer_for(s, s.catalog().existing_table(fk.table_oid))
             news = []
             for _, co in hits:
                 c = list(co)

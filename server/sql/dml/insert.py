@@ -29,7 +29,7 @@ from ..statement import Stmt, compiler
 from .keys import encode_key
 from .returning import compile_returning
 from .values import ValueFn, compile_default, compile_value, table_scope
-from .writer import prefix_end, writer_for
+from .writer import prefix_end, writer_for, writer_of
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -78,8 +78,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
             and source.args.get("with_") is None:
         source = source.copy()
         source.set("with_", tree.args["with_"].copy())  # NB: WITH ... INSERT ... SELECT
-    rows_fns: list[list[ValueFn | None]] | None = None
-    plan = None
+    rows_fns: list[list[ValueFn]] | None = None
+    plan: Any = None  # the source query's QueryPlan, unless rows_fns is set
     if tree.args.get("default") and source is None:
         rows_fns = [[]]
         cols = []
@@ -101,7 +101,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 raise SyntaxError_("INSERT has more expressions than target columns")
             if len(exprs) < len(cols):
                 raise SyntaxError_("INSERT has more target columns than expressions")
-            fns: list[ValueFn | None] = []
+            fns: list[ValueFn] = []
             for pos, e in zip(cols, exprs, strict=True):
                 if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
                     fns.append(default_fns.get(pos) or (lambda row, ctx: None))
@@ -131,7 +131,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
 
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)
-        writer = writer_for(sess, sess.catalog().table_by_oid(table.oid) or table)
+        writer = writer_of(sess, table)
         out_rows: list[tuple[Any, ...]] = []
         total = 0
         batches: Any
@@ -227,7 +227,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     elif keys:
         want = {by_name.get(k, -1) for k in keys}
         cands = ([table.primary_key] if table.primary_key else []) + [
-            i.columns for i in cat.indexes_of(table.oid) if i.unique and i.space]
+            i.columns for i in cat.indexes_of(table.oid) if i.unique and i.space and not i.exprs]
         arbiters = [c for c in cands if set(c) == want]
         if not arbiters:
             raise InvalidColumnReference(
@@ -235,7 +235,8 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     else:
         if table.primary_key:
             arbiters.append(table.primary_key)
-        arbiters += [i.columns for i in cat.indexes_of(table.oid) if i.unique and i.space]
+        arbiters += [i.columns for i in cat.indexes_of(table.oid)
+                     if i.unique and i.space and not i.exprs]  # NB: expression keys: 23505
     sets: list[tuple[int, ValueFn]] = []
     where_fn = None
     if "UPDATE" in action:
@@ -343,7 +344,7 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
     if props is not None and any(isinstance(p, exp.WithDataProperty) and p.args.get("no")
                                  for p in props.expressions):
         return "CREATE TABLE AS"  # NB: WITH NO DATA: the shape only, as PostgreSQL tags it
-    table = s.catalog().table_by_oid(table.oid)
+    table = s.catalog().existing_table(table.oid)
     writer = writer_for(s, table)
     ctx = s.exec_context([])
     n = 0

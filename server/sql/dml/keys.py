@@ -9,11 +9,12 @@ so the statement layer can be developed and tested independently.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 try:  # pragma: no cover - depends on the kivi layer's progress
-    from ...kivi.keycodec import encode_key  # type: ignore[attr-defined]
+    from ...kivi.keycodec import encode_key
 except ImportError:  # pragma: no cover
 
     def _enc(v: Any, out: bytearray) -> None:
@@ -33,7 +34,7 @@ except ImportError:  # pragma: no cover
         else:
             _enc(str(v), out)
 
-    def encode_key(values: tuple[Any, ...]) -> bytes:
+    def encode_key(values: Sequence[Any]) -> bytes:
         """Encodes a tuple into bytes whose order is the tuples' SQL order."""
         out = bytearray()
         for v in values:

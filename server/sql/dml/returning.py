@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ class Returning:
     positions: list[int]
     xmax_pos: int | None = None  # where the system column xmax goes, when RETURNING reads it
 
-    def project(self, row: tuple[Any, ...], ctx: Any, xmax: int = 0) -> tuple[Any, ...]:
+    def project(self, row: Sequence[Any], ctx: Any, xmax: int = 0) -> tuple[Any, ...]:
         """Returns the RETURNING tuple of one written row.
 
         `xmax` is 0 for an inserted row and non-zero for a row that INSERT ... ON CONFLICT
@@ -72,10 +73,10 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
             star_of = e.table
         if star_of is not None:
             if star_of in ("", qual):
-                for c in table.live_columns:
-                    cols.append(Column(c.name, c.type_oid, c.typmod, table.oid, c.attnum))
+                for tc in table.live_columns:
+                    cols.append(Column(tc.name, tc.type_oid, tc.typmod, table.oid, tc.attnum))
                     fns.append(None)
-                    positions.append(c.attnum - 1)
+                    positions.append(tc.attnum - 1)
             for i, (sc, col) in enumerate(extra):
                 if star_of in ("", sc.qualifier):
                     cols.append(col)

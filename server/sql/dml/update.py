@@ -26,7 +26,7 @@ from ..parse import parse_sql
 from ..statement import Stmt, compiler
 from .returning import compile_returning
 from .values import ValueFn, compile_default, compile_value, literal_value
-from .writer import writer_for
+from .writer import writer_of
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -140,8 +140,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     ret_extra: list[tuple[ScopeColumn, Column]] = []
     extra_idx: list[int] = []
     if tree.args.get("returning") is not None:
-        for sc, col, ref in _other_columns(s, tree):
-            ret_extra.append((sc, col))
+        for sc, rcol, ref in _other_columns(s, tree):
+            ret_extra.append((sc, rcol))
             extra_idx.append(len(select))
             select.append(ref)
     text = f"SELECT {', '.join(select)} FROM {tnode.sql('postgres')}"
@@ -176,7 +176,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
-        writer = writer_for(sess, sess.catalog().table_by_oid(table.oid) or table)
+        writer = writer_of(sess, table)
         seen: set[bytes] = set()
         found: list[tuple[Any, ...]] = []
         for batch in plan.execute(ctx):  # all candidates first, then the writes (see run)

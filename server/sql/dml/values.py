@@ -27,7 +27,7 @@ from ..expr.casts import cast_function
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-ValueFn = Callable[[tuple[Any, ...], Any], Any]
+ValueFn = Callable[[Any, Any], Any]  # (row, ctx): the row is None in INSERT ... VALUES
 _UNSET = object()
 
 
@@ -90,11 +90,11 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
         if n:
             params.infer(n, col.type_oid)
             ptype = params.get(n)
-            conv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None
+            pconv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None
             i = n - 1
-            if conv is None:
+            if pconv is None:
                 return lambda row, ctx: ctx.params[i]
-            return lambda row, ctx: None if ctx.params[i] is None else conv(ctx.params[i])
+            return lambda row, ctx: None if ctx.params[i] is None else pconv(ctx.params[i])
     if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
         from ..expr.types import datatype_oid
 
@@ -107,10 +107,10 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
         return lambda row, ctx: const
     if isinstance(node, exp.CurrentTimestamp) or (
             isinstance(node, exp.Anonymous) and node.name.lower() == "now" and not node.expressions):
-        conv = _assign(T.TIMESTAMPTZ, col)
-        if conv is None:
+        tconv = _assign(T.TIMESTAMPTZ, col)
+        if tconv is None:
             return lambda row, ctx: ctx.functions.statement_timestamp
-        return lambda row, ctx: conv(ctx.functions.statement_timestamp)
+        return lambda row, ctx: tconv(ctx.functions.statement_timestamp)
     seq = _nextval_target(node)
     if seq is not None:
         return _nextval_fn(s, seq, col)

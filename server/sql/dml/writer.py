@@ -14,7 +14,9 @@ value the primary key tuple; NULLs never collide in a unique index.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
@@ -33,6 +35,25 @@ if TYPE_CHECKING:
     from ..session import SQLSession
 
 ROWID_BLOCK = 4096
+_INT_TYPES = frozenset({T.INT2, T.INT4, T.INT8})
+_pack_q = struct.Struct(">Q").pack
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def int_keys(values: Sequence[Any]) -> list[bytes] | None:
+    """Encodes one-integer keys in a batch, as `encode_key((v,))` would; None if one is not int64.
+
+    NB: the layout (tag 0x11, then v + 2**63 big-endian) is `kivi.keycodec`'s; a unit
+    test holds the two equal.
+    """
+    if not values:
+        return []
+    if type(values) is not range and set(map(type, values)) != {int}:
+        return None
+    if min(values) < _I64_MIN or max(values) > _I64_MAX:
+        return None
+    bias = 1 << 63
+    return [b"\x11" + _pack_q(v + bias) for v in values]
 
 
 def prefix_end(prefix: bytes) -> bytes | None:
@@ -46,9 +67,17 @@ def prefix_end(prefix: bytes) -> bytes | None:
     return bytes(p)
 
 
-def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...]) -> str:
+def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...],
+               exprs: tuple[str, ...] = ()) -> str:
     """PostgreSQL's DETAIL for a duplicate key: `Key (a, b)=(1, x) already exists.`."""
-    names = ", ".join(table.columns[a - 1].name for a in cols)
+    if exprs:  # an expression index: `Key (lower(name))=(a) already exists.`
+        from ..ddl.indexkeys import expr_display
+
+        it = iter(exprs)
+        names = ", ".join(table.columns[a - 1].name if a else expr_display(table, next(it))
+                          for a in cols)
+    else:
+        names = ", ".join(table.columns[a - 1].name for a in cols)
     shown = ", ".join("null" if v is None else to_text(v) for v in vals)
     return f"Key ({names})=({shown}) already exists."
 
@@ -85,6 +114,7 @@ class TableWriter:
         self.space = table.space
         self.ncols = len(table.columns)
         self.pk = [a - 1 for a in table.primary_key]
+        self.int_pk = len(self.pk) == 1 and table.columns[self.pk[0]].type_oid in _INT_TYPES
         self.pk_name = next((c.name for c in cat.constraints_of(table.oid) if c.kind == "p"), "")
         self.not_null = [(c.attnum - 1, c.name) for c in table.live_columns if c.not_null]
         self.converters: list[tuple[int, Callable[[Any], Any]]] = []
@@ -103,6 +133,7 @@ class TableWriter:
         self.generated = [c for c in table.live_columns if c.generated]
         self._gen_fns: list[tuple[int, Any]] | None = None
         self._session = s
+        self._index_keys: dict[int, Callable[[tuple[Any, ...]], tuple]] = {}
 
     # -- keys ---------------------------------------------------------------
 
@@ -113,29 +144,44 @@ class TableWriter:
     def new_keys(self, s: SQLSession, rows: list[tuple[Any, ...]]) -> list[bytes]:
         """Returns the keys of new rows: primary-key values or fresh hidden row ids."""
         if self.pk:
+            if self.int_pk:
+                keys = int_keys(list(map(itemgetter(self.pk[0]), rows)))
+                if keys is not None:
+                    return keys
             return [encode_key(tuple(r[i] for i in self.pk)) for r in rows]
         start = s.store.allocate_rowids(self.table.oid, len(rows))
-        return [encode_key((start + i,)) for i in range(len(rows))]
+        return int_keys(range(start, start + len(rows))) or [
+            encode_key((start + i,)) for i in range(len(rows))]
 
     # -- checks -------------------------------------------------------------
 
-    def prepare_rows(self, rows: list[list[Any]]) -> list[tuple[Any, ...]]:
-        """Computes generated columns, applies typmods, checks NOT NULL and CHECK constraints."""
-        if self.generated:
-            self._compute_generated(rows)
-        for pos, conv in self.converters:
-            for r in rows:
-                v = r[pos]
-                if v is not None:
-                    r[pos] = conv(v)
-        out = [tuple(r) for r in rows]
+    def prepare_rows(self, rows: list[list[Any]] | list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """Computes generated columns, applies typmods, checks NOT NULL and CHECK constraints.
+
+        Rows may be lists or tuples (COPY's batch path hands tuples); only the
+        generated columns and typmod converters need lists to write into.
+        """
+        if self.generated or self.converters:
+            lists = [r if type(r) is list else list(r) for r in rows]
+            if self.generated:
+                self._compute_generated(lists)
+            for pos, conv in self.converters:
+                for r in lists:
+                    v = r[pos]
+                    if v is not None:
+                        r[pos] = conv(v)
+            out = [tuple(r) for r in lists]
+        else:
+            out = [r if type(r) is tuple else tuple(r) for r in rows]
         for pos, name in self.not_null:
-            for r in out:
-                if r[pos] is None:
+            if None not in map(itemgetter(pos), out):  # NB: one C-level pass per column
+                continue
+            for row in out:
+                if row[pos] is None:
                     raise NotNullViolation(
                         f'null value in column "{name}" of relation "{self.table.name}" violates '
                         "not-null constraint",
-                        detail=f"Failing row contains ({_row_text(r, self.table)}).",
+                        detail=f"Failing row contains ({_row_text(row, self.table)}).",
                         table=self.table.name, column=name)
         if self.checks:
             self._run_checks(out)
@@ -188,7 +234,7 @@ class TableWriter:
     def check_unique(self, s: SQLSession, txn: Any, keys: list[bytes],
                      rows: list[tuple[Any, ...]], skip_pk: bool = False) -> None:
         """Raises 23505 if a new row collides with a stored row or with another new row."""
-        if self.pk and not skip_pk:
+        if self.pk and not skip_pk and not self._pk_range_free(txn, keys):
             seen: set[bytes] = set()
             existing = txn.get(self.space, keys)
             for k, old, r in zip(keys, existing, rows, strict=True):
@@ -200,28 +246,55 @@ class TableWriter:
             if idx.unique:
                 self._check_index_unique(txn, idx, rows, set())
 
+    def _pk_range_free(self, txn: Any, keys: list[bytes]) -> bool:
+        """Tells, with one short scan, that no stored key lies within the batch's key range.
+
+        A bulk load of new ids (COPY, multi-row INSERT) then skips one lookup per
+        row. The keys must also be distinct; otherwise the per-key check reports
+        the duplicate. SERIALIZABLE keeps the point reads: a range read would
+        make concurrent inserts elsewhere in the range look like conflicts.
+        """
+        if len(keys) < 64 or getattr(txn, "isolation", "") == "serializable":
+            return False
+        lo, hi = min(keys), max(keys)
+        for batch in txn.scan(ScanSpec(self.space, lo, hi + b"\x00", projection=(), limit=1)):
+            if batch:
+                return False
+        return len(set(keys)) == len(keys)
+
     def _check_index_unique(self, txn: Any, idx: Index, rows: list[tuple[Any, ...]],
                             ignore: set[bytes]) -> None:
-        pos = [a - 1 for a in idx.columns]
+        key = self.index_key(idx)
         seen: set[bytes] = set()
         for r in rows:
-            vals = tuple(r[i] for i in pos)
+            vals = key(r)
             if None in vals:
                 continue
             prefix = encode_key(vals)
             if prefix in seen:
-                self._dup(idx.name, idx.columns, vals)
+                self._dup(idx.name, idx.columns, vals, idx.exprs)
             seen.add(prefix)
             for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix), limit=2,
                                            with_keys=True)):
                 for entry in batch:
                     if entry[0] not in ignore:
-                        self._dup(idx.name, idx.columns, vals)
+                        self._dup(idx.name, idx.columns, vals, idx.exprs)
 
-    def _dup(self, name: str, cols: tuple[int, ...], vals: tuple[Any, ...]) -> None:
+    def _dup(self, name: str, cols: tuple[int, ...], vals: tuple[Any, ...],
+             exprs: tuple[str, ...] = ()) -> None:
         raise UniqueViolation(
             f'duplicate key value violates unique constraint "{name}"',
-            detail=key_detail(self.table, cols, vals), table=self.table.name, constraint=name)
+            detail=key_detail(self.table, cols, vals, exprs), table=self.table.name,
+            constraint=name)
+
+    def index_key(self, idx: Index) -> Callable[[tuple[Any, ...]], tuple]:
+        """Returns row -> key values of a secondary index (compiled once per writer)."""
+        fn = self._index_keys.get(idx.oid)
+        if fn is None:
+            from ..ddl.indexkeys import key_function
+
+            fn = self._index_keys[idx.oid] = key_function(self._session, self.table, idx)
+        return fn
 
     def check_fks(self, s: SQLSession, txn: Any, rows: list[tuple[Any, ...]],
                   only_changed: list[tuple[Any, ...]] | None = None) -> None:
@@ -253,12 +326,11 @@ class TableWriter:
     def index_entries(self, idx: Index, keys: list[bytes], rows: list[tuple[Any, ...]]
                       ) -> list[tuple[bytes, tuple[Any, ...]]]:
         """Returns the entries of one secondary index for some rows."""
-        pos = [a - 1 for a in idx.columns]
+        key = self.index_key(idx)
         if self.pk:
-            return [(encode_key(tuple(r[i] for i in pos) + tuple(r[i] for i in self.pk)),
+            return [(encode_key(key(r) + tuple(r[i] for i in self.pk)),
                      tuple(r[i] for i in self.pk)) for r in rows]
-        return [(encode_key(tuple(r[i] for i in pos)) + k, (k,)) for k, r in zip(keys, rows,
-                                                                               strict=True)]
+        return [(encode_key(key(r)) + k, (k,)) for k, r in zip(keys, rows, strict=True)]
 
     def insert(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True) -> int:
         """Checks and writes new rows; returns how many."""
@@ -307,9 +379,9 @@ class TableWriter:
                               tuple(rows[i][p] for p in self.pk))
                 seen.add(new_keys[i])
         for idx in self.indexes:
-            pos = [a - 1 for a in idx.columns]
+            key = self.index_key(idx)
             changed = [i for i in range(len(rows)) if new_keys[i] != keys[i]
-                       or any(old[i][p] != rows[i][p] for p in pos)]
+                       or key(old[i]) != key(rows[i])]
             if not changed:
                 continue
             old_entries = self.index_entries(idx, [keys[i] for i in changed],
@@ -333,6 +405,20 @@ def writer_for(s: SQLSession, table: Table) -> TableWriter:
     if w is None or w.table is not table:
         w = TableWriter(s, table)
         cache[table.oid] = w
+    return w
+
+
+def writer_of(s: SQLSession, table: Table) -> TableWriter:
+    """Returns the TableWriter of `table` as the session's current catalog has it.
+
+    The same as `writer_for(s, catalog.table_by_oid(table.oid) or table)`, minus the
+    search of the catalog's tables on every statement (remembered per catalog).
+    """
+    cat = s.catalog()
+    resolved = cat.__dict__.setdefault("_resolved_writers", {})
+    w = resolved.get(table.oid)
+    if w is None:
+        w = resolved[table.oid] = writer_for(s, cat.table_by_oid(table.oid) or table)
     return w
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal, localcontext
-from typing import Any
+from typing import Any, cast
 
 from ...pgtypes import oids as T
 from ..expr import codegen as cg
@@ -42,6 +42,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
     if f == "first":  # a column functionally dependent on the GROUP BY keys
         return vals[0][0] if vals else None
     if f == "array_agg":
+        if vals and call.arg_type in T.ELEMENT_OF:  # arrays of arrays: one more dimension
+            return rt.accumulate_arrays([v[0] for v in vals])
         return [v[0] for v in vals] if vals else None
     if f == "string_agg":
         items = [(v[0], v[1] if len(v) > 1 else "") for v in vals if v[0] is not None]
@@ -106,15 +108,17 @@ def _numeric_variance(vals: list, pop: bool, root: bool) -> Decimal:
         c.prec = 1000
         xs = [Decimal(x) for x in vals]
         n = len(xs)
-        num = n * sum(x * x for x in xs) - sum(xs) ** 2
+        num = n * sum((x * x for x in xs), Decimal(0)) - sum(xs, Decimal(0)) ** 2
         den = n * n if pop else n * (n - 1)
         if num <= 0:
-            num = Decimal(0).quantize(Decimal(1).scaleb(num.as_tuple().exponent))
+            num = Decimal(0).quantize(
+                Decimal(1).scaleb(num.as_tuple().exponent))  # type: ignore[arg-type]  # finite
         q = rt.ndiv(num, den)
         if not root:
             return q
         exact = (num / den).sqrt()
-        return exact.quantize(Decimal(1).scaleb(q.as_tuple().exponent), rounding=ROUND_HALF_UP)
+        unit = Decimal(1).scaleb(q.as_tuple().exponent)  # type: ignore[arg-type]  # finite
+        return exact.quantize(unit, rounding=ROUND_HALF_UP)
 
 
 def _prepare(node: N.Aggregate) -> dict:
@@ -141,7 +145,8 @@ def aggregate_rows(node: N.Aggregate, groups: dict | list, ctx: Any) -> list[tup
             if order:
                 rs = list(rs)
                 for fn, desc in reversed(order):
-                    rs.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)
+                    # mypy cannot infer a lambda with a default argument
+                    rs.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)  # type: ignore[misc]
             av = args(rs, ctx) if args is not None else rs
             if call.distinct:
                 av = _dedupe(av)
@@ -188,6 +193,7 @@ def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
 
 def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     ng = len(node.groups)
+    pushed = cast(N.Scan, node.child).aggregate.aggs  # push_aggregate's partials
     merged: dict = {}
     for b in run(node.child, ctx):
         for row in b:
@@ -196,7 +202,7 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
             if cur is None:
                 merged[k] = list(row[ng:])
                 continue
-            for i, (fname, _col) in enumerate(node.child.aggregate.aggs):
+            for i, (fname, _col) in enumerate(pushed):
                 v = row[ng + i]
                 if v is None:
                     continue
@@ -210,10 +216,10 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
                     cur[i] = max(cur[i], v)
     if not node.groups and not merged:
         merged[()] = [0 if f in ("count", "count_star") else None
-                      for f, _ in node.child.aggregate.aggs]
+                      for f, _ in pushed]
     out = []
     for k, parts in merged.items():
-        vals = []
+        vals: list[Any] = []
         pi = 0
         for call in node.aggs:
             if call.func == "avg":

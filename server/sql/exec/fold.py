@@ -12,7 +12,7 @@ value (`sum(values, acc)`), so floating-point results equal a one-pass sum.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -37,7 +37,7 @@ def foldable(node: N.Aggregate) -> bool:
 def _prepare(node: N.Aggregate) -> dict:
     per = []
     for a in node.aggs:
-        vals = None
+        vals: Callable[..., Any] | None = None
         if a.func == "first":
             vals = cg.row_function(a.args[0])
         elif a.func != "count_star":
@@ -98,7 +98,7 @@ def _fold(states: list, per: list, rows: list, ctx: Any) -> None:
             states[i] = any(nn) or bool(acc)
 
 
-def final(call: N.AggCall, st: Any) -> Any:
+def final(call: N.AggCall | N.WinCall, st: Any) -> Any:
     f = call.func
     if f == "first":
         return None if st is _UNSET else st

@@ -1,7 +1,9 @@
 """Joins: nested loop, hash, merge and LATERAL (the right side re-run per left row).
 
 All four produce left + right concatenated rows and pad the missing side
-with NULLs for outer joins. The hash join builds on the right input, keyed
+with NULLs for outer joins; semi and anti joins (decorrelated EXISTS / IN /
+NOT EXISTS / NOT IN) emit only the left row, once, on its first match (semi)
+or when nothing matches (anti). The hash join builds on the right input, keyed
 by the compiled right key; NULL keys never match, as in SQL. The merge join
 is a hash join over inputs the optimizer found ordered, kept separate so
 EXPLAIN shows the choice; it streams the left side either way.
@@ -28,6 +30,9 @@ def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Bat
     `candidates(lrow)` gives (index, right row) pairs to test with `cond`;
     `right_rows()` gives every right row, for the unmatched ones of a RIGHT or FULL join.
     """
+    if node.kind in ("semi", "anti"):
+        yield from _probe_semi(node, ctx, cond, candidates)
+        return
     lpad, rpad = (None,) * len(node.left.cols), (None,) * len(node.right.cols)
     keep_left = node.kind in ("left", "full")
     track_right = node.kind in ("right", "full")
@@ -56,6 +61,52 @@ def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Bat
         yield from rebatch([lpad + r for j, r in enumerate(right_rows()) if j not in matched])
 
 
+def _probe_semi(node: N.Join, ctx: Any, cond, candidates) -> Iterator[Batch]:
+    """Semi join: each left row once if a candidate passes `cond`; anti join: if none does."""
+    want = node.kind == "semi"
+    for lb in run(node.left, ctx):
+        out = []
+        for lrow in lb:
+            hit = False
+            for _j, rrow in candidates(lrow):
+                if cond is None or cond(lrow + rrow, ctx) is True:
+                    hit = True
+                    break
+            if hit is want:
+                out.append(lrow)
+        if out:
+            yield out
+        ctx.check_cancel()
+
+
+def _null_aware_anti(node: N.Join, ctx: Any) -> Iterator[Batch]:
+    """`x NOT IN (uncorrelated subquery)`: true only for a non-NULL x absent from a NULL-free
+    right side; every row qualifies against an empty right side."""
+    lkey = compiled(node, "lkey", lambda: cg.key_function(node.left_keys))
+    rkey = compiled(node, "rkey", lambda: cg.key_function(node.right_keys))
+    keys = set()
+    empty = True
+    for b in run(node.right, ctx):
+        for r in b:
+            empty = False
+            k = rkey(r, ctx)
+            if None in k:
+                return  # x NOT IN (..., NULL, ...) is never true
+            keys.add(k)
+    for lb in run(node.left, ctx):
+        if empty:
+            yield lb
+            continue
+        out = []
+        for lrow in lb:
+            k = lkey(lrow, ctx)
+            if None not in k and k not in keys:
+                out.append(lrow)
+        if out:
+            yield out
+        ctx.check_cancel()
+
+
 def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
     cond = _residual(node, "cond", node.cond)
     yield from _probe(
@@ -67,6 +118,9 @@ def _nested(node: N.Join, ctx: Any, right_rows_for) -> Iterator[Batch]:
 def run_join(node: N.Join, ctx: Any) -> Iterator[Batch]:
     if node.lateral:
         yield from _lateral(node, ctx)
+        return
+    if node.null_aware:
+        yield from _null_aware_anti(node, ctx)
         return
     if node.algo == "bind" and node.left_keys:
         yield from _bind(node, ctx)
@@ -106,6 +160,9 @@ def _hash(node: N.Join, ctx: Any) -> Iterator[Batch]:
     lkey = compiled(node, "lkey", lambda: cg.key_function(node.left_keys))
     rkey = compiled(node, "rkey", lambda: cg.key_function(node.right_keys))
     resid = _residual(node, "resid", node.residual)
+    if node.kind in ("semi", "anti") and resid is None:
+        yield from _hash_keys_only(node, ctx, lkey, rkey)
+        return
     table: dict = {}
     right = rows_of(node.right, ctx)
     for j, r in enumerate(right):
@@ -121,6 +178,26 @@ def _hash(node: N.Join, ctx: Any) -> Iterator[Batch]:
     yield from _probe(node, ctx, resid, candidates, lambda: right)
 
 
+def _hash_keys_only(node: N.Join, ctx: Any, lkey, rkey) -> Iterator[Batch]:
+    """A semi / anti join without a residual needs only the set of right keys."""
+    keys = set()
+    for b in run(node.right, ctx):
+        for r in b:
+            k = rkey(r, ctx)
+            if None not in k:
+                keys.add(k)
+    want = node.kind == "semi"
+    for lb in run(node.left, ctx):
+        out = []
+        for lrow in lb:
+            k = lkey(lrow, ctx)
+            if (None not in k and k in keys) is want:
+                out.append(lrow)
+        if out:
+            yield out
+        ctx.check_cancel()
+
+
 def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
     """For each batch of left rows, one batched get of the matching right rows by primary key."""
     lkey = compiled(node, "lkey", lambda: cg.key_function(node.left_keys))
@@ -134,6 +211,19 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
         found = dict(zip(wanted, ctx.txn.get(space, list(wanted.values())), strict=True)) \
             if wanted else {}
         out = []
+        if node.kind in ("semi", "anti"):
+            want = node.kind == "semi"
+            for lrow, k in zip(lb, keys, strict=True):
+                r = found.get(k)
+                if r is not None and right.with_keys:
+                    r = (*r, wanted[k])
+                hit = r is not None and (resid is None or resid(lrow + r, ctx) is True)
+                if hit is want:
+                    out.append(lrow)
+            if out:
+                yield out
+            ctx.check_cancel()
+            continue
         for lrow, k in zip(lb, keys, strict=True):
             r = found.get(k)
             if r is not None:

@@ -9,6 +9,7 @@ one process.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 try:  # pragma: no cover - depends on the kivi package's progress
@@ -32,13 +33,13 @@ except ImportError:  # pragma: no cover
             return b"\x05" + v.replace(b"\x00", b"\x00\x01") + b"\x00\x00"
         return b"\x06" + str(v).encode() + b"\x00\x00"
 
-    def encode_key(values: tuple) -> bytes:
+    def encode_key(values: Sequence[Any]) -> bytes:
         """Encodes a key tuple so that byte order equals SQL order (stand-in)."""
         return b"".join(_enc(v) for v in values)
 
-    def prefix_upper_bound(prefix: bytes) -> bytes:
-        """Returns the smallest key greater than every key starting with `prefix` (stand-in)."""
-        return prefix + b"\xff\xff\xff\xff"
+    def prefix_upper_bound(key_prefix: bytes) -> bytes | None:
+        """Returns the smallest key greater than every key starting with the prefix (stand-in)."""
+        return key_prefix + b"\xff\xff\xff\xff"
 
 
 __all__ = ["encode_key", "prefix_upper_bound"]

@@ -125,7 +125,7 @@ def run_project(node: N.Project, ctx: Any) -> Iterator[Batch]:
 @executes(N.ProjectSet)
 def run_project_set(node: N.ProjectSet, ctx: Any) -> Iterator[Batch]:
     def build() -> list:
-        fns = []
+        fns: list[tuple] = []
         for e, is_srf in zip(node.exprs, node.srf, strict=True):
             if is_srf:
                 args = cg.project_function(e.args) if e.args else None
@@ -163,7 +163,7 @@ def _project_set_row(fns: list, row: tuple, ctx: Any) -> Iterator[tuple]:
             continue
         pre = (ctx.functions,) if fd.needs_context else ()
         cols.append((True, iter(fd.impl(*pre, *a)), field, bool(fd.out_columns)))
-    done = object()
+    done: Any = object()
     while True:
         vals = []
         live = False
@@ -196,7 +196,8 @@ def run_sort(node: N.Sort, ctx: Any) -> Iterator[Batch]:
     keys = compiled(node, "keys", build)
     rows = rows_of(node.child, ctx)
     for fn, desc in reversed(keys):
-        rows.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)
+        # mypy cannot infer a lambda with a default argument
+        rows.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)  # type: ignore[misc]
     yield from rebatch(rows)
 
 
@@ -236,11 +237,12 @@ def run_limit(node: N.Limit, ctx: Any) -> Iterator[Batch]:
 
 def _limit_ties(node: N.Limit, ctx: Any, lim: int | None, off: int) -> Iterator[Batch]:
     """FETCH FIRST n ROWS WITH TIES: n rows, then every following row equal on the sort keys."""
-    key = compiled(node, "ties", lambda: cg.key_function(node.ties))
+    ties = node.ties or []
+    key = compiled(node, "ties", lambda: cg.key_function(ties))
     last = None
     n = 0
     for b in run(node.child, ctx):
-        out = []
+        out: Batch = []
         for row in b:
             if off:
                 off -= 1
@@ -384,22 +386,16 @@ def run_recursive(node: N.RecursiveUnion, ctx: Any) -> Iterator[Batch]:
 
 @executes(N.FunctionScan)
 def run_function(node: N.FunctionScan, ctx: Any) -> Iterator[Batch]:
-    e = node.call
-    fd = e.data
-    args_fn = compiled(node, "args", lambda: cg.project_function(e.args) if e.args else None)
-    outer = ctx.__dict__.setdefault("outer", [])
-    args = args_fn([outer[-1] if outer else ()], ctx)[0] if args_fn else ()
-    if fd.strict and any(a is None for a in args):
-        return
-    pre = (ctx.functions,) if fd.needs_context else ()
-    result = fd.impl(*pre, *args)
-    if not fd.set_returning:
-        result = [result]
-    it = iter(result)
-    if node.multi:
-        it = map(tuple, it)
-    else:
-        it = ((v,) for v in it)
+    its = [_call_rows(node, k, e, multi, ctx)
+           for k, (e, multi) in enumerate([(node.call, node.multi), *node.more])]
+    if len(its) == 1:
+        it = its[0]
+    else:  # ROWS FROM: zipped, each function's columns NULL once it has run out
+        widths = [len(e.data.out_columns) if m and e.data.out_columns else 1
+                  for e, m in [(node.call, node.multi), *node.more]]
+        pads = [(None,) * w for w in widths]
+        it = (tuple(v for part, pad in zip(r, pads, strict=True) for v in (
+            part if part is not None else pad)) for r in itertools.zip_longest(*its))
     if node.ordinality:
         it = ((*r, i) for i, r in enumerate(it, 1))
     while True:  # streams: a series may be far larger than memory
@@ -408,6 +404,21 @@ def run_function(node: N.FunctionScan, ctx: Any) -> Iterator[Batch]:
             return
         yield b
         ctx.check_cancel()
+
+
+def _call_rows(node: N.FunctionScan, k: int, e: Any, multi: bool, ctx: Any) -> Iterator[tuple]:
+    """The rows of one function of a FunctionScan, as tuples."""
+    fd = e.data
+    args_fn = compiled(node, f"args{k}", lambda: cg.project_function(e.args) if e.args else None)
+    outer = ctx.__dict__.setdefault("outer", [])
+    args = args_fn([outer[-1] if outer else ()], ctx)[0] if args_fn else ()
+    if fd.strict and any(a is None for a in args):
+        return iter(())
+    pre = (ctx.functions,) if fd.needs_context else ()
+    result = fd.impl(*pre, *args)
+    if not fd.set_returning:
+        result = [result]
+    return map(tuple, iter(result)) if multi else ((v,) for v in result)
 
 
 @executes(N.VirtualScan)

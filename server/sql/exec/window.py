@@ -35,7 +35,8 @@ def _prepare(node: N.Window) -> list:
 def _sorted_indexes(rows: list, part: Any, order: list, ctx: Any) -> list[int]:
     idx = list(range(len(rows)))
     for fn, desc in reversed(order):
-        idx.sort(key=lambda i, fn=fn: fn(rows[i], ctx), reverse=desc)
+        # mypy cannot infer a lambda with a default argument
+        idx.sort(key=lambda i, fn=fn: fn(rows[i], ctx), reverse=desc)  # type: ignore[misc]
     if part is not None:  # partitions in key order (NULLs last), as PostgreSQL's sort emits them
         try:
             idx.sort(key=lambda i: tuple((1, 0) if v is None else (0, v)
@@ -62,7 +63,7 @@ def _partitions(rows: list, idx: list[int], part: Any, ctx: Any) -> list[list[in
 def _compute(call: N.WinCall, rows: list, members: list[int], peer: Any, args_fn: Any,
              ctx: Any, res: list) -> None:
     f = call.func
-    argv = args_fn([rows[i] for i in members], ctx) if args_fn else [()] * len(members)
+    argv: list[Any] = args_fn([rows[i] for i in members], ctx) if args_fn else [()] * len(members)
     peers = [peer(rows[i], ctx) for i in members] if peer is not None else [()] * len(members)
     n = len(members)
     if f == "row_number":

@@ -13,6 +13,8 @@ meet, as PostgreSQL infers them.
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -29,14 +31,17 @@ from ...errors import (
     WindowingError,
 )
 from ...pgtypes import oids as T
+from ...pgtypes import zones
+from . import namedargs
+from . import runtime as rt
 from . import types as ty
 from .bound import E, const
-from .casts import text_to_interval
+from .casts import text_to_interval, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .specialforms import SpecialForms, bpchar_operands
 
-AGG_CLASSES = {
+AGG_CLASSES: dict[type, str] = {
     exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max",
     exp.GroupConcat: "string_agg", exp.ArrayAgg: "array_agg", exp.LogicalAnd: "bool_and",
     exp.LogicalOr: "bool_or", exp.JSONArrayAgg: "json_agg", exp.Stddev: "stddev",
@@ -56,7 +61,7 @@ class Scope:
 
     cols: list[Any]  # plan.nodes.PCol
     parent: Scope | None = None
-    repl: dict[exp.Expression, E] = field(default_factory=dict)
+    repl: dict[exp.Expr, E] = field(default_factory=dict)
     group_from: Scope | None = None  # grouped: the pre-aggregation scope
     group_map: dict[int, int] = field(default_factory=dict)  # pre-agg col index -> output index
     correlated: bool = False
@@ -80,7 +85,7 @@ class Scope:
         return any(c.qualifier == q for c in self.cols)
 
 
-def func_name(node: exp.Expression) -> str:
+def func_name(node: exp.Expr) -> str:
     """Returns the lower-case PostgreSQL function name of a sqlglot function node."""
     if isinstance(node, exp.Anonymous):
         return node.name.lower()
@@ -88,7 +93,7 @@ def func_name(node: exp.Expression) -> str:
     return sql.split("(", 1)[0].strip().lower()
 
 
-def func_args(node: exp.Expression) -> list[exp.Expression]:
+def func_args(node: exp.Expr) -> list[exp.Expression]:
     """Returns a function node's arguments in PostgreSQL's order."""
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
@@ -104,7 +109,7 @@ def func_args(node: exp.Expression) -> list[exp.Expression]:
     return out
 
 
-def is_aggregate(node: exp.Expression) -> bool:
+def is_aggregate(node: exp.Expr) -> bool:
     """True for an aggregate call (not a window function)."""
     if isinstance(node, exp.Filter):
         return is_aggregate(node.this)
@@ -149,10 +154,12 @@ def find_windows(node: exp.Expression) -> list[exp.Window]:
     return out
 
 
-_CMP_CLASSES = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">",
-                exp.GTE: ">="}
-_ARITH = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.Pow: "^",
-          exp.IntDiv: "/"}
+_CMP_CLASSES: dict[type, str] = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">",
+    exp.GTE: ">="}
+_ARITH: dict[type, str] = {
+    exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.Pow: "^",
+    exp.IntDiv: "/"}
 
 
 class Binder(SpecialForms):
@@ -165,7 +172,7 @@ class Binder(SpecialForms):
 
     # -- entry points --------------------------------------------------------------------------
 
-    def bind(self, node: exp.Expression) -> E:
+    def bind(self, node: exp.Expr) -> E:
         """Returns the bound form of `node`."""
         if self.scope.repl:
             hit = self.scope.repl.get(node)
@@ -232,6 +239,11 @@ class Binder(SpecialForms):
         qual = node.table or None
         if isinstance(node.this, exp.Star):
             raise FeatureNotSupported("* is only allowed in a select list")
+        pos = node.meta.get("star_index")  # NB: `*` over equal names: ROWS FROM (unnest, unnest)
+        if pos is not None and self.scope.group_from is None and pos < len(self.scope.cols):
+            c = self.scope.cols[pos]
+            if c.name == name:
+                return E("col", pos, [], c.type, c.typmod, name, c.fields)
         return self.column(name, qual, node)
 
     def b_Identifier(self, node: exp.Identifier) -> E:
@@ -282,8 +294,8 @@ class Binder(SpecialForms):
         raise UndefinedColumn(f"column {shown} does not exist",
                               position=start + 1 if isinstance(start, int) else None)
 
-    def _chain(self):
-        s = self.scope
+    def _chain(self) -> Iterator[Scope]:
+        s: Scope | None = self.scope
         while s is not None:
             yield s.group_from or s
             s = s.parent
@@ -472,7 +484,7 @@ class Binder(SpecialForms):
             if t in ty.INTS:
                 from .casts import check_int
 
-                check_int(v, t)
+                check_int(v, t)  # type: ignore[arg-type]  # an int: its type is an integer type
             return const(v, t)
         if a.type == T.UNKNOWN:
             a = coerce(a, T.INT4, params=self.params)
@@ -599,7 +611,9 @@ class Binder(SpecialForms):
     def b_Interval(self, node: exp.Interval) -> E:
         text = node.this.name if isinstance(node.this, exp.Literal) else node.this.sql()
         unit = node.args.get("unit")
-        if unit is not None:
+        if isinstance(unit, exp.IntervalSpan):  # HOUR TO MINUTE: a bare number counts the last
+            unit = unit.expression
+        if unit is not None and _BARE_NUMBER.fullmatch(text):  # NB: not '+05:30' HOUR
             text = f"{text} {unit.name}"
         return E("const", text_to_interval(text), [], T.INTERVAL, -1, "interval")
 
@@ -655,7 +669,7 @@ class Binder(SpecialForms):
         elem = ty.common_type([a.type for a in args]) if args else T.TEXT
         args = [coerce(a, elem, params=self.params) for a in args]
         if args and ty.is_array(elem):
-            return E("array", None, args, elem, -1, "array")
+            return E("pyfunc", ("array", rt.nest_arrays, False), args, elem, -1, "array")
         return E("array", None, args, T.ARRAY_OF.get(elem, T.ANYARRAY), -1, "array")
 
     def b_Tuple(self, node: exp.Tuple) -> E:
@@ -667,19 +681,43 @@ class Binder(SpecialForms):
         return E("row", None, args, T.RECORD, -1, "row")
 
     def b_Bracket(self, node: exp.Bracket) -> E:
-        arr = self.bind(node.this)
-        idx_node = node.expressions[0]
-        if isinstance(idx_node, exp.Slice):
-            raise FeatureNotSupported("array slices are not supported")
-        idx = self.bind(idx_node)
-        offset = node.args.get("offset") or 0
-        if idx.kind == "const" and isinstance(idx.data, int) and offset == 0:
-            idx = const(idx.data + 1, T.INT4)
-        idx = coerce(idx, T.INT4, params=self.params)
+        chain = [node]  # NB: a[1][2] is one subscript of a two-dimensional array, as in PG
+        while isinstance(chain[-1].this, exp.Bracket):
+            chain.append(chain[-1].this)
+        arr = self.bind(chain[-1].this)
+        if not ty.is_array(arr.type) and arr.type not in (T.INT2VECTOR, T.OIDVECTOR):
+            chain = [node]
+            arr = self.bind(node.this)
+        subs: list[tuple[E, E] | E] = []
+        for b in reversed(chain):
+            idx_node = b.expressions[0]
+            offset = b.args.get("offset") or 0
+            if isinstance(idx_node, exp.Slice):
+                subs.append((self._subscript(idx_node.this, 0, 1),
+                             self._subscript(idx_node.expression, 0, 2**31 - 1)))
+            else:
+                subs.append(self._subscript(idx_node, offset, None))
         elem = T.ELEMENT_OF.get(arr.type, T.UNKNOWN)
         if arr.type in (T.INT2VECTOR, T.OIDVECTOR):
             elem = T.INT2 if arr.type == T.INT2VECTOR else T.OID
-        return E("subscript", None, [arr, idx], elem, -1, arr.name)
+            if len(subs) == 1 and isinstance(subs[0], E):  # NB: their subscripts start at 0
+                return E("pyfunc", ("vector_subscript", rt.vector_subscript, True),
+                         [arr, subs[0]], elem, -1, arr.name)
+        if any(isinstance(x, tuple) for x in subs):  # a slice: a[1:2], a[2][1:1] ...
+            bounds = [x if isinstance(x, tuple) else (const(1, T.INT4), x) for x in subs]
+            flat = [v for lo_hi in bounds for v in lo_hi]
+            return E("pyfunc", ("array_slice", rt.array_slice, False), [arr, *flat], arr.type,
+                     -1, arr.name)
+        return E("subscript", None, [arr, *subs], elem, -1, arr.name)  # type: ignore[list-item]
+
+    def _subscript(self, node: exp.Expression | None, offset: int, missing: int | None) -> E:
+        """Binds one array subscript (1-based); `missing` stands in for an omitted slice bound."""
+        if node is None:
+            return const(missing, T.INT4)
+        idx = self.bind(node)
+        if idx.kind == "const" and isinstance(idx.data, int) and offset == 0:
+            idx = const(idx.data + 1, T.INT4)
+        return coerce(idx, T.INT4, params=self.params)
 
     # -- datetime niladics ----------------------------------------------------------------------
 
@@ -692,7 +730,7 @@ class Binder(SpecialForms):
                  [E("ctxfn", None, [], T.UNKNOWN)], T.DATE, -1, "current_date")
 
     def b_CurrentTime(self, node: exp.Expression) -> E:
-        return E("pyfunc", ("current_time", lambda c: _local(c.statement_timestamp).timetz(), True),
+        return E("pyfunc", ("current_time", lambda c: tstz_to_timetz(c.statement_timestamp), True),
                  [E("ctxfn", None, [], T.UNKNOWN)], T.TIMETZ, -1, "current_time")
 
     def b_Localtimestamp(self, node: exp.Expression) -> E:
@@ -711,7 +749,7 @@ class Binder(SpecialForms):
     def b_Filter(self, node: exp.Filter) -> E:
         raise GroupingError("aggregate functions are not allowed here")
 
-    def b_function(self, node: exp.Expression) -> E:
+    def b_function(self, node: exp.Expr) -> E:
         """Binds a function call through the registry."""
         name = func_name(node)
         if "." in name:
@@ -721,7 +759,10 @@ class Binder(SpecialForms):
             raise GroupingError(f"aggregate functions are not allowed in {where}")
         if name in WINDOW_ONLY:
             raise WindowingError(f"window function {name} requires an OVER clause")
-        args = [self.bind(a) for a in func_args(node)]
+        raw = func_args(node)
+        if namedargs.needs_arranging(name, raw):
+            raw = namedargs.arrange(name, raw, lambda a: ty.type_name(self.bind(a).type))
+        args = [self.bind(a) for a in raw]
         if name == "pg_typeof" and len(args) == 1:  # the static type, as PostgreSQL folds it
             from ..pgcatalog.ddltext import format_type
             from .regcast import RegOid
@@ -743,6 +784,10 @@ def _truncate(n: int, pad: bool) -> Any:
     return lambda v: v[:n]
 
 
+_BARE_NUMBER = re.compile(r"\s*[+-]?\d+(?:\.\d*)?\s*")
+
+
 def _local(ts: dt.datetime) -> dt.datetime:
-    return ts
+    """The transaction's start on the session zone's clocks (current_date, localtimestamp)."""
+    return ts.astimezone(zones.session_zone())
 

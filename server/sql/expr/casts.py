@@ -23,15 +23,18 @@ from ...errors import (
     InvalidDatetimeFormat,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
+    SQLError,
     StringDataRightTruncation,
 )
 from ...pgtypes import oids as T
+from ...pgtypes import zones
+from ...pgtypes.text import format_text, parse_text
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
 _INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
 
 
-def _bad(type_oid: int, s: Any) -> InvalidTextRepresentation:
+def _bad(type_oid: int, s: Any) -> SQLError:
     return InvalidTextRepresentation(f'invalid input syntax for type {type_name(type_oid)}: "{s}"')
 
 
@@ -111,8 +114,10 @@ def text_to_bool(s: Any) -> bool:
 def text_to_date(s: Any) -> dt.date:
     """Parses ISO date input."""
     t = str(s).strip()
-    if t.lower() in ("today", "now"):
-        return dt.date.today()
+    try:
+        return parse_text(T.DATE, t, None)  # 'today' etc. in the session zone
+    except InvalidDatetimeFormat:
+        pass
     try:
         return dt.date.fromisoformat(t[:10])
     except ValueError:
@@ -123,11 +128,12 @@ _TZ_SUFFIX = re.compile(r"([+-]\d\d)(:?\d\d)?$")
 
 
 def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
-    """Parses ISO timestamp input (with a time zone offset for timestamptz)."""
+    """Parses timestamp input; timestamptz input without a zone is local time in the session zone."""
+    try:
+        return parse_text(T.TIMESTAMPTZ if tz else T.TIMESTAMP, str(s), None)
+    except InvalidDatetimeFormat:
+        pass  # not ISO: the lenient path below
     t = str(s).strip()
-    if t.lower() == "now":
-        v = dt.datetime.now(dt.UTC)
-        return v if tz else v.replace(tzinfo=None)
     u = t.replace("T", " ")
     m = _TZ_SUFFIX.search(u) if len(u) > 10 else None
     if m and m.group(2) is None:
@@ -138,7 +144,7 @@ def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
         name = "timestamp with time zone" if tz else "timestamp without time zone"
         raise InvalidDatetimeFormat(f'invalid input syntax for type {name}: "{s}"') from None
     if tz and v.tzinfo is None:
-        v = v.replace(tzinfo=dt.UTC)
+        return zones.to_utc(v, zones.session_zone())
     if not tz and v.tzinfo is not None:
         v = v.replace(tzinfo=None)
     return v
@@ -161,12 +167,53 @@ def text_to_timetz(s: Any) -> dt.time:
     if not m:
         raise InvalidDatetimeFormat(f'invalid input syntax for type time with time zone: "{s}"')
     t = text_to_time(m.group(1))
-    off = dt.timedelta(0)
-    if m.group(2):
-        off = dt.timedelta(hours=int(m.group(3)), minutes=int(m.group(4) or 0))
-        if m.group(2) == "-":
-            off = -off
+    if not m.group(2):  # no offset: the session zone's offset today, as PostgreSQL
+        return time_to_timetz(t)
+    off = dt.timedelta(hours=int(m.group(3)), minutes=int(m.group(4) or 0))
+    if m.group(2) == "-":
+        off = -off
     return t.replace(tzinfo=dt.timezone(off) if off else dt.UTC)
+
+
+def time_to_timetz(t: dt.time) -> dt.time:
+    """time -> timetz: the session zone's offset today."""
+    tz = zones.session_zone()
+    if tz is dt.UTC:
+        return t.replace(tzinfo=dt.UTC)
+    off = dt.datetime.now(tz).utcoffset() or dt.timedelta(0)
+    return t.replace(tzinfo=dt.timezone(off) if off else dt.UTC)
+
+
+def tstz_to_local(v: dt.datetime) -> dt.datetime:
+    """timestamptz -> timestamp: the wall-clock time in the session zone."""
+    return zones.wall_clock(v, zones.session_zone())
+
+
+def timestamp_to_tstz(v: dt.datetime) -> dt.datetime:
+    """timestamp -> timestamptz: the instant the session zone's clocks show v."""
+    return zones.to_utc(v, zones.session_zone())
+
+
+def date_to_tstz(v: dt.date) -> dt.datetime:
+    """date -> timestamptz: midnight in the session zone."""
+    return zones.to_utc(dt.datetime(v.year, v.month, v.day), zones.session_zone())
+
+
+def tstz_to_date(v: dt.datetime) -> dt.date:
+    """timestamptz -> date: the date in the session zone."""
+    return zones.to_local(v, zones.session_zone()).date()
+
+
+def tstz_to_time(v: dt.datetime) -> dt.time:
+    """timestamptz -> time: the clock time in the session zone."""
+    return zones.to_local(v, zones.session_zone()).time()
+
+
+def tstz_to_timetz(v: dt.datetime) -> dt.time:
+    """timestamptz -> timetz: the clock time and offset in the session zone."""
+    w = zones.to_local(v, zones.session_zone())
+    off = w.utcoffset() or dt.timedelta(0)
+    return w.time().replace(tzinfo=dt.timezone(off) if off else dt.UTC)
 
 
 _IV_UNITS = {
@@ -221,50 +268,42 @@ def text_to_uuid(s: Any) -> uuid.UUID:
         raise _bad(T.UUID, s) from None
 
 
-def _split_array(t: str) -> list[str | None]:
-    body = t.strip()
-    if not (body.startswith("{") and body.endswith("}")):
-        raise InvalidTextRepresentation(f'malformed array literal: "{t}"')
-    body = body[1:-1]
-    out: list[str | None] = []
-    if not body.strip():
-        return out
-    i, n = 0, len(body)
-    while i < n:
-        while i < n and body[i] == " ":
-            i += 1
-        if i < n and body[i] == '"':
-            i += 1
-            buf = []
-            while i < n and body[i] != '"':
-                if body[i] == "\\":
-                    i += 1
-                buf.append(body[i])
-                i += 1
-            i += 1
-            out.append("".join(buf))
-            while i < n and body[i] != ",":
-                i += 1
-        else:
-            j = body.find(",", i)
-            j = n if j < 0 else j
-            item = body[i:j].strip()
-            out.append(None if item.upper() == "NULL" else item)
-            i = j
-        i += 1
-    return out
-
-
 def text_to_array(elem: int) -> Callable[[Any], list[Any]]:
     """Returns a parser for array input text ('{1,2,NULL}') of the given element type."""
+    from ...pgtypes.text import split_array
+
     conv = from_text(elem)
+
+    def walk(items: list[Any]) -> list[Any]:
+        return [None if x is None else walk(x) if isinstance(x, list) else conv(x)
+                for x in items]
 
     def parse(s: Any) -> list[Any]:
         if isinstance(s, list):
-            return [None if x is None else conv(x) for x in s]
-        return [None if x is None else conv(x) for x in _split_array(str(s))]
+            return walk(s)
+        items = split_array(str(s))
+        if any(isinstance(x, list) for x in items):  # NB: '{{1,2},{3,4}}' is two-dimensional
+            _check_rectangular(items, str(s))
+        return walk(items)
 
     return parse
+
+
+def _check_rectangular(items: list[Any], text: str) -> None:
+    """Rejects ragged multi-dimensional array input as PostgreSQL does (22P02)."""
+
+    def shape(v: Any) -> tuple[int, ...] | None:
+        if not isinstance(v, list):
+            return None
+        subs = {shape(x) for x in v}
+        if len(subs) > 1 or None in subs and len(v) and any(isinstance(x, list) for x in v):
+            raise InvalidTextRepresentation(
+                f'malformed array literal: "{text}"',
+                detail="Multidimensional arrays must have sub-arrays with matching dimensions.")
+        inner = next(iter(subs)) if subs else None
+        return (len(v), *(inner or ()))
+
+    shape(items)
 
 
 def from_text(oid: int) -> Callable[[Any], Any]:
@@ -306,27 +345,6 @@ def _fmt_float(v: float) -> str:
     return r
 
 
-def _fmt_interval(v: dt.timedelta) -> str:
-    days, secs, us = v.days, v.seconds, v.microseconds
-    if days < 0 and (secs or us):
-        days += 1
-        total = 86400 * 1000000 - (secs * 1000000 + us)
-        sign = "-"
-    else:
-        total = secs * 1000000 + us
-        sign = ""
-    parts = []
-    if days:
-        parts.append(f"{days} day" + ("s" if abs(days) != 1 else ""))
-    if total or not parts:
-        h, rem = divmod(total, 3600 * 1000000)
-        m, rem = divmod(rem, 60 * 1000000)
-        s, usec = divmod(rem, 1000000)
-        frac = f".{usec:06d}".rstrip("0") if usec else ""
-        parts.append(f"{sign}{h:02d}:{m:02d}:{s:02d}{frac}")
-    return " ".join(parts)
-
-
 def _quote_elem(s: str) -> str:
     if s == "" or any(c in s for c in ' ,{}"\\') or s.upper() == "NULL":
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -343,15 +361,10 @@ def to_text(v: Any, oid: int = 0) -> str:
         return v
     if isinstance(v, float):
         return _fmt_float(v)
-    if isinstance(v, dt.datetime):
-        s = v.isoformat(sep=" ")
-        if v.microsecond:  # PostgreSQL prints `.123`, not `.123000`
-            head, _, tail = s.partition(".")
-            frac, zone = tail[:6].rstrip("0"), tail[6:]
-            s = f"{head}.{frac}{zone}"
-        if v.tzinfo is not None and s.endswith(":00") and s[-6] in "+-":
-            s = s[:-3]
-        return s
+    if isinstance(v, dt.datetime):  # timestamptz prints in the session zone
+        return format_text(T.TIMESTAMPTZ if v.tzinfo is not None else T.TIMESTAMP, v, None)
+    if isinstance(v, dt.date):  # in the session's DateStyle
+        return format_text(T.DATE, v)
     if isinstance(v, dt.time):
         s = v.isoformat()
         if v.microsecond:
@@ -361,13 +374,14 @@ def to_text(v: Any, oid: int = 0) -> str:
             s = s[:-3]  # timetz prints `+00`, `+05:30`
         return s
     if isinstance(v, dt.timedelta):
-        return _fmt_interval(v)
+        return format_text(T.INTERVAL, v)  # in the session's IntervalStyle
     if isinstance(v, bytes | bytearray | memoryview):
         return "\\x" + bytes(v).hex()
     if isinstance(v, list):
         if oid in (T.INT2VECTOR, T.OIDVECTOR):
             return " ".join(str(x) for x in v)
         return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
+                              else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
                               else _quote_elem(to_text(x)) for x in v) + "}"
     return str(v)
 
@@ -435,15 +449,15 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if dst in (T.VARCHAR, T.BPCHAR) and typmod > 4:
         return _check_len(typmod - 4, dst == T.BPCHAR)
     if dst in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.INTERVAL) and 0 <= typmod < 6:
-        inner = cast_function(src, dst) if src != dst else None
+        tinner = cast_function(src, dst) if src != dst else None
         rnd = _round_fraction(typmod)
-        return rnd if inner is None else (lambda v: rnd(inner(v)))
+        return rnd if tinner is None else (lambda v: rnd(tinner(v)))
     if dst == T.CHAR and src in STRINGS and src != T.CHAR:
         return lambda v: str(v)[:1]
     if dst == T.NUMERIC and typmod > 4:
-        inner = cast_function(src, T.NUMERIC)
+        ninner = cast_function(src, T.NUMERIC)
         mod = _numeric_typmod(typmod)
-        return mod if inner is None else (lambda v: mod(inner(v)))
+        return mod if ninner is None else (lambda v: mod(ninner(v)))
     if src == dst:
         return None
     if src == T.BPCHAR and dst in (T.TEXT, T.VARCHAR, T.NAME):
@@ -472,15 +486,19 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if dst == T.TIMESTAMP and src == T.DATE:
         return lambda v: dt.datetime(v.year, v.month, v.day)
     if dst == T.TIMESTAMPTZ and src == T.DATE:
-        return lambda v: dt.datetime(v.year, v.month, v.day, tzinfo=dt.UTC)
-    if dst == T.DATE and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
+        return date_to_tstz
+    if dst == T.DATE and src == T.TIMESTAMP:
         return lambda v: v.date()
     if dst == T.TIMESTAMP and src == T.TIMESTAMPTZ:
-        return lambda v: v.replace(tzinfo=None)
+        return tstz_to_local
     if dst == T.TIMESTAMPTZ and src == T.TIMESTAMP:
-        return lambda v: v.replace(tzinfo=dt.UTC)
-    if dst == T.TIME and src in (T.TIMESTAMP, T.TIMESTAMPTZ):
-        return lambda v: v.time()
+        return timestamp_to_tstz
+    if src == T.TIMESTAMPTZ and dst in (T.DATE, T.TIME, T.TIMETZ):
+        return {T.DATE: tstz_to_date, T.TIME: tstz_to_time, T.TIMETZ: tstz_to_timetz}[dst]
+    if dst == T.TIME and src in (T.TIMESTAMP, T.TIMETZ):
+        return lambda v: v.replace(tzinfo=None) if isinstance(v, dt.time) else v.time()
+    if dst == T.TIMETZ and src == T.TIME:
+        return time_to_timetz
     if src in (T.INT2VECTOR, T.OIDVECTOR) and dst in T.ELEMENT_OF:  # psql: indkey::int2[]
         src = T.ARRAY_OF[T.INT2 if src == T.INT2VECTOR else T.OID]
         if src == dst:
@@ -489,7 +507,12 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         inner = cast_function(T.ELEMENT_OF[src], T.ELEMENT_OF[dst])
         if inner is None:
             return None
-        return lambda v: [None if x is None else inner(x) for x in v]
+
+        def each(v: list[Any]) -> list[Any]:  # NB: nested lists are multi-dimensional arrays
+            return [None if x is None else each(x) if isinstance(x, list) else inner(x)
+                    for x in v]
+
+        return each
     if dst in (T.JSON, T.JSONB) and src in (T.JSON, T.JSONB):
         return None
     if dst == T.ANYARRAY or dst == T.ANYELEMENT or src == T.UNKNOWN:

@@ -236,7 +236,7 @@ class Gen:
         return f"({''.join(self.expr(a) + ', ' for a in e.args)})"
 
     def g_subscript(self, e: E) -> str:
-        return f"_rt.subscript({self.expr(e.args[0])}, {self.expr(e.args[1])})"
+        return f"_rt.subscript({', '.join(self.expr(a) for a in e.args)})"
 
     def g_like(self, e: E) -> str:
         ci, negate = e.data

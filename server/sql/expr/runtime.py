@@ -17,10 +17,12 @@ from functools import lru_cache
 from typing import Any
 
 from ...errors import (
+    ArraySubscriptError,
     DataException,
     DivisionByZero,
     InvalidEscapeSequence,
     InvalidParameterValue,
+    NullValueNotAllowed,
     NumericValueOutOfRange,
 )
 from ...pgtypes import oids as T
@@ -334,15 +336,92 @@ def row_cmp(a: tuple, b: tuple, op: str) -> bool | None:
     return op in ("<=", ">=")
 
 
-def subscript(arr: Any, i: Any) -> Any:
-    """arr[i] with 1-based indexes; out of range gives NULL."""
+def subscript(arr: Any, i: Any, *more: Any) -> Any:
+    """arr[i][j]... with 1-based indexes; out of range, or fewer or more subscripts than the
+    array has dimensions, gives NULL (PostgreSQL's rule)."""
     if arr is None or i is None:
         return None
     if isinstance(arr, str):
         raise DataException("cannot subscript type text because it does not support subscripting")
-    if 1 <= i <= len(arr):
-        return arr[i - 1]
-    return None
+    v = arr
+    for k in (i, *more):
+        if k is None or not isinstance(v, list | tuple) or not 1 <= k <= len(v):
+            return None
+        v = v[k - 1]
+    if isinstance(v, list) and isinstance(arr, list):  # fewer subscripts than dimensions
+        return None
+    return v
+
+
+def vector_subscript(vec: list[Any], i: int) -> Any:
+    """int2vector / oidvector subscript: PostgreSQL's lower bound for them is 0."""
+    return vec[i] if 0 <= i < len(vec) else None
+
+
+def nest_arrays(*subs: Any) -> list[Any]:
+    """ARRAY[a, b, ...] of arrays: one more dimension; the sub-arrays must have equal shapes
+    (2202E), NULL ones count as empty, and all-empty gives '{}'."""
+    shapes = {_shape(x) for x in subs}
+    if len(shapes) > 1:
+        raise ArraySubscriptError(
+            "multidimensional arrays must have array expressions with matching dimensions")
+    if not subs or shapes == {()}:
+        return []
+    return [list(x) for x in subs]
+
+
+def accumulate_arrays(vals: list[Any]) -> list[Any]:
+    """array_agg over arrays: equal shapes (2202E), no NULLs (22004), no empty arrays."""
+    if any(v is None for v in vals):
+        raise NullValueNotAllowed("cannot accumulate null arrays")
+    if any(not v for v in vals):
+        raise ArraySubscriptError("cannot accumulate empty arrays")
+    if len({_shape(v) for v in vals}) > 1:
+        raise ArraySubscriptError("cannot accumulate arrays of different dimensionality")
+    return [list(v) for v in vals]
+
+
+def _shape(v: Any) -> tuple[int, ...]:
+    out: list[int] = []
+    while isinstance(v, list | tuple) and v:
+        out.append(len(v))
+        v = v[0]
+    return tuple(out)
+
+
+def array_slice(arr: Any, *bounds: Any) -> Any:
+    """arr[lo:hi][lo2:hi2]...: the sub-array within the bounds (clipped); '{}' when empty."""
+    if arr is None or any(b is None for b in bounds):
+        return None
+    pairs = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+
+    def cut(v: Any, d: int) -> list[Any] | None:
+        if d >= len(pairs) or not isinstance(v, list | tuple):
+            return list(v) if isinstance(v, list | tuple) else v
+        lo, hi = max(pairs[d][0], 1), min(pairs[d][1], len(v))
+        if lo > hi:
+            return None
+        out = []
+        for x in v[lo - 1 : hi]:
+            sub = cut(x, d + 1)
+            if sub is None:
+                return None
+            out.append(sub)
+        return out
+
+    if len(pairs) > array_ndims(arr):
+        return []
+    got = cut(arr, 0)
+    return [] if got is None else got
+
+
+def array_ndims(arr: Any) -> int:
+    """The number of dimensions of a (rectangular) nested-list array; 0 when empty."""
+    n = 0
+    while isinstance(arr, list | tuple) and arr:
+        n += 1
+        arr = arr[0]
+    return n
 
 
 def greatest(values: list[Any], least: bool = False) -> Any:

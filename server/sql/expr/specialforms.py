@@ -33,7 +33,7 @@ class SpecialForms:
     def _to_text(self, e: E) -> E:  # provided by Binder
         raise NotImplementedError
 
-    def _unit(self, node: exp.Expression | None) -> E:
+    def _unit(self, node: exp.Expression) -> E:
         """A field/unit argument: a bare word (`day`, `EPOCH`) or any text expression."""
         if isinstance(node, exp.Var | exp.Identifier) or (
                 isinstance(node, exp.Column) and not node.table):
@@ -45,7 +45,7 @@ class SpecialForms:
         return E("call", fd, args, return_type(fd, args), -1, label or name)
 
     def b_TimestampTrunc(self, node: exp.Expression) -> E:
-        args = [self._unit(node.args.get("unit")), self.bind(node.this)]
+        args = [self._unit(node.args["unit"]), self.bind(node.this)]
         if node.args.get("zone") is not None:
             args.append(self.bind(node.args["zone"]))
         return self._call("date_trunc", args)
@@ -54,7 +54,8 @@ class SpecialForms:
     b_TimeTrunc = b_TimestampTrunc
 
     def b_Extract(self, node: exp.Extract) -> E:
-        return self._call("extract", [self._unit(node.this), self.bind(node.expression)])
+        name = "date_part" if node.meta.get("date_part") else "extract"  # see parse.py
+        return self._call(name, [self._unit(node.this), self.bind(node.expression)])
 
     def b_Escape(self, node: exp.Expression) -> E:
         inner = node.this
@@ -90,6 +91,8 @@ class SpecialForms:
             if len(text) >= 2 and text[0] == text[-1] == "'":
                 text = text[1:-1].replace("''", "'")
             f = E("const", text, [], T.UNKNOWN)
+        elif fmt is None:  # to_char(x): no such function, as PostgreSQL reports it
+            return self._call(name, [self.bind(node.this)])
         else:
             f = self.bind(fmt)
         return self._call(name, [self.bind(node.this), f])

@@ -91,6 +91,8 @@ def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
     """Returns (oid, typmod) for a sqlglot DataType (or ObjectIdentifier) node."""
     if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.ARRAY and dt.expressions:
         oid, _ = datatype_oid(dt.expressions[0])
+        if oid in T.ELEMENT_OF:  # NB: int[][] is int[]: PostgreSQL ignores declared dimensions
+            return oid, -1
         return T.ARRAY_OF.get(oid, T.ANYARRAY), -1
     if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.USERDEFINED:
         kind = dt.args.get("kind")

@@ -21,6 +21,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue, SQLError
 from ...pgtypes import oids as T
+from ...pgtypes.text import format_json_datetime
 from ..expr.casts import to_text
 from .registry import ANY, register
 
@@ -57,7 +58,7 @@ def value_json(v: Any, item_sep: str = ",") -> str:
         text = to_text(v)
         return text if text not in ("NaN", "Infinity", "-Infinity") else quote(text)
     if isinstance(v, dt.datetime | dt.date | dt.time):
-        return quote(v.isoformat())
+        return quote(format_json_datetime(v))  # timestamptz in the session zone
     if isinstance(v, list):
         return "[" + item_sep.join(value_json(x, item_sep) for x in v) + "]"
     if isinstance(v, dict):

@@ -210,7 +210,7 @@ _MIN_SIG, _MAX_SCALE = 16, 1000
 
 
 def _dscale(x: Decimal) -> int:
-    return max(0, -x.as_tuple().exponent) if x.is_finite() else 0
+    return max(0, -int(x.as_tuple().exponent)) if x.is_finite() else 0
 
 
 def _ln_dweight(x: Decimal) -> int:

@@ -41,7 +41,7 @@ def value_type(v: Any) -> int:
                     (str, T.TEXT), (bytes, T.BYTEA), (uuid.UUID, T.UUID),
                     (dt.timedelta, T.INTERVAL), (dt.time, T.TIME)):
         if isinstance(v, py):
-            if oid == T.INT4 and not -(2**31) <= v < 2**31:
+            if oid == T.INT4 and isinstance(v, int) and not -(2**31) <= v < 2**31:
                 return T.INT8
             return oid
     if isinstance(v, dt.datetime):
@@ -67,8 +67,8 @@ _LAST: dict[int, int] = {}
 
 def _sequence(ctx: Any, rel: Any) -> int:
     oid = relation_oid(ctx, rel)
-    found = names(ctx.catalog).rel.get(oid)
-    if found is None or found.kind != "S":
+    found = names(ctx.catalog).rel.get(oid) if oid is not None else None
+    if oid is None or found is None or found.kind != "S":
         label = found.name if found else str(rel)
         raise WrongObjectType(f'"{label}" is not a sequence')
     return oid

@@ -86,6 +86,12 @@ def inet_server_addr(ctx: Any) -> str | None:
     return "127.0.0.1" if addr in (None, "", "*", "localhost") else addr.split(",")[0]
 
 
+@register("host", args=[T.INET], returns=T.TEXT)
+def host(addr: str) -> str:
+    """Returns an inet's address without its netmask (pg_stat_activity's client_addr)."""
+    return str(addr).split("/", 1)[0]
+
+
 @register("inet_server_port", args=[], returns=T.INT4, needs_context=True)
 def inet_server_port(ctx: Any) -> int:
     """Returns the server's port."""
@@ -231,9 +237,16 @@ def pg_get_statisticsobjdef_columns(oid: int) -> None:
 
 
 def _session_with_pid(ctx: Any, pid: int) -> Any:
-    engine = getattr(getattr(ctx, "session", None), "engine", None)
+    """The open session with that backend pid; else None, with PostgreSQL's WARNING."""
+    me = getattr(ctx, "session", None)
+    engine = getattr(me, "engine", None)
     sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
-    return next((s for s in sessions if s.backend_pid == pid), None)
+    found = next((s for s in sessions if s.backend_pid == pid
+                  and not getattr(s, "terminated", False)), None)
+    if found is None and me is not None and hasattr(me, "notice"):
+        me.notice(f"PID {pid} is not a PostgreSQL backend process", severity="WARNING",
+                  sqlstate="01000")
+    return found
 
 
 @register("pg_cancel_backend", args=[T.INT4], returns=T.BOOL, needs_context=True, volatile=True)
@@ -249,7 +262,14 @@ def pg_cancel_backend(ctx: Any, pid: int) -> bool:
 @register("pg_terminate_backend", args=[T.INT4], returns=T.BOOL, needs_context=True,
           volatile=True)
 def pg_terminate_backend(ctx: Any, pid: int, timeout: int = 0) -> bool:
-    """Cancels the session's statement; closing its connection is the wire layer's part."""
+    """Ends the session with that pid: its running statement, or else its next message, gets
+    FATAL 57P01 and the connection closes (false if there is no such session)."""
+    target = _session_with_pid(ctx, pid)
+    if target is None:
+        return False
+    if hasattr(target, "terminate"):
+        target.terminate()
+        return True
     return pg_cancel_backend(ctx, pid)
 
 

@@ -11,13 +11,12 @@ work in the session's TimeZone, as PostgreSQL does. extract() returns numeric
 from __future__ import annotations
 
 import datetime as dt
-import re
 from decimal import Decimal
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParameterValue
 from ...pgtypes import oids as T
+from ...pgtypes import zones
 from .registry import register
 
 TS, TSTZ, DATE, IV, TIME = T.TIMESTAMP, T.TIMESTAMPTZ, T.DATE, T.INTERVAL, T.TIME
@@ -26,19 +25,21 @@ EPOCH_TZ = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 US6 = Decimal("0.000001")
 
 
-def zone(ctx: Any) -> dt.tzinfo:
-    """Returns the session's TimeZone as a tzinfo (UTC when unknown)."""
-    name = (ctx.get_setting("TimeZone") if ctx is not None else None) or "UTC"
+def zone(ctx: Any = None) -> dt.tzinfo:
+    """Returns the session's TimeZone as a tzinfo (parsed once per setting value, then cached)."""
+    name = ctx.get_setting("TimeZone") if ctx is not None else None
+    if not name:
+        return zones.session_zone()
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        return zones.parse_setting(name)[1]
+    except InvalidParameterValue:
         return dt.UTC
 
 
 def local(ctx: Any, v: Any) -> Any:
     """Returns a timestamptz as wall-clock time in the session zone (other values unchanged)."""
     if isinstance(v, dt.datetime) and v.tzinfo is not None:
-        return v.astimezone(zone(ctx))
+        return zones.to_local(v, zone(ctx))
     return v
 
 
@@ -127,16 +128,19 @@ def _trunc(v: dt.datetime, unit: str) -> dt.datetime:
 @register("date_trunc", args=[T.TEXT, TS], returns=TS)
 def date_trunc(unit: str, v: dt.datetime) -> dt.datetime:
     """Truncates a timestamp to the given precision."""
-    return _trunc(v, _unit(unit, _TRUNC_UNITS, "timestamp without time zone"))
+    u = _unit(unit, _TRUNC_UNITS, "timestamp without time zone")
+    return _trunc(v, u) if isfinite(v) else v
 
 
 @register("date_trunc", args=[T.TEXT, TSTZ], returns=TSTZ, needs_context=True)
 def date_trunc_tz(ctx: Any, unit: str, v: dt.datetime, tz: str | None = None) -> dt.datetime:
     """Truncates a timestamptz in the session's (or the given) time zone."""
     u = _unit(unit, _TRUNC_UNITS, "timestamp with time zone")
-    z = ZoneInfo(tz) if tz else zone(ctx)
+    z = zones.zone_arg(tz) if tz else zone(ctx)
+    if not isfinite(v):
+        return v
     wall = _trunc(v.astimezone(z).replace(tzinfo=None), u)
-    return wall.replace(tzinfo=z).astimezone(dt.UTC)
+    return zones.to_utc(wall, z)
 
 
 register("date_trunc", args=[T.TEXT, TSTZ, T.TEXT], returns=TSTZ,
@@ -170,6 +174,10 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
     f = _unit(field, _FIELDS, _type_name(v))
     if isinstance(v, dt.timedelta):
         return _extract_interval(f, v)
+    if not isfinite(v):  # PostgreSQL: +-Infinity for the fields that grow with time, else NULL
+        if f in ("epoch", "julian", "year", "isoyear", "decade", "century", "millennium"):
+            return Decimal("Infinity" if v.year == 9999 else "-Infinity")
+        return None  # type: ignore[return-value]
     if f == "epoch":
         if isinstance(v, dt.datetime):
             base = EPOCH_TZ if v.tzinfo is not None else EPOCH
@@ -177,10 +185,9 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
         return Decimal((v - EPOCH.date()).days * 86400)
     w = local(ctx, v)
     if f in ("timezone", "timezone_hour", "timezone_minute"):
-        off = int(w.utcoffset().total_seconds()) if isinstance(w, dt.datetime) and w.tzinfo \
-            else 0
-        return Decimal({"timezone": off, "timezone_hour": int(off / 3600),
-                        "timezone_minute": int(off % 3600 / 60)}[f])
+        utcoff = w.utcoffset() if isinstance(w, dt.datetime) else None
+        off = int(utcoff.total_seconds()) if utcoff is not None else 0
+        return _tz_field(f, off)
     if isinstance(w, dt.date) and not isinstance(w, dt.datetime) and f in (
             "hour", "minute", "second", "milliseconds", "microseconds"):
         raise InvalidParameterValue(f'unit "{field}" not supported for type date')
@@ -201,6 +208,16 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
         "julian": lambda: d.toordinal() + 1721425,
     }
     return Decimal(simple[f]())
+
+
+def _tz_field(f: str, off: int) -> Decimal:
+    """timezone / timezone_hour / timezone_minute of an offset (seconds east), signs as PG's."""
+    if f == "timezone":
+        return Decimal(off)
+    sign = -1 if off < 0 else 1
+    if f == "timezone_hour":
+        return Decimal(sign * (abs(off) // 3600))
+    return Decimal(sign * (abs(off) % 3600 // 60))
 
 
 def _extract_interval(f: str, v: dt.timedelta) -> Decimal:
@@ -238,6 +255,14 @@ def extract(ctx: Any, field: str, v: Any) -> Decimal:
     """EXTRACT(field FROM v), as numeric."""
     if isinstance(v, dt.time):
         # NB: a time's epoch is the seconds since midnight; its other fields are the clock's.
+        if v.tzinfo is not None:
+            f = field.lower()
+            off = zones.offset_seconds(v)
+            if f in ("timezone", "timezone_hour", "timezone_minute"):
+                return _tz_field(f, off)
+            if f == "epoch":  # a timetz's epoch is measured in UTC
+                secs = v.hour * 3600 + v.minute * 60 + v.second - off
+                return (Decimal(secs) + Decimal(v.microsecond) / 1000000).quantize(US6)
         v = dt.datetime.combine(EPOCH.date(), v.replace(tzinfo=None))
     return extract_value(field, v, ctx)
 
@@ -248,7 +273,7 @@ def date_part(ctx: Any, field: str, v: Any) -> float:
     return float(extract(ctx, field, v))
 
 
-for _t in (TSTZ, DATE, IV, TIME):
+for _t in (TSTZ, DATE, IV, TIME, T.TIMETZ):
     register("extract", args=[T.TEXT, _t], returns=T.NUMERIC, needs_context=True)(extract)
     register("date_part", args=[T.TEXT, _t], returns=T.FLOAT8, needs_context=True)(date_part)
 
@@ -286,8 +311,9 @@ def _days_in_month(year: int, month: int) -> int:
 @register("age", args=[TS, TS], returns=IV)
 def age(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
     """Returns a - b in whole months (of 30 days) and the remaining days and time."""
-    if a.tzinfo is not None or b.tzinfo is not None:
-        a, b = a.astimezone(dt.UTC), b.astimezone(dt.UTC)
+    if a.tzinfo is not None or b.tzinfo is not None:  # field by field on the session's clocks
+        z = zones.session_zone()
+        a, b = a.astimezone(z).replace(tzinfo=None), b.astimezone(z).replace(tzinfo=None)
     return _months_between(a, b)
 
 
@@ -299,7 +325,7 @@ def age_now(ctx: Any, v: dt.datetime) -> dt.timedelta:
     """Returns age(current_date at midnight, v)."""
     today = dt.datetime.combine(current_date(ctx), dt.time())
     if v.tzinfo is not None:
-        today = today.replace(tzinfo=zone(ctx))
+        today = zones.to_utc(today, zone(ctx))
     return age(today, v)
 
 
@@ -334,8 +360,8 @@ def make_timestamp(y: int, mo: int, d: int, h: int, mi: int, sec: float) -> dt.d
 def make_timestamptz(ctx: Any, y: int, mo: int, d: int, h: int, mi: int, sec: float,
                      tz: str | None = None) -> dt.datetime:
     """Builds a timestamptz from its fields in the session's (or the given) zone."""
-    z = ZoneInfo(tz) if tz else zone(ctx)
-    return make_timestamp(y, mo, d, h, mi, sec).replace(tzinfo=z).astimezone(dt.UTC)
+    z = zones.zone_arg(tz) if tz else zone(ctx)
+    return zones.to_utc(make_timestamp(y, mo, d, h, mi, sec), z)
 
 
 register("make_timestamptz", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8, T.TEXT],
@@ -374,8 +400,9 @@ register("date_bin", args=[IV, TSTZ, TSTZ], returns=TSTZ)(date_bin)
 
 @register("isfinite", args=[TS], returns=T.BOOL)
 def isfinite(v: Any) -> bool:
-    """True: Cumulo has no infinite timestamps."""
-    return True
+    """False for 'infinity' and '-infinity' (timestamps only: dates and intervals are finite)."""
+    return not (isinstance(v, dt.datetime) and v.year in (1, 9999)
+                and v.replace(tzinfo=None) in (dt.datetime.max, dt.datetime.min))
 
 
 for _t in (TSTZ, DATE, IV):
@@ -385,26 +412,32 @@ for _t in (TSTZ, DATE, IV):
 @register("timezone", args=[T.TEXT, TSTZ], returns=TS)
 def timezone_of(tz: str, v: dt.datetime) -> dt.datetime:
     """v AT TIME ZONE tz for a timestamptz: the wall-clock time in that zone."""
-    return v.astimezone(_named_zone(tz)).replace(tzinfo=None)
+    return v.astimezone(zones.zone_arg(tz)).replace(tzinfo=None)
 
 
 @register("timezone", args=[T.TEXT, TS], returns=TSTZ)
 def timezone_in(tz: str, v: dt.datetime) -> dt.datetime:
     """v AT TIME ZONE tz for a timestamp: the instant when the zone's clocks show v."""
-    return v.replace(tzinfo=_named_zone(tz)).astimezone(dt.UTC)
+    return zones.to_utc(v, zones.zone_arg(tz))
 
 
-def _named_zone(name: str) -> dt.tzinfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        pass
-    m = re.fullmatch(r"([+-]?)(\d{1,2})(?::(\d\d))?", name.strip())
-    if m:
-        # NB: POSIX-style offsets ('+05') mean west of Greenwich, the opposite of ISO 8601.
-        sign = 1 if m.group(1) == "-" else -1
-        return dt.timezone(sign * dt.timedelta(hours=int(m.group(2)),
-                                               minutes=int(m.group(3) or 0)))
-    if name.upper() in ("UTC", "GMT", "Z"):
-        return dt.UTC
-    raise InvalidParameterValue(f'time zone "{name}" not recognized')
+@register("timezone", args=[IV, TSTZ], returns=TS)
+def timezone_of_interval(iv: dt.timedelta, v: dt.datetime) -> dt.datetime:
+    """v AT TIME ZONE INTERVAL '+05:30' for a timestamptz (ISO sign: east of Greenwich)."""
+    return v.astimezone(zones.interval_zone(iv)).replace(tzinfo=None)
+
+
+@register("timezone", args=[IV, TS], returns=TSTZ)
+def timezone_in_interval(iv: dt.timedelta, v: dt.datetime) -> dt.datetime:
+    """v AT TIME ZONE INTERVAL '+05:30' for a timestamp."""
+    return zones.to_utc(v, zones.interval_zone(iv))
+
+
+@register("timezone", args=[T.TEXT, T.TIMETZ], returns=T.TIMETZ)
+def timezone_timetz(tz: str, v: dt.time) -> dt.time:
+    """v AT TIME ZONE tz for a timetz: the same instant on that zone's clock (offset of today)."""
+    z = zones.zone_arg(tz)
+    off = dt.datetime.now(z).utcoffset() or dt.timedelta(0)
+    base = dt.datetime.combine(dt.date(2000, 1, 1), v)
+    w = base.astimezone(dt.timezone(off) if off else dt.UTC)
+    return w.timetz()

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import InvalidDatetimeFormat, InvalidTextRepresentation
 from ...pgtypes import oids as T
+from ...pgtypes import zones
 from .registry import register
 from .timefns import local, zone
 
@@ -26,7 +27,7 @@ _TOKENS = sorted([
     "HH24", "HH12", "HH", "MI", "SSSSS", "SSSS", "SS", "MS", "US", "A.M.", "P.M.", "a.m.",
     "p.m.", "AM", "PM", "am", "pm", "IYYY", "YYYY", "YYY", "YY", "Y", "MONTH", "Month", "month",
     "MON", "Mon", "mon", "MM", "DAY", "Day", "day", "DY", "Dy", "dy", "DDD", "DD", "D", "ID",
-    "IW", "WW", "Q", "TZ", "tz", "OF", "J", "CC",
+    "IW", "WW", "Q", "TZH", "TZM", "TZ", "tz", "OF", "J", "CC",
 ], key=len, reverse=True)
 
 
@@ -118,6 +119,11 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
     if tok in ("TZ", "tz"):
         name = v.tzname() or "" if off is not None else ""
         return (name if tok == "TZ" else name.lower()), None
+    if tok in ("TZH", "TZM"):
+        secs = int(off.total_seconds()) if off is not None else 0
+        if tok == "TZM":
+            return f"{abs(secs) // 60 % 60:02d}", None
+        return f"{'-' if secs < 0 else '+'}{abs(secs) // 3600:02d}", None
     if tok == "OF":
         if off is None:
             return "", None
@@ -290,7 +296,7 @@ def to_date(s: str, fmt: str) -> dt.date:
 @register("to_timestamp", args=[T.TEXT, T.TEXT], returns=T.TIMESTAMPTZ, needs_context=True)
 def to_timestamp(ctx: Any, s: str, fmt: str) -> dt.datetime:
     """Parses a timestamptz with a template, in the session's time zone."""
-    return parse_datetime(s, fmt).replace(tzinfo=zone(ctx)).astimezone(dt.UTC)
+    return zones.to_utc(parse_datetime(s, fmt), zone(ctx))
 
 
 @register("to_number", args=[T.TEXT, T.TEXT], returns=T.NUMERIC)

@@ -20,7 +20,7 @@ from typing import Any
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
 from .point_get import _pk_value, compatible
-from .pushdown_join_filters import conj
+from .pushdown_join_filters import conj_all
 
 
 def index_lookup(plan: N.Node, ctx: Any) -> N.Node:
@@ -34,7 +34,8 @@ def index_lookup(plan: N.Node, ctx: Any) -> N.Node:
             return node
         table = scan.table
         indexes = [i for i in ctx.catalog.indexes_of(table.oid)
-                   if i.space and not i.primary and not i.predicate and not any(i.descending)]
+                   if i.space and not i.primary and not i.predicate and not any(i.descending)
+                   and not i.exprs]
         if not indexes:
             return node
         pos = {c.attnum: i for i, c in enumerate(sorted(table.columns, key=lambda c: c.attnum))}
@@ -59,6 +60,6 @@ def index_lookup(plan: N.Node, ctx: Any) -> N.Node:
         look = N.IndexLookup(scan.cols, table=table, index=idx, lo=list(prefix), hi=list(prefix),
                              with_keys=scan.with_keys)
         rest = [c for c in preds if all(c is not u for u in used)]
-        return N.Filter(look.cols, child=look, pred=conj(rest)) if rest else look
+        return N.Filter(look.cols, child=look, pred=conj_all(rest)) if rest else look
 
     return N.transform(plan, fn)

@@ -10,6 +10,12 @@
 - hash join: any other equi-join (build on the right input).
 - nested loop: no equality to hash on, or a LATERAL right side.
 
+With ANALYZE statistics on both inputs of an inner join, the sides may swap
+(a Project above restores the column order): when the left side could be a
+bind join's inner table and the right side is estimated at under a tenth of
+it, or, for a hash join, when the right (build) side is estimated at more
+than twice the left: the hash table is then built on the smaller input.
+
 Example:
     >>> from cumulo.server.sql.optimizer.join_algorithm import join_algorithm
     >>> callable(join_algorithm)
@@ -22,6 +28,7 @@ from typing import Any
 
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from .cost import has_stats
 from .point_get import compatible
 from .pushdown_join_filters import conj, shift, side_of
 from .stats import estimate, table_stats
@@ -45,6 +52,16 @@ def _few(left: N.Node, right: N.Scan) -> bool:
     return table_stats(right.table) is not None and estimate(left) * 10 <= estimate(right)
 
 
+# Types whose Python values compare and hash alike across the family, so an equality between
+# them can be a hash key (int4 = int8, int = numeric, text = varchar).
+_FAMILIES = ({20, 21, 23, 1700}, {25, 1043, 19})
+
+
+def hashable_pair(a: int, b: int) -> bool:
+    """True if values of types a and b may share one hash table as join keys."""
+    return a == b or any(a in f and b in f for f in _FAMILIES)
+
+
 def _split_keys(node: N.Join) -> None:
     nl = len(node.left.cols)
     lk, rk, rest = [], [], []
@@ -52,16 +69,52 @@ def _split_keys(node: N.Join) -> None:
         if c.kind == "op" and c.data == "=":
             a, b = c.args
             sa, sb = side_of(a, nl), side_of(b, nl)
-            if sa == "l" and sb == "r" and a.type == b.type:
+            if sa == "l" and sb == "r" and hashable_pair(a.type, b.type):
                 lk.append(a)
                 rk.append(shift(b, nl))
                 continue
-            if sa == "r" and sb == "l" and a.type == b.type:
+            if sa == "r" and sb == "l" and hashable_pair(a.type, b.type):
                 lk.append(b)
                 rk.append(shift(a, nl))
                 continue
         rest.append(c)
     node.left_keys, node.right_keys, node.residual = lk, rk, conj(rest)
+
+
+def _swap(node: N.Join) -> tuple[N.Project, N.Join]:
+    """The join with its inputs exchanged, under a Project that restores the column order."""
+    from ..expr.bound import col
+    from .push_projection import renumber
+
+    nl, nr = len(node.left.cols), len(node.right.cols)
+    mapping = {i: i + nr for i in range(nl)} | {nl + j: j for j in range(nr)}
+    assert node.cond is not None
+    j = N.Join([*node.right.cols, *node.left.cols], left=node.right, right=node.left,
+               kind=node.kind, cond=renumber(node.cond, mapping))
+    exprs = [col(mapping[i], c.type, c.name, c.typmod) for i, c in enumerate(node.cols)]
+    return N.Project(list(node.cols), child=j, exprs=exprs), j
+
+
+def _bind_keys(node: N.Join) -> bool:
+    """Makes `node` a bind join if its right side is a table scan whose primary key the join
+    keys fix (reordering the keys to the key's order); False if it is not."""
+    right = node.right
+    if not (isinstance(right, N.Scan) and right.table.primary_key and right.ir is None
+            and right.lo is None and right.hi is None and right.aggregate is None
+            and right.projection is None and not node.null_aware
+            and node.kind in ("inner", "left", "semi", "anti")):
+        return False
+    pk = _pk_cols(right)
+    rk = [k.data if k.kind == "col" else None for k in node.right_keys]
+    if not (sorted(x for x in rk if x is not None) == sorted(pk) and len(rk) == len(pk) and all(
+            compatible(lk_, right.cols[r].type)  # type: ignore[index]  # no None in rk here
+            for lk_, r in zip(node.left_keys, rk, strict=True))):
+        return False
+    order = [rk.index(p) for p in pk]
+    node.left_keys = [node.left_keys[i] for i in order]
+    node.right_keys = [node.right_keys[i] for i in order]
+    node.algo = "bind"
+    return True
 
 
 def join_algorithm(plan: N.Node, ctx: Any) -> N.Node:
@@ -74,30 +127,38 @@ def join_algorithm(plan: N.Node, ctx: Any) -> N.Node:
         if not node.left_keys:
             return node
         right, left = node.right, node.left
-        if (isinstance(right, N.Scan) and right.table.primary_key and right.ir is None
-                and right.lo is None and right.hi is None and right.aggregate is None
-                and node.kind in ("inner", "left") and (_small(left) or _few(left, right))):
-            pk = _pk_cols(right)
-            rk = [k.data if k.kind == "col" else None for k in node.right_keys]
-            if sorted(x for x in rk if x is not None) == sorted(pk) and len(rk) == len(pk) and all(
-                compatible(lk_, right.cols[r].type) for lk_, r in zip(node.left_keys, rk, strict=True)
-            ):
-                order = [rk.index(p) for p in pk]
-                node.left_keys = [node.left_keys[i] for i in order]
-                node.right_keys = [node.right_keys[i] for i in order]
-                node.algo = "bind"
-                return node
-        if (len(node.left_keys) == 1 and isinstance(left, N.Scan) and isinstance(right, N.Scan)
-                and left.table.primary_key and right.table.primary_key
-                and left.aggregate is None and right.aggregate is None
-                and not left.reverse and not right.reverse
-                and node.kind in ("inner", "left")
-                and node.left_keys[0].kind == "col" and node.right_keys[0].kind == "col"
-                and node.left_keys[0].data == _pk_cols(left)[0]
-                and node.right_keys[0].data == _pk_cols(right)[0]):
+        if (isinstance(right, N.Scan) and (_small(left) or _few(left, right))
+                and _bind_keys(node)):
+            return node
+        stats = node.kind == "inner" and has_stats(left) and has_stats(right)
+        if stats and isinstance(left, N.Scan) and _few(right, left):
+            proj, swapped = _swap(node)
+            _split_keys(swapped)
+            if swapped.left_keys and _bind_keys(swapped):
+                return proj  # the small side is the outer of a bind join
+        if stats and estimate(right) > 2 * estimate(left) and not _merge_ok(node):
+            proj, swapped = _swap(node)
+            _split_keys(swapped)
+            if swapped.left_keys:
+                swapped.algo = "hash"
+                return proj  # build the hash table on the smaller side
+        if _merge_ok(node):
             node.algo = "merge"
             return node
         node.algo = "hash"
         return node
 
     return N.transform(plan, fn)
+
+
+def _merge_ok(node: N.Join) -> bool:
+    """Both inputs are primary-key scans ordered on the (single) join key."""
+    left, right = node.left, node.right
+    return (len(node.left_keys) == 1 and isinstance(left, N.Scan) and isinstance(right, N.Scan)
+            and bool(left.table.primary_key) and bool(right.table.primary_key)
+            and left.aggregate is None and right.aggregate is None
+            and not left.reverse and not right.reverse
+            and node.kind in ("inner", "left")
+            and node.left_keys[0].kind == "col" and node.right_keys[0].kind == "col"
+            and node.left_keys[0].data == _pk_cols(left)[0]
+            and node.right_keys[0].data == _pk_cols(right)[0])

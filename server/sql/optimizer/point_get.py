@@ -22,9 +22,7 @@ from ..expr.codegen import conjuncts
 from ..plan import nodes as N
 
 
-def _and(preds: list[E]) -> E | None:
-    if not preds:
-        return None
+def _and(preds: list[E]) -> E:
     return preds[0] if len(preds) == 1 else E("and", None, preds, 16)
 
 

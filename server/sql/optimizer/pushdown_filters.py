@@ -69,7 +69,8 @@ def pushdown_filters(plan: N.Node, ctx: Any) -> N.Node:
         if scan.aggregate is not None:
             return node
         ncols = len(scan.table.columns)
-        pushed, rest = [], []
+        pushed: list[Any] = []
+        rest: list[E] = []
         for c in conjuncts(node.pred):
             ir = to_ir(c, ncols)
             (pushed if ir is not None else rest).append(ir if ir is not None else c)

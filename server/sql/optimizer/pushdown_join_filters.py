@@ -49,8 +49,11 @@ def shift(e: E, by: int) -> E:
 
 def conj(preds: list[E]) -> E | None:
     """ANDs predicates together (None for none)."""
-    if not preds:
-        return None
+    return conj_all(preds) if preds else None
+
+
+def conj_all(preds: list[E]) -> E:
+    """ANDs one or more predicates together."""
     return preds[0] if len(preds) == 1 else E("and", None, list(preds), 16)
 
 
@@ -58,15 +61,37 @@ def _push(child: N.Node, preds: list[E]) -> N.Node:
     if not preds:
         return child
     if isinstance(child, N.Filter):
-        child.pred = conj([*conjuncts(child.pred), *preds])
+        child.pred = conj_all([*conjuncts(child.pred), *preds])
         return child
-    return N.Filter(child.cols, child=child, pred=conj(preds))
+    return N.Filter(child.cols, child=child, pred=conj_all(preds))
+
+
+def filter_below_project(node: N.Node) -> N.Node:
+    """Filter(Project of plain columns) becomes Project(Filter): the builder puts such a
+    Project between an explicit JOIN ... ON tree and its WHERE, where it would stop the
+    conjuncts from reaching the join. Conjuncts with sub-plans stay (their `outer`
+    references address the Filter's own row)."""
+    if not (isinstance(node, N.Filter) and isinstance(node.child, N.Project)):
+        return node
+    proj = node.child
+    if not all(e.kind == "col" for e in proj.exprs) or any(
+            x.kind in _OPAQUE for x in node.pred.walk()):
+        return node
+    from .push_projection import renumber
+
+    mapping = {i: e.data for i, e in enumerate(proj.exprs)}
+    proj.child = N.Filter(proj.child.cols, child=proj.child, pred=renumber(node.pred, mapping))
+    return proj
 
 
 def pushdown_join_filters(plan: N.Node, ctx: Any) -> N.Node:
     """Moves single-side conjuncts below joins and cross-side ones into the join condition."""
 
     def fn(node: N.Node) -> N.Node:
+        lifted = filter_below_project(node)
+        if lifted is not node:
+            lifted.child = fn(lifted.child)  # type: ignore[attr-defined]
+            return lifted
         if not (isinstance(node, N.Filter) and isinstance(node.child, N.Join)):
             return node
         join = node.child
@@ -92,6 +117,6 @@ def pushdown_join_filters(plan: N.Node, ctx: Any) -> N.Node:
         join.right = fn(_push(join.right, right)) if right else join.right
         if both:
             join.cond = conj([*conjuncts(join.cond), *both])
-        return N.Filter(join.cols, child=join, pred=conj(keep)) if keep else join
+        return N.Filter(join.cols, child=join, pred=conj_all(keep)) if keep else join
 
     return N.transform(plan, fn)

@@ -2,7 +2,9 @@
 
 Each rule is `rule(plan, ctx) -> plan` in a module of its own name. The
 driver keeps, for the golden tests and EXPLAIN (VERBOSE), the plan text after
-every rule that changed it.
+every rule that changed it. `PRE_RULES` (decorrelation into semi / anti joins)
+run first, on sub-plans as the builder made them; then every sub-plan left in
+an expression is optimized on its own ("subplans" in the trace); then `RULES`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..plan import nodes as N
+from .expr_index import expr_index
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
 from .join_order import join_order
@@ -20,12 +23,18 @@ from .push_limit import push_limit
 from .push_projection import push_projection
 from .pushdown_filters import pushdown_filters
 from .pushdown_join_filters import pushdown_join_filters
+from .semijoin import semijoin
+
+# Rules that read sub-plans as the builder made them, so they run before nested plans are
+# optimized (point_get would otherwise turn a correlated `pk = outer.x` into a keyed get).
+PRE_RULES = (semijoin,)
 
 RULES = (
     join_order,
     pushdown_join_filters,
     point_get,
     index_lookup,
+    expr_index,
     pushdown_filters,
     push_aggregate,
     push_limit,
@@ -47,8 +56,16 @@ def optimize(plan: N.Node, catalog: Any) -> tuple[N.Node, list[tuple[str, list[s
     from ..plan.explain import explain_lines
 
     ctx = OptContext(catalog)
-    _optimize_nested(plan, ctx, set())
     trace: list[tuple[str, list[str]]] = [("initial", explain_lines(plan))]
+    for rule in PRE_RULES:
+        plan = rule(plan, ctx)
+        lines = explain_lines(plan)
+        if lines != trace[-1][1]:
+            trace.append((rule.__name__, lines))
+    _optimize_nested(plan, ctx, set())
+    lines = explain_lines(plan)
+    if lines != trace[-1][1]:
+        trace.append(("subplans", lines))
     for rule in RULES:
         plan = rule(plan, ctx)
         lines = explain_lines(plan)
@@ -58,6 +75,8 @@ def optimize(plan: N.Node, catalog: Any) -> tuple[N.Node, list[tuple[str, list[s
 
 
 def _apply(plan: N.Node, ctx: OptContext, seen: set[int]) -> N.Node:
+    for rule in PRE_RULES:
+        plan = rule(plan, ctx)
     _optimize_nested(plan, ctx, seen)
     for rule in RULES:
         plan = rule(plan, ctx)

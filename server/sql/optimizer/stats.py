@@ -1,12 +1,14 @@
 """Table statistics from ANALYZE, and the row estimates the cost-based rules read.
 
 `analyze(txn, table)` scans a table once and keeps, per column, the fraction
-of NULLs, the number of distinct values, min and max and an equi-depth
-histogram (`BUCKETS` bounds), computed from a reservoir sample of at most
-`SAMPLE` rows (exact below that), plus the table's row count. Statistics live
-in this process, keyed by the table's KiVi space, until the next ANALYZE
-(like PostgreSQL's, they go stale between runs and are not maintained by
-writes).
+of NULLs, the number of distinct values, min and max, the most common values
+with their frequencies and an equi-depth histogram (`BUCKETS` bounds),
+computed from a reservoir sample of at most `SAMPLE` rows (exact below that),
+plus the table's row count and average row width. `STATS` holds them by table
+OID for the optimizer; the server persists them through `catalog.statstore`
+(transactionally, with the ANALYZE) and reloads `STATS` from there whenever
+the catalog changes, so they survive restarts. Like PostgreSQL's, they go
+stale between runs and are not maintained by writes.
 
 `estimate(node)` gives a plan node's expected output rows: a base table's row
 count (`DEFAULT_ROWS` when never analyzed) scaled by the selectivity of its
@@ -32,6 +34,9 @@ DEFAULT_ROWS = 1000.0
 DEFAULT_SEL = 1 / 3
 
 
+MCV = 100  # most common values kept per column (PostgreSQL's default statistics target)
+
+
 @dataclass
 class ColumnStats:
     null_frac: float = 0.0
@@ -39,19 +44,43 @@ class ColumnStats:
     min: Any = None
     max: Any = None
     histogram: list[Any] = field(default_factory=list)  # BUCKETS + 1 bounds, equi-depth
+    avg_width: int = 0
+    mcv: list[Any] = field(default_factory=list)  # most common values, most common first
+    mcf: list[float] = field(default_factory=list)  # their frequencies (fractions of all rows)
 
 
 @dataclass
 class TableStats:
     rows: int = 0
     columns: dict[int, ColumnStats] = field(default_factory=dict)  # by row slot (attnum order)
+    analyzed_at: Any = None  # datetime of the ANALYZE
+    width: int = 0  # average row width in bytes (relpages = rows * width / 8192)
 
 
-STATS: dict[int, TableStats] = {}
+STATS: dict[int, TableStats] = {}  # by table OID
 
 
-def analyze(txn: Any, table: Any) -> TableStats:
-    """Collects and stores a table's statistics (one scan); returns them."""
+def to_payload(ts: TableStats) -> list[Any]:
+    """Returns the statistics as plain values (for `kivi.wire` encoding)."""
+    cols = [[i, c.null_frac, c.ndistinct, c.min, c.max, c.histogram, c.avg_width, c.mcv, c.mcf]
+            for i, c in sorted(ts.columns.items())]
+    return [ts.rows, ts.analyzed_at, ts.width, cols]
+
+
+def from_payload(p: list[Any]) -> TableStats:
+    """Rebuilds statistics from `to_payload`'s values."""
+    rows, at, width, cols = p
+    ts = TableStats(rows=rows, analyzed_at=at, width=width)
+    for i, nf, nd, lo, hi, hist, aw, mcv, mcf in cols:
+        ts.columns[i] = ColumnStats(nf, nd, lo, hi, list(hist), aw, list(mcv), list(mcf))
+    return ts
+
+
+def analyze(txn: Any, table: Any, publish: bool = True) -> TableStats:
+    """Collects a table's statistics (one scan); returns them, and with `publish` puts them
+    in `STATS` at once (the server instead persists them and reloads after commit)."""
+    import datetime as dt
+
     rng = random.Random(table.space)
     sample: list[tuple] = []
     n = 0
@@ -64,26 +93,55 @@ def analyze(txn: Any, table: Any) -> TableStats:
                 j = rng.randrange(n)
                 if j < SAMPLE:
                     sample[j] = row
-    ts = TableStats(rows=n)
+    ts = TableStats(rows=n, analyzed_at=dt.datetime.now(dt.UTC))
     width = max((len(r) for r in sample), default=0)
     for i in range(width):
         ts.columns[i] = _column([r[i] if i < len(r) else None for r in sample], n)
-    STATS[table.space] = ts
+    ts.width = 24 + sum(c.avg_width for c in ts.columns.values())  # + the tuple header
+    if publish:
+        STATS[table.oid] = ts
     return ts
 
 
+def _width(v: Any) -> int:
+    if isinstance(v, bool):
+        return 1
+    if isinstance(v, int):
+        return 4 if abs(v) < 2**31 else 8
+    if isinstance(v, str | bytes):
+        return len(v) + 1
+    if isinstance(v, list | dict):
+        return 8 + 8 * len(v)
+    return 8
+
+
 def _column(vals: list[Any], total: int) -> ColumnStats:
+    from collections import Counter
+
     nn = [v for v in vals if v is not None]
     cs = ColumnStats(null_frac=(1 - len(nn) / len(vals)) if vals else 0.0)
     if not nn:
         return cs
+    step = max(1, len(nn) // 1000)
+    cs.avg_width = round(sum(_width(v) for v in nn[::step]) / len(nn[::step]))
     try:
-        distinct = len(set(nn))
+        counts: Counter = Counter(nn)
+        distinct = len(counts)
     except TypeError:  # arrays, json: count their text
+        counts = Counter()
         distinct = len({repr(v) for v in nn})
     if len(vals) < total and distinct > 0.9 * len(nn):  # sampled and nearly unique: scales
         distinct = int(distinct * total / len(vals))
     cs.ndistinct = float(distinct)
+    # most common values: those seen more often than an average value (PostgreSQL's
+    # compute_scalar_stats keeps values above 1.25x the average frequency)
+    if counts and len(counts) < len(nn):
+        avg = len(nn) / len(counts)
+        # (when every distinct value fits in the list, all are kept, as PostgreSQL does)
+        common = [(v, c) for v, c in counts.most_common(MCV)
+                  if len(counts) <= MCV or (c > 1 and c > 1.25 * avg)]
+        cs.mcv = [v for v, _ in common]
+        cs.mcf = [c / len(vals) for _, c in common]
     try:
         nn.sort()
     except TypeError:
@@ -94,7 +152,8 @@ def _column(vals: list[Any], total: int) -> ColumnStats:
 
 
 def table_stats(table: Any) -> TableStats | None:
-    return STATS.get(getattr(table, "space", None))
+    """The table's statistics from its last ANALYZE, if any."""
+    return STATS.get(getattr(table, "oid", -1))
 
 
 # -- estimates ----------------------------------------------------------------------------------
@@ -133,13 +192,34 @@ def _range_sel(cs: ColumnStats, op: str, v: Any) -> float:
     return max(min(frac, 1.0), 0.0) * (1 - cs.null_frac)
 
 
+_UNKNOWN = object()  # an equality with a value known only at execution ($1, a join key)
+
+
+def _eq_sel(cs: ColumnStats, v: Any) -> float:
+    """Selectivity of `col = v`: v's frequency if it is a common value, else the rest spread
+    evenly over the other distinct values."""
+    if not cs.ndistinct:
+        return 0.0
+    if v is not _UNKNOWN and cs.mcv:
+        try:
+            for m, f in zip(cs.mcv, cs.mcf, strict=True):
+                if m == v:
+                    return f
+        except TypeError:
+            pass
+        rest = max(1.0 - cs.null_frac - sum(cs.mcf), 0.0)
+        others = cs.ndistinct - len(cs.mcv)
+        return rest / others if others > 0 else 0.0
+    return (1 - cs.null_frac) / cs.ndistinct
+
+
 def _cmp_sel(cs: ColumnStats | None, op: str, v: Any) -> float:
     if cs is None:
         return 0.005 if op == "=" else DEFAULT_SEL
     if v is None:
         return 0.0
     if op == "=":
-        return (1 - cs.null_frac) / cs.ndistinct if cs.ndistinct else 0.0
+        return _eq_sel(cs, v)
     if op == "<>":
         return (1 - cs.null_frac) * (1 - (1 / cs.ndistinct if cs.ndistinct else 0))
     return _range_sel(cs, op, v)
@@ -168,16 +248,32 @@ def ir_selectivity(ir: Any, node: N.Node) -> float:
         if a[0] != "col" and b[0] == "col":
             op, a, b = _FLIP[op], b, a
         if a[0] == "col":
-            v = b[1] if b[0] == "const" else object()
-            return _cmp_sel(column_stats(node, a[1]), op, v) if b[0] == "const" else (
-                _cmp_sel(column_stats(node, a[1]), op, None) if op == "=" else DEFAULT_SEL)
+            if b[0] == "const":
+                return _cmp_sel(column_stats(node, a[1]), op, b[1])
+            return _cmp_sel(column_stats(node, a[1]), op, _UNKNOWN) if op == "=" else DEFAULT_SEL
     if k in ("is_null", "is_not_null") and ir[1][0] == "col":
-        cs = column_stats(node, ir[1][1])
-        f = cs.null_frac if cs else 0.01
-        return f if k == "is_null" else 1 - f
+        return _null_sel(column_stats(node, ir[1][1]), k == "is_null")
     if k == "in" and ir[1][0] == "col":
-        return min(1.0, len(ir[2]) * _cmp_sel(column_stats(node, ir[1][1]), "=", 0))
+        return _in_sel(column_stats(node, ir[1][1]), ir[2])
+    if k == "like" and isinstance(ir[2], str):
+        return like_sel(ir[2])
     return DEFAULT_SEL
+
+
+def like_sel(pattern: str) -> float:
+    """`x LIKE pattern`: 0.2 per literal character, as PostgreSQL's FIXED_CHAR_SEL."""
+    literal = sum(1 for ch in pattern if ch not in "%_")
+    return max(0.2 ** literal, 0.0001)
+
+
+def _null_sel(cs: ColumnStats | None, is_null: bool) -> float:
+    f = cs.null_frac if cs else 0.005
+    return f if is_null else 1 - f
+
+
+def _in_sel(cs: ColumnStats | None, values: list[Any]) -> float:
+    """`col IN (v1, v2, ...)`: the sum of the equalities' selectivities (distinct values)."""
+    return min(1.0, sum(_cmp_sel(cs, "=", v) for v in values))
 
 
 def pred_selectivity(e: Any, child: N.Node) -> float:
@@ -200,21 +296,95 @@ def pred_selectivity(e: Any, child: N.Node) -> float:
         if a.kind != "col" and b.kind == "col":
             a, b, op = b, a, _FLIP[op]
         if a.kind == "col" and b.kind in ("const", "param"):
-            v = b.data if b.kind == "const" else 0
+            v = b.data if b.kind == "const" else _UNKNOWN
             if b.kind == "param" and op != "=":
                 return DEFAULT_SEL
             return _cmp_sel(column_stats(child, a.data), op, v)
+        if a.kind == "col" and b.kind == "col" and op == "=":
+            # two columns of one input: as likely as a match of the more varied one
+            ca, cb = column_stats(child, a.data), column_stats(child, b.data)
+            nd = max(ca.ndistinct if ca else 0, cb.ndistinct if cb else 0)
+            return 1 / nd if nd else 0.005
+    if e.kind == "not" and e.args:
+        return 1 - pred_selectivity(e.args[0], child)
+    if e.kind in ("isnull", "notnull") and e.args and e.args[0].kind == "col":
+        return _null_sel(column_stats(child, e.args[0].data), e.kind == "isnull")
+    if e.kind == "like" and len(e.args) == 2 and e.args[1].kind == "const" and isinstance(
+            e.args[1].data, str):
+        sel = like_sel(e.args[1].data)
+        return 1 - sel if e.data[1] else sel
+    if e.kind == "in_list" and e.args and e.args[0].kind == "col":
+        vals = [x.data if x.kind == "const" else _UNKNOWN for x in e.args[1:]]
+        sel = _in_sel(column_stats(child, e.args[0].data), vals)
+        return 1 - sel if e.data else sel
     return DEFAULT_SEL
 
 
-def _key_ndistinct(node: N.Node, keys: list) -> float:
-    best = 0.0
-    for k in keys:
-        if k.kind == "col":
-            cs = column_stats(node, k.data)
-            if cs is not None:
-                best = max(best, cs.ndistinct)
-    return best
+DEFAULT_NDISTINCT = 200.0  # PostgreSQL's guess for an expression's distinct values
+
+
+def expr_ndistinct(e: Any, node: N.Node, rows: float) -> float:
+    """Distinct values of `e` over node's rows: a column's statistics, else at most 200."""
+    if e.kind == "col":
+        cs = column_stats(node, e.data)
+        if cs is not None and cs.ndistinct:
+            return cs.ndistinct
+    return max(min(rows, DEFAULT_NDISTINCT), 1.0)
+
+
+def _equi_pairs(node: N.Join) -> tuple[list[tuple[Any, Any]], int]:
+    """The join's equality pairs (left expr, right expr over its own rows) and how many other
+    conjuncts its condition has."""
+    if node.left_keys:
+        rest = node.residual
+        n_rest = 0 if rest is None else len(rest.args) if rest.kind == "and" else 1
+        return list(zip(node.left_keys, node.right_keys, strict=True)), n_rest
+    from ..expr.codegen import conjuncts
+    from .pushdown_join_filters import shift, side_of
+
+    nl = len(node.left.cols)
+    pairs, n_rest = [], 0
+    for c in conjuncts(node.cond):
+        if c.kind == "op" and c.data == "=" and len(c.args) == 2:
+            a, b = c.args
+            sa, sb = side_of(a, nl), side_of(b, nl)
+            if sa == "l" and sb == "r":
+                pairs.append((a, shift(b, nl)))
+                continue
+            if sa == "r" and sb == "l":
+                pairs.append((b, shift(a, nl)))
+                continue
+        n_rest += 1
+    return pairs, n_rest
+
+
+def join_rows(node: N.Join) -> float:
+    """Rows of a join: |L| x |R| x each equality's 1 / max(distinct values of its sides)
+    (several together at least 1 / max(|L|, |R|), as a foreign-key join), x 1/3 per other
+    conjunct; a semi join keeps the left rows whose key the right side has, an anti join
+    the others."""
+    lr, rr = estimate(node.left), estimate(node.right)
+    if node.cond is None and not node.left_keys:
+        return lr * rr if node.kind not in ("semi", "anti") else lr * 0.5
+    pairs, n_rest = _equi_pairs(node)
+    if node.kind in ("semi", "anti"):
+        frac = 1.0
+        for a, b in pairs:
+            frac *= min(1.0, expr_ndistinct(b, node.right, rr) / expr_ndistinct(a, node.left, lr))
+        frac *= DEFAULT_SEL ** n_rest if pairs else 0.5
+        return max(lr * (frac if node.kind == "semi" else 1 - frac), 1.0)
+    sel = 1.0
+    for a, b in pairs:
+        sel /= max(expr_ndistinct(a, node.left, lr), expr_ndistinct(b, node.right, rr))
+    if len(pairs) > 1:
+        sel = max(sel, 1.0 / max(lr, rr, 1.0))
+    sel *= DEFAULT_SEL ** n_rest
+    rows = lr * rr * sel
+    if node.kind in ("left", "full"):
+        rows = max(rows, lr)
+    if node.kind in ("right", "full"):
+        rows = max(rows, rr)
+    return max(rows, 1.0)
 
 
 def estimate(node: N.Node) -> float:
@@ -255,17 +425,7 @@ def estimate(node: N.Node) -> float:
             nd *= cs.ndistinct if cs and cs.ndistinct else rows / 10
         return max(min(rows, nd), 1.0)
     if isinstance(node, N.Join):
-        lr, rr = estimate(node.left), estimate(node.right)
-        if node.kind == "cross" or node.cond is None:
-            return lr * rr
-        nd = max(_key_ndistinct(node.left, node.left_keys),
-                 _key_ndistinct(node.right, node.right_keys))
-        rows = lr * rr / nd if nd else max(lr, rr)
-        if node.kind in ("left", "full"):
-            rows = max(rows, lr)
-        if node.kind in ("right", "full"):
-            rows = max(rows, rr)
-        return max(rows, 1.0)
+        return join_rows(node)
     if isinstance(node, N.SetOp):
         return estimate(node.left) + estimate(node.right)
     kids = node.children

@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (imported to register their relations)
     shared,
     stats,
     systypes,
+    timezones,
     views,
 )
 from .registry import VIRTUAL_BY_OID, VIRTUAL_TABLES, VirtualTable, pg_relation, virtual_table

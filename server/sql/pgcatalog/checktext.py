@@ -15,6 +15,7 @@ stored text, parenthesised.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
@@ -24,16 +25,19 @@ from ..expr.types import datatype_oid
 from .ddltext import format_type
 from .exprtext import cast_name, number_type, quote_literal
 
-_CMP = {exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=",
-        exp.Like: "~~", exp.ILike: "~~*", exp.RegexpLike: "~"}
+_CMP: dict[type, str] = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=",
+    exp.Like: "~~", exp.ILike: "~~*", exp.RegexpLike: "~"}
 _NEGATED = {"~~": "!~~", "~~*": "!~~*", "~": "!~"}
-_ARITH = {exp.Add: ("+", 1), exp.Sub: ("-", 1), exp.Mul: ("*", 2), exp.Div: ("/", 2),
-          exp.Mod: ("%", 2), exp.DPipe: ("||", 0)}
+_ARITH: dict[type, tuple[str, int]] = {
+    exp.Add: ("+", 1), exp.Sub: ("-", 1), exp.Mul: ("*", 2), exp.Div: ("/", 2),
+    exp.Mod: ("%", 2), exp.DPipe: ("||", 0)}
 _VARCHARISH = (T.VARCHAR, T.NAME)
 _INTS = (T.INT2, T.INT4, T.INT8)
-_KEYWORDS = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "CURRENT_DATE",
-             exp.CurrentTime: "CURRENT_TIME", exp.Localtimestamp: "LOCALTIMESTAMP",
-             exp.CurrentUser: "CURRENT_USER", exp.Uuid: "gen_random_uuid()"}
+_KEYWORDS: dict[type, str] = {
+    exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "CURRENT_DATE",
+    exp.CurrentTime: "CURRENT_TIME", exp.Localtimestamp: "LOCALTIMESTAMP",
+    exp.CurrentUser: "CURRENT_USER", exp.Uuid: "gen_random_uuid()"}
 NOW_STANDIN = "cumulo_pg_now__"
 
 
@@ -271,7 +275,7 @@ def expr_text(tree: exp.Expression, types: dict[str, int], pretty: bool) -> str:
 def check_text(sql: str, types: dict[str, int], pretty: bool) -> str | None:
     """Returns the expression inside `CHECK (...)` as PostgreSQL prints it, None if unknown."""
     try:
-        tree = sqlglot.parse_one(sql, read="postgres")
+        tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
         return _Deparser(types, pretty).dep(tree).text
     except Exception:  # noqa: BLE001 - an unknown shape falls back to the stored text
         return None

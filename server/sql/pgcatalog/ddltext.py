@@ -77,9 +77,16 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
     if i is None:
         return None
     table = cat.table_by_oid(i.table_oid)
-    cols = _col_names(table, i.columns)
+    if i.exprs:
+        from ..ddl.indexkeys import key_names
+
+        cols = key_names(table, i, pretty)
+    else:
+        cols = _col_names(table, i.columns)
+    included = _col_names(table, i.include)
     if column > 0:
-        return cols[column - 1] if column <= len(cols) else ""
+        every = cols + included
+        return every[column - 1] if column <= len(every) else ""
     desc = list(i.descending) + [False] * (len(cols) - len(i.descending))
     keys = ", ".join(c + (" DESC" if d else "") for c, d in zip(cols, desc, strict=True))
     unique = "UNIQUE " if i.unique or i.primary else ""
@@ -87,6 +94,8 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
                   else qualified(cat, i.table_oid))
     text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {table_name} "
             f"USING btree ({keys})")
+    if included:
+        text += f" INCLUDE ({', '.join(included)})"
     if i.predicate:
         text += f" WHERE {parenthesize(i.predicate)}"
     return text

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
@@ -115,7 +116,8 @@ def _render(node: exp.Expression, top_type: int | None) -> exp.Expression:
 
 def _parse(sql: str) -> exp.Expression | None:
     try:
-        return sqlglot.parse_one(_NOW.sub(_NOW_STANDIN + "()", sql), read="postgres")
+        return cast(exp.Expression,
+                    sqlglot.parse_one(_NOW.sub(_NOW_STANDIN + "()", sql), read="postgres"))
     except Exception:  # noqa: BLE001 - text sqlglot cannot parse is kept as is
         return None
 

@@ -148,9 +148,9 @@ def table_constraints(ctx: Any) -> list[tuple[Any, ...]]:
         if t.kind != "r":
             continue
         schema = idx.schema_name(t.schema_oid)
-        for c in t.live_columns:
-            if c.not_null:
-                rows.append((db, schema, f"{t.schema_oid}_{t.oid}_{c.attnum}_not_null", db,
+        for col in t.live_columns:
+            if col.not_null:
+                rows.append((db, schema, f"{t.schema_oid}_{t.oid}_{col.attnum}_not_null", db,
                              schema, t.name, "CHECK", "NO", "NO", "YES", None))
     return rows
 
@@ -256,11 +256,11 @@ def check_constraints(ctx: Any) -> list[tuple[Any, ...]]:
             rows.append((db, idx.schema_name(t.schema_oid), c.name, text.removeprefix("CHECK ")))
     for t in cat.tables:
         if t.kind == "r":
-            for c in t.live_columns:
-                if c.not_null:
+            for col in t.live_columns:
+                if col.not_null:
                     rows.append((db, idx.schema_name(t.schema_oid),
-                                 f"{t.schema_oid}_{t.oid}_{c.attnum}_not_null",
-                                 f"{c.name} IS NOT NULL"))
+                                 f"{t.schema_oid}_{t.oid}_{col.attnum}_not_null",
+                                 f"{col.name} IS NOT NULL"))
     return rows
 
 

@@ -19,6 +19,7 @@ from ..catalog import model as M
 from .exprtext import default_text
 from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .registry import VIRTUAL_TABLES, empty, pg_relation
+from .stats import class_counts
 from .systypes import opclass_of, type_storage
 
 COLLATABLE = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME)
@@ -51,7 +52,8 @@ def _default_public(s: M.Schema) -> bool:
 def pg_namespace(ctx: Any) -> list[tuple[Any, ...]]:
     """The system schemas and the database's own schemas."""
     seen = {s.oid for s in ctx.catalog.schemas}
-    rows = [(s.oid, s.name, s.owner, None) for s in SYSTEM_SCHEMAS if s.oid not in seen]
+    rows: list[tuple[Any, ...]] = [(s.oid, s.name, s.owner, None) for s in SYSTEM_SCHEMAS
+                                   if s.oid not in seen]
     rows += [(s.oid, s.name, schema_owner(s), _PUBLIC_ACL if _default_public(s) else None)
              for s in ctx.catalog.schemas]
     return rows
@@ -63,8 +65,9 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
     has_storage = kind in ("r", "i", "S")
     replident = kw.get("replident", "d" if kind == "r" else "n")
     return (
-        oid, name, nsp, 0, 0, owner, am, oid if has_storage else 0, 0, 0,
-        -1.0 if kind == "r" else 0.0, 0, 0, kw.get("hasindex", False), kw.get("shared", False),
+        oid, name, nsp, 0, 0, owner, am, oid if has_storage else 0, 0, kw.get("pages", 0),
+        kw.get("tuples", -1.0 if kind == "r" else 0.0), 0, 0, kw.get("hasindex", False),
+        kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
         False, False, True, replident, False, 0, 0, 0, None, kw.get("options"), None,
     )
@@ -103,7 +106,8 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
         _class_row(t.oid, t.name, t.schema_oid, t.kind, t.owner,
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
-                   triggers=t.oid in triggers, persistence=persistence(t.schema_oid))
+                   triggers=t.oid in triggers, persistence=persistence(t.schema_oid),
+                   **dict(zip(("pages", "tuples"), class_counts(t), strict=True)))
         for t in cat.tables
     ]
     for i in cat.indexes:
@@ -111,7 +115,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
         nsp = idx.rel[i.oid].schema_oid
         rows.append(_class_row(i.oid, i.name, nsp, "i",
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
-                               len(i.columns), persistence=persistence(nsp)))
+                               len(i.columns) + len(i.include), persistence=persistence(nsp)))
     rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3,
                         persistence=persistence(s.schema_oid))
              for s in cat.sequences]
@@ -177,18 +181,28 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
                                       column_default(c) is not None, c.identity,
                                       generated="s" if _generated(c) else ""))
     for i in cat.indexes:
-        t = cat.table_by_oid(i.table_oid)
-        cols = {c.attnum: c for c in t.columns} if t else {}
-        for n, attnum in enumerate(i.columns, 1):
-            c = cols.get(attnum)
-            if c is not None:
-                rows.append(_attr_row(i.oid, c.name, c.type_oid, n, c.typmod))
+        owner = cat.table_by_oid(i.table_oid)
+        cols = {c.attnum: c for c in owner.columns} if owner else {}
+        key_types = _expr_types(owner, i, [0] * len(i.columns)) if i.exprs else []
+        exprs = iter(i.exprs)
+        for n, attnum in enumerate((*i.columns, *i.include), 1):
+            ic = cols.get(attnum)
+            if ic is not None:
+                rows.append(_attr_row(i.oid, ic.name, ic.type_oid, n, ic.typmod))
+            elif attnum == 0:  # PostgreSQL names an expression column after its function
+                rows.append(_attr_row(i.oid, _expr_colname(next(exprs)), key_types[n - 1], n))
     for s in cat.sequences:
         rows += [_attr_row(s.oid, "last_value", T.INT8, 1, notnull=True),
                  _attr_row(s.oid, "log_cnt", T.INT8, 2, notnull=True),
                  _attr_row(s.oid, "is_called", T.BOOL, 3, notnull=True)]
     rows.extend(_system_attr_rows())
     return rows
+
+
+def _expr_colname(sql: str) -> str:
+    from ..ddl.indexkeys import expr_colname
+
+    return expr_colname(sql)
 
 
 def _generated(c: M.Column) -> str | None:
@@ -218,13 +232,26 @@ def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
     t = cat.table_by_oid(i.table_oid)
     types = {c.attnum: c.type_oid for c in t.columns} if t else {}
     typs = [types.get(a, 0) for a in i.columns]
+    if i.exprs:  # NB: an expression key's type is the compiled expression's
+        typs = _expr_types(t, i, typs)
     desc = list(i.descending) + [False] * (len(i.columns) - len(i.descending))
+    every = list(i.columns) + list(i.include)
     return (
-        i.oid, i.table_oid, len(i.columns), len(i.columns), i.unique or i.primary, False,
-        i.primary, False, True, False, True, False, True, True, False, list(i.columns),
-        [collation_of(x) for x in typs], [opclass_of(x) for x in typs],
-        [INDOPTION_DESC if d else 0 for d in desc], None, i.predicate,
+        i.oid, i.table_oid, len(every), len(i.columns), i.unique or i.primary, False,
+        i.primary, False, True, False, True, False, True, True, False, every,
+        [collation_of(x) for x in typs] + [0] * len(i.include),
+        [opclass_of(x) for x in typs] + [0] * len(i.include),
+        [INDOPTION_DESC if d else 0 for d in desc] + [0] * len(i.include),
+        ", ".join(i.exprs) if i.exprs else None, i.predicate,
     )
+
+
+def _expr_types(t: M.Table | None, i: M.Index, typs: list[int]) -> list[int]:
+    """Key types of an expression index: the columns', and the expressions' result types."""
+    from ..ddl.indexkeys import expr_types
+
+    it = iter(expr_types(t, i.exprs))
+    return [x if a else next(it) for a, x in zip(i.columns, typs, strict=True)]
 
 
 @pg_relation("pg_catalog", "pg_index")

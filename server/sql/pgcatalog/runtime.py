@@ -7,6 +7,7 @@ offers `sessions()`, functions from the function registry.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from ...pgtypes import oids as T
@@ -15,6 +16,7 @@ from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
 from .procoids import BY_OID, PG_PROC_OIDS, proc_oid
 from .registry import empty, pg_relation
+from .shapes import SHAPES
 
 # The settings pg_settings lists when the session cannot enumerate its own: (name, type, unit).
 KNOWN_SETTINGS = [
@@ -68,7 +70,13 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("pg_catalog", "pg_stat_activity")
 def pg_stat_activity(ctx: Any) -> list[tuple[Any, ...]]:
-    """One row per open session of the engine (at least the current one)."""
+    """One row per open session of the engine (at least the current one), as PostgreSQL 15.
+
+    A session is `active` from the start of a statement until its Query or Sync ends (the
+    querying session always is); else idle, idle in transaction or idle in transaction
+    (aborted), waiting on the client (`Client`/`ClientRead`). `query` is the running
+    statement, or the last one. A session ended by pg_terminate_backend is gone at once.
+    """
     cat = ctx.catalog
     me = getattr(ctx, "session", None)
     engine = getattr(me, "engine", None)
@@ -76,16 +84,36 @@ def pg_stat_activity(ctx: Any) -> list[tuple[Any, ...]]:
     if not sessions:
         return [_activity(cat, ctx.user, ctx.database, ctx.backend_pid,
                           ctx.get_setting("application_name"), None, "active")]
-    out = []
-    for s in sorted(sessions, key=lambda s: s.backend_pid):
-        status = getattr(s, "transaction_status", "I")
-        status = status() if callable(status) else status
-        state = "active" if s is me else {"T": "idle in transaction",
-                                          "E": "idle in transaction (aborted)"}.get(status, "idle")
-        out.append(_activity(cat, s.user, s.database, s.backend_pid,
-                             s.get_setting("application_name"),
-                             getattr(s, "txn_started_at", None), state))
-    return out
+    return [_session_activity(cat, s, s is me)
+            for s in sorted(sessions, key=lambda s: s.backend_pid)
+            if not getattr(s, "terminated", False)]
+
+
+def _ts(epoch: float | None) -> dt.datetime | None:
+    return None if epoch is None else dt.datetime.fromtimestamp(epoch, dt.UTC)
+
+
+def _session_activity(cat: Any, s: Any, is_me: bool) -> tuple[Any, ...]:
+    status = getattr(s, "transaction_status", "I")
+    status = status() if callable(status) else status
+    active = is_me or getattr(s, "running", False)
+    state = "active" if active else {"T": "idle in transaction",
+                                     "E": "idle in transaction (aborted)"}.get(status, "idle")
+    row = list(_activity(cat, s.user, s.database, s.backend_pid,
+                         s.get_setting("application_name"), getattr(s, "txn_started_at", None),
+                         state))
+    row[_COL["client_addr"]] = getattr(s, "client_addr", None)
+    row[_COL["backend_start"]] = _ts(getattr(s, "backend_start", None))
+    row[_COL["query_start"]] = _ts(getattr(s, "query_start", None))
+    row[_COL["state_change"]] = _ts(getattr(s, "state_change", None))
+    row[_COL["query"]] = getattr(s, "last_query", "")
+    if not active:
+        row[_COL["wait_event_type"]], row[_COL["wait_event"]] = "Client", "ClientRead"
+    return tuple(row)
+
+
+_COL = {name: i for i, (name, _type) in enumerate(
+    SHAPES[("pg_catalog", "pg_stat_activity")][2])}
 
 
 def _activity(cat: Any, user: str, database: str, pid: int, app: str | None, xact_start: Any,

@@ -3,7 +3,10 @@
 Monitoring tools and GUI clients read these on connect. Cumulo does not count
 scans or blocks, so the counters are 0 and the timestamps NULL; the rows
 themselves (one per table, index or database) come from the snapshot, so
-joins against pg_class work. Catalogs for features Cumulo lacks (event
+joins against pg_class work. What ANALYZE learnt (`optimizer.stats`, stored
+by `catalog.statstore`) shows as PostgreSQL shows it: `pg_stats` per column,
+`n_live_tup`, `last_analyze` and `analyze_count` in pg_stat_user_tables, and
+`reltuples` / `relpages` in pg_class (`class_counts`). Catalogs for features Cumulo lacks (event
 triggers, foreign servers, subscriptions, ...) exist with PostgreSQL's columns
 and no rows.
 """
@@ -17,7 +20,7 @@ from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
 from .ddltext import format_type
 from .names import names
-from .registry import empty, pg_relation
+from .registry import empty, pg_relation, virtual_table
 from .shapes import SHAPES
 
 _ZERO_TYPES = (T.INT2, T.INT4, T.INT8, T.FLOAT8, T.NUMERIC)
@@ -42,8 +45,76 @@ _DB_ROW = _filler("pg_catalog", "pg_stat_database")
 
 def _user_tables(ctx: Any) -> list[dict[str, Any]]:
     idx = names(ctx.catalog)
-    return [{"relid": t.oid, "schemaname": idx.schema_name(t.schema_oid), "relname": t.name}
+    return [{"relid": t.oid, "schemaname": idx.schema_name(t.schema_oid), "relname": t.name,
+             **_analyzed(t)}
             for t in ctx.catalog.tables if t.kind == "r"]
+
+
+def _analyzed(table: Any) -> dict[str, Any]:
+    from ..optimizer.stats import table_stats
+
+    ts = table_stats(table)
+    if ts is None:
+        return {}
+    return {"n_live_tup": ts.rows, "last_analyze": ts.analyzed_at, "analyze_count": 1}
+
+
+def class_counts(table: Any) -> tuple[int, float]:
+    """pg_class (relpages, reltuples): (0, -1) until the first ANALYZE, as in PostgreSQL."""
+    from ..optimizer.stats import table_stats
+
+    ts = table_stats(table) if table.kind == "r" else None
+    if ts is None:
+        return 0, -1.0 if table.kind == "r" else 0.0
+    return -(-ts.rows * ts.width // 8192), float(ts.rows)
+
+
+_PG_STATS = [
+    ("schemaname", T.NAME), ("tablename", T.NAME), ("attname", T.NAME), ("inherited", T.BOOL),
+    ("null_frac", T.FLOAT4), ("avg_width", T.INT4), ("n_distinct", T.FLOAT4),
+    ("most_common_vals", T.ANYARRAY), ("most_common_freqs", 1021),
+    ("histogram_bounds", T.ANYARRAY), ("correlation", T.FLOAT4),
+    ("most_common_elems", T.ANYARRAY), ("most_common_elem_freqs", 1021),
+    ("elem_count_histogram", 1021),
+]
+
+
+def _array_text(type_oid: int, values: list[Any]) -> str | None:
+    """An anyarray value in its text form, as PostgreSQL prints pg_stats' arrays."""
+    from ...pgtypes.text import text_encoder
+
+    if not values:
+        return None
+    return text_encoder(T.ARRAY_OF.get(type_oid, T.TEXT + 984))(values)
+
+
+@virtual_table("pg_catalog", "pg_stats", _PG_STATS, 12053, "v")
+def pg_stats(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per column of every analyzed table: ANALYZE's statistics, as PostgreSQL's
+    pg_stats shows them (n_distinct negative when it scales with the row count)."""
+    from ..optimizer.stats import table_stats
+
+    idx = names(ctx.catalog)
+    out = []
+    for t in ctx.catalog.tables:
+        ts = table_stats(t) if t.kind == "r" else None
+        if ts is None:
+            continue
+        for slot, c in enumerate(sorted(t.columns, key=lambda c: c.attnum)):
+            cs = ts.columns.get(slot)
+            if c.dropped or cs is None:
+                continue
+            nd = cs.ndistinct
+            if ts.rows and nd > 0.1 * ts.rows:
+                nd = -min(nd / ts.rows, 1.0)
+            common = set(map(repr, cs.mcv))
+            hist = [v for v in cs.histogram if repr(v) not in common] if cs.mcv else cs.histogram
+            out.append((idx.schema_name(t.schema_oid), t.name, c.name, False, cs.null_frac,
+                        cs.avg_width, float(nd), _array_text(c.type_oid, cs.mcv),
+                        list(cs.mcf) or None,
+                        _array_text(c.type_oid, hist) if len(hist) > 1 else None,
+                        None, None, None, None))
+    return out
 
 
 @pg_relation("pg_catalog", "pg_stat_user_tables")
@@ -100,8 +171,18 @@ def pg_prepared_statements(ctx: Any) -> list[tuple[Any, ...]]:
             for name, stmt in prepared.items() if name]
 
 
+@pg_relation("pg_catalog", "pg_cursors")
+def pg_cursors(ctx: Any) -> list[tuple[Any, ...]]:
+    """The session's open cursors (DECLARE), as `sql.cursors` keeps them."""
+    cursors = getattr(getattr(ctx, "session", None), "cursors", None)
+    if not isinstance(cursors, dict):
+        return []
+    return [(c.name, c.statement, c.hold, c.binary, c.scroll, c.created)
+            for c in cursors.values()]
+
+
 for _name in ("pg_stat_replication", "pg_replication_slots", "pg_prepared_xacts",
-              "pg_available_extensions", "pg_cursors", "pg_stat_ssl", "pg_event_trigger",
+              "pg_available_extensions", "pg_stat_ssl", "pg_event_trigger",
               "pg_conversion", "pg_foreign_server", "pg_foreign_data_wrapper", "pg_default_acl",
               "pg_init_privs", "pg_seclabel", "pg_shseclabel", "pg_subscription", "pg_transform",
               "pg_ts_config", "pg_aggregate", "pg_amop", "pg_amproc", "pg_opfamily"):

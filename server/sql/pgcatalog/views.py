@@ -18,7 +18,8 @@ from .registry import empty, pg_relation
 
 
 def _owner(cat: M.CatalogSnapshot, oid: int) -> str | None:
-    return names(cat).roles.get(oid).name if oid in names(cat).roles else None
+    role = names(cat).roles.get(oid)
+    return role.name if role is not None else None
 
 
 @pg_relation("pg_catalog", "pg_tables")

@@ -21,6 +21,7 @@ from ..expr import types as ty
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
+from . import groupingsets as GS
 from . import nodes as N
 
 STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
@@ -46,8 +47,8 @@ def agg_type(func: str, arg: int) -> int:
         return T.BOOL
     if func == "string_agg":
         return T.BYTEA if arg == T.BYTEA else T.TEXT
-    if func == "array_agg":
-        return T.ARRAY_OF.get(arg, T.ANYARRAY)
+    if func == "array_agg":  # NB: of an array type: the same type, one more dimension
+        return arg if ty.is_array(arg) else T.ARRAY_OF.get(arg, T.ANYARRAY)
     if func in STATISTICAL:
         return T.FLOAT8 if arg in (T.FLOAT4, T.FLOAT8) else T.NUMERIC
     if func in ("json_agg", "jsonb_agg"):
@@ -96,21 +97,29 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     """Adds an Aggregate node; returns it with the scope of its output."""
     binder = Binder(planner, scope)
     scope.aggregates_allowed = "GROUP BY"
-    group_asts: list[exp.Expression] = []
-    for g in group.expressions if group is not None else []:
+
+    def resolve(g: exp.Expression) -> exp.Expression:
         if isinstance(g, exp.Literal) and not g.is_string:
             n = int(g.this)
             if not 1 <= n <= len(items):
                 raise InvalidColumnReference(f"GROUP BY position {n} is not in select list")
             it = items[n - 1]
-            group_asts.append(it.this if isinstance(it, exp.Alias) else it)
-            continue
+            return it.this if isinstance(it, exp.Alias) else it
         if isinstance(g, exp.Column) and not g.table and scope.find(g.name, None) is None:
             hit = next((it for it in items if isinstance(it, exp.Alias) and it.alias == g.name), None)
             if hit is not None:
-                group_asts.append(hit.this)
-                continue
-        group_asts.append(g)
+                return hit.this
+        return g
+
+    written = list(group.expressions) if group is not None else []
+    sets: list[tuple[int, ...]] | None = None
+    if GS.has_sets(written):
+        group_asts, sets = GS.expand(written, resolve)
+    else:
+        group_asts = [resolve(g) for g in written]
+    grp_asts = [a for a in agg_asts if isinstance(a, exp.Grouping)]
+    agg_asts = [a for a in agg_asts if not isinstance(a, exp.Grouping)]
+    grp_args = [GS.grouping_bits(a, group_asts, resolve) for a in grp_asts]
     groups = [binder.bind(g) for g in group_asts]
     groups = [coerce(g, T.TEXT, params=planner.params) if g.type == T.UNKNOWN else g for g in groups]
     scope.aggregates_allowed = "aggregate function calls"
@@ -149,7 +158,11 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             c.qualifier, c.table_oid, c.attnum = src.qualifier, src.table_oid, src.attnum
     cols += [N.PCol(a.func if a.func != "count_star" else "count", a.type) for a in aggs]
     agg = N.Aggregate(cols, child=node, groups=groups, aggs=aggs)
-    repl: dict[exp.Expression, E] = {}
+    top: N.Node = agg
+    if sets is not None or grp_asts:
+        top = GS.plan_sets(agg, sets if sets is not None else [tuple(range(len(groups)))],
+                           grp_args)
+    repl: dict[exp.Expr, E] = {}
     group_map: dict[int, int] = {}
     for i, (ast, g) in enumerate(zip(group_asts, groups, strict=True)):
         repl[ast] = col(i, g.type, g.name, g.typmod)
@@ -158,9 +171,12 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     for j, (ast, a) in enumerate(zip(agg_asts, aggs, strict=True)):
         name = _agg_label(ast, a)
         repl[ast] = col(len(groups) + j, a.type, name)
-    out = Scope(cols, parent=scope.parent, repl=repl, group_from=scope, group_map=group_map)
-    out.dependent = _dependent_columns(agg, scope, group_map, planner.catalog)
-    return agg, out
+    for k, ast in enumerate(grp_asts):
+        repl[ast] = col(len(groups) + len(aggs) + k, T.INT4, "grouping")
+    out = Scope(top.cols, parent=scope.parent, repl=repl, group_from=scope, group_map=group_map)
+    if top is agg:  # NB: a grouping set may leave a grouped primary key NULL
+        out.dependent = _dependent_columns(agg, scope, group_map, planner.catalog)
+    return top, out
 
 
 def _dependent_columns(agg: N.Aggregate, scope: Scope, group_map: dict[int, int],

@@ -11,7 +11,7 @@ CTE names shadow tables, and a subquery sees the scopes that enclose it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
@@ -31,7 +31,9 @@ from ..expr.functions import coerce
 from ..expr.regcast import RegOid, RegResolver
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
+from .groupingsets import find_groupings
 from .normalize import factor_or
+from .rowsfrom import rows_from
 
 ORDINALITY = "ordinality"
 
@@ -138,7 +140,9 @@ class Planner:
         left = self.build(q.this, outer)
         right = self.build(q.expression, outer)
         lv, rv = visible(left.cols), visible(right.cols)
-        op = {exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except"}[type(q)]
+        ops: dict[type, str] = {exp.Union: "union", exp.Intersect: "intersect",
+                                exp.Except: "except"}
+        op = ops[type(q)]
         if len(lv) != len(rv):
             raise SyntaxError_(f"each {op.upper()} query must have the same number of columns")
         types = [ty.common_type([left.cols[i].type, right.cols[j].type]) for i, j in zip(lv, rv, strict=True)]
@@ -194,8 +198,10 @@ class Planner:
         return N.Limit(node.cols, child=node, limit=le, offset=oe, ties=ties)
 
     @staticmethod
-    def _output_ref(x: exp.Expression, cols: list[N.PCol]) -> E | None:
-        """An ORDER BY ordinal or output-column name, as a reference to that column."""
+    def _output_ref(x: exp.Expression, cols: list[N.PCol],
+                    exprs: list[E] | None = None) -> E | None:
+        """An ORDER BY ordinal or output-column name, as a reference to that column; with the
+        select list's `exprs`, a name shared by different expressions is 42702 (as PG)."""
         if isinstance(x, exp.Literal) and not x.is_string:
             n = int(x.this)
             vis = visible(cols)
@@ -205,6 +211,10 @@ class Planner:
             return col(i, cols[i].type, cols[i].name)
         if isinstance(x, exp.Column) and not x.table:
             hits = [i for i in visible(cols) if cols[i].name == x.name]
+            if exprs is not None and len({_shape(exprs[i]) for i in hits}) > 1:
+                from ...errors import AmbiguousColumn
+
+                raise AmbiguousColumn(f'ORDER BY "{x.name}" is ambiguous')
             if hits:
                 return col(hits[0], cols[hits[0]].type, x.name)
         return None
@@ -232,7 +242,7 @@ class Planner:
         having = sel.args.get("having")
         agg_asts = []
         for x in [*items, *(o.this for o in order_items), *([having.this] if having else [])]:
-            for a in find_aggregates(x):
+            for a in [*find_aggregates(x), *find_groupings(x)]:
                 if a not in agg_asts:
                     agg_asts.append(a)
         group = sel.args.get("group")
@@ -277,13 +287,13 @@ class Planner:
         distinct = sel.args.get("distinct")
         keys: list[N.SortKey] = []
         for o in order_items:
-            e = self._output_ref(o.this, cols)
-            if e is None:
+            ref = self._output_ref(o.this, cols, exprs)
+            if ref is None:
                 bound = b.bind(o.this)
                 hit = next((i for i, x in enumerate(items)
                             if (x.this if isinstance(x, exp.Alias) else x) == o.this), None)
                 if hit is not None:
-                    e = col(hit, cols[hit].type, cols[hit].name)
+                    ref = col(hit, cols[hit].type, cols[hit].name)
                 else:
                     if distinct is not None and distinct.args.get("on") is None:
                         raise InvalidColumnReference(
@@ -291,8 +301,8 @@ class Planner:
                         )
                     exprs.append(bound)
                     cols.append(N.PCol("?order?", bound.type, hidden=True))
-                    e = col(len(exprs) - 1, bound.type)
-            keys.append(N.SortKey(e, bool(o.args.get("desc")), _nulls_first(o)))
+                    ref = col(len(exprs) - 1, bound.type)
+            keys.append(N.SortKey(ref, bool(o.args.get("desc")), _nulls_first(o)))
         if any(e.kind in ("srf", "srf_field") for e in exprs):
             node = N.ProjectSet(cols, child=node, exprs=exprs,
                                 srf=[e.kind in ("srf", "srf_field") for e in exprs])
@@ -344,11 +354,14 @@ class Planner:
                 out.append(it)
                 continue
             hit = False
-            for c in scope.cols:
+            for k, c in enumerate(scope.cols):
                 if c.hidden or c.dropped or (star_q and c.qualifier != star_q):
                     continue
                 hit = True
                 ref = exp.column(c.name, table=c.qualifier or None, quoted=True)
+                if sum(1 for x in scope.cols if x.name == c.name
+                       and x.qualifier == c.qualifier) > 1:
+                    ref.meta["star_index"] = k  # see Binder.b_Column
                 out.append(ref)
             if star_q and not hit:
                 raise UndefinedTable(f'missing FROM-clause entry for table "{star_q}"')
@@ -374,6 +387,10 @@ class Planner:
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Func):
             node = self.function_scan(item.this, inner_outer, alias, col_names,
                                       bool(item.args.get("ordinality") or False))
+            return node, node.cols
+        if isinstance(item, exp.Unnest) and len(item.expressions) > 1 or (
+                isinstance(item, exp.Table) and item.args.get("rows_from")):
+            node = rows_from(self, item, inner_outer, alias, col_names)
             return node, node.cols
         if isinstance(item, exp.Unnest):
             fn = exp.Anonymous(this="unnest", expressions=list(item.expressions))
@@ -421,8 +438,8 @@ class Planner:
             if t is None:
                 continue
             if t.kind == "v" and t.view_sql:
-                q = normalize_identifiers(sqlglot.parse_one(t.view_sql, read="postgres"),
-                                          dialect="postgres")
+                q = cast(exp.Expression, normalize_identifiers(
+                    sqlglot.parse_one(t.view_sql, read="postgres"), dialect="postgres"))
                 saved, self.ctes = self.ctes, []
                 try:
                     node = self.build(q, None)
@@ -450,7 +467,7 @@ class Planner:
         cols.append(N.PCol("ctid", T.BYTEA, -1, qualifier, t.oid, -1, hidden=True))
         return N.Scan(cols, table=t, with_keys=True)
 
-    def function_scan(self, fn: exp.Expression, outer: Scope | None, alias: str | None,
+    def function_scan(self, fn: exp.Expr, outer: Scope | None, alias: str | None,
                       col_names: list[str], ordinality: bool, ord_name: Any = None) -> N.Node:
         b = Binder(self, Scope([], parent=outer))
         e = b.bind(fn)
@@ -477,7 +494,13 @@ class Planner:
         item = j.this
         lateral = isinstance(item, exp.Lateral) or (
             isinstance(item, exp.Subquery) and bool(item.args.get("lateral")))
-        if lateral or isinstance(item, exp.Table) and isinstance(item.this, exp.Func) or isinstance(item, exp.Unnest):
+        # NB: a function in FROM that reads no column (generate_series(1, 32) in pgJDBC's key
+        # queries) is an ordinary relation, so the comma joins around it can still be reordered.
+        fn_lateral = isinstance(item, exp.Table) and isinstance(item.this, exp.Func) and \
+            item.this.find(exp.Column) is not None
+        fn_lateral = fn_lateral or isinstance(item, exp.Table) and bool(
+            item.args.get("rows_from")) and item.find(exp.Column) is not None  # ROWS FROM
+        if lateral or fn_lateral or isinstance(item, exp.Unnest):
             lscope = Scope(left.cols, parent=outer)
             right, _ = self.plan_from(item, outer, lateral_scope=lscope)
             lateral = True  # its outer references count the left row as one scope level
@@ -549,6 +572,12 @@ class Planner:
         if inner.kind == "const":
             return E("const", None if inner.data is None else fn(inner.data), [], target)
         return E("cast", fn, [inner], target)
+
+
+def _shape(e: E) -> Any:
+    """What a bound expression computes, for telling select-list items apart."""
+    data = e.data if isinstance(e.data, int | str | float | bool | type(None)) else id(e.data)
+    return (e.kind, data, e.type, tuple(_shape(a) for a in e.args))
 
 
 def _nulls_first(o: exp.Ordered) -> bool:

@@ -58,7 +58,7 @@ class CompiledPlan:
 
     def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
         """Returns EXPLAIN's lines; with ANALYZE, runs the plan and adds actual rows and time."""
-        stats = None
+        stats: dict[int, list[Any]] | None = None
         if analyze:
             if ctx is None:
                 raise FeatureNotSupported("EXPLAIN ANALYZE needs an execution context")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from ..expr.bound import render
 from . import nodes as N
 
+_ALGO = {"hash": "Hash", "nested": "Nested Loop", "bind": "Bind", "merge": "Merge"}
+
 
 def describe(node: N.Node) -> str:
     """Returns the one-line description of a node (without children)."""
@@ -71,6 +73,10 @@ def describe(node: N.Node) -> str:
         return "Window " + ", ".join(c.func for c in node.calls)
     if isinstance(node, N.Join):
         parts = [f"Join {node.kind} algo={node.algo}"]
+        if node.kind in ("semi", "anti"):  # as PostgreSQL names them: Hash Semi Join
+            parts = [f"{_ALGO[node.algo]} {node.kind.title()} Join"]
+            if node.null_aware:
+                parts.append("null-aware")
         if node.lateral:
             parts.append("lateral")
         if node.left_keys:

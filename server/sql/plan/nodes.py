@@ -98,20 +98,23 @@ class Values(Node):
 class FunctionScan(Node):
     """A set-returning function in FROM (generate_series, unnest), optionally WITH ORDINALITY."""
 
-    call: E | None = None
+    call: E
     ordinality: bool = False
     multi: bool = False  # the function returns tuples (several out columns)
+    # ROWS FROM (f(), g()) and unnest(a, b): further (call, multi) pairs whose rows are zipped
+    # with the first call's, the shorter padded with NULLs
+    more: list[tuple[E, bool]] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class Filter(Node):
-    child: Node | None = None
-    pred: E | None = None
+    child: Node
+    pred: E
 
 
 @dataclass(eq=False)
 class Project(Node):
-    child: Node | None = None
+    child: Node
     exprs: list[E] = field(default_factory=list)
 
 
@@ -119,7 +122,7 @@ class Project(Node):
 class ProjectSet(Node):
     """A select list with set-returning functions: one output row per element, zipped."""
 
-    child: Node | None = None
+    child: Node
     exprs: list[E] = field(default_factory=list)
     srf: list[bool] = field(default_factory=list)
 
@@ -133,13 +136,13 @@ class SortKey:
 
 @dataclass(eq=False)
 class Sort(Node):
-    child: Node | None = None
+    child: Node
     keys: list[SortKey] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class Limit(Node):
-    child: Node | None = None
+    child: Node
     limit: E | None = None
     offset: E | None = None
     ties: list[E] | None = None  # FETCH ... WITH TIES: the ORDER BY keys that extend the count
@@ -149,7 +152,7 @@ class Limit(Node):
 class Distinct(Node):
     """DISTINCT (on all columns) or DISTINCT ON (the first row per key, in input order)."""
 
-    child: Node | None = None
+    child: Node
     on: list[E] | None = None
 
 
@@ -168,7 +171,7 @@ class AggCall:
 class Aggregate(Node):
     """GROUP BY: output = group keys, then one column per aggregate."""
 
-    child: Node | None = None
+    child: Node
     groups: list[E] = field(default_factory=list)
     aggs: list[AggCall] = field(default_factory=list)
     pushed: bool = False  # partial aggregates come from the scan
@@ -197,16 +200,22 @@ class WinCall:
 class Window(Node):
     """Appends one column per window function to each input row."""
 
-    child: Node | None = None
+    child: Node
     calls: list[WinCall] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class Join(Node):
-    """Inner/left/right/full/cross join. `algo`: nested, hash, merge or bind."""
+    """Inner/left/right/full/cross join, or a semi / anti join. `algo`: nested, hash, merge or bind.
 
-    left: Node | None = None
-    right: Node | None = None
+    A semi join (EXISTS, IN) emits each left row once if some right row satisfies `cond`; an
+    anti join (NOT EXISTS, NOT IN) emits it if none does. Both output the left columns only,
+    while `cond` still reads the concatenated row (left + right). `null_aware` marks the
+    anti join of an uncorrelated NOT IN: a NULL on the right rejects every row, a NULL left
+    key qualifies only against an empty right side."""
+
+    left: Node
+    right: Node
     kind: str = "inner"
     cond: E | None = None  # over the concatenated row (left + right)
     left_keys: list[E] = field(default_factory=list)  # equi-join keys over left rows
@@ -214,12 +223,13 @@ class Join(Node):
     residual: E | None = None
     algo: str = "nested"
     lateral: bool = False  # the right side reads the left row as its outer row
+    null_aware: bool = False  # NOT IN's anti join (see above)
 
 
 @dataclass(eq=False)
 class SetOp(Node):
-    left: Node | None = None
-    right: Node | None = None
+    left: Node
+    right: Node
     op: str = "union"  # union, intersect, except
     all: bool = False
 
@@ -227,7 +237,7 @@ class SetOp(Node):
 @dataclass(eq=False)
 class CTEDef:
     name: str
-    plan: Node | None = None
+    plan: Node = None  # type: ignore[assignment]  # set by Planner.plan_cte right after
     recursive: bool = False
 
 
@@ -235,15 +245,15 @@ class CTEDef:
 class CTEScan(Node):
     """Reads a WITH query, materialised once per execution."""
 
-    cte: CTEDef | None = None
+    cte: CTEDef
 
 
 @dataclass(eq=False)
 class RecursiveUnion(Node):
     """WITH RECURSIVE: the anchor, then the recursive term over the work table until empty."""
 
-    anchor: Node | None = None
-    recursive: Node | None = None
+    anchor: Node
+    recursive: Node
     all: bool = False
     worktable: Any = None
 

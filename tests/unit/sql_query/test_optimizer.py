@@ -33,6 +33,7 @@ def test_rules_preserve_results(sql: str, monkeypatch: pytest.MonkeyPatch) -> No
     params = [5] if "$1" in sql else []
     with_rules = _rows(db, sql, params)
     monkeypatch.setattr(rules, "RULES", ())
+    monkeypatch.setattr(rules, "PRE_RULES", ())
     assert _rows(db, sql, params) == with_rules
 
 

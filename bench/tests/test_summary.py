@@ -1,0 +1,32 @@
+"""The README table generator: every figure a row, errors and notes as footnotes, ratios kept."""
+
+from __future__ import annotations
+
+import json
+
+from bench.core import Figure
+from bench.summary import main, markdown
+
+
+def _run(*figures: Figure) -> dict:
+    return {"argv": ["x"], "started": "t0", "figures": [f.to_json() for f in figures]}
+
+
+def test_rows_ratios_and_footnotes(tmp_path, capsys):
+    tps = Figure("pgbench", "TPC-B tps", "tx/s", "higher", {"cumulo": 500.0, "postgres": 1000.0})
+    q5 = Figure("ch", "Q5 alone", "s", "lower", {"cumulo": None, "postgres": 0.25},
+                {"cumulo": "over the 60 s cap"}, note="a note")
+    floor = Figure("floor", "SELECT 1 tps", "q/s", "higher",
+                   {"cumulo": 1.0, "postgres": 2.0, "floor": 4.0})
+    text = markdown([_run(tps), _run(q5, floor)])
+    lines = text.splitlines()
+    assert lines[0] == "| workload | figure | PostgreSQL 15 | floor | Cumulo | Cumulo/PostgreSQL |"
+    assert "| pgbench | TPC-B tps (tx/s, higher is better) | 1,000 |  | 500.0 | 0.5x |" in lines
+    q5_row = next(ln for ln in lines if "Q5" in ln)
+    assert "error [1]" in q5_row and "better) [2]" in q5_row and q5_row.endswith("|  |")
+    assert "1. Cumulo: over the 60 s cap" in lines and "2. ch Q5 alone: a note" in lines
+    assert "| 2.00 | 4.00 | 1.00 | 0.5x |" in next(ln for ln in lines if "SELECT 1" in ln)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(_run(tps)))
+    assert main([str(path)]) == 0
+    assert "TPC-B tps" in capsys.readouterr().out

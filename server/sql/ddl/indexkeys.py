@@ -1,0 +1,122 @@
+"""The key of a secondary index: its columns' values, or the values of its key expressions.
+
+An index on `(lower(name), id)` stores `columns = (0, 1)` and `exprs =
+("LOWER(name)",)`, PostgreSQL's layout (a 0 in indkey is the next entry of
+indexprs). Whatever writes index entries (INSERT, UPDATE, DELETE, CREATE
+INDEX) asks `key_function` for a function row -> key tuple, compiled once
+per writer: plain indexes pick columns, expression indexes evaluate
+compiled expressions, batch by batch, with no per-row parsing.
+
+`expr_display` prints a key expression the way `pg_get_indexdef` and the
+23505 DETAIL do (`lower(name)`, `(a + b)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..catalog.model import Index, Table
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+def key_function(s: SQLSession, table: Table, idx: Index) -> Callable[[tuple[Any, ...]], tuple]:
+    """Returns row -> index key values (without the primary key)."""
+    pos = [a - 1 for a in idx.columns]
+    if not idx.exprs:
+        return lambda r: tuple([r[i] for i in pos])
+    fns = compile_exprs(s, table, idx.exprs)
+    ctx = s.exec_context([])
+    parts: list[tuple[int, Any]] = []
+    it = iter(fns)
+    for p in pos:
+        parts.append((p, None) if p >= 0 else (-1, next(it)))
+
+    def key(r: tuple[Any, ...]) -> tuple:
+        return tuple([r[p] if fn is None else fn(r, ctx) for p, fn in parts])
+
+    return key
+
+
+def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[Any]:
+    """Compiles index key expressions over the table's stored rows (raises their bind errors)."""
+    from ..context import ParamTypes
+    from ..dml.values import table_scope
+    from ..parse import parse_sql
+    from ..statement import compiler
+
+    scope = table_scope(table)
+    out = []
+    for sql in exprs:
+        tree = parse_sql(f"SELECT {sql}").expressions[0]
+        out.append(compiler().compile_scalar(tree, scope, s.catalog(), ParamTypes(),
+                                             s.search_path()).fn)
+    return out
+
+
+def expr_display(table: Table | None, sql: str, pretty: bool = False) -> str:
+    """Prints one key expression as PostgreSQL's deparser does: a function call bare
+    (`lower(name)`), anything else in parentheses (`((a + b))`, pretty `(a + b)`)."""
+    import sqlglot
+    from sqlglot import exp
+
+    from ..pgcatalog.checktext import check_text
+
+    types = {c.name: c.type_oid for c in table.columns} if table is not None else {}
+    text = check_text(sql, types, pretty) or sql
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.ParseError:
+        return f"({text})"
+    call = isinstance(tree, exp.Func) and not isinstance(
+        tree, exp.Cast | exp.Binary | exp.Unary | exp.Case | exp.Paren)
+    return text if call else f"({text})"
+
+
+def key_names(table: Table | None, idx: Index, pretty: bool = False) -> list[str]:
+    """The key columns' names, or the expressions' display text (for DETAIL and indexdef)."""
+    from ..pgcatalog.names import quote_ident
+
+    exprs = iter(idx.exprs)
+    cols = {c.attnum: c.name for c in table.columns} if table is not None else {}
+    return [quote_ident(cols.get(a, f"col{a}")) if a else expr_display(table, next(exprs), pretty)
+            for a in idx.columns]
+
+
+def expr_types(table: Table | None, exprs: tuple[str, ...]) -> list[int]:
+    """The result type OIDs of key expressions (0 when they no longer bind)."""
+    import sqlglot
+
+    from ..expr.binder import Binder, Scope
+    from ..plan import nodes as N
+    from ..plan.builder import Planner  # NB: a binder needs one (for subqueries only)
+
+    if table is None:
+        return [0] * len(exprs)
+    cols = [N.PCol(c.name, c.type_oid, c.typmod, table.name, table.oid, c.attnum)
+            for c in sorted(table.columns, key=lambda c: c.attnum)]
+    out = []
+    for sql in exprs:
+        try:
+            tree = sqlglot.parse_one(sql, read="postgres")
+            out.append(Binder(Planner(None, None, []), Scope(cols)).bind(tree).type)
+        except Exception:  # noqa: BLE001 - a catalog row must not fail on one stale expression
+            out.append(0)
+    return out
+
+
+def expr_colname(sql: str) -> str:
+    """pg_attribute.attname of an expression key: its function's name, else `expr`, as
+    PostgreSQL's FigureIndexColname."""
+    import sqlglot
+    from sqlglot import exp
+
+    from ..expr.binder import func_name
+
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.ParseError:
+        return "expr"
+    return func_name(tree) if isinstance(tree, exp.Func) and not isinstance(
+        tree, exp.Cast | exp.Binary) else "expr"

@@ -1,0 +1,162 @@
+"""The OLTP fast paths keep every answer of the full paths they shortcut.
+
+Each test first primes a cache (Bind's layout caches, the simple-protocol text
+cache, the Bind-time plan check that Execute then trusts), then changes what the
+cache depends on (a statement replaced under the same name, DDL, search_path,
+a bad parameter) and checks the reply is what the full path, and PostgreSQL,
+gives. The engine is the real SQL engine over an in-memory transaction manager,
+driven byte for byte through `protocol.Connection`.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from cumulo.server.pgwire.protocol import Connection
+from cumulo.server.sql.engine import SQLEngine
+from cumulo.server.txn.embedded import open_embedded
+from tests.unit.pgwire import wire as W
+
+INT4 = 23
+
+
+@pytest.fixture
+def conn():
+    engine = SQLEngine(open_embedded(None, gc_interval=None))
+    c = Connection(engine)
+    out = W.summarize(c.feed(W.startup("cumulo", "cumulo")))
+    assert out[-1] == "Z I"
+    run(c, W.query("CREATE TABLE acc (aid int PRIMARY KEY, bal int, note text);"
+                   "INSERT INTO acc SELECT g, g * 10, 'n' || g FROM generate_series(1, 5) g"))
+    yield c
+    c.close()
+    engine.close()
+
+
+def run(conn: Connection, *msgs: bytes) -> list[str]:
+    return W.summarize(conn.feed(b"".join(msgs)))
+
+
+def bind_exec(conn: Connection, stmt: str, *params: bytes | None, pfmts=(), rfmts=()) -> list[str]:
+    return run(conn, W.bind(tuple(params), stmt=stmt, pfmts=pfmts, rfmts=rfmts), W.execute(),
+               W.SYNC)
+
+
+def test_repeated_binds_use_each_new_value(conn):
+    assert run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1"), W.SYNC) == ["1", "Z I"]
+    for aid in (1, 2, 3, 2, 5, 9):
+        want = [] if aid > 5 else [f"D {aid * 10}"]
+        assert bind_exec(conn, "s1", str(aid).encode()) == [
+            "2", *want, f"C SELECT {len(want)}", "Z I"]
+    assert bind_exec(conn, "s1", None) == ["2", "C SELECT 0", "Z I"]
+
+
+def test_binary_and_text_layouts_are_cached_apart(conn):
+    run(conn, W.parse("SELECT aid, note FROM acc WHERE aid = $1", "s1", (INT4,)), W.SYNC)
+    assert bind_exec(conn, "s1", b"4") == ["2", "D 4,n4", "C SELECT 1", "Z I"]
+    binary = struct.pack("!i", 3)
+    out = bind_exec(conn, "s1", binary, pfmts=(1,), rfmts=(1, 0))
+    assert out[0] == "2" and out[2:] == ["C SELECT 1", "Z I"]
+    kind, payload = W.messages(conn.feed(
+        W.bind((binary,), stmt="s1", pfmts=(1,), rfmts=(1, 0)) + W.execute() + W.SYNC))[1]
+    assert kind == "D" and payload[2:10] == struct.pack("!ii", 4, 3) and payload.endswith(b"n3")
+    assert bind_exec(conn, "s1", b"4") == ["2", "D 4,n4", "C SELECT 1", "Z I"]
+
+
+def test_a_bad_value_after_good_ones_names_its_parameter(conn):
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1", (INT4,)), W.SYNC)
+    good = struct.pack("!i", 1)
+    assert bind_exec(conn, "s1", good, pfmts=(1,))[1] == "D 10"
+    out = conn.feed(W.bind((b"\0\0\0\1\1",), stmt="s1", pfmts=(1,)) + W.execute() + W.SYNC)
+    fields = W.error_fields(out)
+    assert fields["C"] == "22P03"
+    assert fields["M"] == "incorrect binary data format in bind parameter 1"
+    assert W.summarize(out)[-1] == "Z I"
+    assert bind_exec(conn, "s1", b"x")[0].startswith("E ERROR 22P02")
+    assert bind_exec(conn, "s1", good, pfmts=(1,))[1] == "D 10"
+
+
+def test_a_statement_replaced_under_the_same_name_is_bound_anew(conn):
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1"), W.SYNC)
+    assert bind_exec(conn, "s1", b"2")[1] == "D 20"
+    assert run(conn, W.close("S", "s1"), W.parse("SELECT note FROM acc WHERE aid = $1", "s1"),
+               W.SYNC) == ["3", "1", "Z I"]
+    assert bind_exec(conn, "s1", b"2")[1] == "D n2"
+    run(conn, W.close("S", "s1"), W.SYNC)
+    out = bind_exec(conn, "s1", b"2")
+    assert out[0] == 'E ERROR 26000 prepared statement "s1" does not exist'
+
+
+def test_the_unnamed_statement_follows_each_parse(conn):
+    for sql, want in (("SELECT bal FROM acc WHERE aid = $1", "D 30"),
+                      ("SELECT note FROM acc WHERE aid = $1", "D n3"),
+                      ("SELECT aid + 1 FROM acc WHERE aid = $1", "D 4")):
+        assert run(conn, W.parse(sql), W.bind((b"3",)), W.execute(), W.SYNC) == [
+            "1", "2", want, "C SELECT 1", "Z I"]
+
+
+def test_a_duplicate_named_portal_is_still_refused(conn):
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1"), W.SYNC)
+    run(conn, W.query("BEGIN"))
+    first = W.bind((b"1",), stmt="s1", portal="p")
+    assert run(conn, first, W.SYNC) == ["2", "Z T"]
+    assert run(conn, first, W.SYNC)[0] == 'E ERROR 42P03 cursor "p" already exists'
+    run(conn, W.query("ROLLBACK"))
+
+
+def test_ddl_between_binds_replans_or_refuses_like_postgresql(conn):
+    run(conn, W.parse("SELECT * FROM acc WHERE aid = $1", "s1"), W.SYNC)
+    assert bind_exec(conn, "s1", b"1")[1] == "D 1,10,n1"
+    run(conn, W.query("ALTER TABLE acc ADD COLUMN extra int"))
+    out = bind_exec(conn, "s1", b"1")
+    assert out[0] == "E ERROR 0A000 cached plan must not change result type"
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s2"), W.SYNC)
+    assert bind_exec(conn, "s2", b"1")[1] == "D 10"
+    run(conn, W.query("UPDATE acc SET bal = 11 WHERE aid = 1"))
+    assert bind_exec(conn, "s2", b"1")[1] == "D 11"
+
+
+def test_statements_between_bind_and_execute_are_seen(conn):
+    """Execute trusts Bind's plan check only if no statement ran in between."""
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1"),
+        W.parse("ALTER TABLE acc RENAME COLUMN bal TO balance", "ddl"), W.SYNC)
+    out = run(conn, W.bind((b"1",), stmt="s1", portal="p"), W.bind(stmt="ddl", portal="q"),
+              W.execute("q"), W.execute("p"), W.SYNC)
+    assert out[:3] == ["2", "2", "C ALTER TABLE"]
+    assert out[3].startswith("E ERROR 42703")  # PostgreSQL: column "bal" does not exist
+    assert out[-1] == "Z I"
+
+
+def test_simple_query_text_cache_follows_the_catalog(conn):
+    for _ in range(3):
+        assert run(conn, W.query("SELECT 1"))[-3:] == ["D 1", "C SELECT 1", "Z I"]
+    sql = W.query("SELECT bal FROM acc WHERE aid = 2")
+    assert run(conn, sql)[1] == "D 20"
+    assert run(conn, sql)[1] == "D 20"
+    run(conn, W.query("UPDATE acc SET bal = 21 WHERE aid = 2"))
+    assert run(conn, sql)[1] == "D 21"
+    run(conn, W.query("ALTER TABLE acc RENAME COLUMN bal TO balance"))
+    assert run(conn, sql)[0].startswith("E ERROR 42703")
+    run(conn, W.query("ALTER TABLE acc RENAME COLUMN balance TO bal"))
+    assert run(conn, sql)[1] == "D 21"
+
+
+def test_simple_query_text_cache_follows_search_path(conn):
+    run(conn, W.query("CREATE SCHEMA other; CREATE TABLE other.acc (aid int, bal int);"
+                      "INSERT INTO other.acc VALUES (2, -2)"))
+    sql = W.query("SELECT bal FROM acc WHERE aid = 2")
+    assert run(conn, sql)[1] == "D 20"
+    run(conn, W.query("SET search_path = other"))
+    assert run(conn, sql)[1] == "D -2"
+    run(conn, W.query("RESET search_path"))
+    assert run(conn, sql)[1] == "D 20"
+
+
+def test_cached_literals_are_not_shared_between_runs(conn):
+    sql = W.query("UPDATE acc SET note = note || 'x' WHERE aid = 4 RETURNING note")
+    assert run(conn, sql)[1] == "D n4x"
+    assert run(conn, sql)[1] == "D n4xx"
+    assert run(conn, W.query("SELECT 'a', 2.5, 3"))[1:2] == ["D a,2.5,3"]
+    assert run(conn, W.query("SELECT 'a', 2.5, 3"))[1:2] == ["D a,2.5,3"]
