@@ -41,7 +41,7 @@ def markdown(runs: list[dict]) -> str:
         ratio = f.get("ratios", {}).get("cumulo/postgres")
         cells.append("" if ratio is None else f"{ratio:.3g}x")
         if f.get("note"):
-            cells[1] += " " + footnote(f"{f['workload']} {f['metric']}: {f['note']}")
+            cells[1] += " " + footnote(f"{f['workload']}: {f['note']}")  # one number per note text
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines += [f"{n}. {text}" for text, n in notes.items()]

@@ -33,6 +33,14 @@ once it outgrows both `cache_limit` and 1/64 of the base (or on `compact`,
 which checkpoints call). Reads merge both, touching only the part of the
 cache a chunk covers. The store is
 not thread-safe: its owner (the node) holds a lock around each call.
+
+Bulk paths. A large commit (a COPY batch) skips the cache: keys above every
+stored key extend the base in place, others are merged into it in one pass
+(`_apply_bulk`). Aggregates read a chunk's visible rows with C-level passes
+when no version in it is newer than the snapshot (`_visible_rows`), and a
+quiet store (no cache, no old versions or tombstones, nothing newer than the
+snapshot) serves them whole columns of its base, built once and dropped by
+the next write (`columns`).
 """
 
 from __future__ import annotations

@@ -244,23 +244,47 @@ def interval_zone(iv: dt.timedelta) -> dt.tzinfo:
 # -- local time ---------------------------------------------------------------------------------
 
 
+_EPOCH, _EPOCH_UTC = dt.datetime(1970, 1, 1), dt.datetime(1970, 1, 1, tzinfo=UTC)
+_DAY = dt.timedelta(days=1)
+_STEADY: dict[tuple[dt.tzinfo, int], bool] = {}  # (zone, day): no offset change within a day
+
+
+def _steady(tz: dt.tzinfo, naive: dt.datetime) -> bool:
+    """True when `tz` keeps one offset from a day before `naive` to a day after (cached)."""
+    key = (tz, naive.toordinal())
+    hit = _STEADY.get(key)
+    if hit is None:
+        try:
+            hit = tz.utcoffset(naive - _DAY) == tz.utcoffset(naive) == tz.utcoffset(naive + _DAY)
+        except OverflowError:
+            hit = False
+        if len(_STEADY) > 100_000:
+            _STEADY.clear()
+        _STEADY[key] = hit
+    return hit
+
+
 def to_utc(naive: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     """Returns the instant at which clocks in `tz` show `naive`, as an aware UTC datetime.
 
     A wall time that does not exist (spring-forward gap) or exists twice (fall-back
     overlap) takes the smaller of the two offsets, which is PostgreSQL's choice:
-    the time before a gap, the time after an overlap.
+    the time before a gap, the time after an overlap. (An aware `naive` counts by its
+    wall-clock fields only.)
     """
-    if tz is UTC or (naive.year in (1, 9999) and naive in (dt.datetime.max, dt.datetime.min)):
+    if naive.year in (1, 9999) and naive.replace(tzinfo=None) in (dt.datetime.max,
+                                                                   dt.datetime.min):
         return naive.replace(tzinfo=UTC)  # the infinities stay infinite
-    a = naive.replace(tzinfo=tz)
-    off = a.utcoffset()
-    if isinstance(tz, ZoneInfo):
-        off1 = naive.replace(tzinfo=tz, fold=1).utcoffset()
-        if off1 is not None and off is not None and off1 < off:
+    if naive.tzinfo is not None:
+        naive = dt.datetime(naive.year, naive.month, naive.day, naive.hour, naive.minute,
+                            naive.second, naive.microsecond)
+    off = tz.utcoffset(naive) if tz is not UTC else None  # NB: ZoneInfo reads the fields only
+    if off is not None and isinstance(tz, ZoneInfo) and not _steady(tz, naive):
+        off1 = tz.utcoffset(naive.replace(fold=1))
+        if off1 is not None and off1 < off:
             off = off1
     try:
-        return (naive - (off or dt.timedelta(0))).replace(tzinfo=UTC)
+        return _EPOCH_UTC + (naive - _EPOCH - (off or dt.timedelta(0)))
     except OverflowError:
         from ..errors import DatetimeFieldOverflow
 
@@ -283,7 +307,8 @@ def wall_clock(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     """timestamptz -> timestamp: the naive wall-clock time in `tz` (infinities stay infinite)."""
     if v.year in (1, 9999) and v.replace(tzinfo=None) in (dt.datetime.max, dt.datetime.min):
         return v.replace(tzinfo=None)
-    return to_local(v, tz).replace(tzinfo=None)
+    w = to_local(v, tz)
+    return dt.datetime(w.year, w.month, w.day, w.hour, w.minute, w.second, w.microsecond)
 
 
 def offset_seconds(v: Any) -> int:

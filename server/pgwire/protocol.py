@@ -122,8 +122,12 @@ class Connection(ExtendedQuery):
 
     def feed(self, data: bytes | memoryview) -> bytes:
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
-        buf = self.buf
-        buf += data
+        held = self.buf
+        if held:
+            held += data
+            buf: bytes | bytearray | memoryview = held
+        else:  # NB: the usual case: parse the caller's bytes in place, keep only a partial tail
+            buf = data
         pos, n = 0, len(buf)
         unpack = M.I32.unpack_from
         try:
@@ -203,7 +207,10 @@ class Connection(ExtendedQuery):
             self._error(e)
             if self.phase != READY:
                 self._close_now()
-        del buf[:pos]
+        if buf is held:
+            del held[:pos]
+        elif pos < n:
+            held += buf[pos:]
         out = bytes(self.out)
         self.out.clear()
         return out

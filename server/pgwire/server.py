@@ -287,12 +287,16 @@ class ConnectionThread:
                     self._reset = getattr(session, "reset_cancel", None)
                     if getattr(session, "take_notifications", None) is not None:
                         session.notify_hook = self.notified  # type: ignore[attr-defined]
-                    if getattr(session, "terminate", None) is not None:  # pg_terminate_backend
-                        session.terminate_hook = self.shutdown  # type: ignore[attr-defined]
                 if self._reset is not None:
                     self._reset()  # NB: a cancel that came while idle is no-op, as in PG
                 try:
                     out = conn.feed(view[:n])
+                    if timed and conn.session is not None \
+                            and getattr(conn.session, "terminate", None) is not None:
+                        # pg_terminate_backend from another session ends this one at once.
+                        # NB: hooked before BackendKeyData reaches the client: nobody can
+                        # know this backend's pid before then.
+                        conn.session.terminate_hook = self.shutdown  # type: ignore[attr-defined]
                     if conn.start_tls:
                         self._send(out)
                         tls = self._start_tls()

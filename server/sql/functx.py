@@ -65,6 +65,11 @@ class SessionFunctions:
         """Returns a setting's value."""
         return self._s.get_setting(name)
 
+    @property
+    def tz(self) -> dt.tzinfo:
+        """The session's TimeZone as a tzinfo (what date_trunc, extract, to_char work in)."""
+        return self._s.settings.tz
+
     def set_setting(self, name: str, value: str, is_local: bool) -> str:
         """Sets a setting."""
         return self._s.set_setting(name, value, is_local)

@@ -40,6 +40,9 @@ def _mark_date_part(parser: Any) -> exp.Expression:
 
 _PG_PARSER = sqlglot.Dialect.get_or_raise("postgres").parser_class
 _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark_date_part}
+# NB: sqlglot files make_interval's named arguments under its own slots, losing their written
+# order; as a plain call they keep it (expr.namedargs puts them in place).
+_PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "MAKE_INTERVAL"}
 
 _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 

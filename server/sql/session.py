@@ -73,7 +73,7 @@ class SQLSession:
         self.in_block = False
         self.failed = False
         self.txn_modes: dict[str, Any] = {}
-        self.savepoints: list[tuple[str, Any, bool]] = []
+        self.savepoints: list[tuple[str, Any, bool, dict[str, str]]] = []
         self.txn_catalog: CatalogSnapshot | None = None
         self.txn_ddl = False
         self.pending_drops: list[int] = []
@@ -172,8 +172,11 @@ class SQLSession:
             raise
         finally:
             self.running = False
-        if not self.in_block and self.txn is not None:
-            self.commit_txn()
+        if not self.in_block:
+            if self.txn is not None:
+                self.commit_txn()
+            else:
+                self.settings.commit_sets()
 
     def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
         """Parses and analyses one statement for the extended protocol."""
@@ -239,8 +242,11 @@ class SQLSession:
     def sync(self) -> None:
         """Ends an extended-protocol implicit transaction."""
         self.running = False
-        if not self.in_block and self.txn is not None:
-            self.commit_txn()
+        if not self.in_block:
+            if self.txn is not None:
+                self.commit_txn()
+            else:
+                self.settings.commit_sets()
 
     def _started(self, sql: str) -> None:
         """Records a statement's start for pg_stat_activity; ends a terminated session."""
@@ -468,6 +474,12 @@ class SQLSession:
         self._errors += 1
         if self.in_block:
             self.failed = True
+            # PostgreSQL undoes the (sub)transaction's SETs when the error aborts it,
+            # not at the ROLLBACK that follows; clients see the ParameterStatus at once
+            if self.savepoints:
+                self.settings.restore(self.savepoints[-1][3])
+            else:
+                self.settings.undo_transaction()
         else:
             self.abort_txn()
 
@@ -553,11 +565,11 @@ class SQLSession:
         """Rolls back the open transaction (if any) and leaves the transaction block."""
         self.pending_notifies = []
         txn = self.txn
-        self._reset_txn_state()
+        self._reset_txn_state(aborted=True)
         if txn is not None:
             txn.abort()
 
-    def _reset_txn_state(self) -> None:
+    def _reset_txn_state(self, aborted: bool = False) -> None:
         self.txn = None
         self.in_block = False
         self.failed = False
@@ -570,7 +582,7 @@ class SQLSession:
         if self.pending_drops:
             self.pending_drops = []
         self.txn_started_at = None
-        self.settings.end_transaction()
+        self.settings.end_transaction(aborted)
         values = self.settings.values
         values["transaction_isolation"] = values["default_transaction_isolation"]
         values["transaction_read_only"] = values["default_transaction_read_only"]

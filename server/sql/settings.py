@@ -249,6 +249,9 @@ class Settings:
         self.values = dict(DEFAULTS)
         self.session_defaults: dict[str, str] = {}
         self._local_undo: dict[str, str] = {}
+        # the value each setting had before this transaction first changed it: ROLLBACK
+        # (and a failed implicit transaction) undoes plain SET too, as in PostgreSQL
+        self._txn_undo: dict[str, str] = {}
         self.changed: set[str] = set()
         self.tz: dt.tzinfo = dt.UTC  # the TimeZone setting as a tzinfo, kept in step with it
         self.style_key: tuple[str, ...] = ()  # replaced whenever TimeZone/DateStyle/IntervalStyle
@@ -257,6 +260,7 @@ class Settings:
             self.set(k, v)
             self.session_defaults[k.lower()] = self.values[k.lower()]
         self.changed.clear()
+        self._txn_undo.clear()
         self.use_zone()
 
     def _restyle(self) -> None:
@@ -300,6 +304,8 @@ class Settings:
         old = self.values.get(key)
         if local and key not in self._local_undo and old is not None:
             self._local_undo[key] = old
+        if old is not None and key not in self._txn_undo:
+            self._txn_undo[key] = old
         if old != new:
             self.values[key] = new
             if key in REPORTED:
@@ -321,16 +327,38 @@ class Settings:
             if key in DEFAULTS or key in self.session_defaults:
                 self.set(key, None)
 
-    def end_transaction(self) -> None:
-        """Undoes SET LOCAL and the transaction_* settings at COMMIT or ROLLBACK."""
-        for key, old in self._local_undo.items():
+    def end_transaction(self, aborted: bool = False) -> None:
+        """Undoes SET LOCAL at COMMIT, and every SET of the transaction at ROLLBACK."""
+        if aborted:
+            self.restore(self._txn_undo)
+        self.restore(self._local_undo)
+        self._local_undo.clear()
+        self._txn_undo.clear()
+
+    def undo_transaction(self) -> None:
+        """Puts back the values from before the transaction's SETs (a failed block)."""
+        self.restore(self._txn_undo)
+
+    def commit_sets(self) -> None:
+        """Makes the SETs so far permanent: called when a statement outside a block succeeds."""
+        if self._txn_undo:
+            self._txn_undo.clear()
+
+    def mark(self) -> dict[str, str]:
+        """The values now, for ROLLBACK TO SAVEPOINT to return to (`restore`)."""
+        return dict(self.values)
+
+    def restore(self, values: dict[str, str]) -> None:
+        """Puts back the given values, reporting and republishing what changes."""
+        zone = False
+        for key, old in values.items():
             if self.values.get(key) != old:
                 self.values[key] = old
                 if key in REPORTED:
                     self.changed.add(key)
-                if key in ("timezone", "datestyle", "intervalstyle"):
-                    self._zone_changed()
-        self._local_undo.clear()
+                zone = zone or key in ("timezone", "datestyle", "intervalstyle")
+        if zone:
+            self._zone_changed()
 
     def reported(self) -> dict[str, str]:
         """The 13 ParameterStatus values, as PostgreSQL 15 sends them after authentication."""

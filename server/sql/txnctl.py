@@ -78,7 +78,7 @@ def savepoint(s: SQLSession, name: str) -> Result:
     if not s.in_block:
         raise NoActiveSQLTransaction("SAVEPOINT can only be used in transaction blocks")
     txn = s.ensure_txn()
-    s.savepoints.append((name, txn.savepoint(), s.txn_ddl))
+    s.savepoints.append((name, txn.savepoint(), s.txn_ddl, s.settings.mark()))
     return Result("SAVEPOINT")
 
 
@@ -101,9 +101,10 @@ def release(s: SQLSession, name: str) -> Result:
 def rollback_to(s: SQLSession, name: str) -> Result:
     """ROLLBACK TO [SAVEPOINT] name: undoes the writes since it and clears the failed state."""
     i = _find(s, name, "ROLLBACK TO SAVEPOINT")
-    _, token, ddl = s.savepoints[i]
+    _, token, ddl, settings = s.savepoints[i]
     del s.savepoints[i + 1:]
     s.txn.rollback_to(token)
+    s.settings.restore(settings)
     s.failed = False
     if s.txn_ddl:
         s.txn_ddl = ddl

@@ -11,7 +11,8 @@ imported/exported keys of a foreign key, indexes, types), every type of
 described them, binary results), batches with and without
 `reWriteBatchedInserts`, generated keys, transactions and savepoints, a
 40001 retry at REPEATABLE READ, SQLSTATEs, fetch in batches (portal
-suspension), CopyManager, cancel, query timeouts, and a SCRAM login.
+suspension), CopyManager, cancel, query timeouts, and SCRAM and md5 logins
+over plain TCP and TLS (a server of the module's own that requires passwords).
 """
 
 from __future__ import annotations
@@ -564,6 +565,27 @@ def test_serialization_failure_is_retried(jvm, urls):
     assert got["cumulo"] == got["pg15"] == (["40001"], 2, "11")
 
 
+def test_prepared_statement_survives_ddl(jvm, urls):
+    """A named server-side statement whose table changed: the server says 0A000 (routine
+    RevalidateCachedQuery) and the driver re-prepares it, so the program sees the new shape."""
+    def probe(conn):
+        execute(conn, "drop table if exists reshaped",
+                "create table reshaped (id int primary key, a text)",
+                "insert into reshaped values (1, 'x')")
+        st = conn.prepareStatement("select * from reshaped where id = ?")
+        shapes = []
+        for step in range(4):
+            if step == 2:
+                execute(conn, "alter table reshaped add column b int default 7")
+            st.setInt(1, 1)
+            shapes.append(_all_rows(st.executeQuery()))
+        return shapes
+
+    got = both(jvm, urls, probe, prepareThreshold="1")
+    assert got["cumulo"] == got["pg15"]
+    assert got["cumulo"][-1] == [("1", "x", "7")]
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 ERRORS = {
@@ -725,18 +747,25 @@ def test_query_timeout(jvm, urls):
         conn.close()
 
 
-# -- SCRAM -----------------------------------------------------------------------------------
+# -- passwords and TLS ------------------------------------------------------------------------
+
+PASSWORDS = {"jdbc_scram": "jdbc pw", "jdbc_md5": "md5 pw"}
 
 
 @pytest.fixture(scope="module")
-def scram_server():
-    """A server of the module's own that requires SCRAM-SHA-256 passwords."""
+def auth_server():
+    """A server of the module's own that requires passwords and offers TLS."""
+    from tests.integration.test_wire_auth import _self_signed
+
     srv = CumuloServer().start()
     try:
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
-            c.execute("create role jdbc_user login password 'jdbc pw'")
+            c.execute(f"create role jdbc_scram login password '{PASSWORDS['jdbc_scram']}'")
+            c.execute("set password_encryption = 'md5'")
+            c.execute(f"create role jdbc_md5 login password '{PASSWORDS['jdbc_md5']}'")
+        cert, key = _self_signed(srv.data_dir)
         srv.stop()
-        srv.extra_args = ["--auth", "scram"]
+        srv.extra_args = ["--require-password", "--ssl-cert", cert, "--ssl-key", key]
         srv.start()
         yield srv
     finally:
@@ -744,14 +773,20 @@ def scram_server():
         shutil.rmtree(srv.data_dir, ignore_errors=True)
 
 
-def test_scram_login(jvm, scram_server):
-    url = f"jdbc:postgresql://{scram_server.host}:{scram_server.port}/cumulo"
+@pytest.mark.parametrize("tls", [False, True], ids=["plain", "tls"])
+@pytest.mark.parametrize("user", list(PASSWORDS))
+def test_password_login(jvm, auth_server, user, tls):
+    """SCRAM-SHA-256 and md5 logins, over plain TCP and TLS; a wrong password is 28P01."""
+    url = f"jdbc:postgresql://{auth_server.host}:{auth_server.port}/cumulo"
     props = jvm.util.Properties()
-    props.setProperty("user", "jdbc_user")
-    props.setProperty("password", "jdbc pw")
+    props.setProperty("user", user)
+    props.setProperty("password", PASSWORDS[user])
+    props.setProperty("sslmode", "require" if tls else "disable")
+    props.setProperty("sslfactory", "org.postgresql.ssl.NonValidatingFactory")
     conn = jvm.sql.DriverManager.getConnection(url, props)
     try:
-        assert _scalar(conn, "select current_user") == "jdbc_user"
+        assert _scalar(conn, "select current_user") == user
+        assert _scalar(conn, "select 6 * 7") == "42"
     finally:
         conn.close()
     props.setProperty("password", "wrong")

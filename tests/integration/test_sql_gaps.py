@@ -24,6 +24,7 @@ import psycopg
 import pytest
 
 from tests import pg15 as pg15_mod
+from tests.integration.test_statements_pg15 import _database, statements
 
 SCRIPTS: dict[str, str] = {}
 
@@ -74,6 +75,13 @@ select make_timestamp(2020, 1, 2, 3, 4, 5.5);
 select make_timestamp(year => 2020, month => 1, mday => 2, hour => 3, min => 4, sec => 5.5);
 select make_timestamptz(2020, 1, 2, 3, 4, 5.5, timezone => 'UTC');
 select make_interval(secs => $$2.5$$);
+select make_interval(days => 1, days => 2);
+select make_interval(1, years => 2);
+select make_interval(weeks => 1, 2);
+select make_time(1, 2, 3.5), make_time(1, 2, 60), make_time(1, 2, 3.1234567);
+select make_time(25, 0, 0);
+select make_time(1, 2, -1);
+select make_time(sec => 1, min => 2, hour => 3);
 """
 
 SCRIPTS["multidim_arrays"] = """
@@ -303,9 +311,19 @@ select id, id from t order by id desc;
 select * from t t1, t t2 where t1.id = t2.id order by id;
 """
 
-
-def statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";\n") if s.strip().rstrip(";")]
+SCRIPTS["on_conflict_expression_index"] = """
+create table oc (id int primary key, email text, n int default 0);
+create unique index oc_email on oc (lower(email));
+insert into oc values (1, 'A@x', 0);
+insert into oc values (2, 'a@X', 0) on conflict do nothing;
+insert into oc values (3, 'a@X', 0) on conflict (lower(email)) do nothing;
+insert into oc values (4, 'a@X', 0) on conflict (lower(email)) do update set n = oc.n + 1 returning *;
+insert into oc values (5, 'b@x', 0), (6, 'B@X', 0) on conflict (lower(email)) do update set n = oc.n + 1;
+insert into oc values (7, 'c@x', 0) on conflict (upper(email)) do nothing;
+insert into oc values (1, 'z@x', 0) on conflict (id) do update set email = excluded.email returning *;
+insert into oc values (8, 'Z@X', 0);
+select * from oc order by id;
+"""
 
 
 def run(dsn: str, script: str) -> list[tuple]:
@@ -334,13 +352,6 @@ def servers(cumulo_server):
         yield pg, cumulo_server
     finally:
         pg.stop()
-
-
-def _database(pg_dsn: str, cu_dsn: str, name: str) -> None:
-    for dsn in (pg_dsn, cu_dsn):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name}")
-            conn.execute(f"CREATE DATABASE {name}")
 
 
 @pytest.mark.parametrize("name", list(SCRIPTS))

@@ -90,6 +90,7 @@ select '2024-06-01 12:00'::timestamp at time zone 'Asia/Tokyo'
 select '2024-06-01 12:00+00'::timestamptz at time zone '+05'
 select '2024-06-01 12:00+00'::timestamptz at time zone 'EST'
 select '2024-06-01 12:00'::timestamp at time zone 'UTC'
+select '2024-10-27 00:30'::timestamp at time zone 'Atlantic/Azores', '2024-03-31 00:30'::timestamp at time zone 'Atlantic/Azores'
 select ('2024-06-01 12:00'::timestamp at time zone 'UTC') at time zone 'Europe/Madrid'
 select '2024-06-01 12:00+00'::timestamptz at time zone interval '+02:00'
 select timezone('Mars/Phobos', '2024-06-01 12:00+00'::timestamptz)
@@ -118,6 +119,9 @@ select now()::date = current_date, localtimestamp = now()::timestamp
 select current_timestamp::date - current_date, now() = current_timestamp
 select 'today'::date = current_date, 'tomorrow'::date - current_date, 'today'::timestamptz = current_date::timestamptz
 select 'yesterday'::timestamp = current_date - 1, 'epoch'::timestamptz, 'epoch'::timestamp
+select 'now'::timestamptz = now(), 'tomorrow'::timestamp = current_date + 1, 'yesterday'::timestamptz = (current_date - 1)::timestamptz
+select 'now'::timestamp(0) = localtimestamp(0), localtime = current_time::time, 'now'::time = localtime
+select current_time(0)::time = localtime(0), current_timestamp(2) = now()::timestamptz(2), pg_typeof(localtime), pg_typeof(current_time(2))
 select extract(timezone from current_time) = extract(timezone from now())
 create table tz_t (id int primary key, ts timestamptz, d date)
 insert into tz_t values (1, '2024-06-01 12:00', '2024-06-01'), (2, '2024-12-01 12:00+00', '2024-12-01')
@@ -456,3 +460,26 @@ def test_jdbc_in_a_non_utc_jvm_zone(pg15, cumulo_server):
         tz_class.setDefault(saved)
     assert seen[1] == seen[0]
     assert seen[1][:2] == ["America/St_Johns", "2024-03-10 09:30:00-02:30"]
+
+
+def test_now_literals_are_not_frozen_in_cached_plans(cumulo_server):
+    """'now' / 'today' are the transaction's: a cached plan must not keep the first value."""
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
+        c.execute("set time zone 'Pacific/Kiritimati'")  # UTC+14: 'today' is not UTC's date
+        seen = set()
+        for _ in range(3):
+            now, same, today = c.execute(
+                "select 'now'::timestamptz, 'now'::timestamptz = now(), "
+                "'today'::date = (now() at time zone 'Pacific/Kiritimati')::date").fetchone()
+            assert same is True and today is True
+            seen.add(now)
+            c.execute("select pg_sleep(0.01)")
+        assert len(seen) == 3
+        c.execute("create table tz_now (id int primary key, ts timestamptz)")
+        try:
+            for i in range(2):
+                c.execute("insert into tz_now values (%s, 'now')" % (i + 1))
+                c.execute("select pg_sleep(0.01)")
+            assert c.execute("select count(distinct ts) from tz_now").fetchone() == (2,)
+        finally:
+            c.execute("drop table tz_now")

@@ -22,7 +22,7 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
-from ..catalog.model import Table
+from ..catalog.model import Index, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
 from ..statement import Stmt, compiler
@@ -210,11 +210,13 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     if node is None:
         return None
     action = str(node.args.get("action") or "").upper()
-    keys = [ident(k.this if isinstance(k, exp.Ordered) else k)
-            for k in node.args.get("conflict_keys") or []]
+    targets = [k.this if isinstance(k, exp.Ordered) else k
+               for k in node.args.get("conflict_keys") or []]
+    exprs_wanted = any(not isinstance(k, exp.Column | exp.Identifier) for k in targets)
+    keys = [] if exprs_wanted else [ident(k) for k in targets]
     cat = s.catalog()
     by_name = {c.name: c.attnum for c in table.live_columns}
-    arbiters: list[tuple[int, ...]] = []
+    arbiters: list[tuple[int, ...] | Index] = []
     if node.args.get("constraint") is not None:
         cname = ident(node.args["constraint"])
         con = next((c for c in cat.constraints_of(table.oid) if c.name == cname), None)
@@ -224,6 +226,12 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             raise UndefinedObject(
                 f'constraint "{cname}" for table "{table.name}" does not exist')
         arbiters = [con.columns]
+    elif exprs_wanted:  # ON CONFLICT (lower(name)): the unique expression index on exactly that
+        arbiters = [i for i in cat.indexes_of(table.oid) if i.unique and i.space and i.exprs
+                    and _same_keys(i, targets, by_name)]
+        if not arbiters:
+            raise InvalidColumnReference(
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification")
     elif keys:
         want = {by_name.get(k, -1) for k in keys}
         cands = ([table.primary_key] if table.primary_key else []) + [
@@ -235,8 +243,8 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     else:
         if table.primary_key:
             arbiters.append(table.primary_key)
-        arbiters += [i.columns for i in cat.indexes_of(table.oid)
-                     if i.unique and i.space and not i.exprs]  # NB: expression keys: 23505
+        arbiters += [i if i.exprs else i.columns for i in cat.indexes_of(table.oid)
+                     if i.unique and i.space]
     sets: list[tuple[int, ValueFn]] = []
     where_fn = None
     if "UPDATE" in action:
@@ -266,14 +274,14 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
                 writer.insert(sess, [list(r)])
                 n += 1
                 if do_update:
-                    _touch(touched, arbiters, prepared)
+                    _touch(touched, arbiters, prepared, writer)
                 if returning is not None:
                     out_rows.append(returning.project(prepared, ctx))
                 continue
             if not do_update:
                 continue
             key, old = hit
-            if _touched(touched, arbiters, tuple(old)):
+            if _touched(touched, arbiters, tuple(old), writer):
                 raise CardinalityViolation(
                     "ON CONFLICT DO UPDATE command cannot affect row a second time",
                     hint="Ensure that no rows proposed for insertion within the same command "
@@ -285,7 +293,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             for pos, f in sets:
                 new[pos] = f(both, ctx)
             writer.update(sess, [key], [old], [new])
-            _touch(touched, arbiters, tuple(new))
+            _touch(touched, arbiters, tuple(new), writer)
             n += 1
             if returning is not None:
                 out_rows.append(returning.project(tuple(new), ctx, xmax=sess.backend_pid or 1))
@@ -294,29 +302,57 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     return apply
 
 
-def _touch(touched: set, arbiters: list[tuple[int, ...]], row: tuple[Any, ...]) -> None:
+def _same_keys(idx: Index, targets: list[exp.Expression], by_name: dict[str, int]) -> bool:
+    """Tells whether an ON CONFLICT target list names exactly an index's key expressions."""
+    exprs = iter(idx.exprs)
+    keys: set[tuple[str, Any]] = set()
+    for a in idx.columns:
+        keys.add(("col", a) if a else ("expr", next(exprs)))
+    want: set[tuple[str, Any]] = set()
+    for t in targets:
+        if isinstance(t, exp.Column | exp.Identifier):
+            want.add(("col", by_name.get(ident(t), -1)))
+        else:
+            want.add(("expr", t.sql("postgres")))
+    return keys == want
+
+
+def _arbiter_key(arbiter: tuple[int, ...] | Index, row: tuple[Any, ...], writer: Any
+                 ) -> tuple[Any, tuple[Any, ...]]:
+    """(arbiter identity, its key values in `row`): columns, or an expression index's keys."""
+    if isinstance(arbiter, Index):
+        return arbiter.oid, writer.index_key(arbiter)(row)
+    return arbiter, tuple(row[a - 1] for a in arbiter)
+
+
+def _touch(touched: set, arbiters: list[tuple[int, ...] | Index], row: tuple[Any, ...],
+           writer: Any) -> None:
     """Remembers a row this INSERT ... ON CONFLICT DO UPDATE wrote, by its arbiter values."""
-    for cols in arbiters:
-        touched.add((cols, tuple(row[a - 1] for a in cols)))
+    for a in arbiters:
+        touched.add(_arbiter_key(a, row, writer))
 
 
-def _touched(touched: set, arbiters: list[tuple[int, ...]], row: tuple[Any, ...]) -> bool:
-    return any((cols, tuple(row[a - 1] for a in cols)) in touched for cols in arbiters)
+def _touched(touched: set, arbiters: list[tuple[int, ...] | Index], row: tuple[Any, ...],
+             writer: Any) -> bool:
+    return any(_arbiter_key(a, row, writer) in touched for a in arbiters)
 
 
-def _find_conflict(txn: Any, table: Table, writer: Any, arbiters: list[tuple[int, ...]],
+def _find_conflict(txn: Any, table: Table, writer: Any, arbiters: list[tuple[int, ...] | Index],
                    row: tuple[Any, ...]) -> tuple[bytes, tuple[Any, ...]] | None:
     for cols in arbiters:
-        vals = tuple(row[a - 1] for a in cols)
+        _, vals = _arbiter_key(cols, row, writer)
         if None in vals:
             continue
-        if cols == table.primary_key:
+        if isinstance(cols, Index):
+            idx = cols
+        elif cols == table.primary_key:
             key = encode_key(vals)
             old = txn.get(table.space, [key])[0]
             if old is not None:
                 return key, old
             continue
-        idx = next(i for i in writer.indexes if i.columns == cols)
+        else:
+            idx = next(i for i in writer.indexes if i.columns == cols)
         p = encode_key(vals)
         for batch in txn.scan(ScanSpec(idx.space, p, prefix_end(p), limit=1)):
             for entry in batch:

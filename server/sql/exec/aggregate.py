@@ -186,8 +186,10 @@ def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     if not node.groups and not groups:
         groups[()] = []
     if any(isinstance(k, str) for k in groups) and node.groups:
-        groups = [(key(rows[0], ctx) if isinstance(k, str) else k, rows)  # type: ignore
-                  for k, rows in groups.items()]
+        pairs = [(key(rows[0], ctx) if isinstance(k, str) else k, rows)
+                 for k, rows in groups.items()]
+        yield from rebatch(aggregate_rows(node, pairs, ctx))
+        return
     yield from rebatch(aggregate_rows(node, groups, ctx))
 
 

@@ -36,7 +36,7 @@ from . import namedargs
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
-from .casts import text_to_interval, tstz_to_timetz
+from .casts import cast_function, text_to_interval, tstz_to_local, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .specialforms import SpecialForms, bpchar_operands
@@ -721,22 +721,34 @@ class Binder(SpecialForms):
 
     # -- datetime niladics ----------------------------------------------------------------------
 
+    def _niladic(self, node: exp.Expression, name: str, fn: Any, t: int) -> E:
+        """current_timestamp & co.: the transaction's start, rounded to `(p)` digits if given."""
+        e = E("pyfunc", (name, fn, True), [E("ctxfn", None, [], T.UNKNOWN)], t, -1, name)
+        p = node.args.get("this")
+        if isinstance(p, exp.Literal) and not p.is_string:
+            prec = max(0, min(6, int(p.this)))
+            e = E("cast", cast_function(t, t, prec), [e], t, prec, name)
+        return e
+
     def b_CurrentTimestamp(self, node: exp.Expression) -> E:
-        return E("pyfunc", ("now", lambda c: c.statement_timestamp, True),
-                 [E("ctxfn", None, [], T.UNKNOWN)], T.TIMESTAMPTZ, -1, "current_timestamp")
+        return self._niladic(node, "current_timestamp", lambda c: c.statement_timestamp,
+                             T.TIMESTAMPTZ)
 
     def b_CurrentDate(self, node: exp.Expression) -> E:
-        return E("pyfunc", ("current_date", lambda c: _local(c.statement_timestamp).date(), True),
-                 [E("ctxfn", None, [], T.UNKNOWN)], T.DATE, -1, "current_date")
+        return self._niladic(node, "current_date", lambda c: _local(c.statement_timestamp).date(),
+                             T.DATE)
 
     def b_CurrentTime(self, node: exp.Expression) -> E:
-        return E("pyfunc", ("current_time", lambda c: tstz_to_timetz(c.statement_timestamp), True),
-                 [E("ctxfn", None, [], T.UNKNOWN)], T.TIMETZ, -1, "current_time")
+        return self._niladic(node, "current_time", lambda c: tstz_to_timetz(c.statement_timestamp),
+                             T.TIMETZ)
 
     def b_Localtimestamp(self, node: exp.Expression) -> E:
-        return E("pyfunc", ("localtimestamp",
-                            lambda c: _local(c.statement_timestamp).replace(tzinfo=None), True),
-                 [E("ctxfn", None, [], T.UNKNOWN)], T.TIMESTAMP, -1, "localtimestamp")
+        return self._niladic(node, "localtimestamp", lambda c: tstz_to_local(c.statement_timestamp),
+                             T.TIMESTAMP)
+
+    def b_Localtime(self, node: exp.Expression) -> E:
+        return self._niladic(node, "localtime", lambda c: _local(c.statement_timestamp).time(),
+                             T.TIME)
 
     # -- function calls ------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ...pgtypes import zones
-from ...pgtypes.text import format_text, parse_text
+from ...pgtypes.text import format_text, parse_text, text_encoder
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
 _INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
@@ -173,6 +173,48 @@ def text_to_timetz(s: Any) -> dt.time:
     if m.group(2) == "-":
         off = -off
     return t.replace(tzinfo=dt.timezone(off) if off else dt.UTC)
+
+
+VOLATILE_WORDS = {"now": 0, "today": 0, "tomorrow": 1, "yesterday": -1}
+_VOLATILE_TYPES = (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE, T.TIME, T.TIMETZ)
+
+
+def volatile_literal(v: Any, target: int) -> bool:
+    """True for 'now', 'today', 'tomorrow', 'yesterday' cast to a date/time type.
+
+    Their value is the transaction's, so they must not fold into a cached plan.
+    """
+    return (target in _VOLATILE_TYPES and isinstance(v, str)
+            and v.strip().lower() in VOLATILE_WORDS)
+
+
+def volatile_value(word: str, target: int) -> Callable[[Any], Any]:
+    """`fn(functions_ctx)`: the value of a volatile literal at the running transaction's start."""
+    w = word.strip().lower()
+    days = VOLATILE_WORDS[w]
+
+    def value(ctx: Any) -> Any:
+        ts = ctx.statement_timestamp
+        tz = getattr(ctx, "tz", None) or zones.session_zone()
+        if w == "now":
+            if target == T.TIMESTAMPTZ:
+                return ts
+            local = zones.to_local(ts, tz)
+            if target == T.TIMETZ:
+                return tstz_to_timetz(ts)
+            return {T.TIMESTAMP: zones.wall_clock(ts, tz), T.DATE: local.date(),
+                    T.TIME: local.time()}[target]
+        day = zones.to_local(ts, tz).date() + dt.timedelta(days=days)
+        midnight = dt.datetime(day.year, day.month, day.day)
+        if target == T.TIMESTAMPTZ:
+            return zones.to_utc(midnight, tz)
+        if target == T.TIMESTAMP:
+            return midnight
+        if target == T.DATE:
+            return day
+        return dt.time(0, 0) if target == T.TIME else time_to_timetz(dt.time(0, 0))
+
+    return value
 
 
 def time_to_timetz(t: dt.time) -> dt.time:
@@ -448,7 +490,7 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     """Returns the converter for a cast from src to dst (None: the value is kept as is)."""
     if dst in (T.VARCHAR, T.BPCHAR) and typmod > 4:
         return _check_len(typmod - 4, dst == T.BPCHAR)
-    if dst in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.INTERVAL) and 0 <= typmod < 6:
+    if dst in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ, T.INTERVAL) and 0 <= typmod < 6:
         tinner = cast_function(src, dst) if src != dst else None
         rnd = _round_fraction(typmod)
         return rnd if tinner is None else (lambda v: rnd(tinner(v)))
@@ -465,6 +507,9 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if src in STRINGS:
         return None if dst in STRINGS else from_text(dst)
     if dst in STRINGS:
+        if src in (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE, T.INTERVAL):
+            # NB: DateStyle / IntervalStyle are read now: plans are redone when they change
+            return text_encoder(src)
         return lambda v: to_text(v, src)
     if dst in INTS:
         if src in OIDLIKE:  # a reg* value loses its name: plain integer

@@ -20,7 +20,7 @@ from ...pgtypes import oids as T
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
 from . import types as ty
 from .bound import E
-from .casts import cast_function
+from .casts import cast_function, volatile_literal, volatile_value
 
 _loaded = False
 
@@ -51,6 +51,11 @@ def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bo
             return E("cast", cast_function(target, target, typmod), [inner], target, typmod, e.name)
         return inner
     fn = cast_function(e.type, target, typmod)
+    if e.kind == "const" and volatile_literal(e.data, target):  # 'now': not folded (casts.py)
+        at = E("pyfunc", ("now", volatile_value(e.data, target), True),
+               [E("ctxfn", None, [], T.UNKNOWN)], target, -1, e.name)
+        rnd = cast_function(target, target, typmod) if typmod >= 0 else None
+        return at if rnd is None else E("cast", rnd, [at], target, typmod, e.name)
     if e.kind == "const":
         v = e.data if e.data is None or fn is None else fn(e.data)
         return E("const", v, [], target, typmod, e.name)

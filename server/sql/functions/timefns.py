@@ -11,6 +11,7 @@ work in the session's TimeZone, as PostgreSQL does. extract() returns numeric
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from decimal import Decimal
 from typing import Any
 
@@ -27,6 +28,9 @@ US6 = Decimal("0.000001")
 
 def zone(ctx: Any = None) -> dt.tzinfo:
     """Returns the session's TimeZone as a tzinfo (parsed once per setting value, then cached)."""
+    tz = getattr(ctx, "tz", None)  # a session's FunctionContext keeps it ready
+    if tz is not None:
+        return tz
     name = ctx.get_setting("TimeZone") if ctx is not None else None
     if not name:
         return zones.session_zone()
@@ -81,48 +85,55 @@ _TRUNC_UNITS = ("microseconds", "milliseconds", "second", "minute", "hour", "day
                 "month", "quarter", "year", "decade", "century", "millennium")
 
 
+_UNIT_ALIASES = {
+    "seconds": "second", "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week",
+    "months": "month", "years": "year", "mon": "month", "mons": "month", "min": "minute",
+    "mins": "minute", "sec": "second", "secs": "second", "microsecond": "microseconds",
+    "millisecond": "milliseconds", "us": "microseconds", "ms": "milliseconds", "y": "year",
+    "d": "day", "h": "hour", "m": "minute", "s": "second", "decades": "decade",
+    "centuries": "century", "millennia": "millennium", "quarters": "quarter",
+}
+
+
+@functools.lru_cache(maxsize=512)
 def _unit(text: str, units: tuple[str, ...], type_name: str) -> str:
+    """Normalises a unit name (`'Hours'` -> `hour`); cached: it runs once per row."""
     u = text.lower().strip()
-    u = {"seconds": "second", "minutes": "minute", "hours": "hour", "days": "day",
-         "weeks": "week", "months": "month", "years": "year", "mon": "month", "mons": "month",
-         "min": "minute", "mins": "minute", "sec": "second", "secs": "second",
-         "microsecond": "microseconds", "millisecond": "milliseconds", "us": "microseconds",
-         "ms": "milliseconds", "y": "year", "d": "day", "h": "hour", "m": "minute",
-         "s": "second", "decades": "decade", "centuries": "century",
-         "millennia": "millennium", "quarters": "quarter"}.get(u, u)
+    u = _UNIT_ALIASES.get(u, u)
     if u not in units:
         raise InvalidParameterValue(f'unit "{text}" not recognized for type {type_name}')
     return u
 
 
 def _trunc(v: dt.datetime, unit: str) -> dt.datetime:
+    """Truncates wall-clock fields; the result is naive (NB: constructors, not the slow replace)."""
     if unit == "microseconds":
-        return v
+        return dt.datetime(v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond)
     if unit == "milliseconds":
-        return v.replace(microsecond=v.microsecond // 1000 * 1000)
+        return dt.datetime(v.year, v.month, v.day, v.hour, v.minute, v.second,
+                           v.microsecond // 1000 * 1000)
     if unit == "second":
-        return v.replace(microsecond=0)
+        return dt.datetime(v.year, v.month, v.day, v.hour, v.minute, v.second)
     if unit == "minute":
-        return v.replace(second=0, microsecond=0)
+        return dt.datetime(v.year, v.month, v.day, v.hour, v.minute)
     if unit == "hour":
-        return v.replace(minute=0, second=0, microsecond=0)
-    day = v.replace(hour=0, minute=0, second=0, microsecond=0)
+        return dt.datetime(v.year, v.month, v.day, v.hour)
     if unit == "day":
-        return day
+        return dt.datetime(v.year, v.month, v.day)
     if unit == "week":
-        return day - dt.timedelta(days=day.weekday())
+        return dt.datetime(v.year, v.month, v.day) - dt.timedelta(days=v.weekday())
     if unit == "month":
-        return day.replace(day=1)
+        return dt.datetime(v.year, v.month, 1)
     if unit == "quarter":
-        return day.replace(month=(day.month - 1) // 3 * 3 + 1, day=1)
+        return dt.datetime(v.year, (v.month - 1) // 3 * 3 + 1, 1)
     year = {"year": 1, "decade": 10, "century": 100, "millennium": 1000}[unit]
     if year == 1:
-        y = day.year
+        y = v.year
     elif year == 10:
-        y = day.year // 10 * 10
+        y = v.year // 10 * 10
     else:
-        y = (day.year - 1) // year * year + 1
-    return day.replace(year=y, month=1, day=1)
+        y = (v.year - 1) // year * year + 1
+    return dt.datetime(y, 1, 1)
 
 
 @register("date_trunc", args=[T.TEXT, TS], returns=TS)
@@ -139,8 +150,7 @@ def date_trunc_tz(ctx: Any, unit: str, v: dt.datetime, tz: str | None = None) ->
     z = zones.zone_arg(tz) if tz else zone(ctx)
     if not isfinite(v):
         return v
-    wall = _trunc(v.astimezone(z).replace(tzinfo=None), u)
-    return zones.to_utc(wall, z)
+    return zones.to_utc(_trunc(v.astimezone(z), u), z)
 
 
 register("date_trunc", args=[T.TEXT, TSTZ, T.TEXT], returns=TSTZ,
@@ -198,16 +208,19 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
     if f == "microseconds":
         return _seconds(w) * 1000000
     d = w.date() if isinstance(w, dt.datetime) else w
-    simple = {
-        "year": lambda: d.year, "month": lambda: d.month, "day": lambda: d.day,
-        "hour": lambda: w.hour, "minute": lambda: w.minute, "dow": lambda: d.isoweekday() % 7,
-        "isodow": d.isoweekday, "doy": lambda: d.timetuple().tm_yday,
-        "week": lambda: d.isocalendar()[1], "isoyear": lambda: d.isocalendar()[0],
-        "quarter": lambda: (d.month - 1) // 3 + 1, "decade": lambda: d.year // 10,
-        "century": lambda: (d.year - 1) // 100 + 1, "millennium": lambda: (d.year - 1) // 1000 + 1,
-        "julian": lambda: d.toordinal() + 1721425,
-    }
-    return Decimal(simple[f]())
+    return Decimal(_SIMPLE_FIELDS[f](d, w))
+
+
+_SIMPLE_FIELDS: dict[str, Any] = {
+    "year": lambda d, w: d.year, "month": lambda d, w: d.month, "day": lambda d, w: d.day,
+    "hour": lambda d, w: w.hour, "minute": lambda d, w: w.minute,
+    "dow": lambda d, w: d.isoweekday() % 7, "isodow": lambda d, w: d.isoweekday(),
+    "doy": lambda d, w: d.timetuple().tm_yday, "week": lambda d, w: d.isocalendar()[1],
+    "isoyear": lambda d, w: d.isocalendar()[0], "quarter": lambda d, w: (d.month - 1) // 3 + 1,
+    "decade": lambda d, w: d.year // 10, "century": lambda d, w: (d.year - 1) // 100 + 1,
+    "millennium": lambda d, w: (d.year - 1) // 1000 + 1,
+    "julian": lambda d, w: d.toordinal() + 1721425,
+}
 
 
 def _tz_field(f: str, off: int) -> Decimal:
@@ -342,6 +355,16 @@ def make_date(y: int, m: int, d: int) -> dt.date:
             from None
 
 
+@register("make_time", args=[T.INT4, T.INT4, T.FLOAT8], returns=TIME)
+def make_time(h: int, mi: int, sec: float) -> dt.time:
+    """Builds a time from hour, minute and (fractional) seconds; 60 seconds roll over."""
+    us = round(sec * 1000000)
+    if not (0 <= h < 24 and 0 <= mi < 60 and 0 <= us <= 60000000) or (
+            h == 23 and mi == 59 and us == 60000000):  # NB: 24:00:00 has no Python time
+        raise DatetimeFieldOverflow(f"time field value out of range: {h}:{mi:02d}:{sec:02g}")
+    return (dt.datetime(2000, 1, 1, h, mi) + dt.timedelta(microseconds=us)).time()
+
+
 @register("make_timestamp", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8],
           returns=TS)
 def make_timestamp(y: int, mo: int, d: int, h: int, mi: int, sec: float) -> dt.datetime:
@@ -412,7 +435,7 @@ for _t in (TSTZ, DATE, IV):
 @register("timezone", args=[T.TEXT, TSTZ], returns=TS)
 def timezone_of(tz: str, v: dt.datetime) -> dt.datetime:
     """v AT TIME ZONE tz for a timestamptz: the wall-clock time in that zone."""
-    return v.astimezone(zones.zone_arg(tz)).replace(tzinfo=None)
+    return zones.wall_clock(v, zones.zone_arg(tz))
 
 
 @register("timezone", args=[T.TEXT, TS], returns=TSTZ)
@@ -424,7 +447,7 @@ def timezone_in(tz: str, v: dt.datetime) -> dt.datetime:
 @register("timezone", args=[IV, TSTZ], returns=TS)
 def timezone_of_interval(iv: dt.timedelta, v: dt.datetime) -> dt.datetime:
     """v AT TIME ZONE INTERVAL '+05:30' for a timestamptz (ISO sign: east of Greenwich)."""
-    return v.astimezone(zones.interval_zone(iv)).replace(tzinfo=None)
+    return zones.wall_clock(v, zones.interval_zone(iv))
 
 
 @register("timezone", args=[IV, TS], returns=TSTZ)

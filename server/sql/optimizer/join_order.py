@@ -26,6 +26,7 @@ from typing import Any
 from ..expr.bound import E, col
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from ..plan.normalize import factor_or
 from .cost import dp_order, has_stats, join_selectivity, leaf_rows
 from .push_projection import renumber
 from .pushdown_join_filters import conj, conj_all, filter_below_project
@@ -51,41 +52,11 @@ def _leaf_of(index: int, spans: list[tuple[int, int]]) -> int:
     raise AssertionError(index)
 
 
-def _key(e: E) -> tuple:
-    """A structural key: equal for expressions that compute the same thing."""
-    try:
-        hash(e.data)
-        data: Any = (type(e.data).__name__, e.data)
-    except TypeError:
-        data = id(e.data)
-    return (e.kind, data, e.type, tuple(_key(a) for a in e.args))
-
-
 def _disjuncts(e: E) -> list[E]:
     """The branches of an OR, nested ORs flattened (`a OR b OR c` binds as (a OR b) OR c)."""
     if e.kind != "or":
         return [e]
     return [d for a in e.args for d in _disjuncts(a)]
-
-
-def _factor_or(p: E) -> list[E]:
-    """`(A AND B) OR (A AND C)` as `A AND (B OR C)`, as PostgreSQL's find_duplicate_ors: a
-    join key repeated in every branch (CH-benCHmark Q19's `ol_i_id = i_id`) becomes a hash
-    key instead of a condition tested on every pair of rows."""
-    if p.kind != "or" or len(p.args) < 2:
-        return [p]
-    branches = [{_key(c): c for c in conjuncts(d)} for d in _disjuncts(p)]
-    common = [k for k in branches[0] if all(k in b for b in branches[1:])]
-    if not common:
-        return [p]
-    out = [branches[0][k] for k in common]
-    rest = []
-    for b in branches:
-        mine = [c for k, c in b.items() if k not in common]
-        if not mine:
-            return out  # a branch holds only the common terms: the OR adds nothing
-        rest.append(conj_all(mine))
-    return [*out, E("or", None, rest, 16)]
 
 
 def _or_restrictions(p: E, refs: set[int], spans: list[tuple[int, int]]) -> list[E]:
@@ -214,7 +185,7 @@ def join_order(plan: N.Node, ctx: Any) -> N.Node:
             preds.extend(conjuncts(top_filter.pred))
         if any(x.kind in _OPAQUE for p in preds for x in p.walk()):
             return node
-        factored = [q for p in preds for q in _factor_or(p)]
+        factored = [q for p in preds for q in conjuncts(factor_or(p))]  # ON clauses too
         implied = len(factored) - len(preds)
         preds = factored
         spans = [(off, off + len(n.cols)) for off, n in leaves]

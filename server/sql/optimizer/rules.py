@@ -18,6 +18,7 @@ from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
 from .join_order import join_order
 from .point_get import point_get
+from .prune_columns import prune_columns
 from .push_aggregate import push_aggregate
 from .push_limit import push_limit
 from .push_projection import push_projection
@@ -40,6 +41,7 @@ RULES = (
     push_limit,
     push_projection,
     join_algorithm,
+    prune_columns,
 )
 
 

@@ -109,6 +109,8 @@ def _session_activity(cat: Any, s: Any, is_me: bool) -> tuple[Any, ...]:
     row[_COL["query"]] = getattr(s, "last_query", "")
     if not active:
         row[_COL["wait_event_type"]], row[_COL["wait_event"]] = "Client", "ClientRead"
+    elif row[_COL["xact_start"]] is None:  # NB: a running statement is always in a transaction,
+        row[_COL["xact_start"]] = row[_COL["query_start"]]  # if only an implicit one
     return tuple(row)
 
 
