@@ -22,6 +22,7 @@ invalidates every session's cached plans.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -107,6 +108,8 @@ class SQLSession:
         self.last_query = ""  # the running statement, else the last one (as in PostgreSQL)
         self.running = False  # from a statement's start until the Query or Sync ends
         self.client_addr: str | None = None  # set by pgwire through `connected_from`
+        self.client_port: int | None = None
+        self.wait_event: tuple[str, str] | None = None  # (type, event) while a function waits
         self.terminated = False  # pg_terminate_backend: the next statement ends the session
 
     # -- pgwire's Session protocol ----------------------------------------
@@ -256,9 +259,9 @@ class SQLSession:
         self.last_query = sql
         self.query_start = self.state_change = time.time()
 
-    def connected_from(self, addr: str | None) -> None:
-        """pgwire tells the session its client's address (pg_stat_activity.client_addr)."""
-        self.client_addr = addr
+    def connected_from(self, addr: str | None, port: int | None = None) -> None:
+        """pgwire tells the session its client's address and port (pg_stat_activity)."""
+        self.client_addr, self.client_port = addr, port
 
     def terminate(self) -> None:
         """pg_terminate_backend: ends the session with FATAL 57P01. pgwire's hook closes the
@@ -356,7 +359,7 @@ class SQLSession:
             return raw[0], list(raw[1])
         stmt = self.cache.get((text, ()), version)
         if stmt is not None:
-            return stmt, []
+            return _no_params(stmt, text), []
         norm = normalize(text) if version != -1 else None
         if norm is not None:
             ntext, values, oids = norm
@@ -374,7 +377,7 @@ class SQLSession:
                     self._raw_texts[text] = (entry.stmt, tuple(params), version,
                                              self.cache.generation)
                 return entry.stmt, params
-        return self.lookup(text, ()), []
+        return _no_params(self.lookup(text, ()), text), []
 
     def _analyse_normalized(self, ntext: str, oids: tuple[int, ...]) -> _Normalized | None:
         try:
@@ -729,6 +732,16 @@ class _Normalized:
     def bind(self, values: tuple[Any, ...]) -> list[Any]:
         """Converts the literal values to the parameter types the plan settled on."""
         return [v if c is None else c(v) for v, c in zip(values, self.convs, strict=True)]
+
+
+def _no_params(stmt: Stmt, text: str) -> Stmt:
+    """A Query message cannot bind `$1`: 42P02, as PostgreSQL says at parse analysis."""
+    if stmt.param_oids:
+        from ..errors import UndefinedParameter
+
+        m = re.search(r"\$(\d+)", text)
+        raise UndefinedParameter(f"there is no parameter ${m.group(1) if m else 1}")
+    return stmt
 
 
 def _terminated() -> SQLError:
