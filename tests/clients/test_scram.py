@@ -105,3 +105,24 @@ def test_psql(server):
     bad = run("wrong")
     assert bad.returncode == 2
     assert 'password authentication failed for user "scram_user"' in bad.stderr
+
+
+def test_pgbench(server, tmp_path):
+    """pgbench 15 (libpq) logs in with SCRAM for each of its clients and runs a script."""
+    script = tmp_path / "who.sql"
+    script.write_text("select current_user;\n")
+
+    def run(password: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "PGPASSWORD": password}
+        return subprocess.run(
+            ["/usr/lib/postgresql/15/bin/pgbench", "-n", "-h", server.host, "-p",
+             str(server.port), "-U", USER, "-c", "2", "-t", "5", "-f", str(script), DB],
+            capture_output=True, text=True, env=env, timeout=60)
+
+    ok = run(PASSWORD)
+    assert ok.returncode == 0, ok.stderr
+    assert "number of transactions actually processed: 10/10" in ok.stdout
+    assert "number of failed transactions: 0" in ok.stdout
+    bad = run("wrong")
+    assert bad.returncode != 0
+    assert 'password authentication failed for user "scram_user"' in bad.stderr

@@ -14,6 +14,8 @@ import shutil
 import psycopg
 import pytest
 
+from tests.server_process import CumuloServer
+
 JAR = "/usr/share/java/postgresql.jar"
 ROWS = 5000
 
@@ -178,3 +180,34 @@ def test_database_metadata(spark, db):
         assert rs.next() and rs.getInt(1) == 42
     finally:
         conn.close()
+
+
+def test_read_and_write_with_scram(spark):
+    """Spark's JDBC reads and appends log in with SCRAM-SHA-256 (`cumulo serve --auth scram`)."""
+    srv = CumuloServer().start()
+    try:
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            c.execute("create role spark_scram login password 'spark pw'")
+            c.execute("create table s (id int primary key, v text)")
+            c.execute("grant all on s to spark_scram")
+            c.execute("insert into s select g, 'v' || g from generate_series(1, 50) g")
+        srv.stop()
+        srv.extra_args = ["--auth", "scram"]
+        srv.start()
+        url = f"jdbc:postgresql://{srv.host}:{srv.port}/cumulo"
+        props = {"user": "spark_scram", "password": "spark pw",
+                 "driver": "org.postgresql.Driver"}
+        df = spark.read.jdbc(url, "s", properties=props)
+        assert df.count() == 50
+        df.selectExpr("id + 100 as id", "v").write.jdbc(url, "s", mode="append",
+                                                        properties=props)
+        kw = {"host": srv.host, "port": srv.port, "user": "spark_scram", "dbname": "cumulo"}
+        with psycopg.connect(**kw, password="spark pw") as c:
+            assert c.execute("select count(*), sum(id) from s").fetchone() == (100, 7550)
+        bad = {**props, "password": "wrong"}
+        # NB: Spark wraps pgJDBC's 28P01 PSQLException into "Couldn't connect to the database"
+        with pytest.raises(Exception, match="FAILED_JDBC.CONNECTION"):
+            spark.read.jdbc(url, "s", properties=bad).count()
+    finally:
+        srv.stop()
+        shutil.rmtree(srv.data_dir, ignore_errors=True)
