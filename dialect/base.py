@@ -329,7 +329,7 @@ class CumuloDialect(PGDialect):
             "SELECT current_setting('standard_conforming_strings')").scalar()
         self._backslash_escapes = value == "off"
 
-    # Reflection answers with `cumulo_*` dialect options next to `postgresql_*`.
+    # Reflection answers with `cumulo_*` dialect options in place of `postgresql_*`.
     def get_multi_indexes(self, *args: Any, **kw: Any) -> Any:
         return options.alias_reflected(super().get_multi_indexes(*args, **kw))
 

@@ -202,8 +202,11 @@ def _timetz_bin(b: bytes) -> time:
 
 
 def _interval_bin(b: bytes) -> timedelta:
+    """A timedelta, as psycopg 3 reads one: a year is 365 days and a month 30 (as in text)."""
     us, days, months = _qii.unpack(b)
-    return timedelta(days=days + months * 30, microseconds=us)
+    years, mons = divmod(abs(months), 12)
+    sign = -1 if months < 0 else 1
+    return timedelta(days=days + sign * (365 * years + 30 * mons), microseconds=us)
 
 
 def _jsonb_bin(b: bytes) -> object:

@@ -62,6 +62,7 @@ NullValueNotAllowed = _error("NullValueNotAllowed", "22004", "Null value not all
 InvalidDatetimeFormat = _error("InvalidDatetimeFormat", "22007", "Invalid datetime format.")
 DatetimeFieldOverflow = _error("DatetimeFieldOverflow", "22008", "Date/time field out of range.")
 DivisionByZero = _error("DivisionByZero", "22012", "Division by zero.")
+IntervalFieldOverflow = _error("IntervalFieldOverflow", "22015", "Interval field out of range.")
 InvalidParameterValue = _error("InvalidParameterValue", "22023", "Invalid parameter value.")
 ArraySubscriptError = _error("ArraySubscriptError", "2202E", "Bad array subscript or dimensions.")
 InvalidEscapeSequence = _error("InvalidEscapeSequence", "22025", "Invalid escape sequence.")

@@ -1,4 +1,4 @@
-"""Shared fixtures: a real `cumulo serve` process per test session."""
+"""Shared fixtures: a real `cumulo serve` process per test session, PostgreSQL 15 oracles."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from tests import pg15 as pg15_mod
 from tests.server_process import CumuloServer
 
 
@@ -36,3 +37,17 @@ def fresh_server():
     yield server
     server.stop()
     shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def pg15():
+    """A throwaway PostgreSQL 15 per test module: the oracle of differential tests.
+
+    Missing binaries fail the test rather than skip it: the README's test command
+    installs them, and a differential check that did not run must not look passed.
+    """
+    if not pg15_mod.available():
+        pytest.fail("PostgreSQL 15 binaries are missing: the oracle is required")
+    server = pg15_mod.PG15().start()
+    yield server
+    server.stop()

@@ -18,7 +18,9 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 BIN = "/usr/lib/postgresql/15/bin"
 PASSWORD = "cumulo-pw"
@@ -157,3 +159,23 @@ def wait_port(host: str, port: int, timeout: float = 10.0) -> bool:
         except OSError:
             time.sleep(0.05)
     return False
+
+
+def same_schema(pg: PG15, cumulo: Any, dbname: str, setup: Iterable[str]) -> tuple[str, str]:
+    """Runs `setup` on PG 15's own database and on a new `dbname` on the Cumulo server.
+
+    Differential modules start from identical data this way; returns the two DSNs
+    (PostgreSQL's, Cumulo's). The Cumulo database is dropped first, so a rerun against
+    the session's shared server starts clean.
+    """
+    import psycopg
+
+    with psycopg.connect(cumulo.dsn(), autocommit=True) as c:
+        c.execute(f"drop database if exists {dbname}")
+        c.execute(f"create database {dbname}")
+    dsns = pg.dsn(), cumulo.dsn(dbname=dbname)
+    for dsn in dsns:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for stmt in setup:
+                conn.execute(stmt)
+    return dsns

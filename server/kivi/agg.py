@@ -19,7 +19,7 @@ a batch by group with C-level `map`s (one dict lookup per row, no bytecode).
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from operator import itemgetter
@@ -39,11 +39,14 @@ def _batch_value(fn: str, rows: list[Row], j: int | None) -> Any:
     return _values_value(fn, list(map(itemgetter(j), rows)))  # the column, in one C pass
 
 
-def _values_value(fn: str, vals: list[Any]) -> Any:
-    """Computes one aggregate (not count_star) over a column of values (a partial)."""
+def _values_value(fn: str, vals: list[Any], clean: bool = False) -> Any:
+    """Computes one aggregate (not count_star) over a column of values (a partial).
+
+    `clean`: the values are known to hold no NULL (no pass to look for one).
+    """
     if fn == "count":
-        return len(vals) - vals.count(None)
-    if None in vals:
+        return len(vals) if clean else len(vals) - vals.count(None)
+    if not clean and None in vals:
         vals = [v for v in vals if v is not None]
     if not vals:
         return None
@@ -131,36 +134,43 @@ class PartialAgg:
         want += [j for _, j in self.aggs if j is not None and j not in want]
         return want
 
-    def add_columns(self, n: int, cols: dict[int, list[Any]]) -> None:
+    def add_columns(
+        self, n: int, cols: dict[int, list[Any]], clean: frozenset[int] = frozenset()
+    ) -> None:
         """Folds n rows given as whole columns (`VersionStore.columns`) into the partials.
 
         Each argument column is split by group with the C-level append trick of
         `add`, so a group's values arrive as one list for `sum`, `min`, `count`.
+        `clean` names the columns known to hold no NULL.
         """
         if not n:
             return
         gb = self.spec.group_by
         if not gb:
-            self._fold_values((), n, cols)
+            self._fold_values((), n, cols, clean)
             return
         keys = cols[gb[0]] if self._single else list(zip(*[cols[j] for j in gb], strict=True))
-        distinct = set(keys)
         parts: dict[int, dict[Any, list[Any]]] = {}
         for _, j in self.aggs:
             if j is None or j in parts:
                 continue
-            buckets: dict[Any, list[Any]] = {k: [] for k in distinct}
+            # NB: a defaultdict makes each group's list on first sight, in C: no pass for the
+            # distinct keys beforehand
+            buckets: defaultdict[Any, list[Any]] = defaultdict(list)
             deque(map(list.append, map(buckets.__getitem__, keys), cols[j]), maxlen=0)
             parts[j] = buckets
         # a split column has one value per row: its lists give count(*) for free
         counts = Counter(keys) if not parts else None
+        distinct = counts.keys() if counts is not None else next(iter(parts.values())).keys()
         single = self._single
         for k in distinct:
             got = {j: b[k] for j, b in parts.items()}
             n = counts[k] if counts is not None else len(next(iter(got.values())))
-            self._fold_values((k,) if single else k, n, got)
+            self._fold_values((k,) if single else k, n, got, clean)
 
-    def _fold_values(self, k: tuple[Any, ...], n: int, vals: dict[int, list[Any]]) -> None:
+    def _fold_values(
+        self, k: tuple[Any, ...], n: int, vals: dict[int, list[Any]], clean: frozenset[int]
+    ) -> None:
         """Folds one group's column values (n: the group's row count)."""
         out = []
         for fn, j in self.aggs:
@@ -168,7 +178,7 @@ class PartialAgg:
                 out.append(n)
             else:
                 assert j is not None
-                out.append(_values_value(fn, vals[j]))
+                out.append(_values_value(fn, vals[j], j in clean))
         self._merge(k, out)
 
     def _fold(self, k: tuple[Any, ...], rows: list[Row]) -> None:

@@ -44,6 +44,7 @@ from .api import (
     Row,
     Scan,
     ScanReply,
+    SpaceWrites,
     SplitRegion,
     Write,
 )
@@ -143,14 +144,33 @@ class KiviClient:
     def apply(self, req: Apply) -> Ack:
         """Applies a write set, split into one Apply per owning node."""
         groups: dict[str, list[Write]] = {}
+        bulk: dict[str, list[SpaceWrites]] = {}
         locate = self.map.locate
         for w in req.writes:
             groups.setdefault(locate(w.space, w.key).node, []).append(w)
-        if len(groups) == 1:
-            (node,) = groups
+        for sw in req.spaces:
+            for node, part in self._split_space(sw).items():
+                bulk.setdefault(node, []).append(part)
+        nodes = set(groups) | set(bulk)
+        if len(nodes) == 1:
+            (node,) = nodes
             return self.nodes[node].apply(req)
-        self._fanout([(node, "apply", Apply(req.ts, ws)) for node, ws in groups.items()])
+        self._fanout([(node, "apply", Apply(req.ts, groups.get(node, []), bulk.get(node, [])))
+                      for node in nodes])
         return Ack()
+
+    def _split_space(self, sw: SpaceWrites) -> dict[str, SpaceWrites]:
+        """Splits one space's bulk writes by owning node (whole when one node owns the space)."""
+        infos = self.map.overlapping(sw.space, None, None)
+        if len({i.node for i in infos}) == 1:  # NB: a space always has a region (see RegionMap)
+            return {infos[0].node: sw}
+        parts: dict[str, tuple[list[bytes], list[Row | None]]] = {}
+        locate = self.map.locate
+        for k, r in zip(sw.keys, sw.rows, strict=True):
+            ks, rs = parts.setdefault(locate(sw.space, k).node, ([], []))
+            ks.append(k)
+            rs.append(r)
+        return {node: SpaceWrites(sw.space, ks, rs) for node, (ks, rs) in parts.items()}
 
     def scan(self, req: Scan) -> ScanReply:
         """Scans across regions in key order, honouring batch_size and limit."""

@@ -22,7 +22,9 @@ other end).
     0x32  time                  8 bytes, microseconds since midnight
     0x33  datetime (naive)      8 bytes, microseconds since 0001-01-01, + 2**63
     0x34  datetime (aware)      the same, after conversion to UTC
-    0x35  timedelta             total microseconds, encoded as an int element
+    0x35  timedelta             total microseconds, encoded as an int element (an
+                                interval's span, months as 30 days: interval_cmp's order,
+                                so '1 mon' and '30 days' are one key, as in a PG index)
     0x36  uuid                  16 bytes
     0x37  time with time zone   8 bytes, UTC microseconds + 2**63 (may leave 0..24h), then
                                 4 bytes, -offset + 2**31 (PostgreSQL's timetz order)
@@ -49,6 +51,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import FeatureNotSupported
+from ..pgtypes.interval import Interval
 
 __all__ = ["encode_key", "decode_key", "encode_key_desc", "prefix_upper_bound", "successor"]
 
@@ -187,6 +190,7 @@ _ENCODERS: dict[type, Any] = {
     _dt.time: _enc_time,
     _dt.datetime: _enc_datetime,
     _dt.timedelta: _enc_timedelta,
+    Interval: _enc_timedelta,
     uuid.UUID: _enc_uuid,
     type(None): _enc_none,
 }

@@ -35,12 +35,14 @@ cache a chunk covers. The store is
 not thread-safe: its owner (the node) holds a lock around each call.
 
 Bulk paths. A large commit (a COPY batch) skips the cache: keys above every
-stored key extend the base in place, others are merged into it in one pass
-(`_apply_bulk`). Aggregates read a chunk's visible rows with C-level passes
-when no version in it is newer than the snapshot (`_visible_rows`), and a
-quiet store (no cache, no old versions or tombstones, nothing newer than the
-snapshot) serves them whole columns of its base, built once and dropped by
-the next write (`columns`).
+stored key extend the base in place (`apply_lists` takes a bulk write set's
+key and row lists as they are, with no pair per write), others are merged
+into it in one pass (`_apply_bulk`). Aggregates read a chunk's visible rows
+with C-level passes when no version in it is newer than the snapshot
+(`_visible_rows`), and a quiet store (no cache, no old versions or
+tombstones, nothing newer than the snapshot) serves them its base as column
+segments, built once, grown by a segment per bulk append and dropped by any
+other write (`columns`). A checkpoint copies the base's two lists (`export`).
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
+from itertools import chain as ichain
 from itertools import islice, repeat
-from operator import itemgetter
+from operator import itemgetter, lt
 from typing import Any
 
 from sortedcontainers import SortedDict
@@ -92,9 +95,10 @@ class VersionStore:
         # Keys with more than one version or a tombstone: the only ones `collect` can shrink.
         self._gc: set[bytes] = set()
         self.cache_limit = cache_limit
-        # Column lists of the base's rows, built for aggregates (see `columns`); any write
-        # drops them. `_max_ts` bounds every commit ts the store holds.
-        self._cols: dict[int, list[Any]] = {}
+        # Column segments of the base's rows, built for aggregates (see `columns`): every
+        # column has the same segments. A write drops them, except a bulk append, which adds
+        # a segment. `_max_ts` bounds every commit ts the store holds.
+        self._cols: dict[int, list[Segment]] = {}
         self._max_ts = 0
 
     def __len__(self) -> int:
@@ -105,11 +109,11 @@ class VersionStore:
 
     def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
         """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op."""
-        self._cols = {}
+        cols, self._cols = self._cols, {}
         if ts > self._max_ts:
             self._max_ts = ts
         if isinstance(writes, list) and len(writes) > self.cache_limit:
-            writes = self._apply_bulk(ts, writes)
+            writes = self._apply_bulk(ts, writes, cols)
         keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
         for key, row in writes:
             i = bisect_left(keys, key)
@@ -129,12 +133,14 @@ class VersionStore:
             self.compact()
 
     def _apply_bulk(
-        self, ts: int, writes: list[tuple[bytes, Row | None]]
+        self, ts: int, writes: list[tuple[bytes, Row | None]], cols: dict[int, list[Segment]]
     ) -> list[tuple[bytes, Row | None]]:
         """Applies a large write set straight into the base; returns what is left for `apply`.
 
         Bulk loads mostly append keys above every stored one: the base is then
-        extended in place, with no per-key bisection or cache insert. A large set
+        extended in place, with no per-key bisection or cache insert, and the
+        column segments the store had (`cols`: it was quiet, or they would be
+        gone) get one more segment instead of being rebuilt. A large set
         that lands among stored keys is merged into the base in one pass when it
         is big enough to pay for copying the base (the rule `compact` follows).
         """
@@ -148,13 +154,7 @@ class VersionStore:
         if len(set(new_k)) != len(new_k):
             return writes  # the same key twice in one commit: apply them in order, one by one
         if top is None or new_k[0] > top:
-            if cache:
-                self.compact()
-            rows = list(map(_row_of, ws))
-            self._keys.extend(new_k)
-            self._chains.extend(zip(zip(repeat(ts), rows)))  # ((ts, row),) each, built in C
-            if None in rows:
-                self._gc.update([k for k, row in ws if row is None])
+            self._append(ts, new_k, list(map(_row_of, ws)), cols)
             return []
         if len(ws) <= len(keys) >> 6:
             return writes
@@ -177,6 +177,44 @@ class VersionStore:
         if add_k:
             self._keys, self._chains = _merge(keys, chains, add_k, add_c)
         return []
+
+    def apply_lists(self, ts: int, keys: list[bytes], rows: list[Row | None]) -> None:
+        """Applies parallel lists of keys and rows at commit ts (a bulk write set's share).
+
+        Keys that ascend and lie above every stored key (a COPY in key order) are
+        appended with no (key, row) pair built per write; anything else is `apply`.
+        """
+        if len(keys) > self.cache_limit and _ascending(keys) and self._above_all(keys[0]):
+            cols, self._cols = self._cols, {}
+            if ts > self._max_ts:
+                self._max_ts = ts
+            self._append(ts, keys, rows, cols)
+            return
+        self.apply(ts, list(zip(keys, rows, strict=True)))
+
+    def _above_all(self, key: bytes) -> bool:
+        """Tells whether key is above every key of the base and the cache."""
+        if self._keys and key <= self._keys[-1]:
+            return False
+        return not self._cache or key > self._cache.peekitem(-1)[0]
+
+    def _append(
+        self, ts: int, keys: list[bytes], rows: list[Row | None], cols: dict[int, list[Segment]]
+    ) -> None:
+        """Appends distinct ascending keys, above every stored one, with their rows at ts.
+
+        `cols` are the column segments the store had before this write: they get one
+        more segment (a quiet store stays quiet after an append without deletes).
+        """
+        quiet = not self._cache
+        if self._cache:
+            self.compact()
+        self._keys.extend(keys)
+        self._chains.extend(zip(zip(repeat(ts), rows)))  # ((ts, row),) each, built in C
+        if None in rows:
+            self._gc.update([k for k, row in zip(keys, rows, strict=True) if row is None])
+        elif cols and quiet:
+            self._cols = _append_segment(cols, rows)  # type: ignore[arg-type]  # no None
 
     def compact(self) -> None:
         """Merges the write cache into the sorted base."""
@@ -356,6 +394,19 @@ class VersionStore:
                 chain = tuple(v for v in chain if v[0] <= ts)
             yield k, chain
 
+    def export(self, ts: int | None = None) -> tuple[list[bytes], list[Chain]]:
+        """Returns the keys and chains of `items(ts)` as two lists (copies of the base's when
+        no version is newer than ts: a checkpoint of a quiet region costs two C-level copies)."""
+        self.compact()
+        if ts is None or self._max_ts <= ts:
+            return list(self._keys), list(self._chains)
+        keys: list[bytes] = []
+        chains: list[Chain] = []
+        for k, chain in self.items(ts):
+            keys.append(k)
+            chains.append(chain)
+        return keys, chains
+
     def load(self, keys: list[bytes], chains: list[Chain]) -> None:
         """Replaces the content with sorted keys and their chains (from a checkpoint)."""
         self.drop_all()
@@ -413,25 +464,44 @@ class VersionStore:
 
     # --- columns for aggregates ---------------------------------------------------------------
 
-    def columns(self, ts: int, wanted: Iterable[int]) -> tuple[int, dict[int, list[Any]]] | None:
-        """Returns (row count, wanted columns) of the rows visible at ts; None if that takes a scan.
+    def columns(
+        self, ts: int, wanted: Iterable[int]
+    ) -> list[tuple[int, dict[int, list[Any]], frozenset[int]]] | None:
+        """Returns the rows visible at ts as column segments; None if that takes a scan.
 
-        They can be served from the base alone when the write cache is empty, no key has
-        an old version or a tombstone (`_gc` is empty), and no version is newer than ts:
-        every row visible at ts is then exactly its chain's head. Each column is built
-        once (one C-level pass) and kept until the next write, so repeated aggregates
-        over a quiet region cost no per-row visibility check and no row unpacking. The
-        lists are never mutated afterwards: a caller may use them after the lock is freed.
+        Each segment is (row count, {column: values}, the columns known to hold no NULL:
+        each segment's NULL-freedom is noted when it is built, as Parquet keeps a null
+        count per column chunk, so aggregates skip a NULL test per group) for the wanted
+        columns. They can
+        be served from the base alone when the write cache is empty, no key has an old
+        version or a tombstone (`_gc` is empty), and no version is newer than ts: every
+        row visible at ts is then exactly its chain's head. Each column is built once
+        (one C-level pass) and kept until the next write; a bulk append (a COPY) adds
+        a segment to the columns already built rather than dropping them. Repeated
+        aggregates over a quiet region thus cost no per-row visibility check and no row
+        unpacking, even right after a load. The lists are never mutated afterwards: a
+        caller may use them after the lock is freed.
         """
         if self._cache or self._gc or self._max_ts > ts:
             return None
+        wanted = list(wanted)
         cols = self._cols
         missing = [j for j in wanted if j not in cols]
         if missing:
+            if cols and len(next(iter(cols.values()))) > 1:  # one segment each, to line up
+                for j, segs in cols.items():
+                    cols[j] = [_joined(segs)]
             rows = list(map(_row_of, map(_head, self._chains)))
             for j in missing:
-                cols[j] = list(map(itemgetter(j), rows))
-        return len(self._chains), {j: cols[j] for j in wanted}
+                cols[j] = [_segment(list(map(itemgetter(j), rows)))]
+        if not wanted:
+            return [(len(self._chains), {}, frozenset())]
+        out = []
+        for parts in zip(*[cols[j] for j in wanted], strict=True):
+            vals = {j: v for j, (v, _) in zip(wanted, parts, strict=True)}
+            clean = frozenset(j for j, (_, nulls) in zip(wanted, parts, strict=True) if not nulls)
+            out.append((len(parts[0][0]), vals, clean))
+        return out
 
     def _remove(self, gone: list[bytes]) -> None:
         cache = self._cache
@@ -439,16 +509,63 @@ class VersionStore:
         for k in gone:
             if cache.pop(k, None) is None:
                 base_gone.add(k)
-        if base_gone:
-            pairs = [
-                (k, c) for k, c in zip(self._keys, self._chains, strict=True) if k not in base_gone
-            ]
-            self._keys = [k for k, _ in pairs]
-            self._chains = [c for _, c in pairs]
+        if not base_gone:
+            return
+        keys, chains = self._keys, self._chains
+        if len(base_gone) <= 256:
+            # NB: a trickle of deletes in a big base (GC runs every few hundred commits):
+            # new lists from C-level slices around the gone keys, not a Python pass over
+            # the whole base. New lists, not `del`: readers may hold the old ones.
+            at = sorted(i for i in (bisect_left(keys, k) for k in base_gone)
+                        if i < len(keys) and keys[i] in base_gone)
+            new_k: list[bytes] = []
+            new_c: list[Chain] = []
+            prev = 0
+            for i in at:
+                new_k += keys[prev:i]
+                new_c += chains[prev:i]
+                prev = i + 1
+            new_k += keys[prev:]
+            new_c += chains[prev:]
+            self._keys, self._chains = new_k, new_c
+            return
+        pairs = [(k, c) for k, c in zip(keys, chains, strict=True) if k not in base_gone]
+        self._keys = [k for k, _ in pairs]
+        self._chains = [c for _, c in pairs]
 
 
 _head = itemgetter(0)
 _row_of = itemgetter(1)
+MAX_SEGMENTS = 16  # more column segments than this are joined into one (amortised O(1) a row)
+
+
+Segment = tuple[list[Any], bool]  # a column's values for a run of the base, and "has a NULL"
+
+
+def _segment(values: list[Any]) -> Segment:
+    return values, None in values
+
+
+def _joined(segs: list[Segment]) -> Segment:
+    return list(ichain.from_iterable(v for v, _ in segs)), any(n for _, n in segs)
+
+
+def _append_segment(cols: dict[int, list[Segment]], rows: list[Row]) -> dict[int, list[Segment]]:
+    """Returns the column segments with one more segment for rows appended to the base.
+
+    New outer lists: a reader still holding the old ones sees the store as it was.
+    """
+    out = {}
+    for j, segs in cols.items():
+        if len(segs) >= MAX_SEGMENTS:
+            segs = [_joined(segs)]
+        out[j] = [*segs, _segment(list(map(itemgetter(j), rows)))]
+    return out
+
+
+def _ascending(keys: list[bytes]) -> bool:
+    """Tells whether keys strictly ascend (distinct and sorted), in one C-level pass."""
+    return all(map(lt, keys, islice(keys, 1, None)))
 
 
 def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:

@@ -25,7 +25,7 @@ for running scans (a move quiesces the region anyway).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from itertools import groupby
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -54,7 +54,6 @@ from .api import (
     Scan,
     ScanReply,
     SplitRegion,
-    Write,
 )
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
@@ -284,7 +283,8 @@ class KiviNode:
                 with self._lock:  # NB: the lists are never mutated: fold them unlocked
                     got = region.store.columns(req.ts, wanted)
                 if got is not None:
-                    agg.add_columns(*got)
+                    for n, cols, clean in got:
+                        agg.add_columns(n, cols, clean)
                     continue
             for _, rows, _ in region.store.chunks(
                 *clipped, req.ts, False, MAX_CHUNK, self._lock, rows_only=True
@@ -297,41 +297,44 @@ class KiviNode:
     def apply(self, req: Apply) -> Ack:
         """Applies a committed write set at req.ts (idempotent)."""
         with self._lock:
-            per_region: dict[int, tuple[Region, list[tuple[bytes, Row | None]]]] = {}
+            per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]] = {}
             for space, group in groupby(req.writes, _space_of):
-                sr = self._spaces.get(space)
-                if sr is None or not sr.regions:  # a new space: its first region covers it all
-                    sr = self._regions_of(space)
-                    sr.add(Region(space))
-                if len(sr.regions) == 1 and sr.regions[0].lo == b"" and sr.regions[0].hi is None:
-                    r = sr.regions[0]  # the space's only region: no lookup per key
-                    ws = list(group)
-                    pairs = list(zip(map(_key_of, ws), map(_row_of, ws), strict=True))
-                    entry = per_region.get(id(r))
-                    if entry is None:
-                        per_region[id(r)] = (r, pairs)
-                    else:
-                        entry[1].extend(pairs)
-                    continue
-                self._route(space, group, per_region)
-            for r, writes in per_region.values():
-                r.store.apply(req.ts, writes)
+                ws = list(group)
+                self._route(space, list(map(_key_of, ws)), list(map(_row_of, ws)), per_region)
+            for sw in req.spaces:
+                self._route(sw.space, sw.keys, sw.rows, per_region)
+            for r, keys, rows in per_region.values():
+                r.store.apply_lists(req.ts, keys, rows)
         return Ack()
 
     def _route(
         self,
         space: int,
-        writes: Iterable[Write],
-        per_region: dict[int, tuple[Region, list[tuple[bytes, Row | None]]]],
+        keys: list[bytes],
+        rows: list[Row | None],
+        per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]],
     ) -> None:
         """Sorts one space's writes into per_region by the region holding each key."""
-        for w in writes:
-            r = self._region_for_write(space, w.key)
+        sr = self._spaces.get(space)
+        if sr is None or not sr.regions:  # a new space: its first region covers it all
+            sr = self._regions_of(space)
+            sr.add(Region(space))
+        if len(sr.regions) == 1 and sr.regions[0].lo == b"" and sr.regions[0].hi is None:
+            r = sr.regions[0]  # the space's only region: no lookup per key
             entry = per_region.get(id(r))
             if entry is None:
-                per_region[id(r)] = (r, [(w.key, w.row)])
+                per_region[id(r)] = (r, keys, rows)
+            else:  # NB: new lists: `keys` and `rows` may be a caller's SpaceWrites lists
+                per_region[id(r)] = (r, entry[1] + keys, entry[2] + rows)
+            return
+        for key, row in zip(keys, rows, strict=True):
+            r = self._region_for_write(space, key)
+            entry = per_region.get(id(r))
+            if entry is None:
+                per_region[id(r)] = (r, [key], [row])
             else:
-                entry[1].append((w.key, w.row))
+                entry[1].append(key)
+                entry[2].append(row)
 
     def drop_space(self, req: DropSpace) -> Ack:
         """Forgets every region of a space, in memory and on disk."""

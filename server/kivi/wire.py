@@ -13,10 +13,13 @@ may hold travels as an ext type:
     7     tuple               the items, packed (IR trees, AggSpec fields)
     8     message             [class name, field values...] for the dataclasses of kivi.api
     9     int beyond 64 bits  str(value)
+    10    interval            [months, days, microseconds] (`pgtypes.interval.Interval`;
+                              a code-5 timedelta written before months existed still
+                              decodes, as a timedelta)
 
 Rows are tuples and array values inside them are lists. Packing every row as a
 tuple ext would cost a nested `packb` per row, so the row-carrying fields of
-messages (ScanReply.rows, GetReply.rows, Write.row, RegionData.chains) are
+messages (ScanReply.rows, GetReply.rows, Write.row, SpaceWrites.rows, RegionData.chains) are
 sent as plain lists and turned back into tuples, one level deep, on arrival.
 """
 
@@ -25,15 +28,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import uuid
+from collections.abc import Sequence
 from decimal import Decimal
+from operator import itemgetter
 from typing import Any
 
 import msgpack
 
+from ..pgtypes.interval import Interval
 from . import api
 
 EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
-EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT = 6, 7, 8, 9
+EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -74,12 +80,27 @@ def _rows_in(rows: list[Any]) -> list[Any]:
     return [None if r is None else tuple(r) for r in rows]
 
 
-def _chains_out(chains: list[Any]) -> list[Any]:
+def _chains_out(chains: Sequence[Any]) -> Any:
+    """Packs version chains; a region of one live version per key, as a bulk load leaves it,
+    goes as a map {"ts": [ts...], "cols": [column...]} (rows transposed: a few lists in all,
+    values with their exact types, instead of a list and a tuple ext per key)."""
+    if chains and set(map(len, chains)) == {1}:
+        versions = list(map(_first, chains))
+        rows = list(map(_second, versions))
+        if None not in rows and rows[0] and len(set(map(len, rows))) == 1:
+            return {"ts": list(map(_first, versions)), "cols": list(map(list, zip(*rows, strict=True)))}
     return [[(ts, None if r is None else list(r)) for ts, r in c] for c in chains]
 
 
-def _chains_in(chains: list[Any]) -> list[Any]:
+def _chains_in(chains: Any) -> list[Any]:
+    """Unpacks `_chains_out` (the map form as the store's tuples, built in C)."""
+    if isinstance(chains, dict):
+        return list(zip(zip(chains["ts"], zip(*chains["cols"], strict=True), strict=True)))
     return [[(v[0], None if v[1] is None else tuple(v[1])) for v in c] for c in chains]
+
+
+_first = itemgetter(0)
+_second = itemgetter(1)
 
 
 def _fields_out(obj: Any) -> list[Any]:
@@ -90,8 +111,11 @@ def _fields_out(obj: Any) -> list[Any]:
         vals[2] = None if obj.row is None else list(obj.row)
     elif isinstance(obj, api.RegionData):
         vals[4] = _chains_out(obj.chains)
+    elif isinstance(obj, api.SpaceWrites):
+        vals[2] = _rows_out(obj.rows)
     elif isinstance(obj, api.Apply):
         vals[1] = list(obj.writes)
+        vals[2] = list(obj.spaces)
     return vals
 
 
@@ -101,6 +125,8 @@ def _message_in(name: str, vals: list[Any]) -> Any:
         vals[0] = _rows_in(vals[0])
     elif cls is api.Write:
         vals[2] = None if vals[2] is None else tuple(vals[2])
+    elif cls is api.SpaceWrites:
+        vals[2] = _rows_in(vals[2])
     elif cls is api.RegionData:
         vals[4] = _chains_in(vals[4])
     return cls(*vals)
@@ -127,6 +153,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_TIME, _pack([us, _offset(obj)]))
     if t is _dt.timedelta:
         return msgpack.ExtType(EXT_TIMEDELTA, _pack([obj.days, obj.seconds, obj.microseconds]))
+    if t is Interval:
+        return msgpack.ExtType(EXT_INTERVAL, _pack([obj.months, obj.day, obj.time]))
     if t is uuid.UUID:
         return msgpack.ExtType(EXT_UUID, obj.bytes)
     if t is _BigInt:
@@ -176,6 +204,8 @@ def _ext_hook(code: int, data: bytes) -> Any:
     if code == EXT_TIMEDELTA:
         d, s, us = _unpack(data)
         return _dt.timedelta(d, s, us)
+    if code == EXT_INTERVAL:
+        return Interval(*_unpack(data))
     if code == EXT_UUID:
         return uuid.UUID(bytes=data)
     if code == EXT_BIGINT:

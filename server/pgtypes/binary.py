@@ -10,8 +10,7 @@ a statement's 6th execution. The layouts are PostgreSQL's own:
   0xD000 +Infinity, 0xF000 -Infinity), dscale, then base-10000 digits;
 - date: days since 2000-01-01; time: microseconds; timetz adds the zone as
   seconds *west* of UTC; timestamp[tz]: microseconds since 2000-01-01 (UTC);
-- interval: microseconds, days, months (a month decodes as 30 days, see
-  `text.py` for why the value is a timedelta);
+- interval: microseconds, days, months (an `interval.Interval` keeps all three);
 - jsonb: a version byte 1, then the JSON text;
 - arrays: ndim, has-null flag, element oid, (size, lower bound) per
   dimension, then each element as a length-prefixed value (-1 for NULL).
@@ -33,7 +32,8 @@ from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import oids as T
-from .text import format_generic
+from .interval import Interval, as_interval
+from .text import format_generic, text_decoder
 
 Encoder = Callable[[Any], bytes]
 Decoder = Callable[[bytes], Any]
@@ -203,16 +203,13 @@ def _dec_timestamptz(b: bytes) -> dt.datetime:
 
 
 def _enc_interval(v: dt.timedelta) -> bytes:
-    days, secs, us = v.days, v.seconds, v.microseconds
-    if days < 0 and (secs or us):  # keep the time part's sign equal to the day part's
-        days += 1
-        return _INTERVAL.pack(secs * 1_000_000 + us - 86_400_000_000, days, 0)
-    return _INTERVAL.pack(secs * 1_000_000 + us, days, 0)
+    iv = as_interval(v)
+    return _INTERVAL.pack(iv.time, iv.day, iv.months)
 
 
 def _dec_interval(b: bytes) -> dt.timedelta:
     us, days, months = _INTERVAL.unpack(b)
-    return dt.timedelta(days=days + 30 * months, microseconds=us)
+    return Interval(months, days, us)
 
 
 # -- scalars -------------------------------------------------------------------
@@ -240,7 +237,7 @@ def _enc_jsonb(v: Any) -> bytes:
 def _dec_jsonb(b: bytes) -> str:
     if b[:1] != b"\x01":
         raise InvalidBinaryRepresentation(f"unsupported jsonb version number {b[:1]!r}")
-    return _dec_text(b[1:])
+    return text_decoder(T.JSONB)(_dec_text(b[1:]))  # checked and normalised, as text input
 
 
 def _enc_bool(v: Any) -> bytes:

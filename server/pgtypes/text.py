@@ -9,9 +9,10 @@ PostgreSQL's quoting rules.
 
 Python values per type (shared with `binary.py` and the SQL layer):
 
-- interval is a `datetime.timedelta`. Its sign convention matches the SQL
-  layer: the time part has the sign of the day part, and a month counts as
-  30 days when input carries months (PostgreSQL's own `justify` ratio).
+- interval is an `interval.Interval` (a timedelta subclass carrying
+  PostgreSQL's months, days and microseconds); a plain timedelta is accepted
+  on output as days plus same-signed time. Its text forms live in
+  `intervaltext.py`.
 - json and jsonb are their JSON text (`str`); a dict or list is accepted on
   output and serialised the way jsonb prints.
 - timestamp is a naive `datetime`, timestamptz an aware one (printed in the
@@ -42,7 +43,10 @@ from ..errors import (
     SQLError,
 )
 from . import dateparse, zones
+from . import intervaltext as _iv_text
+from . import jsonbtext as _jsonb_text
 from . import oids as T
+from .interval import Interval
 
 UTC = dt.UTC
 Encoder = Callable[[Any], str]
@@ -273,68 +277,13 @@ def _iso_offset(off: dt.timedelta | None) -> str:
 
 
 def format_interval(v: dt.timedelta) -> str:
-    """Formats a timedelta in PostgreSQL's `postgres` IntervalStyle ('1 day 02:03:04')."""
-    days, secs, us = v.days, v.seconds, v.microseconds
-    sign = ""
-    if days < 0 and (secs or us):
-        days += 1
-        total = 86_400_000_000 - (secs * 1_000_000 + us)
-        sign = "-"
-    else:
-        total = secs * 1_000_000 + us
-    out = f"{days} day{'' if days == 1 else 's'}" if days else ""
-    if total or not days:
-        h, rem = divmod(total, 3_600_000_000)
-        m, rem = divmod(rem, 60_000_000)
-        s, usec = divmod(rem, 1_000_000)
-        clock = f"{sign}{h:02d}:{m:02d}:{s:02d}{_frac(usec)}"
-        out = f"{out} {clock}" if out else clock
-    return out
-
-
-def _interval_fields(v: dt.timedelta) -> tuple[bool, int, int, int, int, int]:
-    """(negative, days, hours, minutes, seconds, microseconds) of an interval, all >= 0."""
-    total = v // dt.timedelta(microseconds=1)
-    neg = total < 0
-    days, rest = divmod(abs(total), 86_400_000_000)
-    h, rest = divmod(rest, 3_600_000_000)
-    m, rest = divmod(rest, 60_000_000)
-    s, us = divmod(rest, 1_000_000)
-    return neg, days, h, m, s, us
-
-
-def _interval_iso(v: dt.timedelta) -> str:
-    neg, d, h, m, s, us = _interval_fields(v)
-    sg = "-" if neg else ""
-    out = f"P{sg}{d}D" if d else "P"
-    if h or m or s or us:
-        out += "T" + (f"{sg}{h}H" if h else "") + (f"{sg}{m}M" if m else "")
-        if s or us:
-            out += f"{sg}{s}{_frac(us)}S"
-    return out if out != "P" else "PT0S"
-
-
-def _interval_verbose(v: dt.timedelta) -> str:
-    neg, d, h, m, s, us = _interval_fields(v)
-    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in
-             ((d, "day"), (h, "hour"), (m, "min")) if n]
-    if s or us:
-        parts.append(f"{s}{_frac(us)} sec{'' if s == 1 and not us else 's'}")
-    if not parts:
-        return "@ 0"
-    return "@ " + " ".join(parts) + (" ago" if neg else "")
-
-
-def _interval_sql(v: dt.timedelta) -> str:
-    neg, d, h, m, s, us = _interval_fields(v)
-    if not (d or h or m or s or us):
-        return "0"
-    clock = f"{h}:{m:02d}:{s:02d}{_frac(us)}"
-    return ("-" if neg else "") + (f"{d} {clock}" if d else clock)
+    """Formats an interval in PostgreSQL's `postgres` IntervalStyle ('1 year 2 mons 02:03:04')."""
+    return _iv_text.format_postgres(v)
 
 
 _INTERVAL_STYLES: dict[str, Encoder] = {
-    "iso_8601": _interval_iso, "postgres_verbose": _interval_verbose, "sql_standard": _interval_sql,
+    "iso_8601": _iv_text.format_iso_8601, "postgres_verbose": _iv_text.format_verbose,
+    "sql_standard": _iv_text.format_sql_standard,
 }
 
 
@@ -365,7 +314,7 @@ _BY_PYTYPE: dict[type, Encoder] = {
     memoryview: _bytea, dt.date: _date, dt.time: lambda v: _timetz(v) if v.tzinfo else _time(v),
     dt.datetime: lambda v: format_timestamptz(v, zones.session_zone()) if v.tzinfo
     else _timestamp_out(v),
-    dt.timedelta: format_interval, uuid.UUID: str, dict: _json,
+    dt.timedelta: format_interval, Interval: format_interval, uuid.UUID: str, dict: _json,
 }
 
 
@@ -655,61 +604,9 @@ def _current_offset(tz: dt.tzinfo) -> dt.tzinfo:
     return dt.timezone(dt.datetime.now(tz).utcoffset() or dt.timedelta(0))
 
 
-_IV_UNITS = {
-    "microsecond": 1, "microseconds": 1, "us": 1, "usec": 1, "usecs": 1,
-    "millisecond": 1000, "milliseconds": 1000, "ms": 1000, "msec": 1000, "msecs": 1000,
-    "second": 10**6, "seconds": 10**6, "sec": 10**6, "secs": 10**6, "s": 10**6,
-    "minute": 6 * 10**7, "minutes": 6 * 10**7, "min": 6 * 10**7, "mins": 6 * 10**7,
-    "m": 6 * 10**7, "hour": 36 * 10**8, "hours": 36 * 10**8, "hr": 36 * 10**8,
-    "hrs": 36 * 10**8, "h": 36 * 10**8, "day": 864 * 10**8, "days": 864 * 10**8,
-    "d": 864 * 10**8, "week": 6048 * 10**8, "weeks": 6048 * 10**8, "w": 6048 * 10**8,
-    "mon": 2592 * 10**9, "mons": 2592 * 10**9, "month": 2592 * 10**9, "months": 2592 * 10**9,
-    "year": 31104 * 10**9, "years": 31104 * 10**9, "y": 31104 * 10**9, "yr": 31104 * 10**9,
-    "yrs": 31104 * 10**9,
-}
-_IV_TOKEN = re.compile(
-    r"\s*(?:([+-]?)(\d+):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?|([+-]?\d*\.?\d+(?:e[+-]?\d+)?)\s*([a-z]*)|(ago)|,)",
-    re.I,
-)
-_ISO_IV = re.compile(
-    r"P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
-    r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?",
-)
-
-
 def parse_interval(s: str) -> dt.timedelta:
-    """Parses interval input: '1 day 02:00:00', '3 hours', '-1 week', 'P1DT2H', '@ 1 day ago'."""
-    t = s.strip().lstrip("@").strip()
-    iso = _ISO_IV.fullmatch(t) if t[:1] in ("P", "p") else None
-    if iso:
-        units = (31104 * 10**9, 2592 * 10**9, 6048 * 10**8, 864 * 10**8, 36 * 10**8,
-                 6 * 10**7, 10**6)
-        total = sum(Decimal(g) * u for g, u in zip(iso.groups(), units, strict=True) if g)
-        return dt.timedelta(microseconds=int(total))
-    total = Decimal(0)
-    pos, n, ago, seen = 0, len(t), False, False
-    while pos < n:
-        m = _IV_TOKEN.match(t, pos)
-        if not m or m.end() == pos:
-            raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
-        pos = m.end()
-        sign, hh, mi, ss, num, unit, ago_kw = m.groups()
-        if hh is not None:
-            us = (int(hh) * 3600 + int(mi) * 60) * 10**6 + int(Decimal(ss or 0) * 10**6)
-            total += -us if sign == "-" else us
-            seen = True
-        elif num is not None:
-            u = unit.lower() if unit else "s"
-            if u not in _IV_UNITS:
-                raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
-            total += Decimal(num) * _IV_UNITS[u]
-            seen = True
-        elif ago_kw:
-            ago = True
-    if not seen:
-        raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
-    us = int(total.to_integral_value())
-    return dt.timedelta(microseconds=-us if ago else us)
+    """Parses interval input in any IntervalStyle: '1 year 2 mons', 'P1Y2M', '1-2', '@ 1 day ago'."""
+    return _iv_text.parse_interval(s)
 
 
 def _uuid_in(s: str) -> uuid.UUID:
@@ -721,11 +618,17 @@ def _uuid_in(s: str) -> uuid.UUID:
 
 def _json_in(s: str) -> str:
     try:
-        json.loads(s)
+        _jsonb_text.loads(s)
     except ValueError:
         raise InvalidTextRepresentation("invalid input syntax for type json",
                                         detail=f"Token in \"{s[:30]}\" is invalid.") from None
     return s
+
+
+def _jsonb_in(s: str) -> str:
+    """jsonb keeps no input spelling: it stores (and prints) the normalised form."""
+    _json_in(s)
+    return _jsonb_text.normalize(s)
 
 
 _ARRAY_SPACE = " \t\n\r\v\f"  # NB: PostgreSQL's isspace, narrower than str.strip()'s
@@ -734,7 +637,7 @@ _ARRAY_SPACE = " \t\n\r\v\f"  # NB: PostgreSQL's isspace, narrower than str.stri
 def split_array(s: str) -> list[Any]:
     """Splits array input text ('{1,"a b",NULL,{2}}') into nested lists of str / None."""
     t = s.strip()
-    if t.startswith("["):  # explicit bounds '[1:2]={...}': bounds are dropped
+    if t.startswith("[") and "=" in t:  # explicit bounds '[1:2]={...}': bounds are dropped
         t = t[t.index("=") + 1 :].strip()
     if not t.startswith("{"):
         raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
@@ -822,7 +725,7 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         T.TIMESTAMP: lambda s: _parse_ts(T.TIMESTAMP, s, tz),
         T.TIMESTAMPTZ: lambda s: _parse_ts(T.TIMESTAMPTZ, s, tz),
         T.TIME: lambda s: _time_in(T.TIME, s), T.TIMETZ: lambda s: _time_in(T.TIMETZ, s),
-        T.INTERVAL: parse_interval, T.UUID: _uuid_in, T.JSON: _json_in, T.JSONB: _json_in,
+        T.INTERVAL: parse_interval, T.UUID: _uuid_in, T.JSON: _json_in, T.JSONB: _jsonb_in,
         T.INT2VECTOR: _vector_in, T.OIDVECTOR: _vector_in,
     }
     dec = simple.get(oid)

@@ -102,6 +102,7 @@ class Connection(ExtendedQuery):
         self.cancel_key: tuple[int, int] | None = None
         self.terminating: SQLError | None = None  # set by `terminate` (another thread)
         self.peer: str | None = None  # the client's address, set by the socket's owner
+        self.peer_port: int | None = None  # and its TCP port
         self.tz: Any = timezone(None)
         self.user = ""
         self.startup_params: dict[str, str] = {}
@@ -418,7 +419,7 @@ class Connection(ExtendedQuery):
         self._check_prepared = getattr(session, "check_prepared", None)
         connected_from = getattr(session, "connected_from", None)  # optional, for pg_stat_activity
         if connected_from is not None:
-            connected_from(self.peer)
+            connected_from(self.peer, self.peer_port)
         self._take_notifications = getattr(session, "take_notifications", None)
         self._auth = None
         status = session.parameter_status()

@@ -155,6 +155,7 @@ class ConnectionThread:
                                registry=server.registry, send=self._send)
         with contextlib.suppress(OSError, IndexError, TypeError):
             self.conn.peer = str(sock.getpeername()[0])
+            self.conn.peer_port = int(sock.getpeername()[1])
         self.thread = threading.Thread(target=self._run, name="pgwire-conn", daemon=True)
 
     def start(self) -> None:

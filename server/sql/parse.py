@@ -338,22 +338,60 @@ def _parse_spaced_params(sql: str) -> exp.Expression:
         raise SyntaxError_(f"syntax error: {e}") from None
 
 
-_INTERVAL_LIT = re.compile(r"\binterval\s*'([^']*)'", re.I)
-_ONE_UNIT = re.compile(r"\s*-?[0-9]+(?:\.[0-9]+)?\s*[a-zA-Z]+\s*")
+_TYPED_LITERALS = re.compile(
+    # NB: strings and quoted names are matched first and left alone, so that nothing inside
+    # them ('an interval ' || x) is taken for a literal
+    r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
+    r"|\binterval\s*'(?P<iv>(?:[^']|'')*)'(?P<range>\s*(?:year\s+to\s+month"
+    r"|day\s+to\s+(?:hour|minute|second)|hour\s+to\s+(?:minute|second)|minute\s+to\s+second"
+    r"|year|month|day|hour|minute|second)\b)?(?:\s*\(\s*(?P<prec>\d+)\s*\))?"
+    r"|\b(?P<type>(?:time|timestamp)\s+with(?:out)?\s+time\s+zone|double\s+precision|timestamptz"
+    r"|timestamp|timetz|time|date|int2|int4|int8|integer|smallint|bigint|numeric|decimal|real"
+    r"|float4|float8|text|varchar|boolean|bool|jsonb|json|uuid|bytea)\s*'(?P<lit>(?:[^']|'')*)'"
+    r"(?=\s*::)", re.I)
+# `interval day to second(3)` as a type: sqlglot cannot parse the precision after a range
+_INTERVAL_SECOND_P = re.compile(
+    r"\binterval\s+((?:(?:day|hour|minute)\s+to\s+)?second)\s*\(\s*(\d+)\s*\)", re.I)
 
 
-def _interval_literal(m: re.Match[str]) -> str:
-    """`INTERVAL '1 day 02:03:04'` -> a cast: sqlglot keeps only the '1 day' of such a literal."""
-    text = m.group(1)
-    if len(_ONE_UNIT.findall(text)) == 1 and not _ONE_UNIT.fullmatch(text):
-        return f"CAST('{text}' AS INTERVAL)"
-    return m.group(0)
+def _typed_literal(m: re.Match[str]) -> str:
+    """`INTERVAL '1 day 02:03:04'` and `time '10:00'::x` -> casts sqlglot reads as PostgreSQL.
+
+    NB: sqlglot keeps only the '1 day' of such an interval literal, fails outright on
+    `generate_series(a, b, interval '-1 mon 5 days')`, reads `interval '1 year 2 mons' year` as
+    an alias, and binds `time '10:00'::interval` as `time ('10:00'::interval)`. A cast reads
+    any text as interval_in does, under the typmod of a trailing range.
+    """
+    if m.group("skip") is not None:
+        return m.group(0)
+    if m.group("type") is not None:
+        return f"CAST('{m.group('lit')}' AS {m.group('type')})"
+    rng = m.group("range")
+    out = f"CAST('{m.group('iv')}' AS INTERVAL{(' ' + rng.strip()) if rng else ''})"
+    if m.group("prec") is None:
+        return out
+    if rng and not rng.strip().lower().endswith("second"):
+        return m.group(0)  # `interval '1' day(3)` is not SQL: let the parser say so
+    return f"CAST({out} AS INTERVAL({m.group('prec')}))"  # the range reads the text, then rounds
+
+
+def _lambdas_to_json(tree: exp.Expression) -> None:
+    """sqlglot reads `f(j -> 'b')` (a FROM-clause function's argument) as a lambda `j -> body`;
+    PostgreSQL has no lambdas, so each one is the json `->` operator on column `j`."""
+    for lam in list(tree.find_all(exp.Lambda)):
+        params = lam.expressions
+        if len(params) == 1 and isinstance(params[0], exp.Identifier):
+            lam.replace(exp.JSONExtract(this=exp.Column(this=params[0].copy()),
+                                        expression=lam.this.copy()))
 
 
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure."""
-    if "nterval" in sql or "NTERVAL" in sql:
-        sql = _INTERVAL_LIT.sub(_interval_literal, sql)
+    has_interval = "nterval" in sql or "NTERVAL" in sql
+    if "'" in sql and (has_interval or "::" in sql):
+        sql = _TYPED_LITERALS.sub(_typed_literal, sql)
+    if has_interval:  # NB: sqlglot reads the same type written `interval(3) day to second`
+        sql = _INTERVAL_SECOND_P.sub(r"INTERVAL(\2) \1", sql)
     if "[]" in sql or "[ ]" in sql:
         if "$" in sql:
             # NB: sqlglot reads `$1::oid[]` (asyncpg's introspection) as a subscript and fails.
@@ -373,6 +411,8 @@ def parse_sql(sql: str) -> exp.Expression:
         tree = _parse_spaced_params(sql)
     if tree is None:
         raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
+    if "->" in sql:
+        _lambdas_to_json(tree)
     if any(c is not None for c in caches):
         idents = list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint))
         for k, cache in zip(idents, caches, strict=False):

@@ -11,11 +11,39 @@ isolation levels), because JDBC checks them byte for byte.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import threading
 
 from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
 from ..pgtypes import dateparse, zones
+
+
+def system_timezone() -> str:
+    """Returns the machine's zone name, found as PostgreSQL's initdb finds it.
+
+    initdb writes `timezone` into postgresql.conf from $TZ, else from the zone
+    /etc/localtime links to (Debian: `Etc/UTC`); clients see that name in SHOW,
+    ParameterStatus and current_setting, so `cumulo serve` reports the same one.
+    """
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        link = os.path.realpath("/etc/localtime")
+        if "/zoneinfo/" in link:
+            candidates.append(link.split("/zoneinfo/", 1)[1].removeprefix("posix/"))
+    except OSError:
+        pass
+    try:
+        with open("/etc/timezone") as f:
+            candidates.append(f.read().strip())
+    except OSError:
+        pass
+    for name in candidates:
+        hit = zones.zone_by_name(name) if name else None
+        if hit is not None:
+            return hit[0]
+    return "GMT"  # NB: PostgreSQL's own fallback when the system zone cannot be identified
+
 
 SERVER_VERSION = "15.6 (Cumulo)"
 SERVER_VERSION_NUM = "150006"
@@ -35,7 +63,7 @@ DEFAULTS: dict[str, str] = {
     "session_authorization": "cumulo",
     "role": "none",
     "standard_conforming_strings": "on",
-    "timezone": "UTC",
+    "timezone": system_timezone(),
     "default_transaction_isolation": "read committed",
     "default_transaction_deferrable": "off",
     "transaction_isolation": "read committed",
@@ -253,7 +281,8 @@ class Settings:
         # (and a failed implicit transaction) undoes plain SET too, as in PostgreSQL
         self._txn_undo: dict[str, str] = {}
         self.changed: set[str] = set()
-        self.tz: dt.tzinfo = dt.UTC  # the TimeZone setting as a tzinfo, kept in step with it
+        # the TimeZone setting as a tzinfo, kept in step with it
+        self.tz: dt.tzinfo = zones.parse_setting(self.values["timezone"])[1]
         self.style_key: tuple[str, ...] = ()  # replaced whenever TimeZone/DateStyle/IntervalStyle
         self._restyle()
         for k, v in (overrides or {}).items():

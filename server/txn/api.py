@@ -116,6 +116,11 @@ class Txn(Protocol):
     def abort(self) -> None:
         """Discards the transaction. Safe to call twice."""
 
+    def claim_space(self, space: int) -> None:
+        """Declares `space` created by this transaction (a new table's, TRUNCATE's or a
+        rewrite's): nobody else sees it before the commit, so its writes need no
+        conflict checks (bulk loads). Only for spaces allocated by this transaction."""
+
     # Optional controls (added for CancelRequest, statement_timeout and lock_timeout):
     #   cancel(): from another thread, makes the current statement's waits raise 57014;
     #             new_statement() clears it.

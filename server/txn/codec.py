@@ -3,27 +3,72 @@
 The values are encoded by `kivi.wire`, the same encoding KiVi uses on sockets
 and in checkpoints, so Decimal, dates, times with their UTC offsets, UUIDs
 and integers beyond 64 bits come back as they went in, and rows come back as
-tuples. A record is `[commit_ts, [[space, key, row_or_nil], ...], drops]`,
-rows as plain arrays turned back into tuples one level deep (packing each row
-as kivi.wire's tuple ext would cost a nested packb per row); the ts comes
-first so that a logger can read it without decoding the write set.
+tuples. A record is `[commit_ts, [[space, key, row_or_nil], ...], drops,
+bulk]`: single writes, then bulk writes (`kivi.api.SpaceWrites`, a COPY's
+write set, a space at a time). Single rows are plain arrays turned back into
+tuples one level deep (packing each row as kivi.wire's tuple ext would cost a
+nested packb per row). A bulk item is `[space, [key, ...], nil, [column, ...]]`
+when every row has the same width and none is a delete: the rows transposed,
+so that a million rows cost a few column lists rather than a list each (and
+values keep their exact types, tuples included); otherwise it is
+`[space, [key, ...], [row_or_nil, ...], nil]`. The ts comes first so that a
+logger can read it without decoding the write set. Records written before
+bulk writes existed have three items.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from ..kivi.api import Write
+from ..kivi.api import Row, SpaceWrites, Write
 from ..kivi.wire import packb, unpackb
 
 
-def pack_record(ts: int, writes: list[Write], drops: Sequence[int] = ()) -> bytes:
+def _rows_out(rows: list[Row | None]) -> list[Any]:
+    if None in rows:
+        return [None if r is None else list(r) for r in rows]
+    return list(map(list, rows))  # type: ignore[arg-type]  # NB: no None: one C-level pass
+
+
+def _rows_in(rows: list[Any]) -> list[Row | None]:
+    if None in rows:
+        return [None if r is None else tuple(r) for r in rows]
+    return list(map(tuple, rows))
+
+
+def _bulk_out(sw: SpaceWrites) -> list[Any]:
+    rows = sw.rows
+    if rows and None not in rows and rows[0] and len(set(map(len, rows))) == 1:  # type: ignore[arg-type]
+        return [sw.space, sw.keys, None, list(map(list, zip(*rows, strict=True)))]
+    return [sw.space, sw.keys, _rows_out(rows), None]
+
+
+def _bulk_in(item: list[Any]) -> SpaceWrites:
+    space, keys, rows, cols = item
+    if cols is None:
+        return SpaceWrites(space, keys, _rows_in(rows))
+    return SpaceWrites(space, keys, list(zip(*cols, strict=True)))
+
+
+def pack_record(
+    ts: int, writes: list[Write], drops: Sequence[int] = (), spaces: Sequence[SpaceWrites] = ()
+) -> bytes:
     """Encodes one redo record (commit ts, write set, dropped spaces)."""
     rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
-    return packb([ts, rows, list(drops)])
+    return packb([ts, rows, list(drops), list(map(_bulk_out, spaces))])
+
+
+def unpack_bulk(data: bytes) -> tuple[int, list[Write], list[int], list[SpaceWrites]]:
+    """Decodes a redo record, its bulk writes kept a space at a time."""
+    ts, writes, drops, *rest = unpackb(data)
+    spaces = list(map(_bulk_in, rest[0])) if rest else []
+    return ts, [Write(s, k, None if r is None else tuple(r)) for s, k, r in writes], drops, spaces
 
 
 def unpack_record(data: bytes) -> tuple[int, list[Write], list[int]]:
-    """Decodes a redo record."""
-    ts, writes, drops = unpackb(data)
-    return ts, [Write(s, k, None if r is None else tuple(r)) for s, k, r in writes], drops
+    """Decodes a redo record, every write (bulk ones too) as a `Write`."""
+    ts, writes, drops, spaces = unpack_bulk(data)
+    for sw in spaces:
+        writes += [Write(sw.space, k, r) for k, r in zip(sw.keys, sw.rows, strict=True)]
+    return ts, writes, drops

@@ -19,8 +19,13 @@ LTM sends a key only to its owner. A manager remembers, for its keys:
   last-commit check: READ COMMITTED's row locks (EvalPlanQual) use it.
 
 `Release(txn, keys, commit_ts)` drops the holds (recording the commit when
-`commit_ts` is set) and answers `Woken(waiters)`. SERIALIZABLE's messages
-(`Validate`, `Probe`, `Settle`) go to the manager's `ser` half (see `validate`). The managers are state
+`commit_ts` is set) and answers `Woken(waiters)`. Keys of a space the
+transaction created itself are never held (nobody else can see that space
+before the commit): its Release records the whole space as committed at
+`commit_ts` (`spaces`; kept in `born` until pruned), which then counts as the
+last commit of every key of that space that has none of its own.
+SERIALIZABLE's messages (`Validate`, `Probe`, `Settle`) go to the manager's
+`ser` half (see `validate`). The managers are state
 machines with no I/O and no threads; blocking and the wait-for graph
 (`WaitForGraph`, deadlock detection across all managers) live with the caller.
 """
@@ -31,6 +36,7 @@ import zlib
 from collections import deque
 from dataclasses import dataclass
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from .validate import Probe as Probe
@@ -49,9 +55,17 @@ class Acquire:
 
 @dataclass(frozen=True)
 class Release:
+    """Drops txn's holds on keys; with `commit_ts`, records them (and `spaces`) as committed.
+
+    `spaces` are spaces the transaction created itself (a new table, TRUNCATE's or
+    ADD PRIMARY KEY's new space), whose keys it wrote without holding them: nobody
+    else could see them before the commit.
+    """
+
     txn: int
     keys: tuple[Key, ...]
     commit_ts: int | None = None
+    spaces: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,7 @@ class ConflictManager:
         self.owned = owned  # None: every bucket (a single manager)
         self.holders: dict[Key, int] = {}
         self.last_commit: dict[Key, int] = {}
+        self.born: dict[int, int] = {}  # space -> commit ts of the txn that created it
         self.waiters: dict[int, set[int]] = {}  # holder txn -> txns waiting on it
         self.ser = SerialState()  # SERIALIZABLE: read timestamps, prepared writers, ranges
 
@@ -108,10 +123,14 @@ class ConflictManager:
         match msg:
             case Acquire(txn, snapshot, keys):
                 return [self._acquire(txn, snapshot, keys)]
-            case Release(txn, keys, commit_ts):
+            case Release(txn, keys, commit_ts, spaces):
+                if spaces and commit_ts is not None:
+                    self.born.update(dict.fromkeys(spaces, commit_ts))
                 return self._release(txn, keys, commit_ts)
             case Prune(low_water):
                 self.last_commit = {k: t for k, t in self.last_commit.items() if t > low_water}
+                if self.born:
+                    self.born = {s: t for s, t in self.born.items() if t > low_water}
                 self.ser.prune(low_water)
                 return []
             case Validate() | Probe() | Settle():
@@ -121,7 +140,9 @@ class ConflictManager:
     def _acquire(self, txn: int, snapshot: int, keys: tuple[Key, ...]) -> Any:
         holders = self.holders
         last = self.last_commit
-        if len(keys) > 64 and holders.keys().isdisjoint(keys) and last.keys().isdisjoint(keys):
+        born = self.born
+        if (len(keys) > 64 and holders.keys().isdisjoint(keys) and last.keys().isdisjoint(keys)
+                and (not born or born.keys().isdisjoint(map(itemgetter(0), keys)))):
             holders.update(dict.fromkeys(keys, txn))  # a bulk load of fresh keys: C-level only
             return Granted(txn)
         for key in keys:
@@ -132,6 +153,8 @@ class ConflictManager:
                 self.waiters.setdefault(h, set()).add(txn)
                 return Wait(txn, h, key)
             ts = last.get(key)
+            if ts is None and born:
+                ts = born.get(key[0])  # NB: a key of a new space: the space's creation
             if ts is not None and ts > snapshot:
                 return Conflict(txn, key, ts)
             holders[key] = txn

@@ -48,7 +48,7 @@ from ..errors import (
     SQLError,
     StatementCompletionUnknown,
 )
-from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI, Write
+from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI
 from .api import RetryStatement
 from .codec import pack_record
 from .conflicts import (
@@ -113,6 +113,9 @@ class LocalTxnManager(SerializableMixin):
         self._snap_cond = threading.Condition()
         self._cm_lock = threading.Lock()
         self._cm_cond = threading.Condition(self._cm_lock)
+        # tid -> the Condition (on _cm_lock) its blocked thread waits on: a release wakes
+        # only the waiters of the ended holder, not every thread blocked on any key
+        self._lock_waits: dict[int, threading.Condition] = {}
         self._graph = WaitForGraph()
         self._woken: set[int] = set()
         self._active_lock = threading.Lock()
@@ -190,7 +193,7 @@ class LocalTxnManager(SerializableMixin):
         """Interrupts txn's thread if it waits in the LTM (it raises QueryCanceled)."""
         txn.cancelled = True
         with self._cm_cond:
-            self._cm_cond.notify_all()
+            self._notify((txn.tid,))
         with self._snap_cond:
             self._snap_cond.notify_all()
 
@@ -267,22 +270,32 @@ class LocalTxnManager(SerializableMixin):
                     counted = True
                 self._graph.add(tid, out.holder)
                 deadline = None if txn.lock_timeout is None else time.monotonic() + txn.lock_timeout
+                cond = self._lock_waits[tid] = threading.Condition(self._cm_lock)
                 try:
                     while tid not in self._woken:
                         self._check_cancel(txn)
                         if deadline is None:
-                            self._cm_cond.wait()
+                            cond.wait()
                             continue
                         left = deadline - time.monotonic()
                         if left <= 0:
                             raise LockNotAvailable("canceling statement due to lock timeout")
-                        self._cm_cond.wait(left)
+                        cond.wait(left)
                 except BaseException:
                     cm.waiters.get(out.holder, set()).discard(tid)
                     raise
                 finally:
+                    self._lock_waits.pop(tid, None)
                     self._woken.discard(tid)
                     self._graph.remove(tid)
+
+    def _notify(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
+        """Wakes the threads of these transactions if they wait for a lock (holds _cm_lock)."""
+        waits = self._lock_waits
+        for tid in tids:
+            cond = waits.get(tid)
+            if cond is not None:
+                cond.notify()
 
     def wake(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
         """Wakes waiters of this LTM whose holder ended elsewhere (a `Woken` from another LTM).
@@ -294,27 +307,33 @@ class LocalTxnManager(SerializableMixin):
             return
         with self._cm_cond:
             self._woken.update(tids)
-            self._cm_cond.notify_all()
+            self._notify(tids)
 
     def waiting_for(self, txn: Transaction) -> int | None:
         """The id of the transaction txn's thread waits for (a write lock), or None."""
         return self._graph.edges.get(txn.tid)
 
     def release(
-        self, txn: Transaction, keys: tuple[tuple[int, bytes], ...], commit_ts: int | None = None
+        self, txn: Transaction, keys: tuple[tuple[int, bytes], ...], commit_ts: int | None = None,
+        spaces: tuple[int, ...] = (),
     ) -> None:
-        """Drops txn's write locks on keys (recording the commit), waking their waiters."""
-        if not keys:
+        """Drops txn's write locks on keys (recording the commit), waking their waiters.
+
+        `spaces` are spaces txn created and wrote without locks (`Transaction.claim_space`):
+        every manager records them as committed, so that an older snapshot cannot
+        overwrite their keys unnoticed.
+        """
+        if not keys and not spaces:
             return
         with self._cm_cond:
-            woke = False
-            for i, ks in self._by_manager(keys).items():
-                for out in self.cms[i].handle(Release(txn.tid, ks, commit_ts)):
+            groups = self._by_manager(keys) if keys else {}
+            targets = range(len(self.cms)) if spaces else groups.keys()
+            for i in targets:
+                msg = Release(txn.tid, groups.get(i, ()), commit_ts, spaces)
+                for out in self.cms[i].handle(msg):
                     if type(out) is Woken:
                         self._woken.update(out.txns)
-                        woke = True
-            if woke:
-                self._cm_cond.notify_all()
+                        self._notify(out.txns)
 
     # -- commit and abort -------------------------------------------------------
 
@@ -368,7 +387,7 @@ class LocalTxnManager(SerializableMixin):
                     return None
             self._end(txn, None)  # locks, and keys whose writes were all rolled back
             return None
-        writes = [Write(s, k, r) for s, k, r in txn.ws.items()]
+        writes, spaces = txn.ws.for_commit()
         if txn.reads is not None:  # SERIALIZABLE: validate after taking the commit ts
             cts = self._next_ts()
             why = txn.doomed or self._validate(txn, cts)
@@ -386,7 +405,7 @@ class LocalTxnManager(SerializableMixin):
             cts = self._next_ts("commits")
         if self.log is not None:
             try:
-                self.log.log(cts, pack_record(cts, writes))
+                self.log.log(cts, pack_record(cts, writes, (), spaces))
             except BaseException as exc:
                 self._finished((cts,), readable=False)
                 self._end(txn, None)
@@ -398,7 +417,7 @@ class LocalTxnManager(SerializableMixin):
 
         def publish() -> None:
             try:
-                self.kivi.apply(Apply(cts, writes))
+                self.kivi.apply(Apply(cts, writes, spaces))
             except BaseException as exc:
                 # NB: the commit is durable (replay will apply it), but the snapshot, the
                 # waiters and the session must not wait for it forever.
@@ -431,10 +450,12 @@ class LocalTxnManager(SerializableMixin):
         with self._active_lock:
             self._active.pop(txn.tid, None)
             self._ser_active.discard(txn.tid)
-        keys = txn.ws.keys()
+        private = txn.private
+        keys = txn.ws.keys(skip=private)
         if txn.locked:
             keys += tuple(txn.locked)
-        self.release(txn, keys, cts)
+        spaces = tuple(private) if private and cts is not None else ()
+        self.release(txn, keys, cts, spaces)
         self._settle(txn, cts)
 
     def abort(self, txn: Transaction) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..kivi.api import Apply, Checkpoint, DropSpace, KiviNodeAPI
-from .codec import unpack_record
+from .codec import unpack_bulk
 from .logger import read_log
 
 
@@ -58,16 +58,16 @@ def replay_records(payloads: Iterable[bytes], node: KiviNodeAPI, base: int) -> t
     """
     records = []
     for payload in payloads:
-        ts, writes, drops = unpack_record(payload)
+        ts, writes, drops, spaces = unpack_bulk(payload)
         if ts > base:
-            records.append((ts, writes, drops))
+            records.append((ts, writes, drops, spaces))
     records.sort(key=lambda r: r[0])
     top = base
-    for ts, writes, drops in records:
+    for ts, writes, drops, spaces in records:
         for space in drops:
             node.drop_space(DropSpace(space))
-        if writes:
-            node.apply(Apply(ts, writes))
+        if writes or spaces:
+            node.apply(Apply(ts, writes, spaces))
         top = max(top, ts)
     return top, len(records)
 

@@ -16,7 +16,9 @@ uncommitted rows. The own writes are captured when `scan` is called, so a statem
 not see the rows it writes while scanning (no Halloween problem).
 
 Writes are conflict-checked as they are made (`LocalTxnManager.acquire`),
-which may block this thread behind another writer.
+which may block this thread behind another writer. Writes to a space the
+transaction created itself (`claim_space`: a new table, TRUNCATE's or a
+rewrite's new space) are not: nobody else can see that space before the commit.
 
 A SERIALIZABLE transaction that is not READ ONLY also records what it reads
 (`readset.ReadSet`: keys got, hits and misses, and the key ranges each scan
@@ -51,7 +53,7 @@ class Transaction:
     __slots__ = (
         "ltm", "tid", "isolation", "read_only", "session", "ws", "_ts", "min_snapshot", "done",
         "cancelled", "locked", "lock_timeout", "reads", "doomed", "pivot",
-        "validated",
+        "validated", "private",
     )
 
     def __init__(
@@ -75,6 +77,7 @@ class Transaction:
         self.doomed = ""  # why a read was overwritten after the snapshot (eager detection)
         self.pivot = 0  # the commit ts that overwrote it (named in the 40001's DETAIL)
         self.validated = False  # prepared in the conflict managers: settle at the end
+        self.private: set[int] | None = None  # spaces this txn created (see claim_space)
 
     def __repr__(self) -> str:
         return f"<Transaction {self.tid} {self.isolation} ts={self._ts}>"
@@ -256,6 +259,15 @@ class Transaction:
         """Tells whether txn holds the write lock of key (written or locked)."""
         return key in self.locked or self.ws.contains(*key)
 
+    def claim_space(self, space: int) -> None:
+        """Declares `space` new, created by this transaction: no other can see it before
+        the commit, so its writes skip the conflict managers (a bulk load into a new or
+        truncated table, ADD PRIMARY KEY's rewrite). The commit still records its keys
+        as committed there, so an older snapshot cannot overwrite them unnoticed."""
+        if self.private is None:
+            self.private = set()
+        self.private.add(space)
+
     def _write(self, space: int, items: list[tuple[bytes, Row | None]]) -> None:
         if self.read_only:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
@@ -263,7 +275,11 @@ class Transaction:
         ws = self.ws
         w = ws.spaces.get(space)
         locked = self.locked
-        if not w and not locked:
+        private = self.private
+        fresh: list[tuple[int, bytes]]
+        if private is not None and space in private:
+            fresh = []
+        elif not w and not locked:
             fresh = list(zip(repeat(space), map(itemgetter(0), items)))
         else:
             fresh = [
@@ -317,7 +333,9 @@ class Transaction:
         """Undoes the writes made since `savepoint()` returned `token`."""
         gone = self.ws.rollback_to(token)
         if gone:
-            self.ltm.release(self, tuple(k for k in gone if k not in self.locked))
+            private = self.private or ()
+            self.ltm.release(self, tuple(k for k in gone
+                                         if k not in self.locked and k[0] not in private))
 
     # -- end ------------------------------------------------------------------
 

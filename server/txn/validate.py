@@ -252,8 +252,11 @@ class SerialState:
             return "restarted after the snapshot", self.high_mark
         last = cm.last_commit
         prepared = self.prepared
+        born = cm.born
         for key in points:
             lc = last.get(key)
+            if lc is None and born:
+                lc = born.get(key[0])  # a key of a space created after the snapshot
             if lc is not None and lc > st:
                 return f"key {key!r} committed at {lc} after snapshot {st}", lc
             if ct is not None and prepared:

@@ -18,7 +18,9 @@ from bisect import bisect_left
 from itertools import chain, repeat
 from typing import Any
 
-from ..kivi.api import Row
+from ..kivi.api import Row, SpaceWrites, Write
+
+BULK_MIN = 64  # writes to one space from which a commit sends them as one SpaceWrites
 
 
 class WriteSet:
@@ -44,7 +46,7 @@ class WriteSet:
             self.undo.append((space, key, True, w[key]))
         else:
             self.undo.append((space, key, False, None))
-            self._sorted.pop(space, None)
+            self._append_sorted(space, [key])
         w[key] = row
 
     def put_many(self, space: int, items: list[tuple[bytes, Row | None]]) -> None:
@@ -59,7 +61,21 @@ class WriteSet:
             return
         w.update(new)
         self.undo.append((space, None, False, tuple(new)))
-        self._sorted.pop(space, None)
+        if space in self._sorted:  # else a later scan sorts everything once anyway
+            self._append_sorted(space, sorted(new))
+
+    def _append_sorted(self, space: int, added: list[bytes]) -> None:
+        """Keeps the sorted key list when new keys (sorted) all follow it, else drops it.
+
+        Bulk loads add ascending keys statement after statement and check each
+        batch's key range with a scan; re-sorting the whole write set for every
+        batch made a long load transaction quadratic.
+        """
+        keys = self._sorted.get(space)
+        if keys is not None and added and (not keys or added[0] > keys[-1]):
+            keys.extend(added)
+        else:
+            self._sorted.pop(space, None)
 
     def contains(self, space: int, key: bytes) -> bool:
         """Tells whether the transaction has written this key."""
@@ -107,10 +123,24 @@ class WriteSet:
                 gone.append((space, key))
         return gone
 
-    def keys(self) -> tuple[tuple[int, bytes], ...]:
-        """Returns every written (space, key)."""
+    def keys(self, skip: set[int] | None = None) -> tuple[tuple[int, bytes], ...]:
+        """Returns every written (space, key), leaving out the spaces in `skip`."""
         # NB: zip/repeat build the pairs in C: a bulk load's write set has millions
-        return tuple(chain.from_iterable(zip(repeat(s), w) for s, w in self.spaces.items()))
+        return tuple(chain.from_iterable(
+            zip(repeat(s), w) for s, w in self.spaces.items() if skip is None or s not in skip))
+
+    def for_commit(self, bulk: int = BULK_MIN) -> tuple[list[Write], list[SpaceWrites]]:
+        """Returns the writes to log and apply: a space with `bulk` writes or more as one
+        `SpaceWrites` (two lists, no object per write: a COPY's million rows), the rest as
+        `Write`s."""
+        writes: list[Write] = []
+        spaces: list[SpaceWrites] = []
+        for s, w in self.spaces.items():
+            if len(w) >= bulk:
+                spaces.append(SpaceWrites(s, list(w), list(w.values())))
+            elif w:
+                writes += [Write(s, k, r) for k, r in w.items()]
+        return writes, spaces
 
     def items(self) -> list[tuple[int, bytes, Any]]:
         """Returns every write as (space, key, row_or_None)."""

@@ -138,3 +138,75 @@ def test_terminate_running_statement(dsn):
             t.join()
         assert outcome["state"] == "57P01"
         assert victim.closed or victim.broken
+
+
+def _local_port(conn) -> int:
+    """The client side's TCP port of a psycopg connection (what the server sees as client_port)."""
+    import os
+    import socket
+
+    sock = socket.socket(fileno=os.dup(conn.pgconn.socket))
+    try:
+        return sock.getsockname()[1]
+    finally:
+        sock.close()
+
+
+def _waits(monitor, pid: int, want: tuple) -> tuple:
+    """Polls (state, wait_event_type, wait_event, has backend_xid, has backend_xmin) of `pid`
+    until it equals `want` (a safety deadline, not a timing assertion); returns the last."""
+    deadline = time.monotonic() + 30
+    while True:
+        got = monitor.execute(
+            "select state, wait_event_type, wait_event, backend_xid is not null,"
+            " backend_xmin is not null from pg_stat_activity where pid = %s", (pid,)).fetchone()
+        if got == want or time.monotonic() > deadline:
+            return got
+        time.sleep(0.05)
+
+
+def test_client_port_wait_events_and_xids(dsn):
+    """client_port, wait events (a row lock, pg_sleep) and whether backend_xid / backend_xmin
+    are set, through the states a session goes through, as PostgreSQL 15 shows them."""
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn) as b, \
+            psycopg.connect(dsn, autocommit=True) as monitor:
+        a.execute("drop table if exists act_w")
+        a.execute("create table act_w (id int primary key, v int)")
+        a.execute("insert into act_w values (1, 0)")
+        pa, pb = a.info.backend_pid, b.info.backend_pid
+        port = monitor.execute("select client_port from pg_stat_activity where pid = %s",
+                               (pa,)).fetchone()[0]
+        assert port == _local_port(a)
+        idle = ("idle", "Client", "ClientRead", False, False)
+        assert _waits(monitor, pa, idle) == idle
+        me = monitor.execute("select state, wait_event_type, wait_event, backend_xid is not null,"
+                             " backend_xmin is not null from pg_stat_activity"
+                             " where pid = pg_backend_pid()").fetchone()
+        assert me == ("active", None, None, False, True)
+        b.execute("select 1")
+        want = ("idle in transaction", "Client", "ClientRead", False, False)
+        assert _waits(monitor, pb, want) == want
+        b.execute("update act_w set v = 1 where id = 1")
+        want = ("idle in transaction", "Client", "ClientRead", True, False)
+        assert _waits(monitor, pb, want) == want
+        outcome: dict = {}
+        t = _run(a, "update act_w set v = 2 where id = 1", outcome)
+        try:
+            want = ("active", "Lock", "transactionid", True, True)
+            assert _waits(monitor, pa, want) == want
+        finally:
+            b.commit()
+            t.join()
+        assert outcome["state"] == "ok"
+        t = _run(a, "select pg_sleep(60)", outcome)
+        try:
+            want = ("active", "Timeout", "PgSleep", False, True)
+            assert _waits(monitor, pa, want) == want
+        finally:
+            monitor.execute("select pg_cancel_backend(%s)", (pa,))
+            t.join()
+        b.execute("set transaction isolation level repeatable read")
+        b.execute("select * from act_w")
+        want = ("idle in transaction", "Client", "ClientRead", False, True)
+        assert _waits(monitor, pb, want) == want
+        b.rollback()

@@ -234,6 +234,65 @@ def test_more_database_metadata(jvm, urls, md_schema):
     assert got["cumulo"]["getBestRowIdentifier"][0][1] == "id"
 
 
+def test_function_and_partial_index_metadata(jvm, urls, md_schema):
+    """getFunctions / getProcedures REMARKS come from pg_description; getIndexInfo of a partial
+    expression index carries PostgreSQL's FILTER_CONDITION text and PAGES."""
+    funcs = ("pg_backend_pid", "now", "version", "current_database", "gen_random_uuid",
+             "pg_sleep", "md5", "abs")
+
+    def probe(conn):
+        execute(conn, "create table if not exists md_part (id int primary key, note text,"
+                      " amount numeric(10,2))",
+                "create index if not exists md_part_ix on md_part (lower(note), amount desc)"
+                " where amount > 0")
+        meta = conn.getMetaData()
+        return {
+            "functions": [_all_rows(meta.getFunctions(None, "pg_catalog", f)) for f in funcs],
+            "procedures": [_all_rows(meta.getProcedures(None, "pg_catalog", f)) for f in funcs],
+            "index": _all_rows(meta.getIndexInfo(None, "public", "md_part", False, False)),
+            "cross": _all_rows(meta.getCrossReference(None, "public", "md_parent", None,
+                                                      "public", "md_child")),
+        }
+
+    got = both(jvm, urls, probe)
+    diff = {k: (v, got["cumulo"][k]) for k, v in got["pg15"].items() if got["cumulo"][k] != v}
+    assert not diff, f"(pg15, cumulo): {diff}"
+    remarks = {r[2]: r[3] for rs in got["cumulo"]["functions"] for r in rs}
+    assert remarks["pg_backend_pid"] == "statistics: current backend PID"
+    assert {r[-1] for r in got["cumulo"]["index"] if r[5] == "md_part_ix"} == {
+        "(amount > (0)::numeric)"}
+
+
+def test_row_types_of_tables_and_views(jvm, urls, md_schema):
+    """Every table and view has a composite row type (and its array): getUDTs lists them as
+    STRUCT, getTypeInfo lists their arrays, and pg_type has them in PostgreSQL's shape."""
+
+    def probe(conn):
+        execute(conn, "create or replace view md_v as select id, code from md_parent")
+        meta = conn.getMetaData()
+        types = rows(meta.getTypeInfo(), "TYPE_NAME", "DATA_TYPE", "PRECISION", "NULLABLE",
+                     "CASE_SENSITIVE", "SEARCHABLE")
+        st = conn.createStatement()
+        shape = _all_rows(st.executeQuery(
+            "select c.relname, t.typname, t.typtype, t.typcategory, t.typrelid = c.oid,"
+            " a.typname, a.typelem = t.oid, t.typinput, a.typinput"
+            " from pg_class c join pg_type t on t.oid = c.reltype"
+            " join pg_type a on a.oid = t.typarray"
+            " where c.relname in ('md_parent', 'md_child', 'md_v', 'pg_class', 'tables')"
+            " order by 1"))
+        st.close()
+        return {
+            "udts": _all_rows(meta.getUDTs(None, "public", "md_%", None)),
+            "types": [r for r in types if r[0].lstrip("_") in ("md_parent", "md_child", "md_v")],
+            "shape": shape,
+        }
+
+    got = both(jvm, urls, probe)
+    assert got["cumulo"] == got["pg15"]
+    assert {"md_child", "md_parent", "md_v"} <= {r[2] for r in got["cumulo"]["udts"]}
+    assert len(got["cumulo"]["types"]) == 3 and len(got["cumulo"]["shape"]) == 5  # the arrays
+
+
 # -- every type of the matrix, text and binary ---------------------------------------------
 
 

@@ -10,6 +10,7 @@ pexpect, as a user at a keyboard would.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 import pexpect
@@ -52,6 +53,8 @@ create table wide (
     u uuid default gen_random_uuid(), d2 double precision default 1.5, unique (ref, created)
 );
 create index wide_multi on wide (created desc, code);
+create index wide_cheap on wide (price) where price < 10.5 and code <> 'x';
+create index t_big on t (amount) where amount > 100;
 """
 
 
@@ -95,7 +98,7 @@ def both(cumulo: int, oracle: int, *args: str) -> tuple[str, str]:
                                      r"\d+ t", r"\d recent", r"\d counter", r"\d t_pkey",
                                      r"\d t_pid_created", r"\d+ recent", r"\sv recent",
                                      r"\d wide", r"\d+ wide", r"\d wide_multi",
-                                     r"\d wide_sc_seq"])
+                                     r"\d wide_sc_seq", r"\d t_big", r"\d wide_cheap"])
 def test_describe_table_matches_postgres(cumulo, oracle, command):
     mine, theirs = both(cumulo, oracle, "-c", command)
     assert mine == theirs
@@ -113,10 +116,24 @@ def test_describe_shows_now_default_as_written(cumulo, oracle):
 
 @pytest.mark.parametrize("command", [r"\dt", r"\dn", r"\di", r"\dt extra.*", r"\d", r"\dv",
                                      r"\ds", r"\dn+", r"\dx", r"\dd", r"\dO", r"\drds",
-                                     r"\dT", r"\dp t", r"\dm", r"\dy", r"\dc", r"\dRp"])
+                                     r"\dT", r"\dp t", r"\dm", r"\dy", r"\dc", r"\dRp",
+                                     r"\dv+", r"\dp", r"\dD", r"\dE", r"\df", r"\dd t",
+                                     r"\sf now", r"\sf pg_backend_pid", r"\sf abs(int4)",
+                                     r"\df pg_backend_pid", r"\dT int4", r"\di+", r"\ds+",
+                                     r"\dt+"])  # NB: sizes agree while the DDL's tables are empty
 def test_listings_match_postgres(cumulo, oracle, command):
     mine, theirs = both(cumulo, oracle, "-c", command)
     assert mine == theirs
+
+
+@pytest.mark.parametrize("command", [r"\df+ abs", r"\df+ pg_backend_pid", r"\df+ now",
+                                     r"\dT+ int4", r"\dT+ uuid", r"\dL"])
+def test_builtin_object_listings_match_postgres(cumulo, oracle, command):
+    """Built-in functions, types and languages belong to the bootstrap superuser: `postgres`
+    on the oracle (initdb -U postgres), `cumulo` here; everything else must be the same."""
+    mine, theirs = both(cumulo, oracle, "-A", "-c", command)
+    assert "|postgres|" in theirs
+    assert mine == theirs.replace("|postgres|", "|cumulo|")
 
 
 def test_list_databases(cumulo):
@@ -196,3 +213,17 @@ def test_ctrl_c_cancels_a_long_query(cumulo):
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_conninfo_and_timing(cumulo, oracle):
+    """`\\conninfo` and `\\timing` as a user types them first (no TLS, so the oracle's answer
+    has no SSL line; the port and the times differ by nature)."""
+    seen = []
+    for port, pw in ((cumulo, None), (oracle, pg15_mod.PASSWORD)):
+        res = psql(port, "-c", r"\conninfo", "-c", r"\timing on", "-c", "select 1 as one",
+                   db=f"dbname={DB} sslmode=disable", password=pw)
+        assert res.returncode == 0, res.stderr
+        out = re.sub(r'at port "\d+"', 'at port "N"', res.stdout)
+        seen.append(re.sub(r"Time: \d+\.\d{3} ms", "Time: T ms", out))
+    assert seen[0] == seen[1]
+    assert "Timing is on." in seen[0] and "Time: T ms" in seen[0]

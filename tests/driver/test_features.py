@@ -446,6 +446,23 @@ VALUES = [
 
 
 @pytest.mark.parametrize("binary", [True, False], ids=["binary", "text"])
+def test_interval_months_decode_alike_in_text_and_binary(target, binary):
+    """An interval with months decodes as psycopg 3 does it: 365-day years, 30-day months."""
+    c = drv.connect(target.dsn(binary_results=str(binary).lower()), autocommit=True)
+    try:
+        cur = c.cursor()
+        cur.execute("select interval '1 year 2 mons 3 days 04:05:06.5', "
+                    "interval '-1 year -2 mons +3 days', interval '-14 mons -00:00:01', "
+                    "interval '25 mons'")
+        assert cur.fetchone() == (
+            datetime.timedelta(days=365 + 60 + 3, hours=4, minutes=5, seconds=6.5),
+            datetime.timedelta(days=-365 - 60 + 3), datetime.timedelta(days=-425, seconds=-1),
+            datetime.timedelta(days=2 * 365 + 30))
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("binary", [True, False], ids=["binary", "text"])
 def test_type_round_trips(target, binary):
     c = drv.connect(target.dsn(binary_results=str(binary).lower()), autocommit=True)
     try:

@@ -155,22 +155,11 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def conns(cumulo_server):
-    if not pg15_mod.available():
-        pytest.skip("PostgreSQL 15 binaries not installed")
-    pg = pg15_mod.PG15().start()
-    try:
-        with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
-            c.execute("drop database if exists qpg15")
-            c.execute("create database qpg15")
-        with psycopg.connect(pg.dsn(), autocommit=True) as p, \
-                psycopg.connect(cumulo_server.dsn(dbname="qpg15"), autocommit=True) as c:
-            for stmt in SETUP:
-                p.execute(stmt)
-                c.execute(stmt)
-            yield p, c
-    finally:
-        pg.stop()
+def conns(cumulo_server, pg15):
+    pg_dsn, cu_dsn = pg15_mod.same_schema(pg15, cumulo_server, "qpg15", SETUP)
+    with psycopg.connect(pg_dsn, autocommit=True) as p, \
+            psycopg.connect(cu_dsn, autocommit=True) as c:
+        yield p, c
 
 
 def outcome(conn: psycopg.Connection, sql: str) -> tuple:

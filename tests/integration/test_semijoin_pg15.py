@@ -91,22 +91,8 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def dsns(cumulo_server):
-    if not pg15_mod.available():
-        pytest.skip("PostgreSQL 15 binaries not installed")
-    pg = pg15_mod.PG15().start()
-    try:
-        with psycopg.connect(cumulo_server.dsn(), autocommit=True) as conn:
-            conn.execute("DROP DATABASE IF EXISTS semijoin")
-            conn.execute("CREATE DATABASE semijoin")
-        cu = cumulo_server.dsn(dbname="semijoin")
-        for dsn in (pg.dsn(), cu):
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                for s in SETUP:
-                    conn.execute(s)
-        yield pg.dsn(), cu
-    finally:
-        pg.stop()
+def dsns(cumulo_server, pg15):
+    return pg15_mod.same_schema(pg15, cumulo_server, "semijoin", SETUP)
 
 
 def _rows(dsn: str, sql: str) -> list:

@@ -8,9 +8,6 @@ TimeZone the client believes in afterwards must be the same on both.
 from __future__ import annotations
 
 import psycopg
-import pytest
-
-from tests import pg15 as pg15_mod
 
 STEPS = [
     "set timezone = 'UTC'",
@@ -42,15 +39,6 @@ def _run(dsn: str) -> list[tuple]:
                 got = e.sqlstate
             out.append((sql, got, c.info.parameter_status("TimeZone")))
     return out
-
-
-@pytest.fixture(scope="module")
-def pg15():
-    if not pg15_mod.available():
-        pytest.fail("PostgreSQL 15 binaries are missing: the oracle is required")
-    server = pg15_mod.PG15().start()
-    yield server
-    server.stop()
 
 
 def test_set_follows_the_transaction_like_pg15(pg15, cumulo_server):

@@ -154,15 +154,6 @@ def _run(c: psycopg.Connection, sql: str) -> object:
         return ("error", e.sqlstate, str(e).splitlines()[0])
 
 
-@pytest.fixture(scope="module")
-def pg15():
-    if not pg15_mod.available():
-        pytest.fail("PostgreSQL 15 binaries are missing: the oracle is required")
-    server = pg15_mod.PG15().start()
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("zone", ZONES)
 def test_session_zone_matches_pg15(zone, pg15, cumulo_server):
     """Every statement under `SET TIME ZONE zone` gives PostgreSQL 15's text, byte for byte."""

@@ -59,6 +59,7 @@ class Column:
     identity: str = ""  # "" | "a" (ALWAYS) | "d" (BY DEFAULT), as pg_attribute.attidentity
     dropped: bool = False
     generated: str | None = None  # GENERATED ALWAYS AS (expr) STORED: the expression's SQL text
+    ndims: int = 0  # declared array dimensions (`int[][]` -> 2), as pg_attribute.attndims
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,8 @@ class Table:
     view_sql: str | None = None
     owner: int = BOOTSTRAP_SUPERUSER_OID
     options: tuple[str, ...] = ()  # reloptions, e.g. ("fillfactor=100",)
+    reltype: int = 0  # the OID of its composite row type in pg_type (0: none)
+    array_type: int = 0  # the OID of that row type's array type
 
     @property
     def live_columns(self) -> tuple[Column, ...]:

@@ -176,7 +176,7 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     """ALTER COLUMN ... TYPE t [USING expr]: converts every stored value, rebuilds indexes."""
     from ...errors import DatatypeMismatch, SQLError
     from ..expr.casts import cast_function
-    from ..expr.types import type_name
+    from ..expr.types import array_ndims, type_name
     from .indexes import build_index
     from .tables import column_type
 
@@ -205,7 +205,9 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
         conv = ("value", f)
     if col.attnum in table.primary_key and conv[1] is not None:
         raise FeatureNotSupported("changing the type of a primary-key column is not supported")
-    cols = tuple(dataclasses.replace(c, type_oid=oid, typmod=typmod, default=c.default)
+    ndims = array_ndims(node.args["dtype"])
+    cols = tuple(dataclasses.replace(c, type_oid=oid, typmod=typmod, default=c.default,
+                                     ndims=ndims)
                  if c.attnum == col.attnum else c for c in table.columns)
     new = dataclasses.replace(table, columns=cols)
     _put(s, new)

@@ -20,6 +20,9 @@ from ..expr.types import datatype_oid
 def column_type(kind: exp.DataType) -> tuple[int, int]:
     """Returns (oid, typmod) of a column's declared type, PostgreSQL's way."""
     name = getattr(kind.this, "name", str(kind.this)) if isinstance(kind, exp.DataType) else ""
+    if name == "ARRAY" and kind.expressions:  # NB: the element's typmod is the column's
+        oid, typmod = column_type(kind.expressions[0])
+        return (oid if oid in T.ELEMENT_OF else T.ARRAY_OF.get(oid, T.ANYARRAY)), typmod
     if name in ("DOUBLE", "FLOAT") and kind.expressions:
         p = int(kind.expressions[0].name)
         return (T.FLOAT4 if p <= 24 else T.FLOAT8), -1

@@ -29,6 +29,7 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
     from ..dml.writer import TableWriter
 
     txn = s.ensure_txn()
+    txn.claim_space(idx.space)  # NB: every caller builds a new space: no conflict checks
     w = TableWriter(s, table)
     seen: set[bytes] = set()
     key = key_function(s, table, idx)

@@ -106,8 +106,13 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
     cols = tuple(Column(names[i] if i < len(names) else c.name, c.type_oid, c.typmod, i + 1)
                  for i, c in enumerate(plan.columns))
-    oid = existing.oid if existing is not None else s.store.allocate_oid()
-    view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"))
+    if existing is not None:
+        oid, reltype, array_type = existing.oid, existing.reltype, existing.array_type
+    else:
+        oid, reltype, array_type = (s.store.allocate_oid(), s.store.allocate_oid(),
+                                    s.store.allocate_oid())
+    view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"),
+                 reltype=reltype, array_type=array_type)
     s.store.put(s.ensure_txn(), s.db.oid, view)
     s.catalog_changed()
     return "CREATE VIEW"

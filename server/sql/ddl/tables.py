@@ -30,6 +30,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Constraint, Index, Sequence, Table
+from ..expr.types import array_ndims
 from .coldefs import column_type, default_sql, identity_options, quote_ident
 from .names import (
     creation_schema,
@@ -140,7 +141,7 @@ class TableBuilder:
                 f'both default and generation expression specified for column "{name}" of '
                 f'table "{self.name}"')
         self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity,
-                                   generated=generated))
+                                   generated=generated, ndims=array_ndims(kind)))
 
     def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str,
                         opts: dict[str, Any]) -> str | None:
@@ -216,9 +217,11 @@ class TableBuilder:
         for a in self.pk:
             c = cols[a - 1]
             cols[a - 1] = dataclasses.replace(c, not_null=True)
-        table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
-                      options=options)
         store, txn, db = self.s.store, self.s.ensure_txn(), self.s.db.oid
+        table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
+                      options=options, reltype=store.allocate_oid(),
+                      array_type=store.allocate_oid())
+        txn.claim_space(self.oid)  # NB: a new space: loads in this txn skip conflict checks
         store.put(txn, db, table)
         for seq in self.sequences:
             store.put(txn, db, seq)
@@ -433,12 +436,15 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
     for rel in targets:
         rel = s.catalog().existing_table(rel.oid)
         new_space = store.allocate_oid()
+        txn.claim_space(new_space)  # NB: a load after TRUNCATE skips conflict checks
         s.pending_drops.append(rel.space)
         store.put(txn, db, _replace(rel, space=new_space))
         for ix in s.catalog().indexes_of(rel.oid):
             if ix.space:
                 s.pending_drops.append(ix.space)
-                store.put(txn, db, _replace(ix, space=store.allocate_oid()))
+                ix_space = store.allocate_oid()
+                txn.claim_space(ix_space)
+                store.put(txn, db, _replace(ix, space=ix_space))
         if tree.args.get("identity") and str(tree.args["identity"]).upper() == "RESTART":
             for q in s.catalog().sequences:
                 if q.owned_by and q.owned_by[0] == rel.oid:

@@ -121,8 +121,8 @@ class TableWriter:
         for c in table.live_columns:
             if c.type_oid in _FRACTIONAL and 0 <= c.typmod < 6:
                 self.converters.append((c.attnum - 1, _round_fraction(c.typmod)))
-            elif c.typmod > 4:
-                f = cast_function(c.type_oid, c.type_oid, c.typmod)
+            elif c.typmod > 4 or (c.typmod >= 0 and c.type_oid in T.ELEMENT_OF):
+                f = cast_function(c.type_oid, c.type_oid, c.typmod)  # arrays: per element
                 if f is not None:
                     self.converters.append((c.attnum - 1, f))
         self.indexes: list[Index] = [i for i in cat.indexes_of(table.oid) if i.space]
@@ -171,6 +171,8 @@ class TableWriter:
                     if v is not None:
                         r[pos] = conv(v)
             out = [tuple(r) for r in lists]
+        elif set(map(type, rows)) == {tuple}:  # COPY's batches: no pass in Python
+            out = rows  # type: ignore[assignment]  # all tuples
         else:
             out = [r if type(r) is tuple else tuple(r) for r in rows]
         for pos, name in self.not_null:

@@ -73,10 +73,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
         if call.type == T.INTERVAL:
             return sum(nn[1:], nn[0]) / len(nn)
         return rt.ndiv(Decimal(sum(nn)), len(nn))
-    if f == "min":
-        return min(nn)
-    if f == "max":
-        return max(nn)
+    if f == "min" or f == "max":  # NB: NaN-aware (a numeric NaN makes Python's max raise)
+        return rt.extreme(nn, f == "min")
     if f == "bool_and":
         return all(nn)
     if f == "bool_or":
@@ -229,7 +227,7 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
                 pi += 2
                 if not c:
                     vals.append(None)
-                elif call.type == T.FLOAT8:
+                elif call.type in (T.FLOAT8, T.INTERVAL):  # NB: interval / count: interval_div
                     vals.append(s / c)
                 else:
                     vals.append(rt.ndiv(Decimal(s), c))

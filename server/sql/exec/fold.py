@@ -13,9 +13,10 @@ value (`sum(values, acc)`), so floating-point results equal a one-pass sum.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ...kivi.agg import sql_order
 from ...pgtypes import oids as T
 from ..expr import codegen as cg
 from ..expr import runtime as rt
@@ -44,7 +45,11 @@ def _prepare(node: N.Aggregate) -> dict:
             vals = cg.values_function(a.args[0])
         flt = cg.filter_function(a.filter) if a.filter is not None else None
         per.append((a.func, vals, flt))
-    return {"key": cg.key_function(node.groups) if node.groups else None, "per": per}
+    # aligned argument values (NULLs kept) and per-row functions, for `_fold_rows`
+    cols = [cg.keys_function([a.args[0]]) if a.func not in ("count_star", "first") else None
+            for a in node.aggs]
+    return {"key": cg.key_function(node.groups) if node.groups else None, "per": per,
+            "cols": cols}
 
 
 def _initial(per: list) -> list:
@@ -84,18 +89,87 @@ def _fold(states: list, per: list, rows: list, ctx: Any) -> None:
             s = acc[0]
             acc[0] = sum(nn[1:], nn[0]) if s is None else sum(nn, s)
             acc[1] += len(nn)
-        elif f == "min":
-            m = min(nn)
-            if acc is None or m < acc:
-                states[i] = m
-        elif f == "max":
-            m = max(nn)
-            if acc is None or m > acc:
-                states[i] = m
+        elif f == "min" or f == "max":
+            states[i] = _extreme(min if f == "min" else max, nn, acc)
         elif f == "bool_and":
             states[i] = all(nn) and (acc is None or acc)
         else:  # bool_or
             states[i] = any(nn) or bool(acc)
+
+
+def _extreme(pick: Callable, nn: list, acc: Any) -> Any:
+    """min/max of a batch folded into `acc`; a NaN (float or numeric) sorts above every number
+    as in PostgreSQL, where Python raises (Decimal) or answers by position (float)."""
+    vals = nn if acc is None else [*nn, acc]
+    try:
+        m = pick(vals)
+    except InvalidOperation:
+        return pick(vals, key=sql_order)
+    if type(m) is float and any(x != x for x in vals):
+        return pick(vals, key=sql_order)
+    return m
+
+
+def _fold_rows(groups: dict, prep: dict, rows: list, keys: list, ctx: Any) -> None:
+    """Folds a batch row by row into the groups' states.
+
+    For a batch that splits into many small groups (`GROUP BY` on a near-unique
+    key), one state update per row and aggregate is cheaper than `_fold`'s
+    filter, value and builtin calls per group. Each row updates its group the
+    way `_fold` would fold a one-row batch, in input order, so sums add up in
+    the same order and give the same floating-point result.
+    """
+    per, cols = prep["per"], prep["cols"]
+    vals: list[Any] = []  # per aggregate: values by row position, or by row id under a FILTER
+    passed: list[set[int] | None] = []
+    for c, (_f, _v, flt) in zip(cols, per, strict=True):
+        if flt is None:
+            passed.append(None)
+            vals.append(None if c is None else c(rows, ctx))
+            continue
+        # NB: a FILTER keeps the row objects it passes (ids say which), and the argument is
+        # evaluated on those rows only: it may fail on the others (1 / 0), as PostgreSQL's may not
+        keep = flt(rows, ctx)
+        passed.append(set(map(id, keep)))
+        vals.append(None if c is None else dict(zip(map(id, keep), c(keep, ctx), strict=True)))
+    aggs = list(enumerate(per))
+    for r, (row, k) in enumerate(zip(rows, keys, strict=True)):
+        g = groups.get(k)
+        if g is None:
+            g = groups[k] = (k, _initial(per))
+        st = g[1]
+        for i, (f, fn, _flt) in aggs:
+            ok = passed[i]
+            if ok is not None and id(row) not in ok:
+                continue
+            if f == "count_star":
+                st[i] += 1
+                continue
+            if f == "first":
+                if st[i] is _UNSET:
+                    st[i] = fn(row, ctx)
+                continue
+            v = vals[i][r] if ok is None else vals[i][id(row)]  # not count_star/first
+            if v is None:
+                continue
+            acc = st[i]
+            if f == "count":
+                st[i] = acc + 1
+            elif f == "sum":
+                st[i] = v if acc is None else acc + v
+            elif f == "avg":
+                acc[0] = v if acc[0] is None else acc[0] + v
+                acc[1] += 1
+            elif f == "min":  # NaN (x != x) sorts above every number, as in PostgreSQL
+                if acc is None or acc != acc or (v == v and v < acc):
+                    st[i] = v
+            elif f == "max":
+                if acc is None or v != v or (acc == acc and v > acc):
+                    st[i] = v
+            elif f == "bool_and":
+                st[i] = v and (acc is None or acc)
+            else:  # bool_or
+                st[i] = v or bool(acc)
 
 
 def final(call: N.AggCall | N.WinCall, st: Any) -> Any:
@@ -140,9 +214,17 @@ def run_folded(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
         if key is None:
             _fold(groups[()][1], per, b, ctx)
             continue
+        keys = [key(row, ctx) for row in b]
+        try:
+            many = len(set(keys)) * 8 > len(b)  # small groups: fold row by row
+        except TypeError:  # arrays in the key: the general path below
+            many = False
+        if many:
+            _fold_rows(groups, prep, b, keys, ctx)
+            memguard.check(ctx)
+            continue
         parts: dict = {}
-        for row in b:
-            k = key(row, ctx)
+        for row, k in zip(b, keys, strict=True):
             try:
                 p = parts.get(k)
             except TypeError:

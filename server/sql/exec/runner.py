@@ -263,12 +263,13 @@ def _limit_ties(node: N.Limit, ctx: Any, lim: int | None, off: int) -> Iterator[
 @executes(N.Distinct)
 def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
     key = compiled(node, "key", lambda: cg.key_function(node.on) if node.on else None)
+    nans = [] if key else _nan_columns(node)
     seen: set = set()
     for b in run(node.child, ctx):
         memguard.check(ctx)
         out = []
         for row in b:
-            k = key(row, ctx) if key else row
+            k = key(row, ctx) if key else _nan_canon(row, nans) if nans else row
             try:
                 if k in seen:
                     continue
@@ -283,7 +284,29 @@ def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
             yield out
 
 
-def _hashable(row: tuple) -> Any:
+_NAN_TYPES = frozenset({700, 701, 1700})  # float4, float8, numeric: the types with a NaN
+_NAN = "\0NaN"  # stands for every NaN in a key; no float/numeric value equals it
+
+
+def _nan_columns(node: N.Node) -> list[int]:
+    """The float/numeric output columns: only those can hold a NaN."""
+    return [i for i, c in enumerate(node.cols) if c.type in _NAN_TYPES]
+
+
+def _nan_canon(row: tuple, idx: list[int]) -> tuple:
+    """The row as a duplicate-elimination key: Python's NaN != NaN, but DISTINCT and set
+    operations treat all NaNs as one value, as PostgreSQL does."""
+    for i in idx:
+        v = row[i]
+        if v is not None and v != v:
+            return tuple(_NAN if j in idx and x is not None and x != x else x
+                         for j, x in enumerate(row))
+    return row
+
+
+def _hashable(row: tuple, nans: list[int] | None = None) -> Any:
+    if nans:
+        row = _nan_canon(row, nans)
     try:
         hash(row)
         return row
@@ -293,6 +316,7 @@ def _hashable(row: tuple) -> Any:
 
 @executes(N.SetOp)
 def run_setop(node: N.SetOp, ctx: Any) -> Iterator[Batch]:
+    nans = _nan_columns(node)
     if node.op == "union":
         if node.all:
             for b in itertools.chain(run(node.left, ctx), run(node.right, ctx)):
@@ -302,7 +326,7 @@ def run_setop(node: N.SetOp, ctx: Any) -> Iterator[Batch]:
         for b in itertools.chain(run(node.left, ctx), run(node.right, ctx)):
             out = []
             for row in b:
-                k = _hashable(row)
+                k = _hashable(row, nans)
                 if k not in seen:
                     seen.add(k)
                     out.append(row)
@@ -311,12 +335,12 @@ def run_setop(node: N.SetOp, ctx: Any) -> Iterator[Batch]:
         return
     right: dict = {}
     for row in rows_of(node.right, ctx):
-        k = _hashable(row)
+        k = _hashable(row, nans)
         right[k] = right.get(k, 0) + 1
     out = []
     emitted: set = set()
     for row in rows_of(node.left, ctx):
-        k = _hashable(row)
+        k = _hashable(row, nans)
         n = right.get(k, 0)
         if node.op == "intersect":
             if n > 0:

@@ -10,10 +10,12 @@ of the first call's sort, as PostgreSQL's WindowAgg emits them.
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
 from ...errors import InvalidParameterValue
+from ...pgtypes.interval import add_to_timestamp
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from .aggregate import finish
@@ -151,7 +153,7 @@ def _range_frames(call: N.WinCall, n: int, peers: list, first: list, last: list,
             hi = n if call.frame_end is None else last[pos]
             out.append((lo, max(lo, hi)))
             continue
-        step = (lambda v, d: v - d) if not desc else (lambda v, d: v + d)
+        step = (lambda v, d: _plus(v, -d)) if not desc else _plus
         if call.frame_start is None:
             lo = 0
         elif so is not None:
@@ -168,6 +170,13 @@ def _range_frames(call: N.WinCall, n: int, peers: list, first: list, last: list,
             hi = last[pos]
         out.append((lo, max(lo, hi)))
     return out
+
+
+def _plus(v: Any, d: Any) -> Any:
+    """key + offset; a timestamp moves by an interval's months and days on the calendar."""
+    if isinstance(v, dt.datetime) and isinstance(d, dt.timedelta):
+        return add_to_timestamp(v, d)
+    return v + d
 
 
 def _offset(e: Any, ctx: Any,
@@ -255,10 +264,10 @@ def _running(call: N.WinCall, argv: list, bounds: list, members: list[int], res:
                 nn += 1
                 if f in ("sum", "avg"):
                     acc = v if acc is None else acc + v
-                elif f == "min":
-                    acc = v if acc is None or v < acc else acc
+                elif f == "min":  # NaN (x != x) sorts above every number, as in PostgreSQL
+                    acc = v if acc is None or acc != acc or (v == v and v < acc) else acc
                 elif f == "max":
-                    acc = v if acc is None or v > acc else acc
+                    acc = v if acc is None or v != v or (acc == acc and v > acc) else acc
             done = hi
             last_hi = hi
             if f == "count_star":

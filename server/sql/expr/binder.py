@@ -13,7 +13,6 @@ meet, as PostgreSQL infers them.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -26,17 +25,21 @@ from ...errors import (
     DatatypeMismatch,
     FeatureNotSupported,
     GroupingError,
+    SQLError,
     UndefinedColumn,
     UndefinedFunction,
     WindowingError,
 )
 from ...pgtypes import oids as T
 from ...pgtypes import zones
+from ...pgtypes.interval import RANGES as INTERVAL_RANGES
+from ...pgtypes.interval import typmod as interval_typmod
+from ...pgtypes.intervaltext import parse_interval
 from . import namedargs
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
-from .casts import cast_function, text_to_interval, tstz_to_local, tstz_to_timetz
+from .casts import cast_function, tstz_to_local, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .specialforms import SpecialForms, bpchar_operands
@@ -162,6 +165,50 @@ _ARITH: dict[type, str] = {
     exp.IntDiv: "/"}
 
 
+_NUMBERS = frozenset({T.INT2, T.INT4, T.INT8, T.NUMERIC, T.FLOAT4, T.FLOAT8})
+
+
+def _fold_numeric(e: E) -> E:
+    """Folds arithmetic and comparisons on numeric constants at bind time, as PostgreSQL's
+    planner does (eval_const_expressions): `2 * 9223372036854775807` or `1 / 0` then fail
+    when the statement is planned, even if no row would ever evaluate them. Only pure
+    number operators are folded (nothing that reads the session or the clock)."""
+    if _strict(e) and any(a.kind == "const" and a.data is None for a in e.args):
+        # a strict operator or function of a NULL constant is NULL, folded before anything
+        # else is evaluated (PostgreSQL's simplify_function does the same)
+        return E("const", None, [], e.type, e.typmod, e.name)
+    if e.kind in ("nullif", "subscript") and all(a.kind == "const" for a in e.args):
+        pass  # NULLIF / an array subscript of constants: pure, whatever the type
+    elif (e.kind not in ("op", "neg") or not e.args
+            or any(a.kind != "const" or a.type not in _NUMBERS for a in e.args)):
+        return e
+    from .codegen import row_function
+
+    try:
+        v = row_function(e)((), None)
+    except SQLError:
+        raise
+    except Exception:  # noqa: BLE001 - not foldable here: leave it to run time
+        return e
+    return E("const", v, [], e.type, e.typmod, e.name)
+
+
+def _strict(e: E) -> bool:
+    if e.kind in ("op", "neg"):
+        return True
+    if e.kind == "call":
+        return bool(e.data.strict and not e.data.set_returning and not e.data.volatile)
+    return e.kind == "pyfunc" and e.data[2] is True
+
+
+def _sqlglot_shifted(b: exp.Bracket) -> bool:
+    """Tells whether sqlglot's parser made this subscript 0-based. It does so (for an integer
+    literal) only when it typed the subscripted expression as an array or unknown: `ai[3]`
+    arrives as 2, but `(ai || x)[3]`, which it types as text, arrives as 3."""
+    t = b.this.type if b.this is not None else None
+    return t is None or t.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.ARRAY)
+
+
 class Binder(SpecialForms):
     """Binds expressions of one query level; `planner` builds sub-plans for subqueries."""
 
@@ -183,7 +230,7 @@ class Binder(SpecialForms):
             if isinstance(node, exp.Func):
                 return self.b_function(node)
             raise FeatureNotSupported(f"unsupported expression: {node.sql('postgres')}")
-        return method(node)
+        return _fold_numeric(method(node))
 
     def bind_bool(self, node: exp.Expression, clause: str) -> E:
         """Binds a condition (WHERE, ON, HAVING) and checks that it is boolean."""
@@ -464,7 +511,12 @@ class Binder(SpecialForms):
 
     def _arith(self, node: exp.Expression) -> E:
         op = _ARITH[type(node)]
-        return self.arith(op, self.bind(node.this), self.bind(node.expression))
+        a, b = self.bind(node.this), self.bind(node.expression)
+        if op == "-" and a.type == T.JSONB:  # jsonb - text / text[] / int (unknown: text)
+            if b.type == T.UNKNOWN:
+                b = coerce(b, T.TEXT, params=self.params)
+            return self._call("jsonb_delete", [a, b], "?column?")
+        return self.arith(op, a, b)
 
     b_Add = b_Sub = b_Mul = b_Div = b_Mod = b_Pow = _arith
 
@@ -492,9 +544,15 @@ class Binder(SpecialForms):
 
     def b_DPipe(self, node: exp.DPipe) -> E:
         a, b = self.bind(node.this), self.bind(node.expression)
+        if T.JSONB in (a.type, b.type) and {a.type, b.type} <= {T.JSONB, T.UNKNOWN}:
+            a, b = coerce(a, T.JSONB, params=self.params), coerce(b, T.JSONB, params=self.params)
+            return self._call("jsonb_concat", [a, b], "?column?")
         if ty.is_array(a.type) or ty.is_array(b.type):
             t = a.type if ty.is_array(a.type) else b.type
-            return E("op", "||", [a, b], t)
+            # not strict: array_cat / array_append / array_prepend treat a NULL array as empty
+            fn = (rt.array_cat_op if ty.is_array(a.type) and ty.is_array(b.type)
+                  else rt.array_append_op if ty.is_array(a.type) else rt.array_prepend_op)
+            return E("pyfunc", ("||", fn, False), [a, b], t, -1, "?column?")
         a = self._to_text(a, keep_bpchar=False)
         b = self._to_text(b, keep_bpchar=False)
         return E("op", "||", [a, b], T.TEXT)
@@ -594,6 +652,12 @@ class Binder(SpecialForms):
             e = coerce(inner, target, params=self.params, explicit=True)
             return E("pyfunc", ("cast", _truncate(typmod - 4, target == T.BPCHAR), True), [e],
                      target, typmod, name)
+        if T.ELEMENT_OF.get(target) in (T.VARCHAR, T.BPCHAR) and typmod > 4:  # each truncated
+            from .casts import each_element
+
+            e = coerce(inner, target, params=self.params, explicit=True)
+            trunc = each_element(_truncate(typmod - 4, T.ELEMENT_OF[target] == T.BPCHAR))
+            return E("pyfunc", ("cast", trunc, True), [e], target, typmod, name)
         if inner.type == T.UNKNOWN and inner.kind == "const" and inner.data is not None:
             e = coerce(inner, target, typmod, params=self.params, explicit=True)
             e.name = name
@@ -611,11 +675,13 @@ class Binder(SpecialForms):
     def b_Interval(self, node: exp.Interval) -> E:
         text = node.this.name if isinstance(node.this, exp.Literal) else node.this.sql()
         unit = node.args.get("unit")
-        if isinstance(unit, exp.IntervalSpan):  # HOUR TO MINUTE: a bare number counts the last
-            unit = unit.expression
-        if unit is not None and _BARE_NUMBER.fullmatch(text):  # NB: not '+05:30' HOUR
-            text = f"{text} {unit.name}"
-        return E("const", text_to_interval(text), [], T.INTERVAL, -1, "interval")
+        span = (f"{unit.this.name} TO {unit.expression.name}"
+                if isinstance(unit, exp.IntervalSpan) else unit.name if unit is not None else "")
+        # NB: INTERVAL '1-2' YEAR TO MONTH is a typmod: a bare number counts the last unit, and
+        # the fields below the range are dropped, as interval_in does
+        mod = interval_typmod(INTERVAL_RANGES[span.upper()]) if span.upper() in INTERVAL_RANGES \
+            else -1
+        return E("const", parse_interval(text, mod), [], T.INTERVAL, -1, "interval")
 
     # -- conditional and constructors -----------------------------------------------------------
 
@@ -692,9 +758,11 @@ class Binder(SpecialForms):
         for b in reversed(chain):
             idx_node = b.expressions[0]
             offset = b.args.get("offset") or 0
-            if isinstance(idx_node, exp.Slice):
-                subs.append((self._subscript(idx_node.this, 0, 1),
-                             self._subscript(idx_node.expression, 0, 2**31 - 1)))
+            if not _sqlglot_shifted(b):
+                offset = 1  # the literal still holds the 1-based subscript as written
+            if isinstance(idx_node, exp.Slice):  # NB: sqlglot leaves slice bounds 1-based
+                subs.append((self._subscript(idx_node.this, 1, 1),
+                             self._subscript(idx_node.expression, 1, 2**31 - 1)))
             else:
                 subs.append(self._subscript(idx_node, offset, None))
         elem = T.ELEMENT_OF.get(arr.type, T.UNKNOWN)
@@ -794,9 +862,6 @@ def _truncate(n: int, pad: bool) -> Any:
     if pad:
         return lambda v: v[:n].ljust(n)
     return lambda v: v[:n]
-
-
-_BARE_NUMBER = re.compile(r"\s*[+-]?\d+(?:\.\d*)?\s*")
 
 
 def _local(ts: dt.datetime) -> dt.datetime:

@@ -20,15 +20,18 @@ from typing import Any
 from ...errors import (
     CannotCoerce,
     DatetimeFieldOverflow,
+    FeatureNotSupported,
     InvalidDatetimeFormat,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
     SQLError,
     StringDataRightTruncation,
 )
+from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes import zones
-from ...pgtypes.text import format_text, parse_text, text_encoder
+from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.text import format_text, parse_text, text_decoder, text_encoder
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
 _INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
@@ -67,8 +70,9 @@ def _num_to_int(oid: int) -> Callable[[Any], int]:
                 raise NumericValueOutOfRange(f"{_INT_NAMES[oid]} out of range")
             r = round(v)  # float -> int rounds half to even, as rint() does
         elif isinstance(v, Decimal):
-            if not v.is_finite():
-                raise NumericValueOutOfRange(f"{_INT_NAMES[oid]} out of range")
+            if not v.is_finite():  # numeric NaN/Infinity: 0A000, as in PostgreSQL
+                what = "NaN" if v.is_nan() else "infinity"
+                raise FeatureNotSupported(f"cannot convert {what} to {_INT_NAMES[oid]}")
             r = int(v.quantize(Decimal(1), rounding=ROUND_HALF_UP))
         else:
             r = int(v)
@@ -258,37 +262,9 @@ def tstz_to_timetz(v: dt.datetime) -> dt.time:
     return w.time().replace(tzinfo=dt.timezone(off) if off else dt.UTC)
 
 
-_IV_UNITS = {
-    "microsecond": 1e-6, "millisecond": 1e-3, "second": 1, "sec": 1, "s": 1,
-    "minute": 60, "min": 60, "m": 60, "hour": 3600, "hr": 3600, "h": 3600,
-    "day": 86400, "d": 86400, "week": 7 * 86400, "w": 7 * 86400,
-    "month": 30 * 86400, "mon": 30 * 86400, "year": 365.25 * 86400, "y": 365.25 * 86400,
-}
-_IV_PART = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*([a-z]+)")
-_IV_CLOCK = re.compile(r"([+-])?(\d+):(\d\d)(?::(\d\d(?:\.\d+)?))?")
-
-
 def text_to_interval(s: Any) -> dt.timedelta:
-    """Parses interval input ('1 day 02:00:00', '3 hours', '-1 week'); months count 30 days."""
-    t = str(s).strip().lower()
-    total = 0.0
-    rest = t
-    for num, unit in _IV_PART.findall(t):
-        u = unit.rstrip("s") if unit not in ("s",) else unit
-        if u not in _IV_UNITS:
-            raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"')
-        total += float(num) * _IV_UNITS[u]
-        rest = rest.replace(num, "", 1).replace(unit, "", 1)
-    m = _IV_CLOCK.search(rest)
-    if m:
-        secs = int(m.group(2)) * 3600 + int(m.group(3)) * 60 + float(m.group(4) or 0)
-        total += -secs if m.group(1) == "-" else secs
-    elif not _IV_PART.search(t):
-        try:
-            total = float(t)
-        except ValueError:
-            raise InvalidDatetimeFormat(f'invalid input syntax for type interval: "{s}"') from None
-    return dt.timedelta(seconds=total)
+    """Parses interval input in any IntervalStyle ('1 year 2 mons', '1 day 02:00:00', 'P1M')."""
+    return parse_interval(str(s))
 
 
 def text_to_bytea(s: Any) -> bytes:
@@ -360,6 +336,8 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         T.TIMESTAMPTZ: lambda s: text_to_timestamp(s, True), T.TIME: text_to_time,
         T.TIMETZ: text_to_timetz,
         T.INTERVAL: text_to_interval, T.BYTEA: text_to_bytea, T.UUID: text_to_uuid,
+        # json is checked, jsonb also normalised, at the cast (22P02 there, as in PostgreSQL)
+        T.JSON: text_decoder(T.JSON), T.JSONB: text_decoder(T.JSONB),
     }
     if oid in simple:
         return simple[oid]
@@ -371,20 +349,10 @@ def from_text(oid: int) -> Callable[[Any], Any]:
     return str
 
 
-def _fmt_float(v: float) -> str:
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
-    if v == int(v) and abs(v) < 1e15:
-        return str(int(v)) if v != 0 or math.copysign(1, v) > 0 else "-0"
-    r = repr(v)
-    if "e" in r:
-        mant, ex = r.split("e")
-        sign = ex[0] if ex[0] in "+-" else "+"
-        digits = ex.lstrip("+-").rjust(2, "0")
-        return f"{mant}e{sign}{digits}"
-    return r
+def _fmt_float(v: float, oid: int = 0) -> str:
+    """float8out (float4out for a float4): the shortest exact digits, with an exponent from
+    1e15 up, as the output encoder prints them (1e15 is '1e+15', -0.0 is '-0')."""
+    return text_encoder(T.FLOAT4 if oid == T.FLOAT4 else T.FLOAT8)(v)
 
 
 def _quote_elem(s: str) -> str:
@@ -402,7 +370,9 @@ def to_text(v: Any, oid: int = 0) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, float):
-        return _fmt_float(v)
+        return _fmt_float(v, oid)
+    if isinstance(v, Decimal):  # numeric_out: never an exponent (1E+15 is 1000000000000000)
+        return text_encoder(T.NUMERIC)(v)
     if isinstance(v, dt.datetime):  # timestamptz prints in the session zone
         return format_text(T.TIMESTAMPTZ if v.tzinfo is not None else T.TIMESTAMP, v, None)
     if isinstance(v, dt.date):  # in the session's DateStyle
@@ -465,7 +435,12 @@ def _numeric_typmod(typmod: int) -> Callable[[Any], Decimal]:
     q = Decimal(1).scaleb(-scale)
 
     def conv(v: Any) -> Decimal:
-        d = v if isinstance(v, Decimal) else Decimal(str(v)) if isinstance(v, float) else Decimal(v)
+        d = v if isinstance(v, Decimal) else _to_numeric(v) if isinstance(v, float) else Decimal(v)
+        if d.is_infinite():
+            raise NumericValueOutOfRange(
+                "numeric field overflow",
+                detail=f"A field with precision {prec}, scale {scale} cannot hold an infinite "
+                "value.")
         if not d.is_finite():
             return d
         r = d.quantize(q, rounding=ROUND_HALF_UP)
@@ -480,17 +455,65 @@ def _numeric_typmod(typmod: int) -> Callable[[Any], Decimal]:
     return conv
 
 
-def _to_numeric(v: Any) -> Decimal:
+def _to_numeric(v: Any, digits: int = 15) -> Decimal:
+    """float8 -> numeric goes through "%.15g" as PostgreSQL's float8_numeric does (DBL_DIG
+    digits, so 3.0 is 3 and 1/3.0 keeps 15 digits); float4 through "%.6g" (FLT_DIG)."""
     if isinstance(v, float):
-        return Decimal(repr(v)) if math.isfinite(v) else Decimal(str(v))
+        if not math.isfinite(v):
+            return Decimal(str(v))
+        d = Decimal(f"{v:.{digits}g}")
+        if d == 0:
+            return d.copy_abs()
+        exponent = d.as_tuple().exponent
+        # '1e+300' reads as numeric with scale 0, not as an exponent: 1e300 * 1.25 keeps 2 decimals
+        return d.quantize(_ONE) if isinstance(exponent, int) and exponent > 0 else d
     return Decimal(v)
+
+
+_ONE = Decimal(1)
+
+
+def _numeric_to_float(v: Any) -> float:
+    return float(v) + 0.0  # NB: numeric has no -0 ('-0.00' * 1 is 0): no float -0.0 either
+
+
+def _float4_to_numeric(v: Any) -> Decimal:
+    return _to_numeric(v, 6)
+
+
+def _array_typmod(base: Callable[[Any], Any] | None, elem: int,
+                  typmod: int) -> Callable[[Any], Any] | None:
+    """Applies an array type's typmod to every element: varchar(10)[] checks each length."""
+    one = cast_function(elem, elem, typmod)
+    if one is None:
+        return base
+    each = each_element(one)
+    return each if base is None else (lambda v: each(base(v)))
+
+
+def each_element(one: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
+    """Lifts an element converter to arrays of any depth (NULL elements stay NULL)."""
+
+    def each(v: list[Any]) -> list[Any]:  # NB: nested lists are multi-dimensional arrays
+        return [None if x is None else each(x) if isinstance(x, list) else one(x) for x in v]
+
+    return each
 
 
 def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] | None:
     """Returns the converter for a cast from src to dst (None: the value is kept as is)."""
+    if typmod >= 0 and dst in T.ELEMENT_OF and dst not in (T.INT2VECTOR, T.OIDVECTOR):
+        return _array_typmod(cast_function(src, dst), T.ELEMENT_OF[dst], typmod)
     if dst in (T.VARCHAR, T.BPCHAR) and typmod > 4:
         return _check_len(typmod - 4, dst == T.BPCHAR)
-    if dst in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ, T.INTERVAL) and 0 <= typmod < 6:
+    if dst == T.INTERVAL and typmod >= 0:  # a precision (0..6) or PostgreSQL's INTERVAL_TYPMOD
+        imod = typmod if typmod > 0xFFFF else iv.typmod(iv.FULL_RANGE, typmod)
+        if src in STRINGS or src == T.UNKNOWN:  # interval_in: '5' HOUR counts hours
+            return lambda v: parse_interval(str(v), imod)
+        iinner = cast_function(src, dst) if src != dst else None
+        return ((lambda v: iv.adjust(v, imod)) if iinner is None
+                else (lambda v: iv.adjust(iinner(v), imod)))
+    if dst in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ) and 0 <= typmod < 6:
         tinner = cast_function(src, dst) if src != dst else None
         rnd = _round_fraction(typmod)
         return rnd if tinner is None else (lambda v: rnd(tinner(v)))
@@ -522,9 +545,13 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
             return int
     if dst in OIDLIKE and (src in INTS or src in OIDLIKE):
         return int if src in OIDLIKE else None
-    if dst == T.NUMERIC and src in (*INTS, T.FLOAT8, T.FLOAT4, *OIDLIKE):
+    if dst == T.NUMERIC and src == T.FLOAT4:
+        return _float4_to_numeric
+    if dst == T.NUMERIC and src in (*INTS, T.FLOAT8, *OIDLIKE):
         return _to_numeric
-    if dst in (T.FLOAT8, T.FLOAT4) and src in (*INTS, T.NUMERIC, T.FLOAT8, T.FLOAT4, *OIDLIKE):
+    if dst in (T.FLOAT8, T.FLOAT4) and src == T.NUMERIC:
+        return _numeric_to_float
+    if dst in (T.FLOAT8, T.FLOAT4) and src in (*INTS, T.FLOAT8, T.FLOAT4, *OIDLIKE):
         return float
     if dst == T.BOOL and src == T.INT4:
         return bool
@@ -544,6 +571,11 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return lambda v: v.replace(tzinfo=None) if isinstance(v, dt.time) else v.time()
     if dst == T.TIMETZ and src == T.TIME:
         return time_to_timetz
+    if src == T.INTERVAL and dst == T.TIME:  # interval_time: the time field, modulo a day
+        return lambda v: iv.time_of_day(iv.as_interval(v).time)
+    if src == T.TIME and dst == T.INTERVAL:
+        return lambda v: iv.Interval(0, 0, ((v.hour * 60 + v.minute) * 60 + v.second)
+                                     * 1_000_000 + v.microsecond)
     if src in (T.INT2VECTOR, T.OIDVECTOR) and dst in T.ELEMENT_OF:  # psql: indkey::int2[]
         src = T.ARRAY_OF[T.INT2 if src == T.INT2VECTOR else T.OID]
         if src == dst:

@@ -23,6 +23,7 @@ from ...pgtypes import oids as T
 from . import runtime as rt
 from .bound import E
 
+_NANABLE = (T.FLOAT4, T.FLOAT8, T.NUMERIC)  # types with a NaN that Python orders wrongly
 _CMP = {"=": "==", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 PY_OPS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, "<=": operator.le,
           ">": operator.gt, ">=": operator.ge}
@@ -107,6 +108,10 @@ class Gen:
         op = e.data
         a, b = e.args
         if op in _CMP:
+            if a.type in _NANABLE or b.type in _NANABLE:  # NaN = NaN and NaN > all, as in PG
+                return self.strict(e.args, lambda s: (
+                    f"(_rt.nan_cmp({op!r}, {s[0]}, {s[1]}) if {s[0]} != {s[0]} or "
+                    f"{s[1]} != {s[1]} else ({s[0]} {_CMP[op]} {s[1]}))"))
             return self.strict(e.args, lambda s: f"({s[0]} {_CMP[op]} {s[1]})")
         t = e.type
         if op in ("+", "-", "*"):
@@ -116,7 +121,9 @@ class Gen:
             if chk:
                 return self.strict(e.args, lambda s: f"{chk}({s[0]} {op} {s[1]})")
             if t in _FLOATS:
-                return self.strict(e.args, lambda s: f"_rt.cf({s[0]} {op} {s[1]})")
+                return self.strict(e.args, lambda s: f"_rt.cf({s[0]} {op} {s[1]}, {s[0]}, {s[1]})")
+            if t == T.NUMERIC:  # Infinity * 0, Infinity - Infinity: NaN, where Decimal raises
+                return self.strict(e.args, lambda s: f"_rt.narith({op!r}, {s[0]}, {s[1]})")
             return self.strict(e.args, lambda s: f"({s[0]} {op} {s[1]})")
         if op == "/":
             fn = "_rt.idiv" if t in _INT_CHECK else "_rt.ndiv" if t == T.NUMERIC else "_rt.fdiv"
@@ -221,7 +228,8 @@ class Gen:
     def g_nullif(self, e: E) -> str:
         t = self.tmp()
         b = self.expr(e.args[1])
-        return f"(None if ({t} := {self.expr(e.args[0])}) is not None and {t} == {b} else {t})"
+        eq = f"_rt.nan_eq({t}, {b})" if e.args[0].type in _NANABLE else f"{t} == {b}"
+        return f"(None if ({t} := {self.expr(e.args[0])}) is not None and {eq} else {t})"
 
     def g_greatest(self, e: E) -> str:
         return f"_rt.greatest([{', '.join(self.expr(a) for a in e.args)}])"
@@ -394,10 +402,23 @@ def key_function(exprs: list[E]) -> Callable[[tuple, Any], Any]:
     return _build(f"def _f(row, ctx):\n{_prologue(g)}    return ({items})\n", g)
 
 
+def keys_function(exprs: list[E]) -> Callable[[list, Any], list]:
+    """Compiles join keys into `fn(rows, ctx) -> [key]`, one list comprehension per batch: a
+    bare value for a single expression (cheaper to hash than a 1-tuple), else a tuple."""
+    g = Gen()
+    if len(exprs) == 1:
+        item = g.expr(exprs[0])
+    else:
+        item = "(" + "".join(g.expr(e) + ", " for e in exprs) + ")"
+    return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return [{item} for row in rows]\n", g)
+
+
 def sort_key_function(e: E, nulls_high: bool) -> Callable[[tuple, Any], Any]:
     """Compiles a sort key that places NULLs above (nulls_high) or below every value."""
     g = Gen()
     f, later = g.bind(g.expr(e))
+    if e.type in _NANABLE:  # NaN sorts above every number; Python would order it by position
+        later = f"((1,) if {later} != {later} else (0, {later}))"
     if nulls_high:
         body = f"((0, {later}) if {f} is not None else (1,))"
     else:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...errors import AmbiguousFunction, InvalidParameterValue, UndefinedFunction
 from ...pgtypes import oids as T
+from ...pgtypes.interval import add_to_timestamp
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
 from . import types as ty
 from .bound import E
@@ -156,7 +157,7 @@ def _generate_series(start: Any, stop: Any, step: Any = 1) -> Iterator[Any]:
         v = start
         while (v <= stop) if step > dt.timedelta(0) else (v >= stop):
             yield v
-            v = v + step
+            v = add_to_timestamp(v, step) if isinstance(v, dt.datetime) else v + step
         return
     v = start
     if step > 0:

@@ -13,6 +13,7 @@ import datetime as dt
 from typing import Any
 
 from ...errors import UndefinedFunction
+from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from . import types as ty
 from .bound import E
@@ -51,15 +52,62 @@ def arith(op: str, a: E, b: E, params: Any) -> E:
             return E("pyfunc", (op, lambda n, d: rt_date_add(d, n), True), [a, b], T.DATE)
         if ta == T.DATE and tb == T.INTERVAL:
             a = coerce(a, T.TIMESTAMP)
-        if op in ("*", "/") and ta == T.INTERVAL:
-            fn = (lambda i, n: i * float(n)) if op == "*" else (lambda i, n: i / float(n))
-            return E("pyfunc", (op, fn, True), [a, b], T.INTERVAL)
+        if ta == T.INTERVAL and tb == T.DATE:
+            b = coerce(b, T.TIMESTAMP)
+        ivfn = _interval_fn(op, ta, tb)
+        if ivfn is not None:
+            return E("pyfunc", (op, ivfn, True), [a, b], t)
         return E("op", op, [a, b], t)
     raise UndefinedFunction(
         f"operator does not exist: {ty.type_name(ta)} {op} {ty.type_name(tb)}",
         hint="No operator matches the given name and argument types. "
         "You might need to add explicit type casts.",
     )
+
+def rt_ts_pl_interval(ts: dt.datetime, v: dt.timedelta) -> dt.datetime:
+    """timestamp[tz] + interval: months, then days, then time (PostgreSQL's timestamp_pl_interval)."""
+    return iv.add_to_timestamp(ts, v)
+
+
+def rt_ts_mi_interval(ts: dt.datetime, v: dt.timedelta) -> dt.datetime:
+    """timestamp[tz] - interval."""
+    return iv.add_to_timestamp(ts, -iv.as_interval(v))
+
+
+def rt_time_pl_interval(t: dt.time, v: dt.timedelta, sign: int = 1) -> dt.time:
+    """time +- interval: only the interval's time field counts, wrapped around midnight."""
+    us = ((t.hour * 60 + t.minute) * 60 + t.second) * 1_000_000 + t.microsecond
+    us = (us + sign * iv.as_interval(v).time) % iv.USECS_PER_DAY
+    s, us = divmod(us, 1_000_000)
+    return dt.time(s // 3600, s // 60 % 60, s % 60, us, tzinfo=t.tzinfo)
+
+
+def _interval_fn(op: str, ta: int, tb: int) -> Any:
+    """The runtime function of an operator with an interval operand (None: Python's own op).
+
+    NB: Python's `datetime + timedelta` would add an interval's months as 30 days.
+    """
+    ts = (T.TIMESTAMP, T.TIMESTAMPTZ, T.DATE)
+    if tb == T.INTERVAL and ta in ts:
+        return rt_ts_pl_interval if op == "+" else rt_ts_mi_interval
+    if ta == T.INTERVAL and tb in ts and op == "+":
+        return lambda v, t: rt_ts_pl_interval(t, v)
+    if tb == T.INTERVAL and ta in (T.TIME, T.TIMETZ):
+        return lambda t, v: rt_time_pl_interval(t, v, 1 if op == "+" else -1)
+    if ta == T.INTERVAL and tb in (T.TIME, T.TIMETZ) and op == "+":
+        return lambda v, t: rt_time_pl_interval(t, v)
+    if ta == T.INTERVAL and tb == T.INTERVAL:
+        if op == "+":
+            return lambda x, y: iv.as_interval(x) + y
+        return lambda x, y: iv.as_interval(x) - y
+    if op == "*" and ta == T.INTERVAL:
+        return lambda v, n: iv.interval_mul(iv.as_interval(v), float(n))
+    if op == "*" and tb == T.INTERVAL:
+        return lambda n, v: iv.interval_mul(iv.as_interval(v), float(n))
+    if op == "/" and ta == T.INTERVAL:
+        return lambda v, n: iv.interval_div(iv.as_interval(v), float(n))
+    return None
+
 
 def _peer(other: int, op: str, right: bool = False) -> int:
     if other == T.DATE and op in ("+", "-"):
@@ -68,6 +116,8 @@ def _peer(other: int, op: str, right: bool = False) -> int:
         return T.INTERVAL
     if other == T.INTERVAL and op in ("*", "/"):
         return T.FLOAT8
+    if other in (T.TIME, T.TIMETZ) and op in ("+", "-"):
+        return T.INTERVAL
     return other
 
 def _datetime_arith(op: str, ta: int, tb: int) -> int:
@@ -79,12 +129,16 @@ def _datetime_arith(op: str, ta: int, tb: int) -> int:
             return ta
         if ta == T.INTERVAL and tb in ts:
             return tb
-        if ta == T.DATE and tb == T.INTERVAL:
+        if ta == T.DATE and tb == T.INTERVAL or ta == T.INTERVAL and tb == T.DATE:
             return T.TIMESTAMP
         if ta == T.INTERVAL and tb == T.INTERVAL:
             return T.INTERVAL
         if ta == T.DATE and tb == T.TIME:
             return T.TIMESTAMP
+        if ta in (T.TIME, T.TIMETZ) and tb == T.INTERVAL:
+            return ta
+        if ta == T.INTERVAL and tb in (T.TIME, T.TIMETZ):
+            return tb
     if op == "-":
         if ta == T.DATE and tb in ty.INTS:
             return T.DATE
@@ -98,6 +152,10 @@ def _datetime_arith(op: str, ta: int, tb: int) -> int:
             return T.TIMESTAMP
         if ta == T.INTERVAL and tb == T.INTERVAL:
             return T.INTERVAL
+        if ta in (T.TIME, T.TIMETZ) and tb == T.INTERVAL:
+            return ta
     if op in ("*", "/") and ta == T.INTERVAL and ty.is_numeric(tb):
+        return T.INTERVAL
+    if op == "*" and ty.is_numeric(ta) and tb == T.INTERVAL:
         return T.INTERVAL
     return 0

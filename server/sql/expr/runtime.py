@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+import operator
 import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from decimal import DivisionByZero as _DecDivZero
@@ -54,9 +55,10 @@ def c8(v: int) -> int:
     raise NumericValueOutOfRange("bigint out of range")
 
 
-def cf(v: float) -> float:
-    """Checks a float8 result for overflow (inf from finite inputs)."""
-    if math.isinf(v):
+def cf(v: float, a: Any = 0.0, b: Any = 0.0) -> float:
+    """Checks a float8 result for overflow: inf from finite inputs (an infinite input makes
+    an infinite result legitimate, as in PostgreSQL's float_overflow_error check)."""
+    if math.isinf(v) and not (math.isinf(a) or math.isinf(b)):
         raise NumericValueOutOfRange("value out of range: overflow")
     return v
 
@@ -108,6 +110,8 @@ def ndiv(a: Any, b: Any) -> Decimal:
     """numeric division with PostgreSQL's result scale (at least 16 significant digits)."""
     a = Decimal(a)
     b = Decimal(b)
+    if a.is_nan() or b.is_nan():  # PostgreSQL: NaN / 0 is NaN, not an error
+        return Decimal("NaN")
     if b == 0:
         raise DivisionByZero("division by zero")
     if not a.is_finite() or not b.is_finite():
@@ -130,11 +134,29 @@ def _weight_digit(x: Decimal) -> tuple[int, int]:
     return w, int(abs(x).scaleb(-4 * w))
 
 
+_NARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def narith(op: str, a: Any, b: Any) -> Any:
+    """numeric + - *: PostgreSQL answers NaN for Infinity * 0 and Infinity - Infinity, where
+    Decimal signals InvalidOperation."""
+    try:
+        return _NARITH[op](a, b)
+    except InvalidOperation:
+        return Decimal("NaN")
+
+
 def nmod(a: Any, b: Any) -> Decimal:
     """numeric remainder."""
     a, b = Decimal(a), Decimal(b)
+    if a.is_nan() or b.is_nan():
+        return Decimal("NaN")
     if b == 0:
         raise DivisionByZero("division by zero")
+    if a.is_infinite():  # PostgreSQL: Infinity % x is NaN, x % Infinity is x
+        return Decimal("NaN")
+    if b.is_infinite():
+        return a
     with localcontext() as c:
         c.prec = 1000
         return a.remainder_near(b) if False else a % b
@@ -147,7 +169,14 @@ def power(a: Any, b: Any) -> Any:
             return _npower(Decimal(a), Decimal(b))
         if a == 0 and b < 0:
             raise DivisionByZero("zero raised to a negative power is undefined")
-        return cf(float(a) ** float(b))
+        fa, fb = float(a), float(b)
+        if fa != fa or fb != fb:  # PostgreSQL: NaN ^ 0 = 1 ^ NaN = 1, otherwise NaN
+            return 1.0 if fa == 1 or fb == 0 else math.nan
+        if fa < 0 and math.isfinite(fb) and fb != math.floor(fb):
+            raise InvalidParameterValue(
+                "a negative number raised to a non-integer power yields a complex result",
+                sqlstate="2201F")
+        return cf(fa ** fb, fa, fb)
     except (InvalidOperation, _DecDivZero, OverflowError):
         raise NumericValueOutOfRange("value out of range: overflow") from None
 
@@ -155,6 +184,8 @@ def power(a: Any, b: Any) -> Any:
 def _npower(a: Decimal, b: Decimal) -> Decimal:
     """numeric ^ numeric at PostgreSQL's result scale: 16 significant digits (16 decimals for
     an integer exponent), never fewer decimals than either input."""
+    if a.is_nan() or b.is_nan():  # PostgreSQL: NaN ^ 0 = 1 ^ NaN = 1, otherwise NaN
+        return Decimal(1) if a == 1 or b == 0 else Decimal("NaN")
     if a == 0 and b < 0:
         raise DivisionByZero("zero raised to a negative power is undefined")
     if a < 0 and b != b.to_integral_value():
@@ -193,6 +224,23 @@ def concat(a: Any, b: Any) -> Any:
         lb = b if isinstance(b, list) else [b]
         return la + lb
     return a + b
+
+
+def array_cat_op(a: list | None, b: list | None) -> list | None:
+    """array || array: a NULL side counts as empty (NULL only when both are)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return a + b
+
+
+def array_append_op(a: list | None, x: Any) -> list:
+    """array || element: a NULL array is empty; a NULL element is appended."""
+    return [*(a or []), x]
+
+
+def array_prepend_op(x: Any, b: list | None) -> list:
+    """element || array: a NULL array is empty; a NULL element is prepended."""
+    return [x, *(b or [])]
 
 
 @lru_cache(maxsize=512)
@@ -292,7 +340,11 @@ def regex(s: str, pattern: str, ci: bool = False) -> bool:
 
 def any_op(v: Any, arr: Any, op: Any, is_all: bool) -> bool | None:
     """`v op ANY(arr)` / `v op ALL(arr)` with SQL's NULL rules."""
-    if v is None or arr is None:
+    if arr is None:
+        return None
+    if not arr:  # an empty array decides alone, even for a NULL v (as in PostgreSQL)
+        return is_all
+    if v is None:
         return None
     saw_null = False
     for x in arr:
@@ -309,11 +361,16 @@ def any_op(v: Any, arr: Any, op: Any, is_all: bool) -> bool | None:
     return is_all
 
 
+def nan_eq(a: Any, b: Any) -> bool:
+    """a = b for NULLIF on float/numeric: NaN equals NaN in SQL."""
+    return a == b or (a != a and b is not None and b != b)
+
+
 def in_values(v: Any, values: Any, has_null: bool) -> bool | None:
     """`v IN (...)` over a set of non-NULL values, NULL-aware."""
     if v is None:
         return None
-    if v in values:
+    if v in values or (v != v and any(x != x for x in values)):  # NaN equals NaN in SQL
         return True
     return None if has_null else False
 
@@ -395,24 +452,26 @@ def array_slice(arr: Any, *bounds: Any) -> Any:
         return None
     pairs = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
 
-    def cut(v: Any, d: int) -> list[Any] | None:
+    empty = object()  # NB: not None, which is a NULL element
+
+    def cut(v: Any, d: int) -> Any:
         if d >= len(pairs) or not isinstance(v, list | tuple):
             return list(v) if isinstance(v, list | tuple) else v
         lo, hi = max(pairs[d][0], 1), min(pairs[d][1], len(v))
         if lo > hi:
-            return None
+            return empty
         out = []
         for x in v[lo - 1 : hi]:
             sub = cut(x, d + 1)
-            if sub is None:
-                return None
+            if sub is empty:
+                return empty
             out.append(sub)
         return out
 
     if len(pairs) > array_ndims(arr):
         return []
     got = cut(arr, 0)
-    return [] if got is None else got
+    return [] if got is empty else got
 
 
 def array_ndims(arr: Any) -> int:
@@ -429,11 +488,39 @@ def greatest(values: list[Any], least: bool = False) -> Any:
     vals = [v for v in values if v is not None]
     if not vals:
         return None
-    return min(vals) if least else max(vals)
+    return extreme(vals, least)
+
+
+def _nan_last(v: Any) -> tuple:
+    return (1,) if v != v else (0, v)
+
+
+def extreme(vals: list[Any], least: bool = False) -> Any:
+    """min/max of non-NULL values with PostgreSQL's NaN order (above every number), where
+    Python's raises on a numeric NaN and answers by position for a float one."""
+    pick = min if least else max
+    try:
+        m = pick(vals)
+    except InvalidOperation:
+        return pick(vals, key=_nan_last)
+    if type(m) is float and any(x != x for x in vals):
+        return pick(vals, key=_nan_last)
+    return m
 
 
 def distinct(a: Any, b: Any) -> bool:
     """IS DISTINCT FROM."""
     if a is None or b is None:
         return (a is None) != (b is None)
-    return a != b
+    return a != b and (a == a or b == b)  # NB: NaN is not distinct from NaN
+
+
+def nan_cmp(op: str, a: Any, b: Any) -> bool:
+    """A comparison with a NaN operand (float or numeric): PostgreSQL treats NaN as equal to
+    itself and greater than every number, where Python says False (float) or raises."""
+    ka, kb = (1, 0) if a != a else (0, a), (1, 0) if b != b else (0, b)
+    if op == "=":
+        return ka == kb
+    if op == "<>":
+        return ka != kb
+    return bool({"<": ka < kb, "<=": ka <= kb, ">": ka > kb, ">=": ka >= kb}[op])

@@ -75,6 +75,9 @@ class SpecialForms:
     def b_Initcap(self, node: exp.Expression) -> E:
         return self._call("initcap", [self.bind(node.this)])
 
+    def b_ArrayPrepend(self, node: exp.Expression) -> E:  # sqlglot: this=array, expression=value
+        return self._call("array_prepend", [self.bind(node.expression), self.bind(node.this)])
+
     def b_IntDiv(self, node: exp.Expression) -> E:  # div(a, b)
         return self._call("div", [self.bind(node.this), self.bind(node.expression)])
 

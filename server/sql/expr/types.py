@@ -15,6 +15,8 @@ from sqlglot import exp
 
 from ...errors import UndefinedObject
 from ...pgtypes import oids as T
+from ...pgtypes.interval import RANGES as INTERVAL_RANGES
+from ...pgtypes.interval import typmod as interval_typmod
 
 INTS = (T.INT2, T.INT4, T.INT8)
 NUMERIC_RANK = {T.INT2: 1, T.INT4: 2, T.INT8: 3, T.NUMERIC: 4, T.FLOAT4: 5, T.FLOAT8: 6}
@@ -60,11 +62,13 @@ def type_by_name(text: str) -> tuple[int, int]:
     if s.startswith("pg_catalog."):
         s = s[len("pg_catalog.") :]
     if s.endswith("[]"):
-        oid, _ = type_by_name(s[:-2])
+        oid, typmod = type_by_name(s[:-2])
+        if oid in T.ELEMENT_OF:  # int[][] is int[]
+            return oid, typmod
         arr = T.ARRAY_OF.get(oid)
         if not arr:
             raise UndefinedObject(f'type "{text}[]" does not exist')
-        return arr, -1
+        return arr, typmod  # NB: an array keeps its element's typmod, as atttypmod does
     typmod = -1
     m = _PAREN.search(s)
     if m:
@@ -73,7 +77,9 @@ def type_by_name(text: str) -> tuple[int, int]:
         oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
         if oid in (T.VARCHAR, T.BPCHAR) and mods:
             typmod = mods[0] + 4
-        elif oid in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.INTERVAL) and mods:
+        elif oid == T.INTERVAL and mods:  # PostgreSQL's INTERVAL_TYPMOD(precision, full range)
+            typmod = interval_typmod(0x7FFF, min(max(mods[0], 0), 6))
+        elif oid in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME) and mods:
             typmod = min(max(mods[0], 0), 6)  # fractional-second precision
         elif oid == T.NUMERIC and mods:
             scale = mods[1] if len(mods) > 1 else 0
@@ -90,21 +96,35 @@ def type_by_name(text: str) -> tuple[int, int]:
 def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
     """Returns (oid, typmod) for a sqlglot DataType (or ObjectIdentifier) node."""
     if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.ARRAY and dt.expressions:
-        oid, _ = datatype_oid(dt.expressions[0])
+        # NB: the typmod is the element's (varchar(10)[] -> 14), as PostgreSQL's atttypmod
+        oid, typmod = datatype_oid(dt.expressions[0])
         if oid in T.ELEMENT_OF:  # NB: int[][] is int[]: PostgreSQL ignores declared dimensions
-            return oid, -1
-        return T.ARRAY_OF.get(oid, T.ANYARRAY), -1
+            return oid, typmod
+        return T.ARRAY_OF.get(oid, T.ANYARRAY), typmod
     if isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.USERDEFINED:
         kind = dt.args.get("kind")
         if isinstance(kind, exp.Identifier) and kind.quoted and kind.name == "char":
             return T.CHAR, -1  # "char": the one-byte type, not char(1)
         return type_by_name(kind.name if isinstance(kind, exp.Expression) else kind or dt.sql("postgres"))
     text = dt.sql("postgres")
-    m = re.match(r"(?i)^INTERVAL\s+(\d+|[A-Z ]+(\(\d+\))?)$", text)
+    m = re.match(r"(?i)^INTERVAL\s+(\d+|([A-Z ]+?)\s*(\(\d+\))?)$", text)
     if m:  # `interval(9)` and `interval day to second` as sqlglot prints them
         digits = re.findall(r"\d+", text)
-        return T.INTERVAL, min(int(digits[0]), 6) if digits else -1
+        precision = min(int(digits[0]), 6) if digits else 0xFFFF
+        rng = INTERVAL_RANGES.get((m.group(2) or "").upper(), 0x7FFF)
+        return T.INTERVAL, interval_typmod(rng, precision)
     return type_by_name(text)
+
+
+def array_ndims(dt: exp.Expression) -> int:
+    """Returns how many dimensions a declared type has (`int[][]` -> 2), as pg_attribute.attndims.
+
+    PostgreSQL records the declared count but does not enforce it.
+    """
+    n = 0
+    while isinstance(dt, exp.DataType) and dt.this == exp.DataType.Type.ARRAY and dt.expressions:
+        n, dt = n + 1, dt.expressions[0]
+    return n
 
 
 def type_name(oid: int) -> str:

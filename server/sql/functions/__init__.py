@@ -13,6 +13,8 @@ from . import (  # noqa: F401  (imported to register)
     arrays,
     catalogfns,
     formatting,
+    intervalfns,
+    jsonbops,
     jsonfns,
     keywords,
     mathfns,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue
 from ...pgtypes import oids as T
+from ...pgtypes.interval import add_to_timestamp
 from .formatting import output_text
 from .registry import ANY, register
 
@@ -240,9 +241,20 @@ for _t in (T.INT4, T.INT8, T.NUMERIC):
     register("generate_series", args=[_t, _t, _t], returns=_t, set_returning=True)(_series)
 
 
+def _ts_series(start: Any, stop: Any, step: Any) -> Iterator[Any]:
+    """Yields start, start + step, ... (calendar arithmetic: '1 month' steps keep the day)."""
+    zero = dt.timedelta(0)
+    if step == zero:
+        raise InvalidParameterValue("step size cannot equal zero")
+    cur, ascending = start, step > zero
+    while (cur <= stop) if ascending else (cur >= stop):
+        yield cur
+        cur = add_to_timestamp(cur, step)
+
+
 for _t in (T.TIMESTAMP, T.TIMESTAMPTZ):
     register("generate_series", args=[_t, _t, T.INTERVAL], returns=_t,
-             set_returning=True)(_series)
+             set_returning=True)(_ts_series)
 
 
 @register("array_fill", args=[ANY, T.ARRAY_OF[T.INT4]],

@@ -22,10 +22,18 @@ from .regcasts import relation_oid
 from .registry import FUNCTIONS, register
 
 
-@register("format_type", args=[T.OID, T.INT4], returns=T.TEXT, strict=False)
-def format_type_fn(oid: int | None, typmod: int | None) -> str | None:
-    """Returns a type's SQL name with its modifier ("character varying(50)")."""
-    return format_type(oid, typmod)
+@register("format_type", args=[T.OID, T.INT4], returns=T.TEXT, strict=False,
+          needs_context=True)
+def format_type_fn(ctx: Any, oid: int | None, typmod: int | None) -> str | None:
+    """Returns a type's SQL name with its modifier ("character varying(50)"); a relation's
+    row type prints as the relation, as regtype does."""
+    text = format_type(oid, typmod)
+    if text == "???" and oid:
+        from .regcasts import regtype_out
+
+        shown = regtype_out(ctx, oid)
+        return "???" if shown == str(oid) else shown
+    return text
 
 
 @register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID], returns=T.TEXT)
@@ -137,11 +145,12 @@ def obj_description(ctx: Any, oid: int, catalog: str | None = None) -> str | Non
     text = ctx.catalog.comments.get((oid, 0))
     if text is not None:
         return text
-    from ..pgcatalog.relations import BUILTIN_DESCRIPTIONS
+    from ..pgcatalog.relations import BUILTIN_DESCRIPTION_OF, BUILTIN_DESCRIPTIONS
 
-    classoid = _CATALOG_OIDS.get((catalog or "").removeprefix("pg_catalog."))
-    return next((d for o, c, _, d in BUILTIN_DESCRIPTIONS
-                 if o == oid and (catalog is None or c == classoid)), None)
+    if catalog is None:
+        return next((d for o, _, _, d in BUILTIN_DESCRIPTIONS if o == oid), None)
+    classoid = _CATALOG_OIDS.get(catalog.removeprefix("pg_catalog."), 0)
+    return BUILTIN_DESCRIPTION_OF.get((oid, classoid))
 
 
 _CATALOG_OIDS = {"pg_namespace": 2615, "pg_language": 2612, "pg_extension": 3079,
@@ -172,6 +181,11 @@ def pg_partition_root(rel: int) -> None:
 
 
 def _function(oid: int) -> Any:
+    from ..pgcatalog.runtime import proc_definition
+
+    f = proc_definition(oid)
+    if f is not None:
+        return f
     name = BY_OID.get(oid)
     if name is None:
         return None
@@ -216,8 +230,7 @@ def pg_get_triggerdef(oid: int, pretty: bool = False) -> None:
 
 
 register("pg_get_triggerdef", args=[T.OID, T.BOOL], returns=T.TEXT)(pg_get_triggerdef)
-for _name in ("pg_get_ruledef", "pg_get_partkeydef", "pg_get_statisticsobjdef",
-              "pg_get_functiondef"):
+for _name in ("pg_get_ruledef", "pg_get_partkeydef", "pg_get_statisticsobjdef"):
     register(_name, args=[T.OID], returns=T.TEXT)(pg_get_triggerdef)
 
 

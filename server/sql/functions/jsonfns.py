@@ -166,12 +166,19 @@ def _field(doc: str, key: str) -> Any:
     return v.get(key) if isinstance(v, dict) else None
 
 
-def _element(doc: str, n: int) -> Any:
+_MISSING = object()  # NB: not None, which is a JSON null element
+
+
+def _element(doc: str, n: int, binary: bool = False) -> Any:
+    """An array's element, or _MISSING. A jsonb scalar is stored as a one-element array in
+    PostgreSQL, so `'5'::jsonb -> 0` (and `-> -1`) is the scalar itself."""
     v = parse(doc)
+    if binary and not isinstance(v, list | dict):
+        v = [v]
     if not isinstance(v, list):
-        return None
+        return _MISSING
     n = n + len(v) if n < 0 else n
-    return v[n] if 0 <= n < len(v) else None
+    return v[n] if 0 <= n < len(v) else _MISSING
 
 
 def _register_accessors(binary: bool, typ: int, prefix: str) -> None:
@@ -186,12 +193,13 @@ def _register_accessors(binary: bool, typ: int, prefix: str) -> None:
 
     def array_element(doc: str, n: int) -> str | None:
         """Returns an element of an array (negative n counts from the end)."""
-        found = _element(doc, n)
-        return None if found is None else _out(found, binary)
+        found = _element(doc, n, binary)
+        return None if found is _MISSING else _out(found, binary)
 
     def array_element_text(doc: str, n: int) -> str | None:
         """Returns an element of an array as text."""
-        return _as_text(_element(doc, n), binary)
+        found = _element(doc, n, binary)
+        return None if found is _MISSING else _as_text(found, binary)
 
     def typeof(doc: str) -> str:
         """Returns the JSON type name of the value."""

@@ -20,6 +20,15 @@ INTS = (T.INT2, T.INT4, T.INT8)
 F8, NUM = T.FLOAT8, T.NUMERIC
 
 
+_NAN = Decimal("NaN")
+
+
+def _nan(*xs: Any) -> bool:
+    """Tells whether a numeric argument is NaN: PostgreSQL propagates it where Python's
+    ordered comparisons on a Decimal NaN would raise InvalidOperation."""
+    return any(isinstance(x, Decimal) and x.is_nan() for x in xs)
+
+
 def _invalid_power(msg: str) -> SQLError:
     return SQLError(msg, sqlstate="2201F")
 
@@ -35,8 +44,24 @@ def abs_(x: Any) -> Any:
     return abs(x)
 
 
-for _t in (*INTS, NUM, T.FLOAT4):
+for _t in (NUM, T.FLOAT4):
     register("abs", args=[_t], returns=_t)(abs_)
+
+
+def _int_abs(oid: int, name: str) -> Any:
+    top = {T.INT2: 2**15, T.INT4: 2**31, T.INT8: 2**63}[oid]
+
+    def impl(x: int) -> int:
+        """Returns the absolute value (22003 for the type's minimum)."""
+        if x == -top:  # abs(-2^31) does not fit, as in PostgreSQL
+            raise NumericValueOutOfRange(f"{name} out of range")
+        return abs(x)
+
+    return impl
+
+
+for _t, _name in ((T.INT2, "smallint"), (T.INT4, "integer"), (T.INT8, "bigint")):
+    register("abs", args=[_t], returns=_t)(_int_abs(_t, _name))
 
 
 @register("ceil", args=[F8], returns=F8)
@@ -44,7 +69,7 @@ def ceil(x: Any) -> Any:
     """Returns the smallest integer not less than x."""
     if isinstance(x, Decimal):
         return x.to_integral_value(ROUND_CEILING) if x.is_finite() else x
-    return float(math.ceil(x)) if math.isfinite(x) else x
+    return math.copysign(math.ceil(x), x) if math.isfinite(x) else x
 
 
 @register("floor", args=[F8], returns=F8)
@@ -52,7 +77,7 @@ def floor(x: Any) -> Any:
     """Returns the largest integer not greater than x."""
     if isinstance(x, Decimal):
         return x.to_integral_value(ROUND_FLOOR) if x.is_finite() else x
-    return float(math.floor(x)) if math.isfinite(x) else x
+    return math.copysign(math.floor(x), x) if math.isfinite(x) else x
 
 
 for _t in (F8, NUM):
@@ -73,7 +98,7 @@ def _quantize(x: Decimal, places: int, mode: str) -> Decimal:
 @register("round", args=[F8], returns=F8)
 def round_float(x: float) -> float:
     """Rounds to the nearest integer, half to even (C's rint)."""
-    return float(round(x)) if math.isfinite(x) else x
+    return math.copysign(round(x), x) if math.isfinite(x) else x  # keeps -0
 
 
 @register("round", args=[NUM], returns=NUM)
@@ -88,7 +113,7 @@ register("round", args=[NUM, T.INT4], returns=NUM)(round_numeric)
 @register("trunc", args=[F8], returns=F8)
 def trunc_float(x: float) -> float:
     """Truncates toward zero."""
-    return float(math.trunc(x)) if math.isfinite(x) else x
+    return math.copysign(math.trunc(x), x) if math.isfinite(x) else x
 
 
 @register("trunc", args=[NUM], returns=NUM)
@@ -103,11 +128,16 @@ register("trunc", args=[NUM, T.INT4], returns=NUM)(trunc_numeric)
 @register("mod", args=[T.INT4, T.INT4], returns=T.INT4)
 def mod(a: Any, b: Any) -> Any:
     """Returns the remainder of a / b, with the sign of a."""
+    if _nan(a, b):
+        return _NAN
     if b == 0:
         raise DivisionByZero("division by zero")
     if isinstance(a, int) and isinstance(b, int):
         return int(math.fmod(a, b)) if abs(a) < 2**52 else a - b * int(a / b)
-    return Decimal(a) % Decimal(b)
+    da, db = Decimal(a), Decimal(b)
+    if da.is_infinite():  # PostgreSQL: Infinity % x is NaN, x % Infinity is x
+        return _NAN
+    return da if db.is_infinite() else da % db
 
 
 for _t in (T.INT2, T.INT8, NUM):
@@ -117,6 +147,8 @@ for _t in (T.INT2, T.INT8, NUM):
 @register("div", args=[NUM, NUM], returns=NUM)
 def div(a: Decimal, b: Decimal) -> Decimal:
     """Returns the integer quotient of a / b, truncated toward zero."""
+    if _nan(a, b):
+        return _NAN
     if b == 0:
         raise DivisionByZero("division by zero")
     return (Decimal(a) / Decimal(b)).to_integral_value(ROUND_DOWN)
@@ -125,6 +157,10 @@ def div(a: Decimal, b: Decimal) -> Decimal:
 @register("power", args=[F8, F8], returns=F8)
 def power(a: Any, b: Any) -> Any:
     """Returns a raised to the power b."""
+    if _nan(a, b):  # PostgreSQL: NaN ^ 0 = 1 ^ NaN = 1, any other NaN operand gives NaN
+        return Decimal(1) if a == 1 or b == 0 else _NAN
+    if a != a or b != b:  # the same for float8
+        return 1.0 if a == 1 or b == 0 else math.nan
     if a == 0 and b < 0:
         raise _invalid_power("zero raised to a negative power is undefined")
     if a < 0 and b != int(b):
@@ -157,8 +193,12 @@ def _sqrt_scale(x: Decimal) -> int:
 @register("sqrt", args=[F8], returns=F8)
 def sqrt(x: Any) -> Any:
     """Returns the square root (2201F for a negative argument)."""
+    if _nan(x):
+        return _NAN
     if x < 0:
         raise _invalid_power("cannot take square root of a negative number")
+    if isinstance(x, Decimal) and x.is_infinite():
+        return x
     if isinstance(x, Decimal):
         with localcontext() as c:
             c.prec = 1100
@@ -179,7 +219,7 @@ def cbrt(x: float) -> float:
 def exp(x: float) -> float:
     """Returns e raised to x."""
     try:
-        return math.exp(x)
+        return math.exp(x)  # NB: exp(inf) is inf, not an overflow, as in PostgreSQL
     except OverflowError:
         raise NumericValueOutOfRange("value out of range: overflow") from None
 
@@ -235,8 +275,12 @@ def _ln_num(x: Decimal, rscale: int) -> Decimal:
 @register("ln", args=[NUM], returns=NUM)
 def ln_numeric(x: Decimal) -> Decimal:
     """Returns the natural logarithm of a numeric, with PostgreSQL's result scale."""
+    if _nan(x):
+        return _NAN
     if x <= 0:
         raise _log_error(x)
+    if x.is_infinite():
+        return x
     rscale = max(_MIN_SIG - _ln_dweight(x), _dscale(x))
     with localcontext() as c:
         c.prec = rscale + 40
@@ -246,6 +290,10 @@ def ln_numeric(x: Decimal) -> Decimal:
 @register("exp", args=[NUM], returns=NUM)
 def exp_numeric(x: Decimal) -> Decimal:
     """Returns e raised to a numeric, with PostgreSQL's result scale."""
+    if _nan(x):
+        return _NAN
+    if x.is_infinite():
+        return x if x > 0 else Decimal(0)
     val = max(min(float(x) * 0.434294481903252, _MAX_SCALE), -_MAX_SCALE)
     if val >= 131072:
         raise NumericValueOutOfRange("value overflows numeric format")
@@ -258,6 +306,8 @@ def exp_numeric(x: Decimal) -> Decimal:
 @register("log", args=[NUM, NUM], returns=NUM)
 def log_base(b: Decimal, x: Decimal) -> Decimal:
     """Returns the logarithm of x in base b, with PostgreSQL's result scale."""
+    if _nan(b, x):
+        return _NAN
     if b <= 0 or x <= 0:
         raise _log_error(b if b <= 0 else x)
     if b == 1:
@@ -280,6 +330,8 @@ register("log10", args=[NUM], returns=NUM)(log10_numeric)
 @register("sign", args=[F8], returns=F8)
 def sign(x: Any) -> Any:
     """Returns -1, 0 or 1 with the sign of x."""
+    if _nan(x):
+        return _NAN
     s = (x > 0) - (x < 0)
     return Decimal(s) if isinstance(x, Decimal) else float(s)
 

@@ -223,11 +223,21 @@ def _cancel_event(ctx: Any) -> threading.Event | None:
 
 @register("pg_sleep", args=[T.FLOAT8], returns=T.VOID, needs_context=True, volatile=True)
 def pg_sleep(ctx: Any, seconds: float) -> None:
-    """Sleeps for the given number of seconds; a cancel or statement timeout wakes it (57014)."""
+    """Sleeps for the given number of seconds; a cancel or statement timeout wakes it (57014).
+
+    Meanwhile pg_stat_activity shows the wait as PostgreSQL does (Timeout / PgSleep).
+    """
     ev = _cancel_event(ctx)
-    if ev is None:
-        threading.Event().wait(max(seconds, 0.0))
-        return
-    if ev.wait(max(seconds, 0.0)):
-        ev.clear()
-        raise QueryCanceled("canceling statement due to user request")
+    session = getattr(ctx, "session", None)
+    if session is not None:
+        session.wait_event = ("Timeout", "PgSleep")
+    try:
+        if ev is None:
+            threading.Event().wait(max(seconds, 0.0))
+            return
+        if ev.wait(max(seconds, 0.0)):
+            ev.clear()
+            raise QueryCanceled("canceling statement due to user request")
+    finally:
+        if session is not None:
+            session.wait_event = None

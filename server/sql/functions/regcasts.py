@@ -60,9 +60,29 @@ def regtype_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
     try:
         return type_by_name(s.replace('"', ""))[0]
     except (UndefinedObject, ValueError):
+        reltype = _row_type(ctx, s)
+        if reltype:
+            return reltype
         if missing_ok:
             return None
         raise UndefinedObject(f'type "{text}" does not exist') from None
+
+
+def _row_type(ctx: Any, text: str) -> int:
+    """A relation's composite row type named by `text` (`'t'::regtype`), else 0."""
+    array = text.endswith("[]")
+    try:
+        rel = names(ctx.catalog).find_rel(ctx, split_name(text.removesuffix("[]")))
+    except SQLError:
+        return 0
+    if rel is None:
+        return 0
+    if not hasattr(rel.obj, "reltype"):  # a system relation: PostgreSQL's own OIDs
+        from ..pgcatalog.rowtypes import ROW_TYPES
+
+        reltype, array_type = ROW_TYPES.get((getattr(rel.obj, "schema", ""), rel.name), (0, 0))
+        return array_type if array else reltype
+    return getattr(rel.obj, "array_type" if array else "reltype", 0)
 
 
 def regproc_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
@@ -112,6 +132,37 @@ register("cast:regnamespace", args=[T.TEXT], returns=T.REGNAMESPACE,
 register("cast:regrole", args=[T.TEXT], returns=T.REGROLE, needs_context=True)(regrole_in)
 
 
+@register("cast:regprocedure", args=[T.TEXT], returns=T.REGPROCEDURE, needs_context=True)
+def regprocedure_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
+    """Resolves `name(argtype, ...)` to the pg_proc OID of that overload (psql's \\sf)."""
+    head, paren, rest = text.partition("(")
+    if not paren:
+        return regproc_in(ctx, text, missing_ok)
+    from ..pgcatalog.runtime import pg_proc
+
+    name = split_name(head)[-1]
+    inner = rest.rsplit(")", 1)[0].strip()
+    try:
+        args = [regtype_in(ctx, a.strip()) for a in inner.split(",")] if inner else []
+    except UndefinedObject:
+        args = None
+    found = next((r[0] for r in pg_proc(ctx) if r[1] == name and list(r[19]) == args), None)
+    if found is None and not missing_ok:
+        raise UndefinedFunction(f'function "{text}" does not exist')
+    return found
+
+
+@register("format:regprocedure", args=[T.REGPROCEDURE], returns=T.TEXT, needs_context=True)
+def regprocedure_out(ctx: Any, oid: int) -> str:
+    """Prints a regprocedure as `name(argument types)` ("abs(integer)")."""
+    from ..pgcatalog.runtime import proc_row
+
+    row = proc_row(oid) if oid else None
+    if row is None:
+        return "-" if oid == 0 else str(oid)
+    return f"{row[1]}({','.join(format_type(a, None) or '' for a in row[19])})"
+
+
 @register("format:regclass", args=[T.REGCLASS], returns=T.TEXT, needs_context=True)
 def regclass_out(ctx: Any, oid: int) -> str:
     """Prints a regclass: the name, schema-qualified only when the search path misses it."""
@@ -124,6 +175,16 @@ def regtype_out(ctx: Any, oid: int) -> str:
     if oid == 0:
         return "-"
     if oid not in T.TYPES:
+        for t in ctx.catalog.tables:  # NB: a relation's row type prints as the relation
+            if oid in (t.reltype, t.array_type) and t.reltype:
+                name = names(ctx.catalog).rel_display(ctx, t.oid)
+                return name + "[]" if oid == t.array_type else name
+        from ..pgcatalog.rowtypes import ROW_TYPES
+
+        for (schema, rel), types in ROW_TYPES.items():
+            if oid in types:
+                shown = rel if schema == "pg_catalog" else f"{schema}.{rel}"
+                return shown + "[]" if oid == types[1] else shown
         return str(oid)
     return format_type(oid, None) or str(oid)
 

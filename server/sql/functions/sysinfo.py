@@ -1,8 +1,11 @@
 """System information functions: version(), current_*, settings, privileges, sizes, transaction ids.
 
 What psql, SQLAlchemy, JDBC and asyncpg call while connecting and
-introspecting. Privilege checks answer true (Cumulo has no GRANT yet) and
-relation sizes 0, which clients accept.
+introspecting. Privilege checks answer true (Cumulo has no GRANT yet).
+Relation sizes are counted in PostgreSQL's 8 kB pages from pg_class.relpages
+(ANALYZE's estimate; a btree's metapage and a sequence's page from the
+start, a toastable table's TOAST index), so psql's `\\dt+`, `\\di+` and `\\ds+`
+show what PostgreSQL shows for new objects; database sizes are 0.
 """
 
 from __future__ import annotations
@@ -192,13 +195,99 @@ register("pg_current_xact_id", args=[], returns=T.INT8, needs_context=True,
 
 
 def _zero(*args: Any) -> int:
-    """Returns 0: sizes are not tracked."""
+    """Returns 0: database sizes are not tracked."""
     return 0
 
 
-for _name in ("pg_relation_size", "pg_total_relation_size", "pg_table_size",
-              "pg_indexes_size", "pg_database_size"):
-    register(_name, args=None, returns=T.INT8)(_zero)
+register("pg_database_size", args=None, returns=T.INT8)(_zero)
+_PAGE = 8192
+
+
+def _rel_oid(ctx: Any, rel: Any) -> int | None:
+    """A size function's regclass argument: an OID, or a name as `'t'::regclass` reads it."""
+    if isinstance(rel, str):
+        from .regcasts import regclass_in
+
+        return regclass_in(ctx, rel)
+    return int(rel)
+
+
+def _relation_bytes(ctx: Any, oid: int) -> int | None:
+    """The main fork of a relation in bytes (relpages' estimate); None for no relation."""
+    from ..pgcatalog.names import names
+    from ..pgcatalog.stats import class_counts, index_counts
+
+    cat = ctx.catalog
+    t = cat.table_by_oid(oid)
+    if t is not None:
+        return class_counts(t)[0] * _PAGE if t.kind == "r" else 0
+    i = next((x for x in cat.indexes if x.oid == oid), None)
+    if i is not None:
+        return index_counts(cat.table_by_oid(i.table_oid), i)[0] * _PAGE
+    if any(s.oid == oid for s in cat.sequences):
+        return _PAGE
+    return 0 if oid in names(cat).rel else None  # NB: system relations: not counted
+
+
+@register("pg_relation_size", args=[T.REGCLASS], returns=T.INT8, needs_context=True)
+def pg_relation_size(ctx: Any, rel: Any, fork: str = "main") -> int | None:
+    """Returns the size of one fork of a relation (only the main fork has pages here)."""
+    size = _relation_bytes(ctx, _rel_oid(ctx, rel) or 0)
+    return size if fork == "main" or size is None else 0
+
+
+@register("pg_table_size", args=[T.REGCLASS], returns=T.INT8, needs_context=True)
+def pg_table_size(ctx: Any, rel: Any) -> int | None:
+    """Returns a relation's size without its indexes, TOAST included (a TOAST index's page)."""
+    from ..pgcatalog.systypes import type_storage
+
+    oid = _rel_oid(ctx, rel) or 0
+    size = _relation_bytes(ctx, oid)
+    t = ctx.catalog.table_by_oid(oid)
+    toast = t is not None and t.kind == "r" and _needs_toast(t.live_columns, type_storage)
+    return None if size is None else size + (_PAGE if toast else 0)
+
+
+def _needs_toast(columns: Any, type_storage: Any) -> bool:
+    """PostgreSQL's needs_toast_table: a toastable column without a length bound, or bounds
+    that add up past TOAST_TUPLE_THRESHOLD (2032 bytes; UTF8 counts 4 bytes a character)."""
+    total = 0
+    for c in columns:
+        typlen, _, _, storage = type_storage(c.type_oid)
+        if typlen > 0:
+            total += typlen
+        elif c.type_oid in (T.VARCHAR, T.BPCHAR) and c.typmod >= 4:
+            total += (c.typmod - 4) * 4 + 4
+        elif c.type_oid == T.NUMERIC and c.typmod >= 4:
+            total += (((c.typmod - 4) >> 16) + 3) // 4 * 2 + 8
+        elif storage in ("x", "e"):
+            return True
+        else:
+            total += 8
+    return total > 2032
+
+
+@register("pg_indexes_size", args=[T.REGCLASS], returns=T.INT8, needs_context=True)
+def pg_indexes_size(ctx: Any, rel: Any) -> int | None:
+    """Returns the size of a table's indexes."""
+    oid = _rel_oid(ctx, rel) or 0
+    if _relation_bytes(ctx, oid) is None:
+        return None
+    return sum(_relation_bytes(ctx, i.oid) or 0 for i in ctx.catalog.indexes_of(oid))
+
+
+@register("pg_total_relation_size", args=[T.REGCLASS], returns=T.INT8, needs_context=True)
+def pg_total_relation_size(ctx: Any, rel: Any) -> int | None:
+    """Returns a table's size with its TOAST data and indexes."""
+    table, indexes = pg_table_size(ctx, rel), pg_indexes_size(ctx, rel)
+    return None if table is None or indexes is None else table + indexes
+
+
+# NB: `pg_relation_size('t')`: an unknown literal picks these text overloads, read as regclass
+for _fn in (pg_relation_size, pg_table_size, pg_indexes_size, pg_total_relation_size):
+    register(_fn.__name__, args=[T.TEXT], returns=T.INT8, needs_context=True)(_fn)
+# (relation, fork): any argument types, so that a name literal and an OID both reach _rel_oid
+register("pg_relation_size", args=None, returns=T.INT8, needs_context=True)(pg_relation_size)
 
 
 @register("pg_size_pretty", args=[T.INT8], returns=T.TEXT)
@@ -317,3 +406,34 @@ def pg_notify(ctx: Any, channel: str | None, payload: str | None) -> None:
 def pg_last_xact_replay_timestamp() -> None:
     """Returns NULL: no node is a standby replaying WAL."""
     return None
+
+
+@register("pg_get_function_sqlbody", args=[T.OID], returns=T.TEXT, oid=6197)
+def pg_get_function_sqlbody(oid: int) -> None:
+    """Returns NULL: no function has a SQL-standard body (built-ins are `internal`)."""
+    return None
+
+
+_VOLATILITY = {"i": " IMMUTABLE", "s": " STABLE", "v": ""}
+_PARALLEL = {"s": " PARALLEL SAFE", "r": " PARALLEL RESTRICTED", "u": ""}
+
+
+@register("pg_get_functiondef", args=[T.OID], returns=T.TEXT, oid=2098)
+def pg_get_functiondef(oid: int) -> str | None:
+    """Returns CREATE OR REPLACE FUNCTION text for a built-in, as psql's \\sf shows it."""
+    from ..pgcatalog.ddltext import format_type
+    from ..pgcatalog.runtime import proc_row
+
+    row = proc_row(oid)
+    if row is None:
+        return None
+    name, nsp, strict, srf, volatility, parallel, ret, args, src = (
+        row[1], row[2], row[12], row[13], row[14], row[15], row[18], row[19], row[25])
+    schema = "information_schema" if nsp != 11 else "pg_catalog"
+    params = ", ".join(format_type(a, None) or "" for a in args if a != T.ANY)
+    options = _VOLATILITY.get(volatility, "") + _PARALLEL.get(parallel, "") + (
+        " STRICT" if strict else "")
+    return (f"CREATE OR REPLACE FUNCTION {schema}.{name}({params})\n"
+            f" RETURNS {'SETOF ' if srf else ''}{format_type(ret, None)}\n"
+            f" LANGUAGE internal\n" + (f"{options}\n" if options else "")
+            + f"AS $function${src}$function$\n")

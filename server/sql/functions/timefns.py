@@ -2,7 +2,7 @@
 
 timestamp values are naive datetimes, timestamptz aware ones (results in UTC, which
 the output layer shows in the session's TimeZone), intervals are
-timedeltas (a month counts 30 days, as the rest of Cumulo's interval support).
+`pgtypes.interval.Interval`s (months, days and microseconds apart, as PostgreSQL's).
 Functions on timestamptz that depend on the calendar (date_trunc, extract)
 work in the session's TimeZone, as PostgreSQL does. extract() returns numeric
 (epoch and seconds with 6 decimals), date_part() double precision.
@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 from decimal import Decimal
 from typing import Any
 
 from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParameterValue
+from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
 from .registry import register
@@ -159,15 +161,14 @@ register("date_trunc", args=[T.TEXT, TSTZ, T.TEXT], returns=TSTZ,
 
 @register("date_trunc", args=[T.TEXT, IV], returns=IV)
 def date_trunc_interval(unit: str, v: dt.timedelta) -> dt.timedelta:
-    """Truncates an interval to the given precision."""
+    """Truncates an interval's fields below the given unit."""
     u = _unit(unit, _TRUNC_UNITS, "interval")
-    us = {"microseconds": 1, "milliseconds": 1000, "second": 10**6, "minute": 60 * 10**6,
-          "hour": 3600 * 10**6, "day": 86400 * 10**6, "month": 30 * 86400 * 10**6,
-          "year": 360 * 86400 * 10**6}.get(u)
-    if us is None:
-        raise FeatureNotSupported(f'unit "{unit}" not supported for type interval')
-    total = v // dt.timedelta(microseconds=1)
-    return dt.timedelta(microseconds=int(total / us) * us)
+    out = ivl.trunc(u, v)
+    if out is None:
+        raise FeatureNotSupported(f'unit "{unit}" not supported for type interval',
+                                  detail="Months usually have fractional weeks."
+                                  if u == "week" else None)
+    return out
 
 
 _FIELDS = ("epoch", "year", "month", "day", "hour", "minute", "second", "milliseconds",
@@ -234,25 +235,10 @@ def _tz_field(f: str, off: int) -> Decimal:
 
 
 def _extract_interval(f: str, v: dt.timedelta) -> Decimal:
-    total_us = v // dt.timedelta(microseconds=1)
-    if f == "epoch":
-        return (Decimal(total_us) / 1000000).quantize(US6)
-    days, rem = v.days, v.seconds * 1000000 + v.microseconds
-    if f == "day":
-        return Decimal(days)
-    if f == "hour":
-        return Decimal(rem // 3600000000)
-    if f == "minute":
-        return Decimal(rem // 60000000 % 60)
-    if f == "second":
-        return (Decimal(rem % 60000000) / 1000000).quantize(US6)
-    if f == "milliseconds":
-        return (Decimal(rem % 60000000) / 1000).quantize(Decimal("0.001"))
-    if f == "microseconds":
-        return Decimal(rem % 60000000)
-    if f in ("year", "month", "decade", "century", "millennium", "quarter"):
-        return Decimal(1 if f == "quarter" else 0)
-    raise InvalidParameterValue(f'unit "{f}" not supported for type interval')
+    out = ivl.extract_field(f, v)
+    if out is None:
+        raise FeatureNotSupported(f'unit "{f}" not supported for type interval')
+    return out
 
 
 def _type_name(v: Any) -> str:
@@ -291,43 +277,13 @@ for _t in (TSTZ, DATE, IV, TIME, T.TIMETZ):
     register("date_part", args=[T.TEXT, _t], returns=T.FLOAT8, needs_context=True)(date_part)
 
 
-def _months_between(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
-    """PostgreSQL's age(a, b) field by field, with its months then counted as 30 days."""
-    f = [a.microsecond - b.microsecond, a.second - b.second, a.minute - b.minute,
-         a.hour - b.hour, a.day - b.day, a.month - b.month, a.year - b.year]
-    neg = a < b
-    if neg:
-        f = [-x for x in f]
-    limits = (1000000, 60, 60, 24)
-    for n, limit in enumerate(limits):
-        while f[n] < 0:
-            f[n] += limit
-            f[n + 1] -= 1
-    ref = a if neg else b
-    while f[4] < 0:
-        f[4] += _days_in_month(ref.year, ref.month)
-        f[5] -= 1
-    while f[5] < 0:
-        f[5] += 12
-        f[6] -= 1
-    if neg:
-        f = [-x for x in f]
-    us, sec, mins, hours, days, months, years = f
-    return dt.timedelta(days=(years * 12 + months) * 30 + days, hours=hours, minutes=mins,
-                        seconds=sec, microseconds=us)
-
-
-def _days_in_month(year: int, month: int) -> int:
-    return (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)).day
-
-
 @register("age", args=[TS, TS], returns=IV)
 def age(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
-    """Returns a - b in whole months (of 30 days) and the remaining days and time."""
+    """Returns a - b symbolically: years, months, days and time, field by field."""
     if a.tzinfo is not None or b.tzinfo is not None:  # field by field on the session's clocks
         z = zones.session_zone()
         a, b = a.astimezone(z).replace(tzinfo=None), b.astimezone(z).replace(tzinfo=None)
-    return _months_between(a, b)
+    return ivl.age(a, b)
 
 
 register("age", args=[TSTZ, TSTZ], returns=IV)(age)
@@ -392,12 +348,15 @@ register("make_timestamptz", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLO
 
 
 @register("make_interval", args=[T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.INT4, T.FLOAT8],
-          returns=IV, strict=False)
+          returns=IV)  # NB: strict, as PostgreSQL's: omitted arguments get their SQL defaults
 def make_interval(years: int = 0, months: int = 0, weeks: int = 0, days: int = 0,
                   hours: int = 0, mins: int = 0, secs: float = 0.0) -> dt.timedelta:
-    """Builds an interval (a month counts 30 days)."""
-    return dt.timedelta(days=(years or 0) * 360 + (months or 0) * 30 + (weeks or 0) * 7
-                        + (days or 0), hours=hours or 0, minutes=mins or 0, seconds=secs or 0)
+    """Builds an interval from its fields (PostgreSQL's make_interval)."""
+    if secs is not None and not math.isfinite(secs):
+        raise DatetimeFieldOverflow("interval out of range")
+    time = round(((hours or 0) * 3600 + (mins or 0) * 60) * 1_000_000
+                 + (secs or 0.0) * 1_000_000)
+    return ivl.Interval((years or 0) * 12 + (months or 0), (weeks or 0) * 7 + (days or 0), time)
 
 
 @register("to_timestamp", args=[T.FLOAT8], returns=TSTZ)
@@ -412,10 +371,15 @@ def to_timestamp_epoch(seconds: float) -> dt.datetime:
 @register("date_bin", args=[IV, TS, TS], returns=TS)
 def date_bin(stride: dt.timedelta, v: dt.datetime, origin: dt.datetime) -> dt.datetime:
     """Returns the start of the stride-long bin (aligned on origin) that v falls in."""
+    if isinstance(stride, ivl.Interval) and stride.months:
+        raise FeatureNotSupported("timestamps cannot be binned into intervals containing months "
+                                  "or years")
     if stride <= dt.timedelta(0):
         raise InvalidParameterValue("stride must be greater than zero")
-    n = (v - origin) // stride
-    return origin + n * stride
+    step = dt.timedelta(days=stride.days, seconds=stride.seconds,
+                        microseconds=stride.microseconds)  # NB: exact integer math, no months
+    n = (v - origin) // step
+    return origin + n * step
 
 
 register("date_bin", args=[IV, TSTZ, TSTZ], returns=TSTZ)(date_bin)

@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ...errors import InvalidDatetimeFormat, InvalidTextRepresentation
+from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
 from .registry import register
@@ -72,6 +73,9 @@ def _lex(fmt: str) -> list[tuple[str, str, bool, str]]:
     return out
 
 
+_SIGNED_WIDTH = frozenset(("YYYY", "MM", "HH24", "MI", "SS"))
+
+
 def _num(v: int, width: int, fm: bool) -> str:
     return str(v) if fm else str(v).zfill(width)
 
@@ -100,6 +104,8 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
     }
     if tok in numeric:
         n, width = numeric[tok]
+        if n < 0 and tok in _SIGNED_WIDTH:  # an interval's negative field: '-0001', '-02'
+            width += 1
         return _num(n, width, fm), n
     if tok in ("AM", "PM", "am", "pm"):
         return _case("PM" if v.hour >= 12 else "AM", tok), None
@@ -134,12 +140,38 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
     return tok, None
 
 
+class _IntervalTm:
+    """An interval's fields in a datetime's clothes, as interval_to_char fills its pg_tm.
+
+    The hour is not wrapped (HH24 of '30 hours' is 30), the day of the year counts 30-day
+    months, and the calendar-only fields (day of week, ISO week) are 0.
+    """
+
+    tzinfo = None
+
+    def __init__(self, v: dt.timedelta) -> None:
+        (self.year, self.month, self.day, self.hour, self.minute, self.second,
+         self.microsecond) = ivl.fields(v)
+        self.tm_yday = (self.year * 12 + self.month) * 30 + self.day
+
+    def timetuple(self) -> Any:
+        return self
+
+    def isocalendar(self) -> tuple[int, int, int]:
+        return (0, 0, 0)
+
+    def isoweekday(self) -> int:
+        return 0
+
+    def toordinal(self) -> int:
+        return 0
+
+
 def format_datetime(v: Any, fmt: str) -> str:
     """Formats a date, timestamp or interval with a to_char template."""
     iv = None
     if isinstance(v, dt.timedelta):
-        iv = v
-        v = dt.datetime(1, 1, 1) + dt.timedelta(seconds=v.seconds, microseconds=v.microseconds)
+        v = _IntervalTm(v)
     elif isinstance(v, dt.date) and not isinstance(v, dt.datetime):
         v = dt.datetime(v.year, v.month, v.day)
     out = []

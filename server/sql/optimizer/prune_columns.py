@@ -91,7 +91,7 @@ def _join(node: N.Join, req: set[int], ctx: Any) -> tuple[N.Node, Mapping | None
     if len(lreq) == nl and len(rreq) == len(node.right.cols):
         return _keep(node, ctx)
     left, lm = _input(node.left, lreq, ctx)
-    right, rm = _input(node.right, rreq, ctx, whole=node.algo == "bind")
+    right, rm = _input(node.right, rreq, ctx, whole=node.algo in ("bind", "range"))
     nl2 = len(left.cols)
     m = {i: lm[i] for i in lreq} | {nl + j: nl2 + rm[j] for j in rreq}
     node.left, node.right = left, right
@@ -125,7 +125,7 @@ def _prune(node: N.Node, req: set[int] | None, ctx: Any = None) -> tuple[N.Node,
         if _has_sub(list(node.exprs)) or any(x.kind == "srf" for e in node.exprs
                                               for x in e.walk()):
             return _keep(node, ctx)
-        kept = sorted(req) or [0]
+        kept = sorted(req) or [0][:len(node.exprs)]  # NB: a zero-column view keeps nothing
         exprs = [node.exprs[i] for i in kept]
         child, m = _prune(node.child, _cols(list(exprs)), ctx)
         node.child = child

@@ -5,6 +5,8 @@ Conjuncts over both sides join the join condition, where the join algorithm
 rule can turn equalities into hash, merge or bind-join keys. Outer joins keep
 their filters above (pushing into the nullable side would change results),
 except that conjuncts on the preserved (left) side of a LEFT join move down.
+Conjuncts of a join's own ON condition that read one input move into it
+where that input is not preserved (`_push_on`).
 
 Example:
     >>> from cumulo.server.sql.optimizer.pushdown_join_filters import pushdown_join_filters
@@ -84,10 +86,40 @@ def filter_below_project(node: N.Node) -> N.Node:
     return proj
 
 
+def _push_on(join: N.Join, fn: Any) -> None:
+    """ON conjuncts that read one input only restrict that input, where it is not preserved:
+    `customer LEFT JOIN oorder ON ... AND o_carrier_id > 8` (CH-benCHmark Q13) filters
+    oorder's scan instead of testing every candidate pair, as PostgreSQL does. Left-only
+    conjuncts stay in a LEFT join's condition (they decide padding, not which rows exist)."""
+    if join.lateral or join.cond is None or join.null_aware:
+        return
+    into_left = join.kind in ("inner", "right")
+    into_right = join.kind in ("inner", "left", "semi", "anti")
+    if not (into_left or into_right):
+        return
+    nl = len(join.left.cols)
+    left, right, keep = [], [], []
+    for c in conjuncts(join.cond):
+        s = side_of(c, nl)
+        if s == "l" and into_left:
+            left.append(c)
+        elif s == "r" and into_right:
+            right.append(shift(c, nl))
+        else:
+            keep.append(c)
+    if not (left or right):
+        return
+    join.left = fn(_push(join.left, left)) if left else join.left
+    join.right = fn(_push(join.right, right)) if right else join.right
+    join.cond = conj(keep)
+
+
 def pushdown_join_filters(plan: N.Node, ctx: Any) -> N.Node:
     """Moves single-side conjuncts below joins and cross-side ones into the join condition."""
 
     def fn(node: N.Node) -> N.Node:
+        if isinstance(node, N.Join):
+            _push_on(node, fn)
         lifted = filter_below_project(node)
         if lifted is not node:
             lifted.child = fn(lifted.child)  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from .expr_index import expr_index
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
 from .join_order import join_order
+from .merge_projects import merge_projects
 from .point_get import point_get
 from .prune_columns import prune_columns
 from .push_aggregate import push_aggregate
@@ -42,6 +43,7 @@ RULES = (
     push_projection,
     join_algorithm,
     prune_columns,
+    merge_projects,
 )
 
 

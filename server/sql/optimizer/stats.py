@@ -29,7 +29,7 @@ from ...txn.api import ScanSpec
 from ..plan import nodes as N
 
 SAMPLE = 30000
-BUCKETS = 10
+BUCKETS = 100  # histogram bounds - 1, as PostgreSQL's default statistics target
 DEFAULT_ROWS = 1000.0
 DEFAULT_SEL = 1 / 3
 
@@ -147,7 +147,8 @@ def _column(vals: list[Any], total: int) -> ColumnStats:
     except TypeError:
         return cs
     cs.min, cs.max = nn[0], nn[-1]
-    cs.histogram = [nn[min(len(nn) - 1, k * len(nn) // BUCKETS)] for k in range(BUCKETS)] + [nn[-1]]
+    nb = max(1, min(BUCKETS, len(nn) - 1))  # no more bounds than sampled values
+    cs.histogram = [nn[min(len(nn) - 1, k * len(nn) // nb)] for k in range(nb)] + [nn[-1]]
     return cs
 
 
@@ -164,6 +165,12 @@ def column_stats(node: N.Node, i: int) -> ColumnStats | None:
     while True:
         if isinstance(node, N.Scan | N.IndexLookup | N.PointGet):
             ts = table_stats(node.table)
+            if isinstance(node, N.Scan) and node.aggregate is not None:
+                return None  # its columns are groups and partial aggregates
+            if isinstance(node, N.Scan) and node.projection is not None:
+                if i >= len(node.projection):
+                    return None
+                i = node.projection[i]  # NB: a narrowed scan's column i is this stored slot
             return ts.columns.get(i) if ts else None
         if isinstance(node, N.Filter | N.Sort | N.Limit | N.Distinct):
             node = node.child
@@ -228,8 +235,16 @@ def _cmp_sel(cs: ColumnStats | None, op: str, v: Any) -> float:
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "<>": "<>"}
 
 
+def _slot_stats(node: Any, slot: int) -> ColumnStats | None:
+    """A stored-row slot's statistics (the IR addresses slots, not the scan's output)."""
+    ts = table_stats(node.table)
+    return ts.columns.get(slot) if ts else None
+
+
 def ir_selectivity(ir: Any, node: N.Node) -> float:
     """Selectivity of a pushed KiVi filter IR over a scan's stored row."""
+    if not isinstance(node, N.Scan | N.IndexLookup | N.PointGet):
+        return DEFAULT_SEL
     k = ir[0]
     if k == "and":
         s = 1.0
@@ -249,13 +264,16 @@ def ir_selectivity(ir: Any, node: N.Node) -> float:
             op, a, b = _FLIP[op], b, a
         if a[0] == "col":
             if b[0] == "const":
-                return _cmp_sel(column_stats(node, a[1]), op, b[1])
-            return _cmp_sel(column_stats(node, a[1]), op, _UNKNOWN) if op == "=" else DEFAULT_SEL
+                return _cmp_sel(_slot_stats(node, a[1]), op, b[1])
+            return _cmp_sel(_slot_stats(node, a[1]), op, _UNKNOWN) if op == "=" else DEFAULT_SEL
     if k in ("is_null", "is_not_null") and ir[1][0] == "col":
-        return _null_sel(column_stats(node, ir[1][1]), k == "is_null")
+        return _null_sel(_slot_stats(node, ir[1][1]), k == "is_null")
     if k == "in" and ir[1][0] == "col":
-        return _in_sel(column_stats(node, ir[1][1]), ir[2])
+        return _in_sel(_slot_stats(node, ir[1][1]), ir[2])
     if k == "like" and isinstance(ir[2], str):
+        ci = bool(ir[3]) if len(ir) > 3 else False
+        if ir[1][0] == "col":
+            return like_stats_sel(_slot_stats(node, ir[1][1]), ir[2], ci)
         return like_sel(ir[2])
     return DEFAULT_SEL
 
@@ -264,6 +282,37 @@ def like_sel(pattern: str) -> float:
     """`x LIKE pattern`: 0.2 per literal character, as PostgreSQL's FIXED_CHAR_SEL."""
     literal = sum(1 for ch in pattern if ch not in "%_")
     return max(0.2 ** literal, 0.0001)
+
+
+def like_stats_sel(cs: ColumnStats | None, pattern: str, ci: bool = False) -> float:
+    """`x LIKE pattern` from the column's statistics, as PostgreSQL's patternsel: the most
+    common values that match, plus the matching share of the histogram (a sample of the
+    rest) kept within [0.0001, 0.9999], blended with `like_sel` when the histogram has
+    fewer than 100 entries. Why: CH-benCHmark's `i_data LIKE '%bb'` keeps 25 of 100,000
+    items, where 0.2 per character guesses 4,000, enough to hash-join a whole table
+    that a few primary-key lookups would serve."""
+    guess = like_sel(pattern)
+    if cs is None or not (cs.histogram or cs.mcv):
+        return guess
+    from ..expr.runtime import like_regex
+
+    try:
+        rx = like_regex(pattern, ci)
+    except Exception:  # noqa: BLE001 - a malformed pattern fails at execution, not here
+        return guess
+
+    def hit(v: Any) -> bool:
+        return isinstance(v, str) and rx.fullmatch(v) is not None
+
+    common = sum(f for v, f in zip(cs.mcv, cs.mcf, strict=False) if hit(v))
+    rest = max(0.0, 1 - cs.null_frac - sum(cs.mcf))
+    h = cs.histogram
+    sel = guess
+    if h:
+        sel = min(max(sum(1 for v in h if hit(v)) / len(h), 0.0001), 0.9999)
+        if len(h) < 100:
+            sel = sel * len(h) / 100 + guess * (1 - len(h) / 100)
+    return common + sel * rest
 
 
 def _null_sel(cs: ColumnStats | None, is_null: bool) -> float:
@@ -311,7 +360,9 @@ def pred_selectivity(e: Any, child: N.Node) -> float:
         return _null_sel(column_stats(child, e.args[0].data), e.kind == "isnull")
     if e.kind == "like" and len(e.args) == 2 and e.args[1].kind == "const" and isinstance(
             e.args[1].data, str):
-        sel = like_sel(e.args[1].data)
+        a = e.args[0]
+        cs = column_stats(child, a.data) if a.kind == "col" else None
+        sel = like_stats_sel(cs, e.args[1].data, bool(e.data[0]))
         return 1 - sel if e.data[1] else sel
     if e.kind == "in_list" and e.args and e.args[0].kind == "col":
         vals = [x.data if x.kind == "const" else _UNKNOWN for x in e.args[1:]]
@@ -428,5 +479,7 @@ def estimate(node: N.Node) -> float:
         return join_rows(node)
     if isinstance(node, N.SetOp):
         return estimate(node.left) + estimate(node.right)
+    if isinstance(node, N.CTEScan) and not node.cte.recursive:
+        return estimate(node.cte.plan)
     kids = node.children
     return estimate(kids[0]) if kids else DEFAULT_ROWS

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...pgtypes import oids as T
+from ...pgtypes.interval import typmod as interval_typmod
+from ...pgtypes.intervaltext import typmod_text
 from ..catalog import model as M
 from .names import names, quote_ident
 
@@ -48,9 +50,8 @@ def format_type(oid: int | None, typmod: int | None) -> str | None:
     if oid in _TIME_TYPES:
         head, tail = _TIME_TYPES[oid]
         return f"{head}({mod}){tail}" if mod >= 0 else head + tail
-    if oid == T.INTERVAL and mod >= 0:
-        precision = mod & 0xFFFF
-        return f"interval({precision})" if precision != 0xFFFF else "interval"
+    if oid == T.INTERVAL and mod >= 0:  # 'interval year to month', 'interval(3)'
+        return "interval" + typmod_text(mod if mod > 0xFFFF else interval_typmod(0x7FFF, mod))
     return info.sql_name
 
 
@@ -97,8 +98,20 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
     if included:
         text += f" INCLUDE ({', '.join(included)})"
     if i.predicate:
-        text += f" WHERE {parenthesize(i.predicate)}"
+        pred = predicate_text(table, i.predicate, pretty)
+        text += f" WHERE {pred if pretty else parenthesize(pred)}"
     return text
+
+
+def predicate_text(table: M.Table | None, sql: str, pretty: bool) -> str:
+    """A partial index's WHERE as PostgreSQL deparses it (`(amount > (0)::numeric)`)."""
+    from .checktext import check_text  # NB: checktext needs format_type from here
+
+    types = {col.name: col.type_oid for col in table.columns} if table else {}
+    expr = check_text(sql, types, pretty)
+    if expr is None:
+        return _strip_parens(sql) if pretty else parenthesize(sql)
+    return expr
 
 
 def _strip_parens(expr: str) -> str:

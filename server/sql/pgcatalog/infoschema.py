@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...pgtypes import oids as T
+from ...pgtypes.intervaltext import typmod_text
 from ..catalog import model as M
 from .ddltext import constraint_def, format_type
 from .exprtext import default_text
@@ -79,9 +80,19 @@ def _type_facts(oid: int, typmod: int) -> tuple[Any, ...]:
         radix = 10
         if typmod >= 4:
             prec, scale = ((typmod - 4) >> 16) & 0xFFFF, (typmod - 4) & 0xFFFF
+    elif oid == T.INTERVAL:  # _pg_datetime_precision: the typmod's precision, else 6
+        p = typmod & 0xFFFF if typmod > 0xFFFF else typmod
+        dtp = 6 if typmod < 0 or p == 0xFFFF else p
     elif oid in _DATETIME:
         dtp = 0 if oid == T.DATE else (typmod if typmod >= 0 else 6)
     return (data_type, clen, olen, prec, radix, scale, dtp)
+
+
+def _interval_type(oid: int, typmod: int) -> str | None:
+    """_pg_interval_type: a column's range in capitals ('YEAR TO MONTH', 'SECOND(3)'), else NULL."""
+    if oid != T.INTERVAL or typmod <= 0xFFFF or (typmod >> 16) & 0x7FFF == 0x7FFF:
+        return None
+    return typmod_text(typmod).strip().upper()  # the precision too: 'DAY TO SECOND(3)'
 
 
 @pg_relation("information_schema", "columns")
@@ -108,7 +119,8 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                 cat.database.name, schema, t.name, c.name, c.attnum,
                 None if c.identity or gen_expr is not None else default_text(c.default, c.type_oid),
                 _yes(not c.not_null), dtype, clen, olen,
-                prec, radix, scale, dtp, None, None, None, None, None, None, None, None, None,
+                prec, radix, scale, dtp, _interval_type(c.type_oid, c.typmod), None, None, None,
+                None, None, None, None, None,
                 None, None, cat.database.name, "pg_catalog", info.name if info else None,
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
                 "NEVER" if gen_expr is None else "ALWAYS",

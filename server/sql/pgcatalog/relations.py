@@ -16,10 +16,13 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from .ddltext import predicate_text
+from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
 from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .registry import VIRTUAL_TABLES, empty, pg_relation
-from .stats import class_counts
+from .rowtypes import reltype_of
+from .stats import class_counts, index_counts
 from .systypes import opclass_of, type_storage
 
 COLLATABLE = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME)
@@ -65,7 +68,8 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
     has_storage = kind in ("r", "i", "S")
     replident = kw.get("replident", "d" if kind == "r" else "n")
     return (
-        oid, name, nsp, 0, 0, owner, am, oid if has_storage else 0, 0, kw.get("pages", 0),
+        oid, name, nsp, kw.get("reltype", 0), 0, owner, am, oid if has_storage else 0, 0,
+        kw.get("pages", 0),
         kw.get("tuples", -1.0 if kind == "r" else 0.0), 0, 0, kw.get("hasindex", False),
         kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
@@ -79,7 +83,7 @@ def _system_class_rows() -> tuple[tuple[Any, ...], ...]:
     return tuple(
         _class_row(vt.oid, vt.name, nsp[vt.schema], vt.kind, M.BOOTSTRAP_SUPERUSER_OID,
                    len(vt.columns), shared=vt.name in SHARED, hasindex=vt.kind == "r",
-                   replident="n")
+                   replident="n", reltype=reltype_of(vt.schema, vt.name))
         for vt in VIRTUAL_TABLES.values() if vt.oid
     )
 
@@ -107,6 +111,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
                    triggers=t.oid in triggers, persistence=persistence(t.schema_oid),
+                   reltype=t.reltype,
                    **dict(zip(("pages", "tuples"), class_counts(t), strict=True)))
         for t in cat.tables
     ]
@@ -115,7 +120,9 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
         nsp = idx.rel[i.oid].schema_oid
         rows.append(_class_row(i.oid, i.name, nsp, "i",
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
-                               len(i.columns) + len(i.include), persistence=persistence(nsp)))
+                               len(i.columns) + len(i.include), persistence=persistence(nsp),
+                               **dict(zip(("pages", "tuples"), index_counts(owner, i),
+                                          strict=True))))
     rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3,
                         persistence=persistence(s.schema_oid))
              for s in cat.sequences]
@@ -126,10 +133,12 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
 def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
               notnull: bool = False, hasdef: bool = False, identity: str = "",
               dropped: bool = False, storage_of: int = 0, generated: str = "",
-              collation: int | None = None) -> tuple[Any, ...]:
+              collation: int | None = None, ndims: int | None = None) -> tuple[Any, ...]:
     typlen, byval, align, storage = type_storage(storage_of or typ)
+    if ndims is None:  # system catalogs and indexes: one dimension per array (and vector) type
+        ndims = 1 if typ in T.ELEMENT_OF else 0
     return (
-        relid, name, typ, 0 if dropped else -1, typlen, num, 1 if typ in T.ELEMENT_OF else 0, -1, typmod, byval,
+        relid, name, typ, 0 if dropped else -1, typlen, num, ndims, -1, typmod, byval,
         align, storage, "", notnull, hasdef, False, identity, generated, dropped, True, 0,
         collation_of(typ) if collation is None else collation, None, None, None, None,
     )
@@ -179,7 +188,7 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
             else:
                 rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
                                       column_default(c) is not None, c.identity,
-                                      generated="s" if _generated(c) else ""))
+                                      generated="s" if _generated(c) else "", ndims=c.ndims))
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
         cols = {c.attnum: c for c in owner.columns} if owner else {}
@@ -242,7 +251,8 @@ def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
         [collation_of(x) for x in typs] + [0] * len(i.include),
         [opclass_of(x) for x in typs] + [0] * len(i.include),
         [INDOPTION_DESC if d else 0 for d in desc] + [0] * len(i.include),
-        ", ".join(i.exprs) if i.exprs else None, i.predicate,
+        ", ".join(i.exprs) if i.exprs else None,
+        predicate_text(t, i.predicate, False) if i.predicate else None,
     )
 
 
@@ -307,7 +317,11 @@ BUILTIN_DESCRIPTIONS = (
     (M.PUBLIC_OID, 2615, 0, "standard public schema"),
     (13559, 3079, 0, "PL/pgSQL procedural language"),
     (13563, 2612, 0, "PL/pgSQL procedural language"),
+    *((oid, 1255, 0, text) for oid, text in PROC_DESCRIPTIONS.items()),
+    *((oid, 1247, 0, text) for oid, text in TYPE_DESCRIPTIONS.items()),
 )
+# (objoid, classoid) -> description, for obj_description's lookups
+BUILTIN_DESCRIPTION_OF = {(o, c): d for o, c, _, d in BUILTIN_DESCRIPTIONS}
 
 
 @pg_relation("pg_catalog", "pg_description")

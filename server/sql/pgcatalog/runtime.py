@@ -14,7 +14,8 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
-from .procoids import BY_OID, PG_PROC_OIDS, proc_oid
+from .procfacts import PROC_FACTS
+from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
 from .registry import empty, pg_relation
 from .shapes import SHAPES
 
@@ -50,6 +51,52 @@ def _session_setting_names(ctx: Any) -> list[str]:
     return list(extra) if isinstance(extra, dict) else []
 
 
+# PostgreSQL's compiled-in values where initdb's postgresql.conf (or libpq) sets another one.
+_BOOT_VALUES = {"timezone": "GMT", "log_timezone": "GMT", "client_encoding": "SQL_ASCII",
+                "lc_messages": "", "default_text_search_config": "pg_catalog.simple"}
+# What initdb writes into postgresql.conf: PostgreSQL reports these as from the file.
+_CONFIG_FILE = {"datestyle", "timezone", "log_timezone", "lc_messages", "lc_monetary",
+                "lc_numeric", "lc_time", "default_text_search_config"}
+_OVERRIDE = {"transaction_isolation", "transaction_read_only", "transaction_deferrable"}
+
+
+def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
+    """(source, boot_val, reset_val) of a setting, as pg_settings reports them (psql \\dconfig).
+
+    A value the session SET is `session`; one the client sent at startup is `client`;
+    transaction_* are `override`; TimeZone, DateStyle and lc_* come from initdb's file.
+    """
+    from ..settings import DEFAULTS
+
+    key = name.lower()
+    settings = getattr(getattr(ctx, "session", None), "settings", None)
+    client = getattr(settings, "session_defaults", {})
+    reset = client.get(key, DEFAULTS.get(key, value))
+    boot = _BOOT_VALUES.get(key, DEFAULTS.get(key, value))
+    if key in _OVERRIDE:
+        source = "override"
+    elif value != reset:
+        source = "session"
+    elif key in client:
+        source = "client"
+    else:
+        source = "configuration file" if key in _CONFIG_FILE else "default"
+    return source, boot, reset
+
+
+def _in_unit(value: str, unit: str) -> str:
+    """A time or memory setting's value as a plain number of `unit` (ms or kB)."""
+    import re
+
+    from ..settings import _UNITS_KB, _UNITS_MS
+
+    units = _UNITS_MS if unit == "ms" else _UNITS_KB
+    m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
+    if m is None or m.group(2).lower() not in units:
+        return value
+    return str(round(float(m.group(1)) * units[m.group(2).lower()]))
+
+
 @pg_relation("pg_catalog", "pg_settings")
 def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
     """The session's settings (those it knows a value for)."""
@@ -63,8 +110,11 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
         value = ctx.get_setting(name)
         if value is None:
             continue
+        source, boot, reset = _provenance(ctx, name, value)
+        if unit:  # NB: pg_settings counts in the unit (5000 ms), where SHOW says 5s
+            value, boot, reset = (_in_unit(v, unit) for v in (value, boot, reset))
         out.append((name, value, unit, "Cumulo", None, None, "user", vtype or _vartype(value),
-                    "session", None, None, None, value, value, None, None, False))
+                    source, None, None, None, boot, reset, None, None, False))
     return out
 
 
@@ -103,15 +153,51 @@ def _session_activity(cat: Any, s: Any, is_me: bool) -> tuple[Any, ...]:
                          s.get_setting("application_name"), getattr(s, "txn_started_at", None),
                          state))
     row[_COL["client_addr"]] = getattr(s, "client_addr", None)
+    if row[_COL["client_addr"]] is not None:
+        row[_COL["client_port"]] = getattr(s, "client_port", None)
     row[_COL["backend_start"]] = _ts(getattr(s, "backend_start", None))
     row[_COL["query_start"]] = _ts(getattr(s, "query_start", None))
     row[_COL["state_change"]] = _ts(getattr(s, "state_change", None))
     row[_COL["query"]] = getattr(s, "last_query", "")
+    txn = getattr(s, "txn", None)
+    waits_for = _lock_holder(txn)
     if not active:
         row[_COL["wait_event_type"]], row[_COL["wait_event"]] = "Client", "ClientRead"
-    elif row[_COL["xact_start"]] is None:  # NB: a running statement is always in a transaction,
-        row[_COL["xact_start"]] = row[_COL["query_start"]]  # if only an implicit one
+    else:
+        if row[_COL["xact_start"]] is None:  # NB: a running statement is always in a
+            row[_COL["xact_start"]] = row[_COL["query_start"]]  # transaction, if implicit
+        if waits_for is not None:
+            row[_COL["wait_event_type"]], row[_COL["wait_event"]] = "Lock", "transactionid"
+        elif getattr(s, "wait_event", None) is not None and not is_me:
+            row[_COL["wait_event_type"]], row[_COL["wait_event"]] = s.wait_event
+    row[_COL["backend_xid"]], row[_COL["backend_xmin"]] = _xid_xmin(txn, active, waits_for)
     return tuple(row)
+
+
+def _lock_holder(txn: Any) -> int | None:
+    """The transaction a session's writer waits for (a row lock), or None."""
+    ltm = getattr(txn, "ltm", None)
+    if txn is None or ltm is None or getattr(txn, "done", False):
+        return None
+    waiting_for = getattr(ltm, "waiting_for", None)
+    return waiting_for(txn) if waiting_for is not None else None
+
+
+def _xid_xmin(txn: Any, active: bool, waits_for: int | None) -> tuple[int | None, int | None]:
+    """backend_xid and backend_xmin as PostgreSQL shows them.
+
+    A transaction has an xid once it writes (or waits to, on a row lock); it holds a
+    snapshot (xmin) while a statement runs, and between statements only under
+    REPEATABLE READ or SERIALIZABLE once it has read. Cumulo's transaction id stands in
+    for the xid and its snapshot timestamp for xmin (both as 32-bit xids).
+    """
+    if txn is None or getattr(txn, "done", False):
+        return None, (1 if active else None)
+    wrote = bool(getattr(txn, "has_writes", False)) or waits_for is not None
+    xid = (getattr(txn, "tid", 0) % 2**32 or 1) if wrote else None
+    ts = getattr(txn, "start_ts", None)
+    holds = active or (ts is not None and getattr(txn, "isolation", "") != "read committed")
+    return xid, ((ts or 1) % 2**32 or 1) if holds else None
 
 
 _COL = {name: i for i, (name, _type) in enumerate(
@@ -133,18 +219,31 @@ def pg_extension(ctx: Any) -> list[tuple[Any, ...]]:
 
 
 def _proc_rows() -> list[tuple[Any, ...]]:
+    """pg_proc rows; an overload whose signature PostgreSQL has gets PostgreSQL's OID."""
     out = []
-    used: set[int] = set()
+    exact = {(name, n): PG_PROC_SIGNATURES.get((name, tuple(f.args)))
+             for name, defs in FUNCTIONS.items() for n, f in enumerate(defs)
+             if f.args is not None}
+    used: set[int] = {oid for oid in exact.values() if oid}
+    out_oids: set[int] = set()
     for name, defs in FUNCTIONS.items():
         if ":" in name:  # cast:regclass and format: helpers are not SQL-callable functions
             continue
         for n, f in enumerate(defs):
-            oid = f.oid or (proc_oid(name) if n == 0 else proc_oid(f"{name}#{n}"))
+            oid = f.oid or exact.get((name, n))
+            if oid in out_oids:  # NB: a signature registered twice keeps its OID once
+                oid = 0
+            if not oid:
+                oid = proc_oid(name)
+                if oid in used or n > 0:
+                    oid = proc_oid(f"{name}#{n}")
             used.add(oid)
+            out_oids.add(oid)
             args = list(f.args) if f.args is not None else [T.ANY]
             ret = f.returns if isinstance(f.returns, int) else T.ANYELEMENT
             out.append(_proc(oid, name, args, ret, f.strict, f.set_returning,
                              "v" if f.volatile else "s"))
+            _DEFS[oid] = f
     for name, oid in PG_PROC_OIDS.items():
         if oid not in used and BY_OID.get(oid) == name and "#" not in name:
             out.append(_proc(oid, name, [T.CSTRING], T.ANY, True, False, "i"))
@@ -154,12 +253,25 @@ def _proc_rows() -> list[tuple[Any, ...]]:
 def _proc(oid: int, name: str, args: list[int], ret: int, strict: bool, srf: bool,
           volatility: str) -> tuple[Any, ...]:
     nsp = M.INFORMATION_SCHEMA_OID if name.startswith("_pg_") else M.PG_CATALOG_OID
+    volatility, parallel, src = PROC_FACTS.get(oid, (volatility, "s", name))
     return (oid, name, nsp, 10, 12, 1.0, 1000.0 if srf else 0.0, 0, RegOid(0, "-"), "f", False, False,
-            strict, srf, volatility, "s", len(args), 0, ret, args, None, None, None, None,
-            None, name, None, None, None, None)
+            strict, srf, volatility, parallel, len(args), 0, ret, args, None, None, None, None,
+            None, src, None, None, None, None)
 
 
 _PROC_CACHE: dict[int, list[tuple[Any, ...]]] = {}
+_DEFS: dict[int, Any] = {}  # pg_proc OID -> the registered overload it lists
+
+
+def proc_definition(oid: int) -> Any:
+    """Returns the registered overload that pg_proc lists under `oid` (None if none)."""
+    pg_proc(None)
+    return _DEFS.get(oid)
+
+
+def proc_row(oid: int) -> tuple[Any, ...] | None:
+    """Returns the pg_proc row of `oid` (None if there is none)."""
+    return next((r for r in pg_proc(None) if r[0] == oid), None)
 
 
 @pg_relation("pg_catalog", "pg_proc")
@@ -169,6 +281,7 @@ def pg_proc(ctx: Any) -> list[tuple[Any, ...]]:
     rows = _PROC_CACHE.get(version)
     if rows is None:
         _PROC_CACHE.clear()
+        _DEFS.clear()
         rows = _PROC_CACHE[version] = _proc_rows()
     return rows
 

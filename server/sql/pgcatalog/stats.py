@@ -69,6 +69,20 @@ def class_counts(table: Any) -> tuple[int, float]:
     return -(-ts.rows * ts.width // 8192), float(ts.rows)
 
 
+def index_counts(table: Any, index: Any) -> tuple[int, float]:
+    """pg_class (relpages, reltuples) of an index: a btree has its metapage from the start.
+
+    PostgreSQL counts an index's pages when it builds it (1 for an empty table,
+    JDBC's getIndexInfo PAGES); Cumulo estimates the leaf pages from ANALYZE's row
+    count at about 16 bytes of entry per key column plus 16 of overhead.
+    """
+    tuples = class_counts(table)[1] if table is not None else -1.0
+    if tuples < 0:
+        return 1, 0.0
+    width = 16 * (len(index.columns) + len(index.include)) + 16
+    return 1 + -(-int(tuples) * width // 8192), tuples
+
+
 _PG_STATS = [
     ("schemaname", T.NAME), ("tablename", T.NAME), ("attname", T.NAME), ("inherited", T.BOOL),
     ("null_frac", T.FLOAT4), ("avg_width", T.INT4), ("n_distinct", T.FLOAT4),

@@ -3,9 +3,9 @@
 The per-type storage facts (typbyval, typalign, I/O function names, ...) were
 recorded from a throwaway PostgreSQL 15.18 (`pg_type` for every OID in
 `pgtypes.oids`), so JDBC's TypeInfoCache and asyncpg's introspection see
-PostgreSQL's own answers. Tables get no composite row type (reltype 0), so
-pg_type lists only the built-in types. regproc columns hold `RegOid`s: they
-compare as OIDs and print as function names, as in PostgreSQL.
+PostgreSQL's own answers. Relations' composite row types come from
+rowtypes.py. regproc columns hold `RegOid`s: they compare as OIDs and print as
+function names, as in PostgreSQL.
 """
 
 from __future__ import annotations
@@ -157,8 +157,10 @@ def regproc(name: str) -> RegOid:
 
 @pg_relation("pg_catalog", "pg_type")
 def pg_type(ctx: Any) -> tuple[tuple[Any, ...], ...]:
-    """One row per built-in type."""
-    return _type_rows()
+    """One row per built-in type, then the relations' row types (rowtypes.py)."""
+    from .rowtypes import row_type_rows  # NB: rowtypes needs regproc from here
+
+    return _type_rows() + tuple(row_type_rows(ctx.catalog))
 
 
 @cache

@@ -54,6 +54,8 @@ class Planner:
         self.reg = RegResolver(catalog, search_path)
         self.want_ctid = False  # set by plan_query when the statement mentions ctid
         self.want_tableoid = False  # ... or tableoid
+        self.mentions: dict[str, int] = {}  # table and view names -> times the statement names them
+        self.shared_views: dict[int, N.CTEDef] = {}  # view oid -> its plan, computed once
 
     def plan_query(self, q: exp.Expression) -> N.Node:
         """Plans a top-level statement."""
@@ -61,6 +63,8 @@ class Planner:
         names = {c.name for c in q.find_all(exp.Column)}
         self.want_ctid = "ctid" in names
         self.want_tableoid = "tableoid" in names
+        for t in q.find_all(exp.Table):
+            self.mentions[t.name] = self.mentions.get(t.name, 0) + 1
         return self.build(q, None)
 
     # -- queries -------------------------------------------------------------------------------
@@ -438,6 +442,9 @@ class Planner:
             if t is None:
                 continue
             if t.kind == "v" and t.view_sql:
+                shared = self.shared_views.get(t.oid)
+                if shared is not None:
+                    return N.CTEScan([_copy(c, qualifier) for c in shared.plan.cols], cte=shared)
                 q = cast(exp.Expression, normalize_identifiers(
                     sqlglot.parse_one(t.view_sql, read="postgres"), dialect="postgres"))
                 saved, self.ctes = self.ctes, []
@@ -445,6 +452,9 @@ class Planner:
                     node = self.build(q, None)
                 finally:
                     self.ctes = saved
+                if self.mentions.get(name, 0) > 1 and _shareable(node):
+                    d = self.shared_views[t.oid] = N.CTEDef(name, _rename(node, [], name))
+                    return N.CTEScan([_copy(c, qualifier) for c in node.cols], cte=d)
                 return _rename(node, [], qualifier)
             return self._with_tableoid(self.table_scan(t, qualifier), t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name
@@ -590,6 +600,30 @@ def _nulls_first(o: exp.Ordered) -> bool:
 def _copy(c: N.PCol, qualifier: str | None) -> N.PCol:
     return N.PCol(c.name, c.type, c.typmod, qualifier, c.table_oid, c.attnum, c.hidden, c.dropped,
                   c.fields)
+
+
+def _shareable(node: N.Node) -> bool:
+    """True if a view named more than once in a statement may be computed once and read by
+    every mention, as a materialized WITH query is (CH-benCHmark Q15 reads revenue0 in FROM
+    and again in a scalar subquery: PostgreSQL computes it twice).
+
+    Only views that aggregate (or are DISTINCT or set operations) qualify: nothing above
+    such a view could have reached its scans anyway, so sharing loses no pushdown, while a
+    plain filtered view keeps being inlined for its indexes. Nothing volatile may run in it
+    (two mentions of `random()` must differ), and nothing may read an enclosing row."""
+    from ..exec.subquery import _correlated, _exprs
+
+    if _correlated(node):
+        return False
+    heavy = False
+    for n in N.walk(node):
+        heavy = heavy or isinstance(n, N.Aggregate | N.Distinct | N.SetOp | N.Window)
+        for v in vars(n).values():
+            for e in _exprs(v if not isinstance(v, N.AggCall) else [v]):
+                for x in e.walk():
+                    if x.kind in ("call", "srf") and getattr(x.data, "volatile", False):
+                        return False
+    return heavy
 
 
 def _rename(node: N.Node, names: list[str], qualifier: str | None) -> N.Node:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..expr.bound import render
 from . import nodes as N
 
-_ALGO = {"hash": "Hash", "nested": "Nested Loop", "bind": "Bind", "merge": "Merge"}
+_ALGO = {"hash": "Hash", "nested": "Nested Loop", "bind": "Bind", "merge": "Merge",
+         "range": "Range Bind"}
 
 
 def describe(node: N.Node) -> str:
@@ -74,7 +75,8 @@ def describe(node: N.Node) -> str:
     if isinstance(node, N.Join):
         parts = [f"Join {node.kind} algo={node.algo}"]
         if node.kind in ("semi", "anti"):  # as PostgreSQL names them: Hash Semi Join
-            parts = [f"{_ALGO[node.algo]} {node.kind.title()} Join"]
+            right = " Right" if node.build_left and node.algo == "hash" else ""
+            parts = [f"{_ALGO[node.algo]}{right} {node.kind.title()} Join"]
             if node.null_aware:
                 parts.append("null-aware")
         if node.lateral:

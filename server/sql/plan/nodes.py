@@ -224,6 +224,12 @@ class Join(Node):
     algo: str = "nested"
     lateral: bool = False  # the right side reads the left row as its outer row
     null_aware: bool = False  # NOT IN's anti join (see above)
+    # a semi / anti hash join that hashes its left input and streams the right one (chosen
+    # when statistics say the right side is much larger): "Hash Right Semi Join"
+    build_left: bool = False
+    # algo "range": the first `prefix_keys` keys fix a primary-key prefix of the right table,
+    # read by one key-range scan per distinct outer prefix (an index nested loop)
+    prefix_keys: int = 0
 
 
 @dataclass(eq=False)

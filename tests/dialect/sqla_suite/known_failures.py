@@ -12,8 +12,4 @@ from __future__ import annotations
 SERVER_ISSUE = "issue 3"
 
 # (class, test name with parameters) -> why it fails, as filed.
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("ComponentReflectionTestExtra", "test_reflect_expression_based_indexes"):
-        "dialect: reflected index dialect_options carry postgresql_include next to "
-        "cumulo_include (dialect/options.py alias_keys); the suite compares the dict exactly",
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}

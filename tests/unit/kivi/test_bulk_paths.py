@@ -66,24 +66,71 @@ def test_bulk_apply_keeps_the_last_write_of_a_repeated_key():
     assert len(store) == 10
 
 
+def _columns(store: VersionStore, ts: int, wanted: list[int]):
+    """Returns (n, {column: values}) joined from `store.columns`' segments, or None."""
+    segs = store.columns(ts, wanted)
+    if segs is None:
+        return None
+    cols = {j: [v for _, c, _ in segs for v in c[j]] for j in wanted}
+    assert all(len(c[j]) == n for n, c, _ in segs for j in wanted)  # the segments line up
+    for _, c, clean in segs:  # columns said to hold no NULL hold none; the others hold one
+        assert clean == {j for j in wanted if None not in c[j]}
+    return sum(n for n, _, _ in segs), cols
+
+
 def test_columns_serve_only_quiet_snapshots():
     store = VersionStore(cache_limit=8)
     store.apply(5, [(_key(i), (i, i % 3)) for i in range(100)])
     assert store.columns(4, [0]) is None  # a version newer than the snapshot
-    n, cols = store.columns(5, [1, 0])
+    n, cols = _columns(store, 5, [1, 0])
     assert n == 100 and cols[0] == list(range(100)) and cols[1] == [i % 3 for i in range(100)]
     store.apply(6, [(_key(7), (7, 99))])  # an update: two versions, and one in the cache
     assert store.columns(6, [1]) is None
     store.compact()
     assert store.columns(6, [1]) is None  # key 7 still has an old version
     store.collect(6)
-    n, cols = store.columns(6, [1])
+    n, cols = _columns(store, 6, [1])
     assert n == 100 and cols[1][7] == 99
     store.apply(7, [(_key(8), None)])
     store.compact()
     assert store.columns(7, [1]) is None  # a tombstone
     store.collect(7)
-    assert store.columns(7, [1])[0] == 99
+    assert _columns(store, 7, [1])[1][1][7] == 99
+
+
+def test_columns_grow_with_bulk_appends_and_never_go_stale():
+    store = VersionStore(cache_limit=8)
+    store.apply(1, [(_key(i), (i, i % 5)) for i in range(50)])
+    first = store.columns(1, [0, 1])
+    assert [n for n, _, _ in first] == [50]
+    store.apply(2, [(_key(i), (i, None if i == 60 else i % 5)) for i in range(50, 80)])  # a COPY
+    segs = store.columns(2, [0, 1])
+    assert [n for n, _, _ in segs] == [50, 30]  # one more segment, the first one kept
+    assert segs[0][1][0] is first[0][1][0]
+    assert [clean for _, _, clean in segs] == [{0, 1}, {0}]  # the NULL is in the new segment
+    assert first == [(50, {0: list(range(50)), 1: [i % 5 for i in range(50)]}, {0, 1})]
+    assert store.columns(1, [0]) is None  # a snapshot before the append cannot use them
+    n, cols = _columns(store, 2, [1, 0])
+    assert cols[0] == list(range(80)) and n == 80
+    # a column asked for the first time lines up with the others (joined into one segment)
+    store.apply(3, [(_key(i), (i, 7)) for i in range(80, 100)])
+    n, cols = _columns(store, 3, [0, 1])
+    assert n == 100 and cols[1][-1] == 7 and cols[1][60] is None
+    # writes that are not appends drop the columns: later reads see the new values
+    store.apply(4, [(_key(i), (i, -1)) for i in range(0, 100, 2)])  # updates (new versions)
+    assert store.columns(4, [1]) is None
+    store.collect(4)
+    n, cols = _columns(store, 4, [1])
+    assert cols[1][:4] == [-1, 1, -1, 3] and n == 100
+    store.apply(5, [(_key(i), (i, 0)) for i in range(100, 200, 2)])  # an append
+    store.apply(6, [(_key(i), (i, 1)) for i in range(101, 200, 2)])  # keys between stored ones
+    n, cols = _columns(store, 6, [0, 1])
+    assert cols[0] == list(range(200)) and cols[1][100:104] == [0, 1, 0, 1]
+    for k in range(100):  # many small segments are joined, and stay right
+        store.apply(7 + k, [(_key(i), (i, k)) for i in range(200 + 10 * k, 210 + 10 * k)])
+        store.compact()
+    n, cols = _columns(store, 106, [0, 1])
+    assert cols[0] == list(range(1200)) and cols[1][-1] == 99
 
 
 def _partials(spec: AggSpec, rows: list[tuple]) -> list[tuple]:
@@ -165,3 +212,50 @@ def test_conflict_manager_bulk_acquire_and_release():
     assert cm.handle(Acquire(4, 11, keys)) == [Granted(4)]
     cm.handle(Release(4, keys, None))  # aborted: nothing recorded
     assert not cm.holders and cm.last_commit[keys[0]] == 11
+
+
+def test_apply_lists_matches_apply():
+    rnd = random.Random(11)
+    batches = [
+        (1, list(range(0, 3000, 3))),  # ascending above everything: appended
+        (2, list(range(3000, 3100))),  # small: the general path
+        (3, [5000, 4000] + list(range(6000, 7000))),  # not ascending
+        (4, list(range(1, 3000, 3))),  # ascending, but among stored keys
+        (5, list(range(7000, 8000))),  # appended again, with deletes
+    ]
+    lists, pairs = VersionStore(cache_limit=16), VersionStore(cache_limit=16)
+    for ts, ids in batches:
+        rows = [None if ts == 5 and i % 7 == 0 else (i, ts) for i in ids]
+        keys = [_key(i) for i in ids]
+        lists.apply_lists(ts, keys, list(rows))
+        pairs.apply(ts, list(zip(keys, rows, strict=True)))
+        rnd.shuffle(keys)  # the caller's lists are not kept
+    for ts in range(6):
+        assert _state(lists, ts) == _state(pairs, ts)
+    assert lists.collect(5) == pairs.collect(5)
+    assert _state(lists, 5) == _state(pairs, 5)
+
+
+def test_region_of_single_versions_checkpoints_by_column(tmp_path):
+    from decimal import Decimal
+
+    from cumulo.server.kivi.api import Checkpoint, RegionData, Scan
+    from cumulo.server.kivi.region import Region
+    from cumulo.server.kivi.wire import packb, unpackb
+
+    rows = [(i, ("t", i), [i], None, Decimal(i) / 4) for i in range(3000)]
+    node = KiviNode(tmp_path)
+    node.apply(Apply(3, [Write(5, _key(i), r) for i, r in enumerate(rows)]))
+    data = node.regions()[0].export(3)
+    assert unpackb(packb(data)).chains == [((3, r),) for r in rows]  # the column form
+    assert unpackb(packb(data)).chains[7][0][1][1] == ("t", 7)  # a tuple value stays one
+    node.apply(Apply(4, [Write(5, _key(1), None), Write(5, _key(2), (2, None, [], 1, 1))]))
+    old = node.regions()[0].export(3)  # a snapshot below the newest version
+    assert len(old.keys) == 3000 and old.chains[1] == ((3, rows[1]),)
+    node.checkpoint(Checkpoint(4))
+    again = KiviNode(tmp_path)  # mixed chains: the per-key form
+    for ts in (3, 4):
+        assert again.scan(Scan(5, ts, batch_size=10**6)).rows == node.scan(
+            Scan(5, ts, batch_size=10**6)).rows
+    lists = RegionData(5, b"", None, [_key(0)], [[(3, (0,))]])  # chains as lists still load
+    assert Region.from_data(lists).store.read(_key(0), 3) == (0,)
