@@ -24,7 +24,9 @@ does neither, and refuses to order a Decimal NaN at all. Each tree therefore
 also gets a *safe* variant comparing through `sql_compare`: it runs when the
 tree has a NaN constant, or when the fast variant meets a Decimal NaN
 (`InvalidOperation`). NB: a float NaN in a column, compared in fast mode,
-still compares false with everything (a known gap, cheap to close only in C).
+still compares false with everything, so the SQL layer does not push float
+comparisons (nor numeric column-to-column equality) down here: see
+`optimizer/pushdown_filters._nan_safe`.
 """
 
 from __future__ import annotations

@@ -546,6 +546,8 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
             oids.append(1700)
         else:
             v = int(tok)
+            if v in (2**31, 2**63) and sql[:m.start()].rstrip().endswith("-"):
+                return None  # NB: `-2147483648` is an int4 (the binder folds the sign)
             values.append(v)
             oids.append(23 if INT4_RANGE[0] <= v <= INT4_RANGE[1] else 20 if v < 2**63 else 1700)
             if oids[-1] == 1700:

@@ -35,6 +35,11 @@ SETUP = [
     "create table dqw (col1 int primary key, col2 int, d date, n numeric)",
     "insert into dqw select g, g * 5, date '2020-01-01' + (g / 2), g / 3.0 "
     "from generate_series(1, 12) g",
+    # NaN in float8 and numeric columns: PostgreSQL's NaN equals itself and sorts above
+    # every number, also when the comparison could be pushed into a KiVi scan
+    "create table nanf (id int primary key, x float8, y float8, n numeric, m numeric)",
+    "insert into nanf values (1, 'NaN', 'NaN', 'NaN', 'NaN'), (2, 1, 2, 1, 2), (3, 3, 3, 3, 3), "
+    "(4, null, 1, null, 1)",
     "create table ft (id int primary key, x int, y int)",
     "insert into ft values (1,1,2),(2,2,3),(3,3,4),(4,4,5),(5,4,6)",
     "create table tz1 (id int primary key, t timetz)",
@@ -42,6 +47,14 @@ SETUP = [
 ]
 
 QUERIES = [
+    "select id from nanf where x <> x order by id",
+    "select id from nanf where x = x order by id",
+    "select id from nanf where x > 1 order by id",
+    "select id from nanf where x in (1, 'NaN') order by id",
+    "select id from nanf where x = y or n = m order by id",
+    "select id from nanf where n = m order by id",
+    "select id from nanf where n > 1 order by id",
+    "select id from nanf where x >= 'Infinity' and not (x < 2) order by id",
     # aggregates
     "select dept, count(*), sum(sal), avg(sal), min(hired), max(hired), string_agg(id::text, ',' "
     "order by id), array_agg(id order by id desc) from e1 group by dept order by dept nulls first",

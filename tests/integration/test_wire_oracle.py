@@ -31,6 +31,9 @@ SCRIPTS: dict[str, list[bytes]] = {
     "length beyond the 1 GB limit": [b"Q" + I32(0x7FFFFFF0) + b"select 1\0"],
     "query without its terminator": [W.msg(b"Q", b"select 1"), W.query("select 2")],
     "query with bytes after the terminator": [W.msg(b"Q", b"select 1\0junk"), W.query("select 2")],
+    "query typing -2147483648 as int4": [
+        W.query("select pg_typeof(-2147483648), pg_typeof(1 -2147483648)"),
+        W.query("select 9")],
     "query with a parameter nothing binds": [W.query("select 1 + $1"), W.query("select 7")],
     "query text an unnamed statement prepared first": [
         W.parse("select $1::int4"), W.SYNC, W.query("select $1::int4"), W.query("select 8")],

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...pgtypes import oids as T
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
@@ -34,6 +35,8 @@ def to_ir(e: E, ncols: int) -> Any:
     if k == "param":
         return ("param", e.data)
     if k == "op" and e.data in ("=", "<>", "<", "<=", ">", ">="):
+        if not _nan_safe(e):
+            return None
         a, b = (to_ir(x, ncols) for x in e.args)
         if a is None or b is None:
             return None
@@ -49,7 +52,7 @@ def to_ir(e: E, ncols: int) -> Any:
         if inner is None:
             return None
         return ("is_null", inner) if k == "isnull" else ("is_not_null", inner)
-    if k == "in_list" and not e.data and e.args[0].kind == "col":
+    if k == "in_list" and not e.data and e.args[0].kind == "col" and e.args[0].type not in _FLOATS:
         if all(x.kind == "const" for x in e.args[1:]):
             inner = to_ir(e.args[0], ncols)
             return None if inner is None else ("in", inner, [x.data for x in e.args[1:]])
@@ -57,6 +60,25 @@ def to_ir(e: E, ncols: int) -> Any:
         inner = to_ir(e.args[0], ncols)
         return None if inner is None else ("like", inner, e.args[1].data, e.data[0])
     return None
+
+
+_FLOATS = (T.FLOAT4, T.FLOAT8)
+
+
+def _nan_safe(e: E) -> bool:
+    """Tells whether KiVi's fast comparisons give PostgreSQL's answer even if a NaN turns up.
+
+    PostgreSQL orders NaN above every number and equal to itself. The node's fast
+    filter uses Python's operators, where a float NaN compares false with everything
+    (and a Decimal NaN is unequal to itself, but raises, and so falls back to the safe
+    variant, when ordered). Such comparisons stay in the SQL layer's Filter, whose
+    compiled comparisons are NaN-aware.
+    """
+    if any(x.type in _FLOATS for x in e.args):
+        return False
+    if e.data in ("=", "<>") and any(x.type == T.NUMERIC for x in e.args):
+        return any(x.kind == "const" for x in e.args)  # a NaN constant makes KiVi go safe
+    return True
 
 
 def pushdown_filters(plan: N.Node, ctx: Any) -> N.Node:
