@@ -86,13 +86,30 @@ def _rows(dsn: str, sql: str) -> list:
         return sorted(conn.execute(sql).fetchall(), key=repr)
 
 
+def _plan(dsn: str, sql: str) -> str:
+    """The EXPLAIN text of `sql`, one line per plan line."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
+
+
+def _same_rows_and_plan(pg: str, cu: str, setup: list[str], cases: list) -> None:
+    """Runs `setup` on both systems, then each (sql, plan) case: PostgreSQL's rows, and
+    Cumulo's EXPLAIN naming `plan`."""
+    for dsn in (pg, cu):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for s in setup:
+                conn.execute(s)
+    for sql, plan in cases:
+        assert _rows(cu, sql) == _rows(pg, sql), sql
+        text = _plan(cu, sql)
+        assert plan in text, text
+
+
 @pytest.mark.parametrize("sql,has,lacks", CASES, ids=[f"{i}" for i in range(len(CASES))])
 def test_same_rows_as_pg15(dsns, sql, has, lacks):
     pg, cu = dsns
-    want = _rows(pg, sql)
-    assert _rows(cu, sql) == want
-    with psycopg.connect(cu, autocommit=True) as conn:
-        text = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
+    assert _rows(cu, sql) == _rows(pg, sql)
+    text = _plan(cu, sql)
     if has is not None:
         assert has in text, text
     if lacks is not None:
@@ -113,8 +130,7 @@ def test_volatile_view_is_not_shared(dsns):
     pg, cu = dsns
     sql = "SELECT a.s = b.s, a.n FROM rand_v a, rand_v b"
     assert _rows(cu, sql) == _rows(pg, sql) == [(False, 10)]
-    with psycopg.connect(cu, autocommit=True) as conn:
-        text = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
+    text = _plan(cu, sql)
     assert "CTEScan" not in text, text
 
 
@@ -164,16 +180,7 @@ def test_semi_and_anti_joins_hashing_the_smaller_left_side(dsns):
         "ANALYZE sm",
         "ANALYZE bg",
     ]
-    for dsn in (pg, cu):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for s in setup:
-                conn.execute(s)
-    for sql, plan in RIGHT_CASES:
-        want = _rows(pg, sql)
-        assert _rows(cu, sql) == want, sql
-        with psycopg.connect(cu, autocommit=True) as conn:
-            text = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
-        assert plan in text, text
+    _same_rows_and_plan(pg, cu, setup, RIGHT_CASES)
     assert _rows(pg, RIGHT_CASES[0][0]) and _rows(pg, RIGHT_CASES[1][0])  # both non-empty
 
 
@@ -212,14 +219,5 @@ def test_range_bind_join_over_a_primary_key_prefix(dsns):
         "ANALYZE ol",
         "ANALYZE od",
     ]
-    for dsn in (pg, cu):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for s in setup:
-                conn.execute(s)
-    for sql, plan in RANGE_CASES:
-        want = _rows(pg, sql)
-        assert _rows(cu, sql) == want, sql
-        with psycopg.connect(cu, autocommit=True) as conn:
-            text = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql).fetchall())
-        assert plan in text, text
+    _same_rows_and_plan(pg, cu, setup, RANGE_CASES)
     assert len(_rows(pg, RANGE_CASES[0][0])) >= 30  # 4 matching orders x 10 lines

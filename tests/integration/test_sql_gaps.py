@@ -23,8 +23,7 @@ import asyncpg
 import psycopg
 import pytest
 
-from tests import pg15 as pg15_mod
-from tests.integration.test_statements_pg15 import _database, statements
+from tests.integration.test_statements_pg15 import _database, assert_same_outcomes
 
 SCRIPTS: dict[str, str] = {}
 
@@ -326,45 +325,14 @@ select * from oc order by id;
 """
 
 
-def run(dsn: str, script: str) -> list[tuple]:
-    """Runs a script statement by statement; one comparable outcome per statement."""
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for sql in statements(script):
-            try:
-                cur = conn.execute(sql.rstrip(";"))
-                if cur.description is None:
-                    out.append((sql, cur.statusmessage))
-                else:
-                    names = [(d.name, d.type_code) for d in cur.description]
-                    out.append((sql, cur.statusmessage, names, cur.fetchall()))
-            except psycopg.Error as e:
-                out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary))
-    return out
-
-
 @pytest.fixture(scope="module")
-def servers(cumulo_server):
-    if not pg15_mod.available():
-        pytest.skip("PostgreSQL 15 binaries not installed")
-    pg = pg15_mod.PG15().start()
-    try:
-        yield pg, cumulo_server
-    finally:
-        pg.stop()
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
 
 
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_same_outcomes_as_pg15(servers, name):
-    pg, cu = servers
-    db = f"gaps_{name}"
-    _database(pg.dsn(), cu.dsn(), db)
-    expected = run(pg.dsn(db=db), SCRIPTS[name])
-    got = run(cu.dsn(dbname=db), SCRIPTS[name])
-    assert len(got) == len(expected)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
-                                for e, g in diffs)
+    assert_same_outcomes(*servers, f"gaps_{name}", SCRIPTS[name], types=True)
 
 
 def _array_round_trips(dsn: str) -> list:

@@ -17,8 +17,6 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests import pg15 as pg15_mod
-
 SCRIPTS: dict[str, str] = {}
 
 SCRIPTS["create_table_constraints"] = """
@@ -593,8 +591,11 @@ def statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";\n") if s.strip().rstrip(";")]
 
 
-def run(dsn: str, script: str) -> list[tuple]:
-    """Runs a script statement by statement; one comparable outcome per statement."""
+def run(dsn: str, script: str, types: bool = False) -> list[tuple]:
+    """Runs a script statement by statement; one comparable outcome per statement.
+
+    With `types`, each result column's type OID is compared along with its name.
+    """
     out: list[tuple] = []
     with psycopg.connect(dsn, autocommit=True) as conn:
         for sql in statements(script):
@@ -603,22 +604,28 @@ def run(dsn: str, script: str) -> list[tuple]:
                 if cur.description is None:
                     out.append((sql, cur.statusmessage))
                 else:
-                    names = [d.name for d in cur.description]
+                    names = [(d.name, d.type_code) if types else d.name
+                             for d in cur.description]
                     out.append((sql, cur.statusmessage, names, cur.fetchall()))
             except psycopg.Error as e:
                 out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary))
     return out
 
 
+def assert_same_outcomes(pg, cu, db: str, script: str, types: bool = False) -> None:
+    """Runs `script` in a fresh database `db` on PG 15 and on Cumulo; every outcome must match."""
+    _database(pg.dsn(), cu.dsn(), db)
+    expected = run(pg.dsn(db=db), script, types)
+    got = run(cu.dsn(dbname=db), script, types)
+    assert len(got) == len(expected)
+    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
+    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
+                                for e, g in diffs)
+
+
 @pytest.fixture(scope="module")
-def servers(cumulo_server):
-    if not pg15_mod.available():
-        pytest.skip("PostgreSQL 15 binaries not installed")
-    pg = pg15_mod.PG15().start()
-    try:
-        yield pg, cumulo_server
-    finally:
-        pg.stop()
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
 
 
 def _database(pg_dsn: str, cu_dsn: str, name: str) -> None:
@@ -635,15 +642,7 @@ def test_scripts_are_split_into_statements():
 
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_same_outcomes_as_pg15(servers, name):
-    pg, cu = servers
-    db = f"stmt_{name}"
-    _database(pg.dsn(), cu.dsn(), db)
-    expected = run(pg.dsn(db=db), SCRIPTS[name])
-    got = run(cu.dsn(dbname=db), SCRIPTS[name])
-    assert len(got) == len(expected)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
-                                for e, g in diffs)
+    assert_same_outcomes(*servers, f"stmt_{name}", SCRIPTS[name])
 
 
 def _copy_session(dsn: str) -> list:
