@@ -16,6 +16,7 @@ may hold travels as an ext type:
     10    interval            [months, days, microseconds] (`pgtypes.interval.Interval`;
                               a code-5 timedelta written before months existed still
                               decodes, as a timedelta)
+    11    range               [range type oid, flags, lower, upper] (`pgtypes.ranges.Range`)
 
 Rows are tuples and array values inside them are lists. Packing every row as a
 tuple ext would cost a nested `packb` per row, so the row-carrying fields of
@@ -36,10 +37,12 @@ from typing import Any
 import msgpack
 
 from ..pgtypes.interval import Interval
+from ..pgtypes.ranges import Range
 from . import api
 
 EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
 EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
+EXT_RANGE = 11
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -157,6 +160,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_INTERVAL, _pack([obj.months, obj.day, obj.time]))
     if t is uuid.UUID:
         return msgpack.ExtType(EXT_UUID, obj.bytes)
+    if t is Range:
+        return msgpack.ExtType(EXT_RANGE, _pack([obj.oid, obj.flags, obj.lower, obj.upper]))
     if t is _BigInt:
         return msgpack.ExtType(EXT_BIGINT, str(obj.v).encode())
     if t in _FIELDS:
@@ -208,6 +213,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return Interval(*_unpack(data))
     if code == EXT_UUID:
         return uuid.UUID(bytes=data)
+    if code == EXT_RANGE:
+        oid, flags, lower, upper = _unpack(data)
+        return Range(oid, lower, upper, flags)
     if code == EXT_BIGINT:
         return int(data.decode())
     return msgpack.ExtType(code, data)

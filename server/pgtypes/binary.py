@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import oids as T
+from . import ranges
 from .interval import Interval, as_interval
 from .text import format_generic, text_decoder
 
@@ -392,6 +393,8 @@ def binary_encoder(oid: int) -> Encoder:
         return codec[0]
     if oid in _VECTORS:  # NB: int2vector and oidvector count from 0
         return _array_encoder(_VECTORS[oid], 0)
+    if oid in ranges.SUBTYPE:
+        return ranges.binary_encoder(binary_encoder(ranges.SUBTYPE[oid]))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_encoder(elem)
@@ -405,6 +408,8 @@ def binary_decoder(oid: int) -> Decoder:
         return codec[1]
     if oid in _VECTORS:
         return _array_decoder(_VECTORS[oid])
+    if oid in ranges.SUBTYPE:
+        return ranges.binary_decoder(oid, binary_decoder(ranges.SUBTYPE[oid]))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_decoder(elem)
@@ -413,7 +418,7 @@ def binary_decoder(oid: int) -> Decoder:
 
 def has_binary(oid: int) -> bool:
     """Tells whether pgtypes has a binary codec for `oid` (else text bytes are used)."""
-    return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF
+    return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF or oid in ranges.SUBTYPE
 
 
 def encode_binary(oid: int, value: Any) -> bytes:

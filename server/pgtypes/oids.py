@@ -73,6 +73,11 @@ PG_LSN = 3220
 REGCONFIG = 3734
 JSONB = 3802
 INT4RANGE = 3904
+NUMRANGE = 3906
+TSRANGE = 3908
+TSTZRANGE = 3910
+DATERANGE = 3912
+INT8RANGE = 3926
 REGNAMESPACE = 4089
 REGROLE = 4096
 
@@ -131,6 +136,11 @@ _SCALARS = [
     ("regconfig", REGCONFIG, 3735, 4, "N", "regconfig"),
     ("jsonb", JSONB, 3807, -1, "U", "jsonb"),
     ("int4range", INT4RANGE, 3905, -1, "R", "int4range"),
+    ("numrange", NUMRANGE, 3907, -1, "R", "numrange"),
+    ("tsrange", TSRANGE, 3909, -1, "R", "tsrange"),
+    ("tstzrange", TSTZRANGE, 3911, -1, "R", "tstzrange"),
+    ("daterange", DATERANGE, 3913, -1, "R", "daterange"),
+    ("int8range", INT8RANGE, 3927, -1, "R", "int8range"),
     ("regnamespace", REGNAMESPACE, 4090, 4, "N", "regnamespace"),
     ("regrole", REGROLE, 4097, 4, "N", "regrole"),
 ]

@@ -42,7 +42,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import dateparse, zones
+from . import dateparse, ranges, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -315,6 +315,7 @@ _BY_PYTYPE: dict[type, Encoder] = {
     dt.datetime: lambda v: format_timestamptz(v, zones.session_zone()) if v.tzinfo
     else _timestamp_out(v),
     dt.timedelta: format_interval, Interval: format_interval, uuid.UUID: str, dict: _json,
+    ranges.Range: lambda r: text_encoder(r.oid)(r),
 }
 
 
@@ -375,6 +376,8 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         return enc
     if oid in OID_LIKE:
         return format_generic
+    if oid in ranges.SUBTYPE:
+        return ranges.text_encoder(text_encoder(ranges.SUBTYPE[oid], tz))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_of(text_encoder(elem, tz))
@@ -731,6 +734,9 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
     dec = simple.get(oid)
     if dec is not None:
         return dec
+    if oid in ranges.SUBTYPE:
+        sub = text_decoder(ranges.SUBTYPE[oid], tz)
+        return lambda s: ranges.parse_range(s, oid, sub)
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_in(elem, tz)

@@ -31,6 +31,8 @@ from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes import zones
 from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
+from ...pgtypes.ranges import Range
 from ...pgtypes.text import format_text, parse_text, text_decoder, text_encoder
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
@@ -346,6 +348,8 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return lambda s: [conv(x) for x in str(s).split()]
     if oid in T.ELEMENT_OF:
         return text_to_array(T.ELEMENT_OF[oid])
+    if oid in RANGE_SUBTYPE:
+        return text_decoder(oid)
     return str
 
 
@@ -395,6 +399,8 @@ def to_text(v: Any, oid: int = 0) -> str:
         return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
                               else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
                               else _quote_elem(to_text(x)) for x in v) + "}"
+    if isinstance(v, Range):
+        return format_text(v.oid, v)
     return str(v)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import AmbiguousFunction, InvalidParameterValue, UndefinedFunction
 from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
+from ...pgtypes.jsonvalue import mark as mark_json
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
 from . import types as ty
 from .bound import E
@@ -134,10 +135,21 @@ def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]
             best = [(0, text_pref[0])]
     fd = best[0][1]
     if fd.args is None:
-        return fd, args
-    out = [coerce(a, w, params=params) if w not in (ANY,) else a
+        return fd, [_json_marked(a) for a in args]
+    out = [coerce(a, w, params=params) if w not in (ANY,) else _json_marked(a)
            for a, w in zip(args, fd.args, strict=True)]
     return fd, out
+
+
+_JSON_TYPES = (T.JSON, T.JSONB, T.ARRAY_OF[T.JSON], T.ARRAY_OF[T.JSONB])
+
+
+def _json_marked(a: E) -> E:
+    """A json-typed argument of an `any` parameter, marked so JSON builders embed it as JSON
+    (jsonb_build_object('a', '{"b":1}'::jsonb) is {"a": {"b": 1}}, not {"a": "{\\"b\\"..."})."""
+    if a.type not in _JSON_TYPES:
+        return a
+    return E("pyfunc", ("json", mark_json, True), [a], a.type, a.typmod, a.name)
 
 
 def return_type(fd: FunctionDef, args: list[E]) -> int:

@@ -19,6 +19,7 @@ from . import types as ty
 from .bound import E
 from .casts import date_add_days
 from .functions import coerce
+from .rangeops import involves_range, range_op
 
 
 def rt_date_add(d: dt.date, n: int) -> dt.date:
@@ -28,6 +29,8 @@ def rt_date_add(d: dt.date, n: int) -> dt.date:
 
 def arith(op: str, a: E, b: E, params: Any) -> E:
     """Types an arithmetic operator the way PostgreSQL's operator catalog does."""
+    if involves_range(a, b):  # range union, intersection, difference
+        return range_op(op, a, b, params)
     if a.type == T.UNKNOWN and b.type == T.UNKNOWN:
         a = coerce(a, T.NUMERIC if op == "^" else T.INT4, params=params)
         b = coerce(b, a.type, params=params)

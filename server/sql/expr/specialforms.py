@@ -20,6 +20,7 @@ from ...errors import FeatureNotSupported, UndefinedFunction
 from ...pgtypes import oids as T
 from .bound import E
 from .functions import coerce, resolve, return_type
+from .rangeops import involves_range, range_op
 
 
 class SpecialForms:
@@ -121,6 +122,8 @@ class SpecialForms:
         from . import types as ty
 
         a, b = self.bind(node.this), self.bind(node.expression)
+        if involves_range(a, b):
+            return range_op(op, a, b, self.params)
         if a.type == T.UNKNOWN:
             a = coerce(a, b.type if b.type in ty.INTS else T.INT4, params=self.params)
         if b.type == T.UNKNOWN:
@@ -213,6 +216,8 @@ class SpecialForms:
         a, b = self.bind(node.this), self.bind(node.expression)
         if swap:
             a, b = b, a
+        if involves_range(a, b):
+            return range_op("@>", a, b, self.params)
         if a.type in (T.JSON, T.JSONB) or b.type in (T.JSON, T.JSONB):
             a, b = coerce(a, T.JSONB, params=self.params), coerce(b, T.JSONB, params=self.params)
             return E("pyfunc", ("@>", _jsonb_contains, True), [a, b], T.BOOL, -1, "?column?")
@@ -243,8 +248,20 @@ class SpecialForms:
         return self._contains(node, True)
 
     def b_ArrayOverlaps(self, node: exp.Expression) -> E:
-        a, b = self._arrays(self.bind(node.this), self.bind(node.expression), "&&")
+        a, b = self.bind(node.this), self.bind(node.expression)
+        if involves_range(a, b):
+            return range_op("&&", a, b, self.params)
+        a, b = self._arrays(a, b, "&&")
         return E("pyfunc", ("&&", _array_overlaps, True), [a, b], T.BOOL, -1, "?column?")
+
+    def b_Adjacent(self, node: exp.Expression) -> E:  # -|- (ranges)
+        return range_op("-|-", self.bind(node.this), self.bind(node.expression), self.params)
+
+    def b_ExtendsLeft(self, node: exp.Expression) -> E:  # &< (ranges)
+        return range_op("&<", self.bind(node.this), self.bind(node.expression), self.params)
+
+    def b_ExtendsRight(self, node: exp.Expression) -> E:  # &> (ranges)
+        return range_op("&>", self.bind(node.this), self.bind(node.expression), self.params)
 
     def b_JSONBContainsTopKey(self, node: exp.Expression) -> E:
         a = coerce(self._json_base(node.this), T.JSONB, params=self.params)

@@ -194,6 +194,8 @@ def comparable(a: int, b: int) -> bool:
     if a == b or T.UNKNOWN in (a, b):
         return True
     ca, cb = category(a), category(b)
+    if ca == "R" or cb == "R":  # ranges compare only with the same range type
+        return False
     if ca == cb:
         return True
     if {a, b} <= set(STRINGS) | {T.CHAR}:

@@ -6,8 +6,9 @@ json and jsonb values are text. `json` output keeps PostgreSQL's spacing
 then bytes, `{"a": 1, "b": [1, 2]}`). Numbers are parsed as Decimal so that
 they print back unchanged.
 
-NB: the functions see Python values, not SQL types, so a json-typed text
-argument to json_build_object is embedded as a JSON string, not as JSON.
+NB: the functions see Python values, not SQL types; the binder marks json-typed
+arguments of `any` parameters as `JsonText` (pgtypes.jsonvalue), which the
+builders embed as JSON rather than as a string.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue, SQLError
 from ...pgtypes import oids as T
+from ...pgtypes.jsonvalue import JsonText
 from ...pgtypes.text import format_json_datetime
 from ..expr.casts import to_text
 from .registry import ANY, register
@@ -50,6 +52,8 @@ def value_json(v: Any, item_sep: str = ",") -> str:
     """Converts a SQL value to JSON text, as to_json does."""
     if v is None:
         return "null"
+    if isinstance(v, JsonText):
+        return str(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | Decimal):

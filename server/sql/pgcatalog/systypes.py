@@ -119,6 +119,16 @@ _PG_TYPES = """
 3807 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3904 f r f , - range_in range_out range_recv range_send - - range_typanalyze i x 0
 3905 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+3906 f r f , - range_in range_out range_recv range_send - - range_typanalyze i x 0
+3907 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+3908 f r f , - range_in range_out range_recv range_send - - range_typanalyze d x 0
+3909 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+3910 f r f , - range_in range_out range_recv range_send - - range_typanalyze d x 0
+3911 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+3912 f r f , - range_in range_out range_recv range_send - - range_typanalyze i x 0
+3913 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+3926 f r f , - range_in range_out range_recv range_send - - range_typanalyze d x 0
+3927 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
 4089 t b f , - regnamespacein regnamespaceout regnamespacerecv regnamespacesend - - - i p 0
 4090 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 4096 t b f , - regrolein regroleout regrolerecv regrolesend - - - i p 0
@@ -184,9 +194,20 @@ def _type_rows() -> tuple[tuple[Any, ...], ...]:
 
 @pg_relation("pg_catalog", "pg_range")
 def pg_range(ctx: Any) -> list[tuple[Any, ...]]:
-    """The int4range row (the only range type Cumulo knows)."""
-    return [(T.INT4RANGE, T.INT4, 4451, 0, 1978, regproc("int4range_canonical"),
-             regproc("int4range_subdiff"))]
+    """One row per built-in range type, as PostgreSQL 15 has them."""
+    return [(oid, sub, multi, 0, opc, regproc(canon), regproc(diff))
+            for oid, sub, multi, opc, canon, diff in _RANGES]
+
+
+# (range type, subtype, multirange type, subtype btree opclass, canonical, subdiff)
+_RANGES = [
+    (T.INT4RANGE, T.INT4, 4451, 1978, "int4range_canonical", "int4range_subdiff"),
+    (T.NUMRANGE, T.NUMERIC, 4532, 3125, "-", "numrange_subdiff"),
+    (T.TSRANGE, T.TIMESTAMP, 4533, 3128, "-", "tsrange_subdiff"),
+    (T.TSTZRANGE, T.TIMESTAMPTZ, 4534, 3127, "-", "tstzrange_subdiff"),
+    (T.DATERANGE, T.DATE, 4535, 3122, "daterange_canonical", "daterange_subdiff"),
+    (T.INT8RANGE, T.INT8, 4536, 3124, "int8range_canonical", "int8range_subdiff"),
+]
 
 
 @pg_relation("pg_catalog", "pg_am")

@@ -1,0 +1,66 @@
+"""Range operators: @> <@ && << >> &< &> -|- and + * -, typed as pg_operator types them.
+
+PostgreSQL declares them over anyrange (and anyrange/anyelement for
+containment), so both operands must be the same range type, or the range and
+exactly its subtype: `int8range @> 3` is 42883, not a cast. An unknown
+literal takes the other operand's range type (`r @> '[2,3]'`, and `r @> '3'`
+is 22P02, a malformed range literal, as in PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import SQLError, UndefinedFunction
+from ...pgtypes import oids as T
+from ...pgtypes import ranges as R
+from .bound import E
+from .functions import coerce
+from .types import type_name
+
+_BOOL_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "&&": R.overlaps, "<<": R.before, ">>": R.after, "&<": R.overleft, "&>": R.overright,
+    "-|-": R.adjacent,
+}
+_RANGE_OPS: dict[str, Callable[[Any, Any], Any]] = {"+": R.union, "*": R.intersect, "-": R.minus}
+
+
+def involves_range(a: E, b: E) -> bool:
+    """True when one operand is a range: the operator is a range operator."""
+    return a.type in R.SUBTYPE or b.type in R.SUBTYPE
+
+
+def _undefined(op: str, a: E, b: E) -> SQLError:
+    return UndefinedFunction(
+        f"operator does not exist: {type_name(a.type)} {op} {type_name(b.type)}",
+        hint="No operator matches the given name and argument types. "
+        "You might need to add explicit type casts.")
+
+
+def _same_range(op: str, a: E, b: E, params: Any) -> tuple[E, E]:
+    if a.type == T.UNKNOWN:
+        a = coerce(a, b.type, params=params)
+    if b.type == T.UNKNOWN:
+        b = coerce(b, a.type, params=params)
+    if a.type != b.type or a.type not in R.SUBTYPE:
+        raise _undefined(op, a, b)
+    return a, b
+
+
+def range_op(op: str, a: E, b: E, params: Any) -> E:
+    """Binds `a op b` where one side is a range (see the module docstring for the typing)."""
+    if op in ("@>", "<@"):
+        rng, other = (a, b) if op == "@>" else (b, a)
+        if rng.type in R.SUBTYPE and other.type == R.SUBTYPE[rng.type]:
+            args = [rng, other]
+            return E("pyfunc", (op, R.contains_elem, True), args, T.BOOL, -1, "?column?")
+        a, b = _same_range(op, a, b, params)
+        fn = R.contains if op == "@>" else (lambda x, y: R.contains(y, x))
+        return E("pyfunc", (op, fn, True), [a, b], T.BOOL, -1, "?column?")
+    a, b = _same_range(op, a, b, params)
+    if op in _BOOL_OPS:
+        return E("pyfunc", (op, _BOOL_OPS[op], True), [a, b], T.BOOL, -1, "?column?")
+    if op in _RANGE_OPS:
+        return E("pyfunc", (op, _RANGE_OPS[op], True), [a, b], a.type, -1, "?column?")
+    raise _undefined(op, a, b)

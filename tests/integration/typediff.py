@@ -1,0 +1,46 @@
+"""Raw differential runs for type tests: the exact bytes each server sends, text and binary.
+
+`raw_outcome` runs one statement through libpq (psycopg's `pgconn`) and keeps
+what the wire carried: each column's type OID and typmod, and every value's
+bytes, in the text format (a simple Query) or in the binary format (an
+extended-protocol Execute with result format 1). Comparing these with
+PostgreSQL 15's checks the type's output function, its send function and its
+RowDescription at once, with no client library reinterpreting anything.
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import pq
+
+
+def raw_outcome(conn: psycopg.Connection, sql: str, binary: bool = False) -> tuple:
+    """("rows", [(oid, typmod)...], rows of bytes) | ("ok", tag) | ("error", sqlstate, message)."""
+    pgc = conn.pgconn
+    res = pgc.exec_params(sql.encode(), [], result_format=1) if binary else pgc.exec_(sql.encode())
+    st = res.status
+    if st == pq.ExecStatus.FATAL_ERROR:
+        code = res.error_field(pq.DiagnosticField.SQLSTATE)
+        msg = res.error_field(pq.DiagnosticField.MESSAGE_PRIMARY)
+        return ("error", code and code.decode(), msg and msg.decode())
+    if st == pq.ExecStatus.TUPLES_OK:
+        cols = [(res.ftype(i), res.fmod(i)) for i in range(res.nfields)]
+        rows = [tuple(res.get_value(r, c) for c in range(res.nfields)) for r in range(res.ntuples)]
+        return ("rows", cols, rows)
+    tag = res.command_status
+    return ("ok", tag and tag.decode())
+
+
+def differences(pg: psycopg.Connection, cu: psycopg.Connection, statements: list[str],
+                binary: bool = False) -> list[str]:
+    """Runs each statement on both connections; the ones whose raw outcomes differ."""
+    out = []
+    for sql in statements:
+        want, got = raw_outcome(pg, sql, binary), raw_outcome(cu, sql, binary)
+        if want != got:
+            out.append(f"{sql}\n   pg15: {want}\n cumulo: {got}")
+    return out
+
+
+def connect(dsn: str) -> psycopg.Connection:
+    return psycopg.connect(dsn, autocommit=True)
