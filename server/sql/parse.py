@@ -28,6 +28,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import SQLError, SyntaxError_
+from . import manyvalues
 
 
 def _mark_date_part(parser: Any) -> exp.Expression:
@@ -187,6 +188,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                         r"SECURITY\s+LABEL|REINDEX|CLUSTER)\b.*$", _I)),
     ("sequence", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$",
                             _I)),
+    ("alter_system", re.compile(r"ALTER\s+SYSTEM\b.*$", _I | re.S)),
 ]
 _FIRST_WORDS = {
     "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,
@@ -386,7 +388,16 @@ def _lambdas_to_json(tree: exp.Expression) -> None:
 
 
 def parse_sql(sql: str) -> exp.Expression:
-    """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure."""
+    """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure.
+
+    A multi-row INSERT ... VALUES of parameters whose rows share one shape comes back with
+    its first row only, and `meta["many"]` (a `manyvalues.ManyValues`) on the VALUES node.
+    """
+    many = None
+    if "$" in sql and sql[:6].upper() == "INSERT" and ("), (" in sql or "),(" in sql):
+        many = manyvalues.split(sql)
+        if many is not None:
+            sql = many.head
     has_interval = "nterval" in sql or "NTERVAL" in sql
     if "'" in sql and (has_interval or "::" in sql):
         sql = _TYPED_LITERALS.sub(_typed_literal, sql)
@@ -413,6 +424,11 @@ def parse_sql(sql: str) -> exp.Expression:
         raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
     if "->" in sql:
         _lambdas_to_json(tree)
+    if many is not None:
+        source = tree.args.get("expression")
+        if not isinstance(tree, exp.Insert) or not isinstance(source, exp.Values):
+            raise SyntaxError_("syntax error")  # NB: cannot happen: split matched an INSERT
+        source.meta["many"] = many
     if any(c is not None for c in caches):
         idents = list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint))
         for k, cache in zip(idents, caches, strict=False):
@@ -456,6 +472,7 @@ class PlanCache:
     def __init__(self, size: int = 512) -> None:
         self.size = size
         self._map: OrderedDict[Any, Any] = OrderedDict()
+        self._private: dict[Any, Any] = {}
         self.generation = 0  # bumped by `clear`: entries derived from the cache check it
 
     def get(self, key: Any, version: int) -> Any:
@@ -477,7 +494,26 @@ class PlanCache:
     def clear(self) -> None:
         """Forgets every entry (DISCARD ALL / DISCARD PLANS)."""
         self._map.clear()
+        self._private.clear()
         self.generation += 1
+
+    # NB: after DDL, a transaction plans against its own private catalog snapshot, which
+    # nobody else may share; its plans stay valid for as long as that snapshot object is
+    # the session's (the next DDL, a rollback or the commit replaces it). Without this,
+    # every row of an executemany after CREATE TABLE in the same transaction (pandas'
+    # to_sql) was analysed again.
+    _private_of: Any = None
+
+    def get_private(self, key: Any, catalog: Any) -> Any:
+        """Returns an entry planned against the private catalog `catalog`, or None."""
+        return self._private.get(key) if self._private_of is catalog else None
+
+    def put_private(self, key: Any, catalog: Any, entry: Any) -> None:
+        """Caches an entry planned against the private catalog `catalog` (forgetting others)."""
+        if self._private_of is not catalog:
+            self._private_of, self._private = catalog, {}
+        if len(self._private) < self.size:
+            self._private[key] = entry
 
 
 # -- literal stripping for the plan cache --------------------------------------

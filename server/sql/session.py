@@ -338,12 +338,16 @@ class SQLSession:
         version = self.catalog_version()
         key = (text, param_oids)
         stmt = self.cache.get(key, version)
+        if stmt is None and version == -1:
+            stmt = self.cache.get_private(key, self.txn_catalog)
         if stmt is None:
             stmt = analyse(self, text, list(param_oids))
             stmt.search_path = self._cached_sp
             stmt.timezone = self._cached_tz
             if stmt.version != -1 and version != -1:
                 self.cache.put(key, stmt)
+            elif version == -1 and stmt.kind in ("query", "dml"):
+                self.cache.put_private(key, self.txn_catalog, stmt)
         return stmt
 
     def lookup_simple(self, text: str) -> tuple[Stmt, list[Any]]:

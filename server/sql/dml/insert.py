@@ -27,6 +27,7 @@ from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
 from ..statement import Stmt, compiler
 from .keys import encode_key
+from .manyrows import compile_rows
 from .returning import compile_returning
 from .values import ValueFn, compile_default, compile_value, table_scope
 from .writer import prefix_end, writer_for, writer_of
@@ -79,6 +80,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         source = source.copy()
         source.set("with_", tree.args["with_"].copy())  # NB: WITH ... INSERT ... SELECT
     rows_fns: list[list[ValueFn]] | None = None
+    many_fn: Any = None  # the rows of a multi-row VALUES of one shape (manyrows)
     plan: Any = None  # the source query's QueryPlan, unless rows_fns is set
     if tree.args.get("default") and source is None:
         rows_fns = [[]]
@@ -95,7 +97,14 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
             for c in table.live_columns:
                 if c.attnum - 1 not in cols:
                     defaults[c.attnum - 1] = compile_default(s, c, table)
-        for tup in source.expressions:
+        many = source.meta.get("many")
+        if many is not None and len(source.expressions[0].expressions) == len(cols):
+            for pos in cols:
+                _check_identity(table.columns[pos], overriding)
+            many_fn = compile_rows(s, source.expressions[0].expressions,
+                                   [table.columns[pos] for pos in cols], many.rows, many.stride,
+                                   params)
+        for tup in source.expressions if many_fn is None else ():
             exprs = tup.expressions
             if len(exprs) > len(cols):
                 raise SyntaxError_("INSERT has more expressions than target columns")
@@ -109,6 +118,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                     _check_identity(table.columns[pos], overriding)
                     fns.append(compile_value(s, e, table.columns[pos], [], params))
             rows_fns.append(fns)
+        if many_fn is not None:
+            rows_fns = None
     elif source is not None:
         plan = compiler().plan_query(source, s.catalog(), params, s.search_path())
         if len(plan.columns) > len(cols):
@@ -135,7 +146,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         out_rows: list[tuple[Any, ...]] = []
         total = 0
         batches: Any
-        if rows_fns is not None:
+        if many_fn is not None:
+            batches = [many_fn(ctx)]
+        elif rows_fns is not None:
             batches = [[[f(None, ctx) for f in fns] for fns in rows_fns]]
         elif reads_target:
             # NB: the source reads the target: take every row before writing any (Halloween).

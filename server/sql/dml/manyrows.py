@@ -1,0 +1,114 @@
+"""The rows of a multi-row INSERT ... VALUES whose rows all share one shape.
+
+`sql.manyvalues.split` recognised the statement and left only its first row
+in the tree. Here each column of that row is compiled once per parameter
+type the client declared for it (usually one), and at run time whole columns
+of parameters are converted: row r's value for a column is parameter
+`r * stride + p`. The compiled value is the same `compile_value` an ordinary
+INSERT uses, so casts, typmods, inference and errors are exactly the same;
+it runs against a context whose parameter list holds one row's values.
+
+Why per declared type: clients declare each parameter's type from its value
+(psycopg sends a small int as int2 and a big one as int8, None as unknown),
+so one column may arrive under a few types, each decoded, cast and checked
+on its own, as PostgreSQL does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...pgtypes import oids as T
+from ..catalog.model import Column
+from ..context import ExecContext, ParamTypes
+from .values import ValueFn, compile_value
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+ColumnFn = Callable[[ExecContext], list[Any]]
+
+
+def param_number(node: exp.Expression) -> int:
+    """The n of `$n` (or `$n::type`), 0 if the node is neither."""
+    if isinstance(node, exp.Cast):
+        node = node.this
+    if isinstance(node, exp.Parameter | exp.Placeholder):
+        inner = node.this
+        text = inner.name if isinstance(inner, exp.Expression) else node.name
+        return int(text) if text and text.isdigit() else 0
+    return 0
+
+
+def compile_rows(s: SQLSession, exprs: list[exp.Expression], targets: list[Column],
+                 rows: int, stride: int, params: ParamTypes
+                 ) -> Callable[[ExecContext], list[list[Any]]] | None:
+    """Compiles `rows` rows shaped like `exprs` into `fn(ctx) -> [[value per target]...]`.
+
+    Returns None when an element is not a parameter (the caller then needs the full tree,
+    which it does not have: split only leaves parameters, so that is a bug guard). Fills in
+    `params.oids` for every row's parameters.
+    """
+    total = rows * stride
+    while len(params.oids) < total:
+        params.oids.append(0)
+    columns: list[ColumnFn] = []
+    for node, col in zip(exprs, targets, strict=True):
+        p = param_number(node)
+        if p == 0:
+            return None
+        columns.append(_column(s, node, col, p, rows, stride, params))
+
+    def build(ctx: ExecContext) -> list[list[Any]]:
+        cols = [f(ctx) for f in columns]
+        return [list(r) for r in zip(*cols, strict=True)] if cols else [[] for _ in range(rows)]
+
+    return build
+
+
+def _column(s: SQLSession, node: exp.Expression, col: Column, p: int, rows: int, stride: int,
+            params: ParamTypes) -> ColumnFn:
+    """One column: its values are parameters p, p + stride, ... converted to `col`."""
+    first = p - 1
+    declared = params.oids[first:rows * stride:stride]
+    fns: dict[int, ValueFn] = {}
+    for d in dict.fromkeys(declared):
+        small = ParamTypes([0] * (p - 1) + [d])
+        fns[d] = compile_value(s, node, col, [], small)
+        inferred = small.get(p) or T.TEXT
+        if d == 0:
+            for r in range(rows):
+                if params.oids[first + r * stride] == 0:
+                    params.oids[first + r * stride] = inferred
+    if len(fns) == 1:
+        fn = next(iter(fns.values()))
+
+        def one_type(ctx: ExecContext) -> list[Any]:
+            vals = ctx.params[first::stride]
+            buf: list[Any] = [None] * p
+            sub = dataclasses.replace(ctx, params=buf)
+            out = []
+            for v in vals:
+                buf[first] = v
+                out.append(fn(None, sub))
+            return out
+
+        return one_type
+    by_row = [fns[d] for d in declared]
+
+    def mixed(ctx: ExecContext) -> list[Any]:
+        vals = ctx.params[first::stride]
+        buf: list[Any] = [None] * p
+        sub = dataclasses.replace(ctx, params=buf)
+        out = []
+        for f, v in zip(by_row, vals, strict=True):
+            buf[first] = v
+            out.append(f(None, sub))
+        return out
+
+    return mixed
+

@@ -1,0 +1,104 @@
+"""Multi-row INSERT ... VALUES of parameters (SQLAlchemy's insertmanyvalues): one shape, many rows.
+
+Each statement here is run twice: as the client sends it (recognised by shape, compiled once
+per column) and as single-row INSERTs, which take the ordinary path; both must store the same
+rows, infer the same parameter types and raise the same errors.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from cumulo.server.errors import SQLError
+from cumulo.server.sql import manyvalues
+from cumulo.server.sql.parse import parse_sql
+
+from .helpers import rows, run
+
+CASTS = ["BIGINT", "INTEGER", "FLOAT(53)", "NUMERIC(12, 2)", "VARCHAR(3)",
+         "TIMESTAMP WITHOUT TIME ZONE", "BOOLEAN", "TEXT"]
+DDL = ("create table t (id bigint primary key, a int, b float8, c numeric(12,2), d varchar(3), "
+       "e timestamp, f boolean, g text)")
+
+
+def many_sql(nrows: int, casts: list[str], tail: str = "") -> str:
+    width = len(casts)
+    tuples = ["(" + ", ".join(f"${r * width + j + 1}::{c}" for j, c in enumerate(casts)) + ")"
+              for r in range(nrows)]
+    return "INSERT INTO t VALUES " + ", ".join(tuples) + tail
+
+
+def sample(i: int) -> list:
+    return [i, i * 2, i * 0.5, Decimal(i) / 3, "abcdef"[: i % 5], dt.datetime(2020, 1, 1, i % 24),
+            i % 2 == 0, None if i % 3 else f"g{i}"]
+
+
+def test_split_recognises_one_shape_only():
+    sql = many_sql(3, CASTS)
+    m = manyvalues.split(sql)
+    assert m is not None and m.rows == 3 and m.stride == len(CASTS)
+    assert m.head == many_sql(1, CASTS)
+    assert manyvalues.split("INSERT INTO t VALUES ($1, $2), ($3, 5)") is None
+    assert manyvalues.split("INSERT INTO t VALUES ($1, $2), ($3::int, $4)") is None
+    assert manyvalues.split("INSERT INTO t VALUES ($1, $2), ($3, $4) RETURNING $5") is None
+    assert manyvalues.split("INSERT INTO t VALUES ($1, $2), ($3, $4), DEFAULT") is None
+    assert manyvalues.split("INSERT INTO t VALUES ($1,$2),($3,$4) ON CONFLICT DO NOTHING") \
+        is not None
+    tree = parse_sql(sql)
+    assert len(tree.expression.expressions) == 1 and tree.expression.meta["many"].rows == 3
+
+
+def _flat(values: list[list]) -> list:
+    return [v for row in values for v in row]
+
+
+def test_many_rows_store_what_single_rows_store(session):
+    run(session, DDL)
+    data = [sample(i) for i in range(1, 41)]
+    p = session.prepare(many_sql(40, CASTS), [0] * (40 * len(CASTS)))
+    assert p.param_oids[: len(CASTS)] == [20, 23, 701, 1700, 1043, 1114, 16, 25]
+    assert len(p.param_oids) == 40 * len(CASTS)
+    assert session.execute(p, _flat(data)).tag == "INSERT 0 40"
+    session.sync()
+    got = rows(session, "select * from t order by id")
+    run(session, "delete from t")
+    one = session.prepare(many_sql(1, CASTS), [0] * len(CASTS))
+    for r in data:
+        session.execute(one, r)
+    session.sync()
+    assert rows(session, "select * from t order by id") == got
+    assert got[3][3] == Decimal("1.33") and got[3][4] == "abc"  # typmods applied
+
+
+def test_declared_types_may_differ_per_row(session):
+    run(session, "create table t (id bigint primary key, v text, n numeric)")
+    sql = "INSERT INTO t (id, v, n) VALUES ($1, $2, $3), ($4, $5, $6), ($7, $8, $9)"
+    # int2, int8 and unknown for the key; text and unknown for v; numeric and int4 for n
+    p = session.prepare(sql, [21, 25, 1700, 20, 0, 23, 0, 25, 0])
+    assert p.param_oids == [21, 25, 1700, 20, 25, 23, 20, 25, 1700]
+    session.execute(p, [1, "a", Decimal("1.5"), 2, "b", 7, 3, None, None])
+    session.sync()
+    assert rows(session, "select * from t order by id") == [
+        (1, "a", Decimal("1.5")), (2, "b", Decimal(7)), (3, None, None)]
+
+
+def test_errors_and_tails(session):
+    run(session, "create table t (id int primary key, v varchar(2))")
+    sql = "INSERT INTO t VALUES ($1, $2), ($3, $4)"
+    p = session.prepare(sql, [0, 0, 0, 0])
+    with pytest.raises(SQLError) as e:
+        session.execute(p, [1, "ok", 2, "too long"])
+    assert e.value.sqlstate == "22001"
+    with pytest.raises(SQLError) as e:
+        session.execute(p, [1, "a", 1, "b"])
+    assert e.value.sqlstate == "23505"
+    session.sync()
+    assert rows(session, "select count(*) from t") == [(0,)]
+    q = session.prepare(sql + " ON CONFLICT (id) DO NOTHING RETURNING id", [0, 0, 0, 0])
+    assert session.execute(q, [1, "a", 2, "b"]).fetch() == [(1,), (2,)]
+    assert session.execute(q, [2, "x", 3, "c"]).fetch() == [(3,)]
+    session.sync()
+    assert rows(session, "select * from t order by id") == [(1, "a"), (2, "b"), (3, "c")]
