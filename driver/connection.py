@@ -22,7 +22,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cumulo.driver import core, errors, failover, net
 from cumulo.driver import protocol as p
@@ -30,6 +30,9 @@ from cumulo.driver.cursor import Cursor
 from cumulo.driver.errors import InterfaceError, OperationalError, ProgrammingError
 from cumulo.driver.metadata import Metadata
 from cumulo.driver.url import ConnectParams, make_params
+
+if TYPE_CHECKING:
+    from cumulo.driver.table import Table
 
 ISOLATION_LEVELS = ("READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 
@@ -344,6 +347,12 @@ class Connection:
         """Returns NOTIFY messages received so far as (pid, channel, payload); the caller
         may clear the list. They arrive with the replies to statements, as in psycopg2."""
         return self.session.notifies
+
+    def table(self, name: str) -> Table:
+        """Returns the direct (no SQL per row) API of a table: upsert, scan... (driver/table.py)."""
+        from cumulo.driver.table import Table  # NB: here, so that pyarrow loads only when used
+
+        return Table(self, name)
 
     @property
     def metadata(self) -> Metadata:

@@ -21,6 +21,7 @@ WORKLOADS = {
     "ch": "bench.workloads.ch",
     "spark": "bench.workloads.spark",
     "locust": "bench.workloads.locust",
+    "pipeline": "bench.workloads.pipeline",
 }
 
 # Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no

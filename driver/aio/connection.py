@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cumulo.driver import copyrows, core, errors, failover, types
 from cumulo.driver import protocol as p
@@ -22,6 +22,9 @@ from cumulo.driver.aio.record import Record
 from cumulo.driver.errors import InterfaceError, OperationalError
 from cumulo.driver.net import ssl_context, tls_answer
 from cumulo.driver.url import ConnectParams, make_params
+
+if TYPE_CHECKING:
+    from cumulo.driver.aio.table import Table
 
 
 async def connect(dsn: str | None = None, **kwargs: object) -> Connection:
@@ -351,6 +354,12 @@ class Connection:
         name = self.session.next_name("ps")
         stmt = await self._drive(core.prepare(self.session, name, query, ()))
         return PreparedStatement(self, stmt)
+
+    def table(self, name: str) -> Table:
+        """Returns the direct (no SQL per row) API of a table (driver/aio/table.py)."""
+        from cumulo.driver.aio.table import Table  # NB: here, so that pyarrow loads only when used
+
+        return Table(self, name)
 
     def transaction(self, isolation: str | None = None, readonly: bool = False) -> Transaction:
         """Returns an async context manager running its block in a transaction (or savepoint)."""

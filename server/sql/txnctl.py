@@ -9,10 +9,17 @@ back and answers ROLLBACK, and SAVEPOINT outside a block is an error.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ActiveSQLTransaction, NoActiveSQLTransaction, SQLError
+from ..errors import (
+    ActiveSQLTransaction,
+    FeatureNotSupported,
+    NoActiveSQLTransaction,
+    SQLError,
+)
 from ..pgwire.backend import Result
+from ..txn.snapexport import import_snapshot
 from .parse import txn_modes, unquote_ident
 from .statement import ANY_VERSION, Stmt
 
@@ -127,6 +134,21 @@ def set_transaction(s: SQLSession, modes: dict[str, Any]) -> Result:
     return Result("SET")
 
 
+_SNAPSHOT = re.compile(r"\s*SNAPSHOT\s+'((?:[^']|'')*)'\s*$", re.I)
+
+
+def set_transaction_snapshot(s: SQLSession, ident: str) -> Result:
+    """SET TRANSACTION SNAPSHOT '...': read at a snapshot another transaction exported."""
+    iso = s.txn_modes.get("isolation") or s.settings.values["default_transaction_isolation"]
+    if not s.in_block or iso not in ("repeatable read", "serializable"):
+        raise FeatureNotSupported("a snapshot-importing transaction must have isolation level "
+                                  "SERIALIZABLE or REPEATABLE READ")
+    if s.txn is not None:  # NB: a statement of the block ran, data or not (SELECT 1 counts)
+        raise ActiveSQLTransaction("SET TRANSACTION SNAPSHOT must be called before any query")
+    import_snapshot(s.ensure_txn(), ident)
+    return Result("SET")
+
+
 def set_session_characteristics(s: SQLSession, modes: dict[str, Any]) -> Result:
     """SET SESSION CHARACTERISTICS AS TRANSACTION ...: the session defaults."""
     if "isolation" in modes:
@@ -155,6 +177,9 @@ def analyse_txn(sql: str, kind: str, m: Any) -> Stmt:
         return _stmt(sql, "RELEASE", lambda s, p: release(s, name))
     if kind == "rollback_to":
         return _stmt(sql, "ROLLBACK", lambda s, p: rollback_to(s, name), True)
+    if kind == "set_txn" and (snap := _SNAPSHOT.match(m.group("modes") or "")):
+        ident = snap.group(1).replace("''", "'")
+        return _stmt(sql, "SET", lambda s, p: set_transaction_snapshot(s, ident))
     modes = txn_modes(m.group("modes"))
     if kind == "set_txn":
         return _stmt(sql, "SET", lambda s, p: set_transaction(s, modes))

@@ -1,0 +1,118 @@
+"""pipeline: the direct ingest API against PostgreSQL's binary COPY, and streaming tick ingest.
+
+1. **Direct upsert, 1M narrow rows.** Cumulo: `conn.table(T).upsert(arrow)`
+   (`cumulo.driver`'s direct API: Arrow IPC batches of 131,072 rows, one
+   prepared `cumulo_write` call each, upsert by primary key) plus COMMIT.
+   PostgreSQL: `COPY T FROM STDIN (FORMAT binary)` of the same rows plus
+   COMMIT. Both payloads are built before the clock starts, so only the
+   transfer and the server's work are timed. The table is
+   `(id bigint PRIMARY KEY, a integer, b double precision)`, empty at the
+   start; the row count is checked afterwards.
+2. **Streaming ingest** (Cumulo only; needs pyspark): `cumulo pipeline
+   tickdata`'s ingest query over a spool of Avro tick files, `availableNow`,
+   into `tickdata` through the exactly-once `cumulo` sink; ticks per second
+   and the produced-to-visible latency p50/p99 of its batches.
+
+Options: --scale (millions of rows, default 1) or --rows.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core import Figure, RunContext
+from ..systems import System
+
+NAME = "pipeline"
+DESCRIPTION = "direct API upsert vs COPY binary (1M narrow rows); streaming tick ingest"
+TABLE = "bench_direct"
+COLUMNS = "(id bigint PRIMARY KEY, a integer, b double precision)"
+_ROW = np.dtype([("n", ">i2"), ("l1", ">i4"), ("id", ">i8"), ("l2", ">i4"), ("a", ">i4"),
+                 ("l3", ">i4"), ("b", ">f8")])
+
+
+def rows_for(ctx: RunContext) -> int:
+    """Returns how many rows to load."""
+    return ctx.options.rows or max(1, int((ctx.options.scale or 1) * 1_000_000))
+
+
+def columns(rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows, as columns: id 1..rows, a = id % 1000, b = id / 4."""
+    ids = np.arange(1, rows + 1, dtype=np.int64)
+    return ids, (ids % 1000).astype(np.int32), ids / 4.0
+
+
+def copy_binary(rows: int) -> bytes:
+    """The rows as one PostgreSQL binary COPY payload (header, tuples, trailer)."""
+    ids, a, b = columns(rows)
+    arr = np.empty(rows, dtype=_ROW)
+    arr["n"], arr["l1"], arr["l2"], arr["l3"] = 3, 8, 4, 8
+    arr["id"], arr["a"], arr["b"] = ids, a, b
+    return b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8 + arr.tobytes() + b"\xff\xff"
+
+
+def _reset(system: System) -> None:
+    with system.connect() as conn:
+        conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        conn.execute(f"CREATE TABLE {TABLE} {COLUMNS}")
+
+
+def _count(system: System, rows: int) -> None:
+    with system.connect() as conn:
+        got = conn.execute(f"SELECT count(*), sum(a) FROM {TABLE}").fetchone()
+    ids, a, _ = columns(rows)
+    if got != (rows, int(a.sum())):
+        raise RuntimeError(f"{system.name}: loaded {got}, want {(rows, int(a.sum()))}")
+
+
+def direct_upsert(system: System, rows: int) -> float:
+    """Cumulo: the direct API's upsert of the rows, committed; returns seconds."""
+    import pyarrow as pa
+
+    import cumulo.driver as cd
+
+    _reset(system)
+    ids, a, b = columns(rows)
+    data = pa.table({"id": ids, "a": a, "b": b})
+    conn = cd.connect(system.dsn)
+    try:
+        start = time.perf_counter()
+        conn.table(TABLE).upsert(data)
+        conn.commit()
+        seconds = time.perf_counter() - start
+    finally:
+        conn.close()
+    _count(system, rows)
+    return seconds
+
+
+def copy_in(system: System, rows: int) -> float:
+    """PostgreSQL: COPY ... FROM STDIN (FORMAT binary), committed; returns seconds."""
+    _reset(system)
+    payload = copy_binary(rows)
+    with system.connect(autocommit=False) as conn:
+        start = time.perf_counter()
+        with conn.cursor() as cur, cur.copy(f"COPY {TABLE} FROM STDIN (FORMAT binary)") as copy:
+            for off in range(0, len(payload), 1 << 20):
+                copy.write(payload[off:off + (1 << 20)])
+        conn.commit()
+        seconds = time.perf_counter() - start
+    _count(system, rows)
+    return seconds
+
+
+def run(ctx: RunContext) -> list[Figure]:
+    """Times the direct upsert (Cumulo) and the binary COPY (PostgreSQL) of the same rows."""
+    rows = rows_for(ctx)
+    values: dict[str, float | None] = {}
+    for s in ctx.systems:
+        fn = direct_upsert if s.name == "cumulo" else copy_in
+        seconds = ctx.attempt(s, "direct", fn, s, rows)
+        values[s.name] = seconds
+        what = "conn.table().upsert(arrow)" if s.name == "cumulo" else "COPY (FORMAT binary)"
+        ctx.commands.append(f"{s.name}: {what} of {rows} rows into {TABLE} {COLUMNS}")
+    return [ctx.figure(NAME, f"bulk load {rows:,} narrow rows (Cumulo: direct upsert; "
+                             "PostgreSQL: COPY binary)", "s", "lower", values, "direct",
+                       "Arrow batches of 131,072 rows vs one binary COPY; commit included")]

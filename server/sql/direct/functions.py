@@ -1,0 +1,88 @@
+"""The SQL entry points of the direct API, and pg_export_snapshot().
+
+The direct API travels over the ordinary extended query protocol: a client
+prepares `SELECT cumulo_write($1, $2, $3)` once per connection and then
+binds an Arrow IPC batch as the bytea parameter for every call. The server
+parses and plans that statement once (it is cached like any prepared
+statement), so per batch there is no SQL text to parse, and per row there
+is no SQL at all. Because the call is a statement of the session, it runs
+in the connection's transaction, behind the statement's savepoint: an error
+undoes the batch and leaves the transaction in the failed state, exactly
+as a failing INSERT would, with the same SQLSTATEs.
+
+| function | returns |
+|---|---|
+| `cumulo_write(table, op, batch)` | rows written (`op`: upsert, insert, delete) |
+| `cumulo_scan(table, request)` | set of bytea, one Arrow IPC stream per batch |
+| `cumulo_get(table, keys)` | one Arrow IPC stream: the rows found, in key order |
+| `cumulo_describe(table)` | the table's Arrow schema (PK names in its metadata) |
+| `cumulo_splits(table, n)` | set of bytea: keys cutting the table in n ranges |
+| `pg_export_snapshot()` | the transaction's snapshot identifier, as PostgreSQL's |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...pgtypes import oids as T
+from ...txn.snapexport import export_snapshot
+from ..catalog.model import Table
+from ..ddl.names import get_relation, parse_qualified
+from ..functions.registry import register
+from .arrowcols import rows_to_batch, table_schema, write_ipc
+from .scan import key_splits, scan_batches
+from .write import get_rows, write_batch
+
+
+def _table(ctx: Any, name: str) -> Table:
+    s = ctx.session
+    schema, rel = parse_qualified(name)
+    return get_relation(s.catalog(), schema, rel, s.search_path())
+
+
+@register("cumulo_write", args=[T.TEXT, T.TEXT, T.BYTEA], returns=T.INT8, needs_context=True,
+          volatile=True)
+def cumulo_write(ctx: Any, table: str, op: str, batch: bytes) -> int:
+    """Upserts, inserts or deletes an Arrow batch of rows in the transaction."""
+    return write_batch(ctx.session, _table(ctx, table), op, bytes(batch))
+
+
+@register("cumulo_scan", args=[T.TEXT, T.TEXT], returns=T.BYTEA, needs_context=True,
+          volatile=True, strict=False, set_returning=True)
+def cumulo_scan(ctx: Any, table: str, request: str | None) -> Iterator[bytes]:
+    """Scans a table (range, projection, filters) at the snapshot, as Arrow IPC batches."""
+    return list(scan_batches(ctx.session, _table(ctx, table), request))  # type: ignore[return-value]
+
+
+@register("cumulo_get", args=[T.TEXT, T.BYTEA], returns=T.BYTEA, needs_context=True,
+          volatile=True)
+def cumulo_get(ctx: Any, table: str, keys: bytes) -> bytes:
+    """Reads rows by primary key; absent keys are left out."""
+    t = _table(ctx, table)
+    positions = [c.attnum - 1 for c in t.live_columns]
+    rows = [r for r in get_rows(ctx.session, t, bytes(keys)) if r is not None]
+    schema = table_schema(t)
+    if len(positions) != len(t.columns):
+        rows = [tuple(r[i] for i in positions) for r in rows]
+    return write_ipc(rows_to_batch(t, positions, rows, schema), schema)
+
+
+@register("cumulo_describe", args=[T.TEXT], returns=T.BYTEA, needs_context=True, volatile=True)
+def cumulo_describe(ctx: Any, table: str) -> bytes:
+    """Returns the table's Arrow schema (IPC-serialised)."""
+    return table_schema(_table(ctx, table)).serialize().to_pybytes()
+
+
+@register("cumulo_splits", args=[T.TEXT, T.INT4], returns=T.BYTEA, needs_context=True,
+          volatile=True, set_returning=True)
+def cumulo_splits(ctx: Any, table: str, n: int) -> list[bytes]:
+    """Returns keys cutting the table into n ranges of about equal size, at the snapshot."""
+    return key_splits(ctx.session, _table(ctx, table), n)
+
+
+@register("pg_export_snapshot", args=[], returns=T.TEXT, needs_context=True, volatile=True)
+def pg_export_snapshot(ctx: Any) -> str:
+    """Exports the transaction's snapshot for SET TRANSACTION SNAPSHOT (PostgreSQL's)."""
+    return export_snapshot(ctx.session.ensure_txn())
+
