@@ -16,28 +16,81 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import gc
 import logging
 import os
 import signal
+import socket
 import ssl
 import sys
+from typing import NoReturn
+
+from . import oplog
+from .datadir import DataDirError, DataDirLock, prepare
+from .sql.conffile import ConfError, Config, install
+from .sql.settings import SERVER, duration_ms
+from .txn.checkpointer import Checkpointer
 
 log = logging.getLogger("cumulo")
 
 
+class StartupError(Exception):
+    """Why the server could not start: one line for the operator (exit code 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with PostgreSQL's manners: a bad option is one line on stderr and exit code 1."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(1, f"{self.prog}: error: {message} (try \"{self.prog} --help\")\n")
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows each option's default, except for flags and options that have none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, [], argparse.SUPPRESS) and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
+CLUSTER_HELP = (
+    "cluster mode: serve SQL here (a query engine) and use the KiVi nodes, conflict managers "
+    "and loggers registered in this ZooKeeper (host:port[,...]) instead of running them in this "
+    "process. The other roles are separate processes, started first, each with its own data "
+    "directory: python -m cumulo.server.cluster.role {mastermind|kivi|logger|cm} "
+    "--zk ZK_HOSTS [--data-dir DIR] (see docs/architecture.md)"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cumulo", description="Cumulo HTAP SQL database")
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run a server in embedded mode (every role in one process)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=5433)
-    serve.add_argument("--data-dir", default="./cumulo-data")
+    parser = _Parser(prog="cumulo", description="Cumulo HTAP SQL database")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    serve = sub.add_parser(
+        "serve", help="run a server in embedded mode (every role in one process)",
+        description="Runs a Cumulo server that speaks the PostgreSQL 15 protocol. Settings come "
+        "from DATA_DIR/cumulo.conf, DATA_DIR/cumulo.auto.conf (ALTER SYSTEM) and -c, in that "
+        "order; SIGHUP reloads them. SIGTERM or Ctrl-C shuts the server down.",
+        formatter_class=_HelpFormatter,
+    )
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (0.0.0.0: every interface)")
+    serve.add_argument("--port", type=int, default=5433, help="TCP port to listen on")
+    serve.add_argument("--data-dir", default="./cumulo-data",
+                       help="directory of the database files; created if missing, and locked "
+                       "(postmaster.pid) so that one server at a time uses it")
+    serve.add_argument(
+        "-c", "--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+        help="set a configuration parameter for the server, as postgres -c does (repeatable), "
+        "e.g. -c checkpoint_timeout=30s -c log_statement=ddl",
+    )
     serve.add_argument(
         "--auth",
         choices=["trust", "password", "md5", "scram"],
         default="trust",
-        help="client authentication: trust (default on loopback), or require a password: "
+        help="client authentication: trust (no password), or require a password: "
         "cleartext, md5 (SCRAM-SHA-256 for roles with a SCRAM verifier, as PostgreSQL's md5 "
         "method) or scram (SCRAM-SHA-256 only)",
     )
@@ -49,21 +102,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--ssl-cert", help="PEM certificate: enables TLS")
     serve.add_argument("--ssl-key", help="PEM private key for --ssl-cert")
-    serve.add_argument("--no-sync-commit", action="store_true", help="acknowledge before fsync")
+    serve.add_argument("--no-sync-commit", action="store_true",
+                       help="acknowledge a commit before its redo record is fsynced")
     serve.add_argument(
         "--memory-limit",
         default="80%",
         help="cap on the server's address space, as a size (e.g. 8G, 512M) or a percentage of "
-        "the machine's memory (default 80%%, at least 4G); 0 for none. A statement that needs more fails "
+        "the machine's memory (at least 4G); 0 for none. A statement that needs more fails "
         "alone with 53200 out of memory instead of the kernel killing the server",
     )
-    serve.add_argument(
-        "--cluster",
-        metavar="ZK_HOSTS",
-        help="cluster mode: use the KiVi nodes, conflict managers and loggers registered in "
-        "this ZooKeeper (host:port[,...]) instead of running them in this process",
-    )
-    serve.add_argument("--log-level", default=os.environ.get("CUMULO_LOG_LEVEL", "INFO"))
+    serve.add_argument("--cluster", metavar="ZK_HOSTS", help=CLUSTER_HELP)
+    serve.add_argument("--frontend", choices=["loop", "threads"],
+                       default=os.environ.get("CUMULO_FRONTEND", "threads"),
+                       help="loop: one event loop serves every connection (sessions are "
+                       "greenlets); threads: a thread per connection; env CUMULO_FRONTEND")
+    serve.add_argument("--log-level", default=os.environ.get("CUMULO_LOG_LEVEL", "INFO"),
+                       type=str.upper, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                       help="least severity written to the server log (stderr); the default "
+                       "comes from $CUMULO_LOG_LEVEL, else INFO")
     sub.add_parser("version", help="print the version")
     bench = sub.add_parser("bench", add_help=False, help="compare Cumulo with PostgreSQL 15 (see bench/)")
     bench.add_argument("args", nargs=argparse.REMAINDER)
@@ -97,12 +153,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "bench":  # reached only with options before it, e.g. `cumulo -x bench`
         return _bench(args.args)
-    logging.basicConfig(
-        level=args.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    code = asyncio.run(_serve(args))
+    oplog.setup(args.log_level)
+    try:
+        code = asyncio.run(_serve(args))
+    except StartupError as e:
+        # NB: one line, no traceback, as PostgreSQL's FATAL at start-up
+        log.critical("%s", e)
+        return 1
     import threading
 
     left = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
@@ -158,59 +215,133 @@ def _cap_memory(spec: str) -> None:
         log.warning("cannot set the memory limit: %s", e)
 
 
+def _command_line_settings(items: list[str]) -> dict[str, str]:
+    """`-c name=value` options as a dict (StartupError for one without `=`)."""
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise StartupError(f'-c {item}: expected NAME=VALUE')
+        out[name.strip().lower().replace("-", "_")] = value.strip()
+    return out
+
+
+def _listen_error(host: str, port: int, e: OSError) -> StartupError:
+    reason = os.strerror(e.errno) if e.errno and e.errno > 0 else \
+        (e.strerror or str(e)).split(" (while attempting", 1)[0]
+    hint = " (is another server running on this port?)" if e.errno == errno.EADDRINUSE else ""
+    return StartupError(f'could not listen on "{host}" port {port}: {reason}{hint}')
+
+
+def _probe_port(host: str, port: int) -> None:
+    """Fails early if the port cannot be listened on (in use, or a bad address)."""
+    if port == 0:
+        return
+    try:
+        probe = socket.create_server((host, port), reuse_port=False)
+    except OSError as e:
+        raise _listen_error(host, port, e) from None
+    probe.close()
+
+
+def _checkpoint_seconds() -> float:
+    """checkpoint_timeout in seconds, read at each checkpoint (a reload may change it)."""
+    return duration_ms(SERVER.values.get("checkpoint_timeout", "5min")) / 1000.0
+
+
 async def _serve(args: argparse.Namespace) -> int:
+    """Starts every part, serves until a shutdown signal, and stops them in reverse order.
+
+    Anything that fails before the server is ready becomes a StartupError: one line in the
+    log and exit code 1, never a traceback (a bad option, data directory or port is the
+    operator's to fix, not a bug).
+    """
     from .pgwire.server import serve
     from .sql.engine import SQLEngine
     from .txn.embedded import open_embedded
 
-    _cap_memory(args.memory_limit)
-    os.makedirs(args.data_dir, exist_ok=True)
-    zk = None
-    if args.cluster:
-        from .cluster import zk as zk_mod
-
-        zk = zk_mod.connect(args.cluster)
-        txn = zk_mod.open_cluster(zk)
-    else:
-        txn = open_embedded(args.data_dir, sync_commit=not args.no_sync_commit)
-    engine = SQLEngine(txn)
-    # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
-    # collection walks them all and inserts slow down as the data grows.
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
-    ssl_context = None
-    if args.ssl_cert:
-        ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ssl_context.load_cert_chain(args.ssl_cert, args.ssl_key)
-    # NB: like pg_hba's md5 method: a SCRAM verifier gets SCRAM, an md5 verifier md5
-    auth = "md5" if args.require_password and args.auth == "trust" else args.auth
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-
-    def ready(host: str, port: int) -> None:
-        log.info(
-            "database system is ready to accept connections on %s:%d (data dir %s)",
-            host,
-            port,
-            os.path.abspath(args.data_dir),
-        )
-
-    server = await serve(
-        engine, args.host, args.port, auth=auth, ssl_context=ssl_context, on_ready=ready
-    )
     try:
+        memory_limit(args.memory_limit)
+    except ValueError:
+        raise StartupError(f'invalid --memory-limit "{args.memory_limit}"') from None
+    _cap_memory(args.memory_limit)
+    try:
+        data_dir = prepare(args.data_dir)
+        lock = DataDirLock.acquire(data_dir, port=args.port, host=args.host)
+    except DataDirError as e:
+        raise StartupError(str(e)) from None
+    txn = engine = server = checkpointer = zk = None
+    try:
+        config = Config(data_dir, _command_line_settings(args.settings))
+        try:
+            config.load()
+        except ConfError as e:
+            raise StartupError(str(e)) from None
+        install(config)
+        ssl_context = None
+        if args.ssl_cert:
+            try:
+                ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                ssl_context.load_cert_chain(args.ssl_cert, args.ssl_key)
+            except (OSError, ssl.SSLError) as e:
+                raise StartupError(f'could not load TLS certificate "{args.ssl_cert}": '
+                                   f"{getattr(e, 'strerror', None) or e}") from None
+        _probe_port(args.host, args.port)  # NB: before recovery, which may take a while
+        if args.cluster:
+            from .cluster import zk as zk_mod
+
+            try:
+                zk = zk_mod.connect(args.cluster)
+                txn = zk_mod.open_cluster(zk)
+            except Exception as e:
+                raise StartupError(f"could not join the cluster at {args.cluster}: {e}") from None
+        else:
+            txn = open_embedded(data_dir, sync_commit=not args.no_sync_commit)
+        engine = SQLEngine(txn)
+        # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
+        # collection walks them all and inserts slow down as the data grows.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
+        # NB: like pg_hba's md5 method: a SCRAM verifier gets SCRAM, an md5 verifier md5
+        auth = "md5" if args.require_password and args.auth == "trust" else args.auth
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+
+        def ready(host: str, port: int) -> None:
+            log.info("database system is ready to accept connections on %s:%d (data dir %s)",
+                     host, port, data_dir)
+
+        try:
+            server = await serve(
+                engine, args.host, args.port, auth=auth, ssl_context=ssl_context, on_ready=ready,
+                frontend=args.frontend, settings=SERVER.values,
+            )
+        except OSError as e:
+            raise _listen_error(args.host, args.port, e) from None
+        checkpointer = Checkpointer(txn, _checkpoint_seconds,
+                                    lambda: txn.ltm.snapshots.snapshot).start()
+
+        config.on_reload.append(checkpointer.request)
+        loop.add_signal_handler(signal.SIGHUP, config.reload)
         await stop.wait()
         log.info("received shutdown request; shutting down")
     finally:
-        await server.close()
-        engine.close()
-        txn.close()
+        if checkpointer is not None:
+            checkpointer.stop()
+        if server is not None:
+            await server.close()
+        if engine is not None:
+            engine.close()
+        if txn is not None:
+            txn.close()
         if zk is not None:
             zk.stop()
-        log.info("database system is shut down")
+        lock.release()
+        if server is not None:
+            log.info("database system is shut down")
     return 0
 
 

@@ -148,6 +148,7 @@ ObjectNotInPrerequisiteState = _error(
 )
 QueryCanceled = _error("QueryCanceled", "57014", "The statement was cancelled.")
 AdminShutdown = _error("AdminShutdown", "57P01", "The server is shutting down.")
+ConfigFileError = _error("ConfigFileError", "F0000", "A configuration file has an error.")
 # Class 58/XX: system and internal errors
 IOError_ = _error("IOError", "58030", "An I/O error.")
 InternalError = _error("InternalError", "XX000", "An internal error.")

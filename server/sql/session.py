@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from .. import oplog
 from ..errors import (
     ActiveSQLTransaction,
     AdminShutdown,
@@ -153,6 +154,7 @@ class SQLSession:
             yield Result("", empty=True)
             return
         self._started(sql)
+        logged = oplog.started(self.settings.values, sql)  # log_statement, duration
         try:
             cursor = 0
             for text in texts:
@@ -175,6 +177,7 @@ class SQLSession:
             raise
         finally:
             self.running = False
+            oplog.finished(self.settings.values, sql, logged)
         if not self.in_block:
             if self.txn is not None:
                 self.commit_txn()
@@ -204,6 +207,7 @@ class SQLSession:
         if stmt is None:
             return Result("", empty=True)
         self._started(prepared.sql)
+        logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
             if self._bound is not stmt or self._bound_at != self._statements_run:
                 stmt = self._revalidate_prepared(prepared)
@@ -211,6 +215,8 @@ class SQLSession:
         except BaseException as e:
             self.on_error(e)
             raise
+        finally:
+            oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
 
     def check_prepared(self, prepared: Prepared) -> None:
         """Bind-time check: replans a statement after DDL; 0A000 if its row shape changed."""
@@ -255,6 +261,7 @@ class SQLSession:
         """Records a statement's start for pg_stat_activity; ends a terminated session."""
         if self.terminated:
             raise _terminated()
+        self.settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
         self.running = True
         self.last_query = sql
         self.query_start = self.state_change = time.time()

@@ -107,12 +107,15 @@ DEFAULTS: dict[str, str] = {
     "xmloption": "content",
     "cursor_tuple_fraction": "0.1",
     "log_statement": "none",
+    "log_connections": "off",  # read by the event-loop front end (pgwire/loop.py) at start
+    "log_disconnections": "off",
     "tcp_keepalives_idle": "0",
     "data_directory_mode": "0700",
     "wal_level": "replica",
     "vacuum_freeze_min_age": "50000000",
     "plan_cache_mode": "auto",
     "statement_cache": "on",
+    "cumulo.columnar": "auto",  # on | off | auto: the columnar (vectorized) path, issue 11
     # read by clients' reflection and tools (SQLAlchemy table options, JDBC metadata, psql)
     "default_table_access_method": "heap",
     "default_toast_compression": "pglz",
@@ -155,6 +158,7 @@ DEFAULTS: dict[str, str] = {
     "idle_session_timeout": "0",
     "log_min_duration_statement": "-1",
     "log_min_messages": "warning",
+    "checkpoint_timeout": "5min",
 }
 
 # Names as PostgreSQL spells them in ParameterStatus and SHOW ALL.
@@ -185,6 +189,9 @@ BOOLEANS = {
     "enable_material", "enable_bitmapscan", "enable_indexonlyscan", "enable_partition_pruning",
     "lo_compat_privileges",
 }
+# Settings only the configuration file (and ALTER SYSTEM + reload) may change, as PostgreSQL's
+# "sighup" context: SET says 55P02 "cannot be changed now".
+SIGHUP_ONLY = {"checkpoint_timeout"}
 ISOLATION_LEVELS = ("read uncommitted", "read committed", "repeatable read", "serializable")
 _TRUE = {"on", "true", "yes", "1", "t", "y"}
 _FALSE = {"off", "false", "no", "0", "f", "n"}
@@ -212,6 +219,11 @@ def _normalise(name: str, value: str) -> str:
                 "read uncommitted.",
             )
         return low
+    if name == "cumulo.columnar":
+        if low not in ("on", "off", "auto"):
+            raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
+                                        hint="Available values: on, off, auto.")
+        return low
     if name == "client_encoding":
         if low.replace("-", "").replace("_", "") not in ("utf8", "unicode"):
             raise InvalidParameterValue(f'invalid value for parameter "client_encoding": "{v}"')
@@ -232,6 +244,11 @@ def _normalise(name: str, value: str) -> str:
         return _unit_value(v, name, _UNITS_KB, ("TB", "GB", "MB", "kB"))
     if name == "timezone":
         return zones.parse_setting(v)[0]
+    if name == "log_statement":
+        if low not in ("none", "ddl", "mod", "all"):
+            raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
+                                        hint="Available values: none, ddl, mod, all.")
+        return low
     if name == "intervalstyle":
         if low not in ("postgres", "postgres_verbose", "sql_standard", "iso_8601"):
             raise InvalidParameterValue(
@@ -243,7 +260,8 @@ def _normalise(name: str, value: str) -> str:
 
 _UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 1}
 TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
-                 "idle_session_timeout", "deadlock_timeout"}
+                 "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
+                 "log_min_duration_statement"}
 MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size"}
 _UNITS_KB = {"kb": 1, "mb": 1024, "gb": 1024 ** 2, "tb": 1024 ** 3, "": 1}
 
@@ -267,6 +285,48 @@ def _unit_value(value: str, name: str, units: dict[str, int], names: tuple[str, 
     return str(base)
 
 
+def validate(name: str, value: str) -> str:
+    """Checks a value for a setting as SET would (22023 / 42704); returns its normal form.
+
+    For the configuration file and ALTER SYSTEM, which may also name settings SET cannot
+    change (read-only ones excepted).
+    """
+    key = name.lower()
+    if key not in DEFAULTS and "." not in key:
+        raise UndefinedObject(f'unrecognized configuration parameter "{name}"')
+    return _normalise(key, value)
+
+
+class ServerDefaults:
+    """The values a new session starts from: DEFAULTS overlaid with the configuration files
+    and the command line (`sql.conffile`), each with its source as pg_settings names it.
+
+    A reload replaces them and bumps `generation`; each session's `Settings.refresh` then
+    takes the new value of every setting it did not set itself, as PostgreSQL's backends do
+    on SIGHUP.
+    """
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = dict(DEFAULTS)
+        self.sources: dict[str, str] = {}  # key -> "configuration file" / "command line"
+        self.files: dict[str, tuple[str, int]] = {}  # key -> (file, line) it was read from
+        self.generation = 0
+
+    def replace(self, values: dict[str, str], sources: dict[str, str],
+                files: dict[str, tuple[str, int]] | None = None) -> None:
+        """Installs a new server-wide layer (values not given fall back to DEFAULTS)."""
+        merged = dict(DEFAULTS)
+        merged.update(values)
+        self.values, self.sources, self.files = merged, dict(sources), dict(files or {})
+        self.generation += 1
+
+    def source(self, key: str) -> str:
+        """Where the server-wide value of a setting comes from."""
+        return self.sources.get(key, "default")
+
+
+SERVER = ServerDefaults()
+
 PUBLISHED = threading.local()  # .settings: the Settings whose date/time styles this thread uses
 
 
@@ -274,7 +334,9 @@ class Settings:
     """One session's settings, with SET LOCAL undo at transaction end and change tracking."""
 
     def __init__(self, overrides: dict[str, str] | None = None) -> None:
-        self.values = dict(DEFAULTS)
+        self.values = dict(SERVER.values)
+        self.base = SERVER.values  # the server-wide layer this session follows (see refresh)
+        self._generation = SERVER.generation
         self.session_defaults: dict[str, str] = {}
         self._local_undo: dict[str, str] = {}
         # the value each setting had before this transaction first changed it: ROLLBACK
@@ -326,8 +388,10 @@ class Settings:
             raise UndefinedObject(f'unrecognized configuration parameter "{name}"')
         if key in READ_ONLY:
             raise CantChangeRuntimeParam(f'parameter "{name}" cannot be changed')
+        if key in SIGHUP_ONLY:
+            raise CantChangeRuntimeParam(f'parameter "{name}" cannot be changed now')
         if value is None:
-            new = self.session_defaults.get(key, DEFAULTS.get(key, ""))
+            new = self.session_defaults.get(key, self.base.get(key, DEFAULTS.get(key, "")))
         else:
             new = _normalise(key, value)
         old = self.values.get(key)
@@ -351,7 +415,7 @@ class Settings:
     def reset_all(self) -> None:
         """RESET ALL: every changeable setting back to its session default."""
         for key in list(self.values):
-            if key in READ_ONLY or key.startswith("transaction_"):
+            if key in READ_ONLY or key in SIGHUP_ONLY or key.startswith("transaction_"):
                 continue
             if key in DEFAULTS or key in self.session_defaults:
                 self.set(key, None)
@@ -400,8 +464,44 @@ class Settings:
         return out
 
     def all_rows(self) -> list[tuple[str, str, str]]:
-        """SHOW ALL's rows: (name, setting, description)."""
-        return [(canonical(k), v, "") for k, v in sorted(self.values.items())]
+        """SHOW ALL's rows: (name, setting, description); the description says where the
+        value comes from (pg_settings.source)."""
+        return [(canonical(k), v, self.source(k)) for k, v in sorted(self.values.items())]
+
+    def source(self, key: str) -> str:
+        """pg_settings.source of a setting: session (SET), client (startup packet), or the
+        server-wide layer's (configuration file, command line, default)."""
+        key = key.lower()
+        if key.startswith("transaction_"):
+            return "override"
+        reset = self.session_defaults.get(key, self.base.get(key))
+        if self.values.get(key) != reset:
+            return "session"
+        if key in self.session_defaults:
+            return "client"
+        return SERVER.source(key)
+
+    def refresh(self) -> bool:
+        """After a configuration reload, takes the new server-wide value of every setting this
+        session did not change itself; True if there was a reload to take."""
+        if self._generation == SERVER.generation:
+            return False
+        old, new = self.base, SERVER.values
+        self._generation, self.base = SERVER.generation, new
+        updates = {}
+        for key, value in new.items():
+            if key in self.session_defaults or key.startswith("transaction_"):
+                continue
+            if self.values.get(key) == old.get(key) and value != old.get(key):
+                updates[key] = value
+        for key, value in old.items():  # a setting removed from the file: back to its default
+            if key not in new and self.values.get(key) == value and key in DEFAULTS:
+                updates[key] = DEFAULTS[key]
+        if updates:
+            self.restore(updates)
+            for key in updates:
+                self._txn_undo.pop(key, None)
+        return True
 
 
 

@@ -230,6 +230,16 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
             return Result(verb)
 
         return _u(sql, verb, vacuum, no_block=verb == "VACUUM")
+    if kind == "noop" and m.group("verb").split()[0].upper() in ("LOCK", "REINDEX", "CLUSTER"):
+        from . import adminstmts
+
+        verb = m.group("verb").split()[0].upper()
+        return adminstmts.analyse_lock(sql) if verb == "LOCK" else \
+            adminstmts.analyse_unsupported(sql, verb)
+    if kind == "alter_system":
+        from . import adminstmts
+
+        return adminstmts.analyse_alter_system(sql)
     if kind == "noop":
         # Accepted for compatibility (migrations, pg_restore): Cumulo has no privileges,
         # explicit locks or physical clustering to change.

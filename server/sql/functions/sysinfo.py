@@ -11,11 +11,17 @@ show what PostgreSQL shows for new objects; database sizes are 0.
 from __future__ import annotations
 
 import datetime as dt
-import zlib
 from typing import Any
 
-from ...errors import InvalidParameterValue, SQLError, UndefinedObject
+from ...errors import (
+    FeatureNotSupported,
+    InvalidCatalogName,
+    InvalidParameterValue,
+    SQLError,
+    UndefinedObject,
+)
 from ...pgtypes import oids as T
+from .. import conffile
 from ..pgcatalog.names import names
 from .registry import register
 
@@ -174,32 +180,59 @@ def pg_postmaster_start_time() -> dt.datetime:
     return STARTED
 
 
-@register("pg_conf_load_time", args=[], returns=T.TIMESTAMPTZ)
+@register("pg_conf_load_time", args=[], returns=T.TIMESTAMPTZ, volatile=True)
 def pg_conf_load_time() -> dt.datetime:
-    """Returns when the configuration was loaded (the start time)."""
-    return STARTED
+    """Returns when the configuration files were last loaded (start-up or reload)."""
+    config = conffile.current()
+    if config is None:
+        return STARTED
+    return dt.datetime.fromtimestamp(config.loaded_at, dt.UTC)
+
+
+@register("pg_reload_conf", args=[], returns=T.BOOL, volatile=True)
+def pg_reload_conf() -> bool:
+    """Reloads cumulo.conf and cumulo.auto.conf, as SIGHUP does; each session takes the new
+    values at its next statement. False when the files have an error (logged)."""
+    config = conffile.current()
+    return config.reload() if config is not None else False
 
 
 @register("txid_current", args=[], returns=T.INT8, needs_context=True, volatile=True)
 def txid_current(ctx: Any) -> int:
-    """Returns the transaction's id (the context's `txid`, else one stable per transaction)."""
-    txid = getattr(ctx, "txid", None)
-    if isinstance(txid, int):
-        return txid
-    seed = f"{ctx.backend_pid}:{ctx.statement_timestamp}".encode()
-    return 1000 + zlib.crc32(seed) % (2**31)
+    """0A000: Cumulo has no transaction ids that are, as PostgreSQL's, unique and increasing
+    across restarts (its transaction numbers restart at 1), and a wrong one would mislead
+    whoever compares them (change capture does)."""
+    raise FeatureNotSupported(
+        "txid_current() is not supported",
+        hint="Cumulo has no persistent transaction ids; now() or a sequence can order changes.")
 
 
 register("pg_current_xact_id", args=[], returns=T.INT8, needs_context=True,
          volatile=True)(txid_current)
 
 
-def _zero(*args: Any) -> int:
-    """Returns 0: database sizes are not tracked."""
-    return 0
+@register("pg_database_size", args=None, returns=T.INT8, needs_context=True, volatile=True)
+def pg_database_size(ctx: Any, db: Any) -> int:
+    """The size of the connected database: its relations' sizes (`pg_total_relation_size`),
+    as PostgreSQL sums its files. Another database's catalog is not readable from here: 0A000;
+    one that does not exist: 3D000."""
+    cat = ctx.catalog
+    found = next((d for d in cat.databases
+                  if (d.name == db if isinstance(db, str) else d.oid == int(db))), None)
+    if found is None:
+        if not isinstance(db, str):
+            return None  # type: ignore[return-value]  # NB: PostgreSQL: NULL for an unknown oid
+        raise InvalidCatalogName(f'database "{db}" does not exist')
+    if found.name != ctx.database:
+        raise FeatureNotSupported("pg_database_size() of another database is not supported",
+                                  hint="Connect to that database and ask it there.")
+    total = 0
+    for t in cat.tables:
+        if t.kind in ("r", "m"):
+            total += pg_total_relation_size(ctx, t.oid) or 0
+    return total + _PAGE * len(cat.sequences)
 
 
-register("pg_database_size", args=None, returns=T.INT8)(_zero)
 _PAGE = 8192
 
 

@@ -14,6 +14,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
+from ..settings import SERVER, SIGHUP_ONLY
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
 from .registry import empty, pg_relation
@@ -71,7 +72,7 @@ def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
     key = name.lower()
     settings = getattr(getattr(ctx, "session", None), "settings", None)
     client = getattr(settings, "session_defaults", {})
-    reset = client.get(key, DEFAULTS.get(key, value))
+    reset = client.get(key, SERVER.values.get(key, value))
     boot = _BOOT_VALUES.get(key, DEFAULTS.get(key, value))
     if key in _OVERRIDE:
         source = "override"
@@ -80,7 +81,9 @@ def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
     elif key in client:
         source = "client"
     else:
-        source = "configuration file" if key in _CONFIG_FILE else "default"
+        source = SERVER.source(key)  # cumulo.conf, cumulo.auto.conf, `cumulo serve -c`
+        if source == "default" and key in _CONFIG_FILE:
+            source = "configuration file"
     return source, boot, reset
 
 
@@ -113,8 +116,11 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
         source, boot, reset = _provenance(ctx, name, value)
         if unit:  # NB: pg_settings counts in the unit (5000 ms), where SHOW says 5s
             value, boot, reset = (_in_unit(v, unit) for v in (value, boot, reset))
-        out.append((name, value, unit, "Cumulo", None, None, "user", vtype or _vartype(value),
-                    source, None, None, None, boot, reset, None, None, False))
+        where = SERVER.files.get(name.lower()) if source == "configuration file" else None
+        context = "sighup" if name.lower() in SIGHUP_ONLY else "user"
+        out.append((name, value, unit, "Cumulo", None, None, context, vtype or _vartype(value),
+                    source, None, None, None, boot, reset, where and where[0],
+                    where and where[1], False))
     return out
 
 
