@@ -189,6 +189,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("sequence", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$",
                             _I)),
     ("alter_system", re.compile(r"ALTER\s+SYSTEM\b.*$", _I | re.S)),
+    ("type", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+TYPE\b.*$", _I)),
 ]
 _FIRST_WORDS = {
     "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,

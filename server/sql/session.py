@@ -44,6 +44,7 @@ from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
+from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
 from .parse import PlanCache, normalize, split_statements
@@ -610,9 +611,9 @@ class SQLSession:
 
     def catalog(self) -> CatalogSnapshot:
         """The catalog this session's statements see (its own uncommitted DDL included)."""
-        if self.txn_catalog is not None:
-            return self.txn_catalog
-        return self.store.snapshot(self.db.oid)
+        cat = self.txn_catalog if self.txn_catalog is not None else self.store.snapshot(self.db.oid)
+        usertypes.use(cat)  # type names resolve against this catalog's CREATE TYPEs
+        return cat
 
     def catalog_version(self) -> int:
         """The version of `catalog()`; -1 while the transaction has uncommitted DDL."""

@@ -289,6 +289,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         from .ddl import sequences
 
         return sequences.analyse_create(session, sql, m)
+    if kind == "type":
+        from .ddl import types
+
+        return types.analyse(session, sql, m)
     raise AssertionError(kind)
 
 

@@ -15,7 +15,11 @@ from psycopg import pq
 
 
 def raw_outcome(conn: psycopg.Connection, sql: str, binary: bool = False) -> tuple:
-    """("rows", [(oid, typmod)...], rows of bytes) | ("ok", tag) | ("error", sqlstate, message)."""
+    """("rows", [(oid, typmod)...], rows of bytes) | ("ok", tag) | ("error", sqlstate, message).
+
+    The OIDs of user-made types (16384 and up) differ between two servers by construction, so
+    a column of such a type reports "user" instead.
+    """
     pgc = conn.pgconn
     res = pgc.exec_params(sql.encode(), [], result_format=1) if binary else pgc.exec_(sql.encode())
     st = res.status
@@ -24,7 +28,8 @@ def raw_outcome(conn: psycopg.Connection, sql: str, binary: bool = False) -> tup
         msg = res.error_field(pq.DiagnosticField.MESSAGE_PRIMARY)
         return ("error", code and code.decode(), msg and msg.decode())
     if st == pq.ExecStatus.TUPLES_OK:
-        cols = [(res.ftype(i), res.fmod(i)) for i in range(res.nfields)]
+        cols = [(res.ftype(i) if res.ftype(i) < 16384 else "user", res.fmod(i))
+                for i in range(res.nfields)]
         rows = [tuple(res.get_value(r, c) for c in range(res.nfields)) for r in range(res.ntuples)]
         return ("rows", cols, rows)
     tag = res.command_status

@@ -130,6 +130,25 @@ class Sequence:
 
 
 @dataclass(frozen=True)
+class UserType:
+    """A type made by CREATE TYPE: an enum ("e"), a composite ("c") or a range ("r"), as
+    pg_type.typtype. Its values use the representation of the type kind (see sql.expr.usertypes)."""
+
+    oid: int
+    name: str
+    schema_oid: int
+    kind: str
+    array_oid: int = 0
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+    labels: tuple[str, ...] = ()  # enum: the labels, in sort order
+    label_oids: tuple[int, ...] = ()  # enum: pg_enum.oid of each label
+    sort_orders: tuple[float, ...] = ()  # enum: pg_enum.enumsortorder of each label
+    attrs: tuple[tuple[str, int, int], ...] = ()  # composite: (name, type oid, typmod)
+    subtype: int = 0  # range: the subtype OID
+    relid: int = 0  # composite: its pg_class OID (relkind "c")
+
+
+@dataclass(frozen=True)
 class CatalogSnapshot:
     """An immutable view of one database's catalog plus the shared roles and databases."""
 
@@ -143,6 +162,7 @@ class CatalogSnapshot:
     sequences: tuple[Sequence, ...] = ()
     comments: dict[tuple[int, int], str] = field(default_factory=dict)  # (objoid, objsubid)
     version: int = 0
+    types: tuple[UserType, ...] = ()  # CREATE TYPE's types
 
     def schema_by_oid(self, oid: int) -> Schema | None:
         return next((s for s in self.schemas if s.oid == oid), None)

@@ -52,6 +52,7 @@ from .model import (
     Schema,
     Sequence,
     Table,
+    UserType,
 )
 
 CATALOG_SPACE = 1
@@ -69,6 +70,7 @@ KINDS: dict[str, type] = {
     "index": Index,
     "constraint": Constraint,
     "sequence": Sequence,
+    "type": UserType,
 }
 KIND_OF = {cls: kind for kind, cls in KINDS.items()}
 SHARED = ("role", "database")
@@ -154,6 +156,7 @@ class CatalogStore:
             sequences=tuple(per["sequence"]),
             comments=comments,
             version=version,
+            types=tuple(per["type"]),
         )
 
     def snapshot(self, db_oid: int) -> CatalogSnapshot:

@@ -35,7 +35,7 @@ from ...pgtypes import zones
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
-from . import namedargs
+from . import namedargs, usertypes
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -390,6 +390,8 @@ class Binder(SpecialForms):
                 hint="No operator matches the given name and argument types. "
                 "You might need to add explicit type casts.",
             )
+        if op not in ("=", "<>") and a.type == b.type and usertypes.is_enum(a.type):
+            a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # by enumsortorder
         return E("op", op, [a, b], T.BOOL)
 
     def _cmp(self, node: exp.Expression) -> E:
@@ -850,6 +852,10 @@ class Binder(SpecialForms):
             oid = args[0].type
             return E("const", RegOid(oid, format_type(oid, None) or str(oid)), [], T.REGTYPE, -1,
                      "pg_typeof")
+        if name in usertypes.ENUM_FUNCTIONS:
+            call = usertypes.enum_function(name, args)
+            if call is not None:
+                return call
         fd, args = resolve(name, args, self.params)
         t = return_type(fd, args)
         if fd.set_returning:

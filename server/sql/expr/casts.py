@@ -34,6 +34,7 @@ from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
 from ...pgtypes.text import format_text, parse_text, text_decoder, text_encoder
+from . import usertypes
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
 _INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
@@ -350,6 +351,8 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return text_to_array(T.ELEMENT_OF[oid])
     if oid in RANGE_SUBTYPE:
         return text_decoder(oid)
+    if usertypes.is_enum(oid):
+        return usertypes.enum_input(oid)
     return str
 
 

@@ -21,6 +21,7 @@ from ...pgtypes.interval import add_to_timestamp
 from ...pgtypes.jsonvalue import mark as mark_json
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
 from . import types as ty
+from . import usertypes
 from .bound import E
 from .casts import cast_function, volatile_literal, volatile_value
 
@@ -49,6 +50,8 @@ def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bo
         if params is not None:
             params.infer(e.data, target)
         inner = E("param", e.data, [], target, -1, e.name)
+        if usertypes.is_enum(target):  # enum_in checks a parameter's label too
+            return E("cast", usertypes.enum_input(target), [inner], target, -1, e.name)
         if typmod >= 0:
             return E("cast", cast_function(target, target, typmod), [inner], target, typmod, e.name)
         return inner

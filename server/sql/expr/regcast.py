@@ -13,7 +13,7 @@ from typing import Any
 
 from ...errors import UndefinedFunction, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
-from .types import type_by_name
+from .types import type_by_name, type_name
 
 
 class RegOid(int):
@@ -105,12 +105,12 @@ class RegResolver:
     def type_oid(self, name: str) -> RegOid:
         """'int4'::regtype."""
         oid, _ = type_by_name(name)
-        return RegOid(oid, T.TYPES[oid].sql_name if oid in T.TYPES else name)
+        return RegOid(oid, T.TYPES[oid].sql_name if oid in T.TYPES else type_name(oid))
 
     def type_name(self, oid: int) -> RegOid:
         """oid::regtype."""
         info = T.TYPES.get(oid)
-        return RegOid(oid, info.sql_name if info else str(oid))
+        return RegOid(oid, info.sql_name if info else type_name(oid))
 
     def namespace_oid(self, name: str) -> RegOid:
         """'public'::regnamespace."""

@@ -17,6 +17,7 @@ from ...errors import UndefinedObject
 from ...pgtypes import oids as T
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
+from . import usertypes
 
 INTS = (T.INT2, T.INT4, T.INT8)
 NUMERIC_RANK = {T.INT2: 1, T.INT4: 2, T.INT8: 3, T.NUMERIC: 4, T.FLOAT4: 5, T.FLOAT8: 6}
@@ -65,7 +66,7 @@ def type_by_name(text: str) -> tuple[int, int]:
         oid, typmod = type_by_name(s[:-2])
         if oid in T.ELEMENT_OF:  # int[][] is int[]
             return oid, typmod
-        arr = T.ARRAY_OF.get(oid)
+        arr = T.ARRAY_OF.get(oid) or _user_array(oid)
         if not arr:
             raise UndefinedObject(f'type "{text}[]" does not exist')
         return arr, typmod  # NB: an array keeps its element's typmod, as atttypmod does
@@ -89,8 +90,20 @@ def type_by_name(text: str) -> tuple[int, int]:
         if oid == T.BPCHAR and s in ("char", "character"):
             typmod = 5
     if not oid:
+        bare = s.replace('"', "")
+        user = usertypes.lookup(bare)
+        if user is not None:
+            return user.oid, -1
+        user = usertypes.lookup(bare.replace("._", ".")[1:] if bare.startswith("_") else "")
+        if user is not None and user.array_oid:  # `_mood`: the array type's own name
+            return user.array_oid, -1
         raise UndefinedObject(f'type "{text}" does not exist')
     return oid, typmod
+
+
+def _user_array(oid: int) -> int:
+    t = usertypes.by_oid(oid)
+    return t.array_oid if t is not None else 0
 
 
 def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
@@ -130,7 +143,13 @@ def array_ndims(dt: exp.Expression) -> int:
 def type_name(oid: int) -> str:
     """Returns the name PostgreSQL uses in messages ("integer", "text", "numeric[]")."""
     info = T.TYPES.get(oid)
-    return info.sql_name if info else str(oid)
+    if info:
+        return info.sql_name
+    user = usertypes.by_oid(oid)
+    if user is not None:
+        return usertypes.qualified_name(user)
+    elem = T.ELEMENT_OF.get(oid)
+    return type_name(elem) + "[]" if elem else str(oid)
 
 
 def is_numeric(oid: int) -> bool:
@@ -153,6 +172,8 @@ def category(oid: int) -> str:
     if oid in OIDLIKE:
         return "N"
     info = T.TYPES.get(oid)
+    if info is None and usertypes.is_enum(oid):
+        return "E"
     return info.category if info else "U"
 
 

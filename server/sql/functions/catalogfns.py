@@ -19,7 +19,7 @@ from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
 from ..pgcatalog.viewtext import view_text
 from .regcasts import relation_oid
-from .registry import FUNCTIONS, register
+from .registry import FUNCTIONS, FunctionContext, register
 
 
 @register("format_type", args=[T.OID, T.INT4], returns=T.TEXT, strict=False,
@@ -120,10 +120,21 @@ def pg_table_is_visible(ctx: Any, oid: int) -> bool | None:
     return idx.rel_visible(ctx, oid)
 
 
-@register("pg_type_is_visible", args=[T.OID], returns=T.BOOL)
-def pg_type_is_visible(oid: int) -> bool | None:
-    """True for every built-in type (all live in pg_catalog)."""
-    return True if oid in T.TYPES else None
+@register("pg_type_is_visible", args=[T.OID], returns=T.BOOL, needs_context=True)
+def pg_type_is_visible(ctx: FunctionContext, oid: int) -> bool | None:
+    """True for the built-in types (all live in pg_catalog) and for CREATE TYPE's types and
+    tables' row types whose schema is on the search_path; NULL for an unknown OID."""
+    if oid in T.TYPES:
+        return True
+    cat = ctx.catalog
+    owner = next((t.schema_oid for t in cat.types if oid in (t.oid, t.array_oid)), None)
+    if owner is None:
+        owner = next((t.schema_oid for t in cat.tables if t.reltype and
+                      oid in (t.reltype, t.array_type)), None)
+    if owner is None:
+        return None
+    schema = cat.schema_by_oid(owner)
+    return schema is not None and schema.name in ctx.search_path()
 
 
 @register("pg_function_is_visible", args=[T.OID], returns=T.BOOL)

@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import SQLError, UndefinedFunction, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
-from ..expr.types import type_by_name
+from ..expr.types import type_by_name, type_name
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident, split_name
 from ..pgcatalog.procoids import BY_OID, PG_PROC_OIDS, proc_oid
@@ -185,7 +185,7 @@ def regtype_out(ctx: Any, oid: int) -> str:
             if oid in types:
                 shown = rel if schema == "pg_catalog" else f"{schema}.{rel}"
                 return shown + "[]" if oid == types[1] else shown
-        return str(oid)
+        return type_name(oid)  # CREATE TYPE's types (and their arrays) by name, else the OID
     return format_type(oid, None) or str(oid)
 
 

@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (imported to register their relations)
     stats,
     systypes,
     timezones,
+    usertypes,
     views,
 )
 from .registry import VIRTUAL_BY_OID, VIRTUAL_TABLES, VirtualTable, pg_relation, virtual_table

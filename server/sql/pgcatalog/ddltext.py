@@ -13,6 +13,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import typmod_text
 from ..catalog import model as M
+from ..expr import usertypes
 from .names import names, quote_ident
 
 _TIME_TYPES = {
@@ -36,7 +37,8 @@ def format_type(oid: int | None, typmod: int | None) -> str | None:
         return None if base is None else base + "[]"
     info = T.TYPES.get(oid)
     if info is None:
-        return "???"
+        user = usertypes.by_oid(oid)
+        return "???" if user is None else usertypes.qualified_name(user)
     mod = -1 if typmod is None else typmod
     if oid == T.BPCHAR:
         if typmod is None:

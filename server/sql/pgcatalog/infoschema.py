@@ -17,6 +17,7 @@ from .ddltext import constraint_def, format_type
 from .exprtext import default_text
 from .names import names
 from .registry import VIRTUAL_TABLES, empty, pg_relation
+from .usertypes import udt_name
 
 _CON_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY", "c": "CHECK"}
 _RULES = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
@@ -107,7 +108,6 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
         for c in t.live_columns:
             gen_expr = getattr(c, "generated", None)
             dtype, clen, olen, prec, radix, scale, dtp = _type_facts(c.type_oid, c.typmod)
-            info = T.TYPES.get(c.type_oid)
             ident: tuple[Any, ...] = (None,) * 6
             if c.identity:
                 s = seqs.get((t.oid, c.attnum))
@@ -121,7 +121,7 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                 _yes(not c.not_null), dtype, clen, olen,
                 prec, radix, scale, dtp, _interval_type(c.type_oid, c.typmod), None, None, None,
                 None, None, None, None, None,
-                None, None, cat.database.name, "pg_catalog", info.name if info else None,
+                None, None, cat.database.name, *udt_name(cat, c.type_oid),
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
                 "NEVER" if gen_expr is None else "ALWAYS",
                 None if gen_expr is None else default_text(gen_expr, c.type_oid),

@@ -167,10 +167,12 @@ def regproc(name: str) -> RegOid:
 
 @pg_relation("pg_catalog", "pg_type")
 def pg_type(ctx: Any) -> tuple[tuple[Any, ...], ...]:
-    """One row per built-in type, then the relations' row types (rowtypes.py)."""
+    """One row per built-in type, then the relations' row types (rowtypes.py), then the types
+    CREATE TYPE made (usertypes.py)."""
     from .rowtypes import row_type_rows  # NB: rowtypes needs regproc from here
+    from .usertypes import user_type_rows  # NB: likewise
 
-    return _type_rows() + tuple(row_type_rows(ctx.catalog))
+    return _type_rows() + tuple(row_type_rows(ctx.catalog)) + tuple(user_type_rows(ctx.catalog))
 
 
 @cache
@@ -277,5 +279,5 @@ def pg_language(ctx: Any) -> list[tuple[Any, ...]]:
     ]
 
 
-for _name in ("pg_enum", "pg_cast", "pg_operator"):
+for _name in ("pg_cast", "pg_operator"):
     empty("pg_catalog", _name)

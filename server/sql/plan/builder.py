@@ -29,6 +29,7 @@ from ..expr.binder import Binder, Scope, find_aggregates, find_windows
 from ..expr.bound import E, col
 from ..expr.functions import coerce
 from ..expr.regcast import RegOid, RegResolver
+from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
 from .groupingsets import find_groupings
@@ -174,7 +175,7 @@ class Planner:
             keys = []
             for o in order.expressions:
                 e = self._output_ref(o.this, node.cols) or b.bind(o.this)
-                keys.append(N.SortKey(e, bool(o.args.get("desc")), _nulls_first(o)))
+                keys.append(N.SortKey(enum_ordered(e), bool(o.args.get("desc")), _nulls_first(o)))
             node = N.Sort(node.cols, child=node, keys=keys)
         return self.limit(q, node, outer)
 
@@ -306,7 +307,7 @@ class Planner:
                     exprs.append(bound)
                     cols.append(N.PCol("?order?", bound.type, hidden=True))
                     ref = col(len(exprs) - 1, bound.type)
-            keys.append(N.SortKey(ref, bool(o.args.get("desc")), _nulls_first(o)))
+            keys.append(N.SortKey(enum_ordered(ref), bool(o.args.get("desc")), _nulls_first(o)))
         if any(e.kind in ("srf", "srf_field") for e in exprs):
             node = N.ProjectSet(cols, child=node, exprs=exprs,
                                 srf=[e.kind in ("srf", "srf_field") for e in exprs])

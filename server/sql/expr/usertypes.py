@@ -1,0 +1,158 @@
+"""The types CREATE TYPE made, as the binder and the output functions see them.
+
+Why a per-thread environment: type names are resolved by `types.type_by_name`,
+a pure function called from many places that have no catalog at hand (casts,
+column definitions, regtype input, format_type). The session installs its
+catalog's user types here whenever it hands out a catalog snapshot
+(`use`), the same way it installs its TimeZone for the output functions
+(`pgtypes.zones.use`); plans are cached per catalog version, so a type made
+or altered later re-binds them.
+
+Values: an enum value is its label (`str`); the type's OID decides how it
+compares (by `enumsortorder`, not alphabetically: `enum_sort_key`) and which
+labels a cast accepts (`enum_input`). Array types of user types are entered
+into `pgtypes.oids.ARRAY_OF` / `ELEMENT_OF` (OIDs are never reused within one
+store), so the array codecs handle `mood[]` like any array.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import InvalidTextRepresentation
+from ...pgtypes import oids as T
+from ..catalog.model import CatalogSnapshot, UserType
+from .bound import E
+
+
+class TypeEnv:
+    """The user types of one catalog snapshot, by name and by OID."""
+
+    def __init__(self, cat: CatalogSnapshot) -> None:
+        schemas = {s.oid: s.name for s in cat.schemas}
+        self.by_oid: dict[int, UserType] = {}
+        self.by_name: dict[str, UserType] = {}
+        self.array_of: dict[int, int] = {}
+        for t in sorted(cat.types, key=lambda t: (schemas.get(t.schema_oid) != "public", t.oid)):
+            self.by_oid[t.oid] = t
+            self.by_name.setdefault(t.name, t)
+            self.by_name[f"{schemas.get(t.schema_oid, '?')}.{t.name}"] = t
+            if t.array_oid:
+                self.array_of[t.oid] = t.array_oid
+        self.schema_names = schemas
+
+
+_local = threading.local()
+_envs: dict[int, tuple[tuple[UserType, ...], TypeEnv]] = {}
+_lock = threading.Lock()
+
+
+def use(cat: CatalogSnapshot) -> None:
+    """Makes `cat`'s user types the ones this thread's statements resolve against."""
+    types = cat.types
+    hit = _envs.get(id(types))
+    if hit is not None and hit[0] is types:
+        _local.env = hit[1]
+        return
+    env = TypeEnv(cat)
+    with _lock:
+        for oid, arr in env.array_of.items():
+            T.ARRAY_OF.setdefault(oid, arr)
+            T.ELEMENT_OF.setdefault(arr, oid)
+        if len(_envs) > 64:
+            _envs.clear()
+        _envs[id(types)] = (types, env)
+    _local.env = env
+
+
+def current() -> TypeEnv | None:
+    """The environment of this thread's session (None before any catalog was used)."""
+    return getattr(_local, "env", None)
+
+
+def lookup(name: str) -> UserType | None:
+    """A user type by (lower-cased, possibly schema-qualified) name."""
+    env = current()
+    return None if env is None else env.by_name.get(name)
+
+
+def by_oid(oid: int) -> UserType | None:
+    """A user type by OID (None for built-in types and unknown OIDs)."""
+    if oid < 16384:
+        return None
+    env = current()
+    return None if env is None else env.by_oid.get(oid)
+
+
+def is_enum(oid: int) -> bool:
+    t = by_oid(oid)
+    return t is not None and t.kind == "e"
+
+
+def qualified_name(t: UserType) -> str:
+    """The type's name as format_type prints it (schema-qualified outside public)."""
+    env = current()
+    schema = env.schema_names.get(t.schema_oid, "") if env else ""
+    return t.name if schema in ("public", "pg_catalog", "") else f"{schema}.{t.name}"
+
+
+def enum_input(oid: int) -> Callable[[Any], str]:
+    """enum_in: the label itself, or 22P02 for a label the type does not have."""
+    t = by_oid(oid)
+    labels = frozenset(t.labels) if t else frozenset()
+    name = t.name if t else str(oid)
+
+    def check(v: Any) -> str:
+        s = str(v)
+        if s not in labels:
+            raise InvalidTextRepresentation(f'invalid input value for enum {name}: "{s}"')
+        return s
+
+    return check
+
+
+def enum_sort_key(oid: int) -> Callable[[str], float]:
+    """label -> enumsortorder, the order enum comparisons and ORDER BY follow."""
+    t = by_oid(oid)
+    order = dict(zip(t.labels, t.sort_orders, strict=True)) if t else {}
+    return lambda label: order.get(label, float("inf"))
+
+
+def enum_ordered(e: E) -> E:
+    """An enum-typed expression as its sort position, for <, > and ORDER BY (others: as is)."""
+    if not is_enum(e.type):
+        return e
+    return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
+
+
+ENUM_FUNCTIONS = ("enum_range", "enum_first", "enum_last")
+
+
+def enum_function(name: str, args: list[E]) -> E | None:
+    """enum_first(x), enum_last(x), enum_range(x) and enum_range(lo, hi) over an enum's labels
+    (the argument's type picks the enum; its value only bounds enum_range). None: not an
+    enum call, for the registry to report."""
+    if not args or not all(is_enum(a.type) or a.type == T.UNKNOWN for a in args):
+        return None
+    oid = next((a.type for a in args if a.type != T.UNKNOWN), 0)
+    t = by_oid(oid)
+    if t is None or len(args) > (2 if name == "enum_range" else 1) or \
+            any(a.type not in (oid, T.UNKNOWN) for a in args):
+        return None
+    labels = list(t.labels)
+    if name == "enum_first":
+        return E("const", labels[0] if labels else None, [], oid, -1, name)
+    if name == "enum_last":
+        return E("const", labels[-1] if labels else None, [], oid, -1, name)
+    arr = t.array_oid
+    if len(args) == 1:
+        return E("const", labels, [], arr, -1, name)
+
+    def between(lo: Any, hi: Any) -> list[str]:
+        i = labels.index(lo) if lo is not None else 0
+        j = labels.index(hi) + 1 if hi is not None else len(labels)
+        return labels[i:j]
+
+    return E("pyfunc", (name, between, False), args, arr, -1, name)

@@ -1,0 +1,64 @@
+"""pg_type and pg_enum rows of the types CREATE TYPE made (`catalog.model.UserType`).
+
+The rows are PostgreSQL 15's own for each kind, as it prints them for
+`CREATE TYPE mood AS ENUM (...)` and `CREATE TYPE c AS (...)`: an enum is a
+4-byte pass-by-value type in category E with enum_in/enum_out; a composite is
+typtype c pointing at its pg_class row (typrelid), with record_in/record_out;
+each has an array type `_name`. Clients' type introspection (psycopg's
+TypeInfo/EnumInfo, asyncpg, SQLAlchemy's enum reflection) reads these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from .registry import pg_relation
+from .rowtypes import _rows as composite_rows
+from .systypes import regproc
+
+
+def _enum_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
+    row = (t.oid, t.name, t.schema_oid, t.owner, 4, True, "e", "E", False, True, ",", 0,
+           regproc("-"), 0, t.array_oid, regproc("enum_in"), regproc("enum_out"),
+           regproc("enum_recv"), regproc("enum_send"), regproc("-"), regproc("-"), regproc("-"),
+           "i", "p", False, 0, -1, 0, 0, None, None, None)
+    arr = (t.array_oid, "_" + t.name, t.schema_oid, t.owner, -1, False, "b", "A", False, True,
+           ",", 0, regproc("array_subscript_handler"), t.oid, 0, regproc("array_in"),
+           regproc("array_out"), regproc("array_recv"), regproc("array_send"), regproc("-"),
+           regproc("-"), regproc("array_typanalyze"), "i", "x", False, 0, -1, 0, 0, None, None,
+           None)
+    return (row, arr)
+
+
+def user_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
+    """pg_type rows (and their array types) of the snapshot's user types."""
+    out: list[tuple[Any, ...]] = []
+    for t in cat.types:
+        if t.kind == "e":
+            out += _enum_rows(t)
+        elif t.kind == "c":
+            out += composite_rows(t.name, t.schema_oid, t.owner, t.relid, t.oid, t.array_oid)
+    return out
+
+
+@pg_relation("pg_catalog", "pg_enum")
+def pg_enum(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per enum label: (oid, enumtypid, enumsortorder, enumlabel)."""
+    return [(oid, t.oid, order, label)
+            for t in ctx.catalog.types if t.kind == "e"
+            for oid, order, label in zip(t.label_oids, t.sort_orders, t.labels, strict=True)]
+
+
+def udt_name(cat: M.CatalogSnapshot, oid: int) -> tuple[str | None, str | None]:
+    """information_schema's (udt_schema, udt_name) of a column type: user types by their
+    schema and name (`_mood` for an array of mood), built-in types in pg_catalog."""
+    info = T.TYPES.get(oid)
+    if info is not None:
+        return "pg_catalog", info.name
+    schemas = {s.oid: s.name for s in cat.schemas}
+    for t in cat.types:
+        if oid in (t.oid, t.array_oid):
+            return schemas.get(t.schema_oid), t.name if oid == t.oid else "_" + t.name
+    return None, None
