@@ -19,6 +19,7 @@ WORKLOADS = {
     "floor": "bench.workloads.floor",
     "tpcc": "bench.workloads.tpcc",
     "ch": "bench.workloads.ch",
+    "tpch": "bench.workloads.tpch",
     "spark": "bench.workloads.spark",
     "locust": "bench.workloads.locust",
     "pipeline": "bench.workloads.pipeline",

@@ -25,11 +25,12 @@ from .push_limit import push_limit
 from .push_projection import push_projection
 from .pushdown_filters import pushdown_filters
 from .pushdown_join_filters import pushdown_join_filters
+from .scalar_subquery import scalar_subquery
 from .semijoin import semijoin
 
 # Rules that read sub-plans as the builder made them, so they run before nested plans are
 # optimized (point_get would otherwise turn a correlated `pk = outer.x` into a keyed get).
-PRE_RULES = (semijoin,)
+PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
     join_order,

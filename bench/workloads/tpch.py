@@ -1,0 +1,193 @@
+"""tpch: TPC-H's 22 queries on Cumulo, PostgreSQL 15 and DuckDB, answers checked.
+
+Steps, at scale factor `--scale` (default 0.1; 1 for SF 1; 0.01 for a smoke run):
+1. Data: DuckDB's tpch extension (the `duckdb-extension-tpch` wheel, loaded
+   from its file: no download) generates the eight tables once as CSV files
+   (`bench.tpch.data`).
+2. Load: every system gets the same files by COPY, with primary keys, then
+   ANALYZE; the seconds it took are a figure. DuckDB generates its own copy
+   in memory (the same generator, so the same rows) and is the near-limit
+   reference: a vectorized, multi-threaded column store in process.
+3. Answers: each query runs once per system (the warm-up) and its rows are
+   compared with TPC-H's reference answer shipped in the extension (at SF
+   0.01, 0.1 and 1; at other scales with PostgreSQL's rows). A wrong answer is
+   an error in that system's column, never a latency.
+4. Latency: the median of RUNS runs (1 run when the warm-up took longer than
+   SLOW seconds); the geometric mean over the queries every system answered
+   is the headline figure. Every statement runs under `statement_timeout` =
+   TIMEOUT seconds (`CUMULO_BENCH_TPCH_TIMEOUT`, default 120) on the servers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import psycopg
+
+from ..core import BenchError, Figure, RunContext
+from ..systems import System
+from ..tpch import answers as A
+from ..tpch import data
+
+NAME = "tpch"
+DESCRIPTION = "TPC-H 22 queries (SF --scale, default 0.1) vs PostgreSQL and DuckDB, answers checked"
+RUNS = 3
+SLOW = 5.0
+TIMEOUT = float(os.environ.get("CUMULO_BENCH_TPCH_TIMEOUT", "120"))
+DUCKDB = "duckdb"
+
+
+def scale_of(ctx: RunContext) -> float:
+    """Returns the scale factor: --scale, default 0.1."""
+    return ctx.options.scale if ctx.options.scale else 0.1
+
+
+def load(ctx: RunContext, system: System, directory: str) -> float:
+    """Creates, COPYs and ANALYZEs the eight tables on one system; returns the seconds."""
+    start = time.perf_counter()
+    with system.connect() as conn:
+        counts = data.load(conn, directory)
+    took = time.perf_counter() - start
+    ctx.commands.append(f"{system.name}: TPC-H load (COPY csv + ANALYZE) "
+                        + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
+    return took
+
+
+def _run(conn: Any, sql: str) -> list[tuple]:
+    try:
+        return conn.execute(sql).fetchall()
+    except psycopg.errors.QueryCanceled as exc:
+        raise BenchError(f"over the {TIMEOUT:g} s cap (statement_timeout, 57014)") from exc
+
+
+def _timed(fn: Any, *args: Any) -> tuple[list[tuple], float]:
+    start = time.perf_counter()
+    rows = fn(*args)
+    return rows, time.perf_counter() - start
+
+
+def _median(fn: Any, sql: str, first: float) -> float:
+    times = []
+    for _ in range(1 if first > SLOW else RUNS):
+        start = time.perf_counter()
+        fn(sql)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+class _Duck:
+    """DuckDB in process with the same data (its own dbgen), shaped like a System for figures."""
+
+    name = DUCKDB
+    label = "DuckDB"
+
+    def __init__(self, sf: float) -> None:
+        self.conn = data.duck()
+        start = time.perf_counter()
+        self.conn.execute(f"CALL dbgen(sf={sf})")
+        self.load_seconds = time.perf_counter() - start
+
+    def query(self, sql: str) -> list[tuple]:
+        return self.conn.execute(sql).fetchall()
+
+    def log_tail(self, lines: int = 10) -> str:
+        return ""
+
+
+def run(ctx: RunContext) -> list[Figure]:
+    """Generates, loads, checks answers, then times the 22 queries on every system."""
+    sf = scale_of(ctx)
+    directory = data.generate(ctx.workdir, sf)
+    queries = data.queries()
+    reference = data.answers(sf)
+    ctx.commands.append(f"TPC-H SF {sf:g}: data, queries and reference answers from DuckDB's tpch"
+                        " extension" + ("" if reference else " (no reference answers at this"
+                                        " scale: checked against PostgreSQL's rows)"))
+    loads = {s.name: ctx.attempt(s, "load", load, ctx, s, directory) for s in ctx.systems}
+    up = [s for s in ctx.systems if loads[s.name] is not None]
+    duck: _Duck | None = None
+    try:
+        duck = _Duck(sf)
+    except data.Unavailable as exc:
+        ctx.errors[(DUCKDB, "load")] = str(exc)
+
+    got: dict[str, dict[str, tuple[list[tuple], float] | None]] = {}
+    runners: dict[str, Any] = {}
+    conns = []
+    try:
+        for s in up:
+            conn = s.connect()
+            conns.append(conn)
+            conn.execute(f"SET statement_timeout = {int(TIMEOUT * 1000)}")
+            runners[s.name] = (s, lambda sql, c=conn: _run(c, sql))
+        if duck is not None:
+            runners[DUCKDB] = (duck, duck.query)
+        for name, (system, fn) in runners.items():
+            got[name] = {}
+            for q, sql in queries:
+                got[name][q] = res = ctx.attempt(system, q, _timed, fn, sql)
+                if res:
+                    print(f"[bench] {system.label}: {q} answered in {res[1]:.3g} s", file=sys.stderr)
+        if not reference and "postgres" in got:
+            reference = {q: [tuple(_text(v) for v in r) for r in res[0]]
+                         for q, res in got["postgres"].items() if res}
+        latency: dict[str, dict[str, float | None]] = {}
+        for name, (system, fn) in runners.items():
+            latency[name] = {}
+            for q, sql in queries:
+                res = got[name].get(q)
+                if res is None:
+                    latency[name][q] = None
+                    continue
+                want = reference.get(q)
+                wrong = A.mismatch(res[0], want) if want is not None else "no reference answer"
+                if wrong:
+                    ctx.errors[(name, q)] = f"wrong answer: {wrong}"
+                    latency[name][q] = None
+                    continue
+                latency[name][q] = ctx.attempt(system, q, _median, fn, sql, res[1])
+    finally:
+        for conn in conns:
+            conn.close()
+        if duck is not None:
+            duck.conn.close()
+    ctx.commands.append(f"TPC-H Q1-Q22: answer check (the warm-up), then median of {RUNS} runs"
+                        f" (1 run above {SLOW:g} s); statement_timeout {TIMEOUT:g} s on the servers")
+
+    names = [s.name for s in ctx.systems] + [DUCKDB]
+    load_values: dict[str, float | None] = {s.name: loads[s.name] for s in ctx.systems}
+    load_values[DUCKDB] = duck.load_seconds if duck else None
+    figures = [ctx.figure(NAME, f"load SF {sf:g} (COPY + ANALYZE; DuckDB: dbgen)", "s", "lower",
+                          load_values, "load")]
+    for q, _ in queries:
+        values = {n: latency.get(n, {}).get(q) for n in names}
+        figures.append(ctx.figure(NAME, f"{q} SF {sf:g}", "s", "lower", values, q))
+    present = [n for n in names if n in latency]
+    common = [q for q, _ in queries if present and all(latency[n].get(q) for n in present)]
+    geo: dict[str, float | None] = {}
+    for n in names:
+        lat = latency.get(n, {})
+        ok = [lat[q] for q in common if lat.get(q)]
+        geo[n] = math.exp(sum(map(math.log, ok)) / len(ok)) if ok else None
+        if geo[n] is None:
+            ctx.errors.setdefault((n, "geomean"), "no query answered correctly on every system")
+    left_out = [q for q, _ in queries if q not in common]
+    figures.append(ctx.figure(
+        NAME, f"geometric mean SF {sf:g}, {len(common)} of {len(queries)} queries", "s", "lower",
+        geo, "geomean", "left out (not answered correctly everywhere): " + ", ".join(left_out)
+        if left_out else ""))
+    return figures
+
+
+def _text(v: Any) -> str:
+    """A PostgreSQL value as the reference answers print it (for checking against PG's rows)."""
+    if v is None:
+        return "NULL"
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return str(v)
