@@ -145,7 +145,7 @@ def _parse_setting(value: str) -> tuple[str, dt.tzinfo]:
         hours = None
     if hours is not None and v.lower().lstrip("+-") not in ("nan", "inf", "infinity"):
         east = round(hours * 3600)
-        if abs(east) > 15 * 3600 + 59 * 60:  # PostgreSQL: beyond the tz library's range
+        if abs(east) >= 24 * 3600:  # NB: PostgreSQL takes up to 167:59; Python's tzinfo < 24 h
             raise _invalid(value)
         return fixed_name(east), fixed(east)
     named = zone_by_name(v)
@@ -154,7 +154,19 @@ def _parse_setting(value: str) -> tuple[str, dt.tzinfo]:
     tz = _posix(v)
     if tz is not None:
         return v, tz
+    m = _BARE_POSIX.fullmatch(v)
+    if m is not None:  # '+02:00': POSIX without a name, so west of Greenwich (UTC-2), named ''
+        if m.group(4) and int(m.group(4)):
+            raise InvalidParameterValue(f'time zone "{v}" appears to use leap seconds',
+                                        detail="PostgreSQL does not support leap seconds.")
+        west = int(m.group(2)) * 3600 + int(m.group(3)) * 60
+        if west >= 24 * 3600:
+            raise _invalid(value)
+        return v, dt.timezone(dt.timedelta(seconds=-west if m.group(1) != "-" else west), "")
     raise _invalid(value)
+
+
+_BARE_POSIX = re.compile(r"([+-]?)(\d{1,3}):(\d\d)(?::(\d\d))?")
 
 
 def _interval_unit(qualifier: str) -> str:
