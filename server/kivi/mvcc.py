@@ -57,6 +57,8 @@ from typing import Any
 
 from sortedcontainers import SortedDict
 
+from .columnar import ColumnarCopy, Snapshot
+
 Row = tuple[Any, ...]
 Chain = tuple[tuple[int, Row | None], ...]
 
@@ -86,7 +88,7 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
 class VersionStore:
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_cols", "_max_ts")
+    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_cols", "_max_ts", "_col")
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -100,6 +102,9 @@ class VersionStore:
         # a segment. `_max_ts` bounds every commit ts the store holds.
         self._cols: dict[int, list[Segment]] = {}
         self._max_ts = 0
+        # The versioned columnar copy (`kivi.columnar`), built by the first `columnar` read
+        # and kept up to date by every write from then on.
+        self._col: ColumnarCopy | None = None
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""
@@ -112,6 +117,9 @@ class VersionStore:
         cols, self._cols = self._cols, {}
         if ts > self._max_ts:
             self._max_ts = ts
+        if self._col is not None:
+            writes = writes if isinstance(writes, list) else list(writes)
+            self._col.apply(ts, list(map(_head, writes)), list(map(_row_of, writes)))
         if isinstance(writes, list) and len(writes) > self.cache_limit:
             writes = self._apply_bulk(ts, writes, cols)
         keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
@@ -188,6 +196,8 @@ class VersionStore:
             cols, self._cols = self._cols, {}
             if ts > self._max_ts:
                 self._max_ts = ts
+            if self._col is not None:
+                self._col.apply(ts, keys, rows)
             self._append(ts, keys, rows, cols)
             return
         self.apply(ts, list(zip(keys, rows, strict=True)))
@@ -250,6 +260,7 @@ class VersionStore:
     def drop_all(self) -> None:
         """Removes every version of every key."""
         self._cols = {}
+        self._col = None
         self._keys, self._chains = [], []
         self._cache = SortedDict()
         self._gc = set()
@@ -421,6 +432,7 @@ class VersionStore:
         other = VersionStore(self.cache_limit)
         other.load(self._keys[i:], self._chains[i:])
         self._cols = {}
+        self._col = None
         del self._keys[i:]
         del self._chains[i:]
         self._gc = {k for k in self._gc if k < key}
@@ -456,11 +468,33 @@ class VersionStore:
             elif len(chain) > 1 or chain[0][1] is None:
                 keep.add(key)
         self._gc = keep
+        if self._col is not None:
+            self._col.collect(low_water)
         if dropped or gone:
             self._cols = {}
         if gone:
             self._remove(gone)
         return dropped
+
+    # --- the columnar copy --------------------------------------------------------------------
+
+    def columnar(self, ts: int) -> Snapshot:
+        """Returns the rows visible at ts as packs of columns (`kivi.columnar`).
+
+        The copy is built on first use (a region no analytic query reads pays nothing),
+        rebuilt from the chains after a restart or when an apply could not be placed in
+        it (a replay), and maintained by every write in between.
+        """
+        col = self._col
+        if col is None or col.broken:
+            self.compact()
+            col = self._col = ColumnarCopy.build(self._keys, self._chains)
+        return col.snapshot(ts)
+
+    @property
+    def columnar_bytes(self) -> int:
+        """Bytes held by the columnar copy's frozen packs (0 when it is not built)."""
+        return 0 if self._col is None else self._col.nbytes
 
     # --- columns for aggregates ---------------------------------------------------------------
 

@@ -55,6 +55,7 @@ from .api import (
     ScanReply,
     SplitRegion,
 )
+from .columnar import Snapshot
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
@@ -291,6 +292,16 @@ class KiviNode:
             ):
                 agg.add(keep(rows) if keep is not None else rows)
         return ScanReply(agg.rows(), None)
+
+    def columnar(self, space: int, ts: int) -> list[Snapshot]:
+        """The rows of a whole space visible at ts, as one columnar snapshot per region.
+
+        Only the copying of pack lists and the tail happens under the lock; the SQL
+        layer's vectorized operators read the packs afterwards (see `kivi.columnar`).
+        """
+        with self._lock:
+            sr = self._spaces.get(space)
+            return [r.store.columnar(ts) for r in sr.regions] if sr is not None else []
 
     # --- writes -------------------------------------------------------------------------------
 

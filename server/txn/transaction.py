@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InternalError, ReadOnlySQLTransaction
 from ..kivi.agg import partial_aggregate
 from ..kivi.api import Get, Row, Scan
+from ..kivi.columnar.access import space_snapshots
+from ..kivi.columnar.copy import Snapshot
 from ..kivi.expr import compile_selector
 from .api import ScanSpec
 from .conflicts import LATEST
@@ -143,6 +145,17 @@ class Transaction:
         if not own:
             return self._node_scan(spec, ts)
         return self._merged_scan(spec, ts, own)
+
+    def columnar(self, space: int) -> list[Snapshot] | None:
+        """The space at this snapshot as columnar packs, one snapshot per region (issue 11).
+
+        None tells the caller to read through `scan` instead: the transaction has its own
+        writes in the space (they are not in the copy), a SERIALIZABLE updater must record
+        its reads, or the nodes are remote.
+        """
+        if self.ws.spaces.get(space) or self.reads is not None:
+            return None
+        return space_snapshots(self.ltm.kivi, space, self._snap())
 
     def _node_scan(self, spec: ScanSpec, ts: int) -> Iterator[list[Row]]:
         node = self.ltm.kivi

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..plan import nodes as N
+from .columnar import columnar
 from .expr_index import expr_index
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
@@ -33,6 +34,7 @@ from .semijoin import semijoin
 PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
+    columnar,
     join_order,
     pushdown_join_filters,
     point_get,

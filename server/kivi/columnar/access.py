@@ -1,0 +1,39 @@
+"""Columnar snapshots of a whole space, gathered over the nodes a `KiviClient` routes to.
+
+This is the top of the columnar package: it knows nodes and the client, which
+themselves only know `copy`. Only in-process nodes hand out their packs (the
+arrays are shared, not copied); with a remote node this returns None and the
+SQL layer keeps the row path (partial results from node-side workers are the
+cluster-mode design, not built yet).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..client import KiviClient
+from ..node import KiviNode
+from .copy import Snapshot
+
+
+def space_snapshots(kivi: Any, space: int, ts: int) -> list[Snapshot] | None:
+    """Every region of `space` visible at ts as columnar snapshots; None when unavailable.
+
+    `kivi` is a `KiviClient` or a bare `KiviNode`.
+    """
+    if isinstance(kivi, KiviNode):
+        return kivi.columnar(space, ts)
+    if not isinstance(kivi, KiviClient):
+        return None
+    nodes = kivi.nodes
+    owners = {info.node for info in kivi.map.overlapping(space, None, None)}
+    out: list[Snapshot] = []
+    for name in sorted(owners):
+        node = nodes[name]
+        if not isinstance(node, KiviNode):
+            return None
+        out.extend(node.columnar(space, ts))
+    return out
+
+
+__all__ = ["space_snapshots"]

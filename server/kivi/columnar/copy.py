@@ -1,0 +1,345 @@
+"""The versioned columnar copy of one region: packs of typed arrays, stamped at apply time.
+
+Every version of a row is one row of the copy, with `begin` (its commit ts)
+and `end` (the commit ts of the version that replaced or deleted it, `INF`
+while it is the newest). Visibility at snapshot `s` is then a vector compare,
+`begin <= s < end`, with no key merge (the positional scheme of Kudu, HyPer
+and DuckDB; see ../shared/COLUMNAR.md):
+
+    tail  (Python lists, appended by apply)  --freeze-->  packs (numpy, frozen)
+                                                          ^ end stamped in place
+                                                          `collect` rewrites a pack
+                                                          without its dead rows
+
+- Apply (inside the node lock, before the ts becomes readable): an insert
+  appends to the tail; an update or delete finds the key's newest version by
+  `latest` (key -> position) and stamps its `end`; an update appends too.
+- A stamp for ts c lands before any snapshot >= c exists, so a reader at s
+  never needs a stamp it did not see (those have c > s): readers take no lock
+  after copying the pack list and the tail (`snapshot`).
+- A pack whose `max_begin <= s` and `min_end > s` is *clean* at s: no mask.
+- `collect(low_water)` drops rows with `end <= low_water` from packs that are
+  a quarter dead, as new packs (readers may hold the old ones).
+- An apply the copy cannot place (a replay of an old ts, or a version at a ts
+  the key already has) marks it `broken`: the store rebuilds it from its chains.
+
+Positions are `pack_id << 24 | offset` for packs and `-(i + 1)` for tail row i.
+
+    >>> c = ColumnarCopy()
+    >>> c.apply(5, [b"a", b"b"], [(1, "x"), (2, "y")])
+    >>> c.apply(7, [b"a"], [(10, "x")])
+    >>> c.apply(8, [b"b"], [None])
+    >>> [sorted(v.rows()) for v in (c.snapshot(6), c.snapshot(7), c.snapshot(9))]
+    [[(1, 'x'), (2, 'y')], [(2, 'y'), (10, 'x')], [(10, 'x')]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import count
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from .encode import Column, encode
+
+INF = np.iinfo(np.int64).max
+PACK_ROWS = 65536  # a tail this long is frozen into a pack
+SCAN_FREEZE = 2048  # a scan freezes a tail this long instead of converting it
+_SHIFT = 24
+_OFF = (1 << _SHIFT) - 1
+
+Row = tuple[Any, ...]
+
+
+class Pack:
+    """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries."""
+
+    __slots__ = ("pid", "n", "width", "rows", "cols", "keys", "begin", "end",
+                 "max_begin", "min_end")
+
+    def __init__(self, pid: int, keys: list[bytes], rows: list[Row], begin: np.ndarray,
+                 end: np.ndarray) -> None:
+        self.pid = pid
+        self.n = len(keys)
+        self.keys = keys
+        self.begin = begin
+        self.end = end
+        self.max_begin = int(begin.max()) if self.n else 0
+        self.min_end = int(end.min()) if self.n else INF
+        widths = set(map(len, rows))
+        self.width = max(widths, default=0)
+        if len(widths) > 1:  # rows from before an ADD COLUMN: missing slots read as NULL
+            w = self.width
+            rows = [r + (None,) * (w - len(r)) for r in rows]
+        # Columns are encoded when first asked for (a pack only pays for what queries read).
+        # The rows stay (pointers to the row store's own tuples, 8 bytes each): top-N and
+        # projections hand a few of them to the row operators without rebuilding tuples.
+        self.rows: list[Row] = rows
+        self.cols: list[Column | None] = [None] * self.width
+
+    def column(self, j: int) -> Column:
+        """Returns column j, encoding it on first use (NULLs past a row's width).
+
+        Readers call this outside the node lock: two may encode the same column (both
+        results are equal).
+        """
+        if j >= self.width:
+            return encode([None] * self.n)
+        c = self.cols[j]
+        if c is None:
+            c = self.cols[j] = encode(list(map(itemgetter(j), self.rows)))
+        return c
+
+    def visible(self, ts: int) -> np.ndarray | None:
+        """The rows visible at ts as a bool mask; None when all are."""
+        if self.max_begin <= ts < self.min_end:
+            return None
+        return (self.begin <= ts) & (self.end > ts)
+
+    def stamp(self, off: int, ts: int) -> None:
+        self.end[off] = ts
+        if ts < self.min_end:
+            self.min_end = ts
+
+    @property
+    def nbytes(self) -> int:
+        n = self.begin.nbytes + self.end.nbytes + 8 * self.n
+        n += sum(c.nbytes for c in self.cols if c is not None)
+        return n
+
+
+class PackView:
+    """One pack as a snapshot sees it: the pack and its visibility mask (None: every row)."""
+
+    __slots__ = ("pack", "mask")
+
+    def __init__(self, pack: Pack, mask: np.ndarray | None) -> None:
+        self.pack = pack
+        self.mask = mask
+
+    @property
+    def n(self) -> int:
+        """Visible rows."""
+        return self.pack.n if self.mask is None else int(np.count_nonzero(self.mask))
+
+    def column(self, j: int) -> Column:
+        return self.pack.column(j)
+
+
+class Snapshot:
+    """The packs of a region as one snapshot sees them."""
+
+    __slots__ = ("views",)
+
+    def __init__(self, views: list[PackView]) -> None:
+        self.views = views
+
+    def rows(self) -> list[Row]:
+        """The visible rows as tuples (for tests and fallbacks; analytic paths read columns)."""
+        out: list[Row] = []
+        for v in self.views:
+            p = v.pack
+            idx = np.arange(p.n) if v.mask is None else np.flatnonzero(v.mask)
+            out.extend(p.rows[i] for i in idx.tolist())
+        return out
+
+
+class ColumnarCopy:
+    """The columnar copy of one region's versions (not thread-safe: the node lock guards it)."""
+
+    __slots__ = ("packs", "t_keys", "t_rows", "t_begin", "t_end", "latest", "broken", "_ids")
+
+    def __init__(self) -> None:
+        self.packs: dict[int, Pack] = {}
+        self.t_keys: list[bytes] = []
+        self.t_rows: list[Row] = []
+        self.t_begin: list[int] = []
+        self.t_end: list[int] = []
+        self.latest: dict[bytes, int] = {}
+        self.broken = False
+        self._ids = count(1)
+
+    def __len__(self) -> int:
+        return sum(p.n for p in self.packs.values()) + len(self.t_keys)
+
+    # --- building and writing -----------------------------------------------------------------
+
+    @classmethod
+    def build(cls, keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | None]]]
+              ) -> ColumnarCopy:
+        """Builds the copy of a store's keys and version chains (newest first)."""
+        c = cls()
+        ks: list[bytes] = []
+        rs: list[Row] = []
+        bs: list[int] = []
+        es: list[int] = []
+        single = list(map(len, chains))
+        if single.count(1) == len(single):  # the common case: one version a key, in C
+            heads = list(map(itemgetter(0), chains))
+            rows = list(map(itemgetter(1), heads))
+            if None in rows:
+                live = [i for i, r in enumerate(rows) if r is not None]
+                keys = [keys[i] for i in live]
+                heads = [heads[i] for i in live]
+                rows = [rows[i] for i in live]
+            ks, rs = list(keys), rows
+            bs = list(map(itemgetter(0), heads))
+            es = [INF] * len(ks)
+        else:
+            for k, chain in zip(keys, chains, strict=True):
+                newer = INF
+                for ts, row in chain:
+                    if row is not None:
+                        ks.append(k)
+                        rs.append(row)
+                        bs.append(ts)
+                        es.append(newer)
+                    newer = ts
+        for i in range(0, len(ks), PACK_ROWS):
+            c._add_pack(ks[i:i + PACK_ROWS], rs[i:i + PACK_ROWS],
+                        np.array(bs[i:i + PACK_ROWS], np.int64),
+                        np.array(es[i:i + PACK_ROWS], np.int64))
+        return c
+
+    def _add_pack(self, keys: list[bytes], rows: list[Row], begin: np.ndarray,
+                  end: np.ndarray) -> Pack:
+        pid = next(self._ids)
+        p = self.packs[pid] = Pack(pid, keys, rows, begin, end)
+        live = np.flatnonzero(end == INF)
+        base = pid << _SHIFT
+        if len(live) == len(keys):
+            self.latest.update(zip(keys, range(base, base + len(keys)), strict=True))
+        elif len(live):
+            self.latest.update(zip(itemgetter(*live.tolist())(keys) if len(live) > 1
+                                   else [keys[int(live[0])]], (base + live).tolist(), strict=True))
+        return p
+
+    def apply(self, ts: int, keys: Sequence[bytes], rows: Sequence[Row | None]) -> None:
+        """Applies one commit's writes to the region (the same lists the store applied)."""
+        if self.broken:
+            return
+        latest, t_keys, t_rows, t_begin, t_end = (
+            self.latest, self.t_keys, self.t_rows, self.t_begin, self.t_end)
+        if not latest or not any(map(latest.__contains__, keys)):
+            if None not in rows:  # inserts of new keys only (a load): no lookup per key
+                n0 = len(t_keys)
+                t_keys.extend(keys)
+                t_rows.extend(rows)  # type: ignore[arg-type]  # no None
+                t_begin.extend([ts] * len(keys))
+                t_end.extend([INF] * len(keys))
+                latest.update(zip(keys, range(-n0 - 1, -n0 - len(keys) - 1, -1), strict=True))
+                if len(keys) != len(set(keys)):
+                    self.broken = True  # the same key twice in one commit: rebuild
+                self._maybe_freeze()
+                return
+        packs = self.packs
+        for k, r in zip(keys, rows, strict=True):
+            p = latest.get(k)
+            if p is not None:
+                if p < 0:
+                    i = -p - 1
+                    if t_begin[i] >= ts:
+                        self.broken = True
+                        return
+                    t_end[i] = ts
+                else:
+                    pack = packs[p >> _SHIFT]
+                    off = p & _OFF
+                    if pack.begin[off] >= ts:
+                        self.broken = True
+                        return
+                    pack.stamp(off, ts)
+                if r is None:
+                    del latest[k]
+            if r is not None:
+                t_keys.append(k)
+                t_rows.append(r)
+                t_begin.append(ts)
+                t_end.append(INF)
+                latest[k] = -len(t_keys)
+        self._maybe_freeze()
+
+    def _maybe_freeze(self) -> None:
+        if len(self.t_keys) >= PACK_ROWS:
+            self.freeze()
+
+    def freeze(self) -> None:
+        """Turns the tail into a pack."""
+        if not self.t_keys:
+            return
+        keys, rows = self.t_keys, self.t_rows
+        begin = np.array(self.t_begin, np.int64)
+        end = np.array(self.t_end, np.int64)
+        self.t_keys, self.t_rows, self.t_begin, self.t_end = [], [], [], []
+        self._add_pack(keys, rows, begin, end)
+
+    def collect(self, low_water: int) -> int:
+        """Drops rows no snapshot >= low_water sees from mostly dead packs; returns how many."""
+        if self.broken:
+            return 0
+        dropped = 0
+        for pid, p in list(self.packs.items()):
+            if p.min_end > low_water:
+                continue
+            keep = p.end > low_water
+            nkeep = int(np.count_nonzero(keep))
+            if nkeep * 4 > p.n * 3:
+                continue
+            dropped += p.n - nkeep
+            del self.packs[pid]
+            if not nkeep:
+                continue
+            idx = np.flatnonzero(keep)
+            il = idx.tolist()
+            # Columns already encoded are taken, not re-encoded; the rest come from the rows.
+            cols = [None if c is None else c.take(idx) for c in p.cols]
+            new = self._add_pack([p.keys[i] for i in il], [p.rows[i] for i in il],
+                                 p.begin[idx], p.end[idx])
+            new.width = p.width
+            new.cols = cols
+        # Keep the pack order of insertion: packs made by collect go last, which is harmless
+        # (visibility, not order, decides what a scan returns).
+        return dropped
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def snapshot(self, ts: int) -> Snapshot:
+        """The rows visible at ts: frozen packs and a pack of the tail's visible rows."""
+        if len(self.t_keys) >= SCAN_FREEZE:
+            self.freeze()
+        views = []
+        for p in self.packs.values():
+            m = p.visible(ts)
+            if m is None or m.any():
+                views.append(PackView(p, m))
+        if self.t_keys:
+            tail = self._tail_pack(ts)
+            if tail is not None:
+                views.append(PackView(tail, None))
+        return Snapshot(views)
+
+    def _tail_pack(self, ts: int) -> Pack | None:
+        b, e = self.t_begin, self.t_end
+        if b[-1] <= ts and min(e) > ts:
+            keys, rows = list(self.t_keys), list(self.t_rows)
+        else:
+            idx = [i for i in range(len(b)) if b[i] <= ts < e[i]]
+            if not idx:
+                return None
+            keys = [self.t_keys[i] for i in idx]
+            rows = [self.t_rows[i] for i in idx]
+        n = len(keys)
+        return Pack(0, keys, rows, np.zeros(n, np.int64), np.full(n, INF, np.int64))
+
+    def iter_packs(self) -> Iterator[Pack]:
+        yield from self.packs.values()
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the frozen packs (arrays, validity, dictionaries, key pointers)."""
+        return sum(p.nbytes for p in self.packs.values())
+
+
+__all__ = ["INF", "ColumnarCopy", "Pack", "PackView", "Snapshot"]

@@ -1,0 +1,217 @@
+"""One column of one pack: Python values turned into a typed array, a validity mask, a zone map.
+
+KiVi rows hold Python values, and a node does not know the SQL types of a
+space, so each pack infers its column's physical layout from the values
+themselves, once, when the pack is frozen:
+
+    values (non-NULL)          kind    array
+    int (fits int64)           "i8"    int64
+    float                      "f8"    float64 (NaN kept; zone map ignores it)
+    bool                       "b1"    bool
+    str                        "str"   int32 codes into a sorted dictionary (object array)
+    datetime.date              "date"  datetime64[D]
+    naive datetime.datetime    "ts"    datetime64[us]
+    Decimal, one exponent -s   "dec"   int64 scaled by 10**s (`scale`), exact
+    anything else (Decimal...)  "obj"   object array, exact Python semantics
+
+NULLs are a validity mask (`valid`, None when the pack has none); the slot of a
+NULL holds a filler (0, code 0, the epoch) that every kernel masks out. The
+dictionary is sorted, so a comparison with a constant is a comparison of codes
+(`np.searchsorted` finds the constant's place), and GROUP BY can use codes.
+The zone map (`lo`, `hi`) covers the non-NULL, non-NaN values (None: none).
+
+    >>> c = encode([3, None, 1])
+    >>> c.kind, c.values.tolist(), c.valid.tolist(), (c.lo, c.hi)
+    ('i8', [3, 0, 1], [True, False, True], (1, 3))
+    >>> s = encode(["b", "a", "b"])
+    >>> s.kind, s.values.tolist(), s.dictionary.tolist()
+    ('str', [1, 0, 1], ['a', 'b'])
+    >>> s.to_pylist([2, 1])
+    ['b', 'a']
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from functools import partial
+from operator import is_not
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+_NONE = type(None)
+_FILL = {int: 0, float: 0.0, bool: False, dt.date: dt.date(1970, 1, 1),
+         dt.datetime: dt.datetime(1970, 1, 1)}
+
+
+class Column:
+    """A typed array with its validity mask, zone map and (strings) dictionary."""
+
+    __slots__ = ("kind", "values", "valid", "dictionary", "lo", "hi", "scale")
+
+    def __init__(self, kind: str, values: np.ndarray, valid: np.ndarray | None,
+                 dictionary: np.ndarray | None = None, lo: Any = None, hi: Any = None,
+                 scale: int = 0) -> None:
+        self.kind = kind
+        self.scale = scale
+        self.values = values
+        self.valid = valid
+        self.dictionary = dictionary
+        self.lo = lo
+        self.hi = hi
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def nbytes(self) -> int:
+        n = self.values.nbytes if self.kind != "obj" else 8 * len(self.values)
+        if self.valid is not None:
+            n += self.valid.nbytes
+        if self.dictionary is not None:
+            n += sum(map(len, self.dictionary)) + 57 * len(self.dictionary)
+        return n
+
+    def take(self, idx: np.ndarray) -> Column:
+        """Returns the rows at idx (same dictionary, same zone map: a superset is still valid)."""
+        return Column(self.kind, self.values[idx],
+                      None if self.valid is None else self.valid[idx],
+                      self.dictionary, self.lo, self.hi, self.scale)
+
+    def to_pylist(self, idx: Any = None) -> list[Any]:
+        """Returns Python values (None for NULL), as the row store holds them."""
+        vals = self.values if idx is None else self.values[idx]
+        valid = self.valid if idx is None or self.valid is None else self.valid[idx]
+        if self.kind == "str":
+            assert self.dictionary is not None
+            out = self.dictionary[vals].tolist() if len(self.dictionary) else [None] * len(vals)
+        elif self.kind in ("date", "ts"):
+            out = vals.astype(object).tolist()
+        elif self.kind == "dec":
+            s = -self.scale
+            out = [Decimal(v).scaleb(s) for v in vals.tolist()]
+        else:
+            out = vals.tolist()
+        if valid is not None and not valid.all():
+            for i in np.flatnonzero(~valid).tolist():
+                out[i] = None
+        return out
+
+    def to_arrow(self, mask: np.ndarray | None = None) -> pa.Array:
+        """Returns the column (rows where mask holds) as an Arrow array, NULLs as nulls."""
+        vals = self.values if mask is None else self.values[mask]
+        valid = self.valid if mask is None or self.valid is None else self.valid[mask]
+        nulls = None if valid is None else ~valid
+        if self.kind == "str":
+            assert self.dictionary is not None
+            d = pa.array(self.dictionary, pa.string())
+            return pa.DictionaryArray.from_arrays(pa.array(vals, pa.int32(), mask=nulls), d)
+        if self.kind == "obj":
+            return pa.array(vals.tolist() if nulls is None else
+                            [None if n else v for v, n in zip(vals.tolist(), nulls.tolist(), strict=True)])
+        return pa.array(vals, mask=nulls)
+
+
+def encode(values: list[Any]) -> Column:
+    """Encodes a list of Python values (None: NULL) as a column."""
+    types = set(map(type, values))
+    has_null = _NONE in types
+    types.discard(_NONE)
+    n = len(values)
+    valid = None
+    if has_null:
+        valid = np.fromiter(map(partial(is_not, None), values), dtype=bool, count=n)
+    if len(types) != 1:
+        if not types:  # all NULL: any kind will do, say int64 zeros
+            return Column("i8", np.zeros(n, np.int64), valid)
+        return _obj(values, valid)
+    (t,) = types
+    if t is str:
+        return _strings(values, valid)
+    if t is Decimal:
+        return _decimals(values, valid)
+    if t in _FILL:
+        if has_null:
+            fill = _FILL[t]
+            values = [fill if v is None else v for v in values]
+        try:
+            if t is int:
+                arr = np.array(values, dtype=np.int64)
+                kind = "i8"
+            elif t is float:
+                arr = np.array(values, dtype=np.float64)
+                kind = "f8"
+            elif t is bool:
+                arr = np.array(values, dtype=bool)
+                kind = "b1"
+            elif t is dt.date:
+                arr = np.array(values, dtype="datetime64[D]")
+                kind = "date"
+            else:
+                if any(v.tzinfo is not None for v in values):
+                    return _obj(values, valid)
+                arr = np.array(values, dtype="datetime64[us]")
+                kind = "ts"
+        except (OverflowError, ValueError):
+            return _obj(values, valid)
+        lo, hi = _zone(arr, valid, kind)
+        return Column(kind, arr, valid, None, lo, hi)
+    return _obj(values, valid)
+
+
+def _zone(arr: np.ndarray, valid: np.ndarray | None, kind: str) -> tuple[Any, Any]:
+    a = arr if valid is None else arr[valid]
+    if kind == "f8":
+        a = a[~np.isnan(a)]
+    if not len(a):
+        return None, None
+    lo, hi = a.min(), a.max()
+    if kind in ("date", "ts"):
+        return lo.astype(object), hi.astype(object)
+    return lo.item(), hi.item()
+
+
+def _decimals(values: list[Any], valid: np.ndarray | None) -> Column:
+    """Decimals sharing one exponent become scaled int64s ("dec"); others stay objects."""
+    nn = values if valid is None else [v for v in values if v is not None]
+    exps = {v.as_tuple().exponent for v in nn}
+    if len(exps) != 1:
+        return _obj(values, valid)
+    (e,) = exps
+    if not isinstance(e, int) or not -18 <= e <= 0:
+        return _obj(values, valid)
+    s = -e
+    try:
+        arr = np.array([0 if v is None else int(v.scaleb(s)) for v in values], np.int64)
+    except OverflowError:
+        return _obj(values, valid)
+    a = arr if valid is None else arr[valid]
+    lo, hi = (Decimal(int(a.min())).scaleb(e), Decimal(int(a.max())).scaleb(e)) if len(a) \
+        else (None, None)
+    return Column("dec", arr, valid, None, lo, hi, s)
+
+
+def _strings(values: list[Any], valid: np.ndarray | None) -> Column:
+    enc = pa.array(values, pa.string()).dictionary_encode()
+    d = np.array(enc.dictionary.to_pylist(), dtype=object)
+    codes = enc.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int32)
+    if len(d) > 1:
+        order = np.argsort(d, kind="stable")
+        rank = np.empty(len(d), np.int32)
+        rank[order] = np.arange(len(d), dtype=np.int32)
+        d = d[order]
+        codes = rank[codes]
+    if not len(d):
+        return Column("str", codes, valid, d)
+    return Column("str", codes, valid, d, d[0], d[-1])
+
+
+def _obj(values: list[Any], valid: np.ndarray | None) -> Column:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return Column("obj", arr, valid)
+
+
+__all__ = ["Column", "encode"]

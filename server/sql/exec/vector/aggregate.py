@@ -1,0 +1,185 @@
+"""Vectorized partial aggregation: GROUP BY over selected packs with Arrow's hash aggregate.
+
+Each pack becomes a small partial table (group keys, then one column per
+partial: count_star, count, sum, min, max, as `kivi.api.AggSpec` lists them),
+computed by `pyarrow.Table.group_by`, which runs in C++ without the GIL and
+groups dictionary-encoded strings by their codes. The partial tables of every
+pack of every region are then merged by a second `group_by` (sums of sums and
+counts, min of mins, max of maxes): the partial aggregates merged across
+regions. The result has the shape the KiVi pushed aggregate returns, so the
+SQL layer's merge (`exec.aggregate`, `Aggregate.pushed`) finishes it exactly
+as it finishes KiVi's partials (AVG as SUM over COUNT, numeric and int8
+rules): the two paths share their last step.
+
+Exactness guards raise `Fallback` (the row path reruns the query): an integer
+sum that could pass 2**62 (Arrow's int64 sums wrap), float keys holding NaN or
+-0.0 (PostgreSQL groups them by value, Arrow by bits), float MIN/MAX over NaN,
+numeric columns whose packs disagree on scale or are not scaled integers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ....kivi.columnar import Column
+from ...expr.vectorize import Fallback
+from .scan import Selected
+
+_MERGE_FN = {"count_star": "sum", "count": "sum", "sum": "sum", "min": "min", "max": "max"}
+_LIMIT = 2**62
+
+
+class _Kinds:
+    """The physical kind (and numeric scale) each output column had in every pack."""
+
+    def __init__(self, n: int) -> None:
+        self.kinds: list[tuple[str, int] | None] = [None] * n
+
+    def note(self, i: int, c: Column) -> None:
+        k = (c.kind, c.scale if c.kind == "dec" else 0)
+        if c.lo is None and c.kind == "i8" and c.valid is not None and not c.valid.any():
+            return  # an all-NULL column says nothing about the kind
+        cur = self.kinds[i]
+        if cur is None:
+            self.kinds[i] = k
+        elif cur != k:
+            raise Fallback("a column changes kind between packs")
+
+
+def _key_array(c: Column) -> pa.Array:
+    if c.kind == "f8":
+        v = c.values if c.valid is None else c.values[c.valid]
+        if np.isnan(v).any() or (np.signbit(v) & (v == 0)).any():
+            raise Fallback("NaN or -0 in a float key")
+    if c.kind == "obj":
+        raise Fallback("object key")
+    if c.kind == "str":
+        return c.to_arrow().dictionary_decode()
+    return c.to_arrow()
+
+
+def _arg_array(fn: str, c: Column) -> pa.Array:
+    if fn == "count":
+        return pa.array(np.ones(len(c), bool), mask=None if c.valid is None else ~c.valid)
+    if c.kind in ("obj", "b1"):
+        raise Fallback(f"{fn} over {c.kind}")
+    if c.kind == "f8" and fn in ("min", "max"):
+        v = c.values if c.valid is None else c.values[c.valid]
+        if np.isnan(v).any():
+            raise Fallback("min/max over NaN")
+    if c.kind == "str":
+        if fn == "sum":
+            raise Fallback("sum over strings")
+        return c.to_arrow().dictionary_decode()
+    return c.to_arrow()
+
+
+def _bound(c: Column, n: int) -> int:
+    if c.kind not in ("i8", "dec") or c.lo is None:
+        return 0
+    lo, hi = (c.lo, c.hi) if c.kind == "i8" else (c.lo.scaleb(c.scale), c.hi.scaleb(c.scale))
+    return n * max(abs(int(lo)), abs(int(hi)))
+
+
+def partial_aggregate(selected: Iterable[Selected], group_by: tuple[int, ...],
+                      aggs: tuple[tuple[str, int | None], ...],
+                      check: Any = None) -> list[tuple]:
+    """Partial aggregate rows (keys, then partials in `aggs` order) of the selected rows."""
+    ng = len(group_by)
+    names = [f"k{i}" for i in range(ng)] + [f"a{i}" for i in range(len(aggs))]
+    kinds = _Kinds(ng + len(aggs))
+    parts: list[pa.Table] = []
+    bound = 0
+    for sel in selected:
+        n = len(sel)
+        cols: list[pa.Array] = []
+        for i, j in enumerate(group_by):
+            c = sel.column(j)
+            kinds.note(i, c)
+            cols.append(_key_array(c))
+        specs: list[tuple[Any, str]] = []
+        for i, (fn, arg) in enumerate(aggs):
+            if fn == "count_star":  # a count of a column with no NULL
+                cols.append(pa.array(np.zeros(n, np.int8)))
+            else:
+                assert arg is not None
+                c = sel.column(arg)
+                if fn != "count":
+                    kinds.note(ng + i, c)
+                if fn == "sum":
+                    bound += _bound(c, n)
+                    if bound >= _LIMIT:
+                        raise Fallback("an integer sum might overflow int64")
+                cols.append(_arg_array(fn, c))
+            specs.append((names[ng + i], "count" if fn == "count_star" else fn))
+        t = pa.table(cols, names=names)
+        if ng:
+            out = t.group_by(names[:ng], use_threads=False).aggregate(specs)
+        else:
+            out = pa.table([_scalar_agg(t.column(c), f) for c, f in specs],
+                           names=[f"{c}_{f}" for c, f in specs])
+        # group_by names its outputs "<col>_<fn>", keys last
+        out = out.rename_columns([_plain(x) for x in out.column_names])
+        parts.append(out.select(names[ng:] + names[:ng]) if ng else out)
+        if check is not None:
+            check()
+    if not parts:
+        return []
+    try:
+        table = pa.concat_tables(parts, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as ex:
+        raise Fallback(str(ex)) from ex
+    cols_py = _merge(table, names, ng, aggs)
+    return _finish(cols_py, kinds, ng, aggs)
+
+
+def _plain(name: str) -> str:
+    return name.rsplit("_", 1)[0] if "_" in name else name
+
+
+def _scalar_agg(col: pa.ChunkedArray, fn: str) -> pa.Array:
+    import pyarrow.compute as pc
+
+    if fn == "count":
+        return pa.array([pc.count(col).as_py()], pa.int64())
+    v = getattr(pc, fn)(col)
+    return pa.array([v.as_py()], v.type)
+
+
+def _merge(table: pa.Table, names: list[str], ng: int,
+           aggs: tuple[tuple[str, int | None], ...]) -> list[list[Any]]:
+    """Merges partial tables into one row per group; returns Python columns (keys first)."""
+    import pyarrow.compute as pc
+
+    cols = [c for c in table.column_names if c not in names[:ng]]
+    if ng:
+        specs = [(c, _MERGE_FN[fn]) for c, (fn, _) in zip(cols, aggs, strict=True)]
+        out = table.group_by(names[:ng], use_threads=False).aggregate(specs)
+        return [out.column(k).to_pylist() for k in names[:ng]] + \
+            [out.column(f"{c}_{f}").to_pylist() for c, f in specs]
+    res = []
+    for c, (fn, _) in zip(cols, aggs, strict=True):
+        v = getattr(pc, _MERGE_FN[fn])(table.column(c)).as_py()
+        res.append([v])
+    return res
+
+
+def _finish(cols: list[list[Any]], kinds: _Kinds, ng: int,
+            aggs: tuple[tuple[str, int | None], ...]) -> list[tuple]:
+    for i, col in enumerate(cols):
+        k = kinds.kinds[i]
+        fn = aggs[i - ng][0] if i >= ng else None
+        if fn in ("count", "count_star"):
+            cols[i] = [0 if v is None else v for v in col]
+        elif k is not None and k[0] == "dec":
+            s = k[1]
+            cols[i] = [None if v is None else Decimal(v).scaleb(-s) for v in col]
+    return list(zip(*cols, strict=True))
+
+
+__all__ = ["partial_aggregate"]

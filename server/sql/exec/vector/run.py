@@ -1,0 +1,76 @@
+"""The executor of `Columnar`: the vector form when allowed and safe, else the row plan.
+
+The vector form computes everything before it emits a row (aggregates and
+top-N read all their input first), so a `Fallback` raised by any kernel can
+still switch to the row plan without duplicating output.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from ....txn.transaction import Transaction
+from ...expr.vectorize import Fallback
+from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
+from .aggregate import partial_aggregate
+from .plan import Columnar, Prepared, VectorSpec
+from .scan import VectorScan
+from .topn import candidates
+
+SETTING = "cumulo.columnar"
+log = logging.getLogger(__name__)
+
+
+def mode(ctx: Any) -> str:
+    """The session's `cumulo.columnar`: on, off or auto."""
+    return ctx.settings.get(SETTING, "auto") if ctx.settings else "auto"
+
+
+@executes(Columnar)
+def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
+    rows = vector_rows(node, ctx)
+    if rows is None:
+        yield from run(node.row, ctx)
+        return
+    yield from rebatch(rows)
+
+
+def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
+    """The subtree's rows by the vector form; None when the row plan must run."""
+    if mode(ctx) == "off" or not isinstance(ctx.txn, Transaction):
+        return None
+    spec = node.spec
+    snaps = ctx.txn.columnar(spec.table.space)
+    if snaps is None:
+        return None
+    scan = compiled(node, "vscan", lambda: VectorScan(spec.pred))
+    try:
+        packs = scan.packs(snaps, ctx, ctx.check_cancel)
+        if spec.op == "aggregate":
+            return _aggregate(spec, packs, ctx)
+        return _topn(spec, packs, ctx)
+    except Fallback as ex:
+        log.debug("columnar path fell back to rows: %s", ex)
+        return None
+
+
+def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
+    assert spec.merge is not None and spec.partials is not None
+    cache_of(ctx)[id(spec.partials)] = partial_aggregate(packs, spec.group_by, spec.aggs)
+    return rows_of(spec.merge, ctx)
+
+
+def _topn(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
+    assert spec.above is not None and spec.rows is not None
+    cache_of(ctx)[id(spec.rows)] = candidates(spec, packs, ctx)
+    return rows_of(spec.above, ctx)
+
+
+@executes(Prepared)
+def run_prepared(node: Prepared, ctx: Any) -> Iterator[Batch]:
+    yield from rebatch(cache_of(ctx).pop(id(node), []))
+
+
+__all__ = ["mode", "run_columnar", "vector_rows"]

@@ -1,0 +1,117 @@
+"""The vectorized scan: a space's packs at the transaction's snapshot, masked by visibility,
+zone maps and the compiled predicate, one pack at a time.
+
+Each pack yields a `Selected`: the pack, and the positions of its rows that are
+visible and pass the filter (None: all of them). Zone maps (`Column.lo/hi`)
+skip a pack whose range cannot satisfy a `column op constant` conjunct before
+the predicate's kernels run. Every step is a numpy call over the pack (they
+release the GIL); nothing loops per row in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ....kivi.columnar import Column, Pack, Snapshot
+from ...expr.bound import E
+from ...expr.codegen import conjuncts
+from ...expr.vectorize import Fallback, filter_mask
+
+_PRUNABLE = ("=", "<", "<=", ">", ">=")
+_FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+class Selected:
+    """The rows of one pack a scan selected: positions (None: every row of the pack)."""
+
+    __slots__ = ("pack", "idx")
+
+    def __init__(self, pack: Pack, idx: np.ndarray | None) -> None:
+        self.pack = pack
+        self.idx = idx
+
+    def __len__(self) -> int:
+        return self.pack.n if self.idx is None else len(self.idx)
+
+    def column(self, j: int) -> Column:
+        """Column j of the selected rows."""
+        c = self.pack.column(j)
+        return c if self.idx is None else c.take(self.idx)
+
+
+def _zone_terms(pred: E | None) -> list[tuple[int, str, E]]:
+    out = []
+    for c in conjuncts(pred) if pred is not None else []:
+        if c.kind != "op" or c.data not in _PRUNABLE:
+            continue
+        a, b = c.args
+        if a.kind == "col" and b.kind in ("const", "param"):
+            out.append((a.data, c.data, b))
+        elif b.kind == "col" and a.kind in ("const", "param"):
+            out.append((b.data, _FLIP[c.data], a))
+    return out
+
+
+def _value(e: E, ctx: Any) -> Any:
+    return e.data if e.kind == "const" else ctx.params[e.data - 1]
+
+
+def _excluded(c: Column, op: str, v: Any) -> bool:
+    """Tells whether the zone map proves no row of the column satisfies `col op v`."""
+    lo, hi = c.lo, c.hi
+    if lo is None or v is None or v != v:
+        return False
+    if c.kind == "f8" or c.kind == "obj":
+        return False  # NaN rows are outside the zone map; objects have none
+    try:
+        if op == "=":
+            return bool(v < lo or v > hi)
+        if op == "<":
+            return bool(lo >= v)
+        if op == "<=":
+            return bool(lo > v)
+        if op == ">":
+            return bool(hi <= v)
+        return bool(hi < v)
+    except TypeError:
+        return False
+
+
+class VectorScan:
+    """A compiled scan of one table: predicate kernels and zone-map terms."""
+
+    def __init__(self, pred: E | None) -> None:
+        self.mask = filter_mask(pred) if pred is not None else None
+        self.zones = _zone_terms(pred)
+
+    def packs(self, snaps: list[Snapshot], ctx: Any,
+              check: Callable[[], None] | None = None) -> Iterator[Selected]:
+        """Yields the selected rows of every pack of the snapshots, pack by pack."""
+        for snap in snaps:
+            for view in snap.views:
+                if check is not None:
+                    check()
+                p = view.pack
+                if any(_excluded(p.column(j), op, _value(e, ctx)) for j, op, e in self.zones):
+                    continue
+                m = view.mask
+                if self.mask is not None:
+                    f = self.mask(p.column, ctx)
+                    if f is not None:
+                        if len(f) != p.n:
+                            if len(f):
+                                raise Fallback("mask length")
+                            continue
+                        m = f if m is None else m & f
+                if m is None:
+                    yield Selected(p, None)
+                else:
+                    idx = np.flatnonzero(m)
+                    if len(idx):
+                        yield Selected(p, idx)
+
+
+__all__ = ["Selected", "VectorScan"]

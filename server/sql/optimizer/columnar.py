@@ -1,0 +1,185 @@
+"""Rule: analytic subtrees over one table get a columnar (vectorized) alternative.
+
+Two shapes, over a full scan of one table with an optional filter:
+
+    Aggregate(groups: columns; count(*), count, sum, avg, min, max of columns)
+        <- [Filter] <- Scan
+    Limit(n) <- [Project] <- Sort <- [Project] <- [Filter] <- Scan      (top-N)
+
+(the builder sorts a Project, whose expressions the first sort key is read through).
+
+Each becomes `Columnar(row=<the subtree>, spec=<its vector form>)`: the row
+subtree stays as the child, and the rules after this one optimize it as
+before (push_aggregate, pushdown_filters, ...), so `cumulo.columnar = off`
+runs exactly the plan Cumulo ran without this rule. The predicate and sort
+key must compile to vector code (`expr.vectorize`), which this rule tries.
+
+Cost: the vector form reads every pack of the table, so lookups that the row
+path answers by key stay there: a filter fixing the whole primary key (a
+point get) or any equality on its first column (a key range) is left alone,
+as are tables whose statistics say they are small (`MIN_ROWS`).
+
+Example:
+    >>> from cumulo.server.sql.optimizer.columnar import columnar
+    >>> callable(columnar)
+    True
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ...kivi.api import AggSpec
+from ..exec.vector.plan import Columnar, Prepared, VectorSpec
+from ..expr.bound import E
+from ..expr.codegen import conjuncts
+from ..expr.vectorize import vectorizable
+from ..plan import nodes as N
+from .stats import STATS
+
+MIN_ROWS = 1000  # analyzed tables smaller than this stay on the row path
+_AGGS = ("count_star", "count", "sum", "min", "max", "avg")
+
+
+def columnar(plan: N.Node, ctx: Any) -> N.Node:
+    """Wraps vectorizable aggregate and top-N subtrees in `Columnar`."""
+
+    def fn(node: N.Node) -> N.Node:
+        if isinstance(node, N.Aggregate):
+            return _aggregate(node) or node
+        if isinstance(node, N.Limit):
+            return _topn(node) or node
+        return node
+
+    return N.transform(plan, fn)
+
+
+def _base(node: N.Node) -> tuple[N.Scan, E | None] | None:
+    """The plain full Scan under an optional Filter, with the filter's predicate."""
+    pred = None
+    if isinstance(node, N.Filter):
+        pred, node = node.pred, node.child
+    if not isinstance(node, N.Scan) or node.table is None or not node.table.space:
+        return None
+    s = node
+    if (s.lo is not None or s.hi is not None or s.ir is not None or s.limit is not None
+            or s.with_keys or s.aggregate is not None or s.projection is not None or s.reverse):
+        return None
+    if pred is not None and (_keyed(pred, s) or not vectorizable(pred)):
+        return None
+    if any(x.kind in ("outer", "subquery", "exists", "in_sub", "array_sub")
+           for x in (pred.walk() if pred is not None else ())):
+        return None
+    ts = STATS.get(s.table.oid)
+    if ts is not None and ts.rows < MIN_ROWS:
+        return None
+    return s, pred
+
+
+def _keyed(pred: E, scan: N.Scan) -> bool:
+    """Tells whether the row path reads this by key: `=` on the first primary-key column."""
+    t = scan.table
+    if not t.primary_key:
+        return False
+    pos = {c.attnum: i for i, c in enumerate(sorted(t.columns, key=lambda c: c.attnum))}
+    first = pos.get(t.primary_key[0])
+    for c in conjuncts(pred):
+        if c.kind == "op" and c.data == "=":
+            a, b = c.args
+            for x, y in ((a, b), (b, a)):
+                if x.kind == "col" and x.data == first and y.kind in ("const", "param"):
+                    return True
+        if c.kind == "in_list" and c.args[0].kind == "col" and c.args[0].data == first:
+            return True
+    return False
+
+
+def _ncols(scan: N.Scan) -> int:
+    return len(scan.table.columns)
+
+
+def _aggregate(node: N.Aggregate) -> Columnar | None:
+    if node.pushed:
+        return None
+    base = _base(node.child)
+    if base is None:
+        return None
+    scan, pred = base
+    ncols = _ncols(scan)
+    if any(g.kind != "col" or g.data >= ncols for g in node.groups):
+        return None
+    specs: list[tuple[str, int | None]] = []
+    for a in node.aggs:
+        if a.func not in _AGGS or a.distinct or a.order or a.filter is not None:
+            return None
+        if a.func == "count_star":
+            specs.append(("count_star", None))
+            continue
+        if len(a.args) != 1 or a.args[0].kind != "col" or a.args[0].data >= ncols:
+            return None
+        c = a.args[0].data
+        specs += [("sum", c), ("count", c)] if a.func == "avg" else [(a.func, c)]
+    spec = AggSpec(tuple(g.data for g in node.groups), tuple(specs))
+    partials = Prepared([], aggregate=spec)
+    merge = copy.copy(node)
+    merge.child = partials
+    merge.pushed = True
+    vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials)
+    return Columnar(node.cols, row=node, spec=vs)
+
+
+def _topn(node: N.Limit) -> Columnar | None:
+    if node.limit is None or node.ties is not None:
+        return None
+    if any(x.kind not in ("const", "param") for e in (node.limit, node.offset)
+           if e is not None for x in [e]):
+        return None
+    chain: list[N.Node] = [node]
+    cur = node.child
+    if isinstance(cur, N.Project):
+        chain.append(cur)
+        cur = cur.child
+    if not isinstance(cur, N.Sort) or not cur.keys:
+        return None
+    sort = cur
+    chain.append(sort)
+    cur = sort.child
+    key = sort.keys[0].expr
+    if isinstance(cur, N.Project):  # the builder sorts a projection: see through it
+        chain.append(cur)
+        if key.kind != "col":
+            return None
+        key = cur.exprs[key.data]
+        cur = cur.child
+    base = _base(cur)
+    if base is None:
+        return None
+    scan, pred = base
+    ncols = _ncols(scan)
+    if any(x.kind == "col" and x.data >= ncols for x in key.walk()):
+        return None
+    if not vectorizable(key) or any(x.kind != "col" for x in key.walk()):
+        return None
+    for n in chain:
+        for v in vars(n).values():
+            if isinstance(v, E) and any(x.kind in ("outer", "subquery", "exists", "in_sub",
+                                                   "array_sub") for x in v.walk()):
+                return None
+    rows = Prepared(scan.cols)
+    above: N.Node = rows
+    for n in reversed(chain):  # private copies: later rules rewrite the originals in place
+        c = copy.copy(n)
+        c.child = above  # type: ignore[attr-defined]
+        if isinstance(c, N.Sort):
+            c.keys = [N.SortKey(k.expr, k.desc, k.nulls_first) for k in c.keys]
+        elif isinstance(c, N.Project):
+            c.exprs = list(c.exprs)
+        above = c
+    first = N.SortKey(key, sort.keys[0].desc, sort.keys[0].nulls_first)
+    vs = VectorSpec(scan.table, pred, "topn", keys=[first], limit=node.limit,
+                    offset=node.offset, above=above, rows=rows)
+    return Columnar(node.cols, row=node, spec=vs)
+
+
+__all__ = ["columnar"]
