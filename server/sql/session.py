@@ -489,6 +489,10 @@ class SQLSession:
         self._errors += 1
         if self.in_block:
             self.failed = True
+            if not self.savepoints and self.txn is not None:
+                # NB: PostgreSQL aborts the transaction at the error, not at the ROLLBACK
+                # that follows: its row and write locks are released now
+                self.txn.abort()
             # PostgreSQL undoes the (sub)transaction's SETs when the error aborts it,
             # not at the ROLLBACK that follows; clients see the ParameterStatus at once
             if self.savepoints:

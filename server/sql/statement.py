@@ -22,6 +22,7 @@ from sqlglot import exp
 from ..errors import FeatureNotSupported
 from ..pgwire.backend import Column, Result
 from .context import ParamTypes
+from .lockrows import plan_locking, wants_locks
 from .parse import parse_sql, strip_leading_comments, utility
 
 if TYPE_CHECKING:
@@ -103,7 +104,10 @@ def analyse_query(session: SQLSession, sql: str, tree: exp.Expression, param_oid
                   version: int) -> Stmt:
     """Plans a query once; its `run` executes the cached plan."""
     params = ParamTypes(list(param_oids))
-    plan = compiler().plan_query(tree, session.catalog(), params, session.search_path())
+    if wants_locks(tree):  # SELECT ... FOR UPDATE
+        plan: Any = plan_locking(session, tree, params, compiler())
+    else:
+        plan = compiler().plan_query(tree, session.catalog(), params, session.search_path())
 
     def run(s: SQLSession, values: list[Any]) -> Result:
         return s.run_plan(plan, values)

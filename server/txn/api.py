@@ -29,6 +29,7 @@ is a table's or an index's id (see `kivi.api`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -103,6 +104,18 @@ class Txn(Protocol):
         40001 for a key committed after the snapshot and otherwise return the snapshot's rows.
         Locks are held until the transaction ends.
         """
+
+    def lock_row(self, space: int, keys: list[bytes], mode: int = 3, wait: int = 0) -> int:
+        """Locks rows in a PostgreSQL row-lock mode (`rowlocks`: KEY_SHARE 0, SHARE 1,
+        NO_KEY_UPDATE 2, UPDATE 3) for SELECT ... FOR <mode>, waiting as `wait` says
+        (`rowlocks.WAIT`, `NOWAIT`: 55P03, `SKIP`). Returns 0 when locked as the snapshot
+        saw them; -1 when SKIP met a holder (nothing locked); under READ COMMITTED, the
+        commit ts of a newer version it locked instead (recheck it in `fresh_snapshot`).
+        REPEATABLE READ and SERIALIZABLE raise 40001 for a row changed since the snapshot."""
+
+    def fresh_snapshot(self) -> AbstractContextManager[int]:
+        """A block that reads at a new snapshot (covering the rows `lock_row` locked in
+        newer versions), then at the statement's snapshot again."""
 
     def savepoint(self) -> Any:
         """Returns a token for the current write-set state (used for statement and SQL savepoints)."""

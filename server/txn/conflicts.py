@@ -39,6 +39,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+from .rowlocks import NO_KEY_UPDATE, UPDATE, ShareLocks
 from .validate import Probe as Probe
 from .validate import SerialState, Settle, Validate
 
@@ -46,11 +47,16 @@ Key = tuple[int, bytes]
 LATEST = (1 << 63) - 1  # a snapshot newer than any commit
 
 
+
 @dataclass(frozen=True)
 class Acquire:
+    """Asks for keys in a PostgreSQL row-lock mode (`rowlocks`): a put takes NO_KEY_UPDATE,
+    a delete UPDATE, SELECT ... FOR <mode> its mode."""
+
     txn: int
     snapshot: int
     keys: tuple[Key, ...]
+    mode: int = NO_KEY_UPDATE
 
 
 @dataclass(frozen=True)
@@ -117,11 +123,14 @@ class ConflictManager:
         self.born: dict[int, int] = {}  # space -> commit ts of the txn that created it
         self.waiters: dict[int, set[int]] = {}  # holder txn -> txns waiting on it
         self.ser = SerialState()  # SERIALIZABLE: read timestamps, prepared writers, ranges
+        self.locks = ShareLocks()  # FOR SHARE / FOR KEY SHARE holders, FOR UPDATE/delete marks
 
     def handle(self, msg: Any, now: float = 0.0) -> list[Any]:
         """Processes one message and returns the answers."""
         match msg:
-            case Acquire(txn, snapshot, keys):
+            case Acquire(txn, snapshot, keys, mode):
+                if mode != NO_KEY_UPDATE or self.locks:
+                    return [self._acquire_mode(txn, snapshot, keys, mode)]
                 return [self._acquire(txn, snapshot, keys)]
             case Release(txn, keys, commit_ts, spaces):
                 if spaces and commit_ts is not None:
@@ -132,6 +141,7 @@ class ConflictManager:
                 if self.born:
                     self.born = {s: t for s, t in self.born.items() if t > low_water}
                 self.ser.prune(low_water)
+                self.locks.prune(low_water)
                 return []
             case Validate() | Probe() | Settle():
                 return self.ser.handle(self, msg)
@@ -160,8 +170,24 @@ class ConflictManager:
             holders[key] = txn
         return Granted(txn)
 
+    def _acquire_mode(self, txn: int, snapshot: int, keys: tuple[Key, ...], mode: int) -> Any:
+        """`_acquire` for a lock mode other than a write's, or once such locks exist."""
+        if mode == UPDATE and not self.locks:  # a delete meeting no row lock: the fast path
+            out = self._acquire(txn, snapshot, keys)
+            if type(out) is Granted:
+                self.locks.exclusive.update(keys)
+            return out
+        out = self.locks.acquire(self, txn, snapshot, keys, mode)
+        if out is None:
+            return Granted(txn)
+        if out[0] == "wait":
+            return Wait(txn, out[1], out[2])
+        return Conflict(txn, out[1], out[2])
+
     def _release(self, txn: int, keys: tuple[Key, ...], commit_ts: int | None) -> list[Any]:
         holders = self.holders
+        if self.locks:
+            self.locks.release(self, txn, keys, commit_ts)
         if len(keys) > 64 and list(map(holders.get, keys)).count(txn) == len(keys) and (
             commit_ts is None or self.last_commit.keys().isdisjoint(keys)
         ):  # all held by txn, none committed before (a bulk load): C-level only

@@ -64,6 +64,8 @@ from .conflicts import (
     Woken,
     bucket_of,
 )
+from .reapply import Reapplier
+from .rowlocks import NO_KEY_UPDATE, SKIP, WAIT
 from .sequencer import CommitSequencer, LocalBatch, RequestBatch
 from .serial import SerializableMixin
 from .snapshot import Advanced, Discarded, Readable, SnapshotServer
@@ -134,8 +136,9 @@ class LocalTxnManager(SerializableMixin):
             "commits": 0, "read_only_commits": 0, "aborts": 0, "conflicts": 0,
             "waits": 0, "deadlocks": 0, "session_waits": 0, "session_wait_s": 0.0,
             "gc_runs": 0, "ser_validations": 0, "ser_failures": 0, "ser_doomed": 0,
-            "ser_coarsenings": 0,
+            "ser_coarsenings": 0, "apply_failures": 0,
         }
+        self.reapplier = Reapplier(self._reapply, self._reapplied)
 
     # -- begin and snapshots ----------------------------------------------------
 
@@ -215,35 +218,70 @@ class LocalTxnManager(SerializableMixin):
         return {i: tuple(ks) for i, ks in groups.items()}
 
     def acquire(
-        self, txn: Transaction, keys: list[tuple[int, bytes]], latest: bool = False
+        self, txn: Transaction, keys: list[tuple[int, bytes]], latest: bool = False,
+        mode: int = NO_KEY_UPDATE,
     ) -> None:
         """Takes the write locks of keys for txn, blocking behind active writers.
 
         With `latest`, a key committed after txn's snapshot is no conflict (READ
-        COMMITTED row locks, which then read the newest version).
+        COMMITTED row locks, which then read the newest version). `mode` is the
+        row-lock mode (`rowlocks`): NO_KEY_UPDATE for a put, UPDATE for a delete.
         """
         snapshot = LATEST if latest else (txn._ts or 0)
         try:
             for i, ks in self._by_manager(keys).items():
-                self._acquire_one(txn, self.cms[i], ks, snapshot)
+                self._acquire_one(txn, self.cms[i], ks, snapshot, mode)
         except BaseException:
             self.release(txn, tuple(k for k in keys if not txn.holds(k)))
             raise
 
+    def lock(self, txn: Transaction, keys: list[tuple[int, bytes]], mode: int,
+             wait: int = WAIT) -> int:
+        """Locks rows for SELECT ... FOR <mode> (see `Transaction.lock_row`).
+
+        Returns 0, or under READ COMMITTED the newest commit ts of a key changed
+        since the snapshot (locked all the same), or -1 when `wait` is SKIP and a
+        key is held by another transaction (then none of `keys` is left locked).
+        """
+        rc = txn.isolation == "read committed"
+        snapshot = txn._ts or 0
+        newest = 0
+        try:
+            for i, ks in self._by_manager(keys).items():
+                got = self._acquire_one(txn, self.cms[i], ks, snapshot, mode, wait, rc)
+                if got < 0:
+                    self.release(txn, tuple(k for k in keys if not txn.holds(k)))
+                    return -1
+                newest = max(newest, got)
+        except BaseException:
+            self.release(txn, tuple(k for k in keys if not txn.holds(k)))
+            raise
+        return newest
+
     def _acquire_one(
-        self, txn: Transaction, cm: ConflictManager, keys: tuple, snapshot: int
-    ) -> None:
+        self, txn: Transaction, cm: ConflictManager, keys: tuple, snapshot: int,
+        mode: int = NO_KEY_UPDATE, wait: int = WAIT, relock: bool = False,
+    ) -> int:
+        """Acquires keys from one manager, waiting as `wait` says; returns 0, -1 (SKIP
+        met a holder) or, with `relock`, the commit ts of a key changed since the
+        snapshot (then acquired at LATEST: READ COMMITTED's row locks)."""
         tid = txn.tid
         counted = False
+        newest = 0
         with self._cm_cond:
             while True:
-                out = cm.handle(Acquire(tid, snapshot, keys))[0]
+                out = cm.handle(Acquire(tid, snapshot, keys, mode))[0]
                 if type(out) is Granted:
                     if txn.done:  # NB: aborted meanwhile; its locks must not outlive it
                         raise QueryCanceled(_ABORTED)
-                    return
+                    return newest
                 if type(out) is Conflict:
                     self.stats["conflicts"] += 1
+                    if relock:  # locked in its newest version; the caller rechecks it
+                        newest = max(newest, out.commit_ts)
+                        txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
+                        snapshot = LATEST
+                        continue
                     if txn.isolation == "read committed":
                         txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
                         err: SQLError = RetryStatement(_LOST_UPDATE)
@@ -257,6 +295,11 @@ class LocalTxnManager(SerializableMixin):
                     err.commit_ts = out.commit_ts  # type: ignore[attr-defined]
                     raise err
                 assert type(out) is Wait
+                if wait != WAIT:
+                    cm.waiters.get(out.holder, set()).discard(tid)
+                    if wait == SKIP:
+                        return -1
+                    raise LockNotAvailable("could not obtain lock on row")
                 if self._graph.would_deadlock(tid, out.holder):
                     cm.waiters.get(out.holder, set()).discard(tid)
                     self.stats["deadlocks"] += 1
@@ -418,16 +461,19 @@ class LocalTxnManager(SerializableMixin):
         def publish() -> None:
             try:
                 self.kivi.apply(Apply(cts, writes, spaces))
-            except BaseException as exc:
-                # NB: the commit is durable (replay will apply it), but the snapshot, the
-                # waiters and the session must not wait for it forever.
-                log.exception("applying commit %d failed", cts)
+            except Exception as exc:
+                # NB: durable but not in KiVi: publishing now would let a snapshot pass cts
+                # without its rows and a writer overwrite them (a lost update). It stays
+                # pending, its locks held, until the reapplier gets it into KiVi.
+                log.exception("applying commit %d failed; retrying in the background", cts)
+                with self._ts_lock:
+                    self.stats["apply_failures"] += 1
+                self.reapplier.add(cts, (writes, spaces, txn))
                 raise StatementCompletionUnknown(
-                    f"commit {cts} is durable but could not be applied: {exc}"
+                    f"commit {cts} is durable but could not be applied yet: {exc}"
                 ) from exc
-            finally:
-                self._finished((cts,), readable=True)
-                self._end(txn, cts)
+            self._finished((cts,), readable=True)
+            self._end(txn, cts)
 
         with self._pause_lock:
             if self._paused is not None:
@@ -435,6 +481,14 @@ class LocalTxnManager(SerializableMixin):
                 return cts
         publish()
         return cts
+
+    def _reapply(self, cts: int, item: Any) -> None:
+        writes, spaces, _ = item
+        self.kivi.apply(Apply(cts, writes, spaces))
+
+    def _reapplied(self, cts: int, item: Any) -> None:
+        self._finished((cts,), readable=True)
+        self._end(item[2], cts)
 
     def _note_session_commit(self, session: Any, cts: int) -> None:
         with self._session_lock:
@@ -452,8 +506,8 @@ class LocalTxnManager(SerializableMixin):
             self._ser_active.discard(txn.tid)
         private = txn.private
         keys = txn.ws.keys(skip=private)
-        if txn.locked:
-            keys += tuple(txn.locked)
+        if txn.locked:  # NB: a row only locked was not changed: no commit recorded for it
+            self.release(txn, tuple(k for k in txn.locked if not txn.ws.contains(*k)))
         spaces = tuple(private) if private and cts is not None else ()
         self.release(txn, keys, cts, spaces)
         self._settle(txn, cts)
@@ -507,6 +561,7 @@ class LocalTxnManager(SerializableMixin):
     def close(self) -> None:
         """Gives the unused timestamps back and runs any deferred work."""
         self.resume_apply()
+        self.reapplier.close()
         with self._ts_lock:
             rest = self._batch.drain()
         if rest:

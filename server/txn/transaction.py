@@ -30,6 +30,7 @@ a transaction that read an overwritten version fails where PostgreSQL fails it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,7 @@ from ..kivi.expr import compile_selector
 from .api import ScanSpec
 from .conflicts import LATEST
 from .readset import ReadSet
+from .rowlocks import NO_KEY_UPDATE, UPDATE, WAIT
 from .writeset import WriteSet
 
 if TYPE_CHECKING:
@@ -71,7 +73,7 @@ class Transaction:
         self.min_snapshot = 0  # a retried READ COMMITTED statement must see the winner's commit
         self.done = False
         self.cancelled = False
-        self.locked: set[tuple[int, bytes]] = set()  # row locks without writes (lock())
+        self.locked: dict[tuple[int, bytes], int] = {}  # row locks (lock_row()) -> mode
         self.lock_timeout: float | None = None  # seconds a write may wait (lock_timeout)
         # SERIALIZABLE update transactions only: READ ONLY ones pay nothing
         self.reads = (ReadSet(skip=ltm.untracked_spaces)
@@ -269,7 +271,7 @@ class Transaction:
     # -- writes ---------------------------------------------------------------
 
     def holds(self, key: tuple[int, bytes]) -> bool:
-        """Tells whether txn holds the write lock of key (written or locked)."""
+        """Tells whether txn holds a lock on key (written or locked in any mode)."""
         return key in self.locked or self.ws.contains(*key)
 
     def claim_space(self, space: int) -> None:
@@ -281,7 +283,8 @@ class Transaction:
             self.private = set()
         self.private.add(space)
 
-    def _write(self, space: int, items: list[tuple[bytes, Row | None]]) -> None:
+    def _write(self, space: int, items: list[tuple[bytes, Row | None]],
+               mode: int = NO_KEY_UPDATE) -> None:
         if self.read_only:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
         self._snap()
@@ -299,8 +302,13 @@ class Transaction:
                 (space, k) for k, _ in items
                 if (w is None or k not in w) and (not locked or (space, k) not in locked)
             ]
+        if locked:  # a row locked in a weaker mode than the write's: upgrade (checked already)
+            weak = [k for k in map(itemgetter(0), items) if locked.get((space, k), mode) < mode]
+            if weak:
+                self.ltm.acquire(self, [(space, k) for k in weak], latest=True, mode=mode)
+                locked.update(dict.fromkeys(((space, k) for k in weak), mode))
         if fresh:
-            self.ltm.acquire(self, fresh)
+            self.ltm.acquire(self, fresh, mode=mode)
         if len(items) > 16:
             ws.put_many(space, items)
         else:
@@ -315,20 +323,51 @@ class Transaction:
 
     def delete(self, space: int, keys: list[bytes]) -> None:
         """Deletes rows (tombstones) in the private write set (conflict-checked)."""
-        self._write(space, [(k, None) for k in keys])
+        self._write(space, [(k, None) for k in keys], UPDATE)
 
-    def lock(self, space: int, keys: list[bytes]) -> list[Row | None]:
-        """Takes the write locks of keys and returns their rows (see `api.Txn.lock`)."""
+    def lock_row(self, space: int, keys: list[bytes], mode: int = UPDATE,
+                 wait: int = WAIT) -> int:
+        """Locks rows in a PostgreSQL row-lock mode (`rowlocks`); see `api.Txn.lock_row`.
+
+        Returns 0 when every row is locked as the snapshot saw it, the commit ts of a
+        newer version when READ COMMITTED locked a row changed since the snapshot (the
+        caller rechecks it on a snapshot at least that new: `fresh_snapshot`), and -1
+        when SKIP LOCKED met a row another transaction holds (nothing is locked then).
+        REPEATABLE READ and SERIALIZABLE raise 40001 for a row changed since the
+        snapshot; NOWAIT raises 55P03 instead of waiting.
+        """
         if self.read_only:
             raise ReadOnlySQLTransaction(
                 "cannot execute SELECT FOR UPDATE in a read-only transaction"
             )
         self._snap()
-        fresh = [(space, k) for k in keys if not self.holds((space, k))]
+        locked = self.locked
+        w = self.ws.spaces.get(space)
+        fresh = [(space, k) for k in keys
+                 if locked.get((space, k), -1) < mode and (w is None or k not in w)]
+        if not fresh:
+            return 0
+        got = self.ltm.lock(self, fresh, mode, wait)
+        if got >= 0:
+            for key in fresh:
+                locked[key] = max(mode, locked.get(key, -1))
+        return got
+
+    @contextmanager
+    def fresh_snapshot(self) -> Iterator[int]:
+        """Reads at a new snapshot (at least `min_snapshot`) inside the block, then at the
+        old one again: READ COMMITTED's recheck of a row locked in a newer version."""
+        old = self._ts
+        self._ts = None
+        try:
+            yield self._snap()
+        finally:
+            self._ts = old
+
+    def lock(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """Takes the write locks of keys and returns their rows (see `api.Txn.lock`)."""
+        self.lock_row(space, keys)
         rc = self.isolation == "read committed"
-        if fresh:
-            self.ltm.acquire(self, fresh, latest=rc)
-            self.locked.update(fresh)
         if not rc:
             return self.get(space, keys)
         # NB: the newest committed version, whatever the snapshot: nobody else can write

@@ -160,6 +160,11 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     if where is not None:
         text += " " + where.sql("postgres")
 
+    for pos, e in pending:  # NB: before planning settles unknown parameters as text
+        if isinstance(e, exp.Parameter | exp.Placeholder):
+            n = int(e.this.name if isinstance(e.this, exp.Expression) else e.name or 0)
+            if n:
+                params.infer(n, table.columns[pos].type_oid)
     plan = compiler().plan_query(parse_sql(text), s.catalog(), params, s.search_path())
     simple: list[tuple[int, ValueFn]] = []
     for pos, e in pending:  # compiled after the plan, so that $n types flow from it

@@ -512,7 +512,7 @@ def test_gc_spares_an_open_portal_of_an_earlier_statement(tm):
     rc.commit()
 
 
-def test_a_failed_apply_does_not_stall_the_snapshot(tm, monkeypatch):
+def test_a_failed_apply_is_published_once_retried(tm, monkeypatch):
     from cumulo.server.errors import StatementCompletionUnknown
 
     def broken(req):
@@ -524,8 +524,8 @@ def test_a_failed_apply_does_not_stall_the_snapshot(tm, monkeypatch):
     with pytest.raises(StatementCompletionUnknown):
         t.commit()
     monkeypatch.undo()
-    t = tm.begin(session="s")  # would wait forever for the snapshot otherwise
-    t.put(S, [(key(1), (2,))])  # and the key's lock was released
+    t = tm.begin(session="s")  # waits for the background retry (see test_reapply)
+    t.put(S, [(key(1), (2,))])  # and the key's lock is released then
     assert t.commit() == 2
 
 

@@ -1,0 +1,141 @@
+"""PostgreSQL's four row-lock modes on top of the conflict manager's single writer per key.
+
+A conflict manager remembers one *holder* per key: the transaction that wrote
+it (or locked it FOR UPDATE / FOR NO KEY UPDATE). PostgreSQL has four tuple
+lock modes, and `SELECT ... FOR <mode>` must block exactly where PostgreSQL
+blocks (its conflict table, "Row-Level Locks" in the manual):
+
+                  KEY SHARE  SHARE  NO KEY UPDATE  UPDATE
+    KEY SHARE                                        X
+    SHARE                           X              X
+    NO KEY UPDATE            X      X              X
+    UPDATE          X        X      X              X
+
+So the two strong modes (NO KEY UPDATE, UPDATE) conflict with each other and
+live in the manager's `holders`; the two weak ones can be held by many
+transactions at once and live here, in `shared` (key -> {txn: mode}). A
+plain write is a NO KEY UPDATE (PostgreSQL's non-key UPDATE) and keeps the fast path;
+a delete or FOR UPDATE marks its key `exclusive`, so that KEY SHARE waits for it.
+
+Everything here runs only once some transaction used a non-default mode (the
+manager checks `bool(ShareLocks)`), so pgbench's writes pay nothing.
+
+>>> from cumulo.server.txn.conflicts import Acquire, ConflictManager
+>>> cm = ConflictManager()
+>>> k = (1, b"a")
+>>> cm.handle(Acquire(1, 5, (k,), KEY_SHARE))
+[Granted(txn=1)]
+>>> cm.handle(Acquire(2, 5, (k,), NO_KEY_UPDATE))  # compatible
+[Granted(txn=2)]
+>>> cm.handle(Acquire(3, 5, (k,), SHARE))  # SHARE waits for the NO KEY UPDATE
+[Wait(txn=3, holder=2, key=(1, b'a'))]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .conflicts import ConflictManager, Key
+
+KEY_SHARE, SHARE, NO_KEY_UPDATE, UPDATE = 0, 1, 2, 3
+MODE_NAMES = ("FOR KEY SHARE", "FOR SHARE", "FOR NO KEY UPDATE", "FOR UPDATE")
+WAIT, NOWAIT, SKIP = 0, 1, 2  # what a lock request does when another transaction holds the row
+
+# CONFLICTS[requested][held]
+CONFLICTS = (
+    (False, False, False, True),
+    (False, False, True, True),
+    (False, True, True, True),
+    (True, True, True, True),
+)
+
+
+class ShareLocks:
+    """The weak row locks of one conflict manager, and which strong holders are exclusive."""
+
+    __slots__ = ("shared", "exclusive", "key_commits")
+
+    def __init__(self) -> None:
+        self.shared: dict[Key, dict[int, int]] = {}  # key -> {txn: KEY_SHARE | SHARE}
+        self.exclusive: set[Key] = set()  # keys whose holder holds UPDATE (not NO KEY UPDATE)
+        # key -> commit ts of its newest delete (a "key update"): what a REPEATABLE READ
+        # FOR KEY SHARE conflicts with (a non-key update after its snapshot does not)
+        self.key_commits: dict[Key, int] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.shared) or bool(self.exclusive)  # NB: key_commits only for KEY SHARE
+
+    def acquire(self, cm: ConflictManager, txn: int, snapshot: int, keys: tuple[Key, ...],
+                mode: int) -> tuple[Any, ...] | None:
+        """`ConflictManager._acquire` with lock modes: None when every key is granted, else
+        `("wait", holder, key)` or `("conflict", key, commit_ts)` (the manager makes them
+        its `Wait` and `Conflict` answers)."""
+        holders, last, born = cm.holders, cm.last_commit, cm.born
+        shared, exclusive = self.shared, self.exclusive
+        strong = mode >= NO_KEY_UPDATE
+        for key in keys:
+            h = holders.get(key)
+            mine = shared.get(key)
+            if h == txn:  # a strong lock of ours covers every weaker request but UPDATE's
+                if mode != UPDATE or key in exclusive:
+                    continue
+                other = self._conflicting_sharer(mine, txn, mode)
+                if other is not None:
+                    cm.waiters.setdefault(other, set()).add(txn)
+                    return ("wait", other, key)
+                exclusive.add(key)
+                continue
+            if not strong and mine is not None and mine.get(txn, -1) >= mode:
+                continue  # held already (checked when first taken)
+            if h is not None and CONFLICTS[mode][UPDATE if key in exclusive else NO_KEY_UPDATE]:
+                cm.waiters.setdefault(h, set()).add(txn)
+                return ("wait", h, key)
+            other = self._conflicting_sharer(mine, txn, mode)
+            if other is not None:
+                cm.waiters.setdefault(other, set()).add(txn)
+                return ("wait", other, key)
+            if not (mine is not None and txn in mine):  # a lock we hold was checked already
+                ts = last.get(key) if mode != KEY_SHARE else self.key_commits.get(key)
+                if ts is None and born:
+                    ts = born.get(key[0])
+                if ts is not None and ts > snapshot:
+                    return ("conflict", key, ts)
+            if strong:
+                holders[key] = txn
+                if mode == UPDATE:
+                    exclusive.add(key)
+            elif mine is None:
+                shared[key] = {txn: mode}
+            else:
+                mine[txn] = max(mode, mine.get(txn, -1))
+        return None
+
+    @staticmethod
+    def _conflicting_sharer(mine: dict[int, int] | None, txn: int, mode: int) -> int | None:
+        if not mine:
+            return None
+        row = CONFLICTS[mode]
+        for t, m in mine.items():
+            if t != txn and row[m]:
+                return t
+        return None
+
+    def release(self, cm: ConflictManager, txn: int, keys: tuple[Key, ...],
+                commit_ts: int | None) -> None:
+        """Drops txn's weak locks and exclusive marks on keys; the manager then drops the
+        holders (so this runs first: a key's exclusive mark is txn's only while it holds it)."""
+        shared, exclusive, holders = self.shared, self.exclusive, cm.holders
+        for key in keys:
+            mine = shared.get(key)
+            if mine is not None and mine.pop(txn, None) is not None and not mine:
+                del shared[key]
+            if exclusive and key in exclusive and holders.get(key) == txn:
+                exclusive.discard(key)
+                if commit_ts is not None:
+                    self.key_commits[key] = commit_ts
+
+    def prune(self, low_water: int) -> None:
+        """Forgets key commits that no snapshot is older than."""
+        if self.key_commits:
+            self.key_commits = {k: t for k, t in self.key_commits.items() if t > low_water}

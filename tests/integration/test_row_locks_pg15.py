@@ -1,0 +1,235 @@
+"""SELECT ... FOR UPDATE | NO KEY UPDATE | SHARE | KEY SHARE, two sessions at a time, against PG 15.
+
+1. isolationtester specs (`row_lock_specs/`, written for Cumulo): PostgreSQL's own
+   two-session driver runs each spec against PostgreSQL 15 and against Cumulo and the
+   outputs must be the same text: rows, `<waiting ...>` where a step blocks, errors
+   (55P03 NOWAIT, 40001 under REPEATABLE READ), READ COMMITTED's rechecks, SKIP LOCKED.
+2. Client-driven checks, each run on both servers with the same expectations:
+   a job queue drained by concurrent workers (psycopg threads, asyncpg tasks) never
+   hands a job out twice; increments through FOR UPDATE lose nothing; a lock-order
+   deadlock fails exactly one of the two transactions with 40P01; NOWAIT's error
+   through pg8000.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import threading
+from pathlib import Path
+
+import asyncpg
+import pg8000.dbapi
+import psycopg
+import pytest
+
+TESTER = Path("/usr/lib/postgresql/15/lib/pgxs/src/test/isolation/isolationtester")
+SPECS = sorted(p.stem for p in (Path(__file__).parent / "row_lock_specs").glob("*.spec"))
+
+
+@pytest.fixture(scope="module")
+def servers(pg15, cumulo_server):
+    """(name, dsn) of PostgreSQL 15 and of Cumulo: every check runs on both."""
+    return [("pg15", pg15.dsn()), ("cumulo", cumulo_server.dsn())]
+
+
+def _libpq(dsn: str) -> str:
+    info = psycopg.conninfo.conninfo_to_dict(dsn)
+    return " ".join(f"{k}={v}" for k, v in info.items())
+
+
+def run_spec(dsn: str, name: str) -> str:
+    if not TESTER.exists():
+        pytest.fail("isolationtester is missing (postgresql-client-15 installs it)")
+    spec = (Path(__file__).parent / "row_lock_specs" / f"{name}.spec").read_text()
+    out = subprocess.run([str(TESTER), _libpq(dsn)], input=spec, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return out.stdout
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_spec_output_is_postgres(servers, name):
+    (_, pg), (_, cu) = servers
+    expected = run_spec(pg, name)
+    assert "setup failed" not in expected and "starting permutation" in expected
+    assert run_spec(cu, name) == expected
+
+
+def test_specs_have_teeth(servers):
+    # The specs do block, fail and skip: an engine without row locks differs from PG on them.
+    out = "".join(run_spec(servers[0][1], n) for n in SPECS)
+    assert "<waiting ...>" in out
+    assert 'could not obtain lock on row in relation "t"' in out
+    assert "could not serialize access due to concurrent update" in out
+
+
+def _reset(dsn: str, *sql: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for s in sql:
+            c.execute(s)
+
+
+JOBS = 40
+
+
+@pytest.mark.parametrize("server", ["pg15", "cumulo"])
+def test_queue_workers_never_share_a_job_psycopg(servers, server):
+    dsn = dict(servers)[server]
+    _reset(dsn, "DROP TABLE IF EXISTS jobs", "DROP TABLE IF EXISTS done",
+           "CREATE TABLE jobs (id int PRIMARY KEY, status text NOT NULL)",
+           "CREATE TABLE done (job int PRIMARY KEY, worker int NOT NULL)",
+           f"INSERT INTO jobs SELECT g, 'new' FROM generate_series(1, {JOBS}) g")
+    errors: list[BaseException] = []
+
+    def worker(w: int) -> None:
+        try:
+            with psycopg.connect(dsn) as c:
+                for _ in range(JOBS + 1):  # bounded: a worker can take at most every job
+                    row = c.execute("SELECT id FROM jobs WHERE status = 'new' ORDER BY id "
+                                    "LIMIT 1 FOR UPDATE SKIP LOCKED").fetchone()
+                    if row is None:
+                        c.rollback()
+                        return
+                    c.execute("UPDATE jobs SET status = 'done' WHERE id = %s", row)
+                    c.execute("INSERT INTO done VALUES (%s, %s)", (row[0], w))
+                    c.commit()
+        except BaseException as e:  # noqa: BLE001 - reported by the test
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []  # a job taken twice would fail the INSERT with 23505
+    with psycopg.connect(dsn) as c:
+        assert c.execute("SELECT count(*), count(DISTINCT job) FROM done").fetchone() == (
+            JOBS, JOBS)
+        assert c.execute("SELECT count(*) FROM jobs WHERE status = 'new'").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("server", ["pg15", "cumulo"])
+def test_queue_workers_never_share_a_job_asyncpg(servers, server):
+    dsn = dict(servers)[server]
+    _reset(dsn, "DROP TABLE IF EXISTS jobs2",
+           "CREATE TABLE jobs2 (id int PRIMARY KEY, taken_by int)",
+           f"INSERT INTO jobs2 SELECT g, NULL FROM generate_series(1, {JOBS}) g")
+
+    async def worker(w: int) -> list[int]:
+        conn = await asyncpg.connect(dsn)
+        mine = []
+        try:
+            for _ in range(JOBS + 1):
+                async with conn.transaction():
+                    jid = await conn.fetchval(
+                        "SELECT id FROM jobs2 WHERE taken_by IS NULL ORDER BY id LIMIT 1 "
+                        "FOR NO KEY UPDATE SKIP LOCKED")
+                    if jid is None:
+                        return mine
+                    await conn.execute("UPDATE jobs2 SET taken_by = $1 WHERE id = $2", w, jid)
+                    mine.append(jid)
+                await asyncio.sleep(0)
+        finally:
+            await conn.close()
+        return mine
+
+    async def main() -> list[list[int]]:
+        return await asyncio.gather(*(worker(w) for w in range(3)))
+
+    taken = asyncio.run(main())
+    flat = [j for m in taken for j in m]
+    assert sorted(flat) == list(range(1, JOBS + 1))  # every job once, none twice
+
+
+@pytest.mark.parametrize("server", ["pg15", "cumulo"])
+def test_increments_through_for_update_lose_nothing(servers, server):
+    dsn = dict(servers)[server]
+    _reset(dsn, "DROP TABLE IF EXISTS counter", "CREATE TABLE counter (id int PRIMARY KEY, n int)",
+           "INSERT INTO counter VALUES (1, 0)")
+    done = [0]
+    lock = threading.Lock()
+
+    def client() -> None:
+        with psycopg.connect(dsn) as c:
+            for _ in range(15):
+                (n,) = c.execute("SELECT n FROM counter WHERE id = 1 FOR UPDATE").fetchone()
+                c.execute("UPDATE counter SET n = %s WHERE id = 1", (n + 1,))
+                c.commit()
+                with lock:
+                    done[0] += 1
+
+    threads = [threading.Thread(target=client) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    with psycopg.connect(dsn) as c:
+        assert c.execute("SELECT n FROM counter").fetchone() == (done[0],)
+    assert done[0] == 60
+
+
+@pytest.mark.parametrize("server", ["pg15", "cumulo"])
+def test_lock_order_deadlock_fails_one_transaction(servers, server):
+    dsn = dict(servers)[server]
+    _reset(dsn, "DROP TABLE IF EXISTS dl", "CREATE TABLE dl (id int PRIMARY KEY, v int)",
+           "INSERT INTO dl VALUES (1, 0), (2, 0)")
+    a, b = psycopg.connect(dsn), psycopg.connect(dsn)
+    outcome: dict[str, str] = {}
+    try:
+        a.execute("SELECT * FROM dl WHERE id = 1 FOR UPDATE")
+        b.execute("SELECT * FROM dl WHERE id = 2 FOR UPDATE")
+
+        def second(conn: psycopg.Connection, name: str, rid: int) -> None:
+            try:
+                conn.execute("SELECT * FROM dl WHERE id = %s FOR SHARE", (rid,))
+                conn.commit()
+                outcome[name] = "ok"
+            except psycopg.Error as e:
+                conn.rollback()
+                outcome[name] = e.sqlstate or ""
+
+        ta = threading.Thread(target=second, args=(a, "a", 2))
+        ta.start()
+        with psycopg.connect(dsn, autocommit=True) as probe:  # wait until a is blocked
+            pid_a, pid_b = a.info.backend_pid, b.info.backend_pid
+            for _ in range(2000):
+                if probe.execute("SELECT pg_isolation_test_session_is_blocked(%s, %s)",
+                                 (pid_a, [pid_b])).fetchone()[0]:
+                    break
+                threading.Event().wait(0.01)
+        second(b, "b", 1)
+        ta.join(60)
+    finally:
+        a.close()
+        b.close()
+    assert sorted(outcome.values()) == ["40P01", "ok"], outcome
+
+
+@pytest.mark.parametrize("server", ["pg15", "cumulo"])
+def test_nowait_error_through_pg8000(servers, server):
+    dsn = dict(servers)[server]
+    _reset(dsn, "DROP TABLE IF EXISTS nw", "CREATE TABLE nw (id int PRIMARY KEY)",
+           "INSERT INTO nw VALUES (1)")
+    info = psycopg.conninfo.conninfo_to_dict(dsn)
+    args = dict(user=info["user"], host=info["host"], port=int(info["port"]),
+                database=info["dbname"], password=info.get("password"))
+    a, b = pg8000.dbapi.connect(**args), pg8000.dbapi.connect(**args)
+    try:
+        ca = a.cursor()
+        ca.execute("SELECT * FROM nw FOR UPDATE")
+        cb = b.cursor()
+        with pytest.raises(pg8000.dbapi.DatabaseError) as ei:
+            cb.execute("SELECT * FROM nw FOR KEY SHARE NOWAIT")
+        err = ei.value.args[0]
+        assert (err["C"], err["M"]) == ("55P03", 'could not obtain lock on row in relation "nw"')
+        b.rollback()
+        cb.execute("SELECT * FROM nw FOR KEY SHARE SKIP LOCKED")
+        assert cb.fetchall() == ()
+        a.rollback()  # released at ROLLBACK: now it can be locked
+        cb.execute("SELECT * FROM nw FOR KEY SHARE NOWAIT")
+        assert [list(r) for r in cb.fetchall()] == [[1]]
+    finally:
+        a.close()
+        b.close()
