@@ -637,6 +637,14 @@ def _jsonb_in(s: str) -> str:
 _ARRAY_SPACE = " \t\n\r\v\f"  # NB: PostgreSQL's isspace, narrower than str.strip()'s
 
 
+_FLAT_ARRAY = re.compile(r'\{([^{}"\\]*)\}')
+_QUOTED_ARRAY = re.compile(r'\{[ \t\n\r\v\f]*"(?:[^"\\]|\\.)*"'
+                           r'(?:[ \t\n\r\v\f]*,[ \t\n\r\v\f]*"(?:[^"\\]|\\.)*")*'
+                           r'[ \t\n\r\v\f]*\}', re.S)
+_QUOTED_ITEM = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S)
+_UNESCAPE = re.compile(r"\\(.)", re.S)
+
+
 def split_array(s: str) -> list[Any]:
     """Splits array input text ('{1,"a b",NULL,{2}}') into nested lists of str / None."""
     t = s.strip()
@@ -646,6 +654,12 @@ def split_array(s: str) -> list[Any]:
         raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
                                         detail='Array value must start with "{" or dimension '
                                         "information.")
+    flat = _FLAT_ARRAY.fullmatch(t)
+    if flat is not None:  # NB: one C-level pass for the common shapes (long IN lists)
+        items = [x.strip(_ARRAY_SPACE) for x in flat.group(1).split(",")]
+        return [None if x.upper() == "NULL" else x for x in items if x]
+    if _QUOTED_ARRAY.fullmatch(t):
+        return [_UNESCAPE.sub(r"\1", x) for x in _QUOTED_ITEM.findall(t)]
     out, pos = _split_level(t, 0, s)
     if t[pos:].strip():
         raise InvalidTextRepresentation(f'malformed array literal: "{s}"',

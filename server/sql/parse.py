@@ -28,7 +28,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import SQLError, SyntaxError_
-from . import manyvalues
+from . import inlists, manyvalues
 
 
 def _mark_date_part(parser: Any) -> exp.Expression:
@@ -399,6 +399,7 @@ def parse_sql(sql: str) -> exp.Expression:
         many = manyvalues.split(sql)
         if many is not None:
             sql = many.head
+    sql = inlists.rewrite(sql)
     has_interval = "nterval" in sql or "NTERVAL" in sql
     if "'" in sql and (has_interval or "::" in sql):
         sql = _TYPED_LITERALS.sub(_typed_literal, sql)
@@ -562,8 +563,8 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
     typed literals, casts, typmods ...), so that `pgbench -M simple` statements
     share one plan per shape.
     """
-    if not _NORMALIZABLE.match(sql) or _bails(sql):
-        return None
+    if not _NORMALIZABLE.match(sql) or _bails(sql) or inlists.has_long_list(sql):
+        return None  # NB: a long IN list stays literal: parse_sql makes it one array constant
     values: list[Any] = []
     oids: list[int] = []
     out: list[str] = []

@@ -32,6 +32,9 @@ _LITERAL = re.compile(r"^(-?\d+|True|False|'[^'\\]*')$")
 _INT_CHECK = {T.INT2: "_rt.c2", T.INT4: "_rt.c4", T.INT8: "_rt.c8"}
 _FLOATS = (T.FLOAT4, T.FLOAT8)
 
+MAX_DEPTH = 24  # bound expressions nested deeper go to a function of their own
+MAX_CHAIN = 16  # longer AND / OR / CASE chains become statements
+
 # Set by exec.subquery at import: functions that run sub-plans for one outer row.
 SUBQUERY_RUNTIME: dict[str, Callable[..., Any]] = {}
 
@@ -44,6 +47,7 @@ class Gen:
         self.n = 0
         self.uses_params = False
         self.uses_outer = False
+        self.depth = 0
 
     def k(self, value: Any) -> str:
         """Stores a value in the function's globals and returns its name."""
@@ -64,7 +68,19 @@ class Gen:
 
     def expr(self, e: E) -> str:
         """Returns Python source evaluating `e` over `row`."""
-        return getattr(self, "g_" + e.kind)(e)
+        if self.depth >= MAX_DEPTH:  # NB: Python's parser allows 200 nested parentheses
+            return f"{self.k(row_function(e))}(row, ctx)"
+        self.depth += 1
+        try:
+            return getattr(self, "g_" + e.kind)(e)
+        finally:
+            self.depth -= 1
+
+    def hoisted(self, lines: list[str], last: str, g: Gen) -> str:
+        """A call of a function made of statements: long chains (a CASE with 1,000 WHENs from
+        Django's bulk_update, an OR of hundreds of terms) nest nothing as `if`s."""
+        src = f"def _f(row, ctx):\n{_prologue(g)}{''.join(lines)}    return {last}\n"
+        return f"{self.k(_build(src, g))}(row, ctx)"
 
     # leaves
     def g_col(self, e: E) -> str:
@@ -153,6 +169,23 @@ class Gen:
 
     def _logic(self, args: list[E], short: str) -> str:
         other = "True" if short == "False" else "False"
+        kind = "or" if short == "True" else "and"
+        flat: list[E] = []
+        stack = list(reversed(args))
+        while stack:  # NB: (a OR b) OR c is a OR b OR c, in the same order, NULLs included
+            a = stack.pop()
+            if a.kind == kind:
+                stack.extend(reversed(a.args))
+            else:
+                flat.append(a)
+        args = flat
+        if len(args) > MAX_CHAIN:
+            g = Gen()
+            lines = ["    _n = False\n"]
+            for a in args:
+                lines.append(f"    _v = {g.expr(a)}\n    if _v is {short}:\n"
+                             f"        return {short}\n    if _v is None:\n        _n = True\n")
+            return self.hoisted(lines, f"None if _n else {other}", g)
         temps = []
         out = None
         parts = []
@@ -214,6 +247,11 @@ class Gen:
         args = list(e.args)
         out = self.expr(args.pop()) if e.data else "None"
         pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+        if len(pairs) > MAX_CHAIN:
+            g = Gen()
+            lines = [f"    if ({g.expr(c)}) is True:\n        return {g.expr(r)}\n"
+                     for c, r in pairs]
+            return self.hoisted(lines, g.expr(e.args[-1]) if e.data else "None", g)
         for cond, res in reversed(pairs):
             out = f"({self.expr(res)} if ({self.expr(cond)}) is True else {out})"
         return out
@@ -294,6 +332,21 @@ class Gen:
 
     def g_any(self, e: E) -> str:
         op, is_all = e.data
+        arr = e.args[1]
+        if (op, is_all) in (("=", False), ("<>", True)) and arr.kind == "const" \
+                and isinstance(arr.data, list) and len(arr.data) >= 16:
+            pad = e.args[0].type == T.BPCHAR  # NB: char(n) compares without trailing blanks
+            try:  # NB: a long constant array (a long IN list, parse.inlists) is a hash probe
+                values = frozenset((x.rstrip(" ") if pad else x) for x in arr.data
+                                   if x is not None)
+            except (TypeError, AttributeError):
+                values = None
+            if values is not None:
+                has_null, kv = None in arr.data, self.k(values)
+                src = (self.strict(e.args[:1], lambda s: (
+                    f"_rt.in_values({s[0]}.rstrip(' '), {kv}, {has_null})")) if pad
+                       else f"_rt.in_values({self.expr(e.args[0])}, {kv}, {has_null})")
+                return self._negate(src) if is_all else src
         return (f"_rt.any_op({self.expr(e.args[0])}, {self.expr(e.args[1])}, "
                 f"{self.k(PY_OPS[op])}, {is_all})")
 
