@@ -238,6 +238,8 @@ def _normalise(name: str, value: str) -> str:
                                                                                           order)
         return {"iso": "ISO", "sql": "SQL", "postgres": "Postgres", "german": "German"}[style] + \
             ", " + order.upper()
+    if name == "checkpoint_timeout" and v.isdigit():
+        v = v + "s"  # NB: PostgreSQL counts this one in seconds
     if name in TIME_SETTINGS:
         return _unit_value(v, name, _UNITS_MS, ("d", "h", "min", "s", "ms"))
     if name in MEMORY_SETTINGS:

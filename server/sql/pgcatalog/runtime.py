@@ -14,7 +14,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
-from ..settings import SERVER, SIGHUP_ONLY
+from ..settings import MEMORY_SETTINGS, SERVER, SIGHUP_ONLY, TIME_SETTINGS
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
 from .registry import empty, pg_relation
@@ -34,6 +34,11 @@ KNOWN_SETTINGS = [
     ("TimeZone", "string", None), ("transaction_isolation", "enum", None),
     ("transaction_read_only", "bool", None), ("work_mem", "integer", "kB"),
 ]
+
+
+# The unit pg_settings counts a time or memory setting in (PostgreSQL's GUC_UNIT_*).
+UNIT_OF = {**{k: "ms" for k in TIME_SETTINGS}, **{k: "kB" for k in MEMORY_SETTINGS},
+           "checkpoint_timeout": "s"}
 
 
 def _vartype(value: str) -> str:
@@ -93,11 +98,14 @@ def _in_unit(value: str, unit: str) -> str:
 
     from ..settings import _UNITS_KB, _UNITS_MS
 
-    units = _UNITS_MS if unit == "ms" else _UNITS_KB
+    units = _UNITS_MS if unit in ("ms", "s") else _UNITS_KB
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
     if m is None or m.group(2).lower() not in units:
         return value
-    return str(round(float(m.group(1)) * units[m.group(2).lower()]))
+    if unit == "s" and m.group(2) == "":
+        return str(round(float(m.group(1))))  # NB: a bare number of a seconds setting
+    n = float(m.group(1)) * units[m.group(2).lower()]
+    return str(round(n / 1000 if unit == "s" else n))
 
 
 @pg_relation("pg_catalog", "pg_settings")
@@ -110,6 +118,8 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
         if name.lower() in seen:
             continue
         seen.add(name.lower())
+        if unit is None and vtype is None and name.lower() in UNIT_OF:
+            vtype, unit = "integer", UNIT_OF[name.lower()]
         value = ctx.get_setting(name)
         if value is None:
             continue
