@@ -307,8 +307,14 @@ async def _serve(args: argparse.Namespace) -> int:
         auth = "md5" if args.require_password and args.auth == "trust" else args.auth
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        signals: list[int] = []  # SIGINT: fast shutdown; SIGTERM: smart
+
+        def on_signal(sig: int) -> None:
+            signals.append(sig)
+            stop.set()
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal, sig)
 
         def ready(host: str, port: int) -> None:
             log.info("database system is ready to accept connections on %s:%d (data dir %s)",
@@ -332,7 +338,7 @@ async def _serve(args: argparse.Namespace) -> int:
         if checkpointer is not None:
             checkpointer.stop()
         if server is not None:
-            await server.close()
+            await server.close(smart=signals[:1] == [signal.SIGTERM])
         if engine is not None:
             engine.close()
         if txn is not None:

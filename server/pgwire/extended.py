@@ -284,7 +284,7 @@ class ExtendedQuery:
                 decoders = hit
                 params = _decode(values, decoders)
             columns = stmt.prepared.columns
-            if columns:
+            if columns is not None:  # NB: a zero-column SELECT still has a RowDescription
                 rkey = _formats(rfmts, len(columns), "result")
                 shape = stmt.shapes.get(rkey)
                 if shape is None:
@@ -320,7 +320,7 @@ class ExtendedQuery:
                     raise InvalidSQLStatementName(f"{label} does not exist")
                 self.out += stmt.param_desc
                 cols = stmt.prepared.columns
-                self.out += M.row_description(cols) if cols else M.NO_DATA
+                self.out += M.row_description(cols) if cols is not None else M.NO_DATA
                 return
             portal = self.portals.get(name)
             if portal is not None:
@@ -337,7 +337,7 @@ class ExtendedQuery:
         if cols is None:
             self._fail(InvalidCursorName(f'portal "{name}" does not exist'), False)
             return
-        self.out += M.row_description(cols) if cols else M.NO_DATA
+        self.out += M.row_description(cols) if cols is not None else M.NO_DATA
 
     def _execute(self, payload: bytes) -> None:
         self._in_extended = True

@@ -41,6 +41,7 @@ from ..errors import (
 )
 from ..pgtypes.codecs import column_encoders
 from ..pgtypes.text import timezone
+from ..pgtypes.wirecodec import WireRecoder, canonical, recoder_for
 from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
@@ -62,10 +63,7 @@ _MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
 def normalize_encoding(value: str) -> str:
     """Maps client_encoding spellings ('utf-8', "'utf-8'", 'unicode', 'UTF8') to PostgreSQL's."""
     name = value.strip().strip("'\"").strip()
-    key = name.upper().replace("-", "").replace("_", "")
-    if key in ("UTF8", "UNICODE"):
-        return "UTF8"
-    return name.upper()
+    return canonical(name) or name.upper()
 
 
 def fatal(exc: SQLError) -> SQLError:
@@ -112,6 +110,8 @@ class Connection(ExtendedQuery):
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
         self._changed: dict[str, str] = {}
+        self._recoder: WireRecoder | None = None  # client_encoding conversion (pgtypes.wirecodec)
+        self._must_flush = False  # an error or notice went out: send what is held now
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
             ord("D"): self._describe, ord("E"): self._execute, ord("C"): self._close,
@@ -123,6 +123,8 @@ class Connection(ExtendedQuery):
 
     def feed(self, data: bytes | memoryview) -> bytes:
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
+        if self._recoder is not None:
+            data = self._recoder.incoming(data)
         held = self.buf
         if held:
             held += data
@@ -212,9 +214,13 @@ class Connection(ExtendedQuery):
             del held[:pos]
         elif pos < n:
             held += buf[pos:]
+        if self._in_extended and not self._must_flush and self._copy is None \
+                and self.phase == READY:
+            return b""  # NB: as PostgreSQL, extended-protocol replies wait for Sync or Flush
+        self._must_flush = False
         out = bytes(self.out)
         self.out.clear()
-        return out
+        return out if self._recoder is None else self._recoder.outgoing(out)
 
     def _handle(self, kind: int, payload: bytes) -> None:
         """Runs one ready-phase message through its handler."""
@@ -271,7 +277,8 @@ class Connection(ExtendedQuery):
 
     def _emit(self) -> None:
         if self.send is not None and len(self.out) >= FLUSH_AT:
-            self.send(bytes(self.out))
+            out = bytes(self.out)
+            self.send(out if self._recoder is None else self._recoder.outgoing(out))
             self.out.clear()
 
     # -- errors ----------------------------------------------------------------
@@ -295,6 +302,7 @@ class Connection(ExtendedQuery):
             except Exception:
                 log.exception("statement_failed raised")
         self.out += M.error_fields(b"E", to_fields(exc))
+        self._must_flush = True  # NB: PostgreSQL flushes every error at once (elog.c)
         if self._in_extended:
             self._skipping = True
 
@@ -319,12 +327,15 @@ class Connection(ExtendedQuery):
             return
         for notice in session.take_notices():
             self.out += M.error_fields(b"N", to_fields(notice))
+            self._must_flush = True
 
     def _parameters(self) -> None:
         """Collects changed settings: applied at once (TimeZone), reported at ReadyForQuery."""
         changed = self.session.take_changed_parameters() if self.session else None
         if changed:
             self._changed.update(changed)
+            if "client_encoding" in changed:
+                self._recoder = recoder_for(changed["client_encoding"])
             if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
                 if "TimeZone" in changed:
                     self.tz = timezone(changed["TimeZone"])
@@ -426,6 +437,7 @@ class Connection(ExtendedQuery):
         for name, value in status.items():
             self.out += M.parameter_status(name, value)
         self.tz = timezone(status.get("TimeZone"))
+        self._recoder = recoder_for(status.get("client_encoding"))
         secret = secrets.randbits(31)
         self.key = (session.backend_pid, secret)
         self.registry[self.key] = session
@@ -437,7 +449,8 @@ class Connection(ExtendedQuery):
         self.close()
 
     def _flush(self, _payload: bytes) -> None:
-        """Flush: the output goes out when feed returns, so there is nothing to hold back."""
+        """Flush: what the extended protocol held back goes out when feed returns."""
+        self._must_flush = True
 
     # -- simple query ------------------------------------------------------------
 

@@ -35,12 +35,13 @@ import select
 import socket
 import ssl
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import AdminShutdown, to_fields
 from . import messages as M
 from .backend import Engine, Session
+from .loop import _ON, LoopServer, serve_loop
 from .protocol import Connection
 
 log = logging.getLogger("cumulo.pgwire")
@@ -99,7 +100,7 @@ class Server:
             self.handlers.add(handler)
             handler.start()
 
-    async def close(self, grace: float = 3.0) -> None:
+    async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and terminates every session with FATAL 57P01.
 
         Running statements are cancelled; a connection whose statement has not
@@ -356,10 +357,23 @@ async def serve(
     auth: str = "trust",
     ssl_context: ssl.SSLContext | None = None,
     on_ready: Callable[[str, int], None] | None = None,
-) -> Server:
-    """Starts listening; returns the Server (port 0 picks a free port, see `Server.port`)."""
+    frontend: str = "threads",
+    settings: Mapping[str, str] | None = None,
+) -> Server | LoopServer:
+    """Starts listening; returns the server (port 0 picks a free port, see `Server.port`).
+
+    `frontend` chooses the event-loop front end (`loop.py`) or a thread per connection;
+    `settings` are the server-wide ones (max_connections, log_connections, ...).
+    """
     from .auth import METHODS
 
+    if frontend == "loop":
+        opts = settings or {}
+        return await serve_loop(
+            engine, host, port, auth=auth, ssl_context=ssl_context, on_ready=on_ready,
+            max_connections=int(opts.get("max_connections", "100")),
+            log_connections=str(opts.get("log_connections", "off")).lower() in _ON,
+            log_disconnections=str(opts.get("log_disconnections", "off")).lower() in _ON)
     if auth not in METHODS:
         raise ValueError(f"auth must be one of {METHODS}, not {auth!r}")
     server = Server(engine, auth, ssl_context)

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from ..pgwire.backend import Column
 from ..txn.api import Txn
+from ..waits import maybe_yield
 from .catalog.model import CatalogSnapshot
 from .functions.registry import FunctionContext
 
@@ -66,6 +67,7 @@ class ExecContext:
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
+        maybe_yield()  # NB: on the event loop, a long statement lets the others run here
         if self.cancel_event.is_set():
             from ..errors import QueryCanceled
 

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import threading
 import time
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .. import oplog
+from .. import oplog, waits
 from ..errors import (
     ActiveSQLTransaction,
     AdminShutdown,
@@ -92,14 +91,14 @@ class SQLSession:
         self.cursors: dict[str, Any] = {}
         self.currvals: dict[int, int] = {}
         self.txn_started_at: dt.datetime | None = None
-        self._cancel = threading.Event()
+        self._cancel = waits.Event()
         self._errors = 0
         self._search_path: tuple[str, list[str]] | None = None
         self.functions = SessionFunctions(self)
         self.temp_schema: str | None = None  # pg_temp_<pid> once a TEMP table was created
         self._cached_sp = self.settings.values["search_path"]
         self._cached_tz = self.settings.style_key
-        self._timer: threading.Timer | None = None
+        self._timer: waits.TimerHandle | None = None
         self._timed_out = False
         self._reset_by_pgwire = False
         self.inbox: list[tuple[int, str, str]] = []  # NOTIFY deliveries: (pid, channel, payload)
@@ -298,6 +297,13 @@ class SQLSession:
     def cancel(self) -> None:
         """Asks the running statement to stop (it raises 57014 at its next batch)."""
         self._cancel.set()
+        self._interrupt_wait()
+
+    def _interrupt_wait(self) -> None:
+        """Wakes the statement if it waits in the LTM (a row lock, its session's snapshot)."""
+        interrupt = getattr(self.txn, "cancel", None)
+        if interrupt is not None:
+            interrupt()
 
     def close(self) -> None:
         """Ends the session, rolling back any open transaction and dropping its TEMP tables."""
@@ -462,14 +468,13 @@ class SQLSession:
             return False
         self._disarm()
         self._timed_out = False
-        self._timer = threading.Timer(ms / 1000.0, self._fire_timeout)
-        self._timer.daemon = True
-        self._timer.start()
+        self._timer = waits.call_later(ms / 1000.0, self._fire_timeout)  # the loop's, on one
         return True
 
     def _fire_timeout(self) -> None:
         self._timed_out = True
         self._cancel.set()
+        self._interrupt_wait()
 
     def _disarm(self) -> None:
         if self._timer is not None:

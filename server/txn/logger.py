@@ -37,6 +37,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+from .. import waits
 from ..errors import IOError_
 from .groupcommit import (
     Append,
@@ -119,7 +120,7 @@ class RedoLog:
         self.sync_commit = sync_commit
         os.makedirs(log_dir, exist_ok=True)
         self._lock = threading.Lock()
-        self._cond = threading.Condition(self._lock)
+        self._cond = waits.Condition(self._lock)
         self._closed = False
         self.fsyncs = 0  # how many fsyncs the group commit needed (for tests and stats)
         existing: dict[int, int | None] = {s: None for _n, s, _p in _segments(log_dir, name)}
@@ -170,7 +171,7 @@ class RedoLog:
         fd = self._fds[order.seq]
         self._lock.release()
         try:
-            _fsync(fd)
+            waits.run_blocking(_fsync, fd)  # NB: on the event loop, other sessions run meanwhile
         finally:
             self._lock.acquire()
             self.fsyncs += 1

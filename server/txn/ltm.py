@@ -39,6 +39,7 @@ import threading
 import time
 from typing import Any
 
+from .. import waits
 from ..errors import (
     DeadlockDetected,
     InvalidParameterValue,
@@ -112,9 +113,9 @@ class LocalTxnManager(SerializableMixin):
         self._tid_base = ltm_id << 48
         self._batch = LocalBatch()
         self._ts_lock = threading.Lock()
-        self._snap_cond = threading.Condition()
+        self._snap_cond = waits.Condition()
         self._cm_lock = threading.Lock()
-        self._cm_cond = threading.Condition(self._cm_lock)
+        self._cm_cond = waits.Condition(self._cm_lock)
         # tid -> the Condition (on _cm_lock) its blocked thread waits on: a release wakes
         # only the waiters of the ended holder, not every thread blocked on any key
         self._lock_waits: dict[int, threading.Condition] = {}
@@ -313,7 +314,7 @@ class LocalTxnManager(SerializableMixin):
                     counted = True
                 self._graph.add(tid, out.holder)
                 deadline = None if txn.lock_timeout is None else time.monotonic() + txn.lock_timeout
-                cond = self._lock_waits[tid] = threading.Condition(self._cm_lock)
+                cond = self._lock_waits[tid] = waits.Condition(self._cm_lock)
                 try:
                     while tid not in self._woken:
                         self._check_cancel(txn)

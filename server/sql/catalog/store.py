@@ -28,11 +28,11 @@ write set instead (`load_snapshot(txn, ...)`).
 from __future__ import annotations
 
 import dataclasses
-import threading
 from typing import Any
 
 import msgpack
 
+from ... import waits
 from ...errors import SerializationFailure
 from ...txn.api import RetryStatement, ScanSpec
 from ..dml.keys import encode_key
@@ -115,7 +115,7 @@ class CatalogStore:
     def __init__(self, txn_manager: Any) -> None:
         self.tm = txn_manager
         self.version = 1
-        self._lock = threading.Lock()
+        self._lock = waits.Lock()  # NB: held across commits (counters): parks on the loop
         self._cache: dict[int, CatalogSnapshot] = {}
         self._shared: tuple[tuple[Database, ...], tuple[Role, ...]] | None = None
         self._oid_next = 0

@@ -15,6 +15,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from ... import waits
 from ...errors import ObjectNotInPrerequisiteState, QueryCanceled, WrongObjectType
 from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
@@ -116,7 +117,7 @@ class AdvisoryLocks:
 
     def __init__(self) -> None:
         self.held: dict[Any, list[int]] = {}
-        self.cond = threading.Condition()
+        self.cond = waits.Condition()
 
     def try_lock(self, pid: int, key: Any, alive: set[int] | None = None) -> bool:
         """Takes the lock if it is free, ours, or held by a session no longer alive."""
@@ -233,7 +234,7 @@ def pg_sleep(ctx: Any, seconds: float) -> None:
         session.wait_event = ("Timeout", "PgSleep")
     try:
         if ev is None:
-            threading.Event().wait(max(seconds, 0.0))
+            waits.Event().wait(max(seconds, 0.0))
             return
         if ev.wait(max(seconds, 0.0)):
             ev.clear()

@@ -20,6 +20,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from server import waits
 from server.errors import QueryCanceled, SQLError, SyntaxError_, UndefinedTable
 from server.pgtypes import oids as T
 from server.pgwire.auth import md5_verifier, scram_verifier
@@ -76,7 +77,7 @@ class FakeSession:
         self.changed: dict[str, str] = {}
         self.notices: list[SQLError] = []
         self.cursors: dict[str, list[Column]] = {}
-        self.cancelled = threading.Event()
+        self.cancelled = waits.Event()
         self.copied: list[bytes] = []
         self.syncs = self.closed = self.failures = 0
         self.params = {
@@ -210,12 +211,12 @@ class FakeSession:
         if low == "deep":
             raise RecursionError("maximum recursion depth exceeded")
         if low.startswith("stuck"):  # ignores cancel, like a statement that never checks
-            threading.Event().wait(float(low.split()[1]))
+            waits.Event().wait(float(low.split()[1]))
             return Result("SELECT", [Column("slept", T.BOOL)], iter([(True,)]), done=False)
         if low.startswith("sleep"):
             parts = low.split()
             if len(parts) > 2:  # `sleep N after M`: M seconds of "parsing" first
-                threading.Event().wait(float(parts[3]))
+                waits.Event().wait(float(parts[3]))
             if self.cancelled.wait(float(parts[1])):
                 self.cancelled.clear()
                 raise QueryCanceled("canceling statement due to user request")

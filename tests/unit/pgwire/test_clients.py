@@ -20,8 +20,9 @@ pytestmark = pytest.mark.timeout(60)
 class Running:
     """A pgwire server on its own event loop thread."""
 
-    def __init__(self, auth: str, ssl_context=None) -> None:
+    def __init__(self, auth: str, ssl_context=None, frontend: str = "threads") -> None:
         self.engine = FakeEngine()
+        self.frontend = frontend
         self.ssl_context = ssl_context
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
@@ -34,7 +35,7 @@ class Running:
 
         async def main() -> None:
             self.server = await serve(self.engine, "127.0.0.1", 0, auth=auth,
-                                      ssl_context=self.ssl_context)
+                                      ssl_context=self.ssl_context, frontend=self.frontend)
             self.port = self.server.port
             self.ready.set()
 
@@ -49,23 +50,26 @@ class Running:
         self.loop.close()
 
 
-@pytest.fixture(scope="module")
-def trust():
-    srv = Running("trust")
+FRONTENDS = ["threads", "loop"]
+
+
+@pytest.fixture(scope="module", params=FRONTENDS)
+def trust(request):
+    srv = Running("trust", frontend=request.param)
     yield srv
     srv.stop()
 
 
-@pytest.fixture(scope="module")
-def scram():
-    srv = Running("scram")
+@pytest.fixture(scope="module", params=FRONTENDS)
+def scram(request):
+    srv = Running("scram", frontend=request.param)
     yield srv
     srv.stop()
 
 
-@pytest.fixture(scope="module")
-def md5():
-    srv = Running("md5")
+@pytest.fixture(scope="module", params=FRONTENDS)
+def md5(request):
+    srv = Running("md5", frontend=request.param)
     yield srv
     srv.stop()
 
@@ -273,10 +277,11 @@ def test_pg8000(md5):
     assert ei.value.args[0]["C"] == "28P01"
 
 
-def test_graceful_shutdown_terminates_sessions():
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_graceful_shutdown_terminates_sessions(frontend):
     import psycopg
 
-    srv = Running("trust")
+    srv = Running("trust", frontend=frontend)
     conn = psycopg.connect(dsn(srv), autocommit=True)
     assert conn.execute("select 1").fetchone() == (1,)
     srv.stop()
@@ -286,13 +291,14 @@ def test_graceful_shutdown_terminates_sessions():
     conn.close()
 
 
+@pytest.mark.parametrize("frontend", FRONTENDS)
 @pytest.mark.parametrize("statement", ["sleep 30", "stuck 6"])
-def test_shutdown_terminates_running_statements_with_57p01(statement):
+def test_shutdown_terminates_running_statements_with_57p01(statement, frontend):
     """A cancellable statement is cancelled; one that ignores cancel is cut off after the grace
     period. Either way the client sees FATAL 57P01 and close() returns."""
     import psycopg
 
-    srv = Running("trust")
+    srv = Running("trust", frontend=frontend)
     conn = psycopg.connect(dsn(srv), autocommit=True)
     outcome: list[BaseException] = []
 
@@ -312,7 +318,8 @@ def test_shutdown_terminates_running_statements_with_57p01(statement):
     conn.close()
 
 
-def test_tls_upgrade_after_ssl_request(tmp_path):
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_tls_upgrade_after_ssl_request(tmp_path, frontend):
     import shutil
     import ssl
     import subprocess
@@ -327,7 +334,7 @@ def test_tls_upgrade_after_ssl_request(tmp_path):
                    capture_output=True)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
-    srv = Running("scram", ctx)
+    srv = Running("scram", ctx, frontend=frontend)
     try:
         with psycopg.connect(dsn(srv, "scramuser", "pw").replace("prefer", "require")) as conn:
             assert conn.pgconn.ssl_in_use
@@ -395,15 +402,18 @@ def test_large_result_streams(trust):
         assert len(rows) == 200000 and rows[-1] == (200000,)
 
 
-def test_a_silent_client_is_dropped_after_the_authentication_timeout(monkeypatch):
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_a_silent_client_is_dropped_after_the_authentication_timeout(monkeypatch, frontend):
     import socket
 
     import psycopg
 
+    import server.pgwire.loop as loop_front
     import server.pgwire.server as front
 
     monkeypatch.setattr(front, "AUTH_TIMEOUT", 0.3)
-    srv = Running("trust")
+    monkeypatch.setattr(loop_front, "AUTH_TIMEOUT", 0.3)
+    srv = Running("trust", frontend=frontend)
     try:
         with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as silent:
             assert silent.recv(1) == b""  # closed by the server, not by our 10 s timeout

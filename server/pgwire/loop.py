@@ -1,0 +1,527 @@
+"""The event-loop front end: one asyncio loop serves every connection; sessions are greenlets.
+
+Why: with a thread per connection, every round trip costs thread wake-ups and
+GIL hand-offs (about 23 context switches per pgbench TPC-B transaction). Here
+the loop's thread reads each connection into a reusable buffer
+(`asyncio.BufferedProtocol`), runs the bytes through the connection's
+`protocol.Connection` to completion, and writes the reply, with no other
+thread involved.
+
+Statements may still wait: for a row lock, for the log's fsync, in
+`pg_sleep`. Each connection therefore runs its `feed` in a greenlet of its
+own; the lower layers' waits go through `waits.Condition`/`waits.Event`,
+which on this thread switch back to the loop and are switched in again when
+notified (see `waits.py`). While a connection's greenlet is parked, its
+reading is paused, so its next messages wait in the kernel.
+
+Flow control: replies go to the transport; when its buffer passes the high
+mark (a client that does not read), the connection's greenlet parks until it
+drains, and reading from that client stops meanwhile. Other connections are
+not affected, and memory per connection stays bounded.
+
+Timers are the loop's: the authentication timeout, statement_timeout (armed
+through `waits.call_later`), idle_in_transaction_session_timeout. Cancel
+requests, `pg_terminate_backend` and shutdown run as loop callbacks.
+`max_connections` is checked when a startup packet arrives, as PostgreSQL does
+(FATAL 53300); cancel requests are not counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import greenlet
+
+from .. import waits
+from ..errors import AdminShutdown, SQLError, TooManyConnections, to_fields
+from . import messages as M
+from .backend import Engine, Session
+from .protocol import AUTH, READY, STARTUP, Connection
+
+log = logging.getLogger("cumulo.pgwire")
+
+READ_BUFFER = 256 * 1024
+WRITE_HIGH = 1 << 20  # a client this far behind parks its session until it reads
+WRITE_LOW = 256 * 1024
+AUTH_TIMEOUT = 60.0  # PostgreSQL's authentication_timeout
+SHUTDOWN_MESSAGE = "terminating connection due to administrator command"
+IDLE_MESSAGE = "terminating connection due to idle-in-transaction timeout"
+_ON = ("on", "true", "yes", "1")
+
+
+def _fatal_bytes(exc: SQLError) -> bytes:
+    fields = to_fields(exc)
+    fields["S"] = fields["V"] = "FATAL"
+    return M.error_fields(b"E", fields)
+
+
+def _ms(value: str | None) -> int:
+    """A time setting's value in ms ('0', '5s', '250ms', '1min', a bare number: ms)."""
+    if not value:
+        return 0
+    v = value.strip().lower()
+    for unit, scale in (("ms", 1), ("min", 60_000), ("s", 1000), ("h", 3_600_000),
+                        ("d", 86_400_000)):
+        if v.endswith(unit):
+            try:
+                return int(float(v[: -len(unit)]) * scale)
+            except ValueError:
+                return 0
+    try:
+        return int(float(v))
+    except ValueError:
+        return 0
+
+
+class LoopServer:
+    """A listening pgwire server on the running loop; `close()` shuts it down."""
+
+    def __init__(self, engine: Engine, auth: str, ssl_context: ssl.SSLContext | None, *,
+                 max_connections: int = 100, log_connections: bool = False,
+                 log_disconnections: bool = False) -> None:
+        self.engine = engine
+        self.auth = auth
+        self.ssl_context = ssl_context
+        self.max_connections = max_connections
+        self.log_connections = log_connections
+        self.log_disconnections = log_disconnections
+        self.registry: dict[tuple[int, int], Session] = {}
+        self.handlers: set[PgProtocol] = set()
+        self.sessions = 0  # connections past their startup packet (max_connections counts them)
+        self.loop = asyncio.get_running_loop()
+        self.hub = waits.Hub(self.loop).install()
+        self.host = ""
+        self.port = 0
+        self._server: asyncio.AbstractServer | None = None
+        self._closing = False
+
+    def cancel(self, key: tuple[int, int]) -> None:
+        """Cancels the statement running in the session with this (pid, secret), if any."""
+        session = self.registry.get(key)
+        if session is not None:
+            try:
+                session.cancel()
+            except Exception:
+                log.exception("cancel failed")
+
+    async def close(self, grace: float = 3.0, smart: bool = False) -> None:
+        """Stops accepting and ends every session.
+
+        Fast (PostgreSQL's SIGINT): running statements are cancelled and every session
+        gets FATAL 57P01. Smart (SIGTERM): sessions may finish; the server waits for the
+        clients to disconnect (then ends the rest as fast after `grace` seconds).
+        """
+        if self._closing:
+            return
+        self._closing = True
+        if self._server is not None:
+            self._server.close()
+        if smart and self.handlers:
+            waits_ = [h.finished for h in list(self.handlers)]
+            await asyncio.wait(waits_, timeout=grace)
+        handlers = list(self.handlers)
+        for h in handlers:
+            h.shutdown()
+        finished = [h.finished for h in handlers]
+        if finished:
+            _done, pending = await asyncio.wait(finished, timeout=grace)
+            if pending:
+                log.warning("%d connections did not stop within %.0fs; disconnecting them",
+                            len(pending), grace)
+                for h in handlers:
+                    if not h.finished.done():
+                        h.abandon()
+        self.hub.uninstall()
+
+
+class PgProtocol(asyncio.BufferedProtocol):
+    """One client connection: its transport, its `protocol.Connection`, its greenlet."""
+
+    def __init__(self, server: LoopServer) -> None:
+        self.server = server
+        self.hub = server.hub
+        self.loop = server.loop
+        self.buf = bytearray(READ_BUFFER)
+        self.view = memoryview(self.buf)
+        self.transport: Any = None
+        self.conn = Connection(server.engine, auth=server.auth,
+                               tls=server.ssl_context is not None,
+                               registry=server.registry, send=self._send)
+        self.g: Any = greenlet.greenlet(self._main, parent=self.hub.main)
+        self.finished: asyncio.Future[None] = self.loop.create_future()
+        self.busy = False  # inside conn.feed (running, or parked in a wait)
+        self.reading_paused = False
+        self.write_paused = False
+        self.lost = False
+        self.stopping = False
+        self.told = False  # a FATAL went out: nothing more is written
+        self.counted = False  # counted in server.sessions
+        self.self_terminated = False
+        self._hooked: Any = None  # the session whose hooks are set
+        self._reset: Callable[[], None] | None = None
+        self._drain: waits.Event | None = None
+        self._auth_timer: asyncio.TimerHandle | None = None
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self.started = time.monotonic()
+        self.pending = bytearray()  # bytes that arrived while the greenlet was parked
+        self._spare = self.view
+
+    # -- asyncio callbacks --------------------------------------------------------
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        self.server.handlers.add(self)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        peer = transport.get_extra_info("peername")
+        if isinstance(peer, tuple) and len(peer) >= 2:
+            self.conn.peer, self.conn.peer_port = str(peer[0]), int(peer[1])
+        transport.set_write_buffer_limits(high=WRITE_HIGH, low=WRITE_LOW)
+        self._auth_timer = self.loop.call_later(AUTH_TIMEOUT, self._auth_expired)
+        if self.server.log_connections:
+            log.info("connection received: host=%s port=%s", self.conn.peer, self.conn.peer_port)
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if self.busy:  # NB: a read while parked (TLS may still deliver): the view is in use
+            self._spare = memoryview(bytearray(max(sizehint, 65536)))
+            return self._spare
+        return self.view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+        if self.busy:
+            self.pending += self._spare[:nbytes]
+            return
+        if self.g.dead:
+            return
+        self.hub.switched_at = time.monotonic()
+        self.g.switch(self.view[:nbytes])
+        if self.busy and not self.reading_paused and not self.lost:
+            self.reading_paused = True  # parked mid-statement: the view is still in use
+            self.transport.pause_reading()
+
+    def eof_received(self) -> bool | None:
+        return None  # close the transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        for t in (self._auth_timer, self._idle_timer):
+            if t is not None:
+                t.cancel()
+        if self._drain is not None:
+            self._drain.set()
+        if self.busy:  # parked mid-statement: stop it; the greenlet closes the session
+            session = self.conn.session
+            if session is not None:
+                with contextlib.suppress(Exception):
+                    session.cancel()
+        else:
+            self._close_session()
+
+    def pause_writing(self) -> None:
+        self.write_paused = True
+
+    def resume_writing(self) -> None:
+        self.write_paused = False
+        if self._drain is not None:
+            self._drain.set()
+
+    # -- the connection's greenlet --------------------------------------------------
+
+    def _main(self, data: memoryview) -> None:
+        while True:
+            try:
+                self._process(data)
+            except greenlet.GreenletExit:
+                raise
+            except BaseException:
+                log.exception("pgwire connection failed")
+                self.busy = False
+                self._hang_up()
+                self._close_session()
+            if self.conn.closed or self.lost:
+                if self.lost:
+                    self._finish()
+                return
+            if self.pending:
+                data, self.pending = memoryview(bytes(self.pending)), bytearray()
+                continue
+            data = self.hub.main.switch()
+
+    def _process(self, data: memoryview) -> None:
+        conn = self.conn
+        self.busy = True
+        try:
+            if self._reset is not None:
+                self._reset()  # NB: a cancel that came while idle is a no-op, as in PG
+            was = conn.phase
+            out = conn.feed(data)
+            if not self.counted and was == STARTUP and conn.phase in (AUTH, READY):
+                self.counted = True
+                self.server.sessions += 1
+                if self.server.sessions > self.server.max_connections:
+                    out = _fatal_bytes(TooManyConnections("sorry, too many clients already"))
+                    conn.close()
+            if conn.session is not None and self._hooked is not conn.session:
+                self._hook(conn.session)
+            if self.self_terminated and not conn.closed:
+                out = _fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE))
+                conn.close()
+            if conn.start_tls:
+                self._write(out)
+                self._start_tls()
+                return
+            self._write(out)
+            if conn.cancel_key is not None:
+                self.server.cancel(conn.cancel_key)
+            if conn.closed:
+                self._hang_up()
+                return
+            if self.stopping:
+                self._tell_and_hang_up()
+                conn.close()
+                return
+            if self.lost:
+                conn.close()
+                return
+            self._wait_drained()
+        finally:
+            self.busy = False
+        if self.reading_paused and not self.lost:
+            self.reading_paused = False
+            self.transport.resume_reading()
+        session = conn.session
+        if session is None:
+            return
+        if getattr(session, "inbox", None):
+            self.notified()  # a NOTIFY that arrived while we were busy
+        if session.transaction_status != "I":
+            ms = _ms(self._setting(session, "idle_in_transaction_session_timeout"))
+            if ms > 0:
+                self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
+
+    def _hook(self, session: Session) -> None:
+        """Connects a new session's optional hooks to this connection."""
+        self._hooked = session
+        self._reset = getattr(session, "reset_cancel", None)
+        if getattr(session, "take_notifications", None) is not None:
+            session.notify_hook = self.notified  # type: ignore[attr-defined]
+        if getattr(session, "terminate", None) is not None:
+            session.terminate_hook = self.terminated  # type: ignore[attr-defined]
+        if self._auth_timer is not None:
+            self._auth_timer.cancel()
+            self._auth_timer = None
+        if self.server.log_connections:
+            log.info("connection authorized: user=%s database=%s", self.conn.user,
+                     self.conn.startup_params.get("database", ""))
+
+    @staticmethod
+    def _setting(session: Session, name: str) -> str | None:
+        settings = getattr(session, "settings", None)
+        get = getattr(settings, "get", None)
+        return get(name) if get is not None else None
+
+    def _write(self, data: bytes) -> None:
+        if data and not self.told and not self.lost:
+            self.transport.write(data)
+
+    def _send(self, data: bytes) -> None:
+        """Sends part of a big result early; parks while the client does not read."""
+        self._write(data)
+        self._wait_drained()
+
+    def _wait_drained(self) -> None:
+        while self.write_paused and not self.lost and waits.current_hub() is not None:
+            if self._drain is None:
+                self._drain = waits.Event()
+            self._drain.clear()
+            if self.write_paused and not self.lost:
+                self._drain.wait()
+
+    def _start_tls(self) -> None:
+        """Upgrades the transport to TLS (the client's SSLRequest was answered `S`)."""
+        ctx = self.server.ssl_context
+        assert ctx is not None
+        done = waits.Event()
+        box: list[Any] = []
+
+        def finished(task: asyncio.Task[Any]) -> None:
+            box.append(task)
+            done.set()
+
+        task = self.loop.create_task(self.loop.start_tls(self.transport, self, ctx,
+                                                         server_side=True))
+        task.add_done_callback(finished)
+        done.wait()
+        try:
+            transport = box[0].result()
+        except (ssl.SSLError, OSError, ConnectionError) as e:
+            log.info("TLS handshake failed: %s", e)
+            transport = None
+        if transport is None:
+            self.lost = True
+            self.conn.close()
+            with contextlib.suppress(Exception):
+                self.transport.close()
+            return
+        self.transport = transport
+        self.reading_paused = False
+        self.conn.tls_started()
+
+    def _hang_up(self) -> None:
+        if self.transport is not None and not self.lost:
+            self.transport.close()
+
+    def _tell_and_hang_up(self, exc: SQLError | None = None) -> None:
+        if not self.told:
+            self._write(_fatal_bytes(exc or AdminShutdown(SHUTDOWN_MESSAGE)))
+            self.told = True
+        self._hang_up()
+
+    def _close_session(self) -> None:
+        """Releases the session (in a greenlet of its own: a rollback may wait)."""
+        if self.finished.done():
+            return
+        if self.conn.session is not None or not self.conn.closed:
+            if waits.current_hub() is None:
+                self.hub.spawn(self._close_now)
+            else:
+                self._close_now()
+        self._finish()
+
+    def _close_now(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:
+            log.exception("error while closing a session")
+
+    def _finish(self) -> None:
+        if self.finished.done():
+            return
+        self.server.handlers.discard(self)
+        if self.counted:
+            self.server.sessions -= 1
+        if self.server.log_disconnections and self.conn.user:
+            secs = time.monotonic() - self.started
+            log.info("disconnection: session time: %d:%02d:%06.3f user=%s database=%s host=%s "
+                     "port=%s", secs // 3600, secs % 3600 // 60, secs % 60, self.conn.user,
+                     self.conn.startup_params.get("database", ""), self.conn.peer,
+                     self.conn.peer_port)
+        self.finished.set_result(None)
+
+    # -- from the loop or other sessions ------------------------------------------
+
+    def _auth_expired(self) -> None:
+        self._auth_timer = None
+        if self.conn.session is None and not self.busy:
+            log.info("closing connection: authentication timeout")
+            self._hang_up()
+
+    def _idle_expired(self) -> None:
+        self._idle_timer = None
+        session = self.conn.session
+        if self.busy or session is None or session.transaction_status == "I":
+            return
+        self._tell_and_hang_up(SQLError(IDLE_MESSAGE, sqlstate="25P03"))
+
+    def terminated(self) -> None:
+        """pg_terminate_backend's hook (any thread): ends this session with FATAL 57P01."""
+        if greenlet.getcurrent() is self.g:  # the session ends itself
+            self.self_terminated = True
+            self.conn.terminate(AdminShutdown(SHUTDOWN_MESSAGE))
+            return
+        self._call(self.shutdown)
+
+    def _call(self, fn: Callable[[], None]) -> None:
+        try:
+            if self.hub.thread == threading.get_ident():
+                self.loop.call_soon(fn)
+            else:
+                self.loop.call_soon_threadsafe(fn)
+        except RuntimeError:
+            pass  # the loop is gone
+
+    def shutdown(self) -> None:
+        """Ends the session with FATAL 57P01 (on the loop): an idle one at once, a busy one
+        by cancelling its statement (the greenlet then says goodbye itself)."""
+        if self.finished.done():
+            return
+        self.conn.terminate(AdminShutdown(SHUTDOWN_MESSAGE))
+        self.stopping = True
+        if self.busy:
+            session = self.conn.session
+            if session is not None:
+                try:
+                    session.cancel()
+                except Exception:
+                    log.exception("cancel during shutdown failed")
+            return
+        self._tell_and_hang_up()
+        if self.lost or self.transport is None:
+            self._close_session()
+
+    def abandon(self) -> None:
+        """Disconnects a client whose statement ignores cancel."""
+        if self.transport is not None:
+            if not self.told:
+                self.told = True
+                with contextlib.suppress(Exception):
+                    self.transport.write(_fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE)))
+            self.transport.abort()
+        self._finish()
+
+    def notified(self) -> None:
+        """Pushes LISTEN notifications to an idle session at once (any thread)."""
+        if self.hub.thread != threading.get_ident():
+            self._call(self.notified)
+            return
+        if self.busy or self.stopping or self.lost or self.told:
+            return
+        conn = self.conn
+        session, take = conn.session, conn._take_notifications
+        if session is None or take is None or session.transaction_status != "I":
+            return
+        out = b"".join(M.notification(pid, chan, payload) for pid, chan, payload in take())
+        self._write(out)
+
+
+async def serve_loop(
+    engine: Engine,
+    host: str = "127.0.0.1",
+    port: int = 5433,
+    *,
+    auth: str = "trust",
+    ssl_context: ssl.SSLContext | None = None,
+    on_ready: Callable[[str, int], None] | None = None,
+    max_connections: int = 100,
+    reuse_port: bool = False,
+    log_connections: bool = False,
+    log_disconnections: bool = False,
+) -> LoopServer:
+    """Starts listening on the running loop; returns the LoopServer (port 0: a free port)."""
+    from .auth import METHODS
+
+    if auth not in METHODS:
+        raise ValueError(f"auth must be one of {METHODS}, not {auth!r}")
+    server = LoopServer(engine, auth, ssl_context, max_connections=max_connections,
+                        log_connections=log_connections, log_disconnections=log_disconnections)
+    aserver = await server.loop.create_server(lambda: PgProtocol(server), host, port,
+                                              backlog=1024, reuse_port=reuse_port or None)
+    server._server = aserver
+    sockname = aserver.sockets[0].getsockname()
+    server.host, server.port = sockname[0], sockname[1]
+    if on_ready is not None:
+        on_ready(server.host, server.port)
+    return server

@@ -1,0 +1,296 @@
+"""Blocking primitives that park a session's greenlet instead of its thread.
+
+The event-loop front end (`pgwire/loop.py`) runs every session as a greenlet
+on the loop's thread. The layers below it (`txn`, `sql`) were written for a
+thread per session: a lock wait, a commit waiting for its fsync and
+`pg_sleep` block on a condition variable. This module is the one seam
+between the two worlds: `Condition` and `Event` behave exactly like
+`threading`'s on an ordinary thread, but on a thread that runs a `Hub`, from
+inside a session greenlet, a wait switches back to the loop and the greenlet
+is switched in again when it is notified or its timeout expires. Nothing
+else in the lower layers needs to know which front end runs them.
+
+Rules that keep this correct:
+
+- A greenlet parks only inside `wait`, which has released the condition's
+  lock, so no other greenlet on the same thread can meet a lock held by a
+  parked one. Code must not hold another lock across a `wait`; the lower
+  layers already follow that rule (a thread holding it would stall others).
+- A wake-up never switches greenlets directly (the waker may hold a lock):
+  it schedules the switch on the loop. `notify_all` wakes every waiter of
+  one hub with a single scheduled callback, so a group commit completes the
+  whole group with one wake-up of the loop.
+- `run_blocking` moves a call that blocks in the kernel (the log's fsync)
+  to a helper thread while the greenlet is parked, so the other sessions
+  keep running and join the next group commit.
+- `call_later` arms a timer on the loop (statement_timeout) when the caller
+  runs on a hub, else a `threading.Timer`.
+
+>>> ev = Event()
+>>> ev.wait(0.0)
+False
+>>> ev.set(); ev.wait()
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+import greenlet
+
+_local = threading.local()  # .hub: the Hub running on this thread
+
+
+class Hub:
+    """The loop thread's scheduler of session greenlets; install it with `install()`."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.main: Any = greenlet.getcurrent()
+        self.thread = threading.get_ident()
+        self._pool: ThreadPoolExecutor | None = None
+        self.parks = 0  # how many times a session greenlet parked (stats, tests)
+        self.switched_at = 0.0  # when the running session greenlet got the thread
+
+    def install(self) -> Hub:
+        """Makes this the hub of the calling thread (the loop's)."""
+        _local.hub = self
+        return self
+
+    def uninstall(self) -> None:
+        """Detaches the hub from its thread and stops its helper threads."""
+        if getattr(_local, "hub", None) is self:
+            _local.hub = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Runs fn(*args) in a new session greenlet now, until it ends or parks."""
+        g = greenlet.greenlet(fn, parent=self.main)
+        return g.switch(*args)
+
+    def pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hub-blocking")
+        return self._pool
+
+
+def current_hub() -> Hub | None:
+    """The hub of the calling thread, if the caller is one of its session greenlets."""
+    hub: Hub | None = getattr(_local, "hub", None)
+    if hub is None or greenlet.getcurrent() is hub.main:
+        return None
+    return hub
+
+
+class Waiter:
+    """One parked greenlet; `wake()` may be called from any thread, any number of times."""
+
+    __slots__ = ("hub", "g", "done", "timer")
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.g: Any = greenlet.getcurrent()
+        self.done = False
+        self.timer: asyncio.TimerHandle | None = None
+
+    def park(self, timeout: float | None) -> bool:
+        """Switches to the loop until woken (True) or timed out (False)."""
+        hub = self.hub
+        if timeout is not None:
+            if timeout <= 0:
+                self.done = True
+                return False
+            self.timer = hub.loop.call_later(timeout, self._resume, False)
+        hub.parks += 1
+        return bool(hub.main.switch())
+
+    def _resume(self, value: bool) -> None:
+        """Runs on the loop: switches the greenlet back in (once)."""
+        if self.done:
+            return
+        self.done = True
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.hub.switched_at = time.monotonic()
+        self.g.switch(value)
+
+    def wake(self) -> None:
+        wake_all([self])
+
+
+def _resume_all(waiters: list[Waiter]) -> None:
+    for w in waiters:
+        w._resume(True)
+
+
+def wake_all(waiters: list[Waiter]) -> None:
+    """Wakes parked greenlets: one scheduled callback per hub, whoever calls it."""
+    by_hub: dict[Hub, list[Waiter]] = {}
+    for w in waiters:
+        if not w.done:
+            by_hub.setdefault(w.hub, []).append(w)
+    here = threading.get_ident()
+    for hub, ws in by_hub.items():
+        try:
+            if hub.thread == here:
+                hub.loop.call_soon(_resume_all, ws)
+            else:
+                hub.loop.call_soon_threadsafe(_resume_all, ws)
+        except RuntimeError:  # the loop is closed: the server is gone
+            pass
+
+
+class Condition(threading.Condition):
+    """A `threading.Condition` whose `wait` parks a hub's greenlet instead of its thread."""
+
+    def __init__(self, lock: Any = None) -> None:
+        super().__init__(lock)
+        self._parked: list[Waiter] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        hub = current_hub()
+        if hub is None:
+            return super().wait(timeout)
+        if not self._is_owned():  # type: ignore[attr-defined]
+            raise RuntimeError("cannot wait on un-acquired lock")
+        w = Waiter(hub)
+        self._parked.append(w)
+        saved = self._release_save()  # type: ignore[attr-defined]
+        woke = False
+        try:
+            woke = w.park(timeout)
+        finally:
+            self._acquire_restore(saved)  # type: ignore[attr-defined]
+            if not woke:
+                w.done = True
+                if w in self._parked:
+                    self._parked.remove(w)
+        return woke
+
+    def notify(self, n: int = 1) -> None:
+        super().notify(n)
+        if self._parked:
+            live = [w for w in self._parked if not w.done]  # NB: a timed-out one may linger
+            ws = live[:n]
+            self._parked = live[n:]
+            wake_all(ws)
+
+    def notify_all(self) -> None:
+        super().notify_all()
+        if self._parked:
+            ws, self._parked = self._parked, []
+            wake_all(ws)
+
+
+class Event(threading.Event):
+    """A `threading.Event` whose `wait` parks a hub's greenlet instead of its thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._cond = Condition(threading.Lock())
+
+
+class Lock:
+    """A `threading.Lock` that a hub's greenlet waits for by parking.
+
+    For locks held across a wait (the catalog's counters commit, and so wait for the
+    log, while holding theirs): with a plain lock, a second greenlet of the same
+    thread would block the whole loop, and the holder could never resume.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._cond = Condition(threading.Lock())
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if self._lock.acquire(False):
+            return True
+        if not blocking:
+            return False
+        if current_hub() is None:
+            return self._lock.acquire(True, timeout)
+        with self._cond:
+            self._waiting += 1
+            try:
+                while not self._lock.acquire(False):
+                    self._cond.wait()
+            finally:
+                self._waiting -= 1
+        return True
+
+    def release(self) -> None:
+        self._lock.release()
+        if self._waiting:
+            with self._cond:
+                self._cond.notify()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+SLICE = 0.02  # how long a statement runs before it lets the loop serve others
+
+
+def maybe_yield() -> None:
+    """Lets the loop run (other sessions, cancel requests, timers) if the calling session
+    greenlet has had the thread for more than `SLICE` seconds; called once per batch by
+    running statements, so a long query cannot stall the server or ignore its timeout."""
+    hub: Hub | None = getattr(_local, "hub", None)
+    if hub is None or time.monotonic() - hub.switched_at < SLICE:
+        return
+    if greenlet.getcurrent() is hub.main:
+        return
+    w = Waiter(hub)
+    hub.loop.call_soon(w._resume, True)
+    hub.main.switch()
+
+
+def run_blocking(fn: Callable[..., Any], *args: Any) -> Any:
+    """Calls fn(*args); from a hub's greenlet, on a helper thread while the greenlet parks."""
+    hub = current_hub()
+    if hub is None:
+        return fn(*args)
+    w = Waiter(hub)
+    box: list[Any] = []
+
+    def done(fut: Any) -> None:
+        box.append(fut)
+        wake_all([w])
+
+    hub.pool().submit(fn, *args).add_done_callback(done)
+    while not box:
+        w.done = False
+        w.park(None)
+    w.done = True  # NB: the result may have come before the park: a late wake-up is void
+    return box[0].result()
+
+
+class TimerHandle(Protocol):
+    def cancel(self) -> None: ...
+
+
+def call_later(delay: float, fn: Callable[[], None]) -> TimerHandle:
+    """Calls fn after delay seconds: on the loop when the caller runs on a hub, else on a
+    `threading.Timer` (a daemon)."""
+    hub: Hub | None = getattr(_local, "hub", None)
+    if hub is not None:
+        return hub.loop.call_later(delay, fn)
+    t = threading.Timer(delay, fn)
+    t.daemon = True
+    t.start()
+    return t
