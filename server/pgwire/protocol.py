@@ -41,7 +41,6 @@ from ..errors import (
 )
 from ..pgtypes.codecs import column_encoders
 from ..pgtypes.text import timezone
-from ..pgtypes.wirecodec import WireRecoder, canonical, recoder_for
 from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
@@ -63,7 +62,10 @@ _MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
 def normalize_encoding(value: str) -> str:
     """Maps client_encoding spellings ('utf-8', "'utf-8'", 'unicode', 'UTF8') to PostgreSQL's."""
     name = value.strip().strip("'\"").strip()
-    return canonical(name) or name.upper()
+    key = name.upper().replace("-", "").replace("_", "")
+    if key in ("UTF8", "UNICODE"):
+        return "UTF8"
+    return name.upper()
 
 
 def fatal(exc: SQLError) -> SQLError:
@@ -110,7 +112,6 @@ class Connection(ExtendedQuery):
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
         self._changed: dict[str, str] = {}
-        self._recoder: WireRecoder | None = None  # client_encoding conversion (pgtypes.wirecodec)
         self._must_flush = False  # an error or notice went out: send what is held now
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
@@ -123,8 +124,6 @@ class Connection(ExtendedQuery):
 
     def feed(self, data: bytes | memoryview) -> bytes:
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
-        if self._recoder is not None:
-            data = self._recoder.incoming(data)
         held = self.buf
         if held:
             held += data
@@ -220,7 +219,7 @@ class Connection(ExtendedQuery):
         self._must_flush = False
         out = bytes(self.out)
         self.out.clear()
-        return out if self._recoder is None else self._recoder.outgoing(out)
+        return out
 
     def _handle(self, kind: int, payload: bytes) -> None:
         """Runs one ready-phase message through its handler."""
@@ -277,8 +276,7 @@ class Connection(ExtendedQuery):
 
     def _emit(self) -> None:
         if self.send is not None and len(self.out) >= FLUSH_AT:
-            out = bytes(self.out)
-            self.send(out if self._recoder is None else self._recoder.outgoing(out))
+            self.send(bytes(self.out))
             self.out.clear()
 
     # -- errors ----------------------------------------------------------------
@@ -334,8 +332,6 @@ class Connection(ExtendedQuery):
         changed = self.session.take_changed_parameters() if self.session else None
         if changed:
             self._changed.update(changed)
-            if "client_encoding" in changed:
-                self._recoder = recoder_for(changed["client_encoding"])
             if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
                 if "TimeZone" in changed:
                     self.tz = timezone(changed["TimeZone"])
@@ -437,7 +433,6 @@ class Connection(ExtendedQuery):
         for name, value in status.items():
             self.out += M.parameter_status(name, value)
         self.tz = timezone(status.get("TimeZone"))
-        self._recoder = recoder_for(status.get("client_encoding"))
         secret = secrets.randbits(31)
         self.key = (session.backend_pid, secret)
         self.registry[self.key] = session
