@@ -7,7 +7,8 @@ The layout is `server/ driver/ dialect/`, but users import `cumulo.server`,
 
 from setuptools import find_packages, setup
 
-ROOTS = {"server": "cumulo.server", "driver": "cumulo.driver", "dialect": "cumulo.dialect"}
+ROOTS = {"server": "cumulo.server", "driver": "cumulo.driver", "dialect": "cumulo.dialect",
+         "pipeline": "cumulo.pipeline"}
 
 # NB: `cumulo` itself is an implicit namespace package: it has no folder of its own.
 packages = []
@@ -19,4 +20,7 @@ for folder, name in ROOTS.items():
         packages.append(f"{name}.{sub}")
         package_dir[f"{name}.{sub}"] = f"{folder}/{sub.replace('.', '/')}"
 
-setup(packages=packages, package_dir=package_dir)
+# `pyspark_cumulo` is a top-level module on purpose: Spark auto-registers the `DefaultSource`
+# of every top-level `pyspark_*` module, so `format("cumulo")` needs no register call.
+package_dir[""] = "pipeline"
+setup(packages=packages, package_dir=package_dir, py_modules=["pyspark_cumulo"])

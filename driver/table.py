@@ -102,8 +102,16 @@ def _json_value(v: Any) -> Any:
     return v
 
 
+_RAW = frozenset({"cmp", "in", "null", "notnull", "prefix", "not"})
+
+
 def filter_json(f: Sequence[Any]) -> list[Any]:
-    """Translates one `where` tuple into the server's filter form (see server/sql/direct/scan.py)."""
+    """Translates one `where` tuple into the server's filter form (see server/sql/direct/scan.py).
+
+    A list already in that form (`["cmp", ">", "px", 1]`) passes as it is.
+    """
+    if isinstance(f, list) and f and f[0] in _RAW:
+        return f
     if len(f) == 2 and f[0] == "not":
         return ["not", filter_json(f[1])]
     if len(f) == 2 and isinstance(f[1], str) and f[1].lower() in ("is null", "is not null"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import time
 from typing import Any
 
 from ..errors import FeatureNotSupported, InvalidParameterValue
@@ -48,6 +49,52 @@ def export_snapshot(txn: Any) -> str:
         for k in [k for k, t in _exported.items() if t.done]:
             del _exported[k]
         _exported[ident] = txn
+    return ident
+
+
+class Lease:
+    """An exported snapshot that outlives its transaction for `seconds` (a parallel reader's).
+
+    Spark plans a read in one process and runs its partitions in others, later:
+    the planning transaction cannot stay open for them. A lease keeps the
+    snapshot registered with the LTM (for the GC) until it expires; each
+    importer registers it for itself as well, so only the gap between
+    planning and the last partition's start must fit in the lease.
+    """
+
+    isolation = "repeatable read"
+    read_only = True
+
+    def __init__(self, ltm: Any, ts: int, seconds: float) -> None:
+        self.ltm = ltm
+        self.tid = -next(_serial)  # NB: negative, so no transaction id can collide
+        self.deadline = time.monotonic() + seconds
+        with ltm._active_lock:
+            ltm._active[self.tid] = ts
+        timer = threading.Timer(seconds, self.release)
+        timer.daemon = True
+        timer.start()
+
+    @property
+    def done(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def release(self) -> None:
+        """Unregisters the snapshot (at expiry)."""
+        self.deadline = 0.0
+        with self.ltm._active_lock:
+            self.ltm._active.pop(self.tid, None)
+
+
+def export_leased(txn: Any, seconds: float) -> str:
+    """Exports txn's snapshot under a lease of `seconds`, valid after txn ends."""
+    ts = txn._snap()
+    ident = f"{next(_serial):08X}-{ts:016X}-1"
+    lease = Lease(txn.ltm, ts, seconds)
+    with _lock:
+        for k in [k for k, t in _exported.items() if t.done]:
+            del _exported[k]
+        _exported[ident] = lease
     return ident
 
 

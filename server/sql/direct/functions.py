@@ -17,6 +17,7 @@ as a failing INSERT would, with the same SQLSTATEs.
 | `cumulo_get(table, keys)` | one Arrow IPC stream: the rows found, in key order |
 | `cumulo_describe(table)` | the table's Arrow schema (PK names in its metadata) |
 | `cumulo_splits(table, n)` | set of bytea: keys cutting the table in n ranges |
+| `cumulo_export_snapshot(lease_s)` | the same, valid for lease_s seconds after the transaction |
 | `pg_export_snapshot()` | the transaction's snapshot identifier, as PostgreSQL's |
 """
 
@@ -25,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ...errors import InvalidParameterValue
 from ...pgtypes import oids as T
-from ...txn.snapexport import export_snapshot
+from ...txn.snapexport import export_leased, export_snapshot
 from ..catalog.model import Table
 from ..ddl.names import get_relation, parse_qualified
 from ..functions.registry import register
@@ -79,6 +81,18 @@ def cumulo_describe(ctx: Any, table: str) -> bytes:
 def cumulo_splits(ctx: Any, table: str, n: int) -> list[bytes]:
     """Returns keys cutting the table into n ranges of about equal size, at the snapshot."""
     return key_splits(ctx.session, _table(ctx, table), n)
+
+
+@register("cumulo_export_snapshot", args=[T.FLOAT8], returns=T.TEXT, needs_context=True,
+          volatile=True)
+def cumulo_export_snapshot(ctx: Any, lease_seconds: float) -> str:
+    """Exports the transaction's snapshot, valid for `lease_seconds` even after it ends.
+
+    For readers whose parts start later in other processes (Spark partitions).
+    """
+    if not 0 < lease_seconds <= 86400:
+        raise InvalidParameterValue("the lease must be between 0 and 86400 seconds")
+    return export_leased(ctx.session.ensure_txn(), lease_seconds)
 
 
 @register("pg_export_snapshot", args=[], returns=T.TEXT, needs_context=True, volatile=True)

@@ -1,0 +1,100 @@
+"""The `cumulo` streaming sink: every micro-batch lands exactly once, atomically with its ledger row.
+
+    df.writeStream.format("cumulo").option("url", URL).option("table", T)
+      .option("checkpointLocation", dir).option("upsert", "true").start()
+
+Spark re-runs a micro-batch after a failure with the same `batchId` and the
+same data (its offsets are in the checkpoint before the batch runs), but it
+records the batch as done in its commit log only after the sink returns. A
+crash between the two replays a batch the sink already wrote. So:
+
+- each task only packs its Arrow batches into its commit message;
+- the driver-side `commit(messages, batchId)` writes all of the batch's rows
+  **and** the ledger row `(query, batchId, rows)` in one transaction, after
+  checking that the ledger has no such row; a replayed batch finds its row
+  and is skipped, and two racing attempts collide on the ledger's primary
+  key, so one of them rolls back.
+
+Exactly-once thus holds for append tables without a primary key too. The
+query's ledger key is the `queryName` option, else its `checkpointLocation`
+(one checkpoint per query, as Spark requires anyway). The rows of a
+micro-batch travel through the driver: this sink is for ingest streams, with
+micro-batches of thousands of rows, not for bulk copies (use the batch writer).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+from pyspark.sql import types as st
+from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
+
+from .target import InjectedCrash, Options, ledger_add, ledger_has, prepare_target
+
+log = logging.getLogger("cumulo.pipeline.sink")
+
+
+@dataclass
+class Packed(WriterCommitMessage):
+    """One task's rows of a micro-batch, as an Arrow IPC stream."""
+
+    ipc: bytes
+    rows: int
+
+
+def pack(batches: Iterator[pa.RecordBatch]) -> Packed:
+    """Packs a task's batches into one IPC payload."""
+    sink = pa.BufferOutputStream()
+    rows = 0
+    writer = None
+    for b in batches:
+        if writer is None:
+            writer = pa.ipc.new_stream(sink, b.schema)
+        writer.write_batch(b)
+        rows += b.num_rows
+    if writer is None:
+        return Packed(b"", 0)
+    writer.close()
+    return Packed(sink.getvalue().to_pybytes(), rows)
+
+
+class CumuloStreamWriter(DataSourceStreamArrowWriter):
+    """The exactly-once streaming writer (see the module doc)."""
+
+    def __init__(self, options: Options, schema: st.StructType, overwrite: bool) -> None:
+        if not options.query_name:
+            raise ValueError("the cumulo sink needs the option queryName or checkpointLocation "
+                             "(the key of its ledger)")
+        self.options = options
+        prepare_target(options, schema, False)
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> Packed:  # type: ignore[override]
+        return pack(iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
+        """Writes the batch's rows and its ledger row in one transaction, unless done before."""
+        o = self.options
+        conn = o.connect()
+        try:
+            if ledger_has(conn, o, o.query_name, batchId):
+                conn.rollback()
+                log.info("batch %d of %s: already committed, skipped", batchId, o.query_name)
+                return
+            t = conn.table(o.table)
+            op = t.upsert if o.upsert else t.insert
+            n = 0
+            for m in messages:
+                if isinstance(m, Packed) and m.rows:
+                    n += op(pa.ipc.open_stream(pa.py_buffer(m.ipc)).read_all())
+            ledger_add(conn, o, o.query_name, batchId, n)
+            conn.commit()
+        finally:
+            conn.close()
+        if batchId == o.fail_after_commit:
+            raise InjectedCrash(f"injected crash after the commit of batch {batchId}")
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
+        """Nothing was written outside `commit`, so there is nothing to undo."""
