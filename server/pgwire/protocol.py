@@ -41,6 +41,7 @@ from ..errors import (
 )
 from ..pgtypes.codecs import column_encoders
 from ..pgtypes.text import timezone
+from ..pgtypes.wirecodec import WireRecoder, canonical, recoder_for
 from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
@@ -62,10 +63,7 @@ _MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
 def normalize_encoding(value: str) -> str:
     """Maps client_encoding spellings ('utf-8', "'utf-8'", 'unicode', 'UTF8') to PostgreSQL's."""
     name = value.strip().strip("'\"").strip()
-    key = name.upper().replace("-", "").replace("_", "")
-    if key in ("UTF8", "UNICODE"):
-        return "UTF8"
-    return name.upper()
+    return canonical(name) or name.upper()
 
 
 def fatal(exc: SQLError) -> SQLError:
@@ -112,6 +110,7 @@ class Connection(ExtendedQuery):
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
         self._changed: dict[str, str] = {}
+        self._recoder: WireRecoder | None = None  # client_encoding conversion (pgtypes.wirecodec)
         self._must_flush = False  # an error or notice went out: send what is held now
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
@@ -124,6 +123,8 @@ class Connection(ExtendedQuery):
 
     def feed(self, data: bytes | memoryview) -> bytes:
         """Consumes received bytes; returns the bytes to send (check the signals afterwards)."""
+        if self._recoder is not None:
+            data = self._recoder.incoming(data)
         held = self.buf
         if held:
             held += data
@@ -219,7 +220,12 @@ class Connection(ExtendedQuery):
         self._must_flush = False
         out = bytes(self.out)
         self.out.clear()
-        return out
+        return out if self._recoder is None else self._recoder.outgoing(out)
+
+    def recode(self, data: bytes) -> bytes:
+        """Server messages built outside `feed` (a front end's pushed notifications), in the
+        client's encoding."""
+        return data if self._recoder is None else self._recoder.outgoing(data)
 
     def _handle(self, kind: int, payload: bytes) -> None:
         """Runs one ready-phase message through its handler."""
@@ -276,7 +282,8 @@ class Connection(ExtendedQuery):
 
     def _emit(self) -> None:
         if self.send is not None and len(self.out) >= FLUSH_AT:
-            self.send(bytes(self.out))
+            out = bytes(self.out)
+            self.send(out if self._recoder is None else self._recoder.outgoing(out))
             self.out.clear()
 
     # -- errors ----------------------------------------------------------------
@@ -332,6 +339,8 @@ class Connection(ExtendedQuery):
         changed = self.session.take_changed_parameters() if self.session else None
         if changed:
             self._changed.update(changed)
+            if "client_encoding" in changed:
+                self._recoder = recoder_for(changed["client_encoding"])
             if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
                 if "TimeZone" in changed:
                     self.tz = timezone(changed["TimeZone"])
@@ -433,6 +442,7 @@ class Connection(ExtendedQuery):
         for name, value in status.items():
             self.out += M.parameter_status(name, value)
         self.tz = timezone(status.get("TimeZone"))
+        self._recoder = recoder_for(status.get("client_encoding"))
         secret = secrets.randbits(31)
         self.key = (session.backend_pid, secret)
         self.registry[self.key] = session

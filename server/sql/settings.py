@@ -16,7 +16,7 @@ import re
 import threading
 
 from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
-from ..pgtypes import dateparse, zones
+from ..pgtypes import dateparse, wirecodec, zones
 
 
 def system_timezone() -> str:
@@ -224,10 +224,11 @@ def _normalise(name: str, value: str) -> str:
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
                                         hint="Available values: on, off, auto.")
         return low
-    if name == "client_encoding":
-        if low.replace("-", "").replace("_", "") not in ("utf8", "unicode"):
+    if name == "client_encoding":  # the encodings pgtypes.wirecodec converts on the wire
+        enc = wirecodec.canonical(v)
+        if enc is None:
             raise InvalidParameterValue(f'invalid value for parameter "client_encoding": "{v}"')
-        return "UTF8"
+        return enc
     if name == "datestyle":
         parts = [p.strip().lower() for p in v.split(",")]
         style = next((p for p in parts if p in ("iso", "sql", "postgres", "german")), "iso")

@@ -376,10 +376,10 @@ def overlay(s: str, new: str, start: int, count: int | None = None) -> str:
 register("overlay", args=[TEXT, TEXT, T.INT4], returns=TEXT)(overlay)
 
 
-@register("pg_client_encoding", args=[], returns=T.NAME)
-def pg_client_encoding() -> str:
-    """Returns the client encoding (always UTF8)."""
-    return "UTF8"
+@register("pg_client_encoding", args=[], returns=T.NAME, needs_context=True)
+def pg_client_encoding(ctx: Any) -> str:
+    """Returns the session's client_encoding."""
+    return ctx.get_setting("client_encoding") or "UTF8"
 
 
 for _bits in (224, 384, 512):

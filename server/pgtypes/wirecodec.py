@@ -1,0 +1,272 @@
+"""Client encodings: converting a connection's messages between its client_encoding and UTF8.
+
+Cumulo works in UTF8 inside, as a PostgreSQL server created with UTF8 does.
+A client whose client_encoding is LATIN1, LATIN9, WIN1252 or EUC_JP sends
+and expects text in that encoding; SQL_ASCII means no conversion at all, as
+in PostgreSQL. Rather than thread an encoding through every message builder,
+`WireRecoder` rewrites whole protocol messages at the connection's edge:
+incoming text (Query, Parse's statement, Bind's text-format parameters, text
+COPY data) is decoded from the client encoding into UTF8, and outgoing text
+(RowDescription names, text-format DataRow fields and binary fields of text
+types, CommandComplete, ErrorResponse and NoticeResponse, ParameterStatus,
+NotificationResponse, text COPY data) is encoded into it. Message lengths are
+recomputed. Binary values other than text are never touched: the recoder
+follows the result formats from Bind and the column types from RowDescription.
+
+Errors are PostgreSQL's: a character the client encoding cannot hold fails the
+statement with 22P05 (`character with byte sequence 0xe2 0x82 0xac in
+encoding "UTF8" has no equivalent in encoding "LATIN1"`), and a Query whose
+bytes are not valid in the client encoding fails with 22021.
+
+>>> canonical("latin-1"), canonical("ISO_8859_15"), canonical("utf-8"), canonical("koi8")
+('LATIN1', 'LATIN9', 'UTF8', None)
+>>> r = WireRecoder("LATIN1")
+>>> r.incoming(b"Q" + (9).to_bytes(4, "big") + b"caf\\xe9\\x00")
+b'Q\\x00\\x00\\x00\\ncaf\\xc3\\xa9\\x00'
+"""
+
+from __future__ import annotations
+
+import struct
+
+_I32 = struct.Struct("!i")
+_I16 = struct.Struct("!h")
+
+# PostgreSQL's encoding name -> Python codec (None: SQL_ASCII, bytes pass unchanged)
+CODECS: dict[str, str | None] = {
+    "UTF8": "utf-8", "SQL_ASCII": None, "LATIN1": "latin-1", "LATIN9": "iso8859-15",
+    "WIN1252": "cp1252", "EUC_JP": "euc_jp",
+}
+_ALIASES = {
+    "UTF8": "UTF8", "UNICODE": "UTF8", "SQLASCII": "SQL_ASCII", "LATIN1": "LATIN1",
+    "ISO88591": "LATIN1", "LATIN9": "LATIN9", "ISO885915": "LATIN9", "WIN1252": "WIN1252",
+    "WINDOWS1252": "WIN1252", "EUCJP": "EUC_JP",
+}
+# text-like types whose binary form is their text (textsend): converted in binary fields too
+_TEXT_TYPES = frozenset({25, 1043, 1042, 19, 114, 142, 705})
+
+
+def canonical(name: str) -> str | None:
+    """PostgreSQL's spelling of a client encoding Cumulo supports ('utf-8' -> 'UTF8'), or None."""
+    key = name.strip().strip("'\"").upper().replace("-", "").replace("_", "")
+    return _ALIASES.get(key)
+
+
+def recoder_for(name: str | None) -> WireRecoder | None:
+    """The recoder of a client_encoding, None when no conversion is needed (UTF8, SQL_ASCII)."""
+    enc = canonical(name or "UTF8")
+    return None if enc is None or CODECS.get(enc) in (None, "utf-8") else WireRecoder(enc)
+
+
+def _error(code: str, message: str) -> bytes:
+    body = b"SERROR\x00VERROR\x00C" + code.encode() + b"\x00M" + message.encode("utf-8") + b"\x00\x00"
+    return b"E" + _I32.pack(len(body) + 4) + body
+
+
+def _hex(b: bytes) -> str:
+    return " ".join(f"0x{x:02x}" for x in b)
+
+
+class _Unconvertible(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class WireRecoder:
+    """Rewrites one connection's message streams between UTF8 and its client encoding."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self.codec = CODECS[encoding] or "utf-8"
+        self._in = bytearray()  # a partial incoming message
+        self._formats: list[int] | None = None  # the latest Bind's result formats
+        self._types: list[int] = []  # the latest RowDescription's column types
+        self._row_formats: list[int] = []
+        self._copy_text = True
+        self._failed = False  # a result failed to convert: drop its rows until ReadyForQuery
+        self._pending: list[bytes] = []  # errors found in incoming messages, sent first
+        self._skip_empty = 0  # EmptyQueryResponses that stand for rejected Queries
+        self._to_sync = False  # an extended-protocol message failed: drop messages until Sync
+
+    # -- text ------------------------------------------------------------------------------
+
+    def _to_utf8(self, b: bytes) -> bytes:
+        try:
+            return b.decode(self.codec).encode("utf-8")
+        except UnicodeDecodeError as e:
+            bad = b[e.start:e.end + (1 if self.encoding == "EUC_JP" else 0)][:2]
+            if self.encoding == "EUC_JP":
+                raise _Unconvertible("22021", f'invalid byte sequence for encoding "EUC_JP": '
+                                              f"{_hex(bad)}") from None
+            raise _Unconvertible("22P05", f"character with byte sequence {_hex(bad)} in encoding "
+                                          f'"{self.encoding}" has no equivalent in encoding '
+                                          f'"UTF8"') from None
+
+    def _from_utf8(self, b: bytes) -> bytes:
+        try:
+            return b.decode("utf-8").encode(self.codec)
+        except UnicodeEncodeError as e:
+            ch = e.object[e.start].encode("utf-8")
+            raise _Unconvertible("22P05", f"character with byte sequence {_hex(ch)} in encoding "
+                                          f'"UTF8" has no equivalent in encoding '
+                                          f'"{self.encoding}"') from None
+        except UnicodeDecodeError:
+            return b
+
+    def _cstrings(self, payload: bytes, count: int, conv: object) -> tuple[list[bytes], int]:
+        out, pos = [], 0
+        for _ in range(count):
+            end = payload.index(b"\x00", pos)
+            out.append(conv(payload[pos:end]) + b"\x00")  # type: ignore[operator]
+            pos = end + 1
+        return out, pos
+
+    # -- incoming ----------------------------------------------------------------------------
+
+    def incoming(self, data: bytes | bytearray | memoryview) -> bytes:
+        """Converts the whole messages in `data` (a partial one waits for the rest)."""
+        buf = self._in
+        buf += data
+        out = bytearray()
+        pos, n = 0, len(buf)
+        while n - pos >= 5:
+            end = pos + 1 + _I32.unpack_from(buf, pos + 1)[0]
+            if end > n or end < pos + 5:
+                break
+            kind, payload = buf[pos], bytes(buf[pos + 5:end])
+            out += self._in_message(kind, payload)
+            pos = end
+        del buf[:pos]
+        return bytes(out)
+
+    def _frame(self, kind: int, body: bytes) -> bytes:
+        return bytes((kind,)) + _I32.pack(len(body) + 4) + body
+
+    def _in_message(self, kind: int, payload: bytes) -> bytes:
+        if self._to_sync:
+            if kind != 83:  # S
+                return b""
+            self._to_sync = False
+        try:
+            if kind == 81:  # Q
+                self._formats = None
+                return self._frame(kind, self._to_utf8(payload))
+            if kind == 80:  # P: name, query, parameter types
+                parts, pos = self._cstrings(payload, 2, self._to_utf8)
+                return self._frame(kind, b"".join(parts) + payload[pos:])
+            if kind == 66:  # B
+                return self._frame(kind, self._bind(payload))
+            if kind in (100, 102) and self._copy_text:  # d, f (CopyFail's message)
+                return self._frame(kind, self._to_utf8(payload))
+        except _Unconvertible as e:
+            self._pending.append(_error(e.code, e.message))
+            if kind != 81:  # as PostgreSQL after an error in the extended protocol
+                self._to_sync = True
+                return b""
+            self._skip_empty += 1
+            return self._frame(kind, b"\x00")  # an empty query keeps the protocol in step
+        return self._frame(kind, payload)
+
+    def _bind(self, p: bytes) -> bytes:
+        names, pos = self._cstrings(p, 2, lambda b: b)
+        (nf,) = _I16.unpack_from(p, pos)
+        fmts = [_I16.unpack_from(p, pos + 2 + 2 * i)[0] for i in range(nf)]
+        pos += 2 + 2 * nf
+        (np_,) = _I16.unpack_from(p, pos)
+        head, pos = [p[:pos + 2]], pos + 2
+        for i in range(np_):
+            (ln,) = _I32.unpack_from(p, pos)
+            pos += 4
+            if ln < 0:
+                head.append(_I32.pack(ln))
+                continue
+            v = p[pos:pos + ln]
+            pos += ln
+            fmt = fmts[i] if nf > 1 else fmts[0] if nf == 1 else 0
+            if fmt == 0:
+                v = self._to_utf8(v)
+            head.append(_I32.pack(len(v)) + v)
+        (nr,) = _I16.unpack_from(p, pos)
+        self._formats = [_I16.unpack_from(p, pos + 2 + 2 * i)[0] for i in range(nr)]
+        head.append(p[pos:])
+        return b"".join(head)
+
+    # -- outgoing ----------------------------------------------------------------------------
+
+    def outgoing(self, data: bytes) -> bytes:
+        """Converts the server's whole messages in `data` into the client encoding."""
+        out = bytearray()
+        for err in self._pending:
+            out += err
+        self._pending.clear()
+        pos, n = 0, len(data)
+        while n - pos >= 5:
+            kind = data[pos]
+            end = pos + 1 + _I32.unpack_from(data, pos + 1)[0]
+            payload = data[pos + 5:end]
+            pos = end
+            out += self._out_message(kind, payload)
+        return bytes(out)
+
+    def _out_message(self, kind: int, payload: bytes) -> bytes:
+        if kind == 90:  # Z: the end of a statement's output
+            self._failed = False
+            return self._frame(kind, payload)
+        if kind == 73 and self._skip_empty:  # I standing for a rejected Query
+            self._skip_empty -= 1
+            return b""
+        if self._failed and kind in (68, 67, 115, 100, 99):  # D C s d c of a failed result
+            return b""
+        try:
+            if kind == 84:  # T
+                return self._frame(kind, self._row_description(payload))
+            if kind == 68:  # D
+                return self._frame(kind, self._data_row(payload))
+            if kind in (67, 69, 78, 83, 65):  # C E N S A
+                return self._frame(kind, self._from_utf8(payload))
+            if kind in (71, 72):  # G H: CopyIn/CopyOutResponse, overall format
+                self._copy_text = payload[:1] == b"\x00"
+            elif kind == 100 and self._copy_text:  # d
+                return self._frame(kind, self._from_utf8(payload))
+        except _Unconvertible as e:
+            self._failed = True
+            return _error(e.code, e.message)
+        return self._frame(kind, payload)
+
+    def _row_description(self, p: bytes) -> bytes:
+        (n,) = _I16.unpack_from(p, 0)
+        out, pos = [p[:2]], 2
+        types, fmts = [], []
+        for _ in range(n):
+            end = p.index(b"\x00", pos)
+            out.append(self._from_utf8(p[pos:end]) + b"\x00")
+            fixed = p[end + 1:end + 19]
+            types.append(struct.unpack_from("!i", fixed, 6)[0])
+            fmts.append(struct.unpack_from("!h", fixed, 16)[0])
+            out.append(fixed)
+            pos = end + 19
+        self._types, self._row_formats = types, fmts
+        return b"".join(out)
+
+    def _data_row(self, p: bytes) -> bytes:
+        (n,) = _I16.unpack_from(p, 0)
+        bind = self._formats
+        out, pos = [p[:2]], 2
+        for i in range(n):
+            (ln,) = _I32.unpack_from(p, pos)
+            pos += 4
+            if ln < 0:
+                out.append(_I32.pack(ln))
+                continue
+            v = p[pos:pos + ln]
+            pos += ln
+            if bind is not None:
+                fmt = bind[i] if len(bind) > 1 else bind[0] if bind else 0
+            else:
+                fmt = self._row_formats[i] if i < len(self._row_formats) else 0
+            typ = self._types[i] if i < len(self._types) else 25
+            if fmt == 0 or typ in _TEXT_TYPES:
+                v = self._from_utf8(v)
+            out.append(_I32.pack(len(v)) + v)
+        return b"".join(out)

@@ -1,0 +1,84 @@
+"""Client encodings LATIN1, LATIN9, WIN1252, EUC_JP and SQL_ASCII against PostgreSQL 15 (issue 16, item 4).
+
+The statements are raw bytes in the client encoding, sent through libpq as a
+simple Query (text results) and through the extended protocol (binary
+results): SET client_encoding, text in both directions (column names too),
+characters the client encoding lacks (22P05 from the server, 22P05/22021 for
+bytes a client sends that are not valid), SQL_ASCII's no-conversion rule,
+SHOW and pg_client_encoding(). Each reply (rows as bytes, or SQLSTATE and
+message) must be PostgreSQL's. Then the encoding set at connect time, and
+COPY text in and out in LATIN1.
+"""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from psycopg import pq
+
+STATEMENTS = [
+    b"set client_encoding to 'LATIN1'", b"select 'caf\xe9' as \"c\xf6l\", length('caf\xe9')",
+    b"select chr(8364)", b"select 1", b"select 'x' || chr(233)", b"select chr(233)::bytea",
+    b"select '\xe9'::text = chr(233)", b"set client_encoding to 'WIN1252'",
+    b"select chr(8364), '\x80'", b"select '\x81'", b"select 2", b"set client_encoding to 'EUC_JP'",
+    b"select '\xc6\xfc\xcb\xdc', length('\xc6\xfc\xcb\xdc')", b"select '\xff\xfe'", b"select 3",
+    b"select chr(233)", b"set client_encoding to 'SQL_ASCII'", b"select chr(233), '\xe9'",
+    b"select 4", b"set client_encoding to 'UTF8'", b"select chr(233)",
+    b"set client_encoding to 'latin-9'", b"show client_encoding", b"select pg_client_encoding()",
+    b"select chr(8364), 1/0", b"select chr(8364)", b"set client_encoding to 'iso_8859_1'",
+    b"show client_encoding",
+]
+
+
+def _run(c: psycopg.Connection, sql: bytes, binary: bool) -> tuple:
+    pgc = c.pgconn
+    res = pgc.exec_params(sql, [], result_format=1) if binary else pgc.exec_(sql)
+    if res.status == pq.ExecStatus.FATAL_ERROR:
+        return ("error", res.error_field(pq.DiagnosticField.SQLSTATE),
+                res.error_field(pq.DiagnosticField.MESSAGE_PRIMARY))
+    if res.status == pq.ExecStatus.TUPLES_OK:
+        return ([res.fname(i) for i in range(res.nfields)],
+                [tuple(res.get_value(r, i) for i in range(res.nfields)) for r in range(res.ntuples)])
+    return ("ok", res.command_status)
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_encodings_match_pg15(binary, pg15, cumulo_server):
+    """Every statement's bytes, in every client encoding, are PostgreSQL 15's."""
+    mism = []
+    with psycopg.connect(pg15.dsn(), autocommit=True) as pc, \
+            psycopg.connect(cumulo_server.dsn(), autocommit=True) as cc:
+        for sql in STATEMENTS:
+            want, got = _run(pc, sql, binary), _run(cc, sql, binary)
+            if want != got:
+                mism.append(f"{sql!r}\n   pg15: {want}\n cumulo: {got}")
+    assert not mism, "\n".join(mism)
+
+
+def _connect_time(dsn: str, encoding: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True, client_encoding=encoding) as c:
+        out.append(c.info.parameter_status("client_encoding"))
+        for b in (False, True):
+            out.append(c.execute("select %s::text, length(%s)", ("café naïve", "café"),
+                                 binary=b).fetchone())
+        c.execute("drop table if exists enc_t")
+        c.execute("create table enc_t (id int, s text)")
+        with c.cursor().copy("copy enc_t from stdin") as cp:
+            cp.write("1\tcafé\n2\tnaïve\n".encode(c.info.encoding))
+        data = b""
+        with c.cursor().copy("copy enc_t to stdout") as cp:
+            for chunk in cp:
+                data += bytes(chunk)
+        out.append(data)
+        out.append(c.execute("select s, octet_length(s) from enc_t order by id").fetchall())
+        c.execute("drop table enc_t")
+    return out
+
+
+@pytest.mark.parametrize("encoding", ["LATIN1", "LATIN9", "WIN1252", "EUC_JP"])
+def test_encoding_at_connect_and_copy(encoding, pg15, cumulo_server):
+    """client_encoding in the startup packet, parameters in both formats, COPY in and out."""
+    got = _connect_time(cumulo_server.dsn(), encoding)
+    assert got == _connect_time(pg15.dsn(), encoding)
+    assert got[0] == encoding
