@@ -23,6 +23,7 @@ WORKLOADS = {
     "spark": "bench.workloads.spark",
     "locust": "bench.workloads.locust",
     "pipeline": "bench.workloads.pipeline",
+    "columnar": "bench.workloads.columnar",
 }
 
 # Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no

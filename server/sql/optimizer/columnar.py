@@ -17,7 +17,10 @@ key must compile to vector code (`expr.vectorize`), which this rule tries.
 Cost: the vector form reads every pack of the table, so lookups that the row
 path answers by key stay there: a filter fixing the whole primary key (a
 point get) or any equality on its first column (a key range) is left alone,
-as are tables whose statistics say they are small (`MIN_ROWS`).
+as are tables whose statistics say they are small (`MIN_ROWS`). A range
+(`<`, `>`, ...) on the first key column is decided at run time under `auto`
+(`VectorSpec.key_range`): the zone maps count the rows the range can hold,
+and a small range goes to the row path.
 
 Example:
     >>> from cumulo.server.sql.optimizer.columnar import columnar
@@ -77,15 +80,22 @@ def _base(node: N.Node) -> tuple[N.Scan, E | None] | None:
     return s, pred
 
 
-def _keyed(pred: E, scan: N.Scan) -> bool:
-    """Tells whether the row path reads this by key: `=` on the first primary-key column."""
+def _first_key(scan: N.Scan) -> int | None:
     t = scan.table
     if not t.primary_key:
-        return False
+        return None
     pos = {c.attnum: i for i, c in enumerate(sorted(t.columns, key=lambda c: c.attnum))}
-    first = pos.get(t.primary_key[0])
+    return pos.get(t.primary_key[0])
+
+
+def _keyed(pred: E, scan: N.Scan, ops: tuple[str, ...] = ("=",)) -> bool:
+    """Tells whether the row path reads this by key: `=` (or one of `ops`) on the first
+    primary-key column against a constant or parameter, or an IN list on it."""
+    first = _first_key(scan)
+    if first is None:
+        return False
     for c in conjuncts(pred):
-        if c.kind == "op" and c.data == "=":
+        if c.kind == "op" and c.data in ops:
             a, b = c.args
             for x, y in ((a, b), (b, a)):
                 if x.kind == "col" and x.data == first and y.kind in ("const", "param"):
@@ -93,6 +103,11 @@ def _keyed(pred: E, scan: N.Scan) -> bool:
         if c.kind == "in_list" and c.args[0].kind == "col" and c.args[0].data == first:
             return True
     return False
+
+
+def _ranged(pred: E | None, scan: N.Scan) -> bool:
+    """A range on the first primary-key column: the row path reads only that key range."""
+    return pred is not None and _keyed(pred, scan, ("<", "<=", ">", ">="))
 
 
 def _ncols(scan: N.Scan) -> int:
@@ -125,7 +140,8 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
     merge = copy.copy(node)
     merge.child = partials
     merge.pushed = True
-    vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials)
+    vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials,
+                    key_range=_ranged(pred, scan))
     return Columnar(node.cols, row=node, spec=vs)
 
 
@@ -178,7 +194,7 @@ def _topn(node: N.Limit) -> Columnar | None:
         above = c
     first = N.SortKey(key, sort.keys[0].desc, sort.keys[0].nulls_first)
     vs = VectorSpec(scan.table, pred, "topn", keys=[first], limit=node.limit,
-                    offset=node.offset, above=above, rows=rows)
+                    offset=node.offset, above=above, rows=rows, key_range=_ranged(pred, scan))
     return Columnar(node.cols, row=node, spec=vs)
 
 

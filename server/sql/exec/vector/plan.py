@@ -42,6 +42,9 @@ class VectorSpec:
     offset: E | None = None
     above: N.Node | None = None
     rows: N.Node | None = None
+    # the predicate bounds the first primary-key column: under `auto`, a range the zone maps
+    # say is small runs on the row path, which reads only that key range
+    key_range: bool = False
 
     def describe(self) -> str:
         """One line for EXPLAIN-like output and tests."""

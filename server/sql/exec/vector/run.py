@@ -20,6 +20,7 @@ from .scan import VectorScan
 from .topn import candidates
 
 SETTING = "cumulo.columnar"
+SMALL_RANGE = 20_000  # rows: a key range no larger stays on the row path under `auto`
 log = logging.getLogger(__name__)
 
 
@@ -46,6 +47,8 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     if snaps is None:
         return None
     scan = compiled(node, "vscan", lambda: VectorScan(spec.pred))
+    if spec.key_range and mode(ctx) == "auto" and scan.reach(snaps, ctx) <= SMALL_RANGE:
+        return None
     try:
         packs = scan.packs(snaps, ctx, ctx.check_cancel)
         if spec.op == "aggregate":

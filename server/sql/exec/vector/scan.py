@@ -87,6 +87,16 @@ class VectorScan:
         self.mask = filter_mask(pred) if pred is not None else None
         self.zones = _zone_terms(pred)
 
+    def reach(self, snaps: list[Snapshot], ctx: Any) -> int:
+        """How many rows the zone maps leave to read (visible or not): a cost estimate."""
+        n = 0
+        for snap in snaps:
+            for view in snap.views:
+                p = view.pack
+                if not any(_excluded(p.column(j), op, _value(e, ctx)) for j, op, e in self.zones):
+                    n += p.n
+        return n
+
     def packs(self, snaps: list[Snapshot], ctx: Any,
               check: Callable[[], None] | None = None) -> Iterator[Selected]:
         """Yields the selected rows of every pack of the snapshots, pack by pack."""
