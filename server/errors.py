@@ -14,6 +14,7 @@ class SQLError(Exception):
 
     sqlstate = "XX000"
     severity = "ERROR"
+    where: str | None = None
 
     def __init__(
         self,
@@ -28,6 +29,7 @@ class SQLError(Exception):
         column: str | None = None,
         constraint: str | None = None,
         routine: str | None = None,
+        where: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -38,6 +40,7 @@ class SQLError(Exception):
         self.column = column
         self.constraint = constraint
         self.routine = routine  # PostgreSQL's R field: some clients key their retries on it
+        self.where = where  # the W field (CONTEXT): e.g. `COPY t, line 5, column c: "x"`
         if sqlstate is not None:
             self.sqlstate = sqlstate
         if severity is not None:
@@ -176,6 +179,7 @@ def to_fields(exc: BaseException) -> dict[str, str]:
             ("c", exc.column),
             ("n", exc.constraint),
             ("R", getattr(exc, "routine", None)),
+            ("W", exc.where),
         ):
             if value is not None:
                 fields[key] = value

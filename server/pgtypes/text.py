@@ -551,7 +551,8 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
             v, z, bc = dateparse.parse_loose(s)
         except dateparse.NotADate:
             raise InvalidDatetimeFormat(
-                f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"') from None
+                f'invalid input syntax for type {_INPUT_NAME.get(oid) or T.TYPES[oid].sql_name}: '
+                f'"{s}"') from None
         except (ValueError, OverflowError):
             raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
         era = "BC" if bc else None
@@ -575,8 +576,15 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
     return zones.to_utc(v, timezone(tz) if zone is None else zone)
 
 
+# NB: PostgreSQL's input functions name these types so in their messages
+_INPUT_NAME = {T.TIMESTAMP: "timestamp", T.TIME: "time"}
+
+
 def _date_in(s: str) -> dt.date:
-    v = _parse_ts(T.TIMESTAMP, s, None)
+    try:
+        v = _parse_ts(T.TIMESTAMP, s, None)
+    except InvalidDatetimeFormat:
+        raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"') from None
     if v.year in (1, 9999) and infinite(v):  # NB: no date sentinel: 9999-12-31 is a real date
         raise DatetimeFieldOverflow(f'date out of range: "{s}" has no Python value')
     return v.date()
@@ -585,7 +593,8 @@ def _date_in(s: str) -> dt.date:
 def _time_in(oid: int, s: str) -> dt.time:
     m = _TIME_RE.fullmatch(s)
     if not m:
-        raise InvalidDatetimeFormat(f'invalid input syntax for type {T.TYPES[oid].sql_name}: "{s}"')
+        raise InvalidDatetimeFormat(
+            f'invalid input syntax for type {_INPUT_NAME.get(oid) or T.TYPES[oid].sql_name}: "{s}"')
     hh, mi, ss, frac, z = m.groups()
     us = _us(frac)
     try:

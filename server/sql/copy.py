@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 import struct
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +30,7 @@ from ..errors import (
     BadCopyFileFormat,
     FeatureNotSupported,
     QueryCanceled,
+    SQLError,
     SyntaxError_,
     UndefinedColumn,
 )
@@ -36,6 +39,7 @@ from ..pgtypes.text import text_decoder, text_encoder
 from ..pgwire.backend import Result
 from .context import ParamTypes
 from .copybatch import column_decoder, fixed_binary_layout, split_fields, unpack_fixed_rows
+from .copycontext import line_context, locate
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
 from .statement import Stmt, compiler
@@ -44,6 +48,8 @@ if TYPE_CHECKING:
     from .session import SQLSession
 
 BATCH = 16384
+LOG_ROWS = 10_000  # a COPY FROM of at least this many rows gets a line in the server log
+log = logging.getLogger("cumulo.copy")
 FEED_CHUNK = 1 << 20  # parse text input in blocks of ~1 MiB, not per CopyData
 SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _HEAD = re.compile(r"COPY\s+(?P<rest>.*)$", re.I | re.S)
@@ -60,6 +66,21 @@ def _unescape(m: re.Match[str]) -> str:
     if s[0] in "01234567":
         return chr(int(s, 8))
     return s
+
+
+def _then(dec: Callable[[str], Any], typmod: Callable[[Any], Any] | None) -> Callable[[str], Any]:
+    """A value decoder followed by the column's typmod (numeric(12,2) rounds, varchar(n) checks)."""
+    if typmod is None:
+        return dec
+    return lambda v: typmod(dec(v))
+
+
+def _column_then(dec: Callable[[Any], Any], typmod: Callable[[Any], Any] | None
+                 ) -> Callable[[Any], Any]:
+    """A column decoder followed by the column's typmod, value by value."""
+    if typmod is None:
+        return dec
+    return lambda col: [typmod(v) for v in dec(col)]
 
 
 def _split_target(rest: str) -> tuple[str, str]:
@@ -168,9 +189,21 @@ class CopyIn:
         self.escape = opts.get("escape", self.quote)
         tz = s.settings.get("timezone")
         types = [table.columns[p].type_oid for p in positions]
-        self.decoders = [text_decoder(t, tz) for t in types]
+        self.names = [table.columns[p].name for p in positions]
+        from .dml.values import compile_default
+        from .dml.writer import writer_for
+
+        self.writer = writer_for(s, table)
+        # NB: typmods (numeric(12,2), varchar(n) ...) are applied here, a column at a time,
+        # so that a bad value's line can be named; the writer then skips those columns
+        typmods = dict(self.writer.converters)
+        self.converted = frozenset(p for p in positions if p in typmods)
+        self.decoders = [_then(text_decoder(t, tz), typmods.get(p))
+                         for t, p in zip(types, positions, strict=True)]
         self.bdecoders = [binary_decoder(t) for t in types]
-        self.column_decoders = [column_decoder(t, tz) for t in types]
+        self.column_decoders = [_column_then(column_decoder(t, tz), typmods.get(p))
+                                for t, p in zip(types, positions, strict=True)]
+        self.started = time.monotonic()
         self.fixed = fixed_binary_layout(types)
         self.slow_csv = False  # csv input with quotes: parsed by the csv module at the end
         self.parts: list[bytes] = []
@@ -180,10 +213,6 @@ class CopyIn:
         self.line_no = 0
         self.ended = False
         self.ncols = len(table.columns)
-        from .dml.values import compile_default
-        from .dml.writer import writer_for
-
-        self.writer = writer_for(s, table)
         self.defaults = [(c.attnum - 1, compile_default(s, c, table)) for c in table.live_columns
                          if c.attnum - 1 not in positions and (c.default or c.identity)]
         self.ctx = s.exec_context([])
@@ -252,15 +281,22 @@ class CopyIn:
         if fields is None:
             self._bad_line(lines, first)
         cols: list[Any] = []
-        for i, values in enumerate(fields):  # type: ignore[arg-type]  # _bad_line raised
-            dec = self.decoders[i]
-            if has_esc and "\\" in delim.join(values):
-                cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
-                                                         else v) for v in values])
-            elif null in values:
-                cols.append([None if v == null else dec(v) for v in values])
-            else:
-                cols.append(self.column_decoders[i](values))
+        try:
+            for i, values in enumerate(fields):  # type: ignore[arg-type]  # _bad_line raised
+                dec = self.decoders[i]
+                if has_esc and "\\" in delim.join(values):
+                    cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
+                                                             else v) for v in values])
+                elif null in values:
+                    cols.append([None if v == null else dec(v) for v in values])
+                else:
+                    cols.append(self.column_decoders[i](values))
+        except SQLError as e:
+            raw = [[None if v == null else _ESC.sub(_unescape, v) if has_esc and "\\" in v else v
+                    for v in values] for values in fields]  # type: ignore[union-attr]
+            found = locate(self.table.name, self.names, self.decoders, raw,
+                           range(first + 1, first + 1 + len(lines)))
+            raise (found or e) from None
         self.rows.extend(zip(*cols, strict=True))
         if len(self.rows) >= BATCH:
             self._flush()
@@ -273,7 +309,7 @@ class CopyIn:
             if got != n:
                 raise BadCopyFileFormat(
                     self._missing(got) if got < n else "extra data after last expected column",
-                    detail=f'COPY {self.table.name}, line {first + i + 1}: "{line[:80]}"')
+                    where=line_context(self.table.name, first + i + 1, line))
 
     def _missing(self, got: int) -> str:
         col = self.table.columns[self.positions[got]]
@@ -291,11 +327,30 @@ class CopyIn:
         raw_lines = text.split("\n")
         if self.ended:
             return
+        base = self.line_no  # physical lines before this text (PostgreSQL counts those)
         seen = 0  # physical lines the reader consumed before this record
-        for fields in reader:
+        # NB: PostgreSQL counts a quoted field's line breaks, except in the very first record,
+        # read before it knows the input's line ending: those are `skew`, and lines after
+        # that record are numbered as if it had been one line
+        skew = 0
+        records = iter(reader)
+        while True:
+            try:
+                fields = next(records)
+            except StopIteration:
+                break
+            except csv.Error as e:
+                rest = "\n".join(raw_lines[seen:])
+                line = 1 if base + seen == 0 else base + seen + 1 + rest.count("\n") - skew
+                msg = ("unterminated CSV quoted field" if "end of data" in str(e)
+                       else f"malformed CSV data: {e}")
+                raise BadCopyFileFormat(msg, where=line_context(self.table.name, line, rest)) \
+                    from None
             record = raw_lines[seen:reader.line_num]
+            if base + seen == 0:
+                skew = reader.line_num - 1
             seen = reader.line_num
-            self.line_no += 1
+            self.line_no = base + seen - skew
             if first and self.header:
                 first = False
                 continue
@@ -304,7 +359,7 @@ class CopyIn:
                 raise BadCopyFileFormat(
                     self._missing(len(fields)) if len(fields) < self.column_count else
                     "extra data after last expected column",
-                    detail=f"COPY {self.table.name}, line {self.line_no}")
+                    where=line_context(self.table.name, self.line_no, "\n".join(record)))
             # NB: csv loses the difference between "" and an unquoted empty field; only
             # an unquoted field equal to the NULL string is NULL, so a record with such
             # a candidate is re-read to learn which of its fields were quoted.
@@ -315,8 +370,14 @@ class CopyIn:
                     quoted = self._quoted_fields(text_of)
                     nulls = [n and not (i < len(quoted) and quoted[i])
                              for i, n in enumerate(nulls)]
-            self.rows.append([None if n else dec(f) for f, dec, n in
-                              zip(fields, self.decoders, nulls, strict=True)])
+            try:
+                self.rows.append([None if n else dec(f) for f, dec, n in
+                                  zip(fields, self.decoders, nulls, strict=True)])
+            except SQLError as e:
+                found = locate(self.table.name, self.names, self.decoders,
+                               [[None if n else f] for f, n in zip(fields, nulls, strict=True)],
+                               [self.line_no])
+                raise (found or e) from None
             if len(self.rows) >= BATCH:
                 self._flush()
 
@@ -376,9 +437,10 @@ class CopyIn:
         if not self.rows:
             return
         self.ctx.check_cancel()
+        converted = frozenset() if self.format == "binary" else self.converted
         if self.identity_layout:
             full, self.rows = self.rows, []
-            self.count += self.writer.insert(self.s, full)
+            self.count += self.writer.insert(self.s, full, converted=converted)
             return
         full = []
         for src in self.rows:
@@ -389,7 +451,7 @@ class CopyIn:
                 r[p] = f(None, self.ctx)
             full.append(r)
         self.rows = []
-        self.count += self.writer.insert(self.s, full)
+        self.count += self.writer.insert(self.s, full, converted=converted)
 
     def finish(self) -> str:
         """Ends the copy at CopyDone; returns `COPY n`."""
@@ -406,6 +468,10 @@ class CopyIn:
         else:
             self._binary()
         self._flush()
+        took = time.monotonic() - self.started
+        if self.count >= LOG_ROWS:
+            log.info("COPY %s: %d rows in %.2f s (%.0f rows/s, %s format)", self.table.name,
+                     self.count, took, self.count / max(took, 1e-9), self.format)
         return f"COPY {self.count}"
 
     def fail(self, message: str) -> None:

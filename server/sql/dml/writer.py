@@ -155,17 +155,21 @@ class TableWriter:
 
     # -- checks -------------------------------------------------------------
 
-    def prepare_rows(self, rows: list[list[Any]] | list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def prepare_rows(self, rows: list[list[Any]] | list[tuple[Any, ...]],
+                     converted: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
         """Computes generated columns, applies typmods, checks NOT NULL and CHECK constraints.
 
         Rows may be lists or tuples (COPY's batch path hands tuples); only the
-        generated columns and typmod converters need lists to write into.
+        generated columns and typmod converters need lists to write into. Columns in
+        `converted` already had their typmods applied (COPY does it a column at a time,
+        where it can say which line a bad value came from).
         """
-        if self.generated or self.converters:
+        convs = [c for c in self.converters if c[0] not in converted]
+        if self.generated or convs:
             lists = [r if type(r) is list else list(r) for r in rows]
             if self.generated:
                 self._compute_generated(lists)
-            for pos, conv in self.converters:
+            for pos, conv in convs:
                 for r in lists:
                     v = r[pos]
                     if v is not None:
@@ -334,10 +338,11 @@ class TableWriter:
                      tuple(r[i] for i in self.pk)) for r in rows]
         return [(encode_key(key(r)) + k, (k,)) for k, r in zip(keys, rows, strict=True)]
 
-    def insert(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True) -> int:
-        """Checks and writes new rows; returns how many."""
+    def insert(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
+               converted: frozenset[int] = frozenset()) -> int:
+        """Checks and writes new rows; returns how many (`converted`: see prepare_rows)."""
         txn = s.txn
-        tuples = self.prepare_rows(rows)
+        tuples = self.prepare_rows(rows, converted)
         keys = self.new_keys(s, tuples)
         if check_unique:
             self.check_unique(s, txn, keys, tuples)

@@ -88,7 +88,7 @@ def test_copy_errors(session):
     with pytest.raises(SQLError) as info:
         res.copy_in.finish()  # NB: lines are parsed in blocks; the error may come at CopyDone
     assert info.value.sqlstate == "22P04"
-    assert info.value.detail.startswith("COPY t, line 2:")
+    assert info.value.where.startswith("COPY t, line 2:")  # CONTEXT, as in PostgreSQL
     gen.close()
     assert rows(session, "select count(*) from t") == [(0,)]
     gen = session.simple_query("copy t from stdin")

@@ -85,7 +85,7 @@ def test_bad_values_and_line_shapes_fail_as_in_postgres(session):
     assert e.message == 'value "3000000000" is out of range for type integer'
     e = _copy_fails(session, "copy t from stdin", [good + b"20001\n"], "22P04")
     assert e.message == 'missing data for column "g"'
-    assert "line 20001" in e.detail
+    assert "line 20001" in e.where
     e = _copy_fails(session, "copy t from stdin", [good + b"20001\t1\t2\n"], "22P04")
     assert e.message == "extra data after last expected column"
     assert rows(session, "select count(*) from t") == [(0,)]
