@@ -38,7 +38,7 @@ class Checkpointer:
         self.interval = interval
         self.progress = progress
         self.done = 0  # checkpoints taken, for tests and SHOW
-        self._last: int | None = None if progress is None else progress()
+        self._last: int | None = self._progress()
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="checkpointer", daemon=True)
@@ -79,9 +79,18 @@ class Checkpointer:
             s = 300.0
         return s if s <= 0 else max(s, MIN_INTERVAL)
 
+    def _progress(self) -> int | None:
+        """The commit mark now; None when unknown (then every interval checkpoints)."""
+        if self.progress is None:
+            return None
+        try:
+            return self.progress()
+        except Exception:  # NB: e.g. a cluster's snapshot source being reconnected
+            return None
+
     def run_once(self, reason: str = "time") -> bool:
         """Takes one checkpoint unless nothing was committed since the last; True if taken."""
-        mark = None if self.progress is None else self.progress()
+        mark = self._progress()
         if mark is not None and mark == self._last:
             return False
         log.info("checkpoint starting: %s", reason)
