@@ -296,7 +296,12 @@ async def _serve(args: argparse.Namespace) -> int:
             except Exception as e:
                 raise StartupError(f"could not join the cluster at {args.cluster}: {e}") from None
         else:
-            txn = open_embedded(data_dir, sync_commit=not args.no_sync_commit)
+            try:
+                txn = open_embedded(data_dir, sync_commit=not args.no_sync_commit)
+            except Exception as e:  # NB: damaged files; the traceback is for --log-level debug
+                log.debug("recovery failed", exc_info=True)
+                raise StartupError(f'could not recover data directory "{data_dir}": '
+                                   f"{type(e).__name__}: {e}") from None
         engine = SQLEngine(txn)
         # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
         # collection walks them all and inserts slow down as the data grows.

@@ -102,6 +102,19 @@ def test_bad_configuration_file_stops_the_start():
     assert f'syntax error in file "{d}/cumulo.conf" line 2' in line
 
 
+def test_damaged_data_directory_is_one_line(fresh_server):
+    with psycopg.connect(fresh_server.dsn(), autocommit=True) as conn:
+        conn.execute("create table doomed (id int primary key)")
+    fresh_server.stop()
+    kivi = os.path.join(fresh_server.data_dir, "kivi")
+    for name in os.listdir(kivi):
+        if name.endswith(".ckpt"):
+            with open(os.path.join(kivi, name), "wb") as f:
+                f.write(b"\x00garbage")
+    line = one_line_error(serve("--port", str(free_port()), "--data-dir", fresh_server.data_dir))
+    assert f'could not recover data directory "{fresh_server.data_dir}"' in line, line
+
+
 def test_serve_help_shows_every_option_with_its_default():
     out = subprocess.run([sys.executable, "-m", "cumulo.server", "serve", "--help"],
                          capture_output=True, text=True, timeout=60, check=True).stdout
