@@ -31,8 +31,8 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
+from . import network, ranges
 from . import oids as T
-from . import ranges
 from .interval import Interval, as_interval
 from .text import format_generic, text_decoder
 
@@ -300,6 +300,10 @@ _CODECS: dict[int, tuple[Encoder, Decoder]] = {
     T.INTERVAL: (_enc_interval, _dec_interval),
     T.UUID: (_enc_uuid, _dec_uuid),
     T.JSON: (_enc_json, _dec_text), T.JSONB: (_enc_jsonb, _dec_jsonb),
+    T.INET: (network.encode_inet, network.decode_inet),
+    T.CIDR: (lambda v: network.encode_inet(v, True), network.decode_inet),
+    T.MACADDR: (network.encode_mac, network.mac_decoder(6)),
+    T.MACADDR8: (network.encode_mac, network.mac_decoder(8)),
 }
 for _oid in (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.XML):
     _CODECS[_oid] = (_enc_text, _dec_text)

@@ -44,6 +44,9 @@ FLOAT8 = 701
 UNKNOWN = 705
 MONEY = 790
 INET = 869
+CIDR = 650
+MACADDR = 829
+MACADDR8 = 774
 ACLITEM = 1033
 BPCHAR = 1042
 VARCHAR = 1043
@@ -107,6 +110,9 @@ _SCALARS = [
     ("unknown", UNKNOWN, 0, -2, "X", "unknown"),
     ("money", MONEY, 791, 8, "N", "money"),
     ("inet", INET, 1041, -1, "I", "inet"),
+    ("cidr", CIDR, 651, -1, "I", "cidr"),
+    ("macaddr", MACADDR, 1040, 6, "U", "macaddr"),
+    ("macaddr8", MACADDR8, 775, 8, "U", "macaddr8"),
     ("aclitem", ACLITEM, 1034, 12, "U", "aclitem"),
     ("bpchar", BPCHAR, 1014, -1, "S", "character"),
     ("varchar", VARCHAR, 1015, -1, "S", "character varying"),

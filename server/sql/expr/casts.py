@@ -28,9 +28,10 @@ from ...errors import (
     StringDataRightTruncation,
 )
 from ...pgtypes import interval as iv
+from ...pgtypes import network, zones
 from ...pgtypes import oids as T
-from ...pgtypes import zones
 from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
 from ...pgtypes.text import format_text, parse_text, text_decoder, text_encoder
@@ -349,7 +350,7 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return lambda s: [conv(x) for x in str(s).split()]
     if oid in T.ELEMENT_OF:
         return text_to_array(T.ELEMENT_OF[oid])
-    if oid in RANGE_SUBTYPE:
+    if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT:
         return text_decoder(oid)
     if usertypes.is_enum(oid):
         return usertypes.enum_input(oid)
@@ -539,6 +540,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if src in STRINGS:
         return None if dst in STRINGS else from_text(dst)
     if dst in STRINGS:
+        if src == T.INET:
+            return network.inet_text
         if src in (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE, T.INTERVAL):
             # NB: DateStyle / IntervalStyle are read now: plans are redone when they change
             return text_encoder(src)
@@ -601,9 +604,18 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return each
     if dst in (T.JSON, T.JSONB) and src in (T.JSON, T.JSONB):
         return None
+    if (src, dst) in _NETWORK_CASTS:
+        return _NETWORK_CASTS[(src, dst)]
     if dst == T.ANYARRAY or dst == T.ANYELEMENT or src == T.UNKNOWN:
         return None
     raise CannotCoerce(f"cannot cast type {type_name(src)} to {type_name(dst)}")
+
+
+_NETWORK_CASTS: dict[tuple[int, int], Callable[[Any], Any] | None] = {
+    (T.INET, T.CIDR): network.inet_to_cidr, (T.CIDR, T.INET): None,
+    (T.MACADDR, T.MACADDR8): network.macaddr_to_macaddr8,
+    (T.MACADDR8, T.MACADDR): network.macaddr8_to_macaddr,
+}
 
 
 def date_add_days(d: dt.date, n: int) -> dt.date:

@@ -88,6 +88,8 @@ def _cost(arg: int, want: int) -> int | None:
         return 2 if want == T.TIMESTAMPTZ else 3  # timestamptz: the category's preferred type
     if arg == T.TIMESTAMP and want == T.TIMESTAMPTZ:
         return 1
+    if arg == T.CIDR and want == T.INET:  # cidr is binary-coercible to inet
+        return 1
     if ty.is_array(arg) and ty.is_array(want):
         return 3
     return None

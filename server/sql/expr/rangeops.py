@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import SQLError, UndefinedFunction
+from ...pgtypes import network
 from ...pgtypes import oids as T
 from ...pgtypes import ranges as R
 from .bound import E
@@ -26,9 +27,30 @@ _BOOL_OPS: dict[str, Callable[[Any, Any], bool]] = {
 _RANGE_OPS: dict[str, Callable[[Any, Any], Any]] = {"+": R.union, "*": R.intersect, "-": R.minus}
 
 
+_NETWORKS = (T.INET, T.CIDR)
+
+
 def involves_range(a: E, b: E) -> bool:
-    """True when one operand is a range: the operator is a range operator."""
-    return a.type in R.SUBTYPE or b.type in R.SUBTYPE
+    """True when one operand is a range, or an inet/cidr for << <<= >> >>= && (network
+    containment): the operator is bound here."""
+    return a.type in R.SUBTYPE or b.type in R.SUBTYPE or a.type in _NETWORKS or b.type in _NETWORKS
+
+
+_NET_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "<<": lambda a, b: network.contained(a, b, False),
+    "<<=": lambda a, b: network.contained(a, b, True),
+    ">>": lambda a, b: network.contained(b, a, False),
+    ">>=": lambda a, b: network.contained(b, a, True),
+    "&&": network.overlaps,
+}
+
+
+def network_op(op: str, a: E, b: E, params: Any) -> E:
+    """inet/cidr containment: both sides as inet (an unknown literal too)."""
+    a, b = coerce(a, T.INET, params=params), coerce(b, T.INET, params=params)
+    if op not in _NET_OPS:
+        raise _undefined(op, a, b)
+    return E("pyfunc", (op, _NET_OPS[op], True), [a, b], T.BOOL, -1, "?column?")
 
 
 def _undefined(op: str, a: E, b: E) -> SQLError:
@@ -50,6 +72,8 @@ def _same_range(op: str, a: E, b: E, params: Any) -> tuple[E, E]:
 
 def range_op(op: str, a: E, b: E, params: Any) -> E:
     """Binds `a op b` where one side is a range (see the module docstring for the typing)."""
+    if a.type in _NETWORKS or b.type in _NETWORKS:
+        return network_op(op, a, b, params)
     if op in ("@>", "<@"):
         rng, other = (a, b) if op == "@>" else (b, a)
         if rng.type in R.SUBTYPE and other.type == R.SUBTYPE[rng.type]:

@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (imported to register)
     keywords,
     mathfns,
     misc,
+    netfns,
     rangefns,
     regcasts,
     regex,

@@ -46,7 +46,13 @@ _PG_TYPES = """
 705 f p f , - unknownin unknownout unknownrecv unknownsend - - - c p 0
 790 t b f , - cash_in cash_out cash_recv cash_send - - - d p 0
 791 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+650 f b f , - cidr_in cidr_out cidr_recv cidr_send - - - i m 0
+651 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+774 f b f , - macaddr8_in macaddr8_out macaddr8_recv macaddr8_send - - - i p 0
+775 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+829 f b f , - macaddr_in macaddr_out macaddr_recv macaddr_send - - - i p 0
 869 f b t , - inet_in inet_out inet_recv inet_send - - - i m 0
+1040 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 1000 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 1001 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 1002 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
