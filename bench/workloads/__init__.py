@@ -24,6 +24,7 @@ WORKLOADS = {
     "locust": "bench.workloads.locust",
     "pipeline": "bench.workloads.pipeline",
     "columnar": "bench.workloads.columnar",
+    "bulk": "bench.workloads.bulk",
 }
 
 # Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no

@@ -34,6 +34,7 @@ from ..errors import (
     SyntaxError_,
     UndefinedColumn,
 )
+from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_decoder, binary_encoder
 from ..pgtypes.text import text_decoder, text_encoder
 from ..pgwire.backend import Result
@@ -201,8 +202,10 @@ class CopyIn:
         self.decoders = [_then(text_decoder(t, tz), typmods.get(p))
                          for t, p in zip(types, positions, strict=True)]
         self.bdecoders = [binary_decoder(t) for t in types]
-        self.column_decoders = [_column_then(column_decoder(t, tz), typmods.get(p))
-                                for t, p in zip(types, positions, strict=True)]
+        self.column_decoders = [
+            column_decoder(t, tz, table.columns[p].typmod) if t == T.NUMERIC
+            else _column_then(column_decoder(t, tz), typmods.get(p))
+            for t, p in zip(types, positions, strict=True)]
         self.started = time.monotonic()
         self.fixed = fixed_binary_layout(types)
         self.slow_csv = False  # csv input with quotes: parsed by the csv module at the end
