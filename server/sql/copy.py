@@ -39,7 +39,13 @@ from ..pgtypes.binary import binary_decoder, binary_encoder
 from ..pgtypes.text import text_decoder, text_encoder
 from ..pgwire.backend import Result
 from .context import ParamTypes
-from .copybatch import column_decoder, fixed_binary_layout, split_fields, unpack_fixed_rows
+from .copybatch import (
+    column_decoder,
+    fixed_binary_layout,
+    split_fields,
+    text_rows,
+    unpack_fixed_rows,
+)
 from .copycontext import line_context, locate
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
@@ -546,10 +552,15 @@ class CopyOut:
         if self.format != "binary" and head:
             yield head  # a text/csv header line is a CopyData of its own, as in PostgreSQL
             head = b""
+        oids = [c.type_oid for c in cols]
         for batch in self.plan.execute(ctx):
             ctx.check_cancel()
             # NB: one row per CopyData, as PostgreSQL sends them: clients (libpq's
             # PQgetCopyData, psycopg's rows()) parse each message as exactly one row.
+            if self.format == "text":  # encoded a column at a time
+                yield from text_rows(batch, encs, oids, self.delim, self.null)
+                self.count += len(batch)
+                continue
             for row in batch:
                 if head:
                     yield head + fmt(row, encs)

@@ -193,3 +193,69 @@ def unpack_fixed_rows(
     if n == 1:
         return [(v,) for v in map(pick, raw)]
     return list(map(pick, raw))
+
+
+# -- COPY TO ----------------------------------------------------------------------------------
+
+# Types whose text output never holds a backslash, tab, newline or carriage return
+_PLAIN_OUT = frozenset((T.INT2, T.INT4, T.INT8, T.OID, T.FLOAT4, T.FLOAT8, T.NUMERIC, T.BOOL,
+                        T.DATE, T.TIME, T.TIMESTAMP, T.TIMESTAMPTZ, T.INTERVAL, T.UUID))
+_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_SPECIALS = ("\\", "\n", "\r", "\t")
+
+
+def _timestamps_out(col: Sequence[Any]) -> list[str] | None:
+    """`2024-01-02 03:04:05` for whole seconds; None (the per-value path) otherwise."""
+    if set(map(type, col)) != {dt.datetime}:
+        return None
+    out = [v.isoformat(" ") for v in col]
+    joined = "\n".join(out)
+    if len(joined) != 20 * len(out) - 1 or "0001-" in joined or "9999-" in joined:
+        return None  # NB: fractions, infinity sentinels and odd years: the value encoder
+    return out
+
+
+def _numerics_out(col: Sequence[Any]) -> list[str] | None:
+    """Decimals in plain notation; None (the per-value path) for ints, -0 and specials."""
+    if set(map(type, col)) != {Decimal}:
+        return None
+    out = [format(v, "f") for v in col]
+    joined = "\n".join(out)
+    if "-0" in joined or "N" in joined or "I" in joined:
+        return None  # NB: -0 prints as 0; NaN and Infinity have their own spelling
+    return out
+
+
+_COLUMN_OUT: dict[int, Callable[[Sequence[Any]], list[str] | None]] = {
+    T.TIMESTAMP: _timestamps_out, T.NUMERIC: _numerics_out,
+    T.BOOL: lambda col: ["t" if v else "f" for v in col] if set(map(type, col)) == {bool}
+    else None,
+}
+
+
+def text_rows(batch: Sequence[Sequence[Any]], encoders: Sequence[Callable[[Any], str]],
+              oids: Sequence[int], delim: str, null: str) -> list[bytes]:
+    """Encodes a batch of rows as COPY text lines, one bytes per row, a column at a time.
+
+    Each column is encoded with one `map`; escaping runs only over a column whose values
+    hold a special character, and NULLs are put in after it (the NULL marker is not escaped).
+    """
+    if not batch:
+        return []
+    out_cols = []
+    for col, enc, oid in zip(zip(*batch, strict=True), encoders, oids, strict=True):
+        has_null = None in col
+        fast = None if has_null else _COLUMN_OUT.get(oid)
+        vals = fast(col) if fast is not None else None
+        if vals is None:
+            vals = ([None if v is None else enc(v) for v in col] if has_null
+                    else list(map(enc, col)))
+        if oid not in _PLAIN_OUT:
+            joined = "".join(v for v in vals if v is not None) if has_null else "".join(vals)
+            if any(c in joined for c in _SPECIALS):
+                vals = [None if v is None else v.translate(_ESCAPES) for v in vals]
+        if has_null:
+            vals = [null if v is None else v for v in vals]
+        out_cols.append(vals)
+    end = "\n"
+    return [(delim.join(r) + end).encode() for r in zip(*out_cols, strict=True)]
