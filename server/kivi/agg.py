@@ -19,7 +19,7 @@ a batch by group with C-level `map`s (one dict lookup per row, no bytecode).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict, deque
+from collections import deque
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from operator import itemgetter
@@ -127,59 +127,6 @@ class PartialAgg:
         single = self._single
         for k, batch in buckets.items():
             self._fold((k,) if single else k, batch)
-
-    def needed(self) -> list[int]:
-        """Returns the columns `add_columns` reads: the group columns, then the arguments."""
-        want = list(self.spec.group_by)
-        want += [j for _, j in self.aggs if j is not None and j not in want]
-        return want
-
-    def add_columns(
-        self, n: int, cols: dict[int, list[Any]], clean: frozenset[int] = frozenset()
-    ) -> None:
-        """Folds n rows given as whole columns (`VersionStore.columns`) into the partials.
-
-        Each argument column is split by group with the C-level append trick of
-        `add`, so a group's values arrive as one list for `sum`, `min`, `count`.
-        `clean` names the columns known to hold no NULL.
-        """
-        if not n:
-            return
-        gb = self.spec.group_by
-        if not gb:
-            self._fold_values((), n, cols, clean)
-            return
-        keys = cols[gb[0]] if self._single else list(zip(*[cols[j] for j in gb], strict=True))
-        parts: dict[int, dict[Any, list[Any]]] = {}
-        for _, j in self.aggs:
-            if j is None or j in parts:
-                continue
-            # NB: a defaultdict makes each group's list on first sight, in C: no pass for the
-            # distinct keys beforehand
-            buckets: defaultdict[Any, list[Any]] = defaultdict(list)
-            deque(map(list.append, map(buckets.__getitem__, keys), cols[j]), maxlen=0)
-            parts[j] = buckets
-        # a split column has one value per row: its lists give count(*) for free
-        counts = Counter(keys) if not parts else None
-        distinct = counts.keys() if counts is not None else next(iter(parts.values())).keys()
-        single = self._single
-        for k in distinct:
-            got = {j: b[k] for j, b in parts.items()}
-            n = counts[k] if counts is not None else len(next(iter(got.values())))
-            self._fold_values((k,) if single else k, n, got, clean)
-
-    def _fold_values(
-        self, k: tuple[Any, ...], n: int, vals: dict[int, list[Any]], clean: frozenset[int]
-    ) -> None:
-        """Folds one group's column values (n: the group's row count)."""
-        out = []
-        for fn, j in self.aggs:
-            if fn == "count_star":
-                out.append(n)
-            else:
-                assert j is not None
-                out.append(_values_value(fn, vals[j], j in clean))
-        self._merge(k, out)
 
     def _fold(self, k: tuple[Any, ...], rows: list[Row]) -> None:
         self._merge(k, [_batch_value(fn, rows, j) for fn, j in self.aggs])

@@ -39,10 +39,9 @@ stored key extend the base in place (`apply_lists` takes a bulk write set's
 key and row lists as they are, with no pair per write), others are merged
 into it in one pass (`_apply_bulk`). Aggregates read a chunk's visible rows
 with C-level passes when no version in it is newer than the snapshot
-(`_visible_rows`), and a quiet store (no cache, no old versions or
-tombstones, nothing newer than the snapshot) serves them its base as column
-segments, built once, grown by a segment per bulk append and dropped by any
-other write (`columns`). A checkpoint copies the base's two lists (`export`).
+(`_visible_rows`), or, for a whole region, the versioned columnar copy
+(`columnar`, `kivi.columnar`), which every write keeps fresh once a read has
+built it. A checkpoint copies the base's two lists (`export`).
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from itertools import chain as ichain
 from itertools import islice, repeat
 from operator import itemgetter, lt
 from typing import Any
@@ -88,7 +86,7 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
 class VersionStore:
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_cols", "_max_ts", "_col")
+    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_max_ts", "_col", "_low_water")
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -97,14 +95,11 @@ class VersionStore:
         # Keys with more than one version or a tombstone: the only ones `collect` can shrink.
         self._gc: set[bytes] = set()
         self.cache_limit = cache_limit
-        # Column segments of the base's rows, built for aggregates (see `columns`): every
-        # column has the same segments. A write drops them, except a bulk append, which adds
-        # a segment. `_max_ts` bounds every commit ts the store holds.
-        self._cols: dict[int, list[Segment]] = {}
-        self._max_ts = 0
+        self._max_ts = 0  # bounds every commit ts the store holds
         # The versioned columnar copy (`kivi.columnar`), built by the first `columnar` read
         # and kept up to date by every write from then on.
         self._col: ColumnarCopy | None = None
+        self._low_water = 0  # the highest `collect` watermark: no snapshot below it is valid
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""
@@ -114,14 +109,13 @@ class VersionStore:
 
     def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
         """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op."""
-        cols, self._cols = self._cols, {}
         if ts > self._max_ts:
             self._max_ts = ts
         if self._col is not None:
             writes = writes if isinstance(writes, list) else list(writes)
             self._col.apply(ts, list(map(_head, writes)), list(map(_row_of, writes)))
         if isinstance(writes, list) and len(writes) > self.cache_limit:
-            writes = self._apply_bulk(ts, writes, cols)
+            writes = self._apply_bulk(ts, writes)
         keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
         for key, row in writes:
             i = bisect_left(keys, key)
@@ -141,14 +135,12 @@ class VersionStore:
             self.compact()
 
     def _apply_bulk(
-        self, ts: int, writes: list[tuple[bytes, Row | None]], cols: dict[int, list[Segment]]
+        self, ts: int, writes: list[tuple[bytes, Row | None]]
     ) -> list[tuple[bytes, Row | None]]:
         """Applies a large write set straight into the base; returns what is left for `apply`.
 
         Bulk loads mostly append keys above every stored one: the base is then
-        extended in place, with no per-key bisection or cache insert, and the
-        column segments the store had (`cols`: it was quiet, or they would be
-        gone) get one more segment instead of being rebuilt. A large set
+        extended in place, with no per-key bisection or cache insert. A large set
         that lands among stored keys is merged into the base in one pass when it
         is big enough to pay for copying the base (the rule `compact` follows).
         """
@@ -162,7 +154,7 @@ class VersionStore:
         if len(set(new_k)) != len(new_k):
             return writes  # the same key twice in one commit: apply them in order, one by one
         if top is None or new_k[0] > top:
-            self._append(ts, new_k, list(map(_row_of, ws)), cols)
+            self._append(ts, new_k, list(map(_row_of, ws)))
             return []
         if len(ws) <= len(keys) >> 6:
             return writes
@@ -193,12 +185,11 @@ class VersionStore:
         appended with no (key, row) pair built per write; anything else is `apply`.
         """
         if len(keys) > self.cache_limit and _ascending(keys) and self._above_all(keys[0]):
-            cols, self._cols = self._cols, {}
             if ts > self._max_ts:
                 self._max_ts = ts
             if self._col is not None:
                 self._col.apply(ts, keys, rows)
-            self._append(ts, keys, rows, cols)
+            self._append(ts, keys, rows)
             return
         self.apply(ts, list(zip(keys, rows, strict=True)))
 
@@ -208,29 +199,19 @@ class VersionStore:
             return False
         return not self._cache or key > self._cache.peekitem(-1)[0]
 
-    def _append(
-        self, ts: int, keys: list[bytes], rows: list[Row | None], cols: dict[int, list[Segment]]
-    ) -> None:
-        """Appends distinct ascending keys, above every stored one, with their rows at ts.
-
-        `cols` are the column segments the store had before this write: they get one
-        more segment (a quiet store stays quiet after an append without deletes).
-        """
-        quiet = not self._cache
+    def _append(self, ts: int, keys: list[bytes], rows: list[Row | None]) -> None:
+        """Appends distinct ascending keys, above every stored one, with their rows at ts."""
         if self._cache:
             self.compact()
         self._keys.extend(keys)
         self._chains.extend(zip(zip(repeat(ts), rows)))  # ((ts, row),) each, built in C
         if None in rows:
             self._gc.update([k for k, row in zip(keys, rows, strict=True) if row is None])
-        elif cols and quiet:
-            self._cols = _append_segment(cols, rows)  # type: ignore[arg-type]  # no None
 
     def compact(self) -> None:
         """Merges the write cache into the sorted base."""
         if not self._cache:
             return
-        self._cols = {}
         ck, cc = list(self._cache.keys()), list(self._cache.values())
         self._cache = SortedDict()
         if not self._keys or ck[0] > self._keys[-1]:
@@ -259,7 +240,6 @@ class VersionStore:
 
     def drop_all(self) -> None:
         """Removes every version of every key."""
-        self._cols = {}
         self._col = None
         self._keys, self._chains = [], []
         self._cache = SortedDict()
@@ -431,7 +411,6 @@ class VersionStore:
         i = bisect_left(self._keys, key)
         other = VersionStore(self.cache_limit)
         other.load(self._keys[i:], self._chains[i:])
-        self._cols = {}
         self._col = None
         del self._keys[i:]
         del self._chains[i:]
@@ -468,23 +447,26 @@ class VersionStore:
             elif len(chain) > 1 or chain[0][1] is None:
                 keep.add(key)
         self._gc = keep
+        self._low_water = max(self._low_water, low_water)
         if self._col is not None:
             self._col.collect(low_water)
-        if dropped or gone:
-            self._cols = {}
         if gone:
             self._remove(gone)
         return dropped
 
     # --- the columnar copy --------------------------------------------------------------------
 
-    def columnar(self, ts: int) -> Snapshot:
-        """Returns the rows visible at ts as packs of columns (`kivi.columnar`).
+    def columnar(self, ts: int) -> Snapshot | None:
+        """Returns the rows visible at ts as packs of columns (`kivi.columnar`); None below
+        the garbage-collection watermark (the copy and the chains drop different versions
+        there, and no transaction reads there: only the row path answers such a read).
 
         The copy is built on first use (a region no analytic query reads pays nothing),
         rebuilt from the chains after a restart or when an apply could not be placed in
         it (a replay), and maintained by every write in between.
         """
+        if ts < self._low_water:
+            return None
         col = self._col
         if col is None or col.broken:
             self.compact()
@@ -495,47 +477,6 @@ class VersionStore:
     def columnar_bytes(self) -> int:
         """Bytes held by the columnar copy's frozen packs (0 when it is not built)."""
         return 0 if self._col is None else self._col.nbytes
-
-    # --- columns for aggregates ---------------------------------------------------------------
-
-    def columns(
-        self, ts: int, wanted: Iterable[int]
-    ) -> list[tuple[int, dict[int, list[Any]], frozenset[int]]] | None:
-        """Returns the rows visible at ts as column segments; None if that takes a scan.
-
-        Each segment is (row count, {column: values}, the columns known to hold no NULL:
-        each segment's NULL-freedom is noted when it is built, as Parquet keeps a null
-        count per column chunk, so aggregates skip a NULL test per group) for the wanted
-        columns. They can
-        be served from the base alone when the write cache is empty, no key has an old
-        version or a tombstone (`_gc` is empty), and no version is newer than ts: every
-        row visible at ts is then exactly its chain's head. Each column is built once
-        (one C-level pass) and kept until the next write; a bulk append (a COPY) adds
-        a segment to the columns already built rather than dropping them. Repeated
-        aggregates over a quiet region thus cost no per-row visibility check and no row
-        unpacking, even right after a load. The lists are never mutated afterwards: a
-        caller may use them after the lock is freed.
-        """
-        if self._cache or self._gc or self._max_ts > ts:
-            return None
-        wanted = list(wanted)
-        cols = self._cols
-        missing = [j for j in wanted if j not in cols]
-        if missing:
-            if cols and len(next(iter(cols.values()))) > 1:  # one segment each, to line up
-                for j, segs in cols.items():
-                    cols[j] = [_joined(segs)]
-            rows = list(map(_row_of, map(_head, self._chains)))
-            for j in missing:
-                cols[j] = [_segment(list(map(itemgetter(j), rows)))]
-        if not wanted:
-            return [(len(self._chains), {}, frozenset())]
-        out = []
-        for parts in zip(*[cols[j] for j in wanted], strict=True):
-            vals = {j: v for j, (v, _) in zip(wanted, parts, strict=True)}
-            clean = frozenset(j for j, (_, nulls) in zip(wanted, parts, strict=True) if not nulls)
-            out.append((len(parts[0][0]), vals, clean))
-        return out
 
     def _remove(self, gone: list[bytes]) -> None:
         cache = self._cache
@@ -570,33 +511,6 @@ class VersionStore:
 
 _head = itemgetter(0)
 _row_of = itemgetter(1)
-MAX_SEGMENTS = 16  # more column segments than this are joined into one (amortised O(1) a row)
-
-
-Segment = tuple[list[Any], bool]  # a column's values for a run of the base, and "has a NULL"
-
-
-def _segment(values: list[Any]) -> Segment:
-    return values, None in values
-
-
-def _joined(segs: list[Segment]) -> Segment:
-    return list(ichain.from_iterable(v for v, _ in segs)), any(n for _, n in segs)
-
-
-def _append_segment(cols: dict[int, list[Segment]], rows: list[Row]) -> dict[int, list[Segment]]:
-    """Returns the column segments with one more segment for rows appended to the base.
-
-    New outer lists: a reader still holding the old ones sees the store as it was.
-    """
-    out = {}
-    for j, segs in cols.items():
-        if len(segs) >= MAX_SEGMENTS:
-            segs = [_joined(segs)]
-        out[j] = [*segs, _segment(list(map(itemgetter(j), rows)))]
-    return out
-
-
 def _ascending(keys: list[bytes]) -> bool:
     """Tells whether keys strictly ascend (distinct and sorted), in one C-level pass."""
     return all(map(lt, keys, islice(keys, 1, None)))

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import InternalError
 from . import checkpoint as ckpt
-from .agg import PartialAgg
+from .agg import PartialAgg, merge_partials
 from .api import (
     Ack,
     Apply,
@@ -56,6 +56,7 @@ from .api import (
     SplitRegion,
 )
 from .columnar import Snapshot
+from .columnar.aggregate import Unsafe, partial_aggregate, visible
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
@@ -273,35 +274,45 @@ class KiviNode:
 
     def _aggregate(self, req: Scan, regions: list[Region]) -> ScanReply:
         assert req.aggregate is not None
-        agg = PartialAgg(req.aggregate)
+        spec = req.aggregate
+        agg = PartialAgg(spec)
         keep = compile_filter(req.filter) if req.filter is not None else None
-        wanted = agg.needed()
+        partials: list[Row] = []
         for region in regions:
             clipped = region.clip(req.lo, req.hi)
             if clipped is None:
                 continue
             if keep is None and clipped == (region.lo, region.hi):
-                with self._lock:  # NB: the lists are never mutated: fold them unlocked
-                    got = region.store.columns(req.ts, wanted)
-                if got is not None:
-                    for n, cols, clean in got:
-                        agg.add_columns(n, cols, clean)
-                    continue
+                # A whole region without a filter: its columnar copy (the kernels read the
+                # packs unlocked: versions <= ts never change).
+                with self._lock:
+                    snap = region.store.columnar(req.ts)
+                try:
+                    if snap is not None:
+                        partials += partial_aggregate(visible(snap), spec.group_by, spec.aggs)
+                        continue
+                except Unsafe:
+                    pass  # NaN keys, overflow risk, object columns: fold the rows instead
             for _, rows, _ in region.store.chunks(
                 *clipped, req.ts, False, MAX_CHUNK, self._lock, rows_only=True
             ):
                 agg.add(keep(rows) if keep is not None else rows)
-        return ScanReply(agg.rows(), None)
+        if not partials:
+            return ScanReply(agg.rows(), None)
+        return ScanReply(merge_partials(spec, partials + (agg.rows() if agg.groups else [])),
+                         None)
 
-    def columnar(self, space: int, ts: int) -> list[Snapshot]:
-        """The rows of a whole space visible at ts, as one columnar snapshot per region.
+    def columnar(self, space: int, ts: int) -> list[Snapshot] | None:
+        """The rows of a whole space visible at ts, as one columnar snapshot per region
+        (None: a snapshot below the GC watermark, which only the row path answers).
 
         Only the copying of pack lists and the tail happens under the lock; the SQL
         layer's vectorized operators read the packs afterwards (see `kivi.columnar`).
         """
         with self._lock:
             sr = self._spaces.get(space)
-            return [r.store.columnar(ts) for r in sr.regions] if sr is not None else []
+            snaps = [r.store.columnar(ts) for r in sr.regions] if sr is not None else []
+        return None if None in snaps else snaps  # type: ignore[return-value]  # no None
 
     # --- writes -------------------------------------------------------------------------------
 

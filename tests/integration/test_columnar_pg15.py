@@ -94,7 +94,8 @@ def test_on_off_and_pg15_agree(conns, sql: str) -> None:
 def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
     lines = [r[0] for r in conn.execute("explain analyze " + sql).fetchall()]
     at = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("Columnar"))
-    return "loops=0" in lines[at + 1]
+    child = lines[at + 1]
+    return "loops=0" in child or "never executed" in child
 
 
 def test_the_vector_form_runs(conns) -> None:

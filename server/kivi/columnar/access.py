@@ -32,7 +32,10 @@ def space_snapshots(kivi: Any, space: int, ts: int) -> list[Snapshot] | None:
         node = nodes[name]
         if not isinstance(node, KiviNode):
             return None
-        out.extend(node.columnar(space, ts))
+        snaps = node.columnar(space, ts)
+        if snaps is None:
+            return None
+        out.extend(snaps)
     return out
 
 

@@ -1,4 +1,4 @@
-"""Vectorized partial aggregation: GROUP BY over selected packs with Arrow's hash aggregate.
+"""Partial aggregation over columnar packs: GROUP BY with Arrow's hash aggregate.
 
 Each pack becomes a small partial table (group keys, then one column per
 partial: count_star, count, sum, min, max, as `kivi.api.AggSpec` lists them),
@@ -9,9 +9,12 @@ counts, min of mins, max of maxes): the partial aggregates merged across
 regions. The result has the shape the KiVi pushed aggregate returns, so the
 SQL layer's merge (`exec.aggregate`, `Aggregate.pushed`) finishes it exactly
 as it finishes KiVi's partials (AVG as SUM over COUNT, numeric and int8
-rules): the two paths share their last step.
+rules): the two paths share their last step. Two callers: the SQL layer's
+vectorized operators (`sql.exec.vector`, after their filter kernels) and the
+node's pushed aggregate without a filter (`KiviNode.scan`), which replaced the
+Python-list column segments the version store used to keep.
 
-Exactness guards raise `Fallback` (the row path reruns the query): an integer
+Exactness guards raise `Unsafe` (the caller reruns on rows): an integer
 sum that could pass 2**62 (Arrow's int64 sums wrap), float keys holding NaN or
 -0.0 (PostgreSQL groups them by value, Arrow by bits), float MIN/MAX over NaN,
 numeric columns whose packs disagree on scale or are not scaled integers.
@@ -26,9 +29,37 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ....kivi.columnar import Column
-from ...expr.vectorize import Fallback
-from .scan import Selected
+from .copy import Pack, Snapshot
+from .encode import Column
+
+
+class Unsafe(Exception):
+    """The data make a columnar kernel inexact or unsupported here: compute from rows."""
+
+
+class Selected:
+    """The rows of one pack a scan selected: positions (None: every row of the pack)."""
+
+    __slots__ = ("pack", "idx")
+
+    def __init__(self, pack: Pack, idx: np.ndarray | None) -> None:
+        self.pack = pack
+        self.idx = idx
+
+    def __len__(self) -> int:
+        return self.pack.n if self.idx is None else len(self.idx)
+
+    def column(self, j: int) -> Column:
+        """Column j of the selected rows."""
+        c = self.pack.column(j)
+        return c if self.idx is None else c.take(self.idx)
+
+
+def visible(snap: Snapshot) -> list[Selected]:
+    """Every row of a snapshot, as selections (no filter)."""
+    return [Selected(v.pack, None if v.mask is None else np.flatnonzero(v.mask))
+            for v in snap.views]
+
 
 _MERGE_FN = {"count_star": "sum", "count": "sum", "sum": "sum", "min": "min", "max": "max"}
 _LIMIT = 2**62
@@ -48,16 +79,16 @@ class _Kinds:
         if cur is None:
             self.kinds[i] = k
         elif cur != k:
-            raise Fallback("a column changes kind between packs")
+            raise Unsafe("a column changes kind between packs")
 
 
 def _key_array(c: Column) -> pa.Array:
     if c.kind == "f8":
         v = c.values if c.valid is None else c.values[c.valid]
         if np.isnan(v).any() or (np.signbit(v) & (v == 0)).any():
-            raise Fallback("NaN or -0 in a float key")
+            raise Unsafe("NaN or -0 in a float key")
     if c.kind == "obj":
-        raise Fallback("object key")
+        raise Unsafe("object key")
     if c.kind == "str":
         return c.to_arrow().dictionary_decode()
     return c.to_arrow()
@@ -67,14 +98,14 @@ def _arg_array(fn: str, c: Column) -> pa.Array:
     if fn == "count":
         return pa.array(np.ones(len(c), bool), mask=None if c.valid is None else ~c.valid)
     if c.kind in ("obj", "b1"):
-        raise Fallback(f"{fn} over {c.kind}")
+        raise Unsafe(f"{fn} over {c.kind}")
     if c.kind == "f8" and fn in ("min", "max"):
         v = c.values if c.valid is None else c.values[c.valid]
         if np.isnan(v).any():
-            raise Fallback("min/max over NaN")
+            raise Unsafe("min/max over NaN")
     if c.kind == "str":
         if fn == "sum":
-            raise Fallback("sum over strings")
+            raise Unsafe("sum over strings")
         return c.to_arrow().dictionary_decode()
     return c.to_arrow()
 
@@ -114,7 +145,7 @@ def partial_aggregate(selected: Iterable[Selected], group_by: tuple[int, ...],
                 if fn == "sum":
                     bound += _bound(c, n)
                     if bound >= _LIMIT:
-                        raise Fallback("an integer sum might overflow int64")
+                        raise Unsafe("an integer sum might overflow int64")
                 cols.append(_arg_array(fn, c))
             specs.append((names[ng + i], "count" if fn == "count_star" else fn))
         t = pa.table(cols, names=names)
@@ -133,7 +164,7 @@ def partial_aggregate(selected: Iterable[Selected], group_by: tuple[int, ...],
     try:
         table = pa.concat_tables(parts, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as ex:
-        raise Fallback(str(ex)) from ex
+        raise Unsafe(str(ex)) from ex
     cols_py = _merge(table, names, ng, aggs)
     return _finish(cols_py, kinds, ng, aggs)
 
@@ -182,4 +213,4 @@ def _finish(cols: list[list[Any]], kinds: _Kinds, ng: int,
     return list(zip(*cols, strict=True))
 
 
-__all__ = ["partial_aggregate"]
+__all__ = ["Selected", "Unsafe", "partial_aggregate", "visible"]

@@ -20,6 +20,8 @@ and DuckDB; see ../shared/COLUMNAR.md):
 - A pack whose `max_begin <= s` and `min_end > s` is *clean* at s: no mask.
 - `collect(low_water)` drops rows with `end <= low_water` from packs that are
   a quarter dead, as new packs (readers may hold the old ones).
+- Packs built from the store's sorted base (`build`) are found by bisection
+  (`sorted`, `firsts`); packs frozen from the tail through `latest`.
 - An apply the copy cannot place (a replay of an old ts, or a version at a ts
   the key already has) marks it `broken`: the store rebuilds it from its chains.
 
@@ -35,6 +37,7 @@ Positions are `pack_id << 24 | offset` for packs and `-(i + 1)` for tail row i.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import count
 from operator import itemgetter
@@ -149,7 +152,8 @@ class Snapshot:
 class ColumnarCopy:
     """The columnar copy of one region's versions (not thread-safe: the node lock guards it)."""
 
-    __slots__ = ("packs", "t_keys", "t_rows", "t_begin", "t_end", "latest", "broken", "_ids")
+    __slots__ = ("packs", "t_keys", "t_rows", "t_begin", "t_end", "latest", "broken", "_ids",
+                 "sorted", "firsts")
 
     def __init__(self) -> None:
         self.packs: dict[int, Pack] = {}
@@ -158,6 +162,11 @@ class ColumnarCopy:
         self.t_begin: list[int] = []
         self.t_end: list[int] = []
         self.latest: dict[bytes, int] = {}
+        # Packs built from the store's sorted base: in key order, disjoint, a key's versions
+        # never split between two. Their rows are found by bisection, with no `latest`
+        # entry (a dict entry per row would cost about 100 bytes).
+        self.sorted: list[Pack] = []
+        self.firsts: list[bytes] = []
         self.broken = False
         self._ids = count(1)
 
@@ -197,16 +206,25 @@ class ColumnarCopy:
                         bs.append(ts)
                         es.append(newer)
                     newer = ts
-        for i in range(0, len(ks), PACK_ROWS):
-            c._add_pack(ks[i:i + PACK_ROWS], rs[i:i + PACK_ROWS],
-                        np.array(bs[i:i + PACK_ROWS], np.int64),
-                        np.array(es[i:i + PACK_ROWS], np.int64))
+        i = 0
+        while i < len(ks):
+            j = min(i + PACK_ROWS, len(ks))
+            while j < len(ks) and ks[j] == ks[j - 1]:
+                j += 1  # a key's versions stay in one pack
+            p = c._add_pack(ks[i:j], rs[i:j], np.array(bs[i:j], np.int64),
+                            np.array(es[i:j], np.int64), track=False)
+            c.sorted.append(p)
+            c.firsts.append(p.keys[0])
+            i = j
         return c
 
     def _add_pack(self, keys: list[bytes], rows: list[Row], begin: np.ndarray,
-                  end: np.ndarray) -> Pack:
+                  end: np.ndarray, track: bool = True) -> Pack:
+        """Adds a pack; `track`: its newest versions get `latest` entries (not sorted packs)."""
         pid = next(self._ids)
         p = self.packs[pid] = Pack(pid, keys, rows, begin, end)
+        if not track:
+            return p
         live = np.flatnonzero(end == INF)
         base = pid << _SHIFT
         if len(live) == len(keys):
@@ -222,18 +240,19 @@ class ColumnarCopy:
             return
         latest, t_keys, t_rows, t_begin, t_end = (
             self.latest, self.t_keys, self.t_rows, self.t_begin, self.t_end)
-        if not latest or not any(map(latest.__contains__, keys)):
-            if None not in rows:  # inserts of new keys only (a load): no lookup per key
-                n0 = len(t_keys)
-                t_keys.extend(keys)
-                t_rows.extend(rows)  # type: ignore[arg-type]  # no None
-                t_begin.extend([ts] * len(keys))
-                t_end.extend([INF] * len(keys))
-                latest.update(zip(keys, range(-n0 - 1, -n0 - len(keys) - 1, -1), strict=True))
-                if len(keys) != len(set(keys)):
-                    self.broken = True  # the same key twice in one commit: rebuild
-                self._maybe_freeze()
-                return
+        if (len(keys) > 64 and None not in rows and not any(map(latest.__contains__, keys))
+                and not self._in_sorted(keys)):
+            # a load of new keys only: no lookup per key
+            n0 = len(t_keys)
+            t_keys.extend(keys)
+            t_rows.extend(rows)  # type: ignore[arg-type]  # no None
+            t_begin.extend([ts] * len(keys))
+            t_end.extend([INF] * len(keys))
+            latest.update(zip(keys, range(-n0 - 1, -n0 - len(keys) - 1, -1), strict=True))
+            if len(keys) != len(set(keys)):
+                self.broken = True  # the same key twice in one commit: rebuild
+            self._maybe_freeze()
+            return
         packs = self.packs
         for k, r in zip(keys, rows, strict=True):
             p = latest.get(k)
@@ -253,6 +272,14 @@ class ColumnarCopy:
                     pack.stamp(off, ts)
                 if r is None:
                     del latest[k]
+            elif self.sorted:
+                hit = self._find_sorted(k)
+                if hit is not None:
+                    pack, off = hit
+                    if pack.begin[off] >= ts:
+                        self.broken = True
+                        return
+                    pack.stamp(off, ts)
             if r is not None:
                 t_keys.append(k)
                 t_rows.append(r)
@@ -260,6 +287,25 @@ class ColumnarCopy:
                 t_end.append(INF)
                 latest[k] = -len(t_keys)
         self._maybe_freeze()
+
+    def _find_sorted(self, k: bytes) -> tuple[Pack, int] | None:
+        """The newest version of k in the sorted packs, if it is live: (pack, offset)."""
+        i = bisect_right(self.firsts, k) - 1
+        if i < 0:
+            return None
+        p = self.sorted[i]
+        off = bisect_left(p.keys, k)
+        if off < p.n and p.keys[off] == k and p.end[off] == INF:
+            return p, off
+        return None
+
+    def _in_sorted(self, keys: Sequence[bytes]) -> bool:
+        """Tells whether any key has a live version in the sorted packs."""
+        if not self.sorted or not keys:
+            return False
+        if min(keys) > self.sorted[-1].keys[-1] or max(keys) < self.firsts[0]:
+            return False  # a load above (or below) every key: no lookup per key
+        return any(self._find_sorted(k) is not None for k in keys)
 
     def _maybe_freeze(self) -> None:
         if len(self.t_keys) >= PACK_ROWS:
@@ -289,14 +335,21 @@ class ColumnarCopy:
                 continue
             dropped += p.n - nkeep
             del self.packs[pid]
+            at = next((i for i, q in enumerate(self.sorted) if q is p), None)
             if not nkeep:
+                if at is not None:
+                    del self.sorted[at]
+                    del self.firsts[at]
                 continue
             idx = np.flatnonzero(keep)
             il = idx.tolist()
             # Columns already encoded are taken, not re-encoded; the rest come from the rows.
             cols = [None if c is None else c.take(idx) for c in p.cols]
             new = self._add_pack([p.keys[i] for i in il], [p.rows[i] for i in il],
-                                 p.begin[idx], p.end[idx])
+                                 p.begin[idx], p.end[idx], track=at is None)
+            if at is not None:  # still sorted: the kept rows keep their order
+                self.sorted[at] = new
+                self.firsts[at] = new.keys[0]
             new.width = p.width
             new.cols = cols
         # Keep the pack order of insertion: packs made by collect go last, which is harmless

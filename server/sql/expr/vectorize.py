@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ...kivi.columnar.aggregate import Unsafe
 from ...kivi.columnar.encode import Column
 from ...pgtypes import oids as T
 from . import runtime as rt
@@ -50,7 +51,7 @@ class NotVectorizable(Exception):
     """The expression has no vector form: keep the row path."""
 
 
-class Fallback(Exception):
+class Fallback(Unsafe):
     """The data make the vector form unsafe at run time: rerun on the row path."""
 
 

@@ -17,7 +17,9 @@ def row_path(store: VersionStore, ts: int) -> list[tuple]:
 
 
 def col_path(store: VersionStore, ts: int) -> list[tuple]:
-    return sorted(store.columnar(ts).rows())
+    snap = store.columnar(ts)
+    assert snap is not None
+    return sorted(snap.rows())
 
 
 @pytest.fixture
@@ -95,6 +97,15 @@ def test_replay_rebuilds(small_packs: None) -> None:
         assert col_path(s, t) == row_path(s, t)
 
 
+def test_below_the_gc_watermark_only_the_row_path_answers() -> None:
+    s = VersionStore()
+    s.apply(2, [(key(1), (1,))])
+    s.apply(4, [(key(1), (2,))])
+    s.collect(3)
+    assert s.columnar(2) is None
+    assert col_path(s, 3) == row_path(s, 3) == [(1,)]
+
+
 def test_split_and_reload() -> None:
     s = VersionStore()
     s.apply(2, [(key(i), (i,)) for i in range(10)])
@@ -112,6 +123,7 @@ def test_scan_holds_old_packs_during_freeze_and_gc(small_packs: None) -> None:
     s = VersionStore()
     s.apply(2, [(key(i), (i, "a")) for i in range(40)])
     snap = s.columnar(2)  # a scan in flight holds these packs
+    assert snap is not None
     for t in range(3, 10):
         s.apply(t, [(key(i), (i, f"v{t}")) for i in range(0, 40, 2)])
     s.collect(9)  # rewrites mostly-dead packs; the scan's packs are untouched
@@ -124,6 +136,7 @@ def test_memory_bytes_per_row() -> None:
     n = 50_000
     s.apply_lists(2, [key(i) for i in range(n)], [(i, i * 0.5, f"s{i % 100}") for i in range(n)])
     snap = s.columnar(2)
+    assert snap is not None
     for v in snap.views:
         for j in range(3):
             v.column(j)

@@ -1,6 +1,6 @@
 """The bulk paths under COPY and GROUP BY give what the one-key-at-a-time paths give.
 
-Each fast path (bulk apply into a version store, column lists for aggregates,
+Each fast path (bulk apply into a version store, the columnar copy for aggregates,
 column-wise partial aggregates, batch key encoding, the bulk write set and the
 bulk lock acquire/release) is checked against the general path it bypasses,
 on data that makes both paths run, including the cases that must fall back.
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 
-from cumulo.server.kivi.agg import PartialAgg
+from cumulo.server.kivi.agg import PartialAgg, merge_partials
 from cumulo.server.kivi.api import AggSpec, Apply, Scan, Write
+from cumulo.server.kivi.columnar.aggregate import partial_aggregate, visible
 from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.kivi.node import KiviNode
@@ -67,80 +68,71 @@ def test_bulk_apply_keeps_the_last_write_of_a_repeated_key():
 
 
 def _columns(store: VersionStore, ts: int, wanted: list[int]):
-    """Returns (n, {column: values}) joined from `store.columns`' segments, or None."""
-    segs = store.columns(ts, wanted)
-    if segs is None:
-        return None
-    cols = {j: [v for _, c, _ in segs for v in c[j]] for j in wanted}
-    assert all(len(c[j]) == n for n, c, _ in segs for j in wanted)  # the segments line up
-    for _, c, clean in segs:  # columns said to hold no NULL hold none; the others hold one
-        assert clean == {j for j in wanted if None not in c[j]}
-    return sum(n for n, _, _ in segs), cols
+    """Returns (n, {column: values}) of the columnar copy's rows visible at ts, in key order."""
+    snap = store.columnar(ts)
+    assert snap is not None
+    rows = sorted(snap.rows())
+    assert rows == sorted(r for _, r in _state(store, ts))  # what the row path sees
+    return len(rows), {j: [r[j] for r in rows] for j in wanted}
 
 
-def test_columns_serve_only_quiet_snapshots():
+def test_columnar_copy_follows_every_write():
     store = VersionStore(cache_limit=8)
     store.apply(5, [(_key(i), (i, i % 3)) for i in range(100)])
-    assert store.columns(4, [0]) is None  # a version newer than the snapshot
+    assert _columns(store, 4, [0]) == (0, {0: []})  # before the load
     n, cols = _columns(store, 5, [1, 0])
     assert n == 100 and cols[0] == list(range(100)) and cols[1] == [i % 3 for i in range(100)]
     store.apply(6, [(_key(7), (7, 99))])  # an update: two versions, and one in the cache
-    assert store.columns(6, [1]) is None
+    assert _columns(store, 6, [1])[1][1][7] == 99
+    assert _columns(store, 5, [1])[1][1][7] == 1  # the old snapshot still sees the old one
     store.compact()
-    assert store.columns(6, [1]) is None  # key 7 still has an old version
     store.collect(6)
-    n, cols = _columns(store, 6, [1])
-    assert n == 100 and cols[1][7] == 99
-    store.apply(7, [(_key(8), None)])
+    assert _columns(store, 6, [1])[1][1][7] == 99
+    store.apply(7, [(_key(8), None)])  # a delete
     store.compact()
-    assert store.columns(7, [1]) is None  # a tombstone
+    assert _columns(store, 7, [1])[0] == 99
     store.collect(7)
     assert _columns(store, 7, [1])[1][1][7] == 99
 
 
-def test_columns_grow_with_bulk_appends_and_never_go_stale():
+def test_columnar_copy_after_bulk_appends_and_updates():
     store = VersionStore(cache_limit=8)
     store.apply(1, [(_key(i), (i, i % 5)) for i in range(50)])
-    first = store.columns(1, [0, 1])
-    assert [n for n, _, _ in first] == [50]
+    assert _columns(store, 1, [0, 1])[0] == 50
     store.apply(2, [(_key(i), (i, None if i == 60 else i % 5)) for i in range(50, 80)])  # a COPY
-    segs = store.columns(2, [0, 1])
-    assert [n for n, _, _ in segs] == [50, 30]  # one more segment, the first one kept
-    assert segs[0][1][0] is first[0][1][0]
-    assert [clean for _, _, clean in segs] == [{0, 1}, {0}]  # the NULL is in the new segment
-    assert first == [(50, {0: list(range(50)), 1: [i % 5 for i in range(50)]}, {0, 1})]
-    assert store.columns(1, [0]) is None  # a snapshot before the append cannot use them
     n, cols = _columns(store, 2, [1, 0])
-    assert cols[0] == list(range(80)) and n == 80
-    # a column asked for the first time lines up with the others (joined into one segment)
-    store.apply(3, [(_key(i), (i, 7)) for i in range(80, 100)])
-    n, cols = _columns(store, 3, [0, 1])
-    assert n == 100 and cols[1][-1] == 7 and cols[1][60] is None
-    # writes that are not appends drop the columns: later reads see the new values
+    assert cols[0] == list(range(80)) and n == 80 and cols[1][60] is None
+    assert _columns(store, 1, [0])[0] == 50  # a snapshot before the append
     store.apply(4, [(_key(i), (i, -1)) for i in range(0, 100, 2)])  # updates (new versions)
-    assert store.columns(4, [1]) is None
     store.collect(4)
     n, cols = _columns(store, 4, [1])
-    assert cols[1][:4] == [-1, 1, -1, 3] and n == 100
+    assert cols[1][:4] == [-1, 1, -1, 3] and n == 90
     store.apply(5, [(_key(i), (i, 0)) for i in range(100, 200, 2)])  # an append
     store.apply(6, [(_key(i), (i, 1)) for i in range(101, 200, 2)])  # keys between stored ones
     n, cols = _columns(store, 6, [0, 1])
-    assert cols[0] == list(range(200)) and cols[1][100:104] == [0, 1, 0, 1]
-    for k in range(100):  # many small segments are joined, and stay right
+    want = sorted(set(range(80)) | set(range(0, 100, 2)) | set(range(100, 200)))
+    at = want.index(100)
+    assert cols[0] == want and cols[1][at:at + 4] == [0, 1, 0, 1]
+    for k in range(100):  # many small appends
         store.apply(7 + k, [(_key(i), (i, k)) for i in range(200 + 10 * k, 210 + 10 * k)])
         store.compact()
     n, cols = _columns(store, 106, [0, 1])
-    assert cols[0] == list(range(1200)) and cols[1][-1] == 99
+    assert n == len(want) + 1000 and cols[1][-1] == 99
 
 
 def _partials(spec: AggSpec, rows: list[tuple]) -> list[tuple]:
+    """The node's partials from rows (PartialAgg) and from the columnar kernel agree."""
     by_rows = PartialAgg(spec)
     for i in range(0, len(rows), 1000):
         by_rows.add(rows[i:i + 1000])
-    by_cols = PartialAgg(spec)
-    by_cols.add_columns(len(rows), {j: [r[j] for r in rows] for j in by_cols.needed()})
-    a, b = sorted(by_rows.rows(), key=repr), sorted(by_cols.rows(), key=repr)
-    assert a == b, spec
+    store = VersionStore()
+    store.apply(1, [(_key(i), r) for i, r in enumerate(rows)])
+    snap = store.columnar(1)
+    assert snap is not None
+    by_cols = partial_aggregate(visible(snap), spec.group_by, spec.aggs)
+    a = sorted(by_rows.rows(), key=repr)
+    b = sorted(merge_partials(spec, by_cols), key=repr)
+    assert repr(a) == repr(b), spec
     return a
 
 

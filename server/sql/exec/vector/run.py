@@ -11,10 +11,9 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
 from ....txn.transaction import Transaction
-from ...expr.vectorize import Fallback
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
-from .aggregate import partial_aggregate
 from .plan import Columnar, Prepared, VectorSpec
 from .scan import VectorScan
 from .topn import candidates
@@ -54,7 +53,7 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
         if spec.op == "aggregate":
             return _aggregate(spec, packs, ctx)
         return _topn(spec, packs, ctx)
-    except Fallback as ex:
+    except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar path fell back to rows: %s", ex)
         return None
 

@@ -15,31 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from ....kivi.columnar import Column, Pack, Snapshot
+from ....kivi.columnar import Column, Snapshot
+from ....kivi.columnar.aggregate import Selected
 from ...expr.bound import E
 from ...expr.codegen import conjuncts
 from ...expr.vectorize import Fallback, filter_mask
 
 _PRUNABLE = ("=", "<", "<=", ">", ">=")
 _FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
-class Selected:
-    """The rows of one pack a scan selected: positions (None: every row of the pack)."""
-
-    __slots__ = ("pack", "idx")
-
-    def __init__(self, pack: Pack, idx: np.ndarray | None) -> None:
-        self.pack = pack
-        self.idx = idx
-
-    def __len__(self) -> int:
-        return self.pack.n if self.idx is None else len(self.idx)
-
-    def column(self, j: int) -> Column:
-        """Column j of the selected rows."""
-        c = self.pack.column(j)
-        return c if self.idx is None else c.take(self.idx)
 
 
 def _zone_terms(pred: E | None) -> list[tuple[int, str, E]]:
