@@ -123,6 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("version", help="print the version")
     bench = sub.add_parser("bench", add_help=False, help="compare Cumulo with PostgreSQL 15 (see bench/)")
     bench.add_argument("args", nargs=argparse.REMAINDER)
+    sub.add_parser("pipeline", add_help=False, help="Spark pipelines on Cumulo, e.g. "
+                   "`cumulo pipeline tickdata --url URL --once` (needs the spark extra)")
     return parser
 
 
@@ -145,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["bench"]:
         # Everything after `bench` is bench's own (its --help included), so it bypasses this parser.
         return _bench(argv[1:])
+    if argv[:1] == ["pipeline"]:  # its own parser too; pyspark loads only here
+        from cumulo.pipeline.tickdata.cli import main as pipeline_main
+
+        return pipeline_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "version":
         from importlib.metadata import version
