@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
 from ..errors import (
     DuplicateCursor,
     InvalidCursorName,
@@ -25,7 +27,7 @@ from ..errors import (
 )
 from ..pgwire.backend import Column, Result
 from .parse import parse_sql, unquote_ident
-from .statement import ANY_VERSION, Stmt, analyse_query
+from .statement import ANY_VERSION, Stmt, analyse_query, syntax_error_at
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -182,7 +184,10 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     hold = (m.group("hold") or "").strip().upper().startswith("WITH")
     opts = " ".join((m.group("opts") or "").upper().split())
     inner = m.group("query").strip()
-    q = analyse_query(session, inner, parse_sql(inner), param_oids, session.catalog_version())
+    tree = parse_sql(inner)
+    if not isinstance(tree, exp.Query | exp.Values):  # DECLARE takes a SELECT or VALUES only
+        raise syntax_error_at(inner, offset=max(sql.find(inner), 0))
+    q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
 
     def declare(s: SQLSession, p: list[Any]) -> Result:
         if not hold and not s.in_block:

@@ -43,6 +43,7 @@ from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
+from .dml import deferred
 from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
@@ -558,6 +559,12 @@ class SQLSession:
             from .cursors import materialize_held
 
             materialize_held(self)
+        if self.txn is not None and deferred.pending(self):
+            try:  # DEFERRABLE INITIALLY DEFERRED foreign keys: checked now (23503 rolls back)
+                deferred.check_at_commit(self)
+            except BaseException:
+                self.abort_txn()
+                raise
         txn, ddl, drops = self.txn, self.txn_ddl, self.pending_drops
         notifies = self.pending_notifies
         if notifies:
@@ -594,6 +601,7 @@ class SQLSession:
             txn.abort()
 
     def _reset_txn_state(self, aborted: bool = False) -> None:
+        deferred.forget(self)
         self.txn = None
         self.in_block = False
         self.failed = False

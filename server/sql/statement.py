@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ..errors import FeatureNotSupported
+from ..errors import FeatureNotSupported, SQLError, SyntaxError_
 from ..pgwire.backend import Column, Result
 from .context import ParamTypes
 from .lockrows import plan_locking, wants_locks
@@ -97,7 +97,17 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
     if isinstance(tree, exp.Command):
         word = str(tree.this).upper()
         raise FeatureNotSupported(f"{word} is not supported")
+    if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
+        raise syntax_error_at(sql)
     raise FeatureNotSupported(f"statement not supported: {sql[:60]}")
+
+
+def syntax_error_at(sql: str, offset: int = 0) -> SQLError:
+    """PostgreSQL's 42601 for text that starts no statement: at its first word (`offset`:
+    where `sql` starts in the statement's text)."""
+    word = (sql.split() or [""])[0].rstrip(";")
+    return SyntaxError_(f'syntax error at or near "{word}"',
+                        position=offset + sql.find(word) + 1)
 
 
 def analyse_query(session: SQLSession, sql: str, tree: exp.Expression, param_oids: list[int],

@@ -161,9 +161,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
         def set_role(s: SQLSession, p: list[Any]) -> Result:
             if role is not None and s.engine.role(role) is None:
-                from ..errors import UndefinedObject
+                from ..errors import InvalidParameterValue
 
-                raise UndefinedObject(f'role "{role}" does not exist')
+                # NB: PostgreSQL checks it as the setting's value: 22023, not 42704
+                raise InvalidParameterValue(f'role "{role}" does not exist')
             if what == "role":
                 do_set(s, "role", role or "none", local)
             else:
@@ -240,6 +241,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         from . import adminstmts
 
         return adminstmts.analyse_alter_system(sql)
+    if kind == "noop" and m.group("verb").split()[0].upper() == "SET":
+        from .dml.deferred import set_constraints
+
+        return _u(sql, "SET CONSTRAINTS", lambda s, p: set_constraints(s, sql), in_txn=True)
     if kind == "noop":
         # Accepted for compatibility (migrations, pg_restore): Cumulo has no privileges,
         # explicit locks or physical clustering to change.

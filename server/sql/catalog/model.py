@@ -90,6 +90,8 @@ class Constraint:
     on_delete: str = "a"  # a no action, r restrict, c cascade, n set null, d set default
     on_update: str = "a"
     check: str | None = None  # for c: the expression's SQL text
+    deferrable: bool = False  # DEFERRABLE (foreign keys): SET CONSTRAINTS may defer it
+    deferred: bool = False  # INITIALLY DEFERRED: checked at COMMIT unless set IMMEDIATE
 
 
 @dataclass(frozen=True)

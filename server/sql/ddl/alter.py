@@ -111,11 +111,12 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
 
         add_check(s, _table(s, table.oid), cname, text)
     for cname, cols, ref, _, opts in b.fks:
-        from .constraints import add_foreign_key
+        from .constraints import add_foreign_key, fk_deferral
         from .tables import _fk_action
 
         add_foreign_key(s, _table(s, table.oid), cname, cols, ref,
-                        _fk_action(opts, "delete"), _fk_action(opts, "update"))
+                        _fk_action(opts, "delete"), _fk_action(opts, "update"),
+                        deferral=fk_deferral(opts))
 
 
 def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
@@ -230,7 +231,7 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
 
 def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None:
     """ALTER TABLE ADD [CONSTRAINT name] PRIMARY KEY / UNIQUE / CHECK / FOREIGN KEY."""
-    from .constraints import add_check, add_foreign_key, add_unique
+    from .constraints import add_check, add_foreign_key, add_unique, fk_deferral
     from .tables import _fk_action
 
     for item in node.expressions:
@@ -261,7 +262,8 @@ def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None
                 ref = c.args["reference"]
                 opts = ref.args.get("options")
                 add_foreign_key(s, t, name, cols_of(c.expressions), ref.this,
-                                _fk_action(opts, "delete"), _fk_action(opts, "update"))
+                                _fk_action(opts, "delete"), _fk_action(opts, "update"),
+                                deferral=fk_deferral(opts))
             else:
                 raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
 

@@ -13,7 +13,7 @@ import dataclasses
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidForeignKey, InvalidTableDefinition, UndefinedColumn
+from ...errors import InvalidForeignKey, InvalidTableDefinition, SyntaxError_, UndefinedColumn
 from ..catalog.model import Column, Constraint, Index, Table
 from .names import get_relation, ident, table_name
 
@@ -37,8 +37,19 @@ def check_name_free(s: SQLSession, table: Table, name: str) -> None:
             f'constraint "{name}" for relation "{table.name}" already exists')
 
 
+def fk_deferral(opts: list[str] | None) -> tuple[bool, bool]:
+    """(deferrable, initially deferred) from a REFERENCES clause's options, as PostgreSQL:
+    INITIALLY DEFERRED implies DEFERRABLE; NOT DEFERRABLE with it is an error (42601)."""
+    words = [" ".join(o.upper().split()) for o in opts or []]
+    deferred = "INITIALLY DEFERRED" in words
+    if "NOT DEFERRABLE" in words and deferred:
+        raise SyntaxError_("constraint declared INITIALLY DEFERRED must be DEFERRABLE")
+    return "DEFERRABLE" in words or deferred, deferred
+
+
 def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...], ref: Any,
-                    on_delete: str, on_update: str, taken: set[str] | None = None) -> Constraint:
+                    on_delete: str, on_update: str, taken: set[str] | None = None,
+                    deferral: tuple[bool, bool] = (False, False)) -> Constraint:
     """Adds a FOREIGN KEY constraint (validating existing rows)."""
     from .tables import unique_name
 
@@ -69,7 +80,7 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
     if taken is not None:
         taken.add(cname)
     con = Constraint(s.store.allocate_oid(), cname, table.oid, "f", cols, 0, parent.oid, ref_cols,
-                     on_delete, on_update)
+                     on_delete, on_update, deferrable=deferral[0], deferred=deferral[1])
     s.store.put(s.ensure_txn(), s.db.oid, con)
     s.catalog_changed()
     from ..dml.writer import validate_existing

@@ -52,6 +52,8 @@ def _execute(s: SQLSession, tree: exp.Expression) -> str:
             return alter.alter_table(s, tree)
         if kind == "SEQUENCE":
             return sequences.alter_from_tree(s, tree)
+        if kind == "INDEX":
+            return indexes.alter_index(s, tree)
         raise FeatureNotSupported(f"ALTER {kind} is not supported")
     if isinstance(tree, exp.TruncateTable):
         return tables.truncate(s, tree)

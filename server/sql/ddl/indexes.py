@@ -8,15 +8,22 @@ uniqueness as it goes (23505 `could not create unique index`).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from ...errors import DuplicateTable, UndefinedColumn, UndefinedObject
+from ...errors import (
+    DuplicateTable,
+    FeatureNotSupported,
+    UndefinedColumn,
+    UndefinedObject,
+    UndefinedTable,
+)
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
 from ..expr.binder import func_name
-from .indexkeys import compile_exprs, key_function
+from .indexkeys import check_immutable, compile_exprs, key_function, predicate_function
 from .names import get_relation, ident, relation_name_taken, schema_by_name, table_name
 
 if TYPE_CHECKING:
@@ -33,6 +40,7 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
     w = TableWriter(s, table)
     seen: set[bytes] = set()
     key = key_function(s, table, idx)
+    covers = predicate_function(s, table, idx)
     from ..dml.keys import encode_key
 
     for batch in txn.scan(ScanSpec(table.space, batch_size=4096, with_keys=True)):
@@ -42,7 +50,7 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
         if idx.unique:
             for r in rows:
                 vals = key(r)
-                if None in vals:
+                if None in vals or (covers is not None and not covers(r)):
                     continue
                 p = encode_key(vals)
                 if p in seen:
@@ -92,6 +100,10 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
         parts.append(n)
     if exprs:
         compile_exprs(s, table, tuple(exprs))  # NB: reports unknown columns, functions (42703...)
+        check_immutable(exprs, "index expression")
+    pwhere = params.args.get("where") if params else None
+    if pwhere is not None:
+        check_immutable([pwhere.this.sql("postgres")], "index predicate")
     from .tables import unique_name
 
     name = ident(node.this) if node.this else unique_name(
@@ -110,6 +122,45 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     s.catalog_changed()
     build_index(s, table, idx)
     return "CREATE INDEX"
+
+
+def alter_index(s: SQLSession, tree: exp.Alter) -> str:
+    """ALTER INDEX [IF EXISTS] name RENAME TO new_name (a constraint's index renames it too)."""
+    actions = tree.args.get("actions") or []
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
+        raise FeatureNotSupported("ALTER INDEX supports only RENAME TO")
+    cat = s.catalog()
+    schema, name = table_name(tree.this)
+    idx = _find_index(s, schema, name)
+    if idx is None:
+        if tree.args.get("exists"):
+            s.notice(f'relation "{name}" does not exist, skipping')
+            return "ALTER INDEX"
+        raise UndefinedTable(f'relation "{name}" does not exist')
+    new_name = table_name(actions[0].this)[1]
+    table = cat.table_by_oid(idx.table_oid)
+    if table is not None and relation_name_taken(cat, table.schema_oid, new_name):
+        raise DuplicateTable(f'relation "{new_name}" already exists')
+    txn = s.ensure_txn()
+    s.store.put(txn, s.db.oid, dataclasses.replace(idx, name=new_name))
+    for con in cat.constraints:
+        if con.index_oid == idx.oid and con.name == idx.name:
+            s.store.put(txn, s.db.oid, dataclasses.replace(con, name=new_name))
+    s.catalog_changed()
+    return "ALTER INDEX"
+
+
+def _find_index(s: SQLSession, schema: str | None, name: str) -> Index | None:
+    cat = s.catalog()
+    for sname in [schema] if schema else s.search_path():
+        sch = schema_by_name(cat, sname)
+        if sch is None:
+            continue
+        idx = next((i for i in cat.indexes if i.name == name and (
+            tb := cat.table_by_oid(i.table_oid)) is not None and tb.schema_oid == sch.oid), None)
+        if idx is not None:
+            return idx
+    return None
 
 
 def drop_index(s: SQLSession, tree: exp.Drop) -> str:

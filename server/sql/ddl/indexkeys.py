@@ -16,7 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
+from ...errors import SQLError
 from ..catalog.model import Index, Table
+from ..expr.binder import func_name
+from ..functions import FUNCTIONS, FunctionDef  # NB: the package: every function registered
+from ..parse import parse_sql
+from ..pgcatalog.procfacts import PROC_FACTS
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -37,6 +44,48 @@ def key_function(s: SQLSession, table: Table, idx: Index) -> Callable[[tuple[Any
         return tuple([r[p] if fn is None else fn(r, ctx) for p, fn in parts])
 
     return key
+
+
+def predicate_function(s: SQLSession, table: Table, idx: Index
+                       ) -> Callable[[tuple[Any, ...]], bool] | None:
+    """Returns row -> whether a partial index (`WHERE ...`) covers it, or None for a full index.
+
+    Only the rows it covers count for a partial unique index's uniqueness.
+    """
+    if not idx.predicate:
+        return None
+    (fn,) = compile_exprs(s, table, (idx.predicate,))
+    ctx = s.exec_context([])
+    return lambda r: fn(r, ctx) is True
+
+
+_NOT_IMMUTABLE = (exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser,
+                  exp.SessionUser)
+
+
+def check_immutable(exprs: list[str] | tuple[str, ...], what: str) -> None:
+    """Rejects a key expression or predicate calling a function that is not IMMUTABLE (42P17):
+    its entries would go stale (random(), now(), nextval())."""
+    for sql in exprs:
+        for node in parse_sql(f"SELECT {sql}").walk():
+            if isinstance(node, _NOT_IMMUTABLE):
+                bad = True
+            elif isinstance(node, exp.Func) and not isinstance(node, exp.Cast):
+                name = func_name(node)
+                cands = FUNCTIONS.get(name) or []
+                bad = bool(cands) and not any(_immutable(fd) for fd in cands)
+            else:
+                bad = False
+            if bad:
+                raise SQLError(f"functions in {what} must be marked IMMUTABLE",
+                               sqlstate="42P17")  # invalid_object_definition
+
+
+def _immutable(fd: FunctionDef) -> bool:
+    facts = PROC_FACTS.get(fd.oid)
+    if facts is not None:
+        return facts[0] == "i"
+    return not (fd.volatile or fd.needs_context)
 
 
 def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[Any]:

@@ -19,6 +19,7 @@ from ...errors import DuplicateTable, InvalidParameterValue, SyntaxError_, Undef
 from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import Sequence
+from ..parse import unquote_ident
 from ..statement import Stmt
 from .names import creation_schema, find_sequence, parse_qualified, relation_name_taken
 
@@ -113,6 +114,10 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
         raise SyntaxError_("syntax error in sequence statement")
     verb = m.group("verb").upper()
     schema, name = parse_qualified(m.group("name"))
+    ren = _RENAME.match(m.group("rest")) if verb == "ALTER" else None
+    if ren is not None:
+        return _analyse_rename(sql, schema, name, unquote_ident(ren.group(1)),
+                               bool(m.group("ine")))
     opts = _options(m.group("rest"))
     if_clause = bool(m.group("ine"))
 
@@ -144,6 +149,42 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
         return Result("ALTER SEQUENCE")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} SEQUENCE")
+
+
+_RENAME = re.compile(r"\s*RENAME\s+TO\s+(\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z_0-9$]*)\s*;?\s*$",
+                     re.I)
+
+
+def _analyse_rename(sql: str, schema: str | None, name: str, new_name: str,
+                    if_exists: bool) -> Stmt:
+    """ALTER SEQUENCE [IF EXISTS] name RENAME TO new_name (defaults read it by OID)."""
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        seq = find_sequence(cat, schema, name, s.search_path())
+        if seq is None:
+            if if_exists:
+                s.notice(f'relation "{name}" does not exist, skipping')
+                return Result("ALTER SEQUENCE")
+            raise UndefinedTable(f'relation "{name}" does not exist')
+        if relation_name_taken(cat, seq.schema_oid, new_name):
+            raise DuplicateTable(f'relation "{new_name}" already exists')
+        txn = s.ensure_txn()
+        s.store.put(txn, s.db.oid, dataclasses.replace(seq, name=new_name))
+        # NB: PostgreSQL's defaults hold the sequence's OID (a regclass); ours hold its
+        # name, so nextval('old'::regclass) defaults follow the rename here
+        old_ref, new_ref = f"'{seq.name}'::regclass", f"'{new_name}'::regclass"
+        for t in cat.tables:
+            if t.schema_oid != seq.schema_oid or not any(
+                    c.default and old_ref in c.default for c in t.columns):
+                continue
+            cols = tuple(dataclasses.replace(c, default=c.default.replace(old_ref, new_ref))
+                         if c.default and old_ref in c.default else c for c in t.columns)
+            s.store.put(txn, s.db.oid, dataclasses.replace(t, columns=cols))
+        s.catalog_changed()
+        return Result("ALTER SEQUENCE")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER SEQUENCE")
 
 
 def create_from_tree(s: SQLSession, tree: exp.Create) -> str:

@@ -246,12 +246,12 @@ class TableBuilder:
                                           check_attnums(text, cols), check=text))
         self.s.catalog_changed()
         if self.fks:
-            from .constraints import add_foreign_key
+            from .constraints import add_foreign_key, fk_deferral
 
             for cname, fcols, ref, _, opts in self.fks:
                 add_foreign_key(self.s, self.s.catalog().existing_table(self.oid), cname, fcols,
                                 ref, _fk_action(opts, "delete"), _fk_action(opts, "update"),
-                                self.names)
+                                self.names, fk_deferral(opts))
         return table
 
 

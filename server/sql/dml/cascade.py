@@ -15,6 +15,7 @@ from ...errors import ForeignKeyViolation
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint
 from ..expr.casts import to_text
+from .deferred import defer_parent_keys, is_deferred
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -58,6 +59,9 @@ def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, .
             hits = _children_rows(s, fk, vals)
             if not hits:
                 continue
+            if fk.on_delete == "a" and is_deferred(s, fk):
+                defer_parent_keys(s, fk, vals)  # NO ACTION, deferred: checked at COMMIT
+                continue
             if fk.on_delete in ("a", "r"):
                 _violation(s, parent, fk, vals, "update or delete")
             cw = writer_for(s, s.catalog().existing_table(fk.table_oid))
@@ -89,6 +93,9 @@ def on_parent_update(s: SQLSession, parent: TableWriter, old: list[tuple[Any, ..
                 continue
             hits = _children_rows(s, fk, ov)
             if not hits:
+                continue
+            if fk.on_update == "a" and is_deferred(s, fk):
+                defer_parent_keys(s, fk, ov)
                 continue
             if fk.on_update != "c":
                 _violation(s, parent, fk, ov, "update or delete")

@@ -29,6 +29,7 @@ from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Index, Table
 from ..expr.casts import cast_function, to_text
+from .deferred import defer_child_rows, is_deferred
 from .keys import encode_key
 
 if TYPE_CHECKING:
@@ -134,6 +135,7 @@ class TableWriter:
         self._gen_fns: list[tuple[int, Any]] | None = None
         self._session = s
         self._index_keys: dict[int, Callable[[tuple[Any, ...]], tuple]] = {}
+        self._predicates: dict[int, Callable[[tuple[Any, ...]], bool] | None] = {}
 
     # -- keys ---------------------------------------------------------------
 
@@ -271,20 +273,46 @@ class TableWriter:
     def _check_index_unique(self, txn: Any, idx: Index, rows: list[tuple[Any, ...]],
                             ignore: set[bytes]) -> None:
         key = self.index_key(idx)
+        covers = self._covers(idx)
         seen: set[bytes] = set()
         for r in rows:
             vals = key(r)
-            if None in vals:
+            if None in vals or (covers is not None and not covers(r)):
                 continue
             prefix = encode_key(vals)
             if prefix in seen:
                 self._dup(idx.name, idx.columns, vals, idx.exprs)
             seen.add(prefix)
-            for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix), limit=2,
+            for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
+                                           limit=2 if covers is None else None,
                                            with_keys=True)):
                 for entry in batch:
-                    if entry[0] not in ignore:
+                    if entry[0] not in ignore and (covers is None
+                                                   or self._entry_covered(txn, covers, entry)):
                         self._dup(idx.name, idx.columns, vals, idx.exprs)
+
+    def _covers(self, idx: Index) -> Callable[[tuple[Any, ...]], bool] | None:
+        """A partial index's predicate over rows (None: a full index covers every row)."""
+        if not idx.predicate:
+            return None
+        fn = self._predicates.get(idx.oid)
+        if fn is None:
+            from ..ddl.indexkeys import predicate_function
+
+            fn = self._predicates[idx.oid] = predicate_function(self._session, self.table, idx)
+        return fn
+
+    def _entry_covered(self, txn: Any, covers: Callable[[tuple[Any, ...]], bool],
+                       entry: tuple[Any, ...]) -> bool:
+        """Tells whether the row an index entry points at is covered by the predicate.
+
+        Entries are written for every row (the planner may read a partial index as a
+        full one), so a partial unique index checks each candidate's row.
+        """
+        ref = entry[1:]
+        tkey = encode_key(ref) if self.pk else ref[0]
+        (row,) = txn.get(self.space, [tkey])
+        return row is not None and covers(row)
 
     def _dup(self, name: str, cols: tuple[int, ...], vals: tuple[Any, ...],
              exprs: tuple[str, ...] = ()) -> None:
@@ -303,10 +331,17 @@ class TableWriter:
         return fn
 
     def check_fks(self, s: SQLSession, txn: Any, rows: list[tuple[Any, ...]],
-                  only_changed: list[tuple[Any, ...]] | None = None) -> None:
-        """Raises 23503 if a new row references a missing parent row."""
+                  only_changed: list[tuple[Any, ...]] | None = None,
+                  keys: list[bytes] | None = None, only_fk: Constraint | None = None) -> None:
+        """Raises 23503 if a new row references a missing parent row.
+
+        With `keys` (the rows' keys), a deferred foreign key records them for COMMIT
+        instead (`deferred`); `only_fk` runs one constraint's check (COMMIT's)."""
         cat = s.catalog()
-        for fk in self.fks:
+        for fk in self.fks if only_fk is None else [only_fk]:
+            if keys is not None and fk.deferrable and is_deferred(s, fk):
+                defer_child_rows(s, fk, keys)
+                continue
             parent = cat.table_by_oid(fk.ref_table_oid)
             pos = [a - 1 for a in fk.columns]
             wanted = {}
@@ -350,7 +385,7 @@ class TableWriter:
         for idx in self.indexes:
             txn.put(idx.space, self.index_entries(idx, keys, tuples))
         if self.fks:  # NB: after the writes, so rows of this batch can reference each other
-            self.check_fks(s, txn, tuples)
+            self.check_fks(s, txn, tuples, keys=keys)
         return len(tuples)
 
     def delete(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]) -> int:
@@ -387,8 +422,10 @@ class TableWriter:
                 seen.add(new_keys[i])
         for idx in self.indexes:
             key = self.index_key(idx)
+            covers = self._covers(idx) if idx.unique else None
             changed = [i for i in range(len(rows)) if new_keys[i] != keys[i]
-                       or key(old[i]) != key(rows[i])]
+                       or key(old[i]) != key(rows[i])
+                       or (covers is not None and covers(old[i]) != covers(rows[i]))]
             if not changed:
                 continue
             old_entries = self.index_entries(idx, [keys[i] for i in changed],
@@ -400,7 +437,7 @@ class TableWriter:
             txn.put(idx.space, self.index_entries(idx, [new_keys[i] for i in changed], new_rows))
         txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         if self.fks:
-            self.check_fks(s, txn, rows)
+            self.check_fks(s, txn, rows, keys=new_keys)
         return len(rows)
 
 

@@ -334,6 +334,9 @@ class Binder(SpecialForms):
             from ...errors import UndefinedTable
 
             raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
+        if (not qual and name in ("user", "current_role") and isinstance(node, exp.Column)
+                and not node.this.quoted):  # SQL's niladic USER and CURRENT_ROLE
+            return self.bind(exp.Anonymous(this="current_user", expressions=[]))
         shown = f"{qual}.{name}" if qual else f'"{name}"'  # PostgreSQL quotes only a bare name
         ident = node.args.get("table") if qual and isinstance(node, exp.Column) else None
         ident = ident or (node.this if isinstance(node, exp.Column) else node)
@@ -549,6 +552,9 @@ class Binder(SpecialForms):
         if T.JSONB in (a.type, b.type) and {a.type, b.type} <= {T.JSONB, T.UNKNOWN}:
             a, b = coerce(a, T.JSONB, params=self.params), coerce(b, T.JSONB, params=self.params)
             return self._call("jsonb_concat", [a, b], "?column?")
+        if T.BYTEA in (a.type, b.type) and {a.type, b.type} <= {T.BYTEA, T.UNKNOWN}:  # byteacat
+            a, b = coerce(a, T.BYTEA, params=self.params), coerce(b, T.BYTEA, params=self.params)
+            return E("pyfunc", ("||", rt.bytea_cat, True), [a, b], T.BYTEA, -1, "?column?")
         if ty.is_array(a.type) or ty.is_array(b.type):
             t = a.type if ty.is_array(a.type) else b.type
             # not strict: array_cat / array_append / array_prepend treat a NULL array as empty

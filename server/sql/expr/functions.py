@@ -95,6 +95,10 @@ def _cost(arg: int, want: int) -> int | None:
     return None
 
 
+# The preferred type of each type category (pg_type.typispreferred)
+_PREFERRED = frozenset((T.FLOAT8, T.TEXT, T.TIMESTAMPTZ, T.BOOL, T.INTERVAL, T.OID))
+
+
 def signature(name: str, types: list[int]) -> str:
     """Formats `name(integer, text)` for error messages."""
     return f"{name}({', '.join(ty.type_name(t) for t in types)})"
@@ -129,7 +133,15 @@ def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]
     best.sort(key=lambda p: p[0])
     if len(best) > 1 and best[0][0] == best[1][0] and best[0][1].args != best[1][1].args:
         exact = [fd for c, fd in best if c == best[0][0]]
-        if T.UNKNOWN not in types or len({fd.args for fd in exact}) > 1:
+        if T.UNKNOWN in types:  # PostgreSQL: an unknown argument goes to a preferred type
+            for i, t in enumerate(types):
+                pref = [fd for fd in exact if t == T.UNKNOWN and fd.args
+                        and fd.args[i] in _PREFERRED]
+                if pref:
+                    exact = pref
+            if len({fd.args for fd in exact}) == 1:
+                best = [(0, exact[0])]
+        if len(best) > 1 and (T.UNKNOWN not in types or len({fd.args for fd in exact}) > 1):
             text_pref = [fd for fd in exact if fd.args and T.TEXT in fd.args]
             if not text_pref:
                 raise AmbiguousFunction(

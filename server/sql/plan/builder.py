@@ -31,10 +31,12 @@ from ..expr.functions import coerce
 from ..expr.regcast import RegOid, RegResolver
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
 from . import nodes as N
+from . import srflift
 from .aggregates import plan_aggregate, plan_windows
 from .groupingsets import find_groupings
 from .normalize import factor_or
 from .rowsfrom import rows_from
+from .srflift import has_nested_srf
 
 ORDINALITY = "ordinality"
 
@@ -308,7 +310,9 @@ class Planner:
                     cols.append(N.PCol("?order?", bound.type, hidden=True))
                     ref = col(len(exprs) - 1, bound.type)
             keys.append(N.SortKey(enum_ordered(ref), bool(o.args.get("desc")), _nulls_first(o)))
-        if any(e.kind in ("srf", "srf_field") for e in exprs):
+        if has_nested_srf(exprs):  # generate_series(1, 3)::int4
+            node = srflift.lift(node, cols, exprs)
+        elif any(e.kind in ("srf", "srf_field") for e in exprs):
             node = N.ProjectSet(cols, child=node, exprs=exprs,
                                 srf=[e.kind in ("srf", "srf_field") for e in exprs])
         else:
