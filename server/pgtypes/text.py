@@ -477,8 +477,8 @@ def _bytea_in(s: str) -> bytes:
         elif re.fullmatch(r"[0-3][0-7][0-7]", s[i + 1 : i + 4]):
             out.append(int(s[i + 1 : i + 4], 8))
             i += 4
-        else:
-            raise _bad(T.BYTEA, s)
+        else:  # NB: byteain's message names no value
+            raise InvalidTextRepresentation("invalid input syntax for type bytea")
     return bytes(out)
 
 

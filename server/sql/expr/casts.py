@@ -272,14 +272,8 @@ def text_to_interval(s: Any) -> dt.timedelta:
 
 
 def text_to_bytea(s: Any) -> bytes:
-    """Parses bytea input in hex (\\x...) or escape format."""
-    t = str(s)
-    if t.startswith("\\x"):
-        try:
-            return bytes.fromhex(t[2:])
-        except ValueError:
-            raise _bad(T.BYTEA, s) from None
-    return t.encode()
+    """Parses bytea input in hex (\\x...) or escape format (\\000 is one NUL byte)."""
+    return parse_text(T.BYTEA, str(s))
 
 
 def text_to_uuid(s: Any) -> uuid.UUID:

@@ -226,6 +226,11 @@ def concat(a: Any, b: Any) -> Any:
     return a + b
 
 
+def bytea_cat(a: bytes, b: bytes) -> bytes:
+    """bytea || bytea."""
+    return bytes(a) + bytes(b)
+
+
 def array_cat_op(a: list | None, b: list | None) -> list | None:
     """array || array: a NULL side counts as empty (NULL only when both are)."""
     if a is None or b is None:

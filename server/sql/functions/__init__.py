@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (imported to register)
     sysinfo,
     timefns,
     tochar,
+    varbinary,
 )
 from .registry import ANY, FUNCTIONS, FunctionContext, FunctionDef, register
 
