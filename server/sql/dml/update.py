@@ -1,7 +1,8 @@
 """UPDATE and DELETE, planned as a SELECT of the target's `ctid` and row.
 
 `UPDATE t SET a = a + $1 FROM u WHERE ...` becomes
-`SELECT t.ctid, t.c1, ..., t.cn, CAST(a + $1 AS int4) FROM t, u WHERE ...`:
+`SELECT t.ctid, t.c1, ..., t.cn, CAST(a + $1 AS int4) FROM t, u WHERE ...` (built as a
+tree from the statement's own nodes, never rendered to SQL text and parsed again):
 the query compiler chooses the access path (a primary-key point get for
 pgbench's statements), infers parameter types, and joins FROM / USING
 tables; this module applies the writes through the table's `TableWriter`
@@ -22,7 +23,6 @@ from ..catalog.model import Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_relation, get_relation, ident, table_name
 from ..expr.types import type_name
-from ..parse import parse_sql
 from ..statement import Stmt, compiler
 from .returning import compile_returning
 from .values import ValueFn, compile_default, compile_value, literal_value
@@ -62,8 +62,54 @@ def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, ex
     return out
 
 
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+def _column(qualifier: str, name: str) -> exp.Column:
+    """`"qualifier"."name"` as a tree (quoted: the names are already folded)."""
+    return exp.Column(this=exp.Identifier(this=name, quoted=True),
+                      table=exp.Identifier(this=qualifier, quoted=True))
+
+
+_DATATYPES: dict[str, exp.DataType] = {}
+
+
+def _datatype(name: str) -> exp.DataType:
+    """A column type's name as a sqlglot type (built once per name)."""
+    dt = _DATATYPES.get(name)
+    if dt is None:
+        dt = _DATATYPES[name] = exp.DataType.build(name, dialect="postgres", udt=True)
+    return dt.copy()
+
+
+def _select_tree(tree: exp.Update | exp.Delete, tnode: exp.Expression,
+                 select: list[exp.Expression], is_update: bool) -> exp.Select:
+    """`SELECT <select> FROM <target>, <FROM / USING items> <joins> WHERE ...` as a tree.
+
+    Built from the statement's own nodes, never through SQL text: the FROM / USING items
+    become comma joins, each followed by the joins sqlglot hung under it, as a parse of
+    the equivalent SELECT would have them.
+    """
+    joins: list[exp.Expression] = []
+    items: list[exp.Expression] = []
+    frm = tree.args.get("from_")
+    if is_update and frm is not None:
+        items.append(frm.this)
+        items.extend(frm.expressions or [])
+    items.extend(tree.args.get("using") or [])
+    for item in items:
+        item = item.copy()
+        nested = item.args.get("joins") or []
+        item.set("joins", None)
+        joins.append(exp.Join(this=item))
+        joins.extend(nested)
+    joins.extend(j.copy() for j in tree.args.get("joins") or [])
+    query = exp.Select(expressions=select, from_=exp.From(this=tnode.copy()))
+    if joins:
+        query.set("joins", joins)
+    where = tree.args.get("where")
+    if where is not None:
+        query.set("where", where.copy())
+    if tree.args.get("with_") is not None:  # NB: CTEs read by FROM / USING / WHERE
+        query.set("with_", tree.args["with_"].copy())
+    return query
 
 
 def _is_default(e: exp.Expression) -> bool:
@@ -85,7 +131,7 @@ def _is_simple(e: exp.Expression) -> bool:
 
 
 def _other_columns(s: SQLSession, tree: exp.Update | exp.Delete
-                   ) -> list[tuple[ScopeColumn, Column, str]]:
+                   ) -> list[tuple[ScopeColumn, Column, exp.Column]]:
     """The columns of the FROM / USING tables, for a RETURNING list that may read them."""
     nodes: list[exp.Expression] = []
     frm = tree.args.get("from_")
@@ -108,7 +154,7 @@ def _other_columns(s: SQLSession, tree: exp.Update | exp.Delete
         for c in rel.live_columns:
             out.append((ScopeColumn(q, c.name, c.type_oid, c.typmod),
                         Column(c.name, c.type_oid, c.typmod, rel.oid, c.attnum),
-                        f"{_q(q)}.{_q(c.name)}"))
+                        _column(q, c.name)))
     return out
 
 
@@ -123,9 +169,9 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     if table.kind != "r":
         raise FeatureNotSupported(f'cannot {"update" if is_update else "delete from"} view '
                                   f'"{table.name}"')
-    q = _q(alias or table.name)
+    q = alias or table.name
     live = table.live_columns
-    select = [f"{q}.ctid"] + [f"{q}.{_q(c.name)}" for c in live]
+    select: list[exp.Expression] = [_column(q, "ctid")] + [_column(q, c.name) for c in live]
     params = ParamTypes(list(param_oids))
     computed: list[tuple[int, int]] = []  # (row position, select-list index)
     pending: list[tuple[int, exp.Expression]] = []  # plain literals/parameters/DEFAULT
@@ -136,7 +182,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             else:
                 computed.append((pos, len(select)))
                 col = table.columns[pos]
-                select.append(f"CAST({e.sql('postgres')} AS {type_name(col.type_oid)})")
+                select.append(exp.Cast(this=e.copy(), to=_datatype(type_name(col.type_oid))))
     ret_extra: list[tuple[ScopeColumn, Column]] = []
     extra_idx: list[int] = []
     if tree.args.get("returning") is not None:
@@ -144,28 +190,14 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             ret_extra.append((sc, rcol))
             extra_idx.append(len(select))
             select.append(ref)
-    text = f"SELECT {', '.join(select)} FROM {tnode.sql('postgres')}"
-    if tree.args.get("with_") is not None:  # NB: CTEs read by FROM / USING / WHERE
-        text = tree.args["with_"].sql("postgres") + " " + text
-    extra = []
-    if is_update and tree.args.get("from_") is not None:
-        extra.append(tree.args["from_"].sql("postgres")[len("FROM "):])
-    for u in tree.args.get("using") or []:
-        extra.append(u.sql("postgres"))
-    if extra:
-        text += ", " + ", ".join(extra)
-    for j in tree.args.get("joins") or []:
-        text += " " + j.sql("postgres")
-    where = tree.args.get("where")
-    if where is not None:
-        text += " " + where.sql("postgres")
+    query = _select_tree(tree, tnode, select, is_update)
 
     for pos, e in pending:  # NB: before planning settles unknown parameters as text
         if isinstance(e, exp.Parameter | exp.Placeholder):
             n = int(e.this.name if isinstance(e.this, exp.Expression) else e.name or 0)
             if n:
                 params.infer(n, table.columns[pos].type_oid)
-    plan = compiler().plan_query(parse_sql(text), s.catalog(), params, s.search_path())
+    plan = compiler().plan_query(query, s.catalog(), params, s.search_path())
     simple: list[tuple[int, ValueFn]] = []
     for pos, e in pending:  # compiled after the plan, so that $n types flow from it
         col = table.columns[pos]
