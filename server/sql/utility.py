@@ -17,9 +17,10 @@ from sqlglot import exp
 from ..errors import DuplicatePreparedStatement, InvalidSQLStatementName
 from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
+from .explainstmt import analyse_explain
 from .parse import parse_sql, split_statements, unquote_ident
 from .settings import canonical
-from .statement import ANY_VERSION, Stmt, analyse, analyse_tree
+from .statement import ANY_VERSION, Stmt, analyse
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -351,43 +352,7 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
 
 
 def _explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[int]) -> Stmt:
-    opts = m.group("opts").lower()
-    analyze = "analy" in opts and "false" not in opts and "off" not in opts
-    inner = m.group("query").strip()
-    tree = parse_sql(inner)
-    if not isinstance(tree, exp.Query | exp.Values):
-        target = analyse_tree(session, inner, tree, param_oids)
-        head = target.tag.title() if target.tag else "Utility"
-        if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
-            head = f"{target.tag.title()} on {tree.this.find(exp.Table).name}"
-
-        def run_other(s: SQLSession, p: list[Any]) -> Result:
-            lines = [head]
-            if target.plan is not None:
-                sub = target.plan.explain(s.exec_context(p), False)
-                lines += ["  ->  " + sub[0]] + ["      " + x for x in sub[1:]] if sub else []
-            if analyze:
-                res = target.run(s, p)
-                if res.rows is not None:
-                    res.fetch()
-                lines.append(f"Rows affected: {res.tag.split()[-1]}")
-            return Result("EXPLAIN", [Column("QUERY PLAN", T.TEXT)], iter([(x,) for x in lines]),
-                          done=False)
-
-        return Stmt(sql, "utility", run_other, [Column("QUERY PLAN", T.TEXT)], target.param_oids,
-                    target.version, tag="EXPLAIN")
-    from .statement import analyse_query
-
-    q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
-    plan = q.plan
-
-    def run(s: SQLSession, p: list[Any]) -> Result:
-        lines = plan.explain(s.exec_context(p), analyze)
-        return Result("EXPLAIN", [Column("QUERY PLAN", T.TEXT)], iter([(x,) for x in lines]),
-                      done=False)
-
-    return Stmt(sql, "utility", run, [Column("QUERY PLAN", T.TEXT)], q.param_oids, q.version,
-                tag="EXPLAIN")
+    return analyse_explain(session, sql, m, param_oids)
 
 
 def analyse_set_tree(session: SQLSession, sql: str, tree: exp.Set) -> Stmt:

@@ -26,7 +26,7 @@ SETUP = [
     "INSERT INTO c VALUES (1, 1), (2, 5), (3, 7), (4, 1)",
 ]
 
-JOINED = "Join left"
+JOINED = "Left Join"
 
 # (query, what EXPLAIN must contain on Cumulo, what it must not contain)
 CASES = [

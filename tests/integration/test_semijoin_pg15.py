@@ -30,17 +30,17 @@ CASES = [
     ("SELECT id FROM a WHERE k IN (SELECT k FROM b)", "Semi Join"),
     ("SELECT id FROM a WHERE k = ANY (SELECT k FROM b)", "Semi Join"),
     # b.k has a NULL: NOT IN is never true
-    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM b)", "Anti Join null-aware"),
-    ("SELECT id FROM a WHERE k <> ALL (SELECT k FROM b)", "Anti Join null-aware"),
+    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM b)", "Null Aware: true"),
+    ("SELECT id FROM a WHERE k <> ALL (SELECT k FROM b)", "Null Aware: true"),
     # no NULL on the right: a NULL a.k is still rejected
     ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM b WHERE k IS NOT NULL)",
-     "Anti Join null-aware"),
+     "Null Aware: true"),
     # an empty right side: every row qualifies, NULL a.k included
-    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM e)", "Anti Join null-aware"),
-    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM b WHERE w > 1000)", "Anti Join null-aware"),
+    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM e)", "Null Aware: true"),
+    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM b WHERE w > 1000)", "Null Aware: true"),
     # both sides NOT NULL: a plain anti join
-    ("SELECT id FROM a WHERE id NOT IN (SELECT k FROM c)", "Hash Anti Join keys"),
-    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM c)", "Anti Join null-aware"),
+    ("SELECT id FROM a WHERE id NOT IN (SELECT k FROM c)", "Hash Anti Join"),
+    ("SELECT id FROM a WHERE k NOT IN (SELECT k FROM c)", "Null Aware: true"),
     # correlated NOT IN over nullable columns stays a subquery
     ("SELECT id FROM a WHERE k NOT IN (SELECT b.k FROM b WHERE b.id = a.id)", "SubPlan"),
     ("SELECT id FROM a WHERE id NOT IN (SELECT c.k FROM c WHERE c.id = a.id)", "Anti Join"),

@@ -404,8 +404,8 @@ def test_expression_index_serves_equality(cumulo_server):
         c.execute("create index gx_lower on gx (lower(name))")
         plan = [r[0] for r in c.execute("explain select * from gx where lower(name) = %s",
                                         ["n42"]).fetchall()]
-        assert any("IndexLookup gx index=gx_lower" in ln for ln in plan), plan
+        assert any("Index Scan using gx_lower on gx" in ln for ln in plan), plan
         assert c.execute("select id from gx where lower(name) = %s", ["n42"]).fetchall() == [(42,)]
         plan = [r[0] for r in c.execute("explain select * from gx where upper(name) = 'N42'")]
-        assert not any("IndexLookup" in ln for ln in plan), plan
+        assert not any("Index Scan" in ln for ln in plan), plan
         c.execute("drop table gx")

@@ -44,17 +44,24 @@ def run(node: N.Node, ctx: Any) -> Iterator[Batch]:
 def _counted(node: N.Node, ctx: Any, stats: dict) -> Iterator[Batch]:
     import time
 
-    entry = stats.setdefault(id(node), [0, 0.0, 0])
+    entry = stats.setdefault(id(node), [0, 0.0, 0, 0.0])  # rows, secs, loops, startup secs
     entry[2] += 1
     it = EXECUTORS[type(node)](node, ctx)
+    first = True
     while True:
         t0 = time.perf_counter()
         try:
             b = next(it)
         except StopIteration:
             entry[1] += time.perf_counter() - t0
+            if first and len(entry) > 3:
+                entry[3] += time.perf_counter() - t0
             return
-        entry[1] += time.perf_counter() - t0
+        spent = time.perf_counter() - t0
+        entry[1] += spent
+        if first and len(entry) > 3:  # the time to the first row, as PostgreSQL's startup time
+            entry[3] += spent
+            first = False
         entry[0] += len(b)
         yield b
 

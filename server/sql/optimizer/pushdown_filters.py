@@ -93,11 +93,15 @@ def pushdown_filters(plan: N.Node, ctx: Any) -> N.Node:
         ncols = len(scan.table.columns)
         pushed: list[Any] = []
         rest: list[E] = []
+        shown: list[E] = []
         for c in conjuncts(node.pred):
             ir = to_ir(c, ncols)
             (pushed if ir is not None else rest).append(ir if ir is not None else c)
+            if ir is not None:
+                shown.append(c)
         if not pushed:
             return node
+        scan.shown = [*scan.shown, *shown]
         if scan.ir is not None:
             pushed.insert(0, scan.ir)
         scan.ir = pushed[0] if len(pushed) == 1 else ("and", pushed)

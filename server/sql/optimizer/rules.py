@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..plan import nodes as N
-from .columnar import columnar
+from ..plan.explain import explain_lines
 from .expr_index import expr_index
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
@@ -34,7 +34,6 @@ from .semijoin import semijoin
 PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
-    columnar,
     join_order,
     pushdown_join_filters,
     point_get,
@@ -55,30 +54,33 @@ class OptContext:
     catalog: Any
 
 
-def optimize(plan: N.Node, catalog: Any) -> tuple[N.Node, list[tuple[str, list[str]]]]:
-    """Applies RULES in order; returns the plan and [(rule name, plan lines)] for changes.
+def optimize(plan: N.Node, catalog: Any,
+             trace: bool = False) -> tuple[N.Node, list[tuple[str, list[str]]]]:
+    """Applies RULES in order; returns the plan and, with `trace`, [(rule name, plan lines)]
+    for each rule that changed it (the golden tests ask; printing a plan after every rule
+    costs more than the rules, so queries never do).
 
     Sub-plans (scalar, EXISTS, IN and ARRAY subqueries inside expressions, and WITH queries)
     are optimized too, each as a plan of its own, before the plan that contains them."""
-    from ..plan.explain import explain_lines
-
     ctx = OptContext(catalog)
-    trace: list[tuple[str, list[str]]] = [("initial", explain_lines(plan))]
+    steps: list[tuple[str, list[str]]] = []
+
+    def note(name: str, node: N.Node) -> None:
+        if trace:
+            lines = explain_lines(node)
+            if not steps or lines != steps[-1][1]:
+                steps.append((name, lines))
+
+    note("initial", plan)
     for rule in PRE_RULES:
         plan = rule(plan, ctx)
-        lines = explain_lines(plan)
-        if lines != trace[-1][1]:
-            trace.append((rule.__name__, lines))
+        note(rule.__name__, plan)
     _optimize_nested(plan, ctx, set())
-    lines = explain_lines(plan)
-    if lines != trace[-1][1]:
-        trace.append(("subplans", lines))
+    note("subplans", plan)
     for rule in RULES:
         plan = rule(plan, ctx)
-        lines = explain_lines(plan)
-        if lines != trace[-1][1]:
-            trace.append((rule.__name__, lines))
-    return plan, trace
+        note(rule.__name__, plan)
+    return plan, steps
 
 
 def _apply(plan: N.Node, ctx: OptContext, seen: set[int]) -> N.Node:

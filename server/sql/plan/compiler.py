@@ -76,13 +76,13 @@ class QueryCompilerImpl:
     """Implements `context.QueryCompiler`."""
 
     def plan_query(self, ast: Any, catalog: Any, params: ParamTypes,
-                   search_path: list[str]) -> CompiledPlan:
-        """Compiles a query AST into a reusable plan."""
+                   search_path: list[str], trace: bool = False) -> CompiledPlan:
+        """Compiles a query AST into a reusable plan (`trace`: keep the plan after each rule)."""
         planner = Planner(catalog, params, search_path)
         root = planner.plan_query(ast)
-        root, trace = optimize(root, catalog)
+        root, steps = optimize(root, catalog, trace)
         _settle_params(params)
-        return CompiledPlan(root, trace)
+        return CompiledPlan(root, steps)
 
     def compile_scalar(self, ast: Any, scope: list[ScopeColumn], catalog: Any,
                        params: ParamTypes, search_path: list[str],

@@ -112,7 +112,7 @@ def explain_lines(root: N.Node, stats: dict | None = None, estimates: bool = Fal
         if estimates:
             line += f" (rows={estimate(node):.0f})"
         if stats is not None:
-            rows, secs, loops = stats.get(id(node), [0, 0.0, 0])
+            rows, secs, loops = stats.get(id(node), [0, 0.0, 0])[:3]
             line += f" (actual rows={rows} loops={loops} time={secs * 1000:.3f} ms)"
         out.append(line)
         for c in node.children:

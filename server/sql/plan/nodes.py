@@ -56,6 +56,7 @@ class Scan(Node):
     reverse: bool = False
     aggregate: Any = None  # kivi AggSpec when a partial aggregate was pushed
     projection: tuple[int, ...] | None = None  # stored-row columns to return (None: all)
+    shown: list[E] = field(default_factory=list)  # the SQL conjuncts `ir` came from (EXPLAIN)
 
 
 @dataclass(eq=False)

@@ -217,7 +217,7 @@ class DB:
     def plan(self, sql: str, param_oids: list[int] | None = None):
         params = ParamTypes(list(param_oids or []))
         plan = COMPILER.plan_query(sqlglot.parse_one(sql, read="postgres"), self.catalog, params,
-                                   ["public"])
+                                   ["public"], trace=True)
         return plan, params
 
     def ctx(self, params: list[Any] | None = None) -> ExecContext:

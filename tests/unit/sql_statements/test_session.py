@@ -262,7 +262,7 @@ def test_explain_analyze_and_dml(session):
     out = rows(session, "explain analyze select * from t")
     assert out and isinstance(out[0][0], str)
     lines = [r[0] for r in rows(session, "explain update t set b = 2 where a = 1")]
-    assert lines[0] == "Update on t" and lines[1].startswith("  ->  ")
+    assert lines[0].startswith("Update on t") and lines[1].startswith("  ->  ")
     assert rows(session, "select b from t") == [(1,)]  # plain EXPLAIN does not run it
     lines = [r[0] for r in rows(session, "explain analyze update t set b = 2 where a = 1")]
     assert lines[-1] == "Rows affected: 1"

@@ -1,0 +1,123 @@
+"""The EXPLAIN statement: options, ANALYZE runs, and PostgreSQL's output formats.
+
+`EXPLAIN [ (option, ...) | ANALYZE | VERBOSE ] statement` plans the statement
+as it would run (the same cached plan), and with ANALYZE runs it, counting
+rows, loops and time per plan node (`exec.runner` keeps the figures while the
+context asks for them). The plan is printed by `plan.pgexplain` in TEXT,
+JSON, YAML or XML; a query with a set operation (UNION, INTERSECT, EXCEPT)
+is a query like any other here. INSERT / UPDATE / DELETE print PostgreSQL's
+`Update on t` head over the plan that finds their rows; with ANALYZE they
+run (in the caller's transaction, as PostgreSQL does).
+
+Nothing here runs unless EXPLAIN is asked for: the optimizer keeps no plan
+text of its own (`optimizer.rules.optimize(trace=False)`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ..pgtypes import oids as T
+from ..pgwire.backend import Column, Result
+from .parse import parse_sql
+from .plan import pgexplain
+from .plan.compiler import CompiledPlan
+from .plan.explainopts import ExplainOptions, parse
+from .statement import Stmt, analyse_query, analyse_tree
+
+if TYPE_CHECKING:
+    from .session import SQLSession
+
+
+def _column(o: ExplainOptions) -> list[Column]:
+    return [Column("QUERY PLAN", T.JSON if o.format == "json" else T.TEXT)]
+
+
+def _result(lines: list[str], o: ExplainOptions) -> Result:
+    return Result("EXPLAIN", _column(o), iter([(x,) for x in lines]), done=False)
+
+
+def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
+          query: bool = True) -> tuple[Any, float]:
+    """Builds PostgreSQL's plan tree; with ANALYZE runs the plan first. Returns (tree, ms)."""
+    stats: dict[int, list[Any]] | None = None
+    ms = 0.0
+    if o.analyze:
+        ctx = s.exec_context(p)
+        stats = {}
+        ctx.__dict__["analyze"] = stats
+        start = time.perf_counter()
+        try:
+            for _ in plan.execute(ctx):
+                pass
+        finally:
+            ctx.__dict__.pop("analyze", None)
+        ms = (time.perf_counter() - start) * 1000
+    tree = pgexplain.build(plan.root, stats, costs=o.costs, verbose=o.verbose)
+    if query and not isinstance(plan, CompiledPlan):  # the other QueryPlan: SELECT ... FOR UPDATE
+        locked = pgexplain.PNode("LockRows", "LockRows", rows=tree.rows, width=tree.width,
+                                 cost=tree.cost, stats=tree.stats, analyze=tree.analyze)
+        locked.children.append(("Outer", tree))
+        tree = locked
+    return tree, ms
+
+
+def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[int]) -> Stmt:
+    """Plans `EXPLAIN ...` (the match of `parse`'s explain pattern) into a statement."""
+    o = parse(m.group("opts"))
+    inner = m.group("query").strip()
+    tree = parse_sql(inner)
+    if not isinstance(tree, exp.Query | exp.Values):
+        return _explain_other(session, sql, inner, tree, param_oids, o)
+    start = time.perf_counter()
+    q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
+    planning = (time.perf_counter() - start) * 1000
+    plan = q.plan
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        pt, ms = _tree(plan, s, p, o)
+        summary = {"Planning Time": planning, "Execution Time": ms} if o.show_summary else None
+        if summary is not None and not o.analyze:
+            summary.pop("Execution Time")
+        lines = pgexplain.render(pt, o.format, costs=o.costs, timing=o.show_timing,
+                                 summary=summary)
+        return _result(lines, o)
+
+    return Stmt(sql, "utility", run, _column(o), q.param_oids, q.version, tag="EXPLAIN")
+
+
+def _explain_other(session: SQLSession, sql: str, inner: str, tree: exp.Expression,
+                   param_oids: list[int], o: ExplainOptions) -> Stmt:
+    target = analyse_tree(session, inner, tree, param_oids)
+    head = target.tag.title() if target.tag else "Utility"
+    if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+        table = tree.this.find(exp.Table)
+        head = f"{target.tag.title()} on {table.name if table is not None else '?'}"
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        top = pgexplain.PNode(head.split(" on ")[0], head)
+        if target.plan is not None:
+            sub, _ = _tree(target.plan, s, p, ExplainOptions(costs=o.costs, format=o.format),
+                           query=False)
+            top.children.append(("Outer", sub))
+            top.rows, top.width, top.cost = sub.rows, 0, sub.cost
+        start = time.perf_counter()
+        affected = None
+        if o.analyze:
+            res = target.run(s, p)
+            if res.rows is not None:
+                res.fetch()
+            affected = res.tag.split()[-1]
+        ms = (time.perf_counter() - start) * 1000
+        summary = {"Execution Time": ms} if o.analyze and o.show_summary else None
+        lines = pgexplain.render(top, o.format, costs=o.costs and target.plan is not None,
+                                 timing=o.show_timing, summary=summary)
+        if affected is not None and o.format == "text":
+            lines.append(f"Rows affected: {affected}")
+        return _result(lines, o)
+
+    return Stmt(sql, "utility", run, _column(o), target.param_oids, target.version, tag="EXPLAIN")
