@@ -393,8 +393,8 @@ class Binder(SpecialForms):
                 hint="No operator matches the given name and argument types. "
                 "You might need to add explicit type casts.",
             )
-        if op not in ("=", "<>") and a.type == b.type and usertypes.is_enum(a.type):
-            a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # by enumsortorder
+        if op not in ("=", "<>") and a.type == b.type and usertypes.has_sort_key(a.type):
+            a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # enum, jsonb order
         return E("op", op, [a, b], T.BOOL)
 
     def _cmp(self, node: exp.Expression) -> E:

@@ -159,11 +159,11 @@ def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
 
 
 def text_to_time(s: Any) -> dt.time:
-    """Parses time input."""
+    """Parses time input as time_in does ('3:16:17.4567', '10:00 PM' ...)."""
     try:
         return dt.time.fromisoformat(str(s).strip())
     except ValueError:
-        raise InvalidDatetimeFormat(f'invalid input syntax for type time: "{s}"') from None
+        return parse_text(T.TIME, str(s))
 
 
 _TIMETZ = re.compile(r"^(\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:([+-])(\d{1,2})(?::?(\d\d))?)?$")

@@ -90,6 +90,8 @@ def _cost(arg: int, want: int) -> int | None:
         return 1
     if arg == T.CIDR and want == T.INET:  # cidr is binary-coercible to inet
         return 1
+    if arg == T.TIME and want == T.INTERVAL:  # an implicit cast: date_trunc('hour', time)
+        return 2
     if ty.is_array(arg) and ty.is_array(want):
         return 3
     return None

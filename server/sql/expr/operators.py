@@ -85,6 +85,14 @@ def rt_time_pl_interval(t: dt.time, v: dt.timedelta, sign: int = 1) -> dt.time:
     return dt.time(s // 3600, s // 60 % 60, s % 60, us, tzinfo=t.tzinfo)
 
 
+def rt_time_mi_time(a: dt.time, b: dt.time) -> iv.Interval:
+    """time - time: the difference as an interval of microseconds (no days)."""
+    def us(t: dt.time) -> int:
+        return ((t.hour * 60 + t.minute) * 60 + t.second) * 1_000_000 + t.microsecond
+
+    return iv.Interval(0, 0, us(a) - us(b))
+
+
 def _interval_fn(op: str, ta: int, tb: int) -> Any:
     """The runtime function of an operator with an interval operand (None: Python's own op).
 
@@ -99,6 +107,8 @@ def _interval_fn(op: str, ta: int, tb: int) -> Any:
         return lambda t, v: rt_time_pl_interval(t, v, 1 if op == "+" else -1)
     if ta == T.INTERVAL and tb in (T.TIME, T.TIMETZ) and op == "+":
         return lambda v, t: rt_time_pl_interval(t, v)
+    if ta == T.TIME and tb == T.TIME and op == "-":
+        return rt_time_mi_time
     if ta == T.INTERVAL and tb == T.INTERVAL:
         if op == "+":
             return lambda x, y: iv.as_interval(x) + y
@@ -157,6 +167,8 @@ def _datetime_arith(op: str, ta: int, tb: int) -> int:
             return T.INTERVAL
         if ta in (T.TIME, T.TIMETZ) and tb == T.INTERVAL:
             return ta
+        if ta == T.TIME and tb == T.TIME:  # time_mi_time
+            return T.INTERVAL
     if op in ("*", "/") and ta == T.INTERVAL and ty.is_numeric(tb):
         return T.INTERVAL
     if op == "*" and ty.is_numeric(ta) and tb == T.INTERVAL:

@@ -263,10 +263,30 @@ class SpecialForms:
     def b_ExtendsRight(self, node: exp.Expression) -> E:  # &> (ranges)
         return range_op("&>", self.bind(node.this), self.bind(node.expression), self.params)
 
+    def _jsonb_keys(self, node: exp.Expression, op: str, fn: Any) -> E:
+        """`?|` / `?&`: any / all of a text[]'s strings are top-level keys (or elements)."""
+        a = coerce(self._json_base(node.this), T.JSONB, params=self.params)
+        k = coerce(self.bind(node.expression), T.ARRAY_OF[T.TEXT], params=self.params)
+        return E("pyfunc", (op, fn, True), [a, k], T.BOOL, -1, "?column?")
+
+    def b_JSONBContainsAnyTopKeys(self, node: exp.Expression) -> E:
+        return self._jsonb_keys(node, "?|", _jsonb_has_any)
+
+    def b_JSONBContainsAllTopKeys(self, node: exp.Expression) -> E:
+        return self._jsonb_keys(node, "?&", _jsonb_has_all)
+
     def b_JSONBContainsTopKey(self, node: exp.Expression) -> E:
         a = coerce(self._json_base(node.this), T.JSONB, params=self.params)
         k = coerce(self.bind(node.expression), T.TEXT, params=self.params)
         return E("pyfunc", ("?", _jsonb_has_key, True), [a, k], T.BOOL, -1, "?column?")
+
+
+def _jsonb_has_any(doc: Any, keys: list) -> bool:
+    return any(k is not None and _jsonb_has_key(doc, k) for k in keys)
+
+
+def _jsonb_has_all(doc: Any, keys: list) -> bool:
+    return all(k is None or _jsonb_has_key(doc, k) for k in keys)
 
 
 def _array_contains(a: list, b: list) -> bool:

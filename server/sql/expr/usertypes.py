@@ -23,6 +23,7 @@ from typing import Any
 
 from ...errors import InvalidTextRepresentation
 from ...pgtypes import oids as T
+from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ..catalog.model import CatalogSnapshot, UserType
 from .bound import E
 
@@ -121,10 +122,19 @@ def enum_sort_key(oid: int) -> Callable[[str], float]:
 
 
 def enum_ordered(e: E) -> E:
-    """An enum-typed expression as its sort position, for <, > and ORDER BY (others: as is)."""
+    """An expression as its btree sort key where its Python value would order differently:
+    an enum by its enumsortorder, a jsonb by PostgreSQL's jsonb order (pgtypes.jsonborder).
+    For <, > and ORDER BY; other expressions are returned as they are."""
+    if e.type == T.JSONB:
+        return E("pyfunc", ("jsonb_order", jsonb_sort_key, True), [e], T.JSONB, -1, e.name)
     if not is_enum(e.type):
         return e
     return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
+
+
+def has_sort_key(oid: int) -> bool:
+    """True for the types `enum_ordered` rewrites."""
+    return oid == T.JSONB or is_enum(oid)
 
 
 ENUM_FUNCTIONS = ("enum_range", "enum_first", "enum_last")
