@@ -102,6 +102,10 @@ class EmbeddedTxnManager(LtmFront):
         if not self.data_dir:
             return
         with self._ckpt_lock:
+            if self.log is not None:
+                # NB: roll the open segments first, so that what they hold is (nearly always)
+                # below ts and the trim below can delete them now, not a checkpoint later
+                self.log.trim(0)
             ts = self.ltm.snapshots.snapshot
             if take_checkpoint(self.data_dir, self.kivi, ts) and self.log is not None:
                 self.log.trim(ts)  # NB: only below a checkpoint storage made durable

@@ -11,10 +11,11 @@ import pytest
 from cumulo.server import datadir, oplog
 from cumulo.server.sql import conffile, settings
 from cumulo.server.sql.settings import SERVER, Settings
+from cumulo.server.txn import recovery
 from cumulo.server.txn.checkpointer import Checkpointer
 
 
-@pytest.mark.parametrize("module", [datadir, oplog, conffile])
+@pytest.mark.parametrize("module", [datadir, oplog, conffile, recovery])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
