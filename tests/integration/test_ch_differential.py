@@ -27,6 +27,7 @@ import pytest
 from tests import pg15 as pg15_mod
 
 CH = Path(__file__).resolve().parents[3] / "shared" / "suites" / "ch"
+pytestmark = pytest.mark.skipif(not CH.exists(), reason=f"{CH} is not present: the external test suites are not part of this repository")
 
 # Queries whose ORDER BY keys determine the order (others are compared as multisets).
 TOTAL_ORDER = {"Q1", "Q4", "Q12", "Q15", "Q22", "T1", "T3", "T5", "T6", "T8"}
@@ -73,8 +74,10 @@ TPCH_STYLE = {
 
 def ch_queries() -> dict[str, list[str]]:
     """Q1..Q22 from the suite, each as its list of statements (Q15 has a view around it)."""
-    text = (CH / "queries.sql").read_text()
     out: dict[str, list[str]] = {}
+    if not CH.exists():
+        return out  # NB: the module is skipped (pytestmark); collection must still work
+    text = (CH / "queries.sql").read_text()
     for block in re.split(r"^-- (Q\d+)\s*$", text, flags=re.M)[1:]:
         if block.startswith("Q"):
             name = block

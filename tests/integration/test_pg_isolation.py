@@ -35,8 +35,11 @@ SPECS = ["simple-write-skew", "total-cash", "read-only-anomaly", "read-write-uni
 RW_ERROR = "ERROR:  could not serialize access due to read/write dependencies among transactions"
 
 
-pytestmark = pytest.mark.skipif(not TESTER.exists(),
-                                reason="PostgreSQL 15's isolationtester is not installed")
+pytestmark = [
+    pytest.mark.skipif(not TESTER.exists(),
+                       reason="PostgreSQL 15's isolationtester is not installed"),
+    pytest.mark.skipif(not SUITE.exists(), reason=f"{SUITE} is not present: the external test suites are not part of this repository"),
+]
 
 
 # Tables the specs create; other tests of the session (Hermitage) may have left one behind.
