@@ -96,6 +96,12 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         return util.analyse_set_tree(session, sql, tree)
     if isinstance(tree, exp.Command):
         word = str(tree.this).upper()
+        if word == "ALTER":  # ALTER COLUMN ... DROP IDENTITY / ADD GENERATED ... AS IDENTITY
+            from .ddl.pkeys import analyse_identity
+
+            stmt = analyse_identity(session, sql)
+            if stmt is not None:
+                return stmt
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)

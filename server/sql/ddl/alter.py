@@ -24,7 +24,9 @@ from ...errors import (
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
+from .constraints import _rekey
 from .names import find_relation, ident, relation_name_taken, table_name
+from .pkeys import drop_primary_key, rebuild_indexes
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -129,8 +131,9 @@ def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
                 s.notice(f'column "{name}" of relation "{table.name}" does not exist, skipping')
                 continue
             raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
-        if col.attnum in table.primary_key:
-            raise FeatureNotSupported("dropping a primary-key column is not supported")
+        if col.attnum in table.primary_key:  # PostgreSQL drops the key with its column
+            drop_primary_key(s, table, bool(node.args.get("cascade")))
+            table = _table(s, table.oid)
         cat, txn = s.catalog(), s.ensure_txn()
         for i in cat.indexes_of(table.oid):
             if col.attnum in i.columns or col.attnum in i.include or any(
@@ -204,8 +207,7 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
                 f'column "{col.name}" cannot be cast automatically to type {type_name(oid)}',
                 hint=f'You might need to specify "USING {col.name}::{type_name(oid)}".') from None
         conv = ("value", f)
-    if col.attnum in table.primary_key and conv[1] is not None:
-        raise FeatureNotSupported("changing the type of a primary-key column is not supported")
+    rekey = col.attnum in table.primary_key and conv[1] is not None  # new values, new keys
     ndims = array_ndims(node.args["dtype"])
     cols = tuple(dataclasses.replace(c, type_oid=oid, typmod=typmod, default=c.default,
                                      ndims=ndims)
@@ -219,6 +221,11 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
                      + r[pos + 1:])
         else:
             _rewrite(s, new, lambda r, ctx: r[:pos] + (f(r, ctx),) + r[pos + 1:])
+    if rekey:
+        _rekey(s, _table(s, table.oid), table.primary_key)
+        s.catalog_changed()
+        rebuild_indexes(s, _table(s, table.oid))
+        return
     txn = s.ensure_txn()
     for idx in s.catalog().indexes_of(table.oid):
         if idx.space and (col.attnum in idx.columns or any(col.name in e for e in idx.exprs)):
@@ -281,8 +288,10 @@ def drop_constraint(s: SQLSession, table: Table, node: exp.Drop) -> None:
                 continue
             raise UndefinedObject(
                 f'constraint "{name}" of relation "{table.name}" does not exist')
-        if con.kind == "p":
-            raise FeatureNotSupported("dropping a primary key is not supported")
+        if con.kind == "p":  # the rows move under hidden row ids
+            drop_primary_key(s, table, bool(node.args.get("cascade")))
+            table = _table(s, table.oid)
+            continue
         txn = s.ensure_txn()
         s.store.delete(txn, s.db.oid, con)
         if con.index_oid:

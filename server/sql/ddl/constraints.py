@@ -115,6 +115,10 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
         store.put(txn, db, idx)
         store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "p", cols, idx.oid))
         s.catalog_changed()
+        if any(i.space for i in s.catalog().indexes_of(table.oid)):
+            from .pkeys import rebuild_indexes  # NB: pkeys imports this module
+
+            rebuild_indexes(s, s.catalog().existing_table(table.oid))  # entries held row ids
         return
     colnames = "_".join(table.columns[a - 1].name for a in cols)
     iname = name or unique_name(cat, table.schema_oid, f"{table.name}_{colnames}_key")
