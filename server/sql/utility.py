@@ -299,6 +299,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         from .ddl import types
 
         return types.analyse(session, sql, m)
+    if kind == "extension":
+        from .ddl import extensions
+
+        return extensions.analyse(session, sql, m)
     raise AssertionError(kind)
 
 

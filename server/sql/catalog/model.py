@@ -151,6 +151,17 @@ class UserType:
 
 
 @dataclass(frozen=True)
+class Extension:
+    """An extension made by CREATE EXTENSION (pg_extension); its objects are built in."""
+
+    oid: int
+    name: str
+    schema_oid: int
+    version: str
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+
+
+@dataclass(frozen=True)
 class CatalogSnapshot:
     """An immutable view of one database's catalog plus the shared roles and databases."""
 
@@ -165,6 +176,7 @@ class CatalogSnapshot:
     comments: dict[tuple[int, int], str] = field(default_factory=dict)  # (objoid, objsubid)
     version: int = 0
     types: tuple[UserType, ...] = ()  # CREATE TYPE's types
+    extensions: tuple[Extension, ...] = ()  # CREATE EXTENSION's
 
     def schema_by_oid(self, oid: int) -> Schema | None:
         return next((s for s in self.schemas if s.oid == oid), None)

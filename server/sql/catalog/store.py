@@ -47,6 +47,7 @@ from .model import (
     Column,
     Constraint,
     Database,
+    Extension,
     Index,
     Role,
     Schema,
@@ -71,6 +72,7 @@ KINDS: dict[str, type] = {
     "constraint": Constraint,
     "sequence": Sequence,
     "type": UserType,
+    "extension": Extension,
 }
 KIND_OF = {cls: kind for kind, cls in KINDS.items()}
 SHARED = ("role", "database")
@@ -157,6 +159,7 @@ class CatalogStore:
             comments=comments,
             version=version,
             types=tuple(per["type"]),
+            extensions=tuple(per["extension"]),
         )
 
     def snapshot(self, db_oid: int) -> CatalogSnapshot:

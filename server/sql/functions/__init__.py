@@ -12,6 +12,7 @@ from ...txn import isotest  # noqa: F401
 from . import (  # noqa: F401  (imported to register)
     arrays,
     catalogfns,
+    cryptofns,
     formatting,
     intervalfns,
     jsonbops,

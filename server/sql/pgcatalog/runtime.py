@@ -230,8 +230,10 @@ def _activity(cat: Any, user: str, database: str, pid: int, app: str | None, xac
 
 @pg_relation("pg_catalog", "pg_extension")
 def pg_extension(ctx: Any) -> list[tuple[Any, ...]]:
-    """plpgsql, the one extension every PostgreSQL database has."""
-    return [(13559, "plpgsql", 10, M.PG_CATALOG_OID, False, "1.0", None, None)]
+    """plpgsql, the one extension every PostgreSQL database has, then CREATE EXTENSION's."""
+    return [(13559, "plpgsql", 10, M.PG_CATALOG_OID, False, "1.0", None, None)] + [
+        (e.oid, e.name, e.owner, e.schema_oid, True, e.version, None, None)
+        for e in ctx.catalog.extensions]
 
 
 def _proc_rows() -> list[tuple[Any, ...]]:

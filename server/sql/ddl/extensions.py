@@ -1,0 +1,104 @@
+"""CREATE EXTENSION / DROP EXTENSION for the extensions Cumulo provides built in.
+
+pgcrypto (digest, hmac, gen_random_bytes, gen_random_uuid) and uuid-ossp
+(uuid_generate_v1/v3/v4/v5, uuid_nil, uuid_ns_*) are implemented in
+`functions.cryptofns`; CREATE EXTENSION records them in pg_extension (a
+catalog row, transactional like any DDL) so that applications and test
+fixtures that create them, such as Django's, proceed. plpgsql is always there,
+as in every PostgreSQL database. Any other extension fails with PostgreSQL's
+own message (0A000 `extension "x" is not available`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...errors import (
+    DuplicateObject,
+    FeatureNotSupported,
+    SQLError,
+    SyntaxError_,
+    UndefinedObject,
+)
+from ...pgwire.backend import Result
+from ..catalog.model import Extension
+from ..statement import Stmt
+from .names import creation_schema, parse_qualified
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1"}
+_NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$-]+)"
+_CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"
+                     rf"(?P<opts>(?:\s+WITH)?(?:\s+(?:SCHEMA\s+{_NAME}|VERSION\s+\S+|CASCADE))*)"
+                     r"\s*;?\s*$", re.I | re.S)
+_DROP = re.compile(r"DROP\s+EXTENSION\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
+                   r"(?:\s+(?:CASCADE|RESTRICT))?\s*;?\s*$", re.I | re.S)
+_SCHEMA = re.compile(rf"SCHEMA\s+(?P<s>{_NAME})", re.I)
+
+
+def _unavailable(name: str) -> SQLError:
+    return FeatureNotSupported(
+        f'extension "{name}" is not available',
+        detail=f'Could not open extension control file "/usr/share/postgresql/15/extension/'
+        f'{name}.control": No such file or directory.',
+        hint="The extension must first be installed on the system where PostgreSQL is running.")
+
+
+def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool) -> str:
+    cat = s.catalog()
+    if name == "plpgsql" or any(e.name == name for e in cat.extensions):
+        if if_not_exists:
+            s.notice(f'extension "{name}" already exists, skipping')
+            return "CREATE EXTENSION"
+        raise DuplicateObject(f'extension "{name}" already exists')
+    if name not in AVAILABLE:
+        raise _unavailable(name)
+    sch = creation_schema(cat, schema, s.search_path())
+    s.store.put(s.ensure_txn(), s.db.oid, Extension(s.store.allocate_oid(), name, sch.oid,
+                                                    AVAILABLE[name]))
+    s.catalog_changed()
+    return "CREATE EXTENSION"
+
+
+def _drop(s: SQLSession, names: list[str], if_exists: bool) -> str:
+    cat = s.catalog()
+    found = []
+    for name in names:
+        ext = next((e for e in cat.extensions if e.name == name), None)
+        if ext is None:
+            if if_exists:
+                s.notice(f'extension "{name}" does not exist, skipping')
+                continue
+            raise UndefinedObject(f'extension "{name}" does not exist')
+        found.append(ext)
+    for ext in found:
+        s.store.delete(s.ensure_txn(), s.db.oid, ext)
+    if found:
+        s.catalog_changed()
+    return "DROP EXTENSION"
+
+
+def analyse(session: SQLSession, sql: str, m0: Any) -> Stmt:
+    """CREATE / DROP EXTENSION (ALTER EXTENSION: 0A000)."""
+    text = sql.strip()
+    if text[:4].upper() == "DROP":
+        m = _DROP.match(text)
+        if m is None:
+            raise SyntaxError_("syntax error in DROP EXTENSION")
+        names = [parse_qualified(n.strip())[1] for n in m.group("names").split(",")]
+        if_exists = bool(m.group("ie"))
+        return Stmt(sql, "ddl", lambda s, p: Result(_drop(s, names, if_exists)), None, [], -1,
+                    tag="DROP EXTENSION")
+    m = _CREATE.match(text)
+    if m is None:
+        raise FeatureNotSupported(f"{text.split()[0].upper()} EXTENSION of this form is not "
+                                  "supported")
+    name = parse_qualified(m.group("name"))[1]
+    sm = _SCHEMA.search(m.group("opts") or "")
+    schema = parse_qualified(sm.group("s"))[1] if sm else None
+    ine = bool(m.group("ine"))
+    return Stmt(sql, "ddl", lambda s, p: Result(_create(s, name, schema, ine)), None, [], -1,
+                tag="CREATE EXTENSION")
