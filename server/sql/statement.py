@@ -96,6 +96,10 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         return util.analyse_set_tree(session, sql, tree)
     if isinstance(tree, exp.Command):
         word = str(tree.this).upper()
+        if word == "DO":  # an anonymous PL/pgSQL block
+            from .plpgsql import analyse_do
+
+            return analyse_do(session, sql)
         if word == "ALTER":  # ALTER COLUMN ... DROP IDENTITY / ADD GENERATED ... AS IDENTITY
             from .ddl.pkeys import analyse_identity
 

@@ -1,0 +1,452 @@
+"""Runs a parsed PL/pgSQL block against a session: variables, control flow, SQL, exceptions.
+
+Every expression and statement goes to the SQL engine as PostgreSQL's PL/pgSQL
+sends it: the text with each variable reference replaced by a parameter (`$n`,
+typed as the variable), analysed once per distinct text and variable types
+(`_cache`) and run in the session's transaction. A block with an EXCEPTION
+clause runs under a savepoint of the transaction: an error rolls its writes
+back and runs the first handler whose condition matches, with SQLSTATE and
+SQLERRM set. RAISE NOTICE/WARNING/INFO go to the client as notices; RAISE
+EXCEPTION is an error (P0001 unless ERRCODE says otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sqlglot
+from sqlglot import exp
+
+from ...errors import (
+    QueryCanceled,
+    SQLError,
+    SyntaxError_,
+)
+from ...pgtypes import oids as T
+from ...txn.api import RetryStatement
+from ..expr.casts import to_text
+from ..expr.types import datatype_oid
+from ..parse import parse_sql
+from ..statement import analyse_tree
+from .parser import Block, Decl, Stmt
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+# Condition names a handler may name (PostgreSQL's errcodes, the common ones)
+CONDITIONS = {
+    "unique_violation": "23505", "foreign_key_violation": "23503",
+    "not_null_violation": "23502", "check_violation": "23514", "division_by_zero": "22012",
+    "undefined_table": "42P01", "undefined_column": "42703", "undefined_function": "42883",
+    "undefined_object": "42704", "duplicate_table": "42P07", "duplicate_object": "42710",
+    "duplicate_column": "42701", "duplicate_function": "42723", "raise_exception": "P0001",
+    "no_data_found": "P0002", "too_many_rows": "P0003", "assert_failure": "P0004",
+    "invalid_text_representation": "22P02", "numeric_value_out_of_range": "22003",
+    "serialization_failure": "40001", "deadlock_detected": "40P01",
+    "lock_not_available": "55P03", "insufficient_privilege": "42501",
+    "feature_not_supported": "0A000", "invalid_parameter_value": "22023",
+    "string_data_right_truncation": "22001", "datetime_field_overflow": "22008",
+    "syntax_error": "42601", "data_exception": "22000", "integrity_constraint_violation": "23000",
+    "object_in_use": "55006", "invalid_schema_name": "3F000", "duplicate_schema": "42P06",
+    "query_canceled": "57014",
+}
+
+
+class _Exit(Exception):
+    def __init__(self, label: str | None) -> None:
+        self.label = label
+
+
+class _Continue(_Exit):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+@dataclass
+class Var:
+    value: Any
+    type: int
+    typmod: int = -1
+    type_text: str = ""
+    fields: dict[str, tuple[Any, int]] | None = None  # a record's fields
+    constant: bool = False
+
+
+class Interp:
+    """One execution of a block (a DO statement or a function call)."""
+
+    def __init__(self, s: SQLSession) -> None:
+        self.s = s
+        self.scopes: list[dict[str, Var]] = [{"found": Var(False, T.BOOL)}]
+        self.row_count = 0
+        self._cache: dict[tuple[str, tuple[int, ...]], Any] = {}
+
+    # -- variables ---------------------------------------------------------------
+
+    def lookup(self, name: str) -> Var | None:
+        for scope in reversed(self.scopes):
+            v = scope.get(name)
+            if v is not None:
+                return v
+        return None
+
+    def declare(self, d: Decl) -> None:
+        scope = self.scopes[-1]
+        tt = " ".join(d.type.split()).lower()
+        if tt in ("record",) or tt.endswith("%rowtype"):
+            scope[d.name] = Var(None, T.RECORD, type_text="record", fields={})
+            return
+        if tt == "alias":
+            target = self.lookup((d.default or "").strip().lower())
+            if target is None:
+                raise SyntaxError_(f'variable "{d.default}" does not exist')
+            scope[d.name] = target
+            return
+        oid, typmod = _type_of(d.type)
+        v = Var(None, oid, typmod, d.type)
+        scope[d.name] = v
+        if d.default is not None:
+            v.value = self.eval(d.default, cast=v)
+        if d.not_null and v.value is None:
+            raise SQLError(f'null value cannot be assigned to variable "{d.name}" declared '
+                           "NOT NULL", sqlstate="22004")
+        v.constant = d.constant
+
+    def assign(self, name: str, value: Any, oid: int,
+               fields: dict[str, tuple[Any, int]] | None = None) -> None:
+        base, _, field_name = name.partition(".")
+        v = self.lookup(base)
+        if v is None:
+            raise SyntaxError_(f'"{name}" is not a known variable')
+        if v.constant:
+            raise SQLError(f'variable "{name}" is declared CONSTANT', sqlstate="22005")
+        if field_name and v.fields is not None:
+            v.fields[field_name] = (value, oid)
+        elif v.type == T.RECORD:
+            v.fields = dict(fields or {})
+            v.value = value
+        else:
+            v.value = value
+
+    # -- SQL -----------------------------------------------------------------------
+
+    def _bind(self, sql: str) -> tuple[exp.Expression, list[Any], list[int]]:
+        """Parses `sql` and replaces variable references by parameters."""
+        tree = parse_sql(sql)
+        values: list[Any] = []
+        oids: list[int] = []
+        base = _max_param(tree)
+        for col in list(tree.find_all(exp.Column)):
+            if _is_set_target(col):
+                continue
+            name = col.name if col.this.args.get("quoted") else col.name.lower()
+            qual = col.table.lower() if col.table else ""
+            got: tuple[Any, int] | None = None
+            if qual and not col.args.get("db"):
+                rec = self.lookup(qual)
+                if rec is not None and rec.fields is not None and name in rec.fields:
+                    got = rec.fields[name]
+            elif not qual:
+                v = self.lookup(name)
+                if v is not None and v.fields is None:
+                    got = (v.value, v.type)
+            if got is None:
+                continue
+            values.append(got[0])
+            oids.append(got[1] if got[1] != T.RECORD else 0)
+            col.replace(exp.Parameter(this=exp.Literal.number(base + len(values))))
+        return tree, values, oids
+
+    def run_sql(self, sql: str, extra: list[tuple[Any, int]] | None = None
+                ) -> tuple[list[tuple[Any, ...]], list[Any], str]:
+        """Runs one statement; returns (rows, columns, command tag)."""
+        tree, values, oids = self._bind(sql)
+        if extra:  # EXECUTE ... USING: $1.. are the USING values
+            values = [v for v, _ in extra] + values
+            oids = [o for _, o in extra] + oids
+        key = (tree.sql("postgres"), tuple(oids))
+        stmt = self._cache.get(key)
+        if stmt is None:
+            stmt = self._cache[key] = analyse_tree(self.s, sql, tree, list(oids))
+        if stmt.kind == "query" and stmt.plan is not None:  # NB: not run_plan: no session hooks
+            rows = [r for b in stmt.plan.execute(self.s.exec_context(values)) for r in b]
+            return rows, list(stmt.plan.columns), f"SELECT {len(rows)}"
+        res = stmt.run(self.s, values)
+        rows = list(res.rows) if res.rows is not None else []
+        return rows, list(res.columns or []), res.tag
+
+    def eval(self, expr: str, cast: Var | None = None) -> Any:
+        """The value of an expression (cast to a variable's type when given)."""
+        text = f"SELECT ({expr})"
+        if cast is not None and cast.type_text and cast.type != T.RECORD:
+            text = f"SELECT CAST(({expr}) AS {cast.type_text})"
+        rows, _, _ = self.run_sql(text)
+        return rows[0][0] if rows else None
+
+    def eval_typed(self, expr: str) -> tuple[Any, int]:
+        rows, cols, _ = self.run_sql(f"SELECT ({expr})")
+        return (rows[0][0] if rows else None), (cols[0].type_oid if cols else T.TEXT)
+
+    def truth(self, expr: str) -> bool:
+        return self.eval(expr) is True
+
+    # -- statements ------------------------------------------------------------------
+
+    def block(self, b: Block) -> None:
+        self.scopes.append({})
+        try:
+            for d in b.decls:
+                self.declare(d)
+            if not b.handlers:
+                self.stmts(b.body)
+                return
+            txn = self.s.ensure_txn()
+            token = txn.savepoint()
+            try:
+                self.stmts(b.body)
+            except SQLError as e:
+                if isinstance(e, RetryStatement | QueryCanceled):
+                    raise
+                handler = next((h for conds, h in b.handlers if _matches(conds, e)), None)
+                if handler is None:
+                    raise
+                txn.rollback_to(token)
+                self.scopes.append({"sqlstate": Var(e.sqlstate, T.TEXT),
+                                    "sqlerrm": Var(str(e), T.TEXT)})
+                try:
+                    self.stmts(handler)
+                finally:
+                    self.scopes.pop()
+        finally:
+            self.scopes.pop()
+
+    def stmts(self, body: list[Any]) -> None:
+        for st in body:
+            self.stmt(st)
+
+    def stmt(self, st: Any) -> None:
+        if isinstance(st, Block):
+            self.block(st)
+            return
+        k = st.kind
+        if k == "assign":
+            name = st.target[0]
+            v = self.lookup(name.partition(".")[0])
+            if v is not None and v.type != T.RECORD and "." not in name:
+                self.assign(name, self.eval(st.text, cast=v), v.type)
+            else:
+                val, oid = self.eval_typed(st.text)
+                self.assign(name, val, oid)
+        elif k == "if":
+            for cond, body in st.branches:
+                if cond is None or self.truth(cond):
+                    self.stmts(body)
+                    break
+        elif k in ("loop", "while"):
+            while k == "loop" or self.truth(st.text):
+                if not self._iteration(st):
+                    break
+        elif k == "for_range":
+            lo, hi, step = (int(self.eval(a)) for a in st.args)
+            var = st.target[0]
+            self.scopes.append({var: Var(None, T.INT4)})
+            try:
+                i = hi if st.opts.get("reverse") else lo
+                while (i >= lo) if st.opts.get("reverse") else (i <= hi):
+                    self.scopes[-1][var].value = i
+                    if not self._iteration(st):
+                        break
+                    i += -step if st.opts.get("reverse") else step
+            finally:
+                self.scopes.pop()
+        elif k == "for_query":
+            text = st.text
+            extra = None
+            if st.opts.get("execute"):
+                text = str(self.eval(st.text))
+                extra = [self.eval_typed(a) for a in st.args]
+            rows, cols, _ = self.run_sql(text, extra)
+            self.scopes.append({})
+            try:
+                for row in rows:
+                    self._assign_row(st.target, row, cols, declare=True)
+                    if not self._iteration(st):
+                        break
+            finally:
+                self.scopes.pop()
+            self._set_found(bool(rows))
+        elif k in ("exit", "continue"):
+            if not st.text or self.truth(st.text):
+                raise (_Exit if k == "exit" else _Continue)(st.target[0] if st.target else None)
+        elif k == "return":
+            raise _Return(self.eval(st.text) if st.text else None)
+        elif k == "null":
+            pass
+        elif k == "perform":
+            rows, _, _ = self.run_sql(f"SELECT {st.text}")
+            self._set_found(bool(rows))
+        elif k == "raise":
+            self._raise(st)
+        elif k == "diagnostics":
+            if st.text != "row_count":
+                raise SQLError(f'unrecognized GET DIAGNOSTICS item "{st.text}"', sqlstate="42601")
+            self.assign(st.target[0], self.row_count, T.INT8)
+        elif k == "execute":
+            sql = self.eval(st.text)
+            if sql is None:
+                raise SQLError("query string argument of EXECUTE is null", sqlstate="22004")
+            extra = [self.eval_typed(a) for a in st.args]
+            rows, cols, tag = self.run_sql(str(sql), extra)
+            self._after(rows, cols, tag, st.target)
+        elif k == "sql":
+            rows, cols, tag = self.run_sql(st.text)
+            self._after(rows, cols, tag, st.target)
+        else:  # pragma: no cover - the parser makes no other kinds
+            raise SQLError(f"unsupported PL/pgSQL statement {k}", sqlstate="0A000")
+
+    def _iteration(self, st: Stmt) -> bool:
+        """Runs a loop body once; False when EXIT left the loop."""
+        try:
+            self.stmts(st.body)
+        except _Continue as c:
+            if c.label is not None and c.label != st.label:
+                raise
+        except _Exit as e:
+            if e.label is not None and e.label != st.label:
+                raise
+            return False
+        return True
+
+    def _after(self, rows: list[tuple[Any, ...]], cols: list[Any], tag: str,
+               into: list[str]) -> None:
+        parts = tag.split()
+        self.row_count = int(parts[-1]) if parts and parts[-1].isdigit() else len(rows)
+        self._set_found(self.row_count > 0)
+        if into:
+            self._assign_row(into, rows[0] if rows else None, cols, declare=False)
+
+    def _assign_row(self, targets: list[str], row: tuple[Any, ...] | None, cols: list[Any],
+                    declare: bool) -> None:
+        if len(targets) == 1:
+            v = self.lookup(targets[0])
+            if (v is None and declare) or (v is not None and v.type == T.RECORD):
+                fields = {c.name: (row[i] if row is not None else None, c.type_oid)
+                          for i, c in enumerate(cols)}
+                if v is None:
+                    self.scopes[-1][targets[0]] = Var(row, T.RECORD, fields=fields)
+                else:
+                    self.assign(targets[0], row, T.RECORD, fields)
+                return
+        for i, name in enumerate(targets):
+            val = row[i] if row is not None and i < len(row) else None
+            oid = cols[i].type_oid if i < len(cols) else T.TEXT
+            if declare and self.lookup(name) is None:
+                self.scopes[-1][name] = Var(val, oid)
+            else:
+                self.assign(name, val, oid)
+
+    def _set_found(self, value: bool) -> None:
+        self.scopes[0]["found"].value = value
+
+    def _raise(self, st: Stmt) -> None:
+        level = st.opts.get("level", "EXCEPTION")
+        if st.opts.get("reraise"):
+            err = self.lookup("sqlerrm")
+            state = self.lookup("sqlstate")
+            if err is None or state is None:
+                raise SQLError("RAISE without parameters cannot be used outside an exception "
+                               "handler", sqlstate="0Z002")
+            raise SQLError(str(err.value), sqlstate=str(state.value))
+        msg = ""
+        if st.text:
+            fmt = str(self.eval(st.text))
+            vals = [self.eval_typed(a) for a in st.args]
+            msg = _format(fmt, vals)
+        using = {k: self.eval(v) for k, v in st.opts.get("using", {}).items()}
+        cond = st.opts.get("condition") or ""
+        code = using.get("ERRCODE") or (CONDITIONS.get(cond, cond) if cond else "P0001")
+        code = CONDITIONS.get(str(code), str(code))
+        msg = using.get("MESSAGE") or msg or cond or code
+        if level == "EXCEPTION":
+            raise SQLError(str(msg), sqlstate=code, detail=using.get("DETAIL"),
+                           hint=using.get("HINT"))
+        if level in ("NOTICE", "WARNING", "INFO"):
+            self.s.notice(str(msg), severity=level, sqlstate="01000" if level == "WARNING"
+                          else "00000")
+
+
+def _format(fmt: str, vals: list[tuple[Any, int]]) -> str:
+    """RAISE's format: each % takes the next argument (NULL prints as <NULL>), %% is %."""
+    out: list[str] = []
+    it = iter(vals)
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c == "%":
+            if fmt[i + 1:i + 2] == "%":
+                out.append("%")
+                i += 2
+                continue
+            try:
+                v, oid = next(it)
+            except StopIteration:
+                raise SQLError("too few parameters specified for RAISE", sqlstate="42601") \
+                    from None
+            if isinstance(v, bool):  # NB: the output function's spelling (boolout), not a cast's
+                out.append("t" if v else "f")
+            else:
+                out.append("<NULL>" if v is None else to_text(v, oid))
+        else:
+            out.append(c)
+        i += 1
+    if next(it, None) is not None:
+        raise SQLError("too many parameters specified for RAISE", sqlstate="42601")
+    return "".join(out)
+
+
+def _matches(conds: list[str], e: SQLError) -> bool:
+    for c in conds:
+        if c == "others":
+            return True
+        if c.startswith("sqlstate"):
+            if c.split(None, 1)[1].strip().strip("'") == e.sqlstate:
+                return True
+            continue
+        code = CONDITIONS.get(c)
+        if code is not None and (code == e.sqlstate or (code.endswith("000")
+                                                        and e.sqlstate[:2] == code[:2])):
+            return True
+    return False
+
+
+def _type_of(text: str) -> tuple[int, int]:
+    try:
+        node = sqlglot.parse_one(f"CAST(NULL AS {text})", read="postgres")
+    except sqlglot.errors.ParseError:
+        raise SyntaxError_(f'type "{text}" does not exist') from None
+    return datatype_oid(node.args["to"])
+
+
+def _max_param(tree: exp.Expression) -> int:
+    top = 0
+    for p in tree.find_all(exp.Parameter):
+        try:
+            top = max(top, int(p.this.name))
+        except (ValueError, AttributeError):
+            continue
+    return top
+
+
+def _is_set_target(col: exp.Column) -> bool:
+    """UPDATE ... SET col = ...: the column assigned is never a variable."""
+    parent = col.parent
+    return (isinstance(parent, exp.EQ) and parent.this is col
+            and isinstance(parent.parent, exp.Update))
+
+
+__all__ = ["CONDITIONS", "Interp"]
