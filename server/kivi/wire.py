@@ -36,6 +36,7 @@ from typing import Any
 
 import msgpack
 
+from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from ..pgtypes.interval import Interval
 from ..pgtypes.ranges import Range
 from . import api
@@ -151,6 +152,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_DATETIME, _pack([us, _offset(obj)]))
     if t is _dt.date:
         return msgpack.ExtType(EXT_DATE, _pack(obj.toordinal()))
+    if t is InfiniteDate:  # ordinals start at 1: 0 is -infinity, -1 is +infinity
+        return msgpack.ExtType(EXT_DATE, _pack(0 if obj.sign < 0 else -1))
     if t is _dt.time:
         us = ((obj.hour * 60 + obj.minute) * 60 + obj.second) * 1_000_000 + obj.microsecond
         return msgpack.ExtType(EXT_TIME, _pack([us, _offset(obj)]))
@@ -199,7 +202,8 @@ def _ext_hook(code: int, data: bytes) -> Any:
         us, off = _unpack(data)
         return (_EPOCH + us * _US).replace(tzinfo=_tz(off))
     if code == EXT_DATE:
-        return _dt.date.fromordinal(_unpack(data))
+        n = _unpack(data)
+        return _dt.date.fromordinal(n) if n > 0 else DATE_NEG_INF if n == 0 else DATE_INF
     if code == EXT_TIME:
         us, off = _unpack(data)
         s, us = divmod(us, 1_000_000)

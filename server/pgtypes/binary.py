@@ -33,6 +33,7 @@ from typing import Any
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import network, ranges
 from . import oids as T
+from .infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from .interval import Interval, as_interval
 from .text import format_generic, text_decoder
 
@@ -126,11 +127,15 @@ def decode_numeric(data: bytes) -> Decimal:
 
 
 def _enc_date(v: dt.date) -> bytes:
+    if isinstance(v, InfiniteDate):  # DATEVAL_NOEND / DATEVAL_NOBEGIN
+        return _I.pack(2**31 - 1 if v.sign > 0 else -(2**31))
     return _I.pack(v.toordinal() - EPOCH_ORDINAL)
 
 
 def _dec_date(b: bytes) -> dt.date:
     n = _I.unpack(b)[0]
+    if n in (2**31 - 1, -(2**31)):
+        return DATE_INF if n > 0 else DATE_NEG_INF
     try:
         return dt.date.fromordinal(n + EPOCH_ORDINAL)
     except (ValueError, OverflowError):

@@ -220,6 +220,8 @@ def add_to_timestamp(ts: dt.datetime, iv: dt.timedelta, zone: dt.tzinfo | None =
     which the caller passes), so `+ interval '1 day'` across a DST change keeps the hour.
     """
     v = as_interval(iv)
+    if ts.year in (1, 9999) and ts.replace(tzinfo=None) in (dt.datetime.max, dt.datetime.min):
+        return ts  # 'infinity' +- an interval stays infinite
     try:
         if ts.tzinfo is None:
             if v.months:

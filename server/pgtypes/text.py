@@ -46,6 +46,8 @@ from . import dateparse, network, ranges, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
+from .infdate import WORDS as INFINITE_DATES
+from .infdate import InfiniteDate
 from .interval import Interval
 
 UTC = dt.UTC
@@ -164,6 +166,8 @@ def _offset(off: dt.timedelta | None) -> str:
 
 
 def _date(v: dt.date) -> str:
+    if isinstance(v, InfiniteDate):
+        return str(v)
     return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
 
 
@@ -581,13 +585,16 @@ _INPUT_NAME = {T.TIMESTAMP: "timestamp", T.TIME: "time"}
 
 
 def _date_in(s: str) -> dt.date:
+    word = s.strip().lower()
+    if word.endswith("infinity"):
+        if word in INFINITE_DATES:
+            return INFINITE_DATES[word]
+        raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"')
     try:
         v = _parse_ts(T.TIMESTAMP, s, None)
     except InvalidDatetimeFormat:
         raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"') from None
-    if v.year in (1, 9999) and infinite(v):  # NB: no date sentinel: 9999-12-31 is a real date
-        raise DatetimeFieldOverflow(f'date out of range: "{s}" has no Python value')
-    return v.date()
+    return v.date()  # NB: 0001-01-01 and 9999-12-31 are real dates (infdate.py)
 
 
 def _time_in(oid: int, s: str) -> dt.time:

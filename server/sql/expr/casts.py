@@ -30,11 +30,22 @@ from ...errors import (
 from ...pgtypes import interval as iv
 from ...pgtypes import network, zones
 from ...pgtypes import oids as T
+from ...pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
-from ...pgtypes.text import format_text, parse_text, text_decoder, text_encoder
+from ...pgtypes.text import (
+    TS_INFINITY,
+    TS_NEG_INFINITY,
+    TSTZ_INFINITY,
+    TSTZ_NEG_INFINITY,
+    format_text,
+    infinite,
+    parse_text,
+    text_decoder,
+    text_encoder,
+)
 from . import usertypes
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
@@ -246,11 +257,29 @@ def timestamp_to_tstz(v: dt.datetime) -> dt.datetime:
 
 def date_to_tstz(v: dt.date) -> dt.datetime:
     """date -> timestamptz: midnight in the session zone."""
+    if isinstance(v, InfiniteDate):
+        return TSTZ_INFINITY if v.sign > 0 else TSTZ_NEG_INFINITY
     return zones.to_utc(dt.datetime(v.year, v.month, v.day), zones.session_zone())
+
+
+def date_to_timestamp(v: dt.date) -> dt.datetime:
+    """date -> timestamp: midnight ('infinity' stays infinite)."""
+    if isinstance(v, InfiniteDate):
+        return TS_INFINITY if v.sign > 0 else TS_NEG_INFINITY
+    return dt.datetime(v.year, v.month, v.day)
+
+
+def timestamp_to_date(v: dt.datetime) -> dt.date:
+    """timestamp -> date ('infinity' stays infinite)."""
+    if v.year in (1, 9999) and infinite(v):
+        return DATE_INF if v.year == 9999 else DATE_NEG_INF
+    return v.date()
 
 
 def tstz_to_date(v: dt.datetime) -> dt.date:
     """timestamptz -> date: the date in the session zone."""
+    if v.year in (1, 9999) and infinite(v):
+        return DATE_INF if v.year == 9999 else DATE_NEG_INF
     return zones.to_local(v, zones.session_zone()).date()
 
 
@@ -562,11 +591,11 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if dst == T.BOOL and src == T.INT4:
         return bool
     if dst == T.TIMESTAMP and src == T.DATE:
-        return lambda v: dt.datetime(v.year, v.month, v.day)
+        return date_to_timestamp
     if dst == T.TIMESTAMPTZ and src == T.DATE:
         return date_to_tstz
     if dst == T.DATE and src == T.TIMESTAMP:
-        return lambda v: v.date()
+        return timestamp_to_date
     if dst == T.TIMESTAMP and src == T.TIMESTAMPTZ:
         return tstz_to_local
     if dst == T.TIMESTAMPTZ and src == T.TIMESTAMP:
