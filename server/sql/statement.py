@@ -13,6 +13,7 @@ statement (DDL, DML, queries, COPY, cursors).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ class Stmt:
     timezone: tuple[str, ...] = ()  # TimeZone, DateStyle, IntervalStyle it was analysed under
 
 
+_NULLS_DISTINCT = re.compile(r"(?<=\))\s*NULLS\s+(NOT\s+)?DISTINCT\b", re.I)
 ANY_VERSION = -2  # a statement whose analysis does not depend on the catalog (BEGIN, SET ...)
 
 
@@ -96,6 +98,12 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         return util.analyse_set_tree(session, sql, tree)
     if isinstance(tree, exp.Command):
         word = str(tree.this).upper()
+        nulls = _NULLS_DISTINCT.search(sql) if word == "CREATE" else None
+        if nulls is not None:  # CREATE UNIQUE INDEX ... NULLS [NOT] DISTINCT (PostgreSQL 15)
+            inner = parse_sql(_NULLS_DISTINCT.sub(" ", sql, count=1))
+            if isinstance(inner, exp.Create) and str(inner.args.get("kind")).upper() == "INDEX":
+                inner.meta["nulls_not_distinct"] = bool(nulls.group(1))
+                return analyse_tree(session, sql, inner, param_oids)
         if word == "DO":  # an anonymous PL/pgSQL block
             from .plpgsql import analyse_do
 

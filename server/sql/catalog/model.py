@@ -75,6 +75,7 @@ class Index:
     predicate: str | None = None
     include: tuple[int, ...] = ()  # INCLUDE (...) attnums: stored with the index, not keys
     exprs: tuple[str, ...] = ()  # SQL of the expression keys, one per 0 in `columns`
+    nulls_not_distinct: bool = False  # UNIQUE NULLS NOT DISTINCT: NULLs collide too
 
 
 @dataclass(frozen=True)

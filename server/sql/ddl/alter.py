@@ -104,10 +104,10 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
                     f'column "{name}" of relation "{table.name}" contains null values',
                     table=table.name, column=name)
     _rewrite(s, new, lambda r, ctx: r + (default(r, ctx),))
-    for cname, cols in b.uniques:
+    for cname, cols, nnd in b.uniques:
         from .constraints import add_unique
 
-        add_unique(s, _table(s, table.oid), cname, cols, False)
+        add_unique(s, _table(s, table.oid), cname, cols, False, nnd)
     for cname, text in b.checks:
         from .constraints import add_check
 
@@ -262,7 +262,7 @@ def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None
                 add_unique(s, t, name, cols_of(c.expressions), True)
             elif isinstance(c, exp.UniqueColumnConstraint):
                 nodes = c.this.expressions if isinstance(c.this, exp.Schema) else []
-                add_unique(s, t, name, cols_of(nodes), False)
+                add_unique(s, t, name, cols_of(nodes), False, bool(c.args.get("nulls")))
             elif isinstance(c, exp.CheckColumnConstraint):
                 add_check(s, t, name, c.this.sql("postgres"))
             elif isinstance(c, exp.ForeignKey):

@@ -90,7 +90,7 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
 
 
 def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
-               primary: bool) -> None:
+               primary: bool, nulls_not_distinct: bool = False) -> None:
     """Adds a UNIQUE or PRIMARY KEY constraint (building its index from existing rows)."""
     from .indexes import build_index
     from .tables import unique_name
@@ -123,7 +123,8 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
     colnames = "_".join(table.columns[a - 1].name for a in cols)
     iname = name or unique_name(cat, table.schema_oid, f"{table.name}_{colnames}_key")
     ioid = store.allocate_oid()
-    idx = Index(ioid, iname, table.oid, cols, True, False, ioid)
+    idx = Index(ioid, iname, table.oid, cols, True, False, ioid,
+                nulls_not_distinct=nulls_not_distinct)
     store.put(txn, db, idx)
     store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "u", cols, ioid))
     s.catalog_changed()

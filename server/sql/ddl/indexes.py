@@ -50,7 +50,8 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
         if idx.unique:
             for r in rows:
                 vals = key(r)
-                if None in vals or (covers is not None and not covers(r)):
+                if (None in vals and not idx.nulls_not_distinct) or (
+                        covers is not None and not covers(r)):
                     continue
                 p = encode_key(vals)
                 if p in seen:
@@ -117,7 +118,8 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     oid = s.store.allocate_oid()
     idx = Index(oid, name, table.oid, tuple(attnums), bool(tree.args.get("unique")), False, oid,
                 tuple(desc), where.this.sql("postgres") if where is not None else None,
-                tuple(include), tuple(exprs))
+                tuple(include), tuple(exprs),
+                nulls_not_distinct=bool(tree.meta.get("nulls_not_distinct")))
     s.store.put(s.ensure_txn(), s.db.oid, idx)
     s.catalog_changed()
     build_index(s, table, idx)

@@ -83,7 +83,7 @@ class TableBuilder:
         self.columns: list[Column] = []
         self.pk: tuple[int, ...] = ()
         self.pk_name = ""
-        self.uniques: list[tuple[str, tuple[int, ...]]] = []
+        self.uniques: list[tuple[str, tuple[int, ...], bool]] = []  # (name, cols, NULLS NOT DISTINCT)
         self.checks: list[tuple[str, str]] = []
         self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any] | None]] = []
         self.sequences: list[Sequence] = []
@@ -120,7 +120,7 @@ class TableBuilder:
                 self.set_pk((attnum,), cname)
                 not_null = True
             elif isinstance(k, exp.UniqueColumnConstraint):
-                self.uniques.append((cname or "", (attnum,)))
+                self.uniques.append((cname or "", (attnum,), bool(k.args.get("nulls"))))
             elif isinstance(k, exp.DefaultColumnConstraint):
                 default = default_sql(k.this)
             elif isinstance(k, exp.CheckColumnConstraint):
@@ -183,7 +183,8 @@ class TableBuilder:
                 self.set_pk(tuple(self.attnum(ident(e)) for e in c.expressions), cname)
             elif isinstance(c, exp.UniqueColumnConstraint):
                 cols = c.this.expressions if isinstance(c.this, exp.Schema) else []
-                self.uniques.append((cname, tuple(self.attnum(ident(e)) for e in cols)))
+                self.uniques.append((cname, tuple(self.attnum(ident(e)) for e in cols),
+                                     bool(c.args.get("nulls"))))
             elif isinstance(c, exp.CheckColumnConstraint):
                 self.checks.append((cname, c.this.sql("postgres")))
             elif isinstance(c, exp.ForeignKey):
@@ -232,12 +233,13 @@ class TableBuilder:
             store.put(txn, db, idx)
             store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "p", self.pk,
                                           idx.oid))
-        for cname, ucols in self.uniques:
+        for cname, ucols, nnd in self.uniques:
             colnames = "_".join(cols[a - 1].name for a in ucols)
             iname = self._name(cname, f"{self.name}_{colnames}_key", True)
             self.names.add(iname)
             ioid = store.allocate_oid()
-            store.put(txn, db, Index(ioid, iname, self.oid, ucols, True, False, ioid))
+            store.put(txn, db, Index(ioid, iname, self.oid, ucols, True, False, ioid,
+                                     nulls_not_distinct=nnd))
             store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "u", ucols, ioid))
         for cname, text in self.checks:
             n = self._name(cname, f"{self.name}_{_check_col(text, cols)}check", False)

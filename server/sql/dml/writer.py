@@ -277,7 +277,8 @@ class TableWriter:
         seen: set[bytes] = set()
         for r in rows:
             vals = key(r)
-            if None in vals or (covers is not None and not covers(r)):
+            if (None in vals and not idx.nulls_not_distinct) or (
+                    covers is not None and not covers(r)):
                 continue
             prefix = encode_key(vals)
             if prefix in seen:

@@ -246,7 +246,8 @@ def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
     desc = list(i.descending) + [False] * (len(i.columns) - len(i.descending))
     every = list(i.columns) + list(i.include)
     return (
-        i.oid, i.table_oid, len(every), len(i.columns), i.unique or i.primary, False,
+        i.oid, i.table_oid, len(every), len(i.columns), i.unique or i.primary,
+        i.nulls_not_distinct,
         i.primary, False, True, False, True, False, True, True, False, every,
         [collation_of(x) for x in typs] + [0] * len(i.include),
         [opclass_of(x) for x in typs] + [0] * len(i.include),
