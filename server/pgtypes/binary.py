@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import network, ranges
+from . import network, ranges, records
 from . import oids as T
 from .infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from .interval import Interval, as_interval
@@ -323,7 +323,7 @@ _VECTORS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID}
 
 def _shape(v: list[Any]) -> list[int]:
     dims = []
-    while isinstance(v, list | tuple):
+    while isinstance(v, list | tuple) and not isinstance(v, records.Record):
         dims.append(len(v))
         if not v:
             break
@@ -404,6 +404,8 @@ def binary_encoder(oid: int) -> Encoder:
         return _array_encoder(_VECTORS[oid], 0)
     if oid in ranges.SUBTYPE:
         return ranges.binary_encoder(binary_encoder(ranges.SUBTYPE[oid]))
+    if oid == T.RECORD:
+        return records.binary_encoder(binary_encoder)
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_encoder(elem)
@@ -427,7 +429,8 @@ def binary_decoder(oid: int) -> Decoder:
 
 def has_binary(oid: int) -> bool:
     """Tells whether pgtypes has a binary codec for `oid` (else text bytes are used)."""
-    return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF or oid in ranges.SUBTYPE
+    return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF or oid in ranges.SUBTYPE \
+        or oid == T.RECORD
 
 
 def encode_binary(oid: int, value: Any) -> bytes:

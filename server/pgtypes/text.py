@@ -42,7 +42,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import dateparse, network, ranges, zones
+from . import dateparse, network, ranges, records, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -338,7 +338,7 @@ def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
         for x in v:
             if x is None:
                 parts.append("NULL")
-            elif isinstance(x, list | tuple):
+            elif isinstance(x, list | tuple) and not isinstance(x, records.Record):
                 parts.append(enc(x))
             else:
                 s = elem(x)
@@ -382,6 +382,8 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         return format_generic
     if oid in ranges.SUBTYPE:
         return ranges.text_encoder(text_encoder(ranges.SUBTYPE[oid], tz))
+    if oid == T.RECORD:
+        return records.text_encoder(lambda field: text_encoder(field, tz))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_of(text_encoder(elem, tz))

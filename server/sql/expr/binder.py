@@ -748,11 +748,11 @@ class Binder(SpecialForms):
 
     def b_Tuple(self, node: exp.Tuple) -> E:
         args = [self.bind(x) for x in node.expressions]
-        return E("row", None, args, T.RECORD, -1, "row")
+        return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
 
     def b_Struct(self, node: exp.Expression) -> E:
         args = [self.bind(x) for x in node.expressions]
-        return E("row", None, args, T.RECORD, -1, "row")
+        return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
 
     def b_Bracket(self, node: exp.Bracket) -> E:
         chain = [node]  # NB: a[1][2] is one subscript of a two-dimensional array, as in PG
@@ -858,6 +858,8 @@ class Binder(SpecialForms):
             oid = args[0].type
             return E("const", RegOid(oid, format_type(oid, None) or str(oid)), [], T.REGTYPE, -1,
                      "pg_typeof")
+        if name == "row":  # ROW(...): a record that knows its fields' types
+            return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
         if name in usertypes.ENUM_FUNCTIONS:
             call = usertypes.enum_function(name, args)
             if call is not None:

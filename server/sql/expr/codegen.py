@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...pgtypes import oids as T
+from ...pgtypes.records import Record
 from . import runtime as rt
 from .bound import E
 
@@ -279,7 +280,10 @@ class Gen:
         return f"[{', '.join(self.expr(a) for a in e.args)}]"
 
     def g_row(self, e: E) -> str:
-        return f"({''.join(self.expr(a) + ', ' for a in e.args)})"
+        values = f"({''.join(self.expr(a) + ', ' for a in e.args)})"
+        if e.data is None:
+            return values
+        return f"{self.k(Record)}({values}, {self.k(e.data)})"  # ROW(...): record_out knows types
 
     def g_subscript(self, e: E) -> str:
         return f"_rt.subscript({', '.join(self.expr(a) for a in e.args)})"
