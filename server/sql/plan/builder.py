@@ -403,9 +403,9 @@ class Planner:
             return node, node.cols
         if isinstance(item, exp.Unnest):
             fn = exp.Anonymous(this="unnest", expressions=list(item.expressions))
+            off = item.args.get("offset")  # NB: sqlglot sets False when there is none
             node = self.function_scan(fn, inner_outer, alias, col_names,
-                                      item.args.get("offset") is not None,
-                                      item.args.get("offset"))
+                                      off is not None and off is not False, off)
             return node, node.cols
         if isinstance(item, exp.Subquery):
             node = self.build(item.this, inner_outer)
