@@ -42,7 +42,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import dateparse, network, ranges, records, zones
+from . import bits, dateparse, network, ranges, records, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -768,6 +768,8 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         return dec
     if oid in network.TEXT_INPUT:
         return network.TEXT_INPUT[oid]
+    if oid in (T.BIT, T.VARBIT):
+        return bits.parse_bit
     if oid in ranges.SUBTYPE:
         sub = text_decoder(ranges.SUBTYPE[oid], tz)
         return lambda s: ranges.parse_range(s, oid, sub)

@@ -83,7 +83,7 @@ def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...],
     return f"Key ({names})=({shown}) already exists."
 
 
-_FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME}
+_FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ}
 
 
 def _round_fraction(precision: int) -> Callable[[Any], Any]:

@@ -32,6 +32,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ...pgtypes import zones
+from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
@@ -269,8 +270,11 @@ class Binder(SpecialForms):
     def b_Null(self, node: exp.Null) -> E:
         return E("const", None, [], T.UNKNOWN)
 
-    def b_HexString(self, node: exp.HexString) -> E:
-        return E("const", node.this, [], T.UNKNOWN)
+    def b_HexString(self, node: exp.HexString) -> E:  # X'1F': a bit string, as in PostgreSQL
+        return E("const", hex_literal(node.this), [], T.BIT)
+
+    def b_BitString(self, node: exp.Expression) -> E:  # B'101'
+        return E("const", parse_bit(node.this), [], T.BIT)
 
     def b_Parameter(self, node: exp.Parameter) -> E:
         n = int(node.this.this if isinstance(node.this, exp.Expression) else node.this)

@@ -27,8 +27,8 @@ from ...errors import (
     SQLError,
     StringDataRightTruncation,
 )
+from ...pgtypes import bits, network, zones
 from ...pgtypes import interval as iv
-from ...pgtypes import network, zones
 from ...pgtypes import oids as T
 from ...pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from ...pgtypes.intervaltext import parse_interval
@@ -373,6 +373,8 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return lambda s: [conv(x) for x in str(s).split()]
     if oid in T.ELEMENT_OF:
         return text_to_array(T.ELEMENT_OF[oid])
+    if oid in (T.BIT, T.VARBIT):
+        return bits.parse_bit
     if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT:
         return text_decoder(oid)
     if usertypes.is_enum(oid):
@@ -550,6 +552,10 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         tinner = cast_function(src, dst) if src != dst else None
         rnd = _round_fraction(typmod)
         return rnd if tinner is None else (lambda v: rnd(tinner(v)))
+    if dst in (T.BIT, T.VARBIT) and typmod >= 0:
+        binner = cast_function(src, dst) if src != dst else None
+        fit = bits.to_bit(typmod) if dst == T.BIT else bits.to_varbit(typmod)
+        return fit if binner is None else (lambda v: fit(binner(v)))
     if dst == T.CHAR and src in STRINGS and src != T.CHAR:
         return lambda v: str(v)[:1]
     if dst == T.NUMERIC and typmod > 4:
@@ -626,6 +632,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
 
         return each
     if dst in (T.JSON, T.JSONB) and src in (T.JSON, T.JSONB):
+        return None
+    if {src, dst} == {T.BIT, T.VARBIT}:
         return None
     if (src, dst) in _NETWORK_CASTS:
         return _NETWORK_CASTS[(src, dst)]

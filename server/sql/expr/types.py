@@ -80,8 +80,10 @@ def type_by_name(text: str) -> tuple[int, int]:
             typmod = mods[0] + 4
         elif oid == T.INTERVAL and mods:  # PostgreSQL's INTERVAL_TYPMOD(precision, full range)
             typmod = interval_typmod(0x7FFF, min(max(mods[0], 0), 6))
-        elif oid in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME) and mods:
+        elif oid in (T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ) and mods:
             typmod = min(max(mods[0], 0), 6)  # fractional-second precision
+        elif oid in (T.BIT, T.VARBIT) and mods:
+            typmod = mods[0]  # the length in bits
         elif oid == T.NUMERIC and mods:
             scale = mods[1] if len(mods) > 1 else 0
             typmod = ((mods[0] << 16) | scale) + 4
@@ -89,6 +91,8 @@ def type_by_name(text: str) -> tuple[int, int]:
         oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
         if oid == T.BPCHAR and s in ("char", "character"):
             typmod = 5
+        elif oid == T.BIT:  # `bit` is bit(1), as char is char(1)
+            typmod = 1
     if not oid:
         bare = s.replace('"', "")
         user = usertypes.lookup(bare)
@@ -118,7 +122,10 @@ def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
         kind = dt.args.get("kind")
         if isinstance(kind, exp.Identifier) and kind.quoted and kind.name == "char":
             return T.CHAR, -1  # "char": the one-byte type, not char(1)
-        return type_by_name(kind.name if isinstance(kind, exp.Expression) else kind or dt.sql("postgres"))
+        name = kind.name if isinstance(kind, exp.Expression) else kind or dt.sql("postgres")
+        if dt.expressions:  # varbit(5): sqlglot keeps the modifiers apart
+            name += "(" + ",".join(p.sql("postgres") for p in dt.expressions) + ")"
+        return type_by_name(name)
     text = dt.sql("postgres")
     m = re.match(r"(?i)^INTERVAL\s+(\d+|([A-Z ]+?)\s*(\(\d+\))?)$", text)
     if m:  # `interval(9)` and `interval day to second` as sqlglot prints them

@@ -67,7 +67,9 @@ def _type_facts(oid: int, typmod: int) -> tuple[Any, ...]:
     info = T.TYPES.get(oid)
     data_type = info.sql_name if info else "USER-DEFINED"
     clen = olen = prec = radix = scale = dtp = None
-    if oid in (T.VARCHAR, T.BPCHAR):
+    if oid in (T.BIT, T.VARBIT):  # _pg_char_max_length: bits
+        clen = typmod if typmod >= 0 else None
+    elif oid in (T.VARCHAR, T.BPCHAR):
         if typmod >= 4:
             clen, olen = typmod - 4, (typmod - 4) * 4
         else:
