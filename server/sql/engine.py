@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidAuthorizationSpecification, InvalidCatalogName
 from ..pgwire.backend import RoleInfo
 from . import direct  # noqa: F401  (registers the direct API's functions)
+from .autoanalyze import AutoAnalyze
 from .catalog.statstore import STATS_SPACE
 from .catalog.store import CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE, CatalogStore
 from .session import SQLSession
@@ -38,6 +39,7 @@ class SQLEngine:
                                               STATS_SPACE})
         self.store = CatalogStore(txn_manager)
         self.store.bootstrap()
+        self.autoanalyze = AutoAnalyze(self.store, txn_manager)  # started by the first write
         self._lock = threading.Lock()
         self._sessions: set[SQLSession] = set()
         self._pids = itertools.count((os.getpid() % 1000) * 1000 + 1)
@@ -81,6 +83,7 @@ class SQLEngine:
 
     def close(self) -> None:
         """Rolls back open sessions, checkpoints and stops the transaction manager."""
+        self.autoanalyze.stop()
         for s in self.sessions():
             s.abort_txn()
         try:

@@ -41,6 +41,7 @@ from ..errors import (
 )
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
+from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
 from .dml import deferred
@@ -573,6 +574,7 @@ class SQLSession:
         if txn is None:
             self._deliver(notifies)
             return
+        counts = write_counts(txn)  # for automatic ANALYZE (autoanalyze.py)
         try:
             txn.commit()
         except BaseException:
@@ -582,6 +584,8 @@ class SQLSession:
             raise
         if ddl:
             self.store.bump()
+        if counts:
+            self.engine.autoanalyze.note(self.db.oid, counts)
         self._deliver(notifies)
         for space in drops:
             self.engine.tm.drop_space(space)

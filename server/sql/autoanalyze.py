@@ -1,0 +1,175 @@
+"""Automatic ANALYZE, as PostgreSQL's autovacuum launcher runs it: off the clients' path.
+
+Why: a table loaded with 586,000 rows and never analyzed was estimated at 333
+rows (the optimizer's 1000-row default times a filter), so its joins were
+planned as if it were tiny. PostgreSQL avoids that twice over: the planner
+reads the table's physical size, and autovacuum analyzes a table once
+enough of it changed. Cumulo has no page count to read, so it relies on the
+second, with a short nap.
+
+How:
+1. Counting, on the commit path, for the price of a dict update per written
+   table: `SQLSession.commit_txn` hands each committed transaction's write
+   counts (rows written per KiVi space, from its write set) to `note`.
+2. A daemon thread wakes every `naptime` seconds (setting
+   `autovacuum_naptime`, default NAPTIME) and, per database with changes,
+   maps spaces to tables and analyzes each table whose changed rows since its
+   last ANALYZE exceed PostgreSQL's threshold:
+   `autovacuum_analyze_threshold` (50) + `autovacuum_analyze_scale_factor`
+   (0.1) x the rows it had then.
+3. The statistics go where ANALYZE puts them (`catalog.statstore`), in the
+   thread's own transaction; the catalog version bump makes every session
+   reload them and replan, exactly as after a manual ANALYZE.
+
+`autovacuum = off` stops the thread's work (counting goes on, so turning it
+back on catches up). A failure (a table dropped meanwhile, a conflict) is
+logged and retried at the next nap; it never reaches a client.
+
+Example:
+    >>> threshold(0), threshold(1000)
+    (50.0, 150.0)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from typing import Any
+
+from ..txn.transaction import Transaction
+from .catalog import statstore
+from .optimizer import stats
+from .settings import SERVER, ServerDefaults
+
+log = logging.getLogger("cumulo.autoanalyze")
+
+NAPTIME = 2.0  # seconds between checks (PostgreSQL: 60; Cumulo has no relpages to fall back on)
+BASE = 50  # autovacuum_analyze_threshold
+SCALE = 0.1  # autovacuum_analyze_scale_factor
+
+
+def threshold(rows: int) -> float:
+    """Changed rows that make a table of `rows` rows due for ANALYZE."""
+    return BASE + SCALE * rows
+
+
+def write_counts(txn: Any) -> dict[int, int]:
+    """Rows written (inserted, updated or deleted) per KiVi space by a transaction not yet
+    committed; {} for a transaction that keeps no write set here (a read-only one)."""
+    if not isinstance(txn, Transaction):  # NB: the embedded and cluster managers' both are
+        return {}
+    return {space: len(rows) for space, rows in txn.ws.spaces.items() if rows}
+
+
+class AutoAnalyze:
+    """The per-engine launcher: change counts in, ANALYZE runs out (see the module doc)."""
+
+    def __init__(self, store: Any, tm: Any, settings: ServerDefaults = SERVER) -> None:
+        self.store = store
+        self.tm = tm
+        self.settings = settings  # server-wide: autovacuum, autovacuum_naptime (reloadable)
+        self._lock = threading.Lock()
+        self._changes: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        self._since: dict[tuple[int, int], float] = {}  # (db, space) -> first uncounted change
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.runs = 0  # tables analyzed so far (pg_stat_user_tables.autoanalyze_count, summed)
+
+    def note(self, db_oid: int, counts: dict[int, int]) -> None:
+        """Adds a committed transaction's write counts; starts the thread on first use."""
+        if not counts:
+            return
+        now = time.time()
+        with self._lock:
+            per = self._changes[db_oid]
+            for space, n in counts.items():
+                per[space] += n
+                self._since.setdefault((db_oid, space), now)
+        if self._thread is None:
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._loop, name="autoanalyze", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def _setting(self, name: str, default: str) -> str:
+        return str(self.settings.values.get(name, default))
+
+    def _naptime(self) -> float:
+        raw = self._setting("autovacuum_naptime", str(NAPTIME))
+        try:
+            return max(0.05, float(raw.rstrip("s")) if not raw.endswith("min")
+                       else float(raw[:-3]) * 60)
+        except ValueError:
+            return NAPTIME
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self._naptime())
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            if self._setting("autovacuum", "on") in ("off", "false", "0"):
+                continue
+            try:
+                self.run_once()
+            except Exception:  # never the clients' problem: retried at the next nap
+                log.warning("automatic analyze failed; retrying later", exc_info=True)
+
+    def due(self, db_oid: int) -> list[Any]:
+        """The tables of a database due for ANALYZE now (their counts are taken)."""
+        with self._lock:
+            per = self._changes.get(db_oid)
+            if not per:
+                return []
+            snapshot = dict(per)
+        snap = self.store.snapshot(db_oid)
+        out, fresh = [], []
+        for table in snap.tables:
+            if table.kind != "r" or table.space not in snapshot:
+                continue
+            ts = stats.STATS.get(table.oid)
+            since = self._since.get((db_oid, table.space), 0.0)
+            if ts is not None and ts.analyzed_at is not None and ts.analyzed_at.timestamp() > since:
+                fresh.append(table)  # an ANALYZE ran after these changes began (a load's own)
+            elif snapshot[table.space] >= threshold(ts.rows if ts else 0):
+                out.append(table)
+        with self._lock:
+            for table in out + fresh:
+                per.pop(table.space, None)
+                self._since.pop((db_oid, table.space), None)
+        return out
+
+    def run_once(self) -> int:
+        """Analyzes every table that is due, database by database; returns how many."""
+        with self._lock:
+            dbs = [db for db, per in self._changes.items() if per]
+        done = 0
+        for db_oid in dbs:
+            tables = self.due(db_oid)
+            if not tables:
+                continue
+            txn = self.tm.begin()
+            try:
+                for table in tables:
+                    statstore.save(txn, db_oid, table.oid, stats.analyze(txn, table, publish=False))
+                txn.commit()
+            except BaseException:
+                txn.abort()
+                raise
+            self.store.bump()  # NB: cached plans were chosen without these statistics
+            self.store.snapshot(db_oid)  # reloads the optimizer's statistics now
+            done += len(tables)
+            log.debug("automatic analyze of %s", ", ".join(t.name for t in tables))
+        self.runs += done
+        return done
