@@ -8,7 +8,8 @@ operator. Instead each tree becomes Python source, e.g. for
         return [r for r in rows if ((r[0] is not None and r[0] > _c0)
                                     and (r[1] is not None and _re0(r[1]) is not None))]
 
-which is compiled once and cached by `repr(ir)`.
+which is compiled once per *shape*: the tree with its constants as slots (`_shape`),
+so `id = $1` bound to a new value each time reuses the code, its constants passed in.
 
 Three-valued logic. A filter keeps a row only when its predicate is TRUE, so
 predicates compile in one of two *truth modes*: `T(e)` is a Python boolean
@@ -154,12 +155,14 @@ class _Gen:
                 return "None", True, True
             # NB: constants are names, never literals: `5 is None` would be a SyntaxWarning.
             return self.name("c", v), False, True
+        if kind == "slot":  # a constant supplied per use (see `_shape`): never NULL
+            return f"_slot{int(e[1])}", False, True
         return self.value(e), True, False
 
     def value(self, e: Any) -> str:
         """Value mode: an expression giving the SQL value, None for NULL."""
         kind = e[0]
-        if kind in ("col", "const"):
+        if kind in ("col", "const", "slot"):
             return self.operand(e)[0]
         if kind == "arith":
             op = e[1]
@@ -314,55 +317,94 @@ def _has_nan(ir: Any) -> bool:
     return False
 
 
-def _build(ir: Any, template: str, name: str, value_mode: bool) -> Any:
-    """Compiles the fast and the safe variant; the fast one falls back on a Decimal NaN."""
+def _shape(ir: Any, consts: list[Any]) -> Any:
+    """The tree with each plain constant replaced by a slot `("slot", i)`; values go to `consts`.
+
+    The SQL layer binds a statement's parameters into the tree as constants before it is
+    sent (the tree may travel to another node), so `id = $1` arrives as a new tree for every
+    value. The code generated for a constant does not depend on its value, except for NULL,
+    booleans (folded in truth mode) and NaN (which needs the safe variant): those stay in
+    the shape, and everything else is compiled once per shape.
+    """
+    if not isinstance(ir, tuple | list) or not ir:
+        return ir
+    kind = ir[0]
+    if kind == "const" and len(ir) == 2:  # NB: trees from msgpack are lists
+        v = ir[1]
+        if v is None or isinstance(v, bool) or (isinstance(v, float | Decimal) and v != v):
+            return ir
+        consts.append(v)
+        return ("slot", len(consts) - 1)
+    if kind in ("in", "like"):  # NB: their values and patterns are raw, not trees
+        return (kind, _shape(ir[1], consts), *ir[2:])
+    if kind in ("and", "or"):
+        return (kind, [_shape(x, consts) for x in ir[1]])
+    if kind in ("cmp", "arith"):
+        return (kind, ir[1], _shape(ir[2], consts), _shape(ir[3], consts))
+    if kind in ("not", "is_null", "is_not_null"):
+        return (kind, _shape(ir[1], consts))
+    return ir  # "col", or a kind the generator rejects
+
+
+def _build(ir: Any, template: str, name: str, value_mode: bool, slots: int) -> Any:
+    """Compiles the fast and the safe variant as factories taking the slots' values.
+
+    Returns `make(consts) -> fn`; the fast variant falls back on a Decimal NaN.
+    """
     variants = []
+    unpack = "".join(f"    _slot{i} = _consts[{i}]\n" for i in range(slots))
     for safe in (False, True) if not _has_nan(ir) else (True,):
         g = _Gen(safe)
         body = g.value(ir) if value_mode else g.true(ir)
-        variants.append(_compile(template.format(body), g.ns, name))
+        inner = "".join("    " + line + "\n" for line in template.format(body).splitlines())
+        src = f"def _make(_consts):\n{unpack}{inner}    return {name}\n"
+        variants.append(_compile(src, g.ns, "_make"))
     if len(variants) == 1:
         return variants[0]
-    fast, safe_fn = variants
+    make_fast, make_safe = variants
 
-    def run(arg: Any) -> Any:
-        """Runs the fast variant, or the safe one when a Decimal NaN got in its way."""
-        try:
-            return fast(arg)
-        except InvalidOperation:  # NB: Python refuses to order a Decimal NaN; SQL does not
-            return safe_fn(arg)
+    def make(consts: list[Any]) -> Any:
+        fast, safe_fn = make_fast(consts), make_safe(consts)
 
-    return run
+        def run(arg: Any) -> Any:
+            """Runs the fast variant, or the safe one when a Decimal NaN got in its way."""
+            try:
+                return fast(arg)
+            except InvalidOperation:  # NB: Python refuses to order a Decimal NaN; SQL does not
+                return safe_fn(arg)
+
+        return run
+
+    return make
+
+
+def _compiled(cache: dict[str, Any], ir: Any, template: str, name: str,
+              value_mode: bool) -> Any:
+    consts: list[Any] = []
+    shape = _shape(ir, consts)
+    key = repr(shape)
+    make = cache.get(key)
+    if make is None:
+        make = _remember(cache, key, _build(shape, template, name, value_mode, len(consts)))
+    return make(consts)
 
 
 def compile_filter(ir: Any) -> Callable[[list[Row]], list[Row]]:
     """Returns a function keeping the rows of a batch for which the IR predicate is TRUE."""
-    key = repr(ir)
-    fn = _filters.get(key)
-    if fn is None:
-        src = "def _filter(rows):\n    return [r for r in rows if {}]\n"
-        fn = _remember(_filters, key, _build(ir, src, "_filter", False))
-    return fn
+    return _compiled(_filters, ir, "def _filter(rows):\n    return [r for r in rows if {}]\n",
+                     "_filter", False)
 
 
 def compile_selector(ir: Any) -> Callable[[list[Row]], list[int]]:
     """Returns a function giving the positions in a batch of the rows for which the IR is TRUE."""
-    key = repr(ir)
-    fn = _selectors.get(key)
-    if fn is None:
-        src = "def _select(rows):\n    return [i for i, r in enumerate(rows) if {}]\n"
-        fn = _remember(_selectors, key, _build(ir, src, "_select", False))
-    return fn
+    return _compiled(_selectors, ir,
+                     "def _select(rows):\n    return [i for i, r in enumerate(rows) if {}]\n",
+                     "_select", False)
 
 
 def compile_scalar(ir: Any) -> Callable[[Row], Any]:
     """Returns a function computing the IR's SQL value (None for NULL) for one row."""
-    key = repr(ir)
-    fn = _scalars.get(key)
-    if fn is None:
-        src = "def _scalar(r):\n    return {}\n"
-        fn = _remember(_scalars, key, _build(ir, src, "_scalar", True))
-    return fn
+    return _compiled(_scalars, ir, "def _scalar(r):\n    return {}\n", "_scalar", True)
 
 
 def source_of(ir: Any) -> str:

@@ -194,9 +194,19 @@ def test_constants_of_other_types():
     assert compile_filter(ir)(rows) == [(Decimal("3"), 1.0)]
 
 
-def test_cache_and_lists_from_msgpack():
+def test_cache_by_shape_and_lists_from_msgpack():
+    from cumulo.server.kivi import expr
+
     ir = ("cmp", "=", ("col", 0), ("const", 1))
-    assert compile_filter(ir) is compile_filter(ir)
+    compile_filter(ir)
+    cached = len(expr._filters)
+    for v in range(2, 50):  # a parameter bound to a new value: the same shape, no new code
+        assert compile_filter(("cmp", "=", ("col", 0), ("const", v)))([(v,), (1,)]) == [(v,)]
+    assert len(expr._filters) == cached
+    # NULL, booleans and NaN change the generated code: shapes of their own
+    assert compile_filter(("cmp", "=", ("col", 0), ("const", None)))([(None,), (1,)]) == []
+    assert compile_filter(("in", ("col", 0), ["const", 1]))([("const",), (1,), (2,)]) == [
+        ("const",), (1,)]  # NB: IN values are raw, even when they look like a tree
     as_lists = ["and", [["cmp", "=", ["col", 0], ["const", 1]], ["is_not_null", ["col", 1]]]]
     assert compile_filter(as_lists)([(1, 2), (1, None), (2, 2)]) == [(1, 2)]
 
