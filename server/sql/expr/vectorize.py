@@ -350,6 +350,8 @@ def _v_op(e: E) -> VFn:
         return cmp
     if op in ("+", "-", "*"):
         t = e.type
+        if t == T.NUMERIC:
+            return _numeric_arith(op, fa, fb)
         if t not in _INTS and t != T.FLOAT8:
             raise NotVectorizable(f"arithmetic on type {t}")
         ufunc = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
@@ -371,9 +373,12 @@ def _v_op(e: E) -> VFn:
                     vals.append(x.values)
                     valid = _and_valid(valid, x.valid)
             if t == T.FLOAT8:
-                out = ufunc(np.asarray(vals[0], np.float64), np.asarray(vals[1], np.float64))
-                if np.isinf(out).any():
-                    raise Fallback("float overflow")  # the row code decides: error or inf
+                x0 = np.asarray(vals[0], np.float64)
+                x1 = np.asarray(vals[1], np.float64)
+                with np.errstate(all="ignore"):
+                    out = ufunc(x0, x1)
+                if (np.isinf(out) & np.isfinite(x0) & np.isfinite(x1)).any():
+                    raise Fallback("float overflow")  # the row code raises 22003
                 return V("f8", out, valid)
             x0 = np.asarray(vals[0])
             x1 = np.asarray(vals[1])
@@ -389,8 +394,91 @@ def _v_op(e: E) -> VFn:
     raise NotVectorizable(f"operator {op}")
 
 
+def _scaled(x: V | S) -> tuple[np.ndarray | int, int, np.ndarray | None]:
+    """(unscaled integers, scale, validity) of a numeric operand: an integer or "dec"
+    column, or an int or finite Decimal constant."""
+    if isinstance(x, S):
+        c = x.value
+        if isinstance(c, bool) or not isinstance(c, int | Decimal):
+            raise Fallback("numeric arithmetic with a non-numeric constant")
+        if isinstance(c, int):
+            return c, 0, None
+        if not c.is_finite():
+            raise Fallback("numeric arithmetic with NaN or Infinity")
+        e = c.as_tuple().exponent
+        assert isinstance(e, int)
+        sc = max(0, -e)
+        return int(c.scaleb(sc)), sc, None
+    if x.kind == "i8":
+        return x.values, 0, x.valid
+    if x.kind == "dec":
+        return x.values, x.scale, x.valid
+    raise Fallback(f"numeric arithmetic on {x.kind}")
+
+
+def _fits(approx: Any) -> bool:
+    a = np.abs(np.asarray(approx, np.float64))
+    return not a.size or float(a.max()) < 2.0**62
+
+
+def _numeric_arith(op: str, fa: VFn, fb: VFn) -> VFn:
+    """numeric + - * over scaled integers, exact: the result scale is Python's (and
+    PostgreSQL's): the larger scale for + and -, the sum of scales for *."""
+
+    def run(src: Source, ctx: Any) -> V | S:
+        a, b = fa(src, ctx), fb(src, ctx)
+        if isinstance(a, S) and isinstance(b, S):
+            raise Fallback("constant arithmetic")
+        if (isinstance(a, S) and a.value is None) or (isinstance(b, S) and b.value is None):
+            n = len((b if isinstance(a, S) else a).values)  # type: ignore[union-attr]
+            return _nulls(n)
+        xa, sa, va = _scaled(a)
+        xb, sb, vb = _scaled(b)
+        if op == "*":
+            scale = sa + sb
+            if scale > 18 or not _fits(np.multiply(np.asarray(xa, np.float64), xb)):
+                raise Fallback("numeric product beyond int64")
+            out = np.multiply(xa, xb, dtype=np.int64)
+        else:
+            scale = max(sa, sb)
+            fa_, fb_ = 10 ** (scale - sa), 10 ** (scale - sb)
+            approx = np.add(np.asarray(xa, np.float64) * fa_,
+                            (1 if op == "+" else -1) * np.asarray(xb, np.float64) * fb_)
+            if not _fits(approx):
+                raise Fallback("numeric sum beyond int64")
+            ua = np.multiply(xa, fa_, dtype=np.int64)
+            ub = np.multiply(xb, fb_, dtype=np.int64)
+            out = ua + ub if op == "+" else ua - ub
+        out = np.asarray(out, np.int64)
+        return V("dec", out, _and_valid(va, vb), None, scale)
+
+    return run
+
+
 def rt_cmp(op: str, a: Any, b: Any) -> bool:
     return bool(_CMP[op](a, b))
+
+
+def _v_neg(e: E) -> VFn:
+    if e.type not in _INTS + (T.FLOAT8, T.NUMERIC):
+        raise NotVectorizable(f"negation of type {e.type}")
+    f = compile_vector(e.args[0])
+
+    def run(src: Source, ctx: Any) -> V | S:
+        v = f(src, ctx)
+        if isinstance(v, S):
+            raise Fallback("constant negation")
+        if v.kind in ("i8", "dec"):
+            vals = v.values if v.valid is None else v.values[v.valid]
+            floor = -_INT_LIMIT.get(e.type, 2**63)
+            if len(vals) and vals.min() <= floor:
+                raise Fallback("negation out of range")
+            return V(v.kind, -v.values, v.valid, None, v.scale)
+        if v.kind == "f8":
+            return V("f8", -v.values, v.valid)
+        raise Fallback(f"negation of {v.kind}")
+
+    return run
 
 
 # --- logic ----------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 Two shapes, over a full scan of one table with an optional filter:
 
-    Aggregate(groups: columns; count(*), count, sum, avg, min, max of columns)
-        <- [Filter] <- Scan
+    Aggregate(groups and count(*), count, sum, avg, min, max of columns or of
+              vectorizable expressions over them) <- [Filter] <- Scan
     Limit(n) <- [Project] <- Sort <- [Project] <- [Filter] <- Scan      (top-N)
 
 (the builder sorts a Project, whose expressions the first sort key is read through).
@@ -110,6 +110,12 @@ def _ranged(pred: E | None, scan: N.Scan) -> bool:
     return pred is not None and _keyed(pred, scan, ("<", "<=", ">", ">="))
 
 
+def _plain(e: E) -> bool:
+    """No sub-plan, no outer reference: an expression over the scanned row only."""
+    return not any(x.kind in ("outer", "subquery", "exists", "in_sub", "array_sub")
+                   for x in e.walk())
+
+
 def _ncols(scan: N.Scan) -> int:
     return len(scan.table.columns)
 
@@ -122,7 +128,20 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         return None
     scan, pred = base
     ncols = _ncols(scan)
-    if any(g.kind != "col" or g.data >= ncols for g in node.groups):
+    exprs: list[E] = []  # computed columns, numbered from ncols on
+
+    def column(e: E) -> int | None:
+        """The stored column e reads, or the number of a computed column for it."""
+        if e.kind == "col":
+            return e.data if e.data < ncols else None
+        if any(x.kind == "col" and x.data >= ncols for x in e.walk()) or not _plain(e) \
+                or not vectorizable(e):
+            return None
+        exprs.append(e)
+        return ncols + len(exprs) - 1
+
+    groups = [column(g) for g in node.groups]
+    if any(g is None for g in groups):
         return None
     specs: list[tuple[str, int | None]] = []
     for a in node.aggs:
@@ -131,17 +150,19 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         if a.func == "count_star":
             specs.append(("count_star", None))
             continue
-        if len(a.args) != 1 or a.args[0].kind != "col" or a.args[0].data >= ncols:
+        if len(a.args) != 1:
             return None
-        c = a.args[0].data
+        c = column(a.args[0])
+        if c is None:
+            return None
         specs += [("sum", c), ("count", c)] if a.func == "avg" else [(a.func, c)]
-    spec = AggSpec(tuple(g.data for g in node.groups), tuple(specs))
+    spec = AggSpec(tuple(g for g in groups if g is not None), tuple(specs))
     partials = Prepared([], aggregate=spec)
     merge = copy.copy(node)
     merge.child = partials
     merge.pushed = True
     vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials,
-                    key_range=_ranged(pred, scan))
+                    key_range=_ranged(pred, scan), exprs=exprs, base=ncols)
     return Columnar(node.cols, row=node, spec=vs)
 
 

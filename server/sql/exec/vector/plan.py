@@ -23,8 +23,9 @@ from ...plan import nodes as N
 class VectorSpec:
     """How to compute a subtree from column packs: one table, a predicate, an operation.
 
-    `op` "aggregate": partial aggregates (`group_by`, `aggs`, as `kivi.api.AggSpec`)
-    finished by `merge`, a private pushed `Aggregate` over `partials`.
+    `op` "aggregate": partial aggregates (`group_by`, `aggs`, as `kivi.api.AggSpec`, over
+    stored columns and the computed columns `exprs`) finished by `merge`, a private pushed
+    `Aggregate` over `partials`.
     `op` "topn": the rows that can reach the first `limit` by the first sort key are
     picked per pack, then `above` (the subtree's own row operators, over `rows`)
     sorts, limits and projects them exactly as the row path would.
@@ -45,6 +46,10 @@ class VectorSpec:
     # the predicate bounds the first primary-key column: under `auto`, a range the zone maps
     # say is small runs on the row path, which reads only that key range
     key_range: bool = False
+    # computed columns (aggregate keys and arguments that are expressions): column
+    # `base + k` of a pack is `exprs[k]` evaluated over it
+    exprs: list[E] = field(default_factory=list)
+    base: int = 0
 
     def describe(self) -> str:
         """One line for EXPLAIN-like output and tests."""

@@ -13,9 +13,10 @@ from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
 from ....txn.transaction import Transaction
+from ...expr.vectorize import compile_vector
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
 from .plan import Columnar, Prepared, VectorSpec
-from .scan import VectorScan
+from .scan import Computed, VectorScan
 from .topn import candidates
 
 SETTING = "cumulo.columnar"
@@ -60,6 +61,9 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
 
 def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
     assert spec.merge is not None and spec.partials is not None
+    if spec.exprs:
+        fns = compiled(spec, "exprs", lambda: [compile_vector(e) for e in spec.exprs])
+        packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
     cache_of(ctx)[id(spec.partials)] = partial_aggregate(packs, spec.group_by, spec.aggs)
     return rows_of(spec.merge, ctx)
 

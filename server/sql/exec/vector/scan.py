@@ -11,6 +11,7 @@ release the GIL); nothing loops per row in Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from ....kivi.columnar import Column, Snapshot
 from ....kivi.columnar.aggregate import Selected
 from ...expr.bound import E
 from ...expr.codegen import conjuncts
-from ...expr.vectorize import Fallback, filter_mask
+from ...expr.vectorize import Fallback, V, filter_mask
 
 _PRUNABLE = ("=", "<", "<=", ">", ">=")
 _FLIP = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -61,6 +62,41 @@ def _excluded(c: Column, op: str, v: Any) -> bool:
         return bool(hi < v)
     except TypeError:
         return False
+
+
+class Computed:
+    """Selected rows plus computed columns: column `base + k` is `fns[k]` over the pack."""
+
+    __slots__ = ("sel", "fns", "base", "ctx", "_done")
+
+    def __init__(self, sel: Selected, fns: list[Any], base: int, ctx: Any) -> None:
+        self.sel = sel
+        self.fns = fns
+        self.base = base
+        self.ctx = ctx
+        self._done: dict[int, Column] = {}
+
+    def __len__(self) -> int:
+        return len(self.sel)
+
+    def column(self, j: int) -> Column:
+        if j < self.base:
+            return self.sel.column(j)
+        c = self._done.get(j)
+        if c is None:
+            v = self.fns[j - self.base](self.sel.column, self.ctx)
+            if not isinstance(v, V):
+                raise Fallback("a constant aggregate argument")
+            lo: Any = None
+            hi: Any = None
+            if v.kind in ("i8", "dec"):  # the zone map bounds integer sums (overflow guard)
+                vals = v.values if v.valid is None else v.values[v.valid]
+                if len(vals):
+                    lo, hi = int(vals.min()), int(vals.max())
+                    if v.kind == "dec":
+                        lo, hi = Decimal(lo).scaleb(-v.scale), Decimal(hi).scaleb(-v.scale)
+            c = self._done[j] = Column(v.kind, v.values, v.valid, v.dictionary, lo, hi, v.scale)
+        return c
 
 
 class VectorScan:
