@@ -354,7 +354,30 @@ class ColumnarCopy:
             new.cols = cols
         # Keep the pack order of insertion: packs made by collect go last, which is harmless
         # (visibility, not order, decides what a scan returns).
+        self._merge_small()
         return dropped
+
+    def _merge_small(self) -> None:
+        """Merges small packs frozen from the tail (a scan freezes whatever tail it meets)
+        into packs of up to PACK_ROWS rows: fewer, larger packs for every later scan."""
+        in_order = {q.pid for q in self.sorted}
+        small = [p for p in self.packs.values()
+                 if p.pid not in in_order and p.n < PACK_ROWS // 4]
+        if len(small) < 4:
+            return
+        batch: list[Pack] = []
+        for p in [*small, None]:
+            if p is not None and sum(q.n for q in batch) + p.n <= PACK_ROWS:
+                batch.append(p)
+                continue
+            if len(batch) > 1:
+                for q in batch:
+                    del self.packs[q.pid]
+                self._add_pack([k for q in batch for k in q.keys],
+                               [r for q in batch for r in q.rows],
+                               np.concatenate([q.begin for q in batch]),
+                               np.concatenate([q.end for q in batch]))
+            batch = [p] if p is not None else []
 
     # --- reading ------------------------------------------------------------------------------
 

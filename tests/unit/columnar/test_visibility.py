@@ -143,3 +143,26 @@ def test_memory_bytes_per_row() -> None:
     per_row = s.columnar_bytes / n
     # int64 + float64 + int32 codes + begin/end stamps + a key pointer: about 44 bytes a row
     assert 30 < per_row < 60, per_row
+
+
+def test_small_packs_merge_at_collect(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ccopy, "PACK_ROWS", 64)
+    monkeypatch.setattr(ccopy, "SCAN_FREEZE", 1)  # every scan freezes the tail it meets
+    s = VersionStore()
+    s.apply(2, [(key(i), (i, 0)) for i in range(200)])
+    s.columnar(2)
+    ts = 2
+    for i in range(40):  # OLTP: one update, one scan
+        ts += 1
+        s.apply(ts, [(key(i * 3), (i * 3, ts))])
+        assert col_path(s, ts) == row_path(s, ts)
+    col = s._col  # noqa: SLF001  # the copy's pack count is what this test is about
+    assert col is not None
+    before = len(col.packs)
+    s.collect(ts - 5)  # an old snapshot (ts - 5) is still open
+    assert len(col.packs) < before
+    for t in range(ts - 5, ts + 1):
+        assert col_path(s, t) == row_path(s, t)
+    s.apply(ts + 1, [(key(3), None), (key(6), (6, -1))])  # stamps land in merged packs
+    assert col_path(s, ts + 1) == row_path(s, ts + 1)
+    assert col_path(s, ts) == row_path(s, ts)
