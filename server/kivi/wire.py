@@ -17,6 +17,7 @@ may hold travels as an ext type:
                               a code-5 timedelta written before months existed still
                               decodes, as a timedelta)
     11    range               [range type oid, flags, lower, upper] (`pgtypes.ranges.Range`)
+    12    multirange          [multirange type oid, [range, ...]] (`pgtypes.multiranges`)
 
 Rows are tuples and array values inside them are lists. Packing every row as a
 tuple ext would cost a nested `packb` per row, so the row-carrying fields of
@@ -38,12 +39,13 @@ import msgpack
 
 from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from ..pgtypes.interval import Interval
+from ..pgtypes.multiranges import MultiRange
 from ..pgtypes.ranges import Range
 from . import api
 
 EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
 EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
-EXT_RANGE = 11
+EXT_RANGE, EXT_MULTIRANGE = 11, 12
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -165,6 +167,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_UUID, obj.bytes)
     if t is Range:
         return msgpack.ExtType(EXT_RANGE, _pack([obj.oid, obj.flags, obj.lower, obj.upper]))
+    if t is MultiRange:  # its ranges, each as a code-11 range
+        return msgpack.ExtType(EXT_MULTIRANGE, _pack([obj.oid, list(obj.ranges)]))
     if t is _BigInt:
         return msgpack.ExtType(EXT_BIGINT, str(obj.v).encode())
     if t in _FIELDS:
@@ -220,6 +224,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
     if code == EXT_RANGE:
         oid, flags, lower, upper = _unpack(data)
         return Range(oid, lower, upper, flags)
+    if code == EXT_MULTIRANGE:
+        oid, items = _unpack(data)
+        return MultiRange(oid, tuple(items))
     if code == EXT_BIGINT:
         return int(data.decode())
     return msgpack.ExtType(code, data)

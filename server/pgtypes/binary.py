@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import bits, network, ranges, records
+from . import bits, multiranges, network, ranges, records
 from . import oids as T
 from .infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from .interval import Interval, as_interval
@@ -405,6 +405,8 @@ def binary_encoder(oid: int) -> Encoder:
         return _array_encoder(_VECTORS[oid], 0)
     if oid in ranges.SUBTYPE:
         return ranges.binary_encoder(binary_encoder(ranges.SUBTYPE[oid]))
+    if oid in multiranges.RANGE_OF:
+        return multiranges.binary_encoder(binary_encoder(multiranges.RANGE_OF[oid]))
     if oid == T.RECORD:
         return records.binary_encoder(binary_encoder)
     elem = T.ELEMENT_OF.get(oid)
@@ -422,6 +424,8 @@ def binary_decoder(oid: int) -> Decoder:
         return _array_decoder(_VECTORS[oid])
     if oid in ranges.SUBTYPE:
         return ranges.binary_decoder(oid, binary_decoder(ranges.SUBTYPE[oid]))
+    if oid in multiranges.RANGE_OF:
+        return multiranges.binary_decoder(oid, binary_decoder(multiranges.RANGE_OF[oid]))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_decoder(elem)
@@ -431,7 +435,7 @@ def binary_decoder(oid: int) -> Decoder:
 def has_binary(oid: int) -> bool:
     """Tells whether pgtypes has a binary codec for `oid` (else text bytes are used)."""
     return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF or oid in ranges.SUBTYPE \
-        or oid == T.RECORD
+        or oid == T.RECORD or oid in multiranges.RANGE_OF
 
 
 def encode_binary(oid: int, value: Any) -> bytes:

@@ -147,6 +147,12 @@ _SCALARS = [
     ("tstzrange", TSTZRANGE, 3911, -1, "R", "tstzrange"),
     ("daterange", DATERANGE, 3913, -1, "R", "daterange"),
     ("int8range", INT8RANGE, 3927, -1, "R", "int8range"),
+    ("int4multirange", 4451, 6150, -1, "R", "int4multirange"),
+    ("nummultirange", 4532, 6151, -1, "R", "nummultirange"),
+    ("tsmultirange", 4533, 6152, -1, "R", "tsmultirange"),
+    ("tstzmultirange", 4534, 6153, -1, "R", "tstzmultirange"),
+    ("datemultirange", 4535, 6155, -1, "R", "datemultirange"),
+    ("int8multirange", 4536, 6157, -1, "R", "int8multirange"),
     ("regnamespace", REGNAMESPACE, 4090, 4, "N", "regnamespace"),
     ("regrole", REGROLE, 4097, 4, "N", "regrole"),
 ]

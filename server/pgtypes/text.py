@@ -42,7 +42,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import bits, dateparse, network, ranges, records, zones
+from . import bits, dateparse, multiranges, network, ranges, records, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -320,6 +320,7 @@ _BY_PYTYPE: dict[type, Encoder] = {
     else _timestamp_out(v),
     dt.timedelta: format_interval, Interval: format_interval, uuid.UUID: str, dict: _json,
     ranges.Range: lambda r: text_encoder(r.oid)(r),
+    multiranges.MultiRange: lambda m: text_encoder(m.oid)(m),
 }
 
 
@@ -382,6 +383,8 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         return format_generic
     if oid in ranges.SUBTYPE:
         return ranges.text_encoder(text_encoder(ranges.SUBTYPE[oid], tz))
+    if oid in multiranges.RANGE_OF:
+        return multiranges.text_encoder(text_encoder(ranges.SUBTYPE[multiranges.RANGE_OF[oid]], tz))
     if oid == T.RECORD:
         return records.text_encoder(lambda field: text_encoder(field, tz))
     elem = T.ELEMENT_OF.get(oid)
@@ -770,6 +773,9 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         return network.TEXT_INPUT[oid]
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
+    if oid in multiranges.RANGE_OF:
+        range_in = text_decoder(multiranges.RANGE_OF[oid], tz)
+        return lambda s: multiranges.parse_multirange(s, oid, range_in)
     if oid in ranges.SUBTYPE:
         sub = text_decoder(ranges.SUBTYPE[oid], tz)
         return lambda s: ranges.parse_range(s, oid, sub)

@@ -10,9 +10,12 @@ statement runs on both servers in the text format (a simple Query) and in the
 binary format (an extended-protocol Execute); the column types, typmods and
 every value's bytes must be identical (`typediff.raw_outcome`).
 
-Then the clients: psycopg's and asyncpg's own range objects as parameters,
-text and binary, come back equal on both servers, and the pg_type and
-pg_range rows match PostgreSQL's.
+`MULTIRANGES` do the same for the six multirange types: input in normal form
+(merging, empties dropped), constructors, multirange(), range_merge,
+lower/upper/..., @> <@ && with elements, ranges and multiranges, + - *,
+ordering, a column. Then the clients: psycopg's and asyncpg's own range and
+multirange objects as parameters, text and binary, come back equal on both
+servers, and the pg_type and pg_range rows match PostgreSQL's.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from decimal import Decimal
 import asyncpg
 import psycopg
 import pytest
+from psycopg.types.multirange import Multirange
 from psycopg.types.range import Range
 
 from tests.integration.typediff import connect, differences
@@ -75,6 +79,24 @@ drop table rng_t
 select int4range(1, 5) @> null::int, null::int4range @> 3, lower(null::int4range)
 """.strip().splitlines()
 
+MULTIRANGES = """
+select '{[1,3), [5,7)}'::int4multirange, '{}'::int4multirange, int4multirange(), int4multirange(int4range(1,3), int4range(2,8), int4range(10,12)), '{[1,3),[3,5)}'::int4multirange, '{empty, [1,2]}'::int4multirange
+select '{[1,3), [5,7)}'::int4multirange @> 2, '{[1,3)}'::int4multirange @> int4range(1,2), '{[1,3),[5,7)}'::int4multirange + '{[3,5)}', '{[1,10)}'::int4multirange - '{[3,5)}', '{[1,10)}'::int4multirange * '{[3,5),[8,12)}'
+select multirange(int4range(1,2)), range_merge('{[1,3),[5,7)}'::int4multirange), lower('{[1,3),[5,7)}'::int4multirange), upper('{[1,3),[5,7)}'::int4multirange), isempty('{}'::int4multirange), lower_inf('{(,3)}'::int4multirange), upper_inc('{[1,3]}'::nummultirange)
+select '{[1.5,2.5]}'::nummultirange, '{[2024-01-01,2024-02-01)}'::datemultirange, '{["2024-01-01 10:00","2024-01-01 12:00")}'::tsmultirange, '{[1,2)}'::int8multirange
+select '{[1,3)}'::int4multirange = '{[1,2],[2,2]}', '{[1,3)}'::int4multirange < '{[1,4)}', '{[1,3)}'::int4multirange && '{[2,5)}', int4range(1,3) && '{[2,5)}'::int4multirange, '{[1,3)}'::int4multirange && int4range(5,6)
+select int4range(1,10) @> '{[2,3),[5,6)}'::int4multirange, 3 <@ '{[1,5)}'::int4multirange, '{[2,3)}'::int4multirange <@ '{[1,5)}'::int4multirange
+select '{[1,3)'::int4multirange
+select '{[1,10)}'::int4multirange - '{[1,10)}', '{(,)}'::int4multirange - '{[3,5)}', nummultirange(numrange(1, 2), numrange(3, null))
+select pg_typeof('{}'::datemultirange), array['{[1,2)}'::int4multirange]
+create table mr_t (id int primary key, m int4multirange)
+insert into mr_t values (1, '{[1,3),[5,7)}'), (2, '{}'), (3, null), (4, '{[0,1)}')
+select * from mr_t order by m, id
+select id from mr_t where m @> 6
+drop table mr_t
+select typname, typtype, typcategory, typarray from pg_type where typtype = 'm' order by oid
+""".strip().splitlines()
+
 CATALOG = [
     "select * from pg_range order by 1",
     "select oid, typname, typtype, typcategory, typarray, typelem, typlen, typalign, typinput, "
@@ -90,9 +112,11 @@ def test_ranges_match_pg15(binary, pg15, cumulo_server):
     with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
         for c in (pc, cc):
             c.execute("drop table if exists rng_t")
+            c.execute("drop table if exists mr_t")
             c.execute("set time zone 'Europe/Madrid'")
-        mism = differences(pc, cc, STATEMENTS + CATALOG, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS) + len(CATALOG)} differ:\n" + "\n".join(mism)
+        todo = STATEMENTS + MULTIRANGES + CATALOG
+        mism = differences(pc, cc, todo, binary)
+    assert not mism, f"{len(mism)} of {len(todo)} differ:\n" + "\n".join(mism)
 
 
 UTC = dt.UTC
@@ -107,8 +131,12 @@ PARAMS = [
 def _psycopg_roundtrip(dsn: str, binary: bool) -> list:
     with psycopg.connect(dsn, autocommit=True) as c:
         c.execute("set time zone 'UTC'")
-        return [c.execute(f"select %s::{t}, %s::{t}::text", (v, v), binary=binary).fetchone()
-                for v, t in PARAMS]
+        out = [c.execute(f"select %s::{t}, %s::{t}::text", (v, v), binary=binary).fetchone()
+               for v, t in PARAMS]
+        multi = Multirange([Range(1, 3), Range(5, 7, "[]")])
+        out.append(c.execute("select %s::int4multirange, %s::int4multirange::text",
+                             (multi, multi), binary=binary).fetchone())
+        return out
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])

@@ -32,6 +32,8 @@ from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
+from ...pgtypes.multiranges import MultiRange
 from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
@@ -375,7 +377,7 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return text_to_array(T.ELEMENT_OF[oid])
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
-    if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT:
+    if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT or oid in MULTIRANGE_RANGE:
         return text_decoder(oid)
     if usertypes.is_enum(oid):
         return usertypes.enum_input(oid)
@@ -428,7 +430,7 @@ def to_text(v: Any, oid: int = 0) -> str:
         return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
                               else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
                               else _quote_elem(to_text(x)) for x in v) + "}"
-    if isinstance(v, Range):
+    if isinstance(v, Range | MultiRange):
         return format_text(v.oid, v)
     return str(v)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import SQLError, UndefinedFunction
+from ...pgtypes import multiranges as M
 from ...pgtypes import network
 from ...pgtypes import oids as T
 from ...pgtypes import ranges as R
@@ -31,9 +32,53 @@ _NETWORKS = (T.INET, T.CIDR)
 
 
 def involves_range(a: E, b: E) -> bool:
-    """True when one operand is a range, or an inet/cidr for << <<= >> >>= && (network
-    containment): the operator is bound here."""
-    return a.type in R.SUBTYPE or b.type in R.SUBTYPE or a.type in _NETWORKS or b.type in _NETWORKS
+    """True when one operand is a range or multirange, or an inet/cidr for << <<= >> >>= &&
+    (network containment): the operator is bound here."""
+    return a.type in R.SUBTYPE or b.type in R.SUBTYPE or a.type in _NETWORKS or \
+        b.type in _NETWORKS or a.type in M.RANGE_OF or b.type in M.RANGE_OF
+
+
+def _mr_contains(a: Any, b: Any) -> bool:
+    """Containment with a multirange on either side (range @> multirange too)."""
+    if isinstance(a, R.Range):
+        a = M.make(M.MULTIRANGE_OF[a.oid], [a])
+    if isinstance(b, R.Range):
+        return M.contains_range(a, b)
+    if isinstance(b, M.MultiRange):
+        return M.contains(a, b)
+    return M.contains_elem(a, b)
+
+
+def _mr_overlaps(a: Any, b: Any) -> bool:
+    if isinstance(a, R.Range):
+        a, b = b, a
+    return M.overlaps_range(a, b) if isinstance(b, R.Range) else M.overlaps(a, b)
+
+
+_MR_OPS: dict[str, Callable[[Any, Any], Any]] = {"+": M.union, "*": M.intersect, "-": M.minus}
+
+
+def multirange_op(op: str, a: E, b: E, params: Any) -> E:
+    """Multirange operators: @> <@ (with an element, a range or a multirange), &&, + * -."""
+    multi = a.type if a.type in M.RANGE_OF else b.type
+    rng = M.RANGE_OF[multi]
+    if a.type == T.UNKNOWN:
+        a = coerce(a, multi, params=params)
+    if b.type == T.UNKNOWN:
+        b = coerce(b, multi, params=params)
+    allowed = (multi, rng, R.SUBTYPE[rng])
+    if a.type not in allowed or b.type not in allowed:
+        raise _undefined(op, a, b)
+    if op in ("@>", "<@"):
+        big, small = (a, b) if op == "@>" else (b, a)
+        if big.type == R.SUBTYPE[rng]:
+            raise _undefined(op, a, b)
+        return E("pyfunc", (op, _mr_contains, True), [big, small], T.BOOL, -1, "?column?")
+    if op == "&&" and R.SUBTYPE[rng] not in (a.type, b.type):
+        return E("pyfunc", (op, _mr_overlaps, True), [a, b], T.BOOL, -1, "?column?")
+    if op in _MR_OPS and a.type == b.type == multi:
+        return E("pyfunc", (op, _MR_OPS[op], True), [a, b], multi, -1, "?column?")
+    raise _undefined(op, a, b)
 
 
 _NET_OPS: dict[str, Callable[[Any, Any], bool]] = {
@@ -74,6 +119,8 @@ def range_op(op: str, a: E, b: E, params: Any) -> E:
     """Binds `a op b` where one side is a range (see the module docstring for the typing)."""
     if a.type in _NETWORKS or b.type in _NETWORKS:
         return network_op(op, a, b, params)
+    if a.type in M.RANGE_OF or b.type in M.RANGE_OF:
+        return multirange_op(op, a, b, params)
     if op in ("@>", "<@"):
         rng, other = (a, b) if op == "@>" else (b, a)
         if rng.type in R.SUBTYPE and other.type == R.SUBTYPE[rng.type]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import DataException
+from ...errors import DataException, NullValueNotAllowed
+from ...pgtypes import multiranges as M
 from ...pgtypes import oids as T
 from ...pgtypes import ranges as R
 from .registry import register
@@ -85,3 +86,56 @@ def _register(oid: int) -> None:
 
 for _oid in R.RANGE_TYPES:
     _register(_oid)
+
+
+def _register_multi(oid: int) -> None:
+    rng = M.RANGE_OF[oid]
+    sub = R.SUBTYPE[rng]
+
+    def construct(*ranges: R.Range | None) -> M.MultiRange:
+        """Builds a multirange of the given ranges (none: the empty multirange)."""
+        if any(r is None for r in ranges):
+            raise NullValueNotAllowed("multirange values cannot contain null members")
+        return M.make(oid, ranges)  # type: ignore[arg-type]  # NB: no None, checked above
+
+    def multirange(r: R.Range) -> M.MultiRange:
+        """The multirange holding just this range."""
+        return M.make(oid, [r])
+
+    def first(m: M.MultiRange) -> R.Range | None:
+        return m.ranges[0] if m.ranges else None
+
+    def last(m: M.MultiRange) -> R.Range | None:
+        return m.ranges[-1] if m.ranges else None
+
+    def mlower(m: M.MultiRange) -> object:
+        """The lower bound of the first range (NULL if empty or infinite)."""
+        return None if not m.ranges else R.lower(m.ranges[0])
+
+    def mupper(m: M.MultiRange) -> object:
+        """The upper bound of the last range (NULL if empty or infinite)."""
+        return None if not m.ranges else R.upper(m.ranges[-1])
+
+    def misempty(m: M.MultiRange) -> bool:
+        """Is the multirange empty?"""
+        return not m.ranges
+
+    register(R.RANGE_TYPES[rng][1].replace("range", "multirange"), args=None, returns=oid,
+             strict=False)(construct)
+    register("multirange", args=[rng], returns=oid)(multirange)
+    register("range_merge", args=[oid], returns=rng)(M.span)
+    register("lower", args=[oid], returns=sub)(mlower)
+    register("upper", args=[oid], returns=sub)(mupper)
+    register("isempty", args=[oid], returns=T.BOOL)(misempty)
+    for name, pick, fn in (("lower_inc", first, lower_inc), ("upper_inc", last, upper_inc),
+                           ("lower_inf", first, lower_inf), ("upper_inf", last, upper_inf)):
+        def bound(m: M.MultiRange, pick: object = pick, fn: object = fn) -> bool:
+            r = pick(m)  # type: ignore[operator]
+            return False if r is None else fn(r)  # type: ignore[operator]
+
+        bound.__doc__ = f"{name} of the multirange's {'first' if pick is first else 'last'} range."
+        register(name, args=[oid], returns=T.BOOL)(bound)
+
+
+for _oid in M.RANGE_OF:
+    _register_multi(_oid)
