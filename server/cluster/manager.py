@@ -144,12 +144,18 @@ class ClusterTxnManager(LtmFront):
             if tids:
                 self.ltm.wake(tids)
 
-    def checkpoint(self) -> None:
-        """Checkpoints every node at the current snapshot, then trims the loggers."""
+    def checkpoint(self) -> bool:
+        """Checkpoints every node at the current snapshot, then trims the loggers; False if
+        a node keeps no files (then nothing is trimmed)."""
+        if self.log is not None:
+            self.log.trim(0)  # NB: rolls the loggers' segments first (see EmbeddedTxnManager)
         ts = self.ltm.snapshots.snapshot
         # NB: trim only below a checkpoint every node made durable (see durable_checkpoint)
-        if durable_checkpoint(self.kivi, ts) and self.log is not None:
+        if not durable_checkpoint(self.kivi, ts):
+            return False
+        if self.log is not None:
             self.log.trim(ts)
+        return True
 
     def close(self) -> None:
         """Finishes deferred work and closes the connections (the remote roles keep running)."""

@@ -155,8 +155,9 @@ class TxnManager(Protocol):
     def drop_space(self, space: int) -> None:
         """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
 
-    def checkpoint(self) -> None:
-        """Checkpoints storage and trims the redo log."""
+    def checkpoint(self) -> bool:
+        """Checkpoints storage and trims the redo log; False if storage keeps no files (the
+        log is then the only copy and stays)."""
 
     def close(self) -> None:
         """Flushes and stops every component."""

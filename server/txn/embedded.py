@@ -97,18 +97,22 @@ class EmbeddedTxnManager(LtmFront):
             self._gc.start()
         self._closed = False
 
-    def checkpoint(self) -> None:
-        """Checkpoints storage at the current snapshot and trims the redo log."""
+    def checkpoint(self) -> bool:
+        """Checkpoints storage at the current snapshot and trims the redo log; False (nothing
+        trimmed) without a data dir."""
         if not self.data_dir:
-            return
+            return False
         with self._ckpt_lock:
             if self.log is not None:
                 # NB: roll the open segments first, so that what they hold is (nearly always)
                 # below ts and the trim below can delete them now, not a checkpoint later
                 self.log.trim(0)
             ts = self.ltm.snapshots.snapshot
-            if take_checkpoint(self.data_dir, self.kivi, ts) and self.log is not None:
+            if not take_checkpoint(self.data_dir, self.kivi, ts):
+                return False
+            if self.log is not None:
                 self.log.trim(ts)  # NB: only below a checkpoint storage made durable
+            return True
 
     def _gc_loop(self, interval: float, commits: int) -> None:
         stats = self.ltm.stats

@@ -29,9 +29,10 @@ class Storage:
         self.commits = 0
         self.done = threading.Event()
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> bool:
         self.checkpoints += 1
         self.done.set()
+        return True
 
 
 def test_checkpointer_skips_idle_checkpoints():
@@ -56,7 +57,7 @@ def test_checkpointer_thread_runs_and_stops():
 
 def test_a_failing_checkpoint_is_logged_not_raised(caplog):
     class Broken(Storage):
-        def checkpoint(self) -> None:
+        def checkpoint(self) -> bool:
             raise OSError("disk full")
 
     tm = Broken()
@@ -110,3 +111,19 @@ def test_conf_syntax_errors_name_the_line():
 def test_checkpoint_timeout_counts_seconds():
     assert settings.validate("checkpoint_timeout", "30") == "30s"
     assert settings.validate("checkpoint_timeout", "5min") == "5min"
+
+
+def test_storage_without_files_is_not_counted_as_checkpointed(caplog):
+    class InMemory(Storage):
+        def checkpoint(self) -> bool:
+            super().checkpoint()
+            return False
+
+    tm = InMemory()
+    cp = Checkpointer(tm, lambda: 1.0, lambda: tm.commits)
+    tm.commits = 3
+    with caplog.at_level(logging.INFO):
+        assert cp.run_once() is False
+    assert tm.checkpoints == 1 and cp.done == 0
+    assert "storage keeps no files" in caplog.text
+    assert cp.run_once() is False and tm.checkpoints == 1  # nothing new: not asked again
