@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .catalog.model import CatalogSnapshot
+from .catalog.model import CatalogSnapshot, Function
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -55,6 +55,12 @@ class SessionFunctions:
     def cancel_event(self) -> threading.Event:
         """Set when the running statement is cancelled (CancelRequest, statement_timeout)."""
         return self._s._cancel
+
+    def call_user_function(self, fn: Function, args: tuple[Any, ...]) -> Any:
+        """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`)."""
+        from .plpgsql.functions import call  # NB: the runner sits above this layer
+
+        return call(self._s, fn, args)
 
     @property
     def session(self) -> SQLSession:

@@ -50,6 +50,7 @@ class Stmt:
 
 
 _NULLS_DISTINCT = re.compile(r"(?<=\))\s*NULLS\s+(NOT\s+)?DISTINCT\b", re.I)
+_FUNCTION_DDL = re.compile(r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?|DROP\s+)FUNCTION\b", re.I)
 ANY_VERSION = -2  # a statement whose analysis does not depend on the catalog (BEGIN, SET ...)
 
 
@@ -70,6 +71,10 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
         from . import utility as util
 
         return util.analyse_utility(session, text, u[0], u[1], param_oids)
+    if _FUNCTION_DDL.match(text):  # CREATE FUNCTION / DROP FUNCTION: sqlglot reads neither
+        from .plpgsql.functions import analyse_function_ddl
+
+        return analyse_function_ddl(session, text)
     tree = parse_sql(text)
     return analyse_tree(session, text, tree, param_oids)
 

@@ -152,6 +152,23 @@ class UserType:
 
 
 @dataclass(frozen=True)
+class Function:
+    """A function made by CREATE FUNCTION (LANGUAGE sql or plpgsql), as pg_proc lists it."""
+
+    oid: int
+    name: str
+    schema_oid: int
+    arg_types: tuple[int, ...] = ()
+    arg_names: tuple[str, ...] = ()
+    returns: int = 2278  # void
+    language: str = "plpgsql"
+    body: str = ""
+    volatility: str = "v"  # provolatile: i, s, v
+    strict: bool = False
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+
+
+@dataclass(frozen=True)
 class Extension:
     """An extension made by CREATE EXTENSION (pg_extension); its objects are built in."""
 
@@ -178,6 +195,7 @@ class CatalogSnapshot:
     version: int = 0
     types: tuple[UserType, ...] = ()  # CREATE TYPE's types
     extensions: tuple[Extension, ...] = ()  # CREATE EXTENSION's
+    functions: tuple[Function, ...] = ()  # CREATE FUNCTION's
 
     def schema_by_oid(self, oid: int) -> Schema | None:
         return next((s for s in self.schemas if s.oid == oid), None)

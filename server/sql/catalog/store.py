@@ -48,6 +48,7 @@ from .model import (
     Constraint,
     Database,
     Extension,
+    Function,
     Index,
     Role,
     Schema,
@@ -73,6 +74,7 @@ KINDS: dict[str, type] = {
     "sequence": Sequence,
     "type": UserType,
     "extension": Extension,
+    "function": Function,
 }
 KIND_OF = {cls: kind for kind, cls in KINDS.items()}
 SHARED = ("role", "database")
@@ -160,6 +162,7 @@ class CatalogStore:
             version=version,
             types=tuple(per["type"]),
             extensions=tuple(per["extension"]),
+            functions=tuple(per["function"]),
         )
 
     def snapshot(self, db_oid: int) -> CatalogSnapshot:

@@ -36,6 +36,7 @@ from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
+from ..functions.registry import FUNCTIONS
 from . import namedargs, usertypes
 from . import runtime as rt
 from . import types as ty
@@ -44,6 +45,7 @@ from .casts import cast_function, tstz_to_local, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .specialforms import SpecialForms, bpchar_operands
+from .udf import bind_user_function
 
 AGG_CLASSES: dict[type, str] = {
     exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max",
@@ -868,6 +870,10 @@ class Binder(SpecialForms):
             call = usertypes.enum_function(name, args)
             if call is not None:
                 return call
+        if name not in FUNCTIONS:  # CREATE FUNCTION's, from the catalog
+            udf = bind_user_function(self.planner.catalog, name, args, self.params)
+            if udf is not None:
+                return udf
         fd, args = resolve(name, args, self.params)
         t = return_type(fd, args)
         if fd.set_returning:

@@ -135,12 +135,25 @@ class Interp:
 
     # -- SQL -----------------------------------------------------------------------
 
-    def _bind(self, sql: str) -> tuple[exp.Expression, list[Any], list[int]]:
-        """Parses `sql` and replaces variable references by parameters."""
+    def _bind(self, sql: str, given: int = 0) -> tuple[exp.Expression, list[Any], list[int]]:
+        """Parses `sql` and replaces variable references by parameters (after the `given`
+        ones; without any, `$n` is the function's n-th argument)."""
         tree = parse_sql(sql)
         values: list[Any] = []
         oids: list[int] = []
-        base = _max_param(tree)
+        if not given:
+            renumber: dict[str, int] = {}
+            for p in list(tree.find_all(exp.Parameter)):
+                n = p.this.name if isinstance(p.this, exp.Literal) else ""
+                arg = self.lookup(f"${n}") if n else None
+                if arg is None:
+                    continue
+                if n not in renumber:
+                    values.append(arg.value)
+                    oids.append(arg.type)
+                    renumber[n] = len(values)
+                p.replace(exp.Parameter(this=exp.Literal.number(renumber[n])))
+        base = max(_max_param(tree), given, len(values))
         for col in list(tree.find_all(exp.Column)):
             if _is_set_target(col):
                 continue
@@ -159,13 +172,14 @@ class Interp:
                 continue
             values.append(got[0])
             oids.append(got[1] if got[1] != T.RECORD else 0)
-            col.replace(exp.Parameter(this=exp.Literal.number(base + len(values))))
+            base += 1
+            col.replace(exp.Parameter(this=exp.Literal.number(base)))
         return tree, values, oids
 
     def run_sql(self, sql: str, extra: list[tuple[Any, int]] | None = None
                 ) -> tuple[list[tuple[Any, ...]], list[Any], str]:
         """Runs one statement; returns (rows, columns, command tag)."""
-        tree, values, oids = self._bind(sql)
+        tree, values, oids = self._bind(sql, len(extra or ()))
         if extra:  # EXECUTE ... USING: $1.. are the USING values
             values = [v for v, _ in extra] + values
             oids = [o for _, o in extra] + oids

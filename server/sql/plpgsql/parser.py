@@ -119,9 +119,10 @@ class Parser:
 
     def take(self, word: str) -> Tok:
         t = self.peek()
-        if t is None or (t.up != word and t.text != word):
-            near = t.text if t is not None else "end of input"
-            raise SyntaxError_(f'syntax error at or near "{near}"')
+        if t is None:
+            raise SyntaxError_("syntax error at end of input")
+        if t.up != word and t.text != word:
+            raise SyntaxError_(f'syntax error at or near "{t.text}"')
         self.i += 1
         return t
 

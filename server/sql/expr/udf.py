@@ -1,0 +1,39 @@
+"""Calls of CREATE FUNCTION's functions: found in the catalog, bound like built-ins.
+
+A user function is looked up by name and argument count in the statement's
+catalog snapshot; each argument is coerced to its declared type as a built-in's
+would be. The bound call's implementation hands the values to the session
+(`FunctionContext.call_user_function`), which runs the body in the PL/pgSQL or
+SQL runner: this layer knows the catalog row, not how to run it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalog.model import CatalogSnapshot, Function
+from ..functions.registry import FunctionDef
+from .bound import E
+from .functions import coerce
+
+
+def _impl(fn: Function) -> Any:
+    def call(ctx: Any, *args: Any) -> Any:
+        return ctx.call_user_function(fn, args)
+
+    return call
+
+
+def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
+                       params: Any) -> E | None:
+    """The bound call of a user function `name(args)`, or None when there is none."""
+    if cat is None or not cat.functions:
+        return None
+    fn = next((f for f in cat.functions
+               if f.name == name and len(f.arg_types) == len(args)), None)
+    if fn is None:
+        return None
+    coerced = [coerce(a, t, params=params) for a, t in zip(args, fn.arg_types, strict=True)]
+    fd = FunctionDef(name, _impl(fn), fn.arg_types, fn.returns, strict=fn.strict,
+                     volatile=True, needs_context=True)  # NB: never folded: its body reads data
+    return E("call", fd, coerced, fn.returns, -1, name)

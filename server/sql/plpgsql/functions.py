@@ -1,0 +1,228 @@
+"""CREATE [OR REPLACE] FUNCTION ... LANGUAGE plpgsql | sql, DROP FUNCTION, and running them.
+
+A function is a catalog row (`catalog.model.Function`): name, argument names and
+types, return type, language, body, volatility and strictness. Calls are bound
+by `expr.udf` and run here (`call`): a PL/pgSQL body in the interpreter with the
+arguments as variables (and `$1`...), a SQL body statement by statement with the
+arguments as `$1`... (and by name), the function's value being the first
+column of the last statement's first row. Set-returning functions (SETOF,
+RETURNS TABLE) and OUT parameters are not supported (0A000).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ...errors import (
+    FeatureNotSupported,
+    SQLError,
+    SyntaxError_,
+    UndefinedFunction,
+)
+from ...pgtypes import oids as T
+from ...pgwire.backend import Result
+from ..catalog.model import Function
+from ..ddl.names import creation_schema
+from ..parse import split_statements
+from ..statement import Stmt
+from . import code_of
+from .interp import Interp, Var, _Return, _type_of
+from .parser import parse_block
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+_NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)'
+_HEAD = re.compile(rf"CREATE\s+(?P<replace>OR\s+REPLACE\s+)?FUNCTION\s+"
+                   rf"(?P<name>{_NAME}(?:\s*\.\s*{_NAME})?)\s*\(", re.I)
+_DROP = re.compile(r"DROP\s+FUNCTION\s+(?P<exists>IF\s+EXISTS\s+)?(?P<specs>.+?)\s*"
+                   r"(?P<mode>CASCADE|RESTRICT)?\s*;?\s*$", re.I | re.S)
+_SPEC = re.compile(rf"(?P<name>{_NAME}(?:\s*\.\s*{_NAME})?)\s*(?P<args>\(.*\))?\s*$", re.S)
+_STRING = re.compile(r"\$(?P<tag>\w*)\$.*?\$(?P=tag)\$|'(?:[^']|'')*'", re.S)
+
+
+def is_function_ddl(sql: str) -> bool:
+    """Tells whether the text is CREATE [OR REPLACE] FUNCTION or DROP FUNCTION."""
+    return _HEAD.match(sql) is not None or re.match(r"DROP\s+FUNCTION\b", sql, re.I) is not None
+
+
+def _ident(text: str) -> str:
+    text = text.strip()
+    return text[1:-1].replace('""', '"') if text.startswith('"') else text.lower()
+
+
+def _split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [a.strip() for a in out]
+
+
+def _arg(text: str) -> tuple[str, int]:
+    """(name or "", type OID) of one argument declaration."""
+    text = re.split(r"\s+(?:DEFAULT\b|=)", text, maxsplit=1, flags=re.I)[0].strip()
+    mode = re.match(r"(IN|OUT|INOUT|VARIADIC)\s+", text, re.I)
+    if mode is not None:
+        if mode.group(1).upper() != "IN":
+            raise FeatureNotSupported(f"{mode.group(1).upper()} parameters are not supported")
+        text = text[mode.end():]
+    parts = text.split(None, 1)
+    if len(parts) == 2:
+        try:
+            return _ident(parts[0]), _type_of(parts[1])[0]
+        except SQLError:
+            pass
+    return "", _type_of(text)[0]
+
+
+def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
+    """CREATE [OR REPLACE] FUNCTION / DROP FUNCTION."""
+    text = sql.strip().rstrip(";")
+    drop = _DROP.match(text)
+    if drop is not None:
+        return _analyse_drop(sql, drop)
+    m = _HEAD.match(text)
+    if m is None:
+        raise SyntaxError_('syntax error at or near "FUNCTION"')
+    depth, i = 1, m.end()
+    while i < len(text) and depth:
+        depth += text[i] == "("
+        depth -= text[i] == ")"
+        i += 1
+    args = [_arg(a) for a in _split_args(text[m.end():i - 1])]
+    rest = text[i:]
+    body_m = _STRING.search(rest)
+    if body_m is None:
+        raise SyntaxError_("no function body specified", sqlstate="42P13")
+    body = code_of(body_m.group(0))
+    opts = " ".join((rest[:body_m.start()] + " " + rest[body_m.end():]).split())
+    ret = re.search(r"\bRETURNS\s+(?P<t>SETOF\s+|TABLE\s*\()?(?P<type>.+?)"
+                    r"(?=\s+(?:LANGUAGE|AS|IMMUTABLE|STABLE|VOLATILE|STRICT|CALLED|RETURNS"
+                    r"|SECURITY|PARALLEL|COST|ROWS|SET|LEAKPROOF|NOT|WINDOW)\b|\s*$)", opts,
+                    re.I)
+    if ret is None:
+        raise SQLError("function result type must be specified", sqlstate="42P13")
+    if ret.group("t"):
+        raise FeatureNotSupported("set-returning functions (SETOF, RETURNS TABLE) are not "
+                                  "supported")
+    rtype = ret.group("type").strip()
+    returns = T.VOID if rtype.lower() == "void" else _type_of(rtype)[0]
+    lang = re.search(r"\bLANGUAGE\s+'?(\w+)'?", opts, re.I)
+    language = lang.group(1).lower() if lang else ""
+    if language not in ("sql", "plpgsql"):
+        raise SQLError(f'language "{language}" does not exist', sqlstate="42704")
+    vol = re.search(r"\b(IMMUTABLE|STABLE|VOLATILE)\b", opts, re.I)
+    strict = re.search(r"\b(STRICT|RETURNS\s+NULL\s+ON\s+NULL\s+INPUT)\b", opts, re.I)
+    if language == "plpgsql":
+        parse_block(body.strip().rstrip(";"))  # NB: syntax errors at CREATE, as PostgreSQL
+    schema_name, fname = _qualified(m.group("name"))
+    replace = m.group("replace") is not None
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        sch = creation_schema(cat, schema_name, s.search_path())
+        types = tuple(t for _, t in args)
+        old = next((f for f in cat.functions if f.name == fname and f.schema_oid == sch.oid
+                    and f.arg_types == types), None)
+        if old is not None and not replace:
+            raise SQLError(f'function "{fname}" already exists with same argument types',
+                           sqlstate="42723")  # duplicate_function
+        if old is not None and old.returns != returns:
+            raise SQLError("cannot change return type of existing function",
+                           sqlstate="42P13", hint=f"Use DROP FUNCTION {fname}(...) first.")
+        fn = Function(old.oid if old is not None else s.store.allocate_oid(), fname, sch.oid,
+                      types, tuple(n for n, _ in args), returns, language, body,
+                      (vol.group(1)[0].lower() if vol else "v"), strict is not None)
+        s.store.put(s.ensure_txn(), s.db.oid, fn)
+        s.catalog_changed()
+        return Result("CREATE FUNCTION")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="CREATE FUNCTION")
+
+
+def _qualified(text: str) -> tuple[str | None, str]:
+    parts = [p for p in re.split(r"\s*\.\s*", text.strip())]
+    if len(parts) == 2:
+        return _ident(parts[0]), _ident(parts[1])
+    return None, _ident(parts[0])
+
+
+def _type_name(oid: int) -> str:
+    from ..expr.types import type_name
+
+    return type_name(oid)
+
+
+def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
+    specs: list[tuple[str, tuple[int, ...] | None]] = []
+    for part in _split_args(m.group("specs")):
+        spec = _SPEC.match(part)
+        if spec is None:
+            raise SyntaxError_(f'syntax error at or near "{part.split()[0]}"')
+        types = None
+        if spec.group("args") is not None:
+            inner = spec.group("args").strip()[1:-1]
+            types = tuple(t for _, t in (_arg(a) for a in _split_args(inner)))
+        specs.append((_qualified(spec.group("name"))[1], types))
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        doomed: list[Function] = []
+        for fname, types in specs:
+            found = [f for f in cat.functions if f.name == fname
+                     and (types is None or f.arg_types == types)]
+            if not found:
+                shown = "" if types is None else ", ".join(_type_name(t) for t in types)
+                if m.group("exists"):
+                    s.notice(f"function {fname}({shown}) does not exist, skipping")
+                    continue
+                if types is None:
+                    raise UndefinedFunction(f'could not find a function named "{fname}"')
+                raise UndefinedFunction(f"function {fname}({shown}) does not exist")
+            if types is None and len(found) > 1:
+                raise SQLError(f'function name "{fname}" is not unique', sqlstate="42725",
+                               hint="Specify the argument list to select the function "
+                               "unambiguously.")
+            doomed += found
+        for f in doomed:
+            s.store.delete(s.ensure_txn(), s.db.oid, f)
+        s.catalog_changed()
+        return Result("DROP FUNCTION")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="DROP FUNCTION")
+
+
+def call(s: SQLSession, fn: Function, args: tuple[Any, ...]) -> Any:
+    """Runs a user function's body with these argument values; returns its value."""
+    interp = Interp(s)
+    scope = interp.scopes[-1]
+    positional = []
+    for i, (name, oid, value) in enumerate(zip(fn.arg_names, fn.arg_types, args,
+                                                strict=True)):
+        var = Var(value, oid)
+        if name:
+            scope[name] = var
+        scope[f"${i + 1}"] = var
+        positional.append((value, oid))
+    if fn.language == "plpgsql":
+        try:
+            interp.block(parse_block(fn.body.strip().rstrip(";")))
+        except _Return as r:
+            return r.value
+        if fn.returns != T.VOID:
+            raise SQLError("control reached end of function without RETURN", sqlstate="2F005")
+        return ""  # NB: void's output is the empty string
+    value = None
+    for stmt in split_statements(fn.body):
+        rows, _, _ = interp.run_sql(stmt, positional)
+        value = rows[0][0] if rows and rows[0] else None
+    return "" if fn.returns == T.VOID else value
