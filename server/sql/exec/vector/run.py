@@ -14,6 +14,7 @@ from typing import Any
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
 from ....txn.transaction import Transaction
 from ...expr.vectorize import compile_vector
+from ...plan import nodes as N
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
 from .plan import Columnar, Prepared, VectorSpec
 from .scan import Computed, VectorScan
@@ -43,6 +44,8 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     if mode(ctx) == "off" or not isinstance(ctx.txn, Transaction):
         return None
     spec = node.spec
+    if compiled(node, "keyed", lambda: _reads_keys(node.row)):
+        return None  # a later rule made the row plan return keys (ctid, row locks)
     snaps = ctx.txn.columnar(spec.table.space)
     if snaps is None:
         return None
@@ -57,6 +60,10 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar path fell back to rows: %s", ex)
         return None
+
+
+def _reads_keys(row: N.Node) -> bool:
+    return any(isinstance(n, N.Scan) and n.with_keys for n in N.walk(row))
 
 
 def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
