@@ -71,6 +71,9 @@ class AutoAnalyze:
         self.tm = tm
         self.settings = settings  # server-wide: autovacuum, autovacuum_naptime (reloadable)
         self._lock = threading.Lock()
+        # held for the whole transaction of an automatic or a manual (autocommit) ANALYZE:
+        # two of them writing the same statistics row would fail one with 40001
+        self.lock = threading.Lock()
         self._changes: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self._since: dict[tuple[int, int], float] = {}  # (db, space) -> first uncounted change
         self._wake = threading.Event()
@@ -159,14 +162,16 @@ class AutoAnalyze:
             tables = self.due(db_oid)
             if not tables:
                 continue
-            txn = self.tm.begin()
-            try:
-                for table in tables:
-                    statstore.save(txn, db_oid, table.oid, stats.analyze(txn, table, publish=False))
-                txn.commit()
-            except BaseException:
-                txn.abort()
-                raise
+            with self.lock:  # a manual ANALYZE waits for this one (and this for it)
+                txn = self.tm.begin()
+                try:
+                    for table in tables:
+                        statstore.save(txn, db_oid, table.oid,
+                                       stats.analyze(txn, table, publish=False))
+                    txn.commit()
+                except BaseException:
+                    txn.abort()
+                    raise
             self.store.bump()  # NB: cached plans were chosen without these statistics
             self.store.snapshot(db_oid)  # reloads the optimizer's statistics now
             done += len(tables)

@@ -9,6 +9,7 @@ PREPARE and DECLARE.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -402,18 +403,20 @@ def run_analyze(s: SQLSession, tables: list[Any]) -> None:
     from .optimizer import stats
 
     own = s.txn is None and not s.in_block  # NB: BEGIN starts no transaction until needed
-    txn = s.ensure_txn() if not own else s.engine.tm.begin()
-    try:
-        for t in tables:
-            if t.kind == "r":
-                s.exec_context([]).check_cancel()
-                statstore.save(txn, s.db.oid, t.oid, stats.analyze(txn, t, publish=False))
-        if own:
-            txn.commit()
-    except BaseException:
-        if own:
-            txn.abort()
-        raise
+    # NB: never overlapping the automatic ANALYZE's transaction, whose write would conflict
+    with s.engine.autoanalyze.lock if own else contextlib.nullcontext():
+        txn = s.ensure_txn() if not own else s.engine.tm.begin()
+        try:
+            for t in tables:
+                if t.kind == "r":
+                    s.exec_context([]).check_cancel()
+                    statstore.save(txn, s.db.oid, t.oid, stats.analyze(txn, t, publish=False))
+            if own:
+                txn.commit()
+        except BaseException:
+            if own:
+                txn.abort()
+            raise
     if own:
         s.store.bump()  # NB: cached plans chose their joins without these statistics
         s.store.snapshot(s.db.oid)  # reloads the optimizer's statistics now

@@ -156,15 +156,18 @@ class _Builder:
         if isinstance(node, N.Scan):
             return self._scan(node)
         if isinstance(node, N.PointGet):
-            p = PNode("Index Scan", f"Index Scan using {node.table.name}_pkey on {node.table.name}",
-                      [("Scan Direction", "Forward"), ("Index Name", f"{node.table.name}_pkey"),
-                       ("Relation Name", node.table.name), ("Alias", node.table.name)])
+            t, alias = node.table.name, _alias(node)
+            p = PNode("Index Scan", f"Index Scan using {t}_pkey on {t if alias == t else f'{t} {alias}'}",
+                      [("Scan Direction", "Forward"), ("Index Name", f"{t}_pkey"),
+                       ("Relation Name", t), ("Alias", alias)])
             p.details.append(("Index Cond", self._key_cond(node, node.keys)))
             return p
         if isinstance(node, N.IndexLookup):
-            p = PNode("Index Scan", f"Index Scan using {node.index.name} on {node.table.name}",
+            t, alias = node.table.name, _alias(node)
+            p = PNode("Index Scan", f"Index Scan using {node.index.name} on "
+                      f"{t if alias == t else f'{t} {alias}'}",
                       [("Scan Direction", "Forward"), ("Index Name", node.index.name),
-                       ("Relation Name", node.table.name), ("Alias", node.table.name)])
+                       ("Relation Name", t), ("Alias", alias)])
             by_attnum = {c.attnum: c.name for c in node.table.columns}
             exprs = iter(node.index.exprs)
             keys = [by_attnum.get(a, f"#{a}") if a else f"({next(exprs, '?')})"
@@ -184,7 +187,7 @@ class _Builder:
                 return PNode("Result", "Result")
             return PNode("Values Scan", 'Values Scan on "*VALUES*"', [("Alias", "*VALUES*")])
         if isinstance(node, N.FunctionScan):
-            fname = node.call.data.name if node.call.kind == "call" else node.call.kind
+            fname = node.call.data.name if node.call.kind in ("call", "srf") else node.call.kind
             return PNode("Function Scan", f"Function Scan on {fname}",
                          [("Function Name", fname), ("Alias", fname)])
         if isinstance(node, N.Project):  # VERBOSE keeps projections as Result nodes
@@ -240,15 +243,17 @@ class _Builder:
 
     def _scan(self, node: N.Scan) -> PNode:
         t = node.table.name
+        alias = _alias(node)
+        on = t if alias == t else f"{t} {alias}"
         names = self.names(node.cols, scan=True)
         if node.lo is not None or node.hi is not None:
-            head = f"Index Scan{' Backward' if node.reverse else ''} using {t}_pkey on {t}"
+            head = f"Index Scan{' Backward' if node.reverse else ''} using {t}_pkey on {on}"
             p = PNode("Index Scan", head, [("Scan Direction", "Backward" if node.reverse
                                             else "Forward"), ("Index Name", f"{t}_pkey"),
-                                           ("Relation Name", t), ("Alias", t)])
+                                           ("Relation Name", t), ("Alias", alias)])
             p.details.append(("Index Cond", self._range_cond(node)))
         else:
-            p = PNode("Seq Scan", f"Seq Scan on {t}", [("Relation Name", t), ("Alias", t)])
+            p = PNode("Seq Scan", f"Seq Scan on {on}", [("Relation Name", t), ("Alias", alias)])
         shown = node.shown
         if shown:
             p.details.append(("Filter", sql(shown[0], names) if len(shown) == 1 else
@@ -393,6 +398,12 @@ def _sum_stats(a: list[Any] | None, b: list[Any] | None) -> list[Any] | None:
         return a or b
     return [a[0] + b[0], a[1] + b[1], max(a[2], b[2]),
             (a[3] if len(a) > 3 else 0.0)]
+
+
+def _alias(node: N.Node) -> str:
+    """The name the query gave a base table (`FROM nation n`: n), else the table's name."""
+    name = node.table.name  # type: ignore[attr-defined]
+    return next((c.qualifier for c in node.cols if c.qualifier), name)
 
 
 def _is_scan(node: N.Node) -> bool:
