@@ -246,12 +246,13 @@ def text_rows(batch: Sequence[Sequence[Any]], encoders: Sequence[Callable[[Any],
     for col, enc, oid in zip(zip(*batch, strict=True), encoders, oids, strict=True):
         has_null = None in col
         fast = None if has_null else _COLUMN_OUT.get(oid)
-        vals = fast(col) if fast is not None else None
-        if vals is None:
-            vals = ([None if v is None else enc(v) for v in col] if has_null
-                    else list(map(enc, col)))
+        got = fast(col) if fast is not None else None
+        vals: list[str | None] = (
+            list(got) if got is not None
+            else [None if v is None else enc(v) for v in col] if has_null
+            else list(map(enc, col)))
         if oid not in _PLAIN_OUT:
-            joined = "".join(v for v in vals if v is not None) if has_null else "".join(vals)
+            joined = "".join(v for v in vals if v is not None)
             if any(c in joined for c in _SPECIALS):
                 vals = [None if v is None else v.translate(_ESCAPES) for v in vals]
         if has_null:

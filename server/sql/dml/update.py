@@ -171,7 +171,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                                   f'"{table.name}"')
     q = alias or table.name
     live = table.live_columns
-    select: list[exp.Expression] = [_column(q, "ctid")] + [_column(q, c.name) for c in live]
+    select: list[exp.Expression] = [_column(q, "ctid")]
+    select.extend(_column(q, c.name) for c in live)
     params = ParamTypes(list(param_oids))
     computed: list[tuple[int, int]] = []  # (row position, select-list index)
     pending: list[tuple[int, exp.Expression]] = []  # plain literals/parameters/DEFAULT
