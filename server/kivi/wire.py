@@ -175,6 +175,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_MESSAGE, _pack([t.__name__, *_fields_out(obj)]))
     # Subclasses (IntEnum, OrderedDict...; strict_types sends them here) travel as their base
     # type: msgpack packs whatever `default` returns.
+    if isinstance(obj, tuple):  # a tuple subclass (pgtypes.records.Record): a plain tuple
+        return msgpack.ExtType(EXT_TUPLE, _pack(list(obj)))
     bases: tuple[type[Any], ...] = (int, float, str, bytes, list, dict, tuple)
     for base in bases:
         if isinstance(obj, base):

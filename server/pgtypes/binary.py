@@ -409,6 +409,9 @@ def binary_encoder(oid: int) -> Encoder:
         return multiranges.binary_encoder(binary_encoder(multiranges.RANGE_OF[oid]))
     if oid == T.RECORD:
         return records.binary_encoder(binary_encoder)
+    if oid in records.COMPOSITES:
+        renc, fields = records.binary_encoder(binary_encoder), records.COMPOSITES[oid]
+        return lambda v: renc(records.typed(fields, v))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_encoder(elem)
@@ -426,6 +429,8 @@ def binary_decoder(oid: int) -> Decoder:
         return ranges.binary_decoder(oid, binary_decoder(ranges.SUBTYPE[oid]))
     if oid in multiranges.RANGE_OF:
         return multiranges.binary_decoder(oid, binary_decoder(multiranges.RANGE_OF[oid]))
+    if oid in records.COMPOSITES:
+        return records.binary_decoder(records.COMPOSITES[oid], binary_decoder)
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_decoder(elem)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from ..errors import InvalidTextRepresentation
+
 RECORD = 2249
 _I = struct.Struct("!i")
 
@@ -94,3 +96,84 @@ def binary_encoder(field_encoder: Callable[[int], Callable[[Any], bytes]]) -> Ca
         return b"".join(out)
 
     return enc
+
+
+# composite type OID -> its attributes' type OIDs (CREATE TYPE ... AS (...)), filled by the SQL
+# layer as catalogs are used (sql.expr.usertypes); OIDs are never reused within one store
+COMPOSITES: dict[int, tuple[int, ...]] = {}
+
+
+def typed(oids: tuple[int, ...], v: tuple) -> Record:
+    """A tuple as a record of the given field types."""
+    return v if isinstance(v, Record) and v.oids == oids else Record(v, oids)
+
+
+def parse_record(s: str) -> list[str | None]:
+    """record_in's syntax: `(1,"a b",,x)` -> ['1', 'a b', None, 'x'] (fields as text)."""
+    t = s.strip()
+    if not t.startswith("(") or not t.endswith(")"):
+        raise InvalidTextRepresentation(f'malformed record literal: "{s}"',
+                                        detail="Missing left parenthesis.")
+    out: list[str | None] = []
+    cur: list[str] = []
+    quoted = seen = False
+    i, body = 0, t[1:-1]
+    while i < len(body):
+        c = body[i]
+        if c == '"':
+            if quoted and i + 1 < len(body) and body[i + 1] == '"':
+                cur.append('"')
+                i += 1
+            else:
+                quoted = not quoted
+            seen = True
+        elif c == "\\" and i + 1 < len(body):
+            cur.append(body[i + 1])
+            i += 1
+            seen = True
+        elif c == "," and not quoted:
+            out.append("".join(cur) if cur or seen else None)
+            cur, seen = [], False
+        else:
+            cur.append(c)
+            seen = True
+        i += 1
+    out.append("".join(cur) if cur or seen else None)
+    return out
+
+
+def text_decoder(oids: tuple[int, ...], field_decoder: Callable[[int], Callable[[str], Any]]
+                 ) -> Callable[[str], Record]:
+    """record_in for a composite type: each field through its type's input function."""
+    decs = [field_decoder(o) for o in oids]
+
+    def dec(s: str) -> Record:
+        vals = parse_record(s)
+        if len(vals) != len(oids):
+            raise InvalidTextRepresentation(
+                f'malformed record literal: "{s}"',
+                detail="Too few columns." if len(vals) < len(oids) else "Too many columns.")
+        return Record(tuple(None if x is None else d(x) for x, d in zip(vals, decs, strict=True)),
+                      oids)
+
+    return dec
+
+
+def binary_decoder(oids: tuple[int, ...], field_decoder: Callable[[int], Callable[[bytes], Any]]
+                   ) -> Callable[[bytes], Record]:
+    """record_recv for a composite type."""
+
+    def dec(b: bytes) -> Record:
+        (n,), pos = _I.unpack_from(b), 4
+        out: list[Any] = []
+        for _ in range(n):
+            oid, ln = _I.unpack_from(b, pos)[0], _I.unpack_from(b, pos + 4)[0]
+            pos += 8
+            if ln < 0:
+                out.append(None)
+                continue
+            out.append(field_decoder(oid)(bytes(b[pos:pos + ln])))
+            pos += ln
+        return Record(tuple(out), oids)
+
+    return dec

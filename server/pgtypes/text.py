@@ -321,6 +321,7 @@ _BY_PYTYPE: dict[type, Encoder] = {
     dt.timedelta: format_interval, Interval: format_interval, uuid.UUID: str, dict: _json,
     ranges.Range: lambda r: text_encoder(r.oid)(r),
     multiranges.MultiRange: lambda m: text_encoder(m.oid)(m),
+    records.Record: lambda r: text_encoder(T.RECORD)(r),
 }
 
 
@@ -387,6 +388,10 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         return multiranges.text_encoder(text_encoder(ranges.SUBTYPE[multiranges.RANGE_OF[oid]], tz))
     if oid == T.RECORD:
         return records.text_encoder(lambda field: text_encoder(field, tz))
+    if oid in records.COMPOSITES:  # CREATE TYPE ... AS (...): a record of known field types
+        renc, fields = records.text_encoder(lambda field: text_encoder(field, tz)), \
+            records.COMPOSITES[oid]
+        return lambda v: renc(records.typed(fields, v))
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_of(text_encoder(elem, tz))
@@ -773,6 +778,8 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         return network.TEXT_INPUT[oid]
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
+    if oid in records.COMPOSITES:
+        return records.text_decoder(records.COMPOSITES[oid], lambda f: text_decoder(f, tz))
     if oid in multiranges.RANGE_OF:
         range_in = text_decoder(multiranges.RANGE_OF[oid], tz)
         return lambda s: multiranges.parse_multirange(s, oid, range_in)

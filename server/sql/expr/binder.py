@@ -623,6 +623,8 @@ class Binder(SpecialForms):
             return self.bind(rhs)
         base = self.bind(node.this)
         fname = rhs.name
+        if base.fields is None and usertypes.composite_fields(base.type) is not None:
+            base.fields = usertypes.composite_fields(base.type)  # CREATE TYPE ... AS (...)
         if base.fields is None:
             raise FeatureNotSupported(f"cannot select field {fname} of type {ty.type_name(base.type)}")
         names = [f for f, _ in base.fields]
@@ -632,7 +634,8 @@ class Binder(SpecialForms):
         t = base.fields[i][1]
         if base.kind == "srf":
             return E("srf_field", (base.data, i), base.args, t, -1, fname)
-        return E("pyfunc", (f".{fname}", lambda r, i=i: r[i], True), [base], t, -1, fname)
+        mod = usertypes.field_typmod(base.type, i)
+        return E("pyfunc", (f".{fname}", lambda r, i=i: r[i], True), [base], t, mod, fname)
 
     def b_ByteString(self, node: exp.Expression) -> E:
         return E("const", node.this, [], T.UNKNOWN)

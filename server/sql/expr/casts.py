@@ -37,6 +37,7 @@ from ...pgtypes.multiranges import MultiRange
 from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
+from ...pgtypes.records import COMPOSITES, Record, parse_record
 from ...pgtypes.text import (
     TS_INFINITY,
     TS_NEG_INFINITY,
@@ -381,6 +382,8 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return text_decoder(oid)
     if usertypes.is_enum(oid):
         return usertypes.enum_input(oid)
+    if oid in COMPOSITES:
+        return _to_composite(T.TEXT, oid)
     return str
 
 
@@ -637,6 +640,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return None
     if {src, dst} == {T.BIT, T.VARBIT}:
         return None
+    if dst in COMPOSITES:
+        return _to_composite(src, dst)
     if (src, dst) in _NETWORK_CASTS:
         return _NETWORK_CASTS[(src, dst)]
     if dst == T.ANYARRAY or dst == T.ANYELEMENT or src == T.UNKNOWN:
@@ -649,6 +654,44 @@ _NETWORK_CASTS: dict[tuple[int, int], Callable[[Any], Any] | None] = {
     (T.MACADDR, T.MACADDR8): network.macaddr_to_macaddr8,
     (T.MACADDR8, T.MACADDR): network.macaddr8_to_macaddr,
 }
+
+
+def _to_composite(src: int, dst: int) -> Callable[[Any], Any]:
+    """A cast to a composite type: from its text form (record_in) or from a record, each field
+    converted to its attribute's type and typmod."""
+    fields = COMPOSITES[dst]
+    user = usertypes.by_oid(dst)
+    mods = [a[2] for a in user.attrs] if user is not None else [-1] * len(fields)
+    if src in STRINGS:
+        ins = [_then(from_text(f), cast_function(f, f, m) if m >= 0 else None)
+               for f, m in zip(fields, mods, strict=True)]
+
+        def from_record_text(v: Any) -> Record:
+            vals = parse_record(str(v))
+            if len(vals) != len(fields):
+                raise InvalidTextRepresentation(
+                    f'malformed record literal: "{v}"',
+                    detail="Too few columns." if len(vals) < len(fields) else "Too many columns.")
+            return Record(tuple(None if x is None else f(x) for x, f in zip(vals, ins, strict=True)),
+                          fields)
+
+        return from_record_text
+
+    def from_record(v: Any) -> Record:
+        if len(v) != len(fields):
+            raise CannotCoerce(f"cannot cast type record to a type of {len(fields)} columns")
+        olds = v.oids if isinstance(v, Record) else (T.UNKNOWN,) * len(v)
+        out = []
+        for x, old, new, mod in zip(v, olds, fields, mods, strict=True):
+            fn = cast_function(old, new, mod) if x is not None else None
+            out.append(x if fn is None else fn(x))
+        return Record(tuple(out), fields)
+
+    return from_record
+
+
+def _then(first: Callable[[Any], Any], second: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    return first if second is None else (lambda v: second(first(v)))
 
 
 def date_add_days(d: dt.date, n: int) -> dt.date:

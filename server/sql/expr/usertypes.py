@@ -24,6 +24,7 @@ from typing import Any
 from ...errors import InvalidTextRepresentation
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
+from ...pgtypes.records import COMPOSITES
 from ..catalog.model import CatalogSnapshot, UserType
 from .bound import E
 
@@ -62,6 +63,9 @@ def use(cat: CatalogSnapshot) -> None:
         for oid, arr in env.array_of.items():
             T.ARRAY_OF.setdefault(oid, arr)
             T.ELEMENT_OF.setdefault(arr, oid)
+        for t in cat.types:
+            if t.kind == "c":
+                COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
         if len(_envs) > 64:
             _envs.clear()
         _envs[id(types)] = (types, env)
@@ -166,3 +170,17 @@ def enum_function(name: str, args: list[E]) -> E | None:
         return labels[i:j]
 
     return E("pyfunc", (name, between, False), args, arr, -1, name)
+
+
+def composite_fields(oid: int) -> tuple[tuple[str, int], ...] | None:
+    """A composite type's (field name, type OID)s, for `(value).field`; None otherwise."""
+    t = by_oid(oid)
+    if t is None or t.kind != "c":
+        return None
+    return tuple((a[0], a[1]) for a in t.attrs)
+
+
+def field_typmod(oid: int, i: int) -> int:
+    """The typmod of a composite type's field i (-1 for records and unknown types)."""
+    t = by_oid(oid)
+    return t.attrs[i][2] if t is not None and t.kind == "c" and i < len(t.attrs) else -1

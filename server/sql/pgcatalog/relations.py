@@ -126,6 +126,8 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
     rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3,
                         persistence=persistence(s.schema_oid))
              for s in cat.sequences]
+    rows += [_class_row(u.relid, u.name, u.schema_oid, "c", u.owner, len(u.attrs), reltype=u.oid)
+             for u in cat.types if u.kind == "c"]  # CREATE TYPE ... AS (...)
     rows.extend(_system_class_rows())
     return rows
 
@@ -178,7 +180,9 @@ def _system_attr_rows() -> tuple[tuple[Any, ...], ...]:
 def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
     """Columns of tables and views (dropped ones as PostgreSQL shows them), indexes, sequences."""
     cat: M.CatalogSnapshot = ctx.catalog
-    rows = []
+    rows = [_attr_row(u.relid, name, typ, n, typmod, ndims=int(typ in T.ELEMENT_OF))
+            for u in cat.types if u.kind == "c"  # composite types' attributes
+            for n, (name, typ, typmod) in enumerate(u.attrs, 1)]
     for t in cat.tables:
         for c in t.columns:
             if c.dropped:
