@@ -102,3 +102,18 @@ def test_errors_and_tails(session):
     assert session.execute(q, [2, "x", 3, "c"]).fetch() == [(3,)]
     session.sync()
     assert rows(session, "select * from t order by id") == [(1, "a"), (2, "b"), (3, "c")]
+
+
+def test_plans_are_reused_inside_a_transaction_that_did_ddl(session):
+    """pandas' to_sql: CREATE TABLE, then an executemany, in one transaction."""
+    run(session, "begin")
+    run(session, "create table t (id int primary key, v text)")
+    sql = "insert into t values ($1, $2)"
+    first = session.lookup(sql, (0, 0))
+    assert session.lookup(sql, (0, 0)) is first  # planned once against the private catalog
+    run(session, "create index t_v on t (v)")
+    again = session.lookup(sql, (0, 0))
+    assert again is not first  # new DDL: planned again
+    session.execute(session.prepare(sql, [0, 0]), [1, "a"])
+    run(session, "commit")
+    assert rows(session, "select * from t") == [(1, "a")]
