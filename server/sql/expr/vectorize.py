@@ -137,7 +137,17 @@ def vectorizable(e: E) -> bool:
 # --- leaves ---------------------------------------------------------------------------------
 
 
+# Column types whose stored Python values order and compare as PostgreSQL's do (the row code
+# compares them with Python's operators too). Enums, domains over them, ranges, arrays,
+# json and the other user-visible types order by rules of their own: the row path.
+PLAIN_TYPES = frozenset((T.INT2, T.INT4, T.INT8, T.FLOAT4, T.FLOAT8, T.NUMERIC, T.BOOL,
+                         T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.DATE, T.TIMESTAMP,
+                         T.TIMESTAMPTZ))
+
+
 def _v_col(e: E) -> VFn:
+    if e.type not in PLAIN_TYPES:
+        raise NotVectorizable(f"a column of type {e.type}")
     j = e.data
     return lambda src, ctx: V.of(src(j))
 

@@ -37,7 +37,7 @@ from ...kivi.api import AggSpec
 from ..exec.vector.plan import Columnar, Prepared, VectorSpec
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
-from ..expr.vectorize import vectorizable
+from ..expr.vectorize import PLAIN_TYPES, vectorizable
 from ..plan import nodes as N
 from .stats import STATS
 
@@ -133,7 +133,7 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
     def column(e: E) -> int | None:
         """The stored column e reads, or the number of a computed column for it."""
         if e.kind == "col":
-            return e.data if e.data < ncols else None
+            return e.data if e.data < ncols and e.type in PLAIN_TYPES else None
         if any(x.kind == "col" and x.data >= ncols for x in e.walk()) or not _plain(e) \
                 or not vectorizable(e):
             return None
