@@ -40,6 +40,8 @@ def test_spark_and_locust_against_postgres(tmp_path, capsys):
     assert set(figures) == {
         ("spark", "JDBC read, 4 partitions, 2,000 rows"),
         ("spark", "JDBC append, reWriteBatchedInserts, 2,000 rows"),
+        ("spark", "cumulo source read vs PostgreSQL JDBC, 4 partitions, 2,000 rows"),
+        ("spark", "cumulo source write vs PostgreSQL JDBC append, 2,000 rows"),
         ("locust", "10 users, requests/s"),
         ("locust", "10 users, p95 latency"),
         ("locust", "50 users, requests/s"),

@@ -21,6 +21,11 @@ Steps, per system, the systems taking turns:
    partitions with `batchsize` BATCH, then check `count(*)`, `sum(id)` and
    `sum(g)` on the server with psycopg.
 
+4. Cumulo only: the same read and append through the `cumulo` data source
+   (`format("cumulo")`: 4 primary-key ranges read at one snapshot as Arrow
+   batches; the Arrow writer into the direct API), reported against
+   PostgreSQL's JDBC figures of steps 2 and 3.
+
 One local SparkSession (`local[4]`: one task per partition) serves both
 systems; its start-up is not timed, and a small warm-up read on each system
 loads the JDBC classes before anything is timed. Figures: rows/s for read and
@@ -146,21 +151,12 @@ def missing() -> str | None:
 
 @contextmanager
 def spark_session():
-    """Yields a local SparkSession with the JDBC jar on the driver's class path; stops it."""
-    from pyspark.sql import SparkSession
+    """Yields a local SparkSession with the JDBC jar and the `cumulo` source; stops it."""
+    from cumulo.pipeline.session import spark_session as cumulo_session
 
-    session = (
-        SparkSession.builder.master(f"local[{PARTITIONS}]")
-        .appName("cumulo-bench")
-        .config("spark.jars", JAR)
-        .config("spark.driver.extraClassPath", JAR)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", str(PARTITIONS))
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session = cumulo_session(f"local[{PARTITIONS}]", app="cumulo-bench", conf={
+        "spark.jars": JAR, "spark.driver.extraClassPath": JAR,
+        "spark.sql.shuffle.partitions": str(PARTITIONS), "spark.driver.memory": "2g"})
     try:
         yield session
     finally:
@@ -175,11 +171,13 @@ def run(ctx: RunContext) -> list[Figure]:
         for s in ctx.systems:
             ctx.errors[(s.name, "read")] = ctx.errors[(s.name, "write")] = why
         reads = writes = {s.name: None for s in ctx.systems}
-        return _figures(ctx, rows, reads, writes)
+        return _figures(ctx, rows, reads, writes, (reads, writes))
     loaded = {s.name: ctx.attempt(s, "read", _load, ctx, s, rows) for s in ctx.systems}
     up = [s for s in ctx.systems if loaded[s.name] is not None]
     reads: dict[str, float | None] = {s.name: None for s in ctx.systems}
     writes: dict[str, float | None] = {s.name: None for s in ctx.systems}
+    source: tuple[dict[str, float | None], dict[str, float | None]] = (
+        {s.name: None for s in ctx.systems}, {s.name: None for s in ctx.systems})
     with spark_session() as spark:
         data = _generated(spark, rows)
         for s in up:  # warm-up: JDBC classes, the first connection, the planner's first look
@@ -193,13 +191,31 @@ def run(ctx: RunContext) -> list[Figure]:
             seconds = ctx.attempt(s, "write", _write, spark, s, data, want)
             writes[s.name] = None if seconds is None else rows / seconds
             ctx.commands.append(f"{s.name}: df.write.mode('append').jdbc {write_options(s)}")
+        for s in [s for s in up if s.name == "cumulo"]:  # the `cumulo` source, vs PG's JDBC
+            ctx.attempt(s, "source read", _source_read, spark, s, 1000, None)  # warm-up
+            seconds = ctx.attempt(s, "source read", _source_read, spark, s, rows, want)
+            source[0]["cumulo"] = None if seconds is None else rows / seconds
+            seconds = ctx.attempt(s, "source write", _source_write, spark, s, data, want)
+            source[1]["cumulo"] = None if seconds is None else rows / seconds
+            ctx.commands.append("cumulo: spark.read.format('cumulo') numPartitions 4 .agg(...); "
+                                "df.write.format('cumulo').mode('append')")
         data.unpersist()
-    return _figures(ctx, rows, reads, writes)
+    source[0]["postgres"], source[1]["postgres"] = reads.get("postgres"), writes.get("postgres")
+    return _figures(ctx, rows, reads, writes, source)
 
 
-def _figures(ctx: RunContext, rows: int, reads: dict, writes: dict) -> list[Figure]:
+def _figures(ctx: RunContext, rows: int, reads: dict, writes: dict,
+             source: tuple[dict, dict]) -> list[Figure]:
     note = f"local[{PARTITIONS}] SparkSession, {os.path.basename(os.path.realpath(JAR))}"
     return [
+        ctx.figure(NAME, f"cumulo source read vs PostgreSQL JDBC, {PARTITIONS} partitions, "
+                         f"{rows:,} rows", "rows/s", "higher", source[0],
+                   {"cumulo": "source read", "postgres": "read"},
+                   "Cumulo: format('cumulo'), one snapshot, Arrow batches; PostgreSQL: JDBC"),
+        ctx.figure(NAME, f"cumulo source write vs PostgreSQL JDBC append, {rows:,} rows",
+                   "rows/s", "higher", source[1],
+                   {"cumulo": "source write", "postgres": "write"},
+                   "Cumulo: format('cumulo') Arrow writer; PostgreSQL: JDBC batched INSERTs"),
         ctx.figure(NAME, f"JDBC read, {PARTITIONS} partitions, {rows:,} rows", "rows/s",
                    "higher", reads, "read", f"{note}, fetchsize {FETCHSIZE}"),
         ctx.figure(NAME, f"JDBC append, reWriteBatchedInserts, {rows:,} rows", "rows/s",
@@ -245,6 +261,37 @@ def _read(spark: Any, system: System, rows: int, want: tuple | None, table: str 
     seconds = time.perf_counter() - start
     if want is not None:
         check(got, want, "JDBC read")
+    return seconds
+
+
+def _source_read(spark: Any, system: System, rows: int, want: tuple | None) -> float:
+    """Reads the table through the `cumulo` source, aggregates it; returns the seconds it took."""
+    start = time.perf_counter()
+    df = (spark.read.format("cumulo").option("url", system.dsn).option("table", TABLE)
+          .option("numPartitions", str(PARTITIONS)).load())
+    got = tuple(df.selectExpr(*AGGREGATES).collect()[0])
+    seconds = time.perf_counter() - start
+    if want is not None:
+        check(got, want, "cumulo source read")
+    return seconds
+
+
+def _source_write(spark: Any, system: System, data: Any, want: tuple) -> float:
+    """Appends the cached rows through the `cumulo` source; checks them; returns seconds."""
+    with system.connect() as conn:
+        conn.execute(f"DROP TABLE IF EXISTS {WRITE_TABLE}")
+        conn.execute(f"CREATE TABLE {WRITE_TABLE} {COLUMNS}")
+    start = time.perf_counter()
+    (data.write.format("cumulo").option("url", system.dsn).option("table", WRITE_TABLE)
+     .mode("append").save())
+    seconds = time.perf_counter() - start
+    with system.connect() as conn:
+        got = conn.execute(
+            f"SELECT count(*), sum(id), sum(g), sum(x), sum(length(name)) FROM {WRITE_TABLE}"
+        ).fetchone()
+        conn.execute(f"DROP TABLE {WRITE_TABLE}")
+    check(tuple(int(v) if i != 3 and v is not None else v for i, v in enumerate(got)), want,
+          "cumulo source write")
     return seconds
 
 

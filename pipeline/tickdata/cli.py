@@ -212,19 +212,24 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
     return 0
 
 
-def main(argv: list[str]) -> int:
-    """Entry point of `cumulo pipeline ...`."""
-    args = parser().parse_args(argv)
+def run(args: argparse.Namespace, spark: Any) -> int:
+    """Runs the pipeline on a SparkSession (the caller owns it)."""
     spool = os.path.join(args.dir, "spool")
     checkpoint = os.path.abspath(os.path.join(args.dir, "checkpoint"))
     if args.once:
         produce_all(args, spool)
+    spark.dataSource.register(AvroSpoolSource)
+    if args.once:
+        return run_once(args, spark, spool, checkpoint)
+    return run_live(args, spark, spool, checkpoint)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of `cumulo pipeline ...`."""
+    args = parser().parse_args(argv)
     say(f"starting Spark ({args.master})")
     spark = spark_session(args.master, app="cumulo-tickdata")
-    spark.dataSource.register(AvroSpoolSource)
     try:
-        if args.once:
-            return run_once(args, spark, spool, checkpoint)
-        return run_live(args, spark, spool, checkpoint)
+        return run(args, spark)
     finally:
         spark.stop()

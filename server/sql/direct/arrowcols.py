@@ -14,6 +14,7 @@ the way in, so nothing is lost, only made textual.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -138,7 +139,24 @@ def column_values(table: Table, pos: int, col: pa.ChunkedArray | pa.Array) -> li
         col = _cast(col, want, c.name)
     if col.null_count == 0 and (pa.types.is_integer(want) or pa.types.is_floating(want)):
         return col.to_numpy().tolist()  # NB: several times faster than to_pylist
+    if pa.types.is_timestamp(want) and col.null_count == 0:
+        return _datetimes(col, want.tz is not None)
     return col.to_pylist()
+
+
+def _datetimes(col: Any, aware: bool) -> list[Any]:
+    """Timestamps as datetimes through numpy (to_pylist builds each aware one slowly).
+
+    NB: numpy's datetime64[us] -> object conversion makes naive datetimes in C;
+    out-of-range years (numpy gives ints for them) fall back to to_pylist.
+    """
+    naive = col.cast(pa.timestamp("us")).to_numpy(zero_copy_only=False).astype(object)
+    if len(naive) and not isinstance(naive[0], dt.datetime):
+        return col.to_pylist()  # type: ignore[no-any-return]
+    if not aware:
+        return naive.tolist()  # type: ignore[no-any-return]
+    utc = dt.UTC
+    return [d.replace(tzinfo=utc) for d in naive.tolist()]
 
 
 def _cast(col: Any, typ: pa.DataType, name: str) -> Any:
