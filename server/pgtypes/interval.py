@@ -22,9 +22,10 @@ datetime. A plain timedelta (timestamp - timestamp, zone offsets) is read as
 PostgreSQL's `justify_hours` form of its span: whole days, then time of the
 same sign (`as_interval`).
 
-NB: a timedelta spans at most 999,999,999 days, so an interval whose span is
-beyond about 2.7 million years raises 22008 "interval out of range", where
-PostgreSQL would go on to 178 million years of months.
+NB: a timedelta spans at most 999,999,999 days, so the span of an interval
+beyond about 2.7 million years (PostgreSQL goes on to 178 million years of
+months) saturates there: its fields, and so its output and binary form, stay
+exact, but two such giants compare as equal.
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ class Interval(dt.timedelta):
             raise _overflow()
         try:
             self = super().__new__(cls, months * DAYS_PER_MONTH + day, 0, time)
-        except OverflowError:
-            raise _overflow() from None
+        except OverflowError:  # beyond timedelta's range: the span saturates, the fields do not
+            span = (months * DAYS_PER_MONTH + day) * USECS_PER_DAY + time
+            self = super().__new__(cls, 999_999_999 if span > 0 else -999_999_999)
         self.months, self.day, self.time = months, day, time
         return self
 

@@ -43,3 +43,21 @@ def test_infinite_dates_match_pg15(binary, pg15, cumulo_server):
             c.execute("drop table if exists inf_t")
         mism = differences(pc, cc, STATEMENTS, binary)
     assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+
+
+EXTREME_INTERVALS = """
+select interval '178000000 years', interval '-178000000 years', interval '2147483647 days', interval '2147483647 months', interval '-2147483648 days'
+select interval '2147483647 days 2147483647 hours', interval '178000000 years' > interval '1 year', interval '-178000000 years' < interval '1 year'
+select interval '178000000 years' + interval '1 mon'
+select interval '2147483648 days'
+select interval '178956970 years 8 months'
+select justify_days(interval '2147483647 days')
+""".strip().splitlines()
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_extreme_intervals_match_pg15(binary, pg15, cumulo_server):
+    """Intervals at the int32 limits of months and days: PG 15's values, text and binary."""
+    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
+        mism = differences(pc, cc, EXTREME_INTERVALS, binary)
+    assert not mism, "\n".join(mism)
