@@ -152,9 +152,9 @@ def _datetimes(col: Any, aware: bool) -> list[Any]:
     """
     naive = col.cast(pa.timestamp("us")).to_numpy(zero_copy_only=False).astype(object)
     if len(naive) and not isinstance(naive[0], dt.datetime):
-        return col.to_pylist()  # type: ignore[no-any-return]
+        return col.to_pylist()
     if not aware:
-        return naive.tolist()  # type: ignore[no-any-return]
+        return naive.tolist()
     utc = dt.UTC
     return [d.replace(tzinfo=utc) for d in naive.tolist()]
 

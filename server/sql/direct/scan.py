@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ...errors import InvalidParameterValue
+from ...kivi.client import KiviClient
+from ...kivi.node import KiviNode
 from ...txn.api import ScanSpec
 from ..catalog.model import Table
 from ..dml.keys import encode_key
@@ -158,15 +160,32 @@ def scan_batches(s: SQLSession, table: Table, request: str | None) -> Iterator[b
         yield write_ipc(rows_to_batch(table, positions, pending, schema), schema)
 
 
-def key_splits(s: SQLSession, table: Table, n: int) -> list[bytes]:
-    """Returns up to n-1 keys that cut the table into n ranges of about equal row counts.
+def region_starts(kivi: Any, space: int) -> list[bytes]:
+    """The first keys of a space's regions after the first (where a table is split)."""
+    if isinstance(kivi, KiviClient):
+        starts = [r.lo for r in kivi.map.regions(space)]
+    elif isinstance(kivi, KiviNode):
+        starts = [r.lo for r in kivi.regions() if r.space == space]
+    else:
+        return []
+    return sorted(lo for lo in starts if lo)
 
-    One pass over the keys only (no values, no projection), at the snapshot.
+
+def key_splits(s: SQLSession, table: Table, n: int) -> list[bytes]:
+    """Returns keys that cut the table into ranges: its regions, or n equal ones if it has one.
+
+    A table split into regions is read one partition per region (each range one
+    node's scan). Otherwise the cuts come from one pass over the keys only (no
+    values, no projection), at the snapshot, into n ranges of about equal rows.
     """
+    txn = s.ensure_txn()
+    regions = region_starts(txn.ltm.kivi, table.space)
+    if regions:
+        return regions
     if n <= 1:
         return []
     keys: list[bytes] = []
-    for batch in s.ensure_txn().scan(ScanSpec(table.space, projection=(), with_keys=True,
+    for batch in txn.scan(ScanSpec(table.space, projection=(), with_keys=True,
                                               batch_size=65536)):
         keys.extend(r[0] for r in batch)
     if len(keys) < n:
