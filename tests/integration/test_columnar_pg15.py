@@ -33,6 +33,9 @@ SETUP = [
     "create table colx_e (id int primary key, m colx_mood, g int)",
     "insert into colx_e select i, (array['sad', 'ok', 'happy'])[1 + i % 3]::colx_mood, i % 4 "
     "from generate_series(1, 300) i",
+    "create table colx_c (id int primary key, c char(4), v varchar(6))",
+    "insert into colx_c select i, (array['a', 'ab', 'b ', null])[1 + i % 4], 'v' || (i % 5) "
+    "from generate_series(1, 200) i",
 ]
 
 QUERIES = [
@@ -60,6 +63,9 @@ QUERIES = [
     "select g, count(*) from colx_e where m > 'sad' group by g order by g",
     "select id, m from colx_e order by m desc, id limit 4",
     "select m, count(*) from colx_e group by m order by m",
+    "select c, count(*), min(v), max(c) from colx_c where v like 'v1%' or v = 'v2' "
+    "group by c order by c",
+    "select id, c from colx_c where c = 'ab' order by c, v, id limit 3",
     # aggregates over expressions: computed columns, numeric as exact scaled integers
     "select g, sum(d * (1 - d)), avg(d + 1), sum(id * 2), sum(x * 2) from colx_t "
     "group by g order by g",
@@ -86,7 +92,7 @@ def conns(cumulo_server, pg15):
     pg = psycopg.connect(pg15.dsn(), autocommit=True)
     for c in (cu, pg):
         for stmt in ("drop table if exists colx_t", "drop table if exists colx_empty",
-                     "drop table if exists colx_e", *SETUP):
+                     "drop table if exists colx_e", "drop table if exists colx_c", *SETUP):
             c.execute(stmt)
     yield cu, pg
     cu.close()

@@ -575,8 +575,9 @@ _v_notnull = _v_isnull
 
 
 def _v_in_list(e: E) -> VFn:
-    if e.args[0].type in _FLOATS or any(x.kind not in ("const", "param") for x in e.args[1:]):
-        raise NotVectorizable("IN over non-constants or floats")
+    if e.args[0].type in _FLOATS + (T.BPCHAR,) or \
+            any(x.kind not in ("const", "param") for x in e.args[1:]):
+        raise NotVectorizable("IN over non-constants, floats or char(n)")
     f = compile_vector(e.args[0])
     items = [compile_vector(x) for x in e.args[1:]]
     negate = bool(e.data)
@@ -602,8 +603,9 @@ def _v_in_list(e: E) -> VFn:
 
 def _v_like(e: E) -> VFn:
     ci, negate = e.data
-    if len(e.args) > 2 or e.args[1].kind != "const" or not isinstance(e.args[1].data, str):
-        raise NotVectorizable("LIKE with a non-constant pattern or ESCAPE")
+    if len(e.args) > 2 or e.args[1].kind != "const" or not isinstance(e.args[1].data, str) \
+            or e.args[0].type == T.BPCHAR:
+        raise NotVectorizable("LIKE with a non-constant pattern or ESCAPE, or over char(n)")
     f = compile_vector(e.args[0])
     rx = rt.like_regex(e.args[1].data, ci, "\\")
 

@@ -34,6 +34,7 @@ import copy
 from typing import Any
 
 from ...kivi.api import AggSpec
+from ...pgtypes import oids as T
 from ..exec.vector.plan import Columnar, Prepared, VectorSpec
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
@@ -196,7 +197,8 @@ def _topn(node: N.Limit) -> Columnar | None:
     ncols = _ncols(scan)
     if any(x.kind == "col" and x.data >= ncols for x in key.walk()):
         return None
-    if not vectorizable(key) or any(x.kind != "col" for x in key.walk()):
+    if not vectorizable(key) or any(x.kind != "col" for x in key.walk()) \
+            or key.type == T.BPCHAR:  # char(n) sorts without its trailing blanks
         return None
     for n in chain:
         for v in vars(n).values():
