@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (imported to register)
     intervalfns,
     jsonbops,
     jsonfns,
+    jsonpath,
     keywords,
     mathfns,
     misc,
