@@ -113,9 +113,10 @@ class Txn(Protocol):
         commit ts of a newer version it locked instead (recheck it in `fresh_snapshot`).
         REPEATABLE READ and SERIALIZABLE raise 40001 for a row changed since the snapshot."""
 
-    def fresh_snapshot(self) -> AbstractContextManager[int]:
+    def fresh_snapshot(self, latest: bool = False) -> AbstractContextManager[int]:
         """A block that reads at a new snapshot (covering the rows `lock_row` locked in
-        newer versions), then at the statement's snapshot again."""
+        newer versions; with `latest`, every applied commit), then at the statement's
+        snapshot again."""
 
     def savepoint(self) -> Any:
         """Returns a token for the current write-set state (used for statement and SQL savepoints)."""

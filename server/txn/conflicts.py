@@ -129,7 +129,7 @@ class ConflictManager:
         """Processes one message and returns the answers."""
         match msg:
             case Acquire(txn, snapshot, keys, mode):
-                if mode != NO_KEY_UPDATE or self.locks:
+                if mode != NO_KEY_UPDATE or (self.locks and not self.locks.disjoint(keys)):
                     return [self._acquire_mode(txn, snapshot, keys, mode)]
                 return [self._acquire(txn, snapshot, keys)]
             case Release(txn, keys, commit_ts, spaces):

@@ -66,6 +66,11 @@ class ShareLocks:
     def __bool__(self) -> bool:
         return bool(self.shared) or bool(self.exclusive)  # NB: key_commits only for KEY SHARE
 
+    def disjoint(self, keys: tuple[Key, ...]) -> bool:
+        """Tells whether no key is share-locked or exclusively held (a write may then take
+        the manager's own path: a bulk load beside a few FOR KEY SHARE locks stays fast)."""
+        return self.shared.keys().isdisjoint(keys) and self.exclusive.isdisjoint(keys)
+
     def acquire(self, cm: ConflictManager, txn: int, snapshot: int, keys: tuple[Key, ...],
                 mode: int) -> tuple[Any, ...] | None:
         """`ConflictManager._acquire` with lock modes: None when every key is granted, else

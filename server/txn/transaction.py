@@ -354,11 +354,13 @@ class Transaction:
         return got
 
     @contextmanager
-    def fresh_snapshot(self) -> Iterator[int]:
+    def fresh_snapshot(self, latest: bool = False) -> Iterator[int]:
         """Reads at a new snapshot (at least `min_snapshot`) inside the block, then at the
-        old one again: READ COMMITTED's recheck of a row locked in a newer version."""
+        old one again: READ COMMITTED's recheck of a row locked in a newer version. With
+        `latest`, reads see every applied commit (referential checks after a lock wait)."""
         old = self._ts
-        self._ts = None
+        self._snap()
+        self._ts = LATEST if latest else None
         try:
             yield self._snap()
         finally:

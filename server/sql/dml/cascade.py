@@ -29,8 +29,11 @@ def _children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
                                                                           strict=True)]
     spec = ScanSpec(child.space, filter=("and", conds), with_keys=True)
     out: list[tuple[bytes, tuple[Any, ...]]] = []
-    for batch in s.txn.scan(spec):
-        out.extend((r[0], tuple(r[1:])) for r in batch)
+    # NB: the newest committed children, as PostgreSQL's RI triggers see them: an insert that
+    # held the parent FOR KEY SHARE (and so made this delete wait) committed after our snapshot
+    with s.txn.fresh_snapshot(latest=True):
+        for batch in s.txn.scan(spec):
+            out.extend((r[0], tuple(r[1:])) for r in batch)
     return out
 
 

@@ -27,6 +27,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
+from ...txn.rowlocks import KEY_SHARE
 from ..catalog.model import Constraint, Index, Table
 from ..expr.casts import cast_function, to_text
 from .deferred import defer_child_rows, is_deferred
@@ -353,6 +354,14 @@ class TableWriter:
             if not wanted or parent is None:
                 continue
             missing = find_missing_parents(s, txn, parent, fk.ref_columns, list(wanted))
+            if not missing and tuple(parent.primary_key) == tuple(fk.ref_columns):
+                # NB: as PostgreSQL's RI check, FOR KEY SHARE on the parents: a concurrent
+                # DELETE of one waits for this transaction; one committed first is rechecked
+                got = txn.lock_row(parent.space, [encode_key(v) for v in wanted], KEY_SHARE)
+                if got > 0:
+                    with txn.fresh_snapshot():
+                        missing = find_missing_parents(s, txn, parent, fk.ref_columns,
+                                                       list(wanted))
             if missing:
                 vals = missing[0]
                 names = ", ".join(self.table.columns[i].name for i in pos)
