@@ -33,6 +33,7 @@ from ..errors import (
     SQLError,
     SyntaxError_,
     UndefinedColumn,
+    UniqueViolation,
 )
 from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_decoder, binary_encoder
@@ -46,7 +47,7 @@ from .copybatch import (
     text_rows,
     unpack_fixed_rows,
 )
-from .copycontext import line_context, locate
+from .copycontext import line_context, locate, with_context
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
 from .statement import Stmt, compiler
@@ -218,6 +219,7 @@ class CopyIn:
         self.parts: list[bytes] = []
         self.pending = 0
         self.rows: list[Any] = []  # tuples from the batch paths, lists otherwise
+        self.lines: list[int] = []  # each row's input line (text and csv), for CONTEXT
         self.count = 0
         self.line_no = 0
         self.ended = False
@@ -307,6 +309,7 @@ class CopyIn:
                            range(first + 1, first + 1 + len(lines)))
             raise (found or e) from None
         self.rows.extend(zip(*cols, strict=True))
+        self.lines.extend(range(first + 1, first + 1 + len(lines)))
         if len(self.rows) >= BATCH:
             self._flush()
 
@@ -387,6 +390,7 @@ class CopyIn:
                                [[None if n else f] for f, n in zip(fields, nulls, strict=True)],
                                [self.line_no])
                 raise (found or e) from None
+            self.lines.append(self.line_no)
             if len(self.rows) >= BATCH:
                 self._flush()
 
@@ -447,9 +451,10 @@ class CopyIn:
             return
         self.ctx.check_cancel()
         converted = frozenset() if self.format == "binary" else self.converted
+        lines, self.lines = self.lines, []
         if self.identity_layout:
             full, self.rows = self.rows, []
-            self.count += self.writer.insert(self.s, full, converted=converted)
+            self._insert(full, converted, lines)
             return
         full = []
         for src in self.rows:
@@ -460,7 +465,29 @@ class CopyIn:
                 r[p] = f(None, self.ctx)
             full.append(r)
         self.rows = []
-        self.count += self.writer.insert(self.s, full, converted=converted)
+        self._insert(full, converted, lines)
+
+    def _insert(self, rows: list[Any], converted: frozenset[int], lines: list[int]) -> None:
+        try:
+            self.count += self.writer.insert(self.s, rows, converted=converted)
+        except UniqueViolation as e:
+            at = self._duplicate_at(rows) if len(lines) == len(rows) else None
+            if at is not None:  # NB: as PostgreSQL: the line of the row being inserted
+                raise with_context(e, f"COPY {self.table.name}, line {lines[at]}") from None
+            raise
+
+    def _duplicate_at(self, rows: list[Any]) -> int | None:
+        """The first row whose primary key is stored already or repeats an earlier row's."""
+        w = self.writer
+        if not w.pk:
+            return None
+        keys = [w.key_of(r) for r in rows]
+        seen: set[bytes] = set()
+        for i, (k, old) in enumerate(zip(keys, self.s.txn.get(w.space, keys), strict=True)):
+            if old is not None or k in seen:
+                return i
+            seen.add(k)
+        return None
 
     def finish(self) -> str:
         """Ends the copy at CopyDone; returns `COPY n`."""

@@ -43,6 +43,9 @@ CASES = {
     "long value is cut": ("csv", "1,a," + "9" * 200 + "x,2020-01-01,t\n"),
     "bad value after many good": ("text", "".join(f"{i}\tn\t{i}\t2020-01-01\tt\n"
                                                   for i in range(1, 40000)) + "40000\tn\t1\t2020\tt\n"),
+    "duplicate key": ("csv", "1,a,1,2020-01-01,t\n1,b,1,2020-01-01,t\n"),
+    "key already stored": ("text", "".join(f"{i}\tn\t1\t2020-01-01\tt\n" for i in
+                                           range(1, 30000)) + "0\tz\t1\t2020-01-01\tt\n"),
     "good": ("csv", GOOD),
 }
 OPTIONS = {"csv": " (FORMAT csv)", "text": "", "csv header": " (FORMAT csv, HEADER true)"}
