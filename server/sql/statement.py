@@ -116,9 +116,9 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         if word == "ALTER":  # ALTER COLUMN ... DROP IDENTITY / ADD GENERATED ... AS IDENTITY
             from .ddl.pkeys import analyse_identity
 
-            stmt = analyse_identity(session, sql)
-            if stmt is not None:
-                return stmt
+            identity = analyse_identity(session, sql)
+            if identity is not None:
+                return identity
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)

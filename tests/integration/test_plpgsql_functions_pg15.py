@@ -42,12 +42,12 @@ STATEMENTS = [
 ]
 
 
-def run(dsn: str) -> list[tuple]:
+def run(dsn: str, statements: list[str] = STATEMENTS) -> list[tuple]:
     out: list[tuple] = []
     with psycopg.connect(dsn, autocommit=True) as c:
         notes: list[str] = []
         c.add_notice_handler(lambda d: notes.append(f"{d.severity}: {d.message_primary}"))
-        for sql in STATEMENTS:
+        for sql in statements:
             notes.clear()
             try:
                 cur = c.execute(sql)
@@ -73,6 +73,23 @@ def test_functions_same_as_pg15(servers):
     got = run(servers[1])
     diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
     assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+
+
+CATALOG = [
+    "create function pf1(a int, b text) returns int language sql immutable strict as "
+    "$$ select a $$",
+    "select proname, pronargs, proargtypes::text, prorettype::regtype::text, provolatile, "
+    "proisstrict, proargnames, prosrc, l.lanname from pg_proc p "
+    "join pg_language l on l.oid = p.prolang where proname = 'pf1'",
+    "drop function pf1",
+    "select count(*) from pg_proc where proname = 'pf1'",
+]
+
+
+def test_pg_proc_lists_them_as_pg15(servers):
+    expected = run(servers[0], CATALOG)
+    assert expected[1][2] and expected[1][2][0][0] == "pf1"
+    assert run(servers[1], CATALOG) == expected
 
 
 def test_functions_survive_a_restart(fresh_server):

@@ -301,7 +301,17 @@ def pg_proc(ctx: Any) -> list[tuple[Any, ...]]:
         _PROC_CACHE.clear()
         _DEFS.clear()
         rows = _PROC_CACHE[version] = _proc_rows()
+    if ctx is not None and ctx.catalog.functions:  # CREATE FUNCTION's, this database's
+        rows = rows + [_user_proc(f) for f in ctx.catalog.functions]
     return rows
+
+
+def _user_proc(f: M.Function) -> tuple[Any, ...]:
+    lang = 14 if f.language == "sql" else 13563  # pg_language: sql, plpgsql
+    names = list(f.arg_names) if any(f.arg_names) else None
+    return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 0.0, 0, RegOid(0, "-"), "f",
+            False, False, f.strict, False, f.volatility, "u", len(f.arg_types), 0, f.returns,
+            list(f.arg_types), None, None, names, None, None, f.body, None, None, None, None)
 
 
 empty("pg_catalog", "pg_locks")
