@@ -25,6 +25,7 @@ from sqlglot import exp
 from ...pgtypes import oids as T
 from ..catalog.model import Column
 from ..context import ExecContext, ParamTypes
+from ..expr.types import datatype_oid
 from .values import ValueFn, compile_value
 
 if TYPE_CHECKING:
@@ -42,6 +43,31 @@ def param_number(node: exp.Expression) -> int:
         text = inner.name if isinstance(inner, exp.Expression) else node.name
         return int(text) if text and text.isdigit() else 0
     return 0
+
+
+_STRINGS = frozenset((T.TEXT, T.VARCHAR))
+
+
+def _passes_through(node: exp.Expression, declared: int, col: Column) -> bool:
+    """Tells whether `$n` (or `$n::type`) stores the parameter's value unchanged.
+
+    So it is when the client declared the type the cast names and the column has (text and
+    varchar alike hold the same strings), with no typmod on the cast: the driver's values,
+    already decoded as that type, go to the writer as they are (which applies the column's
+    own typmod). SQLAlchemy's `%(x)s::BIGINT` sent by a driver that declares int8 is one.
+    """
+    if declared == 0:
+        return False
+    target, typmod = col.type_oid, -1
+    if isinstance(node, exp.Cast):
+        target, typmod = datatype_oid(node.args["to"])
+    if typmod >= 0:
+        return False
+
+    def same(a: int, b: int) -> bool:
+        return a == b or (a in _STRINGS and b in _STRINGS)
+
+    return same(declared, target) and same(target, col.type_oid)
 
 
 def compile_rows(s: SQLSession, exprs: list[exp.Expression], targets: list[Column],
@@ -86,6 +112,12 @@ def _column(s: SQLSession, node: exp.Expression, col: Column, p: int, rows: int,
                     params.oids[first + r * stride] = inferred
     if len(fns) == 1:
         fn = next(iter(fns.values()))
+        if _passes_through(node, declared[0], col):
+
+            def as_sent(ctx: ExecContext) -> list[Any]:
+                return ctx.params[first::stride]
+
+            return as_sent
 
         def one_type(ctx: ExecContext) -> list[Any]:
             vals = ctx.params[first::stride]

@@ -117,3 +117,26 @@ def test_plans_are_reused_inside_a_transaction_that_did_ddl(session):
     session.execute(session.prepare(sql, [0, 0]), [1, "a"])
     run(session, "commit")
     assert rows(session, "select * from t") == [(1, "a")]
+
+
+def test_declared_types_matching_the_casts_pass_through(session):
+    """cumulo.driver declares int8/float8/text/timestamp/bool: values go in as decoded."""
+    run(session, "create table t (id bigint primary key, f float8, v varchar(3), n numeric(6,2), "
+                 "at timestamp, b boolean)")
+    casts = ["BIGINT", "FLOAT(53)", "VARCHAR", "NUMERIC", "TIMESTAMP WITHOUT TIME ZONE",
+             "BOOLEAN"]
+    tuples = ", ".join("(" + ", ".join(f"${r * 6 + j + 1}::{c}" for j, c in enumerate(casts))
+                       + ")" for r in range(3))
+    p = session.prepare("INSERT INTO t VALUES " + tuples, [20, 701, 25, 1700, 1114, 16] * 3)
+    at = dt.datetime(2024, 1, 2, 3, 4, 5)
+    session.execute(p, [1, 0.5, "ab", Decimal("1.005"), at, True,
+                        2, None, None, None, None, None,
+                        3, 2.0, "abc", Decimal(7), at, False])
+    session.sync()
+    assert rows(session, "select * from t order by id") == [
+        (1, 0.5, "ab", Decimal("1.01"), at, True), (2, None, None, None, None, None),
+        (3, 2.0, "abc", Decimal("7.00"), at, False)]  # the column's typmod still applies
+    with pytest.raises(SQLError) as e:
+        session.execute(p, [4, 1.0, "abcd", Decimal(1), at, True] + [5, 1.0, "a", Decimal(1),
+                                                                      at, True] * 2)
+    assert e.value.sqlstate == "22001"
