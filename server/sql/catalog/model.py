@@ -149,6 +149,9 @@ class UserType:
     attrs: tuple[tuple[str, int, int], ...] = ()  # composite: (name, type oid, typmod)
     subtype: int = 0  # range: the subtype OID
     relid: int = 0  # composite: its pg_class OID (relkind "c")
+    multi_oid: int = 0  # range: its multirange type
+    multi_array_oid: int = 0  # range: the multirange's array type
+    multi_name: str = ""  # range: the multirange type's name
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,8 @@ _I = re.I | re.S
 _CREATE = re.compile(rf"CREATE\s+TYPE\s+(?P<name>{_QNAME})\s*(?P<rest>.*?)\s*;?\s*$", _I)
 _ENUM = re.compile(rf"AS\s+ENUM\s*\((?P<labels>\s*(?:{_STR}\s*(?:,\s*{_STR}\s*)*)?)\)$", _I)
 _COMPOSITE = re.compile(r"AS\s*\((?P<attrs>.*)\)$", _I)
+_RANGE = re.compile(r"AS\s+RANGE\s*\((?P<opts>.*)\)$", _I)
+_OPTION = re.compile(r"\s*(\w+)\s*=\s*([^,]+?)\s*(?:,|$)", _I)
 _ALTER = re.compile(rf"ALTER\s+TYPE\s+(?P<name>{_QNAME})\s+(?P<rest>.*?)\s*;?\s*$", _I)
 _ADD = re.compile(rf"ADD\s+VALUE\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<label>{_STR})"
                   rf"(?:\s+(?P<where>BEFORE|AFTER)\s+(?P<other>{_STR}))?$", _I)
@@ -143,6 +145,8 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
         t = UserType(oid, name, sch.oid, "e", arr, labels=tuple(labels),
                      label_oids=tuple(s.store.allocate_oid() for _ in labels),
                      sort_orders=tuple(float(i + 1) for i in range(len(labels))))
+    elif (m := _RANGE.match(rest)) is not None:
+        t = _range_type(s, oid, arr, name, sch.oid, m.group("opts"))
     elif (m := _COMPOSITE.match(rest)) is not None:
         t = UserType(oid, name, sch.oid, "c", arr, attrs=_composite_attrs(m.group("attrs")),
                      relid=s.store.allocate_oid())
@@ -153,6 +157,21 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     s.store.put(s.ensure_txn(), s.db.oid, t)
     s.catalog_changed()
     return "CREATE TYPE"
+
+
+def _range_type(s: SQLSession, oid: int, arr: int, name: str, schema_oid: int,
+                opts: str) -> UserType:
+    """CREATE TYPE name AS RANGE (SUBTYPE = t [, MULTIRANGE_TYPE_NAME = m] [, ...])."""
+    options = {k.lower(): v.strip() for k, v in _OPTION.findall(opts)}
+    if "subtype" not in options:
+        raise SQLError('type attribute "subtype" is required', sqlstate="42601")
+    sub = datatype_oid(sqlglot.parse_one(f"CAST(NULL AS {options['subtype']})",
+                                         read="postgres").args["to"])[0]
+    multi = options.get("multirange_type_name") or (
+        name.replace("range", "multirange", 1) if "range" in name else name + "_multirange")
+    return UserType(oid, name, schema_oid, "r", arr, subtype=sub,
+                    multi_oid=s.store.allocate_oid(), multi_array_oid=s.store.allocate_oid(),
+                    multi_name=parse_qualified(multi)[1])
 
 
 def _add_value(t: UserType, label: str, where: str | None, other: str | None,

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import AmbiguousFunction, InvalidParameterValue, UndefinedFunction
+from ...pgtypes import multiranges, ranges
 from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
 from ...pgtypes.jsonvalue import mark as mark_json
@@ -109,7 +110,8 @@ def signature(name: str, types: list[int]) -> str:
 def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]]:
     """Picks the overload of `name` for these arguments and coerces them."""
     _ensure_loaded()
-    cands = FUNCTIONS.get(name) or FALLBACKS.get(name) or []
+    cands = (FUNCTIONS.get(name) or FALLBACKS.get(name) or []) + _user_range_functions(
+        name, [a.type for a in args])
     types = [a.type for a in args]
     best: list[tuple[int, FunctionDef]] = []
     for fd in cands:
@@ -169,6 +171,36 @@ def _json_marked(a: E) -> E:
     if a.type not in _JSON_TYPES:
         return a
     return E("pyfunc", ("json", mark_json, True), [a], a.type, a.typmod, a.name)
+
+
+_RANGE_ACCESSORS: dict[str, tuple[Any, bool]] = {  # name -> (impl, returns the subtype)
+    "lower": (ranges.lower, True), "upper": (ranges.upper, True),
+    "isempty": (lambda r: r.empty, False),
+    "lower_inc": (lambda r: bool(r.flags & ranges.LB_INC), False),
+    "upper_inc": (lambda r: bool(r.flags & ranges.UB_INC), False),
+    "lower_inf": (lambda r: bool(r.flags & ranges.LB_INF), False),
+    "upper_inf": (lambda r: bool(r.flags & ranges.UB_INF), False),
+}
+
+
+def _user_range_functions(name: str, types: list[int]) -> list[FunctionDef]:
+    """The constructors of a CREATE TYPE ... AS RANGE type and of its multirange type, and
+    lower/upper/isempty/... over such a range (the built-in ranges have registered ones)."""
+    if name in _RANGE_ACCESSORS and len(types) == 1 and types[0] >= 16384 \
+            and types[0] in ranges.SUBTYPE:
+        impl, gives_subtype = _RANGE_ACCESSORS[name]
+        return [FunctionDef(name, impl, (types[0],),
+                            ranges.SUBTYPE[types[0]] if gives_subtype else T.BOOL)]
+    spec = usertypes.range_constructor(name)
+    if spec is None:
+        return []
+    kind, oid = spec
+    if kind == "multirange":
+        return [FunctionDef(name, lambda *rs: multiranges.make(oid, rs), None, oid, strict=False)]
+    sub = ranges.SUBTYPE[oid]
+    return [FunctionDef(name, lambda a, b: ranges.make(oid, a, b), (sub, sub), oid, strict=False),
+            FunctionDef(name, lambda a, b, f: ranges.make(oid, a, b, f), (sub, sub, T.TEXT), oid,
+                        strict=False)]
 
 
 def return_type(fd: FunctionDef, args: list[E]) -> int:

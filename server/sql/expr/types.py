@@ -95,6 +95,9 @@ def type_by_name(text: str) -> tuple[int, int]:
             typmod = 1
     if not oid:
         bare = s.replace('"', "")
+        user_oid = usertypes.lookup_oid(bare.rsplit(".", 1)[-1])
+        if user_oid:
+            return user_oid, -1
         user = usertypes.lookup(bare)
         if user is not None:
             return user.oid, -1
@@ -155,6 +158,11 @@ def type_name(oid: int) -> str:
     user = usertypes.by_oid(oid)
     if user is not None:
         return usertypes.qualified_name(user)
+    if oid in T.TYPES or oid < 16384:
+        return str(oid)
+    rng = usertypes.multirange_owner(oid)
+    if rng is not None:
+        return rng.multi_name
     elem = T.ELEMENT_OF.get(oid)
     return type_name(elem) + "[]" if elem else str(oid)
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InvalidTextRepresentation
+from ...pgtypes import multiranges, ranges
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.records import COMPOSITES
@@ -37,12 +38,19 @@ class TypeEnv:
         self.by_oid: dict[int, UserType] = {}
         self.by_name: dict[str, UserType] = {}
         self.array_of: dict[int, int] = {}
+        self.oid_by_name: dict[str, int] = {}
+        self.multi_of: dict[int, UserType] = {}  # a range type's multirange OID -> the range
         for t in sorted(cat.types, key=lambda t: (schemas.get(t.schema_oid) != "public", t.oid)):
             self.by_oid[t.oid] = t
             self.by_name.setdefault(t.name, t)
             self.by_name[f"{schemas.get(t.schema_oid, '?')}.{t.name}"] = t
+            self.oid_by_name.setdefault(t.name, t.oid)
             if t.array_oid:
                 self.array_of[t.oid] = t.array_oid
+            if t.kind == "r" and t.multi_oid:
+                self.oid_by_name.setdefault(t.multi_name, t.multi_oid)
+                self.multi_of[t.multi_oid] = t
+                self.array_of[t.multi_oid] = t.multi_array_oid
         self.schema_names = schemas
 
 
@@ -66,6 +74,12 @@ def use(cat: CatalogSnapshot) -> None:
         for t in cat.types:
             if t.kind == "c":
                 COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
+            elif t.kind == "r" and t.oid not in ranges.SUBTYPE:  # CREATE TYPE ... AS RANGE
+                ranges.RANGE_TYPES[t.oid] = (t.subtype, t.name, t.array_oid, t.multi_oid,
+                                             t.multi_array_oid)
+                ranges.SUBTYPE[t.oid] = t.subtype
+                multiranges.RANGE_OF[t.multi_oid] = t.oid
+                multiranges.MULTIRANGE_OF[t.oid] = t.multi_oid
         if len(_envs) > 64:
             _envs.clear()
         _envs[id(types)] = (types, env)
@@ -184,3 +198,30 @@ def field_typmod(oid: int, i: int) -> int:
     """The typmod of a composite type's field i (-1 for records and unknown types)."""
     t = by_oid(oid)
     return t.attrs[i][2] if t is not None and t.kind == "c" and i < len(t.attrs) else -1
+
+
+def lookup_oid(name: str) -> int:
+    """The OID a user type name denotes (a range's multirange name too); 0 if none."""
+    env = current()
+    return 0 if env is None else env.oid_by_name.get(name, 0)
+
+
+def range_constructor(name: str) -> tuple[str, int] | None:
+    """("range", oid) or ("multirange", oid) when `name` is a user range (multirange) type,
+    whose name is also its constructor function's."""
+    oid = lookup_oid(name)
+    if not oid:
+        return None
+    env = current()
+    t = by_oid(oid)
+    if t is not None and t.kind == "r":
+        return ("range", oid)
+    if env is not None and oid in env.multi_of:
+        return ("multirange", oid)
+    return None
+
+
+def multirange_owner(oid: int) -> UserType | None:
+    """The user range type whose multirange type is `oid`."""
+    env = current()
+    return None if env is None else env.multi_of.get(oid)

@@ -38,7 +38,10 @@ def format_type(oid: int | None, typmod: int | None) -> str | None:
     info = T.TYPES.get(oid)
     if info is None:
         user = usertypes.by_oid(oid)
-        return "???" if user is None else usertypes.qualified_name(user)
+        if user is None:
+            owner = usertypes.multirange_owner(oid)
+            return "???" if owner is None else owner.multi_name
+        return usertypes.qualified_name(user)
     mod = -1 if typmod is None else typmod
     if oid == T.BPCHAR:
         if typmod is None:

@@ -215,8 +215,10 @@ def _type_rows() -> tuple[tuple[Any, ...], ...]:
 @pg_relation("pg_catalog", "pg_range")
 def pg_range(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per built-in range type, as PostgreSQL 15 has them."""
+    from .usertypes import user_range_rows  # NB: usertypes needs regproc from here
+
     return [(oid, sub, multi, 0, opc, regproc(canon), regproc(diff))
-            for oid, sub, multi, opc, canon, diff in _RANGES]
+            for oid, sub, multi, opc, canon, diff in _RANGES] + user_range_rows(ctx.catalog)
 
 
 # (range type, subtype, multirange type, subtype btree opclass, canonical, subdiff)

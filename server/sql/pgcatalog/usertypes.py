@@ -16,7 +16,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from .registry import pg_relation
 from .rowtypes import _rows as composite_rows
-from .systypes import regproc
+from .systypes import opclass_of, regproc
 
 
 def _enum_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
@@ -40,7 +40,37 @@ def user_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
             out += _enum_rows(t)
         elif t.kind == "c":
             out += composite_rows(t.name, t.schema_oid, t.owner, t.relid, t.oid, t.array_oid)
+        elif t.kind == "r":
+            out += _range_rows(t)
     return out
+
+
+def _range_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
+    """A user range type, its multirange type and their array types."""
+    align = "d" if t.subtype in (T.FLOAT8, T.INT8, T.TIMESTAMP, T.TIMESTAMPTZ) else "i"
+
+    def row(oid: int, name: str, typtype: str, array: int, io: str) -> tuple[Any, ...]:
+        return (oid, name, t.schema_oid, t.owner, -1, False, typtype, "R", False, True, ",", 0,
+                regproc("-"), 0, array, regproc(f"{io}_in"), regproc(f"{io}_out"),
+                regproc(f"{io}_recv"), regproc(f"{io}_send"), regproc("-"), regproc("-"),
+                regproc(f"{io}_typanalyze"), align, "x", False, 0, -1, 0, 0, None, None, None)
+
+    def arr(oid: int, name: str, elem: int) -> tuple[Any, ...]:
+        return (oid, "_" + name, t.schema_oid, t.owner, -1, False, "b", "A", False, True, ",", 0,
+                regproc("array_subscript_handler"), elem, 0, regproc("array_in"),
+                regproc("array_out"), regproc("array_recv"), regproc("array_send"), regproc("-"),
+                regproc("-"), regproc("array_typanalyze"), align, "x", False, 0, -1, 0, 0, None,
+                None, None)
+
+    return (row(t.oid, t.name, "r", t.array_oid, "range"), arr(t.array_oid, t.name, t.oid),
+            row(t.multi_oid, t.multi_name, "m", t.multi_array_oid, "multirange"),
+            arr(t.multi_array_oid, t.multi_name, t.multi_oid))
+
+
+def user_range_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
+    """pg_range rows of CREATE TYPE ... AS RANGE types."""
+    return [(t.oid, t.subtype, t.multi_oid, 0, opclass_of(t.subtype), regproc("-"), regproc("-"))
+            for t in cat.types if t.kind == "r"]
 
 
 @pg_relation("pg_catalog", "pg_enum")
