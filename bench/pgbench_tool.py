@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .core import BenchError, Figure, RunContext
 from .progress import Progress
+from .server_cost import Cost, CostMeter, listening_pid
 from .systems import System, pg_bin
 
 _SUMMARY = {
@@ -45,6 +46,7 @@ class PgbenchResult:
     transactions: int | None = None
     failed: int = 0
     connection_ms: float | None = None
+    cost: Cost | None = None  # the server's CPU and context switches per transaction
 
 
 def parse_summary(text: str) -> PgbenchResult:
@@ -74,6 +76,7 @@ def pgbench(
     seconds: float | None = None,
     rows: int | None = None,
     timeout: float | None = None,
+    meter: CostMeter | None = None,
 ) -> str:
     """Runs pgbench against a system with a progress bar; returns stdout, raises on failure.
 
@@ -113,6 +116,8 @@ def pgbench(
             for line in proc.stderr:
                 if m := _RUN_PROGRESS.match(line):
                     bar.update(float(m.group(1)), f"{float(m.group(2)):.0f} tps")
+                    if meter is not None:
+                        meter.progress(float(m.group(2)))
                 elif m := _INIT_PROGRESS.match(line):
                     bar.update(int(m.group(1)))
                 else:
@@ -157,8 +162,12 @@ def alternate(
 
 
 def _timed(ctx: RunContext, system: System, step: str, args: Sequence[str]) -> PgbenchResult:
-    """Runs one timed pgbench test and parses its summary."""
-    return parse_summary(pgbench(ctx, system, args, step, seconds=ctx.options.seconds))
+    """Runs one timed pgbench test and parses its summary, with the server's cost per tx."""
+    meter = CostMeter(listening_pid(system.port))
+    result = parse_summary(pgbench(ctx, system, args, step, seconds=ctx.options.seconds,
+                                   meter=meter))
+    result.cost = meter.result()
+    return result
 
 
 def _median(results: list[PgbenchResult]) -> PgbenchResult | None:
@@ -166,7 +175,10 @@ def _median(results: list[PgbenchResult]) -> PgbenchResult | None:
     if not results:
         return None
     latencies = [r.latency_ms for r in results if r.latency_ms is not None]
+    costs = [r.cost for r in results if r.cost is not None]
     return PgbenchResult(
+        cost=Cost(statistics.median(c.cpu_us_per_tx for c in costs),
+                  statistics.median(c.switches_per_tx for c in costs)) if costs else None,
         tps=statistics.median(r.tps for r in results),
         latency_ms=statistics.median(latencies) if latencies else None,
         transactions=sum(r.transactions or 0 for r in results),
@@ -192,7 +204,16 @@ def tps_and_latency(
     tps = {n: (r.tps if r else None) for n, r in results.items()}
     latency = {n: (r.latency_ms if r else None) for n, r in results.items()}
     steps = steps or {n: step for n in results}
-    return [
+    figures = [
         ctx.figure(workload, f"{label} tps", unit, "higher", tps, steps, note),
         ctx.figure(workload, f"{label} latency", "ms", "lower", latency, steps, note),
     ]
+    if any(r is not None and r.cost is not None for r in results.values()):
+        cpu = {n: (r.cost.cpu_us_per_tx if r and r.cost else None) for n, r in results.items()}
+        sw = {n: (r.cost.switches_per_tx if r and r.cost else None) for n, r in results.items()}
+        figures += [
+            ctx.figure(workload, f"{label} server CPU per tx", "us", "lower", cpu, steps, note),
+            ctx.figure(workload, f"{label} server context switches per tx", "n", "lower", sw,
+                       steps, note),
+        ]
+    return figures

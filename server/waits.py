@@ -20,9 +20,9 @@ Rules that keep this correct:
   it schedules the switch on the loop. `notify_all` wakes every waiter of
   one hub with a single scheduled callback, so a group commit completes the
   whole group with one wake-up of the loop.
-- `run_blocking` moves a call that blocks in the kernel (the log's fsync)
-  to a helper thread while the greenlet is parked, so the other sessions
-  keep running and join the next group commit.
+- A call that blocks in the kernel (the log's fsync) runs on the loop's
+  thread: handing it to a helper thread and back costs two thread wake-ups,
+  which measured slower (TPC-B on this 2-core machine) than the fsync itself.
 - `call_later` arms a timer on the loop (statement_timeout) when the caller
   runs on a hub, else a `threading.Timer`.
 
@@ -39,7 +39,6 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 import greenlet
@@ -54,7 +53,6 @@ class Hub:
         self.loop = loop
         self.main: Any = greenlet.getcurrent()
         self.thread = threading.get_ident()
-        self._pool: ThreadPoolExecutor | None = None
         self.parks = 0  # how many times a session greenlet parked (stats, tests)
         self.switched_at = 0.0  # when the running session greenlet got the thread
 
@@ -64,21 +62,14 @@ class Hub:
         return self
 
     def uninstall(self) -> None:
-        """Detaches the hub from its thread and stops its helper threads."""
+        """Detaches the hub from its thread."""
         if getattr(_local, "hub", None) is self:
             _local.hub = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Runs fn(*args) in a new session greenlet now, until it ends or parks."""
         g = greenlet.greenlet(fn, parent=self.main)
         return g.switch(*args)
-
-    def pool(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hub-blocking")
-        return self._pool
 
 
 def current_hub() -> Hub | None:
@@ -258,26 +249,6 @@ def maybe_yield() -> None:
     w = Waiter(hub)
     hub.loop.call_soon(w._resume, True)
     hub.main.switch()
-
-
-def run_blocking(fn: Callable[..., Any], *args: Any) -> Any:
-    """Calls fn(*args); from a hub's greenlet, on a helper thread while the greenlet parks."""
-    hub = current_hub()
-    if hub is None:
-        return fn(*args)
-    w = Waiter(hub)
-    box: list[Any] = []
-
-    def done(fut: Any) -> None:
-        box.append(fut)
-        wake_all([w])
-
-    hub.pool().submit(fn, *args).add_done_callback(done)
-    while not box:
-        w.done = False
-        w.park(None)
-    w.done = True  # NB: the result may have come before the park: a late wake-up is void
-    return box[0].result()
 
 
 class TimerHandle(Protocol):

@@ -11,8 +11,9 @@ Statements may still wait: for a row lock, for the log's fsync, in
 `pg_sleep`. Each connection therefore runs its `feed` in a greenlet of its
 own; the lower layers' waits go through `waits.Condition`/`waits.Event`,
 which on this thread switch back to the loop and are switched in again when
-notified (see `waits.py`). While a connection's greenlet is parked, its
-reading is paused, so its next messages wait in the kernel.
+notified (see `waits.py`). Input that arrives while a connection's greenlet
+is parked is kept (up to `PENDING_MAX`; then reading pauses and the rest waits
+in the kernel) and run when the statement ends.
 
 Flow control: replies go to the transport; when its buffer passes the high
 mark (a client that does not read), the connection's greenlet parks until it
@@ -49,6 +50,7 @@ from .protocol import AUTH, READY, STARTUP, Connection
 log = logging.getLogger("cumulo.pgwire")
 
 READ_BUFFER = 256 * 1024
+PENDING_MAX = 1 << 20  # input kept while a session is parked; beyond it, reading pauses
 WRITE_HIGH = 1 << 20  # a client this far behind parks its session until it reads
 WRITE_LOW = 256 * 1024
 AUTH_TIMEOUT = 60.0  # PostgreSQL's authentication_timeout
@@ -192,8 +194,9 @@ class PgProtocol(asyncio.BufferedProtocol):
             log.info("connection received: host=%s port=%s", self.conn.peer, self.conn.peer_port)
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        if self.busy:  # NB: a read while parked (TLS may still deliver): the view is in use
-            self._spare = memoryview(bytearray(max(sizehint, 65536)))
+        if self.busy:  # NB: a read while parked: the view is still being parsed
+            if self._spare is self.view:
+                self._spare = memoryview(bytearray(65536))
             return self._spare
         return self.view
 
@@ -201,16 +204,16 @@ class PgProtocol(asyncio.BufferedProtocol):
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None
-        if self.busy:
+        if self.busy:  # parked mid-statement: keep what comes, up to a point
             self.pending += self._spare[:nbytes]
+            if len(self.pending) > PENDING_MAX and not self.reading_paused and not self.lost:
+                self.reading_paused = True
+                self.transport.pause_reading()
             return
         if self.g.dead:
             return
         self.hub.switched_at = time.monotonic()
         self.g.switch(self.view[:nbytes])
-        if self.busy and not self.reading_paused and not self.lost:
-            self.reading_paused = True  # parked mid-statement: the view is still in use
-            self.transport.pause_reading()
 
     def eof_received(self) -> bool | None:
         return None  # close the transport

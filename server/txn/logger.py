@@ -171,7 +171,7 @@ class RedoLog:
         fd = self._fds[order.seq]
         self._lock.release()
         try:
-            waits.run_blocking(_fsync, fd)  # NB: on the event loop, other sessions run meanwhile
+            _fsync(fd)
         finally:
             self._lock.acquire()
             self.fsyncs += 1
