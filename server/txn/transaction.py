@@ -379,17 +379,27 @@ class Transaction:
         it = iter(rows)
         return [w[k] if k in w else next(it) for k in keys]
 
-    def savepoint(self) -> int:
-        """Returns a token for the current write-set state."""
-        return self.ws.savepoint()
+    def savepoint(self) -> tuple[int, int]:
+        """Returns a token for the current write-set state and row locks."""
+        return self.ws.savepoint(), len(self.locked)
 
     def rollback_to(self, token: Any) -> None:
-        """Undoes the writes made since `savepoint()` returned `token`."""
-        gone = self.ws.rollback_to(token)
-        if gone:
+        """Undoes the writes made since `savepoint()` returned `token` and, as PostgreSQL's
+        subtransaction abort, drops the row locks taken since (unless their rows are
+        still written)."""
+        ws_token, nlocks = token if isinstance(token, tuple) else (token, len(self.locked))
+        gone = self.ws.rollback_to(ws_token)
+        locked = self.locked
+        dropped: list[tuple[int, bytes]] = []
+        if len(locked) > nlocks:
+            for key in list(locked)[nlocks:]:
+                del locked[key]
+                if not self.ws.contains(*key):
+                    dropped.append(key)
+        if gone or dropped:
             private = self.private or ()
-            self.ltm.release(self, tuple(k for k in gone
-                                         if k not in self.locked and k[0] not in private))
+            self.ltm.release(self, tuple(dropped) + tuple(
+                k for k in gone if k not in locked and k[0] not in private))
 
     # -- end ------------------------------------------------------------------
 
