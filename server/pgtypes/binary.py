@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import bits, multiranges, network, ranges, records
+from . import bits, geometry, multiranges, network, ranges, records
 from . import oids as T
 from .infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from .interval import Interval, as_interval
@@ -310,6 +310,7 @@ _CODECS: dict[int, tuple[Encoder, Decoder]] = {
     T.MACADDR: (network.encode_mac, network.mac_decoder(6)),
     T.MACADDR8: (network.encode_mac, network.mac_decoder(8)),
     T.BIT: (bits.encode_bit, bits.decode_bit), T.VARBIT: (bits.encode_bit, bits.decode_bit),
+    **geometry.codecs(),
 }
 for _oid in (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.XML):
     _CODECS[_oid] = (_enc_text, _dec_text)

@@ -42,7 +42,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import bits, dateparse, multiranges, network, ranges, records, zones
+from . import bits, dateparse, geometry, multiranges, network, ranges, records, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -101,6 +101,9 @@ def _float8(v: float) -> str:
     if r == "nan":
         return "NaN"
     return _sci(r, 15)
+
+
+geometry.use_float8(_float8)
 
 
 def _sci(shortest: str, digits: int) -> str:
@@ -776,6 +779,8 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         return dec
     if oid in network.TEXT_INPUT:
         return network.TEXT_INPUT[oid]
+    if oid in geometry.NAMES:
+        return geometry.text_input(oid)
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
     if oid in records.COMPOSITES:

@@ -30,6 +30,7 @@ from ...errors import (
 from ...pgtypes import bits, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
+from ...pgtypes.geometry import NAMES as GEOMETRIC
 from ...pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
@@ -378,7 +379,8 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         return text_to_array(T.ELEMENT_OF[oid])
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
-    if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT or oid in MULTIRANGE_RANGE:
+    if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT or oid in MULTIRANGE_RANGE \
+            or oid in GEOMETRIC:
         return text_decoder(oid)
     if usertypes.is_enum(oid):
         return usertypes.enum_input(oid)
