@@ -1,4 +1,4 @@
-"""CREATE TYPE / ALTER TYPE / DROP TYPE: enums, composite types and their array types.
+"""CREATE TYPE / ALTER TYPE / DROP TYPE: enums, composite and range types, and their array types.
 
 A type is a catalog row (`catalog.model.UserType`), written in the DDL
 transaction like any catalog object, so CREATE TYPE inside a rolled-back
@@ -6,7 +6,9 @@ transaction leaves nothing behind. Each type gets an array type (`_mood`), as
 in PostgreSQL. Enum labels carry PostgreSQL's `enumsortorder`: 1, 2, 3 ... at
 creation, the next integer for ADD VALUE at the end, and the midpoint of its
 neighbours for ADD VALUE BEFORE / AFTER, so pg_enum reads as it does on
-PostgreSQL and comparisons follow the declared order, not the alphabet.
+PostgreSQL and comparisons follow the declared order, not the alphabet. A
+range type (AS RANGE (SUBTYPE = ...)) also gets its multirange type, named by
+PostgreSQL's rule (`floatrange` -> `floatmultirange`, `fr` -> `fr_multirange`).
 
 The statements are recognised by the pre-parser (sqlglot turns most of them
 into opaque Commands) and parsed here with a small regex grammar.

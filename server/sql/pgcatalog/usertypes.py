@@ -1,4 +1,4 @@
-"""pg_type and pg_enum rows of the types CREATE TYPE made (`catalog.model.UserType`).
+"""pg_type, pg_enum and pg_range rows of the types CREATE TYPE made (`catalog.model.UserType`).
 
 The rows are PostgreSQL 15's own for each kind, as it prints them for
 `CREATE TYPE mood AS ENUM (...)` and `CREATE TYPE c AS (...)`: an enum is a
