@@ -15,7 +15,13 @@ OID (an array header, a regtype) run in the text format only.
 
 from __future__ import annotations
 
+import asyncio
+import enum
+
+import asyncpg
+import psycopg
 import pytest
+from psycopg.types.enum import EnumInfo, register_enum
 
 from tests.integration.typediff import connect, differences
 
@@ -76,3 +82,45 @@ def test_enums_match_pg15(binary, pg15, cumulo_server):
         todo = [s for s in STATEMENTS if not (binary and s in TEXT_ONLY)]
         mism = differences(pc, cc, todo, binary)
     assert not mism, f"{len(mism)} of {len(todo)} differ:\n" + "\n".join(mism)
+
+
+class Color(enum.Enum):
+    red = "red"
+    green = "green"
+    blue = "blue"
+
+
+def _enum_clients(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists ecl")
+        c.execute("drop type if exists color")
+        c.execute("create type color as enum ('red', 'green', 'blue')")
+        c.execute("create table ecl (id int primary key, c color, cs color[])")
+        info = EnumInfo.fetch(c, "color")
+        assert info is not None
+        out.append((info.name, info.labels))
+        register_enum(info, c, Color)
+        for binary in (False, True):
+            c.execute("delete from ecl")
+            c.execute("insert into ecl values (1, %s, %s)", (Color.green, [Color.red, Color.blue]),
+                      binary=binary)
+            out.append(c.execute("select c, cs from ecl", binary=binary).fetchall())
+
+    async def via_asyncpg() -> list:
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute("insert into ecl values (2, $1, $2)", "blue", ["green"])
+            return [tuple(r) for r in await conn.fetch("select c, cs from ecl order by c")]
+        finally:
+            await conn.close()
+
+    out.append(asyncio.run(via_asyncpg()))
+    return out
+
+
+def test_enum_clients_like_pg15(pg15, cumulo_server):
+    """psycopg's EnumInfo/register_enum (text and binary, arrays) and asyncpg's introspection."""
+    got = _enum_clients(cumulo_server.dsn())
+    assert got == _enum_clients(pg15.dsn())
+    assert got[0] == ("color", ["red", "green", "blue"])
