@@ -120,12 +120,14 @@ def streaming(ctx: RunContext, system: System, backlog: int, rate: float, second
         conn.execute(f"DELETE FROM {cli.LEDGER} WHERE query_name = %s", (cli.QUERY,))
     work = tempfile.mkdtemp(prefix="cumulo-bench-ticks-", dir=ctx.workdir)
     spool, ckpt = os.path.join(work, "spool"), os.path.join(work, "checkpoint")
-    producer.produce(spool, backlog, 8, 1)
+    producer.produce(spool, producer.PER_FILE, 8, 1)
     spark = spark_session("local[2]", app="cumulo-bench-pipeline")
     spark.dataSource.register(AvroSpoolSource)
     try:
-        q = cli.start_ingest(spark, url, spool, ckpt, 50, once=True)  # warm-up and backlog
+        cli.start_ingest(spark, url, spool, ckpt, 50, once=True).awaitTermination()  # warm-up
+        producer.produce(spool, producer.PER_FILE + backlog, 8, 1)
         start = time.perf_counter()
+        q = cli.start_ingest(spark, url, spool, ckpt, 50, once=True)
         q.awaitTermination()
         rate_backlog = backlog / (time.perf_counter() - start)
         prod = cli.Producer(spool, rate, 0, 8, 1)
@@ -163,7 +165,7 @@ def run(ctx: RunContext) -> list[Figure]:
     figures = [ctx.figure(NAME, f"bulk load {rows:,} narrow rows (Cumulo: direct upsert; "
                                 "PostgreSQL: COPY binary)", "s", "lower", values, "direct",
                           "Arrow batches of 131,072 rows vs one binary COPY; commit included")]
-    backlog, rate = max(10_000, rows // 10), 5000.0
+    backlog, rate = max(10_000, rows // 10), 1000.0
     live_s = min(20.0, float(ctx.options.seconds or 20))
     stream: list[dict[str, float | None]] = [{}, {}, {}]
     for s in ctx.systems:
