@@ -56,16 +56,16 @@ WRITE_LOW = 256 * 1024
 AUTH_TIMEOUT = 60.0  # PostgreSQL's authentication_timeout
 SHUTDOWN_MESSAGE = "terminating connection due to administrator command"
 IDLE_MESSAGE = "terminating connection due to idle-in-transaction timeout"
-_ON = ("on", "true", "yes", "1")
+TRUE_WORDS = ("on", "true", "yes", "1")
 
 
-def _fatal_bytes(exc: SQLError) -> bytes:
+def fatal_bytes(exc: SQLError) -> bytes:
     fields = to_fields(exc)
     fields["S"] = fields["V"] = "FATAL"
     return M.error_fields(b"E", fields)
 
 
-def _ms(value: str | None) -> int:
+def setting_ms(value: str | None) -> int:
     """A time setting's value in ms ('0', '5s', '250ms', '1min', a bare number: ms)."""
     if not value:
         return 0
@@ -81,6 +81,21 @@ def _ms(value: str | None) -> int:
         return int(float(v))
     except ValueError:
         return 0
+
+
+def session_setting(session: Session, name: str) -> str | None:
+    """A session setting's value, when the session exposes its settings (the SQL layer's)."""
+    settings = getattr(session, "settings", None)
+    get = getattr(settings, "get", None)
+    return get(name) if get is not None else None
+
+
+def log_disconnection(started: float, conn: Connection) -> None:
+    """log_disconnections' line, in PostgreSQL's words."""
+    secs = time.monotonic() - started
+    log.info("disconnection: session time: %d:%02d:%06.3f user=%s database=%s host=%s port=%s",
+             secs // 3600, secs % 3600 // 60, secs % 60, conn.user,
+             conn.startup_params.get("database", ""), conn.peer, conn.peer_port)
 
 
 class LoopServer:
@@ -275,12 +290,12 @@ class PgProtocol(asyncio.BufferedProtocol):
                 self.counted = True
                 self.server.sessions += 1
                 if self.server.sessions > self.server.max_connections:
-                    out = _fatal_bytes(TooManyConnections("sorry, too many clients already"))
+                    out = fatal_bytes(TooManyConnections("sorry, too many clients already"))
                     conn.close()
             if conn.session is not None and self._hooked is not conn.session:
                 self._hook(conn.session)
             if self.self_terminated and not conn.closed:
-                out = _fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE))
+                out = fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE))
                 conn.close()
             if conn.start_tls:
                 self._write(out)
@@ -311,7 +326,7 @@ class PgProtocol(asyncio.BufferedProtocol):
         if getattr(session, "inbox", None):
             self.notified()  # a NOTIFY that arrived while we were busy
         if session.transaction_status != "I":
-            ms = _ms(self._setting(session, "idle_in_transaction_session_timeout"))
+            ms = setting_ms(session_setting(session, "idle_in_transaction_session_timeout"))
             if ms > 0:
                 self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 
@@ -329,12 +344,6 @@ class PgProtocol(asyncio.BufferedProtocol):
         if self.server.log_connections:
             log.info("connection authorized: user=%s database=%s", self.conn.user,
                      self.conn.startup_params.get("database", ""))
-
-    @staticmethod
-    def _setting(session: Session, name: str) -> str | None:
-        settings = getattr(session, "settings", None)
-        get = getattr(settings, "get", None)
-        return get(name) if get is not None else None
 
     def _write(self, data: bytes) -> None:
         if data and not self.told and not self.lost:
@@ -389,7 +398,7 @@ class PgProtocol(asyncio.BufferedProtocol):
 
     def _tell_and_hang_up(self, exc: SQLError | None = None) -> None:
         if not self.told:
-            self._write(_fatal_bytes(exc or AdminShutdown(SHUTDOWN_MESSAGE)))
+            self._write(fatal_bytes(exc or AdminShutdown(SHUTDOWN_MESSAGE)))
             self.told = True
         self._hang_up()
 
@@ -417,11 +426,7 @@ class PgProtocol(asyncio.BufferedProtocol):
         if self.counted:
             self.server.sessions -= 1
         if self.server.log_disconnections and self.conn.user:
-            secs = time.monotonic() - self.started
-            log.info("disconnection: session time: %d:%02d:%06.3f user=%s database=%s host=%s "
-                     "port=%s", secs // 3600, secs % 3600 // 60, secs % 60, self.conn.user,
-                     self.conn.startup_params.get("database", ""), self.conn.peer,
-                     self.conn.peer_port)
+            log_disconnection(self.started, self.conn)
         self.finished.set_result(None)
 
     # -- from the loop or other sessions ------------------------------------------
@@ -481,7 +486,7 @@ class PgProtocol(asyncio.BufferedProtocol):
             if not self.told:
                 self.told = True
                 with contextlib.suppress(Exception):
-                    self.transport.write(_fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE)))
+                    self.transport.write(fatal_bytes(AdminShutdown(SHUTDOWN_MESSAGE)))
             self.transport.abort()
         self._finish()
 

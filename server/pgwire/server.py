@@ -35,14 +35,24 @@ import select
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import AdminShutdown, to_fields
+from ..errors import AdminShutdown, SQLError, TooManyConnections, to_fields
 from . import messages as M
 from .backend import Engine, Session
-from .loop import _ON, LoopServer, serve_loop
-from .protocol import Connection
+from .loop import (
+    IDLE_MESSAGE,
+    TRUE_WORDS,
+    LoopServer,
+    fatal_bytes,
+    log_disconnection,
+    serve_loop,
+    session_setting,
+    setting_ms,
+)
+from .protocol import AUTH, READY, STARTUP, Connection
 
 log = logging.getLogger("cumulo.pgwire")
 
@@ -60,10 +70,17 @@ def _shutdown_bytes() -> bytes:
 class Server:
     """A listening pgwire server; `close()` shuts it down gracefully."""
 
-    def __init__(self, engine: Engine, auth: str, ssl_context: ssl.SSLContext | None) -> None:
+    def __init__(self, engine: Engine, auth: str, ssl_context: ssl.SSLContext | None,
+                 max_connections: int = 100, log_connections: bool = False,
+                 log_disconnections: bool = False) -> None:
         self.engine = engine
         self.auth = auth
         self.ssl_context = ssl_context
+        self.max_connections = max_connections
+        self.log_connections = log_connections
+        self.log_disconnections = log_disconnections
+        self.sessions = 0  # connections past their startup packet (max_connections counts them)
+        self.counting = threading.Lock()
         self.registry: dict[tuple[int, int], Session] = {}
         self.handlers: set[ConnectionThread] = set()
         self.host = ""
@@ -97,8 +114,19 @@ class Server:
                 sock.close()
                 continue
             handler = ConnectionThread(self, sock, loop)
+            if self.log_connections:
+                log.info("connection received: host=%s port=%s", handler.conn.peer,
+                         handler.conn.peer_port)
             self.handlers.add(handler)
-            handler.start()
+            try:
+                handler.start()
+            except RuntimeError as e:  # no thread for it (a resource limit): refuse this one
+                log.warning("cannot serve a new connection: %s", e)
+                self.handlers.discard(handler)
+                with contextlib.suppress(OSError):
+                    sock.sendall(fatal_bytes(TooManyConnections(
+                        "sorry, too many clients already")))
+                    sock.close()
 
     async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and terminates every session with FATAL 57P01.
@@ -152,6 +180,10 @@ class ConnectionThread:
         self._reset_for: Any = None  # the session whose reset_cancel is cached in _reset
         self._reset: Callable[[], None] | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None  # TLS only, see shutdown
+        self.counted = False  # counted in server.sessions
+        self.self_terminated = False  # pg_terminate_backend(pg_backend_pid())
+        self.idle_timeout: float | None = None  # idle_in_transaction_session_timeout, armed
+        self.started = time.monotonic()
         self.conn = Connection(server.engine, auth=server.auth, tls=server.ssl_context is not None,
                                registry=server.registry, send=self._send)
         with contextlib.suppress(OSError, IndexError, TypeError):
@@ -193,6 +225,27 @@ class ConnectionThread:
                     session.cancel()
                 except Exception:
                     log.exception("cancel during shutdown failed")
+
+    def terminated(self) -> None:
+        """pg_terminate_backend's hook: FATAL 57P01 for this session (its own statement, or
+        another session's, or the loop's)."""
+        if threading.current_thread() is self.thread:  # the session ends itself
+            self.self_terminated = True
+            self.conn.terminate(AdminShutdown(SHUTDOWN_MESSAGE))
+            return
+        self.shutdown()
+
+    def _arm_idle_timeout(self, session: Session) -> None:
+        """Makes the next recv time out after idle_in_transaction_session_timeout, inside a
+        transaction block; no timeout otherwise."""
+        timeout: float | None = None
+        if session.transaction_status != "I":
+            ms = setting_ms(session_setting(session, "idle_in_transaction_session_timeout"))
+            if ms > 0:
+                timeout = ms / 1000.0
+        if timeout != self.idle_timeout:
+            self.idle_timeout = timeout
+            self.sock.settimeout(timeout)
 
     def abandon(self) -> None:
         """Disconnects a client whose statement ignores cancel: FATAL 57P01, then hang up."""
@@ -279,6 +332,7 @@ class ConnectionThread:
                 n = self.sock.recv_into(view)
                 if n == 0:
                     break
+                was = conn.phase
                 with self.state:
                     if self.stopping:
                         break
@@ -298,7 +352,22 @@ class ConnectionThread:
                         # pg_terminate_backend from another session ends this one at once.
                         # NB: hooked before BackendKeyData reaches the client: nobody can
                         # know this backend's pid before then.
-                        conn.session.terminate_hook = self.shutdown  # type: ignore[attr-defined]
+                        conn.session.terminate_hook = self.terminated  # type: ignore[attr-defined]
+                        if self.server.log_connections:
+                            log.info("connection authorized: user=%s database=%s", conn.user,
+                                     conn.startup_params.get("database", ""))
+                    if not self.counted and was == STARTUP and conn.phase in (AUTH, READY):
+                        with self.server.counting:
+                            self.counted = True
+                            self.server.sessions += 1
+                            full = self.server.sessions > self.server.max_connections
+                        if full:
+                            out = fatal_bytes(TooManyConnections(
+                                "sorry, too many clients already"))
+                            conn.close()
+                    if self.self_terminated and not conn.closed:
+                        out = _shutdown_bytes()
+                        conn.close()
                     if conn.start_tls:
                         self._send(out)
                         tls = self._start_tls()
@@ -318,10 +387,22 @@ class ConnectionThread:
                 if timed and conn.session is not None:
                     timed = False
                     self.sock.settimeout(None)
+                if conn.session is not None and not timed:
+                    self._arm_idle_timeout(conn.session)
                 if conn.cancel_key is not None:
                     self.server.cancel(conn.cancel_key)
                 if conn.closed or stop:
                     break
+        except TimeoutError:
+            if self.idle_timeout is not None and conn.session is not None:  # idle in a txn
+                with self.writing:
+                    if not self.told:
+                        self.told = True
+                        with contextlib.suppress(OSError):
+                            self.sock.sendall(fatal_bytes(SQLError(IDLE_MESSAGE,
+                                                                    sqlstate="25P03")))
+            else:
+                log.info("closing connection: authentication timeout")
         except OSError as e:  # the client went away
             log.debug("connection lost: %s", e)
         except Exception:
@@ -336,6 +417,11 @@ class ConnectionThread:
             if self._wake is not None:
                 for end in self._wake:
                     end.close()
+            if self.counted:
+                with self.server.counting:
+                    self.server.sessions -= 1
+            if self.server.log_disconnections and conn.user:
+                log_disconnection(self.started, conn)
             with contextlib.suppress(RuntimeError):  # the loop is gone: shutdown abandoned us
                 self.loop.call_soon_threadsafe(self._finish)
 
@@ -367,16 +453,18 @@ async def serve(
     """
     from .auth import METHODS
 
+    opts = settings or {}
+    limits: dict[str, Any] = {
+        "max_connections": int(opts.get("max_connections", "100")),
+        "log_connections": str(opts.get("log_connections", "off")).lower() in TRUE_WORDS,
+        "log_disconnections": str(opts.get("log_disconnections", "off")).lower() in TRUE_WORDS,
+    }
     if frontend == "loop":
-        opts = settings or {}
-        return await serve_loop(
-            engine, host, port, auth=auth, ssl_context=ssl_context, on_ready=on_ready,
-            max_connections=int(opts.get("max_connections", "100")),
-            log_connections=str(opts.get("log_connections", "off")).lower() in _ON,
-            log_disconnections=str(opts.get("log_disconnections", "off")).lower() in _ON)
+        return await serve_loop(engine, host, port, auth=auth, ssl_context=ssl_context,
+                                on_ready=on_ready, **limits)
     if auth not in METHODS:
         raise ValueError(f"auth must be one of {METHODS}, not {auth!r}")
-    server = Server(engine, auth, ssl_context)
+    server = Server(engine, auth, ssl_context, **limits)
     listener = socket.create_server((host, port), backlog=1024, reuse_port=False)
     listener.setblocking(False)
     server._listener = listener
