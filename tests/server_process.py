@@ -65,6 +65,10 @@ class CumuloServer:
             str(self.port),
             "--data-dir",
             self.data_dir,
+            # NB: the session-wide server outlives many tests' connections; a test of the
+            # limit itself sets its own (a later -c wins)
+            "-c",
+            "max_connections=1000",
             *self.extra_args,
         ]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=log, preexec_fn=_limit_memory)
