@@ -88,6 +88,14 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         from .dml import analyse_dml
 
+        if isinstance(tree, exp.Update | exp.Delete):  # WHERE ... (SELECT ... FOR UPDATE)
+            from .dml.locksub import analyse_locking_dml
+
+            locking = analyse_locking_dml(
+                session, sql, tree, param_oids,
+                lambda se, text, t, oids: analyse_dml(se, text, t, oids, version))
+            if locking is not None:
+                return locking
         return analyse_dml(session, sql, tree, param_oids, version)
     if isinstance(tree, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable | exp.Comment):
         from .ddl import dispatch

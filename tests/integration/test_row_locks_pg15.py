@@ -233,3 +233,32 @@ def test_nowait_error_through_pg8000(servers, server):
     finally:
         a.close()
         b.close()
+
+
+def _queue_statements(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS jq")
+        c.execute("CREATE TABLE jq (id int PRIMARY KEY, s text, w int)")
+        c.execute("INSERT INTO jq SELECT g, 'new', NULL FROM generate_series(1, 5) g")
+        out.append(c.execute(
+            "UPDATE jq SET s = %s, w = %s WHERE id = (SELECT id FROM jq WHERE s = %s "
+            "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, s, w",
+            ("taken", 7, "new")).fetchall())
+        out.append(c.execute("UPDATE jq SET w = 1 WHERE id IN (SELECT j.id FROM jq j "
+                             "WHERE j.id = jq.id FOR UPDATE) RETURNING id").rowcount)
+        try:
+            c.execute("DELETE FROM jq WHERE id = (SELECT id FROM jq FOR UPDATE)")
+        except psycopg.Error as e:
+            out.append(e.sqlstate)
+        out.append(c.execute("DELETE FROM jq WHERE id = (SELECT id FROM jq WHERE id > 100 "
+                             "FOR UPDATE) RETURNING id").fetchall())
+    return out
+
+
+def test_locking_subqueries_in_dml_with_parameters(servers):
+    # parameters inside and outside the subquery, a correlated one, 21000, no row
+    (_, pg), (_, cu) = servers
+    expected = _queue_statements(pg)
+    assert expected[0] == [(1, "taken", 7)] and "21000" in expected
+    assert _queue_statements(cu) == expected
