@@ -27,6 +27,7 @@ import sys
 from typing import NoReturn
 
 from . import oplog
+from .cluster import launcher
 from .datadir import DataDirError, DataDirLock, prepare
 from .sql.conffile import ConfError, Config, install
 from .sql.settings import SERVER, duration_ms
@@ -60,8 +61,8 @@ CLUSTER_HELP = (
     "cluster mode: serve SQL here (a query engine) and use the KiVi nodes, conflict managers "
     "and loggers registered in this ZooKeeper (host:port[,...]) instead of running them in this "
     "process. The other roles are separate processes, started first, each with its own data "
-    "directory: python -m cumulo.server.cluster.role {mastermind|kivi|logger|cm} "
-    "--zk ZK_HOSTS [--data-dir DIR] (see docs/architecture.md)"
+    "directory: cumulo {mastermind|kivi|logger|conflicts} --zk ZK_HOSTS [--data-dir DIR], or all "
+    "at once on one machine with cumulo cluster up (see README, Cluster mode)"
 )
 
 
@@ -125,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("pipeline", add_help=False, help="Spark pipelines on Cumulo, e.g. "
                    "`cumulo pipeline tickdata --url URL --once` (needs the spark extra)")
+    for name, text in launcher.COMMAND_HELP.items():  # cluster mode (see cluster.launcher)
+        sub.add_parser(name, add_help=False, help=text)
     return parser
 
 
@@ -151,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         from cumulo.pipeline.tickdata.cli import main as pipeline_main
 
         return pipeline_main(argv[1:])
+    if argv[:1] and argv[0] in launcher.COMMAND_HELP:  # their own parsers (cluster.launcher)
+        return launcher.main(argv)
     args = _parser().parse_args(argv)
     if args.command == "version":
         from importlib.metadata import version

@@ -91,8 +91,9 @@ async def serve(args: argparse.Namespace) -> None:
         close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="cumulo-role", description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, prog: str = "cumulo-role") -> int:
+    """Runs one role; `cumulo kivi|logger|conflicts|mastermind` come here (see `launcher`)."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     p.add_argument("role", choices=["kivi", "cm", "logger", "mastermind"])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
