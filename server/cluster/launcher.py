@@ -65,6 +65,7 @@ class Proc:
     port: int = 0
     data_dir: str = ""
     log: str = ""
+    log_from: int = 0  # where this run's output starts in `log` (earlier runs' is above)
 
 
 @dataclass
@@ -157,9 +158,10 @@ class Launcher:
               port: int = 0) -> Proc:
         log = os.path.join(self.dir, "logs", f"{name}.log")
         with open(log, "ab") as out:
+            start = out.tell()
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                      start_new_session=True, close_fds=True)
-        proc = Proc(name, kind, popen.pid, port=port, data_dir=data_dir, log=log)
+        proc = Proc(name, kind, popen.pid, port=port, data_dir=data_dir, log=log, log_from=start)
         self.state.procs.append(proc)
         self.state.save(self.dir)  # NB: at once, so that `down` finds a half-started cluster
         return proc
@@ -175,7 +177,10 @@ class Launcher:
 
     def listening(self, proc: Proc) -> bool:
         """Reads the role's `LISTENING host port` line (printed once it is registered)."""
-        for line in tail(proc.log, 50).splitlines():
+        with open(proc.log, "rb") as f:
+            f.seek(proc.log_from)
+            lines = f.read().decode(errors="replace").splitlines()
+        for line in lines:
             if line.startswith("LISTENING "):
                 _, proc.host, port = line.split()
                 proc.port = int(port)
@@ -259,11 +264,10 @@ def up(args: argparse.Namespace) -> int:
         return 1
     print(f"cluster up in {d} (ZooKeeper {launch.state.zk})")
     print_table(launch.state.procs, None)
-    first = launch.state.procs[-1] if args.engines else None
-    if first is not None:
-        ports = ",".join(str(args.port + i) for i in range(args.engines))
-        print(f"connect: psql -h {args.host} -p {ports.split(',')[0]} -U cumulo cumulo"
-              f"  (engines on port {ports})")
+    if args.engines:
+        ports = ", ".join(str(args.port + i) for i in range(args.engines))
+        print(f"connect: psql -h {args.host} -p {args.port} -U cumulo cumulo"
+              f"  (query engines on port {ports})")
     return 0
 
 
@@ -330,7 +334,8 @@ def status(args: argparse.Namespace) -> int:
     d = os.path.abspath(args.data_dir)
     state = State.load(d)
     if state is None:
-        print(f"cumulo cluster: no cluster was started from {d}", file=sys.stderr)
+        print(f"cumulo cluster: no cluster runs from {d} (none was started, or it was "
+              "stopped)", file=sys.stderr)
         return 1
     report = health_of(state)
     print(f"cluster in {d} (ZooKeeper {state.zk})")
@@ -368,7 +373,8 @@ def down(args: argparse.Namespace) -> int:
     d = os.path.abspath(args.data_dir)
     state = State.load(d)
     if state is None:
-        print(f"cumulo cluster: no cluster was started from {d}", file=sys.stderr)
+        print(f"cumulo cluster: no cluster runs from {d} (none was started, or it was "
+              "stopped)", file=sys.stderr)
         return 1
     killed = stop_all(state, args.timeout)
     os.replace(os.path.join(d, STATE), os.path.join(d, STATE + ".last"))

@@ -8,11 +8,14 @@ no process behind after `down`.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -132,6 +135,20 @@ def test_cluster_up_serves_clients_status_and_down(cluster_dir):
     _up(d, port)
     assert _psql(port, "-c", "SELECT sum(b), count(*) FROM acc").strip() == "30000|300"
     assert _psql(port, "-c", "SELECT body FROM note WHERE id = 20").strip() == "n20"
+    # A second `up` on a running cluster's directory is refused.
+    r = cumulo("cluster", "up", "--nodes", "1", "--data-dir", d, "--port", str(free_port()))
+    assert r.returncode == 1 and "already runs" in r.stderr, r.stdout + r.stderr
+    # A role killed with SIGKILL shows as down in status (exit code 3), the others still ok.
+    with open(os.path.join(d, "cluster.json")) as f:
+        pids = {p["name"]: p["pid"] for p in json.load(f)["procs"]}
+    os.kill(pids["kivi-2"], signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(f"{d}/kivi-2 " in c for c in processes_under(d)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    r = cumulo("cluster", "status", "--data-dir", d)
+    rows = {line.split()[0]: line for line in r.stdout.splitlines()[2:]}
+    assert r.returncode == 3 and "down (no process)" in rows["kivi-2"], r.stdout
+    assert " ok " in rows["kivi-0"] and " ok " in rows["engine-0"], r.stdout
     r = cumulo("cluster", "down", "--data-dir", d)
     assert r.returncode == 0 and "killed" not in r.stdout, r.stdout + r.stderr
     assert processes_under(d) == []
