@@ -50,6 +50,8 @@ from .copybatch import (
 from .copycontext import line_context, locate, with_context
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
+from .privileges.check import check_table, current_role
+from .privileges.statements import check_needs, needs
 from .statement import Stmt, compiler
 
 if TYPE_CHECKING:
@@ -675,7 +677,10 @@ def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         schema, name = parse_qualified(name_text)
-        table = get_relation(s.catalog(), schema, name, s.search_path())
+        cat = s.catalog()
+        table = get_relation(cat, schema, name, s.search_path())
+        check_table(s, cat, current_role(s, cat), table, "a",
+                    frozenset(col_names) if col_names else None)
         if col_names:
             by_name = {c.name: c.attnum - 1 for c in table.live_columns}
             for c in col_names:
@@ -692,7 +697,9 @@ def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
 
 def _copy_out(session: SQLSession, sql: str, query: str, opts: dict[str, Any]) -> Stmt:
     def run(s: SQLSession, p: list[Any]) -> Result:
-        plan = compiler().plan_query(parse_sql(query), s.catalog(), ParamTypes(), s.search_path())
+        tree = parse_sql(query)
+        check_needs(s, needs(tree))
+        plan = compiler().plan_query(tree, s.catalog(), ParamTypes(), s.search_path())
         return Result("COPY", copy_out=CopyOut(s, plan, opts))
 
     return Stmt(sql, "copy", run, None, [], -1, tag="COPY")

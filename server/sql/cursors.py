@@ -27,6 +27,7 @@ from ..errors import (
 )
 from ..pgwire.backend import Column, Result
 from .parse import parse_sql, unquote_ident
+from .privileges.statements import check_needs, needs
 from .statement import ANY_VERSION, Stmt, analyse_query, syntax_error_at
 
 if TYPE_CHECKING:
@@ -188,8 +189,10 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     if not isinstance(tree, exp.Query | exp.Values):  # DECLARE takes a SELECT or VALUES only
         raise syntax_error_at(inner, offset=max(sql.find(inner), 0))
     q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
+    wanted = needs(tree)
 
     def declare(s: SQLSession, p: list[Any]) -> Result:
+        check_needs(s, wanted)
         if not hold and not s.in_block:
             raise NoActiveSQLTransaction("DECLARE CURSOR can only be used in transaction blocks")
         if name in s.cursors:

@@ -49,6 +49,7 @@ from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
 from .parse import PlanCache, normalize, split_statements
+from .privileges.check import check_sequence
 from .settings import PUBLISHED, Settings, duration_ms, startup_settings
 from .statement import Stmt, analyse
 
@@ -702,14 +703,17 @@ class SQLSession:
 
     def nextval(self, seq_oid: int) -> int:
         """Advances a sequence (not rolled back with the transaction)."""
-        v = self.store.nextval(self.sequence(seq_oid))
+        seq = self.sequence(seq_oid)
+        check_sequence(self, seq, "Uw")
+        v = self.store.nextval(seq)
         self.currvals[seq_oid] = v
         return v
 
     def currval(self, seq_oid: int) -> int:
         """The value nextval last returned in this session."""
+        seq = self.sequence(seq_oid)
+        check_sequence(self, seq, "Ur")
         if seq_oid not in self.currvals:
-            seq = self.sequence(seq_oid)
             raise ObjectNotInPrerequisiteState(
                 f'currval of sequence "{seq.name}" is not yet defined in this session')
         return self.currvals[seq_oid]
@@ -717,6 +721,7 @@ class SQLSession:
     def setval(self, seq_oid: int, value: int, is_called: bool) -> int:
         """Sets a sequence's value."""
         seq = self.sequence(seq_oid)
+        check_sequence(self, seq, "w")
         if value < seq.min_value or value > seq.max_value:
             from ..errors import NumericValueOutOfRange
 

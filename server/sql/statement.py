@@ -25,6 +25,7 @@ from ..pgwire.backend import Column, Result
 from .context import ParamTypes
 from .lockrows import plan_locking, wants_locks
 from .parse import parse_sql, strip_leading_comments, utility
+from .privileges.statements import guard
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -84,7 +85,7 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
     """Analyses a parsed statement."""
     version = session.catalog_version()
     if isinstance(tree, exp.Query | exp.Values):
-        return analyse_query(session, sql, tree, param_oids, version)
+        return guard(analyse_query(session, sql, tree, param_oids, version), tree)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         from .dml import analyse_dml
 
@@ -95,12 +96,13 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
                 session, sql, tree, param_oids,
                 lambda se, text, t, oids: analyse_dml(se, text, t, oids, version))
             if locking is not None:
-                return locking
-        return analyse_dml(session, sql, tree, param_oids, version)
+                return guard(locking, tree)
+        return guard(analyse_dml(session, sql, tree, param_oids, version), tree)
     if isinstance(tree, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable | exp.Comment):
         from .ddl import dispatch
 
-        return dispatch.analyse_ddl(session, sql, tree, param_oids, version)
+        stmt = dispatch.analyse_ddl(session, sql, tree, param_oids, version)
+        return guard(stmt, tree) if isinstance(tree, exp.TruncateTable) else stmt
     if isinstance(tree, exp.Transaction | exp.Commit | exp.Rollback):
         from . import txnctl
 

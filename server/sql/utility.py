@@ -20,6 +20,7 @@ from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
 from .explainstmt import analyse_explain
 from .parse import parse_sql, split_statements, unquote_ident
+from .privileges.check import check_set_role
 from .settings import canonical
 from .statement import ANY_VERSION, Stmt, analyse
 
@@ -167,6 +168,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
                 # NB: PostgreSQL checks it as the setting's value: 22023, not 42704
                 raise InvalidParameterValue(f'role "{role}" does not exist')
+            check_set_role(s, role, what)
             if what == "role":
                 do_set(s, "role", role or "none", local)
             else:
@@ -247,6 +249,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         from .dml.deferred import set_constraints
 
         return _u(sql, "SET CONSTRAINTS", lambda s, p: set_constraints(s, sql), in_txn=True)
+    if kind == "noop" and m.group("verb").upper() in ("GRANT", "REVOKE"):
+        from .privileges import grant
+
+        return grant.analyse(session, sql)
     if kind == "noop":
         # Accepted for compatibility (migrations, pg_restore): Cumulo has no privileges,
         # explicit locks or physical clustering to change.

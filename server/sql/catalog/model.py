@@ -32,6 +32,8 @@ class Role:
     password: str | None = None  # SCRAM verifier or md5 hash
     createdb: bool = False
     createrole: bool = False
+    inherit: bool = True  # INHERIT: uses the privileges of the roles it is a member of
+    member_of: tuple[int, ...] = ()  # GRANT role TO this role: the granted roles' OIDs
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Database:
     oid: int
     name: str
     owner: int = BOOTSTRAP_SUPERUSER_OID
+    acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Schema:
     oid: int
     name: str
     owner: int = BOOTSTRAP_SUPERUSER_OID
+    acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ class Table:
     options: tuple[str, ...] = ()  # reloptions, e.g. ("fillfactor=100",)
     reltype: int = 0  # the OID of its composite row type in pg_type (0: none)
     array_type: int = 0  # the OID of that row type's array type
+    acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
+    column_acls: tuple[str, ...] = ()  # column privileges: `attnum:grantee=privs/grantor`
 
     @property
     def live_columns(self) -> tuple[Column, ...]:
@@ -130,6 +136,8 @@ class Sequence:
     cycle: bool = False
     cache: int = 1
     owned_by: tuple[int, int] | None = None  # (table oid, attnum) for SERIAL / identity
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+    acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
 
 
 @dataclass(frozen=True)
@@ -169,6 +177,7 @@ class Function:
     volatility: str = "v"  # provolatile: i, s, v
     strict: bool = False
     owner: int = BOOTSTRAP_SUPERUSER_OID
+    acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
 
 
 @dataclass(frozen=True)

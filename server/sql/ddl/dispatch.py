@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from ...errors import FeatureNotSupported
 from ...pgwire.backend import Result
+from ..privileges.ddlchecks import check_ddl
 from ..statement import Stmt
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ def analyse_ddl(session: SQLSession, sql: str, tree: exp.Expression, param_oids:
     """Wraps a DDL statement in a Stmt that executes it when run."""
 
     def run(s: SQLSession, params: list[Any]) -> Result:
+        check_ddl(s, tree)
         return Result(_execute(s, tree))
 
     kind = str(tree.args.get("kind") or "").upper()

@@ -23,6 +23,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import Column, Schema, Table
 from ..context import ParamTypes
+from ..privileges.check import current_role_oid
 from ..statement import Stmt, compiler
 from .names import (
     creation_schema,
@@ -47,7 +48,8 @@ def create_schema(s: SQLSession, tree: exp.Create) -> str:
             s.notice(f'schema "{name}" already exists, skipping', sqlstate="42P06")
             return "CREATE SCHEMA"
         raise DuplicateSchema(f'schema "{name}" already exists')
-    s.store.put(s.ensure_txn(), s.db.oid, Schema(s.store.allocate_oid(), name))
+    s.store.put(s.ensure_txn(), s.db.oid, Schema(s.store.allocate_oid(), name,
+                                                        current_role_oid(s)))
     s.catalog_changed()
     return "CREATE SCHEMA"
 
@@ -112,7 +114,8 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
         oid, reltype, array_type = (s.store.allocate_oid(), s.store.allocate_oid(),
                                     s.store.allocate_oid())
     view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"),
-                 reltype=reltype, array_type=array_type)
+                 reltype=reltype, array_type=array_type,
+                 owner=existing.owner if existing is not None else current_role_oid(s))
     s.store.put(s.ensure_txn(), s.db.oid, view)
     s.catalog_changed()
     return "CREATE VIEW"

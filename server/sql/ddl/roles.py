@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import (
     DuplicateDatabase,
     DuplicateObject,
+    InsufficientPrivilege,
     InvalidCatalogName,
     ObjectInUse,
     SyntaxError_,
@@ -29,6 +30,7 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import PUBLIC_OID, Database, Role, Schema
+from ..privileges.check import current_role, must_own
 from ..statement import Stmt
 from .names import parse_qualified
 
@@ -67,7 +69,8 @@ def _role_options(s: SQLSession, role: Role, rest: str, creating_user: bool) -> 
     words = " " + " ".join(_PASSWORD.sub(" ", rest).upper().split()) + " "
     kw: dict[str, Any] = {}
     for flag, field in (("SUPERUSER", "superuser"), ("CREATEDB", "createdb"),
-                        ("CREATEROLE", "createrole"), ("LOGIN", "login")):
+                        ("CREATEROLE", "createrole"), ("LOGIN", "login"),
+                        ("INHERIT", "inherit")):
         if f" NO{flag} " in words:
             kw[field] = False
         elif f" {flag} " in words:
@@ -78,6 +81,22 @@ def _role_options(s: SQLSession, role: Role, rest: str, creating_user: bool) -> 
         kw["password"] = None if pw.upper() == "NULL" else hash_password(
             s, role.name, pw[1:-1].replace("''", "'"))
     return dataclasses.replace(role, **kw)
+
+
+def _may_manage(me: Role | None, target: Role, verb: str) -> None:
+    """42501 unless `me` may create/alter/drop `target`: superusers only for superusers,
+    else CREATEROLE (PostgreSQL 15's rules and messages)."""
+    if me is None or me.superuser:
+        return
+    if target.superuser:
+        raise InsufficientPrivilege({
+            "create": "must be superuser to create superusers",
+            "alter": "must be superuser to alter superuser roles or change superuser attribute",
+            "drop": "must be superuser to drop superusers"}[verb])
+    if not me.createrole:
+        raise InsufficientPrivilege({"create": "permission denied to create role",
+                                     "alter": "permission denied",
+                                     "drop": "permission denied to drop role"}[verb])
 
 
 def _name(text: str) -> str:
@@ -98,6 +117,7 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.store.snapshot(0) if s.txn_catalog is None else s.catalog()
+        me = current_role(s, cat)
         txn = s.ensure_txn()
         if verb == "DROP":
             for raw in [x.strip() for x in names_text.split(",") if x.strip()]:
@@ -108,6 +128,7 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
                         s.notice(f'role "{name}" does not exist, skipping')
                         continue
                     raise UndefinedObject(f'role "{name}" does not exist')
+                _may_manage(me, role, "drop")
                 if name == s.user:
                     raise ObjectInUse("current user cannot be dropped")
                 s.store.delete(txn, 0, role)
@@ -121,7 +142,13 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
             role = Role(s.store.allocate_oid(), name, login=is_user)
         elif role is None:
             raise UndefinedObject(f'role "{name}" does not exist')
-        s.store.put(txn, 0, _role_options(s, role, rest, is_user))
+        new = _role_options(s, role, rest, is_user)
+        if verb == "CREATE":
+            _may_manage(me, new, "create")
+        elif me is not None and not (me.oid == role.oid and new == dataclasses.replace(
+                role, password=new.password)):
+            _may_manage(me, role if role.superuser else new, "alter")
+        s.store.put(txn, 0, new)
         s.catalog_changed()
         return Result(f"{verb} {m.group('kind').upper()}")
 
@@ -138,11 +165,14 @@ def _analyse_database(sql: str) -> Stmt:
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.store.snapshot(0)
         db = next((d for d in cat.databases if d.name == name), None)
+        me = current_role(s, s.catalog())
         txn = s.ensure_txn()
         if verb == "CREATE":
+            if me is not None and not (me.superuser or me.createdb):
+                raise InsufficientPrivilege("permission denied to create database")
             if db is not None:
                 raise DuplicateDatabase(f'database "{name}" already exists')
-            new = Database(s.store.allocate_oid(), name)
+            new = Database(s.store.allocate_oid(), name, me.oid if me is not None else 10)
             s.store.put(txn, 0, new)
             s.store.put(txn, new.oid, Schema(PUBLIC_OID, "public"))
             s.txn_ddl = True
@@ -154,6 +184,7 @@ def _analyse_database(sql: str) -> Stmt:
                 s.notice(f'database "{name}" does not exist, skipping')
                 return Result("DROP DATABASE")
             raise InvalidCatalogName(f'database "{name}" does not exist')
+        must_own(s.catalog(), me, db.owner, "database", db.name)
         if db.oid == s.db.oid:
             raise ObjectInUse("cannot drop the currently open database")
         others = [x for x in s.engine.sessions() if x.db.oid == db.oid]

@@ -20,6 +20,7 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import Sequence
 from ..parse import unquote_ident
+from ..privileges.check import current_role_oid
 from ..statement import Stmt
 from .names import creation_schema, find_sequence, parse_qualified, relation_name_taken
 
@@ -130,7 +131,8 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
                     s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
                     return Result("CREATE SEQUENCE")
                 raise DuplicateTable(f'relation "{name}" already exists')
-            created = _apply(Sequence(s.store.allocate_oid(), name, sch.oid), opts, True)
+            created = _apply(Sequence(s.store.allocate_oid(), name, sch.oid,
+                                      owner=current_role_oid(s)), opts, True)
             s.store.put(s.ensure_txn(), s.db.oid, created)
             s.catalog_changed()
             return Result("CREATE SEQUENCE")

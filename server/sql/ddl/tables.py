@@ -31,6 +31,7 @@ from ...errors import (
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Constraint, Index, Sequence, Table
 from ..expr.types import array_ndims
+from ..privileges.check import current_role_oid
 from .coldefs import column_type, default_sql, identity_options, quote_ident
 from .names import (
     creation_schema,
@@ -220,8 +221,8 @@ class TableBuilder:
             cols[a - 1] = dataclasses.replace(c, not_null=True)
         store, txn, db = self.s.store, self.s.ensure_txn(), self.s.db.oid
         table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
-                      options=options, reltype=store.allocate_oid(),
-                      array_type=store.allocate_oid())
+                      owner=current_role_oid(self.s), options=options,
+                      reltype=store.allocate_oid(), array_type=store.allocate_oid())
         txn.claim_space(self.oid)  # NB: a new space: loads in this txn skip conflict checks
         store.put(txn, db, table)
         for seq in self.sequences:

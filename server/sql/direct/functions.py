@@ -32,22 +32,29 @@ from ...txn.snapexport import export_leased, export_snapshot
 from ..catalog.model import Table
 from ..ddl.names import get_relation, parse_qualified
 from ..functions.registry import register
+from ..privileges.check import check_table, current_role
 from .arrowcols import rows_to_batch, table_schema, write_ipc
 from .scan import key_splits, scan_batches
 from .write import get_rows, write_batch
 
 
-def _table(ctx: Any, name: str) -> Table:
+def _table(ctx: Any, name: str, want: str = "r") -> Table:
+    """The table, once the current role is found to hold `want` on it (as SQL checks it)."""
     s = ctx.session
     schema, rel = parse_qualified(name)
-    return get_relation(s.catalog(), schema, rel, s.search_path())
+    cat = s.catalog()
+    t = get_relation(cat, schema, rel, s.search_path())
+    if want:
+        check_table(s, cat, current_role(s, cat), t, want)
+    return t
 
 
 @register("cumulo_write", args=[T.TEXT, T.TEXT, T.BYTEA], returns=T.INT8, needs_context=True,
           volatile=True)
 def cumulo_write(ctx: Any, table: str, op: str, batch: bytes) -> int:
     """Upserts, inserts or deletes an Arrow batch of rows in the transaction."""
-    return write_batch(ctx.session, _table(ctx, table), op, bytes(batch))
+    want = {"insert": "a", "delete": "d"}.get(op, "aw")
+    return write_batch(ctx.session, _table(ctx, table, want), op, bytes(batch))
 
 
 @register("cumulo_scan", args=[T.TEXT, T.TEXT], returns=T.BYTEA, needs_context=True,
@@ -73,7 +80,7 @@ def cumulo_get(ctx: Any, table: str, keys: bytes) -> bytes:
 @register("cumulo_describe", args=[T.TEXT], returns=T.BYTEA, needs_context=True, volatile=True)
 def cumulo_describe(ctx: Any, table: str) -> bytes:
     """Returns the table's Arrow schema (IPC-serialised)."""
-    return table_schema(_table(ctx, table)).serialize().to_pybytes()
+    return table_schema(_table(ctx, table, "")).serialize().to_pybytes()
 
 
 @register("cumulo_splits", args=[T.TEXT, T.INT4], returns=T.BYTEA, needs_context=True,

@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (imported to register)
     mathfns,
     misc,
     netfns,
+    privfns,
     rangefns,
     regcasts,
     regex,

@@ -23,6 +23,7 @@ from ...errors import (
 from ...pgtypes import oids as T
 from .. import conffile
 from ..pgcatalog.names import names
+from ..privileges.check import current_role_name
 from .registry import register
 
 VERSION = (
@@ -74,12 +75,18 @@ register("current_catalog", args=[], returns=T.NAME, needs_context=True)(current
 
 @register("current_user", args=[], returns=T.NAME, needs_context=True)
 def current_user(ctx: Any) -> str:
-    """Returns the session's role name."""
-    return ctx.user
+    """Returns the current role: SET ROLE's, else the session user."""
+    return current_role_name(ctx)
 
 
-for _alias in ("session_user", "user", "current_role"):
+for _alias in ("user", "current_role"):
     register(_alias, args=[], returns=T.NAME, needs_context=True)(current_user)
+
+
+@register("session_user", args=[], returns=T.NAME, needs_context=True)
+def session_user(ctx: Any) -> str:
+    """Returns the session user (SET SESSION AUTHORIZATION's, else the login role)."""
+    return ctx.get_setting("session_authorization") or ctx.user
 
 
 @register("pg_backend_pid", args=[], returns=T.INT4, needs_context=True)
@@ -157,14 +164,11 @@ def pg_char_to_encoding(name: str) -> int:
 
 
 def _true(*args: Any) -> bool:
-    """Returns true: Cumulo grants every privilege."""
+    """Returns true: tablespaces and types have no ACLs in Cumulo (see privfns for the rest)."""
     return True
 
 
-for _name in ("has_table_privilege", "has_schema_privilege", "has_database_privilege",
-              "has_column_privilege", "has_sequence_privilege", "has_function_privilege",
-              "has_any_column_privilege", "has_tablespace_privilege", "pg_has_role",
-              "has_type_privilege"):
+for _name in ("has_tablespace_privilege", "has_type_privilege"):
     register(_name, args=None, returns=T.BOOL)(_true)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported to register their relations)
     infoschema,
+    privrows,
     relations,
     runtime,
     shared,

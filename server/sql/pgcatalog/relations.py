@@ -16,6 +16,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..privileges.acl import acl_texts
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
@@ -57,7 +58,8 @@ def pg_namespace(ctx: Any) -> list[tuple[Any, ...]]:
     seen = {s.oid for s in ctx.catalog.schemas}
     rows: list[tuple[Any, ...]] = [(s.oid, s.name, s.owner, None) for s in SYSTEM_SCHEMAS
                                    if s.oid not in seen]
-    rows += [(s.oid, s.name, schema_owner(s), _PUBLIC_ACL if _default_public(s) else None)
+    rows += [(s.oid, s.name, schema_owner(s), acl_texts(ctx.catalog, s.acl) if s.acl is not None
+              else _PUBLIC_ACL if _default_public(s) else None)
              for s in ctx.catalog.schemas]
     return rows
 
@@ -73,7 +75,7 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
         kw.get("tuples", -1.0 if kind == "r" else 0.0), 0, 0, kw.get("hasindex", False),
         kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
-        False, False, True, replident, False, 0, 0, 0, None, kw.get("options"), None,
+        False, False, True, replident, False, 0, 0, 0, kw.get("acl"), kw.get("options"), None,
     )
 
 
@@ -111,7 +113,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
                    triggers=t.oid in triggers, persistence=persistence(t.schema_oid),
-                   reltype=t.reltype,
+                   reltype=t.reltype, acl=acl_texts(cat, t.acl),
                    **dict(zip(("pages", "tuples"), class_counts(t), strict=True)))
         for t in cat.tables
     ]
@@ -123,8 +125,8 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                                len(i.columns) + len(i.include), persistence=persistence(nsp),
                                **dict(zip(("pages", "tuples"), index_counts(owner, i),
                                           strict=True))))
-    rows += [_class_row(s.oid, s.name, s.schema_oid, "S", M.BOOTSTRAP_SUPERUSER_OID, 3,
-                        persistence=persistence(s.schema_oid))
+    rows += [_class_row(s.oid, s.name, s.schema_oid, "S", s.owner, 3,
+                        persistence=persistence(s.schema_oid), acl=acl_texts(cat, s.acl))
              for s in cat.sequences]
     rows += [_class_row(u.relid, u.name, u.schema_oid, "c", u.owner, len(u.attrs), reltype=u.oid)
              for u in cat.types if u.kind == "c"]  # CREATE TYPE ... AS (...)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog import model as M
+from ..privileges.acl import acl_texts
 from .names import all_roles
 from .registry import pg_relation
 
@@ -21,13 +22,13 @@ def pg_database(ctx: Any) -> list[tuple[Any, ...]]:
     """Every database of the cluster."""
     return [
         (d.oid, d.name, d.owner, UTF8, "c", d.name.startswith("template"), True, -1, 0, 1,
-         1663, "C", "C", None, None, None)
+         1663, "C", "C", None, None, acl_texts(ctx.catalog, d.acl))
         for d in ctx.catalog.databases
     ]
 
 
 def _role_flags(r: M.Role) -> tuple[bool, ...]:
-    return (r.superuser, True, r.createrole or r.superuser, r.createdb or r.superuser, r.login,
+    return (r.superuser, r.inherit, r.createrole or r.superuser, r.createdb or r.superuser, r.login,
             r.superuser)
 
 
@@ -61,12 +62,6 @@ def pg_user(ctx: Any) -> list[tuple[Any, ...]]:
          "********", None, None)
         for r in all_roles(ctx.catalog) if r.login
     ]
-
-
-@pg_relation("pg_catalog", "pg_auth_members")
-def pg_auth_members(ctx: Any) -> list[tuple[Any, ...]]:
-    """Role memberships: none, Cumulo has no GRANT role."""
-    return []
 
 
 @pg_relation("pg_catalog", "pg_tablespace")

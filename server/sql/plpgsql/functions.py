@@ -25,6 +25,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import Function
 from ..ddl.names import creation_schema
 from ..parse import split_statements
+from ..privileges.check import current_role_oid
 from ..statement import Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
@@ -141,7 +142,9 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                            sqlstate="42P13", hint=f"Use DROP FUNCTION {fname}(...) first.")
         fn = Function(old.oid if old is not None else s.store.allocate_oid(), fname, sch.oid,
                       types, tuple(n for n, _ in args), returns, language, body,
-                      (vol.group(1)[0].lower() if vol else "v"), strict is not None)
+                      (vol.group(1)[0].lower() if vol else "v"), strict is not None,
+                      owner=old.owner if old is not None else current_role_oid(s),
+                      acl=old.acl if old is not None else None)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
         return Result("CREATE FUNCTION")

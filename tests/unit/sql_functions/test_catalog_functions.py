@@ -185,7 +185,8 @@ def test_session_functions(ctx):
     assert call("current_setting", "nosuch", True, ctx=ctx) is None
     assert call("set_config", "jit", "on", False, ctx=ctx) == "on"
     assert call("current_setting", "jit", ctx=ctx) == "on"
-    assert call("has_table_privilege", "p", "SELECT") is True
+    assert call("has_table_privilege", "p", "SELECT", ctx=ctx) is True  # a superuser
+    assert call("has_table_privilege", "app", "p", "SELECT", ctx=ctx) is False  # not granted
     assert call("pg_is_in_recovery") is False
     with pytest.raises(SQLError) as info:  # no persistent transaction ids: 0A000, not a guess
         call("txid_current", ctx=ctx)

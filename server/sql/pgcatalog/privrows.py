@@ -1,0 +1,52 @@
+"""The catalogs of privileges: pg_auth_members and information_schema.table_privileges.
+
+Both come from the same ACLs the executor checks (`privileges`): a table
+without a GRANT shows its owner's default privileges, as PostgreSQL's
+`aclexplode(coalesce(relacl, acldefault('r', relowner)))` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..catalog import model as M
+from ..privileges.acl import LETTER_NAMES, parse_item, role_name
+from ..privileges.check import current_role, effective_acl, privilege_roles
+from .registry import pg_relation
+
+_TABLE_ORDER = "arwdDxt"
+
+
+@pg_relation("pg_catalog", "pg_auth_members")
+def pg_auth_members(ctx: Any) -> list[tuple[Any, ...]]:
+    """Role memberships made by GRANT role TO role (granted by the bootstrap superuser)."""
+    return [(g, r.oid, M.BOOTSTRAP_SUPERUSER_OID, False)
+            for r in ctx.catalog.roles for g in r.member_of]
+
+
+@pg_relation("information_schema", "table_privileges")
+def table_privileges(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per (grantor, grantee, table, privilege) the current role can see."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    me = current_role(ctx, cat)
+    visible = None if me is None or me.superuser else privilege_roles(cat, me)
+    schemas = {s.oid: s.name for s in cat.schemas}
+    rows = []
+    for t in cat.tables:
+        if t.kind not in ("r", "v"):
+            continue
+        owner_roles = {t.owner}
+        for item in effective_acl(t.acl, "table", t.owner):
+            grantee, privs, grantor = parse_item(item)
+            if visible is not None and not (grantee in visible or grantor in visible
+                                            or grantee == 0):
+                continue
+            gname = "PUBLIC" if grantee == 0 else role_name(cat, grantee)
+            for i, c in enumerate(privs):
+                if c == "*" or c not in _TABLE_ORDER:
+                    continue
+                grantable = privs[i + 1: i + 2] == "*" or grantee in owner_roles
+                rows.append((role_name(cat, grantor), gname, cat.database.name,
+                             schemas.get(t.schema_oid, ""), t.name, LETTER_NAMES[c],
+                             "YES" if grantable else "NO", "YES" if c == "r" else "NO"))
+    return rows
