@@ -16,7 +16,9 @@ How:
    maps spaces to tables and analyzes each table whose changed rows since its
    last ANALYZE exceed PostgreSQL's threshold:
    `autovacuum_analyze_threshold` (50) + `autovacuum_analyze_scale_factor`
-   (0.1) x the rows it had then.
+   (0.1) x the rows it had then, once its writes have paused for a nap (a
+   load in 20,000-row COPYs is analyzed once at its end, not at every 10 %
+   of growth; a table written without pause waits BUSY_WAIT seconds at most).
 3. The statistics go where ANALYZE puts them (`catalog.statstore`), in the
    thread's own transaction; the catalog version bump makes every session
    reload them and replan, exactly as after a manual ANALYZE.
@@ -48,6 +50,7 @@ log = logging.getLogger("cumulo.autoanalyze")
 NAPTIME = 2.0  # seconds between checks (PostgreSQL: 60; Cumulo has no relpages to fall back on)
 BASE = 50  # autovacuum_analyze_threshold
 SCALE = 0.1  # autovacuum_analyze_scale_factor
+BUSY_WAIT = 30.0  # seconds a due table still being written waits for a pause at most
 
 
 def threshold(rows: int) -> float:
@@ -76,6 +79,7 @@ class AutoAnalyze:
         self.lock = threading.Lock()
         self._changes: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self._since: dict[tuple[int, int], float] = {}  # (db, space) -> first uncounted change
+        self._seen: dict[tuple[int, int], int] = {}  # (db, space) -> its count at the last nap
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,20 +141,25 @@ class AutoAnalyze:
                 return []
             snapshot = dict(per)
         snap = self.store.snapshot(db_oid)
+        now = time.time()
         out, fresh = [], []
         for table in snap.tables:
             if table.kind != "r" or table.space not in snapshot:
                 continue
             ts = stats.STATS.get(table.oid)
             since = self._since.get((db_oid, table.space), 0.0)
+            count = snapshot[table.space]
             if ts is not None and ts.analyzed_at is not None and ts.analyzed_at.timestamp() > since:
                 fresh.append(table)  # an ANALYZE ran after these changes began (a load's own)
-            elif snapshot[table.space] >= threshold(ts.rows if ts else 0):
-                out.append(table)
+            elif count >= threshold(ts.rows if ts else 0) and (
+                    self._seen.get((db_oid, table.space)) == count or now - since > BUSY_WAIT):
+                out.append(table)  # due, and its writes paused for a nap (or it never pauses)
+            self._seen[(db_oid, table.space)] = count
         with self._lock:
             for table in out + fresh:
                 per.pop(table.space, None)
                 self._since.pop((db_oid, table.space), None)
+                self._seen.pop((db_oid, table.space), None)
         return out
 
     def run_once(self) -> int:
