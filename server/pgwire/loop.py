@@ -98,6 +98,20 @@ def log_disconnection(started: float, conn: Connection) -> None:
              conn.startup_params.get("database", ""), conn.peer, conn.peer_port)
 
 
+SMART_GRACE = 30.0
+
+
+async def wait_quiet(states: Callable[[], list[tuple[bool, Any]]],
+                     grace: float = SMART_GRACE) -> None:
+    """Waits until no session runs a statement or holds a transaction block open."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if all(not busy and (s is None or s.transaction_status == "I")
+               for busy, s in states()):
+            return
+        await asyncio.sleep(0.05)
+
+
 class LoopServer:
     """A listening pgwire server on the running loop; `close()` shuts it down."""
 
@@ -132,18 +146,19 @@ class LoopServer:
     async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and ends every session.
 
-        Fast (PostgreSQL's SIGINT): running statements are cancelled and every session
-        gets FATAL 57P01. Smart (SIGTERM): sessions may finish; the server waits for the
-        clients to disconnect (then ends the rest as fast after `grace` seconds).
+        Fast (SIGINT, as PostgreSQL's): running statements are cancelled and every session
+        gets FATAL 57P01. Smart (SIGTERM): no new connections; running statements and open
+        transaction blocks may finish first (up to `SMART_GRACE` seconds), then the idle
+        sessions end as in fast. NB: PostgreSQL's smart mode also waits for idle clients
+        to disconnect, which a pool never does; a server that must stop does not wait.
         """
         if self._closing:
             return
         self._closing = True
         if self._server is not None:
             self._server.close()
-        if smart and self.handlers:
-            waits_ = [h.finished for h in list(self.handlers)]
-            await asyncio.wait(waits_, timeout=grace)
+        if smart:
+            await wait_quiet(lambda: [(h.busy, h.conn.session) for h in self.handlers])
         handlers = list(self.handlers)
         for h in handlers:
             h.shutdown()

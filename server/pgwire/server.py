@@ -51,6 +51,7 @@ from .loop import (
     serve_loop,
     session_setting,
     setting_ms,
+    wait_quiet,
 )
 from .protocol import AUTH, READY, STARTUP, Connection
 
@@ -145,6 +146,8 @@ class Server:
                 await self._accepting
         if self._listener is not None:
             self._listener.close()
+        if smart:  # SIGTERM: statements and transaction blocks finish first (see loop.py)
+            await wait_quiet(lambda: [(h.busy, h.conn.session) for h in list(self.handlers)])
         handlers = list(self.handlers)
         for h in handlers:
             h.shutdown()
