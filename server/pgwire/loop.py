@@ -98,7 +98,7 @@ def log_disconnection(started: float, conn: Connection) -> None:
              conn.startup_params.get("database", ""), conn.peer, conn.peer_port)
 
 
-SMART_GRACE = 30.0
+SMART_GRACE = 10.0
 
 
 async def wait_quiet(states: Callable[[], list[tuple[bool, Any]]],
