@@ -41,6 +41,7 @@ from . import zk as zk_mod
 
 ZK_CLASSPATH = "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar"
 STATE = "cluster.json"
+READY = "ready to accept connections"  # what `cumulo serve` logs once it serves (cli.py)
 # The one-role commands, and the `cluster.role` role each runs.
 ROLE_COMMANDS = {"mastermind": "mastermind", "kivi": "kivi", "logger": "logger", "conflicts": "cm"}
 # What `cumulo --help` says of each command this module runs.
@@ -138,14 +139,6 @@ def zk_ok(hosts: str) -> bool:
         return False
 
 
-def tail(path: str, lines: int = 15) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-    except OSError:
-        return ""
-
-
 class Launcher:
     """Starts processes detached, with their output in D/logs, and records them."""
 
@@ -170,17 +163,25 @@ class Launcher:
         deadline = time.monotonic() + seconds
         while not ready():
             if not alive(proc.pid):
-                raise LaunchError(f"{proc.name} exited before {what}:\n{tail(proc.log)}")
+                raise LaunchError(f"{proc.name} exited before {what}:\n{self.last_lines(proc)}")
             if time.monotonic() > deadline:
-                raise LaunchError(f"{proc.name}: timed out waiting for {what}:\n{tail(proc.log)}")
+                raise LaunchError(f"{proc.name}: timed out waiting for {what}:\n"
+                                  f"{self.last_lines(proc)}")
             time.sleep(0.05)
+
+    @staticmethod
+    def output(proc: Proc) -> list[str]:
+        """The lines this run of the process has written so far."""
+        with open(proc.log, "rb") as f:
+            f.seek(proc.log_from)
+            return f.read().decode(errors="replace").splitlines()
+
+    def last_lines(self, proc: Proc, n: int = 15) -> str:
+        return "\n".join(self.output(proc)[-n:])
 
     def listening(self, proc: Proc) -> bool:
         """Reads the role's `LISTENING host port` line (printed once it is registered)."""
-        with open(proc.log, "rb") as f:
-            f.seek(proc.log_from)
-            lines = f.read().decode(errors="replace").splitlines()
-        for line in lines:
+        for line in self.output(proc):
             if line.startswith("LISTENING "):
                 _, proc.host, port = line.split()
                 proc.port = int(port)
@@ -255,8 +256,10 @@ def up(args: argparse.Namespace) -> int:
                 "--data-dir", dd], dd, port))
             engines[-1].host = args.host
             # NB: one at a time: the first engine to join resets the conflict managers
-            launch.wait(engines[-1], lambda p=engines[-1]: accepts(p.host, p.port),
-                        "it accepts connections", args.timeout)
+            # NB: its own log line, not only a connect: the port could be someone else's
+            launch.wait(engines[-1], lambda p=engines[-1]: any(
+                READY in line for line in launch.output(p)) and accepts(p.host, p.port),
+                "it accepts connections", args.timeout)
         launch.state.save(d)
     except LaunchError as e:
         print(f"cumulo cluster up: {e}", file=sys.stderr)

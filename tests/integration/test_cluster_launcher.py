@@ -154,3 +154,18 @@ def test_cluster_up_serves_clients_status_and_down(cluster_dir):
     assert processes_under(d) == []
     # Nothing to stop any more: status and down say so.
     assert cumulo("cluster", "status", "--data-dir", d).returncode == 1
+
+
+def test_cluster_up_that_fails_says_why_and_leaves_nothing_running(cluster_dir):
+    """The query engine's port is taken: `up` exits 1 with the engine's reason, stops the rest."""
+    import socket
+
+    d = cluster_dir
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = cumulo("cluster", "up", "--nodes", "1", "--data-dir", d, "--port", str(port))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "engine-0 exited" in r.stderr and "could not listen" in r.stderr, r.stderr
+    assert processes_under(d) == []
