@@ -29,6 +29,9 @@ from typing import NoReturn
 from . import oplog
 from .cluster import launcher
 from .datadir import DataDirError, DataDirLock, prepare
+from .pgwire.hba import FILE_NAME as HBA_FILE
+from .pgwire.hba import HbaError, HbaFile
+from .pgwire.hba import install as install_hba
 from .sql.conffile import ConfError, Config, install
 from .sql.settings import SERVER, duration_ms
 from .txn.checkpointer import Checkpointer
@@ -289,6 +292,12 @@ async def _serve(args: argparse.Namespace) -> int:
         except ConfError as e:
             raise StartupError(str(e)) from None
         install(config)
+        try:
+            hba = HbaFile(data_dir)
+        except (HbaError, OSError) as e:
+            raise StartupError(f"could not load {HBA_FILE}: {e}") from None
+        install_hba(hba)
+        config.on_reload.append(hba.reload)
         ssl_context = None
         if args.ssl_cert:
             try:

@@ -46,6 +46,7 @@ from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
 from .extended import ExtendedQuery
+from .hba import connection_method
 
 log = logging.getLogger("cumulo.pgwire")
 
@@ -100,6 +101,7 @@ class Connection(ExtendedQuery):
         self.cancel_key: tuple[int, int] | None = None
         self.terminating: SQLError | None = None  # set by `terminate` (another thread)
         self.peer: str | None = None  # the client's address, set by the socket's owner
+        self.ssl_in_use = False  # set by tls_started
         self.peer_port: int | None = None  # and its TCP port
         self.tz: Any = timezone(None)
         self.user = ""
@@ -252,6 +254,7 @@ class Connection(ExtendedQuery):
     def tls_started(self) -> None:
         """Tells the connection the socket is now TLS; the StartupMessage comes next."""
         self.start_tls = False
+        self.ssl_in_use = True  # for the client authentication rules (hostssl)
 
     def close(self) -> None:
         """Releases the session (connection lost or ended); safe to call more than once."""
@@ -406,7 +409,9 @@ class Connection(ExtendedQuery):
         params.setdefault("database", user)
         self.user = user
         self.startup_params = params
-        self._auth = Authenticator(self.auth_method, user, self.engine.role(user))
+        method = connection_method(self.auth_method, self.ssl_in_use, self.peer,
+                                   params["database"], user)
+        self._auth = Authenticator(method, user, self.engine.role(user))
         self.phase = AUTH
         msg, done = self._auth.start()
         if done:

@@ -186,6 +186,25 @@ reset role;
 """
 
 
+SCRIPTS["functions_execute"] = """
+create role pv_j_u login;
+create function pf(x int) returns int language sql as 'select x + 1';
+set role pv_j_u;
+select pf(1);
+reset role;
+revoke execute on function pf(int) from public;
+set role pv_j_u;
+select pf(1);
+reset role;
+select has_function_privilege('pv_j_u', 'pf(int)', 'execute');
+grant execute on function pf(int) to pv_j_u;
+set role pv_j_u;
+select pf(2);
+reset role;
+select proacl is null from pg_proc where proname = 'pf';
+"""
+
+
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
@@ -332,3 +351,31 @@ def test_direct_api_checks_the_same_privileges(cumulo_server):
         with pytest.raises(psycopg.errors.InsufficientPrivilege,
                            match="permission denied for table dt"):
             conn.execute("select cumulo_write('dt', 'delete', ''::bytea)")
+
+
+DP_SCRIPT = """
+create role pv_i_r login;
+create table dpt (id int, v text);
+create table dpu (id int);
+grant select, insert on dpt to pv_i_r;
+grant select on dpt to public;
+grant update (v) on dpt to pv_i_r;
+"""
+
+
+def test_psql_dp_same_as_pg15(servers):
+    """psql's \\dp (Access privileges) prints the same table on both servers."""
+    from tests.clients.test_psql import psql
+    from tests.pg15 import PASSWORD
+
+    pg, cu = servers
+    db = "priv_dp"
+    _database([pg.dsn(), cu.dsn()], db)
+    for dsn in (pg.dsn(db=db), cu.dsn(dbname=db)):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for sql in statements(DP_SCRIPT):
+                conn.execute(sql)
+    mine = psql(cu.port, "-c", "\\dp", db=db)
+    theirs = psql(pg.port, "-c", "\\dp", db=db, password=PASSWORD)
+    assert "pv_i_r=ar/cumulo" in theirs.stdout
+    assert mine.stdout == theirs.stdout, mine.stderr

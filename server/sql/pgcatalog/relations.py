@@ -16,7 +16,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from ..privileges.acl import acl_texts
+from ..privileges.acl import acl_texts, column_acl_texts
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
@@ -137,14 +137,15 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
 def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
               notnull: bool = False, hasdef: bool = False, identity: str = "",
               dropped: bool = False, storage_of: int = 0, generated: str = "",
-              collation: int | None = None, ndims: int | None = None) -> tuple[Any, ...]:
+              collation: int | None = None, ndims: int | None = None,
+              acl: list[str] | None = None) -> tuple[Any, ...]:
     typlen, byval, align, storage = type_storage(storage_of or typ)
     if ndims is None:  # system catalogs and indexes: one dimension per array (and vector) type
         ndims = 1 if typ in T.ELEMENT_OF else 0
     return (
         relid, name, typ, 0 if dropped else -1, typlen, num, ndims, -1, typmod, byval,
         align, storage, "", notnull, hasdef, False, identity, generated, dropped, True, 0,
-        collation_of(typ) if collation is None else collation, None, None, None, None,
+        collation_of(typ) if collation is None else collation, acl, None, None, None,
     )
 
 
@@ -186,6 +187,7 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
             for u in cat.types if u.kind == "c"  # composite types' attributes
             for n, (name, typ, typmod) in enumerate(u.attrs, 1)]
     for t in cat.tables:
+        col_acls = column_acl_texts(cat, t.column_acls) if t.column_acls else {}
         for c in t.columns:
             if c.dropped:
                 # NB: PostgreSQL keeps a dropped column's storage facts but not its type.
@@ -194,7 +196,8 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
             else:
                 rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
                                       column_default(c) is not None, c.identity,
-                                      generated="s" if _generated(c) else "", ndims=c.ndims))
+                                      generated="s" if _generated(c) else "", ndims=c.ndims,
+                                      acl=col_acls.get(c.attnum)))
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
         cols = {c.attnum: c for c in owner.columns} if owner else {}

@@ -14,6 +14,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
+from ..privileges.acl import acl_texts
 from ..settings import MEMORY_SETTINGS, SERVER, SIGHUP_ONLY, TIME_SETTINGS
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
@@ -302,16 +303,17 @@ def pg_proc(ctx: Any) -> list[tuple[Any, ...]]:
         _DEFS.clear()
         rows = _PROC_CACHE[version] = _proc_rows()
     if ctx is not None and ctx.catalog.functions:  # CREATE FUNCTION's, this database's
-        rows = rows + [_user_proc(f) for f in ctx.catalog.functions]
+        cat = ctx.catalog
+        rows = rows + [_user_proc(f, acl_texts(cat, f.acl)) for f in cat.functions]
     return rows
 
 
-def _user_proc(f: M.Function) -> tuple[Any, ...]:
+def _user_proc(f: M.Function, acl: list[str] | None = None) -> tuple[Any, ...]:
     lang = 14 if f.language == "sql" else 13563  # pg_language: sql, plpgsql
     names = list(f.arg_names) if any(f.arg_names) else None
     return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 0.0, 0, RegOid(0, "-"), "f",
             False, False, f.strict, False, f.volatility, "u", len(f.arg_types), 0, f.returns,
-            list(f.arg_types), None, None, names, None, None, f.body, None, None, None, None)
+            list(f.arg_types), None, None, names, None, None, f.body, None, None, None, acl)
 
 
 empty("pg_catalog", "pg_locks")

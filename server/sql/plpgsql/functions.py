@@ -25,7 +25,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import Function
 from ..ddl.names import creation_schema
 from ..parse import split_statements
-from ..privileges.check import current_role_oid
+from ..privileges.check import check_function, current_role_oid
 from ..statement import Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
@@ -206,6 +206,7 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
 
 def call(s: SQLSession, fn: Function, args: tuple[Any, ...]) -> Any:
     """Runs a user function's body with these argument values; returns its value."""
+    check_function(s, fn)
     interp = Interp(s)
     scope = interp.scopes[-1]
     positional = []

@@ -137,3 +137,12 @@ def aclitem_text(cat: CatalogSnapshot, item: str) -> str:
 def acl_texts(cat: CatalogSnapshot, acl: tuple[str, ...] | None) -> list[str] | None:
     """An ACL as the aclitem[] of relacl/nspacl/proacl (None stays NULL)."""
     return None if acl is None else [aclitem_text(cat, i) for i in acl]
+
+
+def column_acl_texts(cat: CatalogSnapshot, column_acls: tuple[str, ...]) -> dict[int, list[str]]:
+    """A table's column privileges as pg_attribute.attacl, by attnum."""
+    out: dict[int, list[str]] = {}
+    for entry in column_acls:
+        num, item = entry.split(":", 1)
+        out.setdefault(int(num), []).append(aclitem_text(cat, item))
+    return out

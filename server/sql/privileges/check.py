@@ -179,6 +179,18 @@ _SEQ_PASSED: dict[tuple[int, int, str, int, str], bool] = {}  # checks passed, w
 def check_sequence(s: SQLSession, seq: Any, any_of: str) -> None:
     """42501 `permission denied for sequence q` unless the current role holds one of `any_of`
     (nextval: USAGE or UPDATE; currval: USAGE or SELECT; setval: UPDATE)."""
+    check_object(s, "sequence", seq, any_of)
+
+
+def check_function(s: SQLSession, fn: Any) -> None:
+    """42501 `permission denied for function f` unless the current role may EXECUTE it."""
+    check_object(s, "function", fn, "X")
+
+
+def check_object(s: SQLSession, kind: str, obj: Any, any_of: str) -> None:
+    """The per-call check of a sequence or function: cached while the catalog and the role
+    stay the same, since it runs once per row."""
+    seq = obj
     version = s.catalog_version()
     values = s.settings.values
     who = (values.get("role") or "") + "/" + (values.get("session_authorization") or s.user)
@@ -188,9 +200,9 @@ def check_sequence(s: SQLSession, seq: Any, any_of: str) -> None:
     cat = s.catalog()
     role = current_role(s, cat)
     if role is not None and not role.superuser:
-        have = privileges_of(object_acl("sequence", seq), privilege_roles(cat, role))
+        have = privileges_of(object_acl(kind, seq), privilege_roles(cat, role))
         if not any(c in have for c in any_of):
-            raise InsufficientPrivilege(f"permission denied for sequence {seq.name}")
+            raise InsufficientPrivilege(f"permission denied for {kind} {seq.name}")
     if version >= 0:
         if len(_SEQ_PASSED) > 4096:
             _SEQ_PASSED.clear()
