@@ -45,6 +45,7 @@ from ..pgtypes.wirecodec import WireRecoder, canonical, recoder_for
 from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
+from .batchenc import append_batch
 from .extended import ExtendedQuery
 from .hba import connection_method
 
@@ -570,8 +571,7 @@ class Connection(ExtendedQuery):
                 return
         else:
             while not res.done:
-                rows = res.fetch(_FETCH_BATCH)
-                M.append_rows(out, rows, encoders)
+                append_batch(out, res.fetch(_FETCH_BATCH), encoders)  # column by column
                 self._emit()
         self._notices()
         tag = res.tag
