@@ -423,4 +423,4 @@ def main(argv: list[str]) -> int:
     """Runs `cumulo cluster ...` or `cumulo <role> ...` (argv[0] is the command)."""
     if argv[0] == "cluster":
         return cluster_main(argv[1:])
-    return role_mod.main([ROLE_COMMANDS[argv[0]], *argv[1:]], prog=f"cumulo {argv[0]}")
+    return role_mod.main(argv[1:], prog=f"cumulo {argv[0]}", role=ROLE_COMMANDS[argv[0]])

@@ -5,6 +5,9 @@
     python -m cumulo.server.cluster.role logger --port 0 --data-dir D [--name L0]
     python -m cumulo.server.cluster.role mastermind --port 0
 
+or, the same, `cumulo kivi|conflicts|logger|mastermind ...` (`cluster.launcher`, which
+also starts a whole local cluster: `cumulo cluster up`).
+
 Why one entry point: every role is "an object with `handle` behind `kivi.remote`", so
 they differ only in the object built. Once listening, the process prints one line,
 `LISTENING <host> <port>`, on stdout (port 0 picks a free port; a parent reads the
@@ -91,18 +94,26 @@ async def serve(args: argparse.Namespace) -> None:
         close()
 
 
-def main(argv: list[str] | None = None, prog: str = "cumulo-role") -> int:
-    """Runs one role; `cumulo kivi|logger|conflicts|mastermind` come here (see `launcher`)."""
+def main(argv: list[str] | None = None, prog: str = "cumulo-role", role: str | None = None) -> int:
+    """Runs one role: named first in argv, or by `role` (`cumulo kivi|logger|conflicts|mastermind`
+    come here that way, see `launcher`)."""
     p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
-    p.add_argument("role", choices=["kivi", "cm", "logger", "mastermind"])
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=0)
-    p.add_argument("--data-dir")
-    p.add_argument("--name")
-    p.add_argument("--index", type=int, default=0)
-    p.add_argument("--managers", type=int, default=1)
-    p.add_argument("--buckets", type=int, default=1024)
-    p.add_argument("--no-sync-commit", action="store_true")
+    if role is None:
+        p.add_argument("role", choices=["kivi", "cm", "logger", "mastermind"])
+    else:
+        p.set_defaults(role=role)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on, and registered in ZooKeeper for the others to reach")
+    p.add_argument("--port", type=int, default=0, help="TCP port (default 0: any free one)")
+    p.add_argument("--data-dir", help="where a KiVi node checkpoints and a logger writes its log")
+    p.add_argument("--name", help="the role's id in ZooKeeper (e.g. kivi-2)")
+    p.add_argument("--index", type=int, default=0,
+                   help="conflict managers: which share of the buckets this one owns (0-based)")
+    p.add_argument("--managers", type=int, default=1,
+                   help="conflict managers: how many share the buckets")
+    p.add_argument("--buckets", type=int, default=1024, help="conflict managers: bucket count")
+    p.add_argument("--no-sync-commit", action="store_true",
+                   help="loggers: acknowledge before the redo record is fsynced")
     p.add_argument("--stdin-watch", action="store_true",
                    help="stop when stdin reaches end of file (the parent process died)")
     p.add_argument("--zk", help="ZooKeeper HOST:PORT to register in")
