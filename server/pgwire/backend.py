@@ -6,8 +6,10 @@ SQL layer owns everything about meaning: parsing, planning, execution,
 transactions, settings and SQL-level cursors (DECLARE/FETCH).
 
 Threading: every `Session` method is synchronous and may block (lock waits,
-commit fsync, long scans). pgwire runs them off the event loop, in one worker
-thread per connection, so one slow statement never stalls other sessions, and
+commit fsync, long scans). The threaded front end runs them in one thread per
+connection; the event-loop front end runs them in a greenlet per connection on
+the loop's thread, where the SQL layer's waits (through `server/waits.py`) park
+the greenlet. Either way one slow statement never stalls other sessions, and
 `cancel()` can be called from the event-loop thread at any time.
 
 Values cross this boundary as Python objects: parameters are decoded by pgwire

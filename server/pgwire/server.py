@@ -1,4 +1,6 @@
-"""The front end: asyncio accepts connections, one thread per connection does its I/O.
+"""The threaded front end: asyncio accepts connections, one thread per connection does its I/O.
+
+(`cumulo serve --frontend loop` selects the event-loop front end instead: `loop.py`.)
 
 asyncio runs the edges: the listening socket, the signals (in `cli.py`) and the
 shutdown. Each accepted connection gets a thread of its own that owns the
