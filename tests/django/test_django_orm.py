@@ -18,12 +18,13 @@ import threading
 
 import django
 import pytest
-from django.conf import settings
 
 APP = "djorm"
 
 
 def _configure(port: int, password: str | None) -> None:
+    from django.conf import settings  # NB: not at import: doctest collection probes it
+
     db = {"ENGINE": "django.db.backends.postgresql", "NAME": "cumulo", "USER": "cumulo",
           "PASSWORD": password or "", "HOST": "127.0.0.1", "PORT": str(port)}
     if not settings.configured:
