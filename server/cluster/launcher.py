@@ -207,7 +207,25 @@ def start_zookeeper(launch: Launcher, port: int) -> str:
     ], data_dir=d, port=port)
     hosts = f"127.0.0.1:{port}"
     launch.wait(proc, lambda: zk_ok(hosts), "ZooKeeper to answer ruok", 60)
+    forget_members(hosts)
     return hosts
+
+
+def forget_members(hosts: str) -> None:
+    """Deletes the membership a previous run left in our own ZooKeeper's files.
+
+    Why: ZooKeeper restores sessions from its files and keeps their ephemeral znodes until
+    they expire, so a role that was SIGKILLed last time would still look registered (its
+    name taken, its old address discovered by the engines). No process of this cluster
+    runs now (`up` checked), so every member znode is stale.
+    """
+    client = zk_mod.connect(hosts, timeout=30.0)
+    try:
+        for path in (zk_mod.ROOT, zk_mod.LTMS):
+            if client.exists(path):
+                client.delete(path, recursive=True)
+    finally:
+        client.stop()
 
 
 def up(args: argparse.Namespace) -> int:

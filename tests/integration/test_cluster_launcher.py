@@ -128,16 +128,6 @@ def test_cluster_up_serves_clients_status_and_down(cluster_dir):
         assert row[1].isdigit() and row[3] == "ok", r.stdout
     assert sum(int(rows[f"kivi-{i}"][4]) for i in range(NODES)) >= 2, r.stdout  # acc, note
 
-    # down stops everything; up on the same data dir has every committed row back.
-    r = cumulo("cluster", "down", "--data-dir", d)
-    assert r.returncode == 0 and "killed" not in r.stdout, r.stdout + r.stderr
-    assert processes_under(d) == []
-    _up(d, port)
-    assert _psql(port, "-c", "SELECT sum(b), count(*) FROM acc").strip() == "30000|300"
-    assert _psql(port, "-c", "SELECT body FROM note WHERE id = 20").strip() == "n20"
-    # A second `up` on a running cluster's directory is refused.
-    r = cumulo("cluster", "up", "--nodes", "1", "--data-dir", d, "--port", str(free_port()))
-    assert r.returncode == 1 and "already runs" in r.stderr, r.stdout + r.stderr
     # A role killed with SIGKILL shows as down in status (exit code 3), the others still ok.
     with open(os.path.join(d, "cluster.json")) as f:
         pids = {p["name"]: p["pid"] for p in json.load(f)["procs"]}
@@ -149,11 +139,26 @@ def test_cluster_up_serves_clients_status_and_down(cluster_dir):
     rows = {line.split()[0]: line for line in r.stdout.splitlines()[2:]}
     assert r.returncode == 3 and "down (no process)" in rows["kivi-2"], r.stdout
     assert " ok " in rows["kivi-0"] and " ok " in rows["engine-0"], r.stdout
+
+    # down stops the rest; up on the same data dir has every committed row back (the killed
+    # node's name is free again: its stale registration is gone).
+    r = cumulo("cluster", "down", "--data-dir", d)
+    assert r.returncode == 0 and "killed" not in r.stdout, r.stdout + r.stderr
+    assert processes_under(d) == []
+    _up(d, port)
+    assert _psql(port, "-c", "SELECT sum(b), count(*) FROM acc").strip() == "30000|300"
+    assert _psql(port, "-c", "SELECT body FROM note WHERE id = 20").strip() == "n20"
+    r = cumulo("cluster", "status", "--data-dir", d)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # A second `up` on a running cluster's directory is refused.
+    r = cumulo("cluster", "up", "--nodes", "1", "--data-dir", d, "--port", str(free_port()))
+    assert r.returncode == 1 and "already runs" in r.stderr, r.stdout + r.stderr
     r = cumulo("cluster", "down", "--data-dir", d)
     assert r.returncode == 0 and "killed" not in r.stdout, r.stdout + r.stderr
     assert processes_under(d) == []
     # Nothing to stop any more: status and down say so.
     assert cumulo("cluster", "status", "--data-dir", d).returncode == 1
+    assert cumulo("cluster", "down", "--data-dir", d).returncode == 1
 
 
 def test_cluster_up_that_fails_says_why_and_leaves_nothing_running(cluster_dir):
