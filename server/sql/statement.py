@@ -129,6 +129,11 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             identity = analyse_identity(session, sql)
             if identity is not None:
                 return identity
+            from .privileges.owner import analyse_owner  # ALTER ... OWNER TO
+
+            owner = analyse_owner(session, sql)
+            if owner is not None:
+                return owner
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)

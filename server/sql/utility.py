@@ -290,6 +290,12 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         from .copy import analyse_copy
 
         return analyse_copy(session, sql, param_oids)
+    if kind in ("database", "sequence") and m.group("verb").upper() == "ALTER":
+        from .privileges.owner import analyse_owner
+
+        owner = analyse_owner(session, sql)
+        if owner is not None:
+            return owner
     if kind in ("role", "database"):
         from .ddl import roles
 

@@ -205,6 +205,34 @@ select proacl is null from pg_proc where proname = 'pf';
 """
 
 
+SCRIPTS["owner_to"] = """
+create role pv_k_a login;
+create role pv_k_b login;
+create schema ks;
+create table ks.t (id int);
+create sequence ks.q;
+grant select on ks.t to pv_k_b;
+alter table ks.t owner to pv_k_a;
+select pg_get_userbyid(relowner), relacl from pg_class where relname = 't';
+alter sequence ks.q owner to pv_k_a;
+alter schema ks owner to pv_k_a;
+select pg_get_userbyid(nspowner) from pg_namespace where nspname = 'ks';
+set role pv_k_a;
+select * from ks.t;
+alter table ks.t owner to pv_k_b;
+reset role;
+grant pv_k_b to pv_k_a;
+set role pv_k_a;
+alter table ks.t owner to pv_k_b;
+select pg_get_userbyid(relowner) from pg_class where relname = 't';
+set role pv_k_b;
+alter table ks.t owner to pv_k_a;
+reset role;
+alter table ks.nosuch owner to pv_k_a;
+alter table ks.t owner to nosuchrole;
+"""
+
+
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
