@@ -1,9 +1,9 @@
 """The analytical fast paths answer exactly what the general paths answer.
 
-- KiVi serves a quiet table's aggregates from cached column segments; a COPY
-  appends a segment instead of dropping them, so the path must stay right
-  across COPYs, an UPDATE, a DELETE and a rolled-back write, and it must
-  actually be taken after a COPY and its commit.
+- KiVi serves a table's pushed aggregates from its versioned columnar copy
+  (`kivi.columnar`), which writes maintain instead of dropping, so the path must
+  stay right across COPYs, an UPDATE, a DELETE and a rolled-back write, and it
+  must actually be taken after a COPY and its commit.
 - The streaming GROUP BY (`exec/fold`) folds a batch that splits into many
   small groups row by row; every foldable aggregate, FILTER, NULLs and the
   functionally dependent "first" column must give the per-group result.
@@ -24,16 +24,16 @@ from .helpers import copy_in, rows, run
 
 @pytest.fixture
 def served(monkeypatch):
-    """Counts the aggregate scans that `VersionStore.columns` served (not None)."""
+    """Counts the aggregate scans that `VersionStore.columnar` served (not None)."""
     calls = {"served": 0}
-    real = mvcc.VersionStore.columns
+    real = mvcc.VersionStore.columnar
 
-    def spy(self, ts, wanted):
-        got = real(self, ts, wanted)
+    def spy(self, ts):
+        got = real(self, ts)
         calls["served"] += got is not None
         return got
 
-    monkeypatch.setattr(mvcc.VersionStore, "columns", spy)
+    monkeypatch.setattr(mvcc.VersionStore, "columnar", spy)
     return calls
 
 
@@ -58,8 +58,8 @@ def test_group_by_uses_columns_after_copy_and_stays_fresh(session, served):
     _copy(session, range(1, 10001))
     _copy(session, range(10001, 20001))
     assert rows(session, q) == _want(table)
-    assert served["served"] == 1  # the committed COPYs left a quiet store
-    for lo in (20001, 30001):  # COPYs after the columns exist: one more segment each
+    assert served["served"] == 1  # the pushed aggregate read the columnar copy
+    for lo in (20001, 30001):  # COPYs after the copy exists: maintained, not dropped
         _copy(session, range(lo, lo + 10000))
         table.update({i: (i % 10, i * 2) for i in range(lo, lo + 10000)})
         assert rows(session, q) == _want(table)
