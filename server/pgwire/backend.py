@@ -50,6 +50,10 @@ class Prepared:
     param_oids: list[int]
     columns: list[Column] | None
     handle: Any = None
+    # pg_prepared_statements: when Parse/PREPARE ran, and the plans its executions used
+    prepared_at: Any = None
+    generic_plans: int = 0
+    custom_plans: int = 0
 
 
 class CopyIn(Protocol):
@@ -158,6 +162,10 @@ class Session(Protocol):
         """Re-validates a statement at Bind, before it runs: re-plans it after DDL, and raises
         0A000 "cached plan must not change result type" if its row shape changed. Optional:
         pgwire calls it only when the session has it (else `execute` must check)."""
+
+    def watch_statements(self, named: Any) -> None:
+        """Optional: gets a callable returning the connection's named Parse statements as
+        (name, Prepared) pairs, so that pg_prepared_statements can list them."""
 
     def execute(self, prepared: Prepared, params: list[Any]) -> Result:
         """Binds parameters and starts executing (extended protocol, inside the implicit txn)."""

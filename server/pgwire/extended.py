@@ -156,6 +156,10 @@ class ExtendedQuery:
             stmt.shapes.clear()
             stmt.tails.clear()
 
+    def _named_statements(self) -> list[tuple[str, Prepared]]:
+        """The named (Parse) statements, for the session's pg_prepared_statements."""
+        return [(name, stmt.prepared) for name, stmt in self.statements.items() if name]
+
     def _drop_portals(self) -> None:
         portals, self.portals = self.portals, {}
         for portal in portals.values():

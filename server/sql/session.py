@@ -49,6 +49,8 @@ from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
 from .parse import PlanCache, normalize, split_statements
+from .prepstmts import PreparedStatements, count_execution
+from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
 from .settings import PUBLISHED, Settings, duration_ms, startup_settings
 from .statement import Stmt, analyse
@@ -91,6 +93,7 @@ class SQLSession:
         self._bound: Stmt | None = None
         self._bound_at = -1
         self.prepared_sql: dict[str, Stmt] = {}  # PREPARE name AS ...
+        self.prepared_info = PreparedStatements()  # pg_prepared_statements
         self.cursors: dict[str, Any] = {}
         self.currvals: dict[int, int] = {}
         self.txn_started_at: dt.datetime | None = None
@@ -202,7 +205,12 @@ class SQLSession:
             _shift_position(e, sql, sql.find(texts[0]), texts[0])
             self.on_error(e)
             raise
-        return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt)
+        return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt,
+                        prepared_at=prepare_time())
+
+    def watch_statements(self, named: Any) -> None:
+        """pgwire's named Parse statements, listed by pg_prepared_statements."""
+        self.prepared_info.watch(named)
 
     def execute(self, prepared: Prepared, params: list[Any]) -> Result:
         """Runs a prepared statement inside the implicit or explicit transaction."""
@@ -210,6 +218,7 @@ class SQLSession:
         if stmt is None:
             return Result("", empty=True)
         self._started(prepared.sql)
+        count_execution(prepared)
         logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
             if self._bound is not stmt or self._bound_at != self._statements_run:
@@ -577,14 +586,14 @@ class SQLSession:
             return
         counts = write_counts(txn)  # for automatic ANALYZE (autoanalyze.py)
         try:
-            txn.commit()
+            cts = txn.commit()
         except BaseException:
             txn.abort()
             if ddl:
                 self.store.bump()
             raise
         if ddl:
-            self.store.bump()
+            self.store.bump(cts)  # NB: with several query engines, returns once they know
         if counts:
             self.engine.autoanalyze.note(self.db.oid, counts)
         self._deliver(notifies)

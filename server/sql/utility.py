@@ -331,6 +331,7 @@ def _prepare(sql: str, m: re.Match[str]) -> Stmt:
             raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
         oids = [type_by_name(t)[0] for t in types]
         s.prepared_sql[name] = analyse(s, query, oids)
+        s.prepared_info.prepared(name, sql, s.prepared_sql[name].param_oids)
         return Result("PREPARE")
 
     return _u(sql, "PREPARE", run)
@@ -345,6 +346,7 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
         if stmt is None:
             raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
         stmt = s.prepared_sql[name] = s.revalidate(stmt)
+        s.prepared_info.executed(name)
         values: list[Any] = []
         if args and args.strip():
             from .context import ParamTypes

@@ -174,15 +174,16 @@ def pg_stat_database(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("pg_catalog", "pg_prepared_statements")
 def pg_prepared_statements(ctx: Any) -> list[tuple[Any, ...]]:
-    """The session's prepared statements, when the session lists them."""
+    """The session's prepared statements: PREPARE's and the protocol's named Parse ones."""
     session = getattr(ctx, "session", None)
     prepared = getattr(session, "prepared_sql", None)
-    if not isinstance(prepared, dict):
+    info = getattr(session, "prepared_info", None)
+    if not isinstance(prepared, dict) or info is None:
         return []
-    return [(name, getattr(stmt, "sql", str(stmt)), None,
-             [RegOid(o, format_type(o, None) or str(o)) for o in getattr(stmt, "param_oids", [])],
-             True, 0, 0)
-            for name, stmt in prepared.items() if name]
+    return [(name, p.sql, p.prepared_at,
+             [RegOid(o, format_type(o, None) or str(o)) for o in p.param_oids],
+             from_sql, p.generic_plans, p.custom_plans)
+            for name, p, from_sql in info.rows(list(prepared))]
 
 
 @pg_relation("pg_catalog", "pg_cursors")

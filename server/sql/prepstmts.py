@@ -1,0 +1,71 @@
+"""What pg_prepared_statements lists: Parse-level and SQL-level (PREPARE) statements.
+
+pgwire keeps the statements a client named in Parse; the session keeps the ones
+PREPARE made (`prepared_sql`, plus their `Prepared` record in `prepared_meta`).
+PostgreSQL lists both in one view, so the session asks pgwire for its own
+through the callable `Session.watch_statements` registers.
+
+The plan counters follow PostgreSQL's plancache.c choice: a statement without
+parameters always runs its generic plan; one with parameters runs five custom
+plans and then the generic one (PostgreSQL compares costs at that point; for
+the plans Cumulo builds the generic plan is never dearer, so it is chosen).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from ..pgwire.backend import Prepared
+
+CUSTOM_PLANS_FIRST = 5  # plancache.c: custom plans tried before the generic one
+
+
+def now() -> dt.datetime:
+    """prepare_time: the time the statement was prepared (PostgreSQL's statement start)."""
+    return dt.datetime.now(dt.UTC)
+
+
+def count_execution(p: Prepared) -> None:
+    """Counts one execution's plan as generic or custom.
+
+    >>> p = Prepared("select $1", [23], None)
+    >>> for _ in range(7): count_execution(p)
+    >>> (p.custom_plans, p.generic_plans)
+    (5, 2)
+    >>> q = Prepared("select 1", [], None)
+    >>> count_execution(q); (q.custom_plans, q.generic_plans)
+    (0, 1)
+    """
+    if p.param_oids and p.custom_plans < CUSTOM_PLANS_FIRST:
+        p.custom_plans += 1
+    else:
+        p.generic_plans += 1
+
+
+class PreparedStatements:
+    """The session's view of every prepared statement, SQL-level and protocol-level."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Prepared] = {}  # PREPARE name -> its text, time and counters
+        self._protocol: Callable[[], list[tuple[str, Prepared]]] | None = None
+
+    def watch(self, named: Callable[[], list[tuple[str, Prepared]]]) -> None:
+        self._protocol = named
+
+    def prepared(self, name: str, sql: str, param_oids: list[int]) -> None:
+        """Records a PREPARE (the full statement text, as PostgreSQL shows it)."""
+        self.meta[name] = Prepared(sql, list(param_oids), None, None, prepared_at=now())
+
+    def executed(self, name: str) -> None:
+        p = self.meta.get(name)
+        if p is not None:
+            count_execution(p)
+
+    def rows(self, sql_names: Any) -> list[tuple[str, Prepared, bool]]:
+        """(name, Prepared, from_sql) for every live statement; `sql_names` are PREPARE's."""
+        out = [(n, p, True) for n in sql_names if (p := self.meta.get(n)) is not None]
+        if self._protocol is not None:
+            out += [(n, p, False) for n, p in self._protocol()]
+        return out

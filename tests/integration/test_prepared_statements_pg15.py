@@ -1,0 +1,71 @@
+"""pg_prepared_statements against a throwaway PostgreSQL 15 (issue 16, item 8).
+
+The view lists both kinds of prepared statement: SQL PREPARE (statement = the
+full PREPARE text, from_sql true) and the extended protocol's named Parse
+(statement = Parse's query, from_sql false), with parameter types and the
+generic/custom plan counters PostgreSQL's plan cache keeps. Unnamed Parse
+statements are not listed; DEALLOCATE and Close remove their rows.
+Checked through psycopg (SQL PREPARE, and prepare=True for a named Parse)
+and asyncpg (its named statements).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import psycopg
+
+VIEW = ("select name, statement, from_sql, parameter_types::text[], generic_plans, custom_plans,"
+        " prepare_time is not null and prepare_time <= now() + interval '1 minute'"
+        " from pg_prepared_statements order by name")
+
+
+def _psycopg_rows(dsn: str) -> list[list[tuple]]:
+    seen = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        seen.append(c.execute(VIEW).fetchall())
+        c.execute("PREPARE p1(int, text) AS SELECT $1, $2")
+        c.execute("prepare p0 as select 1")
+        c.execute("EXECUTE p0")
+        c.execute("EXECUTE p0")
+        c.execute("EXECUTE p1(1, 'a')")
+        seen.append(c.execute(VIEW).fetchall())
+        c.execute("select %s::int + 1", (1,), prepare=True)  # a named Parse (_pg3_0)
+        c.execute("select %s::int + 1", (2,), prepare=True)
+        seen.append(c.execute(VIEW).fetchall())
+        c.execute("DEALLOCATE p1")
+        seen.append(c.execute(VIEW).fetchall())
+        c.execute("DEALLOCATE ALL")
+        seen.append([r for r in c.execute(VIEW).fetchall() if r[2]])
+    return seen
+
+
+def test_psycopg_sql_and_protocol_statements_match_pg15(pg15, cumulo_server):
+    want = _psycopg_rows(pg15.dsn())
+    got = _psycopg_rows(cumulo_server.dsn())
+    assert got == want
+    assert [r[0] for r in want[2]] == ["_pg3_0", "p0", "p1"]  # the test exercises both kinds
+
+
+async def _asyncpg_rows(dsn: str) -> list[list[tuple]]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        seen = []
+        st = await conn.prepare("select $1::int8 * 2")
+        for i in range(7):  # five custom plans, then the generic one
+            await st.fetchval(i)
+        await conn.prepare("select 42")
+        rows = await conn.fetch(VIEW)
+        seen.append([(r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows
+                     if r[0].startswith("__asyncpg")])
+        return seen
+    finally:
+        await conn.close()
+
+
+def test_asyncpg_named_statements_match_pg15(pg15, cumulo_server):
+    want = asyncio.run(_asyncpg_rows(pg15.dsn()))
+    got = asyncio.run(_asyncpg_rows(cumulo_server.dsn()))
+    assert got == want
+    assert ("select $1::int8 * 2", False, ["bigint"], 2, 5, True) in want[0]
