@@ -233,6 +233,21 @@ alter table ks.t owner to nosuchrole;
 """
 
 
+SCRIPTS["drop_role_with_dependents"] = """
+create role pv_l_a login;
+create role pv_l_b login;
+create table t (id int);
+grant select on t to pv_l_a;
+drop role pv_l_a;
+revoke select on t from pv_l_a;
+drop role pv_l_a;
+alter table t owner to pv_l_b;
+drop role pv_l_b;
+alter table t owner to cumulo;
+drop role pv_l_b;
+"""
+
+
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server

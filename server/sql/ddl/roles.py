@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
+    DependentObjectsStillExist,
     DuplicateDatabase,
     DuplicateObject,
     InsufficientPrivilege,
@@ -30,7 +31,7 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import PUBLIC_OID, Database, Role, Schema
-from ..privileges.check import current_role, must_own
+from ..privileges.check import current_role, must_own, role_dependents
 from ..statement import Stmt
 from .names import parse_qualified
 
@@ -131,6 +132,11 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
                 _may_manage(me, role, "drop")
                 if name == s.user:
                     raise ObjectInUse("current user cannot be dropped")
+                deps = role_dependents(s.catalog(), role.oid)
+                if deps:
+                    raise DependentObjectsStillExist(
+                        f'role "{name}" cannot be dropped because some objects depend on it',
+                        detail="\n".join(deps))
                 s.store.delete(txn, 0, role)
             s.catalog_changed()
             return Result(f"DROP {m.group('kind').upper()}")
