@@ -71,12 +71,17 @@ def tree(root: int) -> list[int]:
 @dataclass(frozen=True)
 class Sample:
     cpu_s: float
-    switches: int
+    switches: dict[int, int]  # thread id -> its context switches so far
+
+    def switches_since(self, before: Sample) -> int:
+        """Context switches between two samples, thread by thread: a thread that ended in
+        between takes its count with it (not subtracted), one that began counts whole."""
+        return sum(n - before.switches.get(tid, 0) for tid, n in self.switches.items())
 
 
 def sample(root: int) -> Sample:
     """CPU seconds (user + system) and context switches (voluntary + not) of root's tree."""
-    cpu, switches = 0.0, 0
+    cpu, switches = 0.0, {}
     for pid in tree(root):
         try:
             with open(f"/proc/{pid}/stat") as f:
@@ -85,10 +90,12 @@ def sample(root: int) -> Sample:
             # worker that ends between the samples must not take its CPU away
             cpu += sum(int(v) for v in fields[11:15]) / _TICK
             for task in os.listdir(f"/proc/{pid}/task"):
+                n = 0
                 with open(f"/proc/{pid}/task/{task}/status") as f:
                     for line in f:
                         if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")):
-                            switches += int(line.split()[1])
+                            n += int(line.split()[1])
+                switches[int(task)] = n
         except (OSError, ValueError, IndexError):
             continue  # a process that ended meanwhile
     return Sample(cpu, switches)
@@ -125,4 +132,4 @@ class CostMeter:
             return None
         a, b = self.first[0], self.last[0]
         n = self.last[1]
-        return Cost((b.cpu_s - a.cpu_s) / n * 1e6, (b.switches - a.switches) / n)
+        return Cost((b.cpu_s - a.cpu_s) / n * 1e6, b.switches_since(a) / n)
