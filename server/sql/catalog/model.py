@@ -80,6 +80,7 @@ class Index:
     include: tuple[int, ...] = ()  # INCLUDE (...) attnums: stored with the index, not keys
     exprs: tuple[str, ...] = ()  # SQL of the expression keys, one per 0 in `columns`
     nulls_not_distinct: bool = False  # UNIQUE NULLS NOT DISTINCT: NULLs collide too
+    opclasses: tuple[str, ...] = ()  # per key: an explicit operator class ("" = the default)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from ...errors import (
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
 from ..expr.binder import func_name
-from .indexkeys import check_immutable, compile_exprs, key_function, predicate_function
+from ..pgcatalog.opclasses import resolve as resolve_opclass
+from .indexkeys import check_immutable, compile_exprs, expr_types, key_function, predicate_function
 from .names import get_relation, ident, relation_name_taken, schema_by_name, table_name
 
 if TYPE_CHECKING:
@@ -75,10 +76,13 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     table = get_relation(cat, schema, tname, s.search_path())
     params = node.args.get("params")
     cols_nodes = params.args.get("columns") if params else []
-    attnums, desc, exprs, parts = [], [], [], []
+    attnums, desc, exprs, parts, classes = [], [], [], [], []
     by_name = {c.name: c.attnum for c in table.live_columns}
     for o in cols_nodes or []:
         e = o.this if isinstance(o, exp.Ordered) else o
+        classes.append(ident(e.expression.this) if isinstance(e, exp.Opclass) else "")
+        if isinstance(e, exp.Opclass):
+            e = e.this
         while isinstance(e, exp.Paren):
             e = e.this
         desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
@@ -102,6 +106,7 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     if exprs:
         compile_exprs(s, table, tuple(exprs))  # NB: reports unknown columns, functions (42703...)
         check_immutable(exprs, "index expression")
+    opclasses = _opclasses(table, attnums, exprs, classes)
     pwhere = params.args.get("where") if params else None
     if pwhere is not None:
         check_immutable([pwhere.this.sql("postgres")], "index predicate")
@@ -119,11 +124,22 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     idx = Index(oid, name, table.oid, tuple(attnums), bool(tree.args.get("unique")), False, oid,
                 tuple(desc), where.this.sql("postgres") if where is not None else None,
                 tuple(include), tuple(exprs),
-                nulls_not_distinct=bool(tree.meta.get("nulls_not_distinct")))
+                nulls_not_distinct=bool(tree.meta.get("nulls_not_distinct")), opclasses=opclasses)
     s.store.put(s.ensure_txn(), s.db.oid, idx)
     s.catalog_changed()
     build_index(s, table, idx)
     return "CREATE INDEX"
+
+
+def _opclasses(table: Table, attnums: list[int], exprs: list[str],
+               classes: list[str]) -> tuple[str, ...]:
+    """The keys' explicit operator classes, checked against their types (42704, 42804)."""
+    if not any(classes):
+        return ()
+    types = {c.attnum: c.type_oid for c in table.columns}
+    it = iter(expr_types(table, tuple(exprs)))
+    key_types = [types[a] if a else next(it) for a in attnums]
+    return tuple(resolve_opclass(c, t) if c else "" for c, t in zip(classes, key_types, strict=True))
 
 
 def alter_index(s: SQLSession, tree: exp.Alter) -> str:

@@ -94,7 +94,9 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
         every = cols + included
         return every[column - 1] if column <= len(every) else ""
     desc = list(i.descending) + [False] * (len(cols) - len(i.descending))
-    keys = ", ".join(c + (" DESC" if d else "") for c, d in zip(cols, desc, strict=True))
+    ops = list(i.opclasses) + [""] * (len(cols) - len(i.opclasses))
+    keys = ", ".join(c + (f" {o}" if o else "") + (" DESC" if d else "")
+                     for c, o, d in zip(cols, ops, desc, strict=True))
     unique = "UNIQUE " if i.unique or i.primary else ""
     table_name = (names(cat).rel_display(ctx, i.table_oid) if pretty and ctx is not None
                   else qualified(cat, i.table_oid))

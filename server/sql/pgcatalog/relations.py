@@ -21,10 +21,11 @@ from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
 from .names import SYSTEM_SCHEMAS, names, schema_owner
+from .opclasses import oid_of
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
 from .stats import class_counts, index_counts
-from .systypes import opclass_of, type_storage
+from .systypes import type_storage
 
 COLLATABLE = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME)
 SHARED = frozenset(("pg_database", "pg_authid", "pg_tablespace", "pg_shdescription",
@@ -259,11 +260,16 @@ def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
         i.nulls_not_distinct,
         i.primary, False, True, False, True, False, True, True, False, every,
         [collation_of(x) for x in typs] + [0] * len(i.include),
-        [opclass_of(x) for x in typs] + [0] * len(i.include),
+        [oid_of(c, x) for c, x in zip(_padded(i.opclasses, len(typs)), typs, strict=True)]
+        + [0] * len(i.include),
         [INDOPTION_DESC if d else 0 for d in desc] + [0] * len(i.include),
         ", ".join(i.exprs) if i.exprs else None,
         predicate_text(t, i.predicate, False) if i.predicate else None,
     )
+
+
+def _padded(opclasses: tuple[str, ...], n: int) -> list[str]:
+    return list(opclasses) + [""] * (n - len(opclasses))
 
 
 def _expr_types(t: M.Table | None, i: M.Index, typs: list[int]) -> list[int]:

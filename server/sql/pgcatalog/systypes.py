@@ -281,6 +281,12 @@ _OPCLASSES = [
     (10067, "pg_lsn_ops", 3253, 3220), (10088, "jsonb_ops", 4033, 3802),
 ]
 OPCLASS_FOR_TYPE = {t: oid for oid, _, _, t in _OPCLASSES}
+BTREE_OPCLASSES = _OPCLASSES
+# The non-default btree classes an index key may name (see opclasses.py)
+PATTERN_OPCLASSES = [
+    (4217, "text_pattern_ops", 2095, T.TEXT), (4218, "varchar_pattern_ops", 2095, T.TEXT),
+    (4219, "bpchar_pattern_ops", 2097, T.BPCHAR),
+]
 OPCLASS_FOR_TYPE.update({T.VARCHAR: 3126, T.NAME: 10028})
 
 
@@ -297,7 +303,7 @@ def pg_opclass(ctx: Any) -> list[tuple[Any, ...]]:
     return [
         (oid, 403, name, 11, 10, fam, typ, True, 2275 if name == "name_ops" else 0)
         for oid, name, fam, typ in _OPCLASSES
-    ]
+    ] + [(oid, 403, name, 11, 10, fam, typ, False, 0) for oid, name, fam, typ in PATTERN_OPCLASSES]
 
 
 @pg_relation("pg_catalog", "pg_language")
