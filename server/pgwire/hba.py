@@ -32,7 +32,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-import shlex
+import re
 from dataclasses import dataclass
 
 from ..errors import InvalidAuthorizationSpecification
@@ -44,6 +44,7 @@ _TYPES = ("local", "host", "hostssl", "hostnossl")
 _METHODS = {"trust": "trust", "reject": "reject", "password": "password", "md5": "md5",
             "scram-sha-256": "scram"}
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+_SPLIT = re.compile(r'(?:"[^"]*"|[^\s"])+')  # fields: whitespace outside double quotes
 
 
 class HbaError(ValueError):
@@ -63,7 +64,7 @@ class Rule:
 
 
 def _names(field: str) -> tuple[str, ...]:
-    return tuple(n.strip('"') for n in field.split(",") if n)
+    return tuple(n.strip('"') for n in re.findall(r'(?:"[^"]*"|[^,"])+', field))
 
 
 def _address(words: list[str], where: str) -> tuple[Network | str, int]:
@@ -79,7 +80,7 @@ def _address(words: list[str], where: str) -> tuple[Network | str, int]:
         addr = ipaddress.ip_address(text)
     except ValueError:
         raise HbaError(f'invalid IP address "{text}", {where}') from None
-    if len(words) < 3:
+    if len(words) < 2:
         raise HbaError(f"end-of-line before netmask specification, {where}")
     try:
         return ipaddress.ip_network(f"{addr}/{words[1]}", strict=False), 2
@@ -95,7 +96,7 @@ def parse(text: str, path: str) -> list[Rule]:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        words = shlex.split(line, posix=False)
+        words = _SPLIT.findall(line)
         kind = words[0].lower()
         if kind not in _TYPES:
             raise HbaError(f'invalid connection type "{words[0]}", {where}')

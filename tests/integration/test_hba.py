@@ -134,3 +134,40 @@ def test_bad_file_refuses_to_start():
     finally:
         server.stop()
         shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("line, conn, expected", [
+    ("hostnossl all all 0.0.0.0/0 md5", ("host", True, "10.0.0.1", "d", "u"), None),
+    ("hostnossl all all 0.0.0.0/0 md5", ("host", False, "10.0.0.1", "d", "u"), "md5"),
+    ("host all all ::1/128 scram-sha-256", ("host", False, "::1", "d", "u"), "scram"),
+    ("host all all ::1/128 trust", ("host", False, "127.0.0.1", "d", "u"), None),
+    ("host all all 10.0.0.0/8 password", ("host", False, "::ffff:10.2.3.4", "d", "u"), "password"),
+    ("host sameuser all all trust", ("host", False, "1.2.3.4", "bob", "bob"), "trust"),
+    ("host sameuser all all trust", ("host", False, "1.2.3.4", "app", "bob"), None),
+    ('host "Db",x alice,"Bob" all trust', ("host", False, "1.2.3.4", "Db", "Bob"), "trust"),
+    ("local all all trust", ("host", False, "127.0.0.1", "d", "u"), None),
+])
+def test_rule_matching(line, conn, expected):
+    from cumulo.server.errors import InvalidAuthorizationSpecification
+    from cumulo.server.pgwire.hba import method_for, parse
+
+    rules = parse(line, "t.conf")
+    if expected is None:
+        with pytest.raises(InvalidAuthorizationSpecification, match="no pg_hba.conf entry"):
+            method_for(rules, *conn)
+    else:
+        assert method_for(rules, *conn) == expected
+
+
+@pytest.mark.parametrize("line, message", [
+    ("hots all all all trust", 'invalid connection type "hots"'),
+    ("host all all trust", "end-of-line before authentication method"),
+    ("host all all 10.0.0.1 md5", 'invalid IP mask "md5"'),
+    ("host all all nosuch.example trust", 'invalid IP address "nosuch.example"'),
+    ("host all all all ldap", 'invalid authentication method "ldap"'),
+])
+def test_bad_lines_name_the_line(line, message):
+    from cumulo.server.pgwire.hba import HbaError, parse
+
+    with pytest.raises(HbaError, match=message + '.*line 2 of configuration file "t.conf"'):
+        parse("# a comment\n" + line, "t.conf")

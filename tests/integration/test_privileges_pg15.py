@@ -59,6 +59,11 @@ select relacl from pg_class where relname = 't';
 select has_table_privilege('pv_a_alice', 't', 'select'), has_table_privilege('pv_a_alice', 't', 'insert');
 select has_table_privilege('pv_a_bob', 't', 'select, insert');
 select grantee, privilege_type from information_schema.table_privileges where table_name = 't' order by grantee, privilege_type;
+select grantor, grantee, privilege_type, is_grantable from information_schema.role_table_grants where table_name = 't' order by 2, 3;
+set role pv_a_alice;
+select grantee, privilege_type, is_grantable from information_schema.table_privileges where table_name = 't' order by 1, 2;
+select grantee, privilege_type from information_schema.role_table_grants where table_name = 't' order by 1, 2;
+reset role;
 revoke all on t from pv_a_alice;
 select relacl from pg_class where relname = 't';
 """

@@ -284,7 +284,7 @@ def enabled_roles(ctx: Any) -> list[tuple[Any, ...]]:
     return [(ctx.user,)]
 
 
-for _name in ("routines", "triggers", "role_table_grants", "domains",
+for _name in ("routines", "triggers", "domains",
               "element_types", "applicable_roles", "parameters", "column_privileges",
               "usage_privileges", "attributes", "user_defined_types"):
     empty("information_schema", _name)

@@ -29,7 +29,19 @@ def table_privileges(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per (grantor, grantee, table, privilege) the current role can see."""
     cat: M.CatalogSnapshot = ctx.catalog
     me = current_role(ctx, cat)
-    visible = None if me is None or me.superuser else privilege_roles(cat, me)
+    return _grants(cat, None if me is None or me.superuser else privilege_roles(cat, me), True)
+
+
+@pg_relation("information_schema", "role_table_grants")
+def role_table_grants(ctx: Any) -> list[tuple[Any, ...]]:
+    """table_privileges' rows whose grantor or grantee is an enabled role (superuser or not)."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    me = current_role(ctx, cat)
+    return _grants(cat, privilege_roles(cat, me) - {0} if me is not None else set(), False)
+
+
+def _grants(cat: M.CatalogSnapshot, visible: set[int] | None, public: bool
+            ) -> list[tuple[Any, ...]]:
     schemas = {s.oid: s.name for s in cat.schemas}
     rows = []
     for t in cat.tables:
@@ -39,7 +51,7 @@ def table_privileges(ctx: Any) -> list[tuple[Any, ...]]:
         for item in effective_acl(t.acl, "table", t.owner):
             grantee, privs, grantor = parse_item(item)
             if visible is not None and not (grantee in visible or grantor in visible
-                                            or grantee == 0):
+                                            or (public and grantee == 0)):
                 continue
             gname = "PUBLIC" if grantee == 0 else role_name(cat, grantee)
             for i, c in enumerate(privs):
