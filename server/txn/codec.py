@@ -14,15 +14,23 @@ values keep their exact types, tuples included); otherwise it is
 `[space, [key, ...], [row_or_nil, ...], nil]`. The ts comes first so that a
 logger can read it without decoding the write set. Records written before
 bulk writes existed have three items.
+
+A transposed bulk item carries a fifth item, each column's encoding
+(`kivi.wirecols`): a column of Decimals, datetimes or dates is packed as
+strings or ints by C-level passes, not through msgpack's per-value `default`
+callback (which cost more than the COPY it logged). Bulk items of four items,
+written before, still decode.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from ..kivi.api import Row, SpaceWrites, Write
 from ..kivi.wire import packb, unpackb
+from ..kivi.wirecols import decode_column, encode_column
 
 
 def _rows_out(rows: list[Row | None]) -> list[Any]:
@@ -40,14 +48,19 @@ def _rows_in(rows: list[Any]) -> list[Row | None]:
 def _bulk_out(sw: SpaceWrites) -> list[Any]:
     rows = sw.rows
     if rows and None not in rows and rows[0] and len(set(map(len, rows))) == 1:  # type: ignore[arg-type]
-        return [sw.space, sw.keys, None, list(map(list, zip(*rows, strict=True)))]
+        # NB: a map of itemgetter per column transposes about 4x faster than zip(*rows)
+        cols = [list(map(itemgetter(i), rows)) for i in range(len(rows[0]))]  # type: ignore[arg-type]
+        kinds, cols = zip(*map(encode_column, cols), strict=True)  # type: ignore[assignment]
+        return [sw.space, sw.keys, None, list(cols), list(kinds)]
     return [sw.space, sw.keys, _rows_out(rows), None]
 
 
 def _bulk_in(item: list[Any]) -> SpaceWrites:
-    space, keys, rows, cols = item
+    space, keys, rows, cols, *kinds = item  # NB: no kinds: written before wirecols
     if cols is None:
         return SpaceWrites(space, keys, _rows_in(rows))
+    if kinds:
+        cols = list(map(decode_column, kinds[0], cols))
     return SpaceWrites(space, keys, list(zip(*cols, strict=True)))
 
 

@@ -295,7 +295,8 @@ class Transaction:
         fresh: list[tuple[int, bytes]]
         if private is not None and space in private:
             fresh = []
-        elif not w and not locked:
+        elif not locked and (not w or w.keys().isdisjoint(map(itemgetter(0), items))):
+            # NB: a bulk load's later batches bring keys new to the write set: C-level only
             fresh = list(zip(repeat(space), map(itemgetter(0), items)))
         else:
             fresh = [
