@@ -171,3 +171,14 @@ def test_bad_lines_name_the_line(line, message):
 
     with pytest.raises(HbaError, match=message + '.*line 2 of configuration file "t.conf"'):
         parse("# a comment\n" + line, "t.conf")
+
+
+def test_doctests():
+    import doctest
+
+    from cumulo.server.pgwire import hba
+    from cumulo.server.sql.privileges import acl, statements
+
+    for module in (hba, acl, statements):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted and not result.failed, module.__name__
