@@ -4,7 +4,9 @@ merges the partials, and computes AVG as the global SUM over the global COUNT.
 
 DISTINCT, FILTER and ORDER BY inside aggregates, expressions as keys or
 arguments, and filters KiVi cannot evaluate keep the aggregation in the SQL
-layer.
+layer. So do MIN and MAX over a user-made type (an enum, a composite): KiVi
+orders stored values by their Python value, an enum's label text, while
+PostgreSQL orders an enum by its declared label order.
 
 Example:
     >>> from cumulo.server.sql.optimizer.push_aggregate import push_aggregate
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kivi.api import AggSpec
+from ..catalog.model import FIRST_USER_OID
 from ..plan import nodes as N
 
 _PUSHABLE = ("count_star", "count", "sum", "min", "max", "avg")
@@ -43,6 +46,8 @@ def push_aggregate(plan: N.Node, ctx: Any) -> N.Node:
             if len(a.args) != 1 or a.args[0].kind != "col":
                 return node
             c = a.args[0].data
+            if a.func in ("min", "max") and a.args[0].type >= FIRST_USER_OID:
+                return node  # KiVi's order is not the type's declared order
             if a.func == "avg":
                 specs += [("sum", c), ("count", c)]
             else:

@@ -21,6 +21,7 @@ from ..expr import types as ty
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
+from ..expr.usertypes import enum_ordered, is_enum
 from . import groupingsets as GS
 from . import nodes as N
 
@@ -157,7 +158,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             src = scope.cols[g.data]
             c.qualifier, c.table_oid, c.attnum = src.qualifier, src.table_oid, src.attnum
     cols += [N.PCol(a.func if a.func != "count_star" else "count", a.type) for a in aggs]
-    agg = N.Aggregate(cols, child=node, groups=groups, aggs=aggs)
+    agg = N.Aggregate(cols, child=node, groups=groups, aggs=[_enum_extreme(a) for a in aggs])
     top: N.Node = agg
     if sets is not None or grp_asts:
         top = GS.plan_sets(agg, sets if sets is not None else [tuple(range(len(groups)))],
@@ -288,6 +289,15 @@ def _frame_bounds(frame: Any, rows: bool, binder: Any) -> tuple[Any, Any, E | No
     if end == "missing":
         end = 0
     return start, end, rs, re_
+
+
+def _enum_extreme(a: N.AggCall) -> N.AggCall:
+    """MIN/MAX over an enum as the first non-NULL value in the enum's declared order: the
+    executors (and KiVi) compare values as Python labels, i.e. alphabetically."""
+    if a.func not in ("min", "max") or a.distinct or not is_enum(a.arg_type):
+        return a
+    key = N.SortKey(enum_ordered(a.args[0]), a.func == "max", False)
+    return N.AggCall("first", a.args, a.type, False, [key], a.filter, a.arg_type)
 
 
 def _agg_label(ast: exp.Expression, a: N.AggCall) -> str:
