@@ -316,6 +316,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         from .ddl import extensions
 
         return extensions.analyse(session, sql, m)
+    if kind == "collation":
+        from .ddl import collationstmt
+
+        return collationstmt.analyse(session, sql)
     raise AssertionError(kind)
 
 

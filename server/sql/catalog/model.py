@@ -64,6 +64,7 @@ class Column:
     dropped: bool = False
     generated: str | None = None  # GENERATED ALWAYS AS (expr) STORED: the expression's SQL text
     ndims: int = 0  # declared array dimensions (`int[][]` -> 2), as pg_attribute.attndims
+    collation: str = ""  # COLLATE "C" / "POSIX" ("" = the database default), pgcatalog.collations
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from ...errors import (
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Constraint, Index, Sequence, Table
 from ..expr.types import array_ndims
+from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from .coldefs import column_type, default_sql, identity_options, quote_ident
 from .names import (
@@ -111,6 +112,7 @@ class TableBuilder:
         oid, typmod = (serial, -1) if serial else column_type(kind)
         not_null, default, identity = bool(serial), None, ""
         generated: str | None = None
+        collation = ""
         seq_opts: dict[str, Any] = {}
         for cc in cd.args.get("constraints") or []:
             k = cc.args.get("kind")
@@ -130,6 +132,8 @@ class TableBuilder:
                 self.fks.append((cname or "", (attnum,), k.this, [], k.args.get("options")))
             elif isinstance(k, exp.ComputedColumnConstraint):
                 generated = k.this.sql("postgres", normalize_functions="lower")
+            elif isinstance(k, exp.CollateColumnConstraint):
+                collation = column_collation(ident(k.this), oid)
             elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
                 identity = "a" if k.this else "d"
                 not_null = True
@@ -142,7 +146,8 @@ class TableBuilder:
                 f'both default and generation expression specified for column "{name}" of '
                 f'table "{self.name}"')
         self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity,
-                                   generated=generated, ndims=array_ndims(kind)))
+                                   generated=generated, ndims=array_ndims(kind),
+                                   collation=collation))
 
     def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str,
                         opts: dict[str, Any]) -> str | None:

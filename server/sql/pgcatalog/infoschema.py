@@ -13,6 +13,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ...pgtypes.intervaltext import typmod_text
 from ..catalog import model as M
+from .collations import info_schema
 from .ddltext import constraint_def, format_type
 from .exprtext import default_text
 from .names import names
@@ -122,7 +123,7 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                 None if c.identity or gen_expr is not None else default_text(c.default, c.type_oid),
                 _yes(not c.not_null), dtype, clen, olen,
                 prec, radix, scale, dtp, _interval_type(c.type_oid, c.typmod), None, None, None,
-                None, None, None, None, None,
+                None, *info_schema(cat.database.name, c.collation), None,
                 None, None, cat.database.name, *udt_name(cat, c.type_oid),
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
                 "NEVER" if gen_expr is None else "ALWAYS",

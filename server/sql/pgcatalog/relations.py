@@ -17,6 +17,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..privileges.acl import acl_texts, column_acl_texts
+from .collations import COLLATION_OIDS
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
@@ -198,7 +199,8 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
                 rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
                                       column_default(c) is not None, c.identity,
                                       generated="s" if _generated(c) else "", ndims=c.ndims,
-                                      acl=col_acls.get(c.attnum)))
+                                      acl=col_acls.get(c.attnum),
+                                      collation=COLLATION_OIDS[c.collation] if c.collation else None))
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
         cols = {c.attnum: c for c in owner.columns} if owner else {}
