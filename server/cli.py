@@ -309,6 +309,7 @@ async def _serve(args: argparse.Namespace) -> int:
         _probe_port(args.host, args.port)  # NB: before recovery, which may take a while
         if args.cluster:
             from .cluster import zk as zk_mod
+            from .cluster.catalogsync import CatalogSync
 
             try:
                 zk = zk_mod.connect(args.cluster)
@@ -323,6 +324,8 @@ async def _serve(args: argparse.Namespace) -> int:
                 raise StartupError(f'could not recover data directory "{data_dir}": '
                                    f"{type(e).__name__}: {e}") from None
         engine = SQLEngine(txn)
+        if args.cluster:  # DDL here reaches the other query engines before it returns
+            CatalogSync(zk, engine.store)
         # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
         # collection walks them all and inserts slow down as the data grows.
         gc.collect()

@@ -20,7 +20,10 @@ Layout:
   transactions, so a crash loses at most the unused part of a block.
 
 Readers get an immutable `CatalogSnapshot` per database, cached until the
-catalog version changes; a committed DDL transaction bumps the version. A
+catalog version changes; a committed DDL transaction bumps the version. With
+several query engines (cluster mode), `publish` tells the others
+(`cluster.catalogsync`), whose `remote_bump` raises their version and the
+timestamp their next catalog read must see (`min_ts`). A
 transaction that has itself changed the catalog reads it through its own
 write set instead (`load_snapshot(txn, ...)`).
 """
@@ -28,12 +31,14 @@ write set instead (`load_snapshot(txn, ...)`).
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
 
 from ... import waits
-from ...errors import SerializationFailure
+from ...errors import ObjectNotInPrerequisiteState, SerializationFailure
 from ...txn.api import RetryStatement, ScanSpec
 from ..dml.keys import encode_key
 from . import statstore
@@ -127,6 +132,10 @@ class CatalogStore:
         self._seq: dict[int, list[int]] = {}
         self._rowids: dict[int, list[int]] = {}  # oid -> [last value, high-water mark, is_called]
         self._stats_version = 0  # the catalog version `optimizer.stats.STATS` was loaded at
+        # Cluster mode: another engine's DDL committed at `min_ts`; a reload must see it.
+        self.min_ts = 0
+        self._version_lock = threading.Lock()  # NB: not `_lock`: a ZooKeeper thread takes it
+        self.publish: Callable[[int], None] | None = None  # tells the other engines (cluster)
 
     # -- reading -------------------------------------------------------------
 
@@ -171,8 +180,10 @@ class CatalogStore:
         if snap is not None and snap.version == self.version:
             return snap
         with self._lock:
-            version = self.version
+            with self._version_lock:
+                version, min_ts = self.version, self.min_ts
             txn = self.tm.begin(read_only=True)
+            txn.min_snapshot = min_ts
             try:
                 rows = self._rows(txn)
                 if self._stats_version != version:  # ANALYZE bumps the version too
@@ -188,9 +199,18 @@ class CatalogStore:
         """Returns the catalog as `txn` sees it, its own uncommitted DDL included."""
         return self._build(self._rows(txn), db_oid, -1)
 
-    def bump(self) -> None:
-        """Records that a DDL transaction committed: every cached snapshot is stale."""
-        with self._lock:
+    def bump(self, commit_ts: int | None = None) -> None:
+        """Records that a DDL transaction committed (at commit_ts): every cached snapshot is
+        stale, here and, once `publish` returns, on the other query engines."""
+        with self._version_lock:
+            self.version += 1
+        if self.publish is not None:
+            self.publish(commit_ts or 0)
+
+    def remote_bump(self, commit_ts: int) -> None:
+        """Another query engine committed DDL at commit_ts: the next read reloads and sees it."""
+        with self._version_lock:
+            self.min_ts = max(self.min_ts, commit_ts)
             self.version += 1
 
     # -- writing (inside the caller's transaction) ---------------------------
@@ -242,15 +262,18 @@ class CatalogStore:
     def _autonomous(self, key: tuple[Any, ...], update: Any) -> Any:
         """Reads, updates and commits one counter row in a transaction of its own."""
         k = encode_key(key)
+        floor = 0  # NB: a retry must read the winner's commit (another engine's, in a cluster)
         for _ in range(50):
             txn = self.tm.begin()
+            txn.min_snapshot = floor
             try:
                 old = txn.get(COUNTER_SPACE, [k])[0]
                 new = update(None if old is None else old[0])
                 txn.put(COUNTER_SPACE, [(k, (new,))])
                 txn.commit()
                 return new
-            except (SerializationFailure, RetryStatement):
+            except (SerializationFailure, RetryStatement) as e:
+                floor = max(floor, txn.min_snapshot, getattr(e, "commit_ts", 0) or 0)
                 txn.abort()
             except BaseException:
                 txn.abort()
@@ -299,8 +322,6 @@ class CatalogStore:
 
     def nextval(self, seq: Sequence) -> int:
         """Returns the sequence's next value (non-transactional, persisted in blocks)."""
-        from ...errors import ObjectNotInPrerequisiteState
-
         with self._lock:
             st = self._seq_state(seq)
             v = st[0] + seq.increment if st[2] else st[0]
@@ -314,11 +335,41 @@ class CatalogStore:
                 v = seq.min_value if seq.increment > 0 else seq.max_value
             beyond = v > st[1] if seq.increment > 0 else v < st[1]
             if beyond:
-                hw = v + seq.increment * (SEQ_BLOCK - 1)
-                self._autonomous(("seq", seq.oid), lambda _old: hw)
-                st[1] = hw
+                v = self._reserve(seq, v, st)
             st[0], st[2] = v, 1
             return v
+
+    def _reserve(self, seq: Sequence, v: int, st: list[int]) -> int:
+        """Reserves the next block of a sequence; returns its first value.
+
+        The block starts at v or just above the stored high-water mark, whichever is
+        further: another query engine (or this one before a restart) may have reserved
+        blocks since this engine's last one. The read and the write are one transaction,
+        so two engines reserving at once conflict and one retries above the other.
+        """
+        inc = seq.increment
+        for wrapped in (False, True):
+            first = [v]
+
+            def update(old: int | None, wrapped: bool = wrapped, v: int = v,
+                       first: list[int] = first) -> int:
+                start = v
+                if old is not None and not wrapped:
+                    start = max(v, old + inc) if inc > 0 else min(v, old + inc)
+                first[0] = start
+                return start + inc * (SEQ_BLOCK - 1)
+
+            hw = self._autonomous(("seq", seq.oid), update)
+            if seq.min_value <= first[0] <= seq.max_value or not seq.cycle:
+                break
+            v = seq.min_value if inc > 0 else seq.max_value  # CYCLE: wrap, as a single engine
+        if not seq.min_value <= first[0] <= seq.max_value:
+            bound, limit = (("maximum", seq.max_value) if first[0] > seq.max_value
+                            else ("minimum", seq.min_value))
+            raise ObjectNotInPrerequisiteState(
+                f'nextval: reached {bound} value of sequence "{seq.name}" ({limit})')
+        st[1] = hw
+        return first[0]
 
     def setval(self, seq: Sequence, value: int, is_called: bool = True) -> int:
         """Sets the sequence's current value (persisted at once)."""
