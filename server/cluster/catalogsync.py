@@ -26,7 +26,7 @@ import logging
 import time
 from typing import Any
 
-from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
+from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError, NoNodeError
 
 from .. import waits
 
@@ -62,7 +62,17 @@ class CatalogSync:
             log.warning("could not acknowledge catalog version %d", stat.version, exc_info=True)
 
     def publish(self, commit_ts: int) -> None:
-        """Tells every engine that DDL committed at commit_ts; waits for their acks."""
+        """Tells every engine that DDL committed at commit_ts; waits for their acks.
+
+        The DDL has committed already: if ZooKeeper cannot be reached, the statement still
+        succeeds (the others see the change once they hear of the next one)."""
+        try:
+            self._publish(commit_ts)
+        except KazooException:
+            log.warning("could not tell the other query engines of a catalog change",
+                        exc_info=True)
+
+    def _publish(self, commit_ts: int) -> None:
         while True:
             data, stat = self.zk.get(VERSION)
             ts = max(int(json.loads(data)["ts"]), commit_ts)
