@@ -27,6 +27,26 @@ select g, min(m), max(m), count(m) from wa_e group by g order by g;
 select min(m), max(m) from wa_e where id > 1;
 select max(m)::text from wa_e where g = 2;
 """,
+    # char(n) compares ignoring trailing blanks: = and IN, pushed into KiVi or not, as a
+    # primary key (point gets) or not, find the blank-padded rows.
+    "bpchar_compare": """
+create table wa_c (id int primary key, c char(3), v varchar(3));
+insert into wa_c values (1, 'a', 'a'), (2, 'b  ', 'b  '), (3, 'ab', 'ab'), (4, null, null);
+select id from wa_c where c = 'a' order by id;
+select id from wa_c where c in ('a', 'b') order by id;
+select id from wa_c where c = 'b  ' order by id;
+select id from wa_c where c in ('ab ', 'zz') order by id;
+select id from wa_c where c <> 'a' order by id;
+select id from wa_c where c not in ('a', 'b') order by id;
+select id from wa_c where v in ('a', 'b') order by id;
+select id, c from wa_c where c in ('a', 'b') and id < 3 order by id;
+select count(*) from wa_c where c in ('a', 'b');
+create table wa_k (k char(4) primary key, n int);
+insert into wa_k values ('x', 1), ('yy  ', 2), ('zzz', 3);
+select n from wa_k where k = 'x' order by n;
+select n from wa_k where k in ('x', 'yy') order by n;
+select n from wa_k where k in ('x ', 'zzz   ') order by n;
+""",
 }
 
 
@@ -57,9 +77,25 @@ def test_enum_min_max_through_asyncpg(servers):
     assert exp == [[("sad", "happy")], [(1, "sad", "happy"), (2, "ok", "happy")], [("ok",)]]
 
 
-async def _fetch(dsn: str) -> list[list[tuple]]:
+async def _fetch(dsn: str, queries: tuple[str, ...] = ASYNCPG_QUERIES) -> list[list[tuple]]:
     conn = await asyncpg.connect(dsn)
     try:
-        return [[tuple(r) for r in await conn.fetch(q)] for q in ASYNCPG_QUERIES]
+        return [[tuple(r) for r in await conn.fetch(q)] for q in queries]
     finally:
         await conn.close()
+
+
+BPCHAR_QUERIES = (
+    "select id, c from wa_c where c in ('a', 'b') order by id",
+    "select n, k from wa_k where k in ('x', 'yy') order by n",
+)
+
+
+def test_bpchar_in_through_asyncpg(servers):
+    """char(n) IN, through asyncpg's binary protocol: PostgreSQL's rows, padded values."""
+    pg, cu = servers
+    assert_same_outcomes(pg, cu, "wa_async_bpchar", SCRIPTS["bpchar_compare"])
+    exp = asyncio.run(_fetch(pg.dsn(db="wa_async_bpchar"), BPCHAR_QUERIES))
+    got = asyncio.run(_fetch(cu.dsn(dbname="wa_async_bpchar"), BPCHAR_QUERIES))
+    assert got == exp
+    assert exp == [[(1, "a  "), (2, "b  ")], [(1, "x   "), (2, "yy  ")]]

@@ -44,7 +44,7 @@ from .bound import E, const
 from .casts import cast_function, tstz_to_local, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
-from .specialforms import SpecialForms, bpchar_operands
+from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function
 
 AGG_CLASSES: dict[type, str] = {
@@ -500,6 +500,8 @@ class Binder(SpecialForms):
             known = [i.type for i in items if i.type != T.UNKNOWN]
             left = coerce(left, ty.common_type(known) if known else T.TEXT, params=self.params)
         items = [self.unify(left, i)[1] for i in items]
+        if left.type == T.BPCHAR and all(i.type == T.BPCHAR for i in items):
+            left, items = bpchar_in_operands(left, items)
         return E("in_list", False, [left, *items], T.BOOL)
 
     def b_Exists(self, node: exp.Exists) -> E:

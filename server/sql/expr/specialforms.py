@@ -391,6 +391,23 @@ def bpchar_operands(a: E, b: E, params: Any) -> tuple[E, E]:
             E("pyfunc", ("rtrim", _rtrim, True), [b], T.TEXT, -1, b.name))
 
 
+def bpchar_in_operands(left: E, items: list[E]) -> tuple[E, list[E]]:
+    """Operands of `char(n) IN (...)`: PostgreSQL ignores trailing blanks, as for `=`.
+
+    Constant labels are padded to the column's length, so the list stays pushable
+    into KiVi scans and point gets (which match the stored, padded value); any
+    other list loses the padding on both sides.
+    """
+    if left.kind != "const" and left.typmod > 4 and all(
+            i.kind == "const" and (i.data is None or isinstance(i.data, str)) for i in items):
+        n = left.typmod - 4
+        return left, [i if i.data is None else
+                      E("const", i.data.rstrip(" ").ljust(n), [], T.BPCHAR, left.typmod, i.name)
+                      for i in items]
+    trim = [E("pyfunc", ("rtrim", _rtrim, True), [x], T.TEXT, -1, x.name) for x in (left, *items)]
+    return trim[0], trim[1:]
+
+
 _BITS = {T.INT2: 16, T.INT4: 32, T.INT8: 64}
 
 
