@@ -24,6 +24,7 @@ from ..errors import FeatureNotSupported, SQLError, SyntaxError_
 from ..pgwire.backend import Column, Result
 from .context import ParamTypes
 from .lockrows import plan_locking, wants_locks
+from .nestedlocks import reject_nested_locks
 from .parse import parse_sql, strip_leading_comments, utility
 from .privileges.statements import guard
 
@@ -84,6 +85,7 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
                  param_oids: list[int]) -> Stmt:
     """Analyses a parsed statement."""
     version = session.catalog_version()
+    reject_nested_locks(tree)  # FOR UPDATE in a CTE or FROM subquery: 0A000, never no lock
     if isinstance(tree, exp.Query | exp.Values):
         return guard(analyse_query(session, sql, tree, param_oids, version), tree)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
