@@ -47,6 +47,23 @@ select n from wa_k where k = 'x' order by n;
 select n from wa_k where k in ('x', 'yy') order by n;
 select n from wa_k where k in ('x ', 'zzz   ') order by n;
 """,
+    # IN is `=` per item: no implicit cast from integer to a string type (42883, PG's text).
+    "in_list_operators": """
+create table wa_v (id int primary key, v varchar(10), t text, c char(2), n numeric, d date);
+insert into wa_v values (1, '1', '1', '1', 1, '2020-01-01');
+select id from wa_v where v in (1, 2);
+select id from wa_v where v = 1;
+select id from wa_v where t in (1, 2);
+select id from wa_v where c in (1);
+select id from wa_v where t not in (1, 2);
+select id from wa_v where v in ('1', '2');
+select id from wa_v where n in (1, 2.5, '3');
+select id from wa_v where id in (1.0, 2);
+select id from wa_v where d in ('2020-01-01', current_date);
+select id from wa_v where d in (1);
+select id from wa_v where v in (t, 'x');
+select id from wa_v where (id, v) in ((1, '1'), (2, '2'));
+""",
 }
 
 

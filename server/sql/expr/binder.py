@@ -393,12 +393,7 @@ class Binder(SpecialForms):
         a, b = self.unify(left, right)
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
-        if not ty.comparable(a.type, b.type) and not (ty.is_numeric(a.type) and ty.is_numeric(b.type)):
-            raise UndefinedFunction(
-                f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
-                hint="No operator matches the given name and argument types. "
-                "You might need to add explicit type casts.",
-            )
+        _check_operator(op, a, b)
         if op not in ("=", "<>") and a.type == b.type and usertypes.has_sort_key(a.type):
             a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # enum, jsonb order
         return E("op", op, [a, b], T.BOOL)
@@ -464,6 +459,8 @@ class Binder(SpecialForms):
                 return E("notnull" if e.kind == "isnull" else "isnull", None, e.args, T.BOOL)
             e.data = not e.data
             return e
+        if isinstance(inner, exp.In) and inner.args.get("query") is None:
+            return E("not", None, [self.b_In(inner, "<>")], T.BOOL)  # <> in PG's 42883 text
         return E("not", None, [self.bind_bool(inner, "NOT")], T.BOOL)
 
     def b_Is(self, node: exp.Is) -> E:
@@ -485,7 +482,7 @@ class Binder(SpecialForms):
         hi = self.compare("<=", v, self.bind(node.args["high"]))
         return E("and", None, [lo, hi], T.BOOL)
 
-    def b_In(self, node: exp.In) -> E:
+    def b_In(self, node: exp.In, op: str = "=") -> E:
         query = node.args.get("query")
         if query is not None:
             q = query.this if isinstance(query, exp.Subquery) else query
@@ -500,6 +497,9 @@ class Binder(SpecialForms):
             known = [i.type for i in items if i.type != T.UNKNOWN]
             left = coerce(left, ty.common_type(known) if known else T.TEXT, params=self.params)
         items = [self.unify(left, i)[1] for i in items]
+        if left.kind != "row":
+            for i in items:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
+                _check_operator(op, self.unify(left, i)[0], i)
         if left.type == T.BPCHAR and all(i.type == T.BPCHAR for i in items):
             left, items = bpchar_in_operands(left, items)
         return E("in_list", False, [left, *items], T.BOOL)
@@ -897,3 +897,12 @@ def _local(ts: dt.datetime) -> dt.datetime:
     """The transaction's start on the session zone's clocks (current_date, localtimestamp)."""
     return ts.astimezone(zones.session_zone())
 
+
+def _check_operator(op: str, a: E, b: E) -> None:
+    """42883 for a comparison between types that have no such operator (`varchar = int`)."""
+    if not ty.comparable(a.type, b.type) and not (ty.is_numeric(a.type) and ty.is_numeric(b.type)):
+        raise UndefinedFunction(
+            f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
+            hint="No operator matches the given name and argument types. "
+            "You might need to add explicit type casts.",
+        )
