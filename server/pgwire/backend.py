@@ -163,9 +163,10 @@ class Session(Protocol):
         0A000 "cached plan must not change result type" if its row shape changed. Optional:
         pgwire calls it only when the session has it (else `execute` must check)."""
 
-    def watch_statements(self, named: Any) -> None:
+    def watch_statements(self, named: Any, drop: Any) -> None:
         """Optional: gets a callable returning the connection's named Parse statements as
-        (name, Prepared) pairs, so that pg_prepared_statements can list them."""
+        (name, Prepared) pairs, so that pg_prepared_statements can list them, and one that
+        drops them (a name, or None for all: DEALLOCATE and DISCARD ALL, as PostgreSQL)."""
 
     def execute(self, prepared: Prepared, params: list[Any]) -> Result:
         """Binds parameters and starts executing (extended protocol, inside the implicit txn)."""

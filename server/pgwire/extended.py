@@ -160,6 +160,17 @@ class ExtendedQuery:
         """The named (Parse) statements, for the session's pg_prepared_statements."""
         return [(name, stmt.prepared) for name, stmt in self.statements.items() if name]
 
+    def _drop_statements(self, name: str | None) -> bool:
+        """DEALLOCATE / DISCARD ALL of named Parse statements (None: all); False if none was."""
+        if name is None:
+            dropped = any(self.statements)
+            self.statements = {n: s for n, s in self.statements.items() if not n}
+        else:
+            dropped = bool(name) and self.statements.pop(name, None) is not None
+        if dropped:
+            self._bind_heads.clear()
+        return dropped
+
     def _drop_portals(self) -> None:
         portals, self.portals = self.portals, {}
         for portal in portals.values():

@@ -441,7 +441,7 @@ class Connection(ExtendedQuery):
         self._check_prepared = getattr(session, "check_prepared", None)
         watch = getattr(session, "watch_statements", None)  # optional, for pg_prepared_statements
         if watch is not None:
-            watch(self._named_statements)
+            watch(self._named_statements, self._drop_statements)
         connected_from = getattr(session, "connected_from", None)  # optional, for pg_stat_activity
         if connected_from is not None:
             connected_from(self.peer, self.peer_port)

@@ -50,9 +50,19 @@ class PreparedStatements:
     def __init__(self) -> None:
         self.meta: dict[str, Prepared] = {}  # PREPARE name -> its text, time and counters
         self._protocol: Callable[[], list[tuple[str, Prepared]]] | None = None
+        self._drop: Callable[[str | None], bool] | None = None
 
-    def watch(self, named: Callable[[], list[tuple[str, Prepared]]]) -> None:
-        self._protocol = named
+    def watch(self, named: Callable[[], list[tuple[str, Prepared]]],
+              drop: Callable[[str | None], bool]) -> None:
+        self._protocol, self._drop = named, drop
+
+    def has_protocol(self, name: str) -> bool:
+        """A named Parse statement of that name exists (PREPARE of it is 42P05, as in PG)."""
+        return self._protocol is not None and any(n == name for n, _ in self._protocol())
+
+    def drop_protocol(self, name: str | None) -> bool:
+        """DEALLOCATE name / ALL (None) also drops Parse statements, as in PostgreSQL."""
+        return self._drop is not None and self._drop(name)
 
     def prepared(self, name: str, sql: str, param_oids: list[int]) -> None:
         """Records a PREPARE (the full statement text, as PostgreSQL shows it)."""

@@ -208,9 +208,9 @@ class SQLSession:
         return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt,
                         prepared_at=prepare_time())
 
-    def watch_statements(self, named: Any) -> None:
-        """pgwire's named Parse statements, listed by pg_prepared_statements."""
-        self.prepared_info.watch(named)
+    def watch_statements(self, named: Any, drop: Any) -> None:
+        """pgwire's named Parse statements: pg_prepared_statements lists them, DEALLOCATE drops."""
+        self.prepared_info.watch(named, drop)
 
     def execute(self, prepared: Prepared, params: list[Any]) -> Result:
         """Runs a prepared statement inside the implicit or explicit transaction."""

@@ -109,6 +109,7 @@ def discard(s: SQLSession, what: str) -> Result:
         s.settings.reset_all()
         s.cursors.clear()
         s.prepared_sql.clear()
+        s.prepared_info.drop_protocol(None)
         s.cache.clear()
         s.currvals.clear()
         if s.engine.notifier is not None:
@@ -279,7 +280,8 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         def dealloc(s: SQLSession, p: list[Any]) -> Result:
             if name == "all":
                 s.prepared_sql.clear()
-            elif s.prepared_sql.pop(name, None) is None:
+                s.prepared_info.drop_protocol(None)
+            elif s.prepared_sql.pop(name, None) is None and not s.prepared_info.drop_protocol(name):
                 raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
             return Result("DEALLOCATE ALL" if name == "all" else "DEALLOCATE")
 
@@ -331,7 +333,7 @@ def _prepare(sql: str, m: re.Match[str]) -> Stmt:
     def run(s: SQLSession, p: list[Any]) -> Result:
         from .expr.types import type_by_name
 
-        if name in s.prepared_sql:
+        if name in s.prepared_sql or s.prepared_info.has_protocol(name):
             raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
         oids = [type_by_name(t)[0] for t in types]
         s.prepared_sql[name] = analyse(s, query, oids)

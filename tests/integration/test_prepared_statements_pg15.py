@@ -36,8 +36,22 @@ def _psycopg_rows(dsn: str) -> list[list[tuple]]:
         seen.append(c.execute(VIEW).fetchall())
         c.execute("DEALLOCATE p1")
         seen.append(c.execute(VIEW).fetchall())
-        c.execute("DEALLOCATE ALL")
-        seen.append([r for r in c.execute(VIEW).fetchall() if r[2]])
+        c.execute("PREPARE dup AS SELECT 1")
+        try:
+            c.execute("PREPARE _pg3_0 AS SELECT 1")  # a Parse statement's name is taken too
+        except psycopg.Error as e:
+            seen.append([(e.sqlstate, e.diag.message_primary)])
+        c.execute("DEALLOCATE ALL")  # drops the Parse statements as well
+        seen.append(c.execute(VIEW).fetchall())
+        c.execute("select %s::int + 1", (3,), prepare=True)  # psycopg prepares it again
+        seen.append(c.execute(VIEW).fetchall())
+        again = [r[0] for r in seen[-1] if not r[2]]
+        assert len(again) == 1
+        c.execute(f"DEALLOCATE {again[0]}")
+        seen.append(c.execute(VIEW).fetchall())
+        c.execute("select %s::int + 2", (4,), prepare=True)
+        c.execute("DISCARD ALL")
+        seen.append(c.execute(VIEW).fetchall())
     return seen
 
 
