@@ -19,8 +19,9 @@ that the same snapshot covers. REPEATABLE READ and SERIALIZABLE get 40001 from
 
 The plan object stands in for the compiled plan everywhere a query plan goes
 (portals, DECLARE CURSOR, EXPLAIN), so a cursor locks rows as they are fetched.
-Locking clauses inside subqueries and CTEs are not applied (their statement's
-own writes still take their locks).
+Locking clauses inside WHERE subqueries are not applied (their statement's
+own writes still take their locks); inside a CTE or a FROM subquery they are
+0A000 (`nestedlocks`), never a silent lock-free read.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ SETUP = [
     ' d text collate "default", e text[] collate "C", f char(2) collate "C")',
     'alter table coll_t add column g varchar(3) collate "C"',
     "insert into coll_t (a, b, c) values ('b', 'B', 'x'), ('a', 'A', 'y')",
+    # Django's db_collation change; without COLLATE the new type's default, as PostgreSQL
+    'alter table coll_t alter column c type varchar(9) collate "C"',
+    "alter table coll_t alter column e type varchar(4)[]",
 ]
 STATEMENTS = [
     'create table coll_bad1 (a text collate "xx_YY")',
@@ -30,6 +33,7 @@ STATEMENTS = [
     "drop collation if exists coll_nope",
     'drop collation "C"',
     "create collation coll_mc from coll_nope",
+    'alter table coll_t alter column c type text collate "xx_YY"',
 ]
 QUERIES = [
     "select attname, attcollation, (select collname::text from pg_collation"

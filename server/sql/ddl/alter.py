@@ -24,6 +24,7 @@ from ...errors import (
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
+from ..pgcatalog.collations import column_collation
 from .constraints import _rekey
 from .names import find_relation, ident, relation_name_taken, table_name
 from .pkeys import drop_primary_key, rebuild_indexes
@@ -185,6 +186,8 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     from .tables import column_type
 
     oid, typmod = column_type(node.args["dtype"])
+    coll = node.args.get("collate")  # NB: without COLLATE the new type's default, as PostgreSQL
+    collation = column_collation(ident(coll.this), oid) if isinstance(coll, exp.Expression) else ""
     pos = col.attnum - 1
     using = node.args.get("using")
     conv: Any = None
@@ -210,7 +213,7 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     rekey = col.attnum in table.primary_key and conv[1] is not None  # new values, new keys
     ndims = array_ndims(node.args["dtype"])
     cols = tuple(dataclasses.replace(c, type_oid=oid, typmod=typmod, default=c.default,
-                                     ndims=ndims)
+                                     ndims=ndims, collation=collation)
                  if c.attnum == col.attnum else c for c in table.columns)
     new = dataclasses.replace(table, columns=cols)
     _put(s, new)
