@@ -281,6 +281,28 @@ def _array_cast(m: re.Match[str]) -> str:
 
 _PG_ARRAY_CAST = re.compile(
     r"::\s*(oid|reg[a-z]+|name|xid|cid|tid|aclitem|int2vector|oidvector)(\s*\[\s*\])", re.I)
+# NB: sqlglot fails on a quoted type name with array brackets (`"oid"[]` in CREATE TABLE); a
+# qualified one parses, and pg_catalog. falls back to user types (expr.types.type_by_name)
+_QUOTED_ARRAY_TYPE = re.compile(r"(?P<skip>'(?:[^']|'')*')|\"(?P<name>[a-z_][a-z0-9_]*)\"\s*\[\s*\]")
+# `point '(1,2)'`, `box '(1,1),(0,0)'`, `inet '1.2.3.4'`: typed literals sqlglot does not know
+_PG_TYPED_LITERAL = re.compile(
+    r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
+    r"|(?<![\w.\"])(?P<type>point|box|lseg|line|path|polygon|circle|inet|cidr|macaddr8|macaddr)"
+    r"\s*'(?P<lit>(?:[^']|'')*)'", re.I)
+_PG_TYPED_HINT = re.compile(
+    r"\b(?:point|box|lseg|line|path|polygon|circle|inet|cidr|macaddr8?)\s*'", re.I)
+
+
+def _quoted_array_type(m: re.Match[str]) -> str:
+    return m.group(0) if m.group("skip") is not None else f"pg_catalog.{m.group('name')}[]"
+
+
+def _pg_typed_literal(m: re.Match[str]) -> str:
+    if m.group("skip") is not None:
+        return m.group(0)
+    return f"CAST('{m.group('lit')}' AS {m.group('type')})"
+
+
 _IDENTITY_OPTS = re.compile(r"\bAS\s+IDENTITY\s*\(", re.I)
 _SEQ_OPT = re.compile(
     r"\s*(?:(?P<start>START)(?:\s+WITH)?\s+(?P<sv>[+-]?\d+)"
@@ -405,6 +427,8 @@ def parse_sql(sql: str) -> exp.Expression:
     has_interval = "nterval" in sql or "NTERVAL" in sql
     if "'" in sql and (has_interval or "::" in sql):
         sql = _TYPED_LITERALS.sub(_typed_literal, sql)
+    if "'" in sql and _PG_TYPED_HINT.search(sql):
+        sql = _PG_TYPED_LITERAL.sub(_pg_typed_literal, sql)
     if has_interval:  # NB: sqlglot reads the same type written `interval(3) day to second`
         sql = _INTERVAL_SECOND_P.sub(r"INTERVAL(\2) \1", sql)
     if "[]" in sql or "[ ]" in sql:
@@ -413,6 +437,8 @@ def parse_sql(sql: str) -> exp.Expression:
             sql = _PARAM_ARRAY_CAST.sub(_array_cast, sql)
         # NB: and `x::oid[]` too, unless the type name is qualified
         sql = _PG_ARRAY_CAST.sub(lambda m: f"::pg_catalog.{m.group(1).lower()}[]", sql)
+        if '"' in sql:
+            sql = _QUOTED_ARRAY_TYPE.sub(_quoted_array_type, sql)
     caches: list[str | None] = []
     if "IDENTITY" in sql or "identity" in sql:
         sql = _identity_options(sql, caches)

@@ -64,6 +64,15 @@ select id from wa_v where d in (1);
 select id from wa_v where v in (t, 'x');
 select id from wa_v where (id, v) in ((1, '1'), (2, '2'));
 """,
+    # A quoted array element type in CREATE TABLE; typed literals of PostgreSQL's own types.
+    "parser_gaps": """
+create table wa_n (b "oid"[], c "int4"[], d "text"[]);
+insert into wa_n values ('{1,2}', '{3}', '{x}');
+select b, c, d from wa_n;
+select point '(1,2)', box '(1,1),(0,0)', inet '1.2.3.4', cidr '10.0.0.0/8';
+select point '(1,2)'::text, inet '10.0.0.1/8' >> inet '10.1.2.3', 'a point ''(1,2)''';
+select circle '<(0,0),1>', lseg '[(0,0),(1,1)]';
+""",
 }
 
 
