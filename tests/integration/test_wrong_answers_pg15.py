@@ -125,3 +125,38 @@ def test_bpchar_in_through_asyncpg(servers):
     got = asyncio.run(_fetch(cu.dsn(dbname="wa_async_bpchar"), BPCHAR_QUERIES))
     assert got == exp
     assert exp == [[(1, "a  "), (2, "b  ")], [(1, "x   "), (2, "yy  ")]]
+
+
+async def _error_and_literals(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("drop table if exists wa_va")
+        await conn.execute("create table wa_va (id int primary key, v varchar(10), c char(3))")
+        await conn.execute("insert into wa_va values (1, '1', 'a'), (2, '2', 'b')")
+        out: list = []
+        for q in ("select id from wa_va where v in (1, 2)", "select id from wa_va where v not in (1)"):
+            try:
+                await conn.fetch(q)
+                out.append("no error")
+            except asyncpg.PostgresError as e:
+                out.append((e.sqlstate, e.message, e.hint))
+        out.append([tuple(r) for r in await conn.fetch(
+            "select id, c from wa_va where c = any($1::bpchar[]) or c in ('b') order by id", ["x"])])
+        out.append(tuple(await conn.fetchrow(
+            "select inet '1.2.3.4', cidr '10.0.0.0/8', point '(1,2)'::text, box '(1,1),(0,0)'::text")))
+        await conn.execute("drop table wa_va")
+        return out
+    finally:
+        await conn.close()
+
+
+def test_in_list_errors_and_typed_literals_through_asyncpg(servers):
+    """asyncpg (extended protocol, binary results) sees PostgreSQL's SQLSTATEs, messages and values."""
+    pg, cu = servers
+    exp = asyncio.run(_error_and_literals(pg.dsn()))
+    got = asyncio.run(_error_and_literals(cu.dsn()))
+    assert got == exp
+    hint = ("No operator matches the given name and argument types. "
+            "You might need to add explicit type casts.")
+    assert exp[0] == ("42883", "operator does not exist: character varying = integer", hint)
+    assert exp[1] == ("42883", "operator does not exist: character varying <> integer", hint)
