@@ -1,4 +1,4 @@
-"""FOR UPDATE inside a WITH query or a FROM subquery (issue 16, Django item 0).
+"""FOR UPDATE inside a WITH query, a FROM or WHERE subquery, INSERT … SELECT (issue 16).
 
 PostgreSQL locks the rows such a CTE or subquery reads: a second session's
 `FOR UPDATE NOWAIT` on them gets 55P03. Cumulo does not apply a locking clause
@@ -22,12 +22,16 @@ NESTED = [
     "select * from nl_q join (select id from nl_q where id = 1 for key share) s using (id)",
     "with c as (select id from nl_q where id = 1 for no key update)"
     " update nl_q set v = v + 1 where id in (select id from c)",
+    "select * from nl_q where id in (select id from nl_q where id = 1 for update)",
+    "insert into nl_t select * from nl_q where id = 1 for share",
 ]
 
 
 def _setup(dsn: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as c:
         c.execute("drop table if exists nl_q")
+        c.execute("drop table if exists nl_t")
+        c.execute("create table nl_t (id int, v int)")
         c.execute("create table nl_q (id int primary key, v int)")
         c.execute("insert into nl_q values (1, 1), (2, 2)")
 
