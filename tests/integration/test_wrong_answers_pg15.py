@@ -26,6 +26,7 @@ select min(m), max(m) from wa_e;
 select g, min(m), max(m), count(m) from wa_e group by g order by g;
 select min(m), max(m) from wa_e where id > 1;
 select max(m)::text from wa_e where g = 2;
+select min(distinct m), max(distinct m), count(distinct m) from wa_e;
 """,
     # char(n) compares ignoring trailing blanks: = and IN, pushed into KiVi or not, as a
     # primary key (point gets) or not, find the blank-padded rows.

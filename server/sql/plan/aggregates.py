@@ -294,7 +294,7 @@ def _frame_bounds(frame: Any, rows: bool, binder: Any) -> tuple[Any, Any, E | No
 def _enum_extreme(a: N.AggCall) -> N.AggCall:
     """MIN/MAX over an enum as the first non-NULL value in the enum's declared order: the
     executors (and KiVi) compare values as Python labels, i.e. alphabetically."""
-    if a.func not in ("min", "max") or a.distinct or not is_enum(a.arg_type):
+    if a.func not in ("min", "max") or not is_enum(a.arg_type):  # NB: DISTINCT changes nothing
         return a
     key = N.SortKey(enum_ordered(a.args[0]), a.func == "max", False)
     return N.AggCall("first", a.args, a.type, False, [key], a.filter, a.arg_type)
