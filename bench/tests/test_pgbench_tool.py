@@ -48,7 +48,7 @@ def test_alternate_takes_turns_and_reports_medians(monkeypatch):
     calls = []
     tps = {"postgres": iter([100.0, 300.0, 200.0]), "cumulo": iter([10.0, 30.0])}
 
-    def fake_pgbench(ctx, system, args, label, seconds=None, rows=None, timeout=None):
+    def fake_pgbench(ctx, system, args, label, seconds=None, rows=None, timeout=None, meter=None):
         calls.append(system.name)
         value = next(tps[system.name], None)
         if value is None:
