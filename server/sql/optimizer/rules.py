@@ -14,6 +14,7 @@ from typing import Any
 
 from ..plan import nodes as N
 from ..plan.explain import explain_lines
+from .columnar import columnar
 from .expr_index import expr_index
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
@@ -34,6 +35,7 @@ from .semijoin import semijoin
 PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
+    columnar,
     join_order,
     pushdown_join_filters,
     point_get,
