@@ -491,6 +491,10 @@ def _syntax_error(sql: str, e: ParseError) -> SQLError:
     if line and col:
         lines = sql.split("\n")
         position = sum(len(x) + 1 for x in lines[: line - 1]) + max(col - len(token), 0) + 1
+    unexpected = str(info.get("description", "")).startswith("Invalid expression / Unexpected")
+    if token and position is not None and not unexpected and not sql[position - 1 + len(token):].strip():
+        # NB: sqlglot names the last token when it ran out of input; PostgreSQL, the end
+        token = ""
     if token:
         return SyntaxError_(f'syntax error at or near "{token}"', position=position)
     return SyntaxError_("syntax error at end of input", position=len(sql) + 1)

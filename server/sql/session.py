@@ -45,6 +45,7 @@ from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
 from .dml import deferred
+from .errpos import locate_literal, semicolon_after
 from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
@@ -172,6 +173,8 @@ class SQLSession:
                     res = self.execute_stmt(stmt, values)
                 except BaseException as e:
                     _shift_position(e, sql, start, text)
+                    locate_literal(e, text, start)
+                    semicolon_after(e, sql)
                     self.on_error(e)
                     raise
                 yield res
@@ -203,6 +206,8 @@ class SQLSession:
             stmt = self.lookup(texts[0], tuple(param_oids))
         except BaseException as e:
             _shift_position(e, sql, sql.find(texts[0]), texts[0])
+            locate_literal(e, sql)
+            semicolon_after(e, sql)
             self.on_error(e)
             raise
         return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt,
@@ -225,6 +230,7 @@ class SQLSession:
                 stmt = self._revalidate_prepared(prepared)
             return self.execute_stmt(stmt, params)
         except BaseException as e:
+            locate_literal(e, prepared.sql)
             self.on_error(e)
             raise
         finally:
