@@ -112,6 +112,30 @@ async def wait_quiet(states: Callable[[], list[tuple[bool, Any]]],
         await asyncio.sleep(0.05)
 
 
+async def end_sessions(live: Callable[[], list[Any]], smart: bool, grace: float) -> None:
+    """Ends every connection of a stopping server, for both front ends.
+
+    `live()` lists the connection handlers (each with `busy`, `conn`, `shutdown()`,
+    `finished` and `abandon()`). Smart mode first lets running statements and open
+    transaction blocks finish (`wait_quiet`); then each session is told to end, and the
+    ones still running after `grace` seconds are disconnected.
+    """
+    if smart:
+        await wait_quiet(lambda: [(h.busy, h.conn.session) for h in live()])
+    handlers = live()
+    for h in handlers:
+        h.shutdown()
+    finished = [h.finished for h in handlers]
+    if finished:
+        _done, pending = await asyncio.wait(finished, timeout=grace)
+        if pending:
+            log.warning("%d connections did not stop within %.0fs; disconnecting them",
+                        len(pending), grace)
+            for h in handlers:
+                if not h.finished.done():
+                    h.abandon()
+
+
 class LoopServer:
     """A listening pgwire server on the running loop; `close()` shuts it down."""
 
@@ -157,20 +181,7 @@ class LoopServer:
         self._closing = True
         if self._server is not None:
             self._server.close()
-        if smart:
-            await wait_quiet(lambda: [(h.busy, h.conn.session) for h in self.handlers])
-        handlers = list(self.handlers)
-        for h in handlers:
-            h.shutdown()
-        finished = [h.finished for h in handlers]
-        if finished:
-            _done, pending = await asyncio.wait(finished, timeout=grace)
-            if pending:
-                log.warning("%d connections did not stop within %.0fs; disconnecting them",
-                            len(pending), grace)
-                for h in handlers:
-                    if not h.finished.done():
-                        h.abandon()
+        await end_sessions(lambda: list(self.handlers), smart, grace)
         self.hub.uninstall()
 
 

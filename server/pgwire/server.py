@@ -48,12 +48,12 @@ from .loop import (
     IDLE_MESSAGE,
     TRUE_WORDS,
     LoopServer,
+    end_sessions,
     fatal_bytes,
     log_disconnection,
     serve_loop,
     session_setting,
     setting_ms,
-    wait_quiet,
 )
 from .protocol import AUTH, READY, STARTUP, Connection
 
@@ -148,20 +148,7 @@ class Server:
                 await self._accepting
         if self._listener is not None:
             self._listener.close()
-        if smart:  # SIGTERM: statements and transaction blocks finish first (see loop.py)
-            await wait_quiet(lambda: [(h.busy, h.conn.session) for h in list(self.handlers)])
-        handlers = list(self.handlers)
-        for h in handlers:
-            h.shutdown()
-        waits = [h.finished for h in handlers]
-        if waits:
-            _done, pending = await asyncio.wait(waits, timeout=grace)
-            if pending:
-                log.warning("%d connections did not stop within %.0fs; disconnecting them",
-                            len(pending), grace)
-                for h in handlers:
-                    if not h.finished.done():
-                        h.abandon()
+        await end_sessions(lambda: list(self.handlers), smart, grace)
 
 
 class ConnectionThread:
