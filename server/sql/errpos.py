@@ -21,6 +21,16 @@ import re
 from ..errors import SQLError
 
 _LITERAL_STATES = {"22P02", "22007", "22008", "22003"}
+# NB: errors about a name: the message quotes it, PostgreSQL points at it (then, what must follow it)
+_NAMED = [
+    ("42704", re.compile(r'^type "([A-Za-z_][A-Za-z0-9_$]*)" does not exist$'), ""),
+    ("42703", re.compile(r'^column "([A-Za-z_][A-Za-z0-9_$]*)" of relation "[^"]*" does not exist$'), ""),
+    ("42883", re.compile(r"^function ([A-Za-z_][A-Za-z0-9_$]*)\("), "("),
+    ("42P01", re.compile(r'^missing FROM-clause entry for table "([A-Za-z_][A-Za-z0-9_$]*)"$'), "."),
+    ("42702", re.compile(r'^column reference "([A-Za-z_][A-Za-z0-9_$]*)" is ambiguous$'), ""),
+    ("42803", re.compile(r'^column "[A-Za-z_][A-Za-z0-9_$]*\.([A-Za-z_][A-Za-z0-9_$]*)" must appear'), ""),
+]
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _QUOTED = re.compile(r'(?:: |^value )"((?:[^"]|"")*)"')  # NB: the input value PG quotes
 
 
@@ -29,7 +39,13 @@ def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:
 
     `offset` is where `sql` starts in the whole Query message.
     """
-    if not isinstance(e, SQLError) or e.position is not None or e.sqlstate not in _LITERAL_STATES:
+    if not isinstance(e, SQLError) or e.position is not None:
+        return
+    if e.position is None:
+        _locate_name(e, sql, offset)
+    if e.position is None:
+        _locate_clause(e, sql, offset)
+    if e.position is not None or e.sqlstate not in _LITERAL_STATES:
         return
     m = _QUOTED.search(e.message)  # e.g. `...: "abc"`, `value "9e9" is out of range...`
     if m is None:
@@ -38,6 +54,111 @@ def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:
     at = _find_outside_comments(sql, quoted)
     if at >= 0:
         e.position = max(offset, 0) + at + 1
+
+
+def _locate_name(e: SQLError, sql: str, offset: int) -> None:
+    """Points at the name an undefined-object error quotes, when that is unambiguous.
+
+    >>> e = SQLError("function nofn(integer) does not exist", sqlstate="42883")
+    >>> locate_literal(e, "select nofn(1)")
+    >>> e.position
+    8
+    """
+    for state, pattern, follow in _NAMED:
+        m = pattern.match(e.message) if e.sqlstate == state else None
+        if m is None:
+            continue
+        name = m.group(1).lower()
+        hits = [at for at, word in _words(sql) if word.lower() == name
+                and sql[at + len(word):].lstrip().startswith(follow)]
+        if state == "42702":  # NB: only an unqualified reference can be ambiguous
+            hits = [at for at in hits if not sql[:at].rstrip().endswith(".")]
+        if state == "42883":  # NB: analysis runs left to right: the first call fails first
+            hits = hits[:1]
+        if len(hits) == 1:
+            e.position = max(offset, 0) + hits[0] + 1
+        return
+
+
+_OPERATOR = re.compile(r"^operator does not exist: (?:[^ ]+(?: [^ ]+)*? )?([-+*/<>=~!@#%^&|`?]+) ")
+_ORDER_BY_N = re.compile(r"^ORDER BY position (\d+) is not in select list$")
+_AGG_IN = re.compile(r"^aggregate functions are not allowed in WHERE$")
+_AGGREGATES = {"sum", "count", "avg", "min", "max", "array_agg", "string_agg", "bool_and",
+               "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "variance"}
+_OPCHARS = "+-*/<>=~!@#%^&|`?"
+
+
+def _locate_clause(e: SQLError, sql: str, offset: int) -> None:
+    """Points at an operator, an ORDER BY ordinal or an aggregate in WHERE, when unambiguous.
+
+    >>> e = SQLError("operator does not exist: integer + text", sqlstate="42883")
+    >>> locate_literal(e, "select a + 'x'::text from ep")
+    >>> e.position
+    10
+    >>> e = SQLError("ORDER BY position 5 is not in select list", sqlstate="42P10")
+    >>> locate_literal(e, "select a from ep order by 5")
+    >>> e.position
+    27
+    """
+    code = _code_mask(sql)
+    hits: list[int] = []
+    m = _OPERATOR.match(e.message) if e.sqlstate == "42883" else None
+    if m is not None:
+        op = m.group(1)
+        hits = [i for i in range(len(sql)) if code[i] and sql.startswith(op, i)
+                and (i == 0 or sql[i - 1] not in _OPCHARS)
+                and sql[i + len(op):i + len(op) + 1] not in tuple(_OPCHARS)]
+    m = _ORDER_BY_N.match(e.message) if e.sqlstate == "42P10" else None
+    if m is not None:
+        clause = [w for w in _words(sql) if w[1].lower() == "order"]
+        if len(clause) == 1:
+            n = re.compile(r"(?<![\w.$])" + m.group(1) + r"(?![\w.])")
+            hits = [x.start() for x in n.finditer(sql, clause[0][0]) if code[x.start()]][:1]
+    if _AGG_IN.match(e.message) and e.sqlstate == "42803":
+        words = _words(sql)
+        where = [at for at, w in words if w.lower() == "where"]
+        if len(where) == 1:
+            hits = [at for at, w in words if at > where[0] and w.lower() in _AGGREGATES
+                    and sql[at + len(w):].lstrip().startswith("(")][:1]
+    if len(hits) == 1:
+        e.position = max(offset, 0) + hits[0] + 1
+
+
+def _words(sql: str) -> list[tuple[int, str]]:
+    """The unquoted words of `sql` outside strings, quoted identifiers and comments."""
+    code = _code_mask(sql)
+    return [(m.start(), m.group()) for m in _WORD.finditer(sql)
+            if code[m.start()] and (m.start() == 0 or not code[m.start() - 1]
+                                    or not (sql[m.start() - 1].isalnum() or sql[m.start() - 1] in "_$"))]
+
+
+def _code_mask(sql: str) -> list[bool]:
+    """For each character: is it SQL code (not inside a string, quoted identifier or comment)?"""
+    mask = [True] * len(sql)
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c == "'":
+            j = i + 1
+            while j < n and not (sql[j] == "'" and not sql.startswith("''", j)):
+                j += 2 if sql.startswith("''", j) else 1
+            end = j + 1
+        elif sql.startswith("--", i):
+            nl = sql.find("\n", i)
+            end = n if nl < 0 else nl + 1
+        elif sql.startswith("/*", i):
+            close = sql.find("*/", i + 2)
+            end = n if close < 0 else close + 2
+        elif c == '"':
+            close = sql.find('"', i + 1)
+            end = n if close < 0 else close + 1
+        else:
+            i += 1
+            continue
+        for k in range(i, min(end, n)):
+            mask[k] = False
+        i = end
+    return mask
 
 
 def _find_outside_comments(sql: str, quoted: str) -> int:

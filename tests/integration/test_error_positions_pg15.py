@@ -4,7 +4,8 @@ psql prints `LINE 1:` and a caret under the offending token from the P field,
 and psycopg exposes it as `diag.statement_position`. For each statement below
 both servers must agree on the SQLSTATE, the primary message and the position:
 syntax errors at various points (including `at end of input`) and literals that
-do not cast (`'abc'::int`) in a SELECT list, in INSERT VALUES and in WHERE.
+do not cast (`'abc'::int`) in a SELECT list, in INSERT VALUES and in WHERE, and
+the names, operators, ordinals and aggregates that binding rejects.
 """
 
 from __future__ import annotations
@@ -47,6 +48,29 @@ STATEMENTS = [
     "select '99999999999'::int",
     "select '2020-13-45'::date",
     "select '25:00:99'::time",
+    "select nosuch from ep",
+    "select a from nosuch",
+    "select nofn(1)",
+    "select a + 'x'::text from ep",
+    "select * from ep where a = 1 and zz = 2",
+    "select 1::nosuchtype",
+    "insert into ep (a, zz) values (1, 2)",
+    "update ep set zz = 1",
+    "select a from ep x, ep y",
+    "select y.a, a from ep x, ep y where x.a = 1",
+    "select x.a from ep",
+    "select 1 / 0",
+    "select cast('abc' as int)",
+    "select int 'abc'",
+    "select a from ep order by 5",
+    "select a from ep group by b",
+    "select sum(a) from ep where sum(a) > 1",
+    "select a from ep where a >= 'x'::text",
+    "select nofn(a), nofn(b) from ep",
+    "select -- nosuch\n  a, 'nosuch' from ep where nosuch = 1",
+    "select a from ep\norder by 1, 7",
+    "select a from ep where a = 1 and count(*) > 0",
+    "select * from ep limit 'x'",
 ]
 
 

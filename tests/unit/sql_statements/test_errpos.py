@@ -35,3 +35,12 @@ def test_semicolon_only_when_it_follows():
     e = SQLError("syntax error at end of input", sqlstate="42601", position=11)
     errpos.semicolon_after(e, "select 1 +")
     assert e.message == "syntax error at end of input" and e.position == 11
+
+
+def test_an_ambiguous_name_gets_no_position():
+    e = SQLError('type "t" does not exist', sqlstate="42704")
+    errpos.locate_literal(e, "select 1::t, 2::t")
+    assert e.position is None
+    e = SQLError('column reference "a" is ambiguous', sqlstate="42702")
+    errpos.locate_literal(e, "select x.a, a from x, y")
+    assert e.position == 13
