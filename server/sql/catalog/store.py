@@ -204,6 +204,8 @@ class CatalogStore:
         stale, here and, once `publish` returns, on the other query engines."""
         with self._version_lock:
             self.version += 1
+            if commit_ts:  # the reload must see this commit: readable may lag acknowledged
+                self.min_ts = max(self.min_ts, commit_ts)
         if self.publish is not None:
             self.publish(commit_ts or 0)
 
