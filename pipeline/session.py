@@ -26,8 +26,13 @@ JDBC_JAR = "/usr/share/java/postgresql.jar"
 C1_JIT = "--driver-java-options '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' pyspark-shell"
 
 
-def _discoverable() -> None:
-    """Puts pyspark_cumulo's folder on PYTHONPATH unless iter_modules already finds it."""
+def make_discoverable() -> None:
+    """Puts pyspark_cumulo's folder on PYTHONPATH unless iter_modules already finds it.
+
+    Spark's JVM starts once per Python process and its Python workers inherit the JVM's
+    environment from that moment, so a process that may start Spark elsewhere first (a
+    test run: the JDBC client tests) calls this before then.
+    """
     if any(m.name == "pyspark_cumulo" for m in pkgutil.iter_modules()):
         return
     folder = os.path.dirname(os.path.abspath(pyspark_cumulo.__file__))
@@ -44,7 +49,7 @@ def spark_session(master: str = "local[*]", app: str = "cumulo", fast_start: boo
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if fast_start:
         os.environ.setdefault("PYSPARK_SUBMIT_ARGS", C1_JIT)
-    _discoverable()
+    make_discoverable()
     from pyspark.sql import SparkSession  # NB: after the environment is set for its JVM
 
     b = (SparkSession.builder.master(master).appName(app)

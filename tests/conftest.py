@@ -7,8 +7,13 @@ import shutil
 
 import pytest
 
+from cumulo.pipeline.session import make_discoverable
 from tests import pg15 as pg15_mod
 from tests.server_process import CumuloServer
+
+# Whichever test starts Spark's JVM first fixes its Python workers' environment for the
+# whole run, so `format("cumulo")` must be discoverable before any test starts Spark.
+make_discoverable()
 
 
 @pytest.fixture(scope="session")

@@ -166,7 +166,7 @@ def test_a_lock_waiter_in_a_wait_survives_its_holder_being_terminated(loop_serve
 
 def test_500_idle_and_50_busy_connections(loop_server):
     if "threads" in loop_server.extra_args:
-        pytest.skip("550 connection threads need more address space than the tests' 4 GiB cap: "
+        pytest.skip("550 connection threads need more address space than the tests' 6 GiB cap: "
                     "the event-loop front end is the one that serves this many")
     async def main() -> None:
         idle = []

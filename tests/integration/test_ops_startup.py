@@ -124,4 +124,5 @@ def test_serve_help_shows_every_option_with_its_default():
                  "(default: 80%)", "postmaster.pid", "-c NAME=VALUE", "cumulo.conf", "SIGHUP"):
         assert text in flat, text
     # --cluster says how the other roles start
-    assert "python -m cumulo.server.cluster.role" in flat and "--zk ZK_HOSTS" in flat
+    assert "cumulo {mastermind|kivi|logger|conflicts} --zk ZK_HOSTS" in flat
+    assert "cumulo cluster up" in flat

@@ -156,7 +156,7 @@ def test_shutdown_terminates_running_and_idle_sessions(fresh_server, sig):
 
 
 def test_out_of_memory_fails_the_statement_only(cumulo_server):
-    """The test server runs under a 4 GB address-space cap: an 8 GB string cannot be made."""
+    """The test server runs under a 6 GiB address-space cap: an 8 GiB string cannot be made."""
     huge = "select length(lpad('x', 2147483647, '\N{GRINNING FACE}'))"
     with psycopg.connect(cumulo_server.dsn()) as conn:
         with pytest.raises(psycopg.errors.OutOfMemory):
