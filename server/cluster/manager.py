@@ -31,7 +31,6 @@ largest one found.
 
 from __future__ import annotations
 
-import inspect
 import threading
 from typing import Any
 
@@ -92,8 +91,6 @@ class ClusterTxnManager(LtmFront):
             graph = RemoteWaitForGraph(client)  # deadlocks through several query engines
         else:
             sequencer, snapshots = CommitSequencer(top + 1), SnapshotServer(top)
-        takes_graph = "wait_graph" in inspect.signature(LocalTxnManager).parameters
-        extra: dict[str, Any] = {"wait_graph": graph} if graph and takes_graph else {}
         self.ltm = LocalTxnManager(
             kivi,
             sequencer=sequencer,
@@ -102,10 +99,9 @@ class ClusterTxnManager(LtmFront):
             buckets=buckets,
             log=log,
             ltm_id=ltm_id,
-            **extra,
+            wait_graph=graph,
+            shared_snapshots=self.mastermind is not None,
         )
-        if graph is not None and not takes_graph:
-            self.ltm._graph = graph  # NB: until ltm takes wait_graph=
         self._closed = False
         self._stop = threading.Event()
         self._pollers = [

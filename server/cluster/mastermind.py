@@ -162,6 +162,12 @@ class RemoteSnapshots:
         """Waits up to timeout seconds for the shared snapshot to move; tells whether it did."""
         return self._saw(self.client.handle(PollSnapshot(self.snapshot, timeout)).snapshot)
 
+    def refresh(self) -> int:
+        """Asks the MasterMind for its snapshot now (a commit another query engine has
+        acknowledged is in it), rather than the newest this process happened to see."""
+        self.poll(0.0)
+        return self.snapshot
+
     def start(self, ts: int) -> None:
         """Tells the MasterMind that recovery found everything up to ts; learns the snapshot."""
         self.client.handle(Start(ts))

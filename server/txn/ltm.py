@@ -93,6 +93,8 @@ class LocalTxnManager(SerializableMixin):
         log: Any = None,
         batch_size: int = 1000,
         ltm_id: int = 0,
+        wait_graph: Any = None,
+        shared_snapshots: bool = False,
     ) -> None:
         self.kivi = kivi
         self.sequencer = sequencer
@@ -119,7 +121,11 @@ class LocalTxnManager(SerializableMixin):
         # tid -> the Condition (on _cm_lock) its blocked thread waits on: a release wakes
         # only the waiters of the ended holder, not every thread blocked on any key
         self._lock_waits: dict[int, threading.Condition] = {}
-        self._graph = WaitForGraph()
+        self._graph = wait_graph if wait_graph is not None else WaitForGraph()
+        # Several LTMs share one snapshot server (cluster mode): a commit is acknowledged
+        # only once the shared snapshot includes it, and each snapshot is asked for fresh,
+        # so a transaction that starts after another engine's acknowledgement sees it.
+        self.shared_snapshots = shared_snapshots
         self._woken: set[int] = set()
         self._active_lock = threading.Lock()
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
@@ -137,7 +143,7 @@ class LocalTxnManager(SerializableMixin):
             "commits": 0, "read_only_commits": 0, "aborts": 0, "conflicts": 0,
             "waits": 0, "deadlocks": 0, "session_waits": 0, "session_wait_s": 0.0,
             "gc_runs": 0, "ser_validations": 0, "ser_failures": 0, "ser_doomed": 0,
-            "ser_coarsenings": 0, "apply_failures": 0,
+            "ser_coarsenings": 0, "apply_failures": 0, "commit_waits": 0, "commit_wait_s": 0.0,
         }
         self.reapplier = Reapplier(self._reapply, self._reapplied)
 
@@ -158,6 +164,8 @@ class LocalTxnManager(SerializableMixin):
     def take_snapshot(self, txn: Transaction) -> int:
         """Returns the snapshot for txn, waiting for the session's last commit if needed."""
         need = txn.min_snapshot
+        if self.shared_snapshots:
+            self.snapshots.refresh()
         if txn.session is not None:
             need = max(need, self._session_commit.get(txn.session, 0))
         if self.snapshots.snapshot < need:
@@ -475,6 +483,8 @@ class LocalTxnManager(SerializableMixin):
                 ) from exc
             self._finished((cts,), readable=True)
             self._end(txn, cts)
+            if self.shared_snapshots and self.snapshots.snapshot < cts:
+                self._await_snapshot(cts)
 
         with self._pause_lock:
             if self._paused is not None:
@@ -482,6 +492,24 @@ class LocalTxnManager(SerializableMixin):
                 return cts
         publish()
         return cts
+
+    def _await_snapshot(self, cts: int) -> None:
+        """Holds an acknowledgement until the shared snapshot reaches cts.
+
+        Another LTM's unused or unfinished lower timestamps hold the shared snapshot
+        back for a moment; PostgreSQL's users expect a commit to be visible to every
+        transaction that starts after it returns, on any engine, so the wait is here
+        (the snapshot poller wakes it) rather than in their next snapshot.
+        """
+        t0 = time.perf_counter()
+        with self._snap_cond:
+            while self.snapshots.snapshot < cts:
+                self._snap_cond.wait(0.05)
+                if self.snapshots.snapshot < cts:
+                    self.snapshots.refresh()
+        with self._ts_lock:
+            self.stats["commit_waits"] += 1
+            self.stats["commit_wait_s"] += time.perf_counter() - t0
 
     def _reapply(self, cts: int, item: Any) -> None:
         writes, spaces, _ = item

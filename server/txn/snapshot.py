@@ -86,6 +86,10 @@ class SnapshotServer:
         self.snapshot = snap
         return [Advanced(snap)]
 
+    def refresh(self) -> int:
+        """Returns the snapshot as of now: in-process it is always current."""
+        return self.snapshot
+
     @property
     def pending(self) -> int:
         """How many finished timestamps wait above a gap."""

@@ -68,6 +68,13 @@ def test_ddl_sequences_and_conflicts_across_engines(two_engines):
 
         # A write-write conflict on one row across engines: the second writer gets 40001.
         a.execute("CREATE TABLE acc (id int PRIMARY KEY, b int NOT NULL)")
+        # A commit acknowledged by one engine is in every snapshot taken after it, on
+        # either engine (the other engine's unused timestamps must not hide it).
+        for i in range(2, 42):
+            (b if i % 2 else a).execute("INSERT INTO acc VALUES (%s, 0)", (i,))
+            reader = a if i % 2 else b
+            assert reader.execute("SELECT count(*) FROM acc").fetchone() == (i - 1,), i
+        a.execute("DELETE FROM acc")
         b.execute("INSERT INTO acc VALUES (1, 100)")
     with _conn(p1, autocommit=False) as a, _conn(p2, autocommit=False) as b:
         a.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
