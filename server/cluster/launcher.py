@@ -31,6 +31,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -113,6 +114,20 @@ def alive(pid: int) -> bool:
         return False
 
 
+def wait_until(ready: Callable[[], bool], seconds: float, interval: float = 0.05) -> bool:
+    """Polls `ready()` every `interval` seconds: True once it holds, False after `seconds`.
+
+    The one wait loop of the launcher (a role to listen, an engine to accept, processes
+    to exit).
+    """
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -160,14 +175,18 @@ class Launcher:
         return proc
 
     def wait(self, proc: Proc, ready: Any, what: str, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while not ready():
+        """Waits until `ready()`; raises if the process dies first or `seconds` pass."""
+
+        def done() -> bool:
+            if ready():
+                return True
             if not alive(proc.pid):
                 raise LaunchError(f"{proc.name} exited before {what}:\n{self.last_lines(proc)}")
-            if time.monotonic() > deadline:
-                raise LaunchError(f"{proc.name}: timed out waiting for {what}:\n"
-                                  f"{self.last_lines(proc)}")
-            time.sleep(0.05)
+            return False
+
+        if not wait_until(done, seconds):
+            raise LaunchError(f"{proc.name}: timed out waiting for {what}:\n"
+                              f"{self.last_lines(proc)}")
 
     @staticmethod
     def output(proc: Proc) -> list[str]:
@@ -377,9 +396,7 @@ def stop_all(state: State, timeout: float) -> list[str]:
                 os.kill(p.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + timeout
-        while any(alive(p.pid) for p in group) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda group=group: not any(alive(p.pid) for p in group), timeout)
         for p in group:
             if alive(p.pid):
                 killed.append(p.name)
