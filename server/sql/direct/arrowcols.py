@@ -173,8 +173,13 @@ def _cast(col: Any, typ: pa.DataType, name: str) -> Any:
                                ) from None
 
 
-def batch_rows(table: Table, data: pa.Table, need_all_pk: bool = True) -> list[tuple[Any, ...]]:
-    """Turns an Arrow table into full stored rows (absent columns NULL), in row order."""
+def batch_rows(table: Table, data: pa.Table, need_all_pk: bool = True,
+               fill: dict[int, list[Any]] | None = None) -> list[tuple[Any, ...]]:
+    """Turns an Arrow table into full stored rows, in row order.
+
+    Absent columns take their values from `fill` (by position: the defaults,
+    see `defaults.py`), or are NULL.
+    """
     if data.num_columns and len(set(data.column_names)) != data.num_columns:
         raise InvalidParameterValue("the batch names a column twice")
     positions = resolve_columns(table, data.column_names)
@@ -188,6 +193,9 @@ def batch_rows(table: Table, data: pa.Table, need_all_pk: bool = True) -> list[t
     cols: list[Any] = [None] * len(table.columns)
     for pos, name in zip(positions, data.column_names, strict=True):
         cols[pos] = column_values(table, pos, data.column(name))
+    for pos, vals in (fill or {}).items():
+        if cols[pos] is None:
+            cols[pos] = vals
     nones = [None] * n
     full = [c if c is not None else nones for c in cols]
     return list(zip(*full, strict=True)) if full else [()] * n

@@ -10,7 +10,8 @@ set is applied, the batch is split by region there, not here. The writes
 belong to the connection's transaction: they commit with it, are checked
 for SERIALIZABLE with it, and are durable when its COMMIT returns.
 
-Upsert = insert or replace by primary key. A table with neither secondary
+Columns a batch leaves out take their DEFAULT, as INSERT's would
+(`defaults.py`). Upsert = insert or replace by primary key. A table with neither secondary
 indexes nor foreign keys pointing either way takes the short path: the new
 rows simply replace whatever the keys held (`put` has replace semantics).
 Otherwise the stored rows are read first, so replaced rows move their
@@ -26,6 +27,7 @@ from ..catalog.model import Table
 from ..dml.keys import encode_key
 from ..dml.writer import writer_for
 from .arrowcols import batch_rows, read_ipc, resolve_columns
+from .defaults import check_writable, default_columns
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -60,7 +62,10 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
     if op == "upsert" and not w.pk:
         raise InvalidParameterValue(f'table "{table.name}" has no primary key to upsert by',
                                     hint="Use insert, or add a primary key.")
-    rows = batch_rows(table, batch, need_all_pk=op == "upsert")
+    positions = resolve_columns(table, batch.column_names)
+    check_writable(table, positions)
+    rows = batch_rows(table, batch, need_all_pk=op == "upsert",
+                      fill=default_columns(s, table, positions, batch.num_rows))
     if op == "insert":
         return w.insert(s, rows)  # type: ignore[arg-type]
     tuples = w.prepare_rows(rows)
