@@ -130,6 +130,7 @@ DuplicatePreparedStatement = _error(
 DuplicateSchema = _error("DuplicateSchema", "42P06", "The schema exists already.")
 DuplicateTable = _error("DuplicateTable", "42P07", "The table exists already.")
 DuplicateObject = _error("DuplicateObject", "42710", "The object exists already.")
+DuplicateAlias = _error("DuplicateAlias", "42712", "A FROM name used twice at one level.")
 AmbiguousColumn = _error("AmbiguousColumn", "42702", "A column reference matches several columns.")
 AmbiguousFunction = _error("AmbiguousFunction", "42725", "A function call matches several functions.")
 WrongObjectType = _error("WrongObjectType", "42809", "The object is not of the expected kind.")

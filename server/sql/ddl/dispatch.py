@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _execute(s: SQLSession, tree: exp.Expression) -> str:
-    from . import alter, indexes, misc, sequences, tables
+    from . import alter, indexes, misc, sequences, tables, viewalter
 
     if isinstance(tree, exp.Create):
         kind = str(tree.args.get("kind") or "").upper()
@@ -55,6 +55,8 @@ def _execute(s: SQLSession, tree: exp.Expression) -> str:
             return sequences.alter_from_tree(s, tree)
         if kind == "INDEX":
             return indexes.alter_index(s, tree)
+        if kind == "VIEW":
+            return viewalter.alter_view(s, tree)
         raise FeatureNotSupported(f"ALTER {kind} is not supported")
     if isinstance(tree, exp.TruncateTable):
         return tables.truncate(s, tree)

@@ -106,6 +106,8 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     query = tree.expression
     plan = compiler().plan_query(query, cat, ParamTypes(), s.search_path())
     names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
+    if len(names) > len(plan.columns):
+        raise SyntaxError_("CREATE VIEW specifies more column names than columns")
     cols = tuple(Column(names[i] if i < len(names) else c.name, c.type_oid, c.typmod, i + 1)
                  for i, c in enumerate(plan.columns))
     if existing is not None:

@@ -33,6 +33,7 @@ from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, no
 from . import nodes as N
 from . import srflift
 from .aggregates import plan_aggregate, plan_windows
+from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
 from .rowsfrom import rows_from
@@ -231,6 +232,7 @@ class Planner:
     def plan_select(self, sel: exp.Select, outer: Scope | None) -> N.Node:
         from_ = sel.args.get("from_")
         if from_ is not None:
+            check_unique_names(sel, self.relation_oid)
             node, cols = self.plan_from(from_.this, outer)
             for j in sel.args.get("joins") or []:
                 node = self.plan_join(node, j, outer)
@@ -457,13 +459,33 @@ class Planner:
                     node = self.build(q, None)
                 finally:
                     self.ctes = saved
+                # NB: the catalog's names, not the query's: CREATE VIEW v (a, b) renames
+                names = [c.name for c in sorted(t.columns, key=lambda c: c.attnum)
+                         if not c.dropped]
                 if self.mentions.get(name, 0) > 1 and _shareable(node):
-                    d = self.shared_views[t.oid] = N.CTEDef(name, _rename(node, [], name))
+                    d = self.shared_views[t.oid] = N.CTEDef(name, _rename(node, names, name))
                     return N.CTEScan([_copy(c, qualifier) for c in node.cols], cte=d)
-                return _rename(node, [], qualifier)
+                return _rename(node, names, qualifier)
             return self._with_tableoid(self.table_scan(t, qualifier), t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name
         raise UndefinedTable(f'relation "{shown}" does not exist')
+
+    def relation_oid(self, schema: str | None, name: str) -> int | None:
+        """The oid of the relation `[schema.]name` names: 0 for a CTE, None when there is none."""
+        from ..pgcatalog import VIRTUAL_TABLES
+
+        if schema is None and any(name in frame for frame in self.ctes):
+            return 0
+        for sname in [schema] if schema else ["pg_catalog", *self.search_path]:
+            vt = VIRTUAL_TABLES.get((sname, name))
+            if vt is not None:
+                return vt.oid
+            s = next((s for s in self.catalog.schemas if s.name == sname), None)
+            t = None if s is None else next(
+                (t for t in self.catalog.tables if t.name == name and t.schema_oid == s.oid), None)
+            if t is not None:
+                return t.oid
+        return None
 
     def _with_tableoid(self, node: N.Node, oid: int, qualifier: str) -> N.Node:
         """Adds the hidden system column `tableoid` when the statement mentions it."""

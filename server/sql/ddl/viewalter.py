@@ -1,0 +1,39 @@
+"""ALTER VIEW: the renames PostgreSQL allows on a view, through ALTER TABLE's code.
+
+A view's column names live in the catalog (CREATE VIEW v (a, b) may rename its
+query's columns), and the planner expands a view under those names, so renaming
+a view's column is a catalog change like renaming a table's. Other ALTER VIEW
+forms (column defaults, SET SCHEMA, options) fail with 0A000 rather than do nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from ...errors import FeatureNotSupported, UndefinedTable, WrongObjectType
+from .alter import alter_table
+from .names import find_relation, table_name
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+def alter_view(s: SQLSession, tree: exp.Alter) -> str:
+    """ALTER VIEW [IF EXISTS] name RENAME TO new | RENAME [COLUMN] old TO new."""
+    schema, name = table_name(tree.this)
+    view = find_relation(s.catalog(), schema, name, s.search_path())
+    if view is None:
+        if tree.args.get("exists"):
+            s.notice(f'relation "{name}" does not exist, skipping')
+            return "ALTER VIEW"
+        raise UndefinedTable(f'relation "{name}" does not exist')
+    if view.kind != "v":
+        raise WrongObjectType(f'"{name}" is not a view')
+    for action in tree.args.get("actions") or []:
+        if not isinstance(action, exp.AlterRename | exp.RenameColumn):
+            raise FeatureNotSupported(
+                f"ALTER VIEW action is not supported: {action.sql('postgres')[:60]}")
+    alter_table(s, tree)
+    return "ALTER VIEW"

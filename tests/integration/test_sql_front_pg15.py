@@ -1,0 +1,119 @@
+"""SQL-front fixes (parser, binder, DDL, privileges, types) diffed with PostgreSQL 15.
+
+Each script runs statement by statement on PostgreSQL 15 and on Cumulo through
+psycopg (the runner of `test_statements_pg15`): status, rows, SQLSTATE and
+message must match. The errors are also compared through asyncpg, with their
+position, so a second client sees the same SQLSTATE, message and P field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from tests.integration.test_statements_pg15 import assert_same_outcomes, statements
+
+SCRIPTS = {
+    # A view's column list renames its query's columns; it may be shorter, not longer.
+    "view_column_list": """
+create table t (x int, y int);
+insert into t values (1, 2), (1, 3), (2, 5);
+create view v (a, b) as select x, sum(y) from t group by x;
+select b from v order by a;
+select * from v order by 1;
+select v.a, w.b from v, v w where v.a = w.a order by 1;
+select v.a, w.b from v join v w on v.a = w.a where v.b > 1 order by 1;
+create view v2 (a) as select x, y from t;
+select a, y from v2 order by 1, 2;
+select * from v2 order by 1, 2;
+create view v3 (a, b, c) as select x, y from t;
+alter view v2 rename column a to aa;
+select aa, y from v2 order by 1, 2;
+alter table v2 rename column y to yy;
+select aa, yy from v2 order by 1, 2;
+select attname from pg_attribute where attrelid = 'v2'::regclass order by attnum;
+create view v4 as select * from v2;
+select * from v4 order by 1, 2;
+create or replace view v (a, b, c) as select x, sum(y), count(*) from t group by x;
+select a, b, c from v order by 1;
+select column_name from information_schema.columns where table_name = 'v'
+  order by ordinal_position;
+with q as (select * from v) select c from q order by 1;
+select x from (select b from v) s(x) order by 1;
+create view v5 (p, q) as select 1, 2 union select 3, 4;
+select q from v5 order by 1;
+alter view t rename to t2;
+alter view v rename to v9;
+alter view if exists nosuch rename to q;
+alter view nosuch rename to q;
+select b from v9 order by 1;
+""",
+    # One FROM level names each relation once (42712), not 42702 or a silent pick.
+    "from_names_once": """
+create table t (x int, y int);
+create table u (x int, z int);
+create schema s2;
+create table s2.t (q int);
+select a from t, t;
+select t.x from t, t;
+select 1 from t a, u a;
+select 1 from t join u t on true;
+select 1 from t, s2.t;
+select 1 from public.t, s2.t;
+select 1 from public.t, t;
+select 1 from generate_series(1,2), generate_series(1,3);
+select 1 from generate_series(1,2) g, generate_series(1,3) g;
+select 1 from t, lateral (select 1) t;
+select 1 from (select 1) a, (select 2) a;
+select 1 from t where exists (select 1 from t);
+select 1 from t, (select 1 from t, u) q;
+select 1 from t left join u on true left join t on true;
+update t set x = 1 from t;
+delete from t using t;
+select 1 from unnest(array[1]) a, unnest(array[2]) a;
+select 1 from t cross join t;
+with t as (select 1 as k) select k from t, public.t;
+select 1 from nosuch, nosuch;
+select 1 from pg_class, pg_catalog.pg_class;
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_same_outcomes_as_pg15(servers, name):
+    assert_same_outcomes(*servers, f"front_{name}", SCRIPTS[name])
+
+
+async def _asyncpg_errors(dsn: str, script: str) -> list[tuple]:
+    """Every statement's outcome through asyncpg: ok, or (SQLSTATE, message, position)."""
+    conn = await asyncpg.connect(dsn)
+    out: list[tuple] = []
+    try:
+        for sql in statements(script):
+            try:
+                await conn.execute(sql)
+                out.append((sql, "ok"))
+            except asyncpg.PostgresError as e:
+                out.append((sql, e.sqlstate, e.args[0] if e.args else "",
+                            getattr(e, "position", None)))
+    finally:
+        await conn.close()
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_asyncpg_sees_the_same_errors(servers, name):
+    pg, cu = servers
+    db = f"front_a_{name}"
+    assert_same_outcomes(pg, cu, db, "select 1")  # NB: a fresh database on both
+    expected = asyncio.run(_asyncpg_errors(pg.dsn(db=db), SCRIPTS[name]))
+    got = asyncio.run(_asyncpg_errors(cu.dsn(dbname=db), SCRIPTS[name]))
+    assert any(x[1] != "ok" for x in expected)
+    assert got == expected

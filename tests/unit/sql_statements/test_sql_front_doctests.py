@@ -1,0 +1,15 @@
+"""Doctests of the small SQL-front modules (FROM names, and the others added beside it)."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from cumulo.server.sql.plan import fromnames
+
+
+@pytest.mark.parametrize("module", [fromnames])
+def test_doctests(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
