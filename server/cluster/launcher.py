@@ -396,7 +396,11 @@ def stop_all(state: State, timeout: float) -> list[str]:
                 os.kill(p.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-        wait_until(lambda group=group: not any(alive(p.pid) for p in group), timeout)
+
+        def exited(group: list[Proc] = group) -> bool:
+            return not any(alive(p.pid) for p in group)
+
+        wait_until(exited, timeout)
         for p in group:
             if alive(p.pid):
                 killed.append(p.name)

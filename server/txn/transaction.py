@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +40,7 @@ from ..kivi.api import Get, Row, Scan
 from ..kivi.columnar.access import space_snapshots
 from ..kivi.columnar.copy import Snapshot
 from ..kivi.expr import compile_selector
+from ..kivi.fanout import scan_batches
 from .api import ScanSpec
 from .conflicts import LATEST
 from .readset import ReadSet
@@ -163,6 +163,11 @@ class Transaction:
         node = self.ltm.kivi
         lo, hi, limit = spec.lo, spec.hi, spec.limit
         reads = self.reads
+        if reads is None:  # no read ranges to record: regions on several nodes read in parallel
+            yield from scan_batches(node, Scan(spec.space, ts, lo, hi, spec.projection,
+                                               spec.filter, limit, spec.aggregate,
+                                               spec.with_keys, spec.reverse, spec.batch_size))
+            return
         # a tracked scan under a LIMIT fetches keys too, to cut its read range at the last row
         strip = (reads is not None and limit is not None and spec.aggregate is None
                  and not spec.with_keys)
@@ -292,24 +297,20 @@ class Transaction:
         w = ws.spaces.get(space)
         locked = self.locked
         private = self.private
-        fresh: list[tuple[int, bytes]]
-        if private is not None and space in private:
-            fresh = []
-        elif not locked and (not w or w.keys().isdisjoint(map(itemgetter(0), items))):
+        fresh: list[bytes] = []  # keys of space to acquire
+        if private is None or space not in private:
+            fresh = list(map(itemgetter(0), items))
             # NB: a bulk load's later batches bring keys new to the write set: C-level only
-            fresh = list(zip(repeat(space), map(itemgetter(0), items)))
-        else:
-            fresh = [
-                (space, k) for k, _ in items
-                if (w is None or k not in w) and (not locked or (space, k) not in locked)
-            ]
+            if locked or (w and not w.keys().isdisjoint(fresh)):
+                fresh = [k for k in fresh if (w is None or k not in w)
+                         and (not locked or (space, k) not in locked)]
         if locked:  # a row locked in a weaker mode than the write's: upgrade (checked already)
             weak = [k for k in map(itemgetter(0), items) if locked.get((space, k), mode) < mode]
             if weak:
                 self.ltm.acquire(self, [(space, k) for k in weak], latest=True, mode=mode)
                 locked.update(dict.fromkeys(((space, k) for k in weak), mode))
         if fresh:
-            self.ltm.acquire(self, fresh, mode=mode)
+            self.ltm.acquire_space(self, space, fresh, mode=mode)
         if len(items) > 16:
             ws.put_many(space, items)
         else:
