@@ -174,11 +174,25 @@ class CumuloReader(DataSourceReader):
 class FilteringReader(CumuloReader):
     """A reader that also takes Spark's pushed filters (option pushFilters=true).
 
-    Opt-in because of how pyspark 4.3 plans Python sources: the reader planned
-    by a query with filters is cached on the DataFrame and reused, filters
-    included, by a later query on that same DataFrame that has no filters to
-    push (measured: `df.filter("g = 3").count()` then `df.count()` returns the
-    filtered count). With pushFilters=true, give each query its own `load()`.
+    Opt-in, because no reader can apply pushed filters correctly on pyspark
+    4.3 when one loaded DataFrame is scanned more than once. Spark keeps ONE
+    planned reader (its pickled self and partitions, the `readInfo`) per
+    loaded DataFrame (`PythonDataSourceV2`): a query with filters replaces it
+    with the reader its `pushFilters` planned, a query without filters reuses
+    whatever is there, and every scan of that DataFrame in one plan gets the
+    last one planned. Measured with a toy source (pushing `g = v`):
+
+    - `df.filter("g = 3").count()` then `df.count()`: the second is filtered;
+    - `df.filter("g = 3").union(df)`: both sides filtered;
+    - `df.filter("g = 3").join(df.filter("g = 4"), "k")`: both sides read
+      with `g = 4`.
+
+    Handing the filters back to Spark as well does not help: the second case
+    still loses rows, and in the third Spark's `g = 3` on rows read with
+    `g = 4` leaves none. `read()` cannot tell which scan it serves (the
+    pickled reader and partitions are the same bytes), so the fault cannot
+    be detected there either. Hence the default reader pushes nothing, and
+    with pushFilters=true each query must get its own `load()`.
     """
 
     def pushFilters(self, filters: list[Filter]) -> Iterator[Filter]:  # noqa: N802 (Spark's name)
