@@ -7,6 +7,9 @@ Two shapes, over a full scan of one table with an optional filter:
     Limit(n) <- [Project] <- Sort <- [Project] <- [Filter] <- Scan      (top-N)
 
 (the builder sorts a Project, whose expressions the first sort key is read through).
+An aggregate may also read a join tree of such scans (inner, LEFT, semi and anti
+hash equi-joins, `columnar_joins.source_of`): it becomes a `ColumnarJoin`, whose
+vector form joins the filtered scans by position arrays (`exec.vector.join`).
 
 Each becomes `Columnar(row=<the subtree>, spec=<its vector form>)`: the row
 subtree stays as the child, and the rules after this one optimize it as
@@ -35,14 +38,13 @@ from typing import Any
 
 from ...kivi.api import AggSpec
 from ...pgtypes import oids as T
-from ..exec.vector.plan import Columnar, Prepared, VectorSpec
+from ..exec.vector.plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from ..expr.bound import E
-from ..expr.codegen import conjuncts
 from ..expr.vectorize import PLAIN_TYPES, vectorizable
 from ..plan import nodes as N
+from .columnar_joins import MIN_ROWS, keyed, plain, source_of
 from .stats import STATS
 
-MIN_ROWS = 1000  # analyzed tables smaller than this stay on the row path
 _AGGS = ("count_star", "count", "sum", "min", "max", "avg")
 
 
@@ -81,29 +83,8 @@ def _base(node: N.Node) -> tuple[N.Scan, E | None] | None:
     return s, pred
 
 
-def _first_key(scan: N.Scan) -> int | None:
-    t = scan.table
-    if not t.primary_key:
-        return None
-    pos = {c.attnum: i for i, c in enumerate(sorted(t.columns, key=lambda c: c.attnum))}
-    return pos.get(t.primary_key[0])
-
-
 def _keyed(pred: E, scan: N.Scan, ops: tuple[str, ...] = ("=",)) -> bool:
-    """Tells whether the row path reads this by key: `=` (or one of `ops`) on the first
-    primary-key column against a constant or parameter, or an IN list on it."""
-    first = _first_key(scan)
-    if first is None:
-        return False
-    for c in conjuncts(pred):
-        if c.kind == "op" and c.data in ops:
-            a, b = c.args
-            for x, y in ((a, b), (b, a)):
-                if x.kind == "col" and x.data == first and y.kind in ("const", "param"):
-                    return True
-        if c.kind == "in_list" and c.args[0].kind == "col" and c.args[0].data == first:
-            return True
-    return False
+    return keyed(pred, scan, ops)
 
 
 def _ranged(pred: E | None, scan: N.Scan) -> bool:
@@ -112,9 +93,7 @@ def _ranged(pred: E | None, scan: N.Scan) -> bool:
 
 
 def _plain(e: E) -> bool:
-    """No sub-plan, no outer reference: an expression over the scanned row only."""
-    return not any(x.kind in ("outer", "subquery", "exists", "in_sub", "array_sub")
-                   for x in e.walk())
+    return plain(e)
 
 
 def _ncols(scan: N.Scan) -> int:
@@ -125,10 +104,15 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
     if node.pushed:
         return None
     base = _base(node.child)
+    source = None
     if base is None:
-        return None
-    scan, pred = base
-    ncols = _ncols(scan)
+        source = source_of(node.child)
+        if source is None:
+            return None
+        ncols = len(node.child.cols)
+    else:
+        scan, pred = base
+        ncols = _ncols(scan)
     exprs: list[E] = []  # computed columns, numbered from ncols on
 
     def column(e: E) -> int | None:
@@ -162,6 +146,10 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
     merge = copy.copy(node)
     merge.child = partials
     merge.pushed = True
+    if source is not None:
+        js = VectorSpec(None, None, "aggregate", spec.group_by, spec.aggs, merge, partials,
+                        exprs=exprs, base=ncols, source=source)
+        return ColumnarJoin(node.cols, row=node, spec=js)
     vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials,
                     key_range=_ranged(pred, scan), exprs=exprs, base=ncols)
     return Columnar(node.cols, row=node, spec=vs)

@@ -8,6 +8,11 @@ executor chooses at run time: `SET cumulo.columnar = off` runs `row`; `on`
 and `auto` run the vector form unless the transaction has its own writes on
 the table, or the data make a kernel unsafe (`vectorize.Fallback`), or the
 storage nodes are remote. Either way the output is the same.
+
+A `VectorSpec` whose `source` is set computes its aggregate over a join tree
+instead of one table (`Source*` below, executed by `join`): hash equi-joins of
+filtered scans, inner ones as one n-ary join ordered at run time by the input
+sizes, LEFT, semi and anti joins as written.
 """
 
 from __future__ import annotations
@@ -50,15 +55,84 @@ class VectorSpec:
     # `base + k` of a pack is `exprs[k]` evaluated over it
     exprs: list[E] = field(default_factory=list)
     base: int = 0
+    # a join tree the aggregate reads instead of `table` (see the module doc)
+    source: Any = None
 
     def describe(self) -> str:
         """One line for EXPLAIN-like output and tests."""
-        parts = [f"Vector {self.op} {self.table.name}"]
+        what = self.table.name if self.source is None else self.source.describe()
+        parts = [f"Vector {self.op} {what}"]
         if self.pred is not None:
             parts.append(f"filter={self.pred!r}")
         if self.op == "aggregate":
             parts.append(f"group={list(self.group_by)} aggs={list(self.aggs)}")
         return " ".join(parts)
+
+
+@dataclass(eq=False)
+class SourceScan:
+    """The visible rows of a table passing `pred`; `types` of every column slot (ctid last)."""
+
+    table: Any
+    pred: E | None
+    types: list[int]
+    typmods: list[int]
+
+    def describe(self) -> str:
+        return self.table.name
+
+
+@dataclass(eq=False)
+class SourceFilter:
+    child: Any
+    pred: E
+
+    def describe(self) -> str:
+        return self.child.describe()
+
+
+@dataclass(eq=False)
+class SourceProject:
+    child: Any
+    exprs: list[E]
+
+    def describe(self) -> str:
+        return self.child.describe()
+
+
+@dataclass(eq=False)
+class SourceInner:
+    """An inner join of several inputs, columns concatenated in `inputs` order.
+
+    `edges` are the equi-join keys: (i, j, key over input i, key over input j), each
+    expression over its input's own columns. `residuals`: (the inputs a conjunct reads,
+    the conjunct over the concatenated columns), applied once those inputs are joined.
+    """
+
+    inputs: list[Any]
+    widths: list[int]
+    edges: list[tuple[int, int, E, E]]
+    residuals: list[tuple[frozenset[int], E]]
+
+    def describe(self) -> str:
+        return "(" + " ⋈ ".join(i.describe() for i in self.inputs) + ")"
+
+
+@dataclass(eq=False)
+class SourceJoin:
+    """A LEFT, semi or anti join: keys over each side, a residual over left + right."""
+
+    left: Any
+    right: Any
+    kind: str
+    left_keys: list[E]
+    right_keys: list[E]
+    residual: E | None
+    width: int  # of the left input
+
+    def describe(self) -> str:
+        sym = {"left": "⟕", "semi": "⋉", "anti": "▷"}[self.kind]
+        return f"({self.left.describe()} {sym} {self.right.describe()})"
 
 
 @dataclass(eq=False)
@@ -70,10 +144,16 @@ class Columnar(N.Node):
 
 
 @dataclass(eq=False)
+class ColumnarJoin(Columnar):
+    """A Columnar aggregate over a join tree (`spec.source`): EXPLAIN names the choice."""
+
+
+@dataclass(eq=False)
 class Prepared(N.Node):
     """Rows the Columnar executor computed for this execution (partials, top-N candidates)."""
 
     aggregate: Any = None  # the AggSpec of partial rows, read by the pushed Aggregate's merge
 
 
-__all__ = ["Columnar", "Prepared", "VectorSpec"]
+__all__ = ["Columnar", "ColumnarJoin", "Prepared", "SourceFilter", "SourceInner", "SourceJoin",
+           "SourceProject", "SourceScan", "VectorSpec"]

@@ -16,7 +16,8 @@ from ....txn.transaction import Transaction
 from ...expr.vectorize import compile_vector
 from ...plan import nodes as N
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
-from .plan import Columnar, Prepared, VectorSpec
+from .join import evaluate
+from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from .scan import Computed, VectorScan
 from .topn import candidates
 
@@ -30,6 +31,7 @@ def mode(ctx: Any) -> str:
     return ctx.settings.get(SETTING, "auto") if ctx.settings else "auto"
 
 
+@executes(ColumnarJoin)
 @executes(Columnar)
 def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
     rows = vector_rows(node, ctx)
@@ -46,6 +48,8 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     spec = node.spec
     if compiled(node, "keyed", lambda: _reads_keys(node.row)):
         return None  # a later rule made the row plan return keys (ctid, row locks)
+    if spec.source is not None:
+        return _joined(spec, ctx)
     snaps = ctx.txn.columnar(spec.table.space)
     if snaps is None:
         return None
@@ -59,6 +63,18 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
         return _topn(spec, packs, ctx)
     except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar path fell back to rows: %s", ex)
+        return None
+
+
+def _joined(spec: VectorSpec, ctx: Any) -> list[tuple] | None:
+    """The aggregate over a join tree: the joined frame is its one batch of rows."""
+    try:
+        frame = evaluate(spec.source, ctx)
+        if frame is None:
+            return None
+        return _aggregate(spec, [frame] if frame.n else [], ctx)
+    except Unsafe as ex:  # vectorize.Fallback too
+        log.debug("columnar join fell back to rows: %s", ex)
         return None
 
 

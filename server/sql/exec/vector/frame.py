@@ -1,0 +1,301 @@
+"""Frames: the rows flowing between vectorized joins, as row positions into column sources.
+
+A join never copies the columns of its inputs: its output is, per input, an
+int64 array of positions (`-1`: the NULL row a LEFT join pads with). A column
+is gathered (`Column.take`) only when an operator above reads it: a join key,
+a residual, a filter, an aggregate argument. Columns no operator reads are
+never touched, so a wide table costs what its read columns cost.
+
+Sources (`Source`: `n` rows, `column(c)`, the SQL type of each column):
+
+- `Stored`: the visible, filtered rows of one table, the packs of every
+  region laid end to end. A column is concatenated across packs on first use:
+  string dictionaries are merged, numeric scales aligned, and a pack whose
+  column is all NULL takes the others' kind.
+- `Computed`: a projection's expressions over a frame, evaluated on first use.
+
+    >>> import numpy as np
+    >>> from cumulo.server.kivi.columnar import encode
+    >>> src = Materialized([encode([10, 20, None])], [23])
+    >>> f = Frame.of(src).pad(np.array([2, -1, 0]))
+    >>> f.column(0).to_pylist()
+    [None, None, 10]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import Any, Protocol
+
+import numpy as np
+
+from ....kivi.columnar import Column, encode
+from ....kivi.columnar.aggregate import Selected
+from ....pgtypes import oids as T
+from ...expr.vectorize import Fallback, S, V
+
+_LIMIT = 2**63
+
+
+class Source(Protocol):
+    n: int
+    types: Sequence[int]
+
+    def column(self, c: int) -> Column: ...
+
+
+def null_column(typ: int, n: int, typmod: int = -1) -> Column:
+    """n NULLs of a SQL type, in the kind its stored values would have (an empty input)."""
+    valid = np.zeros(n, bool)
+    if typ in (T.INT2, T.INT4, T.INT8):
+        return Column("i8", np.zeros(n, np.int64), valid)
+    if typ in (T.FLOAT4, T.FLOAT8):
+        return Column("f8", np.zeros(n, np.float64), valid)
+    if typ == T.BOOL:
+        return Column("b1", np.zeros(n, bool), valid)
+    if typ in (T.TEXT, T.VARCHAR, T.NAME, T.BPCHAR):
+        return Column("str", np.zeros(n, np.int32), valid, np.array([], dtype=object))
+    if typ == T.DATE:
+        return Column("date", np.zeros(n, "datetime64[D]"), valid)
+    if typ == T.TIMESTAMP:
+        return Column("ts", np.zeros(n, "datetime64[us]"), valid)
+    if typ == T.NUMERIC:
+        scale = (typmod - 4) & 0xFFFF if typmod >= 4 else 0
+        return Column("dec", np.zeros(n, np.int64), valid, None, None, None, scale)
+    raise Fallback(f"an empty input column of type {typ}")
+
+
+def _placeholder(c: Column) -> bool:
+    """An all-NULL pack column: `encode` gives it kind i8 whatever the SQL type."""
+    return c.kind == "i8" and c.lo is None and c.valid is not None and not c.valid.any()
+
+
+def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
+    """One column from the same column of several packs (kinds reconciled, see module doc)."""
+    real = [c for c in cols if not _placeholder(c)]
+    if not real:
+        n = sum(map(len, cols))
+        try:
+            return null_column(typ, n, typmod)
+        except Fallback:  # a type no kernel reads (the compiler rejects its expressions)
+            return cols[0] if len(cols) == 1 else Column("i8", np.zeros(n, np.int64),
+                                                         np.zeros(n, bool))
+    kinds = {c.kind for c in real}
+    if len(kinds) != 1:
+        raise Fallback(f"a column of kinds {sorted(kinds)}")
+    (kind,) = kinds
+    if kind == "obj":
+        raise Fallback("an object column")
+    if len(cols) == 1:
+        return cols[0]
+    proto = real[0]
+    scale = max(c.scale for c in real) if kind == "dec" else 0
+    dictionary = None
+    if kind == "str":
+        dictionary = _union([c.dictionary for c in real])
+    parts: list[np.ndarray] = []
+    valids: list[np.ndarray] = []
+    any_null = False
+    for c in cols:
+        if _placeholder(c):
+            parts.append(np.zeros(len(c), proto.values.dtype))
+            valids.append(np.zeros(len(c), bool))
+            any_null = True
+            continue
+        v = c.values
+        if kind == "dec" and c.scale != scale:
+            v = _rescale(c, scale)
+        elif kind == "str" and c.dictionary is not dictionary:
+            assert c.dictionary is not None and dictionary is not None
+            v = np.searchsorted(dictionary, c.dictionary).astype(np.int32)[v] \
+                if len(c.dictionary) else v
+        parts.append(v)
+        valids.append(np.ones(len(c), bool) if c.valid is None else c.valid)
+        any_null = any_null or c.valid is not None
+    los = [c.lo for c in real if c.lo is not None]
+    his = [c.hi for c in real if c.hi is not None]
+    return Column(kind, np.concatenate(parts), np.concatenate(valids) if any_null else None,
+                  dictionary, min(los) if los else None, max(his) if his else None, scale)
+
+
+def _union(dicts: list[Any]) -> np.ndarray:
+    first = dicts[0]
+    if all(d is first for d in dicts):
+        return first
+    return np.unique(np.concatenate(dicts)) if any(len(d) for d in dicts) else first
+
+
+def _rescale(c: Column, scale: int) -> np.ndarray:
+    f = 10 ** (scale - c.scale)
+    if c.lo is not None and max(abs(int(c.lo.scaleb(scale))), abs(int(c.hi.scaleb(scale)))) \
+            >= _LIMIT:
+        raise Fallback("numeric out of int64 after rescaling")
+    return c.values * f
+
+
+def from_vector(v: V | S, n: int) -> Column:
+    """A computed value as a column of n rows (a scalar is repeated)."""
+    if isinstance(v, S):
+        c = encode([v.value])
+        if c.kind == "obj":
+            raise Fallback("a constant of no vector kind")
+        return c.take(np.zeros(n, np.intp))
+    lo: Any = None
+    hi: Any = None
+    if v.kind in ("i8", "dec"):  # the zone map bounds integer sums (overflow guard)
+        vals = v.values if v.valid is None else v.values[v.valid]
+        if len(vals):
+            lo, hi = int(vals.min()), int(vals.max())
+            if v.kind == "dec":
+                lo, hi = Decimal(lo).scaleb(-v.scale), Decimal(hi).scaleb(-v.scale)
+    return Column(v.kind, v.values, v.valid, v.dictionary, lo, hi, v.scale)
+
+
+class Stored:
+    """The selected rows of one table's packs, end to end; columns concatenated on demand."""
+
+    def __init__(self, selected: list[Selected], types: Sequence[int],
+                 typmods: Sequence[int], stored: int) -> None:
+        self.selected = selected
+        self.types = types
+        self.typmods = typmods
+        self.stored = stored  # columns past this one (ctid) have no stored values
+        self.n = sum(map(len, selected))
+        self._cols: dict[int, Column] = {}
+
+    def column(self, c: int) -> Column:
+        col = self._cols.get(c)
+        if col is None:
+            if c >= self.stored:
+                raise Fallback("a hidden column")
+            if not self.selected:
+                col = null_column(self.types[c], 0, self.typmods[c])
+            else:
+                col = concat([s.column(c) for s in self.selected], self.types[c],
+                             self.typmods[c])
+            self._cols[c] = col
+        return col
+
+
+class Materialized:
+    """Columns already built (tests, small inputs)."""
+
+    def __init__(self, cols: list[Column], types: Sequence[int]) -> None:
+        self.cols = cols
+        self.types = types
+        self.n = len(cols[0]) if cols else 0
+
+    def column(self, c: int) -> Column:
+        return self.cols[c]
+
+
+class Computed:
+    """A projection: expression k (compiled vector code) over the rows of a frame."""
+
+    def __init__(self, frame: Frame, fns: list[Callable[..., V | S]], types: Sequence[int],
+                 typmods: Sequence[int], ctx: Any) -> None:
+        self.frame = frame
+        self.fns = fns
+        self.types = types
+        self.typmods = typmods
+        self.ctx = ctx
+        self.n = frame.n
+        self._cols: dict[int, Column] = {}
+
+    def column(self, c: int) -> Column:
+        col = self._cols.get(c)
+        if col is None:
+            if self.n == 0:
+                col = null_column(self.types[c], 0, self.typmods[c])
+            else:
+                col = from_vector(self.fns[c](self.frame.column, self.ctx), self.n)
+            self._cols[c] = col
+        return col
+
+
+def _compose(outer: np.ndarray | None, idx: np.ndarray) -> np.ndarray:
+    """Positions `idx` (-1: padding) of a frame whose own positions into a source are `outer`."""
+    if outer is None:
+        return idx
+    if not len(outer):
+        return np.full(len(idx), -1, np.int64)
+    out = outer[idx]
+    if idx.size and idx.min() < 0:
+        out[idx < 0] = -1
+    return out
+
+
+class Frame:
+    """Rows as positions into sources: `parts` [(source, positions or None: all)], and the
+    frame's column j is column `colmap[j][1]` of part `colmap[j][0]`."""
+
+    __slots__ = ("n", "parts", "colmap", "_cols")
+
+    def __init__(self, n: int, parts: list[tuple[Source, np.ndarray | None]],
+                 colmap: list[tuple[int, int]]) -> None:
+        self.n = n
+        self.parts = parts
+        self.colmap = colmap
+        self._cols: dict[int, Column] = {}
+
+    @classmethod
+    def of(cls, src: Source) -> Frame:
+        """Every row of a source, its columns in order."""
+        return cls(src.n, [(src, None)], [(0, c) for c in range(len(src.types))])
+
+    def __len__(self) -> int:
+        return self.n
+
+    @property
+    def width(self) -> int:
+        return len(self.colmap)
+
+    def column(self, j: int) -> Column:
+        col = self._cols.get(j)
+        if col is None:
+            p, c = self.colmap[j]
+            src, idx = self.parts[p]
+            col = src.column(c)
+            if idx is not None:
+                col = _gather(col, idx)
+            self._cols[j] = col
+        return col
+
+    def take(self, idx: np.ndarray) -> Frame:
+        """The rows at positions idx (each >= 0)."""
+        return Frame(len(idx), [(s, _compose(o, idx)) for s, o in self.parts], self.colmap)
+
+    def pad(self, idx: np.ndarray) -> Frame:
+        """The rows at idx, -1 giving a row of NULLs (a LEFT join's unmatched side)."""
+        return self.take(idx)
+
+    def beside(self, other: Frame) -> Frame:
+        """This frame's columns, then other's (same row count): a join's output."""
+        assert self.n == other.n
+        k = len(self.parts)
+        return Frame(self.n, self.parts + other.parts,
+                     self.colmap + [(p + k, c) for p, c in other.colmap])
+
+    def reorder(self, cols: list[int]) -> Frame:
+        """The frame with columns cols (in that order)."""
+        return Frame(self.n, self.parts, [self.colmap[j] for j in cols])
+
+
+def _gather(col: Column, idx: np.ndarray) -> Column:
+    if not len(idx):
+        return col.take(idx)
+    pad = idx < 0
+    if not pad.any():
+        return col.take(idx)
+    if not len(col):  # every row is padding
+        return Column(col.kind, np.zeros(len(idx), col.values.dtype), np.zeros(len(idx), bool),
+                      col.dictionary, col.lo, col.hi, col.scale)
+    safe = np.where(pad, 0, idx)
+    out = col.take(safe)
+    out.valid = ~pad if out.valid is None else out.valid & ~pad
+    return out
+
+
+__all__ = ["Computed", "Frame", "Materialized", "Stored", "concat", "from_vector",
+           "null_column"]

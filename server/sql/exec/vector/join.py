@@ -1,0 +1,314 @@
+"""Vectorized hash equi-joins: a join tree of filtered scans computed as position arrays.
+
+Keys are made comparable first (`_pair`): both sides of each key become int64
+arrays whose equality is PostgreSQL's `=`: integers and numerics at one scale,
+dates and timestamps as their integers, strings as codes into one dictionary
+(text equality is byte equality), floats as the bits of their value with -0
+made 0 and every NaN one NaN (PostgreSQL: NaN = NaN). Rows with a NULL key are
+left out of the match, so they never match. Arrow's hash join (Acero,
+`pa.Table.join`, C++ without the GIL) then pairs row positions, hashing the
+smaller side.
+
+An inner join of n inputs (`SourceInner`) is ordered at run time, when the
+filtered input sizes are known: it starts from the smallest input and adds,
+each time, the smallest input joined to the ones already in by some key. A
+residual conjunct (`o_entry_d <= ol_delivery_d`) filters as soon as the inputs
+it reads are in; it keeps the rows where it is true (three-valued: NULL drops
+them). LEFT, semi and anti joins (`SourceJoin`) match the same way, test their
+residual on the candidate pairs, and then pad, keep or drop left rows.
+
+Every failure to do this exactly raises `Fallback`; the caller reruns the row
+plan, before any row was emitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ....kivi.columnar import Column
+from ...expr.vectorize import Fallback, V, compile_vector, filter_mask
+from ..runner import compiled
+from .frame import Computed, Frame, Stored
+from .plan import SourceFilter, SourceInner, SourceJoin, SourceProject, SourceScan
+from .scan import VectorScan
+
+_LIMIT = 2**63
+
+
+def evaluate(src: Any, ctx: Any) -> Frame | None:
+    """The rows of a join tree as a frame; None when a table has no columnar copy here."""
+    if isinstance(src, SourceScan):
+        snaps = ctx.txn.columnar(src.table.space)
+        if snaps is None:
+            return None
+        scan = compiled(src, "vscan", lambda: VectorScan(src.pred))
+        sel = list(scan.packs(snaps, ctx, ctx.check_cancel))
+        return Frame.of(Stored(sel, src.types, src.typmods, len(src.table.columns)))
+    if isinstance(src, SourceFilter):
+        child = evaluate(src.child, ctx)
+        if child is None:
+            return None
+        return _filter(child, compiled(src, "mask", lambda: filter_mask(src.pred)), ctx)
+    if isinstance(src, SourceProject):
+        child = evaluate(src.child, ctx)
+        if child is None:
+            return None
+        fns = compiled(src, "fns", lambda: [compile_vector(e) for e in src.exprs])
+        return Frame.of(Computed(child, fns, [e.type for e in src.exprs],
+                                 [e.typmod for e in src.exprs], ctx))
+    if isinstance(src, SourceInner):
+        return _inner(src, ctx)
+    assert isinstance(src, SourceJoin)
+    return _outer(src, ctx)
+
+
+def _filter(frame: Frame, mask_fn: Callable[..., np.ndarray | None], ctx: Any,
+            col: Callable[[int], Column] | None = None) -> Frame:
+    if frame.n == 0:
+        return frame
+    m = mask_fn(col or frame.column, ctx)
+    if m is None:
+        return frame
+    if len(m) != frame.n:
+        if len(m):
+            raise Fallback("mask length")
+        return frame.take(np.zeros(0, np.int64))
+    return frame.take(np.flatnonzero(m))
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+def _ints(v: V) -> np.ndarray:
+    if v.kind in ("i8", "b1"):
+        return v.values.astype(np.int64, copy=False)
+    if v.kind in ("date", "ts"):
+        return v.values.view(np.int64)
+    raise Fallback(f"a {v.kind} join key")
+
+
+def _scaled(v: V, scale: int) -> np.ndarray:
+    s = v.scale if v.kind == "dec" else 0
+    vals = v.values.astype(np.int64, copy=False)
+    if s == scale:
+        return vals
+    f = 10 ** (scale - s)
+    live = vals if v.valid is None else vals[v.valid]
+    if len(live) and int(np.abs(live).max()) * f >= _LIMIT:
+        raise Fallback("a numeric key out of int64 at the common scale")
+    return vals * f
+
+
+def _float_bits(v: V) -> np.ndarray:
+    x = v.values.astype(np.float64) + 0.0  # -0.0 + 0.0 is 0.0
+    x[np.isnan(x)] = np.nan  # one NaN: PostgreSQL's NaN equals NaN
+    return x.view(np.int64)
+
+
+def _pair(a: V, b: V) -> tuple[np.ndarray, np.ndarray]:
+    """Both keys as int64 arrays, equal exactly where PostgreSQL's `=` is true."""
+    ka, kb = a.kind, b.kind
+    if ka == kb and ka in ("i8", "b1", "date", "ts"):
+        if ka in ("date", "ts") and a.values.dtype != b.values.dtype:
+            raise Fallback("date against timestamp key")
+        return _ints(a), _ints(b)
+    if ka in ("i8", "dec") and kb in ("i8", "dec"):
+        s = max(a.scale if ka == "dec" else 0, b.scale if kb == "dec" else 0)
+        return _scaled(a, s), _scaled(b, s)
+    if ka in ("i8", "f8") and kb in ("i8", "f8"):
+        return _float_bits(a), _float_bits(b)
+    if ka == kb == "str":
+        da, db = a.dictionary, b.dictionary
+        assert da is not None and db is not None
+        ca = a.values.astype(np.int64)
+        if da is db or (len(da) == len(db) and (da == db).all()):
+            return ca, b.values.astype(np.int64)
+        if not len(da) or not len(db):
+            return ca, b.values.astype(np.int64) + len(da)
+        pos = np.searchsorted(da, db)
+        hit = pos < len(da)
+        hit[hit] = da[pos[hit]] == db[hit]
+        remap = np.where(hit, pos, len(da) + np.arange(len(db)))
+        return ca, remap[b.values]
+    raise Fallback(f"{ka} against {kb} join key")
+
+
+def _keys(fns_l: list[Any], fns_r: list[Any], left: Callable[[int], Column],
+          right: Callable[[int], Column], ctx: Any
+          ) -> tuple[list[np.ndarray], np.ndarray | None, list[np.ndarray], np.ndarray | None]:
+    lk: list[np.ndarray] = []
+    rk: list[np.ndarray] = []
+    lv: np.ndarray | None = None
+    rv: np.ndarray | None = None
+    for fl, fr in zip(fns_l, fns_r, strict=True):
+        a, b = fl(left, ctx), fr(right, ctx)
+        if not isinstance(a, V) or not isinstance(b, V):
+            raise Fallback("a constant join key")
+        x, y = _pair(a, b)
+        lk.append(x)
+        rk.append(y)
+        if a.valid is not None:
+            lv = a.valid if lv is None else lv & a.valid
+        if b.valid is not None:
+            rv = b.valid if rv is None else rv & b.valid
+    return lk, lv, rk, rv
+
+
+def match(lk: list[np.ndarray], lv: np.ndarray | None, rk: list[np.ndarray],
+          rv: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (l, r) of every pair of rows whose keys are equal; NULL keys match nothing.
+
+    >>> l, r = match([np.array([1, 2, 2, 7])], None, [np.array([2, 7, 9])],
+    ...              np.array([True, True, False]))
+    >>> sorted(zip(l.tolist(), r.tolist()))
+    [(1, 0), (2, 0), (3, 1)]
+    """
+    nl, nr = len(lk[0]), len(rk[0])
+    li = np.arange(nl, dtype=np.int64) if lv is None else np.flatnonzero(lv)
+    ri = np.arange(nr, dtype=np.int64) if rv is None else np.flatnonzero(rv)
+    if not len(li) or not len(ri):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    names = [f"k{i}" for i in range(len(lk))]
+
+    def table(keys: list[np.ndarray], pos: np.ndarray, n: int, name: str) -> pa.Table:
+        cols = [pa.array(k if len(pos) == n else k[pos]) for k in keys]
+        return pa.table([*cols, pa.array(pos)], names=[*names, name])
+
+    lt, rt = table(lk, li, nl, "l"), table(rk, ri, nr, "r")
+    # Acero builds its hash table on the right input: the smaller one
+    out = lt.join(rt, names, join_type="inner", use_threads=False) if len(ri) <= len(li) \
+        else rt.join(lt, names, join_type="inner", use_threads=False)
+    return (out.column("l").to_numpy().astype(np.int64, copy=False),
+            out.column("r").to_numpy().astype(np.int64, copy=False))
+
+
+# --- inner joins of n inputs ----------------------------------------------------------------
+
+
+def _inner(src: SourceInner, ctx: Any) -> Frame | None:
+    frames: list[Frame] = []
+    for s in src.inputs:
+        f = evaluate(s, ctx)
+        if f is None:
+            return None
+        frames.append(f)
+    starts = np.cumsum([0, *src.widths]).tolist()
+    keyfns = compiled(src, "keys", lambda: [(compile_vector(a), compile_vector(b))
+                                            for _, _, a, b in src.edges])
+    resfns = compiled(src, "res", lambda: [filter_mask(e) for _, e in src.residuals])
+    todo = set(range(len(frames)))
+    first = min(todo, key=lambda i: (frames[i].n, i))
+    g = frames[first]
+    offset = {first: 0}  # input -> where its columns start in g
+    todo.discard(first)
+    done_res: set[int] = set()
+    g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
+    while todo:
+        ctx.check_cancel()
+        linked = {j for i, j, _, _ in src.edges if i in offset and j in todo} | \
+                 {i for i, j, _, _ in src.edges if j in offset and i in todo}
+        if not linked:
+            raise Fallback("a join without an equality (a cross product)")
+        k = min(linked, key=lambda i: (frames[i].n, i))
+        fl: list[Any] = []
+        fr: list[Any] = []
+        inside: list[int] = []
+        for e, (i, j, _, _) in enumerate(src.edges):
+            if i in offset and j == k:
+                fl.append(keyfns[e][0])
+                fr.append(keyfns[e][1])
+                inside.append(i)
+            elif j in offset and i == k:
+                fl.append(keyfns[e][1])
+                fr.append(keyfns[e][0])
+                inside.append(j)
+        # each key of the joined side reads its own input's columns, wherever they are in g
+        lk: list[np.ndarray] = []
+        rk: list[np.ndarray] = []
+        lv: np.ndarray | None = None
+        rv: np.ndarray | None = None
+        for a, b, i in zip(fl, fr, inside, strict=True):
+            x, xv, y, yv = _keys([a], [b], _shifted(g, offset[i]), frames[k].column, ctx)
+            lk += x
+            rk += y
+            lv = xv if lv is None else lv if xv is None else lv & xv
+            rv = yv if rv is None else rv if yv is None else rv & yv
+        li, ri = match(lk, lv, rk, rv)
+        offset[k] = g.width
+        g = g.take(li).beside(frames[k].take(ri))
+        todo.discard(k)
+        g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
+    order = [offset[i] + c for i in range(len(frames)) for c in range(src.widths[i])]
+    return g.reorder(order)
+
+
+def _shifted(g: Frame, at: int) -> Callable[[int], Column]:
+    return lambda c: g.column(at + c)
+
+
+def _residuals(src: SourceInner, fns: list[Any], done: set[int], g: Frame,
+               offset: dict[int, int], starts: list[int], ctx: Any) -> Frame:
+    """Applies every residual whose inputs are all in g and that has not run yet."""
+    for r, (inputs, _) in enumerate(src.residuals):
+        if r in done or not inputs <= offset.keys():
+            continue
+        done.add(r)
+        g = _filter(g, fns[r], ctx, _global(g, offset, starts))
+    return g
+
+
+def _global(g: Frame, offset: dict[int, int], starts: list[int]) -> Callable[[int], Column]:
+    """Column x of the inputs' concatenation (the residuals' numbering), read from g."""
+
+    def col(x: int) -> Column:
+        i = int(np.searchsorted(starts, x, side="right")) - 1
+        return g.column(offset[i] + x - starts[i])
+
+    return col
+
+
+# --- LEFT, semi and anti joins --------------------------------------------------------------
+
+
+def _outer(src: SourceJoin, ctx: Any) -> Frame | None:
+    left = evaluate(src.left, ctx)
+    if left is None:
+        return None
+    right = evaluate(src.right, ctx)
+    if right is None:
+        return None
+    fl = compiled(src, "lk", lambda: [compile_vector(e) for e in src.left_keys])
+    fr = compiled(src, "rk", lambda: [compile_vector(e) for e in src.right_keys])
+    if left.n and right.n:
+        lk, lv, rk, rv = _keys(fl, fr, left.column, right.column, ctx)
+        li, ri = match(lk, lv, rk, rv)
+    else:
+        li = ri = np.zeros(0, np.int64)
+    residual = src.residual
+    if residual is not None and len(li):
+        res = compiled(src, "res", lambda: filter_mask(residual))
+        pairs = left.take(li).beside(right.take(ri))
+        m = res(pairs.column, ctx)
+        if m is not None:
+            if len(m) != len(li):
+                if len(m):
+                    raise Fallback("mask length")
+                m = np.zeros(len(li), bool)
+            li, ri = li[m], ri[m]
+    matched = np.zeros(left.n, bool)
+    matched[li] = True
+    if src.kind == "semi":
+        return left.take(np.flatnonzero(matched))
+    if src.kind == "anti":
+        return left.take(np.flatnonzero(~matched))
+    alone = np.flatnonzero(~matched)
+    li = np.concatenate([li, alone])
+    ri = np.concatenate([ri, np.full(len(alone), -1, np.int64)])
+    return left.take(li).beside(right.pad(ri))
+
+
+__all__ = ["evaluate", "match"]

@@ -1,0 +1,261 @@
+"""The join trees the columnar rule may compute with vectorized hash joins (`exec.vector.join`).
+
+`source_of(node)` turns a row subtree into its vector form (`exec.vector.plan`'s
+`Source*` descriptions), or says None. The subtree is read as the builder made
+it, before `join_order` and the pushdown rules (the rule runs first): a Filter
+over a tree of inner and cross joins is one n-ary inner join whose conjuncts
+this module sorts out itself:
+
+- a conjunct over one input filters that input (its scan's predicate, so zone
+  maps prune with it);
+- `a = b` with a over one input and b over another, of types that compare alike
+  (`join_algorithm.hashable_pair`, and not char(n), whose padding `=` ignores), is
+  a join key between them;
+- any other conjunct is a residual, applied once the inputs it reads are joined.
+
+LEFT, semi and anti joins keep their place: their ON keys are split the same
+way; an ON conjunct over the right side only filters the right input (PostgreSQL
+does the same), the rest is the residual. NOT IN's null-aware anti join, RIGHT
+and FULL joins, LATERAL, and every expression with no vector form (`expr.vectorize`)
+or reading an outer query or a sub-plan, keep the row path for the whole subtree.
+
+    >>> source_of(N.Values([], rows=[])) is None
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..exec.vector.plan import SourceFilter, SourceInner, SourceJoin, SourceProject, SourceScan
+from ..expr.bound import E
+from ..expr.codegen import conjuncts
+from ..expr.vectorize import vectorizable
+from ..plan import nodes as N
+from .join_algorithm import hashable_pair
+from .pushdown_join_filters import conj, shift
+from .stats import STATS
+
+MIN_ROWS = 1000  # analyzed tables smaller than this stay on the row path
+_OPAQUE = ("outer", "subquery", "exists", "in_sub", "array_sub", "srf", "srf_field")
+
+
+def plain(e: E) -> bool:
+    """No sub-plan, no outer reference: an expression over the input row only."""
+    return not any(x.kind in _OPAQUE for x in e.walk())
+
+
+def _vector(e: E) -> bool:
+    return plain(e) and vectorizable(e)
+
+
+def first_key(scan: N.Scan) -> int | None:
+    t = scan.table
+    if not t.primary_key:
+        return None
+    pos = {c.attnum: i for i, c in enumerate(sorted(t.columns, key=lambda c: c.attnum))}
+    return pos.get(t.primary_key[0])
+
+
+def keyed(pred: E, scan: N.Scan, ops: tuple[str, ...] = ("=",)) -> bool:
+    """Tells whether the row path reads this by key: `=` (or one of `ops`) on the first
+    primary-key column against a constant or parameter, or an IN list on it."""
+    first = first_key(scan)
+    if first is None:
+        return False
+    for c in conjuncts(pred):
+        if c.kind == "op" and c.data in ops:
+            a, b = c.args
+            for x, y in ((a, b), (b, a)):
+                if x.kind == "col" and x.data == first and y.kind in ("const", "param"):
+                    return True
+        if c.kind == "in_list" and c.args[0].kind == "col" and c.args[0].data == first:
+            return True
+    return False
+
+
+def _cols(e: E) -> set[int]:
+    return {x.data for x in e.walk() if x.kind == "col"}
+
+
+def _scan(node: N.Scan, pred: E | None) -> SourceScan | None:
+    s = node
+    if s.table is None or not s.table.space:
+        return None
+    if (s.lo is not None or s.hi is not None or s.ir is not None or s.limit is not None
+            or s.with_keys or s.aggregate is not None or s.projection is not None or s.reverse):
+        return None
+    if pred is not None and (keyed(pred, s) or not _vector(pred)):
+        return None
+    return SourceScan(s.table, pred, [c.type for c in s.cols], [c.typmod for c in s.cols])
+
+
+def _restrict(src: Any, preds: list[E]) -> Any:
+    """src filtered by preds (over its columns): into the scan's predicate when it is a scan."""
+    if not preds:
+        return src
+    if isinstance(src, SourceScan):
+        p = conj(([src.pred] if src.pred is not None else []) + preds)
+        return SourceScan(src.table, p, src.types, src.typmods)
+    return SourceFilter(src, conj(preds))  # type: ignore[arg-type]
+
+
+def source_of(node: N.Node) -> Any:
+    """The vector form of a row subtree, or None (see the module doc)."""
+    src = _source(node, [])
+    if src is None or not _worth_it(src):
+        return None
+    return src
+
+
+def _worth_it(src: Any) -> bool:
+    """A join of tables that are all known to be small stays on the row path."""
+    scans = list(_scans(src))
+    if not any(isinstance(s, (SourceInner, SourceJoin)) for s in _walk(src)):
+        return False  # one table: the rule's own single-scan shapes cover it
+    for s in scans:
+        ts = STATS.get(s.table.oid)
+        if ts is None or ts.rows >= MIN_ROWS:
+            return True
+    return False
+
+
+def _walk(src: Any) -> Any:
+    yield src
+    for k in ("child", "left", "right"):
+        c = getattr(src, k, None)
+        if c is not None:
+            yield from _walk(c)
+    for c in getattr(src, "inputs", ()):
+        yield from _walk(c)
+
+
+def _scans(src: Any) -> Any:
+    return (s for s in _walk(src) if isinstance(s, SourceScan))
+
+
+def _source(node: N.Node, preds: list[E]) -> Any:
+    """node's vector form, filtered by preds (conjuncts over node's columns)."""
+    if isinstance(node, N.Filter):
+        return _source(node.child, preds + conjuncts(node.pred))
+    if isinstance(node, N.Scan):
+        return _scan(node, conj(preds))
+    if isinstance(node, N.Project):
+        if not all(_vector(e) for e in node.exprs) or not all(_vector(p) for p in preds):
+            return None
+        child = _source(node.child, [])
+        return None if child is None else _restrict(SourceProject(child, list(node.exprs)), preds)
+    if isinstance(node, N.Join) and not node.lateral:
+        if node.kind in ("inner", "cross"):
+            return _inner(node, preds)
+        if node.kind in ("left", "semi", "anti") and not node.null_aware:
+            if not all(_vector(p) for p in preds):
+                return None
+            j = _outer(node)
+            return None if j is None else _restrict(j, preds)
+    return None
+
+
+def _flatten(node: N.Node, at: int, inputs: list[N.Node], conds: list[E]) -> None:
+    """The inputs of a tree of inner / cross joins (and Filters above them), conjuncts
+    renumbered to the whole tree's columns."""
+    if isinstance(node, N.Join) and node.kind in ("inner", "cross") and not node.lateral:
+        if node.cond is not None:
+            conds.extend(shift(c, -at) for c in conjuncts(node.cond))
+        _flatten(node.left, at, inputs, conds)
+        _flatten(node.right, at + len(node.left.cols), inputs, conds)
+        return
+    if isinstance(node, N.Filter) and isinstance(node.child, N.Join) \
+            and node.child.kind in ("inner", "cross") and not node.child.lateral:
+        conds.extend(shift(c, -at) for c in conjuncts(node.pred))
+        _flatten(node.child, at, inputs, conds)
+        return
+    inputs.append(node)
+
+
+def _key_type(e: E) -> bool:
+    return e.type != T.BPCHAR
+
+
+def _inner(node: N.Join, preds: list[E]) -> Any:
+    inputs: list[N.Node] = []
+    conds: list[E] = []
+    _flatten(node, 0, inputs, conds)
+    conds += preds
+    widths = [len(i.cols) for i in inputs]
+    starts = [sum(widths[:k]) for k in range(len(widths) + 1)]
+
+    def owner(c: int) -> int:
+        return next(k for k in range(len(inputs)) if starts[k] <= c < starts[k + 1])
+
+    own: list[list[E]] = [[] for _ in inputs]
+    edges: list[tuple[int, int, E, E]] = []
+    residuals: list[tuple[frozenset[int], E]] = []
+    for c in conds:
+        if not _vector(c):
+            return None
+        cols = _cols(c)
+        if not cols:
+            return None  # a constant conjunct: rare; the row path
+        ins = frozenset(owner(x) for x in cols)
+        if len(ins) == 1:
+            (k,) = ins
+            own[k].append(shift(c, starts[k]))
+            continue
+        if c.kind == "op" and c.data == "=" and len(ins) == 2:
+            a, b = c.args
+            sa, sb = {owner(x) for x in _cols(a)}, {owner(x) for x in _cols(b)}
+            if len(sa) == 1 and len(sb) == 1 and sa != sb and hashable_pair(a.type, b.type) \
+                    and _key_type(a) and _key_type(b):
+                (i,), (j,) = sa, sb
+                edges.append((i, j, shift(a, starts[i]), shift(b, starts[j])))
+                continue
+        residuals.append((ins, c))
+    srcs = []
+    for k, n in enumerate(inputs):
+        s = _source(n, own[k])
+        if s is None:
+            return None
+        srcs.append(s)
+    if len(srcs) == 1:
+        return _restrict(srcs[0], [r for _, r in residuals])
+    return SourceInner(srcs, widths, edges, residuals)
+
+
+def _outer(node: N.Join) -> Any:
+    nl = len(node.left.cols)
+    lk: list[E] = []
+    rk: list[E] = []
+    right_only: list[E] = []
+    rest: list[E] = []
+    for c in conjuncts(node.cond) if node.cond is not None else []:
+        if not _vector(c):
+            return None
+        cols = _cols(c)
+        if cols and min(cols) >= nl:
+            right_only.append(shift(c, nl))
+            continue
+        if c.kind == "op" and c.data == "=":
+            a, b = c.args
+            ca, cb = _cols(a), _cols(b)
+            for x, y, cx, cy in ((a, b, ca, cb), (b, a, cb, ca)):
+                if cx and cy and max(cx) < nl and min(cy) >= nl \
+                        and hashable_pair(x.type, y.type) and _key_type(x) and _key_type(y):
+                    lk.append(x)
+                    rk.append(shift(y, nl))
+                    break
+            else:
+                rest.append(c)
+            continue
+        rest.append(c)
+    if not lk:
+        return None
+    left = _source(node.left, [])
+    right = _source(node.right, right_only)
+    if left is None or right is None:
+        return None
+    return SourceJoin(left, right, node.kind, lk, rk, conj(rest), nl)
+
+
+__all__ = ["MIN_ROWS", "first_key", "keyed", "plain", "source_of"]

@@ -1,0 +1,241 @@
+"""Differential tests of vectorized joins: aggregates over inner, LEFT, semi and anti hash joins
+give the same answers with `cumulo.columnar` on and off, and both give PostgreSQL 15's.
+
+The data are made to catch the join rules: NULL keys (never match), duplicate keys on both
+sides, multi-column keys, LEFT joins whose rows find no match, residual conditions that are
+NULL for some pairs (three-valued), keys of int against numeric, text keys whose tables have
+different dictionaries, date keys, float keys with NaN and -0 (PostgreSQL: NaN = NaN, -0 = 0),
+and an empty table. EXPLAIN ANALYZE proves that the vector form ran (`ColumnarJoin` above a
+row subtree that was never executed); psycopg and asyncpg both read the answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from decimal import Decimal
+from typing import Any
+
+import asyncpg
+import psycopg
+import pytest
+
+TABLES = ("cj_fact", "cj_dim", "cj_sub", "cj_flt", "cj_empty")
+SETUP = [
+    "create table cj_dim (id int primary key, k int, name text, w numeric(8,2), dt date, "
+    "grp int)",
+    "create table cj_fact (id int primary key, dk int, k2 int, amt numeric(10,2), q int, "
+    "s text, x float8, dt date, nk numeric(6,1))",
+    "create table cj_sub (a int, b int, tag text, primary key (a, b))",
+    "create table cj_flt (id int primary key, f float8, v int)",
+    "create table cj_empty (id int primary key, dk int, v int)",
+    "insert into cj_dim select i, i % 50, 'n' || (i % 7), i * 1.5, date '2020-01-01' + i % 30, "
+    "i % 4 from generate_series(1, 2000) i",
+    # a key no fact row has, NULLs, and a duplicate dimension key (k is not unique)
+    "insert into cj_dim values (3001, null, null, null, null, null), "
+    "(3002, 7, 'n1', 2.00, null, 1), (3003, 7, 'zz', 3.25, '2020-01-05', 2)",
+    "insert into cj_fact select i, case when i % 97 = 0 then null else i % 2100 end, i % 50, "
+    "(i % 1000) / 7.0, i % 13, case when i % 41 = 0 then null else 'n' || (i % 9) end, "
+    "case when i % 31 = 0 then null else i * 0.5 end, date '2020-01-01' + i % 40, "
+    "(i % 60) / 2.0 from generate_series(1, 12000) i",
+    "insert into cj_sub select i % 50, i % 4, case when i % 5 = 0 then null else 't' || (i % 3) "
+    "end from generate_series(1, 200) i on conflict do nothing",
+    "insert into cj_flt values (1, 0.0, 1), (2, -0.0, 2), (3, 'NaN', 3), (4, 'NaN', 4), "
+    "(5, 1.5, 5), (6, null, 6), (7, 'Infinity', 7), (8, '-Infinity', 8), (9, 1.5, 9)",
+    "insert into cj_flt select i, i / 4.0, i from generate_series(10, 1500) i",
+]
+
+QUERIES = [
+    # inner joins: one key, duplicates on both sides, NULL keys, filters on each side
+    "select d.name, count(*), sum(f.amt), avg(f.q), min(f.dt), max(d.w) from cj_fact f, cj_dim d "
+    "where f.dk = d.id group by d.name order by d.name",
+    "select d.k, count(*), sum(f.q) from cj_fact f join cj_dim d on f.k2 = d.k "
+    "where d.grp = 1 and f.q < 5 group by d.k order by d.k",
+    "select count(*), sum(f.amt) from cj_fact f, cj_dim d where f.dk = d.id and d.name like 'n1%'",
+    # multi-column keys, three tables, text keys from different tables
+    "select s.tag, count(*), sum(f.amt) from cj_fact f, cj_sub s where f.k2 = s.a "
+    "and f.q = s.b group by s.tag order by s.tag",
+    "select d.grp, s.tag, count(*) from cj_fact f, cj_dim d, cj_sub s where f.dk = d.id "
+    "and d.k = s.a and d.grp = s.b group by d.grp, s.tag order by 1, 2",
+    "select f.s, count(*) from cj_fact f, cj_dim d where f.s = d.name group by f.s order by 1",
+    # residuals: non-equi conditions, NULL for some pairs
+    "select count(*), sum(f.q) from cj_fact f, cj_dim d where f.dk = d.id and f.amt > d.w",
+    "select d.grp, count(*) from cj_fact f, cj_dim d where f.dk = d.id and f.dt <= d.dt "
+    "group by d.grp order by 1",
+    "select count(*) from cj_fact f, cj_dim d where f.dk = d.id and (f.x > 100 or d.w < 10)",
+    # int = numeric, numeric scales, date keys
+    "select count(*), sum(d.w) from cj_fact f, cj_dim d where f.nk = d.k",
+    "select count(*), sum(f.nk) from cj_fact f, cj_dim d where f.nk = d.w",
+    "select f.dt, count(*) from cj_fact f, cj_dim d where f.dt = d.dt and d.id < 40 "
+    "group by f.dt order by 1",
+    # LEFT joins: unmatched rows padded with NULLs, ON conditions on either side
+    "select d.id, count(f.id), sum(f.q) from cj_dim d left join cj_fact f on f.dk = d.id "
+    "and f.q > 5 group by d.id order by 2, 1 limit 12",
+    "select count(*), count(f.id), sum(f.amt) from cj_dim d left join cj_fact f "
+    "on f.dk = d.id and d.grp = 2",
+    "select c, count(*) from (select d.id, count(f.id) as c from cj_dim d left join cj_fact f "
+    "on f.dk = d.id and f.amt > d.w group by d.id) t group by c order by c",
+    "select d.grp, count(*), count(e.id) from cj_dim d left join cj_empty e on e.dk = d.id "
+    "group by d.grp order by 1",
+    # semi and anti joins (EXISTS / NOT EXISTS), with residuals
+    "select count(*), sum(f.amt) from cj_fact f where exists (select 1 from cj_dim d "
+    "where d.id = f.dk and d.w > f.amt)",
+    "select f.q, count(*) from cj_fact f where not exists (select 1 from cj_dim d "
+    "where d.id = f.dk and d.grp = 3) group by f.q order by 1",
+    "select count(*) from cj_dim d where not exists (select 1 from cj_fact f "
+    "where f.dk = d.id and f.dt > d.dt)",
+    "select count(*) from cj_dim d where d.k in (select k2 from cj_fact where q = 3)",
+    # float keys: NaN = NaN, -0 = 0, NULL never matches
+    "select a.id, count(*) from cj_flt a, cj_flt b where a.f = b.f and a.id < 12 "
+    "group by a.id order by 1",
+    "select count(*), sum(b.v) from cj_flt a join cj_flt b on a.f = b.f",
+    # an empty side, and aggregates over expressions of both sides
+    "select count(*), sum(e.v) from cj_fact f, cj_empty e where f.dk = e.dk",
+    "select d.grp, sum(f.amt * d.w), sum(f.q + d.k), count(f.x) from cj_fact f, cj_dim d "
+    "where f.dk = d.id group by d.grp order by 1",
+]
+
+# The row path's hash join misses NaN = NaN (Python's nan != nan): known, outside the vector
+# path; `test_row_path_nan_keys` keeps it visible.
+ROW_PATH_NAN = {q for q in QUERIES if "cj_flt" in q}
+
+
+def _norm(v: Any) -> Any:
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else round(v, 6) if math.isfinite(v) else v
+    if isinstance(v, Decimal):
+        return v.normalize() if v.is_finite() else str(v)
+    return v
+
+
+def _rows(conn: psycopg.Connection, sql: str) -> list[tuple]:
+    return [tuple(_norm(v) for v in r) for r in conn.execute(sql).fetchall()]
+
+
+@pytest.fixture(scope="module")
+def conns(cumulo_server, pg15):
+    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
+    pg = psycopg.connect(pg15.dsn(), autocommit=True)
+    for c in (cu, pg):
+        for t in TABLES:
+            c.execute(f"drop table if exists {t}")
+        for stmt in SETUP:
+            c.execute(stmt)
+    yield cu, pg
+    for t in TABLES:
+        cu.execute(f"drop table if exists {t}")
+    cu.close()
+    pg.close()
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_on_off_and_pg15_agree(conns, sql: str) -> None:
+    cu, pg = conns
+    want = _rows(pg, sql)
+    cu.execute("set cumulo.columnar = off")
+    off = _rows(cu, sql)
+    cu.execute("set cumulo.columnar = on")
+    on = _rows(cu, sql)
+    cu.execute("reset cumulo.columnar")
+    assert on == want
+    if sql not in ROW_PATH_NAN:
+        assert off == want
+
+
+def _plan(conn: psycopg.Connection, sql: str) -> list[str]:
+    return [r[0] for r in conn.execute("explain analyze " + sql).fetchall()]
+
+
+def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
+    lines = _plan(conn, sql)
+    at = next(i for i, ln in enumerate(lines) if ln.lstrip(" ->").startswith("ColumnarJoin"))
+    child = lines[at + 1]
+    return "never executed" in child
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_the_vector_join_runs(conns, sql: str) -> None:
+    """Every query above is computed by the vector form (none fell back to rows)."""
+    cu, _ = conns
+    cu.execute("set cumulo.columnar = on")
+    try:
+        assert _vector_ran(cu, sql)
+    finally:
+        cu.execute("reset cumulo.columnar")
+
+
+def test_explain_shows_the_choice(conns) -> None:
+    cu, _ = conns
+    sql = "select d.name, count(*) from cj_fact f, cj_dim d where f.dk = d.id group by d.name"
+    plan = [r[0] for r in cu.execute("explain " + sql).fetchall()]
+    assert any(ln.lstrip(" ->").startswith("ColumnarJoin") for ln in plan), plan
+    cu.execute("set cumulo.columnar = off")
+    try:
+        assert not _vector_ran(cu, sql)
+    finally:
+        cu.execute("reset cumulo.columnar")
+
+
+def test_row_path_kept_where_it_must(conns) -> None:
+    """NOT IN (null-aware), a point lookup on one side, and a function the vector code lacks
+    keep the row path: no ColumnarJoin in their plans, and still PostgreSQL's answers."""
+    cu, pg = conns
+    for sql in [
+        "select count(*) from cj_dim d where d.k not in (select k2 from cj_fact where q = 3)",
+        "select count(*) from cj_fact f, cj_dim d where f.dk = d.id and d.id = 17",
+        "select count(*) from cj_fact f, cj_dim d where f.dk = d.id and upper(d.name) = 'N1'",
+    ]:
+        plan = [r[0] for r in cu.execute("explain " + sql).fetchall()]
+        assert not any("ColumnarJoin" in ln for ln in plan), (sql, plan)
+        assert _rows(cu, sql) == _rows(pg, sql)
+
+
+def test_own_writes_and_fresh_commits(conns, cumulo_server) -> None:
+    """A transaction with its own writes on a joined table reads them (row path); another
+    session's commit is in the next vector join."""
+    cu, _ = conns
+    sql = "select count(*), sum(f.q) from cj_fact f, cj_dim d where f.dk = d.id and d.id = f.id"
+    cu.execute("set cumulo.columnar = on")
+    try:
+        before = cu.execute(sql).fetchone()
+        with psycopg.connect(cumulo_server.dsn()) as other:
+            other.execute("insert into cj_fact (id, dk, q) values (900001, 900001, 7)")
+            other.execute("insert into cj_dim (id, k) values (900001, 1)")
+            mine = other.execute(sql).fetchone()
+            assert mine == (before[0] + 1, before[1] + 7)
+            assert cu.execute(sql).fetchone() == before  # not committed yet
+            other.commit()
+        assert cu.execute(sql).fetchone() == (before[0] + 1, before[1] + 7)
+        cu.execute("delete from cj_fact where id = 900001")
+        cu.execute("delete from cj_dim where id = 900001")
+        assert cu.execute(sql).fetchone() == before
+    finally:
+        cu.execute("reset cumulo.columnar")
+
+
+def test_asyncpg_reads_the_same(conns, cumulo_server) -> None:
+    """A second client (asyncpg, binary results) gets PostgreSQL's answers from the vector form."""
+    _, pg = conns
+
+    async def run() -> list[list[tuple]]:
+        c = await asyncpg.connect(cumulo_server.dsn())
+        try:
+            await c.execute("set cumulo.columnar = on")
+            return [[tuple(_norm(v) for v in r) for r in await c.fetch(q)] for q in QUERIES[:6]]
+        finally:
+            await c.close()
+
+    got = asyncio.run(run())
+    for sql, rows in zip(QUERIES[:6], got, strict=True):
+        assert rows == _rows(pg, sql), sql
+
+
+@pytest.mark.xfail(strict=True, reason="row-path hash join: NaN keys do not match NaN (PG: they do)")
+def test_row_path_nan_keys(conns) -> None:
+    cu, pg = conns
+    sql = QUERIES[-4]
+    cu.execute("set cumulo.columnar = off")
+    try:
+        assert _rows(cu, sql) == _rows(pg, sql)
+    finally:
+        cu.execute("reset cumulo.columnar")
