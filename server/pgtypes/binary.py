@@ -36,6 +36,7 @@ from . import oids as T
 from .infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
 from .interval import Interval, as_interval
 from .text import format_generic, text_decoder
+from .utf8check import decode_utf8
 
 Encoder = Callable[[Any], bytes]
 Decoder = Callable[[bytes], Any]
@@ -226,10 +227,7 @@ def _enc_text(v: Any) -> bytes:
 
 
 def _dec_text(b: bytes) -> str:
-    try:
-        return bytes(b).decode()
-    except UnicodeDecodeError:
-        raise InvalidBinaryRepresentation("invalid byte sequence for encoding \"UTF8\"") from None
+    return decode_utf8(b)  # NB: text_recv verifies the encoding: 22021, a NUL included
 
 
 def _enc_json(v: Any) -> bytes:

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import (
-    CharacterNotInRepertoire,
     InvalidBinaryRepresentation,
     ProtocolViolation,
     SQLError,
@@ -23,6 +22,7 @@ from ..errors import (
 from . import oids as T
 from .binary import binary_decoder, binary_encoder
 from .text import STRING_OIDS, format_generic, text_decoder, text_encoder
+from .utf8check import decode_utf8
 
 WireEncoder = Callable[[Any], bytes]
 WireDecoder = Callable[[bytes], Any]
@@ -82,10 +82,6 @@ def wire_decoder(oid: int, fmt: int, tz: Any = None) -> WireDecoder:
     tdec = text_decoder(oid, tz)
 
     def from_text(b: bytes) -> Any:
-        try:
-            s = bytes(b).decode()
-        except UnicodeDecodeError:
-            raise CharacterNotInRepertoire('invalid byte sequence for encoding "UTF8"') from None
-        return tdec(s)
+        return tdec(decode_utf8(b))  # NB: a NUL is 22021 too, as in PostgreSQL
 
     return from_text

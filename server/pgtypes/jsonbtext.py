@@ -13,6 +13,8 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from ..errors import SQLError
+
 _ESC = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
         "\t": "\\t"}
 
@@ -55,6 +57,23 @@ def dumps(v: Any) -> str:
     return _number(v)
 
 
+def _has_nul(v: Any) -> bool:
+    if isinstance(v, str):
+        return "\x00" in v
+    if isinstance(v, dict):
+        return any("\x00" in k or _has_nul(x) for k, x in v.items())
+    if isinstance(v, list):
+        return any(_has_nul(x) for x in v)
+    return False
+
+
 def normalize(s: str) -> str:
-    """jsonb input text -> its stored/printed form; ValueError if s is not JSON."""
-    return dumps(loads(s))
+    """jsonb input text -> its stored/printed form; ValueError if s is not JSON.
+
+    jsonb stores text, which cannot hold NUL, so `\\u0000` is refused as PostgreSQL does.
+    """
+    v = loads(s)
+    if "\\u0000" in s and _has_nul(v):
+        raise SQLError("unsupported Unicode escape sequence", sqlstate="22P05",
+                       detail="\\u0000 cannot be converted to text.")
+    return dumps(v)

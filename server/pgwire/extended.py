@@ -103,19 +103,26 @@ def _formats(codes: list[int], n: int, what: str) -> tuple[int, ...]:
     return tuple(codes)
 
 
-def _decode(values: list[bytes | None], decoders: list[WireDecoder]) -> list[Any]:
-    """Decodes Bind's values; a bad binary value names its parameter, as PostgreSQL does."""
+def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str = "") -> list[Any]:
+    """Decodes Bind's values; a bad value names its parameter in CONTEXT, as PostgreSQL does."""
     try:
         return [None if v is None else dec(v) for v, dec in zip(values, decoders, strict=True)]
-    except InvalidBinaryRepresentation:
-        for i, (v, dec) in enumerate(zip(values, decoders, strict=True)):
-            try:
-                if v is not None:
-                    dec(v)
-            except InvalidBinaryRepresentation:
-                raise InvalidBinaryRepresentation(
-                    f"incorrect binary data format in bind parameter {i + 1}") from None
-        raise
+    except SQLError:
+        pass
+    for i, (v, dec) in enumerate(zip(values, decoders, strict=True)):
+        where = (f'portal "{portal}" parameter ${i + 1}' if portal
+                 else f"unnamed portal parameter ${i + 1}")
+        try:
+            if v is not None:
+                dec(v)
+        except InvalidBinaryRepresentation:
+            raise InvalidBinaryRepresentation(
+                f"incorrect binary data format in bind parameter {i + 1}", where=where) from None
+        except SQLError as e:
+            if e.where is None:
+                e.where = where
+            raise
+    return [None if v is None else dec(v) for v, dec in zip(values, decoders, strict=True)]
 
 
 class ExtendedQuery:
@@ -297,7 +304,7 @@ class ExtendedQuery:
                     hit = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
                     stmt.decoders[pkey] = hit
                 decoders = hit
-                params = _decode(values, decoders)
+                params = _decode(values, decoders, portal_name)
             columns = stmt.prepared.columns
             if columns is not None:  # NB: a zero-column SELECT still has a RowDescription
                 rkey = _formats(rfmts, len(columns), "result")

@@ -48,6 +48,7 @@ from .copybatch import (
     unpack_fixed_rows,
 )
 from .copycontext import line_context, locate, with_context
+from .copyencoding import check_escaped_nul, decode_block
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
 from .privileges.check import check_table, current_role
@@ -270,7 +271,7 @@ class CopyIn:
         elif buf.endswith(b"\n"):
             buf = buf[:-1]
         if buf and not self.ended:
-            text = buf.decode("utf-8")
+            text = decode_block(buf, self.table.name, self.line_no)
             if "\r" in text:
                 text = text.replace("\r\n", "\n")
                 if text.endswith("\r"):
@@ -290,6 +291,8 @@ class CopyIn:
         self.line_no = first + len(lines)
         if not lines:
             return
+        if has_esc:
+            check_escaped_nul(lines, self.table.name, first)
         fields = split_fields("\n".join(lines), lines, delim, n)
         if fields is None:
             self._bad_line(lines, first)
@@ -330,7 +333,7 @@ class CopyIn:
         return f'missing data for column "{col.name}"'
 
     def _csv(self) -> None:
-        text = b"".join(self.parts).decode("utf-8")
+        text = decode_block(b"".join(self.parts), self.table.name, self.line_no)
         self.parts = []
         if text.endswith("\\.\n") or text.endswith("\\.\r\n"):
             text = text[: text.rindex("\\.")]

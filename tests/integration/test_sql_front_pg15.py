@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
+import pg8000.native
+import psycopg
 import pytest
 
 from tests.integration.test_statements_pg15 import assert_same_outcomes, statements
+from tests.pg15 import PASSWORD
 
 SCRIPTS = {
     # A view's column list renames its query's columns; it may be shorter, not longer.
@@ -78,7 +81,25 @@ with t as (select 1 as k) select k from t, public.t;
 select 1 from nosuch, nosuch;
 select 1 from pg_class, pg_catalog.pg_class;
 """,
+    # Text cannot hold NUL; malformed UTF-8 names its bytes (22021), jsonb refuses \\u0000.
+    "nul_and_bad_utf8": r"""
+select E'a\0b';
+select E'a\x00b';
+select E'a\\0b';
+select chr(0);
+select convert_from('\xe96162'::bytea, 'UTF8');
+select convert_from('\x61e9'::bytea, 'UTF8');
+select convert_from('\x6100'::bytea, 'UTF8');
+select convert_from('\xff61'::bytea, 'UTF8');
+select convert_from('\xeda080'::bytea, 'UTF8');
+select convert_from('\xf0908080'::bytea, 'UTF8');
+select '"\u0000"'::jsonb;
+select '{"a": "b\u0000"}'::jsonb;
+select '"\\u0000"'::jsonb;
+select '"\u0000"'::json;
+""",
 }
+ASYNCPG = ["from_names_once", "view_column_list"]  # NB: scripts whose positions match too
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +129,7 @@ async def _asyncpg_errors(dsn: str, script: str) -> list[tuple]:
     return out
 
 
-@pytest.mark.parametrize("name", sorted(SCRIPTS))
+@pytest.mark.parametrize("name", ASYNCPG)
 def test_asyncpg_sees_the_same_errors(servers, name):
     pg, cu = servers
     db = f"front_a_{name}"
@@ -117,3 +138,80 @@ def test_asyncpg_sees_the_same_errors(servers, name):
     got = asyncio.run(_asyncpg_errors(cu.dsn(dbname=db), SCRIPTS[name]))
     assert any(x[1] != "ok" for x in expected)
     assert got == expected
+
+
+async def _asyncpg_params(dsn: str) -> list:
+    """NUL and bad bytes in bind parameters, text types in binary format (asyncpg's way)."""
+    conn = await asyncpg.connect(dsn)
+    out: list = []
+    try:
+        for sql, arg in [("select $1::text", "a\x00b"), ("select length($1)", "a\x00b"),
+                         ("select $1::varchar", "\x00"), ("select $1::bytea", b"\x00"),
+                         ("select $1::json", '"a\x00"'), ("select $1::text", "ok")]:
+            try:
+                out.append(await conn.fetchval(sql, arg))
+            except asyncpg.PostgresError as e:
+                out.append((e.sqlstate, e.args[0], e.context))
+    finally:
+        await conn.close()
+    return out
+
+
+def _pg8000_params(host: str, port: int, password: str | None) -> list:
+    """The same in text format: pg8000 sends parameters as text."""
+    conn = pg8000.native.Connection("cumulo", host=host, port=port, password=password,
+                                    database="cumulo")
+    out: list = []
+    try:
+        for sql, arg in [("select :x::text", "a\x00b"), ("select length(:x)", "\x00"),
+                         ("select :x::int", "1\x002"), ("select :x::text", "ok")]:
+            try:
+                out.append(conn.run(sql, x=arg))
+            except pg8000.native.DatabaseError as e:
+                err = e.args[0]
+                out.append((err["C"], err["M"], err.get("W")))
+    finally:
+        conn.close()
+    return out
+
+
+def test_nul_in_bind_parameters_as_pg15(servers):
+    pg, cu = servers
+    expected = asyncio.run(_asyncpg_params(pg.dsn()))
+    assert expected[0][0] == "22021"
+    assert asyncio.run(_asyncpg_params(cu.dsn())) == expected
+    expected = _pg8000_params(pg.host, pg.port, PASSWORD)
+    assert expected[0] == ("22021", 'invalid byte sequence for encoding "UTF8": 0x00',
+                           "unnamed portal parameter $1")
+    assert _pg8000_params(cu.host, cu.port, None) == expected
+
+
+COPY_INPUTS = [
+    ("text", b"x\\0y\t1\n"), ("text", b"x\x00y\t1\n"), ("text", b"ok\t1\nx\\x00\t2\n"),
+    ("text", b"x\\000\t1\n"), ("text", b"\\\\0\t1\n"), ("text", b"a\tb\x00\n"),
+    ("text", b"ok\t1\n\xff\t2\n"), ("csv", b"x\x00y,1\n"), ("csv", b'"x\x00",1\n'),
+    ("csv", b'a,1\n"b\xe9",2\n'),
+]
+
+
+def _copy_outcomes(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists cnul")
+        c.execute("create table cnul (a text, b int)")
+        for fmt, data in COPY_INPUTS:
+            try:
+                with c.cursor().copy(f"copy cnul from stdin (format {fmt})") as cp:
+                    cp.write(data)
+                out.append("ok")
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.context))
+        out.append(c.execute("select * from cnul order by a").fetchall())
+    return out
+
+
+def test_nul_and_bad_bytes_in_copy_as_pg15(servers):
+    pg, cu = servers
+    expected = _copy_outcomes(pg.dsn())
+    assert expected.count("ok") == 1
+    assert _copy_outcomes(cu.dsn()) == expected

@@ -36,6 +36,7 @@ from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from . import namedargs, usertypes
 from . import runtime as rt
@@ -640,6 +641,8 @@ class Binder(SpecialForms):
         return E("pyfunc", (f".{fname}", lambda r, i=i: r[i], True), [base], t, mod, fname)
 
     def b_ByteString(self, node: exp.Expression) -> E:
+        if "\x00" in node.this:  # NB: E'\0' / E'\x00': text cannot hold NUL (PG: 22021)
+            raise invalid_sequence(b"\x00", 0)
         return E("const", node.this, [], T.UNKNOWN)
 
     def b_RawString(self, node: exp.Expression) -> E:

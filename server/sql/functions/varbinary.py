@@ -17,6 +17,7 @@ import math
 
 from ...errors import ArraySubscriptError, InvalidParameterValue, SQLError
 from ...pgtypes import oids as T
+from ...pgtypes.utf8check import decode_utf8, invalid_sequence
 from ...pgtypes.wirecodec import CODECS, canonical
 from .registry import register
 
@@ -143,11 +144,13 @@ def convert_to(s: str, enc: str) -> bytes:
 @register("convert_from", args=[BYTEA, T.NAME], returns=TEXT)
 def convert_from(b: bytes, enc: str) -> str:
     """Returns the bytes decoded from the given encoding."""
+    codec = _codec(enc)
+    if codec in ("utf-8", "utf8"):
+        return decode_utf8(b)
     try:
-        return bytes(b).decode(_codec(enc))
-    except UnicodeDecodeError:
-        raise SQLError(f'invalid byte sequence for encoding "{canonical(enc)}"',
-                       sqlstate="22021") from None
+        return bytes(b).decode(codec)
+    except UnicodeDecodeError as e:
+        raise invalid_sequence(bytes(b), e.start, canonical(enc) or enc) from None
 
 
 @register("convert", args=[BYTEA, T.NAME, T.NAME], returns=BYTEA)
