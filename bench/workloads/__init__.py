@@ -31,6 +31,7 @@ WORKLOADS = {
 # server started. Run by name (`python -m bench txn-micro`); `all` leaves them out.
 MICRO = {
     "txn-micro": "bench.workloads.txn_micro",
+    "cluster-sim": "bench.workloads.cluster_sim",
 }
 
 
