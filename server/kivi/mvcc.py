@@ -56,6 +56,7 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from .columnar import ColumnarCopy, Snapshot
+from .columnar.build import PendingBuild
 
 Row = tuple[Any, ...]
 Chain = tuple[tuple[int, Row | None], ...]
@@ -98,7 +99,7 @@ class VersionStore:
         self._max_ts = 0  # bounds every commit ts the store holds
         # The versioned columnar copy (`kivi.columnar`), built by the first `columnar` read
         # and kept up to date by every write from then on.
-        self._col: ColumnarCopy | None = None
+        self._col: ColumnarCopy | PendingBuild | None = None  # pending: being built unlocked
         self._low_water = 0  # the highest `collect` watermark: no snapshot below it is valid
 
     def __len__(self) -> int:
@@ -468,10 +469,38 @@ class VersionStore:
         if ts < self._low_water:
             return None
         col = self._col
-        if col is None or col.broken:
+        if not isinstance(col, ColumnarCopy) or col.broken:
             self.compact()
             col = self._col = ColumnarCopy.build(self._keys, self._chains)
         return col.snapshot(ts)
+
+    def columnar_begin(self, ts: int) -> Snapshot | PendingBuild | None:
+        """`columnar` without building under the caller's lock (`columnar.build.snapshots`):
+        a copy still to build comes back as a `PendingBuild` of the chains as they are now,
+        which logs every later write until `columnar_install`."""
+        if ts < self._low_water:
+            return None
+        col = self._col
+        if isinstance(col, ColumnarCopy) and not col.broken:
+            return col.snapshot(ts)
+        if isinstance(col, PendingBuild):
+            return col  # another reader builds it: wait for that one
+        self.compact()
+        pending = self._col = PendingBuild(list(self._keys), list(self._chains))
+        return pending
+
+    def columnar_pending(self, pending: PendingBuild) -> bool:
+        """Tells whether `pending` is still this store's copy to be (nothing replaced it)."""
+        return self._col is pending
+
+    def columnar_install(self, pending: PendingBuild, copy: ColumnarCopy) -> None:
+        """Installs the copy built from `pending` (still in place), with the writes logged since."""
+        self._col = pending.catch_up(copy)
+
+    def columnar_abandon(self, pending: PendingBuild) -> None:
+        """Forgets a pending build that failed (the next read starts again)."""
+        if self._col is pending:
+            self._col = None
 
     @property
     def columnar_bytes(self) -> int:

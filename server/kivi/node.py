@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from itertools import groupby
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -57,6 +58,7 @@ from .api import (
 )
 from .columnar import Snapshot
 from .columnar.aggregate import Unsafe, partial_aggregate, visible
+from .columnar.build import snapshots as build_snapshots
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
@@ -284,9 +286,8 @@ class KiviNode:
                 continue
             if keep is None and clipped == (region.lo, region.hi):
                 # A whole region without a filter: its columnar copy (the kernels read the
-                # packs unlocked: versions <= ts never change).
-                with self._lock:
-                    snap = region.store.columnar(req.ts)
+                # packs unlocked: versions <= ts never change; a first build runs unlocked too).
+                snap = build_snapshots(self._lock, partial(list, (region.store,)), req.ts)[0]
                 try:
                     if snap is not None:
                         partials += partial_aggregate(visible(snap), spec.group_by, spec.aggs)
@@ -307,11 +308,15 @@ class KiviNode:
         (None: a snapshot below the GC watermark, which only the row path answers).
 
         Only the copying of pack lists and the tail happens under the lock; the SQL
-        layer's vectorized operators read the packs afterwards (see `kivi.columnar`).
+        layer's vectorized operators read the packs afterwards (see `kivi.columnar`). A
+        region's first read builds its copy outside the lock (`kivi.columnar.build`).
         """
-        with self._lock:
+
+        def stores() -> list[Any]:
             sr = self._spaces.get(space)
-            snaps = [r.store.columnar(ts) for r in sr.regions] if sr is not None else []
+            return [r.store for r in sr.regions] if sr is not None else []
+
+        snaps = build_snapshots(self._lock, stores, ts)
         return None if None in snaps else snaps  # type: ignore[return-value]  # no None
 
     # --- writes -------------------------------------------------------------------------------

@@ -56,6 +56,32 @@ _OFF = (1 << _SHIFT) - 1
 Row = tuple[Any, ...]
 
 
+def _flatten(keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | None]]]
+             ) -> tuple[list[bytes], list[Row], list[int], list[int]]:
+    """Every live version of the chains as parallel lists: keys, rows, begin and end ts."""
+    if all(map((1).__eq__, map(len, chains))):  # the common case: one version a key, in C
+        heads = list(map(itemgetter(0), chains))
+        rows = list(map(itemgetter(1), heads))
+        ks = list(keys)
+        if None in rows:
+            live = [i for i, r in enumerate(rows) if r is not None]
+            ks = [ks[i] for i in live]
+            heads = [heads[i] for i in live]
+            rows = [rows[i] for i in live]
+        return ks, rows, list(map(itemgetter(0), heads)), [INF] * len(ks)
+    ks, rs, bs, es = [], [], [], []
+    for k, chain in zip(keys, chains, strict=True):
+        newer = INF
+        for ts, row in chain:
+            if row is not None:
+                ks.append(k)
+                rs.append(row)
+                bs.append(ts)
+                es.append(newer)
+            newer = ts
+    return ks, rs, bs, es
+
+
 class Pack:
     """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries."""
 
@@ -178,44 +204,20 @@ class ColumnarCopy:
     @classmethod
     def build(cls, keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | None]]]
               ) -> ColumnarCopy:
-        """Builds the copy of a store's keys and version chains (newest first)."""
+        """Builds the copy of a store's keys and version chains (newest first).
+
+        One pack per PACK_ROWS keys (a key's versions never split), so that every
+        C-level pass covers one pack: the build may run beside writers, and a long
+        pass would hold the GIL from them (`columnar.build`).
+        """
         c = cls()
-        ks: list[bytes] = []
-        rs: list[Row] = []
-        bs: list[int] = []
-        es: list[int] = []
-        single = list(map(len, chains))
-        if single.count(1) == len(single):  # the common case: one version a key, in C
-            heads = list(map(itemgetter(0), chains))
-            rows = list(map(itemgetter(1), heads))
-            if None in rows:
-                live = [i for i, r in enumerate(rows) if r is not None]
-                keys = [keys[i] for i in live]
-                heads = [heads[i] for i in live]
-                rows = [rows[i] for i in live]
-            ks, rs = list(keys), rows
-            bs = list(map(itemgetter(0), heads))
-            es = [INF] * len(ks)
-        else:
-            for k, chain in zip(keys, chains, strict=True):
-                newer = INF
-                for ts, row in chain:
-                    if row is not None:
-                        ks.append(k)
-                        rs.append(row)
-                        bs.append(ts)
-                        es.append(newer)
-                    newer = ts
-        i = 0
-        while i < len(ks):
-            j = min(i + PACK_ROWS, len(ks))
-            while j < len(ks) and ks[j] == ks[j - 1]:
-                j += 1  # a key's versions stay in one pack
-            p = c._add_pack(ks[i:j], rs[i:j], np.array(bs[i:j], np.int64),
-                            np.array(es[i:j], np.int64), track=False)
-            c.sorted.append(p)
-            c.firsts.append(p.keys[0])
-            i = j
+        for lo in range(0, len(keys), PACK_ROWS):
+            ks, rs, bs, es = _flatten(keys[lo:lo + PACK_ROWS], chains[lo:lo + PACK_ROWS])
+            if ks:
+                p = c._add_pack(ks, rs, np.array(bs, np.int64), np.array(es, np.int64),
+                                track=False)
+                c.sorted.append(p)
+                c.firsts.append(p.keys[0])
         return c
 
     def _add_pack(self, keys: list[bytes], rows: list[Row], begin: np.ndarray,
