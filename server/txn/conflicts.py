@@ -8,6 +8,11 @@ LTM sends a key only to its owner. A manager remembers, for its keys:
 - the *last commit*: the commit timestamp of the key's newest committed write,
   kept while some active snapshot may be older than it (pruned by `Prune`).
 
+Both are kept per space, as dicts keyed by the key's bytes: a bytes object caches
+its hash and the write set already computed it, so a bulk load's keys cost
+C-level dict passes only (a dict keyed by `(space, key)` tuples rehashes a new
+tuple per key and per lookup, which made COPY spend a quarter of the server here).
+
 `Acquire(txn, snapshot, keys)` answers, key by key:
 
 - holder is another transaction -> `Wait(txn, holder)`: the caller blocks
@@ -18,25 +23,40 @@ LTM sends a key only to its owner. A manager remembers, for its keys:
   A key the txn already holds passes at once. A snapshot of `LATEST` waives the
   last-commit check: READ COMMITTED's row locks (EvalPlanQual) use it.
 
-`Release(txn, keys, commit_ts)` drops the holds (recording the commit when
-`commit_ts` is set) and answers `Woken(waiters)`. Keys of a space the
+`AcquireSpace` is the same for keys of one space given as bytes (the LTM's form:
+no tuple per key). `Release(txn, keys, commit_ts)` (and `ReleaseSpaces`, keys grouped
+per space) drops the holds, recording the commit when `commit_ts` is set, and answers
+`Woken(waiters)`. Keys of a space the
 transaction created itself are never held (nobody else can see that space
 before the commit): its Release records the whole space as committed at
 `commit_ts` (`spaces`; kept in `born` until pruned), which then counts as the
 last commit of every key of that space that has none of its own.
 SERIALIZABLE's messages (`Validate`, `Probe`, `Settle`) go to the manager's
-`ser` half (see `validate`). The managers are state
+`ser` half (see `validate`); it and the row-lock modes (`rowlocks`) see the
+manager only through `holder`, `hold`, `committed_at`, `created_at` and `add_waiter`. The managers are state
 machines with no I/O and no threads; blocking and the wait-for graph
 (`WaitForGraph`, deadlock detection across all managers) live with the caller.
+
+>>> cm = ConflictManager()
+>>> cm.handle(AcquireSpace(1, 10, 7, (b"a", b"b")))
+[Granted(txn=1)]
+>>> cm.handle(AcquireSpace(2, 10, 7, (b"c", b"b")))
+[Wait(txn=2, holder=1, key=(7, b'b'))]
+>>> cm.handle(ReleaseSpaces(1, ((7, (b"a", b"b")),), 11))
+[Woken(txns=(2,))]
+>>> cm.handle(AcquireSpace(2, 10, 7, (b"c", b"b")))  # b committed after snapshot 10
+[Conflict(txn=2, key=(7, b'b'), commit_ts=11)]
+>>> dict(cm.holders), dict(cm.last_commit)  # c stays held by 2 (its caller releases it)
+({(7, b'c'): 2}, {(7, b'a'): 11, (7, b'b'): 11})
 """
 
 from __future__ import annotations
 
 import zlib
 from collections import deque
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 from .rowlocks import NO_KEY_UPDATE, UPDATE, ShareLocks
@@ -45,7 +65,7 @@ from .validate import SerialState, Settle, Validate
 
 Key = tuple[int, bytes]
 LATEST = (1 << 63) - 1  # a snapshot newer than any commit
-
+BULK = 8  # keys from which an acquire or release tries the C-level passes first
 
 
 @dataclass(frozen=True)
@@ -60,6 +80,17 @@ class Acquire:
 
 
 @dataclass(frozen=True)
+class AcquireSpace:
+    """`Acquire` for keys of one space, as bytes (a batch of a bulk write: no tuple per key)."""
+
+    txn: int
+    snapshot: int
+    space: int
+    keys: tuple[bytes, ...]
+    mode: int = NO_KEY_UPDATE
+
+
+@dataclass(frozen=True)
 class Release:
     """Drops txn's holds on keys; with `commit_ts`, records them (and `spaces`) as committed.
 
@@ -70,6 +101,16 @@ class Release:
 
     txn: int
     keys: tuple[Key, ...]
+    commit_ts: int | None = None
+    spaces: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReleaseSpaces:
+    """`Release` with the keys grouped per space: `groups` is ((space, (key, ...)), ...)."""
+
+    txn: int
+    groups: tuple[tuple[int, tuple[bytes, ...]], ...]
     commit_ts: int | None = None
     spaces: tuple[int, ...] = ()
 
@@ -113,31 +154,127 @@ def bucket_of(key: Key, buckets: int) -> int:
     return h % buckets
 
 
+def by_space(keys: tuple[Key, ...] | list[Key]) -> dict[int, list[bytes]]:
+    """Groups (space, key) pairs per space, in order of first appearance."""
+    groups: dict[int, list[bytes]] = {}
+    for s, k in keys:
+        g = groups.get(s)
+        if g is None:
+            groups[s] = [k]
+        else:
+            g.append(k)
+    return groups
+
+
+class KeyView(Mapping[Key, int]):
+    """A read-only `(space, key) -> value` view of per-space dicts (tests and debugging)."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, per_space: dict[int, dict[bytes, int]]) -> None:
+        self._d = per_space
+
+    def __getitem__(self, key: Key) -> int:
+        return self._d[key[0]][key[1]]
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return False
+        d = self._d.get(key[0])
+        return d is not None and key[1] in d
+
+    def __iter__(self) -> Iterator[Key]:
+        for s, d in list(self._d.items()):
+            for k in list(d):
+                yield (s, k)
+
+    def __len__(self) -> int:
+        return sum(map(len, self._d.values()))
+
+
 class ConflictManager:
     """Holds and last-commit records for the keys of the buckets it owns."""
 
     def __init__(self, owned: frozenset[int] | None = None) -> None:
         self.owned = owned  # None: every bucket (a single manager)
-        self.holders: dict[Key, int] = {}
-        self.last_commit: dict[Key, int] = {}
+        self._holds: dict[int, dict[bytes, int]] = {}  # space -> key -> holder txn
+        self._commits: dict[int, dict[bytes, int]] = {}  # space -> key -> last commit ts
+        self._newest: dict[int, int] = {}  # space -> the largest ts in _commits[space]
         self.born: dict[int, int] = {}  # space -> commit ts of the txn that created it
         self.waiters: dict[int, set[int]] = {}  # holder txn -> txns waiting on it
         self.ser = SerialState()  # SERIALIZABLE: read timestamps, prepared writers, ranges
         self.locks = ShareLocks()  # FOR SHARE / FOR KEY SHARE holders, FOR UPDATE/delete marks
 
+    # -- the narrow interface of `rowlocks` and `validate` ------------------------------
+
+    @property
+    def holders(self) -> KeyView:
+        """Every held key -> its holder (a view)."""
+        return KeyView(self._holds)
+
+    @property
+    def last_commit(self) -> KeyView:
+        """Every remembered key -> its last commit ts (a view)."""
+        return KeyView(self._commits)
+
+    def holder(self, space: int, key: bytes) -> int | None:
+        """The transaction holding key, or None."""
+        d = self._holds.get(space)
+        return None if d is None else d.get(key)
+
+    def hold(self, space: int, key: bytes, txn: int) -> None:
+        """Makes txn the key's holder."""
+        d = self._holds.get(space)
+        if d is None:
+            self._holds[space] = {key: txn}
+        else:
+            d[key] = txn
+
+    def committed_at(self, space: int, key: bytes) -> int | None:
+        """The key's last commit ts (its space's creation if it has none), or None."""
+        d = self._commits.get(space)
+        ts = None if d is None else d.get(key)
+        if ts is None and self.born:
+            ts = self.born.get(space)  # NB: a key of a new space: the space's creation
+        return ts
+
+    def created_at(self, space: int) -> int | None:
+        """The commit ts of the transaction that created space, while remembered, or None."""
+        return self.born.get(space) if self.born else None
+
+    def add_waiter(self, holder: int, txn: int) -> None:
+        """Records that txn waits for holder (the holder's release wakes it)."""
+        self.waiters.setdefault(holder, set()).add(txn)
+
+    # -- messages ------------------------------------------------------------------------
+
     def handle(self, msg: Any, now: float = 0.0) -> list[Any]:
         """Processes one message and returns the answers."""
         match msg:
+            case AcquireSpace(txn, snapshot, space, keys, mode):
+                return [self._acquire_one_space(txn, snapshot, space, keys, mode)]
+            case ReleaseSpaces(txn, groups, commit_ts, spaces):
+                if spaces and commit_ts is not None:
+                    self.born.update(dict.fromkeys(spaces, commit_ts))
+                for space, keys in groups:
+                    self._release(txn, space, keys, commit_ts)
+                woken = self.waiters.pop(txn, None)
+                return [Woken(tuple(woken))] if woken else []
             case Acquire(txn, snapshot, keys, mode):
-                if mode != NO_KEY_UPDATE or (self.locks and not self.locks.disjoint(keys)):
-                    return [self._acquire_mode(txn, snapshot, keys, mode)]
-                return [self._acquire(txn, snapshot, keys)]
+                for space, ks in by_space(keys).items():
+                    out = self._acquire_one_space(txn, snapshot, space, ks, mode)
+                    if type(out) is not Granted:
+                        return [out]
+                return [Granted(txn)]
             case Release(txn, keys, commit_ts, spaces):
                 if spaces and commit_ts is not None:
                     self.born.update(dict.fromkeys(spaces, commit_ts))
-                return self._release(txn, keys, commit_ts)
+                for space, ks in by_space(keys).items():
+                    self._release(txn, space, ks, commit_ts)
+                woken = self.waiters.pop(txn, None)
+                return [Woken(tuple(woken))] if woken else []
             case Prune(low_water):
-                self.last_commit = {k: t for k, t in self.last_commit.items() if t > low_water}
+                self._prune(low_water)
                 if self.born:
                     self.born = {s: t for s, t in self.born.items() if t > low_water}
                 self.ser.prune(low_water)
@@ -147,67 +284,108 @@ class ConflictManager:
                 return self.ser.handle(self, msg)
         raise TypeError(f"conflict manager: unexpected message {msg!r}")
 
-    def _acquire(self, txn: int, snapshot: int, keys: tuple[Key, ...]) -> Any:
-        holders = self.holders
-        last = self.last_commit
-        born = self.born
-        if (len(keys) > 64 and holders.keys().isdisjoint(keys) and last.keys().isdisjoint(keys)
-                and (not born or born.keys().isdisjoint(map(itemgetter(0), keys)))):
-            holders.update(dict.fromkeys(keys, txn))  # a bulk load of fresh keys: C-level only
+    def _acquire_one_space(self, txn: int, snapshot: int, space: int,
+                           keys: tuple[bytes, ...] | list[bytes], mode: int) -> Any:
+        locks = self.locks
+        if mode != NO_KEY_UPDATE or (locks and not locks.disjoint(space, keys)):
+            return self._acquire_mode(txn, snapshot, space, keys, mode)
+        return self._acquire(txn, snapshot, space, keys)
+
+    def _acquire(self, txn: int, snapshot: int, space: int,
+                 keys: tuple[bytes, ...] | list[bytes]) -> Any:
+        hs = self._holds.get(space)
+        last = self._commits.get(space)
+        born = self.born.get(space) if self.born else None
+        if (len(keys) > BULK and (hs is None or hs.keys().isdisjoint(keys))
+                and (last is None or last.keys().isdisjoint(keys))
+                and (born is None or born <= snapshot)):
+            if hs is None:  # a bulk load of fresh keys: C-level only
+                self._holds[space] = dict.fromkeys(keys, txn)
+            else:
+                hs.update(dict.fromkeys(keys, txn))
             return Granted(txn)
+        if hs is None:
+            hs = self._holds[space] = {}
+        out: Any = None
         for key in keys:
-            h = holders.get(key)
+            h = hs.get(key)
             if h == txn:
                 continue  # checked when first taken (or waived by a READ COMMITTED lock)
             if h is not None:
-                self.waiters.setdefault(h, set()).add(txn)
-                return Wait(txn, h, key)
-            ts = last.get(key)
-            if ts is None and born:
-                ts = born.get(key[0])  # NB: a key of a new space: the space's creation
+                self.add_waiter(h, txn)
+                out = Wait(txn, h, (space, key))
+                break
+            ts = None if last is None else last.get(key)
+            if ts is None:
+                ts = born  # NB: a key of a new space: the space's creation
             if ts is not None and ts > snapshot:
-                return Conflict(txn, key, ts)
-            holders[key] = txn
-        return Granted(txn)
+                out = Conflict(txn, (space, key), ts)
+                break
+            hs[key] = txn
+        if not hs:
+            del self._holds[space]
+        return Granted(txn) if out is None else out
 
-    def _acquire_mode(self, txn: int, snapshot: int, keys: tuple[Key, ...], mode: int) -> Any:
+    def _acquire_mode(self, txn: int, snapshot: int, space: int,
+                      keys: tuple[bytes, ...] | list[bytes], mode: int) -> Any:
         """`_acquire` for a lock mode other than a write's, or once such locks exist."""
         if mode == UPDATE and not self.locks:  # a delete meeting no row lock: the fast path
-            out = self._acquire(txn, snapshot, keys)
+            out = self._acquire(txn, snapshot, space, keys)
             if type(out) is Granted:
-                self.locks.exclusive.update(keys)
+                self.locks.mark_exclusive(space, keys)
             return out
-        out = self.locks.acquire(self, txn, snapshot, keys, mode)
+        out = self.locks.acquire(self, txn, snapshot, space, keys, mode)
         if out is None:
             return Granted(txn)
         if out[0] == "wait":
             return Wait(txn, out[1], out[2])
         return Conflict(txn, out[1], out[2])
 
-    def _release(self, txn: int, keys: tuple[Key, ...], commit_ts: int | None) -> list[Any]:
-        holders = self.holders
+    def _release(self, txn: int, space: int, keys: tuple[bytes, ...] | list[bytes],
+                 commit_ts: int | None) -> None:
         if self.locks:
-            self.locks.release(self, txn, keys, commit_ts)
-        if len(keys) > 64 and list(map(holders.get, keys)).count(txn) == len(keys) and (
-            commit_ts is None or self.last_commit.keys().isdisjoint(keys)
-        ):  # all held by txn, none committed before (a bulk load): C-level only
-            deque(map(holders.pop, keys, repeat(None)), maxlen=0)
-            if commit_ts is not None:
-                self.last_commit.update(dict.fromkeys(keys, commit_ts))
-            one_by_one: tuple[Key, ...] = ()
-        else:
-            one_by_one = keys
-        for key in one_by_one:
-            if holders.get(key) == txn:
-                del holders[key]
-                if commit_ts is not None:
-                    last = self.last_commit.get(key)
-                    if last is None or last < commit_ts:
-                        self.last_commit[key] = commit_ts
+            self.locks.release(self, txn, space, keys, commit_ts)
+        hs = self._holds.get(space)
+        if hs:
+            if len(keys) > BULK and list(map(hs.get, keys)).count(txn) == len(keys):
+                # all held by txn (a bulk load): C-level only
+                deque(map(hs.pop, keys, repeat(None)), maxlen=0)
+                mine: tuple[bytes, ...] | list[bytes] = keys
+            else:
+                mine = [k for k in keys if hs.get(k) == txn]
+                for k in mine:
+                    hs.pop(k, None)  # NB: keys may repeat (written and locked)
+            if not hs:
+                del self._holds[space]
+            if commit_ts is not None and mine:
+                self._record(space, mine, commit_ts)
         if self.ser.prepared:
-            self.ser.release(txn, keys)  # NB: in the same step as last_commit (see validate)
-        woken = self.waiters.pop(txn, None)
-        return [Woken(tuple(woken))] if woken else []
+            self.ser.release(txn, space, keys)  # NB: in the same step as last commits (validate)
+
+    def _record(self, space: int, keys: tuple[bytes, ...] | list[bytes], commit_ts: int) -> None:
+        """Records keys as committed at commit_ts, keeping each key's newest commit."""
+        last = self._commits.get(space)
+        if last is None:
+            self._commits[space] = dict.fromkeys(keys, commit_ts)
+            self._newest[space] = commit_ts
+        elif commit_ts >= self._newest[space]:  # no key has a newer commit: C-level only
+            last.update(dict.fromkeys(keys, commit_ts))
+            self._newest[space] = commit_ts
+        else:  # NB: commit ts come from per-LTM batches: an older one may release later
+            for k in keys:
+                old = last.get(k)
+                if old is None or old < commit_ts:
+                    last[k] = commit_ts
+
+    def _prune(self, low_water: int) -> None:
+        commits, newest = self._commits, self._newest
+        for space in list(commits):
+            if newest[space] <= low_water:  # a whole space at once (a bulk load's keys)
+                del commits[space], newest[space]
+                continue
+            d = commits[space]
+            if min(d.values()) <= low_water:
+                commits[space] = {k: t for k, t in d.items() if t > low_water}
 
 
 class WaitForGraph:

@@ -55,15 +55,17 @@ from .codec import pack_record
 from .conflicts import (
     LATEST,
     Acquire,
+    AcquireSpace,
     Conflict,
     ConflictManager,
     Granted,
     Prune,
-    Release,
+    ReleaseSpaces,
     Wait,
     WaitForGraph,
     Woken,
     bucket_of,
+    by_space,
 )
 from .reapply import Reapplier
 from .rowlocks import NO_KEY_UPDATE, SKIP, WAIT
@@ -226,6 +228,28 @@ class LocalTxnManager(SerializableMixin):
             groups.setdefault(self._owner[bucket_of(key, self.buckets)], []).append(key)
         return {i: tuple(ks) for i, ks in groups.items()}
 
+    def _space_by_manager(self, space: int, keys: list[bytes] | tuple[bytes, ...]
+                          ) -> dict[int, tuple[bytes, ...]]:
+        if len(self.cms) == 1:
+            return {0: tuple(keys)}
+        groups: dict[int, list[bytes]] = {}
+        owner, buckets = self._owner, self.buckets
+        for k in keys:
+            groups.setdefault(owner[bucket_of((space, k), buckets)], []).append(k)
+        return {i: tuple(ks) for i, ks in groups.items()}
+
+    def acquire_space(self, txn: Transaction, space: int, keys: list[bytes],
+                      latest: bool = False, mode: int = NO_KEY_UPDATE) -> None:
+        """`acquire` for keys of one space: one message per manager, no tuple per key
+        (a bulk write's batch)."""
+        snapshot = LATEST if latest else (txn._ts or 0)
+        try:
+            for i, ks in self._space_by_manager(space, keys).items():
+                self._acquire_one(txn, self.cms[i], ks, snapshot, mode, space=space)
+        except BaseException:
+            self.release(txn, tuple((space, k) for k in keys if not txn.holds((space, k))))
+            raise
+
     def acquire(
         self, txn: Transaction, keys: list[tuple[int, bytes]], latest: bool = False,
         mode: int = NO_KEY_UPDATE,
@@ -270,16 +294,20 @@ class LocalTxnManager(SerializableMixin):
     def _acquire_one(
         self, txn: Transaction, cm: ConflictManager, keys: tuple, snapshot: int,
         mode: int = NO_KEY_UPDATE, wait: int = WAIT, relock: bool = False,
+        space: int | None = None,
     ) -> int:
         """Acquires keys from one manager, waiting as `wait` says; returns 0, -1 (SKIP
         met a holder) or, with `relock`, the commit ts of a key changed since the
-        snapshot (then acquired at LATEST: READ COMMITTED's row locks)."""
+        snapshot (then acquired at LATEST: READ COMMITTED's row locks). With `space`,
+        keys are that space's key bytes (`AcquireSpace`), else (space, key) pairs."""
         tid = txn.tid
         counted = False
         newest = 0
         with self._cm_cond:
             while True:
-                out = cm.handle(Acquire(tid, snapshot, keys, mode))[0]
+                msg = (Acquire(tid, snapshot, keys, mode) if space is None
+                       else AcquireSpace(tid, snapshot, space, keys, mode))
+                out = cm.handle(msg)[0]
                 if type(out) is Granted:
                     if txn.done:  # NB: aborted meanwhile; its locks must not outlive it
                         raise QueryCanceled(_ABORTED)
@@ -377,11 +405,25 @@ class LocalTxnManager(SerializableMixin):
         """
         if not keys and not spaces:
             return
+        self.release_spaces(txn, by_space(keys), commit_ts, spaces)
+
+    def release_spaces(
+        self, txn: Transaction, groups: dict[int, Any], commit_ts: int | None = None,
+        spaces: tuple[int, ...] = (),
+    ) -> None:
+        """`release` with the keys grouped per space (space -> key bytes): one message per
+        manager, no tuple per key (a bulk load's commit)."""
+        if not groups and not spaces:
+            return
+        per: dict[int, list[tuple[int, tuple[bytes, ...]]]] = {}
+        for space, keys in groups.items():
+            if keys:
+                for i, ks in self._space_by_manager(space, keys).items():
+                    per.setdefault(i, []).append((space, ks))
         with self._cm_cond:
-            groups = self._by_manager(keys) if keys else {}
-            targets = range(len(self.cms)) if spaces else groups.keys()
+            targets = range(len(self.cms)) if spaces else per.keys()
             for i in targets:
-                msg = Release(txn.tid, groups.get(i, ()), commit_ts, spaces)
+                msg = ReleaseSpaces(txn.tid, tuple(per.get(i, ())), commit_ts, spaces)
                 for out in self.cms[i].handle(msg):
                     if type(out) is Woken:
                         self._woken.update(out.txns)
@@ -534,11 +576,12 @@ class LocalTxnManager(SerializableMixin):
             self._active.pop(txn.tid, None)
             self._ser_active.discard(txn.tid)
         private = txn.private
-        keys = txn.ws.keys(skip=private)
+        groups = {s: w.keys() for s, w in txn.ws.spaces.items()
+                  if w and (private is None or s not in private)}
         if txn.locked:  # NB: a row only locked was not changed: no commit recorded for it
             self.release(txn, tuple(k for k in txn.locked if not txn.ws.contains(*k)))
         spaces = tuple(private) if private and cts is not None else ()
-        self.release(txn, keys, cts, spaces)
+        self.release_spaces(txn, groups, cts, spaces)
         self._settle(txn, cts)
 
     def abort(self, txn: Transaction) -> None:

@@ -250,13 +250,10 @@ class SerialState:
                        points: tuple[Key, ...], ranges: tuple[Range, ...]) -> tuple[str, int]:
         if self.high_mark > st:
             return "restarted after the snapshot", self.high_mark
-        last = cm.last_commit
         prepared = self.prepared
-        born = cm.born
+        committed_at = cm.committed_at  # NB: a key of a space created later: its creation
         for key in points:
-            lc = last.get(key)
-            if lc is None and born:
-                lc = born.get(key[0])  # a key of a space created after the snapshot
+            lc = committed_at(key[0], key[1])
             if lc is not None and lc > st:
                 return f"key {key!r} committed at {lc} after snapshot {st}", lc
             if ct is not None and prepared:
@@ -308,10 +305,12 @@ class SerialState:
         why, ts = self._read_conflict(cm, m.txn, m.st, None, m.points, m.ranges)
         return Verdict(m.txn, not why, why, ts)
 
-    def release(self, txn: int, keys: tuple[Key, ...]) -> None:
-        """Drops txn's prepared marks of keys (with their holds: see `ConflictManager`)."""
+    def release(self, txn: int, space: int, keys: tuple[bytes, ...] | list[bytes]) -> None:
+        """Drops txn's prepared marks of keys of space (with their holds: see
+        `ConflictManager`)."""
         prepared = self.prepared
-        for key in keys:
+        for k in keys:
+            key = (space, k)
             p = prepared.get(key)
             if p is not None and p[0] == txn:
                 del prepared[key]

@@ -15,7 +15,7 @@ import pytest
 from cumulo.server.kivi.api import GetReply
 from cumulo.server.kivi.node import KiviNode
 from cumulo.server.txn import groupcommit as gcm
-from cumulo.server.txn.conflicts import ConflictManager, Granted, Prune
+from cumulo.server.txn.conflicts import LATEST, ConflictManager, Granted, Prune
 from cumulo.server.txn.snapshot import Advanced, SnapshotServer
 
 from .simcheck import Checker, SimViolation, TxnRecord
@@ -67,7 +67,7 @@ def test_same_seed_same_history():
 class BothWritersWin(ConflictManager):
     """Grants every write lock: first-updater-wins is gone."""
 
-    def _acquire(self, txn, snapshot, keys):
+    def _acquire(self, txn, snapshot, space, keys):
         return Granted(txn)
 
 
@@ -76,8 +76,7 @@ class PruneTooMuch(ConflictManager):
 
     def handle(self, msg, now=0.0):
         if type(msg) is Prune:
-            self.last_commit = {}
-            return []
+            return super().handle(Prune(LATEST), now)
         return super().handle(msg, now)
 
 
