@@ -267,7 +267,9 @@ def up(args: argparse.Namespace) -> int:
         # is where they will, and it makes every process of this cluster findable by D in ps.
         dd = os.path.join(d, "mastermind")
         roles = [launch.spawn("mastermind", "mastermind", [
-            *cumulo, "mastermind", *common, "--data-dir", dd, "--name", "mastermind"], dd)]
+            *cumulo, "mastermind", *common, "--data-dir", dd, "--name", "mastermind",
+            "--region-split-bytes", str(args.region_split_bytes),
+            "--placement-interval", str(args.placement_interval)], dd)]
         for i in range(args.nodes):
             dd = os.path.join(d, f"kivi-{i}")
             roles.append(launch.spawn(f"kivi-{i}", "kivi", [
@@ -437,6 +439,11 @@ def cluster_parser(prog: str = "cumulo cluster") -> argparse.ArgumentParser:
                    help="pgwire port of the first query engine; the next ones follow (default 5433)")
     u.add_argument("--host", default="127.0.0.1", help="address the query engines listen on")
     u.add_argument("--engines", type=int, default=1, help="query engines (default 1)")
+    u.add_argument("--region-split-bytes", type=int, default=64 << 20,
+                   help="the MasterMind splits a region past about this many bytes (64 MiB)")
+    u.add_argument("--placement-interval", type=float, default=5.0,
+                   help="seconds between the MasterMind's split and balance rounds "
+                   "(0: only splits and moves asked for with cumulo_split/cumulo_move)")
     u.add_argument("--zk", help="use this ZooKeeper (HOST:PORT[,...]) instead of starting one")
     u.add_argument("--zk-port", type=int, help="client port of the ZooKeeper started (default: free)")
     u.add_argument("--conflict-managers", type=int, default=1, help="(default 1)")

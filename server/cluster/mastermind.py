@@ -16,6 +16,11 @@ waiters wake up. `Start(ts)` sets both machines after recovery (timestamps above
 It also holds the global wait-for graph (`WaitEdge`, `WaitDone`): each LTM detects
 the deadlocks among its own transactions, but a cycle through two query engines is
 only seen here.
+
+With ZooKeeper, it owns placement too: `placer` (a `cluster.placer.Placer`, set by
+`cluster.role` once ZooKeeper is reached) makes the splits and moves that query
+engines ask for (`SplitAt`, `MoveRegion`, run in the thread pool) and runs the loop
+that splits big regions and balances the nodes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import FeatureNotSupported
 from ..kivi.api import Ack
 from ..kivi.remote import RemoteNode
 from ..kivi.wire import register_messages
@@ -32,6 +38,7 @@ from ..txn import snapshot as snap_mod
 from ..txn.conflicts import WaitForGraph
 from ..txn.sequencer import CommitSequencer, Recovered
 from ..txn.snapshot import Advanced, SnapshotServer
+from .placer import MoveRegion, Placer, SplitAt
 
 
 @dataclass(frozen=True)
@@ -83,11 +90,12 @@ class MasterMindService:
         self.snapshots = SnapshotServer(0)
         self.graph = WaitForGraph()  # every LTM's waiters: deadlocks across query engines
         self._cond = threading.Condition()
+        self.placer: Placer | None = None  # placement changes, with ZooKeeper (see above)
 
     @staticmethod
     def offload(msg: Any) -> bool:
-        """Long polls run off the event loop."""
-        return type(msg) is PollSnapshot
+        """Long polls and placement changes run off the event loop."""
+        return type(msg) in (PollSnapshot, SplitAt, MoveRegion)
 
     def handle(self, msg: Any) -> Any:
         """Runs one message: sequencer and snapshot messages answer with their outputs."""
@@ -96,6 +104,10 @@ class MasterMindService:
                 if self.snapshots.snapshot <= msg.known:
                     self._cond.wait(msg.timeout)
                 return SnapshotIs(self.snapshots.snapshot)
+        if type(msg) in (SplitAt, MoveRegion):
+            if self.placer is None:
+                raise FeatureNotSupported("this MasterMind runs without ZooKeeper: no placement")
+            return self.placer.handle(msg)
         if type(msg) is WaitEdge:
             if self.graph.would_deadlock(msg.waiter, msg.holder):
                 return True

@@ -17,7 +17,10 @@ a node closes its files.
 
 With `--zk HOST:PORT`, the role also registers itself in ZooKeeper as an ephemeral
 node `/cumulo/roles/<role>/<name>` (see `cluster.zk`: membership that disappears
-when the process dies). kazoo is imported only then.
+when the process dies). kazoo is imported only then. A KiVi node then runs in
+placement mode (it serves only the regions the map in ZooKeeper gives it, see
+`kivi.routing`), and the MasterMind owns placement (`cluster.placer`: splits past
+`--region-split-bytes`, balancing every `--placement-interval` seconds).
 """
 
 from __future__ import annotations
@@ -34,13 +37,15 @@ from ..kivi.remote import offload_aggregates, serve_node
 from . import zk as zk_mod
 from .manager import bucket_shares
 from .mastermind import MasterMindService
+from .placer import Placer
 from .services import ConflictService, LoggerService
 
 
 def build(args: argparse.Namespace) -> tuple[Any, Any]:
     """Returns (the object to serve, its offload predicate)."""
     if args.role == "kivi":
-        return KiviNode(args.data_dir, node_id=args.name or "n0"), offload_aggregates
+        node = KiviNode(args.data_dir, node_id=args.name or "n0", placement=bool(args.zk))
+        return node, offload_aggregates
     if args.role == "cm":
         owned = bucket_shares(args.managers, args.buckets)[args.index]
         return ConflictService(owned, needs_reset=True), ConflictService.offload
@@ -72,6 +77,11 @@ async def serve(args: argparse.Namespace) -> None:
         name = args.name or (f"cm{args.index}" if args.role == "cm" else f"{args.role}-{port}")
         zk = zk_mod.connect(args.zk, session_timeout=args.zk_session_timeout)
         zk_mod.register(zk, args.role, name, facts(args, host, port))
+        if isinstance(obj, MasterMindService):
+            obj.placer = Placer.for_cluster(zk, split_bytes=args.region_split_bytes,
+                                            interval=args.placement_interval)
+            if args.placement_interval > 0:
+                obj.placer.start()
     print(f"LISTENING {host} {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -87,6 +97,8 @@ async def serve(args: argparse.Namespace) -> None:
         loop.add_reader(sys.stdin.fileno(), on_stdin)
     await stop.wait()
     server.close()
+    if isinstance(obj, MasterMindService) and obj.placer is not None:
+        obj.placer.stop()
     if zk is not None:
         zk.stop()
     close = getattr(obj, "close", None)
@@ -117,6 +129,11 @@ def main(argv: list[str] | None = None, prog: str = "cumulo-role", role: str | N
     p.add_argument("--stdin-watch", action="store_true",
                    help="stop when stdin reaches end of file (the parent process died)")
     p.add_argument("--zk", help="ZooKeeper HOST:PORT to register in")
+    p.add_argument("--region-split-bytes", type=int, default=64 << 20,
+                   help="MasterMind: split a region once it holds about this many bytes")
+    p.add_argument("--placement-interval", type=float, default=5.0,
+                   help="MasterMind: seconds between checks for regions to split or move "
+                   "(0: split only when asked, never balance)")
     p.add_argument("--zk-session-timeout", type=float, default=10.0,
                    help="seconds after which a crashed role leaves the registry")
     args = p.parse_args(argv)

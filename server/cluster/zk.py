@@ -11,7 +11,8 @@ share it owns (`index`, `managers`, `buckets`), so that an LTM can rebuild the
 bucket -> manager map from the registry alone.
 
 `discover` reads the registry; `open_cluster` wires a `ClusterTxnManager` from it
-(KiVi nodes behind one `KiviClient`, the conflict managers in bucket order, the
+(KiVi nodes behind one `KiviClient` that routes by the region map in ZooKeeper,
+`cluster.zkmap`; the conflict managers in bucket order, the
 loggers by name, and a MasterMind role if one is registered; then the query engine
 also registers as `/cumulo/ltms/ltm-<seq>` to get an LTM id of its own). kazoo is
 imported lazily: embedded mode never needs it.
@@ -81,6 +82,7 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True)
     from ..kivi.remote import RemoteNode
     from .manager import ClusterTxnManager
     from .proxies import RemoteConflictManager, RemoteLogGroup
+    from .zkmap import ZkRegionMap
 
     members = discover(zk)
     nodes = {name: RemoteNode(h, p) for name, (h, p) in members.addresses("kivi")}
@@ -101,9 +103,14 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True)
     ltm_id, first = 0, True
     if masterminds:  # several query engines may share this cluster: each needs its own id
         ltm_id, first = join_as_ltm(zk)
-    return ClusterTxnManager(KiviClient(nodes), cms, log, buckets=buckets, recover=recover,
-                             reset_conflicts=reset_conflicts and first, ltm_id=ltm_id,
-                             mastermind=masterminds[0][1] if masterminds else None)
+    # NB: while it replays the loggers, the engine gives regions of nodes that are gone to
+    # live ones (the replay fills them); afterwards such a region waits for its node
+    region_map = ZkRegionMap(zk, sorted(nodes), adopt=True)
+    tm = ClusterTxnManager(KiviClient(nodes, region_map), cms, log, buckets=buckets,
+                           recover=recover, reset_conflicts=reset_conflicts and first,
+                           ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None)
+    region_map.adopt = False
+    return tm
 
 
 LTMS = "/cumulo/ltms"

@@ -16,15 +16,29 @@ twenty. This client splits each request by region owner:
 `split` and `move` change placement: the owner node splits or exports the
 region, the map records it. NB: a move copies a region while writes may still
 arrive; callers quiesce writes to the region first (or replay them after).
+In cluster mode placement changes are the MasterMind's (`cluster.placer`),
+which freezes a region before it moves it.
+
+Stale routing (cluster mode, `kivi.routing`): a node in placement mode answers
+`WrongRegion` for keys it does not hold. The client then asks its map to
+`refresh` the spaces involved (a `cluster.zkmap.ZkRegionMap` re-reads
+ZooKeeper), tells a node that the fresh map still names as owner to open the
+regions it lacks (a new table's region, or one a restarted node had no file
+for), and sends the whole request again; `RegionMoving` is waited out with a
+growing back-off. Every request may be sent twice (see `kivi.routing`), so
+the retry is transparent; it gives up with the (retryable, 40001) error after
+`RETRY_SECONDS`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ..errors import SQLError
 from .agg import merge_partials
 from .api import (
     Ack,
@@ -50,6 +64,18 @@ from .api import (
 )
 from .node import KiviNode
 from .regionmap import RegionInfo, RegionMap
+from .routing import OpenRegion, RegionMoving, RegionSizes, WrongRegion
+
+RETRY_SECONDS = 30.0  # how long stale routing or a moving region may delay one request
+
+
+class Misrouted(Exception):
+    """`node` answered WrongRegion (internal to `KiviClient`: it refreshes and retries)."""
+
+    def __init__(self, node: str, error: WrongRegion) -> None:
+        super().__init__(node)
+        self.node = node
+        self.error = error
 
 
 class KiviClient:
@@ -69,12 +95,51 @@ class KiviClient:
             parallel = any(not isinstance(n, KiviNode) for n in self.nodes.values())
         self._pool = ThreadPoolExecutor(len(self.nodes), "kivi-client") if parallel else None
 
+    def _node(self, name: str) -> Any:
+        """The node named `name`, connected through the map the first time (a node that
+        joined after this client started)."""
+        node = self.nodes.get(name)
+        if node is None:
+            node = self.nodes[name] = self.map.connect(name)
+        return node
+
+    def _send(self, name: str, method: str, req: Any) -> Any:
+        """One call to one node; WrongRegion becomes `Misrouted` (which node said it)."""
+        try:
+            return getattr(self._node(name), method)(req)
+        except WrongRegion as e:
+            raise Misrouted(name, e) from None
+
     def _fanout(self, calls: list[tuple[str, str, Any]]) -> list[Any]:
         """Runs (node, method, request) calls, concurrently when worthwhile; replies in order."""
         if self._pool is None or len(calls) < 2:
-            return [getattr(self.nodes[n], m)(r) for n, m, r in calls]
-        futures = [self._pool.submit(getattr(self.nodes[n], m), r) for n, m, r in calls]
+            return [self._send(n, m, r) for n, m, r in calls]
+        futures = [self._pool.submit(self._send, n, m, r) for n, m, r in calls]
         return [f.result() for f in futures]
+
+    def _retrying(self, spaces: Callable[[], set[int]], call: Callable[[], Any]) -> Any:
+        """Runs a routed request until no node says the routing was stale (module docstring)."""
+        deadline = time.monotonic() + RETRY_SECONDS
+        pause = 0.005
+        while True:
+            try:
+                return call()
+            except Misrouted as e:
+                if time.monotonic() > deadline or not self.map.refresh(spaces()):
+                    raise e.error from None
+                self._heal(spaces(), e.node)
+            except RegionMoving:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.5)
+
+    def _heal(self, spaces: set[int], node: str) -> None:
+        """Has `node` open the regions the (refreshed) map gives it in `spaces`."""
+        for space in spaces:
+            for info in self.map.regions(space):
+                if info.node == node:
+                    self._node(node).handle(OpenRegion(space, info.lo, info.hi))
 
     def close(self) -> None:
         """Stops the fan-out threads and closes the node connections that can be closed."""
@@ -129,20 +194,32 @@ class KiviClient:
 
     def get(self, req: Get) -> GetReply:
         """Reads many keys, one request per owning node."""
+        return self._retrying(lambda: {req.space}, lambda: self._get(req))
+
+    def _get(self, req: Get) -> GetReply:
         rows = self._per_node(req, "get")
         if rows is None:
-            return self.nodes[self.map.locate(req.space, req.keys[0]).node].get(req)
+            return self._send(self.map.locate(req.space, req.keys[0]).node, "get", req)
         return GetReply(rows)
 
     def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
         """Asks the owners of the keys for their newest commit ts."""
+        return self._retrying(lambda: {req.space}, lambda: self._latest_commit(req))
+
+    def _latest_commit(self, req: LatestCommit) -> LatestCommitReply:
         ts = self._per_node(req, "latest_commit")
         if ts is None:
-            return self.nodes[self.map.locate(req.space, req.keys[0]).node].latest_commit(req)
+            return self._send(self.map.locate(req.space, req.keys[0]).node, "latest_commit", req)
         return LatestCommitReply(ts)
 
     def apply(self, req: Apply) -> Ack:
         """Applies a write set, split into one Apply per owning node."""
+        return self._retrying(
+            lambda: {w.space for w in req.writes} | {sw.space for sw in req.spaces},
+            lambda: self._apply(req),
+        )
+
+    def _apply(self, req: Apply) -> Ack:
         groups: dict[str, list[Write]] = {}
         bulk: dict[str, list[SpaceWrites]] = {}
         locate = self.map.locate
@@ -154,7 +231,7 @@ class KiviClient:
         nodes = set(groups) | set(bulk)
         if len(nodes) == 1:
             (node,) = nodes
-            return self.nodes[node].apply(req)
+            return self._send(node, "apply", req)
         self._fanout([(node, "apply", Apply(req.ts, groups.get(node, []), bulk.get(node, [])))
                       for node in nodes])
         return Ack()
@@ -174,6 +251,9 @@ class KiviClient:
 
     def scan(self, req: Scan) -> ScanReply:
         """Scans across regions in key order, honouring batch_size and limit."""
+        return self._retrying(lambda: {req.space}, lambda: self._scan(req))
+
+    def _scan(self, req: Scan) -> ScanReply:
         infos = self.map.overlapping(req.space, req.lo, req.hi)
         if req.reverse:
             infos.reverse()
@@ -188,7 +268,7 @@ class KiviClient:
             partials = [row for reply in self._fanout(calls) for row in reply.rows]
             return ScanReply(merge_partials(req.aggregate, partials), None)
         if len(infos) == 1:
-            return self.nodes[infos[0].node].scan(req)
+            return self._send(infos[0].node, "scan", req)
         want = req.batch_size if req.limit is None else min(req.batch_size, req.limit)
         rows: list[Row] = []
         for i, info in enumerate(infos):
@@ -200,7 +280,7 @@ class KiviClient:
             sub = dataclasses.replace(
                 req, lo=clipped[0], hi=clipped[1], batch_size=room, limit=limit
             )
-            reply = self.nodes[info.node].scan(sub)
+            reply = self._send(info.node, "scan", sub)
             rows.extend(reply.rows)
             if reply.resume_key is not None:
                 return ScanReply(rows, reply.resume_key)
@@ -232,11 +312,43 @@ class KiviClient:
 
     def split(self, space: int, key: bytes) -> tuple[RegionInfo, RegionInfo]:
         """Splits the region holding key at key (both halves stay on their node)."""
+        if self.map.request_split(space, key):  # cluster mode: the MasterMind did it
+            upper = self.map.locate(space, key)
+            (lower,) = [i for i in self.map.regions(space) if i.hi == key]
+            return lower, upper
         info = self.map.locate(space, key)
         if key == info.lo:
             raise ValueError("the key is already a region boundary")
         self.nodes[info.node].handle(SplitRegion(space, key))
         return self.map.split(info, key)
+
+    def move_region(self, region_id: int, to_node: str) -> None:
+        """Moves the region with that id (cluster mode; elsewhere regions have no ids)."""
+        if not self.map.request_move(region_id, to_node):
+            found = [i for i in self.map.all_regions() if i.id == region_id and i.id]
+            if not found:
+                raise ValueError(f"region {region_id} does not exist")
+            self.move(found[0], to_node)
+
+    def describe(self) -> list[tuple[RegionInfo, int | None, int | None]]:
+        """Every region with its (keys, estimated bytes) as its node reports them (None
+        when the node does not answer)."""
+        infos = self.map.all_regions()
+        sizes: dict[tuple[str, int, bytes], tuple[int, int]] = {}
+        answered = set()
+        for name in sorted({i.node for i in infos}):
+            try:
+                reply = self._node(name).handle(RegionSizes())
+            except SQLError:
+                continue
+            answered.add(name)
+            for space, lo, _hi, keys, size in reply:
+                sizes[(name, space, lo)] = (keys, size)
+        out: list[tuple[RegionInfo, int | None, int | None]] = []
+        for i in infos:
+            keys, size = sizes.get((i.node, i.space, i.lo), (0, 0))  # not opened yet: empty
+            out.append((i, keys, size) if i.node in answered else (i, None, None))
+        return out
 
     def move(self, region: RegionInfo, to_node: str) -> RegionInfo:
         """Moves a region's versions to another node and records the new owner."""

@@ -17,9 +17,15 @@ GC could drop them, and the transaction layer keeps `low_water` below every
 active snapshot). A node holds no region of a space until it is first written
 (or a region is imported); then it creates one covering the whole space. The
 node is thread-safe and knows nothing of other nodes: `KiviClient` routes.
-NB: a scan holds on to the regions it found at its start; a region split or
-moved away meanwhile is read as it was cut, so placement changes should wait
-for running scans (a move quiesces the region anyway).
+NB: a scan holds on to the regions it found at its start. A region moved away
+meanwhile is still read whole (its versions <= ts were all applied before the
+scan began, and a move freezes the region first); a split cuts the store the
+scan is reading, so every split bumps a generation the scan checks after each
+chunk: it then ends its batch early with a resume key (or starts again).
+
+In *placement mode* (cluster mode with ZooKeeper, `kivi.routing`) a node serves
+only the regions it was given: a request for keys it does not hold gets
+`WrongRegion`, one for a frozen (moving) region `RegionMoving`.
 """
 
 from __future__ import annotations
@@ -62,6 +68,16 @@ from .columnar.build import snapshots as build_snapshots
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
+from .routing import (
+    FreezeRegion,
+    MiddleKey,
+    OpenRegion,
+    RegionMoving,
+    RegionSizes,
+    UnfreezeRegion,
+    WrongRegion,
+)
+from .wire import packb
 
 MIN_CHUNK = 512
 MAX_CHUNK = 8192
@@ -85,8 +101,14 @@ def projector(projection: tuple[int, ...] | None) -> Callable[[Row], Row] | None
 class KiviNode:
     """One storage node: regions of spaces, MVCC versions, pushed-down scans."""
 
-    def __init__(self, data_dir: str | Path | None = None, node_id: str = "n0") -> None:
+    def __init__(
+        self, data_dir: str | Path | None = None, node_id: str = "n0", placement: bool = False
+    ) -> None:
         self.node_id = node_id
+        # Placement mode: no region is made on demand; other keys get WrongRegion.
+        self.placement = placement
+        self._frozen: dict[tuple[int, bytes], bytes | None] = {}  # (space, lo) -> hi, moving
+        self._gen = 0  # bumped by every split (see the module docstring)
         self._lock = threading.RLock()
         # Serialises checkpoints with the changes of placement (split, import, drop) so that
         # a checkpoint never writes the file of a region that was just dropped.
@@ -137,28 +159,58 @@ class KiviNode:
             sr = self._spaces[space] = SpaceRegions()
         return sr
 
+    def _not_here(self, space: int) -> Exception:
+        if self.placement:
+            return WrongRegion(f"KiVi node {self.node_id} does not hold that part of space {space}")
+        return InternalError(f"KiVi node {self.node_id} holds no region of space {space} for key")
+
+    def _check_frozen(self, r: Region) -> None:
+        if self._frozen and (r.space, r.lo) in self._frozen:
+            raise RegionMoving(f"region of space {r.space} on {self.node_id} is moving")
+
     def _region_for_write(self, space: int, key: bytes) -> Region:
         sr = self._spaces.get(space)
         if sr is None or not sr.regions:
+            if self.placement:
+                raise self._not_here(space)
             sr = self._regions_of(space)
             sr.add(Region(space))
         r = sr.find(key)
         if r is None:
-            raise InternalError(
-                f"KiVi node {self.node_id} holds no region of space {space} for key"
-            )
+            raise self._not_here(space)
+        self._check_frozen(r)
         return r
 
     def _region_for_read(self, space: int, key: bytes) -> Region | None:
         sr = self._spaces.get(space)
         if sr is None or not sr.regions:
+            if self.placement:
+                raise self._not_here(space)
             return None  # a space never written: every key reads as missing
         r = sr.find(key)
         if r is None:
-            raise InternalError(
-                f"KiVi node {self.node_id} holds no region of space {space} for key"
-            )
+            raise self._not_here(space)
+        self._check_frozen(r)
         return r
+
+    def _covering(self, space: int, lo: bytes | None, hi: bytes | None) -> list[Region]:
+        """The regions overlapping [lo, hi); in placement mode they must tile it, unfrozen."""
+        sr = self._spaces.get(space)
+        regions = sr.overlapping(lo, hi) if sr is not None else []
+        if not self.placement:
+            return regions
+        at = b"" if lo is None else lo
+        for r in regions:
+            if r.lo > at:
+                break
+            self._check_frozen(r)
+            if r.hi is None:
+                return regions
+            at = r.hi
+        else:
+            if hi is not None and at >= hi:
+                return regions
+        raise self._not_here(space)
 
     # --- dispatcher ---------------------------------------------------------------------------
 
@@ -189,6 +241,18 @@ class KiviNode:
                 return self.drop_region(request)
             case NodeStatus():
                 return self.status()
+            case OpenRegion():
+                return self.open_region(request)
+            case FreezeRegion():
+                return self.freeze_region(request)
+            case UnfreezeRegion():
+                with self._lock:
+                    self._frozen.pop((request.space, request.lo), None)
+                return Ack()
+            case RegionSizes():
+                return self.region_sizes()
+            case MiddleKey():
+                return self.middle_key(request)
         raise InternalError(f"KiVi node cannot handle {type(request).__name__}")
 
     # --- reads --------------------------------------------------------------------------------
@@ -214,12 +278,13 @@ class KiviNode:
     def scan(self, req: Scan) -> ScanReply:
         """Scans [lo, hi) at req.ts with the pushed-down filter, projection, limit or aggregate."""
         with self._lock:
-            sr = self._spaces.get(req.space)
-            regions = sr.overlapping(req.lo, req.hi) if sr is not None else []
+            regions = self._covering(req.space, req.lo, req.hi)
+            gen = self._gen
         if req.reverse:
             regions.reverse()
         if req.aggregate is not None:
-            return self._aggregate(req, regions)
+            reply = self._aggregate(req, regions)
+            return reply if self._gen == gen else self.scan(req)  # a split cut a region read
         want = req.batch_size if req.limit is None else min(req.batch_size, req.limit)
         if want <= 0 or not regions:
             return ScanReply([], None)
@@ -231,8 +296,14 @@ class KiviNode:
         proj = projector(req.projection)
         out: list[Row] = []
         last = len(regions) - 1
+        covered: bytes | None = None  # the scan has read every key up to this one
         for idx, region in enumerate(regions):
             for keys, rows, has_more in self._chunks(region, req, reverse, chunk_n):
+                if self._gen != gen:  # a split may have cut this chunk short: stop before it
+                    if not out:
+                        return self.scan(req)
+                    assert covered is not None
+                    return ScanReply(out, covered if reverse else successor(covered))
                 raw_rows = rows
                 if keep is not None:
                     rows = keep(rows)
@@ -252,6 +323,8 @@ class KiviNode:
                     out.extend([(k, *r) for k, r in zip(keys, rows, strict=False)])
                 else:
                     out.extend(rows)
+                if keys:
+                    covered = keys[-1]
                 if full:
                     if not more or (req.limit is not None and len(out) >= req.limit):
                         return ScanReply(out, None)
@@ -344,10 +417,13 @@ class KiviNode:
         """Sorts one space's writes into per_region by the region holding each key."""
         sr = self._spaces.get(space)
         if sr is None or not sr.regions:  # a new space: its first region covers it all
+            if self.placement:
+                raise self._not_here(space)
             sr = self._regions_of(space)
             sr.add(Region(space))
         if len(sr.regions) == 1 and sr.regions[0].lo == b"" and sr.regions[0].hi is None:
             r = sr.regions[0]  # the space's only region: no lookup per key
+            self._check_frozen(r)
             entry = per_region.get(id(r))
             if entry is None:
                 per_region[id(r)] = (r, keys, rows)
@@ -411,6 +487,7 @@ class KiviNode:
                 r = self._region_for_write(req.space, req.key)
                 upper = r.split(req.key)
                 self._spaces[req.space].add(upper)
+                self._gen += 1
                 halves = [r.export(), upper.export()] if r.checkpoint_ts else []
             # NB: the parent's checkpoint file still covers both halves; rewrite it as two files
             # (with every version held now: versions newer than checkpoint_ts are harmless, as
@@ -424,18 +501,88 @@ class KiviNode:
     def export_region(self, req: ExportRegion) -> RegionData:
         """Returns a copy of one region's versions."""
         with self._lock:
-            r = self._region_for_write(req.space, req.lo)
-            if r.lo != req.lo:
+            sr = self._spaces.get(req.space)
+            r = sr.find(req.lo) if sr is not None else None  # NB: frozen ones too (a move)
+            if r is None or r.lo != req.lo:
                 raise InternalError(f"KiVi node {self.node_id} has no region of {req.space} there")
             return r.export()
 
     def import_region(self, req: ImportRegion) -> Ack:
-        """Installs a region moved from another node."""
+        """Installs a region moved from another node (again: replaces the copy it holds).
+
+        With a data dir, the region's file is written at once: the sender drops its own
+        file, and the loggers may be trimmed below the sender's checkpoint, so until this
+        node's next checkpoint the file is the only durable copy of the older versions.
+        """
         region = Region.from_data(req.region)
-        region.checkpoint_ts = 0  # not in this node's checkpoints yet
-        with self._ckpt_lock, self._lock:
-            self._regions_of(region.space).add(region)
+        if self._dir is None:
+            region.checkpoint_ts = 0  # not in this node's checkpoints
+        with self._ckpt_lock:
+            with self._lock:
+                sr = self._regions_of(region.space)
+                held = sr.find(region.lo)
+                if held is not None and held.lo == region.lo and held.hi == region.hi:
+                    sr.remove(region.lo)  # a retried import
+                sr.add(region)
+                self._frozen.pop((region.space, region.lo), None)
+            if self._dir is not None:
+                ckpt.write_region(self._dir, req.region)
+                ckpt.fsync_dir(self._dir)
         return Ack()
+
+    def open_region(self, req: OpenRegion) -> Ack:
+        """Serves [lo, hi) of a space: empty regions fill the parts of it not held yet."""
+        with self._ckpt_lock, self._lock:
+            sr = self._regions_of(req.space)
+            at: bytes | None = req.lo
+            for r in sr.overlapping(req.lo, req.hi):
+                assert at is not None
+                if r.lo > at:
+                    sr.add(Region(req.space, at, r.lo))
+                at = r.hi
+                if at is None:
+                    break
+            if at is not None and (req.hi is None or at < req.hi):
+                sr.add(Region(req.space, at, req.hi))
+        return Ack()
+
+    def freeze_region(self, req: FreezeRegion) -> Ack:
+        """Freezes exactly [lo, hi) (see `routing.FreezeRegion`); WrongRegion if not held so."""
+        with self._lock:
+            sr = self._spaces.get(req.space)
+            r = sr.find(req.lo) if sr is not None else None
+            if r is None or r.lo != req.lo or r.hi != req.hi:
+                raise WrongRegion(f"KiVi node {self.node_id} holds no such region of space "
+                                  f"{req.space}")
+            self._frozen[(req.space, req.lo)] = req.hi
+        return Ack()
+
+    def region_sizes(self) -> list[tuple[int, bytes, bytes | None, int, int]]:
+        """(space, lo, hi, keys, estimated bytes) of every region held.
+
+        Bytes are the keys times the average size of up to 64 sampled rows, packed.
+        """
+        out = []
+        for r in self.regions():
+            with self._lock:
+                n = len(r.store)
+                keys, rows, _ = r.store.chunk(r.lo, r.hi, 1 << 62, False, 64)
+            sample = sum(len(k) + len(packb(row)) for k, row in zip(keys, rows, strict=True))
+            out.append((r.space, r.lo, r.hi, n, n * sample // len(keys) if keys else 0))
+        return out
+
+    def middle_key(self, req: MiddleKey) -> bytes | None:
+        """A key near the middle of a region (where an automatic split cuts it)."""
+        with self._lock:
+            sr = self._spaces.get(req.space)
+            r = sr.find(req.lo) if sr is not None else None
+            if r is None:
+                raise self._not_here(req.space)
+            keys, _chains = r.store.export()
+        if len(keys) < 2:
+            return None
+        mid = keys[len(keys) // 2]
+        return mid if mid != r.lo else None
 
     def drop_region(self, req: DropRegion) -> Ack:
         """Forgets one region (it moved to another node)."""
@@ -444,6 +591,7 @@ class KiviNode:
                 sr = self._spaces.get(req.space)
                 if sr is not None:
                     sr.remove(req.lo)
+                self._frozen.pop((req.space, req.lo), None)
             if self._dir is not None:
                 ckpt.remove_region(self._dir, req.space, req.lo)
         return Ack()

@@ -10,6 +10,10 @@ A space that is not in the map yet (a table created since the map was last
 changed) gets one region covering everything, on the node chosen by
 `space mod len(nodes)`: every client picks the same node without asking.
 The map only records placement; moving the data is `KiviClient`'s job.
+
+In cluster mode a subclass (`cluster.zkmap.ZkRegionMap`) fills the map from
+ZooKeeper instead (`_load`), where the MasterMind keeps the authoritative one,
+and `refresh` re-reads it when a node says the routing was stale.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ class RegionInfo:
     lo: bytes
     hi: bytes | None
     node: str
+    id: int = 0  # cluster mode: the region's id (`cumulo_regions`, `cumulo_move`)
+    epoch: int = 0  # cluster mode: bumped by every split or move of the region
 
     def clip(self, lo: bytes | None, hi: bytes | None) -> tuple[bytes, bytes | None] | None:
         """Intersects [lo, hi) with the region's range; None when they do not overlap."""
@@ -56,9 +62,42 @@ class RegionMap:
             with self._lock:
                 entry = self._spaces.get(space)
                 if entry is None:
-                    entry = ([b""], [RegionInfo(space, b"", None, self.default_node(space))])
+                    infos = self._load(space)
+                    entry = ([r.lo for r in infos], infos)
                     self._spaces[space] = entry
         return entry
+
+    def _load(self, space: int) -> list[RegionInfo]:
+        """The regions of a space not in the map yet: one, on `default_node`."""
+        return [RegionInfo(space, b"", None, self.default_node(space))]
+
+    def _install(self, space: int, infos: list[RegionInfo]) -> None:
+        """Replaces a space's regions (as a whole: readers bisect without the lock)."""
+        with self._lock:
+            self._spaces[space] = ([r.lo for r in infos], infos)
+            self.version += 1
+
+    def refresh(self, spaces: set[int]) -> bool:
+        """Re-reads the placement of `spaces` from its source; False when there is none
+        (this map is the only authority: a stale-routing error cannot be fixed here)."""
+        return False
+
+    def connect(self, node: str) -> object:
+        """A client for a node the map names but the `KiviClient` was not given."""
+        raise KeyError(f"unknown KiVi node {node!r}")
+
+    def all_regions(self) -> list[RegionInfo]:
+        """Every region of every space (in cluster mode, also spaces not used here yet)."""
+        return self.regions()
+
+    def request_split(self, space: int, key: bytes) -> bool:
+        """Has the placement authority split a region; False: this map is it (the caller
+        splits the node's region and records it with `split`)."""
+        return False
+
+    def request_move(self, region_id: int, node: str) -> bool:
+        """Has the placement authority move a region; False: this map is it."""
+        return False
 
     def locate(self, space: int, key: bytes) -> RegionInfo:
         """Returns the region that holds key."""

@@ -39,6 +39,7 @@ from .api import (
     Scan,
     ScanReply,
 )
+from .routing import ERRORS as ROUTING_ERRORS
 from .wire import packb, unpackb
 
 _LEN = struct.Struct(">I")
@@ -53,7 +54,7 @@ def _error_payload(exc: BaseException) -> list[Any]:
 
 def _raise(payload: list[Any]) -> None:
     name, sqlstate, message = payload
-    cls = getattr(errors, name, None)
+    cls = ROUTING_ERRORS.get(name) or getattr(errors, name, None)
     if isinstance(cls, type) and issubclass(cls, SQLError):
         raise cls(message, sqlstate=sqlstate)
     raise SQLError(message, sqlstate=sqlstate)

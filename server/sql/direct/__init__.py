@@ -4,4 +4,4 @@ Importing the package registers its SQL entry points (`functions`); the
 driver's `cumulo.driver.table` is the client.
 """
 
-from . import functions  # noqa: F401  (imported to register)
+from . import functions, regions  # noqa: F401  (imported to register)

@@ -77,7 +77,11 @@ def test_split_and_move_are_checkpointed(tmp_path):
     client.checkpoint(Checkpoint(5))
     _, upper = client.split(space, k(5))
     client.move(upper, "b")
-    assert b.checkpoint_ts == 0  # the moved region is in no checkpoint of b yet
+    # The moved region's file is written on b at once, as of a's checkpoint (a dropped its
+    # own file: it must survive a restart of b before b's next checkpoint).
+    assert b.checkpoint_ts == 5
+    b_early = KiviNode(tmp_path / "b")
+    assert [r[0] for r in b_early.scan(Scan(space, 5)).rows] == list(range(5, 10))
     # A restart of "a" before the next checkpoint must not bring the moved half back.
     a_early = KiviNode(tmp_path / "a")
     assert [(r.lo, r.hi) for r in a_early.regions()] == [(b"", k(5))]

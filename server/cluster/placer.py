@@ -1,0 +1,260 @@
+"""Live splits and moves of regions, and the MasterMind's loop that splits and balances.
+
+Why here (the MasterMind's): a placement change touches a KiVi node and the region
+map in ZooKeeper, and must not race another one, so one process makes them all,
+one at a time (`Placer`, served by the MasterMind role: `SplitAt`, `MoveRegion`).
+Query engines ask it (`cumulo_split`, `cumulo_move`); without a MasterMind, a
+query engine runs a `Placer` itself.
+
+**Split** R at k on its owner A (no data moves; CLUSTER.md §2.2): A cuts R in two in
+memory (`SplitRegion`; a scan running over R notices and resumes), then one
+ZooKeeper multi replaces R by its halves, with new ids and epoch + 1. Both halves
+stay on A, so a query engine that still routes by R reaches the right node.
+
+**Move** R from A to B:
+1. `FreezeRegion` on A: A answers `RegionMoving` for R from now on (clients wait and
+   retry). It replies once no apply to R runs (applies hold A's lock), so R's
+   versions are final on A.
+2. `ExportRegion` on A, `ImportRegion` on B (B writes R's file at once).
+3. The point of no return: one multi sets R's owner to B, epoch + 1.
+4. `DropRegion` on A: A now answers `WrongRegion` for R, and clients re-read the map
+   and go to B.
+
+R is unavailable between 1 and 4 only. No committed row is lost (nothing is applied
+to R between 1 and 4, and a rejected apply is sent again to B), none is doubled
+(applies are keyed by `(key, ts)`), and a snapshot is never torn: a read at snapshot
+s needs versions <= s, all applied before s was handed out, so they are on A before
+the freeze and in B's copy after it. If anything fails before step 3, A is unfrozen
+and B drops its copy.
+
+**The loop** (`Placer.run`, every `interval` seconds): a region whose estimated size
+passes `split_bytes` is split at its middle key; then, if one live node holds two or
+more regions more than another, one region moves from the fullest to the emptiest.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import InvalidParameterValue, ObjectNotInPrerequisiteState, SQLError
+from ..kivi.api import DropRegion, ExportRegion, ImportRegion, SplitRegion
+from ..kivi.remote import RemoteNode
+from ..kivi.routing import FreezeRegion, MiddleKey, OpenRegion, RegionSizes, UnfreezeRegion
+from ..kivi.wire import register_messages
+from . import regionstore as rs
+from . import zk as zk_mod
+
+log = logging.getLogger("cumulo.placer")
+
+
+@dataclass(frozen=True)
+class SplitAt:
+    """Split the region of `space` holding `key` at `key` (replies with the halves' ids)."""
+
+    space: int
+    key: bytes
+
+
+@dataclass(frozen=True)
+class MoveRegion:
+    """Move region `region_id` to the KiVi node `node` (replies with the region's new epoch)."""
+
+    region_id: int
+    node: str
+
+
+register_messages(SplitAt, MoveRegion)
+
+
+class KiviMembers:
+    """The registered KiVi nodes (a ChildrenWatch) and clients for them, by name."""
+
+    def __init__(self, zk: Any) -> None:
+        self.zk = zk
+        self.path = f"{zk_mod.ROOT}/kivi"
+        self.names: list[str] = []
+        self._clients: dict[str, tuple[tuple[str, int], RemoteNode]] = {}
+        zk.ensure_path(self.path)
+        zk.ChildrenWatch(self.path, self._on_members)
+
+    def _on_members(self, children: list[str]) -> None:
+        self.names = sorted(children)
+
+    def live(self) -> list[str]:
+        return self.names
+
+    def connect(self, name: str) -> RemoteNode:
+        """A client for the node as registered now (a restarted node has a new address)."""
+        data, _stat = self.zk.get(f"{self.path}/{name}")
+        facts = json.loads(data)
+        addr = (facts["host"], int(facts["port"]))
+        known = self._clients.get(name)
+        if known is not None and known[0] == addr:
+            return known[1]
+        client = RemoteNode(*addr)
+        self._clients[name] = (addr, client)
+        return client
+
+
+class Placer:
+    """Makes placement changes one at a time (see the module docstring).
+
+    `connect(name)` returns a client (`handle(request)`) for a KiVi node; `live()` the
+    names of the registered nodes.
+    """
+
+    def __init__(self, zk: Any, connect: Callable[[str], Any], live: Callable[[], list[str]],
+                 split_bytes: int = 64 << 20, interval: float = 5.0, balance: bool = True) -> None:
+        self.zk = zk
+        self.connect = connect
+        self.live = live
+        self.split_bytes = split_bytes
+        self.interval = interval
+        self.balance = balance
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        rs.bootstrap(zk)
+
+    @classmethod
+    def for_cluster(cls, zk: Any, **options: Any) -> Placer:
+        """A placer over the KiVi nodes registered in ZooKeeper."""
+        members = KiviMembers(zk)
+        return cls(zk, members.connect, members.live, **options)
+
+    @staticmethod
+    def accepts(msg: Any) -> bool:
+        return type(msg) in (SplitAt, MoveRegion)
+
+    def handle(self, msg: Any) -> Any:
+        if type(msg) is SplitAt:
+            return list(self.split(msg.space, msg.key))
+        return self.move(msg.region_id, msg.node)
+
+    # --- split --------------------------------------------------------------------------------
+
+    def split(self, space: int, key: bytes) -> tuple[int, int]:
+        """Splits the region holding key at key; returns the halves' ids."""
+        with self._lock:
+            for _attempt in range(20):
+                regions, version = self._read(space)
+                (r,) = [r for r in regions if r.contains(key)]
+                if key == r.lo:
+                    raise InvalidParameterValue("the key is already where a region starts")
+                # NB: idempotent on the node when it already holds the halves (a lost race)
+                node = self.connect(r.owner)
+                node.handle(OpenRegion(space, r.lo, r.hi))  # a region never written to yet
+                if not self._node_holds(node, space, key):
+                    node.handle(SplitRegion(space, key))
+                lower = replace(r, id=0, hi=key, epoch=r.epoch + 1)
+                upper = replace(r, id=0, lo=key, epoch=r.epoch + 1)
+                made = rs.commit(self.zk, {space: (version, [x for x in regions if x != r]
+                                                   + [lower, upper])})
+                if made is not None:
+                    ids = {x.lo: x.id for x in made[space]}
+                    log.info("split region %d of space %d at %s", r.id, space, key.hex())
+                    return ids[r.lo], ids[key]
+            raise ObjectNotInPrerequisiteState("the region map kept changing during a split")
+
+    @staticmethod
+    def _node_holds(node: Any, space: int, key: bytes) -> bool:
+        """Whether the node already has a region of space starting at key."""
+        return any(s == space and lo == key for s, lo, _hi, _n, _b in node.handle(RegionSizes()))
+
+    def _read(self, space: int) -> tuple[list[rs.Region], int]:
+        got = rs.read_space(self.zk, space)
+        if got is None:
+            rs.ensure_space(self.zk, space, self.live())
+            got = rs.read_space(self.zk, space)
+            assert got is not None
+        return got
+
+    # --- move ---------------------------------------------------------------------------------
+
+    def move(self, region_id: int, to: str) -> int:
+        """Moves a region to node `to` (see the module docstring); returns its new epoch."""
+        with self._lock:
+            found = [(s, r) for s, regs in rs.read_all(self.zk).items() for r in regs
+                     if r.id == region_id]
+            if not found:
+                raise InvalidParameterValue(f"region {region_id} does not exist")
+            if to not in self.live():
+                raise InvalidParameterValue(f'KiVi node "{to}" is not in the cluster')
+            space, r = found[0]
+            if r.owner == to:
+                return r.epoch
+            got = rs.read_space(self.zk, space)
+            assert got is not None
+            regions, version = got
+            src, dst = self.connect(r.owner), self.connect(to)
+            src.handle(OpenRegion(space, r.lo, r.hi))  # a region never written to yet
+            src.handle(FreezeRegion(space, r.lo, r.hi))
+            try:
+                data = src.handle(ExportRegion(space, r.lo))
+                if data.hi != r.hi:
+                    raise ObjectNotInPrerequisiteState(
+                        f"node {r.owner} holds region {region_id} cut otherwise than the map")
+                dst.handle(ImportRegion(data))
+                moved = replace(r, owner=to, epoch=r.epoch + 1)
+                made = rs.commit(self.zk, {space: (version, [moved if x == r else x
+                                                             for x in regions])})
+                if made is None:
+                    raise ObjectNotInPrerequisiteState("the region map changed during the move")
+            except BaseException:
+                src.handle(UnfreezeRegion(space, r.lo))
+                try:
+                    dst.handle(DropRegion(space, r.lo))
+                except (SQLError, KeyError):
+                    pass  # it never got there
+                raise
+            src.handle(DropRegion(space, r.lo))
+            log.info("moved region %d of space %d from %s to %s", region_id, space, r.owner, to)
+            return moved.epoch
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def start(self) -> Placer:
+        self._thread = threading.Thread(target=self.run, name="placer", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.step()
+            except Exception:  # noqa: BLE001 - a node or ZooKeeper hiccup: try next time
+                log.warning("placement step failed", exc_info=True)
+
+    def step(self) -> None:
+        """One round: split what grew too big, then move one region to balance the nodes."""
+        live = self.live()
+        for name in live:
+            for space, lo, _hi, _keys, size in self.connect(name).handle(RegionSizes()):
+                if size > self.split_bytes:
+                    mid = self.connect(name).handle(MiddleKey(space, lo))
+                    if mid is not None:
+                        self.split(space, mid)
+        if not self.balance or len(live) < 2:
+            return
+        regions = [r for regs in rs.read_all(self.zk).values() for r in regs]
+        counts = Counter({n: 0 for n in live})
+        counts.update(r.owner for r in regions if r.owner in counts)
+        full, empty = max(sorted(counts), key=counts.__getitem__), min(sorted(counts),
+                                                                       key=counts.__getitem__)
+        if counts[full] - counts[empty] >= 2:
+            r = max((r for r in regions if r.owner == full), key=lambda r: r.id)
+            self.move(r.id, empty)
+
+
+__all__ = ["MoveRegion", "Placer", "SplitAt"]

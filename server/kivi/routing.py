@@ -1,0 +1,91 @@
+"""Placement messages a KiVi node answers, and the errors that tell a client its routing is stale.
+
+Why a module of its own: in cluster mode the region map lives in ZooKeeper
+(`cluster.regionstore`) and every query engine routes by a cached copy of it,
+which may be stale after a split or a move. A node in *placement mode*
+(`KiviNode(placement=True)`, what `cumulo kivi --zk` runs) therefore serves only
+the regions it was given (`OpenRegion`, `ImportRegion`, its checkpoint files),
+and answers a request for keys it does not hold with `WrongRegion`; a region
+being moved away is frozen (`FreezeRegion`) and answers `RegionMoving` until it
+is dropped or unfrozen. `KiviClient` catches both: it refreshes its map (or
+waits, for a move) and sends the request again. Every request is safe to send
+twice (reads at a fixed snapshot, applies keyed by `(key, ts)`), so a retry can
+never duplicate or lose a write.
+
+Both errors carry SQLSTATE 40001: should one ever outlive the client's retries
+(a move that never ends), the statement fails with a retryable error rather than
+a wrong answer.
+
+>>> WrongRegion("x").sqlstate, RegionMoving("y").sqlstate
+('40001', '40001')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import SQLError
+from .wire import register_messages
+
+
+class WrongRegion(SQLError):
+    """The node holds no region for (some of) the keys asked: the sender's map is stale."""
+
+    sqlstate = "40001"
+
+
+class RegionMoving(SQLError):
+    """The region is frozen while it moves to another node: retry shortly."""
+
+    sqlstate = "40001"
+
+
+# Errors `kivi.remote` raises again by class name (they are not in `cumulo.server.errors`).
+ERRORS: dict[str, type[SQLError]] = {"WrongRegion": WrongRegion, "RegionMoving": RegionMoving}
+
+
+@dataclass(frozen=True)
+class OpenRegion:
+    """Starts serving the (empty, new) region [lo, hi) of `space`; a no-op if it is held."""
+
+    space: int
+    lo: bytes
+    hi: bytes | None
+
+
+@dataclass(frozen=True)
+class FreezeRegion:
+    """Stops serving [lo, hi) of `space` (its requests get `RegionMoving`) until it is
+    dropped or unfrozen. Replies once no apply to it is running (applies hold the node lock)."""
+
+    space: int
+    lo: bytes
+    hi: bytes | None
+
+
+@dataclass(frozen=True)
+class UnfreezeRegion:
+    """Serves a frozen region again (a move that was abandoned)."""
+
+    space: int
+    lo: bytes
+
+
+@dataclass(frozen=True)
+class RegionSizes:
+    """Asks for (space, lo, hi, keys, bytes) of every region held (bytes are estimated)."""
+
+
+@dataclass(frozen=True)
+class MiddleKey:
+    """Asks for a key near the middle of the region of `space` starting at `lo` (None: fewer
+    than two keys, nothing to split)."""
+
+    space: int
+    lo: bytes
+
+
+register_messages(OpenRegion, FreezeRegion, UnfreezeRegion, RegionSizes, MiddleKey)
+
+__all__ = ["ERRORS", "FreezeRegion", "MiddleKey", "OpenRegion", "RegionMoving", "RegionSizes",
+           "UnfreezeRegion", "WrongRegion"]
