@@ -278,39 +278,40 @@ def _source_read(spark: Any, system: System, rows: int, want: tuple | None) -> f
 
 def _source_write(spark: Any, system: System, data: Any, want: tuple) -> float:
     """Appends the cached rows through the `cumulo` source; checks them; returns seconds."""
-    with system.connect() as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {WRITE_TABLE}")
-        conn.execute(f"CREATE TABLE {WRITE_TABLE} {COLUMNS}")
+    _empty_write_table(system)
     start = time.perf_counter()
     (data.write.format("cumulo").option("url", system.dsn).option("table", WRITE_TABLE)
      .mode("append").save())
     seconds = time.perf_counter() - start
-    with system.connect() as conn:
-        got = conn.execute(
-            f"SELECT count(*), sum(id), sum(g), sum(x), sum(length(name)) FROM {WRITE_TABLE}"
-        ).fetchone()
-        conn.execute(f"DROP TABLE {WRITE_TABLE}")
-    check(tuple(int(v) if i != 3 and v is not None else v for i, v in enumerate(got)), want,
-          "cumulo source write")
+    _check_written(system, want, "cumulo source write")
     return seconds
 
 
 def _write(spark: Any, system: System, data: Any, want: tuple) -> float:
     """Appends the cached rows to an empty table through JDBC; checks them; returns seconds."""
-    with system.connect() as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {WRITE_TABLE}")
-        conn.execute(f"CREATE TABLE {WRITE_TABLE} {COLUMNS}")
+    _empty_write_table(system)
     writer = data.write.format("jdbc").mode("append")
     for key, value in write_options(system).items():
         writer = writer.option(key, value)
     start = time.perf_counter()
     writer.save()
     seconds = time.perf_counter() - start
+    _check_written(system, want, "JDBC append")
+    return seconds
+
+
+def _empty_write_table(system: System) -> None:
+    """(Re)creates the empty table both write paths append to."""
+    with system.connect() as conn:
+        conn.execute(f"DROP TABLE IF EXISTS {WRITE_TABLE}")
+        conn.execute(f"CREATE TABLE {WRITE_TABLE} {COLUMNS}")
+
+
+def _check_written(system: System, want: tuple, what: str) -> None:
+    """Checks the appended rows' aggregates on the server, then drops the table."""
     with system.connect() as conn:
         got = conn.execute(
             f"SELECT count(*), sum(id), sum(g), sum(x), sum(length(name)) FROM {WRITE_TABLE}"
         ).fetchone()
         conn.execute(f"DROP TABLE {WRITE_TABLE}")
-    check(tuple(int(v) if i != 3 and v is not None else v for i, v in enumerate(got)), want,
-          "JDBC append")
-    return seconds
+    check(tuple(int(v) if i != 3 and v is not None else v for i, v in enumerate(got)), want, what)

@@ -93,6 +93,15 @@ def visible_ticks(conn: cd.Connection) -> int:
     return n
 
 
+def table_exists(conn: cd.Connection, name: str) -> bool:
+    """Whether SQL sees the table now."""
+    cur = conn.cursor()
+    cur.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
+    found = bool(cur.fetchone()[0])  # type: ignore[index]
+    conn.commit()
+    return found
+
+
 def show_risk(rows: list[Any]) -> None:
     say(f"risk: VaR/ES {rows[0].confidence:.0%} over {rows[0].n_obs} returns" if rows else
         "risk: no product has two ticks yet")
@@ -198,7 +207,10 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
                     f"{percentile(recent, 0.5):.2f} s, p99 {percentile(recent, 0.99):.2f} s")
                 last_report = time.monotonic()
             if time.monotonic() >= next_risk:
-                show_risk(run_risk(spark, args.url))
+                if table_exists(conn, TABLE):
+                    show_risk(run_risk(spark, args.url))
+                else:  # the first micro-batch creates it
+                    say(f"risk: waiting for the ingest to create {TABLE}")
                 next_risk = time.monotonic() + args.risk_every
     except KeyboardInterrupt:
         say("stopping")

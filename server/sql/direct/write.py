@@ -27,6 +27,7 @@ from ..catalog.model import Table
 from ..dml.keys import encode_key
 from ..dml.writer import writer_for
 from .arrowcols import batch_rows, read_ipc, resolve_columns
+from .colkeys import has_duplicates, int_column_keys
 from .defaults import check_writable, default_columns
 
 if TYPE_CHECKING:
@@ -69,8 +70,11 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
     if op == "insert":
         return w.insert(s, rows)  # type: ignore[arg-type]
     tuples = w.prepare_rows(rows)
-    keys = w.new_keys(s, tuples)
-    keys, tuples = _dedupe_last(keys, tuples)
+    lead = table.columns[w.pk[0]].name
+    pk_col = batch.column(lead) if w.int_pk and lead in batch.column_names else None
+    keys = (int_column_keys(pk_col) if pk_col is not None else None) or w.new_keys(s, tuples)
+    if pk_col is None or has_duplicates(pk_col):
+        keys, tuples = _dedupe_last(keys, tuples)
     if not (w.indexes or w.fks or w.children):
         txn.put(w.space, list(zip(keys, tuples, strict=True)))
         return len(tuples)
