@@ -35,6 +35,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ..pgtypes import oids as T
+from ..pgtypes.numtypmod import precision_scale
 from ..pgtypes.text import INT_RANGE, OID_LIKE, STRING_OIDS, text_decoder
 from .expr.casts import cast_function
 
@@ -126,7 +127,7 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
     """numeric (and numeric(p, s): rounded half up, overflow checked) for a whole column."""
     slow = dec if typmod <= 4 else _then(dec, cast_function(T.NUMERIC, T.NUMERIC, typmod))
     if typmod > 4:
-        prec, scale = ((typmod - 4) >> 16) & 0xFFFF, (typmod - 4) & 0xFFFF
+        prec, scale = precision_scale(typmod)
         rnd = functools.partial(Decimal.quantize, exp=Decimal(1).scaleb(-scale),
                                 rounding=ROUND_HALF_UP)
 

@@ -29,6 +29,7 @@ _NAMED = [
     ("42P01", re.compile(r'^missing FROM-clause entry for table "([A-Za-z_][A-Za-z0-9_$]*)"$'), "."),
     ("42702", re.compile(r'^column reference "([A-Za-z_][A-Za-z0-9_$]*)" is ambiguous$'), ""),
     ("42803", re.compile(r'^column "[A-Za-z_][A-Za-z0-9_$]*\.([A-Za-z_][A-Za-z0-9_$]*)" must appear'), ""),
+    ("22023", re.compile(r"^(NUMERIC) (?:precision|scale) -?\d+ must be between"), "("),
 ]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _QUOTED = re.compile(r'(?:: |^value )"((?:[^"]|"")*)"')  # NB: the input value PG quotes
@@ -71,6 +72,8 @@ def _locate_name(e: SQLError, sql: str, offset: int) -> None:
         name = m.group(1).lower()
         hits = [at for at, word in _words(sql) if word.lower() == name
                 and sql[at + len(word):].lstrip().startswith(follow)]
+        if state == "42703" and sql.lstrip()[:5].lower() == "alter":
+            return  # NB: PostgreSQL gives ALTER TABLE's column errors no position
         if state == "42702":  # NB: only an unqualified reference can be ambiguous
             hits = [at for at in hits if not sql[:at].rstrip().endswith(".")]
         if state == "42883":  # NB: analysis runs left to right: the first call fails first

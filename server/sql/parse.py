@@ -292,6 +292,18 @@ _PG_TYPED_LITERAL = re.compile(
 _PG_TYPED_HINT = re.compile(
     r"\b(?:point|box|lseg|line|path|polygon|circle|inet|cidr|macaddr8?)\s*'", re.I)
 
+# `numeric(2, -3)` (PostgreSQL 15's negative scale): sqlglot takes no sign there, but a quoted
+# scale parses and reaches expr.types.type_by_name, which unquotes it
+_NEGATIVE_SCALE = re.compile(
+    r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
+    r"|\b(?P<type>numeric|decimal)\s*\(\s*(?P<p>\d+)\s*,\s*-\s*(?P<s>\d+)\s*\)", re.I)
+
+
+def _negative_scale(m: re.Match[str]) -> str:
+    if m.group("skip") is not None:
+        return m.group(0)
+    return f"{m.group('type')}({m.group('p')}, '-{m.group('s')}')"
+
 
 def _quoted_array_type(m: re.Match[str]) -> str:
     return m.group(0) if m.group("skip") is not None else f"pg_catalog.{m.group('name')}[]"
@@ -439,6 +451,8 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = _PG_ARRAY_CAST.sub(lambda m: f"::pg_catalog.{m.group(1).lower()}[]", sql)
         if '"' in sql:
             sql = _QUOTED_ARRAY_TYPE.sub(_quoted_array_type, sql)
+    if "-" in sql and ("ecimal" in sql or "umeric" in sql or "ECIMAL" in sql or "UMERIC" in sql):
+        sql = _NEGATIVE_SCALE.sub(_negative_scale, sql)
     caches: list[str | None] = []
     if "IDENTITY" in sql or "identity" in sql:
         sql = _identity_options(sql, caches)

@@ -98,6 +98,66 @@ select '{"a": "b\u0000"}'::jsonb;
 select '"\\u0000"'::jsonb;
 select '"\u0000"'::json;
 """,
+    # PostgreSQL 15's negative numeric scale rounds left of the point; its typmod is signed.
+    "numeric_negative_scale": """
+create table n (a numeric(2,-3), b numeric(3, 5), c numeric(5,-2));
+insert into n values (12345, 0.00123, 1234567);
+insert into n values (99499, 0.00999, 9999949);
+insert into n values (99500, 0, 0);
+insert into n values (0, 0.01, 0);
+select * from n order by a;
+select 12345::numeric(2,-3), 123.456::numeric(4,-1), cast(1234.5 as decimal(3,-1));
+select format_type(atttypid, atttypmod), atttypmod from pg_attribute
+  where attrelid = 'n'::regclass and attnum > 0 order by attnum;
+select column_name, numeric_precision, numeric_scale from information_schema.columns
+  where table_name = 'n' order by 1;
+select 1::numeric(2,-1001);
+select 1::numeric(2,1001);
+select 1::numeric(1001,2);
+select 1::numeric(0,0);
+select '{1234,5678}'::numeric(2,-2)[];
+select pg_typeof(12345::numeric(2,-3)), 'numeric(2,-3)', E'numeric(2,-3)';
+create table n2 as select a from n;
+select format_type(atttypid, atttypmod) from pg_attribute
+  where attrelid = 'n2'::regclass and attnum > 0;
+select a + 1, a * 2 from n order by a;
+create view nv as select a::numeric(3,-1) as x, c from n;
+select * from nv order by x;
+select format_type(atttypid, atttypmod) from pg_attribute
+  where attrelid = 'nv'::regclass and attnum > 0 order by attnum;
+""",
+    # ADD COLUMN's default is coerced to the column's typmod for the existing rows.
+    "add_column_default_typmod": """
+create table n (a int);
+insert into n values (1);
+alter table n add column e numeric(3,1) default 12345;
+alter table n add column v varchar(2) default 'abcdef';
+alter table n add column w numeric(3,1) default 1.26;
+alter table n add column x numeric(3,-5) default 123456789;
+select * from n;
+insert into n (a) values (2);
+select * from n order by a;
+""",
+    # Columns a view reads cannot change type or be dropped without CASCADE.
+    "columns_views_read": """
+create table m (a int, b int, c int);
+create view mv as select a from m;
+create view mv2 as select * from m;
+create view mv3 as select * from mv2;
+alter table m drop column b;
+alter table m drop column c cascade;
+select relname from pg_class where relname like 'mv%' order by 1;
+create table k (a int, b int);
+create view kv as select a from k;
+alter table k drop column b;
+alter table k alter column b type text;
+alter table k drop column a;
+alter table k alter column a type bigint;
+alter table k add column c int;
+alter table k alter column c type bigint;
+select format_type(atttypid, atttypmod) from pg_attribute
+  where attrelid = 'k'::regclass and attname = 'c';
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list"]  # NB: scripts whose positions match too
 
@@ -215,3 +275,27 @@ def test_nul_and_bad_bytes_in_copy_as_pg15(servers):
     expected = _copy_outcomes(pg.dsn())
     assert expected.count("ok") == 1
     assert _copy_outcomes(cu.dsn()) == expected
+
+
+def _copy_numeric(dsn: str) -> list:
+    """COPY into numeric(p, negative s): the column-at-a-time decoder rounds as the cast does."""
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists cneg")
+        c.execute("create table cneg (a numeric(4,-2), b numeric(2,-3))")
+        for data in ("12345\t5499\n678\t1\n", "1\t99500\n"):
+            try:
+                with c.cursor().copy("copy cneg from stdin") as cp:
+                    cp.write(data)
+                out.append("ok")
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.context))
+        out.append(c.execute("select * from cneg order by a").fetchall())
+    return out
+
+
+def test_copy_into_negative_scale_as_pg15(servers):
+    pg, cu = servers
+    expected = _copy_numeric(pg.dsn())
+    assert expected[0] == "ok" and expected[1] != "ok"
+    assert _copy_numeric(cu.dsn()) == expected

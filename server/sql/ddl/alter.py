@@ -60,6 +60,22 @@ def _rewrite(s: SQLSession, table: Table, fill: Any) -> None:
         txn.put(table.space, [(r[0], fill(tuple(r[1:]), ctx)) for r in batch])
 
 
+def _with_typmod(s: SQLSession, table: Table, col: Column, fill: Any) -> Any:
+    """The new column's value for existing rows, coerced to its typmod as INSERT would
+    (PG: ADD COLUMN w numeric(3,1) DEFAULT 1.26 stores 1.3; too long a varchar fails)."""
+    from ..dml.writer import writer_for
+
+    conv = dict(writer_for(s, table).converters).get(col.attnum - 1)
+    if conv is None:
+        return fill
+
+    def coerced(r: tuple, ctx: Any) -> Any:
+        v = fill(r, ctx)
+        return None if v is None else conv(v)
+
+    return coerced
+
+
 def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     """ALTER TABLE ADD COLUMN."""
     from .tables import TableBuilder
@@ -96,6 +112,7 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
 
         def default(r: tuple, ctx: Any) -> Any:  # NB: computed from the row's other columns
             return gen(r + (None,), ctx)
+    default = _with_typmod(s, new, col, default)
     if col.not_null and col.default is None and not col.identity:
         for batch in txn.scan(ScanSpec(table.space, limit=1)):
             if batch:
@@ -122,6 +139,32 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
                         deferral=fk_deferral(opts))
 
 
+def _drop_views_using(s: SQLSession, table: Table, column: str, cascade: bool) -> None:
+    """DROP COLUMN under views that read the column: 2BP01, or with CASCADE drops them."""
+    from ...errors import DependentObjectsStillExist
+    from .depends import all_dependent_views, views_using_column
+
+    cat = s.catalog()
+    views = views_using_column(cat, table, column)
+    if not views:
+        return
+    if not cascade:
+        raise DependentObjectsStillExist(
+            f"cannot drop column {column} of table {table.name} because other objects "
+            "depend on it",
+            detail=f"view {views[0].name} depends on column {column} of table {table.name}",
+            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    gone: list[Table] = []
+    for v in views:
+        for x in [v, *all_dependent_views(cat, v)]:
+            if all(x.oid != g.oid for g in gone):
+                gone.append(x)
+    for v in gone:
+        s.notice(f"drop cascades to view {v.name}")
+        s.store.delete(s.ensure_txn(), s.db.oid, v)
+    s.catalog_changed()
+
+
 def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
     """ALTER TABLE DROP COLUMN: the slot stays (as NULLs), the column is marked dropped."""
     for c in node.args.get("tables") or []:
@@ -132,6 +175,7 @@ def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
                 s.notice(f'column "{name}" of relation "{table.name}" does not exist, skipping')
                 continue
             raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
+        _drop_views_using(s, table, name, bool(node.args.get("cascade")))
         if col.attnum in table.primary_key:  # PostgreSQL drops the key with its column
             drop_primary_key(s, table, bool(node.args.get("cascade")))
             table = _table(s, table.oid)
@@ -182,9 +226,15 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     from ...errors import DatatypeMismatch, SQLError
     from ..expr.casts import cast_function
     from ..expr.types import array_ndims, type_name
+    from .depends import views_using_column
     from .indexes import build_index
     from .tables import column_type
 
+    users = views_using_column(s.catalog(), table, col.name)
+    if users:
+        raise FeatureNotSupported(
+            "cannot alter type of a column used by a view or rule",
+            detail=f'rule _RETURN on view {users[0].name} depends on column "{col.name}"')
     oid, typmod = column_type(node.args["dtype"])
     coll = node.args.get("collate")  # NB: without COLLATE the new type's default, as PostgreSQL
     collation = column_collation(ident(coll.this), oid) if isinstance(coll, exp.Expression) else ""

@@ -63,6 +63,20 @@ def dependent_views(cat: CatalogSnapshot, table: Table) -> list[Table]:
     return out
 
 
+def views_using_column(cat: CatalogSnapshot, table: Table, column: str) -> list[Table]:
+    """The views that read `table` and name `column` or expand a `*` over it (conservatively:
+    any column reference of that name counts, as the text keeps no attnums)."""
+    out = []
+    for v in dependent_views(cat, table):
+        tree = _tree(v)
+        if tree is not None and any(
+                isinstance(n, exp.Star) or (isinstance(n, exp.Column) and (
+                    isinstance(n.this, exp.Star) or ident(n.this) == column))
+                for n in tree.walk()):
+            out.append(v)
+    return out
+
+
 def all_dependent_views(cat: CatalogSnapshot, table: Table) -> list[Table]:
     """Views that read `table`, directly or through other views (each once)."""
     out: list[Table] = []

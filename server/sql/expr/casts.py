@@ -36,6 +36,7 @@ from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
 from ...pgtypes.multiranges import MultiRange
 from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
+from ...pgtypes.numtypmod import precision_scale
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
 from ...pgtypes.records import COMPOSITES, Record, parse_record
@@ -473,7 +474,7 @@ def _check_len(n: int, pad: bool) -> Callable[[Any], str]:
 
 
 def _numeric_typmod(typmod: int) -> Callable[[Any], Decimal]:
-    prec, scale = ((typmod - 4) >> 16) & 0xFFFF, (typmod - 4) & 0xFFFF
+    prec, scale = precision_scale(typmod)
     q = Decimal(1).scaleb(-scale)
 
     def conv(v: Any) -> Decimal:

@@ -17,6 +17,7 @@ from ...errors import UndefinedObject
 from ...pgtypes import oids as T
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
+from ...pgtypes.numtypmod import typmod as numeric_typmod
 from . import usertypes
 
 INTS = (T.INT2, T.INT4, T.INT8)
@@ -73,7 +74,9 @@ def type_by_name(text: str) -> tuple[int, int]:
     typmod = -1
     m = _PAREN.search(s)
     if m:
-        mods = [int(x) for x in m.group(1).split(",") if x.strip().lstrip("-").isdigit()]
+        # NB: a negative numeric scale arrives quoted (parse.py: sqlglot reads no `-3` there)
+        mods = [int(x.strip(" '")) for x in m.group(1).split(",")
+                if x.strip(" '").lstrip("-").isdigit()]
         s = (s[: m.start()] + s[m.end() :]).strip()
         oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
         if oid in (T.VARCHAR, T.BPCHAR) and mods:
@@ -85,8 +88,7 @@ def type_by_name(text: str) -> tuple[int, int]:
         elif oid in (T.BIT, T.VARBIT) and mods:
             typmod = mods[0]  # the length in bits
         elif oid == T.NUMERIC and mods:
-            scale = mods[1] if len(mods) > 1 else 0
-            typmod = ((mods[0] << 16) | scale) + 4
+            typmod = numeric_typmod(mods[0], mods[1] if len(mods) > 1 else 0)
     else:
         oid = _NAMES.get(s) or (T.BY_NAME[s].oid if s in T.BY_NAME else 0)
         if oid == T.BPCHAR and s in ("char", "character"):

@@ -12,6 +12,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import typmod_text
+from ...pgtypes.numtypmod import precision_scale
 from ..catalog import model as M
 from ..expr import usertypes
 from .names import names, quote_ident
@@ -50,8 +51,7 @@ def format_type(oid: int | None, typmod: int | None) -> str | None:
     if oid in (T.VARCHAR, T.BIT, T.VARBIT) and mod >= (4 if oid == T.VARCHAR else 0):
         return f"{info.sql_name}({mod - 4 if oid == T.VARCHAR else mod})"
     if oid == T.NUMERIC and mod >= 4:
-        mod -= 4
-        return f"numeric({(mod >> 16) & 0xFFFF},{mod & 0xFFFF})"
+        return "numeric({},{})".format(*precision_scale(mod))
     if oid in _TIME_TYPES:
         head, tail = _TIME_TYPES[oid]
         return f"{head}({mod}){tail}" if mod >= 0 else head + tail
