@@ -25,6 +25,7 @@ WORKLOADS = {
     "pipeline": "bench.workloads.pipeline",
     "columnar": "bench.workloads.columnar",
     "bulk": "bench.workloads.bulk",
+    "cluster": "bench.workloads.cluster",
 }
 
 # Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no

@@ -1,0 +1,236 @@
+"""cluster: pgbench TPC-B and select-only against `cumulo cluster up`, next to embedded and PG 15.
+
+Issue 14's benchmark: the same stock pgbench (`-M prepared`) runs against
+PostgreSQL 15, embedded Cumulo (the run's own systems) and clusters started with
+`cumulo cluster up --nodes N --engines E` for N in 1, 2, 3 KiVi nodes and E in 1,
+2 query engines, one after the other, in the same run. Each cluster gets its own
+data dir and ZooKeeper, is loaded with `pgbench -i -s S` through engine 0, and
+then `pgbench_accounts` is cut into N regions dealt over the nodes with
+`cumulo_split` / `cumulo_move` (when the engine has them; otherwise the run
+notes that the table stayed where the placement put it). With two engines the
+clients are split between them: one pgbench process per engine, started
+together, their tps summed. After TPC-B the balances must agree, as in
+`pgbench`. The cluster is stopped with `cumulo cluster down` before the next.
+
+On this 2-core machine every role of a cluster shares the same two cores, so
+these figures show the cost of the distribution (RPCs, the MasterMind), not a
+scale-out; the scale-out is `cluster-sim`. The notes give each cluster's ratio
+to PostgreSQL, to embedded Cumulo, and to the one-node one-engine cluster.
+
+Options: --scale (default 1), --seconds (per run), --clients, --threads; the
+environment variable CUMULO_BENCH_CLUSTERS picks configurations, e.g. "1x1,3x2"
+(nodes x engines; default all six).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+from ..core import BenchError, Figure, RunContext
+from ..pgbench_tool import PgbenchResult, alternate, parse_summary, pgbench, tps_and_latency
+from ..systems import System, free_port
+from .pgbench import BALANCES, ROWS_PER_SCALE
+
+NAME = "cluster"
+DESCRIPTION = "pgbench TPC-B and select-only on `cumulo cluster up` (1-3 nodes, 1-2 engines)"
+CONFIGS = [(1, 1), (2, 1), (3, 1), (1, 2), (2, 2), (3, 2)]
+TESTS = (("TPC-B", []), ("select-only", ["-S"]))
+
+
+def configs() -> list[tuple[int, int]]:
+    """The (nodes, engines) to run: CUMULO_BENCH_CLUSTERS="1x1,3x2", or all six.
+
+    >>> os.environ["CUMULO_BENCH_CLUSTERS"] = "1x1, 3x2"; configs()
+    [(1, 1), (3, 2)]
+    >>> del os.environ["CUMULO_BENCH_CLUSTERS"]; len(configs())
+    6
+    """
+    spec = os.environ.get("CUMULO_BENCH_CLUSTERS", "").strip()
+    if not spec:
+        return list(CONFIGS)
+    return [(int(n), int(e)) for n, e in (c.strip().split("x") for c in spec.split(","))]
+
+
+def key(nodes: int, engines: int) -> str:
+    """The system name of a cluster configuration in the figures."""
+    return f"cluster-{nodes}n{engines}e"
+
+
+def cumulo(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cumulo.server.cli", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def consecutive_ports(n: int) -> int:
+    """A port p such that p .. p+n-1 are all free now (the engines take p, p+1, ...)."""
+    for _ in range(50):
+        base = free_port()
+        if base + n > 65535:
+            continue
+        try:
+            for p in range(base, base + n):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        return base
+    raise BenchError(f"found no {n} consecutive free ports")
+
+
+@contextmanager
+def cluster_up(ctx: RunContext, nodes: int, engines: int) -> Iterator[list[System]]:
+    """Starts a cluster under the run's work dir; yields one System per query engine."""
+    d = os.path.join(ctx.workdir, key(nodes, engines))
+    port = consecutive_ports(engines + 1)  # the engines' ports, then ZooKeeper's
+    args = ["cluster", "up", "--nodes", str(nodes), "--engines", str(engines),
+            "--data-dir", d, "--port", str(port), "--zk-port", str(port + engines)]
+    ctx.commands.append("cumulo " + " ".join(args))
+    try:
+        r = cumulo(*args)
+        if r.returncode != 0:
+            raise BenchError("cluster up failed: " + " | ".join(
+                (r.stderr or r.stdout).strip().splitlines()[-4:]))
+        name = key(nodes, engines)
+        yield [System(name, f"Cluster {nodes}n/{engines}e", "127.0.0.1", port + i,
+                      log_path=os.path.join(d, "logs", f"engine-{i}.log"))
+               for i in range(engines)]
+    finally:
+        cumulo("cluster", "down", "--data-dir", d, "--timeout", "10")
+
+
+def load(ctx: RunContext, system: System, scale: int) -> float:
+    """`pgbench -i` (retried without VACUUM if that fails, as `pgbench` does); its seconds."""
+    start = time.monotonic()
+    try:
+        pgbench(ctx, system, ["-i", "-s", str(scale)], "load", rows=scale * ROWS_PER_SCALE)
+    except BenchError:
+        start = time.monotonic()
+        pgbench(ctx, system, ["-i", "-I", "dtgp", "-s", str(scale)], "load -I dtgp",
+                rows=scale * ROWS_PER_SCALE)
+    return time.monotonic() - start
+
+
+def spread(system: System, nodes: int, accounts: int) -> str:
+    """Cuts pgbench_accounts into `nodes` regions, one per node; says how it went."""
+    if nodes < 2:
+        return "one node"
+    try:
+        with system.connect() as conn:
+            for i in range(1, nodes):
+                conn.execute("SELECT cumulo_split('pgbench_accounts', %s)",
+                             (i * accounts // nodes + 1,))
+            regions = conn.execute(
+                "SELECT region_id, node FROM cumulo_regions WHERE table_name = "
+                "'pgbench_accounts' ORDER BY start_key NULLS FIRST").fetchall()
+            names = sorted({n for (n,) in conn.execute("SELECT node FROM cumulo_regions")}
+                           | {f"kivi-{i}" for i in range(nodes)})
+            for i, (region, node) in enumerate(regions):
+                if node != names[i % len(names)]:
+                    conn.execute("SELECT cumulo_move(%s, %s)", (region, names[i % len(names)]))
+            placed = conn.execute(
+                "SELECT node, count(*) FROM cumulo_regions WHERE table_name = "
+                "'pgbench_accounts' GROUP BY node ORDER BY node").fetchall()
+        return "accounts regions per node: " + ", ".join(f"{n} {c}" for n, c in placed)
+    except Exception as exc:  # noqa: BLE001 - a cluster without placement SQL still runs
+        return f"pgbench_accounts not spread ({type(exc).__name__}: {str(exc).strip()[:120]})"
+
+
+def check_balances(system: System) -> bool:
+    """TPC-B's invariant (see `pgbench`); True, or raises."""
+    with system.connect() as conn:
+        sums = conn.execute(BALANCES).fetchone()
+    if sums is None or len({int(v or 0) for v in sums}) != 1:
+        raise BenchError(f"balances disagree after TPC-B: accounts, tellers, branches = {sums}")
+    return True
+
+
+def together(ctx: RunContext, engines: list[System], test: str, flags: list[str]
+             ) -> PgbenchResult:
+    """One timed pgbench per engine at once, the clients split between them; tps summed."""
+    opts = ctx.options
+    share = [opts.clients // len(engines) + (i < opts.clients % len(engines))
+             for i in range(len(engines))]
+
+    def one(i: int) -> PgbenchResult:
+        args = [*flags, "-M", "prepared", "-c", str(share[i]),
+                "-j", str(max(1, min(opts.threads, share[i])))]
+        return parse_summary(pgbench(ctx, engines[i], args, f"{test} engine-{i}",
+                                     seconds=opts.seconds))
+
+    with ThreadPoolExecutor(len(engines)) as pool:
+        parts = list(pool.map(one, range(len(engines))))
+    done = sum(p.transactions or 0 for p in parts)
+    lat = [p.latency_ms * (p.transactions or 0) for p in parts if p.latency_ms is not None]
+    return PgbenchResult(tps=sum(p.tps for p in parts),
+                         latency_ms=sum(lat) / done if done and lat else None,
+                         transactions=done, failed=sum(p.failed for p in parts))
+
+
+def run_cluster(ctx: RunContext, nodes: int, engines: int, scale: int,
+                results: dict[str, dict[str, PgbenchResult | None]],
+                loads: dict[str, float | None]) -> None:
+    """Brings one configuration up, loads, spreads, runs both tests, brings it down."""
+    name = key(nodes, engines)
+    with cluster_up(ctx, nodes, engines) as systems:
+        loads[name] = load(ctx, systems[0], scale)
+        ctx.notes.append(f"{name}: {spread(systems[0], nodes, scale * ROWS_PER_SCALE)}")
+        for test, flags in TESTS:
+            results[test][name] = ctx.attempt(systems[0], test, together, ctx, systems, test,
+                                              flags)
+            if test == "TPC-B" and results[test][name] is not None and \
+                    ctx.attempt(systems[0], test, check_balances, systems[0]) is None:
+                results[test][name] = None
+
+
+def ratios(results: dict[str, dict[str, PgbenchResult | None]]) -> list[str]:
+    """One note per cluster and test: x PostgreSQL, x embedded, x the 1-node 1-engine cluster."""
+    out = []
+    for test, by in results.items():
+        tps = {n: r.tps for n, r in by.items() if r is not None}
+        for name in sorted(n for n in tps if n.startswith("cluster-")):
+            parts = [f"{tps[name] / tps[b]:.3f}x {label}" for b, label in
+                     (("postgres", "PostgreSQL"), ("cumulo", "embedded"),
+                      (key(1, 1), "1n/1e")) if tps.get(b) and b != name]
+            out.append(f"{name} {test}: {tps[name]:.0f} tps = " + ", ".join(parts))
+    return out
+
+
+def run(ctx: RunContext) -> list[Figure]:
+    """PostgreSQL and embedded Cumulo first (the run's systems), then each cluster in turn."""
+    scale = max(1, int(ctx.options.scale or 1))
+    results: dict[str, dict[str, PgbenchResult | None]] = {t: {} for t, _ in TESTS}
+    loads: dict[str, float | None] = {}
+    for system in ctx.systems:
+        loads[system.name] = ctx.attempt(system, "load", load, ctx, system, scale)
+    loaded = [s for s in ctx.systems if loads[s.name] is not None]
+    common = ["-M", "prepared", "-c", str(ctx.options.clients), "-j", str(ctx.options.threads)]
+    for test, flags in TESTS:
+        results[test].update(dict.fromkeys((s.name for s in ctx.systems), None))
+        results[test].update(alternate(ctx, loaded, test, flags + common))
+        for system in loaded:
+            if test == "TPC-B" and results[test][system.name] is not None and \
+                    ctx.attempt(system, test, check_balances, system) is None:
+                results[test][system.name] = None
+    for nodes, engines in configs():
+        name = key(nodes, engines)
+        placeholder = System(name, name, "127.0.0.1", 0)
+        loads.setdefault(name, None)
+        for test, _ in TESTS:
+            results[test].setdefault(name, None)
+        ctx.attempt(placeholder, "load", run_cluster, ctx, nodes, engines, scale, results, loads)
+    ctx.notes.extend(ratios(results))
+    steps = {n: "load" for n in loads}
+    figures = [ctx.figure(NAME, f"load (pgbench -i -s {scale})", "s", "lower", loads, steps)]
+    for test, _ in TESTS:
+        label = f"{test} -s {scale} -c {ctx.options.clients}"
+        # a system that never loaded shows the load's error in the timed figures too
+        failed = {n: test if loads.get(n) is not None else "load" for n in results[test]}
+        figures += tps_and_latency(ctx, NAME, label, "tx/s", test, results[test], failed)[:2]
+    return figures
