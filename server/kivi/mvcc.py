@@ -471,7 +471,7 @@ class VersionStore:
         col = self._col
         if not isinstance(col, ColumnarCopy) or col.broken:
             self.compact()
-            col = self._col = ColumnarCopy.build(self._keys, self._chains)
+            col = self._col = ColumnarCopy.build(self._keys, self._chains, self._low_water)
         return col.snapshot(ts)
 
     def columnar_begin(self, ts: int) -> Snapshot | PendingBuild | None:
@@ -486,7 +486,7 @@ class VersionStore:
         if isinstance(col, PendingBuild):
             return col  # another reader builds it: wait for that one
         self.compact()
-        pending = self._col = PendingBuild(list(self._keys), list(self._chains))
+        pending = self._col = PendingBuild(list(self._keys), list(self._chains), self._low_water)
         return pending
 
     def columnar_pending(self, pending: PendingBuild) -> bool:

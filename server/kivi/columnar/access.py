@@ -39,4 +39,23 @@ def space_snapshots(kivi: Any, space: int, ts: int) -> list[Snapshot] | None:
     return out
 
 
-__all__ = ["space_snapshots"]
+def copy_bytes(kivi: Any) -> dict[int, int]:
+    """Bytes held by the built columnar copies of in-process nodes, per space (a space
+    absent: no region of it has a copy). For tests and monitoring: a dropped or truncated
+    table's space must disappear from here."""
+    if isinstance(kivi, KiviNode):
+        nodes = [kivi]
+    elif isinstance(kivi, KiviClient):
+        nodes = [n for n in kivi.nodes.values() if isinstance(n, KiviNode)]
+    else:
+        return {}
+    out: dict[int, int] = {}
+    for node in nodes:
+        for r in node.regions():
+            b = r.store.columnar_bytes
+            if b:
+                out[r.space] = out.get(r.space, 0) + b
+    return out
+
+
+__all__ = ["copy_bytes", "space_snapshots"]

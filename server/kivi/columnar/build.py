@@ -41,9 +41,10 @@ Row = tuple[Any, ...]
 class PendingBuild:
     """A copy being built from a snapshot of the chains, and the writes applied since."""
 
-    __slots__ = ("keys", "chains", "log", "copy", "mutex", "broken")
+    __slots__ = ("keys", "chains", "low_water", "log", "copy", "mutex", "broken")
 
-    def __init__(self, keys: list[bytes], chains: list[Any]) -> None:
+    def __init__(self, keys: list[bytes], chains: list[Any], low_water: int = 0) -> None:
+        self.low_water = low_water  # the store's GC watermark (see `ColumnarCopy.low_water`)
         self.keys: list[bytes] | None = keys
         self.chains: list[Any] | None = chains
         self.log: list[tuple[int, list[bytes], list[Row | None]]] = []
@@ -72,7 +73,7 @@ class PendingBuild:
         with self.mutex:
             if self.copy is None:
                 assert self.keys is not None and self.chains is not None
-                self.copy = ColumnarCopy.build(self.keys, self.chains)
+                self.copy = ColumnarCopy.build(self.keys, self.chains, self.low_water)
                 self.keys = self.chains = None  # the snapshot's lists: free them now
             return self.copy
 

@@ -18,6 +18,10 @@ and DuckDB; see ../shared/COLUMNAR.md):
   never needs a stamp it did not see (those have c > s): readers take no lock
   after copying the pack list and the tail (`snapshot`).
 - A pack whose `max_begin <= s` and `min_end > s` is *clean* at s: no mask.
+- Memory: a pack keeps no `end` array until its first stamp (None: every row's
+  end is INF), and none for `begin` once every row began at or below the copy's
+  `low_water` (None: no snapshot the copy serves is older). Snapshots below
+  the store's GC watermark never read the copy, so neither is ever needed.
 - `collect(low_water)` drops rows with `end <= low_water` from packs that are
   a quarter dead, as new packs (readers may hold the old ones).
 - Packs built from the store's sorted base (`build`) are found by bisection
@@ -88,15 +92,16 @@ class Pack:
     __slots__ = ("pid", "n", "width", "rows", "cols", "keys", "begin", "end",
                  "max_begin", "min_end")
 
-    def __init__(self, pid: int, keys: list[bytes], rows: list[Row], begin: np.ndarray,
-                 end: np.ndarray) -> None:
+    def __init__(self, pid: int, keys: list[bytes], rows: list[Row], begin: np.ndarray | None,
+                 end: np.ndarray | None, low_water: int = 0) -> None:
         self.pid = pid
         self.n = len(keys)
         self.keys = keys
-        self.begin = begin
-        self.end = end
-        self.max_begin = int(begin.max()) if self.n else 0
-        self.min_end = int(end.min()) if self.n else INF
+        self.max_begin = int(begin.max()) if self.n and begin is not None else 0
+        self.min_end = int(end.min()) if self.n and end is not None else INF
+        # None: every row began at or below low_water / no row was ended (see module doc)
+        self.begin = begin if self.max_begin > low_water else None
+        self.end = end if self.min_end < INF else None
         widths = set(map(len, rows))
         self.width = max(widths, default=0)
         if len(widths) > 1:  # rows from before an ADD COLUMN: missing slots read as NULL
@@ -125,16 +130,44 @@ class Pack:
         """The rows visible at ts as a bool mask; None when all are."""
         if self.max_begin <= ts < self.min_end:
             return None
+        if self.end is None:
+            assert self.begin is not None  # else max_begin <= low_water <= ts: clean
+            return self.begin <= ts
+        if self.begin is None:
+            return self.end > ts
         return (self.begin <= ts) & (self.end > ts)
 
+    def begins(self) -> np.ndarray:
+        """The begin ts of every row (0 for rows that began at or below the low water)."""
+        return np.zeros(self.n, np.int64) if self.begin is None else self.begin
+
+    def ends(self) -> np.ndarray:
+        """The end ts of every row (INF while it is the newest version)."""
+        return np.full(self.n, INF, np.int64) if self.end is None else self.end
+
+    def began_at_or_after(self, off: int, ts: int) -> bool:
+        """Tells whether row off began at ts or later (an apply the copy cannot place)."""
+        return self.begin is not None and bool(self.begin[off] >= ts)
+
+    def live(self, off: int) -> bool:
+        return self.end is None or bool(self.end[off] == INF)
+
     def stamp(self, off: int, ts: int) -> None:
+        if self.end is None:
+            self.end = np.full(self.n, INF, np.int64)
         self.end[off] = ts
         if ts < self.min_end:
             self.min_end = ts
 
+    def forget_begins(self, low_water: int) -> None:
+        """Drops the begin array once no snapshot the copy serves can precede a row."""
+        if self.begin is not None and self.max_begin <= low_water:
+            self.begin = None
+
     @property
     def nbytes(self) -> int:
-        n = self.begin.nbytes + self.end.nbytes + 8 * self.n
+        n = 16 * self.n  # the keys and rows lists' pointers
+        n += sum(a.nbytes for a in (self.begin, self.end) if a is not None)
         n += sum(c.nbytes for c in self.cols if c is not None)
         return n
 
@@ -179,7 +212,7 @@ class ColumnarCopy:
     """The columnar copy of one region's versions (not thread-safe: the node lock guards it)."""
 
     __slots__ = ("packs", "t_keys", "t_rows", "t_begin", "t_end", "latest", "broken", "_ids",
-                 "sorted", "firsts")
+                 "sorted", "firsts", "low_water", "__weakref__")
 
     def __init__(self) -> None:
         self.packs: dict[int, Pack] = {}
@@ -195,6 +228,7 @@ class ColumnarCopy:
         self.firsts: list[bytes] = []
         self.broken = False
         self._ids = count(1)
+        self.low_water = 0  # the store's GC watermark: no snapshot below it reads the copy
 
     def __len__(self) -> int:
         return sum(p.n for p in self.packs.values()) + len(self.t_keys)
@@ -202,8 +236,8 @@ class ColumnarCopy:
     # --- building and writing -----------------------------------------------------------------
 
     @classmethod
-    def build(cls, keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | None]]]
-              ) -> ColumnarCopy:
+    def build(cls, keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | None]]],
+              low_water: int = 0) -> ColumnarCopy:
         """Builds the copy of a store's keys and version chains (newest first).
 
         One pack per PACK_ROWS keys (a key's versions never split), so that every
@@ -211,6 +245,7 @@ class ColumnarCopy:
         pass would hold the GIL from them (`columnar.build`).
         """
         c = cls()
+        c.low_water = low_water
         for lo in range(0, len(keys), PACK_ROWS):
             ks, rs, bs, es = _flatten(keys[lo:lo + PACK_ROWS], chains[lo:lo + PACK_ROWS])
             if ks:
@@ -221,13 +256,13 @@ class ColumnarCopy:
         return c
 
     def _add_pack(self, keys: list[bytes], rows: list[Row], begin: np.ndarray,
-                  end: np.ndarray, track: bool = True) -> Pack:
+                  end: np.ndarray | None, track: bool = True) -> Pack:
         """Adds a pack; `track`: its newest versions get `latest` entries (not sorted packs)."""
         pid = next(self._ids)
-        p = self.packs[pid] = Pack(pid, keys, rows, begin, end)
+        p = self.packs[pid] = Pack(pid, keys, rows, begin, end, self.low_water)
         if not track:
             return p
-        live = np.flatnonzero(end == INF)
+        live = np.flatnonzero(p.ends() == INF)
         base = pid << _SHIFT
         if len(live) == len(keys):
             self.latest.update(zip(keys, range(base, base + len(keys)), strict=True))
@@ -268,7 +303,7 @@ class ColumnarCopy:
                 else:
                     pack = packs[p >> _SHIFT]
                     off = p & _OFF
-                    if pack.begin[off] >= ts:
+                    if pack.began_at_or_after(off, ts):
                         self.broken = True
                         return
                     pack.stamp(off, ts)
@@ -278,7 +313,7 @@ class ColumnarCopy:
                 hit = self._find_sorted(k)
                 if hit is not None:
                     pack, off = hit
-                    if pack.begin[off] >= ts:
+                    if pack.began_at_or_after(off, ts):
                         self.broken = True
                         return
                     pack.stamp(off, ts)
@@ -297,7 +332,7 @@ class ColumnarCopy:
             return None
         p = self.sorted[i]
         off = bisect_left(p.keys, k)
-        if off < p.n and p.keys[off] == k and p.end[off] == INF:
+        if off < p.n and p.keys[off] == k and p.live(off):
             return p, off
         return None
 
@@ -327,11 +362,13 @@ class ColumnarCopy:
         """Drops rows no snapshot >= low_water sees from mostly dead packs; returns how many."""
         if self.broken:
             return 0
+        self.low_water = low_water = max(self.low_water, low_water)
         dropped = 0
         for pid, p in list(self.packs.items()):
+            p.forget_begins(low_water)
             if p.min_end > low_water:
                 continue
-            keep = p.end > low_water
+            keep = p.ends() > low_water
             nkeep = int(np.count_nonzero(keep))
             if nkeep * 4 > p.n * 3:
                 continue
@@ -348,7 +385,7 @@ class ColumnarCopy:
             # Columns already encoded are taken, not re-encoded; the rest come from the rows.
             cols = [None if c is None else c.take(idx) for c in p.cols]
             new = self._add_pack([p.keys[i] for i in il], [p.rows[i] for i in il],
-                                 p.begin[idx], p.end[idx], track=at is None)
+                                 p.begins()[idx], p.ends()[idx], track=at is None)
             if at is not None:  # still sorted: the kept rows keep their order
                 self.sorted[at] = new
                 self.firsts[at] = new.keys[0]
@@ -377,8 +414,8 @@ class ColumnarCopy:
                     del self.packs[q.pid]
                 self._add_pack([k for q in batch for k in q.keys],
                                [r for q in batch for r in q.rows],
-                               np.concatenate([q.begin for q in batch]),
-                               np.concatenate([q.end for q in batch]))
+                               np.concatenate([q.begins() for q in batch]),
+                               np.concatenate([q.ends() for q in batch]))
             batch = [p] if p is not None else []
 
     # --- reading ------------------------------------------------------------------------------
@@ -408,8 +445,7 @@ class ColumnarCopy:
                 return None
             keys = [self.t_keys[i] for i in idx]
             rows = [self.t_rows[i] for i in idx]
-        n = len(keys)
-        return Pack(0, keys, rows, np.zeros(n, np.int64), np.full(n, INF, np.int64))
+        return Pack(0, keys, rows, None, None)
 
     def iter_packs(self) -> Iterator[Pack]:
         yield from self.packs.values()

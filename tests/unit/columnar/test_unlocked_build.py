@@ -82,10 +82,10 @@ def test_writers_run_while_the_node_builds(monkeypatch: pytest.MonkeyPatch) -> N
     written = threading.Event()
     real = ColumnarCopy.build
 
-    def slow_build(keys, chains):  # type: ignore[no-untyped-def]
+    def slow_build(*args):  # type: ignore[no-untyped-def]
         building.set()
         assert written.wait(30), "the writer could not apply while the copy was built"
-        return real(keys, chains)
+        return real(*args)
 
     monkeypatch.setattr(cbuild.ColumnarCopy, "build", staticmethod(slow_build))
 
