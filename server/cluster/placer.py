@@ -253,7 +253,8 @@ class Placer:
         full, empty = max(sorted(counts), key=counts.__getitem__), min(sorted(counts),
                                                                        key=counts.__getitem__)
         if counts[full] - counts[empty] >= 2:
-            r = max((r for r in regions if r.owner == full), key=lambda r: r.id)
+            # NB: the oldest region: one just split or moved (by hand, say) stays put
+            r = min((r for r in regions if r.owner == full), key=lambda r: r.id)
             self.move(r.id, empty)
 
 

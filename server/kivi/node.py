@@ -65,6 +65,7 @@ from .api import (
 from .columnar import Snapshot
 from .columnar.aggregate import Unsafe, partial_aggregate, visible
 from .columnar.build import snapshots as build_snapshots
+from .columnar.irmask import selected, vectorizable
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
@@ -357,13 +358,14 @@ class KiviNode:
             clipped = region.clip(req.lo, req.hi)
             if clipped is None:
                 continue
-            if keep is None and clipped == (region.lo, region.hi):
-                # A whole region without a filter: its columnar copy (the kernels read the
-                # packs unlocked: versions <= ts never change; a first build runs unlocked too).
+            if clipped == (region.lo, region.hi) and (keep is None or vectorizable(req.filter)):
+                # A whole region: its columnar copy, the filter as numpy masks (the kernels read
+                # the packs unlocked: versions <= ts never change; a first build runs unlocked).
                 snap = build_snapshots(self._lock, partial(list, (region.store,)), req.ts)[0]
                 try:
                     if snap is not None:
-                        partials += partial_aggregate(visible(snap), spec.group_by, spec.aggs)
+                        rows = visible(snap) if keep is None else selected(snap, req.filter)
+                        partials += partial_aggregate(rows, spec.group_by, spec.aggs)
                         continue
                 except Unsafe:
                     pass  # NaN keys, overflow risk, object columns: fold the rows instead

@@ -2,7 +2,7 @@
 
 | entry point | what it does |
 |---|---|
-| `SELECT * FROM cumulo_regions` | one row per region of the database's tables and indexes: `table_name`, `region_id`, `start_key`, `end_key` (NULL: unbounded), `node`, `rows`, `bytes` |
+| `SELECT * FROM cumulo_regions` | one row per region of the database's tables and indexes: `table_name`, `region_id`, `start_key`, `end_key` (NULL: unbounded), `node`, `epoch` (up by one per split or move), `rows`, `bytes` |
 | `SELECT cumulo_split('t', key)` | splits t's region holding the primary key `key` there; returns the id of the region that now starts at `key` |
 | `SELECT cumulo_move(region_id, 'kivi-1')` | moves a region to another KiVi node (cluster mode); returns its new epoch |
 
@@ -63,7 +63,7 @@ def _key_text(key: bytes | None) -> str | None:
 
 @virtual_table("pg_catalog", "cumulo_regions", [
     ("table_name", T.TEXT), ("region_id", T.INT8), ("start_key", T.TEXT), ("end_key", T.TEXT),
-    ("node", T.TEXT), ("rows", T.INT8), ("bytes", T.INT8)], kind="v")
+    ("node", T.TEXT), ("epoch", T.INT8), ("rows", T.INT8), ("bytes", T.INT8)], kind="v")
 def cumulo_regions(ctx: Any) -> list[tuple[Any, ...]]:
     """The regions of the database's tables and indexes, in (relation, key) order."""
     if getattr(ctx, "session", None) is None:  # NB: an optional extra (`FunctionContext`)
@@ -75,7 +75,8 @@ def cumulo_regions(ctx: Any) -> list[tuple[Any, ...]]:
         name = names.get(info.space)
         if name is not None:
             found.append(((name, info.lo), (name, info.id, _key_text(info.lo),
-                                            _key_text(info.hi), info.node, keys, size)))
+                                            _key_text(info.hi), info.node, info.epoch, keys,
+                                            size)))
     return [row for _k, row in sorted(found, key=lambda f: f[0])]
 
 
