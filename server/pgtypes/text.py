@@ -555,6 +555,21 @@ def _special_ts(oid: int, word: str, tz: Any) -> dt.datetime:
     return now.replace(tzinfo=None) if oid == T.TIMESTAMP else now.astimezone(UTC)
 
 
+def clock(day: dt.datetime, hh: int, mi: int, ss: int, us: int) -> dt.datetime:
+    """`day` at hh:mi:ss.us with PostgreSQL's two extra clock readings: 24:00:00 is the next
+    midnight and a 60th second (a leap second) is the next minute's first; ValueError else.
+
+    >>> clock(dt.datetime(1999, 12, 31), 24, 0, 0, 0), clock(dt.datetime(2000, 1, 1), 1, 2, 60, 5)
+    (datetime.datetime(2000, 1, 1, 0, 0), datetime.datetime(2000, 1, 1, 1, 3, 0, 5))
+    """
+    if hh == 24 and mi == 0 and ss == 0 and us == 0:
+        return day + dt.timedelta(days=1)
+    if ss == 60 and 0 <= mi < 60 and 0 <= hh < 24:
+        return day.replace(hour=hh, minute=mi, second=59) + dt.timedelta(seconds=1,
+                                                                           microseconds=us)
+    return day.replace(hour=hh, minute=mi, second=ss) + dt.timedelta(microseconds=us)
+
+
 def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
     """Parses timestamp[tz] input; a timestamptz without a zone is local time in `tz`."""
     m = _TS_RE.fullmatch(s)
@@ -578,8 +593,8 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
         if z and not era and z.upper() in ("AD", "BC"):
             z, era = None, z
         try:
-            v = dt.datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0))
-            v += dt.timedelta(microseconds=_us(frac))
+            v = clock(dt.datetime(int(y), int(mo), int(d)), int(hh or 0), int(mi or 0),
+                      int(ss or 0), _us(frac))
         except (ValueError, OverflowError):
             raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
     if era and era.upper() == "BC":
@@ -618,7 +633,9 @@ def _time_in(oid: int, s: str) -> dt.time:
     hh, mi, ss, frac, z = m.groups()
     us = _us(frac)
     try:
-        base = dt.datetime(2000, 1, 1, int(hh), int(mi), int(ss or 0)) + dt.timedelta(microseconds=us)
+        base = clock(dt.datetime(2000, 1, 1), int(hh), int(mi), int(ss or 0), us)
+        if base.day != 1:
+            raise ValueError("24:00:00 is not a time of day here")  # NB: time has no 24:00
     except ValueError:
         raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
     if oid != T.TIMETZ:

@@ -424,6 +424,18 @@ def _lambdas_to_json(tree: exp.Expression) -> None:
                                         expression=lam.this.copy()))
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+def _date_bin_origin(tree: exp.Expression) -> None:
+    """sqlglot keeps date_bin's third argument as a bare Var, a quoted origin too (`'2001-01-01'`
+    then read as a column): a Var that is no identifier was a string literal."""
+    for node in tree.find_all(exp.DateBin):
+        unit = node.args.get("unit")
+        if isinstance(unit, exp.Var) and not _IDENT.fullmatch(unit.name):
+            unit.replace(exp.Literal.string(unit.name))
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure.
 
@@ -468,6 +480,8 @@ def parse_sql(sql: str) -> exp.Expression:
         raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
     if "->" in sql:
         _lambdas_to_json(tree)
+    if "date_bin" in sql or "DATE_BIN" in sql:
+        _date_bin_origin(tree)
     if many is not None:
         source = tree.args.get("expression")
         if not isinstance(tree, exp.Insert) or not isinstance(source, exp.Values):

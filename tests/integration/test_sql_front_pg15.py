@@ -158,6 +158,27 @@ alter table k alter column c type bigint;
 select format_type(atttypid, atttypmod) from pg_attribute
   where attrelid = 'k'::regclass and attname = 'c';
 """,
+    # Clock readings PG accepts (24:00, a leap second), to_date's years and eras, date_bin's
+    # quoted origin, and a series that ends at the last storable day.
+    "date_time_edges": """
+select '1999-12-31 24:00:00'::timestamp, '2000-01-01T24:00'::timestamp;
+select '2000-01-01 23:59:60'::timestamp, '2000-01-01 10:59:60.5'::timestamp;
+select '2000-01-01 23:59:60+02'::timestamptz::text;
+select '12:30:60'::time, '24:00:01'::time, '2000-01-01 24:00:01'::timestamp;
+select '2000-01-01 23:60:00'::timestamp;
+select to_date('0044-03-15 AD', 'YYYY-MM-DD AD'), to_date('20240105', 'YYYYMMDD');
+select to_timestamp('2024', 'YYYY')::date, to_date('5 January 2024', 'DD Month YYYY');
+select to_date('2024-13-01', 'YYYY-MM-DD');
+select to_date('2024-02-30', 'YYYY-MM-DD');
+select to_char(date '2024-01-05', 'YYYY-MM-DD BC AD'), to_char(date '2024-01-05', 'B.C. A.D.');
+select date_bin('15 minutes', timestamp '2020-02-11 15:44:17', '2001-01-01');
+select date_bin('15 minutes', timestamptz '2020-02-11 15:44:17+00', '2001-01-01')::text;
+select date_bin('100 years', '9999-12-31'::timestamp, '0001-01-01');
+select generate_series('9999-12-30'::timestamp, '9999-12-31 12:00'::timestamp, '1 day');
+select make_time(25, 0, 0);
+select '0001-01-01'::date, '0001-01-01 00:00:00'::timestamp - interval '1 day';
+select date_trunc('millennium', '9999-12-31'::timestamp);
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list"]  # NB: scripts whose positions match too
 

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from ...errors import InvalidParameterValue
+from ...errors import DatetimeFieldOverflow, InvalidParameterValue
 from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
 from .formatting import output_text
@@ -249,7 +249,10 @@ def _ts_series(start: Any, stop: Any, step: Any) -> Iterator[Any]:
     cur, ascending = start, step > zero
     while (cur <= stop) if ascending else (cur >= stop):
         yield cur
-        cur = add_to_timestamp(cur, step)
+        try:
+            cur = add_to_timestamp(cur, step)
+        except DatetimeFieldOverflow:
+            return  # NB: past what a timestamp holds here, so past `stop` too
 
 
 for _t in (T.TIMESTAMP, T.TIMESTAMPTZ):

@@ -14,7 +14,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ...errors import InvalidDatetimeFormat, InvalidTextRepresentation
+from ...errors import DatetimeFieldOverflow, InvalidDatetimeFormat, InvalidTextRepresentation
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
@@ -29,10 +29,12 @@ _TOKENS = sorted([
     "p.m.", "AM", "PM", "am", "pm", "IYYY", "YYYY", "YYY", "YY", "Y", "MONTH", "Month", "month",
     "MON", "Mon", "mon", "MM", "DAY", "Day", "day", "DY", "Dy", "dy", "DDD", "DD", "D", "ID",
     "IW", "WW", "Q", "TZH", "TZM", "TZ", "tz", "OF", "J", "CC",
+    "B.C.", "A.D.", "b.c.", "a.d.", "BC", "AD", "bc", "ad",
 ], key=len, reverse=True)
 
 
 # Patterns PostgreSQL also accepts in lower case (names and AM/PM keep their case meaning).
+_ERAS = frozenset(("B.C.", "A.D.", "BC", "AD"))  # NB: dates here are Python's: always AD
 _CASELESS = [t for t in _TOKENS if t.isupper() and t.isalnum() and t not in (
     "MONTH", "MON", "DAY", "DY", "AM", "PM", "TZ")]
 
@@ -111,6 +113,8 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
         return _case("PM" if v.hour >= 12 else "AM", tok), None
     if tok in ("A.M.", "P.M.", "a.m.", "p.m."):
         return _case("P.M." if v.hour >= 12 else "A.M.", tok), None
+    if tok.upper() in _ERAS:
+        return _case("A.D." if "." in tok else "AD", tok), None
     if tok.upper() == "MONTH":
         name = _case(MONTHS[v.month - 1], tok)
         return (name if fm else name.ljust(9)), None
@@ -264,7 +268,8 @@ def parse_datetime(s: str, fmt: str) -> dt.datetime:
     f = {"year": 1, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0, "us": 0}
     pm: bool | None = None
     i = 0
-    for kind, tok, _fm, _th in _lex(fmt):
+    items = _lex(fmt)
+    for n_item, (kind, tok, _fm, _th) in enumerate(items):
         if kind == "lit":
             if tok.isspace() or not tok.isalnum():
                 while i < len(s) and not s[i].isalnum():
@@ -290,8 +295,19 @@ def parse_datetime(s: str, fmt: str) -> dt.datetime:
             pm = s[i:i + 1].upper() == "P"
             i += len(tok)
             continue
+        if up in _ERAS:
+            era = s[i:i + len(tok)].upper()
+            if era not in _ERAS or ("." in era) != ("." in up):
+                raise InvalidDatetimeFormat(f'invalid value "{s[i:i + len(tok)]}" for "{tok}"')
+            if era[0] == "B":
+                raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}" '
+                                            "(BC dates are not supported)")
+            i += len(tok)
+            continue
         width = {"YYYY": 4, "IYYY": 4, "YYY": 3, "YY": 2, "Y": 1, "MS": 3, "US": 6,
                  "DDD": 3}.get(up, 2)
+        if up == "YYYY" and (n_item + 1 == len(items) or items[n_item + 1][0] == "lit"):
+            width = len(s)  # NB: as PG, a year before a separator may pass 9999 (then 22008)
         j = i
         while j < len(s) and j - i < width and s[j].isdigit():
             j += 1
@@ -316,7 +332,7 @@ def parse_datetime(s: str, fmt: str) -> dt.datetime:
         return dt.datetime(f["year"], f["month"], f["day"], f["hour"], f["minute"],
                            f["second"], f["us"])
     except ValueError:
-        raise InvalidDatetimeFormat(f'date/time field value out of range: "{s}"') from None
+        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
 
 
 @register("to_date", args=[T.TEXT, T.TEXT], returns=T.DATE)
