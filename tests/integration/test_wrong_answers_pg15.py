@@ -27,6 +27,10 @@ select g, min(m), max(m), count(m) from wa_e group by g order by g;
 select min(m), max(m) from wa_e where id > 1;
 select max(m)::text from wa_e where g = 2;
 select min(distinct m), max(distinct m), count(distinct m) from wa_e;
+select id, min(m) over (), max(m) over (partition by g) from wa_e order by id;
+select id, min(m) over (order by id), max(m) over (partition by g order by id) from wa_e order by id;
+select id, min(m) over (order by id rows between 1 preceding and 1 following),
+       max(m) over (order by id rows between 1 preceding and current row) from wa_e order by id;
 """,
     # char(n) compares ignoring trailing blanks: = and IN, pushed into KiVi or not, as a
     # primary key (point gets) or not, find the blank-padded rows.

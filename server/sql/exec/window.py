@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any
 
 from ...errors import InvalidParameterValue
@@ -116,6 +117,9 @@ def _compute(call: N.WinCall, rows: list, members: list[int], peer: Any, args_fn
                 k = argv[pos][1]
                 res[i] = argv[lo + k - 1][0] if k and lo + k - 1 < hi else None
         return
+    if f in ("min", "max") and len(call.args) == 2:  # an enum, with its sort key (the planner)
+        _keyed_extreme(f == "min", argv, bounds, members, res)
+        return
     if f in RUNNING and all(lo == 0 for lo, _ in bounds):
         _running(call, argv, bounds, members, res)
         return
@@ -128,6 +132,33 @@ def _compute(call: N.WinCall, rows: list, members: list[int], peer: Any, args_fn
 
 
 RUNNING = ("count_star", "count", "sum", "avg", "min", "max")
+
+
+def _keyed_extreme(least: bool, argv: list, bounds: list, members: list[int], res: list) -> None:
+    """MIN (least) or MAX of each frame's non-NULL values by their sort keys (argument 2):
+    an enum's labels compare in the enum's declared order, not as text."""
+    if all(lo == 0 for lo, _ in bounds):  # frames from the partition's start: a running pass
+        best: Any = None
+        done = 0
+        for pos, i in enumerate(members):
+            hi = bounds[pos][1]
+            if hi < done:  # frames shrink (rare): start again
+                best, done = None, 0
+            for a in argv[done:hi]:
+                if a[0] is not None and (best is None or (a[1] < best[1] if least
+                                                          else a[1] > best[1])):
+                    best = a
+            done = max(done, hi)
+            res[i] = None if best is None else best[0]
+        return
+    pick = min if least else max
+    cache: dict[tuple[int, int], Any] = {}
+    for pos, i in enumerate(members):
+        b = bounds[pos]
+        if b not in cache:
+            vals = [a for a in argv[b[0]:b[1]] if a[0] is not None]
+            cache[b] = pick(vals, key=itemgetter(1))[0] if vals else None
+        res[i] = cache[b]
 
 
 def _range_frames(call: N.WinCall, n: int, peers: list, first: list, last: list,

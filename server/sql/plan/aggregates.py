@@ -238,6 +238,8 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             if len(args) == 3:
                 args[2] = coerce(args[2], args[0].type, params=planner.params)
             args[1] = coerce(args[1], T.INT4, params=planner.params)
+        if name in ("min", "max") and len(args) == 1 and is_enum(args[0].type):
+            args.append(enum_ordered(args[0]))  # compared by the declared order (exec.window)
         t = WINDOW_TYPES.get(name) or agg_type(name, args[0].type if args else T.UNKNOWN)
         frame = w.args.get("spec") or spec.args.get("spec")
         rows = bool(frame is not None and str(frame.args.get("kind", "")).lower() == "rows")
