@@ -364,8 +364,8 @@ class KiviNode:
                 snap = build_snapshots(self._lock, partial(list, (region.store,)), req.ts)[0]
                 try:
                     if snap is not None:
-                        rows = visible(snap) if keep is None else selected(snap, req.filter)
-                        partials += partial_aggregate(rows, spec.group_by, spec.aggs)
+                        sel = visible(snap) if keep is None else selected(snap, req.filter)
+                        partials += partial_aggregate(sel, spec.group_by, spec.aggs)
                         continue
                 except Unsafe:
                     pass  # NaN keys, overflow risk, object columns: fold the rows instead
