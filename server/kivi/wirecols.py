@@ -10,8 +10,14 @@ method), and back the same way:
     kind  values              encoded as
     0     anything            the values themselves (`wire`'s ext types apply)
     1     Decimal             str(value): keeps NaN, Infinity, the sign of zero, the scale
-    2     datetime            isoformat(): naive, or a fixed-offset timezone (UTC included)
+    2     datetime            isoformat(): a fixed-offset timezone other than UTC, or mixed
     3     date                toordinal()
+    4     naive datetime      microseconds since 1970-01-01 (an int)
+    5     UTC datetime        microseconds since 1970-01-01 UTC (tzinfo `timezone.utc`)
+
+Kinds 4 and 5 exist because `isoformat` costs about four times the two C-level
+subtractions (`(v - epoch) // 1us`) on a COPY's timestamp column; numpy turns
+the integers back into datetimes in one pass.
 
 NULLs stay nil in every kind. The encoding is exact: values come back with the
 same type, scale, offset and microseconds (a `datetime` subclass, another
@@ -25,6 +31,8 @@ tzinfo class or an `InfiniteDate` keeps kind 0, so `wire`'s own rules apply).
 (1, ['1.50', None, '-0'])
 >>> decode_column(kind, enc) == col
 True
+>>> encode_column([dt.datetime(1970, 1, 1, 0, 0, 1), None])
+(4, [1000000, None])
 >>> decode_column(*encode_column([dt.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=dt.UTC)]))
 [datetime.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc)]
 >>> encode_column([1, 2, None])
@@ -35,10 +43,17 @@ from __future__ import annotations
 
 import datetime as _dt
 from decimal import Decimal
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, floordiv, is_, methodcaller, sub
 from typing import Any
 
-PLAIN, DECIMAL, DATETIME, DATE = 0, 1, 2, 3
+import numpy as np
+
+PLAIN, DECIMAL, DATETIME, DATE, NAIVE_US, UTC_US = 0, 1, 2, 3, 4, 5
+_EPOCH = _dt.datetime(1970, 1, 1)
+_EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_US = _dt.timedelta(microseconds=1)
+_to_utc = methodcaller("replace", tzinfo=_dt.UTC)
 
 _NONE = type(None)
 _tzinfo = attrgetter("tzinfo")
@@ -64,6 +79,11 @@ def encode_column(col: list[Any]) -> tuple[int, list[Any]]:
         return DATE, _with_nulls(_dt.date.toordinal, col, nulls)
     if t is _dt.datetime:
         tzs = set(map(_tzinfo, filter(None, col)))  # NB: a datetime is never falsy
+        if tzs == {None}:
+            return NAIVE_US, _micros(col, _EPOCH, nulls)
+        if tzs == {_dt.UTC} and all(map(is_, map(_tzinfo, filter(None, col)), repeat(_dt.UTC))):
+            # NB: equality of timezones is by offset: a UTC-offset zone of another name stays
+            return UTC_US, _micros(col, _EPOCH_UTC, nulls)
         tzs.discard(None)
         if all(type(z) is _dt.timezone for z in tzs):
             # NB: a fixed offset round-trips through isoformat (ZoneInfo would come back as a
@@ -72,10 +92,26 @@ def encode_column(col: list[Any]) -> tuple[int, list[Any]]:
     return PLAIN, col
 
 
+def _micros(col: list[Any], epoch: _dt.datetime, nulls: bool) -> list[Any]:
+    if nulls:
+        return [None if v is None else (v - epoch) // _US for v in col]
+    return list(map(floordiv, map(sub, col, repeat(epoch)), repeat(_US)))
+
+
+def _from_micros(col: list[Any], utc: bool) -> list[Any]:
+    if None in col:
+        epoch = _EPOCH_UTC if utc else _EPOCH
+        return [None if v is None else epoch + _dt.timedelta(microseconds=v) for v in col]
+    out = np.array(col, dtype=np.int64).astype("datetime64[us]").astype(object).tolist()
+    return list(map(_to_utc, out)) if utc else out
+
+
 def decode_column(kind: int, col: list[Any]) -> list[Any]:
     """Inverts `encode_column`."""
     if kind == PLAIN:
         return col
+    if kind in (NAIVE_US, UTC_US):
+        return _from_micros(col, kind == UTC_US)
     if kind == DECIMAL:
         f: Any = Decimal
     elif kind == DATETIME:

@@ -10,7 +10,16 @@ import pytest
 
 from cumulo.server.kivi.api import SpaceWrites
 from cumulo.server.kivi.wire import packb
-from cumulo.server.kivi.wirecols import DATE, DATETIME, DECIMAL, PLAIN, decode_column, encode_column
+from cumulo.server.kivi.wirecols import (
+    DATE,
+    DATETIME,
+    DECIMAL,
+    NAIVE_US,
+    PLAIN,
+    UTC_US,
+    decode_column,
+    encode_column,
+)
 from cumulo.server.pgtypes.infdate import DATE_INF
 from cumulo.server.txn.codec import pack_record, unpack_bulk, unpack_record
 
@@ -26,8 +35,14 @@ COLUMNS = [
     (DECIMAL, [Decimal("1.50"), Decimal("-0"), Decimal("NaN"), Decimal("1E+3"), Decimal("-Infinity"),
                Decimal("12345678901234567890.000000001")]),
     (DECIMAL, [None, Decimal("0.00"), None]),
-    (DATETIME, [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
-                dt.datetime(2024, 2, 29, 12, 0, 0, 1)]),
+    (NAIVE_US, [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
+                dt.datetime(2024, 2, 29, 12, 0, 0, 1), dt.datetime(1969, 12, 31, 23, 59, 59, 1)]),
+    (NAIVE_US, [None, dt.datetime(1, 1, 1), None, dt.datetime(9999, 12, 31, 23, 59, 59, 999999)]),
+    (UTC_US, [dt.datetime(1, 1, 1, tzinfo=dt.UTC), dt.datetime(2024, 1, 1, 5, 6, 7, 8, tzinfo=dt.UTC),
+              dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC)]),
+    (UTC_US, [dt.datetime(2024, 1, 1, tzinfo=dt.UTC), None]),
+    (DATETIME, [dt.datetime(2024, 1, 1, tzinfo=dt.UTC),
+                dt.datetime(2024, 1, 1, tzinfo=dt.timezone(dt.timedelta(0), "Z0"))]),
     (DATETIME, [dt.datetime(2024, 1, 1, tzinfo=dt.UTC), None,
                 dt.datetime(2024, 1, 1, 5, tzinfo=CET), dt.datetime(1999, 1, 1, tzinfo=ODD)]),
     (DATE, [dt.date(1, 1, 1), None, dt.date(9999, 12, 31)]),
@@ -58,6 +73,7 @@ def test_columns_round_trip_with_their_types(kind, col):
     for a, b in zip(back, col, strict=True):
         if isinstance(b, dt.datetime):
             assert a.utcoffset() == b.utcoffset()
+            assert a.tzinfo is b.tzinfo or kind == DATETIME
 
 
 def test_subclasses_keep_the_plain_form():
