@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 import time
@@ -172,6 +173,25 @@ class Producer(threading.Thread):
             seq += 1
 
 
+def ctrl_c_sets(stop: threading.Event) -> Any:
+    """Makes the first Ctrl-C set `stop` (a second one interrupts); returns the old handler.
+
+    pyspark's own SIGINT handler cancels every job and raises KeyboardInterrupt
+    wherever the main thread is, typically inside a py4j call, which then
+    prints py4j tracebacks; the live loop checks `stop` between steps instead.
+    Only the main thread can set a handler: elsewhere this does nothing (None).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    return signal.signal(signal.SIGINT, handler)
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile (0..1) of values, nearest rank."""
     s = sorted(values)
@@ -193,8 +213,11 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
     next_risk = time.monotonic() + args.risk_every
     last_report = time.monotonic()
     say(f"producing {args.rate:.0f} ticks/s; Ctrl-C to stop")
+    stop = threading.Event()
+    previous = ctrl_c_sets(stop)
+    waited = False
     try:
-        while q.isActive:
+        while q.isActive and not stop.is_set():
             time.sleep(0.1)
             visible = visible_ticks(conn)
             now = time.time()
@@ -206,15 +229,20 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
                 say(f"ingest: {visible} ticks visible; produced-to-visible p50 "
                     f"{percentile(recent, 0.5):.2f} s, p99 {percentile(recent, 0.99):.2f} s")
                 last_report = time.monotonic()
-            if time.monotonic() >= next_risk:
+            if time.monotonic() >= next_risk and not stop.is_set():
                 if table_exists(conn, TABLE):
                     show_risk(run_risk(spark, args.url))
-                else:  # the first micro-batch creates it
+                elif not waited:  # the first micro-batch creates it
                     say(f"risk: waiting for the ingest to create {TABLE}")
+                    waited = True
                 next_risk = time.monotonic() + args.risk_every
     except KeyboardInterrupt:
-        say("stopping")
+        stop.set()
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        if stop.is_set():
+            say("stopping")
         prod.stop.set()
         q.stop()
         conn.close()

@@ -13,6 +13,7 @@ import random
 
 import psycopg
 import pyarrow as pa
+import pytest
 
 import cumulo.driver as cd
 from cumulo.server.sql.direct.colkeys import has_duplicates, int_column_keys
@@ -52,12 +53,20 @@ def test_upsert_short_path_rows_are_found_by_sql(cumulo_server):
     assert t.upsert(pa.table({"id": ids, "v": list(range(len(ids)))})) == 5  # last row wins
     assert t.upsert(pa.table({"id": list(range(100, 200)), "v": [1] * 100})) == 100  # ascending
     conn.commit()
+    for dup in ([300, 301, 300], [150], list(range(400, 500)) + [199]):  # in batch, stored, range
+        with pytest.raises(cd.IntegrityError) as e:
+            t.insert(pa.table({"id": dup, "v": [0] * len(dup)}))
+        assert e.value.sqlstate == "23505"
+        conn.rollback()
+    assert t.insert(pa.table({"id": [-(1 << 62)] + list(range(1000, 1100))})) == 101
+    conn.commit()
     conn.close()
     with psycopg.connect(dsn, autocommit=True) as c:
         assert c.execute("SELECT id, v FROM d_keys WHERE id < 100 ORDER BY id").fetchall() == [
-            (-7, 5), (0, 6), (3, 2), (5, 3)]
+            (-(1 << 62), None), (-7, 5), (0, 6), (3, 2), (5, 3)]
         assert c.execute("SELECT v FROM d_keys WHERE id = %s", (1 << 40,)).fetchall() == [(4,)]
-        assert c.execute("SELECT count(*), count(DISTINCT id) FROM d_keys").fetchone() == (105, 105)
+        assert c.execute("SELECT id, v FROM d_keys WHERE id < -7").fetchall() == [(-(1 << 62), None)]
+        assert c.execute("SELECT count(*), count(DISTINCT id) FROM d_keys").fetchone() == (206, 206)
         try:
             c.execute("INSERT INTO d_keys VALUES (-7, 0)")
             raise AssertionError("a duplicate key was accepted")

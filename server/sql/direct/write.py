@@ -67,12 +67,18 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
     check_writable(table, positions)
     rows = batch_rows(table, batch, need_all_pk=op == "upsert",
                       fill=default_columns(s, table, positions, batch.num_rows))
-    if op == "insert":
-        return w.insert(s, rows)  # type: ignore[arg-type]
-    tuples = w.prepare_rows(rows)
-    lead = table.columns[w.pk[0]].name
+    lead = table.columns[w.pk[0]].name if w.pk else ""
     pk_col = batch.column(lead) if w.int_pk and lead in batch.column_names else None
-    keys = (int_column_keys(pk_col) if pk_col is not None else None) or w.new_keys(s, tuples)
+    col_keys = int_column_keys(pk_col) if pk_col is not None else None
+    if op == "insert":
+        if col_keys is None or w.indexes or w.fks:
+            return w.insert(s, rows)  # type: ignore[arg-type]
+        tuples = w.prepare_rows(rows)  # NB: what insert() does, with the column's keys
+        w.check_unique(s, txn, col_keys, tuples)
+        txn.put(w.space, list(zip(col_keys, tuples, strict=True)))
+        return len(tuples)
+    tuples = w.prepare_rows(rows)
+    keys = col_keys or w.new_keys(s, tuples)
     if pk_col is None or has_duplicates(pk_col):
         keys, tuples = _dedupe_last(keys, tuples)
     if not (w.indexes or w.fks or w.children):
