@@ -10,7 +10,10 @@ then `pgbench_accounts` is cut into N regions dealt over the nodes with
 notes that the table stayed where the placement put it). With two engines the
 clients are split between them: one pgbench process per engine, started
 together, their tps summed. After TPC-B the balances must agree, as in
-`pgbench`. The cluster is stopped with `cumulo cluster down` before the next.
+`pgbench`. Then two scans of the whole accounts table are timed on every system
+(`QUERIES`: a filter no row passes, which the nodes evaluate in parallel, and a
+filtered GROUP BY, which each node aggregates on its columnar copy). The cluster
+is stopped with `cumulo cluster down` before the next.
 
 On this 2-core machine every role of a cluster shares the same two cores, so
 these figures show the cost of the distribution (RPCs, the MasterMind), not a
@@ -42,6 +45,13 @@ NAME = "cluster"
 DESCRIPTION = "pgbench TPC-B and select-only on `cumulo cluster up` (1-3 nodes, 1-2 engines)"
 CONFIGS = [(1, 1), (2, 1), (3, 1), (1, 2), (2, 2), (3, 2)]
 TESTS = (("TPC-B", []), ("select-only", ["-S"]))
+# Scans over the whole accounts table (after the pgbench runs): one that the nodes filter
+# in parallel and return nothing from, one whose filtered GROUP BY the nodes aggregate.
+QUERIES = {
+    "full scan, filter keeps no row": "SELECT aid FROM pgbench_accounts WHERE abalance > 1000000000",
+    "filtered GROUP BY": "SELECT bid, count(*), sum(abalance) FROM pgbench_accounts "
+                         "WHERE abalance >= -1000000000 GROUP BY bid",
+}
 
 
 def configs() -> list[tuple[int, int]]:
@@ -151,6 +161,21 @@ def check_balances(system: System) -> bool:
     return True
 
 
+def time_queries(system: System) -> dict[str, float]:
+    """Milliseconds of each of QUERIES: the median of 3 runs after one warm-up."""
+    out = {}
+    with system.connect() as conn:
+        for name, sql in QUERIES.items():
+            conn.execute(sql).fetchall()
+            times = []
+            for _ in range(3):
+                start = time.monotonic()
+                conn.execute(sql).fetchall()
+                times.append(time.monotonic() - start)
+            out[name] = 1000 * sorted(times)[1]
+    return out
+
+
 def together(ctx: RunContext, engines: list[System], test: str, flags: list[str]
              ) -> PgbenchResult:
     """One timed pgbench per engine at once, the clients split between them; tps summed."""
@@ -175,7 +200,8 @@ def together(ctx: RunContext, engines: list[System], test: str, flags: list[str]
 
 def run_cluster(ctx: RunContext, nodes: int, engines: int, scale: int,
                 results: dict[str, dict[str, PgbenchResult | None]],
-                loads: dict[str, float | None]) -> None:
+                loads: dict[str, float | None],
+                queries: dict[str, dict[str, float] | None]) -> None:
     """Brings one configuration up, loads, spreads, runs both tests, brings it down."""
     name = key(nodes, engines)
     with cluster_up(ctx, nodes, engines) as systems:
@@ -187,6 +213,7 @@ def run_cluster(ctx: RunContext, nodes: int, engines: int, scale: int,
             if test == "TPC-B" and results[test][name] is not None and \
                     ctx.attempt(systems[0], test, check_balances, systems[0]) is None:
                 results[test][name] = None
+        queries[name] = ctx.attempt(systems[0], "queries", time_queries, systems[0])
 
 
 def ratios(results: dict[str, dict[str, PgbenchResult | None]]) -> list[str]:
@@ -210,6 +237,7 @@ def run(ctx: RunContext) -> list[Figure]:
     for system in ctx.systems:
         loads[system.name] = ctx.attempt(system, "load", load, ctx, system, scale)
     loaded = [s for s in ctx.systems if loads[s.name] is not None]
+    queries: dict[str, dict[str, float] | None] = {s.name: None for s in ctx.systems}
     common = ["-M", "prepared", "-c", str(ctx.options.clients), "-j", str(ctx.options.threads)]
     for test, flags in TESTS:
         results[test].update(dict.fromkeys((s.name for s in ctx.systems), None))
@@ -218,13 +246,17 @@ def run(ctx: RunContext) -> list[Figure]:
             if test == "TPC-B" and results[test][system.name] is not None and \
                     ctx.attempt(system, test, check_balances, system) is None:
                 results[test][system.name] = None
+    for system in loaded:
+        queries[system.name] = ctx.attempt(system, "queries", time_queries, system)
     for nodes, engines in configs():
         name = key(nodes, engines)
         placeholder = System(name, name, "127.0.0.1", 0)
         loads.setdefault(name, None)
         for test, _ in TESTS:
             results[test].setdefault(name, None)
-        ctx.attempt(placeholder, "load", run_cluster, ctx, nodes, engines, scale, results, loads)
+        queries.setdefault(name, None)
+        ctx.attempt(placeholder, "load", run_cluster, ctx, nodes, engines, scale, results, loads,
+                    queries)
     ctx.notes.extend(ratios(results))
     steps = {n: "load" for n in loads}
     figures = [ctx.figure(NAME, f"load (pgbench -i -s {scale})", "s", "lower", loads, steps)]
@@ -233,4 +265,9 @@ def run(ctx: RunContext) -> list[Figure]:
         # a system that never loaded shows the load's error in the timed figures too
         failed = {n: test if loads.get(n) is not None else "load" for n in results[test]}
         figures += tps_and_latency(ctx, NAME, label, "tx/s", test, results[test], failed)[:2]
+    for q in QUERIES:
+        ms = {n: (v[q] if v is not None else None) for n, v in queries.items()}
+        steps = {n: "queries" if loads.get(n) is not None else "load" for n in queries}
+        figures.append(ctx.figure(NAME, f"{q} (pgbench_accounts, -s {scale})", "ms", "lower",
+                                  ms, steps))
     return figures
