@@ -217,3 +217,20 @@ def overlaps(a: str, b: str) -> bool:
     """a && b: either contains the other."""
     na, nb = _net(a), _net(b)
     return na.version == nb.version and na.overlaps(nb)
+
+
+def sort_key(v: str) -> tuple[int, int, int, int]:
+    """PostgreSQL's btree order of inet/cidr (network_cmp): IPv4 before IPv6, then the
+    network part, a shorter netmask first, then the whole address.
+
+    network_cmp compares the first min(bits) bits, then the bits, then the address; the
+    masked network, then the bits, orders the same way as one key.
+
+    >>> sorted(["::1", "192.168.1.5", "192.168.1.5/16", "10.0.0.1", "192.168.1.5/24"], key=sort_key)
+    ['10.0.0.1', '192.168.1.5/16', '192.168.1.5/24', '192.168.1.5', '::1']
+    """
+    ip, bits = parts(v)
+    width = 32 if ip.version == 4 else 128
+    addr = int(ip)
+    net = addr >> (width - bits) << (width - bits) if bits else 0
+    return (ip.version, net, bits, addr)

@@ -299,6 +299,17 @@ _NEGATIVE_SCALE = re.compile(
     r"|\b(?P<type>numeric|decimal)\s*\(\s*(?P<p>\d+)\s*,\s*-\s*(?P<s>\d+)\s*\)", re.I)
 
 
+# `a <<= b`, `a >>= b` (inet/cidr containment): sqlglot knows no such tokens, but it reads
+# PostgreSQL's explicit `a OPERATOR(pg_catalog.<<=) b`, with the same precedence
+_CONTAIN_OPS = re.compile(
+    r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*)"
+    r"|(?<![<>=!~@#%^&|`?+*/-])(?P<op><<=|>>=)(?![<>=!~@#%^&|`?+*/-])")
+
+
+def _contain_op(m: re.Match[str]) -> str:
+    return m.group(0) if m.group("skip") is not None else f" OPERATOR(pg_catalog.{m.group('op')}) "
+
+
 def _negative_scale(m: re.Match[str]) -> str:
     if m.group("skip") is not None:
         return m.group(0)
@@ -463,6 +474,8 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = _PG_ARRAY_CAST.sub(lambda m: f"::pg_catalog.{m.group(1).lower()}[]", sql)
         if '"' in sql:
             sql = _QUOTED_ARRAY_TYPE.sub(_quoted_array_type, sql)
+    if "<<=" in sql or ">>=" in sql:
+        sql = _CONTAIN_OPS.sub(_contain_op, sql)
     if "-" in sql and ("ecimal" in sql or "umeric" in sql or "ECIMAL" in sql or "UMERIC" in sql):
         sql = _NEGATIVE_SCALE.sub(_negative_scale, sql)
     caches: list[str | None] = []

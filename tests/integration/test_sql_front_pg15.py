@@ -179,6 +179,45 @@ select make_time(25, 0, 0);
 select '0001-01-01'::date, '0001-01-01 00:00:00'::timestamp - interval '1 day';
 select date_trunc('millennium', '9999-12-31'::timestamp);
 """,
+    # inet/cidr sort as PostgreSQL's network_cmp (not as text); <<= and >>= parse.
+    "inet_order_and_containment": """
+create table ni (i inet, c cidr);
+insert into ni values ('192.168.1.5/24', '192.168.1.0/24'), ('10.0.0.1', '10.0.0.0/8'),
+  ('::1', '::/0'), ('192.168.1.5/16', '192.168.0.0/16'), ('192.168.1.5', '192.168.1.5/32'),
+  (null, null), ('2001:db8::1/64', '2001:db8::/32');
+select i::text from ni order by i;
+select c::text from ni order by c;
+select i::text from ni order by i desc;
+select i::text, c::text, i << c, i <<= c, c >> i, c >>= i, i && c from ni order by i;
+select '192.168.1.5'::inet < '192.168.1.5/24'::inet, '10.0.0.1'::inet < '::1'::inet;
+select '192.168.1.0/24'::inet = '192.168.1.0/24'::cidr, '10.0.0.0/8'::cidr < '10.0.0.0'::inet;
+select max(i)::text, min(i)::text, max(c)::text, min(c)::text from ni;
+select i::text from ni where i > '192.168.1.0' order by 1;
+select distinct c::text, c from ni order by c;
+select '192.168.1.5'::inet << '192.168.1.0/24', '192.168.1.0/24'::cidr >>= '192.168.1.0/24';
+select '10.1.2.3/8'::inet && '10.0.0.0/16'::inet, '10.0.0.1' <<= '10.0.0.0/8'::cidr;
+select i::text, count(*) from ni group by i order by i;
+select i::text, rank() over (order by i) from ni order by i;
+select string_agg(i::text, ',' order by i), array_agg(c order by c desc)::text[] from ni;
+create type mood as enum ('sad', 'ok', 'happy');
+select m, rank() over (order by m) from unnest(array['happy', 'sad', 'ok']::mood[]) m
+  order by m;
+select string_agg(m::text, ',' order by m) from unnest(array['happy', 'sad', 'ok']::mood[]) m;
+create index on ni (i);
+select i::text from ni where i << '192.168.0.0/16' order by i;
+select i::text from ni where i >>= '192.168.1.5' order by i;
+select 1 <<= 2;
+select '<<=' as x, '>>=' as y;
+create table nx (i inet primary key, v int);
+insert into nx select ('10.0.' || (g / 256) || '.' || (g % 256))::inet, g
+  from generate_series(1, 3000) g;
+analyze nx;
+select count(*) from nx where i > '10.0.9.250';
+select count(*) from nx where i between '10.0.2.0' and '10.0.10.5';
+select min(i)::text, max(i)::text from nx;
+select i::text from nx order by i limit 3 offset 250;
+select i::text from nx where i < '10.0.1.0' order by i desc limit 2;
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list"]  # NB: scripts whose positions match too
 

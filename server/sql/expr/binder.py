@@ -45,6 +45,7 @@ from .bound import E, const
 from .casts import cast_function, tstz_to_local, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
+from .rangeops import involves_range, range_op
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function
 
@@ -395,7 +396,8 @@ class Binder(SpecialForms):
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
         _check_operator(op, a, b)
-        if op not in ("=", "<>") and a.type == b.type and usertypes.has_sort_key(a.type):
+        if op not in ("=", "<>") and (a.type == b.type or {a.type, b.type} == {T.INET, T.CIDR}) \
+                and usertypes.has_sort_key(a.type):
             a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # enum, jsonb order
         return E("op", op, [a, b], T.BOOL)
 
@@ -617,6 +619,14 @@ class Binder(SpecialForms):
         if op == "~~":
             return E("like", (False, False), [self._to_text(self.bind(node.this)),
                                               self._to_text(self.bind(node.expression))], T.BOOL)
+        if op in ("<<=", ">>=", "<<", ">>", "&&"):  # NB: parse.py spells <<= and >>= so
+            a, b = self.bind(node.this), self.bind(node.expression)
+            if involves_range(a, b):
+                return range_op(op, a, b, self.params)
+            raise UndefinedFunction(
+                f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
+                hint="No operator matches the given name and argument types. "
+                "You might need to add explicit type casts.")
         raise FeatureNotSupported(f"operator {op} is not supported")
 
     def b_Dot(self, node: exp.Dot) -> E:

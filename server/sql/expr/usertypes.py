@@ -25,6 +25,7 @@ from ...errors import InvalidTextRepresentation
 from ...pgtypes import multiranges, ranges
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
+from ...pgtypes.network import sort_key as network_sort_key
 from ...pgtypes.records import COMPOSITES
 from ..catalog.model import CatalogSnapshot, UserType
 from .bound import E
@@ -145,6 +146,8 @@ def enum_ordered(e: E) -> E:
     For <, > and ORDER BY; other expressions are returned as they are."""
     if e.type == T.JSONB:
         return E("pyfunc", ("jsonb_order", jsonb_sort_key, True), [e], T.JSONB, -1, e.name)
+    if e.type in (T.INET, T.CIDR):  # NB: the text of an address does not sort as its bits
+        return E("pyfunc", ("network_order", network_sort_key, True), [e], T.BYTEA, -1, e.name)
     if not is_enum(e.type):
         return e
     return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
@@ -152,7 +155,7 @@ def enum_ordered(e: E) -> E:
 
 def has_sort_key(oid: int) -> bool:
     """True for the types `enum_ordered` rewrites."""
-    return oid == T.JSONB or is_enum(oid)
+    return oid in (T.JSONB, T.INET, T.CIDR) or is_enum(oid)
 
 
 ENUM_FUNCTIONS = ("enum_range", "enum_first", "enum_last")

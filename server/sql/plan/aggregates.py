@@ -21,7 +21,7 @@ from ..expr import types as ty
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
-from ..expr.usertypes import enum_ordered, is_enum
+from ..expr.usertypes import enum_ordered, has_sort_key
 from . import groupingsets as GS
 from . import nodes as N
 
@@ -146,7 +146,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                 f"function {name}({ty.type_name(bargs[0].type)}) does not exist",
                 hint="No function matches the given name and argument types. "
                 "You might need to add explicit type casts.")
-        keys = [N.SortKey(binder.bind(o.this), bool(o.args.get("desc")),
+        keys = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
                           bool(o.args.get("nulls_first"))) for o in order]
         fe = binder.bind_bool(flt, "FILTER") if flt is not None else None
         arg_t = bargs[0].type if bargs else T.UNKNOWN
@@ -229,7 +229,7 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             args = [binder.bind(a) for a in func_args(f)]
         partition = [binder.bind(p) for p in spec.args.get("partition_by") or []]
         order_node = spec.args.get("order")
-        order = [N.SortKey(binder.bind(o.this), bool(o.args.get("desc")),
+        order = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
                            bool(o.args.get("nulls_first")))
                  for o in (order_node.expressions if order_node is not None else [])]
         if name in ("lag", "lead"):
@@ -238,7 +238,7 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             if len(args) == 3:
                 args[2] = coerce(args[2], args[0].type, params=planner.params)
             args[1] = coerce(args[1], T.INT4, params=planner.params)
-        if name in ("min", "max") and len(args) == 1 and is_enum(args[0].type):
+        if name in ("min", "max") and len(args) == 1 and has_sort_key(args[0].type):
             args.append(enum_ordered(args[0]))  # compared by the declared order (exec.window)
         t = WINDOW_TYPES.get(name) or agg_type(name, args[0].type if args else T.UNKNOWN)
         frame = w.args.get("spec") or spec.args.get("spec")
@@ -294,9 +294,9 @@ def _frame_bounds(frame: Any, rows: bool, binder: Any) -> tuple[Any, Any, E | No
 
 
 def _enum_extreme(a: N.AggCall) -> N.AggCall:
-    """MIN/MAX over an enum as the first non-NULL value in the enum's declared order: the
-    executors (and KiVi) compare values as Python labels, i.e. alphabetically."""
-    if a.func not in ("min", "max") or not is_enum(a.arg_type):  # NB: DISTINCT changes nothing
+    """MIN/MAX over an enum (or inet/cidr) as the first non-NULL value in the type's order:
+    the executors (and KiVi) compare the Python values, labels and address texts."""
+    if a.func not in ("min", "max") or not has_sort_key(a.arg_type):  # NB: DISTINCT: the same
         return a
     key = N.SortKey(enum_ordered(a.args[0]), a.func == "max", False)
     return N.AggCall("first", a.args, a.type, False, [key], a.filter, a.arg_type)

@@ -6,12 +6,12 @@ import doctest
 
 import pytest
 
-from cumulo.server.pgtypes import numtypmod, utf8check
+from cumulo.server.pgtypes import network, numtypmod, utf8check
 from cumulo.server.sql import copyencoding
 from cumulo.server.sql.plan import fromnames
 
 
-@pytest.mark.parametrize("module", [fromnames, utf8check, copyencoding, numtypmod])
+@pytest.mark.parametrize("module", [fromnames, utf8check, copyencoding, numtypmod, network])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
