@@ -42,7 +42,7 @@ from ..exec.vector.plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from ..expr.bound import E
 from ..expr.vectorize import PLAIN_TYPES, vectorizable
 from ..plan import nodes as N
-from .columnar_joins import MIN_ROWS, keyed, plain, source_of
+from .columnar_joins import MIN_ROWS, bridged, keyed, plain, source_of
 from .stats import STATS
 
 _AGGS = ("count_star", "count", "sum", "min", "max", "avg")
@@ -120,7 +120,7 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         if e.kind == "col":
             return e.data if e.data < ncols and e.type in PLAIN_TYPES else None
         if any(x.kind == "col" and x.data >= ncols for x in e.walk()) or not _plain(e) \
-                or not vectorizable(e):
+                or not (vectorizable(e) or source is not None and bridged(e)):
             return None
         exprs.append(e)
         return ncols + len(exprs) - 1

@@ -34,7 +34,7 @@ from ..expr.codegen import conjuncts
 from ..expr.vectorize import vectorizable
 from ..plan import nodes as N
 from .join_algorithm import hashable_pair
-from .pushdown_join_filters import conj, shift
+from .pushdown_join_filters import conj, conj_all, shift
 from .stats import STATS
 
 MIN_ROWS = 1000  # analyzed tables smaller than this stay on the row path
@@ -46,8 +46,18 @@ def plain(e: E) -> bool:
     return not any(x.kind in _OPAQUE for x in e.walk())
 
 
-def _vector(e: E) -> bool:
-    return plain(e) and vectorizable(e)
+# result types whose Python values `encode` turns into a typed column: an expression with no
+# vector form but one of these types runs as row code over the frame (`exec.vector.rowexpr`)
+_BRIDGED = frozenset((T.INT2, T.INT4, T.INT8, T.FLOAT4, T.FLOAT8, T.NUMERIC, T.BOOL, T.TEXT,
+                      T.VARCHAR, T.DATE, T.TIMESTAMP))
+
+
+def bridged(e: E) -> bool:
+    """Tells whether the vector path computes e: by vector code, or by row code over columns."""
+    return plain(e) and (e.type in _BRIDGED or vectorizable(e))
+
+
+_vector = bridged
 
 
 def first_key(scan: N.Scan) -> int | None:
@@ -79,7 +89,7 @@ def _cols(e: E) -> set[int]:
     return {x.data for x in e.walk() if x.kind == "col"}
 
 
-def _scan(node: N.Scan, pred: E | None) -> SourceScan | None:
+def _scan(node: N.Scan, pred: E | None) -> SourceScan | SourceFilter | None:
     s = node
     if s.table is None or not s.table.space:
         return None
@@ -88,17 +98,20 @@ def _scan(node: N.Scan, pred: E | None) -> SourceScan | None:
         return None
     if pred is not None and (keyed(pred, s) or not _vector(pred)):
         return None
-    return SourceScan(s.table, pred, [c.type for c in s.cols], [c.typmod for c in s.cols])
+    fast = [c for c in conjuncts(pred) if vectorizable(c)] if pred is not None else []
+    slow = [c for c in conjuncts(pred) if not vectorizable(c)] if pred is not None else []
+    src = SourceScan(s.table, conj(fast), [c.type for c in s.cols], [c.typmod for c in s.cols])
+    return SourceFilter(src, conj_all(slow)) if slow else src
 
 
 def _restrict(src: Any, preds: list[E]) -> Any:
     """src filtered by preds (over its columns): into the scan's predicate when it is a scan."""
     if not preds:
         return src
-    if isinstance(src, SourceScan):
+    if isinstance(src, SourceScan) and all(vectorizable(p) for p in preds):
         p = conj(([src.pred] if src.pred is not None else []) + preds)
         return SourceScan(src.table, p, src.types, src.typmods)
-    return SourceFilter(src, conj(preds))  # type: ignore[arg-type]
+    return SourceFilter(src, conj_all(preds))
 
 
 def source_of(node: N.Node) -> Any:
@@ -182,7 +195,7 @@ def _inner(node: N.Join, preds: list[E]) -> Any:
     inputs: list[N.Node] = []
     conds: list[E] = []
     _flatten(node, 0, inputs, conds)
-    conds += preds
+    conds = [x for c in conds + preds for x in factor(c)]
     widths = [len(i.cols) for i in inputs]
     starts = [sum(widths[:k]) for k in range(len(widths) + 1)]
 
@@ -212,6 +225,13 @@ def _inner(node: N.Join, preds: list[E]) -> Any:
                 edges.append((i, j, shift(a, starts[i]), shift(b, starts[j])))
                 continue
         residuals.append((ins, c))
+    if not _connected(len(inputs), edges):
+        return None  # a cross product: the row path
+    for ins, r in residuals:  # each input's part of an OR over several: an implied filter
+        for k in ins:
+            d = implied(r, starts[k], starts[k + 1])
+            if d is not None:
+                own[k].append(shift(d, starts[k]))
     srcs = []
     for k, n in enumerate(inputs):
         s = _source(n, own[k])
@@ -220,7 +240,80 @@ def _inner(node: N.Join, preds: list[E]) -> Any:
         srcs.append(s)
     if len(srcs) == 1:
         return _restrict(srcs[0], [r for _, r in residuals])
-    return SourceInner(srcs, widths, edges, residuals)
+    return SourceInner(srcs, widths, edges, residuals, [_pk(n) for n in inputs])
+
+
+def _pk(node: N.Node) -> frozenset[int] | None:
+    while isinstance(node, N.Filter):
+        node = node.child
+    if not isinstance(node, N.Scan) or not node.table.primary_key:
+        return None
+    pos = {c.attnum: i for i, c in enumerate(sorted(node.table.columns, key=lambda c: c.attnum))}
+    return frozenset(pos[a] for a in node.table.primary_key)
+
+
+def implied(c: E, lo: int, hi: int) -> E | None:
+    """What an OR says about columns lo..hi-1 alone: the OR of each branch's conjuncts over
+    them (None when some branch says nothing). CH-benCHmark Q7's
+    `(n1.n_name = 'Germany' AND n2.n_name = 'Cambodia') OR (...)` implies
+    `n1.n_name = 'Germany' OR n1.n_name = 'Cambodia'`, a filter on n1 before any join."""
+    if c.kind != "or":
+        return None
+    parts = []
+    for b in c.args:
+        mine = [x for x in conjuncts(b) if (cols := _cols(x)) and lo <= min(cols)
+                and max(cols) < hi and _vector(x)]
+        if not mine:
+            return None
+        parts.append(conj_all(mine))
+    return E("or", None, parts, c.type)
+
+
+def _connected(n: int, edges: list[tuple[int, int, E, E]]) -> bool:
+    seen = {0}
+    grew = True
+    while grew:
+        grew = False
+        for i, j, _, _ in edges:
+            if (i in seen) != (j in seen):
+                seen |= {i, j}
+                grew = True
+    return len(seen) == n
+
+
+def _shape(e: E) -> tuple:
+    """A structural key: equal shapes are the same expression (columns by position)."""
+    return (e.kind, e.data if e.kind == "col" else repr(e.data), e.type,
+            tuple(_shape(a) for a in e.args))
+
+
+def _same(a: E, b: E) -> bool:
+    return _shape(a) == _shape(b)
+
+
+def factor(c: E) -> list[E]:
+    """An OR whose every branch has the same conjunct (`(k = x AND a) OR (k = x AND b)`, as in
+    CH-benCHmark Q19) as that conjunct AND the OR of the rest, so the join finds its key.
+
+    >>> from cumulo.server.sql.expr.bound import col, const
+    >>> k = E("op", "=", [col(0, T.INT4), col(1, T.INT4)], T.BOOL)
+    >>> a = E("op", ">", [col(0, T.INT4), const(1, T.INT4)], T.BOOL)
+    >>> b = E("op", "<", [col(1, T.INT4), const(5, T.INT4)], T.BOOL)
+    >>> [repr(x) for x in factor(E("or", None, [E("and", None, [k, a], T.BOOL),
+    ...                                          E("and", None, [k, b], T.BOOL)], T.BOOL))]
+    ['(#0 = #1)', '((#0 > 1) OR (#1 < 5))']
+    """
+    if c.kind != "or":
+        return [c]
+    branches = [conjuncts(b) for b in c.args]
+    common = [x for x in branches[0] if all(any(_same(x, y) for y in b) for b in branches[1:])]
+    if not common:
+        return [c]
+    keys = {_shape(x) for x in common}
+    rest = [[y for y in b if _shape(y) not in keys] for b in branches]
+    if any(not r for r in rest):
+        return common  # a branch is the common part alone: the OR adds nothing
+    return common + [E("or", None, [conj_all(r) for r in rest], c.type)]
 
 
 def _outer(node: N.Join) -> Any:
@@ -258,4 +351,4 @@ def _outer(node: N.Join) -> Any:
     return SourceJoin(left, right, node.kind, lk, rk, conj(rest), nl)
 
 
-__all__ = ["MIN_ROWS", "first_key", "keyed", "plain", "source_of"]
+__all__ = ["MIN_ROWS", "bridged", "factor", "first_key", "keyed", "plain", "source_of"]

@@ -82,13 +82,17 @@ def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
             return cols[0] if len(cols) == 1 else Column("i8", np.zeros(n, np.int64),
                                                          np.zeros(n, bool))
     kinds = {c.kind for c in real}
+    if len(cols) == 1:
+        return cols[0]
+    if "obj" in kinds:  # no kernel reads it; the row code (`rowexpr`) reads its values
+        vals = [v for c in cols for v in c.to_pylist()]
+        arr = np.empty(len(vals), dtype=object)
+        arr[:] = vals
+        valid = np.fromiter((v is not None for v in vals), bool, len(vals))
+        return Column("obj", arr, None if valid.all() else valid)
     if len(kinds) != 1:
         raise Fallback(f"a column of kinds {sorted(kinds)}")
     (kind,) = kinds
-    if kind == "obj":
-        raise Fallback("an object column")
-    if len(cols) == 1:
-        return cols[0]
     proto = real[0]
     scale = max(c.scale for c in real) if kind == "dec" else 0
     dictionary = None

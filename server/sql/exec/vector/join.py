@@ -30,10 +30,11 @@ import numpy as np
 import pyarrow as pa
 
 from ....kivi.columnar import Column
-from ...expr.vectorize import Fallback, V, compile_vector, filter_mask
+from ...expr.vectorize import Fallback, V
 from ..runner import compiled
 from .frame import Computed, Frame, Stored
 from .plan import SourceFilter, SourceInner, SourceJoin, SourceProject, SourceScan
+from .rowexpr import compile_any, mask_any
 from .scan import VectorScan
 
 _LIMIT = 2**63
@@ -52,12 +53,12 @@ def evaluate(src: Any, ctx: Any) -> Frame | None:
         child = evaluate(src.child, ctx)
         if child is None:
             return None
-        return _filter(child, compiled(src, "mask", lambda: filter_mask(src.pred)), ctx)
+        return _filter(child, compiled(src, "mask", lambda: mask_any(src.pred)), ctx)
     if isinstance(src, SourceProject):
         child = evaluate(src.child, ctx)
         if child is None:
             return None
-        fns = compiled(src, "fns", lambda: [compile_vector(e) for e in src.exprs])
+        fns = compiled(src, "fns", lambda: [compile_any(e) for e in src.exprs])
         return Frame.of(Computed(child, fns, [e.type for e in src.exprs],
                                  [e.typmod for e in src.exprs], ctx))
     if isinstance(src, SourceInner):
@@ -197,9 +198,9 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
             return None
         frames.append(f)
     starts = np.cumsum([0, *src.widths]).tolist()
-    keyfns = compiled(src, "keys", lambda: [(compile_vector(a), compile_vector(b))
+    keyfns = compiled(src, "keys", lambda: [(compile_any(a), compile_any(b))
                                             for _, _, a, b in src.edges])
-    resfns = compiled(src, "res", lambda: [filter_mask(e) for _, e in src.residuals])
+    resfns = compiled(src, "res", lambda: [mask_any(e) for _, e in src.residuals])
     todo = set(range(len(frames)))
     first = min(todo, key=lambda i: (frames[i].n, i))
     g = frames[first]
@@ -213,7 +214,7 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
                  {i for i, j, _, _ in src.edges if j in offset and i in todo}
         if not linked:
             raise Fallback("a join without an equality (a cross product)")
-        k = min(linked, key=lambda i: (frames[i].n, i))
+        k = min(linked, key=lambda i: (_growth(src, offset, i), frames[i].n, i))
         fl: list[Any] = []
         fr: list[Any] = []
         inside: list[int] = []
@@ -244,6 +245,29 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
         g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
     order = [offset[i] + c for i in range(len(frames)) for c in range(src.widths[i])]
     return g.reorder(order)
+
+
+def _growth(src: SourceInner, inside: dict[int, int], k: int) -> int:
+    """How joining input k may multiply rows: 0 when its keys cover its primary key (each row
+    in finds at most one), 1 when the keys on the joined side cover the primary key of an
+    input there (the result has at most as many rows as k), 2 otherwise (a many-to-many)."""
+    mine: set[int] = set()
+    theirs: dict[int, set[int]] = {}
+    for i, j, a, b in src.edges:
+        for x, y, ex, ey in ((i, j, a, b), (j, i, b, a)):
+            if x == k and y in inside:
+                if ex.kind == "col":
+                    mine.add(ex.data)
+                if ey.kind == "col":
+                    theirs.setdefault(y, set()).add(ey.data)
+    pk = src.unique[k] if src.unique else None
+    if pk is not None and pk <= mine:
+        return 0
+    for y, cols in theirs.items():
+        pk = src.unique[y] if src.unique else None
+        if pk is not None and pk <= cols:
+            return 1
+    return 2
 
 
 def _shifted(g: Frame, at: int) -> Callable[[int], Column]:
@@ -281,8 +305,8 @@ def _outer(src: SourceJoin, ctx: Any) -> Frame | None:
     right = evaluate(src.right, ctx)
     if right is None:
         return None
-    fl = compiled(src, "lk", lambda: [compile_vector(e) for e in src.left_keys])
-    fr = compiled(src, "rk", lambda: [compile_vector(e) for e in src.right_keys])
+    fl = compiled(src, "lk", lambda: [compile_any(e) for e in src.left_keys])
+    fr = compiled(src, "rk", lambda: [compile_any(e) for e in src.right_keys])
     if left.n and right.n:
         lk, lv, rk, rv = _keys(fl, fr, left.column, right.column, ctx)
         li, ri = match(lk, lv, rk, rv)
@@ -290,7 +314,7 @@ def _outer(src: SourceJoin, ctx: Any) -> Frame | None:
         li = ri = np.zeros(0, np.int64)
     residual = src.residual
     if residual is not None and len(li):
-        res = compiled(src, "res", lambda: filter_mask(residual))
+        res = compiled(src, "res", lambda: mask_any(residual))
         pairs = left.take(li).beside(right.take(ri))
         m = res(pairs.column, ctx)
         if m is not None:

@@ -113,6 +113,9 @@ class SourceInner:
     widths: list[int]
     edges: list[tuple[int, int, E, E]]
     residuals: list[tuple[frozenset[int], E]]
+    # per input, the columns of its table's primary key (None: not a table): keys that
+    # cover them match at most one row of that input, so joining it does not multiply rows
+    unique: list[frozenset[int] | None] = field(default_factory=list)
 
     def describe(self) -> str:
         return "(" + " ⋈ ".join(i.describe() for i in self.inputs) + ")"

@@ -13,11 +13,11 @@ from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
 from ....txn.transaction import Transaction
-from ...expr.vectorize import compile_vector
 from ...plan import nodes as N
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
 from .join import evaluate
 from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
+from .rowexpr import compile_any
 from .scan import Computed, VectorScan
 from .topn import candidates
 
@@ -85,7 +85,7 @@ def _reads_keys(row: N.Node) -> bool:
 def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
     assert spec.merge is not None and spec.partials is not None
     if spec.exprs:
-        fns = compiled(spec, "exprs", lambda: [compile_vector(e) for e in spec.exprs])
+        fns = compiled(spec, "exprs", lambda: [compile_any(e) for e in spec.exprs])
         packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
     cache_of(ctx)[id(spec.partials)] = partial_aggregate(packs, spec.group_by, spec.aggs)
     return rows_of(spec.merge, ctx)

@@ -1,0 +1,137 @@
+"""Expressions with no vector form, evaluated by the row code over a frame's columns.
+
+A join of CH-benCHmark reads `mod(s_w_id * s_i_id, 10000)`, `ascii(substring(c_state
+from 1 for 1))`, `extract(year from o_entry_d)` or a CASE: `expr.vectorize` has no
+kernel for them, and one such expression used to send the whole subtree to the
+row path. Here it costs what the row path pays for that expression alone: the
+columns it reads become Python lists, the row code (`codegen.row_function`, the
+very function the row path runs) maps them, and the values are encoded back
+into a column. The rest of the subtree stays vectorized, and the expression
+sees only the rows left after the joins and filters below it.
+
+Semantics are the row path's by construction. A SQL error raised here (a
+division by zero, say) becomes `Fallback`: the row plan then runs and decides,
+in its own order of evaluation, whether the statement fails.
+
+    >>> from cumulo.server.kivi.columnar import encode
+    >>> from cumulo.server.sql.expr.bound import E, col, const
+    >>> from cumulo.server.pgtypes import oids as T
+    >>> e = E("op", "%", [col(0, T.INT4), const(3, T.INT4)], T.INT4)
+    >>> compile_any(e)({0: encode([7, None, 9])}.__getitem__, None).values.tolist()
+    [1, 0, 0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from ....errors import SQLError
+from ....kivi.columnar import Column, encode
+from ....pgtypes import oids as T
+from ...expr import codegen as cg
+from ...expr.bound import E
+from ...expr.vectorize import Fallback, NotVectorizable, S, V, compile_vector, filter_mask
+
+VFn = Callable[[Callable[[int], Column], Any], "V | S"]
+
+
+def _renumber(e: E, mapping: dict[int, int]) -> E:
+    if e.kind == "col":
+        return E("col", mapping[e.data], [], e.type, e.typmod, e.name, e.fields)
+    if not e.args:
+        return e
+    return E(e.kind, e.data, [_renumber(a, mapping) for a in e.args], e.type, e.typmod,
+             e.name, e.fields)
+
+
+def _values(e: E) -> Callable[[Callable[[int], Column], Any], list[Any] | None]:
+    """The row code for e over the columns it reads: a list of values (None: no column)."""
+    cols = sorted({x.data for x in e.walk() if x.kind == "col"})
+    fn = cg.row_function(_renumber(e, {c: i for i, c in enumerate(cols)}))
+
+    def run(src: Callable[[int], Column], ctx: Any) -> list[Any] | None:
+        if not cols:
+            return None
+        lists = [src(c).to_pylist() for c in cols]
+        try:
+            return [fn(r, ctx) for r in zip(*lists, strict=True)]
+        except SQLError as ex:
+            raise Fallback(f"the row code raised {ex}") from ex
+
+    return run
+
+
+def _scalar(e: E) -> Callable[[Any], Any]:
+    fn = cg.row_function(e)
+
+    def run(ctx: Any) -> Any:
+        try:
+            return fn((), ctx)
+        except SQLError as ex:
+            raise Fallback(f"the row code raised {ex}") from ex
+
+    return run
+
+
+def _column(vals: list[Any], typ: int) -> Column:
+    c = encode(vals)
+    if c.kind == "obj" and typ == T.NUMERIC:
+        c = _numeric(vals, c)
+    if c.kind == "obj":
+        raise Fallback("an expression of no vector kind")
+    return c
+
+
+def _numeric(vals: list[Any], c: Column) -> Column:
+    """Decimals of several exponents (a CASE of ol_amount and 0) at the largest scale."""
+    nn = [v for v in vals if v is not None]
+    if not all(isinstance(v, Decimal) and v.is_finite() for v in nn):
+        return c
+    scale = max((-int(v.as_tuple().exponent) for v in nn), default=0)
+    if not 0 <= scale <= 18:
+        return c
+    q = Decimal(1).scaleb(-scale)
+    return encode([None if v is None else v.quantize(q) for v in vals])
+
+
+def compile_any(e: E) -> VFn:
+    """Vector code for e when it has some, else the row code bridged to columns."""
+    try:
+        return compile_vector(e)
+    except NotVectorizable:
+        pass
+    values = _values(e)
+    scalar = _scalar(e)
+
+    def run(src: Callable[[int], Column], ctx: Any) -> V | S:
+        vals = values(src, ctx)
+        if vals is None:
+            return S(scalar(ctx))
+        return V.of(_column(vals, e.type))
+
+    return run
+
+
+def mask_any(e: E) -> Callable[[Callable[[int], Column], Any], np.ndarray | None]:
+    """The rows where predicate e is TRUE (None: all), as `vectorize.filter_mask` gives."""
+    try:
+        return filter_mask(e)
+    except NotVectorizable:
+        pass
+    values = _values(e)
+    scalar = _scalar(e)
+
+    def run(src: Callable[[int], Column], ctx: Any) -> np.ndarray | None:
+        vals = values(src, ctx)
+        if vals is None:
+            return None if scalar(ctx) is True else np.zeros(0, bool)
+        return np.fromiter((v is True for v in vals), bool, len(vals))
+
+    return run
+
+
+__all__ = ["compile_any", "mask_any"]

@@ -1,0 +1,84 @@
+"""Unit tests of the vectorized join kernels: key normalisation (PostgreSQL's `=`), the hash
+match, frames padding LEFT-join rows, columns concatenated across packs, and the doctests of
+the join modules."""
+
+from __future__ import annotations
+
+import doctest
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from cumulo.server.kivi.columnar import encode
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.sql.exec.vector import frame, join, rowexpr
+from cumulo.server.sql.exec.vector.frame import Frame, Materialized, concat
+from cumulo.server.sql.exec.vector.join import _pair, match
+from cumulo.server.sql.expr.vectorize import Fallback, V
+from cumulo.server.sql.optimizer import columnar_joins
+
+
+@pytest.mark.parametrize("module", [frame, join, rowexpr, columnar_joins])
+def test_doctests(module) -> None:
+    result = doctest.testmod(module)
+    assert result.attempted and not result.failed
+
+
+def _v(values: list) -> V:
+    return V.of(encode(values))
+
+
+def _pairs(a: list, b: list) -> list[tuple[int, int]]:
+    va, vb = _v(a), _v(b)
+    x, y = _pair(va, vb)
+    li, ri = match([x], va.valid, [y], vb.valid)
+    return sorted(zip(li.tolist(), ri.tolist(), strict=True))
+
+
+def test_null_keys_never_match_and_duplicates_multiply() -> None:
+    assert _pairs([1, None, 2, 2], [2, None, 2, 3]) == [(2, 0), (2, 2), (3, 0), (3, 2)]
+
+
+def test_float_keys_nan_equals_nan_and_minus_zero_is_zero() -> None:
+    nan = float("nan")
+    assert _pairs([0.0, nan, 1.5], [-0.0, nan, 2.5]) == [(0, 0), (1, 1)]
+
+
+def test_numeric_keys_at_different_scales_and_against_integers() -> None:
+    assert _pairs([Decimal("1.50"), Decimal("2.00")], [Decimal("1.5"), Decimal("2.0")]) == \
+        [(0, 0), (1, 1)]
+    assert _pairs([1, 2, 3], [Decimal("2.00"), Decimal("3.50")]) == [(1, 0)]
+
+
+def test_text_keys_with_different_dictionaries() -> None:
+    assert _pairs(["b", "a", "c", None], ["c", "zz", "a"]) == [(1, 2), (2, 0)]
+
+
+def test_kinds_that_cannot_be_compared_fall_back() -> None:
+    with pytest.raises(Fallback):
+        _pair(_v(["a"]), _v([1]))
+
+
+def test_multi_column_keys() -> None:
+    a0, a1 = np.array([1, 1, 2]), np.array([5, 6, 5])
+    b0, b1 = np.array([1, 2, 2]), np.array([6, 5, 6])
+    li, ri = match([a0, a1], None, [b0, b1], None)
+    assert sorted(zip(li.tolist(), ri.tolist(), strict=True)) == [(1, 0), (2, 1)]
+
+
+def test_frames_pad_and_concatenate() -> None:
+    left = Frame.of(Materialized([encode([10, 20, 30])], [T.INT4]))
+    right = Frame.of(Materialized([encode(["x", "y"])], [T.TEXT]))
+    out = left.take(np.array([0, 1, 2])).beside(right.pad(np.array([1, -1, 0])))
+    assert [out.column(j).to_pylist() for j in range(out.width)] == \
+        [[10, 20, 30], ["y", None, "x"]]
+    empty = Frame.of(Materialized([encode([])], [T.INT4]))
+    assert empty.pad(np.array([-1, -1])).column(0).to_pylist() == [None, None]
+
+
+def test_concat_reconciles_pack_kinds() -> None:
+    c = concat([encode(["b", "a"]), encode([None, None]), encode(["c", "a"])], T.TEXT)
+    assert c.kind == "str" and c.to_pylist() == ["b", "a", None, None, "c", "a"]
+    d = concat([encode([Decimal("1.5")]), encode([Decimal("2.25")])], T.NUMERIC)
+    assert d.kind == "dec" and d.to_pylist() == [Decimal("1.50"), Decimal("2.25")]
