@@ -28,6 +28,8 @@ place, or that the node's stores changed, and the read starts again (rare).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -36,6 +38,31 @@ from typing import Any, Protocol
 from .copy import ColumnarCopy, Snapshot
 
 Row = tuple[Any, ...]
+
+TRIM_ROWS = 1 << 18  # after building copies this large, give freed heap pages back
+
+
+def _malloc_trim() -> Any:
+    """glibc's malloc_trim, or None (another C library)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_free_memory() -> None:
+    """Returns the heap's free pages to the system (glibc keeps them otherwise).
+
+    A first build frees as much as it keeps (per-pack lists, the chains' snapshot),
+    and a bulk load before it freed more; the process's RSS stays at that high-water
+    mark unless the pages are given back. At 1M rows this was 35 MB of 530 MB.
+    """
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 class PendingBuild:
@@ -134,7 +161,11 @@ def snapshots(lock: AbstractContextManager[Any], stores_of: Callable[[], Sequenc
                 else:
                     same = False
             if same:
-                return [s.columnar(ts) for s in stores]
+                out = [s.columnar(ts) for s in stores]
+        if sum(len(copy) for _, _, copy in built) >= TRIM_ROWS:
+            release_free_memory()
+        if same:
+            return out
 
 
-__all__ = ["PendingBuild", "Store", "snapshots"]
+__all__ = ["PendingBuild", "Store", "release_free_memory", "snapshots"]
