@@ -252,7 +252,7 @@ class ConflictManager:
         """Processes one message and returns the answers."""
         match msg:
             case AcquireSpace(txn, snapshot, space, keys, mode):
-                return [self._acquire_one_space(txn, snapshot, space, keys, mode)]
+                return [self.acquire(txn, snapshot, space, keys, mode)]
             case ReleaseSpaces(txn, groups, commit_ts, spaces):
                 if spaces and commit_ts is not None:
                     self.born.update(dict.fromkeys(spaces, commit_ts))
@@ -262,7 +262,7 @@ class ConflictManager:
                 return [Woken(tuple(woken))] if woken else []
             case Acquire(txn, snapshot, keys, mode):
                 for space, ks in by_space(keys).items():
-                    out = self._acquire_one_space(txn, snapshot, space, ks, mode)
+                    out = self.acquire(txn, snapshot, space, ks, mode)
                     if type(out) is not Granted:
                         return [out]
                 return [Granted(txn)]
@@ -284,10 +284,13 @@ class ConflictManager:
                 return self.ser.handle(self, msg)
         raise TypeError(f"conflict manager: unexpected message {msg!r}")
 
-    def _acquire_one_space(self, txn: int, snapshot: int, space: int,
-                           keys: tuple[bytes, ...] | list[bytes], mode: int) -> Any:
+    def acquire(self, txn: int, snapshot: int, space: int,
+                keys: tuple[bytes, ...] | list[bytes], mode: int = NO_KEY_UPDATE) -> Any:
+        """Answers `AcquireSpace` (the LTM calls an in-process manager directly: a single
+        row's write then builds no message)."""
         locks = self.locks
-        if mode != NO_KEY_UPDATE or (locks and not locks.disjoint(space, keys)):
+        if mode != NO_KEY_UPDATE or (
+                (locks.shared or locks.exclusive) and not locks.disjoint(space, keys)):
             return self._acquire_mode(txn, snapshot, space, keys, mode)
         return self._acquire(txn, snapshot, space, keys)
 

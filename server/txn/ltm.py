@@ -136,6 +136,9 @@ class LocalTxnManager(SerializableMixin):
         self.untracked_spaces: frozenset[int] = frozenset()
         # in-process managers: every transaction runs here, so _ser_active is all of them
         self._alone = all(type(cm) is ConflictManager for cm in conflict_managers)
+        # one in-process manager: a write's first ask is a direct call (`acquire_space`)
+        self._direct = conflict_managers[0] if self._alone and len(conflict_managers) == 1 \
+            else None
         self._session_commit: dict[Any, int] = {}
         self._session_lock = threading.Lock()
         self._session_waiting: set[int] = set()
@@ -243,6 +246,14 @@ class LocalTxnManager(SerializableMixin):
         """`acquire` for keys of one space: one message per manager, no tuple per key
         (a bulk write's batch)."""
         snapshot = LATEST if latest else (txn._ts or 0)
+        direct = self._direct
+        if direct is not None:
+            with self._cm_lock:
+                out = direct.acquire(txn.tid, snapshot, space, keys, mode)
+            if type(out) is Granted and not txn.done:
+                return
+            # NB: anything else takes the general way below, which asks again (the keys
+            # granted meanwhile pass at once) and waits, retries or raises as it says
         try:
             for i, ks in self._space_by_manager(space, keys).items():
                 self._acquire_one(txn, self.cms[i], ks, snapshot, mode, space=space)
