@@ -10,8 +10,10 @@ user (`.schema("a bigint, c double")`), which then prunes columns. The
 driver opens a REPEATABLE READ transaction, exports its snapshot under a
 lease (`cumulo_export_snapshot`) and cuts the table into `numPartitions`
 primary-key ranges at that snapshot (`cumulo_splits`); every partition
-imports the snapshot (SET TRANSACTION SNAPSHOT) before it scans its range,
+imports one snapshot (SET TRANSACTION SNAPSHOT) before it scans its range,
 so all partitions see one state of the table, whatever commits meanwhile.
+That snapshot is the query execution's (`CumuloReader._snapshot`), so a
+DataFrame queried again sees the commits made since.
 Filters Spark pushes (=, <, <=, >, >=, IN, IS [NOT] NULL, NOT, LIKE 'x%')
 are evaluated by KiVi; the rest come back to Spark. Partitions yield the
 server's Arrow record batches, cast to exactly the schema Spark expects.
@@ -124,6 +126,7 @@ class KeyRange(InputPartition):
     snapshot: str
     lo: bytes | None
     hi: bytes | None
+    token: str = ""
 
     def __post_init__(self) -> None:
         InputPartition.__init__(self, self.index)
@@ -152,7 +155,8 @@ class CumuloReader(DataSourceReader):
         finally:
             conn.close()
         bounds: list[bytes | None] = [None, *cuts, None]
-        return [KeyRange(i, ident, lo, hi)
+        token = uuid.uuid4().hex
+        return [KeyRange(i, ident, lo, hi, token)
                 for i, (lo, hi) in enumerate(zip(bounds, bounds[1:], strict=False))]
 
     def read(self, partition: KeyRange) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
@@ -161,7 +165,7 @@ class CumuloReader(DataSourceReader):
         try:
             conn.isolation_level = "REPEATABLE READ"
             conn.readonly = True
-            one(conn, f"SET TRANSACTION SNAPSHOT '{partition.snapshot}'")
+            one(conn, f"SET TRANSACTION SNAPSHOT '{self._snapshot(conn, partition)}'")
             for b in conn.table(self.options.table).scan(
                     columns=self.columns, where=self.filters, lo=partition.lo, hi=partition.hi):
                 if b.num_rows:
@@ -169,6 +173,26 @@ class CumuloReader(DataSourceReader):
             conn.commit()
         finally:
             conn.close()
+
+
+    def _snapshot(self, conn: Any, partition: KeyRange) -> str:
+        """The snapshot of the Spark query execution this task belongs to.
+
+        Spark reuses a planned read for the DataFrame's later queries, so the
+        planning snapshot would repeat the first query's answer (and expire with
+        its lease): every partition of one execution asks the server for the
+        snapshot named by the planned read and the execution id instead
+        (`cumulo_read_snapshot`: the first asker's, leased). Outside a SQL
+        execution (no id) the planning snapshot serves.
+        """
+        ctx = TaskContext.get()
+        run = ctx.getLocalProperty("spark.sql.execution.id") if ctx is not None else None
+        if run is None or not partition.token:
+            return partition.snapshot
+        ident = one(conn, "SELECT cumulo_read_snapshot(%s, %s)",
+                    (f"{partition.token}:{run}", self.options.lease))
+        conn.commit()
+        return str(ident)
 
 
 class FilteringReader(CumuloReader):

@@ -139,6 +139,19 @@ def test_partitions_projection_and_pushdown(spark, cumulo_server):
                                           "sym NOT IN ('A', 'C') ORDER BY n")]
 
 
+def test_a_dataframe_queried_again_sees_later_commits(spark, cumulo_server):
+    _sql(cumulo_server, "DROP TABLE IF EXISTS sp_again")
+    _sql(cumulo_server, "CREATE TABLE sp_again (n bigint PRIMARY KEY)")
+    _sql(cumulo_server, "INSERT INTO sp_again SELECT g FROM generate_series(1, 100) g")
+    df = _reader(spark, cumulo_server, "sp_again", numPartitions=2,
+                 snapshotLeaseSeconds=4).load()
+    assert df.count() == 100
+    _sql(cumulo_server, "INSERT INTO sp_again SELECT g FROM generate_series(101, 150) g")
+    assert df.count() == 150  # Spark reuses the planned read; its snapshot is not reused
+    time.sleep(4.5)  # the planning snapshot's lease is over
+    assert df.agg({"n": "sum"}).collect()[0][0] == 150 * 151 // 2
+
+
 class _Committer:
     """Moves value between rows and appends rows, committing each step: an invariant per state."""
 

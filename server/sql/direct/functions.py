@@ -18,6 +18,7 @@ as a failing INSERT would, with the same SQLSTATEs.
 | `cumulo_describe(table)` | the table's Arrow schema (PK names in its metadata) |
 | `cumulo_splits(table, n)` | set of bytea: keys cutting the table in n ranges |
 | `cumulo_export_snapshot(lease_s)` | the same, valid for lease_s seconds after the transaction |
+| `cumulo_read_snapshot(name, lease_s)` | the snapshot named `name`: the first caller exports its own (`readsnap.py`) |
 | `pg_export_snapshot()` | the transaction's snapshot identifier, as PostgreSQL's |
 """
 
@@ -34,6 +35,7 @@ from ..ddl.names import get_relation, parse_qualified
 from ..functions.registry import register
 from ..privileges.check import check_table, current_role
 from .arrowcols import rows_to_batch, table_schema, write_ipc
+from .readsnap import NAMED
 from .scan import key_splits, scan_batches
 from .write import get_rows, write_batch
 
@@ -100,6 +102,18 @@ def cumulo_export_snapshot(ctx: Any, lease_seconds: float) -> str:
     if not 0 < lease_seconds <= 86400:
         raise InvalidParameterValue("the lease must be between 0 and 86400 seconds")
     return export_leased(ctx.session.ensure_txn(), lease_seconds)
+
+
+@register("cumulo_read_snapshot", args=[T.TEXT, T.FLOAT8], returns=T.TEXT, needs_context=True,
+          volatile=True)
+def cumulo_read_snapshot(ctx: Any, name: str, lease_seconds: float) -> str:
+    """The snapshot shared under `name`; the first caller exports its transaction's (leased)."""
+    if not 0 < lease_seconds <= 86400:
+        raise InvalidParameterValue("the lease must be between 0 and 86400 seconds")
+    held = NAMED.get(name)
+    if held is not None:
+        return held
+    return NAMED.put(name, export_leased(ctx.session.ensure_txn(), lease_seconds), lease_seconds)
 
 
 @register("pg_export_snapshot", args=[], returns=T.TEXT, needs_context=True, volatile=True)
