@@ -218,8 +218,88 @@ select min(i)::text, max(i)::text from nx;
 select i::text from nx order by i limit 3 offset 250;
 select i::text from nx where i < '10.0.1.0' order by i desc limit 2;
 """,
+    # A view reads its tables with its owner's rights, whoever reads the view.
+    "view_owner_privileges": """
+create role fr_v_alice login;
+create role fr_v_carol login;
+create table t (a int, b int);
+insert into t values (1, 2);
+create view v as select a from t;
+grant select on v to fr_v_alice;
+alter table v owner to fr_v_carol;
+set role fr_v_alice;
+select * from v;
+reset role;
+select * from v;
+grant select (a) on t to fr_v_carol;
+set role fr_v_alice;
+select * from v;
+reset role;
+create view v2 as select * from v;
+grant select on v2 to fr_v_alice;
+set role fr_v_alice;
+select * from v2;
+reset role;
+alter table v2 owner to fr_v_alice;
+set role fr_v_alice;
+select * from v2;
+reset role;
+revoke select (a) on t from fr_v_carol;
+set role fr_v_alice;
+select * from v2;
+reset role;
+create schema hidden;
+create table hidden.h (x int);
+create view vh as select x from hidden.h;
+alter table vh owner to fr_v_carol;
+grant select on vh to fr_v_alice;
+set role fr_v_alice;
+select * from vh;
+reset role;
+grant select on hidden.h to fr_v_carol;
+set role fr_v_alice;
+select * from vh;
+""",
+    # REVOKE follows grant-option chains: RESTRICT refuses, CASCADE takes them along.
+    "revoke_cascade": """
+create role fr_r_a login;
+create role fr_r_b login;
+create role fr_r_c login;
+create table t (a int);
+grant select, insert on t to fr_r_a with grant option;
+set role fr_r_a;
+grant select on t to fr_r_b with grant option;
+grant insert on t to fr_r_b;
+reset role;
+set role fr_r_b;
+grant select on t to fr_r_c;
+reset role;
+select grantee, grantor, privilege_type, is_grantable from information_schema.table_privileges
+  where table_name = 't' and grantee like 'fr_r_%' order by 1, 2, 3;
+revoke select on t from fr_r_a;
+revoke grant option for select on t from fr_r_a;
+revoke grant option for select on t from fr_r_a cascade;
+select grantee, grantor, privilege_type, is_grantable from information_schema.table_privileges
+  where table_name = 't' and grantee like 'fr_r_%' order by 1, 2, 3;
+revoke insert on t from fr_r_a;
+revoke insert on t from fr_r_a cascade;
+revoke select on t from fr_r_a restrict;
+select grantee, grantor, privilege_type, is_grantable from information_schema.table_privileges
+  where table_name = 't' and grantee like 'fr_r_%' order by 1, 2, 3;
+set role fr_r_c;
+select * from t;
+""",
+    # ALTER DATABASE renames; the forms not implemented fail rather than do nothing.
+    "alter_database": """
+create database front_dbx;
+alter database front_dbx rename to front_dby;
+select datname from pg_database where datname like 'front_db%';
+alter database nosuch_db rename to q;
+alter database front_dby rename to postgres;
+drop database front_dby;
+""",
 }
-ASYNCPG = ["from_names_once", "view_column_list"]  # NB: scripts whose positions match too
+ASYNCPG = ["from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 
 
 @pytest.fixture(scope="module")
@@ -359,3 +439,12 @@ def test_copy_into_negative_scale_as_pg15(servers):
     expected = _copy_numeric(pg.dsn())
     assert expected[0] == "ok" and expected[1] != "ok"
     assert _copy_numeric(cu.dsn()) == expected
+
+
+def test_alter_database_forms_are_refused_not_ignored(cumulo_server):
+    """PostgreSQL stores these; here they fail with 0A000 instead of answering ALTER DATABASE."""
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
+        for rest in ("set work_mem = '8MB'", "reset work_mem", "connection limit 10",
+                     "with allow_connections true", "is_template false", "reset all"):
+            with pytest.raises(psycopg.errors.FeatureNotSupported, match="ALTER DATABASE"):
+                c.execute(f"alter database cumulo {rest}")

@@ -23,6 +23,7 @@ from ...errors import (
     DependentObjectsStillExist,
     DuplicateDatabase,
     DuplicateObject,
+    FeatureNotSupported,
     InsufficientPrivilege,
     InvalidCatalogName,
     ObjectInUse,
@@ -161,6 +162,38 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
     return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} ROLE")
 
 
+_RENAME_DB = re.compile(r"\s*RENAME\s+TO\s+(?P<new>\"(?:[^\"]|\"\")+\"|[\w$]+)\s*;?\s*$", re.I)
+
+
+def _alter_database(s: SQLSession, db: Database | None, name: str, rest: str) -> Result:
+    """ALTER DATABASE name RENAME TO new; its other forms (SET, RESET, CONNECTION LIMIT, WITH
+    options) are refused with 0A000 rather than accepted and ignored. OWNER TO is handled
+    with the other owner changes (privileges.owner)."""
+    m = _RENAME_DB.match(rest)
+    if m is None:
+        words = rest.split()
+        shown = " ".join(words[:2 if words and words[0].upper() == "CONNECTION" else 1]).upper()
+        raise FeatureNotSupported(f"ALTER DATABASE ... {shown} is not supported")
+    if db is None:
+        raise InvalidCatalogName(f'database "{name}" does not exist')
+    me = current_role(s, s.catalog())
+    must_own(s.catalog(), me, db.owner, "database", db.name)
+    if me is not None and not (me.superuser or me.createdb):
+        raise InsufficientPrivilege("permission denied to rename database")
+    new = _name(m.group("new"))
+    if db.oid == s.db.oid:
+        raise ObjectInUse("current database cannot be renamed")
+    if any(d.name == new for d in s.store.snapshot(0).databases):
+        raise DuplicateDatabase(f'database "{new}" already exists')
+    others = [x for x in s.engine.sessions() if x.db.oid == db.oid]
+    if others:
+        raise ObjectInUse(f'database "{name}" is being accessed by other users',
+                          detail=f"There are {len(others)} other sessions using the database.")
+    s.store.put(s.ensure_txn(), 0, dataclasses.replace(db, name=new))
+    s.txn_ddl = True
+    return Result("ALTER DATABASE")
+
+
 def _analyse_database(sql: str) -> Stmt:
     m = _DB.match(sql)
     if m is None:
@@ -184,7 +217,7 @@ def _analyse_database(sql: str) -> Stmt:
             s.txn_ddl = True
             return Result("CREATE DATABASE")
         if verb == "ALTER":
-            return Result("ALTER DATABASE")
+            return _alter_database(s, db, name, m.group("rest"))
         if db is None:
             if m.group("ie"):
                 s.notice(f'database "{name}" does not exist, skipping')

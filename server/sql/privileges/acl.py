@@ -103,6 +103,56 @@ def remove(acl: tuple[str, ...], grantee: int, privs: str,
     return tuple(out)
 
 
+def _has_option(acl: tuple[str, ...], grantee: int, letter: str) -> bool:
+    return any(g == grantee and (letter + "*") in p for g, p, _ in map(parse_item, acl))
+
+
+def _strip(acl: tuple[str, ...], grantee: int, grantor: int, letters: str) -> tuple[str, ...]:
+    """`acl` without `letters` in the one item `grantee` holds from `grantor`."""
+    out = []
+    for item in acl:
+        g, p, gr = parse_item(item)
+        if g == grantee and gr == grantor:
+            p = _norm("".join(c + ("*" if p[i + 1: i + 2] == "*" else "")
+                              for i, c in enumerate(p) if c != "*" and c not in letters))
+            if not p:
+                continue
+            item = f"{g}={p}/{gr}"
+        out.append(item)
+    return tuple(out)
+
+
+def revoke(acl: tuple[str, ...], grantee: int, privs: str, grant_option_only: bool,
+           cascade: bool) -> tuple[str, ...] | None:
+    """REVOKE [GRANT OPTION FOR] with PostgreSQL's recursive_revoke: a grantee left without
+    the grant option of a privilege loses what it granted of it to others, when `cascade`;
+    without it the result is None (`dependent privileges exist`).
+
+    >>> acl = ("10=arwdDxt/10", "5=r*/10", "6=r*/5", "7=r/6")
+    >>> revoke(acl, 5, "r", False, False) is None
+    True
+    >>> revoke(acl, 5, "r", False, True)
+    ('10=arwdDxt/10',)
+    >>> revoke(acl, 5, "r", True, True)
+    ('10=arwdDxt/10', '5=r/10')
+    """
+    acl = remove(acl, grantee, privs, grant_option_only)
+    todo = [(grantee, privs)]
+    while todo:
+        g, letters = todo.pop()
+        lost = "".join(c for c in letters if c != "*" and not _has_option(acl, g, c))
+        for item in acl:
+            dg, dp, dgr = parse_item(item)
+            taken = "".join(c for c in lost if c in dp)
+            if dgr != g or dg == g or not taken:
+                continue
+            if not cascade:
+                return None
+            acl = _strip(acl, dg, g, taken)
+            todo.append((dg, taken))
+    return acl
+
+
 def privileges_of(acl: tuple[str, ...], roles: set[int]) -> str:
     """The privilege letters `acl` gives to any of `roles` (PUBLIC included only if in `roles`)."""
     have = ""

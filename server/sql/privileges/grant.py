@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
+    DependentObjectsStillExist,
     InsufficientPrivilege,
     InvalidSchemaName,
     SQLError,
@@ -32,7 +33,7 @@ from ..catalog.model import CatalogSnapshot, Role
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
 from ..parse import unquote_ident
 from ..statement import Stmt
-from .acl import ALL_PRIVS, PRIV_LETTERS, PUBLIC, add, parse_item, remove
+from .acl import ALL_PRIVS, PRIV_LETTERS, PUBLIC, add, parse_item, remove, revoke
 from .check import (
     current_role,
     is_owner,
@@ -250,7 +251,13 @@ def _objects(s: SQLSession, m: re.Match[str], grant: bool) -> Result:
                 if grant:
                     acl = add(acl, g, "".join(c + star for c in letters), grantor)
                 else:
-                    acl = remove(acl, g, letters, bool(m.group("opt")))
+                    cascade = (m.group("behavior") or "").upper() == "CASCADE"
+                    revoked = revoke(acl, g, letters, bool(m.group("opt")), cascade)
+                    if revoked is None:
+                        raise DependentObjectsStillExist(
+                            "dependent privileges exist",
+                            hint="Use CASCADE to revoke them too.")
+                    acl = revoked
         column_acls = getattr(obj, "column_acls", ())
         if cols:
             column_acls = _column_acls(obj, column_acls, cols, grantees, grantor, grant, star)

@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import InsufficientPrivilege
+from ...errors import InsufficientPrivilege, SQLError
 from ...pgwire.backend import Result
+from ..catalog.model import Role
 from ..ddl.names import find_relation, ident
+from ..parse import parse_sql
 from .check import check_table, current_role, has_privileges
 
 if TYPE_CHECKING:
@@ -97,19 +99,37 @@ def check_needs(s: SQLSession, wanted: list[Need]) -> None:
     """42501 unless the current role may do all of `wanted` (relations not found are skipped:
     the statement reports them itself)."""
     cat = s.catalog()
-    role = current_role(s, cat)
-    if role is None or role.superuser:
-        return
-    path = s.search_path()
+    _check_as(s, cat, current_role(s, cat), wanted, s.search_path(), 0)
+
+
+def _check_as(s: SQLSession, cat: Any, role: Role | None, wanted: list[Need], path: list[str],
+              depth: int) -> None:
+    """Checks `wanted` for `role`, and what each view named needs for the view's owner."""
     for schema, name, letters, cols in wanted:
         t = find_relation(cat, schema, name, path)
         if t is None:
             continue
-        sch = cat.schema_by_oid(t.schema_oid)
-        if sch is not None and not sch.name.startswith("pg_temp") and not has_privileges(
-                cat, role, "schema", sch, "U"):
-            raise InsufficientPrivilege(f"permission denied for schema {sch.name}")
-        check_table(s, cat, role, t, letters, cols)
+        if role is not None and not role.superuser:
+            sch = cat.schema_by_oid(t.schema_oid) if depth == 0 else None  # NB: a view's
+            # schema lookups were checked when it was created, as in PostgreSQL
+            if sch is not None and not sch.name.startswith("pg_temp") and not has_privileges(
+                    cat, role, "schema", sch, "U"):
+                raise InsufficientPrivilege(f"permission denied for schema {sch.name}")
+            check_table(s, cat, role, t, letters, cols)
+        if t.kind == "v" and t.view_sql and depth < _MAX_VIEW_DEPTH:
+            owner = next((r for r in cat.roles if r.oid == t.owner), None)
+            _check_as(s, cat, owner, _view_needs(t.view_sql), path, depth + 1)
+
+
+_MAX_VIEW_DEPTH = 32
+
+
+def _view_needs(view_sql: str) -> list[Need]:
+    """What a view's query reads: checked with its owner's rights, whoever reads the view."""
+    try:
+        return needs(parse_sql(view_sql))
+    except SQLError:  # NB: the view's own expansion reports a broken view
+        return []
 
 
 def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
