@@ -518,6 +518,11 @@ _STATEMENT_WORDS = {
 }
 
 
+_STAR_ALIAS = re.compile(r"(?:\bselect|\bdistinct|,)\s*\*\s*([A-Za-z_][A-Za-z0-9_$]*)", re.I)
+_AFTER_STAR = {"from", "where", "group", "order", "limit", "offset", "having", "union",
+               "intersect", "except", "into", "window", "fetch", "for", "returning", "as"}
+
+
 def _syntax_error(sql: str, e: ParseError) -> SQLError:
     first = re.match(r"\s*([A-Za-z_][A-Za-z0-9_$]*)", sql)
     if first is not None and first.group(1).lower() not in _STATEMENT_WORDS:
@@ -532,6 +537,12 @@ def _syntax_error(sql: str, e: ParseError) -> SQLError:
     if line and col:
         lines = sql.split("\n")
         position = sum(len(x) + 1 for x in lines[: line - 1]) + max(col - len(token), 0) + 1
+    star = _STAR_ALIAS.search(sql)
+    if star is not None and star.group(1).lower() not in _AFTER_STAR and (
+            position is None or star.start(1) < position):
+        # NB: sqlglot takes `select * fro t` as `* AS fro`; PostgreSQL's `*` takes no alias
+        return SyntaxError_(f'syntax error at or near "{star.group(1)}"',
+                            position=star.start(1) + 1)
     unexpected = str(info.get("description", "")).startswith("Invalid expression / Unexpected")
     if token and position is not None and not unexpected and not sql[position - 1 + len(token):].strip():
         # NB: sqlglot names the last token when it ran out of input; PostgreSQL, the end

@@ -448,3 +448,33 @@ def test_alter_database_forms_are_refused_not_ignored(cumulo_server):
                      "with allow_connections true", "is_template false", "reset all"):
             with pytest.raises(psycopg.errors.FeatureNotSupported, match="ALTER DATABASE"):
                 c.execute(f"alter database cumulo {rest}")
+
+
+POSITIONED = [
+    "select * fro t", "select t.* fro t", "select a, * fro t", "select 2 * x fro t",
+    "insert into t (a) values (1, 2)", "insert into t values (1, 2, 3)",
+    "insert into t (a, a) values (1, 2)", "insert into t values (1), (2, 3)",
+    "insert into t (a) select 1, 2", "insert into t (a) values (1), (2, 3)",
+    "insert into t (a, b) values (1)", "insert into t values ((1 + 2), 3, 4 * 5)",
+    "select 1; insert into t (a) values (1, 2)", "select 1::numeric(1001, 2)",
+    "select a from t, t", "alter table t alter column zz type text",
+]
+
+
+def _positioned(dsn: str, sql: str) -> tuple:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("drop table if exists t")
+        conn.execute("create table t (a int, b int)")
+        try:
+            conn.execute(sql)
+        except psycopg.Error as e:
+            return e.sqlstate, e.diag.message_primary, e.diag.statement_position
+    return ("no error",)
+
+
+@pytest.mark.parametrize("sql", POSITIONED)
+def test_error_position_as_pg15(servers, sql):
+    pg, cu = servers
+    expected = _positioned(pg.dsn(), sql)
+    assert expected[0] != "no error"
+    assert _positioned(cu.dsn(), sql) == expected

@@ -53,6 +53,14 @@ def target_columns(table: Table, names: list[str]) -> list[int]:
     return out
 
 
+def _at(node: Any) -> int | None:
+    """1-based position of the leftmost token of a parsed expression (PG's P field), if known."""
+    if node is None:
+        return None
+    starts = [n.meta["start"] for n in node.walk() if isinstance(n.meta.get("start"), int)]
+    return min(starts) + 1 if starts else None
+
+
 def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[int],
                    version: int) -> Stmt:
     """Analyses an INSERT into a runnable Stmt."""
@@ -64,7 +72,16 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     table = get_relation(s.catalog(), schema, name, s.search_path())
     if table.kind != "r":
         raise FeatureNotSupported(f'cannot insert into view "{table.name}"')
-    cols = target_columns(table, names)
+    try:
+        cols = target_columns(table, names)
+    except DuplicateColumn as dup:  # NB: PostgreSQL points at the second mention
+        seen: set[str] = set()
+        for node in target.expressions:
+            if ident(node) in seen:
+                dup.position = _at(node)
+                break
+            seen.add(ident(node))
+        raise
     overriding = "OVERRIDING SYSTEM VALUE" in sql.upper()
     params = ParamTypes(list(param_oids))
     ncols = len(table.columns)
@@ -91,7 +108,10 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         rows_fns = []
         widths = {len(t.expressions) for t in source.expressions}
         if len(widths) > 1:
-            raise SyntaxError_("VALUES lists must all be the same length")
+            first = len(source.expressions[0].expressions)
+            odd = next(t for t in source.expressions if len(t.expressions) != first)
+            raise SyntaxError_("VALUES lists must all be the same length",
+                               position=_at(odd.expressions[0] if odd.expressions else odd))
         if not names and widths and max(widths) < len(cols):
             cols = cols[:max(widths)]  # NB: without a column list, the rest get defaults
             for c in table.live_columns:
@@ -107,9 +127,12 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         for tup in source.expressions if many_fn is None else ():
             exprs = tup.expressions
             if len(exprs) > len(cols):
-                raise SyntaxError_("INSERT has more expressions than target columns")
+                raise SyntaxError_("INSERT has more expressions than target columns",
+                                   position=_at(exprs[len(cols)]))
             if len(exprs) < len(cols):
-                raise SyntaxError_("INSERT has more target columns than expressions")
+                extra = target.expressions[len(exprs)] if names else None
+                raise SyntaxError_("INSERT has more target columns than expressions",
+                                   position=_at(extra))
             fns: list[ValueFn] = []
             for pos, e in zip(cols, exprs, strict=True):
                 if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
@@ -123,7 +146,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     elif source is not None:
         plan = compiler().plan_query(source, s.catalog(), params, s.search_path())
         if len(plan.columns) > len(cols):
-            raise SyntaxError_("INSERT has more expressions than target columns")
+            items = source.expressions if isinstance(source, exp.Select) else []
+            raise SyntaxError_("INSERT has more expressions than target columns",
+                               position=_at(items[len(cols)]) if len(items) > len(cols) else None)
         cols = cols[: len(plan.columns)]
         for pos in cols:
             _check_generated(table.columns[pos])
