@@ -27,9 +27,10 @@ s needs versions <= s, all applied before s was handed out, so they are on A bef
 the freeze and in B's copy after it. If anything fails before step 3, A is unfrozen
 and B drops its copy.
 
-**The loop** (`Placer.run`, every `interval` seconds): a region whose estimated size
-passes `split_bytes` is split at its middle key; then, if one live node holds two or
-more regions more than another, one region moves from the fullest to the emptiest.
+**The loop** (`Placer.run`, every `interval` seconds): the regions of a node that died
+are reopened on live ones (`cluster.failover`); a region whose estimated size passes
+`split_bytes` is split at its middle key; then, if one live node holds two or more
+regions more than another, one region moves from the fullest to the emptiest.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -49,8 +51,10 @@ from ..kivi.routing import FreezeRegion, MiddleKey, OpenRegion, RegionSizes, Unf
 from ..kivi.wire import register_messages
 from . import regionstore as rs
 from . import zk as zk_mod
+from .failover import recover_dead
 
 log = logging.getLogger("cumulo.placer")
+STARTUP_GRACE = 30.0  # seconds a node never seen live has to register before it is dead
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,8 @@ class Placer:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._seen: set[str] = set()  # nodes seen live: one gone from it died
+        self._started = time.monotonic()
         rs.bootstrap(zk)
 
     @classmethod
@@ -237,8 +243,16 @@ class Placer:
                 log.warning("placement step failed", exc_info=True)
 
     def step(self) -> None:
-        """One round: split what grew too big, then move one region to balance the nodes."""
+        """One round: reopen a dead node's regions elsewhere (`cluster.failover`), split
+        what grew too big, then move one region to balance the nodes."""
         live = self.live()
+        self._seen.update(live)
+        # NB: a node this MasterMind never saw may just be starting (cluster up starts
+        # everything at once): it is given STARTUP_GRACE seconds before it counts as dead
+        young = time.monotonic() - self._started < STARTUP_GRACE
+        with self._lock:
+            recover_dead(self.zk, self.connect, live,
+                         (lambda n: n in self._seen) if young else (lambda n: True))
         for name in live:
             for space, lo, _hi, _keys, size in self.connect(name).handle(RegionSizes()):
                 if size > self.split_bytes:

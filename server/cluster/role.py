@@ -32,9 +32,12 @@ import signal
 import sys
 from typing import Any
 
+from ..kivi.api import DropRegion
 from ..kivi.node import KiviNode
 from ..kivi.remote import offload_aggregates, serve_node
+from . import regionstore
 from . import zk as zk_mod
+from .failover import record_node
 from .manager import bucket_shares
 from .mastermind import MasterMindService
 from .placer import Placer
@@ -60,6 +63,16 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
     raise SystemExit(f"unknown role {args.role!r}")
 
 
+def drop_given_away(zk: Any, node: KiviNode, name: str) -> None:
+    """Drops the regions this node's files hold that the map now gives to another node
+    (reopened elsewhere while this node was dead: its copies are stale)."""
+    for r in node.regions():
+        got = regionstore.read_space(zk, r.space)
+        owner = next((x.owner for x in got[0] if x.contains(r.lo)), name) if got else name
+        if owner != name:
+            node.drop_region(DropRegion(r.space, r.lo))
+
+
 def facts(args: argparse.Namespace, host: str, port: int) -> dict[str, Any]:
     """What the role tells ZooKeeper about itself (see `cluster.zk`)."""
     out: dict[str, Any] = {"host": host, "port": port}
@@ -76,6 +89,9 @@ async def serve(args: argparse.Namespace) -> None:
     if args.zk:
         name = args.name or (f"cm{args.index}" if args.role == "cm" else f"{args.role}-{port}")
         zk = zk_mod.connect(args.zk, session_timeout=args.zk_session_timeout)
+        if isinstance(obj, KiviNode):
+            record_node(zk, name, args.data_dir)
+            drop_given_away(zk, obj, name)
         zk_mod.register(zk, args.role, name, facts(args, host, port))
         if isinstance(obj, MasterMindService):
             obj.placer = Placer.for_cluster(zk, split_bytes=args.region_split_bytes,

@@ -103,9 +103,10 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True)
     ltm_id, first = 0, True
     if masterminds:  # several query engines may share this cluster: each needs its own id
         ltm_id, first = join_as_ltm(zk)
-    # NB: while it replays the loggers, the engine gives regions of nodes that are gone to
-    # live ones (the replay fills them); afterwards such a region waits for its node
-    region_map = ZkRegionMap(zk, sorted(nodes), adopt=True)
+    # NB: without a MasterMind to recover them (`cluster.failover`), the engine gives the
+    # regions of nodes that are gone to live ones as it starts (its replay of the loggers
+    # fills them); afterwards such a region waits for its node
+    region_map = ZkRegionMap(zk, sorted(nodes), adopt=not masterminds)
     tm = ClusterTxnManager(KiviClient(nodes, region_map), cms, log, buckets=buckets,
                            recover=recover, reset_conflicts=reset_conflicts and first,
                            ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None)

@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..errors import SQLError
+from ..errors import ConnectionFailure, SQLError
 from .agg import merge_partials
 from .api import (
     Ack,
@@ -72,10 +72,14 @@ RETRY_SECONDS = 30.0  # how long stale routing or a moving region may delay one 
 class Misrouted(Exception):
     """`node` answered WrongRegion (internal to `KiviClient`: it refreshes and retries)."""
 
-    def __init__(self, node: str, error: WrongRegion) -> None:
+    def __init__(self, node: str, error: SQLError) -> None:
         super().__init__(node)
         self.node = node
         self.error = error
+
+
+class Unreachable(Misrouted):
+    """`node` could not be reached (it died, or restarted elsewhere)."""
 
 
 class KiviClient:
@@ -109,6 +113,8 @@ class KiviClient:
             return getattr(self._node(name), method)(req)
         except WrongRegion as e:
             raise Misrouted(name, e) from None
+        except ConnectionFailure as e:
+            raise Unreachable(name, e) from None
 
     def _fanout(self, calls: list[tuple[str, str, Any]]) -> list[Any]:
         """Runs (node, method, request) calls, concurrently when worthwhile; replies in order."""
@@ -117,6 +123,17 @@ class KiviClient:
         futures = [self._pool.submit(self._send, n, m, r) for n, m, r in calls]
         return [f.result() for f in futures]
 
+    def _broadcast(self, calls: list[tuple[str, str, Any]]) -> list[Any]:
+        """`_fanout` of requests that are not routed (no retry): a node's error as it is."""
+        try:
+            return self._fanout(calls)
+        except Misrouted as e:
+            raise e.error from None
+
+    def _serving(self) -> list[str]:
+        """The nodes that own regions or serve: those a checkpoint must reach."""
+        return sorted(set(self.map.nodes) | {i.node for i in self.map.all_regions()})
+
     def _retrying(self, spaces: Callable[[], set[int]], call: Callable[[], Any]) -> Any:
         """Runs a routed request until no node says the routing was stale (module docstring)."""
         deadline = time.monotonic() + RETRY_SECONDS
@@ -124,6 +141,16 @@ class KiviClient:
         while True:
             try:
                 return call()
+            except Unreachable as e:
+                # A dead node: wait while its regions are reopened elsewhere (a map that
+                # cannot change, outside cluster mode, cannot help: fail at once).
+                if not self.map.refresh(spaces()):
+                    raise e.error from None
+                if time.monotonic() > deadline:
+                    raise RegionMoving(f"KiVi node {e.node} is unreachable") from None
+                self.nodes.pop(e.node, None)  # NB: reconnect through the map (a new address)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.5)
             except Misrouted as e:
                 if time.monotonic() > deadline or not self.map.refresh(spaces()):
                     raise e.error from None
@@ -156,7 +183,7 @@ class KiviClient:
         return min(
             (
                 r.checkpoint_ts
-                for r in self._fanout([(n, "handle", NodeStatus()) for n in self.nodes])
+                for r in self._broadcast([(n, "handle", NodeStatus()) for n in self._serving()])
             ),
             default=0,
         )
@@ -293,19 +320,22 @@ class KiviClient:
 
     def drop_space(self, req: DropSpace) -> Ack:
         """Drops a space on every node and forgets its regions."""
-        self._fanout([(n, "drop_space", req) for n in self.nodes])
+        self._broadcast([(n, "drop_space", req) for n in self.map.nodes])
         self.map.drop_space(req.space)
         return Ack()
 
     def collect(self, req: Collect) -> Ack:
         """Garbage-collects on every node; replies with the total of versions dropped."""
         return Ack(
-            sum(a.value or 0 for a in self._fanout([(n, "collect", req) for n in self.nodes]))
+            sum(a.value or 0 for a in self._broadcast([(n, "collect", req)
+                                                       for n in self.map.nodes]))
         )
 
     def checkpoint(self, req: Checkpoint) -> Ack:
         """Checkpoints every node at req.ts; acks req.ts only if every node wrote its files."""
-        acks = self._fanout([(n, "checkpoint", req) for n in self.nodes])
+        # NB: every node that owns a region, reachable or not: the loggers must not be
+        # trimmed while a dead node's regions still need their records (cluster.failover)
+        acks = self._broadcast([(n, "checkpoint", req) for n in self._serving()])
         return Ack(req.ts if all(getattr(a, "value", None) == req.ts for a in acks) else None)
 
     # --- placement ----------------------------------------------------------------------------

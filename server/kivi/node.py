@@ -73,6 +73,7 @@ from .routing import (
     FreezeRegion,
     MiddleKey,
     OpenRegion,
+    RecoverRegion,
     RegionMoving,
     RegionSizes,
     UnfreezeRegion,
@@ -109,6 +110,7 @@ class KiviNode:
         # Placement mode: no region is made on demand; other keys get WrongRegion.
         self.placement = placement
         self._frozen: dict[tuple[int, bytes], bytes | None] = {}  # (space, lo) -> hi, moving
+        self._recovering: set[tuple[int, bytes]] = set()  # (space, lo): applies only, no reads
         self._gen = 0  # bumped by every split (see the module docstring)
         self._lock = threading.RLock()
         # Serialises checkpoints with the changes of placement (split, import, drop) so that
@@ -165,9 +167,12 @@ class KiviNode:
             return WrongRegion(f"KiVi node {self.node_id} does not hold that part of space {space}")
         return InternalError(f"KiVi node {self.node_id} holds no region of space {space} for key")
 
-    def _check_frozen(self, r: Region) -> None:
+    def _check_frozen(self, r: Region, read: bool = False) -> None:
         if self._frozen and (r.space, r.lo) in self._frozen:
             raise RegionMoving(f"region of space {r.space} on {self.node_id} is moving")
+        if read and self._recovering and (r.space, r.lo) in self._recovering:
+            raise RegionMoving(f"region of space {r.space} on {self.node_id} is moving "
+                               "(recovering)")
 
     def _region_for_write(self, space: int, key: bytes) -> Region:
         sr = self._spaces.get(space)
@@ -191,7 +196,7 @@ class KiviNode:
         r = sr.find(key)
         if r is None:
             raise self._not_here(space)
-        self._check_frozen(r)
+        self._check_frozen(r, read=True)
         return r
 
     def _covering(self, space: int, lo: bytes | None, hi: bytes | None) -> list[Region]:
@@ -204,7 +209,7 @@ class KiviNode:
         for r in regions:
             if r.lo > at:
                 break
-            self._check_frozen(r)
+            self._check_frozen(r, read=True)
             if r.hi is None:
                 return regions
             at = r.hi
@@ -249,6 +254,10 @@ class KiviNode:
             case UnfreezeRegion():
                 with self._lock:
                     self._frozen.pop((request.space, request.lo), None)
+                    self._recovering.discard((request.space, request.lo))
+                return Ack()
+            case RecoverRegion():
+                self.import_region(ImportRegion(request.region), recovering=True)
                 return Ack()
             case RegionSizes():
                 return self.region_sizes()
@@ -505,11 +514,13 @@ class KiviNode:
         with self._lock:
             sr = self._spaces.get(req.space)
             r = sr.find(req.lo) if sr is not None else None  # NB: frozen ones too (a move)
+            if r is None and not self.placement:
+                r = self._region_for_write(req.space, req.lo)  # never written: made empty
             if r is None or r.lo != req.lo:
                 raise InternalError(f"KiVi node {self.node_id} has no region of {req.space} there")
             return r.export()
 
-    def import_region(self, req: ImportRegion) -> Ack:
+    def import_region(self, req: ImportRegion, recovering: bool = False) -> Ack:
         """Installs a region moved from another node (again: replaces the copy it holds).
 
         With a data dir, the region's file is written at once: the sender drops its own
@@ -527,6 +538,8 @@ class KiviNode:
                     sr.remove(region.lo)  # a retried import
                 sr.add(region)
                 self._frozen.pop((region.space, region.lo), None)
+                if recovering:
+                    self._recovering.add((region.space, region.lo))
             if self._dir is not None:
                 ckpt.write_region(self._dir, req.region)
                 ckpt.fsync_dir(self._dir)
@@ -594,6 +607,7 @@ class KiviNode:
                 if sr is not None:
                     sr.remove(req.lo)
                 self._frozen.pop((req.space, req.lo), None)
+                self._recovering.discard((req.space, req.lo))
             if self._dir is not None:
                 ckpt.remove_region(self._dir, req.space, req.lo)
         return Ack()

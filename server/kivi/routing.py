@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import SQLError
+from .api import RegionData
 from .wire import register_messages
 
 
@@ -72,6 +73,15 @@ class UnfreezeRegion:
 
 
 @dataclass(frozen=True)
+class RecoverRegion:
+    """Installs a dead node's region from its checkpoint, *recovering*: it takes applies at
+    once (they commute with the replay of the loggers' records that follows), but reads
+    get `RegionMoving` until `UnfreezeRegion` says the replay is complete."""
+
+    region: RegionData
+
+
+@dataclass(frozen=True)
 class RegionSizes:
     """Asks for (space, lo, hi, keys, bytes) of every region held (bytes are estimated)."""
 
@@ -85,7 +95,8 @@ class MiddleKey:
     lo: bytes
 
 
-register_messages(OpenRegion, FreezeRegion, UnfreezeRegion, RegionSizes, MiddleKey)
+register_messages(OpenRegion, FreezeRegion, UnfreezeRegion, RecoverRegion, RegionSizes,
+                  MiddleKey)
 
-__all__ = ["ERRORS", "FreezeRegion", "MiddleKey", "OpenRegion", "RegionMoving", "RegionSizes",
-           "UnfreezeRegion", "WrongRegion"]
+__all__ = ["ERRORS", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
+           "RegionSizes", "UnfreezeRegion", "WrongRegion"]

@@ -1,0 +1,153 @@
+"""A dead KiVi node's regions reopened on live nodes: its checkpoint plus the loggers' records.
+
+Why this way (CLUSTER.md §3.1): there are no replicas; what makes a commit durable
+is its redo record on a logger, and what bounds the redo is a node's checkpoint.
+So a region of a dead node is rebuilt anywhere from two things that outlive it:
+
+1. its checkpoint file, in the dead node's data directory (its path is kept in the
+   persistent znode `/cumulo/nodes/<name>`, written by the node at start; on one
+   machine the directory is simply readable, in production it must be shared
+   storage), as of `min(file ts, the node's manifest ts)`;
+2. every logger's records above that ts, kept to the region's space and key range.
+
+The MasterMind notices the death through ZooKeeper: the node's ephemeral member
+znode goes when its session expires, and `Placer.step` finds regions whose owner is
+not a live node. For each: the least-loaded live node gets the checkpoint
+(`RecoverRegion`: it takes applies at once, since applies commute with the replay,
+but answers reads with `RegionMoving`); one multi makes it the owner (epoch + 1);
+the records are replayed into it (idempotent); `UnfreezeRegion` opens it for reads.
+Meanwhile query engines get "connection refused" from the dead node and wait, then
+`RegionMoving` from the new owner and wait again: a statement is delayed, or fails
+with 40001 after `kivi.client.RETRY_SECONDS`, and never reads a region that is not
+complete. A commit whose apply failed is retried by its LTM and lands on the new
+owner; the loggers are not trimmed while a node that owns regions is unreachable
+(`KiviClient.checkpoint`), so the replay has every record it needs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kazoo.exceptions import NoNodeError
+
+from ..kivi import checkpoint as ckpt
+from ..kivi.api import Apply, DropRegion, RegionData, SpaceWrites
+from ..kivi.routing import RecoverRegion, UnfreezeRegion
+from ..kivi.wire import unpackb
+from ..txn.codec import unpack_bulk
+from ..txn.recovery import record_ts
+from . import regionstore as rs
+from . import zk as zk_mod
+from .proxies import RemoteLogGroup
+
+log = logging.getLogger("cumulo.failover")
+NODES = "/cumulo/nodes"
+
+
+def record_node(zk: Any, name: str, data_dir: str | None) -> None:
+    """Remembers where a KiVi node keeps its files (persistent: read after it died)."""
+    body = json.dumps({"data_dir": None if data_dir is None else str(Path(data_dir).resolve())})
+    path = f"{NODES}/{name}"
+    if zk.exists(path):
+        zk.set(path, body.encode())
+    else:
+        zk.create(path, body.encode(), makepath=True)
+
+
+def checkpoint_of(zk: Any, name: str, space: int, lo: bytes, hi: bytes | None) -> RegionData:
+    """The region's versions from node `name`'s checkpoint (empty, ts 0, if it has none)."""
+    empty = RegionData(space, lo, hi, [], [], 0)
+    try:
+        facts = json.loads(zk.get(f"{NODES}/{name}")[0])
+    except NoNodeError:
+        return empty
+    if not facts.get("data_dir"):
+        return empty
+    directory = Path(facts["data_dir"]) / "kivi"
+    path = ckpt.region_file(directory, space, lo)
+    if not path.exists():
+        return empty
+    data = unpackb(path.read_bytes())
+    if not isinstance(data, RegionData) or data.hi != hi:
+        return empty  # NB: cut otherwise: its redo from 0 rebuilds it (the log is kept)
+    complete = ckpt.read_manifest(directory) or 0
+    return replace(data, checkpoint_ts=min(data.checkpoint_ts, complete))
+
+
+def region_applies(payloads: Iterable[bytes], space: int, lo: bytes, hi: bytes | None,
+                   after: int) -> list[Apply]:
+    """The redo records above `after`, kept to one region's writes, in ts order."""
+
+    def inside(key: bytes) -> bool:
+        return lo <= key and (hi is None or key < hi)
+
+    out = []
+    for payload in payloads:
+        peek = record_ts(payload)
+        if peek is not None and peek <= after:
+            continue
+        ts, writes, _drops, spaces = unpack_bulk(payload)
+        if ts <= after:
+            continue
+        ws = [w for w in writes if w.space == space and inside(w.key)]
+        sws = []
+        for sw in spaces:
+            if sw.space == space:
+                kept = [(k, r) for k, r in zip(sw.keys, sw.rows, strict=True) if inside(k)]
+                if kept:
+                    sws.append(SpaceWrites(space, [k for k, _r in kept], [r for _k, r in kept]))
+        if ws or sws:
+            out.append(Apply(ts, ws, sws))
+    out.sort(key=lambda a: a.ts)
+    return out
+
+
+def recover_dead(zk: Any, connect: Any, live: list[str],
+                 dead: Callable[[str], bool] = lambda _n: True) -> int:
+    """Reopens every region whose owner is not live and is `dead` (see the module
+    docstring); returns how many. Called by the MasterMind's placement loop, one change
+    at a time."""
+    if not live:
+        return 0
+    done = 0
+    for space, regions in rs.read_all(zk).items():
+        for r in regions:
+            if r.owner not in live and dead(r.owner) and _recover(zk, connect, live, space, r):
+                done += 1
+    return done
+
+
+def _recover(zk: Any, connect: Any, live: list[str], space: int, r: rs.Region) -> bool:
+    data = checkpoint_of(zk, r.owner, space, r.lo, r.hi)
+    to = rs.least_loaded(zk, live)
+    node = connect(to)
+    node.handle(RecoverRegion(data))
+    got = rs.read_space(zk, space)
+    if got is None or r not in got[0]:
+        node.handle(DropRegion(space, r.lo))
+        return False
+    regions, version = got
+    moved = replace(r, owner=to, epoch=r.epoch + 1)
+    if rs.commit(zk, {space: (version, [moved if x == r else x for x in regions])}) is None:
+        node.handle(DropRegion(space, r.lo))
+        return False
+    loggers = RemoteLogGroup([a for _n, a in zk_mod.discover(zk).addresses("logger")])
+    try:
+        applies = region_applies(loggers.read(data.checkpoint_ts), space, r.lo, r.hi,
+                                 data.checkpoint_ts)
+    finally:
+        loggers.close()
+    for a in applies:
+        node.handle(a)
+    node.handle(UnfreezeRegion(space, r.lo))
+    log.info("recovered region %d of space %d from dead node %s on %s: checkpoint at %d, "
+             "%d records replayed", r.id, space, r.owner, to, data.checkpoint_ts, len(applies))
+    return True
+
+
+__all__ = ["NODES", "checkpoint_of", "record_node", "recover_dead", "region_applies"]
