@@ -54,9 +54,10 @@ from __future__ import annotations
 
 import zlib
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
+from operator import countOf
 from typing import Any
 
 from .rowlocks import NO_KEY_UPDATE, UPDATE, ShareLocks
@@ -66,6 +67,8 @@ from .validate import SerialState, Settle, Validate
 Key = tuple[int, bytes]
 LATEST = (1 << 63) - 1  # a snapshot newer than any commit
 BULK = 8  # keys from which an acquire or release tries the C-level passes first
+SEALED_MAX = 4  # sealed key sets per space before the oldest is folded into per-key records
+_DICT_KEYS: type = type({}.keys())
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class ReleaseSpaces:
     """`Release` with the keys grouped per space: `groups` is ((space, (key, ...)), ...)."""
 
     txn: int
-    groups: tuple[tuple[int, tuple[bytes, ...]], ...]
+    groups: tuple[tuple[int, Collection[bytes]], ...]  # in-process: the write set's key views
     commit_ts: int | None = None
     spaces: tuple[int, ...] = ()
 
@@ -200,6 +203,9 @@ class ConflictManager:
         self._holds: dict[int, dict[bytes, int]] = {}  # space -> key -> holder txn
         self._commits: dict[int, dict[bytes, int]] = {}  # space -> key -> last commit ts
         self._newest: dict[int, int] = {}  # space -> the largest ts in _commits[space]
+        # space -> [(keys, commit ts)]: a bulk commit's whole holders dict, kept as it was
+        # (`_release`); a key's last commit is the newest of its record and these
+        self._sealed: dict[int, list[tuple[dict[bytes, int], int]]] = {}
         self.born: dict[int, int] = {}  # space -> commit ts of the txn that created it
         self.waiters: dict[int, set[int]] = {}  # holder txn -> txns waiting on it
         self.ser = SerialState()  # SERIALIZABLE: read timestamps, prepared writers, ranges
@@ -214,8 +220,17 @@ class ConflictManager:
 
     @property
     def last_commit(self) -> KeyView:
-        """Every remembered key -> its last commit ts (a view)."""
-        return KeyView(self._commits)
+        """Every remembered key -> its last commit ts (a copy when key sets are sealed)."""
+        if not self._sealed:
+            return KeyView(self._commits)
+        merged = {s: dict(d) for s, d in self._commits.items()}
+        for space, sealed in self._sealed.items():
+            d = merged.setdefault(space, {})
+            for keys, ts in sealed:
+                for k in keys:
+                    if d.get(k, -1) < ts:
+                        d[k] = ts
+        return KeyView(merged)
 
     def holder(self, space: int, key: bytes) -> int | None:
         """The transaction holding key, or None."""
@@ -234,6 +249,8 @@ class ConflictManager:
         """The key's last commit ts (its space's creation if it has none), or None."""
         d = self._commits.get(space)
         ts = None if d is None else d.get(key)
+        if self._sealed:
+            ts = self._sealed_ts(space, key, ts)
         if ts is None and self.born:
             ts = self.born.get(space)  # NB: a key of a new space: the space's creation
         return ts
@@ -256,8 +273,8 @@ class ConflictManager:
             case ReleaseSpaces(txn, groups, commit_ts, spaces):
                 if spaces and commit_ts is not None:
                     self.born.update(dict.fromkeys(spaces, commit_ts))
-                for space, keys in groups:
-                    self._release(txn, space, keys, commit_ts)
+                for space, group in groups:
+                    self._release(txn, space, group, commit_ts)
                 woken = self.waiters.pop(txn, None)
                 return [Woken(tuple(woken))] if woken else []
             case Acquire(txn, snapshot, keys, mode):
@@ -294,13 +311,22 @@ class ConflictManager:
             return self._acquire_mode(txn, snapshot, space, keys, mode)
         return self._acquire(txn, snapshot, space, keys)
 
+    def _sealed_ts(self, space: int, key: bytes, ts: int | None) -> int | None:
+        """ts, or the newer commit of a sealed key set holding key."""
+        for keys, t in self._sealed.get(space, ()):
+            if key in keys and (ts is None or t > ts):
+                ts = t
+        return ts
+
     def _acquire(self, txn: int, snapshot: int, space: int,
                  keys: tuple[bytes, ...] | list[bytes]) -> Any:
         hs = self._holds.get(space)
         last = self._commits.get(space)
         born = self.born.get(space) if self.born else None
+        sealed = self._sealed.get(space)
         if (len(keys) > BULK and (hs is None or hs.keys().isdisjoint(keys))
                 and (last is None or last.keys().isdisjoint(keys))
+                and (sealed is None or all(ks.keys().isdisjoint(keys) for ks, _ in sealed))
                 and (born is None or born <= snapshot)):
             if hs is None:  # a bulk load of fresh keys: C-level only
                 self._holds[space] = dict.fromkeys(keys, txn)
@@ -319,6 +345,8 @@ class ConflictManager:
                 out = Wait(txn, h, (space, key))
                 break
             ts = None if last is None else last.get(key)
+            if sealed is not None:
+                ts = self._sealed_ts(space, key, ts)
             if ts is None:
                 ts = born  # NB: a key of a new space: the space's creation
             if ts is not None and ts > snapshot:
@@ -344,16 +372,28 @@ class ConflictManager:
             return Wait(txn, out[1], out[2])
         return Conflict(txn, out[1], out[2])
 
-    def _release(self, txn: int, space: int, keys: tuple[bytes, ...] | list[bytes],
+    def _release(self, txn: int, space: int, keys: Collection[bytes],
                  commit_ts: int | None) -> None:
         if self.locks:
             self.locks.release(self, txn, space, keys, commit_ts)
         hs = self._holds.get(space)
-        if hs:
+        if (commit_ts is not None and hs is not None and len(hs) > BULK
+                and type(keys) is _DICT_KEYS and hs.keys() == keys
+                and countOf(hs.values(), txn) == len(hs)):
+            # NB: txn held exactly these keys of the space and nobody else held any (a bulk
+            # load's commit; the LTM passes its write set's keys): the dict is sealed whole,
+            # no key is moved
+            del self._holds[space]
+            sealed = self._sealed.setdefault(space, [])
+            sealed.append((hs, commit_ts))
+            if len(sealed) > SEALED_MAX:
+                old, ts = sealed.pop(0)
+                self._record(space, old.keys(), ts)
+        elif hs:
             if len(keys) > BULK and list(map(hs.get, keys)).count(txn) == len(keys):
                 # all held by txn (a bulk load): C-level only
                 deque(map(hs.pop, keys, repeat(None)), maxlen=0)
-                mine: tuple[bytes, ...] | list[bytes] = keys
+                mine: Collection[bytes] = keys
             else:
                 mine = [k for k in keys if hs.get(k) == txn]
                 for k in mine:
@@ -365,7 +405,7 @@ class ConflictManager:
         if self.ser.prepared:
             self.ser.release(txn, space, keys)  # NB: in the same step as last commits (validate)
 
-    def _record(self, space: int, keys: tuple[bytes, ...] | list[bytes], commit_ts: int) -> None:
+    def _record(self, space: int, keys: Collection[bytes], commit_ts: int) -> None:
         """Records keys as committed at commit_ts, keeping each key's newest commit."""
         last = self._commits.get(space)
         if last is None:
@@ -381,6 +421,12 @@ class ConflictManager:
                     last[k] = commit_ts
 
     def _prune(self, low_water: int) -> None:
+        for space in list(self._sealed):
+            kept = [(ks, t) for ks, t in self._sealed[space] if t > low_water]
+            if kept:
+                self._sealed[space] = kept
+            else:
+                del self._sealed[space]
         commits, newest = self._commits, self._newest
         for space in list(commits):
             if newest[space] <= low_water:  # a whole space at once (a bulk load's keys)

@@ -34,6 +34,7 @@ manager only through `holder`, `hold`, `committed_at`, `created_at` and `add_wai
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ class ShareLocks:
         return None
 
     def release(self, cm: ConflictManager, txn: int, space: int,
-                keys: tuple[bytes, ...] | list[bytes], commit_ts: int | None) -> None:
+                keys: Collection[bytes], commit_ts: int | None) -> None:
         """Drops txn's weak locks and exclusive marks on keys; the manager then drops the
         holders (so this runs first: a key's exclusive mark is txn's only while it holds it)."""
         shared = self.shared.get(space)

@@ -62,6 +62,7 @@ The managers are state machines with no I/O and no threads, as `conflicts`.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -305,7 +306,7 @@ class SerialState:
         why, ts = self._read_conflict(cm, m.txn, m.st, None, m.points, m.ranges)
         return Verdict(m.txn, not why, why, ts)
 
-    def release(self, txn: int, space: int, keys: tuple[bytes, ...] | list[bytes]) -> None:
+    def release(self, txn: int, space: int, keys: Collection[bytes]) -> None:
         """Drops txn's prepared marks of keys of space (with their holds: see
         `ConflictManager`)."""
         prepared = self.prepared

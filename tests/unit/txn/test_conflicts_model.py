@@ -16,6 +16,7 @@ import pytest
 
 from cumulo.server.txn.conflicts import (
     LATEST,
+    SEALED_MAX,
     Acquire,
     AcquireSpace,
     Conflict,
@@ -69,10 +70,13 @@ class Model:
         self.born = {s: t for s, t in self.born.items() if t > low}
 
 
-def _grouped(keys):
+def _grouped(keys, views=False):
+    """Keys per space, as tuples or (as the LTM passes its write set) dict key views."""
     out: dict[int, list[bytes]] = {}
     for s, k in keys:
         out.setdefault(s, []).append(k)
+    if views:
+        return tuple((s, dict.fromkeys(ks).keys()) for s, ks in out.items())
     return tuple((s, tuple(ks)) for s, ks in out.items())
 
 
@@ -112,8 +116,9 @@ def test_random_histories_match_the_model(seed):
             cts = None if rnd.random() < 0.25 else ts + rnd.randrange(-3, 4)
             ts += 2
             born = (rnd.choice(spaces + [6]),) if cts is not None and rnd.random() < 0.1 else ()
-            if rnd.random() < 0.5:
-                got = cm.handle(ReleaseSpaces(txn, _grouped(asked), cts, born))
+            if rnd.random() < 0.6:
+                views = rnd.random() < 0.7
+                got = cm.handle(ReleaseSpaces(txn, _grouped(asked, views), cts, born))
             else:
                 got = cm.handle(Release(txn, tuple(asked), cts, born))
             want = model.release(txn, asked, cts, born)
@@ -184,3 +189,36 @@ def test_a_bulk_delete_marks_its_keys_exclusive_until_released():
     assert not cm.locks
     # a REPEATABLE READ FOR KEY SHARE conflicts with the delete (a key update) after its snapshot
     assert cm.handle(Acquire(2, 5, ((1, keys[7]),), KEY_SHARE)) == [Conflict(2, (1, keys[7]), 8)]
+
+
+def test_a_bulk_commit_is_sealed_whole_and_still_conflicts_prunes_and_folds():
+    cm = ConflictManager()
+    for n in range(SEALED_MAX + 2):  # bulk loads of one space, one after the other
+        keys = dict.fromkeys(b"%d-%04d" % (n, i) for i in range(100))
+        assert cm.handle(AcquireSpace(10 + n, 100 + n, 1, tuple(keys))) == [Granted(10 + n)]
+        cm.handle(ReleaseSpaces(10 + n, ((1, keys.keys()),), 200 + n))
+        assert not cm.holders
+    assert len(cm._sealed[1]) == SEALED_MAX  # the oldest were folded into per-key records
+    assert cm.last_commit[(1, b"0-0007")] == 200 and cm.last_commit[(1, b"5-0099")] == 205
+    assert len(cm.last_commit) == 600
+    # an older snapshot conflicts on a sealed key, in bulk and one by one
+    assert cm.handle(AcquireSpace(30, 203, 1, (b"4-0001",))) == [Conflict(30, (1, b"4-0001"), 204)]
+    many = tuple(b"4-%04d" % i for i in range(50))
+    assert cm.handle(AcquireSpace(30, 203, 1, many)) == [Conflict(30, (1, many[0]), 204)]
+    assert cm.handle(AcquireSpace(31, 205, 1, many)) == [Granted(31)]
+    cm.handle(ReleaseSpaces(31, ((1, dict.fromkeys(many).keys()),), 150))  # an older ts, late
+    assert cm.last_commit[(1, many[3])] == 204  # the newest stays
+    cm.handle(Prune(203))
+    assert (1, b"0-0001") not in cm.last_commit and cm.last_commit[(1, many[0])] == 204
+    cm.handle(Prune(205))
+    assert not cm.last_commit and not cm._sealed
+
+
+def test_a_release_of_keys_others_also_hold_is_not_sealed():
+    cm = ConflictManager()
+    mine = dict.fromkeys(b"%04d" % i for i in range(100))
+    cm.handle(AcquireSpace(1, 5, 1, tuple(mine)))
+    cm.handle(AcquireSpace(2, 5, 1, (b"x",)))
+    assert cm.handle(ReleaseSpaces(1, ((1, mine.keys()),), 9)) == []
+    assert dict(cm.holders) == {(1, b"x"): 2} and cm.last_commit[(1, b"0001")] == 9
+    assert cm.handle(AcquireSpace(3, 5, 1, (b"0001",))) == [Conflict(3, (1, b"0001"), 9)]
