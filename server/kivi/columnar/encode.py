@@ -70,8 +70,8 @@ class Column:
         n = self.values.nbytes if self.kind != "obj" else 8 * len(self.values)
         if self.valid is not None:
             n += self.valid.nbytes
-        if self.dictionary is not None:
-            n += sum(map(len, self.dictionary)) + 57 * len(self.dictionary)
+        if self.dictionary is not None:  # pointers: the strings are the row store's own
+            n += 8 * len(self.dictionary)
         return n
 
     def take(self, idx: np.ndarray) -> Column:
@@ -194,9 +194,15 @@ def _decimals(values: list[Any], valid: np.ndarray | None) -> Column:
 
 
 def _strings(values: list[Any], valid: np.ndarray | None) -> Column:
+    """Strings as int32 codes into a sorted dictionary. The dictionary holds the values'
+    own str objects (the row store's, found at each code's first row), not new copies:
+    a column of mostly distinct strings would otherwise hold every string twice."""
     enc = pa.array(values, pa.string()).dictionary_encode()
-    d = np.array(enc.dictionary.to_pylist(), dtype=object)
     codes = enc.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int32)
+    rows = np.arange(len(values)) if valid is None else np.flatnonzero(valid)
+    _, first = np.unique(codes[rows], return_index=True)  # every code occurs in a valid row
+    d = np.empty(len(first), dtype=object)
+    d[:] = [values[i] for i in rows[first].tolist()]
     if len(d) > 1:
         order = np.argsort(d, kind="stable")
         rank = np.empty(len(d), np.int32)

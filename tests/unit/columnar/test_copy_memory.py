@@ -130,3 +130,19 @@ def test_temp_table_copy_freed_at_session_end(engine) -> None:  # type: ignore[n
     assert len(built(engine)) == 1
     s.close()
     assert built(engine) == {}
+
+
+def test_string_dictionary_shares_the_row_stores_strings() -> None:
+    from cumulo.server.kivi.columnar.encode import encode
+
+    vals = [None if i % 5 == 0 else f"comment {i * 7919 % 1000:04d} of a customer"
+            for i in range(3000)]
+    c = encode(vals)
+    assert c.kind == "str" and c.dictionary is not None
+    assert c.to_pylist() == vals
+    d = c.dictionary.tolist()
+    assert d == sorted(set(v for v in vals if v is not None))
+    own = {id(v) for v in vals if v is not None}
+    assert all(id(s) in own for s in d)  # the values' own objects, not copies
+    assert (c.lo, c.hi) == (d[0], d[-1])
+    assert c.nbytes == c.values.nbytes + c.valid.nbytes + 8 * len(d)  # type: ignore[union-attr]
