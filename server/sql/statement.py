@@ -136,13 +136,12 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             owner = analyse_owner(session, sql)
             if owner is not None:
                 return owner
-            words = sql.split()
-            if " ".join(words[1:3]).upper() == "DEFAULT PRIVILEGES":
-                raise FeatureNotSupported(
-                    "ALTER DEFAULT PRIVILEGES is not supported",
-                    hint="Grant on the objects once they exist, e.g. GRANT SELECT ON ALL TABLES "
-                    "IN SCHEMA public TO role.")
-            word = " ".join(words[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE
+            from .privileges.defaults import analyse as analyse_default_privileges
+
+            defaults = analyse_default_privileges(sql)
+            if defaults is not None:
+                return defaults
+            word = " ".join(sql.split()[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)

@@ -42,6 +42,7 @@ class Database:
     name: str
     owner: int = BOOTSTRAP_SUPERUSER_OID
     acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
+    default_acls: tuple[str, ...] = ()  # ALTER DEFAULT PRIVILEGES (privileges.defaults)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import Column, Schema, Table
 from ..context import ParamTypes
 from ..privileges.check import current_role_oid
+from ..privileges.defaults import table_acl
 from ..statement import Stmt, compiler
 from .names import (
     creation_schema,
@@ -115,9 +116,10 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     else:
         oid, reltype, array_type = (s.store.allocate_oid(), s.store.allocate_oid(),
                                     s.store.allocate_oid())
+    owner = existing.owner if existing is not None else current_role_oid(s)
     view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"),
-                 reltype=reltype, array_type=array_type,
-                 owner=existing.owner if existing is not None else current_role_oid(s))
+                 reltype=reltype, array_type=array_type, owner=owner,
+                 acl=existing.acl if existing is not None else table_acl(s, owner, sch.oid))
     s.store.put(s.ensure_txn(), s.db.oid, view)
     s.catalog_changed()
     return "CREATE VIEW"

@@ -33,6 +33,7 @@ from ..catalog.model import Column, Constraint, Index, Sequence, Table
 from ..expr.types import array_ndims
 from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
+from ..privileges.defaults import table_acl
 from .coldefs import column_type, default_sql, identity_options, quote_ident
 from .names import (
     creation_schema,
@@ -225,9 +226,11 @@ class TableBuilder:
             c = cols[a - 1]
             cols[a - 1] = dataclasses.replace(c, not_null=True)
         store, txn, db = self.s.store, self.s.ensure_txn(), self.s.db.oid
+        owner = current_role_oid(self.s)
         table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
-                      owner=current_role_oid(self.s), options=options,
-                      reltype=store.allocate_oid(), array_type=store.allocate_oid())
+                      owner=owner, options=options,
+                      reltype=store.allocate_oid(), array_type=store.allocate_oid(),
+                      acl=table_acl(self.s, owner, self.schema_oid))
         txn.claim_space(self.oid)  # NB: a new space: loads in this txn skip conflict checks
         store.put(txn, db, table)
         for seq in self.sequences:
