@@ -426,15 +426,11 @@ class LocalTxnManager(SerializableMixin):
         manager, no tuple per key (a bulk load's commit)."""
         if not groups and not spaces:
             return
-        per: dict[int, list[tuple[int, Any]]] = {}
+        per: dict[int, list[tuple[int, tuple[bytes, ...]]]] = {}
         for space, keys in groups.items():
-            if not keys:
-                continue
-            if self._direct is not None:  # NB: the keys as given (a dict's keys view lets the
-                per.setdefault(0, []).append((space, keys))  # manager seal a bulk load whole)
-                continue
-            for i, ks in self._space_by_manager(space, keys).items():
-                per.setdefault(i, []).append((space, ks))
+            if keys:
+                for i, ks in self._space_by_manager(space, keys).items():
+                    per.setdefault(i, []).append((space, ks))
         with self._cm_cond:
             targets = range(len(self.cms)) if spaces else per.keys()
             for i in targets:
@@ -540,23 +536,25 @@ class LocalTxnManager(SerializableMixin):
                 ) from exc
             self._finished((cts,), readable=True)
             self._end(txn, cts)
-            if self.shared_snapshots and self.snapshots.snapshot < cts:
-                self._await_snapshot(cts)
 
         with self._pause_lock:
             if self._paused is not None:
                 self._paused.append(publish)
                 return cts
         publish()
+        if self.snapshots.snapshot < cts:
+            self._await_snapshot(cts)
         return cts
 
     def _await_snapshot(self, cts: int) -> None:
-        """Holds an acknowledgement until the shared snapshot reaches cts.
+        """Holds an acknowledgement until the snapshot reaches cts.
 
-        Another LTM's unused or unfinished lower timestamps hold the shared snapshot
+        A lower timestamp still being logged or applied (a concurrent commit, an
+        autoanalyze), or another LTM's unused batch in cluster mode, holds the snapshot
         back for a moment; PostgreSQL's users expect a commit to be visible to every
-        transaction that starts after it returns, on any engine, so the wait is here
-        (the snapshot poller wakes it) rather than in their next snapshot.
+        transaction that starts after it returns, in any session and on any engine, so
+        the wait is here (the snapshot poller wakes it in cluster mode) rather than in
+        the other sessions' next snapshot. A paused apply (tests) skips it.
         """
         t0 = time.perf_counter()
         with self._snap_cond:
