@@ -142,3 +142,12 @@ def test_a_failed_build_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()
     assert not isinstance(s.columnar_begin(2), ColumnarCopy)  # no copy half-installed
     assert col_rows(snapshots(threading.RLock(), lambda: [s], 2)) == [(i,) for i in range(10)]
+
+
+@pytest.mark.parametrize("module", ["build", "copy", "encode"])
+def test_doctests(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"cumulo.server.kivi.columnar.{module}"))
+    assert result.attempted and not result.failed
