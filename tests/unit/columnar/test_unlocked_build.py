@@ -4,6 +4,8 @@ equals the row path's, also when the region splits or is reloaded during the bui
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import random
 import threading
 
@@ -146,8 +148,5 @@ def test_a_failed_build_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("module", ["build", "copy", "encode"])
 def test_doctests(module: str) -> None:
-    import doctest
-    import importlib
-
     result = doctest.testmod(importlib.import_module(f"cumulo.server.kivi.columnar.{module}"))
     assert result.attempted and not result.failed
