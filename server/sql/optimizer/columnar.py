@@ -115,14 +115,21 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         ncols = _ncols(scan)
     exprs: list[E] = []  # computed columns, numbered from ncols on
 
-    def column(e: E) -> int | None:
-        """The stored column e reads, or the number of a computed column for it."""
+    scaled: set[int] = set()  # computed numerics that may mix scales (see `bridged`)
+
+    def column(e: E, summed: bool = False) -> int | None:
+        """The stored column e reads, or the number of a computed column for it. `summed`:
+        e is the argument of SUM or AVG over a single group, where PostgreSQL's result has
+        the largest scale of all values: a numeric CASE of several scales may be aligned."""
         if e.kind == "col":
             return e.data if e.data < ncols and e.type in PLAIN_TYPES else None
-        if any(x.kind == "col" and x.data >= ncols for x in e.walk()) or not _plain(e) \
-                or not (vectorizable(e) or source is not None and bridged(e)):
+        if any(x.kind == "col" and x.data >= ncols for x in e.walk()) or not _plain(e):
+            return None
+        if not (vectorizable(e) or source is not None and bridged(e, summed)):
             return None
         exprs.append(e)
+        if summed and not bridged(e):
+            scaled.add(len(exprs) - 1)
         return ncols + len(exprs) - 1
 
     groups = [column(g) for g in node.groups]
@@ -137,7 +144,7 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
             continue
         if len(a.args) != 1:
             return None
-        c = column(a.args[0])
+        c = column(a.args[0], not node.groups and a.func in ("sum", "avg"))
         if c is None:
             return None
         specs += [("sum", c), ("count", c)] if a.func == "avg" else [(a.func, c)]
@@ -148,7 +155,7 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
     merge.pushed = True
     if source is not None:
         js = VectorSpec(None, None, "aggregate", spec.group_by, spec.aggs, merge, partials,
-                        exprs=exprs, base=ncols, source=source)
+                        exprs=exprs, base=ncols, source=source, scaled=frozenset(scaled))
         return ColumnarJoin(node.cols, row=node, spec=js)
     vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials,
                     key_range=_ranged(pred, scan), exprs=exprs, base=ncols)

@@ -52,9 +52,22 @@ _BRIDGED = frozenset((T.INT2, T.INT4, T.INT8, T.FLOAT4, T.FLOAT8, T.NUMERIC, T.B
                       T.VARCHAR, T.DATE, T.TIMESTAMP))
 
 
-def bridged(e: E) -> bool:
-    """Tells whether the vector path computes e: by vector code, or by row code over columns."""
-    return plain(e) and (e.type in _BRIDGED or vectorizable(e))
+# a numeric chosen among values of several scales (`CASE ... THEN ol_amount ELSE 0 END`) has
+# a scale per row, which a numeric column cannot hold: PostgreSQL's sum keeps, per group, the
+# largest scale of its own rows
+_SCALES = frozenset(("case", "coalesce", "greatest", "least", "nullif"))
+
+
+def bridged(e: E, scales: bool = False) -> bool:
+    """Tells whether the vector path computes e: by vector code, or by row code over columns
+    (`scales`: even a numeric whose values have several scales, aligned to the largest)."""
+    if not plain(e):
+        return False
+    if vectorizable(e):
+        return True
+    if not scales and e.type == T.NUMERIC and any(x.kind in _SCALES for x in e.walk()):
+        return False
+    return e.type in _BRIDGED
 
 
 _vector = bridged
@@ -260,7 +273,7 @@ def implied(c: E, lo: int, hi: int) -> E | None:
     if c.kind != "or":
         return None
     parts = []
-    for b in c.args:
+    for b in disjuncts(c):
         mine = [x for x in conjuncts(b) if (cols := _cols(x)) and lo <= min(cols)
                 and max(cols) < hi and _vector(x)]
         if not mine:
@@ -279,6 +292,13 @@ def _connected(n: int, edges: list[tuple[int, int, E, E]]) -> bool:
                 seen |= {i, j}
                 grew = True
     return len(seen) == n
+
+
+def disjuncts(e: E) -> list[E]:
+    """The branches of an OR, nested ORs flattened."""
+    if e.kind != "or":
+        return [e]
+    return [d for a in e.args for d in disjuncts(a)]
 
 
 def _shape(e: E) -> tuple:
@@ -305,7 +325,7 @@ def factor(c: E) -> list[E]:
     """
     if c.kind != "or":
         return [c]
-    branches = [conjuncts(b) for b in c.args]
+    branches = [conjuncts(b) for b in disjuncts(c)]
     common = [x for x in branches[0] if all(any(_same(x, y) for y in b) for b in branches[1:])]
     if not common:
         return [c]

@@ -73,6 +73,7 @@ def _placeholder(c: Column) -> bool:
 
 def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
     """One column from the same column of several packs (kinds reconciled, see module doc)."""
+    cols = [_compact(c) for c in cols]
     real = [c for c in cols if not _placeholder(c)]
     if not real:
         n = sum(map(len, cols))
@@ -287,6 +288,21 @@ class Frame:
 
 
 def _gather(col: Column, idx: np.ndarray) -> Column:
+    return _compact(_gather_rows(col, idx))
+
+
+def _compact(col: Column) -> Column:
+    """A string column whose dictionary is far larger than its rows, with a dictionary of the
+    values it holds: string kernels (LIKE) work per dictionary entry."""
+    d = col.dictionary
+    if col.kind != "str" or d is None or len(d) <= 4 * len(col) + 64:
+        return col
+    used, codes = np.unique(col.values, return_inverse=True)
+    return Column("str", codes.astype(np.int32).reshape(-1), col.valid, d[used],
+                  col.lo, col.hi, col.scale)
+
+
+def _gather_rows(col: Column, idx: np.ndarray) -> Column:
     if not len(idx):
         return col.take(idx)
     pad = idx < 0

@@ -57,6 +57,9 @@ class VectorSpec:
     base: int = 0
     # a join tree the aggregate reads instead of `table` (see the module doc)
     source: Any = None
+    # computed columns whose numeric values may have several scales: aligned to the largest
+    # (arguments of SUM / AVG without GROUP BY, whose result has that scale in PostgreSQL)
+    scaled: frozenset[int] = frozenset()
 
     def describe(self) -> str:
         """One line for EXPLAIN-like output and tests."""

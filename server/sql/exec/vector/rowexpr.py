@@ -31,7 +31,6 @@ import numpy as np
 
 from ....errors import SQLError
 from ....kivi.columnar import Column, encode
-from ....pgtypes import oids as T
 from ...expr import codegen as cg
 from ...expr.bound import E
 from ...expr.vectorize import Fallback, NotVectorizable, S, V, compile_vector, filter_mask
@@ -77,17 +76,17 @@ def _scalar(e: E) -> Callable[[Any], Any]:
     return run
 
 
-def _column(vals: list[Any], typ: int) -> Column:
+def _column(vals: list[Any], align: bool) -> Column:
     c = encode(vals)
-    if c.kind == "obj" and typ == T.NUMERIC:
-        c = _numeric(vals, c)
-    if c.kind == "obj":
+    if c.kind == "obj" and align:
+        c = _aligned(vals, c)
+    if c.kind == "obj":  # numerics of several scales among them: no exact vector kind
         raise Fallback("an expression of no vector kind")
     return c
 
 
-def _numeric(vals: list[Any], c: Column) -> Column:
-    """Decimals of several exponents (a CASE of ol_amount and 0) at the largest scale."""
+def _aligned(vals: list[Any], c: Column) -> Column:
+    """Decimals of several scales at the largest one (a SUM over one group has that scale)."""
     nn = [v for v in vals if v is not None]
     if not all(isinstance(v, Decimal) and v.is_finite() for v in nn):
         return c
@@ -98,8 +97,9 @@ def _numeric(vals: list[Any], c: Column) -> Column:
     return encode([None if v is None else v.quantize(q) for v in vals])
 
 
-def compile_any(e: E) -> VFn:
-    """Vector code for e when it has some, else the row code bridged to columns."""
+def compile_any(e: E, align: bool = False) -> VFn:
+    """Vector code for e when it has some, else the row code bridged to columns (`align`:
+    numerics of several scales are set to the largest, for a SUM over one group)."""
     try:
         return compile_vector(e)
     except NotVectorizable:
@@ -111,7 +111,7 @@ def compile_any(e: E) -> VFn:
         vals = values(src, ctx)
         if vals is None:
             return S(scalar(ctx))
-        return V.of(_column(vals, e.type))
+        return V.of(_column(vals, align))
 
     return run
 

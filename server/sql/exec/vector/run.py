@@ -85,7 +85,8 @@ def _reads_keys(row: N.Node) -> bool:
 def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
     assert spec.merge is not None and spec.partials is not None
     if spec.exprs:
-        fns = compiled(spec, "exprs", lambda: [compile_any(e) for e in spec.exprs])
+        fns = compiled(spec, "exprs", lambda: [compile_any(e, i in spec.scaled)
+                                                   for i, e in enumerate(spec.exprs)])
         packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
     cache_of(ctx)[id(spec.partials)] = partial_aggregate(packs, spec.group_by, spec.aggs)
     return rows_of(spec.merge, ctx)
