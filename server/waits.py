@@ -20,9 +20,12 @@ Rules that keep this correct:
   it schedules the switch on the loop. `notify_all` wakes every waiter of
   one hub with a single scheduled callback, so a group commit completes the
   whole group with one wake-up of the loop.
-- A call that blocks in the kernel (the log's fsync) runs on the loop's
-  thread: handing it to a helper thread and back costs two thread wake-ups,
-  which measured slower (TPC-B on this 2-core machine) than the fsync itself.
+- A call that blocks in the kernel for long (the log's fsync: 5-25 ms on
+  this machine's disk; a CHECKPOINT's file writes) goes through `blocking`:
+  on a hub it runs on a helper thread while the session greenlet parks, so
+  the loop keeps serving every other session meanwhile. The hand-off costs
+  two thread wake-ups (tens of microseconds), far less than the stall. The
+  caller must hold no lock across it (the rule above).
 - `call_later` arms a timer on the loop (statement_timeout) when the caller
   runs on a hub, else a `threading.Timer`.
 
@@ -36,6 +39,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +48,7 @@ from typing import Any, Protocol
 import greenlet
 
 _local = threading.local()  # .hub: the Hub running on this thread
+BLOCKING_THREADS = 4  # helper threads of a hub for `blocking` calls (fsyncs, checkpoints)
 
 
 class Hub:
@@ -55,6 +60,8 @@ class Hub:
         self.thread = threading.get_ident()
         self.parks = 0  # how many times a session greenlet parked (stats, tests)
         self.switched_at = 0.0  # when the running session greenlet got the thread
+        self.offloaded = 0  # how many `blocking` calls ran on a helper thread (stats, tests)
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     def install(self) -> Hub:
         """Makes this the hub of the calling thread (the loop's)."""
@@ -62,14 +69,47 @@ class Hub:
         return self
 
     def uninstall(self) -> None:
-        """Detaches the hub from its thread."""
+        """Detaches the hub from its thread (and lets its helper threads end)."""
         if getattr(_local, "hub", None) is self:
             _local.hub = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+    def run_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Runs fn(*args) on a helper thread; the calling session greenlet parks meanwhile."""
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=BLOCKING_THREADS, thread_name_prefix="blocking")
+        w = Waiter(self)
+        fut = self.loop.run_in_executor(self._pool, fn, *args)
+        fut.add_done_callback(lambda _f: w._resume(True))
+        self.offloaded += 1
+        self.parks += 1
+        self.main.switch()
+        return fut.result()
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Runs fn(*args) in a new session greenlet now, until it ends or parks."""
         g = greenlet.greenlet(fn, parent=self.main)
         return g.switch(*args)
+
+
+def blocking(fn: Callable[..., Any], *args: Any) -> Any:
+    """Returns fn(*args), for a call that may block in the kernel for milliseconds.
+
+    On an ordinary thread it is a plain call. From a hub's session greenlet, fn runs on
+    one of the hub's helper threads and only this session waits: the loop serves the
+    others meanwhile. The caller must not hold a lock (another greenlet of the loop's
+    thread taking it would block the loop, and with it the helper's wake-up).
+
+    >>> blocking(sum, [1, 2, 3])
+    6
+    """
+    hub = current_hub()
+    if hub is None:
+        return fn(*args)
+    return hub.run_blocking(fn, *args)
 
 
 def current_hub() -> Hub | None:

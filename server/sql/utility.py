@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from .. import waits
 from ..errors import DuplicatePreparedStatement, InvalidSQLStatementName
 from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
@@ -138,7 +139,7 @@ def _discard_temp(s: SQLSession) -> None:
 
 def checkpoint(s: SQLSession) -> Result:
     """CHECKPOINT: checkpoints storage."""
-    s.engine.tm.checkpoint()
+    waits.blocking(s.engine.tm.checkpoint)  # NB: file writes and fsyncs: off the loop's thread
     return Result("CHECKPOINT")
 
 

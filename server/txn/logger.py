@@ -171,7 +171,7 @@ class RedoLog:
         fd = self._fds[order.seq]
         self._lock.release()
         try:
-            _fsync(fd)
+            waits.blocking(_fsync, fd)  # NB: on the loop front end, off the loop's thread
         finally:
             self._lock.acquire()
             self.fsyncs += 1
