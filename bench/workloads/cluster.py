@@ -14,9 +14,11 @@ together, their tps summed. After TPC-B the balances must agree, as in
 (`QUERIES`: a filter no row passes, which the nodes evaluate in parallel, and a
 filtered GROUP BY, which each node aggregates on its columnar copy). On the
 multi-node one-engine clusters, a region of the accounts moves to another node
-while four threads do point reads (`move_dip`): the worst 100 ms against the rate
-before, the move's duration and any failed read. The cluster is stopped with
-`cumulo cluster down` before the next.
+while four threads do point reads, then the node holding it is SIGKILLed
+(`cluster_faults`): the worst 100 ms against the rate before, the move's
+duration, the time until the region has a new owner and reads run at half rate
+again, and any failed read. The cluster is stopped with `cumulo cluster down`
+before the next.
 
 On this 2-core machine every role of a cluster shares the same two cores, so
 these figures show the cost of the distribution (RPCs, the MasterMind), not a
@@ -31,11 +33,9 @@ environment variable CUMULO_BENCH_CLUSTERS picks configurations, e.g. "1x1,3x2"
 from __future__ import annotations
 
 import os
-import random
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +44,7 @@ from contextlib import contextmanager
 from ..core import BenchError, Figure, RunContext
 from ..pgbench_tool import PgbenchResult, alternate, parse_summary, pgbench, tps_and_latency
 from ..systems import System, free_port
+from .cluster_faults import kill_recovery, move_dip
 from .pgbench import BALANCES, ROWS_PER_SCALE
 
 NAME = "cluster"
@@ -181,63 +182,6 @@ def time_queries(system: System) -> dict[str, float]:
     return out
 
 
-def move_dip(system: System, accounts: int, seconds: float, clients: int = 4) -> dict[str, float]:
-    """Point reads of pgbench_accounts from `clients` threads while a region of it moves.
-
-    Reads are counted per 100 ms; after a third of the run, the accounts' first region
-    moves to the next node (`cumulo_move`). Returns the reads/s before the move
-    (median bucket), the worst bucket from the move on as a fraction of it, the move's
-    duration and the reads that failed (a client must see at most a retry in the server).
-    """
-    import psycopg
-
-    stop = threading.Event()
-    start = time.monotonic()
-    stamps: list[list[float]] = [[] for _ in range(clients)]
-    errors = [0] * clients
-
-    def reader(i: int) -> None:
-        rng = random.Random(i)
-        with psycopg.connect(system.dsn, autocommit=True) as conn:
-            while not stop.is_set():
-                try:
-                    conn.execute("SELECT abalance FROM pgbench_accounts WHERE aid = %s",
-                                 (rng.randint(1, accounts),)).fetchone()
-                    stamps[i].append(time.monotonic() - start)
-                except psycopg.Error:
-                    errors[i] += 1
-
-    threads = [threading.Thread(target=reader, args=(i,), daemon=True) for i in range(clients)]
-    for t in threads:
-        t.start()
-    time.sleep(seconds / 3)
-    with system.connect() as conn:
-        region, node = conn.execute(
-            "SELECT region_id, node FROM cumulo_regions WHERE table_name = 'pgbench_accounts' "
-            "ORDER BY region_id LIMIT 1").fetchone()
-        nodes = sorted(n for (n,) in conn.execute("SELECT DISTINCT node FROM cumulo_regions"))
-        nodes = sorted(set(nodes) | {f"kivi-{i}" for i in range(2)})
-        to = nodes[(nodes.index(node) + 1) % len(nodes)] if node in nodes else nodes[0]
-        began = time.monotonic() - start
-        conn.execute("SELECT cumulo_move(%s, %s)", (region, to))
-        took = time.monotonic() - start - began
-    time.sleep(max(0.5, seconds / 3))
-    stop.set()
-    for t in threads:
-        t.join(30)
-    end = time.monotonic() - start
-    buckets = [0] * (int(end * 10) + 1)
-    for ts in stamps:
-        for x in ts:
-            buckets[int(x * 10)] += 1
-    first = int(began * 10)
-    before = sorted(buckets[2:first]) or [0]
-    base = 10.0 * before[len(before) // 2]
-    after = buckets[first:int((began + took) * 10) + 3]
-    return {"reads/s": base, "worst": 10.0 * min(after) / base if base else 0.0,
-            "move ms": 1000 * took, "errors": float(sum(errors))}
-
-
 def together(ctx: RunContext, engines: list[System], test: str, flags: list[str]
              ) -> PgbenchResult:
     """One timed pgbench per engine at once, the clients split between them; tps summed."""
@@ -264,7 +208,7 @@ def run_cluster(ctx: RunContext, nodes: int, engines: int, scale: int,
                 results: dict[str, dict[str, PgbenchResult | None]],
                 loads: dict[str, float | None],
                 queries: dict[str, dict[str, float] | None],
-                moves: dict[str, dict[str, float]]) -> None:
+                moves: dict[str, dict[str, float]], kills: dict[str, dict[str, float]]) -> None:
     """Brings one configuration up, loads, spreads, runs both tests, brings it down."""
     name = key(nodes, engines)
     with cluster_up(ctx, nodes, engines) as systems:
@@ -285,6 +229,15 @@ def run_cluster(ctx: RunContext, nodes: int, engines: int, scale: int,
                 ctx.notes.append(f"{name}: a region move under point reads: {dip['reads/s']:.0f}"
                                  f" reads/s before, worst 100 ms at {100 * dip['worst']:.0f}%, "
                                  f"move {dip['move ms']:.0f} ms, {dip['errors']:.0f} failed reads")
+            d = os.path.join(ctx.workdir, name)
+            kill = ctx.attempt(systems[0], "kill", kill_recovery, systems[0], d,
+                               scale * ROWS_PER_SCALE, max(3.0, ctx.options.seconds))
+            if kill is not None:
+                kills[name] = kill
+                ctx.notes.append(f"{name}: SIGKILL of a KiVi node under point reads: region "
+                                 f"reassigned after {kill['reassigned s']:.1f} s, reads at half "
+                                 f"rate again after {kill['reads back s']:.1f} s, "
+                                 f"{kill['errors']:.0f} failed reads")
 
 
 def ratios(results: dict[str, dict[str, PgbenchResult | None]]) -> list[str]:
@@ -310,6 +263,7 @@ def run(ctx: RunContext) -> list[Figure]:
     loaded = [s for s in ctx.systems if loads[s.name] is not None]
     queries: dict[str, dict[str, float] | None] = {s.name: None for s in ctx.systems}
     moves: dict[str, dict[str, float]] = {}
+    kills: dict[str, dict[str, float]] = {}
     common = ["-M", "prepared", "-c", str(ctx.options.clients), "-j", str(ctx.options.threads)]
     for test, flags in TESTS:
         results[test].update(dict.fromkeys((s.name for s in ctx.systems), None))
@@ -328,7 +282,7 @@ def run(ctx: RunContext) -> list[Figure]:
             results[test].setdefault(name, None)
         queries.setdefault(name, None)
         ctx.attempt(placeholder, "load", run_cluster, ctx, nodes, engines, scale, results, loads,
-                    queries, moves)
+                    queries, moves, kills)
     ctx.notes.extend(ratios(results))
     steps = {n: "load" for n in loads}
     figures = [ctx.figure(NAME, f"load (pgbench -i -s {scale})", "s", "lower", loads, steps)]
@@ -348,4 +302,9 @@ def run(ctx: RunContext) -> list[Figure]:
         if moves:
             figures.append(ctx.figure(NAME, metric, unit, better,
                                       {n: m[field] for n, m in moves.items()}, "move"))
+    for metric, field in (("KiVi node SIGKILL: region reassigned after", "reassigned s"),
+                          ("KiVi node SIGKILL: point reads at half rate after", "reads back s")):
+        if kills:
+            figures.append(ctx.figure(NAME, metric, "s", "lower",
+                                      {n: k[field] for n, k in kills.items()}, "kill"))
     return figures
