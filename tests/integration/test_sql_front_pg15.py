@@ -339,6 +339,16 @@ grant select on ds.v9 to fr_d_r;
 create or replace view ds.v9 as select 2 as y;
 select relacl from pg_class where relname = 'v9';
 """,
+    # Wrong answers: a row cast to text printed Python's repr; MIN / -1 did not overflow.
+    "row_text_and_int_division": """
+select (-2147483648)::int / -1;
+select (-9223372036854775808)::int8 / -1;
+select (-32768)::int2 / (-1)::int2;
+select (-2147483648)::int % -1, 7 / -2, (-7)::int8 / 2;
+select (1, 'a')::text, row(1.5, null, 'x y')::text, row(1, row(2, 3))::text;
+select cast(row(1, 2) as text), row(1,2)::text || 'x', row('a,b', '', '"q"')::text;
+select row(date '2020-01-02', true, 1.5::float8, '\\x01'::bytea)::text;
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

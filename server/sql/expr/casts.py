@@ -438,6 +438,8 @@ def to_text(v: Any, oid: int = 0) -> str:
                               else _quote_elem(to_text(x)) for x in v) + "}"
     if isinstance(v, Range | MultiRange):
         return format_text(v.oid, v)
+    if isinstance(v, tuple):  # a row value: record_out, `(1,"x y",)`, not Python's repr
+        return format_text(T.RECORD, v)
     return str(v)
 
 

@@ -146,6 +146,8 @@ class Gen:
             fn = "_rt.idiv" if t in _INT_CHECK else "_rt.ndiv" if t == T.NUMERIC else "_rt.fdiv"
             if t == T.INTERVAL:
                 fn = "_rt.fdiv"
+            if t in _INT_CHECK:  # NB: the minimum divided by -1 overflows (22003), as in PG
+                return self.strict(e.args, lambda s: f"{_INT_CHECK[t]}({fn}({s[0]}, {s[1]}))")
             return self.strict(e.args, lambda s: f"{fn}({s[0]}, {s[1]})")
         if op == "%":
             fn = "_rt.imod" if t in _INT_CHECK else "_rt.nmod"
