@@ -275,3 +275,20 @@ def test_errors_as_postgresql(conns) -> None:
         with pytest.raises(psycopg.errors.DivisionByZero):
             c.execute(sql)
     cu.execute("reset cumulo.columnar")
+
+
+def test_prepared_parameters(conns) -> None:
+    """Parameters in scan filters, residuals and row-code expressions are read at each
+    execution of a prepared statement (compiled once)."""
+    cu, pg = conns
+    sql = ("select d.grp, count(*), sum(f.q) from cj_fact f, cj_dim d where f.dk = d.id "
+           "and f.q < %s and f.amt > d.w - %s and mod(f.k2, %s) = 1 group by d.grp order by 1")
+    cu.execute("set cumulo.columnar = on")
+    try:
+        assert _vector_ran(cu, sql.replace("%s", "5"))
+        for args in [(5, 10, 3), (11, 0, 2), (0, 1, 4)]:
+            got = [tuple(_norm(v) for v in r) for r in cu.execute(sql, args, prepare=True)]
+            want = [tuple(_norm(v) for v in r) for r in pg.execute(sql, args)]
+            assert got == want, args
+    finally:
+        cu.execute("reset cumulo.columnar")
