@@ -192,6 +192,34 @@ def ctrl_c_sets(stop: threading.Event) -> Any:
     return signal.signal(signal.SIGINT, handler)
 
 
+class LatencyWatch(threading.Thread):
+    """Times each spool file from written to visible in SQL, polling the sink's ledger.
+
+    A thread of its own, so that a risk run (seconds of Spark) does not delay
+    the moment a file is seen and inflate its latency.
+    """
+
+    def __init__(self, url: str, prod: Producer, first: int) -> None:
+        super().__init__(daemon=True)
+        self.url, self.prod, self.counted = url, prod, first
+        self.latencies: list[float] = []
+        self.visible = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        conn = cd.connect(self.url)
+        try:
+            while not self.stop.wait(0.1):
+                self.visible = visible_ticks(conn)
+                now = time.time()
+                while ((self.counted + 1) * producer.PER_FILE <= self.visible
+                       and self.counted in self.prod.written):
+                    self.latencies.append(now - self.prod.written[self.counted])
+                    self.counted += 1
+        finally:
+            conn.close()
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile (0..1) of values, nearest rank."""
     s = sorted(values)
@@ -208,8 +236,8 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
     q = start_ingest(spark, args.url, spool, checkpoint, args.files_per_trigger, once=False)
     prod.start()
     conn = open_ledger(args.url)
-    latencies: list[float] = []
-    counted = base
+    watch = LatencyWatch(args.url, prod, base)
+    watch.start()
     next_risk = time.monotonic() + args.risk_every
     last_report = time.monotonic()
     say(f"producing {args.rate:.0f} ticks/s; Ctrl-C to stop")
@@ -219,14 +247,9 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
     try:
         while q.isActive and not stop.is_set():
             time.sleep(0.1)
-            visible = visible_ticks(conn)
-            now = time.time()
-            while (counted + 1) * producer.PER_FILE <= visible and counted in prod.written:
-                latencies.append(now - prod.written[counted])
-                counted += 1
-            if time.monotonic() - last_report >= 5 and latencies:
-                recent = latencies[-200:]
-                say(f"ingest: {visible} ticks visible; produced-to-visible p50 "
+            if time.monotonic() - last_report >= 5 and watch.latencies:
+                recent = watch.latencies[-200:]
+                say(f"ingest: {watch.visible} ticks visible; produced-to-visible p50 "
                     f"{percentile(recent, 0.5):.2f} s, p99 {percentile(recent, 0.99):.2f} s")
                 last_report = time.monotonic()
             if time.monotonic() >= next_risk and not stop.is_set():
@@ -245,10 +268,13 @@ def run_live(args: argparse.Namespace, spark: Any, spool: str, checkpoint: str) 
             say("stopping")
         prod.stop.set()
         q.stop()
+        watch.stop.set()
+        watch.join(10)
         conn.close()
-    if latencies:
-        say(f"latency over {len(latencies)} files: p50 {percentile(latencies, 0.5):.2f} s, "
-            f"p99 {percentile(latencies, 0.99):.2f} s")
+    lat = watch.latencies
+    if lat:
+        say(f"latency over {len(lat)} files: p50 {percentile(lat, 0.5):.2f} s, "
+            f"p99 {percentile(lat, 0.99):.2f} s")
     return 0
 
 
