@@ -141,6 +141,11 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             defaults = analyse_default_privileges(sql)
             if defaults is not None:
                 return defaults
+            from .ddl.constraints import analyse_validate
+
+            validate = analyse_validate(sql)
+            if validate is not None:
+                return validate
             word = " ".join(sql.split()[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression

@@ -349,6 +349,32 @@ select (1, 'a')::text, row(1.5, null, 'x y')::text, row(1, row(2, 3))::text;
 select cast(row(1, 2) as text), row(1,2)::text || 'x', row('a,b', '', '"q"')::text;
 select row(date '2020-01-02', true, 1.5::float8, '\\x01'::bytea)::text;
 """,
+    # ADD CONSTRAINT ... NOT VALID skips existing rows; VALIDATE CONSTRAINT checks them later.
+    "not_valid_constraints": """
+create table t (a int);
+insert into t values (-1);
+alter table t add constraint ck check (a > 0) not valid;
+insert into t values (-2);
+alter table t validate constraint ck;
+select conname, convalidated from pg_constraint where conrelid = 't'::regclass;
+delete from t;
+alter table t validate constraint ck;
+select conname, convalidated from pg_constraint where conrelid = 't'::regclass;
+alter table t validate constraint nosuch;
+alter table if exists nosuch validate constraint ck;
+create table r (id int primary key);
+create table f (rid int);
+insert into f values (5);
+alter table f add constraint fk foreign key (rid) references r(id) not valid;
+insert into f values (6);
+alter table f validate constraint fk;
+insert into r values (5);
+alter table f validate constraint fk;
+select conname, convalidated from pg_constraint where conrelid = 'f'::regclass;
+alter table r add constraint r_u unique (id);
+alter table r validate constraint r_pkey;
+grant usage on schema public to public with grant option;
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

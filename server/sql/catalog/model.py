@@ -100,6 +100,7 @@ class Constraint:
     check: str | None = None  # for c: the expression's SQL text
     deferrable: bool = False  # DEFERRABLE (foreign keys): SET CONSTRAINTS may defer it
     deferred: bool = False  # INITIALLY DEFERRED: checked at COMMIT unless set IMMEDIATE
+    validated: bool = True  # False after ADD ... NOT VALID until VALIDATE CONSTRAINT
 
 
 @dataclass(frozen=True)

@@ -289,8 +289,9 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
             build_index(s, _table(s, table.oid), moved)
 
 
-def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None:
-    """ALTER TABLE ADD [CONSTRAINT name] PRIMARY KEY / UNIQUE / CHECK / FOREIGN KEY."""
+def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint,
+                   validate: bool = True) -> None:
+    """ALTER TABLE ADD [CONSTRAINT name] PRIMARY KEY / UNIQUE / CHECK / FOREIGN KEY [NOT VALID]."""
     from .constraints import add_check, add_foreign_key, add_unique, fk_deferral
     from .tables import _fk_action
 
@@ -317,13 +318,13 @@ def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint) -> None
                 nodes = c.this.expressions if isinstance(c.this, exp.Schema) else []
                 add_unique(s, t, name, cols_of(nodes), False, bool(c.args.get("nulls")))
             elif isinstance(c, exp.CheckColumnConstraint):
-                add_check(s, t, name, c.this.sql("postgres"))
+                add_check(s, t, name, c.this.sql("postgres"), validate=validate)
             elif isinstance(c, exp.ForeignKey):
                 ref = c.args["reference"]
                 opts = ref.args.get("options")
                 add_foreign_key(s, t, name, cols_of(c.expressions), ref.this,
                                 _fk_action(opts, "delete"), _fk_action(opts, "update"),
-                                deferral=fk_deferral(opts))
+                                deferral=fk_deferral(opts), validate=validate)
             else:
                 raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
 
@@ -379,7 +380,7 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
         elif isinstance(action, exp.AlterColumn):
             alter_column(s, table, action)
         elif isinstance(action, exp.AddConstraint):
-            add_constraint(s, table, action)
+            add_constraint(s, table, action, not tree.args.get("not_valid"))
         elif isinstance(action, exp.AlterRename):
             new_name = table_name(action.this)[1]
             if relation_name_taken(s.catalog(), table.schema_oid, new_name):

@@ -10,12 +10,23 @@ rows under their new key into a fresh space.
 from __future__ import annotations
 
 import dataclasses
+import re
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidForeignKey, InvalidTableDefinition, SyntaxError_, UndefinedColumn
+from ...errors import (
+    InvalidForeignKey,
+    InvalidTableDefinition,
+    SyntaxError_,
+    UndefinedColumn,
+    WrongObjectType,
+)
+from ...pgwire.backend import Result
 from ..catalog.model import Column, Constraint, Index, Table
-from .names import get_relation, ident, table_name
+from ..parse import unquote_ident
+from ..privileges.check import current_role, must_own, relation_noun
+from ..statement import Stmt
+from .names import find_relation, get_relation, ident, parse_qualified, table_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -49,8 +60,9 @@ def fk_deferral(opts: list[str] | None) -> tuple[bool, bool]:
 
 def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...], ref: Any,
                     on_delete: str, on_update: str, taken: set[str] | None = None,
-                    deferral: tuple[bool, bool] = (False, False)) -> Constraint:
-    """Adds a FOREIGN KEY constraint (validating existing rows)."""
+                    deferral: tuple[bool, bool] = (False, False),
+                    validate: bool = True) -> Constraint:
+    """Adds a FOREIGN KEY constraint (validating existing rows unless NOT VALID)."""
     from .tables import unique_name
 
     check_name_free(s, table, name)
@@ -80,12 +92,14 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
     if taken is not None:
         taken.add(cname)
     con = Constraint(s.store.allocate_oid(), cname, table.oid, "f", cols, 0, parent.oid, ref_cols,
-                     on_delete, on_update, deferrable=deferral[0], deferred=deferral[1])
+                     on_delete, on_update, deferrable=deferral[0], deferred=deferral[1],
+                     validated=validate)
     s.store.put(s.ensure_txn(), s.db.oid, con)
     s.catalog_changed()
     from ..dml.writer import validate_existing
 
-    validate_existing(s, table, con)
+    if validate:
+        validate_existing(s, table, con)
     return con
 
 
@@ -182,8 +196,8 @@ def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
                                            space=new_space))
 
 
-def add_check(s: SQLSession, table: Table, name: str, text: str) -> None:
-    """Adds a CHECK constraint (validating existing rows)."""
+def add_check(s: SQLSession, table: Table, name: str, text: str, validate: bool = True) -> None:
+    """Adds a CHECK constraint (validating existing rows unless NOT VALID)."""
     from .tables import _check_col, check_attnums, unique_name
 
     check_name_free(s, table, name)
@@ -191,12 +205,33 @@ def add_check(s: SQLSession, table: Table, name: str, text: str) -> None:
     cname = name or unique_name(cat, table.schema_oid,
                                 f"{table.name}_{_check_col(text, list(table.columns))}check")
     con = Constraint(s.store.allocate_oid(), cname, table.oid, "c",
-                     check_attnums(text, list(table.columns)), check=text)
+                     check_attnums(text, list(table.columns)), check=text, validated=validate)
     s.store.put(s.ensure_txn(), s.db.oid, con)
     s.catalog_changed()
     from ..dml.writer import validate_existing
 
-    validate_existing(s, s.catalog().existing_table(table.oid), con)
+    if validate:
+        validate_existing(s, s.catalog().existing_table(table.oid), con)
+
+
+def validate_constraint(s: SQLSession, table: Table, name: str) -> None:
+    """ALTER TABLE ... VALIDATE CONSTRAINT: checks the rows a NOT VALID constraint skipped."""
+    con = next((c for c in s.catalog().constraints_of(table.oid) if c.name == name), None)
+    if con is None:
+        from ...errors import UndefinedObject
+
+        raise UndefinedObject(f'constraint "{name}" of relation "{table.name}" does not exist')
+    if con.kind not in ("c", "f"):
+        raise WrongObjectType(
+            f'constraint "{name}" of relation "{table.name}" is not a foreign key or check '
+            "constraint")
+    if con.validated:
+        return
+    from ..dml.writer import validate_existing
+
+    validate_existing(s, table, con)
+    s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(con, validated=True))
+    s.catalog_changed()
 
 
 def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
@@ -218,3 +253,31 @@ def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
                  for c in table.columns)
     s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(table, columns=cols))
     s.catalog_changed()
+
+
+_VALIDATE = re.compile(r"\s*ALTER\s+TABLE\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?(?P<table>\S+)\s+"
+                       r"VALIDATE\s+CONSTRAINT\s+(?P<name>\S+?)\s*;?\s*$", re.I | re.S)
+
+
+def analyse_validate(sql: str) -> Stmt | None:
+    """ALTER TABLE t VALIDATE CONSTRAINT c (sqlglot reads it as a bare command)."""
+    m = _VALIDATE.match(sql)
+    if m is None:
+        return None
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        schema, name = parse_qualified(m.group("table"))
+        table = find_relation(s.catalog(), schema, name, s.search_path())
+        if table is None:
+            if m.group("ie"):
+                s.notice(f'relation "{name}" does not exist, skipping')
+                return Result("ALTER TABLE")
+            from ...errors import UndefinedTable
+
+            raise UndefinedTable(f'relation "{name}" does not exist')
+        cat = s.catalog()
+        must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)
+        validate_constraint(s, table, unquote_ident(m.group("name")))
+        return Result("ALTER TABLE")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER TABLE")

@@ -307,7 +307,7 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
         fk = c.kind == "f"
         rows.append((
             c.oid, c.name, t.schema_oid if t else M.PUBLIC_OID, c.kind, c.deferrable,
-            c.deferred, True,
+            c.deferred, c.validated,
             c.table_oid, 0, c.index_oid if not fk else referenced_index(cat, c), 0,
             c.ref_table_oid if fk else 0, c.on_update if fk else " ",
             c.on_delete if fk else " ", "s" if fk else " ", True, 0, c.kind != "c",

@@ -234,6 +234,8 @@ def _objects(s: SQLSession, m: re.Match[str], grant: bool) -> Result:
     cat = s.catalog()
     role = current_role(s, cat)
     grantees = _grantees(s, cat, m.group("who"))
+    if grant and m.group("opt") and PUBLIC in grantees:
+        raise SQLError("grant options can only be granted to roles", sqlstate="0LP01")
     txn = s.ensure_txn()
     for kind, obj in _targets(s, cat, m.group("objtype") or "", m.group("objs")):
         letters, cols = _privs(m.group("privs"), kind)
