@@ -222,7 +222,7 @@ def _dense(sel: Selected, j: int, aggs: tuple[tuple[str, int | None], ...],
         vals = sums if c.kind == "f8" else sums.astype(np.int64)
         out.append(pa.array(vals, mask=empty if empty.any() else None))
     kinds.note(0, key)
-    null_key = key.valid is not None and present[-1] == groups - 1
+    null_key = key.valid is not None and present.size > 0 and present[-1] == groups - 1
     keys = present + key.lo
     out.append(pa.array(keys, mask=(present == groups - 1) if null_key else None))
     return pa.table(out, names=names[1:] + names[:1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
 from cumulo.server.kivi.agg import PartialAgg, merge_partials
@@ -55,3 +56,17 @@ def test_empty_and_ungrouped() -> None:
     agg = PartialAgg(spec)
     agg.add(rows)
     assert repr(kernel(rows, spec)) == repr(agg.rows())
+
+
+def test_empty_selection_of_a_pack_with_null_keys() -> None:
+    """A filter that keeps no row of a pack gives no partial group (the dense path used to
+    index the empty list of present groups when the key column has NULLs)."""
+    rows = rows_for(2, 400)
+    assert any(r[1] is None for r in rows)
+    s = VersionStore()
+    s.apply(1, [(i.to_bytes(4, "big"), r) for i, r in enumerate(rows)])
+    snap = s.columnar(1)
+    assert snap is not None
+    empty = [kagg.Selected(v.pack, np.zeros(0, dtype=np.int64)) for v in snap.views]
+    spec = AggSpec((1,), AGGS)
+    assert merge_partials(spec, kagg.partial_aggregate(empty, spec.group_by, spec.aggs)) == []
