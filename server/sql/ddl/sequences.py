@@ -73,9 +73,29 @@ def _apply(seq: Sequence, o: dict[str, Any], creating: bool) -> Sequence:
                                            or "as" in o else seq.max_value)
     start = int(o["start"]) if "start" in o else (lo if inc > 0 else hi) if creating else seq.start
     cycle = True if "cycle" in o else False if "nocycle" in o else seq.cycle
+    _check_bounds(type_oid, lo, hi, start)
     return dataclasses.replace(seq, type_oid=type_oid, increment=inc, min_value=lo,
                                max_value=hi, start=start, cycle=cycle,
                                cache=int(o.get("cache", seq.cache)))
+
+
+_TYPE_WORD = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
+
+
+def _check_bounds(type_oid: int, lo: int, hi: int, start: int) -> None:
+    """PostgreSQL's init_params checks, in its order, each 22023."""
+    top = _MAX[type_oid]
+    for word, v in (("MAXVALUE", hi), ("MINVALUE", lo)):
+        if not -top - 1 <= v <= top:
+            raise InvalidParameterValue(
+                f"{word} ({v}) is out of range for sequence data type {_TYPE_WORD[type_oid]}")
+    if lo >= hi:
+        raise InvalidParameterValue(f"MINVALUE ({lo}) must be less than MAXVALUE ({hi})")
+    if start < lo:
+        raise InvalidParameterValue(f"START value ({start}) cannot be less than MINVALUE ({lo})")
+    if start > hi:
+        raise InvalidParameterValue(
+            f"START value ({start}) cannot be greater than MAXVALUE ({hi})")
 
 
 _DROP = re.compile(r"DROP\s+SEQUENCE\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
