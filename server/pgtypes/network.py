@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Any
 
 from ..errors import InvalidBinaryRepresentation, InvalidTextRepresentation, SQLError
 
@@ -234,3 +235,77 @@ def sort_key(v: str) -> tuple[int, int, int, int]:
     addr = int(ip)
     net = addr >> (width - bits) << (width - bits) if bits else 0
     return (ip.version, net, bits, addr)
+
+
+def _inet(ip_int: int, version: int, bits: int) -> str:
+    width = 32 if version == 4 else 128
+    if not 0 <= ip_int < 1 << width:
+        raise SQLError("result is out of range", sqlstate="22003")
+    ip = ipaddress.ip_address(ip_int) if version == 4 else ipaddress.IPv6Address(ip_int)
+    return _text(ip) if bits == width else f"{_text(ip)}/{bits}"
+
+
+def plus(v: str, n: int) -> str:
+    """inet + bigint (and inet - bigint with -n): the address moved, the netmask kept.
+
+    >>> plus("192.168.1.250/24", 10), plus("::1", -1)
+    ('192.168.2.4/24', '::')
+    """
+    ip, bits = parts(v)
+    return _inet(int(ip) + n, ip.version, bits)
+
+
+def _pair(a: str, b: str, what: str) -> tuple[Any, int, Any, int]:
+    ia, ba = parts(a)
+    ib, bb = parts(b)
+    if ia.version != ib.version:
+        raise SQLError(f"cannot {what} inet values of different sizes", sqlstate="22023")
+    return ia, ba, ib, bb
+
+
+def minus(a: str, b: str) -> int:
+    """inet - inet: the difference of the addresses (22023 across families)."""
+    ia, _, ib, _ = _pair(a, b, "subtract")
+    return int(ia) - int(ib)
+
+
+def bit_and(a: str, b: str) -> str:
+    """inet & inet: the addresses ANDed, the wider netmask (PG's inetand)."""
+    ia, ba, ib, bb = _pair(a, b, "AND")
+    return _inet(int(ia) & int(ib), ia.version, max(ba, bb))
+
+
+def bit_or(a: str, b: str) -> str:
+    """inet | inet: the addresses ORed, the wider netmask (PG's inetor)."""
+    ia, ba, ib, bb = _pair(a, b, "OR")
+    return _inet(int(ia) | int(ib), ia.version, max(ba, bb))
+
+
+def bit_not(v: str) -> str:
+    """~inet: every address bit flipped, the netmask kept.
+
+    >>> bit_not("192.168.1.5")
+    '63.87.254.250'
+    """
+    ip, bits = parts(v)
+    width = 32 if ip.version == 4 else 128
+    return _inet(~int(ip) & ((1 << width) - 1), ip.version, bits)
+
+
+def merge(a: str, b: str) -> str:
+    """inet_merge: the smallest network holding both (a cidr).
+
+    >>> merge("192.168.1.5/24", "192.168.2.5/16")
+    '192.168.0.0/16'
+    """
+    ia, ba = parts(a)
+    ib, bb = parts(b)
+    if ia.version != ib.version:
+        raise SQLError("cannot merge addresses from different families", sqlstate="22023")
+    width = 32 if ia.version == 4 else 128
+    diff = int(ia) ^ int(ib)
+    common = width - diff.bit_length()
+    bits = min(ba, bb, common)
+    net = int(ia) >> (width - bits) << (width - bits) if bits else 0
+    ip = ipaddress.ip_address(net) if ia.version == 4 else ipaddress.IPv6Address(net)
+    return f"{_text(ip)}/{bits}"

@@ -90,9 +90,30 @@ _NET_OPS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
+_INTEGERS = (T.INT2, T.INT4, T.INT8)
+
+
+_NET_ARITH: dict[str, tuple[Callable[[Any, Any], Any], int]] = {
+    "-": (network.minus, T.INT8), "&": (network.bit_and, T.INET), "|": (network.bit_or, T.INET),
+}
+
+
 def network_op(op: str, a: E, b: E, params: Any) -> E:
-    """inet/cidr containment: both sides as inet (an unknown literal too)."""
+    """inet/cidr containment, and inet + - & | (an unknown literal is an inet)."""
+    if op in ("+", "-") and b.type in _INTEGERS and a.type in _NETWORKS:
+        a, b = coerce(a, T.INET, params=params), coerce(b, T.INT8, params=params)
+        fn = network.plus if op == "+" else (lambda v, n: network.plus(v, -n))
+        return E("pyfunc", (op, fn, True), [a, b], T.INET, -1, "?column?")
+    if op == "+" and a.type in _INTEGERS and b.type in _NETWORKS:
+        a, b = coerce(a, T.INT8, params=params), coerce(b, T.INET, params=params)
+        return E("pyfunc", (op, lambda n, v: network.plus(v, n), True), [a, b], T.INET, -1,
+                 "?column?")
+    if a.type not in (*_NETWORKS, T.UNKNOWN) or b.type not in (*_NETWORKS, T.UNKNOWN):
+        raise _undefined(op, a, b)
     a, b = coerce(a, T.INET, params=params), coerce(b, T.INET, params=params)
+    if op in _NET_ARITH:
+        fn, t = _NET_ARITH[op]
+        return E("pyfunc", (op, fn, True), [a, b], t, -1, "?column?")
     if op not in _NET_OPS:
         raise _undefined(op, a, b)
     return E("pyfunc", (op, _NET_OPS[op], True), [a, b], T.BOOL, -1, "?column?")

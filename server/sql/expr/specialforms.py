@@ -17,6 +17,7 @@ from typing import Any
 from sqlglot import exp
 
 from ...errors import FeatureNotSupported, UndefinedFunction
+from ...pgtypes import network
 from ...pgtypes import oids as T
 from .bound import E
 from .functions import coerce, resolve, return_type
@@ -156,6 +157,9 @@ class SpecialForms:
         from . import types as ty
 
         a = self.bind(node.this)
+        if a.type in (T.INET, T.CIDR):
+            return E("pyfunc", ("~", network.bit_not, True), [coerce(a, T.INET)], T.INET, -1,
+                     "?column?")
         if a.type == T.UNKNOWN:
             a = coerce(a, T.INT4, params=self.params)
         if a.type not in ty.INTS:

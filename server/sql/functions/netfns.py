@@ -109,6 +109,12 @@ def set_masklen_cidr(v: str, bits: int) -> str:
     return _set_masklen(v, bits, True)
 
 
+@register("inet_merge", args=[T.INET, T.INET], returns=T.CIDR)
+def inet_merge(a: str, b: str) -> str:
+    """The smallest network that includes both addresses."""
+    return N.merge(a, b)
+
+
 @register("inet_same_family", args=[T.INET, T.INET], returns=T.BOOL)
 def inet_same_family(a: str, b: str) -> bool:
     """Are both addresses of the same family?"""
