@@ -412,6 +412,7 @@ class VersionStore:
         i = bisect_left(self._keys, key)
         other = VersionStore(self.cache_limit)
         other.load(self._keys[i:], self._chains[i:])
+        other._low_water = self._low_water  # NB: its chains were collected as these were
         self._col = None
         del self._keys[i:]
         del self._chains[i:]

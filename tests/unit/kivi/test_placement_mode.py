@@ -14,13 +14,16 @@ import time
 
 import pytest
 
+from cumulo.server.cluster.failover import region_applies
 from cumulo.server.kivi.api import (
     Apply,
     DropRegion,
     ExportRegion,
     Get,
     ImportRegion,
+    RegionData,
     Scan,
+    SpaceWrites,
     SplitRegion,
     Write,
 )
@@ -32,10 +35,12 @@ from cumulo.server.kivi.regionmap import RegionInfo, RegionMap
 from cumulo.server.kivi.routing import (
     FreezeRegion,
     OpenRegion,
+    RecoverRegion,
     RegionMoving,
     UnfreezeRegion,
     WrongRegion,
 )
+from cumulo.server.txn.codec import pack_record
 
 S = 7
 
@@ -163,3 +168,30 @@ def test_the_client_retries_stale_routing_and_waits_out_a_move():
     assert client.get(Get(S, 2, [k(3), k(4)])).rows == [(33,), (4,)]
     assert rmap.locate(S, k(3)).node == "b"
     assert [r[0] for r in client.scan(Scan(S, 2)).rows] == [0, 1, 2, 33, *range(4, 10)]
+
+
+def test_failover_replays_only_the_region_s_records_above_its_checkpoint(tmp_path):
+    """What a dead node's region is rebuilt from: its checkpoint file, then its share of
+    the redo records above the checkpoint (`cluster.failover`)."""
+    records = [
+        pack_record(5, [Write(S, k(1), (1,)), Write(S, k(8), (8,))]),  # below the checkpoint
+        pack_record(9, [Write(S, k(2), (2,)), Write(S, k(7), (7,)), Write(S + 1, k(2), (0,))]),
+        pack_record(12, [], spaces=[SpaceWrites(S, [k(3), k(6)], [(3,), None])]),
+        pack_record(11, [Write(S, k(9), (9,))]),  # outside the range only
+    ]
+    applies = region_applies(records, S, k(0), k(5), after=6)
+    assert [(a.ts, [(w.space, w.key) for w in a.writes],
+             [(sw.space, sw.keys, sw.rows) for sw in a.spaces]) for a in applies] == [
+        (9, [(S, k(2))], []), (12, [], [(S, [k(3)], [(3,)])])]
+    # Replayed onto the checkpoint in a recovering region: applies land, reads wait.
+    node = KiviNode(tmp_path, "b", placement=True)
+    node.handle(RecoverRegion(RegionData(S, k(0), k(5), [k(1)], [((5, (1,)),)], 6)))
+    for a in applies:
+        node.apply(a)
+    with pytest.raises(RegionMoving):
+        node.get(Get(S, 20, [k(1)]))
+    node.handle(UnfreezeRegion(S, k(0)))
+    assert [r[0] for r in node.scan(Scan(S, 20, lo=k(0), hi=k(5))).rows] == [1, 2, 3]
+    # Its file was written at once: a restart of b has the checkpoint's rows.
+    again = KiviNode(tmp_path, "b", placement=True)
+    assert [(r.lo, r.hi) for r in again.regions()] == [(k(0), k(5))]
