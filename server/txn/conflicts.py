@@ -279,8 +279,8 @@ class ConflictManager:
                 return [Woken(tuple(woken))] if woken else []
             case Acquire(txn, snapshot, keys, mode):
                 for space, ks in by_space(keys).items():
-                    out = self.acquire(txn, snapshot, space, ks, mode)
-                    if type(out) is not Granted:
+                    out = self.try_acquire(txn, snapshot, space, ks, mode)
+                    if out is not None:
                         return [out]
                 return [Granted(txn)]
             case Release(txn, keys, commit_ts, spaces):
@@ -303,8 +303,13 @@ class ConflictManager:
 
     def acquire(self, txn: int, snapshot: int, space: int,
                 keys: tuple[bytes, ...] | list[bytes], mode: int = NO_KEY_UPDATE) -> Any:
-        """Answers `AcquireSpace` (the LTM calls an in-process manager directly: a single
-        row's write then builds no message)."""
+        """Answers `AcquireSpace`."""
+        return self.try_acquire(txn, snapshot, space, keys, mode) or Granted(txn)
+
+    def try_acquire(self, txn: int, snapshot: int, space: int,
+                    keys: tuple[bytes, ...] | list[bytes], mode: int = NO_KEY_UPDATE) -> Any:
+        """`acquire`, but None when every key is granted: the LTM calls an in-process
+        manager directly, so that a single row's write builds no message and no answer."""
         locks = self.locks
         if mode != NO_KEY_UPDATE or (
                 (locks.shared or locks.exclusive) and not locks.disjoint(space, keys)):
@@ -332,7 +337,7 @@ class ConflictManager:
                 self._holds[space] = dict.fromkeys(keys, txn)
             else:
                 hs.update(dict.fromkeys(keys, txn))
-            return Granted(txn)
+            return None
         if hs is None:
             hs = self._holds[space] = {}
         out: Any = None
@@ -355,19 +360,19 @@ class ConflictManager:
             hs[key] = txn
         if not hs:
             del self._holds[space]
-        return Granted(txn) if out is None else out
+        return out  # None: granted
 
     def _acquire_mode(self, txn: int, snapshot: int, space: int,
                       keys: tuple[bytes, ...] | list[bytes], mode: int) -> Any:
         """`_acquire` for a lock mode other than a write's, or once such locks exist."""
         if mode == UPDATE and not self.locks:  # a delete meeting no row lock: the fast path
             out = self._acquire(txn, snapshot, space, keys)
-            if type(out) is Granted:
+            if out is None:
                 self.locks.mark_exclusive(space, keys)
             return out
         out = self.locks.acquire(self, txn, snapshot, space, keys, mode)
         if out is None:
-            return Granted(txn)
+            return None
         if out[0] == "wait":
             return Wait(txn, out[1], out[2])
         return Conflict(txn, out[1], out[2])

@@ -249,8 +249,8 @@ class LocalTxnManager(SerializableMixin):
         direct = self._direct
         if direct is not None:
             with self._cm_lock:
-                out = direct.acquire(txn.tid, snapshot, space, keys, mode)
-            if type(out) is Granted and not txn.done:
+                out = direct.try_acquire(txn.tid, snapshot, space, keys, mode)
+            if out is None and not txn.done:
                 return
             # NB: anything else takes the general way below, which asks again (the keys
             # granted meanwhile pass at once) and waits, retries or raises as it says
