@@ -108,6 +108,11 @@ QUERIES = [
     "select a.name, b.name, count(*) from cj_fact f, cj_dim a, cj_dim b where f.dk = a.id "
     "and f.k2 = b.id and ((a.name = 'n1' and b.name = 'n2') or (a.name = 'n2' and "
     "b.name = 'n1')) group by 1, 2 order by 1, 2",
+    # an aggregate (itself vectorized) as a join input: IN (... GROUP BY ... HAVING ...)
+    "select d.grp, count(*), sum(d.w) from cj_dim d where d.id in (select dk from cj_fact "
+    "group by dk having sum(q) > 60) group by d.grp order by 1",
+    "select count(*), sum(t.s) from cj_dim d, (select k2, sum(amt) as s, count(*) as c "
+    "from cj_fact group by k2) t where t.k2 = d.k and t.c > d.grp",
     # an empty side, and aggregates over expressions of both sides
     "select count(*), sum(e.v) from cj_fact f, cj_empty e where f.dk = e.dk",
     "select d.grp, sum(f.amt * d.w), sum(f.q + d.k), count(f.x) from cj_fact f, cj_dim d "

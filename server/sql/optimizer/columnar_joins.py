@@ -7,7 +7,8 @@ over a tree of inner and cross joins is one n-ary inner join whose conjuncts
 this module sorts out itself:
 
 - a conjunct over one input filters that input (its scan's predicate, so zone
-  maps prune with it);
+  maps prune with it); one with no vector form (run as row code) waits until
+  that input is joined, usually to far fewer rows;
 - `a = b` with a over one input and b over another, of types that compare alike
   (`join_algorithm.hashable_pair`, and not char(n), whose padding `=` ignores), is
   a join key between them;
@@ -28,7 +29,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...pgtypes import oids as T
-from ..exec.vector.plan import SourceFilter, SourceInner, SourceJoin, SourceProject, SourceScan
+from ..exec.vector.plan import (
+    Columnar,
+    SourceFilter,
+    SourceInner,
+    SourceJoin,
+    SourceProject,
+    SourceRows,
+    SourceScan,
+)
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
 from ..expr.vectorize import vectorizable
@@ -167,6 +176,13 @@ def _source(node: N.Node, preds: list[E]) -> Any:
         return _source(node.child, preds + conjuncts(node.pred))
     if isinstance(node, N.Scan):
         return _scan(node, conj(preds))
+    if isinstance(node, Columnar):  # an aggregate computed by vector code already: its rows
+        # (not AVG: its numerics have a scale per group, which no numeric column holds)
+        if not isinstance(node.row, N.Aggregate) or any(a.func == "avg" for a in node.row.aggs) \
+                or not all(_vector(p) for p in preds):
+            return None
+        rows = SourceRows(node, [c.type for c in node.cols], [c.typmod for c in node.cols])
+        return _restrict(rows, preds)
     if isinstance(node, N.Project):
         if not all(_vector(e) for e in node.exprs) or not all(_vector(p) for p in preds):
             return None
@@ -225,10 +241,12 @@ def _inner(node: N.Join, preds: list[E]) -> Any:
         if not cols:
             return None  # a constant conjunct: rare; the row path
         ins = frozenset(owner(x) for x in cols)
-        if len(ins) == 1:
+        if len(ins) == 1 and vectorizable(c):
             (k,) = ins
             own[k].append(shift(c, starts[k]))
             continue
+        # a conjunct over one input with no vector form costs Python per row: it waits until
+        # that input is joined, usually to far fewer rows (a residual of that input alone)
         if c.kind == "op" and c.data == "=" and len(ins) == 2:
             a, b = c.args
             sa, sb = {owner(x) for x in _cols(a)}, {owner(x) for x in _cols(b)}
@@ -243,7 +261,7 @@ def _inner(node: N.Join, preds: list[E]) -> Any:
     for ins, r in residuals:  # each input's part of an OR over several: an implied filter
         for k in ins:
             d = implied(r, starts[k], starts[k + 1])
-            if d is not None:
+            if d is not None and vectorizable(d):
                 own[k].append(shift(d, starts[k]))
     srcs = []
     for k, n in enumerate(inputs):

@@ -195,6 +195,29 @@ class Materialized:
         return self.cols[c]
 
 
+class Rows:
+    """Rows (tuples) of a row executor; a column is encoded on first use."""
+
+    def __init__(self, rows: list[tuple], types: Sequence[int], typmods: Sequence[int]) -> None:
+        self.rows = rows
+        self.types = types
+        self.typmods = typmods
+        self.n = len(rows)
+        self._cols: dict[int, Column] = {}
+
+    def column(self, c: int) -> Column:
+        col = self._cols.get(c)
+        if col is None:
+            if not self.rows:
+                col = null_column(self.types[c], 0, self.typmods[c])
+            else:
+                col = encode([r[c] for r in self.rows])
+                if col.kind == "i8" and col.lo is None and self.types[c] != T.INT8:
+                    col = null_column(self.types[c], self.n, self.typmods[c])  # all NULL
+            self._cols[c] = col
+        return col
+
+
 class Computed:
     """A projection: expression k (compiled vector code) over the rows of a frame."""
 
@@ -317,5 +340,5 @@ def _gather_rows(col: Column, idx: np.ndarray) -> Column:
     return out
 
 
-__all__ = ["Computed", "Frame", "Materialized", "Stored", "concat", "from_vector",
+__all__ = ["Computed", "Frame", "Materialized", "Rows", "Stored", "concat", "from_vector",
            "null_column"]

@@ -31,9 +31,16 @@ import pyarrow as pa
 
 from ....kivi.columnar import Column
 from ...expr.vectorize import Fallback, V
-from ..runner import compiled
-from .frame import Computed, Frame, Stored
-from .plan import SourceFilter, SourceInner, SourceJoin, SourceProject, SourceScan
+from ..runner import compiled, rows_of
+from .frame import Computed, Frame, Rows, Stored
+from .plan import (
+    SourceFilter,
+    SourceInner,
+    SourceJoin,
+    SourceProject,
+    SourceRows,
+    SourceScan,
+)
 from .rowexpr import compile_any, mask_any
 from .scan import VectorScan
 
@@ -49,6 +56,8 @@ def evaluate(src: Any, ctx: Any) -> Frame | None:
         scan = compiled(src, "vscan", lambda: VectorScan(src.pred))
         sel = list(scan.packs(snaps, ctx, ctx.check_cancel))
         return Frame.of(Stored(sel, src.types, src.typmods, len(src.table.columns)))
+    if isinstance(src, SourceRows):
+        return Frame.of(Rows(rows_of(src.node, ctx), src.types, src.typmods))
     if isinstance(src, SourceFilter):
         child = evaluate(src.child, ctx)
         if child is None:

@@ -86,6 +86,19 @@ class SourceScan:
 
 
 @dataclass(eq=False)
+class SourceRows:
+    """The rows of a plan node run by its own executor (a `Columnar` aggregate feeding a join,
+    as TPC-H Q18's `l_orderkey IN (... GROUP BY ... HAVING ...)`), as columns."""
+
+    node: N.Node
+    types: list[int]
+    typmods: list[int]
+
+    def describe(self) -> str:
+        return type(self.node).__name__
+
+
+@dataclass(eq=False)
 class SourceFilter:
     child: Any
     pred: E
@@ -162,4 +175,4 @@ class Prepared(N.Node):
 
 
 __all__ = ["Columnar", "ColumnarJoin", "Prepared", "SourceFilter", "SourceInner", "SourceJoin",
-           "SourceProject", "SourceScan", "VectorSpec"]
+           "SourceProject", "SourceRows", "SourceScan", "VectorSpec"]
