@@ -81,6 +81,10 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
     return analyse_tree(session, text, tree, param_oids)
 
 
+_CREATE_MODIFIERS = {"OR", "REPLACE", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL",
+                     "UNIQUE", "TRUSTED", "PROCEDURAL", "DEFAULT", "MATERIALIZED", "RECURSIVE"}
+
+
 def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
                  param_oids: list[int]) -> Stmt:
     """Analyses a parsed statement."""
@@ -147,6 +151,11 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             if validate is not None:
                 return validate
             word = " ".join(sql.split()[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE
+        if word == "CREATE":
+            words = sql.upper().split()
+            kind = next((w for w in words[1:] if w not in _CREATE_MODIFIERS), "")
+            word = "CREATE TABLE ... ON COMMIT" if re.search(r"\bON\s+COMMIT\b", sql, re.I) \
+                else f"CREATE {kind}".strip()
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)

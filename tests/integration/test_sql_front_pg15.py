@@ -602,3 +602,18 @@ def test_default_privileges_other_kinds_are_refused(cumulo_server):
         for kind in ("sequences", "functions", "types", "schemas"):
             with pytest.raises(psycopg.errors.FeatureNotSupported, match=kind.upper()):
                 c.execute(f"alter default privileges grant usage on {kind} to public")
+
+
+@pytest.mark.parametrize(("sql", "word"), [
+    ("create temp table tt (a int) on commit drop", "CREATE TABLE ... ON COMMIT"),
+    ("create domain posint as int check (value > 0)", "CREATE DOMAIN"),
+    ("create trigger trg after insert on t for each row execute function f()",
+     "CREATE TRIGGER"),
+    ("alter view v set schema public", "ALTER VIEW"),
+])
+def test_unsupported_statements_name_themselves(cumulo_server, sql, word):
+    """0A000 names the statement that is not supported, not just its first word."""
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
+        with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
+            c.execute(sql)
+    assert err.value.diag.message_primary == f"{word} is not supported"
