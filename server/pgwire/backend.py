@@ -79,6 +79,9 @@ class CopyOut(Protocol):
 
     def chunks(self) -> Iterator[bytes]: ...
 
+    def frames(self) -> Iterator[bytes]:
+        """The same rows as whole CopyData messages (one per chunk), many per bytes."""
+
     @property
     def tag(self) -> str:
         """The command tag, valid once `chunks()` is exhausted."""

@@ -601,8 +601,8 @@ class Connection(ExtendedQuery):
         co = res.copy_out
         assert co is not None
         self.out += M.copy_response(b"H", co.format == "binary", co.column_count)
-        for chunk in co.chunks():
-            self.out += M.copy_data(chunk)
+        for frames in co.frames():
+            self.out += frames
             self._emit()
         self.out += M.COPY_DONE
         self._notices()

@@ -12,7 +12,8 @@ a time, encodes the keys in one pass, checks the primary key with one range
 probe and writes through `txn.put` in one call per space.
 
 COPY TO runs the query compiler's plan for the table or query and sends one
-CopyData per row, as PostgreSQL does (clients parse each message as a row).
+CopyData per row, as PostgreSQL does (clients parse each message as a row),
+each batch encoded a column at a time and framed in one join (`copyout`).
 """
 
 from __future__ import annotations
@@ -44,11 +45,19 @@ from .copybatch import (
     column_decoder,
     fixed_binary_layout,
     split_fields,
-    text_rows,
     unpack_fixed_rows,
 )
 from .copycontext import line_context, locate, with_context
 from .copyencoding import check_escaped_nul, decode_block
+from .copyout import (
+    binary_column,
+    binary_rows,
+    column_strings,
+    csv_column,
+    frame,
+    lines,
+    text_column,
+)
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
 from .privileges.check import check_table, current_role
@@ -523,7 +532,12 @@ class CopyIn:
 
 
 class CopyOut:
-    """A COPY TO STDOUT (pgwire's `CopyOut`)."""
+    """A COPY TO STDOUT (pgwire's `CopyOut`).
+
+    Each batch of the plan is encoded a column at a time (`copyout`); `frames()` gives
+    whole batches of CopyData messages, one message per row as PostgreSQL sends them,
+    `chunks()` the same rows one payload at a time.
+    """
 
     def __init__(self, s: SQLSession, plan: Any, opts: dict[str, Any]) -> None:
         self.s = s
@@ -534,6 +548,7 @@ class CopyOut:
         self.null = opts.get("null", "" if self.format == "csv" else "\\N")
         self.header = _truthy(opts.get("header", False))
         self.quote = opts.get("quote", '"')
+        self.escape = opts.get("escape", self.quote)
         self.count = 0
         self._tag = "COPY 0"
         fq = opts.get("force_quote")
@@ -560,94 +575,66 @@ class CopyOut:
         return self._tag
 
     def chunks(self) -> Iterator[bytes]:
-        """Yields CopyData payloads."""
+        """Yields CopyData payloads, one per row (the binary header rides on the first)."""
         try:
-            yield from self._chunks()
+            for payloads in self._batches():
+                yield from payloads
         except BaseException as e:
             self.s.on_error(e)
             raise
 
-    def _chunks(self) -> Iterator[bytes]:
+    def frames(self) -> Iterator[bytes]:
+        """Yields whole CopyData messages, a batch of rows at a time."""
+        try:
+            for payloads in self._batches():
+                yield frame(payloads)
+        except BaseException as e:
+            self.s.on_error(e)
+            raise
+
+    def _fields(self, vals: list[str | None], i: int, forced: bool = True) -> list[str]:
+        """One column's text values as text or csv fields (FORCE_QUOTE is not for headers)."""
+        if self.format == "csv":
+            return csv_column(vals, self.null, self.delim, self.quote, self.escape,
+                              forced and i in self.force_quote, self.column_count == 1)
+        return text_column(vals, self.null, self.delim)
+
+    def _batches(self) -> Iterator[list[bytes]]:
         ctx = self.s.exec_context([])
         cols = self.plan.columns
-        out: list[bytes] = []
-        if self.format == "binary":
-            encs: list[Callable[[Any], Any]] = [binary_encoder(c.type_oid) for c in cols]
-            out.append(SIGNATURE + struct.pack("!ii", 0, 0))
+        oids = [c.type_oid for c in cols]
+        binary = self.format == "binary"
+        head = b""
+        if binary:
+            bencs = [binary_encoder(o) for o in oids]
+            head = SIGNATURE + struct.pack("!ii", 0, 0)
         else:
             tz = self.s.settings.get("timezone")
-            encs = [text_encoder(c.type_oid, tz) for c in cols]
-            if self.header:
-                out.append((self.delim.join(c.name for c in cols) + "\n").encode())
-        fmt = self._format_row()
-        head = b"".join(out)
-        if self.format != "binary" and head:
-            yield head  # a text/csv header line is a CopyData of its own, as in PostgreSQL
-            head = b""
-        oids = [c.type_oid for c in cols]
+            encs = [text_encoder(o, tz) for o in oids]
+            if self.header:  # a header line is a CopyData of its own, as in PostgreSQL
+                names = [self._fields([c.name], i, False)[0] for i, c in enumerate(cols)]
+                yield [(self.delim.join(names) + "\n").encode()]
         for batch in self.plan.execute(ctx):
             ctx.check_cancel()
-            # NB: one row per CopyData, as PostgreSQL sends them: clients (libpq's
-            # PQgetCopyData, psycopg's rows()) parse each message as exactly one row.
-            if self.format == "text":  # encoded a column at a time
-                yield from text_rows(batch, encs, oids, self.delim, self.null)
-                self.count += len(batch)
+            if not batch:
                 continue
-            for row in batch:
-                if head:
-                    yield head + fmt(row, encs)
-                    head = b""
-                else:
-                    yield fmt(row, encs)
-            self.count += len(batch)
-        if self.format == "binary":
-            yield head + struct.pack("!h", -1)
-        elif head:
-            yield head
+            columns = list(zip(*batch, strict=True))
+            n = len(batch)
+            if binary:
+                payloads = binary_rows([binary_column(c, e, o) for c, e, o in
+                                        zip(columns, bencs, oids, strict=True)], n)
+            else:
+                payloads = lines([self._fields(column_strings(c, e, o), i) for i, (c, e, o) in
+                                  enumerate(zip(columns, encs, oids, strict=True))],
+                                 self.delim, n)
+            if head:
+                payloads[0] = head + payloads[0]
+                head = b""
+            self.count += n
+            yield payloads
+        if binary:
+            yield [head + struct.pack("!h", -1)]
         self._tag = f"COPY {self.count}"
-
-    def _format_row(self) -> Any:
-        delim, null = self.delim, self.null
-        if self.format == "binary":
-            def binrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
-                parts = [struct.pack("!h", len(row))]
-                for v, e in zip(row, encs, strict=True):
-                    if v is None:
-                        parts.append(b"\xff\xff\xff\xff")
-                    else:
-                        d = e(v)
-                        parts.append(struct.pack("!i", len(d)) + d)
-                return b"".join(parts)
-
-            return binrow
-        if self.format == "csv":
-            q = self.quote
-            specials = (delim, q, "\n", "\r")
-
-            def csvfield(s: str) -> str:
-                if s == "" or any(x in s for x in specials) or s == null:
-                    return q + s.replace(q, q + q) + q
-                return s
-
-            forced = self.force_quote
-
-            def csvrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
-                if forced:
-                    return (delim.join(
-                        null if v is None else
-                        (q + e(v).replace(q, q + q) + q if i in forced else csvfield(e(v)))
-                        for i, (v, e) in enumerate(zip(row, encs, strict=True))) + "\n").encode()
-                return (delim.join(null if v is None else csvfield(e(v))
-                                   for v, e in zip(row, encs, strict=True)) + "\n").encode()
-
-            return csvrow
-        table = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
-
-        def textrow(row: tuple[Any, ...], encs: list[Any]) -> bytes:
-            return (delim.join(null if v is None else e(v).translate(table)
-                               for v, e in zip(row, encs, strict=True)) + "\n").encode()
-
-        return textrow
 
 
 def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:

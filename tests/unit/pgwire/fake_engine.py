@@ -25,6 +25,7 @@ from server.errors import QueryCanceled, SQLError, SyntaxError_, UndefinedTable
 from server.pgtypes import oids as T
 from server.pgwire.auth import md5_verifier, scram_verifier
 from server.pgwire.backend import Column, Prepared, Result, RoleInfo
+from server.pgwire.messages import copy_data
 
 TYPED = [
     ("b", T.BOOL, True), ("i2", T.INT2, -12), ("i4", T.INT4, 123456), ("i8", T.INT8, 2**40),
@@ -67,6 +68,9 @@ class FakeCopyOut:
     def chunks(self):
         yield b"1\ta\n"
         yield b"2\tb\n"
+
+    def frames(self):
+        yield b"".join(copy_data(c) for c in self.chunks())
 
 
 class FakeSession:

@@ -1,0 +1,233 @@
+"""COPY TO's batch encoders: a batch of rows becomes framed CopyData in a few C-level passes.
+
+PostgreSQL sends one CopyData message per row, and clients rely on it
+(psycopg's `Copy.rows()` parses each message as exactly one row), so the
+messages stay one per row. What is batched is the work: a batch from the
+plan is turned into columns once, each column is encoded with one `map`
+(or one `str.join`/`format` pass for the common types), the text forms are
+escaped (text) or quoted (csv) only where a column holds a special
+character, and every row's payload is built with one `str.join` per row from
+C (`map(delim.join, zip(*cols))`). `frame` then puts the message headers in
+front of all payloads of a batch and joins them into one `bytes`: no Python
+call per row or per value on the common path.
+
+The rules are PostgreSQL 15's (`CopyAttributeOutText`, `CopyAttributeOutCSV`,
+`CopyOneRowTo`):
+
+- text: backslash, newline, carriage return, tab (and the delimiter) are
+  backslash-escaped; NULL is the NULL string, unescaped;
+- csv: a value is quoted when FORCE_QUOTE names its column, when it equals
+  the NULL string, when it is `\\.` in a one-column COPY, or when it holds the
+  delimiter, the quote, a newline or a carriage return; inside quotes every
+  quote and escape character is preceded by the escape character; NULL is
+  the NULL string, never quoted;
+- binary: a row is an int16 field count, then for each field an int32 length
+  (-1 for NULL) and the type's send form.
+
+>>> csv_column(["a", "", None, "x,y"], null="", delim=",", quote='"', escape='"')
+['a', '""', '', '"x,y"']
+>>> text_column(["a\\tb", None], null="\\\\N", delim="\\t")
+['a\\\\tb', '\\\\N']
+>>> frame([b"1\\n", b"22\\n"])
+b'd\\x00\\x00\\x00\\x061\\nd\\x00\\x00\\x00\\x0722\\n'
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import operator
+import struct
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from itertools import repeat
+from typing import Any
+
+from ..pgtypes import dateparse
+from ..pgtypes import oids as T
+
+Strings = list[str | None]
+_DATA_HEAD = struct.Struct("!ci")
+_I32 = struct.Struct("!i").pack
+NULL_FIELD = b"\xff\xff\xff\xff"
+
+# Types whose text output never holds a backslash, tab, newline or carriage return
+_PLAIN_OUT = frozenset((T.INT2, T.INT4, T.INT8, T.OID, T.FLOAT4, T.FLOAT8, T.NUMERIC, T.BOOL,
+                        T.DATE, T.TIME, T.TIMESTAMP, T.TIMESTAMPTZ, T.INTERVAL, T.UUID))
+_ESCAPES = str.maketrans({"\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+                          "\t": "\\t", "\v": "\\v"})
+_SPECIALS = ("\\", "\b", "\f", "\n", "\r", "\t", "\v")
+
+
+def has_null(col: Sequence[Any]) -> bool:
+    """True when the column holds a NULL, by identity (`None in col` would call
+    `Decimal.__eq__(None)`, which asks `numbers.Rational` per value)."""
+    return any(map(operator.is_, col, repeat(None)))
+
+
+class _Heads(dict[int, bytes]):
+    """CopyData headers by payload length, made once per length (lengths repeat a lot)."""
+
+    def __missing__(self, n: int) -> bytes:
+        head = self[n] = _DATA_HEAD.pack(b"d", n + 4)
+        return head
+
+
+_HEADS = _Heads()
+
+
+def frame(payloads: list[bytes]) -> bytes:
+    """One CopyData message per payload, all joined into one bytes."""
+    if not payloads:
+        return b""
+    out: list[bytes] = [b""] * (2 * len(payloads))
+    out[0::2] = map(_HEADS.__getitem__, map(len, payloads))
+    out[1::2] = payloads
+    return b"".join(out)
+
+
+# -- values to text, a column at a time --------------------------------------------------------
+
+def _timestamps(col: Sequence[Any]) -> list[str] | None:
+    """`2024-01-02 03:04:05[.123]`; None (the value encoder) for infinity and odd years."""
+    if set(map(type, col)) != {dt.datetime}:
+        return None
+    out = list(map(operator.methodcaller("isoformat", " "), col))
+    joined = "\n".join(out)
+    if "0001-" in joined or "9999-" in joined:
+        return None  # NB: the infinity sentinels and year 1 have their own spelling
+    if len(joined) != 20 * len(out) - 1:  # fractions: PostgreSQL drops trailing zeros
+        out = [v.rstrip("0") if len(v) == 26 else v for v in out]
+    return out
+
+
+def _dates(col: Sequence[Any]) -> list[str] | None:
+    if set(map(type, col)) != {dt.date}:
+        return None  # NB: InfiniteDate prints as infinity
+    return list(map(dt.date.isoformat, col))
+
+
+def _numerics(col: Sequence[Any]) -> list[str] | None:
+    """Decimals in plain notation; None (the value encoder) for ints, -0 and specials."""
+    if set(map(type, col)) != {Decimal}:
+        return None
+    out = list(map(format, col, repeat("f")))
+    joined = "\n".join(out)
+    if "-0" in joined or "N" in joined or "I" in joined:
+        return None  # NB: -0 prints as 0; NaN and Infinity have their own spelling
+    return out
+
+
+def _bools(col: Sequence[Any]) -> list[str] | None:
+    if set(map(type, col)) != {bool}:
+        return None
+    return ["t" if v else "f" for v in col]
+
+
+def _ints(col: Sequence[Any]) -> list[str] | None:
+    return list(map(int.__repr__, col)) if set(map(type, col)) == {int} else None
+
+
+_COLUMN_OUT: dict[int, Callable[[Sequence[Any]], list[str] | None]] = {
+    T.NUMERIC: _numerics, T.BOOL: _bools, T.INT2: _ints, T.INT4: _ints, T.INT8: _ints,
+}
+_ISO_OUT: dict[int, Callable[[Sequence[Any]], list[str] | None]] = {
+    T.TIMESTAMP: _timestamps, T.DATE: _dates,
+}
+
+
+def column_strings(col: Sequence[Any], enc: Callable[[Any], str], oid: int) -> Strings:
+    """The output-function text of each value, None for NULL."""
+    nulls = has_null(col)
+    values = [v for v in col if v is not None] if nulls else col
+    fast = _COLUMN_OUT.get(oid) or (_ISO_OUT.get(oid) if dateparse.date_style() == "ISO"
+                                    else None)
+    got = fast(values) if fast is not None and values else None
+    out: Strings = got if got is not None else list(map(enc, values))  # type: ignore[assignment]
+    if not nulls:
+        return out
+    it = iter(out)
+    return [None if v is None else next(it) for v in col]
+
+
+def text_column(vals: Strings, null: str, delim: str, plain: bool = False) -> list[str]:
+    """Text format: escapes the values that need it; NULL becomes the NULL string."""
+    if not plain:
+        joined = "".join(filter(None, vals))
+        if any(c in joined for c in (*_SPECIALS, delim)):
+            table = _ESCAPES if ord(delim) in _ESCAPES else {**_ESCAPES, ord(delim): "\\" + delim}
+            vals = [None if v is None else v.translate(table) for v in vals]
+    return [null if v is None else v for v in vals]
+
+
+def csv_column(vals: Strings, null: str, delim: str, quote: str, escape: str,
+               forced: bool = False, single: bool = False) -> list[str]:
+    """csv format: quotes the values that need it; NULL becomes the (unquoted) NULL string."""
+    def quoted(v: str) -> str:
+        if escape != quote:
+            v = v.replace(escape, escape + escape)
+        return quote + v.replace(quote, escape + quote) + quote
+
+    if forced:
+        return [null if v is None else quoted(v) for v in vals]
+    joined = "".join(filter(None, vals))
+    special = any(c in joined for c in (delim, quote, "\n", "\r"))
+    if not special and null not in vals and not (single and "\\." in vals):
+        return [null if v is None else v for v in vals]
+
+    def one(v: str | None) -> str:
+        if v is None:
+            return null
+        if v == null or (single and v == "\\.") or any(c in v for c in (delim, quote, "\n", "\r")):
+            return quoted(v)
+        return v
+
+    return list(map(one, vals))
+
+
+def lines(cols: list[list[str]], delim: str, n: int) -> list[bytes]:
+    """Each of n rows' payload: its fields joined by the delimiter, then a newline."""
+    if not cols:
+        return [b"\n"] * n
+    cols[-1] = list(map(operator.add, cols[-1], repeat("\n")))
+    return list(map(str.encode, map(delim.join, zip(*cols, strict=True))))
+
+
+# -- binary --------------------------------------------------------------------------------------
+
+_FIXED = {T.INT2: struct.Struct("!ih"), T.INT4: struct.Struct("!ii"), T.INT8: struct.Struct("!iq"),
+          T.FLOAT4: struct.Struct("!if"), T.FLOAT8: struct.Struct("!id"),
+          T.OID: struct.Struct("!iI")}
+_BOOL_FIELDS = (b"\x00\x00\x00\x01\x00", b"\x00\x00\x00\x01\x01")
+
+
+def binary_column(col: Sequence[Any], enc: Callable[[Any], bytes], oid: int) -> list[bytes]:
+    """Each value as a binary COPY field: int32 length (-1 for NULL), then its send form."""
+    if has_null(col):
+        one = _binary_field(enc, oid)
+        return [NULL_FIELD if v is None else one(v) for v in col]
+    st = _FIXED.get(oid)
+    if st is not None:
+        try:
+            return list(map(st.pack, repeat(st.size - 4), col))
+        except struct.error:
+            pass  # NB: a value the struct refuses: the type's encoder says why
+    if oid == T.BOOL and set(map(type, col)) == {bool}:
+        return [_BOOL_FIELDS[v] for v in col]
+    data = list(map(enc, col))
+    return list(map(operator.add, map(_I32, map(len, data)), data))
+
+
+def _binary_field(enc: Callable[[Any], bytes], oid: int) -> Callable[[Any], bytes]:
+    def one(v: Any) -> bytes:
+        d = enc(v)
+        return _I32(len(d)) + d
+
+    return one
+
+
+def binary_rows(cols: list[list[bytes]], n: int) -> list[bytes]:
+    """Each of n rows' payload: int16 field count, then its fields."""
+    count = struct.pack("!h", len(cols))
+    if not cols:
+        return [count] * n
+    return list(map(b"".join, zip(repeat(count), *cols)))
