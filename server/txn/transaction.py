@@ -298,10 +298,12 @@ class Transaction:
         locked = self.locked
         private = self.private
         fresh: list[bytes] = []  # keys of space to acquire
+        new_keys = not w  # every key is new to the write set
         if private is None or space not in private:
             fresh = list(map(itemgetter(0), items))
             # NB: a bulk load's later batches bring keys new to the write set: C-level only
-            if locked or (w and not w.keys().isdisjoint(fresh)):
+            new_keys = new_keys or w.keys().isdisjoint(fresh)  # type: ignore[union-attr]
+            if locked or not new_keys:
                 fresh = [k for k in fresh if (w is None or k not in w)
                          and (not locked or (space, k) not in locked)]
         if locked:  # a row locked in a weaker mode than the write's: upgrade (checked already)
@@ -312,7 +314,7 @@ class Transaction:
         if fresh:
             self.ltm.acquire_space(self, space, fresh, mode=mode)
         if len(items) > 16:
-            ws.put_many(space, items)
+            ws.put_many(space, items, new_keys)
         else:
             for k, r in items:
                 ws.put(space, k, r)

@@ -49,13 +49,17 @@ class WriteSet:
             self._append_sorted(space, [key])
         w[key] = row
 
-    def put_many(self, space: int, items: list[tuple[bytes, Row | None]]) -> None:
-        """Records many writes; keys new to the write set cost one undo entry in all (bulk loads)."""
+    def put_many(self, space: int, items: list[tuple[bytes, Row | None]],
+                 new_keys: bool = False) -> None:
+        """Records many writes; keys new to the write set cost one undo entry in all (bulk loads).
+
+        `new_keys`: the caller checked already that no key of items is in the write set.
+        """
         w = self.spaces.get(space)
         if w is None:
             w = self.spaces[space] = {}
         new = dict(items)
-        if len(new) != len(items) or not w.keys().isdisjoint(new):
+        if len(new) != len(items) or (not new_keys and w and not w.keys().isdisjoint(new)):
             for k, r in items:
                 self.put(space, k, r)
             return
