@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import errno
 import gc
+import importlib
 import logging
 import os
 import signal
@@ -263,6 +264,19 @@ def _checkpoint_seconds() -> float:
     return duration_ms(SERVER.values.get("checkpoint_timeout", "5min")) / 1000.0
 
 
+# The SQL layer imports these on a session's first transaction, UPDATE, DELETE, SELECT ...
+# FOR UPDATE or utility statement; without .pyc files (PYTHONDONTWRITEBYTECODE) compiling
+# them took ~0.2 s. On the event-loop front end that stalls every session at once, so
+# they are loaded before the server listens.
+WARM_MODULES = (".sql.utility", ".sql.txnctl", ".sql.dml.insert", ".sql.dml.update",
+                ".sql.dml.locksub")
+
+
+def _warm_statement_modules() -> None:
+    for name in WARM_MODULES:
+        importlib.import_module(name, __package__)
+
+
 async def _serve(args: argparse.Namespace) -> int:
     """Starts every part, serves until a shutdown signal, and stops them in reverse order.
 
@@ -324,6 +338,7 @@ async def _serve(args: argparse.Namespace) -> int:
                 raise StartupError(f'could not recover data directory "{data_dir}": '
                                    f"{type(e).__name__}: {e}") from None
         engine = SQLEngine(txn)
+        _warm_statement_modules()
         if args.cluster:  # DDL here reaches the other query engines before it returns
             CatalogSync(zk, engine.store)
         # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation

@@ -98,6 +98,17 @@ def log_disconnection(started: float, conn: Connection) -> None:
              conn.startup_params.get("database", ""), conn.peer, conn.peer_port)
 
 
+def cancel_request(registry: dict[tuple[int, int], Session], key: tuple[int, int]) -> None:
+    """Cancels the statement running in the session with this (pid, secret), if any (a
+    CancelRequest; both front ends)."""
+    session = registry.get(key)
+    if session is not None:
+        try:
+            session.cancel()
+        except Exception:
+            log.exception("cancel failed")
+
+
 SMART_GRACE = 10.0
 
 
@@ -157,15 +168,6 @@ class LoopServer:
         self.port = 0
         self._server: asyncio.AbstractServer | None = None
         self._closing = False
-
-    def cancel(self, key: tuple[int, int]) -> None:
-        """Cancels the statement running in the session with this (pid, secret), if any."""
-        session = self.registry.get(key)
-        if session is not None:
-            try:
-                session.cancel()
-            except Exception:
-                log.exception("cancel failed")
 
     async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and ends every session.
@@ -329,7 +331,7 @@ class PgProtocol(asyncio.BufferedProtocol):
                 return
             self._write(out)
             if conn.cancel_key is not None:
-                self.server.cancel(conn.cancel_key)
+                cancel_request(self.server.registry, conn.cancel_key)
             if conn.closed:
                 self._hang_up()
                 return

@@ -48,6 +48,7 @@ from .loop import (
     IDLE_MESSAGE,
     TRUE_WORDS,
     LoopServer,
+    cancel_request,
     end_sessions,
     fatal_bytes,
     log_disconnection,
@@ -91,15 +92,6 @@ class Server:
         self._listener: socket.socket | None = None
         self._accepting: asyncio.Task[None] | None = None
         self._closing = False
-
-    def cancel(self, key: tuple[int, int]) -> None:
-        """Cancels the statement running in the session with this (pid, secret), if any."""
-        session = self.registry.get(key)
-        if session is not None:
-            try:
-                session.cancel()
-            except Exception:
-                log.exception("cancel failed")
 
     async def _accept_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -382,7 +374,7 @@ class ConnectionThread:
                 if conn.session is not None and not timed:
                     self._arm_idle_timeout(conn.session)
                 if conn.cancel_key is not None:
-                    self.server.cancel(conn.cancel_key)
+                    cancel_request(self.server.registry, conn.cancel_key)
                 if conn.closed or stop:
                     break
         except TimeoutError:
