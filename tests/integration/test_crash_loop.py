@@ -61,6 +61,15 @@ class Writers:
         for t in self.threads:
             t.start()
 
+    def wait_for_acks(self, n: int, timeout: float) -> None:
+        """Returns once n transfers and n events are acknowledged (or after timeout)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self.errors:
+            with self.lock:
+                if len(self.acked_transfers) >= n and len(self.acked_events) >= n:
+                    return
+            time.sleep(0.01)
+
     def join(self) -> None:
         for t in self.threads:
             t.join(30)
@@ -180,6 +189,9 @@ def test_sigkill_loop(args, kills):
         for kill in range(1, kills + 1):
             writers = Writers(server.dsn(), rng, kill)
             writers.start()
+            # A loaded machine may need a while to get through a few commits: kill only
+            # once every kind of write has been acknowledged, then at a random moment.
+            writers.wait_for_acks(3, timeout=60)
             time.sleep(rng.uniform(0.05, 0.4))
             server.stop(signal.SIGKILL)
             writers.join()
