@@ -426,11 +426,15 @@ class LocalTxnManager(SerializableMixin):
         manager, no tuple per key (a bulk load's commit)."""
         if not groups and not spaces:
             return
-        per: dict[int, list[tuple[int, tuple[bytes, ...]]]] = {}
+        per: dict[int, list[tuple[int, Any]]] = {}
         for space, keys in groups.items():
-            if keys:
-                for i, ks in self._space_by_manager(space, keys).items():
-                    per.setdefault(i, []).append((space, ks))
+            if not keys:
+                continue
+            if self._direct is not None:  # NB: the keys as given (a dict's keys view lets the
+                per.setdefault(0, []).append((space, keys))  # manager seal a bulk load whole)
+                continue
+            for i, ks in self._space_by_manager(space, keys).items():
+                per.setdefault(i, []).append((space, ks))
         with self._cm_cond:
             targets = range(len(self.cms)) if spaces else per.keys()
             for i in targets:
