@@ -6,6 +6,8 @@
 | `SELECT cumulo_split('t', key)` | splits t's region holding the primary key `key` there; returns the id of the region that now starts at `key` |
 | `SELECT cumulo_move(region_id, 'kivi-1')` | moves a region to another KiVi node (cluster mode); returns its new epoch |
 
+Splits and moves are for superusers (42501 otherwise).
+
 Why functions over the storage client rather than SQL statements: placement is not
 part of the data model; in cluster mode the MasterMind makes the change
 (`cluster.placer`), live, while reads and writes go on. In embedded mode there is
@@ -19,7 +21,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from ...errors import FeatureNotSupported, InvalidParameterValue
+from ...errors import FeatureNotSupported, InsufficientPrivilege, InvalidParameterValue
 from ...kivi.api import SplitRegion
 from ...kivi.client import KiviClient
 from ...kivi.keycodec import decode_key, encode_key
@@ -28,6 +30,7 @@ from ...kivi.regionmap import RegionInfo
 from ...pgtypes import oids as T
 from ..functions.registry import register
 from ..pgcatalog.registry import virtual_table
+from ..privileges.check import current_role
 from .functions import _table
 
 _INTS = {T.INT2, T.INT4, T.INT8}
@@ -80,6 +83,13 @@ def cumulo_regions(ctx: Any) -> list[tuple[Any, ...]]:
     return [row for _k, row in sorted(found, key=lambda f: f[0])]
 
 
+def _require_superuser(ctx: Any, fn: str) -> None:
+    """Placement is the cluster's administration, as PostgreSQL's pg_* admin functions."""
+    role = current_role(ctx.session)
+    if role is None or not role.superuser:
+        raise InsufficientPrivilege(f"must be superuser to call {fn}")
+
+
 def _split_key(ctx: Any, table: str, value: Any) -> tuple[int, bytes]:
     t = _table(ctx, table, "r")
     if not t.primary_key:
@@ -100,6 +110,7 @@ def _split_key(ctx: Any, table: str, value: Any) -> tuple[int, bytes]:
 
 
 def _split(ctx: Any, table: str, value: Any) -> int:
+    _require_superuser(ctx, "cumulo_split")
     space, key = _split_key(ctx, table, value)
     kivi = _storage(ctx)
     if isinstance(kivi, KiviClient):
@@ -135,6 +146,7 @@ def cumulo_split_int(ctx: Any, table: str, key: int) -> int:
           volatile=True)
 def cumulo_move(ctx: Any, region_id: int, node: str) -> int:
     """Moves a region to another KiVi node, live; returns the region's new epoch."""
+    _require_superuser(ctx, "cumulo_move")
     kivi = _storage(ctx)
     if not isinstance(kivi, KiviClient) or len(kivi.map.nodes) < 1:
         raise FeatureNotSupported("cumulo_move needs cluster mode (this server has one node)")
