@@ -37,8 +37,9 @@ from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
+from ..functions.jsonfns import row_json_object
 from ..functions.registry import FUNCTIONS
-from . import namedargs, usertypes
+from . import namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -338,6 +339,10 @@ class Binder(SpecialForms):
             crossed.append(scope)
             scope = scope.parent
             depth += 1
+        if not qual:  # a relation's name: its whole row (PostgreSQL tries columns first)
+            row = self._whole_row(name)
+            if row is not None:
+                return row
         if qual and not any(s.has_qualifier(qual) for s in self._chain()):
             from ...errors import UndefinedTable
 
@@ -351,6 +356,25 @@ class Binder(SpecialForms):
         start = (getattr(ident, "meta", None) or {}).get("start")
         raise UndefinedColumn(f"column {shown} does not exist",
                               position=start + 1 if isinstance(start, int) else None)
+
+    def _whole_row(self, rel: str) -> E | None:
+        """`t` for a FROM relation `t`: a record of its visible columns, nearest level first."""
+        depth = 0
+        for look in self._chain():
+            idxs = [i for i, c in enumerate(look.cols)
+                    if c.qualifier == rel and not c.hidden and not c.dropped]
+            if idxs:
+                if depth == 0 and self.scope.group_from is not None:
+                    raise GroupingError(f'column "{rel}.*" must appear in the GROUP BY clause '
+                                        "or be used in an aggregate function")
+                if depth == 0:
+                    refs = [E("col", i, [], look.cols[i].type, look.cols[i].typmod,
+                              look.cols[i].name, look.cols[i].fields) for i in idxs]
+                    return wholerow.whole_row(refs, rel)
+                return wholerow.whole_row([self.column(look.cols[i].name, rel, exp.column(
+                    look.cols[i].name, rel)) for i in idxs], rel)
+            depth += 1
+        return None
 
     def _chain(self) -> Iterator[Scope]:
         s: Scope | None = self.scope
@@ -471,6 +495,8 @@ class Binder(SpecialForms):
         rhs = node.expression
         neg = bool(node.args.get("negate"))
         if isinstance(rhs, exp.Null):
+            if a.kind == "row":
+                return wholerow.row_null_test(a, neg)
             return E("notnull" if neg else "isnull", None, [a], T.BOOL)
         if isinstance(rhs, exp.Boolean):
             kind = "istrue" if rhs.this else "isfalse"
@@ -882,6 +908,12 @@ class Binder(SpecialForms):
             oid = args[0].type
             return E("const", RegOid(oid, format_type(oid, None) or str(oid)), [], T.REGTYPE, -1,
                      "pg_typeof")
+        if name in wholerow.JSON_OF_ROW and len(args) == 1 and args[0].kind == "row":
+            obj = wholerow.JSON_OF_ROW[name]
+            fd, jargs = resolve(obj, wholerow.json_object_args(args[0]), self.params)
+            if obj == "json_build_object":  # row_to_json's own spacing
+                return E("pyfunc", (name, row_json_object, False), jargs, T.JSON, -1, name)
+            return E("call", fd, jargs, return_type(fd, jargs), -1, name)
         if name == "row":  # ROW(...): a record that knows its fields' types
             return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
         if name in usertypes.ENUM_FUNCTIONS:

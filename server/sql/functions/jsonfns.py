@@ -87,6 +87,8 @@ def jsonb_text(v: Any) -> str:
         return "{" + ", ".join(f"{quote(k)}: {jsonb_text(v[k])}" for k in keys) + "}"
     if isinstance(v, list):
         return "[" + ", ".join(jsonb_text(x) for x in v) + "]"
+    if isinstance(v, Decimal) and v.is_finite():  # jsonb numbers are numeric: never 1E+20
+        return format(v, "f")
     return value_json(v)
 
 
@@ -133,6 +135,11 @@ def _pairs(args: tuple[Any, ...]) -> list[tuple[str, Any]]:
 def json_build_object(*args: Any) -> str:
     """Builds a json object from alternating keys and values."""
     return "{" + ", ".join(f"{quote(k)} : {value_json(v)}" for k, v in _pairs(args)) + "}"
+
+
+def row_json_object(*args: Any) -> str:
+    """row_to_json's object: json_build_object's pairs without its spaces (`{"a":1,"b":2}`)."""
+    return "{" + ",".join(f"{quote(k)}:{value_json(v)}" for k, v in _pairs(args)) + "}"
 
 
 @register("jsonb_build_object", args=None, returns=JB, strict=False)

@@ -1,0 +1,67 @@
+"""Whole-row references (`SELECT t FROM t`) and the functions that take a record.
+
+PostgreSQL resolves a bare name first as a column and, failing that, as a
+relation of the FROM clause: `t` then means the row of `t`, a composite whose
+fields are the relation's visible columns. Here that row is a `row` expression
+over those columns, carrying their names, so that `t::text`, `count(t)`,
+`t IS NULL` and `row_to_json(t)` see what PostgreSQL sees.
+
+`row_to_json`, `to_json` and `to_jsonb` of a record become `json_build_object`
+(`jsonb_build_object`) over the field names and values: that function already
+formats numbers, booleans, NULLs, timestamps, arrays and json exactly as
+PostgreSQL does, and keeps the fields in column order. A record without names
+(`ROW(1, 2)`) gets PostgreSQL's f1, f2, ...
+
+>>> from .bound import col
+>>> r = whole_row([col(0, 23, "a"), col(1, 25, "b")], "t")
+>>> r.kind, r.name, r.fields
+('row', 't', (('a', 23), ('b', 25)))
+>>> row_null_test(r, negate=False).kind
+'and'
+"""
+
+from __future__ import annotations
+
+from ...pgtypes import oids as T
+from .bound import E, const
+
+# Functions of one record argument that build a JSON object of its fields.
+JSON_OF_ROW = {"row_to_json": "json_build_object", "to_json": "json_build_object",
+               "to_jsonb": "jsonb_build_object"}
+
+
+def whole_row(refs: list[E], name: str) -> E:
+    """The composite value of a relation: its visible columns, in order, by name."""
+    fields = tuple((r.name, r.type) for r in refs)
+    return E("row", tuple(r.type for r in refs), refs, T.RECORD, -1, name, fields)
+
+
+def field_names(row: E) -> list[str]:
+    """A record's field names: its columns' for a whole-row reference, else f1, f2, ..."""
+    if row.fields and len(row.fields) == len(row.args):
+        return [n for n, _ in row.fields]
+    return [f"f{i + 1}" for i in range(len(row.args))]
+
+
+def json_object_args(row: E) -> list[E]:
+    """The (key, value) argument list of json_build_object for a record's fields."""
+    out: list[E] = []
+    for key, value in zip(field_names(row), row.args, strict=True):
+        out.append(const(key, T.TEXT))
+        out.append(value)
+    return out
+
+
+def row_null_test(row: E, negate: bool) -> E:
+    """`row IS [NOT] NULL`: true when every field is [not] NULL, as the SQL standard says.
+
+    So `(1, NULL) IS NULL` and `(1, NULL) IS NOT NULL` are both false.
+    """
+    kind = "notnull" if negate else "isnull"
+    tests = [E(kind, None, [a], T.BOOL) for a in row.args]
+    if not tests:
+        return const(not negate, T.BOOL)
+    out = tests[0]
+    for t in tests[1:]:
+        out = E("and", None, [out, t], T.BOOL)
+    return out

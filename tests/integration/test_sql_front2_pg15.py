@@ -1,0 +1,84 @@
+"""More SQL-front fixes diffed with PostgreSQL 15: whole-row references.
+
+`SELECT t FROM t`, `t::text`, `row_to_json(t)`, `to_jsonb(t)`, `count(t)` and
+`t IS [NOT] NULL` run statement by statement on PostgreSQL 15 and on Cumulo
+through psycopg (the runner of `test_statements_pg15`): status, rows, SQLSTATE
+and message must match. pg8000 then reads the same JSON text, so a second client
+sees PostgreSQL's key order and number, boolean, NULL and timestamp formatting.
+
+A whole row is sent as `record` here where PostgreSQL names the table's row
+type, so the scripts compare it as text (`t::text`); the text is the same.
+"""
+
+from __future__ import annotations
+
+import pg8000.native
+import pytest
+
+from tests.integration.test_statements_pg15 import assert_same_outcomes
+
+SCRIPTS = {
+    "whole_row": """
+create table t (a int, b text, c bool, d numeric(6,2), e timestamp, f float8, g jsonb, h int[],
+  i timestamptz, j date, k text);
+insert into t values (1, 'x"y', true, 1.50, '2024-01-02 03:04:05.5', 1.5, '{"k": 1}', '{1,2}',
+  '2024-01-02 03:04:05+00', '2024-02-29', 'a,b (c)'),
+  (null, null, null, null, null, null, null, null, null, null, null),
+  (2, '', false, -0.01, '1999-12-31 23:59:59', 1e20, '[1, "s", null]', '{}', null, null, ' ');
+set timezone = 'UTC';
+select t::text from t order by a;
+select t.a, t::text from t order by 1;
+select row_to_json(t) from t order by a;
+select row_to_json(t)::text from t order by a;
+select to_jsonb(t) from t order by a;
+select to_json(t)::text from t order by a;
+select count(t), count(*) from t;
+select count(*) from t where t is not null;
+select count(*) from t where t is null;
+select a from t where not (t is null) order by 1;
+select x::text from t x order by a;
+select row_to_json(x) from (select 1 as a, 'q' as b, null::int as c) x;
+select row_to_json(s)::text from (select a, b from t) s order by a;
+select row_to_json(v)::text from (values (1, 'a'), (2, 'b')) v(n, s) order by 1;
+select row_to_json((1, 'x'))::text;
+select to_jsonb(row(1, null))::text;
+select (1, null::int) is null, (null::int, null::int) is null, (1, null::int) is not null;
+select a, (select count(*) from t u where u.a = t.a and t is not null) from t order by 1;
+select u.a, (select row_to_json(t)::text from t where t.a = u.a) from t u order by 1;
+select row_to_json(t)::text from t join (select 1 as a) q using (a);
+select row_to_json(t) from t group by a;
+select nosuch from t;
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_same_outcomes_as_pg15(servers, name):
+    assert_same_outcomes(*servers, f"front2_{name}", SCRIPTS[name])
+
+
+def _pg8000_json(port: int, password: str | None) -> list:
+    """row_to_json / to_jsonb text of every row through pg8000 (its own wire code)."""
+    conn = pg8000.native.Connection("cumulo", host="127.0.0.1", port=port,
+                                    database="front2_whole_row", password=password)
+    try:
+        conn.run("set timezone = 'UTC'")
+        return conn.run("select row_to_json(t)::text, to_jsonb(t)::text, t::text, "
+                        "t is null, t is not null from t order by a")
+    finally:
+        conn.close()
+
+
+def test_pg8000_reads_row_json_as_pg15(servers):
+    from tests.pg15 import PASSWORD
+
+    pg, cu = servers
+    assert_same_outcomes(pg, cu, "front2_whole_row", SCRIPTS["whole_row"])
+    expected = _pg8000_json(pg.port, PASSWORD)
+    assert len(expected) == 3 and expected[0][0].startswith('{"a":1,"b":"x\\"y"')
+    assert _pg8000_json(cu.port, None) == expected
