@@ -161,12 +161,14 @@ def _verify(server: CumuloServer, transfers: set[str], events: set[str], kill: i
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     ("args", "kills"),
-    [([], KILLS), (["--no-sync-commit"], KILLS // 3)],
-    ids=["sync-commit", "no-sync-commit"],
+    [([], KILLS), (["--no-sync-commit"], KILLS // 3), (["--frontend", "loop"], KILLS // 2)],
+    ids=["sync-commit", "no-sync-commit", "loop-frontend"],
 )
 def test_sigkill_loop(args, kills):
     """With --no-sync-commit a commit is acknowledged once written to the OS, before fsync:
-    that survives a crash of the process (not of the machine), so the same checks hold."""
+    that survives a crash of the process (not of the machine), so the same checks hold.
+    The event-loop front end runs CHECKPOINT and the log's fsyncs on helper threads
+    (`waits.blocking`) while its one thread serves the other sessions; the same checks hold."""
     rng = random.Random(SEED)
     print(f"CUMULO_CRASH_SEED={SEED}")
     server = CumuloServer(extra_args=args).start()
