@@ -56,6 +56,7 @@ from .copyout import (
     csv_column,
     frame,
     lines,
+    plain,
     text_column,
 )
 from .ddl.names import get_relation, parse_qualified
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from .session import SQLSession
 
 BATCH = 16384
+OUT_BATCH = 2048  # COPY TO encodes this many rows at a time
 LOG_ROWS = 10_000  # a COPY FROM of at least this many rows gets a line in the server log
 log = logging.getLogger("cumulo.copy")
 FEED_CHUNK = 1 << 20  # parse text input in blocks of ~1 MiB, not per CopyData
@@ -592,12 +594,14 @@ class CopyOut:
             self.s.on_error(e)
             raise
 
-    def _fields(self, vals: list[str | None], i: int, forced: bool = True) -> list[str]:
+    def _fields(self, vals: list[str | None], i: int, oid: int = 0, forced: bool = True
+                ) -> list[str]:
         """One column's text values as text or csv fields (FORCE_QUOTE is not for headers)."""
         if self.format == "csv":
             return csv_column(vals, self.null, self.delim, self.quote, self.escape,
-                              forced and i in self.force_quote, self.column_count == 1)
-        return text_column(vals, self.null, self.delim)
+                              forced and i in self.force_quote, self.column_count == 1,
+                              plain(oid, self.delim, self.null, self.quote))
+        return text_column(vals, self.null, self.delim, plain(oid, self.delim))
 
     def _batches(self) -> Iterator[list[bytes]]:
         ctx = self.s.exec_context([])
@@ -612,19 +616,17 @@ class CopyOut:
             tz = self.s.settings.get("timezone")
             encs = [text_encoder(o, tz) for o in oids]
             if self.header:  # a header line is a CopyData of its own, as in PostgreSQL
-                names = [self._fields([c.name], i, False)[0] for i, c in enumerate(cols)]
+                names = [self._fields([c.name], i, forced=False)[0] for i, c in enumerate(cols)]
                 yield [(self.delim.join(names) + "\n").encode()]
-        for batch in self.plan.execute(ctx):
+        for batch in _rebatched(self.plan.execute(ctx), OUT_BATCH):
             ctx.check_cancel()
-            if not batch:
-                continue
             columns = list(zip(*batch, strict=True))
             n = len(batch)
             if binary:
                 payloads = binary_rows([binary_column(c, e, o) for c, e, o in
                                         zip(columns, bencs, oids, strict=True)], n)
             else:
-                payloads = lines([self._fields(column_strings(c, e, o), i) for i, (c, e, o) in
+                payloads = lines([self._fields(column_strings(c, e, o), i, o) for i, (c, e, o) in
                                   enumerate(zip(columns, encs, oids, strict=True))],
                                  self.delim, n)
             if head:
@@ -635,6 +637,19 @@ class CopyOut:
         if binary:
             yield [head + struct.pack("!h", -1)]
         self._tag = f"COPY {self.count}"
+
+
+def _rebatched(batches: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    """The plan's batches (a scan gives about a thousand rows each) gathered to `size` rows:
+    COPY TO's column encoders cost a little per batch and per column."""
+    rows: list[Any] = []
+    for batch in batches:
+        rows.extend(batch)
+        if len(rows) >= size:
+            yield rows
+            rows = []
+    if rows:
+        yield rows
 
 
 def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:

@@ -139,17 +139,23 @@ def _numerics(col: Sequence[Any]) -> list[str] | None:
     """Decimals in plain notation; None (the value encoder) for ints, -0 and specials."""
     if set(map(type, col)) != {Decimal}:
         return None
-    out = list(map(format, col, repeat("f")))
+    out = list(map(str, col))
     joined = "\n".join(out)
+    if "E" in joined:  # NB: str() is shorter than format(v, "f") but can choose exponents
+        out = list(map(format, col, repeat("f")))
+        joined = "\n".join(out)
     if "-0" in joined or "N" in joined or "I" in joined:
         return None  # NB: -0 prints as 0; NaN and Infinity have their own spelling
     return out
 
 
+_BOOL_TEXT = {True: "t", False: "f"}
+
+
 def _bools(col: Sequence[Any]) -> list[str] | None:
     if set(map(type, col)) != {bool}:
         return None
-    return ["t" if v else "f" for v in col]
+    return list(map(_BOOL_TEXT.__getitem__, col))
 
 
 def _ints(col: Sequence[Any]) -> list[str] | None:
@@ -183,6 +189,18 @@ def column_strings(col: Sequence[Any], enc: Callable[[Any], str], oid: int) -> S
     return [None if v is None else next(it) for v in col]
 
 
+def plain(oid: int, delim: str, csv_null: str | None = None, quote: str = '"') -> bool:
+    """True when no value of the type can need escaping (text) or quoting (csv, where a
+    value must also never equal the NULL string: the type's output is never empty)."""
+    if oid not in _PLAIN_OUT:
+        return False
+    if csv_null is None:
+        return delim == "\t"
+    return delim == "," and csv_null == "" and quote == '"'
+
+
+
+
 def text_column(vals: Strings, null: str, delim: str, plain: bool = False) -> list[str]:
     """Text format: escapes the values that need it; NULL becomes the NULL string."""
     if not plain:
@@ -190,11 +208,11 @@ def text_column(vals: Strings, null: str, delim: str, plain: bool = False) -> li
         if any(c in joined for c in (*_SPECIALS, delim)):
             table = _ESCAPES if ord(delim) in _ESCAPES else {**_ESCAPES, ord(delim): "\\" + delim}
             vals = [None if v is None else v.translate(table) for v in vals]
-    return [null if v is None else v for v in vals]
+    return [null if v is None else v for v in vals] if has_null(vals) else vals  # type: ignore
 
 
 def csv_column(vals: Strings, null: str, delim: str, quote: str, escape: str,
-               forced: bool = False, single: bool = False) -> list[str]:
+               forced: bool = False, single: bool = False, plain: bool = False) -> list[str]:
     """csv format: quotes the values that need it; NULL becomes the (unquoted) NULL string."""
     def quoted(v: str) -> str:
         if escape != quote:
@@ -203,10 +221,12 @@ def csv_column(vals: Strings, null: str, delim: str, quote: str, escape: str,
 
     if forced:
         return [null if v is None else quoted(v) for v in vals]
+    if plain:
+        return [null if v is None else v for v in vals] if has_null(vals) else vals  # type: ignore
     joined = "".join(filter(None, vals))
     special = any(c in joined for c in (delim, quote, "\n", "\r"))
     if not special and null not in vals and not (single and "\\." in vals):
-        return [null if v is None else v for v in vals]
+        return [null if v is None else v for v in vals] if has_null(vals) else vals  # type: ignore
 
     def one(v: str | None) -> str:
         if v is None:
