@@ -258,11 +258,13 @@ def _inner(node: N.Join, preds: list[E]) -> Any:
         residuals.append((ins, c))
     if not _connected(len(inputs), edges):
         return None  # a cross product: the row path
-    for ins, r in residuals:  # each input's part of an OR over several: an implied filter
+    for ins, r in list(residuals):  # each input's part of an OR over several: implied filters
         for k in ins:
             d = implied(r, starts[k], starts[k + 1])
             if d is not None and vectorizable(d):
                 own[k].append(shift(d, starts[k]))
+            elif d is not None:  # row code: once k is joined, or at once if k comes first
+                residuals.append((frozenset((k,)), d))
     srcs = []
     for k, n in enumerate(inputs):
         s = _source(n, own[k])
