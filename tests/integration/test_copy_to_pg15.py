@@ -184,3 +184,19 @@ def test_psql_backslash_copy_matches(opts, both, tmp_path):
                        env={**os.environ, "PGTZ": "UTC"})
         outs.append(path.read_bytes())
     assert outs[0] == outs[1] and len(outs[0]) > 1000
+
+
+def test_error_in_the_middle_of_copy_to(both):
+    """A failing row ends the COPY with the error, and the session goes on, as in PG."""
+    outcomes = []
+    for dsn in both:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            with pytest.raises(psycopg.Error) as info:
+                with conn.cursor() as cur:
+                    with cur.copy("COPY (SELECT id, 1 / (id - 250) FROM ct ORDER BY id) "
+                                  "TO STDOUT (FORMAT csv)") as cp:
+                        for _ in cp:
+                            pass
+            after = conn.execute("SELECT count(*) FROM ct").fetchone()
+            outcomes.append((info.value.sqlstate, after))
+    assert outcomes[0] == outcomes[1] == ("22012", (ROWS,))
