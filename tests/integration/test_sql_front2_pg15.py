@@ -1,4 +1,4 @@
-"""More SQL-front fixes diffed with PostgreSQL 15: whole-row references.
+"""More SQL-front fixes diffed with PostgreSQL 15: whole-row references, views over `*`.
 
 `SELECT t FROM t`, `t::text`, `row_to_json(t)`, `to_jsonb(t)`, `count(t)` and
 `t IS [NOT] NULL` run statement by statement on PostgreSQL 15 and on Cumulo
@@ -48,6 +48,38 @@ select u.a, (select row_to_json(t)::text from t where t.a = u.a) from t u order 
 select row_to_json(t)::text from t join (select 1 as a) q using (a);
 select row_to_json(t) from t group by a;
 select nosuch from t;
+""",
+    # CREATE VIEW expands `*` at creation: later columns stay out, at every level of the query.
+    "view_star": """
+create table vt (a int, "B x" int);
+create table vu (a int, q text);
+insert into vt values (1, 2);
+insert into vu values (1, 'q');
+create view vv as select * from vt;
+create view vw as select x.*, 9 as z from vt x;
+create view vj as select * from vt join vu using (a);
+create view vs as select * from (select * from vt) s where a > 0;
+create view vc as with c as (select * from vt) select * from c;
+create view vn as select t.a, vt.* from vt t, vt;
+alter table vt add column c int;
+alter table vu add column r int;
+select * from vv;
+select * from vw;
+select * from vj;
+select * from vs;
+select * from vc;
+select * from vn;
+select pg_get_viewdef('vv'::regclass);
+select pg_get_viewdef('vw'::regclass);
+select attname from pg_attribute where attrelid = 'vj'::regclass order by attnum;
+select column_name from information_schema.columns where table_name = 'vw'
+  order by ordinal_position;
+alter table vt drop column c;
+alter table vt rename column a to aa;
+select * from vv;
+select a from vw;
+create or replace view vv as select * from vt;
+select * from vv;
 """,
 }
 

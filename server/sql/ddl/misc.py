@@ -36,6 +36,7 @@ from .names import (
     schema_by_name,
     table_name,
 )
+from .viewcols import check_view_columns
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -105,12 +106,15 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     if existing is None and relation_name_taken(cat, sch.oid, name):
         raise DuplicateTable(f'relation "{name}" already exists')
     query = tree.expression
+    for sel in query.find_all(exp.Select):  # the stored query names today's columns, not `*`
+        sel.meta["freeze_stars"] = True
     plan = compiler().plan_query(query, cat, ParamTypes(), s.search_path())
     names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
     if len(names) > len(plan.columns):
         raise SyntaxError_("CREATE VIEW specifies more column names than columns")
     cols = tuple(Column(names[i] if i < len(names) else c.name, c.type_oid, c.typmod, i + 1)
                  for i, c in enumerate(plan.columns))
+    check_view_columns(cols, existing)
     if existing is not None:
         oid, reltype, array_type = existing.oid, existing.reltype, existing.array_type
     else:

@@ -28,6 +28,7 @@ import sqlglot
 from sqlglot import exp
 
 from .checktext import _Deparser, _Out
+from .names import quote_ident
 
 
 class _ViewDeparser(_Deparser):
@@ -52,7 +53,7 @@ class _ViewDeparser(_Deparser):
 
     def column(self, node: exp.Column, versus_text: bool) -> _Out:
         q, t = self.find(node)
-        name = f"{q}.{node.name}"
+        name = f"{quote_ident(q)}.{quote_ident(node.name)}"
         if versus_text and t in (1043, 19):
             return _Out(f"{name}::text" if self.pretty else f"({name})::text", "atom", type=25)
         return _Out(name, "atom", type=t)

@@ -246,6 +246,10 @@ class Planner:
             scope.aggregates_allowed = None
             node = N.Filter(node.cols, child=node, pred=pred)
         items = self.expand_stars(sel.expressions, scope)
+        if sel.meta.get("freeze_stars"):  # CREATE VIEW keeps `*` as expanded now, as PG does
+            given = {id(x) for x in sel.expressions}  # NB: named, so a later RENAME keeps them
+            sel.set("expressions", [x if id(x) in given else exp.alias_(x, x.name, quoted=True)
+                                    for x in items])
         order = sel.args.get("order")
         order_items = list(order.expressions) if order is not None else []
         having = sel.args.get("having")
