@@ -1,4 +1,5 @@
-"""More SQL-front fixes diffed with PostgreSQL 15: whole-row references, views over `*`.
+"""More SQL-front fixes diffed with PostgreSQL 15: whole-row references, views over `*`,
+pg_default_acl.
 
 `SELECT t FROM t`, `t::text`, `row_to_json(t)`, `to_jsonb(t)`, `count(t)` and
 `t IS [NOT] NULL` run statement by statement on PostgreSQL 15 and on Cumulo
@@ -16,6 +17,16 @@ import pg8000.native
 import pytest
 
 from tests.integration.test_statements_pg15 import assert_same_outcomes
+
+# psql's \\ddp query (PostgreSQL 15's describe.c, listDefaultACLs).
+DDP = """SELECT pg_catalog.pg_get_userbyid(d.defaclrole) AS "Owner",
+  n.nspname AS "Schema",
+  CASE d.defaclobjtype WHEN 'r' THEN 'table' WHEN 'S' THEN 'sequence' WHEN 'f' THEN 'function'
+    WHEN 'T' THEN 'type' WHEN 'n' THEN 'schema' END AS "Type",
+  pg_catalog.array_to_string(d.defaclacl, E'\\n') AS "Access privileges"
+FROM pg_catalog.pg_default_acl d
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = d.defaclnamespace
+ORDER BY 1, 2, 3"""
 
 SCRIPTS = {
     "whole_row": """
@@ -81,6 +92,28 @@ select a from vw;
 create or replace view vv as select * from vt;
 select * from vv;
 """,
+    # pg_default_acl shows ALTER DEFAULT PRIVILEGES' entries; the query is psql's \\ddp.
+    "default_acl": """
+create role dalice;
+create role dbob;
+create schema ds;
+select count(*) from pg_default_acl;
+alter default privileges grant select on tables to dalice;
+alter default privileges in schema ds grant insert, update on tables to dbob;
+alter default privileges for role dalice grant select on tables to public;
+alter default privileges for role dalice revoke delete on tables from dalice;
+""" + DDP + """;
+select defaclrole::regrole, defaclnamespace::regnamespace, defaclobjtype, defaclacl
+  from pg_default_acl order by 1::text, 2::text;
+alter default privileges for role dalice revoke all on tables from public;
+alter default privileges for role dalice revoke all on tables from dalice;
+select defaclacl from pg_default_acl where defaclrole = 'dalice'::regrole;
+alter default privileges revoke select on tables from dalice;
+alter default privileges in schema ds revoke insert, update on tables from dbob;
+alter default privileges for role dalice grant all on tables to dalice;
+select count(*) from pg_default_acl;
+drop role dbob;
+""",
 }
 
 
@@ -114,3 +147,23 @@ def test_pg8000_reads_row_json_as_pg15(servers):
     expected = _pg8000_json(pg.port, PASSWORD)
     assert len(expected) == 3 and expected[0][0].startswith('{"a":1,"b":"x\\"y"')
     assert _pg8000_json(cu.port, None) == expected
+
+
+def _pg8000_ddp(port: int, password: str | None) -> list:
+    conn = pg8000.native.Connection("cumulo", host="127.0.0.1", port=port,
+                                    database="front2_default_acl", password=password)
+    try:
+        conn.run("alter default privileges in schema ds grant select on tables to public")
+        return conn.run(DDP)
+    finally:
+        conn.close()
+
+
+def test_pg8000_reads_default_acl_as_pg15(servers):
+    from tests.pg15 import PASSWORD
+
+    pg, cu = servers
+    assert_same_outcomes(pg, cu, "front2_default_acl", SCRIPTS["default_acl"])
+    expected = _pg8000_ddp(pg.port, PASSWORD)
+    assert expected == [["cumulo", "ds", "table", "=r/cumulo"]]
+    assert _pg8000_ddp(cu.port, None) == expected

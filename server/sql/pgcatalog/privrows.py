@@ -1,4 +1,4 @@
-"""The catalogs of privileges: pg_auth_members and information_schema.table_privileges.
+"""The catalogs of privileges: pg_auth_members, pg_default_acl, information_schema.table_privileges.
 
 Both come from the same ACLs the executor checks (`privileges`): a table
 without a GRANT shows its owner's default privileges, as PostgreSQL's
@@ -7,10 +7,11 @@ without a GRANT shows its owner's default privileges, as PostgreSQL's
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from ..catalog import model as M
-from ..privileges.acl import LETTER_NAMES, parse_item, role_name
+from ..privileges.acl import LETTER_NAMES, aclitem_text, parse_item, role_name
 from ..privileges.check import current_role, effective_acl, privilege_roles
 from .registry import pg_relation
 
@@ -62,3 +63,39 @@ def _grants(cat: M.CatalogSnapshot, visible: set[int] | None, public: bool
                              schemas.get(t.schema_oid, ""), t.name, LETTER_NAMES[c],
                              "YES" if grantable else "NO", "YES" if c == "r" else "NO"))
     return rows
+
+
+@pg_relation("pg_catalog", "pg_default_acl")
+def pg_default_acl(ctx: Any) -> list[tuple[Any, ...]]:
+    """ALTER DEFAULT PRIVILEGES' entries, one row per (role, schema or 0, object type).
+
+    The entries are stored on the database row as `role:schema:kind:aclitem`
+    (privileges.defaults); a global entry with no item is an empty ACL, which
+    still replaces the built-in default. There is no stored oid, so the row's oid
+    is derived from its key: stable while the entry exists, as a catalog oid is.
+    """
+    cat: M.CatalogSnapshot = ctx.catalog
+    groups: dict[tuple[int, int, str], list[str]] = {}
+    for entry in cat.database.default_acls:
+        role, schema, kind, item = entry.split(":", 3)
+        items = groups.setdefault((int(role), int(schema), kind), [])
+        if item:
+            items.append(item)
+    return [(_default_acl_oid(key), key[0], key[1], key[2],
+             [aclitem_text(cat, i) for i in sorted(items, key=_grantee_grantor)])
+            for key, items in groups.items()]
+
+
+def _grantee_grantor(item: str) -> tuple[int, int]:
+    """PostgreSQL stores a default ACL sorted as aclitemsort does: by grantee, then grantor."""
+    grantee, _, grantor = parse_item(item)
+    return grantee, grantor
+
+
+def _default_acl_oid(key: tuple[int, int, str]) -> int:
+    """A synthetic oid in the range PostgreSQL gives user objects (>= 16384).
+
+    >>> _default_acl_oid((16384, 0, "r")) == _default_acl_oid((16384, 0, "r"))
+    True
+    """
+    return 16384 + zlib.crc32(f"{key[0]}:{key[1]}:{key[2]}".encode()) % 2_000_000_000
