@@ -437,7 +437,9 @@ class ColumnarCopy:
 
     def _tail_pack(self, ts: int) -> Pack | None:
         b, e = self.t_begin, self.t_end
-        if b[-1] <= ts and min(e) > ts:
+        # NB: max, not the last: concurrent commits are applied out of ts order, so a row
+        # before the last may have begun after ts (it was seen next to the version it replaced)
+        if max(b) <= ts and min(e) > ts:
             keys, rows = list(self.t_keys), list(self.t_rows)
         else:
             idx = [i for i in range(len(b)) if b[i] <= ts < e[i]]
