@@ -29,6 +29,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from ..errors import SQLError, SyntaxError_
 from . import inlists, manyvalues
+from .escnul import check_unicode_nul
 
 
 def _mark_date_part(parser: Any) -> exp.Expression:
@@ -453,6 +454,8 @@ def parse_sql(sql: str) -> exp.Expression:
     A multi-row INSERT ... VALUES of parameters whose rows share one shape comes back with
     its first row only, and `meta["many"]` (a `manyvalues.ManyValues`) on the VALUES node.
     """
+    if "\\u0000" in sql or "\\U00000000" in sql:
+        check_unicode_nul(sql)
     many = None
     if "$" in sql and sql[:6].upper() == "INSERT" and ("), (" in sql or "),(" in sql):
         many = manyvalues.split(sql)

@@ -1,5 +1,5 @@
 """More SQL-front fixes diffed with PostgreSQL 15: whole-row references, views over `*`,
-pg_default_acl.
+pg_default_acl, E'\\u0000'.
 
 `SELECT t FROM t`, `t::text`, `row_to_json(t)`, `to_jsonb(t)`, `count(t)` and
 `t IS [NOT] NULL` run statement by statement on PostgreSQL 15 and on Cumulo
@@ -13,6 +13,9 @@ type, so the scripts compare it as text (`t::text`); the text is the same.
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
 import pg8000.native
 import pytest
 
@@ -114,6 +117,16 @@ alter default privileges for role dalice grant all on tables to dalice;
 select count(*) from pg_default_acl;
 drop role dbob;
 """,
+    # E'\\u0000' is the lexer's 42601; E'\\0' and E'\\x00' reach the encoding check (22021).
+    "unicode_nul": r"""
+select E'ab\u0000';
+select 1, e'x\\u0000', E'y''\U00000000z';
+select E'\x00';
+select E'\0';
+select 'a\u0000';
+select E'a\\u0000';
+select E'\u0041\u00e9';
+""",
 }
 
 
@@ -167,3 +180,26 @@ def test_pg8000_reads_default_acl_as_pg15(servers):
     expected = _pg8000_ddp(pg.port, PASSWORD)
     assert expected == [["cumulo", "ds", "table", "=r/cumulo"]]
     assert _pg8000_ddp(cu.port, None) == expected
+
+
+async def _asyncpg_nul(dsn: str) -> list:
+    """The escape-string errors through asyncpg, with their position (the P field)."""
+    conn = await asyncpg.connect(dsn)
+    out: list = []
+    try:
+        for sql in (r"select E'ab\u0000'", r"select 1, E'y''\U00000000z'", r"select E'\0'",
+                    r"select $1::text, E'\u0000'"):
+            try:
+                out.append(await conn.fetchval(sql))
+            except asyncpg.PostgresError as e:
+                out.append((e.sqlstate, e.args[0] if e.args else "", getattr(e, "position", None)))
+    finally:
+        await conn.close()
+    return out
+
+
+def test_asyncpg_sees_unicode_nul_as_pg15(servers):
+    pg, cu = servers
+    expected = asyncio.run(_asyncpg_nul(pg.dsn()))
+    assert expected[0][0] == "42601" and expected[2][0] == "22021"
+    assert asyncio.run(_asyncpg_nul(cu.dsn())) == expected
