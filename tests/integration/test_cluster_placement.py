@@ -7,9 +7,9 @@ grows past the split threshold and the MasterMind splits (and balances) it by it
 Throughout, every snapshot a reader takes must show the constant total; no client may
 see the internal routing errors (`WrongRegion`, `RegionMoving`); at the end every
 acknowledged transfer is in the ledger exactly once and every balance is the sum of
-the ledger. A second query engine, which took no part, then reads the same through the map it
-followed. Then the cluster is stopped and started again: the moved and split
-regions come back from their nodes' files, with every row.
+the ledger. A second query engine, which runs the checker and no transfer, then reads the
+same through the map it followed. Then the cluster is stopped and started again: the
+moved and split regions come back from their nodes' files, with every row.
 """
 
 from __future__ import annotations
@@ -71,8 +71,10 @@ def _wait(cond, what: str, seconds: float = 90.0) -> None:
 class Bank:
     """Transfer workers (psycopg and pg8000) and a checker (pg8000), all in threads."""
 
-    def __init__(self, port: int, failover: bool = False) -> None:
+    def __init__(self, port: int, failover: bool = False, checker_port: int | None = None
+                 ) -> None:
         self.port = port
+        self.checker_port = port if checker_port is None else checker_port
         # While a dead node's regions recover, statements may fail with retryable errors
         # (never with a wrong answer); a split or a move must not show any.
         self.failover = failover
@@ -173,7 +175,7 @@ class Bank:
         """Every snapshot shows the constant total (a scan, and point reads in one txn)."""
         import pg8000.native
 
-        c = pg8000.native.Connection("cumulo", host="127.0.0.1", port=self.port,
+        c = pg8000.native.Connection("cumulo", host="127.0.0.1", port=self.checker_port,
                                      database="cumulo")
         try:
             while not self.stop.is_set():
@@ -238,9 +240,8 @@ def test_bank_workload_through_splits_and_moves(cluster_dir):  # noqa: F811 (the
         assert len({r[0][3] for r in firsts}) == 3, firsts
 
         _setup_bank(c)
-        # NB: every session on engine 0: each engine garbage-collects below its own oldest
-        # snapshot only, so a snapshot held on engine 1 can be collected under it
-        bank = Bank(port).start()
+        # The transfers run on engine 0, the checker on engine 1 (snapshots from the MasterMind)
+        bank = Bank(port, checker_port=port + 1).start()
         try:
             _wait(lambda: len(bank.acked) >= 20 and bank.checks >= 3, "transfers to run")
             # A split by hand, while transfers run: the accounts' region is cut at 31.
