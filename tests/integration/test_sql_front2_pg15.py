@@ -17,6 +17,8 @@ import asyncio
 
 import asyncpg
 import pg8000.native
+import psycopg
+import pyarrow as pa
 import pytest
 
 from tests.integration.test_statements_pg15 import assert_same_outcomes
@@ -127,6 +129,20 @@ select 'a\u0000';
 select E'a\\u0000';
 select E'\u0041\u00e9';
 """,
+    # numeric(p, negative s) on the columnar path (`cumulo.columnar = on`), NULL runs included.
+    "columnar_negative_scale": """
+create table nn (id int primary key, g int, v numeric(5,-2), w numeric(3,-1));
+insert into nn select i, i % 3, null, null from generate_series(1, 3000) i;
+insert into nn select i, i % 3, i * 12.34, i % 900 from generate_series(3001, 6000) i;
+set cumulo.columnar = on;
+select g, sum(v), min(v), max(w), count(v), avg(v) from nn group by g order by g;
+select sum(v), sum(w), min(v) from nn where v > 50000;
+select g, sum(coalesce(v, 150)), max(coalesce(w, 1.5)) from nn where id < 3000
+  group by g order by g;
+select sum(v * 2), max(v + w), min(coalesce(v, 2.5) + 1) from nn;
+select v, w from nn where id in (1, 3001, 5999) order by id;
+select count(*) from nn where v is null;
+""",
 }
 
 
@@ -203,3 +219,23 @@ def test_asyncpg_sees_unicode_nul_as_pg15(servers):
     expected = asyncio.run(_asyncpg_nul(pg.dsn()))
     assert expected[0][0] == "42601" and expected[2][0] == "22021"
     assert asyncio.run(_asyncpg_nul(cu.dsn())) == expected
+
+
+def test_direct_arrow_schema_of_negative_scale(servers):
+    """The direct API's Arrow type for numeric(5,-2) holds its 7-digit integers (was (38,18))."""
+    pg, cu = servers
+    assert_same_outcomes(pg, cu, "front2_columnar_negative_scale",
+                         SCRIPTS["columnar_negative_scale"])
+    with psycopg.connect(cu.dsn(dbname="front2_columnar_negative_scale"), autocommit=True) as c:
+        raw = c.execute("select cumulo_describe('nn')").fetchone()[0]
+        schema = pa.ipc.read_schema(pa.py_buffer(raw))
+        got = [pa.ipc.open_stream(bytes(b)).read_all()
+               for (b,) in c.execute("select cumulo_scan('nn', null)")]
+    assert schema.field("v").type == pa.decimal128(7, 0)
+    assert schema.field("w").type == pa.decimal128(4, 0)
+    with psycopg.connect(pg.dsn(db="front2_columnar_negative_scale"), autocommit=True) as c:
+        expected = c.execute("select id, v, w from nn order by id").fetchall()
+    table = pa.concat_tables(got)
+    rows = sorted(zip(table.column("id").to_pylist(), table.column("v").to_pylist(),
+                      table.column("w").to_pylist(), strict=True))
+    assert rows == expected

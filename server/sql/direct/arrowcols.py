@@ -8,6 +8,7 @@ PostgreSQL's output format and are parsed by the type's input function on
 the way in, so nothing is lost, only made textual.
 
     >>> from ...pgtypes import oids as T
+from ...pgtypes.numtypmod import precision_scale
     >>> str(arrow_type(T.TIMESTAMPTZ, -1)), str(arrow_type(T.NUMERIC, (10 << 16 | 2) + 4))
     ('timestamp[us, tz=UTC]', 'decimal128(10, 2)')
 """
@@ -29,6 +30,7 @@ from ...errors import (
     UndefinedColumn,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.numtypmod import precision_scale
 from ...pgtypes.text import text_decoder
 from ..catalog.model import Table
 from ..expr.casts import to_text
@@ -50,7 +52,9 @@ def arrow_type(oid: int, typmod: int) -> pa.DataType:
         return t
     if oid == T.NUMERIC:
         if typmod >= 4:
-            p, s = (typmod - 4) >> 16, (typmod - 4) & 0xFFFF
+            p, s = precision_scale(typmod)
+            if s < 0:  # numeric(5, -2) holds integers of up to 7 digits
+                p, s = p - s, 0
             if 0 < p <= 38 and 0 <= s <= p:
                 return pa.decimal128(p, s)
         return pa.decimal128(*_NUMERIC_DEFAULT)

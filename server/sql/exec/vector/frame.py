@@ -33,6 +33,7 @@ import numpy as np
 from ....kivi.columnar import Column, encode
 from ....kivi.columnar.aggregate import Selected
 from ....pgtypes import oids as T
+from ....pgtypes.numtypmod import precision_scale
 from ...expr.vectorize import Fallback, S, V
 
 _LIMIT = 2**63
@@ -61,7 +62,7 @@ def null_column(typ: int, n: int, typmod: int = -1) -> Column:
     if typ == T.TIMESTAMP:
         return Column("ts", np.zeros(n, "datetime64[us]"), valid)
     if typ == T.NUMERIC:
-        scale = (typmod - 4) & 0xFFFF if typmod >= 4 else 0
+        scale = max(precision_scale(typmod)[1], 0) if typmod >= 4 else 0  # NB: numeric(5,-2)
         return Column("dec", np.zeros(n, np.int64), valid, None, None, None, scale)
     raise Fallback(f"an empty input column of type {typ}")
 
