@@ -63,6 +63,11 @@ select a, (select count(*) from t u where u.a = t.a and t is not null) from t or
 select u.a, (select row_to_json(t)::text from t where t.a = u.a) from t u order by 1;
 select row_to_json(t)::text from t join (select 1 as a) q using (a);
 select row_to_json(t) from t group by a;
+select json_agg(t order by a) from t;
+select jsonb_agg(t order by a)::text from t;
+select json_build_object('r', t)::text from t order by a;
+select jsonb_build_array(t, 1)::text from t order by a;
+select a, json_agg(u) from t, (select 7 as k) u group by a order by a;
 select nosuch from t;
 """,
     # CREATE VIEW expands `*` at creation: later columns stay out, at every level of the query.

@@ -37,7 +37,6 @@ from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
-from ..functions.jsonfns import row_json_object
 from ..functions.registry import FUNCTIONS
 from . import namedargs, usertypes, wholerow
 from . import runtime as rt
@@ -910,10 +909,13 @@ class Binder(SpecialForms):
                      "pg_typeof")
         if name in wholerow.JSON_OF_ROW and len(args) == 1 and args[0].kind == "row":
             obj = wholerow.JSON_OF_ROW[name]
-            fd, jargs = resolve(obj, wholerow.json_object_args(args[0]), self.params)
             if obj == "json_build_object":  # row_to_json's own spacing
-                return E("pyfunc", (name, row_json_object, False), jargs, T.JSON, -1, name)
+                return wholerow.row_as_json(args[0], self.params, name=name)
+            fd, jargs = resolve(obj, wholerow.json_object_args(args[0]), self.params)
             return E("call", fd, jargs, return_type(fd, jargs), -1, name)
+        if name in wholerow.JSON_EMBEDDERS:  # a record argument embeds as its JSON object
+            args = [wholerow.row_as_json(a, self.params, name.startswith("jsonb"))
+                    if a.kind == "row" else a for a in args]
         if name == "row":  # ROW(...): a record that knows its fields' types
             return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
         if name in usertypes.ENUM_FUNCTIONS:

@@ -22,12 +22,31 @@ PostgreSQL does, and keeps the fields in column order. A record without names
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...pgtypes import oids as T
+from ..functions.jsonfns import row_json_object
 from .bound import E, const
+from .functions import resolve
 
 # Functions of one record argument that build a JSON object of its fields.
 JSON_OF_ROW = {"row_to_json": "json_build_object", "to_json": "json_build_object",
                "to_jsonb": "jsonb_build_object"}
+
+
+# Functions and aggregates that embed a json argument as JSON: a record goes in as its object.
+JSON_EMBEDDERS = {"json_agg", "jsonb_agg", "json_build_object", "jsonb_build_object",
+                  "json_build_array", "jsonb_build_array", "json_object_agg", "jsonb_object_agg"}
+
+
+def row_as_json(row: E, params: Any, binary: bool = False, name: str = "row_to_json") -> E:
+    """row_to_json(row): PG's compact object, fields in order (`{"a":1,"b":null}`);
+    `binary`: to_jsonb(row), printed as jsonb is (`{"a": 1, "b": null}`)."""
+    if binary:
+        fd, args = resolve("jsonb_build_object", json_object_args(row), params)
+        return E("call", fd, args, T.JSONB, -1, "to_jsonb")
+    _, args = resolve("json_build_object", json_object_args(row), params)
+    return E("pyfunc", (name, row_json_object, False), args, T.JSON, -1, name)
 
 
 def whole_row(refs: list[E], name: str) -> E:

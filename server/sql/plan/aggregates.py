@@ -18,6 +18,7 @@ from sqlglot import exp
 from ...errors import GroupingError, InvalidColumnReference
 from ...pgtypes import oids as T
 from ..expr import types as ty
+from ..expr import wholerow
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
@@ -131,6 +132,9 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             if find_aggregates(inner):
                 raise GroupingError("aggregate function calls cannot be nested")
         bargs = [binder.bind(x) for x in args]
+        if name in wholerow.JSON_EMBEDDERS:  # json_agg(t): each row as its JSON object
+            bargs = [wholerow.row_as_json(x, planner.params, name.startswith("jsonb"))
+                     if x.kind == "row" else x for x in bargs]
         if name == "string_agg":
             bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
                      for x in bargs]
