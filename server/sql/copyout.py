@@ -337,7 +337,6 @@ def numerics_binary(col: Sequence[Any]) -> list[bytes] | None:
     return out
 
 
-_EPOCH_US = np.datetime64("2000-01-01T00:00:00", "us")
 _EPOCH_DAYS = dt.date(2000, 1, 1).toordinal()
 
 
@@ -354,11 +353,10 @@ def _timestamps_binary(col: Sequence[Any]) -> list[bytes] | None:
     if set(map(type, col)) != {dt.datetime} or \
             set(map(operator.attrgetter("tzinfo"), col)) != {None}:
         return None
-    stamps = np.array(col, dtype="datetime64[us]")
-    years = (stamps.min().astype(object).year, stamps.max().astype(object).year)
-    if 1 in years or 9999 in years:
+    us = pa.array(col, pa.timestamp("us")).cast(pa.int64()).to_numpy() - _EPOCH_2000_US
+    if us.min() < _YEAR2_US or us.max() >= _YEAR9999_US:
         return None  # NB: datetime.min and .max stand for -infinity and infinity
-    return _fixed_fields((stamps - _EPOCH_US).astype(np.int64), ">i8")
+    return _fixed_fields(us, ">i8")
 
 
 def _dates_binary(col: Sequence[Any]) -> list[bytes] | None:
