@@ -18,22 +18,30 @@ from decimal import Decimal
 import pytest
 
 from cumulo.server.kivi import mvcc
+from cumulo.server.kivi.columnar.build import PendingBuild
 
 from .helpers import copy_in, rows, run
 
 
 @pytest.fixture
 def served(monkeypatch):
-    """Counts the aggregate scans that `VersionStore.columnar` served (not None)."""
+    """Counts the aggregate scans the columnar copy served: a snapshot from
+    `VersionStore.columnar_begin` (the node's entry; a `PendingBuild` it hands back is
+    built, then read through `columnar`) or from `columnar`."""
     calls = {"served": 0}
-    real = mvcc.VersionStore.columnar
 
-    def spy(self, ts):
-        got = real(self, ts)
-        calls["served"] += got is not None
-        return got
+    def spy_on(name: str) -> None:
+        real = getattr(mvcc.VersionStore, name)
 
-    monkeypatch.setattr(mvcc.VersionStore, "columnar", spy)
+        def spy(self, ts):
+            got = real(self, ts)
+            calls["served"] += got is not None and not isinstance(got, PendingBuild)
+            return got
+
+        monkeypatch.setattr(mvcc.VersionStore, name, spy)
+
+    spy_on("columnar")
+    spy_on("columnar_begin")
     return calls
 
 
