@@ -97,6 +97,29 @@ def _check(spec: AggSpec) -> None:
             raise FeatureNotSupported(f"aggregate {fn!r} cannot be pushed down")
 
 
+NAN_KEY = float("nan")  # the one NaN object a NaN group key becomes (see `_nan_free`)
+
+
+def _has_nan(keys: set[Any], single: bool) -> bool:
+    """Tells whether some distinct group key holds a NaN (it is unequal to itself)."""
+    if single:
+        return any(k != k for k in keys)
+    return any(v != v for k in keys for v in k)
+
+
+def _nan_free(k: Any, single: bool) -> Any:
+    """The group key with each NaN replaced by `NAN_KEY`: NaN is one group to PostgreSQL,
+    but two NaN objects are two dict keys to Python.
+
+    >>> a, b = _nan_free((float("nan"), 1), False), _nan_free((float("nan"), 1), False)
+    >>> len({a, b}), len({float("nan"), float("nan")})
+    (1, 2)
+    """
+    if single:
+        return NAN_KEY if k != k else k
+    return tuple(NAN_KEY if v != v else v for v in k) if any(v != v for v in k) else k
+
+
 class PartialAgg:
     """Folds batches of stored rows into per-group partial aggregates."""
 
@@ -122,7 +145,11 @@ class PartialAgg:
             self._fold((), rows)
             return
         keys = list(map(self._key, rows))
-        buckets: dict[Any, list[Row]] = {k: [] for k in set(keys)}
+        uniq = set(keys)
+        if _has_nan(uniq, self._single):
+            keys = [_nan_free(k, self._single) for k in keys]
+            uniq = set(keys)
+        buckets: dict[Any, list[Row]] = {k: [] for k in uniq}
         deque(map(list.append, map(buckets.__getitem__, keys), rows), maxlen=0)
         single = self._single
         for k, batch in buckets.items():
@@ -161,7 +188,7 @@ def merge_partials(spec: AggSpec, partials: Iterable[Row]) -> list[Row]:
     fns = [fn for fn, _ in spec.aggs]
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for p in partials:
-        k = tuple(p[:ng])
+        k = _nan_free(tuple(p[:ng]), False)
         acc = groups.get(k)
         if acc is None:
             groups[k] = list(p[ng:])

@@ -258,8 +258,8 @@ def test_asyncpg_reads_the_same(conns, cumulo_server) -> None:
         assert rows == _rows(pg, sql), sql
 
 
-@pytest.mark.xfail(strict=True, reason="row-path hash join: NaN keys do not match NaN (PG: they do)")
 def test_row_path_nan_keys(conns) -> None:
+    """NaN join keys match NaN on the row path too (PostgreSQL: NaN = NaN)."""
     cu, pg = conns
     sql = next(q for q in QUERIES if q.startswith("select a.id, count(*) from cj_flt"))
     cu.execute("set cumulo.columnar = off")

@@ -78,6 +78,25 @@ select point '(1,2)', box '(1,1),(0,0)', inet '1.2.3.4', cidr '10.0.0.0/8';
 select point '(1,2)'::text, inet '10.0.0.1/8' >> inet '10.1.2.3', 'a point ''(1,2)''';
 select circle '<(0,0),1>', lseg '[(0,0),(1,1)]';
 """,
+    # NaN is one value to PostgreSQL (NaN = NaN): one group, matching join keys, on the row
+    # path, with the aggregate pushed into KiVi, and on the columnar path; -0 = 0.
+    "nan_keys": """
+create table wa_f (id int primary key, f float8, n numeric);
+insert into wa_f values (1, 0.0, 0), (2, -0.0, 0), (3, 'NaN', 'NaN'), (4, 'NaN', 'NaN'),
+  (5, 1.5, 1.5), (6, null, null), (7, 'Infinity', 7), (8, 'NaN', 'NaN');
+set cumulo.columnar = off;
+select f::text, count(*) from wa_f group by f order by f;
+select f::text, id % 2, count(*) from wa_f group by f, 2 order by f, 2;
+select n::text, count(*) from wa_f group by n order by n;
+select count(distinct f), count(distinct n) from wa_f;
+select a.id, count(*) from wa_f a, wa_f b where a.f = b.f group by a.id order by 1;
+select a.id, b.id from wa_f a join wa_f b on a.n = b.n and a.f = b.f where a.id < b.id order by 1, 2;
+select f::text, count(*) from (select f from wa_f union all select 'NaN') s group by f order by f;
+set cumulo.columnar = on;
+select f::text, count(*) from wa_f group by f order by f;
+select a.id, count(*) from wa_f a, wa_f b where a.f = b.f group by a.id order by 1;
+reset cumulo.columnar;
+""",
 }
 
 

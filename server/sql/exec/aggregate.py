@@ -22,12 +22,18 @@ from . import memguard
 from .fold import foldable, run_folded
 from .runner import Batch, compiled, executes, rebatch, run
 
+_NAN = float("nan")  # every NaN dedupes to this one object (PostgreSQL: NaN = NaN)
+
 
 def _dedupe(vals: list) -> list:
     seen: set = set()
     out = []
     for v in vals:
-        k = repr(v) if isinstance(v, list) else v
+        k: Any
+        if isinstance(v, tuple):  # an argument tuple: a NaN in it is unequal to itself
+            k = tuple(_NAN if x != x else x for x in v)
+        else:
+            k = repr(v) if isinstance(v, list) else _NAN if v != v else v
         if k not in seen:
             seen.add(k)
             out.append(v)

@@ -75,6 +75,8 @@ def key_sets(keys: Any, n_keys: int, pairs: list[tuple[int, int]],
     out = []
     for i, slot in pairs:
         vals = set(keys) if n_keys == 1 else {k[i] for k in keys}
+        if any(v != v for v in vals):  # NB: a NaN key (`codegen._NAN_KEY`) is no IN value:
+            continue  # the scan's NaNs are other objects, equal to nothing
         cs = ts.columns.get(slot) if ts is not None else None
         if cs is not None and cs.ndistinct:
             # with statistics: worth it while the values are at most half the column's

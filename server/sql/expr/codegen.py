@@ -454,10 +454,23 @@ def filter_function(pred: E) -> Callable[[list, Any], list]:
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
 
 
+_NAN_KEY = float("nan")  # the one NaN object every NaN key becomes (see `_key_expr`)
+
+
+def _key_expr(g: Gen, e: E) -> str:
+    """A grouping or join key: NaN is one value to PostgreSQL (NaN = NaN, one group), but
+    two NaN objects are different dict keys to Python, so each NaN maps to `_NAN_KEY`."""
+    src = g.expr(e)
+    if e.type not in _NANABLE:
+        return src
+    first, later = g.bind(src)
+    return f"({later} if {first} == {later} else {g.k(_NAN_KEY)})"
+
+
 def key_function(exprs: list[E]) -> Callable[[tuple, Any], Any]:
     """Compiles a tuple of expressions into `fn(row, ctx) -> tuple` (grouping and join keys)."""
     g = Gen()
-    items = "".join(g.expr(e) + ", " for e in exprs)
+    items = "".join(_key_expr(g, e) + ", " for e in exprs)
     return _build(f"def _f(row, ctx):\n{_prologue(g)}    return ({items})\n", g)
 
 
@@ -466,9 +479,9 @@ def keys_function(exprs: list[E]) -> Callable[[list, Any], list]:
     bare value for a single expression (cheaper to hash than a 1-tuple), else a tuple."""
     g = Gen()
     if len(exprs) == 1:
-        item = g.expr(exprs[0])
+        item = _key_expr(g, exprs[0])
     else:
-        item = "(" + "".join(g.expr(e) + ", " for e in exprs) + ")"
+        item = "(" + "".join(_key_expr(g, e) + ", " for e in exprs) + ")"
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return [{item} for row in rows]\n", g)
 
 
