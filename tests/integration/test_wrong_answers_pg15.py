@@ -97,6 +97,22 @@ select f::text, count(*) from wa_f group by f order by f;
 select a.id, count(*) from wa_f a, wa_f b where a.f = b.f group by a.id order by 1;
 reset cumulo.columnar;
 """,
+    # Records and arrays with NULL items sort item by item, a NULL item above every value
+    # (PostgreSQL's record_cmp/array_cmp); Python's `<` on None was an internal error.
+    "record_order": """
+select r from (values ((1,2)),((null::int,3)),((1,null::int)),(null),((1,1))) v(r) order by 1;
+select r from (values ((1,2)),((null::int,3)),((1,null::int)),(null),((1,1))) v(r) order by r desc;
+select r from (values ((1,2)),((null::int,3)),((1,null::int)),((1,1))) v(r) order by r limit 2;
+select distinct r from (values ((1,2)),((null::int,3)),((null::int,3))) v(r) order by r;
+select r, count(*) from (values ((1,2)),((null::int,3)),((null::int,3))) v(r) group by r order by r;
+select distinct on (r) r from (values ((1,2)),((null::int,3)),((1,null::int)),((1,null::int))) v(r) order by r;
+select array_agg(r order by r) from (values ((1,2)),((null::int,3)),((1,null::int))) v(r);
+select r, row_number() over (order by r) from (values ((1,'NaN'::float8)),((1,2::float8)),((1,null::float8))) v(r) order by 1;
+select row(x, y) from (values (1,null),(1,2),(null,0)) v(x,y) order by 1;
+select r from (values (row(1,row(null::int,1))),(row(1,row(2,1)))) v(r) order by 1;
+select a from (values (array[1,null]),(array[1,2]),(array[null,1]::int[]),(array[1])) v(a) order by 1;
+select a from (values (array[1,null]),(array[1,2]),(array[null,1]::int[]),(array[1])) v(a) order by 1 desc nulls last;
+""",
 }
 
 

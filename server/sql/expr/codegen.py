@@ -485,12 +485,26 @@ def keys_function(exprs: list[E]) -> Callable[[list, Any], list]:
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return [{item} for row in rows]\n", g)
 
 
+def nested_sort_key(v: Any) -> Any:
+    """The sort key of a record's or array's items, as PostgreSQL's record_cmp and
+    array_cmp order them: item by item, a NULL item above every value and NaN above
+    every number (Python's `<` would raise on None). A shorter prefix sorts first.
+
+    >>> sorted([(1, None), (1, 2), (None, 0)], key=nested_sort_key)
+    [(1, 2), (1, None), (None, 0)]
+    """
+    return tuple((2,) if x is None else (0, nested_sort_key(x)) if isinstance(x, (tuple, list))
+                 else (1,) if x != x else (0, x) for x in v)
+
+
 def sort_key_function(e: E, nulls_high: bool) -> Callable[[tuple, Any], Any]:
     """Compiles a sort key that places NULLs above (nulls_high) or below every value."""
     g = Gen()
     f, later = g.bind(g.expr(e))
     if e.type in _NANABLE:  # NaN sorts above every number; Python would order it by position
         later = f"((1,) if {later} != {later} else (0, {later}))"
+    elif e.type == T.RECORD or e.type in T.ELEMENT_OF or e.type not in T.TYPES:
+        later = f"({g.k(nested_sort_key)}({later}) if isinstance({later}, (tuple, list)) else {later})"
     if nulls_high:
         body = f"((0, {later}) if {f} is not None else (1,))"
     else:
