@@ -113,6 +113,18 @@ select r from (values (row(1,row(null::int,1))),(row(1,row(2,1)))) v(r) order by
 select a from (values (array[1,null]),(array[1,2]),(array[null,1]::int[]),(array[1])) v(a) order by 1;
 select a from (values (array[1,null]),(array[1,2]),(array[null,1]::int[]),(array[1])) v(a) order by 1 desc nulls last;
 """,
+    # json_agg puts ", \n " between records and arrays (not before a NULL), ", " between
+    # scalars and json values; jsonb_agg prints as jsonb does.
+    "json_agg_layout": """
+create table wa_j (id int primary key, g int, t text, a int[], j json);
+insert into wa_j values (1, 1, 'a', '{1,2}', '{"k":1}'), (2, 1, null, null, '[2]'), (3, 2, 'c', '{3}', null);
+select json_agg(id order by id), json_agg(t order by id), json_agg(j order by id) from wa_j;
+select json_agg(a order by id), jsonb_agg(a order by id), json_agg(a) filter (where a is not null) from wa_j;
+select json_agg(w order by id), jsonb_agg(w order by id) from wa_j w;
+select g, json_agg(w order by id) from wa_j w group by g order by g;
+select json_agg(row(id, t) order by id), json_agg(distinct (g, 1)) from wa_j;
+select json_agg(v) from (values (1,'x'),(2,null)) v(a,b);
+""",
 }
 
 
@@ -200,3 +212,19 @@ def test_in_list_errors_and_typed_literals_through_asyncpg(servers):
             "You might need to add explicit type casts.")
     assert exp[0] == ("42883", "operator does not exist: character varying = integer", hint)
     assert exp[1] == ("42883", "operator does not exist: character varying <> integer", hint)
+
+
+JSON_AGG_QUERIES = (
+    "select json_agg(w order by id) from wa_j w",
+    "select json_agg(a order by id), json_agg(t order by id) from wa_j",
+)
+
+
+def test_json_agg_layout_through_asyncpg(servers):
+    """asyncpg hands json over as text: PostgreSQL's json_agg spacing arrives byte for byte."""
+    pg, cu = servers
+    assert_same_outcomes(pg, cu, "wa_async_json", SCRIPTS["json_agg_layout"])
+    exp = asyncio.run(_fetch(pg.dsn(db="wa_async_json"), JSON_AGG_QUERIES))
+    got = asyncio.run(_fetch(cu.dsn(dbname="wa_async_json"), JSON_AGG_QUERIES))
+    assert got == exp
+    assert exp[1] == [('[[1,2], null, \n [3]]', '["a", null, "c"]')]

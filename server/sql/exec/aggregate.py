@@ -100,9 +100,13 @@ def finish(call: N.AggCall, vals: list) -> Any:
 def _json_agg(call: N.AggCall, vals: list) -> str:
     from ..functions.jsonfns import to_json, to_jsonb
 
-    raw = call.arg_type in (T.JSON, T.JSONB)
+    raw = (call.args[0].type if call.args else call.arg_type) in (T.JSON, T.JSONB)
     conv = to_jsonb if call.func == "jsonb_agg" else to_json
-    return "[" + ", ".join("null" if v is None else v if raw else conv(v) for v in vals) + "]"
+    items = ["null" if v is None else v if raw else conv(v) for v in vals]
+    if call.func == "json_agg" and (call.arg_type == T.RECORD or call.arg_type in T.ELEMENT_OF):
+        # PostgreSQL's json_agg_transfn puts "\n " before each later record or array (not NULL)
+        items[1:] = [s if v is None else "\n " + s for s, v in zip(items[1:], vals[1:], strict=True)]
+    return "[" + ", ".join(items) + "]"
 
 
 def _numeric_variance(vals: list, pop: bool, root: bool) -> Decimal:

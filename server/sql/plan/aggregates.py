@@ -132,6 +132,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             if find_aggregates(inner):
                 raise GroupingError("aggregate function calls cannot be nested")
         bargs = [binder.bind(x) for x in args]
+        arg_t = bargs[0].type if bargs else T.UNKNOWN  # json_agg spaces out records and arrays
         if name in wholerow.JSON_EMBEDDERS:  # json_agg(t): each row as its JSON object
             bargs = [wholerow.row_as_json(x, planner.params, name.startswith("jsonb"))
                      if x.kind == "row" else x for x in bargs]
@@ -153,7 +154,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         keys = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
                           bool(o.args.get("nulls_first"))) for o in order]
         fe = binder.bind_bool(flt, "FILTER") if flt is not None else None
-        arg_t = bargs[0].type if bargs else T.UNKNOWN
+        if name != "json_agg":
+            arg_t = bargs[0].type if bargs else T.UNKNOWN
         aggs.append(N.AggCall(name, bargs, agg_type(name, arg_t), distinct, keys, fe, arg_t))
     scope.aggregates_allowed = None
     cols = [N.PCol(g.name, g.type, g.typmod) for g in groups]
