@@ -25,10 +25,18 @@ as are tables whose statistics say they are small (`MIN_ROWS`). A range
 (`VectorSpec.key_range`): the zone maps count the rows the range can hold,
 and a small range goes to the row path.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.columnar import columnar
-    >>> callable(columnar)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(columnar, "select b, sum(c) from t group by b")
+    Project b, sum
+      Aggregate group=[b] aggs=[sum(c)]
+        Scan t
+    =>
+    Project b, sum
+      Columnar
+        Aggregate group=[b] aggs=[sum(c)]
+          Scan t
 """
 
 from __future__ import annotations

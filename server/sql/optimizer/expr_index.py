@@ -11,10 +11,17 @@ is used; the conjunct stays in a Filter above the lookup, which keeps the
 rule trivially correct for expressions whose equality is not the index's
 (e.g. numeric scale).
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.expr_index import expr_index
-    >>> callable(expr_index)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(expr_index, "select x from u where lower(y) = 'a'")
+    Project x
+      Filter (lower(y) = 'a')
+        Scan u
+    =>
+    Project x
+      Filter (lower(y) = 'a')
+        IndexLookup u index=u_lower_idx range=['a' .. 'a']
 """
 
 from __future__ import annotations

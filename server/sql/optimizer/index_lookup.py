@@ -7,10 +7,16 @@ Partial indexes (with a predicate) are skipped. The used conjuncts are kept
 in a Filter above the lookup only when the index cannot prove them (never:
 equality on the index prefix is exact), so only unused conjuncts remain.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.index_lookup import index_lookup
-    >>> callable(index_lookup)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(index_lookup, "select x from u where y = 'a'")
+    Project x
+      Filter (y = 'a')
+        Scan u
+    =>
+    Project x
+      IndexLookup u index=u_y_idx range=['a' .. 'a']
 """
 
 from __future__ import annotations

@@ -24,10 +24,19 @@ instead (`Join.build_left`) when the right one is estimated at over twice it:
 CH-benCHmark Q4 hashes 30,000 orders and streams 300,000 order lines through
 them, where it used to hash the order lines.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.join_algorithm import join_algorithm
-    >>> callable(join_algorithm)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(join_algorithm, "select * from t join u on a = x")
+    Project a, b, c, x, y
+      Join inner algo=nested on=(a = x)
+        Scan t
+        Scan u
+    =>
+    Project a, b, c, x, y
+      Join inner algo=hash keys=a=x
+        Scan t
+        Scan u
 """
 
 from __future__ import annotations

@@ -13,10 +13,26 @@ original column order, so nothing above the join tree changes; the
 conjuncts sit in one Filter for `pushdown_join_filters` to distribute.
 Outer and LATERAL joins are kept as they are (each is one relation here).
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.join_order import join_order
-    >>> callable(join_order)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(join_order, "select b from t, u, s where a = k and v = y")
+    Project b
+      Filter ((a = k) AND (v = y))
+        Join inner algo=nested
+          Join inner algo=nested
+            Scan t
+            Scan u
+          Scan s
+    =>
+    Project b
+      Project a, b, c, x, y, k, v
+        Filter ((a = k) AND (v = y))
+          Join inner algo=nested
+            Join inner algo=nested
+              Scan t
+              Scan s
+            Scan u
 """
 
 from __future__ import annotations

@@ -17,10 +17,16 @@ The plan's root is never replaced (its columns name the result), and a
 Project whose expressions run sub-plans is left alone: their `outer`
 references address its input row by position.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.merge_projects import merge_projects
-    >>> callable(merge_projects)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(merge_projects, "select b from (select b, a from t) s")
+    Project b
+      Project b, a
+        Scan t
+    =>
+    Project b
+      Scan t
 """
 
 from __future__ import annotations

@@ -6,10 +6,16 @@ into a multi-key get, and equalities on a proper prefix of the key (or a
 range on the next key column) into a key range on the Scan. Conjuncts it
 does not use stay in a Filter above.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.point_get import point_get
-    >>> callable(point_get)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(point_get, "select b from t where a in (1, 2)")
+    Project b
+      Filter in_list(a, 1, 2)
+        Scan t
+    =>
+    Project b
+      PointGet t key=(1; 2)
 """
 
 from __future__ import annotations

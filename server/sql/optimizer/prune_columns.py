@@ -15,10 +15,23 @@ operations, windows and WITH queries, and at a bind join's inner table, which
 the executor reads by primary key as whole stored rows. The plan's own output
 never changes.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.prune_columns import prune_columns
-    >>> callable(prune_columns)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(prune_columns, "select b from t, u where a = x")
+    Project b
+      Filter (a = x)
+        Join inner algo=nested
+          Scan t
+          Scan u
+    =>
+    Project b
+      Filter (a = x)
+        Join inner algo=nested
+          Project a, b
+            Scan t columns=[0, 1]
+          Project x
+            Scan u columns=[0]
 """
 
 from __future__ import annotations

@@ -8,10 +8,17 @@ layer. So do MIN and MAX over a user-made type (an enum, a composite): KiVi
 orders stored values by their Python value, an enum's label text, while
 PostgreSQL orders an enum by its declared label order.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.push_aggregate import push_aggregate
-    >>> callable(push_aggregate)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(push_aggregate, "select b, count(*) from t group by b")
+    Project b, count
+      Aggregate group=[b] aggs=[count_star()]
+        Scan t
+    =>
+    Project b, count
+      Aggregate (merge partials) group=[b] aggs=[count_star()]
+        Scan t aggregate=(1,):(('count_star', None),)
 """
 
 from __future__ import annotations

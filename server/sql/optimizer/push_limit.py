@@ -5,10 +5,17 @@ The Limit node stays (it still applies OFFSET and guards the count); only the
 scan's `limit` is set to LIMIT + OFFSET. Scans with a Filter left above them
 (predicates KiVi cannot evaluate) are not limited.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.push_limit import push_limit
-    >>> callable(push_limit)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(push_limit, "select * from t limit 3")
+    Limit limit=3
+      Project a, b, c
+        Scan t
+    =>
+    Limit limit=3
+      Project a, b, c
+        Scan t limit=3
 """
 
 from __future__ import annotations

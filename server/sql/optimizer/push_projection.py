@@ -7,10 +7,15 @@ keeps addressing the stored row, as KiVi evaluates it before projecting.
 Scans that return keys (ctid) or partial aggregates are left alone, as are
 scans whose columns are nearly all used.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.push_projection import push_projection
-    >>> callable(push_projection)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(push_projection, "select b from t")
+    Project b
+      Scan t
+    =>
+    Project b
+      Scan t columns=[1]
 """
 
 from __future__ import annotations

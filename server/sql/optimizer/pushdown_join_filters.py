@@ -8,10 +8,22 @@ except that conjuncts on the preserved (left) side of a LEFT join move down.
 Conjuncts of a join's own ON condition that read one input move into it
 where that input is not preserved (`_push_on`).
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.pushdown_join_filters import pushdown_join_filters
-    >>> callable(pushdown_join_filters)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(pushdown_join_filters, "select * from t join u on a = x where b = 'x' and y = 'z'")
+    Project a, b, c, x, y
+      Filter ((b = 'x') AND (y = 'z'))
+        Join inner algo=nested on=(a = x)
+          Scan t
+          Scan u
+    =>
+    Project a, b, c, x, y
+      Join inner algo=nested on=(a = x)
+        Filter (b = 'x')
+          Scan t
+        Filter (y = 'z')
+          Scan u
 """
 
 from __future__ import annotations

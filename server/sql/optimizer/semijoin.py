@@ -32,10 +32,21 @@ The rule reads sub-plans before the other rules have optimized them (point
 gets with `outer` keys could not be decorrelated), so `rules.optimize` runs it
 before optimizing nested plans.
 
-Example:
+Example (the builder's plan of a query, then the plan after this rule alone):
     >>> from cumulo.server.sql.optimizer.semijoin import semijoin
-    >>> callable(semijoin)
-    True
+    >>> from cumulo.server.sql.optimizer.doctest_plans import show
+    >>> show(semijoin, "select b from t where a in (select x from u)")
+    Project b
+      Filter in_sub(...)
+        Scan t
+        SubPlan
+          Project x
+            Scan u
+    =>
+    Project b
+      Nested Loop Semi Join on=(a = x)
+        Scan t
+        Scan u
 """
 
 from __future__ import annotations
