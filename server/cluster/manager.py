@@ -12,6 +12,13 @@ the rest of a batch that sat unused for `stale_after` seconds
 (-> `LocalTxnManager.give_back_stale`), so that an idle LTM does not hold every
 snapshot back.
 
+Garbage collection (`collect`, and a thread every `gc_interval` seconds) removes old
+versions on the KiVi nodes and old records on the conflict managers. Every LTM shares
+those, so with a MasterMind the mark is the global low water (`mastermind.LowWater`:
+the minimum over the LTMs), which the snapshot thread keeps reporting every
+`report_interval` seconds (once before the first transaction, too); without one, this
+LTM is the only one and its own low water is the mark.
+
 Several LTMs may share the conflict managers (each with its own `ltm_id`, which is
 part of its transaction ids). A waiter whose holder belongs to another LTM is woken
 through its manager's mailbox: one thread per manager long-polls it (`PollWoken`)
@@ -31,7 +38,9 @@ largest one found.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from typing import Any
 
 from ..errors import SQLError
@@ -67,6 +76,8 @@ class ClusterTxnManager(LtmFront):
         poll_interval: float = 0.2,
         mastermind: tuple[str, int] | None = None,
         stale_after: float = 0.05,
+        gc_interval: float | None = 30.0,
+        report_interval: float = 1.0,
     ) -> None:
         self.kivi = kivi
         self.cms = conflict_managers
@@ -102,6 +113,9 @@ class ClusterTxnManager(LtmFront):
             wait_graph=graph,
             shared_snapshots=self.mastermind is not None,
         )
+        self.ltm_id = ltm_id
+        if self.mastermind is not None:  # NB: before any transaction: it holds GC back now
+            self.mastermind.report_low_water(ltm_id, self.ltm.low_water())
         self._closed = False
         self._stop = threading.Event()
         self._pollers = [
@@ -111,22 +125,48 @@ class ClusterTxnManager(LtmFront):
         ]
         if self.mastermind is not None:
             self._pollers.append(threading.Thread(
-                target=self._snapshot_loop, args=(self.mastermind, poll_interval, stale_after),
+                target=self._snapshot_loop,
+                args=(self.mastermind, poll_interval, stale_after, report_interval),
                 daemon=True, name="snapshot-poll",
             ))
+        if gc_interval:
+            self._pollers.append(threading.Thread(
+                target=self._gc_loop, args=(gc_interval,), daemon=True, name="txn-gc"))
         for t in self._pollers:
             t.start()
 
-    def _snapshot_loop(self, mm: RemoteSnapshots, interval: float, stale_after: float) -> None:
-        """Follows the shared snapshot; gives back timestamps this LTM left unused."""
+    def _snapshot_loop(self, mm: RemoteSnapshots, interval: float, stale_after: float,
+                       report_interval: float) -> None:
+        """Follows the shared snapshot; gives back timestamps this LTM left unused; reports
+        this LTM's low water (which keeps it among the LTMs that hold GC back)."""
+        reported = 0.0
         while not self._stop.is_set():
             try:
+                now = time.monotonic()
+                if now - reported >= report_interval:
+                    mm.report_low_water(self.ltm_id, self.ltm.low_water())
+                    reported = now
                 self.ltm.give_back_stale(stale_after)
                 if mm.poll(min(interval, stale_after)):
                     self.ltm.snapshot_advanced()
             except SQLError:  # the MasterMind is unreachable: try again shortly
                 if self._stop.wait(interval):
                     return
+
+    def collect(self) -> int:
+        """Garbage-collects now, below the global low water (see the module docstring);
+        returns the mark used."""
+        if self.mastermind is None:
+            return self.ltm.collect()
+        return self.ltm.collect(self.mastermind.report_low_water(self.ltm_id,
+                                                                 self.ltm.low_water()))
+
+    def _gc_loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.collect()
+            except Exception:  # noqa: BLE001 - GC must never take the engine down
+                logging.getLogger("cumulo.txn").exception("garbage collection failed")
 
     def _poll_loop(self, cm: RemoteConflictManager, interval: float) -> None:
         """Fetches wake-ups that other LTMs' releases left for this LTM's waiters."""

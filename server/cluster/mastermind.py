@@ -17,6 +17,15 @@ It also holds the global wait-for graph (`WaitEdge`, `WaitDone`): each LTM detec
 the deadlocks among its own transactions, but a cycle through two query engines is
 only seen here.
 
+And it holds every LTM's low water (`LowWater`): the oldest snapshot an LTM's active
+transactions may read at. Garbage collection in cluster mode removes versions and
+conflict records below a mark on storage and conflict managers that every LTM shares,
+so the mark must be the minimum over all of them, not one LTM's own (another query
+engine's open REPEATABLE READ snapshot would lose its versions). An LTM's report is a
+lower bound of its low water until its next one (its snapshots only move forward), so
+the minimum over reports is safe; an LTM that has not reported for `expire_after`
+seconds is taken for dead and no longer holds GC back.
+
 With ZooKeeper, it owns placement too: `placer` (a `cluster.placer.Placer`, set by
 `cluster.role` once ZooKeeper is reached) makes the splits and moves that query
 engines ask for (`SplitAt`, `MoveRegion`, run in the thread pool) and runs the loop
@@ -26,6 +35,7 @@ that splits big regions and balances the nodes.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,7 +87,21 @@ class WaitDone:
     waiter: int
 
 
-register_messages(WaitEdge, WaitDone)
+@dataclass(frozen=True)
+class LowWater:
+    """LTM `ltm_id`'s low water is `lw`: reply the minimum over the LTMs that reported
+    recently (this one included) with `GlobalLowWater`."""
+
+    ltm_id: int
+    lw: int
+
+
+@dataclass(frozen=True)
+class GlobalLowWater:
+    lw: int
+
+
+register_messages(WaitEdge, WaitDone, LowWater, GlobalLowWater)
 register_messages(Start, PollSnapshot, SnapshotIs, seq_mod.RequestBatch, seq_mod.Batch,
                   seq_mod.Recovered, snap_mod.Readable, snap_mod.Discarded, snap_mod.Advanced)
 
@@ -85,8 +109,10 @@ register_messages(Start, PollSnapshot, SnapshotIs, seq_mod.RequestBatch, seq_mod
 class MasterMindService:
     """The shared sequencer and snapshot server (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, expire_after: float = 30.0) -> None:
         self.sequencer = CommitSequencer(1)
+        self.expire_after = expire_after  # an LTM silent this long no longer holds GC back
+        self.low_waters: dict[int, tuple[int, float]] = {}  # ltm_id -> (lw, when reported)
         self.snapshots = SnapshotServer(0)
         self.graph = WaitForGraph()  # every LTM's waiters: deadlocks across query engines
         self._cond = threading.Condition()
@@ -116,6 +142,8 @@ class MasterMindService:
         if type(msg) is WaitDone:
             self.graph.remove(msg.waiter)
             return Ack()
+        if type(msg) is LowWater:
+            return GlobalLowWater(self.global_low_water(msg.ltm_id, msg.lw, time.monotonic()))
         if type(msg) is Start:
             self.sequencer.handle(Recovered(msg.ts))
             with self._cond:
@@ -130,6 +158,22 @@ class MasterMindService:
             if out:
                 self._cond.notify_all()
         return out
+
+    def global_low_water(self, ltm_id: int, lw: int, now: float) -> int:
+        """Records one LTM's low water; returns the minimum over the LTMs heard from lately.
+
+        >>> mm = MasterMindService(expire_after=30.0)
+        >>> mm.global_low_water(1, 50, now=0.0)
+        50
+        >>> mm.global_low_water(2, 80, now=1.0)   # LTM 1's 50 still holds it back
+        50
+        >>> mm.global_low_water(2, 90, now=40.0)  # LTM 1 silent for 40 s: dropped
+        90
+        """
+        self.low_waters[ltm_id] = (lw, now)
+        live = {k: v for k, v in self.low_waters.items() if now - v[1] <= self.expire_after}
+        self.low_waters = live
+        return min(v[0] for v in live.values())
 
 
 class RemoteSequencer:
@@ -179,6 +223,10 @@ class RemoteSnapshots:
         acknowledged is in it), rather than the newest this process happened to see."""
         self.poll(0.0)
         return self.snapshot
+
+    def report_low_water(self, ltm_id: int, lw: int) -> int:
+        """Tells the MasterMind this LTM's low water; returns the global one (<= lw)."""
+        return int(self.client.handle(LowWater(ltm_id, lw)).lw)
 
     def start(self, ts: int) -> None:
         """Tells the MasterMind that recovery found everything up to ts; learns the snapshot."""

@@ -635,9 +635,14 @@ class LocalTxnManager(SerializableMixin):
         self.kivi.drop_space(DropSpace(space))
         self._finished((cts,), readable=True)
 
-    def collect(self) -> int:
-        """Garbage-collects versions below the oldest active snapshot; returns the low water."""
+    def collect(self, low_water: int | None = None) -> int:
+        """Garbage-collects versions below the oldest active snapshot; returns the low water.
+
+        `low_water` (cluster mode: the minimum over every LTM sharing the storage) lowers
+        the mark, never raises it above this LTM's own."""
         lw = self.low_water()
+        if low_water is not None:
+            lw = min(lw, low_water)
         self.kivi.collect(Collect(lw))
         self.stats["gc_runs"] += 1
         with self._session_lock:

@@ -1,0 +1,89 @@
+"""Garbage collection in cluster mode (issue 14): below the low water of *every* LTM.
+
+Two LTMs (`ClusterTxnManager`) share real KiVi node, conflict manager and MasterMind
+processes. LTM B holds a REPEATABLE READ snapshot open while LTM A updates the row it
+read many times and collects: B must still read its old value (A's own low water is
+above it; the MasterMind's global one is not), and once B commits, A's next collection
+drops the old versions on the storage node.
+"""
+
+from __future__ import annotations
+
+from cumulo.server.cluster.manager import ClusterTxnManager, bucket_shares
+from cumulo.server.cluster.mastermind import GlobalLowWater, LowWater, MasterMindService
+from cumulo.server.cluster.proxies import RemoteConflictManager
+from cumulo.server.kivi.api import ExportRegion, NodeStatus
+from cumulo.server.kivi.client import KiviClient
+from cumulo.server.kivi.remote import RemoteNode
+from tests.integration.test_cluster_rpc import BUCKETS, cluster  # noqa: F401
+from tests.unit.txn import golden_runner
+
+
+def test_mastermind_answers_the_minimum_over_live_ltms():
+    mm = MasterMindService(expire_after=30.0)
+    assert mm.handle(LowWater(0, 100)) == GlobalLowWater(100)
+    assert mm.handle(LowWater(1, 40)) == GlobalLowWater(40)
+    assert mm.handle(LowWater(0, 120)) == GlobalLowWater(40)  # LTM 1 still holds it back
+    assert mm.handle(LowWater(1, 150)) == GlobalLowWater(120)
+    assert mm.global_low_water(2, 500, now=10**9) == 500  # the others went silent: dropped
+    assert sorted(mm.low_waters) == [2]
+
+
+def _chain_length(cluster, key: bytes) -> int:  # noqa: F811
+    """Versions of key held by the storage nodes (every region of the space, each node)."""
+    found = 0
+    for h, p in cluster.kivi:
+        node = RemoteNode(h, p)
+        try:
+            for space, lo, _hi, _n in node.handle(NodeStatus()).regions:
+                if space == golden_runner.SPACE:
+                    region = node.handle(ExportRegion(space, lo))
+                    if key in region.keys:
+                        found += len(region.chains[region.keys.index(key)])
+        finally:
+            node.close()
+    assert found, f"{key!r} is on no node"
+    return found
+
+
+def test_gc_keeps_what_another_ltms_snapshot_reads(cluster):  # noqa: F811
+    mm_role = cluster.spawn("mastermind")
+    mm = mm_role.address()
+    space = golden_runner.SPACE
+
+    def ltm(i: int) -> ClusterTxnManager:
+        nodes = {f"n{j}": RemoteNode(h, p) for j, (h, p) in enumerate(cluster.kivi)}
+        cms = [RemoteConflictManager(h, p, owned)
+               for (h, p), owned in zip(cluster.cms, bucket_shares(2, BUCKETS), strict=True)]
+        return ClusterTxnManager(KiviClient(nodes), cms, None, buckets=BUCKETS, recover=False,
+                                 ltm_id=i, mastermind=mm, gc_interval=None)
+
+    cluster.manager().close()  # empties space 1 (split over both nodes) and resets managers
+    a, b = ltm(0), ltm(1)
+    try:
+        t = a.begin()
+        t.put(space, [(b"ka", ("ka", 0))])
+        t.commit()
+        reader = b.begin(isolation="repeatable read")
+        assert reader.get(space, [b"ka"]) == [("ka", 0)]
+        last = 0
+        for i in range(1, 21):
+            t = a.begin()
+            t.put(space, [(b"ka", ("ka", i))])
+            last = t.commit()
+        own = a.ltm.low_water()
+        used = a.collect()
+        assert used < own, (used, own)  # B's snapshot held it back
+        assert reader.get(space, [b"ka"]) == [("ka", 0)]  # the old version is still there
+        assert _chain_length(cluster, b"ka") == 21
+        reader.commit()
+        used = b.collect() and a.collect()  # B reports its new low water, then A collects
+        assert used >= last, (used, last)
+        assert _chain_length(cluster, b"ka") == 1  # only the newest version is left
+        t = b.begin(isolation="repeatable read")
+        assert t.get(space, [b"ka"]) == [("ka", 20)]
+        t.commit()
+    finally:
+        b.close()
+        a.close()
+        mm_role.stop()
