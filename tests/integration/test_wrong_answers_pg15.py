@@ -124,6 +124,9 @@ select json_agg(w order by id), jsonb_agg(w order by id) from wa_j w;
 select g, json_agg(w order by id) from wa_j w group by g order by g;
 select json_agg(row(id, t) order by id), json_agg(distinct (g, 1)) from wa_j;
 select json_agg(v) from (values (1,'x'),(2,null)) v(a,b);
+select id, json_agg(w) over (order by id), jsonb_agg(w) over () from wa_j w order by id;
+select id, json_agg(a) over (order by id rows between 1 preceding and current row),
+       array_agg(a) over (order by id) from wa_j where a is not null order by id;
 """,
 }
 

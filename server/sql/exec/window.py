@@ -127,7 +127,8 @@ def _compute(call: N.WinCall, rows: list, members: list[int], peer: Any, args_fn
     for pos, i in enumerate(members):
         b = bounds[pos]
         if b not in cache:
-            cache[b] = finish(N.AggCall(f, call.args, call.type), argv[b[0]:b[1]])
+            cache[b] = finish(N.AggCall(f, call.args, call.type, arg_type=call.arg_type),
+                              argv[b[0]:b[1]])
         res[i] = cache[b]
 
 

@@ -233,6 +233,10 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             name, args = "count_star", []
         else:
             args = [binder.bind(a) for a in func_args(f)]
+        arg_t = args[0].type if args else T.UNKNOWN
+        if name in wholerow.JSON_EMBEDDERS:  # json_agg(t) OVER (...): each row as its object
+            args = [wholerow.row_as_json(x, planner.params, name.startswith("jsonb"))
+                    if x.kind == "row" else x for x in args]
         partition = [binder.bind(p) for p in spec.args.get("partition_by") or []]
         order_node = spec.args.get("order")
         order = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
@@ -257,7 +261,7 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
                                  "ORDER BY column")
         whole = (start is None and end is None) or not order
         calls.append(N.WinCall(name, args, t, partition, order, rows, whole, start, end,
-                               rstart, rend))
+                               rstart, rend, arg_t))
     base = len(node.cols)
     cols = [*node.cols, *[N.PCol("?window?", c.type, hidden=True) for c in calls]]
     repl = dict(scope.repl)

@@ -195,6 +195,7 @@ class WinCall:
     # expressions, signed by `frame_start`/`frame_end` (-1 preceding, +1 following).
     range_start: E | None = None
     range_end: E | None = None
+    arg_type: int = T.UNKNOWN  # before json_agg(t) made the record json: its layout
 
 
 @dataclass(eq=False)
