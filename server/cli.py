@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         "alone with 53200 out of memory instead of the kernel killing the server",
     )
     serve.add_argument("--cluster", metavar="ZK_HOSTS", help=CLUSTER_HELP)
+    serve.add_argument("--gc-interval", type=float, default=30.0,
+                       help="seconds between garbage collections of old row versions "
+                       "(0: none)")
     serve.add_argument("--frontend", choices=["loop", "threads"],
                        default=os.environ.get("CUMULO_FRONTEND", "threads"),
                        help="loop: one event loop serves every connection (sessions are "
@@ -327,12 +330,13 @@ async def _serve(args: argparse.Namespace) -> int:
 
             try:
                 zk = zk_mod.connect(args.cluster)
-                txn = zk_mod.open_cluster(zk)
+                txn = zk_mod.open_cluster(zk, gc_interval=args.gc_interval)
             except Exception as e:
                 raise StartupError(f"could not join the cluster at {args.cluster}: {e}") from None
         else:
             try:
-                txn = open_embedded(data_dir, sync_commit=not args.no_sync_commit)
+                txn = open_embedded(data_dir, sync_commit=not args.no_sync_commit,
+                                    gc_interval=args.gc_interval)
             except Exception as e:  # NB: damaged files; the traceback is for --log-level debug
                 log.debug("recovery failed", exc_info=True)
                 raise StartupError(f'could not recover data directory "{data_dir}": '

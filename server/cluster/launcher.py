@@ -292,7 +292,7 @@ def up(args: argparse.Namespace) -> int:
             port = args.port + i
             engines.append(launch.spawn(f"engine-{i}", "engine", [
                 *cumulo, "serve", "--cluster", zk, "--host", args.host, "--port", str(port),
-                "--data-dir", dd], dd, port))
+                "--data-dir", dd, "--gc-interval", str(args.gc_interval)], dd, port))
             engines[-1].host = args.host
             # NB: one at a time: the first engine to join resets the conflict managers
             # NB: its own log line, not only a connect: the port could be someone else's
@@ -439,6 +439,8 @@ def cluster_parser(prog: str = "cumulo cluster") -> argparse.ArgumentParser:
                    help="pgwire port of the first query engine; the next ones follow (default 5433)")
     u.add_argument("--host", default="127.0.0.1", help="address the query engines listen on")
     u.add_argument("--engines", type=int, default=1, help="query engines (default 1)")
+    u.add_argument("--gc-interval", type=float, default=30.0,
+                   help="seconds between the query engines' garbage collections (default 30)")
     u.add_argument("--region-split-bytes", type=int, default=64 << 20,
                    help="the MasterMind splits a region past about this many bytes (64 MiB)")
     u.add_argument("--placement-interval", type=float, default=5.0,

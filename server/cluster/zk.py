@@ -72,7 +72,8 @@ def discover(zk: Any) -> Membership:
     return out
 
 
-def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True) -> Any:
+def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
+                 gc_interval: float | None = 30.0) -> Any:
     """Wires a `ClusterTxnManager` to the registered KiVi nodes, conflict managers and loggers.
 
     As the cluster's (single) LTM, it resets the conflict managers to the recovered high
@@ -109,7 +110,8 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True)
     region_map = ZkRegionMap(zk, sorted(nodes), adopt=not masterminds)
     tm = ClusterTxnManager(KiviClient(nodes, region_map), cms, log, buckets=buckets,
                            recover=recover, reset_conflicts=reset_conflicts and first,
-                           ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None)
+                           ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None,
+                           gc_interval=gc_interval)
     region_map.adopt = False
     return tm
 
