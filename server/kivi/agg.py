@@ -56,7 +56,7 @@ def _values_value(fn: str, vals: list[Any], clean: bool = False) -> Any:
         pick = min if fn == "min" else max
         try:
             v = pick(vals)
-        except InvalidOperation:  # a Decimal NaN: Python refuses to order it
+        except (InvalidOperation, TypeError):  # a Decimal NaN, an array with NULL items
             return pick(vals, key=sql_order)
         # NB: float NaN compares false with everything, so min/max depend on its position.
         if type(v) is float and any(x != x for x in vals):
@@ -66,7 +66,14 @@ def _values_value(fn: str, vals: list[Any], clean: bool = False) -> Any:
 
 
 def sql_order(v: Any) -> tuple[int, Any]:
-    """Sort key placing NaN (float or Decimal) above every number, as PostgreSQL does."""
+    """Sort key placing NaN (float or Decimal) above every number, as PostgreSQL does, and
+    ordering arrays item by item with a NULL item above every value (array_cmp).
+
+    >>> max([[1, None], [1, 2]], key=sql_order)
+    [1, None]
+    """
+    if isinstance(v, list):
+        return (0, tuple((2, 0) if x is None else sql_order(x) for x in v))
     if v != v or (type(v) is Decimal and v.is_nan()):
         return (1, 0)
     return (0, v)

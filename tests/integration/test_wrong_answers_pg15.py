@@ -113,6 +113,24 @@ select r from (values (row(1,row(null::int,1))),(row(1,row(2,1)))) v(r) order by
 select a from (values (array[1,null]),(array[1,2]),(array[null,1]::int[]),(array[1])) v(a) order by 1;
 select a from (values (array[1,null]),(array[1,2]),(array[null,1]::int[]),(array[1])) v(a) order by 1 desc nulls last;
 """,
+    # <, >, min, max, GREATEST/LEAST on arrays and records with NULL items compare item by
+    # item (array_cmp/record_cmp: a NULL item above every value); row constructors keep the
+    # SQL standard's NULL answer. Python's `<` on None was an internal error.
+    "array_record_compare": """
+create table wa_ar (id int primary key, g int, a int[]);
+insert into wa_ar values (1, 1, '{1,NULL}'), (2, 1, '{1,2}'), (3, 2, '{NULL,0}'), (4, 2, '{3}'),
+  (5, 3, '{1}'), (6, 4, null), (7, 5, '{2}'), (8, 6, '{2,NULL}'), (9, 7, '{NULL}');
+select array[1,null] < array[1,2], array[1,null] > array[1,2], array[null,1]::int[] = array[null,1]::int[];
+select id from wa_ar where a > array[1,1] order by id;
+select id from wa_ar where a <= array[2] order by id;
+select max(a), min(a) from wa_ar;
+select g, max(a), min(a) from wa_ar group by g order by g;
+select id, max(a) over (order by id), min(a) over (),
+       max(a) over (order by id rows between 1 preceding and current row) from wa_ar order by id;
+select greatest(array[1,null], array[1,2]), least(array[1,null], array[1,2]);
+select r < r2, r >= r2, r2 > r from (values ((1,null::int), (1,2))) v(r, r2);
+select (1,null::int) < (1,2), (1,null::int) < (2,2), row(1,null::int) <= row(1,2);
+""",
     # json_agg puts ", \n " between records and arrays (not before a NULL), ", " between
     # scalars and json values; jsonb_agg prints as jsonb does.
     "json_agg_layout": """

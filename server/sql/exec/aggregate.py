@@ -220,10 +220,8 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
                     cur[i] = v
                 elif fname in ("count", "count_star", "sum"):
                     cur[i] = cur[i] + v
-                elif fname == "min":
-                    cur[i] = min(cur[i], v)
-                elif fname == "max":
-                    cur[i] = max(cur[i], v)
+                elif fname in ("min", "max"):  # NB: arrays with NULL items, NaN
+                    cur[i] = rt.extreme([cur[i], v], fname == "min")
     if not node.groups and not merged:
         merged[()] = [0 if f in ("count", "count_star") else None
                       for f, _ in pushed]

@@ -105,6 +105,8 @@ def _extreme(pick: Callable, nn: list, acc: Any) -> Any:
         m = pick(vals)
     except InvalidOperation:
         return pick(vals, key=sql_order)
+    except TypeError:  # arrays with NULL items: item by item, as array_cmp
+        return pick(vals, key=rt.item_sort_key)
     if type(m) is float and any(x != x for x in vals):
         return pick(vals, key=sql_order)
     return m
@@ -161,11 +163,17 @@ def _fold_rows(groups: dict, prep: dict, rows: list, keys: list, ctx: Any) -> No
                 acc[0] = v if acc[0] is None else acc[0] + v
                 acc[1] += 1
             elif f == "min":  # NaN (x != x) sorts above every number, as in PostgreSQL
-                if acc is None or acc != acc or (v == v and v < acc):
-                    st[i] = v
+                try:
+                    if acc is None or acc != acc or (v == v and v < acc):
+                        st[i] = v
+                except TypeError:  # arrays with NULL items
+                    st[i] = _extreme(min, [v], acc)
             elif f == "max":
-                if acc is None or v != v or (acc == acc and v > acc):
-                    st[i] = v
+                try:
+                    if acc is None or v != v or (acc == acc and v > acc):
+                        st[i] = v
+                except TypeError:
+                    st[i] = _extreme(max, [v], acc)
             elif f == "bool_and":
                 st[i] = v and (acc is None or acc)
             else:  # bool_or

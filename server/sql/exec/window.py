@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import InvalidParameterValue
 from ...pgtypes.interval import add_to_timestamp
 from ..expr import codegen as cg
+from ..expr import runtime as rt
 from ..plan import nodes as N
 from .aggregate import finish
 from .fold import final
@@ -296,6 +297,8 @@ def _running(call: N.WinCall, argv: list, bounds: list, members: list[int], res:
                 nn += 1
                 if f in ("sum", "avg"):
                     acc = v if acc is None else acc + v
+                elif f in ("min", "max") and isinstance(v, list):  # NULL items: array_cmp
+                    acc = v if acc is None else rt.extreme([acc, v], f == "min")
                 elif f == "min":  # NaN (x != x) sorts above every number, as in PostgreSQL
                     acc = v if acc is None or acc != acc or (v == v and v < acc) else acc
                 elif f == "max":

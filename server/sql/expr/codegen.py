@@ -129,6 +129,10 @@ class Gen:
                 return self.strict(e.args, lambda s: (
                     f"(_rt.nan_cmp({op!r}, {s[0]}, {s[1]}) if {s[0]} != {s[0]} or "
                     f"{s[1]} != {s[1]} else ({s[0]} {_CMP[op]} {s[1]}))"))
+            if op in ("<", "<=", ">", ">=") and (a.type in T.ELEMENT_OF or (
+                    a.type == T.RECORD and a.kind != "row" and b.kind != "row")):
+                return self.strict(e.args, lambda s: (  # NULL items: array_cmp/record_cmp
+                    f"(_rt.nested_sort_key({s[0]}) {op} _rt.nested_sort_key({s[1]}))"))
             return self.strict(e.args, lambda s: f"({s[0]} {_CMP[op]} {s[1]})")
         t = e.type
         if op in ("+", "-", "*"):
@@ -485,18 +489,6 @@ def keys_function(exprs: list[E]) -> Callable[[list, Any], list]:
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return [{item} for row in rows]\n", g)
 
 
-def nested_sort_key(v: Any) -> Any:
-    """The sort key of a record's or array's items, as PostgreSQL's record_cmp and
-    array_cmp order them: item by item, a NULL item above every value and NaN above
-    every number (Python's `<` would raise on None). A shorter prefix sorts first.
-
-    >>> sorted([(1, None), (1, 2), (None, 0)], key=nested_sort_key)
-    [(1, 2), (1, None), (None, 0)]
-    """
-    return tuple((2,) if x is None else (0, nested_sort_key(x)) if isinstance(x, (tuple, list))
-                 else (1,) if x != x else (0, x) for x in v)
-
-
 def sort_key_function(e: E, nulls_high: bool) -> Callable[[tuple, Any], Any]:
     """Compiles a sort key that places NULLs above (nulls_high) or below every value."""
     g = Gen()
@@ -504,7 +496,7 @@ def sort_key_function(e: E, nulls_high: bool) -> Callable[[tuple, Any], Any]:
     if e.type in _NANABLE:  # NaN sorts above every number; Python would order it by position
         later = f"((1,) if {later} != {later} else (0, {later}))"
     elif e.type == T.RECORD or e.type in T.ELEMENT_OF or e.type not in T.TYPES:
-        later = f"({g.k(nested_sort_key)}({later}) if isinstance({later}, (tuple, list)) else {later})"
+        later = f"(_rt.nested_sort_key({later}) if isinstance({later}, (tuple, list)) else {later})"
     if nulls_high:
         body = f"((0, {later}) if {f} is not None else (1,))"
     else:

@@ -500,14 +500,32 @@ def _nan_last(v: Any) -> tuple:
     return (1,) if v != v else (0, v)
 
 
+def nested_sort_key(v: Any) -> Any:
+    """The sort key of a record's or array's items, as PostgreSQL's record_cmp and
+    array_cmp order them: item by item, a NULL item above every value and NaN above
+    every number (Python's `<` would raise on None). A shorter prefix sorts first.
+
+    >>> sorted([(1, None), (1, 2), (None, 0)], key=nested_sort_key)
+    [(1, 2), (1, None), (None, 0)]
+    """
+    return tuple((2,) if x is None else (0, nested_sort_key(x)) if isinstance(x, (tuple, list))
+                 else (1,) if x != x else (0, x) for x in v)
+
+
+def item_sort_key(v: Any) -> Any:
+    """A min/max key: NaN above numbers, arrays item by item (nested_sort_key)."""
+    return nested_sort_key(v) if isinstance(v, list | tuple) else _nan_last(v)
+
+
 def extreme(vals: list[Any], least: bool = False) -> Any:
     """min/max of non-NULL values with PostgreSQL's NaN order (above every number), where
-    Python's raises on a numeric NaN and answers by position for a float one."""
+    Python's raises on a numeric NaN and answers by position for a float one; arrays with
+    NULL items (where Python's raises) compare item by item, as array_cmp does."""
     pick = min if least else max
     try:
         m = pick(vals)
-    except InvalidOperation:
-        return pick(vals, key=_nan_last)
+    except (InvalidOperation, TypeError):
+        return pick(vals, key=item_sort_key)
     if type(m) is float and any(x != x for x in vals):
         return pick(vals, key=_nan_last)
     return m
