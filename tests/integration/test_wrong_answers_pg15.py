@@ -249,3 +249,18 @@ def test_json_agg_layout_through_asyncpg(servers):
     got = asyncio.run(_fetch(cu.dsn(dbname="wa_async_json"), JSON_AGG_QUERIES))
     assert got == exp
     assert exp[1] == [('[[1,2], null, \n [3]]', '["a", null, "c"]')]
+
+
+RECORD_QUERIES = (
+    "select r from (values ((1,2)),((null::int,3)),((1,null::int)),(null)) v(r) order by r desc",
+    "select max(a), min(a) from (values (array[1,null]),(array[1,2])) v(a)",
+)
+
+
+def test_record_and_array_order_through_asyncpg(servers):
+    """asyncpg decodes the binary records and arrays with NULL items in PostgreSQL's order."""
+    pg, cu = servers
+    exp = asyncio.run(_fetch(pg.dsn(), RECORD_QUERIES))
+    got = asyncio.run(_fetch(cu.dsn(), RECORD_QUERIES))
+    assert got == exp
+    assert exp == [[(None,), ((None, 3),), ((1, None),), ((1, 2),)], [([1, None], [1, 2])]]
