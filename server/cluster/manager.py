@@ -44,7 +44,7 @@ import time
 from typing import Any
 
 from ..errors import SQLError
-from ..kivi.api import KiviNodeAPI
+from ..kivi.client import KiviClient
 from ..kivi.remote import RemoteNode
 from ..txn.front import LtmFront
 from ..txn.ltm import LocalTxnManager
@@ -65,7 +65,7 @@ class ClusterTxnManager(LtmFront):
 
     def __init__(
         self,
-        kivi: KiviNodeAPI,
+        kivi: KiviClient,
         conflict_managers: list[RemoteConflictManager],
         log: RemoteLogGroup | None,
         *,
@@ -85,8 +85,11 @@ class ClusterTxnManager(LtmFront):
         top = 0
         self.replayed = 0
         if recover and log is not None:
-            base = getattr(kivi, "checkpoint_ts", 0) or 0
+            base, high = kivi.checkpoint_bounds()
             top, self.replayed = replay_records(log.read(base), kivi, base)
+            # NB: a node that lost its regions (failover) reports an old checkpoint and the
+            # loggers are trimmed past it: the newest checkpoint still bounds the commits
+            top = max(top, high)
         for cm in conflict_managers:
             cm.ltm_id = ltm_id
             if reset_conflicts:

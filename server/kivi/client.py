@@ -180,13 +180,15 @@ class KiviClient:
     @property
     def checkpoint_ts(self) -> int:
         """The smallest checkpoint ts over the nodes: replay redo records after it."""
-        return min(
-            (
-                r.checkpoint_ts
-                for r in self._broadcast([(n, "handle", NodeStatus()) for n in self._serving()])
-            ),
-            default=0,
-        )
+        return self.checkpoint_bounds()[0]
+
+    def checkpoint_bounds(self) -> tuple[int, int]:
+        """(smallest, largest) checkpoint ts over the nodes: redo replays after the
+        smallest, and timestamps must continue above the largest (a node's checkpoint
+        holds commits up to it even when the loggers no longer do)."""
+        got = [r.checkpoint_ts
+               for r in self._broadcast([(n, "handle", NodeStatus()) for n in self._serving()])]
+        return (min(got), max(got)) if got else (0, 0)
 
     @classmethod
     def single(cls, node: KiviNodeAPI, name: str = "n0") -> KiviClient:
