@@ -8,6 +8,7 @@ it, so a crash is never silent.
 from __future__ import annotations
 
 import os
+import random
 import resource
 import signal
 import socket
@@ -23,6 +24,23 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def engine_port(engines: int = 2) -> int:
+    """A port P with P .. P + engines - 1 free, below the ephemeral range, for
+    `cumulo cluster up --port P --engines N` (engine i listens on P + i): the roles `up`
+    starts bind port 0, and one of them could take a port picked from the ephemeral
+    range (as `free_port` does) before the query engine listens."""
+    for _ in range(200):
+        port = random.randint(20000, 30000)
+        try:
+            for p in range(port, port + engines):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair below the ephemeral range")
 
 
 # The session-wide server of a whole run grows past 4 GiB of address space by its end

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
-from tests.server_process import free_port
+from tests.server_process import engine_port
 
 
 def _conn(port: int, autocommit: bool = True) -> psycopg.Connection:
@@ -25,9 +25,7 @@ def _conn(port: int, autocommit: bool = True) -> psycopg.Connection:
 
 @pytest.fixture
 def two_engines(cluster_dir):  # noqa: F811
-    port = free_port()
-    while free_port() == port + 1:  # NB: the second engine listens on port + 1
-        port = free_port()
+    port = engine_port(2)  # NB: the second engine listens on port + 1
     r = cumulo("cluster", "up", "--nodes", "2", "--engines", "2", "--data-dir", cluster_dir,
                "--port", str(port))
     assert r.returncode == 0, r.stderr + r.stdout

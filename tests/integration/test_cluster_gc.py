@@ -24,7 +24,7 @@ from cumulo.server.kivi.client import KiviClient
 from cumulo.server.kivi.remote import RemoteNode
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.integration.test_cluster_rpc import BUCKETS, cluster  # noqa: F401
-from tests.server_process import free_port
+from tests.server_process import engine_port
 from tests.unit.txn import golden_runner
 
 
@@ -116,7 +116,7 @@ def _until(what: str, check, timeout: float = 60.0) -> None:
 
 def test_engines_gc_around_another_engines_repeatable_read(cluster_dir):  # noqa: F811
     for _attempt in range(3):  # NB: a role's (ephemeral) port may be port + 1: start again
-        port = free_port()
+        port = engine_port(2)
         r = cumulo("cluster", "up", "--nodes", "1", "--engines", "2", "--data-dir",
                    cluster_dir, "--port", str(port), "--gc-interval", "0.2")
         if "Address already in use" not in r.stderr:

@@ -24,6 +24,7 @@ import time
 import pytest
 
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401 (fixture)
+from tests.server_process import engine_port
 
 ACCOUNTS = 60
 START = 100
@@ -33,20 +34,7 @@ ROUTING_WORDS = ("is moving", "does not hold")  # kivi.routing's errors: must ne
 
 
 def _engine_port() -> int:
-    """A free port below the ephemeral range: the roles `up` starts bind port 0, and one of
-    them could take a port picked from that range before the query engine listens."""
-    import socket
-
-    for _ in range(100):
-        port = random.randint(20000, 30000)
-        try:
-            for p in (port, port + 1):  # room for two query engines
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", p))
-        except OSError:
-            continue
-        return port
-    raise RuntimeError("no free port")
+    return engine_port(2)
 
 
 def _up(d: str, port: int, *extra: str) -> None:

@@ -16,6 +16,7 @@ import os
 import shutil
 import ssl
 import subprocess
+import time
 
 import asyncpg
 import pg8000.native
@@ -88,9 +89,19 @@ def dsn(srv: CumuloServer, user: str, password: str | None, sslmode: str = "disa
 
 
 def sessions(srv: CumuloServer) -> int:
-    """Counts the server's sessions (this one included)."""
+    """Counts the server's sessions (this one included), once the count is steady: a
+    session an earlier test closed may still be ending on the server for a moment."""
     with psycopg.connect(dsn(srv, "cumulo", ROLES["cumulo"])) as conn:
-        return conn.execute("select count(*) from pg_stat_activity").fetchone()[0]
+        q = "select count(*) from pg_stat_activity"
+        last = conn.execute(q).fetchone()[0]
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = conn.execute(q).fetchone()[0]
+            if now == last:
+                return now
+            last = now
+        return last
 
 
 def test_verifiers_are_stored_like_postgres(server):
