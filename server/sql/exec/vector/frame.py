@@ -25,7 +25,6 @@ Sources (`Source`: `n` rows, `column(c)`, the SQL type of each column):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from decimal import Decimal
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +34,7 @@ from ....kivi.columnar.aggregate import Selected
 from ....pgtypes import oids as T
 from ....pgtypes.numtypmod import precision_scale
 from ...expr.vectorize import Fallback, S, V
+from .scan import bounded_column
 
 _LIMIT = 2**63
 
@@ -147,15 +147,7 @@ def from_vector(v: V | S, n: int) -> Column:
         if c.kind == "obj":
             raise Fallback("a constant of no vector kind")
         return c.take(np.zeros(n, np.intp))
-    lo: Any = None
-    hi: Any = None
-    if v.kind in ("i8", "dec"):  # the zone map bounds integer sums (overflow guard)
-        vals = v.values if v.valid is None else v.values[v.valid]
-        if len(vals):
-            lo, hi = int(vals.min()), int(vals.max())
-            if v.kind == "dec":
-                lo, hi = Decimal(lo).scaleb(-v.scale), Decimal(hi).scaleb(-v.scale)
-    return Column(v.kind, v.values, v.valid, v.dictionary, lo, hi, v.scale)
+    return bounded_column(v)
 
 
 class Stored:

@@ -87,15 +87,7 @@ class Computed:
             v = self.fns[j - self.base](self.sel.column, self.ctx)
             if not isinstance(v, V):
                 raise Fallback("a constant aggregate argument")
-            lo: Any = None
-            hi: Any = None
-            if v.kind in ("i8", "dec"):  # the zone map bounds integer sums (overflow guard)
-                vals = v.values if v.valid is None else v.values[v.valid]
-                if len(vals):
-                    lo, hi = int(vals.min()), int(vals.max())
-                    if v.kind == "dec":
-                        lo, hi = Decimal(lo).scaleb(-v.scale), Decimal(hi).scaleb(-v.scale)
-            c = self._done[j] = Column(v.kind, v.values, v.valid, v.dictionary, lo, hi, v.scale)
+            c = self._done[j] = bounded_column(v)
         return c
 
 
@@ -144,3 +136,17 @@ class VectorScan:
 
 
 __all__ = ["Selected", "VectorScan"]
+
+
+def bounded_column(v: V) -> Column:
+    """A computed vector as a column, with the zone-map bounds an integer or numeric one
+    needs (the aggregate kernels bound integer sums by them: the overflow guard)."""
+    lo: Any = None
+    hi: Any = None
+    if v.kind in ("i8", "dec"):
+        vals = v.values if v.valid is None else v.values[v.valid]
+        if len(vals):
+            lo, hi = int(vals.min()), int(vals.max())
+            if v.kind == "dec":
+                lo, hi = Decimal(lo).scaleb(-v.scale), Decimal(hi).scaleb(-v.scale)
+    return Column(v.kind, v.values, v.valid, v.dictionary, lo, hi, v.scale)
