@@ -16,11 +16,9 @@ import time
 import psycopg
 
 from cumulo.server.cluster.launcher import State
-from cumulo.server.cluster.manager import ClusterTxnManager, bucket_shares
+from cumulo.server.cluster.manager import ClusterTxnManager
 from cumulo.server.cluster.mastermind import GlobalLowWater, LowWater, MasterMindService
-from cumulo.server.cluster.proxies import RemoteConflictManager
 from cumulo.server.kivi.api import ExportRegion, NodeStatus
-from cumulo.server.kivi.client import KiviClient
 from cumulo.server.kivi.remote import RemoteNode
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.integration.test_cluster_rpc import BUCKETS, cluster  # noqa: F401
@@ -61,11 +59,7 @@ def test_gc_keeps_what_another_ltms_snapshot_reads(cluster):  # noqa: F811
     space = golden_runner.SPACE
 
     def ltm(i: int) -> ClusterTxnManager:
-        nodes = {f"n{j}": RemoteNode(h, p) for j, (h, p) in enumerate(cluster.kivi)}
-        cms = [RemoteConflictManager(h, p, owned)
-               for (h, p), owned in zip(cluster.cms, bucket_shares(2, BUCKETS), strict=True)]
-        return ClusterTxnManager(KiviClient(nodes), cms, None, buckets=BUCKETS, recover=False,
-                                 ltm_id=i, mastermind=mm, gc_interval=None)
+        return cluster.ltm(i, mm, gc_interval=None)
 
     cluster.manager().close()  # empties space 1 (split over both nodes) and resets managers
     a, b = ltm(0), ltm(1)

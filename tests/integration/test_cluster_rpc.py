@@ -109,6 +109,15 @@ class Cluster:
             kivi.move(upper, "n1")
         return tm
 
+    def ltm(self, ltm_id: int, mastermind: tuple[str, int], **extra: Any) -> ClusterTxnManager:
+        """One more LTM over the same nodes and managers, sharing `mastermind` (no log, no
+        recovery): several query engines of one cluster."""
+        nodes = {f"n{j}": RemoteNode(h, p) for j, (h, p) in enumerate(self.kivi)}
+        cms = [RemoteConflictManager(h, p, owned)
+               for (h, p), owned in zip(self.cms, bucket_shares(2, BUCKETS), strict=True)]
+        return ClusterTxnManager(KiviClient(nodes), cms, None, buckets=BUCKETS, recover=False,
+                                 ltm_id=ltm_id, mastermind=mastermind, **extra)
+
     def close(self) -> None:
         for r in self.roles:
             r.stop()
@@ -560,11 +569,7 @@ def test_two_ltms_commit_through_a_shared_mastermind(cluster):
     space = golden_runner.SPACE
 
     def ltm(i: int) -> ClusterTxnManager:
-        nodes = {f"n{j}": RemoteNode(h, p) for j, (h, p) in enumerate(cluster.kivi)}
-        cms = [RemoteConflictManager(h, p, owned)
-               for (h, p), owned in zip(cluster.cms, bucket_shares(2, BUCKETS), strict=True)]
-        return ClusterTxnManager(KiviClient(nodes), cms, None, buckets=BUCKETS, recover=False,
-                                 ltm_id=i, mastermind=mm)
+        return cluster.ltm(i, mm)
 
     cluster.manager().close()  # empties space 1 and resets the managers
     a, b = ltm(0), ltm(1)
@@ -609,11 +614,7 @@ def test_a_deadlock_through_two_ltms_is_detected(cluster):
     space = golden_runner.SPACE
 
     def ltm(i: int) -> ClusterTxnManager:
-        nodes = {f"n{j}": RemoteNode(h, p) for j, (h, p) in enumerate(cluster.kivi)}
-        cms = [RemoteConflictManager(h, p, owned)
-               for (h, p), owned in zip(cluster.cms, bucket_shares(2, BUCKETS), strict=True)]
-        return ClusterTxnManager(KiviClient(nodes), cms, None, buckets=BUCKETS, recover=False,
-                                 ltm_id=i, mastermind=mm)
+        return cluster.ltm(i, mm)
 
     cluster.manager().close()
     a, b = ltm(0), ltm(1)
