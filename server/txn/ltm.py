@@ -11,7 +11,9 @@ Commit of an update transaction (see ARCHITECTURE.md, "Life of a transaction"):
 3. hand the redo record to the logger and wait until it is durable;
 4. apply the write set to KiVi at the commit ts, report the ts readable to
    the snapshot server, release the conflict-manager entries (waking waiters);
-5. acknowledge (return the commit ts).
+5. wait until the snapshot includes the commit ts (`_await_snapshot`: a lower ts
+   still in flight, or another LTM's unused batch, holds it back), then acknowledge
+   (return the commit ts): every transaction that starts afterwards sees the commit.
 
 Step 4 runs in the committing thread because in-process it costs a few
 microseconds, and doing it before the acknowledgement means that a client
