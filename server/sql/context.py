@@ -64,6 +64,9 @@ class ExecContext:
     params: list[Any]
     cancel_event: threading.Event
     settings: dict[str, str] = field(default_factory=dict)
+    # EXPLAIN ANALYZE's figures while it runs the plan: [rows, secs, loops, startup secs] by
+    # id(plan node) (`exec.runner`), and what the columnar path chose (`exec.vector.explain`)
+    analyze: dict[Any, list[Any]] | None = None
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""

@@ -23,6 +23,8 @@ from sqlglot import exp
 
 from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
+from .exec.vector.explain import view as columnar_view
+from .exec.vector.run import SETTING
 from .parse import parse_sql
 from .plan import pgexplain
 from .plan.compiler import CompiledPlan
@@ -49,15 +51,16 @@ def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
     if o.analyze:
         ctx = s.exec_context(p)
         stats = {}
-        ctx.__dict__["analyze"] = stats
+        ctx.analyze = stats
         start = time.perf_counter()
         try:
             for _ in plan.execute(ctx):
                 pass
         finally:
-            ctx.__dict__.pop("analyze", None)
+            ctx.analyze = None
         ms = (time.perf_counter() - start) * 1000
-    tree = pgexplain.build(plan.root, stats, costs=o.costs, verbose=o.verbose)
+    shown = columnar_view(s.settings.values.get(SETTING, "auto"), stats)
+    tree = pgexplain.build(plan.root, stats, costs=o.costs, verbose=o.verbose, view=shown)
     if query and not isinstance(plan, CompiledPlan):  # the other QueryPlan: SELECT ... FOR UPDATE
         locked = pgexplain.PNode("LockRows", "LockRows", rows=tree.rows, width=tree.width,
                                  cost=tree.cost, stats=tree.stats, analyze=tree.analyze)

@@ -156,7 +156,7 @@ def _plan(conn: psycopg.Connection, sql: str) -> list[str]:
 def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
     lines = _plan(conn, sql)
     at = next(i for i, ln in enumerate(lines) if ln.lstrip(" ->").startswith("ColumnarJoin"))
-    child = lines[at + 1]
+    child = next(ln for ln in lines[at + 1:] if ln.lstrip().startswith("->"))
     return "never executed" in child
 
 
@@ -172,13 +172,26 @@ def test_the_vector_join_runs(conns, sql: str) -> None:
 
 
 def test_explain_shows_the_choice(conns) -> None:
+    """EXPLAIN prints the plan that runs: the vector join (with the order it chose, under
+    ANALYZE) when it may run, and only the row plan under `cumulo.columnar = off`."""
     cu, _ = conns
     sql = "select d.name, count(*) from cj_fact f, cj_dim d where f.dk = d.id group by d.name"
     plan = [r[0] for r in cu.execute("explain " + sql).fetchall()]
     assert any(ln.lstrip(" ->").startswith("ColumnarJoin") for ln in plan), plan
+    assert any(ln.strip().startswith("Vector: join (") for ln in plan), plan
+    lines = _plan(cu, sql)
+    assert any(ln.strip() == "Ran: vector form" for ln in lines), lines
+    order = [ln.strip() for ln in lines if ln.strip().startswith("Join Order: ")]
+    # the smaller input (cj_dim: 2003 rows) first, then the fact table
+    assert len(order) == 1 and order[0].startswith("Join Order: cj_dim (2003 rows) ⋈ cj_fact "
+                                                   "(12000 rows) → "), lines
     cu.execute("set cumulo.columnar = off")
     try:
-        assert not _vector_ran(cu, sql)
+        off = [r[0] for r in cu.execute("explain " + sql).fetchall()]
+        assert not any("Columnar" in ln or "Vector" in ln for ln in off), off
+        ran = _plan(cu, sql)
+        assert not any("Columnar" in ln or "never executed" in ln for ln in ran), ran
+        assert ran[0].lstrip().startswith(("HashAggregate", "GroupAggregate", "Aggregate")), ran
     finally:
         cu.execute("reset cumulo.columnar")
 

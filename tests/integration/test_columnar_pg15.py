@@ -116,7 +116,7 @@ def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
     lines = [r[0] for r in conn.execute("explain analyze " + sql).fetchall()]
     at = next(i for i, ln in enumerate(lines)
               if ln.lstrip(" ->").startswith("Columnar"))
-    child = lines[at + 1]
+    child = next(ln for ln in lines[at + 1:] if ln.lstrip().startswith("->"))
     return "loops=0" in child or "never executed" in child
 
 

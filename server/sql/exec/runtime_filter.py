@@ -111,7 +111,7 @@ def run_filtered(left: N.Node, scan: N.Scan, sets: list[tuple[int, set]],
     try:
         yield from run(top, ctx)
     finally:
-        stats = ctx.__dict__.get("analyze")
+        stats = ctx.analyze
         if stats is not None:
             for new, old in ((top, left), (scan2, scan)):
                 got = stats.pop(id(new), None)

@@ -37,6 +37,7 @@ from ..exec.vector.plan import (
     SourceProject,
     SourceRows,
     SourceScan,
+    inputs_of,
 )
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
@@ -157,12 +158,9 @@ def _worth_it(src: Any) -> bool:
 
 
 def _walk(src: Any) -> Any:
+    """src and every source under it, parents first."""
     yield src
-    for k in ("child", "left", "right"):
-        c = getattr(src, k, None)
-        if c is not None:
-            yield from _walk(c)
-    for c in getattr(src, "inputs", ()):
+    for c in inputs_of(src):
         yield from _walk(c)
 
 

@@ -63,12 +63,12 @@ class CompiledPlan:
             if ctx is None:
                 raise FeatureNotSupported("EXPLAIN ANALYZE needs an execution context")
             stats = {}
-            ctx.__dict__["analyze"] = stats
+            ctx.analyze = stats
             try:
                 for _ in self.execute(ctx):
                     pass
             finally:
-                ctx.__dict__.pop("analyze", None)
+                ctx.analyze = None
         return explain_lines(self.root, stats, estimates=True)
 
 

@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,10 +83,13 @@ def _width(cols: list[N.PCol]) -> int:
 
 
 class _Builder:
-    def __init__(self, stats: dict | None, costs: bool, verbose: bool) -> None:
+    def __init__(self, stats: dict | None, costs: bool, verbose: bool,
+                 view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None
+                 ) -> None:
         self.stats = stats
         self.costs = costs
         self.verbose = verbose
+        self.view = view
         self.subplans: dict[int, int] = {}
         self.pending: list[tuple[int, N.Node]] = []
         self.relations = 0
@@ -107,13 +111,19 @@ class _Builder:
         from ..optimizer.stats import estimate
 
         mark = len(self.pending)
+        extra: list[tuple[str, str]] = []
+        if self.view is not None:
+            node, extra = self.view(node)
         while isinstance(node, N.Project) and not self.verbose:
             for e in node.exprs:  # its sub-plans print under the node it rests on
                 sql(e, self.names(node.child.cols))
             node = node.child
+            if self.view is not None:
+                node, extra = self.view(node)
         if isinstance(node, N.Filter):
             return self._filtered(node, filters, mark)
         p = self._node(node)
+        p.details += extra
         if filters:
             names = self.names(node.cols, scan=_is_scan(node))
             pred = filters[0] if len(filters) == 1 else None
@@ -439,9 +449,13 @@ def _ir_text(ir: Any, cols: list[N.PCol]) -> str:
 
 
 def build(root: N.Node, stats: dict | None = None, costs: bool = True,
-          verbose: bool = False) -> PNode:
-    """Returns PostgreSQL's plan tree for a Cumulo plan (with ANALYZE figures from `stats`)."""
-    b = _Builder(stats, costs, verbose)
+          verbose: bool = False,
+          view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None
+          ) -> PNode:
+    """Returns PostgreSQL's plan tree for a Cumulo plan (with ANALYZE figures from `stats`).
+    `view(node)` (nodes of higher layers: the columnar path's) gives the node to print in
+    node's place and detail lines to add to it."""
+    b = _Builder(stats, costs, verbose, view)
     b.relations = sum(1 for n in N.walk(root)
                       if isinstance(n, N.Scan | N.PointGet | N.IndexLookup | N.VirtualScan))
     return b.build(root)

@@ -32,6 +32,7 @@ import pyarrow as pa
 from ....kivi.columnar import Column
 from ...expr.vectorize import Fallback, V
 from ..runner import compiled, rows_of
+from .explain import note
 from .frame import Computed, Frame, Rows, Stored
 from .plan import (
     SourceFilter,
@@ -217,6 +218,7 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
     todo.discard(first)
     done_res: set[int] = set()
     g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
+    steps = [f"{src.inputs[first].describe()} ({frames[first].n} rows)"]
     while todo:
         ctx.check_cancel()
         linked = {j for i, j, _, _ in src.edges if i in offset and j in todo} | \
@@ -252,6 +254,8 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
         g = g.take(li).beside(frames[k].take(ri))
         todo.discard(k)
         g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
+        steps.append(f"⋈ {src.inputs[k].describe()} ({frames[k].n} rows) → {g.n} rows")
+    note(ctx, src, " ".join(steps))
     order = [offset[i] + c for i in range(len(frames)) for c in range(src.widths[i])]
     return g.reorder(order)
 

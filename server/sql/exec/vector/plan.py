@@ -154,6 +154,22 @@ class SourceJoin:
         return f"({self.left.describe()} {sym} {self.right.describe()})"
 
 
+def inputs_of(src: Any) -> list[Any]:
+    """The sources a join-tree source reads, by its class (scans and rows read none).
+
+    >>> inputs_of(SourceFilter(SourceProject(None, []), None))  # doctest: +ELLIPSIS
+    [SourceProject(child=None, exprs=[])]
+    """
+    if isinstance(src, (SourceFilter, SourceProject)):
+        return [src.child]
+    if isinstance(src, SourceJoin):
+        return [src.left, src.right]
+    if isinstance(src, SourceInner):
+        return list(src.inputs)
+    assert isinstance(src, (SourceScan, SourceRows)), src
+    return []
+
+
 @dataclass(eq=False)
 class Columnar(N.Node):
     """A subtree computed by vectorized operators when the executor may (see module doc)."""
@@ -175,4 +191,4 @@ class Prepared(N.Node):
 
 
 __all__ = ["Columnar", "ColumnarJoin", "Prepared", "SourceFilter", "SourceInner", "SourceJoin",
-           "SourceProject", "SourceRows", "SourceScan", "VectorSpec"]
+           "SourceProject", "SourceRows", "SourceScan", "VectorSpec", "inputs_of"]

@@ -15,6 +15,7 @@ from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
+from .explain import note
 from .join import evaluate
 from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from .rowexpr import compile_any
@@ -36,8 +37,10 @@ def mode(ctx: Any) -> str:
 def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
     rows = vector_rows(node, ctx)
     if rows is None:
+        note(ctx, node, "row plan" if mode(ctx) != "off" else "row plan (cumulo.columnar = off)")
         yield from run(node.row, ctx)
         return
+    note(ctx, node, "vector form")
     yield from rebatch(rows)
 
 
