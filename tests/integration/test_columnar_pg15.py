@@ -113,9 +113,13 @@ def test_on_off_and_pg15_agree(conns, sql: str) -> None:
 
 
 def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
+    """Whether the vector form computed the query: its plan has a `Columnar` node whose row
+    plan never ran (under `cumulo.columnar = off` EXPLAIN prints the row plan alone)."""
     lines = [r[0] for r in conn.execute("explain analyze " + sql).fetchall()]
-    at = next(i for i, ln in enumerate(lines)
-              if ln.lstrip(" ->").startswith("Columnar"))
+    at = next((i for i, ln in enumerate(lines) if ln.lstrip(" ->").startswith("Columnar")),
+              None)
+    if at is None:
+        return False
     child = next(ln for ln in lines[at + 1:] if ln.lstrip().startswith("->"))
     return "loops=0" in child or "never executed" in child
 

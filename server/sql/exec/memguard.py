@@ -54,6 +54,14 @@ def usage() -> tuple[int, int]:
         return 0, 0
 
 
+def headroom() -> int | None:
+    """Bytes this process may still take before `check` fails a query (None: no limit known).
+    Operators that can size their result before building it (the vectorized joins) ask."""
+    vm, rss = usage()
+    room = [lim - used for lim, used in ((_VM_LIMIT, vm), (_RSS_LIMIT, rss)) if lim is not None]
+    return max(0, min(room)) if room else None
+
+
 def check(ctx: Any) -> None:
     """Raises 53200 when the process is close to its memory limit (cheap: samples)."""
     d = ctx.__dict__

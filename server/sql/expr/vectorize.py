@@ -39,6 +39,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...kivi.columnar.aggregate import Unsafe
 from ...kivi.columnar.encode import Column
@@ -607,7 +609,9 @@ def _v_like(e: E) -> VFn:
             or e.args[0].type == T.BPCHAR:
         raise NotVectorizable("LIKE with a non-constant pattern or ESCAPE, or over char(n)")
     f = compile_vector(e.args[0])
-    rx = rt.like_regex(e.args[1].data, ci, "\\")
+    pattern = e.args[1].data
+    rx = rt.like_regex(pattern, ci, "\\")  # NB: also rejects a pattern ending in the escape
+    last: list[Any] = [None, None]  # the last dictionary and its hits: packs may share one
 
     def run(src: Source, ctx: Any) -> V | S:
         v = f(src, ctx)
@@ -615,12 +619,38 @@ def _v_like(e: E) -> VFn:
             raise Fallback("LIKE over a non-string column")
         d = v.dictionary
         assert d is not None
-        hits = np.fromiter((rx.fullmatch(s) is not None for s in d), bool, len(d))
+        if last[0] is d:
+            hits = last[1]
+        else:
+            hits = like_hits(d, pattern, ci, rx)
+            last[0], last[1] = d, hits
         m = hits[v.values] if len(d) else np.zeros(len(v.values), bool)
         return V("b1", ~m if negate else m, v.valid)
 
     return run
 
 
+def like_hits(d: np.ndarray, pattern: str, ci: bool, rx: Any) -> np.ndarray:
+    """Which strings of a dictionary match a LIKE (ci: ILIKE) pattern, escape `\\`: one
+    Arrow kernel over the whole dictionary (RE2, or a substring search for `%x%`, `x%`
+    ...), which the codes then index. Arrow's LIKE is PostgreSQL's: `_` is one character
+    (a newline too), `%` any run, `\\` makes the next character literal. Case-folding
+    beyond ASCII is left to Python's `re` (`rx`), as before, for ILIKE.
+
+    >>> d = np.array(["", "a" + chr(10) + "b", "a_b", "ab", "straße"], dtype=object)
+    >>> like_hits(d, "a_b", False, None).tolist(), like_hits(d, "%ß%", False, None).tolist()
+    ([False, True, True, False, False], [False, False, False, False, True])
+    >>> like_hits(d[:4], "A\\_%", True, None).tolist()  # ILIKE over ASCII strings
+    [False, False, True, False]
+    """
+    if not len(d):
+        return np.zeros(0, bool)
+    arr = pa.array(d, pa.string())
+    if ci and not (pattern.isascii() and pc.all(pc.string_is_ascii(arr)).as_py()):
+        return np.fromiter((rx.fullmatch(s) is not None for s in d), bool, len(d))
+    hits = pc.match_like(arr, pattern, ignore_case=ci)
+    return hits.to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
 __all__ = ["S", "V", "Fallback", "NotVectorizable", "compile_vector", "filter_mask",
-           "vectorizable"]
+           "like_hits", "vectorizable"]

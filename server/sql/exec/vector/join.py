@@ -32,6 +32,7 @@ import pyarrow as pa
 from ....kivi.columnar import Column
 from ...expr.vectorize import Fallback, V
 from ..runner import compiled, rows_of
+from . import memcap
 from .explain import note
 from .frame import Computed, Frame, Rows, Stored
 from .plan import (
@@ -226,6 +227,7 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
         if not linked:
             raise Fallback("a join without an equality (a cross product)")
         k = min(linked, key=lambda i: (_growth(src, offset, i), frames[i].n, i))
+        grows = _growth(src, offset, k)
         fl: list[Any] = []
         fr: list[Any] = []
         inside: list[int] = []
@@ -249,6 +251,10 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
             rk += y
             lv = xv if lv is None else lv if xv is None else lv & xv
             rv = yv if rv is None else rv if yv is None else rv & yv
+        # at most one match per row of g when k's keys cover its primary key; at most one per
+        # row of k when they cover that of g's only input
+        memcap.check(lk, lv, rk, rv, len(offset) + 1, ctx, g.n if grows == 0 else
+                     frames[k].n if grows == 1 and len(offset) == 1 else None)
         li, ri = match(lk, lv, rk, rv)
         offset[k] = g.width
         g = g.take(li).beside(frames[k].take(ri))
@@ -322,6 +328,7 @@ def _outer(src: SourceJoin, ctx: Any) -> Frame | None:
     fr = compiled(src, "rk", lambda: [compile_any(e) for e in src.right_keys])
     if left.n and right.n:
         lk, lv, rk, rv = _keys(fl, fr, left.column, right.column, ctx)
+        memcap.check(lk, lv, rk, rv, 2, ctx)
         li, ri = match(lk, lv, rk, rv)
     else:
         li = ri = np.zeros(0, np.int64)
