@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         "alone with 53200 out of memory instead of the kernel killing the server",
     )
     serve.add_argument("--cluster", metavar="ZK_HOSTS", help=CLUSTER_HELP)
+    serve.add_argument("--zk-session-timeout", type=float, default=10.0,
+                       help="with --cluster: seconds after which a crashed engine is taken for "
+                       "dead (its transactions aborted, its locks released)")
     serve.add_argument("--gc-interval", type=float, default=30.0,
                        help="seconds between garbage collections of old row versions "
                        "(0: none)")
@@ -329,7 +332,7 @@ async def _serve(args: argparse.Namespace) -> int:
             from .cluster.catalogsync import CatalogSync
 
             try:
-                zk = zk_mod.connect(args.cluster)
+                zk = zk_mod.connect(args.cluster, session_timeout=args.zk_session_timeout)
                 txn = zk_mod.open_cluster(zk, gc_interval=args.gc_interval)
             except Exception as e:
                 raise StartupError(f"could not join the cluster at {args.cluster}: {e}") from None

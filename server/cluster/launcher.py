@@ -292,7 +292,8 @@ def up(args: argparse.Namespace) -> int:
             port = args.port + i
             engines.append(launch.spawn(f"engine-{i}", "engine", [
                 *cumulo, "serve", "--cluster", zk, "--host", args.host, "--port", str(port),
-                "--data-dir", dd, "--gc-interval", str(args.gc_interval)], dd, port))
+                "--data-dir", dd, "--gc-interval", str(args.gc_interval),
+                "--zk-session-timeout", str(args.zk_session_timeout)], dd, port))
             engines[-1].host = args.host
             # NB: one at a time: the first engine to join resets the conflict managers
             # NB: its own log line, not only a connect: the port could be someone else's

@@ -90,6 +90,8 @@ class ClusterTxnManager(LtmFront):
             # NB: a node that lost its regions (failover) reports an old checkpoint and the
             # loggers are trimmed past it: the newest checkpoint still bounds the commits
             top = max(top, high)
+        if log is not None:
+            log.ltm_id = ltm_id  # NB: loggers refuse the records of an LTM declared dead
         for cm in conflict_managers:
             cm.ltm_id = ltm_id
             if reset_conflicts:

@@ -26,6 +26,11 @@ lower bound of its low water until its next one (its snapshots only move forward
 the minimum over reports is safe; an LTM that has not reported for `expire_after`
 seconds is taken for dead and no longer holds GC back.
 
+It also keeps which timestamps each LTM was handed (`reaper.LtmBatches`), so that
+when a query engine dies (`cluster.reaper`, with ZooKeeper) it can `fence` that LTM
+(its batches, reports and low water are refused from then on, 57P01), `resolve` the
+timestamps it left unfinished, and `forget` its low water and waits.
+
 With ZooKeeper, it owns placement too: `placer` (a `cluster.placer.Placer`, set by
 `cluster.role` once ZooKeeper is reached) makes the splits and moves that query
 engines ask for (`SplitAt`, `MoveRegion`, run in the thread pool) and runs the loop
@@ -39,7 +44,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import FeatureNotSupported
+from ..errors import FeatureNotSupported, SQLError
 from ..kivi.api import Ack
 from ..kivi.remote import RemoteNode
 from ..kivi.wire import register_messages
@@ -49,6 +54,8 @@ from ..txn.conflicts import WaitForGraph
 from ..txn.sequencer import CommitSequencer, Recovered
 from ..txn.snapshot import Advanced, SnapshotServer
 from .placer import MoveRegion, Placer, SplitAt
+from .reaper import LtmBatches
+from .services import ltm_of
 
 
 @dataclass(frozen=True)
@@ -117,6 +124,8 @@ class MasterMindService:
         self.graph = WaitForGraph()  # every LTM's waiters: deadlocks across query engines
         self._cond = threading.Condition()
         self.placer: Placer | None = None  # placement changes, with ZooKeeper (see above)
+        self.batches = LtmBatches()  # who was handed which timestamps (a dead LTM's gaps)
+        self.fenced: set[int] = set()  # LTMs declared dead: refused from then on
 
     @staticmethod
     def offload(msg: Any) -> bool:
@@ -142,6 +151,8 @@ class MasterMindService:
         if type(msg) is WaitDone:
             self.graph.remove(msg.waiter)
             return Ack()
+        if self.fenced:
+            self._refuse_fenced(msg)
         if type(msg) is LowWater:
             return GlobalLowWater(self.global_low_water(msg.ltm_id, msg.lw, time.monotonic()))
         if type(msg) is Start:
@@ -151,13 +162,59 @@ class MasterMindService:
                     self.snapshots = SnapshotServer(msg.ts)
                     self._cond.notify_all()
             return Ack()
-        if type(msg) in (seq_mod.RequestBatch, seq_mod.Recovered):
+        if type(msg) is seq_mod.RequestBatch:
+            with self._cond:
+                out = self.sequencer.handle(msg)
+                self.batches.forget_below(self.snapshots.snapshot)
+                self.batches.handed(out[0])
+            return out
+        if type(msg) is seq_mod.Recovered:
             return self.sequencer.handle(msg)
         with self._cond:
             out = self.snapshots.handle(msg)
             if out:
                 self._cond.notify_all()
         return out
+
+    def _refuse_fenced(self, msg: Any) -> None:
+        """A dead LTM (a paused engine that woke up) may not take, report or hold back
+        anything: what `reaper.reap` decided for it must stay true."""
+        kind = type(msg)
+        if kind is seq_mod.RequestBatch:
+            ltm = msg.ltm
+        elif kind in (LowWater,):
+            ltm = msg.ltm_id
+        elif kind is WaitEdge:
+            ltm = ltm_of(msg.waiter)
+        elif kind in (snap_mod.Readable, snap_mod.Discarded):
+            ltm = next((t for t in tuple(self.fenced) if self.batches.owns(t, msg.ts)), -1)
+        else:
+            return
+        if ltm in self.fenced:
+            raise SQLError("terminating connection: this query engine was declared dead "
+                           "(its ZooKeeper session expired)", sqlstate="57P01",
+                           hint="Its transactions were aborted; reconnect to another engine.")
+
+    def fence(self, ltm: int) -> tuple[int, list[int]]:
+        """Declares LTM `ltm` dead; returns (the largest ts it was ever handed, the ones it
+        left unfinished)."""
+        with self._cond:
+            self.fenced.add(ltm)
+            return (self.batches.top.get(ltm, 0),
+                    self.batches.unfinished(ltm, self.snapshots.finished))
+
+    def resolve(self, readable: tuple[int, ...], discarded: tuple[int, ...]) -> None:
+        """Finishes a dead LTM's timestamps (bypassing the fence)."""
+        with self._cond:
+            for msg in (snap_mod.Readable(readable), snap_mod.Discarded(discarded)):
+                if msg.ts and self.snapshots.handle(msg):
+                    self._cond.notify_all()
+
+    def forget(self, ltm: int) -> None:
+        """Drops a dead LTM's low water and its waiters' edges."""
+        self.low_waters.pop(ltm, None)
+        for waiter in [w for w in list(self.graph.edges) if ltm_of(w) == ltm]:
+            self.graph.remove(waiter)
 
     def global_low_water(self, ltm_id: int, lw: int, now: float) -> int:
         """Records one LTM's low water; returns the minimum over the LTMs heard from lately.

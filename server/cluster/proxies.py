@@ -76,12 +76,13 @@ class RemoteConflictManager:
 class RemoteLogGroup:
     """Several remote loggers sharing the records by commit ts, like `logger.LogGroup`."""
 
-    def __init__(self, addresses: list[tuple[str, int]]) -> None:
+    def __init__(self, addresses: list[tuple[str, int]], ltm_id: int = 0) -> None:
         self.loggers = [RemoteNode(h, p) for h, p in addresses]
+        self.ltm_id = ltm_id  # NB: a logger refuses a fenced (dead) LTM's records
 
     def log(self, ts: int, payload: bytes) -> None:
         """Returns once the record is durable on its logger."""
-        self.loggers[ts % len(self.loggers)].handle(LogRecord(ts, payload))
+        self.loggers[ts % len(self.loggers)].handle(LogRecord(ts, payload, self.ltm_id))
 
     def read(self, after_ts: int) -> list[bytes]:
         """Returns every logger's records above after_ts (for recovery)."""

@@ -20,13 +20,15 @@ node `/cumulo/roles/<role>/<name>` (see `cluster.zk`: membership that disappears
 when the process dies). kazoo is imported only then. A KiVi node then runs in
 placement mode (it serves only the regions the map in ZooKeeper gives it, see
 `kivi.routing`), and the MasterMind owns placement (`cluster.placer`: splits past
-`--region-split-bytes`, balancing every `--placement-interval` seconds).
+`--region-split-bytes`, balancing every `--placement-interval` seconds) and clears
+what a query engine that died left behind (`cluster.reaper`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -41,6 +43,7 @@ from .failover import record_node
 from .manager import bucket_shares
 from .mastermind import MasterMindService
 from .placer import Placer
+from .reaper import Reaper
 from .services import ConflictService, LoggerService
 
 
@@ -85,7 +88,7 @@ async def serve(args: argparse.Namespace) -> None:
     obj, offload = build(args)
     server = await serve_node(obj, args.host, args.port, offload=offload)
     host, port = server.sockets[0].getsockname()[:2]
-    zk = None
+    zk = reaper = None
     if args.zk:
         name = args.name or (f"cm{args.index}" if args.role == "cm" else f"{args.role}-{port}")
         zk = zk_mod.connect(args.zk, session_timeout=args.zk_session_timeout)
@@ -98,6 +101,7 @@ async def serve(args: argparse.Namespace) -> None:
                                             interval=args.placement_interval)
             if args.placement_interval > 0:
                 obj.placer.start()
+            reaper = Reaper(zk, obj).start()  # a dead query engine's leftovers (§3.2)
     print(f"LISTENING {host} {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -115,6 +119,8 @@ async def serve(args: argparse.Namespace) -> None:
     server.close()
     if isinstance(obj, MasterMindService) and obj.placer is not None:
         obj.placer.stop()
+    if reaper is not None:
+        reaper.stop()
     if zk is not None:
         zk.stop()
     close = getattr(obj, "close", None)
@@ -153,6 +159,10 @@ def main(argv: list[str] | None = None, prog: str = "cumulo-role", role: str | N
     p.add_argument("--zk-session-timeout", type=float, default=10.0,
                    help="seconds after which a crashed role leaves the registry")
     args = p.parse_args(argv)
+    # NB: the role's log (D/logs/<name>.log under `cluster up`) tells what it decided: a
+    # failover, a split or move, a dead query engine cleared
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     asyncio.run(serve(args))
     return 0
 

@@ -31,7 +31,7 @@ from typing import Any
 from ..errors import SQLError
 from ..kivi.api import Ack
 from ..kivi.wire import register_messages
-from ..txn.conflicts import ConflictManager, Woken
+from ..txn.conflicts import ConflictManager, ReleaseSpaces, Woken
 from ..txn.logger import RedoLog, _record_ts, read_log
 
 
@@ -80,10 +80,32 @@ class WokenFor:
 
 @dataclass(frozen=True)
 class LogRecord:
-    """Make a redo record durable; the reply (an Ack) comes once it is."""
+    """Make a redo record durable; the reply (an Ack) comes once it is. `ltm` is the
+    sender's LTM id: a logger refuses the records of an LTM fenced by `FenceLtm`."""
 
     ts: int
     payload: bytes
+    ltm: int = 0
+
+
+@dataclass(frozen=True)
+class FenceLtm:
+    """LTM `ltm` was declared dead (`cluster.reaper`): refuse its records from now on,
+    and reply once every record of it accepted before is durable, so that a `LogRead`
+    after the reply sees all the records it will ever have."""
+
+    ltm: int
+
+
+@dataclass(frozen=True)
+class ReleaseLtm:
+    """LTM `ltm` was declared dead: drop its transactions' holds, recording them as
+    committed at `commit_ts` (every timestamp it was ever handed is at or below it, so a
+    commit of it that the log holds is covered; one it never made only costs a writer
+    with an older snapshot a 40001), and wake their waiters (other LTMs': mailboxes)."""
+
+    ltm: int
+    commit_ts: int
 
 
 @dataclass(frozen=True)
@@ -129,7 +151,7 @@ for _name in ("conflicts", "validate"):
     except ImportError:  # pragma: no cover - a tree without the SERIALIZABLE half
         pass
 register_messages(Forget, Reset, From, PollWoken, WokenFor, LogRecord, LogTrim, LogRead,
-                  LogRecords, LogStatus, LogStatusReply)
+                  LogRecords, LogStatus, LogStatusReply, FenceLtm, ReleaseLtm)
 
 LTM_SHIFT = 48  # a transaction id is `ltm_id << 48 | n` (txn.ltm)
 
@@ -173,6 +195,8 @@ class ConflictService:
         if type(msg) is Forget:
             self.cm.waiters.get(msg.holder, set()).discard(msg.txn)
             return Ack()
+        if type(msg) is ReleaseLtm:
+            return self._release_ltm(msg.ltm, msg.commit_ts)
         if type(msg) is Reset:
             self.cm = ConflictManager(self.owned)
             if msg.high_mark:
@@ -196,6 +220,25 @@ class ConflictService:
                     continue
             routed.append(o)
         return routed
+
+    def _release_ltm(self, ltm: int, commit_ts: int) -> Ack:
+        """Answers `ReleaseLtm` (see it)."""
+        cm = self.cm
+        held = cm.holdings(lambda tid: ltm_of(tid) == ltm)
+        for tid, spaces in held.items():
+            msg = ReleaseSpaces(tid, tuple((s, tuple(ks)) for s, ks in spaces.items()), commit_ts)
+            for o in cm.handle(msg):
+                if type(o) is Woken:
+                    self._route(o, ltm)
+        for holder in [h for h in cm.waiters if ltm_of(h) == ltm]:  # NB: ended without a hold
+            woken = cm.waiters.pop(holder)
+            if woken:
+                self._route(Woken(tuple(woken)), ltm)
+        for waiting in cm.waiters.values():  # its own waiters wait no more
+            waiting.difference_update([t for t in waiting if ltm_of(t) == ltm])
+        with self._mail_cond:
+            self._mail.pop(ltm, None)
+        return Ack(len(held))
 
     def _route(self, woken: Woken, sender: int) -> Woken | None:
         """Posts the other LTMs' waiters to their mailboxes; returns the sender's part."""
@@ -225,18 +268,39 @@ class LoggerService:
         os.makedirs(log_dir, exist_ok=True)
         self.log = RedoLog(log_dir, name, sync_commit=sync_commit)
         self.records = 0
+        self.fenced: set[int] = set()  # LTMs declared dead (`FenceLtm`)
+        self._writing: dict[int, int] = {}  # LTM -> its records being made durable now
+        self._fence_cond = threading.Condition()
 
     @staticmethod
     def offload(msg: Any) -> bool:
         """Requests that block (waiting for an fsync) run off the event loop."""
-        return type(msg) is LogRecord
+        return type(msg) in (LogRecord, FenceLtm)
 
     def handle(self, msg: Any) -> Any:
         """Runs one request."""
         match msg:
-            case LogRecord(ts, payload):
-                self.log.log(ts, payload)
+            case LogRecord(ts, payload, ltm):
+                with self._fence_cond:
+                    if ltm in self.fenced:
+                        raise SQLError(
+                            "terminating connection: this query engine was declared dead",
+                            sqlstate="57P01",
+                            hint="Its transactions were aborted; reconnect to another one.")
+                    self._writing[ltm] = self._writing.get(ltm, 0) + 1
+                try:
+                    self.log.log(ts, payload)
+                finally:
+                    with self._fence_cond:
+                        self._writing[ltm] -= 1
+                        self._fence_cond.notify_all()
                 self.records += 1
+                return Ack()
+            case FenceLtm(ltm):
+                with self._fence_cond:
+                    self.fenced.add(ltm)
+                    while self._writing.get(ltm):
+                        self._fence_cond.wait()
                 return Ack()
             case LogRead(after_ts):
                 return LogRecords([p for p in read_log(self.dir) if _record_ts(p) > after_ts])

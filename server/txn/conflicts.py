@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import zlib
 from collections import deque
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from operator import countOf
@@ -262,6 +262,27 @@ class ConflictManager:
     def add_waiter(self, holder: int, txn: int) -> None:
         """Records that txn waits for holder (the holder's release wakes it)."""
         self.waiters.setdefault(holder, set()).add(txn)
+
+    def holdings(self, pick: Callable[[int], bool]) -> dict[int, dict[int, list[bytes]]]:
+        """The keys held (written or row-locked) by the transactions `pick` selects:
+        txn -> space -> keys. Cluster mode releases a dead query engine's transactions
+        with them (`cluster.services.ReleaseLtm`).
+
+        >>> cm = ConflictManager()
+        >>> _ = cm.handle(AcquireSpace(1, 10, 7, (b"a",))), cm.handle(AcquireSpace(2, 10, 7, (b"b",)))
+        >>> cm.holdings(lambda t: t == 2)
+        {2: {7: [b'b']}}
+        """
+        out: dict[int, dict[int, list[bytes]]] = {}
+        for (space, key), txn in self.holders.items():
+            if pick(txn):
+                out.setdefault(txn, {}).setdefault(space, []).append(key)
+        for space, shared in self.locks.shared.items():
+            for key, txns in shared.items():
+                for txn in txns:
+                    if pick(txn):
+                        out.setdefault(txn, {}).setdefault(space, []).append(key)
+        return out
 
     # -- messages ------------------------------------------------------------------------
 

@@ -86,6 +86,16 @@ class SnapshotServer:
         self.snapshot = snap
         return [Advanced(snap)]
 
+    def finished(self, ts: int) -> bool:
+        """Tells whether ts is readable or discarded (cluster mode: the MasterMind resolves
+        what a dead query engine left unfinished, `cluster.reaper`).
+
+        >>> s = SnapshotServer(4); _ = s.handle(Readable((6,)))
+        >>> [s.finished(t) for t in (4, 5, 6)]
+        [True, False, True]
+        """
+        return ts <= self.snapshot or ts in self._done
+
     def refresh(self) -> int:
         """Returns the snapshot as of now: in-process it is always current."""
         return self.snapshot
