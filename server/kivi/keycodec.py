@@ -22,6 +22,10 @@ other end).
     0x32  time                  8 bytes, microseconds since midnight
     0x33  datetime (naive)      8 bytes, microseconds since 0001-01-01, + 2**63
     0x34  datetime (aware)      the same, after conversion to UTC
+                                ('-infinity' and 'infinity' of date and timestamp[tz],
+                                `pgtypes.infdate`, take the places just outside the real
+                                range: ordinal 0 and one past date.max's, -1us and one
+                                past datetime.max's)
     0x35  timedelta             total microseconds, encoded as an int element (an
                                 interval's span, months as 30 days: interval_cmp's order,
                                 so '1 mon' and '30 days' are one key, as in a PG index)
@@ -51,6 +55,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import FeatureNotSupported
+from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate, InfiniteTimestamp
 from ..pgtypes.interval import Interval
 
 __all__ = ["encode_key", "decode_key", "encode_key_desc", "prefix_upper_bound", "successor"]
@@ -72,6 +77,8 @@ _NAN_BITS = 0xFFF8000000000000  # above the encoding of +inf (0xFFF0...)
 _TS_EPOCH = _dt.datetime(1, 1, 1)
 _TSTZ_EPOCH = _dt.datetime(1, 1, 1, tzinfo=_dt.UTC)
 _US = _dt.timedelta(microseconds=1)
+_TS_MAX = (_dt.datetime.max - _TS_EPOCH) // _US
+_DATE_MAX = _dt.date.max.toordinal()
 
 # Decimal classes, in SQL order.
 _D_NEG_INF, _D_NEG, _D_ZERO, _D_POS, _D_POS_INF, _D_NAN = 1, 2, 3, 4, 5, 6
@@ -143,6 +150,8 @@ def _enc_bool(v: bool) -> bytes:
 
 
 def _enc_date(v: _dt.date) -> bytes:
+    if type(v) is InfiniteDate:
+        return b"\x31" + (_DATE_MAX + 1 if v.sign > 0 else 0).to_bytes(4, "big")
     return b"\x31" + v.toordinal().to_bytes(4, "big")
 
 
@@ -160,6 +169,9 @@ def _enc_time(v: _dt.time) -> bytes:
 
 
 def _enc_datetime(v: _dt.datetime) -> bytes:
+    if type(v) is InfiniteTimestamp:
+        return (b"\x33" if v.tzinfo is None else b"\x34") + \
+            _pack_q((_TS_MAX + 1 if v.sign > 0 else -1) + _BIAS)
     if v.tzinfo is None:
         return b"\x33" + _pack_q((v - _TS_EPOCH) // _US + _BIAS)
     return b"\x34" + _pack_q((v - _TSTZ_EPOCH) // _US + _BIAS)
@@ -298,7 +310,10 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
     if tag == _BOOL:
         return buf[pos] == 1, pos + 1
     if tag == _DATE:
-        return _dt.date.fromordinal(int.from_bytes(buf[pos : pos + 4], "big")), pos + 4
+        n = int.from_bytes(buf[pos : pos + 4], "big")
+        if n == 0 or n > _DATE_MAX:
+            return DATE_INF if n else DATE_NEG_INF, pos + 4
+        return _dt.date.fromordinal(n), pos + 4
     if tag == _TIME:
         return _time_of(_unpack_q(buf, pos)[0] - _BIAS), pos + 8
     if tag == _TIMETZ:
@@ -306,10 +321,12 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
         us = _unpack_q(buf, pos)[0] - _BIAS + off_s * 1_000_000
         tz = _dt.timezone(_dt.timedelta(seconds=off_s))
         return _time_of(us, tz), pos + 12
-    if tag == _TS:
-        return _TS_EPOCH + (_unpack_q(buf, pos)[0] - _BIAS) * _US, pos + 8
-    if tag == _TSTZ:
-        return _TSTZ_EPOCH + (_unpack_q(buf, pos)[0] - _BIAS) * _US, pos + 8
+    if tag == _TS or tag == _TSTZ:
+        us = _unpack_q(buf, pos)[0] - _BIAS
+        zone = None if tag == _TS else _dt.UTC
+        if us < 0 or us > _TS_MAX:
+            return InfiniteTimestamp(1 if us > 0 else -1, zone), pos + 8
+        return (_TS_EPOCH + us * _US).replace(tzinfo=zone), pos + 8
     if tag == _INTERVAL:
         us, pos = _decode_one(buf, pos)
         return us * _US, pos

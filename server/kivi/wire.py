@@ -18,6 +18,10 @@ may hold travels as an ext type:
                               decodes, as a timedelta)
     11    range               [range type oid, flags, lower, upper] (`pgtypes.ranges.Range`)
     12    multirange          [multirange type oid, [range, ...]] (`pgtypes.multiranges`)
+    13    datetime at an edge  as 4, for the real 0001-01-01 00:00:00 and 9999-12-31
+                              23:59:59.999999: code 4 with those microseconds is how
+                              'infinity' and '-infinity' (`pgtypes.infdate`) were always
+                              written, so logs and checkpoints from before keep reading so
 
 Rows are tuples and array values inside them are lists. Packing every row as a
 tuple ext would cost a nested `packb` per row, so the row-carrying fields of
@@ -37,7 +41,7 @@ from typing import Any
 
 import msgpack
 
-from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
+from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate, InfiniteTimestamp
 from ..pgtypes.interval import Interval
 from ..pgtypes.multiranges import MultiRange
 from ..pgtypes.ranges import Range
@@ -45,10 +49,11 @@ from . import api
 
 EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
 EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
-EXT_RANGE, EXT_MULTIRANGE = 11, 12
+EXT_RANGE, EXT_MULTIRANGE, EXT_DATETIME_EDGE = 11, 12, 13
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
+_MAX_US = (_dt.datetime.max - _EPOCH) // _US  # code 4's +infinity (and 0 its -infinity)
 
 MESSAGES: dict[str, type] = {
     cls.__name__: cls
@@ -151,7 +156,10 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_DECIMAL, str(obj).encode())
     if t is _dt.datetime:
         us = (obj.replace(tzinfo=None) - _EPOCH) // _US
-        return msgpack.ExtType(EXT_DATETIME, _pack([us, _offset(obj)]))
+        code = EXT_DATETIME_EDGE if us == 0 or us == _MAX_US else EXT_DATETIME
+        return msgpack.ExtType(code, _pack([us, _offset(obj)]))
+    if t is InfiniteTimestamp:
+        return msgpack.ExtType(EXT_DATETIME, _pack([_MAX_US if obj.sign > 0 else 0, _offset(obj)]))
     if t is _dt.date:
         return msgpack.ExtType(EXT_DATE, _pack(obj.toordinal()))
     if t is InfiniteDate:  # ordinals start at 1: 0 is -infinity, -1 is +infinity
@@ -205,6 +213,11 @@ def _ext_hook(code: int, data: bytes) -> Any:
     if code == EXT_DECIMAL:
         return Decimal(data.decode())
     if code == EXT_DATETIME:
+        us, off = _unpack(data)
+        if us == 0 or us == _MAX_US:
+            return InfiniteTimestamp(1 if us else -1, _tz(off))
+        return (_EPOCH + us * _US).replace(tzinfo=_tz(off))
+    if code == EXT_DATETIME_EDGE:
         us, off = _unpack(data)
         return (_EPOCH + us * _US).replace(tzinfo=_tz(off))
     if code == EXT_DATE:

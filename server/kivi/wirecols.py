@@ -23,6 +23,12 @@ NULLs stay nil in every kind. The encoding is exact: values come back with the
 same type, scale, offset and microseconds (a `datetime` subclass, another
 tzinfo class or an `InfiniteDate` keeps kind 0, so `wire`'s own rules apply).
 
+The timestamp infinities (`pgtypes.infdate.InfiniteTimestamp`) keep kind 0 too.
+Records written before they existed hold them as datetime.max / datetime.min
+in kinds 2, 4 and 5, so those two values read back as the infinities there; a
+column holding the real 0001-01-01 00:00:00 or 9999-12-31 23:59:59.999999 is
+written as kind 0 (`wire`'s code 13 keeps it real).
+
 >>> import datetime as dt
 >>> from decimal import Decimal
 >>> col = [Decimal("1.50"), None, Decimal("-0")]
@@ -49,10 +55,13 @@ from typing import Any
 
 import numpy as np
 
+from ..pgtypes.infdate import InfiniteTimestamp
+
 PLAIN, DECIMAL, DATETIME, DATE, NAIVE_US, UTC_US = 0, 1, 2, 3, 4, 5
 _EPOCH = _dt.datetime(1970, 1, 1)
 _EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _US = _dt.timedelta(microseconds=1)
+_LO, _HI = (_dt.datetime.min - _EPOCH) // _US, (_dt.datetime.max - _EPOCH) // _US
 _to_utc = methodcaller("replace", tzinfo=_dt.UTC)
 
 _NONE = type(None)
@@ -80,16 +89,34 @@ def encode_column(col: list[Any]) -> tuple[int, list[Any]]:
     if t is _dt.datetime:
         tzs = set(map(_tzinfo, filter(None, col)))  # NB: a datetime is never falsy
         if tzs == {None}:
-            return NAIVE_US, _micros(col, _EPOCH, nulls)
+            return _unless_edge(NAIVE_US, _micros(col, _EPOCH, nulls), col)
         if tzs == {_dt.UTC} and all(map(is_, map(_tzinfo, filter(None, col)), repeat(_dt.UTC))):
             # NB: equality of timezones is by offset: a UTC-offset zone of another name stays
-            return UTC_US, _micros(col, _EPOCH_UTC, nulls)
+            return _unless_edge(UTC_US, _micros(col, _EPOCH_UTC, nulls), col)
         tzs.discard(None)
+        if any(map(_edge, filter(None, col))):
+            return PLAIN, col
         if all(type(z) is _dt.timezone for z in tzs):
             # NB: a fixed offset round-trips through isoformat (ZoneInfo would come back as a
             # fixed offset, which is what wire's ext 4 does too, but keep its own rules)
             return DATETIME, _with_nulls(_dt.datetime.isoformat, col, nulls)
     return PLAIN, col
+
+
+def _edge(v: _dt.datetime) -> bool:
+    """The wall clock is datetime.min's or .max's (an old record's infinity)."""
+    return v.year in (1, 9999) and v.replace(tzinfo=None) in (_dt.datetime.min, _dt.datetime.max)
+
+
+def _unless_edge(kind: int, micros: list[Any], col: list[Any]) -> tuple[int, list[Any]]:
+    nn = [m for m in micros if m is not None] if None in micros else micros
+    if nn and (min(nn) == _LO or max(nn) == _HI):
+        return PLAIN, col
+    return kind, micros
+
+
+def _infinity(v: _dt.datetime) -> _dt.datetime:
+    return InfiniteTimestamp(1 if v.year == 9999 else -1, v.tzinfo) if _edge(v) else v
 
 
 def _micros(col: list[Any], epoch: _dt.datetime, nulls: bool) -> list[Any]:
@@ -99,11 +126,20 @@ def _micros(col: list[Any], epoch: _dt.datetime, nulls: bool) -> list[Any]:
 
 
 def _from_micros(col: list[Any], utc: bool) -> list[Any]:
+    epoch = _EPOCH_UTC if utc else _EPOCH
     if None in col:
-        epoch = _EPOCH_UTC if utc else _EPOCH
-        return [None if v is None else epoch + _dt.timedelta(microseconds=v) for v in col]
-    out = np.array(col, dtype=np.int64).astype("datetime64[us]").astype(object).tolist()
+        return [None if v is None else _from_us(epoch, v) for v in col]
+    arr = np.array(col, dtype=np.int64)
+    if len(arr) and (arr.min() == _LO or arr.max() == _HI):  # an old record's infinity
+        return [_from_us(epoch, v) for v in col]
+    out = arr.astype("datetime64[us]").astype(object).tolist()
     return list(map(_to_utc, out)) if utc else out
+
+
+def _from_us(epoch: _dt.datetime, us: int) -> _dt.datetime:
+    if us == _LO or us == _HI:
+        return InfiniteTimestamp(1 if us == _HI else -1, epoch.tzinfo)
+    return epoch + _dt.timedelta(microseconds=us)
 
 
 def decode_column(kind: int, col: list[Any]) -> list[Any]:
@@ -115,7 +151,8 @@ def decode_column(kind: int, col: list[Any]) -> list[Any]:
     if kind == DECIMAL:
         f: Any = Decimal
     elif kind == DATETIME:
-        f = _dt.datetime.fromisoformat
+        return _with_nulls(_infinity, _with_nulls(_dt.datetime.fromisoformat, col, None in col),
+                           None in col)
     elif kind == DATE:
         f = _dt.date.fromordinal
     else:

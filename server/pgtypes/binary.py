@@ -33,7 +33,7 @@ from typing import Any
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import bits, geometry, multiranges, network, ranges, records
 from . import oids as T
-from .infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
+from .infdate import DATE_INF, DATE_NEG_INF, TS_INF, TS_NEG_INF, InfiniteDate, InfiniteTimestamp
 from .interval import Interval, as_interval
 from .text import format_generic, text_decoder
 from .utf8check import decode_utf8
@@ -178,10 +178,10 @@ def _dec_timetz(b: bytes) -> dt.time:
 
 
 def _enc_timestamp(v: dt.datetime) -> bytes:
+    if type(v) is InfiniteTimestamp:  # PostgreSQL's DT_NOEND / DT_NOBEGIN
+        return _Q.pack(_INF_TS[0] if v.sign > 0 else _INF_TS[1])
     if v.tzinfo is not None:
         v = v.astimezone(dt.UTC).replace(tzinfo=None)
-    if v.year in (1, 9999) and v in (dt.datetime.max, dt.datetime.min):  # text.TS_INFINITY
-        return _Q.pack(_INF_TS[0] if v.year == 9999 else _INF_TS[1])
     d = v - EPOCH
     return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
 
@@ -189,16 +189,16 @@ def _enc_timestamp(v: dt.datetime) -> bytes:
 def _enc_timestamptz(v: dt.datetime) -> bytes:
     if v.tzinfo is None:
         v = v.replace(tzinfo=dt.UTC)
-    if v.year in (1, 9999):
-        return _enc_timestamp(v)  # the infinities
+    if type(v) is InfiniteTimestamp:
+        return _enc_timestamp(v)
     d = v - EPOCH_TZ
     return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
 
 
 def _dec_timestamp(b: bytes) -> dt.datetime:
     us = _Q.unpack(b)[0]
-    if us in _INF_TS:  # 'infinity' / '-infinity': the sentinels of text.TS_INFINITY
-        return dt.datetime.max if us > 0 else dt.datetime.min
+    if us in _INF_TS:  # 'infinity' / '-infinity': the sentinels of infdate.py
+        return TS_INF if us > 0 else TS_NEG_INF
     try:
         return EPOCH + dt.timedelta(microseconds=us)
     except OverflowError:

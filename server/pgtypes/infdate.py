@@ -1,4 +1,4 @@
-"""date 'infinity' and '-infinity': two sentinel values outside every real date.
+"""'infinity' and '-infinity' of date, timestamp and timestamptz: sentinels outside every real value.
 
 Python's date has no infinities, and reusing date.max / date.min (as timestamps
 reuse datetime.max / min) would make the real dates 9999-12-31 and 0001-01-01
@@ -14,6 +14,17 @@ it from a date is 22008 `cannot subtract infinite dates`.
 (False, True)
 >>> str(DATE_INF), DATE_NEG_INF + dt.timedelta(days=3) is DATE_NEG_INF
 ('infinity', True)
+
+Timestamps work the same way: `InfiniteTimestamp` is a datetime subclass whose
+fields are datetime.max's or datetime.min's (with UTC for timestamptz), so the
+real instants 9999-12-31 23:59:59.999999 and 0001-01-01 00:00:00 (Go's and
+.NET's zero time) stay real values. Storage and the columnar copy tell them
+apart by exact type (a sentinel is never `type(v) is datetime`).
+
+>>> TS_NEG_INF < dt.datetime.min, TS_NEG_INF == dt.datetime.min, TS_INF > dt.datetime.max
+(True, False, True)
+>>> str(TSTZ_INF), (TS_INF + dt.timedelta(days=1)) is TS_INF, TSTZ_NEG_INF.replace(tzinfo=None)
+('infinity', True, TS_NEG_INF)
 """
 
 from __future__ import annotations
@@ -90,11 +101,108 @@ class InfiniteDate(dt.date):
         return str(self)
 
 
+class InfiniteTimestamp(dt.datetime):
+    """+infinity (sign 1) or -infinity (sign -1) of timestamp (naive) or timestamptz (UTC)."""
+
+    sign = 0
+
+    def __new__(cls, sign: int, tzinfo: dt.tzinfo | None = None) -> InfiniteTimestamp:
+        edge = dt.datetime.max if sign > 0 else dt.datetime.min
+        return super().__new__(cls, edge.year, edge.month, edge.day, edge.hour, edge.minute,
+                               edge.second, edge.microsecond, tzinfo)
+
+    def __init__(self, sign: int, tzinfo: dt.tzinfo | None = None) -> None:
+        self.sign = sign
+
+    def _cmp(self, other: Any) -> int:
+        if isinstance(other, InfiniteTimestamp):
+            return (self.sign > other.sign) - (self.sign < other.sign)
+        if isinstance(other, dt.datetime):
+            return self.sign
+        return NotImplemented
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InfiniteTimestamp) and other.sign == self.sign
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __lt__(self, other: Any) -> bool:
+        return self._cmp(other) < 0
+
+    def __le__(self, other: Any) -> bool:
+        return self._cmp(other) <= 0
+
+    def __gt__(self, other: Any) -> bool:
+        return self._cmp(other) > 0
+
+    def __ge__(self, other: Any) -> bool:
+        return self._cmp(other) >= 0
+
+    def __hash__(self) -> int:
+        return hash(("infinite timestamp", self.sign))
+
+    def __add__(self, other: Any) -> InfiniteTimestamp:
+        return self
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Any:
+        if isinstance(other, dt.timedelta):
+            return self
+        raise DatetimeFieldOverflow("cannot subtract infinite timestamps")
+
+    def __rsub__(self, other: Any) -> Any:
+        raise DatetimeFieldOverflow("cannot subtract infinite timestamps")
+
+    def replace(self, *args: Any, **kw: Any) -> InfiniteTimestamp:
+        """Only the zone can change (timestamp <-> timestamptz); the fields stay the edge's."""
+        tz = kw.get("tzinfo", self.tzinfo)
+        if tz is self.tzinfo:
+            return self
+        if tz is None or tz is dt.UTC:  # the four module constants, so `is` tests hold
+            return _SENTINELS[self.sign, tz]
+        return InfiniteTimestamp(self.sign, tz)
+
+    def astimezone(self, tz: dt.tzinfo | None = None) -> InfiniteTimestamp:
+        return self.replace(tzinfo=tz if tz is not None else dt.UTC)
+
+    def date(self) -> dt.date:
+        return DATE_INF if self.sign > 0 else DATE_NEG_INF
+
+    def __str__(self) -> str:
+        return "infinity" if self.sign > 0 else "-infinity"
+
+    def __repr__(self) -> str:
+        return ("TS_INF" if self.sign > 0 else "TS_NEG_INF").replace(
+            "TS", "TS" if self.tzinfo is None else "TSTZ")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (InfiniteTimestamp, (self.sign, self.tzinfo))
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return self.__reduce__()
+
+    def isoformat(self, sep: str = "T", timespec: str = "auto") -> str:
+        return str(self)
+
+
 DATE_INF = InfiniteDate(1)
 DATE_NEG_INF = InfiniteDate(-1)
 WORDS = {"infinity": DATE_INF, "-infinity": DATE_NEG_INF}
+TS_INF = InfiniteTimestamp(1)
+TS_NEG_INF = InfiniteTimestamp(-1)
+TSTZ_INF = InfiniteTimestamp(1, dt.UTC)
+TSTZ_NEG_INF = InfiniteTimestamp(-1, dt.UTC)
+_SENTINELS = {(1, None): TS_INF, (-1, None): TS_NEG_INF, (1, dt.UTC): TSTZ_INF,
+              (-1, dt.UTC): TSTZ_NEG_INF}
 
 
 def infinite_date(v: dt.date) -> InfiniteDate | None:
     """The sentinel itself, or None for a real date."""
     return v if isinstance(v, InfiniteDate) else None
+
+
+def infinite_timestamp(v: Any) -> InfiniteTimestamp | None:
+    """The sentinel itself, or None for a real timestamp (or anything else)."""
+    return v if isinstance(v, InfiniteTimestamp) else None

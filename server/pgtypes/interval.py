@@ -37,6 +37,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, DivisionByZero, SQLError
+from .infdate import InfiniteTimestamp
 
 USECS_PER_DAY = 86_400_000_000
 USECS_PER_HOUR = 3_600_000_000
@@ -222,7 +223,7 @@ def add_to_timestamp(ts: dt.datetime, iv: dt.timedelta, zone: dt.tzinfo | None =
     which the caller passes), so `+ interval '1 day'` across a DST change keeps the hour.
     """
     v = as_interval(iv)
-    if ts.year in (1, 9999) and ts.replace(tzinfo=None) in (dt.datetime.max, dt.datetime.min):
+    if type(ts) is InfiniteTimestamp:
         return ts  # 'infinity' +- an interval stays infinite
     try:
         if ts.tzinfo is None:

@@ -46,17 +46,16 @@ from . import bits, dateparse, geometry, multiranges, network, ranges, records, 
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
+from .infdate import TS_INF, TS_NEG_INF, TSTZ_INF, TSTZ_NEG_INF, InfiniteDate, InfiniteTimestamp
 from .infdate import WORDS as INFINITE_DATES
-from .infdate import InfiniteDate
 from .interval import Interval
 
 UTC = dt.UTC
 Encoder = Callable[[Any], str]
 
 # 'infinity' and '-infinity' of timestamp[tz]: the extremes of datetime, as asyncpg maps them.
-TS_INFINITY, TS_NEG_INFINITY = dt.datetime.max, dt.datetime.min
-TSTZ_INFINITY = dt.datetime.max.replace(tzinfo=dt.UTC)
-TSTZ_NEG_INFINITY = dt.datetime.min.replace(tzinfo=dt.UTC)
+TS_INFINITY, TS_NEG_INFINITY = TS_INF, TS_NEG_INF  # NB: not datetime.max/min (infdate.py)
+TSTZ_INFINITY, TSTZ_NEG_INFINITY = TSTZ_INF, TSTZ_NEG_INF
 
 INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
              T.INT8: (-(2**63), 2**63 - 1), T.OID: (0, 2**32 - 1)}
@@ -180,11 +179,7 @@ def _timestamp(v: dt.datetime) -> str:
 
 def infinite(v: dt.datetime) -> str | None:
     """'infinity' / '-infinity' for the two sentinel timestamps, else None."""
-    if v.year == 9999 and v.replace(tzinfo=None) == TS_INFINITY:
-        return "infinity"
-    if v.year == 1 and v.replace(tzinfo=None) == TS_NEG_INFINITY:
-        return "-infinity"
-    return None
+    return str(v) if isinstance(v, InfiniteTimestamp) else None
 
 
 def _timestamp_out(v: dt.datetime) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from ..errors import InvalidParameterValue, SQLError
+from .infdate import InfiniteTimestamp
 
 UTC = dt.UTC
 _local = threading.local()
@@ -284,8 +285,7 @@ def to_utc(naive: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     the time before a gap, the time after an overlap. (An aware `naive` counts by its
     wall-clock fields only.)
     """
-    if naive.year in (1, 9999) and naive.replace(tzinfo=None) in (dt.datetime.max,
-                                                                   dt.datetime.min):
+    if type(naive) is InfiniteTimestamp:
         return naive.replace(tzinfo=UTC)  # the infinities stay infinite
     if naive.tzinfo is not None:
         naive = dt.datetime(naive.year, naive.month, naive.day, naive.hour, naive.minute,
@@ -317,7 +317,7 @@ def to_local(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
 
 def wall_clock(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     """timestamptz -> timestamp: the naive wall-clock time in `tz` (infinities stay infinite)."""
-    if v.year in (1, 9999) and v.replace(tzinfo=None) in (dt.datetime.max, dt.datetime.min):
+    if type(v) is InfiniteTimestamp:
         return v.replace(tzinfo=None)
     w = to_local(v, tz)
     return dt.datetime(w.year, w.month, w.day, w.hour, w.minute, w.second, w.microsecond)

@@ -355,7 +355,7 @@ def _timestamps_binary(col: Sequence[Any]) -> list[bytes] | None:
         return None
     us = pa.array(col, pa.timestamp("us")).cast(pa.int64()).to_numpy() - _EPOCH_2000_US
     if us.min() < _YEAR2_US or us.max() >= _YEAR9999_US:
-        return None  # NB: datetime.min and .max stand for -infinity and infinity
+        return None  # NB: year 1 and 9999 (and the infinities, not plain datetimes) go value by value
     return _fixed_fields(us, ">i8")
 
 

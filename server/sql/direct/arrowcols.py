@@ -30,6 +30,7 @@ from ...errors import (
     UndefinedColumn,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from ...pgtypes.numtypmod import precision_scale
 from ...pgtypes.text import text_decoder
 from ..catalog.model import Table
@@ -89,7 +90,7 @@ def rows_to_batch(table: Table, positions: Sequence[int], rows: list[tuple[Any, 
         vals: Any = columns[j]
         if _textual(c.type_oid):
             vals = [None if v is None else to_text(v, c.type_oid) for v in vals]
-        elif c.type_oid == T.TIMESTAMPTZ or c.type_oid == T.TIMESTAMP:
+        elif c.type_oid in (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE):
             vals = _clamp_infinite(vals)
         try:
             arrays.append(pa.array(vals, type=typ))
@@ -104,10 +105,14 @@ def rows_to_batch(table: Table, positions: Sequence[int], rows: list[tuple[Any, 
 
 
 def _clamp_infinite(vals: Sequence[Any]) -> Sequence[Any]:
-    """'infinity' timestamps have no Arrow value: they travel as NULL."""
-    if not any(v is not None and (v.year >= 9999 or v.year <= 1) for v in vals):
+    """'infinity' timestamps and dates have no Arrow value: they travel as NULL (the real
+    0001-01-01 and 9999-12-31 are values: the sentinels are types of their own)."""
+    if not any(isinstance(v, _INFINITE) for v in vals):
         return vals
-    return [None if v is None or v.year >= 9999 or v.year <= 1 else v for v in vals]
+    return [None if isinstance(v, _INFINITE) else v for v in vals]
+
+
+_INFINITE = (InfiniteDate, InfiniteTimestamp)
 
 
 def resolve_columns(table: Table, names: Sequence[str]) -> list[int]:

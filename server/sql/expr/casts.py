@@ -31,7 +31,7 @@ from ...pgtypes import bits, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.geometry import NAMES as GEOMETRIC
-from ...pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate
+from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
 from ...pgtypes.multiranges import MultiRange
@@ -46,7 +46,6 @@ from ...pgtypes.text import (
     TSTZ_INFINITY,
     TSTZ_NEG_INFINITY,
     format_text,
-    infinite,
     parse_text,
     text_decoder,
     text_encoder,
@@ -276,15 +275,13 @@ def date_to_timestamp(v: dt.date) -> dt.datetime:
 
 def timestamp_to_date(v: dt.datetime) -> dt.date:
     """timestamp -> date ('infinity' stays infinite)."""
-    if v.year in (1, 9999) and infinite(v):
-        return DATE_INF if v.year == 9999 else DATE_NEG_INF
-    return v.date()
+    return v.date()  # NB: an InfiniteTimestamp's date() is the infinite date
 
 
 def tstz_to_date(v: dt.datetime) -> dt.date:
     """timestamptz -> date: the date in the session zone."""
-    if v.year in (1, 9999) and infinite(v):
-        return DATE_INF if v.year == 9999 else DATE_NEG_INF
+    if type(v) is InfiniteTimestamp:
+        return v.date()
     return zones.to_local(v, zones.session_zone()).date()
 
 

@@ -20,7 +20,7 @@ from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParamet
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
-from ...pgtypes.infdate import InfiniteDate
+from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from .registry import register
 
 TS, TSTZ, DATE, IV, TIME = T.TIMESTAMP, T.TIMESTAMPTZ, T.DATE, T.INTERVAL, T.TIME
@@ -389,10 +389,7 @@ register("date_bin", args=[IV, TSTZ, TSTZ], returns=TSTZ)(date_bin)
 @register("isfinite", args=[TS], returns=T.BOOL)
 def isfinite(v: Any) -> bool:
     """False for 'infinity' and '-infinity' (timestamps and dates; intervals are finite)."""
-    if isinstance(v, InfiniteDate):
-        return False
-    return not (isinstance(v, dt.datetime) and v.year in (1, 9999)
-                and v.replace(tzinfo=None) in (dt.datetime.max, dt.datetime.min))
+    return not isinstance(v, InfiniteDate | InfiniteTimestamp)
 
 
 for _t in (TSTZ, DATE, IV):
