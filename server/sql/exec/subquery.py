@@ -107,4 +107,5 @@ def array(plan: N.Node, row: tuple, ctx: Any) -> list:
 
 
 cg.SUBQUERY_RUNTIME.update(scalar=scalar, exists=exists, array=array)
+cg.SUBQUERY_RUNTIME["correlated"] = _correlated  # the vector path runs only uncorrelated ones
 cg.SUBQUERY_RUNTIME["in"] = in_sub

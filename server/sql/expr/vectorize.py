@@ -45,6 +45,7 @@ import pyarrow.compute as pc
 from ...kivi.columnar.aggregate import Unsafe
 from ...kivi.columnar.encode import Column
 from ...pgtypes import oids as T
+from . import codegen as cg
 from . import runtime as rt
 from .bound import E
 
@@ -162,6 +163,21 @@ def _v_const(e: E) -> VFn:
 def _v_param(e: E) -> VFn:
     i = e.data - 1
     return lambda src, ctx: S(ctx.params[i])
+
+
+def _v_subquery(e: E) -> VFn:
+    """An uncorrelated scalar subquery is one value per execution: the row path's sub-plan
+    runtime runs it once (it caches the rows per execution) and every pack reads it as a
+    constant, as PostgreSQL's InitPlan. A correlated one has no vector form."""
+    correlated = cg.SUBQUERY_RUNTIME.get("correlated")
+    if correlated is None or correlated(e.data):
+        raise NotVectorizable("a correlated subquery")
+    plan = e.data
+
+    def run(src: Source, ctx: Any) -> S:
+        return S(cg.SUBQUERY_RUNTIME["scalar"](plan, (), ctx))
+
+    return run
 
 
 def _v_cast(e: E) -> VFn:

@@ -82,8 +82,7 @@ def _base(node: N.Node) -> tuple[N.Scan, E | None] | None:
         return None
     if pred is not None and (_keyed(pred, s) or not vectorizable(pred)):
         return None
-    if any(x.kind in ("outer", "subquery", "exists", "in_sub", "array_sub")
-           for x in (pred.walk() if pred is not None else ())):
+    if pred is not None and not plain(pred):
         return None
     ts = STATS.get(s.table.oid)
     if ts is not None and ts.rows < MIN_ROWS:

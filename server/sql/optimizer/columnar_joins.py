@@ -52,8 +52,10 @@ _OPAQUE = ("outer", "subquery", "exists", "in_sub", "array_sub", "srf", "srf_fie
 
 
 def plain(e: E) -> bool:
-    """No sub-plan, no outer reference: an expression over the input row only."""
-    return not any(x.kind in _OPAQUE for x in e.walk())
+    """No outer reference and no sub-plan but uncorrelated scalar subqueries (one value per
+    execution, `vectorize._v_subquery`): an expression over the input row only."""
+    return not any(x.kind in _OPAQUE and not (x.kind == "subquery" and vectorizable(x))
+                   for x in e.walk())
 
 
 # result types whose Python values `encode` turns into a typed column: an expression with no
@@ -146,10 +148,12 @@ def source_of(node: N.Node) -> Any:
 
 
 def _worth_it(src: Any) -> bool:
-    """A join of tables that are all known to be small stays on the row path."""
+    """A join of tables that are all known to be small stays on the row path; so does one
+    table, which the rule's own single-scan shapes cover, unless a filter on it has no
+    vector form (row code over its columns: CH-benCHmark Q22's `substring(c_phone ...) IN`)."""
     scans = list(_scans(src))
-    if not any(isinstance(s, (SourceInner, SourceJoin)) for s in _walk(src)):
-        return False  # one table: the rule's own single-scan shapes cover it
+    if not any(isinstance(s, (SourceInner, SourceJoin, SourceFilter)) for s in _walk(src)):
+        return False
     for s in scans:
         ts = STATS.get(s.table.oid)
         if ts is None or ts.rows >= MIN_ROWS:

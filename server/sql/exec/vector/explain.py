@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...plan import nodes as N
-from .plan import Columnar, ColumnarJoin, SourceInner, inputs_of
+from .plan import Columnar, ColumnarJoin, SourceInner, SourceJoin, inputs_of
 
 View = Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]]
 
@@ -52,7 +52,9 @@ def view(mode: str, stats: dict[Any, list[Any]] | None) -> View:
         if mode == "off":
             return node.row, []
         spec = node.spec
-        what = spec.op if spec.source is None else "join"
+        joins = spec.source is not None and any(isinstance(s, (SourceInner, SourceJoin))
+                                                for s in _sources(spec.source))
+        what = "join" if joins else spec.op
         on = spec.table.name if spec.source is None else spec.source.describe()
         details = [("Vector", f"{what} {on}")]
         if stats is not None:
