@@ -28,6 +28,7 @@ from ...errors import (
     SQLError,
     UndefinedColumn,
     UndefinedFunction,
+    UndefinedTable,
     WindowingError,
 )
 from ...pgtypes import oids as T
@@ -293,6 +294,11 @@ class Binder(SpecialForms):
         name = node.name
         qual = node.table or None
         if isinstance(node.this, exp.Star):
+            row = self._whole_row(qual) if qual else None  # `t.*` in an expression: t's row
+            if row is not None:
+                return row
+            if qual and not any(s.has_qualifier(qual) for s in self._chain()):
+                raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
             raise FeatureNotSupported("* is only allowed in a select list")
         pos = node.meta.get("star_index")  # NB: `*` over equal names: ROWS FROM (unnest, unnest)
         if pos is not None and self.scope.group_from is None and pos < len(self.scope.cols):
@@ -343,8 +349,6 @@ class Binder(SpecialForms):
             if row is not None:
                 return row
         if qual and not any(s.has_qualifier(qual) for s in self._chain()):
-            from ...errors import UndefinedTable
-
             raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
         if (not qual and name in ("user", "current_role") and isinstance(node, exp.Column)
                 and not node.this.quoted):  # SQL's niladic USER and CURRENT_ROLE
@@ -413,8 +417,16 @@ class Binder(SpecialForms):
 
     def compare(self, op: str, left: E, right: E) -> E:
         """Builds a comparison, raising 42883 for incomparable types."""
-        if left.kind == "row" or right.kind == "row":
-            return E("rowcmp", op, [left, right], T.BOOL)
+        if wholerow.row_constructor(left) and wholerow.row_constructor(right):
+            return E("rowcmp", op, [left, right], T.BOOL)  # field by field, SQL's NULL rules
+        if left.kind == "row" or right.kind == "row":  # a whole row: record_eq / record_cmp
+            if left.kind == right.kind and len(left.args) == len(right.args):
+                for i, (x, y) in enumerate(zip(left.args, right.args, strict=True)):
+                    if x.type != y.type:
+                        raise DatatypeMismatch(
+                            f"cannot compare dissimilar column types {ty.type_name(x.type)} "
+                            f"and {ty.type_name(y.type)} at record column {i + 1}")
+            return E("op", op, [left, right], T.BOOL)
         a, b = self.unify(left, right)
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
@@ -913,9 +925,10 @@ class Binder(SpecialForms):
                 return wholerow.row_as_json(args[0], self.params, name=name)
             fd, jargs = resolve(obj, wholerow.json_object_args(args[0]), self.params)
             return E("call", fd, jargs, return_type(fd, jargs), -1, name)
+        if name in wholerow.JSON_OF_ROW and len(args) == 1 and args[0].type == T.RECORD:
+            return wholerow.record_as_json(args[0], name == "to_jsonb", name)
         if name in wholerow.JSON_EMBEDDERS:  # a record argument embeds as its JSON object
-            args = [wholerow.row_as_json(a, self.params, name.startswith("jsonb"))
-                    if a.kind == "row" else a for a in args]
+            args = [wholerow.embedded_json(a, self.params, name.startswith("jsonb")) for a in args]
         if name == "row":  # ROW(...): a record that knows its fields' types
             return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
         if name in usertypes.ENUM_FUNCTIONS:

@@ -129,10 +129,10 @@ class Gen:
                 return self.strict(e.args, lambda s: (
                     f"(_rt.nan_cmp({op!r}, {s[0]}, {s[1]}) if {s[0]} != {s[0]} or "
                     f"{s[1]} != {s[1]} else ({s[0]} {_CMP[op]} {s[1]}))"))
-            if op in ("<", "<=", ">", ">=") and (a.type in T.ELEMENT_OF or (
-                    a.type == T.RECORD and a.kind != "row" and b.kind != "row")):
+            if (op in ("<", "<=", ">", ">=") and a.type in T.ELEMENT_OF) or T.RECORD in (
+                    a.type, b.type):  # NB: two ROW(...)s are a rowcmp; records: record_cmp
                 return self.strict(e.args, lambda s: (  # NULL items: array_cmp/record_cmp
-                    f"(_rt.nested_sort_key({s[0]}) {op} _rt.nested_sort_key({s[1]}))"))
+                    f"(_rt.nested_sort_key({s[0]}) {_CMP[op]} _rt.nested_sort_key({s[1]}))"))
             return self.strict(e.args, lambda s: f"({s[0]} {_CMP[op]} {s[1]})")
         t = e.type
         if op in ("+", "-", "*"):

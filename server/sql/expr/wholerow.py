@@ -22,10 +22,11 @@ PostgreSQL does, and keeps the fields in column order. A record without names
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ...pgtypes import oids as T
-from ..functions.jsonfns import row_json_object
+from ..functions.jsonfns import jsonb_text, parse, quote, row_json_object, value_json
 from .bound import E, const
 from .functions import resolve
 
@@ -49,10 +50,45 @@ def row_as_json(row: E, params: Any, binary: bool = False, name: str = "row_to_j
     return E("pyfunc", (name, row_json_object, False), args, T.JSON, -1, name)
 
 
+def embedded_json(e: E, params: Any, binary: bool) -> E:
+    """An argument of a JSON_EMBEDDERS function: a record as its JSON object, else itself."""
+    if e.kind == "row":
+        return row_as_json(e, params, binary)
+    return record_as_json(e, binary) if e.type == T.RECORD else e
+
+
+def record_as_json(e: E, binary: bool = False, name: str = "row_to_json") -> E:
+    """row_to_json / to_jsonb of a record-typed value that is not a row expression (a
+    subquery's `ROW(a, b) AS r`, a record column): its field names when the scope knows them
+    (a whole row passed up), else PostgreSQL's f1, f2, ..."""
+    names = tuple(n for n, _ in e.fields) if e.fields else None
+    impl = partial(record_json, names, binary)
+    return E("pyfunc", (name, impl, True), [e], T.JSONB if binary else T.JSON, -1, name)
+
+
+def record_json(names: tuple[str, ...] | None, binary: bool, v: tuple) -> str:
+    """The JSON object of one record value: `{"f1":1,"f2":null}` (jsonb: `{"f1": 1, ...}`).
+
+    >>> record_json(None, False, (1, None)), record_json(("a",), True, ("x",))
+    ('{"f1":1,"f2":null}', '{"a": "x"}')
+    """
+    keys = names if names and len(names) == len(v) else [f"f{i + 1}" for i in range(len(v))]
+    if binary:
+        return jsonb_text({k: parse(value_json(x)) for k, x in zip(keys, v, strict=True)})
+    return "{" + ",".join(f"{quote(k)}:{value_json(x)}" for k, x in zip(keys, v, strict=True)) + "}"
+
+
 def whole_row(refs: list[E], name: str) -> E:
     """The composite value of a relation: its visible columns, in order, by name."""
     fields = tuple((r.name, r.type) for r in refs)
     return E("row", tuple(r.type for r in refs), refs, T.RECORD, -1, name, fields)
+
+
+def row_constructor(e: E) -> bool:
+    """`ROW(a, b)` or `(a, b)`, not a whole-row reference: PostgreSQL compares two row
+    constructors field by field (`(1, NULL) = (1, NULL)` is NULL) and anything else that is
+    a record with record_eq / record_cmp (`t = t` is true whatever its fields hold)."""
+    return e.kind == "row" and e.fields is None
 
 
 def field_names(row: E) -> list[str]:

@@ -134,8 +134,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         bargs = [binder.bind(x) for x in args]
         arg_t = bargs[0].type if bargs else T.UNKNOWN  # json_agg spaces out records and arrays
         if name in wholerow.JSON_EMBEDDERS:  # json_agg(t): each row as its JSON object
-            bargs = [wholerow.row_as_json(x, planner.params, name.startswith("jsonb"))
-                     if x.kind == "row" else x for x in bargs]
+            bargs = [wholerow.embedded_json(x, planner.params, name.startswith("jsonb"))
+                     for x in bargs]
         if name == "string_agg":
             bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
                      for x in bargs]
@@ -235,8 +235,8 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             args = [binder.bind(a) for a in func_args(f)]
         arg_t = args[0].type if args else T.UNKNOWN
         if name in wholerow.JSON_EMBEDDERS:  # json_agg(t) OVER (...): each row as its object
-            args = [wholerow.row_as_json(x, planner.params, name.startswith("jsonb"))
-                    if x.kind == "row" else x for x in args]
+            args = [wholerow.embedded_json(x, planner.params, name.startswith("jsonb"))
+                    for x in args]
         partition = [binder.bind(p) for p in spec.args.get("partition_by") or []]
         order_node = spec.args.get("order")
         order = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
