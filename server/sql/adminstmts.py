@@ -28,7 +28,7 @@ from ..pgwire.backend import Result
 from . import conffile
 from .ddl.names import get_relation
 from .parse import unquote_ident
-from .statement import ANY_VERSION, Stmt
+from .stmt import ANY_VERSION, Stmt
 from .utility import _split_commas, _value
 
 if TYPE_CHECKING:

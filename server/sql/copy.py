@@ -61,9 +61,10 @@ from .copyout import (
 )
 from .ddl.names import get_relation, parse_qualified
 from .parse import parse_sql
+from .plan.compiler import COMPILER
 from .privileges.check import check_table, current_role
 from .privileges.statements import check_needs, needs
-from .statement import Stmt, compiler
+from .stmt import Stmt
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -705,7 +706,7 @@ def _copy_out(session: SQLSession, sql: str, query: str, opts: dict[str, Any]) -
     def run(s: SQLSession, p: list[Any]) -> Result:
         tree = parse_sql(query)
         check_needs(s, needs(tree))
-        plan = compiler().plan_query(tree, s.catalog(), ParamTypes(), s.search_path())
+        plan = COMPILER.plan_query(tree, s.catalog(), ParamTypes(), s.search_path())
         return Result("COPY", copy_out=CopyOut(s, plan, opts))
 
     return Stmt(sql, "copy", run, None, [], -1, tag="COPY")

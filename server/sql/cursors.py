@@ -28,7 +28,8 @@ from ..errors import (
 from ..pgwire.backend import Column, Result
 from .parse import parse_sql, unquote_ident
 from .privileges.statements import check_needs, needs
-from .statement import ANY_VERSION, Stmt, analyse_query, syntax_error_at
+from .querystmt import analyse_query
+from .stmt import ANY_VERSION, Stmt, syntax_error_at
 
 if TYPE_CHECKING:
     from .session import SQLSession

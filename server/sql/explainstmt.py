@@ -29,7 +29,8 @@ from .parse import parse_sql
 from .plan import pgexplain
 from .plan.compiler import CompiledPlan
 from .plan.explainopts import ExplainOptions, parse
-from .statement import Stmt, analyse_query, analyse_tree
+from .querystmt import analyse_query
+from .stmt import AnalyseTree, Stmt
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -69,13 +70,15 @@ def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
     return tree, ms
 
 
-def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[int]) -> Stmt:
-    """Plans `EXPLAIN ...` (the match of `parse`'s explain pattern) into a statement."""
+def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[int],
+                    analyse_tree: AnalyseTree) -> Stmt:
+    """Plans `EXPLAIN ...` (the match of `parse`'s explain pattern) into a statement
+    (`analyse_tree`: `statement`'s, for an explained INSERT, UPDATE, DELETE ...)."""
     o = parse(m.group("opts"))
     inner = m.group("query").strip()
     tree = parse_sql(inner)
     if not isinstance(tree, exp.Query | exp.Values):
-        return _explain_other(session, sql, inner, tree, param_oids, o)
+        return _explain_other(session, sql, inner, tree, param_oids, o, analyse_tree)
     start = time.perf_counter()
     q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
     planning = (time.perf_counter() - start) * 1000
@@ -94,7 +97,7 @@ def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids:
 
 
 def _explain_other(session: SQLSession, sql: str, inner: str, tree: exp.Expression,
-                   param_oids: list[int], o: ExplainOptions) -> Stmt:
+                   param_oids: list[int], o: ExplainOptions, analyse_tree: AnalyseTree) -> Stmt:
     target = analyse_tree(session, inner, tree, param_oids)
     head = target.tag.title() if target.tag else "Utility"
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):

@@ -58,9 +58,12 @@ class SessionFunctions:
 
     def call_user_function(self, fn: Function, args: tuple[Any, ...]) -> Any:
         """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`)."""
-        from .plpgsql.functions import call  # NB: the runner sits above this layer
+        # NB: lazy: the runner and the statement router sit above this layer (the expression
+        # evaluator calls back up into them), so they cannot be imported at its top
+        from .plpgsql.functions import call
+        from .statement import analyse_tree
 
-        return call(self._s, fn, args)
+        return call(self._s, fn, args, analyse_tree)
 
     @property
     def session(self) -> SQLSession:

@@ -21,7 +21,7 @@ from ..errors import (
 from ..pgwire.backend import Result
 from ..txn.snapexport import import_snapshot
 from .parse import txn_modes, unquote_ident
-from .statement import ANY_VERSION, Stmt
+from .stmt import ANY_VERSION, Stmt
 
 if TYPE_CHECKING:
     from .session import SQLSession

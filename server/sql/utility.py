@@ -21,9 +21,10 @@ from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
 from .explainstmt import analyse_explain
 from .parse import parse_sql, split_statements, unquote_ident
+from .plan.compiler import COMPILER
 from .privileges.check import check_set_role
 from .settings import canonical
-from .statement import ANY_VERSION, Stmt, analyse
+from .stmt import ANY_VERSION, Analyse, AnalyseTree, Stmt
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -144,8 +145,9 @@ def checkpoint(s: SQLSession) -> Result:
 
 
 def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
-                    param_oids: list[int]) -> Stmt:
-    """Builds the Stmt of a statement the pre-parser recognised."""
+                    param_oids: list[int], analyse: Analyse, analyse_tree: AnalyseTree) -> Stmt:
+    """Builds the Stmt of a statement the pre-parser recognised (`analyse`, `analyse_tree`:
+    `statement`'s, for PREPARE and EXPLAIN, which analyse the statement they contain)."""
     if kind in ("begin", "commit", "rollback", "rollback_to", "savepoint", "release", "set_txn",
                 "set_session_txn"):
         from .txnctl import analyse_txn
@@ -272,7 +274,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     if kind == "checkpoint":
         return _u(sql, "CHECKPOINT", lambda s, p: checkpoint(s))
     if kind == "prepare":
-        return _prepare(sql, m)
+        return _prepare(sql, m, analyse)
     if kind == "execute":
         return _execute(sql, m)
     if kind == "deallocate":
@@ -288,7 +290,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
         return _u(sql, "DEALLOCATE", dealloc)
     if kind == "explain":
-        return _explain(session, sql, m, param_oids)
+        return analyse_explain(session, sql, m, param_oids, analyse_tree)
     if kind == "copy":
         from .copy import analyse_copy
 
@@ -326,7 +328,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     raise AssertionError(kind)
 
 
-def _prepare(sql: str, m: re.Match[str]) -> Stmt:
+def _prepare(sql: str, m: re.Match[str], analyse: Analyse) -> Stmt:
     name = unquote_ident(m.group("name"))
     query = m.group("query").strip()
     types = [t.strip() for t in _split_commas(m.group("types") or "") if t.strip()]
@@ -357,14 +359,13 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
         values: list[Any] = []
         if args and args.strip():
             from .context import ParamTypes
-            from .statement import compiler
 
             sel = parse_sql(f"SELECT {args}")
             params = ParamTypes()
             ctx = s.exec_context([])
             for i, e in enumerate(sel.expressions):
                 want = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
-                c = compiler().compile_scalar(e, [], s.catalog(), params, s.search_path(), want)
+                c = COMPILER.compile_scalar(e, [], s.catalog(), params, s.search_path(), want)
                 v = c.fn((), ctx)
                 if want and c.type_oid != want and v is not None:
                     from .expr.casts import cast_function
@@ -375,10 +376,6 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
         return s.execute_stmt(stmt, values)
 
     return _u(sql, "EXECUTE", run)
-
-
-def _explain(session: SQLSession, sql: str, m: re.Match[str], param_oids: list[int]) -> Stmt:
-    return analyse_explain(session, sql, m, param_oids)
 
 
 def analyse_set_tree(session: SQLSession, sql: str, tree: exp.Set) -> Stmt:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ...errors import DependentObjectsStillExist, FeatureNotSupported, SyntaxError_
 from ...pgwire.backend import Result
 from ..pgcatalog.collations import COLLATION_OIDS, unknown
-from ..statement import Stmt
+from ..stmt import Stmt
 from .coldefs import quote_ident
 from .names import parse_qualified
 

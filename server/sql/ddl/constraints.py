@@ -25,7 +25,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import Column, Constraint, Index, Table
 from ..parse import unquote_ident
 from ..privileges.check import current_role, must_own, relation_noun
-from ..statement import Stmt
+from ..stmt import Stmt
 from .names import find_relation, get_relation, ident, parse_qualified, table_name
 
 if TYPE_CHECKING:

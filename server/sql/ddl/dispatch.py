@@ -14,7 +14,7 @@ from sqlglot import exp
 from ...errors import FeatureNotSupported
 from ...pgwire.backend import Result
 from ..privileges.ddlchecks import check_ddl
-from ..statement import Stmt
+from ..stmt import Stmt
 
 if TYPE_CHECKING:
     from ..session import SQLSession

@@ -23,7 +23,7 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import Extension
-from ..statement import Stmt
+from ..stmt import Stmt
 from .names import creation_schema, parse_qualified
 
 if TYPE_CHECKING:

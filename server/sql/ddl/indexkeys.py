@@ -24,6 +24,7 @@ from ..expr.binder import func_name
 from ..functions import FUNCTIONS, FunctionDef  # NB: the package: every function registered
 from ..parse import parse_sql
 from ..pgcatalog.procfacts import PROC_FACTS
+from ..plan.compiler import COMPILER
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -93,14 +94,13 @@ def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[A
     from ..context import ParamTypes
     from ..dml.values import table_scope
     from ..parse import parse_sql
-    from ..statement import compiler
 
     scope = table_scope(table)
     out = []
     for sql in exprs:
         tree = parse_sql(f"SELECT {sql}").expressions[0]
-        out.append(compiler().compile_scalar(tree, scope, s.catalog(), ParamTypes(),
-                                             s.search_path()).fn)
+        out.append(COMPILER.compile_scalar(tree, scope, s.catalog(), ParamTypes(),
+                                           s.search_path()).fn)
     return out
 
 

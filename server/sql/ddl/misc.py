@@ -23,9 +23,10 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import Column, Schema, Table
 from ..context import ParamTypes
+from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
-from ..statement import Stmt, compiler
+from ..stmt import Stmt
 from .names import (
     creation_schema,
     find_relation,
@@ -108,7 +109,7 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     query = tree.expression
     for sel in query.find_all(exp.Select):  # the stored query names today's columns, not `*`
         sel.meta["freeze_stars"] = True
-    plan = compiler().plan_query(query, cat, ParamTypes(), s.search_path())
+    plan = COMPILER.plan_query(query, cat, ParamTypes(), s.search_path())
     names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
     if len(names) > len(plan.columns):
         raise SyntaxError_("CREATE VIEW specifies more column names than columns")

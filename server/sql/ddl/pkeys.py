@@ -31,7 +31,7 @@ from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Sequence, Table
 from ..parse import unquote_ident
-from ..statement import Stmt
+from ..stmt import Stmt
 from .names import get_relation, parse_qualified
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import PUBLIC_OID, Database, Role, Schema
 from ..privileges.check import current_role, must_own, role_dependents
-from ..statement import Stmt
+from ..stmt import Stmt
 from .names import parse_qualified
 
 if TYPE_CHECKING:

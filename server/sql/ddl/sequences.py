@@ -21,7 +21,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import Sequence
 from ..parse import unquote_ident
 from ..privileges.check import current_role_oid
-from ..statement import Stmt
+from ..stmt import Stmt
 from .names import creation_schema, find_sequence, parse_qualified, relation_name_taken
 
 if TYPE_CHECKING:

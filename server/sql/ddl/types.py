@@ -37,7 +37,7 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, UserType
 from ..expr.types import datatype_oid
-from ..statement import Stmt
+from ..stmt import Stmt
 from .names import creation_schema, parse_qualified, schema_by_name
 
 if TYPE_CHECKING:

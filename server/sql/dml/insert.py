@@ -25,7 +25,8 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
-from ..statement import Stmt, compiler
+from ..plan.compiler import COMPILER
+from ..stmt import Stmt
 from .keys import encode_key
 from .manyrows import compile_rows
 from .returning import compile_returning
@@ -144,7 +145,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         if many_fn is not None:
             rows_fns = None
     elif source is not None:
-        plan = compiler().plan_query(source, s.catalog(), params, s.search_path())
+        plan = COMPILER.plan_query(source, s.catalog(), params, s.search_path())
         if len(plan.columns) > len(cols):
             items = source.expressions if isinstance(source, exp.Select) else []
             raise SyntaxError_("INSERT has more expressions than target columns",
@@ -296,8 +297,8 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             sets.append((pos, compile_value(s, e, table.columns[pos], scope, params)))
         w = node.args.get("where")
         if w is not None:
-            where_fn = compiler().compile_scalar(w.this, scope, cat, params, s.search_path(),
-                                                 16).fn
+            where_fn = COMPILER.compile_scalar(w.this, scope, cat, params, s.search_path(),
+                                               16).fn
     do_update = "UPDATE" in action
 
     def apply(sess: SQLSession, writer: Any, rows: list[list[Any]], ctx: Any,
@@ -407,7 +408,7 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
     from ..ddl.tables import TableBuilder
 
     query = tree.expression
-    plan = compiler().plan_query(query, s.catalog(), ParamTypes(), s.search_path())
+    plan = COMPILER.plan_query(query, s.catalog(), ParamTypes(), s.search_path())
     b = TableBuilder(s, schema.oid, name)
     names = [ident(e) for e in tree.this.expressions] if isinstance(tree.this, exp.Schema) else []
     for i, c in enumerate(plan.columns):

@@ -24,7 +24,8 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..context import ParamTypes
 from ..lockrows import plan_locking
-from ..statement import Stmt, compiler
+from ..plan.compiler import COMPILER
+from ..stmt import Stmt
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -61,7 +62,7 @@ def analyse_locking_dml(session: SQLSession, sql: str, tree: exp.Expression,
     plans = []
     for _, sub, _ in found:
         try:
-            plans.append(plan_locking(session, sub, params, compiler()))
+            plans.append(plan_locking(session, sub, params, COMPILER))
         except SQLError as e:
             if e.sqlstate in ("42703", "42P01"):  # reads the outer row: not runnable alone
                 return None

@@ -11,6 +11,7 @@ from sqlglot import exp
 from ...pgwire.backend import Column
 from ..catalog.model import Table
 from ..context import ParamTypes, ScopeColumn
+from ..plan.compiler import COMPILER
 from .values import table_scope
 
 if TYPE_CHECKING:
@@ -97,9 +98,8 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
                 fns.append(None)
                 positions.append(c.attnum - 1)
                 continue
-        from ..statement import compiler
 
-        cs = compiler().compile_scalar(inner, scope, s.catalog(), params, s.search_path())
+        cs = COMPILER.compile_scalar(inner, scope, s.catalog(), params, s.search_path())
         out_name = name or inner.output_name or _output_name(s, inner, scope, params)
         cols.append(Column(out_name or "?column?", cs.type_oid, cs.typmod))
         fns.append(cs.fn)

@@ -23,7 +23,8 @@ from ..catalog.model import Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_relation, get_relation, ident, table_name
 from ..expr.types import type_name
-from ..statement import Stmt, compiler
+from ..plan.compiler import COMPILER
+from ..stmt import Stmt
 from .returning import compile_returning
 from .values import ValueFn, compile_default, compile_value, literal_value
 from .writer import writer_of
@@ -198,7 +199,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             n = int(e.this.name if isinstance(e.this, exp.Expression) else e.name or 0)
             if n:
                 params.infer(n, table.columns[pos].type_oid)
-    plan = compiler().plan_query(query, s.catalog(), params, s.search_path())
+    plan = COMPILER.plan_query(query, s.catalog(), params, s.search_path())
     simple: list[tuple[int, ValueFn]] = []
     for pos, e in pending:  # compiled after the plan, so that $n types flow from it
         col = table.columns[pos]

@@ -23,6 +23,7 @@ from ...pgtypes import oids as T
 from ..catalog.model import Column, Table
 from ..context import ParamTypes, ScopeColumn
 from ..expr.casts import cast_function
+from ..plan.compiler import COMPILER
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -114,9 +115,8 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
     seq = _nextval_target(node)
     if seq is not None:
         return _nextval_fn(s, seq, col)
-    from ..statement import compiler
 
-    c = compiler().compile_scalar(node, scope, s.catalog(), params, s.search_path(), col.type_oid)
+    c = COMPILER.compile_scalar(node, scope, s.catalog(), params, s.search_path(), col.type_oid)
     conv = _assign(c.type_oid, col) if c.type_oid not in (T.UNKNOWN, 0) else None
     fn = c.fn
     if conv is None:

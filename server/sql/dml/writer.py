@@ -30,6 +30,7 @@ from ...txn.api import ScanSpec
 from ...txn.rowlocks import KEY_SHARE
 from ..catalog.model import Constraint, Index, Table
 from ..expr.casts import cast_function, to_text
+from ..plan.compiler import COMPILER
 from .deferred import defer_child_rows, is_deferred
 from .keys import encode_key
 
@@ -221,15 +222,14 @@ class TableWriter:
         if self._check_fns is None:
             from ..context import ParamTypes
             from ..parse import parse_sql
-            from ..statement import compiler
             from .values import table_scope
 
             scope = table_scope(self.table)
             self._check_fns = []
             for c in self.checks:
                 tree = parse_sql(f"SELECT {c.check}").expressions[0]
-                fn = compiler().compile_scalar(tree, scope, s.catalog(), ParamTypes(),
-                                               s.search_path(), 16)
+                fn = COMPILER.compile_scalar(tree, scope, s.catalog(), ParamTypes(),
+                                             s.search_path(), 16)
                 self._check_fns.append((c.name, fn.fn))
         ctx = s.exec_context([])
         for name, fn in self._check_fns:

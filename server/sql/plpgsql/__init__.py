@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import SQLError, SyntaxError_
 from ...pgwire.backend import Result
-from ..statement import Stmt
+from ..stmt import AnalyseTree, Stmt
 from .interp import Interp, _Return
 from .parser import parse_block
 
@@ -30,8 +30,8 @@ def code_of(literal: str) -> str:
     return literal[1:-1].replace("''", "'")
 
 
-def analyse_do(session: SQLSession, sql: str) -> Stmt:
-    """DO [LANGUAGE plpgsql] code."""
+def analyse_do(session: SQLSession, sql: str, analyse_tree: AnalyseTree) -> Stmt:
+    """DO [LANGUAGE plpgsql] code (`analyse_tree`: `statement`'s, for the block's statements)."""
     m = _DO.match(sql.strip())
     if m is None:
         raise SyntaxError_('syntax error at or near "DO"')
@@ -42,7 +42,7 @@ def analyse_do(session: SQLSession, sql: str) -> Stmt:
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         try:
-            Interp(s).block(block)
+            Interp(s, analyse_tree).block(block)
         except _Return:
             pass
         return Result("DO")

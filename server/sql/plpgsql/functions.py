@@ -26,7 +26,7 @@ from ..catalog.model import Function
 from ..ddl.names import creation_schema
 from ..parse import split_statements
 from ..privileges.check import check_function, current_role_oid
-from ..statement import Stmt
+from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
 from .parser import parse_block
@@ -204,10 +204,11 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
     return Stmt(sql, "ddl", run, None, [], -1, tag="DROP FUNCTION")
 
 
-def call(s: SQLSession, fn: Function, args: tuple[Any, ...]) -> Any:
-    """Runs a user function's body with these argument values; returns its value."""
+def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree) -> Any:
+    """Runs a user function's body with these argument values; returns its value
+    (`analyse_tree`: `statement`'s, for the body's statements)."""
     check_function(s, fn)
-    interp = Interp(s)
+    interp = Interp(s, analyse_tree)
     scope = interp.scopes[-1]
     positional = []
     for i, (name, oid, value) in enumerate(zip(fn.arg_names, fn.arg_types, args,

@@ -28,7 +28,7 @@ from ...txn.api import RetryStatement
 from ..expr.casts import to_text
 from ..expr.types import datatype_oid
 from ..parse import parse_sql
-from ..statement import analyse_tree
+from ..stmt import AnalyseTree
 from .parser import Block, Decl, Stmt
 
 if TYPE_CHECKING:
@@ -80,8 +80,9 @@ class Var:
 class Interp:
     """One execution of a block (a DO statement or a function call)."""
 
-    def __init__(self, s: SQLSession) -> None:
+    def __init__(self, s: SQLSession, analyse_tree: AnalyseTree) -> None:
         self.s = s
+        self.analyse_tree = analyse_tree  # NB: `statement`'s: the interpreter runs statements
         self.scopes: list[dict[str, Var]] = [{"found": Var(False, T.BOOL)}]
         self.row_count = 0
         self._cache: dict[tuple[str, tuple[int, ...]], Any] = {}
@@ -186,7 +187,7 @@ class Interp:
         key = (tree.sql("postgres"), tuple(oids))
         stmt = self._cache.get(key)
         if stmt is None:
-            stmt = self._cache[key] = analyse_tree(self.s, sql, tree, list(oids))
+            stmt = self._cache[key] = self.analyse_tree(self.s, sql, tree, list(oids))
         if stmt.kind == "query" and stmt.plan is not None:  # NB: not run_plan: no session hooks
             rows = [r for b in stmt.plan.execute(self.s.exec_context(values)) for r in b]
             return rows, list(stmt.plan.columns), f"SELECT {len(rows)}"

@@ -36,7 +36,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot
 from ..ddl.names import schema_by_name
 from ..parse import unquote_ident
-from ..statement import Stmt
+from ..stmt import Stmt
 from .acl import add, default_acl, revoke
 from .check import current_role, member_roles, role_by_name
 from .grant import _grantees, _privs, split_list

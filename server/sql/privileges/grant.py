@@ -32,7 +32,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, Role
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
 from ..parse import unquote_ident
-from ..statement import Stmt
+from ..stmt import Stmt
 from .acl import ALL_PRIVS, PRIV_LETTERS, PUBLIC, add, parse_item, remove, revoke
 from .check import (
     current_role,

@@ -24,7 +24,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
 from ..parse import unquote_ident
-from ..statement import Stmt
+from ..stmt import Stmt
 from .acl import parse_item
 from .check import (
     current_role,

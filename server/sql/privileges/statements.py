@@ -31,11 +31,11 @@ from ...pgwire.backend import Result
 from ..catalog.model import Role
 from ..ddl.names import find_relation, ident
 from ..parse import parse_sql
+from ..stmt import Stmt
 from .check import check_table, current_role, has_privileges
 
 if TYPE_CHECKING:
     from ..session import SQLSession
-    from ..statement import Stmt
 
 Need = tuple[str | None, str, str, frozenset[str] | None]
 _SKIP_SCHEMAS = ("pg_catalog", "information_schema")
