@@ -82,6 +82,7 @@ class QueryPlan(Protocol):
     """A compiled, cacheable query: the same object serves every execution."""
 
     columns: list[Column]
+    point: Any  # a `plan.pointread.PointRead` when the plan is only primary-key gets, else None
 
     def execute(self, ctx: ExecContext) -> Iterator[Batch]:
         """Runs the query and yields batches of result rows."""

@@ -229,6 +229,7 @@ class LockRowsPlan:
         self.columns = list(inner.columns[:width])
         self.root = inner.root
         self.trace = inner.trace
+        self.point = None  # NB: rows it locks go through execute, never a bare point read
 
     def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
         """EXPLAIN's lines: PostgreSQL's LockRows node over the query's plan."""

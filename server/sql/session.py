@@ -41,6 +41,7 @@ from ..errors import (
 )
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
+from . import batchexec
 from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
@@ -49,6 +50,7 @@ from .errpos import locate_literal, semicolon_after
 from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
+from .inttail import IntTailShapes
 from .parse import PlanCache, normalize, split_statements
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
@@ -90,6 +92,7 @@ class SQLSession:
         # simple-protocol texts seen lately -> (stmt, bound literals, catalog version, cache
         # generation): a repeated `SELECT 1` skips the literal stripping too
         self._raw_texts: dict[str, tuple[Stmt, tuple[Any, ...], int, int]] = {}
+        self._int_tails = IntTailShapes()  # texts differing in a trailing integer (inttail.py)
         self._statements_run = 0  # statements started: see check_prepared
         self._bound: Stmt | None = None
         self._bound_at = -1
@@ -235,6 +238,16 @@ class SQLSession:
             raise
         finally:
             oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
+
+    def can_batch(self, prepared: Prepared) -> bool:
+        """pgwire may hold pipelined Executes of `prepared` for `execute_many` (batchexec)."""
+        return batchexec.can_batch(prepared)
+
+    def execute_many(self, prepared: Prepared, seq: list[list[Any]]
+                     ) -> tuple[list[Result], BaseException | None]:
+        """Runs `prepared` once per parameter list as one bulk write, with the row path's
+        outcome: the results that succeeded and the error that stopped them (batchexec)."""
+        return batchexec.execute_many(self, prepared, seq)
 
     def check_prepared(self, prepared: Prepared) -> None:
         """Bind-time check: replans a statement after DDL; 0A000 if its row shape changed."""
@@ -396,7 +409,13 @@ class SQLSession:
         stmt = self.cache.get((text, ()), version)
         if stmt is not None:
             return _no_params(stmt, text), []
-        norm = normalize(text) if version != -1 else None
+        norm = None
+        if version != -1:
+            norm = self._int_tails.lookup(text)
+            if norm is None:
+                norm = normalize(text)
+                if norm is not None:
+                    self._int_tails.learn(text, norm)
         if norm is not None:
             ntext, values, oids = norm
             key = (ntext, oids, "normalized")
@@ -527,6 +546,14 @@ class SQLSession:
 
     def run_plan(self, plan: Any, values: list[Any], tag: str = "SELECT") -> Result:
         """Starts a compiled query; its rows are produced as pgwire fetches them."""
+        point = plan.point
+        if point is not None:  # primary-key gets: read now, without the executor
+            rows = point.read(self.txn, values)
+            if self._cancel.is_set():  # NB: where the executor checks, after the batch
+                self._cancel.clear()
+                raise QueryCanceled("canceling statement due to user request")
+            self._disarm()
+            return Result(tag, columns=plan.columns, rows=iter(rows), done=False)
         batches = plan.execute(self.exec_context(values))
         return Result(tag, columns=list(plan.columns), rows=self._rows(batches), done=False)
 

@@ -28,6 +28,7 @@ from ..optimizer.rules import optimize
 from . import nodes as N
 from .builder import Planner, visible
 from .explain import explain_lines
+from .pointread import PointRead
 
 
 class CompiledPlan:
@@ -42,6 +43,8 @@ class CompiledPlan:
         ]
         self._narrow = len(visible(root.cols)) != len(root.cols)
         self._vis = visible(root.cols)
+        # primary-key gets only: the statement runs them without the executor (pointread.py)
+        self.point = None if self._narrow else PointRead.of(root)
 
     def execute(self, ctx: ExecContext) -> Iterator[list[tuple]]:
         """Runs the query and yields batches of result rows."""

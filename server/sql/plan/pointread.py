@@ -1,0 +1,84 @@
+"""A plan that is nothing but primary-key gets, run as one call instead of the executor.
+
+`SELECT abalance FROM pgbench_accounts WHERE aid = $1` plans as
+Project(PointGet): the executor would build an `ExecContext`, two generators,
+a compiled key function and a compiled projection to end up doing one
+`Txn.get`. For OLTP that pipeline costs more than the read itself, so a plan of
+exactly that shape (keys that are parameters or constants, a select list of
+plain columns, no hidden columns) also gets a `PointRead`, which does the
+same read with no per-statement setup. Anything else (an expression in the
+select list or in a key, `ctid`, a filter on top) keeps the general path, so
+every semantic subtlety (casts, functions, errors) stays where it is.
+
+    >>> from ..expr.bound import E, col
+    >>> from . import nodes as N
+    >>> class Table:
+    ...     space = 7
+    >>> get = N.PointGet([], table=Table(), keys=[[E("param", 1)]])
+    >>> pr = PointRead.of(N.Project([], child=get, exprs=[col(2, 23)]))
+    >>> class Txn:
+    ...     def get(self, space, keys):
+    ...         return [(1, 10, 99) if k else None for k in keys]
+    >>> pr.read(Txn(), [5])
+    [(99,)]
+    >>> pr.read(Txn(), [None])  # a NULL key matches nothing
+    []
+    >>> PointRead.of(N.Project([], child=get, exprs=[E("func", "now")])) is None
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..exec.keys import encode_key
+from . import nodes as N
+
+
+class PointRead:
+    """The keys and output columns of a Project(PointGet) plan; `read` runs it."""
+
+    __slots__ = ("space", "keys", "picks")
+
+    def __init__(self, space: int, keys: list[list[tuple[bool, Any]]], picks: list[int]) -> None:
+        self.space = space
+        self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
+        self.picks = picks  # the row slots the select list returns, in order
+
+    @classmethod
+    def of(cls, root: N.Node) -> PointRead | None:
+        """The PointRead of a plan root, or None when the plan is any other shape."""
+        if type(root) is not N.Project or type(root.child) is not N.PointGet:
+            return None
+        get = root.child
+        if get.with_keys or not get.keys or any(e.kind != "col" for e in root.exprs):
+            return None
+        keys: list[list[tuple[bool, Any]]] = []
+        for key in get.keys:
+            parts: list[tuple[bool, Any]] = []
+            for e in key:
+                if e.kind == "param":
+                    parts.append((True, e.data))
+                elif e.kind == "const":
+                    parts.append((False, e.data))
+                else:
+                    return None
+            keys.append(parts)
+        return cls(get.table.space, keys, [e.data for e in root.exprs])
+
+    def read(self, txn: Any, params: list[Any]) -> list[tuple[Any, ...]]:
+        """Reads the rows at the transaction's snapshot (own writes included), as the
+        Project(PointGet) executors would return them."""
+        encoded = []
+        for key in self.keys:
+            values = [params[v - 1] if is_param else v for is_param, v in key]
+            if None not in values:
+                encoded.append(encode_key(values))
+        if not encoded:
+            return []
+        picks = self.picks
+        rows = txn.get(self.space, encoded)
+        if len(picks) == 1:
+            i = picks[0]
+            return [(r[i],) for r in rows if r is not None]
+        return [tuple([r[i] for i in picks]) for r in rows if r is not None]
