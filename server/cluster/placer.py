@@ -88,6 +88,10 @@ class KiviMembers:
         zk.ChildrenWatch(self.path, self._on_members)
 
     def _on_members(self, children: list[str]) -> None:
+        for name in set(self.names) - set(children):
+            known = self._clients.pop(name, None)
+            if known is not None:  # NB: a paused node would hold a RegionSizes for 60 s,
+                known[1].abort()  # and with it the failover of its own regions
         self.names = sorted(children)
 
     def live(self) -> list[str]:

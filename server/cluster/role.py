@@ -40,6 +40,7 @@ from ..kivi.remote import offload_aggregates, serve_node
 from . import regionstore
 from . import zk as zk_mod
 from .failover import record_node
+from .lease import Gated, LeaseGate
 from .manager import bucket_shares
 from .mastermind import MasterMindService
 from .placer import Placer
@@ -86,7 +87,11 @@ def facts(args: argparse.Namespace, host: str, port: int) -> dict[str, Any]:
 
 async def serve(args: argparse.Namespace) -> None:
     obj, offload = build(args)
-    server = await serve_node(obj, args.host, args.port, offload=offload)
+    # NB: a KiVi node in placement mode answers data requests only while its ZooKeeper
+    # session surely lives (`cluster.lease`): a paused node declared dead stays silent
+    gate = LeaseGate(args.zk_session_timeout) if args.zk and isinstance(obj, KiviNode) else None
+    server = await serve_node(obj if gate is None else Gated(obj, gate), args.host, args.port,
+                              offload=offload)
     host, port = server.sockets[0].getsockname()[:2]
     zk = reaper = None
     if args.zk:
@@ -95,7 +100,15 @@ async def serve(args: argparse.Namespace) -> None:
         if isinstance(obj, KiviNode):
             record_node(zk, name, args.data_dir)
             drop_given_away(zk, obj, name)
-        zk_mod.register(zk, args.role, name, facts(args, host, port))
+        member = zk_mod.register(zk, args.role, name, facts(args, host, port),
+                                 wait=2 * args.zk_session_timeout + 5)
+        if gate is not None and isinstance(obj, KiviNode):
+            def rejoin(zk: Any = zk, node: KiviNode = obj, name: str = name,
+                       about: dict[str, Any] = facts(args, host, port)) -> None:
+                drop_given_away(zk, node, name)
+                zk_mod.register(zk, "kivi", name, about)
+
+            gate.arm(zk, member, rejoin)
         if isinstance(obj, MasterMindService):
             obj.placer = Placer.for_cluster(zk, split_bytes=args.region_split_bytes,
                                             interval=args.placement_interval)
@@ -117,6 +130,8 @@ async def serve(args: argparse.Namespace) -> None:
         loop.add_reader(sys.stdin.fileno(), on_stdin)
     await stop.wait()
     server.close()
+    if gate is not None:
+        gate.stop()
     if isinstance(obj, MasterMindService) and obj.placer is not None:
         obj.placer.stop()
     if reaper is not None:

@@ -21,6 +21,7 @@ imported lazily: embedded mode never needs it.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,11 +49,26 @@ def connect(hosts: str, session_timeout: float = 10.0, timeout: float = 10.0) ->
     return zk
 
 
-def register(zk: Any, role: str, name: str, facts: dict[str, Any]) -> str:
-    """Creates this process's ephemeral member znode; returns its path."""
+def register(zk: Any, role: str, name: str, facts: dict[str, Any], wait: float = 0.0) -> str:
+    """Creates this process's ephemeral member znode; returns its path.
+
+    A role restarted under its old name (by hand, or by `cluster up --supervise`) may
+    find the znode of its previous incarnation, which lives until that session expires:
+    it waits up to `wait` seconds for it to go (it never deletes it: the previous
+    incarnation may be paused, not dead, and must be declared dead the usual way).
+    """
+    from kazoo.exceptions import NodeExistsError
+
     path = f"{ROOT}/{role}/{name}"
-    zk.create(path, json.dumps(facts).encode(), ephemeral=True, makepath=True)
-    return path
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            zk.create(path, json.dumps(facts).encode(), ephemeral=True, makepath=True)
+            return path
+        except NodeExistsError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def discover(zk: Any) -> Membership:
@@ -108,7 +124,9 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
     # regions of nodes that are gone to live ones as it starts (its replay of the loggers
     # fills them); afterwards such a region waits for its node
     region_map = ZkRegionMap(zk, sorted(nodes), adopt=not masterminds)
-    tm = ClusterTxnManager(KiviClient(nodes, region_map), cms, log, buckets=buckets,
+    kivi = KiviClient(nodes, region_map)
+    region_map.on_leave = kivi.node_left  # NB: a paused node must not hold requests 60 s
+    tm = ClusterTxnManager(kivi, cms, log, buckets=buckets,
                            recover=recover, reset_conflicts=reset_conflicts and first,
                            ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None,
                            gc_interval=gc_interval)

@@ -54,6 +54,8 @@ class ZkRegionMap(RegionMap):
         self.live: set[str] = set(nodes)
         self._seen = -1
         self._placement: Any = None
+        # called (kazoo's thread) with each KiVi node that leaves (`KiviClient.node_left`)
+        self.on_leave: Callable[[str], None] | None = None
         rs.bootstrap(zk)
         zk.ensure_path(KIVI_MEMBERS)
         zk.ChildrenWatch(KIVI_MEMBERS, self._on_members)
@@ -66,7 +68,11 @@ class ZkRegionMap(RegionMap):
     # --- watches (kazoo's thread: no ZooKeeper calls here) -----------------------------------
 
     def _on_members(self, children: list[str]) -> None:
+        gone = self.live - set(children)
         self.live = set(children)
+        if self.on_leave is not None:
+            for name in gone:
+                self.on_leave(name)
         self.nodes = sorted(children) or self.nodes
 
     def _on_map(self, data: bytes | None, _stat: Any) -> None:

@@ -64,6 +64,7 @@ from .api import (
 )
 from .node import KiviNode
 from .regionmap import RegionInfo, RegionMap
+from .remote import RemoteNode
 from .routing import OpenRegion, RegionMoving, RegionSizes, WrongRegion
 
 RETRY_SECONDS = 30.0  # how long stale routing or a moving region may delay one request
@@ -167,6 +168,14 @@ class KiviClient:
             for info in self.map.regions(space):
                 if info.node == node:
                     self._node(node).handle(OpenRegion(space, info.lo, info.hi))
+
+    def node_left(self, name: str) -> None:
+        """The node `name` left the cluster (its ZooKeeper session expired): requests that
+        wait for its replies fail now (and are retried by the map) instead of after the
+        socket timeout; the next request reconnects through the map."""
+        node = self.nodes.pop(name, None)
+        if isinstance(node, RemoteNode):
+            node.abort()
 
     def close(self) -> None:
         """Stops the fan-out threads and closes the node connections that can be closed."""

@@ -193,11 +193,15 @@ class RemoteNode:
     def __init__(self, host: str, port: int, timeout: float | None = 60.0, pool: int = 8) -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self._idle: list[socket.socket] = []
+        self._busy: set[socket.socket] = set()  # sockets waiting for a reply (`abort`)
         self._pool = pool
         self._lock = threading.Lock()
         self._closed = False
+        self._aborted = False
 
     def _connect(self) -> socket.socket:
+        if self._aborted:
+            raise ConnectionFailure(f"KiVi node {self.host}:{self.port} was declared dead")
         try:
             sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
         except OSError as exc:
@@ -235,6 +239,7 @@ class RemoteNode:
             sock = self._connect()
             status, payload = self._round_trip(sock, frame)
         with self._lock:
+            self._busy.discard(sock)
             if not self._closed and len(self._idle) < self._pool:
                 self._idle.append(sock)
                 sock = None
@@ -245,17 +250,39 @@ class RemoteNode:
         return payload
 
     def _round_trip(self, sock: socket.socket, frame: bytes) -> tuple[int, Any]:
+        with self._lock:
+            self._busy.add(sock)
         try:
             sock.sendall(frame)
             (n,) = _LEN.unpack(self._recv_exact(sock, 4))
             status, payload = unpackb(self._recv_exact(sock, n))
         except OSError as exc:
-            sock.close()
+            self._drop(sock)
             raise ConnectionFailure(f"KiVi node {self.host}:{self.port}: {exc}") from exc
         except BaseException:
-            sock.close()
+            self._drop(sock)
             raise
         return status, payload
+
+    def _drop(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._busy.discard(sock)
+        sock.close()
+
+    def abort(self) -> None:
+        """Fails the requests waiting for a reply now (ConnectionFailure) and closes the
+        pool: the node was declared dead (cluster mode: its ZooKeeper session expired), and
+        a paused node would otherwise keep them waiting for the whole `timeout`."""
+        with self._lock:
+            self._aborted = True
+            busy, idle, self._idle = list(self._busy), self._idle, []
+        for s in busy:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for s in idle:
+            s.close()
 
     def close(self) -> None:
         """Closes the pooled connections."""
