@@ -24,6 +24,7 @@ WORKLOADS = {
     "locust": "bench.workloads.locust",
     "pipeline": "bench.workloads.pipeline",
     "columnar": "bench.workloads.columnar",
+    "htap": "bench.workloads.htap",
     "bulk": "bench.workloads.bulk",
     "cluster": "bench.workloads.cluster",
 }

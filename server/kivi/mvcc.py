@@ -57,6 +57,7 @@ from sortedcontainers import SortedDict
 
 from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
+from .columnar.pace import touch
 
 Row = tuple[Any, ...]
 Chain = tuple[tuple[int, Row | None], ...]
@@ -110,6 +111,7 @@ class VersionStore:
 
     def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
         """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op."""
+        touch()  # OLTP is running: analytic scans keep to their share (`columnar.pace`)
         if ts > self._max_ts:
             self._max_ts = ts
         if self._col is not None:
@@ -257,11 +259,13 @@ class VersionStore:
 
     def read(self, key: bytes, ts: int) -> Row | None:
         """Returns the row visible at ts, or None."""
+        touch()
         chain = self._chain(key)
         return None if chain is None else _visible(chain, ts)
 
     def read_many(self, keys: Iterable[bytes], ts: int) -> list[Row | None]:
         """Returns the row visible at ts for each key."""
+        touch()
         out: list[Row | None] = []
         for key in keys:
             chain = self._chain(key)

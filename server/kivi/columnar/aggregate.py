@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from .copy import Pack, Snapshot
 from .encode import Column
+from .pace import pace
 
 
 class Unsafe(Exception):
@@ -127,6 +128,7 @@ def partial_aggregate(selected: Iterable[Selected], group_by: tuple[int, ...],
     parts: list[pa.Table] = []
     bound = 0
     for sel in selected:
+        pace()
         n = len(sel)
         if ng == 1:
             dense = _dense(sel, group_by[0], aggs, names, kinds)

@@ -100,7 +100,7 @@ class PendingBuild:
         with self.mutex:
             if self.copy is None:
                 assert self.keys is not None and self.chains is not None
-                self.copy = ColumnarCopy.build(self.keys, self.chains, self.low_water)
+                self.copy = ColumnarCopy.build(self.keys, self.chains, self.low_water, True)  # unlocked
                 self.keys = self.chains = None  # the snapshot's lists: free them now
             return self.copy
 

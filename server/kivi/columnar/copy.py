@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from .encode import Column, encode
+from .pace import pace
 
 INF = np.iinfo(np.int64).max
 PACK_ROWS = 65536  # a tail this long is frozen into a pack
@@ -119,6 +120,7 @@ class Pack:
         Readers call this outside the node lock: two may encode the same column (both
         results are equal).
         """
+        pace()  # one pack's column: while OLTP runs, a scan keeps to its share of the CPU
         if j >= self.width:
             return encode([None] * self.n)
         c = self.cols[j]
@@ -237,16 +239,19 @@ class ColumnarCopy:
 
     @classmethod
     def build(cls, keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | None]]],
-              low_water: int = 0) -> ColumnarCopy:
+              low_water: int = 0, unlocked: bool = False) -> ColumnarCopy:
         """Builds the copy of a store's keys and version chains (newest first).
 
         One pack per PACK_ROWS keys (a key's versions never split), so that every
         C-level pass covers one pack: the build may run beside writers, and a long
-        pass would hold the GIL from them (`columnar.build`).
+        pass would hold the GIL from them (`columnar.build`). `unlocked`: the caller holds
+        no lock, so the build may pause for OLTP between packs (`pace`).
         """
         c = cls()
         c.low_water = low_water
         for lo in range(0, len(keys), PACK_ROWS):
+            if unlocked:
+                pace()
             ks, rs, bs, es = _flatten(keys[lo:lo + PACK_ROWS], chains[lo:lo + PACK_ROWS])
             if ks:
                 p = c._add_pack(ks, rs, np.array(bs, np.int64), np.array(es, np.int64),

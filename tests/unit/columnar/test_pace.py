@@ -1,0 +1,156 @@
+"""Analytic scans give way to OLTP (`kivi.columnar.pace`): the pacing rule with its clocks
+injected, then the wiring: the row store's reads and applies mark OLTP as running, and
+columnar scans and first builds pause, outside the node lock, with unchanged answers."""
+
+from __future__ import annotations
+
+import doctest
+import threading
+
+import pytest
+
+from cumulo.server.kivi.api import Apply, Write
+from cumulo.server.kivi.columnar import pace as pace_mod
+from cumulo.server.kivi.columnar.copy import PACK_ROWS
+from cumulo.server.kivi.columnar.pace import MAX_PAUSE, SLICE, WINDOW, Pacer
+from cumulo.server.kivi.mvcc import VersionStore
+from cumulo.server.kivi.node import KiviNode
+
+
+class Clocks:
+    def __init__(self) -> None:
+        self.cpu = 0.0
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def pacer(self, share: float) -> Pacer:
+        return Pacer(share, cpu=lambda: self.cpu, now=lambda: self.now, sleep=self.slept.append)
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(pace_mod).failed == 0
+
+
+def test_a_scan_alone_never_pauses() -> None:
+    c = Clocks()
+    p = c.pacer(0.25)
+    for _ in range(10):
+        c.cpu += 0.05
+        p.pace(who=1)
+    assert c.slept == []
+
+
+def test_own_oltp_work_does_not_count() -> None:
+    c = Clocks()
+    p = c.pacer(0.25)
+    p.pace(who=1)
+    p.touch(who=1)
+    c.cpu += 0.01
+    p.pace(who=1)
+    assert c.slept == []
+
+
+def test_pause_keeps_the_share_while_another_session_runs_oltp() -> None:
+    c = Clocks()
+    p = c.pacer(0.2)
+    p.pace(who=1)  # the first call only reads the clock
+    p.touch(who=2)
+    c.cpu += SLICE / 2
+    p.pace(who=1)
+    assert c.slept == []  # less than a slice used: no clock read beyond the first
+    c.cpu += SLICE / 2
+    p.pace(who=1)
+    assert c.slept == [pytest.approx(SLICE * 4)]  # 20 %: 4 units of sleep per unit of work
+    c.cpu += 1.0
+    p.pace(who=1)
+    assert c.slept[-1] == MAX_PAUSE
+
+
+def test_oltp_stops_counting_after_the_window() -> None:
+    c = Clocks()
+    p = c.pacer(0.5)
+    p.pace(who=1)
+    p.touch(who=2)
+    c.now += WINDOW * 2
+    c.cpu += 0.01
+    p.pace(who=1)
+    assert c.slept == []
+    assert p.seen == {}  # the stale session is forgotten
+
+
+def test_share_one_turns_pacing_off_and_bad_shares_are_refused() -> None:
+    c = Clocks()
+    p = c.pacer(1.0)
+    p.touch(who=2)
+    for _ in range(3):
+        c.cpu += 1.0
+        p.pace(who=1)
+    assert c.slept == []
+    for bad in (0.0, -1.0, 1.5):
+        with pytest.raises(ValueError):
+            p.set_share(bad)
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The process pacer with a CPU clock that runs a slice per call (so every pack's pace
+    pauses while OLTP runs) and a sleep that records instead of sleeping."""
+    slept: list[float] = []
+    ticks = iter(range(1, 10**9))
+    pacer = pace_mod.PACER
+    monkeypatch.setattr(pacer, "cpu", lambda: next(ticks) * SLICE)
+    monkeypatch.setattr(pacer, "sleep", slept.append)
+    monkeypatch.setattr(pacer, "share", 0.5)
+    monkeypatch.setattr(pacer, "seen", {})
+    return slept
+
+
+def _oltp_elsewhere(store: VersionStore) -> None:
+    """A point read on another thread: another session runs OLTP."""
+    t = threading.Thread(target=store.read, args=(b"k000001", 10**9))
+    t.start()
+    t.join()
+
+
+def _store(n: int) -> VersionStore:
+    s = VersionStore()
+    s.apply_lists(5, [b"k%06d" % i for i in range(n)], [(i, i % 7) for i in range(n)])
+    return s
+
+
+def test_scans_pause_only_while_others_run_oltp(recorded: list[float]) -> None:
+    s = _store(3 * PACK_ROWS // 2)
+    want = sorted(r for _, r in s.scan(None, None, 10))
+    snap = s.columnar(10)
+    assert snap is not None
+    for v in snap.views:
+        v.column(0)
+    assert recorded == []  # no OLTP anywhere: full speed
+    _oltp_elsewhere(s)
+    snap = s.columnar(10)
+    assert snap is not None
+    cols = [v.column(1) for v in snap.views]
+    assert recorded and all(0 < x <= MAX_PAUSE for x in recorded)
+    assert sum(len(c) for c in cols) == len(want)
+    assert sorted(snap.rows()) == want
+
+
+def test_a_first_build_pauses_between_packs_outside_the_node_lock(
+        recorded: list[float]) -> None:
+    node = KiviNode()
+    n = 2 * PACK_ROWS + 10
+    node.apply(Apply(3, [Write(1, b"k%06d" % i, (i, i % 3)) for i in range(n)]))
+    held: list[bool] = []
+    real = pace_mod.PACER.sleep
+
+    def sleep(seconds: float) -> None:
+        # NB: a pause under the node lock would stall every writer of the node
+        held.append(node._lock._is_owned())  # type: ignore[attr-defined]
+        real(seconds)
+
+    pace_mod.PACER.sleep = sleep
+    store = node.regions()[0].store
+    _oltp_elsewhere(store)
+    snaps = node.columnar(1, 10)  # the first build: pauses between packs
+    assert snaps is not None and sum(len(s.rows()) for s in snaps) == n
+    assert held and not any(held)
