@@ -17,6 +17,7 @@ import threading
 
 from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
 from ..pgtypes import dateparse, wirecodec, zones
+from .settingdocs import describe
 
 
 def system_timezone() -> str:
@@ -266,6 +267,9 @@ TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_sessi
                  "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
                  "log_min_duration_statement"}
 MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size"}
+# PostgreSQL's GUC_NO_SHOW_ALL settings: SHOW ALL and pg_settings do not list them.
+_NO_SHOW_ALL = frozenset({"role", "session_authorization", "is_superuser"})
+
 _UNITS_KB = {"kb": 1, "mb": 1024, "gb": 1024 ** 2, "tb": 1024 ** 3, "": 1}
 
 
@@ -467,9 +471,12 @@ class Settings:
         return out
 
     def all_rows(self) -> list[tuple[str, str, str]]:
-        """SHOW ALL's rows: (name, setting, description); the description says where the
-        value comes from (pg_settings.source)."""
-        return [(canonical(k), v, self.source(k)) for k, v in sorted(self.values.items())]
+        """SHOW ALL's rows: (name, setting, description), PostgreSQL's short description as
+        in pg_settings.short_desc (where a value comes from is pg_settings.source). The
+        settings PostgreSQL marks GUC_NO_SHOW_ALL (role, session_authorization,
+        is_superuser) are left out, as there."""
+        return [(canonical(k), v, describe(k)[1] or "") for k, v in sorted(self.values.items())
+                if k not in _NO_SHOW_ALL]
 
     def source(self, key: str) -> str:
         """pg_settings.source of a setting: session (SET), client (startup packet), or the

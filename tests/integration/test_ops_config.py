@@ -43,10 +43,11 @@ def test_sources_of_values(configured):
         assert setting(conn, "deadlock_timeout") == ("1000", "default", None, None)
         conn.execute("set work_mem = '1MB'")
         assert setting(conn, "work_mem")[:2] == ("1024", "session")
-        # SHOW ALL's third column names the source too
+        # SHOW ALL's third column is PostgreSQL's description (the source is pg_settings')
         rows = {r[0]: r for r in conn.execute("show all").fetchall()}
-        assert rows["log_statement"] == ("log_statement", "ddl", "configuration file")
-        assert rows["work_mem"] == ("work_mem", "1MB", "session")
+        assert rows["log_statement"] == ("log_statement", "ddl",
+                                         "Sets the type of statements logged.")
+        assert rows["work_mem"][:2] == ("work_mem", "1MB")
         conn.execute("reset work_mem")
         assert conn.execute("show work_mem").fetchone() == ("16MB",)  # the file's, not 4MB
 

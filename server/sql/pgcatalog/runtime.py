@@ -15,6 +15,7 @@ from ..catalog import model as M
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
 from ..privileges.acl import acl_texts
+from ..settingdocs import describe
 from ..settings import MEMORY_SETTINGS, SERVER, SIGHUP_ONLY, TIME_SETTINGS
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
@@ -129,7 +130,9 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
             value, boot, reset = (_in_unit(v, unit) for v in (value, boot, reset))
         where = SERVER.files.get(name.lower()) if source == "configuration file" else None
         context = "sighup" if name.lower() in SIGHUP_ONLY else "user"
-        out.append((name, value, unit, "Cumulo", None, None, context, vtype or _vartype(value),
+        category, short_desc = describe(name)  # PostgreSQL 15's words
+        out.append((name, value, unit, category or "Cumulo", short_desc, None, context,
+                    vtype or _vartype(value),
                     source, None, None, None, boot, reset, where and where[0],
                     where and where[1], False))
     return out

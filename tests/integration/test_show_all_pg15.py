@@ -1,0 +1,54 @@
+"""SHOW ALL and pg_settings describe each setting in PostgreSQL 15's words.
+
+SHOW ALL's third column is the setting's short description, and pg_settings
+has the same text in `short_desc` and its group in `category`, as in
+PostgreSQL. Compared with a real PostgreSQL 15 for every setting both list,
+through psycopg and pg8000.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pg8000.dbapi
+import psycopg
+
+NO_SHOW_ALL = {"role", "session_authorization", "is_superuser"}  # GUC_NO_SHOW_ALL
+
+
+def _show_all(dsn: str) -> dict[str, str]:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        cur = c.execute("show all")
+        assert [d.name for d in cur.description] == ["name", "setting", "description"]
+        return {name.lower(): desc for name, _, desc in cur.fetchall()}
+
+
+def _pg_settings(host: str, port: int, user: str, password: str | None, db: str
+                 ) -> dict[str, tuple[str, str]]:
+    c = pg8000.dbapi.connect(host=host, port=port, user=user, password=password, database=db)
+    try:
+        cur = c.cursor()
+        cur.execute("select name, category, short_desc from pg_settings")
+        return {name.lower(): (cat, desc) for name, cat, desc in cur.fetchall()}
+    finally:
+        c.close()
+
+
+def test_show_all_descriptions_are_postgres_ones(cumulo_server, pg15):
+    pg, cu = _show_all(pg15.dsn()), _show_all(cumulo_server.dsn())
+    both = sorted(set(pg) & set(cu))
+    assert len(both) >= 90, f"only {len(both)} settings in common"
+    diffs = [(n, pg[n], cu[n]) for n in both if pg[n] != cu[n]]
+    assert not diffs, "\n".join(f"{n}\n  pg15:   {p}\n  cumulo: {c}" for n, p, c in diffs)
+    assert not (set(pg) | set(cu)) & NO_SHOW_ALL
+    assert all(cu.values()), [n for n, d in cu.items() if not d]  # Cumulo's own too
+
+
+def test_pg_settings_category_and_short_desc(cumulo_server, pg15):
+    u = urlparse(pg15.dsn())
+    pg = _pg_settings(u.hostname, u.port, u.username, u.password, u.path.lstrip("/"))
+    cu = _pg_settings(cumulo_server.host, cumulo_server.port, "cumulo", None, "cumulo")
+    both = sorted(set(pg) & set(cu))
+    assert len(both) >= 20, f"only {len(both)} settings in common"
+    diffs = [(n, pg[n], cu[n]) for n in both if pg[n] != cu[n]]
+    assert not diffs, "\n".join(f"{n}\n  pg15:   {p}\n  cumulo: {c}" for n, p, c in diffs)
