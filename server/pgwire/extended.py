@@ -25,6 +25,16 @@ check in PostgreSQL's order and says what is wrong.
 An error sends ErrorResponse and then discards messages until Sync. Errors the
 session did not raise itself (bad parameters, unknown names) are reported to it
 with `statement_failed`, so its transaction state matches PostgreSQL's.
+
+Executes of one batchable statement (a one-row INSERT, the session's `can_batch`)
+on the unnamed portal are held, not run (`insertbatch.HeldRun`): a pipelined
+executemany then runs as one bulk write (`execute_many`). Anything that could
+observe or change the session first runs what is held (`_release`): another
+Execute, Parse, Close, Sync, a simple Query, an error, a Bind of another
+statement, and every time replies would go out (Flush). The replies are spliced
+back where each held Execute was, so the client reads exactly the row path's
+messages; after a failing row the replies to the messages PostgreSQL would have
+skipped are dropped.
 """
 
 from __future__ import annotations
@@ -38,12 +48,14 @@ from ..errors import (
     InvalidCursorName,
     InvalidParameterValue,
     InvalidSQLStatementName,
+    ObjectNotInPrerequisiteState,
     ProtocolViolation,
     SQLError,
 )
 from ..pgtypes.codecs import WireDecoder, WireEncoder, column_encoders, wire_decoder
 from . import messages as M
 from .backend import Prepared, Result
+from .insertbatch import HeldRun
 
 _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
 
@@ -51,7 +63,7 @@ _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all ro
 class Statement:
     """A prepared statement plus its cached codecs and RowDescription bytes."""
 
-    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc", "tails")
+    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc", "tails", "batch")
 
     def __init__(self, name: str, prepared: Prepared) -> None:
         self.name = name
@@ -61,6 +73,7 @@ class Statement:
         self.param_desc = M.parameter_description(prepared.param_oids)
         # Bind's raw result-format bytes -> (encoders, RowDescription), for `_bind_fast`
         self.tails: dict[bytes, tuple[list[WireEncoder] | None, bytes]] = {}
+        self.batch: bool | None = None  # may its Executes be held (None: not asked yet)
 
 
 class Portal:
@@ -134,6 +147,9 @@ class ExtendedQuery:
 
     def __init__(self) -> None:
         self._check_prepared: Any = None  # the session's optional Bind-time check
+        self._can_batch: Any = None  # the session's optional can_batch / execute_many
+        self._execute_many: Any = None
+        self._held: HeldRun | None = None  # Executes held for one execute_many
         self.statements: dict[str, Statement] = {}
         self.portals: dict[str, Portal] = {}
         self._skipping = False
@@ -153,6 +169,10 @@ class ExtendedQuery:
 
     def _fail(self, exc: BaseException, session_raised: bool) -> None:
         self._in_extended = True
+        if self._held is not None:
+            self._release()
+            if self._skipping:
+                return  # NB: a held row failed first; PostgreSQL skipped this message
         self._notices()
         self._error(exc, notify=not session_raised or not isinstance(exc, SQLError))
 
@@ -190,6 +210,8 @@ class ExtendedQuery:
 
     def _parse(self, payload: bytes) -> None:
         self._in_extended = True
+        if self._held is not None and self._release():
+            return
         try:
             name, sql, oids = M.read_parse(payload)
             if name and name in self.statements:
@@ -220,7 +242,9 @@ class ExtendedQuery:
         portal_name, stmt, decoders = hit
         if portal_name and portal_name in self.portals:
             return False
-        if self._check_prepared is not None:
+        if self._held is not None and self._held.stmt is not stmt and self._release():
+            return True
+        if self._check_prepared is not None and (self._held is None or self._held.stmt is not stmt):
             try:
                 self._check_prepared(stmt.prepared)
             except Exception as e:
@@ -286,7 +310,10 @@ class ExtendedQuery:
                 raise ProtocolViolation(
                     f"bind message supplies {nvalues} parameters, but prepared statement "
                     f'"{stmt_name}" requires {len(oids)}')
-            if self._check_prepared is not None:
+            if self._held is not None and self._held.stmt is not stmt and self._release():
+                return
+            if self._check_prepared is not None and self._held is None:
+                # NB: a held run's statement is checked when execute_many runs it
                 try:
                     self._check_prepared(stmt.prepared)
                 except Exception as e:
@@ -371,10 +398,21 @@ class ExtendedQuery:
         except SQLError as e:
             self._fail(e, False)
             return
+        if self._held is not None and not self._held.takes(portal) and self._release():
+            return
+        if portal.result is None and payload == _UNNAMED_ALL and self._batchable(portal.stmt):
+            if self._held is None:
+                self._held = HeldRun(portal.stmt)
+            self._held.add(portal, len(self.out))
+            return
         res = portal.result
         if portal.ran and res is not None and res.columns is not None:
             # NB: PostgreSQL answers a finished portal with zero rows: "SELECT 0"
             self.out += M.command_complete(res.tag.split(" ")[0] + " 0")
+            return
+        if portal.ran and res is not None and not res.empty and res.copy_in is None:
+            # NB: a finished portal of a statement without rows (PortalRun: PORTAL_DONE)
+            self._fail(ObjectNotInPrerequisiteState(f'portal "{name}" cannot be run'), False)
             return
         if res is None:
             try:
@@ -400,6 +438,8 @@ class ExtendedQuery:
 
     def _close(self, payload: bytes) -> None:
         self._in_extended = True
+        if self._held is not None and self._release():
+            return
         try:
             kind, name = M.read_target(payload, "CLOSE")
         except SQLError as e:
@@ -417,6 +457,8 @@ class ExtendedQuery:
     def _sync(self, _payload: bytes) -> None:
         if self.in_copy():
             return  # NB: PostgreSQL ignores Sync during COPY FROM STDIN
+        if self._held is not None:
+            self._release()
         self._skipping = False
         self._in_extended = False
         try:
@@ -425,3 +467,30 @@ class ExtendedQuery:
             self._notices()
             self._error(e)
         self._ready()
+
+    # -- held Executes (insertbatch) ------------------------------------------
+
+    def _batchable(self, stmt: Statement) -> bool:
+        """Asks the session once per statement whether its Executes may be held."""
+        ok = stmt.batch
+        if ok is None:
+            ok = stmt.batch = self._execute_many is not None and bool(
+                self._can_batch(stmt.prepared))
+        return ok
+
+    def _release(self) -> bool:
+        """Runs the held Executes and splices their replies in; True if one of them failed
+        (the connection now skips to Sync, so the caller drops its own message)."""
+        held, self._held = self._held, None
+        if held is None:
+            return False
+        results, err = self._execute_many(held.stmt.prepared, held.params())
+        for portal, res, reply in held.splice(self.out, results):
+            portal.result = res
+            self._send_result(res, portal.encoders, 0, describe=False)
+            portal.ran = res.done
+            self.out += reply
+        self._parameters()
+        if err is not None:
+            self._fail(err, True)
+        return err is not None

@@ -217,6 +217,8 @@ class Connection(ExtendedQuery):
             del held[:pos]
         elif pos < n:
             held += buf[pos:]
+        if self._held is not None and (self._must_flush or not self._in_extended):
+            self._release()  # NB: replies go out now: held Executes run first (insertbatch)
         if self._in_extended and not self._must_flush and self._copy is None \
                 and self.phase == READY:
             return b""  # NB: as PostgreSQL, extended-protocol replies wait for Sync or Flush
@@ -439,6 +441,8 @@ class Connection(ExtendedQuery):
         self.out += msg
         self.session = session
         self._check_prepared = getattr(session, "check_prepared", None)
+        self._can_batch = getattr(session, "can_batch", None)  # optional: held Executes
+        self._execute_many = getattr(session, "execute_many", None)
         watch = getattr(session, "watch_statements", None)  # optional, for pg_prepared_statements
         if watch is not None:
             watch(self._named_statements, self._drop_statements)
@@ -469,6 +473,8 @@ class Connection(ExtendedQuery):
     # -- simple query ------------------------------------------------------------
 
     def _query(self, payload: bytes) -> None:
+        if self._held is not None and self._release():
+            return
         self._in_extended = False
         sql = M.read_query(payload)
         assert self.session is not None

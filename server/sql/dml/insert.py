@@ -27,6 +27,7 @@ from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
 from ..plan.compiler import COMPILER
 from ..stmt import Stmt
+from .batchinsert import batch_insert
 from .keys import encode_key
 from .manyrows import compile_rows
 from .returning import compile_returning
@@ -165,6 +166,11 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     convs = _source_convs(plan, cols, table) if plan is not None else None
     default_items = list(defaults.items())
     col_pos = list(cols)
+    many_run = None  # NB: runs of pipelined executions of a one-row VALUES (batchinsert)
+    if rows_fns is not None and len(rows_fns) == 1 and isinstance(source, exp.Values) \
+            and not reads_target:
+        many_run = batch_insert(tree, table, col_pos, source.expressions[0].expressions,
+                                rows_fns[0], default_items, params)
 
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)
@@ -210,7 +216,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         return Result(f"INSERT 0 {total}")
 
     cols_out = returning.columns if returning is not None else None
-    return Stmt(sql, "dml", run, cols_out, params.oids, version, tag="INSERT")
+    return Stmt(sql, "dml", run, cols_out, params.oids, version, tag="INSERT", many=many_run)
 
 
 def _check_generated(col: Any) -> None:

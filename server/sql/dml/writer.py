@@ -81,11 +81,16 @@ def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...],
                           for a in cols)
     else:
         names = ", ".join(table.columns[a - 1].name for a in cols)
-    shown = ", ".join("null" if v is None else to_text(v) for v in vals)
+    shown = ", ".join("null" if v is None else _out(v) for v in vals)
     return f"Key ({names})=({shown}) already exists."
 
 
 _FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ}
+def _out(v: Any) -> str:
+    """A value as its type's output function prints it (boolout: t/f; casts give true/false)."""
+    return ("t" if v else "f") if isinstance(v, bool) else to_text(v)
+
+
 
 
 def _round_fraction(precision: int) -> Callable[[Any], Any]:
@@ -518,5 +523,5 @@ def validate_existing(s: SQLSession, table: Table, con: Constraint) -> None:
 
 
 def _row_text(r: tuple[Any, ...], table: Table) -> str:
-    return ", ".join("null" if r[c.attnum - 1] is None else to_text(r[c.attnum - 1])
+    return ", ".join("null" if r[c.attnum - 1] is None else _out(r[c.attnum - 1])
                      for c in table.live_columns)
