@@ -85,12 +85,12 @@ def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...],
     return f"Key ({names})=({shown}) already exists."
 
 
-_FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ}
 def _out(v: Any) -> str:
     """A value as its type's output function prints it (boolout: t/f; casts give true/false)."""
     return ("t" if v else "f") if isinstance(v, bool) else to_text(v)
 
 
+_FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ}
 
 
 def _round_fraction(precision: int) -> Callable[[Any], Any]:
