@@ -190,7 +190,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("sequence", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\b.*$",
                             _I)),
     ("alter_system", re.compile(r"ALTER\s+SYSTEM\b.*$", _I | re.S)),
-    ("type", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+TYPE\b.*$", _I)),
+    ("type", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TYPE|DOMAIN)\b.*$", _I)),
     ("extension", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+EXTENSION\b.*$", _I)),
     ("collation", re.compile(r"(?P<verb>CREATE|DROP)\s+COLLATION\b.*$", _I | re.S)),
 ]

@@ -66,6 +66,7 @@ class Column:
     generated: str | None = None  # GENERATED ALWAYS AS (expr) STORED: the expression's SQL text
     ndims: int = 0  # declared array dimensions (`int[][]` -> 2), as pg_attribute.attndims
     collation: str = ""  # COLLATE "C" / "POSIX" ("" = the database default), pgcatalog.collations
+    domain: int = 0  # a CREATE DOMAIN type's OID (type_oid/typmod are then its base type's)
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,9 @@ class Sequence:
 
 @dataclass(frozen=True)
 class UserType:
-    """A type made by CREATE TYPE: an enum ("e"), a composite ("c") or a range ("r"), as
-    pg_type.typtype. Its values use the representation of the type kind (see sql.expr.usertypes)."""
+    """A type made by CREATE TYPE: an enum ("e"), a composite ("c") or a range ("r"), or by
+    CREATE DOMAIN ("d"), as pg_type.typtype. Its values use the representation of the type
+    kind (see sql.expr.usertypes)."""
 
     oid: int
     name: str
@@ -164,6 +166,14 @@ class UserType:
     multi_oid: int = 0  # range: its multirange type
     multi_array_oid: int = 0  # range: the multirange's array type
     multi_name: str = ""  # range: the multirange type's name
+    # domain ("d"; `subtype` is the base type): its typmod, NOT NULL, DEFAULT's SQL text, and
+    # its CHECK constraints' names, SQL texts (over VALUE) and pg_constraint OIDs
+    typmod: int = -1
+    not_null: bool = False
+    default: str | None = None
+    check_names: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()
+    check_oids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Constraint, Index, Sequence, Table
-from ..expr.types import array_ndims
+from ..expr.types import array_ndims, domain_of
 from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
@@ -146,9 +146,12 @@ class TableBuilder:
             raise InvalidTableDefinition(
                 f'both default and generation expression specified for column "{name}" of '
                 f'table "{self.name}"')
+        dom = domain_of(kind)  # a CREATE DOMAIN type: its base type, checks, and default
+        if dom is not None and default is None and generated is None:
+            default = dom.default
         self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity,
                                    generated=generated, ndims=array_ndims(kind),
-                                   collation=collation))
+                                   collation=collation, domain=dom.oid if dom else 0))
 
     def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str,
                         opts: dict[str, Any]) -> str | None:

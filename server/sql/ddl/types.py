@@ -38,6 +38,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, UserType
 from ..expr.types import datatype_oid
 from ..stmt import Stmt
+from . import domains
 from .names import creation_schema, parse_qualified, schema_by_name
 
 if TYPE_CHECKING:
@@ -277,6 +278,8 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool, c
 
 def analyse(session: SQLSession, sql: str, m0: Any) -> Stmt:
     """CREATE / ALTER / DROP TYPE (recognised by the pre-parser)."""
+    if domains.is_domain_statement(sql):
+        return domains.analyse(session, sql)
     verb = sql.lstrip()[:6].upper()
     if verb.startswith("DROP"):
         m = _DROP.match(sql.strip())

@@ -32,6 +32,7 @@ from ..catalog.model import Constraint, Index, Table
 from ..expr.casts import cast_function, to_text
 from ..plan.compiler import COMPILER
 from .deferred import defer_child_rows, is_deferred
+from .domaincheck import for_table as domain_checks
 from .keys import encode_key
 
 if TYPE_CHECKING:
@@ -139,6 +140,7 @@ class TableWriter:
         self.children = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid]
         self._check_fns: list[tuple[str, Any]] | None = None
         self.generated = [c for c in table.live_columns if c.generated]
+        self.domains = domain_checks(s, cat, table)  # CREATE DOMAIN columns
         self._gen_fns: list[tuple[int, Any]] | None = None
         self._session = s
         self._index_keys: dict[int, Callable[[tuple[Any, ...]], tuple]] = {}
@@ -198,6 +200,8 @@ class TableWriter:
                         "not-null constraint",
                         detail=f"Failing row contains ({_row_text(row, self.table)}).",
                         table=self.table.name, column=name)
+        if self.domains is not None:
+            self.domains.run(out)
         if self.checks:
             self._run_checks(out)
         return out

@@ -16,6 +16,7 @@ import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from sqlglot import exp
@@ -39,7 +40,7 @@ from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
-from . import namedargs, usertypes, wholerow
+from . import domaincheck, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -704,9 +705,31 @@ class Binder(SpecialForms):
     # -- casts ---------------------------------------------------------------------------------
 
     def b_Cast(self, node: exp.Cast) -> E:
-        from .types import datatype_oid
+        e = self._cast(node)
+        dom = ty.domain_of(node.to)
+        if dom is None:
+            return e
+        if e.name in ("?column?", T.TYPES[e.type].name if e.type in T.TYPES else ""):
+            e.name = dom.name  # `5::posint` is named posint, as PostgreSQL names it
+        return self.domain_checked(e, dom)
 
-        target, typmod = datatype_oid(node.to)
+    def domain_checked(self, e: E, dom: Any) -> E:
+        """`e` (already of the domain's base type) checked against the domain's NOT NULL and
+        CHECKs: each CHECK is bound with VALUE standing for `e` (domaincheck.checked)."""
+        if not dom.not_null and not dom.checks:
+            return e
+        value = exp.column(domaincheck.VALUE)
+        saved = self.scope.repl
+        self.scope.repl = {**(saved or {}), value: e}
+        try:
+            checks = [self.bind(domaincheck.parse_check(text)) for text in dom.checks]
+        finally:
+            self.scope.repl = saved
+        impl = partial(domaincheck.checked, dom.name, dom.not_null, dom.check_names)
+        return E("pyfunc", ("domain", impl, False), [e, *checks], e.type, e.typmod, e.name)
+
+    def _cast(self, node: exp.Cast) -> E:
+        target, typmod = ty.datatype_oid(node.to)
         inner = self.bind(node.this)
         weak_names = ("?column?", T.TYPES[inner.type].name if inner.type in T.TYPES else "")
         strong = inner.kind not in ("const", "cast", "param") and inner.name not in weak_names

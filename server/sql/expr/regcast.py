@@ -13,7 +13,7 @@ from typing import Any
 
 from ...errors import UndefinedFunction, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
-from .types import type_by_name, type_name
+from .types import regtype_oid, type_name
 
 
 class RegOid(int):
@@ -104,7 +104,7 @@ class RegResolver:
 
     def type_oid(self, name: str) -> RegOid:
         """'int4'::regtype."""
-        oid, _ = type_by_name(name)
+        oid = regtype_oid(name)
         return RegOid(oid, T.TYPES[oid].sql_name if oid in T.TYPES else type_name(oid))
 
     def type_name(self, oid: int) -> RegOid:

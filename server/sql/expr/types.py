@@ -10,6 +10,7 @@ are integers.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -19,6 +20,9 @@ from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.numtypmod import typmod as numeric_typmod
 from . import usertypes
+
+if TYPE_CHECKING:
+    from ..catalog.model import UserType
 
 INTS = (T.INT2, T.INT4, T.INT8)
 NUMERIC_RANK = {T.INT2: 1, T.INT4: 2, T.INT8: 3, T.NUMERIC: 4, T.FLOAT4: 5, T.FLOAT8: 6}
@@ -97,10 +101,13 @@ def type_by_name(text: str) -> tuple[int, int]:
             typmod = 1
     if not oid:
         bare = s.replace('"', "")
+        user = usertypes.by_oid(usertypes.lookup_oid(bare.rsplit(".", 1)[-1])) or \
+            usertypes.lookup(bare)
+        if user is not None and user.kind == "d":  # a domain is its base type (plus checks)
+            return user.subtype, user.typmod
         user_oid = usertypes.lookup_oid(bare.rsplit(".", 1)[-1])
         if user_oid:
             return user_oid, -1
-        user = usertypes.lookup(bare)
         if user is not None:
             return user.oid, -1
         user = usertypes.lookup(bare.replace("._", ".")[1:] if bare.startswith("_") else "")
@@ -139,6 +146,36 @@ def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
         rng = INTERVAL_RANGES.get((m.group(2) or "").upper(), 0x7FFF)
         return T.INTERVAL, interval_typmod(rng, precision)
     return type_by_name(text)
+
+
+def regtype_oid(text: str) -> int:
+    """The OID `text` names as a regtype: a domain's own (type_by_name gives its base type)."""
+    name = text.strip().lower().replace('"', "")
+    user = usertypes.by_oid(usertypes.lookup_oid(name.rsplit(".", 1)[-1])) or \
+        usertypes.lookup(name)
+    if user is not None and user.kind == "d":
+        return user.oid
+    return type_by_name(text)[0]
+
+
+def domain_of(dt: exp.Expression) -> UserType | None:
+    """The CREATE DOMAIN type a declared type names (None for any other type).
+
+    `datatype_oid` resolves a domain to its base type and typmod, so casts, columns and
+    operators work on the base type; callers that enforce the domain's NOT NULL and CHECK
+    constraints (casts, table columns) ask for it here.
+    """
+    if not isinstance(dt, exp.DataType) or dt.this != exp.DataType.Type.USERDEFINED:
+        return None
+    kind = dt.args.get("kind")
+    name = (kind.name if isinstance(kind, exp.Expression) else kind or "").lower()
+    if not name:
+        return None
+    if name.startswith("pg_catalog."):
+        return None
+    user = usertypes.by_oid(usertypes.lookup_oid(name.rsplit(".", 1)[-1])) or \
+        usertypes.lookup(name)
+    return user if user is not None and user.kind == "d" else None
 
 
 def array_ndims(dt: exp.Expression) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import SQLError, UndefinedFunction, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
-from ..expr.types import type_by_name, type_name
+from ..expr.types import regtype_oid, type_name
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident, split_name
 from ..pgcatalog.procoids import BY_OID, PG_PROC_OIDS, proc_oid
@@ -58,7 +58,7 @@ def regtype_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
     if s == '"char"' or s == 'pg_catalog."char"':
         return T.CHAR
     try:
-        return type_by_name(s.replace('"', ""))[0]
+        return regtype_oid(s.replace('"', ""))
     except (UndefinedObject, ValueError):
         reltype = _row_type(ctx, s)
         if reltype:

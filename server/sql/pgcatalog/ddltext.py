@@ -152,8 +152,17 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
     A CHECK prints as CHECK ((expr)), or CHECK (expr) in pretty mode, as PostgreSQL does.
     """
     c = next((x for x in cat.constraints if x.oid == con_oid), None)
-    if c is None:
-        return None
+    if c is None:  # a CREATE DOMAIN check: CHECK ((VALUE > 0))
+        dom = next((t for t in cat.types if t.kind == "d" and con_oid in t.check_oids), None)
+        if dom is None:
+            return None
+        from .checktext import check_text  # NB: checktext needs format_type from here
+
+        text = dom.checks[dom.check_oids.index(con_oid)]
+        expr = check_text(text, {"VALUE": dom.subtype}, pretty)
+        if expr is None:
+            expr = _strip_parens(text) if pretty else parenthesize(text)
+        return f"CHECK ({expr})"
     table = cat.table_by_oid(c.table_oid)
     cols = ", ".join(_col_names(table, c.columns))
     if c.kind == "p":

@@ -196,8 +196,10 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
                 rows.append(_attr_row(t.oid, f"........pg.dropped.{c.attnum}........", 0,
                                       c.attnum, dropped=True, storage_of=c.type_oid))
             else:
-                rows.append(_attr_row(t.oid, c.name, c.type_oid, c.attnum, c.typmod, c.not_null,
+                rows.append(_attr_row(t.oid, c.name, c.domain or c.type_oid, c.attnum,
+                                      -1 if c.domain else c.typmod, c.not_null,
                                       column_default(c) is not None, c.identity,
+                                      storage_of=c.type_oid,
                                       generated="s" if _generated(c) else "", ndims=c.ndims,
                                       acl=col_acls.get(c.attnum),
                                       collation=COLLATION_OIDS[c.collation] if c.collation else None))
@@ -314,6 +316,11 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
             list(c.columns) or None, list(c.ref_columns) if fk else None, None, None, None,
             None, None, c.check if c.kind == "c" else None,
         ))
+    for dom in cat.types:  # CREATE DOMAIN's checks: contypid is the domain, conrelid 0
+        for oid, name, text in zip(dom.check_oids, dom.check_names, dom.checks, strict=True):
+            rows.append((oid, name, dom.schema_oid, "c", False, False, True, 0, dom.oid, 0, 0, 0,
+                         " ", " ", " ", True, 0, False, None, None, None, None, None, None,
+                         None, text))
     return rows
 
 

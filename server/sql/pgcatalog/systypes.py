@@ -205,6 +205,16 @@ def pg_type(ctx: Any) -> tuple[tuple[Any, ...], ...]:
     return _type_rows() + tuple(row_type_rows(ctx.catalog)) + tuple(user_type_rows(ctx.catalog))
 
 
+def builtin_type_row(oid: int) -> tuple[Any, ...] | None:
+    """A built-in type's pg_type row (None for others): domains copy their base type's."""
+    return _rows_by_oid().get(oid)
+
+
+@cache
+def _rows_by_oid() -> dict[int, tuple[Any, ...]]:
+    return {r[0]: r for r in _type_rows()}
+
+
 @cache
 def _type_rows() -> tuple[tuple[Any, ...], ...]:
     out = []

@@ -16,7 +16,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from .registry import pg_relation
 from .rowtypes import _rows as composite_rows
-from .systypes import opclass_of, regproc
+from .systypes import builtin_type_row, opclass_of, regproc
 
 
 def _enum_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
@@ -42,7 +42,31 @@ def user_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
             out += composite_rows(t.name, t.schema_oid, t.owner, t.relid, t.oid, t.array_oid)
         elif t.kind == "r":
             out += _range_rows(t)
+        elif t.kind == "d":
+            out += _domain_rows(t)
     return out
+
+
+def _domain_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
+    """A domain: its base type's row, renamed, typtype d, with typbasetype, typtypmod,
+    typnotnull and typdefault; domain_in / domain_recv read it, as in PostgreSQL. Its array
+    type `_name` is the base's array row, renamed, over the domain."""
+    base = builtin_type_row(t.subtype)
+    if base is None:
+        return ()
+    row = list(base)
+    row[0:4] = [t.oid, t.name, t.schema_oid, t.owner]
+    row[6], row[14] = "d", t.array_oid
+    row[15], row[17] = regproc("domain_in"), regproc("domain_recv")
+    row[24:27] = [t.not_null, t.subtype, t.typmod]
+    row[30] = t.default
+    arr = builtin_type_row(base[14])
+    if arr is None:
+        return (tuple(row),)
+    arow = list(arr)
+    arow[0:4] = [t.array_oid, "_" + t.name, t.schema_oid, t.owner]
+    arow[13] = t.oid
+    return (tuple(row), tuple(arow))
 
 
 def _range_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:

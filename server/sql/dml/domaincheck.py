@@ -1,0 +1,62 @@
+"""The CREATE DOMAIN constraints of a table's columns, checked on every row written.
+
+INSERT, UPDATE and COPY all pass their rows through `TableWriter.prepare_rows`,
+which calls `run` here for the columns whose type is a domain: NOT NULL gives
+23502 `domain d does not allow null values`, a false CHECK gives 23514 `value
+for domain d violates check constraint "d_check"` (`expr.domaincheck`). Each
+CHECK is compiled once per writer over the table's row, with VALUE standing for
+the column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..catalog.model import CatalogSnapshot, Table, UserType
+from ..context import ParamTypes
+from ..expr.domaincheck import checked, parse_check
+from ..plan.compiler import COMPILER
+from .values import table_scope
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+class DomainChecks:
+    """The domain columns of one table, with their CHECKs compiled at the first row."""
+
+    def __init__(self, s: SQLSession, table: Table, columns: list[tuple[int, str, UserType]]):
+        self._session = s
+        self._table = table
+        self._columns = columns
+        self._fns: list[tuple[int, UserType, list[Any]]] | None = None
+
+    def _compile(self) -> list[tuple[int, UserType, list[Any]]]:
+        s = self._session
+        scope = table_scope(self._table)
+        out = []
+        for pos, name, dom in self._columns:
+            fns = [COMPILER.compile_scalar(parse_check(text, name), scope, s.catalog(),
+                                           ParamTypes(), s.search_path(), 16).fn
+                   for text in dom.checks]
+            out.append((pos, dom, fns))
+        return out
+
+    def run(self, rows: list[tuple[Any, ...]]) -> None:
+        """Raises PostgreSQL's error for the first value that breaks its domain."""
+        if self._fns is None:
+            self._fns = self._compile()
+        ctx = self._session.exec_context([])
+        for pos, dom, fns in self._fns:
+            for r in rows:
+                checked(dom.name, dom.not_null, dom.check_names, r[pos], *(f(r, ctx) for f in fns))
+
+
+def for_table(s: SQLSession, cat: CatalogSnapshot, table: Table) -> DomainChecks | None:
+    """The checker of `table`'s domain columns (None when it has none with constraints)."""
+    if not any(c.domain for c in table.live_columns):
+        return None
+    doms = {t.oid: t for t in cat.types if t.kind == "d"}
+    cols = [(c.attnum - 1, c.name, doms[c.domain]) for c in table.live_columns
+            if c.domain in doms and (doms[c.domain].not_null or doms[c.domain].checks)]
+    return DomainChecks(s, table, cols) if cols else None

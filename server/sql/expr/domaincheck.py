@@ -1,0 +1,52 @@
+"""A domain's NOT NULL and CHECK constraints on one value, with PostgreSQL's errors.
+
+Both places that enforce a domain (a cast to it in `binder`, a write to a
+column of it in `dml.domaincheck`) evaluate the CHECK expressions over the
+value first and hand the results here: a CHECK fails only when it is false
+(NULL passes, as in PostgreSQL), and NULL fails only a NOT NULL domain.
+
+>>> checked("posint", False, ("posint_check",), 5, True)
+5
+>>> try:
+...     checked("posint", False, ("posint_check",), -1, False)
+... except CheckViolation as e:
+...     print(e.sqlstate, e)
+23514 value for domain posint violates check constraint "posint_check"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from ...errors import CheckViolation, NotNullViolation
+
+VALUE = "_cumulo_domain_value"  # the column VALUE becomes: binder and the writer bind it
+
+
+def parse_check(text: str, value: str = VALUE) -> exp.Expression:
+    """A domain CHECK's SQL with VALUE as the column `value` names.
+
+    >>> parse_check("VALUE > 0", "p").sql()
+    '"p" > 0'
+    """
+    def sub(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Column | exp.Var) and n.name.lower() == "value" and \
+                not (isinstance(n, exp.Column) and n.table):
+            return exp.column(value, quoted=value != VALUE)
+        return n
+
+    return sqlglot.parse_one(text, read="postgres").transform(sub)
+
+
+def checked(name: str, not_null: bool, check_names: tuple[str, ...], v: Any, *results: Any) -> Any:
+    """`v` itself when it satisfies the domain; 23502 / 23514 as PostgreSQL words them."""
+    if v is None and not_null:
+        raise NotNullViolation(f"domain {name} does not allow null values")
+    for cname, ok in zip(check_names, results, strict=True):
+        if ok is False:
+            raise CheckViolation(f'value for domain {name} violates check constraint "{cname}"',
+                                 constraint=cname)
+    return v
