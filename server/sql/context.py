@@ -54,6 +54,17 @@ class ParamTypes:
             self.oids[n - 1] = oid
 
 
+class MemoryAccount:
+    """What one statement's sorts, hashes and materialised rows hold (`exec.memguard`)."""
+
+    __slots__ = ("budget", "checks", "held")
+
+    def __init__(self, budget: int | None) -> None:
+        self.budget = budget  # bytes the statement may hold (cumulo.statement_mem); None: any
+        self.checks = 0
+        self.held = 0  # estimated bytes
+
+
 @dataclass
 class ExecContext:
     """Everything a running plan may touch. One per statement execution."""
@@ -67,6 +78,7 @@ class ExecContext:
     # EXPLAIN ANALYZE's figures while it runs the plan: [rows, secs, loops, startup secs] by
     # id(plan node) (`exec.runner`), and what the columnar path chose (`exec.vector.explain`)
     analyze: dict[Any, list[Any]] | None = None
+    memory: MemoryAccount | None = None  # made by exec.memguard at its first check
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""

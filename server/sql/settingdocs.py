@@ -47,6 +47,9 @@ _DOCS: dict[str, tuple[str, str]] = {
                       "Shows whether data checksums are turned on for this cluster."),
     "data_directory_mode": ("Preset Options",
                            "Shows the mode of the data directory."),
+    "cumulo.statement_mem": ("Cumulo",
+                             "Sets the maximum memory one statement's sorts, hashes and "
+                             "materialized rows may hold."),
     "datestyle": ("Client Connection Defaults / Locale and Formatting",
                  "Sets the display format for date and time values."),
     "deadlock_timeout": ("Lock Management",

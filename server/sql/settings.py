@@ -117,6 +117,7 @@ DEFAULTS: dict[str, str] = {
     "plan_cache_mode": "auto",
     "statement_cache": "on",
     "cumulo.columnar": "auto",  # on | off | auto: the columnar (vectorized) path, issue 11
+    "cumulo.statement_mem": "-1",  # what one statement may hold (exec/memguard.py)
     # read by clients' reflection and tools (SQLAlchemy table options, JDBC metadata, psql)
     "default_table_access_method": "heap",
     "default_toast_compression": "pglz",
@@ -266,7 +267,8 @@ _UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 
 TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
                  "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
                  "log_min_duration_statement"}
-MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size"}
+MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size",
+                   "cumulo.statement_mem"}
 # PostgreSQL's GUC_NO_SHOW_ALL settings: SHOW ALL and pg_settings do not list them.
 _NO_SHOW_ALL = frozenset({"role", "session_authorization", "is_superuser"})
 
@@ -520,6 +522,12 @@ def duration_ms(value: str) -> float:
     """Parses a time setting such as `500`, `5s` or `1min` into milliseconds (0 if invalid)."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|min|h|d)?\s*", value)
     return float(m.group(1)) * _UNITS_MS[m.group(2) or ""] if m else 0.0
+
+
+def memory_kb(value: str) -> int:
+    """Parses a memory setting such as `-1`, `4096`, `64MB` into kB (-1 if invalid)."""
+    m = re.fullmatch(r"\s*(-?\d+)\s*(kB|MB|GB|TB)?\s*", value, re.I)
+    return int(m.group(1)) * _UNITS_KB[(m.group(2) or "").lower()] if m else -1
 
 
 def startup_settings(options: dict[str, str]) -> dict[str, str]:

@@ -176,7 +176,7 @@ def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     groups: dict = {}
     for b in run(node.child, ctx):
         ctx.check_cancel()
-        memguard.check(ctx)
+        memguard.check(ctx, b)
         if key is None:
             groups.setdefault((), []).extend(b)
             continue

@@ -358,7 +358,7 @@ def _build(node: N.Join, ctx: Any, rkeys: Any, keys_only: bool,
     table: dict = {}
     for b in run(node.right, ctx):
         ctx.check_cancel()
-        memguard.check(ctx)
+        memguard.check(ctx, b)
         for k, r in zip(rkeys(b, ctx), b, strict=True):
             m = table.get(k)
             if m is None:

@@ -10,15 +10,34 @@ memory") when the address space passes `FRACTION` of RLIMIT_AS, or the
 resident set passes `FRACTION` of physical memory when there is no limit.
 The statement's Python objects are then released and the server keeps
 serving.
+
+That limit is the server's, shared by every session. So that one statement
+cannot take what the others need, each statement also has a budget of its
+own, `cumulo.statement_mem` (PostgreSQL's work_mem is per operator and
+spills to disk; Cumulo cannot spill, so it fails the statement instead): the
+operators pass each batch they keep, its size is estimated from its first
+row, and a statement holding more than its budget fails with 53200 alone.
+The default, -1, is half of the server's limit; 0 turns the budget off.
+
+>>> from types import SimpleNamespace
+>>> ctx = SimpleNamespace(settings={"cumulo.statement_mem": "1MB"}, memory=None)
+>>> for _ in range(200):
+...     check(ctx, [("x" * 100, i) for i in range(100)])
+Traceback (most recent call last):
+...
+cumulo.server.errors.OutOfMemory: out of memory
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import sys
 from typing import Any
 
 from ...errors import OutOfMemory
+from ..context import MemoryAccount
+from ..settings import memory_kb
 
 EVERY = 16
 FRACTION = 0.8
@@ -62,12 +81,44 @@ def headroom() -> int | None:
     return max(0, min(room)) if room else None
 
 
-def check(ctx: Any) -> None:
-    """Raises 53200 when the process is close to its memory limit (cheap: samples)."""
-    d = ctx.__dict__
-    n = d.get("_memguard", 0) + 1
-    d["_memguard"] = n
-    if n % EVERY:
+def statement_budget(settings: dict[str, str] | None) -> int | None:
+    """Bytes one statement may hold (cumulo.statement_mem; -1: half of the server's limit,
+    0: no budget of its own)."""
+    kb = memory_kb((settings or {}).get("cumulo.statement_mem", "-1"))
+    if kb < 0:
+        limits = [lim for lim in (_VM_LIMIT, _RSS_LIMIT) if lim is not None]
+        return min(limits) // 2 if limits else None
+    return kb * 1024 if kb > 0 else None
+
+
+def batch_bytes(batch: list[Any]) -> int:
+    """Estimates what a batch of row tuples takes, from its first row (cheap: one row)."""
+    if not batch:
+        return 0
+    row = batch[0]
+    per = sys.getsizeof(row) + 8  # NB: the list's pointer to it
+    if isinstance(row, tuple):
+        per += sum(sys.getsizeof(v) for v in row)
+    return per * len(batch)
+
+
+def check(ctx: Any, kept: list[Any] | None = None) -> None:
+    """Raises 53200 when the statement passes its budget (`kept`: a batch the operator keeps)
+    or the process is close to its memory limit (cheap: samples)."""
+    acct = ctx.memory
+    if acct is None:
+        acct = ctx.memory = MemoryAccount(statement_budget(ctx.settings))
+    if kept is not None and acct.budget is not None:
+        acct.held += batch_bytes(kept)
+        if acct.held > acct.budget:
+            raise OutOfMemory(
+                "out of memory",
+                detail=f"The statement's in-memory sort, hash or materialised rows passed "
+                f"cumulo.statement_mem ({acct.budget // 1024} kB).",
+                hint="Raise cumulo.statement_mem for this session, or make the query keep "
+                "fewer rows.")
+    acct.checks += 1
+    if acct.checks % EVERY:
         return
     vm, rss = usage()
     if (_VM_LIMIT is not None and vm > _VM_LIMIT) or (_RSS_LIMIT is not None and rss > _RSS_LIMIT):

@@ -80,7 +80,7 @@ def rows_of(node: N.Node, ctx: Any) -> list[tuple]:
     out: list[tuple] = []
     for b in run(node, ctx):
         ctx.check_cancel()
-        memguard.check(ctx)
+        memguard.check(ctx, b)
         out.extend(b)
     return out
 
@@ -273,7 +273,7 @@ def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
     nans = [] if key else _nan_columns(node)
     seen: set = set()
     for b in run(node.child, ctx):
-        memguard.check(ctx)
+        memguard.check(ctx, b)
         out = []
         for row in b:
             k = key(row, ctx) if key else _nan_canon(row, nans) if nans else row
