@@ -16,9 +16,11 @@ this module sorts out itself:
 
 LEFT, semi and anti joins keep their place: their ON keys are split the same
 way; an ON conjunct over the right side only filters the right input (PostgreSQL
-does the same), the rest is the residual. NOT IN's null-aware anti join, RIGHT
-and FULL joins, LATERAL, and every expression with no vector form (`expr.vectorize`)
-or reading an outer query or a sub-plan, keep the row path for the whole subtree.
+does the same), the rest is the residual. NOT IN's null-aware anti join is one
+when it has a single key and nothing else. RIGHT and FULL joins, LATERAL, and
+every expression with no vector form (`expr.vectorize`) or reading an outer query
+or a sub-plan (but an uncorrelated scalar subquery), keep the row path for the
+whole subtree.
 
     >>> source_of(N.Values([], rows=[])) is None
     True
@@ -193,7 +195,7 @@ def _source(node: N.Node, preds: list[E]) -> Any:
     if isinstance(node, N.Join) and not node.lateral:
         if node.kind in ("inner", "cross"):
             return _inner(node, preds)
-        if node.kind in ("left", "semi", "anti") and not node.null_aware:
+        if node.kind in ("left", "semi", "anti") and (not node.null_aware or node.kind == "anti"):
             if not all(_vector(p) for p in preds):
                 return None
             j = _outer(node)
@@ -329,8 +331,10 @@ def _shape(e: E) -> tuple:
             tuple(_shape(a) for a in e.args))
 
 
-def _same(a: E, b: E) -> bool:
+def same(a: E, b: E) -> bool:
+    """Whether a and b are the same expression (columns by position)."""
     return _shape(a) == _shape(b)
+
 
 
 def factor(c: E) -> list[E]:
@@ -348,7 +352,7 @@ def factor(c: E) -> list[E]:
     if c.kind != "or":
         return [c]
     branches = [conjuncts(b) for b in disjuncts(c)]
-    common = [x for x in branches[0] if all(any(_same(x, y) for y in b) for b in branches[1:])]
+    common = [x for x in branches[0] if all(any(same(x, y) for y in b) for b in branches[1:])]
     if not common:
         return [c]
     keys = {_shape(x) for x in common}
@@ -384,13 +388,13 @@ def _outer(node: N.Join) -> Any:
                 rest.append(c)
             continue
         rest.append(c)
-    if not lk:
+    if not lk or node.null_aware and (len(lk) != 1 or rest or right_only):
         return None
     left = _source(node.left, [])
     right = _source(node.right, right_only)
     if left is None or right is None:
         return None
-    return SourceJoin(left, right, node.kind, lk, rk, conj(rest), nl)
+    return SourceJoin(left, right, node.kind, lk, rk, conj(rest), nl, node.null_aware)
 
 
-__all__ = ["MIN_ROWS", "bridged", "factor", "first_key", "keyed", "plain", "source_of"]
+__all__ = ["MIN_ROWS", "bridged", "factor", "first_key", "keyed", "plain", "same", "source_of"]

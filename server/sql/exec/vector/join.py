@@ -326,8 +326,11 @@ def _outer(src: SourceJoin, ctx: Any) -> Frame | None:
         return None
     fl = compiled(src, "lk", lambda: [compile_any(e) for e in src.left_keys])
     fr = compiled(src, "rk", lambda: [compile_any(e) for e in src.right_keys])
+    lv: np.ndarray | None = None
     if left.n and right.n:
         lk, lv, rk, rv = _keys(fl, fr, left.column, right.column, ctx)
+        if src.null_aware and rv is not None and not rv.all():
+            return left.take(np.zeros(0, np.int64))  # x NOT IN (..., NULL) is never true
         memcap.check(lk, lv, rk, rv, 2, ctx)
         li, ri = match(lk, lv, rk, rv)
     else:
@@ -348,6 +351,8 @@ def _outer(src: SourceJoin, ctx: Any) -> Frame | None:
     if src.kind == "semi":
         return left.take(np.flatnonzero(matched))
     if src.kind == "anti":
+        if src.null_aware and right.n and lv is not None:
+            matched |= ~lv  # NULL NOT IN (a non-empty set) is NULL
         return left.take(np.flatnonzero(~matched))
     alone = np.flatnonzero(~matched)
     li = np.concatenate([li, alone])

@@ -148,6 +148,9 @@ class SourceJoin:
     right_keys: list[E]
     residual: E | None
     width: int  # of the left input
+    # NOT IN's anti join (one key, no residual): a NULL on the right rejects every left row,
+    # a NULL on the left is rejected unless the right is empty
+    null_aware: bool = False
 
     def describe(self) -> str:
         sym = {"left": "⟕", "semi": "⋉", "anti": "▷"}[self.kind]
