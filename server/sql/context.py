@@ -55,14 +55,13 @@ class ParamTypes:
 
 
 class MemoryAccount:
-    """What one statement's sorts, hashes and materialised rows hold (`exec.memguard`)."""
+    """A statement's memory budget and guard checks (`exec.memguard`)."""
 
-    __slots__ = ("budget", "checks", "held")
+    __slots__ = ("budget", "checks")
 
     def __init__(self, budget: int | None) -> None:
-        self.budget = budget  # bytes the statement may hold (cumulo.statement_mem); None: any
+        self.budget = budget  # bytes an operator may keep (cumulo.statement_mem); None: any
         self.checks = 0
-        self.held = 0  # estimated bytes
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """A statement that holds more than its memory budget fails alone, with 53200.
 
-`cumulo.statement_mem` is each statement's budget for the rows its sorts,
-hashes and materialised results keep (`exec/memguard.py`). Session A lowers
+`cumulo.statement_mem` is the budget of each sort, hash and materialised
+result of a statement, like PostgreSQL's work_mem (`exec/memguard.py`). Session A lowers
 its own and runs a big sort while session B, on another client library, keeps
 querying: A's statement ends with 53200 "out of memory", B's answers stay
 right throughout, and A's session carries on, including the same sort once
@@ -42,7 +42,7 @@ def test_a_statement_over_its_budget_fails_alone(cumulo_server):
             a.execute(BIG_SORT).fetchall()
         assert err.value.sqlstate == "53200"
         assert err.value.diag.message_primary == "out of memory"
-        assert "cumulo.statement_mem (8192 kB)" in (err.value.diag.message_detail or "")
+        assert "passed cumulo.statement_mem (8192 kB)" in (err.value.diag.message_detail or "")
         assert a.execute("select 1").fetchone() == (1,)  # the session goes on
         # smaller statements fit in the same budget
         assert len(a.execute(BIG_SORT.replace("300000", "1000")).fetchall()) == 1000
@@ -55,6 +55,17 @@ def test_a_statement_over_its_budget_fails_alone(cumulo_server):
         a.close()
         b.close()
     assert answers and set(answers) == {(1000, 500500)}
+
+
+def test_a_lateral_side_run_again_starts_from_zero(cumulo_server):
+    """The budget is per execution of an operator: a LATERAL subquery sorted once per outer
+    row does not add up across rows (1,000 runs of 2,000 rows, under a 1MB budget)."""
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
+        c.execute("set cumulo.statement_mem = '1MB'")
+        got = c.execute("select count(*), sum(s.v) from generate_series(1, 1000) o, lateral "
+                        "(select o + g as v from generate_series(1, 2000) g order by 1 desc) s"
+                        ).fetchone()
+        assert got == (2_000_000, 1000 * 2000 * 1001 // 2 + 1000 * 2000 * 2001 // 2)
 
 
 def test_statement_mem_in_pg_settings(cumulo_server):

@@ -174,9 +174,10 @@ def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     prep = compiled(node, "prep", lambda: _prepare(node))
     key = prep["key"]
     groups: dict = {}
+    kept = memguard.Kept(ctx)
     for b in run(node.child, ctx):
         ctx.check_cancel()
-        memguard.check(ctx, b)
+        kept.add(b)
         if key is None:
             groups.setdefault((), []).extend(b)
             continue

@@ -356,9 +356,10 @@ def _build(node: N.Join, ctx: Any, rkeys: Any, keys_only: bool,
         _drop_null_keys(keys, single)
         return keys, fan
     table: dict = {}
+    kept = memguard.Kept(ctx)
     for b in run(node.right, ctx):
         ctx.check_cancel()
-        memguard.check(ctx, b)
+        kept.add(b)
         for k, r in zip(rkeys(b, ctx), b, strict=True):
             m = table.get(k)
             if m is None:

@@ -12,17 +12,21 @@ The statement's Python objects are then released and the server keeps
 serving.
 
 That limit is the server's, shared by every session. So that one statement
-cannot take what the others need, each statement also has a budget of its
-own, `cumulo.statement_mem` (PostgreSQL's work_mem is per operator and
-spills to disk; Cumulo cannot spill, so it fails the statement instead): the
-operators pass each batch they keep, its size is estimated from its first
-row, and a statement holding more than its budget fails with 53200 alone.
-The default, -1, is half of the server's limit; 0 turns the budget off.
+cannot take what the others need, each sort, hash or materialisation of a
+statement also has a budget, `cumulo.statement_mem`, like PostgreSQL's
+work_mem (which is per operator too, but spills to disk; Cumulo cannot
+spill, so it fails the statement): the operator passes each batch it keeps
+to its `Kept`, which estimates the batch's size from its first row, and a
+statement whose operator keeps more than the budget fails with 53200 alone.
+An operator run again (a LATERAL side, a correlated subquery) starts from
+zero each time. The default, -1, is half of the server's limit; 0 turns the
+budget off.
 
 >>> from types import SimpleNamespace
 >>> ctx = SimpleNamespace(settings={"cumulo.statement_mem": "1MB"}, memory=None)
+>>> kept = Kept(ctx)
 >>> for _ in range(200):
-...     check(ctx, [("x" * 100, i) for i in range(100)])
+...     kept.add([("x" * 100, i) for i in range(100)])
 Traceback (most recent call last):
 ...
 cumulo.server.errors.OutOfMemory: out of memory
@@ -82,7 +86,7 @@ def headroom() -> int | None:
 
 
 def statement_budget(settings: dict[str, str] | None) -> int | None:
-    """Bytes one statement may hold (cumulo.statement_mem; -1: half of the server's limit,
+    """Bytes each operator of a statement may keep (cumulo.statement_mem; -1: half of the server's limit,
     0: no budget of its own)."""
     kb = memory_kb((settings or {}).get("cumulo.statement_mem", "-1"))
     if kb < 0:
@@ -102,21 +106,40 @@ def batch_bytes(batch: list[Any]) -> int:
     return per * len(batch)
 
 
-def check(ctx: Any, kept: list[Any] | None = None) -> None:
-    """Raises 53200 when the statement passes its budget (`kept`: a batch the operator keeps)
-    or the process is close to its memory limit (cheap: samples)."""
+def _account(ctx: Any) -> MemoryAccount:
     acct = ctx.memory
     if acct is None:
         acct = ctx.memory = MemoryAccount(statement_budget(ctx.settings))
-    if kept is not None and acct.budget is not None:
-        acct.held += batch_bytes(kept)
-        if acct.held > acct.budget:
-            raise OutOfMemory(
-                "out of memory",
-                detail=f"The statement's in-memory sort, hash or materialised rows passed "
-                f"cumulo.statement_mem ({acct.budget // 1024} kB).",
-                hint="Raise cumulo.statement_mem for this session, or make the query keep "
-                "fewer rows.")
+    return acct
+
+
+class Kept:
+    """What one execution of an operator keeps: `add` each batch it holds on to."""
+
+    __slots__ = ("budget", "ctx", "held")
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.budget = _account(ctx).budget
+        self.held = 0  # estimated bytes
+
+    def add(self, batch: list[Any]) -> None:
+        """Counts a kept batch; raises 53200 past the budget or near the server's limit."""
+        if self.budget is not None:
+            self.held += batch_bytes(batch)
+            if self.held > self.budget:
+                raise OutOfMemory(
+                    "out of memory",
+                    detail=f"A sort, hash or materialisation of the statement passed "
+                    f"cumulo.statement_mem ({self.budget // 1024} kB).",
+                    hint="Raise cumulo.statement_mem for this session, or make the query "
+                    "keep fewer rows.")
+        check(self.ctx)
+
+
+def check(ctx: Any) -> None:
+    """Raises 53200 when the process is close to its memory limit (cheap: samples)."""
+    acct = _account(ctx)
     acct.checks += 1
     if acct.checks % EVERY:
         return

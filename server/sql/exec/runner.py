@@ -78,9 +78,10 @@ def compiled(node: Any, key: str, build: Callable[[], Any]) -> Any:
 def rows_of(node: N.Node, ctx: Any) -> list[tuple]:
     """Runs a node to completion and returns all its rows."""
     out: list[tuple] = []
+    kept = memguard.Kept(ctx)
     for b in run(node, ctx):
         ctx.check_cancel()
-        memguard.check(ctx, b)
+        kept.add(b)
         out.extend(b)
     return out
 
@@ -272,8 +273,8 @@ def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
     key = compiled(node, "key", lambda: cg.key_function(node.on) if node.on else None)
     nans = [] if key else _nan_columns(node)
     seen: set = set()
+    kept = memguard.Kept(ctx)
     for b in run(node.child, ctx):
-        memguard.check(ctx, b)
         out = []
         for row in b:
             k = key(row, ctx) if key else _nan_canon(row, nans) if nans else row
@@ -287,6 +288,7 @@ def run_distinct(node: N.Distinct, ctx: Any) -> Iterator[Batch]:
                     continue
                 seen.add(rk)
             out.append(row)
+        kept.add(out)  # NB: the keys of the new rows are what stays in `seen`
         if out:
             yield out
 
