@@ -39,6 +39,7 @@ import itertools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .. import waits
@@ -262,6 +263,35 @@ class LocalTxnManager(SerializableMixin):
         except BaseException:
             self.release(txn, tuple((space, k) for k in keys if not txn.holds((space, k))))
             raise
+
+    def acquire_bulk(self, txn: Transaction, space: int, keys: list[bytes],
+                     held: dict[bytes, Any], record: Callable[[], None]) -> bool:
+        """Takes a batch of keys new to txn's write set at once, holding `held` (the write
+        set's dict of the space) whole in the one in-process manager
+        (`ConflictManager.acquire_bulk`), and runs `record` (which puts the keys into
+        `held`) under the same lock. False: nothing was taken or recorded (remote or
+        several managers, or a key not plainly free); the caller takes the usual way."""
+        direct = self._direct
+        if direct is None:
+            return False
+        with self._cm_lock:
+            if txn.done or not direct.acquire_bulk(txn.tid, txn._ts or 0, space, keys, held):
+                return False
+            record()
+        return True
+
+    def _release_bulk(self, txn: Transaction, cts: int | None) -> set[int]:
+        """Ends txn's bulk holds (sealed whole at a commit); returns the spaces needing no
+        per-key release."""
+        direct = self._direct
+        if direct is None or not direct.bulk_held(txn.tid):
+            return set()
+        with self._cm_cond:
+            done, woken = direct.release_bulk(txn.tid, cts)
+            if woken:
+                self._woken.update(woken)
+                self._notify(woken)
+        return done
 
     def acquire(
         self, txn: Transaction, keys: list[tuple[int, bytes]], latest: bool = False,
@@ -595,8 +625,9 @@ class LocalTxnManager(SerializableMixin):
             self._active.pop(txn.tid, None)
             self._ser_active.discard(txn.tid)
         private = txn.private
+        bulk = self._release_bulk(txn, cts)
         groups = {s: w.keys() for s, w in txn.ws.spaces.items()
-                  if w and (private is None or s not in private)}
+                  if w and (private is None or s not in private) and s not in bulk}
         if txn.locked:  # NB: a row only locked was not changed: no commit recorded for it
             self.release(txn, tuple(k for k in txn.locked if not txn.ws.contains(*k)))
         spaces = tuple(private) if private and cts is not None else ()

@@ -68,6 +68,27 @@ class WriteSet:
         if space in self._sorted:  # else a later scan sorts everything once anyway
             self._append_sorted(space, sorted(new))
 
+    def space_dict(self, space: int) -> dict[bytes, Row | None]:
+        """The dict of the space's writes (created empty): a bulk hold shares it whole
+        (`ConflictManager.acquire_bulk`), so it is never replaced by another dict."""
+        w = self.spaces.get(space)
+        if w is None:
+            w = self.spaces[space] = {}
+        return w
+
+    def put_new(self, space: int, keys: list[bytes], rows: list[Row]) -> None:
+        """Records a batch of keys new to the write set, given as two lists (no pair per
+        write; a repeated key keeps its last row); the caller checked that no key is
+        written already. One undo entry, which keeps `keys` (the caller does not change
+        it afterwards)."""
+        w = self.space_dict(space)
+        n = len(w)
+        w.update(zip(keys, rows, strict=True))
+        self.undo.append((space, None, False,
+                          keys if len(w) == n + len(keys) else list(dict.fromkeys(keys))))
+        if space in self._sorted:
+            self._append_sorted(space, sorted(keys))
+
     def _append_sorted(self, space: int, added: list[bytes]) -> None:
         """Keeps the sorted key list when new keys (sorted) all follow it, else drops it.
 

@@ -3,9 +3,10 @@
 A batch arrives as an Arrow table. Its columns are converted once
 (`arrowcols`), the table's `TableWriter` checks typmods, NOT NULL and CHECK
 constraints a column at a time and encodes the keys in one pass, and the
-rows reach the write set through `txn.put` / `txn.delete` in one call per
+rows reach the write set through `txn.put_bulk` / `txn.delete` in one call per
 space. That call is where the transaction layer conflict-checks the whole
-batch at once, and since KiVi places each key in its region when the write
+batch at once (and, when every key is free, holds it whole: no entry per
+key in the conflict manager, see `ConflictManager.acquire_bulk`), and since KiVi places each key in its region when the write
 set is applied, the batch is split by region there, not here. The writes
 belong to the connection's transaction: they commit with it, are checked
 for SERIALIZABLE with it, and are durable when its COMMIT returns.
@@ -75,14 +76,14 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
             return w.insert(s, rows)  # type: ignore[arg-type]
         tuples = w.prepare_rows(rows)  # NB: what insert() does, with the column's keys
         w.check_unique(s, txn, col_keys, tuples)
-        txn.put(w.space, list(zip(col_keys, tuples, strict=True)))
+        txn.put_bulk(w.space, col_keys, tuples)
         return len(tuples)
     tuples = w.prepare_rows(rows)
     keys = col_keys or w.new_keys(s, tuples)
     if pk_col is None or has_duplicates(pk_col):
         keys, tuples = _dedupe_last(keys, tuples)
     if not (w.indexes or w.fks or w.children):
-        txn.put(w.space, list(zip(keys, tuples, strict=True)))
+        txn.put_bulk(w.space, keys, tuples)
         return len(tuples)
     old = txn.get(w.space, keys)
     fresh = [i for i, o in enumerate(old) if o is None]

@@ -1,0 +1,180 @@
+"""Bulk holds (`Transaction.put_bulk`, `ConflictManager.acquire_bulk`): a batch held whole
+behaves as the same keys held one by one: waits, lost updates, rollbacks, row locks, commits."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from cumulo.server.errors import SerializationFailure
+from cumulo.server.txn.api import RetryStatement, ScanSpec
+from cumulo.server.txn.embedded import open_embedded
+from cumulo.server.txn.rowlocks import SHARE
+
+S = 7
+N = 100
+
+
+def key(i: int) -> bytes:
+    return i.to_bytes(4, "big")
+
+
+KEYS = [key(i) for i in range(N)]
+
+
+def batch(tag: str, keys: list[bytes] = KEYS) -> tuple[list[bytes], list[tuple]]:
+    return list(keys), [(tag, i) for i in range(len(keys))]
+
+
+@pytest.fixture
+def tm():
+    m = open_embedded(None, gc_interval=None)
+    yield m
+    m.close()
+
+
+def cm(tm):
+    return tm.ltm.cms[0]
+
+
+def _in_thread(fn):
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    th = threading.Thread(target=run)
+    th.start()
+    return th, box
+
+
+def _wait_blocked(tm, txn):
+    deadline = time.monotonic() + 5
+    while not tm.ltm.is_waiting(txn):
+        assert time.monotonic() < deadline, "the writer never blocked"
+        time.sleep(0.001)
+
+
+def test_a_fresh_batch_is_held_whole_and_sealed_at_commit(tm):
+    t = tm.begin()
+    t.put_bulk(S, *batch("a"))
+    assert cm(tm).bulk_held(t.tid)
+    assert not cm(tm)._holds  # no holder entry per key
+    assert dict(cm(tm).holders) == {(S, k): t.tid for k in KEYS}
+    cts = t.commit()
+    assert not cm(tm).bulk_held(t.tid) and not cm(tm).holders
+    assert all(cm(tm).committed_at(S, k) == cts for k in KEYS)
+    r = tm.begin()
+    assert r.get(S, [KEYS[0], KEYS[-1]]) == [("a", 0), ("a", N - 1)]
+
+
+@pytest.mark.parametrize("isolation,error", [("repeatable read", SerializationFailure),
+                                             ("read committed", RetryStatement)])
+def test_a_writer_of_a_bulk_held_key_waits_then_loses(tm, isolation, error):
+    t1 = tm.begin()
+    t2 = tm.begin(isolation=isolation)
+    t2.get(S, [KEYS[5]])  # the snapshot, before t1's commit
+    t1.put_bulk(S, *batch("a"))
+    th, box = _in_thread(lambda: t2.put(S, [(KEYS[5], ("b", 5))]))
+    _wait_blocked(tm, t2)
+    t1.commit()
+    th.join(5)
+    assert isinstance(box.get("error"), error)
+    assert box["error"].sqlstate == "40001"
+    t2.abort()
+
+
+def test_a_second_bulk_batch_over_held_keys_waits(tm):
+    t1, t2 = tm.begin(), tm.begin(isolation="repeatable read")
+    t2.get(S, [KEYS[0]])
+    t1.put_bulk(S, *batch("a"))
+    th, box = _in_thread(lambda: t2.put_bulk(S, *batch("b", KEYS[50:])))
+    _wait_blocked(tm, t2)
+    t1.abort()  # an abort frees the keys with no commit recorded: t2 goes on
+    th.join(5)
+    assert "error" not in box
+    t2.commit()
+    assert tm.begin().get(S, [KEYS[60], KEYS[10]]) == [("b", 10), None]
+
+
+def test_an_older_snapshot_cannot_overwrite_a_sealed_batch(tm):
+    old, old2 = tm.begin(isolation="repeatable read"), tm.begin(isolation="repeatable read")
+    old.get(S, [KEYS[0]])
+    old2.get(S, [KEYS[0]])
+    t = tm.begin()
+    t.put_bulk(S, *batch("a"))
+    t.commit()
+    with pytest.raises(SerializationFailure):
+        old.put(S, [(KEYS[7], ("x",))])
+    old.abort()
+    with pytest.raises(SerializationFailure):  # the bulk way checks the seal too
+        old2.put_bulk(S, *batch("z"))
+    old2.abort()
+    assert not cm(tm).holders
+
+
+def test_a_savepoint_rollback_frees_the_batch(tm):
+    t1 = tm.begin()
+    t1.put(S, [(key(1000), ("keep",))])
+    sp = t1.savepoint()
+    t1.put_bulk(S, *batch("a"))
+    t1.rollback_to(sp)
+    assert cm(tm).holder(S, KEYS[3]) is None
+    t2 = tm.begin()
+    t2.put(S, [(KEYS[3], ("b",))])  # no wait: the key is free again
+    t2.commit()
+    t1.commit()
+    r = tm.begin()
+    assert r.get(S, [KEYS[3], KEYS[4], key(1000)]) == [("b",), None, ("keep",)]
+
+
+def test_a_row_lock_on_a_bulk_held_key_waits(tm):
+    t1, t2 = tm.begin(), tm.begin(isolation="repeatable read")
+    t2.get(S, [KEYS[0]])
+    t1.put_bulk(S, *batch("a"))
+    th, box = _in_thread(lambda: t2.lock_row(S, [KEYS[9]], SHARE))
+    _wait_blocked(tm, t2)
+    t1.commit()
+    th.join(5)
+    assert isinstance(box.get("error"), SerializationFailure)  # changed since the snapshot
+    t2.abort()
+
+
+def test_keys_held_elsewhere_take_the_key_by_key_way(tm):
+    t1, t2 = tm.begin(), tm.begin(isolation="repeatable read")
+    t2.get(S, [KEYS[0]])
+    t1.put(S, [(KEYS[40], ("a",))])  # one key held the usual way
+    th, box = _in_thread(lambda: t2.put_bulk(S, *batch("b")))
+    _wait_blocked(tm, t2)
+    t1.commit()
+    th.join(5)
+    assert isinstance(box.get("error"), SerializationFailure)
+    t2.abort()
+    assert not cm(tm).holders
+
+
+def test_repeated_and_rewritten_keys_keep_the_last_row(tm):
+    t = tm.begin()
+    t.put_bulk(S, [key(1), key(2)] * 10, [(i,) for i in range(20)])
+    t.put_bulk(S, *batch("a"))  # overlaps key(1) and key(2): the key-by-key way
+    t.put_bulk(S, [key(5000 + i) for i in range(40)] + [key(5000)], [(i,) for i in range(41)])
+    t.commit()
+    r = tm.begin()
+    assert r.get(S, [key(1), key(2), key(5000)]) == [("a", 1), ("a", 2), (40,)]
+    assert sum(map(len, r.scan(ScanSpec(S, None, None)))) == N + 40
+
+
+def test_a_bulk_batch_is_durable_and_replayed(tmp_path):
+    m = open_embedded(str(tmp_path), gc_interval=None)
+    t = m.begin()
+    t.put_bulk(S, *batch("a"))
+    t.commit()
+    m.close()
+    m = open_embedded(str(tmp_path), gc_interval=None)
+    assert m.begin().get(S, [KEYS[0], KEYS[-1]]) == [("a", 0), ("a", N - 1)]
+    m.close()
