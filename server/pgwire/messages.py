@@ -35,6 +35,8 @@ GSSENC_REQUEST = 80877104
 CANCEL_REQUEST = 80877102
 PROTOCOL_3 = 196608
 NULL_FIELD = I32.pack(-1)
+_ROW_ONE = struct.Struct("!cihi")  # a one-column DataRow's head and its field length
+_ROW_ONE_NULL = _ROW_ONE.pack(b"D", 10, 1, -1)
 
 
 def message(kind: bytes, payload: bytes = b"") -> bytes:
@@ -305,8 +307,26 @@ def copy_data(chunk: bytes) -> bytes:
 
 def append_rows(out: bytearray, rows: Iterable[Sequence[Any]],
                 encoders: Sequence[Callable[[Any], bytes]]) -> None:
-    """Appends one DataRow per row to `out`, encoding column i with encoders[i]."""
+    """Appends one DataRow per row to `out`, encoding column i with encoders[i].
+
+    >>> out = bytearray()
+    >>> append_rows(out, [(7,), (None,)], [lambda v: str(v).encode()])
+    >>> bytes(out)
+    b'D\\x00\\x00\\x00\\x0b\\x00\\x01\\x00\\x00\\x00\\x017D\\x00\\x00\\x00\\n\\x00\\x01\\xff\\xff\\xff\\xff'
+    """
     ncols = len(encoders)
+    if ncols == 1:  # NB: one column (a point lookup's answer): one pack per row
+        enc = encoders[0]
+        one = _ROW_ONE.pack
+        for row in rows:
+            v = row[0]
+            if v is None:
+                out += _ROW_ONE_NULL
+            else:
+                b = enc(v)
+                out += one(b"D", 10 + len(b), 1, len(b))
+                out += b
+        return
     pack_len = I32.pack
     head = _ROW_HEAD.pack
     null = NULL_FIELD

@@ -431,6 +431,8 @@ class Settings:
 
     def end_transaction(self, aborted: bool = False) -> None:
         """Undoes SET LOCAL at COMMIT, and every SET of the transaction at ROLLBACK."""
+        if not self._local_undo and not self._txn_undo:
+            return  # NB: most transactions SET nothing
         if aborted:
             self.restore(self._txn_undo)
         self.restore(self._local_undo)

@@ -77,13 +77,14 @@ def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> N
 
 def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
-    st = _STATE.get(s)
+    st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
     return st is not None and bool(st.children or st.parents)
 
 
 def forget(s: SQLSession) -> None:
     """Drops the transaction's modes and checks (it ended)."""
-    _STATE.pop(s, None)
+    if _STATE:
+        _STATE.pop(s, None)
 
 
 def check_at_commit(s: SQLSession) -> None:
