@@ -448,6 +448,9 @@ def _date_bin_origin(tree: exp.Expression) -> None:
             unit.replace(exp.Literal.string(unit.name))
 
 
+_ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\b", re.I)
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure.
 
@@ -481,6 +484,12 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = _CONTAIN_OPS.sub(_contain_op, sql)
     if "-" in sql and ("ecimal" in sql or "umeric" in sql or "ECIMAL" in sql or "UMERIC" in sql):
         sql = _NEGATIVE_SCALE.sub(_negative_scale, sql)
+    on_commit = None
+    if sql[:6].upper() == "CREATE" and ("COMMIT" in sql or "commit" in sql):
+        m = _ON_COMMIT.search(sql)  # NB: sqlglot does not read it; ddl.oncommit acts on it
+        if m is not None:
+            on_commit = " ".join(m.group(1).upper().split())
+            sql = sql[:m.start()] + sql[m.end():]
     caches: list[str | None] = []
     if "IDENTITY" in sql or "identity" in sql:
         sql = _identity_options(sql, caches)
@@ -503,6 +512,8 @@ def parse_sql(sql: str) -> exp.Expression:
         if not isinstance(tree, exp.Insert) or not isinstance(source, exp.Values):
             raise SyntaxError_("syntax error")  # NB: cannot happen: split matched an INSERT
         source.meta["many"] = many
+    if on_commit is not None:
+        tree.meta["on_commit"] = on_commit  # NB: read by ddl.tables
     if any(c is not None for c in caches):
         idents = list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint))
         for k, cache in zip(idents, caches, strict=False):

@@ -45,6 +45,7 @@ from . import batchexec
 from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
+from .ddl.oncommitrun import before_commit
 from .dml import deferred
 from .errpos import locate_literal, semicolon_after
 from .expr import usertypes
@@ -106,6 +107,7 @@ class SQLSession:
         self._search_path: tuple[str, list[str]] | None = None
         self.functions = SessionFunctions(self)
         self.temp_schema: str | None = None  # pg_temp_<pid> once a TEMP table was created
+        self.on_commit: dict[int, str] = {}  # TEMP tables' ON COMMIT DROP / DELETE ROWS
         self._cached_sp = self.settings.values["search_path"]
         self._cached_tz = self.settings.style_key
         self._timer: waits.TimerHandle | None = None
@@ -606,6 +608,12 @@ class SQLSession:
         if self.txn is not None and deferred.pending(self):
             try:  # DEFERRABLE INITIALLY DEFERRED foreign keys: checked now (23503 rolls back)
                 deferred.check_at_commit(self)
+            except BaseException:
+                self.abort_txn()
+                raise
+        if self.txn is not None and self.on_commit:
+            try:  # CREATE TEMP TABLE ... ON COMMIT DROP / DELETE ROWS (ddl/oncommit.py)
+                before_commit(self)
             except BaseException:
                 self.abort_txn()
                 raise

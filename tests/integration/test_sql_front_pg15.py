@@ -605,7 +605,7 @@ def test_default_privileges_other_kinds_are_refused(cumulo_server):
 
 
 @pytest.mark.parametrize(("sql", "word"), [
-    ("create temp table tt (a int) on commit drop", "CREATE TABLE ... ON COMMIT"),
+    ("create publication p for all tables", "CREATE PUBLICATION"),
     ("create rule r as on insert to t do nothing", "CREATE RULE"),
     ("create trigger trg after insert on t for each row execute function f()",
      "CREATE TRIGGER"),

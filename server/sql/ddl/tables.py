@@ -43,6 +43,8 @@ from .names import (
     relation_name_taken,
     table_name,
 )
+from .oncommit import ACTIONS
+from .oncommit import register as register_on_commit
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -303,10 +305,16 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
             s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
             return "CREATE TABLE AS" if tree.expression is not None else "CREATE TABLE"
         raise DuplicateTable(f'relation "{name}" already exists')
+    on_commit = ACTIONS.get(tree.meta.get("on_commit", ""))
+    if on_commit is not None and schema != s.temp_schema:
+        register_on_commit(s, sch.name, name, on_commit, temporary=False)  # 42P16
     if tree.expression is not None:
         from ..dml.insert import create_table_as
 
-        return create_table_as(s, tree, sch, name)
+        tag = create_table_as(s, tree, sch, name)
+        if on_commit is not None:
+            register_on_commit(s, sch.name, name, on_commit, temporary=True)
+        return tag
     b = TableBuilder(s, sch.oid, name)
     defs = target.expressions if isinstance(target, exp.Schema) else []
     for d in defs:
@@ -316,6 +324,8 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
         if not isinstance(d, exp.ColumnDef):
             b.add_table_constraint(d)
     b.finish(_reloptions(tree))
+    if on_commit is not None:
+        register_on_commit(s, sch.name, name, on_commit, temporary=True)
     return "CREATE TABLE"
 
 
