@@ -43,8 +43,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import count
-from operator import itemgetter
+from itertools import compress, count
+from operator import and_, itemgetter
 from typing import Any
 
 import numpy as np
@@ -447,11 +447,12 @@ class ColumnarCopy:
         if max(b) <= ts and min(e) > ts:
             keys, rows = list(self.t_keys), list(self.t_rows)
         else:
-            idx = [i for i in range(len(b)) if b[i] <= ts < e[i]]
-            if not idx:
+            # NB: C-level passes: this runs under the node lock, on every scan
+            keep = list(map(and_, map(ts.__ge__, b), map(ts.__lt__, e)))
+            if not any(keep):
                 return None
-            keys = [self.t_keys[i] for i in idx]
-            rows = [self.t_rows[i] for i in idx]
+            keys = list(compress(self.t_keys, keep))
+            rows = list(compress(self.t_rows, keep))
         return Pack(0, keys, rows, None, None)
 
     def iter_packs(self) -> Iterator[Pack]:

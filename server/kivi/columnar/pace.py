@@ -30,7 +30,7 @@ writer. The share is `SHARE`, or the environment's `CUMULO_ANALYTIC_SHARE`
 at start (1 turns pacing off), or `set_share()`.
 
     >>> clock = [0.0]; slept = []
-    >>> p = Pacer(0.25, cpu=lambda: clock[0], now=lambda: 100.0, sleep=slept.append)
+    >>> p = Pacer(0.25, cpu=lambda: clock[0], now=lambda: 100 + clock[0], sleep=slept.append)
     >>> p.pace(); clock[0] = 0.008; p.pace(); slept   # alone: no pause
     []
     >>> p.touch(who=1); clock[0] = 0.016; p.pace(who=2); slept   # 8 ms used, 24 ms pause
@@ -65,9 +65,11 @@ def _sleep(seconds: float) -> None:
 
 
 class _Mark(threading.local):
-    """The CPU clock of this thread at its last pause (None: not paced yet)."""
+    """This thread's CPU clock at its last pause (None: not paced yet), and the wall clock
+    at its last CPU clock read."""
 
     at: float | None = None
+    wall: float = 0.0
 
 
 class Pacer:
@@ -109,8 +111,13 @@ class Pacer:
         share = self.share
         if share >= 1.0:
             return
+        m = self.mark
+        wall = self.now()
+        if wall - m.wall < SLICE / 2:
+            return  # too little CPU can have been used: skip the CPU clock (a system call)
+        m.wall = wall
         cpu = self.cpu()
-        mark = self.mark.at
+        mark = m.at
         if mark is None or cpu < mark:
             self.mark.at = cpu
             return

@@ -24,7 +24,8 @@ class Clocks:
         self.slept: list[float] = []
 
     def pacer(self, share: float) -> Pacer:
-        return Pacer(share, cpu=lambda: self.cpu, now=lambda: self.now, sleep=self.slept.append)
+        return Pacer(share, cpu=lambda: self.cpu, now=lambda: self.now + self.cpu,
+                     sleep=self.slept.append)
 
 
 def test_doctests() -> None:
@@ -62,6 +63,7 @@ def test_pause_keeps_the_share_while_another_session_runs_oltp() -> None:
     p.pace(who=1)
     assert c.slept == [pytest.approx(SLICE * 4)]  # 20 %: 4 units of sleep per unit of work
     c.cpu += 1.0
+    p.touch(who=2)
     p.pace(who=1)
     assert c.slept[-1] == MAX_PAUSE
 
@@ -93,15 +95,18 @@ def test_share_one_turns_pacing_off_and_bad_shares_are_refused() -> None:
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The process pacer with a CPU clock that runs a slice per call (so every pack's pace
-    pauses while OLTP runs) and a sleep that records instead of sleeping."""
+    """The process pacer with clocks that run a slice per call (so every pack's pace pauses
+    while OLTP runs) and a sleep that records instead of sleeping."""
     slept: list[float] = []
     ticks = iter(range(1, 10**9))
+    clock = iter(range(1, 10**9))
     pacer = pace_mod.PACER
     monkeypatch.setattr(pacer, "cpu", lambda: next(ticks) * SLICE)
+    monkeypatch.setattr(pacer, "now", lambda: next(clock) * SLICE)
     monkeypatch.setattr(pacer, "sleep", slept.append)
     monkeypatch.setattr(pacer, "share", 0.5)
     monkeypatch.setattr(pacer, "seen", {})
+    monkeypatch.setattr(pacer, "mark", type(pacer.mark)())  # this thread's clocks, reset
     return slept
 
 
