@@ -39,6 +39,10 @@ select '0001-01-01'::timestamp::date, '0001-01-01'::date::timestamp, '0001-01-01
 select extract(year from '0001-01-01'::timestamp), extract(epoch from '9999-12-31 23:59:59.999999'::timestamp), date_trunc('day', '0001-01-01 00:00:00'::timestamp)
 select '0001-01-01'::timestamp::text, '-infinity'::timestamp::text, to_char('0001-01-01'::timestamp, 'YYYY-MM-DD HH24:MI:SS')
 select greatest('0001-01-01'::timestamp, '-infinity'), least('9999-12-31 23:59:59.999999'::timestamp, 'infinity')
+select date '0001-01-01' + time '00:00', time '01:02' + date '2024-02-29', 'infinity'::date + time '10:00', '0001-01-01'::date - 0
+select to_char('infinity'::timestamp, 'YYYY'), to_char('-infinity'::date, 'YYYY'), to_char('0001-01-01'::timestamp, 'YYYY')
+select to_json('infinity'::timestamp), to_jsonb('-infinity'::timestamptz), to_json('0001-01-01'::timestamp)
+select max(x), min(x) from (values ('0001-01-01'::timestamp), ('-infinity'), ('infinity')) v(x)
 create table ets (id int primary key, ts timestamp, tz timestamptz, d date)
 insert into ets values (1, '0001-01-01', '0001-01-01 00:00:00+00', '0001-01-01'), (2, '-infinity', '-infinity', '-infinity'), (3, '9999-12-31 23:59:59.999999', '9999-12-31 23:59:59.999999+00', '9999-12-31'), (4, 'infinity', 'infinity', 'infinity'), (5, '2024-01-01 10:00', '2024-01-01 10:00+00', '2024-01-01'), (6, null, null, null)
 select * from ets order by id

@@ -15,6 +15,7 @@ from typing import Any
 from ...errors import UndefinedFunction
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
+from ...pgtypes.infdate import TS_INF, TS_NEG_INF, InfiniteDate
 from . import types as ty
 from .bound import E
 from .casts import date_add_days
@@ -53,6 +54,9 @@ def arith(op: str, a: E, b: E, params: Any) -> E:
             return E("pyfunc", (op, fn, True), [a, b], T.DATE)
         if ta in ty.INTS and tb == T.DATE and op == "+":
             return E("pyfunc", (op, lambda n, d: rt_date_add(d, n), True), [a, b], T.DATE)
+        if op == "+" and {ta, tb} == {T.DATE, T.TIME}:  # date + time, time + date: timestamp
+            args = [a, b] if ta == T.DATE else [b, a]
+            return E("pyfunc", (op, rt_date_pl_time, True), args, T.TIMESTAMP)
         if ta == T.DATE and tb == T.INTERVAL:
             a = coerce(a, T.TIMESTAMP)
         if ta == T.INTERVAL and tb == T.DATE:
@@ -83,6 +87,13 @@ def rt_time_pl_interval(t: dt.time, v: dt.timedelta, sign: int = 1) -> dt.time:
     us = (us + sign * iv.as_interval(v).time) % iv.USECS_PER_DAY
     s, us = divmod(us, 1_000_000)
     return dt.time(s // 3600, s // 60 % 60, s % 60, us, tzinfo=t.tzinfo)
+
+
+def rt_date_pl_time(d: dt.date, t: dt.time) -> dt.datetime:
+    """date + time: the timestamp at that clock time ('infinity' stays infinite)."""
+    if isinstance(d, InfiniteDate):
+        return TS_INF if d.sign > 0 else TS_NEG_INF
+    return dt.datetime.combine(d, t)
 
 
 def rt_time_mi_time(a: dt.time, b: dt.time) -> iv.Interval:
@@ -146,7 +157,7 @@ def _datetime_arith(op: str, ta: int, tb: int) -> int:
             return T.TIMESTAMP
         if ta == T.INTERVAL and tb == T.INTERVAL:
             return T.INTERVAL
-        if ta == T.DATE and tb == T.TIME:
+        if ta == T.DATE and tb == T.TIME or ta == T.TIME and tb == T.DATE:
             return T.TIMESTAMP
         if ta in (T.TIME, T.TIMETZ) and tb == T.INTERVAL:
             return ta

@@ -18,6 +18,7 @@ from ...errors import DatetimeFieldOverflow, InvalidDatetimeFormat, InvalidTextR
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
+from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from .registry import register
 from .timefns import local, zone
 
@@ -189,8 +190,11 @@ def format_datetime(v: Any, fmt: str) -> str:
 
 
 @register("to_char", args=[T.TIMESTAMP, T.TEXT], returns=T.TEXT, needs_context=True)
-def to_char_datetime(ctx: Any, v: Any, fmt: str) -> str:
-    """Formats a timestamp/timestamptz/date/interval (timestamptz in the session zone)."""
+def to_char_datetime(ctx: Any, v: Any, fmt: str) -> str | None:
+    """Formats a timestamp/timestamptz/date/interval (timestamptz in the session zone);
+    'infinity' and '-infinity' give NULL, as in PostgreSQL."""
+    if isinstance(v, InfiniteDate | InfiniteTimestamp):
+        return None
     return format_datetime(local(ctx, v), fmt)
 
 
