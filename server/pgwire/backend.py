@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Protocol
 
 from ..errors import SQLError
@@ -110,17 +111,13 @@ class Result:
         """Returns up to n more rows; sets `done` and the final tag when exhausted."""
         if self.rows is None or self.done:
             return []
-        out: list[tuple[Any, ...]] = []
         it = self.rows
         if n is None or n <= 0:
-            out.extend(it)
+            out = list(it)
             self.done = True
         else:
-            for row in it:
-                out.append(row)
-                if len(out) >= n:
-                    break
-            else:
+            out = list(islice(it, n))  # NB: C-level; n rows exactly leaves it not done
+            if len(out) < n:
                 self.done = True
         self._count += len(out)
         if self.done and self.tag.startswith(("SELECT", "FETCH", "MOVE")) and " " not in self.tag:

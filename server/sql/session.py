@@ -412,12 +412,15 @@ class SQLSession:
         if stmt is not None:
             return _no_params(stmt, text), []
         norm = None
+        remember = True
         if version != -1:
             norm = self._int_tails.lookup(text)
             if norm is None:
                 norm = normalize(text)
                 if norm is not None:
                     self._int_tails.learn(text, norm)
+            else:
+                remember = False  # NB: as cheap as _raw_texts; keep that for other shapes
         if norm is not None:
             ntext, values, oids = norm
             key = (ntext, oids, "normalized")
@@ -428,7 +431,7 @@ class SQLSession:
                     self.cache.put(key, entry)
             if entry is not None and entry.stmt is not None:
                 params = entry.bind(values)
-                if all(type(v) in _IMMUTABLE for v in params):  # NB: shared by every run
+                if remember and all(type(v) in _IMMUTABLE for v in params):  # NB: shared
                     if len(self._raw_texts) >= 256:
                         self._raw_texts.clear()
                     self._raw_texts[text] = (entry.stmt, tuple(params), version,
@@ -625,7 +628,7 @@ class SQLSession:
         if txn is None:
             self._deliver(notifies)
             return
-        counts = write_counts(txn)  # for automatic ANALYZE (autoanalyze.py)
+        counts = write_counts(txn) if txn.has_writes else None  # automatic ANALYZE
         try:
             cts = txn.commit()
         except BaseException:
