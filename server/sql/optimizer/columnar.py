@@ -47,6 +47,7 @@ from typing import Any
 
 from ...kivi.api import AggSpec
 from ...pgtypes import oids as T
+from ..exec.vector.jointopn import rows_capable
 from ..exec.vector.plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from ..expr.bound import E
 from ..expr.vectorize import PLAIN_TYPES, vectorizable
@@ -236,10 +237,14 @@ def _topn(node: N.Limit) -> Columnar | None:
         key = cur.exprs[key.data]
         cur = cur.child
     base = _base(cur)
-    if base is None:
-        return None
-    scan, pred = base
-    ncols = _ncols(scan)
+    source = None
+    if base is None:  # a join tree whose rows are stored rows (`jointopn`)
+        source = source_of(cur)
+        if source is None or not rows_capable(source):
+            return None
+        ncols = len(cur.cols)
+    else:
+        ncols = _ncols(base[0])
     if any(x.kind == "col" and x.data >= ncols for x in key.walk()):
         return None
     if not vectorizable(key) or any(x.kind != "col" for x in key.walk()) \
@@ -250,7 +255,7 @@ def _topn(node: N.Limit) -> Columnar | None:
             if isinstance(v, E) and any(x.kind in ("outer", "subquery", "exists", "in_sub",
                                                    "array_sub") for x in v.walk()):
                 return None
-    rows = Prepared(scan.cols)
+    rows = Prepared(cur.cols if base is None else base[0].cols)
     above: N.Node = rows
     for n in reversed(chain):  # private copies: later rules rewrite the originals in place
         c = copy.copy(n)
@@ -261,6 +266,11 @@ def _topn(node: N.Limit) -> Columnar | None:
             c.exprs = list(c.exprs)
         above = c
     first = N.SortKey(key, sort.keys[0].desc, sort.keys[0].nulls_first)
+    if base is None:
+        js = VectorSpec(None, None, "topn", keys=[first], limit=node.limit, offset=node.offset,
+                        above=above, rows=rows, source=source)
+        return ColumnarJoin(node.cols, row=node, spec=js)
+    scan, pred = base
     vs = VectorSpec(scan.table, pred, "topn", keys=[first], limit=node.limit,
                     offset=node.offset, above=above, rows=rows, key_range=_ranged(pred, scan))
     return Columnar(node.cols, row=node, spec=vs)

@@ -54,7 +54,7 @@ def view(mode: str, stats: dict[Any, list[Any]] | None) -> View:
         spec = node.spec
         joins = spec.source is not None and any(isinstance(s, (SourceInner, SourceJoin))
                                                 for s in _sources(spec.source))
-        what = "join" if joins else spec.op
+        what = ("join" if spec.op == "aggregate" else f"{spec.op} join") if joins else spec.op
         on = spec.table.name if spec.source is None else spec.source.describe()
         details = [("Vector", f"{what} {on}")]
         if stats is not None:

@@ -183,7 +183,7 @@ class Columnar(N.Node):
 
 @dataclass(eq=False)
 class ColumnarJoin(Columnar):
-    """A Columnar aggregate over a join tree (`spec.source`): EXPLAIN names the choice."""
+    """A Columnar aggregate or top-N over a join tree (`spec.source`): EXPLAIN names it."""
 
 
 @dataclass(eq=False)

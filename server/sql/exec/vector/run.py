@@ -17,6 +17,7 @@ from ...plan import nodes as N
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
 from .explain import note
 from .join import evaluate
+from .jointopn import candidates as join_candidates
 from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from .rowexpr import compile_any
 from .scan import Computed, VectorScan
@@ -52,7 +53,7 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     if compiled(node, "keyed", lambda: _reads_keys(node.row)):
         return None  # a later rule made the row plan return keys (ctid, row locks)
     if spec.source is not None:
-        return _joined(spec, ctx)
+        return _joined(node, spec, ctx)
     snaps = ctx.txn.columnar(spec.table.space)
     if snaps is None:
         return None
@@ -66,18 +67,28 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
         return _topn(spec, packs, ctx)
     except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar path fell back to rows: %s", ex)
+        note(ctx, node, f"fell back: {ex}")
         return None
 
 
-def _joined(spec: VectorSpec, ctx: Any) -> list[tuple] | None:
-    """The aggregate over a join tree: the joined frame is its one batch of rows."""
+def _joined(node: Columnar, spec: VectorSpec, ctx: Any) -> list[tuple] | None:
+    """The aggregate over a join tree (the joined frame is its one batch of rows), or the
+    top-N of a join (`jointopn`)."""
     try:
+        if spec.op == "topn":
+            picked = join_candidates(spec, ctx)
+            if picked is None:
+                return None
+            assert spec.above is not None and spec.rows is not None
+            cache_of(ctx)[id(spec.rows)] = picked
+            return rows_of(spec.above, ctx)
         frame = evaluate(spec.source, ctx)
         if frame is None:
             return None
         return _aggregate(spec, [frame] if frame.n else [], ctx)
     except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar join fell back to rows: %s", ex)
+        note(ctx, node, f"fell back: {ex}")
         return None
 
 

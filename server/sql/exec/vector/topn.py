@@ -23,7 +23,8 @@ from .plan import VectorSpec
 from .scan import Selected
 
 
-def _count(spec: VectorSpec, ctx: Any) -> int:
+def wanted(spec: VectorSpec, ctx: Any) -> int:
+    """LIMIT + OFFSET of this execution."""
     lim = cg.row_function(spec.limit)((), ctx) if spec.limit is not None else None
     off = cg.row_function(spec.offset)((), ctx) if spec.offset is not None else 0
     if lim is None or (off or 0) < 0 or lim < 0:
@@ -33,7 +34,7 @@ def _count(spec: VectorSpec, ctx: Any) -> int:
 
 def candidates(spec: VectorSpec, packs: Iterable[Selected], ctx: Any) -> list[tuple]:
     """The stored rows (as tuples) that may be among the first LIMIT + OFFSET rows."""
-    k = _count(spec, ctx)
+    k = wanted(spec, ctx)
     key = spec.keys[0]
     fn = compiled(spec, "key", lambda: compile_vector(key.expr))
     out: list[tuple] = []
@@ -44,8 +45,8 @@ def candidates(spec: VectorSpec, packs: Iterable[Selected], ctx: Any) -> list[tu
         v = fn(sel.column, ctx)
         if not isinstance(v, V):
             raise Fallback("constant sort key")
-        pick = _pick(v, k, key.desc, key.nulls_first)
-        idx = pick if sel.idx is None else sel.idx[pick]
+        chosen = pick(v, k, key.desc, key.nulls_first)
+        idx = chosen if sel.idx is None else sel.idx[chosen]
         if len(idx) == 0:
             continue
         rows = p.rows
@@ -54,7 +55,7 @@ def candidates(spec: VectorSpec, packs: Iterable[Selected], ctx: Any) -> list[tu
     return out
 
 
-def _pick(v: V, k: int, desc: bool, nulls_first: bool) -> np.ndarray:
+def pick(v: V, k: int, desc: bool, nulls_first: bool) -> np.ndarray:
     """Positions (into v) of the rows that can be among the first k by this key."""
     n = len(v.values)
     if n <= k:
@@ -96,4 +97,4 @@ def _pick(v: V, k: int, desc: bool, nulls_first: bool) -> np.ndarray:
     return np.flatnonzero(chosen)
 
 
-__all__ = ["candidates"]
+__all__ = ["candidates", "pick", "wanted"]

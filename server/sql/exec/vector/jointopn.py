@@ -1,0 +1,100 @@
+"""Top-N over a join (`ORDER BY ... LIMIT n` with no aggregate between): the vector join finds
+the joined rows, the first sort key ranks them, and only the candidates become tuples.
+
+The join runs as for an aggregate (`join.evaluate`): its result is a frame of row
+positions into each input's packs. `topn.pick` keeps the rows that can be among the
+first LIMIT + OFFSET by the first sort key (ties and the NaN / NULL classes included),
+and each kept row becomes the tuple the row plan's join would have produced: the stored
+row of every input, in the plan's column order, hidden columns (ctid) as NULL, which no
+operator above a join reads, and an unmatched LEFT join side as NULLs. The plan's own
+Sort, Limit and Project (`VectorSpec.above`) then finish them exactly as the row path does.
+
+A frame column that does not come straight from a stored input (a projection, an
+aggregate's rows) has no stored row: such trees keep the row path (`rows_capable`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...expr.vectorize import Fallback, V, compile_vector
+from ..runner import compiled
+from .frame import Frame, Stored
+from .join import evaluate
+from .plan import SourceFilter, SourceInner, SourceJoin, SourceScan, VectorSpec
+from .topn import pick, wanted
+
+
+def rows_capable(src: Any) -> bool:
+    """Whether every column of src's rows comes from a stored row of a table."""
+    if isinstance(src, SourceScan):
+        return True
+    if isinstance(src, SourceFilter):
+        return rows_capable(src.child)
+    if isinstance(src, SourceInner):
+        return all(rows_capable(i) for i in src.inputs)
+    if isinstance(src, SourceJoin):
+        return rows_capable(src.left) and (src.kind != "left" or rows_capable(src.right))
+    return False
+
+
+def candidates(spec: VectorSpec, ctx: Any) -> list[tuple] | None:
+    """The joined rows (tuples in the row plan's layout) that may be among the first
+    LIMIT + OFFSET; None when a table has no columnar copy here."""
+    k = wanted(spec, ctx)
+    frame = evaluate(spec.source, ctx)
+    if frame is None:
+        return None
+    if k == 0 or frame.n == 0:
+        return []
+    key = spec.keys[0]
+    fn = compiled(spec, "key", lambda: compile_vector(key.expr))
+    v = fn(frame.column, ctx)
+    if not isinstance(v, V):
+        raise Fallback("constant sort key")
+    return stored_rows(frame, pick(v, k, key.desc, key.nulls_first))
+
+
+def stored_rows(frame: Frame, pick: np.ndarray) -> list[tuple]:
+    """The rows at positions `pick` of a frame whose columns are blocks of stored inputs."""
+    out: list[list[Any]] = [[] for _ in range(len(pick))]
+    j = 0
+    while j < frame.width:
+        p, c = frame.colmap[j]
+        src, idx = frame.parts[p]
+        if c != 0 or not isinstance(src, Stored):
+            raise Fallback("a join column with no stored row")
+        width = len(src.types)
+        if frame.colmap[j:j + width] != [(p, x) for x in range(width)]:
+            raise Fallback("a join input's columns out of order")
+        pos = pick if idx is None else idx[pick]
+        lookup = _locator(src)
+        for r, at in zip(out, pos.tolist(), strict=True):
+            if at < 0:  # a LEFT join's unmatched side
+                r.extend([None] * width)
+                continue
+            row = lookup(at)
+            r.extend(row)
+            if len(row) < width:  # hidden columns (ctid): read by nothing above a join
+                r.extend([None] * (width - len(row)))
+        j += width
+    return [tuple(r) for r in out]
+
+
+def _locator(src: Stored) -> Any:
+    """position in the source's concatenated selections -> that stored row."""
+    sels = src.selected
+    ends = np.cumsum([len(s) for s in sels])
+
+    def at(pos: int) -> tuple:
+        i = int(np.searchsorted(ends, pos, side="right"))
+        s = sels[i]
+        local = pos - (int(ends[i - 1]) if i else 0)
+        return s.pack.rows[local if s.idx is None else int(s.idx[local])]
+
+    return at
+
+
+__all__ = ["candidates", "rows_capable", "stored_rows"]
