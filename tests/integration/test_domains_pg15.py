@@ -192,11 +192,15 @@ def test_sqlalchemy_reflects_domains(pg15, cumulo_server):
                 conn.execute(sa.text("create domain email as text check (value like '%@%')"))
                 conn.execute(sa.text("create domain posint2 as int not null default 1 "
                                      "check (value > 0)"))
+                conn.execute(sa.text("create table dc (id int, e email, p posint2)"))
                 conn.commit()
-            return sorted(sa.inspect(eng).get_domains(), key=lambda d: d["name"])
+            insp = sa.inspect(eng)
+            cols = [(c["name"], repr(c["type"]), c["nullable"], c["default"])
+                    for c in insp.get_columns("dc")]
+            return [sorted(insp.get_domains(), key=lambda d: d["name"]), cols]
         finally:
             eng.dispose()
 
     want = domains(pg15.dsn())
-    assert [d["name"] for d in want] == ["email", "posint2"]
+    assert [d["name"] for d in want[0]] == ["email", "posint2"]
     assert domains(cumulo_server.dsn()) == want
