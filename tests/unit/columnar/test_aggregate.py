@@ -70,3 +70,42 @@ def test_empty_selection_of_a_pack_with_null_keys() -> None:
     empty = [kagg.Selected(v.pack, np.zeros(0, dtype=np.int64)) for v in snap.views]
     spec = AggSpec((1,), AGGS)
     assert merge_partials(spec, kagg.partial_aggregate(empty, spec.group_by, spec.aggs)) == []
+
+
+MINMAX = (("count_star", None), ("min", 2), ("max", 2), ("min", 3), ("max", 3), ("sum", 2),
+          ("count", 2))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dense_min_max_equal_rows_and_hash(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MIN/MAX by dense scatter (ints with NULLs, floats with ±inf, a group whose values are
+    all NULL) equal the hash path and the row-at-a-time fold."""
+    rows = rows_for(seed, 3000)
+    rnd = random.Random(seed)
+    rows = [(i, g, None if g == 19 else x, rnd.choice([f, f, float("inf"), -float("inf")]), d)
+            for i, g, x, f, d in rows]
+    spec = AggSpec((1,), MINMAX)
+    agg = PartialAgg(spec)
+    agg.add(rows)
+    want = sorted(agg.rows(), key=repr)
+    scattered = []
+    real = kagg._dense_extreme
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        out = real(*args)
+        scattered.append(out is not None)
+        return out
+
+    monkeypatch.setattr(kagg, "_dense_extreme", counted)
+    dense = kernel(rows, spec)
+    assert scattered and all(scattered)  # the dense path ran
+    monkeypatch.setattr(kagg, "_DENSE", 0)
+    hashed = kernel(rows, spec)
+    assert repr(dense) == repr(hashed) == repr(want)
+
+
+def test_dense_min_max_over_nan_falls_back() -> None:
+    rows = [(i, i % 3, float("nan") if i == 7 else float(i)) for i in range(100)]
+    spec = AggSpec((1,), (("min", 2),))
+    with pytest.raises(kagg.Unsafe):
+        kernel(rows, spec)
