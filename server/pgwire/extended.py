@@ -52,7 +52,9 @@ from ..errors import (
     ProtocolViolation,
     SQLError,
 )
+from ..pgtypes.binary import binary_decoder
 from ..pgtypes.codecs import WireDecoder, WireEncoder, column_encoders, wire_decoder
+from ..pgtypes.text import text_decoder
 from . import messages as M
 from .backend import Prepared, Result
 from .insertbatch import HeldRun
@@ -114,6 +116,22 @@ def _formats(codes: list[int], n: int, what: str) -> tuple[int, ...]:
         if c not in (0, 1):
             raise InvalidParameterValue(f"unsupported format code: {c}")
     return tuple(codes)
+
+
+def _unchecked(oid: int, fmt: int, tz: Any) -> WireDecoder:
+    """`_bind_fast`'s decoder: the receive function without `wire_decoder`'s classification of
+    errors (any exception sends the Bind down the full path, which reports it as PG does)."""
+    if fmt == 1:
+        return binary_decoder(oid)
+    tdec = text_decoder(oid, tz)
+
+    def from_text(b: bytes) -> Any:
+        s = b.decode()
+        if "\0" in s:
+            raise ValueError("NUL")  # NB: 22021 from the full path
+        return tdec(s)
+
+    return from_text
 
 
 def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str = "") -> list[Any]:
@@ -276,16 +294,18 @@ class ExtendedQuery:
         return True
 
     def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,
-                       decoders: list[WireDecoder], encoders: list[WireEncoder] | None,
+                       fmts: tuple[int, ...], encoders: list[WireEncoder] | None,
                        row_desc: bytes) -> None:
-        """Caches an accepted Bind's layout for `_bind_fast`."""
+        """Caches an accepted Bind's layout for `_bind_fast`, with its parameters' formats."""
         pos = vpos
-        for _ in decoders:
+        for _ in fmts:
             n = M.I32.unpack_from(payload, pos)[0]
             pos += 4 + max(n, 0)
         if len(self._bind_heads) >= 1024:
             self._bind_heads.clear()
-        self._bind_heads[payload[:vpos]] = (portal_name, stmt, decoders)
+        fast = [_unchecked(o, f, self.tz) for o, f in zip(stmt.prepared.param_oids, fmts,
+                                                            strict=True)]
+        self._bind_heads[payload[:vpos]] = (portal_name, stmt, fast)
         if len(stmt.tails) < 16:
             stmt.tails[payload[pos:]] = (encoders, row_desc)
 
@@ -323,7 +343,7 @@ class ExtendedQuery:
                 raise DuplicateCursor(f'cursor "{portal_name}" already exists')
             values, rfmts = M.read_bind_values(payload, pos, nvalues)
             params: list[Any] = []
-            decoders: list[WireDecoder] = []
+            pkey: tuple[int, ...] = ()
             if values:
                 pkey = _formats(pfmts, nvalues, "parameter")
                 hit = stmt.decoders.get(pkey)
@@ -346,7 +366,7 @@ class ExtendedQuery:
         except Exception as e:
             self._fail(e, False)
             return
-        self._remember_bind(payload, pos, portal_name, stmt, decoders, encoders, row_desc)
+        self._remember_bind(payload, pos, portal_name, stmt, pkey, encoders, row_desc)
         old = self.portals.get(portal_name)
         if old is not None:
             old.close()
@@ -485,11 +505,20 @@ class ExtendedQuery:
         if held is None:
             return False
         results, err = self._execute_many(held.stmt.prepared, held.params())
-        for portal, res, reply in held.splice(self.out, results):
+        self._notices()
+        out = self.out
+        tags: dict[str, bytes] = {}
+        for portal, res, reply in held.splice(out, results):
             portal.result = res
-            self._send_result(res, portal.encoders, 0, describe=False)
+            if res.columns is None and not res.empty and res.copy_out is None:
+                done = tags.get(res.tag)  # NB: "INSERT 0 1" each: one CommandComplete's bytes
+                if done is None:
+                    done = tags[res.tag] = M.command_complete(res.tag)
+                out += done
+            else:
+                self._send_result(res, portal.encoders, 0, describe=False)
             portal.ran = res.done
-            self.out += reply
+            out += reply
         self._parameters()
         if err is not None:
             self._fail(err, True)
