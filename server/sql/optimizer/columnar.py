@@ -7,9 +7,13 @@ Two shapes, over a full scan of one table with an optional filter:
     Limit(n) <- [Project] <- Sort <- [Project] <- [Filter] <- Scan      (top-N)
 
 (the builder sorts a Project, whose expressions the first sort key is read through).
-An aggregate may also read a join tree of such scans (inner, LEFT, semi and anti
-hash equi-joins, `columnar_joins.source_of`): it becomes a `ColumnarJoin`, whose
-vector form joins the filtered scans by position arrays (`exec.vector.join`).
+An aggregate or a top-N may also read a join tree of such scans (inner, LEFT, semi,
+anti and NOT IN's null-aware anti hash equi-joins, `columnar_joins.source_of`), or
+one scan whose filter has no vector form: it becomes a `ColumnarJoin`, whose vector
+form joins the filtered scans by position arrays (`exec.vector.join`; a top-N turns
+only its candidates into rows, `exec.vector.jointopn`). COUNT(DISTINCT x) groups by
+the keys and x, and the node's own Aggregate counts the distinct pairs (`_distinct`).
+An uncorrelated scalar subquery in a filter is one constant per execution.
 
 Each becomes `Columnar(row=<the subtree>, spec=<its vector form>)`: the row
 subtree stays as the child, and the rules after this one optimize it as

@@ -28,7 +28,12 @@ from .topn import pick, wanted
 
 
 def rows_capable(src: Any) -> bool:
-    """Whether every column of src's rows comes from a stored row of a table."""
+    """Whether every column of src's rows comes from a stored row of a table.
+
+    >>> from cumulo.server.sql.exec.vector.plan import SourceRows
+    >>> rows_capable(SourceRows(None, [], [])), rows_capable(SourceScan(None, None, [], []))
+    (False, True)
+    """
     if isinstance(src, SourceScan):
         return True
     if isinstance(src, SourceFilter):

@@ -9,10 +9,10 @@ and `auto` run the vector form unless the transaction has its own writes on
 the table, or the data make a kernel unsafe (`vectorize.Fallback`), or the
 storage nodes are remote. Either way the output is the same.
 
-A `VectorSpec` whose `source` is set computes its aggregate over a join tree
-instead of one table (`Source*` below, executed by `join`): hash equi-joins of
+A `VectorSpec` whose `source` is set computes its aggregate or top-N over a join
+tree instead of one table (`Source*` below, executed by `join`): hash equi-joins of
 filtered scans, inner ones as one n-ary join ordered at run time by the input
-sizes, LEFT, semi and anti joins as written.
+sizes, LEFT, semi and anti joins (NOT IN's null-aware one too) as written.
 """
 
 from __future__ import annotations
