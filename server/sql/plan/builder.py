@@ -30,6 +30,7 @@ from ..expr.bound import E, col
 from ..expr.functions import coerce
 from ..expr.regcast import RegOid, RegResolver
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
+from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
 from . import nodes as N
 from . import srflift
 from .aggregates import plan_aggregate, plan_windows
@@ -437,7 +438,6 @@ class Planner:
                         return N.WorkTableScan([_copy(c, qualifier) for c in d.plan.cols],
                                                worktable=d.plan.worktable)
                     return N.CTEScan([_copy(c, qualifier) for c in d.plan.cols], cte=d)
-        from ..pgcatalog import VIRTUAL_TABLES
 
         schemas = [schema] if schema else ["pg_catalog", *self.search_path]
         for sname in schemas:
@@ -476,8 +476,6 @@ class Planner:
 
     def relation_oid(self, schema: str | None, name: str) -> int | None:
         """The oid of the relation `[schema.]name` names: 0 for a CTE, None when there is none."""
-        from ..pgcatalog import VIRTUAL_TABLES
-
         if schema is None and any(name in frame for frame in self.ctes):
             return 0
         for sname in [schema] if schema else ["pg_catalog", *self.search_path]:
