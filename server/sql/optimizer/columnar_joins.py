@@ -181,9 +181,9 @@ def _source(node: N.Node, preds: list[E]) -> Any:
     if isinstance(node, N.Scan):
         return _scan(node, conj(preds))
     if isinstance(node, Columnar):  # an aggregate computed by vector code already: its rows
-        # (not AVG: its numerics have a scale per group, which no numeric column holds)
-        if not isinstance(node.row, N.Aggregate) or any(a.func == "avg" for a in node.row.aggs) \
-                or not all(_vector(p) for p in preds):
+        # (an AVG's numerics may have a scale per group: such a column holds the Decimals as
+        # objects, which no key or aggregate kernel takes and row code compares exactly)
+        if not isinstance(node.row, N.Aggregate) or not all(_vector(p) for p in preds):
             return None
         rows = SourceRows(node, [c.type for c in node.cols], [c.typmod for c in node.cols])
         return _restrict(rows, preds)

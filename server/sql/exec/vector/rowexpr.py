@@ -117,19 +117,36 @@ def compile_any(e: E, align: bool = False) -> VFn:
 
 
 def mask_any(e: E) -> Callable[[Callable[[int], Column], Any], np.ndarray | None]:
-    """The rows where predicate e is TRUE (None: all), as `vectorize.filter_mask` gives."""
+    """The rows where predicate e is TRUE (None: all), as `vectorize.filter_mask` gives.
+
+    Vector code whose input holds Python objects (an AVG's numerics of several scales, read
+    from an aggregate's rows: CH-benCHmark Q17's `ol_quantity < t.a`) has no kernel; the
+    row code, exact over those objects, decides instead."""
     try:
-        return filter_mask(e)
+        vector = filter_mask(e)
     except NotVectorizable:
-        pass
+        vector = None
     values = _values(e)
     scalar = _scalar(e)
+    cols = sorted({x.data for x in e.walk() if x.kind == "col"})
 
-    def run(src: Callable[[int], Column], ctx: Any) -> np.ndarray | None:
+    def rows(src: Callable[[int], Column], ctx: Any) -> np.ndarray | None:
         vals = values(src, ctx)
         if vals is None:
             return None if scalar(ctx) is True else np.zeros(0, bool)
         return np.fromiter((v is True for v in vals), bool, len(vals))
+
+    if vector is None:
+        return rows
+    fast = vector
+
+    def run(src: Callable[[int], Column], ctx: Any) -> np.ndarray | None:
+        try:
+            return fast(src, ctx)
+        except Fallback:
+            if not any(src(c).kind == "obj" for c in cols):
+                raise
+            return rows(src, ctx)
 
     return run
 
