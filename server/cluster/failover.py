@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -37,7 +38,7 @@ from kazoo.exceptions import NoNodeError
 
 from ..kivi import checkpoint as ckpt
 from ..kivi.api import Apply, DropRegion, RegionData, SpaceWrites
-from ..kivi.routing import RecoverRegion, UnfreezeRegion
+from ..kivi.routing import OpenRegion, RecoverRegion, UnfreezeRegion
 from ..kivi.wire import unpackb
 from ..txn.codec import unpack_bulk
 from ..txn.recovery import record_ts
@@ -107,6 +108,53 @@ def region_applies(payloads: Iterable[bytes], space: int, lo: bytes, hi: bytes |
     return out
 
 
+def replay_own(zk: Any, node: Any, name: str, wait: float = 30.0) -> int:
+    """Brings a restarted node's regions up to date before it registers; returns how
+    many records it applied.
+
+    Why: its files hold its regions as of its last checkpoint; the commits applied since
+    then lived in its memory only. If it comes back before the MasterMind gave its
+    regions away (a quick restart: the supervisor's, or an operator's), nobody else
+    would replay them, and its regions would read as of the checkpoint (or be empty, for
+    a region it had no file for). Applies that arrive after the read below are the
+    query engines' (they retry until the node is registered), and replaying a record
+    twice is a no-op.
+    """
+    rs.bootstrap(zk)
+    held = {(r.space, r.lo, r.hi) for r in node.regions()}
+    owned = [(space, r) for space, regs in rs.read_all(zk).items() for r in regs
+             if r.owner == name]
+    for space, r in owned:
+        if (space, r.lo, r.hi) not in held:
+            node.handle(OpenRegion(space, r.lo, r.hi))  # NB: no file: rebuilt from the log
+    keys = {(space, r.lo, r.hi) for space, r in owned}
+    regions = [r for r in node.regions() if (r.space, r.lo, r.hi) in keys]
+    if not regions:
+        return 0
+    base = min(r.checkpoint_ts for r in regions)
+    deadline = time.monotonic() + wait
+    addresses = [a for _n, a in zk_mod.discover(zk).addresses("logger")]
+    while not addresses and time.monotonic() < deadline:  # NB: loggers may be starting too
+        time.sleep(0.2)
+        addresses = [a for _n, a in zk_mod.discover(zk).addresses("logger")]
+    if not addresses:
+        raise RuntimeError("no logger is registered: this node cannot replay the commits "
+                           "made after its checkpoint")
+    loggers = RemoteLogGroup(addresses)
+    try:
+        payloads = loggers.read(base)
+    finally:
+        loggers.close()
+    done = 0
+    for r in regions:
+        for a in region_applies(payloads, r.space, r.lo, r.hi, r.checkpoint_ts):
+            node.handle(a)
+            done += 1
+    log.info("replayed %d records above the checkpoint at %d into %d regions", done, base,
+             len(regions))
+    return done
+
+
 def recover_dead(zk: Any, connect: Any, live: list[str],
                  dead: Callable[[str], bool] = lambda _n: True) -> int:
     """Reopens every region whose owner is not live and is `dead` (see the module
@@ -150,4 +198,5 @@ def _recover(zk: Any, connect: Any, live: list[str], space: int, r: rs.Region) -
     return True
 
 
-__all__ = ["NODES", "checkpoint_of", "record_node", "recover_dead", "region_applies"]
+__all__ = ["NODES", "checkpoint_of", "record_node", "recover_dead", "region_applies",
+           "replay_own"]

@@ -38,6 +38,7 @@ from typing import Any
 from ..kivi.api import NodeStatus
 from ..kivi.remote import RemoteNode
 from . import role as role_mod
+from . import supervisor
 from . import zk as zk_mod
 
 ZK_CLASSPATH = "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar"
@@ -68,6 +69,7 @@ class Proc:
     data_dir: str = ""
     log: str = ""
     log_from: int = 0  # where this run's output starts in `log` (earlier runs' is above)
+    argv: list[str] = field(default_factory=list)  # how to start it again (`cluster.supervisor`)
 
 
 @dataclass
@@ -169,7 +171,8 @@ class Launcher:
             start = out.tell()
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                      start_new_session=True, close_fds=True)
-        proc = Proc(name, kind, popen.pid, port=port, data_dir=data_dir, log=log, log_from=start)
+        proc = Proc(name, kind, popen.pid, port=port, data_dir=data_dir, log=log, log_from=start,
+                    argv=list(argv))
         self.state.procs.append(proc)
         self.state.save(self.dir)  # NB: at once, so that `down` finds a half-started cluster
         return proc
@@ -300,6 +303,9 @@ def up(args: argparse.Namespace) -> int:
             launch.wait(engines[-1], lambda p=engines[-1]: any(
                 READY in line for line in launch.output(p)) and accepts(p.host, p.port),
                 "it accepts connections", args.timeout)
+        if args.supervise:  # NB: last: it restarts what dies from now on
+            launch.spawn("supervisor", "supervisor", [
+                *cumulo, "cluster", "supervise", "--data-dir", d])
         launch.state.save(d)
     except LaunchError as e:
         print(f"cumulo cluster up: {e}", file=sys.stderr)
@@ -349,6 +355,9 @@ def health_of(state: State) -> dict[str, tuple[str, str]]:
         if p.kind == "zookeeper":
             out[p.name] = ("ok" if zk_ok(state.zk) else "not answering ruok", regions)
             continue
+        if p.kind == "supervisor":  # NB: it listens on nothing
+            out[p.name] = ("ok", regions)
+            continue
         if not accepts(p.host, p.port):
             out[p.name] = ("running, not accepting", regions)
             continue
@@ -386,7 +395,7 @@ def status(args: argparse.Namespace) -> int:
     return 0 if all(h.startswith("ok") for h, _ in report.values()) else 3
 
 
-KIND_ORDER = ["engine", "mastermind", "kivi", "conflicts", "logger", "zookeeper"]
+KIND_ORDER = ["supervisor", "engine", "mastermind", "kivi", "conflicts", "logger", "zookeeper"]
 
 
 def stop_all(state: State, timeout: float) -> list[str]:
@@ -454,8 +463,14 @@ def cluster_parser(prog: str = "cumulo cluster") -> argparse.ArgumentParser:
     u.add_argument("--zk-session-timeout", type=float, default=6.0,
                    help="seconds after which a crashed role leaves ZooKeeper (default 6)")
     u.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each role")
+    u.add_argument("--supervise", action="store_true",
+                   help="also start a supervisor that starts again any KiVi node, conflict "
+                   "manager, logger or query engine that dies (not the MasterMind)")
     s = sub.add_parser("status", help="list each role with its pid, health and region count")
     s.add_argument("--data-dir", required=True)
+    sv = sub.add_parser("supervise", help="(started by up --supervise) restart the roles that die")
+    sv.add_argument("--data-dir", required=True)
+    sv.add_argument("--interval", type=float, default=0.5, help="seconds between checks")
     dn = sub.add_parser("down", help="stop every process of the cluster (SIGTERM, then SIGKILL)")
     dn.add_argument("--data-dir", required=True)
     dn.add_argument("--timeout", type=float, default=20.0,
@@ -465,6 +480,10 @@ def cluster_parser(prog: str = "cumulo cluster") -> argparse.ArgumentParser:
 
 def cluster_main(argv: list[str]) -> int:
     args = cluster_parser().parse_args(argv)
+    if args.action == "supervise":
+        d = os.path.abspath(args.data_dir)
+        return supervisor.supervise(d, args.interval, State.load, alive,
+                                    Launcher(d, "").listening)
     return {"up": up, "status": status, "down": down}[args.action](args)
 
 

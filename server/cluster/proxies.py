@@ -13,8 +13,12 @@ SQLError) despite its name.
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
+from ..errors import ConnectionFailure
 from ..kivi.remote import RemoteNode
 from .services import Forget, From, LogRead, LogRecord, LogStatus, LogTrim, PollWoken, Reset
 
@@ -74,23 +78,82 @@ class RemoteConflictManager:
 
 
 class RemoteLogGroup:
-    """Several remote loggers sharing the records by commit ts, like `logger.LogGroup`."""
+    """Several remote loggers sharing the records by commit ts, like `logger.LogGroup`.
 
-    def __init__(self, addresses: list[tuple[str, int]], ltm_id: int = 0) -> None:
+    With `locate` (cluster mode: the loggers registered in ZooKeeper now), a logger that
+    cannot be reached is looked up again and the record is sent to any live logger, for
+    up to `retry_seconds` (a logger restarted elsewhere, or another one taking its load:
+    recovery reads every logger, so any of them may hold any record, and a record sent
+    twice is replayed once). Only then does the commit fail (40003: its outcome is
+    unknown to the client, since the lost reply may have followed the fsync).
+    """
+
+    def __init__(self, addresses: list[tuple[str, int]], ltm_id: int = 0,
+                 locate: Callable[[], list[tuple[str, int]]] | None = None,
+                 retry_seconds: float = 30.0) -> None:
         self.loggers = [RemoteNode(h, p) for h, p in addresses]
         self.ltm_id = ltm_id  # NB: a logger refuses a fenced (dead) LTM's records
+        self.locate = locate
+        self.retry_seconds = retry_seconds
+        self._lock = threading.Lock()
 
     def log(self, ts: int, payload: bytes) -> None:
-        """Returns once the record is durable on its logger."""
-        self.loggers[ts % len(self.loggers)].handle(LogRecord(ts, payload, self.ltm_id))
+        """Returns once the record is durable on a logger."""
+        record = LogRecord(ts, payload, self.ltm_id)
+        loggers = self.loggers
+        try:
+            loggers[ts % len(loggers)].handle(record)
+            return
+        except ConnectionFailure:
+            if self.locate is None:
+                raise
+        deadline = time.monotonic() + self.retry_seconds
+        pause = 0.05
+        while True:
+            loggers = self._relocate()
+            for i in range(len(loggers)):
+                try:
+                    loggers[(ts + i) % len(loggers)].handle(record)
+                    return
+                except ConnectionFailure:
+                    continue
+            if time.monotonic() > deadline:
+                raise ConnectionFailure(f"no logger could make commit {ts} durable within "
+                                        f"{self.retry_seconds:g} s")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+    def _relocate(self) -> list[RemoteNode]:
+        """Reconnects to the loggers registered now (keeps the clients of unchanged ones)."""
+        assert self.locate is not None
+        try:
+            addresses = self.locate()
+        except Exception:  # noqa: BLE001 - ZooKeeper briefly away: keep what we have
+            return self.loggers
+        with self._lock:
+            known = {(lg.host, lg.port): lg for lg in self.loggers}
+            fresh = [known.pop((h, p), None) or RemoteNode(h, p) for h, p in addresses]
+            for lg in known.values():
+                lg.close()
+            self.loggers = fresh
+        return fresh
 
     def read(self, after_ts: int) -> list[bytes]:
         """Returns every logger's records above after_ts (for recovery)."""
-        return [p for lg in self.loggers for p in lg.handle(LogRead(after_ts)).payloads]
+        return self._each(lambda lgs: [p for lg in lgs for p in lg.handle(LogRead(after_ts)).payloads])
 
     def trim(self, upto_ts: int) -> int:
         """Trims every logger; returns how many segments went."""
-        return sum(lg.handle(LogTrim(upto_ts)).value or 0 for lg in self.loggers)
+        return self._each(lambda lgs: sum(lg.handle(LogTrim(upto_ts)).value or 0 for lg in lgs))
+
+    def _each(self, call: Callable[[list[RemoteNode]], Any]) -> Any:
+        """`call(loggers)`, once more with the loggers registered now if one was away."""
+        try:
+            return call(self.loggers)
+        except ConnectionFailure:
+            if self.locate is None:
+                raise
+            return call(self._relocate())
 
     @property
     def fsyncs(self) -> int:

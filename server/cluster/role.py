@@ -39,7 +39,7 @@ from ..kivi.node import KiviNode
 from ..kivi.remote import offload_aggregates, serve_node
 from . import regionstore
 from . import zk as zk_mod
-from .failover import record_node
+from .failover import record_node, replay_own
 from .lease import Gated, LeaseGate
 from .manager import bucket_shares
 from .mastermind import MasterMindService
@@ -100,8 +100,11 @@ async def serve(args: argparse.Namespace) -> None:
         if isinstance(obj, KiviNode):
             record_node(zk, name, args.data_dir)
             drop_given_away(zk, obj, name)
+            replay_own(zk, obj, name)
         member = zk_mod.register(zk, args.role, name, facts(args, host, port),
                                  wait=2 * args.zk_session_timeout + 5)
+        if isinstance(obj, KiviNode):  # NB: given away while we waited for our old znode
+            drop_given_away(zk, obj, name)
         if gate is not None and isinstance(obj, KiviNode):
             def rejoin(zk: Any = zk, node: KiviNode = obj, name: str = name,
                        about: dict[str, Any] = facts(args, host, port)) -> None:

@@ -115,7 +115,8 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
         for m in cms_facts
     ]
     loggers = [addr for _n, addr in members.addresses("logger")]
-    log = RemoteLogGroup(loggers) if loggers else None
+    log = RemoteLogGroup(loggers, locate=lambda: [a for _n, a in discover(zk).addresses("logger")]
+                         ) if loggers else None
     masterminds = members.addresses("mastermind")
     ltm_id, first = 0, True
     if masterminds:  # several query engines may share this cluster: each needs its own id
