@@ -406,7 +406,7 @@ def binary_encoder(oid: int) -> Encoder:
         return ranges.binary_encoder(binary_encoder(ranges.SUBTYPE[oid]))
     if oid in multiranges.RANGE_OF:
         return multiranges.binary_encoder(binary_encoder(multiranges.RANGE_OF[oid]))
-    if oid == T.RECORD:
+    if oid == T.RECORD or oid in records.ROW_TYPES:
         return records.binary_encoder(binary_encoder)
     if oid in records.COMPOSITES:
         renc, fields = records.binary_encoder(binary_encoder), records.COMPOSITES[oid]

@@ -102,6 +102,11 @@ def binary_encoder(field_encoder: Callable[[int], Callable[[Any], bytes]]) -> Ca
 # layer as catalogs are used (sql.expr.usertypes); OIDs are never reused within one store
 COMPOSITES: dict[int, tuple[int, ...]] = {}
 
+# the row types of tables (pg_class.reltype) a whole-row reference was sent as: their values
+# are Records that carry their own field OIDs, so they encode exactly as `record` does (a
+# table's columns may change; the OID stays a row type), filled by sql.expr.binder
+ROW_TYPES: set[int] = set()
+
 
 def typed(oids: tuple[int, ...], v: tuple) -> Record:
     """A tuple as a record of the given field types."""

@@ -384,7 +384,7 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         return ranges.text_encoder(text_encoder(ranges.SUBTYPE[oid], tz))
     if oid in multiranges.RANGE_OF:
         return multiranges.text_encoder(text_encoder(ranges.SUBTYPE[multiranges.RANGE_OF[oid]], tz))
-    if oid == T.RECORD:
+    if oid == T.RECORD or oid in records.ROW_TYPES:
         return records.text_encoder(lambda field: text_encoder(field, tz))
     if oid in records.COMPOSITES:  # CREATE TYPE ... AS (...): a record of known field types
         renc, fields = records.text_encoder(lambda field: text_encoder(field, tz)), \

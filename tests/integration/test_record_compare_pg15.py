@@ -5,7 +5,8 @@ Two row constructors compare field by field with SQL's NULL rules
 a whole-row reference first of all, compares with record_eq / record_cmp:
 NULL fields equal each other and sort last, so `t = t` is true whatever `t`
 holds. `t.*` in an expression is the whole row (`t.*::text`,
-`row_to_json(t.*)`, `json_agg(t.*)`), and a record-typed column that is not a
+`row_to_json(t.*)`, `json_agg(t.*)`) and goes out typed with the table's row
+type (pg_class.reltype; a subquery's row stays `record`), and a record-typed column that is not a
 table's row (`ROW(a, b) AS r` from a subquery) becomes a JSON object with
 PostgreSQL's f1, f2, ... keys. Checked in the bytes each server sends, text
 and binary (`typediff`); pg8000 and asyncpg then read `t = t` the same way.
@@ -43,6 +44,11 @@ select to_jsonb(r)::text, to_json(r)::text from (select a, row(a, b) as r from r
 select json_build_object('k', r)::text, json_build_array(r, 1)::text from (select a, row(a, b) as r from rr) s order by a
 select row_to_json(r) from (select a, t as r from rr t) s order by a
 select x.*::text from rr t
+select t from rr t order by a
+select t, pg_typeof(t)::text, pg_typeof(t.*)::text from rr t order by a
+select u from rr t join rr u on t.a = u.a order by t.a
+select s from (select a, b, c from rr) s order by a
+select r from (select row(a, b) as r, a from rr) s order by a
 drop table rr
 """.strip().splitlines()
 
@@ -82,3 +88,25 @@ def test_clients_read_record_equality(pg15, cumulo_server):
                                                           '{"a":null,"b":null}']]
     assert p8(cumulo_server.port, None) == want
     assert asyncio.run(apg(cumulo_server.dsn())) == asyncio.run(apg(pg15.dsn()))
+
+
+async def _asyncpg_whole_rows(dsn: str) -> list:
+    c = await asyncpg.connect(dsn)
+    try:
+        await c.execute("drop table if exists rwt")
+        await c.execute("create table rwt (a int, b text, c numeric(4,1))")
+        await c.execute("insert into rwt values (1, 'x', 2.5), (2, null, null)")
+        rows = [tuple(r["t"]) for r in await c.fetch("select t from rwt t order by a")]
+        typ = await c.fetchval("select pg_typeof(t)::text from rwt t limit 1")
+        await c.execute("drop table rwt")
+        return [rows, typ]
+    finally:
+        await c.close()
+
+
+def test_asyncpg_decodes_a_tables_row_type(pg15, cumulo_server):
+    """The whole row goes out as the table's row type: asyncpg introspects it (pg_type,
+    pg_attribute) and decodes the binary record as on PostgreSQL."""
+    want = asyncio.run(_asyncpg_whole_rows(pg15.dsn()))
+    assert want[1] == "rwt"
+    assert asyncio.run(_asyncpg_whole_rows(cumulo_server.dsn())) == want

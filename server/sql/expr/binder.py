@@ -33,7 +33,7 @@ from ...errors import (
     WindowingError,
 )
 from ...pgtypes import oids as T
-from ...pgtypes import zones
+from ...pgtypes import records, zones
 from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
@@ -371,14 +371,28 @@ class Binder(SpecialForms):
                 if depth == 0 and self.scope.group_from is not None:
                     raise GroupingError(f'column "{rel}.*" must appear in the GROUP BY clause '
                                         "or be used in an aggregate function")
+                rowtype = self._row_type([look.cols[i] for i in idxs])
                 if depth == 0:
                     refs = [E("col", i, [], look.cols[i].type, look.cols[i].typmod,
                               look.cols[i].name, look.cols[i].fields) for i in idxs]
-                    return wholerow.whole_row(refs, rel)
+                    return wholerow.whole_row(refs, rel, rowtype)
                 return wholerow.whole_row([self.column(look.cols[i].name, rel, exp.column(
-                    look.cols[i].name, rel)) for i in idxs], rel)
+                    look.cols[i].name, rel)) for i in idxs], rel, rowtype)
             depth += 1
         return None
+
+    def _row_type(self, cols: list[Any]) -> int:
+        """The pg_type OID of a table whose columns, all of them in order, are `cols` (0 for
+        anything else): PostgreSQL types such a whole row with the table's row type."""
+        oids = {c.table_oid for c in cols}  # NB: plan.nodes.PCol
+        if len(oids) != 1 or any(c.derived for c in cols):
+            return 0
+        table = self.planner.catalog.table_by_oid(oids.pop())
+        if table is None or not table.reltype or \
+                [c.name for c in table.live_columns] != [c.name for c in cols]:
+            return 0
+        records.ROW_TYPES.add(table.reltype)  # NB: encoded as `record` (pgtypes.records)
+        return table.reltype
 
     def _chain(self) -> Iterator[Scope]:
         s: Scope | None = self.scope
@@ -939,9 +953,11 @@ class Binder(SpecialForms):
             from ..pgcatalog.ddltext import format_type
             from .regcast import RegOid
 
-            oid = args[0].type
-            return E("const", RegOid(oid, format_type(oid, None) or str(oid)), [], T.REGTYPE, -1,
-                     "pg_typeof")
+            oid = args[0].rowtype or args[0].type
+            shown = next((t.name for t in self.planner.catalog.tables if t.reltype == oid), None) \
+                if args[0].rowtype else None  # a table's row type: the table's name
+            return E("const", RegOid(oid, shown or format_type(oid, None) or str(oid)), [],
+                     T.REGTYPE, -1, "pg_typeof")
         if name in wholerow.JSON_OF_ROW and len(args) == 1 and args[0].kind == "row":
             obj = wholerow.JSON_OF_ROW[name]
             if obj == "json_build_object":  # row_to_json's own spacing

@@ -35,6 +35,7 @@ class E:
     typmod: int = -1
     name: str = "?column?"  # the output column name PostgreSQL would give
     fields: tuple[tuple[str, int], ...] | None = None  # a record's (field name, type OID)s
+    rowtype: int = 0  # a whole table row's pg_type OID (its reltype): the wire type PG sends
 
     def walk(self):
         """Yields this node and every descendant, depth first."""

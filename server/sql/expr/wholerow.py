@@ -78,10 +78,11 @@ def record_json(names: tuple[str, ...] | None, binary: bool, v: tuple) -> str:
     return "{" + ",".join(f"{quote(k)}:{value_json(x)}" for k, x in zip(keys, v, strict=True)) + "}"
 
 
-def whole_row(refs: list[E], name: str) -> E:
-    """The composite value of a relation: its visible columns, in order, by name."""
+def whole_row(refs: list[E], name: str, rowtype: int = 0) -> E:
+    """The composite value of a relation: its visible columns, in order, by name (`rowtype`:
+    the table's row type, which the wire names instead of `record`)."""
     fields = tuple((r.name, r.type) for r in refs)
-    return E("row", tuple(r.type for r in refs), refs, T.RECORD, -1, name, fields)
+    return E("row", tuple(r.type for r in refs), refs, T.RECORD, -1, name, fields, rowtype)
 
 
 def row_constructor(e: E) -> bool:

@@ -290,7 +290,7 @@ class Planner:
                 if e.type == T.UNKNOWN:
                     e.type = T.TEXT
             name = it.alias if isinstance(it, exp.Alias) else e.name
-            pc = N.PCol(name, e.type, e.typmod, fields=e.fields)
+            pc = N.PCol(name, e.type, e.typmod, fields=e.fields, rowtype=e.rowtype, derived=True)
             if e.kind == "col":
                 src = scope.cols[e.data]
                 pc.table_oid, pc.attnum = src.table_oid, src.attnum
@@ -628,7 +628,7 @@ def _nulls_first(o: exp.Ordered) -> bool:
 
 def _copy(c: N.PCol, qualifier: str | None) -> N.PCol:
     return N.PCol(c.name, c.type, c.typmod, qualifier, c.table_oid, c.attnum, c.hidden, c.dropped,
-                  c.fields)
+                  c.fields, derived=c.derived)
 
 
 def _shareable(node: N.Node) -> bool:

@@ -30,6 +30,8 @@ class PCol:
     hidden: bool = False  # not expanded by `*` (ctid, dropped columns, USING duplicates)
     dropped: bool = False
     fields: tuple[tuple[str, int], ...] | None = None  # for record columns: (name, type OID)s
+    rowtype: int = 0  # a whole table row: the table's row type, sent instead of `record`
+    derived: bool = False  # a SELECT's output (a subquery's row is a `record`, not a table's)
 
 
 @dataclass(eq=False)
