@@ -49,6 +49,12 @@ select t, pg_typeof(t)::text, pg_typeof(t.*)::text from rr t order by a
 select u from rr t join rr u on t.a = u.a order by t.a
 select s from (select a, b, c from rr) s order by a
 select r from (select row(a, b) as r, a from rr) s order by a
+create table rr2 (a int, z text)
+insert into rr2 values (1, 'p'), (3, 'q')
+select u, t from rr t join rr2 u using (a) order by t.a
+select u::text, row_to_json(u) from rr t join rr2 u using (a) order by t.a
+select count(u) from rr t join rr2 u using (a)
+drop table rr2
 drop table rr
 """.strip().splitlines()
 
@@ -57,7 +63,7 @@ drop table rr
 def test_records_match_pg15(binary, pg15, cumulo_server):
     with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
         for c in (pc, cc):
-            c.execute("drop table if exists rr")
+            c.execute("drop table if exists rr, rr2")
         mism = differences(pc, cc, STATEMENTS, binary)
     assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
 

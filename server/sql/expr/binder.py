@@ -365,8 +365,9 @@ class Binder(SpecialForms):
         """`t` for a FROM relation `t`: a record of its visible columns, nearest level first."""
         depth = 0
         for look in self._chain():
-            idxs = [i for i, c in enumerate(look.cols)
-                    if c.qualifier == rel and not c.hidden and not c.dropped]
+            idxs = [i for i, c in enumerate(look.cols)  # NB: USING's merged column stays in it
+                    if c.qualifier == rel and not c.dropped and (not c.hidden or (
+                        c.attnum >= 0 and not c.name.startswith("?")))]
             if idxs:
                 if depth == 0 and self.scope.group_from is not None:
                     raise GroupingError(f'column "{rel}.*" must appear in the GROUP BY clause '
