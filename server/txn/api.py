@@ -92,8 +92,10 @@ class Txn(Protocol):
     def put(self, space: int, items: list[tuple[bytes, Row]]) -> None:
         """Inserts or replaces rows in the private write set (conflict-checked)."""
 
-    def put_bulk(self, space: int, keys: list[bytes], rows: list[Row]) -> None:
-        """`put` of a batch as parallel lists of keys and rows (a repeated key: its last row)."""
+    def put_bulk(self, space: int, keys: list[bytes], rows: list[Row],
+                 cols: list[list[Any]] | None = None) -> None:
+        """`put` of a batch as parallel lists of keys and rows (a repeated key: its last row);
+        `cols`, when given, are the same rows as columns (the redo record uses them)."""
 
     def delete(self, space: int, keys: list[bytes]) -> None:
         """Deletes rows (tombstones) in the private write set (conflict-checked)."""

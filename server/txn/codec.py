@@ -24,7 +24,7 @@ written before, still decode.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -45,11 +45,12 @@ def _rows_in(rows: list[Any]) -> list[Row | None]:
     return list(map(tuple, rows))
 
 
-def _bulk_out(sw: SpaceWrites) -> list[Any]:
+def _bulk_out(sw: SpaceWrites, cols: list[list[Any]] | None = None) -> list[Any]:
     rows = sw.rows
-    if rows and None not in rows and rows[0] and len(set(map(len, rows))) == 1:  # type: ignore[arg-type]
+    if cols is None and rows and None not in rows and rows[0] and len(set(map(len, rows))) == 1:  # type: ignore[arg-type]
         # NB: a map of itemgetter per column transposes about 4x faster than zip(*rows)
         cols = [list(map(itemgetter(i), rows)) for i in range(len(rows[0]))]  # type: ignore[arg-type]
+    if cols:
         kinds, encoded = zip(*map(encode_column, cols), strict=True)
         return [sw.space, sw.keys, None, list(encoded), list(kinds)]
     return [sw.space, sw.keys, _rows_out(rows), None]
@@ -65,11 +66,17 @@ def _bulk_in(item: list[Any]) -> SpaceWrites:
 
 
 def pack_record(
-    ts: int, writes: list[Write], drops: Sequence[int] = (), spaces: Sequence[SpaceWrites] = ()
+    ts: int, writes: list[Write], drops: Sequence[int] = (), spaces: Sequence[SpaceWrites] = (),
+    columns: Mapping[int, list[list[Any]]] | None = None,
 ) -> bytes:
-    """Encodes one redo record (commit ts, write set, dropped spaces)."""
+    """Encodes one redo record (commit ts, write set, dropped spaces).
+
+    `columns`: a bulk space's rows already as columns (`WriteSet.columns`: a direct-API
+    batch arrives column-wise), so that they need not be transposed back.
+    """
     rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
-    return packb([ts, rows, list(drops), list(map(_bulk_out, spaces))])
+    cols = columns or {}
+    return packb([ts, rows, list(drops), [_bulk_out(sw, cols.get(sw.space)) for sw in spaces]])
 
 
 def unpack_bulk(data: bytes) -> tuple[int, list[Write], list[int], list[SpaceWrites]]:

@@ -546,7 +546,7 @@ class LocalTxnManager(SerializableMixin):
             cts = self._next_ts("commits")
         if self.log is not None:
             try:
-                self.log.log(cts, pack_record(cts, writes, (), spaces))
+                self.log.log(cts, pack_record(cts, writes, (), spaces, txn.ws.columns()))
             except BaseException as exc:
                 self._finished((cts,), readable=False)
                 self._end(txn, None)

@@ -325,7 +325,8 @@ class Transaction:
         """Inserts or replaces rows in the private write set (conflict-checked)."""
         self._write(space, items)  # type: ignore[arg-type]
 
-    def put_bulk(self, space: int, keys: list[bytes], rows: list[Row]) -> None:
+    def put_bulk(self, space: int, keys: list[bytes], rows: list[Row],
+                 cols: list[list[Any]] | None = None) -> None:
         """`put` of a batch given as parallel lists of keys and rows (the direct API's
         upsert; a repeated key keeps its last row).
 
@@ -334,7 +335,8 @@ class Transaction:
         manager holds the write set's dict of the space whole and seals it at the commit
         (`LocalTxnManager.acquire_bulk`), with no holder entry per key. Anything else (row
         locks, a key written already, one held or committed elsewhere, remote managers)
-        takes `put`'s way, key by key, with its waits and conflicts.
+        takes `put`'s way, key by key, with its waits and conflicts. `cols` (the rows as
+        columns) spare the commit's redo record a transpose (`WriteSet.columns`).
         """
         if self.read_only:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
@@ -343,10 +345,10 @@ class Transaction:
         if len(keys) > 16 and not self.locked and (not w or w.keys().isdisjoint(keys)):
             self._snap()
             if self.private is not None and space in self.private:
-                ws.put_new(space, keys, rows)  # nobody else can see the space
+                ws.put_new(space, keys, rows, cols)  # nobody else can see the space
                 return
             if self.ltm.acquire_bulk(self, space, keys, ws.space_dict(space),
-                                     lambda: ws.put_new(space, keys, rows)):
+                                     lambda: ws.put_new(space, keys, rows, cols)):
                 if self.reads is not None:  # as `_write`: after the ww check
                     self.ltm.probe(self, at_write=True)
                 return

@@ -26,13 +26,16 @@ BULK_MIN = 64  # writes to one space from which a commit sends them as one Space
 class WriteSet:
     """Private writes per space, plus an undo log for savepoints."""
 
-    __slots__ = ("spaces", "_sorted", "undo")
+    __slots__ = ("spaces", "_sorted", "undo", "_cols")
 
     def __init__(self) -> None:
         self.spaces: dict[int, dict[bytes, Row | None]] = {}
         self._sorted: dict[int, list[bytes]] = {}
         # (space, key, existed, old_row); a bulk put of new keys is one (space, None, False, keys)
         self.undo: list[tuple[int, bytes | None, bool, Any]] = []
+        # space -> the columns of each `put_new` batch, while those batches are all the
+        # space's writes, in order (the redo record then needs no transpose of the rows)
+        self._cols: dict[int, list[list[list[Any]]]] = {}
 
     def __bool__(self) -> bool:
         return any(self.spaces.values())
@@ -42,6 +45,8 @@ class WriteSet:
         w = self.spaces.get(space)
         if w is None:
             w = self.spaces[space] = {}
+        if self._cols:
+            self._cols.pop(space, None)
         if key in w:
             self.undo.append((space, key, True, w[key]))
         else:
@@ -58,6 +63,8 @@ class WriteSet:
         w = self.spaces.get(space)
         if w is None:
             w = self.spaces[space] = {}
+        if self._cols:
+            self._cols.pop(space, None)
         new = dict(items)
         if len(new) != len(items) or (not new_keys and w and not w.keys().isdisjoint(new)):
             for k, r in items:
@@ -76,16 +83,23 @@ class WriteSet:
             w = self.spaces[space] = {}
         return w
 
-    def put_new(self, space: int, keys: list[bytes], rows: list[Row]) -> None:
+    def put_new(self, space: int, keys: list[bytes], rows: list[Row],
+                cols: list[list[Any]] | None = None) -> None:
         """Records a batch of keys new to the write set, given as two lists (no pair per
         write; a repeated key keeps its last row); the caller checked that no key is
         written already. One undo entry, which keeps `keys` (the caller does not change
-        it afterwards)."""
+        it afterwards). `cols`: the same rows as columns (`columns`)."""
         w = self.space_dict(space)
         n = len(w)
         w.update(zip(keys, rows, strict=True))
-        self.undo.append((space, None, False,
-                          keys if len(w) == n + len(keys) else list(dict.fromkeys(keys))))
+        distinct = len(w) == n + len(keys)
+        self.undo.append((space, None, False, keys if distinct else list(dict.fromkeys(keys))))
+        if cols is not None and distinct and n == 0:
+            self._cols[space] = [cols]
+        elif cols is not None and distinct and space in self._cols:
+            self._cols[space].append(cols)
+        else:
+            self._cols.pop(space, None)
         if space in self._sorted:
             self._append_sorted(space, sorted(keys))
 
@@ -135,6 +149,8 @@ class WriteSet:
         while len(undo) > token:
             space, key, existed, old = undo.pop()
             w = self.spaces[space]
+            if self._cols:
+                self._cols.pop(space, None)
             if key is None:  # a bulk put: its keys were all new
                 for k in old:
                     del w[k]
@@ -166,6 +182,20 @@ class WriteSet:
             elif w:
                 writes += [Write(s, k, r) for k, r in w.items()]
         return writes, spaces
+
+    def columns(self) -> dict[int, list[list[Any]]]:
+        """The rows of each space written by `put_new` batches alone, as columns in the
+        write order (`list(spaces[s].values())` transposed), for the redo record."""
+        out: dict[int, list[list[Any]]] = {}
+        for space, batches in self._cols.items():
+            if len(batches) == 1:
+                cols = batches[0]
+            else:
+                cols = [list(chain.from_iterable(b[i] for b in batches))
+                        for i in range(len(batches[0]))]
+            if cols and len(cols[0]) == len(self.spaces[space]):
+                out[space] = cols
+        return out
 
     def items(self) -> list[tuple[int, bytes, Any]]:
         """Returns every write as (space, key, row_or_None)."""

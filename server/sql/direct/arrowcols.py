@@ -189,6 +189,18 @@ def batch_rows(table: Table, data: pa.Table, need_all_pk: bool = True,
     Absent columns take their values from `fill` (by position: the defaults,
     see `defaults.py`), or are NULL.
     """
+    return columns_rows(batch_columns(table, data, need_all_pk, fill), data.num_rows)
+
+
+def columns_rows(cols: list[list[Any]], n: int) -> list[tuple[Any, ...]]:
+    """The rows of full stored columns (`batch_columns`), in one C-level pass."""
+    return list(zip(*cols, strict=True)) if cols else [()] * n
+
+
+def batch_columns(table: Table, data: pa.Table, need_all_pk: bool = True,
+                  fill: dict[int, list[Any]] | None = None) -> list[list[Any]]:
+    """`batch_rows`, as one list of values per stored column (the redo record takes
+    them as they are: `WriteSet.columns`)."""
     if data.num_columns and len(set(data.column_names)) != data.num_columns:
         raise InvalidParameterValue("the batch names a column twice")
     positions = resolve_columns(table, data.column_names)
@@ -206,8 +218,7 @@ def batch_rows(table: Table, data: pa.Table, need_all_pk: bool = True,
         if cols[pos] is None:
             cols[pos] = vals
     nones = [None] * n
-    full = [c if c is not None else nones for c in cols]
-    return list(zip(*full, strict=True)) if full else [()] * n
+    return [c if c is not None else nones for c in cols]
 
 
 def read_ipc(data: bytes) -> pa.Table:

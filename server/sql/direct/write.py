@@ -27,7 +27,7 @@ from ...errors import FeatureNotSupported, InvalidParameterValue, ReadOnlySQLTra
 from ..catalog.model import Table
 from ..dml.keys import encode_key
 from ..dml.writer import writer_for
-from .arrowcols import batch_rows, read_ipc, resolve_columns
+from .arrowcols import batch_columns, batch_rows, columns_rows, read_ipc, resolve_columns
 from .colkeys import has_duplicates, int_column_keys
 from .defaults import check_writable, default_columns
 
@@ -50,12 +50,15 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
     """Applies one Arrow IPC batch to `table` (`upsert`, `insert` or `delete`); returns the rows."""
     if op not in OPS:
         raise InvalidParameterValue(f'unknown direct write "{op}"', hint="Use upsert, insert or delete.")
+    return _write_batch(s, table, op, read_ipc(data))
+
+
+def _write_batch(s: SQLSession, table: Table, op: str, batch: Any) -> int:
     txn = s.ensure_txn()
     if txn.read_only:
         raise ReadOnlySQLTransaction(f"cannot execute {op} in a read-only transaction")
     if table.kind != "r":
         raise FeatureNotSupported(f'"{table.name}" is not a table')
-    batch = read_ipc(data)
     if batch.num_rows == 0:
         return 0
     w = writer_for(s, table)
@@ -66,8 +69,9 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
                                     hint="Use insert, or add a primary key.")
     positions = resolve_columns(table, batch.column_names)
     check_writable(table, positions)
-    rows = batch_rows(table, batch, need_all_pk=op == "upsert",
-                      fill=default_columns(s, table, positions, batch.num_rows))
+    cols = batch_columns(table, batch, need_all_pk=op == "upsert",
+                         fill=default_columns(s, table, positions, batch.num_rows))
+    rows = columns_rows(cols, batch.num_rows)
     lead = table.columns[w.pk[0]].name if w.pk else ""
     pk_col = batch.column(lead) if w.int_pk and lead in batch.column_names else None
     col_keys = int_column_keys(pk_col) if pk_col is not None else None
@@ -76,14 +80,15 @@ def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
             return w.insert(s, rows)  # type: ignore[arg-type]
         tuples = w.prepare_rows(rows)  # NB: what insert() does, with the column's keys
         w.check_unique(s, txn, col_keys, tuples)
-        txn.put_bulk(w.space, col_keys, tuples)
+        # NB: the columns are the rows' own unless a typmod or generated column made new ones
+        txn.put_bulk(w.space, col_keys, tuples, cols if tuples is rows else None)
         return len(tuples)
     tuples = w.prepare_rows(rows)
     keys = col_keys or w.new_keys(s, tuples)
     if pk_col is None or has_duplicates(pk_col):
         keys, tuples = _dedupe_last(keys, tuples)
     if not (w.indexes or w.fks or w.children):
-        txn.put_bulk(w.space, keys, tuples)
+        txn.put_bulk(w.space, keys, tuples, cols if tuples is rows else None)
         return len(tuples)
     old = txn.get(w.space, keys)
     fresh = [i for i, o in enumerate(old) if o is None]

@@ -10,8 +10,10 @@ import pytest
 
 from cumulo.server.errors import SerializationFailure
 from cumulo.server.txn.api import RetryStatement, ScanSpec
+from cumulo.server.txn.codec import pack_record, unpack_bulk
 from cumulo.server.txn.embedded import open_embedded
 from cumulo.server.txn.rowlocks import SHARE
+from cumulo.server.txn.writeset import WriteSet
 
 S = 7
 N = 100
@@ -177,4 +179,52 @@ def test_a_bulk_batch_is_durable_and_replayed(tmp_path):
     m.close()
     m = open_embedded(str(tmp_path), gc_interval=None)
     assert m.begin().get(S, [KEYS[0], KEYS[-1]]) == [("a", 0), ("a", N - 1)]
+    m.close()
+
+
+def _cols(rows):
+    return [list(c) for c in zip(*rows, strict=True)]
+
+
+def test_the_redo_record_takes_the_batches_columns_while_they_are_all_the_writes():
+    ws = WriteSet()
+    k1, r1 = batch("a", KEYS[:50])
+    k2, r2 = batch("b", KEYS[50:])
+    ws.put_new(S, k1, r1, _cols(r1))
+    ws.put_new(S, k2, r2, _cols(r2))
+    assert ws.columns() == {S: _cols(list(ws.spaces[S].values()))}
+    writes, spaces = ws.for_commit()
+    with_cols = unpack_bulk(pack_record(5, writes, (), spaces, ws.columns()))
+    assert with_cols == unpack_bulk(pack_record(5, writes, (), spaces))  # same record
+    token = ws.savepoint()
+    ws.put(S, KEYS[0], ("c", 0))  # another write: the columns no longer tell the rows
+    assert ws.columns() == {}
+    ws.rollback_to(token)
+    assert ws.columns() == {}
+
+
+def test_columns_are_dropped_by_a_rollback_or_a_repeated_key():
+    ws = WriteSet()
+    k1, r1 = batch("a", KEYS[:50])
+    ws.put_new(S, k1, r1, _cols(r1))
+    token = ws.savepoint()
+    k2, r2 = batch("b", KEYS[50:])
+    ws.put_new(S, k2, r2, _cols(r2))
+    ws.rollback_to(token)
+    assert ws.columns() == {}
+    other = WriteSet()
+    other.put_new(S, [KEYS[0], KEYS[0]], [("x",), ("y",)], [["x", "y"]])
+    assert other.columns() == {} and other.spaces[S] == {KEYS[0]: ("y",)}
+
+
+def test_a_bulk_batch_with_columns_is_replayed_from_them(tmp_path):
+    m = open_embedded(str(tmp_path), gc_interval=None)
+    t = m.begin()
+    for part in (KEYS[:50], KEYS[50:]):
+        keys, rows = batch("a", part)
+        t.put_bulk(S, keys, rows, _cols(rows))
+    t.commit()
+    m.close()
+    m = open_embedded(str(tmp_path), gc_interval=None)
+    assert m.begin().get(S, [KEYS[0], KEYS[-1]]) == [("a", 0), ("a", N - 51)]
     m.close()
