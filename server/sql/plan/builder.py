@@ -18,18 +18,22 @@ from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from ...errors import (
+    AmbiguousColumn,
     FeatureNotSupported,
     InvalidColumnReference,
     SyntaxError_,
+    UndefinedColumn,
     UndefinedTable,
 )
 from ...pgtypes import oids as T
+from ..exec.subquery import _correlated, _exprs
 from ..expr import types as ty
 from ..expr.binder import Binder, Scope, find_aggregates, find_windows
 from ..expr.bound import E, col
-from ..expr.functions import coerce
+from ..expr.functions import _ensure_loaded, coerce
 from ..expr.regcast import RegOid, RegResolver
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
+from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
 from . import nodes as N
 from . import srflift
@@ -221,8 +225,6 @@ class Planner:
         if isinstance(x, exp.Column) and not x.table:
             hits = [i for i in visible(cols) if cols[i].name == x.name]
             if exprs is not None and len({_shape(exprs[i]) for i in hits}) > 1:
-                from ...errors import AmbiguousColumn
-
                 raise AmbiguousColumn(f'ORDER BY "{x.name}" is ambiguous')
             if hits:
                 return col(hits[0], cols[hits[0]].type, x.name)
@@ -565,8 +567,6 @@ class Planner:
                 li = Scope(left.cols).find(name, None)
                 ri = Scope(right.cols).find(name, None)
                 if li is None or ri is None:
-                    from ...errors import UndefinedColumn
-
                     raise UndefinedColumn(f'column "{name}" specified in USING clause does not exist in {"left" if li is None else "right"} table')
                 preds.append(b.compare("=", col(li, left.cols[li].type, name),
                                        col(nl + ri, right.cols[ri].type, name)))
@@ -586,9 +586,6 @@ class Planner:
     def reg_cast(self, inner: E, target: int) -> E:
         """Builds `x::regclass` etc.: resolved by the registry's `cast:`/`format:` functions
         (or `expr.regcast` while they are missing); the value is an OID that prints as a name."""
-        from ..expr.functions import _ensure_loaded
-        from ..functions.registry import FUNCTIONS
-
         _ensure_loaded()
         tname = T.TYPES[target].name
         if inner.kind == "param" and inner.type == T.UNKNOWN:
@@ -640,8 +637,6 @@ def _shareable(node: N.Node) -> bool:
     such a view could have reached its scans anyway, so sharing loses no pushdown, while a
     plain filtered view keeps being inlined for its indexes. Nothing volatile may run in it
     (two mentions of `random()` must differ), and nothing may read an enclosing row."""
-    from ..exec.subquery import _correlated, _exprs
-
     if _correlated(node):
         return False
     heavy = False
