@@ -8,8 +8,9 @@ Each figure is one job done the same way on both systems, in the same run:
   (the stock dialect, also timed on Cumulo); `read_sql` of the same table back;
 - COPY FROM STDIN and COPY TO STDOUT of the same rows of bigint, int, numeric(12,2), text,
   timestamp, boolean (10x --rows, default 1M), in text format through psycopg;
-- executemany of 20k rows x 6 columns through psycopg (pipeline) and through
-  `cumulo.driver` (when importable), one transaction.
+- executemany of 20k rows x 6 columns through psycopg (pipeline), asyncpg and
+  `cumulo.driver` (when importable), one transaction. All three pipeline one Bind/Execute
+  per row up to one Sync, which Cumulo runs as one bulk write (pgwire/insertbatch.py).
 
 After each load the rows are counted and summed on the server, so a fast wrong load
 cannot pass. --seconds does not cut these jobs short; use --rows for a quick run.
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import BenchError, Figure, RunContext
+from ..server_cost import listening_pid, sample
 from ..systems import System
 
 NAME = "bulk"
@@ -110,11 +112,47 @@ def _many_rows(n: int) -> list[tuple]:
              i % 2 == 0) for i in range(1, n + 1)]
 
 
-def _executemany(system: System, client: str) -> float:
+def _asyncpg_many(dsn: str, rows: list[tuple]) -> float:
+    """asyncpg's executemany inside one transaction; amount goes as Decimal (numeric)."""
+    import asyncio
+    from decimal import Decimal
+
+    import asyncpg
+
+    typed = [(a, b, Decimal(c), d, e, f) for a, b, c, d, e, f in rows]
+
+    async def go() -> float:
+        conn = await asyncpg.connect(dsn, ssl=False)
+        try:
+            start = time.perf_counter()
+            async with conn.transaction():
+                await conn.executemany(
+                    "INSERT INTO bench_bulk VALUES ($1, $2, $3, $4, $5, $6)", typed)
+            return time.perf_counter() - start
+        finally:
+            await conn.close()
+
+    return asyncio.run(go())
+
+
+def _executemany(system: System, client: str) -> tuple[float, float | None]:
+    """(seconds, the server's CPU microseconds per row) of one executemany and commit."""
     rows = _many_rows(MANY_ROWS)
     with system.connect() as conn:
         conn.execute("DROP TABLE IF EXISTS bench_bulk")
         conn.execute(COPY_DDL)
+    pid = listening_pid(system.port)
+    before = sample(pid) if pid is not None else None
+    took = _load_many(system, client, rows)
+    cpu = None
+    if pid is not None and before is not None:
+        cpu = (sample(pid).cpu_s - before.cpu_s) / MANY_ROWS * 1e6
+    return _counted(system, took), cpu
+
+
+def _load_many(system: System, client: str, rows: list[tuple]) -> float:
+    if client == "asyncpg":
+        return _asyncpg_many(system.dsn, rows)
     if client == "psycopg":
         import psycopg
 
@@ -135,6 +173,11 @@ def _executemany(system: System, client: str) -> float:
         took = time.perf_counter() - start
     finally:
         conn.close()
+    return took
+
+
+def _counted(system: System, took: float) -> float:
+    """Checks that the load left MANY_ROWS rows, drops the table; returns `took`."""
     with system.connect() as check:
         count = check.execute("SELECT count(*) FROM bench_bulk").fetchone()[0]
         check.execute("DROP TABLE bench_bulk")
@@ -149,6 +192,7 @@ def run(ctx: RunContext) -> list[Figure]:
     df = frame(n)
     figures = []
     results: dict[str, dict[str, float | None]] = {}
+    cpu_per_row: dict[str, dict[str, float | None]] = {}
 
     def record(label: str, system: System, fn: Callable[..., Any], *args: Any) -> Any:
         out = ctx.attempt(system, label, fn, *args)
@@ -178,7 +222,7 @@ def run(ctx: RunContext) -> list[Figure]:
             system.name] = None if out is None else out[0]
         results.setdefault(f"COPY TO STDOUT, {copy_rows:,} rows x 6 types", {})[
             system.name] = None if out is None else out[1]
-    clients = ["psycopg"]
+    clients = ["psycopg", "asyncpg"]
     try:
         import cumulo.driver  # noqa: F401
 
@@ -189,7 +233,11 @@ def run(ctx: RunContext) -> list[Figure]:
         for system in ctx.systems:
             out = record(f"executemany {client}", system, _executemany, system, client)
             results.setdefault(f"executemany {MANY_ROWS:,} rows x 6 ({client})", {})[
-                system.name] = out
+                system.name] = None if out is None else out[0]
+            cpu_per_row.setdefault(f"executemany server CPU per row ({client})", {})[
+                system.name] = None if out is None else out[1]
     for label, values in results.items():
         figures.append(ctx.figure(NAME, label, "s", "lower", values, label))
+    for label, values in cpu_per_row.items():
+        figures.append(ctx.figure(NAME, label, "us", "lower", values, label))
     return figures

@@ -114,14 +114,14 @@ def decode_numeric(data: bytes) -> Decimal:
     if sign not in (0, NUMERIC_NEG) or len(data) != 8 + 2 * ndigits:
         raise InvalidBinaryRepresentation("invalid sign in external \"numeric\" value")
     groups = struct.unpack_from(f"!{ndigits}H", data, 8)
-    digits = "".join(f"{g:04d}" for g in groups) or "0"
+    digits = ("%04d" * ndigits) % groups or "0"
     exp = 4 * (weight - ndigits + 1)
     if exp > -dscale:
         digits += "0" * (exp + dscale)
     elif exp < -dscale:
         digits = digits[: len(digits) - (-dscale - exp)] or "0"
-    ds = tuple(int(c) for c in digits.lstrip("0") or "0")
-    return Decimal((1 if sign == NUMERIC_NEG else 0, ds, -dscale))
+    # NB: Decimal's own parser (C) builds the same value as a digit tuple, several times faster
+    return Decimal(f"{'-' if sign == NUMERIC_NEG else ''}{digits}E{-dscale}")
 
 
 # -- date and time -------------------------------------------------------------
