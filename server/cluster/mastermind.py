@@ -210,6 +210,12 @@ class MasterMindService:
                 if msg.ts and self.snapshots.handle(msg):
                     self._cond.notify_all()
 
+    def high_mark(self) -> int:
+        """The largest timestamp handed out so far (a restarted conflict manager's
+        watermark, `cluster.cmfailover`)."""
+        with self._cond:
+            return self.sequencer.next_ts - 1
+
     def forget(self, ltm: int) -> None:
         """Drops a dead LTM's low water and its waiters' edges."""
         self.low_waters.pop(ltm, None)

@@ -18,9 +18,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConnectionFailure
+from ..errors import ConnectionFailure, SerializationFailure
 from ..kivi.remote import RemoteNode
+from ..txn.conflicts import Prune, Release, ReleaseSpaces, Settle
 from .services import Forget, From, LogRead, LogRecord, LogStatus, LogTrim, PollWoken, Reset
+
+# What an LTM sends a conflict manager once the outcome is decided: moot if it died.
+AFTER_COMMIT = (Release, ReleaseSpaces, Settle, Prune, Forget)
 
 
 class _Waiters:
@@ -42,7 +46,7 @@ class _WaitSet:
         self.proxy, self.holder = proxy, holder
 
     def discard(self, txn: int) -> None:
-        self.proxy.client.handle(Forget(txn, self.holder))
+        self.proxy.handle(Forget(txn, self.holder))
 
 
 class RemoteConflictManager:
@@ -62,8 +66,20 @@ class RemoteConflictManager:
         self.waiters = _Waiters(self)
 
     def handle(self, msg: Any, now: float = 0.0) -> list[Any]:
-        """Sends one message; returns the manager's outputs."""
-        return list(self.client.handle(From(self.ltm_id, msg)))
+        """Sends one message; returns the manager's outputs.
+
+        A manager that cannot be reached died (or is restarting, `cluster.cmfailover`):
+        a release or settle is skipped (the locks died with it, and its replacement
+        counts every key as committed at its watermark); anything else fails with 40001.
+        """
+        try:
+            return list(self.client.handle(From(self.ltm_id, msg)))
+        except ConnectionFailure:
+            if type(msg) in AFTER_COMMIT:
+                return []
+            raise SerializationFailure(
+                "could not serialize access: a conflict manager is unavailable",
+                hint="It restarts; retry the transaction.") from None
 
     def poll_woken(self, timeout: float) -> tuple[int, ...]:
         """Waits up to timeout seconds for wake-ups of this LTM's waiters; returns their tids."""
@@ -131,10 +147,12 @@ class RemoteLogGroup:
         except Exception:  # noqa: BLE001 - ZooKeeper briefly away: keep what we have
             return self.loggers
         with self._lock:
-            known = {(lg.host, lg.port): lg for lg in self.loggers}
+            known: dict[tuple[str, int], RemoteNode | None] = {
+                (lg.host, lg.port): lg for lg in self.loggers}
             fresh = [known.pop((h, p), None) or RemoteNode(h, p) for h, p in addresses]
-            for lg in known.values():
-                lg.close()
+            for gone in known.values():
+                if gone is not None:
+                    gone.close()
             self.loggers = fresh
         return fresh
 

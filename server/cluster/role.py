@@ -39,6 +39,7 @@ from ..kivi.node import KiviNode
 from ..kivi.remote import offload_aggregates, serve_node
 from . import regionstore
 from . import zk as zk_mod
+from .cmfailover import CmRestarts
 from .failover import record_node, replay_own
 from .lease import Gated, LeaseGate
 from .manager import bucket_shares
@@ -93,7 +94,7 @@ async def serve(args: argparse.Namespace) -> None:
     server = await serve_node(obj if gate is None else Gated(obj, gate), args.host, args.port,
                               offload=offload)
     host, port = server.sockets[0].getsockname()[:2]
-    zk = reaper = None
+    zk = reaper = restarts = None
     if args.zk:
         name = args.name or (f"cm{args.index}" if args.role == "cm" else f"{args.role}-{port}")
         zk = zk_mod.connect(args.zk, session_timeout=args.zk_session_timeout)
@@ -118,6 +119,7 @@ async def serve(args: argparse.Namespace) -> None:
             if args.placement_interval > 0:
                 obj.placer.start()
             reaper = Reaper(zk, obj).start()  # a dead query engine's leftovers (§3.2)
+            restarts = CmRestarts(zk, obj).start()  # a restarted conflict manager (§3.4)
     print(f"LISTENING {host} {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -139,6 +141,8 @@ async def serve(args: argparse.Namespace) -> None:
         obj.placer.stop()
     if reaper is not None:
         reaper.stop()
+    if restarts is not None:
+        restarts.stop()
     if zk is not None:
         zk.stop()
     close = getattr(obj, "close", None)

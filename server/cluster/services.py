@@ -31,7 +31,15 @@ from typing import Any
 from ..errors import SQLError
 from ..kivi.api import Ack
 from ..kivi.wire import register_messages
-from ..txn.conflicts import ConflictManager, ReleaseSpaces, Woken
+from ..txn.conflicts import (
+    LATEST,
+    Acquire,
+    AcquireSpace,
+    Conflict,
+    ConflictManager,
+    ReleaseSpaces,
+    Woken,
+)
 from ..txn.logger import RedoLog, _record_ts, read_log
 
 
@@ -50,10 +58,18 @@ class Reset:
     `high_mark` is the largest commit ts handed out so far: the SERIALIZABLE half then
     counts everything as read and written at it (`validate.SerialState.restart`), so that
     a serializable transaction older than the reset fails safely instead of validating
-    against nothing.
+    against nothing. Every key then counts as committed at it, too (`ConflictService.floor`:
+    a write at an older snapshot gets 40001), since the commits the manager forgot may
+    be newer than that snapshot.
     """
 
     high_mark: int = 0
+    only_if_needed: bool = False  # ignored unless the manager waits for a reset (restarted)
+
+
+@dataclass(frozen=True)
+class CmStatus:
+    """Asks a conflict manager whether it waits for a `Reset` (replies a bool)."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +167,7 @@ for _name in ("conflicts", "validate"):
     except ImportError:  # pragma: no cover - a tree without the SERIALIZABLE half
         pass
 register_messages(Forget, Reset, From, PollWoken, WokenFor, LogRecord, LogTrim, LogRead,
-                  LogRecords, LogStatus, LogStatusReply, FenceLtm, ReleaseLtm)
+                  LogRecords, LogStatus, LogStatusReply, FenceLtm, ReleaseLtm, CmStatus)
 
 LTM_SHIFT = 48  # a transaction id is `ltm_id << 48 | n` (txn.ltm)
 
@@ -177,6 +193,7 @@ class ConflictService:
         # writes with that blank state could let two writers win. It refuses them (57P03)
         # until an LTM resets it with the high mark (`ClusterTxnManager(reset_conflicts=True)`).
         self.needs_reset = needs_reset
+        self.floor = 0  # every key's last commit is at least this (see `Reset`)
         self._mail: dict[int, list[int]] = {}
         self._mail_cond = threading.Condition()
 
@@ -197,10 +214,15 @@ class ConflictService:
             return Ack()
         if type(msg) is ReleaseLtm:
             return self._release_ltm(msg.ltm, msg.commit_ts)
+        if type(msg) is CmStatus:
+            return self.needs_reset
         if type(msg) is Reset:
+            if msg.only_if_needed and not self.needs_reset:
+                return Ack(False)
             self.cm = ConflictManager(self.owned)
             if msg.high_mark:
                 self.cm.ser.restart(msg.high_mark)
+            self.floor = msg.high_mark
             self.needs_reset = False
             return Ack()
         if self.needs_reset:
@@ -209,6 +231,10 @@ class ConflictService:
                 sqlstate="57P03",
                 hint="Restart the query engine (its LTM resets the conflict managers).",
             )
+        if self.floor and type(msg) in (AcquireSpace, Acquire):
+            below = self._below_floor(msg)
+            if below is not None:
+                return [below]
         out = self.cm.handle(msg)
         if sender is None or not any(type(o) is Woken for o in out):
             return out
@@ -220,6 +246,14 @@ class ConflictService:
                     continue
             routed.append(o)
         return routed
+
+    def _below_floor(self, msg: Any) -> Conflict | None:
+        """A write at a snapshot older than the floor conflicts (see `Reset`); a READ
+        COMMITTED row lock (`LATEST`) waives the check, as the manager's own does."""
+        if msg.snapshot >= self.floor or msg.snapshot == LATEST or not msg.keys:
+            return None
+        key = (msg.space, msg.keys[0]) if type(msg) is AcquireSpace else msg.keys[0]
+        return Conflict(msg.txn, key, self.floor)
 
     def _release_ltm(self, ltm: int, commit_ts: int) -> Ack:
         """Answers `ReleaseLtm` (see it)."""

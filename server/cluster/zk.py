@@ -97,6 +97,7 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
     """
     from ..kivi.client import KiviClient
     from ..kivi.remote import RemoteNode
+    from .cmfailover import EngineCmWatch
     from .manager import ClusterTxnManager
     from .proxies import RemoteConflictManager, RemoteLogGroup
     from .zkmap import ZkRegionMap
@@ -118,9 +119,9 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
     log = RemoteLogGroup(loggers, locate=lambda: [a for _n, a in discover(zk).addresses("logger")]
                          ) if loggers else None
     masterminds = members.addresses("mastermind")
-    ltm_id, first = 0, True
+    ltm_id, first, ltm_path = 0, True, ""
     if masterminds:  # several query engines may share this cluster: each needs its own id
-        ltm_id, first = join_as_ltm(zk)
+        ltm_id, first, ltm_path = join_as_ltm(zk)
     # NB: without a MasterMind to recover them (`cluster.failover`), the engine gives the
     # regions of nodes that are gone to live ones as it starts (its replay of the loggers
     # fills them); afterwards such a region waits for its node
@@ -132,6 +133,8 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
                            ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None,
                            gc_interval=gc_interval)
     region_map.adopt = False
+    if ltm_path:  # NB: follows restarted conflict managers (the MasterMind resets them)
+        EngineCmWatch(zk, tm, ltm_path)
     return tm
 
 
@@ -139,8 +142,9 @@ LTMS = "/cumulo/ltms"
 MAX_LTMS = 1 << 15  # a transaction id is ltm_id << 48 | n, in 63 bits
 
 
-def join_as_ltm(zk: Any) -> tuple[int, bool]:
-    """Registers this query engine (ephemeral, sequential); returns (its LTM id, first?).
+def join_as_ltm(zk: Any) -> tuple[int, bool, str]:
+    """Registers this query engine (ephemeral, sequential); returns (its LTM id, first?,
+    its znode).
 
     The first engine of a cluster resets the conflict managers; a later one must not,
     since the others' transactions hold write locks there.
@@ -148,4 +152,4 @@ def join_as_ltm(zk: Any) -> tuple[int, bool]:
     path = zk.create(f"{LTMS}/ltm-", b"", ephemeral=True, sequence=True, makepath=True)
     mine = path.rsplit("/", 1)[1]
     others = [c for c in zk.get_children(LTMS) if c != mine]
-    return int(mine.rsplit("-", 1)[1]) % MAX_LTMS, not others
+    return int(mine.rsplit("-", 1)[1]) % MAX_LTMS, not others, path

@@ -82,6 +82,7 @@ log = logging.getLogger("cumulo.txn")
 ISOLATIONS = ("read committed", "repeatable read", "serializable")
 _LOST_UPDATE = "could not serialize access due to concurrent update"
 _ABORTED = "terminating the statement: its transaction was aborted"
+_LOCKS_LOST = "could not serialize access: a conflict manager restarted and lost this transaction's locks"
 
 
 class LocalTxnManager(SerializableMixin):
@@ -132,6 +133,9 @@ class LocalTxnManager(SerializableMixin):
         # so a transaction that starts after another engine's acknowledgement sees it.
         self.shared_snapshots = shared_snapshots
         self._woken: set[int] = set()
+        # cluster mode: transactions whose locks died with their conflict manager
+        # (`doom_active`): they may not commit, and their lock waits end
+        self._doomed: set[int] = set()
         self._active_lock = threading.Lock()
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
         self._ser_active: set[int] = set()  # SERIALIZABLE update-capable txns with a snapshot
@@ -397,6 +401,8 @@ class LocalTxnManager(SerializableMixin):
                 try:
                     while tid not in self._woken:
                         self._check_cancel(txn)
+                        if tid in self._doomed:
+                            raise SerializationFailure(_LOCKS_LOST)
                         if deadline is None:
                             cond.wait()
                             continue
@@ -489,6 +495,18 @@ class LocalTxnManager(SerializableMixin):
                 ts = self._batch.take()
             return ts  # type: ignore[return-value]
 
+    def doom_active(self) -> int:
+        """Cluster mode: a conflict manager died, and with it the write locks of this LTM's
+        transactions. None of the transactions active now may commit (another writer may
+        already hold their keys at the manager's replacement): their commit and their lock
+        waits fail with 40001. Returns how many were doomed."""
+        with self._active_lock:
+            self._doomed.update(self._active)
+            n = len(self._active)
+        with self._cm_cond:
+            self._notify(list(self._lock_waits))
+        return n
+
     def snapshot_advanced(self) -> None:
         """Wakes sessions waiting for a snapshot that another LTM's commit advanced (cluster)."""
         with self._snap_cond:
@@ -528,6 +546,11 @@ class LocalTxnManager(SerializableMixin):
                     return None
             self._end(txn, None)  # locks, and keys whose writes were all rolled back
             return None
+        if txn.tid in self._doomed:
+            with self._active_lock:
+                self.stats["aborts"] += 1
+            self._end(txn, None)
+            raise SerializationFailure(_LOCKS_LOST)
         writes, spaces = txn.ws.for_commit()
         if txn.reads is not None:  # SERIALIZABLE: validate after taking the commit ts
             cts = self._next_ts()
@@ -624,6 +647,8 @@ class LocalTxnManager(SerializableMixin):
         with self._active_lock:
             self._active.pop(txn.tid, None)
             self._ser_active.discard(txn.tid)
+            if self._doomed:
+                self._doomed.discard(txn.tid)
         private = txn.private
         bulk = self._release_bulk(txn, cts)
         groups = {s: w.keys() for s, w in txn.ws.spaces.items()
