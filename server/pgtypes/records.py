@@ -41,6 +41,37 @@ class Record(tuple):
         return (Record, (tuple(self), self.oids))
 
 
+class OuterRowTypes(tuple):
+    """The field types of a whole row from the null side of an outer join (`u` in
+    `t LEFT JOIN u ON ...`): PostgreSQL gives NULL, not `(,)`, for a null-extended row.
+    `guard` is the position of a NOT NULL column of the relation, NULL only when the row is
+    null-extended; -1 when it has none (then a row of NULLs is taken to be null-extended).
+
+    >>> outer_row((None, None), OuterRowTypes((23, 25), 0)) is None
+    True
+    >>> outer_row((1, None), OuterRowTypes((23, 25), -1))
+    (1, None)
+    """
+
+    guard: int
+
+    def __new__(cls, oids: Any, guard: int) -> OuterRowTypes:
+        self = super().__new__(cls, oids)
+        self.guard = guard
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (OuterRowTypes, (tuple(self), self.guard))
+
+
+def outer_row(values: tuple, oids: OuterRowTypes) -> Record | None:
+    """A whole row of an outer join's nullable side: NULL when the row is null-extended."""
+    g = oids.guard
+    if values[g] is None if g >= 0 else all(v is None for v in values):
+        return None
+    return Record(values, tuple(oids))
+
+
 def guess_oid(v: Any) -> int:
     """The type OID PostgreSQL would give a value of this Python type (text if unsure)."""
     if isinstance(v, bool):

@@ -376,11 +376,27 @@ class Binder(SpecialForms):
                 if depth == 0:
                     refs = [E("col", i, [], look.cols[i].type, look.cols[i].typmod,
                               look.cols[i].name, look.cols[i].fields) for i in idxs]
-                    return wholerow.whole_row(refs, rel, rowtype)
-                return wholerow.whole_row([self.column(look.cols[i].name, rel, exp.column(
-                    look.cols[i].name, rel)) for i in idxs], rel, rowtype)
+                else:
+                    refs = [self.column(look.cols[i].name, rel, exp.column(
+                        look.cols[i].name, rel)) for i in idxs]
+                row = wholerow.whole_row(refs, rel, rowtype)
+                if any(look.cols[i].nullable for i in idxs):
+                    row.data = records.OuterRowTypes(row.data, self._null_guard(
+                        [look.cols[i] for i in idxs]))
+                return row
             depth += 1
         return None
+
+    def _null_guard(self, cols: list[Any]) -> int:
+        """The position of a NOT NULL table column among a whole row's `cols` (-1: none), NULL
+        in the row only when an outer join null-extended it."""
+        for i, c in enumerate(cols):
+            table = self.planner.catalog.table_by_oid(c.table_oid) if c.table_oid and \
+                not c.derived and c.attnum > 0 else None
+            col = next((x for x in table.columns if x.attnum == c.attnum), None) if table else None
+            if col is not None and col.not_null and not col.dropped:
+                return i
+        return -1
 
     def _row_type(self, cols: list[Any]) -> int:
         """The pg_type OID of a table whose columns, all of them in order, are `cols` (0 for
@@ -964,7 +980,8 @@ class Binder(SpecialForms):
             if obj == "json_build_object":  # row_to_json's own spacing
                 return wholerow.row_as_json(args[0], self.params, name=name)
             fd, jargs = resolve(obj, wholerow.json_object_args(args[0]), self.params)
-            return E("call", fd, jargs, return_type(fd, jargs), -1, name)
+            return wholerow.outer_null(args[0], E("call", fd, jargs, return_type(fd, jargs), -1,
+                                                  name))
         if name in wholerow.JSON_OF_ROW and len(args) == 1 and args[0].type == T.RECORD:
             return wholerow.record_as_json(args[0], name == "to_jsonb", name)
         if name in wholerow.JSON_EMBEDDERS:  # a record argument embeds as its JSON object

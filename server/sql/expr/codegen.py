@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...pgtypes import oids as T
-from ...pgtypes.records import Record
+from ...pgtypes.records import OuterRowTypes, Record, outer_row
 from . import runtime as rt
 from .bound import E
 
@@ -289,6 +289,8 @@ class Gen:
         values = f"({''.join(self.expr(a) + ', ' for a in e.args)})"
         if e.data is None:
             return values
+        if isinstance(e.data, OuterRowTypes):  # a null-extended whole row is NULL
+            return f"{self.k(outer_row)}({values}, {self.k(e.data)})"
         return f"{self.k(Record)}({values}, {self.k(e.data)})"  # ROW(...): record_out knows types
 
     def g_subscript(self, e: E) -> str:

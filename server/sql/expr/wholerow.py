@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from ...pgtypes import oids as T
+from ...pgtypes.records import OuterRowTypes
 from ..functions.jsonfns import jsonb_text, parse, quote, row_json_object, value_json
 from .bound import E, const
 from .functions import resolve
@@ -45,9 +46,19 @@ def row_as_json(row: E, params: Any, binary: bool = False, name: str = "row_to_j
     `binary`: to_jsonb(row), printed as jsonb is (`{"a": 1, "b": null}`)."""
     if binary:
         fd, args = resolve("jsonb_build_object", json_object_args(row), params)
-        return E("call", fd, args, T.JSONB, -1, "to_jsonb")
+        return outer_null(row, E("call", fd, args, T.JSONB, -1, "to_jsonb"))
     _, args = resolve("json_build_object", json_object_args(row), params)
-    return E("pyfunc", (name, row_json_object, False), args, T.JSON, -1, name)
+    return outer_null(row, E("pyfunc", (name, row_json_object, False), args, T.JSON, -1, name))
+
+
+def outer_null(row: E, e: E) -> E:
+    """`e`, computed from a whole row, or NULL when that row is null-extended by an outer join
+    (`row_to_json(u)` of a missing `u` is NULL in PostgreSQL, not `{"a":null}`)."""
+    if not isinstance(row.data, OuterRowTypes):
+        return e
+    g = row.data.guard
+    test = E("isnull", None, [row.args[g]], T.BOOL) if g >= 0 else row_null_test(row, False)
+    return E("case", True, [test, const(None, e.type), e], e.type, e.typmod, e.name)
 
 
 def embedded_json(e: E, params: Any, binary: bool) -> E:

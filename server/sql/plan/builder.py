@@ -11,6 +11,7 @@ CTE names shadow tables, and a subquery sees the scopes that enclose it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, cast
 
 import sqlglot
@@ -549,8 +550,12 @@ class Planner:
             right, _ = self.plan_from(item, outer)
         jkind = side or ("cross" if kind == "cross" else "inner")
         cols = [*left.cols, *[_copy(c, c.qualifier) for c in right.cols]]
-        if jkind in ("left", "full"):
-            pass
+        nl = len(left.cols)
+        for i, c in enumerate(cols):  # NB: a null-extended side's whole row is NULL
+            if jkind in (("left", "full") if i >= nl else ("right", "full")):
+                cols[i] = dataclasses.replace(c, nullable=True)
+            elif i >= nl:
+                c.nullable = right.cols[i - nl].nullable
         cond = None
         using = j.args.get("using")
         if j.args.get("method", "").upper() == "NATURAL" if j.args.get("method") else False:

@@ -32,6 +32,7 @@ class PCol:
     fields: tuple[tuple[str, int], ...] | None = None  # for record columns: (name, type OID)s
     rowtype: int = 0  # a whole table row: the table's row type, sent instead of `record`
     derived: bool = False  # a SELECT's output (a subquery's row is a `record`, not a table's)
+    nullable: bool = False  # on the null side of an outer join (its whole row may be NULL)
 
 
 @dataclass(eq=False)
