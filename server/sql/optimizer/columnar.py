@@ -152,7 +152,7 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         if dist is None:
             return None
         spec, merge, partials = dist
-        return _wrap(node, spec, merge, partials, source, base, exprs, ncols, scaled)
+        return _wrap(node, spec, merge, partials, source, base, exprs, ncols, scaled, True)
     specs: list[tuple[str, int | None]] = []
     for a in node.aggs:
         if a.func not in _AGGS or a.distinct or a.order or a.filter is not None:
@@ -176,15 +176,17 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
 
 def _wrap(node: N.Aggregate, spec: AggSpec, merge: N.Node, partials: Prepared, source: Any,
           base: tuple[N.Scan, E | None] | None, exprs: list[E], ncols: int,
-          scaled: set[int]) -> Columnar:
+          scaled: set[int], count_distinct: bool = False) -> Columnar:
     if source is not None:
         js = VectorSpec(None, None, "aggregate", spec.group_by, spec.aggs, merge, partials,
-                        exprs=exprs, base=ncols, source=source, scaled=frozenset(scaled))
+                        exprs=exprs, base=ncols, source=source, scaled=frozenset(scaled),
+                        count_distinct=count_distinct)
         return ColumnarJoin(node.cols, row=node, spec=js)
     assert base is not None
     scan, pred = base
     vs = VectorSpec(scan.table, pred, "aggregate", spec.group_by, spec.aggs, merge, partials,
-                    key_range=_ranged(pred, scan), exprs=exprs, base=ncols)
+                    key_range=_ranged(pred, scan), exprs=exprs, base=ncols,
+                    count_distinct=count_distinct)
     return Columnar(node.cols, row=node, spec=vs)
 
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ....kivi.columnar import Column, encode
 from ....kivi.columnar.aggregate import Selected
@@ -98,8 +100,9 @@ def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
     proto = real[0]
     scale = max(c.scale for c in real) if kind == "dec" else 0
     dictionary = None
+    union = None
     if kind == "str":
-        dictionary = _union([c.dictionary for c in real])
+        dictionary, union = _union([c.dictionary for c in real])
     parts: list[np.ndarray] = []
     valids: list[np.ndarray] = []
     any_null = False
@@ -114,8 +117,7 @@ def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
             v = _rescale(c, scale)
         elif kind == "str" and c.dictionary is not dictionary:
             assert c.dictionary is not None and dictionary is not None
-            v = np.searchsorted(dictionary, c.dictionary).astype(np.int32)[v] \
-                if len(c.dictionary) else v
+            v = _positions(c.dictionary, union, dictionary)[v] if len(c.dictionary) else v
         parts.append(v)
         valids.append(np.ones(len(c), bool) if c.valid is None else c.valid)
         any_null = any_null or c.valid is not None
@@ -125,11 +127,31 @@ def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
                   dictionary, min(los) if los else None, max(his) if his else None, scale)
 
 
-def _union(dicts: list[Any]) -> np.ndarray:
+def _union(dicts: list[Any]) -> tuple[np.ndarray, pa.Array | None]:
+    """The sorted union of sorted string dictionaries, and it as an Arrow array (None when
+    it is the first one). Arrow hashes and sorts the strings in C: sorting Python objects
+    (`np.unique`) took seconds over 100,000 distinct names. Arrow orders strings by their
+    UTF-8 bytes, which is the order of their code points, Python's order.
+
+    >>> d, _ = _union([np.array(["b", "é"], dtype=object),
+    ...                np.array(["a", "b", "Z"], dtype=object)])
+    >>> d.tolist()
+    ['Z', 'a', 'b', 'é']
+    """
     first = dicts[0]
-    if all(d is first for d in dicts):
-        return first
-    return np.unique(np.concatenate(dicts)) if any(len(d) for d in dicts) else first
+    if all(d is first for d in dicts) or not any(len(d) for d in dicts):
+        return first, None
+    u = pc.unique(pa.chunked_array([pa.array(d, pa.string()) for d in dicts if len(d)]))
+    u = u.take(pc.sort_indices(u))
+    return u.to_numpy(zero_copy_only=False), u
+
+
+def _positions(d: np.ndarray, union: pa.Array | None, dictionary: np.ndarray) -> np.ndarray:
+    """Where each string of dictionary d sits in the union."""
+    if union is None:
+        return np.searchsorted(dictionary, d).astype(np.int32)
+    at = pc.index_in(pa.array(d, pa.string()), value_set=union)
+    return at.to_numpy(zero_copy_only=False).astype(np.int32)
 
 
 def _rescale(c: Column, scale: int) -> np.ndarray:

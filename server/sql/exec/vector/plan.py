@@ -60,6 +60,9 @@ class VectorSpec:
     # computed columns whose numeric values may have several scales: aligned to the largest
     # (arguments of SUM / AVG without GROUP BY, whose result has that scale in PostgreSQL)
     scaled: frozenset[int] = frozenset()
+    # COUNT(DISTINCT x) only (`optimizer.columnar._distinct`): the partial rows are the
+    # distinct (keys, x); the counts per group are taken from them directly
+    count_distinct: bool = False
 
     def describe(self) -> str:
         """One line for EXPLAIN-like output and tests."""

@@ -102,8 +102,31 @@ def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
         fns = compiled(spec, "exprs", lambda: [compile_any(e, i in spec.scaled)
                                                    for i, e in enumerate(spec.exprs)])
         packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
-    cache_of(ctx)[id(spec.partials)] = partial_aggregate(packs, spec.group_by, spec.aggs)
+    partials = partial_aggregate(packs, spec.group_by, spec.aggs)
+    if spec.count_distinct:
+        assert isinstance(spec.merge, N.Aggregate)
+        return count_pairs(partials, len(spec.group_by) - 1, len(spec.merge.aggs))
+    cache_of(ctx)[id(spec.partials)] = partials
     return rows_of(spec.merge, ctx)
+
+
+def count_pairs(pairs: list[tuple], ng: int, naggs: int) -> list[tuple]:
+    """The rows of an Aggregate whose every aggregate is COUNT(DISTINCT x), from the distinct
+    (keys..., x) tuples: per group, how many non-NULL x (NULL keys group together, as in
+    SQL); without keys, one row even for no input.
+
+    >>> count_pairs([(1, "a"), (1, "b"), (2, None), (None, "a")], 1, 2)
+    [(1, 2, 2), (2, 0, 0), (None, 1, 1)]
+    >>> count_pairs([], 0, 1), count_pairs([], 1, 1)
+    ([(0,)], [])
+    """
+    counts: dict[tuple, int] = {}
+    for r in pairs:
+        k = r[:ng]
+        counts[k] = counts.get(k, 0) + (r[ng] is not None)
+    if not ng and not counts:
+        counts[()] = 0
+    return [k + (n,) * naggs for k, n in counts.items()]
 
 
 def _topn(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
@@ -117,4 +140,4 @@ def run_prepared(node: Prepared, ctx: Any) -> Iterator[Batch]:
     yield from rebatch(cache_of(ctx).pop(id(node), []))
 
 
-__all__ = ["mode", "run_columnar", "vector_rows"]
+__all__ = ["count_pairs", "mode", "run_columnar", "vector_rows"]
