@@ -17,7 +17,10 @@ of tpmC (PostgreSQL 82 %). The default, 20 %, sits between the two.
 The rule (a lower priority for analytic work, cooperatively):
 
 - the row store's point reads and applies stamp the calling session as
-  running OLTP (`touch`, a dict store);
+  running OLTP (`touch`, a dict store and a count); OLTP runs while at least
+  `BUSY` touches fell in the last window or two and one of them came from
+  another session than the scan's in the last `WINDOW` seconds (a lone commit,
+  as a freshness probe's, does not slow the scans after it);
 - an analytic scan calls `pace()` at every pack (`Pack.column`, the partial
   aggregate's loop, the first build of a copy). While another session touched
   the row store in the last `WINDOW` seconds, once the scan's thread has used
@@ -37,7 +40,10 @@ at start (1 turns pacing off), or `set_share()`.
     >>> p = Pacer(0.25, cpu=lambda: clock[0], now=lambda: 100 + clock[0], sleep=slept.append)
     >>> p.pace(); clock[0] = 0.008; p.pace(); slept   # alone: no pause
     []
-    >>> p.touch(who=1); clock[0] = 0.016; p.pace(who=2); slept   # 8 ms used, 24 ms pause
+    >>> p.touch(who=1); clock[0] = 0.016; p.pace(who=2); slept   # one commit: no pause
+    []
+    >>> for _ in range(BUSY): p.touch(who=1)
+    >>> clock[0] = 0.024; p.pace(who=2); slept   # OLTP runs: 8 ms used, 24 ms pause
     [0.024]
 """
 
@@ -56,6 +62,7 @@ SHARE = 0.2  # the CPU share of an analytic session while OLTP runs (1.0: no pac
 WINDOW = 0.1  # seconds: OLTP seen this recently counts as running
 SLICE = 0.004  # seconds of CPU an analytic session runs between pauses
 MAX_PAUSE = 0.1  # seconds: no single pause is longer
+BUSY = 8  # touches within a window or two that count as OLTP running
 
 
 def _session() -> int:
@@ -86,6 +93,9 @@ class Pacer:
         self.set_share(share)
         self.cpu, self.now, self.sleep = cpu, now, sleep
         self.seen: dict[int, float] = {}  # session id -> when it last touched the row store
+        self.since = 0.0  # the start of the current window of touches
+        self.count = 0  # touches in the current window
+        self.before = 0  # touches in the window before it (0: it was not the last one)
         self.mark = _Mark()
 
     def set_share(self, share: float) -> None:
@@ -95,11 +105,19 @@ class Pacer:
 
     def touch(self, who: int | None = None) -> None:
         """Notes that a session (the caller's by default) ran OLTP work just now."""
-        self.seen[_session() if who is None else who] = self.now()
+        now = self.now()
+        self.seen[_session() if who is None else who] = now
+        if now - self.since > WINDOW:  # NB: unlocked counts: a lost increment is harmless
+            self.before = self.count if now - self.since <= 2 * WINDOW else 0
+            self.count = 0
+            self.since = now
+        self.count += 1
 
     def active(self, other_than: int) -> bool:
         """Tells whether a session other than `other_than` touched the store in the last
         WINDOW seconds (and forgets the sessions that did not)."""
+        if self.count + self.before < BUSY:
+            return False
         horizon = self.now() - WINDOW
         found = False
         for who, at in list(self.seen.items()):
@@ -154,4 +172,4 @@ def share() -> float:
     return PACER.share
 
 
-__all__ = ["PACER", "SHARE", "Pacer", "pace", "set_share", "share", "touch"]
+__all__ = ["BUSY", "PACER", "SHARE", "Pacer", "pace", "set_share", "share", "touch"]

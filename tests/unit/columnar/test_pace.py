@@ -12,7 +12,7 @@ import pytest
 from cumulo.server.kivi.api import Apply, Write
 from cumulo.server.kivi.columnar import pace as pace_mod
 from cumulo.server.kivi.columnar.copy import PACK_ROWS
-from cumulo.server.kivi.columnar.pace import MAX_PAUSE, SLICE, WINDOW, Pacer
+from cumulo.server.kivi.columnar.pace import BUSY, MAX_PAUSE, SLICE, WINDOW, Pacer
 from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.kivi.node import KiviNode
 
@@ -26,6 +26,11 @@ class Clocks:
     def pacer(self, share: float) -> Pacer:
         return Pacer(share, cpu=lambda: self.cpu, now=lambda: self.now + self.cpu,
                      sleep=self.slept.append)
+
+
+def busy(p: Pacer, who: int) -> None:
+    for _ in range(BUSY):
+        p.touch(who=who)
 
 
 def test_doctests() -> None:
@@ -55,7 +60,7 @@ def test_pause_keeps_the_share_while_another_session_runs_oltp() -> None:
     c = Clocks()
     p = c.pacer(0.2)
     p.pace(who=1)  # the first call only reads the clock
-    p.touch(who=2)
+    busy(p, 2)
     c.cpu += SLICE / 2
     p.pace(who=1)
     assert c.slept == []  # less than a slice used: no clock read beyond the first
@@ -63,7 +68,7 @@ def test_pause_keeps_the_share_while_another_session_runs_oltp() -> None:
     p.pace(who=1)
     assert c.slept == [pytest.approx(SLICE * 4)]  # 20 %: 4 units of sleep per unit of work
     c.cpu += 1.0
-    p.touch(who=2)
+    busy(p, 2)
     p.pace(who=1)
     assert c.slept[-1] == MAX_PAUSE
 
@@ -72,7 +77,7 @@ def test_oltp_stops_counting_after_the_window() -> None:
     c = Clocks()
     p = c.pacer(0.5)
     p.pace(who=1)
-    p.touch(who=2)
+    busy(p, 2)
     c.now += WINDOW * 2
     c.cpu += 0.01
     p.pace(who=1)
@@ -83,7 +88,7 @@ def test_oltp_stops_counting_after_the_window() -> None:
 def test_share_one_turns_pacing_off_and_bad_shares_are_refused() -> None:
     c = Clocks()
     p = c.pacer(1.0)
-    p.touch(who=2)
+    busy(p, 2)
     for _ in range(3):
         c.cpu += 1.0
         p.pace(who=1)
@@ -106,15 +111,42 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     monkeypatch.setattr(pacer, "sleep", slept.append)
     monkeypatch.setattr(pacer, "share", 0.5)
     monkeypatch.setattr(pacer, "seen", {})
+    monkeypatch.setattr(pacer, "count", 0)
+    monkeypatch.setattr(pacer, "before", 0)
+    monkeypatch.setattr(pacer, "since", 0.0)
     monkeypatch.setattr(pacer, "mark", type(pacer.mark)())  # this thread's clocks, reset
     return slept
 
 
 def _oltp_elsewhere(store: VersionStore) -> None:
-    """A point read on another thread: another session runs OLTP."""
-    t = threading.Thread(target=store.read, args=(b"k000001", 10**9))
+    """Point reads on another thread: another session runs OLTP."""
+    t = threading.Thread(target=store.read_many, args=([b"k000001"], 10**9))
     t.start()
     t.join()
+    for _ in range(BUSY):
+        t = threading.Thread(target=store.read, args=(b"k000001", 10**9))
+        t.start()
+        t.join()
+
+
+def test_a_lone_commit_does_not_count_as_oltp() -> None:
+    c = Clocks()
+    p = c.pacer(0.25)
+    p.pace(who=1)
+    p.touch(who=2)
+    p.touch(who=2)
+    c.cpu += 0.05
+    p.pace(who=1)
+    assert c.slept == []
+    busy(p, 2)
+    c.cpu += 0.05
+    p.pace(who=1)
+    assert len(c.slept) == 1
+    c.now += 3 * WINDOW  # the burst is over; one more commit long after
+    p.touch(who=2)
+    c.cpu += 0.05
+    p.pace(who=1)
+    assert len(c.slept) == 1
 
 
 def _store(n: int) -> VersionStore:
