@@ -276,7 +276,8 @@ def _fixed(st: struct.Struct, conv: Callable[[Any], Any] = int) -> tuple[Encoder
 
 
 def _enc_char(v: Any) -> bytes:
-    return v.encode()[:1] if isinstance(v, str) else bytes(v)[:1]
+    """"char" sends exactly one byte, as charsend: an empty value is a NUL."""
+    return (v.encode() if isinstance(v, str) else bytes(v))[:1] or b"\x00"
 
 
 def _enc_uuid(v: Any) -> bytes:

@@ -35,6 +35,7 @@ from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from .coldefs import column_type, default_sql, identity_options, quote_ident
+from .liketable import add_like
 from .names import (
     creation_schema,
     find_relation,
@@ -320,8 +321,10 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     for d in defs:
         if isinstance(d, exp.ColumnDef):
             b.add_column(d)
+        elif isinstance(d, exp.LikeProperty):  # LIKE src: its columns, where it stands
+            add_like(b, d)
     for d in defs:
-        if not isinstance(d, exp.ColumnDef):
+        if not isinstance(d, exp.ColumnDef | exp.LikeProperty):
             b.add_table_constraint(d)
     b.finish(_reloptions(tree))
     if on_commit is not None:
