@@ -28,8 +28,8 @@ from ..pgwire.backend import Result
 from . import conffile
 from .ddl.names import get_relation
 from .parse import unquote_ident
+from .setvalue import set_value, split_commas
 from .stmt import ANY_VERSION, Stmt
-from .utility import _split_commas, _value
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -60,7 +60,7 @@ def analyse_alter_system(sql: str) -> Stmt:
     raw = m.group("name") or m.group("reset")
     name = None if raw.upper() == "ALL" and m.group("reset") else \
         ".".join(unquote_ident(p) for p in raw.split("."))
-    value = _value(m.group("value")) if m.group("set") else None
+    value = set_value(m.group("value")) if m.group("set") else None
     if m.group("set") and value == "":
         value = None  # SET x = DEFAULT is RESET x
 
@@ -85,7 +85,7 @@ def analyse_lock(sql: str) -> Stmt:
     if mode not in MODES:
         raise SyntaxError_(f'syntax error at or near "{mode.split()[0]}"')
     names = []
-    for item in _split_commas(m.group("tables")):
+    for item in split_commas(m.group("tables")):
         parts = [unquote_ident(p.strip()) for p in item.strip().rstrip("*").strip().split(".")]
         names.append((parts[-2] if len(parts) > 1 else None, parts[-1]))
 

@@ -16,15 +16,37 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from .. import waits
-from ..errors import DuplicatePreparedStatement, InvalidSQLStatementName
+from ..errors import (
+    ActiveSQLTransaction,
+    DuplicatePreparedStatement,
+    InvalidParameterValue,
+    InvalidSQLStatementName,
+    NoActiveSQLTransaction,
+    SyntaxError_,
+)
 from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
+from . import adminstmts, cursors, notify, txnctl
+from .catalog import statstore
+from .context import ParamTypes
+from .copy import analyse_copy
+from .ddl import collationstmt, extensions, misc, roles, sequences
+from .ddl import types as ddltypes
+from .ddl.names import get_relation
+from .dml.deferred import set_constraints
 from .explainstmt import analyse_explain
+from .expr.casts import cast_function
+from .expr.types import type_by_name
+from .optimizer import stats
 from .parse import parse_sql, split_statements, unquote_ident
 from .plan.compiler import COMPILER
+from .privileges import grant
 from .privileges.check import check_set_role
+from .privileges.owner import analyse_owner
 from .settings import canonical
+from .setvalue import set_value, split_commas
 from .stmt import ANY_VERSION, Analyse, AnalyseTree, Stmt
+from .txnctl import analyse_txn
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -36,47 +58,9 @@ def _u(sql: str, tag: str, fn: Any, columns: list[Column] | None = None,
                 tag=tag)
 
 
-def _value(text: str) -> str:
-    """Turns the right-hand side of SET into the setting's text."""
-    parts = []
-    for item in _split_commas(text):
-        v = item.strip()
-        if v.upper() == "DEFAULT":
-            return ""
-        if v[:2].lower() == "e'" and v.endswith("'"):
-            v = v[2:-1].encode().decode("unicode_escape")
-        elif v.startswith("'") and v.endswith("'"):
-            v = v[1:-1].replace("''", "'")
-        elif v.startswith('"') and v.endswith('"'):
-            v = v[1:-1].replace('""', '"') if "," not in text else v
-        parts.append(v)
-    return ", ".join(parts)
-
-
-def _split_commas(text: str) -> list[str]:
-    out, cur, q = [], [], ""
-    for ch in text:
-        if q:
-            cur.append(ch)
-            if ch == q:
-                q = ""
-        elif ch in "'\"":
-            q = ch
-            cur.append(ch)
-        elif ch == ",":
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
 def do_set(s: SQLSession, name: str, value: str | None, local: bool) -> Result:
     """SET [LOCAL] name TO value (value None: DEFAULT)."""
     if name in ("transaction_isolation", "transaction_read_only", "transaction_deferrable"):
-        from . import txnctl
-
         key = {"transaction_isolation": "isolation", "transaction_read_only": "read_only",
                "transaction_deferrable": "deferrable"}[name]
         v: Any = (value or "").lower()
@@ -105,8 +89,6 @@ def discard(s: SQLSession, what: str) -> Result:
     """DISCARD ALL / PLANS / SEQUENCES / TEMP."""
     if what == "all":
         if s.in_block:
-            from ..errors import ActiveSQLTransaction
-
             raise ActiveSQLTransaction("DISCARD ALL cannot run inside a transaction block")
         s.settings.reset_all()
         s.cursors.clear()
@@ -150,26 +132,22 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     `statement`'s, for PREPARE and EXPLAIN, which analyse the statement they contain)."""
     if kind in ("begin", "commit", "rollback", "rollback_to", "savepoint", "release", "set_txn",
                 "set_session_txn"):
-        from .txnctl import analyse_txn
-
         return analyse_txn(sql, kind, m)
     if kind == "set":
         name = m.group("name").lower()
         name = ".".join(unquote_ident(p) for p in m.group("name").split(".")) \
             if '"' in name else name
-        value = _value(m.group("value"))
+        value = set_value(m.group("value"))
         local = (m.group("local") or "").strip().lower() == "local"
         return _u(sql, "SET", lambda s, p: do_set(s, name, value or None, local))
     if kind == "set_role":
-        raw = _value(m.group("value"))
+        raw = set_value(m.group("value"))
         role = None if raw.upper() in ("NONE", "DEFAULT") or raw == "" else raw
         what = "role" if m.group("what").upper() == "ROLE" else "session_authorization"
         local = (m.group("local") or "").strip().lower() == "local"
 
         def set_role(s: SQLSession, p: list[Any]) -> Result:
             if role is not None and s.engine.role(role) is None:
-                from ..errors import InvalidParameterValue
-
                 # NB: PostgreSQL checks it as the setting's value: 22023, not 42704
                 raise InvalidParameterValue(f'role "{role}" does not exist')
             check_set_role(s, role, what)
@@ -182,13 +160,13 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
         return _u(sql, "SET", set_role)
     if kind == "set_tz":
-        value = _value(m.group("value"))
+        value = set_value(m.group("value"))
         if value.lower() == "local":
             value = ""
         local = (m.group("local") or "").strip().lower() == "local"
         return _u(sql, "SET", lambda s, p: do_set(s, "timezone", value or None, local))
     if kind == "set_names":
-        value = _value(m.group("value"))
+        value = set_value(m.group("value"))
         return _u(sql, "SET", lambda s, p: do_set(s, "client_encoding", value or None, False))
     if kind == "reset":
         name = unquote_ident(m.group("name"))
@@ -214,12 +192,8 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         what = m.group("what").lower()
         return _u(sql, "DISCARD", lambda s, p: discard(s, what))
     if kind in ("close", "declare", "fetch"):
-        from . import cursors
-
         return cursors.analyse_cursor(session, sql, kind, m, param_oids)
     if kind == "listen":
-        from . import notify
-
         verb = m.group("verb").upper()
         return _u(sql, verb, lambda s, p: notify.run(s, sql))
     if kind == "vacuum":
@@ -229,8 +203,6 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         analyze = verb == "ANALYZE" or re.search(r"\bANALY[SZ]E\b", sql[6:], re.I) is not None
 
         def vacuum(s: SQLSession, p: list[Any]) -> Result:
-            from .ddl.names import get_relation
-
             cat = s.catalog()
             tables = [get_relation(cat, schema, name, s.search_path())  # NB: 42P01 if missing
                       for schema, name in targets]
@@ -240,22 +212,14 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
         return _u(sql, verb, vacuum, no_block=verb == "VACUUM")
     if kind == "noop" and m.group("verb").split()[0].upper() in ("LOCK", "REINDEX", "CLUSTER"):
-        from . import adminstmts
-
         verb = m.group("verb").split()[0].upper()
         return adminstmts.analyse_lock(sql) if verb == "LOCK" else \
             adminstmts.analyse_unsupported(sql, verb)
     if kind == "alter_system":
-        from . import adminstmts
-
         return adminstmts.analyse_alter_system(sql)
     if kind == "noop" and m.group("verb").split()[0].upper() == "SET":
-        from .dml.deferred import set_constraints
-
         return _u(sql, "SET CONSTRAINTS", lambda s, p: set_constraints(s, sql), in_txn=True)
     if kind == "noop" and m.group("verb").upper() in ("GRANT", "REVOKE"):
-        from .privileges import grant
-
         return grant.analyse(session, sql)
     if kind == "noop":
         # Accepted for compatibility (migrations, pg_restore): Cumulo has no privileges,
@@ -265,8 +229,6 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
         def noop(s: SQLSession, p: list[Any]) -> Result:
             if tag == "LOCK TABLE" and not s.in_block:
-                from ..errors import NoActiveSQLTransaction
-
                 raise NoActiveSQLTransaction("LOCK TABLE can only be used in transaction blocks")
             return Result(tag)
 
@@ -292,38 +254,22 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     if kind == "explain":
         return analyse_explain(session, sql, m, param_oids, analyse_tree)
     if kind == "copy":
-        from .copy import analyse_copy
-
         return analyse_copy(session, sql, param_oids)
     if kind in ("database", "sequence") and m.group("verb").upper() == "ALTER":
-        from .privileges.owner import analyse_owner
-
         owner = analyse_owner(session, sql)
         if owner is not None:
             return owner
     if kind in ("role", "database"):
-        from .ddl import roles
-
         return roles.analyse(session, sql, kind, m)
     if kind == "comment":
-        from .ddl import misc
-
         return misc.analyse_comment(session, sql)
     if kind == "sequence":
-        from .ddl import sequences
-
         return sequences.analyse_create(session, sql, m)
     if kind == "type":
-        from .ddl import types
-
-        return types.analyse(session, sql, m)
+        return ddltypes.analyse(session, sql, m)
     if kind == "extension":
-        from .ddl import extensions
-
         return extensions.analyse(session, sql, m)
     if kind == "collation":
-        from .ddl import collationstmt
-
         return collationstmt.analyse(session, sql)
     raise AssertionError(kind)
 
@@ -331,11 +277,9 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 def _prepare(sql: str, m: re.Match[str], analyse: Analyse) -> Stmt:
     name = unquote_ident(m.group("name"))
     query = m.group("query").strip()
-    types = [t.strip() for t in _split_commas(m.group("types") or "") if t.strip()]
+    types = [t.strip() for t in split_commas(m.group("types") or "") if t.strip()]
 
     def run(s: SQLSession, p: list[Any]) -> Result:
-        from .expr.types import type_by_name
-
         if name in s.prepared_sql or s.prepared_info.has_protocol(name):
             raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
         oids = [type_by_name(t)[0] for t in types]
@@ -358,8 +302,6 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
         s.prepared_info.executed(name)
         values: list[Any] = []
         if args and args.strip():
-            from .context import ParamTypes
-
             sel = parse_sql(f"SELECT {args}")
             params = ParamTypes()
             ctx = s.exec_context([])
@@ -368,8 +310,6 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
                 c = COMPILER.compile_scalar(e, [], s.catalog(), params, s.search_path(), want)
                 v = c.fn((), ctx)
                 if want and c.type_oid != want and v is not None:
-                    from .expr.casts import cast_function
-
                     conv = cast_function(c.type_oid, want)
                     v = conv(v) if conv else v
                 values.append(v)
@@ -380,8 +320,6 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
 
 def analyse_set_tree(session: SQLSession, sql: str, tree: exp.Set) -> Stmt:
     """SET forms only sqlglot recognised: treated as their text."""
-    from ..errors import SyntaxError_
-
     raise SyntaxError_(f'syntax error at or near "{split_statements(sql)[0].split()[1]}"')
 
 
@@ -417,9 +355,6 @@ def run_analyze(s: SQLSession, tables: list[Any]) -> None:
     """ANALYZE: collects each table's statistics and stores them (`catalog.statstore`) in the
     statement's transaction; the catalog version bump at commit makes every session reload
     them (the optimizer's `stats.STATS`) and replan."""
-    from .catalog import statstore
-    from .optimizer import stats
-
     own = s.txn is None and not s.in_block  # NB: BEGIN starts no transaction until needed
     # NB: never overlapping the automatic ANALYZE's transaction, whose write would conflict
     with s.engine.autoanalyze.lock if own else contextlib.nullcontext():
