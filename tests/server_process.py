@@ -8,7 +8,6 @@ it, so a crash is never silent.
 from __future__ import annotations
 
 import os
-import random
 import resource
 import signal
 import socket
@@ -17,6 +16,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+
+from cumulo.server.cluster.ports import port_run
 
 
 def free_port() -> int:
@@ -28,19 +29,9 @@ def free_port() -> int:
 
 def engine_port(engines: int = 2) -> int:
     """A port P with P .. P + engines - 1 free, below the ephemeral range, for
-    `cumulo cluster up --port P --engines N` (engine i listens on P + i): the roles `up`
-    starts bind port 0, and one of them could take a port picked from the ephemeral
-    range (as `free_port` does) before the query engine listens."""
-    for _ in range(200):
-        port = random.randint(20000, 30000)
-        try:
-            for p in range(port, port + engines):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", p))
-        except OSError:
-            continue
-        return port
-    raise RuntimeError("no free port pair below the ephemeral range")
+    `cumulo cluster up --port P --engines N` (engine i listens on P + i; see
+    `cumulo.server.cluster.ports` for why below)."""
+    return port_run(engines)
 
 
 # The session-wide server of a whole run grows past 4 GiB of address space by its end

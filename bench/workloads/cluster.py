@@ -33,7 +33,6 @@ environment variable CUMULO_BENCH_CLUSTERS picks configurations, e.g. "1x1,3x2"
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -41,9 +40,11 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from cumulo.server.cluster.ports import port_run
+
 from ..core import BenchError, Figure, RunContext
 from ..pgbench_tool import PgbenchResult, alternate, parse_summary, pgbench, tps_and_latency
-from ..systems import System, free_port
+from ..systems import System
 from .cluster_faults import kill_recovery, move_dip
 from .pgbench import BALANCES, ROWS_PER_SCALE
 
@@ -86,18 +87,10 @@ def cumulo(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 def consecutive_ports(n: int) -> int:
     """A port p such that p .. p+n-1 are all free now (the engines take p, p+1, ...)."""
-    for _ in range(50):
-        base = free_port()
-        if base + n > 65535:
-            continue
-        try:
-            for p in range(base, base + n):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", p))
-        except OSError:
-            continue
-        return base
-    raise BenchError(f"found no {n} consecutive free ports")
+    try:
+        return port_run(n)
+    except RuntimeError as e:
+        raise BenchError(str(e)) from None
 
 
 @contextmanager
