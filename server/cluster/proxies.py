@@ -24,7 +24,7 @@ from ..txn.conflicts import Prune, Release, ReleaseSpaces, Settle
 from .services import Forget, From, LogRead, LogRecord, LogStatus, LogTrim, PollWoken, Reset
 
 # What an LTM sends a conflict manager once the outcome is decided: moot if it died.
-AFTER_COMMIT = (Release, ReleaseSpaces, Settle, Prune, Forget)
+AFTER_COMMIT = (Release, ReleaseSpaces, Settle, Prune)
 
 
 class _Waiters:
@@ -46,7 +46,7 @@ class _WaitSet:
         self.proxy, self.holder = proxy, holder
 
     def discard(self, txn: int) -> None:
-        self.proxy.handle(Forget(txn, self.holder))
+        self.proxy.forget(txn, self.holder)
 
 
 class RemoteConflictManager:
@@ -80,6 +80,13 @@ class RemoteConflictManager:
             raise SerializationFailure(
                 "could not serialize access: a conflict manager is unavailable",
                 hint="It restarts; retry the transaction.") from None
+
+    def forget(self, txn: int, holder: int) -> None:
+        """`txn` gave up waiting for `holder` (see `services.Forget`); moot if the manager died."""
+        try:
+            self.client.handle(Forget(txn, holder))
+        except ConnectionFailure:
+            pass
 
     def poll_woken(self, timeout: float) -> tuple[int, ...]:
         """Waits up to timeout seconds for wake-ups of this LTM's waiters; returns their tids."""
