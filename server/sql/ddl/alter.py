@@ -21,6 +21,7 @@ from ...errors import (
     InvalidTableDefinition,
     UndefinedColumn,
     UndefinedObject,
+    UndefinedTable,
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
@@ -357,17 +358,24 @@ def drop_constraint(s: SQLSession, table: Table, node: exp.Drop) -> None:
         s.catalog_changed()
 
 
-def alter_table(s: SQLSession, tree: exp.Alter) -> str:
-    """ALTER TABLE [IF EXISTS] name action [, ...]."""
+def relation_to_alter(s: SQLSession, tree: exp.Alter) -> Table | None:
+    """The relation ALTER TABLE / ALTER VIEW names: 42P01 if there is none, or None with
+    PostgreSQL's notice under IF EXISTS."""
     schema, name = table_name(tree.this)
-    table = find_relation(s.catalog(), schema, name, s.search_path())
-    if table is None:
+    rel = find_relation(s.catalog(), schema, name, s.search_path())
+    if rel is None:
         if tree.args.get("exists"):
             s.notice(f'relation "{name}" does not exist, skipping')
-            return "ALTER TABLE"
-        from ...errors import UndefinedTable
-
+            return None
         raise UndefinedTable(f'relation "{name}" does not exist')
+    return rel
+
+
+def alter_table(s: SQLSession, tree: exp.Alter) -> str:
+    """ALTER TABLE [IF EXISTS] name action [, ...]."""
+    table = relation_to_alter(s, tree)
+    if table is None:
+        return "ALTER TABLE"
     for action in tree.args.get("actions") or []:
         table = _table(s, table.oid)
         if isinstance(action, exp.ColumnDef):

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, UndefinedTable, WrongObjectType
-from .alter import alter_table
-from .names import find_relation, table_name
+from ...errors import FeatureNotSupported, WrongObjectType
+from .alter import alter_table, relation_to_alter
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -22,15 +21,11 @@ if TYPE_CHECKING:
 
 def alter_view(s: SQLSession, tree: exp.Alter) -> str:
     """ALTER VIEW [IF EXISTS] name RENAME TO new | RENAME [COLUMN] old TO new."""
-    schema, name = table_name(tree.this)
-    view = find_relation(s.catalog(), schema, name, s.search_path())
+    view = relation_to_alter(s, tree)
     if view is None:
-        if tree.args.get("exists"):
-            s.notice(f'relation "{name}" does not exist, skipping')
-            return "ALTER VIEW"
-        raise UndefinedTable(f'relation "{name}" does not exist')
+        return "ALTER VIEW"
     if view.kind != "v":
-        raise WrongObjectType(f'"{name}" is not a view')
+        raise WrongObjectType(f'"{view.name}" is not a view')
     for action in tree.args.get("actions") or []:
         if not isinstance(action, exp.AlterRename | exp.RenameColumn):
             raise FeatureNotSupported(
