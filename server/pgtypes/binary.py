@@ -71,7 +71,9 @@ def encode_numeric(v: Any) -> bytes:
     if not v.is_finite():
         if v.is_nan():
             return _NUMHEAD.pack(0, 0, NUMERIC_NAN, 0)
-        return _NUMHEAD.pack(0, 0, NUMERIC_PINF if v > 0 else NUMERIC_NINF, 0)
+        # NB: PG 15 sends dscale 32 for +-Infinity: numeric_send reads it from the short
+        # header's dscale bits, which 0xD000 / 0xF000 happen to set (NaN's 0xC000 does not).
+        return _NUMHEAD.pack(0, 0, NUMERIC_PINF if v > 0 else NUMERIC_NINF, 32)
     sign, digits, exp = v.as_tuple()
     s = "".join(map(str, digits))
     exp = int(exp)

@@ -286,12 +286,16 @@ def tstz_to_date(v: dt.datetime) -> dt.date:
 
 
 def tstz_to_time(v: dt.datetime) -> dt.time:
-    """timestamptz -> time: the clock time in the session zone."""
+    """timestamptz -> time: the clock time in the session zone (NULL for an infinity)."""
+    if isinstance(v, InfiniteTimestamp):
+        return None  # type: ignore[return-value]
     return zones.to_local(v, zones.session_zone()).time()
 
 
 def tstz_to_timetz(v: dt.datetime) -> dt.time:
     """timestamptz -> timetz: the clock time and offset in the session zone."""
+    if isinstance(v, InfiniteTimestamp):
+        return None  # type: ignore[return-value]
     w = zones.to_local(v, zones.session_zone())
     off = w.utcoffset() or dt.timedelta(0)
     return w.time().replace(tzinfo=dt.timezone(off) if off else dt.UTC)
@@ -615,8 +619,9 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return timestamp_to_tstz
     if src == T.TIMESTAMPTZ and dst in (T.DATE, T.TIME, T.TIMETZ):
         return {T.DATE: tstz_to_date, T.TIME: tstz_to_time, T.TIMETZ: tstz_to_timetz}[dst]
-    if dst == T.TIME and src in (T.TIMESTAMP, T.TIMETZ):
-        return lambda v: v.replace(tzinfo=None) if isinstance(v, dt.time) else v.time()
+    if dst == T.TIME and src in (T.TIMESTAMP, T.TIMETZ):  # NB: an infinite timestamp: NULL
+        return lambda v: v.replace(tzinfo=None) if isinstance(v, dt.time) else (
+            None if isinstance(v, InfiniteTimestamp) else v.time())
     if dst == T.TIMETZ and src == T.TIME:
         return time_to_timetz
     if src == T.INTERVAL and dst == T.TIME:  # interval_time: the time field, modulo a day

@@ -269,8 +269,9 @@ def extract(ctx: Any, field: str, v: Any) -> Decimal:
 
 @register("date_part", args=[T.TEXT, TS], returns=T.FLOAT8, needs_context=True)
 def date_part(ctx: Any, field: str, v: Any) -> float:
-    """date_part(field, v), as double precision."""
-    return float(extract(ctx, field, v))
+    """date_part(field, v), as double precision (NULL where extract is: an infinity's day)."""
+    out = extract(ctx, field, v)
+    return None if out is None else float(out)  # type: ignore[return-value]
 
 
 for _t in (TSTZ, DATE, IV, TIME, T.TIMETZ):
@@ -281,6 +282,8 @@ for _t in (TSTZ, DATE, IV, TIME, T.TIMETZ):
 @register("age", args=[TS, TS], returns=IV)
 def age(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
     """Returns a - b symbolically: years, months, days and time, field by field."""
+    if isinstance(a, InfiniteTimestamp) or isinstance(b, InfiniteTimestamp):
+        return _infinite_age(a, b)
     if a.tzinfo is not None or b.tzinfo is not None:  # field by field on the session's clocks
         z = zones.session_zone()
         a, b = a.astimezone(z).replace(tzinfo=None), b.astimezone(z).replace(tzinfo=None)
@@ -288,6 +291,37 @@ def age(a: dt.datetime, b: dt.datetime) -> dt.timedelta:
 
 
 register("age", args=[TSTZ, TSTZ], returns=IV)(age)
+
+
+class _FarFields:
+    """The clock fields of PostgreSQL's 'infinity' timestamp (INT64_MAX microseconds after
+    2000-01-01: 294277-01-09 04:00:54.775807), which PG 15's age() reads like any other:
+    age('infinity', '2020-01-01') is 292257 years 8 days 04:00:54.775807. Python's datetime
+    cannot hold that year, so these are the bare fields."""
+
+    year, month, day, hour, minute, second, microsecond = 294277, 1, 9, 4, 0, 54, 775807
+
+    def __lt__(self, other: Any) -> bool:
+        return False
+
+    def __gt__(self, other: Any) -> bool:
+        return True
+
+
+def _infinite_age(a: Any, b: Any) -> Any:
+    """age() with an infinity: -infinity is 22008 (timestamp2tm fails on it in PG 15)."""
+    if any(isinstance(v, InfiniteTimestamp) and v.sign < 0 for v in (a, b)):
+        raise DatetimeFieldOverflow("timestamp out of range")
+    if isinstance(a, InfiniteTimestamp) and isinstance(b, InfiniteTimestamp):
+        return ivl.Interval(0, 0, 0)
+    far = _FarFields()
+    if isinstance(a, InfiniteTimestamp):
+        return ivl.age(far, _wall(b))  # type: ignore[arg-type]
+    return ivl.age(_wall(a), far)  # type: ignore[arg-type]
+
+
+def _wall(v: dt.datetime) -> dt.datetime:
+    return v.astimezone(zones.session_zone()).replace(tzinfo=None) if v.tzinfo else v
 
 
 @register("age", args=[TS], returns=IV, needs_context=True)
