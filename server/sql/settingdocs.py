@@ -48,8 +48,8 @@ _DOCS: dict[str, tuple[str, str]] = {
     "data_directory_mode": ("Preset Options",
                            "Shows the mode of the data directory."),
     "cumulo.statement_mem": ("Cumulo",
-                             "Sets the maximum memory one statement's sorts, hashes and "
-                             "materialized rows may hold."),
+                             "Sets the maximum memory each sort, hash or materialization "
+                             "of a statement may hold."),
     "datestyle": ("Client Connection Defaults / Locale and Formatting",
                  "Sets the display format for date and time values."),
     "deadlock_timeout": ("Lock Management",

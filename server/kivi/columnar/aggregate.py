@@ -262,6 +262,8 @@ def _plain(name: str) -> str:
 
 
 def _scalar_agg(col: pa.ChunkedArray, fn: str) -> pa.Array:
+    # NB: lazy: pyarrow.compute takes ~0.2 s to import, and a KiVi node that never
+    # aggregates a pack without grouping (most) should not pay it at start
     import pyarrow.compute as pc
 
     if fn == "count":
@@ -273,7 +275,7 @@ def _scalar_agg(col: pa.ChunkedArray, fn: str) -> pa.Array:
 def _merge(table: pa.Table, names: list[str], ng: int,
            aggs: tuple[tuple[str, int | None], ...]) -> list[list[Any]]:
     """Merges partial tables into one row per group; returns Python columns (keys first)."""
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # NB: lazy, as in _scalar_agg
 
     cols = [c for c in table.column_names if c not in names[:ng]]
     if ng:
