@@ -39,6 +39,8 @@ def _split(name: str) -> tuple[str | None, str]:
 
 
 def _virtual() -> dict:
+    # NB: lazy: the pg_catalog relations (a layer above expressions) import this module for
+    # RegOid, and importing their package is what registers every virtual table
     from ..pgcatalog import VIRTUAL_TABLES
 
     return VIRTUAL_TABLES
@@ -139,7 +141,7 @@ class RegResolver:
 
     def proc_oid(self, name: str) -> RegOid:
         """'lower'::regproc."""
-        from ..functions.registry import FUNCTIONS
+        from ..functions.registry import FUNCTIONS  # NB: lazy: the functions import this module
 
         _, n = _split(name.split("(")[0])
         for fd in FUNCTIONS.get(n, []):
