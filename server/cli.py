@@ -25,6 +25,7 @@ import signal
 import socket
 import ssl
 import sys
+import threading
 from typing import NoReturn
 
 from . import oplog
@@ -283,6 +284,20 @@ def _warm_statement_modules() -> None:
         importlib.import_module(name, __package__)
 
 
+# pyarrow imports pandas at its first conversion to Python values (a direct-API write's
+# first batch, a columnar result): ~1 s that the first such statement paid. A thread
+# loads it once the server runs, instead of delaying the start by that much.
+BACKGROUND_MODULES = ("pandas",)
+
+
+def _warm_in_background() -> None:
+    def load() -> None:
+        for name in BACKGROUND_MODULES:
+            importlib.import_module(name)
+
+    threading.Thread(target=load, name="cumulo-warm", daemon=True).start()
+
+
 async def _serve(args: argparse.Namespace) -> int:
     """Starts every part, serves until a shutdown signal, and stops them in reverse order.
 
@@ -346,6 +361,7 @@ async def _serve(args: argparse.Namespace) -> int:
                                    f"{type(e).__name__}: {e}") from None
         engine = SQLEngine(txn)
         _warm_statement_modules()
+        _warm_in_background()
         if args.cluster:  # DDL here reaches the other query engines before it returns
             CatalogSync(zk, engine.store)
         # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
