@@ -36,8 +36,10 @@ from ...errors import (
 from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, UserType
+from ..dml.domaincheck import validate_stored
 from ..expr.types import datatype_oid
 from ..stmt import Stmt
+from .alter import drop_column
 from .names import creation_schema, parse_qualified
 
 if TYPE_CHECKING:
@@ -155,6 +157,11 @@ def _dependents(cat: CatalogSnapshot, t: UserType) -> list[str]:
             for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
 
 
+def _columns_of(cat: CatalogSnapshot, t: UserType) -> list[tuple[Any, Any]]:
+    """The (table, column)s whose type is the domain `t`."""
+    return [(tab, c) for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
+
+
 def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     cat = s.catalog()
     t = find_domain(cat, schema, name, s.search_path())
@@ -167,17 +174,16 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     elif _DROP_DEFAULT.match(rest):
         new = dataclasses.replace(t, default=None)
     elif (m := _NOT_NULL.match(rest)) is not None:
-        if m.group("verb").upper() == "SET" and _dependents(cat, t):
-            raise FeatureNotSupported("ALTER DOMAIN ... SET NOT NULL of a domain in use is not "
-                                      "supported")
+        if m.group("verb").upper() == "SET" and not t.not_null:
+            for tab, col in _columns_of(cat, t):
+                validate_stored(s, tab, col, None)
         new = dataclasses.replace(t, not_null=m.group("verb").upper() == "SET")
     elif (m := _ADD_CHECK.match(rest)) is not None:
-        if _dependents(cat, t):
-            raise FeatureNotSupported("ALTER DOMAIN ... ADD CONSTRAINT of a domain in use is not "
-                                      "supported")
         cname = parse_qualified(m.group("cname"))[1] if m.group("cname") else None
         new = _with_check(s, t, cname, check_text(sqlglot.parse_one(m.group("expr"),
                                                                     read="postgres")))
+        for tab, col in _columns_of(cat, t):
+            validate_stored(s, tab, col, new.checks[-1])
     elif (m := _DROP_CHECK.match(rest)) is not None:
         cname = parse_qualified(m.group("cname"))[1]
         if cname not in t.check_names:
@@ -242,8 +248,11 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
                 f"cannot drop type {t.name} because other objects depend on it",
                 detail="\n".join(deps),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.")
-        if deps:
-            raise FeatureNotSupported("DROP DOMAIN ... CASCADE of a domain in use is not supported")
+        for line in deps:
+            s.notice(f"drop cascades to {line.split(' depends on ')[0]}")
+        for tab, col in _columns_of(s.catalog(), t):  # CASCADE: the columns go, as in PG
+            drop_column(s, s.catalog().existing_table(tab.oid), exp.Drop(
+                tables=[exp.to_identifier(col.name)], cascade=True))
     txn = s.ensure_txn() if found else None
     for t in found:
         s.store.delete(txn, s.db.oid, t)

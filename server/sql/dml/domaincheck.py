@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..catalog.model import CatalogSnapshot, Table, UserType
+from ...errors import CheckViolation, NotNullViolation
+from ...txn.api import ScanSpec
+from ..catalog.model import CatalogSnapshot, Column, Table, UserType
 from ..context import ParamTypes
 from ..expr.domaincheck import checked, parse_check
 from ..plan.compiler import COMPILER
@@ -60,3 +62,23 @@ def for_table(s: SQLSession, cat: CatalogSnapshot, table: Table) -> DomainChecks
     cols = [(c.attnum - 1, c.name, doms[c.domain]) for c in table.live_columns
             if c.domain in doms and (doms[c.domain].not_null or doms[c.domain].checks)]
     return DomainChecks(s, table, cols) if cols else None
+
+
+def validate_stored(s: SQLSession, table: Table, col: Column, check: str | None) -> None:
+    """ALTER DOMAIN on a domain in use: the stored values of `col` against a new CHECK
+    (`check`) or, when it is None, against a new NOT NULL, with PostgreSQL's 23514 / 23502."""
+    txn = s.ensure_txn()
+    pos = col.attnum - 1
+    if check is None:
+        spec = ScanSpec(table.space, filter=("is_null", ("col", pos)), limit=1)
+        if any(batch for batch in txn.scan(spec)):
+            raise NotNullViolation(f'column "{col.name}" of table "{table.name}" contains null '
+                                   "values", table=table.name, column=col.name)
+        return
+    fn = COMPILER.compile_scalar(parse_check(check, col.name), table_scope(table), s.catalog(),
+                                 ParamTypes(), s.search_path(), 16).fn
+    ctx = s.exec_context([])
+    for batch in txn.scan(ScanSpec(table.space, batch_size=4096)):
+        if any(r[pos] is not None and fn(r, ctx) is False for r in batch):
+            raise CheckViolation(f'column "{col.name}" of table "{table.name}" contains values '
+                                 "that violate the new constraint", table=table.name)
