@@ -1,6 +1,6 @@
 """Domains in use, as PostgreSQL 15 (issue 16): ALTER DOMAIN ADD CONSTRAINT / SET NOT NULL
 check the rows already stored (23514 / 23502 with PG's messages) and DROP DOMAIN ... CASCADE
-drops the columns of that type. Compared in the bytes each server sends, text and binary
+drops the columns of that type, and pg_typeof of a cast names the domain. Compared in the bytes each server sends, text and binary
 (`typediff`), then through pg8000 and cumulo.driver.
 """
 
@@ -22,6 +22,7 @@ insert into dat values (1, 5, 'x'), (2, null, null)
 insert into dat (id) values (3)
 insert into dau values (1, 7), (2, 1)
 select * from dat order by id
+select pg_typeof(5::dap)::text, pg_typeof('a'::dad)::text, pg_typeof(cast(null as dap))::text, pg_typeof(5::dap + 1)::text
 alter domain dap add constraint dap_small check (value < 3)
 alter domain dap set not null
 select conname, pg_get_constraintdef(oid) from pg_constraint where contypid = 'dap'::regtype order by 1

@@ -973,6 +973,9 @@ class Binder(SpecialForms):
             oid = args[0].rowtype or args[0].type
             shown = next((t.name for t in self.planner.catalog.tables if t.reltype == oid), None) \
                 if args[0].rowtype else None  # a table's row type: the table's name
+            dom = ty.domain_of(raw[0].to) if isinstance(raw[0], exp.Cast) else None
+            if dom is not None:  # `pg_typeof(5::posint)` names the domain
+                oid, shown = dom.oid, dom.name
             return E("const", RegOid(oid, shown or format_type(oid, None) or str(oid)), [],
                      T.REGTYPE, -1, "pg_typeof")
         if name in wholerow.JSON_OF_ROW and len(args) == 1 and args[0].kind == "row":
