@@ -124,9 +124,11 @@ def replay_own(zk: Any, node: Any, name: str, wait: float = 30.0) -> int:
     held = {(r.space, r.lo, r.hi) for r in node.regions()}
     owned = [(space, r) for space, regs in rs.read_all(zk).items() for r in regs
              if r.owner == name]
+    opened = set()
     for space, r in owned:
         if (space, r.lo, r.hi) not in held:
             node.handle(OpenRegion(space, r.lo, r.hi))  # NB: no file: rebuilt from the log
+            opened.add((space, r.lo, r.hi))
     keys = {(space, r.lo, r.hi) for space, r in owned}
     regions = [r for r in node.regions() if (r.space, r.lo, r.hi) in keys]
     if not regions:
@@ -145,11 +147,18 @@ def replay_own(zk: Any, node: Any, name: str, wait: float = 30.0) -> int:
         payloads = loggers.read(base)
     finally:
         loggers.close()
-    done = 0
+    done, top = 0, max(r.checkpoint_ts for r in regions)
     for r in regions:
         for a in region_applies(payloads, r.space, r.lo, r.hi, r.checkpoint_ts):
             node.handle(a)
             done += 1
+            top = max(top, a.ts)
+    for r in regions:
+        # NB: a region opened here now holds every logged record of its range, as a file
+        # at `top` would: a checkpoint ts of 0 would tell a query engine's recovery that
+        # nothing was ever committed (the snapshot would restart at 0)
+        if (r.space, r.lo, r.hi) in opened:
+            r.checkpoint_ts = top
     log.info("replayed %d records above the checkpoint at %d into %d regions", done, base,
              len(regions))
     return done
