@@ -127,7 +127,7 @@ def generate(cache: str, sf: float) -> str:
 def create(conn: Any) -> None:
     """Drops and creates the eight tables (with primary keys) on a psycopg connection."""
     for table, _ in reversed(TABLES):
-        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute(f"DROP TABLE IF EXISTS {table} CASCADE")  # NB: CH-benCHmark keeps views and keys on nation, supplier ...
     for table, cols in TABLES:
         conn.execute(f"CREATE TABLE {table} ({cols})")
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...errors import InvalidParameterValue
+from ..context import ExecContext
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from . import memguard
@@ -33,9 +34,9 @@ def executes(cls: type) -> Callable:
     return wrap
 
 
-def run(node: N.Node, ctx: Any) -> Iterator[Batch]:
+def run(node: N.Node, ctx: ExecContext) -> Iterator[Batch]:
     """Runs a plan node, yielding non-empty batches."""
-    stats = ctx.__dict__.get("analyze")
+    stats = ctx.analyze
     if stats is None:
         return EXECUTORS[type(node)](node, ctx)
     return _counted(node, ctx, stats)
