@@ -174,6 +174,7 @@ class UserType:
     check_names: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
     check_oids: tuple[int, ...] = ()
+    parent: int = 0  # domain over a domain: the parent domain's OID (its constraints apply too)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, UserType
 from ..dml.domaincheck import validate_stored
-from ..expr.types import datatype_oid
+from ..expr.types import datatype_oid, domain_of
 from ..stmt import Stmt
 from .alter import drop_column
 from .names import creation_schema, parse_qualified
@@ -114,8 +114,9 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
         raise DuplicateObject(f'type "{name}" already exists')
     kind, constraints = _parse(rest)
     base, typmod = datatype_oid(kind)
+    parent = domain_of(kind)  # CREATE DOMAIN d2 AS d1: d1's constraints apply to d2 too
     t = UserType(s.store.allocate_oid(), name, sch.oid, "d", s.store.allocate_oid(),
-                 subtype=base, typmod=typmod)
+                 subtype=base, typmod=typmod, parent=parent.oid if parent is not None else 0)
     for cc in constraints:
         k = cc.args.get("kind")
         given = cc.this.name if cc.this else None
@@ -152,14 +153,25 @@ def find_domain(cat: CatalogSnapshot, schema: str | None, name: str,
     return None
 
 
+def _children(cat: CatalogSnapshot, t: UserType) -> list[UserType]:
+    """The domains declared over `t` (CREATE DOMAIN d2 AS t)."""
+    return [d for d in cat.types if d.kind == "d" and d.parent == t.oid]
+
+
 def _dependents(cat: CatalogSnapshot, t: UserType) -> list[str]:
-    return [f"column {c.name} of table {tab.name} depends on type {t.name}"
-            for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
+    return [f"type {d.name} depends on type {t.name}" for d in _children(cat, t)] + \
+        [f"column {c.name} of table {tab.name} depends on type {t.name}"
+         for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
 
 
-def _columns_of(cat: CatalogSnapshot, t: UserType) -> list[tuple[Any, Any]]:
-    """The (table, column)s whose type is the domain `t`."""
-    return [(tab, c) for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
+def _columns_of(cat: CatalogSnapshot, t: UserType, seen: frozenset[int] = frozenset()
+                ) -> list[tuple[Any, Any]]:
+    """The (table, column)s whose type is the domain `t` or a domain built on it."""
+    out = [(tab, c) for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
+    for d in _children(cat, t):
+        if d.oid not in seen:
+            out += _columns_of(cat, d, seen | {t.oid})
+    return out
 
 
 def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
@@ -250,6 +262,7 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
                 hint="Use DROP ... CASCADE to drop the dependent objects too.")
         for line in deps:
             s.notice(f"drop cascades to {line.split(' depends on ')[0]}")
+        found += [d for d in _children(cat, t) if d not in found]  # CASCADE: d2 AS t goes too
         for tab, col in _columns_of(s.catalog(), t):  # CASCADE: the columns go, as in PG
             drop_column(s, s.catalog().existing_table(tab.oid), exp.Drop(
                 tables=[exp.to_identifier(col.name)], cascade=True))

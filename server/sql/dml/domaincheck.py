@@ -16,7 +16,7 @@ from ...errors import CheckViolation, NotNullViolation
 from ...txn.api import ScanSpec
 from ..catalog.model import CatalogSnapshot, Column, Table, UserType
 from ..context import ParamTypes
-from ..expr.domaincheck import checked, parse_check
+from ..expr.domaincheck import checked, flattened, parse_check
 from ..plan.compiler import COMPILER
 from .values import table_scope
 
@@ -58,7 +58,8 @@ def for_table(s: SQLSession, cat: CatalogSnapshot, table: Table) -> DomainChecks
     """The checker of `table`'s domain columns (None when it has none with constraints)."""
     if not any(c.domain for c in table.live_columns):
         return None
-    doms = {t.oid: t for t in cat.types if t.kind == "d"}
+    raw = {t.oid: t for t in cat.types if t.kind == "d"}
+    doms = {oid: flattened(t, raw.get) for oid, t in raw.items()}
     cols = [(c.attnum - 1, c.name, doms[c.domain]) for c in table.live_columns
             if c.domain in doms and (doms[c.domain].not_null or doms[c.domain].checks)]
     return DomainChecks(s, table, cols) if cols else None

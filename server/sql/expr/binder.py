@@ -747,6 +747,7 @@ class Binder(SpecialForms):
     def domain_checked(self, e: E, dom: Any) -> E:
         """`e` (already of the domain's base type) checked against the domain's NOT NULL and
         CHECKs: each CHECK is bound with VALUE standing for `e` (domaincheck.checked)."""
+        dom = domaincheck.flattened(dom, usertypes.by_oid)
         if not dom.not_null and not dom.checks:
             return e
         value = exp.column(domaincheck.VALUE)

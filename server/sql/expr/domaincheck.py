@@ -16,12 +16,15 @@ value first and hand the results here: a CHECK fails only when it is false
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
 from ...errors import CheckViolation, NotNullViolation
+from ..catalog.model import UserType
 
 VALUE = "_cumulo_domain_value"  # the column VALUE becomes: binder and the writer bind it
 
@@ -50,3 +53,20 @@ def checked(name: str, not_null: bool, check_names: tuple[str, ...], v: Any, *re
             raise CheckViolation(f'value for domain {name} violates check constraint "{cname}"',
                                  constraint=cname)
     return v
+
+
+def flattened(t: UserType, by_oid: Callable[[int], UserType | None]) -> UserType:
+    """`t` with the NOT NULL and CHECKs of every domain it is built on (`CREATE DOMAIN d2 AS
+    d1`), the base-most domain's CHECKs first, as PostgreSQL checks them; errors still name
+    `t`, as PostgreSQL's do (`value for domain d2 violates check constraint "d1_check"`)."""
+    names, checks, not_null = list(t.check_names), list(t.checks), t.not_null
+    seen, p = {t.oid}, by_oid(t.parent) if t.parent else None
+    while p is not None and p.oid not in seen:
+        seen.add(p.oid)
+        names[:0], checks[:0] = p.check_names, p.checks
+        not_null = not_null or p.not_null
+        p = by_oid(p.parent) if p.parent else None
+    if len(checks) == len(t.checks) and not_null == t.not_null:
+        return t
+    return dataclasses.replace(t, not_null=not_null, check_names=tuple(names),
+                               checks=tuple(checks))
