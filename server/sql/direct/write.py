@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 from ...errors import FeatureNotSupported, InvalidParameterValue, ReadOnlySQLTransaction
 from ..catalog.model import Table
 from ..dml.keys import encode_key
-from ..dml.writer import writer_for
+from ..dml.writer import TableWriter, writer_for
 from .arrowcols import batch_columns, batch_rows, columns_rows, read_ipc, resolve_columns
 from .colkeys import has_duplicates, int_column_keys
+from .compositekeys import element_keys, key_kinds
 from .defaults import check_writable, default_columns
 
 if TYPE_CHECKING:
@@ -44,6 +45,20 @@ def _dedupe_last(keys: list[bytes], rows: list[tuple[Any, ...]]
         return keys, rows
     last = dict(zip(keys, rows, strict=True))
     return list(last), list(last.values())
+
+
+def _batch_keys(table: Table, w: TableWriter, batch: Any) -> list[bytes] | None:
+    """The keys of a batch with any other primary key, from its columns (`compositekeys`);
+    None when the row path must encode them."""
+    if not w.pk or w.int_pk:
+        return None
+    cols = [table.columns[i] for i in w.pk]
+    if any(c.name not in batch.column_names for c in cols):
+        return None
+    converted = {pos for pos, _ in w.converters}
+    kinds = key_kinds([c.type_oid for c in cols],
+                      [i not in converted and not c.generated for i, c in zip(w.pk, cols, strict=True)])
+    return None if kinds is None else element_keys([batch.column(c.name) for c in cols], kinds)
 
 
 def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
@@ -74,7 +89,7 @@ def _write_batch(s: SQLSession, table: Table, op: str, batch: Any) -> int:
     rows = columns_rows(cols, batch.num_rows)
     lead = table.columns[w.pk[0]].name if w.pk else ""
     pk_col = batch.column(lead) if w.int_pk and lead in batch.column_names else None
-    col_keys = int_column_keys(pk_col) if pk_col is not None else None
+    col_keys = int_column_keys(pk_col) if pk_col is not None else _batch_keys(table, w, batch)
     if op == "insert":
         if col_keys is None or w.indexes or w.fks:
             return w.insert(s, rows)  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ from ...errors import (
     UniqueViolation,
 )
 from ...pgtypes import oids as T
-from ...txn.api import ScanSpec
+from ...txn.api import ScanSpec, Txn
 from ...txn.rowlocks import KEY_SHARE
 from ..catalog.model import Constraint, Index, Table
 from ..expr.casts import cast_function, to_text
@@ -176,7 +176,14 @@ class TableWriter:
         where it can say which line a bad value came from).
         """
         convs = [c for c in self.converters if c[0] not in converted]
-        if self.generated or convs:
+        if convs and not self.generated and rows:
+            # NB: transposed, each typmod runs over a whole column in one comprehension and
+            # the rows are rebuilt by zip in C (no list per row); same order of errors
+            cols = list(zip(*rows, strict=True))
+            for pos, conv in convs:
+                cols[pos] = tuple([None if v is None else conv(v) for v in cols[pos]])
+            out = list(zip(*cols, strict=True))
+        elif self.generated or convs:
             lists = [r if type(r) is list else list(r) for r in rows]
             if self.generated:
                 self._compute_generated(lists)
@@ -264,7 +271,7 @@ class TableWriter:
             if idx.unique:
                 self._check_index_unique(txn, idx, rows, set())
 
-    def _pk_range_free(self, txn: Any, keys: list[bytes]) -> bool:
+    def _pk_range_free(self, txn: Txn, keys: list[bytes]) -> bool:
         """Tells, with one short scan, that no stored key lies within the batch's key range.
 
         A bulk load of new ids (COPY, multi-row INSERT) then skips one lookup per
@@ -272,7 +279,7 @@ class TableWriter:
         the duplicate. SERIALIZABLE keeps the point reads: a range read would
         make concurrent inserts elsewhere in the range look like conflicts.
         """
-        if len(keys) < 64 or getattr(txn, "isolation", "") == "serializable":
+        if len(keys) < 64 or txn.isolation == "serializable":
             return False
         lo, hi = min(keys), max(keys)
         for batch in txn.scan(ScanSpec(self.space, lo, hi + b"\x00", projection=(), limit=1)):
