@@ -67,6 +67,7 @@ class Column:
     ndims: int = 0  # declared array dimensions (`int[][]` -> 2), as pg_attribute.attndims
     collation: str = ""  # COLLATE "C" / "POSIX" ("" = the database default), pgcatalog.collations
     domain: int = 0  # a CREATE DOMAIN type's OID (type_oid/typmod are then its base type's)
+    domain_default: bool = False  # `default` is the domain's (no pg_attrdef row): ddl.domaindefault
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
 from ..pgcatalog.collations import column_collation
 from .constraints import _rekey
+from .domaindefault import domain_of_column, with_default
 from .names import find_relation, ident, relation_name_taken, table_name
 from .pkeys import drop_primary_key, rebuild_indexes
 
@@ -210,12 +211,12 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
 
         set_not_null(s, table, col, not node.args["allow_null"])
         return
-    if node.args.get("drop"):
-        new = dataclasses.replace(col, default=None)
+    if node.args.get("drop"):  # a domain column gets its domain's default back
+        new = with_default(col, None, domain_of_column(s.catalog(), col))
     elif node.args.get("default") is not None:
         from .tables import default_sql
 
-        new = dataclasses.replace(col, default=default_sql(node.args["default"]))
+        new = with_default(col, default_sql(node.args["default"]), None)
     else:
         raise FeatureNotSupported(f"ALTER COLUMN not supported: {node.sql('postgres')}")
     cols = tuple(new if c.attnum == col.attnum else c for c in table.columns)

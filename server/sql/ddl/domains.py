@@ -116,7 +116,8 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     base, typmod = datatype_oid(kind)
     parent = domain_of(kind)  # CREATE DOMAIN d2 AS d1: d1's constraints apply to d2 too
     t = UserType(s.store.allocate_oid(), name, sch.oid, "d", s.store.allocate_oid(),
-                 subtype=base, typmod=typmod, parent=parent.oid if parent is not None else 0)
+                 subtype=base, typmod=typmod, parent=parent.oid if parent is not None else 0,
+                 default=parent.default if parent is not None else None)  # PG copies it
     for cc in constraints:
         k = cc.args.get("kind")
         given = cc.this.name if cc.this else None
@@ -233,9 +234,9 @@ def _default_followers(cat: CatalogSnapshot, t: UserType, default: str | None) -
     PostgreSQL."""
     out = []
     for tab in cat.tables:
-        if any(c.domain == t.oid and c.default == t.default for c in tab.columns):
+        if any(c.domain == t.oid and c.domain_default for c in tab.columns):
             cols = tuple(dataclasses.replace(c, default=default)
-                         if c.domain == t.oid and c.default == t.default else c
+                         if c.domain == t.oid and c.domain_default else c
                          for c in tab.columns)
             out.append(dataclasses.replace(tab, columns=cols))
     return out

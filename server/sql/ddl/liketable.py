@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import DuplicateColumn
+from .domaindefault import domain_of_column, with_default
 from .names import get_relation, table_name
 
 if TYPE_CHECKING:
@@ -54,13 +55,14 @@ def add_like(b: TableBuilder, node: exp.LikeProperty) -> None:
         attnum = len(b.columns) + 1
         renum[c.attnum] = attnum
         default = c.default if "DEFAULTS" in opts and not c.identity and c.generated is None \
-            else None
+            and not c.domain_default else None
         generated = c.generated if "GENERATED" in opts else None
         identity = c.identity if "IDENTITY" in opts else ""
         if identity:
             b._owned_sequence(c.name, c.type_oid, attnum, identity, _seq_options(b, src.oid, c))
-        b.columns.append(dataclasses.replace(c, attnum=attnum, default=default,
-                                             generated=generated, identity=identity))
+        col = dataclasses.replace(c, attnum=attnum, generated=generated, identity=identity)
+        b.columns.append(with_default(col, default, domain_of_column(b.cat, c)
+                                      if generated is None else None))
     cons = b.cat.constraints_of(src.oid)
     if "CONSTRAINTS" in opts:
         for k in cons:

@@ -150,11 +150,13 @@ class TableBuilder:
                 f'both default and generation expression specified for column "{name}" of '
                 f'table "{self.name}"')
         dom = domain_of(kind)  # a CREATE DOMAIN type: its base type, checks, and default
-        if dom is not None and default is None and generated is None:
+        inherit = dom is not None and default is None and generated is None  # ddl.domaindefault
+        if dom is not None and inherit:
             default = dom.default
         self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity,
                                    generated=generated, ndims=array_ndims(kind),
-                                   collation=collation, domain=dom.oid if dom else 0))
+                                   collation=collation, domain=dom.oid if dom else 0,
+                                   domain_default=inherit))
 
     def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str,
                         opts: dict[str, Any]) -> str | None:

@@ -744,6 +744,19 @@ class Binder(SpecialForms):
             e.name = dom.name  # `5::posint` is named posint, as PostgreSQL names it
         return self.domain_checked(e, dom)
 
+    def _column_domain(self, node: exp.Expression) -> Any:
+        """The domain a table column `node` is declared with (pg_typeof names it), else None."""
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            return None
+        look = self.scope.group_from or self.scope
+        idx = look.find(node.name, node.table or None)
+        c = look.cols[idx] if idx is not None else None
+        if c is None or not c.table_oid:
+            return None
+        tab = next((t for t in self.planner.catalog.tables if t.oid == c.table_oid), None)
+        col = next((x for x in tab.columns if x.attnum == c.attnum), None) if tab else None
+        return usertypes.by_oid(col.domain) if col is not None and col.domain else None
+
     def domain_checked(self, e: E, dom: Any) -> E:
         """`e` (already of the domain's base type) checked against the domain's NOT NULL and
         CHECKs: each CHECK is bound with VALUE standing for `e` (domaincheck.checked)."""
@@ -974,7 +987,8 @@ class Binder(SpecialForms):
             oid = args[0].rowtype or args[0].type
             shown = next((t.name for t in self.planner.catalog.tables if t.reltype == oid), None) \
                 if args[0].rowtype else None  # a table's row type: the table's name
-            dom = ty.domain_of(raw[0].to) if isinstance(raw[0], exp.Cast) else None
+            dom = ty.domain_of(raw[0].to) if isinstance(raw[0], exp.Cast) else \
+                self._column_domain(raw[0]) if args[0].kind == "col" else None
             if dom is not None:  # `pg_typeof(5::posint)` names the domain
                 oid, shown = dom.oid, dom.name
             return E("const", RegOid(oid, shown or format_type(oid, None) or str(oid)), [],

@@ -99,6 +99,14 @@ def _interval_type(oid: int, typmod: int) -> str | None:
     return typmod_text(typmod).strip().upper()  # the precision too: 'DAY TO SECOND(3)'
 
 
+def _domain_name(cat: M.CatalogSnapshot, idx: Any, c: M.Column) -> tuple[Any, Any, Any]:
+    """domain_catalog, domain_schema, domain_name of a column declared with a domain."""
+    dom = next((t for t in cat.types if t.oid == c.domain), None) if c.domain else None
+    if dom is None:
+        return (None, None, None)
+    return (cat.database.name, idx.schema_name(dom.schema_oid), dom.name)
+
+
 @pg_relation("information_schema", "columns")
 def columns(ctx: Any) -> list[tuple[Any, ...]]:
     """Columns of user tables and views."""
@@ -120,11 +128,12 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                     _yes(s.cycle))
             rows.append((
                 cat.database.name, schema, t.name, c.name, c.attnum,
-                None if c.identity or gen_expr is not None else default_text(c.default, c.type_oid),
+                None if c.identity or gen_expr is not None or c.domain_default
+                else default_text(c.default, c.type_oid),
                 _yes(not c.not_null), dtype, clen, olen,
                 prec, radix, scale, dtp, _interval_type(c.type_oid, c.typmod), None, None, None,
-                None, *info_schema(cat.database.name, c.collation), None,
-                None, None, cat.database.name, *udt_name(cat, c.type_oid),
+                None, *info_schema(cat.database.name, c.collation),
+                *_domain_name(cat, idx, c), cat.database.name, *udt_name(cat, c.type_oid),
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
                 "NEVER" if gen_expr is None else "ALWAYS",
                 None if gen_expr is None else default_text(gen_expr, c.type_oid),

@@ -234,6 +234,8 @@ def _generated(c: M.Column) -> str | None:
 
 def column_default(c: M.Column) -> str | None:
     """pg_attrdef.adbin of a column: its default, or the expression of a generated column."""
+    if c.domain_default and c.generated is None:
+        return None  # the domain's DEFAULT: pg_type.typdefault, not pg_attrdef (ddl.domaindefault)
     gen = _generated(c)
     return default_text(gen if gen is not None else c.default, c.type_oid)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from .exprtext import default_text
 from .registry import pg_relation
 from .rowtypes import _rows as composite_rows
 from .systypes import builtin_type_row, opclass_of, regproc
@@ -59,7 +60,7 @@ def _domain_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
     row[6], row[14] = "d", t.array_oid
     row[15], row[17] = regproc("domain_in"), regproc("domain_recv")
     row[24:27] = [t.not_null, t.subtype, t.typmod]
-    row[30] = t.default
+    row[30] = default_text(t.default, t.subtype)  # as PG deparses it: 'x'::text
     arr = builtin_type_row(base[14])
     if arr is None:
         return (tuple(row),)
