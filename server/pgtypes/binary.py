@@ -197,12 +197,19 @@ def _enc_timestamptz(v: dt.datetime) -> bytes:
     return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
 
 
+_Q_UNPACK = _Q.unpack
+_FROM_EPOCH = EPOCH.__add__
+_TIMEDELTA = dt.timedelta
+
+
 def _dec_timestamp(b: bytes) -> dt.datetime:
-    us = _Q.unpack(b)[0]
+    # NB: bound methods and a positional timedelta: asyncpg sends every timestamp of an
+    # executemany through here, and the keyword/attribute look-ups were half its cost
+    (us,) = _Q_UNPACK(b)
     if us in _INF_TS:  # 'infinity' / '-infinity': the sentinels of infdate.py
         return TS_INF if us > 0 else TS_NEG_INF
     try:
-        return EPOCH + dt.timedelta(microseconds=us)
+        return _FROM_EPOCH(_TIMEDELTA(0, 0, us))
     except OverflowError:
         raise DatetimeFieldOverflow("timestamp out of range") from None
 
