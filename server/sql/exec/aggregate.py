@@ -240,7 +240,7 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
             else:
                 cols.append([rt.ndiv(Decimal(s), c) if c else None for s, c in zip(ss, cs, strict=True)])
             continue
-        col = parts[pi]
+        col: Any = parts[pi]
         pi += 1
         if call.func in ("count", "count_star"):
             col = [v or 0 for v in col]

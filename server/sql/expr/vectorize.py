@@ -419,6 +419,8 @@ def _v_op(e: E) -> VFn:
             return V("i8", ufunc(x0, x1), valid)
 
         return arith
+    if op == "%":
+        return _int_mod(e.type, fa, fb)
     raise NotVectorizable(f"operator {op}")
 
 
@@ -666,6 +668,118 @@ def like_hits(d: np.ndarray, pattern: str, ci: bool, rx: Any) -> np.ndarray:
         return np.fromiter((rx.fullmatch(s) is not None for s in d), bool, len(d))
     hits = pc.match_like(arr, pattern, ignore_case=ci)
     return hits.to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
+# --- functions: mod, substring ------------------------------------------------------------
+
+
+def _v_call(e: E) -> VFn:
+    """The function calls that have a kernel; every other call keeps the row path."""
+    name = e.data.name
+    if name == "mod" and len(e.args) == 2:
+        return _int_mod(e.type, *(compile_vector(a) for a in e.args))
+    if name in ("substr", "substring") and e.type == T.TEXT and 2 <= len(e.args) <= 3:
+        return _substring(e)
+    raise NotVectorizable(f"function {name}")
+
+
+def _int_mod(t: int, fa: VFn, fb: VFn) -> VFn:
+    """Integer remainder with the dividend's sign (C's fmod), as PostgreSQL's int4mod/int8mod:
+    `min % -1` is 0. A zero divisor in a row that is not NULL falls back to the row code,
+    which raises 22012 'division by zero' exactly where PostgreSQL does. numeric mod keeps
+    the row path (its result scale follows rules of its own)."""
+    if t not in _INTS:
+        raise NotVectorizable(f"mod of type {t}")
+
+    def run(src: Source, ctx: Any) -> V | S:
+        a, b = fa(src, ctx), fb(src, ctx)
+        if isinstance(a, S) and isinstance(b, S):
+            raise Fallback("constant mod")
+        n = len((b if isinstance(a, S) else a).values)  # type: ignore[union-attr]
+        vals: list[Any] = []
+        valid = None
+        for x in (a, b):
+            if isinstance(x, S):
+                if x.value is None:
+                    return _nulls(n)
+                if isinstance(x.value, bool) or not isinstance(x.value, int) \
+                        or not -2**63 <= x.value < 2**63:
+                    raise Fallback("mod by a non-integer constant")
+                vals.append(np.int64(x.value))
+            else:
+                if x.kind != "i8":
+                    raise Fallback(f"mod of {x.kind}")
+                vals.append(x.values)
+                valid = _and_valid(valid, x.valid)
+        x0, x1 = vals
+        zero = x1 == 0
+        if valid is not None:
+            zero = zero & valid
+        if np.any(zero):
+            raise Fallback("division by zero")  # the row code raises 22012
+        minus1 = x1 == -1
+        safe = np.where((x1 == 0) | minus1, 1, x1) if np.ndim(x1) else \
+            (1 if x1 in (0, -1) else x1)  # NB: zeros in NULL rows too
+        out = np.fmod(np.broadcast_to(x0, (n,)), safe)
+        if np.any(minus1):
+            out = np.where(np.broadcast_to(minus1, (n,)), 0, out)
+        return V("i8", np.asarray(out, np.int64), valid)
+
+    return run
+
+
+def _substring(e: E) -> VFn:
+    """substring(text, start [, count]) over a dictionary-encoded column with constant (or
+    parameter) bounds: the row code's `substr` (characters, a start below 1, 22011 for a
+    negative count) runs once per distinct string, and the codes are remapped into the
+    new sorted dictionary. A pack with a NULL bound is all NULL, as PostgreSQL's strict
+    function; an error falls back to the row code, which reports it."""
+    if e.args[0].type not in (T.TEXT, T.VARCHAR) or not all(is_bound(a) for a in e.args[1:]):
+        raise NotVectorizable("substring of a non-text or with non-constant bounds")
+    f = compile_vector(e.args[0])
+    bounds = [compile_vector(a) for a in e.args[1:]]
+    impl = e.data.impl
+    last: list[Any] = [None, None, None]  # the last (dictionary, bounds) and its remapping
+
+    def run(src: Source, ctx: Any) -> V | S:
+        v = f(src, ctx)
+        if isinstance(v, S):
+            raise Fallback("substring of a constant")
+        bs = [b(src, ctx).value for b in bounds]  # type: ignore[union-attr]
+        n = len(v.values)
+        all_null = v.valid is not None and not v.valid.any()
+        if v.kind != "str" and not (all_null or n == 0):  # NB: a pack of NULLs encodes as i8
+            raise Fallback("substring of a non-string")
+        if all_null or n == 0 or any(x is None for x in bs):
+            return V("str", np.zeros(n, np.int32), np.zeros(n, bool), np.empty(0, object))
+        if any(isinstance(x, bool) or not isinstance(x, int) for x in bs):
+            raise Fallback("substring bounds not integers")
+        d = v.dictionary
+        assert d is not None
+        if last[0] is d and last[1] == bs:
+            nd, remap = last[2]
+        else:
+            try:
+                subs = [impl(x, *bs) for x in d.tolist()]
+            except Exception as ex:  # NB: 22011; the row code raises it for the right rows
+                raise Fallback(str(ex)) from ex
+            arr = np.empty(len(subs), dtype=object)
+            arr[:] = subs
+            if len(arr):
+                nd, remap = np.unique(arr, return_inverse=True)
+                remap = remap.astype(np.int32).reshape(-1)
+            else:
+                nd, remap = arr, np.zeros(0, np.int32)
+            last[0], last[1], last[2] = d, bs, (nd, remap)
+        codes = remap[v.values] if len(remap) else np.zeros(n, np.int32)
+        return V("str", codes, v.valid, nd)
+
+    return run
+
+
+def is_bound(e: E) -> bool:
+    """A constant or a parameter: one value per execution."""
+    return e.kind in ("const", "param")
 
 
 __all__ = ["S", "V", "Fallback", "NotVectorizable", "compile_vector", "filter_mask",
