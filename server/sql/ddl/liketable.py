@@ -5,23 +5,29 @@ types (domains stay domains), typmods, collations and NOT NULL always; the rest 
 asked for. DEFAULTS: the default expressions (a serial's `nextval` still reads the source's
 sequence, as in PostgreSQL); GENERATED: the generation expressions; IDENTITY: identity
 columns, each with a new sequence of the same options; CONSTRAINTS: the CHECK constraints,
-with their names; INDEXES: the primary key and unique constraints (new names, as PostgreSQL
-chooses them). ALL is all of them; a later EXCLUDING takes one back out. COMMENTS, STORAGE,
+with their names; INDEXES: the primary key and unique constraints, and the other indexes
+(plain, unique, expression, partial) made again after the table by CREATE INDEX with no name,
+so that they get the names PostgreSQL chooses (`copy_indexes`). ALL is all of them; a later EXCLUDING takes one back out. COMMENTS, STORAGE,
 COMPRESSION and STATISTICS have nothing to copy here.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from ...errors import DuplicateColumn
+from ..parse import parse_sql
+from ..pgcatalog.ddltext import index_def
 from .domaindefault import domain_of_column, with_default
+from .indexes import create_index
 from .names import get_relation, table_name
 
 if TYPE_CHECKING:
+    from ..session import SQLSession
     from .tables import TableBuilder
 
 OPTIONS = ("COMMENTS", "COMPRESSION", "CONSTRAINTS", "DEFAULTS", "GENERATED", "IDENTITY",
@@ -42,7 +48,7 @@ def like_options(node: exp.LikeProperty) -> set[str]:
     return out
 
 
-def add_like(b: TableBuilder, node: exp.LikeProperty) -> None:
+def add_like(b: TableBuilder, node: exp.LikeProperty) -> list[str]:
     """Appends the columns (and what the options ask for) of LIKE's source table to `b`."""
     s = b.s
     schema, name = table_name(node.this)
@@ -78,6 +84,25 @@ def add_like(b: TableBuilder, node: exp.LikeProperty) -> None:
             elif k.kind == "u":
                 idx = next((i for i in b.cat.indexes_of(src.oid) if i.oid == k.index_oid), None)
                 b.uniques.append(("", cols, bool(idx and idx.nulls_not_distinct)))
+        backing = {k.index_oid for k in cons}
+        return [d for i in b.cat.indexes_of(src.oid) if not i.primary and i.oid not in backing
+                and (d := index_def(b.cat, i.oid)) is not None]
+    return []
+
+
+_HEAD = re.compile(r"^CREATE (UNIQUE )?INDEX .+? ON (?:ONLY )?.+? USING ")
+
+
+def copy_indexes(s: SQLSession, schema: str, table: str, defs: list[str]) -> None:
+    """Makes the source's other indexes (`add_like`'s pg_get_indexdef texts) on the new
+    `schema.table`, unnamed so that CREATE INDEX chooses PostgreSQL's name."""
+    target = ".".join('"' + n.replace('"', '""') + '"' for n in (schema, table))
+    for d in defs:
+        m = _HEAD.match(d)
+        if m is not None:
+            tree = parse_sql(f"CREATE {m.group(1) or ''}INDEX ON {target} USING {d[m.end():]}")
+            if isinstance(tree, exp.Create):
+                create_index(s, tree)
 
 
 def _seq_options(b: TableBuilder, table_oid: int, c: Any) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from .coldefs import column_type, default_sql, identity_options, quote_ident
-from .liketable import add_like
+from .liketable import add_like, copy_indexes
 from .names import (
     creation_schema,
     find_relation,
@@ -319,16 +319,20 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
             register_on_commit(s, sch.name, name, on_commit, temporary=True)
         return tag
     b = TableBuilder(s, sch.oid, name)
+    like_indexes: list[str] = []  # LIKE ... INCLUDING INDEXES: the source's other indexes
     defs = target.expressions if isinstance(target, exp.Schema) else []
     for d in defs:
         if isinstance(d, exp.ColumnDef):
             b.add_column(d)
         elif isinstance(d, exp.LikeProperty):  # LIKE src: its columns, where it stands
-            add_like(b, d)
+            like_indexes += add_like(b, d)
     for d in defs:
         if not isinstance(d, exp.ColumnDef | exp.LikeProperty):
             b.add_table_constraint(d)
     b.finish(_reloptions(tree))
+    if like_indexes:
+        s.catalog_changed()
+        copy_indexes(s, sch.name, name, like_indexes)
     if on_commit is not None:
         register_on_commit(s, sch.name, name, on_commit, temporary=True)
     return "CREATE TABLE"
