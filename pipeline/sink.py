@@ -32,6 +32,8 @@ import pyarrow as pa
 from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
+import cumulo.driver as cd
+
 from .target import InjectedCrash, Options, ledger_add, ledger_has, prepare_target
 
 log = logging.getLogger("cumulo.pipeline.sink")
@@ -61,6 +63,38 @@ def pack(batches: Iterator[pa.RecordBatch]) -> Packed:
     return Packed(sink.getvalue().to_pybytes(), rows)
 
 
+# The commit side's connections, one per URL, kept from micro-batch to micro-batch. Spark
+# makes a new writer for every commit (in a reused Python worker), so they cannot live on
+# the writer; a new connection per batch cost about a third of a small batch's commit
+# (connecting, then parsing its statements again).
+_KEPT: dict[str, cd.Connection] = {}
+
+
+def _drop(url: str) -> None:
+    conn = _KEPT.pop(url, None)
+    if conn is not None:
+        conn.close()
+
+
+def _begin(o: Options, batch_id: int) -> tuple[cd.Connection, bool]:
+    """The connection for a micro-batch and whether its ledger row exists.
+
+    A kept connection the server dropped meanwhile (a restart) is replaced once,
+    before anything is written, as a new connection per batch would have been.
+    """
+    for attempt in (0, 1):
+        conn = _KEPT.get(o.url)
+        if conn is None:
+            conn = _KEPT[o.url] = o.connect()
+        try:
+            return conn, ledger_has(conn, o, o.query_name, batch_id)
+        except (cd.OperationalError, cd.InterfaceError, OSError):
+            _drop(o.url)
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
 class CumuloStreamWriter(DataSourceStreamArrowWriter):
     """The exactly-once streaming writer (see the module doc)."""
 
@@ -77,9 +111,9 @@ class CumuloStreamWriter(DataSourceStreamArrowWriter):
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
         """Writes the batch's rows and its ledger row in one transaction, unless done before."""
         o = self.options
-        conn = o.connect()
+        conn, done = _begin(o, batchId)
         try:
-            if ledger_has(conn, o, o.query_name, batchId):
+            if done:
                 conn.rollback()
                 log.info("batch %d of %s: already committed, skipped", batchId, o.query_name)
                 return
@@ -91,8 +125,9 @@ class CumuloStreamWriter(DataSourceStreamArrowWriter):
                     n += op(pa.ipc.open_stream(pa.py_buffer(m.ipc)).read_all())
             ledger_add(conn, o, o.query_name, batchId, n)
             conn.commit()
-        finally:
-            conn.close()
+        except BaseException:
+            _drop(o.url)  # NB: closing rolls back whatever the batch had written
+            raise
         if batchId == o.fail_after_commit:
             raise InjectedCrash(f"injected crash after the commit of batch {batchId}")
 
