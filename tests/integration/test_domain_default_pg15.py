@@ -48,6 +48,9 @@ insert into ddl (id) values (1)
 insert into ddl2 (id) values (1)
 select * from ddl
 select * from ddl2
+alter table ddl add column e ddf
+select * from ddl
+select count(*) from pg_attrdef where adrelid = 'ddl'::regclass
 select count(*) from pg_attrdef where adrelid in ('ddl'::regclass, 'ddl2'::regclass)
 drop table ddt, ddl, ddl2
 drop domain ddf cascade
