@@ -8,7 +8,6 @@ PostgreSQL's output format and are parsed by the type's input function on
 the way in, so nothing is lost, only made textual.
 
     >>> from ...pgtypes import oids as T
-from ...pgtypes.numtypmod import precision_scale
     >>> str(arrow_type(T.TIMESTAMPTZ, -1)), str(arrow_type(T.NUMERIC, (10 << 16 | 2) + 4))
     ('timestamp[us, tz=UTC]', 'decimal128(10, 2)')
 """
@@ -159,13 +158,20 @@ def _datetimes(col: Any, aware: bool) -> list[Any]:
     NB: numpy's datetime64[us] -> object conversion makes naive datetimes in C;
     out-of-range years (numpy gives ints for them) fall back to to_pylist.
     """
+    if aware:  # NB: epoch + timedelta: about twice as fast as naive.replace(tzinfo=...)
+        epoch, td = _UTC_EPOCH, dt.timedelta
+        try:
+            return [epoch + td(microseconds=v)
+                    for v in col.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).to_numpy().tolist()]
+        except OverflowError:
+            return col.to_pylist()
     naive = col.cast(pa.timestamp("us")).to_numpy(zero_copy_only=False).astype(object)
     if len(naive) and not isinstance(naive[0], dt.datetime):
         return col.to_pylist()
-    if not aware:
-        return naive.tolist()
-    utc = dt.UTC
-    return [d.replace(tzinfo=utc) for d in naive.tolist()]
+    return naive.tolist()
+
+
+_UTC_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 def _cast(col: Any, typ: pa.DataType, name: str) -> Any:
