@@ -104,6 +104,11 @@ def encode_numeric(v: Any) -> bytes:
     return head + struct.pack(f"!{len(groups)}H", *groups)
 
 
+_CACHED_GROUPS = 32  # numerics of up to 124 digits: every bound parameter in practice
+_GROUP_UNPACK = [struct.Struct(f"!{n}H").unpack_from for n in range(_CACHED_GROUPS)]
+_GROUP_TEXT = ["%04d" * n for n in range(_CACHED_GROUPS)]
+
+
 def decode_numeric(data: bytes) -> Decimal:
     """Decodes PostgreSQL's binary numeric into a Decimal with the sent display scale."""
     ndigits, weight, sign, dscale = _NUMHEAD.unpack_from(data)
@@ -115,8 +120,10 @@ def decode_numeric(data: bytes) -> Decimal:
         return Decimal("-Infinity")
     if sign not in (0, NUMERIC_NEG) or len(data) != 8 + 2 * ndigits:
         raise InvalidBinaryRepresentation("invalid sign in external \"numeric\" value")
-    groups = struct.unpack_from(f"!{ndigits}H", data, 8)
-    digits = ("%04d" * ndigits) % groups or "0"
+    if ndigits < _CACHED_GROUPS:  # NB: no format string built and looked up per value
+        digits = _GROUP_TEXT[ndigits] % _GROUP_UNPACK[ndigits](data, 8) or "0"
+    else:
+        digits = ("%04d" * ndigits) % struct.unpack_from(f"!{ndigits}H", data, 8) or "0"
     exp = 4 * (weight - ndigits + 1)
     if exp > -dscale:
         digits += "0" * (exp + dscale)
