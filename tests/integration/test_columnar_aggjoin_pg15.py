@@ -14,7 +14,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _rows, _vector_ran
+from tests.integration.columnar_diff import (
+    assert_on_off_match_pg,
+    columnar,
+    connect_pair,
+    vector_ran,
+)
 
 SETUP = [
     "create table cola_item (id int primary key, data text)",
@@ -45,16 +50,7 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for t in ("cola_item", "cola_line"):
-            c.execute(f"drop table if exists {t}")
-        for stmt in SETUP:
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("cola_item", "cola_line"), SETUP)
 
 
 def _text(conn: psycopg.Connection, sql: str) -> list[tuple]:
@@ -65,15 +61,9 @@ def _text(conn: psycopg.Connection, sql: str) -> list[tuple]:
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
     cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    text = _text(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
+    want = assert_on_off_match_pg(cu, pg, sql)
+    with columnar(cu, "on"):
+        text = _text(cu, sql)
     if "nan" not in repr(want).lower():
         assert text == _text(pg, sql)
 
@@ -86,10 +76,6 @@ def test_the_averages_have_several_scales(conns) -> None:
 
 
 def test_q17_runs_by_vector_code(conns) -> None:
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, QUERIES[0])
-        assert _vector_ran(cu, QUERIES[2])
-    finally:
-        cu.execute("reset cumulo.columnar")
+    with columnar(conns[0], "on") as cu:
+        assert vector_ran(cu, QUERIES[0])
+        assert vector_ran(cu, QUERIES[2])

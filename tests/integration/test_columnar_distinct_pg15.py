@@ -13,10 +13,9 @@ EXPLAIN ANALYZE proves the vector form ran where it can.
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _rows, _vector_ran
+from tests.integration.columnar_diff import assert_on_off_match_pg, assert_vector_ran, connect_pair
 
 SETUP = [
     "create table cold_f (id int primary key, g int, k int, s text, n numeric(8,2), x float8)",
@@ -69,29 +68,13 @@ ROW_KEYS = ["select g, count(distinct x) from cold_f group by g order by g",
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for t in ("cold_f", "cold_d", "cold_nn", "cold_wn", "cold_num", "cold_empty"):
-            c.execute(f"drop table if exists {t}")
-        for stmt in SETUP:
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("cold_f", "cold_d", "cold_nn", "cold_wn", "cold_num", "cold_empty"),
+                            SETUP)
 
 
 @pytest.mark.parametrize("sql", QUERIES + ROW_KEYS)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
+    assert_on_off_match_pg(*conns, sql)
 
 
 # COUNT(DISTINCT) beside other aggregates (another argument, or count(*)) keeps the row path
@@ -101,9 +84,4 @@ MIXED = {QUERIES[1], QUERIES[9], QUERIES[12]}
 @pytest.mark.parametrize("sql", [q for q in QUERIES if "cold_empty" not in q.split(" where")[0]
                                  and q not in MIXED])
 def test_the_vector_form_runs(conns, sql: str) -> None:
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, sql), sql
-    finally:
-        cu.execute("reset cumulo.columnar")
+    assert_vector_ran(conns[0], sql)

@@ -17,7 +17,14 @@ import asyncpg
 import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _norm, _rows
+from tests.integration.columnar_diff import (
+    assert_on_off_match_pg,
+    assert_vector_ran,
+    connect_pair,
+    norm,
+    rows,
+    vector_ran,
+)
 
 TABLES = ("cj_fact", "cj_dim", "cj_sub", "cj_flt", "cj_empty")
 SETUP = [
@@ -122,53 +129,22 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for t in TABLES:
-            c.execute(f"drop table if exists {t}")
-        for stmt in SETUP:
-            c.execute(stmt)
-    yield cu, pg
-    for t in TABLES:
-        cu.execute(f"drop table if exists {t}")
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, TABLES, SETUP, drop_after=True)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert on == want
-    assert off == want
+    assert_on_off_match_pg(*conns, sql)
 
 
 def _plan(conn: psycopg.Connection, sql: str) -> list[str]:
     return [r[0] for r in conn.execute("explain analyze " + sql).fetchall()]
 
 
-def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
-    lines = _plan(conn, sql)
-    at = next(i for i, ln in enumerate(lines) if ln.lstrip(" ->").startswith("ColumnarJoin"))
-    child = next(ln for ln in lines[at + 1:] if ln.lstrip().startswith("->"))
-    return "never executed" in child
-
-
 @pytest.mark.parametrize("sql", QUERIES)
 def test_the_vector_join_runs(conns, sql: str) -> None:
     """Every query above is computed by the vector form (none fell back to rows)."""
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, sql)
-    finally:
-        cu.execute("reset cumulo.columnar")
+    assert_vector_ran(conns[0], sql, "ColumnarJoin")
 
 
 def test_explain_shows_the_choice(conns) -> None:
@@ -247,13 +223,13 @@ def test_asyncpg_reads_the_same(conns, cumulo_server) -> None:
         c = await asyncpg.connect(cumulo_server.dsn())
         try:
             await c.execute("set cumulo.columnar = on")
-            return [[tuple(_norm(v) for v in r) for r in await c.fetch(q)] for q in QUERIES[:6]]
+            return [[tuple(norm(v) for v in r) for r in await c.fetch(q)] for q in QUERIES[:6]]
         finally:
             await c.close()
 
     got = asyncio.run(run())
-    for sql, rows in zip(QUERIES[:6], got, strict=True):
-        assert rows == _rows(pg, sql), sql
+    for sql, mine in zip(QUERIES[:6], got, strict=True):
+        assert mine == rows(pg, sql), sql
 
 
 def test_row_path_nan_keys(conns) -> None:
@@ -288,10 +264,10 @@ def test_prepared_parameters(conns) -> None:
            "and f.q < %s and f.amt > d.w - %s and mod(f.k2, %s) = 1 group by d.grp order by 1")
     cu.execute("set cumulo.columnar = on")
     try:
-        assert _vector_ran(cu, sql.replace("%s", "5"))
+        assert vector_ran(cu, sql.replace("%s", "5"), "ColumnarJoin")
         for args in [(5, 10, 3), (11, 0, 2), (0, 1, 4)]:
-            got = [tuple(_norm(v) for v in r) for r in cu.execute(sql, args, prepare=True)]
-            want = [tuple(_norm(v) for v in r) for r in pg.execute(sql, args)]
+            got = [tuple(norm(v) for v in r) for r in cu.execute(sql, args, prepare=True)]
+            want = [tuple(norm(v) for v in r) for r in pg.execute(sql, args)]
             assert got == want, args
     finally:
         cu.execute("reset cumulo.columnar")

@@ -13,7 +13,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _rows, _vector_ran
+from tests.integration.columnar_diff import (
+    assert_on_off_match_pg,
+    assert_vector_ran,
+    connect_pair,
+    rows,
+)
 
 SETUP = [
     "create table colm_t (id int primary key, g int, a int, b int, big bigint, s text, "
@@ -55,28 +60,12 @@ ERRORS = [
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for stmt in ("drop table if exists colm_t", "drop table if exists colm_z", *SETUP):
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("colm_t", "colm_z"), SETUP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
-    assert want
+    assert assert_on_off_match_pg(*conns, sql)
 
 
 def _error(conn: psycopg.Connection, sql: str) -> str | None:
@@ -101,18 +90,13 @@ def test_errors_as_pg15(conns, sql: str, state: str) -> None:
 def test_a_zero_divisor_in_a_null_row_is_no_error(conns) -> None:
     cu, pg = conns
     sql = "select id, a % b from colm_z where id <> 1 order by id"
-    want = _rows(pg, sql)
+    want = rows(pg, sql)
     for mode in ("off", "on"):
         cu.execute(f"set cumulo.columnar = {mode}")
-        assert _rows(cu, sql) == want == [(2, 1), (3, None)]
+        assert rows(cu, sql) == want == [(2, 1), (3, None)]
     cu.execute("reset cumulo.columnar")
 
 
 @pytest.mark.parametrize("sql", [QUERIES[0], QUERIES[1], QUERIES[6], QUERIES[13]])
 def test_the_vector_form_runs(conns, sql: str) -> None:
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, sql), sql
-    finally:
-        cu.execute("reset cumulo.columnar")
+    assert_vector_ran(conns[0], sql)

@@ -13,10 +13,14 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
-import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _rows, _vector_ran
+from tests.integration.columnar_diff import (
+    assert_on_off_match_pg,
+    assert_vector_ran,
+    connect_pair,
+    rows,
+)
 
 WORDS = ["abc", "ABC", "a_c", "a%c", "a\\c", "a\nc", "", "straße", "STRASSE", "élan", "Élan",
          "x", "ab", "abcabc", "b_", "100%", None]
@@ -67,39 +71,17 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for t in ("colk_s", "colk_d", "colk_empty"):
-            c.execute(f"drop table if exists {t}")
-        for stmt in _setup():
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("colk_s", "colk_d", "colk_empty"), _setup())
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
+    assert_on_off_match_pg(*conns, sql)
 
 
 @pytest.mark.parametrize("sql", [q for q in QUERIES if "colk_empty" not in q])
 def test_the_vector_form_runs(conns, sql: str) -> None:
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, sql), sql
-    finally:
-        cu.execute("reset cumulo.columnar")
+    assert_vector_ran(conns[0], sql)
 
 
 def test_non_ascii_ilike_is_unchanged(conns) -> None:
@@ -108,9 +90,9 @@ def test_non_ascii_ilike_is_unchanged(conns) -> None:
     sql = "select s, count(*) from colk_s where s ilike '%LAN' or s ilike 'straSSe' " \
           "group by s order by s"
     cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
+    off = rows(cu, sql)
     cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
+    on = rows(cu, sql)
     cu.execute("reset cumulo.columnar")
     assert on == off and off
 

@@ -5,12 +5,10 @@ when the vector form runs, the row subtree under `Columnar` runs zero times."""
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
-from typing import Any
-
 import psycopg
 import pytest
+
+from tests.integration.columnar_diff import assert_on_off_match_pg, connect_pair, vector_ran
 
 SETUP = [
     "create table colx_t (id int primary key, g int, s text, x float8, d numeric(12,2), "
@@ -74,65 +72,26 @@ QUERIES = [
 ]
 
 
-def _norm(v: Any) -> Any:
-    if isinstance(v, float):
-        return "nan" if math.isnan(v) else round(v, 6) if math.isfinite(v) else v
-    if isinstance(v, Decimal):
-        return v.normalize() if v.is_finite() else str(v)
-    return v
-
-
-def _rows(conn: psycopg.Connection, sql: str) -> list[tuple]:
-    return [tuple(_norm(v) for v in r) for r in conn.execute(sql).fetchall()]
-
-
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for stmt in ("drop table if exists colx_t", "drop table if exists colx_empty",
-                     "drop table if exists colx_e", "drop table if exists colx_c", *SETUP):
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("colx_t", "colx_empty", "colx_e", "colx_c"),
+                            SETUP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
-
-
-def _vector_ran(conn: psycopg.Connection, sql: str) -> bool:
-    """Whether the vector form computed the query: its plan has a `Columnar` node whose row
-    plan never ran (under `cumulo.columnar = off` EXPLAIN prints the row plan alone)."""
-    lines = [r[0] for r in conn.execute("explain analyze " + sql).fetchall()]
-    at = next((i for i, ln in enumerate(lines) if ln.lstrip(" ->").startswith("Columnar")),
-              None)
-    if at is None:
-        return False
-    child = next(ln for ln in lines[at + 1:] if ln.lstrip().startswith("->"))
-    return "loops=0" in child or "never executed" in child
+    assert_on_off_match_pg(*conns, sql)
 
 
 def test_the_vector_form_runs(conns) -> None:
     cu, _ = conns
     cu.execute("set cumulo.columnar = on")
-    assert _vector_ran(cu, "select g, count(*), sum(d) from colx_t group by g")
-    assert _vector_ran(cu, "select id from colx_t where g = 1 order by x limit 3")
+    assert vector_ran(cu, "select g, count(*), sum(d) from colx_t group by g")
+    assert vector_ran(cu, "select id from colx_t where g = 1 order by x limit 3")
     for sql in QUERIES[-3:]:  # aggregates over expressions (the last three)
-        assert _vector_ran(cu, sql), sql
+        assert vector_ran(cu, sql), sql
     cu.execute("set cumulo.columnar = off")
-    assert not _vector_ran(cu, "select g, count(*), sum(d) from colx_t group by g")
+    assert not vector_ran(cu, "select g, count(*), sum(d) from colx_t group by g")
     cu.execute("reset cumulo.columnar")
     assert cu.execute("show cumulo.columnar").fetchone()[0] == "auto"
     with pytest.raises(psycopg.errors.InvalidParameterValue):

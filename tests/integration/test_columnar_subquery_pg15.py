@@ -14,7 +14,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _rows, _vector_ran
+from tests.integration.columnar_diff import (
+    assert_on_off_match_pg,
+    assert_vector_ran,
+    connect_pair,
+    rows,
+)
 
 SETUP = [
     "create table colq_t (id int primary key, g int, s text, x float8, d numeric(10,2), "
@@ -67,39 +72,17 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for t in ("colq_t", "colq_o", "colq_empty", "colq_nan"):
-            c.execute(f"drop table if exists {t}")
-        for stmt in SETUP:
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("colq_t", "colq_o", "colq_empty", "colq_nan"), SETUP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
+    assert_on_off_match_pg(*conns, sql)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_the_vector_form_runs(conns, sql: str) -> None:
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, sql), sql
-    finally:
-        cu.execute("reset cumulo.columnar")
+    assert_vector_ran(conns[0], sql)
 
 
 def test_more_than_one_row_is_21000(conns) -> None:
@@ -120,8 +103,8 @@ def test_a_correlated_subquery(conns) -> None:
     cu, pg = conns
     sql = "select count(*), sum(t.d) from colq_t t where t.d > (select max(o.g) from colq_o o " \
           "where o.tid = t.id)"
-    want = _rows(pg, sql)
+    want = rows(pg, sql)
     for mode in ("on", "off"):
         cu.execute(f"set cumulo.columnar = {mode}")
-        assert _rows(cu, sql) == want, mode
+        assert rows(cu, sql) == want, mode
     cu.execute("reset cumulo.columnar")

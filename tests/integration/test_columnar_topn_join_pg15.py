@@ -12,10 +12,9 @@ input. EXPLAIN ANALYZE proves the vector form ran.
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
-from tests.integration.test_columnar_pg15 import _rows, _vector_ran
+from tests.integration.columnar_diff import assert_on_off_match_pg, assert_vector_ran, connect_pair
 
 SETUP = [
     "create table colt_f (id int primary key, dk int, x float8, s text, n numeric, g int)",
@@ -70,29 +69,12 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def conns(cumulo_server, pg15):
-    cu = psycopg.connect(cumulo_server.dsn(), autocommit=True)
-    pg = psycopg.connect(pg15.dsn(), autocommit=True)
-    for c in (cu, pg):
-        for t in ("colt_f", "colt_d", "colt_dup", "colt_empty"):
-            c.execute(f"drop table if exists {t}")
-        for stmt in SETUP:
-            c.execute(stmt)
-    yield cu, pg
-    cu.close()
-    pg.close()
+    yield from connect_pair(cumulo_server, pg15, ("colt_f", "colt_d", "colt_dup", "colt_empty"), SETUP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
-    cu, pg = conns
-    want = _rows(pg, sql)
-    cu.execute("set cumulo.columnar = off")
-    off = _rows(cu, sql)
-    cu.execute("set cumulo.columnar = on")
-    on = _rows(cu, sql)
-    cu.execute("reset cumulo.columnar")
-    assert off == want
-    assert on == want
+    assert_on_off_match_pg(*conns, sql)
 
 
 # ORDER BY a COLLATE expression has no vector sort key; a numeric with no typmod (values of
@@ -115,9 +97,4 @@ def test_a_fallback_says_why(conns) -> None:
 
 @pytest.mark.parametrize("sql", VECTOR)
 def test_the_vector_form_runs(conns, sql: str) -> None:
-    cu, _ = conns
-    cu.execute("set cumulo.columnar = on")
-    try:
-        assert _vector_ran(cu, sql), sql
-    finally:
-        cu.execute("reset cumulo.columnar")
+    assert_vector_ran(conns[0], sql)
