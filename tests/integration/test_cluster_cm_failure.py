@@ -15,7 +15,6 @@ outcome), and the open transaction's COMMIT failed with 40001.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import threading
@@ -25,22 +24,11 @@ import pg8000.dbapi
 import psycopg
 import pytest
 
+from tests.integration.cluster_helpers import cluster_procs, wait_for
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.server_process import engine_port
 
 RETRYABLE = ("40001", "57P03", "40P01")
-
-
-def _wait(cond, what: str, seconds: float = 90.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-def _procs(d: str) -> dict[str, dict]:
-    with open(os.path.join(d, "cluster.json")) as f:
-        return {p["name"]: p for p in json.load(f)["procs"]}
 
 
 class Increments(threading.Thread):
@@ -105,18 +93,18 @@ def test_a_killed_conflict_manager_loses_no_update(cluster_dir):  # noqa: F811
     for w in workers:
         w.start()
     try:
-        _wait(lambda: all(w.acked >= 10 for w in workers), "increments from every client")
-        cm = _procs(d)["conflicts-0"]
+        wait_for(lambda: all(w.acked >= 10 for w in workers), "increments from every client")
+        cm = cluster_procs(d)["conflicts-0"]
         killed = time.monotonic()
         os.kill(cm["pid"], signal.SIGKILL)
-        _wait(lambda: _procs(d)["conflicts-0"]["pid"] != cm["pid"], "the manager's restart")
-        _wait(lambda: all((w.acked_at and w.acked_at[-1] > killed + 0.5) or w.errors
-                          for w in workers), "increments through the restarted manager")
+        wait_for(lambda: cluster_procs(d)["conflicts-0"]["pid"] != cm["pid"], "the manager's restart")
+        wait_for(lambda: all((w.acked_at and w.acked_at[-1] > killed + 0.5) or w.errors
+                             for w in workers), "increments through the restarted manager")
         assert [w.errors for w in workers] == [[]] * len(workers)
         back = min(min(t for t in w.acked_at if t > killed + 0.5) for w in workers) - killed
         seen = [w.acked for w in workers]
-        _wait(lambda: all(w.acked >= n + 10 for w, n in zip(workers, seen, strict=True)),
-              "more increments")
+        wait_for(lambda: all(w.acked >= n + 10 for w, n in zip(workers, seen, strict=True)),
+                 "more increments")
         with pytest.raises(psycopg.errors.SerializationFailure):
             holder.execute("COMMIT")
     finally:

@@ -14,7 +14,6 @@ must be in them.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import threading
@@ -23,20 +22,9 @@ import time
 import pg8000.dbapi
 import psycopg
 
+from tests.integration.cluster_helpers import cluster_procs, wait_for
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.server_process import engine_port
-
-
-def _wait(cond, what: str, seconds: float = 90.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-def _procs(d: str) -> dict[str, dict]:
-    with open(os.path.join(d, "cluster.json")) as f:
-        return {p["name"]: p for p in json.load(f)["procs"]}
 
 
 class Inserts(threading.Thread):
@@ -98,26 +86,26 @@ def test_a_killed_logger_loses_no_acknowledged_commit(cluster_dir):  # noqa: F81
     for w in workers:
         w.start()
     try:
-        _wait(lambda: all(len(w.acked) >= 20 for w in workers), "inserts")
-        logger = _procs(d)["logger-0"]
+        wait_for(lambda: all(len(w.acked) >= 20 for w in workers), "inserts")
+        logger = cluster_procs(d)["logger-0"]
         killed = time.monotonic()
         os.kill(logger["pid"], signal.SIGKILL)
-        _wait(lambda: _procs(d)["logger-0"]["pid"] != logger["pid"], "the logger's restart")
-        _wait(lambda: all(w.acked_at and w.acked_at[-1] > killed for w in workers),
-              "a commit through the restarted logger")
+        wait_for(lambda: cluster_procs(d)["logger-0"]["pid"] != logger["pid"], "the logger's restart")
+        wait_for(lambda: all(w.acked_at and w.acked_at[-1] > killed for w in workers),
+                 "a commit through the restarted logger")
         # the longest a worker waited for an acknowledgement around the kill
         stall = 0.0
         for w in workers:
             after = [killed, *(t for t in w.acked_at if t > killed)]
             stall = max(stall, max(b - a for a, b in zip(after, after[1:], strict=False)))
         seen = [len(w.acked) for w in workers]
-        _wait(lambda: all(len(w.acked) >= n + 20 for w, n in zip(workers, seen, strict=True)),
-              "inserts after the logger's restart")
+        wait_for(lambda: all(len(w.acked) >= n + 20 for w, n in zip(workers, seen, strict=True)),
+                 "inserts after the logger's restart")
         # The node's rows must now come back from its checkpoint and both logger files.
-        os.kill(_procs(d)[node]["pid"], signal.SIGKILL)
+        os.kill(cluster_procs(d)[node]["pid"], signal.SIGKILL)
         seen = [len(w.acked) for w in workers]
-        _wait(lambda: all(len(w.acked) >= n + 10 for w, n in zip(workers, seen, strict=True)),
-              "inserts after the node's failover")
+        wait_for(lambda: all(len(w.acked) >= n + 10 for w, n in zip(workers, seen, strict=True)),
+                 "inserts after the node's failover")
     finally:
         for w in workers:
             w.stop.set()
