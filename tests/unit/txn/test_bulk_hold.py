@@ -3,9 +3,6 @@ behaves as the same keys held one by one: waits, lost updates, rollbacks, row lo
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from cumulo.server.errors import SerializationFailure
@@ -14,6 +11,7 @@ from cumulo.server.txn.codec import pack_record, unpack_bulk
 from cumulo.server.txn.embedded import open_embedded
 from cumulo.server.txn.rowlocks import SHARE
 from cumulo.server.txn.writeset import WriteSet
+from tests.unit.txn.threads import in_thread, wait_blocked
 
 S = 7
 N = 100
@@ -41,27 +39,6 @@ def cm(tm):
     return tm.ltm.cms[0]
 
 
-def _in_thread(fn):
-    box: dict = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the test
-            box["error"] = e
-
-    th = threading.Thread(target=run)
-    th.start()
-    return th, box
-
-
-def _wait_blocked(tm, txn):
-    deadline = time.monotonic() + 5
-    while not tm.ltm.is_waiting(txn):
-        assert time.monotonic() < deadline, "the writer never blocked"
-        time.sleep(0.001)
-
-
 def test_a_fresh_batch_is_held_whole_and_sealed_at_commit(tm):
     t = tm.begin()
     t.put_bulk(S, *batch("a"))
@@ -82,8 +59,8 @@ def test_a_writer_of_a_bulk_held_key_waits_then_loses(tm, isolation, error):
     t2 = tm.begin(isolation=isolation)
     t2.get(S, [KEYS[5]])  # the snapshot, before t1's commit
     t1.put_bulk(S, *batch("a"))
-    th, box = _in_thread(lambda: t2.put(S, [(KEYS[5], ("b", 5))]))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put(S, [(KEYS[5], ("b", 5))]))
+    wait_blocked(tm, t2)
     t1.commit()
     th.join(5)
     assert isinstance(box.get("error"), error)
@@ -95,8 +72,8 @@ def test_a_second_bulk_batch_over_held_keys_waits(tm):
     t1, t2 = tm.begin(), tm.begin(isolation="repeatable read")
     t2.get(S, [KEYS[0]])
     t1.put_bulk(S, *batch("a"))
-    th, box = _in_thread(lambda: t2.put_bulk(S, *batch("b", KEYS[50:])))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put_bulk(S, *batch("b", KEYS[50:])))
+    wait_blocked(tm, t2)
     t1.abort()  # an abort frees the keys with no commit recorded: t2 goes on
     th.join(5)
     assert "error" not in box
@@ -139,8 +116,8 @@ def test_a_row_lock_on_a_bulk_held_key_waits(tm):
     t1, t2 = tm.begin(), tm.begin(isolation="repeatable read")
     t2.get(S, [KEYS[0]])
     t1.put_bulk(S, *batch("a"))
-    th, box = _in_thread(lambda: t2.lock_row(S, [KEYS[9]], SHARE))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.lock_row(S, [KEYS[9]], SHARE))
+    wait_blocked(tm, t2)
     t1.commit()
     th.join(5)
     assert isinstance(box.get("error"), SerializationFailure)  # changed since the snapshot
@@ -151,8 +128,8 @@ def test_keys_held_elsewhere_take_the_key_by_key_way(tm):
     t1, t2 = tm.begin(), tm.begin(isolation="repeatable read")
     t2.get(S, [KEYS[0]])
     t1.put(S, [(KEYS[40], ("a",))])  # one key held the usual way
-    th, box = _in_thread(lambda: t2.put_bulk(S, *batch("b")))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put_bulk(S, *batch("b")))
+    wait_blocked(tm, t2)
     t1.commit()
     th.join(5)
     assert isinstance(box.get("error"), SerializationFailure)

@@ -20,6 +20,7 @@ from cumulo.server.errors import (
 from cumulo.server.kivi.api import AggSpec, Collect
 from cumulo.server.txn.api import RetryStatement, ScanSpec
 from cumulo.server.txn.embedded import open_embedded
+from tests.unit.txn.threads import in_thread, wait_blocked
 
 from .memnode import MemNode
 
@@ -173,27 +174,6 @@ def test_read_only_commit_logs_nothing(tmp_path):
     m.close()
 
 
-def _in_thread(fn):
-    box: dict = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the test
-            box["error"] = e
-
-    th = threading.Thread(target=run)
-    th.start()
-    return th, box
-
-
-def _wait_blocked(tm, txn):
-    deadline = time.monotonic() + 5
-    while not tm.ltm.is_waiting(txn):
-        assert time.monotonic() < deadline, "the writer never blocked"
-        time.sleep(0.001)
-
-
 @pytest.mark.parametrize("isolation,error", [("repeatable read", SerializationFailure),
                                              ("serializable", SerializationFailure),
                                              ("read committed", RetryStatement)])
@@ -202,8 +182,8 @@ def test_writer_blocks_then_fails_when_holder_commits(tm, isolation, error):
     t2 = tm.begin(isolation=isolation)
     t1.put(S, [(key(1), ("a",))])
     t2.get(S, [key(1)])
-    th, box = _in_thread(lambda: t2.put(S, [(key(1), ("b",))]))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put(S, [(key(1), ("b",))]))
+    wait_blocked(tm, t2)
     t1.commit()
     th.join(5)
     assert isinstance(box.get("error"), error)
@@ -216,8 +196,8 @@ def test_read_committed_retry_sees_the_winner(tm):
     t2 = tm.begin()
     t1.put(S, [(key(1), (1,))])
     sp = t2.savepoint()
-    th, box = _in_thread(lambda: t2.put(S, [(key(1), (2,))]))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put(S, [(key(1), (2,))]))
+    wait_blocked(tm, t2)
     c = t1.commit()
     th.join(5)
     assert isinstance(box["error"], RetryStatement)
@@ -234,8 +214,8 @@ def test_writer_proceeds_when_holder_aborts(tm):
     t2 = tm.begin(isolation="repeatable read")
     t1.put(S, [(key(1), ("a",))])
     t2.get(S, [])
-    th, box = _in_thread(lambda: t2.put(S, [(key(1), ("b",))]))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put(S, [(key(1), ("b",))]))
+    wait_blocked(tm, t2)
     t1.abort()
     th.join(5)
     assert "error" not in box
@@ -248,10 +228,10 @@ def test_three_way_deadlock(tm):
     ts = [tm.begin(isolation="repeatable read") for _ in range(3)]
     for i, t in enumerate(ts):
         t.put(S, [(key(i), (i,))])
-    th0, box0 = _in_thread(lambda: ts[0].put(S, [(key(1), (0,))]))
-    _wait_blocked(tm, ts[0])
-    th1, box1 = _in_thread(lambda: ts[1].put(S, [(key(2), (1,))]))
-    _wait_blocked(tm, ts[1])
+    th0, box0 = in_thread(lambda: ts[0].put(S, [(key(1), (0,))]))
+    wait_blocked(tm, ts[0])
+    th1, box1 = in_thread(lambda: ts[1].put(S, [(key(2), (1,))]))
+    wait_blocked(tm, ts[1])
     with pytest.raises(DeadlockDetected) as ei:
         ts[2].put(S, [(key(0), (2,))])
     assert ei.value.sqlstate == "40P01"
@@ -342,8 +322,8 @@ def test_cancel_interrupts_a_wait(tm):
     t1 = tm.begin()
     t2 = tm.begin()
     t1.put(S, [(key(1), (1,))])
-    th, box = _in_thread(lambda: t2.put(S, [(key(1), (2,))]))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put(S, [(key(1), (2,))]))
+    wait_blocked(tm, t2)
     t2.cancel()
     th.join(5)
     assert box["error"].sqlstate == "57014"
@@ -359,8 +339,8 @@ def test_several_conflict_managers_and_loggers(tmp_path):
     t1.put(S, [(key(i), (i,)) for i in range(50)])
     t2 = m.begin(isolation="repeatable read")
     t2.get(S, [])
-    th, box = _in_thread(lambda: t2.put(S, [(key(200), (0,)), (key(49), (0,))]))
-    _wait_blocked(m, t2)
+    th, box = in_thread(lambda: t2.put(S, [(key(200), (0,)), (key(49), (0,))]))
+    wait_blocked(m, t2)
     t1.commit()
     th.join(5)
     assert isinstance(box["error"], SerializationFailure)
@@ -533,8 +513,8 @@ def test_abort_from_another_thread_frees_a_waiting_statement(tm):
     t1 = tm.begin()
     t2 = tm.begin()
     t1.put(S, [(key(1), (1,))])
-    th, box = _in_thread(lambda: t2.put(S, [(key(1), (2,)), (key(2), (2,))]))
-    _wait_blocked(tm, t2)
+    th, box = in_thread(lambda: t2.put(S, [(key(1), (2,)), (key(2), (2,))]))
+    wait_blocked(tm, t2)
     t2.abort()  # e.g. pg_terminate_backend
     th.join(5)
     assert box["error"].sqlstate == "57014"
