@@ -133,7 +133,8 @@ def mod(a: Any, b: Any) -> Any:
     if b == 0:
         raise DivisionByZero("division by zero")
     if isinstance(a, int) and isinstance(b, int):
-        return int(math.fmod(a, b)) if abs(a) < 2**52 else a - b * int(a / b)
+        r = abs(a) % abs(b)  # NB: exact; a / b in floats was wrong past 2**52
+        return r if a >= 0 else -r
     da, db = Decimal(a), Decimal(b)
     if da.is_infinite():  # PostgreSQL: Infinity % x is NaN, x % Infinity is x
         return _NAN
