@@ -35,27 +35,26 @@ from typing import Any
 from ..errors import DatetimeFieldOverflow
 
 
-class InfiniteDate(dt.date):
-    """+infinity (sign 1) or -infinity (sign -1) of type date."""
+class _Infinite:
+    """What the date and timestamp sentinels share: an order above (sign 1) or below
+    (sign -1) every real value of `_real`, equality only with the same sentinel, and
+    PostgreSQL's arithmetic (adding or subtracting an interval leaves it as it is;
+    subtracting from it or it from a value is 22008). A mixin, first in the bases, so
+    these methods win over the date or datetime ones."""
 
     sign = 0
-
-    def __new__(cls, sign: int) -> InfiniteDate:
-        self = super().__new__(cls, *((9999, 12, 31) if sign > 0 else (1, 1, 1)))
-        return self
-
-    def __init__(self, sign: int) -> None:
-        self.sign = sign
+    _real: type = dt.date
+    _what = "dates"
 
     def _cmp(self, other: Any) -> int:
-        if isinstance(other, InfiniteDate):
+        if isinstance(other, type(self)):
             return (self.sign > other.sign) - (self.sign < other.sign)
-        if isinstance(other, dt.date):
+        if isinstance(other, self._real):
             return self.sign
         return NotImplemented
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, InfiniteDate) and other.sign == self.sign
+        return isinstance(other, type(self)) and other.sign == self.sign
 
     def __ne__(self, other: object) -> bool:
         return not self == other
@@ -73,9 +72,9 @@ class InfiniteDate(dt.date):
         return self._cmp(other) >= 0
 
     def __hash__(self) -> int:
-        return hash(("infinite date", self.sign))
+        return hash((f"infinite {self._what}", self.sign))
 
-    def __add__(self, other: Any) -> InfiniteDate:
+    def __add__(self, other: Any) -> Any:
         return self
 
     __radd__ = __add__
@@ -83,13 +82,24 @@ class InfiniteDate(dt.date):
     def __sub__(self, other: Any) -> Any:
         if isinstance(other, dt.timedelta):
             return self
-        raise DatetimeFieldOverflow("cannot subtract infinite dates")
+        raise DatetimeFieldOverflow(f"cannot subtract infinite {self._what}")
 
     def __rsub__(self, other: Any) -> Any:
-        raise DatetimeFieldOverflow("cannot subtract infinite dates")
+        raise DatetimeFieldOverflow(f"cannot subtract infinite {self._what}")
 
     def __str__(self) -> str:
         return "infinity" if self.sign > 0 else "-infinity"
+
+
+class InfiniteDate(_Infinite, dt.date):
+    """+infinity (sign 1) or -infinity (sign -1) of type date."""
+
+    def __new__(cls, sign: int) -> InfiniteDate:
+        self = super().__new__(cls, *((9999, 12, 31) if sign > 0 else (1, 1, 1)))
+        return self
+
+    def __init__(self, sign: int) -> None:
+        self.sign = sign
 
     def __repr__(self) -> str:
         return "DATE_INF" if self.sign > 0 else "DATE_NEG_INF"
@@ -101,10 +111,11 @@ class InfiniteDate(dt.date):
         return str(self)
 
 
-class InfiniteTimestamp(dt.datetime):
+class InfiniteTimestamp(_Infinite, dt.datetime):
     """+infinity (sign 1) or -infinity (sign -1) of timestamp (naive) or timestamptz (UTC)."""
 
-    sign = 0
+    _real = dt.datetime
+    _what = "timestamps"
 
     def __new__(cls, sign: int, tzinfo: dt.tzinfo | None = None) -> InfiniteTimestamp:
         edge = dt.datetime.max if sign > 0 else dt.datetime.min
@@ -113,47 +124,6 @@ class InfiniteTimestamp(dt.datetime):
 
     def __init__(self, sign: int, tzinfo: dt.tzinfo | None = None) -> None:
         self.sign = sign
-
-    def _cmp(self, other: Any) -> int:
-        if isinstance(other, InfiniteTimestamp):
-            return (self.sign > other.sign) - (self.sign < other.sign)
-        if isinstance(other, dt.datetime):
-            return self.sign
-        return NotImplemented
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, InfiniteTimestamp) and other.sign == self.sign
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __lt__(self, other: Any) -> bool:
-        return self._cmp(other) < 0
-
-    def __le__(self, other: Any) -> bool:
-        return self._cmp(other) <= 0
-
-    def __gt__(self, other: Any) -> bool:
-        return self._cmp(other) > 0
-
-    def __ge__(self, other: Any) -> bool:
-        return self._cmp(other) >= 0
-
-    def __hash__(self) -> int:
-        return hash(("infinite timestamp", self.sign))
-
-    def __add__(self, other: Any) -> InfiniteTimestamp:
-        return self
-
-    __radd__ = __add__
-
-    def __sub__(self, other: Any) -> Any:
-        if isinstance(other, dt.timedelta):
-            return self
-        raise DatetimeFieldOverflow("cannot subtract infinite timestamps")
-
-    def __rsub__(self, other: Any) -> Any:
-        raise DatetimeFieldOverflow("cannot subtract infinite timestamps")
 
     def replace(self, *args: Any, **kw: Any) -> InfiniteTimestamp:
         """Only the zone can change (timestamp <-> timestamptz); the fields stay the edge's."""
@@ -169,9 +139,6 @@ class InfiniteTimestamp(dt.datetime):
 
     def date(self) -> dt.date:
         return DATE_INF if self.sign > 0 else DATE_NEG_INF
-
-    def __str__(self) -> str:
-        return "infinity" if self.sign > 0 else "-infinity"
 
     def __repr__(self) -> str:
         return ("TS_INF" if self.sign > 0 else "TS_NEG_INF").replace(
