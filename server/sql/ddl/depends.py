@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from ...errors import DependentObjectsStillExist
 from ..catalog.model import CatalogSnapshot, Table
 from ..parse import parse_sql
 from .names import ident
@@ -147,3 +148,20 @@ def rename_column_in_checks(s: SQLSession, table: Table, old: str, new: str) -> 
         _rename_columns(tree, {table.name}, old, new)
         s.store.put(s.ensure_txn(), s.db.oid,
                     dataclasses.replace(con, check=tree.sql("postgres")))
+
+
+def refuse_dependents(what: str, deps: list[str]) -> None:
+    """PostgreSQL's 2BP01 for a DROP without CASCADE that other objects still need,
+    with one DETAIL line per dependent ("view v depends on table t").
+
+    >>> refuse_dependents("type mood", [])
+    >>> refuse_dependents("type mood", ["column m of table t depends on type mood"])
+    Traceback (most recent call last):
+    ...
+    cumulo.server.errors.DependentObjectsStillExist: cannot drop type mood because other objects depend on it
+    """
+    if deps:
+        raise DependentObjectsStillExist(
+            f"cannot drop {what} because other objects depend on it",
+            detail="\n".join(deps),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.")

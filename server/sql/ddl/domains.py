@@ -27,7 +27,6 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import (
-    DependentObjectsStillExist,
     DuplicateObject,
     FeatureNotSupported,
     SyntaxError_,
@@ -40,7 +39,8 @@ from ..dml.domaincheck import validate_stored
 from ..expr.types import datatype_oid, domain_of
 from ..stmt import Stmt
 from .alter import drop_column
-from .names import creation_schema, parse_qualified
+from .depends import refuse_dependents
+from .names import creation_schema, parse_qualified, types_to_drop
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -245,22 +245,11 @@ def _default_followers(cat: CatalogSnapshot, t: UserType, default: str | None) -
 def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
           cascade: bool) -> str:
     cat = s.catalog()
-    found = []
-    for schema, name in names:
-        t = find_domain(cat, schema, name, s.search_path())
-        if t is None:
-            if if_exists:
-                s.notice(f'type "{name}" does not exist, skipping')
-                continue
-            raise UndefinedObject(f'type "{name}" does not exist')
-        found.append(t)
+    found = types_to_drop(s, names, if_exists, find_domain)
     for t in found:
         deps = _dependents(cat, t)
-        if deps and not cascade:
-            raise DependentObjectsStillExist(
-                f"cannot drop type {t.name} because other objects depend on it",
-                detail="\n".join(deps),
-                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        if not cascade:
+            refuse_dependents(f"type {t.name}", deps)
         for line in deps:
             s.notice(f"drop cascades to {line.split(' depends on ')[0]}")
         found += [d for d in _children(cat, t) if d not in found]  # CASCADE: d2 AS t goes too

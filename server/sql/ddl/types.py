@@ -24,7 +24,6 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import (
-    DependentObjectsStillExist,
     DuplicateObject,
     FeatureNotSupported,
     InvalidParameterValue,
@@ -39,7 +38,8 @@ from ..catalog.model import CatalogSnapshot, UserType
 from ..expr.types import datatype_oid
 from ..stmt import Stmt
 from . import domains
-from .names import creation_schema, parse_qualified, schema_by_name
+from .depends import refuse_dependents
+from .names import creation_schema, parse_qualified, schema_by_name, types_to_drop
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -249,23 +249,12 @@ def _not_enum(t: UserType) -> SQLError:
 
 def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool, cascade: bool) -> str:
     cat = s.catalog()
-    found = []
-    for schema, name in names:
-        t = find_type(cat, schema, name, s.search_path())
-        if t is None:
-            if if_exists:
-                s.notice(f'type "{name}" does not exist, skipping')
-                continue
-            raise UndefinedObject(f'type "{name}" does not exist')
-        found.append(t)
+    found = types_to_drop(s, names, if_exists, find_type)
     for t in found:
         deps = [d for d in _dependents(cat, t) if not any(f"type {o.name} depends" in d
                                                             and o is not t for o in found)]
-        if deps and not cascade:
-            raise DependentObjectsStillExist(
-                f"cannot drop type {t.name} because other objects depend on it",
-                detail="\n".join(deps),
-                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        if not cascade:
+            refuse_dependents(f"type {t.name}", deps)
         if deps:
             raise FeatureNotSupported("DROP TYPE ... CASCADE of a type in use is not supported")
     txn = s.ensure_txn() if found else None
