@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = r"""
 select '\000'::bytea, '\001abc\\x'::bytea, E'\\000'::bytea, 'abc\000'::bytea, '\x'::bytea, ''::bytea
@@ -32,6 +32,4 @@ select cot(1), cot(0.5::float8), cotd(45), cotd(90), cotd(135)
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_bytea_functions_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS, binary)

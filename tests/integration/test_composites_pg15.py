@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg.types.composite import CompositeInfo, register_composite
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 create type zc as (a int, b text, c numeric(5,2))
@@ -38,12 +38,8 @@ drop type zc
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_composites_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's outcome (user type OIDs compare as "user")."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists zct")
-            c.execute("drop type if exists zc")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists zct", "drop type if exists zc"])
 
 
 def _psycopg(dsn: str) -> list:

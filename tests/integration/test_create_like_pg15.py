@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 COLS = ("select attname, format_type(atttypid, atttypmod), attnotnull, atthasdef, attidentity, "
         "attgenerated, pg_get_expr(d.adbin, d.adrelid) from pg_attribute a left join pg_attrdef d "
@@ -63,11 +63,9 @@ drop table lk0, lk1, lk2, lk3, lk4, lk5, lks
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_create_table_like_matches_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists lk0, lk1, lk2, lk3, lk4, lk5, lk6, lk7, lks")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=[
+                            "drop table if exists lk0, lk1, lk2, lk3, lk4, lk5, lk6, lk7, lks"])
 
 
 SETUP = ["drop table if exists lkc, lkd", "create table lkc (id serial primary key, t text "

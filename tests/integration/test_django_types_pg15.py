@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 select date_trunc('hour', time '10:34:56'), date_trunc('minute', interval '1 day 10:34:56'), date_trunc('second', time '10:34:56.789')
@@ -29,6 +29,4 @@ select distinct on (k) k, v from (values ('2'::jsonb, 1), ('10', 2), ('2', 3)) s
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_django_time_and_json_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS, binary)

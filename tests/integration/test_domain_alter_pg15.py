@@ -10,7 +10,7 @@ import pg8000.native
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -50,12 +50,10 @@ drop domain dad
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_domains_in_use_match_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists dat, dau")
-            c.execute("drop domain if exists dap, dad cascade")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=[
+                            "drop table if exists dat, dau",
+                            "drop domain if exists dap, dad cascade"])
 
 
 def _p8(port: int, password: str | None) -> list:

@@ -13,7 +13,7 @@ import pg8000.native
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -65,11 +65,7 @@ def _clean(c) -> None:
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_domain_defaults_match_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            _clean(c)
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS, binary, clean=_clean)
 
 
 def _p8(port: int, password: str | None) -> list:

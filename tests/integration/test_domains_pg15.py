@@ -22,7 +22,7 @@ import pytest
 import sqlalchemy as sa
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 # psql 15's \dD (describe.c, listDomains), as it sends it.
@@ -94,12 +94,10 @@ STATEMENTS = [
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_domains_match_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists dom_t")
-            c.execute("drop domain if exists posint, shortstr, pct")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=[
+                            "drop table if exists dom_t",
+                            "drop domain if exists posint, shortstr, pct"])
 
 
 SETUP = ["drop table if exists dc", "drop domain if exists email",

@@ -23,7 +23,7 @@ import psycopg
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15, connect, differences
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -76,11 +76,8 @@ select id, ts from ets where id in (1, 2) order by id
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_edge_timestamps_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists ets, etk")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists ets, etk"])
 
 
 COLUMNAR = """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 select '(1,2)'::point, ' ( 3 , 4 ) '::point, '1,2'::point, '(0.1,1e20)'::point, '(-0,1.5)'::point
@@ -30,8 +30,5 @@ select typname, typlen, typcategory, typdelim from pg_type where oid in (600, 60
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_geometric_types_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists geo_t")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists geo_t"])

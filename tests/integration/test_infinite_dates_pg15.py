@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15, connect, differences
 
 STATEMENTS = """
 select 'infinity'::timestamp, '-infinity'::timestamp, 'infinity'::timestamptz, '-infinity'::timestamptz
@@ -38,11 +38,8 @@ drop table inf_t
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_infinite_dates_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists inf_t")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists inf_t"])
 
 
 EXTREME_INTERVALS = """

@@ -11,7 +11,7 @@ import pg8000.native
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -32,9 +32,7 @@ select 'infinity'::numeric, '-infinity'::numeric, 'infinity'::float8::numeric, '
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_infinity_edges_match_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS, binary)
 
 
 QUERY = ("select 'infinity'::timestamp::time, date_part('day', 'infinity'::timestamp), "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 select jsonb_build_object('a', jsonb_build_object('b', 1)), json_build_object('a', json_build_object('b', 1))
@@ -31,8 +31,5 @@ drop table jb_t
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_json_builders_match_pg15(binary, pg15, cumulo_server):
     """Nested JSON builders give PostgreSQL 15's objects, byte for byte."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists jb_t")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists jb_t"])

@@ -18,7 +18,7 @@ import asyncpg
 import psycopg
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 select '192.168.1.5/24'::inet, '10.0.0.1'::inet, '::1'::inet, '2001:db8::/32'::inet, '::ffff:1.2.3.4'::inet, '10.0.0.1/32'::inet
@@ -53,11 +53,8 @@ select set_masklen('1.2.3.4'::inet, 40)
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_network_types_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists net_t")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists net_t"])
 
 
 VALUES = [ipaddress.ip_interface("192.168.1.5/24"), ipaddress.ip_address("::1"),

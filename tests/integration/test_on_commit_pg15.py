@@ -14,7 +14,7 @@ import asyncio
 import asyncpg
 import pg8000.native
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -67,9 +67,7 @@ drop table oc2, oc4, oc8
 
 
 def test_on_commit_matches_pg15(pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        mism = differences(pc, cc, STATEMENTS)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS)
 
 
 async def _asyncpg(dsn: str) -> list:

@@ -15,7 +15,7 @@ import pg8000.native
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -43,11 +43,8 @@ drop table owt, owu, oww
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_outer_whole_rows_match_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists owt, owu, oww")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists owt, owu, oww"])
 
 
 SETUP = ["drop table if exists owp", "create table owp (a int, b text)",

@@ -20,7 +20,7 @@ import asyncpg
 import pg8000.native
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -61,11 +61,8 @@ drop table rr
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_records_match_pg15(binary, pg15, cumulo_server):
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists rr, rr2")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists rr, rr2"])
 
 
 QUERY = ("select a, t = t, t <> t, row_to_json(t.*)::text from (values (1, null::text), "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 select row(1, 'a')
@@ -36,8 +36,5 @@ select row(1.5::float8, 'NaN'::float8, -0.0::float8), row(array[1,2], 'x'::bytea
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_records_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists row_t")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists row_t"])

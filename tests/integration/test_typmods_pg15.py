@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 select '10101'::bit(5), '101'::varbit(5), '10:00'::timetz(2), '10:00:01.555+02'::timetz(1)
@@ -29,8 +29,5 @@ drop table tm_t
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_typmods_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types, typmods and bytes."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists tm_t")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=["drop table if exists tm_t"])

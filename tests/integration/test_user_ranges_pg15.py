@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.typediff import connect, differences
+from tests.integration.typediff import assert_same_as_pg15
 
 STATEMENTS = """
 create type floatrange as range (subtype = float8)
@@ -33,10 +33,8 @@ drop type floatrange
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_user_ranges_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's outcome (user type OIDs compare as "user")."""
-    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
-        for c in (pc, cc):
-            c.execute("drop table if exists ur_t")
-            c.execute("drop type if exists tr2")
-            c.execute("drop type if exists floatrange")
-        mism = differences(pc, cc, STATEMENTS, binary)
-    assert not mism, f"{len(mism)} of {len(STATEMENTS)} differ:\n" + "\n".join(mism)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
+                        binary, drops=[
+                            "drop table if exists ur_t",
+                            "drop type if exists tr2",
+                            "drop type if exists floatrange"])

@@ -10,6 +10,8 @@ RowDescription at once, with no client library reinterpreting anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import psycopg
 from psycopg import pq
 
@@ -49,3 +51,18 @@ def differences(pg: psycopg.Connection, cu: psycopg.Connection, statements: list
 
 def connect(dsn: str) -> psycopg.Connection:
     return psycopg.connect(dsn, autocommit=True)
+
+
+def assert_same_as_pg15(pg_dsn: str, cu_dsn: str, statements: Sequence[str],
+                        binary: bool = False, drops: Sequence[str] = (),
+                        clean: Callable[[psycopg.Connection], None] | None = None) -> None:
+    """Runs a script on PostgreSQL 15 and on Cumulo, each from a clean slate (`drops`,
+    then `clean`, on both), and fails listing every statement whose raw outcome differs."""
+    with connect(pg_dsn) as pc, connect(cu_dsn) as cc:
+        for c in (pc, cc):
+            for sql in drops:
+                c.execute(sql)
+            if clean is not None:
+                clean(c)
+        mism = differences(pc, cc, list(statements), binary)
+    assert not mism, f"{len(mism)} of {len(statements)} differ:\n" + "\n".join(mism)
