@@ -31,6 +31,7 @@ import psycopg
 
 from cumulo.server.cluster.mastermind import LowWater
 from cumulo.server.kivi.remote import RemoteNode
+from tests.integration.cluster_helpers import wait_for
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.server_process import engine_port
 
@@ -40,13 +41,6 @@ ACCOUNTS = 10
 def _conn(port: int, autocommit: bool = True) -> psycopg.Connection:
     return psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo",
                            autocommit=autocommit)
-
-
-def _wait(cond, what: str, seconds: float = 90.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
 
 
 class Inserter(threading.Thread):
@@ -117,9 +111,9 @@ def test_a_killed_query_engine_does_not_hold_the_cluster_back(cluster_dir):  # n
     dead.start()
     live.start()
     try:
-        _wait(lambda: len(dead.acked) >= 20 and len(live.acked) >= 20, "inserts on both engines")
+        wait_for(lambda: len(dead.acked) >= 20 and len(live.acked) >= 20, "inserts on both engines")
         # The old snapshot holds GC back (engines report every second).
-        _wait(lambda: _global_low_water(mm) < 1 << 59, "the engines' low water reports")
+        wait_for(lambda: _global_low_water(mm) < 1 << 59, "the engines' low water reports")
         held = _global_low_water(mm)
 
         os.kill(procs["engine-1"]["pid"], signal.SIGSTOP)  # NB: its batch stays unused
@@ -144,9 +138,9 @@ def test_a_killed_query_engine_does_not_hold_the_cluster_back(cluster_dir):  # n
         assert len(waiter_result) == 1 and isinstance(waiter_result[0], float), waiter_result
         recovered = waiter_result[0] - killed
         seen = len(live.acked)
-        _wait(lambda: len(live.acked) >= seen + 20, "engine 0's inserts after the kill")
+        wait_for(lambda: len(live.acked) >= seen + 20, "engine 0's inserts after the kill")
         # Engine 1's clients lost their connection; they reconnect to engine 0.
-        _wait(lambda: not dead.is_alive(), "engine 1's client to notice")
+        wait_for(lambda: not dead.is_alive(), "engine 1's client to notice")
         assert dead.errors, "engine 1's client saw no error"
         for c in (holder, old):
             try:
@@ -154,7 +148,7 @@ def test_a_killed_query_engine_does_not_hold_the_cluster_back(cluster_dir):  # n
                 raise AssertionError("a dead engine's connection still answered")
             except psycopg.OperationalError:
                 pass
-        _wait(lambda: _global_low_water(mm) > held, "GC no longer held back by engine 1")
+        wait_for(lambda: _global_low_water(mm) > held, "GC no longer held back by engine 1")
     finally:
         live.stop.set()
         live.join(60)

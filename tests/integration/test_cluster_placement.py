@@ -19,10 +19,10 @@ import os
 import random
 import signal
 import threading
-import time
 
 import pytest
 
+from tests.integration.cluster_helpers import wait_for
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401 (fixture)
 from tests.server_process import engine_port
 
@@ -47,13 +47,6 @@ def _regions(conn, table: str) -> list[tuple]:
     """(region_id, start_key, end_key, node, epoch, rows) of a table, in key order."""
     return conn.execute("SELECT region_id, start_key, end_key, node, epoch, rows "
                         "FROM cumulo_regions WHERE table_name = %s", (table,)).fetchall()
-
-
-def _wait(cond, what: str, seconds: float = 90.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 class Bank:
@@ -231,7 +224,7 @@ def test_bank_workload_through_splits_and_moves(cluster_dir):  # noqa: F811 (the
         # The transfers run on engine 0, the checker on engine 1 (snapshots from the MasterMind)
         bank = Bank(port, checker_port=port + 1).start()
         try:
-            _wait(lambda: len(bank.acked) >= 20 and bank.checks >= 3, "transfers to run")
+            wait_for(lambda: len(bank.acked) >= 20 and bank.checks >= 3, "transfers to run")
             # A split by hand, while transfers run: the accounts' region is cut at 31.
             (whole,) = _regions(c, "acc")
             upper_id = c.execute("SELECT cumulo_split('acc', %s)", (ACCOUNTS // 2 + 1,)).fetchone()[0]
@@ -243,7 +236,7 @@ def test_bank_workload_through_splits_and_moves(cluster_dir):  # noqa: F811 (the
             with pytest.raises(psycopg.errors.InvalidParameterValue):
                 c.execute("SELECT cumulo_split('acc', %s)", (ACCOUNTS // 2 + 1,))
             seen = len(bank.acked)
-            _wait(lambda: len(bank.acked) >= seen + 20, "transfers after the split")
+            wait_for(lambda: len(bank.acked) >= seen + 20, "transfers after the split")
 
             # A move by hand, while transfers run: the upper half goes to another node.
             target = sorted({"kivi-0", "kivi-1", "kivi-2"} - {upper[3]})[0]
@@ -254,13 +247,13 @@ def test_bank_workload_through_splits_and_moves(cluster_dir):  # noqa: F811 (the
             with pytest.raises(psycopg.errors.InvalidParameterValue):
                 c.execute("SELECT cumulo_move(%s, 'no-such-node')", (upper_id,))
             seen = len(bank.acked)
-            _wait(lambda: len(bank.acked) >= seen + 20, "transfers after the move")
+            wait_for(lambda: len(bank.acked) >= seen + 20, "transfers after the move")
 
             # The ledger grows past the threshold: the MasterMind splits it by itself (and
             # moves regions to keep the nodes balanced), still under the workload.
-            _wait(lambda: len(_regions(c, "ledger")) >= 2, "the ledger to be split")
+            wait_for(lambda: len(_regions(c, "ledger")) >= 2, "the ledger to be split")
             seen = len(bank.acked)
-            _wait(lambda: len(bank.acked) >= seen + 20, "transfers after the automatic split")
+            wait_for(lambda: len(bank.acked) >= seen + 20, "transfers after the automatic split")
         finally:
             bank.finish()
         assert bank.failures == [], bank.failures
@@ -306,12 +299,12 @@ def test_a_killed_node_s_regions_recover_under_the_bank_workload(cluster_dir):  
         victim = acc[3]
         bank = Bank(port, failover=True).start()
         try:
-            _wait(lambda: len(bank.acked) >= 20 and bank.checks >= 3, "transfers to run")
+            wait_for(lambda: len(bank.acked) >= 20 and bank.checks >= 3, "transfers to run")
             os.kill(pids[victim], signal.SIGKILL)
-            _wait(lambda: all(r[3] != victim for t in ("acc", "ledger") for r in _regions(c, t)),
+            wait_for(lambda: all(r[3] != victim for t in ("acc", "ledger") for r in _regions(c, t)),
                   "the accounts to be reopened elsewhere")
             seen = len(bank.acked)
-            _wait(lambda: len(bank.acked) >= seen + 20 and bank.checks >= 6,
+            wait_for(lambda: len(bank.acked) >= seen + 20 and bank.checks >= 6,
                   "transfers after the recovery")
         finally:
             bank.finish()

@@ -27,15 +27,9 @@ from cumulo.server.cluster import zk as zk_mod
 from cumulo.server.errors import SQLError
 from cumulo.server.kivi.api import Apply, NodeStatus, Scan, Write
 from cumulo.server.kivi.remote import RemoteNode
+from tests.integration.cluster_helpers import wait_for
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.server_process import engine_port
-
-
-def _wait(cond, what: str, seconds: float = 90.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
 
 
 def _owners(zk, spaces: set[int]) -> set[str]:
@@ -85,13 +79,13 @@ def test_a_paused_node_declared_dead_answers_nothing_after_it_resumes(cluster_di
         writer = threading.Thread(target=insert, daemon=True)
         writer.start()
         try:
-            _wait(lambda: len(acked) >= 20, "inserts")
+            wait_for(lambda: len(acked) >= 20, "inserts")
             os.kill(procs[victim]["pid"], signal.SIGSTOP)
             try:
-                _wait(lambda: victim not in _owners(zk, spaces), "the paused node's regions to move")
+                wait_for(lambda: victim not in _owners(zk, spaces), "the paused node's regions to move")
                 moved = time.monotonic()
                 seen = len(acked)
-                _wait(lambda: len(acked) >= seen + 20, "inserts on the new owner")
+                wait_for(lambda: len(acked) >= seen + 20, "inserts on the new owner")
             finally:
                 os.kill(procs[victim]["pid"], signal.SIGCONT)
             # At once, as a query engine with a stale map would: no answer with data.
@@ -102,11 +96,11 @@ def test_a_paused_node_declared_dead_answers_nothing_after_it_resumes(cluster_di
             with pytest.raises(SQLError) as e:
                 zombie.handle(Apply(1 << 50, [Write(min(spaces), b"\x00zombie", ("z",))]))
             assert e.value.sqlstate == "40001", e.value
-            _wait(lambda: cumulo("cluster", "status", "--data-dir", d).returncode == 0,
+            wait_for(lambda: cumulo("cluster", "status", "--data-dir", d).returncode == 0,
                   "the resumed node to rejoin")
             rejoined = time.monotonic()
             seen = len(acked)
-            _wait(lambda: len(acked) >= seen + 10, "inserts after the node rejoined")
+            wait_for(lambda: len(acked) >= seen + 10, "inserts after the node rejoined")
         finally:
             stop.set()
             writer.join(60)
