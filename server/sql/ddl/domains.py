@@ -33,14 +33,14 @@ from ...errors import (
     UndefinedObject,
 )
 from ...pgtypes import oids as T
-from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, UserType
 from ..dml.domaincheck import validate_stored
 from ..expr.types import datatype_oid, domain_of
 from ..stmt import Stmt
 from .alter import drop_column
 from .depends import refuse_dependents
-from .names import creation_schema, parse_qualified, types_to_drop
+from .names import creation_schema, parse_qualified
+from .typestmt import define_statement, drop_statement, types_to_drop
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -274,25 +274,7 @@ def analyse(session: SQLSession, sql: str) -> Stmt:
     text = sql.strip()
     verb = text.split()[0].upper()
     if verb == "DROP":
-        m = _DROP.match(text)
-        if m is None:
-            raise SyntaxError_("syntax error in DROP DOMAIN")
-        names = [parse_qualified(n.strip()) for n in m.group("names").split(",")]
-        if_exists, cascade = bool(m.group("ie")), (m.group("mode") or "").upper() == "CASCADE"
-
-        def drop(s: SQLSession, p: list[Any]) -> Result:
-            return Result(_drop(s, names, if_exists, cascade))
-
-        return Stmt(sql, "ddl", drop, None, [], -1, tag="DROP DOMAIN")
-    pat = _CREATE if verb == "CREATE" else _ALTER
-    m = pat.match(text)
-    if m is None:
-        raise SyntaxError_(f"syntax error in {verb} DOMAIN")
-    schema, name = parse_qualified(m.group("name"))
-    rest = m.group("rest").strip()
-    fn = _create if pat is _CREATE else _alter
-
-    def run(s: SQLSession, p: list[Any]) -> Result:
-        return Result(fn(s, schema, name, rest))
-
-    return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} DOMAIN")
+        return drop_statement(sql, _DROP, "DOMAIN", _drop)
+    if verb == "CREATE":
+        return define_statement(sql, _CREATE, verb, "DOMAIN", _create)
+    return define_statement(sql, _ALTER, verb, "DOMAIN", _alter)

@@ -8,18 +8,12 @@ search_path that exists.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from sqlglot import exp
 
-from ...errors import InvalidSchemaName, UndefinedObject, UndefinedTable
+from ...errors import InvalidSchemaName, UndefinedTable
 from ..catalog.model import CatalogSnapshot, Schema, Sequence, Table
-
-if TYPE_CHECKING:
-    from ..session import SQLSession
-
-_T = TypeVar("_T")
 
 
 def ident(node: Any) -> str:
@@ -139,20 +133,3 @@ def parse_qualified(text: str) -> tuple[str | None, str]:
     parts = [p.strip() for p in parts]
     return (parts[-2] if len(parts) > 1 else None), parts[-1]
 
-
-def types_to_drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
-                  find: Callable[[CatalogSnapshot, str | None, str, list[str]], _T | None]
-                  ) -> list[_T]:
-    """The types a DROP TYPE / DROP DOMAIN names, found by `find` through the
-    search_path; a missing one is 42704, or a notice under IF EXISTS, as in PG."""
-    cat = s.catalog()
-    found = []
-    for schema, name in names:
-        t = find(cat, schema, name, s.search_path())
-        if t is None:
-            if if_exists:
-                s.notice(f'type "{name}" does not exist, skipping')
-                continue
-            raise UndefinedObject(f'type "{name}" does not exist')
-        found.append(t)
-    return found

@@ -33,13 +33,13 @@ from ...errors import (
     UniqueViolation,
 )
 from ...pgtypes import oids as T
-from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, UserType
 from ..expr.types import datatype_oid
 from ..stmt import Stmt
 from . import domains
 from .depends import refuse_dependents
-from .names import creation_schema, parse_qualified, schema_by_name, types_to_drop
+from .names import creation_schema, parse_qualified, schema_by_name
+from .typestmt import define_statement, drop_statement, types_to_drop
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -271,25 +271,7 @@ def analyse(session: SQLSession, sql: str, m0: Any) -> Stmt:
         return domains.analyse(session, sql)
     verb = sql.lstrip()[:6].upper()
     if verb.startswith("DROP"):
-        m = _DROP.match(sql.strip())
-        if m is None:
-            raise SyntaxError_("syntax error in DROP TYPE")
-        names = [parse_qualified(n.strip()) for n in m.group("names").split(",")]
-        if_exists, cascade = bool(m.group("ie")), (m.group("mode") or "").upper() == "CASCADE"
-
-        def drop(s: SQLSession, p: list[Any]) -> Result:
-            return Result(_drop(s, names, if_exists, cascade))
-
-        return Stmt(sql, "ddl", drop, None, [], -1, tag="DROP TYPE")
-    pat = _CREATE if verb.startswith("CREATE") else _ALTER
-    m = pat.match(sql.strip())
-    if m is None:
-        raise SyntaxError_(f"syntax error in {verb.strip()} TYPE")
-    schema, name = parse_qualified(m.group("name"))
-    rest = m.group("rest").strip()
-    fn = _create if pat is _CREATE else _alter
-
-    def run(s: SQLSession, p: list[Any]) -> Result:
-        return Result(fn(s, schema, name, rest))
-
-    return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb.strip()} TYPE")
+        return drop_statement(sql, _DROP, "TYPE", _drop)
+    if verb.startswith("CREATE"):
+        return define_statement(sql, _CREATE, "CREATE", "TYPE", _create)
+    return define_statement(sql, _ALTER, verb.strip(), "TYPE", _alter)
