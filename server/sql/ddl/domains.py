@@ -40,17 +40,21 @@ from ..stmt import Stmt
 from .alter import drop_column
 from .depends import refuse_dependents
 from .names import creation_schema, parse_qualified
-from .typestmt import define_statement, drop_statement, types_to_drop
+from .typestmt import (
+    OWNER_TO,
+    QNAME,
+    RENAME_TO,
+    define_statement,
+    drop_statement,
+    types_to_drop,
+)
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_QNAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$]+)(?:\.(?:\"(?:[^\"]|\"\")+\"|[\w$]+))?"
 _I = re.I | re.S
-_CREATE = re.compile(rf"CREATE\s+DOMAIN\s+(?P<name>{_QNAME})\s+(?:AS\s+)?(?P<rest>.+?)\s*;?\s*$", _I)
-_ALTER = re.compile(rf"ALTER\s+DOMAIN\s+(?P<name>{_QNAME})\s+(?P<rest>.+?)\s*;?\s*$", _I)
-_DROP = re.compile(r"DROP\s+DOMAIN\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
-                   r"(?:\s+(?P<mode>CASCADE|RESTRICT))?\s*;?\s*$", _I)
+_CREATE = re.compile(rf"CREATE\s+DOMAIN\s+(?P<name>{QNAME})\s+(?:AS\s+)?(?P<rest>.+?)\s*;?\s*$", _I)
+_ALTER = re.compile(rf"ALTER\s+DOMAIN\s+(?P<name>{QNAME})\s+(?P<rest>.+?)\s*;?\s*$", _I)
 _SET_DEFAULT = re.compile(r"SET\s+DEFAULT\s+(?P<expr>.+)$", _I)
 _DROP_DEFAULT = re.compile(r"DROP\s+DEFAULT$", _I)
 _NOT_NULL = re.compile(r"(?P<verb>SET|DROP)\s+NOT\s+NULL$", _I)
@@ -58,8 +62,6 @@ _ADD_CHECK = re.compile(r"ADD\s+(?:CONSTRAINT\s+(?P<cname>\"(?:[^\"]|\"\")+\"|[\
                         r"CHECK\s*\((?P<expr>.*)\)(?:\s+NOT\s+VALID)?$", _I)
 _DROP_CHECK = re.compile(r"DROP\s+CONSTRAINT\s+(?P<ie>IF\s+EXISTS\s+)?"
                          r"(?P<cname>\"(?:[^\"]|\"\")+\"|[\w$]+)(?:\s+(?:CASCADE|RESTRICT))?$", _I)
-_RENAME = re.compile(r"RENAME\s+TO\s+(?P<new>\"(?:[^\"]|\"\")+\"|[\w$]+)$", _I)
-_OWNER = re.compile(r"OWNER\s+TO\s+\S+$", _I)
 
 
 def check_text(node: exp.Expr) -> str:
@@ -208,12 +210,12 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
         new = dataclasses.replace(t, check_names=tuple(t.check_names[i] for i in keep),
                                   checks=tuple(t.checks[i] for i in keep),
                                   check_oids=tuple(t.check_oids[i] for i in keep))
-    elif (m := _RENAME.match(rest)) is not None:
+    elif (m := RENAME_TO.match(rest)) is not None:
         to = parse_qualified(m.group("new"))[1]
         if _name_taken(cat, t.schema_oid, to):
             raise DuplicateObject(f'type "{to}" already exists')
         new = dataclasses.replace(t, name=to)
-    elif _OWNER.match(rest):
+    elif OWNER_TO.match(rest):
         return "ALTER DOMAIN"
     else:
         raise FeatureNotSupported(f"ALTER DOMAIN {rest[:40]} is not supported")
@@ -274,7 +276,7 @@ def analyse(session: SQLSession, sql: str) -> Stmt:
     text = sql.strip()
     verb = text.split()[0].upper()
     if verb == "DROP":
-        return drop_statement(sql, _DROP, "DOMAIN", _drop)
+        return drop_statement(sql, "DOMAIN", _drop)
     if verb == "CREATE":
         return define_statement(sql, _CREATE, verb, "DOMAIN", _create)
     return define_statement(sql, _ALTER, verb, "DOMAIN", _alter)

@@ -39,27 +39,29 @@ from ..stmt import Stmt
 from . import domains
 from .depends import refuse_dependents
 from .names import creation_schema, parse_qualified, schema_by_name
-from .typestmt import define_statement, drop_statement, types_to_drop
+from .typestmt import (
+    OWNER_TO,
+    QNAME,
+    RENAME_TO,
+    define_statement,
+    drop_statement,
+    types_to_drop,
+)
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_QNAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$]+)(?:\.(?:\"(?:[^\"]|\"\")+\"|[\w$]+))?"
 _STR = r"'(?:[^']|'')*'"
 _I = re.I | re.S
-_CREATE = re.compile(rf"CREATE\s+TYPE\s+(?P<name>{_QNAME})\s*(?P<rest>.*?)\s*;?\s*$", _I)
+_CREATE = re.compile(rf"CREATE\s+TYPE\s+(?P<name>{QNAME})\s*(?P<rest>.*?)\s*;?\s*$", _I)
 _ENUM = re.compile(rf"AS\s+ENUM\s*\((?P<labels>\s*(?:{_STR}\s*(?:,\s*{_STR}\s*)*)?)\)$", _I)
 _COMPOSITE = re.compile(r"AS\s*\((?P<attrs>.*)\)$", _I)
 _RANGE = re.compile(r"AS\s+RANGE\s*\((?P<opts>.*)\)$", _I)
 _OPTION = re.compile(r"\s*(\w+)\s*=\s*([^,]+?)\s*(?:,|$)", _I)
-_ALTER = re.compile(rf"ALTER\s+TYPE\s+(?P<name>{_QNAME})\s+(?P<rest>.*?)\s*;?\s*$", _I)
+_ALTER = re.compile(rf"ALTER\s+TYPE\s+(?P<name>{QNAME})\s+(?P<rest>.*?)\s*;?\s*$", _I)
 _ADD = re.compile(rf"ADD\s+VALUE\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<label>{_STR})"
                   rf"(?:\s+(?P<where>BEFORE|AFTER)\s+(?P<other>{_STR}))?$", _I)
 _RENAME_VALUE = re.compile(rf"RENAME\s+VALUE\s+(?P<old>{_STR})\s+TO\s+(?P<new>{_STR})$", _I)
-_RENAME = re.compile(r"RENAME\s+TO\s+(?P<new>\"(?:[^\"]|\"\")+\"|[\w$]+)$", _I)
-_OWNER = re.compile(r"OWNER\s+TO\s+\S+$", _I)
-_DROP = re.compile(r"DROP\s+TYPE\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
-                   r"(?:\s+(?P<mode>CASCADE|RESTRICT))?\s*;?\s*$", _I)
 _LABEL_MAX = 63  # NAMEDATALEN - 1
 
 
@@ -225,12 +227,12 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
             raise DuplicateObject(f'enum label "{to}" already exists')
         _check_label(to)
         new = dataclasses.replace(t, labels=tuple(to if x == old else x for x in t.labels))
-    elif (m := _RENAME.match(rest)) is not None:
+    elif (m := RENAME_TO.match(rest)) is not None:
         to = parse_qualified(m.group("new"))[1]
         if _name_taken(cat, t.schema_oid, to):
             raise DuplicateObject(f'type "{to}" already exists')
         new = dataclasses.replace(t, name=to)
-    elif _OWNER.match(rest):
+    elif OWNER_TO.match(rest):
         return "ALTER TYPE"
     else:
         raise FeatureNotSupported(f"ALTER TYPE {rest[:40]} is not supported")
@@ -271,7 +273,7 @@ def analyse(session: SQLSession, sql: str, m0: Any) -> Stmt:
         return domains.analyse(session, sql)
     verb = sql.lstrip()[:6].upper()
     if verb.startswith("DROP"):
-        return drop_statement(sql, _DROP, "TYPE", _drop)
+        return drop_statement(sql, "TYPE", _drop)
     if verb.startswith("CREATE"):
         return define_statement(sql, _CREATE, "CREATE", "TYPE", _create)
     return define_statement(sql, _ALTER, verb.strip(), "TYPE", _alter)

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from ..session import SQLSession
 
 _T = TypeVar("_T")
+
+QNAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$]+)(?:\.(?:\"(?:[^\"]|\"\")+\"|[\w$]+))?"
+RENAME_TO = re.compile(r"RENAME\s+TO\s+(?P<new>\"(?:[^\"]|\"\")+\"|[\w$]+)$", re.I | re.S)
+OWNER_TO = re.compile(r"OWNER\s+TO\s+\S+$", re.I | re.S)
+_DROP = {noun: re.compile(rf"DROP\s+{noun}\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
+                          r"(?:\s+(?P<mode>CASCADE|RESTRICT))?\s*;?\s*$", re.I | re.S)
+         for noun in ("TYPE", "DOMAIN")}
 Dropper = Callable[["SQLSession", list[tuple[str | None, str]], bool, bool], str]
 
 
@@ -46,10 +53,9 @@ def types_to_drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists:
     return found
 
 
-def drop_statement(sql: str, pattern: re.Pattern[str], noun: str, dropper: Dropper) -> Stmt:
-    """The Stmt of a DROP TYPE / DROP DOMAIN `sql` whose `pattern` has the groups `names`,
-    `ie` (IF EXISTS) and `mode` (CASCADE or RESTRICT); `dropper` does the dropping."""
-    m = pattern.match(sql.strip())
+def drop_statement(sql: str, noun: str, dropper: Dropper) -> Stmt:
+    """The Stmt of a DROP TYPE / DROP DOMAIN (`noun`) `sql`; `dropper` does the dropping."""
+    m = _DROP[noun].match(sql.strip())
     if m is None:
         raise SyntaxError_(f"syntax error in DROP {noun}")
     names = [parse_qualified(n.strip()) for n in m.group("names").split(",")]
