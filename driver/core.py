@@ -321,7 +321,7 @@ def new_result(stmt: Prepared) -> Result:
 def bind_message(stmt: Prepared, encoded: Sequence[types.Encoded], portal: str = "") -> bytes:
     """Builds the Bind of one set of encoded parameters to `portal`."""
     formats = [e[1] for e in encoded]
-    if formats and all(f == formats[0] for f in formats):
+    if formats and formats.count(formats[0]) == len(formats):
         formats = formats[:1]
     return p.bind(portal, stmt.name, formats, [e[2] for e in encoded], stmt.result_formats)
 
@@ -452,10 +452,18 @@ def _copy_out(s: Session, copy: CopyIO | None) -> Conversation:
             return kind, payload
 
 
+_NULL: types.Encoded = (0, 0, None)
+
+
 def encode_params(values: Sequence[object]) -> tuple[tuple[int, ...], list[types.Encoded]]:
-    """Encodes parameter values; returns (declared oids, encoded values)."""
-    encoded = [types.encode(v) for v in values]
-    return tuple(e[0] for e in encoded), encoded
+    """Encodes parameter values; returns (declared oids, encoded values).
+
+    The encoder of each value's exact type is looked up inline (`types.encode` only for
+    the rest: subclasses, lists): a multi-row INSERT from SQLAlchemy carries thousands.
+    """
+    get, other = types.ENCODERS.get, types.encode
+    encoded = [_NULL if v is None else (get(type(v)) or other)(v) for v in values]
+    return tuple([e[0] for e in encoded]), encoded
 
 
 def batch_runs(rows: list[list[types.Encoded]]) -> list[tuple[tuple[int, ...], list]]:

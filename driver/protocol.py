@@ -20,6 +20,7 @@ _I = struct.Struct("!i")
 _H = struct.Struct("!h")
 _IH = struct.Struct("!ih")
 _HDR = struct.Struct("!ci")
+_NULL = b"\xff\xff\xff\xff"  # a NULL parameter: length -1
 
 # Backend message types.
 AUTH = b"R"
@@ -97,14 +98,10 @@ def parse(name: str, sql: str, param_oids: Sequence[int]) -> bytes:
 def bind(portal: str, stmt: str, formats: Sequence[int], values: Sequence[bytes | None],
          result_formats: Sequence[int]) -> bytes:
     """Builds a Bind of `values` (already encoded; None is NULL) to a portal."""
+    pack = _I.pack
     parts = [_cstr(portal), _cstr(stmt), struct.pack(f"!h{len(formats)}h", len(formats), *formats),
              _H.pack(len(values))]
-    for v in values:
-        if v is None:
-            parts.append(b"\xff\xff\xff\xff")
-        else:
-            parts.append(_I.pack(len(v)))
-            parts.append(v)
+    parts += [_NULL if v is None else pack(len(v)) + v for v in values]
     parts.append(struct.pack(f"!h{len(result_formats)}h", len(result_formats), *result_formats))
     return _msg(b"B", b"".join(parts))
 

@@ -11,8 +11,9 @@ cursor sends with the simple query protocol instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from operator import itemgetter
 
 from cumulo.driver.errors import ProgrammingError
 
@@ -49,7 +50,7 @@ def convert(sql: str, named: bool) -> tuple[str, tuple[str, ...] | int, bool]:
     `named`, the second item is the tuple of names in `$n` order.
     """
     out: list[str] = []
-    names: list[str] = []
+    names: dict[str, int] = {}  # name -> its $n (a dict: SQLAlchemy sends thousands of names)
     count = 0
     pos = 0
     statements = 0
@@ -83,9 +84,8 @@ def convert(sql: str, named: bool) -> tuple[str, tuple[str, ...] | int, bool]:
                 out.append("%")
             elif conv == "s" and (name is None) != named:
                 if named:
-                    if name not in names:
-                        names.append(name)
-                    out.append(f"${names.index(name) + 1}")
+                    n = names.setdefault(name, len(names) + 1)
+                    out.append(f"${n}")
                 else:
                     count += 1
                     out.append(f"${count}")
@@ -110,6 +110,23 @@ def convert(sql: str, named: bool) -> tuple[str, tuple[str, ...] | int, bool]:
     return "".join(out), tuple(names) if named else count, statements > 1
 
 
+@lru_cache(maxsize=64)
+def _getter(names: tuple[str, ...]) -> Callable[[Mapping], list]:
+    """The values of `names` from a mapping, in order, as a list (one C-level pass:
+    SQLAlchemy's multi-row INSERTs name thousands of parameters).
+
+    >>> _getter(("b", "a"))({"a": 1, "b": 2, "c": 3})
+    [2, 1]
+    """
+    if len(names) == 1:
+        name = names[0]
+        return lambda params: [params[name]]
+    if not names:
+        return lambda params: []
+    get = itemgetter(*names)
+    return lambda params: list(get(params))
+
+
 def bind_params(sql: str, params: Sequence | Mapping | None) -> tuple[str, list, bool]:
     """Returns (sql with $n, parameter values in order, several statements)."""
     if params is None:
@@ -118,7 +135,7 @@ def bind_params(sql: str, params: Sequence | Mapping | None) -> tuple[str, list,
     if isinstance(params, Mapping):
         text, names, multi = convert(sql, True)
         try:
-            return text, [params[n] for n in names], multi  # type: ignore[union-attr]
+            return text, _getter(names)(params), multi  # type: ignore[arg-type]
         except KeyError as e:
             raise ProgrammingError(f"no value for parameter %({e.args[0]})s") from None
     if isinstance(params, str | bytes) or not isinstance(params, Sequence):
