@@ -41,11 +41,16 @@ class Record(tuple):
         return (Record, (tuple(self), self.oids))
 
 
+MARKED = -2  # OuterRowTypes.guard: the row's first field carries null-extension markers
+
+
 class OuterRowTypes(tuple):
     """The field types of a whole row from the null side of an outer join (`u` in
     `t LEFT JOIN u ON ...`): PostgreSQL gives NULL, not `(,)`, for a null-extended row.
     `guard` is the position of a NOT NULL column of the relation, NULL only when the row is
-    null-extended; -1 when it has none (then a row of NULLs is taken to be null-extended).
+    null-extended; -1 when it has none (then a row of NULLs is taken to be null-extended);
+    MARKED when the join marked its padded rows (plan.nullmark), so that a row of NULLs
+    stays `(,)` as in PostgreSQL.
 
     >>> outer_row((None, None), OuterRowTypes((23, 25), 0)) is None
     True
@@ -64,10 +69,20 @@ class OuterRowTypes(tuple):
         return (OuterRowTypes, (tuple(self), self.guard))
 
 
-def outer_row(values: tuple, oids: OuterRowTypes) -> Record | None:
-    """A whole row of an outer join's nullable side: NULL when the row is null-extended."""
+def outer_row(values: tuple, oids: OuterRowTypes, marks: tuple = ()) -> Record | None:
+    """A whole row of an outer join's nullable side: NULL when the row is null-extended
+    (`marks`: the markers' values when `oids.guard` is MARKED; one is NULL in a padded row).
+
+    >>> outer_row((None, None), OuterRowTypes((23, 25), MARKED), (True,))
+    (None, None)
+    >>> outer_row((None, None), OuterRowTypes((23, 25), MARKED), (True, None)) is None
+    True
+    """
     g = oids.guard
-    if values[g] is None if g >= 0 else all(v is None for v in values):
+    if g == MARKED:
+        if None in marks:
+            return None
+    elif values[g] is None if g >= 0 else all(v is None for v in values):
         return None
     return Record(values, tuple(oids))
 

@@ -5,13 +5,17 @@ null-extended relation does not exist, so its whole-row value is NULL (while `u 
 is true for both, and a real row of NULLs still prints `(,)`). Checked in the bytes each
 server sends, text and binary (`typediff`), through psycopg; then pg8000 and our driver.
 
-Known gap: a relation with no NOT NULL column tells a null-extended row from a matched row
-of NULLs only by its fields, so a matched all-NULL row prints NULL here (PostgreSQL: `(,)`).
+A matched row whose fields are all NULL is `(,)` on both, even in a table with no NOT NULL
+column (the join marks its padded rows), and parenthesised joins work on either side: a
+join alias's whole row is PostgreSQL's ROW() of the join's columns, `(,,)` when padded.
 """
 
 from __future__ import annotations
 
+import struct
+
 import pg8000.native
+import psycopg
 import pytest
 
 import cumulo.driver as drv
@@ -37,6 +41,21 @@ select t.a, (select count(*) from owt z where z = t) from owt t order by 1
 select t.a, s from owt t left join (select a, c from owu) s on s.a = t.a order by 1
 select count(u), count(t) from owt t left join owu u on t.a = u.a
 select w from oww w order by x
+select t.a, w, w is null, row_to_json(w) from owt t left join oww w on t.a = 2 order by 1, 2
+select t, w from oww w full join owt t on t.a = w.x order by t.a, w.x
+select t.a, u, w from owt t left join (owu u join oww w on w.x = u.a) on t.a = u.a order by 1
+select t.a, w from owt t left join (owu u left join oww w on w.x = u.a + 9) on t.a = u.a order by 1
+select t.a, j, j is null, to_jsonb(j) from owt t left join (owu u join oww w on w.x = u.a) j on t.a = j.a order by 1
+select * from owt t join (owu u cross join oww w) on t.a = u.a order by w.x
+select j.a, j.y from (oww w left join owu u on u.a = w.x) j order by 1
+select t.a, s from owt t left join (select x, y from oww) s on s.x is null order by 1
+select t.a, (select w from oww w where w.x is null and t.a = 1) from owt t order by 1
+create view owv as select a, b from owt where a < 3
+select v, pg_typeof(v)::text, v.a from owv v order by v.a
+select (select v from owv v order by a limit 1), (select t from owt t order by a limit 1)
+select row(1, t)::text, row(t, row(2, 'x'))::text, (t, 3)::text from owt t order by t.a
+select t.a, v, row(v)::text from owt t left join owv v on v.a = t.a order by 1
+drop view owv
 drop table owt, owu, oww
 """.strip().splitlines()
 
@@ -44,7 +63,8 @@ drop table owt, owu, oww
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_outer_whole_rows_match_pg15(binary, pg15, cumulo_server):
     assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
-                        binary, drops=["drop table if exists owt, owu, oww"])
+                        binary, drops=["drop view if exists owv",
+                                                       "drop table if exists owt, owu, oww"])
 
 
 SETUP = ["drop table if exists owp", "create table owp (a int, b text)",
@@ -71,3 +91,30 @@ def test_clients_read_null_extended_rows(pg15, cumulo_server):
         cur = conn.cursor()
         cur.execute(QUERY)
         assert [tuple(r) for r in cur.fetchall()] == want
+
+
+def test_nested_rows_carry_their_row_type(pg15, cumulo_server):
+    """record_send names a whole row nested in a record by its table's or view's row type
+    (pg_class.reltype), as PostgreSQL does, not `record` (2249)."""
+    def oids(dsn: str) -> list[int]:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("drop view if exists onv")
+            c.execute("drop table if exists ont")
+            c.execute("create table ont (a int, b text)")
+            c.execute("insert into ont values (1, 'x')")
+            c.execute("create view onv as select a from ont")
+            cur = c.cursor(binary=True)
+            cur.execute("select row(1, t), row(v), 'ont'::regtype::oid, 'onv'::regtype::oid "
+                        "from ont t, onv v")
+            (_, _, ont, onv), = cur.fetchall()
+            res = cur.pgresult
+            assert res is not None
+            r1, r2 = res.get_value(0, 0), res.get_value(0, 1)  # NB: the bytes as sent
+            assert r1 is not None and r2 is not None
+            c.execute("drop view onv")
+            c.execute("drop table ont")
+        # record_send: field count, then per field its type OID, length and bytes
+        return [struct.unpack_from("!I", r1, 16)[0] - ont, struct.unpack_from("!I", r2, 4)[0] - onv]
+
+    assert oids(pg15.dsn()) == [0, 0]
+    assert oids(cumulo_server.dsn()) == [0, 0]

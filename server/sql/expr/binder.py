@@ -340,8 +340,8 @@ class Binder(SpecialForms):
                 for s in crossed:
                     s.correlated = True
                 if depth == 0:
-                    return E("col", idx, [], c.type, c.typmod, name, c.fields)
-                return E("outer", (depth, idx), [], c.type, c.typmod, name, c.fields)
+                    return E("col", idx, [], c.type, c.typmod, name, c.fields, c.rowtype)
+                return E("outer", (depth, idx), [], c.type, c.typmod, name, c.fields, c.rowtype)
             crossed.append(scope)
             scope = scope.parent
             depth += 1
@@ -380,6 +380,14 @@ class Binder(SpecialForms):
                     refs = [self.column(look.cols[i].name, rel, exp.column(
                         look.cols[i].name, rel)) for i in idxs]
                 row = wholerow.whole_row(refs, rel, rowtype)
+                marks = wholerow.markers(look.cols, rel)  # NB: set by plan.nullmark
+                if wholerow.join_alias_row(look.cols, rel):
+                    return row  # NB: PostgreSQL's ROW() of a join's columns, even padded
+                if marks:
+                    return wholerow.marked_row(row, [
+                        E("col", i, [], T.BOOL, -1, look.cols[i].name) if depth == 0 else
+                        self.column(look.cols[i].name, rel, exp.column(look.cols[i].name, rel))
+                        for i in marks])
                 if any(look.cols[i].nullable for i in idxs):
                     row.data = records.OuterRowTypes(row.data, self._null_guard(
                         [look.cols[i] for i in idxs]))
@@ -587,8 +595,8 @@ class Binder(SpecialForms):
             from ...errors import SyntaxError_
 
             raise SyntaxError_("subquery must return only one column")
-        c = plan.cols[0]
-        return E("subquery", plan, [], c.type, c.typmod, c.name)
+        c = plan.cols[0]  # NB: a whole row keeps its fields and row type (a table's, a view's)
+        return E("subquery", plan, [], c.type, c.typmod, c.name, c.fields, c.rowtype)
 
     def subplan(self, q: exp.Expression) -> Any:
         """Plans a subquery with this scope as its outer scope."""
@@ -877,11 +885,11 @@ class Binder(SpecialForms):
 
     def b_Tuple(self, node: exp.Tuple) -> E:
         args = [self.bind(x) for x in node.expressions]
-        return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
+        return wholerow.row_of(args)
 
     def b_Struct(self, node: exp.Expression) -> E:
         args = [self.bind(x) for x in node.expressions]
-        return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
+        return wholerow.row_of(args)
 
     def b_Bracket(self, node: exp.Bracket) -> E:
         chain = [node]  # NB: a[1][2] is one subscript of a two-dimensional array, as in PG
@@ -1005,7 +1013,7 @@ class Binder(SpecialForms):
         if name in wholerow.JSON_EMBEDDERS:  # a record argument embeds as its JSON object
             args = [wholerow.embedded_json(a, self.params, name.startswith("jsonb")) for a in args]
         if name == "row":  # ROW(...): a record that knows its fields' types
-            return E("row", tuple(a.type for a in args), args, T.RECORD, -1, "row")
+            return wholerow.row_of(args)
         if name in usertypes.ENUM_FUNCTIONS:
             call = usertypes.enum_function(name, args)
             if call is not None:

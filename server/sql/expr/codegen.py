@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...pgtypes import oids as T
-from ...pgtypes.records import OuterRowTypes, Record, outer_row
+from ...pgtypes.records import MARKED, OuterRowTypes, Record, outer_row
 from . import runtime as rt
 from .bound import E
 
@@ -290,8 +290,14 @@ class Gen:
         if e.data is None:
             return values
         if isinstance(e.data, OuterRowTypes):  # a null-extended whole row is NULL
+            if e.data.guard == MARKED:  # NB: the marks ride in the first field (wholerow)
+                marks = f"({''.join(self.expr(m) + ', ' for m in e.args[0].args[1:])})"
+                return f"{self.k(outer_row)}({values}, {self.k(e.data)}, {marks})"
             return f"{self.k(outer_row)}({values}, {self.k(e.data)})"
         return f"{self.k(Record)}({values}, {self.k(e.data)})"  # ROW(...): record_out knows types
+
+    def g_nullext(self, e: E) -> str:  # a field carrying its row's markers: the field
+        return self.expr(e.args[0])
 
     def g_subscript(self, e: E) -> str:
         return f"_rt.subscript({', '.join(self.expr(a) for a in e.args)})"

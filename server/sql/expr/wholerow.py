@@ -26,10 +26,15 @@ from functools import partial
 from typing import Any
 
 from ...pgtypes import oids as T
-from ...pgtypes.records import OuterRowTypes
+from ...pgtypes.records import MARKED, OuterRowTypes
 from ..functions.jsonfns import jsonb_text, parse, quote, row_json_object, value_json
 from .bound import E, const
 from .functions import resolve
+
+# The hidden columns that tell an outer join's padded row from a row of NULLs (plan.nullmark).
+MARK = "?nullext"  # NB: a name no query can write unquoted, and hidden from `*`
+MARK_ATTNUM = -9  # like a system column's: never a field of a whole row
+JOIN_ROW = "?joinrow"  # a join alias's (`(u JOIN w) AS j`) row: never NULL as a whole
 
 # Functions of one record argument that build a JSON object of its fields.
 JSON_OF_ROW = {"row_to_json": "json_build_object", "to_json": "json_build_object",
@@ -57,7 +62,10 @@ def outer_null(row: E, e: E) -> E:
     if not isinstance(row.data, OuterRowTypes):
         return e
     g = row.data.guard
-    test = E("isnull", None, [row.args[g]], T.BOOL) if g >= 0 else row_null_test(row, False)
+    if g == MARKED:
+        test = padded_test(row.args[0].args[1:])
+    else:
+        test = E("isnull", None, [row.args[g]], T.BOOL) if g >= 0 else row_null_test(row, False)
     return E("case", True, [test, const(None, e.type), e], e.type, e.typmod, e.name)
 
 
@@ -94,6 +102,47 @@ def whole_row(refs: list[E], name: str, rowtype: int = 0) -> E:
     the table's row type, which the wire names instead of `record`)."""
     fields = tuple((r.name, r.type) for r in refs)
     return E("row", tuple(r.type for r in refs), refs, T.RECORD, -1, name, fields, rowtype)
+
+
+def markers(cols: Any, rel: str) -> list[int]:
+    """Positions of relation `rel`'s null-extension markers among scope columns `cols` (one
+    per outer join that may pad it)."""
+    return [i for i, c in enumerate(cols) if c.qualifier == rel and c.name.startswith(MARK)
+            and c.attnum == MARK_ATTNUM]
+
+
+def join_alias_row(cols: Any, rel: str) -> bool:
+    """True when `rel` names a parenthesised join (plan.nullmark.mark_join_alias)."""
+    return any(c.qualifier == rel and c.name == JOIN_ROW and c.attnum == MARK_ATTNUM
+               for c in cols)
+
+
+def marked_row(row: E, marks: list[E]) -> E:
+    """A whole row that is NULL when one of `marks` is (its relation was padded by an outer
+    join), `(,)` for a real row of NULLs. The marks ride in the first field, as a `nullext`
+    node that evaluates to that field, so every rewrite that renumbers columns renumbers
+    them too; a row of no fields stays as it was."""
+    if not row.args:
+        return row
+    f = row.args[0]
+    row.args = [E("nullext", None, [f, *marks], f.type, f.typmod, f.name, f.fields, f.rowtype),
+                *row.args[1:]]
+    row.data = OuterRowTypes(row.data, MARKED)
+    return row
+
+
+def padded_test(marks: list[E]) -> E:
+    """True when one of the markers is NULL: the relation's row is an outer join's padding."""
+    out = E("isnull", None, [marks[0]], T.BOOL)
+    for m in marks[1:]:
+        out = E("or", None, [out, E("isnull", None, [m], T.BOOL)], T.BOOL)
+    return out
+
+
+def row_of(args: list[E]) -> E:
+    """`ROW(a, b)`: a record that knows its fields' types; a whole row in it is typed with
+    its table's row type, which record_send names as PostgreSQL does (not `record`)."""
+    return E("row", tuple(a.rowtype or a.type for a in args), args, T.RECORD, -1, "row")
 
 
 def row_constructor(e: E) -> bool:

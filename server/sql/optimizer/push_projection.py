@@ -45,7 +45,7 @@ def renumber(e: E, mapping: dict[int, int]) -> E:
     if not e.args:
         return e
     return E(e.kind, e.data, [renumber(a, mapping) for a in e.args], e.type, e.typmod, e.name,
-             e.fields)
+             e.fields, e.rowtype)
 
 
 def push_projection(plan: N.Node, ctx: Any) -> N.Node:

@@ -12,6 +12,7 @@ CTE names shadow tables, and a subquery sees the scopes that enclose it.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Any, cast
 
 import sqlglot
@@ -42,8 +43,10 @@ from .aggregates import plan_aggregate, plan_windows
 from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
+from .nullmark import mark_join_alias, mark_null_side, whole_row_names
 from .rowsfrom import rows_from
 from .srflift import has_nested_srf
+from .viewcols import own_columns
 
 ORDINALITY = "ordinality"
 
@@ -64,6 +67,8 @@ class Planner:
         self.reg = RegResolver(catalog, search_path)
         self.want_ctid = False  # set by plan_query when the statement mentions ctid
         self.want_tableoid = False  # ... or tableoid
+        self.row_names: set[str] = set()  # names that may be whole rows (plan.nullmark)
+        self.marks = itertools.count()  # numbers the null-extension markers
         self.mentions: dict[str, int] = {}  # table and view names -> times the statement names them
         self.shared_views: dict[int, N.CTEDef] = {}  # view oid -> its plan, computed once
 
@@ -72,6 +77,7 @@ class Planner:
         q = normalize_identifiers(q, dialect="postgres")  # unquoted names fold to lower case
         names = {c.name for c in q.find_all(exp.Column)}
         self.want_ctid = "ctid" in names
+        self.row_names = whole_row_names([(c.table, c.name) for c in q.find_all(exp.Column)])
         self.want_tableoid = "tableoid" in names
         for t in q.find_all(exp.Table):
             self.mentions[t.name] = self.mentions.get(t.name, 0) + 1
@@ -417,6 +423,16 @@ class Planner:
             node = self.function_scan(fn, inner_outer, alias, col_names,
                                       off is not None and off is not False, off)
             return node, node.cols
+        if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Table) and \
+                item.this.args.get("joins"):  # FROM t LEFT JOIN (u JOIN w ON ...) [AS j]
+            inner = item.this.copy()
+            joins = inner.args.pop("joins")
+            node, _ = self.plan_from(inner, outer, lateral_scope)
+            for j in joins:
+                node = self.plan_join(node, j, outer)
+            if alias:  # NB: the alias hides the joined relations' names, as in PostgreSQL
+                node = mark_join_alias(_rename(node, col_names, alias), alias, self.row_names)
+            return node, node.cols
         if isinstance(item, exp.Subquery):
             node = self.build(item.this, inner_outer)
             node = self.order_limit(item, node, inner_outer) if item.args.get("order") or item.args.get("limit") else node
@@ -471,8 +487,11 @@ class Planner:
                          if not c.dropped]
                 if self.mentions.get(name, 0) > 1 and _shareable(node):
                     d = self.shared_views[t.oid] = N.CTEDef(name, _rename(node, names, name))
+                    own_columns(node.cols, t)
                     return N.CTEScan([_copy(c, qualifier) for c in node.cols], cte=d)
-                return _rename(node, names, qualifier)
+                node = _rename(node, names, qualifier)
+                own_columns(node.cols, t)  # NB: typed and described as the view's, as in PG
+                return node
             return self._with_tableoid(self.table_scan(t, qualifier), t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name
         raise UndefinedTable(f'relation "{shown}" does not exist')
@@ -549,6 +568,12 @@ class Planner:
         else:
             right, _ = self.plan_from(item, outer)
         jkind = side or ("cross" if kind == "cross" else "inner")
+        if kind == "outer" and not side:
+            jkind = "left"
+        if jkind in ("right", "full"):  # NB: a padded row of NULLs is not a row of NULLs
+            left = mark_null_side(left, self.row_names, self.marks)
+        if jkind in ("left", "full"):
+            right = mark_null_side(right, self.row_names, self.marks)
         cols = [*left.cols, *[_copy(c, c.qualifier) for c in right.cols]]
         nl = len(left.cols)
         for i, c in enumerate(cols):  # NB: a null-extended side's whole row is NULL
@@ -581,8 +606,6 @@ class Planner:
             cond = b.bind_bool(j.args["on"], "JOIN/ON")
         if jkind == "" or jkind == "cross":
             jkind = "inner" if cond is not None else "cross"
-        if kind == "outer" and not side:
-            jkind = "left"
         return N.Join(cols, left=left, right=right, kind=jkind if jkind != "cross" else "inner",
                       cond=cond, lateral=lateral)
 
@@ -630,7 +653,7 @@ def _nulls_first(o: exp.Ordered) -> bool:
 
 def _copy(c: N.PCol, qualifier: str | None) -> N.PCol:
     return N.PCol(c.name, c.type, c.typmod, qualifier, c.table_oid, c.attnum, c.hidden, c.dropped,
-                  c.fields, derived=c.derived)
+                  c.fields, c.rowtype, derived=c.derived)
 
 
 def _shareable(node: N.Node) -> bool:
