@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import (
+    DatatypeMismatch,
     DuplicateColumn,
     DuplicateTable,
     FeatureNotSupported,
     InvalidTableDefinition,
+    NotNullViolation,
+    SQLError,
     UndefinedColumn,
     UndefinedObject,
     UndefinedTable,
@@ -27,6 +30,14 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
 from ..pgcatalog.collations import column_collation
 from .constraints import _rekey
+from .depends import (
+    all_dependent_views,
+    refuse_dependents,
+    rename_column_in_checks,
+    rename_column_in_views,
+    rename_table_in_views,
+    views_using_column,
+)
 from .domaindefault import domain_of_column, with_default
 from .names import find_relation, ident, relation_name_taken, table_name
 from .pkeys import drop_primary_key, rebuild_indexes
@@ -118,8 +129,6 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     if col.not_null and col.default is None and not col.identity:
         for batch in txn.scan(ScanSpec(table.space, limit=1)):
             if batch:
-                from ...errors import NotNullViolation
-
                 raise NotNullViolation(
                     f'column "{name}" of relation "{table.name}" contains null values',
                     table=table.name, column=name)
@@ -143,19 +152,13 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
 
 def _drop_views_using(s: SQLSession, table: Table, column: str, cascade: bool) -> None:
     """DROP COLUMN under views that read the column: 2BP01, or with CASCADE drops them."""
-    from ...errors import DependentObjectsStillExist
-    from .depends import all_dependent_views, views_using_column
-
     cat = s.catalog()
     views = views_using_column(cat, table, column)
     if not views:
         return
     if not cascade:
-        raise DependentObjectsStillExist(
-            f"cannot drop column {column} of table {table.name} because other objects "
-            "depend on it",
-            detail=f"view {views[0].name} depends on column {column} of table {table.name}",
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        refuse_dependents(f"column {column} of table {table.name}", [
+            f"view {views[0].name} depends on column {column} of table {table.name}"])
     gone: list[Table] = []
     for v in views:
         for x in [v, *all_dependent_views(cat, v)]:
@@ -225,10 +228,8 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
 
 def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) -> None:
     """ALTER COLUMN ... TYPE t [USING expr]: converts every stored value, rebuilds indexes."""
-    from ...errors import DatatypeMismatch, SQLError
     from ..expr.casts import cast_function
     from ..expr.types import array_ndims, type_name
-    from .depends import views_using_column
     from .indexes import build_index
     from .tables import column_type
 
@@ -394,8 +395,6 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
             new_name = table_name(action.this)[1]
             if relation_name_taken(s.catalog(), table.schema_oid, new_name):
                 raise DuplicateTable(f'relation "{new_name}" already exists')
-            from .depends import rename_table_in_views
-
             rename_table_in_views(s, table, new_name)
             _put(s, dataclasses.replace(table, name=new_name))
         elif isinstance(action, exp.RenameColumn):
@@ -409,8 +408,6 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
                     f'column "{new_name}" of relation "{table.name}" already exists')
             cols = tuple(dataclasses.replace(c, name=new_name) if c.attnum == old.attnum else c
                          for c in table.columns)
-            from .depends import rename_column_in_checks, rename_column_in_views
-
             rename_column_in_views(s, table, old_name, new_name)
             rename_column_in_checks(s, table, old_name, new_name)
             _put(s, dataclasses.replace(table, columns=cols))

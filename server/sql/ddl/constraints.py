@@ -15,10 +15,16 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
+    DuplicateObject,
+    DuplicateTable,
     InvalidForeignKey,
     InvalidTableDefinition,
+    NotNullViolation,
     SyntaxError_,
     UndefinedColumn,
+    UndefinedObject,
+    UndefinedTable,
+    UniqueViolation,
     WrongObjectType,
 )
 from ...pgwire.backend import Result
@@ -42,8 +48,6 @@ def _attnum(table: Table, name: str) -> int:
 def check_name_free(s: SQLSession, table: Table, name: str) -> None:
     """42710 if the table already has a constraint called `name` (an explicit name only)."""
     if name and any(c.name == name for c in s.catalog().constraints_of(table.oid)):
-        from ...errors import DuplicateObject
-
         raise DuplicateObject(
             f'constraint "{name}" for relation "{table.name}" already exists')
 
@@ -113,8 +117,6 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
         from .names import relation_name_taken
 
         if relation_name_taken(s.catalog(), table.schema_oid, name):  # NB: the index's name
-            from ...errors import DuplicateTable
-
             raise DuplicateTable(f'relation "{name}" already exists')
     check_name_free(s, table, name)
     cat = s.catalog()
@@ -147,7 +149,6 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
 
 def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
     """Moves a table's rows under primary-key keys into a new space (NOT NULL + unique checked)."""
-    from ...errors import NotNullViolation, UniqueViolation
     from ...pgtypes.oids import INT2, INT4, INT8
     from ...txn.api import ScanSpec
     from ..dml.keys import encode_key
@@ -218,8 +219,6 @@ def validate_constraint(s: SQLSession, table: Table, name: str) -> None:
     """ALTER TABLE ... VALIDATE CONSTRAINT: checks the rows a NOT VALID constraint skipped."""
     con = next((c for c in s.catalog().constraints_of(table.oid) if c.name == name), None)
     if con is None:
-        from ...errors import UndefinedObject
-
         raise UndefinedObject(f'constraint "{name}" of relation "{table.name}" does not exist')
     if con.kind not in ("c", "f"):
         raise WrongObjectType(
@@ -239,7 +238,6 @@ def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
     if not value and col.attnum in table.primary_key:
         raise InvalidTableDefinition(f'column "{col.name}" is in a primary key')
     if value:
-        from ...errors import NotNullViolation
         from ...txn.api import ScanSpec
 
         txn = s.ensure_txn()
@@ -272,8 +270,6 @@ def analyse_validate(sql: str) -> Stmt | None:
             if m.group("ie"):
                 s.notice(f'relation "{name}" does not exist, skipping')
                 return Result("ALTER TABLE")
-            from ...errors import UndefinedTable
-
             raise UndefinedTable(f'relation "{name}" does not exist')
         cat = s.catalog()
         must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ...errors import (
+    DependentObjectsStillExist,
     DuplicateTable,
     FeatureNotSupported,
     UndefinedColumn,
     UndefinedObject,
     UndefinedTable,
+    UniqueViolation,
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
 
 def build_index(s: SQLSession, table: Table, idx: Index) -> None:
     """Writes the entries of a new index for every stored row of its table."""
-    from ...errors import UniqueViolation
     from ..dml.writer import TableWriter
 
     txn = s.ensure_txn()
@@ -204,8 +205,6 @@ def drop_index(s: SQLSession, tree: exp.Drop) -> str:
             raise UndefinedObject(f'index "{name}" does not exist')
         con = next((c for c in cat.constraints if c.index_oid == idx.oid), None)
         if con is not None:
-            from ...errors import DependentObjectsStillExist
-
             tb = cat.table_by_oid(idx.table_oid)
             raise DependentObjectsStillExist(
                 f"cannot drop index {idx.name} because constraint {con.name} on table "

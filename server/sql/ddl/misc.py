@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import (
-    DependentObjectsStillExist,
     DuplicateSchema,
     DuplicateTable,
     InvalidSchemaName,
     SyntaxError_,
+    UndefinedColumn,
     UndefinedObject,
 )
 from ...pgwire.backend import Result
@@ -27,6 +27,7 @@ from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from ..stmt import Stmt
+from .depends import refuse_dependents
 from .names import (
     creation_schema,
     find_relation,
@@ -74,10 +75,7 @@ def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
         seqs = [q for q in cat.sequences if q.schema_oid == sch.oid]
         if (members or seqs) and not tree.args.get("cascade"):
             first = members[0].name if members else seqs[0].name
-            raise DependentObjectsStillExist(
-                f"cannot drop schema {name} because other objects depend on it",
-                detail=f"table {first} depends on schema {name}",
-                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+            refuse_dependents(f"schema {name}", [f"table {first} depends on schema {name}"])
         for x in members:
             if s.catalog().table_by_oid(x.oid) is not None:
                 drop_table_objects(s, s.catalog().existing_table(x.oid), True)
@@ -159,8 +157,6 @@ def analyse_comment(session: SQLSession, sql: str) -> Stmt:
             colname = parse_qualified(col)[1]
             c = next((c for c in t.live_columns if c.name == colname), None)
             if c is None:
-                from ...errors import UndefinedColumn
-
                 raise UndefinedColumn(
                     f'column "{colname}" of relation "{t.name}" does not exist')
             objoid, subid = t.oid, c.attnum

@@ -22,7 +22,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
-    DependentObjectsStillExist,
     InvalidTableDefinition,
     ObjectNotInPrerequisiteState,
     UndefinedColumn,
@@ -32,6 +31,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Sequence, Table
 from ..parse import unquote_ident
 from ..stmt import Stmt
+from .depends import refuse_dependents
 from .names import get_relation, parse_qualified
 
 if TYPE_CHECKING:
@@ -126,12 +126,9 @@ def drop_primary_key(s: SQLSession, table: Table, cascade: bool) -> None:
             and set(c.ref_columns) == set(table.primary_key)]
     if refs and not cascade:
         name = pk.name if pk is not None else f"{table.name}_pkey"
-        raise DependentObjectsStillExist(
-            f"cannot drop constraint {name} on table {table.name} because other objects "
-            "depend on it",
-            detail="\n".join(f"constraint {c.name} on table "
-                             f"{_table_name(cat, c)} depends on index {name}" for c in refs),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        refuse_dependents(f"constraint {name} on table {table.name}", [
+            f"constraint {c.name} on table {_table_name(cat, c)} depends on index {name}"
+            for c in refs])
     for c in refs:
         s.notice(f"drop cascades to constraint {c.name} on table {_table_name(cat, c)}")
         s.store.delete(txn, db, c)

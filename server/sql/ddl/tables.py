@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import (
-    DependentObjectsStillExist,
     DuplicateColumn,
+    DuplicateObject,
     DuplicateTable,
     FeatureNotSupported,
     InvalidTableDefinition,
     UndefinedColumn,
+    UndefinedTable,
     WrongObjectType,
 )
 from ...pgtypes import oids as T
@@ -35,6 +36,7 @@ from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from .coldefs import column_type, default_sql, identity_options, quote_ident
+from .depends import all_dependent_views, refuse_dependents
 from .liketable import add_like, copy_indexes
 from .names import (
     creation_schema,
@@ -219,8 +221,6 @@ class TableBuilder:
                 self.cat, self.schema_oid, given)):
             if index_backed:
                 raise DuplicateTable(f'relation "{given}" already exists')
-            from ...errors import DuplicateObject
-
             raise DuplicateObject(f'check constraint "{given}" already exists')
         else:
             name = given
@@ -370,22 +370,14 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
             and c.table_oid != table.oid]
     if refs and not cascade:
         child = cat.table_by_oid(refs[0].table_oid)
-        raise DependentObjectsStillExist(
-            f"cannot drop table {table.name} because other objects depend on it",
-            detail=f"constraint {refs[0].name} on table {child.name if child else '?'} "
-            f"depends on table {table.name}",
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
-    from .depends import all_dependent_views
-
+        refuse_dependents(f"table {table.name}", [
+            f"constraint {refs[0].name} on table {child.name if child else '?'} "
+            f"depends on table {table.name}"])
     views = all_dependent_views(cat, table)
+    noun = "view" if table.kind == "v" else "table"
     if views and not cascade:
-        raise DependentObjectsStillExist(
-            f"cannot drop {'view' if table.kind == 'v' else 'table'} {table.name} because "
-            "other objects depend on it",
-            detail="\n".join(f"view {v.name} depends on "
-                             f"{'view' if table.kind == 'v' else 'table'} {table.name}"
-                             for v in views[:1]),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        refuse_dependents(f"{noun} {table.name}",
+                          [f"view {v.name} depends on {noun} {table.name}" for v in views[:1]])
     for v in views:
         s.notice(f"drop cascades to view {v.name}")
         store.delete(txn, db, v)
@@ -426,8 +418,6 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
             if tree.args.get("exists"):
                 s.notice(f'{noun} "{name}" does not exist, skipping')
                 continue
-            from ...errors import UndefinedTable
-
             raise UndefinedTable(f'{noun} "{name}" does not exist')
         if rel.kind != want:
             raise WrongObjectType(f'"{name}" is not a {noun}',

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, UndefinedColumn
+from ...errors import FeatureNotSupported, SQLError, UndefinedColumn
 from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
 from ..catalog.model import Table
@@ -54,8 +54,6 @@ def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, ex
                 raise UndefinedColumn(
                     f'column "{name}" of relation "{table.name}" does not exist')
             if table.columns[by_name[name]].generated and not _is_default(val):
-                from ...errors import SQLError
-
                 raise SQLError(f'column "{name}" can only be updated to DEFAULT',
                                sqlstate="428C9",
                                detail=f'Column "{name}" is a generated column.')
