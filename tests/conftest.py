@@ -9,11 +9,18 @@ import pytest
 
 from cumulo.pipeline.session import make_discoverable
 from tests import pg15 as pg15_mod
+from tests import reaper
 from tests.server_process import CumuloServer
 
 # Whichever test starts Spark's JVM first fixes its Python workers' environment for the
 # whole run, so `format("cumulo")` must be discoverable before any test starts Spark.
 make_discoverable()
+
+
+def pytest_sessionstart(session):
+    """Stops the servers that an earlier, killed test run left running (tests/reaper.py)."""
+    for line in reaper.reap_stale():
+        print(f"tests/reaper.py: {line}")
 
 
 @pytest.fixture(scope="session")

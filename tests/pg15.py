@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests import reaper
+
 BIN = "/usr/lib/postgresql/15/bin"
 PASSWORD = "cumulo-pw"
 
@@ -65,6 +67,7 @@ class PG15:
 
     port: int = field(default_factory=free_port)
     root: str = ""
+    pid_file: str = ""  # NB: tests/reaper.py stops the server if its test run is killed
 
     @property
     def host(self) -> str:
@@ -101,6 +104,8 @@ class PG15:
                 "-c ssl_cert_file=server.crt -c ssl_key_file=server.key")
         self._check(_as_postgres(f"{BIN}/pg_ctl", "-D", self.data_dir, "-o", opts,
                                  "-l", os.path.join(self.root, "log"), "start", "-w"))
+        with open(os.path.join(self.data_dir, "postmaster.pid")) as f:
+            self.pid_file = reaper.register("pg15", int(f.readline()), self.data_dir)
         roles = "".join(
             f"SET password_encryption = '{enc}'; CREATE ROLE {r} LOGIN PASSWORD '{PASSWORD}';"
             for r, _, enc in AUTH_ROLES
@@ -126,6 +131,7 @@ class PG15:
             _as_postgres(f"{BIN}/pg_ctl", "-D", self.data_dir, "-m", "immediate", "stop", "-w")
         if self.root:
             shutil.rmtree(self.root, ignore_errors=True)
+        reaper.unregister(self.pid_file)
 
     def _make_cert(self) -> None:
         crt = os.path.join(self.data_dir, "server.crt")

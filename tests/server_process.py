@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from cumulo.server.cluster.ports import port_run
+from tests import reaper
 
 
 def free_port() -> int:
@@ -54,6 +55,7 @@ class CumuloServer:
     extra_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen | None = None
     log_path: str = ""
+    pid_file: str = ""  # NB: tests/reaper.py stops the server if its test run is killed
 
     @property
     def host(self) -> str:
@@ -84,6 +86,7 @@ class CumuloServer:
             *self.extra_args,
         ]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=log, preexec_fn=_limit_memory)
+        self.pid_file = reaper.register("cumulo", self.proc.pid, self.data_dir)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -114,6 +117,7 @@ class CumuloServer:
         machine that took 19 s once, which a 20 s wait turned into a teardown error.
         """
         if self.proc is None or self.proc.poll() is not None:
+            reaper.unregister(self.pid_file)
             return None if self.proc is None else self.proc.returncode
         self.proc.send_signal(sig)
         try:
@@ -122,6 +126,9 @@ class CumuloServer:
             self.proc.kill()
             self.proc.wait()
             raise RuntimeError(f"cumulo serve ignored signal {sig}:\n{self.log()}") from None
+        finally:
+            if self.proc.poll() is not None:
+                reaper.unregister(self.pid_file)
 
     def restart(self) -> CumuloServer:
         """Stops the server cleanly and starts it again on the same data dir and port."""

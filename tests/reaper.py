@@ -1,0 +1,111 @@
+"""Pid files for the servers tests start, so the servers of a killed test run are reaped.
+
+A test run killed from outside (a CI timeout, a helper's `timeout`, SIGKILL) never
+reaches its fixtures' teardown, and the `cumulo serve` and PostgreSQL 15 servers it
+started keep running, each holding memory and some CPU, until someone notices. So
+every server a fixture starts gets a pid file here, naming the server's pid, its
+start time, the directory it was started for, and the pid and start time of the
+process that owns it (the test run). `stop()` removes the file. At the start of the
+next test session `reap_stale()` stops the servers whose owner is gone.
+
+What is never touched: a process without a pid file here; a process whose start
+time or command line no longer match its file (the pid was reused); the servers of
+a test run that is still going (several runs share this machine). A reaped
+server's directory is removed only if it is one of the fixtures' own temp dirs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import time
+
+PID_DIR = os.environ.get("CUMULO_TEST_PID_DIR") or os.path.join(
+    tempfile.gettempdir(), "cumulo-test-pids")
+
+# The prefixes of the temp dirs the fixtures make (tests/server_process.py, tests/pg15.py).
+_OWN_DIRS = ("cumulo-test-", "cumulo-pg15-")
+
+
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, or None if it is gone (or a zombie).
+
+    >>> start_time(os.getpid()) == start_time(os.getpid()) is not None
+    True
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else int(fields[19])
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def register(kind: str, pid: int, path: str) -> str:
+    """Records a server just started (`kind` is "cumulo" or "pg15"; `path` a directory its
+    command line names); returns the pid file, for `unregister`."""
+    os.makedirs(PID_DIR, exist_ok=True)
+    record = {"kind": kind, "pid": pid, "start": start_time(pid), "path": path,
+              "owner": os.getpid(), "owner_start": start_time(os.getpid())}
+    file = os.path.join(PID_DIR, f"{kind}-{pid}.json")
+    with open(file + ".tmp", "w") as f:
+        json.dump(record, f)
+    os.replace(file + ".tmp", file)
+    return file
+
+
+def unregister(file: str) -> None:
+    """Forgets a server that was stopped."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(file)
+
+
+def _alive(pid: int, start: int | None) -> bool:
+    return start is not None and start_time(pid) == start
+
+
+def reap_stale() -> list[str]:
+    """Stops the servers whose owning test run is gone; returns what it did, one line each."""
+    done: list[str] = []
+    try:
+        names = sorted(os.listdir(PID_DIR))
+    except FileNotFoundError:
+        return done
+    for name in names:
+        file = os.path.join(PID_DIR, name)
+        try:
+            with open(file) as f:
+                rec = json.load(f)
+            pid, path = int(rec["pid"]), str(rec["path"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # NB: being written, or not ours to judge
+        if _alive(int(rec["owner"]), rec["owner_start"]):
+            continue  # its test run is still going
+        if _alive(pid, rec["start"]) and path and path in _cmdline(pid):
+            # NB: SIGQUIT is PostgreSQL's immediate shutdown (the postmaster takes its
+            # children with it); a test's cumulo server has nothing worth a clean stop.
+            os.kill(pid, signal.SIGQUIT if rec["kind"] == "pg15" else signal.SIGKILL)
+            done.append(f"stopped {rec['kind']} server {pid} ({path})")
+            deadline = time.monotonic() + 10
+            while _alive(pid, rec["start"]) and time.monotonic() < deadline:
+                time.sleep(0.05)  # NB: not our child: its files are removed once it is gone
+        own = os.path.dirname(path.rstrip("/"))
+        if rec["kind"] == "pg15":
+            own = os.path.dirname(own)  # NB: the pid file names <root>/data
+            path = os.path.dirname(path.rstrip("/"))
+        if own == tempfile.gettempdir() and os.path.basename(path).startswith(_OWN_DIRS):
+            shutil.rmtree(path, ignore_errors=True)
+        unregister(file)
+    return done
