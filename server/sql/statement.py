@@ -58,6 +58,32 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
 _CREATE_MODIFIERS = {"OR", "REPLACE", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL",
                      "UNIQUE", "TRUSTED", "PROCEDURAL", "DEFAULT", "MATERIALIZED", "RECURSIVE"}
 
+# Object kinds of more than one word, named whole as PostgreSQL's command tags name them
+# (CREATE TEXT SEARCH CONFIGURATION).
+_CREATE_NOUNS = (("TEXT", "SEARCH", "CONFIGURATION"), ("TEXT", "SEARCH", "DICTIONARY"),
+                 ("TEXT", "SEARCH", "PARSER"), ("TEXT", "SEARCH", "TEMPLATE"),
+                 ("FOREIGN", "DATA", "WRAPPER"), ("FOREIGN", "TABLE"), ("EVENT", "TRIGGER"),
+                 ("CONSTRAINT", "TRIGGER"), ("USER", "MAPPING"), ("ACCESS", "METHOD"),
+                 ("OPERATOR", "CLASS"), ("OPERATOR", "FAMILY"))
+
+
+def object_noun(words: list[str]) -> str:
+    """The kind of object an upper-cased CREATE, ALTER or DROP statement names, as
+    PostgreSQL's command tags name it.
+
+    >>> object_noun("CREATE TEXT SEARCH DICTIONARY D (TEMPLATE = SIMPLE)".split())
+    'TEXT SEARCH DICTIONARY'
+    >>> object_noun("CREATE OR REPLACE RULE R AS".split()), object_noun(["CREATE"])
+    ('RULE', '')
+    """
+    rest = words[1:]
+    while rest and rest[0] in _CREATE_MODIFIERS:
+        rest = rest[1:]
+    for noun in _CREATE_NOUNS:
+        if tuple(rest[:len(noun)]) == noun:
+            return " ".join(noun)
+    return rest[0] if rest else ""
+
 
 def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
                  param_oids: list[int]) -> Stmt:
@@ -105,11 +131,11 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             if validate is not None:
                 return validate
             word = " ".join(sql.split()[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE
-        if word == "CREATE":
-            words = sql.upper().split()
-            kind = next((w for w in words[1:] if w not in _CREATE_MODIFIERS), "")
-            word = "CREATE TABLE ... ON COMMIT" if re.search(r"\bON\s+COMMIT\b", sql, re.I) \
-                else f"CREATE {kind}".strip()
+        verb = word.split()[0] if word else ""
+        if verb in ("CREATE", "ALTER", "DROP"):  # NB: TEXT SEARCH DICTIONARY, not TEXT
+            kind = object_noun(sql.upper().split())
+            word = "CREATE TABLE ... ON COMMIT" if verb == "CREATE" and re.search(
+                r"\bON\s+COMMIT\b", sql, re.I) else f"{verb} {kind}".strip()
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)

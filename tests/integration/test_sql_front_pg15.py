@@ -610,6 +610,9 @@ def test_default_privileges_other_kinds_are_refused(cumulo_server):
     ("create trigger trg after insert on t for each row execute function f()",
      "CREATE TRIGGER"),
     ("alter view v set schema public", "ALTER VIEW"),
+    ("create text search configuration c (copy = english)", "CREATE TEXT SEARCH CONFIGURATION"),
+    ("drop text search dictionary if exists d", "DROP TEXT SEARCH DICTIONARY"),
+    ("create foreign table ft (a int) server s", "CREATE FOREIGN TABLE"),
 ])
 def test_unsupported_statements_name_themselves(cumulo_server, sql, word):
     """0A000 names the statement that is not supported, not just its first word."""

@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 from cumulo.server.pgtypes import infdate, network, numtypmod, records, utf8check
-from cumulo.server.sql import copyencoding
+from cumulo.server.sql import copyencoding, statement
 from cumulo.server.sql.ddl import depends
 from cumulo.server.sql.expr import wholerow
 from cumulo.server.sql.plan import fromnames, nullmark
@@ -16,7 +16,7 @@ from cumulo.server.sql.privileges import acl, defaults
 
 @pytest.mark.parametrize("module", [fromnames, utf8check, copyencoding, numtypmod, network,
                                     acl, defaults, depends, infdate, records, wholerow,
-                                    nullmark])
+                                    nullmark, statement])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
