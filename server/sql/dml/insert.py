@@ -166,6 +166,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     convs = _source_convs(plan, cols, table) if plan is not None else None
     default_items = list(defaults.items())
     col_pos = list(cols)
+    whole_rows = col_pos == list(range(ncols)) and not default_items and not convs
     many_run = None  # NB: runs of pipelined executions of a one-row VALUES (batchinsert)
     if rows_fns is not None and len(rows_fns) == 1 and isinstance(source, exp.Values) \
             and not reads_target:
@@ -190,6 +191,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         for batch in batches:
             ctx.check_cancel()
             rows = []
+            if whole_rows and many_fn is not None:
+                rows = batch  # NB: every column, in order, nothing to fill in: as built
+                batch = ()
             for src in batch:
                 r = [None] * ncols
                 for pos, v in zip(col_pos, src, strict=False):

@@ -46,15 +46,21 @@ def param_number(node: exp.Expression) -> int:
 
 
 _STRINGS = frozenset((T.TEXT, T.VARCHAR))
+# declared integer type -> the integer types that hold every one of its values unchanged
+# (a Python int is the same value as int2, int4 or int8: the widening cast is the identity)
+_WIDENS = {T.INT2: frozenset((T.INT2, T.INT4, T.INT8)), T.INT4: frozenset((T.INT4, T.INT8)),
+           T.INT8: frozenset((T.INT8,))}
 
 
 def _passes_through(node: exp.Expression, declared: int, col: Column) -> bool:
     """Tells whether `$n` (or `$n::type`) stores the parameter's value unchanged.
 
     So it is when the client declared the type the cast names and the column has (text and
-    varchar alike hold the same strings), with no typmod on the cast: the driver's values,
-    already decoded as that type, go to the writer as they are (which applies the column's
-    own typmod). SQLAlchemy's `%(x)s::BIGINT` sent by a driver that declares int8 is one.
+    varchar alike hold the same strings; a narrower integer is the same wider one), with no
+    typmod on the cast: the driver's values, already decoded as that type, go to the writer
+    as they are (which applies the column's own typmod). SQLAlchemy's `%(x)s::BIGINT` sent
+    by a driver that declares int4 or int8 (by the value's size) is one; so is a string
+    sent untyped (`declared` is then the type inferred for it) for `::VARCHAR`.
     """
     if declared == 0:
         return False
@@ -65,7 +71,7 @@ def _passes_through(node: exp.Expression, declared: int, col: Column) -> bool:
         return False
 
     def same(a: int, b: int) -> bool:
-        return a == b or (a in _STRINGS and b in _STRINGS)
+        return a == b or (a in _STRINGS and b in _STRINGS) or b in _WIDENS.get(a, ())
 
     return same(declared, target) and same(target, col.type_oid)
 
@@ -102,22 +108,24 @@ def _column(s: SQLSession, node: exp.Expression, col: Column, p: int, rows: int,
     first = p - 1
     declared = params.oids[first:rows * stride:stride]
     fns: dict[int, ValueFn] = {}
+    sent_as: dict[int, int] = {}  # declared type -> the type its values are decoded as
     for d in dict.fromkeys(declared):
         small = ParamTypes([0] * (p - 1) + [d])
         fns[d] = compile_value(s, node, col, [], small)
         inferred = small.get(p) or T.TEXT
+        sent_as[d] = d or inferred
         if d == 0:
             for r in range(rows):
                 if params.oids[first + r * stride] == 0:
                     params.oids[first + r * stride] = inferred
+    if all(_passes_through(node, t, col) for t in sent_as.values()):
+
+        def as_sent(ctx: ExecContext) -> list[Any]:
+            return ctx.params[first::stride]
+
+        return as_sent
     if len(fns) == 1:
         fn = next(iter(fns.values()))
-        if _passes_through(node, declared[0], col):
-
-            def as_sent(ctx: ExecContext) -> list[Any]:
-                return ctx.params[first::stride]
-
-            return as_sent
 
         def one_type(ctx: ExecContext) -> list[Any]:
             vals = ctx.params[first::stride]

@@ -140,3 +140,40 @@ def test_declared_types_matching_the_casts_pass_through(session):
         session.execute(p, [4, 1.0, "abcd", Decimal(1), at, True] + [5, 1.0, "a", Decimal(1),
                                                                       at, True] * 2)
     assert e.value.sqlstate == "22001"
+
+
+def test_narrower_ints_and_untyped_strings_pass_through_with_the_row_paths_errors(session):
+    """cumulo.driver declares a small int as int4 and a str as unknown, under SQLAlchemy's
+    `::BIGINT` and `::VARCHAR` casts: the values go in as sent, and the column's own checks
+    (typmod, range) still fail exactly as one row at a time does."""
+    run(session, "create table t (id bigint primary key, n int, v varchar(3), w text)")
+    casts = ["BIGINT", "INTEGER", "VARCHAR", "VARCHAR"]
+    sql = "INSERT INTO t VALUES " + ", ".join(
+        "(" + ", ".join(f"${r * 4 + j + 1}::{c}" for j, c in enumerate(casts)) + ")"
+        for r in range(3))
+    declared = [23, 21, 0, 0, 20, 23, 0, 0, 23, 23, 0, 0]
+    p = session.prepare(sql, declared)
+    # declared types stay; the untyped ones are inferred from their casts (as PG does)
+    assert p.param_oids == [d or 1043 for d in declared]
+    session.execute(p, [1, 7, "ab", "x" * 50, 2**40, 2**31 - 1, None, None, 3, -5, "abc", ""])
+    session.sync()
+    got = rows(session, "select * from t order by id")
+    assert got == [(1, 7, "ab", "x" * 50), (3, -5, "abc", ""), (2**40, 2**31 - 1, None, None)]
+    assert [type(r[0]) for r in got] == [int] * 3
+    errors = []
+    for values in ([4, 1, "abcd", "", 5, 1, "a", "", 6, 1, "a", ""],
+                   [4, 1, "a", "", 4, 1, "a", "", 6, 1, "a", ""]):
+        with pytest.raises(SQLError) as many:
+            session.execute(p, values)
+        session.sync()
+        one = session.prepare("INSERT INTO t VALUES ($1::BIGINT, $2::INTEGER, $3::VARCHAR, "
+                              "$4::VARCHAR)", declared[:4])
+        with pytest.raises(SQLError) as single:
+            for r in range(3):
+                session.execute(one, values[r * 4:r * 4 + 4])
+        session.sync()
+        assert (many.value.sqlstate, many.value.message) == \
+            (single.value.sqlstate, single.value.message)
+        errors.append(many.value.sqlstate)
+    assert errors == ["22001", "23505"]
+    assert rows(session, "select count(*) from t") == [(3,)]
