@@ -16,6 +16,11 @@ parameter decoders per format combination, and per result-format combination
 the column encoders and the RowDescription bytes. A prepared `SELECT 1` thus
 costs a few dict lookups besides the session call.
 
+An unnamed Parse of a text the connection parsed before takes that statement again, with
+its caches, while the session says its plan still stands (`_parse_again`): clients that
+send Parse with every execution (libpq's PQexecParams, pgbench -M extended) pay for the
+parse once.
+
 Bind has a fast path (`_bind_fast`): the bytes before its values (portal, statement,
 parameter formats, count) and the bytes after them (result formats) are looked up as
 they are, in caches the full path fills once it has accepted the same bytes; anything
@@ -165,6 +170,7 @@ class ExtendedQuery:
 
     def __init__(self) -> None:
         self._check_prepared: Any = None  # the session's optional Bind-time check
+        self._still_valid: Any = None  # and its optional check for `_parse_again`
         self._can_batch: Any = None  # the session's optional can_batch / execute_many
         self._execute_many: Any = None
         self._held: HeldRun | None = None  # Executes held for one execute_many
@@ -174,6 +180,8 @@ class ExtendedQuery:
         self._in_extended = False
         # Bind's raw bytes before the values -> (portal, statement, decoders), for `_bind_fast`
         self._bind_heads: dict[bytes, tuple[str, Statement, list[WireDecoder]]] = {}
+        # unnamed Parses already accepted, by (text, declared types): see `_parse_again`
+        self._unnamed: dict[tuple[str, tuple[int, ...]], Statement] = {}
 
     # hooks provided by Connection
     def _error(self, exc: BaseException, notify: bool = False) -> None: ...
@@ -196,6 +204,7 @@ class ExtendedQuery:
 
     def _tz_changed(self) -> None:
         self._bind_heads.clear()
+        self._unnamed.clear()
         for stmt in self.statements.values():
             stmt.decoders.clear()
             stmt.shapes.clear()
@@ -210,6 +219,7 @@ class ExtendedQuery:
         if name is None:
             dropped = any(self.statements)
             self.statements = {n: s for n, s in self.statements.items() if not n}
+            self._unnamed.clear()
         else:
             dropped = bool(name) and self.statements.pop(name, None) is not None
         if dropped:
@@ -237,15 +247,37 @@ class ExtendedQuery:
         except SQLError as e:
             self._fail(e, False)
             return
+        if not name and self._parse_again(sql, oids):
+            return
         try:
             prepared = self.session.prepare(sql, oids)
         except Exception as e:
             self._fail(e, True)
             return
-        self.statements[name] = Statement(name, prepared)
-        if self._bind_heads:
-            self._bind_heads.clear()  # NB: they may hold the statement this one replaces
+        stmt = self.statements[name] = Statement(name, prepared)
+        if not name and prepared.handle is not None and self._still_valid is not None:
+            if len(self._unnamed) >= 64:
+                self._unnamed.clear()
+            self._unnamed[(sql, tuple(oids))] = stmt
         self.out += M.PARSE_COMPLETE
+
+    def _parse_again(self, sql: str, oids: list[int]) -> bool:
+        """Takes an unnamed Parse of a text this connection parsed before (libpq's
+        PQexecParams, pgbench -M extended, JDBC before its prepareThreshold: the same few
+        texts again and again) from `_unnamed`, with the codecs and Bind layouts it has
+        cached. Only while the session says its plan stands as a new Parse would make it
+        (`still_valid`: no DDL or search_path change since) and the transaction has not
+        failed; otherwise the full path parses it again and reports what Parse reports."""
+        key = (sql, tuple(oids))
+        stmt = self._unnamed.get(key)
+        if stmt is None:
+            return False
+        if self.session.transaction_status == "E" or not self._still_valid(stmt.prepared):
+            del self._unnamed[key]
+            return False
+        self.statements[""] = stmt
+        self.out += M.PARSE_COMPLETE
+        return True
 
     def _bind_fast(self, payload: bytes) -> bool:
         """Binds from the cached layouts of earlier Binds; False leaves it to `_bind`."""
@@ -258,7 +290,8 @@ class ExtendedQuery:
         if hit is None:
             return False
         portal_name, stmt, decoders = hit
-        if portal_name and portal_name in self.portals:
+        if portal_name and portal_name in self.portals or \
+                self.statements.get(stmt.name) is not stmt:  # NB: replaced since, or closed
             return False
         if self._held is not None and self._held.stmt is not stmt and self._release():
             return True

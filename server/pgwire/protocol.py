@@ -441,6 +441,7 @@ class Connection(ExtendedQuery):
         self.out += msg
         self.session = session
         self._check_prepared = getattr(session, "check_prepared", None)
+        self._still_valid = getattr(session, "still_valid", None)  # optional: _parse_again
         self._can_batch = getattr(session, "can_batch", None)  # optional: held Executes
         self._execute_many = getattr(session, "execute_many", None)
         watch = getattr(session, "watch_statements", None)  # optional, for pg_prepared_statements

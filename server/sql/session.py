@@ -264,6 +264,18 @@ class SQLSession:
             self.on_error(e)
             raise
 
+    def still_valid(self, prepared: Prepared) -> bool:
+        """pgwire's reuse of an unnamed Parse of the same text: True while `prepared`'s plan
+        stands as a new Parse would make it (no DDL or search_path change since). Raises
+        nothing and leaves the transaction alone: on False pgwire parses the text again."""
+        stmt = prepared.handle
+        if stmt is None or stmt.kind not in ("query", "dml"):
+            return False
+        try:
+            return self.revalidate(stmt) is stmt
+        except Exception:
+            return False
+
     def _revalidate_prepared(self, prepared: Prepared) -> Stmt:
         stmt = prepared.handle
         new = self.revalidate(stmt)

@@ -160,3 +160,26 @@ def test_cached_literals_are_not_shared_between_runs(conn):
     assert run(conn, sql)[1] == "D n4xx"
     assert run(conn, W.query("SELECT 'a', 2.5, 3"))[1:2] == ["D a,2.5,3"]
     assert run(conn, W.query("SELECT 'a', 2.5, 3"))[1:2] == ["D a,2.5,3"]
+
+
+def test_an_unnamed_parse_of_a_known_text_follows_ddl_and_failed_blocks(conn):
+    """The same unnamed Parse again (PQexecParams, pgbench -M extended) reuses the first one
+    only while its plan still stands: a new column shows in Describe, a dropped table fails
+    at Parse, and a failed block refuses it, each as a first Parse of the text would."""
+    sql = "SELECT * FROM acc WHERE aid = $1"
+    once = (W.parse(sql), W.bind((b"2",)), W.describe("P"), W.execute(), W.SYNC)
+    seen = set()
+    for _ in range(3):
+        assert run(conn, *once) == ["1", "2", "T aid:23:0,bal:23:0,note:25:0", "D 2,20,n2",
+                                    "C SELECT 1", "Z I"]
+        seen.add(id(conn.statements[""]))
+    assert len(seen) == 1  # parsed once, reused twice
+    run(conn, W.query("ALTER TABLE acc ADD COLUMN extra int"))
+    assert run(conn, *once)[2:4] == ["T aid:23:0,bal:23:0,note:25:0,extra:23:0", "D 2,20,n2,NULL"]
+    run(conn, W.query("BEGIN; SELECT 1/0"))
+    failed = run(conn, *once)
+    assert any(m.startswith("E ERROR 25P02") for m in failed) and failed[-1] == "Z E"
+    run(conn, W.query("ROLLBACK; DROP TABLE acc"))
+    assert run(conn, *once)[0] == 'E ERROR 42P01 relation "acc" does not exist'
+    run(conn, W.query("CREATE TABLE acc (aid int PRIMARY KEY, x text)"))
+    assert run(conn, *once)[:3] == ["1", "2", "T aid:23:0,x:25:0"]
