@@ -428,6 +428,8 @@ def binary_encoder(oid: int) -> Encoder:
     if oid in records.COMPOSITES:
         renc, fields = records.binary_encoder(binary_encoder), records.COMPOSITES[oid]
         return lambda v: renc(records.typed(fields, v))
+    if oid in T.DOMAIN_BASE:  # an element of `d[]`: its base type's output
+        return binary_encoder(T.DOMAIN_BASE[oid])
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_encoder(elem)

@@ -176,6 +176,9 @@ for _name, _oid, _arr, _len, _cat, _sql in _SCALARS:
 
 ARRAY_OF: dict[int, int] = {t.oid: t.array_oid for t in TYPES.values() if t.array_oid}
 ELEMENT_OF: dict[int, int] = {t.oid: t.elem_oid for t in TYPES.values() if t.elem_oid}
+# CREATE DOMAIN type OID -> its base type's: a domain's values print and send as its base
+# type's do (filled by sql.expr.usertypes; seen where a domain is an array's element, `d[]`)
+DOMAIN_BASE: dict[int, int] = {}
 
 
 def type_size(oid: int) -> int:

@@ -390,6 +390,8 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         renc, fields = records.text_encoder(lambda field: text_encoder(field, tz)), \
             records.COMPOSITES[oid]
         return lambda v: renc(records.typed(fields, v))
+    if oid in T.DOMAIN_BASE:  # an element of `d[]`: its base type's output
+        return text_encoder(T.DOMAIN_BASE[oid], tz)
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_of(text_encoder(elem, tz))

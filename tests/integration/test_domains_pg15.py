@@ -100,6 +100,55 @@ def test_domains_match_pg15(binary, pg15, cumulo_server):
                             "drop domain if exists posint, shortstr, pct"])
 
 
+# Arrays of domains: `d[]` stores d's base type, checks each element (23514 / 23502 as for a
+# scalar), and goes out typed d[] (the domain's own array type) where PostgreSQL types it so.
+ARRAY_STATEMENTS = [
+    "create domain apos as int check (value > 0)",
+    "create domain ann as text not null",
+    "select array[1, 2]::apos[], pg_typeof(array[1]::apos[]), '{5,NULL}'::apos[]",
+    "select array[0]::apos[]",
+    "select array[[1, 2], [3, -4]]::apos[]",
+    "select '{1,x}'::apos[]",
+    "select array[null]::ann[]",
+    "select '{a,NULL}'::ann[]",
+    "select array['a', 'b c']::ann[], (array[3]::apos[])[1], array[1]::apos[] || 5",
+    "create table dom_a (a apos[], b ann[], c int)",
+    "insert into dom_a values ('{1,2}', '{x}', 1), (array[3], null, 2)",
+    "insert into dom_a values ('{1,-2}', null, 3)",
+    "insert into dom_a values (null, array['a', null], 4)",
+    "update dom_a set a = a || 0 where c = 1",
+    "update dom_a set a = a || 7 where c = 1",
+    "select a, b, a[1], a[1:2], pg_typeof(a), pg_typeof(a[1]), pg_typeof(a[1:1]) from dom_a order by c",
+    "select attname, atttypid::regtype::text, atttypmod, format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'dom_a'::regclass and attnum > 0 order by attnum",
+    "drop table dom_a",
+    "drop domain apos, ann",
+]
+
+
+def test_domain_arrays_match_pg15(pg15, cumulo_server):
+    """Text results and errors byte for byte; in binary, the array's header names the
+    domain as its element type on both servers (PostgreSQL's array_send)."""
+    drops = ["drop table if exists dom_a", "drop domain if exists apos, ann"]
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), ARRAY_STATEMENTS, False, drops=drops)
+
+    def header(dsn: str) -> tuple[int, int]:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("drop domain if exists apos")
+            c.execute("create domain apos as int check (value > 0)")
+            cur = c.cursor(binary=True)
+            cur.execute("select array[1, 2]::apos[], 'apos'::regtype::oid, '_apos'::regtype::oid")
+            res = cur.pgresult
+            assert res is not None
+            raw, (_, dom, arr) = res.get_value(0, 0), cur.fetchone() or (0, 0, 0)
+            assert raw is not None
+            c.execute("drop domain apos")
+        # array_send: ndims, has-null flag, element OID; the column typed d[]
+        return int.from_bytes(raw[8:12], "big") - dom, res.ftype(0) - arr
+
+    assert header(pg15.dsn()) == (0, 0)
+    assert header(cumulo_server.dsn()) == (0, 0)
+
+
 SETUP = ["drop table if exists dc", "drop domain if exists email",
          "create domain email as text check (value like '%@%')",
          "create table dc (id int, e email)",

@@ -31,7 +31,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Constraint, Index, Sequence, Table
-from ..expr.types import array_ndims, domain_of
+from ..expr.types import array_ndims, declared_domain, domain_of
 from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
@@ -157,7 +157,7 @@ class TableBuilder:
             default = dom.default
         self.columns.append(Column(name, oid, typmod, attnum, not_null, default, identity,
                                    generated=generated, ndims=array_ndims(kind),
-                                   collation=collation, domain=dom.oid if dom else 0,
+                                   collation=collation, domain=declared_domain(kind),
                                    domain_default=inherit))
 
     def _owned_sequence(self, col: str, type_oid: int, attnum: int, identity: str,

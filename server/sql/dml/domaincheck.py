@@ -10,13 +10,15 @@ the column.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CheckViolation, NotNullViolation
+from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
 from ..catalog.model import CatalogSnapshot, Column, Table, UserType
-from ..context import ParamTypes
-from ..expr.domaincheck import checked, flattened, parse_check
+from ..context import ParamTypes, ScopeColumn
+from ..expr.domaincheck import checked, elements_checked, flattened, parse_check
 from ..plan.compiler import COMPILER
 from .values import table_scope
 
@@ -32,15 +34,24 @@ class DomainChecks:
         self._table = table
         self._columns = columns
         self._fns: list[tuple[int, UserType, list[Any]]] | None = None
+        self._arrays = {c.attnum - 1 for c in table.live_columns  # `d[]`: an array type
+                        if c.domain in T.ELEMENT_OF}
 
     def _compile(self) -> list[tuple[int, UserType, list[Any]]]:
         s = self._session
         scope = table_scope(self._table)
         out = []
         for pos, name, dom in self._columns:
-            fns = [COMPILER.compile_scalar(parse_check(text, name), scope, s.catalog(),
-                                           ParamTypes(), s.search_path(), 16).fn
-                   for text in dom.checks]
+            if pos in self._arrays:  # d[]: each element
+                elem = [ScopeColumn(None, ELEMENT, dom.subtype, dom.typmod)]
+                each = [COMPILER.compile_scalar(parse_check(text, ELEMENT), elem, s.catalog(),
+                                                ParamTypes(), s.search_path(), 16).fn
+                        for text in dom.checks]
+                out.append((pos, dom, [partial(_each, each)]))
+                continue
+            fns: list[Any] = [COMPILER.compile_scalar(parse_check(text, name), scope, s.catalog(),
+                                                      ParamTypes(), s.search_path(), 16).fn
+                              for text in dom.checks]
             out.append((pos, dom, fns))
         return out
 
@@ -50,8 +61,20 @@ class DomainChecks:
             self._fns = self._compile()
         ctx = self._session.exec_context([])
         for pos, dom, fns in self._fns:
+            if pos in self._arrays:
+                for r in rows:
+                    fns[0](dom, r[pos], ctx)
+                continue
             for r in rows:
                 checked(dom.name, dom.not_null, dom.check_names, r[pos], *(f(r, ctx) for f in fns))
+
+
+ELEMENT = "_cumulo_domain_element"  # VALUE in a CHECK on each element of a `d[]` column
+
+
+def _each(fns: list[Any], dom: UserType, v: Any, ctx: Any) -> None:
+    """A `d[]` value against `d`, element by element (PostgreSQL's 23502 / 23514)."""
+    elements_checked(dom.name, dom.not_null, dom.check_names, tuple(fns), ctx.functions, v)
 
 
 def for_table(s: SQLSession, cat: CatalogSnapshot, table: Table) -> DomainChecks | None:
@@ -60,6 +83,7 @@ def for_table(s: SQLSession, cat: CatalogSnapshot, table: Table) -> DomainChecks
         return None
     raw = {t.oid: t for t in cat.types if t.kind == "d"}
     doms = {oid: flattened(t, raw.get) for oid, t in raw.items()}
+    doms.update({t.array_oid: doms[t.oid] for t in raw.values() if t.array_oid})  # d[]
     cols = [(c.attnum - 1, c.name, doms[c.domain]) for c in table.live_columns
             if c.domain in doms and (doms[c.domain].not_null or doms[c.domain].checks)]
     return DomainChecks(s, table, cols) if cols else None

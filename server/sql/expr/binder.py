@@ -40,6 +40,7 @@ from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
+from . import codegen as cg
 from . import domaincheck, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
@@ -747,7 +748,12 @@ class Binder(SpecialForms):
         e = self._cast(node)
         dom = ty.domain_of(node.to)
         if dom is None:
-            return e
+            arr = ty.array_domain_of(node.to)
+            if arr is None:
+                return e
+            if e.name == (T.TYPES[arr.subtype].name if arr.subtype in T.TYPES else ""):
+                e.name = arr.name  # `'{1}'::d[]` is named d, as PostgreSQL names it
+            return self.elements_checked(e, arr)
         if e.name in ("?column?", T.TYPES[e.type].name if e.type in T.TYPES else ""):
             e.name = dom.name  # `5::posint` is named posint, as PostgreSQL names it
         return self.domain_checked(e, dom)
@@ -780,6 +786,26 @@ class Binder(SpecialForms):
             self.scope.repl = saved
         impl = partial(domaincheck.checked, dom.name, dom.not_null, dom.check_names)
         return E("pyfunc", ("domain", impl, False), [e, *checks], e.type, e.typmod, e.name)
+
+    def elements_checked(self, e: E, dom: Any) -> E:
+        """`e` (an array of the domain's base type) with each element checked against the
+        domain, typed `d[]` on the wire as PostgreSQL types it (`ARRAY[1]::d[]`)."""
+        flat = domaincheck.flattened(dom, usertypes.by_oid)
+        out = E(e.kind, e.data, e.args, e.type, e.typmod, e.name, e.fields, dom.array_oid)
+        if not flat.not_null and not flat.checks:
+            return out
+        value = exp.column(domaincheck.VALUE)
+        saved = self.scope.repl
+        self.scope.repl = {**(saved or {}), value: E("col", 0, [], dom.subtype, dom.typmod)}
+        try:  # NB: each CHECK over a row of one field, the element
+            fns = tuple(cg.row_function(self.bind(domaincheck.parse_check(text)))
+                        for text in flat.checks)
+        finally:
+            self.scope.repl = saved
+        impl = partial(domaincheck.elements_checked, flat.name, flat.not_null,
+                       flat.check_names, fns)
+        return E("pyfunc", ("domain", impl, False), [E("ctxfn", None, [], T.UNKNOWN), out],
+                 e.type, e.typmod, e.name, None, dom.array_oid)
 
     def _cast(self, node: exp.Cast) -> E:
         target, typmod = ty.datatype_oid(node.to)
@@ -920,7 +946,7 @@ class Binder(SpecialForms):
             bounds = [x if isinstance(x, tuple) else (const(1, T.INT4), x) for x in subs]
             flat = [v for lo_hi in bounds for v in lo_hi]
             return E("pyfunc", ("array_slice", rt.array_slice, False), [arr, *flat], arr.type,
-                     -1, arr.name)
+                     -1, arr.name, None, arr.rowtype)  # NB: a slice of a d[] is a d[]
         return E("subscript", None, [arr, *subs], elem, -1, arr.name)  # type: ignore[list-item]
 
     def _subscript(self, node: exp.Expression | None, offset: int, missing: int | None) -> E:
@@ -997,6 +1023,8 @@ class Binder(SpecialForms):
                 if args[0].rowtype else None  # a table's row type: the table's name
             dom = ty.domain_of(raw[0].to) if isinstance(raw[0], exp.Cast) else \
                 self._column_domain(raw[0]) if args[0].kind == "col" else None
+            if args[0].kind == "subscript" and args[0].args[0].rowtype in T.ELEMENT_OF:
+                dom = usertypes.by_oid(T.ELEMENT_OF[args[0].args[0].rowtype])  # d[]'s element
             if dom is not None:  # `pg_typeof(5::posint)` names the domain
                 oid, shown = dom.oid, dom.name
             return E("const", RegOid(oid, shown or format_type(oid, None) or str(oid)), [],

@@ -55,6 +55,44 @@ def checked(name: str, not_null: bool, check_names: tuple[str, ...], v: Any, *re
     return v
 
 
+def elements_checked(name: str, not_null: bool, check_names: tuple[str, ...],
+                     checks: tuple[Callable[..., Any], ...], functions: Any, v: Any) -> Any:
+    """`v`, an array of a domain's base type (`d[]`), when every element satisfies the
+    domain, as PostgreSQL checks each element of a `d[]`: `checks` are the CHECKs compiled
+    over a one-field row (the element); `functions` the statement's function context.
+
+    >>> elements_checked("posint", False, ("posint_check",), (lambda r, c: r[0] is None or r[0] > 0,),
+    ...                  None, [[1, 2], [3, None]])
+    [[1, 2], [3, None]]
+    >>> try:
+    ...     elements_checked("nn", True, (), (), None, [1, None])
+    ... except NotNullViolation as e:
+    ...     print(e.sqlstate, e)
+    23502 domain nn does not allow null values
+    """
+    if v is None:
+        return v
+    ctx = _ElementContext(functions)
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list | tuple):
+            stack.extend(reversed(x))
+            continue
+        row = (x,)
+        checked(name, not_null, check_names, x, *(f(row, ctx) for f in checks))
+    return v
+
+
+@dataclasses.dataclass
+class _ElementContext:
+    """What a domain CHECK compiled over one element may read at run time: the functions
+    context (`now()`, settings); a CHECK holds no parameters or subqueries."""
+
+    functions: Any
+    params: tuple = ()
+
+
 def flattened(t: UserType, by_oid: Callable[[int], UserType | None]) -> UserType:
     """`t` with the NOT NULL and CHECKs of every domain it is built on (`CREATE DOMAIN d2 AS
     d1`), the base-most domain's CHECKs first, as PostgreSQL checks them; errors still name

@@ -178,6 +178,34 @@ def domain_of(dt: exp.Expression) -> UserType | None:
     return user if user is not None and user.kind == "d" else None
 
 
+def array_domain_of(dt: exp.Expression) -> UserType | None:
+    """The domain `d` of a declared `d[]` (any number of dimensions), else None.
+
+    `datatype_oid` resolves `d[]` to its base type's array, so storage, operators and
+    subscripts work on the base type; casts and columns check each element against `d`
+    and go out typed `d[]` (its own array type, as PostgreSQL sends them).
+    """
+    if not isinstance(dt, exp.DataType) or dt.this != exp.DataType.Type.ARRAY or \
+            not dt.expressions:
+        return None
+    elem = dt.expressions[0]
+    while isinstance(elem, exp.DataType) and elem.this == exp.DataType.Type.ARRAY and \
+            elem.expressions:
+        elem = elem.expressions[0]
+    dom = domain_of(elem)
+    return dom if dom is not None and dom.array_oid else None
+
+
+def declared_domain(dt: exp.Expression) -> int:
+    """pg_attribute.atttypid's domain part for a column declared `dt`: a domain's OID, the
+    array type's of a `d[]`, else 0 (Column.domain; the column stores the base type)."""
+    dom = domain_of(dt)
+    if dom is not None:
+        return dom.oid
+    arr = array_domain_of(dt)
+    return arr.array_oid if arr is not None else 0
+
+
 def array_ndims(dt: exp.Expression) -> int:
     """Returns how many dimensions a declared type has (`int[][]` -> 2), as pg_attribute.attndims.
 

@@ -75,6 +75,8 @@ def use(cat: CatalogSnapshot) -> None:
         for t in cat.types:
             if t.kind == "c":
                 COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
+            elif t.kind == "d":  # NB: an element of `d[]` goes out as its base type
+                T.DOMAIN_BASE[t.oid] = t.subtype
             elif t.kind == "r" and t.oid not in ranges.SUBTYPE:  # CREATE TYPE ... AS RANGE
                 ranges.RANGE_TYPES[t.oid] = (t.subtype, t.name, t.array_oid, t.multi_oid,
                                              t.multi_array_oid)

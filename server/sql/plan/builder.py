@@ -521,7 +521,8 @@ class Planner:
         return N.Project(cols, child=node, exprs=exprs)
 
     def table_scan(self, t: Any, qualifier: str) -> N.Scan:
-        cols = [N.PCol(c.name, c.type_oid, c.typmod, qualifier, t.oid, c.attnum, dropped=c.dropped)
+        cols = [N.PCol(c.name, c.type_oid, c.typmod, qualifier, t.oid, c.attnum, dropped=c.dropped,
+                       rowtype=c.domain if c.domain in T.ELEMENT_OF else 0)  # NB: d[] is d[]
                 for c in sorted(t.columns, key=lambda c: c.attnum)]
         if not self.want_ctid:
             return N.Scan(cols, table=t)
