@@ -54,6 +54,9 @@ QUERIES = [
     "select g, count(*) from colm_t where substring(s, 1, 1) <> 'a' group by g order by g",
     "select substring(s, 1, null::int) k, count(*) from colm_t group by k order by k",
     "select count(*) from colm_t where substring(s, 1, 3) = 'str'",
+    # constant arithmetic (the simple protocol makes it `$1 + $2`): one value per execution
+    "select g, count(*) from colm_t where a between 1 - 50 and 1 + 10 and b >= -(2 * 1) "
+    "group by g order by g",
 ]
 ERRORS = [
     ("select count(*) from colm_z where a % b = 1", "22012"),

@@ -42,6 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...errors import SQLError
 from ...kivi.columnar.aggregate import Unsafe
 from ...kivi.columnar.encode import Column
 from ...pgtypes import oids as T
@@ -105,6 +106,8 @@ _INT_LIMIT = {T.INT2: 2**15, T.INT4: 2**31, T.INT8: 2**63}
 
 def compile_vector(e: E) -> VFn:
     """Compiles a bound expression into a function of (pack columns, ctx) -> V | S."""
+    if e.kind not in ("const", "param") and is_fixed(e):
+        return _v_fixed(e)
     fn = globals().get("_v_" + e.kind)
     if fn is None:
         raise NotVectorizable(e.kind)
@@ -135,6 +138,41 @@ def vectorizable(e: E) -> bool:
     except NotVectorizable:
         return False
     return True
+
+
+# --- values fixed for one execution -------------------------------------------------------
+
+_PER_ROW = frozenset(("col", "outer", "subquery", "exists", "in_sub"))
+
+
+def is_fixed(e: E) -> bool:
+    """Tells whether e reads no column and calls nothing volatile: one value per execution
+    (`$1 + 10`, `date '1995-01-01' + interval '1' year`, `upper($2)`).
+
+    >>> from cumulo.server.sql.expr.bound import col, const
+    >>> two = E("op", "+", [const(1, T.INT4), const(1, T.INT4)], T.INT4)
+    >>> is_fixed(two), is_fixed(E("op", "+", [col(0, T.INT4), two], T.INT4))
+    (True, False)
+    """
+    for x in e.walk():
+        if x.kind in _PER_ROW or (x.kind == "call" and x.data.volatile):
+            return False
+    return True
+
+
+def _v_fixed(e: E) -> VFn:
+    """A subtree of constants and parameters is one scalar, computed by the row code (so its
+    semantics, errors included, are the row path's): the vector kernels then see a constant.
+    An error hands the statement to the row plan, which raises it where PostgreSQL would."""
+    fn = cg.row_function(e)
+
+    def run(src: Source, ctx: Any) -> S:
+        try:
+            return S(fn((), ctx))
+        except SQLError as ex:
+            raise Fallback(f"the row code raised {ex}") from ex
+
+    return run
 
 
 # --- leaves ---------------------------------------------------------------------------------

@@ -102,3 +102,26 @@ def test_parameters_bind_at_each_execution() -> None:
     c = encode([1, 2, 3, None])
     assert f(lambda j: c, SimpleNamespace(params=[3])).tolist() == [True, True, False, False]
     assert f(lambda j: c, SimpleNamespace(params=[2])).tolist() == [True, False, False, False]
+
+
+def test_subtrees_of_parameters_and_constants_are_one_value_per_execution() -> None:
+    """The simple protocol makes `l_quantity <= 1 + 10` into `l_quantity <= $1 + $2` (TPC-H
+    Q19): such a column-free subtree is computed once by the row code, as a constant,
+    instead of sending the whole statement to the row path; its error (a division by zero)
+    hands the statement to the row plan, which raises it."""
+    p1, p2 = E("param", 1, [], T.INT4), E("param", 2, [], T.INT4)
+    bound = E("op", "+", [p1, p2], T.INT4)
+    f = filter_mask(E("op", "<=", [col(0, T.INT4), bound], T.BOOL))
+    c = encode([1, 5, 11, 12, None])
+    assert f(lambda j: c, SimpleNamespace(params=[1, 10])).tolist() == \
+        [True, True, True, False, False]
+    assert f(lambda j: c, SimpleNamespace(params=[1, 3])).tolist() == \
+        [True, False, False, False, False]
+    null = filter_mask(E("op", "<=", [col(0, T.INT4), E("op", "+", [p1, const(None, T.INT4)],
+                                                          T.INT4)], T.BOOL))
+    assert not null(lambda j: c, SimpleNamespace(params=[1])).any()
+    div = filter_mask(E("op", "<=", [col(0, T.INT4), E("op", "/", [p1, p2], T.INT4)], T.BOOL))
+    assert div(lambda j: c, SimpleNamespace(params=[20, 2])).tolist() == \
+        [True, True, False, False, False]
+    with pytest.raises(Fallback):
+        div(lambda j: c, SimpleNamespace(params=[1, 0]))
