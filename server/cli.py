@@ -368,7 +368,9 @@ async def _serve(args: argparse.Namespace) -> int:
         # collection walks them all and inserts slow down as the data grows.
         gc.collect()
         gc.freeze()
-        gc.set_threshold(50_000, 20, 100)
+        # NB: 10,000, not more: a young collection holds the GIL for about 1 us per object
+        # (50,000 stalled every session 60-100 ms under TPC-B, `python -m bench htap`).
+        gc.set_threshold(10_000, 20, 100)
         # NB: like pg_hba's md5 method: a SCRAM verifier gets SCRAM, an md5 verifier md5
         auth = "md5" if args.require_password and args.auth == "trust" else args.auth
         stop = asyncio.Event()

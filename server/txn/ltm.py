@@ -377,7 +377,10 @@ class LocalTxnManager(SerializableMixin):
                         err = SerializationFailure(_LOST_UPDATE)
                     err.space, err.key = out.key  # type: ignore[attr-defined]
                     err.commit_ts = out.commit_ts  # type: ignore[attr-defined]
-                    raise err
+                    try:
+                        raise err
+                    finally:  # NB: else this frame and err's traceback form a cycle per conflict,
+                        del err  # left to the cyclic GC, whose passes then stall every session
                 assert type(out) is Wait
                 if wait != WAIT:
                     cm.waiters.get(out.holder, set()).discard(tid)

@@ -94,12 +94,16 @@ class Pack:
                  "max_begin", "min_end")
 
     def __init__(self, pid: int, keys: list[bytes], rows: list[Row], begin: np.ndarray | None,
-                 end: np.ndarray | None, low_water: int = 0) -> None:
+                 end: np.ndarray | None, low_water: int = 0,
+                 bounds: tuple[int, int] | None = None) -> None:
         self.pid = pid
         self.n = len(keys)
         self.keys = keys
-        self.max_begin = int(begin.max()) if self.n and begin is not None else 0
-        self.min_end = int(end.min()) if self.n and end is not None else INF
+        if bounds is not None:  # (max begin, min end), known to the caller
+            self.max_begin, self.min_end = bounds
+        else:
+            self.max_begin = int(begin.max()) if self.n and begin is not None else 0
+            self.min_end = int(end.min()) if self.n and end is not None else INF
         # None: every row began at or below low_water / no row was ended (see module doc)
         self.begin = begin if self.max_begin > low_water else None
         self.end = end if self.min_end < INF else None
@@ -193,12 +197,43 @@ class PackView:
 
 
 class Snapshot:
-    """The packs of a region as one snapshot sees them."""
+    """The packs of a region as one snapshot sees them.
 
-    __slots__ = ("views",)
+    Taken under the node lock, it only copies the list of packs (and the tail's
+    visible rows); the visibility masks are computed on the first read of `views`,
+    by the reader, outside the lock. That is safe because a pack's stamps that
+    land later are for commits after ts, which `visible(ts)` reads the same
+    either way (see the module doc). Why: numpy releases the GIL in every
+    comparison over a pack, and a thread that gives the GIL away while holding
+    the node lock waits to get it back (a switch interval, and more when the
+    machine is loaded) while every OLTP session waits for the lock: measured
+    under `bench htap`, 1-4 ms of CPU took 15-120 ms under the lock.
+    """
 
-    def __init__(self, views: list[PackView]) -> None:
-        self.views = views
+    __slots__ = ("_views", "_packs", "_ts", "_tail")
+
+    def __init__(self, packs: list[Pack], ts: int, tail: Pack | None = None) -> None:
+        self._packs = packs
+        self._ts = ts
+        self._tail = tail
+        self._views: list[PackView] | None = None
+
+    @property
+    def views(self) -> list[PackView]:
+        """The packs with a visible row, each with its mask (None: every row visible)."""
+        views = self._views
+        if views is None:
+            ts = self._ts
+            views = []
+            for p in self._packs:
+                m = p.visible(ts)
+                if m is None or m.any():
+                    views.append(PackView(p, m))
+            if self._tail is not None:
+                views.append(PackView(self._tail, None))
+            self._views = views
+            self._packs = []
+        return views
 
     def rows(self) -> list[Row]:
         """The visible rows as tuples (for tests and fallbacks; analytic paths read columns)."""
@@ -261,19 +296,24 @@ class ColumnarCopy:
         return c
 
     def _add_pack(self, keys: list[bytes], rows: list[Row], begin: np.ndarray,
-                  end: np.ndarray | None, track: bool = True) -> Pack:
-        """Adds a pack; `track`: its newest versions get `latest` entries (not sorted packs)."""
+                  end: np.ndarray | None, track: bool = True,
+                  bounds: tuple[int, int] | None = None, live: list[int] | None = None) -> Pack:
+        """Adds a pack; `track`: its newest versions get `latest` entries (not sorted packs).
+
+        `bounds` (max begin, min end) and `live` (the offsets of the newest versions), when
+        the caller has them, spare numpy passes (see `freeze`)."""
         pid = next(self._ids)
-        p = self.packs[pid] = Pack(pid, keys, rows, begin, end, self.low_water)
+        p = self.packs[pid] = Pack(pid, keys, rows, begin, end, self.low_water, bounds)
         if not track:
             return p
-        live = np.flatnonzero(p.ends() == INF)
+        if live is None:
+            live = np.flatnonzero(p.ends() == INF).tolist()
         base = pid << _SHIFT
         if len(live) == len(keys):
             self.latest.update(zip(keys, range(base, base + len(keys)), strict=True))
-        elif len(live):
-            self.latest.update(zip(itemgetter(*live.tolist())(keys) if len(live) > 1
-                                   else [keys[int(live[0])]], (base + live).tolist(), strict=True))
+        elif live:
+            self.latest.update(zip(itemgetter(*live)(keys) if len(live) > 1 else [keys[live[0]]],
+                                   [base + i for i in live], strict=True))
         return p
 
     def apply(self, ts: int, keys: Sequence[bytes], rows: Sequence[Row | None]) -> None:
@@ -354,14 +394,18 @@ class ColumnarCopy:
             self.freeze()
 
     def freeze(self) -> None:
-        """Turns the tail into a pack."""
+        """Turns the tail into a pack.
+
+        It runs under the node lock (from a commit or a scan), so its passes are
+        C-level list passes: numpy would release the GIL in every reduction and
+        compare, and the lock holder would then wait to get it back (`Snapshot`)."""
         if not self.t_keys:
             return
-        keys, rows = self.t_keys, self.t_rows
-        begin = np.array(self.t_begin, np.int64)
-        end = np.array(self.t_end, np.int64)
+        keys, rows, b, e = self.t_keys, self.t_rows, self.t_begin, self.t_end
         self.t_keys, self.t_rows, self.t_begin, self.t_end = [], [], [], []
-        self._add_pack(keys, rows, begin, end)
+        live = list(compress(range(len(e)), map(INF.__eq__, e)))
+        self._add_pack(keys, rows, np.array(b, np.int64), np.array(e, np.int64),
+                       bounds=(max(b), min(e)), live=live)
 
     def collect(self, low_water: int) -> int:
         """Drops rows no snapshot >= low_water sees from mostly dead packs; returns how many."""
@@ -429,16 +473,9 @@ class ColumnarCopy:
         """The rows visible at ts: frozen packs and a pack of the tail's visible rows."""
         if len(self.t_keys) >= SCAN_FREEZE:
             self.freeze()
-        views = []
-        for p in self.packs.values():
-            m = p.visible(ts)
-            if m is None or m.any():
-                views.append(PackView(p, m))
-        if self.t_keys:
-            tail = self._tail_pack(ts)
-            if tail is not None:
-                views.append(PackView(tail, None))
-        return Snapshot(views)
+        # NB: no numpy here (it would release the GIL under the node lock): `Snapshot` doc
+        return Snapshot(list(self.packs.values()), ts,
+                        self._tail_pack(ts) if self.t_keys else None)
 
     def _tail_pack(self, ts: int) -> Pack | None:
         b, e = self.t_begin, self.t_end
