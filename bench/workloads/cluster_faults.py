@@ -13,14 +13,30 @@ pgbench_accounts table counted per 100 ms, and disturb the cluster in the middle
   another owner (ZooKeeper session expiry plus the MasterMind's reassignment), the time
   until reads run at half their earlier rate again, and the reads that failed (a
   statement may fail with a retryable error during recovery, never with a wrong answer).
+
+And the recovery time of every role (`role_recovery`, also run alone:
+`python -m bench.workloads.cluster_faults [--session-timeout 2]`, which starts its own
+`cumulo cluster up --nodes 2 --engines 2 --masterminds 2 --supervise`): `Commits`
+clients increment a counter through the engines (libpq multi-host, so a client whose
+engine dies reconnects to the other); each role in turn — the KiVi node holding the
+counter, the logger, the conflict manager, the MasterMind leader, the engine the
+clients use — is killed with SIGKILL, and the time from the kill to the first commit
+*begun after it* being acknowledged is printed, with the longest stall of commits
+after the kill. Before the next kill the supervisor has restarted the victim and
+commits flow again.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
+import shutil
 import signal
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 
@@ -150,3 +166,174 @@ def kill_recovery(system: System, cluster_dir: str, accounts: int, seconds: floa
             "reassigned s": reassigned if reassigned is not None else float("nan"),
             "reads back s": (back / 10 - killed) if back is not None else float("nan"),
             "errors": float(sum(reads.errors))}
+
+
+class Commits:
+    """`clients` threads incrementing `counter` through `dsn` (autocommit), reconnecting
+    after an error; each acknowledged commit is kept as (began, acknowledged)."""
+
+    def __init__(self, dsn: str, clients: int = 3) -> None:
+        self.dsn = dsn
+        self.done: list[list[tuple[float, float]]] = [[] for _ in range(clients)]
+        self.errors: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(i,), daemon=True)
+                         for i in range(clients)]
+        for t in self._threads:
+            t.start()
+
+    def _run(self, i: int) -> None:
+        import psycopg
+
+        conn = None
+        while not self._stop.is_set():
+            try:
+                if conn is None:
+                    conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=5)
+                began = time.monotonic()
+                conn.execute("UPDATE counter SET n = n + 1 WHERE id = 1")
+                self.done[i].append((began, time.monotonic()))
+            except psycopg.Error as e:  # counted by SQLSTATE; a lost connection is redone
+                key = e.sqlstate or type(e).__name__
+                self.errors[key] = self.errors.get(key, 0) + 1
+                if conn is not None and conn.closed:
+                    conn = None
+                time.sleep(0.05)
+        if conn is not None:
+            conn.close()
+
+    def first_after(self, t: float) -> float | None:
+        """Seconds from t to the acknowledgement of the first commit begun after t."""
+        acks = [end for d in self.done for began, end in d[-20000:] if began > t]
+        return min(acks) - t if acks else None
+
+    def longest_stall(self, t: float) -> float:
+        """The longest time without any acknowledgement, from t to now."""
+        acks = sorted([t] + [end for d in self.done for _b, end in d[-20000:] if end > t]
+                      + [time.monotonic()])
+        return max(b - a for a, b in zip(acks, acks[1:], strict=False))
+
+    def acked(self) -> int:
+        return sum(len(d) for d in self.done)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(40)
+
+
+def _procs(cluster_dir: str) -> dict[str, dict]:
+    with open(os.path.join(cluster_dir, "cluster.json")) as f:
+        return {p["name"]: p for p in json.load(f)["procs"]}
+
+
+def _victim(kind: str, cluster_dir: str, dsn: str) -> str:
+    """The process of that role whose death matters to the counter's commits."""
+    import psycopg
+
+    procs = _procs(cluster_dir)
+    if kind == "kivi":
+        with psycopg.connect(dsn, autocommit=True) as c:
+            (node,) = c.execute("SELECT node FROM cumulo_regions WHERE table_name = 'counter' "
+                                "LIMIT 1").fetchone()
+        return str(node)
+    if kind == "mastermind":
+        from kazoo.client import KazooClient
+
+        from cumulo.server.cluster.leaderclient import LEADER
+
+        with open(os.path.join(cluster_dir, "cluster.json")) as f:
+            zk = KazooClient(hosts=json.load(f)["zk"])
+        zk.start(timeout=10)
+        try:
+            port = json.loads(zk.get(LEADER)[0])["port"]
+        finally:
+            zk.stop()
+        return next(n for n, p in procs.items() if p["kind"] == "mastermind" and p["port"] == port)
+    if kind == "engine":
+        with psycopg.connect(dsn, autocommit=True) as c:  # NB: the engine a new client gets
+            port = c.info.port
+        return next(n for n, p in procs.items() if p["kind"] == "engine" and p["port"] == port)
+    return f"{kind}-0"
+
+
+def role_recovery(cluster_dir: str, dsn: str, kinds: tuple[str, ...], limit: float = 60.0
+                  ) -> dict[str, dict[str, float]]:
+    """Kills each role kind in turn under `Commits` (module doc); per kind, the seconds
+    to the first commit begun after the kill and the longest stall."""
+    commits = Commits(dsn)
+    out: dict[str, dict[str, float]] = {}
+    try:
+        deadline = time.monotonic() + limit
+        while commits.acked() < 20 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for kind in kinds:
+            name = _victim(kind, cluster_dir, dsn)
+            pid = _procs(cluster_dir)[name]["pid"]
+            killed = time.monotonic()
+            os.kill(pid, signal.SIGKILL)
+            first = None
+            while first is None and time.monotonic() - killed < limit:
+                time.sleep(0.1)
+                first = commits.first_after(killed)
+            # NB: whole again before the next kill: the victim restarted, commits flowing
+            while time.monotonic() - killed < limit and _procs(cluster_dir)[name]["pid"] == pid:
+                time.sleep(0.2)
+            time.sleep(2.0)
+            out[kind] = {"first commit s": first if first is not None else float("nan"),
+                         "longest stall s": commits.longest_stall(killed)}
+    finally:
+        commits.stop()
+    out["all"] = {"commits": float(commits.acked()),
+                  **{f"errors {k}": float(v) for k, v in sorted(commits.errors.items())}}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Starts a supervised cluster, kills each role kind once, prints the recovery times."""
+    p = argparse.ArgumentParser(prog="python -m bench.workloads.cluster_faults",
+                                description="time from SIGKILL of each role to a commit")
+    p.add_argument("--session-timeout", type=float, default=2.0)
+    p.add_argument("--roles", default="kivi,logger,conflicts,mastermind,engine")
+    p.add_argument("--port", type=int, default=0, help="first engine's port (default: free)")
+    args = p.parse_args(argv)
+    from cumulo.server.cluster.ports import port_run
+
+    port = args.port or port_run(2)
+    d = tempfile.mkdtemp(prefix="cumulo-faults-")
+    cli = [sys.executable, "-m", "cumulo.server.cli"]
+    try:
+        r = subprocess.run([*cli, "cluster", "up", "--nodes", "2", "--engines", "2",
+                            "--masterminds", "2", "--supervise", "--data-dir", d, "--port",
+                            str(port), "--zk-session-timeout", str(args.session_timeout),
+                            "--placement-interval", "0.5"], capture_output=True, text=True,
+                           timeout=300)
+        if r.returncode:
+            print(r.stdout, r.stderr, file=sys.stderr)
+            return 1
+        dsn = (f"host=127.0.0.1,127.0.0.1 port={port},{port + 1} user=cumulo dbname=cumulo")
+        import psycopg
+
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)")
+            c.execute("INSERT INTO counter VALUES (1, 0)")
+        got = role_recovery(d, dsn, tuple(args.roles.split(",")))
+        with psycopg.connect(dsn, autocommit=True) as c:
+            (n,) = c.execute("SELECT n FROM counter WHERE id = 1").fetchone()
+        print(f"ZooKeeper session timeout {args.session_timeout} s; load "
+              f"{os.getloadavg()[0]:.1f}")
+        print(f"{'SIGKILL of':<12}{'first commit after (s)':>24}{'longest stall (s)':>20}")
+        for kind, v in got.items():
+            if kind != "all":
+                print(f"{kind:<12}{v['first commit s']:>24.2f}{v['longest stall s']:>20.2f}")
+        print(f"commits acknowledged {got['all']['commits']:.0f}, counter {n}; errors: "
+              + ", ".join(f"{k[7:]}={v:.0f}" for k, v in got["all"].items() if k != "commits"))
+        return 0
+    finally:
+        subprocess.run([*cli, "cluster", "down", "--data-dir", d, "--timeout", "10"],
+                       capture_output=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -165,7 +165,8 @@ def replay_own(zk: Any, node: Any, name: str, wait: float = 30.0) -> int:
 
 
 def recover_dead(zk: Any, connect: Any, live: list[str],
-                 dead: Callable[[str], bool] = lambda _n: True) -> int:
+                 dead: Callable[[str], bool] = lambda _n: True,
+                 fence: tuple[str, int] | None = None) -> int:
     """Reopens every region whose owner is not live and is `dead` (see the module
     docstring); returns how many. Called by the MasterMind's placement loop, one change
     at a time."""
@@ -174,12 +175,14 @@ def recover_dead(zk: Any, connect: Any, live: list[str],
     done = 0
     for space, regions in rs.read_all(zk).items():
         for r in regions:
-            if r.owner not in live and dead(r.owner) and _recover(zk, connect, live, space, r):
+            if r.owner not in live and dead(r.owner) and _recover(zk, connect, live, space, r,
+                                                                  fence):
                 done += 1
     return done
 
 
-def _recover(zk: Any, connect: Any, live: list[str], space: int, r: rs.Region) -> bool:
+def _recover(zk: Any, connect: Any, live: list[str], space: int, r: rs.Region,
+             fence: tuple[str, int] | None = None) -> bool:
     data = checkpoint_of(zk, r.owner, space, r.lo, r.hi)
     to = rs.least_loaded(zk, live)
     node = connect(to)
@@ -190,7 +193,8 @@ def _recover(zk: Any, connect: Any, live: list[str], space: int, r: rs.Region) -
         return False
     regions, version = got
     moved = replace(r, owner=to, epoch=r.epoch + 1)
-    if rs.commit(zk, {space: (version, [moved if x == r else x for x in regions])}) is None:
+    if rs.commit(zk, {space: (version, [moved if x == r else x for x in regions])},
+                 fence) is None:
         node.handle(DropRegion(space, r.lo))
         return False
     loggers = RemoteLogGroup([a for _n, a in zk_mod.discover(zk).addresses("logger")])

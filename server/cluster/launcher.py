@@ -40,6 +40,7 @@ from ..kivi.remote import RemoteNode
 from . import role as role_mod
 from . import supervisor
 from . import zk as zk_mod
+from .leaderclient import KNOWN_LTMS, LEADER, LOCK
 
 ZK_CLASSPATH = "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar"
 STATE = "cluster.json"
@@ -221,7 +222,7 @@ def start_zookeeper(launch: Launcher, port: int) -> str:
     cfg = os.path.join(d, "zoo.cfg")
     with open(cfg, "w") as f:
         f.write(f"tickTime=500\ndataDir={d}/data\nclientPort={port}\nclientPortAddress=127.0.0.1\n"
-                "admin.enableServer=false\n4lw.commands.whitelist=ruok,srvr,stat\n"
+                "admin.enableServer=false\n4lw.commands.whitelist=ruok,srvr,stat,cons\n"
                 "maxSessionTimeout=20000\n")
     proc = launch.spawn("zookeeper", "zookeeper", [
         java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", ZK_CLASSPATH,
@@ -243,7 +244,10 @@ def forget_members(hosts: str) -> None:
     """
     client = zk_mod.connect(hosts, timeout=30.0)
     try:
-        for path in (zk_mod.ROOT, zk_mod.LTMS):
+        # NB: not the epoch nor the state: timestamps go on above the old bound. The engines
+        # known to the last leader go: their ids are handed out again from 0, and they
+        # left nothing a reaper must clear (the new engines recover from the loggers)
+        for path in (zk_mod.ROOT, zk_mod.LTMS, LOCK, LEADER, KNOWN_LTMS):
             if client.exists(path):
                 client.delete(path, recursive=True)
     finally:
@@ -268,11 +272,14 @@ def up(args: argparse.Namespace) -> int:
         common = ["--zk", zk, "--zk-session-timeout", str(args.zk_session_timeout)]
         # NB: the MasterMind and the conflict managers keep no files today; their --data-dir
         # is where they will, and it makes every process of this cluster findable by D in ps.
-        dd = os.path.join(d, "mastermind")
-        roles = [launch.spawn("mastermind", "mastermind", [
-            *cumulo, "mastermind", *common, "--data-dir", dd, "--name", "mastermind",
-            "--region-split-bytes", str(args.region_split_bytes),
-            "--placement-interval", str(args.placement_interval)], dd)]
+        roles = []
+        for i in range(max(1, args.masterminds)):  # NB: one leads, the others stand by
+            name = "mastermind" if i == 0 else f"mastermind-{i}"
+            dd = os.path.join(d, name)
+            roles.append(launch.spawn(name, "mastermind", [
+                *cumulo, "mastermind", *common, "--data-dir", dd, "--name", name,
+                "--region-split-bytes", str(args.region_split_bytes),
+                "--placement-interval", str(args.placement_interval)], dd))
         for i in range(args.nodes):
             dd = os.path.join(d, f"kivi-{i}")
             roles.append(launch.spawn(f"kivi-{i}", "kivi", [
@@ -338,10 +345,13 @@ def health_of(state: State) -> dict[str, tuple[str, str]]:
     registered in ZooKeeper; a KiVi node also says how many regions it holds."""
     registered: dict[str, set[str]] = {}
     zk_error = ""
+    leader_port = 0
     try:
         client = zk_mod.connect(state.zk, timeout=5.0)
         try:
             registered = {r: set(m) for r, m in zk_mod.discover(client).roles.items()}
+            if client.exists(LEADER):
+                leader_port = int(json.loads(client.get(LEADER)[0])["port"])
         finally:
             client.stop()
     except Exception as e:  # noqa: BLE001 - ZooKeeper down: say so per role
@@ -378,6 +388,9 @@ def health_of(state: State) -> dict[str, tuple[str, str]]:
                 continue
             finally:
                 node.close()
+        if p.kind == "mastermind":
+            out[p.name] = ("ok (leader)" if p.port == leader_port else "ok (standby)", regions)
+            continue
         out[p.name] = ("ok", regions)
     return out
 
@@ -458,14 +471,16 @@ def cluster_parser(prog: str = "cumulo cluster") -> argparse.ArgumentParser:
                    "(0: only splits and moves asked for with cumulo_split/cumulo_move)")
     u.add_argument("--zk", help="use this ZooKeeper (HOST:PORT[,...]) instead of starting one")
     u.add_argument("--zk-port", type=int, help="client port of the ZooKeeper started (default: free)")
+    u.add_argument("--masterminds", type=int, default=1,
+                   help="MasterMind processes: one leads, the others take over if it dies "
+                   "(default 1)")
     u.add_argument("--conflict-managers", type=int, default=1, help="(default 1)")
     u.add_argument("--loggers", type=int, default=1, help="(default 1)")
     u.add_argument("--zk-session-timeout", type=float, default=6.0,
                    help="seconds after which a crashed role leaves ZooKeeper (default 6)")
     u.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each role")
     u.add_argument("--supervise", action="store_true",
-                   help="also start a supervisor that starts again any KiVi node, conflict "
-                   "manager, logger or query engine that dies (not the MasterMind)")
+                   help="also start a supervisor that starts again any role that dies")
     s = sub.add_parser("status", help="list each role with its pid, health and region count")
     s.add_argument("--data-dir", required=True)
     sv = sub.add_parser("supervise", help="(started by up --supervise) restart the roles that die")

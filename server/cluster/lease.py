@@ -81,6 +81,12 @@ class LeaseGate:
         if self._thread is not None:
             self._thread.join(5)
 
+    def disarm(self) -> None:
+        """Closes the gate for good and ends the pings (callable from `rejoin`, in the
+        pinging thread: a deposed MasterMind, `cluster.leader`)."""
+        self.t_ok = float("-inf")
+        self._stop.set()
+
     def _run(self, zk: Any, path: str, rejoin: Callable[[], None]) -> None:
         while not self._stop.wait(self.timeout / 6):
             sent = time.monotonic()

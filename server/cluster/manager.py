@@ -10,7 +10,10 @@ embedded mode, unless `mastermind=(host, port)` names a MasterMind role
 snapshots moved by other LTMs (-> `LocalTxnManager.snapshot_advanced`) and gives back
 the rest of a batch that sat unused for `stale_after` seconds
 (-> `LocalTxnManager.give_back_stale`), so that an idle LTM does not hold every
-snapshot back.
+snapshot back. With ZooKeeper, `mastermind` is a `leaderclient.LeaderClient` that
+follows the elected leader through a failover (`cluster.leader`); when a new leader
+takes over, the rest of the batch (timestamps of the old term, which the loggers now
+refuse) is given back at once.
 
 Garbage collection (`collect`, and a thread every `gc_interval` seconds) removes old
 versions on the KiVi nodes and old records on the conflict managers. Every LTM shares
@@ -51,6 +54,7 @@ from ..txn.ltm import LocalTxnManager
 from ..txn.recovery import durable_checkpoint, replay_records
 from ..txn.sequencer import CommitSequencer
 from ..txn.snapshot import SnapshotServer
+from .leaderclient import LeaderClient
 from .mastermind import RemoteSequencer, RemoteSnapshots, RemoteWaitForGraph
 from .proxies import RemoteConflictManager, RemoteLogGroup
 
@@ -74,7 +78,7 @@ class ClusterTxnManager(LtmFront):
         ltm_id: int = 0,
         reset_conflicts: bool = False,
         poll_interval: float = 0.2,
-        mastermind: tuple[str, int] | None = None,
+        mastermind: tuple[str, int] | LeaderClient | None = None,
         stale_after: float = 0.05,
         gc_interval: float | None = 30.0,
         report_interval: float = 1.0,
@@ -98,8 +102,15 @@ class ClusterTxnManager(LtmFront):
                 cm.reset(top)
         self.mastermind: RemoteSnapshots | None = None
         graph = None
+        # NB: set when a new MasterMind leader took over: this LTM's batch of the old
+        # term's timestamps is useless (the loggers refuse them) and is dropped
+        self._new_leader = threading.Event()
         if mastermind is not None:
-            client = RemoteNode(*mastermind)
+            client: Any = mastermind
+            if isinstance(mastermind, tuple):
+                client = RemoteNode(*mastermind)
+            else:
+                mastermind.on_new_leader = self._new_leader.set
             self.mastermind = RemoteSnapshots(client)
             self.mastermind.start(top)
             sequencer: Any = RemoteSequencer(client)
@@ -151,6 +162,9 @@ class ClusterTxnManager(LtmFront):
                 if now - reported >= report_interval:
                     mm.report_low_water(self.ltm_id, self.ltm.low_water())
                     reported = now
+                if self._new_leader.is_set():
+                    self._new_leader.clear()
+                    self.ltm.give_back_stale(0.0)
                 self.ltm.give_back_stale(stale_after)
                 if mm.poll(min(interval, stale_after)):
                     self.ltm.snapshot_advanced()

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,6 +127,12 @@ class MasterMindService:
         self.placer: Placer | None = None  # placement changes, with ZooKeeper (see above)
         self.batches = LtmBatches()  # who was handed which timestamps (a dead LTM's gaps)
         self.fenced: set[int] = set()  # LTMs declared dead: refused from then on
+        # NB: with a leader elected in ZooKeeper (`cluster.leader`): called with the largest
+        # ts a batch may hand out, before it is taken; it persists a higher bound first
+        # (save before use), so that a new leader starts above anything handed out
+        self.reserve: Callable[[int], None] | None = None
+        # NB: a new leader has no low water reports yet: it gives no GC mark until then
+        self.gc_hold_until = 0.0
 
     @staticmethod
     def offload(msg: Any) -> bool:
@@ -154,7 +161,9 @@ class MasterMindService:
         if self.fenced:
             self._refuse_fenced(msg)
         if type(msg) is LowWater:
-            return GlobalLowWater(self.global_low_water(msg.ltm_id, msg.lw, time.monotonic()))
+            now = time.monotonic()
+            lw = self.global_low_water(msg.ltm_id, msg.lw, now)
+            return GlobalLowWater(0 if now < self.gc_hold_until else lw)
         if type(msg) is Start:
             self.sequencer.handle(Recovered(msg.ts))
             with self._cond:
@@ -164,6 +173,8 @@ class MasterMindService:
             return Ack()
         if type(msg) is seq_mod.RequestBatch:
             with self._cond:
+                if self.reserve is not None:
+                    self.reserve(self.sequencer.next_ts + msg.size)
                 out = self.sequencer.handle(msg)
                 self.batches.forget_below(self.snapshots.snapshot)
                 self.batches.handed(out[0])

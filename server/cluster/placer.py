@@ -11,21 +11,31 @@ memory (`SplitRegion`; a scan running over R notices and resumes), then one
 ZooKeeper multi replaces R by its halves, with new ids and epoch + 1. Both halves
 stay on A, so a query engine that still routes by R reaches the right node.
 
-**Move** R from A to B:
-1. `FreezeRegion` on A: A answers `RegionMoving` for R from now on (clients wait and
-   retry). It replies once no apply to R runs (applies hold A's lock), so R's
-   versions are final on A.
-2. `ExportRegion` on A, `ImportRegion` on B (B writes R's file at once).
-3. The point of no return: one multi sets R's owner to B, epoch + 1.
-4. `DropRegion` on A: A now answers `WrongRegion` for R, and clients re-read the map
+**Move** R from A to B (run by the MasterMind, which knows the snapshot; CLUSTER.md
+§2.2, Bigtable's two compactions with log replay in place of the second):
+1. Note S1, the snapshot: every commit at or below it is applied. `ExportRegion` on
+   A while A keeps serving R; `RecoverRegion` on B (B writes R's file at once, takes
+   applies, but answers reads with `RegionMoving`).
+2. Note S2; apply to B the loggers' records of R above S1 (what A applied meanwhile).
+3. `FreezeRegion` on A: A answers `RegionMoving` for R from now on (clients wait and
+   retry). It replies once no apply to R runs (applies hold A's lock). Apply to B
+   the records of R above S2: the tail. A commit logged later, whose apply A
+   refuses, is applied by its engine to B after the switch.
+4. The point of no return: one multi sets R's owner to B, epoch + 1;
+   `UnfreezeRegion` on B.
+5. `DropRegion` on A: A now answers `WrongRegion` for R, and clients re-read the map
    and go to B.
 
-R is unavailable between 1 and 4 only. No committed row is lost (nothing is applied
-to R between 1 and 4, and a rejected apply is sent again to B), none is doubled
-(applies are keyed by `(key, ts)`), and a snapshot is never torn: a read at snapshot
-s needs versions <= s, all applied before s was handed out, so they are on A before
-the freeze and in B's copy after it. If anything fails before step 3, A is unfrozen
-and B drops its copy.
+R is unavailable between 3 and 5 only: one read of the log's tail, not the copy.
+Without a snapshot to start from (a query engine's own placer, no MasterMind) A is
+frozen from the start, and B gets a plain `ImportRegion`.
+
+No committed row is lost: a commit at or below S1 is in the copy; one above it was
+logged before it was applied, so it is in a catch-up if A applied it before the
+freeze, and its engine applies it to B otherwise. None is doubled (applies are keyed
+by `(key, ts)`). A snapshot is never torn: B answers reads only after the tail, when
+it holds every version A had. If anything fails before the point of no return, A is
+unfrozen and B drops its copy.
 
 **The loop** (`Placer.run`, every `interval` seconds): the regions of a node that died
 are reopened on live ones (`cluster.failover`); a region whose estimated size passes
@@ -47,11 +57,20 @@ from typing import Any
 from ..errors import InvalidParameterValue, ObjectNotInPrerequisiteState, SQLError
 from ..kivi.api import DropRegion, ExportRegion, ImportRegion, SplitRegion
 from ..kivi.remote import RemoteNode
-from ..kivi.routing import FreezeRegion, MiddleKey, OpenRegion, RegionSizes, UnfreezeRegion
+from ..kivi.routing import (
+    FreezeRegion,
+    MiddleKey,
+    OpenRegion,
+    RecoverRegion,
+    RegionSizes,
+    UnfreezeRegion,
+)
 from ..kivi.wire import register_messages
 from . import regionstore as rs
 from . import zk as zk_mod
-from .failover import recover_dead
+from .failover import recover_dead, region_applies
+from .proxies import RemoteLogGroup
+from .services import LogStatus
 
 log = logging.getLogger("cumulo.placer")
 STARTUP_GRACE = 30.0  # seconds a node never seen live has to register before it is dead
@@ -129,6 +148,13 @@ class Placer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._seen: set[str] = set()  # nodes seen live: one gone from it died
+        # NB: a MasterMind leader's term (`cluster.leader`): every map write checks its
+        # epoch, and the loop acts only while `may_act()` (its lease holds)
+        self.fence: tuple[str, int] | None = None
+        self.may_act: Callable[[], bool] = lambda: True
+        # NB: the MasterMind's snapshot: with it, a move copies while the region serves and
+        # freezes it only to catch up the tail (module docstring)
+        self.snapshot: Callable[[], int] | None = None
         self._started = time.monotonic()
         rs.bootstrap(zk)
 
@@ -165,7 +191,7 @@ class Placer:
                 lower = replace(r, id=0, hi=key, epoch=r.epoch + 1)
                 upper = replace(r, id=0, lo=key, epoch=r.epoch + 1)
                 made = rs.commit(self.zk, {space: (version, [x for x in regions if x != r]
-                                                   + [lower, upper])})
+                                                   + [lower, upper])}, self.fence)
                 if made is not None:
                     ids = {x.lo: x.id for x in made[space]}
                     log.info("split region %d of space %d at %s", r.id, space, key.hex())
@@ -204,16 +230,28 @@ class Placer:
             regions, version = got
             src, dst = self.connect(r.owner), self.connect(to)
             src.handle(OpenRegion(space, r.lo, r.hi))  # a region never written to yet
-            src.handle(FreezeRegion(space, r.lo, r.hi))
+            live_copy = self.snapshot is not None
+            if not live_copy:
+                src.handle(FreezeRegion(space, r.lo, r.hi))
             try:
+                s1 = self.snapshot() if self.snapshot is not None else 0
                 data = src.handle(ExportRegion(space, r.lo))
                 if data.hi != r.hi:
                     raise ObjectNotInPrerequisiteState(
                         f"node {r.owner} holds region {region_id} cut otherwise than the map")
-                dst.handle(ImportRegion(data))
+                if live_copy:
+                    # NB: B takes applies but answers no read until it has caught up
+                    dst.handle(RecoverRegion(data))
+                    s2 = self.snapshot() if self.snapshot is not None else 0
+                    caught = self._catch_up(dst, space, r, s1)  # A's applies during the copy
+                    frozen = time.monotonic()
+                    src.handle(FreezeRegion(space, r.lo, r.hi))
+                    tail = self._catch_up(dst, space, r, s2)  # the tail: frozen only for this
+                else:
+                    dst.handle(ImportRegion(data))
                 moved = replace(r, owner=to, epoch=r.epoch + 1)
                 made = rs.commit(self.zk, {space: (version, [moved if x == r else x
-                                                             for x in regions])})
+                                                             for x in regions])}, self.fence)
                 if made is None:
                     raise ObjectNotInPrerequisiteState("the region map changed during the move")
             except BaseException:
@@ -223,9 +261,35 @@ class Placer:
                 except (SQLError, KeyError):
                     pass  # it never got there
                 raise
+            if live_copy:
+                dst.handle(UnfreezeRegion(space, r.lo))
+                log.info("region %d copied while serving, %d + %d records caught up, frozen "
+                         "for %.1f ms", region_id, caught, tail, 1000 * (time.monotonic() - frozen))
             src.handle(DropRegion(space, r.lo))
             log.info("moved region %d of space %d from %s to %s", region_id, space, r.owner, to)
             return moved.epoch
+
+    def _catch_up(self, dst: Any, space: int, r: rs.Region, after: int) -> int:
+        """Applies to `dst` the loggers' records of region r above `after` (idempotent);
+        returns how many."""
+        addresses = [a for _n, a in zk_mod.discover(self.zk).addresses("logger")]
+        loggers = RemoteLogGroup(addresses)
+        try:
+            applies = region_applies(loggers.read(after), space, r.lo, r.hi, after)
+        finally:
+            loggers.close()
+        for host, port in addresses:  # NB: a checkpoint meanwhile may have trimmed the log
+            lg = RemoteNode(host, port, timeout=30.0)
+            try:
+                if lg.handle(LogStatus()).trimmed > after:
+                    raise ObjectNotInPrerequisiteState(
+                        f"the log was trimmed above {after} during the move of a region of "
+                        f"space {space}: try again")
+            finally:
+                lg.close()
+        for a in applies:
+            dst.handle(a)
+        return len(applies)
 
     # --- the loop -----------------------------------------------------------------------------
 
@@ -241,6 +305,8 @@ class Placer:
 
     def run(self) -> None:
         while not self._stop.wait(self.interval):
+            if not self.may_act():
+                continue
             try:
                 self.step()
             except Exception:  # noqa: BLE001 - a node or ZooKeeper hiccup: try next time
@@ -256,7 +322,7 @@ class Placer:
         young = time.monotonic() - self._started < STARTUP_GRACE
         with self._lock:
             recover_dead(self.zk, self.connect, live,
-                         (lambda n: n in self._seen) if young else (lambda n: True))
+                         (lambda n: n in self._seen) if young else (lambda n: True), self.fence)
         for name in live:
             for space, lo, _hi, _keys, size in self.connect(name).handle(RegionSizes()):
                 if size > self.split_bytes:

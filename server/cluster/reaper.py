@@ -143,9 +143,12 @@ def reap(mm: Any, ltm: int, loggers: list[Any], cms: list[Any], kivi: Any) -> Re
 class Reaper:
     """Watches the engines' znodes and reaps each one that goes (one thread, in order)."""
 
-    def __init__(self, zk: Any, mm: Any, retry: float = 1.0) -> None:
+    def __init__(self, zk: Any, mm: Any, retry: float = 1.0,
+                 seen: set[str] | None = None) -> None:
         self.zk, self.mm, self.retry = zk, mm, retry
-        self.seen: set[str] = set()
+        # NB: a new MasterMind leader passes the engines its predecessor knew
+        # (`cluster.leader`): one that died while no leader watched is reaped too
+        self.seen: set[str] = set(seen or ())
         self.done: list[Reaped] = []  # for the log and for tests
         self._queue: queue.Queue[int | None] = queue.Queue()
         self._kivi: KiviClient | None = None

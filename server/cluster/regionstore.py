@@ -108,12 +108,14 @@ def least_loaded(zk: Any, nodes: list[str], extra: Counter[str] | None = None) -
     return min(sorted(nodes), key=lambda n: counts[n])
 
 
-def commit(zk: Any, changes: dict[int, tuple[int | None, list[Region] | None]]
-           ) -> dict[int, list[Region]] | None:
+def commit(zk: Any, changes: dict[int, tuple[int | None, list[Region] | None]],
+           fence: tuple[str, int] | None = None) -> dict[int, list[Region]] | None:
     """Writes new region lists for spaces, atomically; None if someone changed one first.
 
     `changes[space] = (version read, regions)`: version None creates the znode, regions
-    None deletes it. Regions with id 0 get fresh ids.
+    None deletes it. Regions with id 0 get fresh ids. `fence = (path, version)` makes the
+    write fail unless that znode is still at that version (a MasterMind's epoch,
+    `cluster.leader`: a deposed leader changes nothing).
     """
     try:
         raw, stat = zk.get(REGIONMAP)
@@ -124,6 +126,8 @@ def commit(zk: Any, changes: dict[int, tuple[int | None, list[Region] | None]]
     next_id = int(meta["next_id"])
     out: dict[int, list[Region]] = {}
     tx = zk.transaction()
+    if fence is not None:
+        tx.check(*fence)
     for space, (version, regions) in sorted(changes.items()):
         if regions is None:
             tx.delete(space_path(space), version=-1 if version is None else version)

@@ -32,6 +32,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..kivi.api import DropRegion
@@ -41,6 +42,8 @@ from . import regionstore
 from . import zk as zk_mod
 from .cmfailover import CmRestarts
 from .failover import record_node, replay_own
+from .leader import MasterMindRole, Term
+from .leaderclient import FENCE
 from .lease import Gated, LeaseGate
 from .manager import bucket_shares
 from .mastermind import MasterMindService
@@ -57,6 +60,10 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.role == "cm":
         owned = bucket_shares(args.managers, args.buckets)[args.index]
         return ConflictService(owned, needs_reset=True), ConflictService.offload
+    if args.role == "mastermind" and args.zk:  # NB: led by whoever wins the election
+        role = MasterMindRole(None, args.host, 0, args.zk_session_timeout,
+                              lambda mm, term: lead(args, role, mm, term))
+        return role, role.offload
     if args.role == "mastermind":
         mm = MasterMindService()
         return mm, mm.offload
@@ -66,6 +73,37 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
         svc = LoggerService(args.data_dir, args.name or "L0", sync_commit=not args.no_sync_commit)
         return svc, svc.offload
     raise SystemExit(f"unknown role {args.role!r}")
+
+
+def lead(args: argparse.Namespace, role: MasterMindRole, mm: MasterMindService,
+         term: Term) -> Callable[[], None]:
+    """Starts what only the MasterMind leader runs, fenced by its term; returns its stop."""
+    zk = role.zk
+    placer = mm.placer = Placer.for_cluster(zk, split_bytes=args.region_split_bytes,
+                                            interval=args.placement_interval)
+    placer.fence, placer.may_act = term.fence, role.may_act
+    placer.snapshot = lambda: mm.snapshots.snapshot  # NB: a move copies, then catches up
+    if args.placement_interval > 0:
+        placer.start()
+    reaper = Reaper(zk, mm, seen=term.known_ltms).start()  # a dead engine's leftovers (§3.2)
+    restarts = CmRestarts(zk, mm).start()  # a restarted conflict manager (§3.4)
+
+    def stop() -> None:
+        placer.stop()
+        reaper.stop()
+        restarts.stop()
+
+    return stop
+
+
+def follow_fence(zk: Any, logger: LoggerService) -> None:
+    """A logger refuses the records of a MasterMind term that ended (`cluster.leader`),
+    also when it (re)starts after the new leader fenced the others."""
+    def on_fence(data: bytes | None, _stat: Any) -> None:
+        if data:
+            logger.fence_below(int(data))
+
+    zk.DataWatch(FENCE, on_fence)
 
 
 def drop_given_away(zk: Any, node: KiviNode, name: str) -> None:
@@ -94,10 +132,18 @@ async def serve(args: argparse.Namespace) -> None:
     server = await serve_node(obj if gate is None else Gated(obj, gate), args.host, args.port,
                               offload=offload)
     host, port = server.sockets[0].getsockname()[:2]
-    zk = reaper = restarts = None
+    zk = None
     if args.zk:
         name = args.name or (f"cm{args.index}" if args.role == "cm" else f"{args.role}-{port}")
         zk = zk_mod.connect(args.zk, session_timeout=args.zk_session_timeout)
+        # NB: the leases last what the server granted, which may be less than asked for
+        granted = zk_mod.session_timeout(zk, args.zk_session_timeout)
+        if gate is not None:
+            gate.timeout = granted
+        if isinstance(obj, MasterMindRole):
+            obj.session_timeout = granted
+        if isinstance(obj, LoggerService):
+            follow_fence(zk, obj)
         if isinstance(obj, KiviNode):
             record_node(zk, name, args.data_dir)
             drop_given_away(zk, obj, name)
@@ -113,13 +159,14 @@ async def serve(args: argparse.Namespace) -> None:
                 zk_mod.register(zk, "kivi", name, about)
 
             gate.arm(zk, member, rejoin)
-        if isinstance(obj, MasterMindService):
-            obj.placer = Placer.for_cluster(zk, split_bytes=args.region_split_bytes,
-                                            interval=args.placement_interval)
-            if args.placement_interval > 0:
-                obj.placer.start()
-            reaper = Reaper(zk, obj).start()  # a dead query engine's leftovers (§3.2)
-            restarts = CmRestarts(zk, obj).start()  # a restarted conflict manager (§3.4)
+        if isinstance(obj, MasterMindRole):
+            obj.zk, obj.host, obj.port = zk, host, port
+            def register_again(zk: Any = zk, name: str = name,
+                               about: dict[str, Any] = facts(args, host, port)) -> None:
+                zk_mod.register(zk, "mastermind", name, about)
+
+            obj.rejoin = register_again
+            obj.campaign()
     print(f"LISTENING {host} {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -137,12 +184,8 @@ async def serve(args: argparse.Namespace) -> None:
     server.close()
     if gate is not None:
         gate.stop()
-    if isinstance(obj, MasterMindService) and obj.placer is not None:
-        obj.placer.stop()
-    if reaper is not None:
-        reaper.stop()
-    if restarts is not None:
-        restarts.stop()
+    if isinstance(obj, MasterMindRole):
+        obj.stop()
     if zk is not None:
         zk.stop()
     close = getattr(obj, "close", None)

@@ -114,6 +114,16 @@ class FenceLtm:
 
 
 @dataclass(frozen=True)
+class FenceTs:
+    """A new MasterMind leader took over (`cluster.leader`): refuse every record with a
+    commit ts at or below `upto` (the old leader handed out no more), and reply once
+    those accepted before are durable, so that a `LogRead` after the reply sees every
+    commit of the old term that will ever be logged."""
+
+    upto: int
+
+
+@dataclass(frozen=True)
 class ReleaseLtm:
     """LTM `ltm` was declared dead: drop its transactions' holds, recording them as
     committed at `commit_ts` (every timestamp it was ever handed is at or below it, so a
@@ -150,6 +160,7 @@ class LogStatus:
 class LogStatusReply:
     fsyncs: int
     records: int
+    trimmed: int = 0  # the highest `LogTrim` bound: records at or below it may be gone
 
 
 def _message_classes(module: Any) -> list[type]:
@@ -167,7 +178,7 @@ for _name in ("conflicts", "validate"):
     except ImportError:  # pragma: no cover - a tree without the SERIALIZABLE half
         pass
 register_messages(Forget, Reset, From, PollWoken, WokenFor, LogRecord, LogTrim, LogRead,
-                  LogRecords, LogStatus, LogStatusReply, FenceLtm, ReleaseLtm, CmStatus)
+                  LogRecords, LogStatus, LogStatusReply, FenceLtm, ReleaseLtm, CmStatus, FenceTs)
 
 LTM_SHIFT = 48  # a transaction id is `ltm_id << 48 | n` (txn.ltm)
 
@@ -303,13 +314,16 @@ class LoggerService:
         self.log = RedoLog(log_dir, name, sync_commit=sync_commit)
         self.records = 0
         self.fenced: set[int] = set()  # LTMs declared dead (`FenceLtm`)
+        self.ts_fence = 0  # records at or below it are refused (`FenceTs`)
+        self.trimmed = 0  # see `LogStatusReply`
         self._writing: dict[int, int] = {}  # LTM -> its records being made durable now
+        self._writing_ts: dict[int, int] = {}  # commit ts -> its copies being made durable
         self._fence_cond = threading.Condition()
 
     @staticmethod
     def offload(msg: Any) -> bool:
         """Requests that block (waiting for an fsync) run off the event loop."""
-        return type(msg) in (LogRecord, FenceLtm)
+        return type(msg) in (LogRecord, FenceLtm, FenceTs)
 
     def handle(self, msg: Any) -> Any:
         """Runs one request."""
@@ -321,12 +335,21 @@ class LoggerService:
                             "terminating connection: this query engine was declared dead",
                             sqlstate="57P01",
                             hint="Its transactions were aborted; reconnect to another one.")
+                    if ts <= self.ts_fence:
+                        raise SQLError(
+                            f"commit timestamp {ts} was handed out by a MasterMind that is no "
+                            "longer the leader", sqlstate="40001",
+                            hint="The transaction did not commit; run it again.")
                     self._writing[ltm] = self._writing.get(ltm, 0) + 1
+                    self._writing_ts[ts] = self._writing_ts.get(ts, 0) + 1
                 try:
                     self.log.log(ts, payload)
                 finally:
                     with self._fence_cond:
                         self._writing[ltm] -= 1
+                        left = self._writing_ts.pop(ts) - 1
+                        if left:
+                            self._writing_ts[ts] = left
                         self._fence_cond.notify_all()
                 self.records += 1
                 return Ack()
@@ -336,13 +359,25 @@ class LoggerService:
                     while self._writing.get(ltm):
                         self._fence_cond.wait()
                 return Ack()
+            case FenceTs(upto):
+                self.fence_below(upto)
+                return Ack()
             case LogRead(after_ts):
                 return LogRecords([p for p in read_log(self.dir) if _record_ts(p) > after_ts])
             case LogTrim(upto_ts):
+                self.trimmed = max(self.trimmed, upto_ts)
                 return Ack(self.log.trim(upto_ts))
             case LogStatus():
-                return LogStatusReply(self.log.fsyncs, self.records)
+                return LogStatusReply(self.log.fsyncs, self.records, self.trimmed)
         raise TypeError(f"logger: unexpected message {msg!r}")
+
+    def fence_below(self, upto: int) -> None:
+        """Refuses records at or below `upto` from now on; returns once those being
+        written are durable (see `FenceTs`)."""
+        with self._fence_cond:
+            self.ts_fence = max(self.ts_fence, upto)
+            while any(t <= upto for t in self._writing_ts):
+                self._fence_cond.wait()
 
     def close(self) -> None:
         """Makes everything durable and closes the log."""

@@ -14,8 +14,8 @@ log), then records the new pid (and, once it listens, its new address). A restar
 role registers under its old name once its previous incarnation's ZooKeeper session
 has expired (`zk.register`), so a paused, not dead, process is never doubled.
 
-It does not restart the MasterMind: its sequencer and snapshot live in its memory
-(CLUSTER.md §3.5 is not built), so the query engines would have to start again too.
+A MasterMind started again stands by, and leads once the leader it lost to dies
+(`cluster.leader`); the first one restarted after the only one died takes over at once.
 `cluster down` stops the supervisor first; once `cluster.json` is gone it exits.
 """
 
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("cumulo.supervisor")
-RESTARTED = ("kivi", "conflicts", "logger", "engine")
+RESTARTED = ("mastermind", "kivi", "conflicts", "logger", "engine")
 
 
 def restart(proc: Any) -> subprocess.Popen[bytes]:

@@ -21,6 +21,8 @@ imported lazily: embedded mode never needs it.
 from __future__ import annotations
 
 import json
+import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +49,32 @@ def connect(hosts: str, session_timeout: float = 10.0, timeout: float = 10.0) ->
     zk = KazooClient(hosts=hosts, timeout=session_timeout)
     zk.start(timeout=timeout)
     return zk
+
+
+def session_timeout(zk: Any, requested: float) -> float:
+    """The session timeout the server granted this client, in seconds.
+
+    Why: ZooKeeper clamps the timeout a client asks for into [minSessionTimeout,
+    maxSessionTimeout] (by default 2 and 20 ticks), and a lease computed from the
+    requested value would outlive a shorter session (`cluster.lease`). kazoo 2.11 reads
+    the negotiated value at connect but keeps it to itself (python-zk/kazoo#769), so the
+    server is asked: its `cons` command lists each connection's session id and `to=`
+    timeout. A server that does not allow `cons` (4lw.commands.whitelist) gives no
+    answer; then the requested value is used, with a warning.
+    """
+    sid = zk.client_id[0] if zk.client_id else None
+    try:
+        out = zk.command(b"cons")
+    except Exception:  # noqa: BLE001 - not allowed, or the connection moved: say so below
+        out = ""
+    for line in out.splitlines():
+        m = re.search(r"sid=0x([0-9a-f]+).*?\bto=(\d+)", line)
+        if m and int(m.group(1), 16) == sid:
+            return int(m.group(2)) / 1000.0
+    logging.getLogger("cumulo.zk").warning(
+        "ZooKeeper does not tell this session's timeout (allow `cons` in "
+        "4lw.commands.whitelist): assuming the requested %.1f s", requested)
+    return requested
 
 
 def register(zk: Any, role: str, name: str, facts: dict[str, Any], wait: float = 0.0) -> str:
@@ -98,6 +126,7 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
     from ..kivi.client import KiviClient
     from ..kivi.remote import RemoteNode
     from .cmfailover import EngineCmWatch
+    from .leaderclient import LeaderClient
     from .manager import ClusterTxnManager
     from .proxies import RemoteConflictManager, RemoteLogGroup
     from .zkmap import ZkRegionMap
@@ -130,7 +159,7 @@ def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
     region_map.on_leave = kivi.node_left  # NB: a paused node must not hold requests 60 s
     tm = ClusterTxnManager(kivi, cms, log, buckets=buckets,
                            recover=recover, reset_conflicts=reset_conflicts and first,
-                           ltm_id=ltm_id, mastermind=masterminds[0][1] if masterminds else None,
+                           ltm_id=ltm_id, mastermind=LeaderClient(zk) if masterminds else None,
                            gc_interval=gc_interval)
     region_map.adopt = False
     if ltm_path:  # NB: follows restarted conflict managers (the MasterMind resets them)

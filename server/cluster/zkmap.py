@@ -37,6 +37,7 @@ from ..kivi.remote import RemoteNode
 from ..kivi.routing import RegionMoving
 from . import regionstore as rs
 from . import zk as zk_mod
+from .leaderclient import LeaderClient
 from .placer import MoveRegion, Placer, SplitAt
 
 KIVI_MEMBERS = f"{zk_mod.ROOT}/kivi"
@@ -126,8 +127,8 @@ class ZkRegionMap(RegionMap):
     def _placer(self) -> Any:
         if self._placement is None:
             masterminds = zk_mod.discover(self.zk).addresses("mastermind")
-            if masterminds:
-                self._placement = RemoteNode(*masterminds[0][1])
+            if masterminds:  # NB: whichever leads (`cluster.leader`), now and after a failover
+                self._placement = LeaderClient(self.zk)
             else:
                 self._placement = Placer(self.zk, self.connect, lambda: sorted(self.live))
         return self._placement

@@ -246,6 +246,9 @@ def test_bank_workload_through_splits_and_moves(cluster_dir):  # noqa: F811 (the
             assert now[3] == target or now[4] > epoch, (now, target, epoch)
             with pytest.raises(psycopg.errors.InvalidParameterValue):
                 c.execute("SELECT cumulo_move(%s, 'no-such-node')", (upper_id,))
+            # It was copied while it served, frozen only to catch up the log's tail.
+            with open(os.path.join(d, "logs", "mastermind.log")) as f:
+                assert "copied while serving" in f.read()
             seen = len(bank.acked)
             wait_for(lambda: len(bank.acked) >= seen + 20, "transfers after the move")
 

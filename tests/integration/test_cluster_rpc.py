@@ -241,7 +241,8 @@ def zookeeper():
     port = free_port()
     with open(os.path.join(d, "zoo.cfg"), "w") as f:
         f.write(f"tickTime=250\ndataDir={d}/data\nclientPort={port}\n"
-                "admin.enableServer=false\nmaxSessionTimeout=20000\n")
+                "admin.enableServer=false\nmaxSessionTimeout=20000\n"
+                "4lw.commands.whitelist=ruok,cons\n")
     proc = subprocess.Popen(
         [java, "-Xmx128m", "-cp", ZK_CLASSPATH, f"-Dzookeeper.log.dir={d}",
          "org.apache.zookeeper.server.ZooKeeperServerMain", os.path.join(d, "zoo.cfg")],
@@ -264,6 +265,20 @@ def _wait_for(cond, what: str, seconds: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def test_leases_use_the_session_timeout_the_server_granted(zookeeper):
+    """ZooKeeper clamps a requested session timeout into [2, 20] ticks (here 0.5-20 s, set
+    by maxSessionTimeout); a lease must last what was granted (`zk.session_timeout`)."""
+    from cumulo.server.cluster import zk as zk_mod
+
+    hosts, _client = zookeeper
+    for asked, granted in ((60.0, 20.0), (0.1, 0.5), (3.0, 3.0)):
+        c = zk_mod.connect(hosts, session_timeout=asked, timeout=30)
+        try:
+            assert zk_mod.session_timeout(c, asked) == granted
+        finally:
+            c.stop()
 
 
 def test_zookeeper_membership_and_discovery(zookeeper, monkeypatch):
