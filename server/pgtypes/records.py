@@ -153,6 +153,10 @@ COMPOSITES: dict[int, tuple[int, ...]] = {}
 # table's columns may change; the OID stays a row type), filled by sql.expr.binder
 ROW_TYPES: set[int] = set()
 
+# a table's row type -> its array type (pg_type.typarray): `ARRAY[t]` and `array_agg(t)` go
+# out as that array, whose elements encode as ROW_TYPES' do (filled by sql.expr.binder)
+ROW_ARRAYS: dict[int, int] = {}
+
 
 def typed(oids: tuple[int, ...], v: tuple) -> Record:
     """A tuple as a record of the given field types."""

@@ -93,9 +93,25 @@ def test_clients_read_null_extended_rows(pg15, cumulo_server):
         assert [tuple(r) for r in cur.fetchall()] == want
 
 
+ARRAYS_OF_ROWS = """
+create table oat (a int, b text)
+insert into oat values (1, 'x'), (2, null)
+select array_agg(t order by a), pg_typeof(array_agg(t)) from oat t
+select array[t], (array[t])[1], pg_typeof((array[t])[1]) from oat t order by a
+select (array_agg(t order by a))[2], t2 from oat t, (select t as t2 from oat t) s group by t2 order by 2
+select t, count(*) from oat t group by t order by 1
+drop table oat
+""".strip().splitlines()
+
+
 def test_nested_rows_carry_their_row_type(pg15, cumulo_server):
     """record_send names a whole row nested in a record by its table's or view's row type
-    (pg_class.reltype), as PostgreSQL does, not `record` (2249)."""
+    (pg_class.reltype), as PostgreSQL does, not `record` (2249); an array of whole rows
+    (`ARRAY[t]`, `array_agg(t)`) is typed with the table's array type, in its RowDescription
+    and as the element type array_send writes."""
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), ARRAYS_OF_ROWS, False,
+                        drops=["drop table if exists oat"])
+
     def oids(dsn: str) -> list[int]:
         with psycopg.connect(dsn, autocommit=True) as c:
             c.execute("drop view if exists onv")
@@ -104,17 +120,20 @@ def test_nested_rows_carry_their_row_type(pg15, cumulo_server):
             c.execute("insert into ont values (1, 'x')")
             c.execute("create view onv as select a from ont")
             cur = c.cursor(binary=True)
-            cur.execute("select row(1, t), row(v), 'ont'::regtype::oid, 'onv'::regtype::oid "
-                        "from ont t, onv v")
-            (_, _, ont, onv), = cur.fetchall()
+            cur.execute("select row(1, t), row(v), 'ont'::regtype::oid, 'onv'::regtype::oid, "
+                        "array_agg(t), (select typarray from pg_type where oid = 'ont'::regtype) "
+                        "from ont t, onv v group by v, t")
+            (_, _, ont, onv, _, arr), = cur.fetchall()
             res = cur.pgresult
             assert res is not None
-            r1, r2 = res.get_value(0, 0), res.get_value(0, 1)  # NB: the bytes as sent
-            assert r1 is not None and r2 is not None
+            r1, r2, a = (res.get_value(0, i) for i in (0, 1, 4))  # NB: the bytes as sent
+            assert r1 is not None and r2 is not None and a is not None
+            array_types = [res.ftype(4) - arr, struct.unpack_from("!I", a, 8)[0] - ont]
             c.execute("drop view onv")
             c.execute("drop table ont")
         # record_send: field count, then per field its type OID, length and bytes
-        return [struct.unpack_from("!I", r1, 16)[0] - ont, struct.unpack_from("!I", r2, 4)[0] - onv]
+        return [struct.unpack_from("!I", r1, 16)[0] - ont, struct.unpack_from("!I", r2, 4)[0] - onv,
+                *array_types]
 
-    assert oids(pg15.dsn()) == [0, 0]
-    assert oids(cumulo_server.dsn()) == [0, 0]
+    assert oids(pg15.dsn()) == [0, 0, 0, 0]
+    assert oids(cumulo_server.dsn()) == [0, 0, 0, 0]

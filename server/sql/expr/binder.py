@@ -418,6 +418,7 @@ class Binder(SpecialForms):
                 [c.name for c in table.live_columns] != [c.name for c in cols]:
             return 0
         records.ROW_TYPES.add(table.reltype)  # NB: encoded as `record` (pgtypes.records)
+        wholerow.register_row_array(table.reltype, table.array_type)
         return table.reltype
 
     def _chain(self) -> Iterator[Scope]:
@@ -907,7 +908,8 @@ class Binder(SpecialForms):
         args = [coerce(a, elem, params=self.params) for a in args]
         if args and ty.is_array(elem):
             return E("pyfunc", ("array", rt.nest_arrays, False), args, elem, -1, "array")
-        return E("array", None, args, T.ARRAY_OF.get(elem, T.ANYARRAY), -1, "array")
+        return E("array", None, args, T.ARRAY_OF.get(elem, T.ANYARRAY), -1, "array", None,
+                 wholerow.array_rowtype(args) if elem == T.RECORD else 0)  # ARRAY[t]: t[]
 
     def b_Tuple(self, node: exp.Tuple) -> E:
         args = [self.bind(x) for x in node.expressions]
@@ -947,7 +949,8 @@ class Binder(SpecialForms):
             flat = [v for lo_hi in bounds for v in lo_hi]
             return E("pyfunc", ("array_slice", rt.array_slice, False), [arr, *flat], arr.type,
                      -1, arr.name, None, arr.rowtype)  # NB: a slice of a d[] is a d[]
-        return E("subscript", None, [arr, *subs], elem, -1, arr.name)  # type: ignore[list-item]
+        return E("subscript", None, [arr, *subs], elem, -1, arr.name, None,  # type: ignore[list-item]
+                 wholerow.element_rowtype(arr.rowtype))
 
     def _subscript(self, node: exp.Expression | None, offset: int, missing: int | None) -> E:
         """Binds one array subscript (1-based); `missing` stands in for an omitted slice bound."""
@@ -1019,8 +1022,9 @@ class Binder(SpecialForms):
             from .regcast import RegOid
 
             oid = args[0].rowtype or args[0].type
-            shown = next((t.name for t in self.planner.catalog.tables if t.reltype == oid), None) \
-                if args[0].rowtype else None  # a table's row type: the table's name
+            shown = next((t.name if t.reltype == oid else t.name + "[]"
+                          for t in self.planner.catalog.tables if oid in (t.reltype, t.array_type)),
+                         None) if args[0].rowtype else None  # a table's row type: its name
             dom = ty.domain_of(raw[0].to) if isinstance(raw[0], exp.Cast) else \
                 self._column_domain(raw[0]) if args[0].kind == "col" else None
             if args[0].kind == "subscript" and args[0].args[0].rowtype in T.ELEMENT_OF:

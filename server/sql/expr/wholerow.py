@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from ...pgtypes import oids as T
+from ...pgtypes import records
 from ...pgtypes.records import MARKED, OuterRowTypes
 from ..functions.jsonfns import jsonb_text, parse, quote, row_json_object, value_json
 from .bound import E, const
@@ -143,6 +144,29 @@ def row_of(args: list[E]) -> E:
     """`ROW(a, b)`: a record that knows its fields' types; a whole row in it is typed with
     its table's row type, which record_send names as PostgreSQL does (not `record`)."""
     return E("row", tuple(a.rowtype or a.type for a in args), args, T.RECORD, -1, "row")
+
+
+def register_row_array(rowtype: int, array_type: int) -> None:
+    """Makes `array_type` (a table's pg_type.typarray) the wire type of arrays of its rows,
+    its elements encoding as the row type's (`records.ROW_ARRAYS`)."""
+    if rowtype and array_type:
+        records.ROW_ARRAYS[rowtype] = array_type
+        T.ELEMENT_OF.setdefault(array_type, rowtype)  # NB: OIDs are never reused in a store
+
+
+def array_rowtype(elements: list[E]) -> int:
+    """The wire type of an array of `elements` when they are whole rows of one table
+    (`ARRAY[t]`, `array_agg(t)`): the table's array type, as PostgreSQL types it; else 0."""
+    types = {e.rowtype for e in elements}
+    if len(types) != 1:
+        return 0
+    return records.ROW_ARRAYS.get(types.pop(), 0)
+
+
+def element_rowtype(array_rowtype: int) -> int:
+    """The row type of an element of an array of whole rows (`(array_agg(t))[1]`), else 0."""
+    elem = T.ELEMENT_OF.get(array_rowtype, 0)
+    return elem if elem in records.ROW_TYPES else 0
 
 
 def row_constructor(e: E) -> bool:

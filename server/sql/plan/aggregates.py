@@ -163,7 +163,10 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         if g.kind == "col":
             src = scope.cols[g.data]
             c.qualifier, c.table_oid, c.attnum = src.qualifier, src.table_oid, src.attnum
-    cols += [N.PCol(a.func if a.func != "count_star" else "count", a.type) for a in aggs]
+    cols += [N.PCol(a.func if a.func != "count_star" else "count", a.type,
+                    rowtype=wholerow.array_rowtype(a.args) if a.func == "array_agg" and a.args
+                    and a.type == T.ARRAY_OF.get(T.RECORD) else 0)
+             for a in aggs]  # NB: array_agg(t) goes out as t[], as PostgreSQL types it
     agg = N.Aggregate(cols, child=node, groups=groups, aggs=[_enum_extreme(a) for a in aggs])
     top: N.Node = agg
     if sets is not None or grp_asts:
@@ -173,11 +176,13 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     group_map: dict[int, int] = {}
     for i, (ast, g) in enumerate(zip(group_asts, groups, strict=True)):
         repl[ast] = col(i, g.type, g.name, g.typmod)
+        repl[ast].rowtype = g.rowtype  # NB: GROUP BY t keeps t's row type
         if g.kind == "col":
             group_map.setdefault(g.data, i)
     for j, (ast, a) in enumerate(zip(agg_asts, aggs, strict=True)):
         name = _agg_label(ast, a)
         repl[ast] = col(len(groups) + j, a.type, name)
+        repl[ast].rowtype = cols[len(groups) + j].rowtype  # NB: array_agg(t) is t[]
     for k, ast in enumerate(grp_asts):
         repl[ast] = col(len(groups) + len(aggs) + k, T.INT4, "grouping")
     out = Scope(top.cols, parent=scope.parent, repl=repl, group_from=scope, group_map=group_map)
