@@ -14,6 +14,7 @@ from types import ModuleType
 
 WORKLOADS = {
     "pgbench": "bench.workloads.pgbench",
+    "selectonly": "bench.workloads.selectonly",
     "ingest": "bench.workloads.ingest",
     "aggregation": "bench.workloads.aggregation",
     "floor": "bench.workloads.floor",

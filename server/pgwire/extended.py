@@ -453,9 +453,11 @@ class ExtendedQuery:
             return
         if self._held is not None and not self._held.takes(portal) and self._release():
             return
-        if portal.result is None and payload == _UNNAMED_ALL and self._batchable(portal.stmt):
+        stmt = portal.stmt
+        if portal.result is None and payload == _UNNAMED_ALL and stmt.batch is not False \
+                and self._batchable(stmt):
             if self._held is None:
-                self._held = HeldRun(portal.stmt)
+                self._held = HeldRun(stmt)
             self._held.add(portal, len(self.out))
             return
         res = portal.result
@@ -469,7 +471,7 @@ class ExtendedQuery:
             return
         if res is None:
             try:
-                res = portal.result = self.session.execute(portal.stmt.prepared, portal.params)
+                res = portal.result = self.session.execute(stmt.prepared, portal.params)
             except Exception as e:
                 self._fail(e, True)
                 return

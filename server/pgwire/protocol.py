@@ -580,9 +580,11 @@ class Connection(ExtendedQuery):
                 out += M.PORTAL_SUSPENDED
                 return
         else:
+            send = self.send
             while not res.done:
                 append_batch(out, res.fetch(_FETCH_BATCH), encoders)  # column by column
-                self._emit()
+                if send is not None and len(out) >= FLUSH_AT:
+                    self._emit()
         self._notices()
         tag = res.tag
         if start and tag.startswith(_COUNTED) and tag.endswith(f" {res._count}"):
