@@ -8,6 +8,9 @@ What it takes care of (PIPELINE.md §1 and §6):
   workers for `format("cumulo")` to auto-register. A regular install puts it
   in site-packages; an editable one maps it through an import hook that
   `iter_modules` does not see, so its folder goes onto `PYTHONPATH`;
+- with pip's pyspark, SPARK_HOME is a lean copy whose workers import pyspark
+  from site-packages rather than from a zip (`sparkhome.py`: seconds of CPU
+  per worker process, tenths per task);
 - filter pushdown is enabled (a reader with `pushFilters` fails without it),
   the session time zone is UTC, the UI is off, and the PostgreSQL JDBC jar is
   on the class path for the JDBC comparison path.
@@ -22,17 +25,21 @@ from typing import Any
 
 import pyspark_cumulo
 
+from .sparkhome import use_lean_home
+
 JDBC_JAR = "/usr/share/java/postgresql.jar"
 C1_JIT = "--driver-java-options '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' pyspark-shell"
 
 
 def make_discoverable() -> None:
-    """Puts pyspark_cumulo's folder on PYTHONPATH unless iter_modules already finds it.
+    """Puts pyspark_cumulo's folder on PYTHONPATH unless iter_modules already finds it,
+    and picks the lean SPARK_HOME (`sparkhome.use_lean_home`).
 
     Spark's JVM starts once per Python process and its Python workers inherit the JVM's
     environment from that moment, so a process that may start Spark elsewhere first (a
     test run: the JDBC client tests) calls this before then.
     """
+    use_lean_home()
     if any(m.name == "pyspark_cumulo" for m in pkgutil.iter_modules()):
         return
     folder = os.path.dirname(os.path.abspath(pyspark_cumulo.__file__))

@@ -34,6 +34,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 import cumulo.driver as cd
 
+from .sparkhome import forget_spark_jar
 from .target import InjectedCrash, Options, ledger_add, ledger_has, prepare_target
 
 log = logging.getLogger("cumulo.pipeline.sink")
@@ -69,6 +70,17 @@ def pack(batches: Iterator[pa.RecordBatch]) -> Packed:
 # (connecting, then parsing its statements again).
 _KEPT: dict[str, cd.Connection] = {}
 
+# The targets this process made sure of (CREATE TABLE IF NOT EXISTS, the ledger). The
+# writer is made anew for every micro-batch's commit, and preparing took a connection
+# and two DDL statements each time; a target dropped since is prepared again on the
+# commit that finds it missing (`UNDEFINED_TABLE`).
+_PREPARED: set[tuple[object, ...]] = set()
+UNDEFINED_TABLE = "42P01"
+
+
+def _target_key(o: Options, schema: st.StructType) -> tuple[object, ...]:
+    return (o.url, o.table, o.ledger, o.create_table, o.primary_key, schema.json())
+
 
 def _drop(url: str) -> None:
     conn = _KEPT.pop(url, None)
@@ -92,6 +104,9 @@ def _begin(o: Options, batch_id: int) -> tuple[cd.Connection, bool]:
             _drop(o.url)
             if attempt:
                 raise
+        except BaseException:
+            _drop(o.url)  # NB: never keep a connection in a failed transaction
+            raise
     raise AssertionError("unreachable")
 
 
@@ -103,13 +118,35 @@ class CumuloStreamWriter(DataSourceStreamArrowWriter):
             raise ValueError("the cumulo sink needs the option queryName or checkpointLocation "
                              "(the key of its ledger)")
         self.options = options
-        prepare_target(options, schema, False)
+        self.schema = schema
+        if _target_key(options, schema) not in _PREPARED:
+            self._prepare()
+
+    def _prepare(self) -> None:
+        prepare_target(self.options, self.schema, False)
+        _PREPARED.add(_target_key(self.options, self.schema))
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> Packed:  # type: ignore[override]
+        forget_spark_jar()
         return pack(iterator)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
-        """Writes the batch's rows and its ledger row in one transaction, unless done before."""
+        """Writes the batch's rows and its ledger row in one transaction, unless done before.
+
+        A target dropped since this process prepared it is prepared again and the
+        batch retried once (its first attempt rolled back whole).
+        """
+        forget_spark_jar()
+        try:
+            self._commit(messages, batchId)
+        except cd.Error as e:
+            if e.sqlstate != UNDEFINED_TABLE:
+                raise
+            _PREPARED.discard(_target_key(self.options, self.schema))
+            self._prepare()
+            self._commit(messages, batchId)
+
+    def _commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
         o = self.options
         conn, done = _begin(o, batchId)
         try:
@@ -119,10 +156,9 @@ class CumuloStreamWriter(DataSourceStreamArrowWriter):
                 return
             t = conn.table(o.table)
             op = t.upsert if o.upsert else t.insert
-            n = 0
-            for m in messages:
-                if isinstance(m, Packed) and m.rows:
-                    n += op(pa.ipc.open_stream(pa.py_buffer(m.ipc)).read_all())
+            parts = [pa.ipc.open_stream(pa.py_buffer(m.ipc)).read_all()
+                     for m in messages if isinstance(m, Packed) and m.rows]
+            n = op(pa.concat_tables(parts)) if parts else 0  # NB: one call for the whole batch
             ledger_add(conn, o, o.query_name, batchId, n)
             conn.commit()
         except BaseException:

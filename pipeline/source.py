@@ -62,6 +62,7 @@ from pyspark.sql.datasource import (
 )
 
 from .sink import CumuloStreamWriter
+from .sparkhome import forget_spark_jar
 from .sparktypes import arrow_schema, quote_table, spark_schema
 from .target import (
     InjectedCrash,
@@ -161,6 +162,7 @@ class CumuloReader(DataSourceReader):
 
     def read(self, partition: KeyRange) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
         """Scans one range at the snapshot (executor side)."""
+        forget_spark_jar()
         conn = self.options.connect()
         try:
             conn.isolation_level = "REPEATABLE READ"
@@ -250,6 +252,7 @@ class CumuloWriter(DataSourceArrowWriter):
         prepare_target(options, schema, overwrite)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> Wrote:  # type: ignore[override]
+        forget_spark_jar()
         ctx = TaskContext.get()
         part = ctx.partitionId() if ctx is not None else 0
         o = self.options

@@ -31,8 +31,10 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
+from ..sparkhome import forget_spark_jar
 from ..sparktypes import arrow_schema
 
+BATCH_ROWS = 10_000  # Spark's own Arrow batch size (spark.sql.execution.arrow.maxRecordsPerBatch)
 _AVRO = {"string": st.StringType(), "double": st.DoubleType(), "float": st.FloatType(),
          "long": st.LongType(), "int": st.IntegerType(), "boolean": st.BooleanType(),
          "bytes": st.BinaryType()}
@@ -123,11 +125,18 @@ class SpoolReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [Files(i, names[i::k]) for i in range(k) if names[i::k]]
 
     def read(self, partition: Files) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
+        """Yields the partition's records in batches of about BATCH_ROWS, not one per file
+        (each batch costs Spark a message and a conversion set-up)."""
+        forget_spark_jar()
+        records: list[dict] = []
         for name in partition.names:
             with open(os.path.join(self.path, name), "rb") as f:
-                records = list(fastavro.reader(f))
-            if records:
+                records.extend(fastavro.reader(f))
+            if len(records) >= BATCH_ROWS:
                 yield pa.RecordBatch.from_pylist(records, schema=self.arrow)
+                records = []
+        if records:
+            yield pa.RecordBatch.from_pylist(records, schema=self.arrow)
 
     def commit(self, end: dict) -> None:
         """Nothing to acknowledge: the spool keeps its files (it is replayable)."""

@@ -61,3 +61,19 @@ def test_crash_after_db_commit_replays_and_skips(spark, cumulo_server, tmp_path)
     ledger = _sql(cumulo_server, "SELECT batch_id, n_rows FROM cumulo_sink_ledger "
                                  "WHERE query_name = %s ORDER BY batch_id", (ckpt,))
     assert ledger == [(b, 50) for b in range(6)]  # batch 2 once, though Spark ran it twice
+
+
+def test_a_target_dropped_between_queries_is_created_again(spark, cumulo_server, tmp_path):
+    """The sink prepares its target once per process; a table dropped since is recreated
+    (createTable) by the commit that finds it missing, and that batch lands once."""
+    _sql(cumulo_server, "DROP TABLE IF EXISTS ss_events")
+    src = str(tmp_path / "in")
+    _spool(src, 0, 1)
+    opts = {"createTable": "true", "primaryKey": "n", "upsert": "true"}
+    _query(spark, cumulo_server, src, str(tmp_path / "c1"), **opts).awaitTermination()
+    assert _sql(cumulo_server, "SELECT count(*) FROM ss_events") == [(50,)]
+    _sql(cumulo_server, "DROP TABLE ss_events")
+    _spool(src, 1, 1)
+    _query(spark, cumulo_server, src, str(tmp_path / "c2"), **opts).awaitTermination()
+    assert _sql(cumulo_server, "SELECT count(*), count(DISTINCT n), min(n), max(n) "
+                               "FROM ss_events") == [(100, 100, 0, 99)]
