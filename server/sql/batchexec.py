@@ -18,8 +18,15 @@ How:
 
 Every row is one statement either way, so nothing of a failed run survives but
 what the row path would leave too: after an error the implicit transaction is
-rolled back at Sync, and an explicit one is aborted. `Stmt.many` is None for
-what a replay could not repeat exactly (sequences, volatile defaults).
+rolled back at Sync, and an explicit one is aborted. A sequence the run drew
+from (a serial or identity column) is put back where it was before the replay
+(`CatalogStore.rewind_sequence`), so the replay draws the row path's values,
+unless another session drew from it meanwhile (then the replayed rows get later
+values: a gap, as concurrent inserts leave on PostgreSQL too). `Stmt.many` is
+None for what a replay could not repeat exactly (volatile defaults, two columns
+from sequences).
+
+With RETURNING (plain columns), each row's reply is its own row, as the row path's.
 
 The bulk statement would stretch statement_timeout over the whole run and log
 one statement for many, so with either of those set, or log_statement, the rows
@@ -42,7 +49,8 @@ if TYPE_CHECKING:
 def can_batch(prepared: Prepared) -> bool:
     """Tells pgwire whether Executes of `prepared` may be held for `execute_many`."""
     handle = prepared.handle
-    return handle is not None and handle.many is not None and prepared.columns is None
+    many = handle.many if handle is not None else None
+    return many is not None and (prepared.columns is None or many.returning is not None)
 
 
 def _plain(s: SQLSession) -> bool:
@@ -76,21 +84,43 @@ def execute_many(s: SQLSession, prepared: Prepared, seq: list[list[Any]]
     bulk = dataclasses.replace(stmt, run=many.run)
     token = txn.savepoint()
     s.last_query = prepared.sql
+    marks = [(seq, s.store.sequence_mark(seq), s.currvals.get(seq.oid))
+             for seq in many.sequences]
     try:
-        s.execute_stmt(bulk, rest)
+        done = s.execute_stmt(bulk, rest)
     except QueryCanceled as e:
         s.on_error(e)
         return results, e
     except SQLError:
         txn.rollback_to(token)  # NB: replay to find the row, and its error, the row path gives
+        _give_back(s, marks)
         return _one_by_one(s, prepared, rest, results)
     except Exception as e:  # a bug: reported as the row path reports one
         s.on_error(e)
         return results, e
     for _ in rest:
         count_execution(prepared)
-    results.extend([Result("INSERT 0 1")] * len(rest))  # NB: a tag alone: one object serves
+    if many.returning is not None:
+        cols = done.columns
+        results.extend(Result("INSERT 0 1", cols, iter((row,)), done=False)
+                       for row in done.fetch())
+    else:
+        results.extend([Result("INSERT 0 1")] * len(rest))  # NB: a tag alone: one object serves
     return results, None
+
+
+def _give_back(s: SQLSession, marks: list[tuple[Any, tuple[int, int], int | None]]) -> None:
+    """Puts each sequence a failed run drew from back where it was (if nobody else drew
+    since), and the session's currval with it: the replay then draws what the row path
+    would have."""
+    for seq, mark, before in marks:
+        last = s.currvals.get(seq.oid)
+        if last is None or last == before or not s.store.rewind_sequence(seq, mark, last):
+            continue
+        if before is None:
+            s.currvals.pop(seq.oid, None)
+        else:
+            s.currvals[seq.oid] = before
 
 
 def _one_by_one(s: SQLSession, prepared: Prepared, seq: list[list[Any]], results: list[Result]

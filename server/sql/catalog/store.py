@@ -373,6 +373,23 @@ class CatalogStore:
         st[1] = hw
         return first[0]
 
+    def sequence_mark(self, seq: Sequence) -> tuple[int, int]:
+        """The sequence's (last value, is_called), for `rewind_sequence`."""
+        with self._lock:
+            st = self._seq_state(seq)
+            return st[0], st[2]
+
+    def rewind_sequence(self, seq: Sequence, mark: tuple[int, int], last: int) -> bool:
+        """Puts the sequence back to `mark` if `last` is still the last value handed out
+        (nobody took one since); the reserved block stays reserved. An executemany run
+        replayed row by row (`sql.batchexec`) hands out the values the row path would."""
+        with self._lock:
+            st = self._seq_state(seq)
+            if st[0] != last or not st[2]:
+                return False
+            st[0], st[2] = mark
+            return True
+
     def setval(self, seq: Sequence, value: int, is_called: bool = True) -> int:
         """Sets the sequence's current value (persisted at once)."""
         with self._lock:

@@ -11,10 +11,15 @@ Only statements whose run-together is indistinguishable from row-by-row
 execution get a `BatchInsert` (anything else keeps the row path):
 
 - VALUES has one row whose elements are parameters, literals, casts of those,
-  or DEFAULT; no WITH, ON CONFLICT or RETURNING;
-- every column left to its default has none, or a constant or transaction-stable
-  one (`now()`): a sequence (serial, identity) or a volatile function would be
-  consumed differently when a failed batch is replayed row by row;
+  or DEFAULT; no WITH or ON CONFLICT;
+- RETURNING, if any, names plain columns of the target (the ORM's `RETURNING
+  t.id`): each row's reply carries its own row;
+- every column left to its default has none, a constant or transaction-stable
+  one (`now()`), or takes the next value of a sequence (serial, identity), at
+  most one such column: its values are drawn row after row as the row path
+  draws them, and a failed run gives them back (`sequences`, see
+  `sql.batchexec`). A volatile function would be consumed differently when a
+  failed batch is replayed row by row;
 - at run time, no foreign key of the table references the table itself (row by
   row, a row may not reference a later row of the run).
 
@@ -32,11 +37,13 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...pgwire.backend import Result
-from ..catalog.model import Column, Table
+from ..catalog.model import Column, Sequence, Table
 from ..context import ExecContext, ParamTypes
+from ..ddl.names import find_sequence, parse_qualified
 from ..parse import parse_sql
 from .manyrows import _passes_through, param_number
-from .values import ValueFn, literal_value
+from .returning import Returning
+from .values import ValueFn, literal_value, nextval_target
 from .writer import writer_of
 
 if TYPE_CHECKING:
@@ -96,6 +103,30 @@ def stable_default(col: Column) -> bool:
     return True
 
 
+def default_sequence(s: SQLSession, table: Table, col: Column) -> Sequence | None:
+    """The sequence a column's DEFAULT draws from (identity, serial's `nextval('...')`), or
+    None when it is anything else."""
+    if col.identity:
+        return next((q for q in s.catalog().sequences
+                     if q.owned_by == (table.oid, col.attnum)), None)
+    if col.default is None:
+        return None
+    try:
+        name = nextval_target(parse_sql(f"SELECT {col.default}").expressions[0])
+    except Exception:  # NB: a default this cannot read keeps the row path
+        return None
+    if name is None:
+        return None
+    schema, nm = parse_qualified(name)
+    return find_sequence(s.catalog(), schema, nm, s.search_path())
+
+
+def plain_returning(returning: Returning | None) -> bool:
+    """Tells whether RETURNING only picks columns of the written row (no expression)."""
+    return returning is not None and returning.xmax_pos is None and all(
+        f is None for f in returning.fns)
+
+
 @dataclasses.dataclass
 class _Slot:
     """How one table column gets its value in a run: a parameter as sent, or a function."""
@@ -109,10 +140,13 @@ class _Slot:
 class BatchInsert:
     """Runs a one-row INSERT for many parameter lists as one bulk write (see module doc)."""
 
-    def __init__(self, table: Table, slots: list[_Slot]) -> None:
+    def __init__(self, table: Table, slots: list[_Slot], sequences: tuple[Sequence, ...] = (),
+                 returning: Returning | None = None) -> None:
         self.table = table
         self.slots = slots
         self.ncols = len(table.columns)
+        self.sequences = sequences  # drawn from per row: given back if the run fails
+        self.returning = returning  # plain columns only (plain_returning)
         self._stmt: Any = None
 
     def ready(self, s: SQLSession) -> bool:
@@ -121,12 +155,22 @@ class BatchInsert:
         return not any(fk.ref_table_oid == self.table.oid for fk in writer.fks)
 
     def run(self, s: SQLSession, seq: list[list[Any]]) -> Result:
-        """Inserts one row per parameter list; raises the first error the bulk write meets."""
+        """Inserts one row per parameter list; raises the first error the bulk write meets.
+
+        With RETURNING, the Result's rows are each input row's RETURNING tuple, in order.
+        """
         writer = writer_of(s, self.table)
         ctx = s.exec_context(seq[0] if seq else [])
+        ret = self.returning
+        out: list[tuple[Any, ...]] = []
         for i in range(0, len(seq), BATCH):
             ctx.check_cancel()
-            writer.insert(s, self.rows(ctx, seq[i:i + BATCH]))  # type: ignore[arg-type]
+            rows = self.rows(ctx, seq[i:i + BATCH])
+            writer.insert(s, rows)  # type: ignore[arg-type]
+            if ret is not None:
+                out += [ret.project(r, ctx) for r in rows]
+        if ret is not None:
+            return Result(f"INSERT 0 {len(seq)}", ret.columns, iter(out), done=False)
         return Result(f"INSERT 0 {len(seq)}")
 
     def rows(self, ctx: ExecContext, chunk: list[list[Any]]) -> list[tuple[Any, ...]]:
@@ -153,26 +197,42 @@ class BatchInsert:
         return list(zip(*columns))  # noqa: B905 - repeat() columns are as long as the chunk
 
 
-def batch_insert(tree: exp.Insert, table: Table, cols: list[int], exprs: list[exp.Expression],
-                 row_fns: list[ValueFn], defaults: list[tuple[int, ValueFn]],
-                 params: ParamTypes) -> BatchInsert | None:
+def batch_insert(s: SQLSession, tree: exp.Insert, table: Table, cols: list[int],
+                 exprs: list[exp.Expression], row_fns: list[ValueFn],
+                 defaults: list[tuple[int, ValueFn]], params: ParamTypes,
+                 returning: Returning | None = None) -> BatchInsert | None:
     """A `BatchInsert` for an analysed one-row INSERT, or None if it must keep the row path.
 
     `exprs` and `row_fns` are its VALUES elements and their compiled values for the
-    target positions `cols`; `defaults` the compiled defaults of the other columns.
+    target positions `cols`; `defaults` the compiled defaults of the other columns;
+    `returning` its compiled RETURNING list.
     """
-    if tree.args.get("with_") is not None or tree.args.get("conflict") is not None \
-            or tree.args.get("returning") is not None:
+    if tree.args.get("with_") is not None or tree.args.get("conflict") is not None:
+        return None
+    if tree.args.get("returning") is not None and not plain_returning(returning):
         return None
     if not all(plain_value(e) for e in exprs):
         return None
     slots: list[_Slot] = []
+    sequences: list[Sequence] = []
+
+    def default_slot(pos: int, fn: ValueFn) -> bool:
+        col = table.columns[pos]
+        if stable_default(col):
+            slots.append(_Slot(pos, fn=fn, per_row=False))
+            return True
+        seq = default_sequence(s, table, col)
+        if seq is None or sequences:  # NB: two columns from sequences: drawn in another order
+            return False
+        sequences.append(seq)
+        slots.append(_Slot(pos, fn=fn, per_row=True))
+        return True
+
     for pos, node, fn in zip(cols, exprs, row_fns, strict=True):
         col = table.columns[pos]
         if isinstance(node, exp.Var):  # DEFAULT
-            if not stable_default(col):
+            if not default_slot(pos, fn):
                 return None
-            slots.append(_Slot(pos, fn=fn, per_row=False))
             continue
         p = param_number(node)
         declared = params.oids[p - 1] if 0 < p <= len(params.oids) else 0
@@ -181,7 +241,7 @@ def batch_insert(tree: exp.Insert, table: Table, cols: list[int], exprs: list[ex
         else:
             slots.append(_Slot(pos, fn=fn, per_row=p > 0))
     for pos, fn in defaults:
-        if not stable_default(table.columns[pos]):
+        if not default_slot(pos, fn):
             return None
-        slots.append(_Slot(pos, fn=fn, per_row=False))
-    return BatchInsert(table, slots)
+    return BatchInsert(table, slots, tuple(sequences), returning if tree.args.get("returning")
+                       is not None else None)

@@ -170,8 +170,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     many_run = None  # NB: runs of pipelined executions of a one-row VALUES (batchinsert)
     if rows_fns is not None and len(rows_fns) == 1 and isinstance(source, exp.Values) \
             and not reads_target:
-        many_run = batch_insert(tree, table, col_pos, source.expressions[0].expressions,
-                                rows_fns[0], default_items, params)
+        many_run = batch_insert(s, tree, table, col_pos, source.expressions[0].expressions,
+                                rows_fns[0], default_items, params, returning)
 
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)

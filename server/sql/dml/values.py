@@ -112,7 +112,7 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
         if tconv is None:
             return lambda row, ctx: ctx.functions.statement_timestamp
         return lambda row, ctx: tconv(ctx.functions.statement_timestamp)
-    seq = _nextval_target(node)
+    seq = nextval_target(node)
     if seq is not None:
         return _nextval_fn(s, seq, col)
 
@@ -128,7 +128,8 @@ def _apply(conv: Callable[[Any], Any], v: Any) -> Any:
     return None if v is None else conv(v)
 
 
-def _nextval_target(node: exp.Expression) -> str | None:
+def nextval_target(node: exp.Expression) -> str | None:
+    """The sequence name of `nextval('name')` (a serial column's default), else None."""
     if isinstance(node, exp.Anonymous) and node.name.lower() == "nextval" and len(
             node.expressions) == 1:
         arg = node.expressions[0]

@@ -8,12 +8,15 @@ rows, infer the same parameter types and raise the same errors.
 from __future__ import annotations
 
 import datetime as dt
+import doctest
 from decimal import Decimal
 
 import pytest
 
 from cumulo.server.errors import SQLError
-from cumulo.server.sql import manyvalues
+from cumulo.server.pgwire import insertbatch
+from cumulo.server.sql import copyout, manyvalues
+from cumulo.server.sql.dml import batchinsert
 from cumulo.server.sql.parse import parse_sql
 
 from .helpers import rows, run
@@ -177,3 +180,9 @@ def test_narrower_ints_and_untyped_strings_pass_through_with_the_row_paths_error
         errors.append(many.value.sqlstate)
     assert errors == ["22001", "23505"]
     assert rows(session, "select count(*) from t") == [(3,)]
+
+
+@pytest.mark.parametrize("module", [manyvalues, batchinsert, insertbatch, copyout])
+def test_doctests(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
