@@ -144,6 +144,19 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
             scaled.add(len(exprs) - 1)
         return ncols + len(exprs) - 1
 
+    row_scales: dict[int, int] = {}
+
+    def mixed(e: E) -> int | None:
+        """A numeric SUM / AVG argument whose rows may differ in scale, under GROUP BY over a
+        join tree (TPC-H Q8's `sum(CASE WHEN nation = 'BRAZIL' THEN volume ELSE 0 END)`):
+        its values at the largest scale, plus a column of each row's scale."""
+        if source is None or e.type != T.NUMERIC or bridged(e) or not bridged(e, True) \
+                or any(x.kind == "col" and x.data >= ncols for x in e.walk()):
+            return None
+        exprs.extend((e, e))
+        row_scales[len(exprs) - 1] = len(exprs) - 2
+        return ncols + len(exprs) - 2
+
     groups = [column(g) for g in node.groups]
     if any(g is None for g in groups):
         return None
@@ -154,6 +167,7 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         spec, merge, partials = dist
         return _wrap(node, spec, merge, partials, source, base, exprs, ncols, scaled, True)
     specs: list[tuple[str, int | None]] = []
+    scales: list[tuple[int, int]] = []  # (partial sum, column of its rows' scales)
     for a in node.aggs:
         if a.func not in _AGGS or a.distinct or a.order or a.filter is not None:
             return None
@@ -163,15 +177,26 @@ def _aggregate(node: N.Aggregate) -> Columnar | None:
         if len(a.args) != 1:
             return None
         c = column(a.args[0], not node.groups and a.func in ("sum", "avg"))
+        if c is None and node.groups and a.func in ("sum", "avg"):
+            c = mixed(a.args[0])
+            if c is not None:
+                scales.append((len(specs), c + 1))
         if c is None:
             return None
         specs += [("sum", c), ("count", c)] if a.func == "avg" else [(a.func, c)]
+    rescale = []
+    for at, sc in scales:  # hidden partials after the node's own: the merge ignores them
+        rescale.append((at, len(specs)))
+        specs.append(("max", sc))
     spec = AggSpec(tuple(g for g in groups if g is not None), tuple(specs))
     partials = Prepared([], aggregate=spec)
     merge = copy.copy(node)
     merge.child = partials
     merge.pushed = True
-    return _wrap(node, spec, merge, partials, source, base, exprs, ncols, scaled)
+    out = _wrap(node, spec, merge, partials, source, base, exprs, ncols, scaled)
+    out.spec.row_scales = row_scales
+    out.spec.rescale = tuple(rescale)
+    return out
 
 
 def _wrap(node: N.Aggregate, spec: AggSpec, merge: N.Node, partials: Prepared, source: Any,

@@ -63,6 +63,11 @@ class VectorSpec:
     # COUNT(DISTINCT x) only (`optimizer.columnar._distinct`): the partial rows are the
     # distinct (keys, x); the counts per group are taken from them directly
     count_distinct: bool = False
+    # numerics of several scales under GROUP BY (`rowexpr.compile_scaled`): computed column
+    # k (a key here) holds the per-row scales of computed column row_scales[k]; `rescale`
+    # pairs (partial sum, partial MAX of those scales): each group's sum is set to its scale
+    row_scales: dict[int, int] = field(default_factory=dict)
+    rescale: tuple[tuple[int, int], ...] = ()
 
     def describe(self) -> str:
         """One line for EXPLAIN-like output and tests."""

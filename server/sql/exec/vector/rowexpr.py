@@ -116,6 +116,56 @@ def compile_any(e: E, align: bool = False) -> VFn:
     return run
 
 
+def compile_scaled(e: E) -> tuple[VFn, VFn]:
+    """A numeric expression whose rows may differ in scale (`CASE WHEN ... THEN volume ELSE 0
+    END`), as two columns: its values at the largest scale (exact: only trailing zeros are
+    added), and each row's own scale. PostgreSQL's SUM of such values has, per group, the
+    largest scale among that group's rows: the aggregate takes the MAX of the scales per
+    group and sets each group's sum back to it (`run._rescale`). The row code runs once;
+    the second column reads its values from a one-entry memo of the same input.
+
+        >>> from cumulo.server.sql.expr.bound import E, col, const
+        >>> from cumulo.server.pgtypes import oids as T
+        >>> e = E("case", True, [E("op", ">", [col(0, T.INT4), const(1, T.INT4)], T.BOOL),
+        ...       const(Decimal("2.50"), T.NUMERIC), const(Decimal("0"), T.NUMERIC)], T.NUMERIC)
+        >>> vals, scales = compile_scaled(e)
+        >>> src = {0: encode([1, 2, None])}.__getitem__
+        >>> c = vals(src, None)
+        >>> (c.values.tolist(), c.scale), scales(src, None).values.tolist()
+        (([0, 250, 0], 2), [0, 2, 0])
+    """
+    values = _values(e)
+    memo: list[Any] = [None]  # (src, ctx, values): one tuple, replaced whole
+
+    def vals_of(src: Callable[[int], Column], ctx: Any) -> list[Any]:
+        m = memo[0]
+        if m is not None and m[0] == src and m[1] is ctx:
+            return m[2]
+        vals = values(src, ctx)
+        if vals is None:
+            raise Fallback("a constant aggregate argument")
+        memo[0] = (src, ctx, vals)
+        return vals
+
+    def aligned(src: Callable[[int], Column], ctx: Any) -> V | S:
+        return V.of(_column(vals_of(src, ctx), True))
+
+    def scales(src: Callable[[int], Column], ctx: Any) -> V | S:
+        out = []
+        for v in vals_of(src, ctx):
+            if v is None:
+                out.append(0)
+            elif isinstance(v, Decimal) and v.is_finite():
+                x = v.as_tuple().exponent
+                assert isinstance(x, int)
+                out.append(max(0, -x))
+            else:
+                raise Fallback("a numeric of no scale")
+        return V("i8", np.asarray(out, np.int64), None)
+
+    return aligned, scales
+
+
 def mask_any(e: E) -> Callable[[Callable[[int], Column], Any], np.ndarray | None]:
     """The rows where predicate e is TRUE (None: all), as `vectorize.filter_mask` gives.
 
@@ -151,4 +201,4 @@ def mask_any(e: E) -> Callable[[Callable[[int], Column], Any], np.ndarray | None
     return run
 
 
-__all__ = ["compile_any", "mask_any"]
+__all__ = ["compile_any", "compile_scaled", "mask_any"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
@@ -19,7 +20,7 @@ from .explain import note
 from .join import evaluate
 from .jointopn import candidates as join_candidates
 from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
-from .rowexpr import compile_any
+from .rowexpr import compile_any, compile_scaled
 from .scan import Computed, VectorScan
 from .topn import candidates
 
@@ -99,15 +100,46 @@ def _reads_keys(row: N.Node) -> bool:
 def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
     assert spec.merge is not None and spec.partials is not None
     if spec.exprs:
-        fns = compiled(spec, "exprs", lambda: [compile_any(e, i in spec.scaled)
-                                                   for i, e in enumerate(spec.exprs)])
+        fns = compiled(spec, "exprs", lambda: _expr_fns(spec))
         packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
     partials = partial_aggregate(packs, spec.group_by, spec.aggs)
+    if spec.rescale:
+        partials = rescale(partials, len(spec.group_by), spec.rescale)
     if spec.count_distinct:
         assert isinstance(spec.merge, N.Aggregate)
         return count_pairs(partials, len(spec.group_by) - 1, len(spec.merge.aggs))
     cache_of(ctx)[id(spec.partials)] = partials
     return rows_of(spec.merge, ctx)
+
+
+def _expr_fns(spec: VectorSpec) -> list[Any]:
+    """The computed columns' vector code; a numeric of several scales and its column of
+    per-row scales share one evaluation (`rowexpr.compile_scaled`)."""
+    fns = [None if i in spec.row_scales or i in spec.row_scales.values()
+           else compile_any(e, i in spec.scaled) for i, e in enumerate(spec.exprs)]
+    for k, v in spec.row_scales.items():
+        fns[v], fns[k] = compile_scaled(spec.exprs[v])
+    return fns
+
+
+def rescale(partials: list[tuple], ng: int, pairs: tuple[tuple[int, int], ...]) -> list[tuple]:
+    """Each partial sum set to the largest scale among its group's rows (the partial MAX of
+    their scales), as PostgreSQL's numeric SUM has it; the merge's sum of such partials then
+    has the group's scale. Exact: the sum at the common scale ends in zeros past it.
+
+    >>> from decimal import Decimal
+    >>> rescale([("a", Decimal("2.5000"), 1), ("b", Decimal("0E-4"), 0)], 1, ((0, 1),))
+    [('a', Decimal('2.5'), 1), ('b', Decimal('0'), 0)]
+    """
+    out = []
+    for row in partials:
+        r = list(row)
+        for s, m in pairs:
+            v, sc = r[ng + s], r[ng + m]
+            if v is not None and sc is not None:
+                r[ng + s] = Decimal(v).quantize(Decimal(1).scaleb(-sc))
+        out.append(tuple(r))
+    return out
 
 
 def count_pairs(pairs: list[tuple], ng: int, naggs: int) -> list[tuple]:
@@ -140,4 +172,4 @@ def run_prepared(node: Prepared, ctx: Any) -> Iterator[Batch]:
     yield from rebatch(cache_of(ctx).pop(id(node), []))
 
 
-__all__ = ["count_pairs", "mode", "run_columnar", "vector_rows"]
+__all__ = ["count_pairs", "mode", "rescale", "run_columnar", "vector_rows"]
