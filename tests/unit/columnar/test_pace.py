@@ -85,6 +85,35 @@ def test_oltp_stops_counting_after_the_window() -> None:
     assert p.seen == {}  # the stale session is forgotten
 
 
+def test_gil_switches_fast_only_while_a_scan_is_paced() -> None:
+    c = Clocks()
+    switched: list[float] = []
+    p = Pacer(0.25, cpu=lambda: c.cpu, now=lambda: c.now + c.cpu, sleep=c.slept.append,
+              switch=switched.append)
+    slow = p.slow_switch
+    p.pace(who=1)
+    c.cpu += SLICE
+    p.pace(who=1)
+    assert switched == []  # a scan alone: Python's interval stays
+    busy(p, 2)
+    c.cpu += SLICE
+    p.pace(who=1)
+    c.cpu += SLICE
+    busy(p, 2)
+    p.pace(who=1)
+    assert switched == [pace_mod.FAST_SWITCH]  # paced beside OLTP: set once
+    c.now += WINDOW * 3  # OLTP stopped
+    c.cpu += SLICE
+    p.pace(who=1)
+    assert switched == [pace_mod.FAST_SWITCH, slow]
+    off = Pacer(1.0, cpu=lambda: c.cpu, now=lambda: c.now + c.cpu, sleep=c.slept.append,
+                switch=switched.append)
+    busy(off, 2)
+    c.cpu += 1.0
+    off.pace(who=1)
+    assert switched == [pace_mod.FAST_SWITCH, slow]  # pacing off: never switched
+
+
 def test_share_one_turns_pacing_off_and_bad_shares_are_refused() -> None:
     c = Clocks()
     p = c.pacer(1.0)
