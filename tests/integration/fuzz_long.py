@@ -36,6 +36,7 @@ import argparse
 import collections
 import json
 import multiprocessing
+import queue
 import re
 import signal
 import socket
@@ -52,6 +53,7 @@ _XX000 = b"CXX000\x00"
 _TRACE_END = re.compile(r"^Traceback \(most recent call last\):\n(?:[ \t].*\n|\n)*(\S.*)$",
                         re.M)
 _CONTROL_SQL = b"select sum(v), count(*) from fuzz_ctl"
+_STOP = {"asked": False}  # NB: set by SIGTERM; checked before each input and each chunk
 
 
 def _exchange(host: str, port: int, data: bytes, chunk: int) -> str | None:
@@ -181,6 +183,8 @@ def _run_chunk(run: Run, server: CumuloServer, control: Control, n: int,
               suppress_health_check=list(HealthCheck))
     @given(inputs)
     def one(example: tuple[bytes, list[bytes], int]) -> None:
+        if _STOP["asked"]:
+            raise KeyboardInterrupt  # NB: hypothesis passes it on and stops
         first, rest, chunk = example
         data = first + b"".join(rest)
         run.inputs += 1
@@ -225,7 +229,14 @@ def _chunks(examples: int, chunk: int) -> list[int]:
 
 
 def _stop_on_term(*_: Any) -> None:
+    """In a worker: stops the chunk now (a KeyboardInterrupt raised where a GC callback
+    runs is swallowed, so each input also checks the flag)."""
+    _STOP["asked"] = True
     raise KeyboardInterrupt
+
+
+def _ask_stop(*_: Any) -> None:
+    _STOP["asked"] = True
 
 
 def _worker(frontend: str, label: str, mine: list[tuple[int, int]], base_seed: int,
@@ -248,6 +259,8 @@ def _worker(frontend: str, label: str, mine: list[tuple[int, int]], base_seed: i
 
     try:
         for number, size in mine:
+            if _STOP["asked"]:
+                break
             run = Run("")
             _run_chunk(run, server, control, size, base_seed + number)
             report()
@@ -295,15 +308,20 @@ def _parallel(run: Run, args: argparse.Namespace, frontends: list[str]) -> int:
             run.tracebacks.update(tbs)
             counts["done"] += 1
 
-    try:
-        while counts["done"] < len(workers):
-            take(*results.get())
-    except KeyboardInterrupt:
-        for w in workers:
-            if w.is_alive():
-                w.terminate()  # NB: the worker reports its cut chunk, stops its server, "done"
-        while counts["done"] < len(workers):
-            take(*results.get(timeout=180))
+    deadline = None
+    while counts["done"] < len(workers):
+        if _STOP["asked"] and deadline is None:
+            for w in workers:
+                if w.is_alive():
+                    w.terminate()  # NB: it reports its cut chunk, stops its server, "done"
+            deadline = time.monotonic() + 300
+        if deadline is not None and time.monotonic() > deadline:
+            print("workers did not finish", flush=True)
+            break
+        try:
+            take(*results.get(timeout=1))
+        except queue.Empty:
+            pass
     for w in workers:
         w.join()
     return counts["chunks"]
@@ -348,7 +366,7 @@ def main() -> None:
     ap.add_argument("--serial", action="store_true",
                     help="take turns in one process instead of a worker per front end")
     args = ap.parse_args()
-    signal.signal(signal.SIGTERM, _stop_on_term)
+    signal.signal(signal.SIGTERM, _stop_on_term if args.serial else _ask_stop)
     run = Run(args.out)
     frontends = args.frontends.split(",")
     chunks = (_serial if args.serial else _parallel)(run, args, frontends)
