@@ -91,7 +91,7 @@ class Pack:
     """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries."""
 
     __slots__ = ("pid", "n", "width", "rows", "cols", "keys", "begin", "end",
-                 "max_begin", "min_end")
+                 "max_begin", "min_end", "ended")
 
     def __init__(self, pid: int, keys: list[bytes], rows: list[Row], begin: np.ndarray | None,
                  end: np.ndarray | None, low_water: int = 0,
@@ -107,6 +107,9 @@ class Pack:
         # None: every row began at or below low_water / no row was ended (see module doc)
         self.begin = begin if self.max_begin > low_water else None
         self.end = end if self.min_end < INF else None
+        # Rows with an end (an upper bound on the rows `collect` may drop: it skips a pack
+        # where they cannot reach a quarter with no numpy pass under the node lock).
+        self.ended = 0 if self.end is None else self.n
         widths = set(map(len, rows))
         self.width = max(widths, default=0)
         if len(widths) > 1:  # rows from before an ADD COLUMN: missing slots read as NULL
@@ -162,6 +165,7 @@ class Pack:
         if self.end is None:
             self.end = np.full(self.n, INF, np.int64)
         self.end[off] = ts
+        self.ended += 1
         if ts < self.min_end:
             self.min_end = ts
 
@@ -308,6 +312,8 @@ class ColumnarCopy:
             return p
         if live is None:
             live = np.flatnonzero(p.ends() == INF).tolist()
+        if p.end is not None:
+            p.ended = len(keys) - len(live)
         base = pid << _SHIFT
         if len(live) == len(keys):
             self.latest.update(zip(keys, range(base, base + len(keys)), strict=True))
@@ -415,8 +421,8 @@ class ColumnarCopy:
         dropped = 0
         for pid, p in list(self.packs.items()):
             p.forget_begins(low_water)
-            if p.min_end > low_water:
-                continue
+            if p.min_end > low_water or p.ended * 4 < p.n:
+                continue  # nothing, or less than a quarter, can be dropped
             keep = p.ends() > low_water
             nkeep = int(np.count_nonzero(keep))
             if nkeep * 4 > p.n * 3:
