@@ -620,3 +620,50 @@ def test_unsupported_statements_name_themselves(cumulo_server, sql, word):
         with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
             c.execute(sql)
     assert err.value.diag.message_primary == f"{word} is not supported"
+
+
+DROP_DEPENDENTS = """
+create schema s;
+create schema s2;
+set search_path = s, s2, public;
+create table s2.x (a int);
+create table p (id int primary key);
+create table ch (id int references p);
+drop table p;
+alter table p drop constraint p_pkey;
+create table t (a int, b int);
+create view v1 as select a from t;
+drop table t;
+alter table t drop column a;
+create view v2 as select * from v1;
+drop view v1;
+drop schema s2;
+drop schema s2 cascade;
+"""
+
+
+def _diag_outcomes(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in statements(DROP_DEPENDENTS):
+            try:
+                c.execute(sql)
+                out.append((sql, "ok"))
+            except psycopg.Error as e:
+                d = e.diag
+                out.append((sql, e.sqlstate, d.message_primary, d.message_detail,
+                            d.message_hint))
+    return out
+
+
+def test_drop_refused_by_dependents_as_pg15(servers):
+    """2BP01 for DROP TABLE/VIEW/SCHEMA, DROP COLUMN and a referenced primary key, one
+    dependent each (`ddl/depends.refuse_dependents`): message, DETAIL and HINT as PG's."""
+    pg, cu = servers
+    for dsn, db in ((pg.dsn(), "dropdeps"), (cu.dsn(), "dropdeps")):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute(f"drop database if exists {db}")
+            c.execute(f"create database {db}")
+    expected = _diag_outcomes(pg.dsn(db="dropdeps"))
+    assert sum(o[1] == "2BP01" for o in expected) == 6
+    assert _diag_outcomes(cu.dsn(dbname="dropdeps")) == expected
