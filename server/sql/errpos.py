@@ -27,6 +27,7 @@ _NAMED = [
     ("42703", re.compile(r'^column "([A-Za-z_][A-Za-z0-9_$]*)" of relation "[^"]*" does not exist$'), ""),
     ("42883", re.compile(r"^function ([A-Za-z_][A-Za-z0-9_$]*)\("), "("),
     ("42P01", re.compile(r'^missing FROM-clause entry for table "([A-Za-z_][A-Za-z0-9_$]*)"$'), "."),
+    ("42P01", re.compile(r'^invalid reference to FROM-clause entry for table "([A-Za-z_][A-Za-z0-9_$]*)"$'), "."),
     ("42702", re.compile(r'^column reference "([A-Za-z_][A-Za-z0-9_$]*)" is ambiguous$'), ""),
     ("42803", re.compile(r'^column "[A-Za-z_][A-Za-z0-9_$]*\.([A-Za-z_][A-Za-z0-9_$]*)" must appear'), ""),
     ("22023", re.compile(r"^(NUMERIC) (?:precision|scale) -?\d+ must be between"), "("),

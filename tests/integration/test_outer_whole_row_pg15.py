@@ -49,6 +49,10 @@ select t.a, j, j is null, to_jsonb(j) from owt t left join (owu u join oww w on 
 select * from owt t join (owu u cross join oww w) on t.a = u.a order by w.x
 select j.a, j.y from (oww w left join owu u on u.a = w.x) j order by 1
 select t.a, s from owt t left join (select x, y from oww) s on s.x is null order by 1
+select u.a from owt t, (owu u join oww w on w.x = u.a) j
+select owt.a from owt t
+select (select owt.a from owu) from owt x
+select nosuch.a from owt
 select t.a, (select w from oww w where w.x is null and t.a = 1) from owt t order by 1
 create view owv as select a, b from owt where a < 3
 select v, pg_typeof(v)::text, v.a from owv v order by v.a
@@ -100,6 +104,7 @@ select array_agg(t order by a), pg_typeof(array_agg(t)) from oat t
 select array[t], (array[t])[1], pg_typeof((array[t])[1]) from oat t order by a
 select (array_agg(t order by a))[2], t2 from oat t, (select t as t2 from oat t) s group by t2 order by 2
 select t, count(*) from oat t group by t order by 1
+select t from oat t union all select t from oat t order by 1
 drop table oat
 """.strip().splitlines()
 

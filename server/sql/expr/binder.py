@@ -300,7 +300,7 @@ class Binder(SpecialForms):
             if row is not None:
                 return row
             if qual and not any(s.has_qualifier(qual) for s in self._chain()):
-                raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
+                raise self.missing_from(qual)
             raise FeatureNotSupported("* is only allowed in a select list")
         pos = node.meta.get("star_index")  # NB: `*` over equal names: ROWS FROM (unnest, unnest)
         if pos is not None and self.scope.group_from is None and pos < len(self.scope.cols):
@@ -351,7 +351,7 @@ class Binder(SpecialForms):
             if row is not None:
                 return row
         if qual and not any(s.has_qualifier(qual) for s in self._chain()):
-            raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
+            raise self.missing_from(qual)
         if (not qual and name in ("user", "current_role") and isinstance(node, exp.Column)
                 and not node.this.quoted):  # SQL's niladic USER and CURRENT_ROLE
             return self.bind(exp.Anonymous(this="current_user", expressions=[]))
@@ -361,6 +361,31 @@ class Binder(SpecialForms):
         start = (getattr(ident, "meta", None) or {}).get("start")
         raise UndefinedColumn(f"column {shown} does not exist",
                               position=start + 1 if isinstance(start, int) else None)
+
+    def missing_from(self, qual: str) -> SQLError:
+        """42P01 for `qual.x` naming no FROM item, worded as PostgreSQL's errorMissingRTE: a
+        table that is in FROM under an alias (`FROM t AS x`: "Perhaps you meant to reference
+        the table alias") or hidden in an aliased join (`(t JOIN u) AS j`: "There is an
+        entry ...") is an invalid reference, anything else a missing entry."""
+        for look in self._chain():
+            for c in look.cols:
+                table = self.planner.catalog.table_by_oid(c.table_oid) if c.table_oid and \
+                    c.attnum > 0 and not c.derived else None
+                if table is None or table.name != qual or c.qualifier == qual:
+                    continue
+                joined = len({x.table_oid for x in look.cols if x.qualifier == c.qualifier
+                              and x.attnum > 0}) > 1  # NB: a join alias spans its tables
+                hint = (f'There is an entry for table "{qual}", but it cannot be referenced '
+                        "from this part of the query.") if joined or not c.qualifier else \
+                    f'Perhaps you meant to reference the table alias "{c.qualifier}".'
+                return UndefinedTable(
+                    f'invalid reference to FROM-clause entry for table "{qual}"', hint=hint)
+        if qual in self.planner.join_hidden:
+            return UndefinedTable(
+                f'invalid reference to FROM-clause entry for table "{qual}"',
+                hint=f'There is an entry for table "{qual}", but it cannot be referenced from '
+                "this part of the query.")
+        return UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
 
     def _whole_row(self, rel: str) -> E | None:
         """`t` for a FROM relation `t`: a record of its visible columns, nearest level first."""

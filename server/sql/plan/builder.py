@@ -69,6 +69,7 @@ class Planner:
         self.want_tableoid = False  # ... or tableoid
         self.row_names: set[str] = set()  # names that may be whole rows (plan.nullmark)
         self.marks = itertools.count()  # numbers the null-extension markers
+        self.join_hidden: set[str] = set()  # names an aliased join hides: `(t JOIN u) AS j`
         self.mentions: dict[str, int] = {}  # table and view names -> times the statement names them
         self.shared_views: dict[int, N.CTEDef] = {}  # view oid -> its plan, computed once
 
@@ -169,6 +170,9 @@ class Planner:
         left = self._coerce_to(left, types)
         right = self._coerce_to(right, types)
         cols = [N.PCol(c.name, t, c.typmod if c.type == t else -1) for c, t in zip(left.cols, types, strict=True)]
+        for c, i, j in zip(cols, lv, rv, strict=True):  # NB: t UNION t is still t's row type
+            r = left.cols[i].rowtype
+            c.rowtype = r if r == right.cols[j].rowtype else 0
         node = N.SetOp(cols, left=left, right=right, op=op, all=not q.args.get("distinct", True))
         return self.order_limit(q, node, outer)
 
@@ -389,7 +393,7 @@ class Planner:
                     ref.meta["star_index"] = k  # see Binder.b_Column
                 out.append(ref)
             if star_q and not hit:
-                raise UndefinedTable(f'missing FROM-clause entry for table "{star_q}"')
+                raise Binder(self, scope).missing_from(star_q)
         return out
 
     # -- FROM ------------------------------------------------------------------------------------
@@ -431,6 +435,7 @@ class Planner:
             for j in joins:
                 node = self.plan_join(node, j, outer)
             if alias:  # NB: the alias hides the joined relations' names, as in PostgreSQL
+                self.join_hidden.update(c.qualifier for c in node.cols if c.qualifier)
                 node = mark_join_alias(_rename(node, col_names, alias), alias, self.row_names)
             return node, node.cols
         if isinstance(item, exp.Subquery):
