@@ -126,13 +126,22 @@ def _shaped(dec: Callable[[str], Any], shape: re.Pattern[str], conv: Callable[[s
 def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
     """numeric (and numeric(p, s): rounded half up, overflow checked) for a whole column."""
     slow = dec if typmod <= 4 else _then(dec, cast_function(T.NUMERIC, T.NUMERIC, typmod))
+    exact = None
     if typmod > 4:
         prec, scale = precision_scale(typmod)
         rnd = functools.partial(Decimal.quantize, exp=Decimal(1).scaleb(-scale),
                                 rounding=ROUND_HALF_UP)
+        if 0 <= scale < prec:  # NB: values written with the column's scale, within range:
+            one = rf"-?\d{{1,{prec - scale}}}" + (rf"\.\d{{{scale}}}" if scale else "")
+            exact = re.compile(f"(?:{one}\n)*{one}")  # Decimal(v) is the rounded value
 
     def run(col: Sequence[str]) -> Sequence[Any]:
-        if not col or not _NUMBERS.fullmatch("\n".join(col)):
+        if not col:
+            return []
+        joined = "\n".join(col)
+        if exact is not None and exact.fullmatch(joined):
+            return list(map(Decimal, col))
+        if not _NUMBERS.fullmatch(joined):
             return list(map(slow, col))
         out = list(map(Decimal, col))
         if typmod <= 4:

@@ -11,6 +11,7 @@ here, not against another Cumulo path.
 from __future__ import annotations
 
 import struct
+from decimal import Decimal
 
 import pytest
 
@@ -236,3 +237,26 @@ def test_csv_null_is_an_unquoted_field_only(session):
     assert copy_in(session, "copy u from stdin with (format csv, null 'N', escape '\\')",
                    [b'1,"N"\n2,N\n3,"a\\"b"\n']) == "COPY 3"
     assert rows(session, "select * from u order by a") == [(1, "N"), (2, None), (3, 'a"b')]
+
+
+def test_numeric_typmod_column_written_at_its_scale_and_otherwise(session):
+    """numeric(6,2): values already at scale 2 and in range are taken as they are (one
+    regular expression over the block); any other spelling is rounded half up, and an
+    overflow fails with PostgreSQL's 22003, wherever it sits in the block."""
+    run(session, "create table nm (id int primary key, v numeric(6,2))")
+    exact = "".join(f"{i}\t{i % 10000}.{i % 100:02d}\n" for i in range(1, N))
+    lines = exact + f"{N}\t-0.00\n{N + 1}\t0001.50\n{N + 2}\t9999.99\n"
+    copy_in(session, "copy nm from stdin", [lines.encode()])
+    got = rows(session, "select v::text from nm where id in (7, 10001, "
+                        f"{N}, {N + 1}, {N + 2}) order by id")
+    assert got == [("7.07",), ("1.01",), ("0.00",), ("1.50",), ("9999.99",)]
+    assert rows(session, "select sum(v) from nm")[0][0] == sum(
+        Decimal(f"{i % 10000}.{i % 100:02d}") for i in range(1, N)) + Decimal("10001.49")
+    run(session, "delete from nm")
+    copy_in(session, "copy nm from stdin", [(exact + f"{N}\t1.255\n{N + 1}\t3\n").encode()])
+    assert rows(session, f"select v::text from nm where id >= {N} order by id") == [
+        ("1.26",), ("3.00",)]
+    run(session, "delete from nm")
+    with pytest.raises(SQLError) as err:
+        copy_in(session, "copy nm from stdin", [(exact + f"{N}\t10000.00\n").encode()])
+    assert err.value.sqlstate == "22003"
