@@ -99,10 +99,13 @@ _clock: Any = None  # "HH:MM:SS" for each second of a day, made at the first use
 
 
 def _clock_strings() -> Any:
+    """The 86,400 `HH:MM:SS` strings, built by two outer concatenations in numpy (a
+    formatted string each cost the first COPY TO of a server about 60 ms)."""
     global _clock
     if _clock is None:
-        _clock = np.array([f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
-                           for s in range(86_400)], dtype=object)
+        two = np.array([f"{i:02d}" for i in range(60)], dtype=object)
+        hours_minutes = np.add.outer(np.add.outer(two[:24], ":"), two).ravel()
+        _clock = np.add.outer(np.add.outer(hours_minutes, ":"), two).ravel()
     return _clock
 
 

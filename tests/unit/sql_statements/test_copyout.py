@@ -62,3 +62,9 @@ def test_copy_to_frames_match_chunks(session):
             chunks.append(framed[5:1 + n])
             framed = framed[1 + n:]
         assert b"".join(chunks) == data and len(chunks) == (4 if opts else 3)
+
+
+def test_timestamp_text_for_every_second_of_a_day():
+    """COPY TO's whole-second timestamps come from a table of the day's clock strings."""
+    day = [dt.datetime(2024, 2, 29) + dt.timedelta(seconds=s) for s in range(0, 86_400, 7)]
+    assert copyout._timestamps(day) == [v.isoformat(" ") for v in day]
