@@ -239,12 +239,16 @@ class Placer:
                 if data.hi != r.hi:
                     raise ObjectNotInPrerequisiteState(
                         f"node {r.owner} holds region {region_id} cut otherwise than the map")
+                if not self.may_act():
+                    raise ObjectNotInPrerequisiteState("this MasterMind no longer leads")
                 if live_copy:
                     # NB: B takes applies but answers no read until it has caught up
                     dst.handle(RecoverRegion(data))
                     s2 = self.snapshot() if self.snapshot is not None else 0
                     caught = self._catch_up(dst, space, r, s1)  # A's applies during the copy
                     frozen = time.monotonic()
+                    if not self.may_act():
+                        raise ObjectNotInPrerequisiteState("this MasterMind no longer leads")
                     src.handle(FreezeRegion(space, r.lo, r.hi))
                     tail = self._catch_up(dst, space, r, s2)  # the tail: frozen only for this
                 else:
@@ -255,11 +259,17 @@ class Placer:
                 if made is None:
                     raise ObjectNotInPrerequisiteState("the region map changed during the move")
             except BaseException:
-                src.handle(UnfreezeRegion(space, r.lo))
-                try:
-                    dst.handle(DropRegion(space, r.lo))
-                except (SQLError, KeyError):
-                    pass  # it never got there
+                # NB: by what the map says now: a deposed MasterMind's move that failed must
+                # not undo one its successor made of the same region
+                now = [x for regs in rs.read_all(self.zk).values() for x in regs
+                       if x.id == region_id]
+                if not now or now[0].owner == r.owner:
+                    src.handle(UnfreezeRegion(space, r.lo))
+                if not now or now[0].owner != to:
+                    try:
+                        dst.handle(DropRegion(space, r.lo))
+                    except (SQLError, KeyError):
+                        pass  # it never got there
                 raise
             if live_copy:
                 dst.handle(UnfreezeRegion(space, r.lo))

@@ -281,6 +281,43 @@ def test_leases_use_the_session_timeout_the_server_granted(zookeeper):
             c.stop()
 
 
+def test_a_new_mastermind_term_fences_the_old_one(zookeeper, tmp_path):
+    """`cluster.leader`: each term bumps the epoch; the old term's writes fail; a bound is
+    saved before a batch passes it; loggers refuse the old term's timestamps (40001)."""
+    import json as json_mod
+
+    from cumulo.server.cluster import leader
+    from cumulo.server.cluster import zk as zk_mod
+    from cumulo.server.cluster.leaderclient import STATE
+    from cumulo.server.cluster.mastermind import MasterMindService
+    from cumulo.server.cluster.services import FenceTs, LoggerService, LogRecord
+
+    hosts, client = zookeeper
+    client.ensure_path("/fence-test")  # NB: a chroot: the other tests' cluster is not touched
+    zk = zk_mod.connect(hosts + "/fence-test", timeout=30)
+    old, _b, _s = leader.begin_term(zk)
+    old.save(100, 50)
+    mm = MasterMindService()
+    mm.reserve = lambda upto: old.reserve(upto, mm.snapshots.snapshot)
+    (batch,) = mm.handle(RequestBatch(1, 500))
+    assert json_mod.loads(zk.get(STATE)[0])["bound"] >= batch.last
+    new, bound, _snap = leader.begin_term(zk)
+    assert new.epoch == old.epoch + 1 and bound >= batch.last
+    with pytest.raises(SQLError) as e:
+        old.save(10 ** 6, 0)
+    assert e.value.sqlstate == "57P03"
+    new.save(bound + 10, 0)
+    lg = LoggerService(str(tmp_path / "log"), "L0")
+    try:
+        assert lg.handle(FenceTs(bound)) is not None
+        with pytest.raises(SQLError) as e:
+            lg.handle(LogRecord(batch.last, b"x"))
+        assert e.value.sqlstate == "40001"
+    finally:
+        lg.close()
+        zk.stop()
+
+
 def test_zookeeper_membership_and_discovery(zookeeper, monkeypatch):
     """Roles started with --zk are discovered; the golden scripts pass over them; they leave."""
     from cumulo.server.cluster import zk as zk_mod
