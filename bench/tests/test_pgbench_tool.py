@@ -67,3 +67,17 @@ def test_alternate_takes_turns_and_reports_medians(monkeypatch):
     assert tps_fig.values == {"postgres": 200.0, "cumulo": None}
     assert "server closed the connection" in tps_fig.errors["cumulo"]
     assert latency_fig.better == "lower" and latency_fig.values["postgres"] == pytest.approx(4.531)
+
+
+def test_cost_ignores_a_last_sample_taken_after_the_clients_left():
+    from bench.server_cost import CostMeter, Sample
+
+    meter = CostMeter(None)
+    meter.first = (Sample(1.0, {1: 10, 2: 100, 3: 100}), 0.0)
+    meter.prev = (Sample(2.0, {1: 12, 2: 600, 3: 600}), 1000.0)
+    meter.last = (Sample(2.5, {1: 13}), 1400.0)  # the connection threads 2 and 3 have ended
+    cost = meter.result()
+    assert cost is not None
+    assert cost.switches_per_tx == 1002 / 1000 and round(cost.cpu_us_per_tx) == 1000
+    meter.last = (Sample(2.5, {1: 13, 2: 700, 3: 700}), 1400.0)  # still connected: the last
+    assert meter.result().switches_per_tx == 1203 / 1400
