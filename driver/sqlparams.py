@@ -135,7 +135,7 @@ def bind_params(sql: str, params: Sequence | Mapping | None) -> tuple[str, list,
     if isinstance(params, Mapping):
         text, names, multi = convert(sql, True)
         try:
-            return text, _getter(names)(params), multi  # type: ignore[arg-type]
+            return text, _getter(names)(params), multi
         except KeyError as e:
             raise ProgrammingError(f"no value for parameter %({e.args[0]})s") from None
     if isinstance(params, str | bytes) or not isinstance(params, Sequence):
