@@ -43,6 +43,7 @@ from .plan import (
     SourceRows,
     SourceScan,
 )
+from .reduce import reduce_inputs
 from .rowexpr import compile_any, mask_any
 from .scan import VectorScan
 
@@ -212,6 +213,13 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
     keyfns = compiled(src, "keys", lambda: [(compile_any(a), compile_any(b))
                                             for _, _, a, b in src.edges])
     resfns = compiled(src, "res", lambda: [mask_any(e) for _, e in src.residuals])
+    before = [f.n for f in frames]
+    frames = reduce_inputs(frames, src.edges, keyfns, ctx, _keys)
+
+    def size(i: int) -> str:
+        n = frames[i].n
+        return f"{n} rows" if n == before[i] else f"{n} of {before[i]} rows"
+
     todo = set(range(len(frames)))
     first = min(todo, key=lambda i: (frames[i].n, i))
     g = frames[first]
@@ -219,7 +227,7 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
     todo.discard(first)
     done_res: set[int] = set()
     g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
-    steps = [f"{src.inputs[first].describe()} ({frames[first].n} rows)"]
+    steps = [f"{src.inputs[first].describe()} ({size(first)})"]
     while todo:
         ctx.check_cancel()
         linked = {j for i, j, _, _ in src.edges if i in offset and j in todo} | \
@@ -260,7 +268,7 @@ def _inner(src: SourceInner, ctx: Any) -> Frame | None:
         g = g.take(li).beside(frames[k].take(ri))
         todo.discard(k)
         g = _residuals(src, resfns, done_res, g, offset, starts, ctx)
-        steps.append(f"⋈ {src.inputs[k].describe()} ({frames[k].n} rows) → {g.n} rows")
+        steps.append(f"⋈ {src.inputs[k].describe()} ({size(k)}) → {g.n} rows")
     note(ctx, src, " ".join(steps))
     order = [offset[i] + c for i in range(len(frames)) for c in range(src.widths[i])]
     return g.reorder(order)

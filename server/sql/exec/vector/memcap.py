@@ -56,6 +56,26 @@ def pair_count(lk: list[np.ndarray], lv: np.ndarray | None, rk: list[np.ndarray]
     return int(np.dot(a, b))
 
 
+def most_alike(keys: list[np.ndarray], valid: np.ndarray | None) -> int:
+    """The largest number of rows sharing one key (NULL keys left out): every row of the
+    other side matches at most that many rows of this one.
+
+    >>> most_alike([np.array([4, 1, 4, 4])], None), most_alike([np.array([1, 2])], None)
+    (3, 1)
+    >>> most_alike([np.array([1, 1]), np.array([1, 2])], np.array([True, True]))
+    1
+    """
+    if len(keys) == 1:
+        k = keys[0] if valid is None else keys[0][valid]
+        if not len(k):
+            return 0
+        return int(np.unique(k, return_counts=True)[1].max())
+    cols = [pa.array(k if valid is None else k[valid]) for k in keys]
+    names = [f"k{i}" for i in range(len(keys))]
+    counts = pa.table(cols, names=names).group_by(names).aggregate([([], "count_all")])
+    return int(counts.column("count_all").to_numpy().max()) if counts.num_rows else 0
+
+
 def too_big(pairs: int, inputs: int, room: int | None) -> bool:
     """Whether `pairs` rows of `inputs` joined inputs take more than SHARE of `room` bytes."""
     if room is None:
@@ -73,9 +93,14 @@ def check(lk: list[np.ndarray], lv: np.ndarray | None, rk: list[np.ndarray],
     if not too_big(nl * nr if bound is None else bound, inputs, room):
         return
     ctx.check_cancel()
+    # a bound from the smaller side alone (its keys' largest multiplicity times the larger
+    # side's rows): a hash aggregate of the few rows, where counting pairs reads both sides
+    small, valid, big = (lk, lv, nr) if nl <= nr else (rk, rv, nl)
+    if not too_big(big * most_alike(small, valid), inputs, room):
+        return
     pairs = pair_count(lk, lv, rk, rv)
     if too_big(pairs, inputs, room):
         raise Fallback(f"a join result of {pairs} rows would not fit in memory")
 
 
-__all__ = ["check", "pair_count", "too_big"]
+__all__ = ["check", "most_alike", "pair_count", "too_big"]
