@@ -55,7 +55,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import FeatureNotSupported
-from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate, InfiniteTimestamp
+from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate, InfiniteTimestamp, time_of_us
 from ..pgtypes.interval import Interval
 
 __all__ = ["encode_key", "decode_key", "encode_key_desc", "prefix_upper_bound", "successor"]
@@ -343,10 +343,7 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
 
 
 def _time_of(us: int, tz: _dt.tzinfo | None = None) -> _dt.time:
-    s, us = divmod(us, 1_000_000)
-    m, s = divmod(s, 60)
-    h, m = divmod(m, 60)
-    return _dt.time(h, m, s, us, tzinfo=tz)
+    return time_of_us(us, tz)  # NB: a whole day is 24:00:00 (infdate.Time24)
 
 
 def _decode_decimal(buf: bytes, pos: int) -> tuple[Decimal, int]:

@@ -41,7 +41,14 @@ from typing import Any
 
 import msgpack
 
-from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate, InfiniteTimestamp
+from ..pgtypes.infdate import (
+    DATE_INF,
+    DATE_NEG_INF,
+    InfiniteDate,
+    InfiniteTimestamp,
+    Time24,
+    time_of_us,
+)
 from ..pgtypes.interval import Interval
 from ..pgtypes.multiranges import MultiRange
 from ..pgtypes.ranges import Range
@@ -164,7 +171,7 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_DATE, _pack(obj.toordinal()))
     if t is InfiniteDate:  # ordinals start at 1: 0 is -infinity, -1 is +infinity
         return msgpack.ExtType(EXT_DATE, _pack(0 if obj.sign < 0 else -1))
-    if t is _dt.time:
+    if t is _dt.time or t is Time24:  # NB: Time24 (24:00:00) counts a whole day
         us = ((obj.hour * 60 + obj.minute) * 60 + obj.second) * 1_000_000 + obj.microsecond
         return msgpack.ExtType(EXT_TIME, _pack([us, _offset(obj)]))
     if t is _dt.timedelta:
@@ -225,10 +232,7 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return _dt.date.fromordinal(n) if n > 0 else DATE_NEG_INF if n == 0 else DATE_INF
     if code == EXT_TIME:
         us, off = _unpack(data)
-        s, us = divmod(us, 1_000_000)
-        m, s = divmod(s, 60)
-        h, m = divmod(m, 60)
-        return _dt.time(h, m, s, us, tzinfo=_tz(off))
+        return time_of_us(us, _tz(off))
     if code == EXT_TIMEDELTA:
         d, s, us = _unpack(data)
         return _dt.timedelta(d, s, us)

@@ -33,7 +33,15 @@ from typing import Any
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import bits, geometry, multiranges, network, ranges, records
 from . import oids as T
-from .infdate import DATE_INF, DATE_NEG_INF, TS_INF, TS_NEG_INF, InfiniteDate, InfiniteTimestamp
+from .infdate import (
+    DATE_INF,
+    DATE_NEG_INF,
+    TS_INF,
+    TS_NEG_INF,
+    InfiniteDate,
+    InfiniteTimestamp,
+    time_of_us,
+)
 from .interval import Interval, as_interval
 from .text import format_generic, text_decoder
 from .utf8check import decode_utf8
@@ -163,12 +171,7 @@ def _enc_time(v: dt.time) -> bytes:
 def _us_time(us: int, tz: dt.tzinfo | None = None) -> dt.time:
     if not 0 <= us <= 86_400_000_000:
         raise DatetimeFieldOverflow("time out of range")
-    if us == 86_400_000_000:  # '24:00:00' has no Python equivalent
-        us -= 1
-    s, micro = divmod(us, 1_000_000)
-    m, s = divmod(s, 60)
-    h, m = divmod(m, 60)
-    return dt.time(h, m, s, micro, tzinfo=tz)
+    return time_of_us(us, tz)  # NB: 86,400,000,000 is '24:00:00' (infdate.Time24)
 
 
 def _dec_time(b: bytes) -> dt.time:

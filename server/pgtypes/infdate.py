@@ -165,6 +165,103 @@ _SENTINELS = {(1, None): TS_INF, (-1, None): TS_NEG_INF, (1, dt.UTC): TSTZ_INF,
               (-1, dt.UTC): TSTZ_NEG_INF}
 
 
+class Time24(dt.time):
+    """'24:00:00', PostgreSQL's end of a day, as a time (or timetz with `tzinfo`).
+
+    Python's time stops at 23:59:59.999999. A Time24 keeps 00:00 inside but reads `hour`
+    as 24, so everything that counts microseconds from the fields (binary send, keys,
+    storage, time - time, time + interval) counts a whole day; it orders after every
+    real time of day and equals only itself, and prints as PostgreSQL does.
+
+    >>> TIME_24 > dt.time(23, 59, 59, 999999), TIME_24 == dt.time(0), dt.time(0) < TIME_24
+    (True, False, True)
+    >>> str(TIME_24), TIME_24.hour * 3600, sorted([TIME_24, dt.time(1)])[-1] is TIME_24
+    ('24:00:00', 86400, True)
+    >>> time_of_us(86_400_000_000) is TIME_24, time_of_us(3_600_000_000)
+    (True, datetime.time(1, 0))
+    """
+
+    def __new__(cls, tzinfo: dt.tzinfo | None = None) -> Time24:
+        return super().__new__(cls, 0, 0, 0, 0, tzinfo)
+
+    @property
+    def hour(self) -> int:
+        return 24
+
+    def _key(self, other: Any) -> Any:
+        if not isinstance(other, dt.time):
+            return NotImplemented
+        if type(other) is Time24:
+            return 0
+        return 1  # NB: after every real time of day
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Time24 and other.tzinfo == self.tzinfo
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __lt__(self, other: Any) -> bool:
+        k = self._key(other)
+        return k if k is NotImplemented else False
+
+    def __le__(self, other: Any) -> bool:
+        k = self._key(other)
+        return k if k is NotImplemented else k == 0
+
+    def __gt__(self, other: Any) -> bool:
+        k = self._key(other)
+        return k if k is NotImplemented else k == 1
+
+    def __ge__(self, other: Any) -> bool:
+        k = self._key(other)
+        return k if k is NotImplemented else True
+
+    def __hash__(self) -> int:
+        return hash(("time 24:00", self.tzinfo))
+
+    def replace(self, *args: Any, **kw: Any) -> dt.time:  # type: ignore[override]
+        """Only the zone can change (time <-> timetz); any other field makes a real time."""
+        fields = {k: v for k, v in kw.items() if k != "tzinfo"}
+        if args or "hour" in fields or any(v != 0 for v in fields.values()):
+            return dt.time(0, 0, 0, 0, self.tzinfo).replace(*args, **kw)
+        tz = kw.get("tzinfo", self.tzinfo)
+        return TIME_24 if tz is None else Time24(tz)
+
+    def isoformat(self, timespec: str = "auto") -> str:
+        return "24:00:00" + (_tz_suffix(self) if self.tzinfo is not None else "")
+
+    def __str__(self) -> str:
+        return self.isoformat()
+
+    def __repr__(self) -> str:
+        return "TIME_24" if self.tzinfo is None else f"Time24({self.tzinfo!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Time24, (self.tzinfo,))
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return self.__reduce__()
+
+
+def _tz_suffix(t: dt.time) -> str:
+    return dt.time(0, 0, tzinfo=t.tzinfo).isoformat()[8:]
+
+
+TIME_24 = Time24()
+USECS_PER_DAY = 86_400_000_000
+
+
+def time_of_us(us: int, tz: dt.tzinfo | None = None) -> dt.time:
+    """The time `us` microseconds after midnight, 0 .. 86,400,000,000 (24:00:00)."""
+    if us == USECS_PER_DAY:
+        return TIME_24 if tz is None else Time24(tz)
+    s, micro = divmod(us, 1_000_000)
+    m, s = divmod(s, 60)
+    h, m = divmod(m, 60)
+    return dt.time(h, m, s, micro, tzinfo=tz)
+
+
 def infinite_date(v: dt.date) -> InfiniteDate | None:
     """The sentinel itself, or None for a real date."""
     return v if isinstance(v, InfiniteDate) else None

@@ -46,7 +46,16 @@ from . import bits, dateparse, geometry, multiranges, network, ranges, records, 
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
-from .infdate import TS_INF, TS_NEG_INF, TSTZ_INF, TSTZ_NEG_INF, InfiniteDate, InfiniteTimestamp
+from .infdate import (
+    TIME_24,
+    TS_INF,
+    TS_NEG_INF,
+    TSTZ_INF,
+    TSTZ_NEG_INF,
+    InfiniteDate,
+    InfiniteTimestamp,
+    Time24,
+)
 from .infdate import WORDS as INFINITE_DATES
 from .interval import Interval
 
@@ -629,6 +638,11 @@ def _time_in(oid: int, s: str) -> dt.time:
             f'invalid input syntax for type {_INPUT_NAME.get(oid) or T.TYPES[oid].sql_name}: "{s}"')
     hh, mi, ss, frac, z = m.groups()
     us = _us(frac)
+    if int(hh) == 24 and int(mi) == 0 and int(ss or 0) == 0 and us == 0:
+        if oid != T.TIMETZ:  # NB: the end of the day, a time of its own (infdate.Time24)
+            return TIME_24
+        zone24 = _zone(z) or _current_offset(zones.session_zone())
+        return Time24(zone24 if isinstance(zone24, dt.timezone) else _current_offset(zone24))
     try:
         base = clock(dt.datetime(2000, 1, 1), int(hh), int(mi), int(ss or 0), us)
         if base.day != 1:

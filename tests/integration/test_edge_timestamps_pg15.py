@@ -70,6 +70,17 @@ select * from etk where ts = '-infinity'
 select * from etk order by d desc
 update ets set ts = ts + interval '1 day' where id in (1, 2)
 select id, ts from ets where id in (1, 2) order by id
+select '24:00:00'::time, '24:00'::time::text, '24:00:00+02'::timetz, '24:00:00.000001'::time
+select '24:00:00.000001'::time
+select '24:00'::time = '00:00', '24:00'::time > '23:59:59.999999', time '24:00' - time '23:00', time '24:00' - time '00:00'
+select time '24:00' + interval '1 hour', time '24:00' - interval '30 min', date '2000-02-28' + time '24:00', time '24:00'::interval
+select extract(hour from time '24:00'), extract(epoch from time '24:00'), make_time(24, 0, 0), cast('23:59:59.999' as time(2)), to_json(time '24:00')
+create table ett (k time primary key, v time, z timetz)
+insert into ett values ('24:00', '24:00', '24:00+01'), ('23:59:59.999999', '24:00:00', null), ('00:00', null, '00:00+00')
+select * from ett order by k
+select * from ett where k = '24:00'
+select max(k), min(v), count(distinct v) from ett
+select v, count(*) from ett group by v order by v
 """.strip().splitlines()
 
 
@@ -77,7 +88,7 @@ select id, ts from ets where id in (1, 2) order by id
 def test_edge_timestamps_match_pg15(binary, pg15, cumulo_server):
     """Every statement gives PostgreSQL 15's column types and bytes."""
     assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS,
-                        binary, drops=["drop table if exists ets, etk"])
+                        binary, drops=["drop table if exists ets, etk, ett"])
 
 
 COLUMNAR = """
@@ -196,6 +207,8 @@ def test_edges_and_infinities_survive_a_restart(fresh_server):
         c.execute("create table er (id int primary key, ts timestamp, tz timestamptz, d date)")
         c.execute(f"insert into er values {rows}")
         c.execute("create table er2 (id int, ts timestamp, tz timestamptz, d date)")
+        c.execute("create table er3 (t time primary key)")  # 24:00:00 in keys and the log
+        c.execute("insert into er3 values ('24:00'), ('23:59:59.999999'), ('00:00')")
         with c.cursor().copy("copy er2 from stdin") as cp:  # a bulk redo record
             cp.write("1\t0001-01-01 00:00:00\t0001-01-01 00:00:00+00\t0001-01-01\n"
                      "2\t-infinity\t-infinity\t-infinity\n")
@@ -203,14 +216,20 @@ def test_edges_and_infinities_survive_a_restart(fresh_server):
         before2 = c.execute(query.replace("from er ", "from er2 ")).fetchall()
     assert before[0] == (1, "0001-01-01 00:00:00", "0001-01-01 00:00:00+00", "0001-01-01")
     assert before[1] == (2, "-infinity", "-infinity", "-infinity")
+    times = [("00:00:00",), ("23:59:59.999999",), ("24:00:00",)]
     fresh_server.stop(signal.SIGKILL)  # the redo log alone
     fresh_server.start()
     with psycopg.connect(fresh_server.dsn(), autocommit=True) as c:
         c.execute("set timezone = 'UTC'")
         assert c.execute(query).fetchall() == before
         assert c.execute(query.replace("from er ", "from er2 ")).fetchall() == before2
+        assert c.execute("select t::text from er3 where t > '23:59:59.999999'").fetchall() \
+            == [("24:00:00",)]
+        assert c.execute("select t::text from er3 order by t").fetchall() == times
     fresh_server.restart()  # an orderly stop: the checkpoint
     with psycopg.connect(fresh_server.dsn(), autocommit=True) as c:
         c.execute("set timezone = 'UTC'")
         assert c.execute(query).fetchall() == before
         assert c.execute(query.replace("from er ", "from er2 ")).fetchall() == before2
+        assert c.execute("select t::text from er3 where t > '23:59:59.999999'").fetchall() \
+            == [("24:00:00",)]

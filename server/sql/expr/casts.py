@@ -31,7 +31,7 @@ from ...pgtypes import bits, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.geometry import NAMES as GEOMETRIC
-from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
+from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
 from ...pgtypes.multiranges import MultiRange
@@ -451,9 +451,14 @@ def _round_fraction(p: int) -> Callable[[Any], Any]:
     def conv(v: Any) -> Any:
         us = v.microseconds if isinstance(v, dt.timedelta) else v.microsecond
         r = (us + q // 2) // q * q
+        if isinstance(v, Time24):
+            return v  # NB: 24:00:00 has no fraction to round
         if isinstance(v, dt.time):
             full = dt.datetime.combine(dt.date(2000, 1, 1), v.replace(microsecond=0))
-            return (full + dt.timedelta(microseconds=r)).time().replace(tzinfo=v.tzinfo)
+            out = full + dt.timedelta(microseconds=r)
+            if out.day != 1:  # NB: 23:59:59.999 rounds up to 24:00:00, as in PostgreSQL
+                return Time24(v.tzinfo) if v.tzinfo is not None else TIME_24
+            return out.time().replace(tzinfo=v.tzinfo)
         return v + dt.timedelta(microseconds=r - us)
 
     return conv

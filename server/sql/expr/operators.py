@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import UndefinedFunction
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
-from ...pgtypes.infdate import TS_INF, TS_NEG_INF, InfiniteDate
+from ...pgtypes.infdate import TS_INF, TS_NEG_INF, InfiniteDate, Time24
 from . import types as ty
 from .bound import E
 from .casts import date_add_days
@@ -93,6 +93,8 @@ def rt_date_pl_time(d: dt.date, t: dt.time) -> dt.datetime:
     """date + time: the timestamp at that clock time ('infinity' stays infinite)."""
     if isinstance(d, InfiniteDate):
         return TS_INF if d.sign > 0 else TS_NEG_INF
+    if type(t) is Time24:  # NB: 24:00:00 is the next day's midnight
+        return dt.datetime.combine(d, dt.time(0)) + dt.timedelta(days=1)
     return dt.datetime.combine(d, t)
 
 

@@ -20,7 +20,7 @@ from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParamet
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
-from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
+from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from .registry import register
 
 TS, TSTZ, DATE, IV, TIME = T.TIMESTAMP, T.TIMESTAMPTZ, T.DATE, T.INTERVAL, T.TIME
@@ -263,6 +263,8 @@ def extract(ctx: Any, field: str, v: Any) -> Decimal:
             if f == "epoch":  # a timetz's epoch is measured in UTC
                 secs = v.hour * 3600 + v.minute * 60 + v.second - off
                 return (Decimal(secs) + Decimal(v.microsecond) / 1000000).quantize(US6)
+        if type(v) is Time24 and field.lower() in ("hour", "hours", "h", "epoch"):
+            return Decimal(24) if field.lower() != "epoch" else Decimal(86400).quantize(US6)
         v = dt.datetime.combine(EPOCH.date(), v.replace(tzinfo=None))
     return extract_value(field, v, ctx)
 
@@ -350,6 +352,8 @@ def make_date(y: int, m: int, d: int) -> dt.date:
 def make_time(h: int, mi: int, sec: float) -> dt.time:
     """Builds a time from hour, minute and (fractional) seconds; 60 seconds roll over."""
     us = round(sec * 1000000)
+    if h == 24 and mi == 0 and us == 0:
+        return TIME_24  # NB: PostgreSQL's end of a day (infdate.Time24)
     if not (0 <= h < 24 and 0 <= mi < 60 and 0 <= us <= 60000000) or (
             h == 23 and mi == 59 and us == 60000000):  # NB: 24:00:00 has no Python time
         raise DatetimeFieldOverflow(f"time field value out of range: {h}:{mi:02d}:{sec:02g}")
