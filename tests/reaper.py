@@ -6,7 +6,10 @@ started keep running, each holding memory and some CPU, until someone notices. S
 every server a fixture starts gets a pid file here, naming the server's pid, its
 start time, the directory it was started for, and the pid and start time of the
 process that owns it (the test run). `stop()` removes the file. At the start of the
-next test session `reap_stale()` stops the servers whose owner is gone.
+next test session `reap_stale()` stops the servers whose owner is gone. A cluster
+(`cumulo cluster up`, many processes that a supervisor restarts) is recorded by its
+directory alone: it is stopped with `cumulo cluster down`, and then any process whose
+command line still names that directory (a unique temp dir) is killed.
 
 What is never touched: a process without a pid file here; a process whose start
 time or command line no longer match its file (the pid was reused); the servers of
@@ -21,6 +24,8 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -28,7 +33,7 @@ PID_DIR = os.environ.get("CUMULO_TEST_PID_DIR") or os.path.join(
     tempfile.gettempdir(), "cumulo-test-pids")
 
 # The prefixes of the temp dirs the fixtures make (tests/server_process.py, tests/pg15.py).
-_OWN_DIRS = ("cumulo-test-", "cumulo-pg15-")
+_OWN_DIRS = ("cumulo-test-", "cumulo-pg15-", "cumulo-cluster-up-")
 
 
 def start_time(pid: int) -> int | None:
@@ -54,12 +59,13 @@ def _cmdline(pid: int) -> str:
 
 
 def register(kind: str, pid: int, path: str) -> str:
-    """Records a server just started (`kind` is "cumulo" or "pg15"; `path` a directory its
-    command line names); returns the pid file, for `unregister`."""
+    """Records a server just started (`kind` is "cumulo", "pg15" or "cluster"; `path` a
+    directory its command line names; a cluster's pid is 0); returns the pid file, for
+    `unregister`."""
     os.makedirs(PID_DIR, exist_ok=True)
     record = {"kind": kind, "pid": pid, "start": start_time(pid), "path": path,
               "owner": os.getpid(), "owner_start": start_time(os.getpid())}
-    file = os.path.join(PID_DIR, f"{kind}-{pid}.json")
+    file = os.path.join(PID_DIR, f"{kind}-{pid or os.path.basename(path.rstrip('/'))}.json")
     with open(file + ".tmp", "w") as f:
         json.dump(record, f)
     os.replace(file + ".tmp", file)
@@ -74,6 +80,34 @@ def unregister(file: str) -> None:
 
 def _alive(pid: int, start: int | None) -> bool:
     return start is not None and start_time(pid) == start
+
+
+def _own_dir(path: str) -> bool:
+    """A temp dir that a fixture made (and nothing else could have)."""
+    path = path.rstrip("/")
+    return (os.path.dirname(path) == tempfile.gettempdir()
+            and os.path.basename(path).startswith(_OWN_DIRS))
+
+
+def _naming(path: str) -> list[int]:
+    """The live processes whose command line names `path`."""
+    return [int(p) for p in os.listdir("/proc")
+            if p.isdigit() and start_time(int(p)) is not None and path in _cmdline(int(p))]
+
+
+def _stop_cluster(path: str) -> bool:
+    """`cumulo cluster down` for the cluster in `path`, then SIGKILL for what is left."""
+    if not _naming(path):
+        return False
+    if os.path.exists(os.path.join(path, "cluster.json")):  # NB: the launcher's record
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run([sys.executable, "-m", "cumulo.server.cli", "cluster", "down",
+                            "--data-dir", path, "--timeout", "5"], capture_output=True,
+                           timeout=60)
+    for pid in _naming(path):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return True
 
 
 def reap_stale() -> list[str]:
@@ -93,7 +127,11 @@ def reap_stale() -> list[str]:
             continue  # NB: being written, or not ours to judge
         if _alive(int(rec["owner"]), rec["owner_start"]):
             continue  # its test run is still going
-        if _alive(pid, rec["start"]) and path and path in _cmdline(pid):
+        if rec["kind"] == "cluster":
+            # NB: only a fixture's own temp dir, a name no other process's command line has
+            if _own_dir(path) and _stop_cluster(path):
+                done.append(f"stopped cluster ({path})")
+        elif _alive(pid, rec["start"]) and path and path in _cmdline(pid):
             # NB: SIGQUIT is PostgreSQL's immediate shutdown (the postmaster takes its
             # children with it); a test's cumulo server has nothing worth a clean stop.
             os.kill(pid, signal.SIGQUIT if rec["kind"] == "pg15" else signal.SIGKILL)
@@ -101,11 +139,9 @@ def reap_stale() -> list[str]:
             deadline = time.monotonic() + 10
             while _alive(pid, rec["start"]) and time.monotonic() < deadline:
                 time.sleep(0.05)  # NB: not our child: its files are removed once it is gone
-        own = os.path.dirname(path.rstrip("/"))
         if rec["kind"] == "pg15":
-            own = os.path.dirname(own)  # NB: the pid file names <root>/data
-            path = os.path.dirname(path.rstrip("/"))
-        if own == tempfile.gettempdir() and os.path.basename(path).startswith(_OWN_DIRS):
+            path = os.path.dirname(path.rstrip("/"))  # NB: the pid file names <root>/data
+        if _own_dir(path):
             shutil.rmtree(path, ignore_errors=True)
         unregister(file)
     return done

@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from tests import reaper
 from tests.server_process import free_port
 
 ZK_JAR = "/usr/share/java/zookeeper.jar"
@@ -54,10 +55,12 @@ def cluster_dir():
     if not (shutil.which("java") and os.path.exists(ZK_JAR)):
         pytest.fail("ZooKeeper is not installed: tests/run.sh installs it (apt-get install zookeeper)")
     d = tempfile.mkdtemp(prefix="cumulo-cluster-up-")
+    pid_file = reaper.register("cluster", 0, d)  # NB: a killed run's cluster is stopped later
     try:
         yield d
     finally:
         cumulo("cluster", "down", "--data-dir", d, "--timeout", "5")
+        reaper.unregister(pid_file)
         for cmd in processes_under(d):  # must not happen; the test has already failed then
             print("left behind:", cmd)
         shutil.rmtree(d, ignore_errors=True)
