@@ -38,6 +38,7 @@ import json
 import multiprocessing
 import queue
 import re
+import shutil
 import signal
 import socket
 import time
@@ -220,7 +221,9 @@ def _finish(frontend: str, server: CumuloServer, control: Control) -> tuple[int 
     with psycopg.connect(server.dsn(), autocommit=True) as after:
         assert after.execute("select 42").fetchone() == (42,), frontend
     server.stop()
-    return rss, _tracebacks(server.log())
+    tracebacks = _tracebacks(server.log())
+    shutil.rmtree(server.data_dir, ignore_errors=True)
+    return rss, tracebacks
 
 
 def _chunks(examples: int, chunk: int) -> list[int]:
