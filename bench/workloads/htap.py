@@ -19,15 +19,22 @@ one, shows up there first). The systems take turns (PostgreSQL alone, Cumulo
 alone, PostgreSQL mixed, Cumulo mixed), so a slow minute on the shared machine
 hurts both. After the runs, TPC-B's invariant (accounts, tellers and branches
 moved by the same total) must hold, else the system's figures are an error.
+The notes give the machine's load average (1 min) at the start and end of
+each timed run: on a shared machine the figures mean little without it.
+
+With `--repeat N`, steps 2 and 3 run N rounds (the systems still taking
+turns in each); every figure is then the median over the rounds, the share
+kept being each round's mixed tps over that round's alone tps.
 
 Options: --scale (pgbench scale, default 10), --seconds (each run, default 30),
---clients, --threads.
+--repeat, --clients, --threads.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -118,9 +125,13 @@ def _analytic_loop(system: System, stop: threading.Event, out: Analytics) -> Non
         out.seconds = time.monotonic() - start
 
 
-def _run(ctx: RunContext, system: System, label: str, mixed: bool
-         ) -> tuple[float, Latencies, Analytics | None]:
-    """One timed TPC-B run (with the analytic loop when `mixed`): tps, latencies, analytics."""
+Run = tuple[float, Latencies, Analytics | None, tuple[float, float]]
+
+
+def _run(ctx: RunContext, system: System, label: str, mixed: bool) -> Run:
+    """One timed TPC-B run (with the analytic loop when `mixed`): tps, latencies, analytics,
+    and the load average (1 min) at its start and end."""
+    load0 = os.getloadavg()[0]
     prefix = os.path.join(ctx.workdir, f"htap-{system.name}-{label}")
     for old in glob.glob(prefix + ".*"):
         os.remove(old)
@@ -141,7 +152,33 @@ def _run(ctx: RunContext, system: System, label: str, mixed: bool
     result = parse_summary(text)
     if analytics is not None and analytics.errors:
         raise BenchError(f"analytic loop failed: {analytics.errors[0]}")
-    return result.tps, read_latencies(sorted(glob.glob(prefix + ".*"))), analytics
+    return (result.tps, read_latencies(sorted(glob.glob(prefix + ".*"))), analytics,
+            (load0, os.getloadavg()[0]))
+
+
+def merge_runs(runs: list[Run]) -> Run:
+    """Rounds of one system and label as one: medians of tps, p99 and longest transaction;
+    the analytic counts summed; the load average at the first start and the last end.
+
+    >>> a = (100.0, Latencies(10, 5.0, 50.0), None, (1.0, 2.0))
+    >>> b = (300.0, Latencies(30, 7.0, 90.0), None, (3.0, 4.0))
+    >>> c = (200.0, Latencies(20, 6.0, 70.0), None, (5.0, 6.0))
+    >>> merge_runs([a, b, c])
+    (200.0, Latencies(count=60, p99=6.0, max=70.0), None, (1.0, 6.0))
+    """
+    def med(xs: list[float | None]) -> float | None:
+        vs = [x for x in xs if x is not None]
+        return statistics.median(vs) if vs else None
+
+    analytics = [r[2] for r in runs if r[2] is not None]
+    merged = None
+    if analytics:
+        merged = Analytics(sum(a.done for a in analytics), sum(a.seconds for a in analytics),
+                           max(a.longest for a in analytics),
+                           [e for a in analytics for e in a.errors])
+    lat = Latencies(sum(r[1].count for r in runs), med([r[1].p99 for r in runs]),
+                    med([r[1].max for r in runs]))
+    return (statistics.median(r[0] for r in runs), lat, merged, (runs[0][3][0], runs[-1][3][1]))
 
 
 def _load(ctx: RunContext, system: System, scale: int) -> float:
@@ -166,10 +203,21 @@ def run(ctx: RunContext) -> list[Figure]:
     scale = max(1, int(ctx.options.scale or DEFAULT_SCALE))
     first = {s.name: ctx.attempt(s, "load", _load, ctx, s, scale) for s in ctx.systems}
     up = [s for s in ctx.systems if first[s.name] is not None]
-    runs: dict[tuple[str, str], tuple[float, Latencies, Analytics | None] | None] = {}
-    for label, mixed in (("alone", False), ("mixed", True)):
-        for s in up:
-            runs[(s.name, label)] = ctx.attempt(s, label, _run, ctx, s, label, mixed)
+    rounds: dict[tuple[str, str], list[Run]] = {}
+    kept_rounds: dict[str, list[float]] = {s.name: [] for s in up}
+    for _ in range(max(1, ctx.options.repeat)):
+        for label, mixed in (("alone", False), ("mixed", True)):
+            for s in list(up):
+                r = ctx.attempt(s, label, _run, ctx, s, label, mixed)
+                if r is None:  # failed once: not run again, no figures
+                    up.remove(s)
+                    continue
+                rounds.setdefault((s.name, label), []).append(r)
+                if mixed and rounds[(s.name, "alone")][-1][0]:
+                    kept_rounds[s.name].append(100.0 * r[0] / rounds[(s.name, "alone")][-1][0])
+    runs: dict[tuple[str, str], Run | None] = {
+        (s.name, label): merge_runs(rounds[(s.name, label)])
+        for s in up for label in ("alone", "mixed")}
     for s in up:
         if ctx.attempt(s, "check", _check_balances, s) is None:
             for label in ("alone", "mixed"):
@@ -185,9 +233,11 @@ def run(ctx: RunContext) -> list[Figure]:
 
     tps_alone = val("alone", lambda r: r[0])
     tps_mixed = val("mixed", lambda r: r[0])
-    kept = {n: (None if tps_alone[n] is None or tps_mixed[n] is None or not tps_alone[n]
-                else 100.0 * (tps_mixed[n] or 0.0) / (tps_alone[n] or 1.0)) for n in names}
+    kept = {n: (statistics.median(kept_rounds[n]) if kept_rounds.get(n)
+                and runs.get((n, "mixed")) is not None else None) for n in names}
     head = f"TPC-B -s {scale} -c {ctx.options.clients}, {ctx.options.seconds:g} s"
+    if ctx.options.repeat > 1:
+        head += f", median of {ctx.options.repeat} rounds"
     notes = []
     for n in names:
         r = runs.get((n, "mixed"))
@@ -195,14 +245,19 @@ def run(ctx: RunContext) -> list[Figure]:
             a = r[2]
             notes.append(f"{n}: {a.done} analytic queries in {a.seconds:.1f} s, "
                          f"longest {a.longest:.2f} s")
+    loads = []
+    for (n, label), r in runs.items():
+        if r is not None:
+            loads.append(f"{n} {label} {r[3][0]:.1f}-{r[3][1]:.1f}")
     note = "; ".join(notes)
+    load_note = "load average (1 min) at start-end of each run: " + ", ".join(loads)
     ctx.commands += list(QUERIES)
     return [
         ctx.figure(NAME, f"first round of the {len(QUERIES)} analytic queries (builds)", "s",
                    "lower", first, "load"),
-        ctx.figure(NAME, f"{head} alone tps", "tx/s", "higher", tps_alone, "alone"),
+        ctx.figure(NAME, f"{head} alone tps", "tx/s", "higher", tps_alone, "alone", load_note),
         ctx.figure(NAME, f"{head} beside the analytic loop tps", "tx/s", "higher", tps_mixed,
-                   "mixed"),
+                   "mixed", load_note),
         ctx.figure(NAME, "OLTP kept under analytics", "%", "higher", kept, "mixed", note),
         ctx.figure(NAME, "analytic queries/s beside TPC-B", "q/s", "higher",
                    val("mixed", lambda r: r[2].rate if r[2] else None), "mixed", note),
