@@ -467,10 +467,16 @@ class ColumnarCopy:
             if len(batch) > 1:
                 for q in batch:
                     del self.packs[q.pid]
+                n = sum(q.n for q in batch)
+                low = min(q.min_end for q in batch)
+                # NB: bounds and, when no row has ended, `live` from the packs' summaries:
+                # no numpy pass (GIL released) under the node lock (`freeze`)
                 self._add_pack([k for q in batch for k in q.keys],
                                [r for q in batch for r in q.rows],
                                np.concatenate([q.begins() for q in batch]),
-                               np.concatenate([q.ends() for q in batch]))
+                               np.concatenate([q.ends() for q in batch]),
+                               bounds=(max(q.max_begin for q in batch), low),
+                               live=list(range(n)) if low == INF else None)
             batch = [p] if p is not None else []
 
     # --- reading ------------------------------------------------------------------------------
