@@ -230,22 +230,29 @@ class Placer:
             regions, version = got
             src, dst = self.connect(r.owner), self.connect(to)
             src.handle(OpenRegion(space, r.lo, r.hi))  # a region never written to yet
-            live_copy = self.snapshot is not None
+            snapshot = self.snapshot
+            live_copy = snapshot is not None
+            began = time.monotonic()
             if not live_copy:
                 src.handle(FreezeRegion(space, r.lo, r.hi))
             try:
-                s1 = self.snapshot() if self.snapshot is not None else 0
+                s1 = snapshot() if snapshot is not None else 0
                 data = src.handle(ExportRegion(space, r.lo))
                 if data.hi != r.hi:
                     raise ObjectNotInPrerequisiteState(
                         f"node {r.owner} holds region {region_id} cut otherwise than the map")
                 if not self.may_act():
                     raise ObjectNotInPrerequisiteState("this MasterMind no longer leads")
-                if live_copy:
+                if snapshot is not None:
                     # NB: B takes applies but answers no read until it has caught up
                     dst.handle(RecoverRegion(data))
-                    s2 = self.snapshot() if self.snapshot is not None else 0
-                    caught = self._catch_up(dst, space, r, s1)  # A's applies during the copy
+                    caught, s2 = 0, s1
+                    for _round in range(3):  # A's applies during the copy, then during that
+                        s1, s2 = s2, snapshot()
+                        n = self._catch_up(dst, space, r, s1)
+                        caught += n
+                        if n < 20:
+                            break
                     frozen = time.monotonic()
                     if not self.may_act():
                         raise ObjectNotInPrerequisiteState("this MasterMind no longer leads")
@@ -273,8 +280,9 @@ class Placer:
                 raise
             if live_copy:
                 dst.handle(UnfreezeRegion(space, r.lo))
-                log.info("region %d copied while serving, %d + %d records caught up, frozen "
-                         "for %.1f ms", region_id, caught, tail, 1000 * (time.monotonic() - frozen))
+                log.info("region %d copied while serving, %d + %d records caught up; moved in "
+                         "%.1f ms, frozen for the last %.1f ms", region_id, caught, tail,
+                         1000 * (time.monotonic() - began), 1000 * (time.monotonic() - frozen))
             src.handle(DropRegion(space, r.lo))
             log.info("moved region %d of space %d from %s to %s", region_id, space, r.owner, to)
             return moved.epoch
