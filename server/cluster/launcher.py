@@ -11,8 +11,8 @@ so that `ps` tells them apart, detached from the terminal (its own session), wit
 output in `D/logs/<name>.log`. What runs where is written to `D/cluster.json`, which
 `status` and `down` read: the cluster outlives the `up` command.
 
-Start order: ZooKeeper (Debian's package, unless `--zk` names one), then the MasterMind,
-KiVi nodes, conflict managers and loggers, all at once (each prints `LISTENING host port`
+Start order: ZooKeeper (Debian's package, unless `--zk` names one), then the MasterMind
+(`--masterminds N`: one leads, the others stand by, `cluster.leader`), KiVi nodes, conflict managers and loggers, all at once (each prints `LISTENING host port`
 once it serves and has registered in ZooKeeper), then the query engines
 (`cumulo serve --cluster HOSTS`), which discover the others through ZooKeeper. `up`
 returns once every engine accepts connections. `down` stops them in the reverse order,
@@ -51,7 +51,8 @@ ROLE_COMMANDS = {"mastermind": "mastermind", "kivi": "kivi", "logger": "logger",
 COMMAND_HELP = {
     "cluster": "cluster mode on this machine: `cumulo cluster up --nodes N --data-dir D --port P` "
     "starts every role as its own process; `cluster status|down --data-dir D`",
-    "mastermind": "run the MasterMind role alone: cumulo mastermind --zk ZK_HOSTS",
+    "mastermind": "run the MasterMind role alone: cumulo mastermind --zk ZK_HOSTS (run two or "
+    "more: one leads, elected in ZooKeeper, the others take over if it dies)",
     "kivi": "run a KiVi storage node alone: cumulo kivi --zk ZK_HOSTS --data-dir DIR --name ID",
     "logger": "run a logger alone: cumulo logger --zk ZK_HOSTS --data-dir DIR --name ID",
     "conflicts": "run a conflict manager alone: cumulo conflicts --zk ZK_HOSTS --index I --managers M",

@@ -31,7 +31,9 @@ when a query engine dies (`cluster.reaper`, with ZooKeeper) it can `fence` that 
 (its batches, reports and low water are refused from then on, 57P01), `resolve` the
 timestamps it left unfinished, and `forget` its low water and waits.
 
-With ZooKeeper, it owns placement too: `placer` (a `cluster.placer.Placer`, set by
+With ZooKeeper, several may run: `cluster.leader` elects one, serves it through
+`MasterMindRole` and persists a timestamp bound before a batch passes it (`reserve`),
+so that a successor starts above anything handed out. It owns placement too: `placer` (a `cluster.placer.Placer`, set by
 `cluster.role` once ZooKeeper is reached) makes the splits and moves that query
 engines ask for (`SplitAt`, `MoveRegion`, run in the thread pool) and runs the loop
 that splits big regions and balances the nodes.

@@ -14,7 +14,9 @@ reply` can be served by it. This module provides those objects:
   durable; those requests are run in the loop's thread pool, so that concurrent
   commits from several connections share an fsync (group commit works across the
   socket as it does in-process). `LogRead` returns the records above a timestamp, for
-  recovery by a restarted LTM; `LogTrim` drops what a checkpoint covers.
+  recovery by a restarted LTM; `LogTrim` drops what a checkpoint covers; `FenceTs`
+  (a new MasterMind leader, `cluster.leader`) refuses the timestamps of the term that
+  ended.
 
 The matching clients are in `cluster.proxies`.
 """
