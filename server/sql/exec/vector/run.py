@@ -16,6 +16,7 @@ from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
+from .distinct import Unhandled, count_distinct
 from .explain import note
 from .join import evaluate
 from .jointopn import candidates as join_candidates
@@ -102,6 +103,15 @@ def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
     if spec.exprs:
         fns = compiled(spec, "exprs", lambda: _expr_fns(spec))
         packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
+    if spec.count_distinct:
+        packs = list(packs)
+        if len(packs) == 1:  # a joined frame: Arrow counts per group (`distinct`)
+            assert isinstance(spec.merge, N.Aggregate)
+            try:
+                return count_distinct(packs[0].column, len(packs[0]), spec.group_by[:-1],
+                                      spec.group_by[-1], len(spec.merge.aggs))
+            except Unhandled:
+                pass
     partials = partial_aggregate(packs, spec.group_by, spec.aggs)
     if spec.rescale:
         partials = rescale(partials, len(spec.group_by), spec.rescale)
