@@ -25,7 +25,7 @@ import pytest
 from cumulo.pipeline.session import C1_JIT
 from cumulo.pipeline.tickdata import cli
 
-TICKS, PRODUCTS = 8000, 3
+TICKS, PRODUCTS = 4000, 3  # 8 micro-batches of one file; 1,333 ticks per product (VaR needs 251)
 FILES = TICKS // 500
 
 

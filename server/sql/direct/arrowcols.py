@@ -139,6 +139,8 @@ def column_values(table: Table, pos: int, col: pa.ChunkedArray | pa.Array) -> li
         dec = text_decoder(c.type_oid)
         if not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
             col = _cast(col, pa.string(), c.name)
+        if dec is str:  # text, varchar, name...: Arrow's str values are the stored ones
+            return col.to_pylist()
         return [None if v is None else dec(v) for v in col.to_pylist()]
     if col.type != want:
         if pa.types.is_timestamp(want) and pa.types.is_timestamp(col.type):
