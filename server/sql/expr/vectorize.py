@@ -374,11 +374,23 @@ def _scalar_cmp(op: str, v: V, c: Any) -> np.ndarray:
         raise Fallback(str(ex)) from ex
 
 
+def _at_scale(v: V, scale: int) -> np.ndarray:
+    """An integer or numeric column's values as integers at a larger scale, exactly."""
+    f = 10 ** (scale - (v.scale if v.kind == "dec" else 0))
+    if f == 1:
+        return v.values
+    live = v.values if v.valid is None else v.values[v.valid]
+    if len(live) and int(np.abs(live).max()) * f >= 2**63:
+        raise Fallback("numeric comparison beyond int64")
+    return v.values * f
+
+
 def _vec_cmp(op: str, a: V, b: V) -> np.ndarray:
     if a.kind == b.kind and a.kind in ("i8", "date", "ts", "b1"):
         return _CMP[op](a.values, b.values)
-    if a.kind == b.kind == "dec" and a.scale == b.scale:
-        return _CMP[op](a.values, b.values)
+    if a.kind in ("i8", "dec") and b.kind in ("i8", "dec"):  # exact, at the larger scale
+        s = max(a.scale if a.kind == "dec" else 0, b.scale if b.kind == "dec" else 0)
+        return _CMP[op](_at_scale(a, s), _at_scale(b, s))
     if a.kind in ("i8", "f8") and b.kind in ("i8", "f8"):
         return _float_cmp(op, a.values.astype(np.float64), b.values.astype(np.float64))
     if a.kind == b.kind == "str":

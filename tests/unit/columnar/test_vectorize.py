@@ -125,3 +125,24 @@ def test_subtrees_of_parameters_and_constants_are_one_value_per_execution() -> N
         [True, True, False, False, False]
     with pytest.raises(Fallback):
         div(lambda j: c, SimpleNamespace(params=[1, 0]))
+
+
+def test_integer_and_numeric_columns_compare_exactly_at_the_larger_scale() -> None:
+    """`ol_quantity < t.a` (an integer against an AVG's numeric, CH-benCHmark Q17) and two
+    numerics of different scales compare as the row code does, NULLs included."""
+    ints = [1, 2, 3, None, -4, 10**12]
+    decs = [Decimal("1.5"), Decimal("2.0"), Decimal("2.9"), Decimal("1.0"), None,
+            Decimal("1000000000000.0")]
+    other = [Decimal("1.50"), Decimal("1.99"), Decimal("3.00"), None, Decimal("-4.00"),
+             Decimal("0.01")]
+    rows = list(zip(ints, decs, other, strict=True))
+    cols = {0: encode(ints), 1: encode(decs), 2: encode(other)}
+    assert (cols[0].kind, cols[1].kind, cols[2].kind) == ("i8", "dec", "dec")
+    ctx = SimpleNamespace(params=[])
+    for op in ["=", "<>", "<", "<=", ">", ">="]:
+        for a, b, ta, tb in ((0, 1, T.INT8, T.NUMERIC), (1, 0, T.NUMERIC, T.INT8),
+                             (1, 2, T.NUMERIC, T.NUMERIC), (0, 2, T.INT8, T.NUMERIC)):
+            pred = E("op", op, [col(a, ta), col(b, tb)], T.BOOL)
+            want = cg.filter_function(pred)(rows, ctx)
+            mask = filter_mask(pred)(cols.__getitem__, ctx)
+            assert [rows[i] for i in np.flatnonzero(mask)] == want, (op, a, b)

@@ -170,8 +170,10 @@ def mask_any(e: E) -> Callable[[Callable[[int], Column], Any], np.ndarray | None
     """The rows where predicate e is TRUE (None: all), as `vectorize.filter_mask` gives.
 
     Vector code whose input holds Python objects (an AVG's numerics of several scales, read
-    from an aggregate's rows: CH-benCHmark Q17's `ol_quantity < t.a`) has no kernel; the
-    row code, exact over those objects, decides instead."""
+    from an aggregate's rows: CH-benCHmark Q17's `ol_quantity < t.a`) has no kernel: the
+    numerics are set to their largest scale and the vector code runs over them (exact: only
+    the values decide a predicate); failing that, the row code, exact over those objects,
+    decides instead."""
     try:
         vector = filter_mask(e)
     except NotVectorizable:
@@ -194,9 +196,18 @@ def mask_any(e: E) -> Callable[[Callable[[int], Column], Any], np.ndarray | None
         try:
             return fast(src, ctx)
         except Fallback:
-            if not any(src(c).kind == "obj" for c in cols):
+            objs = [c for c in cols if src(c).kind == "obj"]
+            if not objs:
                 raise
-            return rows(src, ctx)
+        # numerics of several scales at the largest one: a predicate's truth depends on the
+        # values only (the kernels compare and compute + - * exactly), not on their scales
+        aligned = {c: _aligned(src(c).to_pylist(), src(c)) for c in objs}
+        if all(a.kind == "dec" for a in aligned.values()):
+            try:
+                return fast(lambda c: aligned[c] if c in aligned else src(c), ctx)
+            except Fallback:
+                pass
+        return rows(src, ctx)
 
     return run
 
