@@ -120,8 +120,16 @@ ARRAY_STATEMENTS = [
     "update dom_a set a = a || 7 where c = 1",
     "select a, b, a[1], a[1:2], pg_typeof(a), pg_typeof(a[1]), pg_typeof(a[1:1]) from dom_a order by c",
     "select attname, atttypid::regtype::text, atttypmod, format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'dom_a'::regclass and attnum > 0 order by attnum",
+    "alter domain apos add constraint small check (value < 10)",
+    "alter domain ann drop not null",
+    "alter domain apos set not null",
+    "drop domain apos",
+    "alter table dom_a add column d apos[]",
+    "insert into dom_a (c, d) values (5, '{-1}')",
+    "drop domain apos cascade",
+    "select * from dom_a order by c",
     "drop table dom_a",
-    "drop domain apos, ann",
+    "drop domain ann",
 ]
 
 

@@ -164,13 +164,28 @@ def _children(cat: CatalogSnapshot, t: UserType) -> list[UserType]:
 def _dependents(cat: CatalogSnapshot, t: UserType) -> list[str]:
     return [f"type {d.name} depends on type {t.name}" for d in _children(cat, t)] + \
         [f"column {c.name} of table {tab.name} depends on type {t.name}"
-         for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
+         + ("[]" if c.domain == t.array_oid else "")
+         for tab in cat.tables for c in tab.live_columns if c.domain in _oids(t)]
+
+
+def _oids(t: UserType) -> tuple[int, ...]:
+    """The OIDs a column of domain `t` has as Column.domain: t's, or its array type's (d[])."""
+    return (t.oid, t.array_oid) if t.array_oid else (t.oid,)
+
+
+def _refuse_arrays(cat: CatalogSnapshot, t: UserType) -> None:
+    """PostgreSQL checks no stored `d[]` against a new NOT NULL or CHECK of `d`: it refuses
+    the ALTER DOMAIN (0A000) while a column of type d[] (or of a domain over d) exists."""
+    for tab, c in _columns_of(cat, t):
+        if c.domain in T.ELEMENT_OF:
+            raise FeatureNotSupported(
+                f'cannot alter type "{t.name}" because column "{tab.name}.{c.name}" uses it')
 
 
 def _columns_of(cat: CatalogSnapshot, t: UserType, seen: frozenset[int] = frozenset()
                 ) -> list[tuple[Any, Any]]:
-    """The (table, column)s whose type is the domain `t` or a domain built on it."""
-    out = [(tab, c) for tab in cat.tables for c in tab.live_columns if c.domain == t.oid]
+    """The (table, column)s whose type is the domain `t` (or `t[]`) or a domain built on it."""
+    out = [(tab, c) for tab in cat.tables for c in tab.live_columns if c.domain in _oids(t)]
     for d in _children(cat, t):
         if d.oid not in seen:
             out += _columns_of(cat, d, seen | {t.oid})
@@ -190,11 +205,13 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
         new = dataclasses.replace(t, default=None)
     elif (m := _NOT_NULL.match(rest)) is not None:
         if m.group("verb").upper() == "SET" and not t.not_null:
+            _refuse_arrays(cat, t)
             for tab, col in _columns_of(cat, t):
                 validate_stored(s, tab, col, None)
         new = dataclasses.replace(t, not_null=m.group("verb").upper() == "SET")
     elif (m := _ADD_CHECK.match(rest)) is not None:
         cname = parse_qualified(m.group("cname"))[1] if m.group("cname") else None
+        _refuse_arrays(cat, t)
         new = _with_check(s, t, cname, check_text(sqlglot.parse_one(m.group("expr"),
                                                                     read="postgres")))
         for tab, col in _columns_of(cat, t):
