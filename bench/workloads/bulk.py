@@ -10,7 +10,10 @@ Each figure is one job done the same way on both systems, in the same run:
   timestamp, boolean (10x --rows, default 1M), in text format through psycopg;
 - executemany of 20k rows x 6 columns through psycopg (pipeline), asyncpg and
   `cumulo.driver` (when importable), one transaction. All three pipeline one Bind/Execute
-  per row up to one Sync, which Cumulo runs as one bulk write (pgwire/insertbatch.py).
+  per row up to one Sync, which Cumulo runs as one bulk write (pgwire/insertbatch.py);
+- the same 20k rows through psycopg's `executemany(..., returning=True)` into a table
+  with a bigserial key, `RETURNING id` (what an ORM's bulk insert asks): every id is read
+  back and must be 1..20k.
 
 After each load the rows are counted and summed on the server, so a fast wrong load
 cannot pass. --seconds does not cut these jobs short; use --rows for a quick run.
@@ -176,6 +179,34 @@ def _load_many(system: System, client: str, rows: list[tuple]) -> float:
     return took
 
 
+def _returning(system: System) -> float:
+    """psycopg executemany with RETURNING id into a bigserial table, one transaction."""
+    import psycopg
+
+    rows = [(g, note, ts) for _, g, _, note, ts, _ in _many_rows(MANY_ROWS)]
+    with system.connect() as conn:
+        conn.execute("DROP TABLE IF EXISTS bench_ret")
+        conn.execute("CREATE TABLE bench_ret (id bigserial PRIMARY KEY, g int, note text, "
+                     "ts timestamp)")
+    with psycopg.connect(system.dsn, connect_timeout=30) as conn:
+        cur = conn.cursor()
+        start = time.perf_counter()
+        cur.executemany("INSERT INTO bench_ret (g, note, ts) VALUES (%s, %s, %s) RETURNING id",
+                        rows, returning=True)
+        ids = []
+        while True:
+            ids += [r[0] for r in cur.fetchall()]
+            if not cur.nextset():
+                break
+        conn.commit()
+        took = time.perf_counter() - start
+    with system.connect() as check:
+        check.execute("DROP TABLE bench_ret")
+    if ids != list(range(1, MANY_ROWS + 1)):
+        raise BenchError(f"executemany RETURNING gave {len(ids)} ids, not 1..{MANY_ROWS}")
+    return took
+
+
 def _counted(system: System, took: float) -> float:
     """Checks that the load left MANY_ROWS rows, drops the table; returns `took`."""
     with system.connect() as check:
@@ -236,6 +267,10 @@ def run(ctx: RunContext) -> list[Figure]:
                 system.name] = None if out is None else out[0]
             cpu_per_row.setdefault(f"executemany server CPU per row ({client})", {})[
                 system.name] = None if out is None else out[1]
+    for system in ctx.systems:
+        out = record("executemany returning", system, _returning, system)
+        results.setdefault(f"executemany {MANY_ROWS:,} rows, bigserial, RETURNING id (psycopg)",
+                           {})[system.name] = out
     for label, values in results.items():
         figures.append(ctx.figure(NAME, label, "s", "lower", values, label))
     for label, values in cpu_per_row.items():
