@@ -53,6 +53,14 @@ SETUP = [
 ]
 
 QUERIES = [
+    # row code run once per distinct string (`rowexpr._per_entry`): as a join key (CH Q7's
+    # `ascii(substring(c_state from 1 for 1)) = n2.n_nationkey`), a group key and a filter,
+    # over NULL strings too (coalesce gives them a value)
+    "select d.name, count(*) from cj_fact f, cj_dim d "
+    "where ascii(substring(f.s from 2 for 1)) - 48 = d.k and d.grp = 1 group by d.name "
+    "order by d.name",
+    "select coalesce(upper(f.s), '?') || '!' as u, count(*), sum(f.q) from cj_fact f, cj_dim d "
+    "where f.dk = d.id and length(coalesce(f.s, '')) < 3 group by u order by u",
     # a numeric CASE of several scales: PostgreSQL's sum keeps each group's own scale
     "select d.grp, sum(case when d.grp = 1 then f.amt else 0 end)::text "
     "from cj_fact f join cj_dim d on f.dk = d.id group by d.grp order by 1",
