@@ -11,7 +11,8 @@ Steps, on the TPC-C data of `tpcc` (`--scale` warehouses, default 1):
    over the queries every system answered is the headline figure, the others
    are named in its note.
    Every statement runs under `statement_timeout` = TIMEOUT seconds
-   (`CUMULO_BENCH_CH_TIMEOUT`, default 60) on both systems: a query that
+   (`CUMULO_BENCH_CH_TIMEOUT`, default 60) on both systems (`CUMULO_BENCH_CH_QUERIES=Q16,Q17`
+   runs only those queries): a query that
    does not finish in time is an error in the table ("over the ... cap"), not a
    hang and not a hidden gap.
 3. OLTP under analytics: the TPC-C mix runs `--seconds` alone, then again with
@@ -42,6 +43,7 @@ import psycopg
 from ..core import BenchError, Figure, RunContext
 from ..systems import System
 from . import tpcc
+from .tpch import chosen
 
 NAME = "ch"
 DESCRIPTION = "CH-benCHmark: 22 queries alone and beside TPC-C, answers checked, freshness"
@@ -147,7 +149,7 @@ def _freshness(system: System, stop: threading.Event, samples: list[float]) -> N
 def run(ctx: RunContext) -> list[Figure]:
     """Loads, checks answers against PostgreSQL, times the queries, then the mixed runs."""
     scale = tpcc.scale_of(ctx)
-    qs = queries()
+    qs = chosen(queries(), os.environ.get("CUMULO_BENCH_CH_QUERIES", ""))
     loads = {s.name: ctx.attempt(s, "load", tpcc.load, ctx, s, scale) for s in ctx.systems}
     up = [s for s in ctx.systems if loads[s.name] is not None]
     answers: dict[str, dict[str, tuple[list[tuple], float] | None]] = {}

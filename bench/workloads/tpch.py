@@ -16,6 +16,9 @@ Steps, at scale factor `--scale` (default 0.1; 1 for SF 1; 0.01 for a smoke run)
    SLOW seconds); the geometric mean over the queries every system answered
    is the headline figure. Every statement runs under `statement_timeout` =
    TIMEOUT seconds (`CUMULO_BENCH_TPCH_TIMEOUT`, default 120) on the servers.
+
+`CUMULO_BENCH_TPCH_QUERIES=Q8,Q19` runs only those queries (while working on them; the
+geometric mean then covers only them).
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ def run(ctx: RunContext) -> list[Figure]:
     """Generates, loads, checks answers, then times the 22 queries on every system."""
     sf = scale_of(ctx)
     directory = data.generate(ctx.workdir, sf)
-    queries = data.queries()
+    queries = chosen(data.queries(), os.environ.get("CUMULO_BENCH_TPCH_QUERIES", ""))
     reference = data.answers(sf)
     ctx.commands.append(f"TPC-H SF {sf:g}: data, queries and reference answers from DuckDB's tpch"
                         " extension" + ("" if reference else " (no reference answers at this"
@@ -182,6 +185,16 @@ def run(ctx: RunContext) -> list[Figure]:
         geo, "geomean", "left out (not answered correctly everywhere): " + ", ".join(left_out)
         if left_out else ""))
     return figures
+
+
+def chosen(queries: list[tuple[str, Any]], names: str) -> list[tuple[str, Any]]:
+    """The queries named in a comma-separated list (all of them for an empty one).
+
+    >>> chosen([("Q1", "a"), ("Q2", "b"), ("Q3", "c")], "q3, Q1")
+    [('Q1', 'a'), ('Q3', 'c')]
+    """
+    want = {n.strip().upper() for n in names.split(",") if n.strip()}
+    return [(q, sql) for q, sql in queries if not want or q.upper() in want]
 
 
 def _text(v: Any) -> str:
