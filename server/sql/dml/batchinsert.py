@@ -165,7 +165,10 @@ class BatchInsert:
         out: list[tuple[Any, ...]] = []
         for i in range(0, len(seq), BATCH):
             ctx.check_cancel()
-            rows = self.rows(ctx, seq[i:i + BATCH])
+            chunk = seq[i:i + BATCH]
+            for sq in self.sequences:  # NB: one durable write for the chunk's values
+                s.store.reserve_sequence(sq, len(chunk))
+            rows = self.rows(ctx, chunk)
             writer.insert(s, rows)  # type: ignore[arg-type]
             if ret is not None:
                 out += [ret.project(r, ctx) for r in rows]

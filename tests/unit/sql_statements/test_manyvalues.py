@@ -186,3 +186,27 @@ def test_narrower_ints_and_untyped_strings_pass_through_with_the_row_paths_error
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_run_of_serial_rows_draws_what_the_row_path_draws(engine, session):
+    """An executemany run into a serial table reserves its values with one write
+    (`reserve_sequence`) but hands out the same ones: the run's ids, another session's
+    nextval after it, and after a failed run (given back, then replayed row by row)."""
+    from cumulo.server.sql.batchexec import execute_many
+
+    run(session, "create table sq (id serial primary key, u int unique)")
+    seq = next(q for q in session.catalog().sequences if q.name == "sq_id_seq")
+    p = session.prepare("insert into sq (u) values ($1)", [0])
+    results, err = execute_many(session, p, [[i] for i in range(1, 3001)])
+    assert err is None and len(results) == 3000
+    session.sync()
+    other = engine.open_session("cumulo", "cumulo", {})
+    assert rows(other, "select nextval('sq_id_seq')") == [(3001,)]
+    assert rows(session, "select count(*), min(id), max(id) from sq") == [(3000, 1, 3000)]
+    results, err = execute_many(session, p, [[i] for i in range(5000, 5100)] + [[7], [9000]])
+    assert err is not None and err.sqlstate == "23505" and len(results) == 100
+    session.sync()  # NB: the implicit transaction rolls back; the sequence does not
+    assert rows(session, "select currval('sq_id_seq'), nextval('sq_id_seq')") == [(3102, 3103)]
+    session.store.reserve_sequence(seq, 2**40)  # past the maximum: nothing reserved, no error
+    assert rows(other, "select nextval('sq_id_seq')") == [(3104,)]
+    other.close()
