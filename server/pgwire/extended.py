@@ -49,6 +49,7 @@ from typing import Any
 from ..errors import (
     DuplicateCursor,
     DuplicatePreparedStatement,
+    InFailedSQLTransaction,
     InvalidBinaryRepresentation,
     InvalidCursorName,
     InvalidParameterValue,
@@ -65,6 +66,8 @@ from .backend import Prepared, Result
 from .insertbatch import HeldRun
 
 _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
+_EXECUTE_SYNC = b"E\0\0\0\x09" + _UNNAMED_ALL + b"S\0\0\0\x04"  # what follows `_bind_run`'s Bind
+_DESCRIBE_EXECUTE_SYNC = b"D\0\0\0\x06P\0" + _EXECUTE_SYNC  # libpq's, with Describe portal
 
 
 class Statement:
@@ -104,6 +107,13 @@ class Portal:
             close = getattr(res.rows, "close", None)
             if close is not None:
                 close()
+
+
+def _aborted() -> SQLError:
+    """Describe of something with a row shape in a failed block: 25P02, as PostgreSQL's
+    exec_describe_*_message (it would need the catalog to describe it)."""
+    return InFailedSQLTransaction(
+        "current transaction is aborted, commands ignored until end of transaction block")
 
 
 def _formats(codes: list[int], n: int, what: str) -> tuple[int, ...]:
@@ -326,6 +336,52 @@ class ExtendedQuery:
         self.out += M.BIND_COMPLETE
         return True
 
+    def _bind_run(self, buf: bytes | bytearray | memoryview, pos: int, end: int) -> int:
+        """Runs a Bind at buf[pos:end] together with the [Describe,] Execute and Sync after it,
+        when they are the one round trip of a prepared statement (pgbench -M prepared, libpq's
+        PQexecPrepared, psycopg, asyncpg): Bind of the unnamed portal from `_bind_fast`'s
+        caches, then Describe of that portal (or none), Execute of all its rows, Sync. Each
+        step does what its own handler does, in order, with the same replies; the messages
+        just are not dispatched one by one. Returns where the caller goes on: `end` after the
+        Bind alone, or after the Sync; `pos` when it ran nothing (the caller dispatches)."""
+        if buf[end : end + 15] == _EXECUTE_SYNC:
+            describe, stop = False, end + 15
+        elif buf[end : end + 22] == _DESCRIBE_EXECUTE_SYNC:
+            describe, stop = True, end + 22
+        else:
+            return pos
+        if buf[pos + 5] != 0 or self._held is not None:  # NB: a named portal: the full path
+            return pos
+        self._in_extended = True
+        if not self._bind_fast(bytes(buf[pos + 5 : end])):
+            return pos  # NB: nothing was bound: the caller's dispatch takes the full path
+        if self._skipping:
+            return end  # NB: the Bind failed (its plan check): the caller skips to Sync
+        portal = self.portals[""]
+        stmt = portal.stmt
+        if portal.encoders is None or stmt.batch is not False and self._batchable(stmt):
+            return end  # the rest goes message by message
+        if describe:
+            self.out += portal.row_desc
+        try:
+            res = portal.result = self.session.execute(stmt.prepared, portal.params)
+        except Exception as e:
+            self._fail(e, True)
+            return stop - 5  # NB: the Sync is still to be handled
+        if res.copy_in is not None:
+            self._begin_copy_in(res, None)
+            return stop - 5  # NB: ignored during COPY, as PostgreSQL does
+        try:
+            self._send_result(res, portal.encoders, 0, describe=False)
+            portal.ran = res.done
+            if res.columns is None:
+                self._parameters()
+        except Exception as e:
+            portal.close()
+            self._fail(e, isinstance(e, SQLError))
+        self._sync(b"")
+        return stop
+
     def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,
                        fmts: tuple[int, ...], encoders: list[WireEncoder] | None,
                        row_desc: bytes) -> None:
@@ -410,7 +466,8 @@ class ExtendedQuery:
         self._in_extended = True
         if payload == b"P\0":  # the unnamed portal, as libpq describes it before each Execute
             portal = self.portals.get("")
-            if portal is not None:
+            if portal is not None and (portal.encoders is None or
+                                       self.session.transaction_status != "E"):
                 self.out += portal.row_desc
                 return
         try:
@@ -420,12 +477,18 @@ class ExtendedQuery:
                 if stmt is None:
                     label = f'prepared statement "{name}"' if name else "unnamed prepared statement"
                     raise InvalidSQLStatementName(f"{label} does not exist")
-                self.out += stmt.param_desc
                 cols = stmt.prepared.columns
+                if cols is not None and self.session.transaction_status == "E":
+                    self._fail(_aborted(), False)
+                    return
+                self.out += stmt.param_desc
                 self.out += M.row_description(cols) if cols is not None else M.NO_DATA
                 return
             portal = self.portals.get(name)
             if portal is not None:
+                if portal.encoders is not None and self.session.transaction_status == "E":
+                    self._fail(_aborted(), False)
+                    return
                 self.out += portal.row_desc
                 return
         except SQLError as e:

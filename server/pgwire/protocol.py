@@ -169,6 +169,23 @@ class Connection(ExtendedQuery):
                             break
                         if end > n:
                             break
+                        if kind == 66 and not self._skipping:  # B: maybe a whole round trip
+                            try:
+                                stop = self._bind_run(buf, pos, end)
+                            except SQLError as e:
+                                if e.severity == "FATAL":
+                                    raise
+                                stop = end
+                                self._message_failed(kind, e)
+                            except Exception as e:  # a bug: report it and keep serving
+                                stop = end
+                                self._message_failed(kind, e)
+                            if stop != pos:
+                                pos = stop
+                                if self.phase != READY or self._copy is not None or \
+                                        self.start_tls:
+                                    break
+                                continue
                         payload = bytes(buf[pos + 5 : end])
                         pos = end
                         if self._skipping and kind != 83 and kind != 88:  # S, X end skipping

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from .engine import SQLEngine
 
 MAX_RETRIES = 20
+_ALONE = frozenset({"read committed", "read uncommitted"})  # see `_reads_alone`
 # NB: no dates or times: their conversion from the literal depends on DateStyle and TimeZone
 _IMMUTABLE = frozenset({int, str, bool, float, Decimal, bytes, type(None)})
 
@@ -209,12 +210,19 @@ class SQLSession:
             return Prepared(sql, list(param_oids), None, None)
         try:
             stmt = self.lookup(texts[0], tuple(param_oids))
+            if self.failed and not stmt.allowed_when_failed:
+                raise _in_failed()
         except BaseException as e:
+            if self.failed and not isinstance(e, InFailedSQLTransaction) and not (
+                    isinstance(e, SQLError) and e.sqlstate == "42601"):
+                # NB: PostgreSQL refuses the Parse right after its raw parse: only a syntax
+                # error comes before 25P02 (exec_parse_message); analysis never runs
+                e = _in_failed()
             _shift_position(e, sql, sql.find(texts[0]), texts[0])
             locate_literal(e, sql)
             semicolon_after(e, sql)
             self.on_error(e)
-            raise
+            raise e from None
         return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt,
                         prepared_at=prepare_time())
 
@@ -252,8 +260,15 @@ class SQLSession:
         return batchexec.execute_many(self, prepared, seq)
 
     def check_prepared(self, prepared: Prepared) -> None:
-        """Bind-time check: replans a statement after DDL; 0A000 if its row shape changed."""
-        if prepared.handle is None:
+        """Bind-time check: replans a statement after DDL; 0A000 if its row shape changed.
+        In a failed block only COMMIT, ROLLBACK and ROLLBACK TO may be bound: 25P02, as
+        PostgreSQL's exec_bind_message (an empty statement too)."""
+        stmt = prepared.handle
+        if self.failed and (stmt is None or not stmt.allowed_when_failed):
+            err = _in_failed()
+            self.on_error(err)
+            raise err
+        if stmt is None:
             return
         try:
             # NB: as in PostgreSQL, the portal runs the plan checked here: Execute right
@@ -470,9 +485,7 @@ class SQLSession:
         """Runs one analysed statement with statement-level atomicity and READ COMMITTED retry."""
         self._statements_run += 1
         if self.failed and not stmt.allowed_when_failed:
-            raise InFailedSQLTransaction(
-                "current transaction is aborted, commands ignored until end of transaction block"
-            )
+            raise _in_failed()
         if not self._reset_by_pgwire:
             self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
         if self._timer is not None:
@@ -481,6 +494,10 @@ class SQLSession:
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
             return stmt.run(self, params)
+        if self.txn is None and stmt.kind == "query" and stmt.plan is not None \
+                and stmt.plan.point is not None \
+                and self._reads_alone():
+            return self._run_read(stmt, params)
         txn = self.ensure_txn()
         if stmt.kind in ("dml", "ddl") and (txn.read_only or self.txn_modes.get("read_only")):
             raise ReadOnlySQLTransaction(
@@ -511,6 +528,27 @@ class SQLSession:
         if timed and res.rows is None:
             self._disarm()
         return res
+
+    def _reads_alone(self) -> bool:
+        """Whether a primary-key read may run on a `StatementRead` instead of a transaction:
+        no block (nor BEGIN waiting for its first statement), READ COMMITTED (the next
+        statement takes a new snapshot anyway) and no statement_timeout to arm."""
+        if self.in_block or self.txn_modes:
+            return False
+        values = self.settings.values
+        return values["default_transaction_isolation"] in _ALONE \
+            and values.get("statement_timeout", "0") == "0"
+
+    def _run_read(self, stmt: Stmt, params: list[Any]) -> Result:
+        """Runs a primary-key read outside a block on a snapshot alone (txn/statementread):
+        no write set, savepoint or commit. `run_plan` reads its rows at once, so the read
+        has ended when this returns and the session is again without a transaction."""
+        read = self.txn = self.engine.tm.statement_read(self)
+        try:
+            return stmt.run(self, params)
+        finally:
+            self.txn = None
+            read.end()
 
     def _arm_timeout(self) -> bool:
         """Starts the statement_timeout timer, if one is set; True if it was started."""
@@ -845,6 +883,12 @@ def _no_params(stmt: Stmt, text: str) -> Stmt:
         m = re.search(r"\$(\d+)", text)
         raise UndefinedParameter(f"there is no parameter ${m.group(1) if m else 1}")
     return stmt
+
+
+def _in_failed() -> SQLError:
+    """The 25P02 of every statement but COMMIT, ROLLBACK and ROLLBACK TO in a failed block."""
+    return InFailedSQLTransaction(
+        "current transaction is aborted, commands ignored until end of transaction block")
 
 
 def _terminated() -> SQLError:

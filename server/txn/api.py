@@ -158,6 +158,10 @@ class TxnManager(Protocol):
     ) -> Txn:
         """Begins a transaction. `session` is an opaque key for session consistency."""
 
+    def statement_read(self, session: Any = None) -> Any:
+        """A one-statement READ COMMITTED read outside a block (`statementread.StatementRead`):
+        `get` at a snapshot taken as `begin`'s would be, then `end`; no write set or commit."""
+
     def drop_space(self, space: int) -> None:
         """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .statementread import StatementRead
 from .transaction import Transaction
 
 
@@ -24,6 +25,11 @@ class LtmFront:
     ) -> Transaction:
         """Begins a transaction (snapshot taken lazily at its first data access)."""
         return self.ltm.begin(isolation=isolation, read_only=read_only, session=session)
+
+    def statement_read(self, session: Any = None) -> StatementRead:
+        """A one-statement READ COMMITTED read outside a block: a snapshot and nothing else
+        (`statementread`)."""
+        return StatementRead(self.ltm, session)
 
     def drop_space(self, space: int) -> None:
         """Drops a space's data for good (logged, so that replay cannot resurrect it)."""

@@ -171,7 +171,18 @@ class LocalTxnManager(SerializableMixin):
                 iso = "read committed"
             else:
                 raise InvalidParameterValue(f"unknown isolation level {isolation!r}")
-        return Transaction(self, self._tid_base | next(self._ids), iso, read_only, session)
+        return Transaction(self, self.new_tid(), iso, read_only, session)
+
+    def new_tid(self) -> int:
+        """A transaction id no other transaction of this LTM has (nor any other LTM's)."""
+        return self._tid_base | next(self._ids)
+
+    def end_read(self, tid: int) -> None:
+        """Ends a `StatementRead` that took a snapshot: as the commit of a plain read-only
+        transaction, it unregisters the snapshot and counts a read-only commit."""
+        with self._active_lock:
+            self.stats["read_only_commits"] += 1
+            self._active.pop(tid, None)
 
     def take_snapshot(self, txn: Transaction) -> int:
         """Returns the snapshot for txn, waiting for the session's last commit if needed."""

@@ -100,6 +100,21 @@ SCRIPTS.update({
         W.query("select count(*) from wire_pipe; drop table wire_pipe")],
     "flush sends what is ready without ending the transaction": [
         W.parse("select 1"), W.bind(), W.execute(), W.FLUSH, W.SYNC],
+    # NB: PostgreSQL refuses Parse, Bind and a Describe with a row shape in a failed block
+    # (25P02), not the Execute: only a syntax error comes first, and only COMMIT, ROLLBACK
+    # and ROLLBACK TO (and the empty statement, for Parse) get through
+    "parse, bind and describe in a failed block get 25P02": [
+        W.parse("select $1::int4", "fb1"), W.SYNC, W.query("begin"), W.parse("select 1"),
+        W.bind(portal="fbp"), W.SYNC, W.query("select * from missing_wire_t"),
+        W.parse("select 1"), W.bind(), W.execute(), W.SYNC,
+        W.parse("select * from missing_wire_u"), W.SYNC, W.parse("selec 1"), W.SYNC,
+        W.parse(""), W.bind(), W.execute(), W.SYNC, W.parse("commit", "fbc"), W.SYNC,
+        W.parse("rollback to savepoint x"), W.SYNC, W.parse("savepoint y"), W.SYNC,
+        W.describe("S", "fb1"), W.SYNC, W.describe("P", "fbp"), W.SYNC,
+        W.bind((b"1",), stmt="fb1"), W.execute(), W.SYNC,
+        W.bind((b"1", b"2"), stmt="fb1"), W.execute(), W.SYNC,
+        W.parse("rollback"), W.bind(), W.execute(), W.SYNC,
+        W.bind((b"2",), stmt="fb1"), W.describe("P"), W.execute(), W.SYNC],
 })
 
 

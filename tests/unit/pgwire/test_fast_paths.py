@@ -183,3 +183,55 @@ def test_an_unnamed_parse_of_a_known_text_follows_ddl_and_failed_blocks(conn):
     assert run(conn, *once)[0] == 'E ERROR 42P01 relation "acc" does not exist'
     run(conn, W.query("CREATE TABLE acc (aid int PRIMARY KEY, x text)"))
     assert run(conn, *once)[:3] == ["1", "2", "T aid:23:0,x:25:0"]
+
+
+def _one_by_one(conn: Connection, msgs: list[bytes]) -> bytes:
+    return b"".join(conn.feed(m) for m in msgs)
+
+
+def test_a_whole_round_trip_answers_byte_for_byte_as_message_by_message(conn):
+    """`_bind_run` takes Bind, [Describe,] Execute, Sync arriving together; fed one message
+    at a time they go through each handler. Both must give the same bytes, whatever the
+    statement does: a primary-key read (on a `StatementRead`), a scan, an error, a write,
+    a failed block."""
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "pk"),
+        W.parse("SELECT aid, note FROM acc WHERE bal > $1 ORDER BY aid", "scan"),
+        W.parse("SELECT 10 / $1", "div"), W.parse("UPDATE acc SET bal = bal + 1 WHERE aid = $1",
+                                                  "upd"), W.SYNC)
+    rounds = [("pk", b"2"), ("pk", b"9"), ("pk", None), ("scan", b"20"), ("div", b"0"),
+              ("div", b"5"), ("upd", b"3"), ("pk", b"3")]
+    for describe in (True, False):
+        for stmt, value in rounds:
+            msgs = [W.bind((value,), stmt=stmt), *([W.describe("P")] if describe else []),
+                    W.execute(), W.SYNC]
+            together = conn.feed(b"".join(msgs))
+            run(conn, W.query(f"UPDATE acc SET bal = bal - 1 WHERE aid = {value.decode()}")
+                if stmt == "upd" else W.query("SELECT 1"))
+            assert _one_by_one(conn, msgs) == together, (stmt, value, describe)
+    assert bind_exec(conn, "pk", b"3") == ["2", "D 32", "C SELECT 1", "Z I"]  # two net +1s
+    run(conn, W.query("BEGIN"), W.query("SELECT * FROM missing"))
+    msgs = [W.bind((b"1",), stmt="pk"), W.describe("P"), W.execute(), W.SYNC]
+    together = conn.feed(b"".join(msgs))
+    assert W.summarize(together)[0].startswith("E ERROR 25P02")
+    assert _one_by_one(conn, msgs) == together
+    assert run(conn, W.query("ROLLBACK"))[-1] == "Z I"
+
+
+def test_autocommit_point_reads_take_a_snapshot_and_give_it_back(conn):
+    """Outside a block under READ COMMITTED a primary-key read runs on a snapshot alone: it
+    sees the session's own last commit, counts as a read-only commit and leaves nothing
+    registered that would hold garbage collection back."""
+    ltm = conn.engine.tm.ltm
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "pk"), W.SYNC)
+    before = ltm.stats["read_only_commits"]
+    for i in range(1, 4):
+        run(conn, W.query(f"UPDATE acc SET bal = {100 + i} WHERE aid = 1"))
+        assert bind_exec(conn, "pk", b"1") == ["2", f"D {100 + i}", "C SELECT 1", "Z I"]
+    assert ltm.stats["read_only_commits"] == before + 3
+    assert ltm.low_water() == ltm.snapshots.snapshot
+    # REPEATABLE READ: the implicit transaction of a pipeline keeps one snapshot
+    run(conn, W.query("SET default_transaction_isolation = 'repeatable read'"))
+    out = run(conn, W.bind((b"1",), stmt="pk"), W.execute(), W.bind((b"1",), stmt="pk"),
+              W.execute(), W.SYNC)
+    assert out == ["2", "D 103", "C SELECT 1", "2", "D 103", "C SELECT 1", "Z I"]
+    assert ltm.low_water() == ltm.snapshots.snapshot
