@@ -9,7 +9,7 @@ node), in-process and without ZooKeeper, so that each case is exact:
 - from then on the dead engine (a paused one that woke up) can take no batch, publish no
   timestamp, log no record and hold GC back: each gives 57P01.
 
-The same with real processes, SIGKILL and ZooKeeper is `test_cluster_engine_failure.py`.
+The same with real processes, SIGKILL and ZooKeeper is in `test_cluster_role_failures.py`.
 """
 
 from __future__ import annotations
