@@ -120,6 +120,24 @@ ARRAY_STATEMENTS = [
     "update dom_a set a = a || 7 where c = 1",
     "select a, b, a[1], a[1:2], pg_typeof(a), pg_typeof(a[1]), pg_typeof(a[1:1]) from dom_a order by c",
     "select attname, atttypid::regtype::text, atttypmod, format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'dom_a'::regclass and attnum > 0 order by attnum",
+    "create domain ddef as int default 42",
+    "create table dom_b (a int[], b int, c int default 3, e int)",
+    "insert into dom_b values ('{1,2}', 3)",
+    "alter table dom_b alter column a type apos[]",
+    "alter table dom_b alter column b type apos, alter column c type ddef",
+    "alter table dom_b alter column e type ddef",
+    "select attname, atttypid::regtype::text, format_type(atttypid, atttypmod), atthasdef from pg_attribute where attrelid = 'dom_b'::regclass and attnum > 0 order by attnum",
+    "insert into dom_b values ('{-1}', 1)",
+    "insert into dom_b values ('{1}', -1)",
+    "insert into dom_b (a, b) values ('{4}', 4)",
+    "alter table dom_b alter column a type int[], alter column b type int",
+    "alter table dom_b alter column e type int",
+    "insert into dom_b (a, b) values ('{-1}', -1)",
+    "alter table dom_b alter column a type apos[]",
+    "alter table dom_b alter column b type apos using -b",
+    "select a, b, c, e, pg_typeof(a), pg_typeof(c), pg_typeof(e) from dom_b order by b",
+    "drop table dom_b",
+    "drop domain ddef",
     "alter domain apos add constraint small check (value < 10)",
     "alter domain ann drop not null",
     "alter domain apos set not null",
@@ -136,7 +154,7 @@ ARRAY_STATEMENTS = [
 def test_domain_arrays_match_pg15(pg15, cumulo_server):
     """Text results and errors byte for byte; in binary, the array's header names the
     domain as its element type on both servers (PostgreSQL's array_send)."""
-    drops = ["drop table if exists dom_a", "drop domain if exists apos, ann"]
+    drops = ["drop table if exists dom_a, dom_b", "drop domain if exists apos, ann, ddef"]
     assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), ARRAY_STATEMENTS, False, drops=drops)
 
     def header(dsn: str) -> tuple[int, int]:

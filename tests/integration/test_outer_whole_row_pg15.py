@@ -59,6 +59,18 @@ select v, pg_typeof(v)::text, v.a from owv v order by v.a
 select (select v from owv v order by a limit 1), (select t from owt t order by a limit 1)
 select row(1, t)::text, row(t, row(2, 'x'))::text, (t, 3)::text from owt t order by t.a
 select t.a, v, row(v)::text from owt t left join owv v on v.a = t.a order by 1
+select t from owt t union select row(1, 'x')
+select row(1, 'x') intersect select t from owt t
+select t from owt t union select v from owv v
+select t from owt t except all select v from owv v
+select t from owt t where a = 1 union all select null
+select null union all select t from owt t where a = 1
+select t from owt t where a = 1 union select t from owt t where a = 1
+select array[1] union select array[2.5] order by 1
+select '_owt'::regtype::text, '_owt'::regtype::oid = (select typarray from pg_type where typname = 'owt'), format_type('_owt'::regtype, null), to_regtype('public._owt')::text, to_regtype('_nosuch')
+select format_type(typarray, null), typarray::regtype::text from pg_type where typname = 'owt'
+select '_owt[]'::regtype
+select '_nosuch'::regtype
 drop view owv
 drop table owt, owu, oww
 """.strip().splitlines()

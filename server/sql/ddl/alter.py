@@ -28,6 +28,8 @@ from ...errors import (
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
+from ..dml.domaincheck import for_table
+from ..expr.types import declared_domain, domain_of
 from ..pgcatalog.collations import column_collation
 from .constraints import _rekey
 from .depends import (
@@ -265,9 +267,8 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
         conv = ("value", f)
     rekey = col.attnum in table.primary_key and conv[1] is not None  # new values, new keys
     ndims = array_ndims(node.args["dtype"])
-    cols = tuple(dataclasses.replace(c, type_oid=oid, typmod=typmod, default=c.default,
-                                     ndims=ndims, collation=collation)
-                 if c.attnum == col.attnum else c for c in table.columns)
+    changed = _retyped(col, node.args["dtype"], oid, typmod, ndims, collation)
+    cols = tuple(changed if c.attnum == col.attnum else c for c in table.columns)
     new = dataclasses.replace(table, columns=cols)
     _put(s, new)
     kind, f = conv
@@ -277,6 +278,8 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
                      + r[pos + 1:])
         else:
             _rewrite(s, new, lambda r, ctx: r[:pos] + (f(r, ctx),) + r[pos + 1:])
+    if changed.domain:
+        _check_domain(s, _table(s, table.oid))
     if rekey:
         _rekey(s, _table(s, table.oid), table.primary_key)
         s.catalog_changed()
@@ -290,6 +293,28 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
             s.store.put(txn, s.db.oid, moved)
             s.catalog_changed()
             build_index(s, _table(s, table.oid), moved)
+
+
+def _retyped(col: Column, dtype: exp.Expression, oid: int, typmod: int, ndims: int,
+             collation: str) -> Column:
+    """`col` as ALTER COLUMN TYPE `dtype` leaves it: a domain (`d`, `d[]`) is recorded as
+    CREATE TABLE records it, and a default that was the old domain's is dropped, the new
+    domain's taken when the column has none of its own (PostgreSQL keeps it on the type)."""
+    own = None if col.domain_default else col.default
+    out = dataclasses.replace(col, type_oid=oid, typmod=typmod, ndims=ndims, collation=collation,
+                              domain=declared_domain(dtype))
+    return with_default(out, own, domain_of(dtype) if own is None else None)
+
+
+def _check_domain(s: SQLSession, table: Table) -> None:
+    """ALTER COLUMN TYPE d (or d[]): every stored value must pass d, PostgreSQL's 23514 /
+    23502 (the table's other domain columns pass already: the check is theirs too)."""
+    checks = for_table(s, s.catalog(), table)
+    if checks is None:
+        return
+    txn = s.ensure_txn()
+    for batch in txn.scan(ScanSpec(table.space, batch_size=4096)):
+        checks.run([tuple(r) for r in batch])
 
 
 def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint,

@@ -275,6 +275,8 @@ def numeric_result(a: int, b: int) -> int:
 def common_type(types: list[int]) -> int:
     """Resolves the common type of UNION/CASE/COALESCE branches (unknown -> text)."""
     known = [t for t in types if t != T.UNKNOWN]
+    if T.RECORD in known:  # NB: an untyped NULL or literal arrives as text: it takes the record
+        known = [t for t in known if t != T.TEXT]
     if not known:
         return T.TEXT
     first = known[0]
@@ -289,6 +291,8 @@ def common_type(types: list[int]) -> int:
         return T.TEXT
     if all(t in DATETIMES for t in known):
         return T.TIMESTAMPTZ if T.TIMESTAMPTZ in known else T.TIMESTAMP
+    if all(t in T.ELEMENT_OF for t in known):  # int[] UNION numeric[] is numeric[]
+        return T.ARRAY_OF.get(common_type([T.ELEMENT_OF[t] for t in known]), first)
     return first
 
 

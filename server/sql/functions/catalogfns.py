@@ -18,7 +18,7 @@ from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
 from ..pgcatalog.viewtext import view_text
-from .regcasts import relation_oid
+from .regcasts import regtype_out, relation_oid
 from .registry import FUNCTIONS, FunctionContext, register
 
 
@@ -28,11 +28,9 @@ def format_type_fn(ctx: Any, oid: int | None, typmod: int | None) -> str | None:
     """Returns a type's SQL name with its modifier ("character varying(50)"); a relation's
     row type prints as the relation, as regtype does."""
     text = format_type(oid, typmod)
-    if text == "???" and oid:
-        from .regcasts import regtype_out
-
+    if text is not None and text.startswith("???") and oid:  # NB: `???[]` too (a t[])
         shown = regtype_out(ctx, oid)
-        return "???" if shown == str(oid) else shown
+        return text if shown == str(oid) else shown
     return text
 
 

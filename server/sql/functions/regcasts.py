@@ -71,10 +71,11 @@ def regtype_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
 def _row_type(ctx: Any, text: str) -> int:
     """A relation's composite row type named by `text` (`'t'::regtype`), else 0."""
     array = text.endswith("[]")
-    try:
-        rel = names(ctx.catalog).find_rel(ctx, split_name(text.removesuffix("[]")))
-    except SQLError:
-        return 0
+    parts = split_name(text.removesuffix("[]"))
+    rel = _find_rel(ctx, parts)
+    if rel is None and not array and parts and parts[-1].startswith("_"):
+        # `_t`: the array type's own name (pg_type.typname of a table's typarray)
+        rel, array = _find_rel(ctx, [*parts[:-1], parts[-1][1:]]), True
     if rel is None:
         return 0
     if not hasattr(rel.obj, "reltype"):  # a system relation: PostgreSQL's own OIDs
@@ -83,6 +84,13 @@ def _row_type(ctx: Any, text: str) -> int:
         reltype, array_type = ROW_TYPES.get((getattr(rel.obj, "schema", ""), rel.name), (0, 0))
         return array_type if array else reltype
     return getattr(rel.obj, "array_type" if array else "reltype", 0)
+
+
+def _find_rel(ctx: Any, parts: list[str]) -> Any:
+    try:
+        return names(ctx.catalog).find_rel(ctx, parts)
+    except SQLError:
+        return None
 
 
 def regproc_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:

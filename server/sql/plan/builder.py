@@ -34,6 +34,7 @@ from ..expr.binder import Binder, Scope, find_aggregates, find_windows
 from ..expr.bound import E, col
 from ..expr.functions import _ensure_loaded, coerce
 from ..expr.regcast import RegOid, RegResolver
+from ..expr.setoptypes import setop_rowtype
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
@@ -166,15 +167,20 @@ class Planner:
         op = ops[type(q)]
         if len(lv) != len(rv):
             raise SyntaxError_(f"each {op.upper()} query must have the same number of columns")
-        types = [ty.common_type([left.cols[i].type, right.cols[j].type]) for i, j in zip(lv, rv, strict=True)]
+        pairs = [(left.cols[i], right.cols[j]) for i, j in zip(lv, rv, strict=True)]
+        rowtypes = [setop_rowtype(op.upper(), [(a.type, a.rowtype), (b.type, b.rowtype)],
+                                  self._row_type_name) for a, b in pairs]
+        types = [ty.common_type([a.type, b.type]) for a, b in pairs]
         left = self._coerce_to(left, types)
         right = self._coerce_to(right, types)
         cols = [N.PCol(c.name, t, c.typmod if c.type == t else -1) for c, t in zip(left.cols, types, strict=True)]
-        for c, i, j in zip(cols, lv, rv, strict=True):  # NB: t UNION t is still t's row type
-            r = left.cols[i].rowtype
-            c.rowtype = r if r == right.cols[j].rowtype else 0
+        for c, r in zip(cols, rowtypes, strict=True):  # NB: t UNION t (or NULL) is still t's row type
+            c.rowtype = r
         node = N.SetOp(cols, left=left, right=right, op=op, all=not q.args.get("distinct", True))
         return self.order_limit(q, node, outer)
+
+    def _row_type_name(self, rowtype: int) -> str | None:
+        return next((t.name for t in self.catalog.tables if t.reltype == rowtype), None)
 
     def _coerce_to(self, node: N.Node, types: list[int]) -> N.Node:
         idx = visible(node.cols)
