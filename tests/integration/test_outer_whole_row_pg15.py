@@ -154,3 +154,43 @@ def test_nested_rows_carry_their_row_type(pg15, cumulo_server):
 
     assert oids(pg15.dsn()) == [0, 0, 0, 0]
     assert oids(cumulo_server.dsn()) == [0, 0, 0, 0]
+
+
+ORIGIN_QUERIES = [
+    "select t, a, t.* from ort t",
+    "select x from ort x",
+    "select v.a, v from orv v",
+    "select s from (select a, b from ort) s",
+    "select t from ort t union all select t from ort t",
+    "select * from (select t from ort t) q",
+    "select u from ort t left join ort u on false",
+    "select j from (ort t join orv v using (a)) j",
+    "select row(t.a), count(t) over () from ort t",
+    "select distinct t from ort t order by t",
+]
+
+
+def test_whole_row_origin_in_row_description(pg15, cumulo_server):
+    """A top-level whole row names its relation (table or view) with column 0 in the
+    RowDescription, as PostgreSQL's resorigtbl/resorigcol; a subquery's, a join alias's, a
+    set operation's or ROW()'s names none."""
+    def origins(dsn: str) -> list[list[tuple]]:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for s in ("drop view if exists orv", "drop table if exists ort",
+                      "create table ort (a int, b text)", "insert into ort values (1, 'x')",
+                      "create view orv as select a, b from ort"):
+                c.execute(s)
+            rel = dict(c.execute("select oid::int, relname::text from pg_class "
+                                 "where relname in ('ort', 'orv')").fetchall())
+            out = []
+            for q in ORIGIN_QUERIES:
+                res = c.pgconn.exec_(q.encode())
+                out.append([(res.fname(i), rel.get(res.ftable(i), res.ftable(i)),
+                             res.ftablecol(i)) for i in range(res.nfields)])
+            c.execute("drop view orv")
+            c.execute("drop table ort")
+        return out
+
+    want = origins(pg15.dsn())
+    assert want[0][0] == (b"t", "ort", 0) and want[3][0] == (b"s", 0, 0)
+    assert origins(cumulo_server.dsn()) == want

@@ -182,6 +182,9 @@ class Planner:
     def _row_type_name(self, rowtype: int) -> str | None:
         return next((t.name for t in self.catalog.tables if t.reltype == rowtype), None)
 
+    def _row_type_rel(self, rowtype: int) -> int:
+        return next((t.oid for t in self.catalog.tables if t.reltype == rowtype), 0)
+
     def _coerce_to(self, node: N.Node, types: list[int]) -> N.Node:
         idx = visible(node.cols)
         if len(idx) == len(node.cols) and all(node.cols[i].type == t for i, t in zip(idx, types, strict=True)):
@@ -314,6 +317,8 @@ class Planner:
                 src = scope.cols[e.data]
                 pc.table_oid, pc.attnum = src.table_oid, src.attnum
                 pc.typmod = src.typmod
+            elif e.kind == "row" and e.rowtype:  # `SELECT t FROM t`: t's OID, column 0 (PG)
+                pc.table_oid = self._row_type_rel(e.rowtype)
             exprs.append(e)
             cols.append(pc)
         n_out = len(exprs)

@@ -38,7 +38,7 @@ class CompiledPlan:
         self.root = root
         self.trace = trace or []
         self.columns = [
-            Column(c.name, c.rowtype or c.type, c.typmod, c.table_oid if c.attnum > 0 else 0,
+            Column(c.name, c.rowtype or c.type, c.typmod, c.table_oid if c.attnum >= 0 else 0,
                    max(c.attnum, 0))
             for c in (root.cols[i] for i in visible(root.cols))
         ]
