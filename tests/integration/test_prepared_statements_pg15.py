@@ -83,3 +83,57 @@ def test_asyncpg_named_statements_match_pg15(pg15, cumulo_server):
     got = asyncio.run(_asyncpg_rows(cumulo_server.dsn()))
     assert got == want
     assert ("select $1::int8 * 2", False, ["bigint"], 2, 5, True) in want[0]
+
+
+def _psycopg_failed_block(dsn: str) -> list[tuple]:
+    seen: list[tuple] = []
+    with psycopg.connect(dsn) as c:
+        try:
+            c.execute("select * from missing_fb")
+        except psycopg.Error as e:
+            seen.append(("first", e.sqlstate))
+        for q, args in (("select %s::int", (1,)), ("select * from missing_fb2 where a = %s", (1,))):
+            try:  # NB: psycopg sends Parse, Bind, Describe, Execute, Sync: PG fails the Parse
+                c.execute(q, args)
+            except psycopg.Error as e:
+                seen.append((q, e.sqlstate, e.diag.message_primary))
+        c.rollback()
+        seen.append(c.execute("select %s::int + 1", (1,)).fetchone())
+    return seen
+
+
+async def _asyncpg_failed_block(dsn: str) -> list[tuple]:
+    conn = await asyncpg.connect(dsn)
+    seen: list[tuple] = []
+    try:
+        st = await conn.prepare("select $1::int * 3")
+        tr = conn.transaction()
+        await tr.start()
+        try:
+            await conn.execute("select * from missing_fb")
+        except asyncpg.PostgresError as e:
+            seen.append(("first", e.sqlstate))
+        for step in ("prepare", "bind", "fetch"):
+            try:  # its prepare is Parse, Describe, Sync: PG fails it at the Parse
+                if step == "prepare":
+                    await conn.prepare("select $1::int * 2")
+                elif step == "bind":
+                    await st.fetchval(1)
+                else:
+                    await conn.fetchval("select $1::text", "x")
+            except asyncpg.PostgresError as e:
+                seen.append((step, e.sqlstate, type(e).__name__))
+        await tr.rollback()
+        seen.append(("after", await st.fetchval(2)))
+        return seen
+    finally:
+        await conn.close()
+
+
+def test_a_failed_block_refuses_new_statements_at_parse_as_pg15(pg15, cumulo_server):
+    want = _psycopg_failed_block(pg15.dsn())
+    assert want[1][1] == want[2][1] == "25P02"  # NB: not 42P01: the text is never analysed
+    assert _psycopg_failed_block(cumulo_server.dsn()) == want
+    want = asyncio.run(_asyncpg_failed_block(pg15.dsn()))
+    assert [s[1] for s in want[1:4]] == ["25P02"] * 3
+    assert asyncio.run(_asyncpg_failed_block(cumulo_server.dsn())) == want
