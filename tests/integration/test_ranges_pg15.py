@@ -93,6 +93,10 @@ create table mr_t (id int primary key, m int4multirange)
 insert into mr_t values (1, '{[1,3),[5,7)}'), (2, '{}'), (3, null), (4, '{[0,1)}')
 select * from mr_t order by m, id
 select id from mr_t where m @> 6
+select range_agg(r), pg_typeof(range_agg(r)) from (values (int4range(5,7)), (null), (int4range(1,3)), ('empty'), (int4range(2,4))) v(r)
+select k, range_agg(r order by r), range_agg(distinct r) from (values (1, numrange(1.5, 3)), (1, numrange(2, null)), (2, null), (3, numrange(0, 1))) v(k, r) group by k order by k
+select range_agg(daterange(d, d + 1)), range_agg(int8range(1, 2)), range_agg(tsrange(null, '2020-01-01')), range_agg(tstzrange('2020-01-01', '2020-01-02')) from (values (date '2020-01-01'), ('2020-01-02'), ('2020-01-05')) v(d)
+select range_agg(r) from (values (int4range(1, 3))) v(r) where false
 drop table mr_t
 select typname, typtype, typcategory, typarray from pg_type where typtype = 'm' order by oid
 """.strip().splitlines()

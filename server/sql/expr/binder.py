@@ -141,11 +141,22 @@ def find_aggregates(node: exp.Expression) -> list[exp.Expression]:
         if is_aggregate(n):
             out.append(n)
             return
+        if isinstance(n, exp.Anonymous) and n.name.lower() == "range_agg":
+            _range_agg_of_array_agg(n)
         for child in n.iter_expressions():
             visit(child)
 
     visit(node)
     return out
+
+
+def _range_agg_of_array_agg(n: exp.Anonymous) -> None:
+    """The aggregate range_agg(r) becomes the function range_agg(array_agg(r)) (functions.
+    rangefns), in place, so the array_agg is what grouping finds and evaluates."""
+    args = n.expressions
+    if len(args) == 1 and not isinstance(args[0], exp.ArrayAgg) and \
+            not isinstance(n.parent, exp.Window):
+        n.set("expressions", [exp.ArrayAgg(this=args[0])])
 
 
 def find_windows(node: exp.Expression) -> list[exp.Window]:
@@ -156,6 +167,8 @@ def find_windows(node: exp.Expression) -> list[exp.Window]:
         if isinstance(n, exp.Subquery | exp.Select | exp.Exists | exp.Union):
             return
         if isinstance(n, exp.Window):
+            if isinstance(n.this, exp.Anonymous) and n.this.name.lower() == "range_agg":
+                raise FeatureNotSupported("range_agg is not supported as a window function")
             out.append(n)
             return
         for child in n.iter_expressions():

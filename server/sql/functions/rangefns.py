@@ -120,8 +120,16 @@ def _register_multi(oid: int) -> None:
         """Is the multirange empty?"""
         return not m.ranges
 
+    def range_agg(ranges: list[R.Range | None] | None) -> M.MultiRange | None:
+        """range_agg(r): the union of a group's non-NULL ranges, NULL when it has none. The
+        binder (`find_aggregates`) turns the aggregate into this over array_agg(r), so
+        grouping, ORDER BY and DISTINCT inside the call are array_agg's."""
+        kept = [r for r in ranges or () if r is not None]
+        return M.make(oid, kept) if kept else None
+
     register(R.RANGE_TYPES[rng][1].replace("range", "multirange"), args=None, returns=oid,
              strict=False)(construct)
+    register("range_agg", args=[T.ARRAY_OF[rng]], returns=oid, strict=False)(range_agg)
     register("multirange", args=[rng], returns=oid)(multirange)
     register("range_merge", args=[oid], returns=rng)(M.span)
     register("lower", args=[oid], returns=sub)(mlower)
