@@ -414,6 +414,13 @@ select '1.2.3.4'::inet * 2;
 select pg_typeof('1.2.3.4'::inet + 1), pg_typeof('1.2.3.4'::inet - '1.2.3.1'::inet),
   pg_typeof(~'1.2.3.4'::cidr);
 """,
+    # OVER on a plain function is 42809 (was an internal error).
+    "over_plain_function": """
+select upper('a') over ();
+select lower(x) over (order by x) from (values ('A')) v(x);
+select row_number() over (), count(*) over (), first_value(x) over (), lag(x) over (),
+  string_agg(x, ',') over () from (values ('A')) v(x);
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

@@ -31,6 +31,7 @@ from ...errors import (
     UndefinedFunction,
     UndefinedTable,
     WindowingError,
+    WrongObjectType,
 )
 from ...pgtypes import oids as T
 from ...pgtypes import records, zones
@@ -159,6 +160,19 @@ def _range_agg_of_array_agg(n: exp.Anonymous) -> None:
         n.set("expressions", [exp.ArrayAgg(this=args[0])])
 
 
+def _check_window_function(f: exp.Expression) -> None:
+    """PostgreSQL's 42809 for OVER on a plain function (`upper(x) OVER ()`); range_agg is an
+    aggregate there, not yet as a window function here (0A000)."""
+    if type(f) in AGG_CLASSES:
+        return
+    name = func_name(f)
+    if name == "range_agg":
+        raise FeatureNotSupported("range_agg is not supported as a window function")
+    if name in FUNCTIONS and name not in AGG_NAMES and name not in WINDOW_ONLY:
+        raise WrongObjectType(f"OVER specified, but {name} is not a window function nor an "
+                              "aggregate function")
+
+
 def find_windows(node: exp.Expression) -> list[exp.Window]:
     """Finds window function calls in an expression, not inside subqueries."""
     out: list[exp.Window] = []
@@ -167,8 +181,7 @@ def find_windows(node: exp.Expression) -> list[exp.Window]:
         if isinstance(n, exp.Subquery | exp.Select | exp.Exists | exp.Union):
             return
         if isinstance(n, exp.Window):
-            if isinstance(n.this, exp.Anonymous) and n.this.name.lower() == "range_agg":
-                raise FeatureNotSupported("range_agg is not supported as a window function")
+            _check_window_function(n.this)
             out.append(n)
             return
         for child in n.iter_expressions():
