@@ -237,7 +237,15 @@ class ExtendedQuery:
         return dropped
 
     def _drop_portals(self) -> None:
-        portals, self.portals = self.portals, {}
+        portals = self.portals
+        if len(portals) == 1:  # NB: the usual case: the unnamed portal of the round trip
+            portal = portals.pop("", None)
+            if portal is not None:
+                res = portal.result
+                if res is not None and res.done:
+                    return  # NB: nothing left to close
+                portals[""] = portal
+        self.portals = {}
         for portal in portals.values():
             try:
                 portal.close()
