@@ -15,7 +15,12 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from ...errors import AmbiguousFunction, InvalidParameterValue, UndefinedFunction
+from ...errors import (
+    AmbiguousFunction,
+    FeatureNotSupported,
+    InvalidParameterValue,
+    UndefinedFunction,
+)
 from ...pgtypes import multiranges, ranges
 from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
@@ -41,8 +46,21 @@ def _ensure_loaded() -> None:
             pass
 
 
+_RECORD_TEXTS = (T.TEXT, T.VARCHAR, T.BPCHAR, T.UNKNOWN)
+
+
+def _anonymous_record_in(v: Any) -> Any:
+    """A string read as `record`: PostgreSQL's record_in needs a row type it cannot know
+    (it was taken as a record of its characters)."""
+    raise FeatureNotSupported("input of anonymous composite types is not implemented")
+
+
 def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bool = False) -> E:
     """Returns `e` converted to `target` (unknown literals folded, parameters inferred)."""
+    if target == T.RECORD and e.type in _RECORD_TEXTS and e.kind != "param":
+        if e.kind == "const" and e.data is None:  # NULL::record, t UNION SELECT NULL
+            return E("const", None, [], T.RECORD, -1, e.name)
+        return E("cast", _anonymous_record_in, [e], T.RECORD, -1, e.name)
     if target in (0, ANY, T.ANYELEMENT, T.ANYARRAY, T.UNKNOWN, T.RECORD):
         return e
     if e.type == target and (typmod < 0 or typmod == e.typmod):
