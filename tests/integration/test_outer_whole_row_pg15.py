@@ -68,6 +68,7 @@ select null union all select t from owt t where a = 1
 select t from owt t where a = 1 union select t from owt t where a = 1
 select array[1] union select array[2.5] order by 1
 select '(3,4)'::text::record
+select coalesce(t, null), case when a > 1 then t end, coalesce(t, null)::text, row_to_json(coalesce(t, null)), coalesce(row(1, 2), null) from owt t order by a
 select null::record, null::text::record, (select b from owt where a = 2)::record
 select '_owt'::regtype::text, '_owt'::regtype::oid = (select typarray from pg_type where typname = 'owt'), format_type('_owt'::regtype, null), to_regtype('public._owt')::text, to_regtype('_nosuch')
 select format_type(typarray, null), typarray::regtype::text from pg_type where typname = 'owt'

@@ -160,6 +160,15 @@ def _range_agg_of_array_agg(n: exp.Anonymous) -> None:
         n.set("expressions", [exp.ArrayAgg(this=args[0])])
 
 
+def _one_row_type(values: list[E]) -> tuple[Any, int]:
+    """(fields, row type) of a CASE / COALESCE whose values are whole rows of one table
+    (`coalesce(t, NULL)` goes out typed t, as in PostgreSQL), else (None, 0)."""
+    rows = [v for v in values if v.type == T.RECORD and not (v.kind == "const" and v.data is None)]
+    if not rows or not rows[0].rowtype or any(v.rowtype != rows[0].rowtype for v in rows):
+        return None, 0
+    return rows[0].fields, rows[0].rowtype
+
+
 def _check_window_function(f: exp.Expression) -> None:
     """PostgreSQL's 42809 for OVER on a plain function (`upper(x) OVER ()`); range_agg is an
     aggregate there, not yet as a window function here (0A000)."""
@@ -927,13 +936,13 @@ class Binder(SpecialForms):
             args += [c, r]
         if default is not None:
             args.append(results[-1])
-        return E("case", default is not None, args, t, -1, "case")
+        return E("case", default is not None, args, t, -1, "case", *_one_row_type(results))
 
     def _variadic(self, kind: str, nodes: list[exp.Expression], name: str) -> E:
         args = [self.bind(n) for n in nodes]
         t = ty.common_type([a.type for a in args])
         args = [coerce(a, t, params=self.params) for a in args]
-        return E(kind, None, args, t, -1, name)
+        return E(kind, None, args, t, -1, name, *_one_row_type(args))
 
     def b_Coalesce(self, node: exp.Coalesce) -> E:
         return self._variadic("coalesce", [node.this, *node.expressions], "coalesce")
