@@ -8,6 +8,7 @@ no process behind after `down`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -50,8 +52,10 @@ def processes_under(d: str) -> list[str]:
     return out
 
 
-@pytest.fixture
-def cluster_dir():
+@contextlib.contextmanager
+def cluster_tempdir() -> Iterator[str]:
+    """A data dir for one `cumulo cluster up`; the cluster is stopped and the dir removed
+    after (module-scoped fixtures that share one cluster use it too)."""
     if not (shutil.which("java") and os.path.exists(ZK_JAR)):
         pytest.fail("ZooKeeper is not installed: tests/run.sh installs it (apt-get install zookeeper)")
     d = tempfile.mkdtemp(prefix="cumulo-cluster-up-")
@@ -64,6 +68,12 @@ def cluster_dir():
         for cmd in processes_under(d):  # must not happen; the test has already failed then
             print("left behind:", cmd)
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def cluster_dir():
+    with cluster_tempdir() as d:
+        yield d
 
 
 def _up(d: str, port: int) -> str:

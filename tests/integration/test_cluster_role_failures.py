@@ -53,9 +53,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import tempfile
 import threading
 import time
 
@@ -71,7 +69,7 @@ from cumulo.server.cluster.placer import SplitAt
 from cumulo.server.kivi.remote import RemoteNode
 from cumulo.server.txn.sequencer import RequestBatch
 from tests.integration.cluster_helpers import cluster_procs, wait_for
-from tests.integration.test_cluster_launcher import ZK_JAR, cumulo, processes_under
+from tests.integration.test_cluster_launcher import cluster_tempdir, cumulo
 from tests.server_process import engine_port
 
 RETRYABLE = ("40001", "57P03", "40P01")
@@ -123,21 +121,13 @@ class Increments(threading.Thread):
 @pytest.fixture(scope="module")
 def supervised():
     """One supervised cluster for the module (1 node, 2 engines, 2 MasterMinds): (dir, port)."""
-    if not (shutil.which("java") and os.path.exists(ZK_JAR)):
-        pytest.fail("ZooKeeper is not installed: tests/run.sh installs it (apt-get install zookeeper)")
-    d = tempfile.mkdtemp(prefix="cumulo-cluster-up-")
-    port = engine_port(2)
-    try:
+    with cluster_tempdir() as d:
+        port = engine_port(2)
         r = cumulo("cluster", "up", "--nodes", "1", "--engines", "2", "--masterminds", "2",
                    "--data-dir", d, "--port", str(port), "--zk-session-timeout", "2",
                    "--placement-interval", "0", "--supervise")
         assert r.returncode == 0, r.stderr + r.stdout
         yield d, port
-    finally:
-        cumulo("cluster", "down", "--data-dir", d, "--timeout", "5")
-        for cmd in processes_under(d):  # must not happen; a test has already failed then
-            print("left behind:", cmd)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_a_killed_conflict_manager_loses_no_update(supervised):

@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import tempfile
 import threading
 import time
 
@@ -43,27 +41,19 @@ from cumulo.server.errors import SQLError
 from cumulo.server.kivi.api import Apply, NodeStatus, Scan, Write
 from cumulo.server.kivi.remote import RemoteNode
 from tests.integration.cluster_helpers import cluster_procs, wait_for
-from tests.integration.test_cluster_launcher import ZK_JAR, cumulo, processes_under
+from tests.integration.test_cluster_launcher import cluster_tempdir, cumulo
 from tests.server_process import engine_port
 
 
 @pytest.fixture(scope="module")
 def two_nodes():
     """One supervised cluster for the module (2 nodes, 1 engine): (dir, port)."""
-    if not (shutil.which("java") and os.path.exists(ZK_JAR)):
-        pytest.fail("ZooKeeper is not installed: tests/run.sh installs it (apt-get install zookeeper)")
-    d = tempfile.mkdtemp(prefix="cumulo-cluster-up-")
-    port = engine_port(1)
-    try:
+    with cluster_tempdir() as d:
+        port = engine_port(1)
         r = cumulo("cluster", "up", "--nodes", "2", "--data-dir", d, "--port", str(port),
                    "--zk-session-timeout", "2", "--placement-interval", "0.5", "--supervise")
         assert r.returncode == 0, r.stderr + r.stdout
         yield d, port
-    finally:
-        cumulo("cluster", "down", "--data-dir", d, "--timeout", "5")
-        for cmd in processes_under(d):  # must not happen; a test has already failed then
-            print("left behind:", cmd)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def _owners(zk, spaces: set[int]) -> set[str]:
