@@ -420,6 +420,8 @@ select upper('a') over ();
 select lower(x) over (order by x) from (values ('A')) v(x);
 select row_number() over (), count(*) over (), first_value(x) over (), lag(x) over (),
   string_agg(x, ',') over () from (values ('A')) v(x);
+select x, every(x) over (), every(x) over (order by x), bool_or(x) over (order by x)
+  from (values (true), (false), (null::boolean)) v(x) order by x;
 """,
 }
 ASYNCPG = ["from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too

@@ -224,6 +224,7 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
     binder = Binder(planner, scope)
     named = {w.alias_or_name: w for w in sel.args.get("windows") or []}
     calls: list[N.WinCall] = []
+    shown: list[str] = []  # each call's output column name, as PG names it
     for w in wins:
         spec = w
         ref = w.args.get("alias")
@@ -234,6 +235,9 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             name = func_name(f)
         else:
             name = AGG_CLASSES[type(f)]
+        shown.append(name)
+        if name == "every":  # SQL's name for bool_and, as agg_parts maps it
+            name = "bool_and"
         if name == "count" and (f.this is None or isinstance(f.this, exp.Star)):
             name, args = "count_star", []
         else:
@@ -271,7 +275,7 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
     cols = [*node.cols, *[N.PCol("?window?", c.type, hidden=True) for c in calls]]
     repl = dict(scope.repl)
     for i, (w, c) in enumerate(zip(wins, calls, strict=True)):
-        repl[w] = col(base + i, c.type, c.func if c.func != "count_star" else "count")
+        repl[w] = col(base + i, c.type, shown[i])
     win = N.Window(cols, child=node, calls=calls)
     out = Scope(cols, parent=scope.parent, repl=repl, group_from=scope.group_from,
                 group_map=scope.group_map)
