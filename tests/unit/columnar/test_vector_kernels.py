@@ -6,6 +6,7 @@ no NotVectorizable, so the vector path, not the row bridge, computes them."""
 
 from __future__ import annotations
 
+import doctest
 import random
 from types import SimpleNamespace
 from typing import Any
@@ -17,6 +18,7 @@ from cumulo.server.kivi.columnar import encode
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.expr import codegen as cg
 from cumulo.server.sql.expr.bound import E, col, const
+from cumulo.server.sql.expr.kernels import base as kernel_base
 from cumulo.server.sql.expr.vectorize import Fallback, S, compile_vector
 from cumulo.server.sql.functions.registry import FUNCTIONS
 
@@ -91,3 +93,9 @@ def test_the_result_dictionary_is_sorted_and_unique() -> None:
     v = compile_vector(e)(pack.__getitem__, CTX)
     d = list(v.dictionary)
     assert d == sorted(set(d))
+
+
+def test_kernel_base_doctests() -> None:
+    """The registry's shared helpers show their behaviour (a re-dictionary of mapped entries)."""
+    result = doctest.testmod(kernel_base)
+    assert result.attempted and not result.failed

@@ -145,6 +145,24 @@ def _nulls(n: int) -> V:
     return V("b1", np.zeros(n, bool), np.zeros(n, bool))
 
 
+def redictionary(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct strings, int32 code of each input) for a dictionary's mapped entries.
+
+    A kernel that maps each dictionary entry once (a cast, a substring) can map two
+    entries to one string; the result must stay a dictionary of distinct values.
+
+    >>> nd, remap = redictionary(["b", "a", "b"])
+    >>> nd.tolist(), remap.tolist()
+    (['a', 'b'], [1, 0, 1])
+    """
+    arr = np.empty(len(strings), dtype=object)
+    arr[:] = strings
+    if not len(arr):
+        return arr, np.zeros(0, np.int32)
+    nd, remap = np.unique(arr, return_inverse=True)
+    return nd, remap.astype(np.int32).reshape(-1)
+
+
 def is_bound(e: E) -> bool:
     """A constant or a parameter: one value per execution."""
     return e.kind in ("const", "param")

@@ -20,6 +20,7 @@ from .base import (
     V,
     VFn,
     compile_vector,
+    redictionary,
     register,
 )
 
@@ -109,13 +110,7 @@ def _cast_strings(v: V, conv: Any, last: list[Any]) -> V:
             raise Fallback(str(ex)) from ex
         if not all(isinstance(x, str) for x in out):
             raise Fallback("a cast to text that is not a string")
-        arr = np.empty(len(out), dtype=object)
-        arr[:] = out
-        if len(arr):
-            nd, remap = np.unique(arr, return_inverse=True)
-            remap = remap.astype(np.int32).reshape(-1)
-        else:
-            nd, remap = arr, np.zeros(0, np.int32)
+        nd, remap = redictionary(out)
         last[0], last[1] = d, (nd, remap)
     codes = remap[v.values] if len(remap) else np.zeros(len(v.values), np.int32)
     return V("str", codes, v.valid, nd)

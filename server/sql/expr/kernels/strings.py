@@ -13,7 +13,18 @@ import pyarrow.compute as pc
 from ....pgtypes import oids as T
 from .. import runtime as rt
 from ..bound import E
-from .base import Fallback, NotVectorizable, S, Source, V, VFn, compile_vector, is_bound, register
+from .base import (
+    Fallback,
+    NotVectorizable,
+    S,
+    Source,
+    V,
+    VFn,
+    compile_vector,
+    is_bound,
+    redictionary,
+    register,
+)
 
 
 def _v_like(e: E) -> VFn:
@@ -100,13 +111,7 @@ def _substring(e: E) -> VFn:
                 subs = [impl(x, *bs) for x in d.tolist()]
             except Exception as ex:  # NB: 22011; the row code raises it for the right rows
                 raise Fallback(str(ex)) from ex
-            arr = np.empty(len(subs), dtype=object)
-            arr[:] = subs
-            if len(arr):
-                nd, remap = np.unique(arr, return_inverse=True)
-                remap = remap.astype(np.int32).reshape(-1)
-            else:
-                nd, remap = arr, np.zeros(0, np.int32)
+            nd, remap = redictionary(subs)
             last[0], last[1], last[2] = d, bs, (nd, remap)
         codes = remap[v.values] if len(remap) else np.zeros(n, np.int32)
         return V("str", codes, v.valid, nd)
