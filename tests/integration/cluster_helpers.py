@@ -9,8 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+
+class Worker(Protocol):
+    """A client thread of a failure test: it runs until its `stop` event is set."""
+
+    stop: threading.Event
+
+    def join(self, timeout: float | None = None) -> None: ...
 
 
 def wait_for(cond: Callable[[], object], what: str, seconds: float = 90.0) -> None:
@@ -28,3 +38,11 @@ def cluster_procs(d: str) -> dict[str, dict]:
     """The processes of the cluster in directory `d`, by name (`logger-0`, `conflicts-0`...)."""
     with open(os.path.join(d, "cluster.json")) as f:
         return {p["name"]: p for p in json.load(f)["procs"]}
+
+
+def stop_workers(workers: Sequence[Worker]) -> None:
+    """Tell every client thread to stop first, then wait for each: they wind down together."""
+    for w in workers:
+        w.stop.set()
+    for w in workers:
+        w.join(90)

@@ -40,7 +40,7 @@ from cumulo.server.cluster import zk as zk_mod
 from cumulo.server.errors import SQLError
 from cumulo.server.kivi.api import Apply, NodeStatus, Scan, Write
 from cumulo.server.kivi.remote import RemoteNode
-from tests.integration.cluster_helpers import cluster_procs, wait_for
+from tests.integration.cluster_helpers import cluster_procs, stop_workers, wait_for
 from tests.integration.test_cluster_launcher import cluster_tempdir, cumulo
 from tests.server_process import engine_port
 
@@ -211,10 +211,7 @@ def test_a_killed_logger_loses_no_acknowledged_commit(two_nodes):
         wait_for(lambda: all(len(w.acked) >= n + 10 for w, n in zip(workers, seen, strict=True)),
                  "inserts after the node's failover")
     finally:
-        for w in workers:
-            w.stop.set()
-        for w in workers:
-            w.join(90)
+        stop_workers(workers)
     assert [w.errors for w in workers] == [[], []]
     with psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo") as c:
         rows = {i for (i,) in c.execute("SELECT id FROM t")}
