@@ -35,6 +35,11 @@ def rows(conn: psycopg.Connection, sql: str) -> list[tuple]:
     return [tuple(norm(v) for v in r) for r in conn.execute(sql).fetchall()]
 
 
+def printed(conn: psycopg.Connection, sql: str) -> list[tuple]:
+    """Rows as PostgreSQL prints them: a numeric's scale shows (Decimal('1.50') is '1.50')."""
+    return [tuple(None if v is None else str(v) for v in r) for r in conn.execute(sql)]
+
+
 def connect_pair(cumulo_server, pg15, drops: Iterable[str], setup: Iterable[str],
                  drop_after: bool = False) -> Iterator[tuple[psycopg.Connection,
                                                              psycopg.Connection]]:

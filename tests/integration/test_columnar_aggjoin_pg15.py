@@ -11,13 +11,13 @@ MIN / MAX / SUM / COUNT of, where PostgreSQL prints each value's own scale.
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
 from tests.integration.columnar_diff import (
     assert_on_off_match_pg,
     columnar,
     connect_pair,
+    printed,
     vector_ran,
 )
 
@@ -53,19 +53,14 @@ def conns(cumulo_server, pg15):
     yield from connect_pair(cumulo_server, pg15, ("cola_item", "cola_line"), SETUP)
 
 
-def _text(conn: psycopg.Connection, sql: str) -> list[tuple]:
-    """Rows as PostgreSQL prints them: a numeric's scale shows."""
-    return [tuple(None if v is None else str(v) for v in r) for r in conn.execute(sql)]
-
-
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree(conns, sql: str) -> None:
     cu, pg = conns
     want = assert_on_off_match_pg(cu, pg, sql)
     with columnar(cu, "on"):
-        text = _text(cu, sql)
+        text = printed(cu, sql)
     if "nan" not in repr(want).lower():
-        assert text == _text(pg, sql)
+        assert text == printed(pg, sql)
 
 
 def test_the_averages_have_several_scales(conns) -> None:

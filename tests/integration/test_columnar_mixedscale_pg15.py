@@ -12,13 +12,13 @@ their MAX per group) must run: EXPLAIN ANALYZE says so.
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
 from tests.integration.columnar_diff import (
     assert_on_off_match_pg,
     columnar,
     connect_pair,
+    printed,
     vector_ran,
 )
 
@@ -53,25 +53,20 @@ def conns(cumulo_server, pg15):
     yield from connect_pair(cumulo_server, pg15, ("colx_n", "colx_l"), SETUP)
 
 
-def _text(conn: psycopg.Connection, sql: str) -> list[tuple]:
-    """Rows as PostgreSQL prints them: a numeric's scale shows."""
-    return [tuple(None if v is None else str(v) for v in r) for r in conn.execute(sql)]
-
-
 @pytest.mark.parametrize("sql", QUERIES)
 def test_on_off_and_pg15_agree_to_the_scale(conns, sql: str) -> None:
     cu, pg = conns
     assert_on_off_match_pg(cu, pg, sql)
-    want = _text(pg, sql)
+    want = printed(pg, sql)
     with columnar(cu, "on"):
-        assert _text(cu, sql) == want
+        assert printed(cu, sql) == want
         assert vector_ran(cu, sql)
     with columnar(cu, "off"):
-        assert _text(cu, sql) == want
+        assert printed(cu, sql) == want
 
 
 def test_groups_of_several_scales_exist(conns) -> None:
     _, pg = conns
     scales = {len(r[1].split(".")[1]) if "." in r[1] else 0
-              for r in _text(pg, QUERIES[1]) if r[1] is not None}
+              for r in printed(pg, QUERIES[1]) if r[1] is not None}
     assert len(scales) > 1, scales
