@@ -7,11 +7,10 @@ unique index rejects duplicates). Compared in the bytes each server sends, text 
 
 from __future__ import annotations
 
-import pg8000.native
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import assert_same_as_pg15
+from tests.integration.typediff import assert_same_as_pg15, pg8000_outcomes
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -45,23 +44,13 @@ def test_like_indexes_match_pg15(binary, pg15, cumulo_server):
 
 
 def _p8(port: int, password: str | None) -> list:
-    c = pg8000.native.Connection("cumulo", host="127.0.0.1", port=port, database="cumulo",
-                                 password=password)
-    out: list = []
-    try:
-        for sql in ("drop table if exists liq, lir", "create table liq (k int, v text)",
-                    "create unique index on liq (lower(v))",
-                    "create table lir (like liq including indexes)",
-                    "insert into lir values (1, 'Ab')", "insert into lir values (2, 'aB')",
-                    "select indexrelid::regclass::text from pg_index "
-                    "where indrelid = 'lir'::regclass", "drop table liq, lir"):
-            try:
-                out.append(c.run(sql))
-            except pg8000.native.DatabaseError as e:
-                out.append((e.args[0]["C"], e.args[0]["M"]))
-        return out
-    finally:
-        c.close()
+    return pg8000_outcomes(port, password, (
+        "drop table if exists liq, lir", "create table liq (k int, v text)",
+        "create unique index on liq (lower(v))",
+        "create table lir (like liq including indexes)",
+        "insert into lir values (1, 'Ab')", "insert into lir values (2, 'aB')",
+        "select indexrelid::regclass::text from pg_index where indrelid = 'lir'::regclass",
+        "drop table liq, lir"))
 
 
 def test_clients_see_copied_indexes(pg15, cumulo_server):

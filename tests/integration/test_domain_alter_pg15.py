@@ -6,11 +6,10 @@ drops the columns of that type, and pg_typeof of a cast names the domain. Compar
 
 from __future__ import annotations
 
-import pg8000.native
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import assert_same_as_pg15
+from tests.integration.typediff import assert_same_as_pg15, pg8000_outcomes
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -57,26 +56,15 @@ def test_domains_in_use_match_pg15(binary, pg15, cumulo_server):
 
 
 def _p8(port: int, password: str | None) -> list:
-    c = pg8000.native.Connection("cumulo", host="127.0.0.1", port=port, database="cumulo",
-                                 password=password)
-    out: list = []
-    try:
-        for sql in ("drop table if exists dcl", "drop domain if exists dcd cascade",
-                    "create domain dcd as int", "create table dcl (a dcd)",
-                    "insert into dcl values (null), (-4)",
-                    "alter domain dcd set not null", "alter domain dcd add check (value > 0)",
-                    "drop domain dcd cascade"):
-            try:
-                c.run(sql)
-                out.append("ok")
-            except pg8000.native.DatabaseError as e:
-                out.append((e.args[0]["C"], e.args[0]["M"]))
-        out.append(c.run("select count(*) from pg_attribute where attrelid = 'dcl'::regclass "
-                         "and attnum > 0 and not attisdropped"))
-        c.run("drop table dcl")
-        return out
-    finally:
-        c.close()
+    """Each statement's outcome, the last the columns dcl keeps once its domain is dropped."""
+    return pg8000_outcomes(port, password, (
+        "drop table if exists dcl", "drop domain if exists dcd cascade",
+        "create domain dcd as int", "create table dcl (a dcd)",
+        "insert into dcl values (null), (-4)",
+        "alter domain dcd set not null", "alter domain dcd add check (value > 0)",
+        "drop domain dcd cascade",
+        "select count(*) from pg_attribute where attrelid = 'dcl'::regclass "
+        "and attnum > 0 and not attisdropped", "drop table dcl"))[:-1]
 
 
 def test_clients_see_alter_domain_errors(pg15, cumulo_server):

@@ -8,12 +8,11 @@ pg8000 and cumulo.driver.
 
 from __future__ import annotations
 
-import pg8000.native
 import psycopg
 import pytest
 
 import cumulo.driver as drv
-from tests.integration.typediff import assert_same_as_pg15
+from tests.integration.typediff import assert_same_as_pg15, pg8000_outcomes
 from tests.pg15 import PASSWORD
 
 STATEMENTS = """
@@ -94,25 +93,14 @@ def test_copy_into_nested_domain(pg15, cumulo_server):
 
 
 def _p8(port: int, password: str | None) -> list:
-    c = pg8000.native.Connection("cumulo", host="127.0.0.1", port=port, database="cumulo",
-                                 password=password)
-    out: list = []
-    try:
-        for sql in ("drop table if exists dnt, dnc", "drop domain if exists dnp cascade",
-                    "create domain dnp as int check (value > 0)",
-                    "create domain dnp2 as dnp", "select 0::dnp2", "select 3::dnp2",
-                    "create table dnt (a dnp2)", "insert into dnt values (-1)",
-                    "insert into dnt values (1)",
-                    "alter domain dnp add constraint dnp_two check (value > 1)",
-                    "drop domain dnp", "drop domain dnp cascade"):
-            try:
-                out.append(c.run(sql))
-            except pg8000.native.DatabaseError as e:
-                out.append((e.args[0]["C"], e.args[0]["M"]))
-        c.run("drop table dnt")
-        return out
-    finally:
-        c.close()
+    return pg8000_outcomes(port, password, (
+        "drop table if exists dnt, dnc", "drop domain if exists dnp cascade",
+        "create domain dnp as int check (value > 0)",
+        "create domain dnp2 as dnp", "select 0::dnp2", "select 3::dnp2",
+        "create table dnt (a dnp2)", "insert into dnt values (-1)",
+        "insert into dnt values (1)",
+        "alter domain dnp add constraint dnp_two check (value > 1)",
+        "drop domain dnp", "drop domain dnp cascade", "drop table dnt"))
 
 
 def test_clients_see_nested_domain_errors(pg15, cumulo_server):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pg8000.native
 import psycopg
 from psycopg import pq
 
@@ -66,3 +67,23 @@ def assert_same_as_pg15(pg_dsn: str, cu_dsn: str, statements: Sequence[str],
                 clean(c)
         mism = differences(pc, cc, list(statements), binary)
     assert not mism, f"{len(mism)} of {len(statements)} differ:\n" + "\n".join(mism)
+
+
+def pg8000_outcomes(port: int, password: str | None, statements: Sequence[str]) -> list:
+    """What a pg8000 user sees of each statement: its rows, or its (SQLSTATE, message).
+
+    The same list from PostgreSQL 15 and from Cumulo means pg8000's own decoding
+    and error fields agree too, not only the bytes `raw_outcome` compares.
+    """
+    c = pg8000.native.Connection("cumulo", host="127.0.0.1", port=port, database="cumulo",
+                                 password=password)
+    out: list = []
+    try:
+        for sql in statements:
+            try:
+                out.append(c.run(sql))
+            except pg8000.native.DatabaseError as e:
+                out.append((e.args[0]["C"], e.args[0]["M"]))
+        return out
+    finally:
+        c.close()
