@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..kivi.api import Apply, Get, LatestCommit, Scan
-from ..kivi.routing import RegionMoving
+from ..kivi.routing import Fenced, RegionMoving
 
 log = logging.getLogger("cumulo.lease")
 GATED = (Apply, Get, Scan, LatestCommit)  # what a stale owner must not answer
@@ -115,8 +115,9 @@ class Gated:
 
     def handle(self, req: Any) -> Any:
         reply = self.inner.handle(req)
-        if type(req) in GATED:
-            self.gate.check(type(req).__name__)
+        kind = type(req.msg) if type(req) is Fenced else type(req)  # NB: a move's catch-up
+        if kind in GATED:
+            self.gate.check(kind.__name__)
         return reply
 
 

@@ -130,6 +130,7 @@ class ClusterTxnManager(LtmFront):
             shared_snapshots=self.mastermind is not None,
         )
         self.ltm_id = ltm_id
+        self._graph = graph
         if self.mastermind is not None:  # NB: before any transaction: it holds GC back now
             self.mastermind.report_low_water(ltm_id, self.ltm.low_water())
         self._closed = False
@@ -165,6 +166,12 @@ class ClusterTxnManager(LtmFront):
                 if self._new_leader.is_set():
                     self._new_leader.clear()
                     self.ltm.give_back_stale(0.0)
+                    if self._graph is not None:
+                        # NB: the new leader's wait-for graph is empty: woken, this LTM's
+                        # waiters ask the conflict managers again and report their edges
+                        # to it (`would_deadlock`), so a cycle closing across the failover
+                        # ends in 40P01 rather than a lock timeout
+                        self.ltm.wake(list(self._graph.edges.copy()))
                 self.ltm.give_back_stale(stale_after)
                 if mm.poll(min(interval, stale_after)):
                     self.ltm.snapshot_advanced()

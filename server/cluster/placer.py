@@ -58,6 +58,7 @@ from ..errors import InvalidParameterValue, ObjectNotInPrerequisiteState, SQLErr
 from ..kivi.api import DropRegion, ExportRegion, ImportRegion, SplitRegion
 from ..kivi.remote import RemoteNode
 from ..kivi.routing import (
+    Fenced,
     FreezeRegion,
     MiddleKey,
     OpenRegion,
@@ -129,6 +130,16 @@ class KiviMembers:
         return client
 
 
+class Stamped:
+    """A KiVi node client that wraps each request in `Fenced(epoch, ...)`."""
+
+    def __init__(self, node: Any, epoch: int) -> None:
+        self.node, self.epoch = node, epoch
+
+    def handle(self, req: Any) -> Any:
+        return self.node.handle(Fenced(self.epoch, req))
+
+
 class Placer:
     """Makes placement changes one at a time (see the module docstring).
 
@@ -139,7 +150,7 @@ class Placer:
     def __init__(self, zk: Any, connect: Callable[[str], Any], live: Callable[[], list[str]],
                  split_bytes: int = 64 << 20, interval: float = 5.0, balance: bool = True) -> None:
         self.zk = zk
-        self.connect = connect
+        self._connect = connect
         self.live = live
         self.split_bytes = split_bytes
         self.interval = interval
@@ -155,6 +166,9 @@ class Placer:
         # NB: the MasterMind's snapshot: with it, a move copies while the region serves and
         # freezes it only to catch up the tail (module docstring)
         self.snapshot: Callable[[], int] | None = None
+        # NB: the leader's term number: every command to a node carries it (`routing.Fenced`),
+        # and a node that has seen a newer term refuses it
+        self.epoch: int | None = None
         self._started = time.monotonic()
         rs.bootstrap(zk)
 
@@ -163,6 +177,11 @@ class Placer:
         """A placer over the KiVi nodes registered in ZooKeeper."""
         members = KiviMembers(zk)
         return cls(zk, members.connect, members.live, **options)
+
+    def connect(self, name: str) -> Any:
+        """A client for KiVi node `name` whose commands carry this leader's term."""
+        node = self._connect(name)
+        return node if self.epoch is None else Stamped(node, self.epoch)
 
     @staticmethod
     def accepts(msg: Any) -> bool:

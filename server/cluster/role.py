@@ -43,7 +43,7 @@ from . import zk as zk_mod
 from .cmfailover import CmRestarts
 from .failover import record_node, replay_own
 from .leader import MasterMindRole, Term
-from .leaderclient import FENCE
+from .leaderclient import EPOCH, FENCE
 from .lease import Gated, LeaseGate
 from .manager import bucket_shares
 from .mastermind import MasterMindService
@@ -81,7 +81,7 @@ def lead(args: argparse.Namespace, role: MasterMindRole, mm: MasterMindService,
     zk = role.zk
     placer = mm.placer = Placer.for_cluster(zk, split_bytes=args.region_split_bytes,
                                             interval=args.placement_interval)
-    placer.fence, placer.may_act = term.fence, role.may_act
+    placer.fence, placer.may_act, placer.epoch = term.fence, role.may_act, term.epoch
     placer.snapshot = lambda: mm.snapshots.snapshot  # NB: a move copies, then catches up
     if args.placement_interval > 0:
         placer.start()
@@ -104,6 +104,17 @@ def follow_fence(zk: Any, logger: LoggerService) -> None:
             logger.fence_below(int(data))
 
     zk.DataWatch(FENCE, on_fence)
+
+
+def follow_epoch(zk: Any, node: KiviNode) -> None:
+    """A KiVi node learns each new MasterMind term as soon as it begins (the new leader
+    increments the epoch znode first): from then on the deposed leader's placement
+    commands are refused (`routing.Fenced`), even before the new one sends any."""
+    def on_epoch(data: bytes | None, _stat: Any) -> None:
+        if data:
+            node.fence_epoch(int(data))
+
+    zk.DataWatch(EPOCH, on_epoch)
 
 
 def drop_given_away(zk: Any, node: KiviNode, name: str) -> None:
@@ -145,6 +156,7 @@ async def serve(args: argparse.Namespace) -> None:
         if isinstance(obj, LoggerService):
             follow_fence(zk, obj)
         if isinstance(obj, KiviNode):
+            follow_epoch(zk, obj)
             record_node(zk, name, args.data_dir)
             drop_given_away(zk, obj, name)
             replay_own(zk, obj, name)

@@ -70,12 +70,14 @@ from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
 from .routing import (
+    Fenced,
     FreezeRegion,
     MiddleKey,
     OpenRegion,
     RecoverRegion,
     RegionMoving,
     RegionSizes,
+    StaleEpoch,
     UnfreezeRegion,
     WrongRegion,
 )
@@ -112,6 +114,7 @@ class KiviNode:
         self._frozen: dict[tuple[int, bytes], bytes | None] = {}  # (space, lo) -> hi, moving
         self._recovering: set[tuple[int, bytes]] = set()  # (space, lo): applies only, no reads
         self._gen = 0  # bumped by every split (see the module docstring)
+        self.mm_epoch = 0  # the newest MasterMind term seen: older ones' commands are refused
         self._lock = threading.RLock()
         # Serialises checkpoints with the changes of placement (split, import, drop) so that
         # a checkpoint never writes the file of a region that was just dropped.
@@ -223,6 +226,9 @@ class KiviNode:
     def handle(self, request: Any) -> Any:
         """Runs one request and returns its reply."""
         match request:
+            case Fenced():
+                self.fence_epoch(request.epoch, request.msg)
+                return self.handle(request.msg)
             case Scan():
                 return self.scan(request)
             case Get():
@@ -264,6 +270,19 @@ class KiviNode:
             case MiddleKey():
                 return self.middle_key(request)
         raise InternalError(f"KiVi node cannot handle {type(request).__name__}")
+
+    def fence_epoch(self, epoch: int, command: Any = None) -> None:
+        """Learns MasterMind term `epoch`; refuses `command` (StaleEpoch) if a newer term
+        is known (`routing.Fenced`). Without a command (ZooKeeper's epoch znode), only learns."""
+        with self._lock:
+            if epoch < self.mm_epoch:
+                if command is None:
+                    return
+                raise StaleEpoch(
+                    f"KiVi node {self.node_id} refuses {type(command).__name__} from MasterMind "
+                    f"term {epoch}: term {self.mm_epoch} has begun",
+                    hint="The MasterMind that sent it no longer leads.")
+            self.mm_epoch = epoch
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -463,8 +482,8 @@ class KiviNode:
         """Garbage-collects old versions in every region; replies with how many were dropped."""
         dropped = 0
         for region in self.regions():
-            with self._lock:
-                dropped += region.store.collect(req.low_water)
+            # the store takes the lock a chunk at a time (`VersionStore.collect`)
+            dropped += region.store.collect(req.low_water, self._lock)
         return Ack(dropped)
 
     def checkpoint(self, req: Checkpoint) -> Ack:

@@ -23,6 +23,7 @@ a wrong answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import SQLError
 from .api import RegionData
@@ -41,8 +42,30 @@ class RegionMoving(SQLError):
     sqlstate = "40001"
 
 
+class StaleEpoch(SQLError):
+    """A placement command from a MasterMind whose term has ended (`Fenced`): refused."""
+
+    sqlstate = "57P03"
+
+
 # Errors `kivi.remote` raises again by class name (they are not in `cumulo.server.errors`).
-ERRORS: dict[str, type[SQLError]] = {"WrongRegion": WrongRegion, "RegionMoving": RegionMoving}
+ERRORS: dict[str, type[SQLError]] = {"WrongRegion": WrongRegion, "RegionMoving": RegionMoving,
+                                     "StaleEpoch": StaleEpoch}
+
+
+@dataclass(frozen=True)
+class Fenced:
+    """`msg` sent by the MasterMind leading in term `epoch` (a fencing token).
+
+    Why: a MasterMind paused past its ZooKeeper session is replaced, but may resume in
+    the middle of a move and send its next command (drop, unfreeze, import). A node
+    remembers the highest term it has seen (in a `Fenced`, or in ZooKeeper's epoch
+    znode, which a new leader increments before anything else) and refuses the
+    commands of an older one with `StaleEpoch`, so a deposed leader changes nothing.
+    """
+
+    epoch: int
+    msg: Any
 
 
 @dataclass(frozen=True)
@@ -96,7 +119,7 @@ class MiddleKey:
 
 
 register_messages(OpenRegion, FreezeRegion, UnfreezeRegion, RecoverRegion, RegionSizes,
-                  MiddleKey)
+                  MiddleKey, Fenced)
 
-__all__ = ["ERRORS", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
-           "RegionSizes", "UnfreezeRegion", "WrongRegion"]
+__all__ = ["ERRORS", "Fenced", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
+           "RegionSizes", "StaleEpoch", "UnfreezeRegion", "WrongRegion"]

@@ -20,11 +20,15 @@ outcome), and the open transaction's COMMIT failed with 40001.
 1. the leader is killed with SIGKILL: the standby wins the election in ZooKeeper,
    closes the old term (fences the loggers at the old timestamp bound, applies again
    what was logged) and the engines follow it; the supervisor restarts the dead one,
-   which stands by;
+   which stands by. A transaction on engine 0 was waiting for a row lock of one on
+   engine 1 when the leader died (its wait-for edge died with it): once engine 1's
+   transaction waits back, one of them gets 40P01, because the engines re-report their
+   waiters to the new leader (`cluster.manager`), not a lock timeout;
 2. the new leader is paused (SIGSTOP) past its session timeout: the restarted one
    takes over (term 3); once resumed (SIGCONT), the deposed leader steps down and
-   refuses timestamps, snapshots and placement changes (57P03), and its term's fence
-   no longer lets it write the region map; `cluster status` names the leader.
+   refuses timestamps, snapshots and placement changes (57P03), its term's fence
+   no longer lets it write the region map, and the KiVi node refuses a command
+   carrying its term (`routing.Fenced`, 57P03); `cluster status` names the leader.
 
 The same lost-update check runs throughout, with the same rule for errors. The time
 from each fault to the first increment acknowledged after it is printed, not asserted.
@@ -67,7 +71,9 @@ from cumulo.server.cluster import regionstore as rs
 from cumulo.server.cluster.leaderclient import EPOCH, LEADER, Led
 from cumulo.server.cluster.mastermind import LowWater, PollSnapshot
 from cumulo.server.cluster.placer import SplitAt
+from cumulo.server.kivi.api import DropRegion
 from cumulo.server.kivi.remote import RemoteNode
+from cumulo.server.kivi.routing import Fenced, RegionSizes, StaleEpoch
 from cumulo.server.txn.sequencer import RequestBatch
 from tests.integration.cluster_helpers import cluster_procs, stop_workers, wait_for
 from tests.integration.test_cluster_launcher import cluster_tempdir, cumulo
@@ -200,6 +206,31 @@ def _leader(zk: KazooClient) -> dict:
     return json.loads(data)
 
 
+class LockStep(threading.Thread):
+    """One UPDATE in an open transaction (lock_timeout 30 s), run in a thread: its SQLSTATE
+    (None: it went through) once it returns; rolled back on an error."""
+
+    def __init__(self, conn: psycopg.Connection, row: int) -> None:
+        super().__init__(daemon=True)
+        self.conn, self.row = conn, row
+        self.sqlstate: str | None = "running"
+
+    def run(self) -> None:
+        try:
+            self.conn.execute("UPDATE dl SET n = n + 1 WHERE id = %s", (self.row,))
+            self.sqlstate = None
+        except psycopg.Error as e:
+            self.sqlstate = e.sqlstate
+            self.conn.rollback()
+
+
+def _locker(port: int, row: int) -> psycopg.Connection:
+    c = psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo")
+    c.execute("SET lock_timeout = '30s'")
+    c.execute("UPDATE dl SET n = n + 1 WHERE id = %s", (row,))
+    return c
+
+
 def _first_ack_after(workers: list[Increments], t: float) -> float:
     return min(x for w in workers for x in w.acked_at if x > t) - t
 
@@ -214,6 +245,12 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
                          autocommit=True) as c:
         c.execute("CREATE TABLE mm_counter (id int PRIMARY KEY, n int NOT NULL)")
         c.execute("INSERT INTO mm_counter VALUES (1, 0)")
+        c.execute("CREATE TABLE dl (id int PRIMARY KEY, n int NOT NULL)")
+        c.execute("INSERT INTO dl VALUES (1, 0), (2, 0)")
+    # A deadlock that closes across the failover: a (engine 0) holds row 1 and waits for
+    # row 2, which b (engine 1) holds; once the new leader leads, b asks for row 1.
+    a, b = _locker(e0, 1), _locker(e1, 2)
+    a_waits, b_waits = LockStep(a, 2), LockStep(b, 1)
     workers = [Increments(e0, "psycopg", "mm_counter"), Increments(e0, "psycopg", "mm_counter"),
                Increments(e1, "pg8000", "mm_counter")]
     for w in workers:
@@ -232,6 +269,10 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
                       and p["port"] == first["port"])
         standby = next(n for n, p in procs.items() if p["kind"] == "mastermind" and n != leader)
 
+        a_waits.start()
+        time.sleep(0.5)  # NB: its wait-for edge reaches the leader that is about to die
+        assert a_waits.sqlstate == "running"
+
         # 1. SIGKILL of the leader: the standby takes over, the engines follow it.
         killed = time.monotonic()
         os.kill(procs[leader]["pid"], signal.SIGKILL)
@@ -239,6 +280,17 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
         kill_back = _first_ack_after(workers, killed + 0.2) + 0.2
         second = _leader(zk)
         assert second["epoch"] == first["epoch"] + 1 and second["port"] == procs[standby]["port"]
+        # The new leader rebuilt the wait-for graph from the engines: the cycle b closes
+        # now is a deadlock (40P01 for one of them), not a 30 s lock timeout (55P03).
+        b_waits.start()
+        for t in (a_waits, b_waits):
+            t.join(60)
+        assert sorted([a_waits.sqlstate, b_waits.sqlstate], key=str) == ["40P01", None], (
+            a_waits.sqlstate, b_waits.sqlstate)
+        a.commit()
+        b.commit()
+        with psycopg.connect(f"host=127.0.0.1 port={e0} user=cumulo dbname=cumulo") as c:
+            assert c.execute("SELECT sum(n) FROM dl").fetchone() == (2,)  # the victim undone
         assert "leading the cluster as MasterMind, term" in _log(d, standby)
         wait_for(lambda: cluster_procs(d)[leader]["pid"] != procs[leader]["pid"],
                  "the supervisor to restart the killed MasterMind")
@@ -272,6 +324,23 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
         space, regions = next(iter(got.items()))
         version = rs.read_space(zk, space)[1]
         assert rs.commit(zk, {space: (version, regions)}, fence=old_fence) is None
+        # And the KiVi node refuses a placement command of its term (`routing.Fenced`): a
+        # drop of the counter's region it might still send changes nothing.
+        with psycopg.connect(f"host=127.0.0.1 port={e0} user=cumulo dbname=cumulo") as c:
+            (rid,), = c.execute("SELECT region_id FROM cumulo_regions "
+                                "WHERE table_name = 'mm_counter'").fetchall()
+        space, r = next((s, x) for s, regs in rs.read_all(zk).items() for x in regs
+                        if x.id == rid)
+        kivi = cluster_procs(d)[r.owner]
+        node = RemoteNode(kivi["host"], kivi["port"], timeout=10)
+        try:
+            with pytest.raises(StaleEpoch) as e:
+                node.handle(Fenced(second["epoch"], DropRegion(space, r.lo)))
+            assert e.value.sqlstate == "57P03" and f"term {second['epoch'] + 1}" in str(e.value)
+            assert any(s == space and lo == r.lo for s, lo, *_ in
+                       node.handle(Fenced(second["epoch"] + 1, RegionSizes())))
+        finally:
+            node.close()
         st = cumulo("cluster", "status", "--data-dir", d)
         rows = {line.split()[0]: line for line in st.stdout.splitlines() if line.strip()}
         assert "ok (leader)" in rows[leader] and "ok (standby)" in rows[standby], st.stdout
@@ -282,6 +351,8 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
     finally:
         stop_workers(workers)
         zk.stop()
+        a.close()
+        b.close()
     acked, unknown, retried = _tally(workers, e1)
     print(f"MasterMind SIGKILL -> first increment acknowledged: {kill_back:.2f} s; SIGSTOP -> "
           f"{pause_back:.2f} s (session timeout 2 s); {acked} increments acknowledged, "
