@@ -27,7 +27,10 @@ WORKLOADS = {
     "columnar": "bench.workloads.columnar",
     "htap": "bench.workloads.htap",
     "bulk": "bench.workloads.bulk",
+    "copyin": "bench.workloads.copyin",
     "cluster": "bench.workloads.cluster",
+    "workers": "bench.workloads.workers",
+    "memory": "bench.workloads.memory",
 }
 
 # Micro-benchmarks of Cumulo's components, in process: no PostgreSQL to compare with, no

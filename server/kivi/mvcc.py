@@ -51,6 +51,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from itertools import islice, repeat
 from operator import itemgetter, lt
+from time import sleep
 from typing import Any
 
 from sortedcontainers import SortedDict
@@ -63,6 +64,7 @@ Row = tuple[Any, ...]
 Chain = tuple[tuple[int, Row | None], ...]
 
 CACHE_LIMIT = 4096
+COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CPU)
 
 
 def _visible(chain: Chain, ts: int) -> Row | None:
@@ -425,40 +427,98 @@ class VersionStore:
 
     # --- garbage collection -------------------------------------------------------------------
 
-    def collect(self, low_water: int) -> int:
-        """Drops versions hidden from every snapshot >= low_water; returns how many it dropped."""
+    def collect(self, low_water: int, lock: AbstractContextManager[Any] | None = None) -> int:
+        """Drops versions hidden from every snapshot >= low_water; returns how many it dropped.
+
+        With `lock` (the node lock: the caller must not hold it), the work is done in
+        chunks of COLLECT_CHUNK keys, each under the lock, which is released in between:
+        a pass over the keys of a busy region (every key TPC-B updated since the last
+        pass) held the lock 12-21 ms of CPU, 40-170 ms of wall time beside analytics,
+        and every OLTP statement on the node waited for it. Each chunk looks its keys
+        up afresh, so writes, merges and splits between chunks do no harm: a key a
+        split moved away is simply not found, and a write re-marks its key itself.
+        """
+        guard = lock if lock is not None else nullcontext()
+        with guard:
+            # NB: raised first: the chains are cut to low_water chunk by chunk, and the
+            # columnar copy must not serve a snapshot below it meanwhile
+            self._low_water = max(self._low_water, low_water)
+            todo = list(self._gc)
+            self._gc = set()
         dropped = 0
         gone: list[bytes] = []
-        keep: set[bytes] = set()
+        for lo in range(0, len(todo), COLLECT_CHUNK):
+            if lo and lock is not None:
+                sleep(0)  # gives the GIL away: a thread waiting for the lock gets it now
+            with guard:
+                try:
+                    dropped += self._collect_keys(todo[lo:lo + COLLECT_CHUNK], low_water, gone)
+                except BaseException:
+                    self._gc.update(todo[lo:])  # the keys not collected stay marked
+                    raise
+        with guard:
+            if gone:
+                dropped += self._remove_gone(gone, low_water)
+            if self._col is not None:
+                self._col.collect(low_water)
+        return dropped
+
+    def _collect_keys(self, todo: list[bytes], low_water: int, gone: list[bytes]) -> int:
+        """Cuts the chains of some keys to what snapshots >= low_water can see.
+
+        Keys left with several versions or a tombstone go back to `_gc`. A base key
+        whose whole chain can go keeps its newest version, a tombstone <= low_water,
+        and is listed in `gone`, to be removed with the others in one pass at the end
+        (`_remove_gone`: removing from the base copies it, once per pass, not per chunk);
+        a key of the write cache goes at once.
+        """
+        dropped = 0
+        keep = self._gc
         keys, chains, cache = self._keys, self._chains, self._cache
-        for key in self._gc:
+        for key in todo:
             i = bisect_left(keys, key)
             in_base = i < len(keys) and keys[i] == key
             chain = chains[i] if in_base else cache.get(key)
             if chain is None:
-                continue
+                continue  # removed, or moved away by a split, since the pass began
             for n, (vts, row) in enumerate(chain):
                 if vts <= low_water:
                     cut = n + 1 if row is not None else n
-                    if cut < len(chain):
+                    if not cut:  # nothing left: the newest version is an old tombstone
+                        dropped += len(chain) - 1
+                        if in_base:
+                            chains[i] = chain[:1]
+                            gone.append(key)
+                        else:
+                            del cache[key]
+                            dropped += 1
+                        chain = ()
+                    elif cut < len(chain):
                         dropped += len(chain) - cut
                         chain = chain[:cut]
                         if in_base:
                             chains[i] = chain
-                        elif chain:
+                        else:
                             cache[key] = chain
                     break
-            if not chain:
-                gone.append(key)
-            elif len(chain) > 1 or chain[0][1] is None:
+            if chain and (len(chain) > 1 or chain[0][1] is None):
                 keep.add(key)
-        self._gc = keep
-        self._low_water = max(self._low_water, low_water)
-        if self._col is not None:
-            self._col.collect(low_water)
-        if gone:
-            self._remove(gone)
         return dropped
+
+    def _remove_gone(self, gone: list[bytes], low_water: int) -> int:
+        """Removes the base keys `_collect_keys` left as a lone tombstone <= low_water (those
+        still so: a write since then gave the key a new version); returns how many."""
+        keys, chains = self._keys, self._chains
+        sure: list[bytes] = []
+        for key in gone:
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                chain = chains[i]
+                if len(chain) == 1 and chain[0][1] is None and chain[0][0] <= low_water:
+                    sure.append(key)
+        if sure:
+            self._remove(sure)
+        return len(sure)
 
     # --- the columnar copy --------------------------------------------------------------------
 
