@@ -777,17 +777,34 @@ class Binder(SpecialForms):
         fname = rhs.name
         if base.fields is None and usertypes.composite_fields(base.type) is not None:
             base.fields = usertypes.composite_fields(base.type)  # CREATE TYPE ... AS (...)
+        if base.fields is None and base.kind == "row":  # (ROW(1, 2)).f1
+            base.fields = tuple((f"f{i + 1}", a.type) for i, a in enumerate(base.args))
         if base.fields is None:
-            raise FeatureNotSupported(f"cannot select field {fname} of type {ty.type_name(base.type)}")
+            if base.type == T.RECORD:
+                raise UndefinedColumn(f'could not identify column "{fname}" in record data type')
+            raise WrongObjectType(f"column notation .{fname} applied to type "
+                                  f"{ty.type_name(base.type)}, which is not a composite type")
         names = [f for f, _ in base.fields]
         if fname not in names:
-            raise UndefinedColumn(f'column "{fname}" not found in data type record')
+            raise UndefinedColumn(self._no_field(base, fname))
         i = names.index(fname)
         t = base.fields[i][1]
+        if base.kind == "row" and len(base.args) == len(names) and base.args[i].kind == "col":
+            return base.args[i]  # (t).a is the column t.a (PG: a Var, with its origin)
         if base.kind == "srf":
             return E("srf_field", (base.data, i), base.args, t, -1, fname)
         mod = usertypes.field_typmod(base.type, i)
         return E("pyfunc", (f".{fname}", lambda r, i=i: r[i], True), [base], t, mod, fname)
+
+    def _no_field(self, base: E, fname: str) -> str:
+        """PostgreSQL's 42703 text for a missing field of a composite value."""
+        if base.kind == "row" and base.rowtype:  # (t).c on a table's whole row
+            return f"column {base.name}.{fname} does not exist"
+        named = (self.planner._row_type_name(base.rowtype) if base.rowtype else None) or (
+            ty.type_name(base.type) if base.type != T.RECORD else None)
+        if named is None:
+            return f'could not identify column "{fname}" in record data type'
+        return f'column "{fname}" not found in data type {named}'
 
     def b_ByteString(self, node: exp.Expression) -> E:
         if "\x00" in node.this:  # NB: E'\0' / E'\x00': text cannot hold NUL (PG: 22021)

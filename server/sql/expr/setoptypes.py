@@ -7,9 +7,8 @@ than later, as a cast error on some row (`SELECT 1 UNION SELECT 'a'::text` is 42
 (a pseudo-type): `t UNION ROW(1, 2)` is 42804, `t UNION v` (two row types) is 42846, and
 `t UNION NULL` stays typed `t`.
 
-Only whole rows and records are checked: an untyped literal or NULL reaches here as
-`text`, so a scalar mix keeps the coercion `common_type` gives it, and `text` beside a
-row type is taken for such a literal (`t UNION SELECT NULL`).
+Only whole rows and records are checked here (`commontype` types the rest); an untyped
+literal or NULL comes as `unknown` and takes the row type (`t UNION SELECT NULL`).
 
 >>> names = {16385: "t", 16390: "v"}.get
 >>> setop_rowtype("UNION", [(T.RECORD, 16385), (T.UNKNOWN, 0)], names)
@@ -51,7 +50,7 @@ def setop_rowtype(op: str, sides: Sequence[tuple[int, int]],
     side's (type, row type); raises PostgreSQL's error when the sides cannot be matched."""
     if not any(o == T.RECORD for o, _ in sides):  # NB: t[] UNION t[] is still t[]
         return sides[0][1] if len({r for _, r in sides}) == 1 else 0
-    known = [(o, r) for o, r in sides if o not in (T.UNKNOWN, T.TEXT)]
+    known = [(o, r) for o, r in sides if o != T.UNKNOWN]
     if not known:
         return 0
     first, frow = known[0]

@@ -32,14 +32,14 @@ from ..exec.subquery import _correlated, _exprs
 from ..expr import types as ty
 from ..expr.binder import Binder, Scope, find_aggregates, find_windows
 from ..expr.bound import E, col
+from ..expr.commontype import select_common_type
 from ..expr.functions import _ensure_loaded, coerce
 from ..expr.regcast import RegOid, RegResolver
-from ..expr.setoptypes import setop_rowtype
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
+from . import fieldstar, setoptyping, srflift
 from . import nodes as N
-from . import srflift
 from .aggregates import plan_aggregate, plan_windows
 from .fromnames import check_unique_names
 from .groupingsets import find_groupings
@@ -148,10 +148,12 @@ class Planner:
         width = len(rows[0])
         if any(len(r) != width for r in rows):
             raise SyntaxError_("VALUES lists must all be the same length")
-        types = [ty.common_type([r[i].type for r in rows]) for i in range(width)]
+        types = [select_common_type([r[i].type for r in rows], "VALUES") for i in range(width)]
         rows = [[coerce(e, t, params=self.params) for e, t in zip(r, types, strict=True)]
                 for r in rows]
-        cols = [N.PCol(f"column{i + 1}", t) for i, t in enumerate(types)]
+        mods = [{(e.type, e.typmod) for e in c} for c in zip(*rows, strict=True)]
+        cols = [N.PCol(f"column{i + 1}", t, next(iter(m))[1] if len(m) == 1 else -1)
+                for i, (t, m) in enumerate(zip(types, mods, strict=True))]
         node = N.Values(cols, rows=rows)
         alias = v.args.get("alias")
         if alias is not None:
@@ -168,13 +170,19 @@ class Planner:
         if len(lv) != len(rv):
             raise SyntaxError_(f"each {op.upper()} query must have the same number of columns")
         pairs = [(left.cols[i], right.cols[j]) for i, j in zip(lv, rv, strict=True)]
-        rowtypes = [setop_rowtype(op.upper(), [(a.type, a.rowtype), (b.type, b.rowtype)],
-                                  self._row_type_name) for a, b in pairs]
-        types = [ty.common_type([a.type, b.type]) for a, b in pairs]
+        untyped = setoptyping.untyped_columns(q.this), setoptyping.untyped_columns(q.expression)
+        typed = setoptyping.column_types(op.upper(), pairs, untyped, self._row_type_name)
+        types = [t for t, _, _ in typed]
+        for side, pos, unt, other in ((0, lv, untyped[0], 1), (1, rv, untyped[1], 0)):
+            rows = {k: pairs[k][other].fields for k in unt  # NB: t UNION SELECT '(3,4)'
+                    if types[k] == T.RECORD and pairs[k][other].fields}
+            if rows:
+                node = setoptyping.row_input(left if side == 0 else right, pos, rows)
+                left, right = (node, right) if side == 0 else (left, node)
         left = self._coerce_to(left, types)
         right = self._coerce_to(right, types)
-        cols = [N.PCol(c.name, t, c.typmod if c.type == t else -1) for c, t in zip(left.cols, types, strict=True)]
-        for c, r in zip(cols, rowtypes, strict=True):  # NB: t UNION t (or NULL) is still t's row type
+        cols = [N.PCol(c.name, t, m) for c, (t, m, _) in zip(left.cols, typed, strict=True)]
+        for c, (_, _, r) in zip(cols, typed, strict=True):  # NB: t UNION t (or NULL) is still t's row type
             c.rowtype = r
         node = N.SetOp(cols, left=left, right=right, op=op, all=not q.args.get("distinct", True))
         return self.order_limit(q, node, outer)
@@ -312,7 +320,9 @@ class Planner:
                 if e.type == T.UNKNOWN:
                     e.type = T.TEXT
             name = it.alias if isinstance(it, exp.Alias) else e.name
-            pc = N.PCol(name, e.type, e.typmod, fields=e.fields, rowtype=e.rowtype, derived=True)
+            fields = e.fields if e.fields or e.kind != "row" else tuple(  # (x).f1 of ROW(...) AS x
+                (f"f{i + 1}", a.type) for i, a in enumerate(e.args))
+            pc = N.PCol(name, e.type, e.typmod, fields=fields, rowtype=e.rowtype, derived=True)
             if e.kind == "col":
                 src = scope.cols[e.data]
                 pc.table_oid, pc.attnum = src.table_oid, src.attnum
@@ -385,6 +395,9 @@ class Planner:
         """Replaces `*` and `t.*` with one column reference per visible column."""
         out: list[exp.Expression] = []
         for it in items:
+            if fieldstar.is_field_star(it):  # (t).*
+                out.extend(fieldstar.expand(it, Binder(self, scope).bind))
+                continue
             star_q = None
             if isinstance(it, exp.Star):
                 star_q = ""

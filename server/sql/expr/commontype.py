@@ -1,0 +1,96 @@
+"""PostgreSQL's select_common_type for UNION / INTERSECT / EXCEPT and VALUES columns.
+
+The type a set operation's column goes out as is not "the widest": PostgreSQL walks the
+inputs in order, keeps the first known type, refuses a type of another category (42804,
+`SELECT true UNION SELECT 1`), and moves to a later type only when the kept one is not
+its category's preferred type and converts to it implicitly while the reverse does not.
+So `varchar UNION text` is varchar, `text UNION varchar` text, `float4 UNION int` float4,
+`int UNION oid` oid. Untyped literals (`'(3,4)'`, NULL) count for nothing and take the
+resolved type; only when every input is one does the column become text. Each input must
+then convert implicitly to the result, else 42846 (`date UNION time`).
+
+>>> select_common_type([T.INT4, T.UNKNOWN], "UNION")
+23
+>>> select_common_type([T.VARCHAR, T.TEXT], "UNION"), select_common_type([T.TEXT, T.VARCHAR], "UNION")
+(1043, 25)
+>>> select_common_type([T.INT4, T.OID], "UNION"), select_common_type([T.FLOAT4, T.INT4], "UNION")
+(26, 700)
+>>> select_common_type([T.UNKNOWN, T.UNKNOWN], "VALUES")
+25
+>>> select_common_type([T.BOOL, T.INT4], "UNION")
+Traceback (most recent call last):
+...
+cumulo.server.errors.DatatypeMismatch: UNION types boolean and integer cannot be matched
+>>> select_common_type([T.DATE, T.TIME], "EXCEPT")
+Traceback (most recent call last):
+...
+cumulo.server.errors.CannotCoerce: EXCEPT could not convert type time without time zone to date
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...errors import CannotCoerce, DatatypeMismatch
+from ...pgtypes import oids as T
+from .types import OIDLIKE, category, type_name
+
+# pg_cast's implicit casts (castcontext 'i') between built-in types, from PostgreSQL 15.
+_REG = (24, 26, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)
+_IMPLICIT: dict[int, frozenset[int]] = {k: frozenset(v) for k, v in {
+    18: (25,), 19: (25,), 20: (*_REG, 700, 701, 1700), 21: (20, 23, *_REG, 700, 701, 1700),
+    23: (20, *_REG, 700, 701, 1700), 24: (26, 2202), 25: (19, 1042, 1043, 2205),
+    26: _REG, 194: (25,), 650: (869,), 700: (701,), 774: (829,), 829: (774,),
+    1042: (19, 25, 1043), 1043: (19, 25, 1042, 2205), 1082: (1114, 1184),
+    1083: (1186, 1266), 1114: (1184,), 1560: (1562,), 1562: (1560,), 1700: (700, 701),
+    2202: (24, 26), 2203: (26, 2204), 2204: (26, 2203), 2205: (26,), 2206: (26,),
+    3734: (26,), 3769: (26,), 4089: (26,), 4096: (26,), 4191: (26,),
+}.items()}
+
+# pg_type.typispreferred: bool, text, oid, float8, inet, timestamptz, interval, varbit.
+PREFERRED = frozenset((T.BOOL, T.TEXT, T.OID, T.FLOAT8, 869, T.TIMESTAMPTZ, T.INTERVAL, 1562))
+
+
+def implicit(src: int, dst: int) -> bool:
+    """can_coerce_type(src, dst, COERCION_IMPLICIT) for the types Cumulo has."""
+    if src == dst or src == T.UNKNOWN:
+        return True
+    if src in OIDLIKE and dst in OIDLIKE:
+        return dst == T.OID or src == T.OID
+    if dst in _IMPLICIT.get(src, ()):
+        return True
+    es, ed = T.ELEMENT_OF.get(src), T.ELEMENT_OF.get(dst)
+    return es is not None and ed is not None and implicit(es, ed)
+
+
+def select_common_type(types: Sequence[int], context: str) -> int:
+    """The type a column of `types` (T.UNKNOWN: an untyped literal) resolves to, as
+    PostgreSQL's select_common_type followed by its coercibility check; raises its errors."""
+    ptype = types[0]
+    if ptype != T.UNKNOWN and all(t == ptype for t in types):
+        return ptype
+    pcat = category(ptype)
+    for t in types[1:]:
+        if t == T.UNKNOWN or t == ptype:
+            continue
+        cat = category(t)
+        if ptype == T.UNKNOWN:
+            ptype, pcat = t, cat
+        elif cat != pcat:
+            raise DatatypeMismatch(f"{context} types {type_name(ptype)} and {type_name(t)} "
+                                   "cannot be matched")
+        elif ptype not in PREFERRED and implicit(ptype, t) and not implicit(t, ptype):
+            ptype, pcat = t, cat
+    if ptype == T.UNKNOWN:
+        return T.TEXT
+    for t in types:
+        if not implicit(t, ptype) and not _lenient(t, ptype):
+            raise CannotCoerce(f"{context} could not convert type {type_name(t)} to "
+                               f"{type_name(ptype)}")
+    return ptype
+
+
+def _lenient(src: int, dst: int) -> bool:
+    """Pairs Cumulo's types convert between although pg_cast lists no implicit cast:
+    user types (enums, domains, ranges, row types), whose casts the binder knows."""
+    return src >= 16384 or dst >= 16384 or T.RECORD in (src, dst) or category(src) in "ERC"
