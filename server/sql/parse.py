@@ -30,6 +30,7 @@ from sqlglot.errors import ParseError, TokenError
 from ..errors import SQLError, SyntaxError_
 from . import inlists, manyvalues
 from .escnul import check_unicode_nul
+from .setvalue import split_commas
 
 
 def _mark_date_part(parser: Any) -> exp.Expression:
@@ -451,6 +452,29 @@ def _date_bin_origin(tree: exp.Expression) -> None:
 _ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\b", re.I)
 
 
+_DROP_SCHEMAS = re.compile(r"\s*DROP\s+SCHEMA\s+(?P<head>(?:IF\s+EXISTS\s+)?)(?P<names>.+?)"
+                           r"(?P<tail>\s+(?:CASCADE|RESTRICT))?\s*;?\s*$", re.I | re.S)
+
+
+def _drop_schemas(sql: str) -> exp.Expression | None:
+    """`DROP SCHEMA [IF EXISTS] a, b [CASCADE]`, which sqlglot reads with one name only:
+    the first name's tree, with every name in `tables` (as DROP TABLE a, b has them)."""
+    m = _DROP_SCHEMAS.match(sql)
+    if m is None:
+        return None
+    names = split_commas(m.group("names"))
+    trees: list[exp.Expression] = []
+    for name in names:
+        try:
+            trees.append(cast(exp.Expression, sqlglot.parse_one(f"DROP SCHEMA {m.group('head')}{name.strip()}"
+                                           f"{m.group('tail') or ''}", read="postgres")))
+        except (ParseError, TokenError):
+            return None  # NB: the normal parse reports the error at its place
+    first = trees[0]
+    first.set("tables", [t.args["tables"][0] for t in trees])
+    return first
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure.
 
@@ -490,6 +514,10 @@ def parse_sql(sql: str) -> exp.Expression:
         if m is not None:
             on_commit = " ".join(m.group(1).upper().split())
             sql = sql[:m.start()] + sql[m.end():]
+    if "," in sql and sql[:4].upper() == "DROP":
+        schemas = _drop_schemas(sql)
+        if schemas is not None:
+            return schemas
     caches: list[str | None] = []
     if "IDENTITY" in sql or "identity" in sql:
         sql = _identity_options(sql, caches)

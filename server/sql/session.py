@@ -156,9 +156,11 @@ class SQLSession:
         out, self.notices = self.notices, []
         return out
 
-    def notice(self, message: str, severity: str = "NOTICE", sqlstate: str = "00000") -> None:
+    def notice(self, message: str, severity: str = "NOTICE", sqlstate: str = "00000",
+               detail: str | None = None) -> None:
         """Queues a NOTICE or WARNING for the client."""
-        self.notices.append(SQLError(message, severity=severity, sqlstate=sqlstate))
+        self.notices.append(SQLError(message, severity=severity, sqlstate=sqlstate,
+                                     detail=detail))
 
     def simple_query(self, sql: str) -> Iterator[Result]:
         """Runs every statement of a Query message as one implicit transaction."""

@@ -33,15 +33,24 @@ from ..expr.types import declared_domain, domain_of
 from ..pgcatalog.collations import column_collation
 from .constraints import _rekey
 from .depends import (
-    all_dependent_views,
     refuse_dependents,
+    relation_description,
     rename_column_in_checks,
     rename_column_in_views,
     rename_table_in_views,
+    report_cascade,
+    views_depending,
     views_using_column,
 )
 from .domaindefault import domain_of_column, with_default
-from .names import find_relation, ident, relation_name_taken, table_name
+from .names import (
+    find_relation,
+    ident,
+    relation_name_taken,
+    schema_by_name,
+    skip_or_raise,
+    table_name,
+)
 from .pkeys import drop_primary_key, rebuild_indexes
 
 if TYPE_CHECKING:
@@ -153,22 +162,26 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
 
 
 def _drop_views_using(s: SQLSession, table: Table, column: str, cascade: bool) -> None:
-    """DROP COLUMN under views that read the column: 2BP01, or with CASCADE drops them."""
+    """DROP COLUMN under views that read the column: 2BP01 naming every one, or with
+    CASCADE drops them and the views that read those."""
     cat = s.catalog()
+    visible = s.search_path()
     views = views_using_column(cat, table, column)
     if not views:
         return
-    if not cascade:
-        refuse_dependents(f"column {column} of table {table.name}", [
-            f"view {views[0].name} depends on column {column} of table {table.name}"])
-    gone: list[Table] = []
+    target = f"column {column} of {relation_description(cat, table, visible)}"
+    gone = list(views)
+    lines = [f"{relation_description(cat, v, visible)} depends on {target}" for v in views]
     for v in views:
-        for x in [v, *all_dependent_views(cat, v)]:
-            if all(x.oid != g.oid for g in gone):
-                gone.append(x)
+        for w, line in views_depending(cat, v, visible):
+            if all(w.oid != g.oid for g in gone):
+                gone.append(w)
+                lines.append(line)
+    if not cascade:
+        refuse_dependents(target, lines)
     for v in gone:
-        s.notice(f"drop cascades to view {v.name}")
         s.store.delete(s.ensure_txn(), s.db.oid, v)
+    report_cascade(s, [relation_description(cat, v, visible) for v in gone])
     s.catalog_changed()
 
 
@@ -178,10 +191,8 @@ def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
         name = ident(c.this if isinstance(c, exp.Column) else c)
         col = next((x for x in table.live_columns if x.name == name), None)
         if col is None:
-            if node.args.get("exists"):
-                s.notice(f'column "{name}" of relation "{table.name}" does not exist, skipping')
-                continue
-            raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
+            skip_or_raise(s, f'column "{name}" of relation "{table.name}"', bool(node.args.get("exists")), UndefinedColumn)
+            continue
         _drop_views_using(s, table, name, bool(node.args.get("cascade")))
         if col.attnum in table.primary_key:  # PostgreSQL drops the key with its column
             drop_primary_key(s, table, bool(node.args.get("cascade")))
@@ -389,12 +400,12 @@ def relation_to_alter(s: SQLSession, tree: exp.Alter) -> Table | None:
     """The relation ALTER TABLE / ALTER VIEW names: 42P01 if there is none, or None with
     PostgreSQL's notice under IF EXISTS."""
     schema, name = table_name(tree.this)
-    rel = find_relation(s.catalog(), schema, name, s.search_path())
-    if rel is None:
-        if tree.args.get("exists"):
-            s.notice(f'relation "{name}" does not exist, skipping')
-            return None
-        raise UndefinedTable(f'relation "{name}" does not exist')
+    exists = bool(tree.args.get("exists"))
+    rel = None if exists and schema is not None and schema_by_name(s.catalog(), schema) is None \
+        else find_relation(s.catalog(), schema, name, s.search_path())  # NB: PG's IF EXISTS
+    if rel is None:  # names the relation when its schema is missing too; without, 3F000
+        skip_or_raise(s, f'relation "{name}"', exists, UndefinedTable)
+        return None
     return rel
 
 

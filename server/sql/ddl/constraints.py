@@ -32,7 +32,7 @@ from ..catalog.model import Column, Constraint, Index, Table
 from ..parse import unquote_ident
 from ..privileges.check import current_role, must_own, relation_noun
 from ..stmt import Stmt
-from .names import find_relation, get_relation, ident, parse_qualified, table_name
+from .names import find_relation, get_relation, ident, parse_qualified, skip_or_raise, table_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -267,10 +267,8 @@ def analyse_validate(sql: str) -> Stmt | None:
         schema, name = parse_qualified(m.group("table"))
         table = find_relation(s.catalog(), schema, name, s.search_path())
         if table is None:
-            if m.group("ie"):
-                s.notice(f'relation "{name}" does not exist, skipping')
-                return Result("ALTER TABLE")
-            raise UndefinedTable(f'relation "{name}" does not exist')
+            skip_or_raise(s, f'relation "{name}"', bool(m.group("ie")), UndefinedTable)
+            return Result("ALTER TABLE")
         cat = s.catalog()
         must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)
         validate_constraint(s, table, unquote_ident(m.group("name")))

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ...errors import DependentObjectsStillExist
-from ..catalog.model import CatalogSnapshot, Table
+from ..catalog.model import CatalogSnapshot, Sequence, Table
 from ..parse import parse_sql
+from .coldefs import quote_ident
 from .names import ident
 
 if TYPE_CHECKING:
@@ -78,16 +79,48 @@ def views_using_column(cat: CatalogSnapshot, table: Table, column: str) -> list[
     return out
 
 
-def all_dependent_views(cat: CatalogSnapshot, table: Table) -> list[Table]:
-    """Views that read `table`, directly or through other views (each once)."""
-    out: list[Table] = []
-    todo = [table]
+def shown_name(schema: str, name: str, visible: list[str]) -> str:
+    """A name as PostgreSQL's dependency messages show it: schema-qualified when its
+    schema is not on the search_path (`visible`), quoted where needed.
+
+    >>> shown_name("public", "t", ["public"]), shown_name("s", "Q", ["public"])
+    ('t', 's."Q"')
+    """
+    return quote_ident(name) if not schema or schema in visible \
+        else f"{quote_ident(schema)}.{quote_ident(name)}"
+
+
+def relation_description(cat: CatalogSnapshot, rel: Table | Sequence,
+                         visible: list[str]) -> str:
+    """PostgreSQL's description of a relation in dependency messages (getObjectDescription):
+    `table t`, `view s.v`, `sequence s.q`."""
+    noun = "sequence" if isinstance(rel, Sequence) else "view" if rel.kind == "v" else "table"
+    return f"{noun} {shown_name(_schema_name(cat, rel.schema_oid), rel.name, visible)}"
+
+
+def views_depending(cat: CatalogSnapshot, rel: Table, visible: list[str]) -> list[tuple[Table, str]]:
+    """The views that read `rel`, directly or through other views (each once, nearest
+    first), each with PostgreSQL's DETAIL line (`view v2 depends on view v1`)."""
+    out: list[tuple[Table, str]] = []
+    todo = [rel]
     while todo:
-        for v in dependent_views(cat, todo.pop()):
-            if all(v.oid != o.oid for o in out):
-                out.append(v)
+        parent = todo.pop(0)
+        for v in dependent_views(cat, parent):
+            if all(v.oid != o.oid for o, _ in out):
+                out.append((v, f"{relation_description(cat, v, visible)} depends on "
+                               f"{relation_description(cat, parent, visible)}"))
                 todo.append(v)
     return out
+
+
+def report_cascade(s: SQLSession, objects: list[str]) -> None:
+    """PostgreSQL's NOTICE for what a DROP ... CASCADE took with it: one object by name,
+    more as a count with one DETAIL line each."""
+    if len(objects) == 1:
+        s.notice(f"drop cascades to {objects[0]}")
+    elif objects:
+        s.notice(f"drop cascades to {len(objects)} other objects",
+                 detail="\n".join(f"drop cascades to {o}" for o in objects))
 
 
 def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:

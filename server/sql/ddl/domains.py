@@ -38,8 +38,8 @@ from ..dml.domaincheck import validate_stored
 from ..expr.types import datatype_oid, domain_of
 from ..stmt import Stmt
 from .alter import drop_column
-from .depends import refuse_dependents
-from .names import creation_schema, parse_qualified
+from .depends import refuse_dependents, report_cascade
+from .names import creation_schema, parse_qualified, skip_or_raise
 from .typestmt import (
     OWNER_TO,
     QNAME,
@@ -219,10 +219,8 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     elif (m := _DROP_CHECK.match(rest)) is not None:
         cname = parse_qualified(m.group("cname"))[1]
         if cname not in t.check_names:
-            if m.group("ie"):
-                s.notice(f'constraint "{cname}" of domain "{t.name}" does not exist, skipping')
-                return "ALTER DOMAIN"
-            raise UndefinedObject(f'constraint "{cname}" of domain "{t.name}" does not exist')
+            skip_or_raise(s, f'constraint "{cname}" of domain "{t.name}"', bool(m.group("ie")), UndefinedObject)
+            return "ALTER DOMAIN"
         keep = [i for i, n in enumerate(t.check_names) if n != cname]
         new = dataclasses.replace(t, check_names=tuple(t.check_names[i] for i in keep),
                                   checks=tuple(t.checks[i] for i in keep),
@@ -269,8 +267,7 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
         deps = _dependents(cat, t)
         if not cascade:
             refuse_dependents(f"type {t.name}", deps)
-        for line in deps:
-            s.notice(f"drop cascades to {line.split(' depends on ')[0]}")
+        report_cascade(s, [line.split(" depends on ")[0] for line in deps])
         found += [d for d in _children(cat, t) if d not in found]  # CASCADE: d2 AS t goes too
         for tab, col in _columns_of(s.catalog(), t):  # CASCADE: the columns go, as in PG
             drop_column(s, s.catalog().existing_table(tab.oid), exp.Drop(

@@ -24,7 +24,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import Extension
 from ..stmt import Stmt
-from .names import creation_schema, parse_qualified
+from .names import creation_schema, parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -69,10 +69,8 @@ def _drop(s: SQLSession, names: list[str], if_exists: bool) -> str:
     for name in names:
         ext = next((e for e in cat.extensions if e.name == name), None)
         if ext is None:
-            if if_exists:
-                s.notice(f'extension "{name}" does not exist, skipping')
-                continue
-            raise UndefinedObject(f'extension "{name}" does not exist')
+            skip_or_raise(s, f'extension "{name}"', if_exists, UndefinedObject)
+            continue
         found.append(ext)
     for ext in found:
         s.store.delete(s.ensure_txn(), s.db.oid, ext)

@@ -27,7 +27,15 @@ from ..catalog.model import Index, Table
 from ..expr.binder import func_name
 from ..pgcatalog.opclasses import resolve as resolve_opclass
 from .indexkeys import check_immutable, compile_exprs, expr_types, key_function, predicate_function
-from .names import get_relation, ident, relation_name_taken, schema_by_name, table_name
+from .names import (
+    get_relation,
+    ident,
+    missing_schema,
+    relation_name_taken,
+    schema_by_name,
+    skip_or_raise,
+    table_name,
+)
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -152,10 +160,8 @@ def alter_index(s: SQLSession, tree: exp.Alter) -> str:
     schema, name = table_name(tree.this)
     idx = _find_index(s, schema, name)
     if idx is None:
-        if tree.args.get("exists"):
-            s.notice(f'relation "{name}" does not exist, skipping')
-            return "ALTER INDEX"
-        raise UndefinedTable(f'relation "{name}" does not exist')
+        skip_or_raise(s, f'relation "{name}"', bool(tree.args.get("exists")), UndefinedTable)
+        return "ALTER INDEX"
     new_name = table_name(actions[0].this)[1]
     table = cat.table_by_oid(idx.table_oid)
     if table is not None and relation_name_taken(cat, table.schema_oid, new_name):
@@ -187,6 +193,8 @@ def drop_index(s: SQLSession, tree: exp.Drop) -> str:
     cat = s.catalog()
     for t in tree.args.get("tables") or [tree.this]:
         schema, name = table_name(t)
+        if missing_schema(s, schema, bool(tree.args.get("exists"))):
+            continue
         schemas = [schema] if schema else s.search_path()
         idx = None
         for sname in schemas:
@@ -199,10 +207,8 @@ def drop_index(s: SQLSession, tree: exp.Drop) -> str:
             if idx:
                 break
         if idx is None:
-            if tree.args.get("exists"):
-                s.notice(f'index "{name}" does not exist, skipping')
-                continue
-            raise UndefinedObject(f'index "{name}" does not exist')
+            skip_or_raise(s, f'index "{name}"', bool(tree.args.get("exists")), UndefinedObject)
+            continue
         con = next((c for c in cat.constraints if c.index_oid == idx.oid), None)
         if con is not None:
             tb = cat.table_by_oid(idx.table_oid)

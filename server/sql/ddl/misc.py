@@ -21,13 +21,14 @@ from ...errors import (
     UndefinedObject,
 )
 from ...pgwire.backend import Result
-from ..catalog.model import Column, Schema, Table
+from ..catalog.model import Column, Schema, Sequence, Table
 from ..context import ParamTypes
 from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from ..stmt import Stmt
-from .depends import refuse_dependents
+from .coldefs import quote_ident
+from .depends import refuse_dependents, relation_description, report_cascade, views_depending
 from .names import (
     creation_schema,
     find_relation,
@@ -36,8 +37,10 @@ from .names import (
     parse_qualified,
     relation_name_taken,
     schema_by_name,
+    skip_or_raise,
     table_name,
 )
+from .tables import drop_table_objects
 from .viewcols import check_view_columns
 
 if TYPE_CHECKING:
@@ -59,31 +62,46 @@ def create_schema(s: SQLSession, tree: exp.Create) -> str:
 
 
 def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
-    """DROP SCHEMA [IF EXISTS] name [CASCADE]."""
-    from .tables import drop_table_objects
-
+    """DROP SCHEMA [IF EXISTS] name [CASCADE]: its tables, views and sequences (in
+    creation order, as PostgreSQL lists them) are refused with 2BP01 or go with it."""
     for t in tree.args.get("tables") or [tree.this]:
         name = ident(t.args.get("db") or t.this) if isinstance(t, exp.Table) else ident(t)
         cat = s.catalog()
         sch = schema_by_name(cat, name)
         if sch is None:
-            if tree.args.get("exists"):
-                s.notice(f'schema "{name}" does not exist, skipping')
-                continue
-            raise InvalidSchemaName(f'schema "{name}" does not exist')
-        members = [x for x in cat.tables if x.schema_oid == sch.oid]
-        seqs = [q for q in cat.sequences if q.schema_oid == sch.oid]
-        if (members or seqs) and not tree.args.get("cascade"):
-            first = members[0].name if members else seqs[0].name
-            refuse_dependents(f"schema {name}", [f"table {first} depends on schema {name}"])
+            skip_or_raise(s, f'schema "{name}"', bool(tree.args.get("exists")),
+                          InvalidSchemaName)
+            continue
+        visible = s.search_path()
+        members: list[Table | Sequence] = sorted(
+            [x for x in cat.tables if x.schema_oid == sch.oid]
+            + [q for q in cat.sequences if q.schema_oid == sch.oid and not q.owned_by],
+            key=lambda x: x.oid)
+        this = f"schema {quote_ident(name)}"
+        lines: list[str] = []  # each member, then the views elsewhere that read it
+        gone: list[str] = []
         for x in members:
-            if s.catalog().table_by_oid(x.oid) is not None:
-                drop_table_objects(s, s.catalog().existing_table(x.oid), True)
+            gone.append(relation_description(cat, x, visible))
+            lines.append(f"{gone[-1]} depends on {this}")
+            if isinstance(x, Table):
+                for v, line in views_depending(cat, x, visible):
+                    if v.schema_oid != sch.oid and relation_description(cat, v, visible) \
+                            not in gone:
+                        gone.append(relation_description(cat, v, visible))
+                        lines.append(line)
+        if gone and not tree.args.get("cascade"):
+            refuse_dependents(this, lines)
+        for x in reversed(members):  # NB: readers first, so a view or foreign key that
+            # goes with its own table is not reported again as a cascade of what it reads
+            if isinstance(x, Table) and s.catalog().table_by_oid(x.oid) is not None:
+                gone += [d for d in drop_table_objects(s, s.catalog().existing_table(x.oid), True)
+                         if d not in gone]  # views elsewhere that read this schema's tables
                 s.catalog_changed()
         for q in s.catalog().sequences:
             if q.schema_oid == sch.oid:
                 s.store.delete(s.ensure_txn(), s.db.oid, q)
         s.store.delete(s.ensure_txn(), s.db.oid, sch)
+        report_cascade(s, gone)
         s.catalog_changed()
     return "DROP SCHEMA"
 

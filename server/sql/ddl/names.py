@@ -8,12 +8,15 @@ search_path that exists.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import InvalidSchemaName, UndefinedTable
+from ...errors import InvalidSchemaName, SQLError, UndefinedTable
 from ..catalog.model import CatalogSnapshot, Schema, Sequence, Table
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
 
 
 def ident(node: Any) -> str:
@@ -28,6 +31,31 @@ def ident(node: Any) -> str:
             return ident(inner)
         return node.name.lower()
     return str(node).lower()
+
+
+def skip_or_raise(s: SQLSession, what: str, if_exists: bool, error: type[SQLError]) -> None:
+    """PostgreSQL's answer to DROP or ALTER of a missing object `what` (`table "t"`):
+    under IF EXISTS a NOTICE `... does not exist, skipping` and the statement goes on
+    (the caller skips that name); without it, `error`.
+
+    >>> skip_or_raise(None, 'table "t"', False, UndefinedTable)
+    Traceback (most recent call last):
+    ...
+    cumulo.server.errors.UndefinedTable: table "t" does not exist
+    """
+    if not if_exists:
+        raise error(f"{what} does not exist")
+    s.notice(f"{what} does not exist, skipping")
+
+
+def missing_schema(s: SQLSession, schema: str | None, if_exists: bool) -> bool:
+    """True when a DROP's qualified name has no such schema: PostgreSQL then reports the
+    schema (3F000, or under IF EXISTS a `schema "x" does not exist, skipping` NOTICE)
+    rather than the object."""
+    if schema is None or schema_by_name(s.catalog(), schema) is not None:
+        return False
+    skip_or_raise(s, f'schema "{schema}"', if_exists, InvalidSchemaName)
+    return True
 
 
 def table_name(t: exp.Expression) -> tuple[str | None, str]:

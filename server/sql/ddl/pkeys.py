@@ -31,7 +31,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Sequence, Table
 from ..parse import unquote_ident
 from ..stmt import Stmt
-from .depends import refuse_dependents
+from .depends import refuse_dependents, report_cascade
 from .names import get_relation, parse_qualified
 
 if TYPE_CHECKING:
@@ -130,8 +130,8 @@ def drop_primary_key(s: SQLSession, table: Table, cascade: bool) -> None:
             f"constraint {c.name} on table {_table_name(cat, c)} depends on index {name}"
             for c in refs])
     for c in refs:
-        s.notice(f"drop cascades to constraint {c.name} on table {_table_name(cat, c)}")
         s.store.delete(txn, db, c)
+    report_cascade(s, [f"constraint {c.name} on table {_table_name(cat, c)}" for c in refs])
     new_space = s.store.allocate_oid()
     txn.claim_space(new_space)
     for batch in txn.scan(ScanSpec(table.space, batch_size=4096)):

@@ -34,7 +34,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import PUBLIC_OID, Database, Role, Schema
 from ..privileges.check import current_role, must_own, role_dependents
 from ..stmt import Stmt
-from .names import parse_qualified
+from .names import parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -126,10 +126,8 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
                 name = _name(raw)
                 role = next((r for r in cat.roles if r.name == name), None)
                 if role is None:
-                    if m.group("ie"):
-                        s.notice(f'role "{name}" does not exist, skipping')
-                        continue
-                    raise UndefinedObject(f'role "{name}" does not exist')
+                    skip_or_raise(s, f'role "{name}"', bool(m.group("ie")), UndefinedObject)
+                    continue
                 _may_manage(me, role, "drop")
                 if name == s.user:
                     raise ObjectInUse("current user cannot be dropped")
@@ -219,10 +217,8 @@ def _analyse_database(sql: str) -> Stmt:
         if verb == "ALTER":
             return _alter_database(s, db, name, m.group("rest"))
         if db is None:
-            if m.group("ie"):
-                s.notice(f'database "{name}" does not exist, skipping')
-                return Result("DROP DATABASE")
-            raise InvalidCatalogName(f'database "{name}" does not exist')
+            skip_or_raise(s, f'database "{name}"', bool(m.group("ie")), InvalidCatalogName)
+            return Result("DROP DATABASE")
         must_own(s.catalog(), me, db.owner, "database", db.name)
         if db.oid == s.db.oid:
             raise ObjectInUse("cannot drop the currently open database")

@@ -22,7 +22,14 @@ from ..catalog.model import Sequence
 from ..parse import unquote_ident
 from ..privileges.check import current_role_oid
 from ..stmt import Stmt
-from .names import creation_schema, find_sequence, parse_qualified, relation_name_taken
+from .names import (
+    creation_schema,
+    find_sequence,
+    missing_schema,
+    parse_qualified,
+    relation_name_taken,
+    skip_or_raise,
+)
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -112,12 +119,12 @@ def analyse_drop(sql: str) -> Stmt:
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         for schema, name in names:
+            if missing_schema(s, schema, if_exists):
+                continue
             seq = find_sequence(s.catalog(), schema, name, s.search_path())
             if seq is None:
-                if if_exists:
-                    s.notice(f'sequence "{name}" does not exist, skipping')
-                    continue
-                raise UndefinedTable(f'sequence "{name}" does not exist')
+                skip_or_raise(s, f'sequence "{name}"', if_exists, UndefinedTable)
+                continue
             s.store.delete(s.ensure_txn(), s.db.oid, seq)
             s.store.forget_sequence(seq.oid)
             s.catalog_changed()
@@ -158,10 +165,8 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
             return Result("CREATE SEQUENCE")
         seq = find_sequence(cat, schema, name, s.search_path())
         if seq is None:
-            if if_clause:
-                s.notice(f'relation "{name}" does not exist, skipping')
-                return Result("ALTER SEQUENCE")
-            raise UndefinedTable(f'relation "{name}" does not exist')
+            skip_or_raise(s, f'relation "{name}"', if_clause, UndefinedTable)
+            return Result("ALTER SEQUENCE")
         new = _apply(seq, opts, False)
         s.store.put(s.ensure_txn(), s.db.oid, new)
         s.catalog_changed()
@@ -185,10 +190,8 @@ def _analyse_rename(sql: str, schema: str | None, name: str, new_name: str,
         cat = s.catalog()
         seq = find_sequence(cat, schema, name, s.search_path())
         if seq is None:
-            if if_exists:
-                s.notice(f'relation "{name}" does not exist, skipping')
-                return Result("ALTER SEQUENCE")
-            raise UndefinedTable(f'relation "{name}" does not exist')
+            skip_or_raise(s, f'relation "{name}"', if_exists, UndefinedTable)
+            return Result("ALTER SEQUENCE")
         if relation_name_taken(cat, seq.schema_oid, new_name):
             raise DuplicateTable(f'relation "{new_name}" already exists')
         txn = s.ensure_txn()

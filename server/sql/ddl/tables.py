@@ -36,14 +36,16 @@ from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from .coldefs import column_type, default_sql, identity_options, quote_ident
-from .depends import all_dependent_views, refuse_dependents
+from .depends import refuse_dependents, relation_description, report_cascade, views_depending
 from .liketable import add_like, copy_indexes
 from .names import (
     creation_schema,
     find_relation,
     get_relation,
     ident,
+    missing_schema,
     relation_name_taken,
+    skip_or_raise,
     table_name,
 )
 from .oncommit import ACTIONS
@@ -363,28 +365,28 @@ def _reloptions(tree: exp.Create) -> tuple[str, ...]:
     return tuple(out)
 
 
-def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
-    """Deletes a table's catalog rows (indexes, constraints, owned sequences) and its data."""
+def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
+    """Deletes a table's catalog rows (indexes, constraints, owned sequences) and its data.
+
+    Without `cascade`, foreign keys and views that need the table are refused with
+    PostgreSQL's 2BP01 listing every one of them; with it they go too, and their
+    descriptions come back for the caller's "drop cascades to" notice."""
     cat, store, txn, db = s.catalog(), s.store, s.ensure_txn(), s.db.oid
+    visible = s.search_path()
     refs = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid
             and c.table_oid != table.oid]
-    if refs and not cascade:
-        child = cat.table_by_oid(refs[0].table_oid)
-        refuse_dependents(f"table {table.name}", [
-            f"constraint {refs[0].name} on table {child.name if child else '?'} "
-            f"depends on table {table.name}"])
-    views = all_dependent_views(cat, table)
-    noun = "view" if table.kind == "v" else "table"
-    if views and not cascade:
-        refuse_dependents(f"{noun} {table.name}",
-                          [f"view {v.name} depends on {noun} {table.name}" for v in views[:1]])
-    for v in views:
-        s.notice(f"drop cascades to view {v.name}")
-        store.delete(txn, db, v)
+    ref_names = [f"constraint {c.name} on "
+                 f"{relation_description(cat, cat.existing_table(c.table_oid), visible)}"
+                 for c in refs]
+    views = views_depending(cat, table, visible)
+    if (refs or views) and not cascade:
+        this = relation_description(cat, table, visible)
+        refuse_dependents(this, [f"{r} depends on {this}" for r in ref_names]
+                          + [line for _, line in views])
     for c in refs:
         store.delete(txn, db, c)
-        s.notice(f"drop cascades to constraint {c.name} on table "
-                 f"{cat.existing_table(c.table_oid).name}")
+    for v, _ in views:
+        store.delete(txn, db, v)
     for c in cat.constraints_of(table.oid):
         store.delete(txn, db, c)
     for i in cat.indexes_of(table.oid):
@@ -403,6 +405,7 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> None:
 
         statstore.delete(txn, db, table.oid)  # ANALYZE's statistics go with the table
         s.pending_drops.append(table.space)
+    return ref_names + [relation_description(cat, v, visible) for v, _ in views]
 
 
 def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
@@ -413,17 +416,17 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
     targets = tree.args.get("tables") or [tree.this]
     for t in targets:
         schema, name = table_name(t)
+        if missing_schema(s, schema, bool(tree.args.get("exists"))):
+            continue
         rel = find_relation(s.catalog(), schema, name, s.search_path())
         if rel is None:
-            if tree.args.get("exists"):
-                s.notice(f'{noun} "{name}" does not exist, skipping')
-                continue
-            raise UndefinedTable(f'{noun} "{name}" does not exist')
+            skip_or_raise(s, f'{noun} "{name}"', bool(tree.args.get("exists")), UndefinedTable)
+            continue
         if rel.kind != want:
             raise WrongObjectType(f'"{name}" is not a {noun}',
                                   hint=f"Use DROP {'VIEW' if rel.kind == 'v' else 'TABLE'} to "
                                   "remove a " + ("view." if rel.kind == "v" else "table."))
-        drop_table_objects(s, rel, bool(tree.args.get("cascade")))
+        report_cascade(s, drop_table_objects(s, rel, bool(tree.args.get("cascade"))))
         s.catalog_changed()
     return tag
 

@@ -19,7 +19,7 @@ from ...errors import SyntaxError_, UndefinedObject
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot
 from ..stmt import Stmt
-from .names import parse_qualified
+from .names import missing_schema, parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -43,12 +43,12 @@ def types_to_drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists:
     cat = s.catalog()
     found = []
     for schema, name in names:
+        if missing_schema(s, schema, if_exists):
+            continue
         t = find(cat, schema, name, s.search_path())
         if t is None:
-            if if_exists:
-                s.notice(f'type "{name}" does not exist, skipping')
-                continue
-            raise UndefinedObject(f'type "{name}" does not exist')
+            skip_or_raise(s, f'type "{name}"', if_exists, UndefinedObject)
+            continue
         found.append(t)
     return found
 
