@@ -18,10 +18,21 @@ How:
    `autovacuum_analyze_threshold` (50) + `autovacuum_analyze_scale_factor`
    (0.1) x the rows it had then, once its writes have paused for a nap (a
    load in 20,000-row COPYs is analyzed once at its end, not at every 10 %
-   of growth; a table written without pause waits BUSY_WAIT seconds at most).
+   of growth; a table written without pause waits BUSY_WAIT seconds at most,
+   or DUTY times as long as its last ANALYZE took, whichever is longer).
 3. The statistics go where ANALYZE puts them (`catalog.statstore`), in the
    thread's own transaction; the catalog version bump makes every session
    reload them and replan, exactly as after a manual ANALYZE.
+
+What an ANALYZE costs the writers is `optimizer.sampling`'s concern: a table
+with a columnar copy is sampled from its packs (the node lock held only to copy
+the pack lists), others are read whole, a chunk under the lock at a time, paced
+like an analytic scan while OLTP runs. Why DUTY: a table written without pause
+and read through rows (a streaming ingest: its ANALYZE reads every row, and the
+table keeps growing) was analyzed every BUSY_WAIT seconds, each run longer than
+the last (~40 % of the server's samples during the pipeline's ingest). With DUTY
+the launcher spends at most 1/DUTY of its time on such a table; PostgreSQL's
+cost-based delay (`autovacuum_vacuum_cost_delay`) bounds its workers the same way.
 
 `autovacuum = off` stops the thread's work (counting goes on, so turning it
 back on catches up). A failure (a table dropped meanwhile, a conflict) is
@@ -51,6 +62,7 @@ NAPTIME = 2.0  # seconds between checks (PostgreSQL: 60; Cumulo has no relpages 
 BASE = 50  # autovacuum_analyze_threshold
 SCALE = 0.1  # autovacuum_analyze_scale_factor
 BUSY_WAIT = 30.0  # seconds a due table still being written waits for a pause at most
+DUTY = 20.0  # ... or this many times its last ANALYZE's duration, if longer
 
 
 def threshold(rows: int) -> float:
@@ -80,6 +92,7 @@ class AutoAnalyze:
         self._changes: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self._since: dict[tuple[int, int], float] = {}  # (db, space) -> first uncounted change
         self._seen: dict[tuple[int, int], int] = {}  # (db, space) -> its count at the last nap
+        self._took: dict[tuple[int, int], float] = {}  # (db, space) -> its last ANALYZE's seconds
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -152,7 +165,8 @@ class AutoAnalyze:
             if ts is not None and ts.analyzed_at is not None and ts.analyzed_at.timestamp() > since:
                 fresh.append(table)  # an ANALYZE ran after these changes began (a load's own)
             elif count >= threshold(ts.rows if ts else 0) and (
-                    self._seen.get((db_oid, table.space)) == count or now - since > BUSY_WAIT):
+                    self._seen.get((db_oid, table.space)) == count
+                    or now - since > self.busy_wait(db_oid, table.space)):
                 out.append(table)  # due, and its writes paused for a nap (or it never pauses)
             self._seen[(db_oid, table.space)] = count
         with self._lock:
@@ -161,6 +175,10 @@ class AutoAnalyze:
                 self._since.pop((db_oid, table.space), None)
                 self._seen.pop((db_oid, table.space), None)
         return out
+
+    def busy_wait(self, db_oid: int, space: int) -> float:
+        """Seconds a due table that is written without pause waits before its ANALYZE."""
+        return max(BUSY_WAIT, DUTY * self._took.get((db_oid, space), 0.0))
 
     def run_once(self) -> int:
         """Analyzes every table that is due, database by database; returns how many."""
@@ -175,8 +193,10 @@ class AutoAnalyze:
                 txn = self.tm.begin()
                 try:
                     for table in tables:
+                        began = time.monotonic()
                         statstore.save(txn, db_oid, table.oid,
                                        stats.analyze(txn, table, publish=False))
+                        self._took[(db_oid, table.space)] = time.monotonic() - began
                     txn.commit()
                 except BaseException:
                     txn.abort()

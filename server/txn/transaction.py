@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InternalError, ReadOnlySQLTransaction
 from ..kivi.agg import partial_aggregate
 from ..kivi.api import Get, Row, Scan
-from ..kivi.columnar.access import space_snapshots
+from ..kivi.columnar.access import built_space_snapshots, space_snapshots
 from ..kivi.columnar.copy import Snapshot
 from ..kivi.expr import compile_selector
 from ..kivi.fanout import scan_batches
@@ -158,6 +158,13 @@ class Transaction:
         if self.ws.spaces.get(space) or self.reads is not None:
             return None
         return space_snapshots(self.ltm.kivi, space, self._snap())
+
+    def columnar_built(self, space: int) -> list[Snapshot] | None:
+        """`columnar`, but None unless every region already has its copy (none is built):
+        ANALYZE samples a copy that analytic queries keep, and reads rows otherwise."""
+        if self.ws.spaces.get(space) or self.reads is not None:
+            return None
+        return built_space_snapshots(self.ltm.kivi, space, self._snap())
 
     def _node_scan(self, spec: ScanSpec, ts: int) -> Iterator[list[Row]]:
         node = self.ltm.kivi

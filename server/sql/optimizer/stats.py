@@ -3,7 +3,8 @@
 `analyze(txn, table)` scans a table once and keeps, per column, the fraction
 of NULLs, the number of distinct values, min and max, the most common values
 with their frequencies and an equi-depth histogram (`BUCKETS` bounds),
-computed from a reservoir sample of at most `SAMPLE` rows (exact below that),
+computed from a sample of at most `SAMPLE` rows (exact below that; taken from
+the table's columnar copy when it has one, see `sampling`),
 plus the table's row count and average row width. `STATS` holds them by table
 OID for the optimizer; the server persists them through `catalog.statstore`
 (transactionally, with the ANALYZE) and reloads `STATS` from there whenever
@@ -21,12 +22,12 @@ is estimated far smaller than the inner table, and EXPLAIN prints it.
 from __future__ import annotations
 
 import bisect
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...txn.api import ScanSpec
+from ...kivi.columnar.pace import pace
 from ..plan import nodes as N
+from .sampling import sample_rows
 
 SAMPLE = 30000
 BUCKETS = 100  # histogram bounds - 1, as PostgreSQL's default statistics target
@@ -81,21 +82,11 @@ def analyze(txn: Any, table: Any, publish: bool = True) -> TableStats:
     in `STATS` at once (the server instead persists them and reloads after commit)."""
     import datetime as dt
 
-    rng = random.Random(table.space)
-    sample: list[tuple] = []
-    n = 0
-    for batch in txn.scan(ScanSpec(space=table.space)):
-        for row in batch:
-            n += 1
-            if len(sample) < SAMPLE:
-                sample.append(row)
-            else:
-                j = rng.randrange(n)
-                if j < SAMPLE:
-                    sample[j] = row
+    n, sample = sample_rows(txn, table.space, SAMPLE)  # a columnar copy's, when it has one
     ts = TableStats(rows=n, analyzed_at=dt.datetime.now(dt.UTC))
     width = max((len(r) for r in sample), default=0)
     for i in range(width):
+        pace()  # a column's statistics: a few ms of CPU, OLTP first
         ts.columns[i] = _column([r[i] if i < len(r) else None for r in sample], n)
     ts.width = 24 + sum(c.avg_width for c in ts.columns.values())  # + the tuple header
     if publish:

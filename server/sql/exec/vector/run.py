@@ -22,6 +22,7 @@ from .join import evaluate
 from .jointopn import candidates as join_candidates
 from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
 from .rowexpr import compile_any, compile_scaled
+from .runs import note_run
 from .scan import Computed, VectorScan
 from .topn import candidates
 
@@ -41,9 +42,11 @@ def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
     rows = vector_rows(node, ctx)
     if rows is None:
         note(ctx, node, "row plan" if mode(ctx) != "off" else "row plan (cumulo.columnar = off)")
+        note_run(ctx, "rows")
         yield from run(node.row, ctx)
         return
     note(ctx, node, "vector form")
+    note_run(ctx, "vector")
     yield from rebatch(rows)
 
 
@@ -70,6 +73,7 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar path fell back to rows: %s", ex)
         note(ctx, node, f"fell back: {ex}")
+        note_run(ctx, "fallback")
         return None
 
 
@@ -91,6 +95,7 @@ def _joined(node: Columnar, spec: VectorSpec, ctx: Any) -> list[tuple] | None:
     except Unsafe as ex:  # vectorize.Fallback too
         log.debug("columnar join fell back to rows: %s", ex)
         note(ctx, node, f"fell back: {ex}")
+        note_run(ctx, "fallback")
         return None
 
 
