@@ -58,7 +58,7 @@ from typing import Any
 from ..kivi.client import KiviClient
 from ..kivi.remote import RemoteNode
 from ..txn.recovery import record_ts, replay_records
-from ..txn.sequencer import CommitSequencer
+from ..txn.sequencer import CommitSequencer, RequestBatch
 from ..txn.snapshot import SnapshotServer
 from . import zk as zk_mod
 from .leaderclient import EPOCH, FENCE, KNOWN_LTMS, LEADER, LOCK, MM, STATE, Led, not_leader
@@ -81,6 +81,7 @@ class Term:
         # gone now died while no leader watched, and is reaped all the same
         self.known_ltms: set[str] = set()
         self.saved_ltms: list[str] = []
+        self.batch_replies: dict[int, tuple[int, Any]] = {}  # LTM -> (rid, its last batch)
 
     @property
     def fence(self) -> tuple[str, int]:
@@ -191,9 +192,9 @@ class MasterMindRole:
         return MasterMindService.offload(msg.msg if type(msg) is Led else msg)
 
     def handle(self, msg: Any) -> Any:
-        epoch = None
+        epoch, rid = None, 0
         if type(msg) is Led:
-            epoch, msg = msg.epoch, msg.msg
+            epoch, rid, msg = msg.epoch, msg.rid, msg.msg
         mm, term = self.mm, self.term
         if mm is None or term is None:
             raise not_leader("it is a standby")
@@ -201,7 +202,20 @@ class MasterMindRole:
             raise not_leader("its ZooKeeper lease lapsed")
         if epoch is not None and epoch != term.epoch:
             raise not_leader(f"it leads term {term.epoch}, the request is for term {epoch}")
+        if rid and type(msg) is RequestBatch:
+            return self._batch_once(mm, term, msg, rid)
         return mm.handle(msg)
+
+    def _batch_once(self, mm: MasterMindService, term: Term, msg: RequestBatch,
+                    rid: int) -> Any:
+        """Serves a `RequestBatch` at most once per call (`Led.rid`): a retry whose first
+        reply was lost gets that batch again. Runs on the event loop: no lock needed."""
+        last = term.batch_replies.get(msg.ltm)
+        if last is not None and last[0] == rid:
+            return last[1]
+        out = mm.handle(msg)
+        term.batch_replies[msg.ltm] = (rid, out)
+        return out
 
     # --- the election -------------------------------------------------------------------------
 

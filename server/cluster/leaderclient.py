@@ -13,7 +13,9 @@ next leader.
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -36,10 +38,17 @@ NOT_LEADER = "57P03"
 
 @dataclass(frozen=True)
 class Led:
-    """`msg` for the MasterMind that leads in term `epoch` (read in the leader znode)."""
+    """`msg` for the MasterMind that leads in term `epoch` (read in the leader znode).
+
+    `rid` names the call: a retry of it (its reply was lost: the connection broke after
+    the request went out) carries the same one, and the leader answers a `RequestBatch`
+    it has already served with the same batch rather than a new one, which nobody would
+    ever finish and which would hold the shared snapshot back for good.
+    """
 
     epoch: int
     msg: Any
+    rid: int = 0
 
 
 register_messages(Led)
@@ -65,6 +74,8 @@ class LeaderClient:
         self._node: RemoteNode | None = None
         self._epoch = 0
         self._closed = False
+        # NB: random start: an engine restarted under the same LTM id uses other rids
+        self._rids = itertools.count(random.getrandbits(48) + 1)
         zk.DataWatch(LEADER, self._on_leader)
 
     def _on_leader(self, data: bytes | None, _stat: Any) -> bool | None:
@@ -115,10 +126,11 @@ class LeaderClient:
     def handle(self, msg: Any) -> Any:
         """Sends `msg` to the leader; waits for the next one if it dies meanwhile."""
         deadline = time.monotonic() + self.wait
+        rid = next(self._rids)
         while True:
             epoch, node = self._leader(deadline)
             try:
-                return node.handle(Led(epoch, msg))
+                return node.handle(Led(epoch, msg, rid))
             except ConnectionFailure:
                 # NB: dead, or paused and declared dead (the watch aborted it): connect
                 # afresh to whoever the znode names (what a lost reply handed out is fenced

@@ -28,7 +28,9 @@ outcome), and the open transaction's COMMIT failed with 40001.
    takes over (term 3); once resumed (SIGCONT), the deposed leader steps down and
    refuses timestamps, snapshots and placement changes (57P03), its term's fence
    no longer lets it write the region map, and the KiVi node refuses a command
-   carrying its term (`routing.Fenced`, 57P03); `cluster status` names the leader.
+   carrying its term (`routing.Fenced`, 57P03); `cluster status` names the leader;
+3. a batch of timestamps whose reply is lost is handed again to the retry, not leaked
+   (`_lost_batch_reply`).
 
 The same lost-update check runs throughout, with the same rule for errors. The time
 from each fault to the first increment acknowledged after it is printed, not asserted.
@@ -59,6 +61,8 @@ import collections
 import json
 import os
 import signal
+import socket
+import struct
 import threading
 import time
 
@@ -68,13 +72,16 @@ import pytest
 from kazoo.client import KazooClient
 
 from cumulo.server.cluster import regionstore as rs
+from cumulo.server.cluster import zk as zk_mod
 from cumulo.server.cluster.leaderclient import EPOCH, LEADER, Led
 from cumulo.server.cluster.mastermind import LowWater, PollSnapshot
 from cumulo.server.cluster.placer import SplitAt
 from cumulo.server.kivi.api import DropRegion
 from cumulo.server.kivi.remote import RemoteNode
 from cumulo.server.kivi.routing import Fenced, RegionSizes, StaleEpoch
+from cumulo.server.kivi.wire import packb
 from cumulo.server.txn.sequencer import RequestBatch
+from cumulo.server.txn.snapshot import Discarded
 from tests.integration.cluster_helpers import cluster_procs, stop_workers, wait_for
 from tests.integration.test_cluster_launcher import cluster_tempdir, cumulo
 from tests.server_process import engine_port
@@ -231,6 +238,26 @@ def _locker(port: int, row: int) -> psycopg.Connection:
     return c
 
 
+def _lost_batch_reply(leader: dict) -> None:
+    """A batch of timestamps whose reply is lost (the connection breaks after the request
+    went out) is not leaked: the retry, with the same `Led.rid`, gets that batch again.
+    Here the test is the LTM (an id no engine uses): once it gives its batch back, the
+    shared snapshot passes it. A second batch, handed to the lost call, would hold the
+    snapshot (and every engine's commits) back for good."""
+    req = Led(leader["epoch"], RequestBatch(zk_mod.MAX_LTMS - 1, 5), rid=4242)
+    body = packb(req)
+    with socket.create_connection((leader["host"], leader["port"])) as s:
+        s.sendall(struct.pack(">I", len(body)) + body)  # and hang up before the reply
+    mm = RemoteNode(leader["host"], leader["port"], timeout=10)
+    try:
+        (batch,) = mm.handle(req)
+        mm.handle(Led(leader["epoch"], Discarded(tuple(range(batch.first, batch.last + 1)))))
+        wait_for(lambda: mm.handle(Led(leader["epoch"], PollSnapshot(0, 0.0))).snapshot
+                 >= batch.last, "the snapshot to pass the batch given back", 20)
+    finally:
+        mm.close()
+
+
 def _first_ack_after(workers: list[Increments], t: float) -> float:
     return min(x for w in workers for x in w.acked_at if x > t) - t
 
@@ -348,6 +375,7 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
         wait_for(lambda: all(w.acked >= n + 5 or w.errors for w, n in zip(workers, seen,
                                                                          strict=True)),
                  "more increments after the deposed leader resumed")
+        _lost_batch_reply(_leader(zk))
     finally:
         stop_workers(workers)
         zk.stop()
