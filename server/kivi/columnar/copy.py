@@ -87,6 +87,32 @@ def _flatten(keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | N
     return ks, rs, bs, es
 
 
+def _objects(seq: Sequence[Any]) -> np.ndarray:
+    """The same objects in a numpy object array: a container Python's cyclic GC never
+    tracks, so no collection walks it (see `Pack.untrack`).
+
+    >>> rows = [(1, "a"), (2, "b")]
+    >>> a = _objects(rows)
+    >>> a[1] is rows[1], _as_list(a) == rows
+    (True, True)
+    """
+    return np.fromiter(seq, object, count=len(seq))
+
+
+def _as_list(seq: Sequence[Any] | np.ndarray) -> list[Any]:
+    """A pack's keys or rows as a list (the same objects; C-level for an object array)."""
+    if isinstance(seq, list):
+        return seq
+    return seq.tolist() if isinstance(seq, np.ndarray) else list(seq)
+
+
+def _take(seq: Sequence[Any] | np.ndarray, idx: np.ndarray) -> list[Any]:
+    """The items of a pack's keys or rows at positions idx, as a list."""
+    if isinstance(seq, np.ndarray):
+        return seq[idx].tolist()
+    return [seq[i] for i in idx.tolist()]
+
+
 class Pack:
     """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries."""
 
@@ -98,7 +124,7 @@ class Pack:
                  bounds: tuple[int, int] | None = None) -> None:
         self.pid = pid
         self.n = len(keys)
-        self.keys = keys
+        self.keys: list[bytes] | np.ndarray = keys
         if bounds is not None:  # (max begin, min end), known to the caller
             self.max_begin, self.min_end = bounds
         else:
@@ -118,8 +144,24 @@ class Pack:
         # Columns are encoded when first asked for (a pack only pays for what queries read).
         # The rows stay (pointers to the row store's own tuples, 8 bytes each): top-N and
         # projections hand a few of them to the row operators without rebuilding tuples.
-        self.rows: list[Row] = rows
+        self.rows: list[Row] | np.ndarray = rows
         self.cols: list[Column | None] = [None] * self.width
+
+    def untrack(self) -> None:
+        """Keeps the keys and rows in object arrays instead of lists (the same pointers).
+
+        Why: a list is a container the cyclic GC tracks, and every collection of its
+        generation visits each item, touching the header of every row it points to. A
+        region's first build makes a million-row copy's lists at once; the next young
+        collection walked them all (27-58 ms holding the GIL, every session stalled),
+        the next middle one again, and every full one ever after. Object arrays are
+        never tracked (rows are plain tuples of values: no cycle through them to find).
+        Done outside the node lock (`build`): the copy costs ~40 ns a row.
+        """
+        if isinstance(self.keys, list):
+            self.keys = _objects(self.keys)
+        if isinstance(self.rows, list):
+            self.rows = _objects(self.rows)
 
     def column(self, j: int) -> Column:
         """Returns column j, encoding it on first use (NULLs past a row's width).
@@ -132,7 +174,7 @@ class Pack:
             return encode([None] * self.n)
         c = self.cols[j]
         if c is None:
-            c = self.cols[j] = encode(list(map(itemgetter(j), self.rows)))
+            c = self.cols[j] = encode(list(map(itemgetter(j), _as_list(self.rows))))
         return c
 
     def visible(self, ts: int) -> np.ndarray | None:
@@ -295,6 +337,7 @@ class ColumnarCopy:
             if ks:
                 p = c._add_pack(ks, rs, np.array(bs, np.int64), np.array(es, np.int64),
                                 track=False)
+                p.untrack()  # no GC pass ever walks a built copy (`Pack.untrack`)
                 c.sorted.append(p)
                 c.firsts.append(p.keys[0])
         return c
@@ -436,10 +479,9 @@ class ColumnarCopy:
                     del self.firsts[at]
                 continue
             idx = np.flatnonzero(keep)
-            il = idx.tolist()
             # Columns already encoded are taken, not re-encoded; the rest come from the rows.
             cols = [None if c is None else c.take(idx) for c in p.cols]
-            new = self._add_pack([p.keys[i] for i in il], [p.rows[i] for i in il],
+            new = self._add_pack(_take(p.keys, idx), _take(p.rows, idx),
                                  p.begins()[idx], p.ends()[idx], track=at is None)
             if at is not None:  # still sorted: the kept rows keep their order
                 self.sorted[at] = new
@@ -471,8 +513,8 @@ class ColumnarCopy:
                 low = min(q.min_end for q in batch)
                 # NB: bounds and, when no row has ended, `live` from the packs' summaries:
                 # no numpy pass (GIL released) under the node lock (`freeze`)
-                self._add_pack([k for q in batch for k in q.keys],
-                               [r for q in batch for r in q.rows],
+                self._add_pack([k for q in batch for k in _as_list(q.keys)],
+                               [r for q in batch for r in _as_list(q.rows)],
                                np.concatenate([q.begins() for q in batch]),
                                np.concatenate([q.ends() for q in batch]),
                                bounds=(max(q.max_begin for q in batch), low),
