@@ -239,6 +239,8 @@ def _styled(style: str, order: str) -> tuple[Encoder, Encoder, Callable[[Any], E
     dmy = order == "DMY"
 
     def date(v: dt.date) -> str:
+        if isinstance(v, InfiniteDate):
+            return str(v)
         d, m, y = f"{v.day:02d}", f"{v.month:02d}", f"{v.year:04d}"
         if style == "German":
             return f"{d}.{m}.{y}"

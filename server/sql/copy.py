@@ -25,7 +25,10 @@ import re
 import struct
 import time
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
 
 from ..errors import (
     BadCopyFileFormat,
@@ -47,19 +50,23 @@ from .copybatch import (
     split_fields,
     unpack_fixed_rows,
 )
+from .copybinary import batches, supported, walk
 from .copycontext import line_context, locate, with_context
 from .copyencoding import check_escaped_nul, decode_block
 from .copyout import (
+    ColumnCopy,
     binary_column,
     binary_rows,
     column_strings,
     csv_column,
     frame,
+    gathered,
     lines,
     plain,
     text_column,
 )
 from .ddl.names import get_relation, parse_qualified
+from .direct.colkeys import int_column_keys
 from .parse import parse_sql
 from .plan.compiler import COMPILER
 from .privileges.check import check_table, current_role
@@ -230,10 +237,16 @@ class CopyIn:
             for t, p in zip(types, positions, strict=True)]
         self.started = time.monotonic()
         self.fixed = fixed_binary_layout(types)
+        self.types = types
+        self.typmods = [table.columns[p].typmod for p in positions]
+        self.columnwise = self.format == "binary" and supported(types)
         self.slow_csv = False  # csv input with quotes: parsed by the csv module at the end
         self.parts: list[bytes] = []
         self.pending = 0
         self.rows: list[Any] = []  # tuples from the batch paths, lists otherwise
+        # the same rows as columns while every row came from a column batch (the redo
+        # record and the write set then take them as they are: `Transaction.put_bulk`)
+        self.cols: list[list[Any]] | None = [[] for _ in positions]
         self.lines: list[int] = []  # each row's input line (text and csv), for CONTEXT
         self.count = 0
         self.line_no = 0
@@ -325,10 +338,22 @@ class CopyIn:
             found = locate(self.table.name, self.names, self.decoders, raw,
                            range(first + 1, first + 1 + len(lines)))
             raise (found or e) from None
-        self.rows.extend(zip(*cols, strict=True))
+        self._add_columns(cols)
         self.lines.extend(range(first + 1, first + 1 + len(lines)))
         if len(self.rows) >= BATCH:
             self._flush()
+
+    def _add_columns(self, cols: list[Any]) -> None:
+        """Adds a block's rows, given as columns."""
+        self.rows.extend(zip(*cols, strict=True))
+        if self.cols is not None:
+            for mine, col in zip(self.cols, cols, strict=True):
+                mine.extend(col)
+
+    def _add_row(self, row: Any) -> None:
+        """Adds one row (the per-row paths): the batch is no longer kept as columns."""
+        self.rows.append(row)
+        self.cols = None
 
     def _bad_line(self, lines: list[str], first: int) -> None:
         """Raises 22P04 for the first line whose field count is wrong."""
@@ -400,8 +425,8 @@ class CopyIn:
                     nulls = [n and not (i < len(quoted) and quoted[i])
                              for i, n in enumerate(nulls)]
             try:
-                self.rows.append([None if n else dec(f) for f, dec, n in
-                                  zip(fields, self.decoders, nulls, strict=True)])
+                self._add_row([None if n else dec(f) for f, dec, n in
+                               zip(fields, self.decoders, nulls, strict=True)])
             except SQLError as e:
                 found = locate(self.table.name, self.names, self.decoders,
                                [[None if n else f] for f, n in zip(fields, nulls, strict=True)],
@@ -438,10 +463,13 @@ class CopyIn:
         ext = struct.unpack_from("!i", b, pos)[0]
         pos += 4 + ext
         n = self.column_count
-        if self.fixed is not None and b.endswith(b"\xff\xff"):
+        if self.columnwise and b.endswith(b"\xff\xff"):
+            pos = self._binary_columns(b, pos)
+        if pos < len(b) and self.fixed is not None and b.endswith(b"\xff\xff"):
             fast = unpack_fixed_rows(self.fixed, memoryview(b)[pos:-2])
             if fast is not None:
                 self.rows.extend(fast)
+                self.cols = None
                 pos = len(b)
         while pos < len(b):
             count = struct.unpack_from("!h", b, pos)[0]
@@ -459,19 +487,36 @@ class CopyIn:
                 else:
                     row.append(dec(b[pos:pos + ln]))
                     pos += ln
-            self.rows.append(row)
+            self._add_row(row)
             if len(self.rows) >= BATCH:
                 self._flush()
 
-    def _flush(self) -> None:
+    def _binary_columns(self, b: bytes, pos: int) -> int:
+        """Loads the rows after `pos` a column at a time (`copybinary`); returns where the
+        per-field parser must go on: the end, or the first row of a batch it must read."""
+        parsed = walk(b[pos:-2], self.types)
+        if parsed is None:
+            return pos
+        for lo, hi in batches(parsed, BATCH):
+            got = parsed.columns(lo, hi, self.typmods)
+            if got is None:
+                return pos + int(parsed.starts[lo])
+            cols, exact = got
+            self._add_columns(cols)
+            self._flush(frozenset(self.positions[i] for i in exact))
+        return len(b)
+
+    def _flush(self, converted: frozenset[int] | None = None) -> None:
         if not self.rows:
             return
         self.ctx.check_cancel()
-        converted = frozenset() if self.format == "binary" else self.converted
+        if converted is None:
+            converted = frozenset() if self.format == "binary" else self.converted
         lines, self.lines = self.lines, []
+        cols, self.cols = self.cols, [[] for _ in self.positions]
         if self.identity_layout:
             full, self.rows = self.rows, []
-            self._insert(full, converted, lines)
+            self._insert(full, converted, lines, cols)
             return
         full = []
         for src in self.rows:
@@ -484,14 +529,45 @@ class CopyIn:
         self.rows = []
         self._insert(full, converted, lines)
 
-    def _insert(self, rows: list[Any], converted: frozenset[int], lines: list[int]) -> None:
+    def _insert(self, rows: list[Any], converted: frozenset[int], lines: list[int],
+                cols: list[list[Any]] | None = None) -> None:
         try:
-            self.count += self.writer.insert(self.s, rows, converted=converted)
+            self.count += self._write(rows, converted, cols)
         except UniqueViolation as e:
             at = self._duplicate_at(rows) if len(lines) == len(rows) else None
             if at is not None:  # NB: as PostgreSQL: the line of the row being inserted
                 raise with_context(e, f"COPY {self.table.name}, line {lines[at]}") from None
             raise
+
+    def _write(self, rows: list[Any], converted: frozenset[int],
+               cols: list[list[Any]] | None) -> int:
+        """`TableWriter.insert`, with the table's own rows written as one bulk batch.
+
+        `Transaction.put_bulk` holds a batch of new keys whole in the conflict manager
+        (no holder entry per key, the commit seals the set whole) and keeps `cols`, the
+        same rows as columns, for the redo record (no transpose back at the commit).
+        The checks (typmods, NOT NULL, CHECK, unique, foreign keys) are the writer's.
+        """
+        w, s = self.writer, self.s
+        txn = s.txn
+        tuples = w.prepare_rows(rows, converted)
+        keys = None
+        if w.int_pk:  # NB: numpy encodes the keys of the column at once (`colkeys`)
+            pk = w.pk[0]
+            col = cols[pk] if cols and tuples is rows else list(map(itemgetter(pk), tuples))
+            try:
+                keys = int_column_keys(pa.array(col, type=pa.int64()))
+            except (pa.ArrowException, TypeError, OverflowError):
+                keys = None
+        if keys is None:
+            keys = w.new_keys(s, tuples)
+        w.check_unique(s, txn, keys, tuples)  # NB: put_bulk keeps a repeated key's last row
+        txn.put_bulk(w.space, keys, tuples, cols if tuples is rows and cols else None)
+        for idx in w.indexes:
+            txn.put(idx.space, w.index_entries(idx, keys, tuples))
+        if w.fks:  # NB: after the writes, so rows of this batch can reference each other
+            w.check_fks(s, txn, tuples, keys=keys)
+        return len(tuples)
 
     def _duplicate_at(self, rows: list[Any]) -> int | None:
         """The first row whose primary key is stored already or repeats an earlier row's."""
@@ -587,10 +663,21 @@ class CopyOut:
             raise
 
     def frames(self) -> Iterator[bytes]:
-        """Yields whole CopyData messages, a batch of rows at a time."""
+        """Yields whole CopyData messages, a batch of rows at a time, each batch encoded a
+        column at a time through Arrow (`copyout.ColumnCopy`)."""
         try:
-            for payloads in self._batches():
-                yield frame(payloads)
+            ctx = self.s.exec_context([])
+            cols = self.plan.columns
+            enc = ColumnCopy(self, [c.type_oid for c in cols], self.s.settings.get("timezone"))
+            if self.header and not enc.binary:  # a header line is a CopyData of its own
+                names = [self._fields([c.name], i, forced=False)[0] for i, c in enumerate(cols)]
+                yield frame([(self.delim.join(names) + "\n").encode()])
+            for batch in gathered(self.plan.execute(ctx)):
+                ctx.check_cancel()
+                self.count += len(batch)
+                yield enc.rows(batch)
+            yield enc.end()
+            self._tag = f"COPY {self.count}"
         except BaseException as e:
             self.s.on_error(e)
             raise

@@ -37,16 +37,21 @@ from __future__ import annotations
 import datetime as dt
 import operator
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from itertools import repeat
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..pgtypes import dateparse
 from ..pgtypes import oids as T
+from ..pgtypes.binary import binary_encoder
+from ..pgtypes.text import text_encoder
+from ..pgtypes.vectext import binary_array, text_array
+from ..pgwire.colframe import copy_lines, data_rows, fields
 
 Strings = list[str | None]
 _EPOCH_2000 = dt.date(2000, 1, 1)
@@ -54,6 +59,7 @@ _EPOCH_2000_US = (dt.datetime(2000, 1, 1) - dt.datetime(1970, 1, 1)) // dt.timed
 _DATA_HEAD = struct.Struct("!ci")
 _I32 = struct.Struct("!i").pack
 NULL_FIELD = b"\xff\xff\xff\xff"
+SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 
 # Types whose text output never holds a backslash, tab, newline or carriage return
 _PLAIN_OUT = frozenset((T.INT2, T.INT4, T.INT8, T.OID, T.FLOAT4, T.FLOAT8, T.NUMERIC, T.BOOL,
@@ -384,3 +390,149 @@ def binary_rows(cols: list[list[bytes]], n: int) -> list[bytes]:
     if not cols:
         return [count] * n
     return list(map(b"".join, zip(repeat(count), *cols)))
+
+
+# -- whole batches through Arrow (text, csv and binary) --------------------------------------------
+
+COLUMN_BATCH = 8192  # rows per Arrow pass: the kernels' fixed cost per call fades by then
+_TEXT_ESCAPES = (("\\", "\\\\"), ("\b", "\\b"), ("\f", "\\f"), ("\n", "\\n"), ("\r", "\\r"),
+                 ("\t", "\\t"), ("\v", "\\v"))
+
+
+def _char_class(chars: str) -> str:
+    """An RE2 character class matching any of chars."""
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
+
+
+def _found(arr: pa.Array, chars: str) -> bool:
+    """True when a value of the string array holds one of the (ASCII) chars: one table
+    lookup per byte of the array's data (UTF-8 continuation bytes are never ASCII)."""
+    data = arr.buffers()[2]
+    if data is None:
+        return False
+    if max(map(ord, chars)) > 127:
+        return bool(pc.any(pc.match_substring_regex(arr, _char_class(chars))).as_py())
+    table = np.zeros(256, bool)
+    table[[ord(c) for c in chars]] = True
+    offsets = np.frombuffer(arr.buffers()[1], np.int32, len(arr) + 1, arr.offset * 4)
+    used = np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]]
+    return bool(table[used].any())
+
+
+def text_cells(arr: pa.Array, null: str, delim: str, plain: bool = False) -> pa.Array:
+    """`text_column` for an Arrow string array: escapes where needed, NULL string for NULL.
+
+    >>> text_cells(pa.array(["a\\tb", None, "c\\\\"]), "\\\\N", "\\t").to_pylist()
+    ['a\\\\tb', '\\\\N', 'c\\\\\\\\']
+    """
+    if not plain and len(arr) and _found(arr, "".join(_SPECIALS) + delim):
+        if delim.isalnum():  # NB: a letter delimiter could meet an escape's letter: one pass
+            table = {**_ESCAPES, ord(delim): "\\" + delim}
+            arr = pa.array([None if v is None else v.translate(table) for v in arr.to_pylist()],
+                           pa.string())
+        else:
+            for ch, rep in _TEXT_ESCAPES:
+                arr = pc.replace_substring(arr, ch, rep)
+            if ord(delim) not in _ESCAPES:
+                arr = pc.replace_substring(arr, delim, "\\" + delim)
+    return pc.fill_null(arr, null) if arr.null_count else arr
+
+
+def csv_cells(arr: pa.Array, null: str, delim: str, quote: str, escape: str,
+              forced: bool = False, single: bool = False, plain: bool = False) -> pa.Array:
+    """`csv_column` for an Arrow string array: quotes where needed, NULL string for NULL.
+
+    >>> csv_cells(pa.array(["a", "", None, "x,y"]), "", ",", '"', '"').to_pylist()
+    ['a', '""', '', '"x,y"']
+    """
+    if not plain and len(arr):
+        if forced:
+            need = pc.is_valid(arr)
+        else:
+            need = pc.or_(pc.match_substring_regex(arr, _char_class(delim + quote + "\n\r")),
+                          pc.equal(arr, null))
+            if single:
+                need = pc.or_(need, pc.equal(arr, "\\."))
+        if pc.any(need).as_py():
+            q = arr if escape == quote else pc.replace_substring(arr, escape, escape + escape)
+            q = pc.replace_substring(q, quote, escape + quote)
+            q = pc.binary_join_element_wise(quote, q, quote, "")
+            arr = pc.if_else(need, q, arr)
+    return pc.fill_null(arr, null) if arr.null_count else arr
+
+
+class CopyShape(Protocol):
+    """What a COPY TO's options say about its output (sql.copy.CopyOut has them)."""
+
+    format: str
+    delim: str
+    null: str
+    quote: str
+    escape: str
+    force_quote: set[int]
+
+
+class ColumnCopy:
+    """Encodes COPY TO's batches of rows as CopyData, a column at a time through Arrow.
+
+    Each column becomes one Arrow array of its output forms (`pgtypes.vectext`),
+    then escaped or quoted as a whole (`text_cells`, `csv_cells`) or given length
+    prefixes (binary), and the rows are joined and framed by `pgwire.colframe`, one
+    message per row as PostgreSQL sends them.
+    """
+
+    def __init__(self, shape: CopyShape, oids: list[int], tz: Any) -> None:
+        self.shape = shape
+        self.oids = oids
+        self.binary = shape.format == "binary"
+        self.iso = dateparse.date_style() == "ISO"
+        if self.binary:
+            self.encs: list[Callable[[Any], Any]] = [binary_encoder(o) for o in oids]
+        else:
+            self.encs = [text_encoder(o, tz) for o in oids]
+        self.prefix = SIGNATURE + struct.pack("!ii", 0, 0) if self.binary else b""
+
+    def _cells(self, i: int, col: Sequence[Any]) -> pa.Array:
+        s, oid = self.shape, self.oids[i]
+        if self.binary:
+            return fields(binary_array(col, oid, self.encs[i]))
+        arr = text_array(col, oid, self.encs[i], self.iso)
+        if s.format == "csv":
+            return csv_cells(arr, s.null, s.delim, s.quote, s.escape, i in s.force_quote,
+                             len(self.oids) == 1, plain(oid, s.delim, s.null, s.quote))
+        return text_cells(arr, s.null, s.delim, plain(oid, s.delim))
+
+    def rows(self, batch: list[Sequence[Any]]) -> bytes:
+        """The batch's CopyData messages (the binary signature rides on the first row)."""
+        if not batch:
+            return b""
+        if not self.oids:
+            return frame([b"\x00\x00" if self.binary else b"\n"] * len(batch))
+        cols = [self._cells(i, list(map(operator.itemgetter(i), batch)))
+                for i in range(len(self.oids))]
+        if self.binary:
+            out = bytes(data_rows(cols, b"d", self.prefix))
+            self.prefix = b""
+            return out
+        return copy_lines(cols, self.shape.delim)
+
+    def end(self) -> bytes:
+        """What follows the last row: the binary trailer (with the signature if no row came)."""
+        if not self.binary:
+            return b""
+        return frame([self.prefix + struct.pack("!h", -1)])
+
+
+def gathered(batches: Iterator[list[Any]], size: int = COLUMN_BATCH) -> Iterator[list[Any]]:
+    """The plan's batches gathered to at least `size` rows (a scan's are ~1k)."""
+    rows: list[Any] = []
+    for batch in batches:
+        if not rows and len(batch) >= size:
+            yield batch
+            continue
+        rows.extend(batch)
+        if len(rows) >= size:
+            yield rows
+            rows = []
+    if rows:
+        yield rows
