@@ -42,7 +42,7 @@ from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from . import codegen as cg
-from . import domaincheck, namedargs, usertypes, wholerow
+from . import colnames, domaincheck, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -307,7 +307,7 @@ class Binder(SpecialForms):
         return const(Decimal(v), T.NUMERIC)
 
     def b_Boolean(self, node: exp.Boolean) -> E:
-        return E("const", bool(node.this), [], T.BOOL, -1, "bool")
+        return E("const", bool(node.this), [], T.BOOL, -1, "?column?")
 
     def b_Null(self, node: exp.Null) -> E:
         return E("const", None, [], T.UNKNOWN)
@@ -389,7 +389,9 @@ class Binder(SpecialForms):
             raise self.missing_from(qual)
         if (not qual and name in ("user", "current_role") and isinstance(node, exp.Column)
                 and not node.this.quoted):  # SQL's niladic USER and CURRENT_ROLE
-            return self.bind(exp.Anonymous(this="current_user", expressions=[]))
+            e = self.bind(exp.Anonymous(this="current_user", expressions=[]))
+            e.name = name  # PostgreSQL names the column `user` / `current_role`
+            return e
         shown = f"{qual}.{name}" if qual else f'"{name}"'  # PostgreSQL quotes only a bare name
         ident = node.args.get("table") if qual and isinstance(node, exp.Column) else None
         ident = ident or (node.this if isinstance(node, exp.Column) else node)
@@ -817,6 +819,11 @@ class Binder(SpecialForms):
     def b_National(self, node: exp.Expression) -> E:
         return E("const", node.this, [], T.UNKNOWN)
 
+    def b_Trim(self, node: exp.Trim) -> E:
+        e = self.b_function(node)
+        e.name = colnames.trim_name(node)
+        return e
+
     def b_Collate(self, node: exp.Collate) -> E:
         return self.bind(node.this)
 
@@ -888,8 +895,7 @@ class Binder(SpecialForms):
     def _cast(self, node: exp.Cast) -> E:
         target, typmod = ty.datatype_oid(node.to)
         inner = self.bind(node.this)
-        weak_names = ("?column?", T.TYPES[inner.type].name if inner.type in T.TYPES else "")
-        strong = inner.kind not in ("const", "cast", "param") and inner.name not in weak_names
+        strong = colnames.strength(node) > 1 and inner.name != "?column?"  # FigureColname
         shown = T.ELEMENT_OF.get(target, target) if target not in (T.INT2VECTOR, T.OIDVECTOR) \
             else target  # `x::int2[]` is named int2, as PostgreSQL names it
         name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else "?column?"
@@ -953,7 +959,9 @@ class Binder(SpecialForms):
             args += [c, r]
         if default is not None:
             args.append(results[-1])
-        return E("case", default is not None, args, t, -1, "case", *_one_row_type(results))
+        name = results[-1].name if default is not None and colnames.strength(default) > 1 \
+            and results[-1].name != "?column?" else "case"  # ELSE a names it a (FigureColname)
+        return E("case", default is not None, args, t, -1, name, *_one_row_type(results))
 
     def _variadic(self, kind: str, nodes: list[exp.Expression], name: str) -> E:
         args = [self.bind(n) for n in nodes]
@@ -1050,8 +1058,11 @@ class Binder(SpecialForms):
         return e
 
     def b_CurrentTimestamp(self, node: exp.Expression) -> E:
-        return self._niladic(node, "current_timestamp", lambda c: c.statement_timestamp,
-                             T.TIMESTAMPTZ)
+        e = self._niladic(node, "current_timestamp", lambda c: c.statement_timestamp,
+                          T.TIMESTAMPTZ)
+        if node.meta and not node.args.get("this"):  # now(), not CURRENT_TIMESTAMP
+            e.name = "now"
+        return e
 
     def b_CurrentDate(self, node: exp.Expression) -> E:
         return self._niladic(node, "current_date", lambda c: _local(c.statement_timestamp).date(),

@@ -163,6 +163,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         if g.kind == "col":
             src = scope.cols[g.data]
             c.qualifier, c.table_oid, c.attnum = src.qualifier, src.table_oid, src.attnum
+        elif g.kind == "row" and g.rowtype:  # GROUP BY t: t's OID, column 0 (PG)
+            c.table_oid = planner._row_type_rel(g.rowtype)
     cols += [N.PCol(a.func if a.func != "count_star" else "count", a.type,
                     rowtype=wholerow.array_rowtype(a.args) if a.func == "array_agg" and a.args
                     and a.type == T.ARRAY_OF.get(T.RECORD) else 0)

@@ -30,6 +30,8 @@ from .builder import Planner, visible
 from .explain import explain_lines
 from .pointread import PointRead
 
+_SYSTEM = -6  # the lowest system column number (tableoid); hidden markers go lower
+
 
 class CompiledPlan:
     """A compiled, cacheable query plan (implements `context.QueryPlan`)."""
@@ -38,8 +40,8 @@ class CompiledPlan:
         self.root = root
         self.trace = trace or []
         self.columns = [
-            Column(c.name, c.rowtype or c.type, c.typmod, c.table_oid if c.attnum >= 0 else 0,
-                   max(c.attnum, 0))
+            Column(c.name, c.rowtype or c.type, c.typmod, c.table_oid if c.attnum >= _SYSTEM else 0,
+                   c.attnum if c.attnum >= _SYSTEM else 0)  # NB: ctid is -1 ... tableoid -6, as PG
             for c in (root.cols[i] for i in visible(root.cols))
         ]
         self._narrow = len(visible(root.cols)) != len(root.cols)

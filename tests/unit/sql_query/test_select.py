@@ -99,7 +99,7 @@ def test_output_columns(db: DB) -> None:
     assert db.cols("select count(*), sum(a), avg(a), max(b), a from t group by a") == [
         ("count", 20), ("sum", 20), ("avg", 1700), ("max", 25), ("a", 23)]
     assert db.cols("select 1, 'x', true, a::text, 1::int8, sum(1::int8) from t group by a") == [
-        ("?column?", 23), ("?column?", 25), ("bool", 16), ("a", 25), ("int8", 20), ("sum", 1700)]
+        ("?column?", 23), ("?column?", 25), ("?column?", 16), ("a", 25), ("int8", 20), ("sum", 1700)]
     plan, _ = db.plan("select filler, aid from pgbench_accounts")
     assert [(c.table_oid, c.attnum, c.typmod) for c in plan.columns] == [
         (16400, 4, 88), (16400, 1, -1)]
