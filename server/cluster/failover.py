@@ -48,12 +48,14 @@ from .proxies import RemoteLogGroup
 
 log = logging.getLogger("cumulo.failover")
 NODES = "/cumulo/nodes"
+LOG_DIRS = "/cumulo/logdirs"  # logger name -> {"data_dir"}: read when it is down (leader)
 
 
-def record_node(zk: Any, name: str, data_dir: str | None) -> None:
-    """Remembers where a KiVi node keeps its files (persistent: read after it died)."""
+def record_node(zk: Any, name: str, data_dir: str | None, root: str = NODES) -> None:
+    """Remembers where a KiVi node (or, root=LOG_DIRS, a logger) keeps its files
+    (persistent: read after it died)."""
     body = json.dumps({"data_dir": None if data_dir is None else str(Path(data_dir).resolve())})
-    path = f"{NODES}/{name}"
+    path = f"{root}/{name}"
     if zk.exists(path):
         zk.set(path, body.encode())
     else:
@@ -211,5 +213,18 @@ def _recover(zk: Any, connect: Any, live: list[str], space: int, r: rs.Region,
     return True
 
 
-__all__ = ["NODES", "checkpoint_of", "record_node", "recover_dead", "region_applies",
+def recorded_dirs(zk: Any, root: str = LOG_DIRS) -> dict[str, str]:
+    """name -> data dir of every role recorded under `root` (`record_node`)."""
+    out: dict[str, str] = {}
+    for name in zk.get_children(root) if zk.exists(root) else ():
+        try:
+            d = json.loads(zk.get(f"{root}/{name}")[0]).get("data_dir")
+        except NoNodeError:
+            continue
+        if d:
+            out[name] = d
+    return out
+
+
+__all__ = ["LOG_DIRS", "NODES", "checkpoint_of", "record_node", "recorded_dirs", "recover_dead", "region_applies",
            "replay_own"]

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -57,10 +58,12 @@ from typing import Any
 
 from ..kivi.client import KiviClient
 from ..kivi.remote import RemoteNode
+from ..txn.logger import read_log
 from ..txn.recovery import record_ts, replay_records
 from ..txn.sequencer import CommitSequencer, RequestBatch
 from ..txn.snapshot import SnapshotServer
 from . import zk as zk_mod
+from .failover import recorded_dirs
 from .leaderclient import EPOCH, FENCE, KNOWN_LTMS, LEADER, LOCK, MM, STATE, Led, not_leader
 from .lease import LeaseGate
 from .mastermind import MasterMindService
@@ -148,8 +151,8 @@ def close_old_term(term: Term, old_bound: int, old_snapshot: int,
     if old_bound <= old_snapshot:
         return 0
     term.write(FENCE, old_bound)
-    loggers = [RemoteNode(h, p, timeout=30.0)
-               for _n, (h, p) in zk_mod.discover(term.zk).addresses("logger")]
+    up = dict(zk_mod.discover(term.zk).addresses("logger"))
+    loggers = [RemoteNode(h, p, timeout=30.0) for h, p in up.values()]
     try:
         payloads = []
         for lg in loggers:
@@ -158,6 +161,15 @@ def close_old_term(term: Term, old_bound: int, old_snapshot: int,
     finally:
         for lg in loggers:
             lg.close()
+    # NB: a logger that is down holds records too (a commit whose engine died before
+    # applying it): its files are read where it left them (the shared-storage assumption,
+    # CLUSTER.md §3.3); it reads the fence when it comes back
+    for name, directory in sorted(recorded_dirs(term.zk).items()):
+        if name not in up and os.path.isdir(directory):
+            found = [p for p in read_log(directory) if (record_ts(p) or 0) > old_snapshot]
+            log.warning("logger %s is down: read %d records above %d from its files in %s",
+                        name, len(found), old_snapshot, directory)
+            payloads += found
     mine = [p for p in payloads if (record_ts(p) or 0) <= old_bound]
     if not mine:
         return 0

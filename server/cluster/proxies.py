@@ -125,6 +125,8 @@ class RemoteLogGroup:
         record = LogRecord(ts, payload, self.ltm_id)
         loggers = self.loggers
         try:
+            if not loggers:  # NB: none was registered at the last relocation: look again
+                raise ConnectionFailure("no logger is registered")
             loggers[ts % len(loggers)].handle(record)
             return
         except ConnectionFailure:

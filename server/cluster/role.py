@@ -41,7 +41,7 @@ from ..kivi.remote import offload_aggregates, serve_node
 from . import regionstore
 from . import zk as zk_mod
 from .cmfailover import CmRestarts
-from .failover import record_node, replay_own
+from .failover import LOG_DIRS, record_node, replay_own
 from .leader import MasterMindRole, Term
 from .leaderclient import EPOCH, FENCE
 from .lease import Gated, LeaseGate
@@ -155,6 +155,7 @@ async def serve(args: argparse.Namespace) -> None:
             obj.session_timeout = granted
         if isinstance(obj, LoggerService):
             follow_fence(zk, obj)
+            record_node(zk, name, args.data_dir, LOG_DIRS)  # NB: a takeover reads it if down
         if isinstance(obj, KiviNode):
             follow_epoch(zk, obj)
             record_node(zk, name, args.data_dir)

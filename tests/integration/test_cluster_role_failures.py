@@ -35,6 +35,11 @@ outcome), and the open transaction's COMMIT failed with 40001.
 The same lost-update check runs throughout, with the same rule for errors. The time
 from each fault to the first increment acknowledged after it is printed, not asserted.
 
+**A logger down during a takeover** (`test_a_logger_down_during_a_takeover_keeps_its_commits`):
+a commit logged but never applied (its engine died) stays in the files of the only
+logger, paused past its session when the leader is killed; the new leader reads those
+files, so the commit is there.
+
 **A query engine** killed with SIGKILL does not hold the cluster back
 (`test_a_killed_query_engine_does_not_hold_the_cluster_back`, `cluster.reaper`),
 reached with psycopg and pg8000 (last: the supervisor then starts engine 1 again, as a
@@ -70,16 +75,19 @@ import pg8000.dbapi
 import psycopg
 import pytest
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from cumulo.server.cluster import regionstore as rs
 from cumulo.server.cluster import zk as zk_mod
 from cumulo.server.cluster.leaderclient import EPOCH, LEADER, Led
 from cumulo.server.cluster.mastermind import LowWater, PollSnapshot
 from cumulo.server.cluster.placer import SplitAt
-from cumulo.server.kivi.api import DropRegion
+from cumulo.server.cluster.services import LogRead, LogRecord
+from cumulo.server.kivi.api import DropRegion, Write
 from cumulo.server.kivi.remote import RemoteNode
 from cumulo.server.kivi.routing import Fenced, RegionSizes, StaleEpoch
 from cumulo.server.kivi.wire import packb
+from cumulo.server.txn.codec import pack_record, unpack_record
 from cumulo.server.txn.sequencer import RequestBatch
 from cumulo.server.txn.snapshot import Discarded
 from tests.integration.cluster_helpers import cluster_procs, stop_workers, wait_for
@@ -211,6 +219,14 @@ def _log(d: str, name: str) -> str:
 def _leader(zk: KazooClient) -> dict:
     data, _stat = zk.get(LEADER)
     return json.loads(data)
+
+
+def _epoch(zk: KazooClient) -> int:
+    """The epoch of the leader znode (0: none leads now)."""
+    try:
+        return _leader(zk)["epoch"]
+    except NoNodeError:
+        return 0
 
 
 class LockStep(threading.Thread):
@@ -385,6 +401,61 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
     print(f"MasterMind SIGKILL -> first increment acknowledged: {kill_back:.2f} s; SIGSTOP -> "
           f"{pause_back:.2f} s (session timeout 2 s); {acked} increments acknowledged, "
           f"{unknown} unknown, retries by SQLSTATE: {retried}")
+
+
+def test_a_logger_down_during_a_takeover_keeps_its_commits(supervised):
+    """A commit logged (to the only logger) whose engine died before applying it, while
+    that logger is paused past its session and the MasterMind leader is killed: the new
+    leader reads the down logger's files (`leader.close_old_term`), so the commit is there
+    once it leads. The test plays the dying engine: it takes a timestamp of the leader as
+    an LTM no engine uses and logs a copy of a real commit's record, with a new value,
+    at that timestamp; then nothing applies it but recovery. (Without reading the files,
+    the new leader's snapshot starts above that timestamp and the row reads 987654.)"""
+    d, port = supervised
+    with open(os.path.join(d, "cluster.json")) as f:
+        zk = KazooClient(hosts=json.load(f)["zk"])
+    zk.start(timeout=30)
+    with psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo",
+                         autocommit=True) as c:
+        c.execute("CREATE TABLE orphan (id int PRIMARY KEY, n int NOT NULL)")
+        c.execute("INSERT INTO orphan VALUES (1, 987654)")
+    procs = cluster_procs(d)
+    wait_for(lambda: _epoch(zk), "a MasterMind to lead")
+    lg, leader = procs["logger-0"], _leader(zk)
+    logger = RemoteNode(lg["host"], lg["port"], timeout=10)
+    mm = RemoteNode(leader["host"], leader["port"], timeout=10)
+    try:
+        insert = next(p for p in logger.handle(LogRead(0)).payloads
+                      if any(w.row and 987654 in w.row for w in unpack_record(p)[1]))
+        (batch,) = mm.handle(Led(leader["epoch"], RequestBatch(zk_mod.MAX_LTMS - 2, 1), rid=99))
+        writes = [Write(w.space, w.key, tuple(42 if v == 987654 else v for v in w.row))
+                  for w in unpack_record(insert)[1] if w.row and 987654 in w.row]
+        logger.handle(LogRecord(batch.first, pack_record(batch.first, writes),
+                                zk_mod.MAX_LTMS - 2))
+    finally:
+        logger.close()
+        mm.close()
+    os.kill(lg["pid"], signal.SIGSTOP)
+    try:
+        wait_for(lambda: not zk.exists(f"{zk_mod.ROOT}/logger/logger-0"),
+                 "the paused logger's session to expire")
+        victim = next(p for p in procs.values() if p["kind"] == "mastermind"
+                      and p["port"] == leader["port"])
+        os.kill(victim["pid"], signal.SIGKILL)
+        wait_for(lambda: _epoch(zk) == leader["epoch"] + 1, "the standby to take over")
+    finally:
+        os.kill(lg["pid"], signal.SIGKILL)  # NB: the supervisor starts a fresh incarnation
+    log = _log(d, next(n for n, p in procs.items() if p["kind"] == "mastermind"
+                       and p["port"] == _leader(zk)["port"]))
+    assert "logger logger-0 is down: read" in log, log[-3000:]
+    wait_for(lambda: cluster_procs(d)["logger-0"]["pid"] != lg["pid"]
+             and zk.exists(f"{zk_mod.ROOT}/logger/logger-0"), "the logger's restart")
+    zk.stop()
+    with psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo",
+                         autocommit=True) as c:
+        assert c.execute("SELECT n FROM orphan").fetchall() == [(42,)]
+        c.execute("UPDATE orphan SET n = n + 1")  # and the cluster commits again
+        assert c.execute("SELECT n FROM orphan").fetchall() == [(43,)]
 
 
 ACCOUNTS = 10
