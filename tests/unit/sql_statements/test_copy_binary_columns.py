@@ -1,0 +1,157 @@
+"""Binary COPY parsed a column at a time (`sql/copybinary.py`) gives exactly the values of
+the per-field decoders (`pgtypes.binary`), and refuses (None) whatever they must judge:
+NULLs, infinities, NaN, a NUL in text, a bad UTF-8 sequence, a wrong field count."""
+
+from __future__ import annotations
+
+import datetime as dt
+import struct
+from decimal import Decimal
+
+import pytest
+
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgtypes.binary import binary_decoder, binary_encoder
+from cumulo.server.pgtypes.infdate import InfiniteTimestamp
+from cumulo.server.sql.copybinary import supported, walk
+
+from .helpers import copy_in, rows, run
+
+OIDS = [T.INT8, T.INT4, T.INT2, T.NUMERIC, T.TEXT, T.TIMESTAMP, T.TIMESTAMPTZ, T.DATE,
+        T.BOOL, T.FLOAT8, T.FLOAT4, T.VARCHAR, T.OID]
+NUMERICS = ["0", "0.00", "1", "-1", "12345.67", "-12345.67", "99999999.99", "0.0001",
+            "123456789012345678", "1234567890123456789012.5", "1E+12", "-0.5", "10000",
+            "0.000000000000000000001", "7.10", "1000000000000000000.00"]
+
+
+def value_rows(n: int) -> list[tuple]:
+    base = dt.datetime(1999, 12, 31, 23, 59, 59, 999_999)
+    return [(i * 7919 - 50_000 if i % 3 else 2**62 + i, -i * 31, i % 300 - 150,
+             Decimal(NUMERICS[i % len(NUMERICS)]), f"n{i} ünï\tcode {'x' * (i % 40)}",
+             base + dt.timedelta(seconds=i * 3601, microseconds=i),
+             (base + dt.timedelta(days=i * 37)).replace(tzinfo=dt.UTC),
+             dt.date(1970, 1, 1) + dt.timedelta(days=i * 97 - 30_000), i % 2 == 0,
+             i / 7 - 3.5, float(struct.unpack("f", struct.pack("f", i / 3))[0]), f"v{i}", i)
+            for i in range(n)]
+
+
+def encode(rows_: list[tuple], oids: list[int] = OIDS) -> bytes:
+    encs = [binary_encoder(o) for o in oids]
+    out = []
+    for r in rows_:
+        out.append(struct.pack("!h", len(r)))
+        for v, e in zip(r, encs, strict=True):
+            if v is None:
+                out.append(struct.pack("!i", -1))
+            else:
+                b = e(v)
+                out.append(struct.pack("!i", len(b)) + b)
+    return b"".join(out)
+
+
+def decoded(data: bytes, oids: list[int] = OIDS) -> list[list]:
+    """Columns as the per-field decoders read them."""
+    decs = [binary_decoder(o) for o in oids]
+    cols: list[list] = [[] for _ in oids]
+    pos = 0
+    while pos < len(data):
+        pos += 2
+        for col, dec in zip(cols, decs, strict=True):
+            (ln,) = struct.unpack_from("!i", data, pos)
+            col.append(dec(data[pos + 4:pos + 4 + ln]))
+            pos += 4 + ln
+    return cols
+
+
+def test_columns_equal_the_per_field_decoders_with_types_and_scales():
+    assert supported(OIDS) and not supported([T.INT8, T.JSONB])
+    data = encode(value_rows(400))
+    parsed = walk(data, OIDS)
+    assert parsed is not None and parsed.count == 400
+    cols, exact = parsed.columns(0, 400, [-1] * len(OIDS))
+    want = decoded(data)
+    for got, exp in zip(cols, want, strict=True):
+        assert got == exp
+        assert list(map(type, got)) == list(map(type, exp))
+    assert [str(v) for v in cols[3]] == [str(v) for v in want[3]]  # scales, signs of zero
+    assert [v.tzinfo for v in cols[6]] == [v.tzinfo for v in want[6]]
+    assert exact == set()
+    part, _ = parsed.columns(100, 150, [-1] * len(OIDS))
+    assert part[4] == want[4][100:150]
+
+
+def test_numeric_typmod_is_exact_only_when_every_value_has_the_scale():
+    oids = [T.NUMERIC]
+    typmod = ((12 << 16) | 2) + 4  # numeric(12,2)
+    fits = walk(encode([(Decimal("1.25"),), (Decimal("-9999999999.99"),)], oids), oids)
+    assert fits is not None and fits.columns(0, 2, [typmod])[1] == {0}
+    for other in ("1.2", "10000000000.00", "1.250"):
+        p = walk(encode([(Decimal("1.25"),), (Decimal(other),)], oids), oids)
+        assert p is not None and p.columns(0, 2, [typmod])[1] == set()
+
+
+@pytest.mark.parametrize("row", [
+    (1, None), (None, "a"),  # NULLs
+])
+def test_nulls_leave_the_block_to_the_per_field_parser(row):
+    oids = [T.INT8, T.TEXT]
+    assert walk(encode([(1, "x"), row], oids), oids) is None
+
+
+@pytest.mark.parametrize("oid,value", [
+    (T.TEXT, "a\x00b"), (T.NUMERIC, Decimal("NaN")), (T.NUMERIC, Decimal("Infinity")),
+    (T.TIMESTAMP, InfiniteTimestamp(1, None)), (T.NUMERIC, Decimal("-0.00")),
+])
+def test_values_the_decoders_must_judge_are_refused_or_decoded_alike(oid, value):
+    oids = [oid]
+    data = encode([(value,)], oids)
+    parsed = walk(data, oids)
+    got = None if parsed is None else parsed.columns(0, 1, [-1])
+    if got is not None:  # decoded here: exactly as the decoder does
+        assert str(got[0][0][0]) == str(decoded(data, oids)[0][0])
+    else:
+        assert oid != T.NUMERIC or not value.is_finite()
+
+
+def test_bad_shapes_are_refused():
+    oids = [T.INT4, T.TEXT]
+    good = encode([(1, "a"), (2, "bb")], oids)
+    assert walk(good, oids) is not None
+    assert walk(good[:-1], oids) is None  # cut short
+    assert walk(good + b"\x00", oids) is None  # trailing garbage
+    assert walk(encode([(1, "a", 3)], [T.INT4, T.TEXT, T.INT4]), oids) is None
+    bad_utf8 = good.replace(b"bb", b"\xff\xfe")
+    p = walk(bad_utf8, oids)
+    assert p is not None and p.columns(0, 2, [-1, -1]) is None
+
+
+def test_binary_copy_loads_columnwise_and_falls_back_with_the_decoders_errors(session):
+    run(session, "CREATE TABLE cb (id bigint PRIMARY KEY, g int, amount numeric(12,2), "
+                 "note text, ts timestamp, flag boolean)")
+    oids = [T.INT8, T.INT4, T.NUMERIC, T.TEXT, T.TIMESTAMP, T.BOOL]
+    t0 = dt.datetime(2024, 1, 1)
+    data = [(i, i % 10, Decimal(f"{i}.{i % 100:02d}"), f"n{i}", t0 + dt.timedelta(minutes=i),
+             i % 2 == 0) for i in range(1, 40_001)]
+    data[35_000] = (35_001, None, Decimal("1.005"), None, t0, None)  # NULLs, rounding
+    head = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+    payload = head + encode(data, oids) + b"\xff\xff"
+    tag = copy_in(session, "COPY cb FROM STDIN (FORMAT binary)",
+                  [payload[i:i + 65536] for i in range(0, len(payload), 65536)])
+    assert tag == "COPY 40000"
+    assert rows(session, "SELECT count(*), sum(id), sum(amount), count(note), "
+                         "min(ts), max(ts), count(*) FILTER (WHERE flag) FROM cb") == [
+        (40_000, 800_020_000, sum(r[2] for r in data) - Decimal("1.005") + Decimal("1.01"),
+         39_999, t0, t0 + dt.timedelta(minutes=40_000), 20_000)]
+    assert rows(session, "SELECT amount::text, g, note FROM cb WHERE id = 35001") == [
+        ("1.01", None, None)]
+    bad = head + encode([(1, 1, Decimal("1"), "x", t0, True)] * 2, oids) + b"\xff\xff"
+    from cumulo.server.errors import SQLError
+
+    with pytest.raises(SQLError) as e:
+        copy_in(session, "COPY cb FROM STDIN (FORMAT binary)", [bad])
+    assert e.value.sqlstate == "23505"
+    over = head + encode([(50_001, 1, Decimal("12345678901.5"), "x", t0, True)], oids) \
+        + b"\xff\xff"
+    with pytest.raises(SQLError) as e:
+        copy_in(session, "COPY cb FROM STDIN (FORMAT binary)", [over])
+    assert e.value.sqlstate == "22003"
