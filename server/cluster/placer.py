@@ -13,9 +13,10 @@ stay on A, so a query engine that still routes by R reaches the right node.
 
 **Move** R from A to B (run by the MasterMind, which knows the snapshot; CLUSTER.md
 §2.2, Bigtable's two compactions with log replay in place of the second):
-1. Note S1, the snapshot: every commit at or below it is applied. `ExportRegion` on
-   A while A keeps serving R; `RecoverRegion` on B (B writes R's file at once, takes
-   applies, but answers reads with `RegionMoving`).
+1. Note S1, the snapshot: every commit at or below it is applied. Copy R from A in
+   chunks of keys (`ExportChunk`: A's loop serves R's reads and writes between chunks;
+   a version a chunk missed is newer than S1, so step 2 brings it); `RecoverRegion` on
+   B (B writes R's file at once, takes applies, but answers reads with `RegionMoving`).
 2. Note S2; apply to B the loggers' records of R above S1 (what A applied meanwhile).
 3. `FreezeRegion` on A: A answers `RegionMoving` for R from now on (clients wait and
    retry). It replies once no apply to R runs (applies hold A's lock). Apply to B
@@ -55,9 +56,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InvalidParameterValue, ObjectNotInPrerequisiteState, SQLError
-from ..kivi.api import DropRegion, ExportRegion, ImportRegion, SplitRegion
+from ..kivi.api import DropRegion, ImportRegion, RegionData, SplitRegion
 from ..kivi.remote import RemoteNode
 from ..kivi.routing import (
+    ExportChunk,
     Fenced,
     FreezeRegion,
     MiddleKey,
@@ -128,6 +130,24 @@ class KiviMembers:
         client = RemoteNode(*addr)
         self._clients[name] = (addr, client)
         return client
+
+
+EXPORT_CHUNK = 4096  # keys per `ExportChunk` (the source node's loop is busy one chunk)
+
+
+def export(node: Any, space: int, lo: bytes) -> RegionData:
+    """Copies the region of `space` starting at `lo` from `node`, chunk by chunk
+    (`routing.ExportChunk`: the node keeps serving between chunks)."""
+    keys: list[bytes] = []
+    chains: list[Any] = []
+    after = None
+    while True:
+        part = node.handle(ExportChunk(space, lo, after, EXPORT_CHUNK))
+        keys += part.keys
+        chains += part.chains
+        if len(part.keys) < EXPORT_CHUNK:
+            return RegionData(space, lo, part.hi, keys, chains, part.checkpoint_ts)
+        after = part.keys[-1]
 
 
 class Stamped:
@@ -256,7 +276,7 @@ class Placer:
                 src.handle(FreezeRegion(space, r.lo, r.hi))
             try:
                 s1 = snapshot() if snapshot is not None else 0
-                data = src.handle(ExportRegion(space, r.lo))
+                data = export(src, space, r.lo)
                 if data.hi != r.hi:
                     raise ObjectNotInPrerequisiteState(
                         f"node {r.owner} holds region {region_id} cut otherwise than the map")

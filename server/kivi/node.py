@@ -31,6 +31,7 @@ only the regions it was given: a request for keys it does not hold gets
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import groupby
@@ -70,6 +71,7 @@ from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
 from .routing import (
+    ExportChunk,
     Fenced,
     FreezeRegion,
     MiddleKey,
@@ -247,6 +249,8 @@ class KiviNode:
                 return self.split_region(request)
             case ExportRegion():
                 return self.export_region(request)
+            case ExportChunk():
+                return self.export_chunk(request)
             case ImportRegion():
                 return self.import_region(request)
             case DropRegion():
@@ -531,13 +535,29 @@ class KiviNode:
     def export_region(self, req: ExportRegion) -> RegionData:
         """Returns a copy of one region's versions."""
         with self._lock:
-            sr = self._spaces.get(req.space)
-            r = sr.find(req.lo) if sr is not None else None  # NB: frozen ones too (a move)
-            if r is None and not self.placement:
-                r = self._region_for_write(req.space, req.lo)  # never written: made empty
-            if r is None or r.lo != req.lo:
-                raise InternalError(f"KiVi node {self.node_id} has no region of {req.space} there")
-            return r.export()
+            return self._export_source(req.space, req.lo).export()
+
+    def export_chunk(self, req: ExportChunk) -> RegionData:
+        """Returns the next `req.limit` keys of a region after `req.after`, with their versions
+        (`routing.ExportChunk`). The lock is held only to copy the store's two lists (C-level
+        copies); a move's live copy catches up what changed between chunks from the log."""
+        with self._lock:
+            r = self._export_source(req.space, req.lo)
+            keys, chains = r.store.export()
+            hi, checkpoint_ts = r.hi, r.checkpoint_ts
+        i = 0 if req.after is None else bisect_right(keys, req.after)
+        return RegionData(req.space, req.lo, hi, keys[i:i + req.limit], chains[i:i + req.limit],
+                          checkpoint_ts)
+
+    def _export_source(self, space: int, lo: bytes) -> Region:
+        """The region of `space` starting at `lo`, frozen or not (holds the lock)."""
+        sr = self._spaces.get(space)
+        r = sr.find(lo) if sr is not None else None  # NB: frozen ones too (a move)
+        if r is None and not self.placement:
+            r = self._region_for_write(space, lo)  # never written: made empty
+        if r is None or r.lo != lo:
+            raise InternalError(f"KiVi node {self.node_id} has no region of {space} there")
+        return r
 
     def import_region(self, req: ImportRegion, recovering: bool = False) -> Ack:
         """Installs a region moved from another node (again: replaces the copy it holds).

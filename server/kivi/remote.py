@@ -33,6 +33,7 @@ from .api import (
     DropSpace,
     Get,
     GetReply,
+    ImportRegion,
     LatestCommit,
     LatestCommitReply,
     NodeStatus,
@@ -40,9 +41,11 @@ from .api import (
     ScanReply,
 )
 from .routing import ERRORS as ROUTING_ERRORS
+from .routing import Fenced, RecoverRegion
 from .wire import packb, unpackb
 
 _LEN = struct.Struct(">I")
+_INSTALLS = (ImportRegion, RecoverRegion)
 MAX_FRAME = 1 << 30
 
 
@@ -61,8 +64,12 @@ def _raise(payload: list[Any]) -> None:
 
 
 def offload_aggregates(req: Any) -> bool:
-    """The default `offload`: whole-range aggregate scans run in the thread pool."""
-    return isinstance(req, Scan) and req.aggregate is not None
+    """The default `offload`: whole-range aggregate scans run in the thread pool, and so
+    does installing a moved or recovered region (building its store and writing its file
+    take a while; the node's other regions keep being served meanwhile)."""
+    if type(req) is Fenced:
+        req = req.msg
+    return (isinstance(req, Scan) and req.aggregate is not None) or type(req) in _INSTALLS
 
 
 async def _serve_connection(

@@ -105,6 +105,22 @@ class RecoverRegion:
 
 
 @dataclass(frozen=True)
+class ExportChunk:
+    """Asks for the next `limit` keys, with all their versions, of the region of `space`
+    starting at `lo`: those after `after` (None: from the start). Replied with a
+    `RegionData`; fewer than `limit` keys means it was the last chunk.
+
+    Why chunks: a node runs requests on its event loop, so one reply holding a whole
+    large region (packing it takes seconds) would stall every other request to the node,
+    the region's own writes included, while it moves."""
+
+    space: int
+    lo: bytes
+    after: bytes | None
+    limit: int
+
+
+@dataclass(frozen=True)
 class RegionSizes:
     """Asks for (space, lo, hi, keys, bytes) of every region held (bytes are estimated)."""
 
@@ -119,7 +135,7 @@ class MiddleKey:
 
 
 register_messages(OpenRegion, FreezeRegion, UnfreezeRegion, RecoverRegion, RegionSizes,
-                  MiddleKey, Fenced)
+                  MiddleKey, Fenced, ExportChunk)
 
-__all__ = ["ERRORS", "Fenced", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
+__all__ = ["ERRORS", "ExportChunk", "Fenced", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
            "RegionSizes", "StaleEpoch", "UnfreezeRegion", "WrongRegion"]
