@@ -152,3 +152,75 @@ def test_names_and_origins_match_pg15(pg15, cumulo_server):
     script = DROPS + SETUP + SETOPS[:12] + FIELDS
     assert pg8000_outcomes(cumulo_server.port, None, script) == \
         pg8000_outcomes(pg15.port, PASSWORD, script)
+
+
+FUNCTIONS = """
+create table trf (a int, b text)
+insert into trf values (1, 'x'), (2, 'y')
+create function trf1() returns setof trf language sql as $$ select * from trf order by a $$
+create function trf2(n int) returns table(x int, y text) language sql as $$ select a, b from trf where a >= n order by a $$
+create function trf3(in n int, out x int, out y text) language sql as $$ select a, b from trf where a = n $$
+create function trf4() returns setof int language sql as $$ select a from trf order by a $$
+create function trf5(out s int, out c bigint) returns setof record language sql as $$ select sum(a)::int, count(*) from trf $$
+create function trf6() returns trf language sql as $$ select * from trf order by a limit 1 $$
+create function trf7(out x int) returns text language sql as $$ select 1 $$
+select * from trf1()
+select trf1(), (trf1()).b
+select t.a, t.b from trf1() t
+select * from trf1() as q(p, r)
+select * from trf2(1)
+select trf2(2), (trf2(1)).x
+select x from trf2(1) where y = 'y'
+select * from trf2(1) join trf on trf.a = trf2.x order by 1
+select * from trf2(null)
+select * from trf3(1)
+select trf3(2), (trf3(2)).y
+select * from trf4()
+select trf4(), trf4() + 1
+select count(*) from trf4()
+select * from trf5()
+select * from trf6()
+select trf6(), (trf6()).b
+select proname::text, proretset, prorettype::regtype::text from pg_proc where proname::text like 'trf_' order by 1
+drop function trf3(int)
+drop function trf1, trf2, trf4, trf5, trf6
+drop table trf
+""".strip().splitlines()
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_sql_functions_returning_rows_match_pg15(binary, pg15, cumulo_server):
+    """LANGUAGE sql functions RETURNS SETOF t / SETOF int / TABLE (...) / OUT parameters /
+    a table's row type, called in FROM and in the select list; then pg8000's view."""
+    drops = ["drop function if exists trf1, trf2, trf3, trf4, trf5, trf6, trf7",
+             "drop table if exists trf"]
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), FUNCTIONS, binary, drops=drops)
+    if not binary:
+        script = drops + FUNCTIONS
+        assert pg8000_outcomes(cumulo_server.port, None, script) == \
+            pg8000_outcomes(pg15.port, PASSWORD, script)
+
+
+PARAMETERS = ["select $1", "select $1 union select 1", "select 1 union select $1",
+              "select $1, $2 union all select 'a'::varchar, 2.5", "select $1::int union select '2'",
+              "select $1 union select 'a'::text union select 1"]
+
+
+def test_set_operation_parameters_match_pg15(pg15, cumulo_server):
+    """A bare untyped `$n` in a set operation's SELECT takes the column's type (Describe of
+    the prepared statement lists it), as an untyped literal does."""
+    def described(dsn: str) -> list:
+        out: list = []
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for i, sql in enumerate(PARAMETERS):
+                res = c.pgconn.prepare(f"trp{i}".encode(), sql.encode())
+                if res.status == psycopg.pq.ExecStatus.COMMAND_OK:
+                    res = c.pgconn.describe_prepared(f"trp{i}".encode())
+                    out.append([res.param_type(k) for k in range(res.nparams)])
+                else:
+                    out.append(res.error_field(psycopg.pq.DiagnosticField.SQLSTATE))
+        return out
+
+    want = described(pg15.dsn())
+    assert want[1] == [23]
+    assert described(cumulo_server.dsn()) == want

@@ -194,6 +194,9 @@ class Function:
     strict: bool = False
     owner: int = BOOTSTRAP_SUPERUSER_OID
     acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
+    retset: bool = False  # RETURNS SETOF / TABLE (proretset)
+    out_names: tuple[str, ...] = ()  # a composite result's fields: OUT / TABLE columns, a
+    out_types: tuple[int, ...] = ()  # table's row (`returns` is then its row type or record)
 
 
 @dataclass(frozen=True)

@@ -188,7 +188,7 @@ def _project_set_row(fns: list, row: tuple, ctx: Any) -> Iterator[tuple]:
             if len(c) > 2:
                 if c[2] is not None:
                     v = v[c[2]]
-                elif c[3]:
+                elif c[3] and not isinstance(v, tuple):  # NB: a Record keeps its field types
                     v = tuple(v)
             vals.append(v)
         if not live:

@@ -2,7 +2,8 @@
 
 A user function is looked up by name and argument count in the statement's
 catalog snapshot; each argument is coerced to its declared type as a built-in's
-would be. The bound call's implementation hands the values to the session
+would be. A SETOF / TABLE function binds as a set-returning call, one with OUT
+parameters or a table's row type as a record of those fields. The bound call's implementation hands the values to the session
 (`FunctionContext.call_user_function`), which runs the body in the PL/pgSQL or
 SQL runner: this layer knows the catalog row, not how to run it.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...pgtypes import oids as T
+from ...pgtypes import records
 from ..catalog.model import CatalogSnapshot, Function
 from ..functions.registry import FunctionDef
 from .bound import E
@@ -34,6 +37,12 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
     if fn is None:
         return None
     coerced = [coerce(a, t, params=params) for a, t in zip(args, fn.arg_types, strict=True)]
+    fields = tuple(zip(fn.out_names, fn.out_types, strict=True)) or None
     fd = FunctionDef(name, _impl(fn), fn.arg_types, fn.returns, strict=fn.strict,
-                     volatile=True, needs_context=True)  # NB: never folded: its body reads data
-    return E("call", fd, coerced, fn.returns, -1, name)
+                     volatile=True, needs_context=True,  # NB: never folded: its body reads data
+                     set_returning=fn.retset, out_columns=fields)
+    t = T.RECORD if fields else fn.returns  # NB: RETURNS t: a record of t's row type
+    rowtype = fn.returns if fields and fn.returns != T.RECORD else 0
+    if rowtype:
+        records.ROW_TYPES.add(rowtype)  # NB: its Records encode as `record` does
+    return E("srf" if fn.retset else "call", fd, coerced, t, -1, name, fields, rowtype)

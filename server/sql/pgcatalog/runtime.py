@@ -314,8 +314,8 @@ def pg_proc(ctx: Any) -> list[tuple[Any, ...]]:
 def _user_proc(f: M.Function, acl: list[str] | None = None) -> tuple[Any, ...]:
     lang = 14 if f.language == "sql" else 13563  # pg_language: sql, plpgsql
     names = list(f.arg_names) if any(f.arg_names) else None
-    return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 0.0, 0, RegOid(0, "-"), "f",
-            False, False, f.strict, False, f.volatility, "u", len(f.arg_types), 0, f.returns,
+    return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 1000.0 if f.retset else 0.0, 0,
+            RegOid(0, "-"), "f", False, False, f.strict, f.retset, f.volatility, "u", len(f.arg_types), 0, f.returns,
             list(f.arg_types), None, None, names, None, None, f.body, None, None, None, acl)
 
 

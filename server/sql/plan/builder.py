@@ -171,8 +171,19 @@ class Planner:
             raise SyntaxError_(f"each {op.upper()} query must have the same number of columns")
         pairs = [(left.cols[i], right.cols[j]) for i, j in zip(lv, rv, strict=True)]
         untyped = setoptyping.untyped_columns(q.this), setoptyping.untyped_columns(q.expression)
+        params = [{k: n for k, n in setoptyping.parameter_columns(side).items()
+                   if self.params is not None and not self.params.get(n)}
+                  for side in (q.this, q.expression)]
+        for unt, ps in zip(untyped, params, strict=True):
+            unt.update(ps)
         typed = setoptyping.column_types(op.upper(), pairs, untyped, self._row_type_name)
         types = [t for t, _, _ in typed]
+        if any(params):  # NB: SELECT $1 UNION SELECT 1: $1 is an integer; plan that side again
+            for ps in params:
+                for k, n in ps.items():
+                    self.params.infer(n, types[k])
+            left = self.build(q.this, outer) if params[0] else left
+            right = self.build(q.expression, outer) if params[1] else right
         for side, pos, unt, other in ((0, lv, untyped[0], 1), (1, rv, untyped[1], 0)):
             rows = {k: pairs[k][other].fields for k in unt  # NB: t UNION SELECT '(3,4)'
                     if types[k] == T.RECORD and pairs[k][other].fields}

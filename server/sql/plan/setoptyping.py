@@ -34,19 +34,35 @@ from ..expr.setoptypes import setop_rowtype
 from . import nodes as N
 
 
-def untyped_columns(q: exp.Expression) -> set[int]:
-    """Positions of the select list of operand `q` that are untyped literals or NULL."""
+def _select_list(q: exp.Expression) -> list[exp.Expression]:
+    """The items of operand `q` when it is a SELECT written in place (no `*`), else []."""
     while isinstance(q, exp.Subquery | exp.Paren) and not q.args.get("alias"):
         q = q.this
     if not isinstance(q, exp.Select) or any(isinstance(x, exp.Star) for x in q.expressions):
-        return set()
+        return []
+    return [x.this if isinstance(x, exp.Alias) else x for x in q.expressions]
+
+
+def untyped_columns(q: exp.Expression) -> set[int]:
+    """Positions of the select list of operand `q` that are untyped literals or NULL."""
     out = set()
-    for i, x in enumerate(q.expressions):
-        x = x.this if isinstance(x, exp.Alias) else x
+    for i, x in enumerate(_select_list(q)):
         if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.UNKNOWN:
             x = x.this  # '1'::unknown
         if isinstance(x, exp.Null) or (isinstance(x, exp.Literal) and x.is_string):
             out.add(i)
+    return out
+
+
+def parameter_columns(q: exp.Expression) -> dict[int, int]:
+    """Positions of the select list of operand `q` that are a bare `$n`, with their n: an
+    untyped parameter there takes the column's type (`SELECT $1 UNION SELECT 1`: int4)."""
+    out = {}
+    for i, x in enumerate(_select_list(q)):
+        if isinstance(x, exp.Parameter):
+            out[i] = int(x.this.this if isinstance(x.this, exp.Expression) else x.this)
+        elif isinstance(x, exp.Placeholder) and x.name.isdigit():
+            out[i] = int(x.name)
     return out
 
 

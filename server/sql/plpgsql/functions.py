@@ -5,8 +5,9 @@ types, return type, language, body, volatility and strictness. Calls are bound
 by `expr.udf` and run here (`call`): a PL/pgSQL body in the interpreter with the
 arguments as variables (and `$1`...), a SQL body statement by statement with the
 arguments as `$1`... (and by name), the function's value being the first
-column of the last statement's first row. Set-returning functions (SETOF,
-RETURNS TABLE) and OUT parameters are not supported (0A000).
+column of the last statement's first row, its first row (OUT parameters, a table's
+row type) or all its rows (SETOF, RETURNS TABLE; `results` reads the shape).
+Set-returning PL/pgSQL (RETURN NEXT / RETURN QUERY) is not supported.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ...errors import (
     UndefinedFunction,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.records import Record
 from ...pgwire.backend import Result
 from ..catalog.model import Function
 from ..ddl.names import creation_schema
@@ -30,6 +32,7 @@ from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
 from .parser import parse_block
+from .results import Shape, parameter
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -68,23 +71,6 @@ def _split_args(text: str) -> list[str]:
     return [a.strip() for a in out]
 
 
-def _arg(text: str) -> tuple[str, int]:
-    """(name or "", type OID) of one argument declaration."""
-    text = re.split(r"\s+(?:DEFAULT\b|=)", text, maxsplit=1, flags=re.I)[0].strip()
-    mode = re.match(r"(IN|OUT|INOUT|VARIADIC)\s+", text, re.I)
-    if mode is not None:
-        if mode.group(1).upper() != "IN":
-            raise FeatureNotSupported(f"{mode.group(1).upper()} parameters are not supported")
-        text = text[mode.end():]
-    parts = text.split(None, 1)
-    if len(parts) == 2:
-        try:
-            return _ident(parts[0]), _type_of(parts[1])[0]
-        except SQLError:
-            pass
-    return "", _type_of(text)[0]
-
-
 def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     """CREATE [OR REPLACE] FUNCTION / DROP FUNCTION."""
     text = sql.strip().rstrip(";")
@@ -99,7 +85,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         depth += text[i] == "("
         depth -= text[i] == ")"
         i += 1
-    args = [_arg(a) for a in _split_args(text[m.end():i - 1])]
+    params = _split_args(text[m.end():i - 1])
     rest = text[i:]
     body_m = _STRING.search(rest)
     if body_m is None:
@@ -110,13 +96,10 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                     r"(?=\s+(?:LANGUAGE|AS|IMMUTABLE|STABLE|VOLATILE|STRICT|CALLED|RETURNS"
                     r"|SECURITY|PARALLEL|COST|ROWS|SET|LEAKPROOF|NOT|WINDOW)\b|\s*$)", opts,
                     re.I)
-    if ret is None:
-        raise SQLError("function result type must be specified", sqlstate="42P13")
-    if ret.group("t"):
-        raise FeatureNotSupported("set-returning functions (SETOF, RETURNS TABLE) are not "
-                                  "supported")
-    rtype = ret.group("type").strip()
-    returns = T.VOID if rtype.lower() == "void" else _type_of(rtype)[0]
+    form = (ret.group("t") or "").strip().rstrip("(").strip().upper() if ret else ""
+    shape = Shape.of(params, ret.group("type").strip() if ret else None, form,
+                     lambda t: _type_of(t)[0], _row_types(session))
+    args, returns = shape.args, shape.returns
     lang = re.search(r"\bLANGUAGE\s+'?(\w+)'?", opts, re.I)
     language = lang.group(1).lower() if lang else ""
     if language not in ("sql", "plpgsql"):
@@ -124,6 +107,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     vol = re.search(r"\b(IMMUTABLE|STABLE|VOLATILE)\b", opts, re.I)
     strict = re.search(r"\b(STRICT|RETURNS\s+NULL\s+ON\s+NULL\s+INPUT)\b", opts, re.I)
     if language == "plpgsql":
+        if shape.retset or shape.out_types:
+            raise FeatureNotSupported("PL/pgSQL functions returning sets or rows are not supported")
         parse_block(body.strip().rstrip(";"))  # NB: syntax errors at CREATE, as PostgreSQL
     schema_name, fname = _qualified(m.group("name"))
     replace = m.group("replace") is not None
@@ -144,12 +129,23 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       types, tuple(n for n, _ in args), returns, language, body,
                       (vol.group(1)[0].lower() if vol else "v"), strict is not None,
                       owner=old.owner if old is not None else current_role_oid(s),
-                      acl=old.acl if old is not None else None)
+                      acl=old.acl if old is not None else None, retset=shape.retset,
+                      out_names=shape.out_names, out_types=shape.out_types)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
         return Result("CREATE FUNCTION")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag="CREATE FUNCTION")
+
+
+def _row_types(session: SQLSession) -> dict[str, tuple[int, tuple[tuple[str, int], ...]]]:
+    """Each table's name -> its row type and columns, for `RETURNS [SETOF] t`."""
+    out: dict[str, tuple[int, tuple[tuple[str, int], ...]]] = {}
+    for t in session.catalog().tables:
+        if t.reltype and t.name not in out:
+            out[t.name] = (t.reltype, tuple((c.name, c.type_oid) for c in sorted(
+                t.columns, key=lambda c: c.attnum) if not c.dropped))
+    return out
 
 
 def _qualified(text: str) -> tuple[str | None, str]:
@@ -174,7 +170,8 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
         types = None
         if spec.group("args") is not None:
             inner = spec.group("args").strip()[1:-1]
-            types = tuple(t for _, t in (_arg(a) for a in _split_args(inner)))
+            types = tuple(t for mode, _, t in (parameter(a, lambda x: _type_of(x)[0])
+                                               for a in _split_args(inner)) if mode != "OUT")
         specs.append((_qualified(spec.group("name"))[1], types))
 
     def run(s: SQLSession, p: list[Any]) -> Result:
@@ -226,8 +223,12 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
         if fn.returns != T.VOID:
             raise SQLError("control reached end of function without RETURN", sqlstate="2F005")
         return ""  # NB: void's output is the empty string
-    value = None
+    rows = []
     for stmt in split_statements(fn.body):
         rows, _, _ = interp.run_sql(stmt, positional)
-        value = rows[0][0] if rows and rows[0] else None
+    if fn.retset:  # NB: the last statement's rows, each a value or (OUT / TABLE) a row
+        return [Record(r, fn.out_types) if fn.out_types else (r[0] if r else None) for r in rows]
+    if fn.out_types:
+        return Record(rows[0], fn.out_types) if rows else None
+    value = rows[0][0] if rows and rows[0] else None
     return "" if fn.returns == T.VOID else value
