@@ -204,6 +204,31 @@ def test_scan_filters_ranges_and_projection(cumulo_server, conn):
     assert all(parts)
 
 
+
+def test_integer_keys_are_cut_by_value(cumulo_server, conn):
+    """An integer-led key is cut in equal value steps (no pass over every key); the parts
+    cover every row once, and a composite key's rows of one value stay in one part."""
+    _recreate(cumulo_server, "d_icut", "id integer PRIMARY KEY, g integer")
+    _sql(cumulo_server, "INSERT INTO d_icut SELECT i, i % 7 FROM generate_series(-500, 1499) i")
+    _recreate(cumulo_server, "d_icut2", "k bigint, tag text, PRIMARY KEY (k, tag)")
+    _sql(cumulo_server, "INSERT INTO d_icut2 SELECT k, t FROM generate_series(1, 40) k, "
+                        "unnest(ARRAY['a', 'b']) t")
+    _recreate(cumulo_server, "d_icut3", "id bigint PRIMARY KEY")
+
+    def parts(name, col):
+        t = conn.table(name)
+        bounds = [None, *t.splits(4), None]
+        return [t.read(lo=lo, hi=hi).column(col).to_pylist()
+                for lo, hi in zip(bounds, bounds[1:], strict=False)]
+
+    got = parts("d_icut", "id")
+    assert [len(p) for p in got] == [500, 500, 500, 500]
+    assert [x for p in got for x in p] == list(range(-500, 1500))
+    got = parts("d_icut2", "k")
+    assert [len(p) for p in got] == [20, 20, 20, 20]
+    assert [x for p in got for x in p] == [k for k in range(1, 41) for _ in "ab"]
+    assert parts("d_icut3", "id") == [[]]
+
 def test_errors_carry_sqlstates(cumulo_server, conn):
     _recreate(cumulo_server, "d_err", "id int PRIMARY KEY, v int NOT NULL, s varchar(3)")
     _recreate(cumulo_server, "d_nopk", "v int")

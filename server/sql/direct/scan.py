@@ -32,6 +32,7 @@ import pyarrow as pa
 from ...errors import InvalidParameterValue
 from ...kivi.client import KiviClient
 from ...kivi.node import KiviNode
+from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
 from ..catalog.model import Table
 from ..dml.keys import encode_key
@@ -171,12 +172,42 @@ def region_starts(kivi: Any, space: int) -> list[bytes]:
     return sorted(lo for lo in starts if lo)
 
 
+_INTEGERS = frozenset({T.INT2, T.INT4, T.INT8})
+
+
+def integer_cuts(txn: Any, table: Table, n: int) -> list[bytes] | None:
+    """Cuts for a primary key that leads with an integer column: n equal steps from its first
+    to its last value at the snapshot (two one-row scans), as Spark's JDBC `partitionColumn`
+    cuts; None for other keys.
+
+    The pass over every key that equal-row cuts take was a quarter of the server's CPU
+    in a 1M-row partitioned read, and ran before any partition could start. Equal
+    steps of the values are equal-row cuts for dense keys, as integer keys mostly
+    are (serial, identity); skewed ones give partitions of unequal size, never
+    missing or repeated rows.
+    """
+    if not table.primary_key or table.columns[table.primary_key[0] - 1].type_oid not in _INTEGERS:
+        return None
+    lead = table.primary_key[0] - 1
+    ends = []
+    for reverse in (False, True):
+        spec = ScanSpec(table.space, projection=(lead,), limit=1, reverse=reverse, batch_size=1)
+        row = next((r for batch in txn.scan(spec) for r in batch), None)
+        if row is None:
+            return []
+        ends.append(int(row[0]))
+    first, last = ends
+    steps = {first + (last - first + 1) * i // n for i in range(1, n)}
+    return [encode_key((v,)) for v in sorted(steps - {first})]
+
+
 def key_splits(s: SQLSession, table: Table, n: int) -> list[bytes]:
     """Returns keys that cut the table into ranges: its regions, or n equal ones if it has one.
 
     A table split into regions is read one partition per region (each range one
-    node's scan). Otherwise the cuts come from one pass over the keys only (no
-    values, no projection), at the snapshot, into n ranges of about equal rows.
+    node's scan). Otherwise an integer-led key is cut by value (`integer_cuts`),
+    and any other by one pass over the keys only (no values, no projection), at
+    the snapshot, into n ranges of about equal rows.
     """
     txn = s.ensure_txn()
     regions = region_starts(txn.ltm.kivi, table.space)
@@ -184,6 +215,9 @@ def key_splits(s: SQLSession, table: Table, n: int) -> list[bytes]:
         return regions
     if n <= 1:
         return []
+    cuts = integer_cuts(txn, table, n)
+    if cuts is not None:
+        return cuts
     keys: list[bytes] = []
     for batch in txn.scan(ScanSpec(table.space, projection=(), with_keys=True,
                                               batch_size=65536)):
