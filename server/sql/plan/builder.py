@@ -185,8 +185,8 @@ class Planner:
             left = self.build(q.this, outer) if params[0] else left
             right = self.build(q.expression, outer) if params[1] else right
         for side, pos, unt, other in ((0, lv, untyped[0], 1), (1, rv, untyped[1], 0)):
-            rows = {k: pairs[k][other].fields for k in unt  # NB: t UNION SELECT '(3,4)'
-                    if types[k] == T.RECORD and pairs[k][other].fields}
+            rows = {k: f for k in unt  # NB: t UNION SELECT '(3,4)'
+                    if types[k] == T.RECORD and (f := pairs[k][other].fields)}
             if rows:
                 node = setoptyping.row_input(left if side == 0 else right, pos, rows)
                 left, right = (node, right) if side == 0 else (left, node)

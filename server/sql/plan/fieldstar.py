@@ -14,6 +14,7 @@ field selection), with its table and attribute number in the RowDescription, as 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from sqlglot import exp
 
@@ -40,7 +41,8 @@ def row_constructor_fields(it: exp.Expression) -> list[exp.Expression] | None:
     """`(ROW(a, b)).*` / `((a, b)).*`: its arguments, named f1, f2, ...; else None."""
     x = _base(it)
     if isinstance(x, exp.Anonymous) and str(x.this).upper() == "ROW" or isinstance(x, exp.Tuple):
-        return [exp.alias_(a.copy(), f"f{i + 1}") for i, a in enumerate(x.expressions)]
+        return [cast(exp.Expression, exp.alias_(a.copy(), f"f{i + 1}"))
+                for i, a in enumerate(x.expressions)]
     return None
 
 

@@ -223,7 +223,7 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
         if fn.returns != T.VOID:
             raise SQLError("control reached end of function without RETURN", sqlstate="2F005")
         return ""  # NB: void's output is the empty string
-    rows = []
+    rows: list[Any] = []
     for stmt in split_statements(fn.body):
         rows, _, _ = interp.run_sql(stmt, positional)
     if fn.retset:  # NB: the last statement's rows, each a value or (OUT / TABLE) a row
