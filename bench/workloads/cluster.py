@@ -25,9 +25,16 @@ these figures show the cost of the distribution (RPCs, the MasterMind), not a
 scale-out; the scale-out is `cluster-sim`. The notes give each cluster's ratio
 to PostgreSQL, to embedded Cumulo, and to the one-node one-engine cluster.
 
+Last, the recovery of every role kind (`cluster_faults.recovery`): a supervised
+cluster (2 nodes, 2 engines, 2 MasterMinds, ZooKeeper session 2 s) whose KiVi node,
+logger, conflict manager, MasterMind leader and query engine are SIGKILLed in turn
+while clients increment a counter; per role, the time from the kill to the first
+commit begun after it, and the longest stall of commits (no PostgreSQL equivalent).
+The run fails that step if the counter is below the acknowledged increments.
+
 Options: --scale (default 1), --seconds (per run), --clients, --threads; the
 environment variable CUMULO_BENCH_CLUSTERS picks configurations, e.g. "1x1,3x2"
-(nodes x engines; default all six).
+(nodes x engines; default all six); CUMULO_BENCH_RECOVERY=0 skips the recovery.
 """
 
 from __future__ import annotations
@@ -45,13 +52,14 @@ from cumulo.server.cluster.ports import port_run
 from ..core import BenchError, Figure, RunContext
 from ..pgbench_tool import PgbenchResult, alternate, parse_summary, pgbench, tps_and_latency
 from ..systems import System
-from .cluster_faults import kill_recovery, move_dip
+from .cluster_faults import KINDS, kill_recovery, move_dip, recovery
 from .pgbench import BALANCES, ROWS_PER_SCALE
 
 NAME = "cluster"
 DESCRIPTION = "pgbench TPC-B and select-only on `cumulo cluster up` (1-3 nodes, 1-2 engines)"
 CONFIGS = [(1, 1), (2, 1), (3, 1), (1, 2), (2, 2), (3, 2)]
 TESTS = (("TPC-B", []), ("select-only", ["-S"]))
+RECOVERY = "cluster-recovery"  # the supervised cluster whose roles are killed in turn
 # Scans over the whole accounts table (after the pgbench runs): one that the nodes filter
 # in parallel and return nothing from, one whose filtered GROUP BY the nodes aggregate.
 QUERIES = {
@@ -276,6 +284,21 @@ def run(ctx: RunContext) -> list[Figure]:
         queries.setdefault(name, None)
         ctx.attempt(placeholder, "load", run_cluster, ctx, nodes, engines, scale, results, loads,
                     queries, moves, kills)
+    recovered = None
+    if os.environ.get("CUMULO_BENCH_RECOVERY", "1") != "0":
+        rec = System(RECOVERY, "supervised cluster 2n/2e", "127.0.0.1", 0)
+        got = ctx.attempt(rec, "recovery", recovery)
+        if got is not None:
+            recovered, counter = got
+            ctx.notes.append(
+                f"{RECOVERY} (cumulo cluster up --nodes 2 --engines 2 --masterminds 2 "
+                f"--supervise, ZooKeeper session 2 s): {recovered['all']['commits']:.0f} "
+                f"commits acknowledged, counter {counter}; longest stall of commits after "
+                "each SIGKILL: " + ", ".join(f"{k} {recovered[k]['longest stall s']:.2f} s"
+                                             for k in KINDS)
+                + "; errors seen by clients (retried): "
+                + (", ".join(f"{k[7:]} x{v:.0f}" for k, v in recovered["all"].items()
+                             if k != "commits") or "none"))
     ctx.notes.extend(ratios(results))
     steps = {n: "load" for n in loads}
     figures = [ctx.figure(NAME, f"load (pgbench -i -s {scale})", "s", "lower", loads, steps)]
@@ -300,4 +323,10 @@ def run(ctx: RunContext) -> list[Figure]:
         if kills:
             figures.append(ctx.figure(NAME, metric, "s", "lower",
                                       {n: k[field] for n, k in kills.items()}, "kill"))
+    if os.environ.get("CUMULO_BENCH_RECOVERY", "1") != "0":
+        for kind in KINDS:
+            figures.append(ctx.figure(
+                NAME, f"SIGKILL of the {kind}: first commit begun after it", "s", "lower",
+                {RECOVERY: recovered[kind]["first commit s"] if recovered else None},
+                "recovery"))
     return figures

@@ -289,50 +289,69 @@ def role_recovery(cluster_dir: str, dsn: str, kinds: tuple[str, ...], limit: flo
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Starts a supervised cluster, kills each role kind once, prints the recovery times."""
-    p = argparse.ArgumentParser(prog="python -m bench.workloads.cluster_faults",
-                                description="time from SIGKILL of each role to a commit")
-    p.add_argument("--session-timeout", type=float, default=2.0)
-    p.add_argument("--roles", default="kivi,logger,conflicts,mastermind,engine")
-    p.add_argument("--port", type=int, default=0, help="first engine's port (default: free)")
-    args = p.parse_args(argv)
+KINDS = ("kivi", "logger", "conflicts", "mastermind", "engine")
+
+
+def recovery(session_timeout: float = 2.0, kinds: tuple[str, ...] = KINDS, port: int = 0
+             ) -> tuple[dict[str, dict[str, float]], int]:
+    """Starts a supervised cluster (module doc), kills each role kind once under `Commits`;
+    returns `role_recovery`'s figures and the counter's final value (which must be at
+    least the acknowledged commits)."""
     from cumulo.server.cluster.ports import port_run
 
-    port = args.port or port_run(2)
+    port = port or port_run(2)
     d = tempfile.mkdtemp(prefix="cumulo-faults-")
     cli = [sys.executable, "-m", "cumulo.server.cli"]
     try:
         r = subprocess.run([*cli, "cluster", "up", "--nodes", "2", "--engines", "2",
                             "--masterminds", "2", "--supervise", "--data-dir", d, "--port",
-                            str(port), "--zk-session-timeout", str(args.session_timeout),
+                            str(port), "--zk-session-timeout", str(session_timeout),
                             "--placement-interval", "0.5"], capture_output=True, text=True,
                            timeout=300)
         if r.returncode:
-            print(r.stdout, r.stderr, file=sys.stderr)
-            return 1
+            raise RuntimeError("cluster up failed: " + " | ".join(
+                (r.stderr or r.stdout).strip().splitlines()[-4:]))
         dsn = (f"host=127.0.0.1,127.0.0.1 port={port},{port + 1} user=cumulo dbname=cumulo")
         import psycopg
 
         with psycopg.connect(dsn, autocommit=True) as c:
             c.execute("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)")
             c.execute("INSERT INTO counter VALUES (1, 0)")
-        got = role_recovery(d, dsn, tuple(args.roles.split(",")))
+        got = role_recovery(d, dsn, kinds)
         with psycopg.connect(dsn, autocommit=True) as c:
             (n,) = c.execute("SELECT n FROM counter WHERE id = 1").fetchone()
-        print(f"ZooKeeper session timeout {args.session_timeout} s; load "
-              f"{os.getloadavg()[0]:.1f}")
-        print(f"{'SIGKILL of':<12}{'first commit after (s)':>24}{'longest stall (s)':>20}")
-        for kind, v in got.items():
-            if kind != "all":
-                print(f"{kind:<12}{v['first commit s']:>24.2f}{v['longest stall s']:>20.2f}")
-        print(f"commits acknowledged {got['all']['commits']:.0f}, counter {n}; errors: "
-              + ", ".join(f"{k[7:]}={v:.0f}" for k, v in got["all"].items() if k != "commits"))
-        return 0
+        if n < got["all"]["commits"]:
+            raise RuntimeError(f"lost commits: counter {n} < {got['all']['commits']:.0f} "
+                               "acknowledged")
+        return got, n
     finally:
         subprocess.run([*cli, "cluster", "down", "--data-dir", d, "--timeout", "10"],
                        capture_output=True)
         shutil.rmtree(d, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Starts a supervised cluster, kills each role kind once, prints the recovery times."""
+    p = argparse.ArgumentParser(prog="python -m bench.workloads.cluster_faults",
+                                description="time from SIGKILL of each role to a commit")
+    p.add_argument("--session-timeout", type=float, default=2.0)
+    p.add_argument("--roles", default=",".join(KINDS))
+    p.add_argument("--port", type=int, default=0, help="first engine's port (default: free)")
+    args = p.parse_args(argv)
+    try:
+        got, n = recovery(args.session_timeout, tuple(args.roles.split(",")), args.port)
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 1
+    print(f"ZooKeeper session timeout {args.session_timeout} s; load "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{'SIGKILL of':<12}{'first commit after (s)':>24}{'longest stall (s)':>20}")
+    for kind, v in got.items():
+        if kind != "all":
+            print(f"{kind:<12}{v['first commit s']:>24.2f}{v['longest stall s']:>20.2f}")
+    print(f"commits acknowledged {got['all']['commits']:.0f}, counter {n}; errors: "
+          + ", ".join(f"{k[7:]}={v:.0f}" for k, v in got["all"].items() if k != "commits"))
+    return 0
 
 
 if __name__ == "__main__":
