@@ -14,6 +14,7 @@ from ..pgwire.backend import Result
 from .context import ParamTypes
 from .lockrows import plan_locking, wants_locks
 from .plan.compiler import COMPILER
+from .plan.paramcheck import check_parameters
 from .stmt import Stmt
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ def analyse_query(session: SQLSession, sql: str, tree: exp.Expression, param_oid
         plan: Any = plan_locking(session, tree, params, COMPILER)
     else:
         plan = COMPILER.plan_query(tree, session.catalog(), params, session.search_path())
+    if params.oids:  # NB: `SELECT $2::int` leaves $1 untyped: 42P18, as PostgreSQL
+        check_parameters(tree, param_oids, len(params.oids))
 
     def run(s: SQLSession, values: list[Any]) -> Result:
         return s.run_plan(plan, values)

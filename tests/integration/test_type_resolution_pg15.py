@@ -203,12 +203,14 @@ def test_sql_functions_returning_rows_match_pg15(binary, pg15, cumulo_server):
 
 PARAMETERS = ["select $1", "select $1 union select 1", "select 1 union select $1",
               "select $1, $2 union all select 'a'::varchar, 2.5", "select $1::int union select '2'",
-              "select $1 union select 'a'::text union select 1"]
+              "select $1 union select 'a'::text union select 1", "select $2::int",
+              "select $1::int, $3::text", "select $2::int from (select $1::text) s"]
 
 
 def test_set_operation_parameters_match_pg15(pg15, cumulo_server):
     """A bare untyped `$n` in a set operation's SELECT takes the column's type (Describe of
-    the prepared statement lists it), as an untyped literal does."""
+    the prepared statement lists it), as an untyped literal does; a parameter the statement
+    never mentions and Parse left untyped is 42P18."""
     def described(dsn: str) -> list:
         out: list = []
         with psycopg.connect(dsn, autocommit=True) as c:
@@ -222,5 +224,5 @@ def test_set_operation_parameters_match_pg15(pg15, cumulo_server):
         return out
 
     want = described(pg15.dsn())
-    assert want[1] == [23]
+    assert want[1] == [23] and want[6] == b"42P18"
     assert described(cumulo_server.dsn()) == want
