@@ -21,6 +21,7 @@ from ..errors import (
 )
 from . import oids as T
 from .binary import binary_decoder, binary_encoder
+from .dateparse import date_style
 from .text import STRING_OIDS, format_generic, text_decoder, text_encoder
 from .utf8check import decode_utf8
 
@@ -48,9 +49,24 @@ def wire_encoder(oid: int, fmt: int, tz: Any = None) -> WireEncoder:
     return lambda v: enc(v).encode()
 
 
-def column_encoders(oids: Sequence[int], formats: Sequence[int], tz: Any = None) -> list[WireEncoder]:
+class ColumnEncoders(list[WireEncoder]):
+    """One wire encoder per column, and what they were made for: the column types, format
+    codes and whether DateStyle was ISO, so that a whole batch can be encoded a column at
+    a time (`pgtypes.vectext`) with the same output as the encoders give value by value."""
+
+    def __init__(self, encoders: list[WireEncoder], oids: Sequence[int], formats: Sequence[int],
+                 iso: bool) -> None:
+        super().__init__(encoders)
+        self.oids = list(oids)
+        self.formats = list(formats)
+        self.iso = iso
+
+
+def column_encoders(oids: Sequence[int], formats: Sequence[int], tz: Any = None
+                    ) -> ColumnEncoders:
     """Returns one wire encoder per column."""
-    return [wire_encoder(oid, fmt, tz) for oid, fmt in zip(oids, formats, strict=True)]
+    return ColumnEncoders([wire_encoder(oid, fmt, tz) for oid, fmt in zip(oids, formats, strict=True)],
+                          oids, formats, date_style() == "ISO")
 
 
 _NEEDS = re.compile(r"requires a buffer of (at least )?(\d+) bytes")

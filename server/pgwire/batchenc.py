@@ -22,10 +22,13 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from ..pgtypes.codecs import _int_bytes, _text_bytes
+from ..pgtypes.codecs import ColumnEncoders, _int_bytes, _text_bytes
+from ..pgtypes.vectext import binary_array, text_array
+from .colframe import data_rows, fields, fits
 from .messages import _ROW_HEAD, I32, NULL_FIELD, append_rows
 
 SMALL = 16  # below this many rows, the per-row path is cheaper
+ARROW_ROWS = 64  # from this many rows, whole columns through Arrow (ColumnEncoders only)
 
 Encoder = Callable[[Any], bytes]
 
@@ -48,11 +51,18 @@ def append_batch(out: bytearray, batch: Any, encoders: Sequence[Encoder],
         if len(rows) < SMALL or not encoders:
             append_rows(out, rows, encoders)
             return len(rows)
-        return _append_columns(out, list(zip(*rows, strict=True)), encoders, len(rows))
+        cols: list[Sequence[Any]] = [list(map(itemgetter(i), rows)) for i in range(len(rows[0]))]
+        if (len(rows) >= ARROW_ROWS and isinstance(encoders, ColumnEncoders)
+                and _append_arrow(out, cols, encoders)):
+            return len(rows)
+        return _append_columns(out, cols, encoders, len(rows))
     cols = _columns(batch)
     if keep is not None:
         cols = [cols[i] for i in keep]
     n = len(cols[0]) if cols else 0
+    if n >= ARROW_ROWS and isinstance(encoders, ColumnEncoders) and _append_arrow(
+            out, cols, encoders):
+        return n
     return _append_columns(out, cols, encoders, n)
 
 
@@ -63,6 +73,25 @@ def _columns(batch: Any) -> list[Sequence[Any]]:
     else:  # a pyarrow RecordBatch
         values = [c.to_pylist() for c in batch.columns]
     return [v.tolist() if hasattr(v, "tolist") else v for v in values]
+
+
+def _append_arrow(out: bytearray, cols: list[Sequence[Any]], encoders: ColumnEncoders) -> bool:
+    """Appends the DataRows of the columns through Arrow (`pgtypes.vectext` forms of whole
+    columns, `colframe` joins and frames them); False when the batch is too big for one
+    pass (then nothing was appended)."""
+    if not cols:
+        return False
+    arrays = []
+    for i, col in enumerate(cols):
+        oid, enc = encoders.oids[i], encoders[i]
+        if encoders.formats[i] == 1:
+            arrays.append(fields(binary_array(col, oid, enc)))
+        else:
+            arrays.append(fields(text_array(col, oid, enc, encoders.iso)))
+    if not fits(arrays):
+        return False
+    out += data_rows(arrays)
+    return True
 
 
 def _append_columns(out: bytearray, cols: list[Sequence[Any]], encoders: Sequence[Encoder],

@@ -49,7 +49,13 @@ def _heads(dtype: np.dtype, values: dict[str, object]) -> pa.Array:
 
 
 def lengths(arr: pa.Array) -> np.ndarray:
-    """Each value's length in bytes (0 for NULL) as int64."""
+    """Each value's length in bytes (0 for NULL) as int64, from the array's offsets (a NULL
+    slot can still own bytes: then by Arrow's kernel)."""
+    if arr.type in (pa.binary(), pa.string()):
+        offsets = np.frombuffer(arr.buffers()[1], np.int32, len(arr) + 1, arr.offset * 4)
+        n = np.diff(offsets).astype(np.int64)
+        if not arr.null_count or not n[~np.asarray(arr.is_valid())].any():
+            return n
     return pc.fill_null(pc.binary_length(arr), 0).to_numpy().astype(np.int64)
 
 
