@@ -280,11 +280,9 @@ class CopyIn:
         csv takes this path too while its input has no quote character: a line break can
         then only end a record, and the fields split exactly as text's do (no escapes).
         """
-        buf = b"".join(self.parts)
+        whole = buf = b"".join(self.parts)
         self.parts, self.pending = [], 0
-        if self.format == "csv" and self.quote.encode() in buf:
-            self.parts, self.pending, self.slow_csv = [buf], len(buf), True
-            return
+        quoted = self.format == "csv" and self.quote.encode() in buf
         if not final:
             end = buf.rfind(b"\n")
             if end < 0:
@@ -295,6 +293,11 @@ class CopyIn:
                 self.parts, self.pending = [rest], len(rest)
         elif buf.endswith(b"\n"):
             buf = buf[:-1]
+        if quoted:
+            if self.ended or not self._csv_lines(buf):
+                # NB: from here on the csv module reads record by record, at the end
+                self.parts, self.pending, self.slow_csv = [whole], len(whole), True
+            return
         if buf and not self.ended:
             text = decode_block(buf, self.table.name, self.line_no)
             if "\r" in text:
@@ -305,7 +308,7 @@ class CopyIn:
 
     def _text_lines(self, lines: list[str], has_esc: bool) -> None:
         """Decodes a block of lines a column at a time (see `copybatch`)."""
-        delim, null, n = self.delim, self.null, self.column_count
+        delim, n = self.delim, self.column_count
         if "\\." in lines:
             lines = lines[: lines.index("\\.")]
             self.ended = True
@@ -321,9 +324,52 @@ class CopyIn:
         fields = split_fields("\n".join(lines), lines, delim, n)
         if fields is None:
             self._bad_line(lines, first)
+        self._add_fields(fields, first, len(lines), has_esc)  # type: ignore[arg-type]
+
+    def _csv_lines(self, buf: bytes) -> bool:
+        """Loads a block of csv lines with quotes a column at a time, when each record is one
+        line of n fields and no field is the NULL string (quoted or not, csv loses which);
+        False, with nothing loaded, sends the block and the rest to the record-by-record
+        reader (`_csv`), which says what is wrong where."""
+        text = decode_block(buf, self.table.name, self.line_no)
+        if "\r" in text:
+            return False
+        lines = text.split("\n")
+        if "\\." in lines:
+            return False
+        try:
+            records = list(csv.reader(
+                lines, delimiter=self.delim, quotechar=self.quote,
+                escapechar=None if self.escape == self.quote else self.escape,
+                doublequote=self.escape == self.quote, strict=True))
+        except csv.Error:
+            return False
+        if len(records) != len(lines):  # NB: a quoted line break joined two lines
+            return False
+        first = self.line_no
+        if self.header and first == 0:
+            records = records[1:]
+            first = 1
+        if not records:
+            self.line_no = first
+            return True
+        if set(map(len, records)) != {self.column_count}:
+            return False
+        fields = list(map(list, zip(*records, strict=True)))
+        if any(self.null in values for values in fields):
+            return False
+        self.line_no = first + len(records)
+        self._add_fields(fields, first, len(records), False)
+        return True
+
+    def _add_fields(self, fields: list[list[str]], first: int, count: int, has_esc: bool
+                    ) -> None:
+        """Converts a block's raw fields a column at a time and adds its rows; lines
+        first + 1 ... first + count."""
+        null, delim = self.null, self.delim
         cols: list[Any] = []
         try:
-            for i, values in enumerate(fields):  # type: ignore[arg-type]  # _bad_line raised
+            for i, values in enumerate(fields):
                 dec = self.decoders[i]
                 if has_esc and "\\" in delim.join(values):
                     cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
@@ -334,12 +380,12 @@ class CopyIn:
                     cols.append(self.column_decoders[i](values))
         except SQLError as e:
             raw = [[None if v == null else _ESC.sub(_unescape, v) if has_esc and "\\" in v else v
-                    for v in values] for values in fields]  # type: ignore[union-attr]
+                    for v in values] for values in fields]
             found = locate(self.table.name, self.names, self.decoders, raw,
-                           range(first + 1, first + 1 + len(lines)))
+                           range(first + 1, first + 1 + count))
             raise (found or e) from None
         self._add_columns(cols)
-        self.lines.extend(range(first + 1, first + 1 + len(lines)))
+        self.lines.extend(range(first + 1, first + 1 + count))
         if len(self.rows) >= BATCH:
             self._flush()
 

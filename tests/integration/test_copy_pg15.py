@@ -20,6 +20,8 @@ from psycopg.types.json import Jsonb
 DDL = ("CREATE TABLE products (id int PRIMARY KEY, name text, price numeric(10,2), "
        "at timestamp, ok boolean)")
 GOOD = "".join(f"{i},item {i},{i}.50,2020-01-02 03:04:05,t\n" for i in range(1, 5001))
+QUOTED = "".join(f'{i},"item, {i} ""q""",{i}.50,"2020-01-02 03:04:05",t\n'
+                 for i in range(1, 60001))
 
 CASES = {
     "unterminated quote": ("csv", GOOD + '5001,"oops,1.00,2020-01-01,t\n5002,x,1,2020-01-01,t\n'),
@@ -47,6 +49,14 @@ CASES = {
     "key already stored": ("text", "".join(f"{i}\tn\t1\t2020-01-01\tt\n" for i in
                                            range(1, 30000)) + "0\tz\t1\t2020-01-01\tt\n"),
     "good": ("csv", GOOD),
+    # quoted csv past the 1 MiB block: read a column at a time while every record is one line
+    "quoted blocks then bad": ("csv", QUOTED + '60001,"x",zz,2020-01-01,t\n'),
+    "quoted blocks then multi-line then bad": (
+        "csv", QUOTED + '60001,"a\nb",1,2020-01-01,t\n60002,b,x,2020-01-01,t\n'),
+    "quoted blocks with NULLs and empty strings": (
+        "csv", QUOTED + "".join(f'{i},{"" if i % 2 else chr(34) * 2},1,2020-01-01,t\n'
+                                for i in range(60001, 60100))),
+    "quoted blocks then duplicate": ("csv", QUOTED + '7,"again",1,2020-01-01,t\n'),
 }
 OPTIONS = {"csv": " (FORMAT csv)", "text": "", "csv header": " (FORMAT csv, HEADER true)"}
 
@@ -63,7 +73,7 @@ def _load(dsn: str, fmt: str, data: str) -> tuple:
         except psycopg.Error as e:
             d = e.diag
             outcome = (e.sqlstate, d.message_primary, d.message_detail, d.context)
-        table = conn.execute("SELECT count(*), sum(price), max(name) FROM products").fetchone()
+        table = conn.execute("SELECT count(*), sum(price), max(name), count(name) FROM products").fetchone()
         return outcome, table
 
 
