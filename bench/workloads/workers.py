@@ -34,16 +34,20 @@ environment variable CUMULO_BENCH_WORKERS picks configurations (default
 from __future__ import annotations
 
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 
 from cumulo.server.cluster.launcher import State
+from cumulo.server.kivi.api import Get
+from cumulo.server.kivi.remote import RemoteNode
 
 from ..core import BenchError, Figure, RunContext
 from ..pgbench_tool import parse_summary, pgbench
@@ -225,6 +229,83 @@ def cluster_pids(data_dir: str) -> dict[int, str]:
     return {p.pid: p.kind for p in state.procs}
 
 
+# A child that echoes whatever it reads, for the floor of a loopback round trip.
+ECHO = """import socket, sys
+srv = socket.create_server(("127.0.0.1", 0)); print("LISTENING 127.0.0.1", srv.getsockname()[1],
+flush=True); c, _ = srv.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+while (b := c.recv(65536)): c.sendall(b)
+"""
+
+
+Connect = Callable[[str, int], tuple[Callable[[], object], Callable[[], object]]]
+
+
+def round_trip(argv: list[str], call_for: Connect, n: int = 3000) -> tuple[float, float]:
+    """(client, server) CPU microseconds of one round trip to a child started with argv.
+
+    The child prints `LISTENING host port`; `call_for(host, port)` connects and returns
+    (a function doing one round trip, a closer). CPU, not wall time: on a loaded machine
+    the wall time is mostly waiting for a core.
+    """
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        _, host, port = child.stdout.readline().split()
+        call, close = call_for(host, int(port))
+        try:
+            for _ in range(300):
+                call()
+            c0, s0 = time.process_time(), cpu_of(child.pid)
+            for _ in range(n):
+                call()
+            c1, s1 = time.process_time(), cpu_of(child.pid)
+        finally:
+            close()
+    finally:
+        child.terminate()
+        child.wait(10)
+    return (c1 - c0) / n * 1e6, (s1 - s0) / n * 1e6
+
+
+def cpu_of(pid: int) -> float:
+    """CPU seconds of every thread of a process (/proc schedstat, nanoseconds)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError):
+            pass
+    return total / 1e9
+
+
+def transport_costs() -> dict[str, tuple[float, float]]:
+    """What crossing a process costs: a bare TCP echo of 100 bytes (the floor) against a
+    KiVi point read through `kivi.remote` (what a shared engine pays per read) to a real
+    `cumulo kivi` role process."""
+
+    def bare(host: str, port: int) -> tuple[Callable[[], object], Callable[[], object]]:
+        sock = socket.create_connection((host, port))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        msg = b"x" * 100
+
+        def call() -> bytes:
+            sock.sendall(msg)
+            return sock.recv(65536)
+
+        return call, sock.close
+
+    def kivi(host: str, port: int) -> tuple[Callable[[], object], Callable[[], object]]:
+        node, get = RemoteNode(host, port), Get(1, 1 << 40, [b"key1"])
+        return (lambda: node.handle(get)), node.close
+
+    return {
+        "bare TCP round trip": round_trip([sys.executable, "-c", ECHO], bare),
+        "kivi.remote Get round trip": round_trip(
+            [sys.executable, "-m", "cumulo.server.cluster.role", "kivi", "--stdin-watch"], kivi),
+    }
+
+
 def median_run(runs: list[Run]) -> Run:
     costs = [r.cpu_us_per_tx for r in runs if r.cpu_us_per_tx is not None]
     kinds = {k for r in runs for k in r.by_kind}
@@ -306,6 +387,11 @@ def run(ctx: RunContext) -> list[Figure]:
 
         ctx.attempt(placeholder, "run", one)
     ctx.notes.extend(notes(results))
+    transport = ctx.attempt(System("transport", "transport", "127.0.0.1", 0), "transport",
+                            transport_costs)
+    for what, (client, server) in (transport or {}).items():
+        ctx.notes.append(f"{what}: {client:.1f} us CPU in the client, {server:.1f} us in the "
+                         "server")
     for by in results.values():  # PostgreSQL's column: the median of its paired runs
         paired = [r for n, r in by.items() if n.startswith("postgres@")]
         if paired and "postgres" not in by:
