@@ -22,13 +22,14 @@ from typing import Any
 from ...kivi.wire import packb, unpackb
 from ...txn.api import ScanSpec
 from ..dml.keys import encode_key
+from ..optimizer import stats
+from ..optimizer.stats import from_payload, to_payload
 
 STATS_SPACE = 4
 
 
 def save(txn: Any, db_oid: int, table_oid: int, ts: Any) -> None:
     """Writes a table's statistics in `txn` (replacing the previous ones)."""
-    from ..optimizer.stats import to_payload
 
     key = encode_key((db_oid, table_oid))
     txn.put(STATS_SPACE, [(key, (db_oid, table_oid, packb(to_payload(ts))))])
@@ -55,14 +56,12 @@ def _rows(txn: Any) -> list[tuple[Any, ...]]:
 
 def load(txn: Any) -> dict[int, Any]:
     """Returns every stored table's statistics as `TableStats`, by table OID."""
-    from ..optimizer.stats import from_payload
 
     return {r[1]: from_payload(unpackb(r[2])) for r in _rows(txn)}
 
 
 def reload(txn: Any) -> None:
     """Replaces the optimizer's statistics with the ones committed as `txn` sees them."""
-    from ..optimizer import stats
 
     fresh = load(txn)
     stats.STATS.clear()

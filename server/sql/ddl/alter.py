@@ -28,10 +28,15 @@ from ...errors import (
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
+from ..context import ParamTypes
 from ..dml.domaincheck import for_table
-from ..expr.types import declared_domain, domain_of
+from ..dml.values import compile_default, compile_value, table_scope
+from ..dml.writer import writer_for
+from ..expr.casts import cast_function
+from ..expr.types import STRINGS, array_ndims, declared_domain, domain_of, type_name
+from ..parse import parse_sql
 from ..pgcatalog.collations import column_collation
-from .constraints import _rekey
+from .constraints import _rekey, add_check, add_foreign_key, add_unique, fk_deferral, set_not_null
 from .depends import (
     refuse_dependents,
     relation_description,
@@ -43,6 +48,7 @@ from .depends import (
     views_using_column,
 )
 from .domaindefault import domain_of_column, with_default
+from .indexes import build_index
 from .names import (
     find_relation,
     ident,
@@ -52,6 +58,7 @@ from .names import (
     table_name,
 )
 from .pkeys import drop_primary_key, rebuild_indexes
+from .tables import TableBuilder, _fk_action, column_type, default_sql
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -87,7 +94,6 @@ def _rewrite(s: SQLSession, table: Table, fill: Any) -> None:
 def _with_typmod(s: SQLSession, table: Table, col: Column, fill: Any) -> Any:
     """The new column's value for existing rows, coerced to its typmod as INSERT would
     (PG: ADD COLUMN w numeric(3,1) DEFAULT 1.26 stores 1.3; too long a varchar fails)."""
-    from ..dml.writer import writer_for
 
     conv = dict(writer_for(s, table).converters).get(col.attnum - 1)
     if conv is None:
@@ -102,7 +108,6 @@ def _with_typmod(s: SQLSession, table: Table, col: Column, fill: Any) -> Any:
 
 def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     """ALTER TABLE ADD COLUMN."""
-    from .tables import TableBuilder
 
     name = ident(cd.this)
     if any(c.name == name for c in table.live_columns):
@@ -123,13 +128,9 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     for seq in b.sequences:
         store.put(txn, s.db.oid, seq)
     _put(s, new)
-    from ..dml.values import compile_default
 
     default = compile_default(s, col, new)
     if col.generated:
-        from ..context import ParamTypes
-        from ..dml.values import compile_value, table_scope
-        from ..parse import parse_sql
 
         gen = compile_value(s, parse_sql(f"SELECT {col.generated}").expressions[0], col,
                             table_scope(new), ParamTypes())
@@ -145,16 +146,12 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
                     table=table.name, column=name)
     _rewrite(s, new, lambda r, ctx: r + (default(r, ctx),))
     for cname, cols, nnd in b.uniques:
-        from .constraints import add_unique
 
         add_unique(s, _table(s, table.oid), cname, cols, False, nnd)
     for cname, text in b.checks:
-        from .constraints import add_check
 
         add_check(s, _table(s, table.oid), cname, text)
     for cname, cols, ref, _, opts in b.fks:
-        from .constraints import add_foreign_key, fk_deferral
-        from .tables import _fk_action
 
         add_foreign_key(s, _table(s, table.oid), cname, cols, ref,
                         _fk_action(opts, "delete"), _fk_action(opts, "update"),
@@ -223,14 +220,12 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
         alter_type(s, table, col, node)
         return
     if "allow_null" in node.args and node.args["allow_null"] is not None:
-        from .constraints import set_not_null
 
         set_not_null(s, table, col, not node.args["allow_null"])
         return
     if node.args.get("drop"):  # a domain column gets its domain's default back
         new = with_default(col, None, domain_of_column(s.catalog(), col))
     elif node.args.get("default") is not None:
-        from .tables import default_sql
 
         new = with_default(col, default_sql(node.args["default"]), None)
     else:
@@ -241,10 +236,6 @@ def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
 
 def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) -> None:
     """ALTER COLUMN ... TYPE t [USING expr]: converts every stored value, rebuilds indexes."""
-    from ..expr.casts import cast_function
-    from ..expr.types import array_ndims, type_name
-    from .indexes import build_index
-    from .tables import column_type
 
     users = views_using_column(s.catalog(), table, col.name)
     if users:
@@ -258,14 +249,11 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     using = node.args.get("using")
     conv: Any = None
     if using:
-        from ..context import ParamTypes
-        from ..dml.values import compile_value, table_scope
 
         target = dataclasses.replace(col, type_oid=oid, typmod=typmod)
         fn = compile_value(s, using, target, table_scope(table), ParamTypes())
         conv = ("row", fn)
     else:
-        from ..expr.types import STRINGS
 
         try:
             if col.type_oid in STRINGS and oid not in STRINGS:
@@ -331,8 +319,6 @@ def _check_domain(s: SQLSession, table: Table) -> None:
 def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint,
                    validate: bool = True) -> None:
     """ALTER TABLE ADD [CONSTRAINT name] PRIMARY KEY / UNIQUE / CHECK / FOREIGN KEY [NOT VALID]."""
-    from .constraints import add_check, add_foreign_key, add_unique, fk_deferral
-    from .tables import _fk_action
 
     for item in node.expressions:
         name, inner = "", [item]

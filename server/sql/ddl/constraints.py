@@ -27,12 +27,27 @@ from ...errors import (
     UniqueViolation,
     WrongObjectType,
 )
+from ...pgtypes.oids import INT2, INT4, INT8
 from ...pgwire.backend import Result
+from ...txn.api import ScanSpec
 from ..catalog.model import Column, Constraint, Index, Table
+from ..dml.keys import encode_key
+from ..dml.writer import int_keys, key_detail, validate_existing
 from ..parse import unquote_ident
 from ..privileges.check import current_role, must_own, relation_noun
 from ..stmt import Stmt
-from .names import find_relation, get_relation, ident, parse_qualified, skip_or_raise, table_name
+from .indexes import build_index
+from .names import (
+    find_relation,
+    get_relation,
+    ident,
+    parse_qualified,
+    relation_name_taken,
+    skip_or_raise,
+    table_name,
+)
+from .pkeys import rebuild_indexes
+from .tables import _check_col, check_attnums, unique_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -67,7 +82,6 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
                     deferral: tuple[bool, bool] = (False, False),
                     validate: bool = True) -> Constraint:
     """Adds a FOREIGN KEY constraint (validating existing rows unless NOT VALID)."""
-    from .tables import unique_name
 
     check_name_free(s, table, name)
     schema, rname = table_name(ref)
@@ -100,7 +114,6 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
                      validated=validate)
     s.store.put(s.ensure_txn(), s.db.oid, con)
     s.catalog_changed()
-    from ..dml.writer import validate_existing
 
     if validate:
         validate_existing(s, table, con)
@@ -110,11 +123,8 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
 def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
                primary: bool, nulls_not_distinct: bool = False) -> None:
     """Adds a UNIQUE or PRIMARY KEY constraint (building its index from existing rows)."""
-    from .indexes import build_index
-    from .tables import unique_name
 
     if name:
-        from .names import relation_name_taken
 
         if relation_name_taken(s.catalog(), table.schema_oid, name):  # NB: the index's name
             raise DuplicateTable(f'relation "{name}" already exists')
@@ -132,7 +142,6 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
         store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "p", cols, idx.oid))
         s.catalog_changed()
         if any(i.space for i in s.catalog().indexes_of(table.oid)):
-            from .pkeys import rebuild_indexes  # NB: pkeys imports this module
 
             rebuild_indexes(s, s.catalog().existing_table(table.oid))  # entries held row ids
         return
@@ -149,10 +158,6 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
 
 def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
     """Moves a table's rows under primary-key keys into a new space (NOT NULL + unique checked)."""
-    from ...pgtypes.oids import INT2, INT4, INT8
-    from ...txn.api import ScanSpec
-    from ..dml.keys import encode_key
-    from ..dml.writer import int_keys, key_detail
 
     int_types = (INT2, INT4, INT8)
     store, txn, db = s.store, s.ensure_txn(), s.db.oid
@@ -199,7 +204,6 @@ def _rekey(s: SQLSession, table: Table, cols: tuple[int, ...]) -> None:
 
 def add_check(s: SQLSession, table: Table, name: str, text: str, validate: bool = True) -> None:
     """Adds a CHECK constraint (validating existing rows unless NOT VALID)."""
-    from .tables import _check_col, check_attnums, unique_name
 
     check_name_free(s, table, name)
     cat = s.catalog()
@@ -209,7 +213,6 @@ def add_check(s: SQLSession, table: Table, name: str, text: str, validate: bool 
                      check_attnums(text, list(table.columns)), check=text, validated=validate)
     s.store.put(s.ensure_txn(), s.db.oid, con)
     s.catalog_changed()
-    from ..dml.writer import validate_existing
 
     if validate:
         validate_existing(s, s.catalog().existing_table(table.oid), con)
@@ -226,7 +229,6 @@ def validate_constraint(s: SQLSession, table: Table, name: str) -> None:
             "constraint")
     if con.validated:
         return
-    from ..dml.writer import validate_existing
 
     validate_existing(s, table, con)
     s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(con, validated=True))
@@ -238,7 +240,6 @@ def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
     if not value and col.attnum in table.primary_key:
         raise InvalidTableDefinition(f'column "{col.name}" is in a primary key')
     if value:
-        from ...txn.api import ScanSpec
 
         txn = s.ensure_txn()
         spec = ScanSpec(table.space, filter=("is_null", ("col", col.attnum - 1)), limit=1)

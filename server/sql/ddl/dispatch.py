@@ -15,13 +15,13 @@ from ...errors import FeatureNotSupported
 from ...pgwire.backend import Result
 from ..privileges.ddlchecks import check_ddl
 from ..stmt import Stmt
+from . import alter, indexes, misc, sequences, tables, viewalter
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
 
 def _execute(s: SQLSession, tree: exp.Expression) -> str:
-    from . import alter, indexes, misc, sequences, tables, viewalter
 
     if isinstance(tree, exp.Create):
         kind = str(tree.args.get("kind") or "").upper()

@@ -24,6 +24,8 @@ from ...errors import (
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
+from ..dml.keys import encode_key
+from ..dml.writer import TableWriter, key_detail
 from ..expr.binder import func_name
 from ..pgcatalog.opclasses import resolve as resolve_opclass
 from .indexkeys import check_immutable, compile_exprs, expr_types, key_function, predicate_function
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
 
 def build_index(s: SQLSession, table: Table, idx: Index) -> None:
     """Writes the entries of a new index for every stored row of its table."""
-    from ..dml.writer import TableWriter
 
     txn = s.ensure_txn()
     txn.claim_space(idx.space)  # NB: every caller builds a new space: no conflict checks
@@ -51,7 +52,6 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
     seen: set[bytes] = set()
     key = key_function(s, table, idx)
     covers = predicate_function(s, table, idx)
-    from ..dml.keys import encode_key
 
     for batch in txn.scan(ScanSpec(table.space, batch_size=4096, with_keys=True)):
         s.exec_context([]).check_cancel()
@@ -65,7 +65,6 @@ def build_index(s: SQLSession, table: Table, idx: Index) -> None:
                     continue
                 p = encode_key(vals)
                 if p in seen:
-                    from ..dml.writer import key_detail
 
                     raise UniqueViolation(
                         f'could not create unique index "{idx.name}"',

@@ -20,10 +20,16 @@ from sqlglot import exp
 
 from ...errors import SQLError
 from ..catalog.model import Index, Table
-from ..expr.binder import func_name
+from ..context import ParamTypes
+from ..dml.values import table_scope
+from ..expr.binder import Binder, Scope, func_name
 from ..functions import FUNCTIONS, FunctionDef  # NB: the package: every function registered
 from ..parse import parse_sql
+from ..pgcatalog.checktext import check_text
+from ..pgcatalog.names import quote_ident
 from ..pgcatalog.procfacts import PROC_FACTS
+from ..plan import nodes as N
+from ..plan.builder import Planner
 from ..plan.compiler import COMPILER
 
 if TYPE_CHECKING:
@@ -91,8 +97,6 @@ def _immutable(fd: FunctionDef) -> bool:
 
 def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[Any]:
     """Compiles index key expressions over the table's stored rows (raises their bind errors)."""
-    from ..context import ParamTypes
-    from ..dml.values import table_scope
     from ..parse import parse_sql
 
     scope = table_scope(table)
@@ -110,7 +114,6 @@ def expr_display(table: Table | None, sql: str, pretty: bool = False) -> str:
     import sqlglot
     from sqlglot import exp
 
-    from ..pgcatalog.checktext import check_text
 
     types = {c.name: c.type_oid for c in table.columns} if table is not None else {}
     text = check_text(sql, types, pretty) or sql
@@ -125,7 +128,6 @@ def expr_display(table: Table | None, sql: str, pretty: bool = False) -> str:
 
 def key_names(table: Table | None, idx: Index, pretty: bool = False) -> list[str]:
     """The key columns' names, or the expressions' display text (for DETAIL and indexdef)."""
-    from ..pgcatalog.names import quote_ident
 
     exprs = iter(idx.exprs)
     cols = {c.attnum: c.name for c in table.columns} if table is not None else {}
@@ -137,9 +139,6 @@ def expr_types(table: Table | None, exprs: tuple[str, ...]) -> list[int]:
     """The result type OIDs of key expressions (0 when they no longer bind)."""
     import sqlglot
 
-    from ..expr.binder import Binder, Scope
-    from ..plan import nodes as N
-    from ..plan.builder import Planner  # NB: a binder needs one (for subqueries only)
 
     if table is None:
         return [0] * len(exprs)

@@ -40,7 +40,7 @@ from .names import (
     skip_or_raise,
     table_name,
 )
-from .tables import drop_table_objects
+from .tables import drop_table_objects, temp_schema
 from .viewcols import check_view_columns
 
 if TYPE_CHECKING:
@@ -112,7 +112,6 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     schema, name = table_name(target)
     props = tree.args.get("properties")
     if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
-        from .tables import temp_schema
 
         schema = temp_schema(s)  # NB: dropped with the session's other TEMP objects
     cat = s.catalog()

@@ -29,10 +29,13 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Sequence, Table
+from ..dml.writer import int_keys
 from ..parse import unquote_ident
 from ..stmt import Stmt
 from .depends import refuse_dependents, report_cascade
+from .indexes import build_index
 from .names import get_relation, parse_qualified
+from .tables import unique_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -90,7 +93,6 @@ def analyse_identity(session: SQLSession, sql: str) -> Stmt | None:
         if col.default is not None:
             raise InvalidTableDefinition(
                 f'column "{col.name}" of relation "{table.name}" already has a default value')
-        from .tables import unique_name
 
         inc = opts.get("INCREMENT", 1)
         top = SEQ_MAX.get(col.type_oid, 2**63 - 1)
@@ -117,7 +119,6 @@ def _put_column(s: SQLSession, table: Table, col: Any) -> None:
 
 def drop_primary_key(s: SQLSession, table: Table, cascade: bool) -> None:
     """Drops the primary key: the rows move under hidden row ids, indexes are rebuilt."""
-    from ..dml.writer import int_keys
 
     cat = s.catalog()
     pk = next((c for c in cat.constraints_of(table.oid) if c.kind == "p"), None)
@@ -154,7 +155,6 @@ def drop_primary_key(s: SQLSession, table: Table, cascade: bool) -> None:
 
 def rebuild_indexes(s: SQLSession, table: Table) -> None:
     """Rebuilds every secondary index of `table` into a new space (their entries hold keys)."""
-    from .indexes import build_index
 
     txn = s.ensure_txn()
     for idx in s.catalog().indexes_of(table.oid):

@@ -30,8 +30,11 @@ from ...errors import (
     WrongObjectType,
 )
 from ...pgtypes import oids as T
-from ..catalog.model import Column, Constraint, Index, Sequence, Table
+from ..catalog import statstore
+from ..catalog.model import Column, Constraint, Index, Schema, Sequence, Table
+from ..dml.insert import create_table_as
 from ..expr.types import array_ndims, declared_domain, domain_of
+from ..parse import parse_sql
 from ..pgcatalog.collations import column_collation
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
@@ -45,6 +48,7 @@ from .names import (
     ident,
     missing_schema,
     relation_name_taken,
+    schema_by_name,
     skip_or_raise,
     table_name,
 )
@@ -278,7 +282,6 @@ class TableBuilder:
 
 def check_attnums(text: str, cols: list[Column]) -> tuple[int, ...]:
     """The attnums a CHECK expression references, ascending (pg_constraint.conkey)."""
-    from ..parse import parse_sql
 
     try:
         tree = parse_sql(f"SELECT {text}")
@@ -314,7 +317,6 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     if on_commit is not None and schema != s.temp_schema:
         register_on_commit(s, sch.name, name, on_commit, temporary=False)  # 42P16
     if tree.expression is not None:
-        from ..dml.insert import create_table_as
 
         tag = create_table_as(s, tree, sch, name)
         if on_commit is not None:
@@ -342,8 +344,6 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
 
 def temp_schema(s: SQLSession) -> str:
     """Returns the session's temporary schema (`pg_temp_<pid>`), creating it if needed."""
-    from ..catalog.model import Schema
-    from .names import schema_by_name
 
     name = f"pg_temp_{s.backend_pid}"
     if schema_by_name(s.catalog(), name) is None:
@@ -401,7 +401,6 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
             store.set_comment(txn, db, key[0], key[1], None)
     store.delete(txn, db, table)
     if table.kind == "r":
-        from ..catalog import statstore
 
         statstore.delete(txn, db, table.oid)  # ANALYZE's statistics go with the table
         s.pending_drops.append(table.space)

@@ -16,6 +16,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Constraint
 from ..expr.casts import to_text
 from .deferred import defer_parent_keys, is_deferred
+from .writer import writer_for
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -51,7 +52,6 @@ def _violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple[A
 
 def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, ...]]) -> None:
     """Applies each referencing foreign key's ON DELETE action for deleted parent rows."""
-    from .writer import writer_for
 
     for fk in parent.children:
         pos = [a - 1 for a in fk.ref_columns]
@@ -85,7 +85,6 @@ def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, .
 def on_parent_update(s: SQLSession, parent: TableWriter, old: list[tuple[Any, ...]],
                      new: list[tuple[Any, ...]]) -> None:
     """Applies ON UPDATE actions when referenced columns of parent rows change."""
-    from .writer import writer_for
 
     for fk in parent.children:
         pos = [a - 1 for a in fk.ref_columns]

@@ -17,12 +17,14 @@ from ...errors import (
     DuplicateColumn,
     FeatureNotSupported,
     InvalidColumnReference,
+    SQLError,
     SyntaxError_,
     UndefinedColumn,
+    UndefinedObject,
 )
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
-from ..catalog.model import Index, Table
+from ..catalog.model import Column, Index, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
 from ..plan.compiler import COMPILER
@@ -31,7 +33,8 @@ from .batchinsert import batch_insert
 from .keys import encode_key
 from .manyrows import compile_rows
 from .returning import compile_returning
-from .values import ValueFn, compile_default, compile_value, table_scope
+from .update import set_targets
+from .values import ValueFn, _assign, compile_default, compile_value, table_scope
 from .writer import prefix_end, writer_for, writer_of
 
 if TYPE_CHECKING:
@@ -225,7 +228,6 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
 
 def _check_generated(col: Any) -> None:
     if col.generated:
-        from ...errors import SQLError
 
         raise SQLError(
             f'cannot insert a non-DEFAULT value into column "{col.name}"', sqlstate="428C9",
@@ -235,7 +237,6 @@ def _check_generated(col: Any) -> None:
 def _check_identity(col: Any, overriding: bool) -> None:
     _check_generated(col)
     if col.identity == "a" and not overriding:
-        from ...errors import SQLError
 
         raise SQLError(
             f'cannot insert a non-DEFAULT value into column "{col.name}"', sqlstate="428C9",
@@ -244,7 +245,6 @@ def _check_identity(col: Any, overriding: bool) -> None:
 
 
 def _source_convs(plan: Any, cols: list[int], table: Table) -> list[tuple[int, Any]]:
-    from .values import _assign
 
     out = []
     for pos, pc in zip(cols, plan.columns, strict=False):
@@ -270,7 +270,6 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         cname = ident(node.args["constraint"])
         con = next((c for c in cat.constraints_of(table.oid) if c.name == cname), None)
         if con is None or con.kind not in ("p", "u"):
-            from ...errors import UndefinedObject
 
             raise UndefinedObject(
                 f'constraint "{cname}" for table "{table.name}" does not exist')
@@ -301,7 +300,6 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         scope = table_scope(table, q) + [
             ScopeColumn("excluded", sc.name, sc.type_oid, sc.typmod)
             for sc in table_scope(table, "excluded")]
-        from .update import set_targets
 
         for pos, e in set_targets(node.expressions, table):
             sets.append((pos, compile_value(s, e, table.columns[pos], scope, params)))
@@ -414,7 +412,6 @@ def _find_conflict(txn: Any, table: Table, writer: Any, arbiters: list[tuple[int
 
 def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> str:
     """CREATE TABLE name AS query: a table shaped like the query, filled from it."""
-    from ..catalog.model import Column
     from ..ddl.tables import TableBuilder
 
     query = tree.expression

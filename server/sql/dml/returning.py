@@ -8,9 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from ...errors import AmbiguousColumn
+from ...pgtypes import oids as T
 from ...pgwire.backend import Column
 from ..catalog.model import Table
 from ..context import ParamTypes, ScopeColumn
+from ..ddl.names import ident
+from ..expr.binder import Binder, Scope
+from ..plan import nodes as N
+from ..plan.builder import Planner
 from ..plan.compiler import COMPILER
 from .values import table_scope
 
@@ -48,7 +54,6 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
     """
     if node is None:
         return None
-    from ..ddl.names import ident
 
     qual = alias or table.name
     extra = extra or []
@@ -58,7 +63,6 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
     if not any(c.name == "xmax" for c in table.live_columns) and any(
             ident(c.this) == "xmax" for c in node.find_all(exp.Column)
             if isinstance(c.this, exp.Identifier)):
-        from ...pgtypes import oids as T
 
         xmax_pos = len(scope)  # NB: a system column, as PostgreSQL's (typed int8 here, not xid)
         scope.append(ScopeColumn(qual, "xmax", T.INT8))
@@ -90,7 +94,6 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
                 not inner.table or inner.table == qual):
             c = by_name.get(ident(inner.this))
             if c is not None and not inner.table and any(sc.name == c.name for sc, _ in extra):
-                from ...errors import AmbiguousColumn
 
                 raise AmbiguousColumn(f'column reference "{c.name}" is ambiguous')
             if c is not None:
@@ -113,9 +116,6 @@ def _output_name(s: SQLSession, inner: exp.Expression, scope: list[ScopeColumn],
     try:
         from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
-        from ..expr.binder import Binder, Scope
-        from ..plan import nodes as N
-        from ..plan.builder import Planner
 
         planner = Planner(s.catalog(), ParamTypes(list(params.oids)), s.search_path())
         cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]

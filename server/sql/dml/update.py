@@ -26,7 +26,7 @@ from ..expr.types import type_name
 from ..plan.compiler import COMPILER
 from ..stmt import Stmt
 from .returning import compile_returning
-from .values import ValueFn, compile_default, compile_value, literal_value
+from .values import _UNSET, ValueFn, compile_default, compile_value, literal_value
 from .writer import writer_of
 
 if TYPE_CHECKING:
@@ -120,7 +120,6 @@ def _is_default(e: exp.Expression) -> bool:
 
 
 def _is_simple(e: exp.Expression) -> bool:
-    from .values import _UNSET
 
     if isinstance(e, exp.Parameter | exp.Placeholder):
         return True

@@ -19,10 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from ...errors import DatatypeMismatch, UndefinedTable
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Table
 from ..context import ParamTypes, ScopeColumn
+from ..ddl.names import find_sequence, parse_qualified
 from ..expr.casts import cast_function
+from ..expr.types import datatype_oid, type_name
+from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 
 if TYPE_CHECKING:
@@ -67,8 +71,6 @@ def _assign(src: int, col: Column) -> Callable[[Any], Any] | None:
     try:
         return cast_function(src, col.type_oid)
     except Exception:
-        from ...errors import DatatypeMismatch
-        from ..expr.types import type_name
 
         raise DatatypeMismatch(
             f'column "{col.name}" is of type {type_name(col.type_oid)} but expression is of type '
@@ -97,7 +99,6 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
                 return lambda row, ctx: ctx.params[i]
             return lambda row, ctx: None if ctx.params[i] is None else pconv(ctx.params[i])
     if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
-        from ..expr.types import datatype_oid
 
         oid, typmod = datatype_oid(node.args["to"])
         v, t = literal_value(node.this)
@@ -141,8 +142,6 @@ def nextval_target(node: exp.Expression) -> str | None:
 
 
 def _nextval_fn(s: SQLSession, name: str, col: Column) -> ValueFn:
-    from ...errors import UndefinedTable
-    from ..ddl.names import find_sequence, parse_qualified
 
     schema, nm = parse_qualified(name)
     seq = find_sequence(s.catalog(), schema, nm, s.search_path())
@@ -162,7 +161,6 @@ def compile_default(s: SQLSession, col: Column, table: Table) -> ValueFn:
             return lambda row, ctx: ctx.functions.nextval(oid)
     if col.default is None:
         return lambda row, ctx: None
-    from ..parse import parse_sql
 
     tree = parse_sql(f"SELECT {col.default}").expressions[0]
     return compile_value(s, tree, col, [], ParamTypes())

@@ -29,11 +29,15 @@ from ...pgtypes import oids as T
 from ...txn.api import ScanSpec, Txn
 from ...txn.rowlocks import KEY_SHARE
 from ..catalog.model import Constraint, Index, Table
+from ..context import ParamTypes
+from ..ddl.indexkeys import expr_display, key_function, predicate_function
 from ..expr.casts import cast_function, to_text
+from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 from .deferred import defer_child_rows, is_deferred
 from .domaincheck import for_table as domain_checks
 from .keys import encode_key
+from .values import compile_value, table_scope
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -75,7 +79,6 @@ def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...],
                exprs: tuple[str, ...] = ()) -> str:
     """PostgreSQL's DETAIL for a duplicate key: `Key (a, b)=(1, x) already exists.`."""
     if exprs:  # an expression index: `Key (lower(name))=(a) already exists.`
-        from ..ddl.indexkeys import expr_display
 
         it = iter(exprs)
         names = ", ".join(table.columns[a - 1].name if a else expr_display(table, next(it))
@@ -217,9 +220,6 @@ class TableWriter:
         """Fills GENERATED ALWAYS AS (expr) STORED columns from the other values of each row."""
         s = self._session
         if self._gen_fns is None:
-            from ..context import ParamTypes
-            from ..parse import parse_sql
-            from .values import compile_value, table_scope
 
             scope = table_scope(self.table)
             self._gen_fns = []
@@ -236,9 +236,6 @@ class TableWriter:
     def _run_checks(self, rows: list[tuple[Any, ...]]) -> None:
         s = self._session
         if self._check_fns is None:
-            from ..context import ParamTypes
-            from ..parse import parse_sql
-            from .values import table_scope
 
             scope = table_scope(self.table)
             self._check_fns = []
@@ -315,7 +312,6 @@ class TableWriter:
             return None
         fn = self._predicates.get(idx.oid)
         if fn is None:
-            from ..ddl.indexkeys import predicate_function
 
             fn = self._predicates[idx.oid] = predicate_function(self._session, self.table, idx)
         return fn
@@ -343,7 +339,6 @@ class TableWriter:
         """Returns row -> key values of a secondary index (compiled once per writer)."""
         fn = self._index_keys.get(idx.oid)
         if fn is None:
-            from ..ddl.indexkeys import key_function
 
             fn = self._index_keys[idx.oid] = key_function(self._session, self.table, idx)
         return fn

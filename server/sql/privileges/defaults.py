@@ -30,7 +30,9 @@ from ...errors import (
     DependentObjectsStillExist,
     FeatureNotSupported,
     InsufficientPrivilege,
+    InvalidSchemaName,
     SyntaxError_,
+    UndefinedObject,
 )
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot
@@ -104,7 +106,6 @@ def _targets(s: SQLSession, cat: CatalogSnapshot, m: re.Match[str]) -> tuple[lis
     for raw in split_list(m.group("roles") or ""):
         r = role_by_name(cat, unquote_ident(raw))
         if r is None:
-            from ...errors import UndefinedObject
 
             raise UndefinedObject(f'role "{unquote_ident(raw)}" does not exist')
         if me is not None and not me.superuser and r.oid not in member_roles(cat, me):
@@ -116,7 +117,6 @@ def _targets(s: SQLSession, cat: CatalogSnapshot, m: re.Match[str]) -> tuple[lis
     for raw in split_list(m.group("schemas") or ""):
         sch = schema_by_name(cat, unquote_ident(raw))
         if sch is None:
-            from ...errors import InvalidSchemaName
 
             raise InvalidSchemaName(f'schema "{unquote_ident(raw)}" does not exist')
         schemas.append(sch.oid)
