@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConnectionFailure, SerializationFailure
+from ..errors import ConnectionFailure, SerializationFailure, SQLError
 from ..kivi.remote import RemoteNode
 from ..txn.conflicts import Prune, Release, ReleaseSpaces, Settle
 from .services import Forget, From, LogRead, LogRecord, LogStatus, LogTrim, PollWoken, Reset
@@ -100,6 +100,14 @@ class RemoteConflictManager:
         self.client.close()
 
 
+def _refused(e: SQLError) -> None:
+    """A logger's first answer refused the record (a MasterMind term ended: its timestamp
+    is fenced, `cluster.leader`): it is in no log, so the commit certainly did not happen
+    and the client may simply retry (40001, not 40003: outcome unknown)."""
+    if e.sqlstate == "40001":
+        raise SerializationFailure(e.message, hint=e.hint) from e
+
+
 class RemoteLogGroup:
     """Several remote loggers sharing the records by commit ts, like `logger.LogGroup`.
 
@@ -132,6 +140,9 @@ class RemoteLogGroup:
         except ConnectionFailure:
             if self.locate is None:
                 raise
+        except SQLError as e:
+            _refused(e)
+            raise
         deadline = time.monotonic() + self.retry_seconds
         pause = 0.05
         while True:
@@ -142,6 +153,8 @@ class RemoteLogGroup:
                     return
                 except ConnectionFailure:
                     continue
+                # NB: a refusal after a lost reply is no answer: the record may be durable
+                # on the logger that did not reply (the takeover's scan then finds it)
             if time.monotonic() > deadline:
                 raise ConnectionFailure(f"no logger could make commit {ts} durable within "
                                         f"{self.retry_seconds:g} s")

@@ -584,6 +584,10 @@ class LocalTxnManager(SerializableMixin):
         if self.log is not None:
             try:
                 self.log.log(cts, pack_record(cts, writes, (), spaces, txn.ws.columns()))
+            except SerializationFailure:  # NB: refused, so in no log: it did not commit
+                self._finished((cts,), readable=False)
+                self._end(txn, None)
+                raise
             except BaseException as exc:
                 self._finished((cts,), readable=False)
                 self._end(txn, None)
