@@ -28,14 +28,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ....kivi.columnar import Column, encode
 from ....kivi.columnar.aggregate import Selected
 from ....pgtypes import oids as T
 from ....pgtypes.numtypmod import precision_scale
 from ...expr.vectorize import Fallback, S, V
+from .dictmerge import merged
 from .scan import bounded_column
 
 _LIMIT = 2**63
@@ -127,11 +126,11 @@ def concat(cols: list[Column], typ: int, typmod: int = -1) -> Column:
                   dictionary, min(los) if los else None, max(his) if his else None, scale)
 
 
-def _union(dicts: list[Any]) -> tuple[np.ndarray, pa.Array | None]:
-    """The sorted union of sorted string dictionaries, and it as an Arrow array (None when
-    it is the first one). Arrow hashes and sorts the strings in C: sorting Python objects
-    (`np.unique`) took seconds over 100,000 distinct names. Arrow orders strings by their
-    UTF-8 bytes, which is the order of their code points, Python's order.
+def _union(dicts: list[Any]) -> tuple[np.ndarray, dict[int, np.ndarray] | None]:
+    """The sorted union of sorted string dictionaries, and each one's positions in it by its
+    id (None when the union is the first one). Arrow hashes and sorts the strings in C:
+    sorting Python objects (`np.unique`) took seconds over 100,000 distinct names. The same
+    packs' dictionaries are merged once, not per query (`dictmerge`).
 
     >>> d, _ = _union([np.array(["b", "é"], dtype=object),
     ...                np.array(["a", "b", "Z"], dtype=object)])
@@ -141,17 +140,16 @@ def _union(dicts: list[Any]) -> tuple[np.ndarray, pa.Array | None]:
     first = dicts[0]
     if all(d is first for d in dicts) or not any(len(d) for d in dicts):
         return first, None
-    u = pc.unique(pa.chunked_array([pa.array(d, pa.string()) for d in dicts if len(d)]))
-    u = u.take(pc.sort_indices(u))
-    return u.to_numpy(zero_copy_only=False), u
+    union, at = merged(dicts)
+    return union, {id(d): a for d, a in zip(dicts, at, strict=True)}
 
 
-def _positions(d: np.ndarray, union: pa.Array | None, dictionary: np.ndarray) -> np.ndarray:
+def _positions(d: np.ndarray, union: dict[int, np.ndarray] | None,
+               dictionary: np.ndarray) -> np.ndarray:
     """Where each string of dictionary d sits in the union."""
     if union is None:
         return np.searchsorted(dictionary, d).astype(np.int32)
-    at = pc.index_in(pa.array(d, pa.string()), value_set=union)
-    return at.to_numpy(zero_copy_only=False).astype(np.int32)
+    return union[id(d)]
 
 
 def _rescale(c: Column, scale: int) -> np.ndarray:
