@@ -28,6 +28,7 @@ WORKLOADS = {
     "htap": "bench.workloads.htap",
     "bulk": "bench.workloads.bulk",
     "copyin": "bench.workloads.copyin",
+    "copyout": "bench.workloads.copyout",
     "cluster": "bench.workloads.cluster",
     "workers": "bench.workloads.workers",
     "memory": "bench.workloads.memory",

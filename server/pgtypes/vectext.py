@@ -217,15 +217,21 @@ def _fixed(values: np.ndarray, code: str) -> pa.Array:
 def _numerics_binary(vals: Sequence[Any]) -> pa.Array | None:
     """The send form of finite Decimals of at most 15 digits, by scaled int64s: base-10000
     digit groups without leading or trailing zero groups, weight, sign and display scale."""
-    strs = list(map(format, vals, repeat("f")))
+    strs = list(map(str, vals))
     joined = "".join(strs)
-    if max(map(len, strs)) > 15 or "N" in joined or "I" in joined:
+    if "E" in joined:  # NB: str() is shorter than format(v, "f") but can choose exponents
+        strs = list(map(format, vals, repeat("f")))
+        joined = "".join(strs)
+    if "N" in joined or "I" in joined:
         return None
     n = len(strs)
-    lens = np.fromiter(map(len, strs), np.int64, n)
-    dots = np.fromiter(map(str.find, strs, repeat(".")), np.int64, n)
+    arr = pa.array(strs, pa.string())
+    lens = np.diff(np.frombuffer(arr.buffers()[1], np.int32, n + 1)).astype(np.int64)
+    if lens.max() > 15:
+        return None
+    dots = pc.find_substring(arr, ".").to_numpy().astype(np.int64)
     ds = np.where(dots < 0, 0, lens - dots - 1)
-    u = np.fromiter(map(int, map(str.replace, strs, repeat("."), repeat(""))), np.int64, n)
+    u = pc.cast(pc.replace_substring(arr, ".", ""), pa.int64()).to_numpy()
     fg = (ds + 3) // 4
     a = np.abs(u) * np.power(10, 4 * fg - ds)
     groups = np.stack([(a // 10000 ** k) % 10000 for k in range(5)], axis=1)
