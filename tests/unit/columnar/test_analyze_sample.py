@@ -4,12 +4,15 @@ of Columnar runs per session that a plain run updates (`exec.vector.runs`)."""
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
 from cumulo.server.errors import InvalidParameterValue
 from cumulo.server.kivi.columnar.access import copy_bytes
 from cumulo.server.sql import autoanalyze
 from cumulo.server.sql.engine import SQLEngine
+from cumulo.server.sql.exec.vector import dictmerge, runs
 from cumulo.server.sql.optimizer import sampling, stats
 from cumulo.server.txn.embedded import open_embedded
 
@@ -92,3 +95,9 @@ def test_a_table_written_without_pause_waits_longer_after_a_long_analyze() -> No
     assert a.busy_wait(1, 5) == autoanalyze.BUSY_WAIT
     a._took[(1, 5)] = 4.0  # noqa: SLF001
     assert a.busy_wait(1, 5) == autoanalyze.DUTY * 4.0
+
+
+@pytest.mark.parametrize("module", [sampling, runs, dictmerge, autoanalyze])
+def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
+    result = doctest.testmod(module)
+    assert result.attempted and not result.failed
