@@ -97,6 +97,13 @@ select (x).c from (select row(1, 2) as x) s
 select (row(1, 'a')::trc).z
 select (1).x
 select (a).* from trt
+select '(3,4)'::trt, pg_typeof('(3,4)'::trt)::text, ('(3,4)'::trt).b, cast('(7,8)' as trt)
+select ('(3,4)'::trt).*, row(5, 6)::trt, (row(5, 6)::trt).a
+select * from trt t where t = '(1,2)'::trt
+select '(3)'::trt
+select '3,4'::trt
+select '(x,4)'::trt
+select 1::trt
 """.strip().splitlines()
 
 NAMES = """

@@ -29,6 +29,7 @@ from ...errors import (
     SQLError,
     UndefinedColumn,
     UndefinedFunction,
+    UndefinedObject,
     UndefinedTable,
     WindowingError,
     WrongObjectType,
@@ -50,6 +51,7 @@ from .casts import cast_function, tstz_to_local, tstz_to_timetz
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
+from .rowcast import row_cast
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function
 
@@ -893,7 +895,15 @@ class Binder(SpecialForms):
                  e.type, e.typmod, e.name, None, dom.array_oid)
 
     def _cast(self, node: exp.Cast) -> E:
-        target, typmod = ty.datatype_oid(node.to)
+        try:
+            target, typmod = ty.datatype_oid(node.to)
+        except UndefinedObject:
+            table = self._row_type_table(node.to)
+            if table is None:
+                raise
+            inner = self.bind(node.this)
+            strong = colnames.strength(node) > 1 and inner.name != "?column?"
+            return row_cast(inner, table, inner.name if strong else table.name)
         inner = self.bind(node.this)
         strong = colnames.strength(node) > 1 and inner.name != "?column?"  # FigureColname
         shown = T.ELEMENT_OF.get(target, target) if target not in (T.INT2VECTOR, T.OIDVECTOR) \
@@ -926,6 +936,15 @@ class Binder(SpecialForms):
         return e
 
     b_TryCast = b_Cast
+
+    def _row_type_table(self, to: exp.Expression) -> Any:
+        """The table whose row type a cast's unknown type name names (`'(3,4)'::t`), else None."""
+        kind = to.args.get("kind") if isinstance(to, exp.DataType) else None
+        if not isinstance(kind, exp.Expression) or to.expressions:
+            return None
+        name = kind.name if kind.quoted else kind.name.lower()
+        return next((t for t in self.planner.catalog.tables if t.name == name and t.reltype
+                     and t.kind == "r"), None)
 
     def b_Interval(self, node: exp.Interval) -> E:
         text = node.this.name if isinstance(node.this, exp.Literal) else node.this.sql()
