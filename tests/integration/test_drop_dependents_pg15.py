@@ -114,7 +114,7 @@ def _outcomes(dsn: str) -> list[tuple]:
 
 def test_drop_refusals_cascades_and_skips_are_postgres_s(pg15, cumulo_server):
     want, got = _outcomes(pg15.dsn()), _outcomes(cumulo_server.dsn())
-    diffs = [f"{w[0]}\n   pg15: {w[1:]}\n cumulo: {g[1:]}" for w, g in zip(want, got) if w != g]
+    diffs = [f"{w[0]}\n   pg15: {w[1:]}\n cumulo: {g[1:]}" for w, g in zip(want, got, strict=True) if w != g]
     assert not diffs, "\n".join(diffs)
     # the script exercises what it claims: refusals with several DETAIL lines, counted cascades
     assert any(o[1][0] == "error" and o[1][3] and o[1][3].count("\n") >= 2 for o in want)

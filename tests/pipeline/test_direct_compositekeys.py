@@ -21,9 +21,9 @@ import pyarrow as pa
 import pytest
 
 import cumulo.driver as cd
+from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.direct.compositekeys import element_keys, key_kinds
-from cumulo.server.sql.dml.keys import encode_key
 
 UTC = dt.UTC
 INTS = [-(1 << 63), -(1 << 31), -256, -1, 0, 1, 255, 256, (1 << 31) - 1, (1 << 63) - 1]

@@ -16,8 +16,8 @@ import pyarrow as pa
 import pytest
 
 import cumulo.driver as cd
+from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.sql.direct.colkeys import has_duplicates, int_column_keys
-from cumulo.server.sql.dml.keys import encode_key
 
 EDGES = [-(1 << 63), -(1 << 31), -256, -1, 0, 1, 255, 256, (1 << 31) - 1, (1 << 63) - 1]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kivi.keycodec import encode_key
 from ...kivi.wire import packb, unpackb
 from ...txn.api import ScanSpec
-from ..dml.keys import encode_key
 from ..optimizer import stats
 from ..optimizer.stats import from_payload, to_payload
 

@@ -39,8 +39,8 @@ import msgpack
 
 from ... import waits
 from ...errors import ObjectNotInPrerequisiteState, SerializationFailure
+from ...kivi.keycodec import encode_key
 from ...txn.api import RetryStatement, ScanSpec
-from ..dml.keys import encode_key
 from . import statstore
 from .model import (
     BOOTSTRAP_SUPERUSER_OID,

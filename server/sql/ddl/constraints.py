@@ -27,11 +27,11 @@ from ...errors import (
     UniqueViolation,
     WrongObjectType,
 )
+from ...kivi.keycodec import encode_key
 from ...pgtypes.oids import INT2, INT4, INT8
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Constraint, Index, Table
-from ..dml.keys import encode_key
 from ..dml.writer import int_keys, key_detail, validate_existing
 from ..parse import unquote_ident
 from ..privileges.check import current_role, must_own, relation_noun

@@ -22,9 +22,9 @@ from ...errors import (
     UndefinedTable,
     UniqueViolation,
 )
+from ...kivi.keycodec import encode_key
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
-from ..dml.keys import encode_key
 from ..dml.writer import TableWriter, key_detail
 from ..expr.binder import func_name
 from ..pgcatalog.opclasses import resolve as resolve_opclass

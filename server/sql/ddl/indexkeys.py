@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import sqlglot
 from sqlglot import exp
 
 from ...errors import SQLError
@@ -111,7 +112,6 @@ def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[A
 def expr_display(table: Table | None, sql: str, pretty: bool = False) -> str:
     """Prints one key expression as PostgreSQL's deparser does: a function call bare
     (`lower(name)`), anything else in parentheses (`((a + b))`, pretty `(a + b)`)."""
-    import sqlglot
     from sqlglot import exp
 
 
@@ -137,7 +137,6 @@ def key_names(table: Table | None, idx: Index, pretty: bool = False) -> list[str
 
 def expr_types(table: Table | None, exprs: tuple[str, ...]) -> list[int]:
     """The result type OIDs of key expressions (0 when they no longer bind)."""
-    import sqlglot
 
 
     if table is None:
@@ -157,7 +156,6 @@ def expr_types(table: Table | None, exprs: tuple[str, ...]) -> list[int]:
 def expr_colname(sql: str) -> str:
     """pg_attribute.attname of an expression key: its function's name, else `expr`, as
     PostgreSQL's FigureIndexColname."""
-    import sqlglot
     from sqlglot import exp
 
     from ..expr.binder import func_name

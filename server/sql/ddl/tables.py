@@ -15,6 +15,7 @@ their default is `nextval('<seq>'::regclass)`, as in PostgreSQL.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -292,7 +293,6 @@ def check_attnums(text: str, cols: list[Column]) -> tuple[int, ...]:
 
 
 def _check_col(text: str, cols: list[Column]) -> str:
-    import re
 
     names = set(re.findall(r"[a-z_][a-z_0-9]*", text))
     used = [c.name for c in cols if c.name in names]
@@ -479,6 +479,5 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
 
 
 def _replace(obj: Any, **kw: Any) -> Any:
-    import dataclasses
 
     return dataclasses.replace(obj, **kw)

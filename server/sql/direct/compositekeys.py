@@ -19,7 +19,7 @@ checks byte identity on random and edge values).
 
     >>> import datetime as dt
     >>> import pyarrow as pa
-    >>> from ..dml.keys import encode_key
+    >>> from cumulo.server.kivi.keycodec import encode_key
     >>> cols = [pa.chunked_array([["EURUSD", ""]]),
     ...         pa.chunked_array([[0, -5]], pa.timestamp("us", tz="UTC"))]
     >>> keys = element_keys(cols, ["text", "timestamptz"])

@@ -31,11 +31,11 @@ import pyarrow as pa
 
 from ...errors import InvalidParameterValue
 from ...kivi.client import KiviClient
+from ...kivi.keycodec import encode_key
 from ...kivi.node import KiviNode
 from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
 from ..catalog.model import Table
-from ..dml.keys import encode_key
 from ..dml.writer import prefix_end
 from .arrowcols import column_values, resolve_columns, rows_to_batch, table_schema, write_ipc
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import FeatureNotSupported, InvalidParameterValue, ReadOnlySQLTransaction
+from ...kivi.keycodec import encode_key
 from ..catalog.model import Table
-from ..dml.keys import encode_key
 from ..dml.writer import TableWriter, writer_for
 from .arrowcols import batch_columns, batch_rows, columns_rows, read_ipc, resolve_columns
 from .colkeys import has_duplicates, int_column_keys

@@ -22,6 +22,7 @@ from ...errors import (
     UndefinedColumn,
     UndefinedObject,
 )
+from ...kivi.keycodec import encode_key
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Index, Table
@@ -30,7 +31,6 @@ from ..ddl.names import get_relation, ident, table_name
 from ..plan.compiler import COMPILER
 from ..stmt import Stmt
 from .batchinsert import batch_insert
-from .keys import encode_key
 from .manyrows import compile_rows
 from .returning import compile_returning
 from .update import set_targets

@@ -14,6 +14,7 @@ value the primary key tuple; NULLs never collide in a unique index.
 
 from __future__ import annotations
 
+import datetime as dt
 import struct
 from collections.abc import Callable, Sequence
 from operator import itemgetter
@@ -25,6 +26,7 @@ from ...errors import (
     NotNullViolation,
     UniqueViolation,
 )
+from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
 from ...txn.api import ScanSpec, Txn
 from ...txn.rowlocks import KEY_SHARE
@@ -36,7 +38,6 @@ from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 from .deferred import defer_child_rows, is_deferred
 from .domaincheck import for_table as domain_checks
-from .keys import encode_key
 from .values import compile_value, table_scope
 
 if TYPE_CHECKING:
@@ -99,7 +100,6 @@ _FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ}
 
 def _round_fraction(precision: int) -> Callable[[Any], Any]:
     """Rounds a timestamp's or time's microseconds to `precision` digits (timestamp(p))."""
-    import datetime as dt
 
     unit = 10 ** (6 - precision)
 
