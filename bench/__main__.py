@@ -166,6 +166,8 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
             meta["commands"] += ctx.commands
             meta["notes"] += ctx.notes
             print(f"[bench] workload {name} took {time.monotonic() - begin:.0f}s", file=sys.stderr)
+            # NB: ratios from a loaded machine move a lot: each workload says what it ran beside
+            meta.setdefault("loadavg_after", {})[name] = os.getloadavg()
         print("[bench] stopping servers ...", file=sys.stderr)
     meta["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     return figures, meta

@@ -57,8 +57,10 @@ def main(argv: list[str]) -> int:
     print(markdown(runs))
     for p, run in zip(argv, runs, strict=True):
         load = " ".join(f"{x:.1f}" for x in run.get("machine", {}).get("loadavg_at_start") or [])
+        after = "; ".join(f"{name} {' '.join(f'{x:.1f}' for x in avg)}"
+                          for name, avg in (run.get("loadavg_after") or {}).items())
         print(f"\n{Path(p).name}: {' '.join(run['argv'])}; {run['started']} - {run.get('finished')}"
-              f"; load average at start {load}")
+              f"; load average at start {load}" + (f"; after each workload: {after}" if after else ""))
     return 0
 
 

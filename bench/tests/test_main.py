@@ -52,6 +52,8 @@ def test_quick_workloads_against_postgres(tmp_path, capsys):
     assert list(tmp_path.glob("*.png"))
     data = json.loads(json_path.read_text())
     assert data["workloads"] == QUICK
+    assert set(data["loadavg_after"]) == set(QUICK)  # what each workload ran beside
+    assert all(len(avg) == 3 for avg in data["loadavg_after"].values())
     assert {f["workload"] for f in data["figures"]} == set(QUICK)
     for f in data["figures"]:
         assert f["values"]["postgres"] > 0, f

@@ -29,6 +29,7 @@ def test_rows_ratios_and_footnotes(tmp_path, capsys):
     assert "| 2.00 | 4.00 | 1.00 | 0.5x |" in next(ln for ln in lines if "SELECT 1" in ln)
     assert "Q6 alone (s, lower is better) [2] |" in text and "3." not in text  # one note, one number
     path = tmp_path / "r.json"
-    path.write_text(json.dumps(_run(tps)))
+    path.write_text(json.dumps({**_run(tps), "loadavg_after": {"pgbench": [3.5, 2.0, 1.25]}}))
     assert main([str(path)]) == 0
-    assert "TPC-B tps" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "TPC-B tps" in printed and "after each workload: pgbench 3.5 2.0 1.2" in printed
