@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import doctest
 import os
+import socket
+import sys
 import time
 
 import pytest
@@ -53,3 +55,18 @@ def test_notes_give_ratios_to_the_paired_postgres_run_and_to_one_process() -> No
     assert out[0].startswith("TPC-B cumulo: 700 tps, 900 us CPU/tx, load 2.0 = 0.70x PostgreSQL")
     assert "(engine 4000, mastermind 2000, kivi 2000)" in out[1]
     assert "0.10x PostgreSQL (900 tps" in out[1] and "0.13x one process" in out[1]
+
+
+def test_a_round_trip_to_an_echo_child_costs_cpu_on_both_sides() -> None:
+    client, server = workers.round_trip([sys.executable, "-c", workers.ECHO], _echo, n=500)
+    assert 0 < client < 10_000 and 0 < server < 10_000
+
+
+def _echo(host: str, port: int):
+    sock = socket.create_connection((host, port))
+
+    def call() -> bytes:
+        sock.sendall(b"ping")
+        return sock.recv(16)
+
+    return call, sock.close
