@@ -116,6 +116,22 @@ def _date_matrix(days: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+_CLOCK: list[np.ndarray] = []
+
+
+def _clock() -> np.ndarray:
+    """`HH:MM:SS` of each second of a day as an (86400, 8) ASCII matrix, made at first use."""
+    if not _CLOCK:
+        secs = np.arange(86_400)
+        out = np.empty((86_400, 8), np.uint8)
+        out[:, 2] = out[:, 5] = 58  # ":"
+        _digits(out, 0, 2, secs // 3600)
+        _digits(out, 3, 2, secs // 60 % 60)
+        _digits(out, 6, 2, secs % 60)
+        _CLOCK.append(out)
+    return _CLOCK[0]
+
+
 def _micros(vals: Sequence[Any]) -> np.ndarray | None:
     """Naive datetimes in the printable range as int64 microseconds since 1970, else None."""
     if set(map(operator.attrgetter("tzinfo"), vals)) != {None}:
@@ -133,12 +149,16 @@ def _timestamps_text(vals: Sequence[Any]) -> pa.Array | None:
     days, rest = np.divmod(us, _DAY_US)
     secs, frac = np.divmod(rest, 1_000_000)
     fractions = bool(frac.any())
-    out = _date_matrix(days, 26 if fractions else 19)
+    width = 26 if fractions else 19
+    first = int(days.min())
+    span = int(days.max()) - first + 1
+    if span <= len(days):  # NB: the common case, few distinct days: each formatted once
+        out = np.empty((len(days), width), np.uint8)
+        out[:, :10] = _date_matrix(np.arange(first, first + span), 10)[days - first]
+    else:
+        out = _date_matrix(days, width)
     out[:, 10] = 32
-    out[:, 13] = out[:, 16] = 58  # ":"
-    _digits(out, 11, 2, secs // 3600)
-    _digits(out, 14, 2, secs // 60 % 60)
-    _digits(out, 17, 2, secs % 60)
+    out[:, 11:19] = _clock()[secs]
     if not fractions:
         return _ascii(out)
     out[:, 19] = 46  # "."
