@@ -40,8 +40,8 @@ unfrozen and B drops its copy.
 
 **The loop** (`Placer.run`, every `interval` seconds): the regions of a node that died
 are reopened on live ones (`cluster.failover`); a region whose estimated size passes
-`split_bytes` is split at its middle key; then, if one live node holds two or more
-regions more than another, one region moves from the fullest to the emptiest.
+`split_bytes` is split at its middle key; then at most one region moves to balance
+the nodes, by bytes first, then by count (`cluster.balance`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ import json
 import logging
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -71,6 +70,7 @@ from ..kivi.routing import (
 from ..kivi.wire import register_messages
 from . import regionstore as rs
 from . import zk as zk_mod
+from .balance import pick_move
 from .failover import recover_dead, region_applies
 from .proxies import RemoteLogGroup
 from .services import LogStatus
@@ -380,23 +380,25 @@ class Placer:
         with self._lock:
             recover_dead(self.zk, self.connect, live,
                          (lambda n: n in self._seen) if young else (lambda n: True), self.fence)
+        sizes: dict[tuple[str, int, bytes], int] = {}
+        split = False
         for name in live:
             for space, lo, _hi, _keys, size in self.connect(name).handle(RegionSizes()):
+                sizes[(name, space, lo)] = size
                 if size > self.split_bytes:
                     mid = self.connect(name).handle(MiddleKey(space, lo))
                     if mid is not None:
                         self.split(space, mid)
-        if not self.balance or len(live) < 2:
+                        split = True
+        if not self.balance or len(live) < 2 or split:  # NB: sizes of the halves next round
             return
         regions = [r for regs in rs.read_all(self.zk).values() for r in regs]
-        counts = Counter({n: 0 for n in live})
-        counts.update(r.owner for r in regions if r.owner in counts)
-        full, empty = max(sorted(counts), key=counts.__getitem__), min(sorted(counts),
-                                                                       key=counts.__getitem__)
-        if counts[full] - counts[empty] >= 2:
-            # NB: the oldest region: one just split or moved (by hand, say) stays put
-            r = min((r for r in regions if r.owner == full), key=lambda r: r.id)
-            self.move(r.id, empty)
+        # NB: by bytes, then by count (`cluster.balance`); the oldest region first: one
+        # just split or moved (by hand, say) stays put
+        move = pick_move([(r.id, r.owner, sizes.get((r.owner, r.space, r.lo), 0))
+                          for r in regions], live, max(1, self.split_bytes // 8))
+        if move is not None:
+            self.move(*move)
 
 
 __all__ = ["MoveRegion", "Placer", "SplitAt"]
