@@ -19,6 +19,7 @@ each batch encoded a column at a time and framed in one join (`copyout`).
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import logging
 import re
@@ -67,6 +68,7 @@ from .copyout import (
 )
 from .ddl.names import get_relation, parse_qualified
 from .direct.colkeys import int_column_keys
+from .direct.compositekeys import element_keys, key_kinds
 from .parse import parse_sql
 from .plan.compiler import COMPILER
 from .privileges.check import check_table, current_role
@@ -78,6 +80,8 @@ if TYPE_CHECKING:
 
 BATCH = 16384
 OUT_BATCH = 512  # COPY TO gathers smaller batches; a scan's (~1k rows) pass as they are
+_KEY_TYPES = {"int": pa.int64(), "text": pa.string(), "timestamp": pa.timestamp("us"),
+              "timestamptz": pa.timestamp("us", tz="UTC")}
 LOG_ROWS = 10_000  # a COPY FROM of at least this many rows gets a line in the server log
 log = logging.getLogger("cumulo.copy")
 FEED_CHUNK = 1 << 20  # parse text input in blocks of ~1 MiB, not per CopyData
@@ -105,11 +109,28 @@ def _then(dec: Callable[[str], Any], typmod: Callable[[Any], Any] | None) -> Cal
     return lambda v: typmod(dec(v))
 
 
-def _column_then(dec: Callable[[Any], Any], typmod: Callable[[Any], Any] | None
-                 ) -> Callable[[Any], Any]:
-    """A column decoder followed by the column's typmod, value by value."""
+def _column_then(dec: Callable[[Any], Any], typmod: Callable[[Any], Any] | None,
+                 oid: int = 0, mod: int = -1) -> Callable[[Any], Any]:
+    """A column decoder followed by the column's typmod, value by value, unless the whole
+    column already fits: strings no longer than varchar(n)'s n, or exactly char(n)'s (the
+    typmod would return each value as it is)."""
     if typmod is None:
         return dec
+    n = mod - 4  # NB: VARHDRSZ, as PostgreSQL stores a length typmod
+    if oid == T.VARCHAR and n >= 0:
+
+        def varchar(col: Any) -> Any:
+            vals = dec(col)
+            return vals if max(map(len, vals), default=0) <= n else [typmod(v) for v in vals]
+
+        return varchar
+    if oid == T.BPCHAR and n >= 0:
+
+        def bpchar(col: Any) -> Any:
+            vals = dec(col)
+            return vals if set(map(len, vals)) <= {n} else [typmod(v) for v in vals]
+
+        return bpchar
     return lambda col: [typmod(v) for v in dec(col)]
 
 
@@ -224,6 +245,8 @@ class CopyIn:
         from .dml.writer import writer_for
 
         self.writer = writer_for(s, table)
+        self.pk_kinds = key_kinds([table.columns[i].type_oid for i in self.writer.pk],
+                                  [True] * len(self.writer.pk))
         # NB: typmods (numeric(12,2), varchar(n) ...) are applied here, a column at a time,
         # so that a bad value's line can be named; the writer then skips those columns
         typmods = dict(self.writer.converters)
@@ -233,7 +256,7 @@ class CopyIn:
         self.bdecoders = [binary_decoder(t) for t in types]
         self.column_decoders = [
             column_decoder(t, tz, table.columns[p].typmod) if t == T.NUMERIC
-            else _column_then(column_decoder(t, tz), typmods.get(p))
+            else _column_then(column_decoder(t, tz), typmods.get(p), t, table.columns[p].typmod)
             for t, p in zip(types, positions, strict=True)]
         self.started = time.monotonic()
         self.fixed = fixed_binary_layout(types)
@@ -597,14 +620,7 @@ class CopyIn:
         w, s = self.writer, self.s
         txn = s.txn
         tuples = w.prepare_rows(rows, converted)
-        keys = None
-        if w.int_pk:  # NB: numpy encodes the keys of the column at once (`colkeys`)
-            pk = w.pk[0]
-            col = cols[pk] if cols and tuples is rows else list(map(itemgetter(pk), tuples))
-            try:
-                keys = int_column_keys(pa.array(col, type=pa.int64()))
-            except (pa.ArrowException, TypeError, OverflowError):
-                keys = None
+        keys = self._column_keys(tuples, cols if tuples is rows else None)
         if keys is None:
             keys = w.new_keys(s, tuples)
         w.check_unique(s, txn, keys, tuples)  # NB: put_bulk keeps a repeated key's last row
@@ -614,6 +630,27 @@ class CopyIn:
         if w.fks:  # NB: after the writes, so rows of this batch can reference each other
             w.check_fks(s, txn, tuples, keys=keys)
         return len(tuples)
+
+    def _column_keys(self, tuples: list[Any], cols: list[list[Any]] | None
+                     ) -> list[bytes] | None:
+        """The primary keys of a batch built a column at a time by Arrow and numpy
+        (`direct.colkeys`, `direct.compositekeys`: integers, text, timestamps); None when
+        the row path must encode them (another type, a NULL, a value out of range)."""
+        w = self.writer
+        if not w.pk or self.pk_kinds is None:
+            return None
+        arrays = []
+        for i, kind in zip(w.pk, self.pk_kinds, strict=True):
+            values = cols[i] if cols else list(map(itemgetter(i), tuples))
+            if kind.startswith("timestamp") and set(map(type, values)) != {dt.datetime}:
+                return None  # NB: an infinity (a datetime subclass) has its own key
+            try:
+                arrays.append(pa.array(values, type=_KEY_TYPES[kind]))
+            except (pa.ArrowException, TypeError, OverflowError, ValueError):
+                return None
+        if len(arrays) == 1 and self.pk_kinds == ["int"]:
+            return int_column_keys(arrays[0])
+        return element_keys(arrays, self.pk_kinds)
 
     def _duplicate_at(self, rows: list[Any]) -> int | None:
         """The first row whose primary key is stored already or repeats an earlier row's."""

@@ -155,3 +155,39 @@ def test_binary_copy_loads_columnwise_and_falls_back_with_the_decoders_errors(se
     with pytest.raises(SQLError) as e:
         copy_in(session, "COPY cb FROM STDIN (FORMAT binary)", [over])
     assert e.value.sqlstate == "22003"
+
+
+def test_text_copy_column_keys_and_length_typmods_match_the_row_path(session):
+    """Keys built a column at a time (int, text, timestamp, timestamptz) are the row
+    path's: point lookups and a row-path INSERT of the same key see them; varchar(n) and
+    char(n) keep their checks and padding when a column does not fit as it is."""
+    from cumulo.server.errors import SQLError
+    from cumulo.server.kivi.keycodec import encode_key
+    from cumulo.server.sql.copy import CopyIn
+
+    run(session, "CREATE TABLE ck (a int, b varchar(8), t timestamp, z timestamptz, "
+                 "c char(3), PRIMARY KEY (a, b, t, z))")
+    lines = "".join(f"{i}\tk{i}\t2024-01-02 03:04:{i % 60:02d}\t2024-01-02 03:04:05+00\t"
+                    f"{'ab' if i % 2 else 'abc'}\n" for i in range(1, 3001))
+    assert copy_in(session, "COPY ck FROM STDIN", [lines.encode()]) == "COPY 3000"
+    assert rows(session, "SELECT c, length(c::text) FROM ck WHERE a = 7 AND b = 'k7' AND "
+                         "t = '2024-01-02 03:04:07' AND z = '2024-01-02 03:04:05+00'") == [
+        ("ab ", 2)]
+    with pytest.raises(SQLError) as e:
+        run(session, "INSERT INTO ck VALUES (8, 'k8', '2024-01-02 03:04:08', "
+                     "'2024-01-02 03:04:05+00', 'x')")
+    assert e.value.sqlstate == "23505"
+    with pytest.raises(SQLError) as e:
+        copy_in(session, "COPY ck FROM STDIN", [lines.replace("k2999", "k2999-too-long")
+                                                .encode()])
+    assert e.value.sqlstate == "22001" and "line 2999" in (e.value.where or "")
+    # the keys of a batch: the same bytes as encode_key's
+    gen = session.simple_query("COPY ck FROM STDIN")
+    copy = next(gen).copy_in
+    assert isinstance(copy, CopyIn)
+    import datetime as _dt
+    t0, z0 = _dt.datetime(2020, 1, 1), _dt.datetime(2020, 1, 1, tzinfo=_dt.UTC)
+    batch = [(5, "x", t0, z0, "abc"), (-6, "", t0, z0, "abc")]
+    assert copy._column_keys(batch, None) == [encode_key(r[:4]) for r in batch]
+    with pytest.raises(SQLError):
+        copy.fail("done")
