@@ -47,6 +47,25 @@ def test_ddl_sequences_and_conflicts_across_engines(two_engines):
         with pytest.raises(psycopg.errors.UndefinedTable):
             b.execute("SELECT * FROM t")
 
+        # COPY FROM (text and binary, a column at a time, bulk writes) through the remote
+        # KiVi nodes, conflict manager and logger: the other engine sees every row.
+        a.execute("CREATE TABLE c (id bigint PRIMARY KEY, n numeric(8,2), s text)")
+        a.execute("CREATE TABLE c2 (id bigint PRIMARY KEY, n numeric(8,2), s text)")
+        with a.cursor() as cur, cur.copy("COPY c FROM STDIN") as cp:
+            cp.write("".join(f"{i}\t{i}.25\tx{i}\n" for i in range(1, 5001)).encode())
+        assert b.execute("SELECT count(*), sum(id), sum(n) FROM c").fetchone() == (
+            5000, 12502500, 12503750)
+        with a.cursor() as cur, cur.copy("COPY c TO STDOUT (FORMAT binary)") as cp:
+            binary = b"".join(bytes(x) for x in cp)
+        with b.cursor() as cur, cur.copy("COPY c2 FROM STDIN (FORMAT binary)") as cp:
+            cp.write(binary)
+        assert a.execute("SELECT count(*), sum(n), max(s) FROM c2").fetchone() == (
+            5000, 12503750, "x999")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            with a.cursor() as cur, cur.copy("COPY c2 FROM STDIN (FORMAT binary)") as cp:
+                cp.write(binary)
+        assert b.execute("SELECT count(*) FROM c2").fetchone() == (5000,)
+
         # nextval 500 times on each engine at once: 1000 distinct values.
         a.execute("CREATE SEQUENCE s")
         got: dict[int, list[int]] = {}
