@@ -50,7 +50,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress, islice, repeat
-from operator import itemgetter, lt, not_
+from operator import is_, itemgetter, lt, not_
 from time import sleep
 from typing import Any
 
@@ -446,7 +446,7 @@ class VersionStore:
             todo = list(self._gc)
             self._gc = set()
         dropped = 0
-        gone: list[bytes] = []
+        gone: dict[bytes, Chain] = {}
         for lo in range(0, len(todo), COLLECT_CHUNK):
             if lo and lock is not None:
                 sleep(0)  # gives the GIL away: a thread waiting for the lock gets it now
@@ -458,17 +458,17 @@ class VersionStore:
                     raise
         with guard:
             if gone:
-                dropped += self._remove_gone(gone, low_water)
+                dropped += self._remove_gone(gone)
             if self._col is not None:
                 self._col.collect(low_water)
         return dropped
 
-    def _collect_keys(self, todo: list[bytes], low_water: int, gone: list[bytes]) -> int:
+    def _collect_keys(self, todo: list[bytes], low_water: int, gone: dict[bytes, Chain]) -> int:
         """Cuts the chains of some keys to what snapshots >= low_water can see.
 
         Keys left with several versions or a tombstone go back to `_gc`. A base key
         whose whole chain can go keeps its newest version, a tombstone <= low_water,
-        and is listed in `gone`, to be removed with the others in one pass at the end
+        and is listed in `gone` with that chain, to be removed with the others at the end
         (`_remove_gone`: removing from the base copies it, once per pass, not per chunk);
         a key of the write cache goes at once.
         """
@@ -487,8 +487,7 @@ class VersionStore:
                     if not cut:  # nothing left: the newest version is an old tombstone
                         dropped += len(chain) - 1
                         if in_base:
-                            chains[i] = chain[:1]
-                            gone.append(key)
+                            chains[i] = gone[key] = chain[:1]
                         else:
                             del cache[key]
                             dropped += 1
@@ -505,20 +504,28 @@ class VersionStore:
                 keep.add(key)
         return dropped
 
-    def _remove_gone(self, gone: list[bytes], low_water: int) -> int:
-        """Removes the base keys `_collect_keys` left as a lone tombstone <= low_water (those
-        still so: a write since then gave the key a new version); returns how many."""
+    def _remove_gone(self, gone: dict[bytes, Chain]) -> int:
+        """Removes the base keys `_collect_keys` left as a lone tombstone, those whose chain
+        is still the very tuple it left (a write since then replaced it: the key stays);
+        returns how many. A few are found by bisection; many (a mass DELETE) by one C-level
+        identity pass over the base, with no lookup per key."""
         keys, chains = self._keys, self._chains
-        sure: list[bytes] = []
-        for key in gone:
-            i = bisect_left(keys, key)
-            if i < len(keys) and keys[i] == key:
-                chain = chains[i]
-                if len(chain) == 1 and chain[0][1] is None and chain[0][0] <= low_water:
+        if len(gone) * 64 <= len(keys):
+            sure: list[bytes] = []
+            for key, left in gone.items():
+                i = bisect_left(keys, key)
+                if i < len(keys) and keys[i] == key and chains[i] is left:
                     sure.append(key)
-        if sure:
-            self._remove(sure)
-        return len(sure)
+            if sure:
+                self._remove(sure)
+            return len(sure)
+        hit = list(map(is_, chains, map(gone.get, keys)))
+        n = hit.count(True)
+        if n:  # new lists, as `_remove` makes
+            sel = list(map(not_, hit))
+            self._keys = list(compress(keys, sel))
+            self._chains = list(compress(chains, sel))
+        return n
 
     # --- the columnar copy --------------------------------------------------------------------
 

@@ -139,12 +139,13 @@ def test_chunked_collect_equals_one_piece(monkeypatch):
     assert stores[0]._gc == stores[1]._gc
 
 
-def test_a_key_deleted_then_written_between_chunks_is_not_removed(monkeypatch):
+@pytest.mark.parametrize("n", [20, 2000])  # the removal's identity pass, and its bisections
+def test_a_key_deleted_then_written_between_chunks_is_not_removed(monkeypatch, n):
     """A base key left as a lone old tombstone for the final removal, then written again
     before it, keeps its new version."""
     monkeypatch.setattr(mvcc, "COLLECT_CHUNK", 1)
     store = VersionStore(cache_limit=4)
-    store.apply(1, [(key(i), (i,)) for i in range(20)])
+    store.apply(1, [(key(i), (i,)) for i in range(n)])
     store.compact()
     store.apply(2, [(key(i), None) for i in range(10)])  # ten tombstones in the base
     done: list[int] = []
@@ -158,4 +159,5 @@ def test_a_key_deleted_then_written_between_chunks_is_not_removed(monkeypatch):
     assert done
     assert store.read(key(3), 3) == ("back",) and store.latest_commit(key(3)) == 3
     assert [store.latest_commit(key(i)) for i in range(10) if i != 3] == [None] * 9
-    assert len(store) == 11
+    assert len(store) == n - 9
+    assert [store.read(key(i), 3) for i in range(10, n)] == [(i,) for i in range(10, n)]
