@@ -13,7 +13,7 @@
    tickdata`'s ingest query over a spool of Avro tick files, `availableNow`,
    into `tickdata` through the exactly-once `cumulo` sink; ticks per second
    and the produced-to-visible latency p50/p99 of its batches. A warm-up
-   query ingests 8 files first (micro-batches of two partitions: the Python
+   query ingests 24 files first (3 micro-batches of two partitions: the Python
    workers are started, the JIT has seen the path). The backlog figure is
    wall time from the timed query's start; "sustained" counts only the
    micro-batches after the query's first one (Spark's own trigger durations),
@@ -38,7 +38,7 @@ NAME = "pipeline"
 DESCRIPTION = "direct API upsert vs COPY binary (1M narrow rows); streaming tick ingest"
 TABLE = "bench_direct"
 COLUMNS = "(id bigint PRIMARY KEY, a integer, b double precision)"
-WARM_FILES = 8  # spool files ingested before the timed backlog, two per micro-batch
+WARM_FILES = 24  # spool files ingested before the timed backlog, eight per micro-batch
 _ROW = np.dtype([("n", ">i2"), ("l1", ">i4"), ("id", ">i8"), ("l2", ">i4"), ("a", ">i4"),
                  ("l3", ">i4"), ("b", ">f8")])
 
@@ -160,7 +160,7 @@ def streaming(ctx: RunContext, system: System, backlog: int, rate: float, second
         # warm-up: micro-batches of two partitions, so the Python workers that two parallel
         # read-and-write tasks use are started, and the JIT has seen the batch path a few
         # times, as in a query that has been running for a while
-        cli.start_ingest(spark, url, spool, ckpt, 2, once=True).awaitTermination()
+        cli.start_ingest(spark, url, spool, ckpt, 8, once=True).awaitTermination()
         producer.produce(spool, warm + backlog, 8, 1)
         server = listening_pid(system.port)
         cpu0, srv0 = sample(os.getpid()), sample(server) if server else None

@@ -7,8 +7,8 @@ The offset is `{"files": n}`: the first n files in name order, so offsets
 mean the same thing after a restart and Spark can replay any micro-batch
 from its checkpointed offsets, as with Kafka. Each micro-batch reads at most
 `maxFilesPerTrigger` files (Spark's `ReadMaxFiles` limit), grouped into
-about one partition per core; `availableNow` triggers stop at the files
-present when the query starts. The schema is the Avro writer schema of the
+about one partition per core (a small micro-batch into one); `availableNow`
+triggers stop at the files present when the query starts. The schema is the Avro writer schema of the
 spool's first file, mapped to Spark types (`long` with `timestamp-millis`
 -> timestamp, `["null", X]` -> nullable X).
 """
@@ -35,6 +35,10 @@ from ..sparkhome import forget_spark_jar
 from ..sparktypes import arrow_schema
 from .avrocols import read_batches
 
+# A micro-batch is split into parallel tasks only when each gets this many files: decoding
+# is about 1 us per tick, so a live trigger's file or two costs less than a second task's
+# start (a Python worker each for its read and its write, Spark's task set-up).
+MIN_PART_FILES = 4
 BATCH_ROWS = 10_000  # Spark's own Arrow batch size (spark.sql.execution.arrow.maxRecordsPerBatch)
 _AVRO = {"string": st.StringType(), "double": st.DoubleType(), "float": st.FloatType(),
          "long": st.LongType(), "int": st.IntegerType(), "boolean": st.BooleanType(),
@@ -122,7 +126,7 @@ class SpoolReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start: dict, end: dict) -> list[Files]:
         names = spool_files(self.path)[start["files"]:end["files"]]
-        k = max(1, min(self.groups, len(names)))
+        k = max(1, min(self.groups, len(names) // MIN_PART_FILES))
         return [Files(i, names[i::k]) for i in range(k) if names[i::k]]
 
     def read(self, partition: Files) -> Iterator[pa.RecordBatch]:  # type: ignore[override]

@@ -79,3 +79,19 @@ def test_column_wise_decoding_equals_fastavro_records(spool):
     assert got.to_pylist() == [{"y": r["y"], "us": r["us"], "s": r["s"]}
                                for r in (_record(k) for k in range(300, 757))]
     assert list(avrocols.read_batches([], schema, 10)) == []
+
+
+def test_micro_batches_split_into_tasks_only_when_each_gets_several_files(spool, tmp_path):
+    """A live trigger's file or two is one task; a backlog batch one task per core (here 2),
+    every file of the offset range in exactly one of them."""
+    from cumulo.pipeline.tickdata.spool import MIN_PART_FILES, SpoolReader
+
+    for seq in range(4 * MIN_PART_FILES):
+        with open(tmp_path / f"tick-{seq:08d}.avro", "wb") as f:
+            fastavro.writer(f, SCHEMA, [_record(seq)])
+    reader = SpoolReader(str(tmp_path), 0, avro_schema(spool), 2)
+    small = reader.partitions({"files": 1}, {"files": MIN_PART_FILES + 2})
+    assert [p.names for p in small] == [[f"tick-{s:08d}.avro" for s in range(1, MIN_PART_FILES + 2)]]
+    big = reader.partitions({"files": 0}, {"files": 4 * MIN_PART_FILES})
+    assert len(big) == 2
+    assert sorted(n for p in big for n in p.names) == sorted(os.listdir(tmp_path))
