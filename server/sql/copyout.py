@@ -450,7 +450,7 @@ def csv_cells(arr: pa.Array, null: str, delim: str, quote: str, escape: str,
     >>> csv_cells(pa.array(["a", "", None, "x,y"]), "", ",", '"', '"').to_pylist()
     ['a', '""', '', '"x,y"']
     """
-    if not plain and len(arr):
+    if (forced or not plain) and len(arr):
         if forced:
             need = pc.is_valid(arr)
         else:

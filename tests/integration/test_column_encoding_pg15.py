@@ -129,6 +129,7 @@ CASES = [
     ("COPY colenc (id, d, ts, tz) TO STDOUT (FORMAT csv)", "German"),
     ("COPY colenc (id, d, ts, tz) TO STDOUT (DELIMITER '|')", "Postgres, MDY"),
     ("COPY colenc (id, t, v, at) TO STDOUT (DELIMITER ',', NULL 'NULL')", "ISO, MDY"),
+    ("COPY colenc (id, n, ts, b, t) TO STDOUT (FORMAT csv, FORCE_QUOTE *)", "ISO, MDY"),
     ("COPY colenc (id, t, n, nu) TO STDOUT (FORMAT csv, QUOTE '''', ESCAPE '\\', "
      "FORCE_QUOTE (t, nu))", "ISO, MDY"),
 ]
