@@ -41,6 +41,7 @@ class ParamTypes:
     """
 
     oids: list[int] = field(default_factory=list)
+    settled: list[int] = field(default_factory=list)  # the $n nothing typed, made text
 
     def get(self, n: int) -> int:
         """Returns the type of $n (1-based), 0 while unknown."""

@@ -211,16 +211,25 @@ def test_sql_functions_returning_rows_match_pg15(binary, pg15, cumulo_server):
 PARAMETERS = ["select $1", "select $1 union select 1", "select 1 union select $1",
               "select $1, $2 union all select 'a'::varchar, 2.5", "select $1::int union select '2'",
               "select $1 union select 'a'::text union select 1", "select $2::int",
-              "select $1::int, $3::text", "select $2::int from (select $1::text) s"]
+              "select $1::int, $3::text", "select $2::int from (select $1::text) s",
+              "select $1 is null", "select pg_typeof($1)", "select format('%s', $1)",
+              "select concat($1, 'a')", "select jsonb_build_object('a', $1)", "select length($1)",
+              "select $1 || 'x'", "select coalesce($1, $2)", "select $1 = 1", "select $1 like 'x'",
+              "select case when a = 1 then $1 else 'x' end from trt", "select max($1)",
+              "select nullif($1, 'a')", "select array[$1, 1]", "select $1::text is null",
+              "select a from trt where a in ($1, $2) limit $3", "select not $1", "select abs($1)"]
 
 
 def test_set_operation_parameters_match_pg15(pg15, cumulo_server):
     """A bare untyped `$n` in a set operation's SELECT takes the column's type (Describe of
     the prepared statement lists it), as an untyped literal does; a parameter the statement
-    never mentions and Parse left untyped is 42P18."""
+    never mentions, or only where nothing types it (`$1 IS NULL`, `format('%s', $1)`), and
+    Parse left untyped is 42P18; the usual inferences are unchanged."""
     def described(dsn: str) -> list:
         out: list = []
         with psycopg.connect(dsn, autocommit=True) as c:
+            for sql in DROPS + SETUP:
+                c.execute(sql)
             for i, sql in enumerate(PARAMETERS):
                 res = c.pgconn.prepare(f"trp{i}".encode(), sql.encode())
                 if res.status == psycopg.pq.ExecStatus.COMMAND_OK:

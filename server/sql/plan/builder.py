@@ -161,6 +161,9 @@ class Planner:
         return node
 
     def plan_setop(self, q: exp.Expression, outer: Scope | None) -> N.Node:
+        params = [{k: n for k, n in setoptyping.parameter_columns(side).items()
+                   if self.params is not None and not self.params.get(n)}
+                  for side in (q.this, q.expression)]  # NB: before a leaf settles them to text
         left = self.build(q.this, outer)
         right = self.build(q.expression, outer)
         lv, rv = visible(left.cols), visible(right.cols)
@@ -171,9 +174,6 @@ class Planner:
             raise SyntaxError_(f"each {op.upper()} query must have the same number of columns")
         pairs = [(left.cols[i], right.cols[j]) for i, j in zip(lv, rv, strict=True)]
         untyped = setoptyping.untyped_columns(q.this), setoptyping.untyped_columns(q.expression)
-        params = [{k: n for k, n in setoptyping.parameter_columns(side).items()
-                   if self.params is not None and not self.params.get(n)}
-                  for side in (q.this, q.expression)]
         for unt, ps in zip(untyped, params, strict=True):
             unt.update(ps)
         typed = setoptyping.column_types(op.upper(), pairs, untyped, self._row_type_name)
@@ -181,7 +181,7 @@ class Planner:
         if any(params):  # NB: SELECT $1 UNION SELECT 1: $1 is an integer; plan that side again
             for ps in params:
                 for k, n in ps.items():
-                    self.params.infer(n, types[k])
+                    self.params.oids[n - 1] = types[k]
             left = self.build(q.this, outer) if params[0] else left
             right = self.build(q.expression, outer) if params[1] else right
         for side, pos, unt, other in ((0, lv, untyped[0], 1), (1, rv, untyped[1], 0)):
@@ -329,6 +329,8 @@ class Planner:
             if e.type == T.UNKNOWN:
                 e = coerce(e, T.TEXT, params=self.params) if e.kind != "param" else e
                 if e.type == T.UNKNOWN:
+                    if e.kind == "param" and self.params is not None:
+                        self.params.infer(e.data, T.TEXT)  # NB: SELECT $1: text, as PG
                     e.type = T.TEXT
             name = it.alias if isinstance(it, exp.Alias) else e.name
             fields = e.fields if e.fields or e.kind != "row" else tuple(  # (x).f1 of ROW(...) AS x

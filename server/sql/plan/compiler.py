@@ -126,6 +126,7 @@ def _settle_params(params: ParamTypes) -> None:
     for i, oid in enumerate(params.oids):
         if oid in (0, T.UNKNOWN):
             params.oids[i] = T.TEXT
+            params.settled.append(i + 1)
 
 
 COMPILER = QueryCompilerImpl()

@@ -43,8 +43,12 @@ def untyped_gap(tree: exp.Expression, declared: Sequence[int], count: int) -> in
     return None
 
 
-def check_parameters(tree: exp.Expression, declared: Sequence[int], count: int) -> None:
-    """Raises PostgreSQL's 42P18 for a parameter nothing types."""
+def check_parameters(tree: exp.Expression, declared: Sequence[int], count: int,
+                     settled: Sequence[int] = ()) -> None:
+    """Raises PostgreSQL's 42P18 for a parameter nothing types (`settled`: those the
+    planner found no type for, `$1 IS NULL`)."""
     n = untyped_gap(tree, declared, count)
+    if n is None:
+        n = next((k for k in settled if k in referenced(tree)), None)
     if n is not None:
         raise SQLError(f"could not determine data type of parameter ${n}", sqlstate="42P18")
