@@ -940,7 +940,7 @@ class Binder(SpecialForms):
     def _row_type_table(self, to: exp.Expression) -> Any:
         """The table whose row type a cast's unknown type name names (`'(3,4)'::t`), else None."""
         kind = to.args.get("kind") if isinstance(to, exp.DataType) else None
-        if not isinstance(kind, exp.Expression) or to.expressions:
+        if not isinstance(kind, exp.Identifier) or to.expressions:
             return None
         name = kind.name if kind.quoted else kind.name.lower()
         return next((t for t in self.planner.catalog.tables if t.name == name and t.reltype
