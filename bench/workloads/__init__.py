@@ -39,6 +39,7 @@ WORKLOADS = {
 MICRO = {
     "txn-micro": "bench.workloads.txn_micro",
     "cluster-sim": "bench.workloads.cluster_sim",
+    "kivi-wire": "bench.workloads.kivi_wire",
 }
 
 

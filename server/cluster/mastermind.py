@@ -274,6 +274,13 @@ class RemoteSnapshots:
         self.snapshot = 0
         self.pending = 0
         self._lock = threading.Lock()
+        # `refresh` coalescing: asks sent (`_sent`) and answered (`_answered`), numbered
+        # in order; one ask at a time, sent by whichever caller finds none in flight
+        self._ask = threading.Condition(threading.Lock())
+        self._sent = 0
+        self._answered = 0
+        self._asking = False
+        self.stats = {"refreshes": 0, "asks": 0}
 
     def _saw(self, snap: int) -> bool:
         with self._lock:
@@ -295,9 +302,37 @@ class RemoteSnapshots:
         return self._saw(self.client.handle(PollSnapshot(self.snapshot, timeout)).snapshot)
 
     def refresh(self) -> int:
-        """Asks the MasterMind for its snapshot now (a commit another query engine has
-        acknowledged is in it), rather than the newest this process happened to see."""
-        self.poll(0.0)
+        """Learns a snapshot at least as new as the MasterMind's at the time of the call
+        (a commit another query engine acknowledged before it is in it), rather than the
+        newest this process happened to see.
+
+        Concurrent callers share asks: any answer to an ask *sent after* a caller arrived
+        is as good for it as its own (the MasterMind's snapshot only grows), so a caller
+        that finds an ask in flight waits for it to end and then takes the next one,
+        sent by itself or by another waiter. With k sessions starting transactions at
+        once an engine sends about one ask per round trip instead of k, and the answer
+        is exactly as fresh as asking alone.
+        """
+        ask = self._ask
+        with ask:
+            self.stats["refreshes"] += 1
+            need = self._sent + 1  # NB: the next ask sent; one in flight left before we came
+            while self._answered < need:
+                if self._asking:
+                    ask.wait()
+                    continue
+                self._asking = True
+                self._sent += 1
+                mine = self._sent
+                self.stats["asks"] += 1
+                ask.release()
+                try:
+                    self.poll(0.0)
+                finally:
+                    ask.acquire()
+                    self._asking = False
+                    ask.notify_all()
+                self._answered = mine
         return self.snapshot
 
     def report_low_water(self, ltm_id: int, lw: int) -> int:

@@ -1,9 +1,10 @@
 """KiVi over TCP: an asyncio server in front of a node, and a synchronous client for it.
 
-Frames are a 4-byte big-endian length followed by a `kivi.wire` msgpack body.
-A request frame carries one request dataclass; the reply frame carries
-`[0, reply]` or, when the node raised, `[1, [class name, sqlstate, message]]`,
-which the client raises again as the same `SQLError` subclass.
+Frames are a 4-byte big-endian length followed by a body (`kivi.framing`: a fixed
+layout for the hot messages, else `kivi.wire` msgpack). A request frame carries one
+request dataclass; the reply frame carries `[0, reply]` or, when the node raised,
+`[1, [class name, sqlstate, message]]`, which the client raises again as the same
+`SQLError` subclass.
 
 The SQL executor is synchronous and runs in worker threads, so `RemoteNode`
 is a blocking client. Each call borrows an idle socket from a small pool (or
@@ -40,9 +41,9 @@ from .api import (
     Scan,
     ScanReply,
 )
+from .framing import pack_error, pack_reply, pack_request, unpack_reply, unpack_request
 from .routing import ERRORS as ROUTING_ERRORS
 from .routing import Fenced, RecoverRegion
-from .wire import packb, unpackb
 
 _LEN = struct.Struct(">I")
 _INSTALLS = (ImportRegion, RecoverRegion)
@@ -89,16 +90,16 @@ async def _serve_connection(
                 return
             body = await reader.readexactly(n)
             try:
-                req = unpackb(body)
+                req = unpack_request(body)
                 if offload(req):
                     # A whole-range aggregate (or, for a logger, a wait for fsync) may take a
                     # while: run it off the event loop so that other connections keep flowing.
                     reply = await asyncio.get_running_loop().run_in_executor(None, node.handle, req)
                 else:
                     reply = node.handle(req)
-                out = packb([0, reply])
+                out = pack_reply(reply)
             except Exception as exc:  # noqa: BLE001 - every failure goes back to the caller
-                out = packb([1, _error_payload(exc)])
+                out = pack_error(_error_payload(exc))
             writer.write(_LEN.pack(len(out)) + out)
             await writer.drain()
     except (ConnectionError, asyncio.IncompleteReadError):
@@ -229,9 +230,28 @@ class RemoteNode:
             got += k
         return bytes(buf)
 
+    def _recv_reply(self, sock: socket.socket) -> bytes:
+        """The body of the reply frame: a small reply (most are) in one `recv` call, since
+        nothing but this reply can follow on the socket (one request at a time)."""
+        data = sock.recv(65536)
+        while len(data) < 4:
+            if not data:
+                raise ConnectionFailure(f"KiVi node {self.host}:{self.port} closed the connection")
+            more = sock.recv(65536)
+            if not more:
+                data = b""
+                continue
+            data += more
+        (n,) = _LEN.unpack_from(data)
+        if n > MAX_FRAME:
+            raise ConnectionFailure(f"KiVi node {self.host}:{self.port} sent a {n}-byte frame")
+        if len(data) - 4 < n:
+            return data[4:] + self._recv_exact(sock, n + 4 - len(data))
+        return data[4:]
+
     def handle(self, request: Any) -> Any:
         """Sends one request and returns the node's reply (raising the node's error)."""
-        body = packb(request)
+        body = pack_request(request)
         frame = _LEN.pack(len(body)) + body
         with self._lock:
             sock = self._idle.pop() if self._idle else None
@@ -261,8 +281,7 @@ class RemoteNode:
             self._busy.add(sock)
         try:
             sock.sendall(frame)
-            (n,) = _LEN.unpack(self._recv_exact(sock, 4))
-            status, payload = unpackb(self._recv_exact(sock, n))
+            status, payload = unpack_reply(self._recv_reply(sock))
         except OSError as exc:
             self._drop(sock)
             raise ConnectionFailure(f"KiVi node {self.host}:{self.port}: {exc}") from exc

@@ -91,6 +91,32 @@ def test_ddl_sequences_and_conflicts_across_engines(two_engines):
             (b if i % 2 else a).execute("INSERT INTO acc VALUES (%s, 0)", (i,))
             reader = a if i % 2 else b
             assert reader.execute("SELECT count(*) FROM acc").fetchone() == (i - 1,), i
+        # The same while three sessions of the other engine start transactions at once
+        # (they share snapshot asks to the MasterMind): a transaction that starts after
+        # a commit was acknowledged sees it, whichever session's ask answered it.
+        a.execute("INSERT INTO acc VALUES (0, 0)")
+        acked, stale, done = [0], [], threading.Event()
+
+        def read() -> None:
+            with _conn(p2) as r:
+                while not done.is_set():
+                    floor = acked[0]
+                    (v,) = r.execute("SELECT b FROM acc WHERE id = 0").fetchone()
+                    if v < floor:
+                        stale.append((v, floor))
+
+        readers = [threading.Thread(target=read) for _ in range(3)]
+        for t in readers:
+            t.start()
+        try:
+            for v in range(1, 31):
+                a.execute("UPDATE acc SET b = %s WHERE id = 0", (v,))
+                acked[0] = v
+        finally:
+            done.set()
+            for t in readers:
+                t.join()
+        assert not stale, stale[:5]
         a.execute("DELETE FROM acc")
         b.execute("INSERT INTO acc VALUES (1, 100)")
     with _conn(p1, autocommit=False) as a, _conn(p2, autocommit=False) as b:
