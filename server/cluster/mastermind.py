@@ -138,8 +138,11 @@ class MasterMindService:
 
     @staticmethod
     def offload(msg: Any) -> bool:
-        """Long polls and placement changes run off the event loop."""
-        return type(msg) in (PollSnapshot, SplitAt, MoveRegion)
+        """Long polls and placement changes run off the event loop. A poll that may not
+        wait (timeout 0: `RemoteSnapshots.refresh`, one per transaction start) is answered
+        inline: a thread-pool hop cost the MasterMind more CPU than the answer."""
+        kind = type(msg)
+        return kind is SplitAt or kind is MoveRegion or (kind is PollSnapshot and msg.timeout > 0)
 
     def handle(self, msg: Any) -> Any:
         """Runs one message: sequencer and snapshot messages answer with their outputs."""
