@@ -78,6 +78,16 @@ values (true), (1)
 values (1), ('a')
 values ('a'::varchar), ('b'::text)
 values ('a'::varchar(3)), ('b'::varchar(3))
+select case when true then 1 else 'a'::text end
+select case when true then 1 else true end
+select coalesce(1, true)
+select coalesce(1, 'a'::text)
+select coalesce('a'::varchar, 'b'::text), coalesce(1::oid, 2), coalesce(1.5::float4, 2), case when true then 1.5::float4 else 2 end
+select array[1, true]
+select array[1::float4, 2], array[1, 2.5], array[1, '2']
+select greatest(1, true)
+select least(1, 'a'::text)
+select coalesce('2020-01-01'::date, '10:00'::time)
 """.strip().splitlines()
 
 FIELDS = """

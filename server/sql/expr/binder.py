@@ -48,6 +48,7 @@ from . import runtime as rt
 from . import types as ty
 from .bound import E, const
 from .casts import cast_function, tstz_to_local, tstz_to_timetz
+from .commontype import select_common_type
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
@@ -971,7 +972,8 @@ class Binder(SpecialForms):
         default = node.args.get("default")
         if default is not None:
             results.append(self.bind(default))
-        t = ty.common_type([r.type for r in results])
+        order = [results[-1], *results[:-1]] if default is not None else results  # NB: PG's
+        t = select_common_type([r.type for r in order], "CASE")  # order: ELSE first
         results = [coerce(r, t, params=self.params) for r in results]
         args: list[E] = []
         for c, r in zip(conds, results, strict=False):
@@ -984,7 +986,7 @@ class Binder(SpecialForms):
 
     def _variadic(self, kind: str, nodes: list[exp.Expression], name: str) -> E:
         args = [self.bind(n) for n in nodes]
-        t = ty.common_type([a.type for a in args])
+        t = select_common_type([a.type for a in args], kind.upper())
         args = [coerce(a, t, params=self.params) for a in args]
         return E(kind, None, args, t, -1, name, *_one_row_type(args))
 
@@ -1008,7 +1010,7 @@ class Binder(SpecialForms):
             t = T.ARRAY_OF.get(plan.cols[0].type, T.ANYARRAY)
             return E("array_sub", plan, [], t, -1, "array")
         args = [self.bind(x) for x in node.expressions]
-        elem = ty.common_type([a.type for a in args]) if args else T.TEXT
+        elem = select_common_type([a.type for a in args], "ARRAY") if args else T.TEXT
         args = [coerce(a, elem, params=self.params) for a in args]
         if args and ty.is_array(elem):
             return E("pyfunc", ("array", rt.nest_arrays, False), args, elem, -1, "array")
