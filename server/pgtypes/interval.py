@@ -37,6 +37,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, DivisionByZero, SQLError
+from . import zones
 from .infdate import InfiniteTimestamp
 
 USECS_PER_DAY = 86_400_000_000
@@ -233,7 +234,6 @@ def add_to_timestamp(ts: dt.datetime, iv: dt.timedelta, zone: dt.tzinfo | None =
                 ts = ts + dt.timedelta(days=v.day)
             return ts + dt.timedelta(microseconds=v.time) if v.time else ts
         if v.months or v.day:
-            from . import zones
 
             z = zone if zone is not None else zones.session_zone()
             wall = zones.wall_clock(ts, z).replace(tzinfo=None)

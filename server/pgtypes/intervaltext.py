@@ -20,12 +20,14 @@ import re
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, IntervalFieldOverflow, InvalidDatetimeFormat
+from . import dateparse
 from .interval import (
     DAY,
     FULL_RANGE,
     HOUR,
     MINUTE,
     MONTH,
+    RANGE_NAMES,
     SECOND,
     USECS_PER_DAY,
     USECS_PER_HOUR,
@@ -375,7 +377,6 @@ def _decode_iso(s: str) -> Interval:
 def parse_interval(s: str, mod: int = -1, style: str | None = None) -> Interval:
     """Parses interval input text in any style, then applies the typmod (interval_in)."""
     if style is None:
-        from . import dateparse
 
         style = dateparse.interval_style()
     return _parse(str(s), mod, style)
@@ -402,7 +403,6 @@ def _parse(s: str, mod: int, style: str) -> Interval:
 
 def typmod_text(mod: int) -> str:
     """The typmod's text as format_type prints it: ' year to month', '(3)', ' day to second(2)'."""
-    from .interval import RANGE_NAMES
 
     rng, prec = typmod_parts(mod)
     out = "" if rng == FULL_RANGE else " " + RANGE_NAMES.get(rng, "")

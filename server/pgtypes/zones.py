@@ -32,7 +32,7 @@ import threading
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from ..errors import InvalidParameterValue, SQLError
+from ..errors import DatetimeFieldOverflow, InvalidParameterValue, SQLError
 from .infdate import InfiniteTimestamp
 
 UTC = dt.UTC
@@ -298,7 +298,6 @@ def to_utc(naive: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     try:
         return _EPOCH_UTC + (naive - _EPOCH - (off or dt.timedelta(0)))
     except OverflowError:
-        from ..errors import DatetimeFieldOverflow
 
         raise DatetimeFieldOverflow("timestamp out of range") from None
 
@@ -310,7 +309,6 @@ def to_local(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     try:
         return v.astimezone(tz)
     except OverflowError:
-        from ..errors import DatetimeFieldOverflow
 
         raise DatetimeFieldOverflow("timestamp out of range") from None
 

@@ -22,6 +22,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from .. import conffile
+from ..notify import queue
 from ..pgcatalog.names import names
 from ..privileges.check import current_role_name
 from .registry import register
@@ -434,7 +435,6 @@ def pg_notify(ctx: Any, channel: str | None, payload: str | None) -> None:
         raise InvalidParameterValue("payload string too long")
     session = getattr(ctx, "session", None)
     if session is not None:
-        from ..notify import queue
 
         queue(session, channel, payload)
 

@@ -16,7 +16,15 @@ from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
 from ..privileges.acl import acl_texts
 from ..settingdocs import describe
-from ..settings import MEMORY_SETTINGS, SERVER, SIGHUP_ONLY, TIME_SETTINGS
+from ..settings import (
+    _UNITS_KB,
+    _UNITS_MS,
+    DEFAULTS,
+    MEMORY_SETTINGS,
+    SERVER,
+    SIGHUP_ONLY,
+    TIME_SETTINGS,
+)
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
 from .registry import empty, pg_relation
@@ -74,7 +82,6 @@ def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
     A value the session SET is `session`; one the client sent at startup is `client`;
     transaction_* are `override`; TimeZone, DateStyle and lc_* come from initdb's file.
     """
-    from ..settings import DEFAULTS
 
     key = name.lower()
     settings = getattr(getattr(ctx, "session", None), "settings", None)
@@ -98,7 +105,6 @@ def _in_unit(value: str, unit: str) -> str:
     """A time or memory setting's value as a plain number of `unit` (ms or kB)."""
     import re
 
-    from ..settings import _UNITS_KB, _UNITS_MS
 
     units = _UNITS_MS if unit in ("ms", "s") else _UNITS_KB
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)

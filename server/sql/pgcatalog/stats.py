@@ -17,7 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...pgtypes import oids as T
+from ...pgtypes.text import text_encoder
 from ..expr.regcast import RegOid
+from ..optimizer.stats import table_stats
 from .ddltext import format_type
 from .names import names
 from .registry import empty, pg_relation, virtual_table
@@ -51,7 +53,6 @@ def _user_tables(ctx: Any) -> list[dict[str, Any]]:
 
 
 def _analyzed(table: Any) -> dict[str, Any]:
-    from ..optimizer.stats import table_stats
 
     ts = table_stats(table)
     if ts is None:
@@ -61,7 +62,6 @@ def _analyzed(table: Any) -> dict[str, Any]:
 
 def class_counts(table: Any) -> tuple[int, float]:
     """pg_class (relpages, reltuples): (0, -1) until the first ANALYZE, as in PostgreSQL."""
-    from ..optimizer.stats import table_stats
 
     ts = table_stats(table) if table.kind == "r" else None
     if ts is None:
@@ -95,7 +95,6 @@ _PG_STATS = [
 
 def _array_text(type_oid: int, values: list[Any]) -> str | None:
     """An anyarray value in its text form, as PostgreSQL prints pg_stats' arrays."""
-    from ...pgtypes.text import text_encoder
 
     if not values:
         return None
@@ -106,7 +105,6 @@ def _array_text(type_oid: int, values: list[Any]) -> str | None:
 def pg_stats(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per column of every analyzed table: ANALYZE's statistics, as PostgreSQL's
     pg_stats shows them (n_distinct negative when it scales with the row count)."""
-    from ..optimizer.stats import table_stats
 
     idx = names(ctx.catalog)
     out = []
