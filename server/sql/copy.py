@@ -378,7 +378,8 @@ class CopyIn:
             return True
         if set(map(len, records)) != {self.column_count}:
             return False
-        fields = list(map(list, zip(*records, strict=True)))
+        # NB: a map of itemgetter per column transposes several times faster than zip(*rows)
+        fields = [list(map(itemgetter(i), records)) for i in range(self.column_count)]
         if any(self.null in values for values in fields):
             return False
         self.line_no = first + len(records)
