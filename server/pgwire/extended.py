@@ -367,9 +367,9 @@ class ExtendedQuery:
             return end  # NB: the Bind failed (its plan check): the caller skips to Sync
         portal = self.portals[""]
         stmt = portal.stmt
-        if portal.encoders is None or stmt.batch is not False and self._batchable(stmt):
-            return end  # the rest goes message by message
-        if describe:
+        if stmt.batch is not False and self._batchable(stmt):
+            return end  # the rest goes message by message (its Executes may be held)
+        if describe:  # NB: NoData for a statement without rows (BEGIN, UPDATE, COMMIT)
             self.out += portal.row_desc
         try:
             res = portal.result = self.session.execute(stmt.prepared, portal.params)
@@ -380,7 +380,11 @@ class ExtendedQuery:
             self._begin_copy_in(res, None)
             return stop - 5  # NB: ignored during COPY, as PostgreSQL does
         try:
-            self._send_result(res, portal.encoders, 0, describe=False)
+            encoders = portal.encoders
+            if encoders is None and res.columns:  # as `_execute`: rows nobody described
+                encoders = column_encoders([c.type_oid for c in res.columns],
+                                           [0] * len(res.columns), self.tz)
+            self._send_result(res, encoders, 0, describe=False)
             portal.ran = res.done
             if res.columns is None:
                 self._parameters()

@@ -217,6 +217,51 @@ def test_a_whole_round_trip_answers_byte_for_byte_as_message_by_message(conn):
     assert run(conn, W.query("ROLLBACK"))[-1] == "Z I"
 
 
+def test_statements_without_rows_answer_in_one_pass_as_message_by_message(conn):
+    """BEGIN, UPDATE, INSERT, SET, COMMIT (a TPC-B transaction's statements) also take
+    `_bind_run`'s one pass: NoData for Describe, the tag, ParameterStatus after a SET,
+    an error, 25P02 in a failed block and COMMIT ending it as ROLLBACK. Two sessions run
+    the same script, one a round trip at a time, the other one message at a time: every
+    reply must be the same bytes."""
+    engine = SQLEngine(open_embedded(None, gc_interval=None))
+    other = Connection(engine)
+    other.feed(W.startup("cumulo", "cumulo"))
+    parse = [W.query("CREATE TABLE t (k int PRIMARY KEY, v int, note text);"
+                     "INSERT INTO t SELECT g, g * 10, 'n' FROM generate_series(1, 3) g"),
+             W.parse("BEGIN", "b"), W.parse("COMMIT", "c"),
+             W.parse("UPDATE t SET v = v + $1 WHERE k = $2", "u", (INT4, INT4)),
+             W.parse("INSERT INTO t VALUES ($1, $2, now()::text)", "i", (INT4, INT4)),
+             W.parse("UPDATE t SET v = v / $1 WHERE k = 1", "z", (INT4,)),
+             W.parse("SET TimeZone = 'UTC'", "tz"), W.parse("RESET TimeZone", "untz"), W.SYNC]
+    run(conn, *parse)
+    _one_by_one(other, parse)
+    script = [("b", ()), ("u", (b"5", b"2")), ("i", (b"40", b"1")), ("c", ()),
+              ("u", (b"1", b"99")), ("tz", ()), ("untz", ()), ("z", (b"0",)),
+              ("b", ()), ("z", (b"0",)), ("u", (b"1", b"2")), ("c", ()),
+              ("i", (b"41", None)), ("u", (b"7", b"3"))]
+    seen = []
+    for describe in (True, False):
+        for stmt, values in script:
+            msgs = [W.bind(values, stmt=stmt), *([W.describe("P")] if describe else []),
+                    W.execute(), W.SYNC]
+            together = conn.feed(b"".join(msgs))
+            assert _one_by_one(other, msgs) == together, (stmt, values, describe)
+            seen.append(W.summarize(together))
+    assert seen[0] == ["2", "n", "C BEGIN", "Z T"]
+    assert seen[3][-2:] == ["C COMMIT", "Z I"]
+    assert any(line == "S TimeZone=UTC" for line in seen[5])
+    assert seen[7][-2].startswith("E ERROR 22012")
+    assert seen[10][0].startswith("E ERROR 25P02")
+    assert seen[11][-2:] == ["C ROLLBACK", "Z I"]
+    assert seen[-1] == ["2", "C UPDATE 1", "Z I"]  # without Describe nothing before the tag
+    query = W.query("SELECT k, v FROM t ORDER BY k")  # NB: k=2 got +5 once: the second
+    assert run(conn, query) == W.summarize(other.feed(query)) == \
+        ["T k:23:0,v:23:0", "D 1,10", "D 2,25", "D 3,44", "D 40,1", "D 41,NULL",
+         "C SELECT 5", "Z I"]  # block failed at its duplicate INSERT of k=40 (23505)
+    other.close()
+    engine.close()
+
+
 def test_autocommit_point_reads_take_a_snapshot_and_give_it_back(conn):
     """Outside a block under READ COMMITTED a primary-key read runs on a snapshot alone: it
     sees the session's own last commit, counts as a read-only commit and leaves nothing
