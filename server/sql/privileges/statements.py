@@ -138,14 +138,16 @@ def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
     if not wanted:
         return stmt
     inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
-    passed: list[tuple[int, str]] = []  # the (catalog version, role) the last check passed for
+    # the (catalog version, role, session user) the last check passed for: a GRANT or
+    # REVOKE commits a new catalog version, so the next run checks again
+    passed: list[tuple[int, str | None, str | None]] = [(-1, None, None)]
 
     def run(s: SQLSession, params: list[Any]) -> Result:
-        key = (s.catalog_version(), (s.settings.values.get("role") or "") + "/" +
-               (s.settings.values.get("session_authorization") or ""))
-        if not passed or passed[0] != key:
+        values = s.settings.values
+        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"))
+        if key != passed[0] or key[0] < 0:  # NB: -1: uncommitted DDL, no version to trust
             check_needs(s, wanted)
-            passed[:] = [key]
+            passed[0] = key
         return inner(s, params)
 
     stmt.run = run
