@@ -122,6 +122,27 @@ def partial_aggregate(selected: Iterable[Selected], group_by: tuple[int, ...],
                       aggs: tuple[tuple[str, int | None], ...],
                       check: Any = None) -> list[tuple]:
     """Partial aggregate rows (keys, then partials in `aggs` order) of the selected rows."""
+    return list(zip(*partial_columns(selected, group_by, aggs, check), strict=True))
+
+
+def partial_columns(selected: Iterable[Selected], group_by: tuple[int, ...],
+                    aggs: tuple[tuple[str, int | None], ...],
+                    check: Any = None) -> list[list[Any]]:
+    """`partial_aggregate` as Python columns (keys, then partials): one entry per group,
+    every group once (the partials of all packs are merged); [] for no rows."""
+    merged = merged_partials(selected, group_by, aggs, check)
+    if merged is None:
+        return []
+    arrays, kinds = merged
+    return _finish([a.to_pylist() for a in arrays], kinds, len(group_by), aggs)
+
+
+def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
+                    aggs: tuple[tuple[str, int | None], ...],
+                    check: Any = None) -> tuple[list[Any], list[tuple[str, int] | None]] | None:
+    """The partials of the selected rows merged to one row per group, as Arrow arrays (keys,
+    then partials in `aggs` order; numerics as scaled integers, strings decoded, counts with
+    NULL for none), with the physical kind each had in the packs; None for no rows."""
     ng = len(group_by)
     names = [f"k{i}" for i in range(ng)] + [f"a{i}" for i in range(len(aggs))]
     kinds = _Kinds(ng + len(aggs))
@@ -173,13 +194,15 @@ def partial_aggregate(selected: Iterable[Selected], group_by: tuple[int, ...],
         if check is not None:
             check()
     if not parts:
-        return []
+        return None
+    if ng and len(parts) == 1:  # one pack (a joined frame): its groups are each there once
+        t = parts[0]
+        return [t.column(k) for k in names[:ng]] + [t.column(c) for c in names[ng:]], kinds.kinds
     try:
         table = pa.concat_tables(parts, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as ex:
         raise Unsafe(str(ex)) from ex
-    cols_py = _merge(table, names, ng, aggs)
-    return _finish(cols_py, kinds, ng, aggs)
+    return _merge(table, names, ng, aggs), kinds.kinds
 
 
 _DENSE = 1 << 16  # an integer key spanning fewer values than this is grouped by bincount
@@ -273,34 +296,48 @@ def _scalar_agg(col: pa.ChunkedArray, fn: str) -> pa.Array:
 
 
 def _merge(table: pa.Table, names: list[str], ng: int,
-           aggs: tuple[tuple[str, int | None], ...]) -> list[list[Any]]:
-    """Merges partial tables into one row per group; returns Python columns (keys first)."""
+           aggs: tuple[tuple[str, int | None], ...]) -> list[Any]:
+    """Merges partial tables into one row per group; returns Arrow columns (keys first)."""
     import pyarrow.compute as pc  # NB: lazy, as in _scalar_agg
 
     cols = [c for c in table.column_names if c not in names[:ng]]
     if ng:
         specs = [(c, _MERGE_FN[fn]) for c, (fn, _) in zip(cols, aggs, strict=True)]
         out = table.group_by(names[:ng], use_threads=False).aggregate(specs)
-        return [out.column(k).to_pylist() for k in names[:ng]] + \
-            [out.column(f"{c}_{f}").to_pylist() for c, f in specs]
+        return [out.column(k) for k in names[:ng]] + [out.column(f"{c}_{f}") for c, f in specs]
     res = []
     for c, (fn, _) in zip(cols, aggs, strict=True):
-        v = getattr(pc, _MERGE_FN[fn])(table.column(c)).as_py()
-        res.append([v])
+        v = getattr(pc, _MERGE_FN[fn])(table.column(c))
+        res.append(pa.array([v.as_py()], v.type))
     return res
 
 
-def _finish(cols: list[list[Any]], kinds: _Kinds, ng: int,
-            aggs: tuple[tuple[str, int | None], ...]) -> list[tuple]:
+def _finish(cols: list[list[Any]], kinds: list[tuple[str, int] | None], ng: int,
+            aggs: tuple[tuple[str, int | None], ...]) -> list[list[Any]]:
     for i, col in enumerate(cols):
-        k = kinds.kinds[i]
+        k = kinds[i]
         fn = aggs[i - ng][0] if i >= ng else None
         if fn in ("count", "count_star"):
             cols[i] = [0 if v is None else v for v in col]
         elif k is not None and k[0] == "dec":
-            s = k[1]
-            cols[i] = [None if v is None else Decimal(v).scaleb(-s) for v in col]
-    return list(zip(*cols, strict=True))
+            cols[i] = scaled_decimals(col, k[1])
+    return cols
 
 
-__all__ = ["Selected", "Unsafe", "partial_aggregate", "visible"]
+def scaled_decimals(col: list[int | None], scale: int) -> list[Decimal | None]:
+    """Scaled integers as Decimals of that scale (exponent -scale, as PostgreSQL keeps a
+    numeric's scale). One exact multiply by 10**-scale per value: about a third cheaper than
+    `Decimal(v).scaleb(-scale)` (values stay below 2**62 here, far inside the context's 28
+    digits). With a NULL the values go one at a time.
+
+    >>> scaled_decimals([1250, -5, 0, None], 2)
+    [Decimal('12.50'), Decimal('-0.05'), Decimal('0.00'), None]
+    """
+    unit = Decimal(1).scaleb(-scale)
+    if None not in col:
+        return list(map(unit.__mul__, map(Decimal, col)))  # type: ignore[arg-type]
+    return [None if v is None else unit * Decimal(v) for v in col]
+
+
+__all__ = ["Selected", "Unsafe", "merged_partials", "partial_aggregate", "partial_columns", "scaled_decimals",
+           "visible"]

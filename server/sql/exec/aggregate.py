@@ -226,9 +226,16 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     if not node.groups and not merged:
         merged[()] = [0 if f in ("count", "count_star") else None
                       for f, _ in pushed]
+    parts = list(zip(*merged.values(), strict=True)) if merged else [() for _ in pushed]
+    yield from rebatch(finish_partials(node, list(merged), parts))
+
+
+def finish_partials(node: N.Aggregate, keys: list[tuple], parts: list[Any]) -> list[tuple]:
+    """The rows of a pushed Aggregate from its merged groups: `keys` (one tuple per group)
+    and `parts` (one sequence per partial, in the order of the pushed AggSpec). The vector
+    path calls it directly: its partials are already one row per group."""
     # NB: finished column by column, one comprehension per aggregate, not a branchy loop per group
     # (a high-cardinality GROUP BY spent most of its time in that loop)
-    parts = list(zip(*merged.values(), strict=True)) if merged else [() for _ in pushed]
     cols: list[Any] = []
     pi = 0
     for call in node.aggs:
@@ -249,6 +256,5 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
         elif call.func == "sum" and call.type == T.NUMERIC:
             col = [None if v is None else Decimal(v) for v in col]
         cols.append(col)
-    out = ([(*k, *v) for k, v in zip(merged, zip(*cols, strict=True), strict=True)] if cols
-           else [tuple(k) for k in merged])
-    yield from rebatch(out)
+    return ([(*k, *v) for k, v in zip(keys, zip(*cols, strict=True), strict=True)] if cols
+            else [tuple(k) for k in keys])

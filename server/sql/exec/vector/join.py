@@ -33,9 +33,11 @@ from ....kivi.columnar import Column
 from ...expr.vectorize import Fallback, V
 from ..runner import compiled, rows_of
 from . import memcap
+from .aggframe import aggregate_frame
 from .explain import note
 from .frame import Computed, Frame, Rows, Stored
 from .plan import (
+    Columnar,
     SourceFilter,
     SourceInner,
     SourceJoin,
@@ -60,6 +62,10 @@ def evaluate(src: Any, ctx: Any) -> Frame | None:
         sel = list(scan.packs(snaps, ctx, ctx.check_cancel))
         return Frame.of(Stored(sel, src.types, src.typmods, len(src.table.columns)))
     if isinstance(src, SourceRows):
+        if isinstance(src.node, Columnar):  # an aggregate's columns, when they have a form
+            cols = aggregate_frame(src.node, ctx, evaluate)
+            if cols is not None:
+                return Frame.of(cols)
         return Frame.of(Rows(rows_of(src.node, ctx), src.types, src.typmods))
     if isinstance(src, SourceFilter):
         child = evaluate(src.child, ctx)

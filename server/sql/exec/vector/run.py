@@ -12,28 +12,23 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from ....kivi.columnar.aggregate import Unsafe, partial_aggregate
+from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
+from ..aggregate import finish_partials
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
+from .aggframe import SETTING, expr_fns, mode
 from .distinct import Unhandled, count_distinct
 from .explain import note
 from .join import evaluate
 from .jointopn import candidates as join_candidates
 from .plan import Columnar, ColumnarJoin, Prepared, VectorSpec
-from .rowexpr import compile_any, compile_scaled
 from .runs import note_run
 from .scan import Computed, VectorScan
 from .topn import candidates
 
-SETTING = "cumulo.columnar"
 SMALL_RANGE = 20_000  # rows: a key range no larger stays on the row path under `auto`
 log = logging.getLogger(__name__)
-
-
-def mode(ctx: Any) -> str:
-    """The session's `cumulo.columnar`: on, off or auto."""
-    return ctx.settings.get(SETTING, "auto") if ctx.settings else "auto"
 
 
 @executes(ColumnarJoin)
@@ -106,7 +101,7 @@ def _reads_keys(row: N.Node) -> bool:
 def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
     assert spec.merge is not None and spec.partials is not None
     if spec.exprs:
-        fns = compiled(spec, "exprs", lambda: _expr_fns(spec))
+        fns = compiled(spec, "exprs", lambda: expr_fns(spec))
         packs = (Computed(sel, fns, spec.base, ctx) for sel in packs)
     if spec.count_distinct:
         packs = list(packs)
@@ -117,6 +112,13 @@ def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
                                       spec.group_by[-1], len(spec.merge.aggs))
             except Unhandled:
                 pass
+    if spec.group_by and not spec.rescale and not spec.count_distinct \
+            and isinstance(spec.merge, N.Aggregate) and spec.merge.pushed:
+        # the partials are one row per group already: finished column by column, no merge
+        cols = partial_columns(packs, spec.group_by, spec.aggs)
+        ng = len(spec.group_by)
+        keys = list(zip(*cols[:ng], strict=True)) if cols else []
+        return finish_partials(spec.merge, keys, cols[ng:] if cols else [[] for _ in spec.aggs])
     partials = partial_aggregate(packs, spec.group_by, spec.aggs)
     if spec.rescale:
         partials = rescale(partials, len(spec.group_by), spec.rescale)
@@ -125,16 +127,6 @@ def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
         return count_pairs(partials, len(spec.group_by) - 1, len(spec.merge.aggs))
     cache_of(ctx)[id(spec.partials)] = partials
     return rows_of(spec.merge, ctx)
-
-
-def _expr_fns(spec: VectorSpec) -> list[Any]:
-    """The computed columns' vector code; a numeric of several scales and its column of
-    per-row scales share one evaluation (`rowexpr.compile_scaled`)."""
-    fns = [None if i in spec.row_scales or i in spec.row_scales.values()
-           else compile_any(e, i in spec.scaled) for i, e in enumerate(spec.exprs)]
-    for k, v in spec.row_scales.items():
-        fns[v], fns[k] = compile_scaled(spec.exprs[v])
-    return fns
 
 
 def rescale(partials: list[tuple], ng: int, pairs: tuple[tuple[int, int], ...]) -> list[tuple]:
@@ -187,4 +179,4 @@ def run_prepared(node: Prepared, ctx: Any) -> Iterator[Batch]:
     yield from rebatch(cache_of(ctx).pop(id(node), []))
 
 
-__all__ = ["count_pairs", "mode", "rescale", "run_columnar", "vector_rows"]
+__all__ = ["SETTING", "count_pairs", "mode", "rescale", "run_columnar", "vector_rows"]

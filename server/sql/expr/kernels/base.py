@@ -163,10 +163,47 @@ def redictionary(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return nd, remap.astype(np.int32).reshape(-1)
 
 
+class DictMemo:
+    """What a kernel computed per dictionary, kept for the last few dictionaries it met.
+
+    A column's packs carry their own dictionaries (the tail's, a merged pack's), and
+    one plan's kernel meets them in turn on every execution: remembering only the last
+    redid the work on each pack switch (two alternating packs: every time). Entries are
+    keyed by the dictionary's identity and `extra` (a substring's bounds) and hold the
+    dictionary itself, so an id is never reused while its entry lives; at most `size`
+    entries, the oldest dropped first.
+
+    >>> m = DictMemo(2)
+    >>> a, b, c = (np.array([x], dtype=object) for x in "abc")
+    >>> [m.get(d, (), lambda d=d: d[0].upper()) for d in (a, b, a, c, a)]
+    ['A', 'B', 'A', 'C', 'A']
+    >>> len(m.entries)
+    2
+    """
+
+    __slots__ = ("entries", "size")
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self.entries: dict[tuple[int, Any], tuple[np.ndarray, Any]] = {}
+
+    def get(self, d: np.ndarray, extra: Any, compute: Callable[[], Any]) -> Any:
+        """The value for dictionary `d` (and `extra`), computed by `compute()` when new."""
+        key = (id(d), extra)
+        hit = self.entries.get(key)
+        if hit is not None and hit[0] is d:
+            return hit[1]
+        value = compute()
+        if len(self.entries) >= self.size:
+            del self.entries[next(iter(self.entries))]
+        self.entries[key] = (d, value)
+        return value
+
+
 def is_bound(e: E) -> bool:
     """A constant or a parameter: one value per execution."""
     return e.kind in ("const", "param")
 
 
-__all__ = ["KERNELS", "Fallback", "Kernel", "NotVectorizable", "S", "Source", "V", "VFn",
+__all__ = ["KERNELS", "DictMemo", "Fallback", "Kernel", "NotVectorizable", "S", "Source", "V", "VFn",
            "compile_vector", "is_bound", "is_fixed", "register"]

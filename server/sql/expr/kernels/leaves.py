@@ -13,6 +13,7 @@ from ..bound import E
 from .base import (
     _INT_LIMIT,
     _INTS,
+    DictMemo,
     Fallback,
     NotVectorizable,
     S,
@@ -91,29 +92,29 @@ def _v_cast(e: E) -> VFn:
             return _cast_strings(v, conv, last)
         raise Fallback(f"cast of a {v.kind} column")
 
-    last: list[Any] = [None, None]  # the last dictionary and its cast: packs may share one
+    last = DictMemo()  # the cast per dictionary: packs may share one
     return run
 
 
-def _cast_strings(v: V, conv: Any, last: list[Any]) -> V:
+def _cast_strings(v: V, conv: Any, last: DictMemo) -> V:
     """A cast of a string column to text or varchar (char(n) to text drops the padding,
     varchar(n) cuts): the row code's converter once per dictionary entry, the codes
     remapped into the sorted dictionary of the results. An error (22001) falls back."""
     d = v.dictionary
     assert d is not None
-    if last[0] is d:
-        nd, remap = last[1]
-    else:
-        try:
-            out = [conv(x) for x in d.tolist()]
-        except Exception as ex:  # NB: the row code raises it for the right rows
-            raise Fallback(str(ex)) from ex
-        if not all(isinstance(x, str) for x in out):
-            raise Fallback("a cast to text that is not a string")
-        nd, remap = redictionary(out)
-        last[0], last[1] = d, (nd, remap)
+    nd, remap = last.get(d, None, lambda: _cast_dictionary(d, conv))
     codes = remap[v.values] if len(remap) else np.zeros(len(v.values), np.int32)
     return V("str", codes, v.valid, nd)
+
+
+def _cast_dictionary(d: np.ndarray, conv: Any) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        out = [conv(x) for x in d.tolist()]
+    except Exception as ex:  # NB: the row code raises it for the right rows
+        raise Fallback(str(ex)) from ex
+    if not all(isinstance(x, str) for x in out):
+        raise Fallback("a cast to text that is not a string")
+    return redictionary(out)
 
 
 register(col=_v_col, const=_v_const, param=_v_param, subquery=_v_subquery, cast=_v_cast)

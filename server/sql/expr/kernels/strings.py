@@ -14,6 +14,7 @@ from ....pgtypes import oids as T
 from .. import runtime as rt
 from ..bound import E
 from .base import (
+    DictMemo,
     Fallback,
     NotVectorizable,
     S,
@@ -35,7 +36,7 @@ def _v_like(e: E) -> VFn:
     f = compile_vector(e.args[0])
     pattern = e.args[1].data
     rx = rt.like_regex(pattern, ci, "\\")  # NB: also rejects a pattern ending in the escape
-    last: list[Any] = [None, None]  # the last dictionary and its hits: packs may share one
+    memo = DictMemo()  # hits per dictionary: packs may share one
 
     def run(src: Source, ctx: Any) -> V | S:
         v = f(src, ctx)
@@ -43,11 +44,7 @@ def _v_like(e: E) -> VFn:
             raise Fallback("LIKE over a non-string column")
         d = v.dictionary
         assert d is not None
-        if last[0] is d:
-            hits = last[1]
-        else:
-            hits = like_hits(d, pattern, ci, rx)
-            last[0], last[1] = d, hits
+        hits = memo.get(d, None, lambda: like_hits(d, pattern, ci, rx))
         m = hits[v.values] if len(d) else np.zeros(len(v.values), bool)
         return V("b1", ~m if negate else m, v.valid)
 
@@ -87,7 +84,7 @@ def _substring(e: E) -> VFn:
     f = compile_vector(e.args[0])
     bounds = [compile_vector(a) for a in e.args[1:]]
     impl = e.data.impl
-    last: list[Any] = [None, None, None]  # the last (dictionary, bounds) and its remapping
+    memo = DictMemo()  # (new dictionary, remapping) per (dictionary, bounds)
 
     def run(src: Source, ctx: Any) -> V | S:
         v = f(src, ctx)
@@ -104,19 +101,19 @@ def _substring(e: E) -> VFn:
             raise Fallback("substring bounds not integers")
         d = v.dictionary
         assert d is not None
-        if last[0] is d and last[1] == bs:
-            nd, remap = last[2]
-        else:
-            try:
-                subs = [impl(x, *bs) for x in d.tolist()]
-            except Exception as ex:  # NB: 22011; the row code raises it for the right rows
-                raise Fallback(str(ex)) from ex
-            nd, remap = redictionary(subs)
-            last[0], last[1], last[2] = d, bs, (nd, remap)
+        nd, remap = memo.get(d, tuple(bs), lambda: _substrings(impl, d, bs))
         codes = remap[v.values] if len(remap) else np.zeros(n, np.int32)
         return V("str", codes, v.valid, nd)
 
     return run
+
+
+def _substrings(impl: Any, d: np.ndarray, bs: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        subs = [impl(x, *bs) for x in d.tolist()]
+    except Exception as ex:  # NB: 22011; the row code raises it for the right rows
+        raise Fallback(str(ex)) from ex
+    return redictionary(subs)
 
 
 register(like=_v_like)
