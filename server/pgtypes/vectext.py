@@ -234,6 +234,27 @@ def _fixed(values: np.ndarray, code: str) -> pa.Array:
     return fixed.cast(pa.binary())
 
 
+def numeric_groups(u: np.ndarray, ds: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The parts of numeric's send form for values given as unscaled int64s `u` with
+    display scales `ds` (at most 15 digits): base-10000 digit groups (five per value, the
+    lowest first, scaled to whole fractional groups), the highest non-zero group's index,
+    the digit count without leading or trailing zero groups, the weight and the sign word.
+
+    >>> g, high, nd, w, s = numeric_groups(np.array([150, -1234567]), np.array([2, 2]))
+    >>> g[0].tolist(), int(high[0]), nd.tolist(), w.tolist(), s.tolist()
+    ([5000, 1, 0, 0, 0], 1, [2, 3], [0, 1], [0, 16384])
+    """
+    fg = (ds + 3) // 4
+    a = np.abs(u) * np.power(10, 4 * fg - ds)
+    groups = np.stack([(a // 10000 ** k) % 10000 for k in range(5)], axis=1)
+    nz = groups != 0
+    some = nz.any(axis=1)
+    low = np.argmax(nz, axis=1)
+    high = 4 - np.argmax(nz[:, ::-1], axis=1)
+    nd = np.where(some, high - low + 1, 0)
+    return groups, high, nd, np.where(some, high - fg, 0), np.where((u < 0) & some, 0x4000, 0)
+
+
 def _numerics_binary(vals: Sequence[Any]) -> pa.Array | None:
     """The send form of finite Decimals of at most 15 digits, by scaled int64s: base-10000
     digit groups without leading or trailing zero groups, weight, sign and display scale."""
@@ -252,18 +273,11 @@ def _numerics_binary(vals: Sequence[Any]) -> pa.Array | None:
     dots = pc.find_substring(arr, ".").to_numpy().astype(np.int64)
     ds = np.where(dots < 0, 0, lens - dots - 1)
     u = pc.cast(pc.replace_substring(arr, ".", ""), pa.int64()).to_numpy()
-    fg = (ds + 3) // 4
-    a = np.abs(u) * np.power(10, 4 * fg - ds)
-    groups = np.stack([(a // 10000 ** k) % 10000 for k in range(5)], axis=1)
-    nz = groups != 0
-    some = nz.any(axis=1)
-    low = np.argmax(nz, axis=1)
-    high = 4 - np.argmax(nz[:, ::-1], axis=1)
-    nd = np.where(some, high - low + 1, 0)
+    groups, high, nd, weight, sign = numeric_groups(u, ds)
     head = np.empty(n, np.dtype([("nd", ">i2"), ("w", ">i2"), ("s", ">u2"), ("ds", ">i2"),
                                  ("d", ">i2", (5,))]))
-    head["nd"], head["w"] = nd, np.where(some, high - fg, 0)
-    head["s"], head["ds"] = np.where((u < 0) & some, 0x4000, 0), ds
+    head["nd"], head["w"] = nd, weight
+    head["s"], head["ds"] = sign, ds
     cols = np.clip(high[:, None] - np.arange(5)[None, :], 0, 4)
     head["d"] = np.take_along_axis(groups, cols, axis=1)
     rows = pa.FixedSizeBinaryArray.from_buffers(pa.binary(18), n,

@@ -50,7 +50,7 @@ from ..pgtypes import dateparse
 from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_encoder
 from ..pgtypes.text import text_encoder
-from ..pgtypes.vectext import binary_array, text_array
+from ..pgtypes.vectext import binary_array, numeric_groups, text_array
 from ..pgwire.colframe import copy_lines, data_rows, fields
 
 Strings = list[str | None]
@@ -319,16 +319,7 @@ def numerics_binary(col: Sequence[Any]) -> list[bytes] | None:
     dots = np.fromiter(map(str.find, strs, repeat(".")), np.int64, n)
     ds = np.where(dots < 0, 0, lens - dots - 1)
     u = np.fromiter(map(int, map(str.replace, strs, repeat("."), repeat(""))), np.int64, n)
-    fg = (ds + 3) // 4
-    a = np.abs(u) * np.power(10, 4 * fg - ds)
-    groups = np.stack([(a // 10000 ** k) % 10000 for k in range(5)], axis=1)
-    nz = groups != 0
-    some = nz.any(axis=1)
-    low = np.argmax(nz, axis=1)
-    high = 4 - np.argmax(nz[:, ::-1], axis=1)
-    nd = np.where(some, high - low + 1, 0)
-    weight = np.where(some, high - fg, 0)
-    sign = np.where((u < 0) & some, 0x4000, 0)
+    groups, high, nd, weight, sign = numeric_groups(u, ds)
     out: list[bytes] = [b""] * n
     for k in range(6):
         idx = np.nonzero(nd == k)[0]

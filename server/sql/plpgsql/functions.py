@@ -32,7 +32,7 @@ from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
 from .parser import parse_block
-from .results import Shape, parameter
+from .results import Shape, parameter, split_top_level
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -56,21 +56,6 @@ def _ident(text: str) -> str:
     return text[1:-1].replace('""', '"') if text.startswith('"') else text.lower()
 
 
-def _split_args(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        cur += ch
-    if cur.strip():
-        out.append(cur)
-    return [a.strip() for a in out]
-
-
 def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     """CREATE [OR REPLACE] FUNCTION / DROP FUNCTION."""
     text = sql.strip().rstrip(";")
@@ -85,7 +70,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         depth += text[i] == "("
         depth -= text[i] == ")"
         i += 1
-    params = _split_args(text[m.end():i - 1])
+    params = split_top_level(text[m.end():i - 1])
     rest = text[i:]
     body_m = _STRING.search(rest)
     if body_m is None:
@@ -163,7 +148,7 @@ def _type_name(oid: int) -> str:
 
 def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
     specs: list[tuple[str, tuple[int, ...] | None]] = []
-    for part in _split_args(m.group("specs")):
+    for part in split_top_level(m.group("specs")):
         spec = _SPEC.match(part)
         if spec is None:
             raise SyntaxError_(f'syntax error at or near "{part.split()[0]}"')
@@ -171,7 +156,7 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
         if spec.group("args") is not None:
             inner = spec.group("args").strip()[1:-1]
             types = tuple(t for mode, _, t in (parameter(a, lambda x: _type_of(x)[0])
-                                               for a in _split_args(inner)) if mode != "OUT")
+                                               for a in split_top_level(inner)) if mode != "OUT")
         specs.append((_qualified(spec.group("name"))[1], types))
 
     def run(s: SQLSession, p: list[Any]) -> Result:

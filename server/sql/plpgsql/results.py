@@ -89,10 +89,15 @@ def _fields(cols: list[tuple[str, int]]) -> tuple[tuple[str, ...], tuple[int, ..
             tuple(t for _, t in cols))
 
 
-def _columns(text: str) -> list[str]:
-    """The column declarations of `TABLE (x int, y numeric(5, 2))`."""
+def split_top_level(text: str) -> list[str]:
+    """The comma-separated parts of a parameter or column list, commas inside
+    parentheses kept (`numeric(5, 2)` is one type).
+
+    >>> split_top_level("x int, y numeric(5, 2)")
+    ['x int', 'y numeric(5, 2)']
+    """
     out, depth, cur = [], 0, ""
-    for ch in text.strip().rstrip(")"):
+    for ch in text:
         if ch == "," and depth == 0:
             out.append(cur)
             cur = ""
@@ -103,3 +108,8 @@ def _columns(text: str) -> list[str]:
     if cur.strip():
         out.append(cur)
     return [c.strip() for c in out]
+
+
+def _columns(text: str) -> list[str]:
+    """The column declarations of `TABLE (x int, y numeric(5, 2))`."""
+    return split_top_level(text.strip().rstrip(")"))
