@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core import Figure, RunContext
+from ..server_cost import cpu_of
 
 NAME = "cluster-sim"
 DESCRIPTION = "simulated TPC-B scale-out over 1..8 nodes, service times measured here"
@@ -339,18 +340,6 @@ def _engine_cpu(txns: int) -> float:
         engine.close()
 
 
-def _cpu_of(pid: int) -> float:
-    """CPU seconds of every thread of a process so far (/proc schedstat: nanoseconds)."""
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError):
-            pass
-    return total / 1e9
-
-
 def _round_trip(request: object, n: int = 2000) -> tuple[float, float]:
     """(client CPU, server CPU) of one round trip to a KiVi node in its own process.
 
@@ -371,10 +360,10 @@ def _round_trip(request: object, n: int = 2000) -> tuple[float, float]:
             for _ in range(200):  # warm up
                 remote.handle(request)
             client = _per_op(lambda: remote.handle(request), n, time.process_time)
-            before = _cpu_of(proc.pid)
+            before = cpu_of(proc.pid)
             for _ in range(n):
                 remote.handle(request)
-            server = (_cpu_of(proc.pid) - before) / n
+            server = (cpu_of(proc.pid) - before) / n
         finally:
             remote.close()
     finally:

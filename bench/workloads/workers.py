@@ -51,7 +51,7 @@ from cumulo.server.kivi.remote import RemoteNode
 
 from ..core import BenchError, Figure, RunContext
 from ..pgbench_tool import parse_summary, pgbench
-from ..server_cost import listening_pid, tree
+from ..server_cost import cpu_of, listening_pid, tree
 from ..systems import System, cumulo_embedded
 from . import cluster
 from .pgbench import BALANCES
@@ -265,18 +265,6 @@ def round_trip(argv: list[str], call_for: Connect, n: int = 3000) -> tuple[float
         child.terminate()
         child.wait(10)
     return (c1 - c0) / n * 1e6, (s1 - s0) / n * 1e6
-
-
-def cpu_of(pid: int) -> float:
-    """CPU seconds of every thread of a process (/proc schedstat, nanoseconds)."""
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError):
-            pass
-    return total / 1e9
 
 
 def transport_costs() -> dict[str, tuple[float, float]]:

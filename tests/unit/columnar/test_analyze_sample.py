@@ -11,26 +11,11 @@ import pytest
 from cumulo.server.errors import InvalidParameterValue
 from cumulo.server.kivi.columnar.access import copy_bytes
 from cumulo.server.sql import autoanalyze
-from cumulo.server.sql.engine import SQLEngine
 from cumulo.server.sql.exec.vector import dictmerge, runs
 from cumulo.server.sql.optimizer import sampling, stats
-from cumulo.server.txn.embedded import open_embedded
+from tests.unit.columnar.sqlrun import run
 
 ROWS = stats.SAMPLE + 5000  # more than a sample: the copy's path samples
-
-
-@pytest.fixture
-def engine():  # type: ignore[no-untyped-def]
-    eng = SQLEngine(open_embedded(None, gc_interval=None))
-    yield eng
-    eng.close()
-
-
-def run(session, sql: str) -> list:  # type: ignore[no-untyped-def]
-    out = []
-    for res in session.simple_query(sql):
-        out.append(res.fetch() if res.columns is not None else res.tag)
-    return out
 
 
 PG_STATS = ("SELECT attname, null_frac, n_distinct, most_common_vals::text, "

@@ -13,8 +13,7 @@ from cumulo.server.kivi.columnar import copy as ccopy
 from cumulo.server.kivi.columnar.access import copy_bytes
 from cumulo.server.kivi.columnar.copy import ColumnarCopy
 from cumulo.server.kivi.mvcc import VersionStore
-from cumulo.server.sql.engine import SQLEngine
-from cumulo.server.txn.embedded import open_embedded
+from tests.unit.columnar.sqlrun import run
 
 
 def key(i: int) -> bytes:
@@ -75,20 +74,6 @@ def test_a_copy_built_after_gc_has_no_begin_arrays() -> None:
     s.apply(6, [(key(3), None)])
     assert col_path(s, 5) == row_path(s, 5)
     assert col_path(s, 6) == row_path(s, 6)
-
-
-@pytest.fixture
-def engine():  # type: ignore[no-untyped-def]
-    eng = SQLEngine(open_embedded(None, gc_interval=None))
-    yield eng
-    eng.close()
-
-
-def run(session, sql: str) -> list:  # type: ignore[no-untyped-def]
-    out = []
-    for res in session.simple_query(sql):
-        out.append(res.fetch() if res.columns is not None else res.tag)
-    return out
 
 
 def built(engine) -> dict[int, int]:  # type: ignore[no-untyped-def]
