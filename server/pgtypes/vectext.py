@@ -173,15 +173,26 @@ def _dates_text(vals: Sequence[Any]) -> pa.Array | None:
     return _ascii(_date_matrix(days, 10))
 
 
-def _numerics_text(vals: Sequence[Any]) -> pa.Array | None:
+def plain_numerics(vals: Sequence[Any]) -> list[str] | None:
+    """Decimals as numeric's output prints them (plain notation, the value's own scale);
+    None when one needs its own spelling (-0 prints as 0; NaN, Infinity).
+
+    >>> plain_numerics([Decimal("1.50"), Decimal("1E+3")]), plain_numerics([Decimal("-0")])
+    (['1.50', '1000'], None)
+    """
     out = list(map(str, vals))
     joined = "\n".join(out)
     if "E" in joined:  # NB: str() is shorter than format(v, "f") but can choose exponents
         out = list(map(format, vals, repeat("f")))
         joined = "\n".join(out)
     if "-0" in joined or "N" in joined or "I" in joined:
-        return None  # NB: -0 prints as 0; NaN and Infinity have their own spelling
-    return pa.array(out, pa.string())
+        return None
+    return out
+
+
+def _numerics_text(vals: Sequence[Any]) -> pa.Array | None:
+    out = plain_numerics(vals)
+    return None if out is None else pa.array(out, pa.string())
 
 
 def _ints_text(vals: Sequence[Any]) -> pa.Array | None:

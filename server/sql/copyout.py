@@ -50,7 +50,7 @@ from ..pgtypes import dateparse
 from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_encoder
 from ..pgtypes.text import text_encoder
-from ..pgtypes.vectext import binary_array, numeric_groups, text_array
+from ..pgtypes.vectext import binary_array, numeric_groups, plain_numerics, text_array
 from ..pgwire.colframe import copy_lines, data_rows, fields
 
 Strings = list[str | None]
@@ -148,14 +148,7 @@ def _numerics(col: Sequence[Any]) -> list[str] | None:
     """Decimals in plain notation; None (the value encoder) for ints, -0 and specials."""
     if set(map(type, col)) != {Decimal}:
         return None
-    out = list(map(str, col))
-    joined = "\n".join(out)
-    if "E" in joined:  # NB: str() is shorter than format(v, "f") but can choose exponents
-        out = list(map(format, col, repeat("f")))
-        joined = "\n".join(out)
-    if "-0" in joined or "N" in joined or "I" in joined:
-        return None  # NB: -0 prints as 0; NaN and Infinity have their own spelling
-    return out
+    return plain_numerics(col)
 
 
 _BOOL_TEXT = {True: "t", False: "f"}
