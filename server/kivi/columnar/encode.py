@@ -90,8 +90,8 @@ class Column:
         elif self.kind in ("date", "ts"):
             out = vals.astype(object).tolist()
         elif self.kind == "dec":
-            s = -self.scale
-            out = [Decimal(v).scaleb(s) for v in vals.tolist()]
+            unit = Decimal(1).scaleb(-self.scale)  # NB: exact (int64 < 28 digits); 1/3 cheaper
+            out = list(map(unit.__mul__, map(Decimal, vals.tolist())))
         else:
             out = vals.tolist()
         if valid is not None and not valid.all():
