@@ -95,6 +95,23 @@ def _key_array(c: Column) -> pa.Array:
     return c.to_arrow()
 
 
+def _decoded(codes: Any, d: np.ndarray) -> pa.Array:
+    """A group key's dictionary codes (with NULLs) as its strings: a string key is grouped
+    by its int32 codes (a pack has one dictionary), which hash quicker than the strings,
+    and only the groups' keys are decoded.
+
+    >>> _decoded(pa.chunked_array([pa.array([1, None, 0], pa.int32())]),
+    ...          np.array(["a", "b"], dtype=object)).to_pylist()
+    ['b', None, 'a']
+    """
+    a = codes.combine_chunks() if isinstance(codes, pa.ChunkedArray) else codes
+    valid = None if a.null_count == 0 else np.asarray(a.is_valid())
+    if not len(d):
+        return pa.nulls(len(a), pa.string())
+    strings = d[a.fill_null(0).to_numpy(zero_copy_only=False)]
+    return pa.array(strings, pa.string(), mask=None if valid is None else ~valid)
+
+
 def _arg_array(fn: str, c: Column) -> pa.Array:
     if fn == "count":
         return pa.array(np.ones(len(c), bool), mask=None if c.valid is None else ~c.valid)
@@ -163,10 +180,17 @@ def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
                     check()
                 continue
         cols: list[pa.Array] = []
+        coded: dict[int, np.ndarray] = {}  # string keys grouped by code: key -> dictionary
         for i, j in enumerate(group_by):
             c = sel.column(j)
             kinds.note(i, c)
-            cols.append(_key_array(c))
+            if c.kind == "str":
+                assert c.dictionary is not None
+                coded[i] = c.dictionary
+                cols.append(pa.array(c.values.astype(np.int32, copy=False),
+                                     mask=None if c.valid is None else ~c.valid))
+            else:
+                cols.append(_key_array(c))
         specs: list[tuple[Any, str]] = []
         for i, (fn, arg) in enumerate(aggs):
             if fn == "count_star":  # a count of a column with no NULL
@@ -190,6 +214,9 @@ def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
                            names=[f"{c}_{f}" for c, f in specs])
         # group_by names its outputs "<col>_<fn>", keys last
         out = out.rename_columns([_plain(x) for x in out.column_names])
+        for i, d in coded.items():
+            at = out.column_names.index(names[i])
+            out = out.set_column(at, names[i], _decoded(out.column(at), d))
         parts.append(out.select(names[ng:] + names[:ng]) if ng else out)
         if check is not None:
             check()
