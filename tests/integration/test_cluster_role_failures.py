@@ -170,6 +170,14 @@ def supervised():
         yield d, port
 
 
+def _zk_of(d: str) -> KazooClient:
+    """A started ZooKeeper client of the cluster whose launcher state is in `d`."""
+    with open(os.path.join(d, "cluster.json")) as f:
+        zk = KazooClient(hosts=json.load(f)["zk"])
+    zk.start(timeout=30)
+    return zk
+
+
 def test_a_killed_conflict_manager_loses_no_update(supervised):
     d, port = supervised
     e0, e1 = port, port + 1
@@ -281,9 +289,7 @@ def _first_ack_after(workers: list[Increments], t: float) -> float:
 def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
     d, port = supervised
     e0, e1 = port, port + 1
-    with open(os.path.join(d, "cluster.json")) as f:
-        zk = KazooClient(hosts=json.load(f)["zk"])
-    zk.start(timeout=30)
+    zk = _zk_of(d)
     with psycopg.connect(f"host=127.0.0.1 port={e0} user=cumulo dbname=cumulo",
                          autocommit=True) as c:
         c.execute("CREATE TABLE mm_counter (id int PRIMARY KEY, n int NOT NULL)")
@@ -412,9 +418,7 @@ def test_a_logger_down_during_a_takeover_keeps_its_commits(supervised):
     at that timestamp; then nothing applies it but recovery. (Without reading the files,
     the new leader's snapshot starts above that timestamp and the row reads 987654.)"""
     d, port = supervised
-    with open(os.path.join(d, "cluster.json")) as f:
-        zk = KazooClient(hosts=json.load(f)["zk"])
-    zk.start(timeout=30)
+    zk = _zk_of(d)
     with psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo",
                          autocommit=True) as c:
         c.execute("CREATE TABLE orphan (id int PRIMARY KEY, n int NOT NULL)")
@@ -512,9 +516,7 @@ def test_a_killed_query_engine_does_not_hold_the_cluster_back(supervised):
     d, port = supervised
     e0, e1 = port, port + 1
     procs = cluster_procs(d)
-    with open(os.path.join(d, "cluster.json")) as f:
-        zk = KazooClient(hosts=json.load(f)["zk"])
-    zk.start(timeout=30)
+    zk = _zk_of(d)
     try:
         wait_for(lambda: zk.exists(LEADER), "a MasterMind to lead")
         leader = _leader(zk)
