@@ -28,13 +28,6 @@ def batch(tag: str, keys: list[bytes] = KEYS) -> tuple[list[bytes], list[tuple]]
     return list(keys), [(tag, i) for i in range(len(keys))]
 
 
-@pytest.fixture
-def tm():
-    m = open_embedded(None, gc_interval=None)
-    yield m
-    m.close()
-
-
 def cm(tm):
     return tm.ltm.cms[0]
 

@@ -25,13 +25,6 @@ def key(i: int) -> bytes:
     return i.to_bytes(4, "big")
 
 
-@pytest.fixture
-def tm():
-    m = open_embedded(None, gc_interval=None)
-    yield m
-    m.close()
-
-
 def holders(tm) -> dict:
     return tm.ltm.cms[0].holders
 

@@ -12,18 +12,10 @@ import time
 import pytest
 
 from cumulo.server.errors import LockNotAvailable, StatementCompletionUnknown
-from cumulo.server.txn.embedded import open_embedded
 from cumulo.server.txn.rowlocks import NOWAIT, UPDATE
 
 S = 7
 K = b"x"
-
-
-@pytest.fixture
-def tm():
-    m = open_embedded(None, gc_interval=None)
-    yield m
-    m.close()
 
 
 def _until(cond, what: str, seconds: float = 10.0) -> None:

@@ -6,22 +6,12 @@ from __future__ import annotations
 
 import doctest
 
-import pytest
-
 from cumulo.server.errors import QueryCanceled
 from cumulo.server.txn import statementread
-from cumulo.server.txn.embedded import open_embedded
 from tests.unit.txn.threads import in_thread, wait_blocked
 
 S = 7
 K = b"\0\0\0\1"
-
-
-@pytest.fixture
-def tm():
-    m = open_embedded(None, gc_interval=None)
-    yield m
-    m.close()
 
 
 def test_doctests():

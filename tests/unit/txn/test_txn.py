@@ -31,13 +31,6 @@ def key(i: int) -> bytes:
     return i.to_bytes(2, "big")
 
 
-@pytest.fixture
-def tm():
-    m = open_embedded(None, gc_interval=None)
-    yield m
-    m.close()
-
-
 def rows(it):
     return [r for batch in it for r in batch]
 

@@ -43,13 +43,6 @@ def other_slot_key(key: tuple[int, bytes]) -> tuple[int, bytes]:
     raise AssertionError
 
 
-@pytest.fixture
-def tm():
-    m = open_embedded(None, gc_interval=None)
-    yield m
-    m.close()
-
-
 # -- the conflict manager's rules, as a state machine ----------------------------------------
 
 
