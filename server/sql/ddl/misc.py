@@ -85,9 +85,9 @@ def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
             lines.append(f"{gone[-1]} depends on {this}")
             if isinstance(x, Table):
                 for v, line in views_depending(cat, x, visible):
-                    if v.schema_oid != sch.oid and relation_description(cat, v, visible) \
-                            not in gone:
-                        gone.append(relation_description(cat, v, visible))
+                    seen = relation_description(cat, v, visible)
+                    if v.schema_oid != sch.oid and seen not in gone:
+                        gone.append(seen)
                         lines.append(line)
         if gone and not tree.args.get("cascade"):
             refuse_dependents(this, lines)
