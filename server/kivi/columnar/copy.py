@@ -4,7 +4,7 @@ Every version of a row is one row of the copy, with `begin` (its commit ts)
 and `end` (the commit ts of the version that replaced or deleted it, `INF`
 while it is the newest). Visibility at snapshot `s` is then a vector compare,
 `begin <= s < end`, with no key merge (the positional scheme of Kudu, HyPer
-and DuckDB; see ../shared/COLUMNAR.md):
+and DuckDB; see docs/architecture.md):
 
     tail  (Python lists, appended by apply)  --freeze-->  packs (numpy, frozen)
                                                           ^ end stamped in place
