@@ -26,6 +26,7 @@ from typing import Any, cast
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
 from . import inlists, manyvalues
@@ -46,6 +47,43 @@ _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark
 # NB: sqlglot files make_interval's named arguments under its own slots, losing their written
 # order; as a plain call they keep it (expr.namedargs puts them in place).
 _PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "MAKE_INTERVAL"}
+
+_PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
+_sqlglot_tokenize = _PG_TOKENIZER.tokenize
+_NAME_AFTER_DOT = re.compile(r"[A-Za-z_][A-Za-z_0-9$]*")
+_NOT_KEYWORDS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.STAR, TokenType.L_PAREN})
+_KEYWORD_FUNCTIONS = frozenset(_PG_PARSER.FUNCTIONS) | frozenset(_PG_PARSER.FUNCTION_PARSERS)
+
+
+def _tokenize_names_after_dots(self: Any, sql: str) -> list[Token]:
+    """sqlglot's tokens, with any keyword right after a `.` made a plain name.
+
+    In PostgreSQL's grammar what follows `name.` is a ColLabel, which every keyword is:
+    `s2.only`, `t.from` and `x.select` name a table or a column. sqlglot keeps such a word
+    its keyword token and then fails (`s2.only` was a syntax error). A keyword before `(`
+    stays one when sqlglot parses a function by that word (`pg_catalog.left(...)`);
+    `create table s2.only (...)` is a name.
+
+    >>> [t.token_type.name for t in _PG_TOKENIZER().tokenize("select s2.only.a")]
+    ['SELECT', 'VAR', 'DOT', 'VAR', 'DOT', 'VAR']
+    >>> [t.token_type.name for t in _PG_TOKENIZER().tokenize("select pg_catalog.left(b)")][3:5]
+    ['LEFT', 'L_PAREN']
+    """
+    tokens: list[Token] = _sqlglot_tokenize(self, sql)
+    if "." not in sql:
+        return tokens
+    last = len(tokens) - 1
+    for i in range(1, last + 1):
+        tok = tokens[i]
+        if (tokens[i - 1].token_type is TokenType.DOT and tok.token_type not in _NOT_KEYWORDS
+                and _NAME_AFTER_DOT.fullmatch(tok.text)
+                and (i == last or tokens[i + 1].token_type is not TokenType.L_PAREN
+                     or tok.text.upper() not in _KEYWORD_FUNCTIONS)):
+            tok.token_type = TokenType.VAR
+    return tokens
+
+
+_PG_TOKENIZER.tokenize = _tokenize_names_after_dots  # type: ignore[method-assign]
 
 _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 

@@ -423,6 +423,21 @@ select row_number() over (), count(*) over (), first_value(x) over (), lag(x) ov
 select x, every(x) over (), every(x) over (order by x), bool_or(x) over (order by x)
   from (values (true), (false), (null::boolean)) v(x) order by x;
 """,
+    # After `name.`, any keyword is a name (PostgreSQL's ColLabel): was a syntax error.
+    "keywords_after_dot": """
+create schema s2;
+create table s2.only (a int, "from" text);
+insert into s2.only values (1, 'a');
+select s2.only.a, o.from from s2.only o;
+select s2.only.a, s2.only.from from s2.only;
+select only.a from s2.only;
+select * from s2.only where s2.only.a = 1;
+create table s2.select (a int);
+insert into s2.select select a from s2.only;
+select s2.select.a, pg_catalog.left('abc', 2), pg_catalog.upper('q') from s2.select;
+drop table s2.only, s2.select;
+drop schema s2;
+""",
 }
 ASYNCPG = ["from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

@@ -198,9 +198,23 @@ select count(*) from trf4()
 select * from trf5()
 select * from trf6()
 select trf6(), (trf6()).b
+create function trf8(out z int) language sql as $$ select 5 $$
+create function trf9() returns table(q int) language sql as $$ select a from trf order by a $$
+select * from trf8()
+select * from trf8() w
+select trf8, trf8 + 1 from trf8()
+select w from trf9() w
+select * from trf9() w where w = 2
+select t, pg_typeof(t)::text, (t).b from trf1() t
+select t from trf6() t
+select q from trf1() as q(p, r)
+select t from trf1() with ordinality t
+select g from generate_series(1, 2) g(a)
+select g, pg_typeof(g) from unnest(array['a']) g(x)
+select w.q from trf9() w
 select proname::text, proretset, prorettype::regtype::text from pg_proc where proname::text like 'trf_' order by 1
 drop function trf3(int)
-drop function trf1, trf2, trf4, trf5, trf6
+drop function trf1, trf2, trf4, trf5, trf6, trf8, trf9
 drop table trf
 """.strip().splitlines()
 
@@ -208,8 +222,10 @@ drop table trf
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_sql_functions_returning_rows_match_pg15(binary, pg15, cumulo_server):
     """LANGUAGE sql functions RETURNS SETOF t / SETOF int / TABLE (...) / OUT parameters /
-    a table's row type, called in FROM and in the select list; then pg8000's view."""
-    drops = ["drop function if exists trf1, trf2, trf3, trf4, trf5, trf6, trf7",
+    a table's row type, called in FROM and in the select list; a FROM function's whole row
+    (t's row type, or the value itself for a scalar result; a single OUT or TABLE column
+    keeps its name); then pg8000's view."""
+    drops = ["drop function if exists trf1, trf2, trf3, trf4, trf5, trf6, trf7, trf8, trf9",
              "drop table if exists trf"]
     assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), FUNCTIONS, binary, drops=drops)
     if not binary:

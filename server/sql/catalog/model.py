@@ -197,6 +197,7 @@ class Function:
     retset: bool = False  # RETURNS SETOF / TABLE (proretset)
     out_names: tuple[str, ...] = ()  # a composite result's fields: OUT / TABLE columns, a
     out_types: tuple[int, ...] = ()  # table's row (`returns` is then its row type or record)
+    out_column: str = ""  # a single OUT or TABLE column's name (the column's name in FROM)
 
 
 @dataclass(frozen=True)

@@ -438,6 +438,12 @@ class Binder(SpecialForms):
                 if depth == 0 and self.scope.group_from is not None:
                     raise GroupingError(f'column "{rel}.*" must appear in the GROUP BY clause '
                                         "or be used in an aggregate function")
+                if len(idxs) == 1 and look.cols[idxs[0]].result_of == -1:
+                    c = look.cols[idxs[0]]  # NB: a scalar function's row is its value (PG)
+                    value = E("col", idxs[0], [], c.type, c.typmod, rel, c.fields) if depth == 0 \
+                        else self.column(c.name, rel, exp.column(c.name, rel))
+                    value.name = rel
+                    return value
                 rowtype = self._row_type([look.cols[i] for i in idxs])
                 if depth == 0:
                     refs = [E("col", i, [], look.cols[i].type, look.cols[i].typmod,
@@ -474,7 +480,15 @@ class Binder(SpecialForms):
 
     def _row_type(self, cols: list[Any]) -> int:
         """The pg_type OID of a table whose columns, all of them in order, are `cols` (0 for
-        anything else): PostgreSQL types such a whole row with the table's row type."""
+        anything else): PostgreSQL types such a whole row with the table's row type, and
+        so a FROM function's row when it returns one (`RETURNS SETOF t`)."""
+        results = {c.result_of for c in cols}
+        if len(results) == 1 and (result := results.pop()) > 0:
+            table = self.planner.catalog.table_by_oid(self.planner._row_type_rel(result))
+            if table is not None and table.reltype:
+                wholerow.register_row_array(table.reltype, table.array_type)
+                return table.reltype
+            return 0
         oids = {c.table_oid for c in cols}  # NB: plan.nodes.PCol
         if len(oids) != 1 or any(c.derived for c in cols):
             return 0

@@ -40,7 +40,8 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
     fields = tuple(zip(fn.out_names, fn.out_types, strict=True)) or None
     fd = FunctionDef(name, _impl(fn), fn.arg_types, fn.returns, strict=fn.strict,
                      volatile=True, needs_context=True,  # NB: never folded: its body reads data
-                     set_returning=fn.retset, out_columns=fields)
+                     set_returning=fn.retset, out_columns=fields,
+                     out_column=fn.out_column or None)
     t = T.RECORD if fields else fn.returns  # NB: RETURNS t: a record of t's row type
     rowtype = fn.returns if fields and fn.returns != T.RECORD else 0
     if rowtype:

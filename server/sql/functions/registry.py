@@ -36,6 +36,7 @@ class FunctionDef:
     set_returning: bool = False
     out_columns: tuple[tuple[str, int], ...] | None = None  # for set-returning functions
     oid: int = 0  # pg_proc.oid, for regproc
+    out_column: str | None = None  # a single OUT / TABLE column's name: its name in FROM
 
 
 FUNCTIONS: dict[str, list[FunctionDef]] = {}

@@ -580,10 +580,10 @@ class Planner:
         fd = e.data
         qual = alias or e.name
         if fd.out_columns:
-            cols = [N.PCol(n, t, qualifier=qual) for n, t in fd.out_columns]
+            cols = [N.PCol(n, t, qualifier=qual, result_of=e.rowtype) for n, t in fd.out_columns]
             multi = True
-        else:
-            cols = [N.PCol(alias or e.name, e.type, qualifier=qual)]
+        else:  # NB: a single OUT (TABLE) column keeps its name, as in PostgreSQL
+            cols = [N.PCol(fd.out_column or alias or e.name, e.type, qualifier=qual, result_of=-1)]
             multi = False
         if ordinality:
             oname = ord_name.name if isinstance(ord_name, exp.Identifier) else ORDINALITY

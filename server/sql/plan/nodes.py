@@ -33,6 +33,8 @@ class PCol:
     rowtype: int = 0  # a whole table row: the table's row type, sent instead of `record`
     derived: bool = False  # a SELECT's output (a subquery's row is a `record`, not a table's)
     nullable: bool = False  # on the null side of an outer join (its whole row may be NULL)
+    result_of: int = 0  # a FROM function's column: -1 its scalar result, else the row type of
+    # its `RETURNS t` / `SETOF t` result: what the function's whole row is (expr.binder)
 
 
 @dataclass(eq=False)

@@ -115,7 +115,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       (vol.group(1)[0].lower() if vol else "v"), strict is not None,
                       owner=old.owner if old is not None else current_role_oid(s),
                       acl=old.acl if old is not None else None, retset=shape.retset,
-                      out_names=shape.out_names, out_types=shape.out_types)
+                      out_names=shape.out_names, out_types=shape.out_types,
+                      out_column=shape.column)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
         return Result("CREATE FUNCTION")

@@ -10,6 +10,9 @@ the call's arguments; OUT / INOUT / TABLE ones are the result's fields.
 >>> shape = Shape.of(["n int", "out x int", "out y text"], None, "", lambda t: {"int": 23, "text": 25}[t], {})
 >>> shape.args, shape.returns, shape.retset, shape.out_names, shape.out_types
 ([('n', 23)], 2249, False, ('x', 'y'), (23, 25))
+>>> one = Shape.of(["out x int"], None, "", lambda t: {"int": 23}[t], {})
+>>> one.returns, one.out_names, one.column
+(23, (), 'x')
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Shape:
     retset: bool
     out_names: tuple[str, ...] = ()
     out_types: tuple[int, ...] = ()
+    column: str = ""  # a single OUT / TABLE column's name: the result column's name in FROM
 
     @staticmethod
     def of(params: Sequence[str], returns: str | None, form: str, type_of: Callable[[str], int],
@@ -66,8 +70,9 @@ class Shape:
         outs = [(n, t) for m, n, t in decl if m in ("OUT", "INOUT")]
         if form == "TABLE":
             cols = [parameter(c, type_of)[1:] for c in _columns(returns or "")]
-            return Shape(args, T.RECORD if len(cols) > 1 else cols[0][1], True,
-                         *_fields(cols if len(cols) > 1 else []))
+            if len(cols) == 1:
+                return Shape(args, cols[0][1], True, column=cols[0][0])
+            return Shape(args, T.RECORD, True, *_fields(cols))
         rtext = (returns or "").strip()
         row = tables.get(_ident(rtext)) if rtext else None
         if row is not None:
@@ -77,7 +82,9 @@ class Shape:
             if returns is not None and rtext.lower() != "record" and type_of(rtext) != ret:
                 raise SQLError(f"function result type must be {type_name(ret)} because of "
                                "OUT parameters", sqlstate="42P13")
-            return Shape(args, ret, form == "SETOF", *_fields(outs if len(outs) > 1 else []))
+            if len(outs) == 1:
+                return Shape(args, ret, form == "SETOF", column=outs[0][0])
+            return Shape(args, ret, form == "SETOF", *_fields(outs))
         if returns is None:
             raise SQLError("function result type must be specified", sqlstate="42P13")
         ret = T.VOID if rtext.lower() == "void" else type_of(rtext)
