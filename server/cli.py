@@ -345,6 +345,7 @@ async def _serve(args: argparse.Namespace) -> int:
         if args.cluster:
             from .cluster import zk as zk_mod
             from .cluster.catalogsync import CatalogSync
+            from .cluster.seqmarks import use_mastermind_sequences
 
             try:
                 zk = zk_mod.connect(args.cluster, session_timeout=args.zk_session_timeout)
@@ -364,6 +365,7 @@ async def _serve(args: argparse.Namespace) -> int:
         _warm_in_background()
         if args.cluster:  # DDL here reaches the other query engines before it returns
             CatalogSync(zk, engine.store)
+            use_mastermind_sequences(txn, engine.store)  # blocks of nextval from the leader
         # NB: KiVi keeps millions of long-lived tuples; without this, every young-generation
         # collection walks them all and inserts slow down as the data grows.
         gc.collect()

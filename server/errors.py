@@ -73,6 +73,8 @@ InvalidTextRepresentation = _error("InvalidTextRepresentation", "22P02", "Bad in
 InvalidBinaryRepresentation = _error("InvalidBinaryRepresentation", "22P03", "Bad binary input.")
 BadCopyFileFormat = _error("BadCopyFileFormat", "22P04", "Bad COPY data.")
 CharacterNotInRepertoire = _error("CharacterNotInRepertoire", "22021", "Invalid byte sequence.")
+SequenceGeneratorLimitExceeded = _error("SequenceGeneratorLimitExceeded", "2200H",
+                                        "A sequence reached its MAXVALUE or MINVALUE.")
 # Class 23: integrity constraint violation
 IntegrityConstraintViolation = _error("IntegrityConstraintViolation", "23000", "Integrity violation.")
 NotNullViolation = _error("NotNullViolation", "23502", "A NOT NULL column got a NULL.")

@@ -67,6 +67,7 @@ from .failover import recorded_dirs
 from .leaderclient import EPOCH, FENCE, KNOWN_LTMS, LEADER, LOCK, MM, STATE, Led, not_leader
 from .lease import LeaseGate
 from .mastermind import MasterMindService
+from .seqmarks import SequenceMarks
 from .services import FenceTs, LogRead
 from .zkmap import ZkRegionMap
 
@@ -277,6 +278,7 @@ class MasterMindRole:
         mm.snapshots = SnapshotServer(old_bound)
         term.save(old_bound + WINDOW, old_bound)
         mm.reserve = lambda upto: term.reserve(upto, mm.snapshots.snapshot)
+        mm.sequences = SequenceMarks.in_zookeeper(term)  # continues above the old term's marks
         mm.gc_hold_until = time.monotonic() + 3.0  # NB: the engines report every second
         # NB: an engine of the old term that dies is released as committed up to its bound
         ltms = term.known_ltms | set(self.zk.get_children(zk_mod.LTMS) if

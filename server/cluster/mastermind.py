@@ -58,6 +58,8 @@ from ..txn.sequencer import CommitSequencer, Recovered
 from ..txn.snapshot import Advanced, SnapshotServer
 from .placer import MoveRegion, Placer, SplitAt
 from .reaper import LtmBatches
+from .seqmarks import MESSAGES as SEQ_MESSAGES
+from .seqmarks import SequenceMarks
 from .services import ltm_of
 
 
@@ -135,6 +137,8 @@ class MasterMindService:
         self.reserve: Callable[[int], None] | None = None
         # NB: a new leader has no low water reports yet: it gives no GC mark until then
         self.gc_hold_until = 0.0
+        # the sequences' marks (`cluster.seqmarks`); a leader persists them in ZooKeeper
+        self.sequences = SequenceMarks()
 
     @staticmethod
     def offload(msg: Any) -> bool:
@@ -142,7 +146,8 @@ class MasterMindService:
         wait (timeout 0: `RemoteSnapshots.refresh`, one per transaction start) is answered
         inline: a thread-pool hop cost the MasterMind more CPU than the answer."""
         kind = type(msg)
-        return kind is SplitAt or kind is MoveRegion or (kind is PollSnapshot and msg.timeout > 0)
+        return (kind is SplitAt or kind is MoveRegion or kind in SEQ_MESSAGES
+                or (kind is PollSnapshot and msg.timeout > 0))
 
     def handle(self, msg: Any) -> Any:
         """Runs one message: sequencer and snapshot messages answer with their outputs."""
@@ -155,6 +160,8 @@ class MasterMindService:
             if self.placer is None:
                 raise FeatureNotSupported("this MasterMind runs without ZooKeeper: no placement")
             return self.placer.handle(msg)
+        if type(msg) in SEQ_MESSAGES:  # NB: off the event loop: it may write ZooKeeper
+            return self.sequences.handle(msg)
         if type(msg) is WaitEdge:
             if self.graph.would_deadlock(msg.waiter, msg.holder):
                 return True

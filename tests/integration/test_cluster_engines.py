@@ -5,14 +5,22 @@ manager, logger and two `cumulo serve --cluster` processes), reached with psycop
 DDL on one engine is visible on the other as soon as it returns, a sequence never
 hands out one value twice (also after an engine restarts), and a write-write conflict
 across engines fails one of them with 40001.
+
+Sequences come from the MasterMind in blocks (`cluster.seqmarks`): a script over both
+engines gives what two PostgreSQL 15 sessions give (INCREMENT, MAXVALUE and its 2200H,
+CYCLE, descending, CACHE blocks per engine as per session, setval, ALTER ... RESTART),
+and the marks are in ZooKeeper, where a new MasterMind leader finds them.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 
 import psycopg
 import pytest
+from kazoo.client import KazooClient
 
 from tests.integration.test_cluster_launcher import cluster_dir, cumulo  # noqa: F401
 from tests.server_process import engine_port
@@ -32,8 +40,66 @@ def two_engines(cluster_dir):  # noqa: F811
     return port, port + 1
 
 
-def test_ddl_sequences_and_conflicts_across_engines(two_engines):
+# (session, statement): run on engines a and b, and on two PostgreSQL 15 sessions
+SEQUENCE_SCRIPT = [
+    ("a", "CREATE SEQUENCE q1 INCREMENT BY 5 MAXVALUE 30"),
+    *[("a", "SELECT nextval('q1')")] * 7,  # the 7th: 2200H
+    ("b", "SELECT nextval('q1')"),
+    ("a", "CREATE SEQUENCE q2 MINVALUE 1 MAXVALUE 3 CYCLE"),
+    *[("a", "SELECT nextval('q2')")] * 5,
+    ("a", "CREATE SEQUENCE q3 INCREMENT BY -2"),
+    ("a", "SELECT nextval('q3')"), ("a", "SELECT nextval('q3')"),
+    ("a", "SELECT setval('q3', -100)"),
+    ("b", "SELECT nextval('q3')"), ("b", "SELECT nextval('q3')"),
+    ("a", "CREATE SEQUENCE q4 CACHE 50"),
+    ("a", "SELECT nextval('q4')"), ("b", "SELECT nextval('q4')"),  # b's block: 51..100
+    ("b", "SELECT setval('q4', 1000, false)"), ("b", "SELECT nextval('q4')"),
+    ("a", "SELECT nextval('q4')"), ("b", "SELECT nextval('q4')"),  # a's block, b's 1001
+    ("a", "CREATE SEQUENCE q6"), ("a", "SELECT nextval('q6')"),
+    ("a", "ALTER SEQUENCE q6 RESTART WITH 7"),
+    ("a", "SELECT nextval('q6')"), ("b", "SELECT nextval('q6')"),
+    ("a", "CREATE SEQUENCE q5 MAXVALUE 3"),
+    ("b", "SELECT nextval('q5')"), ("b", "SELECT nextval('q5')"), ("b", "SELECT nextval('q5')"),
+    ("b", "SELECT nextval('q5')"),
+]
+
+
+def _run_script(a: psycopg.Connection, b: psycopg.Connection) -> list[object]:
+    out: list[object] = []
+    for who, sql in SEQUENCE_SCRIPT:
+        try:
+            cur = (a if who == "a" else b).execute(sql)
+            out.append(cur.fetchall() if cur.description else cur.statusmessage)
+        except psycopg.Error as e:
+            out.append((e.sqlstate, str(e.diag.message_primary)))
+    return out
+
+
+def _sequences_match_two_pg15_sessions(p1: int, p2: int, d: str, pg15) -> None:
+    with _conn(p1) as a, _conn(p2) as b:
+        got = _run_script(a, b)
+        oids = [r[0] for r in a.execute(
+            "SELECT oid FROM pg_class WHERE relkind = 'S' ORDER BY relname").fetchall()]
+    with psycopg.connect(pg15.dsn(), autocommit=True) as a, \
+            psycopg.connect(pg15.dsn(), autocommit=True) as b:
+        want = _run_script(a, b)
+    assert got == want
+    assert ("2200H", 'nextval: reached maximum value of sequence "q1" (30)') in got
+    # The MasterMind keeps the marks in ZooKeeper (a new leader continues above them).
+    with open(os.path.join(d, "cluster.json")) as f:
+        zk = KazooClient(hosts=json.load(f)["zk"])
+    zk.start(timeout=30)
+    try:
+        marks = {int(c): int(zk.get(f"/cumulo/mastermind/seqs/{c}")[0])
+                 for c in zk.get_children("/cumulo/mastermind/seqs")}
+    finally:
+        zk.stop()
+    assert set(oids) <= set(marks), (oids, marks)
+
+
+def test_ddl_sequences_and_conflicts_across_engines(two_engines, cluster_dir, pg15):  # noqa: F811
     p1, p2 = two_engines
+    _sequences_match_two_pg15_sessions(p1, p2, cluster_dir, pg15)
     with _conn(p1) as a, _conn(p2) as b:
         # The other engine has already read this catalog: its cached copy must not win.
         assert b.execute("SELECT count(*) FROM pg_class WHERE relname = 't'").fetchone() == (0,)

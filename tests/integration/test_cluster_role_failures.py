@@ -32,7 +32,9 @@ outcome), and the open transaction's COMMIT failed with 40001.
 3. a batch of timestamps whose reply is lost is handed again to the retry, not leaked
    (`_lost_batch_reply`).
 
-The same lost-update check runs throughout, with the same rule for errors. The time
+The same lost-update check runs throughout, with the same rule for errors, and each
+engine draws `nextval` of two sequences (CACHE 1 and 10) throughout: the MasterMind hands
+out their blocks, and no value comes out twice across the three leaders. The time
 from each fault to the first increment acknowledged after it is printed, not asserted.
 
 **A logger down during a takeover** (`test_a_logger_down_during_a_takeover_keeps_its_commits`):
@@ -138,6 +140,44 @@ class Increments(threading.Thread):
                 self.acked_at.append(time.monotonic())
         finally:
             c.close()
+
+
+class Draws(threading.Thread):
+    """`nextval` of two sequences (CACHE 1: a MasterMind round trip each; CACHE 10: blocks)
+    in a loop; retryable errors are retried, any other ends the thread."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.values: tuple[list[int], list[int]] = ([], [])
+        self.errors: list[str] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=cumulo dbname=cumulo",
+                             autocommit=True) as c:
+            while not self.stop.is_set():
+                try:
+                    a, b = c.execute("SELECT nextval('mm_s1'), nextval('mm_s10')").fetchone()
+                except psycopg.Error as e:
+                    if e.sqlstate in RETRYABLE:
+                        time.sleep(0.05)
+                        continue
+                    self.errors.append(f"{e.sqlstate} {e}")
+                    return
+                self.values[0].append(a)
+                self.values[1].append(b)
+
+
+def _no_value_twice(draws: list[Draws]) -> int:
+    """Every value was handed out once, in increasing order per engine; returns how many."""
+    assert [d.errors for d in draws] == [[]] * len(draws)
+    for i in (0, 1):
+        every = [v for d in draws for v in d.values[i]]
+        assert len(every) == len(set(every)), sorted(every)
+        for d in draws:
+            assert d.values[i] == sorted(d.values[i])
+    return sum(len(d.values[0]) for d in draws)
 
 
 def _tally(workers: list[Increments], port: int) -> tuple[int, int, dict[str, int]]:
@@ -296,13 +336,16 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
         c.execute("INSERT INTO mm_counter VALUES (1, 0)")
         c.execute("CREATE TABLE dl (id int PRIMARY KEY, n int NOT NULL)")
         c.execute("INSERT INTO dl VALUES (1, 0), (2, 0)")
+        c.execute("CREATE SEQUENCE mm_s1")
+        c.execute("CREATE SEQUENCE mm_s10 CACHE 10")
     # A deadlock that closes across the failover: a (engine 0) holds row 1 and waits for
     # row 2, which b (engine 1) holds; once the new leader leads, b asks for row 1.
     a, b = _locker(e0, 1), _locker(e1, 2)
     a_waits, b_waits = LockStep(a, 2), LockStep(b, 1)
     workers = [Increments(e0, "psycopg", "mm_counter"), Increments(e0, "psycopg", "mm_counter"),
                Increments(e1, "pg8000", "mm_counter")]
-    for w in workers:
+    draws = [Draws(e0), Draws(e1)]  # sequences from the MasterMind, never a value twice
+    for w in [*workers, *draws]:
         w.start()
 
     def progress(after: float, what: str) -> None:
@@ -312,6 +355,7 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
 
     try:
         wait_for(lambda: all(w.acked >= 10 for w in workers), "increments from every client")
+        wait_for(lambda: all(len(x.values[0]) >= 10 or x.errors for x in draws), "nextvals")
         procs = cluster_procs(d)
         first = _leader(zk)
         leader = next(n for n, p in procs.items() if p["kind"] == "mastermind"
@@ -398,15 +442,20 @@ def test_the_mastermind_fails_over_and_a_deposed_one_is_fenced(supervised):
                                                                          strict=True)),
                  "more increments after the deposed leader resumed")
         _lost_batch_reply(_leader(zk))
+        drawn = [len(x.values[0]) for x in draws]
+        wait_for(lambda: all(len(x.values[0]) >= n + 5 or x.errors for x, n in
+                             zip(draws, drawn, strict=True)), "nextvals from the third leader")
     finally:
-        stop_workers(workers)
+        stop_workers([*workers, *draws])
         zk.stop()
         a.close()
         b.close()
+    nextvals = _no_value_twice(draws)
     acked, unknown, retried = _tally(workers, e1)
     print(f"MasterMind SIGKILL -> first increment acknowledged: {kill_back:.2f} s; SIGSTOP -> "
           f"{pause_back:.2f} s (session timeout 2 s); {acked} increments acknowledged, "
-          f"{unknown} unknown, retries by SQLSTATE: {retried}")
+          f"{unknown} unknown, retries by SQLSTATE: {retried}; {nextvals} nextval pairs "
+          "from both engines, none twice")
 
 
 def test_a_logger_down_during_a_takeover_keeps_its_commits(supervised):

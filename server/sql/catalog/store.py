@@ -38,7 +38,7 @@ from typing import Any
 import msgpack
 
 from ... import waits
-from ...errors import ObjectNotInPrerequisiteState, SerializationFailure
+from ...errors import SequenceGeneratorLimitExceeded, SerializationFailure
 from ...kivi.keycodec import encode_key
 from ...txn.api import RetryStatement, ScanSpec
 from . import statstore
@@ -136,6 +136,8 @@ class CatalogStore:
         self.min_ts = 0
         self._version_lock = threading.Lock()  # NB: not `_lock`: a ZooKeeper thread takes it
         self.publish: Callable[[int], None] | None = None  # tells the other engines (cluster)
+        # cluster mode: the MasterMind keeps the sequences' marks (`cluster.seqmarks`)
+        self.seq_marks: Any = None
 
     # -- reading -------------------------------------------------------------
 
@@ -310,11 +312,15 @@ class CatalogStore:
     def _seq_state(self, seq: Sequence) -> list[int]:
         st = self._seq.get(seq.oid)
         if st is None:
-            txn = self.tm.begin(read_only=True)
-            try:
-                row = txn.get(COUNTER_SPACE, [encode_key(("seq", seq.oid))])[0]
-            finally:
-                txn.abort()
+            if self.seq_marks is not None:
+                mark = self.seq_marks.peek(seq.oid)
+                row = None if mark is None else (mark,)
+            else:
+                txn = self.tm.begin(read_only=True)
+                try:
+                    row = txn.get(COUNTER_SPACE, [encode_key(("seq", seq.oid))])[0]
+                finally:
+                    txn.abort()
             if row is None:
                 st = [seq.start, seq.start - seq.increment, 0]  # nothing handed out yet
             else:
@@ -331,7 +337,7 @@ class CatalogStore:
                 if not seq.cycle:
                     bound = "maximum" if v > seq.max_value else "minimum"
                     limit = seq.max_value if v > seq.max_value else seq.min_value
-                    raise ObjectNotInPrerequisiteState(
+                    raise SequenceGeneratorLimitExceeded(
                         f'nextval: reached {bound} value of sequence "{seq.name}" ({limit})'
                     )
                 v = seq.min_value if seq.increment > 0 else seq.max_value
@@ -347,9 +353,11 @@ class CatalogStore:
         The block starts at v or just above the stored high-water mark, whichever is
         further: another query engine (or this one before a restart) may have reserved
         blocks since this engine's last one. The read and the write are one transaction,
-        so two engines reserving at once conflict and one retries above the other.
+        so two engines reserving at once conflict and one retries above the other. (With a
+        MasterMind, it reserves: `cluster.seqmarks`.)
         """
         inc = seq.increment
+        block = self._seq_block(seq)
         for wrapped in (False, True):
             first = [v]
 
@@ -359,19 +367,29 @@ class CatalogStore:
                 if old is not None and not wrapped:
                     start = max(v, old + inc) if inc > 0 else min(v, old + inc)
                 first[0] = start
-                return start + inc * (SEQ_BLOCK - 1)
+                return start + inc * (block - 1)
 
-            hw = self._autonomous(("seq", seq.oid), update)
+            if self.seq_marks is not None:
+                first[0], hw = self.seq_marks.reserve(seq, v, block, wrapped)
+            else:
+                hw = self._autonomous(("seq", seq.oid), update)
             if seq.min_value <= first[0] <= seq.max_value or not seq.cycle:
                 break
             v = seq.min_value if inc > 0 else seq.max_value  # CYCLE: wrap, as a single engine
         if not seq.min_value <= first[0] <= seq.max_value:
             bound, limit = (("maximum", seq.max_value) if first[0] > seq.max_value
                             else ("minimum", seq.min_value))
-            raise ObjectNotInPrerequisiteState(
+            raise SequenceGeneratorLimitExceeded(
                 f'nextval: reached {bound} value of sequence "{seq.name}" ({limit})')
         st[1] = hw
         return first[0]
+
+    def _seq_block(self, seq: Sequence) -> int:
+        """Values per reservation. In cluster mode, the sequence's CACHE, as a PostgreSQL
+        session's: each engine's block comes from the MasterMind, so with CACHE 1 values
+        are handed out across engines in the order PostgreSQL's sessions get them. One
+        engine alone shares one block among its sessions: no order to keep across them."""
+        return seq.cache if self.seq_marks is not None else max(SEQ_BLOCK, seq.cache)
 
     def reserve_sequence(self, seq: Sequence, n: int) -> None:
         """Reserves the sequence's next n values with one write of its high-water mark, when
@@ -379,7 +397,7 @@ class CatalogStore:
         block, that cost one durable commit per SEQ_BLOCK rows). Values handed out are the
         same as without it; only a restart skips more of them (what was reserved, unused)."""
         inc = seq.increment
-        if n <= SEQ_BLOCK:
+        if n <= self._seq_block(seq):
             return
         with self._lock:
             st = self._seq_state(seq)
@@ -394,7 +412,11 @@ class CatalogStore:
                 mine = (fresh if old is None else old) == hw  # nobody reserved past us
                 return last if mine else (fresh if old is None else old)
 
-            if self._autonomous(("seq", seq.oid), update) == last:
+            if self.seq_marks is not None:
+                new = self.seq_marks.extend(seq, hw, fresh, last)
+            else:
+                new = self._autonomous(("seq", seq.oid), update)
+            if new == last:
                 st[1] = last
 
     def sequence_mark(self, seq: Sequence) -> tuple[int, int]:
@@ -420,7 +442,10 @@ class CatalogStore:
             st = self._seq_state(seq)
             st[0], st[2] = value, int(is_called)
             hw = value if is_called else value - seq.increment
-            self._autonomous(("seq", seq.oid), lambda _old: hw)
+            if self.seq_marks is not None:
+                self.seq_marks.set(seq, hw)
+            else:
+                self._autonomous(("seq", seq.oid), lambda _old: hw)
             st[1] = hw
             return value
 
