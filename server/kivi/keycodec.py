@@ -22,17 +22,27 @@ other end).
     0x32  time                  8 bytes, microseconds since midnight
     0x33  datetime (naive)      8 bytes, microseconds since 0001-01-01, + 2**63
     0x34  datetime (aware)      the same, after conversion to UTC
-                                ('-infinity' and 'infinity' of date and timestamp[tz],
-                                `pgtypes.infdate`, take the places just outside the real
-                                range: ordinal 0 and one past date.max's, -1us and one
-                                past datetime.max's)
+                                (keys written before far dates existed put '-infinity'
+                                and 'infinity' of date and timestamp[tz] just outside
+                                the real range: ordinal 0 and one past date.max's, -1us
+                                and one past datetime.max's; they still decode so)
     0x35  timedelta             total microseconds, encoded as an int element (an
                                 interval's span, months as 30 days: interval_cmp's order,
                                 so '1 mon' and '30 days' are one key, as in a PG index)
     0x36  uuid                  16 bytes
     0x37  time with time zone   8 bytes, UTC microseconds + 2**63 (may leave 0..24h), then
                                 4 bytes, -offset + 2**31 (PostgreSQL's timetz order)
+    0x22 / 0x39                 date '-infinity' / 'infinity' (no body)
+    0x23 / 0x38                 date before 0001-01-01 / after 9999-12-31
+                                (`pgtypes.fardate`): 4 bytes, days since 2000-01-01 + 2**31
+    0x24, 0x25 / 0x3a, 0x3b     timestamp: '-infinity', before year 1 / after 9999,
+                                'infinity'; far ones 8 bytes, µs since 2000-01-01 + 2**63
+    0x26, 0x27 / 0x3c, 0x3d     timestamptz: the same, in UTC
     0xff  NULL                  (none): after every value, as ASC NULLS LAST
+
+A column's values share a type, so only the tags of one type meet at a position,
+and each type's tags are in its SQL order: -infinity, values before Python's
+year 1, the ordinary values, values after 9999, infinity.
 
 Each SQL column has one type, so values of different types never meet at the
 same position of two keys; the SQL layer coerces constants to the column's type
@@ -55,7 +65,18 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import FeatureNotSupported
-from ..pgtypes.infdate import DATE_INF, DATE_NEG_INF, InfiniteDate, InfiniteTimestamp, time_of_us
+from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us, utc_us_of
+from ..pgtypes.infdate import (
+    DATE_INF,
+    DATE_NEG_INF,
+    TS_INF,
+    TS_NEG_INF,
+    TSTZ_INF,
+    TSTZ_NEG_INF,
+    InfiniteDate,
+    InfiniteTimestamp,
+    time_of_us,
+)
 from ..pgtypes.interval import Interval
 
 __all__ = ["encode_key", "decode_key", "encode_key_desc", "prefix_upper_bound", "successor"]
@@ -79,6 +100,11 @@ _TSTZ_EPOCH = _dt.datetime(1, 1, 1, tzinfo=_dt.UTC)
 _US = _dt.timedelta(microseconds=1)
 _TS_MAX = (_dt.datetime.max - _TS_EPOCH) // _US
 _DATE_MAX = _dt.date.max.toordinal()
+_BIAS32 = 1 << 31
+# naive / aware: -infinity, before year 1, after 9999, +infinity (one byte each)
+_FAR_TS_TAGS = ((b"\x24", b"\x25", b"\x3a", b"\x3b"), (b"\x26", b"\x27", b"\x3c", b"\x3d"))
+_FAR_DECODE: dict[int, Any] = {0x22: DATE_NEG_INF, 0x39: DATE_INF, 0x24: TS_NEG_INF,
+                               0x3b: TS_INF, 0x26: TSTZ_NEG_INF, 0x3d: TSTZ_INF}
 
 # Decimal classes, in SQL order.
 _D_NEG_INF, _D_NEG, _D_ZERO, _D_POS, _D_POS_INF, _D_NAN = 1, 2, 3, 4, 5, 6
@@ -151,7 +177,9 @@ def _enc_bool(v: bool) -> bytes:
 
 def _enc_date(v: _dt.date) -> bytes:
     if type(v) is InfiniteDate:
-        return b"\x31" + (_DATE_MAX + 1 if v.sign > 0 else 0).to_bytes(4, "big")
+        return b"\x39" if v.sign > 0 else b"\x22"
+    if type(v) is FarDate:
+        return (b"\x38" if v.days > 0 else b"\x23") + (v.days + _BIAS32).to_bytes(4, "big")
     return b"\x31" + v.toordinal().to_bytes(4, "big")
 
 
@@ -170,8 +198,11 @@ def _enc_time(v: _dt.time) -> bytes:
 
 def _enc_datetime(v: _dt.datetime) -> bytes:
     if type(v) is InfiniteTimestamp:
-        return (b"\x33" if v.tzinfo is None else b"\x34") + \
-            _pack_q((_TS_MAX + 1 if v.sign > 0 else -1) + _BIAS)
+        return _FAR_TS_TAGS[v.tzinfo is not None][3 if v.sign > 0 else 0]
+    if type(v) is FarTimestamp:
+        aware = v.tzinfo is not None
+        us = utc_us_of(v) if aware else v.us
+        return _FAR_TS_TAGS[aware][2 if us > 0 else 1] + _pack_q(us + _BIAS)
     if v.tzinfo is None:
         return b"\x33" + _pack_q((v - _TS_EPOCH) // _US + _BIAS)
     return b"\x34" + _pack_q((v - _TSTZ_EPOCH) // _US + _BIAS)
@@ -332,6 +363,13 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
         return us * _US, pos
     if tag == _UUID:
         return uuid.UUID(bytes=bytes(buf[pos : pos + 16])), pos + 16
+    if tag in _FAR_DECODE:
+        return _FAR_DECODE[tag], pos
+    if tag == 0x23 or tag == 0x38:
+        return date_of_days(int.from_bytes(buf[pos : pos + 4], "big") - _BIAS32), pos + 4
+    if tag in (0x25, 0x3A, 0x27, 0x3C):
+        return ts_of_us(_unpack_q(buf, pos)[0] - _BIAS, None if tag in (0x25, 0x3A) else _dt.UTC), \
+            pos + 8
     if tag == _INT_POS_BIG:
         n = buf[pos]
         return int.from_bytes(buf[pos + 1 : pos + 1 + n], "big"), pos + 1 + n

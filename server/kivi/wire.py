@@ -22,6 +22,9 @@ may hold travels as an ext type:
                               23:59:59.999999: code 4 with those microseconds is how
                               'infinity' and '-infinity' (`pgtypes.infdate`) were always
                               written, so logs and checkpoints from before keep reading so
+    14    date BC or after 9999   days since 2000-01-01 (`pgtypes.fardate.FarDate`)
+    15    timestamp BC or after   [microseconds since 2000-01-01 (local), offset seconds | nil]
+          9999                  (`pgtypes.fardate.FarTimestamp`)
 
 Rows are tuples and array values inside them are lists. Packing every row as a
 tuple ext would cost a nested `packb` per row, so the row-carrying fields of
@@ -41,6 +44,7 @@ from typing import Any
 
 import msgpack
 
+from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us
 from ..pgtypes.infdate import (
     DATE_INF,
     DATE_NEG_INF,
@@ -57,6 +61,7 @@ from . import api
 EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
 EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
 EXT_RANGE, EXT_MULTIRANGE, EXT_DATETIME_EDGE = 11, 12, 13
+EXT_FAR_DATE, EXT_FAR_DATETIME = 14, 15
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -186,6 +191,10 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_MULTIRANGE, _pack([obj.oid, list(obj.ranges)]))
     if t is _BigInt:
         return msgpack.ExtType(EXT_BIGINT, str(obj.v).encode())
+    if t is FarDate:
+        return msgpack.ExtType(EXT_FAR_DATE, _pack(obj.days))
+    if t is FarTimestamp:
+        return msgpack.ExtType(EXT_FAR_DATETIME, _pack([obj.us, _offset(obj)]))
     if t in _FIELDS:
         return msgpack.ExtType(EXT_MESSAGE, _pack([t.__name__, *_fields_out(obj)]))
     # Subclasses (IntEnum, OrderedDict...; strict_types sends them here) travel as their base
@@ -248,6 +257,11 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return MultiRange(oid, tuple(items))
     if code == EXT_BIGINT:
         return int(data.decode())
+    if code == EXT_FAR_DATE:
+        return date_of_days(_unpack(data))
+    if code == EXT_FAR_DATETIME:
+        us, off = _unpack(data)
+        return ts_of_us(us, _tz(off))
     return msgpack.ExtType(code, data)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import bits, geometry, multiranges, network, ranges, records
 from . import oids as T
+from .fardate import FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from .infdate import (
     DATE_INF,
     DATE_NEG_INF,
@@ -147,7 +148,7 @@ def decode_numeric(data: bytes) -> Decimal:
 def _enc_date(v: dt.date) -> bytes:
     if isinstance(v, InfiniteDate):  # DATEVAL_NOEND / DATEVAL_NOBEGIN
         return _I.pack(2**31 - 1 if v.sign > 0 else -(2**31))
-    return _I.pack(v.toordinal() - EPOCH_ORDINAL)
+    return _I.pack(v.toordinal() - EPOCH_ORDINAL)  # NB: FarDate's toordinal counts its days
 
 
 def _dec_date(b: bytes) -> dt.date:
@@ -156,8 +157,8 @@ def _dec_date(b: bytes) -> dt.date:
         return DATE_INF if n > 0 else DATE_NEG_INF
     try:
         return dt.date.fromordinal(n + EPOCH_ORDINAL)
-    except (ValueError, OverflowError):
-        raise DatetimeFieldOverflow("date out of range") from None
+    except (ValueError, OverflowError):  # BC or after 9999 (pgtypes.fardate)
+        return date_of_days(n)
 
 
 def _time_us(v: dt.time) -> int:
@@ -192,6 +193,8 @@ def _dec_timetz(b: bytes) -> dt.time:
 def _enc_timestamp(v: dt.datetime) -> bytes:
     if type(v) is InfiniteTimestamp:  # PostgreSQL's DT_NOEND / DT_NOBEGIN
         return _Q.pack(_INF_TS[0] if v.sign > 0 else _INF_TS[1])
+    if type(v) is FarTimestamp:
+        return _Q.pack(v.us if v.tzinfo is None else utc_us_of(v))
     if v.tzinfo is not None:
         v = v.astimezone(dt.UTC).replace(tzinfo=None)
     d = v - EPOCH
@@ -201,7 +204,7 @@ def _enc_timestamp(v: dt.datetime) -> bytes:
 def _enc_timestamptz(v: dt.datetime) -> bytes:
     if v.tzinfo is None:
         v = v.replace(tzinfo=dt.UTC)
-    if type(v) is InfiniteTimestamp:
+    if type(v) is InfiniteTimestamp or type(v) is FarTimestamp:
         return _enc_timestamp(v)
     d = v - EPOCH_TZ
     return _Q.pack((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds)
@@ -220,8 +223,8 @@ def _dec_timestamp(b: bytes) -> dt.datetime:
         return TS_INF if us > 0 else TS_NEG_INF
     try:
         return _FROM_EPOCH(_TIMEDELTA(0, 0, us))
-    except OverflowError:
-        raise DatetimeFieldOverflow("timestamp out of range") from None
+    except OverflowError:  # BC or after 9999 (pgtypes.fardate)
+        return ts_of_us(us)
 
 
 def _dec_timestamptz(b: bytes) -> dt.datetime:

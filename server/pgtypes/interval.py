@@ -38,6 +38,7 @@ from typing import Any
 
 from ..errors import DatetimeFieldOverflow, DivisionByZero, SQLError
 from . import zones
+from .fardate import FarTimestamp, days_in_month, ts_of_fields, ts_of_us, us_of, utc_us_of
 from .infdate import InfiniteTimestamp
 
 USECS_PER_DAY = 86_400_000_000
@@ -206,8 +207,10 @@ def add_months(d: dt.datetime, months: int) -> dt.datetime:
         return d
     m = d.year * 12 + d.month - 1 + months
     year, month = divmod(m, 12)
-    if not 1 <= year <= 9999:
-        raise_ts_overflow()
+    if not 1 <= year <= 9999 or type(d) is FarTimestamp:  # BC or after 9999: pgtypes.fardate
+        day = min(d.day, days_in_month(year, month + 1))
+        tod = ((d.hour * 60 + d.minute) * 60 + d.second) * USECS_PER_SEC + d.microsecond
+        return ts_of_fields(year, month + 1, day, tod, d.tzinfo)
     day = min(d.day, calendar.monthrange(year, month + 1)[1])
     return d.replace(year=year, month=month + 1, day=day)
 
@@ -242,9 +245,20 @@ def add_to_timestamp(ts: dt.datetime, iv: dt.timedelta, zone: dt.tzinfo | None =
                 wall = wall + dt.timedelta(days=v.day)
             ts = zones.to_utc(wall, z)
         return ts + dt.timedelta(microseconds=v.time) if v.time else ts
-    except OverflowError:
-        raise_ts_overflow()
-        raise
+    except OverflowError:  # past year 1 or 9999 on the way: the same steps on PG's integers
+        return _far_add(ts, v, zone)
+
+
+def _far_add(ts: dt.datetime, v: Interval, zone: dt.tzinfo | None) -> dt.datetime:
+    """add_to_timestamp for a result (or a step) outside Python's years (`pgtypes.fardate`);
+    22008 past PostgreSQL's range."""
+    if ts.tzinfo is None:
+        return ts_of_us(us_of(add_months(ts, v.months)) + v.day * USECS_PER_DAY + v.time)
+    if v.months or v.day:
+        z = zone if zone is not None else zones.session_zone()
+        wall = add_months(zones.wall_clock(ts, z).replace(tzinfo=None), v.months)
+        ts = zones.to_utc(ts_of_us(us_of(wall) + v.day * USECS_PER_DAY), z)
+    return ts_of_us(utc_us_of(ts) + v.time, dt.UTC)
 
 
 def time_of_day(us: int) -> dt.time:

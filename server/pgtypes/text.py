@@ -46,6 +46,7 @@ from . import bits, dateparse, geometry, multiranges, network, ranges, records, 
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
+from .fardate import FarDate, FarTimestamp, date_of_days, days_of_ymd, ts_of_us
 from .infdate import (
     TIME_24,
     TS_INF,
@@ -177,7 +178,7 @@ def _offset(off: dt.timedelta | None) -> str:
 
 
 def _date(v: dt.date) -> str:
-    if isinstance(v, InfiniteDate):
+    if isinstance(v, InfiniteDate | FarDate):  # PostgreSQL's text of both (infdate, fardate)
         return str(v)
     return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
 
@@ -192,6 +193,8 @@ def infinite(v: dt.datetime) -> str | None:
 
 
 def _timestamp_out(v: dt.datetime) -> str:
+    if type(v) is FarTimestamp:  # BC or after 9999 (pgtypes.fardate)
+        return str(v)
     if v.year in (1, 9999):
         inf = infinite(v)
         if inf:
@@ -206,13 +209,17 @@ def _timetz(v: dt.time) -> str:
 
 def format_timestamptz(v: dt.datetime, tz: dt.tzinfo) -> str:
     """Formats a timestamptz on the clocks of `tz`: `2024-03-31 03:30:00+02`, `-00:14:44`."""
-    if v.year in (1, 9999):
+    if v.year in (1, 9999) or type(v) is FarTimestamp:
         inf = infinite(v)
         if inf:
             return inf
-    if v.tzinfo is None:
-        v = v.replace(tzinfo=UTC)
-    w = v.astimezone(tz) if v.tzinfo is not tz else v
+        w = zones.to_local(v, tz)  # NB: may cross into BC or past 9999 (pgtypes.fardate)
+        if type(w) is FarTimestamp:
+            return str(w)
+    elif v.tzinfo is None:
+        w = v.replace(tzinfo=UTC).astimezone(tz)
+    else:
+        w = v.astimezone(tz) if v.tzinfo is not tz else v
     s = w.isoformat(" ")  # NB: C speed; then PostgreSQL's trimming of fraction and offset
     if w.microsecond:
         head, rest = s[:26].rstrip("0"), s[26:]
@@ -239,7 +246,7 @@ def _styled(style: str, order: str) -> tuple[Encoder, Encoder, Callable[[Any], E
     dmy = order == "DMY"
 
     def date(v: dt.date) -> str:
-        if isinstance(v, InfiniteDate):
+        if isinstance(v, InfiniteDate | FarDate):
             return str(v)
         d, m, y = f"{v.day:02d}", f"{v.month:02d}", f"{v.year:04d}"
         if style == "German":
@@ -583,6 +590,7 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
     m = _TS_RE.fullmatch(s)
     if m and m.group(8) and m.group(8).lower() in ("am", "pm"):  # a 12-hour clock, not a zone
         m = None
+    bc = False
     if not m:
         word = s.strip().lower()
         if word in ("epoch", "now", "infinity", "-infinity", "+infinity") or word in _SPECIAL_DAYS:
@@ -595,25 +603,58 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
                 f'"{s}"') from None
         except (ValueError, OverflowError):
             raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
-        era = "BC" if bc else None
+        if bc:  # BC: a far timestamp (pgtypes.fardate), year 1 BC being year 0
+            v = _far_ts(s, 1 - v.year, v.month, v.day, _day_us(s, v.hour, v.minute, v.second,
+                                                                v.microsecond))
     else:
         y, mo, d, hh, mi, ss, frac, z, era = m.groups()
         if z and not era and z.upper() in ("AD", "BC"):
             z, era = None, z
-        try:
-            v = clock(dt.datetime(int(y), int(mo), int(d)), int(hh or 0), int(mi or 0),
-                      int(ss or 0), _us(frac))
-        except (ValueError, OverflowError):
-            raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
-    if era and era.upper() == "BC":
-        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}" (BC dates are not '
-                                    "supported)")
+        year = int(y)
+        if year and ((era and era.upper() == "BC") or year > 9999):
+            year = 1 - year if era and era.upper() == "BC" else year
+            v = _far_ts(s, year, int(mo), int(d), _day_us(s, int(hh or 0), int(mi or 0),
+                                                          int(ss or 0), _us(frac)))
+        else:
+            try:
+                v = clock(dt.datetime(year, int(mo), int(d)), int(hh or 0), int(mi or 0),
+                          int(ss or 0), _us(frac))
+            except OverflowError:  # 24:00 of 9999-12-31: 10000-01-01, a far timestamp
+                v = _far_ts(s, year, int(mo), int(d), _day_us(s, int(hh or 0), int(mi or 0),
+                                                              int(ss or 0), _us(frac)))
+            except ValueError:
+                raise DatetimeFieldOverflow(
+                    f'date/time field value out of range: "{s}"') from None
     if oid == T.TIMESTAMP:
         if z and z[0].isalpha():
             _zone(z)  # an unknown zone is an error even where it is ignored
         return v  # NB: PostgreSQL ignores a zone given to timestamp without time zone
     zone = _zone(z)
     return zones.to_utc(v, timezone(tz) if zone is None else zone)
+
+
+def _day_us(s: str, hh: int, mi: int, ss: int, us: int) -> int:
+    """Microseconds into a day of a clock reading, with clock()'s 24:00:00 and leap second."""
+    if (hh == 24 and mi == 0 and ss == 0 and us == 0) or \
+            (0 <= hh < 24 and 0 <= mi < 60 and 0 <= ss <= 60):
+        return ((hh * 60 + mi) * 60 + ss) * 1_000_000 + us
+    raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"')
+
+
+def _far_days(s: str, y: int, mo: int, d: int) -> int:
+    """Days from 2000-01-01 of a BC date or one after 9999 (22008 if the fields are no date)."""
+    try:
+        return days_of_ymd(y, mo, d)
+    except ValueError:
+        raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
+
+
+def _far_ts(s: str, y: int, mo: int, d: int, day_us: int) -> dt.datetime:
+    """A timestamp BC or after 9999 (pgtypes.fardate), PostgreSQL's 22008 past its range."""
+    try:
+        return ts_of_us(_far_days(s, y, mo, d) * 86_400_000_000 + day_us)
+    except DatetimeFieldOverflow:
+        raise DatetimeFieldOverflow(f'timestamp out of range: "{s}"') from None
 
 
 # NB: PostgreSQL's input functions name these types so in their messages
@@ -626,6 +667,19 @@ def _date_in(s: str) -> dt.date:
         if word in INFINITE_DATES:
             return INFINITE_DATES[word]
         raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"')
+    m = _TS_RE.fullmatch(s)
+    if m and ((m.group(9) or m.group(8) or "").upper() == "BC" or len(m.group(1)) > 4):
+        y = int(m.group(1))  # BC or after 9999: a date's own range, wider than timestamp's
+        if y == 0:  # NB: there is no year 0, AD or BC
+            raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"')
+        y = 1 - y if (m.group(9) or m.group(8) or "").upper() == "BC" else y
+        if y > 9999 or y < 1:
+            try:
+                return date_of_days(_far_days(s, y, int(m.group(2)), int(m.group(3))))
+            except DatetimeFieldOverflow as e:
+                if "field" in str(e):
+                    raise
+                raise DatetimeFieldOverflow(f'date out of range: "{s}"') from None
     try:
         v = _parse_ts(T.TIMESTAMP, s, None)
     except InvalidDatetimeFormat:

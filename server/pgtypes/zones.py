@@ -32,10 +32,12 @@ import threading
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from ..errors import DatetimeFieldOverflow, InvalidParameterValue, SQLError
+from ..errors import InvalidParameterValue, SQLError
+from .fardate import FarTimestamp, far_to_utc, ts_of_us, us_of, utc_us_of
 from .infdate import InfiniteTimestamp
 
 UTC = dt.UTC
+_ONE_US = dt.timedelta(microseconds=1)
 _local = threading.local()
 TZNAMES_DEFAULT = "/usr/share/postgresql/15/timezonesets/Default"
 
@@ -287,6 +289,8 @@ def to_utc(naive: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     """
     if type(naive) is InfiniteTimestamp:
         return naive.replace(tzinfo=UTC)  # the infinities stay infinite
+    if type(naive) is FarTimestamp:  # BC or after 9999 (pgtypes.fardate)
+        return far_to_utc(naive, tz)
     if naive.tzinfo is not None:
         naive = dt.datetime(naive.year, naive.month, naive.day, naive.hour, naive.minute,
                             naive.second, naive.microsecond)
@@ -297,9 +301,8 @@ def to_utc(naive: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
             off = off1
     try:
         return _EPOCH_UTC + (naive - _EPOCH - (off or dt.timedelta(0)))
-    except OverflowError:
-
-        raise DatetimeFieldOverflow("timestamp out of range") from None
+    except OverflowError:  # NB: just past year 1 or 9999 in UTC: a far timestamp
+        return ts_of_us(us_of(naive) - (off or dt.timedelta(0)) // _ONE_US, UTC)
 
 
 def to_local(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
@@ -308,9 +311,8 @@ def to_local(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
         v = v.replace(tzinfo=UTC)
     try:
         return v.astimezone(tz)
-    except OverflowError:
-
-        raise DatetimeFieldOverflow("timestamp out of range") from None
+    except OverflowError:  # NB: the local clock is past year 1 or 9999: a far timestamp
+        return FarTimestamp(utc_us_of(v), UTC).astimezone(tz)
 
 
 def wall_clock(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
@@ -318,6 +320,8 @@ def wall_clock(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     if type(v) is InfiniteTimestamp:
         return v.replace(tzinfo=None)
     w = to_local(v, tz)
+    if type(w) is FarTimestamp:
+        return ts_of_us(w.us)
     return dt.datetime(w.year, w.month, w.day, w.hour, w.minute, w.second, w.microsecond)
 
 

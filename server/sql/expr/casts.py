@@ -30,6 +30,7 @@ from ...errors import (
 from ...pgtypes import bits, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
+from ...pgtypes.fardate import FarDate, date_of_days, days_of, ts_of_us
 from ...pgtypes.geometry import NAMES as GEOMETRIC
 from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from ...pgtypes.intervaltext import parse_interval
@@ -263,7 +264,7 @@ def date_to_tstz(v: dt.date) -> dt.datetime:
     """date -> timestamptz: midnight in the session zone."""
     if isinstance(v, InfiniteDate):
         return TSTZ_INFINITY if v.sign > 0 else TSTZ_NEG_INFINITY
-    return zones.to_utc(dt.datetime(v.year, v.month, v.day), zones.session_zone())
+    return zones.to_utc(date_to_timestamp(v), zones.session_zone())
 
 
 def date_to_timestamp(v: dt.date) -> dt.datetime:
@@ -271,6 +272,11 @@ def date_to_timestamp(v: dt.date) -> dt.datetime:
     if isinstance(v, InfiniteDate):
         return TS_INFINITY if v.sign > 0 else TS_NEG_INFINITY
     return dt.datetime(v.year, v.month, v.day)
+    if type(v) is FarDate:  # BC or after 9999 (pgtypes.fardate)
+        try:
+            return ts_of_us(v.days * 86_400_000_000)
+        except DatetimeFieldOverflow:
+            raise DatetimeFieldOverflow("date out of range for timestamp") from None
 
 
 def timestamp_to_date(v: dt.datetime) -> dt.date:
@@ -710,5 +716,5 @@ def date_add_days(d: dt.date, n: int) -> dt.date:
     """date + integer, with PostgreSQL's range error."""
     try:
         return d + dt.timedelta(days=n)
-    except OverflowError:
-        raise DatetimeFieldOverflow("date out of range") from None
+    except OverflowError:  # BC or after 9999 (pgtypes.fardate); 22008 past PostgreSQL's range
+        return date_of_days(days_of(d) + n)

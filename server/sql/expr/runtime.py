@@ -27,6 +27,7 @@ from ...errors import (
     NumericValueOutOfRange,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.fardate import days_of
 from .casts import check_int
 
 _LO4, _HI4 = -(2**31), 2**31 - 1
@@ -210,7 +211,10 @@ def neg(v: Any, oid: int) -> Any:
 
 def nsub(a: Any, b: Any) -> Any:
     """Subtraction that also covers timestamp - timestamp and date - date."""
-    r = a - b
+    try:
+        r = a - b
+    except OverflowError:  # NB: two far dates (pgtypes.fardate) more days apart than timedelta
+        return days_of(a) - days_of(b)
     if isinstance(a, dt.date) and not isinstance(a, dt.datetime) and isinstance(b, dt.date):
         if not isinstance(b, dt.datetime):
             return r.days

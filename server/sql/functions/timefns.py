@@ -20,6 +20,18 @@ from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParamet
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
+from ...pgtypes.fardate import (
+    FarDate,
+    FarTimestamp,
+    civil_of_days,
+    date_of_ymd,
+    day_of_year,
+    days_of,
+    iso_calendar,
+    pg_year,
+    ts_of_fields,
+    ts_of_us,
+)
 from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from .registry import register
 
@@ -110,6 +122,8 @@ def _unit(text: str, units: tuple[str, ...], type_name: str) -> str:
 
 def _trunc(v: dt.datetime, unit: str) -> dt.datetime:
     """Truncates wall-clock fields; the result is naive (NB: constructors, not the slow replace)."""
+    if type(v) is FarTimestamp:
+        return _far_trunc(v, unit)
     if unit == "microseconds":
         return dt.datetime(v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond)
     if unit == "milliseconds":
@@ -136,7 +150,34 @@ def _trunc(v: dt.datetime, unit: str) -> dt.datetime:
         y = v.year // 10 * 10
     else:
         y = (v.year - 1) // year * year + 1
-    return dt.datetime(y, 1, 1)
+    return dt.datetime(y, 1, 1) if y >= 1 else ts_of_fields(y, 1, 1, 0)
+
+
+def _far_year(y: int, unit: str) -> int:
+    """The first (astronomical) year of y's decade, century or millennium, as PostgreSQL's
+    timestamp_trunc counts them across BC (its C division truncates toward zero)."""
+    if unit == "decade":
+        return y // 10 * 10 if y >= 0 else -((8 - (y - 1)) // 10) * 10
+    n = 100 if unit == "century" else 1000
+    return (y + n - 1) // n * n - (n - 1) if y > 0 else -((n - 1 - (y - 1)) // n) * n + 1
+
+
+def _far_trunc(v: FarTimestamp, unit: str) -> dt.datetime:
+    """_trunc of a timestamp BC or after 9999 (pgtypes.fardate): the same fields, on integers."""
+    y, m, d = civil_of_days(v.days)
+    tod = {"microseconds": v.us % 86_400_000_000,
+           "milliseconds": v.us % 86_400_000_000 // 1000 * 1000,
+           "second": v.us % 86_400_000_000 // 1_000_000 * 1_000_000,
+           "minute": v.us % 86_400_000_000 // 60_000_000 * 60_000_000,
+           "hour": v.us % 86_400_000_000 // 3_600_000_000 * 3_600_000_000}.get(unit, 0)
+    if unit == "week":
+        return ts_of_us((v.days - v.weekday()) * 86_400_000_000)
+    if unit in ("month", "quarter"):
+        m, d = (m if unit == "month" else (m - 1) // 3 * 3 + 1), 1
+    elif unit in ("year", "decade", "century", "millennium"):
+        m, d = 1, 1
+        y = y if unit == "year" else _far_year(y, unit)
+    return ts_of_fields(y, m, d, tod)
 
 
 @register("date_trunc", args=[T.TEXT, TS], returns=TS)
@@ -153,7 +194,7 @@ def date_trunc_tz(ctx: Any, unit: str, v: dt.datetime, tz: str | None = None) ->
     z = zones.zone_arg(tz) if tz else zone(ctx)
     if not isfinite(v):
         return v
-    return zones.to_utc(_trunc(v.astimezone(z), u), z)
+    return zones.to_utc(_trunc(zones.to_local(v, z), u), z)
 
 
 register("date_trunc", args=[T.TEXT, TSTZ, T.TEXT], returns=TSTZ,
@@ -194,7 +235,7 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
         if isinstance(v, dt.datetime):
             base = EPOCH_TZ if v.tzinfo is not None else EPOCH
             return (Decimal((v - base) // dt.timedelta(microseconds=1)) / 1000000).quantize(US6)
-        return Decimal((v - EPOCH.date()).days * 86400)
+        return Decimal((days_of(v) + 10957) * 86400)  # NB: 1970-01-01 is day -10957
     w = local(ctx, v)
     if f in ("timezone", "timezone_hour", "timezone_minute"):
         utcoff = w.utcoffset() if isinstance(w, dt.datetime) else None
@@ -210,7 +251,27 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
     if f == "microseconds":
         return _seconds(w) * 1000000
     d = w.date() if isinstance(w, dt.datetime) else w
+    if type(d) is FarDate:
+        return Decimal(_far_field(f, d.days, w))
     return Decimal(_SIMPLE_FIELDS[f](d, w))
+
+
+def _far_field(f: str, days: int, w: Any) -> int:
+    """A calendar field of a date BC or after 9999 (pgtypes.fardate), as PostgreSQL's
+    date_part computes it from the astronomical year (no year 0 in year and isoyear)."""
+    y, m, d = civil_of_days(days)
+    if f in ("hour", "minute"):
+        return w.hour if f == "hour" else w.minute
+    if f == "decade":
+        return y // 10 if y >= 0 else -((8 - (y - 1)) // 10)
+    if f in ("century", "millennium"):
+        n = 100 if f == "century" else 1000
+        return (y + n - 1) // n if y > 0 else -((n - 1 - (y - 1)) // n)
+    return {"year": lambda: pg_year(y), "month": lambda: m, "day": lambda: d,
+            "dow": lambda: (days + 6) % 7, "isodow": lambda: (days + 5) % 7 + 1,
+            "doy": lambda: day_of_year(days), "week": lambda: iso_calendar(days)[1],
+            "isoyear": lambda: pg_year(iso_calendar(days)[0]),
+            "quarter": lambda: (m - 1) // 3 + 1, "julian": lambda: days + 2451545}[f]()
 
 
 _SIMPLE_FIELDS: dict[str, Any] = {
@@ -342,7 +403,9 @@ register("age", args=[TSTZ], returns=IV, needs_context=True)(age_now)
 def make_date(y: int, m: int, d: int) -> dt.date:
     """Builds a date from year, month and day."""
     try:
-        return dt.date(y if y > 0 else y + 1, m, d)
+        if y == 0:
+            raise ValueError("there is no year 0")
+        return date_of_ymd(y if y > 0 else y + 1, m, d)  # NB: BC and after 9999: fardate
     except ValueError:
         raise DatetimeFieldOverflow(f"date field value out of range: {y}-{m:02d}-{d:02d}") \
             from None
@@ -367,6 +430,11 @@ def make_timestamp(y: int, mo: int, d: int, h: int, mi: int, sec: float) -> dt.d
     whole = int(sec)
     us = round((sec - whole) * 1000000)
     try:
+        if not 1 <= y <= 9999:  # BC (negative years) or after 9999: pgtypes.fardate
+            if y == 0 or not (0 <= h < 24 and 0 <= mi < 60 and 0 <= whole <= 60):
+                raise ValueError("field out of range")
+            return ts_of_fields(y if y > 0 else y + 1, mo, d,
+                                ((h * 60 + mi) * 60 + whole) * 1_000_000 + us)
         return dt.datetime(y, mo, d, h, mi, whole) + dt.timedelta(microseconds=us)
     except ValueError:
         raise DatetimeFieldOverflow(

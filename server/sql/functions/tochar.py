@@ -18,6 +18,7 @@ from ...errors import DatetimeFieldOverflow, InvalidDatetimeFormat, InvalidTextR
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
+from ...pgtypes.fardate import FarDate, FarTimestamp, civil_of_days, day_of_year, iso_calendar
 from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from .registry import register
 from .timefns import local, zone
@@ -115,7 +116,8 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
     if tok in ("A.M.", "P.M.", "a.m.", "p.m."):
         return _case("P.M." if v.hour >= 12 else "A.M.", tok), None
     if tok.upper() in _ERAS:
-        return _case("A.D." if "." in tok else "AD", tok), None
+        bc = type(v) is _FarTm and v.bc
+        return _case(("B.C." if bc else "A.D.") if "." in tok else ("BC" if bc else "AD"), tok), None
     if tok.upper() == "MONTH":
         name = _case(MONTHS[v.month - 1], tok)
         return (name if fm else name.ljust(9)), None
@@ -172,11 +174,48 @@ class _IntervalTm:
         return 0
 
 
+class _FarTm:
+    """A date or timestamp BC or after 9999 (`pgtypes.fardate`) in a datetime's clothes: the
+    year is the one PostgreSQL prints (44 for 44 BC, with `bc`), the rest from its day count."""
+
+    def __init__(self, v: FarDate | FarTimestamp) -> None:
+        self.days = v.days
+        y, self.month, self.day = civil_of_days(v.days)
+        self.bc = y <= 0
+        self.year = 1 - y if self.bc else y
+        ts = v if type(v) is FarTimestamp else None
+        self.hour, self.minute, self.second, self.microsecond = (
+            (ts.hour, ts.minute, ts.second, ts.microsecond) if ts is not None else (0, 0, 0, 0))
+        self.tzinfo = ts.tzinfo if ts is not None else None
+        self._ts = ts
+        self.tm_yday = day_of_year(v.days)
+
+    def timetuple(self) -> Any:
+        return self
+
+    def isocalendar(self) -> tuple[int, int, int]:
+        return iso_calendar(self.days)
+
+    def isoweekday(self) -> int:
+        return (self.days + 5) % 7 + 1
+
+    def toordinal(self) -> int:
+        return self.days + 730120
+
+    def utcoffset(self) -> dt.timedelta | None:
+        return self._ts.utcoffset() if self._ts is not None else None
+
+    def tzname(self) -> str | None:
+        return self._ts.tzname() if self._ts is not None else None
+
+
 def format_datetime(v: Any, fmt: str) -> str:
     """Formats a date, timestamp or interval with a to_char template."""
     iv = None
     if isinstance(v, dt.timedelta):
         v = _IntervalTm(v)
+    elif type(v) is FarDate or type(v) is FarTimestamp:
+        v = _FarTm(v)
     elif isinstance(v, dt.date) and not isinstance(v, dt.datetime):
         v = dt.datetime(v.year, v.month, v.day)
     out = []
