@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from .compact import KeyBlob, RowView
 from .encode import Column, encode
 from .pace import pace
 
@@ -87,44 +88,45 @@ def _flatten(keys: Sequence[bytes], chains: Sequence[Sequence[tuple[int, Row | N
     return ks, rs, bs, es
 
 
-def _objects(seq: Sequence[Any]) -> np.ndarray:
-    """The same objects in a numpy object array: a container Python's cyclic GC never
-    tracks, so no collection walks it (see `Pack.untrack`).
-
-    >>> rows = [(1, "a"), (2, "b")]
-    >>> a = _objects(rows)
-    >>> a[1] is rows[1], _as_list(a) == rows
-    (True, True)
-    """
-    return np.fromiter(seq, object, count=len(seq))
+Keys = list[bytes] | KeyBlob
+Rows = list[Row] | RowView
 
 
-def _as_list(seq: Sequence[Any] | np.ndarray) -> list[Any]:
-    """A pack's keys or rows as a list (the same objects; C-level for an object array)."""
+def _as_list(seq: Sequence[Any]) -> list[Any]:
+    """A pack's keys or rows as a list (decoded, for a compact pack's)."""
     if isinstance(seq, list):
         return seq
-    return seq.tolist() if isinstance(seq, np.ndarray) else list(seq)
+    return seq.tolist() if isinstance(seq, (KeyBlob, RowView)) else list(seq)
 
 
-def _take(seq: Sequence[Any] | np.ndarray, idx: np.ndarray) -> list[Any]:
+def _take(seq: Sequence[Any], idx: np.ndarray) -> list[Any]:
     """The items of a pack's keys or rows at positions idx, as a list."""
-    if isinstance(seq, np.ndarray):
-        return seq[idx].tolist()
+    if isinstance(seq, RowView):
+        return seq.take(idx)
+    if isinstance(seq, KeyBlob):
+        return seq.take(idx).tolist()
     return [seq[i] for i in idx.tolist()]
 
 
 class Pack:
-    """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries."""
+    """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries.
+
+    A pack's keys and rows are lists of the row store's own objects, or, once
+    `compact` (the sorted packs of `build` and what `collect` keeps of them), a
+    `KeyBlob` and a `RowView` decoding its columns: no Python object per row, so the
+    row store can let its own go (`kivi.columnar.compact`).
+    """
 
     __slots__ = ("pid", "n", "width", "rows", "cols", "keys", "begin", "end",
                  "max_begin", "min_end", "ended")
 
-    def __init__(self, pid: int, keys: list[bytes], rows: list[Row], begin: np.ndarray | None,
+    def __init__(self, pid: int, keys: Keys, rows: Rows, begin: np.ndarray | None,
                  end: np.ndarray | None, low_water: int = 0,
-                 bounds: tuple[int, int] | None = None) -> None:
+                 bounds: tuple[int, int] | None = None,
+                 cols: list[Column] | None = None) -> None:
         self.pid = pid
         self.n = len(keys)
-        self.keys: list[bytes] | np.ndarray = keys
+        self.keys: Keys = keys
         if bounds is not None:  # (max begin, min end), known to the caller
             self.max_begin, self.min_end = bounds
         else:
@@ -136,6 +138,11 @@ class Pack:
         # Rows with an end (an upper bound on the rows `collect` may drop: it skips a pack
         # where they cannot reach a quarter with no numpy pass under the node lock).
         self.ended = 0 if self.end is None else self.n
+        if cols is not None:  # compact: `rows` decodes these columns
+            self.width = len(cols)
+            self.cols: list[Column | None] = list(cols)
+            self.rows: Rows = RowView(cols, self.n)
+            return
         widths = set(map(len, rows))
         self.width = max(widths, default=0)
         if len(widths) > 1:  # rows from before an ADD COLUMN: missing slots read as NULL
@@ -144,24 +151,51 @@ class Pack:
         # Columns are encoded when first asked for (a pack only pays for what queries read).
         # The rows stay (pointers to the row store's own tuples, 8 bytes each): top-N and
         # projections hand a few of them to the row operators without rebuilding tuples.
-        self.rows: list[Row] | np.ndarray = rows
-        self.cols: list[Column | None] = [None] * self.width
+        self.rows = rows
+        self.cols = [None] * self.width
 
-    def untrack(self) -> None:
-        """Keeps the keys and rows in object arrays instead of lists (the same pointers).
+    @property
+    def compact(self) -> bool:
+        """Whether the keys and rows are a `KeyBlob` and a `RowView` (no object per row)."""
+        return isinstance(self.rows, RowView)
 
-        Why: a list is a container the cyclic GC tracks, and every collection of its
-        generation visits each item, touching the header of every row it points to. A
-        region's first build makes a million-row copy's lists at once; the next young
-        collection walked them all (27-58 ms holding the GIL, every session stalled),
-        the next middle one again, and every full one ever after. Object arrays are
-        never tracked (rows are plain tuples of values: no cycle through them to find).
-        Done outside the node lock (`build`): the copy costs ~40 ns a row.
+    def compacted(self) -> Pack:
+        """This pack with its keys in one blob and its rows decoded from its columns, every
+        column encoded now (`encode` is lossless: the `RowView` gives back the same values).
+
+        Why: the lists pinned every row's key, tuple and values, so the row store's
+        objects stayed alive as long as the copy did (issue 11's memory bar), and a list
+        is a container the cyclic GC walks item by item (a region's first build made a
+        million-row list that every young collection then visited: 27-58 ms with the GIL).
+        Done outside the node lock (`build`): about the cost of encoding the columns.
         """
-        if isinstance(self.keys, list):
-            self.keys = _objects(self.keys)
-        if isinstance(self.rows, list):
-            self.rows = _objects(self.rows)
+        if self.compact:
+            return self
+        # NB: not `column` (its `pace` may sleep, and `build` may run under the node lock)
+        rows = _as_list(self.rows)
+        cols = [c if c is not None else encode(list(map(itemgetter(j), rows)))
+                for j, c in enumerate(self.cols)]
+        p = Pack(self.pid, KeyBlob.of(_as_list(self.keys)), [], None, None, cols=cols)
+        p.begin, p.end, p.max_begin, p.min_end, p.ended = (
+            self.begin, self.end, self.max_begin, self.min_end, self.ended)
+        return p
+
+    def rows_at(self, idx: np.ndarray) -> list[Row]:
+        """The rows at positions idx as tuples (decoded a column at a time when compact)."""
+        rows = self.rows
+        if isinstance(rows, RowView):
+            return rows.take(idx)
+        il = idx.tolist()
+        if len(il) > 1:
+            return list(itemgetter(*il)(rows))
+        return [rows[i] for i in il]
+
+    def taken(self, pid: int, idx: np.ndarray, low_water: int) -> Pack:
+        """A compact pack of the rows at positions idx (ascending) of this compact one."""
+        cols = [c.take(idx) for c in self.cols if c is not None]
+        assert isinstance(self.keys, KeyBlob) and len(cols) == self.width
+        return Pack(pid, self.keys.take(idx), [], self.begins()[idx], self.ends()[idx],
+                    low_water, cols=cols)
 
     def column(self, j: int) -> Column:
         """Returns column j, encoding it on first use (NULLs past a row's width).
@@ -218,7 +252,8 @@ class Pack:
 
     @property
     def nbytes(self) -> int:
-        n = 16 * self.n  # the keys and rows lists' pointers
+        # the keys' blob, or the keys and rows lists' pointers
+        n = self.keys.nbytes if isinstance(self.keys, KeyBlob) else 16 * self.n
         n += sum(a.nbytes for a in (self.begin, self.end) if a is not None)
         n += sum(c.nbytes for c in self.cols if c is not None)
         return n
@@ -286,8 +321,10 @@ class Snapshot:
         out: list[Row] = []
         for v in self.views:
             p = v.pack
-            idx = np.arange(p.n) if v.mask is None else np.flatnonzero(v.mask)
-            out.extend(p.rows[i] for i in idx.tolist())
+            if v.mask is None:
+                out.extend(_as_list(p.rows))
+            else:
+                out.extend(p.rows_at(np.flatnonzero(v.mask)))
         return out
 
 
@@ -337,12 +374,13 @@ class ColumnarCopy:
             if ks:
                 p = c._add_pack(ks, rs, np.array(bs, np.int64), np.array(es, np.int64),
                                 track=False)
-                p.untrack()  # no GC pass ever walks a built copy (`Pack.untrack`)
+                del ks, rs  # the pack's lists go with it: compact holds no row object
+                p = c.packs[p.pid] = p.compacted()  # `Pack.compacted`
                 c.sorted.append(p)
                 c.firsts.append(p.keys[0])
         return c
 
-    def _add_pack(self, keys: list[bytes], rows: list[Row], begin: np.ndarray,
+    def _add_pack(self, keys: list[bytes], rows: Rows, begin: np.ndarray,
                   end: np.ndarray | None, track: bool = True,
                   bounds: tuple[int, int] | None = None, live: list[int] | None = None) -> Pack:
         """Adds a pack; `track`: its newest versions get `latest` entries (not sorted packs).
@@ -425,8 +463,12 @@ class ColumnarCopy:
         if i < 0:
             return None
         p = self.sorted[i]
-        off = bisect_left(p.keys, k)
-        if off < p.n and p.keys[off] == k and p.live(off):
+        keys = p.keys
+        if isinstance(keys, KeyBlob):
+            at = keys.find(k)
+            return (p, at) if at is not None and p.live(at) else None
+        off = bisect_left(keys, k)
+        if off < p.n and keys[off] == k and p.live(off):
             return p, off
         return None
 
@@ -479,6 +521,12 @@ class ColumnarCopy:
                     del self.firsts[at]
                 continue
             idx = np.flatnonzero(keep)
+            if p.compact and at is not None:  # still sorted, still compact
+                new = p.taken(next(self._ids), idx, self.low_water)
+                self.packs[new.pid] = new
+                self.sorted[at] = new
+                self.firsts[at] = new.keys[0]
+                continue
             # Columns already encoded are taken, not re-encoded; the rest come from the rows.
             cols = [None if c is None else c.take(idx) for c in p.cols]
             new = self._add_pack(_take(p.keys, idx), _take(p.rows, idx),

@@ -95,9 +95,30 @@ class Column:
         else:
             out = vals.tolist()
         if valid is not None and not valid.all():
-            for i in np.flatnonzero(~valid).tolist():
+            nulls = np.flatnonzero(~valid).tolist()
+            if len(nulls) * 8 > len(out):  # many: one C-level pass over an object array
+                o = np.empty(len(out), dtype=object)
+                o[:] = out
+                o[~valid] = None
+                return o.tolist()
+            for i in nulls:
                 out[i] = None
         return out
+
+    def value(self, i: int) -> Any:
+        """Row i's value, as `to_pylist` gives it (for a few rows; a slice is `to_pylist`)."""
+        if self.valid is not None and not self.valid[i]:
+            return None
+        v = self.values[i]
+        kind = self.kind
+        if kind == "str":
+            assert self.dictionary is not None
+            return self.dictionary[v]
+        if kind == "dec":
+            return Decimal(1).scaleb(-self.scale) * Decimal(int(v))
+        if kind == "obj":
+            return v
+        return v.item()
 
     def to_arrow(self, mask: np.ndarray | None = None) -> pa.Array:
         """Returns the column (rows where mask holds) as an Arrow array, NULLs as nulls."""
@@ -187,6 +208,9 @@ def _decimals(values: list[Any], valid: np.ndarray | None) -> Column:
         arr = np.array([0 if v is None else int(v.scaleb(s)) for v in values], np.int64)
     except OverflowError:
         return _obj(values, valid)
+    zeros = np.flatnonzero(arr == 0).tolist()
+    if any(values[i] is not None and values[i].is_signed() for i in zeros):
+        return _obj(values, valid)  # -0.00: the scaled integer would lose its sign
     a = arr if valid is None else arr[valid]
     lo, hi = (Decimal(int(a.min())).scaleb(e), Decimal(int(a.max())).scaleb(e)) if len(a) \
         else (None, None)

@@ -84,7 +84,7 @@ def pack_sample(snaps: Sequence[Snapshot], size: int, seed: int
             local = picks[lo:cut] - start
             if v.mask is not None:
                 local = np.flatnonzero(v.mask)[local]
-            out.extend(map(v.pack.rows.__getitem__, local.tolist()))
+            out.extend(v.pack.rows_at(local))
         lo = cut
     return n, out
 

@@ -1,5 +1,5 @@
-"""A built columnar copy is invisible to Python's cyclic GC (`copy.Pack.untrack`): no
-collection walks its million row pointers, and reads, stamps and `collect` of such packs
+"""A built columnar copy is nearly invisible to Python's cyclic GC (`copy.Pack.compacted`):
+no collection walks a pointer per row, and reads, stamps and `collect` of such packs
 give what the row path gives."""
 
 from __future__ import annotations
@@ -9,11 +9,25 @@ import gc
 import pytest
 
 from cumulo.server.kivi.columnar import copy as ccopy
+from cumulo.server.kivi.columnar.compact import STRIDE
 from cumulo.server.kivi.mvcc import VersionStore
 
 
 def key(i: int) -> bytes:
     return i.to_bytes(4, "big")
+
+
+def gc_walk(root: object) -> int:
+    """How many references a full GC pass follows from the tracked objects under root."""
+    seen, todo, n = {id(root)}, [root], 0
+    while todo:
+        refs = [r for r in gc.get_referents(todo.pop()) if not isinstance(r, type)]  # classes
+        n += len(refs)
+        for r in refs:
+            if gc.is_tracked(r) and id(r) not in seen:
+                seen.add(id(r))
+                todo.append(r)
+    return n
 
 
 def test_built_packs_are_untracked_and_read_as_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,7 +39,10 @@ def test_built_packs_are_untracked_and_read_as_rows(monkeypatch: pytest.MonkeyPa
     assert snap is not None
     packs = [v.pack for v in snap.views]
     assert len(packs) == n // 64
-    assert not any(gc.is_tracked(p.keys) or gc.is_tracked(p.rows) for p in packs)
+    assert all(p.compact for p in packs)
+    big = ccopy.Pack(0, [key(i) for i in range(4096)], [(i, "s") for i in range(4096)],
+                     None, None).compacted()
+    assert gc_walk(big) < 4096 // STRIDE + 64  # a pointer per sampled key, none per row
     assert packs[0].column(1).to_pylist()[:3] == ["s0", "s1", "s2"]
     # updates stamp the sorted packs (found by bisection over their keys), deletes too
     s.apply(3, [(key(i), (i, "new")) for i in range(0, n, 3)])

@@ -75,12 +75,10 @@ def stored_rows(frame: Frame, pick: np.ndarray) -> list[tuple]:
         if frame.colmap[j:j + width] != [(p, x) for x in range(width)]:
             raise Fallback("a join input's columns out of order")
         pos = pick if idx is None else idx[pick]
-        lookup = _locator(src)
-        for r, at in zip(out, pos.tolist(), strict=True):
-            if at < 0:  # a LEFT join's unmatched side
+        for r, row in zip(out, _rows_at(src, pos), strict=True):
+            if row is None:  # a LEFT join's unmatched side
                 r.extend([None] * width)
                 continue
-            row = lookup(at)
             r.extend(row)
             if len(row) < width:  # hidden columns (ctid): read by nothing above a join
                 r.extend([None] * (width - len(row)))
@@ -88,18 +86,21 @@ def stored_rows(frame: Frame, pick: np.ndarray) -> list[tuple]:
     return [tuple(r) for r in out]
 
 
-def _locator(src: Stored) -> Any:
-    """position in the source's concatenated selections -> that stored row."""
+def _rows_at(src: Stored, pos: np.ndarray) -> list[tuple | None]:
+    """The stored rows at positions `pos` of the source's concatenated selections (None
+    where pos < 0), read a pack at a time (a compact pack decodes them from its columns)."""
     sels = src.selected
     ends = np.cumsum([len(s) for s in sels])
-
-    def at(pos: int) -> tuple:
-        i = int(np.searchsorted(ends, pos, side="right"))
+    out: list[tuple | None] = [None] * len(pos)
+    which = np.searchsorted(ends, pos, side="right")
+    for i in np.unique(which[pos >= 0]).tolist():
+        at = np.flatnonzero((which == i) & (pos >= 0))
         s = sels[i]
-        local = pos - (int(ends[i - 1]) if i else 0)
-        return s.pack.rows[local if s.idx is None else int(s.idx[local])]
-
-    return at
+        local = pos[at] - (int(ends[i - 1]) if i else 0)
+        rows = s.pack.rows_at(local if s.idx is None else s.idx[local])
+        for o, row in zip(at.tolist(), rows, strict=True):
+            out[o] = row
+    return out
 
 
 __all__ = ["candidates", "rows_capable", "stored_rows"]

@@ -11,7 +11,6 @@ exactly the row path's.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -49,9 +48,7 @@ def candidates(spec: VectorSpec, packs: Iterable[Selected], ctx: Any) -> list[tu
         idx = chosen if sel.idx is None else sel.idx[chosen]
         if len(idx) == 0:
             continue
-        rows = p.rows
-        il = idx.tolist()
-        out.extend(itemgetter(*il)(rows) if len(il) > 1 else [rows[il[0]]])
+        out.extend(p.rows_at(idx))
     return out
 
 
