@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import bits, geometry, multiranges, network, ranges, records
+from . import bits, extcodecs, geometry, multiranges, network, ranges, records
 from . import oids as T
 from .fardate import FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from .infdate import (
@@ -420,7 +420,7 @@ def _generic_encoder(v: Any) -> bytes:
 
 def binary_encoder(oid: int) -> Encoder:
     """Returns the send function for a type: value -> PostgreSQL binary bytes."""
-    codec = _CODECS.get(oid)
+    codec = _CODECS.get(oid) or extcodecs.binary_codec(oid)
     if codec is not None:
         return codec[0]
     if oid in _VECTORS:  # NB: int2vector and oidvector count from 0
@@ -444,7 +444,7 @@ def binary_encoder(oid: int) -> Encoder:
 
 def binary_decoder(oid: int) -> Decoder:
     """Returns the receive function for a type: PostgreSQL binary bytes -> value."""
-    codec = _CODECS.get(oid)
+    codec = _CODECS.get(oid) or extcodecs.binary_codec(oid)
     if codec is not None:
         return codec[1]
     if oid in _VECTORS:
@@ -464,6 +464,7 @@ def binary_decoder(oid: int) -> Decoder:
 def has_binary(oid: int) -> bool:
     """Tells whether pgtypes has a binary codec for `oid` (else text bytes are used)."""
     return oid in _CODECS or oid in _VECTORS or oid in T.ELEMENT_OF or oid in ranges.SUBTYPE \
+        or extcodecs.binary_codec(oid) is not None \
         or oid == T.RECORD or oid in multiranges.RANGE_OF
 
 

@@ -146,6 +146,8 @@ _SCALARS = [
     ("txid_snapshot", TXID_SNAPSHOT, 2949, -1, "U", "txid_snapshot"),
     ("pg_lsn", PG_LSN, 3221, 8, "U", "pg_lsn"),
     ("regconfig", REGCONFIG, 3735, 4, "N", "regconfig"),
+    ("tsvector", 3614, 3643, -1, "U", "tsvector"),
+    ("tsquery", 3615, 3645, -1, "U", "tsquery"),
     ("jsonb", JSONB, 3807, -1, "U", "jsonb"),
     ("int4range", INT4RANGE, 3905, -1, "R", "int4range"),
     ("numrange", NUMRANGE, 3907, -1, "R", "numrange"),

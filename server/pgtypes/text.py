@@ -42,7 +42,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import bits, dateparse, geometry, multiranges, network, ranges, records, zones
+from . import bits, dateparse, extcodecs, geometry, multiranges, network, ranges, records, zones
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -863,6 +863,9 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         return dec
     if oid in network.TEXT_INPUT:
         return network.TEXT_INPUT[oid]
+    ext = extcodecs.text_input(oid)  # hstore, tsvector, tsquery
+    if ext is not None:
+        return ext
     if oid in geometry.NAMES:
         return geometry.text_input(oid)
     if oid in (T.BIT, T.VARBIT):

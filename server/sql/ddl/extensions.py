@@ -5,8 +5,12 @@ pgcrypto (digest, hmac, gen_random_bytes, gen_random_uuid) and uuid-ossp
 `functions.cryptofns`; CREATE EXTENSION records them in pg_extension (a
 catalog row, transactional like any DDL) so that applications and test
 fixtures that create them, such as Django's, proceed. plpgsql is always there,
-as in every PostgreSQL database. Any other extension fails with PostgreSQL's
-own message (0A000 `extension "x" is not available`).
+as in every PostgreSQL database. hstore also makes its type: a pg_type row
+(`UserType` of kind "b", with its array type) whose OIDs are allocated here,
+as PostgreSQL's CREATE EXTENSION allocates them (clients such as psycopg's
+TypeInfo and asyncpg find it by name); DROP EXTENSION drops it again. Any other
+extension fails with PostgreSQL's own message (0A000 `extension "x" is not
+available`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
+    DependentObjectsStillExist,
     DuplicateObject,
     FeatureNotSupported,
     SQLError,
@@ -22,14 +27,15 @@ from ...errors import (
     UndefinedObject,
 )
 from ...pgwire.backend import Result
-from ..catalog.model import Extension
+from ..catalog.model import Extension, UserType
 from ..stmt import Stmt
 from .names import creation_schema, parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1"}
+AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8"}
+TYPES = {"hstore": ("hstore",)}  # the base types an extension makes
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$-]+)"
 _CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"
                      rf"(?P<opts>(?:\s+WITH)?(?:\s+(?:SCHEMA\s+{_NAME}|VERSION\s+\S+|CASCADE))*)"
@@ -57,8 +63,13 @@ def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool) -
     if name not in AVAILABLE:
         raise _unavailable(name)
     sch = creation_schema(cat, schema, s.search_path())
-    s.store.put(s.ensure_txn(), s.db.oid, Extension(s.store.allocate_oid(), name, sch.oid,
-                                                    AVAILABLE[name]))
+    txn = s.ensure_txn()
+    for tname in TYPES.get(name, ()):
+        if any(t.name == tname and t.schema_oid == sch.oid for t in cat.types):
+            raise DuplicateObject(f'type "{tname}" already exists')
+        toid, aoid = s.store.allocate_oid(), s.store.allocate_oid()
+        s.store.put(txn, s.db.oid, UserType(toid, tname, sch.oid, "b", aoid))
+    s.store.put(txn, s.db.oid, Extension(s.store.allocate_oid(), name, sch.oid, AVAILABLE[name]))
     s.catalog_changed()
     return "CREATE EXTENSION"
 
@@ -73,7 +84,19 @@ def _drop(s: SQLSession, names: list[str], if_exists: bool) -> str:
             continue
         found.append(ext)
     for ext in found:
+        types = [t for t in cat.types if t.kind == "b" and t.schema_oid == ext.schema_oid
+                 and t.name in TYPES.get(ext.name, ())]
+        users = [f"column {c.name} of table {tb.name} depends on type {t.name}"
+                 for t in types for tb in cat.tables for c in tb.columns
+                 if not c.dropped and c.type_oid in (t.oid, t.array_oid)]
+        if users:  # NB: CASCADE (dropping the columns) is not done: the same error
+            raise DependentObjectsStillExist(
+                f"cannot drop extension {ext.name} because other objects depend on it",
+                detail="\n".join(users),
+                hint="Use DROP ... CASCADE to drop the dependent objects too.")
         s.store.delete(s.ensure_txn(), s.db.oid, ext)
+        for t in types:
+            s.store.delete(s.ensure_txn(), s.db.oid, t)
     if found:
         s.catalog_changed()
     return "DROP EXTENSION"

@@ -34,8 +34,8 @@ from ...errors import (
     WindowingError,
     WrongObjectType,
 )
+from ...pgtypes import hstore, records, zones
 from ...pgtypes import oids as T
-from ...pgtypes import records, zones
 from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
@@ -43,7 +43,7 @@ from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from . import codegen as cg
-from . import colnames, domaincheck, namedargs, usertypes, wholerow
+from . import colnames, domaincheck, extops, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -686,6 +686,8 @@ class Binder(SpecialForms):
     def _arith(self, node: exp.Expression) -> E:
         op = _ARITH[type(node)]
         a, b = self.bind(node.this), self.bind(node.expression)
+        if op == "-" and a.type in hstore.OIDS:  # hstore - text / text[] / hstore
+            return extops.hstore_op(op, a, b, self.params)
         if op == "-" and a.type == T.JSONB:  # jsonb - text / text[] / int (unknown: text)
             if b.type == T.UNKNOWN:
                 b = coerce(b, T.TEXT, params=self.params)
@@ -718,6 +720,9 @@ class Binder(SpecialForms):
 
     def b_DPipe(self, node: exp.DPipe) -> E:
         a, b = self.bind(node.this), self.bind(node.expression)
+        ext = extops.bind_operator("||", a, b, self.params)  # hstore, tsvector, tsquery
+        if ext is not None:
+            return ext
         if T.JSONB in (a.type, b.type) and {a.type, b.type} <= {T.JSONB, T.UNKNOWN}:
             a, b = coerce(a, T.JSONB, params=self.params), coerce(b, T.JSONB, params=self.params)
             return self._call("jsonb_concat", [a, b], "?column?")
@@ -924,7 +929,8 @@ class Binder(SpecialForms):
         shown = T.ELEMENT_OF.get(target, target) if target not in (T.INT2VECTOR, T.OIDVECTOR) \
             else target  # `x::int2[]` is named int2, as PostgreSQL names it
         name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else "?column?"
-        if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE):
+        if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE,
+                      T.REGCONFIG):
             e = self.planner.reg_cast(inner, target)
             e.name = name
             return e
@@ -1047,6 +1053,10 @@ class Binder(SpecialForms):
         if not ty.is_array(arr.type) and arr.type not in (T.INT2VECTOR, T.OIDVECTOR):
             chain = [node]
             arr = self.bind(node.this)
+            if arr.type in hstore.OIDS and not isinstance(node.expressions[0], exp.Slice):
+                e = extops.hstore_op("->", arr, self.bind(node.expressions[0]), self.params)
+                e.name = arr.name  # h['k'] (hstore subscripting): the value of key k
+                return e
         subs: list[tuple[E, E] | E] = []
         for b in reversed(chain):
             idx_node = b.expressions[0]

@@ -27,13 +27,14 @@ from ...errors import (
     SQLError,
     StringDataRightTruncation,
 )
-from ...pgtypes import bits, network, zones
+from ...pgtypes import bits, extcodecs, hstore, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import FarDate, date_of_days, days_of, ts_of_us
 from ...pgtypes.geometry import NAMES as GEOMETRIC
 from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.jsonbtext import normalize as normalize_jsonb
 from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
 from ...pgtypes.multiranges import MultiRange
 from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
@@ -388,7 +389,7 @@ def from_text(oid: int) -> Callable[[Any], Any]:
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
     if oid in RANGE_SUBTYPE or oid in NETWORK_INPUT or oid in MULTIRANGE_RANGE \
-            or oid in GEOMETRIC:
+            or oid in GEOMETRIC or extcodecs.text_input(oid) is not None:
         return text_decoder(oid)
     if usertypes.is_enum(oid):
         return usertypes.enum_input(oid)
@@ -662,6 +663,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return _to_composite(src, dst)
     if (src, dst) in _NETWORK_CASTS:
         return _NETWORK_CASTS[(src, dst)]
+    if src in hstore.OIDS and dst in (T.JSON, T.JSONB):  # hstore_to_json(b)
+        return hstore.to_json if dst == T.JSON else lambda v: normalize_jsonb(hstore.to_json(v))
     if dst == T.ANYARRAY or dst == T.ANYELEMENT or src == T.UNKNOWN:
         return None
     raise CannotCoerce(f"cannot cast type {type_name(src)} to {type_name(dst)}")

@@ -26,6 +26,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
 from ...pgtypes.jsonvalue import mark as mark_json
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
+from ..functions.typeslots import bound as bound_slotted
 from . import types as ty
 from . import usertypes
 from .bound import E
@@ -129,7 +130,7 @@ def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]
     """Picks the overload of `name` for these arguments and coerces them."""
     _ensure_loaded()
     cands = (FUNCTIONS.get(name) or FALLBACKS.get(name) or []) + _user_range_functions(
-        name, [a.type for a in args])
+        name, [a.type for a in args]) + bound_slotted(name, usertypes.hstore_oid())
     types = [a.type for a in args]
     best: list[tuple[int, FunctionDef]] = []
     for fd in cands:

@@ -17,8 +17,9 @@ from typing import Any
 from sqlglot import exp
 
 from ...errors import FeatureNotSupported, UndefinedFunction
-from ...pgtypes import network
+from ...pgtypes import hstore, network
 from ...pgtypes import oids as T
+from . import extops
 from .bound import E
 from .functions import coerce, resolve, return_type
 from .rangeops import involves_range, range_op
@@ -177,6 +178,9 @@ class SpecialForms:
     def _json_arrow(self, node: exp.Expression, text: bool) -> E:
         """`->` / `->>`: a field (text key) or an array element (integer)."""
         base = self._json_base(node.this)
+        if base.type in hstore.OIDS and not text:  # hstore -> text / text[]
+            key = extops.arrow_key(node.expression) or self.bind(node.expression)
+            return extops.hstore_op("->", base, key, self.params)
         p = node.expression
         if isinstance(p, exp.JSONPath):
             parts = [x for x in p.expressions if not isinstance(x, exp.JSONPathRoot)]
@@ -220,6 +224,9 @@ class SpecialForms:
         a, b = self.bind(node.this), self.bind(node.expression)
         if swap:
             a, b = b, a
+        ext = extops.bind_operator("@>", a, b, self.params)
+        if ext is not None:
+            return ext
         if involves_range(a, b):
             return range_op("@>", a, b, self.params)
         if a.type in (T.JSON, T.JSONB) or b.type in (T.JSON, T.JSONB):
@@ -253,6 +260,9 @@ class SpecialForms:
 
     def b_ArrayOverlaps(self, node: exp.Expression) -> E:
         a, b = self.bind(node.this), self.bind(node.expression)
+        ext = extops.bind_operator("&&", a, b, self.params)
+        if ext is not None:
+            return ext
         if involves_range(a, b):
             return range_op("&&", a, b, self.params)
         a, b = self._arrays(a, b, "&&")
@@ -269,7 +279,10 @@ class SpecialForms:
 
     def _jsonb_keys(self, node: exp.Expression, op: str, fn: Any) -> E:
         """`?|` / `?&`: any / all of a text[]'s strings are top-level keys (or elements)."""
-        a = coerce(self._json_base(node.this), T.JSONB, params=self.params)
+        base = self._json_base(node.this)
+        if base.type in hstore.OIDS:
+            return extops.hstore_op(op, base, self.bind(node.expression), self.params)
+        a = coerce(base, T.JSONB, params=self.params)
         k = coerce(self.bind(node.expression), T.ARRAY_OF[T.TEXT], params=self.params)
         return E("pyfunc", (op, fn, True), [a, k], T.BOOL, -1, "?column?")
 
@@ -280,9 +293,26 @@ class SpecialForms:
         return self._jsonb_keys(node, "?&", _jsonb_has_all)
 
     def b_JSONBContainsTopKey(self, node: exp.Expression) -> E:
-        a = coerce(self._json_base(node.this), T.JSONB, params=self.params)
+        base = self._json_base(node.this)
+        if base.type in hstore.OIDS:
+            return extops.hstore_op("?", base, self.bind(node.expression), self.params)
+        a = coerce(base, T.JSONB, params=self.params)
         k = coerce(self.bind(node.expression), T.TEXT, params=self.params)
         return E("pyfunc", ("?", _jsonb_has_key, True), [a, k], T.BOOL, -1, "?column?")
+
+
+    def b_MatchAgainst(self, node: exp.Expression) -> E:
+        """`v @@ q` (sqlglot puts the right operand first): full-text match (extops)."""
+        right, left = self.bind(node.this), self.bind(node.expressions[0])
+        return extops.bind_operator("@@", left, right, self.params)  # type: ignore[return-value]
+
+    def b_Distance(self, node: exp.Expression) -> E:
+        """`q1 <-> q2`: tsquery's phrase operator."""
+        a, b = self.bind(node.this), self.bind(node.expression)
+        ext = extops.bind_operator("<->", a, b, self.params)
+        if ext is None:
+            raise FeatureNotSupported(f"operator <-> is not supported for {a.type} and {b.type}")
+        return ext
 
 
 def _jsonb_has_any(doc: Any, keys: list) -> bool:

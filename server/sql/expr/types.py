@@ -113,7 +113,8 @@ def type_by_name(text: str) -> tuple[int, int]:
         user = usertypes.lookup(bare.replace("._", ".")[1:] if bare.startswith("_") else "")
         if user is not None and user.array_oid:  # `_mood`: the array type's own name
             return user.array_oid, -1
-        raise UndefinedObject(f'type "{text}" does not exist')
+        shown = text if '"' in text else text.lower()  # an unquoted name folds to lower case
+        raise UndefinedObject(f'type "{shown}" does not exist')
     return oid, typmod
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InvalidTextRepresentation
-from ...pgtypes import multiranges, ranges
+from ...pgtypes import hstore, multiranges, ranges
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.network import sort_key as network_sort_key
@@ -75,6 +75,8 @@ def use(cat: CatalogSnapshot) -> None:
         for t in cat.types:
             if t.kind == "c":
                 COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
+            elif t.kind == "b" and t.name == "hstore":  # CREATE EXTENSION hstore's type
+                hstore.OIDS.add(t.oid)
             elif t.kind == "d":  # NB: an element of `d[]` goes out as its base type
                 T.DOMAIN_BASE[t.oid] = t.subtype
             elif t.kind == "r" and t.oid not in ranges.SUBTYPE:  # CREATE TYPE ... AS RANGE
@@ -106,6 +108,12 @@ def by_oid(oid: int) -> UserType | None:
         return None
     env = current()
     return None if env is None else env.by_oid.get(oid)
+
+
+def hstore_oid() -> int:
+    """The OID of the hstore type CREATE EXTENSION made in this catalog (0: none)."""
+    t = lookup("hstore")
+    return t.oid if t is not None and t.kind == "b" else 0
 
 
 def is_enum(oid: int) -> bool:

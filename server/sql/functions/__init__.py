@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (imported to register)
     catalogfns,
     cryptofns,
     formatting,
+    hstorefns,
     intervalfns,
     jsonbops,
     jsonfns,
@@ -30,6 +31,7 @@ from . import (  # noqa: F401  (imported to register)
     sysinfo,
     timefns,
     tochar,
+    tsearchfns,
     varbinary,
 )
 from .registry import ANY, FUNCTIONS, FunctionContext, FunctionDef, register

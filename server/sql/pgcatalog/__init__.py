@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (imported to register their relations)
     stats,
     systypes,
     timezones,
+    tsconfig,
     usertypes,
     views,
 )

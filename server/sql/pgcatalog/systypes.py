@@ -119,6 +119,10 @@ _PG_TYPES = """
 2970 f b f , - txid_snapshot_in txid_snapshot_out txid_snapshot_recv txid_snapshot_send - - - d x 0
 3220 t b f , - pg_lsn_in pg_lsn_out pg_lsn_recv pg_lsn_send - - - d p 0
 3221 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+3614 f b f , - tsvectorin tsvectorout tsvectorrecv tsvectorsend - - ts_typanalyze i x 0
+3615 f b f , - tsqueryin tsqueryout tsqueryrecv tsquerysend - - - i p 0
+3643 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+3645 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3734 t b f , - regconfigin regconfigout regconfigrecv regconfigsend - - - i p 0
 3735 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3802 f b f , jsonb_subscript_handler jsonb_in jsonb_out jsonb_recv jsonb_send - - - i x 0

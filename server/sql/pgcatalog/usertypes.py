@@ -45,7 +45,24 @@ def user_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
             out += _range_rows(t)
         elif t.kind == "d":
             out += _domain_rows(t)
+        elif t.kind == "b":
+            out += _base_rows(t)
     return out
+
+
+def _base_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
+    """An extension's base type (hstore): a varlena of category U with its own I/O functions,
+    and its array type, as CREATE EXTENSION hstore makes them."""
+    row = (t.oid, t.name, t.schema_oid, t.owner, -1, False, "b", "U", False, True, ",", 0,
+           regproc("-"), 0, t.array_oid, regproc(f"{t.name}_in"), regproc(f"{t.name}_out"),
+           regproc(f"{t.name}_recv"), regproc(f"{t.name}_send"), regproc("-"), regproc("-"),
+           regproc("-"), "i", "x", False, 0, -1, 0, 0, None, None, None)
+    arr = (t.array_oid, "_" + t.name, t.schema_oid, t.owner, -1, False, "b", "A", False, True,
+           ",", 0, regproc("array_subscript_handler"), t.oid, 0, regproc("array_in"),
+           regproc("array_out"), regproc("array_recv"), regproc("array_send"), regproc("-"),
+           regproc("-"), regproc("array_typanalyze"), "i", "x", False, 0, -1, 0, 0, None, None,
+           None)
+    return (row, arr)
 
 
 def _domain_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:

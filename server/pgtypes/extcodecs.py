@@ -1,0 +1,36 @@
+"""Text and binary I/O of the types the full-text search and extension modules add.
+
+`pgtypes.text` and `pgtypes.binary` ask here for types they have no codec of
+their own for: hstore (whose OID CREATE EXTENSION assigns, `hstore.OIDS`),
+tsvector and tsquery (fixed OIDs, `tsearch`). Values of all three are their
+canonical text, so their text output is the value itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import hstore, tsearch
+
+Codec = tuple[Callable[[Any], bytes], Callable[[bytes], Any]]
+
+_FIXED_TEXT: dict[int, Callable[[str], Any]] = {
+    tsearch.TSVECTOR: tsearch.parse_tsvector, tsearch.TSQUERY: tsearch.parse_tsquery}
+_FIXED_BINARY: dict[int, Codec] = {
+    tsearch.TSVECTOR: (tsearch.encode_tsvector, tsearch.decode_tsvector),
+    tsearch.TSQUERY: (tsearch.encode_tsquery, tsearch.decode_tsquery)}
+
+
+def text_input(oid: int) -> Callable[[str], Any] | None:
+    """The input function of `oid` when it is one of these types (else None)."""
+    if oid in hstore.OIDS:
+        return hstore.parse
+    return _FIXED_TEXT.get(oid)
+
+
+def binary_codec(oid: int) -> Codec | None:
+    """(send, receive) of `oid` when it is one of these types (else None)."""
+    if oid in hstore.OIDS:
+        return hstore.encode, hstore.decode
+    return _FIXED_BINARY.get(oid)

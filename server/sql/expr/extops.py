@@ -1,0 +1,102 @@
+"""Operators of hstore, tsvector and tsquery, bound to the functions that implement them.
+
+sqlglot reads these operators as its JSON, array and match nodes (`->` is
+JSONExtract, `?` JSONBContainsTopKey, `@>` ArrayContainsAll, `&&`
+ArrayOverlaps, `@@` MatchAgainst); the binder's methods for those nodes ask
+`bind_operator` first, which answers when an operand is of one of these types
+(else None, and the node keeps its JSON or array meaning). An untyped operand
+takes the type PostgreSQL's operator resolution gives it: hstore for `h - 'a'`
+and `h || '...'` (an hstore operator of the same type wins), text for `h -> 'a'`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ...errors import SQLError, UndefinedFunction
+from ...pgtypes import hstore
+from ...pgtypes import oids as T
+from ...pgtypes.tsearch import TSQUERY, TSVECTOR
+from .bound import E
+from .functions import coerce, resolve, return_type
+from .types import type_name
+
+_TEXTS = T.ARRAY_OF[T.TEXT]
+_HSTORE_OPS = {"->": "fetchval", "?": "exist", "?|": "exists_any", "?&": "exists_all",
+               "@>": "hs_contains", "<@": "hs_contained", "||": "hs_concat", "-": "delete"}
+_TS = (TSVECTOR, TSQUERY)
+
+
+def _call(name: str, args: list[E], params: Any) -> E:
+    fd, args = resolve(name, args, params)
+    return E("call", fd, args, return_type(fd, args), -1, "?column?")
+
+
+def _undefined(op: str, a: E, b: E) -> SQLError:
+    return UndefinedFunction(
+        f"operator does not exist: {type_name(a.type)} {op} {type_name(b.type)}",
+        hint="No operator matches the given name and argument types. "
+        "You might need to add explicit type casts.")
+
+
+def arrow_key(node: exp.Expression) -> E | None:
+    """`h -> 'a'` arrives as a JSON path of one key: the key as a text constant."""
+    if not isinstance(node, exp.JSONPath):
+        return None
+    parts = [x for x in node.expressions if not isinstance(x, exp.JSONPathRoot)]
+    if len(parts) != 1 or not isinstance(parts[0], exp.JSONPathKey):
+        return None
+    return E("const", str(parts[0].this), [], T.TEXT)
+
+
+def bind_operator(op: str, a: E, b: E, params: Any) -> E | None:
+    """`a op b` when an operand is an hstore, tsvector or tsquery (else None)."""
+    if a.type in hstore.OIDS or b.type in hstore.OIDS:
+        return hstore_op(op, a, b, params)
+    if a.type in _TS or b.type in _TS or op == "@@":
+        return _tsearch(op, a, b, params)
+    return None
+
+
+def hstore_op(op: str, a: E, b: E, params: Any) -> E:
+    h = a.type if a.type in hstore.OIDS else b.type
+    if op not in _HSTORE_OPS or a.type != h:
+        if op in ("@>", "<@", "||") and a.type == T.UNKNOWN:
+            a = coerce(a, h, params=params)
+        else:
+            raise _undefined(op, a, b)
+    if b.type == T.UNKNOWN:
+        b = coerce(b, T.TEXT if op in ("->", "?") else _TEXTS if op in ("?|", "?&") else h,
+                   params=params)
+    if op == "->" and b.type == _TEXTS:
+        return _call("slice_array", [a, b], params)
+    return _call(_HSTORE_OPS[op], [a, b], params)
+
+
+def _tsearch(op: str, a: E, b: E, params: Any) -> E | None:
+    if op == "@@":
+        if a.type == T.UNKNOWN and b.type in _TS:
+            a = coerce(a, TSVECTOR if b.type == TSQUERY else TSQUERY, params=params)
+        if b.type == T.UNKNOWN and a.type in _TS:
+            b = coerce(b, TSQUERY if a.type == TSVECTOR else TSVECTOR, params=params)
+        kinds = {TSVECTOR: "v", TSQUERY: "q", T.TEXT: "t", T.VARCHAR: "t", T.UNKNOWN: "t"}
+        ka, kb = kinds.get(a.type), kinds.get(b.type)
+        name = {("v", "q"): "ts_match_vq", ("q", "v"): "ts_match_qv", ("t", "q"): "ts_match_tq",
+                ("t", "t"): "ts_match_tt"}.get((ka or "", kb or ""))
+        if name is None:
+            raise _undefined(op, a, b)
+        return _call(name, [a, b], params)
+    t = a.type if a.type in _TS else b.type
+    if a.type == T.UNKNOWN:
+        a = coerce(a, t, params=params)
+    if b.type == T.UNKNOWN:
+        b = coerce(b, t, params=params)
+    if a.type != b.type:
+        return None
+    name = {(TSVECTOR, "||"): "tsvector_concat", (TSQUERY, "||"): "tsquery_or",
+            (TSQUERY, "&&"): "tsquery_and", (TSQUERY, "<->"): "tsquery_phrase"}.get((t, op))
+    if name is None:
+        return None
+    return _call(name, [a, b], params)

@@ -1,0 +1,380 @@
+"""Full-text search functions: to_tsvector, the *to_tsquery family, @@, ts_rank, setweight, ...
+
+Values are the canonical texts of `pgtypes.tsearch`; text goes through the
+parser and configurations of `tsparser` ('simple', 'english'). A
+configuration argument is a regconfig (`'english'::regconfig`) or, as an
+untyped literal, its name; without one, the session's
+default_text_search_config is used, as in PostgreSQL. The `@@` operator and
+the tsvector/tsquery `||`, `&&`, `!!`, `<->` operators bind to the ts_match_*
+and tsquery_* functions here (`expr.extops`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ...errors import InvalidParameterValue
+from ...pgtypes import oids as T
+from ...pgtypes import tsearch as TS
+from ...pgtypes.tsearch import TSQUERY, TSVECTOR
+from ..expr.regcast import RegOid
+from . import tsparser
+from .registry import register
+
+TEXT, REGCONFIG = T.TEXT, T.REGCONFIG
+CONFIG_OIDS = {"simple": 3748, "english": 13164}
+_CONFIG_OF = {v: k for k, v in CONFIG_OIDS.items()}
+PARSER_OID = 3722
+
+
+def _config(c: Any) -> str:
+    if isinstance(c, int):
+        if c not in _CONFIG_OF:
+            raise InvalidParameterValue(f"cache lookup failed for text search configuration {c}")
+        return _CONFIG_OF[c]
+    return tsparser.config_name(c)
+
+
+def _default(ctx: Any) -> str:
+    return tsparser.config_name(ctx.get_setting("default_text_search_config") or "simple")
+
+
+@register("cast:regconfig", args=[TEXT], returns=REGCONFIG, needs_context=True)
+def regconfig_in(ctx: Any, name: str) -> int:
+    """regconfigin: a configuration's OID by name."""
+    return CONFIG_OIDS[tsparser.config_name(name)]
+
+
+@register("format:regconfig", args=[T.OID], returns=TEXT, needs_context=True)
+def regconfig_out(ctx: Any, oid: int) -> str:
+    """regconfigout: a configuration's name by OID."""
+    return _CONFIG_OF.get(oid, str(oid))
+
+
+@register("get_current_ts_config", args=[], returns=REGCONFIG, needs_context=True)
+def get_current_ts_config(ctx: Any) -> int:
+    """The configuration default_text_search_config names."""
+    name = _default(ctx)
+    return RegOid(CONFIG_OIDS[name], name)
+
+
+# -- tsvector -------------------------------------------------------------------------------
+
+
+def _to_vector(config: str, text: str) -> str:
+    return TS.make_vector((lex, pos, 0) for lex, pos in tsparser.lexemes(config, text))
+
+
+@register("to_tsvector", args=[TEXT], returns=TSVECTOR, needs_context=True)
+def to_tsvector_default(ctx: Any, text: str) -> str:
+    """The text's lexemes under default_text_search_config."""
+    return _to_vector(_default(ctx), text)
+
+
+@register("to_tsvector", args=[REGCONFIG, TEXT], returns=TSVECTOR)
+def to_tsvector_oid(config: int, text: str) -> str:
+    """The text's lexemes under a configuration (regconfig)."""
+    return _to_vector(_config(config), text)
+
+
+@register("to_tsvector", args=[TEXT, TEXT], returns=TSVECTOR)
+def to_tsvector(config: str, text: str) -> str:
+    """The text's lexemes under a configuration named by text."""
+    return _to_vector(_config(config), text)
+
+
+@register("setweight", args=[TSVECTOR, T.CHAR], returns=TSVECTOR)
+def setweight(v: str, w: str) -> str:
+    """Every position gets weight w (A, B, C or D)."""
+    weight = _weight(w)
+    return TS.format_vector(tuple((lex, tuple((p, weight) for p, _ in poss))
+                                  for lex, poss in TS.vector(v)))
+
+
+def _weight(w: str) -> int:
+    code = {"a": 3, "b": 2, "c": 1, "d": 0}.get(str(w).lower())
+    if code is None:
+        raise InvalidParameterValue(f"unrecognized weight: {ord(str(w)[:1] or ' ')}")
+    return code
+
+
+@register("strip", args=[TSVECTOR], returns=TSVECTOR)
+def strip(v: str) -> str:
+    """The lexemes without positions or weights."""
+    return TS.format_vector(tuple((lex, ()) for lex, _ in TS.vector(v)))
+
+
+@register("length", args=[TSVECTOR], returns=T.INT4)
+def length(v: str) -> int:
+    """The number of lexemes."""
+    return len(TS.vector(v))
+
+
+@register("tsvector_concat", args=[TSVECTOR, TSVECTOR], returns=TSVECTOR)
+def tsvector_concat(a: str, b: str) -> str:
+    """a || b: b's positions shifted past a's last one."""
+    va, vb = TS.vector(a), TS.vector(b)
+    shift = max((p for _, poss in va for p, _ in poss), default=0)
+    acc: dict[str, set[tuple[int, int]]] = {}
+    for lex, poss in va:
+        acc.setdefault(lex, set()).update(poss)
+    for lex, poss in vb:
+        acc.setdefault(lex, set()).update((min(p + shift, TS.MAXPOS), w) for p, w in poss)
+    return TS.format_vector(acc)
+
+
+@register("tsvector_to_array", args=[TSVECTOR], returns=T.ARRAY_OF[TEXT])
+def tsvector_to_array(v: str) -> list[str]:
+    """The lexemes as a text array."""
+    return [lex for lex, _ in TS.vector(v)]
+
+
+@register("array_to_tsvector", args=[T.ARRAY_OF[TEXT]], returns=TSVECTOR)
+def array_to_tsvector(a: list[Any]) -> str:
+    """A tsvector of the array's lexemes (no positions)."""
+    if any(x is None for x in a):
+        raise InvalidParameterValue("lexeme array may not contain nulls")
+    return TS.format_vector({x: set() for x in a})
+
+
+@register("unnest", args=[TSVECTOR], returns=T.RECORD, set_returning=True,
+          out_columns=[("lexeme", TEXT), ("positions", T.ARRAY_OF[T.INT2]),
+                       ("weights", T.ARRAY_OF[TEXT])])
+def unnest(v: str) -> Iterator[tuple[Any, ...]]:
+    """One row per lexeme: (lexeme, positions, weights)."""
+    for lex, poss in TS.vector(v):
+        yield (lex, [p for p, _ in poss] or None,
+               [("D", "C", "B", "A")[w] for _, w in poss] or None)
+
+
+# -- tsquery --------------------------------------------------------------------------------
+
+
+def _morph(config: str, text: str, mask: int, prefix: bool) -> Any:
+    """One to_tsquery operand through the configuration: its lexemes joined by <-> (None when
+    it was only stop words)."""
+    tree: Any = None
+    last = 0
+    for lex, pos in tsparser.lexemes(config, text):
+        node = ("v", lex, mask, prefix)
+        tree = node if tree is None else ("<>", tree, node, pos - last)
+        last = pos
+    return tree
+
+
+def _query(config: str, text: str) -> str:
+    tree = TS.parse_query(text, lambda t, m, p: _morph(config, t, m, p))
+    return TS.format_query(tree)
+
+
+@register("to_tsquery", args=[TEXT], returns=TSQUERY, needs_context=True)
+def to_tsquery_default(ctx: Any, text: str) -> str:
+    """A tsquery of the text's operands normalised by the default configuration."""
+    return _query(_default(ctx), text)
+
+
+@register("to_tsquery", args=[REGCONFIG, TEXT], returns=TSQUERY)
+def to_tsquery_oid(config: int, text: str) -> str:
+    """A tsquery of the text's operands normalised by a configuration (regconfig)."""
+    return _query(_config(config), text)
+
+
+@register("to_tsquery", args=[TEXT, TEXT], returns=TSQUERY)
+def to_tsquery(config: str, text: str) -> str:
+    """A tsquery of the text's operands normalised by a configuration named by text."""
+    return _query(_config(config), text)
+
+
+def _joined(config: str, text: str, phrase: bool) -> str:
+    tree: Any = None
+    last = 0
+    for lex, pos in tsparser.lexemes(config, text):
+        node = ("v", lex, 0, False)
+        if tree is None:
+            tree = node
+        elif phrase:
+            tree = ("<>", tree, node, pos - last)
+        else:
+            tree = ("&", tree, node)
+        last = pos
+    return TS.format_query(tree)
+
+
+def _register_family(name: str, build: Callable[[str, str], str], doc: str) -> None:
+    """Registers name(text), name(regconfig, text) and name(text, text) over `build`."""
+
+    def default(ctx: Any, text: str) -> str:
+        return build(_default(ctx), text)
+
+    def by_oid(config: int, text: str) -> str:
+        return build(_config(config), text)
+
+    def by_name(config: str, text: str) -> str:
+        return build(_config(config), text)
+
+    for f in (default, by_oid, by_name):
+        f.__doc__ = doc
+    register(name, args=[TEXT], returns=TSQUERY, needs_context=True)(default)
+    register(name, args=[REGCONFIG, TEXT], returns=TSQUERY)(by_oid)
+    register(name, args=[TEXT, TEXT], returns=TSQUERY)(by_name)
+
+
+_register_family("plainto_tsquery", lambda c, t: _joined(c, t, False),
+                 "The text's lexemes joined by & (punctuation ignored).")
+_register_family("phraseto_tsquery", lambda c, t: _joined(c, t, True),
+                 "The text's lexemes joined by <N>, N their distance in the text.")
+
+_WEB = re.compile(r'(?P<neg>-)?"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+)')
+
+
+def _websearch(config: str, text: str) -> str:
+    """websearch_to_tsquery: "quoted phrases" (<->), -negation, `or`; the rest is AND."""
+    tree: Any = None
+    pending_or, negate = False, False
+    for m in _WEB.finditer(text):
+        if m.group("word") is not None:
+            word = m.group("word")
+            if word.lower() == "or" and tree is not None:
+                pending_or = True
+                continue
+            if word.startswith("-") and len(word) > 1:
+                negate, word = True, word[1:]
+            node = TS.query(_joined(config, word, False))
+        else:
+            negate = bool(m.group("neg"))
+            node = TS.query(_joined(config, m.group("phrase"), True))
+        if node is None:
+            negate = False
+            continue
+        if negate:
+            node, negate = ("!", node), False
+        if tree is None:
+            tree = node
+        else:
+            tree = ("|" if pending_or else "&", tree, node)
+        pending_or = False
+    return TS.format_query(tree)
+
+
+_register_family("websearch_to_tsquery", _websearch,
+                 'A web search engine\'s syntax: "phrases", -negation, or; the rest is AND.')
+
+
+@register("numnode", args=[TSQUERY], returns=T.INT4)
+def numnode(q: str) -> int:
+    """The number of operands and operators."""
+    def count(t: Any) -> int:
+        if t is None:
+            return 0
+        if t[0] == "v":
+            return 1
+        return 1 + sum(count(c) for c in (t[1:2] if t[0] == "!" else t[1:3]))
+
+    return count(TS.query(q))
+
+
+@register("querytree", args=[TSQUERY], returns=TEXT)
+def querytree(q: str) -> str:
+    """The query's indexable part: here the query itself ('T' when empty)."""
+    return q if q else "T"
+
+
+@register("tsquery_and", args=[TSQUERY, TSQUERY], returns=TSQUERY)
+def tsquery_and(a: str, b: str) -> str:
+    """a && b."""
+    return _both("&", a, b)
+
+
+@register("tsquery_or", args=[TSQUERY, TSQUERY], returns=TSQUERY)
+def tsquery_or(a: str, b: str) -> str:
+    """a || b."""
+    return _both("|", a, b)
+
+
+@register("tsquery_phrase", args=[TSQUERY, TSQUERY], returns=TSQUERY)
+def tsquery_phrase(a: str, b: str) -> str:
+    """a <-> b."""
+    return _both("<>", a, b)
+
+
+@register("tsquery_phrase", args=[TSQUERY, TSQUERY, T.INT4], returns=TSQUERY)
+def tsquery_phrase_n(a: str, b: str, n: int) -> str:
+    """a <N> b."""
+    return _both("<>", a, b, n)
+
+
+def _both(op: str, a: str, b: str, dist: int = 1) -> str:
+    qa, qb = TS.query(a), TS.query(b)
+    if qa is None or qb is None:
+        return a if qb is None else b
+    return TS.format_query((op, qa, qb, dist) if op == "<>" else (op, qa, qb))
+
+
+@register("tsquery_not", args=[TSQUERY], returns=TSQUERY)
+def tsquery_not(a: str) -> str:
+    """!! a."""
+    q = TS.query(a)
+    return a if q is None else TS.format_query(("!", q))
+
+
+# -- matching and ranking -------------------------------------------------------------------
+
+
+@register("ts_match_vq", args=[TSVECTOR, TSQUERY], returns=T.BOOL)
+def ts_match_vq(v: str, q: str) -> bool:
+    """tsvector @@ tsquery."""
+    return TS.matches(v, q)
+
+
+@register("ts_match_qv", args=[TSQUERY, TSVECTOR], returns=T.BOOL)
+def ts_match_qv(q: str, v: str) -> bool:
+    """tsquery @@ tsvector."""
+    return TS.matches(v, q)
+
+
+@register("ts_match_tq", args=[TEXT, TSQUERY], returns=T.BOOL, needs_context=True)
+def ts_match_tq(ctx: Any, t: str, q: str) -> bool:
+    """text @@ tsquery: the text through to_tsvector first."""
+    return TS.matches(_to_vector(_default(ctx), t), q)
+
+
+@register("ts_match_tt", args=[TEXT, TEXT], returns=T.BOOL, needs_context=True)
+def ts_match_tt(ctx: Any, t: str, q: str) -> bool:
+    """text @@ text: to_tsvector(a) @@ plainto_tsquery(b)."""
+    config = _default(ctx)
+    return TS.matches(_to_vector(config, t), _joined(config, q, False))
+
+
+@register("ts_rank", args=[TSVECTOR, TSQUERY], returns=T.FLOAT4)
+def ts_rank(v: str, q: str) -> float:
+    """PostgreSQL's ts_rank with the default weights {0.1, 0.2, 0.4, 1.0}."""
+    return TS.rank(v, q)
+
+
+@register("ts_rank", args=[TSVECTOR, TSQUERY, T.INT4], returns=T.FLOAT4)
+def ts_rank_norm(v: str, q: str, norm: int) -> float:
+    """ts_rank with a normalization bit mask."""
+    return TS.rank(v, q, norm=norm)
+
+
+@register("ts_rank", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY], returns=T.FLOAT4)
+def ts_rank_weights(w: list[float], v: str, q: str) -> float:
+    """ts_rank with the weights of D, C, B and A."""
+    return TS.rank(v, q, _weights(w))
+
+
+@register("ts_rank", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY, T.INT4], returns=T.FLOAT4)
+def ts_rank_weights_norm(w: list[float], v: str, q: str, norm: int) -> float:
+    """ts_rank with weights and a normalization bit mask."""
+    return TS.rank(v, q, _weights(w), norm)
+
+
+def _weights(w: list[Any]) -> tuple[float, ...]:
+    """The {D, C, B, A} weight array (PostgreSQL's order); 22023 for a bad one."""
+    if len(w) < 4:
+        raise InvalidParameterValue("array of weight is too short")
+    if any(x is None for x in w):
+        raise InvalidParameterValue("array of weight must not contain nulls")
+    return tuple(float(x) for x in w[:4])
