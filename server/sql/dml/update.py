@@ -25,6 +25,7 @@ from ..ddl.names import find_relation, get_relation, ident, table_name
 from ..expr.types import type_name
 from ..plan.compiler import COMPILER
 from ..stmt import Stmt
+from .keyed import KeyedRows
 from .returning import compile_returning
 from .values import _UNSET, ValueFn, compile_default, compile_value, literal_value
 from .writer import writer_of
@@ -209,13 +210,15 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     slots = [c.attnum - 1 for c in live]
     ncols = len(table.columns)
     verb = "UPDATE" if is_update else "DELETE"
+    keyed = KeyedRows.of(plan.root)  # by full primary key: one read, no executor (keyed.py)
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
         writer = writer_of(sess, table)
         seen: set[bytes] = set()
         found: list[tuple[Any, ...]] = []
-        for batch in plan.execute(ctx):  # all candidates first, then the writes (see run)
+        batches = (keyed.read(ctx),) if keyed is not None else plan.execute(ctx)
+        for batch in batches:  # all candidates first, then the writes (see run)
             ctx.check_cancel()
             for r in batch:
                 key = r[0]

@@ -1,0 +1,91 @@
+"""UPDATE and DELETE by full primary key: the candidate rows read in one call, not the executor.
+
+`UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2` finds its
+row through the query `SELECT ctid, <columns>, (abalance + $1)::int FROM ...
+WHERE aid = $2` (update.py), which plans as Project(PointGet with keys). The
+executor runs that as a generator pipeline (`CompiledPlan.execute`, `run`,
+`run_project`, `run_point_get` and its compiled key function) around what is one
+`Txn.get` and one projection: for an OLTP statement the pipeline costs more
+than the read. `KeyedRows` does the same read and the same projection (the
+Project node's own compiled function, so every expression, cast and error is
+the executor's), with no generators. Any other plan shape (a filter on top, an
+index, an expression in a key, hidden columns) keeps the general path.
+
+    >>> from ..expr.bound import E, col
+    >>> from ..plan import nodes as N
+    >>> class Table:
+    ...     space = 7
+    >>> get = N.PointGet([], table=Table(), keys=[[E("param", 1)]], with_keys=True)
+    >>> KeyedRows.of(N.Project([], child=get, exprs=[col(0, 23)])) is not None
+    True
+    >>> KeyedRows.of(N.Project([], child=N.PointGet([], table=Table(), keys=[[E("func", "f")]],
+    ...                                                with_keys=True), exprs=[])) is None
+    True
+    >>> KeyedRows.of(get) is None
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..exec.keys import encode_key
+from ..exec.runner import compiled
+from ..expr import codegen as cg
+from ..expr import runtime as rt
+from ..plan import nodes as N
+from ..plan.builder import visible
+
+
+class KeyedRows:
+    """The key parts and the Project node of a Project(PointGet with keys) plan."""
+
+    __slots__ = ("space", "keys", "project")
+
+    def __init__(self, space: int, keys: list[list[tuple[bool, Any]]], project: N.Project) -> None:
+        self.space = space
+        self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
+        self.project = project
+
+    @classmethod
+    def of(cls, root: N.Node) -> KeyedRows | None:
+        """The KeyedRows of a plan root, or None when the plan is any other shape."""
+        if type(root) is not N.Project or type(root.child) is not N.PointGet:
+            return None
+        get = root.child
+        if not get.with_keys or not get.keys or len(visible(root.cols)) != len(root.cols):
+            return None
+        keys: list[list[tuple[bool, Any]]] = []
+        for key in get.keys:
+            parts: list[tuple[bool, Any]] = []
+            for e in key:
+                if e.kind == "param":
+                    parts.append((True, e.data))
+                elif e.kind == "const":
+                    parts.append((False, e.data))
+                else:
+                    return None
+            keys.append(parts)
+        return cls(get.table.space, keys, root)
+
+    def read(self, ctx: Any) -> list[tuple[Any, ...]]:
+        """The plan's rows at ctx's transaction (own writes included), as `plan.execute(ctx)`
+        would yield them in its one batch."""
+        params = ctx.params
+        encoded = []
+        for key in self.keys:
+            values = [params[v - 1] if is_param else v for is_param, v in key]
+            if None not in values:  # NB: a NULL key matches nothing
+                encoded.append(encode_key(values))
+        if not encoded:
+            return []
+        rows = ctx.txn.get(self.space, encoded)
+        batch = [(*r, k) for r, k in zip(rows, encoded, strict=True) if r is not None]
+        if not batch:
+            return []
+        rt.numeric_context()
+        ctx.__dict__["outer"] = []  # NB: as CompiledPlan.execute sets them up
+        ctx.__dict__["plan_cache"] = {}
+        node = self.project
+        fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
+        return fn(batch, ctx)  # type: ignore[no-any-return]
