@@ -46,7 +46,7 @@ built it. A checkpoint copies the base's two lists (`export`).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress, islice, repeat
@@ -56,6 +56,8 @@ from typing import Any
 
 from sortedcontainers import SortedDict
 
+from .coldrows import ColdRows, Merged, Segment
+from .coldrows import merge as _merge
 from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
 from .columnar.pace import touch
@@ -65,6 +67,10 @@ Chain = tuple[tuple[int, Row | None], ...]
 
 CACHE_LIMIT = 4096
 COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CPU)
+FREEZE_ROWS = True  # `collect` moves settled base rows into cold segments (`kivi.coldrows`)
+SEGMENT_ROWS = 8192  # base keys read per hold of the lock by a freeze, and a segment's most
+MIN_SEGMENT = 256  # fewer freezable keys in a run are left hot (a segment's fixed cost)
+FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze
 
 
 def _visible(chain: Chain, ts: int) -> Row | None:
@@ -90,7 +96,8 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
 class VersionStore:
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_max_ts", "_col", "_low_water")
+    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_max_ts", "_col", "_low_water",
+                 "_cold", "_epoch")
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -104,10 +111,14 @@ class VersionStore:
         # and kept up to date by every write from then on.
         self._col: ColumnarCopy | PendingBuild | None = None  # pending: being built unlocked
         self._low_water = 0  # the highest `collect` watermark: no snapshot below it is valid
+        # Cold rows (`kivi.coldrows`): keys with one live version <= the watermark, encoded;
+        # disjoint from the base and the cache (a write to a cold key moves it to the cache)
+        self._cold = ColdRows()
+        self._epoch = 0  # bumped when base positions move in place (a split): see `_freeze`
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""
-        return len(self._keys) + len(self._cache)
+        return len(self._keys) + len(self._cache) + len(self._cold)
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -129,10 +140,12 @@ class VersionStore:
             else:
                 chain = cache.get(key)
                 if chain is None:
-                    cache[key] = ((ts, row),)
-                    if row is None:
-                        gc.add(key)
-                    continue
+                    chain = self._warm(key)
+                    if chain is None:
+                        cache[key] = ((ts, row),)
+                        if row is None:
+                            gc.add(key)
+                        continue
                 cache[key] = _add_version(chain, ts, row)
             gc.add(key)
         # A merge copies the base, so let the cache grow with it: amortised O(1) per key.
@@ -155,6 +168,9 @@ class VersionStore:
         if cache:
             ctop = cache.peekitem(-1)[0]
             top = ctop if top is None or ctop > top else top
+        ctop = self._cold.top
+        if ctop is not None and (top is None or ctop > top):
+            top = ctop
         new_k = list(map(_head, ws))
         if len(set(new_k)) != len(new_k):
             return writes  # the same key twice in one commit: apply them in order, one by one
@@ -173,6 +189,10 @@ class VersionStore:
             i = bisect_left(keys, k, i)
             if i < n and keys[i] == k:
                 chains[i] = _add_version(chains[i], ts, row)
+                gc.add(k)
+            elif (warm := self._warm(k)) is not None:
+                add_k.append(k)
+                add_c.append(_add_version(warm, ts, row))
                 gc.add(k)
             else:
                 add_k.append(k)
@@ -199,10 +219,18 @@ class VersionStore:
         self.apply(ts, list(zip(keys, rows, strict=True)))
 
     def _above_all(self, key: bytes) -> bool:
-        """Tells whether key is above every key of the base and the cache."""
+        """Tells whether key is above every key of the base, the cache and the cold rows."""
         if self._keys and key <= self._keys[-1]:
             return False
+        ctop = self._cold.top
+        if ctop is not None and key <= ctop:
+            return False
         return not self._cache or key > self._cache.peekitem(-1)[0]
+
+    def _warm(self, key: bytes) -> Chain | None:
+        """Moves a cold key out of the cold rows; returns its chain (None: it is not cold)."""
+        version = self._cold.kill(key) if self._cold else None
+        return None if version is None else (version,)
 
     def _append(self, ts: int, keys: list[bytes], rows: list[Row | None]) -> None:
         """Appends distinct ascending keys, above every stored one, with their rows at ts."""
@@ -249,6 +277,8 @@ class VersionStore:
         self._keys, self._chains = [], []
         self._cache = SortedDict()
         self._gc = set()
+        self._cold = ColdRows()
+        self._epoch += 1
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -257,7 +287,12 @@ class VersionStore:
         i = bisect_left(keys, key)
         if i < len(keys) and keys[i] == key:
             return self._chains[i]
-        return self._cache.get(key)
+        chain = self._cache.get(key)
+        if chain is None and self._cold:
+            version = self._cold.version(key)
+            if version is not None:
+                return (version,)
+        return chain
 
     def read(self, key: bytes, ts: int) -> Row | None:
         """Returns the row visible at ts, or None."""
@@ -300,6 +335,10 @@ class VersionStore:
         j = len(keys) if hi is None else bisect_left(keys, hi, i)
         cache = self._cache
         nxt: bytes | None = None
+        # cold keys and rows of the range the hot chunk covers, one more than a chunk's worth
+        # (the cut below knows then that more follow)
+        ck: list[bytes] = []
+        cr: list[Row] = []
         # NB: the cache is read only as far as this chunk reaches (islice), so a scan costs
         # O(max_keys) per chunk however large the cache is.
         if not reverse:
@@ -317,6 +356,8 @@ class VersionStore:
                     bk_end = bisect_left(bk, nxt)
                     bk, bc = bk[:bk_end], bc[:bk_end]
                 bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
+            if self._cold:
+                ck, cr = self._cold.take(lo, nxt if nxt is not None else hi, max_keys + 1, False)
         else:
             if j - i > max_keys:
                 i = j - max_keys
@@ -334,8 +375,12 @@ class VersionStore:
                     bk, bc = bk[bk_start:], bc[bk_start:]
                 ckeys.reverse()
                 bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
+            if self._cold:
+                ck, cr = self._cold.take(nxt if nxt is not None else lo, hi, max_keys + 1, True)
             bk.reverse()
             bc.reverse()
+        if ck:
+            return self._with_cold(bk, bc, ck, cr, ts, reverse, max_keys, nxt, rows_only)
         if rows_only:
             return [], _visible_rows(bc, ts), nxt
         out_k: list[bytes] = []
@@ -348,6 +393,35 @@ class VersionStore:
                 out_k.append(k)
                 out_r.append(row)
         return out_k, out_r, nxt
+
+    @staticmethod
+    def _with_cold(bk: list[bytes], bc: list[Chain], ck: list[bytes], cr: list[Row], ts: int,
+                   reverse: bool, max_keys: int, nxt: bytes | None, rows_only: bool
+                   ) -> tuple[list[bytes], list[Row], bytes | None]:
+        """`chunk`'s answer from its hot keys and chains (in scan order) and the cold keys and
+        rows (ascending) of the same range, cut again to max_keys."""
+        hk: list[bytes] = []
+        hr: list[Row] = []
+        for k, chain in zip(bk, bc, strict=True):
+            row = _visible(chain, ts)
+            if row is not None:
+                hk.append(k)
+                hr.append(row)
+        if reverse:
+            hk.reverse()
+            hr.reverse()
+        mk, mr = _merge(ck, cr, hk, hr)
+        if len(mk) > max_keys:
+            if reverse:
+                mk, mr = mk[-max_keys:], mr[-max_keys:]
+                nxt = mk[0]
+            else:
+                nxt = mk[max_keys]
+                mk, mr = mk[:max_keys], mr[:max_keys]
+        if reverse:
+            mk.reverse()
+            mr.reverse()
+        return ([] if rows_only else mk), mr, nxt
 
     def chunks(
         self,
@@ -385,7 +459,8 @@ class VersionStore:
     def items(self, ts: int | None = None) -> Iterator[tuple[bytes, Chain]]:
         """Yields (key, chain) in key order, chains cut to versions <= ts (all when ts is None)."""
         self.compact()
-        for k, chain in zip(self._keys, self._chains, strict=True):
+        keys, chains = self._merged().all() if self._cold else (self._keys, self._chains)
+        for k, chain in zip(keys, chains, strict=True):
             if ts is not None and chain[-1][0] > ts:
                 continue
             if ts is not None and chain[0][0] > ts:
@@ -397,6 +472,8 @@ class VersionStore:
         no version is newer than ts: a checkpoint of a quiet region costs two C-level copies)."""
         self.compact()
         if ts is None or self._max_ts <= ts:
+            if self._cold:  # NB: every cold row decoded: a transient copy of the region
+                return self._merged().all()
             return list(self._keys), list(self._chains)
         keys: list[bytes] = []
         chains: list[Chain] = []
@@ -404,6 +481,25 @@ class VersionStore:
             keys.append(k)
             chains.append(chain)
         return keys, chains
+
+    def _merged(self, copy: bool = False) -> Merged:
+        """The base and the cold rows as one sorted sequence (`coldrows.Merged`); `copy`: of
+        copies of the base's lists, for a reader outside the lock."""
+        self.compact()
+        keys, chains = (list(self._keys), list(self._chains)) if copy else (self._keys, self._chains)
+        return Merged(keys, chains, self._cold.snapshot())
+
+    def export_range(self, after: bytes | None, limit: int) -> tuple[list[bytes], list[Chain]]:
+        """The keys after `after` (all when None), up to `limit` of them, with their chains:
+        `export`'s lists cut there, without copying or decoding the rest."""
+        m = self._merged()
+        i = 0 if after is None else m.bisect_right(after)
+        return m.window(i, i + limit)
+
+    def middle_key(self) -> bytes | None:
+        """The key in the middle of the key order (None when empty)."""
+        m = self._merged()
+        return m.window(len(m) // 2, len(m) // 2 + 1)[0][0] if len(m) else None
 
     def load(self, keys: list[bytes], chains: list[Chain]) -> None:
         """Replaces the content with sorted keys and their chains (from a checkpoint)."""
@@ -419,7 +515,9 @@ class VersionStore:
         other = VersionStore(self.cache_limit)
         other.load(self._keys[i:], self._chains[i:])
         other._low_water = self._low_water  # NB: its chains were collected as these were
+        other._cold = self._cold.split_off(key)
         self._col = None
+        self._epoch += 1  # NB: before the lists shrink in place (a freeze pass checks it)
         del self._keys[i:]
         del self._chains[i:]
         self._gc = {k for k in self._gc if k < key}
@@ -461,7 +559,76 @@ class VersionStore:
                 dropped += self._remove_gone(gone)
             if self._col is not None:
                 self._col.collect(low_water)
+        if FREEZE_ROWS:
+            self.freeze(low_water, lock)
         return dropped
+
+    def freeze(self, low_water: int, lock: AbstractContextManager[Any] | None = None) -> int:
+        """Moves base keys whose one version is a row <= low_water into cold segments
+        (`kivi.coldrows`); returns how many. Raises the watermark as `collect` does.
+
+        With `lock` (not held by the caller): the base is read SEGMENT_ROWS keys per hold
+        and encoded outside the lock; one last hold installs the segments and drops their
+        keys from the base, unless the base was replaced meanwhile (a cache merge, a
+        removal, a split: then nothing changes and the next pass tries again). A key
+        written since it was read stays hot: its chain is no longer the tuple that was
+        encoded, and it is marked dead in its new segment. The old lists are then freed
+        from their end a slice at a time (freeing a 10M-key list is a 1-2 s GIL hold).
+        """
+        guard = lock if lock is not None else nullcontext()
+        with guard:
+            self._low_water = max(self._low_water, low_water)
+            lw = self._low_water
+            keys0, chains0, epoch, n0 = self._keys, self._chains, self._epoch, len(self._keys)
+            taken = [(s.first, s.last) for s in self._cold.segs]
+        if n0 < MIN_SEGMENT:
+            return 0
+        windows: list[tuple[int, list[Chain], list[tuple[Segment, list[int]]]]] = []
+        for start in range(0, n0, SEGMENT_ROWS):
+            if start and lock is not None:
+                sleep(0)  # gives the GIL away between windows
+            with guard:
+                if self._keys is not keys0 or self._epoch != epoch:
+                    return 0
+                ks, cs = keys0[start:start + SEGMENT_ROWS], chains0[start:start + SEGMENT_ROWS]
+            segs = _freezable(ks, cs, lw, taken)
+            if segs:
+                windows.append((start, cs, segs))
+        if not windows:
+            return 0
+        frozen = 0
+        with guard:
+            if self._keys is not keys0 or self._epoch != epoch:
+                return 0
+            sel = bytearray(b"\x01") * n0
+            cold = self._cold
+            for start, cs, segs in windows:
+                now = chains0[start:start + len(cs)]
+                for seg, at in segs:
+                    if cold.overlaps(seg.first, seg.last):
+                        continue  # NB: another freeze got there first
+                    for n, p in enumerate(at):
+                        if now[p] is cs[p]:
+                            sel[start + p] = 0
+                        else:  # written since: stays hot
+                            seg.alive[n] = 0
+                            seg.dead += 1
+                    if seg.dead < seg.n:
+                        cold.add(seg)
+                        frozen += seg.n - seg.dead
+            if frozen:
+                self._keys = list(compress(keys0, sel))
+                self._keys += keys0[n0:]  # appended since the pass began
+                self._chains = list(compress(chains0, sel))
+                self._chains += chains0[n0:]
+        windows.clear()
+        if frozen and lock is not None:
+            # NB: no one else holds the old lists (readers copy slices under the lock)
+            while keys0:
+                del keys0[-FREE_CHUNK:]
+                del chains0[-FREE_CHUNK:]
+                sleep(0)
+        return frozen
 
     def _collect_keys(self, todo: list[bytes], low_water: int, gone: dict[bytes, Chain]) -> int:
         """Cuts the chains of some keys to what snapshots >= low_water can see.
@@ -543,7 +710,11 @@ class VersionStore:
         col = self._col
         if not isinstance(col, ColumnarCopy) or col.broken:
             self.compact()
-            col = self._col = ColumnarCopy.build(self._keys, self._chains, self._low_water)
+            if self._cold:
+                m = self._merged()
+                col = self._col = ColumnarCopy.build(m.keys, m.chains, self._low_water)
+            else:
+                col = self._col = ColumnarCopy.build(self._keys, self._chains, self._low_water)
         return col.snapshot(ts)
 
     def columnar_begin(self, ts: int) -> Snapshot | PendingBuild | None:
@@ -558,7 +729,12 @@ class VersionStore:
         if isinstance(col, PendingBuild):
             return col  # another reader builds it: wait for that one
         self.compact()
-        pending = self._col = PendingBuild(list(self._keys), list(self._chains), self._low_water)
+        if self._cold:  # cold rows are decoded a pack at a time by the builder, unlocked
+            m = self._merged(copy=True)
+            pending = PendingBuild(m.keys, m.chains, self._low_water)  # type: ignore[arg-type]
+        else:
+            pending = PendingBuild(list(self._keys), list(self._chains), self._low_water)
+        self._col = pending
         return pending
 
     def columnar_pending(self, pending: PendingBuild) -> bool:
@@ -619,6 +795,41 @@ def _ascending(keys: list[bytes]) -> bool:
     return all(map(lt, keys, islice(keys, 1, None)))
 
 
+def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
+               taken: list[tuple[bytes, bytes]]) -> list[tuple[Segment, list[int]]]:
+    """Encodes the base keys among `keys` that may go cold, as segments with the positions
+    they came from: keys whose chain is one row <= low_water, outside the ranges `taken`
+    by existing segments; a segment never spans such a range (segments stay disjoint)."""
+    heads = list(map(_head, chains))
+    ok = [len(c) == 1 and h[1] is not None and h[0] <= low_water
+          for c, h in zip(chains, heads, strict=True)]
+    # cut points: the positions of the taken ranges that meet this window
+    cuts: list[tuple[int, int]] = []
+    lo_k, hi_k = keys[0], keys[-1]
+    t = max(0, bisect_left(taken, (lo_k,)) - 1)
+    for first, last in taken[t:]:
+        if first > hi_k:
+            break
+        if last < lo_k:
+            continue
+        cuts.append((bisect_left(keys, first), bisect_right(keys, last)))
+    out: list[tuple[Segment, list[int]]] = []
+    g0 = 0
+    for a, b in [*cuts, (len(keys), len(keys))]:
+        if a - g0 >= MIN_SEGMENT:
+            at = list(compress(range(g0, a), ok[g0:a]))
+            if len(at) >= MIN_SEGMENT:
+                if len(at) == len(keys):
+                    seg_k, seg_h = keys, heads
+                else:
+                    get = itemgetter(*at)
+                    seg_k, seg_h = list(get(keys)), list(get(heads))
+                out.append((Segment.encode(seg_k, list(map(_row_of, seg_h)),
+                                           max(map(_head, seg_h))), at))
+        g0 = max(g0, b)
+    return out
+
+
 def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:
     """Returns the rows visible at ts of some chains, a whole chunk at a time.
 
@@ -636,29 +847,6 @@ def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:
     if None in rows:
         rows = [r for r in rows if r is not None]
     return rows
-
-
-def _merge(
-    ak: list[bytes], ac: list[Chain], bk: list[bytes], bc: list[Chain]
-) -> tuple[list[bytes], list[Chain]]:
-    """Merges two disjoint sorted key lists with their chains."""
-    if not bk:
-        return ak, ac
-    if not ak:
-        return list(bk), list(bc)
-    out_k: list[bytes] = []
-    out_c: list[Chain] = []
-    i = 0
-    for k, c in zip(bk, bc, strict=True):
-        stop = bisect_left(ak, k, i)
-        out_k.extend(ak[i:stop])
-        out_c.extend(ac[i:stop])
-        i = stop
-        out_k.append(k)
-        out_c.append(c)
-    out_k.extend(ak[i:])
-    out_c.extend(ac[i:])
-    return out_k, out_c
 
 
 __all__ = ["VersionStore"]

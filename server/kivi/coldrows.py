@@ -1,0 +1,511 @@
+"""Cold rows: a region's settled rows kept as compact immutable segments, no object per row.
+
+Why. A row in the version store's base costs ~300 bytes of Python objects (the key's
+bytes, the row tuple and its ints, the version and chain tuples, two list slots): a
+10M-row table took 3.4 GB. Most rows of a big table are *cold*: one committed version,
+older than every snapshot (<= the garbage-collection watermark), so no reader ever
+needs its commit ts. `VersionStore.collect` freezes such rows into segments here
+(~31 bytes a row for three integer columns); the store keeps them out of its hot
+base and reads them back on demand.
+
+A `Segment` holds up to a few thousand sorted keys and their rows:
+- keys as one bytes blob (fixed width when all keys are: no offsets), with every
+  `STRIDE`-th key kept as an object so a lookup is a C bisection then a few probes;
+- rows as one blob of per-row `marshal` records (exact ints, floats, str, bytes,
+  bools, None, and lists/tuples of those) or, when some value is not one of those
+  (Decimal, uuid, datetimes, subclasses), per-row pickles: marshal would refuse them
+  or hand back a different type (a bytearray comes back as bytes);
+- an `alive` mask: a write to a cold key *kills* it here and the store keeps it hot;
+- only the greatest commit ts: every snapshot that may read the store is at or above it.
+
+`ColdRows` is a region's sorted list of disjoint segments. Hot keys may lie inside a
+segment's range (killed keys, or keys inserted after the freeze); the store keeps hot
+and cold disjoint as sets of live keys.
+
+>>> seg = Segment.encode([b"a1", b"a2", b"b7"], [(1, "x"), (2, None), (7, [1.5])], 40)
+>>> seg.find(b"a2"), seg.find(b"a3"), seg.row(2)
+(1, -1, (7, [1.5]))
+>>> cold = ColdRows()
+>>> cold.add(seg)
+>>> cold.take(b"a2", None, 10, False)
+([b'a2', b'b7'], [(2, None), (7, [1.5])])
+>>> cold.kill(b"a2")
+(40, (2, None))
+>>> len(cold), cold.get(b"a2")
+(2, None)
+"""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, compress, repeat
+from typing import Any, overload
+
+Row = tuple[Any, ...]
+
+STRIDE = 32  # every STRIDE-th key of a segment is kept as an object, for a C bisection
+_MARSHAL_SAFE = frozenset({type(None), bool, int, float, str, bytes})
+
+
+def _marshal_safe(rows: Sequence[Row]) -> bool:
+    """Tells whether marshal gives every row back equal and of the same types."""
+    if set(map(type, rows)) != {tuple}:
+        return False
+    types: set[type] = set()
+    for r in rows:
+        types.update(map(type, r))
+    if types <= _MARSHAL_SAFE:
+        return True
+    if not types <= _MARSHAL_SAFE | {list, tuple}:
+        return False
+    return all(_safe_value(v) for r in rows for v in r)
+
+
+def _safe_value(v: Any) -> bool:
+    t = type(v)
+    if t is list or t is tuple:
+        return all(map(_safe_value, v))
+    return t in _MARSHAL_SAFE
+
+
+class Segment:
+    """Sorted keys and their one live row each, encoded; immutable but for `alive`."""
+
+    __slots__ = ("n", "width", "kblob", "koffs", "samples", "rblob", "roffs", "pickled",
+                 "alive", "dead", "max_ts", "first", "last")
+
+    def __init__(self, n: int, width: int, kblob: bytes, koffs: array | None, rblob: bytes,
+                 roffs: array, pickled: bool, alive: bytearray, max_ts: int) -> None:
+        self.n = n
+        self.width = width  # 0: keys of several widths, cut by koffs
+        self.kblob = kblob
+        self.koffs = koffs
+        self.rblob = rblob
+        self.roffs = roffs
+        self.pickled = pickled
+        self.alive = alive
+        self.dead = alive.count(0)
+        self.max_ts = max_ts
+        self.samples = self.keys(0, n, STRIDE)
+        self.first = self.key(0)
+        self.last = self.key(n - 1)
+
+    @classmethod
+    def encode(cls, keys: Sequence[bytes], rows: Sequence[Row], max_ts: int) -> Segment:
+        """Encodes sorted distinct keys and their rows (no None: tombstones never go cold)."""
+        n = len(keys)
+        if not n:
+            raise ValueError("an empty cold segment")
+        widths = set(map(len, keys))
+        width = widths.pop() if len(widths) == 1 else 0
+        koffs = None if width else array("I", accumulate(map(len, keys), initial=0))
+        pickled = not _marshal_safe(rows)
+        blobs = [pickle.dumps(r, 5) for r in rows] if pickled else list(map(marshal.dumps, rows))
+        roffs = array("I", accumulate(map(len, blobs), initial=0))
+        return cls(n, width, b"".join(keys), koffs, b"".join(blobs), roffs, pickled,
+                   bytearray(b"\x01") * n, max_ts)
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def key(self, i: int) -> bytes:
+        w = self.width
+        if w:
+            return self.kblob[i * w:i * w + w]
+        offs = self.koffs
+        assert offs is not None
+        return self.kblob[offs[i]:offs[i + 1]]
+
+    def keys(self, i: int, j: int, step: int = 1) -> list[bytes]:
+        """Keys i..j-1 (every `step`-th), all of them, dead ones too."""
+        w, blob = self.width, self.kblob
+        if w:
+            return list(map(blob.__getitem__,
+                            map(slice, range(i * w, j * w, w * step), range(i * w + w, j * w + w, w * step))))
+        offs = self.koffs
+        assert offs is not None
+        return list(map(blob.__getitem__, map(slice, offs[i:j:step], offs[i + 1:j + 1:step])))
+
+    def row(self, i: int) -> Row:
+        o = self.roffs
+        blob = self.rblob[o[i]:o[i + 1]]
+        return pickle.loads(blob) if self.pickled else marshal.loads(blob)
+
+    def rows(self, i: int, j: int) -> list[Row]:
+        """Rows i..j-1, dead ones too, decoded by C-level passes."""
+        o = self.roffs
+        mv = memoryview(self.rblob)
+        loads = pickle.loads if self.pickled else marshal.loads
+        return list(map(loads, map(mv.__getitem__, map(slice, o[i:j], o[i + 1:j + 1]))))
+
+    def bisect(self, key: bytes) -> int:
+        """The index of the first key >= key."""
+        s = bisect_left(self.samples, key)  # samples[s-1] < key <= samples[s]
+        if s < len(self.samples) and self.samples[s] == key:
+            return s * STRIDE
+        lo = max(0, (s - 1) * STRIDE + 1)
+        hi = min(self.n, s * STRIDE)
+        get = self.key
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if get(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def find(self, key: bytes) -> int:
+        """The index of key if the segment holds it alive, else -1."""
+        if key < self.first or key > self.last:
+            return -1
+        i = self.bisect(key)
+        if i < self.n and self.alive[i] and self.key(i) == key:
+            return i
+        return -1
+
+    def live(self, i: int, j: int, alive: bytes | bytearray | None = None
+             ) -> tuple[list[bytes], list[Row]]:
+        """The alive keys and rows among i..j-1 (by `alive`, a snapshot of the mask, if given)."""
+        ks, rs = self.keys(i, j), self.rows(i, j)
+        mask = self.alive if alive is None else alive
+        if self.dead and mask[i:j].count(0):
+            sel = mask[i:j]
+            return list(compress(ks, sel)), list(compress(rs, sel))
+        return ks, rs
+
+    # --- changing -----------------------------------------------------------------------------
+
+    def cut(self, i: int, j: int) -> Segment:
+        """A new segment of entries i..j-1 (0 < j - i), alive ones and dead ones."""
+        w = self.width
+        if w:
+            kblob, koffs = self.kblob[i * w:j * w], None
+        else:
+            o = self.koffs
+            assert o is not None
+            kblob = self.kblob[o[i]:o[j]]
+            koffs = array("I", [x - o[i] for x in o[i:j + 1]])
+        ro = self.roffs
+        roffs = array("I", [x - ro[i] for x in ro[i:j + 1]])
+        return Segment(j - i, w, kblob, koffs, self.rblob[ro[i]:ro[j]], roffs, self.pickled,
+                       self.alive[i:j], self.max_ts)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the encoded data (not counting the few objects around it)."""
+        return (len(self.kblob) + len(self.rblob) + len(self.alive) + 4 * len(self.roffs)
+                + (4 * len(self.koffs) if self.koffs is not None else 0))
+
+
+class ColdRows:
+    """A region's cold segments: sorted, disjoint key ranges; `len` counts live rows."""
+
+    __slots__ = ("segs", "firsts", "live_rows")
+
+    def __init__(self) -> None:
+        self.segs: list[Segment] = []
+        self.firsts: list[bytes] = []
+        self.live_rows = 0
+
+    def __len__(self) -> int:
+        return self.live_rows
+
+    def __bool__(self) -> bool:
+        return self.live_rows > 0
+
+    def _seg_of(self, key: bytes) -> Segment | None:
+        s = bisect_right(self.firsts, key) - 1
+        if s < 0:
+            return None
+        seg = self.segs[s]
+        return seg if key <= seg.last else None
+
+    def get(self, key: bytes) -> Row | None:
+        """The row of a live cold key, else None."""
+        seg = self._seg_of(key)
+        if seg is None:
+            return None
+        i = seg.find(key)
+        return None if i < 0 else seg.row(i)
+
+    def version(self, key: bytes) -> tuple[int, Row] | None:
+        """(ts, row) of a live cold key, its ts its segment's greatest; None if not cold."""
+        seg = self._seg_of(key)
+        if seg is None:
+            return None
+        i = seg.find(key)
+        return None if i < 0 else (seg.max_ts, seg.row(i))
+
+    def kill(self, key: bytes) -> tuple[int, Row] | None:
+        """Marks a live cold key dead (it goes hot) and returns its `version`; None if not cold."""
+        seg = self._seg_of(key)
+        if seg is None:
+            return None
+        i = seg.find(key)
+        if i < 0:
+            return None
+        row = seg.max_ts, seg.row(i)
+        seg.alive[i] = 0
+        seg.dead += 1
+        self.live_rows -= 1
+        if seg.dead == seg.n:
+            s = self.segs.index(seg)
+            del self.segs[s]
+            del self.firsts[s]
+        return row
+
+    @property
+    def top(self) -> bytes | None:
+        """The greatest key of the last segment (it may be dead): None when empty."""
+        return self.segs[-1].last if self.segs else None
+
+    def overlaps(self, lo: bytes, hi: bytes) -> bool:
+        """Tells whether [lo, hi] (both inclusive) meets a segment's range."""
+        s = bisect_right(self.firsts, hi) - 1
+        return s >= 0 and self.segs[s].last >= lo
+
+    def add(self, seg: Segment) -> None:
+        """Inserts a segment whose range meets no other's."""
+        if self.overlaps(seg.first, seg.last):
+            raise ValueError("cold segments overlap")
+        s = bisect_left(self.firsts, seg.first)
+        self.segs.insert(s, seg)
+        self.firsts.insert(s, seg.first)
+        self.live_rows += seg.n - seg.dead
+
+    def take(self, lo: bytes | None, hi: bytes | None, limit: int, reverse: bool
+             ) -> tuple[list[bytes], list[Row]]:
+        """Up to `limit` live keys of [lo, hi) and their rows, in ascending key order:
+        the first ones forward, the last ones in reverse."""
+        segs = self.segs
+        s0 = 0 if lo is None else max(0, bisect_right(self.firsts, lo) - 1)
+        s1 = len(segs) if hi is None else bisect_left(self.firsts, hi)
+        order = range(s1 - 1, s0 - 1, -1) if reverse else range(s0, s1)
+        parts: list[tuple[list[bytes], list[Row]]] = []
+        got = 0
+        for s in order:
+            seg = segs[s]
+            i = 0 if lo is None or lo <= seg.first else seg.bisect(lo)
+            j = seg.n if hi is None or hi > seg.last else seg.bisect(hi)
+            if i >= j:
+                continue
+            alive = seg.alive[i:j].count(1) if seg.dead else j - i
+            if got + alive > limit:  # only part of this segment: find where to cut
+                need = limit - got
+                if seg.dead:
+                    pos = [p for p in range(i, j) if seg.alive[p]]
+                    if reverse:
+                        i = pos[-need]
+                    else:
+                        j = pos[need - 1] + 1
+                elif reverse:
+                    i = j - need
+                else:
+                    j = i + need
+            ks, rs = seg.live(i, j)
+            parts.append((ks, rs))
+            got += len(ks)
+            if got >= limit:
+                break
+        if reverse:
+            parts.reverse()
+        if len(parts) == 1:
+            return parts[0]
+        out_k: list[bytes] = []
+        out_r: list[Row] = []
+        for ks, rs in parts:
+            out_k += ks
+            out_r += rs
+        return out_k, out_r
+
+    def split_off(self, key: bytes) -> ColdRows:
+        """Moves the keys >= key into a new ColdRows and returns it."""
+        other = ColdRows()
+        s = bisect_left(self.firsts, key)
+        if s > 0 and self.segs[s - 1].last >= key:  # the segment that key cuts
+            seg = self.segs[s - 1]
+            i = seg.bisect(key)
+            lower, upper = seg.cut(0, i), seg.cut(i, seg.n)
+            self.segs[s - 1], self.firsts[s - 1] = lower, lower.first
+            self.segs.insert(s, upper)
+            self.firsts.insert(s, upper.first)
+        for seg in self.segs[s:]:
+            if seg.dead < seg.n:
+                other.add(seg)
+        del self.segs[s:]
+        del self.firsts[s:]
+        self.segs_cleanup()
+        other.segs_cleanup()
+        self.live_rows -= other.live_rows
+        return other
+
+    def segs_cleanup(self) -> None:
+        """Drops segments with no live row (a cut may leave one)."""
+        keep = [s for s in self.segs if s.dead < s.n]
+        if len(keep) != len(self.segs):
+            self.segs = keep
+            self.firsts = [s.first for s in keep]
+
+    def snapshot(self) -> list[tuple[Segment, bytes]]:
+        """Each segment with a copy of its alive mask: what the rows are now, for a reader
+        outside the lock (segments are immutable but for the mask)."""
+        return [(s, bytes(s.alive)) for s in self.segs]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(s.nbytes for s in self.segs)
+
+
+class Merged:
+    """Hot keys and chains (lists the caller copied) and a `ColdRows.snapshot`, read as one
+    sorted sequence of (key, chain) a window at a time, decoding cold rows only there.
+
+    A columnar build or an export reads it outside the node lock: a cold row reads as
+    the chain `((segment max ts, row),)`, right for every snapshot at or above the
+    garbage-collection watermark (the only ones that read the store).
+    """
+
+    __slots__ = ("hot_keys", "hot_chains", "parts", "starts", "n", "_last")
+
+    def __init__(self, hot_keys: list[bytes], hot_chains: list[Any],
+                 cold: list[tuple[Segment, bytes]]) -> None:
+        self.hot_keys, self.hot_chains = hot_keys, hot_chains
+        # (hot lo, hot hi, segment or None, its mask): a hot run, or a segment with the
+        # hot keys inside its range
+        parts: list[tuple[int, int, Segment | None, bytes | None]] = []
+        h = 0
+        for seg, mask in cold:
+            a = bisect_left(hot_keys, seg.first, h)
+            if a > h:
+                parts.append((h, a, None, None))
+            b = bisect_right(hot_keys, seg.last, a)
+            parts.append((a, b, seg, mask))
+            h = b
+        if h < len(hot_keys):
+            parts.append((h, len(hot_keys), None, None))
+        sizes = [b - a + (0 if m is None else m.count(1)) for a, b, _, m in parts]
+        self.parts = parts
+        self.starts = list(accumulate(sizes, initial=0))
+        self.n = self.starts[-1]
+        self._last: tuple[int, list[bytes], list[Any]] | None = None
+
+    def __len__(self) -> int:
+        return self.n
+
+    def _part(self, p: int) -> tuple[list[bytes], list[Any]]:
+        last = self._last
+        if last is not None and last[0] == p:
+            return last[1], last[2]
+        a, b, seg, mask = self.parts[p]
+        hk, hc = self.hot_keys[a:b], self.hot_chains[a:b]
+        if seg is not None:
+            ks, rs = seg.live(0, seg.n, mask)
+            hk, hc = merge(ks, list(zip(zip(repeat(seg.max_ts), rs))), hk, hc)
+        self._last = (p, hk, hc)
+        return hk, hc
+
+    def window(self, i: int, j: int) -> tuple[list[bytes], list[Any]]:
+        """Keys and chains i..j-1."""
+        i, j = max(0, i), min(self.n, j)
+        out_k: list[bytes] = []
+        out_c: list[Any] = []
+        if i >= j:
+            return out_k, out_c
+        p = bisect_right(self.starts, i) - 1
+        while i < j:
+            start = self.starts[p]
+            ks, cs = self._part(p)
+            a, b = i - start, min(j, self.starts[p + 1]) - start
+            out_k += ks[a:b]
+            out_c += cs[a:b]
+            i = start + b
+            p += 1
+        return out_k, out_c
+
+    def bisect_right(self, key: bytes) -> int:
+        """The index of the first key > key."""
+        parts, hk = self.parts, self.hot_keys
+        lo, hi = 0, len(parts)
+        while lo < hi:  # the last part whose first key is <= key
+            mid = (lo + hi) >> 1
+            a, b, seg, _ = parts[mid]
+            first = hk[a] if seg is None else seg.first if a == b else min(seg.first, hk[a])
+            if first <= key:
+                lo = mid + 1
+            else:
+                hi = mid
+        p = lo - 1
+        if p < 0:
+            return 0
+        ks, _ = self._part(p)
+        return self.starts[p] + bisect_right(ks, key)
+
+    def all(self) -> tuple[list[bytes], list[Any]]:
+        return self.window(0, self.n)
+
+    @property
+    def keys(self) -> Window:
+        return Window(self, 0)
+
+    @property
+    def chains(self) -> Window:
+        return Window(self, 1)
+
+
+class Window(Sequence[Any]):
+    """The keys (0) or the chains (1) of a `Merged`, read by slices (`ColumnarCopy.build`)."""
+
+    __slots__ = ("merged", "which")
+
+    def __init__(self, merged: Merged, which: int) -> None:
+        self.merged, self.which = merged, which
+
+    def __len__(self) -> int:
+        return self.merged.n
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        n = self.merged.n
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(n)
+            if step != 1:
+                raise ValueError("a merged window is read by plain slices")
+            return self.merged.window(lo, hi)[self.which]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return self.merged.window(i, i + 1)[self.which][0]
+
+
+def merge(ak: list[bytes], ac: list[Any], bk: list[bytes], bc: list[Any]
+          ) -> tuple[list[bytes], list[Any]]:
+    """Merges two disjoint sorted key lists with their chains (or rows)."""
+    if not bk:
+        return ak, ac
+    if not ak:
+        return list(bk), list(bc)
+    out_k: list[bytes] = []
+    out_c: list[Any] = []
+    i = 0
+    for k, c in zip(bk, bc, strict=True):
+        stop = bisect_left(ak, k, i)
+        out_k.extend(ak[i:stop])
+        out_c.extend(ac[i:stop])
+        i = stop
+        out_k.append(k)
+        out_c.append(c)
+    out_k.extend(ak[i:])
+    out_c.extend(ac[i:])
+    return out_k, out_c
+
+
+__all__ = ["ColdRows", "Merged", "Segment", "Window", "merge"]

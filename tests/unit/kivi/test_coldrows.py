@@ -1,0 +1,309 @@
+"""Cold rows (`kivi.coldrows`) and the version store that freezes into them.
+
+The store is driven by seeded random interleavings of writes, deletes, bulk loads,
+collections that freeze (with writers let in between the freeze's lock holds),
+splits, exports and reloads, and compared after every step with a model that keeps
+every version: every read path (read, read_many, latest_commit, chunk forward and
+reverse, rows only, scan, export, export_range, middle_key) must agree at every
+snapshot at or above the watermark. Keys come in one width or several (with trailing
+NUL bytes, which a padded comparison would confuse); rows hold values marshal keeps
+(ints, floats, str, bytes, None, bools, lists) and values it does not (Decimal, UUID,
+aware datetimes, an int subclass), which a segment pickles.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import uuid
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from cumulo.server.kivi import coldrows, mvcc
+from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
+from cumulo.server.kivi.mvcc import VersionStore
+
+
+class Flag(int):
+    """An int subclass: marshal would hand back a plain int."""
+
+
+def _value(rng: random.Random, i: int, kinds: str) -> Any:
+    pick = rng.randrange(9 if kinds == "all" else 5)
+    if pick == 0:
+        return i
+    if pick == 1:
+        return rng.random() * 1e6
+    if pick == 2:
+        return None
+    if pick == 3:
+        return f"s{i}\u00e9" * rng.randrange(3)
+    if pick == 4:
+        return [i, b"\x00b", [1.5, None]]
+    if pick == 5:
+        return Decimal(i) / 7
+    if pick == 6:
+        return uuid.UUID(int=i)
+    if pick == 7:
+        return datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    return Flag(i)
+
+
+def _row(rng: random.Random, i: int, kinds: str) -> tuple:
+    return (i, _value(rng, i, kinds), bool(i & 1), b"\x00" * (i % 3))
+
+
+def _key(i: int, width: str) -> bytes:
+    if width == "fixed":
+        return i.to_bytes(4, "big")
+    # several widths; keys with trailing NULs and keys that prefix others
+    return i.to_bytes(2, "big") + b"\x00" * (i % 3)
+
+
+class Model:
+    """Every version of every key."""
+
+    def __init__(self) -> None:
+        self.versions: dict[bytes, list[tuple[int, Any]]] = {}
+
+    def apply(self, ts: int, writes: list[tuple[bytes, Any]]) -> None:
+        for k, row in writes:
+            vs = self.versions.setdefault(k, [])
+            vs[:] = [v for v in vs if v[0] != ts] + [(ts, row)]
+            vs.sort(key=lambda v: v[0])
+
+    def read(self, k: bytes, ts: int) -> Any:
+        row = None
+        for vts, r in self.versions.get(k, []):
+            if vts <= ts:
+                row = r
+        return row
+
+    def latest(self, k: bytes) -> int | None:
+        vs = self.versions.get(k)
+        return vs[-1][0] if vs else None
+
+    def visible(self, ts: int, lo: bytes | None = None, hi: bytes | None = None
+                ) -> list[tuple[bytes, Any]]:
+        out = []
+        for k in sorted(self.versions):
+            if (lo is None or k >= lo) and (hi is None or k < hi):
+                r = self.read(k, ts)
+                if r is not None:
+                    out.append((k, r))
+        return out
+
+    def split_off(self, key: bytes) -> Model:
+        other = Model()
+        for k in [k for k in self.versions if k >= key]:
+            other.versions[k] = self.versions.pop(k)
+        return other
+
+
+def _scan(store: VersionStore, lo, hi, ts, reverse, max_keys, rows_only=False):
+    keys, rows = [], []
+    for ks, rs, _ in store.chunks(lo, hi, ts, reverse, max_keys, rows_only=rows_only):
+        keys += ks
+        rows += rs
+        assert len(rs) <= 2 * max_keys  # the base's share and the cache's
+    return keys, rows
+
+
+def _check(store: VersionStore, model: Model, rng: random.Random, ts: int, lw: int,
+           universe: list[bytes]) -> None:
+    snaps = sorted({lw, rng.randint(lw, ts)})
+    for s in snaps:
+        want = model.visible(s)
+        got = list(store.scan(None, None, s))
+        assert got == want, (s, len(got), len(want))
+        ks = rng.sample(universe, min(40, len(universe)))
+        assert store.read_many(ks, s) == [model.read(k, s) for k in ks]
+        for k in ks[:10]:
+            assert store.read(k, s) == model.read(k, s)
+        lo, hi = sorted(rng.sample(universe, 2))
+        mk = rng.choice([1, 3, 7, 64])
+        inside = model.visible(s, lo, hi)
+        assert _scan(store, lo, hi, s, False, mk) == ([k for k, _ in inside], [r for _, r in inside])
+        rk, rr = _scan(store, lo, None, s, True, mk)
+        wk = [k for k, _ in model.visible(s, lo)][::-1]
+        assert rk == wk
+        assert rr == [r for _, r in model.visible(s, lo)][::-1]
+        _, rows = _scan(store, None, hi, s, False, mk, rows_only=True)
+        assert rows == [r for _, r in model.visible(s, None, hi)]
+    for k in rng.sample(universe, min(20, len(universe))):
+        got, want = store.latest_commit(k), model.latest(k)
+        if want is not None and want > lw:
+            assert got == want
+        else:  # collected, or cold: any answer <= the watermark conflicts with no one
+            assert got is None or got <= lw
+    # export: every key with a version readable at or above the watermark
+    keys, chains = store.export()
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert len(store) == len(keys)
+    for k, c in zip(keys, chains, strict=True):
+        assert mvcc._visible(c, ts) == model.read(k, ts)
+    assert [k for k, _ in model.visible(ts)] == [k for k, c in zip(keys, chains, strict=True)
+                                                  if mvcc._visible(c, ts) is not None]
+    after = rng.choice([None, *rng.sample(universe, 2)])
+    rk, rc = store.export_range(after, 17)
+    i = 0 if after is None else sum(1 for k in keys if k <= after)
+    assert rk == keys[i:i + 17] and rc == chains[i:i + 17]
+    assert store.middle_key() == (keys[len(keys) // 2] if keys else None)
+
+
+@pytest.mark.parametrize("seed,width,kinds", [(1, "fixed", "marshal"), (2, "var", "all"),
+                                              (3, "fixed", "all"), (4, "var", "marshal")])
+def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
+    monkeypatch.setattr(mvcc, "MIN_SEGMENT", 3)
+    monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 11)
+    monkeypatch.setattr(mvcc, "COLLECT_CHUNK", 5)
+    monkeypatch.setattr(mvcc, "FREE_CHUNK", 7)
+    monkeypatch.setattr(coldrows, "STRIDE", 4)
+    rng = random.Random(seed)
+    n = 160 if width == "fixed" else 120
+    universe = [_key(i, width) for i in range(n)]
+    stores = [(VersionStore(cache_limit=16), Model())]
+    ts, lw = 1, 0
+    writer: list[Any] = []  # the store a lock stand-in lets a write into between holds
+
+    class Between:
+        """A lock stand-in: before some holds, a write comes in (as a node would let it)."""
+
+        def __enter__(self) -> None:
+            if writer and rng.random() < 0.3:
+                write(*writer[0])
+
+        def __exit__(self, *exc: Any) -> None:
+            pass
+
+    def write(store: VersionStore, model: Model) -> None:
+        nonlocal ts
+        ts += 1
+        ks = rng.sample(universe, rng.randrange(1, 12))
+        ws = [(k, None if rng.random() < 0.2 else _row(rng, ts, kinds)) for k in ks]
+        store.apply(ts, ws)
+        model.apply(ts, ws)
+
+    # a bulk load in key order (the `_append` path), of part of the keys
+    first = sorted(rng.sample(universe, n // 2))
+    rows = [_row(rng, i, kinds) for i in range(len(first))]
+    stores[0][0].apply_lists(ts, first, rows)
+    stores[0][1].apply(ts, list(zip(first, rows, strict=True)))
+    for _ in range(45):
+        store, model = rng.choice(stores)
+        op = rng.random()
+        if op < 0.45:
+            write(store, model)
+        elif op < 0.55:  # a big write set: the bulk merge path
+            ts += 1
+            ks = rng.sample(universe, min(len(universe), 40))
+            ws = [(k, None if rng.random() < 0.1 else _row(rng, ts, kinds)) for k in ks]
+            store.apply(ts, ws)
+            model.apply(ts, ws)
+        elif op < 0.8:
+            lw = max(lw, rng.randint(max(lw, ts - 3), ts))
+            writer[:] = [(store, model)]
+            for s, _ in stores:
+                s.collect(lw, Between())
+            writer.clear()
+        elif op < 0.88 and len(stores) < 3:
+            at = rng.choice(universe)
+            other = store.split_off(at)
+            stores.append((other, model.split_off(at)))
+        elif op < 0.94:  # a reload from an export (a checkpoint, a move)
+            keys, chains = store.export()
+            store.load(keys, chains)
+            store.collect(lw)
+        else:
+            store.compact()
+        for s, m in stores:
+            _check(s, m, rng, ts, lw, universe)
+    assert any(len(s._cold) for s, _ in stores), "nothing went cold: the test tests nothing"
+
+
+def test_freeze_in_chunks_keeps_writes_that_come_in_between(monkeypatch):
+    """Keys written between the freeze's read and its install stay hot with their new
+    versions; the others go cold and the base keeps only the hot ones."""
+    monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(mvcc, "MIN_SEGMENT", 8)
+    store = VersionStore()
+    keys = [i.to_bytes(4, "big") for i in range(1000)]
+    store.apply_lists(1, keys, [(i, "x") for i in range(1000)])
+    store.compact()  # only the base freezes
+    holds = 0
+
+    class Lock:
+        def __enter__(self) -> None:
+            nonlocal holds
+            holds += 1
+            if holds == 5:  # after some windows were read: write two keys read already
+                store.apply(2, [(keys[3], (3, "new")), (keys[700], None)])
+
+        def __exit__(self, *exc: Any) -> None:
+            pass
+
+    store.freeze(1, Lock())
+    assert store.read(keys[3], 2) == (3, "new") and store.read(keys[700], 2) is None
+    assert store.read(keys[3], 1) == (3, "x")
+    assert len(store._cold) == 998 and store._keys == [keys[3], keys[700]]
+    assert [r[0] for _, r in store.scan(None, None, 2)] == [i for i in range(1000) if i != 700]
+
+
+def test_a_write_to_a_cold_key_moves_it_hot():
+    store = VersionStore(cache_limit=16)
+    keys = [i.to_bytes(4, "big") for i in range(600)]
+    store.apply_lists(5, keys, [(i,) for i in range(600)])
+    assert store.collect(10) == 0 and len(store._cold) == 600 and not store._keys
+    store.apply(11, [(keys[7], (70,)), (keys[8], None), (b"\x00\x00\x00\x07\x00", (1,))])
+    assert len(store._cold) == 598 and len(store) == 601
+    assert store.read(keys[7], 10) == (7,) and store.read(keys[7], 11) == (70,)
+    assert store.read(keys[8], 10) == (8,) and store.read(keys[8], 11) is None
+    assert store.latest_commit(keys[9]) == 5 and store.latest_commit(keys[7]) == 11
+    store.collect(11)  # keys 7 and 8 lie inside a segment's range: they stay hot
+    assert store.read(keys[8], 11) is None and len(store) == 600
+
+
+def test_segment_keeps_types_and_finds_keys_of_any_width(monkeypatch):
+    monkeypatch.setattr(coldrows, "STRIDE", 3)
+    rows = [(1, 2.5, "é", b"\x00", None, True, [1, [None]]),
+            (Decimal("1.10"), uuid.UUID(int=5),
+             datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC), Flag(3))]
+    for rs, pickled in (([rows[0]] * 20, False), (rows * 10, True)):
+        keys = sorted({bytes([i]) + b"\x00" * (i % 4) for i in range(20)})
+        seg = Segment.encode(keys, rs, 9)
+        assert seg.pickled == pickled
+        assert seg.rows(0, seg.n) == rs
+        got = seg.rows(0, seg.n)
+        assert [list(map(type, r)) for r in got] == [list(map(type, r)) for r in rs]
+        for i, k in enumerate(keys):
+            assert seg.find(k) == i and seg.bisect(k) == i
+            assert seg.find(k + b"\x00") == (keys.index(k + b"\x00") if k + b"\x00" in keys else -1)
+        assert seg.find(b"") == -1 and seg.find(b"\xff") == -1
+        assert seg.keys(0, seg.n) == keys
+
+
+def test_cold_rows_take_split_and_merged_view():
+    cold = ColdRows()
+    keys = [i.to_bytes(2, "big") for i in range(0, 200, 2)]
+    for lo in range(0, 100, 25):
+        cold.add(Segment.encode(keys[lo:lo + 25], [(i,) for i in range(lo, lo + 25)], 3))
+    with pytest.raises(ValueError):
+        cold.add(Segment.encode(keys[10:11], [(0,)], 3))
+    cold.kill(keys[30])
+    assert cold.take(None, None, 3, True) == (keys[97:], [(97,), (98,), (99,)])
+    ks, _ = cold.take(keys[28], keys[33], 100, False)
+    assert ks == [keys[28], keys[29], keys[31], keys[32]]
+    ks, _ = cold.take(keys[20], None, 6, False)
+    assert ks == keys[20:26]
+    hot = [b"\x00\x01", keys[30], b"\x01\x00\x01", b"\xff"]
+    m = Merged(hot, [((9, (h,)),) for h in hot], cold.snapshot())
+    mk, mc = m.all()
+    assert mk == sorted(keys[:30] + keys[31:] + hot) and len(m) == len(mk)
+    assert m.keys[5:40] == mk[5:40] and m.chains[7] == mc[7]
+    for k in mk[::7] + [b"", b"\xff\xff"]:
+        assert m.bisect_right(k) == sum(1 for x in mk if x <= k)
+    upper = cold.split_off(keys[60])
+    assert len(cold) + len(upper) == 99 and cold.take(None, None, 1000, False)[0][-1] == keys[59]
+    assert upper.take(None, None, 1, False)[0] == [keys[60]]
