@@ -18,16 +18,21 @@ stay on A, so a query engine that still routes by R reaches the right node.
    a version a chunk missed is newer than S1, so step 2 brings it); `RecoverRegion` on
    B (B writes R's file at once, takes applies, but answers reads with `RegionMoving`).
 2. Note S2; apply to B the loggers' records of R above S1 (what A applied meanwhile).
-3. `FreezeRegion` on A: A answers `RegionMoving` for R from now on (clients wait and
-   retry). It replies once no apply to R runs (applies hold A's lock). Apply to B
-   the records of R above S2: the tail. A commit logged later, whose apply A
-   refuses, is applied by its engine to B after the switch.
+3. `FreezeRegion` on A: A answers applies to R with `RegionMoving` from now on
+   (clients wait and retry), but still serves its reads. It replies once no apply to R
+   runs (applies hold A's lock). Apply to B the records of R above S2: the tail. A
+   commit logged later, whose apply A refuses, is applied by its engine to B after the
+   switch. Then note S3, the snapshot, and freeze A again with it: A now serves reads
+   at snapshots up to S3 only. A commit B takes after the switch was not readable
+   when S3 was noted (its apply had not run), so it lies above S3: A holds every
+   commit a read at or below S3 may see; later snapshots wait for B.
 4. The point of no return: one multi sets R's owner to B, epoch + 1;
    `UnfreezeRegion` on B.
 5. `DropRegion` on A: A now answers `WrongRegion` for R, and clients re-read the map
    and go to B.
 
-R is unavailable between 3 and 5 only: one read of the log's tail, not the copy.
+R's writes wait between 3 and 5 only: one read of the log's tail, not the copy; its
+reads wait only for the ZooKeeper write of step 4 (those at snapshots above S3).
 Without a snapshot to start from (a query engine's own placer, no MasterMind) A is
 frozen from the start, and B gets a plain `ImportRegion`.
 
@@ -58,6 +63,7 @@ from ..errors import InvalidParameterValue, ObjectNotInPrerequisiteState, SQLErr
 from ..kivi.api import DropRegion, ImportRegion, RegionData, SplitRegion
 from ..kivi.remote import RemoteNode
 from ..kivi.routing import (
+    READ_ANY,
     ExportChunk,
     Fenced,
     FreezeRegion,
@@ -295,8 +301,13 @@ class Placer:
                     frozen = time.monotonic()
                     if not self.may_act():
                         raise ObjectNotInPrerequisiteState("this MasterMind no longer leads")
-                    src.handle(FreezeRegion(space, r.lo, r.hi))
+                    # NB: A still answers reads (of any snapshot: no commit of R is readable
+                    # on B yet), only applies wait
+                    src.handle(FreezeRegion(space, r.lo, r.hi, READ_ANY))
                     tail = self._catch_up(dst, space, r, s2)  # the tail: frozen only for this
+                    # from now on A answers only the snapshots it surely holds: a commit B
+                    # takes after the switch below is not readable yet, so it lies above
+                    src.handle(FreezeRegion(space, r.lo, r.hi, snapshot()))
                 else:
                     dst.handle(ImportRegion(data))
                 moved = replace(r, owner=to, epoch=r.epoch + 1)

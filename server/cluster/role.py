@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -180,6 +181,12 @@ async def serve(args: argparse.Namespace) -> None:
 
             obj.rejoin = register_again
             obj.campaign()
+    # NB: as `cumulo serve`'s: a node keeps millions of long-lived tuples, and a move passes
+    # a region's versions through the MasterMind; with the default thresholds, collections
+    # that walk them all stalled its loop (every snapshot ask in the cluster) ~100 ms
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 100)
     print(f"LISTENING {host} {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

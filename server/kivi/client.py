@@ -24,8 +24,8 @@ Stale routing (cluster mode, `kivi.routing`): a node in placement mode answers
 `refresh` the spaces involved (a `cluster.zkmap.ZkRegionMap` re-reads
 ZooKeeper), tells a node that the fresh map still names as owner to open the
 regions it lacks (a new table's region, or one a restarted node had no file
-for), and sends the whole request again; `RegionMoving` is waited out with a
-growing back-off. Every request may be sent twice (see `kivi.routing`), so
+for), and sends the whole request again; `RegionMoving` is waited out, trying
+again every few milliseconds (`MOVING_PAUSE`). Every request may be sent twice (see `kivi.routing`), so
 the retry is transparent; it gives up with the (retryable, 40001) error after
 `RETRY_SECONDS`.
 """
@@ -68,6 +68,7 @@ from .remote import RemoteNode
 from .routing import OpenRegion, RegionMoving, RegionSizes, WrongRegion
 
 RETRY_SECONDS = 30.0  # how long stale routing or a moving region may delay one request
+MOVING_PAUSE = 0.02  # the longest wait between two tries of a region that is moving
 
 
 class Misrouted(Exception):
@@ -139,6 +140,7 @@ class KiviClient:
         """Runs a routed request until no node says the routing was stale (module docstring)."""
         deadline = time.monotonic() + RETRY_SECONDS
         pause = 0.005
+        moving = 0.002
         while True:
             try:
                 return call()
@@ -159,8 +161,10 @@ class KiviClient:
             except RegionMoving:
                 if time.monotonic() > deadline:
                     raise
-                time.sleep(pause)
-                pause = min(pause * 2, 0.5)
+                # NB: short and flat: a moving region's reads and writes wait only for its
+                # switch (a ZooKeeper write, or the log's tail), and a 0.5 s nap overslept it
+                time.sleep(moving)
+                moving = min(moving * 2, MOVING_PAUSE)
 
     def _heal(self, spaces: set[int], node: str) -> None:
         """Has `node` open the regions the (refreshed) map gives it in `spaces`."""

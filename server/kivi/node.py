@@ -31,6 +31,7 @@ only the regions it was given: a request for keys it does not hold gets
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import groupby
@@ -113,6 +114,7 @@ class KiviNode:
         # Placement mode: no region is made on demand; other keys get WrongRegion.
         self.placement = placement
         self._frozen: dict[tuple[int, bytes], bytes | None] = {}  # (space, lo) -> hi, moving
+        self._reads_upto: dict[tuple[int, bytes], int] = {}  # frozen, but reads <= ts served
         self._recovering: set[tuple[int, bytes]] = set()  # (space, lo): applies only, no reads
         self._gen = 0  # bumped by every split (see the module docstring)
         self.mm_epoch = 0  # the newest MasterMind term seen: older ones' commands are refused
@@ -171,8 +173,9 @@ class KiviNode:
             return WrongRegion(f"KiVi node {self.node_id} does not hold that part of space {space}")
         return InternalError(f"KiVi node {self.node_id} holds no region of space {space} for key")
 
-    def _check_frozen(self, r: Region, read: bool = False) -> None:
-        if self._frozen and (r.space, r.lo) in self._frozen:
+    def _check_frozen(self, r: Region, read: bool = False, ts: int | None = None) -> None:
+        if self._frozen and (r.space, r.lo) in self._frozen and (
+                ts is None or ts > self._reads_upto.get((r.space, r.lo), 0)):
             raise RegionMoving(f"region of space {r.space} on {self.node_id} is moving")
         if read and self._recovering and (r.space, r.lo) in self._recovering:
             raise RegionMoving(f"region of space {r.space} on {self.node_id} is moving "
@@ -191,7 +194,7 @@ class KiviNode:
         self._check_frozen(r)
         return r
 
-    def _region_for_read(self, space: int, key: bytes) -> Region | None:
+    def _region_for_read(self, space: int, key: bytes, ts: int | None = None) -> Region | None:
         sr = self._spaces.get(space)
         if sr is None or not sr.regions:
             if self.placement:
@@ -200,10 +203,11 @@ class KiviNode:
         r = sr.find(key)
         if r is None:
             raise self._not_here(space)
-        self._check_frozen(r, read=True)
+        self._check_frozen(r, read=True, ts=ts)
         return r
 
-    def _covering(self, space: int, lo: bytes | None, hi: bytes | None) -> list[Region]:
+    def _covering(self, space: int, lo: bytes | None, hi: bytes | None,
+                  ts: int | None = None) -> list[Region]:
         """The regions overlapping [lo, hi); in placement mode they must tile it, unfrozen."""
         sr = self._spaces.get(space)
         regions = sr.overlapping(lo, hi) if sr is not None else []
@@ -213,7 +217,7 @@ class KiviNode:
         for r in regions:
             if r.lo > at:
                 break
-            self._check_frozen(r, read=True)
+            self._check_frozen(r, read=True, ts=ts)
             if r.hi is None:
                 return regions
             at = r.hi
@@ -263,6 +267,7 @@ class KiviNode:
             case UnfreezeRegion():
                 with self._lock:
                     self._frozen.pop((request.space, request.lo), None)
+                    self._reads_upto.pop((request.space, request.lo), None)
                     self._recovering.discard((request.space, request.lo))
                 return Ack()
             case RecoverRegion():
@@ -294,7 +299,7 @@ class KiviNode:
         out: list[Row | None] = []
         with self._lock:
             for key in req.keys:
-                r = self._region_for_read(req.space, key)
+                r = self._region_for_read(req.space, key, req.ts)
                 out.append(None if r is None else r.store.read(key, req.ts))
         return GetReply(out)
 
@@ -310,7 +315,7 @@ class KiviNode:
     def scan(self, req: Scan) -> ScanReply:
         """Scans [lo, hi) at req.ts with the pushed-down filter, projection, limit or aggregate."""
         with self._lock:
-            regions = self._covering(req.space, req.lo, req.hi)
+            regions = self._covering(req.space, req.lo, req.hi, req.ts)
             gen = self._gen
         if req.reverse:
             regions.reverse()
@@ -538,14 +543,15 @@ class KiviNode:
 
     def export_chunk(self, req: ExportChunk) -> RegionData:
         """Returns the next `req.limit` keys of a region after `req.after`, with their versions
-        (`routing.ExportChunk`). The lock is held only to cut the chunk out of the store
-        (`VersionStore.export_range`); a move's live copy catches up what changed between
-        chunks from the log."""
+        (`routing.ExportChunk`). The lock is held only to copy the store's two lists (C-level
+        copies); a move's live copy catches up what changed between chunks from the log."""
         with self._lock:
             r = self._export_source(req.space, req.lo)
-            keys, chains = r.store.export_range(req.after, req.limit)
+            keys, chains = r.store.export()
             hi, checkpoint_ts = r.hi, r.checkpoint_ts
-        return RegionData(req.space, req.lo, hi, keys, chains, checkpoint_ts)
+        i = 0 if req.after is None else bisect_right(keys, req.after)
+        return RegionData(req.space, req.lo, hi, keys[i:i + req.limit], chains[i:i + req.limit],
+                          checkpoint_ts)
 
     def _export_source(self, space: int, lo: bytes) -> Region:
         """The region of `space` starting at `lo`, frozen or not (holds the lock)."""
@@ -607,6 +613,7 @@ class KiviNode:
                 raise WrongRegion(f"KiVi node {self.node_id} holds no such region of space "
                                   f"{req.space}")
             self._frozen[(req.space, req.lo)] = req.hi
+            self._reads_upto[(req.space, req.lo)] = req.reads_upto
         return Ack()
 
     def region_sizes(self) -> list[tuple[int, bytes, bytes | None, int, int]]:
@@ -630,7 +637,10 @@ class KiviNode:
             r = sr.find(req.lo) if sr is not None else None
             if r is None:
                 raise self._not_here(req.space)
-            mid = r.store.middle_key() if len(r.store) >= 2 else None
+            keys, _chains = r.store.export()
+        if len(keys) < 2:
+            return None
+        mid = keys[len(keys) // 2]
         return mid if mid != r.lo else None
 
     def drop_region(self, req: DropRegion) -> Ack:
@@ -641,6 +651,7 @@ class KiviNode:
                 if sr is not None:
                     sr.remove(req.lo)
                 self._frozen.pop((req.space, req.lo), None)
+                self._reads_upto.pop((req.space, req.lo), None)
                 self._recovering.discard((req.space, req.lo))
             if self._dir is not None:
                 ckpt.remove_region(self._dir, req.space, req.lo)

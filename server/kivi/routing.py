@@ -80,11 +80,22 @@ class OpenRegion:
 @dataclass(frozen=True)
 class FreezeRegion:
     """Stops serving [lo, hi) of `space` (its requests get `RegionMoving`) until it is
-    dropped or unfrozen. Replies once no apply to it is running (applies hold the node lock)."""
+    dropped or unfrozen. Replies once no apply to it is running (applies hold the node lock).
+
+    Reads at a snapshot ts <= `reads_upto` are still served (sent again, it lowers the
+    bound): a move freezes the source with every read allowed while it catches up the
+    tail (no commit of the region is readable anywhere else yet), then, just before the
+    switch, with the snapshot S it reads then: a commit the new owner takes after the
+    switch was not readable at that moment, so it lies above S (`cluster.placer`).
+    """
 
     space: int
     lo: bytes
     hi: bytes | None
+    reads_upto: int = 0
+
+
+READ_ANY = 1 << 62  # `FreezeRegion.reads_upto` that lets every read through
 
 
 @dataclass(frozen=True)
@@ -137,5 +148,5 @@ class MiddleKey:
 register_messages(OpenRegion, FreezeRegion, UnfreezeRegion, RecoverRegion, RegionSizes,
                   MiddleKey, Fenced, ExportChunk)
 
-__all__ = ["ERRORS", "ExportChunk", "Fenced", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
+__all__ = ["ERRORS", "READ_ANY", "ExportChunk", "Fenced", "FreezeRegion", "MiddleKey", "OpenRegion", "RecoverRegion", "RegionMoving",
            "RegionSizes", "StaleEpoch", "UnfreezeRegion", "WrongRegion"]

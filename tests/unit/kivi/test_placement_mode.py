@@ -21,6 +21,7 @@ from cumulo.server.kivi.api import (
     ExportRegion,
     Get,
     ImportRegion,
+    LatestCommit,
     RegionData,
     Scan,
     SpaceWrites,
@@ -33,6 +34,7 @@ from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.kivi.node import KiviNode
 from cumulo.server.kivi.regionmap import RegionInfo, RegionMap
 from cumulo.server.kivi.routing import (
+    READ_ANY,
     FreezeRegion,
     OpenRegion,
     RecoverRegion,
@@ -95,6 +97,28 @@ def test_a_frozen_region_answers_moving_until_unfrozen_or_dropped():
     node.handle(DropRegion(S, b""))
     with pytest.raises(WrongRegion):
         node.get(Get(S, 1, [k(1)]))
+
+
+def test_a_moving_region_serves_reads_up_to_the_snapshot_it_was_given():
+    """A move freezes its source for applies only, then (before the switch) lets reads
+    through only at snapshots the source surely holds (`cluster.placer`)."""
+    node = KiviNode(placement=True)
+    node.handle(OpenRegion(S, b"", None))
+    node.apply(Apply(5, [Write(S, k(i), (i,)) for i in range(3)]))
+    node.handle(FreezeRegion(S, b"", None, READ_ANY))
+    with pytest.raises(RegionMoving):
+        node.handle(Apply(6, [Write(S, k(9), (9,))]))
+    assert node.handle(Get(S, 1 << 40, [k(1)])).rows == [(1,)]
+    assert len(node.handle(Scan(S, 1 << 40)).rows) == 3
+    node.handle(FreezeRegion(S, b"", None, 5))  # just before the switch
+    assert node.handle(Get(S, 5, [k(1), k(2)])).rows == [(1,), (2,)]
+    assert len(node.handle(Scan(S, 5)).rows) == 3
+    for req in (Get(S, 6, [k(1)]), Scan(S, 6), LatestCommit(S, [k(1)])):
+        with pytest.raises(RegionMoving):
+            node.handle(req)
+    node.handle(DropRegion(S, b""))
+    with pytest.raises(WrongRegion):
+        node.get(Get(S, 5, [k(1)]))
 
 
 @pytest.mark.parametrize("reverse", [False, True])
