@@ -15,8 +15,7 @@ PostgreSQL computes them; `pg_year` gives the year PostgreSQL prints and extract
 (FarDate(-746117), '0044-03-15 BC', -43, -44)
 >>> date_of_days(0), str(date_of_days(2921940)), date_of_days(2921940) > dt.date(9999, 12, 31)
 (datetime.date(2000, 1, 1), '10000-01-01', True)
->>> from cumulo.server.pgtypes.infdate import DATE_NEG_INF
->>> sorted([dt.date(1, 1, 1), d, DATE_NEG_INF])[1] is d, d + dt.timedelta(days=1)
+>>> sorted([dt.date(1, 1, 1), d, InfiniteDate(-1)])[1] is d, d + dt.timedelta(days=1)
 (True, FarDate(-746116))
 >>> str(ts_of_us(-211813488000000000)), str(ts_of_us(9223371331199999999, dt.UTC))
 ('4714-11-24 00:00:00 BC', '294276-12-31 23:59:59.999999+00')

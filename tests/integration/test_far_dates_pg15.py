@@ -16,8 +16,11 @@ import asyncio
 
 import asyncpg
 import psycopg
+import pyarrow as pa
 import pytest
 
+import cumulo.driver as cd
+from tests.integration.columnar_diff import columnar, vector_ran
 from tests.integration.typediff import assert_same_as_pg15, connect, pg8000_outcomes
 from tests.pg15 import PASSWORD
 
@@ -86,7 +89,22 @@ delete from fd_k where d < '0001-01-01'
 select count(*), min(d) from fd_k
 """.strip().splitlines()
 
-DROPS = ["drop table if exists fd_t", "drop table if exists fd_k"]
+COLUMNAR = """
+create table fd_v (id int primary key, d date, ts timestamp, tz timestamptz, n int)
+insert into fd_v select g, case when g % 7 = 0 then date '0044-03-15 BC' - g when g % 11 = 0 then date '10000-01-01' + g else date '2024-01-01' + g end, case when g % 5 = 0 then timestamp '0044-03-15 10:00 BC' + g * interval '1 hour' when g % 13 = 0 then timestamp '20000-06-01' + g * interval '1 day' else timestamp '2024-01-01' + g * interval '1 minute' end, case when g % 3 = 0 then timestamptz '20000-01-01 00:00+00' + g * interval '1 second' else timestamptz '2024-01-01 00:00+00' end, g % 4 from generate_series(1, 2000) g
+analyze fd_v
+set cumulo.columnar = on
+select count(*), min(d), max(d), min(ts), max(ts), min(tz), max(tz) from fd_v
+select count(*) from fd_v where d < '0001-01-01'
+select count(*) from fd_v where ts > '9999-12-31' and d > '2024-01-01'
+select n, min(d), max(d), count(distinct d), min(ts), max(tz) from fd_v group by n order by n
+select id, d, ts from fd_v order by d, id limit 5
+select extract(year from d) y, count(*) from fd_v group by y order by y limit 8
+select count(*) from fd_v where d + 1 > date '9999-12-31'
+reset cumulo.columnar
+""".strip().splitlines()
+
+DROPS = ["drop table if exists fd_t", "drop table if exists fd_k", "drop table if exists fd_v"]
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
@@ -95,6 +113,15 @@ def test_far_dates_match_pg15(binary, pg15, cumulo_server):
     PostgreSQL 15's column types, bytes and SQLSTATEs, text and binary."""
     assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), LITERALS + OPERATIONS + TABLE,
                         binary, drops=DROPS)
+
+
+def test_columnar_path_keeps_far_dates(pg15, cumulo_server):
+    """With `cumulo.columnar = on` far values take the column store's object form: the
+    vector form filters them (it ran, by the server's count) and every answer is PG's."""
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), COLUMNAR, drops=DROPS)
+    with connect(cumulo_server.dsn()) as cc, columnar(cc, "on"):
+        assert vector_ran(cc, "select count(*) from fd_v where d < '0001-01-01'")
+        cc.execute("drop table fd_v")
 
 
 # asyncpg's "tuple" codecs hand over PostgreSQL's own integers: days for a date, and
@@ -190,3 +217,37 @@ def test_pg8000_reads_far_dates(pg15, cumulo_server):
              "select '0044-03-15 10:00 BC'::timestamp::text, '4714-11-23 BC'::date"]
     want = pg8000_outcomes(pg15.port, PASSWORD, stmts)
     assert pg8000_outcomes(cumulo_server.port, None, stmts) == want
+
+
+def test_arrow_direct_api_carries_far_dates(cumulo_server):
+    """The direct table API: Arrow's date32 / timestamp integers of far values are stored
+    as such (SQL reads PostgreSQL's text), and read back as the same integers; a timestamp
+    past Arrow's int64 microseconds from 1970 is 22008."""
+    days = [-2440588, -735160, 2932897, 2145042905, 0]  # from 1970-01-01, as date32
+    us = [-210866803200000000, -63517788000000000, 9223372036854775807, 0, 1]
+    with connect(cumulo_server.dsn()) as sql:
+        sql.execute("drop table if exists fd_arrow")
+        sql.execute("create table fd_arrow (k int primary key, d date, ts timestamp, "
+                    "tz timestamptz)")
+        c = cd.connect(cumulo_server.dsn())
+        c.autocommit = True
+        try:
+            t = c.table("fd_arrow")
+            t.upsert(pa.table({"k": list(range(5)), "d": pa.array(days, pa.date32()),
+                               "ts": pa.array(us, pa.timestamp("us")),
+                               "tz": pa.array(us, pa.timestamp("us", tz="UTC"))}))
+            got = sql.execute("select d::text, ts::text from fd_arrow order by k").fetchall()
+            assert got[:3] == [("4714-11-24 BC", "4714-11-24 00:00:00 BC"),
+                               ("0044-03-15 BC", "0044-03-15 10:00:00 BC"),
+                               ("10000-01-01", "294247-01-10 04:00:54.775807")]
+            assert got[3][0] == "5874897-12-31"
+            back = t.read()
+            assert back.column("d").cast(pa.int32()).to_pylist() == days
+            assert back.column("tz").cast(pa.int64()).to_pylist() == us
+            sql.execute("update fd_arrow set ts = '294276-12-31 23:59:59' where k = 0")
+            with pytest.raises(cd.DatabaseError) as e:
+                t.read()
+            assert e.value.sqlstate == "22008"
+        finally:
+            c.close()
+            sql.execute("drop table fd_arrow")

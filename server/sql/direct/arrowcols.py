@@ -29,11 +29,13 @@ from ...errors import (
     UndefinedColumn,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.fardate import FarDate, FarTimestamp
 from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from ...pgtypes.numtypmod import precision_scale
 from ...pgtypes.text import text_decoder
 from ..catalog.model import Table
 from ..expr.casts import to_text
+from . import fararrow
 
 _FIXED: dict[int, pa.DataType] = {
     T.BOOL: pa.bool_(), T.INT2: pa.int16(), T.INT4: pa.int32(), T.INT8: pa.int64(),
@@ -106,12 +108,16 @@ def rows_to_batch(table: Table, positions: Sequence[int], rows: list[tuple[Any, 
 def _clamp_infinite(vals: Sequence[Any]) -> Sequence[Any]:
     """'infinity' timestamps and dates have no Arrow value: they travel as NULL (the real
     0001-01-01 and 9999-12-31 are values: the sentinels are types of their own)."""
-    if not any(isinstance(v, _INFINITE) for v in vals):
+    if not any(isinstance(v, _SPECIAL) for v in vals):
         return vals
-    return [None if isinstance(v, _INFINITE) else v for v in vals]
+    # NB: a date BC or after 9999 goes as Arrow's own integer (fararrow), not a NULL
+    return [None if isinstance(v, _INFINITE) else fararrow.arrow_int(v)
+            if isinstance(v, _FAR) else v for v in vals]
 
 
 _INFINITE = (InfiniteDate, InfiniteTimestamp)
+_FAR = (FarDate, FarTimestamp)
+_SPECIAL = _INFINITE + _FAR
 
 
 def resolve_columns(table: Table, names: Sequence[str]) -> list[int]:
@@ -149,6 +155,10 @@ def column_values(table: Table, pos: int, col: pa.ChunkedArray | pa.Array) -> li
         col = _cast(col, want, c.name)
     if col.null_count == 0 and (pa.types.is_integer(want) or pa.types.is_floating(want)):
         return col.to_numpy().tolist()  # NB: several times faster than to_pylist
+    if pa.types.is_date32(want) or pa.types.is_timestamp(want):
+        far = fararrow.values_of(col, want)  # NB: years Python's types cannot hold
+        if far is not None:
+            return far
     if pa.types.is_timestamp(want) and col.null_count == 0:
         return _datetimes(col, want.tz is not None)
     return col.to_pylist()

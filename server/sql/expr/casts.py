@@ -272,12 +272,12 @@ def date_to_timestamp(v: dt.date) -> dt.datetime:
     """date -> timestamp: midnight ('infinity' stays infinite)."""
     if isinstance(v, InfiniteDate):
         return TS_INFINITY if v.sign > 0 else TS_NEG_INFINITY
-    return dt.datetime(v.year, v.month, v.day)
     if type(v) is FarDate:  # BC or after 9999 (pgtypes.fardate)
         try:
             return ts_of_us(v.days * 86_400_000_000)
         except DatetimeFieldOverflow:
             raise DatetimeFieldOverflow("date out of range for timestamp") from None
+    return dt.datetime(v.year, v.month, v.day)
 
 
 def timestamp_to_date(v: dt.datetime) -> dt.date:
