@@ -26,6 +26,7 @@ _NAMED = [
     ("42704", re.compile(r'^type "([A-Za-z_][A-Za-z0-9_$]*)" does not exist$'), ""),
     ("42703", re.compile(r'^column "([A-Za-z_][A-Za-z0-9_$]*)" of relation "[^"]*" does not exist$'), ""),
     ("42883", re.compile(r"^function ([A-Za-z_][A-Za-z0-9_$]*)\("), "("),
+    ("42725", re.compile(r"^function ([A-Za-z_][A-Za-z0-9_$]*)\(.*\) is not unique$"), "("),
     ("42P01", re.compile(r'^missing FROM-clause entry for table "([A-Za-z_][A-Za-z0-9_$]*)"$'), "."),
     ("42P01", re.compile(r'^invalid reference to FROM-clause entry for table "([A-Za-z_][A-Za-z0-9_$]*)"$'), "."),
     ("42702", re.compile(r'^column reference "([A-Za-z_][A-Za-z0-9_$]*)" is ambiguous$'), ""),
@@ -77,14 +78,15 @@ def _locate_name(e: SQLError, sql: str, offset: int) -> None:
             return  # NB: PostgreSQL gives ALTER TABLE's column errors no position
         if state == "42702":  # NB: only an unqualified reference can be ambiguous
             hits = [at for at in hits if not sql[:at].rstrip().endswith(".")]
-        if state == "42883":  # NB: analysis runs left to right: the first call fails first
+        if state in ("42883", "42725"):  # NB: analysis runs left to right: the first fails first
             hits = hits[:1]
         if len(hits) == 1:
             e.position = max(offset, 0) + hits[0] + 1
         return
 
 
-_OPERATOR = re.compile(r"^operator does not exist: (?:[^ ]+(?: [^ ]+)*? )?([-+*/<>=~!@#%^&|`?]+) ")
+_OPERATOR = re.compile(r"^operator (?:does not exist|is not unique): (?:[^ ]+(?: [^ ]+)*? )?"
+                       r"([-+*/<>=~!@#%^&|`?]+) ")
 _ORDER_BY_N = re.compile(r"^ORDER BY position (\d+) is not in select list$")
 _AGG_IN = re.compile(r"^aggregate functions are not allowed in WHERE$")
 _AGGREGATES = {"sum", "count", "avg", "min", "max", "array_agg", "string_agg", "bool_and",
@@ -106,7 +108,7 @@ def _locate_clause(e: SQLError, sql: str, offset: int) -> None:
     """
     code = _code_mask(sql)
     hits: list[int] = []
-    m = _OPERATOR.match(e.message) if e.sqlstate == "42883" else None
+    m = _OPERATOR.match(e.message) if e.sqlstate in ("42883", "42725") else None
     if m is not None:
         op = m.group(1)
         hits = [i for i in range(len(sql)) if code[i] and sql.startswith(op, i)

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from ...errors import (
     AmbiguousColumn,
+    AmbiguousFunction,
     DatatypeMismatch,
     FeatureNotSupported,
     GroupingError,
@@ -714,8 +715,11 @@ class Binder(SpecialForms):
 
                 check_int(v, t)  # type: ignore[arg-type]  # an int: its type is an integer type
             return const(v, t)
-        if a.type == T.UNKNOWN:
-            a = coerce(a, T.INT4, params=self.params)
+        if a.type == T.UNKNOWN:  # NB: int2, int4, int8, float4, float8, numeric, interval
+            raise AmbiguousFunction(
+                "operator is not unique: - unknown",
+                hint="Could not choose a best candidate operator. "
+                "You might need to add explicit type casts.")
         return E("neg", None, [a], a.type)
 
     def b_DPipe(self, node: exp.DPipe) -> E:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ...errors import UndefinedFunction
+from ...errors import AmbiguousFunction, UndefinedFunction
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.infdate import TS_INF, TS_NEG_INF, InfiniteDate, Time24
@@ -33,8 +33,13 @@ def arith(op: str, a: E, b: E, params: Any) -> E:
     if involves_range(a, b):  # range union, intersection, difference
         return range_op(op, a, b, params)
     if a.type == T.UNKNOWN and b.type == T.UNKNOWN:
-        a = coerce(a, T.NUMERIC if op == "^" else T.INT4, params=params)
-        b = coerce(b, a.type, params=params)
+        if op != "^":  # NB: `^` has float8 and numeric forms, float8 the preferred type
+            raise AmbiguousFunction(
+                f"operator is not unique: unknown {op} unknown",
+                hint="Could not choose a best candidate operator. "
+                "You might need to add explicit type casts.")
+        a = coerce(a, T.FLOAT8, params=params)
+        b = coerce(b, T.FLOAT8, params=params)
     elif a.type == T.UNKNOWN:
         a = coerce(a, _peer(b.type, op), params=params)
     elif b.type == T.UNKNOWN:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ...errors import GroupingError, InvalidColumnReference
+from ...errors import AmbiguousFunction, GroupingError, InvalidColumnReference, UndefinedFunction
 from ...pgtypes import oids as T
 from ..expr import types as ty
 from ..expr import wholerow
@@ -140,13 +140,15 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
                      for x in bargs]
         elif bargs and bargs[0].type == T.UNKNOWN:
-            bargs[0] = coerce(bargs[0], T.TEXT if name in ("min", "max", "array_agg") else
-                              T.NUMERIC if name in ("sum", "avg") else T.TEXT,
+            if name in ("sum", "avg"):  # NB: numeric overloads, none preferred
+                raise AmbiguousFunction(
+                    f"function {name}(unknown) is not unique",
+                    hint="Could not choose a best candidate function. "
+                    "You might need to add explicit type casts.")
+            bargs[0] = coerce(bargs[0], T.FLOAT8 if name in STATISTICAL else T.TEXT,
                               params=planner.params)
         if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
                                                      or bargs[0].type == T.INTERVAL):
-            from ...errors import UndefinedFunction
-
             raise UndefinedFunction(
                 f"function {name}({ty.type_name(bargs[0].type)}) does not exist",
                 hint="No function matches the given name and argument types. "
