@@ -500,15 +500,16 @@ def _rank_or(w: tuple[float, ...], vec: Vector, ops: list[tuple[Any, ...]]) -> f
             post = poss or ((0, 0),)
             resj, wjm, jm = 0.0, -1.0, 0
             for j, (_, weight) in enumerate(post):
-                resj = _f4(resj + w[weight] / ((j + 1) * (j + 1)))
+                resj = _f4(resj + _f4(w[weight] / ((j + 1) * (j + 1))))
                 if w[weight] > wjm:
                     wjm, jm = w[weight], j
-            res = _f4(res + (wjm + resj - wjm / ((jm + 1) * (jm + 1))) / 1.64493406685)
+            inner = _f4(_f4(wjm + resj) - _f4(wjm / ((jm + 1) * (jm + 1))))  # float arithmetic
+            res = _f4(res + inner / 1.64493406685)
     return _f4(res / len(ops)) if ops else res
 
 
 def _word_distance(d: int) -> float:
-    return 1e-30 if d > 100 else 1.0 / (1.005 + 0.05 * math.exp(d / 1.5 - 2))
+    return _f4(1e-30 if d > 100 else 1.0 / (1.005 + 0.05 * math.exp(d / 1.5 - 2)))
 
 
 def _rank_and(w: tuple[float, ...], vec: Vector, ops: list[tuple[Any, ...]]) -> float:
@@ -528,9 +529,10 @@ def _rank_and(w: tuple[float, ...], vec: Vector, ops: list[tuple[Any, ...]]) -> 
                 for pl, wl in mine:
                     for pk, wk in other:
                         dist = abs(pl - pk)
-                        if dist or mine is null or other is null:
-                            curw = math.sqrt(w[wl] * w[wk] * _word_distance(dist or MAXPOS + 1))
-                            res = curw if res < 0 else 1.0 - (1.0 - res) * (1.0 - curw)
+                        if dist or mine is null or other is null:  # NB: C floats, as PG's
+                            prod = _f4(_f4(_f4(w[wl]) * _f4(w[wk])) * _word_distance(dist or MAXPOS + 1))
+                            curw = _f4(math.sqrt(prod))
+                            res = curw if res < 0 else _f4(1.0 - (1.0 - res) * (1.0 - curw))
     return res
 
 
@@ -539,6 +541,7 @@ def rank(v: str, q: str, weights: tuple[float, ...] = _DEFAULT_WEIGHTS, norm: in
     vec, tree = vector(v), query(q)
     if not vec or tree is None:
         return 0.0
+    weights = tuple(_f4(x) for x in weights)  # NB: float4s in PostgreSQL
     ops = operands(tree)
     res = _rank_and(weights, vec, ops) if tree[0] in ("&", "<>") else _rank_or(weights, vec, ops)
     if res < 0:

@@ -101,6 +101,7 @@ select to_tsvector('english', 'cats') @@ to_tsquery('english', 'cat'), 'a b'::ts
 select 'a:1,2,3 b:2 c:3'::tsvector @@ 'a <-> b'::tsquery, 'a:1,2,3 b:2 c:3'::tsvector @@ 'b <-> a'::tsquery, 'a:1 b:3'::tsvector @@ 'a <2> b', 'abc:1A'::tsvector @@ 'ab:*A', 'abc:1A'::tsvector @@ 'ab:*B', 'a b'::tsvector @@ 'a <-> b'::tsquery
 select ts_rank(to_tsvector('english','the cat sat on the cat mat'), to_tsquery('cat')), ts_rank('cat:2,6 mat:7 sat:3'::tsvector, 'cat & mat'::tsquery), ts_rank('cat:2,6A mat:7 sat:3'::tsvector, 'cat <-> sat'::tsquery), ts_rank('cat mat'::tsvector, 'cat & mat'::tsquery), ts_rank('cat:2,6 mat:7 sat:3'::tsvector, 'cat & mat'::tsquery, 1)
 select ts_rank(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat | cat | dog')), ts_rank('{0.1,0.2,0.4,1.0}', setweight(to_tsvector('x y z'), 'A'), 'x & z'::tsquery)
+select ts_rank(setweight(to_tsvector('english', 'Cats'), 'A') || setweight(to_tsvector('english', 'The cat sat'), 'B'), plainto_tsquery('english'::regconfig, 'cat')), ts_rank('cat:1B,3A'::tsvector, 'cat'::tsquery), ts_rank('cat:1A,3B sat:4B'::tsvector, 'cat & sat'::tsquery)
 select setweight('a:1 b:2'::tsvector, 'A'), 'a:1 b:2'::tsvector || 'c:1 a:3'::tsvector, strip('a:1,2 b:3A'::tsvector), length('a:1 b:2'::tsvector), numnode('a & b | c'::tsquery)
 select 'a'::tsquery && 'b'::tsquery, 'a'::tsquery || 'b'::tsquery, 'a'::tsquery <-> 'b'::tsquery, 'a:1'::tsvector = 'a:1'::tsvector, 'a & b'::tsquery = 'a & b'::tsquery
 create table ts_docs (id int primary key, body text, tv tsvector)
