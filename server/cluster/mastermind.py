@@ -56,6 +56,7 @@ from ..txn import snapshot as snap_mod
 from ..txn.conflicts import WaitForGraph
 from ..txn.sequencer import CommitSequencer, Recovered
 from ..txn.snapshot import Advanced, SnapshotServer
+from . import mmframing
 from .placer import MoveRegion, Placer, SplitAt
 from .reaper import LtmBatches
 from .seqmarks import MESSAGES as SEQ_MESSAGES
@@ -116,6 +117,7 @@ class GlobalLowWater:
 register_messages(WaitEdge, WaitDone, LowWater, GlobalLowWater)
 register_messages(Start, PollSnapshot, SnapshotIs, seq_mod.RequestBatch, seq_mod.Batch,
                   seq_mod.Recovered, snap_mod.Readable, snap_mod.Discarded, snap_mod.Advanced)
+mmframing.register(PollSnapshot, SnapshotIs)  # fixed layouts for the per-transaction ones
 
 
 class MasterMindService:

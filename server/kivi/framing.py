@@ -17,6 +17,10 @@ Values inside rows keep `wire`'s exact encoding (Decimals, dates, big ints...);
 only the envelope is fixed. A `Get` whose fields do not fit the layout (a ts
 beyond 64 bits, keys that are not bytes) goes the general way.
 
+Higher layers add layouts of their own with `register_layout` (codes 16 and up: the
+MasterMind's per-transaction messages, `cluster.mmframing`); this module knows
+nothing of them.
+
     >>> from .api import Get, GetReply
     >>> body = pack_request(Get(3, 17, [b"k1", b"k2"]))
     >>> body[:2], unpack_request(body)
@@ -28,6 +32,7 @@ beyond 64 bits, keys that are not bytes) goes the general way.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -42,6 +47,29 @@ _GET = struct.Struct(">BBqq")
 _GET_REPLY_HEAD = bytes((FAST, GET_REPLY))
 _SCAN_REPLY_HEAD = bytes((FAST, SCAN_REPLY))
 _ERRORS = (struct.error, TypeError, OverflowError, ValueError)
+
+
+# Registered layouts: a message type -> its packer (the body, or None: not this message,
+# the general way); a code -> its unpacker (the whole body)
+_REQUEST_OUT: dict[type, Callable[[Any], bytes | None]] = {}
+_REPLY_OUT: dict[type, Callable[[Any], bytes | None]] = {}
+_REQUEST_IN: dict[int, Callable[[bytes], Any]] = {}
+_REPLY_IN: dict[int, Callable[[bytes], Any]] = {}
+
+
+def register_layout(codes: tuple[int, ...], pack: Callable[[Any], bytes | None],
+                    unpack: Callable[[bytes], Any], types: tuple[type, ...],
+                    reply: bool = False) -> None:
+    """Adds a fixed layout: `pack` makes the bodies (starting with FAST and one of
+    `codes`) of messages of `types`, or returns None for one it cannot lay out;
+    `unpack` reads them back. Requests, or replies with `reply=True`."""
+    out, into = (_REPLY_OUT, _REPLY_IN) if reply else (_REQUEST_OUT, _REQUEST_IN)
+    for code in codes:
+        if code < 16 or code > 255 or into.get(code, unpack) is not unpack:
+            raise ValueError(f"frame code {code} is taken or reserved")
+        into[code] = unpack
+    for t in types:
+        out[t] = pack
 
 
 def _rows_out(rows: list[Any]) -> list[Any]:
@@ -60,14 +88,25 @@ def pack_request(req: Any) -> bytes:
                 req.keys, use_bin_type=True, strict_types=True)
         except _ERRORS:
             pass
+    else:
+        out = _REQUEST_OUT.get(type(req))
+        if out is not None:
+            body = out(req)
+            if body is not None:
+                return body
     return packb(req)
 
 
 def unpack_request(body: bytes) -> Any:
     """The request in a frame body made by `pack_request`."""
-    if body[0] == FAST and body[1] == GET:
-        _, _, space, ts = _GET.unpack_from(body)
-        return Get(space, ts, msgpack.unpackb(body[_GET.size:], raw=False))
+    if body[0] == FAST:
+        if body[1] == GET:
+            _, _, space, ts = _GET.unpack_from(body)
+            return Get(space, ts, msgpack.unpackb(body[_GET.size:], raw=False))
+        into = _REQUEST_IN.get(body[1])
+        if into is None:
+            raise ValueError(f"unknown KiVi frame code {body[1]}")
+        return into(body)
     return unpackb(body)
 
 
@@ -78,6 +117,11 @@ def pack_reply(reply: Any) -> bytes:
         return _GET_REPLY_HEAD + packb(_rows_out(reply.rows))
     if t is ScanReply:
         return _SCAN_REPLY_HEAD + packb([reply.resume_key, _rows_out(reply.rows)])
+    out = _REPLY_OUT.get(t)
+    if out is not None:
+        body = out(reply)
+        if body is not None:
+            return body
     return packb([0, reply])
 
 
@@ -95,6 +139,9 @@ def unpack_reply(body: bytes) -> tuple[int, Any]:
         if code == SCAN_REPLY:
             resume, rows = unpackb(body[2:])
             return 0, ScanReply(_rows_in(rows), resume)
+        into = _REPLY_IN.get(code)
+        if into is not None:
+            return 0, into(body)
         raise ValueError(f"unknown KiVi frame code {code}")
     status, payload = unpackb(body)
     return status, payload
