@@ -111,15 +111,15 @@ class FarDate(dt.date):
         return self
 
     @property
-    def year(self) -> int:  # type: ignore[override]
+    def year(self) -> int:
         return civil_of_days(self.days)[0]
 
     @property
-    def month(self) -> int:  # type: ignore[override]
+    def month(self) -> int:
         return civil_of_days(self.days)[1]
 
     @property
-    def day(self) -> int:  # type: ignore[override]
+    def day(self) -> int:
         return civil_of_days(self.days)[2]
 
     def toordinal(self) -> int:
@@ -230,15 +230,15 @@ class FarTimestamp(dt.datetime):
         return self.us // USECS_PER_DAY
 
     @property
-    def year(self) -> int:  # type: ignore[override]
+    def year(self) -> int:
         return civil_of_days(self.days)[0]
 
     @property
-    def month(self) -> int:  # type: ignore[override]
+    def month(self) -> int:
         return civil_of_days(self.days)[1]
 
     @property
-    def day(self) -> int:  # type: ignore[override]
+    def day(self) -> int:
         return civil_of_days(self.days)[2]
 
     def date(self) -> dt.date:
@@ -334,15 +334,16 @@ class FarTimestamp(dt.datetime):
             1_000_000 + f["microsecond"]
         return ts_of_us(us, f["tzinfo"])
 
-    def astimezone(self, tz: dt.tzinfo | None = None) -> dt.datetime:
+    def astimezone(self, tz: dt.tzinfo | None = None) -> dt.datetime:  # type: ignore[override]
         """The same instant on `tz`'s clocks, with the offset `tz` has at the same time of
         year in year 1 (BC) or 9999 (later): PostgreSQL extends a zone's first and last
         rules the same way."""
         tz = tz or dt.UTC
         utc = self._utc_us()
         y, m, d = civil_of_days(utc // USECS_PER_DAY)
-        off = zone_offset(tz, y, m, d, self.hour, self.minute, utc=True)
-        local, zone = utc + off // _US, dt.timezone(off) if off else dt.UTC
+        off, name = zone_offset(tz, y, m, d, self.hour, self.minute, utc=True)
+        local = utc + off // _US  # NB: the zone keeps its abbreviation ('CEST': Postgres style)
+        zone = dt.UTC if tz is dt.UTC else dt.timezone(off, name) if name else dt.timezone(off)
         if TS_MIN_US <= local < TS_END_US:
             return ts_of_us(local, zone)
         return FarTimestamp(local, zone)  # NB: a clock just past the range still prints (PG)
@@ -384,23 +385,24 @@ def offset_text(off: dt.timedelta | None) -> str:
 
 
 def zone_offset(tz: dt.tzinfo, y: int, m: int, d: int, hh: int, mi: int, utc: bool = False
-                ) -> dt.timedelta:
-    """`tz`'s UTC offset at a far date's time of year (the wall clock there, or the UTC
-    instant with `utc`), read in year 1 for dates before it and year 9999 after."""
+                ) -> tuple[dt.timedelta, str | None]:
+    """`tz`'s UTC offset and abbreviation at a far date's time of year (the wall clock
+    there, or the UTC instant with `utc`), read in year 1 before it and year 9999 after."""
     probe = dt.datetime(min(max(y, 1), 9999), m, min(d, 28) if m == 2 else d, hh, mi)
     if utc:
         try:
-            return probe.replace(tzinfo=dt.UTC).astimezone(tz).utcoffset() or dt.timedelta(0)
+            local = probe.replace(tzinfo=dt.UTC).astimezone(tz)
+            return local.utcoffset() or dt.timedelta(0), local.tzname()
         except OverflowError:
-            return tz.utcoffset(probe) or dt.timedelta(0)
-    return tz.utcoffset(probe) or dt.timedelta(0)
+            pass
+    return tz.utcoffset(probe) or dt.timedelta(0), tz.tzname(probe)
 
 
 def far_to_utc(v: dt.datetime, tz: dt.tzinfo) -> dt.datetime:
     """The instant at which clocks in `tz` show the wall clock of `v` (far or not)."""
     us = us_of(v)
     y, m, d = civil_of_days(us // USECS_PER_DAY)
-    off = zone_offset(tz, y, m, d, v.hour, v.minute)
+    off = zone_offset(tz, y, m, d, v.hour, v.minute)[0]
     return ts_of_us(us - off // _US, dt.UTC)
 
 

@@ -241,25 +241,36 @@ _MON = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "N
 _DOW = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
+def year_era(v: dt.date) -> tuple[int, str]:
+    """The year PostgreSQL prints and its era suffix: (44, " BC") for the astronomical -43
+    of a `fardate` value, (2024, "") for a real date."""
+    y = v.year
+    return (1 - y, " BC") if y <= 0 else (y, "")
+
+
 def _styled(style: str, order: str) -> tuple[Encoder, Encoder, Callable[[Any], Encoder]]:
     """The date, timestamp and timestamptz output functions of a non-ISO DateStyle."""
     dmy = order == "DMY"
 
-    def date(v: dt.date) -> str:
-        if isinstance(v, InfiniteDate | FarDate):
-            return str(v)
-        d, m, y = f"{v.day:02d}", f"{v.month:02d}", f"{v.year:04d}"
+    def ymd(v: dt.date) -> str:
+        d, m, y = f"{v.day:02d}", f"{v.month:02d}", f"{year_era(v)[0]:04d}"
         if style == "German":
             return f"{d}.{m}.{y}"
         if style == "SQL":
             return f"{d}/{m}/{y}" if dmy else f"{m}/{d}/{y}"
         return f"{d}-{m}-{y}" if dmy else f"{m}-{d}-{y}"
 
+    def date(v: dt.date) -> str:
+        if isinstance(v, InfiniteDate):
+            return str(v)
+        return ymd(v) + year_era(v)[1]  # NB: ' BC' after a `fardate` value
+
     def stamp(v: dt.datetime, zone: str) -> str:
+        y, era = year_era(v)
         if style != "Postgres":
-            return f"{date(v)} {_time(v)}{zone}"
+            return f"{ymd(v)} {_time(v)}{zone}{era}"
         day = f"{v.day:02d} {_MON[v.month - 1]}" if dmy else f"{_MON[v.month - 1]} {v.day:02d}"
-        return f"{_DOW[v.weekday()]} {day} {_time(v)} {v.year:04d}{zone}"
+        return f"{_DOW[v.weekday()]} {day} {_time(v)} {y:04d}{zone}{era}"
 
     def timestamp(v: dt.datetime) -> str:
         return (infinite(v) if v.year in (1, 9999) else None) or stamp(v, "")
@@ -283,8 +294,14 @@ def format_json_datetime(v: dt.date | dt.time) -> str:
         if v.year in (1, 9999) and infinite(v):
             return infinite(v) or ""
         if v.tzinfo is None:
+            if type(v) is FarTimestamp:  # NB: the era goes last, as PostgreSQL writes it
+                y, era = year_era(v)
+                return f"{y:04d}-{v.month:02d}-{v.day:02d}T{_time(v)}{era}"
             return f"{_date(v)}T{_time(v)}"
-        w = v.astimezone(zones.session_zone())
+        w = zones.to_local(v, zones.session_zone())
+        if type(w) is FarTimestamp:
+            y, era = year_era(w)
+            return f"{y:04d}-{w.month:02d}-{w.day:02d}T{_time(w)}{_iso_offset(w.utcoffset())}{era}"
         return f"{_date(w)}T{_time(w)}{_iso_offset(w.utcoffset())}"
     if isinstance(v, dt.time):
         return _timetz(v) if v.tzinfo is not None else _time(v)

@@ -42,7 +42,7 @@ def is_far(v: Any) -> bool:
 
 def arrow_int(v: FarDate | FarTimestamp) -> int:
     """A far value as Arrow's integer: days (date32) or microseconds (timestamp) from 1970."""
-    if type(v) is FarDate:
+    if isinstance(v, FarDate):
         return v.days + _DAYS_1970
     us = (utc_us_of(v) if v.tzinfo is not None else v.us) + _US_1970
     if not _I64[0] <= us <= _I64[1]:

@@ -18,7 +18,14 @@ from ...errors import DatetimeFieldOverflow, InvalidDatetimeFormat, InvalidTextR
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
-from ...pgtypes.fardate import FarDate, FarTimestamp, civil_of_days, day_of_year, iso_calendar
+from ...pgtypes.fardate import (
+    FarDate,
+    FarTimestamp,
+    civil_of_days,
+    day_of_year,
+    iso_calendar,
+    ts_of_fields,
+)
 from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from .registry import register
 from .timefns import local, zone
@@ -116,7 +123,7 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
     if tok in ("A.M.", "P.M.", "a.m.", "p.m."):
         return _case("P.M." if v.hour >= 12 else "A.M.", tok), None
     if tok.upper() in _ERAS:
-        bc = type(v) is _FarTm and v.bc
+        bc = isinstance(v, _FarTm) and v.bc
         return _case(("B.C." if bc else "A.D.") if "." in tok else ("BC" if bc else "AD"), tok), None
     if tok.upper() == "MONTH":
         name = _case(MONTHS[v.month - 1], tok)
@@ -310,6 +317,7 @@ def parse_datetime(s: str, fmt: str) -> dt.datetime:
     """Parses text with a to_date/to_timestamp template into a naive datetime."""
     f = {"year": 1, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0, "us": 0}
     pm: bool | None = None
+    bc = False
     i = 0
     items = _lex(fmt)
     for n_item, (kind, tok, _fm, _th) in enumerate(items):
@@ -342,9 +350,7 @@ def parse_datetime(s: str, fmt: str) -> dt.datetime:
             era = s[i:i + len(tok)].upper()
             if era not in _ERAS or ("." in era) != ("." in up):
                 raise InvalidDatetimeFormat(f'invalid value "{s[i:i + len(tok)]}" for "{tok}"')
-            if era[0] == "B":
-                raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}" '
-                                            "(BC dates are not supported)")
+            bc = era[0] == "B"
             i += len(tok)
             continue
         width = {"YYYY": 4, "IYYY": 4, "YYY": 3, "YY": 2, "Y": 1, "MS": 3, "US": 6,
@@ -372,7 +378,13 @@ def parse_datetime(s: str, fmt: str) -> dt.datetime:
     if pm is not None:
         f["hour"] = f["hour"] % 12 + (12 if pm else 0)
     try:
-        return dt.datetime(f["year"], f["month"], f["day"], f["hour"], f["minute"],
+        y = 1 - f["year"] if bc else f["year"]  # NB: 1 BC is the astronomical year 0
+        if not 1 <= y <= 9999:  # BC or after 9999: pgtypes.fardate
+            if not (0 <= f["hour"] < 24 and 0 <= f["minute"] < 60 and 0 <= f["second"] < 60):
+                raise ValueError("time field out of range")
+            tod = ((f["hour"] * 60 + f["minute"]) * 60 + f["second"]) * 1_000_000 + f["us"]
+            return ts_of_fields(y, f["month"], f["day"], tod)
+        return dt.datetime(y, f["month"], f["day"], f["hour"], f["minute"],
                            f["second"], f["us"])
     except ValueError:
         raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"') from None
