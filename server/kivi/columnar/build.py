@@ -35,11 +35,13 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from .copy import ColumnarCopy, Snapshot
+from .copy import ColumnarCopy, Pack, Snapshot
+from .pace import pace
 
 Row = tuple[Any, ...]
 
 TRIM_ROWS = 1 << 18  # after building copies this large, give freed heap pages back
+ADOPT_PACKS = 4  # tracked packs a read makes sorted ones, per region (`adopt_packs`)
 
 
 def _malloc_trim() -> Any:
@@ -126,6 +128,23 @@ class Store(Protocol):
     def columnar_abandon(self, pending: PendingBuild) -> None: ...
 
 
+def adopt_packs(lock: AbstractContextManager[Any], todo: list[tuple[ColumnarCopy, Pack]]) -> None:
+    """Makes tracked packs with ascending keys compact sorted ones (`ColumnarCopy.adopt`):
+    encoded outside `lock` (the node lock), installed under it.
+
+    Why here: a table loaded after its copy was built keeps its rows in packs frozen
+    from the tail, which pin the row store's objects and a `latest` entry a row; the
+    encoding (~1 us a row) must not run under the node lock, and the reader that found
+    them is outside it. At most ADOPT_PACKS a region per read, pacing itself: a read
+    pays a bounded share once."""
+    for copy, old in todo:
+        pace()
+        new = old.ascending_compacted()
+        if new is not None:
+            with lock:
+                copy.adopt(old, new)
+
+
 def snapshots(lock: AbstractContextManager[Any], stores_of: Callable[[], Sequence[Store]],
               ts: int) -> list[Snapshot | None]:
     """Columnar snapshots at ts of the stores `stores_of()` lists (called under `lock`),
@@ -142,8 +161,12 @@ def snapshots(lock: AbstractContextManager[Any], stores_of: Callable[[], Sequenc
         with lock:
             stores = list(stores_of())
             got = [s.columnar_begin(ts) for s in stores]
+            adopt = [(g.source, p) for g in got if isinstance(g, Snapshot) and g.source is not None
+                     for p in g.source.adoptable()[:ADOPT_PACKS]]
         todo = [(s, g) for s, g in zip(stores, got, strict=True) if isinstance(g, PendingBuild)]
         if not todo:
+            if adopt:
+                adopt_packs(lock, adopt)
             return got  # type: ignore[return-value]  # no PendingBuild
         built = []
         for store, pending in todo:
@@ -168,4 +191,4 @@ def snapshots(lock: AbstractContextManager[Any], stores_of: Callable[[], Sequenc
             return out
 
 
-__all__ = ["PendingBuild", "Store", "release_free_memory", "snapshots"]
+__all__ = ["PendingBuild", "Store", "adopt_packs", "release_free_memory", "snapshots"]

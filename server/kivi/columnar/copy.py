@@ -25,7 +25,11 @@ and DuckDB; see docs/architecture.md):
 - `collect(low_water)` drops rows with `end <= low_water` from packs that are
   a quarter dead, as new packs (readers may hold the old ones).
 - Packs built from the store's sorted base (`build`) are found by bisection
-  (`sorted`, `firsts`); packs frozen from the tail through `latest`.
+  (`sorted`, `firsts`); packs frozen from the tail through `latest`. A tail pack
+  whose keys ascend above every sorted one (a load after the build) becomes a
+  sorted pack too, encoded by a reader outside the lock (`adopt`).
+- Sorted packs are *compact* (`kivi.columnar.compact`): keys in one blob, rows
+  decoded from the pack's own columns, so they pin none of the row store's objects.
 - An apply the copy cannot place (a replay of an old ts, or a version at a ts
   the key already has) marks it `broken`: the store rebuilds it from its chains.
 
@@ -43,8 +47,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import compress, count
-from operator import and_, itemgetter
+from itertools import compress, count, islice
+from operator import and_, itemgetter, lt
 from typing import Any
 
 import numpy as np
@@ -180,6 +184,15 @@ class Pack:
             self.begin, self.end, self.max_begin, self.min_end, self.ended)
         return p
 
+    def ascending_compacted(self) -> Pack | None:
+        """`compacted`, for a tracked pack whose keys are strictly ascending (None if not):
+        the candidate `ColumnarCopy.adopt` takes. Outside the node lock: a tracked pack's
+        keys and rows lists never change (only its stamps do, which `adopt` checks)."""
+        keys = self.keys
+        if not isinstance(keys, list) or not all(map(lt, keys, islice(keys, 1, None))):
+            return None
+        return self.compacted()
+
     def rows_at(self, idx: np.ndarray) -> list[Row]:
         """The rows at positions idx as tuples (decoded a column at a time when compact)."""
         rows = self.rows
@@ -291,12 +304,14 @@ class Snapshot:
     under `bench htap`, 1-4 ms of CPU took 15-120 ms under the lock.
     """
 
-    __slots__ = ("_views", "_packs", "_ts", "_tail")
+    __slots__ = ("_views", "_packs", "_ts", "_tail", "source")
 
-    def __init__(self, packs: list[Pack], ts: int, tail: Pack | None = None) -> None:
+    def __init__(self, packs: list[Pack], ts: int, tail: Pack | None = None,
+                 source: ColumnarCopy | None = None) -> None:
         self._packs = packs
         self._ts = ts
         self._tail = tail
+        self.source = source  # the copy it was taken from (`ColumnarCopy.adoptable`)
         self._views: list[PackView] | None = None
 
     @property
@@ -480,6 +495,48 @@ class ColumnarCopy:
             return False  # a load above (or below) every key: no lookup per key
         return any(self._find_sorted(k) is not None for k in keys)
 
+    # --- tracked packs that can be sorted ones ---------------------------------------------------
+
+    def adoptable(self) -> list[Pack]:
+        """Tracked packs that may become compact sorted packs (`adopt`), lowest first.
+
+        A table loaded after its copy was built (or written at its end ever since) has
+        its rows in packs frozen from the tail: lists of the row store's objects and a
+        `latest` entry (~100 bytes) a row. Such a pack, once its keys are ascending and
+        above every sorted pack's, with no row ended, can be a sorted pack like a built
+        one. Cheap (no pass over rows): it runs under the node lock.
+        """
+        if self.broken:
+            return []
+        in_order = {q.pid for q in self.sorted}
+        return [p for p in self.packs.values() if p.pid not in in_order and not p.compact
+                and p.end is None and p.n >= PACK_ROWS // 4]
+
+    def adopt(self, old: Pack, new: Pack) -> bool:
+        """Puts `new` (old's compacted form, `Pack.ascending_compacted`, made outside the
+        lock) in old's place as a sorted pack, if nothing made that wrong meanwhile: old
+        is still here and has no ended row, and its first key is above every sorted key.
+        Its rows' `latest` entries go (they are found by bisection from now on)."""
+        if (self.broken or self.packs.get(old.pid) is not old or old.end is not None
+                or not isinstance(old.keys, list)):
+            return False
+        keys = old.keys
+        if self.sorted and keys[0] <= self.sorted[-1].keys[-1]:
+            return False
+        base = old.pid << _SHIFT
+        latest = self.latest
+        # NB: every row is live (no end), so each is its key's newest version: a C-level check
+        if list(map(latest.get, keys)) != list(range(base, base + old.n)):
+            return False
+        for k in keys:
+            del latest[k]
+        new.begin, new.end, new.ended = old.begin, None, 0
+        del self.packs[old.pid]
+        self.packs[new.pid] = new
+        self.sorted.append(new)
+        self.firsts.append(new.keys[0])
+        return True
+
     def _maybe_freeze(self) -> None:
         if len(self.t_keys) >= PACK_ROWS:
             self.freeze()
@@ -577,7 +634,7 @@ class ColumnarCopy:
             self.freeze()
         # NB: no numpy here (it would release the GIL under the node lock): `Snapshot` doc
         return Snapshot(list(self.packs.values()), ts,
-                        self._tail_pack(ts) if self.t_keys else None)
+                        self._tail_pack(ts) if self.t_keys else None, self)
 
     def _tail_pack(self, ts: int) -> Pack | None:
         b, e = self.t_begin, self.t_end

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import doctest
 import random
+import threading
 from bisect import bisect_left
 from decimal import Decimal
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from cumulo.server.kivi.columnar import compact
 from cumulo.server.kivi.columnar import copy as ccopy
+from cumulo.server.kivi.columnar.build import snapshots
 from cumulo.server.kivi.columnar.compact import KeyBlob
 from cumulo.server.kivi.mvcc import VersionStore
 
@@ -138,3 +140,42 @@ def test_key_blob_finds_as_a_list_bisect(fixed: bool) -> None:
 def test_doctests() -> None:
     result = doctest.testmod(compact)
     assert result.attempted and not result.failed
+
+
+def test_ascending_loads_after_the_build_become_compact_sorted_packs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ccopy, "PACK_ROWS", 256)
+    r = random.Random(5)
+    kinds = ["int", "str", "dec", "float", "null"]
+    s = VersionStore()
+    lock = threading.RLock()
+    s.apply_lists(2, [_key(i, True) for i in range(10)], [_row(r, kinds) for _ in range(10)])
+    assert snapshots(lock, lambda: [s], 2)[0] is not None  # built: 10 rows
+    ts = 2
+    for lo in range(10, 1500, 300):  # ascending loads: frozen from the tail, tracked
+        ts += 1
+        s.apply_lists(ts, [_key(i, True) for i in range(lo, lo + 300)],
+                      [_row(r, kinds) for _ in range(300)])
+    ts += 1  # and one descending load: its packs stay tracked
+    s.apply_lists(ts, [_key(i, True) for i in range(3000, 2000, -1)],
+                  [_row(r, kinds) for _ in range(1000)])
+    for _ in range(4):  # each read adopts up to ADOPT_PACKS packs
+        snap = snapshots(lock, lambda: [s], ts)[0]
+    assert snap is not None and snap.source is not None
+    copy = snap.source
+    assert len(copy.sorted) >= 5 and all(p.compact for p in copy.sorted)
+    assert not any(k in copy.latest for k in copy.sorted[-1].keys)
+    assert any(not p.compact for p in copy.packs.values())  # the descending ones
+    _same(snap.rows(), _row_path(s, ts))
+    for _ in range(3):
+        ts += 1
+        keys = sorted(_key(i, True) for i in r.sample(range(3000), 200))
+        s.apply(ts, [(k, None if r.random() < 0.3 else _row(r, kinds)) for k in keys])
+        for at in (ts - 1, ts):
+            got = snapshots(lock, lambda: [s], at)[0]
+            assert got is not None
+            _same(got.rows(), _row_path(s, at))
+    s.collect(ts)
+    got = snapshots(lock, lambda: [s], ts)[0]
+    assert got is not None
+    _same(got.rows(), _row_path(s, ts))
