@@ -181,6 +181,24 @@ def _json_value(v: str | None, loose: bool) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
+def sort_key(v: str) -> bytes:
+    """The order of hstore's btree operator class (hstore_cmp), as bytes that compare alike:
+    an empty hstore first, then the concatenated keys and values bytewise (a prefix first),
+    then the pair count, then each key's and value's end offset (a NULL value after an
+    empty one)."""
+    ps = pairs(v)
+    buf = b"".join(k.encode() + (val or "").encode() for k, val in ps)
+    out = [b"\x01" if ps else b"\x00", buf.replace(b"\x00", b"\x00\x01"), b"\x00\x00",
+           _I.pack(len(ps))]
+    end = 0
+    for k, val in ps:
+        end += len(k.encode())
+        out.append(_I.pack(end) + b"\x00")
+        end += len((val or "").encode())
+        out.append(_I.pack(end) + (b"\x01" if val is None else b"\x00"))
+    return b"".join(out)
+
+
 def encode(v: str) -> bytes:
     """hstore_send: the pair count, then each key and value as length-prefixed bytes."""
     ps = pairs(v)

@@ -7,7 +7,8 @@ syntax errors with byte positions), its canonical output order (key length,
 then bytes), the binary format, operators (-> ? ?| ?& @> <@ || - and
 subscripts), functions (hstore(...), akeys, avals, skeys, svals, each, exist,
 defined, slice, hstore_to_json(b), hstore_to_array, hstore_to_matrix),
-equality, GROUP BY and DISTINCT, and pg_type rows. Full-text search: tsvector
+equality, GROUP BY, DISTINCT and ORDER BY (hstore's btree order), and pg_type
+rows. Full-text search: tsvector
 and tsquery text and binary I/O, to_tsvector / to_tsquery / plainto_ /
 phraseto_ / websearch_to_tsquery over 'simple' and 'english' (the Snowball
 stemmer and PostgreSQL's stop words; every sample here gives PostgreSQL's
@@ -65,6 +66,8 @@ create index hs_t_gin on hs_t using gin (h)
 insert into hs_t values (1, 'x=>1, y=>2', array['a=>1'::hstore]), (2, 'y=>2, x=>1', null), (3, 'z=>NULL', '{}'), (4, null, null)
 select id, h, hs::text from hs_t order by id
 select h, count(*) from hs_t group by h order by h::text
+select h from (values ('b=>1'::hstore), ('a=>1'), (''), ('a=>NULL'), ('a=>1, b=>2'), ('aa=>1'), ('a=>2'), ('""=>NULL'), ('a=>""')) v(h) order by h
+select id, h from hs_t order by h desc nulls last, id
 select distinct h from hs_t where h is not null order by h::text
 select id from hs_t where h @> 'x=>1' order by id
 select id, h -> 'x', h ? 'z' from hs_t order by id

@@ -158,6 +158,8 @@ def enum_ordered(e: E) -> E:
         return E("pyfunc", ("jsonb_order", jsonb_sort_key, True), [e], T.JSONB, -1, e.name)
     if e.type in (T.INET, T.CIDR):  # NB: the text of an address does not sort as its bits
         return E("pyfunc", ("network_order", network_sort_key, True), [e], T.BYTEA, -1, e.name)
+    if e.type in hstore.OIDS:  # NB: hstore_cmp's order is not its text's
+        return E("pyfunc", ("hstore_order", hstore.sort_key, True), [e], T.BYTEA, -1, e.name)
     if not is_enum(e.type):
         return e
     return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
@@ -165,7 +167,7 @@ def enum_ordered(e: E) -> E:
 
 def has_sort_key(oid: int) -> bool:
     """True for the types `enum_ordered` rewrites."""
-    return oid in (T.JSONB, T.INET, T.CIDR) or is_enum(oid)
+    return oid in (T.JSONB, T.INET, T.CIDR) or oid in hstore.OIDS or is_enum(oid)
 
 
 ENUM_FUNCTIONS = ("enum_range", "enum_first", "enum_last")
