@@ -43,13 +43,27 @@ True
 [datetime.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc)]
 >>> encode_column([1, 2, None])
 (0, [1, 2, None])
+
+A column's builder may already hold its wire form (COPY's parsers: the microseconds
+numpy parsed a timestamp column into, a fixed-point numeric column's input text, which
+`Decimal` reads back to the same value and scale): an `Encoded` column carries it, and
+`encode_column` returns it without a pass over the values. `joined` concatenates the
+batches of a column, keeping that form when every batch has it, in one kind.
+
+>>> col = Encoded([Decimal("1.50")], DECIMAL, ["1.50"])
+>>> encode_column(col)
+(1, ['1.50'])
+>>> joined([col, Encoded([Decimal("-2.00")], DECIMAL, ["-2.00"])]).wire
+['1.50', '-2.00']
+>>> type(joined([col, [Decimal("3")]])).__name__
+'list'
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 from decimal import Decimal
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter, floordiv, is_, methodcaller, sub
 from typing import Any
 
@@ -74,8 +88,36 @@ def _with_nulls(f: Any, col: list[Any], nulls: bool) -> list[Any]:
     return list(map(f, col))
 
 
+class Encoded(list[Any]):
+    """A column's values with their wire form (`kind`, `wire`: what `encode_column` would
+    return for them), built by whoever parsed the column. The builder vouches for
+    `decode_column(kind, wire) == values`, each value of the same type; it gives PLAIN
+    only for values msgpack packs as they are (exact int, str, bool, float, None)."""
+
+    __slots__ = ("kind", "wire")
+
+    def __init__(self, values: Any, kind: int, wire: list[Any]) -> None:
+        super().__init__(values)
+        self.kind = kind
+        self.wire = wire
+
+
+def joined(parts: list[list[Any]]) -> list[Any]:
+    """Batches of one column as one column, an `Encoded` one if every batch is of a kind."""
+    if len(parts) == 1:
+        return parts[0]
+    forms = [p for p in parts if type(p) is Encoded]
+    kinds = {p.kind for p in forms}
+    if len(forms) == len(parts) and len(kinds) == 1:
+        return Encoded(chain.from_iterable(parts), kinds.pop(),
+                       list(chain.from_iterable(p.wire for p in forms)))
+    return list(chain.from_iterable(parts))
+
+
 def encode_column(col: list[Any]) -> tuple[int, list[Any]]:
     """Returns (kind, values as plain msgpack values) for one column of a batch."""
+    if type(col) is Encoded:
+        return col.kind, col.wire
     types = set(map(type, col))
     nulls = _NONE in types  # NB: not `None in col`: Decimal == None runs an ABC check
     types.discard(_NONE)

@@ -40,6 +40,7 @@ from ..errors import (
     UndefinedColumn,
     UniqueViolation,
 )
+from ..kivi.wirecols import joined
 from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_decoder, binary_encoder
 from ..pgtypes.text import text_decoder, text_encoder
@@ -48,7 +49,7 @@ from .context import ParamTypes
 from .copybatch import (
     column_decoder,
     fixed_binary_layout,
-    split_fields,
+    split_block,
     unpack_fixed_rows,
 )
 from .copybinary import batches, supported, walk
@@ -269,9 +270,10 @@ class CopyIn:
         self.parts: list[bytes] = []
         self.pending = 0
         self.rows: list[Any] = []  # tuples from the batch paths, lists otherwise
-        # the same rows as columns while every row came from a column batch (the redo
-        # record and the write set then take them as they are: `Transaction.put_bulk`)
-        self.cols: list[list[Any]] | None = [[] for _ in positions]
+        # the same rows as columns, each a list of its blocks' parts, while every row came
+        # from a column batch (the redo record and the write set then take them as they
+        # are, `Transaction.put_bulk`, with the wire forms the parsers found: `joined`)
+        self.cols: list[list[list[Any]]] | None = [[] for _ in positions]
         self.lines: list[int] = []  # each row's input line (text and csv), for CONTEXT
         self.count = 0
         self.line_no = 0
@@ -329,27 +331,36 @@ class CopyIn:
                 text = text.replace("\r\n", "\n")
                 if text.endswith("\r"):
                     text = text[:-1]
-            self._text_lines(text.split("\n"), self.format == "text" and "\\" in text)
+            self._text_lines(text, self.format == "text" and "\\" in text)
 
-    def _text_lines(self, lines: list[str], has_esc: bool) -> None:
-        """Decodes a block of lines a column at a time (see `copybatch`)."""
+    def _text_lines(self, text: str, has_esc: bool) -> None:
+        """Decodes a block of lines (`text`, newline-separated) a column at a time (see
+        `copybatch`); the block is split into lines only on the rare paths."""
         delim, n = self.delim, self.column_count
-        if "\\." in lines:
-            lines = lines[: lines.index("\\.")]
-            self.ended = True
+        if "\\." in text:
+            lines = text.split("\n")
+            if "\\." in lines:
+                lines = lines[: lines.index("\\.")]
+                self.ended = True
+                if not lines:
+                    return
+                text = "\n".join(lines)
         first = self.line_no
-        if self.header and first == 0 and lines:
-            lines = lines[1:]
+        if self.header and first == 0:
+            cut = text.find("\n")
             first = 1
-        self.line_no = first + len(lines)
-        if not lines:
-            return
+            if cut < 0:
+                self.line_no = first
+                return
+            text = text[cut + 1:]
+        count = text.count("\n") + 1
+        self.line_no = first + count
         if has_esc:
-            check_escaped_nul(lines, self.table.name, first)
-        fields = split_fields("\n".join(lines), lines, delim, n)
+            check_escaped_nul(text.split("\n"), self.table.name, first)
+        fields = split_block(text, delim, n)
         if fields is None:
-            self._bad_line(lines, first)
-        self._add_fields(fields, first, len(lines), has_esc)  # type: ignore[arg-type]
+            self._bad_line(text.split("\n"), first)
+        self._add_fields(fields, first, count, has_esc)  # type: ignore[arg-type]
 
     def _csv_lines(self, buf: bytes) -> bool:
         """Loads a block of csv lines with quotes a column at a time, when each record is one
@@ -420,7 +431,7 @@ class CopyIn:
         self.rows.extend(zip(*cols, strict=True))
         if self.cols is not None:
             for mine, col in zip(self.cols, cols, strict=True):
-                mine.extend(col)
+                mine.append(col)
 
     def _add_row(self, row: Any) -> None:
         """Adds one row (the per-row paths): the batch is no longer kept as columns."""
@@ -585,7 +596,8 @@ class CopyIn:
         if converted is None:
             converted = frozenset() if self.format == "binary" else self.converted
         lines, self.lines = self.lines, []
-        cols, self.cols = self.cols, [[] for _ in self.positions]
+        parts, self.cols = self.cols, [[] for _ in self.positions]
+        cols = None if parts is None else list(map(joined, parts))
         if self.identity_layout:
             full, self.rows = self.rows, []
             self._insert(full, converted, lines, cols)

@@ -34,6 +34,9 @@ from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+import numpy as np
+
+from ..kivi.wirecols import DATE, DECIMAL, NAIVE_US, PLAIN, Encoded
 from ..pgtypes import oids as T
 from ..pgtypes.numtypmod import precision_scale
 from ..pgtypes.text import INT_RANGE, OID_LIKE, STRING_OIDS, text_decoder
@@ -56,12 +59,12 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
         return _numerics(dec, typmod)
     shape = _SHAPES.get(oid)
     if shape is not None:
-        return _shaped(dec, shape[0], shape[1])
+        return _iso(oid, _shaped(dec, shape[0], shape[1]))
     if oid == T.BOOL:
 
         def bools(col: Sequence[str]) -> Sequence[Any]:
             try:
-                return [_BOOLS[v] for v in col]
+                return _plain([_BOOLS[v] for v in col])
             except KeyError:
                 return list(map(dec, col))
 
@@ -78,14 +81,14 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
                 return list(map(dec, col))  # raises the decoder's 22P02 for the bad value
             if out and (min(out) < lo or max(out) > hi):
                 return list(map(dec, col))  # 22003, naming the value
-            return out
+            return _plain(out)
 
         return ints
     if oid == T.FLOAT8:
 
         def floats(col: Sequence[str]) -> Sequence[Any]:
             try:
-                return list(map(float, col))
+                return _plain(list(map(float, col)))
             except ValueError:
                 return list(map(dec, col))
 
@@ -94,7 +97,13 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
 
 
 def _same(col: Sequence[str]) -> Sequence[Any]:
-    return col
+    return _plain(col) if type(col) is list else col
+
+
+def _plain(values: list[Any]) -> Encoded:
+    """Values msgpack packs as they are (exact int, float, bool, str): the redo record
+    takes them without looking at each value's type (`kivi.wirecols.Encoded`)."""
+    return Encoded(values, PLAIN, values)
 
 
 # The common spellings, checked for the whole column by one regular expression before a
@@ -106,8 +115,100 @@ _SHAPES = {
                              f"{_DATE}[ T]\\d{{2}}:\\d{{2}}:\\d{{2}}(?:\\.\\d{{1,6}})?"),
                   dt.datetime.fromisoformat),
 }
-_NUMBERS = re.compile(r"(?:-?\d{1,28}(?:\.\d{1,28})?\n)*-?\d{1,28}(?:\.\d{1,28})?")
+_SHAPES = {oid: (re.compile(shape.pattern, re.ASCII), conv) for oid, (shape, conv) in _SHAPES.items()}
+_NUMBERS = re.compile(r"(?:-?\d{1,28}(?:\.\d{1,28})?\n)*-?\d{1,28}(?:\.\d{1,28})?", re.ASCII)
 _BOOLS = {"t": True, "f": False, "true": True, "false": False}
+
+
+# ISO dates and timestamps checked byte by byte, a whole column at a time, as an (n, width)
+# array of ASCII codes: the digit positions and the separators of `YYYY-MM-DD` and
+# `YYYY-MM-DD HH:MM:SS[.f...]` (space or T), every value of one width
+_DATE_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9]
+_TIME_DIGITS = [*_DATE_DIGITS, 11, 12, 14, 15, 17, 18]
+_DATE_MARKS = [(4, 45), (7, 45)]  # '-'
+_TIME_MARKS = [*_DATE_MARKS, (13, 58), (16, 58)]  # ':'
+_ORDINAL_1970 = dt.date(1970, 1, 1).toordinal()
+_US_LO = (dt.datetime.min - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1)
+_US_HI = (dt.datetime.max - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1)
+
+
+def _iso_codes(col: Sequence[str], date_only: bool) -> np.ndarray | None:
+    """The values as an (n, width) array of ASCII codes when each is an ISO date (or
+    timestamp) of the first value's width, year 1 or later; None otherwise."""
+    width = len(col[0])
+    if width != 10 if date_only else not (width == 19 or 21 <= width <= 26):
+        return None
+    text = "\n".join(col) + "\n"
+    if not text.isascii() or len(text) != len(col) * (width + 1):
+        return None
+    m = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(len(col), width + 1)
+    digits = _DATE_DIGITS if date_only else _TIME_DIGITS + list(range(20, width))
+    marks = _DATE_MARKS if date_only else _TIME_MARKS + ([(19, 46)] if width > 19 else [])
+    d = m[:, digits]
+    if (m[:, width] != 10).any() or (d < 48).any() or (d > 57).any():
+        return None
+    if any((m[:, i] != c).any() for i, c in marks):
+        return None
+    if not date_only and ((m[:, 10] != 32) & (m[:, 10] != 84)).any():  # ' ' or 'T'
+        return None
+    if (m[:, :4] == 48).all(axis=1).any():
+        return None  # NB: year 0: Python has none; the decoder says what PostgreSQL says
+    return m
+
+
+def _iso(oid: int, slow: ColumnDecoder) -> ColumnDecoder:
+    """dates and timestamps (without time zone) of the common ISO shapes, parsed by numpy
+    (which refuses a day, hour, minute or second out of range as PostgreSQL does); the
+    days or microseconds it gives are the redo record's form too. Anything else: `slow`."""
+    date_only = oid == T.DATE
+    unit = "datetime64[D]" if date_only else "datetime64[us]"
+
+    def run(col: Sequence[str]) -> Sequence[Any]:
+        if not col or _iso_codes(col, date_only) is None:
+            return slow(col)
+        try:
+            arr = np.array(col, dtype=unit)
+        except ValueError:
+            return slow(col)  # NB: 2024-02-30, 25:00: the decoder names the bad value
+        values = arr.astype(object).tolist()
+        n = arr.astype(np.int64)
+        if date_only:
+            return Encoded(values, DATE, (n + _ORDINAL_1970).tolist())
+        if n.min() == _US_LO or n.max() == _US_HI:
+            return values  # NB: datetime.min/max: the redo record's own rules (wirecols)
+        return Encoded(values, NAIVE_US, n.tolist())
+
+    return run
+
+
+def _fixed_point(joined: str, count: int, int_digits: int, scale: int) -> bool:
+    """Tells whether each of the `count` newline-separated values is written
+    `-?D{1,int_digits}.D{scale}` in ASCII digits (no dot when scale is 0): then
+    `Decimal(text)` is the numeric(p, s) value, typmod applied, and the text its wire form.
+
+    >>> _fixed_point("12.50\\n-0.07\\n007.00", 3, 3, 2), _fixed_point("1.5\\n2.00", 2, 3, 2)
+    (True, False)
+    """
+    if not joined.isascii():
+        return False
+    u8 = np.frombuffer((joined + "\n").encode("ascii"), dtype=np.uint8)
+    ends = np.flatnonzero(u8 == 10)
+    if len(ends) != count:
+        return False
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    neg = u8[starts] == 45  # '-'
+    first = starts + neg
+    point = ends - (scale + 1 if scale else 0)  # where the dot is, or the value ends
+    width = point - first
+    if (width < 1).any() or (width > int_digits).any():
+        return False
+    if scale and (u8[point] != 46).any():
+        return False
+    others = len(u8) - int(np.count_nonzero((u8 >= 48) & (u8 <= 57))) - count
+    # NB: every byte not a digit nor a newline is one of the signs and dots found above
+    return others == int(np.count_nonzero(neg)) + (count if scale else 0)
 
 
 def _shaped(dec: Callable[[str], Any], shape: re.Pattern[str], conv: Callable[[str], Any]
@@ -139,8 +240,9 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
         if not col:
             return []
         joined = "\n".join(col)
-        if exact is not None and exact.fullmatch(joined):
-            return list(map(Decimal, col))
+        if exact is not None and _fixed_point(joined, len(col), prec - scale, scale):
+            # NB: Decimal(text) is the value, with the text's scale: the text is its wire form
+            return Encoded(map(Decimal, col), DECIMAL, list(col))
         if not _NUMBERS.fullmatch(joined):
             return list(map(slow, col))
         out = list(map(Decimal, col))
@@ -159,6 +261,31 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
 
 def _then(dec: Callable[[str], Any], conv: Callable[[Any], Any] | None) -> Callable[[str], Any]:
     return dec if conv is None else (lambda v: conv(dec(v)))
+
+
+def split_block(text: str, delim: str, n: int) -> list[list[str]] | None:
+    """`split_fields` of a block given as text alone. An ASCII block's field counts are
+    checked by numpy (the delimiters before each line end), not line by line.
+
+    >>> split_block("1,a\\n2,b", ",", 2), split_block("1,a\\n2", ",", 2)
+    ([['1', '2'], ['a', 'b']], None)
+    """
+    if not (text.isascii() and delim.isascii() and len(delim) == 1 and delim != "\n"):
+        return split_fields(text, text.split("\n"), delim, n)
+    u8 = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    ends = np.flatnonzero(u8 == 10)
+    at = np.flatnonzero(u8 == ord(delim))
+    lines = len(ends) + 1
+    if len(at) != (n - 1) * lines:
+        return None
+    if n == 1:
+        return [text.split("\n")]
+    # NB: with the total right, each line has n - 1 delimiters iff each line end has
+    # (n - 1) * (lines before it, itself included) delimiters before it
+    if len(ends) and (np.searchsorted(at, ends) != np.arange(1, lines) * (n - 1)).any():
+        return None
+    flat = text.replace("\n", delim).split(delim)
+    return [flat[i::n] for i in range(n)]
 
 
 def split_fields(text: str, lines: list[str], delim: str, n: int) -> list[list[str]] | None:

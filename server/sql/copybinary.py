@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kivi.wirecols import DATE, NAIVE_US, PLAIN, UTC_US, Encoded
 from ..pgtypes import oids as T
 from ..pgtypes.binary import decode_numeric
 from ..pgtypes.numtypmod import precision_scale
@@ -52,6 +53,7 @@ _NUMERIC_NEG = 0x4000
 # microseconds and days from 1970-01-01 to PostgreSQL's epoch, 2000-01-01
 _EPOCH_US = 946_684_800_000_000
 _EPOCH_DAYS = 10_957
+_ORDINAL_1970 = dt.date(1970, 1, 1).toordinal()
 # Python's datetime range, in microseconds and days since 2000-01-01 (an infinity is beyond)
 _TS_LO, _TS_HI = -63_082_281_600_000_000, 252_455_615_999_999_999
 _DATE_LO, _DATE_HI = -730_119, 2_921_939
@@ -108,21 +110,29 @@ class Parsed:
         return self.u8[at[:, None] + np.arange(width)]
 
     def _fixed(self, oid: int, at: np.ndarray) -> list[Any] | None:
+        """A fixed-width column; with its redo-record form (`wirecols.Encoded`) as well."""
         raw = self._gather(at, _WIDTH[oid]).view(_DTYPE[oid]).ravel()
         if oid == T.BOOL:
-            return (raw != 0).tolist()
+            vals = (raw != 0).tolist()
+            return Encoded(vals, PLAIN, vals)
         if oid in (T.TIMESTAMP, T.TIMESTAMPTZ):
             if len(raw) and (raw.min() < _TS_LO or raw.max() > _TS_HI):
                 return None  # an infinity, or beyond datetime: the decoder's way
-            out = (raw.astype(np.int64) + _EPOCH_US).astype("datetime64[us]").astype(object)
-            vals = out.tolist()
-            return list(map(_UTC, vals)) if oid == T.TIMESTAMPTZ else vals
+            us = raw.astype(np.int64) + _EPOCH_US  # since 1970: the redo record's form
+            vals = us.astype("datetime64[us]").astype(object).tolist()
+            if oid == T.TIMESTAMPTZ:
+                vals = list(map(_UTC, vals))
+            if len(raw) and (raw.min() == _TS_LO or raw.max() == _TS_HI):
+                return vals  # NB: datetime.min/max: the redo record's own rules (wirecols)
+            return Encoded(vals, UTC_US if oid == T.TIMESTAMPTZ else NAIVE_US, us.tolist())
         if oid == T.DATE:
             if len(raw) and (raw.min() < _DATE_LO or raw.max() > _DATE_HI):
                 return None
-            return (raw.astype(np.int64) + _EPOCH_DAYS).astype("datetime64[D]").astype(
-                object).tolist()
-        return raw.tolist()
+            days = raw.astype(np.int64) + _EPOCH_DAYS
+            return Encoded(days.astype("datetime64[D]").astype(object).tolist(), DATE,
+                           (days + _ORDINAL_1970).tolist())
+        vals = raw.tolist()
+        return Encoded(vals, PLAIN, vals)
 
     def _text(self, at: np.ndarray, lengths: np.ndarray) -> list[Any] | None:
         buf = self.buf
@@ -130,9 +140,10 @@ class Parsed:
         if b"\x00" in b"".join(raw):
             return None  # NB: text_recv refuses a NUL (22021): the decoder says so
         try:
-            return list(map(bytes.decode, raw))
+            vals = list(map(bytes.decode, raw))
         except UnicodeDecodeError:
             return None
+        return Encoded(vals, PLAIN, vals)
 
     def _numeric(self, at: np.ndarray, lengths: np.ndarray, typmod: int
                  ) -> tuple[list[Any], bool] | None:

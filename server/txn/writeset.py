@@ -19,6 +19,7 @@ from itertools import chain, repeat
 from typing import Any
 
 from ..kivi.api import Row, SpaceWrites, Write
+from ..kivi.wirecols import joined
 
 BULK_MIN = 64  # writes to one space from which a commit sends them as one SpaceWrites
 
@@ -191,8 +192,7 @@ class WriteSet:
             if len(batches) == 1:
                 cols = batches[0]
             else:
-                cols = [list(chain.from_iterable(b[i] for b in batches))
-                        for i in range(len(batches[0]))]
+                cols = [joined([b[i] for b in batches]) for i in range(len(batches[0]))]
             if cols and len(cols[0]) == len(self.spaces[space]):
                 out[space] = cols
         return out
