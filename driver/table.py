@@ -131,8 +131,11 @@ def filter_json(f: Sequence[Any]) -> list[Any]:
 
 def scan_request(start: Any, end: Any, columns: Sequence[str] | None,
                  where: Iterable[Sequence[Any]] | None, lo: bytes | None = None,
-                 hi: bytes | None = None) -> str:
-    """Builds the JSON scan request; start/end are primary-key values (a prefix), end exclusive."""
+                 hi: bytes | None = None, ordered: bool = True) -> str:
+    """Builds the JSON scan request; start/end are primary-key values (a prefix), end exclusive.
+
+    `ordered=False` lets the server answer in any row order, from its columnar copy.
+    """
     req: dict[str, Any] = {}
     if columns is not None:
         req["columns"] = list(columns)
@@ -146,6 +149,8 @@ def scan_request(start: Any, end: Any, columns: Sequence[str] | None,
         req["hi"] = hi.hex()
     if where:
         req["filters"] = [filter_json(f) for f in where]
+    if not ordered:
+        req["ordered"] = False
     return json.dumps(req)
 
 
@@ -226,24 +231,28 @@ class Table:
 
     def scan(self, start: Any = None, end: Any = None, columns: Sequence[str] | None = None,
              where: Iterable[Sequence[Any]] | None = None, *, lo: bytes | None = None,
-             hi: bytes | None = None) -> Iterator[pa.RecordBatch]:
+             hi: bytes | None = None, ordered: bool = True) -> Iterator[pa.RecordBatch]:
         """Yields the rows in primary-key order as record batches, at the transaction's snapshot.
 
         `start`/`end` bound the primary key (end exclusive); `lo`/`hi` are raw key
-        bounds from `splits()`.
+        bounds from `splits()`. With `ordered=False` the rows come in any order,
+        which lets the server read its columnar copy (whole columns, no row
+        tuples: several times less server CPU for a large scan).
         """
         cur = self.conn.cursor()
-        cur.execute(SCAN_SQL, (self.name, scan_request(start, end, columns, where, lo, hi)))
+        cur.execute(SCAN_SQL, (self.name, scan_request(start, end, columns, where, lo, hi,
+                                                       ordered)))
         for (payload,) in cur:
             yield from from_ipc(payload).to_batches()
         cur.close()
 
     def read(self, start: Any = None, end: Any = None, columns: Sequence[str] | None = None,
              where: Iterable[Sequence[Any]] | None = None, *, lo: bytes | None = None,
-             hi: bytes | None = None) -> pa.Table:
+             hi: bytes | None = None, ordered: bool = True) -> pa.Table:
         """`scan()` collected into one table (with the schema even when no row matches)."""
         cur = self.conn.cursor()
-        cur.execute(SCAN_SQL, (self.name, scan_request(start, end, columns, where, lo, hi)))
+        cur.execute(SCAN_SQL, (self.name, scan_request(start, end, columns, where, lo, hi,
+                                                       ordered)))
         parts = [from_ipc(payload) for (payload,) in cur]
         cur.close()
         return pa.concat_tables(parts)

@@ -169,7 +169,8 @@ class CumuloReader(DataSourceReader):
             conn.readonly = True
             one(conn, f"SET TRANSACTION SNAPSHOT '{self._snapshot(conn, partition)}'")
             for b in conn.table(self.options.table).scan(
-                    columns=self.columns, where=self.filters, lo=partition.lo, hi=partition.hi):
+                    columns=self.columns, where=self.filters, lo=partition.lo, hi=partition.hi,
+                    ordered=False):
                 if b.num_rows:
                     yield b.cast(self.arrow)
             conn.commit()

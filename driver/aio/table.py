@@ -85,20 +85,22 @@ class Table:
 
     async def scan(self, start: Any = None, end: Any = None, columns: Sequence[str] | None = None,
                    where: Iterable[Sequence[Any]] | None = None, *, lo: bytes | None = None,
-                   hi: bytes | None = None) -> AsyncIterator[pa.RecordBatch]:
-        """Yields record batches in primary-key order at the transaction's snapshot."""
+                   hi: bytes | None = None, ordered: bool = True
+                   ) -> AsyncIterator[pa.RecordBatch]:
+        """Yields record batches in primary-key order (any order with `ordered=False`: the
+        server may read its columnar copy) at the transaction's snapshot."""
         rows = await self.conn.fetch(SCAN_SQL, self.name,
-                                     scan_request(start, end, columns, where, lo, hi))
+                                     scan_request(start, end, columns, where, lo, hi, ordered))
         for r in rows:
             for b in from_ipc(r[0]).to_batches():  # type: ignore[arg-type]
                 yield b
 
     async def read(self, start: Any = None, end: Any = None, columns: Sequence[str] | None = None,
                    where: Iterable[Sequence[Any]] | None = None, *, lo: bytes | None = None,
-                   hi: bytes | None = None) -> pa.Table:
+                   hi: bytes | None = None, ordered: bool = True) -> pa.Table:
         """The scan collected into one table (with the schema even when no row matches)."""
         rows = await self.conn.fetch(SCAN_SQL, self.name,
-                                     scan_request(start, end, columns, where, lo, hi))
+                                     scan_request(start, end, columns, where, lo, hi, ordered))
         return pa.concat_tables([from_ipc(r[0]) for r in rows])  # type: ignore[arg-type]
 
     async def splits(self, n: int) -> list[bytes]:

@@ -63,8 +63,10 @@ def arrow_type(oid: int, typmod: int) -> pa.DataType:
     return pa.string()
 
 
-def _textual(oid: int) -> bool:
+def textual(oid: int) -> bool:
+    """Whether a column of type `oid` travels as text (no Arrow type of its own)."""
     return oid not in _FIXED and oid != T.NUMERIC
+
 
 
 def table_schema(table: Table, positions: Sequence[int] | None = None) -> pa.Schema:
@@ -84,25 +86,25 @@ def rows_to_batch(table: Table, positions: Sequence[int], rows: list[tuple[Any, 
     if not rows:
         return pa.RecordBatch.from_pylist([], schema=schema)
     columns = list(zip(*rows, strict=True)) if len(positions) else []
-    arrays = []
-    for j, pos in enumerate(positions):
-        c = table.columns[pos]
-        typ = schema.field(j).type
-        vals: Any = columns[j]
-        if _textual(c.type_oid):
-            vals = [None if v is None else to_text(v, c.type_oid) for v in vals]
-        elif c.type_oid in (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE):
-            vals = _clamp_infinite(vals)
-        try:
-            arrays.append(pa.array(vals, type=typ))
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            if pa.types.is_decimal(typ):  # more digits than the default scale: round
-                q = Decimal(1).scaleb(-typ.scale)
-                arrays.append(pa.array([None if v is None or not v.is_finite() else v.quantize(q)
-                                        for v in vals], type=typ))
-            else:
-                raise
+    arrays = [values_array(table.columns[pos].type_oid, schema.field(j).type, columns[j])
+              for j, pos in enumerate(positions)]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def values_array(oid: int, typ: pa.DataType, vals: Sequence[Any]) -> pa.Array:
+    """One column's stored Python values as an Arrow array of its API type `typ`."""
+    if textual(oid):
+        vals = [None if v is None else to_text(v, oid) for v in vals]
+    elif oid in (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE):
+        vals = _clamp_infinite(vals)
+    try:
+        return pa.array(vals, type=typ)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        if pa.types.is_decimal(typ):  # more digits than the default scale: round
+            q = Decimal(1).scaleb(-typ.scale)
+            return pa.array([None if v is None or not v.is_finite() else v.quantize(q)
+                             for v in vals], type=typ)
+        raise
 
 
 def _clamp_infinite(vals: Sequence[Any]) -> Sequence[Any]:
@@ -141,7 +143,7 @@ def column_values(table: Table, pos: int, col: pa.ChunkedArray | pa.Array) -> li
     """
     c = table.columns[pos]
     want = arrow_type(c.type_oid, c.typmod)
-    if _textual(c.type_oid):
+    if textual(c.type_oid):
         dec = text_decoder(c.type_oid)
         if not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
             col = _cast(col, pa.string(), c.name)

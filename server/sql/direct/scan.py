@@ -9,7 +9,7 @@ snapshot (an imported one when the reader ran SET TRANSACTION SNAPSHOT)
 and leave as Arrow record batches, one IPC stream per batch.
 
 Request (JSON): `{"columns": [names] | null, "lo": hex | null, "hi": hex | null,
-"filters": [...], "batch_rows": n}` with filters in the form
+"filters": [...], "batch_rows": n, "ordered": bool}` with filters in the form
 
     ["cmp", op, column, value]      op one of = <> < <= > >=
     ["in", column, [values]]
@@ -19,6 +19,9 @@ Request (JSON): `{"columns": [names] | null, "lo": hex | null, "hi": hex | null,
 
 Values are JSON scalars; timestamps, dates and decimals as text, converted
 by the column's own type (so they compare as the stored values do).
+
+Rows come in primary-key order unless the request says `"ordered": false`;
+then the columnar copy may answer, a pack per batch (`colscan.py`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Table
 from ..dml.writer import prefix_end
 from .arrowcols import column_values, resolve_columns, rows_to_batch, table_schema, write_ipc
+from .colscan import column_batches
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -146,6 +150,14 @@ def scan_batches(s: SQLSession, table: Table, request: str | None) -> Iterator[b
     if lo is not None and hi is not None and lo >= hi:
         yield write_ipc(pa.RecordBatch.from_pylist([], schema=schema), schema)
         return
+    if req.get("ordered") is False:  # any order will do: the columnar copy may answer
+        batches = column_batches(s, table, positions, irs, lo, hi, schema)
+        if batches is not None:
+            for b in batches:
+                yield write_ipc(b, schema)
+            if not batches:
+                yield write_ipc(pa.RecordBatch.from_pylist([], schema=schema), schema)
+            return
     rows_per = int(req.get("batch_rows") or BATCH_ROWS)
     spec = ScanSpec(table.space, lo, hi, projection=tuple(positions),
                     filter=("and", irs) if len(irs) > 1 else irs[0] if irs else None,
