@@ -29,6 +29,7 @@ PostgreSQL computes them; `pg_year` gives the year PostgreSQL prints and extract
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow
@@ -98,7 +99,40 @@ def _ymd_text(y: int, m: int, d: int) -> tuple[str, str]:
     return f"{y if y > 0 else 1 - y:04d}-{m:02d}-{d:02d}", "" if y > 0 else " BC"
 
 
-class FarDate(dt.date):
+class _Calendar:
+    """The calendar methods of both far classes, from their day count: date's and
+    datetime's own ones would read the placeholder fields. (First in the bases, so these
+    win; strftime and ctime are refused rather than wrong.)"""
+
+    def _day_count(self) -> int:
+        raise NotImplementedError
+
+    def toordinal(self) -> int:
+        return self._day_count() + EPOCH_ORDINAL
+
+    def weekday(self) -> int:
+        return (self._day_count() + 5) % 7  # NB: 2000-01-01 was a Saturday
+
+    def isoweekday(self) -> int:
+        return self.weekday() + 1
+
+    def isocalendar(self) -> tuple[int, int, int]:
+        return iso_calendar(self._day_count())
+
+    def timetuple(self) -> time.struct_time:
+        days = self._day_count()
+        y, m, d = civil_of_days(days)
+        hms = (self.hour, self.minute, self.second) if isinstance(self, dt.datetime) else (0, 0, 0)
+        return time.struct_time((y, m, d, *hms, self.weekday(), day_of_year(days), -1))
+
+    def strftime(self, fmt: str) -> str:
+        raise ValueError("strftime() of a date before year 1 or after 9999")
+
+    def ctime(self) -> str:
+        raise ValueError("ctime() of a date before year 1 or after 9999")
+
+
+class FarDate(_Calendar, dt.date):  # type: ignore[misc]
     """A date before 0001-01-01 or after 9999-12-31: `days` from 2000-01-01, PostgreSQL's
     DateADT. The date fields underneath are date.min's or date.max's and are never read:
     every method that would read them is replaced here."""
@@ -109,6 +143,9 @@ class FarDate(dt.date):
         self = super().__new__(cls, *((9999, 12, 31) if days > 0 else (1, 1, 1)))
         self.days = days
         return self
+
+    def _day_count(self) -> int:
+        return self.days
 
     @property
     def year(self) -> int:
@@ -121,15 +158,6 @@ class FarDate(dt.date):
     @property
     def day(self) -> int:
         return civil_of_days(self.days)[2]
-
-    def toordinal(self) -> int:
-        return self.days + EPOCH_ORDINAL
-
-    def weekday(self) -> int:
-        return (self.days + 5) % 7  # NB: 2000-01-01 was a Saturday
-
-    def isoweekday(self) -> int:
-        return self.weekday() + 1
 
     def _cmp(self, other: Any) -> Any:
         if isinstance(other, dt.datetime) or not isinstance(other, dt.date):
@@ -210,7 +238,7 @@ class FarDate(dt.date):
         return self.__reduce__()
 
 
-class FarTimestamp(dt.datetime):
+class FarTimestamp(_Calendar, dt.datetime):  # type: ignore[misc]
     """A timestamp (naive) or timestamptz (UTC) outside Python's years: `us` from
     2000-01-01 00:00, PostgreSQL's Timestamp. The time-of-day fields underneath are
     real; the date fields are datetime.min's or max's and never read."""
@@ -229,6 +257,9 @@ class FarTimestamp(dt.datetime):
     def days(self) -> int:
         return self.us // USECS_PER_DAY
 
+    def _day_count(self) -> int:
+        return self.us // USECS_PER_DAY
+
     @property
     def year(self) -> int:
         return civil_of_days(self.days)[0]
@@ -243,15 +274,6 @@ class FarTimestamp(dt.datetime):
 
     def date(self) -> dt.date:
         return date_of_days(self.days)
-
-    def toordinal(self) -> int:
-        return self.days + EPOCH_ORDINAL
-
-    def weekday(self) -> int:
-        return (self.days + 5) % 7
-
-    def isoweekday(self) -> int:
-        return self.weekday() + 1
 
     def _utc_us(self) -> int:
         off = self.utcoffset()

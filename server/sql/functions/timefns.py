@@ -31,6 +31,8 @@ from ...pgtypes.fardate import (
     pg_year,
     ts_of_fields,
     ts_of_us,
+    us_of,
+    utc_us_of,
 )
 from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from .registry import register
@@ -486,7 +488,13 @@ def date_bin(stride: dt.timedelta, v: dt.datetime, origin: dt.datetime) -> dt.da
     step = dt.timedelta(days=stride.days, seconds=stride.seconds,
                         microseconds=stride.microseconds)  # NB: exact integer math, no months
     n = (v - origin) // step
-    return origin + n * step
+    try:
+        return origin + n * step
+    except OverflowError:  # a bin BC or after 9999 (pgtypes.fardate): on the integers
+        us = n * (step // dt.timedelta(microseconds=1))
+        if origin.tzinfo is None:
+            return ts_of_us(us_of(origin) + us)
+        return ts_of_us(utc_us_of(origin) + us, dt.UTC)
 
 
 register("date_bin", args=[IV, TSTZ, TSTZ], returns=TSTZ)(date_bin)

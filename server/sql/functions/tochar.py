@@ -201,7 +201,8 @@ class _FarTm:
         return self
 
     def isocalendar(self) -> tuple[int, int, int]:
-        return iso_calendar(self.days)
+        y, w, d = iso_calendar(self.days)
+        return (1 - y if y <= 0 else y), w, d  # NB: IYYY prints 44 for 44 BC, as YYYY
 
     def isoweekday(self) -> int:
         return (self.days + 5) % 7 + 1
