@@ -55,23 +55,32 @@ _NOT_KEYWORDS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.STAR, 
 _KEYWORD_FUNCTIONS = frozenset(_PG_PARSER.FUNCTIONS) | frozenset(_PG_PARSER.FUNCTION_PARSERS)
 
 
-def _tokenize_names_after_dots(self: Any, sql: str) -> list[Token]:
-    """sqlglot's tokens, with any keyword right after a `.` made a plain name.
+def _tokenize(self: Any, sql: str) -> list[Token]:
+    """sqlglot's tokens, mended where PostgreSQL's grammar reads words otherwise.
 
     In PostgreSQL's grammar what follows `name.` is a ColLabel, which every keyword is:
     `s2.only`, `t.from` and `x.select` name a table or a column. sqlglot keeps such a word
     its keyword token and then fails (`s2.only` was a syntax error). A keyword before `(`
     stays one when sqlglot parses a function by that word (`pg_catalog.left(...)`);
-    `create table s2.only (...)` is a name.
+    `create table s2.only (...)` is a name. And `bit varying` is the type varbit, which
+    sqlglot does not know by that spelling.
 
     >>> [t.token_type.name for t in _PG_TOKENIZER().tokenize("select s2.only.a")]
     ['SELECT', 'VAR', 'DOT', 'VAR', 'DOT', 'VAR']
     >>> [t.token_type.name for t in _PG_TOKENIZER().tokenize("select pg_catalog.left(b)")][3:5]
     ['LEFT', 'L_PAREN']
+    >>> [t.text for t in _PG_TOKENIZER().tokenize("select x::bit  varying(5)")][3:5]
+    ['varbit', '(']
     """
     tokens: list[Token] = _sqlglot_tokenize(self, sql)
-    if "." not in sql:
-        return tokens
+    if "." in sql:
+        _names_after_dots(tokens)
+    if "varying" in sql.lower():
+        _bit_varying(tokens)
+    return tokens
+
+
+def _names_after_dots(tokens: list[Token]) -> None:
     last = len(tokens) - 1
     for i in range(1, last + 1):
         tok = tokens[i]
@@ -80,10 +89,19 @@ def _tokenize_names_after_dots(self: Any, sql: str) -> list[Token]:
                 and (i == last or tokens[i + 1].token_type is not TokenType.L_PAREN
                      or tok.text.upper() not in _KEYWORD_FUNCTIONS)):
             tok.token_type = TokenType.VAR
-    return tokens
 
 
-_PG_TOKENIZER.tokenize = _tokenize_names_after_dots  # type: ignore[method-assign]
+def _bit_varying(tokens: list[Token]) -> None:
+    i = 0
+    while i < len(tokens) - 1:
+        tok, nxt = tokens[i], tokens[i + 1]
+        if tok.token_type is TokenType.BIT and nxt.text.lower() == "varying":
+            tok.token_type, tok.text, tok.end = TokenType.VAR, "varbit", nxt.end
+            del tokens[i + 1]
+        i += 1
+
+
+_PG_TOKENIZER.tokenize = _tokenize  # type: ignore[method-assign]
 
 _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 

@@ -452,6 +452,22 @@ select avg(null);
 select variance('1'), stddev_pop('2');
 select '1' * 2, - '5'::int, sum(x) from (values (1)) v(x);
 """,
+    # DROP FUNCTION IF EXISTS names the types as written (keyword types under pg_catalog)
+    # and skips a missing argument type with a NOTICE; `bit varying` is varbit.
+    "drop_function_if_exists": """
+drop function if exists nofn(int, text, double precision, varchar(5), int[], timestamptz, boolean, timestamp with time zone, numeric(5,2), bit varying, int4, pg_catalog.int8, out x int, in y date);
+drop function if exists nofn("MyType"), nofn2(nosuch);
+drop function nofn(nosuch);
+drop function nofn(int);
+drop function nofn;
+create function dfn(a bit varying) returns int language sql as $$ select 1 $$;
+drop function if exists dfn(bit varying(3)), dfn(varbit);
+create table bv (b bit varying(5), c varbit);
+insert into bv values ('101', B'1');
+select b, c, '11'::bit varying(4) from bv;
+select attname, format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'bv'::regclass and attnum > 0 order by attnum;
+drop table bv;
+""",
 }
 ASYNCPG = ["unknown_operands", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

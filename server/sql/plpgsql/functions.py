@@ -20,19 +20,21 @@ from ...errors import (
     SQLError,
     SyntaxError_,
     UndefinedFunction,
+    UndefinedObject,
 )
 from ...pgtypes import oids as T
 from ...pgtypes.records import Record
 from ...pgwire.backend import Result
 from ..catalog.model import Function
-from ..ddl.names import creation_schema
+from ..ddl.names import creation_schema, skip_or_raise
+from ..expr.types import type_name
 from ..parse import split_statements
 from ..privileges.check import check_function, current_role_oid
 from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
 from .parser import parse_block
-from .results import Shape, parameter, split_top_level
+from .results import Shape, split_top_level
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -141,39 +143,100 @@ def _qualified(text: str) -> tuple[str | None, str]:
     return None, _ident(parts[0])
 
 
-def _type_name(oid: int) -> str:
-    from ..expr.types import type_name
+# The type names PostgreSQL's grammar spells as SQL keywords; it files them under pg_catalog.
+_SYSTEM_TYPES = {
+    "int": "int4", "integer": "int4", "smallint": "int2", "bigint": "int8", "real": "float4",
+    "float": "float8", "double precision": "float8", "decimal": "numeric", "dec": "numeric",
+    "numeric": "numeric", "boolean": "bool", "char": "bpchar", "character": "bpchar",
+    "nchar": "bpchar", "national character": "bpchar", "varchar": "varchar",
+    "character varying": "varchar", "bit": "bit", "bit varying": "varbit",
+    "timestamp": "timestamp", "timestamp without time zone": "timestamp",
+    "timestamp with time zone": "timestamptz", "time": "time", "time without time zone": "time",
+    "time with time zone": "timetz", "interval": "interval",
+}
 
-    return type_name(oid)
+
+def written_type(text: str) -> str:
+    """A type as written, the way PostgreSQL's DROP FUNCTION IF EXISTS notice prints it
+    (TypeNameListToString): keyword types under pg_catalog, no typmods, no spaces.
+
+    >>> [written_type(t) for t in ["int", "double precision", "varchar(5)[]", '"MyType"', "Int4"]]
+    ['pg_catalog.int4', 'pg_catalog.float8', 'pg_catalog.varchar[]', 'MyType', 'int4']
+    """
+    t = re.sub(r"\s*\([^)]*\)", "", text.strip())
+    dims = ""
+    while t.endswith("[]"):
+        t, dims = t[:-2].rstrip(), dims + "[]"
+    words = " ".join(t.lower().split())
+    if words in _SYSTEM_TYPES:
+        return f"pg_catalog.{_SYSTEM_TYPES[words]}{dims}"
+    return ".".join(_ident(p) for p in re.findall(r'"(?:[^"]|"")*"|[^."]+', t)) + dims
+
+
+def _arg_type(text: str) -> str:
+    """The type of one DROP FUNCTION argument (`IN y int`, `text`), as written."""
+    text = re.split(r"\s+(?:DEFAULT\b|=)", text, maxsplit=1, flags=re.I)[0].strip()
+    text = re.sub(r"^(IN|INOUT|VARIADIC)\s+", "", text, flags=re.I)
+    parts = text.split(None, 1)
+    if len(parts) == 2 and not _well_formed(text) and _well_formed(parts[1]):
+        return parts[1]  # NB: a parameter name, then its type
+    return text
+
+
+def _well_formed(text: str) -> bool:
+    """True when `text` names a type, or would if that type existed (42704)."""
+    try:
+        _type_of(text)
+    except SQLError as e:
+        return e.sqlstate == "42704"
+    return True
 
 
 def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
-    specs: list[tuple[str, tuple[int, ...] | None]] = []
+    # (name, argument types or None, as written, the first missing type's error or None)
+    specs: list[tuple[str, tuple[int, ...] | None, list[str], str | None]] = []
     for part in split_top_level(m.group("specs")):
         spec = _SPEC.match(part)
         if spec is None:
             raise SyntaxError_(f'syntax error at or near "{part.split()[0]}"')
-        types = None
+        types: tuple[int, ...] | None = None
+        written: list[str] = []
+        missing: str | None = None
         if spec.group("args") is not None:
             inner = spec.group("args").strip()[1:-1]
-            types = tuple(t for mode, _, t in (parameter(a, lambda x: _type_of(x)[0])
-                                               for a in split_top_level(inner)) if mode != "OUT")
-        specs.append((_qualified(spec.group("name"))[1], types))
+            written = [_arg_type(a) for a in split_top_level(inner)
+                       if not re.match(r"\s*OUT\s", a, re.I)]
+            oids = []
+            for w in written:
+                if not _well_formed(w):
+                    _type_of(w)  # NB: raises its syntax error
+                try:
+                    oids.append(_type_of(w)[0])
+                except UndefinedObject:
+                    missing = missing or f'type "{written_type(w)}" does not exist'
+            types = tuple(oids)
+        specs.append((_qualified(spec.group("name"))[1], types, written, missing))
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.catalog()
         doomed: list[Function] = []
-        for fname, types in specs:
+        exists = bool(m.group("exists"))
+        for fname, types, written, missing in specs:
+            if missing is not None:  # NB: PostgreSQL names the type, then goes on
+                if not exists:
+                    raise UndefinedObject(missing)
+                s.notice(f"{missing}, skipping")
+                continue
             found = [f for f in cat.functions if f.name == fname
                      and (types is None or f.arg_types == types)]
             if not found:
-                shown = "" if types is None else ", ".join(_type_name(t) for t in types)
-                if m.group("exists"):
-                    s.notice(f"function {fname}({shown}) does not exist, skipping")
-                    continue
-                if types is None:
+                if types is None and not exists:
                     raise UndefinedFunction(f'could not find a function named "{fname}"')
-                raise UndefinedFunction(f"function {fname}({shown}) does not exist")
+                shown = ", ".join(type_name(t) for t in types or ())
+                if exists:
+                    shown = ",".join(written_type(w) for w in written)
+                skip_or_raise(s, f"function {fname}({shown})", exists, UndefinedFunction)
+                continue
             if types is None and len(found) > 1:
                 raise SQLError(f'function name "{fname}" is not unique', sqlstate="42725",
                                hint="Specify the argument list to select the function "

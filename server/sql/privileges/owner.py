@@ -22,7 +22,7 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgwire.backend import Result
-from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
+from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name, skip_or_raise
 from ..parse import unquote_ident
 from ..stmt import Stmt
 from .acl import parse_item
@@ -90,7 +90,7 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
     found = _find(s, kind, raw)
     if found is None:
         if m.group("ie"):
-            s.notice(f'relation "{raw}" does not exist, skipping')
+            skip_or_raise(s, f'relation "{raw}"', True, UndefinedTable)
             return Result(f"ALTER {kind}")
         if kind == "SCHEMA":
             raise InvalidSchemaName(f'schema "{unquote_ident(raw)}" does not exist')
