@@ -81,7 +81,7 @@ def setting_ms(value: str | None) -> int:
     >>> setting_ms("1min"), setting_ms("250ms"), setting_ms("2"), setting_ms(None)
     (60000, 250, 2, 0)
     """
-    if not value:
+    if not value or value == "0":  # NB: the default, read before every recv in a block
         return 0
     v = value.strip().lower()
     for unit, scale in (("ms", 1), ("min", 60_000), ("s", 1000), ("h", 3_600_000),

@@ -88,4 +88,4 @@ class KeyedRows:
         ctx.__dict__["plan_cache"] = {}
         node = self.project
         fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
-        return fn(batch, ctx)  # type: ignore[no-any-return]
+        return fn(batch, ctx)

@@ -211,6 +211,10 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     ncols = len(table.columns)
     verb = "UPDATE" if is_update else "DELETE"
     keyed = KeyedRows.of(plan.root)  # by full primary key: one read, no executor (keyed.py)
+    # NB: the columns not SET keep stored values, whose typmods (char(n) padding, numeric
+    # scale) hold already; generated columns are computed again, so converted again
+    kept = frozenset(i for i, c in enumerate(table.columns) if not c.generated) \
+        - {pos for pos, _ in computed} - {pos for pos, _ in pending}
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
@@ -244,7 +248,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                         new[pos] = fn(tuple(old), ctx)
                     news.append(new)
             if is_update:
-                writer.update(sess, keys, olds, news)
+                writer.update(sess, keys, olds, news, kept)
                 rows = [tuple(n) for n in news]
             else:
                 writer.delete(sess, keys, olds)

@@ -425,10 +425,11 @@ class TableWriter:
         return len(keys)
 
     def update(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
-               new: list[list[Any]]) -> int:
-        """Replaces rows: checks, moves rows whose primary key changed, maintains indexes."""
+               new: list[list[Any]], kept: frozenset[int] = frozenset()) -> int:
+        """Replaces rows: checks, moves rows whose primary key changed, maintains indexes.
+        `kept`: columns the UPDATE does not set (stored values: their typmods hold already)."""
         txn = s.txn
-        rows = self.prepare_rows(new)
+        rows = self.prepare_rows(new, kept)
         if self.children:
             from .cascade import on_parent_update
 
