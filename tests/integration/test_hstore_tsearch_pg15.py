@@ -166,7 +166,9 @@ async def _asyncpg_side(port: int, password: str | None) -> list:
         rows = await conn.fetch("select id, h from hc_t order by id")
         back = await conn.fetchval("select $1::hstore", {"x": "1", "y": None})
         tsv = await conn.fetchval("select $1::tsvector || 'z'", "a:1")
-        return [[tuple(r) for r in rows], back, tsv]
+        st = await conn.prepare("select 'a=>1'::hstore, 'a'::tsquery, 'english'::regconfig")
+        names = [a.name for a in st.get_attributes()]  # FigureColname: the type's name
+        return [[tuple(r) for r in rows], back, tsv, names]
     finally:
         await conn.close()
 

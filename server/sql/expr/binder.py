@@ -932,7 +932,9 @@ class Binder(SpecialForms):
         strong = colnames.strength(node) > 1 and inner.name != "?column?"  # FigureColname
         shown = T.ELEMENT_OF.get(target, target) if target not in (T.INT2VECTOR, T.OIDVECTOR) \
             else target  # `x::int2[]` is named int2, as PostgreSQL names it
-        name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else "?column?"
+        user = usertypes.by_oid(shown)  # 'a=>1'::hstore, 'x'::mood: named after the type too
+        name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else \
+            user.name if user is not None else "?column?"
         if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE,
                       T.REGCONFIG):
             e = self.planner.reg_cast(inner, target)
