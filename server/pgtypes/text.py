@@ -684,24 +684,29 @@ def _date_in(s: str) -> dt.date:
         if word in INFINITE_DATES:
             return INFINITE_DATES[word]
         raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"')
-    m = _TS_RE.fullmatch(s)
-    if m and ((m.group(9) or m.group(8) or "").upper() == "BC" or len(m.group(1)) > 4):
-        y = int(m.group(1))  # BC or after 9999: a date's own range, wider than timestamp's
-        if y == 0:  # NB: there is no year 0, AD or BC
-            raise DatetimeFieldOverflow(f'date/time field value out of range: "{s}"')
-        y = 1 - y if (m.group(9) or m.group(8) or "").upper() == "BC" else y
-        if y > 9999 or y < 1:
-            try:
-                return date_of_days(_far_days(s, y, int(m.group(2)), int(m.group(3))))
-            except DatetimeFieldOverflow as e:
-                if "field" in str(e):
-                    raise
-                raise DatetimeFieldOverflow(f'date out of range: "{s}"') from None
     try:
         v = _parse_ts(T.TIMESTAMP, s, None)
     except InvalidDatetimeFormat:
         raise InvalidDatetimeFormat(f'invalid input syntax for type date: "{s}"') from None
+    except DatetimeFieldOverflow as e:
+        if not str(e).startswith("timestamp out of range"):
+            raise
+        return _far_date_in(s)  # NB: a date's range is wider than a timestamp's
     return v.date()  # NB: 0001-01-01 and 9999-12-31 are real dates (infdate.py)
+
+
+def _far_date_in(s: str) -> dt.date:
+    """A date beyond timestamp's range (before 4714-11-24 BC, after 294276), up to date's."""
+    m = _TS_RE.fullmatch(s)
+    if m:
+        era = (m.group(9) or m.group(8) or "").upper()
+        y = 1 - int(m.group(1)) if era == "BC" else int(m.group(1))
+        try:
+            return date_of_days(_far_days(s, y, int(m.group(2)), int(m.group(3))))
+        except DatetimeFieldOverflow as e:
+            if "field" in str(e):
+                raise
+    raise DatetimeFieldOverflow(f'date out of range: "{s}"')
 
 
 def _time_in(oid: int, s: str) -> dt.time:
