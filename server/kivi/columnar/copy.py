@@ -46,6 +46,7 @@ Positions are `pack_id << 24 | offset` for packs and `-(i + 1)` for tail row i.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Iterator, Sequence
 from itertools import compress, count, islice
 from operator import and_, itemgetter, lt
@@ -528,8 +529,7 @@ class ColumnarCopy:
         # NB: every row is live (no end), so each is its key's newest version: a C-level check
         if list(map(latest.get, keys)) != list(range(base, base + old.n)):
             return False
-        for k in keys:
-            del latest[k]
+        deque(map(latest.__delitem__, keys), 0)  # C-level: the node lock is held
         new.begin, new.end, new.ended = old.begin, None, 0
         del self.packs[old.pid]
         self.packs[new.pid] = new
