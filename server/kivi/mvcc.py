@@ -288,7 +288,7 @@ class VersionStore:
         if i < len(keys) and keys[i] == key:
             return self._chains[i]
         chain = self._cache.get(key)
-        if chain is None and self._cold:
+        if chain is None and self._cold.live_rows:
             version = self._cold.version(key)
             if version is not None:
                 return (version,)
@@ -400,6 +400,15 @@ class VersionStore:
                    ) -> tuple[list[bytes], list[Row], bytes | None]:
         """`chunk`'s answer from its hot keys and chains (in scan order) and the cold keys and
         rows (ascending) of the same range, cut again to max_keys."""
+        if reverse:
+            bk, bc = bk[::-1], bc[::-1]
+        if len(ck) > max_keys:  # the cold keys alone fill the chunk: hot keys past them wait
+            if reverse:
+                a = bisect_left(bk, ck[-max_keys - 1])
+                bk, bc = bk[a:], bc[a:]
+            else:
+                b = bisect_left(bk, ck[max_keys])
+                bk, bc = bk[:b], bc[:b]
         hk: list[bytes] = []
         hr: list[Row] = []
         for k, chain in zip(bk, bc, strict=True):
@@ -407,9 +416,6 @@ class VersionStore:
             if row is not None:
                 hk.append(k)
                 hr.append(row)
-        if reverse:
-            hk.reverse()
-            hr.reverse()
         mk, mr = _merge(ck, cr, hk, hr)
         if len(mk) > max_keys:
             if reverse:
@@ -607,6 +613,11 @@ class VersionStore:
                 for seg, at in segs:
                     if cold.overlaps(seg.first, seg.last):
                         continue  # NB: another freeze got there first
+                    if len(at) == len(cs) and all(map(is_, now, cs)):  # the whole window, as read
+                        sel[start:start + len(cs)] = bytes(len(cs))
+                        cold.add(seg)
+                        frozen += seg.n
+                        continue
                     for n, p in enumerate(at):
                         if now[p] is cs[p]:
                             sel[start + p] = 0
@@ -801,8 +812,12 @@ def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
     they came from: keys whose chain is one row <= low_water, outside the ranges `taken`
     by existing segments; a segment never spans such a range (segments stay disjoint)."""
     heads = list(map(_head, chains))
-    ok = [len(c) == 1 and h[1] is not None and h[0] <= low_water
-          for c, h in zip(chains, heads, strict=True)]
+    if (set(map(len, chains)) == {1} and max(map(_head, heads)) <= low_water
+            and None not in map(_row_of, heads)):
+        ok = [True] * len(chains)  # the common case (a bulk load), in C-level passes
+    else:
+        ok = [len(c) == 1 and h[1] is not None and h[0] <= low_water
+              for c, h in zip(chains, heads, strict=True)]
     # cut points: the positions of the taken ranges that meet this window
     cuts: list[tuple[int, int]] = []
     lo_k, hi_k = keys[0], keys[-1]
