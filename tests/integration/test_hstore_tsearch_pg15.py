@@ -13,7 +13,7 @@ and tsquery text and binary I/O, to_tsvector / to_tsquery / plainto_ /
 phraseto_ / websearch_to_tsquery over 'simple' and 'english' (the Snowball
 stemmer and PostgreSQL's stop words; every sample here gives PostgreSQL's
 lexemes and positions), @@ (with phrases, prefixes and weights), ts_rank,
-setweight, ||, &&, <->, strip, length, numnode, GIN indexes (accepted;
+setweight, ||, &&, <->, strip, length, numnode, ts_headline (fragments, options), GIN indexes (accepted;
 queries are answered by a filter), pg_ts_config and regconfig. Every statement
 in the text and the binary format, byte for byte. Then psycopg's hstore
 adapter (TypeInfo.fetch + register_hstore), asyncpg's hstore codec and
@@ -107,6 +107,17 @@ select ts_rank(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'
 select ts_rank(setweight(to_tsvector('english', 'Cats'), 'A') || setweight(to_tsvector('english', 'The cat sat'), 'B'), plainto_tsquery('english'::regconfig, 'cat')), ts_rank('cat:1B,3A'::tsvector, 'cat'::tsquery), ts_rank('cat:1A,3B sat:4B'::tsvector, 'cat & sat'::tsquery)
 select setweight('a:1 b:2'::tsvector, 'A'), 'a:1 b:2'::tsvector || 'c:1 a:3'::tsvector, strip('a:1,2 b:3A'::tsvector), length('a:1 b:2'::tsvector), numnode('a & b | c'::tsquery)
 select 'a'::tsquery && 'b'::tsquery, 'a'::tsquery || 'b'::tsquery, 'a'::tsquery <-> 'b'::tsquery, 'a:1'::tsvector = 'a:1'::tsvector, 'a & b'::tsquery = 'a & b'::tsquery
+select ts_headline('english', 'The quick brown fox jumps over the lazy dog', to_tsquery('english', 'fox & dog'))
+select ts_headline('The cat sat', 'cat'::tsquery, 'StartSel=[, StopSel=]')
+select ts_headline('english', 'The quick-brown foxes, running quickly! Over the lazy dog.', to_tsquery('english', 'fox | run:* | quick'))
+select ts_headline('english', repeat('lorem ipsum dolor ', 20) || 'the cat sat on the mat ' || repeat('sit amet ', 20), to_tsquery('english', 'cat'))
+select ts_headline('english', repeat('lorem ipsum dolor ', 20) || 'the cat sat on the mat ' || repeat('sit amet ', 20), to_tsquery('english', 'cat'), 'MaxWords=10, MinWords=5')
+select ts_headline('english', 'no match here at all', to_tsquery('english', 'cat'))
+select ts_headline('english', 'a cat and not a dog', to_tsquery('english', 'cat & !dog'))
+select ts_headline('english', repeat('lorem ipsum dolor ', 20), to_tsquery('english', 'cat'))
+select ts_headline('english', repeat('word ', 50) || 'cat', to_tsquery('english', 'cat'), 'HighlightAll=true')
+select ts_headline('english', 'In the beginning there was a cat. ' || repeat('The story goes on and on. ', 10) || 'Then a dog came.', to_tsquery('english', 'cat & dog'))
+select ts_headline('english', 'x y z', to_tsquery('english', 'x'), 'MaxWords=5, MinWords=5')
 create table ts_docs (id int primary key, body text, tv tsvector)
 create index ts_docs_tv on ts_docs using gin (tv)
 create index ts_docs_body on ts_docs using gin (to_tsvector('english', body))

@@ -22,6 +22,7 @@ from ...pgtypes.tsearch import TSQUERY, TSVECTOR
 from ..expr.regcast import RegOid
 from . import tsparser
 from .registry import register
+from .tsheadline import headline
 
 TEXT, REGCONFIG = T.TEXT, T.REGCONFIG
 CONFIG_OIDS = {"simple": 3748, "english": 13164}
@@ -260,6 +261,42 @@ def _websearch(config: str, text: str) -> str:
 
 _register_family("websearch_to_tsquery", _websearch,
                  'A web search engine\'s syntax: "phrases", -negation, or; the rest is AND.')
+
+
+@register("ts_headline", args=[TEXT, TSQUERY], returns=TEXT, needs_context=True)
+def ts_headline(ctx: Any, doc: str, q: str) -> str:
+    """The document with the query's words marked, cut around a match (tsheadline)."""
+    return headline(_default(ctx), doc, TS.query(q), "")
+
+
+@register("ts_headline", args=[TEXT, TSQUERY, TEXT], returns=TEXT, needs_context=True)
+def ts_headline_opts(ctx: Any, doc: str, q: str, options: str) -> str:
+    """ts_headline with options (StartSel, StopSel, MaxWords, MinWords, ShortWord, ...)."""
+    return headline(_default(ctx), doc, TS.query(q), options)
+
+
+@register("ts_headline", args=[REGCONFIG, TEXT, TSQUERY], returns=TEXT)
+def ts_headline_config(config: int, doc: str, q: str) -> str:
+    """ts_headline under a configuration."""
+    return headline(_config(config), doc, TS.query(q), "")
+
+
+@register("ts_headline", args=[REGCONFIG, TEXT, TSQUERY, TEXT], returns=TEXT)
+def ts_headline_config_opts(config: int, doc: str, q: str, options: str) -> str:
+    """ts_headline under a configuration, with options."""
+    return headline(_config(config), doc, TS.query(q), options)
+
+
+@register("ts_headline", args=[TEXT, TEXT, TSQUERY], returns=TEXT)
+def ts_headline_named(config: str, doc: str, q: str) -> str:
+    """ts_headline under a configuration named by text."""
+    return headline(_config(config), doc, TS.query(q), "")
+
+
+@register("ts_headline", args=[TEXT, TEXT, TSQUERY, TEXT], returns=TEXT)
+def ts_headline_named_opts(config: str, doc: str, q: str, options: str) -> str:
+    """ts_headline under a configuration named by text, with options."""
+    return headline(_config(config), doc, TS.query(q), options)
 
 
 @register("numnode", args=[TSQUERY], returns=T.INT4)
