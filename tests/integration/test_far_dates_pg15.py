@@ -59,6 +59,7 @@ select to_char(date '0044-03-15 BC', 'YYYY-MM-DD BC'), to_char(timestamp '20000-
 select make_date(-44, 3, 15), make_date(20000, 2, 29), make_timestamp(-44, 3, 15, 12, 30, 15.5), make_timestamp(20000, 1, 1, 0, 0, 0)
 select make_date(0, 1, 1)
 select age(timestamp '20000-01-01', timestamp '2000-01-01'), date_bin('1 day', timestamp '20000-06-01 12:34', timestamp '2001-01-01'), to_char(timestamp '20000-06-01 12:00', 'IYYY-IW-ID WW Q J CC'), to_char(date '0044-03-15 BC', 'IYYY IW J')
+select to_timestamp(-1e11)::text, to_timestamp(1e12)::text, extract(epoch from to_timestamp(-1e11))
 select timestamp '20000-06-01 12:00' at time zone 'UTC', timestamptz '20000-06-01 12:00+00' at time zone 'Europe/Paris', extract(timezone from timestamptz '0044-03-15 12:00+00 BC'), date_trunc('millennium', date '0044-03-15 BC'), date_trunc('decade', timestamp '0005-01-01')
 select date '0044-03-15 BC' + time '10:30', generate_series(timestamp '0003-01-01 BC', timestamp '0001-06-01', interval '1 year')
 select '{0044-03-15 BC,10000-01-01}'::date[], array[timestamp '20000-01-01'], daterange('0044-03-15 BC', '10000-01-01'), isfinite(date '0044-03-15 BC')

@@ -474,7 +474,10 @@ def to_timestamp_epoch(seconds: float) -> dt.datetime:
     try:
         return EPOCH_TZ + dt.timedelta(microseconds=round(seconds * 1000000))
     except (OverflowError, ValueError):
-        raise DatetimeFieldOverflow("timestamp out of range") from None
+        if not math.isfinite(seconds):
+            raise DatetimeFieldOverflow("timestamp out of range") from None
+    # BC or after 9999 (pgtypes.fardate); 22008 past PostgreSQL's range
+    return ts_of_us(round(seconds * 1000000) - 946_684_800_000_000, dt.UTC)
 
 
 @register("date_bin", args=[IV, TS, TS], returns=TS)
