@@ -44,7 +44,6 @@ TS_END_US = 9223371331200000000  # 294277-01-01 00:00:00, the first instant out 
 _REAL_MIN_DAYS = 1 - EPOCH_ORDINAL  # 0001-01-01
 _REAL_MAX_DAYS = dt.date.max.toordinal() - EPOCH_ORDINAL  # 9999-12-31
 _EPOCH = dt.datetime(2000, 1, 1)
-_EPOCH_TZ = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 _US = dt.timedelta(microseconds=1)
 
 
@@ -495,7 +494,3 @@ def ts_of_fields(y: int, m: int, d: int, us_of_day: int, tz: dt.tzinfo | None = 
     """A timestamp from astronomical date fields and microseconds into the day (which may
     reach a whole day or more: 24:00:00, a leap second)."""
     return ts_of_us(days_of_ymd(y, m, d) * USECS_PER_DAY + us_of_day, tz)
-
-
-def is_far(v: Any) -> bool:
-    return type(v) is FarDate or type(v) is FarTimestamp

@@ -36,10 +36,6 @@ _REAL_DAYS = (dt.date.min.toordinal() - dt.date(1970, 1, 1).toordinal(),
 _REAL_US = (_REAL_DAYS[0] * 86_400_000_000, (_REAL_DAYS[1] + 1) * 86_400_000_000 - 1)
 
 
-def is_far(v: Any) -> bool:
-    return type(v) is FarDate or type(v) is FarTimestamp
-
-
 def arrow_int(v: FarDate | FarTimestamp) -> int:
     """A far value as Arrow's integer: days (date32) or microseconds (timestamp) from 1970."""
     if isinstance(v, FarDate):
