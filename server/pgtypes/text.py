@@ -647,7 +647,10 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
             _zone(z)  # an unknown zone is an error even where it is ignored
         return v  # NB: PostgreSQL ignores a zone given to timestamp without time zone
     zone = _zone(z)
-    return zones.to_utc(v, timezone(tz) if zone is None else zone)
+    try:
+        return zones.to_utc(v, timezone(tz) if zone is None else zone)
+    except DatetimeFieldOverflow:  # NB: the zone moved it past 4714-11-24 BC or 294276
+        raise DatetimeFieldOverflow(f'timestamp out of range: "{s}"') from None
 
 
 def _day_us(s: str, hh: int, mi: int, ss: int, us: int) -> int:

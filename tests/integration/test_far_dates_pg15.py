@@ -34,6 +34,8 @@ select '0045-02-29 BC'::date, '0044-03-15 10:00 BC'::date
 select '4714-11-24 00:00 BC'::timestamp, '294276-12-31 23:59:59.999999'::timestamp, '0044-03-15 12:34:56.5 BC'::timestamptz, '20000-06-01 12:00'::timestamptz, '9999-12-31 24:00'::timestamp
 select '294277-01-01'::timestamp
 select '4714-11-23 23:59 BC'::timestamp
+select '4714-11-24 00:00 BC'::timestamptz
+select '294276-12-31 23:00-05'::timestamptz
 select '0044-03-15 BC'::date::text, '20000-06-01 12:00'::timestamp::text, '0044-03-15 BC'::text::date, '10000-01-01 BC'::text::date
 """.strip().splitlines()
 
