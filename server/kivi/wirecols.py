@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from decimal import Decimal
-from itertools import chain, repeat
+from itertools import repeat
 from operator import attrgetter, floordiv, is_, methodcaller, sub
 from typing import Any
 
@@ -108,10 +108,19 @@ def joined(parts: list[list[Any]]) -> list[Any]:
         return parts[0]
     forms = [p for p in parts if type(p) is Encoded]
     kinds = {p.kind for p in forms}
+    out: list[Any] = []
+    for p in parts:  # NB: list.extend of a list copies its pointers at once; a chain iterates
+        out.extend(p)
     if len(forms) == len(parts) and len(kinds) == 1:
-        return Encoded(chain.from_iterable(parts), kinds.pop(),
-                       list(chain.from_iterable(p.wire for p in forms)))
-    return list(chain.from_iterable(parts))
+        kind = kinds.pop()
+        wire: list[Any] = []
+        if kind == PLAIN:
+            wire = out
+        else:
+            for p in forms:
+                wire.extend(p.wire)
+        return Encoded(out, kind, wire)
+    return out
 
 
 def encode_column(col: list[Any]) -> tuple[int, list[Any]]:

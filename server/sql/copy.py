@@ -49,6 +49,7 @@ from .context import ParamTypes
 from .copybatch import (
     column_decoder,
     fixed_binary_layout,
+    may_hold_null,
     split_block,
     unpack_fixed_rows,
 )
@@ -360,7 +361,8 @@ class CopyIn:
         fields = split_block(text, delim, n)
         if fields is None:
             self._bad_line(text.split("\n"), first)
-        self._add_fields(fields, first, count, has_esc)  # type: ignore[arg-type]
+        self._add_fields(fields, first, count, has_esc,  # type: ignore[arg-type]
+                         may_hold_null(text, self.null, delim))
 
     def _csv_lines(self, buf: bytes) -> bool:
         """Loads a block of csv lines with quotes a column at a time, when each record is one
@@ -396,13 +398,14 @@ class CopyIn:
         if any(self.null in values for values in fields):
             return False
         self.line_no = first + len(records)
-        self._add_fields(fields, first, len(records), False)
+        self._add_fields(fields, first, len(records), False, False)
         return True
 
-    def _add_fields(self, fields: list[list[str]], first: int, count: int, has_esc: bool
-                    ) -> None:
+    def _add_fields(self, fields: list[list[str]], first: int, count: int, has_esc: bool,
+                    nulls: bool) -> None:
         """Converts a block's raw fields a column at a time and adds its rows; lines
-        first + 1 ... first + count."""
+        first + 1 ... first + count. `nulls`: some field may be the NULL string (False
+        spares a scan of every column for it)."""
         null, delim = self.null, self.delim
         cols: list[Any] = []
         try:
@@ -411,7 +414,7 @@ class CopyIn:
                 if has_esc and "\\" in delim.join(values):
                     cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
                                                              else v) for v in values])
-                elif null in values:
+                elif nulls and null in values:
                     cols.append([None if v == null else dec(v) for v in values])
                 else:
                     cols.append(self.column_decoders[i](values))

@@ -64,7 +64,7 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
 
         def bools(col: Sequence[str]) -> Sequence[Any]:
             try:
-                return _plain([_BOOLS[v] for v in col])
+                return _plain(list(map(_BOOLS.__getitem__, col)))
             except KeyError:
                 return list(map(dec, col))
 
@@ -261,6 +261,22 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
 
 def _then(dec: Callable[[str], Any], conv: Callable[[Any], Any] | None) -> Callable[[str], Any]:
     return dec if conv is None else (lambda v: conv(dec(v)))
+
+
+def may_hold_null(text: str, null: str, delim: str) -> bool:
+    """Tells whether a field of the block (`text`, newline-separated lines of fields) may be
+    the NULL string; False means none is, so no column need be scanned for it.
+
+    >>> may_hold_null("1\\t2\\n3\\t4", "\\\\N", "\\t"), may_hold_null("1,,2", "", ",")
+    (False, True)
+    >>> may_hold_null("1,2\\n3,4", "", ","), may_hold_null("1,2\\n", "", ",")
+    (False, True)
+    """
+    if null:
+        return null in text
+    ends = ("\n", delim)  # NB: an empty field begins a line or follows a delimiter, and ends
+    return (not text or text.startswith(ends) or text.endswith(ends) or delim + delim in text
+            or "\n" + delim in text or delim + "\n" in text or "\n\n" in text)
 
 
 def split_block(text: str, delim: str, n: int) -> list[list[str]] | None:

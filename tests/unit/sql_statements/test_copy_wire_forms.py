@@ -180,3 +180,14 @@ def test_binary_rows_beyond_the_fast_range_take_the_decoders(session):
     got = rows(session, "SELECT ts, d FROM bt ORDER BY ts")
     assert got[0] == (dt.datetime(1, 1, 1), dt.date(1, 1, 1))
     assert got[2] == (dt.datetime(1, 1, 1, 0, 0, 0, 2), dt.date(1, 1, 3))
+
+
+def test_null_strings_found_or_ruled_out_per_block(session):
+    run(session, "CREATE TABLE nn (id int, a text, b text)")
+    copy_in(session, "COPY nn FROM STDIN (FORMAT csv)", [b"1,,x\n2,a,\n3,b,c\n"])
+    copy_in(session, "COPY nn FROM STDIN (NULL '')", [b"4\t\ty\n5\tvanilla\tz\n"])
+    copy_in(session, "COPY nn FROM STDIN (NULL 'nil')", [b"6\tvanilla\tnil\n7\tnil\tnils\n"])
+    copy_in(session, "COPY nn FROM STDIN", [b"8\t\\\\N\tq\n9\ta\\N\tr\n"])  # escaped: not NULL
+    assert rows(session, "SELECT * FROM nn ORDER BY id") == [
+        (1, None, "x"), (2, "a", None), (3, "b", "c"), (4, None, "y"), (5, "vanilla", "z"),
+        (6, "vanilla", None), (7, None, "nils"), (8, "\\N", "q"), (9, "aN", "r")]
