@@ -557,3 +557,75 @@ def rank(v: str, q: str, weights: tuple[float, ...] = _DEFAULT_WEIGHTS, norm: in
     if norm & 32:
         res /= res + 1
     return _f4(res)
+
+
+def _holds(q: Any, seen: set[tuple[str, bool]]) -> bool:
+    """The query over the set of operands seen so far (phrases as AND): Cover's test."""
+    kind = q[0]
+    if kind == "v":
+        return (q[1], q[3]) in seen
+    if kind == "!":
+        return not _holds(q[1], seen)
+    if kind == "|":
+        return _holds(q[1], seen) or _holds(q[2], seen)
+    return _holds(q[1], seen) and _holds(q[2], seen)
+
+
+def rank_cd(v: str, q: str, weights: tuple[float, ...] = _DEFAULT_WEIGHTS, norm: int = 0) -> float:
+    """ts_rank_cd: PostgreSQL's cover density ranking (calc_rank_cd, its Cover() walk)."""
+    vec, tree = vector(v), query(q)
+    if not vec or tree is None:
+        return 0.0
+    inv = [1.0 / _f4(w) for w in weights]
+    at: dict[int, tuple[int, set[tuple[str, bool]]]] = {}  # position -> (weight, operands)
+    for op in operands(tree):
+        mask = op[2]
+        for word, poss in vec:
+            if word == op[1] or (op[3] and word.startswith(op[1])):
+                for p, w in poss or ((0, 0),):
+                    if mask and not mask & (1 << w):
+                        continue
+                    weight, items = at.setdefault(p, (w, set()))
+                    items.add((op[1], op[3]))
+    doc = sorted(at.items())
+    n, start = len(doc), 0
+    wdoc, sum_dist, prev, extents = 0.0, 0.0, 0.0, 0
+    while start < n:
+        seen: set[tuple[str, bool]] = set()
+        end = next((i for i in range(start, n) if seen.update(doc[i][1][1]) or _holds(tree, seen)),
+                   None)
+        if end is None or doc[end][0] == 0:  # NB: a position-less entry ends no cover (PG)
+            break
+        seen = set()
+        begin = next((i for i in range(end, start - 1, -1)
+                      if seen.update(doc[i][1][1]) or _holds(tree, seen)), None)
+        if begin is None:
+            start += 1
+            continue
+        p, qpos = doc[begin][0], doc[end][0]
+        inv_sum = sum(inv[doc[i][1][0]] for i in range(begin, end + 1))
+        cpos = (end - begin + 1) / inv_sum
+        noise = (qpos - p) - (end - begin)
+        if noise < 0:
+            noise = (end - begin) // 2
+        wdoc += cpos / (1 + noise)
+        cur = (qpos + p) / 2.0
+        if extents > 0 and cur > prev:
+            sum_dist += 1.0 / (cur - prev)
+        prev = cur
+        extents += 1
+        start = begin + 1
+    total = sum(max(len(poss), 1) for _, poss in vec)
+    if norm & 1:
+        wdoc /= math.log(total + 1)
+    if norm & 2 and total > 0:
+        wdoc /= total
+    if norm & 4 and extents > 0 and sum_dist > 0:
+        wdoc /= extents / sum_dist
+    if norm & 8:
+        wdoc /= len(vec)
+    if norm & 16:
+        wdoc /= math.log(len(vec) + 1) / math.log(2.0)
+    if norm & 32:
+        wdoc /= wdoc + 1
+    return _f4(wdoc)

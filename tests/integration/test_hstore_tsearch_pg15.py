@@ -12,7 +12,7 @@ rows. Full-text search: tsvector
 and tsquery text and binary I/O, to_tsvector / to_tsquery / plainto_ /
 phraseto_ / websearch_to_tsquery over 'simple' and 'english' (the Snowball
 stemmer and PostgreSQL's stop words; every sample here gives PostgreSQL's
-lexemes and positions), @@ (with phrases, prefixes and weights), ts_rank,
+lexemes and positions), @@ (with phrases, prefixes and weights), ts_rank, ts_rank_cd,
 setweight, ||, &&, <->, strip, length, numnode, ts_headline (fragments, options), GIN indexes (accepted;
 queries are answered by a filter), pg_ts_config and regconfig. Every statement
 in the text and the binary format, byte for byte. Then psycopg's hstore
@@ -118,6 +118,10 @@ select ts_headline('english', repeat('lorem ipsum dolor ', 20), to_tsquery('engl
 select ts_headline('english', repeat('word ', 50) || 'cat', to_tsquery('english', 'cat'), 'HighlightAll=true')
 select ts_headline('english', 'In the beginning there was a cat. ' || repeat('The story goes on and on. ', 10) || 'Then a dog came.', to_tsquery('english', 'cat & dog'))
 select ts_headline('english', 'x y z', to_tsquery('english', 'x'), 'MaxWords=5, MinWords=5')
+select ts_rank_cd('cat:2,6 mat:7 sat:3'::tsvector, 'cat & mat'::tsquery), ts_rank_cd('cat:2,6 mat:7'::tsvector, 'cat'::tsquery), ts_rank_cd('cat mat'::tsvector, 'cat & mat'::tsquery)
+select ts_rank_cd(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat & rat')), ts_rank_cd(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat | cat | dog')), ts_rank_cd(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat <-> rat'))
+select ts_rank_cd(setweight(to_tsvector('english', 'Cats'), 'A') || setweight(to_tsvector('english', 'The cat sat with a dog'), 'B'), to_tsquery('english', 'cat & dog')), ts_rank_cd('{0.1,0.2,0.4,1.0}', 'a:1A b:3 a:5'::tsvector, 'a & b'), ts_rank_cd('a:1 b:3 c:9'::tsvector, 'a & !c')
+select ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 0), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 1), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 2), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 4), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 32)
 create table ts_docs (id int primary key, body text, tv tsvector)
 create index ts_docs_tv on ts_docs using gin (tv)
 create index ts_docs_body on ts_docs using gin (to_tsvector('english', body))

@@ -408,6 +408,31 @@ def ts_rank_weights_norm(w: list[float], v: str, q: str, norm: int) -> float:
     return TS.rank(v, q, _weights(w), norm)
 
 
+@register("ts_rank_cd", args=[TSVECTOR, TSQUERY], returns=T.FLOAT4)
+def ts_rank_cd(v: str, q: str) -> float:
+    """Cover density ranking with the default weights."""
+    return TS.rank_cd(v, q)
+
+
+@register("ts_rank_cd", args=[TSVECTOR, TSQUERY, T.INT4], returns=T.FLOAT4)
+def ts_rank_cd_norm(v: str, q: str, norm: int) -> float:
+    """ts_rank_cd with a normalization bit mask."""
+    return TS.rank_cd(v, q, norm=norm)
+
+
+@register("ts_rank_cd", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY], returns=T.FLOAT4)
+def ts_rank_cd_weights(w: list[float], v: str, q: str) -> float:
+    """ts_rank_cd with the weights of D, C, B and A."""
+    return TS.rank_cd(v, q, _weights(w))
+
+
+@register("ts_rank_cd", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY, T.INT4],
+          returns=T.FLOAT4)
+def ts_rank_cd_weights_norm(w: list[float], v: str, q: str, norm: int) -> float:
+    """ts_rank_cd with weights and a normalization bit mask."""
+    return TS.rank_cd(v, q, _weights(w), norm)
+
+
 def _weights(w: list[Any]) -> tuple[float, ...]:
     """The {D, C, B, A} weight array (PostgreSQL's order); 22023 for a bad one."""
     if len(w) < 4:
