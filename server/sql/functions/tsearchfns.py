@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import InvalidParameterValue
 from ...pgtypes import oids as T
 from ...pgtypes import tsearch as TS
+from ...pgtypes import tsrank
 from ...pgtypes.tsearch import TSQUERY, TSVECTOR
 from ..expr.regcast import RegOid
 from . import tsparser
@@ -387,50 +388,50 @@ def ts_match_tt(ctx: Any, t: str, q: str) -> bool:
 @register("ts_rank", args=[TSVECTOR, TSQUERY], returns=T.FLOAT4)
 def ts_rank(v: str, q: str) -> float:
     """PostgreSQL's ts_rank with the default weights {0.1, 0.2, 0.4, 1.0}."""
-    return TS.rank(v, q)
+    return tsrank.rank(v, q)
 
 
 @register("ts_rank", args=[TSVECTOR, TSQUERY, T.INT4], returns=T.FLOAT4)
 def ts_rank_norm(v: str, q: str, norm: int) -> float:
     """ts_rank with a normalization bit mask."""
-    return TS.rank(v, q, norm=norm)
+    return tsrank.rank(v, q, norm=norm)
 
 
 @register("ts_rank", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY], returns=T.FLOAT4)
 def ts_rank_weights(w: list[float], v: str, q: str) -> float:
     """ts_rank with the weights of D, C, B and A."""
-    return TS.rank(v, q, _weights(w))
+    return tsrank.rank(v, q, _weights(w))
 
 
 @register("ts_rank", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY, T.INT4], returns=T.FLOAT4)
 def ts_rank_weights_norm(w: list[float], v: str, q: str, norm: int) -> float:
     """ts_rank with weights and a normalization bit mask."""
-    return TS.rank(v, q, _weights(w), norm)
+    return tsrank.rank(v, q, _weights(w), norm)
 
 
 @register("ts_rank_cd", args=[TSVECTOR, TSQUERY], returns=T.FLOAT4)
 def ts_rank_cd(v: str, q: str) -> float:
     """Cover density ranking with the default weights."""
-    return TS.rank_cd(v, q)
+    return tsrank.rank_cd(v, q)
 
 
 @register("ts_rank_cd", args=[TSVECTOR, TSQUERY, T.INT4], returns=T.FLOAT4)
 def ts_rank_cd_norm(v: str, q: str, norm: int) -> float:
     """ts_rank_cd with a normalization bit mask."""
-    return TS.rank_cd(v, q, norm=norm)
+    return tsrank.rank_cd(v, q, norm=norm)
 
 
 @register("ts_rank_cd", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY], returns=T.FLOAT4)
 def ts_rank_cd_weights(w: list[float], v: str, q: str) -> float:
     """ts_rank_cd with the weights of D, C, B and A."""
-    return TS.rank_cd(v, q, _weights(w))
+    return tsrank.rank_cd(v, q, _weights(w))
 
 
 @register("ts_rank_cd", args=[T.ARRAY_OF[T.FLOAT4], TSVECTOR, TSQUERY, T.INT4],
           returns=T.FLOAT4)
 def ts_rank_cd_weights_norm(w: list[float], v: str, q: str, norm: int) -> float:
     """ts_rank_cd with weights and a normalization bit mask."""
-    return TS.rank_cd(v, q, _weights(w), norm)
+    return tsrank.rank_cd(v, q, _weights(w), norm)
 
 
 def _weights(w: list[Any]) -> tuple[float, ...]:

@@ -64,10 +64,10 @@ def headline(config: str, text: str, tree: Any, options: str) -> str:
     opts = _options(options)
     ops = _operands(tree)
     words: list[tuple[int, int, str]] = []  # (start, end, operand lexeme matched or "")
-    for tm in tsparser._TOKEN.finditer(text):
+    for tm in tsparser.TOKEN.finditer(text):
         for wm in _WORD.finditer(tm.group(0)):
             tok = wm.group(0)
-            kind = tsparser._word_kind(tok, False)
+            kind = tsparser.word_kind(tok, False)
             lex = tsparser.normalize(config, kind, tok)
             hit = next((o[1] for o in ops if lex is not None and (
                 lex == o[1] or (o[3] and lex.startswith(o[1])))), "")

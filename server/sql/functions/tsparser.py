@@ -41,7 +41,7 @@ such no nor not only own same so than too very s t can will just don should now
 """.split())
 
 _HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]+(?![\w])"
-_TOKEN = re.compile(
+TOKEN = re.compile(
     rf"(?P<proto>(?:https?|ftp)://)?(?P<host>{_HOST})(?P<path>/[^\s]*)?"
     rf"|(?P<email>[A-Za-z0-9][\w.+-]*@{_HOST})"
     r"|(?P<version>\d+(?:\.\d+){2,})"
@@ -56,7 +56,7 @@ _STEMMED = frozenset(("asciiword", "word", "asciihword", "hword", "hword_asciipa
 CONFIGS = ("simple", "english")
 
 
-def _word_kind(w: str, part: bool) -> str:
+def word_kind(w: str, part: bool) -> str:
     if w.isdigit():
         return "uint" if not part else "hword_numpart"
     if any(c.isdigit() for c in w):
@@ -69,7 +69,7 @@ def _word_kind(w: str, part: bool) -> str:
 def tokens(text: str) -> list[tuple[str, str]]:
     """(token kind, token) of the text, in order; protocols and blanks are left out."""
     out: list[tuple[str, str]] = []
-    for m in _TOKEN.finditer(text):
+    for m in TOKEN.finditer(text):
         kind = m.lastgroup
         if m.group("host") is not None:
             host, path = m.group("host"), m.group("path")
@@ -84,10 +84,10 @@ def tokens(text: str) -> list[tuple[str, str]]:
             parts = w.split("-")
             digits = any(c.isdigit() for c in w)
             out.append(("numhword" if digits else "asciihword" if w.isascii() else "hword", w))
-            out += [(_word_kind(p, True), p) for p in parts]
+            out += [(word_kind(p, True), p) for p in parts]
         elif kind == "word":
             w = m.group(0)
-            out.append((_word_kind(w, False), w))
+            out.append((word_kind(w, False), w))
         elif kind is not None:
             out.append((kind, m.group(0)))
     return out
