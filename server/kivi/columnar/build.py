@@ -140,9 +140,9 @@ def adopt_packs(lock: AbstractContextManager[Any], todo: list[tuple[ColumnarCopy
     for copy, old in todo:
         pace()
         new = old.ascending_compacted()
-        if new is not None:
-            with lock:
-                copy.adopt(old, new)
+        with lock:
+            if not copy.adopt(old, new):
+                return  # the next pack would be refused too (it is not above this one)
 
 
 def snapshots(lock: AbstractContextManager[Any], stores_of: Callable[[], Sequence[Store]],

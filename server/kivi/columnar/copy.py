@@ -113,6 +113,10 @@ def _take(seq: Sequence[Any], idx: np.ndarray) -> list[Any]:
     return [seq[i] for i in idx.tolist()]
 
 
+def _first_key(p: Pack) -> bytes:
+    return p.keys[0]
+
+
 class Pack:
     """Frozen rows: one `Column` per stored column, begin/end stamps, keys, summaries.
 
@@ -348,7 +352,7 @@ class ColumnarCopy:
     """The columnar copy of one region's versions (not thread-safe: the node lock guards it)."""
 
     __slots__ = ("packs", "t_keys", "t_rows", "t_begin", "t_end", "latest", "broken", "_ids",
-                 "sorted", "firsts", "low_water", "__weakref__")
+                 "sorted", "firsts", "low_water", "mixed", "__weakref__")
 
     def __init__(self) -> None:
         self.packs: dict[int, Pack] = {}
@@ -365,6 +369,7 @@ class ColumnarCopy:
         self.broken = False
         self._ids = count(1)
         self.low_water = 0  # the store's GC watermark: no snapshot below it reads the copy
+        self.mixed: set[int] = set()  # tracked packs whose keys do not ascend (`adopt`)
 
     def __len__(self) -> int:
         return sum(p.n for p in self.packs.values()) + len(self.t_keys)
@@ -509,15 +514,22 @@ class ColumnarCopy:
         """
         if self.broken:
             return []
+        top = self.sorted[-1].keys[-1] if self.sorted else None
         in_order = {q.pid for q in self.sorted}
-        return [p for p in self.packs.values() if p.pid not in in_order and not p.compact
-                and p.end is None and p.n >= PACK_ROWS // 4]
+        out = [p for p in self.packs.values() if p.pid not in in_order and not p.compact
+               and p.end is None and p.n >= PACK_ROWS // 4 and p.pid not in self.mixed]
+        # NB: a pack that cannot go above the sorted ones is never encoded in vain
+        return sorted((p for p in out if top is None or p.keys[0] > top), key=_first_key)
 
-    def adopt(self, old: Pack, new: Pack) -> bool:
+    def adopt(self, old: Pack, new: Pack | None) -> bool:
         """Puts `new` (old's compacted form, `Pack.ascending_compacted`, made outside the
         lock) in old's place as a sorted pack, if nothing made that wrong meanwhile: old
         is still here and has no ended row, and its first key is above every sorted key.
-        Its rows' `latest` entries go (they are found by bisection from now on)."""
+        Its rows' `latest` entries go (they are found by bisection from now on).
+        None: old's keys do not ascend; it is never tried again."""
+        if new is None:
+            self.mixed.add(old.pid)
+            return False
         if (self.broken or self.packs.get(old.pid) is not old or old.end is not None
                 or not isinstance(old.keys, list)):
             return False
