@@ -15,6 +15,7 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cumulo.server.kivi import wire, wirecols
 from cumulo.server.kivi.keycodec import decode_key, encode_key, encode_key_desc
 from cumulo.server.pgtypes import fardate as F
 from cumulo.server.pgtypes.infdate import (
@@ -106,3 +107,18 @@ def test_keys_written_before_far_dates_still_decode():
     assert encode_key([dt.date(2024, 2, 29)]) == b"\x31" + dt.date(2024, 2, 29).toordinal(
         ).to_bytes(4, "big")
     assert encode_key([dt.datetime(1, 1, 1)]) == b"\x33" + bias.to_bytes(8, "big")
+
+
+def test_stored_rows_and_copy_batches_keep_far_values():
+    """Rows on the wire, in the redo log and checkpoints (`kivi.wire`), and a COPY's typed
+    column batches (`kivi.wirecols`) bring far values back exactly, next to real ones."""
+    paris = dt.timezone(dt.timedelta(minutes=9, seconds=21))
+    row = (F.date_of_days(-746117), F.date_of_days(F.DATE_MAX_DAYS), dt.date(2024, 2, 29),
+           F.ts_of_us(F.TS_MIN_US), F.ts_of_us(F.TS_END_US - 1, dt.UTC),
+           F.FarTimestamp(-64464463503500000, paris), DATE_NEG_INF, TSTZ_INF, None)
+    back = wire.unpackb(wire.packb(row))
+    assert back == row and [type(v) for v in back] == [type(v) for v in row]
+    assert back[5].utcoffset() == paris.utcoffset(None)
+    col = [row[0], dt.date(2024, 2, 29), None]
+    kind, enc = wirecols.encode_column(col)
+    assert wirecols.decode_column(kind, wire.unpackb(wire.packb(enc))) == col
