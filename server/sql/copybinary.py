@@ -204,24 +204,29 @@ def walk(buf: bytes, oids: Sequence[int]) -> Parsed | None:
             run += 4 + _WIDTH[oid]
     tail = run  # the fixed fields after the last variable one (all of a row without one)
     end = len(buf)
+    u8 = np.frombuffer(buf, dtype=np.uint8)
+    k = len(gaps)
+    var = None
     if not gaps:
         if end % tail:
             return None
         starts = np.arange(0, end, tail, dtype=np.int64)
-        lens: list[int] = []
     else:
-        starts_l, lens = _row_starts(buf, gaps, tail, end)
-        if starts_l is None:
-            return None
-        starts = np.asarray(starts_l, dtype=np.int64)
-    u8 = np.frombuffer(buf, dtype=np.uint8)
+        first = _WIDTH.get(oids[0]) if oids[0] not in _VARIABLE else None
+        fast = _chained_starts(u8, n, first, gaps, tail) if first is not None else None
+        if fast is not None:
+            starts, var = fast
+        else:
+            starts_l, lens = _row_starts(buf, gaps, tail, end)
+            if starts_l is None:
+                return None
+            starts = np.asarray(starts_l, dtype=np.int64)
+            var = np.asarray(lens, dtype=np.int64).reshape(-1, k)
     if len(starts) == 0:
         return None
     count = (u8[starts].astype(np.int32) << 8) | u8[starts + 1]
     if (count != n).any():
         return None
-    k = len(gaps)
-    var = np.asarray(lens, dtype=np.int64).reshape(-1, k) if k else None
     if var is not None and (var < 0).any():
         return None
     offsets: list[np.ndarray] = []
@@ -250,6 +255,43 @@ def _word(u8: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The signed big-endian 32-bit words at each offset."""
     b = u8[at[:, None] + np.arange(4)]
     return b.copy().view(">i4").ravel()
+
+
+def _chained_starts(u8: np.ndarray, n: int, first: int, gaps: list[int], tail: int
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each row's start and its variable fields' lengths, found without a loop per row.
+
+    Every offset where the field count `n` is followed by the first (fixed-width)
+    field's length word `first` is taken for a row start, and each such row's end is
+    computed from its variable lengths, for all of them at once. They are the rows
+    exactly when the first is at 0 and each ends where the next begins and the last at
+    the end of the data (the chain of rows from offset 0 is then these). Anything else (a
+    value's bytes that look like a row start, a bad length): None, and `_row_starts`
+    walks the rows one by one.
+    """
+    end = len(u8)
+    if end < 6:
+        return None
+    at = np.flatnonzero((u8[:-5] == n >> 8) & (u8[1:-4] == n & 0xFF))
+    for j, byte in enumerate(first.to_bytes(4, "big")):
+        at = at[u8[at + 2 + j] == byte]
+    if len(at) == 0 or at[0] != 0:
+        return None
+    pos = at
+    lens = []
+    for g in gaps:
+        pos = pos + g
+        if int(pos.max()) + 4 > end:
+            return None
+        size = _word(u8, pos).astype(np.int64)
+        if (size < 0).any():
+            return None  # NB: a NULL: the per-field parser
+        lens.append(size)
+        pos = pos + 4 + size
+    pos = pos + tail
+    if int(pos[-1]) != end or (pos[:-1] != at[1:]).any():
+        return None
+    return at, np.stack(lens, axis=1)
 
 
 def _row_starts(buf: bytes, gaps: list[int], tail: int, end: int

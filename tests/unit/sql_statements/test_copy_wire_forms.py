@@ -17,6 +17,7 @@ import datetime as dt
 import struct
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
 from cumulo.server.errors import SQLError
@@ -25,6 +26,7 @@ from cumulo.server.pgtypes import oids as T
 from cumulo.server.pgtypes.text import text_decoder
 from cumulo.server.sql import copy as copy_module
 from cumulo.server.sql.copybatch import column_decoder, split_block
+from cumulo.server.sql.copybinary import _chained_starts, _row_starts, walk
 from cumulo.server.sql.engine import SQLEngine
 from cumulo.server.sql.expr.casts import cast_function
 from cumulo.server.txn.embedded import open_embedded
@@ -191,3 +193,33 @@ def test_null_strings_found_or_ruled_out_per_block(session):
     assert rows(session, "SELECT * FROM nn ORDER BY id") == [
         (1, None, "x"), (2, "a", None), (3, "b", "c"), (4, None, "y"), (5, "vanilla", "z"),
         (6, "vanilla", None), (7, None, "nils"), (8, "\\N", "q"), (9, "aN", "r")]
+
+
+def _binary_rows(values: list[tuple[int, str, int]]) -> bytes:
+    """Binary COPY rows of (bigint, text, int)."""
+    out = []
+    for i, t, g in values:
+        b = t.encode()
+        out.append(struct.pack("!hiq", 3, 8, i) + struct.pack("!i", len(b)) + b
+                   + struct.pack("!ii", 4, g))
+    return b"".join(out)
+
+
+def test_binary_row_starts_found_at_once_or_walked(session):
+    oids = [T.INT8, T.TEXT, T.INT4]
+    plain = _binary_rows([(i, "x" * (i % 5), -i) for i in range(1, 300)])
+    u8 = np.frombuffer(plain, dtype=np.uint8)
+    starts, lens = _chained_starts(u8, 3, 8, [14], 8)
+    want, want_lens = _row_starts(plain, [14], 8, len(plain))
+    assert starts.tolist() == want and lens.ravel().tolist() == want_lens
+    # a bigint whose bytes look like a row start (count 3, length 8): walked row by row
+    tricky = _binary_rows([(1, "a", 1), (0x0003_0000_0008_0001, "b", 2), (3, "", 3)])
+    assert _chained_starts(np.frombuffer(tricky, dtype=np.uint8), 3, 8, [14], 8) is None
+    assert walk(tricky, oids) is not None
+    run(session, "CREATE TABLE br (id bigint, t text, g int)")
+    head = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+    copy_in(session, "COPY br FROM STDIN (FORMAT BINARY)", [head + tricky + b"\xff\xff"])
+    copy_in(session, "COPY br FROM STDIN (FORMAT BINARY)", [head + plain + b"\xff\xff"])
+    got = rows(session, "SELECT id, t, g FROM br ORDER BY id")
+    assert got[:3] == [(1, "a", 1), (1, "x", -1), (2, "xx", -2)]
+    assert got[-1] == (0x0003_0000_0008_0001, "b", 2) and len(got) == 302
