@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
+from collections.abc import Callable
 
 _local = threading.local()
 
@@ -110,35 +111,39 @@ def parse_loose(s: str) -> tuple[dt.datetime, str | None, bool]:
             zone = tok
         else:
             raise NotADate(s)
-    y, mo, d = _date_fields(nums, month, s)
+    y, mo, d = _date_fields(nums, month, s, bc)
     return dt.datetime(y, mo, d, hh, mi, ss) + dt.timedelta(microseconds=us), zone, bc
 
 
-def _date_fields(nums: list[str], month: int | None, s: str) -> tuple[int, int, int]:
+def _date_fields(nums: list[str], month: int | None, s: str, bc: bool = False
+                 ) -> tuple[int, int, int]:
+    """(year, month, day) of the numbers; a BC year is as written (PostgreSQL widens a
+    two-digit year to 19xx/20xx only in AD)."""
+    year_of: Callable[[str], int] = _year_ad if not bc else int
     if month is not None:
         if len(nums) != 2:
             raise NotADate(s)
         a, b = nums
         if len(a) >= 3 or int(a) > 31:
-            return _year(a), month, int(b)
-        return _year(b), month, int(a)
+            return year_of(a), month, int(b)
+        return year_of(b), month, int(a)
     if len(nums) == 1 and len(nums[0]) in (6, 8):
         n = nums[0]
-        return _year(n[:-4]), int(n[-4:-2]), int(n[-2:])
+        return year_of(n[:-4]), int(n[-4:-2]), int(n[-2:])
     if len(nums) != 3:
         raise NotADate(s)
     a, b, c = nums
     if len(a) >= 3:
-        return _year(a), int(b), int(c)
+        return year_of(a), int(b), int(c)
     order = date_order()
     if order == "DMY":
-        return _year(c), int(b), int(a)
+        return year_of(c), int(b), int(a)
     if order == "YMD":
-        return _year(a), int(b), int(c)
-    return _year(c), int(a), int(b)
+        return year_of(a), int(b), int(c)
+    return year_of(c), int(a), int(b)
 
 
-def _year(t: str) -> int:
+def _year_ad(t: str) -> int:
     y = int(t)
     if len(t) <= 2:
         return y + (2000 if y < 70 else 1900)

@@ -36,6 +36,7 @@ select '294277-01-01'::timestamp
 select '4714-11-23 23:59 BC'::timestamp
 select '4714-11-24 00:00 BC'::timestamptz
 select '294276-12-31 23:00-05'::timestamptz
+select 'March 15, 44 BC 10:00'::timestamp, 'March 15, 44 10:00'::timestamp, '03/15/0044 BC'::date, '15 Mar 44 BC'::date
 select '0044-03-15 BC'::date::text, '20000-06-01 12:00'::timestamp::text, '0044-03-15 BC'::text::date, '10000-01-01 BC'::text::date
 """.strip().splitlines()
 
