@@ -46,8 +46,9 @@ built it. A checkpoint copies the base's two lists (`export`).
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress, islice, repeat
 from operator import is_, itemgetter, lt, not_
@@ -97,7 +98,7 @@ class VersionStore:
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
     __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_max_ts", "_col", "_low_water",
-                 "_cold", "_epoch")
+                 "_cold", "_epoch", "_dirty")
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -114,7 +115,8 @@ class VersionStore:
         # Cold rows (`kivi.coldrows`): keys with one live version <= the watermark, encoded;
         # disjoint from the base and the cache (a write to a cold key moves it to the cache)
         self._cold = ColdRows()
-        self._epoch = 0  # bumped when base positions move in place (a split): see `_freeze`
+        self._epoch = 0  # bumped when base positions move in place (a split): see `freeze`
+        self._dirty: list[int] | None = None  # while a freeze runs: base positions written
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""
@@ -137,6 +139,8 @@ class VersionStore:
             i = bisect_left(keys, key)
             if i < len(keys) and keys[i] == key:
                 chains[i] = _add_version(chains[i], ts, row)
+                if self._dirty is not None:
+                    self._dirty.append(i)
             else:
                 chain = cache.get(key)
                 if chain is None:
@@ -190,6 +194,8 @@ class VersionStore:
             if i < n and keys[i] == k:
                 chains[i] = _add_version(chains[i], ts, row)
                 gc.add(k)
+                if self._dirty is not None:
+                    self._dirty.append(i)
             elif (warm := self._warm(k)) is not None:
                 add_k.append(k)
                 add_c.append(_add_version(warm, ts, row))
@@ -573,13 +579,15 @@ class VersionStore:
         """Moves base keys whose one version is a row <= low_water into cold segments
         (`kivi.coldrows`); returns how many. Raises the watermark as `collect` does.
 
-        With `lock` (not held by the caller): the base is read SEGMENT_ROWS keys per hold
-        and encoded outside the lock; one last hold installs the segments and drops their
-        keys from the base, unless the base was replaced meanwhile (a cache merge, a
-        removal, a split: then nothing changes and the next pass tries again). A key
-        written since it was read stays hot: its chain is no longer the tuple that was
-        encoded, and it is marked dead in its new segment. The old lists are then freed
-        from their end a slice at a time (freeing a 10M-key list is a 1-2 s GIL hold).
+        With `lock` (not held by the caller) no hold is longer than a few ms at any size:
+        the base is read SEGMENT_ROWS keys per hold, encoded outside the lock, and the base
+        without the frozen keys is built outside it too, a window at a time. Base writes
+        meanwhile note their positions (`_dirty`); the last hold installs the segments
+        and the new base, copying in the chains written since, and moving a frozen key
+        written since to the write cache (dead in its segment). If the base was replaced
+        meanwhile (a cache merge, a removal, a split) nothing changes and the next pass
+        tries again. The old lists are then freed from their end a slice at a time
+        (freeing a 10M-key list is a 1-2 s GIL hold).
         """
         guard = lock if lock is not None else nullcontext()
         with guard:
@@ -587,53 +595,86 @@ class VersionStore:
             lw = self._low_water
             keys0, chains0, epoch, n0 = self._keys, self._chains, self._epoch, len(self._keys)
             taken = [(s.first, s.last) for s in self._cold.segs]
-        if n0 < MIN_SEGMENT:
-            return 0
-        windows: list[tuple[int, list[Chain], list[tuple[Segment, list[int]]]]] = []
+            if n0 < MIN_SEGMENT or self._dirty is not None:
+                return 0
+            self._dirty = []
+        try:
+            return self._freeze(keys0, chains0, epoch, n0, lw, taken, lock)
+        finally:
+            with guard:
+                self._dirty = None
+
+    def _freeze(self, keys0: list[bytes], chains0: list[Chain], epoch: int, n0: int, lw: int,
+                taken: list[tuple[bytes, bytes]], lock: AbstractContextManager[Any] | None
+                ) -> int:
+        guard = lock if lock is not None else nullcontext()
+        pause = sleep if lock is not None else _no_pause
+        sel = bytearray(b"\x01") * n0  # 0: frozen
+        # window start -> its segments and the window positions each holds
+        placed: dict[int, list[tuple[Segment, Sequence[int]]]] = {}
         for start in range(0, n0, SEGMENT_ROWS):
-            if start and lock is not None:
-                sleep(0)  # gives the GIL away between windows
+            if start:
+                pause(0)  # gives the GIL away between windows
             with guard:
                 if self._keys is not keys0 or self._epoch != epoch:
                     return 0
                 ks, cs = keys0[start:start + SEGMENT_ROWS], chains0[start:start + SEGMENT_ROWS]
             segs = _freezable(ks, cs, lw, taken)
             if segs:
-                windows.append((start, cs, segs))
-        if not windows:
+                placed[start] = segs
+                for _, at in segs:
+                    if isinstance(at, range):
+                        sel[start + at.start:start + at.stop] = bytes(len(at))
+                    else:
+                        for p in at:
+                            sel[start + p] = 0
+        if not placed:
             return 0
+        del ks, cs
+        # the new base, outside the lock: positions stay put until the lists are replaced
+        # (checked below); chains written meanwhile are copied in at the install
+        new_k: list[bytes] = []
+        new_c: list[Chain] = []
+        for start in range(0, n0, SEGMENT_ROWS):
+            pause(0)
+            w = sel[start:start + SEGMENT_ROWS]
+            new_k += compress(keys0[start:start + SEGMENT_ROWS], w)
+            new_c += compress(chains0[start:start + SEGMENT_ROWS], w)
         frozen = 0
         with guard:
             if self._keys is not keys0 or self._epoch != epoch:
                 return 0
-            sel = bytearray(b"\x01") * n0
-            cold = self._cold
-            for start, cs, segs in windows:
-                now = chains0[start:start + len(cs)]
-                for seg, at in segs:
-                    if cold.overlaps(seg.first, seg.last):
-                        continue  # NB: another freeze got there first
-                    if len(at) == len(cs) and all(map(is_, now, cs)):  # the whole window, as read
-                        sel[start:start + len(cs)] = bytes(len(cs))
-                        cold.add(seg)
-                        frozen += seg.n
-                        continue
-                    for n, p in enumerate(at):
-                        if now[p] is cs[p]:
-                            sel[start + p] = 0
-                        else:  # written since: stays hot
+            cold, cache = self._cold, self._cache
+            segs_all = [seg for segs in placed.values() for seg, _ in segs]
+            if any(cold.overlaps(seg.first, seg.last) for seg in segs_all):
+                return 0  # NB: cannot happen while collections do not overlap
+            dirty = sorted(set(self._dirty or ()))
+            zeros, prev = 0, 0
+            for p in dirty:
+                if p >= n0:
+                    break  # appended since the pass began: copied below
+                zeros += sel.count(0, prev, p)
+                prev = p
+                if sel[p]:  # still hot: its new chain
+                    new_c[p - zeros] = chains0[p]
+                else:  # frozen, and written since: hot again, in the write cache
+                    start = p - p % SEGMENT_ROWS
+                    for seg, at in placed[start]:
+                        n = bisect_left(at, p - start)
+                        if n < len(at) and at[n] == p - start:
                             seg.alive[n] = 0
                             seg.dead += 1
-                    if seg.dead < seg.n:
-                        cold.add(seg)
-                        frozen += seg.n - seg.dead
-            if frozen:
-                self._keys = list(compress(keys0, sel))
-                self._keys += keys0[n0:]  # appended since the pass began
-                self._chains = list(compress(chains0, sel))
-                self._chains += chains0[n0:]
-        windows.clear()
-        if frozen and lock is not None:
+                            break
+                    cache[keys0[p]] = chains0[p]
+            for seg in segs_all:
+                if seg.dead < seg.n:
+                    cold.add(seg)
+                    frozen += seg.n - seg.dead
+            new_k += keys0[n0:]  # appended since the pass began
+            new_c += chains0[n0:]
+            self._keys, self._chains = new_k, new_c
+        placed.clear()
+        if lock is not None:
             # NB: no one else holds the old lists (readers copy slices under the lock)
             while keys0:
                 del keys0[-FREE_CHUNK:]
@@ -666,6 +707,8 @@ class VersionStore:
                         dropped += len(chain) - 1
                         if in_base:
                             chains[i] = gone[key] = chain[:1]
+                            if self._dirty is not None:
+                                self._dirty.append(i)
                         else:
                             del cache[key]
                             dropped += 1
@@ -675,6 +718,8 @@ class VersionStore:
                         chain = chain[:cut]
                         if in_base:
                             chains[i] = chain
+                            if self._dirty is not None:
+                                self._dirty.append(i)
                         else:
                             cache[key] = chain
                     break
@@ -806,8 +851,12 @@ def _ascending(keys: list[bytes]) -> bool:
     return all(map(lt, keys, islice(keys, 1, None)))
 
 
+def _no_pause(_: float) -> None:
+    """`sleep`'s stand-in when no lock is shared: nothing to give way to."""
+
+
 def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
-               taken: list[tuple[bytes, bytes]]) -> list[tuple[Segment, list[int]]]:
+               taken: list[tuple[bytes, bytes]]) -> list[tuple[Segment, Sequence[int]]]:
     """Encodes the base keys among `keys` that may go cold, as segments with the positions
     they came from: keys whose chain is one row <= low_water, outside the ranges `taken`
     by existing segments; a segment never spans such a range (segments stay disjoint)."""
@@ -828,11 +877,13 @@ def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
         if last < lo_k:
             continue
         cuts.append((bisect_left(keys, first), bisect_right(keys, last)))
-    out: list[tuple[Segment, list[int]]] = []
+    out: list[tuple[Segment, Sequence[int]]] = []
     g0 = 0
     for a, b in [*cuts, (len(keys), len(keys))]:
         if a - g0 >= MIN_SEGMENT:
-            at = list(compress(range(g0, a), ok[g0:a]))
+            # NB: compact: 10M positions as a list of ints would cost 360 MB during a pass
+            at: Sequence[int] = (range(g0, a) if all(ok[g0:a])
+                                 else array("I", compress(range(g0, a), ok[g0:a])))
             if len(at) >= MIN_SEGMENT:
                 if len(at) == len(keys):
                     seg_k, seg_h = keys, heads
