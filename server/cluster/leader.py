@@ -200,9 +200,9 @@ class MasterMindRole:
         self._stop = threading.Event()
         self._kivi: KiviClient | None = None
 
-    @staticmethod
-    def offload(msg: Any) -> bool:
-        return MasterMindService.offload(msg.msg if type(msg) is Led else msg)
+    def offload(self, msg: Any) -> bool:
+        mm = self.mm
+        return mm is not None and mm.offload(msg.msg if type(msg) is Led else msg)
 
     def handle(self, msg: Any) -> Any:
         epoch, rid = None, 0

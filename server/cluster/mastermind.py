@@ -142,14 +142,15 @@ class MasterMindService:
         # the sequences' marks (`cluster.seqmarks`); a leader persists them in ZooKeeper
         self.sequences = SequenceMarks()
 
-    @staticmethod
-    def offload(msg: Any) -> bool:
-        """Long polls and placement changes run off the event loop. A poll that may not
-        wait (timeout 0: `RemoteSnapshots.refresh`, one per transaction start) is answered
-        inline: a thread-pool hop cost the MasterMind more CPU than the answer."""
+    def offload(self, msg: Any) -> bool:
+        """Long polls and placement changes run off the event loop, and so does a sequence
+        block that writes ZooKeeper. A poll that may not wait (timeout 0:
+        `RemoteSnapshots.refresh`, one per transaction start) is answered inline: a
+        thread-pool hop cost the MasterMind more CPU than the answer."""
         kind = type(msg)
-        return (kind is SplitAt or kind is MoveRegion or kind in SEQ_MESSAGES
-                or (kind is PollSnapshot and msg.timeout > 0))
+        if kind in SEQ_MESSAGES:
+            return self.sequences.writes(msg)
+        return kind is SplitAt or kind is MoveRegion or (kind is PollSnapshot and msg.timeout > 0)
 
     def handle(self, msg: Any) -> Any:
         """Runs one message: sequencer and snapshot messages answer with their outputs."""
@@ -162,7 +163,7 @@ class MasterMindService:
             if self.placer is None:
                 raise FeatureNotSupported("this MasterMind runs without ZooKeeper: no placement")
             return self.placer.handle(msg)
-        if type(msg) in SEQ_MESSAGES:  # NB: off the event loop: it may write ZooKeeper
+        if type(msg) in SEQ_MESSAGES:
             return self.sequences.handle(msg)
         if type(msg) is WaitEdge:
             if self.graph.would_deadlock(msg.waiter, msg.holder):

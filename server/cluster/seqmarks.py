@@ -28,9 +28,9 @@ only if nobody reserved past it meanwhile.
 
 PostgreSQL's rules (increment, MINVALUE/MAXVALUE, CYCLE, 2200H at the end) stay in
 `CatalogStore`, which computes the values to ask for; the MasterMind only keeps marks.
-A block is the sequence's CACHE (1 by default): with CACHE 1, every nextval asks the
-MasterMind (one round trip, rarely a ZooKeeper write), and values come out across
-engines in the order they were asked, as from PostgreSQL's sessions.
+A block is the sequence's CACHE, at least 32 values (`CatalogStore._seq_block`). A
+request that needs no ZooKeeper write is answered on the MasterMind's event loop
+(`writes`); one that does runs in its thread pool.
 """
 
 from __future__ import annotations
@@ -148,6 +148,9 @@ class SequenceMarks:
     500
     >>> _ = m.handle(SeqSet(7, 9)); m.handle(SeqPeek(7))
     9
+    >>> m2 = SequenceMarks(); _ = m2.handle(SeqReserve(8, 1, 1, 32, False, 1, 10**9))
+    >>> m2.writes(SeqReserve(8, 1, 1, 32, False, 1, 10**9)), m2.saved  # bound 1056 written
+    (False, 1)
     """
 
     def __init__(self, load: Callable[[int], int | None] = lambda oid: None,
@@ -155,7 +158,7 @@ class SequenceMarks:
         self.load, self.save = load, save
         self._lock = threading.Lock()  # NB: served off the event loop (ZooKeeper I/O)
         self._marks: dict[int, list[int]] = {}  # oid -> [mark, persisted bound]
-        self.writes = 0
+        self.saved = 0  # ZooKeeper writes made
 
     @classmethod
     def in_zookeeper(cls, term: Any) -> SequenceMarks:
@@ -171,6 +174,20 @@ class SequenceMarks:
         term.zk.ensure_path(SEQS)
         return cls(load, lambda oid, bound: term.write(f"{SEQS}/{oid}", bound))
 
+    def writes(self, msg: Any) -> bool:
+        """Whether `msg` may write ZooKeeper (then it runs off the event loop). A guess
+        without the lock: one that turns out to write anyway only blocks the loop once."""
+        st = self._marks.get(msg.oid)
+        kind = type(msg)
+        if st is None or kind is SeqSet:
+            return kind is not SeqPeek or st is None
+        if kind is SeqReserve:
+            return msg.wrapped or _ahead(msg.v + msg.inc * msg.n, st[1], msg.inc) or \
+                _ahead(st[0] + msg.inc * msg.n, st[1], msg.inc)
+        if kind is SeqExtend:
+            return _ahead(msg.last, st[1], msg.inc)
+        return False
+
     def _state(self, oid: int) -> list[int] | None:
         st = self._marks.get(oid)
         if st is None:
@@ -183,7 +200,7 @@ class SequenceMarks:
     def _move(self, oid: int, mark: int, bound: int, persist: bool) -> None:
         if persist:
             self.save(oid, bound)  # NB: before the answer: a successor starts above it
-            self.writes += 1
+            self.saved += 1
         else:
             bound = self._marks[oid][1]
         self._marks[oid] = [mark, bound]

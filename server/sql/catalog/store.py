@@ -385,11 +385,12 @@ class CatalogStore:
         return first[0]
 
     def _seq_block(self, seq: Sequence) -> int:
-        """Values per reservation. In cluster mode, the sequence's CACHE, as a PostgreSQL
-        session's: each engine's block comes from the MasterMind, so with CACHE 1 values
-        are handed out across engines in the order PostgreSQL's sessions get them. One
-        engine alone shares one block among its sessions: no order to keep across them."""
-        return seq.cache if self.seq_marks is not None else max(SEQ_BLOCK, seq.cache)
+        """Values per reservation: the sequence's CACHE, at least SEQ_BLOCK (as PostgreSQL
+        logs 32 values ahead). One engine shares its block among its sessions; with several
+        engines (cluster mode) each has its own, as a PostgreSQL session with CACHE 32:
+        values drawn on two engines interleave out of order (a MasterMind round trip per
+        value cost an insert into a serial column ~0.6 ms)."""
+        return max(SEQ_BLOCK, seq.cache)
 
     def reserve_sequence(self, seq: Sequence, n: int) -> None:
         """Reserves the sequence's next n values with one write of its high-water mark, when

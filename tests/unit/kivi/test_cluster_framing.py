@@ -38,7 +38,7 @@ class Unwrap:
 
 def test_a_served_mastermind_answers_in_fixed_layouts():
     mm = MasterMindService()
-    server = NodeServerThread(Unwrap(mm), offload=mm.offload)
+    server = NodeServerThread(Unwrap(mm), offload=lambda m: mm.offload(m.msg))
     client = RemoteNode(server.host, server.port)
     try:
         assert client.handle(Led(1, PollSnapshot(0, 0.0), 5)) == SnapshotIs(0)
