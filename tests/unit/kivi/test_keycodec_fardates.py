@@ -57,7 +57,7 @@ def pg_order(v: object) -> tuple[int, int]:
     return (0, F.days_of(v))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.one_of(st.lists(dates, min_size=2, max_size=12),
                  st.lists(_stamps(None, TS_INF, TS_NEG_INF), min_size=2, max_size=12),
                  st.lists(_stamps(dt.UTC, TSTZ_INF, TSTZ_NEG_INF), min_size=2, max_size=12)),
