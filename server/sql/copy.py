@@ -56,6 +56,7 @@ from .copybatch import (
 from .copybinary import batches, supported, walk
 from .copycontext import line_context, locate, with_context
 from .copyencoding import check_escaped_nul, decode_block
+from .copygc import paused
 from .copyout import (
     ColumnCopy,
     binary_column,
@@ -300,7 +301,8 @@ class CopyIn:
         self.parts.append(data)
         self.pending += len(data)
         if self.format != "binary" and self.pending >= FEED_CHUNK and not self.slow_csv:
-            self._drain(final=False)
+            with paused():  # NB: one block at a time (copygc)
+                self._drain(final=False)
 
     def _drain(self, final: bool) -> None:
         """Parses the complete lines received so far (all of them when `final`).
@@ -584,12 +586,13 @@ class CopyIn:
         if parsed is None:
             return pos
         for lo, hi in batches(parsed, BATCH):
-            got = parsed.columns(lo, hi, self.typmods)
-            if got is None:
-                return pos + int(parsed.starts[lo])
-            cols, exact = got
-            self._add_columns(cols)
-            self._flush(frozenset(self.positions[i] for i in exact))
+            with paused():  # NB: one writer batch at a time (copygc)
+                got = parsed.columns(lo, hi, self.typmods)
+                if got is None:
+                    return pos + int(parsed.starts[lo])
+                cols, exact = got
+                self._add_columns(cols)
+                self._flush(frozenset(self.positions[i] for i in exact))
         return len(b)
 
     def _flush(self, converted: frozenset[int] | None = None) -> None:
@@ -689,10 +692,12 @@ class CopyIn:
 
     def _finish(self) -> str:
         if self.format == "text":
-            self._drain(final=True)
+            with paused():
+                self._drain(final=True)
         elif self.format == "csv":
             if not self.slow_csv:
-                self._drain(final=True)
+                with paused():
+                    self._drain(final=True)
             if self.slow_csv:
                 self._csv()
         else:
