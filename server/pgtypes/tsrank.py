@@ -129,6 +129,16 @@ def _holds(q: Any, seen: set[tuple[str, bool]]) -> bool:
     return _holds(q[1], seen) and _holds(q[2], seen)
 
 
+def _first_cover_edge(tree: Any, doc: list[Any], indices: range) -> int | None:
+    """The first index, walking `indices`, where the operands met so far satisfy the query."""
+    seen: set[tuple[str, bool]] = set()
+    for i in indices:
+        seen |= doc[i][1][1]
+        if _holds(tree, seen):
+            return i
+    return None
+
+
 def rank_cd(v: str, q: str, weights: tuple[float, ...] = _DEFAULT_WEIGHTS, norm: int = 0) -> float:
     """ts_rank_cd: PostgreSQL's cover density ranking (calc_rank_cd, its Cover() walk)."""
     vec, tree = vector(v), query(q)
@@ -149,14 +159,10 @@ def rank_cd(v: str, q: str, weights: tuple[float, ...] = _DEFAULT_WEIGHTS, norm:
     n, start = len(doc), 0
     wdoc, sum_dist, prev, extents = 0.0, 0.0, 0.0, 0
     while start < n:
-        seen: set[tuple[str, bool]] = set()
-        end = next((i for i in range(start, n) if seen.update(doc[i][1][1]) or _holds(tree, seen)),
-                   None)
+        end = _first_cover_edge(tree, doc, range(start, n))
         if end is None or doc[end][0] == 0:  # NB: a position-less entry ends no cover (PG)
             break
-        seen = set()
-        begin = next((i for i in range(end, start - 1, -1)
-                      if seen.update(doc[i][1][1]) or _holds(tree, seen)), None)
+        begin = _first_cover_edge(tree, doc, range(end, start - 1, -1))
         if begin is None:
             start += 1
             continue
