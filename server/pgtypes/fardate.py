@@ -203,11 +203,15 @@ class FarDate(_Calendar, dt.date):  # type: ignore[misc]
         if isinstance(other, dt.timedelta):
             return date_of_days(self.days - other.days)
         if isinstance(other, dt.date) and not isinstance(other, dt.datetime):
+            if infinite_sign(other):
+                raise DatetimeFieldOverflow("cannot subtract infinite dates")
             return dt.timedelta(days=self.days - days_of(other))
         return NotImplemented
 
     def __rsub__(self, other: Any) -> Any:
         if isinstance(other, dt.date) and not isinstance(other, dt.datetime):
+            if infinite_sign(other):
+                raise DatetimeFieldOverflow("cannot subtract infinite dates")
             return dt.timedelta(days=days_of(other) - self.days)
         return NotImplemented
 

@@ -13,6 +13,7 @@ and results through asyncpg's binary integer forms (days and microseconds from
 from __future__ import annotations
 
 import asyncio
+import random
 
 import asyncpg
 import psycopg
@@ -270,3 +271,41 @@ def test_arrow_direct_api_carries_far_dates(cumulo_server):
         finally:
             c.close()
             sql.execute("drop table fd_arrow")
+
+
+_DATES = ["date '4714-11-24 BC'", "date '0044-03-15 BC'", "date '0001-12-31 BC'", "date '0001-01-01'",
+          "date '2024-02-29'", "date '9999-12-31'", "date '10000-01-01'", "date '5874897-12-31'",
+          "date 'infinity'", "date '-infinity'"]
+_STAMPS = ["timestamp '4714-11-24 00:00 BC'", "timestamp '0044-03-15 10:30:00.5 BC'",
+           "timestamp '0001-12-31 23:59:59.999999 BC'", "timestamp '2024-02-29 12:00'",
+           "timestamp '9999-12-31 23:59:59.999999'", "timestamp '20000-06-01 12:34:56'",
+           "timestamp '294276-12-31 23:59:59.999999'", "timestamp 'infinity'"]
+_FIELDS = ["year", "month", "day", "dow", "isodow", "doy", "week", "isoyear", "quarter", "decade",
+           "century", "millennium", "epoch", "hour"]  # NB: julian of a timestamp: LEFT
+_UNITS = ["day", "week", "month", "quarter", "year", "decade", "century", "millennium"]
+_SHAPES = [
+    "select {d} + {n}", "select {d} - {n}", "select {d} - {d2}", "select {d} < {d2}, {d} = {d2}",
+    "select {d}::timestamp", "select {d}::timestamptz::text", "select {t}::date",
+    "select {t} + interval '{n} days {n} hours'", "select {t} - interval '{n} mons'",
+    "select {t} > {t2}", "select extract({f} from {d})",
+    "select extract({f} from {t})", "select date_trunc('{u}', {t})",
+    "select to_char({t}, 'YYYY-MM-DD HH24:MI:SS.US BC IYYY-IW-ID DDD J Q CC Day Mon')",
+    "select greatest({d}, {d2}), least({t}, {t2})", "select {d} + time '24:00'",
+]
+
+
+def _random_statements(seed: int, n: int) -> list[str]:
+    """Random pairings of far values with the operators and functions (a seeded list, so a
+    failure names its statement)."""
+    rng = random.Random(seed)
+    return [rng.choice(_SHAPES).format(
+        d=rng.choice(_DATES), d2=rng.choice(_DATES), t=rng.choice(_STAMPS),
+        t2=rng.choice(_STAMPS), f=rng.choice(_FIELDS), u=rng.choice(_UNITS),
+        n=rng.choice([1, 7, 400, 100000, 2000000000])) for _ in range(n)]
+
+
+def test_random_far_date_expressions_match_pg15(pg15, cumulo_server):
+    """120 seeded random expressions over far values and the infinities, text and binary."""
+    stmts = _random_statements(16, 120)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), stmts, False)
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), stmts, True)

@@ -720,4 +720,6 @@ def date_add_days(d: dt.date, n: int) -> dt.date:
     try:
         return d + dt.timedelta(days=n)
     except OverflowError:  # BC or after 9999 (pgtypes.fardate); 22008 past PostgreSQL's range
+        if isinstance(d, InfiniteDate):
+            return d  # NB: timedelta itself overflowed; infinity stays infinite
         return date_of_days(days_of(d) + n)

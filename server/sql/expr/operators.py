@@ -12,10 +12,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ...errors import AmbiguousFunction, UndefinedFunction
+from ...errors import AmbiguousFunction, DatetimeFieldOverflow, UndefinedFunction
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
-from ...pgtypes.fardate import FarDate, ts_of_us
+from ...pgtypes.fardate import FarDate, days_of, ts_of_us
 from ...pgtypes.infdate import TS_INF, TS_NEG_INF, InfiniteDate, Time24
 from . import types as ty
 from .bound import E
@@ -99,9 +99,14 @@ def rt_date_pl_time(d: dt.date, t: dt.time) -> dt.datetime:
     """date + time: the timestamp at that clock time ('infinity' stays infinite)."""
     if isinstance(d, InfiniteDate):
         return TS_INF if d.sign > 0 else TS_NEG_INF
-    if type(d) is FarDate:  # BC or after 9999: combine() would read the placeholder fields
-        return ts_of_us(d.days * 86_400_000_000 + ((t.hour * 60 + t.minute) * 60 + t.second)
-                        * 1_000_000 + t.microsecond)
+    if type(d) is FarDate or (type(t) is Time24 and d.year == 9999):
+        # BC or after 9999: on the day count (combine() would read the placeholder fields)
+        try:
+            return ts_of_us(days_of(d) * 86_400_000_000 + ((t.hour * 60 + t.minute) * 60
+                                                            + t.second) * 1_000_000
+                            + t.microsecond)
+        except DatetimeFieldOverflow:
+            raise DatetimeFieldOverflow("date out of range for timestamp") from None
     if type(t) is Time24:  # NB: 24:00:00 is the next day's midnight
         return dt.datetime.combine(d, dt.time(0)) + dt.timedelta(days=1)
     return dt.datetime.combine(d, t)

@@ -229,6 +229,9 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
     f = _unit(field, _FIELDS, _type_name(v))
     if isinstance(v, dt.timedelta):
         return _extract_interval(f, v)
+    if isinstance(v, dt.date) and not isinstance(v, dt.datetime) and f in (
+            "hour", "minute", "second", "milliseconds", "microseconds"):
+        raise FeatureNotSupported(f'unit "{field}" not supported for type date')  # NB: 0A000
     if not isfinite(v):  # PostgreSQL: +-Infinity for the fields that grow with time, else NULL
         if f in ("epoch", "julian", "year", "isoyear", "decade", "century", "millennium"):
             return Decimal("Infinity" if v.year == 9999 else "-Infinity")
@@ -243,9 +246,6 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
         utcoff = w.utcoffset() if isinstance(w, dt.datetime) else None
         off = int(utcoff.total_seconds()) if utcoff is not None else 0
         return _tz_field(f, off)
-    if isinstance(w, dt.date) and not isinstance(w, dt.datetime) and f in (
-            "hour", "minute", "second", "milliseconds", "microseconds"):
-        raise InvalidParameterValue(f'unit "{field}" not supported for type date')
     if f == "second":
         return _seconds(w).quantize(US6)
     if f == "milliseconds":

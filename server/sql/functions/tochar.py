@@ -84,7 +84,7 @@ def _lex(fmt: str) -> list[tuple[str, str, bool, str]]:
     return out
 
 
-_SIGNED_WIDTH = frozenset(("YYYY", "MM", "HH24", "MI", "SS"))
+_SIGNED_WIDTH = frozenset(("YYYY", "MM", "HH24", "MI", "SS", "CC"))
 
 
 def _num(v: int, width: int, fm: bool) -> str:
@@ -111,7 +111,7 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
         "SSSSS": (v.hour * 3600 + v.minute * 60 + v.second, 1),
         "Q": ((v.month - 1) // 3 + 1, 1), "WW": ((v.timetuple().tm_yday - 1) // 7 + 1, 2),
         "IW": (v.isocalendar()[1], 2), "J": (v.toordinal() + 1721425, 1),
-        "CC": ((v.year - 1) // 100 + 1, 2),
+        "CC": (v.cc if isinstance(v, _FarTm) else (v.year - 1) // 100 + 1, 2),
     }
     if tok in numeric:
         n, width = numeric[tok]
@@ -190,6 +190,8 @@ class _FarTm:
         y, self.month, self.day = civil_of_days(v.days)
         self.bc = y <= 0
         self.year = 1 - y if self.bc else y
+        # NB: PostgreSQL's century of a BC year: -01 for 1..100 BC
+        self.cc = -((self.year - 1) // 100) - 1 if self.bc else (y - 1) // 100 + 1
         ts = v if type(v) is FarTimestamp else None
         self.hour, self.minute, self.second, self.microsecond = (
             (ts.hour, ts.minute, ts.second, ts.microsecond) if ts is not None else (0, 0, 0, 0))
