@@ -173,6 +173,24 @@ def vector(v: str) -> Vector:
     return tuple(out)
 
 
+def sort_key(v: str) -> bytes:
+    """The order of tsvector's btree operator class (silly_cmp_tsvector), as bytes that compare
+    alike: the stored size, the lexeme count, then per lexeme: with positions first, the lexeme
+    bytewise, more positions first, higher positions and weights first."""
+    entries = vector(v)
+    stroff = 0
+    tail = []
+    for lex, poss in entries:
+        b = lex.encode()
+        stroff += len(b)
+        tail.append((b"\x00" if poss else b"\x01") + b.replace(b"\x00", b"\x00\x01") + b"\x00\x00")
+        if poss:
+            stroff = ((stroff + 1) & ~1) + 2 + 2 * len(poss)
+            tail.append(struct.pack("!H", 0xFFFF - len(poss)) + b"".join(
+                struct.pack("!HB", MAXPOS - p, 3 - w) for p, w in poss))
+    return struct.pack("!ii", 8 + 4 * len(entries) + stroff, len(entries)) + b"".join(tail)
+
+
 def encode_tsvector(v: str) -> bytes:
     """tsvectorsend: the lexeme count, then each lexeme's bytes, NUL, position count and
     positions (uint16: the weight in the top two bits)."""

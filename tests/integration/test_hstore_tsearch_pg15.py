@@ -14,7 +14,8 @@ phraseto_ / websearch_to_tsquery over 'simple' and 'english' (the Snowball
 stemmer and PostgreSQL's stop words; every sample here gives PostgreSQL's
 lexemes and positions), @@ (with phrases, prefixes and weights), ts_rank, ts_rank_cd,
 setweight, ||, &&, <->, strip, length, numnode, ts_headline (fragments, options), GIN indexes (accepted;
-queries are answered by a filter), pg_ts_config and regconfig. Every statement
+queries are answered by a filter), ORDER BY and comparisons of tsvectors in
+their btree order, pg_ts_config and regconfig. Every statement
 in the text and the binary format, byte for byte. Then psycopg's hstore
 adapter (TypeInfo.fetch + register_hstore), asyncpg's hstore codec and
 SQLAlchemy's HSTORE / TSVECTOR columns on the stock postgresql dialect, on
@@ -122,6 +123,9 @@ select ts_rank_cd('cat:2,6 mat:7 sat:3'::tsvector, 'cat & mat'::tsquery), ts_ran
 select ts_rank_cd(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat & rat')), ts_rank_cd(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat | cat | dog')), ts_rank_cd(to_tsvector('english', 'a fat cat sat on a mat and ate a fat rat'), to_tsquery('english', 'fat <-> rat'))
 select ts_rank_cd(setweight(to_tsvector('english', 'Cats'), 'A') || setweight(to_tsvector('english', 'The cat sat with a dog'), 'B'), to_tsquery('english', 'cat & dog')), ts_rank_cd('{0.1,0.2,0.4,1.0}', 'a:1A b:3 a:5'::tsvector, 'a & b'), ts_rank_cd('a:1 b:3 c:9'::tsvector, 'a & !c')
 select ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 0), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 1), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 2), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 4), ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with another cat and a mat'), to_tsquery('english', 'cat & mat'), 32)
+select v from (values ('b'::tsvector), ('a b'), ('a:1'), ('a'), ('a:2'), ('a:1A'), ('aa'), ('z'), ('a:1,2'), ('ab:1'), ('a:1 b'), ('a b:1'), ('')) v(v) order by v
+select v from (values ('b'::tsvector), ('a b'), ('a:1'), ('a'), ('a:2'), ('a:1A'), ('aa'), ('z'), ('a:1,2'), ('ab:1'), ('a:1 b'), ('a b:1'), ('')) v(v) order by v desc
+select 'a'::tsvector < 'b'::tsvector, 'aa'::tsvector > 'b'::tsvector, 'a:1'::tsvector = 'a:1'::tsvector
 create table ts_docs (id int primary key, body text, tv tsvector)
 create index ts_docs_tv on ts_docs using gin (tv)
 create index ts_docs_body on ts_docs using gin (to_tsvector('english', body))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InvalidTextRepresentation
-from ...pgtypes import hstore, multiranges, ranges
+from ...pgtypes import hstore, multiranges, ranges, tsearch
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.network import sort_key as network_sort_key
@@ -160,6 +160,8 @@ def enum_ordered(e: E) -> E:
         return E("pyfunc", ("network_order", network_sort_key, True), [e], T.BYTEA, -1, e.name)
     if e.type in hstore.OIDS:  # NB: hstore_cmp's order is not its text's
         return E("pyfunc", ("hstore_order", hstore.sort_key, True), [e], T.BYTEA, -1, e.name)
+    if e.type == tsearch.TSVECTOR:  # NB: tsvector's btree order (size first) is not its text's
+        return E("pyfunc", ("tsvector_order", tsearch.sort_key, True), [e], T.BYTEA, -1, e.name)
     if not is_enum(e.type):
         return e
     return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
@@ -167,7 +169,8 @@ def enum_ordered(e: E) -> E:
 
 def has_sort_key(oid: int) -> bool:
     """True for the types `enum_ordered` rewrites."""
-    return oid in (T.JSONB, T.INET, T.CIDR) or oid in hstore.OIDS or is_enum(oid)
+    return oid in (T.JSONB, T.INET, T.CIDR, tsearch.TSVECTOR) or oid in hstore.OIDS \
+        or is_enum(oid)
 
 
 ENUM_FUNCTIONS = ("enum_range", "enum_first", "enum_last")
