@@ -79,6 +79,12 @@ class ExecContext:
     # id(plan node) (`exec.runner`), and what the columnar path chose (`exec.vector.explain`)
     analyze: dict[Any, list[Any]] | None = None
     memory: MemoryAccount | None = None  # made by exec.memguard at its first check
+    # the rows of the enclosing queries a correlated subquery reads, innermost last
+    outer: list[tuple[Any, ...]] = field(default_factory=list)
+    # uncorrelated subqueries' and CTEs' results, computed once per execution (exec.runner)
+    plan_cache: dict[Any, Any] = field(default_factory=dict)
+    # the keys INSERT ... ON CONFLICT DO UPDATE changed: a second change is 21000 (dml.insert)
+    on_conflict_touched: set[Any] = field(default_factory=set)
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""

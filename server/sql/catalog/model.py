@@ -14,6 +14,7 @@ of object, as PostgreSQL's OID counter is.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 FIRST_USER_OID = 16384
 PG_CATALOG_OID = 11
@@ -228,6 +229,9 @@ class CatalogSnapshot:
     types: tuple[UserType, ...] = ()  # CREATE TYPE's types
     extensions: tuple[Extension, ...] = ()  # CREATE EXTENSION's
     functions: tuple[Function, ...] = ()  # CREATE FUNCTION's
+    # what callers derive from this snapshot and keep while it lives (dml.writer's table
+    # writers): a snapshot never changes, so neither does what is derived from it
+    derived: dict[str, dict[Any, Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def schema_by_oid(self, oid: int) -> Schema | None:
         return next((s for s in self.schemas if s.oid == oid), None)

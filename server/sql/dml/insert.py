@@ -313,7 +313,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
               out_rows: list[tuple[Any, ...]], returning: Any) -> int:
         n = 0
         txn = sess.txn
-        touched = ctx.__dict__.setdefault("on_conflict_touched", set())
+        touched = ctx.on_conflict_touched
         for r in rows:
             prepared = writer.prepare_rows([list(r)])[0]
             hit = _find_conflict(txn, table, writer, arbiters, prepared)

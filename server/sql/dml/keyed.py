@@ -84,8 +84,8 @@ class KeyedRows:
         if not batch:
             return []
         rt.numeric_context()
-        ctx.__dict__["outer"] = []  # NB: as CompiledPlan.execute sets them up
-        ctx.__dict__["plan_cache"] = {}
+        ctx.outer = []  # NB: as CompiledPlan.execute sets them up
+        ctx.plan_cache = {}
         node = self.project
         fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
         return fn(batch, ctx)

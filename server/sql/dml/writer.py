@@ -469,7 +469,7 @@ class TableWriter:
 def writer_for(s: SQLSession, table: Table) -> TableWriter:
     """Returns the cached TableWriter of a table for the session's current catalog."""
     cat = s.catalog()
-    cache = cat.__dict__.setdefault("_writers", {})
+    cache = cat.derived.setdefault("writers", {})
     w = cache.get(table.oid)
     if w is None or w.table is not table:
         w = TableWriter(s, table)
@@ -484,7 +484,7 @@ def writer_of(s: SQLSession, table: Table) -> TableWriter:
     search of the catalog's tables on every statement (remembered per catalog).
     """
     cat = s.catalog()
-    resolved = cat.__dict__.setdefault("_resolved_writers", {})
+    resolved = cat.derived.setdefault("resolved_writers", {})
     w = resolved.get(table.oid)
     if w is None:
         w = resolved[table.oid] = writer_for(s, cat.table_by_oid(table.oid) or table)

@@ -149,7 +149,7 @@ def run_join(node: N.Join, ctx: Any) -> Iterator[Batch]:
 
 
 def _lateral(node: N.Join, ctx: Any) -> Iterator[Batch]:
-    outer = ctx.__dict__.setdefault("outer", [])
+    outer = ctx.outer
 
     def right_rows(lrow: Any) -> list:
         if lrow is None:

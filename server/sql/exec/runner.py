@@ -10,6 +10,7 @@ batches and re-emit them in `BATCH`-sized slices.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,6 +23,9 @@ from . import memguard
 BATCH = 1024
 Batch = list[tuple]
 EXECUTORS: dict[type, Callable[[Any, Any], Iterator[Batch]]] = {}
+# Each plan node's (or vector spec's) compiled functions by purpose, built at its first run
+# and kept as long as the node: a cached plan compiles once for every execution.
+_COMPILED: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def executes(cls: type) -> Callable:
@@ -69,10 +73,12 @@ def _counted(node: N.Node, ctx: Any, stats: dict) -> Iterator[Batch]:
 
 def compiled(node: Any, key: str, build: Callable[[], Any]) -> Any:
     """Returns the node's compiled function `key`, building it on first use."""
-    cache = node.__dict__.setdefault("_compiled", {})
-    fn = cache.get(key)
+    fns = _COMPILED.get(node)
+    if fns is None:
+        fns = _COMPILED[node] = {}
+    fn = fns.get(key)
     if fn is None:
-        fn = cache[key] = build()
+        fn = fns[key] = build()
     return fn
 
 
@@ -95,7 +101,7 @@ def rebatch(rows: list[tuple]) -> Iterator[Batch]:
 
 def cache_of(ctx: Any) -> dict:
     """The per-execution cache (materialised CTEs, uncorrelated subquery results)."""
-    return ctx.__dict__.setdefault("plan_cache", {})
+    return ctx.plan_cache
 
 
 @executes(N.Values)
@@ -379,11 +385,11 @@ def run_cte(node: N.CTEScan, ctx: Any) -> Iterator[Batch]:
     cache = cache_of(ctx)
     key: tuple = ("cte", id(node.cte))
     if _correlated(node.cte.plan):  # depends on the enclosing row: one copy per outer row
-        outer = ctx.__dict__.setdefault("outer", [])
+        outer = ctx.outer
         key = (*key, tuple(map(id, outer)))
     hit = cache.get(key)
     if hit is None:
-        hit = cache[key] = (list(ctx.__dict__.get("outer", [])), rows_of(node.cte.plan, ctx))
+        hit = cache[key] = (list(ctx.outer), rows_of(node.cte.plan, ctx))
     yield from rebatch(hit[1])
 
 
@@ -444,7 +450,7 @@ def _call_rows(node: N.FunctionScan, k: int, e: Any, multi: bool, ctx: Any) -> I
     """The rows of one function of a FunctionScan, as tuples."""
     fd = e.data
     args_fn = compiled(node, f"args{k}", lambda: cg.project_function(e.args) if e.args else None)
-    outer = ctx.__dict__.setdefault("outer", [])
+    outer = ctx.outer
     args = args_fn([outer[-1] if outer else ()], ctx)[0] if args_fn else ()
     if fd.strict and any(a is None for a in args):
         return iter(())

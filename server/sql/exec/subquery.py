@@ -16,7 +16,7 @@ from .runner import cache_of, run
 
 
 def _correlated(plan: N.Node) -> bool:
-    cached = plan.__dict__.get("_correlated")
+    cached = plan.correlated
     if cached is None:
         cached = False
         for n in N.walk(plan):
@@ -30,7 +30,7 @@ def _correlated(plan: N.Node) -> bool:
                         elif x.kind in ("subquery", "exists", "array_sub", "in_sub"):
                             sub = x.data[0] if x.kind == "in_sub" else x.data
                             cached = cached or _correlated(sub)
-        plan.__dict__["_correlated"] = cached
+        plan.correlated = cached
     return cached
 
 
@@ -61,7 +61,7 @@ def _rows(plan: N.Node, row: tuple, ctx: Any, first_only: bool = False, limit: i
         hit = cache.get(key)
         if hit is not None:
             return hit
-    outer = ctx.__dict__.setdefault("outer", [])
+    outer = ctx.outer
     outer.append(row)
     out: list = []
     try:

@@ -403,7 +403,7 @@ def _prologue(g: Gen) -> str:
     if g.uses_params:
         lines += "    _P = ctx.params\n"
     if g.uses_outer:
-        lines += "    _O = ctx.__dict__.setdefault('outer', [])\n"
+        lines += "    _O = ctx.outer\n"
     return lines
 
 

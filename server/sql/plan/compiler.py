@@ -52,8 +52,8 @@ class CompiledPlan:
     def execute(self, ctx: ExecContext) -> Iterator[list[tuple]]:
         """Runs the query and yields batches of result rows."""
         rt.numeric_context()
-        ctx.__dict__["outer"] = []
-        ctx.__dict__["plan_cache"] = {}
+        ctx.outer = []
+        ctx.plan_cache = {}
         it = _exec.runner.run(self.root, ctx)
         if not self._narrow:
             yield from it
@@ -106,20 +106,7 @@ class QueryCompilerImpl:
             e = coerce(e, T.TEXT, params=params)
         _settle_params(params)
         fn = cg.row_function(e)
-        return CompiledScalar(_with_outer(fn) if _needs_outer(e) else fn, e.type, e.typmod)
-
-
-def _needs_outer(e: Any) -> bool:
-    return any(x.kind in ("subquery", "exists", "in_sub", "array_sub") for x in e.walk())
-
-
-def _with_outer(fn: Any) -> Any:
-    def run(row: tuple, ctx: Any) -> Any:
-        ctx.__dict__.setdefault("outer", [])
-        ctx.__dict__.setdefault("plan_cache", {})
-        return fn(row, ctx)
-
-    return run
+        return CompiledScalar(fn, e.type, e.typmod)
 
 
 def _settle_params(params: ParamTypes) -> None:

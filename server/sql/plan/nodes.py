@@ -40,6 +40,7 @@ class PCol:
 @dataclass(eq=False)
 class Node:
     cols: list[PCol]
+    correlated: bool | None = field(default=None, init=False, repr=False)  # exec.subquery
 
     @property
     def children(self) -> list[Node]:
