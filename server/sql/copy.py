@@ -397,7 +397,11 @@ class CopyIn:
             return False
         # NB: a map of itemgetter per column transposes several times faster than zip(*rows)
         fields = [list(map(itemgetter(i), records)) for i in range(self.column_count)]
-        if any(self.null in values for values in fields):
+        # NB: without escapes other than doubled quotes, a field equal to the NULL string
+        # shows in the text as that string, or, empty, as an empty field or a quoted ""
+        if (self.escape != self.quote or may_hold_null(text, self.null, self.delim)
+                or (not self.null and self.quote * 2 in text)) and \
+                any(self.null in values for values in fields):
             return False
         self.line_no = first + len(records)
         self._add_fields(fields, first, len(records), False, False)

@@ -190,9 +190,16 @@ def test_null_strings_found_or_ruled_out_per_block(session):
     copy_in(session, "COPY nn FROM STDIN (NULL '')", [b"4\t\ty\n5\tvanilla\tz\n"])
     copy_in(session, "COPY nn FROM STDIN (NULL 'nil')", [b"6\tvanilla\tnil\n7\tnil\tnils\n"])
     copy_in(session, "COPY nn FROM STDIN", [b"8\t\\\\N\tq\n9\ta\\N\tr\n"])  # escaped: not NULL
+    # quoted csv blocks: a quoted field is never NULL, an unquoted one equal to NULL is
+    copy_in(session, "COPY nn FROM STDIN (FORMAT csv)", [b'10,"a,b",\n11,"",x\n'])
+    copy_in(session, "COPY nn FROM STDIN (FORMAT csv)", [b'12,"a,b",c\n13,"d",e\n'])
+    copy_in(session, "COPY nn FROM STDIN (FORMAT csv, NULL 'nil')",
+            [b'14,"nil",nil\n15,"x,y",vanilla\n'])
     assert rows(session, "SELECT * FROM nn ORDER BY id") == [
         (1, None, "x"), (2, "a", None), (3, "b", "c"), (4, None, "y"), (5, "vanilla", "z"),
-        (6, "vanilla", None), (7, None, "nils"), (8, "\\N", "q"), (9, "aN", "r")]
+        (6, "vanilla", None), (7, None, "nils"), (8, "\\N", "q"), (9, "aN", "r"),
+        (10, "a,b", None), (11, "", "x"), (12, "a,b", "c"), (13, "d", "e"), (14, "nil", None),
+        (15, "x,y", "vanilla")]
 
 
 def _binary_rows(values: list[tuple[int, str, int]]) -> bytes:
