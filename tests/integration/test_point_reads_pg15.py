@@ -262,3 +262,70 @@ def test_other_clients_point_reads_match_pg15(pg15, cumulo_server):
     assert ("error", "42P01") in want
     assert _pg8000_script(cumulo_server.port, None) == want
     assert _driver_script(cumulo_server.dsn()) == _driver_script(pg15.dsn())
+
+
+# -- UPDATE and DELETE by full primary key (sql/dml/keyed.py) ----------------------------
+# The statement reads its row with one get and the plan's own projection instead of the
+# executor. psycopg's server-side prepared statements (pgbench -M prepared's shape): rows,
+# counts, RETURNING, composite, NULL and missing keys, a key change, the block's own
+# earlier writes, and a statement failing half-way inside a block (its effects undone,
+# then 25P02 until ROLLBACK; ROLLBACK TO SAVEPOINT recovers).
+KEYED_SETUP = [
+    "DROP TABLE IF EXISTS kd_acc, kd_kv",
+    "CREATE TABLE kd_acc (id int PRIMARY KEY, bal int NOT NULL, note text, "
+    "amt numeric(6,2) CHECK (amt < 5000))",
+    "INSERT INTO kd_acc SELECT g, g * 10, 'n' || g, g FROM generate_series(1, 10) g",
+    "CREATE TABLE kd_kv (a int, b text, v int, PRIMARY KEY (a, b))",
+    "INSERT INTO kd_kv VALUES (1, 'x', 10), (1, 'y', 11), (2, 'x', 20)",
+]
+
+
+def _keyed_script(dsn: str) -> list[Any]:
+    seen: list[Any] = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in KEYED_SETUP:
+            c.execute(sql)
+
+        def run(sql: str, *args: Any) -> Any:
+            try:
+                cur = c.execute(sql, args, prepare=True)
+                return (cur.statusmessage, cur.fetchall() if cur.description else None)
+            except psycopg.Error as e:
+                return ("error", e.sqlstate)
+
+        upd = "UPDATE kd_acc SET bal = bal + %s WHERE id = %s"
+        for _ in range(3):  # prepared after a few runs: the same statement, cached
+            seen += [run(upd, 5, 1), run(upd, 5, 99), run(upd, 5, None)]
+        seen.append(run("UPDATE kd_acc SET note = note || %s, amt = amt * 2 WHERE id = %s "
+                        "RETURNING id, bal, note, amt", "!", 2))
+        seen.append(run("DELETE FROM kd_acc WHERE id = %s RETURNING *", 3))
+        seen.append(run("DELETE FROM kd_acc WHERE id = %s", 3))
+        seen.append(run("UPDATE kd_kv SET v = v + %s WHERE a = %s AND b = %s RETURNING *",
+                        1, 1, "y"))
+        seen.append(run("UPDATE kd_kv SET v = v + %s WHERE a = %s AND b = %s", 1, 1, None))
+        seen.append(run("UPDATE kd_acc SET id = id + 100 WHERE id = %s RETURNING id", 4))
+        seen.append(run("UPDATE kd_acc SET id = %s WHERE id = %s", 5, 6))  # 23505
+        # inside a block: the block's own writes, then a statement failing half-way
+        c.execute("BEGIN")
+        seen.append(run(upd, 1, 7))
+        seen.append(run("SELECT bal FROM kd_acc WHERE id = %s", 7))
+        seen.append(run("UPDATE kd_acc SET amt = amt * 1000 WHERE id = %s", 7))  # 23514
+        seen.append(run(upd, 1, 8))  # 25P02
+        c.execute("ROLLBACK")
+        c.execute("BEGIN")
+        seen.append(run(upd, 1, 8))
+        c.execute("SAVEPOINT s")
+        seen.append(run("UPDATE kd_acc SET bal = NULL WHERE id = %s", 8))  # 23502
+        c.execute("ROLLBACK TO SAVEPOINT s")
+        seen.append(run(upd, 1, 8))
+        c.execute("COMMIT")
+        seen.append(run("SELECT * FROM kd_acc ORDER BY id"))
+        seen.append(run("SELECT * FROM kd_kv ORDER BY a, b"))
+    return seen
+
+
+def test_keyed_update_delete_match_pg15(pg15, cumulo_server):
+    want = _keyed_script(pg15.dsn())
+    assert ("error", "25P02") in want and ("error", "23514") in want  # the script tests them
+    assert ("error", "23505") in want and ("error", "23502") in want
+    assert _keyed_script(cumulo_server.dsn()) == want

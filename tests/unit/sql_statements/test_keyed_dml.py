@@ -1,8 +1,9 @@
 """Which UPDATE/DELETE statements take the by-primary-key path (sql/dml/keyed.py).
 
 The answers themselves are compared with PostgreSQL 15 in
-tests/integration/test_keyed_dml_pg15.py; here: the path is taken where it
-should be (so that test exercises it) and not where the plan is another shape.
+tests/integration/test_point_reads_pg15.py (test_keyed_update_delete_match_pg15);
+here: the path is taken where it should be (so that test exercises it) and not
+where the plan is another shape.
 """
 
 from __future__ import annotations
