@@ -498,3 +498,19 @@ def ts_of_fields(y: int, m: int, d: int, us_of_day: int, tz: dt.tzinfo | None = 
     """A timestamp from astronomical date fields and microseconds into the day (which may
     reach a whole day or more: 24:00:00, a leap second)."""
     return ts_of_us(days_of_ymd(y, m, d) * USECS_PER_DAY + us_of_day, tz)
+
+
+def round_timestamp(v: dt.datetime, q: int) -> dt.datetime:
+    """timestamp(p)'s rounding to a multiple of `q` microseconds, as PostgreSQL rounds its
+    integer from 2000-01-01: half away from zero, so half down before 2000 (an infinity
+    stays itself; a far result is a far value)."""
+    if type(v) is InfiniteTimestamp:
+        return v
+    t = us_of(v) if v.tzinfo is None else utc_us_of(v)
+    r = (t + q // 2) // q * q if t >= 0 else -((-t + q // 2) // q * q)
+    if r == t:
+        return v
+    try:
+        return v + dt.timedelta(microseconds=r - t)
+    except OverflowError:  # NB: rounded across year 1 or 9999
+        return ts_of_us(r, None if v.tzinfo is None else dt.UTC)

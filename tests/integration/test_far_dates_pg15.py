@@ -38,6 +38,8 @@ select '4714-11-23 23:59 BC'::timestamp
 select '4714-11-24 00:00 BC'::timestamptz
 select '294276-12-31 23:00-05'::timestamptz
 select 'March 15, 44 BC 10:00'::timestamp, 'March 15, 44 10:00'::timestamp, '03/15/0044 BC'::date, '15 Mar 44 BC'::date
+select '1999-12-31 10:30:00.5'::timestamp(0), '2000-01-01 10:30:00.5'::timestamp(0), '1999-12-31 10:30:00.25'::timestamp(1), '0044-03-15 10:30:00.5 BC'::timestamp(0), '1960-01-01 00:00:00.5+00'::timestamptz(0)
+select '0001-01-01 00:00:00.5'::timestamp(0), '9999-12-31 23:59:59.5'::timestamp(0), 'infinity'::timestamp(0)
 select '0044-03-15 BC'::date::text, '20000-06-01 12:00'::timestamp::text, '0044-03-15 BC'::text::date, '10000-01-01 BC'::text::date
 """.strip().splitlines()
 
@@ -92,6 +94,10 @@ select id from fd_t where ts > '9999-12-31' order by id
 select min(d), max(d), min(ts), max(ts), min(tz), max(tz) from fd_t where id not in (4, 5)
 select count(distinct d), count(distinct ts), count(*) from fd_t
 select d, count(*) from fd_t group by d order by d
+create table fd_p (ts timestamp(2), tz timestamptz(0))
+insert into fd_p values ('1999-12-31 10:30:00.125', '1999-12-31 10:30:00.5+00'), ('0044-03-15 10:30:00.005 BC', '20000-01-01 00:00:00.5+00'), ('2024-01-01 00:00:00.125', '9999-12-31 23:59:59.5+00')
+select * from fd_p
+drop table fd_p
 create table fd_k (d date primary key, ts timestamp unique)
 insert into fd_k select d, ts from fd_t
 select * from fd_k order by d
@@ -124,7 +130,8 @@ select count(*) from fd_v where d + 1 > date '9999-12-31'
 reset cumulo.columnar
 """.strip().splitlines()
 
-DROPS = ["drop table if exists fd_t", "drop table if exists fd_k", "drop table if exists fd_v"]
+DROPS = ["drop table if exists fd_t", "drop table if exists fd_k", "drop table if exists fd_v",
+         "drop table if exists fd_p"]
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])

@@ -29,6 +29,7 @@ from ...errors import (
 )
 from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
+from ...pgtypes.fardate import round_timestamp
 from ...txn.api import ScanSpec, Txn
 from ...txn.rowlocks import KEY_SHARE
 from ..catalog.model import Constraint, Index, Table
@@ -110,7 +111,7 @@ def _round_fraction(precision: int) -> Callable[[Any], Any]:
         if r == us:
             return v
         if isinstance(v, dt.datetime):
-            return v.replace(microsecond=0) + dt.timedelta(microseconds=r)
+            return round_timestamp(v, unit)  # NB: PG's own rounding (pgtypes.fardate)
         full = dt.datetime.combine(dt.date(2000, 1, 1), v.replace(microsecond=0))
         return (full + dt.timedelta(microseconds=r)).timetz() if v.tzinfo else \
             (full + dt.timedelta(microseconds=r)).time()

@@ -30,7 +30,7 @@ from ...errors import (
 from ...pgtypes import bits, extcodecs, hstore, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
-from ...pgtypes.fardate import FarDate, date_of_days, days_of, ts_of_us
+from ...pgtypes.fardate import FarDate, date_of_days, days_of, round_timestamp, ts_of_us
 from ...pgtypes.geometry import NAMES as GEOMETRIC
 from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from ...pgtypes.intervaltext import parse_interval
@@ -466,6 +466,8 @@ def _round_fraction(p: int) -> Callable[[Any], Any]:
             if out.day != 1:  # NB: 23:59:59.999 rounds up to 24:00:00, as in PostgreSQL
                 return Time24(v.tzinfo) if v.tzinfo is not None else TIME_24
             return out.time().replace(tzinfo=v.tzinfo)
+        if isinstance(v, dt.datetime):
+            return round_timestamp(v, q)  # NB: PG's integer rounding (half down before 2000)
         return v + dt.timedelta(microseconds=r - us)
 
     return conv
