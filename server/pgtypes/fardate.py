@@ -9,10 +9,10 @@ the infinities of `infdate`, they are date / datetime subclasses, so the layers
 that dispatch on isinstance take them for dates; they are made only when Python's
 types cannot hold the value (`date_of_days`, `ts_of_us`), so the common path
 never meets them. Years are astronomical (0 is 1 BC, -43 is 44 BC), as
-PostgreSQL computes them; `pg_year` gives the year PostgreSQL prints and extracts.
+PostgreSQL computes them (`civil` has the calendar arithmetic on day counts).
 
->>> d = date_of_days(-746117); d, str(d), d.year, pg_year(d.year)
-(FarDate(-746117), '0044-03-15 BC', -43, -44)
+>>> d = date_of_days(-746117); d, str(d), d.year
+(FarDate(-746117), '0044-03-15 BC', -43)
 >>> date_of_days(0), str(date_of_days(2921940)), date_of_days(2921940) > dt.date(9999, 12, 31)
 (datetime.date(2000, 1, 1), '10000-01-01', True)
 >>> sorted([dt.date(1, 1, 1), d, InfiniteDate(-1)])[1] is d, d + dt.timedelta(days=1)
@@ -33,6 +33,7 @@ import time
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow
+from .civil import civil_of_days, day_of_year, days_of_civil, iso_calendar, valid_ymd
 from .infdate import InfiniteDate, InfiniteTimestamp
 
 EPOCH_ORDINAL = 730120  # dt.date(2000, 1, 1).toordinal(): PostgreSQL's day 0
@@ -45,53 +46,6 @@ _REAL_MIN_DAYS = 1 - EPOCH_ORDINAL  # 0001-01-01
 _REAL_MAX_DAYS = dt.date.max.toordinal() - EPOCH_ORDINAL  # 9999-12-31
 _EPOCH = dt.datetime(2000, 1, 1)
 _US = dt.timedelta(microseconds=1)
-
-
-def civil_of_days(days: int) -> tuple[int, int, int]:
-    """(astronomical year, month, day) of a day count from 2000-01-01, proleptic Gregorian
-    (Howard Hinnant's civil_from_days)."""
-    z = days + 730425  # days since 0000-03-01
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (m <= 2), m, d
-
-
-def days_of_civil(y: int, m: int, d: int) -> int:
-    """Days from 2000-01-01 of an astronomical year, month and day (no validation)."""
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m - 3 if m > 2 else m + 9) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 730425
-
-
-def days_in_month(y: int, m: int) -> int:
-    if m == 2:
-        return 29 if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 28
-    return 30 if m in (4, 6, 9, 11) else 31
-
-
-def day_of_year(days: int) -> int:
-    """1..366: the day of its year of a day count from 2000-01-01."""
-    return days - days_of_civil(civil_of_days(days)[0], 1, 1) + 1
-
-
-def iso_calendar(days: int) -> tuple[int, int, int]:
-    """(ISO year (astronomical), ISO week, ISO weekday) of a day count from 2000-01-01."""
-    wd = (days + 5) % 7 + 1
-    thursday = days - wd + 4
-    y = civil_of_days(thursday)[0]
-    return y, (thursday - days_of_civil(y, 1, 1)) // 7 + 1, wd
-
-
-def pg_year(y: int) -> int:
-    """The year PostgreSQL prints and extracts for an astronomical year: no year 0."""
-    return y if y > 0 else y - 1
 
 
 def _ymd_text(y: int, m: int, d: int) -> tuple[str, str]:
@@ -449,10 +403,6 @@ def date_of_days(days: int) -> dt.date:
 def days_of(v: dt.date) -> int:
     """Days from 2000-01-01 of a finite date (real or far)."""
     return v.days if type(v) is FarDate else v.toordinal() - EPOCH_ORDINAL
-
-
-def valid_ymd(y: int, m: int, d: int) -> bool:
-    return 1 <= m <= 12 and 1 <= d <= days_in_month(y, m)
 
 
 def days_of_ymd(y: int, m: int, d: int) -> int:

@@ -38,7 +38,8 @@ from typing import Any
 
 from ..errors import DatetimeFieldOverflow, DivisionByZero, SQLError
 from . import zones
-from .fardate import FarTimestamp, days_in_month, ts_of_fields, ts_of_us, us_of, utc_us_of
+from .civil import days_in_month
+from .fardate import FarTimestamp, ts_of_fields, ts_of_us, us_of, utc_us_of
 from .infdate import InfiniteTimestamp
 
 USECS_PER_DAY = 86_400_000_000

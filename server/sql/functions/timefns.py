@@ -20,15 +20,12 @@ from ...errors import DatetimeFieldOverflow, FeatureNotSupported, InvalidParamet
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
+from ...pgtypes.civil import civil_of_days, day_of_year, iso_calendar, pg_year
 from ...pgtypes.fardate import (
     FarDate,
     FarTimestamp,
-    civil_of_days,
     date_of_ymd,
-    day_of_year,
     days_of,
-    iso_calendar,
-    pg_year,
     ts_of_fields,
     ts_of_us,
     us_of,

@@ -18,14 +18,8 @@ from ...errors import DatetimeFieldOverflow, InvalidDatetimeFormat, InvalidTextR
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
-from ...pgtypes.fardate import (
-    FarDate,
-    FarTimestamp,
-    civil_of_days,
-    day_of_year,
-    iso_calendar,
-    ts_of_fields,
-)
+from ...pgtypes.civil import civil_of_days, day_of_year, iso_calendar
+from ...pgtypes.fardate import FarDate, FarTimestamp, ts_of_fields
 from ...pgtypes.infdate import InfiniteDate, InfiniteTimestamp
 from .registry import register
 from .timefns import local, zone
