@@ -9,8 +9,8 @@ needs its commit ts. `VersionStore.collect` freezes such rows into segments here
 base and reads them back on demand.
 
 A `Segment` holds up to a few thousand sorted keys and their rows:
-- keys as one bytes blob (fixed width when all keys are: no offsets), with every
-  `STRIDE`-th key kept as an object so a lookup is a C bisection then a few probes;
+- keys as one bytes blob (fixed width when all keys are: no offsets), searched by a
+  bisection probing the blob (no key objects kept);
 - rows as one blob of per-row `marshal` records (exact ints, floats, str, bytes,
   bools, None, and lists/tuples of those) or, when some value is not one of those
   (Decimal, uuid, datetimes, subclasses), per-row pickles: marshal would refuse them
@@ -46,14 +46,13 @@ import pickle
 import struct
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
 from typing import Any, overload
 
 Row = tuple[Any, ...]
 
-STRIDE = 32  # every STRIDE-th key of a segment is kept as an object, for a C bisection
 _MARSHAL_SAFE = frozenset({type(None), bool, int, float, str, bytes})
 
 
@@ -97,7 +96,7 @@ def _fixed_keys(blob: bytes, width: int, i: int, j: int) -> list[bytes]:
 class Segment:
     """Sorted keys and their one live row each, encoded; immutable but for `alive`."""
 
-    __slots__ = ("n", "width", "kblob", "koffs", "samples", "rblob", "roffs", "pickled",
+    __slots__ = ("n", "width", "kblob", "koffs", "rblob", "roffs", "pickled",
                  "arity", "alive", "dead", "max_ts", "first", "last")
 
     def __init__(self, n: int, width: int, kblob: bytes, koffs: array | None, rblob: bytes,
@@ -114,7 +113,6 @@ class Segment:
         self.alive = alive
         self.dead = alive.count(0)
         self.max_ts = max_ts
-        self.samples = self.keys(0, n, STRIDE)
         self.first = self.key(0)
         self.last = self.key(n - 1)
 
@@ -151,17 +149,14 @@ class Segment:
         assert offs is not None
         return self.kblob[offs[i]:offs[i + 1]]
 
-    def keys(self, i: int, j: int, step: int = 1) -> list[bytes]:
-        """Keys i..j-1 (every `step`-th), all of them, dead ones too."""
+    def keys(self, i: int, j: int) -> list[bytes]:
+        """Keys i..j-1, dead ones too."""
         w, blob = self.width, self.kblob
-        if w and step == 1:
-            return _fixed_keys(blob, w, i, j)
         if w:
-            return list(map(blob.__getitem__,
-                            map(slice, range(i * w, j * w, w * step), range(i * w + w, j * w + w, w * step))))
+            return _fixed_keys(blob, w, i, j)
         offs = self.koffs
         assert offs is not None
-        return list(map(blob.__getitem__, map(slice, offs[i:j:step], offs[i + 1:j + 1:step])))
+        return list(map(blob.__getitem__, map(slice, offs[i:j], offs[i + 1:j + 1])))
 
     def row(self, i: int) -> Row:
         o = self.roffs
@@ -190,16 +185,26 @@ class Segment:
         return list(zip(*[iter(flat)] * a, strict=True))
 
     def bisect(self, key: bytes) -> int:
-        """The index of the first key >= key."""
-        s = bisect_left(self.samples, key)  # samples[s-1] < key <= samples[s]
-        if s < len(self.samples) and self.samples[s] == key:
-            return s * STRIDE
-        lo = max(0, (s - 1) * STRIDE + 1)
-        hi = min(self.n, s * STRIDE)
-        get = self.key
+        """The index of the first key >= key: a bisection probing the blob itself.
+
+        NB: no key objects are kept for it: small objects made while the row store still
+        holds its rows land in that store's allocator pools and keep them (and their
+        arenas) from being returned to the system once it frees its rows."""
+        lo, hi = 0, self.n
+        w, blob = self.width, self.kblob
+        if w:
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if blob[mid * w:mid * w + w] < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return lo
+        offs = self.koffs
+        assert offs is not None
         while lo < hi:
             mid = (lo + hi) >> 1
-            if get(mid) < key:
+            if blob[offs[mid]:offs[mid + 1]] < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -209,21 +214,6 @@ class Segment:
         """The index of key if the segment holds it alive, else -1."""
         if key < self.first or key > self.last:
             return -1
-        w = self.width
-        if w:  # one C search of the STRIDE keys the samples leave
-            if len(key) != w:
-                return -1
-            s = bisect_right(self.samples, key) - 1
-            blob, at = self.kblob, s * STRIDE * w
-            end = min(len(blob), at + STRIDE * w)
-            while True:
-                at = blob.find(key, at, end)
-                if at < 0:
-                    return -1
-                if not at % w:
-                    i = at // w
-                    return i if self.alive[i] else -1
-                at += 1
         i = self.bisect(key)
         if i < self.n and self.alive[i] and self.key(i) == key:
             return i
@@ -535,6 +525,11 @@ class Window(Sequence[Any]):
 
     def __len__(self) -> int:
         return self.merged.n
+
+    def __iter__(self) -> Iterator[Any]:
+        m = self.merged
+        for lo in range(0, m.n, 8192):
+            yield from m.window(lo, lo + 8192)[self.which]
 
     @overload
     def __getitem__(self, i: int) -> Any: ...

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress, islice, repeat
 from operator import is_, itemgetter, lt, not_
@@ -487,12 +487,24 @@ class VersionStore:
             if self._cold:  # NB: every cold row decoded: a transient copy of the region
                 return self._merged().all()
             return list(self._keys), list(self._chains)
-        keys: list[bytes] = []
-        chains: list[Chain] = []
-        for k, chain in self.items(ts):
-            keys.append(k)
-            chains.append(chain)
-        return keys, chains
+        keys, chains = self._merged().all() if self._cold else (self._keys, self._chains)
+        return _cut_to(keys, chains, ts)
+
+    def export_later(self, ts: int | None = None) -> Callable[[], tuple[list[bytes], list[Chain]]]:
+        """`export(ts)` in two steps: the call (under the lock) copies the base's lists and
+        notes the cold segments; what it returns builds the lists outside the lock, where
+        decoding a large region's cold rows (seconds at 10M rows) stalls no one."""
+        if not self._cold:
+            keys, chains = self.export(ts)
+            return lambda: (keys, chains)
+        merged, newest = self._merged(copy=True), self._max_ts
+
+        def finish() -> tuple[list[bytes], list[Chain]]:
+            keys, chains = merged.all()
+            if ts is None or newest <= ts:
+                return keys, chains
+            return _cut_to(keys, chains, ts)
+        return finish
 
     def _merged(self, copy: bool = False) -> Merged:
         """The base and the cold rows as one sorted sequence (`coldrows.Merged`); `copy`: of
@@ -849,6 +861,20 @@ _row_of = itemgetter(1)
 def _ascending(keys: list[bytes]) -> bool:
     """Tells whether keys strictly ascend (distinct and sorted), in one C-level pass."""
     return all(map(lt, keys, islice(keys, 1, None)))
+
+
+def _cut_to(keys: list[bytes], chains: list[Chain], ts: int) -> tuple[list[bytes], list[Chain]]:
+    """The keys with a version <= ts, their chains cut to those versions (`items(ts)`)."""
+    out_k: list[bytes] = []
+    out_c: list[Chain] = []
+    for k, chain in zip(keys, chains, strict=True):
+        if chain[-1][0] > ts:
+            continue
+        if chain[0][0] > ts:
+            chain = tuple(v for v in chain if v[0] <= ts)
+        out_k.append(k)
+        out_c.append(chain)
+    return out_k, out_c
 
 
 def _no_pause(_: float) -> None:

@@ -31,7 +31,6 @@ only the regions it was given: a request for keys it does not hold gets
 from __future__ import annotations
 
 import threading
-from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import groupby
@@ -507,8 +506,10 @@ class KiviNode:
         regions = self.regions()
         for region in regions:
             with self._lock:
-                d = region.export(ts)
-            datas.append(RegionData(d.space, d.lo, d.hi, d.keys, d.chains, ts))
+                space, lo, hi = region.space, region.lo, region.hi
+                finish = region.store.export_later(ts)  # cold rows decoded after the lock
+            keys, chains = finish()
+            datas.append(RegionData(space, lo, hi, keys, chains, ts))
         ckpt.write_all(directory, datas)
         ckpt.write_manifest(directory, ts)
         # Only once the files are durable may the redo log before ts be skipped.
@@ -543,15 +544,14 @@ class KiviNode:
 
     def export_chunk(self, req: ExportChunk) -> RegionData:
         """Returns the next `req.limit` keys of a region after `req.after`, with their versions
-        (`routing.ExportChunk`). The lock is held only to copy the store's two lists (C-level
-        copies); a move's live copy catches up what changed between chunks from the log."""
+        (`routing.ExportChunk`). The lock is held only to cut the chunk out of the store
+        (`VersionStore.export_range`); a move's live copy catches up what changed between
+        chunks from the log."""
         with self._lock:
             r = self._export_source(req.space, req.lo)
-            keys, chains = r.store.export()
+            keys, chains = r.store.export_range(req.after, req.limit)
             hi, checkpoint_ts = r.hi, r.checkpoint_ts
-        i = 0 if req.after is None else bisect_right(keys, req.after)
-        return RegionData(req.space, req.lo, hi, keys[i:i + req.limit], chains[i:i + req.limit],
-                          checkpoint_ts)
+        return RegionData(req.space, req.lo, hi, keys, chains, checkpoint_ts)
 
     def _export_source(self, space: int, lo: bytes) -> Region:
         """The region of `space` starting at `lo`, frozen or not (holds the lock)."""
@@ -637,10 +637,7 @@ class KiviNode:
             r = sr.find(req.lo) if sr is not None else None
             if r is None:
                 raise self._not_here(req.space)
-            keys, _chains = r.store.export()
-        if len(keys) < 2:
-            return None
-        mid = keys[len(keys) // 2]
+            mid = r.store.middle_key() if len(r.store) >= 2 else None
         return mid if mid != r.lo else None
 
     def drop_region(self, req: DropRegion) -> Ack:

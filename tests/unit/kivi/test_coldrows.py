@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import datetime
 import random
+import threading
 import uuid
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
-from cumulo.server.kivi import coldrows, mvcc
+from cumulo.server.kivi import mvcc
 from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
+from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
 from cumulo.server.kivi.mvcc import VersionStore
 
 
@@ -146,6 +148,9 @@ def _check(store: VersionStore, model: Model, rng: random.Random, ts: int, lw: i
         assert mvcc._visible(c, ts) == model.read(k, ts)
     assert [k for k, _ in model.visible(ts)] == [k for k, c in zip(keys, chains, strict=True)
                                                   if mvcc._visible(c, ts) is not None]
+    for t in (None, lw, ts - 1):  # a checkpoint's export, its cold rows decoded unlocked
+        finish = store.export_later(t)
+        assert finish() == store.export(t)
     after = rng.choice([None, *rng.sample(universe, 2)])
     rk, rc = store.export_range(after, 17)
     i = 0 if after is None else sum(1 for k in keys if k <= after)
@@ -160,7 +165,6 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
     monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 11)
     monkeypatch.setattr(mvcc, "COLLECT_CHUNK", 5)
     monkeypatch.setattr(mvcc, "FREE_CHUNK", 7)
-    monkeypatch.setattr(coldrows, "STRIDE", 4)
     rng = random.Random(seed)
     n = 160 if width == "fixed" else 120
     universe = [_key(i, width) for i in range(n)]
@@ -267,8 +271,7 @@ def test_a_write_to_a_cold_key_moves_it_hot():
     assert store.read(keys[8], 11) is None and len(store) == 600
 
 
-def test_segment_keeps_types_and_finds_keys_of_any_width(monkeypatch):
-    monkeypatch.setattr(coldrows, "STRIDE", 3)
+def test_segment_keeps_types_and_finds_keys_of_any_width():
     rows = [(1, 2.5, "é", b"\x00", None, True, [1, [None]]),
             (Decimal("1.10"), uuid.UUID(int=5),
              datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC), Flag(3))]
@@ -303,9 +306,42 @@ def test_cold_rows_take_split_and_merged_view():
     m = Merged(hot, [((9, (h,)),) for h in hot], cold.snapshot())
     mk, mc = m.all()
     assert mk == sorted(keys[:30] + keys[31:] + hot) and len(m) == len(mk)
-    assert m.keys[5:40] == mk[5:40] and m.chains[7] == mc[7]
+    assert m.keys[5:40] == mk[5:40] and m.chains[7] == mc[7] and list(m.chains) == mc
     for k in mk[::7] + [b"", b"\xff\xff"]:
         assert m.bisect_right(k) == sum(1 for x in mk if x <= k)
     upper = cold.split_off(keys[60])
     assert len(cold) + len(upper) == 99 and cold.take(None, None, 1000, False)[0][-1] == keys[59]
     assert upper.take(None, None, 1, False)[0] == [keys[60]]
+
+
+def test_columnar_copy_built_over_cold_rows_sees_what_the_rows_see(monkeypatch):
+    """A copy built after a freeze (under the lock, or unlocked from a snapshot while
+    writers go on) reads the cold rows, decoded a pack at a time."""
+    monkeypatch.setattr(mvcc, "MIN_SEGMENT", 4)
+    monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 64)
+    keys = [i.to_bytes(4, "big") for i in range(0, 3000, 3)]
+
+    def loaded() -> VersionStore:
+        s = VersionStore(cache_limit=8)
+        s.apply_lists(1, keys, [(i, i % 7, f"r{i}") for i in range(len(keys))])
+        s.collect(2)
+        s.apply(3, [(keys[5], (5, 0, "new")), (keys[9], None), (b"\x00\x00\x00\x01", (-1, 0, "in"))])
+        return s
+
+    def rows(snaps: list) -> list[tuple]:
+        return sorted(r for snap in snaps for r in snap.rows())
+
+    s = loaded()
+    assert len(s._cold) == len(keys) - 2
+    want = sorted(r for _, r in s.scan(None, None, 3))
+    assert rows([s.columnar(3)]) == want
+    s = loaded()
+    lock = threading.RLock()
+    pending = s.columnar_begin(3)
+    assert isinstance(pending, PendingBuild)
+    s.apply(4, [(keys[20], None), (keys[21], (21, 1, "later"))])  # logged, caught up at install
+    copy = pending.finish()
+    with lock:
+        s.columnar_install(pending, copy)
+    assert rows([s.columnar(4)]) == sorted(r for _, r in s.scan(None, None, 4))
+    assert rows(snapshots(lock, lambda: [s], 4)) == sorted(r for _, r in s.scan(None, None, 4))
