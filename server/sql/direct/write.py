@@ -21,10 +21,15 @@ index entries and cascade as an UPDATE would.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any
+
+import pyarrow.compute as pc
 
 from ...errors import FeatureNotSupported, InvalidParameterValue, ReadOnlySQLTransaction
 from ...kivi.keycodec import encode_key
+from ...txn.api import ScanSpec
 from ..catalog.model import Table
 from ..dml.writer import TableWriter, writer_for
 from .arrowcols import batch_columns, batch_rows, columns_rows, read_ipc, resolve_columns
@@ -61,6 +66,36 @@ def _batch_keys(table: Table, w: TableWriter, batch: Any) -> list[bytes] | None:
     return None if kinds is None else element_keys([batch.column(c.name) for c in cols], kinds)
 
 
+def _prepared(w: TableWriter, batch: Any, positions: list[int], cols: list[list[Any]],
+              rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows as `prepare_rows` gives them, without its passes over every row when it
+    would change nothing: no typmod, generated column, domain or CHECK, and no NULL in a
+    NOT NULL column (Arrow's null count for the batch's columns, one pass for defaults).
+    `prepare_rows` runs whenever there is something to do or report (23502's message)."""
+    if w.converters or w.generated or w.domains is not None or w.checks:
+        return w.prepare_rows(rows)
+    names = dict(zip(positions, batch.column_names, strict=True))
+    for pos, _ in w.not_null:
+        name = names.get(pos)
+        if (batch.column(name).null_count if name is not None
+                else any(map(is_, cols[pos], repeat(None)))):
+            return w.prepare_rows(rows)
+    return rows
+
+
+def _int_range_free(txn: Any, space: int, pk_col: Any) -> bool:
+    """Whether a batch keyed by one integer column may skip the per-key lookup of its
+    inserts: no value repeats (numpy) and no stored key lies in [min, max] (one short
+    scan). `TableWriter._pk_range_free` answers the same from the encoded keys, with a
+    min, a max and a set over a million key bytes; SERIALIZABLE keeps the point reads
+    there too (a range read would turn concurrent inserts in the range into conflicts)."""
+    if txn.isolation == "serializable" or has_duplicates(pk_col):
+        return False
+    ends = pc.min_max(pk_col)
+    lo, hi = encode_key((ends["min"].as_py(),)), encode_key((ends["max"].as_py(),))
+    return not any(txn.scan(ScanSpec(space, lo, hi + b"\x00", projection=(), limit=1)))
+
+
 def write_batch(s: SQLSession, table: Table, op: str, data: bytes) -> int:
     """Applies one Arrow IPC batch to `table` (`upsert`, `insert` or `delete`); returns the rows."""
     if op not in OPS:
@@ -93,12 +128,13 @@ def _write_batch(s: SQLSession, table: Table, op: str, batch: Any) -> int:
     if op == "insert":
         if col_keys is None or w.indexes or w.fks:
             return w.insert(s, rows)  # type: ignore[arg-type]
-        tuples = w.prepare_rows(rows)  # NB: what insert() does, with the column's keys
-        w.check_unique(s, txn, col_keys, tuples)
+        tuples = _prepared(w, batch, positions, cols, rows)  # NB: as insert(), with the keys
+        w.check_unique(s, txn, col_keys, tuples,
+                       skip_pk=pk_col is not None and _int_range_free(txn, w.space, pk_col))
         # NB: the columns are the rows' own unless a typmod or generated column made new ones
         txn.put_bulk(w.space, col_keys, tuples, cols if tuples is rows else None)
         return len(tuples)
-    tuples = w.prepare_rows(rows)
+    tuples = _prepared(w, batch, positions, cols, rows)
     keys = col_keys or w.new_keys(s, tuples)
     if pk_col is None or has_duplicates(pk_col):
         keys, tuples = _dedupe_last(keys, tuples)
