@@ -47,6 +47,11 @@ class Notifier:
                     if not sessions:
                         del self._listeners[chan]
 
+    def channels_of(self, session: Any) -> list[str]:
+        """The channels `session` listens on, sorted (pg_listening_channels)."""
+        with self._lock:
+            return sorted(c for c, sessions in self._listeners.items() if session in sessions)
+
     def deliver(self, sender_pid: int, items: list[tuple[str, str]]) -> None:
         with self._lock:
             targets = [(list(self._listeners.get(chan, ())), chan, payload)

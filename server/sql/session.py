@@ -52,6 +52,7 @@ from .expr import usertypes
 from .expr.casts import cast_function
 from .functx import SessionFunctions
 from .inttail import IntTailShapes
+from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
@@ -698,9 +699,12 @@ class SQLSession:
 
     def _deliver(self, notifies: list[tuple[str, str]]) -> None:
         if notifies:
-            from .notify import notifier
-
             notifier(self).deliver(self.backend_pid, notifies)
+
+    def notify(self, channel: str, payload: str) -> None:
+        """NOTIFY channel, 'payload': delivered now outside a transaction block, else at
+        COMMIT (pg_notify)."""
+        queue(self, channel, payload)
 
     def abort_txn(self) -> None:
         """Rolls back the open transaction (if any) and leaves the transaction block."""

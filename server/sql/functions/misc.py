@@ -21,6 +21,7 @@ from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names
+from ..sessionview import SessionView
 from .regcasts import relation_oid
 from .registry import ANY, register
 
@@ -174,10 +175,10 @@ def _key(*parts: int) -> tuple[int, ...]:
 
 def _alive(ctx: Any) -> set[int] | None:
     """Returns the pids of the engine's open sessions, None when the context cannot tell."""
-    engine = getattr(getattr(ctx, "session", None), "engine", None)
-    if engine is None or not hasattr(engine, "sessions"):
+    session: SessionView | None = ctx.session
+    if session is None:
         return None
-    return {s.backend_pid for s in engine.sessions()}
+    return {s.backend_pid for s in session.engine.sessions()}
 
 
 @register("pg_advisory_lock", args=[T.INT8], returns=T.VOID, needs_context=True,
@@ -213,29 +214,17 @@ def pg_advisory_unlock_all(ctx: Any) -> None:
     LOCKS.unlock_all(ctx.backend_pid)
 
 
-def _cancel_event(ctx: Any) -> threading.Event | None:
-    """The session's cancel flag (set by CancelRequest and statement_timeout), if exposed."""
-    ev = getattr(ctx, "cancel_event", None)
-    if ev is None:
-        # NB: until FunctionContext exposes `cancel_event`, read the session's own flag.
-        ev = getattr(getattr(ctx, "session", None), "_cancel", None)
-    return ev if isinstance(ev, threading.Event) else None
-
-
 @register("pg_sleep", args=[T.FLOAT8], returns=T.VOID, needs_context=True, volatile=True)
 def pg_sleep(ctx: Any, seconds: float) -> None:
     """Sleeps for the given number of seconds; a cancel or statement timeout wakes it (57014).
 
     Meanwhile pg_stat_activity shows the wait as PostgreSQL does (Timeout / PgSleep).
     """
-    ev = _cancel_event(ctx)
-    session = getattr(ctx, "session", None)
+    ev: threading.Event = ctx.cancel_event
+    session: SessionView | None = ctx.session
     if session is not None:
         session.wait_event = ("Timeout", "PgSleep")
     try:
-        if ev is None:
-            waits.Event().wait(max(seconds, 0.0))
-            return
         if ev.wait(max(seconds, 0.0)):
             ev.clear()
             raise QueryCanceled("canceling statement due to user request")

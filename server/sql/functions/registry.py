@@ -17,9 +17,12 @@ tuples (several `out_columns`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from ..sessionview import SessionView
 
 ANY = 2276  # pgtypes.oids.ANY: matches every argument type
 
@@ -79,10 +82,18 @@ def register(
 class FunctionContext(Protocol):
     """What context-needing functions may use; the SQL session provides it.
 
-    Optional extras, read with getattr when present: `session` (the SQL session,
-    whose `engine.sessions()` feeds pg_stat_activity and pg_cancel_backend) and
-    `txid` (the transaction's id, for txid_current()).
+    Optional extras, read with getattr when present: `txid` (the transaction's id, for
+    txid_current()).
     """
+
+    @property
+    def cancel_event(self) -> threading.Event:
+        """Set when the running statement is cancelled (CancelRequest, statement_timeout)."""
+
+    @property
+    def session(self) -> SessionView | None:
+        """The session, for the views that list sessions (pg_stat_activity) or read its
+        prepared statements and cursors; None outside a session."""
 
     @property
     def catalog(self) -> Any:

@@ -22,9 +22,9 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from .. import conffile
-from ..notify import queue
 from ..pgcatalog.names import names
 from ..privileges.check import current_role_name
+from ..sessionview import SessionView
 from .registry import register
 
 VERSION = (
@@ -363,14 +363,12 @@ def pg_get_statisticsobjdef_columns(oid: int) -> None:
     return None
 
 
-def _session_with_pid(ctx: Any, pid: int) -> Any:
+def _session_with_pid(ctx: Any, pid: int) -> SessionView | None:
     """The open session with that backend pid; else None, with PostgreSQL's WARNING."""
-    me = getattr(ctx, "session", None)
-    engine = getattr(me, "engine", None)
-    sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
-    found = next((s for s in sessions if s.backend_pid == pid
-                  and not getattr(s, "terminated", False)), None)
-    if found is None and me is not None and hasattr(me, "notice"):
+    me: SessionView | None = ctx.session
+    sessions = me.engine.sessions() if me is not None else []
+    found = next((s for s in sessions if s.backend_pid == pid and not s.terminated), None)
+    if found is None and me is not None:
         me.notice(f"PID {pid} is not a PostgreSQL backend process", severity="WARNING",
                   sqlstate="01000")
     return found
@@ -380,7 +378,7 @@ def _session_with_pid(ctx: Any, pid: int) -> Any:
 def pg_cancel_backend(ctx: Any, pid: int) -> bool:
     """Cancels the running statement of the session with that pid (false if there is none)."""
     target = _session_with_pid(ctx, pid)
-    if target is None or not hasattr(target, "cancel"):
+    if target is None:
         return False
     target.cancel()
     return True
@@ -394,10 +392,8 @@ def pg_terminate_backend(ctx: Any, pid: int, timeout: int = 0) -> bool:
     target = _session_with_pid(ctx, pid)
     if target is None:
         return False
-    if hasattr(target, "terminate"):
-        target.terminate()
-        return True
-    return pg_cancel_backend(ctx, pid)
+    target.terminate()
+    return True
 
 
 register("pg_terminate_backend", args=[T.INT4, T.INT8], returns=T.BOOL, needs_context=True,
@@ -414,12 +410,9 @@ def current_query() -> None:
           needs_context=True)
 def pg_listening_channels(ctx: Any) -> list[str]:
     """The channels this session LISTENs on."""
-    session = getattr(ctx, "session", None)
-    n = getattr(getattr(session, "engine", None), "notifier", None)
-    if n is None:
-        return []
-    with n._lock:  # NB: the Notifier (server/sql/notify.py) has no read accessor
-        return sorted(c for c, sessions in n._listeners.items() if session in sessions)
+    session: SessionView | None = ctx.session
+    notifier = session.engine.notifier if session is not None else None
+    return notifier.channels_of(session) if notifier is not None else []
 
 
 @register("pg_notify", args=[T.TEXT, T.TEXT], returns=T.VOID, strict=False, volatile=True,
@@ -433,10 +426,9 @@ def pg_notify(ctx: Any, channel: str | None, payload: str | None) -> None:
     payload = payload or ""
     if len(payload.encode()) >= 8000:
         raise InvalidParameterValue("payload string too long")
-    session = getattr(ctx, "session", None)
+    session: SessionView | None = ctx.session
     if session is not None:
-
-        queue(session, channel, payload)
+        session.notify(channel, payload)
 
 
 @register("pg_last_xact_replay_timestamp", args=[], returns=T.TIMESTAMPTZ)

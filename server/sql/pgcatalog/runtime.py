@@ -15,6 +15,7 @@ from ..catalog import model as M
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
 from ..privileges.acl import acl_texts
+from ..sessionview import SessionView, TxnView
 from ..settingdocs import describe
 from ..settings import (
     _UNITS_KB,
@@ -59,12 +60,10 @@ def _vartype(value: str) -> str:
 
 def _session_setting_names(ctx: Any) -> list[str]:
     """Returns every setting name the session can enumerate (SHOW ALL's rows)."""
-    session = getattr(ctx, "session", None)
-    settings = getattr(session, "settings", None)
-    if settings is not None and hasattr(settings, "all_rows"):
-        return [row[0] for row in settings.all_rows()]
-    extra = getattr(ctx, "settings", None)
-    return list(extra) if isinstance(extra, dict) else []
+    session: SessionView | None = ctx.session
+    if session is not None:
+        return [row[0] for row in session.settings.all_rows()]
+    return []
 
 
 # PostgreSQL's compiled-in values where initdb's postgresql.conf (or libpq) sets another one.
@@ -84,8 +83,8 @@ def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
     """
 
     key = name.lower()
-    settings = getattr(getattr(ctx, "session", None), "settings", None)
-    client = getattr(settings, "session_defaults", {})
+    session: SessionView | None = ctx.session
+    client = session.settings.session_defaults if session is not None else {}
     reset = client.get(key, SERVER.values.get(key, value))
     boot = _BOOT_VALUES.get(key, DEFAULTS.get(key, value))
     if key in _OVERRIDE:
@@ -154,38 +153,35 @@ def pg_stat_activity(ctx: Any) -> list[tuple[Any, ...]]:
     statement, or the last one. A session ended by pg_terminate_backend is gone at once.
     """
     cat = ctx.catalog
-    me = getattr(ctx, "session", None)
-    engine = getattr(me, "engine", None)
-    sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
+    me: SessionView | None = ctx.session
+    sessions = me.engine.sessions() if me is not None else []
     if not sessions:
         return [_activity(cat, ctx.user, ctx.database, ctx.backend_pid,
                           ctx.get_setting("application_name"), None, "active")]
     return [_session_activity(cat, s, s is me)
             for s in sorted(sessions, key=lambda s: s.backend_pid)
-            if not getattr(s, "terminated", False)]
+            if not s.terminated]
 
 
 def _ts(epoch: float | None) -> dt.datetime | None:
     return None if epoch is None else dt.datetime.fromtimestamp(epoch, dt.UTC)
 
 
-def _session_activity(cat: Any, s: Any, is_me: bool) -> tuple[Any, ...]:
-    status = getattr(s, "transaction_status", "I")
-    status = status() if callable(status) else status
-    active = is_me or getattr(s, "running", False)
+def _session_activity(cat: Any, s: SessionView, is_me: bool) -> tuple[Any, ...]:
+    status = s.transaction_status
+    active = is_me or s.running
     state = "active" if active else {"T": "idle in transaction",
                                      "E": "idle in transaction (aborted)"}.get(status, "idle")
     row = list(_activity(cat, s.user, s.database, s.backend_pid,
-                         s.get_setting("application_name"), getattr(s, "txn_started_at", None),
-                         state))
-    row[_COL["client_addr"]] = getattr(s, "client_addr", None)
-    if row[_COL["client_addr"]] is not None:
-        row[_COL["client_port"]] = getattr(s, "client_port", None)
-    row[_COL["backend_start"]] = _ts(getattr(s, "backend_start", None))
-    row[_COL["query_start"]] = _ts(getattr(s, "query_start", None))
-    row[_COL["state_change"]] = _ts(getattr(s, "state_change", None))
-    row[_COL["query"]] = getattr(s, "last_query", "")
-    txn = getattr(s, "txn", None)
+                         s.get_setting("application_name"), s.txn_started_at, state))
+    row[_COL["client_addr"]] = s.client_addr
+    if s.client_addr is not None:
+        row[_COL["client_port"]] = s.client_port
+    row[_COL["backend_start"]] = _ts(s.backend_start)
+    row[_COL["query_start"]] = _ts(s.query_start)
+    row[_COL["state_change"]] = _ts(s.state_change)
+    row[_COL["query"]] = s.last_query
+    txn = s.txn
     waits_for = _lock_holder(txn)
     if not active:
         row[_COL["wait_event_type"]], row[_COL["wait_event"]] = "Client", "ClientRead"
@@ -194,22 +190,21 @@ def _session_activity(cat: Any, s: Any, is_me: bool) -> tuple[Any, ...]:
             row[_COL["xact_start"]] = row[_COL["query_start"]]  # transaction, if implicit
         if waits_for is not None:
             row[_COL["wait_event_type"]], row[_COL["wait_event"]] = "Lock", "transactionid"
-        elif getattr(s, "wait_event", None) is not None and not is_me:
+        elif s.wait_event is not None and not is_me:
             row[_COL["wait_event_type"]], row[_COL["wait_event"]] = s.wait_event
     row[_COL["backend_xid"]], row[_COL["backend_xmin"]] = _xid_xmin(txn, active, waits_for)
     return tuple(row)
 
 
-def _lock_holder(txn: Any) -> int | None:
+def _lock_holder(txn: TxnView | None) -> int | None:
     """The transaction a session's writer waits for (a row lock), or None."""
-    ltm = getattr(txn, "ltm", None)
-    if txn is None or ltm is None or getattr(txn, "done", False):
+    if txn is None or txn.done:
         return None
-    waiting_for = getattr(ltm, "waiting_for", None)
-    return waiting_for(txn) if waiting_for is not None else None
+    return txn.ltm.waiting_for(txn)
 
 
-def _xid_xmin(txn: Any, active: bool, waits_for: int | None) -> tuple[int | None, int | None]:
+def _xid_xmin(txn: TxnView | None, active: bool, waits_for: int | None
+              ) -> tuple[int | None, int | None]:
     """backend_xid and backend_xmin as PostgreSQL shows them.
 
     A transaction has an xid once it writes (or waits to, on a row lock); it holds a
@@ -217,12 +212,12 @@ def _xid_xmin(txn: Any, active: bool, waits_for: int | None) -> tuple[int | None
     REPEATABLE READ or SERIALIZABLE once it has read. Cumulo's transaction id stands in
     for the xid and its snapshot timestamp for xmin (both as 32-bit xids).
     """
-    if txn is None or getattr(txn, "done", False):
+    if txn is None or txn.done:
         return None, (1 if active else None)
-    wrote = bool(getattr(txn, "has_writes", False)) or waits_for is not None
-    xid = (getattr(txn, "tid", 0) % 2**32 or 1) if wrote else None
-    ts = getattr(txn, "start_ts", None)
-    holds = active or (ts is not None and getattr(txn, "isolation", "") != "read committed")
+    wrote = txn.has_writes or waits_for is not None
+    xid = (txn.tid % 2**32 or 1) if wrote else None
+    ts = txn.start_ts
+    holds = active or (ts is not None and txn.isolation != "read committed")
     return xid, ((ts or 1) % 2**32 or 1) if holds else None
 
 

@@ -20,6 +20,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.text import text_encoder
 from ..expr.regcast import RegOid
 from ..optimizer.stats import table_stats
+from ..sessionview import SessionView
 from .ddltext import format_type
 from .names import names
 from .registry import empty, pg_relation, virtual_table
@@ -159,8 +160,8 @@ def pg_stat_user_indexes(ctx: Any) -> list[tuple[Any, ...]]:
 @pg_relation("pg_catalog", "pg_stat_database")
 def pg_stat_database(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per database, with the number of sessions connected to it."""
-    engine = getattr(getattr(ctx, "session", None), "engine", None)
-    sessions = engine.sessions() if engine is not None and hasattr(engine, "sessions") else []
+    session: SessionView | None = ctx.session
+    sessions = session.engine.sessions() if session is not None else []
     counts: dict[str, int] = {}
     for s in sessions:
         counts[s.database] = counts.get(s.database, 0) + 1
@@ -173,11 +174,10 @@ def pg_stat_database(ctx: Any) -> list[tuple[Any, ...]]:
 @pg_relation("pg_catalog", "pg_prepared_statements")
 def pg_prepared_statements(ctx: Any) -> list[tuple[Any, ...]]:
     """The session's prepared statements: PREPARE's and the protocol's named Parse ones."""
-    session = getattr(ctx, "session", None)
-    prepared = getattr(session, "prepared_sql", None)
-    info = getattr(session, "prepared_info", None)
-    if not isinstance(prepared, dict) or info is None:
+    session: SessionView | None = ctx.session
+    if session is None:
         return []
+    prepared, info = session.prepared_sql, session.prepared_info
     return [(name, p.sql, p.prepared_at,
              [RegOid(o, format_type(o, None) or str(o)) for o in p.param_oids],
              from_sql, p.generic_plans, p.custom_plans)
@@ -187,11 +187,11 @@ def pg_prepared_statements(ctx: Any) -> list[tuple[Any, ...]]:
 @pg_relation("pg_catalog", "pg_cursors")
 def pg_cursors(ctx: Any) -> list[tuple[Any, ...]]:
     """The session's open cursors (DECLARE), as `sql.cursors` keeps them."""
-    cursors = getattr(getattr(ctx, "session", None), "cursors", None)
-    if not isinstance(cursors, dict):
+    session: SessionView | None = ctx.session
+    if session is None:
         return []
     return [(c.name, c.statement, c.hold, c.binary, c.scroll, c.created)
-            for c in cursors.values()]
+            for c in session.cursors.values()]
 
 
 for _name in ("pg_stat_replication", "pg_replication_slots", "pg_prepared_xacts",

@@ -13,6 +13,7 @@ The catalog mirrors what PostgreSQL 15 has after
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +88,8 @@ class Ctx:
         "search_path": '"$user", public', "TimeZone": "UTC", "DateStyle": "ISO, MDY",
         "application_name": "psql", "jit": "off"})
     seqs: dict[int, int] = field(default_factory=dict)
+    session: None = None  # NB: no session: the views that list sessions show this one alone
+    cancel_event: threading.Event = field(default_factory=threading.Event)
 
     def get_setting(self, name: str) -> str | None:
         return next((v for k, v in self.settings.items() if k.lower() == name.lower()), None)

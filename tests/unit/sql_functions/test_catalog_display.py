@@ -179,15 +179,15 @@ def test_psql_helpers_for_backslash_commands(ctx):
     assert acl["public"] == ["pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"]
 
 
-def test_pg_notify_checks_like_postgres():
+def test_pg_notify_checks_like_postgres(ctx):
     from cumulo.server.errors import InvalidParameterValue
 
-    assert call("pg_notify", "chan", "payload") is None
-    assert call("pg_notify", "chan", None) is None
+    assert call("pg_notify", "chan", "payload", ctx=ctx) is None
+    assert call("pg_notify", "chan", None, ctx=ctx) is None
     with pytest.raises(InvalidParameterValue, match="channel name cannot be empty"):
-        call("pg_notify", "", "x")
+        call("pg_notify", "", "x", ctx=ctx)
     with pytest.raises(InvalidParameterValue, match="payload string too long"):
-        call("pg_notify", "chan", "x" * 8000)
+        call("pg_notify", "chan", "x" * 8000, ctx=ctx)
 
 
 def test_attribute_collation_and_catalog_not_null(ctx):

@@ -199,10 +199,15 @@ def test_vectors_have_element_types(ctx):
 
 
 class _Session:
+    """The parts of a session pg_stat_activity reads (`sql.sessionview.SessionView`)."""
+
     def __init__(self, pid, user, status, engine=None):
         self.backend_pid, self.user, self.database = pid, user, "cumulo"
         self.transaction_status, self.engine = status, engine
-        self.txn_started_at = None
+        self.txn_started_at = self.query_start = self.client_addr = self.client_port = None
+        self.running = self.terminated = False
+        self.backend_start = self.state_change = 1_700_000_000.0
+        self.last_query, self.wait_event, self.txn = "", None, None
 
     def get_setting(self, name):
         return "app" if name == "application_name" else None

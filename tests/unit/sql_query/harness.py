@@ -157,6 +157,8 @@ class FnCtx:
         self.database = "postgres"
         self.backend_pid = 1
         self.statement_timestamp = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+        self.session = None  # NB: no session: the views that list sessions show this one alone
+        self.cancel_event = threading.Event()
 
     def get_setting(self, name: str) -> str | None:
         return None
