@@ -507,7 +507,7 @@ class KiviNode:
         for region in regions:
             with self._lock:
                 space, lo, hi = region.space, region.lo, region.hi
-                finish = region.store.export_later(ts)  # cold rows decoded after the lock
+                finish = region.store.export_later(ts, packed=True)  # decoded after the lock
             keys, chains = finish()
             datas.append(RegionData(space, lo, hi, keys, chains, ts))
         ckpt.write_all(directory, datas)

@@ -107,6 +107,8 @@ def _chains_out(chains: Sequence[Any]) -> Any:
     """Packs version chains; a region of one live version per key, as a bulk load leaves it,
     goes as a map {"ts": [ts...], "cols": [column...]} (rows transposed: a few lists in all,
     values with their exact types, instead of a list and a tuple ext per key)."""
+    if isinstance(chains, dict):
+        return chains  # NB: already in that form (`VersionStore.export_later(packed=True)`)
     if chains and set(map(len, chains)) == {1}:
         versions = list(map(_first, chains))
         rows = list(map(_second, versions))

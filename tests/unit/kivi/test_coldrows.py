@@ -23,9 +23,11 @@ from typing import Any
 import pytest
 
 from cumulo.server.kivi import mvcc
+from cumulo.server.kivi.api import RegionData
 from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
 from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
 from cumulo.server.kivi.mvcc import VersionStore
+from cumulo.server.kivi.wire import packb, unpackb
 
 
 class Flag(int):
@@ -151,6 +153,10 @@ def _check(store: VersionStore, model: Model, rng: random.Random, ts: int, lw: i
     for t in (None, lw, ts - 1):  # a checkpoint's export, its cold rows decoded unlocked
         finish = store.export_later(t)
         assert finish() == store.export(t)
+        # a checkpoint's file: the column map when it applies, read back as the chains
+        packed = RegionData(1, b"", None, *store.export_later(t, packed=True)(), 0)
+        plain = RegionData(1, b"", None, *store.export(t), 0)
+        assert unpackb(packb(packed)) == unpackb(packb(plain))
     after = rng.choice([None, *rng.sample(universe, 2)])
     rk, rc = store.export_range(after, 17)
     i = 0 if after is None else sum(1 for k in keys if k <= after)
