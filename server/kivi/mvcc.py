@@ -68,7 +68,11 @@ Chain = tuple[tuple[int, Row | None], ...]
 
 CACHE_LIMIT = 4096
 COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CPU)
-FREEZE_ROWS = True  # `collect` moves settled base rows into cold segments (`kivi.coldrows`)
+# `collect` moves settled base rows into cold segments (`kivi.coldrows`): a 10M-row table's
+# row store 3.4 GB -> 1.4 GB RSS, but under a write-heavy mix (TPC-C) reads and scans that
+# decode cold rows under the node lock cut throughput ~10x, so it is off unless the server
+# is started with `cumulo serve --cold-rows` (cli) until that cost is gone.
+FREEZE_ROWS = False
 SEGMENT_ROWS = 8192  # base keys read per hold of the lock by a freeze, and a segment's most
 MIN_SEGMENT = 256  # fewer freezable keys in a run are left hot (a segment's fixed cost)
 FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze

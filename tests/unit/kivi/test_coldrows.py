@@ -30,6 +30,12 @@ from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.kivi.wire import packb, unpackb
 
 
+@pytest.fixture(autouse=True)
+def _cold_rows_on(monkeypatch):
+    """Collections freeze settled rows here, as under `cumulo serve --cold-rows`."""
+    monkeypatch.setattr(mvcc, "FREEZE_ROWS", True)
+
+
 class Flag(int):
     """An int subclass: marshal would hand back a plain int."""
 
