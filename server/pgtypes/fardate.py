@@ -85,7 +85,34 @@ class _Calendar:
         raise ValueError("ctime() of a date before year 1 or after 9999")
 
 
-class FarDate(_Calendar, dt.date):  # type: ignore[misc]
+class _Ordering:
+    """<, <=, >, >= and != of both far classes from their `_cmp` (-1, 0, 1 or
+    NotImplemented), against each other, ordinary dates and the infinities."""
+
+    def _cmp(self, other: Any) -> Any:
+        raise NotImplementedError
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __lt__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return c if c is NotImplemented else c < 0
+
+    def __le__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return c if c is NotImplemented else c <= 0
+
+    def __gt__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return c if c is NotImplemented else c > 0
+
+    def __ge__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return c if c is NotImplemented else c >= 0
+
+
+class FarDate(_Calendar, _Ordering, dt.date):  # type: ignore[misc]
     """A date before 0001-01-01 or after 9999-12-31: `days` from 2000-01-01, PostgreSQL's
     DateADT. The date fields underneath are date.min's or date.max's and are never read:
     every method that would read them is replaced here."""
@@ -123,25 +150,6 @@ class FarDate(_Calendar, dt.date):  # type: ignore[misc]
 
     def __eq__(self, other: object) -> bool:
         return type(other) is FarDate and other.days == self.days
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __lt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c < 0
-
-    def __le__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c <= 0
-
-    def __gt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c > 0
-
-    def __ge__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c >= 0
 
     def __hash__(self) -> int:
         return hash(("far date", self.days))
@@ -195,7 +203,7 @@ class FarDate(_Calendar, dt.date):  # type: ignore[misc]
         return self.__reduce__()
 
 
-class FarTimestamp(_Calendar, dt.datetime):  # type: ignore[misc]
+class FarTimestamp(_Calendar, _Ordering, dt.datetime):  # type: ignore[misc]
     """A timestamp (naive) or timestamptz (UTC) outside Python's years: `us` from
     2000-01-01 00:00, PostgreSQL's Timestamp. The time-of-day fields underneath are
     real; the date fields are datetime.min's or max's and never read."""
@@ -252,25 +260,6 @@ class FarTimestamp(_Calendar, dt.datetime):  # type: ignore[misc]
         if type(other) is not FarTimestamp or (self.tzinfo is None) != (other.tzinfo is None):
             return False
         return self._cmp(other) == 0
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __lt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c < 0
-
-    def __le__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c <= 0
-
-    def __gt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c > 0
-
-    def __ge__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return c if c is NotImplemented else c >= 0
 
     def __hash__(self) -> int:
         return hash(("far timestamp", self._utc_us()))
