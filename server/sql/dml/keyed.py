@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..exec.keys import encode_key
 from ..exec.runner import compiled
 from ..expr import codegen as cg
 from ..expr import runtime as rt
 from ..plan import nodes as N
 from ..plan.builder import visible
+from ..plan.pointread import KeyParts, encoded_keys, key_parts
 
 
 class KeyedRows:
@@ -42,7 +42,7 @@ class KeyedRows:
 
     __slots__ = ("space", "keys", "project")
 
-    def __init__(self, space: int, keys: list[list[tuple[bool, Any]]], project: N.Project) -> None:
+    def __init__(self, space: int, keys: KeyParts, project: N.Project) -> None:
         self.space = space
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.project = project
@@ -55,28 +55,13 @@ class KeyedRows:
         get = root.child
         if not get.with_keys or not get.keys or len(visible(root.cols)) != len(root.cols):
             return None
-        keys: list[list[tuple[bool, Any]]] = []
-        for key in get.keys:
-            parts: list[tuple[bool, Any]] = []
-            for e in key:
-                if e.kind == "param":
-                    parts.append((True, e.data))
-                elif e.kind == "const":
-                    parts.append((False, e.data))
-                else:
-                    return None
-            keys.append(parts)
-        return cls(get.table.space, keys, root)
+        keys = key_parts(get)
+        return None if keys is None else cls(get.table.space, keys, root)
 
     def read(self, ctx: Any) -> list[tuple[Any, ...]]:
         """The plan's rows at ctx's transaction (own writes included), as `plan.execute(ctx)`
         would yield them in its one batch."""
-        params = ctx.params
-        encoded = []
-        for key in self.keys:
-            values = [params[v - 1] if is_param else v for is_param, v in key]
-            if None not in values:  # NB: a NULL key matches nothing
-                encoded.append(encode_key(values))
+        encoded = encoded_keys(self.keys, ctx.params)
         if not encoded:
             return []
         rows = ctx.txn.get(self.space, encoded)

@@ -34,13 +34,43 @@ from typing import Any
 from ..exec.keys import encode_key
 from . import nodes as N
 
+KeyParts = list[list[tuple[bool, Any]]]  # per key, per column: (is a parameter, $n or value)
+
+
+def key_parts(get: N.PointGet) -> KeyParts | None:
+    """A PointGet's keys as (is a parameter, $n or constant) per column; None when a key
+    column is any other expression."""
+    keys: KeyParts = []
+    for key in get.keys:
+        parts: list[tuple[bool, Any]] = []
+        for e in key:
+            if e.kind == "param":
+                parts.append((True, e.data))
+            elif e.kind == "const":
+                parts.append((False, e.data))
+            else:
+                return None
+        keys.append(parts)
+    return keys
+
+
+def encoded_keys(keys: KeyParts, params: list[Any]) -> list[bytes]:
+    """The keys with the statement's parameters in, encoded; a key with a NULL in it
+    matches nothing and is left out."""
+    encoded = []
+    for key in keys:
+        values = [params[v - 1] if is_param else v for is_param, v in key]
+        if None not in values:
+            encoded.append(encode_key(values))
+    return encoded
+
 
 class PointRead:
     """The keys and output columns of a Project(PointGet) plan; `read` runs it."""
 
     __slots__ = ("space", "keys", "picks")
 
-    def __init__(self, space: int, keys: list[list[tuple[bool, Any]]], picks: list[int]) -> None:
+    def __init__(self, space: int, keys: KeyParts, picks: list[int]) -> None:
         self.space = space
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.picks = picks  # the row slots the select list returns, in order
@@ -53,27 +83,13 @@ class PointRead:
         get = root.child
         if get.with_keys or not get.keys or any(e.kind != "col" for e in root.exprs):
             return None
-        keys: list[list[tuple[bool, Any]]] = []
-        for key in get.keys:
-            parts: list[tuple[bool, Any]] = []
-            for e in key:
-                if e.kind == "param":
-                    parts.append((True, e.data))
-                elif e.kind == "const":
-                    parts.append((False, e.data))
-                else:
-                    return None
-            keys.append(parts)
-        return cls(get.table.space, keys, [e.data for e in root.exprs])
+        keys = key_parts(get)
+        return None if keys is None else cls(get.table.space, keys, [e.data for e in root.exprs])
 
     def read(self, txn: Any, params: list[Any]) -> list[tuple[Any, ...]]:
         """Reads the rows at the transaction's snapshot (own writes included), as the
         Project(PointGet) executors would return them."""
-        encoded = []
-        for key in self.keys:
-            values = [params[v - 1] if is_param else v for is_param, v in key]
-            if None not in values:
-                encoded.append(encode_key(values))
+        encoded = encoded_keys(self.keys, params)
         if not encoded:
             return []
         picks = self.picks
