@@ -86,6 +86,7 @@ class Index:
     exprs: tuple[str, ...] = ()  # SQL of the expression keys, one per 0 in `columns`
     nulls_not_distinct: bool = False  # UNIQUE NULLS NOT DISTINCT: NULLs collide too
     opclasses: tuple[str, ...] = ()  # per key: an explicit operator class ("" = the default)
+    method: str = "btree"  # CREATE INDEX ... USING: what pg_am names (stored ordered whatever it is)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
 from ..dml.writer import TableWriter, key_detail
 from ..expr.binder import func_name
+from ..pgcatalog.accessmethods import check as check_method
+from ..pgcatalog.accessmethods import method
 from ..pgcatalog.opclasses import resolve as resolve_opclass
 from .indexkeys import check_immutable, compile_exprs, expr_types, key_function, predicate_function
 from .names import (
@@ -84,7 +86,14 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     table = get_relation(cat, schema, tname, s.search_path())
     params = node.args.get("params")
     cols_nodes = params.args.get("columns") if params else []
+    using = params.args.get("using") if params else None
+    am_name = using.name.lower() if using is not None else "btree"
+    if am_name == "rtree":
+        s.notice('substituting access method "gist" for obsolete method "rtree"')
+        am_name = "gist"
+    am = method(am_name)
     attnums, desc, exprs, parts, classes = [], [], [], [], []
+    nulls_first = False
     by_name = {c.name: c.attnum for c in table.live_columns}
     for o in cols_nodes or []:
         e = o.this if isinstance(o, exp.Ordered) else o
@@ -94,6 +103,7 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
         while isinstance(e, exp.Paren):
             e = e.this
         desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
+        nulls_first = nulls_first or bool(isinstance(o, exp.Ordered) and o.args.get("nulls_first"))
         if not isinstance(e, exp.Column):
             exprs.append(e.sql("postgres"))
             attnums.append(0)
@@ -111,6 +121,8 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
             raise UndefinedColumn(f'column "{n}" does not exist')
         include.append(by_name[n])
         parts.append(n)
+    check_method(am, bool(tree.args.get("unique")), len(attnums), any(desc), nulls_first,
+                 bool(include))
     if exprs:
         compile_exprs(s, table, tuple(exprs))  # NB: reports unknown columns, functions (42703...)
         check_immutable(exprs, "index expression")
@@ -132,7 +144,8 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     idx = Index(oid, name, table.oid, tuple(attnums), bool(tree.args.get("unique")), False, oid,
                 tuple(desc), where.this.sql("postgres") if where is not None else None,
                 tuple(include), tuple(exprs),
-                nulls_not_distinct=bool(tree.meta.get("nulls_not_distinct")), opclasses=opclasses)
+                nulls_not_distinct=bool(tree.meta.get("nulls_not_distinct")), opclasses=opclasses,
+                method=am.name)
     s.store.put(s.ensure_txn(), s.db.oid, idx)
     s.catalog_changed()
     build_index(s, table, idx)

@@ -101,7 +101,7 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
     table_name = (names(cat).rel_display(ctx, i.table_oid) if pretty and ctx is not None
                   else qualified(cat, i.table_oid))
     text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {table_name} "
-            f"USING btree ({keys})")
+            f"USING {i.method} ({keys})")
     if included:
         text += f" INCLUDE ({', '.join(included)})"
     if i.predicate:

@@ -24,6 +24,7 @@ PG_PROC_OIDS: dict[str, int] = {
     "bit_send": 2457, "bittypmodin": 2919, "bittypmodout": 2920, "boolin": 1242, "boolout": 1243,
     "boolrecv": 2436, "boolsend": 2437, "bpcharin": 1044, "bpcharout": 1045, "bpcharrecv": 2430,
     "bpcharsend": 2431, "bpchartypmodin": 2913, "bpchartypmodout": 2914, "bthandler": 330,
+    "gisthandler": 332, "ginhandler": 333, "spghandler": 334, "brinhandler": 335,
     "btrim": 884, "byteain": 1244, "byteaout": 31, "bytearecv": 2412, "byteasend": 2413,
     "cardinality": 3179, "cash_in": 886, "cash_out": 887, "cash_recv": 2492, "cash_send": 2493,
     "cbrt": 1345, "ceil": 1711, "ceiling": 2167, "char_length": 1372, "character_length": 1367,

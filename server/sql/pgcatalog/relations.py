@@ -17,6 +17,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..privileges.acl import acl_texts, column_acl_texts
+from .accessmethods import INDEX_METHODS
 from .collations import COLLATION_OIDS
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
@@ -68,7 +69,7 @@ def pg_namespace(ctx: Any) -> list[tuple[Any, ...]]:
 
 def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
                **kw: Any) -> tuple[Any, ...]:
-    am = {"r": 2, "i": 403}.get(kind, 0)
+    am = kw.get("am", {"r": 2, "i": 403}.get(kind, 0))
     has_storage = kind in ("r", "i", "S")
     replident = kw.get("replident", "d" if kind == "r" else "n")
     return (
@@ -125,6 +126,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
         rows.append(_class_row(i.oid, i.name, nsp, "i",
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
                                len(i.columns) + len(i.include), persistence=persistence(nsp),
+                               am=INDEX_METHODS[i.method].oid,
                                **dict(zip(("pages", "tuples"), index_counts(owner, i),
                                           strict=True))))
     rows += [_class_row(s.oid, s.name, s.schema_oid, "S", s.owner, 3,

@@ -16,6 +16,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr.regcast import RegOid
+from .accessmethods import INDEX_METHODS
 from .procoids import proc_oid
 from .registry import empty, pg_relation
 
@@ -260,12 +261,9 @@ _RANGES = [
 
 @pg_relation("pg_catalog", "pg_am")
 def pg_am(ctx: Any) -> list[tuple[Any, ...]]:
-    """The heap table access method and the btree and hash index methods."""
-    return [
-        (2, "heap", regproc("heap_tableam_handler"), "t"),
-        (403, "btree", regproc("bthandler"), "i"),
-        (405, "hash", regproc("hashhandler"), "i"),
-    ]
+    """The heap table access method and the index methods (`accessmethods`)."""
+    return [(2, "heap", regproc("heap_tableam_handler"), "t"),
+            *((m.oid, m.name, regproc(m.handler), "i") for m in INDEX_METHODS.values())]
 
 
 @pg_relation("pg_catalog", "pg_collation")

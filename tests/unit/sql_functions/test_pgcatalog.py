@@ -142,7 +142,8 @@ def test_pg_database_roles_and_friends(ctx):
     assert roles["cumulo"]["rolsuper"] is True and roles["app"]["oid"] == 16001
     assert roles["app"]["rolpassword"] == "********"
     assert {r["usename"] for r in rows(ctx, "pg_user")} == {"cumulo", "app"}
-    assert [r["amname"] for r in rows(ctx, "pg_am")] == ["heap", "btree", "hash"]
+    assert [r["amname"] for r in rows(ctx, "pg_am")] == [
+        "heap", "btree", "hash", "gist", "gin", "brin", "spgist"]
     assert [r["spcname"] for r in rows(ctx, "pg_tablespace")] == ["pg_default", "pg_global"]
     assert [r["collname"] for r in rows(ctx, "pg_collation")] == ["default", "C", "POSIX"]
     assert [r["extname"] for r in rows(ctx, "pg_extension")] == ["plpgsql"]
