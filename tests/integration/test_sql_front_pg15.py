@@ -489,6 +489,18 @@ create table gt2 (like gt including indexes);
 select c.relname, a.amname from pg_class c join pg_am a on a.oid = c.relam where c.relname like 'gt2%' order by 1;
 drop table gt, gt2;
 """,
+    # GROUP BY a set-returning call: the rows are expanded below the aggregate (was XX000).
+    "srf_group_keys": """
+create table sg (a int, b text);
+insert into sg values (1, 'x'), (2, 'y');
+select unnest(array[1, 2]) k, count(*) from sg group by 1 order by 1;
+select generate_series(1, a) g, count(*) from sg group by 1 order by 1;
+select b, unnest(array[a, 3]) u, sum(a) from sg group by b, 2 order by 1, 2;
+select generate_series(1, 2)::text s, count(*) from sg group by 1 order by 1;
+select count(*) from sg group by unnest(array[1, 1, 2]) order by 1;
+select unnest(array[1, 2]) k, count(*) from sg group by k having count(*) > 1 order by 1;
+drop table sg;
+""",
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

@@ -11,6 +11,7 @@ per call and the scope maps each `OVER` expression to it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sqlglot import exp
@@ -25,6 +26,7 @@ from ..expr.functions import coerce
 from ..expr.usertypes import enum_ordered, has_sort_key
 from . import groupingsets as GS
 from . import nodes as N
+from . import srflift
 
 STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
 
@@ -94,6 +96,25 @@ def agg_parts(node: exp.Expression) -> tuple[str, list[exp.Expression], bool, li
     return name, args, distinct, order, flt
 
 
+def _set_returning_keys(node: N.Node, groups: list[E]) -> tuple[N.Node, list[E]]:
+    """GROUP BY a set-returning call (`GROUP BY unnest(a)`, or its select-list position):
+    PostgreSQL expands the rows below the aggregate, so each element is a group. The calls'
+    keys are computed by a ProjectSet under the Aggregate, after the input's columns (whose
+    positions, which the binder's references use, stay the same); the other keys are left
+    as they are."""
+    width = len(node.cols)
+    passed = [col(i, c.type, c.name, c.typmod) for i, c in enumerate(node.cols)]
+    moved = [k for k, g in enumerate(groups) if any(x.kind == "srf" for x in g.walk())]
+    cols = [dataclasses.replace(c) for c in node.cols]
+    cols += [N.PCol("?group?", groups[k].type, groups[k].typmod, hidden=True) for k in moved]
+    child = srflift.lift(node, cols, passed + [groups[k] for k in moved])
+    out = list(groups)
+    for j, k in enumerate(moved):
+        g = groups[k]
+        out[k] = col(width + j, g.type, g.name, g.typmod)
+    return child, out
+
+
 def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group: Any,
                    agg_asts: list) -> tuple[N.Node, Scope]:
     """Adds an Aggregate node; returns it with the scope of its output."""
@@ -124,6 +145,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     grp_args = [GS.grouping_bits(a, group_asts, resolve) for a in grp_asts]
     groups = [binder.bind(g) for g in group_asts]
     groups = [coerce(g, T.TEXT, params=planner.params) if g.type == T.UNKNOWN else g for g in groups]
+    if any(x.kind == "srf" for g in groups for x in g.walk()):
+        node, groups = _set_returning_keys(node, groups)
     scope.aggregates_allowed = "aggregate function calls"
     aggs: list[N.AggCall] = []
     for a in agg_asts:
@@ -162,7 +185,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     scope.aggregates_allowed = None
     cols = [N.PCol(g.name, g.type, g.typmod) for g in groups]
     for g, c in zip(groups, cols, strict=True):
-        if g.kind == "col":
+        if g.kind == "col" and g.data < len(scope.cols):  # NB: not a set-returning key's
             src = scope.cols[g.data]
             c.qualifier, c.table_oid, c.attnum = src.qualifier, src.table_oid, src.attnum
         elif g.kind == "row" and g.rowtype:  # GROUP BY t: t's OID, column 0 (PG)
@@ -181,7 +204,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     for i, (ast, g) in enumerate(zip(group_asts, groups, strict=True)):
         repl[ast] = col(i, g.type, g.name, g.typmod)
         repl[ast].rowtype = g.rowtype  # NB: GROUP BY t keeps t's row type
-        if g.kind == "col":
+        if g.kind == "col" and g.data < len(scope.cols):
             group_map.setdefault(g.data, i)
     for j, (ast, a) in enumerate(zip(agg_asts, aggs, strict=True)):
         name = _agg_label(ast, a)
