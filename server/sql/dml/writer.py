@@ -189,14 +189,20 @@ class TableWriter:
                 cols[pos] = tuple([None if v is None else conv(v) for v in cols[pos]])
             out = list(zip(*cols, strict=True))
         elif self.generated or convs:
+            # NB: a generated column reads the others as stored, after their typmods (a
+            # numeric(5,1) given 3.37 is 3.4 to it), and then gets its own
             lists = [r if type(r) is list else list(r) for r in rows]
-            if self.generated:
-                self._compute_generated(lists)
-            for pos, conv in convs:
+            gen = {c.attnum - 1 for c in self.generated}
+            for pos, conv in sorted(convs, key=lambda pc: pc[0] in gen):
+                if pos in gen and self.generated:
+                    self._compute_generated(lists)
+                    gen = set()  # NB: computed once, before the first generated typmod
                 for r in lists:
                     v = r[pos]
                     if v is not None:
                         r[pos] = conv(v)
+            if gen and self.generated:
+                self._compute_generated(lists)
             out = [tuple(r) for r in lists]
         elif set(map(type, rows)) == {tuple}:  # COPY's batches: no pass in Python
             out = rows  # type: ignore[assignment]  # all tuples
