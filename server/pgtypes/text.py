@@ -454,6 +454,8 @@ def _int_in(oid: int) -> Callable[[str], int]:
             v = int(s.strip())
         except ValueError:
             raise _bad(oid, s) from None
+        if "_" in s or not s.isascii():  # NB: Python's digit groups and other scripts' digits
+            raise _bad(oid, s)
         if not lo <= v <= hi:
             name = T.TYPES[oid].sql_name
             raise NumericValueOutOfRange(f'value "{s}" is out of range for type {name}')
@@ -486,6 +488,8 @@ def _float_in(oid: int) -> Callable[[str], float]:
             v = float(s.strip())
         except ValueError:
             raise _bad(oid, s) from None
+        if "_" in s or not s.isascii():
+            raise _bad(oid, s)
         if oid == T.FLOAT4 and math.isfinite(v):
             try:
                 v = _F4.unpack(_F4.pack(v))[0]
@@ -502,6 +506,8 @@ def _numeric_in(s: str) -> Decimal:
         d = Decimal(t)
     except InvalidOperation:
         raise _bad(T.NUMERIC, s) from None
+    if "_" in t or not t.isascii():
+        raise _bad(T.NUMERIC, s)
     if d.is_snan() or (d.is_infinite() and t.lower().lstrip("+-") not in ("infinity", "inf")):
         raise _bad(T.NUMERIC, s)
     return d

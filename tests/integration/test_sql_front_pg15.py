@@ -514,6 +514,24 @@ create table gtv (a numeric(5,1), e varchar(2) generated always as (a::text) sto
 insert into gtv (a) values (3.37);
 drop table gtm, gtv;
 """,
+    # Number input takes ASCII digits only: Python's int()/float()/Decimal() also read digit
+    # groups (1_000) and other scripts' digits, which PostgreSQL 15 refuses (22P02).
+    "number_input_digits": """
+select '1_000'::int;
+select '١٢'::int;
+select '1_0'::numeric;
+select '٣.٥'::numeric;
+select '1_0.5'::float8;
+select '1e1_0'::float4;
+select ' 12 '::int, '+12'::int8, ' -3 '::int2, 'infinity'::float8, '  -inf '::float8,
+  'NaN'::numeric::text, 'Infinity'::numeric, '1.1'::float4;
+create table nid (a int, b numeric, c float8);
+insert into nid values ('1_0', '2', '3');
+insert into nid values ('1', '2_0', '3');
+insert into nid values ('1', '2', '3_0');
+select count(*) from nid;
+drop table nid;
+""",
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

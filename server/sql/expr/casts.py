@@ -14,7 +14,7 @@ import math
 import re
 import uuid
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ...errors import (
@@ -71,17 +71,9 @@ def check_int(v: int, oid: int) -> int:
 
 
 def _text_to_int(oid: int) -> Callable[[Any], int]:
-    def conv(s: Any) -> int:
-        try:
-            v = int(str(s).strip())
-        except ValueError:
-            raise _bad(oid, s) from None
-        lo, hi = INT_RANGE[oid]
-        if not lo <= v <= hi:
-            raise NumericValueOutOfRange(f'value "{s}" is out of range for type {type_name(oid)}')
-        return v
-
-    return conv
+    """int2/int4/int8 input, as the type's text input (`pgtypes.text`): ASCII digits only."""
+    dec = text_decoder(oid)
+    return lambda s: dec(s if type(s) is str else str(s))
 
 
 def _num_to_int(oid: int) -> Callable[[Any], int]:
@@ -102,24 +94,24 @@ def _num_to_int(oid: int) -> Callable[[Any], int]:
     return conv
 
 
+_NUMERIC_IN = text_decoder(T.NUMERIC)
+_FLOAT8_IN = text_decoder(T.FLOAT8)
+_FLOAT4_IN = text_decoder(T.FLOAT4)
+
+
 def text_to_numeric(s: Any) -> Decimal:
-    """Parses numeric input text (22P02 on bad syntax)."""
-    t = str(s).strip()
-    try:
-        d = Decimal(t)
-    except InvalidOperation:
-        raise _bad(T.NUMERIC, s) from None
-    if d.is_infinite() and t.lower().lstrip("+-") not in ("infinity", "inf"):
-        raise _bad(T.NUMERIC, s)
-    return d
+    """Parses numeric input text (22P02 on bad syntax), as numeric's text input does."""
+    return _NUMERIC_IN(s if type(s) is str else str(s))
 
 
 def text_to_float(s: Any) -> float:
-    """Parses float8 input text."""
-    try:
-        return float(str(s).strip())
-    except ValueError:
-        raise _bad(T.FLOAT8, s) from None
+    """Parses float8 input text, as float8's text input does."""
+    return _FLOAT8_IN(s if type(s) is str else str(s))
+
+
+def text_to_float4(s: Any) -> float:
+    """Parses float4 input text (rounded to float4, 22003 past its range)."""
+    return _FLOAT4_IN(s if type(s) is str else str(s))
 
 
 _TRUE = {"t", "true", "y", "yes", "on", "1"}
@@ -371,7 +363,7 @@ def from_text(oid: int) -> Callable[[Any], Any]:
     if oid in OIDLIKE:
         return _text_to_int(T.INT8)
     simple: dict[int, Callable[[Any], Any]] = {
-        T.NUMERIC: text_to_numeric, T.FLOAT8: text_to_float, T.FLOAT4: text_to_float,
+        T.NUMERIC: text_to_numeric, T.FLOAT8: text_to_float, T.FLOAT4: text_to_float4,
         T.BOOL: text_to_bool, T.DATE: text_to_date, T.TIMESTAMP: text_to_timestamp,
         T.TIMESTAMPTZ: lambda s: text_to_timestamp(s, True), T.TIME: text_to_time,
         T.TIMETZ: text_to_timetz,
