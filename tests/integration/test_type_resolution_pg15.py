@@ -245,7 +245,8 @@ PARAMETERS = ["select $1", "select $1 union select 1", "select 1 union select $1
               "select nullif($1, 'a')", "select array[$1, 1]", "select $1::text is null",
               "select a from trt where a in ($1, $2) limit $3", "select not $1", "select abs($1)",
               "select $1 + $2", "select -$1", "select $1 ^ $2", "select sum($1)", "select avg($1)",
-              "select stddev($1)", "select $1 % $2 + 1"]
+              "select stddev($1)", "select $1 % $2 + 1", "select count($1)",
+              "select count(*), count($1::int)"]
 
 
 def test_set_operation_parameters_match_pg15(pg15, cumulo_server):

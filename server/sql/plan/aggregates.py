@@ -168,8 +168,9 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                     f"function {name}(unknown) is not unique",
                     hint="Could not choose a best candidate function. "
                     "You might need to add explicit type casts.")
-            bargs[0] = coerce(bargs[0], T.FLOAT8 if name in STATISTICAL else T.TEXT,
-                              params=planner.params)
+            if not (name == "count" and bargs[0].kind == "param"):  # NB: count(any) gives
+                bargs[0] = coerce(bargs[0], T.FLOAT8 if name in STATISTICAL else T.TEXT,
+                                  params=planner.params)  # $1 no type (42P18 if none else)
         if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
                                                      or bargs[0].type == T.INTERVAL):
             raise UndefinedFunction(
