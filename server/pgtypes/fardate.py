@@ -60,6 +60,18 @@ class _Calendar:
     def _day_count(self) -> int:
         raise NotImplementedError
 
+    @property
+    def year(self) -> int:
+        return civil_of_days(self._day_count())[0]
+
+    @property
+    def month(self) -> int:
+        return civil_of_days(self._day_count())[1]
+
+    @property
+    def day(self) -> int:
+        return civil_of_days(self._day_count())[2]
+
     def toordinal(self) -> int:
         return self._day_count() + EPOCH_ORDINAL
 
@@ -126,18 +138,6 @@ class FarDate(_Calendar, _Ordering, dt.date):  # type: ignore[misc]
 
     def _day_count(self) -> int:
         return self.days
-
-    @property
-    def year(self) -> int:
-        return civil_of_days(self.days)[0]
-
-    @property
-    def month(self) -> int:
-        return civil_of_days(self.days)[1]
-
-    @property
-    def day(self) -> int:
-        return civil_of_days(self.days)[2]
 
     def _cmp(self, other: Any) -> Any:
         if isinstance(other, dt.datetime) or not isinstance(other, dt.date):
@@ -223,19 +223,7 @@ class FarTimestamp(_Calendar, _Ordering, dt.datetime):  # type: ignore[misc]
         return self.us // USECS_PER_DAY
 
     def _day_count(self) -> int:
-        return self.us // USECS_PER_DAY
-
-    @property
-    def year(self) -> int:
-        return civil_of_days(self.days)[0]
-
-    @property
-    def month(self) -> int:
-        return civil_of_days(self.days)[1]
-
-    @property
-    def day(self) -> int:
-        return civil_of_days(self.days)[2]
+        return self.days
 
     def date(self) -> dt.date:
         return date_of_days(self.days)
