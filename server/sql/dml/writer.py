@@ -119,6 +119,15 @@ def _round_fraction(precision: int) -> Callable[[Any], Any]:
     return conv
 
 
+def _convert(rows: list[list[Any]], convs: list[tuple[int, Callable[[Any], Any]]]) -> None:
+    """Applies each (position, typmod converter) to the non-NULL values of that column."""
+    for pos, conv in convs:
+        for r in rows:
+            v = r[pos]
+            if v is not None:
+                r[pos] = conv(v)
+
+
 class TableWriter:
     """Everything needed to insert, update and delete rows of one table."""
 
@@ -193,16 +202,10 @@ class TableWriter:
             # numeric(5,1) given 3.37 is 3.4 to it), and then gets its own
             lists = [r if type(r) is list else list(r) for r in rows]
             gen = {c.attnum - 1 for c in self.generated}
-            for pos, conv in sorted(convs, key=lambda pc: pc[0] in gen):
-                if pos in gen and self.generated:
-                    self._compute_generated(lists)
-                    gen = set()  # NB: computed once, before the first generated typmod
-                for r in lists:
-                    v = r[pos]
-                    if v is not None:
-                        r[pos] = conv(v)
-            if gen and self.generated:
+            _convert(lists, [pc for pc in convs if pc[0] not in gen])
+            if self.generated:
                 self._compute_generated(lists)
+            _convert(lists, [pc for pc in convs if pc[0] in gen])
             out = [tuple(r) for r in lists]
         elif set(map(type, rows)) == {tuple}:  # COPY's batches: no pass in Python
             out = rows  # type: ignore[assignment]  # all tuples
