@@ -6,7 +6,9 @@ bytes, the row tuple and its ints, the version and chain tuples, two list slots)
 older than every snapshot (<= the garbage-collection watermark), so no reader ever
 needs its commit ts. `VersionStore.collect` freezes such rows into segments here
 (~31 bytes a row for three integer columns); the store keeps them out of its hot
-base and reads them back on demand.
+base and reads them back on demand. Only when the server runs with `--cold-rows`
+(`mvcc.FREEZE_ROWS`): reads and scans still decode cold rows under the node lock,
+which cut a write-heavy mix (TPC-C) about tenfold.
 
 A `Segment` holds up to a few thousand sorted keys and their rows:
 - keys as one bytes blob (fixed width when all keys are: no offsets), searched by a
