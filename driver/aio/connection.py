@@ -79,7 +79,12 @@ def _ident(name: str) -> str:
 
 # How long a cancelled call waits for the server to finish the conversation before the
 # connection is given up.
-_CANCEL_GRACE = 5.0
+_CANCEL_GRACE = 10.0
+_CANCEL_RETRY = 1.0
+
+
+class _CancelIgnored(Exception):
+    """The server went on with a statement after every cancel request of the grace period."""
 
 
 class Connection:
@@ -154,12 +159,13 @@ class Connection:
                 cancelled = e
             # A timeout, say. Stop the statement on the server and read the rest of the
             # conversation, so that the connection stays in step and usable.
-            await self._cancel_quietly()
             try:
-                async with asyncio.timeout(_CANCEL_GRACE):
-                    await self._pump(conv, core.RECV)
+                await self._finish_cancelled(conv)
             except errors.DatabaseError:
                 pass  # most likely 57014, from our own cancel
+        except _CancelIgnored as e:
+            self._abort()
+            raise OperationalError(str(e)) from e
         except (OSError, asyncio.IncompleteReadError) as e:
             self._abort()
             raise OperationalError(f"connection to the server lost: {e}") from e
@@ -256,6 +262,31 @@ class Connection:
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
                     raise  # we were cancelled ourselves, not just the reader
+
+    async def _finish_cancelled(self, conv: core.Conversation) -> None:
+        """Cancels the running statement and reads the rest of its conversation.
+
+        The cancel is sent again every `_CANCEL_RETRY` seconds until the reply ends: a
+        server drops a cancel that arrives while the backend has not yet read the query
+        (it is idle then), which happens on a loaded machine. A repeat is harmless, as
+        each cancel request has been delivered by the time `cancel()` returns, so none
+        can reach a later statement."""
+        await self._cancel_quietly()
+        pump = asyncio.ensure_future(self._pump(conv, core.RECV))
+        deadline = asyncio.get_running_loop().time() + _CANCEL_GRACE
+        try:
+            while not (await asyncio.wait({pump}, timeout=_CANCEL_RETRY))[0]:
+                if asyncio.get_running_loop().time() >= deadline:
+                    raise _CancelIgnored(
+                        f"the server did not end the cancelled statement within "
+                        f"{_CANCEL_GRACE:g} s; the connection was closed")
+                await self._cancel_quietly()
+        finally:
+            if not pump.done():
+                pump.cancel()
+                with contextlib.suppress(BaseException):
+                    await pump
+        pump.result()
 
     async def _cancel_quietly(self) -> None:
         """On a cancelled await (a timeout, say): asks the server to stop the statement,
