@@ -13,6 +13,14 @@ method back, Django's introspection among them) and what CREATE INDEX refuses.
 ... except UndefinedObject as e:
 ...     print(e.sqlstate, e.message)
 42704 access method "rtree" does not exist
+
+Each method indexes only the types it has a default operator class for (PostgreSQL's
+`pg_opclass.opcdefault` rows); any other key type is 42704 with PostgreSQL's hint:
+
+>>> has_default(method("gin"), T.INT4), has_default(method("gin"), T.ARRAY_OF[T.INT4])
+(False, True)
+>>> has_default(method("gist"), T.INET), has_default(method("spgist"), T.CIDR)
+(False, True)
 """
 
 from __future__ import annotations
@@ -20,6 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import FeatureNotSupported, UndefinedObject
+from ...pgtypes import hstore, multiranges, ranges
+from ...pgtypes import oids as T
+from ..expr import usertypes
+from ..expr.types import is_array, type_name
 
 
 @dataclass(frozen=True)
@@ -69,3 +81,65 @@ def check(m: AccessMethod, unique: bool, keys: int, descending: bool, nulls_firs
     if nulls_first and not m.order:
         raise FeatureNotSupported(
             f'access method "{m.name}" does not support NULLS FIRST/LAST options')
+
+
+def _named(*names: str) -> frozenset[int]:
+    return frozenset(T.BY_NAME[n].oid for n in names if n in T.BY_NAME)
+
+
+# NB: PostgreSQL 15's default operator classes of the non-btree methods, by input type
+# (`select amname, opcintype from pg_opclass ... where opcdefault`); arrays, ranges,
+# multiranges, enums and hstore are matched by kind in `has_default`.
+_DEFAULTS: dict[str, frozenset[int]] = {
+    "gin": _named("jsonb", "tsvector"),
+    "gist": _named("box", "circle", "point", "polygon", "tsquery", "tsvector"),
+    "spgist": _named("box", "inet", "point", "polygon", "text"),
+    "brin": _named("char", "int8", "bit", "varbit", "box", "bytea", "bpchar", "date", "float8",
+                   "inet", "int4", "interval", "macaddr", "macaddr8", "name", "numeric", "oid",
+                   "pg_lsn", "float4", "int2", "text", "tid", "timetz", "time", "timestamptz",
+                   "timestamp", "uuid"),
+    "hash": _named("char", "aclitem", "int8", "bool", "bytea", "bpchar", "cid", "date", "float8",
+                   "inet", "int4", "interval", "jsonb", "macaddr", "macaddr8", "name", "numeric",
+                   "oid", "oidvector", "pg_lsn", "float4", "record", "int2", "text", "tid",
+                   "timetz", "time", "timestamptz", "timestamp", "uuid", "xid", "xid8"),
+}
+# what a key type is binary-coercible to: its class serves it (varchar -> text's classes)
+_COERCIBLE = {T.VARCHAR: T.TEXT, T.CIDR: T.INET}
+# kinds with a default class per method (anyarray, anyrange, anymultirange, anyenum, hstore)
+_BY_KIND = {"gin": "ah", "gist": "rmh", "spgist": "r", "brin": "r", "hash": "armeh"}
+
+
+def _kind(type_oid: int) -> str:
+    if is_array(type_oid):
+        return "a"
+    if type_oid in ranges.SUBTYPE:
+        return "r"
+    if type_oid in multiranges.RANGE_OF:
+        return "m"
+    if type_oid in hstore.OIDS:
+        return "h"
+    return "e" if usertypes.is_enum(type_oid) else ""
+
+
+def has_default(m: AccessMethod, type_oid: int) -> bool:
+    """Tells whether `m` has a default operator class for keys of `type_oid`."""
+    defaults = _DEFAULTS.get(m.name)
+    if defaults is None:  # btree: every type Cumulo stores orders
+        return True
+    while type_oid in T.DOMAIN_BASE:
+        type_oid = T.DOMAIN_BASE[type_oid]
+    if type_oid in defaults or _COERCIBLE.get(type_oid) in defaults:
+        return True
+    kind = _kind(type_oid)
+    return bool(kind) and kind in _BY_KIND[m.name]
+
+
+def check_key_types(m: AccessMethod, types: list[int]) -> None:
+    """Refuses a key type `m` has no default operator class for (42704), as PostgreSQL does."""
+    for t in types:
+        if t and not has_default(m, t):
+            raise UndefinedObject(
+                f'data type {type_name(t)} has no default operator class for access method '
+                f'"{m.name}"',
+                hint="You must specify an operator class for the index or define a default "
+                     "operator class for the data type.")
