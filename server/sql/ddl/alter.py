@@ -48,6 +48,7 @@ from .depends import (
     views_using_column,
 )
 from .domaindefault import domain_of_column, with_default
+from .immutable import check_generated
 from .indexes import build_index
 from .names import (
     find_relation,
@@ -121,6 +122,7 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     b.columns = list(table.columns)
     b.add_column(cd)
     col = b.columns[-1]
+    check_generated(s, table.name, b.columns, only=col)
     if b.pk:
         raise FeatureNotSupported("ADD COLUMN ... PRIMARY KEY is not supported")
     new = dataclasses.replace(table, columns=tuple(b.columns))
