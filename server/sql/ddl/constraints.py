@@ -36,6 +36,7 @@ from ..dml.writer import int_keys, key_detail, validate_existing
 from ..parse import unquote_ident
 from ..privileges.check import current_role, must_own, relation_noun
 from ..stmt import Stmt
+from .checkcols import check_attnums, check_col
 from .indexes import build_index
 from .names import (
     find_relation,
@@ -45,9 +46,9 @@ from .names import (
     relation_name_taken,
     skip_or_raise,
     table_name,
+    unique_name,
 )
 from .pkeys import rebuild_indexes
-from .tables import _check_col, check_attnums, unique_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -208,7 +209,7 @@ def add_check(s: SQLSession, table: Table, name: str, text: str, validate: bool 
     check_name_free(s, table, name)
     cat = s.catalog()
     cname = name or unique_name(cat, table.schema_oid,
-                                f"{table.name}_{_check_col(text, list(table.columns))}check")
+                                f"{table.name}_{check_col(text, list(table.columns))}check")
     con = Constraint(s.store.allocate_oid(), cname, table.oid, "c",
                      check_attnums(text, list(table.columns)), check=text, validated=validate)
     s.store.put(s.ensure_txn(), s.db.oid, con)

@@ -28,8 +28,9 @@ from ..catalog.model import Index, Table
 from ..dml.writer import TableWriter, key_detail
 from ..expr.binder import func_name
 from ..pgcatalog.accessmethods import check as check_method
-from ..pgcatalog.accessmethods import method
+from ..pgcatalog.accessmethods import check_key_types, method
 from ..pgcatalog.opclasses import resolve as resolve_opclass
+from .immutable import check_index_exprs
 from .indexkeys import check_immutable, compile_exprs, expr_types, key_function, predicate_function
 from .names import (
     get_relation,
@@ -39,6 +40,7 @@ from .names import (
     schema_by_name,
     skip_or_raise,
     table_name,
+    unique_name,
 )
 
 if TYPE_CHECKING:
@@ -126,12 +128,14 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     if exprs:
         compile_exprs(s, table, tuple(exprs))  # NB: reports unknown columns, functions (42703...)
         check_immutable(exprs, "index expression")
+        check_index_exprs(s, table, exprs, "index expression")
     opclasses = _opclasses(table, attnums, exprs, classes)
+    if am.name != "btree":
+        check_key_types(am, _key_types(table, attnums, exprs, classes))
     pwhere = params.args.get("where") if params else None
     if pwhere is not None:
         check_immutable([pwhere.this.sql("postgres")], "index predicate")
-    from .tables import unique_name
-
+        check_index_exprs(s, table, [pwhere.this.sql("postgres")], "index predicate")
     name = ident(node.this) if node.this else unique_name(
         cat, table.schema_oid, f"{table.name}_{'_'.join(parts)}_idx")
     if relation_name_taken(cat, table.schema_oid, name):
@@ -161,6 +165,15 @@ def _opclasses(table: Table, attnums: list[int], exprs: list[str],
     it = iter(expr_types(table, tuple(exprs)))
     key_types = [types[a] if a else next(it) for a in attnums]
     return tuple(resolve_opclass(c, t) if c else "" for c, t in zip(classes, key_types, strict=True))
+
+
+def _key_types(table: Table, attnums: list[int], exprs: list[str],
+               classes: list[str]) -> list[int]:
+    """The types of the keys that name no operator class (0 for one that does)."""
+    types = {c.attnum: c.domain or c.type_oid for c in table.columns}
+    it = iter(expr_types(table, tuple(exprs)))
+    out = [types[a] if a else next(it) for a in attnums]
+    return [0 if c else t for c, t in zip(classes, out, strict=True)]
 
 
 def alter_index(s: SQLSession, tree: exp.Alter) -> str:

@@ -139,6 +139,19 @@ def relation_name_taken(cat: CatalogSnapshot, schema_oid: int, name: str) -> boo
                and tables[i.table_oid].schema_oid == schema_oid for i in cat.indexes)
 
 
+def unique_name(cat: Any, schema_oid: int, base: str, taken: set[str] | None = None) -> str:
+    """Returns `base`, or `base1`, `base2` ... if the name is taken (PostgreSQL's choice)."""
+    taken = taken or set()
+    in_schema = {t.oid for t in cat.tables if t.schema_oid == schema_oid}
+    name, n = base[:63], 0
+    while name in taken or relation_name_taken(cat, schema_oid, name) or any(
+        c.name == name and c.table_oid in in_schema for c in cat.constraints
+    ):
+        n += 1
+        name = f"{base[:63 - len(str(n))]}{n}"
+    return name
+
+
 def parse_qualified(text: str) -> tuple[str | None, str]:
     """Splits 'schema.name' (either part possibly quoted) into (schema or None, name)."""
     parts: list[str] = []

@@ -34,8 +34,7 @@ from ..parse import unquote_ident
 from ..stmt import Stmt
 from .depends import refuse_dependents, report_cascade
 from .indexes import build_index
-from .names import get_relation, parse_qualified
-from .tables import unique_name
+from .names import get_relation, parse_qualified, unique_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession

@@ -15,7 +15,6 @@ their default is `nextval('<seq>'::regclass)`, as in PostgreSQL.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -33,14 +32,18 @@ from ...errors import (
 from ...pgtypes import oids as T
 from ..catalog import statstore
 from ..catalog.model import Column, Constraint, Index, Schema, Sequence, Table
-from ..dml.insert import create_table_as
+from ..context import ParamTypes
+from ..dml.writer import writer_for
 from ..expr.types import array_ndims, declared_domain, domain_of
-from ..parse import parse_sql
 from ..pgcatalog.collations import column_collation
+from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
+from .checkcols import check_attnums, check_col
 from .coldefs import column_type, default_sql, identity_options, quote_ident
+from .constraints import add_foreign_key, fk_deferral
 from .depends import refuse_dependents, relation_description, report_cascade, views_depending
+from .immutable import check_generated
 from .liketable import add_like, copy_indexes
 from .names import (
     creation_schema,
@@ -52,6 +55,7 @@ from .names import (
     schema_by_name,
     skip_or_raise,
     table_name,
+    unique_name,
 )
 from .oncommit import ACTIONS
 from .oncommit import register as register_on_commit
@@ -61,19 +65,6 @@ if TYPE_CHECKING:
 
 SERIALS = {"SERIAL": T.INT4, "BIGSERIAL": T.INT8, "SMALLSERIAL": T.INT2}
 SEQ_MAX = {T.INT2: 2**15 - 1, T.INT4: 2**31 - 1, T.INT8: 2**63 - 1}
-
-
-def unique_name(cat: Any, schema_oid: int, base: str, taken: set[str] | None = None) -> str:
-    """Returns `base`, or `base1`, `base2` ... if the name is taken (PostgreSQL's choice)."""
-    taken = taken or set()
-    in_schema = {t.oid for t in cat.tables if t.schema_oid == schema_oid}
-    name, n = base[:63], 0
-    while name in taken or relation_name_taken(cat, schema_oid, name) or any(
-        c.name == name and c.table_oid in in_schema for c in cat.constraints
-    ):
-        n += 1
-        name = f"{base[:63 - len(str(n))]}{n}"
-    return name
 
 
 def _fk_action(options: list[Any] | None, which: str) -> str:
@@ -236,6 +227,7 @@ class TableBuilder:
 
     def finish(self, options: tuple[str, ...]) -> Table:
         """Writes the table, its sequences, indexes and constraints."""
+        check_generated(self.s, self.name, self.columns)
         cols = list(self.columns)
         for a in self.pk:
             c = cols[a - 1]
@@ -266,14 +258,12 @@ class TableBuilder:
                                      nulls_not_distinct=nnd))
             store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "u", ucols, ioid))
         for cname, text in self.checks:
-            n = self._name(cname, f"{self.name}_{_check_col(text, cols)}check", False)
+            n = self._name(cname, f"{self.name}_{check_col(text, cols)}check", False)
             self.names.add(n)
             store.put(txn, db, Constraint(store.allocate_oid(), n, self.oid, "c",
                                           check_attnums(text, cols), check=text))
         self.s.catalog_changed()
         if self.fks:
-            from .constraints import add_foreign_key, fk_deferral
-
             for cname, fcols, ref, _, opts in self.fks:
                 add_foreign_key(self.s, self.s.catalog().existing_table(self.oid), cname, fcols,
                                 ref, _fk_action(opts, "delete"), _fk_action(opts, "update"),
@@ -281,22 +271,28 @@ class TableBuilder:
         return table
 
 
-def check_attnums(text: str, cols: list[Column]) -> tuple[int, ...]:
-    """The attnums a CHECK expression references, ascending (pg_constraint.conkey)."""
-
-    try:
-        tree = parse_sql(f"SELECT {text}")
-    except Exception:  # NB: the text was produced by sqlglot; a failure only loses conkey
-        return ()
-    names = {ident(c.this) for c in tree.find_all(exp.Column)}
-    return tuple(c.attnum for c in cols if not c.dropped and c.name in names)
-
-
-def _check_col(text: str, cols: list[Column]) -> str:
-
-    names = set(re.findall(r"[a-z_][a-z_0-9]*", text))
-    used = [c.name for c in cols if c.name in names]
-    return f"{used[0]}_" if len(used) == 1 else ""
+def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> str:
+    """CREATE TABLE name AS query: a table shaped like the query, filled from it."""
+    query = tree.expression
+    plan = COMPILER.plan_query(query, s.catalog(), ParamTypes(), s.search_path())
+    b = TableBuilder(s, schema.oid, name)
+    names = [ident(e) for e in tree.this.expressions] if isinstance(tree.this, exp.Schema) else []
+    for i, c in enumerate(plan.columns):
+        cname = names[i] if i < len(names) else c.name
+        b.columns.append(Column(cname, c.type_oid, c.typmod, i + 1))
+    table = b.finish(())
+    props = tree.args.get("properties")
+    if props is not None and any(isinstance(p, exp.WithDataProperty) and p.args.get("no")
+                                 for p in props.expressions):
+        return "CREATE TABLE AS"  # NB: WITH NO DATA: the shape only, as PostgreSQL tags it
+    table = s.catalog().existing_table(table.oid)
+    writer = writer_for(s, table)
+    ctx = s.exec_context([])
+    n = 0
+    for batch in plan.execute(ctx):
+        writer.insert(s, [list(r) for r in batch], check_unique=False)
+        n += len(batch)
+    return f"SELECT {n}"
 
 
 def create_table(s: SQLSession, tree: exp.Create) -> str:

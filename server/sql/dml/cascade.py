@@ -15,16 +15,16 @@ from ...errors import ForeignKeyViolation
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint
 from ..expr.casts import to_text
-from .deferred import defer_parent_keys, is_deferred
-from .writer import writer_for
+from .deferstate import defer_parent_keys, is_deferred
 
 if TYPE_CHECKING:
     from ..session import SQLSession
     from .writer import TableWriter
 
 
-def _children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
-                   ) -> list[tuple[bytes, tuple[Any, ...]]]:
+def children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
+                  ) -> list[tuple[bytes, tuple[Any, ...]]]:
+    """The (key, row) pairs of fk's table that reference the parent key `vals`."""
     child = s.catalog().existing_table(fk.table_oid)
     conds = [("cmp", "=", ("col", a - 1), ("const", v)) for a, v in zip(fk.columns, vals,
                                                                           strict=True)]
@@ -38,8 +38,9 @@ def _children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
     return out
 
 
-def _violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple[Any, ...],
-               verb: str) -> None:
+def fk_violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple[Any, ...],
+                 verb: str) -> None:
+    """Raises 23503: parent key `vals` is still referenced through fk."""
     child = s.catalog().existing_table(fk.table_oid)
     names = ", ".join(parent.table.columns[a - 1].name for a in fk.ref_columns)
     shown = ", ".join(to_text(v) for v in vals)
@@ -59,15 +60,15 @@ def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, .
             vals = tuple(r[i] for i in pos)
             if None in vals:
                 continue
-            hits = _children_rows(s, fk, vals)
+            hits = children_rows(s, fk, vals)
             if not hits:
                 continue
             if fk.on_delete == "a" and is_deferred(s, fk):
                 defer_parent_keys(s, fk, vals)  # NO ACTION, deferred: checked at COMMIT
                 continue
             if fk.on_delete in ("a", "r"):
-                _violation(s, parent, fk, vals, "update or delete")
-            cw = writer_for(s, s.catalog().existing_table(fk.table_oid))
+                fk_violation(s, parent, fk, vals, "update or delete")
+            cw = parent.child_writer(s, fk)
             keys = [k for k, _ in hits]
             olds = [o for _, o in hits]
             if fk.on_delete == "c":
@@ -93,15 +94,15 @@ def on_parent_update(s: SQLSession, parent: TableWriter, old: list[tuple[Any, ..
             nv = tuple(n[i] for i in pos)
             if ov == nv or None in ov:
                 continue
-            hits = _children_rows(s, fk, ov)
+            hits = children_rows(s, fk, ov)
             if not hits:
                 continue
             if fk.on_update == "a" and is_deferred(s, fk):
                 defer_parent_keys(s, fk, ov)
                 continue
             if fk.on_update != "c":
-                _violation(s, parent, fk, ov, "update or delete")
-            cw = writer_for(s, s.catalog().existing_table(fk.table_oid))
+                fk_violation(s, parent, fk, ov, "update or delete")
+            cw = parent.child_writer(s, fk)
             news = []
             for _, co in hits:
                 c = list(co)

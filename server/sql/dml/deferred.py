@@ -11,93 +11,38 @@ later, or a parent key inserted again, is no violation. A failed check at
 COMMIT rolls the transaction back (23503). Django creates every foreign key
 DEFERRABLE INITIALLY DEFERRED, and `loaddata` with forward references needs it.
 
-The state lives per session (`_STATE`, by weak reference) and is dropped when
-the transaction ends.
+The state lives per session (`deferstate`, below the writer that records into
+it) and is dropped when the transaction ends; this module runs the recorded
+checks, through the writers and the parent-side lookups of `cascade`.
 """
 
 from __future__ import annotations
 
 import re
-import weakref
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...errors import SQLError, SyntaxError_, UndefinedObject
 from ...pgwire.backend import Result
 from ..catalog.model import Constraint
 from ..parse import unquote_ident
+from .cascade import children_rows, fk_violation
+from .deferstate import Deferred, forget, pending, state_of
+from .writer import find_missing_parents, writer_for
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-
-@dataclass
-class Deferred:
-    """One transaction's SET CONSTRAINTS modes and recorded checks."""
-
-    all_mode: bool | None = None  # SET CONSTRAINTS ALL DEFERRED (True) / IMMEDIATE (False)
-    modes: dict[int, bool] = field(default_factory=dict)  # constraint oid -> deferred?
-    children: dict[int, dict[bytes, None]] = field(default_factory=dict)  # fk oid -> row keys
-    parents: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)  # fk -> vals
-
-
-_STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
-
-
-def _state(s: SQLSession) -> Deferred:
-    st = _STATE.get(s)
-    if st is None:
-        st = _STATE[s] = Deferred()
-    return st
-
-
-def is_deferred(s: SQLSession, fk: Constraint) -> bool:
-    """Tells whether fk's checks wait for COMMIT in s's transaction right now."""
-    if not fk.deferrable:
-        return False
-    st = _STATE.get(s)
-    if st is not None:
-        mode = st.modes.get(fk.oid)
-        if mode is not None:
-            return mode
-        if st.all_mode is not None:
-            return st.all_mode
-    return fk.deferred
-
-
-def defer_child_rows(s: SQLSession, fk: Constraint, keys: list[bytes]) -> None:
-    """Records referencing rows (by key) whose parents COMMIT must find."""
-    _state(s).children.setdefault(fk.oid, {}).update(dict.fromkeys(keys))
-
-
-def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> None:
-    """Records a referenced key that went away: COMMIT checks nothing still points at it."""
-    _state(s).parents.setdefault(fk.oid, {})[vals] = None
-
-
-def pending(s: SQLSession) -> bool:
-    """Tells whether checks wait for COMMIT."""
-    st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
-    return st is not None and bool(st.children or st.parents)
-
-
-def forget(s: SQLSession) -> None:
-    """Drops the transaction's modes and checks (it ended)."""
-    if _STATE:
-        _STATE.pop(s, None)
+__all__ = ["check_at_commit", "forget", "pending", "set_constraints"]
 
 
 def check_at_commit(s: SQLSession) -> None:
     """Runs every recorded check (23503 on the first violation)."""
-    st = _STATE.get(s)
+    st = state_of(s, create=False)
     if st is not None:
         _run(s, st, None)
 
 
 def _run(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
-    from .cascade import _children_rows, _violation
-    from .writer import find_missing_parents, writer_for
-
     cat = s.catalog()
     by_oid = {c.oid: c for c in cat.constraints if c.kind == "f"}
     for oid in list(st.children):
@@ -122,8 +67,8 @@ def _run(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
         pw = writer_for(s, parent)
         gone = set(find_missing_parents(s, s.txn, parent, fk.ref_columns, vals_list))
         for vals in vals_list:
-            if vals in gone and _children_rows(s, fk, vals):
-                _violation(s, pw, fk, vals, "update or delete")
+            if vals in gone and children_rows(s, fk, vals):
+                fk_violation(s, pw, fk, vals, "update or delete")
 
 
 _SET = re.compile(r"SET\s+CONSTRAINTS\s+(?P<names>.+?)\s+(?P<mode>DEFERRED|IMMEDIATE)\s*;?\s*$",
@@ -141,7 +86,7 @@ def set_constraints(s: SQLSession, sql: str) -> Result:
         s.notice("SET CONSTRAINTS can only be used in transaction blocks", sqlstate="25P01",
                  severity="WARNING")
         return Result("SET CONSTRAINTS")
-    st = _state(s)
+    st = state_of(s)
     if len(names) == 1 and names[0].upper() == "ALL":
         st.all_mode = deferred
         st.modes.clear()

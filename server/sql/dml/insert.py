@@ -25,7 +25,7 @@ from ...errors import (
 from ...kivi.keycodec import encode_key
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
-from ..catalog.model import Column, Index, Table
+from ..catalog.model import Index, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
 from ..plan.compiler import COMPILER
@@ -35,7 +35,7 @@ from .manyrows import compile_rows
 from .returning import compile_returning
 from .update import set_targets
 from .values import ValueFn, _assign, compile_default, compile_value, table_scope
-from .writer import prefix_end, writer_for, writer_of
+from .writer import prefix_end, writer_of
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -408,29 +408,3 @@ def _find_conflict(txn: Any, table: Table, writer: Any, arbiters: list[tuple[int
                 if old is not None:
                     return key, old
     return None
-
-
-def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> str:
-    """CREATE TABLE name AS query: a table shaped like the query, filled from it."""
-    from ..ddl.tables import TableBuilder
-
-    query = tree.expression
-    plan = COMPILER.plan_query(query, s.catalog(), ParamTypes(), s.search_path())
-    b = TableBuilder(s, schema.oid, name)
-    names = [ident(e) for e in tree.this.expressions] if isinstance(tree.this, exp.Schema) else []
-    for i, c in enumerate(plan.columns):
-        cname = names[i] if i < len(names) else c.name
-        b.columns.append(Column(cname, c.type_oid, c.typmod, i + 1))
-    table = b.finish(())
-    props = tree.args.get("properties")
-    if props is not None and any(isinstance(p, exp.WithDataProperty) and p.args.get("no")
-                                 for p in props.expressions):
-        return "CREATE TABLE AS"  # NB: WITH NO DATA: the shape only, as PostgreSQL tags it
-    table = s.catalog().existing_table(table.oid)
-    writer = writer_for(s, table)
-    ctx = s.exec_context([])
-    n = 0
-    for batch in plan.execute(ctx):
-        writer.insert(s, [list(r) for r in batch], check_unique=False)
-        n += len(batch)
-    return f"SELECT {n}"

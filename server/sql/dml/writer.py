@@ -38,7 +38,8 @@ from ..ddl.indexkeys import expr_display, key_function, predicate_function
 from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
-from .deferred import defer_child_rows, is_deferred
+from .cascade import on_parent_delete, on_parent_update
+from .deferstate import defer_child_rows, is_deferred
 from .domaincheck import for_table as domain_checks
 from .values import compile_value, table_scope
 
@@ -429,10 +430,12 @@ class TableWriter:
         for idx in self.indexes:
             txn.delete(idx.space, [k for k, _ in self.index_entries(idx, keys, rows)])
         if self.children:  # NB: after the deletes: rows deleted together may reference each other
-            from .cascade import on_parent_delete
-
             on_parent_delete(s, self, rows)
         return len(keys)
+
+    def child_writer(self, s: SQLSession, fk: Constraint) -> TableWriter:
+        """The writer of the table whose foreign key `fk` references this one (cascades)."""
+        return writer_for(s, s.catalog().existing_table(fk.table_oid))
 
     def update(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
                new: list[list[Any]], kept: frozenset[int] = frozenset()) -> int:
@@ -441,8 +444,6 @@ class TableWriter:
         txn = s.txn
         rows = self.prepare_rows(new, kept)
         if self.children:
-            from .cascade import on_parent_update
-
             on_parent_update(s, self, old, rows)
         new_keys = [self.key_of(r) for r in rows] if self.pk else keys
         moved = [i for i in range(len(rows)) if new_keys[i] != keys[i]]

@@ -6,9 +6,6 @@ family of functions.
 
 from __future__ import annotations
 
-# NB: pg_isolation_test_session_is_blocked reads the transaction layer's wait-for graph, so it
-# lives there (ser's server/txn/isotest.py) and registers itself when imported.
-from ...txn import isotest  # noqa: F401
 from . import (  # noqa: F401  (imported to register)
     arrays,
     catalogfns,
@@ -16,6 +13,7 @@ from . import (  # noqa: F401  (imported to register)
     formatting,
     hstorefns,
     intervalfns,
+    isotest,
     jsonbops,
     jsonfns,
     jsonpath,

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cumulo.server.errors import SerializationFailure
+from cumulo.server.sql.functions.isotest import session_is_blocked
 from cumulo.server.txn.api import ScanSpec
 from cumulo.server.txn.conflicts import Acquire, ConflictManager, Granted, Prune, Release
 from cumulo.server.txn.embedded import open_embedded
-from cumulo.server.txn.isotest import session_is_blocked
 from cumulo.server.txn.readset import ReadSet
 from cumulo.server.txn.validate import (
     AT_COMMIT,
@@ -310,14 +310,14 @@ def test_blocked_writer_shows_as_blocked(tm):
     th.start()
     while not tm.ltm.is_waiting(b):
         time.sleep(0.001)
-    assert session_is_blocked(sessions, tm.ltm, 22, [11, 22])
-    assert not session_is_blocked(sessions, tm.ltm, 22, [22, 33])  # not by an interesting pid
-    assert not session_is_blocked(sessions, tm.ltm, 11, [11, 22])
-    assert not session_is_blocked(sessions, tm.ltm, 33, [11, 22])
+    assert session_is_blocked(sessions, 22, [11, 22])
+    assert not session_is_blocked(sessions, 22, [22, 33])  # not by an interesting pid
+    assert not session_is_blocked(sessions, 11, [11, 22])
+    assert not session_is_blocked(sessions, 33, [11, 22])
     a.commit()
     done.wait(10)
     th.join()
-    assert not session_is_blocked(sessions, tm.ltm, 22, [11, 22])
+    assert not session_is_blocked(sessions, 22, [11, 22])
 
 
 def test_eager_failures_carry_postgres_reason_codes(tm):

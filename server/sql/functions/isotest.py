@@ -17,48 +17,57 @@ Serializable transactions never wait for a safe snapshot in Cumulo (DEFERRABLE
 is accepted and ignored: every snapshot is safe under write-snapshot
 isolation), so that part of PostgreSQL's function always answers false.
 
-The function lives with the transaction layer because it reads the LTM's
-wait-for graph; it registers itself in the SQL function registry when this
-module is imported (the function package imports it).
+The function reads the wait-for graph through the session's open transaction
+(`sessionview.TxnView.ltm`, a `LockWaits`), so the transaction layer knows
+nothing of SQL functions or sessions.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Protocol
 
-from ..pgtypes import oids as T
-from ..sql.functions.registry import register
-
-
-def _ltm(engine: Any) -> Any:
-    tm = getattr(engine, "tm", None)
-    return getattr(tm, "ltm", tm)
+from ...pgtypes import oids as T
+from ..sessionview import TxnView
+from .registry import FunctionContext, register
 
 
-def session_is_blocked(sessions: list[Any], ltm: Any, pid: int, pids: list[int]) -> bool:
+class BlockableSession(Protocol):
+    """What the probe reads of a session: its backend pid and its open transaction."""
+
+    @property
+    def backend_pid(self) -> int: ...
+
+    @property
+    def txn(self) -> TxnView | None: ...
+
+
+def session_is_blocked(sessions: Sequence[BlockableSession], pid: int, pids: list[int]) -> bool:
     """Tells whether the session with backend `pid` waits for a lock held by one of `pids`."""
-    by_pid = {getattr(s, "backend_pid", None): s for s in sessions}
+    by_pid = {s.backend_pid: s for s in sessions}
     target = by_pid.get(pid)
-    txn = getattr(target, "txn", None)
-    waiting_for = getattr(ltm, "waiting_for", None)
-    if txn is None or waiting_for is None:
+    txn = target.txn if target is not None else None
+    if txn is None:
         return False
-    holder = waiting_for(txn)
+    holder = txn.ltm.waiting_for(txn)
     if holder is None:
         return False
     for p in pids:
         s = by_pid.get(p)
-        if s is not None and p != pid and getattr(getattr(s, "txn", None), "tid", None) == holder:
+        if s is None or p == pid:
+            continue
+        other = s.txn
+        if other is not None and other.tid == holder:
             return True
     return False
 
 
 @register("pg_isolation_test_session_is_blocked", args=[T.INT4, T.ARRAY_OF[T.INT4]],
           returns=T.BOOL, needs_context=True, volatile=True, oid=3378)
-def pg_isolation_test_session_is_blocked(ctx: Any, pid: int, pids: list[int | None]) -> bool:
+def pg_isolation_test_session_is_blocked(ctx: FunctionContext, pid: int,
+                                         pids: list[int | None]) -> bool:
     """PostgreSQL's isolation-test probe (see the module docstring)."""
-    engine = getattr(getattr(ctx, "session", None), "engine", None)
-    if engine is None or not hasattr(engine, "sessions"):
+    if ctx.session is None:  # a context outside any session (unit tests): nothing waits
         return False
-    return session_is_blocked(engine.sessions(), _ltm(engine), pid,
+    return session_is_blocked(ctx.session.engine.sessions(), pid,
                               [p for p in pids if p is not None])

@@ -1,0 +1,83 @@
+"""What a transaction has deferred: SET CONSTRAINTS modes and the foreign-key checks recorded for COMMIT.
+
+The table writer (`writer.TableWriter.check_fks`) and the parent-side actions
+(`cascade`) record here; `deferred` runs the recorded checks at COMMIT or SET
+CONSTRAINTS ... IMMEDIATE. The state lives per session (`_STATE`, by weak
+reference) and is dropped when the transaction ends (`forget`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, overload
+
+from ..catalog.model import Constraint
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+
+@dataclass
+class Deferred:
+    """One transaction's SET CONSTRAINTS modes and recorded checks."""
+
+    all_mode: bool | None = None  # SET CONSTRAINTS ALL DEFERRED (True) / IMMEDIATE (False)
+    modes: dict[int, bool] = field(default_factory=dict)  # constraint oid -> deferred?
+    children: dict[int, dict[bytes, None]] = field(default_factory=dict)  # fk oid -> row keys
+    parents: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)  # fk -> vals
+
+
+_STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
+
+
+@overload
+def state_of(s: SQLSession) -> Deferred: ...
+
+
+@overload
+def state_of(s: SQLSession, create: bool) -> Deferred | None: ...
+
+
+def state_of(s: SQLSession, create: bool = True) -> Deferred | None:
+    """The session's deferred-check state; made on first use unless `create` is False."""
+    st = _STATE.get(s)
+    if st is None and create:
+        st = _STATE[s] = Deferred()
+    return st
+
+
+def is_deferred(s: SQLSession, fk: Constraint) -> bool:
+    """Tells whether fk's checks wait for COMMIT in s's transaction right now."""
+    if not fk.deferrable:
+        return False
+    st = _STATE.get(s)
+    if st is not None:
+        mode = st.modes.get(fk.oid)
+        if mode is not None:
+            return mode
+        if st.all_mode is not None:
+            return st.all_mode
+    return fk.deferred
+
+
+def defer_child_rows(s: SQLSession, fk: Constraint, keys: list[bytes]) -> None:
+    """Records referencing rows (by key) whose parents COMMIT must find."""
+    state_of(s).children.setdefault(fk.oid, {}).update(dict.fromkeys(keys))
+
+
+def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> None:
+    """Records a referenced key that went away: COMMIT checks nothing still points at it."""
+    state_of(s).parents.setdefault(fk.oid, {})[vals] = None
+
+
+def pending(s: SQLSession) -> bool:
+    """Tells whether checks wait for COMMIT."""
+    st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
+    return st is not None and bool(st.children or st.parents)
+
+
+def forget(s: SQLSession) -> None:
+    """Drops the transaction's modes and checks (it ended)."""
+    if _STATE:
+        _STATE.pop(s, None)
