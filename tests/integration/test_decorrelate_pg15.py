@@ -66,6 +66,16 @@ CASES = [
     # nested: the inner subquery is decorrelated inside the outer one's aggregate input
     ("SELECT id, (SELECT sum(w) FROM b WHERE b.k = a.k AND "
      "b.w > (SELECT avg(c.id) FROM c WHERE c.k = b.k)) FROM a", JOINED, "SubPlan"),
+    # the grouped side reads only the keys the filtered outer table holds (keyreduce): TPC-H
+    # Q17's shape, COUNT's 0 for the keys left out, NULL keys, and Q2's shape with a join
+    ("SELECT id FROM a WHERE v IN ('x', 'q', 'r') AND k < (SELECT avg(w) FROM b WHERE b.k = a.k)",
+     "Semi Join", "SubPlan"),
+    ("SELECT id, (SELECT count(*) FROM b WHERE b.k = a.k) FROM a WHERE v <> 'y' OR v IS NULL",
+     "Semi Join", "SubPlan"),
+    ("SELECT id, (SELECT coalesce(sum(w), -1) FROM b WHERE b.k = a.k) FROM a "
+     "WHERE k IS NULL OR k > 1", "Semi Join", "SubPlan"),
+    ("SELECT a.id, c.id FROM a, c WHERE a.k = c.k AND a.v < 'z' AND "
+     "c.id = (SELECT min(c2.id) FROM c c2 WHERE c2.k = a.k)", "Semi Join", "SubPlan"),
     # stays a subquery: a non-equality correlation, GROUP BY, LIMIT, no aggregate
     ("SELECT id, (SELECT sum(w) FROM b WHERE b.w > a.id) FROM a", "SubPlan", None),
     ("SELECT id, (SELECT sum(w) FROM b WHERE b.k = a.k GROUP BY b.k) FROM a", "SubPlan", None),

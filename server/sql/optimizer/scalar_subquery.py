@@ -54,6 +54,7 @@ from ...pgtypes import oids as T
 from ..expr.bound import E, col, const
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from .keyreduce import reduce_groups
 from .pushdown_join_filters import conj_all
 from .semijoin import _cols_used, _escapes, _plan_escapes, _remap, _to_join_row, semijoin
 from .stats import estimate
@@ -133,8 +134,10 @@ def _keyed(inner: N.Node, keys: list[E], ctx: Any) -> bool:
     return False
 
 
-def _decorrelate(plan: N.Node, outer_rows: float, ctx: Any) -> _Decorrelated | None:
-    """Builds the grouped right side for one scalar sub-plan, or None if it does not qualify."""
+def _decorrelate(plan: N.Node, outer_rows: float, ctx: Any,
+                 enclosing: N.Node | None = None) -> _Decorrelated | None:
+    """Builds the grouped right side for one scalar sub-plan, or None if it does not qualify;
+    with the `enclosing` plan, its input keeps only the keys that plan can produce."""
     if not isinstance(plan, N.Project) or not isinstance(plan.child, N.Aggregate):
         return None
     visible = [i for i, c in enumerate(plan.cols) if not c.hidden]
@@ -184,6 +187,8 @@ def _decorrelate(plan: N.Node, outer_rows: float, ctx: Any) -> _Decorrelated | N
     source: N.Node = N.Filter(inner.cols, child=inner, pred=conj_all(local)) if local else inner
     # the body joins the enclosing plan: its own subqueries get the pre-rules it would have had
     source = scalar_subquery(semijoin(source, ctx), ctx)
+    if enclosing is not None:
+        source = reduce_groups(source, enclosing, list(zip(inner_keys, left_keys, strict=True)))
     gcols = [N.PCol(k.name, k.type, k.typmod) for k in inner_keys]
     for k, pc in zip(inner_keys, gcols, strict=True):
         if k.kind == "col":
@@ -291,7 +296,7 @@ def _attach(left: N.Node, exprs: list[E], ctx: Any) -> tuple[N.Node, dict[int, E
     for sub in _subqueries(exprs):
         if rows is None:
             rows = estimate(left)
-        d = _decorrelate(sub.data, rows, ctx)
+        d = _decorrelate(sub.data, rows, ctx, left)
         if d is None:
             continue
         left, repl[id(sub)] = _join(left, d, sub)
