@@ -60,6 +60,7 @@ from itertools import repeat
 from operator import countOf
 from typing import Any
 
+from .keyspan import Bounds, KeySpan, bounds_of
 from .rowlocks import NO_KEY_UPDATE, UPDATE, ShareLocks
 from .validate import Probe as Probe
 from .validate import SerialState, Settle, Validate
@@ -69,6 +70,9 @@ LATEST = (1 << 63) - 1  # a snapshot newer than any commit
 BULK = 8  # keys from which an acquire or release tries the C-level passes first
 SEALED_MAX = 4  # sealed key sets per space before the oldest is folded into per-key records
 _DICT_KEYS: type = type({}.keys())
+# a sealed key set: the keys, their commit ts, and the range of the bulk batches among them
+# (`keyspan`; None: unknown). Keys outside those batches are recorded per key as well.
+Sealed = tuple[dict[bytes, Any], int, KeySpan | None]
 
 
 @dataclass(frozen=True)
@@ -205,10 +209,14 @@ class ConflictManager:
         self._newest: dict[int, int] = {}  # space -> the largest ts in _commits[space]
         # space -> [(keys, commit ts)]: a bulk commit's whole holders dict, kept as it was
         # (`_release`); a key's last commit is the newest of its record and these
-        self._sealed: dict[int, list[tuple[dict[bytes, Any], int]]] = {}
+        self._sealed: dict[int, list[Sealed]] = {}
+        self._spans: dict[int, KeySpan] = {}  # space -> the range of the keys in _commits
         # space -> txn -> the dict of keys txn holds there as a whole (`acquire_bulk`: its
         # write set's dict of the space, shared, not copied); sealed whole at its commit
         self._bulk: dict[int, dict[int, dict[bytes, Any]]] = {}
+        # (space, txn) -> the range of the batches of txn's bulk hold there; a key of the
+        # held dict outside them was taken one by one (it is in _holds too)
+        self._bulk_spans: dict[tuple[int, int], KeySpan] = {}
         self.born: dict[int, int] = {}  # space -> commit ts of the txn that created it
         self.waiters: dict[int, set[int]] = {}  # holder txn -> txns waiting on it
         self.ser = SerialState()  # SERIALIZABLE: read timestamps, prepared writers, ranges
@@ -236,7 +244,7 @@ class ConflictManager:
         merged = {s: dict(d) for s, d in self._commits.items()}
         for space, sealed in self._sealed.items():
             d = merged.setdefault(space, {})
-            for keys, ts in sealed:
+            for keys, ts, _ in sealed:
                 for k in keys:
                     if d.get(k, -1) < ts:
                         d[k] = ts
@@ -391,16 +399,22 @@ class ConflictManager:
         hs = self._holds.get(space)
         last = self._commits.get(space)
         sealed = self._sealed.get(space)
+        b = bounds_of(keys) if last is not None or sealed is not None or per_txn else None
+        spans = self._bulk_spans
         if not ((hs is None or hs.keys().isdisjoint(keys))
-                and (last is None or last.keys().isdisjoint(keys))
-                and (sealed is None or all(ks.keys().isdisjoint(keys) for ks, _ in sealed))
-                and (per_txn is None or all(b.keys().isdisjoint(keys)
-                                            for t, b in per_txn.items() if t != txn))):
+                and (last is None or _disjoint(last, self._spans.get(space), keys, b))
+                and (sealed is None or all(_disjoint(ks, sp, keys, b) for ks, _, sp in sealed))
+                and (per_txn is None or all(_disjoint(h, spans.get((space, t)), keys, b)
+                                            for t, h in per_txn.items() if t != txn))):
             return False
         if per_txn is None:
             self._bulk[space] = {txn: held}
         else:
             per_txn[txn] = held
+        span = spans.get((space, txn))
+        if span is None:
+            span = spans[(space, txn)] = KeySpan()
+        span.add(keys, b)  # NB: without b, folded only if another writer comes to ask
         return True
 
     def bulk_held(self, txn: int) -> bool:
@@ -416,14 +430,11 @@ class ConflictManager:
         for space in [s for s, per_txn in self._bulk.items() if txn in per_txn]:
             per_txn = self._bulk[space]
             keys = per_txn.pop(txn)
+            span = self._bulk_spans.pop((space, txn), None)
             if not per_txn:
                 del self._bulk[space]
             if commit_ts is not None and keys:
-                sealed = self._sealed.setdefault(space, [])
-                sealed.append((keys, commit_ts))
-                if len(sealed) > SEALED_MAX:
-                    old, ts = sealed.pop(0)
-                    self._record(space, old.keys(), ts)
+                self._seal(space, keys, commit_ts, span)
             hs = self._holds.get(space)
             if (not self.locks and not self.ser.prepared
                     and (hs is None or not countOf(hs.values(), txn))):
@@ -440,7 +451,7 @@ class ConflictManager:
 
     def _sealed_ts(self, space: int, key: bytes, ts: int | None) -> int | None:
         """ts, or the newer commit of a sealed key set holding key."""
-        for keys, t in self._sealed.get(space, ()):
+        for keys, t, _ in self._sealed.get(space, ()):
             if key in keys and (ts is None or t > ts):
                 ts = t
         return ts
@@ -454,7 +465,7 @@ class ConflictManager:
         bulk = self._bulk.get(space) if self._bulk else None
         if (len(keys) > BULK and (hs is None or hs.keys().isdisjoint(keys))
                 and (last is None or last.keys().isdisjoint(keys))
-                and (sealed is None or all(ks.keys().isdisjoint(keys) for ks, _ in sealed))
+                and (sealed is None or all(ks.keys().isdisjoint(keys) for ks, _, _ in sealed))
                 and (bulk is None or all(b.keys().isdisjoint(keys) for b in bulk.values()))
                 and (born is None or born <= snapshot)):
             if hs is None:  # a bulk load of fresh keys: C-level only
@@ -515,11 +526,7 @@ class ConflictManager:
             # load's commit; the LTM passes its write set's keys): the dict is sealed whole,
             # no key is moved
             del self._holds[space]
-            sealed = self._sealed.setdefault(space, [])
-            sealed.append((hs, commit_ts))
-            if len(sealed) > SEALED_MAX:
-                old, ts = sealed.pop(0)
-                self._record(space, old.keys(), ts)
+            self._seal(space, hs, commit_ts, None)
         elif hs:
             if len(keys) > BULK and list(map(hs.get, keys)).count(txn) == len(keys):
                 # all held by txn (a bulk load): C-level only
@@ -536,9 +543,28 @@ class ConflictManager:
         if self.ser.prepared:
             self.ser.release(txn, space, keys)  # NB: in the same step as last commits (validate)
 
-    def _record(self, space: int, keys: Collection[bytes], commit_ts: int) -> None:
-        """Records keys as committed at commit_ts, keeping each key's newest commit."""
+    def _seal(self, space: int, keys: dict[bytes, Any], commit_ts: int,
+              span: KeySpan | None) -> None:
+        """Keeps a committed key set whole; past SEALED_MAX the oldest is recorded per key."""
+        sealed = self._sealed.setdefault(space, [])
+        sealed.append((keys, commit_ts, span))
+        if len(sealed) > SEALED_MAX:
+            old, ts, old_span = sealed.pop(0)
+            self._record(space, old.keys(), ts, old_span)
+
+    def _record(self, space: int, keys: Collection[bytes], commit_ts: int,
+                span: KeySpan | None = None) -> None:
+        """Records keys as committed at commit_ts, keeping each key's newest commit.
+        `span`: a sealed set's batch range (its other keys were recorded one by one)."""
         last = self._commits.get(space)
+        covered = self._spans.get(space) if last is not None else None
+        if last is None or covered is not None:  # NB: _spans[space] covers every key of last
+            if covered is None:
+                covered = self._spans[space] = KeySpan()
+            if span is not None:
+                covered.merge(span)
+            else:
+                covered.add(keys, bounds_of(keys))
         if last is None:
             self._commits[space] = dict.fromkeys(keys, commit_ts)
             self._newest[space] = commit_ts
@@ -553,7 +579,7 @@ class ConflictManager:
 
     def _prune(self, low_water: int) -> None:
         for space in list(self._sealed):
-            kept = [(ks, t) for ks, t in self._sealed[space] if t > low_water]
+            kept = [e for e in self._sealed[space] if e[1] > low_water]
             if kept:
                 self._sealed[space] = kept
             else:
@@ -562,10 +588,20 @@ class ConflictManager:
         for space in list(commits):
             if newest[space] <= low_water:  # a whole space at once (a bulk load's keys)
                 del commits[space], newest[space]
+                self._spans.pop(space, None)
                 continue
             d = commits[space]
             if min(d.values()) <= low_water:
                 commits[space] = {k: t for k, t in d.items() if t > low_water}
+
+
+def _disjoint(d: dict[bytes, Any], span: KeySpan | None, keys: list[bytes],
+              b: Bounds | None) -> bool:
+    """Whether no key of `keys` (bounds b) is in d, whose bulk keys `span` covers (the
+    rest of d must be checked elsewhere): by the ranges when they are apart, else by lookups."""
+    if span is not None and b is not None and span.apart(*b):
+        return True
+    return d.keys().isdisjoint(keys)
 
 
 class WaitForGraph:

@@ -348,8 +348,7 @@ class Transaction:
         if self.read_only:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
         ws = self.ws
-        w = ws.spaces.get(space)
-        if len(keys) > 16 and not self.locked and (not w or w.keys().isdisjoint(keys)):
+        if len(keys) > 16 and not self.locked and ws.fresh(space, keys):
             self._snap()
             if self.private is not None and space in self.private:
                 ws.put_new(space, keys, rows, cols)  # nobody else can see the space

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..kivi.api import Row, SpaceWrites, Write
 from ..kivi.wirecols import joined
+from .keyspan import Bounds, KeySpan, bounds_of
 
 BULK_MIN = 64  # writes to one space from which a commit sends them as one SpaceWrites
 
@@ -27,7 +28,7 @@ BULK_MIN = 64  # writes to one space from which a commit sends them as one Space
 class WriteSet:
     """Private writes per space, plus an undo log for savepoints."""
 
-    __slots__ = ("spaces", "_sorted", "undo", "_cols")
+    __slots__ = ("spaces", "_sorted", "undo", "_cols", "_span", "_probe")
 
     def __init__(self) -> None:
         self.spaces: dict[int, dict[bytes, Row | None]] = {}
@@ -37,6 +38,11 @@ class WriteSet:
         # space -> the columns of each `put_new` batch, while those batches are all the
         # space's writes, in order (the redo record then needs no transpose of the rows)
         self._cols: dict[int, list[list[list[Any]]]] = {}
+        # space -> the key range of its `put_new` batches, while those are all its writes
+        # (a superset after a rollback): `fresh` skips the per-key test when a batch lies
+        # outside it, as bulk loads' batches do
+        self._span: dict[int, KeySpan] = {}
+        self._probe: tuple[list[bytes], Bounds] | None = None  # `fresh`'s last batch bounds
 
     def __bool__(self) -> bool:
         return any(self.spaces.values())
@@ -48,6 +54,8 @@ class WriteSet:
             w = self.spaces[space] = {}
         if self._cols:
             self._cols.pop(space, None)
+        if self._span:
+            self._span.pop(space, None)
         if key in w:
             self.undo.append((space, key, True, w[key]))
         else:
@@ -66,6 +74,8 @@ class WriteSet:
             w = self.spaces[space] = {}
         if self._cols:
             self._cols.pop(space, None)
+        if self._span:
+            self._span.pop(space, None)
         new = dict(items)
         if len(new) != len(items) or (not new_keys and w and not w.keys().isdisjoint(new)):
             for k, r in items:
@@ -83,6 +93,23 @@ class WriteSet:
         if w is None:
             w = self.spaces[space] = {}
         return w
+
+    def fresh(self, space: int, keys: list[bytes]) -> bool:
+        """Tells whether no key of `keys` is written in the space yet: at once when the
+        space has no writes, or when the batch's key range lies outside the range of the
+        space's `put_new` batches (`keyspan`), else one lookup per key."""
+        w = self.spaces.get(space)
+        if not w:
+            return True
+        span = self._span.get(space)
+        if span is not None:
+            b = bounds_of(keys)
+            if b is None:
+                return True
+            self._probe = (keys, b)  # NB: the `put_new` that follows needs them too
+            if span.apart(*b):
+                return True
+        return w.keys().isdisjoint(keys)
 
     def put_new(self, space: int, keys: list[bytes], rows: list[Row],
                 cols: list[list[Any]] | None = None) -> None:
@@ -103,6 +130,11 @@ class WriteSet:
             self._cols.pop(space, None)
         if space in self._sorted:
             self._append_sorted(space, sorted(keys))
+        span = KeySpan() if n == 0 else self._span.get(space)
+        if span is not None:
+            probe, self._probe = self._probe, None
+            span.add(keys, probe[1] if probe is not None and probe[0] is keys else None)
+            self._span[space] = span
 
     def _append_sorted(self, space: int, added: list[bytes]) -> None:
         """Keeps the sorted key list when new keys (sorted) all follow it, else drops it.

@@ -1,0 +1,89 @@
+"""The key range a set of bulk-written keys spans, to skip membership checks that cannot hit.
+
+A bulk load writes batch after batch of keys that follow each other (a COPY,
+a direct-API upsert, four Spark tasks each loading its own slice of a key
+range). Telling that a new batch shares no key with the write set, another
+transaction's bulk hold or a committed key set costs a hash lookup per key
+(`dict.keys().isdisjoint`): a cache miss each in a million-key dict, and on
+a loaded machine the largest share of a bulk write's CPU. When the batch's
+smallest and largest keys lie outside the range the other set spans, no key
+can be shared, and two `min`/`max` passes (C-level comparisons over the
+batch's list, no lookup) answer instead.
+
+A `KeySpan` covers every key of the batches added to it (a superset after
+keys are removed: a savepoint rollback), and is folded lazily: a batch costs
+its `min`/`max` only when some later check needs the span. Callers check
+`apart` first and fall back to the exact test when it says no.
+
+>>> s = KeySpan()
+>>> s.add([b"b", b"d"]); s.add([b"c"])
+>>> s.apart(b"e", b"f"), s.apart(b"a", b"a"), s.apart(b"a", b"b"), s.apart(b"c", b"z")
+(True, True, False, False)
+>>> KeySpan().apart(b"a", b"z")  # nothing added: nothing to share
+True
+>>> s.bounds()
+(b'b', b'd')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+Bounds = tuple[bytes, bytes]
+
+
+def bounds_of(keys: Iterable[bytes]) -> Bounds | None:
+    """The smallest and largest key (two C-level passes), or None for no keys."""
+    if not isinstance(keys, Collection):
+        keys = list(keys)
+    if not keys:
+        return None
+    return min(keys), max(keys)
+
+
+class KeySpan:
+    """The [lo, hi] range covering some batches of keys, computed when first asked."""
+
+    __slots__ = ("_lo", "_hi", "_pending")
+
+    def __init__(self) -> None:
+        self._lo: bytes | None = None
+        self._hi: bytes | None = None
+        self._pending: list[Collection[bytes]] = []  # batches not folded into lo/hi yet
+
+    def add(self, keys: Collection[bytes], bounds: Bounds | None = None) -> None:
+        """Covers keys too (`bounds`: theirs, when the caller has them already)."""
+        if bounds is None:
+            self._pending.append(keys)
+        else:
+            self._widen(bounds)
+
+    def merge(self, other: KeySpan) -> None:
+        """Covers every key `other` covers."""
+        b = other.bounds()
+        if b is not None:
+            self._widen(b)
+
+    def bounds(self) -> Bounds | None:
+        """(lo, hi) of every key added, or None when none was."""
+        if self._pending:
+            pending, self._pending = self._pending, []
+            for keys in pending:
+                b = bounds_of(keys)
+                if b is not None:
+                    self._widen(b)
+        if self._lo is None or self._hi is None:
+            return None
+        return self._lo, self._hi
+
+    def apart(self, lo: bytes, hi: bytes) -> bool:
+        """True when no key in [lo, hi] can be one of the keys added (False: maybe)."""
+        b = self.bounds()
+        return b is None or hi < b[0] or lo > b[1]
+
+    def _widen(self, b: Bounds) -> None:
+        lo, hi = b
+        if self._lo is None or lo < self._lo:
+            self._lo = lo
+        if self._hi is None or hi > self._hi:
+            self._hi = hi
