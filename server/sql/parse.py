@@ -29,7 +29,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
-from . import inlists, manyvalues
+from . import extsyntax, inlists, manyvalues
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
 
@@ -577,6 +577,8 @@ def parse_sql(sql: str) -> exp.Expression:
     caches: list[str | None] = []
     if "IDENTITY" in sql or "identity" in sql:
         sql = _identity_options(sql, caches)
+    if extsyntax.needed(sql):  # hstore's #= %% %# #<# ... and delete(...)
+        sql = extsyntax.rewrite(sql)
     try:
         tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
     except ParseError as e:

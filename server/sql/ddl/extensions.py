@@ -8,7 +8,11 @@ fixtures that create them, such as Django's, proceed. plpgsql is always there,
 as in every PostgreSQL database. hstore also makes its type: a pg_type row
 (`UserType` of kind "b", with its array type) whose OIDs are allocated here,
 as PostgreSQL's CREATE EXTENSION allocates them (clients such as psycopg's
-TypeInfo and asyncpg find it by name); DROP EXTENSION drops it again. Any other
+TypeInfo and asyncpg find it by name); DROP EXTENSION drops it again, refused
+(2BP01, PostgreSQL's DETAIL) while columns use the type, or with CASCADE dropping
+those columns and the views that read them. pgcrypto's and uuid-ossp's
+functions resolve only once their extension exists (42883 before, as in
+PostgreSQL: `functions.cryptofns.EXTENSION_OF`). Any other
 extension fails with PostgreSQL's own message (0A000 `extension "x" is not
 available`).
 """
@@ -18,8 +22,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
 from ...errors import (
-    DependentObjectsStillExist,
     DuplicateObject,
     FeatureNotSupported,
     SQLError,
@@ -27,8 +32,16 @@ from ...errors import (
     UndefinedObject,
 )
 from ...pgwire.backend import Result
-from ..catalog.model import Extension, UserType
+from ..catalog.model import Extension, Table, UserType
 from ..stmt import Stmt
+from .alter import drop_column
+from .depends import (
+    refuse_dependents,
+    relation_description,
+    report_cascade,
+    views_depending,
+    views_using_column,
+)
 from .names import creation_schema, parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
@@ -41,7 +54,7 @@ _CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<n
                      rf"(?P<opts>(?:\s+WITH)?(?:\s+(?:SCHEMA\s+{_NAME}|VERSION\s+\S+|CASCADE))*)"
                      r"\s*;?\s*$", re.I | re.S)
 _DROP = re.compile(r"DROP\s+EXTENSION\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>.+?)"
-                   r"(?:\s+(?:CASCADE|RESTRICT))?\s*;?\s*$", re.I | re.S)
+                   r"(?:\s+(?P<how>CASCADE|RESTRICT))?\s*;?\s*$", re.I | re.S)
 _SCHEMA = re.compile(rf"SCHEMA\s+(?P<s>{_NAME})", re.I)
 
 
@@ -57,7 +70,7 @@ def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool) -
     cat = s.catalog()
     if name == "plpgsql" or any(e.name == name for e in cat.extensions):
         if if_not_exists:
-            s.notice(f'extension "{name}" already exists, skipping')
+            s.notice(f'extension "{name}" already exists, skipping', sqlstate="42710")
             return "CREATE EXTENSION"
         raise DuplicateObject(f'extension "{name}" already exists')
     if name not in AVAILABLE:
@@ -74,7 +87,51 @@ def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool) -
     return "CREATE EXTENSION"
 
 
-def _drop(s: SQLSession, names: list[str], if_exists: bool) -> str:
+def _dependents(s: SQLSession, types: list[UserType]) -> tuple[list[str], list[str],
+                                                                 list[tuple[Table, str]],
+                                                                 list[Table]]:
+    """What uses an extension's types: PostgreSQL's DETAIL lines for a refusal, its objects
+    for the CASCADE notice, the (table, column)s and the views that CASCADE drops."""
+    cat, visible = s.catalog(), s.search_path()
+    lines: list[str] = []
+    objects: list[str] = []
+    columns: list[tuple[Table, str]] = []
+    views: list[Table] = []
+
+    def add_view(v: Table, line: str) -> None:
+        if all(v.oid != x.oid for x in views):
+            views.append(v)
+            lines.append(line)
+            objects.append(relation_description(cat, v, visible))
+
+    def readers(rel: Table, col: str) -> None:
+        """The views reading column `col` of `rel`, and theirs (a column of the same name)."""
+        target = f"column {col} of {relation_description(cat, rel, visible)}"
+        for v in views_using_column(cat, rel, col):
+            add_view(v, f"{relation_description(cat, v, visible)} depends on {target}")
+            if any(c.name == col for c in v.live_columns):
+                readers(v, col)
+            else:
+                for w, line in views_depending(cat, v, visible):
+                    add_view(w, line)
+
+    for t in types:  # NB: PostgreSQL reaches the array type's columns first
+        for oid, shown in ((t.array_oid, f"{t.name}[]"), (t.oid, t.name)):
+            for tb in cat.tables:
+                if tb.kind == "v":
+                    continue
+                for c in tb.live_columns:
+                    if c.type_oid != oid:
+                        continue
+                    target = f"column {c.name} of {relation_description(cat, tb, visible)}"
+                    lines.append(f"{target} depends on type {shown}")
+                    objects.append(target)
+                    columns.append((tb, c.name))
+                    readers(tb, c.name)
+    return lines, objects, columns, views
+
+
+def _drop(s: SQLSession, names: list[str], if_exists: bool, cascade: bool) -> str:
     cat = s.catalog()
     found = []
     for name in names:
@@ -84,20 +141,25 @@ def _drop(s: SQLSession, names: list[str], if_exists: bool) -> str:
             continue
         found.append(ext)
     for ext in found:
-        types = [t for t in cat.types if t.kind == "b" and t.schema_oid == ext.schema_oid
+        types = [t for t in s.catalog().types if t.kind == "b" and t.schema_oid == ext.schema_oid
                  and t.name in TYPES.get(ext.name, ())]
-        users = [f"column {c.name} of table {tb.name} depends on type {t.name}"
-                 for t in types for tb in cat.tables for c in tb.columns
-                 if not c.dropped and c.type_oid in (t.oid, t.array_oid)]
-        if users:  # NB: CASCADE (dropping the columns) is not done: the same error
-            raise DependentObjectsStillExist(
-                f"cannot drop extension {ext.name} because other objects depend on it",
-                detail="\n".join(users),
-                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        lines, objects, columns, views = _dependents(s, types)
+        if not cascade:
+            refuse_dependents(f"extension {ext.name}", lines)
+        txn = s.ensure_txn()
+        for v in views:  # NB: first, so that dropping their columns finds no view to report
+            s.store.delete(txn, s.db.oid, v)
+        if views:
+            s.catalog_changed()
+        for tb, col in columns:
+            table = s.catalog().table_by_oid(tb.oid)
+            if table is not None:
+                drop_column(s, table, exp.Drop(kind="COLUMN", cascade=True,
+                                               tables=[exp.column(col, quoted=True)]))
+        report_cascade(s, objects)
         s.store.delete(s.ensure_txn(), s.db.oid, ext)
         for t in types:
             s.store.delete(s.ensure_txn(), s.db.oid, t)
-    if found:
         s.catalog_changed()
     return "DROP EXTENSION"
 
@@ -111,7 +173,9 @@ def analyse(session: SQLSession, sql: str, m0: Any) -> Stmt:
             raise SyntaxError_("syntax error in DROP EXTENSION")
         names = [parse_qualified(n.strip())[1] for n in m.group("names").split(",")]
         if_exists = bool(m.group("ie"))
-        return Stmt(sql, "ddl", lambda s, p: Result(_drop(s, names, if_exists)), None, [], -1,
+        cascade = (m.group("how") or "").upper() == "CASCADE"
+        return Stmt(sql, "ddl", lambda s, p: Result(_drop(s, names, if_exists, cascade)), None,
+                    [], -1,
                     tag="DROP EXTENSION")
     m = _CREATE.match(text)
     if m is None:

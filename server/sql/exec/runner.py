@@ -458,7 +458,10 @@ def _call_rows(node: N.FunctionScan, k: int, e: Any, multi: bool, ctx: Any) -> I
     result = fd.impl(*pre, *args)
     if not fd.set_returning:
         result = [result]
-    return map(tuple, iter(result)) if multi else ((v,) for v in result)
+    if multi:  # NB: a NULL composite result is a row of NULLs, as in PostgreSQL
+        width = len(fd.out_columns or ())
+        return ((None,) * width if r is None else tuple(r) for r in result)
+    return ((v,) for v in result)
 
 
 @executes(N.VirtualScan)

@@ -44,7 +44,7 @@ from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from . import codegen as cg
-from . import colnames, domaincheck, extops, namedargs, usertypes, wholerow
+from . import colnames, domaincheck, extops, hstorerows, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -794,6 +794,9 @@ class Binder(SpecialForms):
                 f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
                 hint="No operator matches the given name and argument types. "
                 "You might need to add explicit type casts.")
+        if op in hstorerows.NAMED_OPERATORS:  # parse.py spells them (sql.extsyntax)
+            left = None if isinstance(node.this, exp.Null) else self.bind(node.this)
+            return hstorerows.named_operator(op, left, self.bind(node.expression), self.params)
         raise FeatureNotSupported(f"operator {op} is not supported")
 
     def b_Dot(self, node: exp.Dot) -> E:
@@ -1185,6 +1188,10 @@ class Binder(SpecialForms):
             args = [wholerow.embedded_json(a, self.params, name.startswith("jsonb")) for a in args]
         if name == "row":  # ROW(...): a record that knows its fields' types
             return wholerow.row_of(args)
+        if name in hstorerows.ROW_FUNCTIONS:  # hstore(record), populate_record(r, h)
+            call = hstorerows.row_function(name, args, self.params)
+            if call is not None:
+                return call
         if name in usertypes.ENUM_FUNCTIONS:
             call = usertypes.enum_function(name, args)
             if call is not None:

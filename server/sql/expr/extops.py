@@ -96,7 +96,8 @@ def _tsearch(op: str, a: E, b: E, params: Any) -> E | None:
     if a.type != b.type:
         return None
     name = {(TSVECTOR, "||"): "tsvector_concat", (TSQUERY, "||"): "tsquery_or",
-            (TSQUERY, "&&"): "tsquery_and", (TSQUERY, "<->"): "tsquery_phrase"}.get((t, op))
+            (TSQUERY, "&&"): "tsquery_and", (TSQUERY, "<->"): "tsquery_phrase",
+            (TSQUERY, "@>"): "tsq_mcontains", (TSQUERY, "<@"): "tsq_mcontained"}.get((t, op))
     if name is None:
         return None
     return _call(name, [a, b], params)

@@ -25,6 +25,7 @@ from ...pgtypes import multiranges, ranges
 from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
 from ...pgtypes.jsonvalue import mark as mark_json
+from ..functions.cryptofns import EXTENSION_OF
 from ..functions.registry import ANY, FUNCTIONS, FunctionDef
 from ..functions.typeslots import bound as bound_slotted
 from . import types as ty
@@ -131,6 +132,8 @@ def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]
     _ensure_loaded()
     cands = (FUNCTIONS.get(name) or FALLBACKS.get(name) or []) + _user_range_functions(
         name, [a.type for a in args]) + bound_slotted(name, usertypes.hstore_oid())
+    if name in EXTENSION_OF and not usertypes.has_extension(EXTENSION_OF[name]):
+        cands = []  # pgcrypto's and uuid-ossp's exist after CREATE EXTENSION only
     types = [a.type for a in args]
     best: list[tuple[int, FunctionDef]] = []
     for fd in cands:

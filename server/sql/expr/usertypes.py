@@ -27,6 +27,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.network import sort_key as network_sort_key
 from ...pgtypes.records import COMPOSITES
+from ...pgtypes.tsqorder import sort_key as tsquery_sort_key
 from ..catalog.model import CatalogSnapshot, UserType
 from .bound import E
 
@@ -62,6 +63,7 @@ _lock = threading.Lock()
 
 def use(cat: CatalogSnapshot) -> None:
     """Makes `cat`'s user types the ones this thread's statements resolve against."""
+    _local.extensions = cat.extensions
     types = cat.types
     hit = _envs.get(id(types))
     if hit is not None and hit[0] is types:
@@ -110,6 +112,11 @@ def by_oid(oid: int) -> UserType | None:
     return None if env is None else env.by_oid.get(oid)
 
 
+def has_extension(name: str) -> bool:
+    """Was CREATE EXTENSION `name` run in this thread's catalog?"""
+    return any(e.name == name for e in getattr(_local, "extensions", ()))
+
+
 def hstore_oid() -> int:
     """The OID of the hstore type CREATE EXTENSION made in this catalog (0: none)."""
     t = lookup("hstore")
@@ -143,6 +150,10 @@ def enum_input(oid: int) -> Callable[[Any], str]:
     return check
 
 
+def _tsquery_key(v: str) -> bytes:
+    return tsquery_sort_key(tsearch.query(v))
+
+
 def enum_sort_key(oid: int) -> Callable[[str], float]:
     """label -> enumsortorder, the order enum comparisons and ORDER BY follow."""
     t = by_oid(oid)
@@ -162,6 +173,8 @@ def enum_ordered(e: E) -> E:
         return E("pyfunc", ("hstore_order", hstore.sort_key, True), [e], T.BYTEA, -1, e.name)
     if e.type == tsearch.TSVECTOR:  # NB: tsvector's btree order (size first) is not its text's
         return E("pyfunc", ("tsvector_order", tsearch.sort_key, True), [e], T.BYTEA, -1, e.name)
+    if e.type == tsearch.TSQUERY:  # NB: and tsquery's (CompareTSQ) neither
+        return E("pyfunc", ("tsquery_order", _tsquery_key, True), [e], T.BYTEA, -1, e.name)
     if not is_enum(e.type):
         return e
     return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
@@ -169,7 +182,8 @@ def enum_ordered(e: E) -> E:
 
 def has_sort_key(oid: int) -> bool:
     """True for the types `enum_ordered` rewrites."""
-    return oid in (T.JSONB, T.INET, T.CIDR, tsearch.TSVECTOR) or oid in hstore.OIDS \
+    return oid in (T.JSONB, T.INET, T.CIDR, tsearch.TSVECTOR, tsearch.TSQUERY) \
+        or oid in hstore.OIDS \
         or is_enum(oid)
 
 

@@ -30,6 +30,7 @@ from . import (  # noqa: F401  (imported to register)
     timefns,
     tochar,
     tsearchfns,
+    tsvectorfns,
     varbinary,
 )
 from .registry import ANY, FUNCTIONS, FunctionContext, FunctionDef, register

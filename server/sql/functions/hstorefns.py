@@ -227,3 +227,32 @@ def isexists(h: str, k: str) -> bool:
 def isdefined(h: str, k: str) -> bool:
     """defined(h, key), the old name."""
     return defined(h, k)
+
+
+@register_slotted("tconvert", args=[TEXT, TEXT], returns=HSTORE, strict=False)
+def tconvert(k: str | None, v: str | None) -> str | None:
+    """tconvert(key, value): hstore(key, value)'s old name."""
+    return from_pair(k, v)
+
+
+@register_slotted("hstore_version_diag", args=[HSTORE], returns=T.INT4)
+def version_diag(h: str) -> int:
+    """The on-disk format version of a value: always hstore's current one, 2."""
+    return 2
+
+
+@register_slotted("hstore_cmp", args=[HSTORE, HSTORE], returns=T.INT4)
+def cmp(a: str, b: str) -> int:
+    """hstore's btree comparison: -1, 0 or 1 (as PostgreSQL's hstore_cmp normalises it)."""
+    ka, kb = H.sort_key(a), H.sort_key(b)
+    return (ka > kb) - (ka < kb)
+
+
+for _name, _test in (("hstore_eq", lambda c: c == 0), ("hstore_ne", lambda c: c != 0),
+                     ("hstore_lt", lambda c: c < 0), ("hstore_le", lambda c: c <= 0),
+                     ("hstore_gt", lambda c: c > 0), ("hstore_ge", lambda c: c >= 0)):
+    def _compare(a: str, b: str, test: Any = _test) -> bool:
+        return bool(test(cmp(a, b)))
+
+    _compare.__doc__ = f"{_name}(a, b): the btree comparison behind hstore's operators."
+    register_slotted(_name, args=[HSTORE, HSTORE], returns=BOOL)(_compare)

@@ -12,6 +12,7 @@ and tsquery_* functions here (`expr.extops`).
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -171,22 +172,52 @@ def _query(config: str, text: str) -> str:
     return TS.format_query(tree)
 
 
-@register("to_tsquery", args=[TEXT], returns=TSQUERY, needs_context=True)
-def to_tsquery_default(ctx: Any, text: str) -> str:
-    """A tsquery of the text's operands normalised by the default configuration."""
-    return _query(_default(ctx), text)
+_STOP_WORDS = "text-search query contains only stop words or doesn't contain lexemes, ignored"
 
 
-@register("to_tsquery", args=[REGCONFIG, TEXT], returns=TSQUERY)
-def to_tsquery_oid(config: int, text: str) -> str:
-    """A tsquery of the text's operands normalised by a configuration (regconfig)."""
-    return _query(_config(config), text)
+# The NOTICEs each session was sent during its current statement (keyed by its start)
+_SENT: weakref.WeakKeyDictionary[Any, tuple[float | None, set[tuple[str, str]]]] = \
+    weakref.WeakKeyDictionary()
 
 
-@register("to_tsquery", args=[TEXT, TEXT], returns=TSQUERY)
-def to_tsquery(config: str, text: str) -> str:
-    """A tsquery of the text's operands normalised by a configuration named by text."""
-    return _query(_config(config), text)
+def _noticed(ctx: Any, text: str, query: str) -> str:
+    """PostgreSQL's NOTICEs for a query that came out empty: one for a text of no operands
+    (parse_tsquery), one for operands that were all stop words (clean_stopwords).
+
+    Each is sent once per statement and text: PostgreSQL folds a call of constants at plan
+    time, so `... @@ to_tsquery('english', 'the')` tells it once, not once per row."""
+    session = ctx.session
+    if query != "" or session is None:
+        return query
+    msg = f"text-search query doesn't contain lexemes: \"{text}\"" if text.strip() == "" \
+        else _STOP_WORDS
+    start, sent = _SENT.get(session, (None, set()))
+    if start != session.query_start:
+        start, sent = session.query_start, set()
+    if (msg, text) not in sent:  # NB: each text once: a constant's once, a column's per value
+        sent.add((msg, text))
+        session.notice(msg)
+    _SENT[session] = (start, sent)
+    return query
+
+
+def _register_family(name: str, build: Callable[[str, str], str], doc: str) -> None:
+    """Registers name(text), name(regconfig, text) and name(text, text) over `build`."""
+
+    def default(ctx: Any, text: str) -> str:
+        return _noticed(ctx, text, build(_default(ctx), text))
+
+    def by_oid(ctx: Any, config: int, text: str) -> str:
+        return _noticed(ctx, text, build(_config(config), text))
+
+    def by_name(ctx: Any, config: str, text: str) -> str:
+        return _noticed(ctx, text, build(_config(config), text))
+
+    for f in (default, by_oid, by_name):
+        f.__doc__ = doc
+    register(name, args=[TEXT], returns=TSQUERY, needs_context=True)(default)
+    register(name, args=[REGCONFIG, TEXT], returns=TSQUERY, needs_context=True)(by_oid)
+    register(name, args=[TEXT, TEXT], returns=TSQUERY, needs_context=True)(by_name)
 
 
 def _joined(config: str, text: str, phrase: bool) -> str:
@@ -204,59 +235,68 @@ def _joined(config: str, text: str, phrase: bool) -> str:
     return TS.format_query(tree)
 
 
-def _register_family(name: str, build: Callable[[str, str], str], doc: str) -> None:
-    """Registers name(text), name(regconfig, text) and name(text, text) over `build`."""
-
-    def default(ctx: Any, text: str) -> str:
-        return build(_default(ctx), text)
-
-    def by_oid(config: int, text: str) -> str:
-        return build(_config(config), text)
-
-    def by_name(config: str, text: str) -> str:
-        return build(_config(config), text)
-
-    for f in (default, by_oid, by_name):
-        f.__doc__ = doc
-    register(name, args=[TEXT], returns=TSQUERY, needs_context=True)(default)
-    register(name, args=[REGCONFIG, TEXT], returns=TSQUERY)(by_oid)
-    register(name, args=[TEXT, TEXT], returns=TSQUERY)(by_name)
-
-
+_register_family("to_tsquery", _query,
+                 "A tsquery of the text's operands normalised by the configuration.")
 _register_family("plainto_tsquery", lambda c, t: _joined(c, t, False),
                  "The text's lexemes joined by & (punctuation ignored).")
 _register_family("phraseto_tsquery", lambda c, t: _joined(c, t, True),
                  "The text's lexemes joined by <N>, N their distance in the text.")
 
-_WEB = re.compile(r'(?P<neg>-)?"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+)')
+_OR = re.compile(r"or(?![\w])", re.I)
+
+
+def _web_operands(text: str) -> Iterator[tuple[bool, int, str, bool]]:
+    """websearch_to_tsquery's lexer: (or_before, negations, operand text, is_phrase)."""
+    i, n, want_operand, or_next, negs = 0, len(text), True, False, 0
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        if not want_operand:
+            m = _OR.match(text, i)
+            if m is not None and text[m.end():].strip():  # NB: a trailing `or` is a word
+                or_next, want_operand, i = True, True, m.end()
+                continue
+            want_operand = True
+        if text[i] == "-":
+            negs, i = negs + 1, i + 1
+            continue
+        if text[i] == '"':
+            close = text.find('"', i + 1)
+            close = n if close < 0 else close
+            yield or_next, negs, text[i + 1:close], True
+            i = close + 1
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] != '"':
+                j += 1
+            yield or_next, negs, text[i:j], False
+            i = j
+        or_next, negs, want_operand = False, 0, False
 
 
 def _websearch(config: str, text: str) -> str:
-    """websearch_to_tsquery: "quoted phrases" (<->), -negation, `or`; the rest is AND."""
-    tree: Any = None
-    pending_or, negate = False, False
-    for m in _WEB.finditer(text):
-        if m.group("word") is not None:
-            word = m.group("word")
-            if word.lower() == "or" and tree is not None:
-                pending_or = True
-                continue
-            if word.startswith("-") and len(word) > 1:
-                negate, word = True, word[1:]
-            node = TS.query(_joined(config, word, False))
-        else:
-            negate = bool(m.group("neg"))
-            node = TS.query(_joined(config, m.group("phrase"), True))
+    """websearch_to_tsquery: "quoted phrases" and words (<->), -negation, `or` between
+    operands; the rest is AND, which binds tighter than OR. An operand of only stop words
+    drops out with the operator next to it, as PostgreSQL's clean_stopwords does."""
+    groups: list[list[Any]] = [[]]
+    for or_before, negs, operand, _ in _web_operands(text):
+        if or_before:
+            groups.append([])
+        node = TS.query(_joined(config, operand, True))
         if node is None:
-            negate = False
             continue
-        if negate:
-            node, negate = ("!", node), False
-        if tree is None:
-            tree = node
-        else:
-            tree = ("|" if pending_or else "&", tree, node)
-        pending_or = False
+        for _ in range(negs):
+            node = ("!", node)
+        groups[-1].append(node)
+    tree: Any = None
+    for g in groups:
+        if not g:
+            continue
+        part = g[0]
+        for node in g[1:]:
+            part = ("&", part, node)
+        tree = part if tree is None else ("|", tree, part)
     return TS.format_query(tree)
 
 

@@ -39,6 +39,10 @@ _KEYWORDS: dict[type, str] = {
     exp.CurrentTime: "CURRENT_TIME", exp.Localtimestamp: "LOCALTIMESTAMP",
     exp.CurrentUser: "CURRENT_USER", exp.Uuid: "gen_random_uuid()"}
 NOW_STANDIN = "cumulo_pg_now__"
+# Text-search functions whose first argument is a regconfig when they get this many arguments
+_REGCONFIG_FIRST = {**dict.fromkeys(("to_tsvector", "to_tsquery", "plainto_tsquery",
+                                     "phraseto_tsquery", "websearch_to_tsquery"), 2),
+                    "json_to_tsvector": 3, "jsonb_to_tsvector": 3, "ts_headline": 4}
 
 
 def _numeric_target(types: list[int | None]) -> int | None:
@@ -263,7 +267,9 @@ class _Deparser:
                     args.extend(v)
                 elif isinstance(v, exp.Expression):
                     args.append(v)
-        rendered = [(self.literal(a, T.TEXT) or self.dep(a)).text for a in args]
+        config = _REGCONFIG_FIRST.get(name) == len(args)  # to_tsvector('english', ...)
+        rendered = [(self.literal(a, T.REGCONFIG if config and i == 0 else T.TEXT)
+                     or self.dep(a)).text for i, a in enumerate(args)]
         return _Out(f"{name}({', '.join(rendered)})", "atom")
 
 
