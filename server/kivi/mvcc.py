@@ -46,10 +46,10 @@ built it. A checkpoint copies the base's two lists (`export`).
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
+from functools import partial
 from itertools import compress, islice, repeat
 from operator import is_, itemgetter, lt, not_
 from time import sleep
@@ -57,14 +57,14 @@ from typing import Any
 
 from sortedcontainers import SortedDict
 
-from .coldrows import ColdRows, Merged, Segment
+from .coldrows import ColdRows, Merged, Span, decode
 from .coldrows import merge as _merge
 from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
 from .columnar.pace import touch
+from .freeze import Chain, Freezing, Row
 
-Row = tuple[Any, ...]
-Chain = tuple[tuple[int, Row | None], ...]
+ChunkOut = tuple[list[bytes], list[Row], bytes | None]  # `chunk`: keys, rows, where to go on
 
 CACHE_LIMIT = 4096
 COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CPU)
@@ -73,9 +73,6 @@ COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CP
 # decode cold rows under the node lock cut throughput ~10x, so it is off unless the server
 # is started with `cumulo serve --cold-rows` (cli) until that cost is gone.
 FREEZE_ROWS = False
-SEGMENT_ROWS = 8192  # base keys read per hold of the lock by a freeze, and a segment's most
-MIN_SEGMENT = 256  # fewer freezable keys in a run are left hot (a segment's fixed cost)
-FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze
 
 
 def _visible(chain: Chain, ts: int) -> Row | None:
@@ -98,11 +95,10 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
     return (*chain, (ts, row))
 
 
-class VersionStore:
+class VersionStore(Freezing):
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_keys", "_chains", "_cache", "_gc", "cache_limit", "_max_ts", "_col", "_low_water",
-                 "_cold", "_epoch", "_dirty")
+    __slots__ = ("_gc", "cache_limit", "_max_ts", "_col")  # and `Freezing`'s
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -340,6 +336,15 @@ class VersionStore:
         With `rows_only` (aggregates) the keys list stays empty and visibility is
         decided a chunk at a time (see `_visible_rows`).
         """
+        return self._chunk_cut(lo, hi, ts, reverse, max_keys, rows_only)()
+
+    def _chunk_cut(self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool,
+                   max_keys: int, rows_only: bool) -> Callable[[], ChunkOut]:
+        """`chunk` in two steps: the call (under the lock) cuts the hot keys and chains out
+        of the store and notes where the cold rows of the range are; what it returns
+        decodes them and decides visibility, which `chunks` does after releasing the lock
+        (chains are immutable tuples, segment entries never change, and the spans carry
+        their part of the alive mask: the answer is the store's state during the hold)."""
         keys = self._keys
         i = 0 if lo is None else bisect_left(keys, lo)
         j = len(keys) if hi is None else bisect_left(keys, hi, i)
@@ -347,8 +352,7 @@ class VersionStore:
         nxt: bytes | None = None
         # cold keys and rows of the range the hot chunk covers, one more than a chunk's worth
         # (the cut below knows then that more follow)
-        ck: list[bytes] = []
-        cr: list[Row] = []
+        spans: list[Span] = []
         # NB: the cache is read only as far as this chunk reaches (islice), so a scan costs
         # O(max_keys) per chunk however large the cache is.
         if not reverse:
@@ -367,7 +371,7 @@ class VersionStore:
                     bk, bc = bk[:bk_end], bc[:bk_end]
                 bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
             if self._cold:
-                ck, cr = self._cold.take(lo, nxt if nxt is not None else hi, max_keys + 1, False)
+                spans = self._cold.spans(lo, nxt if nxt is not None else hi, max_keys + 1, False)
         else:
             if j - i > max_keys:
                 i = j - max_keys
@@ -386,23 +390,10 @@ class VersionStore:
                 ckeys.reverse()
                 bk, bc = _merge(bk, bc, ckeys, [cache[k] for k in ckeys])
             if self._cold:
-                ck, cr = self._cold.take(nxt if nxt is not None else lo, hi, max_keys + 1, True)
+                spans = self._cold.spans(nxt if nxt is not None else lo, hi, max_keys + 1, True)
             bk.reverse()
             bc.reverse()
-        if ck:
-            return self._with_cold(bk, bc, ck, cr, ts, reverse, max_keys, nxt, rows_only)
-        if rows_only:
-            return [], _visible_rows(bc, ts), nxt
-        out_k: list[bytes] = []
-        out_r: list[Row] = []
-        for k, chain in zip(bk, bc, strict=True):
-            vts, row = chain[0]
-            if vts > ts:
-                row = _visible(chain, ts)
-            if row is not None:
-                out_k.append(k)
-                out_r.append(row)
-        return out_k, out_r, nxt
+        return partial(_chunk_finish, bk, bc, spans, ts, reverse, max_keys, nxt, rows_only)
 
     @staticmethod
     def _with_cold(bk: list[bytes], bc: list[Chain], ck: list[bytes], cr: list[Row], ts: int,
@@ -456,7 +447,8 @@ class VersionStore:
         guard = lock if lock is not None else nullcontext()
         while True:
             with guard:
-                keys, rows, nxt = self.chunk(lo, hi, ts, reverse, max_keys, rows_only)
+                finish = self._chunk_cut(lo, hi, ts, reverse, max_keys, rows_only)
+            keys, rows, nxt = finish()  # NB: unlocked: decoding cold rows takes milliseconds
             yield keys, rows, nxt is not None
             if nxt is None:
                 return
@@ -600,113 +592,6 @@ class VersionStore:
         if FREEZE_ROWS:
             self.freeze(low_water, lock)
         return dropped
-
-    def freeze(self, low_water: int, lock: AbstractContextManager[Any] | None = None) -> int:
-        """Moves base keys whose one version is a row <= low_water into cold segments
-        (`kivi.coldrows`); returns how many. Raises the watermark as `collect` does.
-
-        With `lock` (not held by the caller) no hold is longer than a few ms at any size:
-        the base is read SEGMENT_ROWS keys per hold, encoded outside the lock, and the base
-        without the frozen keys is built outside it too, a window at a time. Base writes
-        meanwhile note their positions (`_dirty`); the last hold installs the segments
-        and the new base, copying in the chains written since, and moving a frozen key
-        written since to the write cache (dead in its segment). If the base was replaced
-        meanwhile (a cache merge, a removal, a split) nothing changes and the next pass
-        tries again. The old lists are then freed from their end a slice at a time
-        (freeing a 10M-key list is a 1-2 s GIL hold).
-        """
-        guard = lock if lock is not None else nullcontext()
-        with guard:
-            self._low_water = max(self._low_water, low_water)
-            lw = self._low_water
-            keys0, chains0, epoch, n0 = self._keys, self._chains, self._epoch, len(self._keys)
-            taken = [(s.first, s.last) for s in self._cold.segs]
-            if n0 < MIN_SEGMENT or self._dirty is not None:
-                return 0
-            self._dirty = []
-        try:
-            return self._freeze(keys0, chains0, epoch, n0, lw, taken, lock)
-        finally:
-            with guard:
-                self._dirty = None
-
-    def _freeze(self, keys0: list[bytes], chains0: list[Chain], epoch: int, n0: int, lw: int,
-                taken: list[tuple[bytes, bytes]], lock: AbstractContextManager[Any] | None
-                ) -> int:
-        guard = lock if lock is not None else nullcontext()
-        pause = sleep if lock is not None else _no_pause
-        sel = bytearray(b"\x01") * n0  # 0: frozen
-        # window start -> its segments and the window positions each holds
-        placed: dict[int, list[tuple[Segment, Sequence[int]]]] = {}
-        for start in range(0, n0, SEGMENT_ROWS):
-            if start:
-                pause(0)  # gives the GIL away between windows
-            with guard:
-                if self._keys is not keys0 or self._epoch != epoch:
-                    return 0
-                ks, cs = keys0[start:start + SEGMENT_ROWS], chains0[start:start + SEGMENT_ROWS]
-            segs = _freezable(ks, cs, lw, taken)
-            if segs:
-                placed[start] = segs
-                for _, at in segs:
-                    if isinstance(at, range):
-                        sel[start + at.start:start + at.stop] = bytes(len(at))
-                    else:
-                        for p in at:
-                            sel[start + p] = 0
-        if not placed:
-            return 0
-        del ks, cs
-        # the new base, outside the lock: positions stay put until the lists are replaced
-        # (checked below); chains written meanwhile are copied in at the install
-        new_k: list[bytes] = []
-        new_c: list[Chain] = []
-        for start in range(0, n0, SEGMENT_ROWS):
-            pause(0)
-            w = sel[start:start + SEGMENT_ROWS]
-            new_k += compress(keys0[start:start + SEGMENT_ROWS], w)
-            new_c += compress(chains0[start:start + SEGMENT_ROWS], w)
-        frozen = 0
-        with guard:
-            if self._keys is not keys0 or self._epoch != epoch:
-                return 0
-            cold, cache = self._cold, self._cache
-            segs_all = [seg for segs in placed.values() for seg, _ in segs]
-            if any(cold.overlaps(seg.first, seg.last) for seg in segs_all):
-                return 0  # NB: cannot happen while collections do not overlap
-            dirty = sorted(set(self._dirty or ()))
-            zeros, prev = 0, 0
-            for p in dirty:
-                if p >= n0:
-                    break  # appended since the pass began: copied below
-                zeros += sel.count(0, prev, p)
-                prev = p
-                if sel[p]:  # still hot: its new chain
-                    new_c[p - zeros] = chains0[p]
-                else:  # frozen, and written since: hot again, in the write cache
-                    start = p - p % SEGMENT_ROWS
-                    for seg, at in placed[start]:
-                        n = bisect_left(at, p - start)
-                        if n < len(at) and at[n] == p - start:
-                            seg.alive[n] = 0
-                            seg.dead += 1
-                            break
-                    cache[keys0[p]] = chains0[p]
-            for seg in segs_all:
-                if seg.dead < seg.n:
-                    cold.add(seg)
-                    frozen += seg.n - seg.dead
-            new_k += keys0[n0:]  # appended since the pass began
-            new_c += chains0[n0:]
-            self._keys, self._chains = new_k, new_c
-        placed.clear()
-        if lock is not None:
-            # NB: no one else holds the old lists (readers copy slices under the lock)
-            while keys0:
-                del keys0[-FREE_CHUNK:]
-                del chains0[-FREE_CHUNK:]
-                sleep(0)
-        return frozen
 
     def _collect_keys(self, todo: list[bytes], low_water: int, gone: dict[bytes, Chain]) -> int:
         """Cuts the chains of some keys to what snapshots >= low_water can see.
@@ -921,49 +806,25 @@ def _cut_to(keys: list[bytes], chains: list[Chain], ts: int) -> tuple[list[bytes
     return out_k, out_c
 
 
-def _no_pause(_: float) -> None:
-    """`sleep`'s stand-in when no lock is shared: nothing to give way to."""
-
-
-def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
-               taken: list[tuple[bytes, bytes]]) -> list[tuple[Segment, Sequence[int]]]:
-    """Encodes the base keys among `keys` that may go cold, as segments with the positions
-    they came from: keys whose chain is one row <= low_water, outside the ranges `taken`
-    by existing segments; a segment never spans such a range (segments stay disjoint)."""
-    heads = list(map(_head, chains))
-    if (set(map(len, chains)) == {1} and max(map(_head, heads)) <= low_water
-            and None not in map(_row_of, heads)):
-        ok = [True] * len(chains)  # the common case (a bulk load), in C-level passes
-    else:
-        ok = [len(c) == 1 and h[1] is not None and h[0] <= low_water
-              for c, h in zip(chains, heads, strict=True)]
-    # cut points: the positions of the taken ranges that meet this window
-    cuts: list[tuple[int, int]] = []
-    lo_k, hi_k = keys[0], keys[-1]
-    t = max(0, bisect_left(taken, (lo_k,)) - 1)
-    for first, last in taken[t:]:
-        if first > hi_k:
-            break
-        if last < lo_k:
-            continue
-        cuts.append((bisect_left(keys, first), bisect_right(keys, last)))
-    out: list[tuple[Segment, Sequence[int]]] = []
-    g0 = 0
-    for a, b in [*cuts, (len(keys), len(keys))]:
-        if a - g0 >= MIN_SEGMENT:
-            # NB: compact: 10M positions as a list of ints would cost 360 MB during a pass
-            at: Sequence[int] = (range(g0, a) if all(ok[g0:a])
-                                 else array("I", compress(range(g0, a), ok[g0:a])))
-            if len(at) >= MIN_SEGMENT:
-                if len(at) == len(keys):
-                    seg_k, seg_h = keys, heads
-                else:
-                    get = itemgetter(*at)
-                    seg_k, seg_h = list(get(keys)), list(get(heads))
-                out.append((Segment.encode(seg_k, list(map(_row_of, seg_h)),
-                                           max(map(_head, seg_h))), at))
-        g0 = max(g0, b)
-    return out
+def _chunk_finish(bk: list[bytes], bc: list[Chain], spans: list[Span], ts: int, reverse: bool,
+                  max_keys: int, nxt: bytes | None, rows_only: bool) -> ChunkOut:
+    """`chunk`'s answer from what `_chunk_cut` took under the lock."""
+    if spans:
+        ck, cr = decode(spans)
+        if ck:
+            return VersionStore._with_cold(bk, bc, ck, cr, ts, reverse, max_keys, nxt, rows_only)
+    if rows_only:
+        return [], _visible_rows(bc, ts), nxt
+    out_k: list[bytes] = []
+    out_r: list[Row] = []
+    for k, chain in zip(bk, bc, strict=True):
+        vts, row = chain[0]
+        if vts > ts:
+            row = _visible(chain, ts)
+        if row is not None:
+            out_k.append(k)
+            out_r.append(row)
+    return out_k, out_r, nxt
 
 
 def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:

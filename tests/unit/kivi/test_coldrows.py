@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from cumulo.server.kivi import mvcc
+from cumulo.server.kivi import freeze, mvcc
 from cumulo.server.kivi.api import RegionData
 from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
 from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
@@ -173,10 +173,10 @@ def _check(store: VersionStore, model: Model, rng: random.Random, ts: int, lw: i
 @pytest.mark.parametrize("seed,width,kinds", [(1, "fixed", "marshal"), (2, "var", "all"),
                                               (3, "fixed", "all"), (4, "var", "marshal")])
 def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
-    monkeypatch.setattr(mvcc, "MIN_SEGMENT", 3)
-    monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 11)
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 3)
+    monkeypatch.setattr(freeze, "SEGMENT_ROWS", 11)
     monkeypatch.setattr(mvcc, "COLLECT_CHUNK", 5)
-    monkeypatch.setattr(mvcc, "FREE_CHUNK", 7)
+    monkeypatch.setattr(freeze, "FREE_CHUNK", 7)
     rng = random.Random(seed)
     n = 160 if width == "fixed" else 120
     universe = [_key(i, width) for i in range(n)]
@@ -242,8 +242,8 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
 def test_freeze_in_chunks_keeps_writes_that_come_in_between(monkeypatch):
     """Keys written between the freeze's read and its install stay hot with their new
     versions; the others go cold and the base keeps only the hot ones."""
-    monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 64)
-    monkeypatch.setattr(mvcc, "MIN_SEGMENT", 8)
+    monkeypatch.setattr(freeze, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 8)
     store = VersionStore()
     keys = [i.to_bytes(4, "big") for i in range(1000)]
     store.apply_lists(1, keys, [(i, "x") for i in range(1000)])
@@ -329,8 +329,8 @@ def test_cold_rows_take_split_and_merged_view():
 def test_columnar_copy_built_over_cold_rows_sees_what_the_rows_see(monkeypatch):
     """A copy built after a freeze (under the lock, or unlocked from a snapshot while
     writers go on) reads the cold rows, decoded a pack at a time."""
-    monkeypatch.setattr(mvcc, "MIN_SEGMENT", 4)
-    monkeypatch.setattr(mvcc, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 4)
+    monkeypatch.setattr(freeze, "SEGMENT_ROWS", 64)
     keys = [i.to_bytes(4, "big") for i in range(0, 3000, 3)]
 
     def loaded() -> VersionStore:
