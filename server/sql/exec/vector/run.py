@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
+from ....kivi.columnar.pace import pace
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
 from ..aggregate import finish_partials
@@ -42,7 +43,12 @@ def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
         return
     note(ctx, node, "vector form")
     note_run(ctx, "vector")
-    yield from rebatch(rows)
+    for batch in rebatch(rows):
+        # NB: the Pacer counts the thread's CPU since its last pause, so pacing here, as each
+        # batch is pulled, also keeps to the analytic share the Python work of the operators
+        # above and of the result's encoding (a 100k-row result is ~100 pulls)
+        pace()
+        yield batch
 
 
 def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
