@@ -26,10 +26,15 @@ import socket
 import ssl
 import sys
 import threading
+from importlib.metadata import version
 from typing import NoReturn
 
 from . import oplog
 from .cluster import launcher
+from .cluster import zk as zk_mod
+from .cluster.catalogsync import CatalogSync
+from .cluster.opencluster import open_cluster
+from .cluster.seqmarks import use_mastermind_sequences
 from .datadir import DataDirError, DataDirLock, prepare
 from .kivi import mvcc
 from .pgwire.hba import FILE_NAME as HBA_FILE
@@ -38,6 +43,7 @@ from .pgwire.hba import install as install_hba
 from .sql.conffile import ConfError, Config, install
 from .sql.settings import SERVER, duration_ms
 from .txn.checkpointer import Checkpointer
+from .txn.embedded import open_embedded
 
 log = logging.getLogger("cumulo")
 
@@ -151,7 +157,7 @@ def _bench(argv: list[str]) -> int:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if os.path.isfile(os.path.join(root, "bench", "__main__.py")) and root not in sys.path:
         sys.path.insert(0, root)  # the console script does not put the checkout on sys.path
-    try:
+    try:  # NB: lazy: bench/ is in the source checkout only, not in the installed package
         from bench.__main__ import main as bench_main
     except ImportError:
         print("cumulo bench: run it from a source checkout (python -m bench)", file=sys.stderr)
@@ -173,8 +179,6 @@ def main(argv: list[str] | None = None) -> int:
         return launcher.main(argv)
     args = _parser().parse_args(argv)
     if args.command == "version":
-        from importlib.metadata import version
-
         print(f"cumulo {version('cumulo')}")
         return 0
     if args.command == "bench":  # reached only with options before it, e.g. `cumulo -x bench`
@@ -186,8 +190,6 @@ def main(argv: list[str] | None = None) -> int:
         # NB: one line, no traceback, as PostgreSQL's FATAL at start-up
         log.critical("%s", e)
         return 1
-    import threading
-
     left = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
     if left:
         # NB: everything committed is durable by now. A thread still running (a connection
@@ -232,7 +234,7 @@ def _cap_memory(spec: str) -> None:
     if limit is None:
         return
     try:
-        import resource
+        import resource  # NB: lazy: a Unix-only module (the ImportError is handled below)
 
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         caps = [c for c in (soft, hard, limit) if c != resource.RLIM_INFINITY]
@@ -309,9 +311,10 @@ async def _serve(args: argparse.Namespace) -> int:
     log and exit code 1, never a traceback (a bad option, data directory or port is the
     operator's to fix, not a bug).
     """
+    # NB: lazy because the cluster role processes (`cluster.launcher`) share this entry point
+    # and never load the SQL layer or the front end (sqlglot and all: ~1.4 s per process).
     from .pgwire.server import serve
     from .sql.engine import SQLEngine
-    from .txn.embedded import open_embedded
 
     try:
         memory_limit(args.memory_limit)
@@ -347,13 +350,10 @@ async def _serve(args: argparse.Namespace) -> int:
                                    f"{getattr(e, 'strerror', None) or e}") from None
         _probe_port(args.host, args.port)  # NB: before recovery, which may take a while
         if args.cluster:
-            from .cluster import zk as zk_mod
-            from .cluster.catalogsync import CatalogSync
-            from .cluster.seqmarks import use_mastermind_sequences
 
             try:
                 zk = zk_mod.connect(args.cluster, session_timeout=args.zk_session_timeout)
-                txn = zk_mod.open_cluster(zk, gc_interval=args.gc_interval)
+                txn = open_cluster(zk, gc_interval=args.gc_interval)
             except Exception as e:
                 raise StartupError(f"could not join the cluster at {args.cluster}: {e}") from None
         else:

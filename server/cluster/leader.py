@@ -56,6 +56,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
+
 from ..kivi.client import KiviClient
 from ..kivi.remote import RemoteNode
 from ..txn.logger import read_log
@@ -116,8 +118,6 @@ class Term:
 
 def begin_term(zk: Any) -> tuple[Term, int, int]:
     """Increments the epoch; returns (the term, the old term's bound U, its snapshot S)."""
-    from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
-
     zk.ensure_path(MM)
     while True:
         try:
@@ -237,8 +237,6 @@ class MasterMindRole:
         threading.Thread(target=self._campaign, daemon=True, name="mm-campaign").start()
 
     def _campaign(self) -> None:
-        from kazoo.exceptions import NodeExistsError
-
         while not self._stop.is_set():
             try:
                 self.zk.create(LOCK, json.dumps({"host": self.host, "port": self.port}).encode(),

@@ -1,6 +1,6 @@
 """How a query engine reaches the MasterMind leader, whichever process it is (`cluster.leader`).
 
-Why a module of its own: the engine side (`cluster.zk.open_cluster`, `cluster.zkmap`)
+Why a module of its own: the engine side (`cluster.opencluster`, `cluster.zkmap`)
 needs only the leader znode and the `Led` envelope, not the election.
 
 `LeaderClient` follows `/cumulo/mastermind/leader`: every request goes as
@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from kazoo.exceptions import NoNodeError
 
 from ..errors import ConnectionFailure, SQLError
 from ..kivi.remote import RemoteNode
@@ -99,8 +101,6 @@ class LeaderClient:
         return None
 
     def _refresh(self) -> None:
-        from kazoo.exceptions import NoNodeError
-
         try:
             data, stat = self.zk.get(LEADER)
         except NoNodeError:

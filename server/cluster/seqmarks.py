@@ -41,6 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kazoo.exceptions import NoNodeError
+
 from ..kivi.api import Ack
 from ..kivi.wire import register_messages
 from .leaderclient import LeaderClient
@@ -163,8 +165,6 @@ class SequenceMarks:
     @classmethod
     def in_zookeeper(cls, term: Any) -> SequenceMarks:
         """Marks persisted under `SEQS`, written through the leader's fenced `term.write`."""
-        from kazoo.exceptions import NoNodeError
-
         def load(oid: int) -> int | None:
             try:
                 return int(json.loads(term.zk.get(f"{SEQS}/{oid}")[0]))

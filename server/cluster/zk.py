@@ -10,12 +10,9 @@ once; a crash once the session times out). A conflict manager adds which bucket
 share it owns (`index`, `managers`, `buckets`), so that an LTM can rebuild the
 bucket -> manager map from the registry alone.
 
-`discover` reads the registry; `open_cluster` wires a `ClusterTxnManager` from it
-(KiVi nodes behind one `KiviClient` that routes by the region map in ZooKeeper,
-`cluster.zkmap`; the conflict managers in bucket order, the
-loggers by name, and a MasterMind role if one is registered; then the query engine
-also registers as `/cumulo/ltms/ltm-<seq>` to get an LTM id of its own). kazoo is
-imported lazily: embedded mode never needs it.
+`discover` reads the registry, `join_as_ltm` gives a query engine an LTM id of its
+own (`/cumulo/ltms/ltm-<seq>`); `cluster.opencluster` wires an engine's transaction
+manager from them.
 """
 
 from __future__ import annotations
@@ -26,6 +23,9 @@ import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from kazoo.client import KazooClient
+from kazoo.exceptions import NodeExistsError
 
 ROOT = "/cumulo/roles"
 
@@ -44,8 +44,6 @@ class Membership:
 
 def connect(hosts: str, session_timeout: float = 10.0, timeout: float = 10.0) -> Any:
     """Returns a started kazoo client (a crashed member vanishes after `session_timeout`)."""
-    from kazoo.client import KazooClient
-
     zk = KazooClient(hosts=hosts, timeout=session_timeout)
     zk.start(timeout=timeout)
     return zk
@@ -85,8 +83,6 @@ def register(zk: Any, role: str, name: str, facts: dict[str, Any], wait: float =
     it waits up to `wait` seconds for it to go (it never deletes it: the previous
     incarnation may be paused, not dead, and must be declared dead the usual way).
     """
-    from kazoo.exceptions import NodeExistsError
-
     path = f"{ROOT}/{role}/{name}"
     deadline = time.monotonic() + wait
     while True:
@@ -114,57 +110,6 @@ def discover(zk: Any) -> Membership:
             members[name] = json.loads(data)
         out.roles[role] = members
     return out
-
-
-def open_cluster(zk: Any, *, recover: bool = True, reset_conflicts: bool = True,
-                 gc_interval: float | None = 30.0) -> Any:
-    """Wires a `ClusterTxnManager` to the registered KiVi nodes, conflict managers and loggers.
-
-    As the cluster's (single) LTM, it resets the conflict managers to the recovered high
-    mark (see `cluster.services.Reset`).
-    """
-    from ..kivi.client import KiviClient
-    from ..kivi.remote import RemoteNode
-    from .cmfailover import EngineCmWatch
-    from .leaderclient import LeaderClient
-    from .manager import ClusterTxnManager
-    from .proxies import RemoteConflictManager, RemoteLogGroup
-    from .zkmap import ZkRegionMap
-
-    members = discover(zk)
-    nodes = {name: RemoteNode(h, p) for name, (h, p) in members.addresses("kivi")}
-    cms_facts = sorted(members.roles.get("cm", {}).values(), key=lambda m: m["index"])
-    if not nodes or not cms_facts:
-        raise RuntimeError(f"incomplete cluster in ZooKeeper: {members.roles}")
-    managers, buckets = cms_facts[0]["managers"], cms_facts[0]["buckets"]
-    if [m["index"] for m in cms_facts] != list(range(managers)):
-        raise RuntimeError(f"conflict managers missing: {[m['index'] for m in cms_facts]}")
-    cms = [
-        RemoteConflictManager(m["host"], int(m["port"]), frozenset(range(m["index"], buckets,
-                                                                        managers)))
-        for m in cms_facts
-    ]
-    loggers = [addr for _n, addr in members.addresses("logger")]
-    log = RemoteLogGroup(loggers, locate=lambda: [a for _n, a in discover(zk).addresses("logger")]
-                         ) if loggers else None
-    masterminds = members.addresses("mastermind")
-    ltm_id, first, ltm_path = 0, True, ""
-    if masterminds:  # several query engines may share this cluster: each needs its own id
-        ltm_id, first, ltm_path = join_as_ltm(zk)
-    # NB: without a MasterMind to recover them (`cluster.failover`), the engine gives the
-    # regions of nodes that are gone to live ones as it starts (its replay of the loggers
-    # fills them); afterwards such a region waits for its node
-    region_map = ZkRegionMap(zk, sorted(nodes), adopt=not masterminds)
-    kivi = KiviClient(nodes, region_map)
-    region_map.on_leave = kivi.node_left  # NB: a paused node must not hold requests 60 s
-    tm = ClusterTxnManager(kivi, cms, log, buckets=buckets,
-                           recover=recover, reset_conflicts=reset_conflicts and first,
-                           ltm_id=ltm_id, mastermind=LeaderClient(zk) if masterminds else None,
-                           gc_interval=gc_interval)
-    region_map.adopt = False
-    if ltm_path:  # NB: follows restarted conflict managers (the MasterMind resets them)
-        EngineCmWatch(zk, tm, ltm_path)
-    return tm
 
 
 LTMS = "/cumulo/ltms"

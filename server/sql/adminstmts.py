@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FeatureNotSupported, NoActiveSQLTransaction
+from ..errors import FeatureNotSupported, NoActiveSQLTransaction, SyntaxError_
 from ..pgwire.backend import Result
 from . import conffile
 from .ddl.names import get_relation
@@ -52,8 +52,6 @@ def _stmt(sql: str, tag: str, fn: Any, no_block: bool = False) -> Stmt:
 
 def analyse_alter_system(sql: str) -> Stmt:
     """ALTER SYSTEM SET / RESET: see the module doc."""
-    from ..errors import SyntaxError_
-
     m = ALTER_SYSTEM.match(sql.strip())
     if m is None:
         raise SyntaxError_("syntax error at or near \"SYSTEM\"")
@@ -76,8 +74,6 @@ def analyse_alter_system(sql: str) -> Stmt:
 
 def analyse_lock(sql: str) -> Stmt:
     """LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT]."""
-    from ..errors import SyntaxError_
-
     m = _LOCK.match(sql.strip())
     if m is None:
         raise SyntaxError_('syntax error at or near "LOCK"')

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import QueryCanceled
 from ..pgwire.backend import Column
 from ..txn.api import Txn
 from ..waits import maybe_yield
@@ -90,8 +91,6 @@ class ExecContext:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
         maybe_yield()  # NB: on the event loop, a long statement lets the others run here
         if self.cancel_event.is_set():
-            from ..errors import QueryCanceled
-
             self.cancel_event.clear()
             raise QueryCanceled("canceling statement due to user request")
 

@@ -20,7 +20,7 @@ from . import txnctl, utility
 from .ddl import dispatch
 from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
-from .dml import analyse_dml
+from .dml.analyse import analyse_dml
 from .dml.locksub import analyse_locking_dml
 from .nestedlocks import reject_nested_locks
 from .parse import parse_sql, strip_leading_comments

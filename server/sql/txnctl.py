@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
 from ..errors import (
     ActiveSQLTransaction,
     FeatureNotSupported,
@@ -188,8 +190,6 @@ def analyse_txn(sql: str, kind: str, m: Any) -> Stmt:
 
 def analyse_sqlglot_txn(session: SQLSession, sql: str, tree: Any) -> Stmt:
     """Builds the Stmt for a transaction statement that only sqlglot recognised."""
-    from sqlglot import exp
-
     if isinstance(tree, exp.Commit):
         return _stmt(sql, "COMMIT", lambda s, p: commit(s), True)
     if isinstance(tree, exp.Rollback):

@@ -23,6 +23,7 @@ Options:
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -125,8 +126,6 @@ class EmbeddedTxnManager(LtmFront):
             try:
                 self.ltm.collect()
             except Exception:  # pragma: no cover - GC must never take the server down
-                import logging
-
                 logging.getLogger("cumulo.txn").exception("garbage collection failed")
 
     def close(self) -> None:

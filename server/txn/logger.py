@@ -37,6 +37,8 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+import msgpack
+
 from .. import waits
 from ..errors import IOError_
 from .groupcommit import (
@@ -247,8 +249,6 @@ class RedoLog:
 
 def _record_ts(payload: bytes) -> int:
     """Reads a record's commit ts without decoding its write set."""
-    import msgpack
-
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed(payload)
     unpacker.read_array_header()

@@ -321,6 +321,7 @@ def test_a_new_mastermind_term_fences_the_old_one(zookeeper, tmp_path):
 def test_zookeeper_membership_and_discovery(zookeeper, monkeypatch):
     """Roles started with --zk are discovered; the golden scripts pass over them; they leave."""
     from cumulo.server.cluster import zk as zk_mod
+    from cumulo.server.cluster.opencluster import open_cluster
 
     hosts, client = zookeeper
     d = tempfile.mkdtemp(prefix="cumulo-zk-roles-")
@@ -339,7 +340,7 @@ def test_zookeeper_membership_and_discovery(zookeeper, monkeypatch):
         assert [n for n, _a in members.addresses("logger")] == ["L0"]
 
         def fresh() -> ClusterTxnManager:
-            tm = zk_mod.open_cluster(client, recover=False)
+            tm = open_cluster(client, recover=False)
             tm.kivi.drop_space(DropSpace(golden_runner.SPACE))
             for cm in tm.cms:
                 cm.reset()
@@ -356,8 +357,8 @@ def test_zookeeper_membership_and_discovery(zookeeper, monkeypatch):
         mm = Role("mastermind", "--name", "mm", *zk_args)
         roles.append(mm)
         mm.address()
-        first = zk_mod.open_cluster(client, recover=False)
-        second = zk_mod.open_cluster(client, recover=False)
+        first = open_cluster(client, recover=False)
+        second = open_cluster(client, recover=False)
         try:
             assert first.mastermind is not None and second.mastermind is not None
             assert first.ltm.ltm_id != second.ltm.ltm_id
@@ -375,7 +376,7 @@ def test_zookeeper_membership_and_discovery(zookeeper, monkeypatch):
         roles[3].stop()  # a clean stop deregisters at once
         _wait_for(lambda: "cm1" not in zk_mod.discover(client).roles["cm"], "cm1 to leave")
         with pytest.raises(RuntimeError, match="conflict managers missing"):
-            zk_mod.open_cluster(client)
+            open_cluster(client)
         roles[1].proc.kill()  # a crash: the session expires
         _wait_for(lambda: "n1" not in zk_mod.discover(client).roles["kivi"], "n1 to expire")
         assert "n0" in zk_mod.discover(client).roles["kivi"]

@@ -98,8 +98,6 @@ def _immutable(fd: FunctionDef) -> bool:
 
 def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[Any]:
     """Compiles index key expressions over the table's stored rows (raises their bind errors)."""
-    from ..parse import parse_sql
-
     scope = table_scope(table)
     out = []
     for sql in exprs:
@@ -112,9 +110,6 @@ def compile_exprs(s: SQLSession, table: Table, exprs: tuple[str, ...]) -> list[A
 def expr_display(table: Table | None, sql: str, pretty: bool = False) -> str:
     """Prints one key expression as PostgreSQL's deparser does: a function call bare
     (`lower(name)`), anything else in parentheses (`((a + b))`, pretty `(a + b)`)."""
-    from sqlglot import exp
-
-
     types = {c.name: c.type_oid for c in table.columns} if table is not None else {}
     text = check_text(sql, types, pretty) or sql
     try:
@@ -128,7 +123,6 @@ def expr_display(table: Table | None, sql: str, pretty: bool = False) -> str:
 
 def key_names(table: Table | None, idx: Index, pretty: bool = False) -> list[str]:
     """The key columns' names, or the expressions' display text (for DETAIL and indexdef)."""
-
     exprs = iter(idx.exprs)
     cols = {c.attnum: c.name for c in table.columns} if table is not None else {}
     return [quote_ident(cols.get(a, f"col{a}")) if a else expr_display(table, next(exprs), pretty)
@@ -137,8 +131,6 @@ def key_names(table: Table | None, idx: Index, pretty: bool = False) -> list[str
 
 def expr_types(table: Table | None, exprs: tuple[str, ...]) -> list[int]:
     """The result type OIDs of key expressions (0 when they no longer bind)."""
-
-
     if table is None:
         return [0] * len(exprs)
     cols = [N.PCol(c.name, c.type_oid, c.typmod, table.name, table.oid, c.attnum)
@@ -156,10 +148,6 @@ def expr_types(table: Table | None, exprs: tuple[str, ...]) -> list[int]:
 def expr_colname(sql: str) -> str:
     """pg_attribute.attname of an expression key: its function's name, else `expr`, as
     PostgreSQL's FigureIndexColname."""
-    from sqlglot import exp
-
-    from ..expr.binder import func_name
-
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except sqlglot.errors.ParseError:

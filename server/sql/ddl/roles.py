@@ -19,6 +19,8 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
+from scramp import ScramMechanism
+
 from ...errors import (
     DependentObjectsStillExist,
     DuplicateDatabase,
@@ -49,8 +51,6 @@ _PASSWORD = re.compile(r"(?:ENCRYPTED\s+)?PASSWORD\s+(?P<pw>NULL|'(?:[^']|'')*')
 
 def scram_verifier(password: str) -> str:
     """Returns a PostgreSQL-format SCRAM-SHA-256 verifier for a password."""
-    from scramp import ScramMechanism
-
     salt, stored, server, iterations = ScramMechanism("SCRAM-SHA-256").make_auth_info(
         password, iteration_count=4096)
     b64 = lambda b: base64.b64encode(b).decode()  # noqa: E731

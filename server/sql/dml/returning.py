@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from ...errors import AmbiguousColumn
 from ...pgtypes import oids as T
@@ -114,9 +115,6 @@ def _output_name(s: SQLSession, inner: exp.Expression, scope: list[ScopeColumn],
                  params: ParamTypes) -> str:
     """The column name PostgreSQL gives an unaliased expression (`length(v)` -> length)."""
     try:
-        from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-
-
         planner = Planner(s.catalog(), ParamTypes(list(params.oids)), s.search_path())
         cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]
         bound = Binder(planner, Scope(cols)).bind(
