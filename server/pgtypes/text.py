@@ -482,6 +482,10 @@ def _bool_in(s: str) -> bool:
     raise _bad(T.BOOL, s)
 
 
+def _out_of_range(oid: int, s: str) -> NumericValueOutOfRange:
+    return NumericValueOutOfRange(f'"{s}" is out of range for type {T.TYPES[oid].sql_name}')
+
+
 def _float_in(oid: int) -> Callable[[str], float]:
     def dec(s: str) -> float:
         try:
@@ -490,11 +494,19 @@ def _float_in(oid: int) -> Callable[[str], float]:
             raise _bad(oid, s) from None
         if "_" in s or not s.isascii():
             raise _bad(oid, s)
+        word = s.strip().lower().lstrip("+-")
+        if math.isinf(v) and word not in ("inf", "infinity"):
+            raise _out_of_range(oid, s)  # NB: strtod's ERANGE: overflow
         if oid == T.FLOAT4 and math.isfinite(v):
             try:
-                v = _F4.unpack(_F4.pack(v))[0]
+                f = _F4.unpack(_F4.pack(v))[0]
             except OverflowError:
-                raise NumericValueOutOfRange(f'"{s}" is out of range for type real') from None
+                raise _out_of_range(oid, s) from None
+            if f == 0.0 and v != 0.0:
+                raise _out_of_range(oid, s)  # NB: strtof's underflow
+            v = f
+        elif v == 0.0 and any(c in "123456789" for c in word.split("e")[0]):
+            raise _out_of_range(oid, s)  # NB: strtod's underflow
         return v
 
     return dec

@@ -34,7 +34,7 @@ _NAMED = [
     ("22023", re.compile(r"^(NUMERIC) (?:precision|scale) -?\d+ must be between"), "("),
 ]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
-_QUOTED = re.compile(r'(?:: |^value )"((?:[^"]|"")*)"')  # NB: the input value PG quotes
+_QUOTED = re.compile(r'(?:: |^value |^)"((?:[^"]|"")*)"')  # NB: the input value PG quotes
 
 
 def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:

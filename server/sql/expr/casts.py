@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import struct
 import uuid
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
@@ -97,6 +98,7 @@ def _num_to_int(oid: int) -> Callable[[Any], int]:
 _NUMERIC_IN = text_decoder(T.NUMERIC)
 _FLOAT8_IN = text_decoder(T.FLOAT8)
 _FLOAT4_IN = text_decoder(T.FLOAT4)
+_F4 = struct.Struct("!f")
 
 
 def text_to_numeric(s: Any) -> Decimal:
@@ -529,6 +531,35 @@ def _numeric_to_float(v: Any) -> float:
     return float(v) + 0.0  # NB: numeric has no -0 ('-0.00' * 1 is 0): no float -0.0 either
 
 
+def _numeric_to_float4(v: Any) -> float:
+    """numeric_float4: as float4's text input of the value (22003 names it)."""
+    f = float(v) + 0.0
+    if not (math.isfinite(f) and -3.4e38 < f < 3.4e38 and (f == 0.0 or abs(f) > 1.5e-38)):
+        return text_to_float4(format(v, "f")) + 0.0
+    return _F4.unpack(_F4.pack(f))[0]
+
+
+def _numeric_to_float8(v: Any) -> float:
+    """numeric_float8: as float8's text input of the value (22003 names it)."""
+    f = float(v) + 0.0
+    if (math.isinf(f) or f == 0.0) and v.is_finite():
+        return text_to_float(format(v, "f")) + 0.0
+    return f
+
+
+def _float8_to_float4(v: Any) -> float:
+    """dtof: rounds to float4, 22003 on overflow or underflow as PostgreSQL's check."""
+    if not math.isfinite(v):
+        return v
+    try:
+        f = _F4.unpack(_F4.pack(v))[0]
+    except OverflowError:
+        raise NumericValueOutOfRange("value out of range: overflow") from None
+    if f == 0.0 and v != 0.0:
+        raise NumericValueOutOfRange("value out of range: underflow")
+    return f
+
+
 def _float4_to_numeric(v: Any) -> Decimal:
     return _to_numeric(v, 6)
 
@@ -608,7 +639,9 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if dst == T.NUMERIC and src in (*INTS, T.FLOAT8, *OIDLIKE):
         return _to_numeric
     if dst in (T.FLOAT8, T.FLOAT4) and src == T.NUMERIC:
-        return _numeric_to_float
+        return _numeric_to_float4 if dst == T.FLOAT4 else _numeric_to_float8
+    if dst == T.FLOAT4 and src == T.FLOAT8:
+        return _float8_to_float4
     if dst in (T.FLOAT8, T.FLOAT4) and src in (*INTS, T.FLOAT8, T.FLOAT4, *OIDLIKE):
         return float
     if dst == T.BOOL and src == T.INT4:

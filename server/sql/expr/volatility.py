@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from ...pgtypes import multiranges, ranges
 from ...pgtypes import oids as T
 from ..functions.registry import FunctionDef
-from ..pgcatalog.procfacts import PROC_FACTS  # NB: a data table with no imports of its own
+from ..pgcatalog.procfacts import PROC_FACTS  # NB: data tables with no imports of their own
+from ..pgcatalog.procoids import PG_PROC_OIDS, PG_PROC_SIGNATURES
 from . import usertypes
 from .bound import E
 from .types import STRINGS, is_array
@@ -58,14 +59,21 @@ _ZONED = frozenset({"extract", "date_part", "date_trunc"})
 
 
 def function_volatility(fd: FunctionDef, arg_types: Sequence[int] = ()) -> str:
-    """One overload's provolatile: PostgreSQL's own row when it has one, else what the
-    registry says (volatile, or stable when it reads the session)."""
-    facts = PROC_FACTS.get(fd.oid)
+    """One overload's provolatile: PostgreSQL's own pg_proc row for that signature when it
+    has one, else what the registry says (volatile; stable when it reads the session),
+    else PostgreSQL's row for the name."""
+    if fd.volatile:
+        return "v"
+    oid = fd.oid or (PG_PROC_SIGNATURES.get((fd.name, fd.args), 0) if fd.args is not None else 0)
+    facts = PROC_FACTS.get(oid)
     if facts is not None:
         return facts[0]
-    if fd.name in _ZONED and not fd.volatile:
+    if fd.name in _ZONED:
         return "s" if T.TIMESTAMPTZ in arg_types else "i"
-    return "v" if fd.volatile else "s" if fd.needs_context else "i"
+    if fd.needs_context:
+        return "s"
+    facts = PROC_FACTS.get(PG_PROC_OIDS.get(fd.name, 0))
+    return facts[0] if facts is not None else "i"
 
 
 def _generic_io(oid: int) -> bool:

@@ -223,7 +223,8 @@ def _register_accessors(binary: bool, typ: int, prefix: str) -> None:
         """Returns the number of elements of an array."""
         v = parse(doc)
         if not isinstance(v, list):
-            raise InvalidParameterValue("cannot get array length of a non-array")
+            raise InvalidParameterValue("cannot get array length of a " + (
+                "non-array" if isinstance(v, dict) else "scalar"))
         return len(v)
 
     def extract_path_text(doc: str, *path: str) -> str | None:

@@ -1,0 +1,80 @@
+"""Plan-time folding of immutable function calls over constants, as PostgreSQL's planner
+does (`eval_const_expressions` → `simplify_function`).
+
+PostgreSQL evaluates an immutable function whose arguments are all constants once, while
+planning, and puts the result in the plan. So `jsonb_array_length('{}')` fails with 22023
+even under `WHERE false`, where no row would reach it; Cumulo folds the same calls when it
+binds them, so the same statements fail the same way. Only immutable overloads are
+folded (`volatility.function_volatility`): a stable one (`now()`, `to_char`, anything
+that reads the session) or a volatile one (`random()`) must run at execution time, and a
+set-returning one returns many rows. A failure that is not a SQL error leaves the call to
+run time, where it fails as it always did.
+
+A simple-protocol statement's literals become parameters so that one plan serves every
+constant (`parse.normalize`); a call that would be folded cannot be shared so, since
+PostgreSQL evaluates it with the statement's own constants. While such a statement is
+analysed (`literal_parameters`), a foldable call of parameters raises `SharedPlanRefused`,
+and the session analyses the text with its constants instead (and remembers to).
+
+>>> from ..functions.registry import FUNCTIONS
+>>> from ...pgtypes import oids as T
+>>> (fd,) = [f for f in FUNCTIONS["upper"] if f.args == (T.TEXT,)]
+>>> fold_call(E("call", fd, [E("const", "ab", [], T.TEXT)], T.TEXT)).data
+'AB'
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+from ...errors import SQLError
+from .bound import E
+from .codegen import row_function
+from .volatility import function_volatility
+
+if TYPE_CHECKING:
+    from ..functions.registry import FunctionDef
+
+
+_LITERALS: ContextVar[bool] = ContextVar("literal_parameters", default=False)
+
+
+class SharedPlanRefused(SQLError):
+    """A statement whose parameters are its own literals calls a function PostgreSQL folds."""
+
+
+@contextlib.contextmanager
+def literal_parameters() -> Iterator[None]:
+    """Marks the statement analysed inside as one whose parameters are its own literals."""
+    token = _LITERALS.set(True)
+    try:
+        yield
+    finally:
+        _LITERALS.reset(token)
+
+
+def _immutable(fd: FunctionDef, e: E) -> bool:
+    return not (fd.set_returning or fd.needs_context) and function_volatility(
+        fd, [a.type for a in e.args]) == "i"
+
+
+def fold_call(e: E) -> E:
+    """`e` itself, or the constant it evaluates to when it is an immutable call of constants."""
+    if e.kind != "call" or any(a.kind != "const" for a in e.args):
+        if (e.kind == "call" and _LITERALS.get() and _immutable(e.data, e)
+                and all(a.kind in ("const", "param") for a in e.args)):
+            raise SharedPlanRefused(f"{e.data.name}() of literals is folded per statement")
+        return e
+    fd = e.data
+    if not _immutable(fd, e):
+        return e
+    try:
+        v = row_function(e)((), None)
+    except SQLError:
+        raise
+    except Exception:  # noqa: BLE001 - not foldable here: leave it to run time
+        return e
+    return E("const", v, [], e.type, e.typmod, e.name, e.fields, e.rowtype)
