@@ -7,7 +7,8 @@ through its output function), `%%` and `%#`, `tconvert`, `hstore_version_diag`, 
 operators `#<#` `#<=#` `#>#` `#>=#` and `hstore_cmp`, and the errors of each (42804, 0A000,
 42883, 22P02). `DROP EXTENSION hstore` refused with PostgreSQL's 2BP01 DETAIL (array
 columns first, views through the column they read), `RESTRICT` the same, and `CASCADE`
-dropping the columns and views with its NOTICE, transactional. pgcrypto's and uuid-ossp's
+dropping the columns and views with its NOTICE, transactional. `UPDATE ... SET h['k'] = v`
+(several keys of one column in one SET list, a NULL hstore as empty). pgcrypto's and uuid-ossp's
 functions are 42883 until CREATE EXTENSION. Text search: the two NOTICEs of an empty query
 (once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's `or` and
 `-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
@@ -66,7 +67,18 @@ select * from hx_dep
 select * from hx_v
 select 'a=>1'::hstore
 drop table hx_dep
+create extension hstore
+create table hx_set (id int primary key, h hstore)
+insert into hx_set values (1, 'a=>1'), (2, NULL)
+update hx_set set h['b'] = 2, h['a'] = NULL where id = 1 returning h
+update hx_set set h['z'] = 'q' || id where id = 2 returning *
+update hx_set set h['z'] = 'q' || id where id = 1 returning *
+select id, h, h['z'], h['a'] from hx_set order by id
+select key, value from hx_set, each(h) order by 1, 2
+update hx_set set nope['x'] = '1'
 drop table hx_r
+drop table hx_set
+drop extension hstore
 select to_tsquery('english', 'the'), to_tsquery('english', '!the'), to_tsquery('english', 'the | a'), to_tsquery('simple', ' ')
 select plainto_tsquery('simple', ''), plainto_tsquery('simple', ' , '), phraseto_tsquery('english', 'the')
 select websearch_to_tsquery('simple', ''), websearch_to_tsquery('simple', '-'), websearch_to_tsquery('english', 'the')
@@ -90,6 +102,7 @@ drop table hx_ts
 """.strip().splitlines()
 
 _CLEAN = ("drop view if exists hx_v2", "drop view if exists hx_v", "drop table if exists hx_dep",
+          "drop table if exists hx_set",
           "drop table if exists hx_r", "drop table if exists hx_ts",
           "drop extension if exists hstore cascade")
 

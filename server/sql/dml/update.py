@@ -27,6 +27,7 @@ from ..plan.compiler import COMPILER
 from ..stmt import Stmt
 from .keyed import KeyedRows
 from .returning import compile_returning
+from .subscriptset import subscript_assignment
 from .values import _UNSET, ValueFn, compile_default, compile_value, literal_value
 from .writer import writer_of
 
@@ -50,6 +51,8 @@ def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, ex
         else:
             pairs = [(left, right)]
         for col, val in pairs:
+            if isinstance(col, exp.Bracket):  # h['k'] = v on an hstore column
+                col, val = subscript_assignment(col, val, table, out)
             name = ident(col.this if isinstance(col, exp.Column) else col)
             if name not in by_name:
                 raise UndefinedColumn(
