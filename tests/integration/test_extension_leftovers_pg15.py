@@ -12,7 +12,8 @@ dropping the columns and views with its NOTICE, transactional. `UPDATE ... SET h
 functions are 42883 until CREATE EXTENSION. Text search: the two NOTICEs of an empty query
 (once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's `or` and
 `-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
-ts_delete, ts_filter and setweight over some lexemes. And an index on
+ts_delete, ts_filter, setweight over some lexemes, ts_rewrite (PostgreSQL's flattened, sorted
+shapes) and querytree (NOTs dropped). And an index on
 to_tsvector('english', ...) shows `'english'::regconfig` in pg_indexes and
 pg_get_indexdef. Rows, SQLSTATEs, messages, DETAIL, HINT and NOTICEs must all match.
 """
@@ -94,6 +95,11 @@ select ts_filter('a:1A,2B b:2B c'::tsvector, '{a,b}'), ts_filter('a:1,2A'::tsvec
 select ts_filter('a:1A b:2B c'::tsvector, '{a,null}')
 select ts_filter('a:1A b:2B c'::tsvector, '{x}')
 select setweight('a:1 b:2 c'::tsvector, 'A', '{a,c,z}'), setweight('a:1 b:2'::tsvector, 'A', '{a,null}')
+select ts_rewrite('a & b'::tsquery, 'a'::tsquery, 'c'::tsquery), ts_rewrite('a & b & c'::tsquery, 'a & c'::tsquery, 'z'::tsquery), ts_rewrite('a | b'::tsquery, 'b'::tsquery, 'x & y'::tsquery), ts_rewrite('a & b'::tsquery, 'a & b'::tsquery, 'q'::tsquery)
+select ts_rewrite('supernovae & crab'::tsquery, 'supernovae'::tsquery, 'sn | supernovae'::tsquery), ts_rewrite('(a | b) & c & !d'::tsquery, 'b'::tsquery, 'e <-> f'::tsquery), ts_rewrite('a <-> b & c'::tsquery, 'a <-> b'::tsquery, 'z'::tsquery)
+select ts_rewrite('a & b & c & d & e'::tsquery, 'b & d'::tsquery, 'x | y'::tsquery), ts_rewrite('a | b | c'::tsquery, 'a | c'::tsquery, 'q & r & s'::tsquery), ts_rewrite('!a & b'::tsquery, 'a'::tsquery, 'c'::tsquery), ts_rewrite('a:* & b'::tsquery, 'a'::tsquery, 'c'::tsquery)
+select ts_rewrite('a & b'::tsquery, 'z'::tsquery, 'c'::tsquery), ts_rewrite('cat & dog & mouse & bird'::tsquery, 'dog & bird'::tsquery, 'pet'::tsquery)
+select querytree('!a'::tsquery), querytree('a & !b'), querytree('a | !b'), querytree('a <-> !b'), querytree('!a <-> !b'), querytree('a & b'), querytree('!(a & b) & c'), querytree('!!a'), querytree('a:* & !b:A | c')
 create table hx_ts (a text)
 create index hx_ts_i on hx_ts using gin (to_tsvector('english', a))
 select indexdef from pg_indexes where indexname = 'hx_ts_i'

@@ -355,8 +355,25 @@ def numnode(q: str) -> int:
 
 @register("querytree", args=[TSQUERY], returns=TEXT)
 def querytree(q: str) -> str:
-    """The query's indexable part: here the query itself ('T' when empty)."""
-    return q if q else "T"
+    """The query's indexable part (clean_NOT): a NOT goes, taking an OR with it, and an AND or
+    a phrase keeps its other side; 'T' when nothing is left, '' for the empty query."""
+    if not q:
+        return ""
+    kept = _without_not(TS.query(q))
+    return "T" if kept is None else TS.format_query(kept)
+
+
+def _without_not(q: Any) -> Any:
+    if q[0] == "v":
+        return q
+    if q[0] == "!":
+        return None
+    left, right = _without_not(q[1]), _without_not(q[2])
+    if q[0] == "|":
+        return None if left is None or right is None else (q[0], left, right, *q[3:])
+    if left is None or right is None:
+        return right if left is None else left
+    return (q[0], left, right, *q[3:])
 
 
 @register("tsquery_and", args=[TSQUERY, TSQUERY], returns=TSQUERY)

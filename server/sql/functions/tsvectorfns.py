@@ -15,6 +15,7 @@ from ...errors import InternalError, InvalidParameterValue, NullValueNotAllowed
 from ...pgtypes import oids as T
 from ...pgtypes import tsearch as TS
 from ...pgtypes.tsearch import TSQUERY, TSVECTOR
+from ...pgtypes.tsrewrite import rewrite
 from .registry import register
 
 TEXT, TEXTS = T.TEXT, T.ARRAY_OF[T.TEXT]
@@ -92,3 +93,9 @@ def tsq_mcontains(a: str, b: str) -> bool:
 def tsq_mcontained(a: str, b: str) -> bool:
     """a <@ b."""
     return tsq_mcontains(b, a)
+
+
+@register("ts_rewrite", args=[TSQUERY, TSQUERY, TSQUERY], returns=TSQUERY)
+def ts_rewrite(q: str, target: str, substitute: str) -> str:
+    """Every occurrence of target in q replaced by substitute (PostgreSQL's shapes)."""
+    return TS.format_query(rewrite(TS.query(q), TS.query(target), TS.query(substitute)))

@@ -1,4 +1,4 @@
-"""Doctests of the extension syntax respelling and tsquery's btree key (no server needed)."""
+"""Doctests of the extension syntax respelling, tsquery's btree key and ts_rewrite (no server)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import doctest
 
 import pytest
 
-from cumulo.server.pgtypes import tsqorder
+from cumulo.server.pgtypes import tsqorder, tsrewrite
 from cumulo.server.sql import extsyntax
 
 
-@pytest.mark.parametrize("module", [extsyntax, tsqorder])
+@pytest.mark.parametrize("module", [extsyntax, tsqorder, tsrewrite])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
