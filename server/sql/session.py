@@ -54,6 +54,7 @@ from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements
+from .plan.pointread import tableless
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
@@ -497,10 +498,12 @@ class SQLSession:
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
             return stmt.run(self, params)
-        if self.txn is None and stmt.kind == "query" and stmt.plan is not None \
-                and stmt.plan.point is not None \
-                and self._reads_alone():
-            return self._run_read(stmt, params)
+        if self.txn is None and stmt.kind == "query" and stmt.plan is not None:
+            plan = stmt.plan
+            if plan.point is not None and self._reads_alone():
+                return self._run_read(stmt, params)
+            if tableless(plan.root) and self._reads_alone():
+                return stmt.run(self, params)  # NB: SELECT 1: nothing to read, no transaction
         txn = self.ensure_txn()
         if stmt.kind in ("dml", "ddl") and (txn.read_only or self.txn_modes.get("read_only")):
             raise ReadOnlySQLTransaction(

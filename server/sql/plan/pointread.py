@@ -25,6 +25,17 @@ every semantic subtlety (casts, functions, errors) stays where it is.
     []
     >>> PointRead.of(N.Project([], child=get, exprs=[E("func", "now")])) is None
     True
+
+A FROM-less SELECT of constants and parameters (`SELECT 1`, a pool's liveness
+check) reads nothing at all: `tableless` says so, and the session runs it
+without a transaction.
+
+    >>> tableless(N.Project([], child=N.Values([], rows=[[]]), exprs=[E("param", 1)]))
+    True
+    >>> tableless(N.Project([], child=N.Values([], rows=[[]]), exprs=[E("func", "now")]))
+    False
+    >>> tableless(N.Project([], child=get, exprs=[col(2, 23)]))
+    False
 """
 
 from __future__ import annotations
@@ -98,3 +109,19 @@ class PointRead:
             i = picks[0]
             return [(r[i],) for r in rows if r is not None]
         return [tuple([r[i] for i in picks]) for r in rows if r is not None]
+
+
+_INERT = frozenset(("const", "param"))
+
+
+def tableless(root: N.Node) -> bool:
+    """Whether a plan is one row of constants and parameters (a FROM-less SELECT of
+    nothing else): it reads no table and calls no function, so it needs no transaction
+    and no snapshot. Anything else (a function, an operator, a cast left to run time)
+    says False and keeps the general path."""
+    if type(root) is not N.Project:
+        return False
+    child = root.child
+    if type(child) is not N.Values or child.cols or len(child.rows) != 1 or child.rows[0]:
+        return False
+    return all(e.kind in _INERT for e in root.exprs)

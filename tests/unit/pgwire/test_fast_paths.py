@@ -280,3 +280,31 @@ def test_autocommit_point_reads_take_a_snapshot_and_give_it_back(conn):
               W.execute(), W.SYNC)
     assert out == ["2", "D 103", "C SELECT 1", "2", "D 103", "C SELECT 1", "Z I"]
     assert ltm.low_water() == ltm.snapshots.snapshot
+
+
+def test_a_select_of_constants_runs_without_a_transaction_yet_keeps_its_status(conn):
+    """`SELECT 1` outside a block takes no transaction (plan.pointread.tableless); inside
+    one, in a failed one, with a statement_timeout, and next to writes it behaves as
+    every other statement does (PostgreSQL's replies)."""
+    session = conn.session
+    assert run(conn, W.query("SELECT 1, 'a', $$b$$, NULL")) == [
+        "T ?column?:23:0,?column?:25:0,?column?:25:0,?column?:25:0", "D 1,a,b,NULL",
+        "C SELECT 1", "Z I"]
+    assert session.txn is None
+    assert run(conn, W.query("BEGIN; SELECT 2"))[-2:] == ["C SELECT 1", "Z T"]
+    assert run(conn, W.query("SELECT 1/0"))[-2:] == ["E ERROR 22012 division by zero", "Z E"]
+    assert run(conn, W.query("SELECT 3"))[-2:] == [
+        "E ERROR 25P02 current transaction is aborted, commands ignored until end of "
+        "transaction block", "Z E"]
+    run(conn, W.query("ROLLBACK"))
+    # a write then a constant SELECT in one Query: one implicit transaction, both seen
+    assert run(conn, W.query("UPDATE acc SET bal = 7 WHERE aid = 1; SELECT 4"))[-3:] == [
+        "D 4", "C SELECT 1", "Z I"]
+    assert run(conn, W.query("SELECT bal FROM acc WHERE aid = 1"))[-3] == "D 7"
+    run(conn, W.query("SET statement_timeout = '5s'"))
+    assert run(conn, W.query("SELECT 5"))[-3:] == ["D 5", "C SELECT 1", "Z I"]
+    run(conn, W.query("RESET statement_timeout"))
+    # the extended protocol's constant statement too, with a parameter
+    assert run(conn, W.parse("SELECT $1::int", "k"), W.bind((b"6",), stmt="k"), W.execute(),
+               W.SYNC) == ["1", "2", "D 6", "C SELECT 1", "Z I"]
+    assert session.txn is None
