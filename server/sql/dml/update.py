@@ -41,7 +41,7 @@ MAX_RETRIES = 20
 def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, exp.Expression]]:
     """Returns (row position, value expression) for each `col = expr` of a SET list."""
     by_name = {c.name: c.attnum - 1 for c in table.live_columns}
-    out = []
+    out: list[tuple[int, exp.Expression]] = []
     for item in items:
         left, right = item.this, item.expression
         pairs = []
