@@ -4,6 +4,10 @@ Functions such as now(), current_setting(), set_config(), nextval() and the
 pg_catalog views need a little of the session: its catalog, settings, user,
 sequences. They get this narrow view of it rather than the session itself,
 so the function library depends on a small protocol, not on session internals.
+Only the session imports this module, so it sits at the session's level: a user
+function's body runs through the statement router and the PL/pgSQL runner,
+which it imports (the expression evaluator reaches them through this context,
+never by importing them).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from .catalog.model import CatalogSnapshot, Function
+from .plpgsql.functions import call
+from .statement import analyse_tree
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -58,11 +64,6 @@ class SessionFunctions:
 
     def call_user_function(self, fn: Function, args: tuple[Any, ...]) -> Any:
         """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`)."""
-        # NB: lazy: the runner and the statement router sit above this layer (the expression
-        # evaluator calls back up into them), so they cannot be imported at its top
-        from .plpgsql.functions import call
-        from .statement import analyse_tree
-
         return call(self._s, fn, args, analyse_tree)
 
     @property

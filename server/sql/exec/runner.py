@@ -10,6 +10,7 @@ batches and re-emit them in `BATCH`-sized slices.
 from __future__ import annotations
 
 import itertools
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,7 +18,9 @@ from typing import Any
 from ...errors import InvalidParameterValue
 from ..context import ExecContext
 from ..expr import codegen as cg
+from ..expr.bound import E
 from ..plan import nodes as N
+from ..plan.nodeexprs import correlated
 from . import memguard
 
 BATCH = 1024
@@ -47,8 +50,6 @@ def run(node: N.Node, ctx: ExecContext) -> Iterator[Batch]:
 
 
 def _counted(node: N.Node, ctx: Any, stats: dict) -> Iterator[Batch]:
-    import time
-
     entry = stats.setdefault(id(node), [0, 0.0, 0, 0.0])  # rows, secs, loops, startup secs
     entry[2] += 1
     it = EXECUTORS[type(node)](node, ctx)
@@ -114,8 +115,6 @@ def run_values(node: N.Values, ctx: Any) -> Iterator[Batch]:
 
 def values_row(exprs: list) -> Any:
     """Wraps a VALUES row as one `row` expression."""
-    from ..expr.bound import E
-
     return E("row", None, list(exprs))
 
 
@@ -380,11 +379,9 @@ def run_setop(node: N.SetOp, ctx: Any) -> Iterator[Batch]:
 
 @executes(N.CTEScan)
 def run_cte(node: N.CTEScan, ctx: Any) -> Iterator[Batch]:
-    from .subquery import _correlated
-
     cache = cache_of(ctx)
     key: tuple = ("cte", id(node.cte))
-    if _correlated(node.cte.plan):  # depends on the enclosing row: one copy per outer row
+    if correlated(node.cte.plan):  # depends on the enclosing row: one copy per outer row
         outer = ctx.outer
         key = (*key, tuple(map(id, outer)))
     hit = cache.get(key)

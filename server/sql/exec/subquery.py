@@ -11,46 +11,11 @@ from typing import Any
 
 from ...errors import CardinalityViolation
 from ..expr import codegen as cg
+from ..expr.runtime import any_op
 from ..plan import nodes as N
+from ..plan.nodeexprs import correlated as _correlated
+from ..plan.nodeexprs import node_exprs as _exprs  # noqa: F401  (plan.builder imports it here)
 from .runner import cache_of, run
-
-
-def _correlated(plan: N.Node) -> bool:
-    cached = plan.correlated
-    if cached is None:
-        cached = False
-        for n in N.walk(plan):
-            if isinstance(n, N.CTEScan) and n.cte.plan is not plan:
-                cached = cached or _correlated(n.cte.plan)
-            for v in vars(n).values():
-                for e in _exprs(v):
-                    for x in e.walk():
-                        if x.kind == "outer":
-                            cached = True
-                        elif x.kind in ("subquery", "exists", "array_sub", "in_sub"):
-                            sub = x.data[0] if x.kind == "in_sub" else x.data
-                            cached = cached or _correlated(sub)
-        plan.correlated = cached
-    return cached
-
-
-def _exprs(v: Any):
-    from ..expr.bound import E
-
-    if isinstance(v, E):
-        yield v
-    elif isinstance(v, list):
-        for x in v:
-            if isinstance(x, E):
-                yield x
-            elif isinstance(x, list):
-                yield from _exprs(x)
-            elif isinstance(x, N.SortKey):
-                yield x.expr
-            elif isinstance(x, N.AggCall | N.WinCall):
-                yield from _exprs(x.args)
-                if isinstance(x, N.WinCall):
-                    yield from _exprs(x.partition)
 
 
 def _rows(plan: N.Node, row: tuple, ctx: Any, first_only: bool = False, limit: int = 0) -> list:
@@ -93,8 +58,6 @@ def exists(plan: N.Node, row: tuple, ctx: Any) -> bool:
 
 def in_sub(v: Any, plan: N.Node, row: tuple, ctx: Any, op: Any, is_all: bool) -> bool | None:
     """v IN (SELECT ...), v op ANY/ALL (SELECT ...)."""
-    from ..expr.runtime import any_op
-
     rows = _rows(plan, row, ctx)
     if not rows:
         return is_all

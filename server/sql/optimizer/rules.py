@@ -14,6 +14,7 @@ from typing import Any
 
 from ..plan import nodes as N
 from ..plan.explain import explain_lines
+from ..plan.nodeexprs import node_exprs
 from .columnar import columnar
 from .expr_index import expr_index
 from .index_lookup import index_lookup
@@ -95,14 +96,12 @@ def _apply(plan: N.Node, ctx: OptContext, seen: set[int]) -> N.Node:
 
 
 def _optimize_nested(plan: N.Node, ctx: OptContext, seen: set[int]) -> None:
-    from ..exec.subquery import _exprs
-
     for n in N.walk(plan):
         if isinstance(n, N.CTEScan) and id(n.cte) not in seen:
             seen.add(id(n.cte))
             n.cte.plan = _apply(n.cte.plan, ctx, seen)
         for v in list(vars(n).values()):
-            for e in _exprs(v if not isinstance(v, N.AggCall) else [v]):
+            for e in node_exprs(v if not isinstance(v, N.AggCall) else [v]):
                 for x in e.walk():
                     if id(x) in seen:
                         continue

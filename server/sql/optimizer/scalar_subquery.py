@@ -54,6 +54,7 @@ from ...pgtypes import oids as T
 from ..expr.bound import E, col, const
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from ..plan.nodeexprs import node_exprs
 from .keyreduce import reduce_groups
 from .pushdown_join_filters import conj_all
 from .semijoin import _cols_used, _escapes, _plan_escapes, _remap, _to_join_row, semijoin
@@ -77,12 +78,10 @@ _STRICT_OPS = {"+", "-", "*", "/", "%", "^", "=", "<>", "<", ">", "<=", ">="}
 
 
 def _volatile(plan: N.Node) -> bool:
-    from ..exec.subquery import _exprs
-
     for n in N.walk(plan):
         for v in vars(n).values():
             items = [v] if isinstance(v, N.AggCall) else v
-            for e in _exprs(items):
+            for e in node_exprs(items):
                 if any(x.kind == "call" and x.data.volatile for x in e.walk()):
                     return True
     return False

@@ -56,6 +56,7 @@ from typing import Any
 from ..expr.bound import E, col
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from ..plan.nodeexprs import node_exprs
 from .join_algorithm import hashable_pair
 from .pushdown_join_filters import conj, conj_all
 
@@ -67,13 +68,11 @@ def _sub_of(x: E) -> N.Node:
 
 
 def _node_exprs(n: N.Node):
-    from ..exec.subquery import _exprs
-
     for v in vars(n).values():
         if isinstance(v, N.AggCall):
-            yield from _exprs([v])
+            yield from node_exprs([v])
         else:
-            yield from _exprs(v)
+            yield from node_exprs(v)
         if isinstance(v, list):
             for a in v:
                 if isinstance(a, N.AggCall) and a.filter is not None:

@@ -16,7 +16,13 @@ from typing import Any
 
 from sqlglot import exp
 
-from ...errors import AmbiguousFunction, GroupingError, InvalidColumnReference, UndefinedFunction
+from ...errors import (
+    AmbiguousFunction,
+    GroupingError,
+    InvalidColumnReference,
+    UndefinedFunction,
+    WindowingError,
+)
 from ...pgtypes import oids as T
 from ..expr import types as ty
 from ..expr import wholerow
@@ -292,8 +298,6 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
         rows = bool(frame is not None and str(frame.args.get("kind", "")).lower() == "rows")
         start, end, rstart, rend = _frame_bounds(frame, rows, binder)
         if (rstart is not None or rend is not None) and not rows and len(order) != 1:
-            from ...errors import WindowingError
-
             raise WindowingError("RANGE with offset PRECEDING/FOLLOWING requires exactly one "
                                  "ORDER BY column")
         whole = (start is None and end is None) or not order

@@ -9,7 +9,9 @@ node produced, its calls, and the time spent inside it (children included).
 from __future__ import annotations
 
 from ..expr.bound import render
+from ..optimizer.stats import estimate
 from . import nodes as N
+from .nodeexprs import node_exprs
 
 _ALGO = {"hash": "Hash", "nested": "Nested Loop", "bind": "Bind", "merge": "Merge",
          "range": "Range Bind"}
@@ -102,8 +104,6 @@ def describe(node: N.Node) -> str:
 def explain_lines(root: N.Node, stats: dict | None = None, estimates: bool = False) -> list[str]:
     """Returns the plan tree as indented lines: with `estimates`, each node's estimated rows;
     with `stats` (EXPLAIN ANALYZE), its actual rows, loops and time."""
-    from ..optimizer.stats import estimate
-
     out: list[str] = []
     seen_ctes: set[int] = set()
 
@@ -129,11 +129,9 @@ def explain_lines(root: N.Node, stats: dict | None = None, estimates: bool = Fal
 
 
 def _subplans(node: N.Node) -> list[N.Node]:
-    from ..exec.subquery import _exprs
-
     plans = []
     for v in vars(node).values():
-        for e in _exprs(v):
+        for e in node_exprs(v):
             for x in e.walk():
                 if x.kind in ("subquery", "exists", "array_sub"):
                     plans.append(x.data)

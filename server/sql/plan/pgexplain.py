@@ -38,8 +38,11 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from xml.sax.saxutils import escape
 
 from ...pgtypes import oids as T
+from ..expr.bound import col
+from ..optimizer.stats import estimate
 from . import nodes as N
 from .sqlexpr import Names, sql
 
@@ -108,8 +111,6 @@ class _Builder:
 
     def build(self, node: N.Node, filters: list[Any] | None = None) -> PNode:
         """Returns the PNode of `node`; `filters` are Filter predicates folded into it."""
-        from ..optimizer.stats import estimate
-
         mark = len(self.pending)
         extra: list[tuple[str, str]] = []
         if self.view is not None:
@@ -398,8 +399,6 @@ class _Builder:
 
 
 def _col(i: int, c: N.PCol) -> Any:
-    from ..expr.bound import col
-
     return col(i, c.type, c.name, c.typmod)
 
 
@@ -592,8 +591,6 @@ def _yaml_map(d: dict[str, Any], indent: int) -> list[str]:
 
 
 def _xml(doc: dict[str, Any]) -> str:
-    from xml.sax.saxutils import escape
-
     def tag(k: str) -> str:
         return k.replace(" ", "-")
 
