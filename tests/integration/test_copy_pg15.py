@@ -135,3 +135,33 @@ def test_copy_round_trips_all_common_types(fmt, cumulo_server, pg15):
     ours = _round_trip(cumulo_server.dsn(), fmt, n)
     theirs = _round_trip(pg15.dsn(), fmt, n)
     assert ours == theirs
+
+
+SPELLINGS = ["+5", " 6 ", "007", "-0", "-8", "1_000", "0x1F", "0X1f", "\u0663", "", "1 2", "--1",
+             "32768", "-32769", "2147483648", "9223372036854775808", "1.5", "1e3", "-Infinity",
+             "nan", "1_0.5", " 5e-3 ", "1e400", "-1e-400", "0e-400", "+inf"]
+
+
+def test_number_spellings_match_postgresql(cumulo_server, pg15):
+    """Each spelling COPYed alone into smallint, int, bigint and float8 columns (the text
+    format's column parsers: Arrow's cast and int()/float() accept spellings PostgreSQL 15
+    refuses, such as 0x1F and 1_000): the same value or the same error on both servers.
+    (float8 leaves hexadecimal out: PostgreSQL's strtod reads 0x1F as 31, Cumulo refuses it.)"""
+    outcomes = []
+    for dsn in (cumulo_server.dsn(), pg15.dsn()):
+        got = []
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS spell")
+            conn.execute("CREATE TABLE spell (s smallint, i int, b bigint, f float8)")
+            for col in ("s", "i", "b", "f"):
+                for text in SPELLINGS if col != "f" else [t for t in SPELLINGS if "x" not in t.lower()]:
+                    try:
+                        with conn.cursor() as cur, cur.copy(f"COPY spell ({col}) FROM STDIN") as cp:
+                            cp.write(("1\n" * 70 + text + "\n").encode())
+                        got.append(conn.execute(f"SELECT {col}::text FROM spell WHERE {col} IS "
+                                                "DISTINCT FROM 1").fetchall())
+                    except psycopg.Error as e:
+                        got.append((e.sqlstate, e.diag.message_primary, e.diag.context))
+                    conn.execute("TRUNCATE spell")
+        outcomes.append(got)
+    assert outcomes[0] == outcomes[1]

@@ -200,3 +200,33 @@ def test_error_in_the_middle_of_copy_to(both):
             after = conn.execute("SELECT count(*) FROM ct").fetchone()
             outcomes.append((info.value.sqlstate, after))
     assert outcomes[0] == outcomes[1] == ("22012", (ROWS,))
+
+
+ALTERED = [
+    "DROP TABLE IF EXISTS alt, nokey",
+    "CREATE TABLE alt (a int PRIMARY KEY, b text, c numeric(6,2), d timestamp)",
+    "INSERT INTO alt VALUES (1, 'x\ty', -0.00, '2024-01-02 03:04:05.25'), (2, NULL, 1.5, NULL)",
+    "ALTER TABLE alt ADD COLUMN e numeric DEFAULT 'NaN'",
+    "ALTER TABLE alt DROP COLUMN b",
+    "INSERT INTO alt VALUES (3, 7.25, '1999-12-31 23:59:59.999999', -0.0), (4, NULL, NULL, NULL)",
+    "ALTER TABLE alt ADD COLUMN f text",
+    "CREATE TABLE nokey (x int, y text)",
+    "INSERT INTO nokey VALUES (2, 'b'), (NULL, NULL), (1, 'a\\b')",
+]
+
+
+def test_copy_to_of_altered_and_keyless_tables(both):
+    """`COPY t TO` encodes the scan's rows without the SELECT *'s projection (copy.rows_plan):
+    rows stored before an ADD or DROP COLUMN, a table without a primary key (its hidden row
+    id), a column list and a query come out as PostgreSQL's."""
+    statements = ["COPY alt TO STDOUT", "COPY alt TO STDOUT (FORMAT csv, HEADER)",
+                  "COPY alt TO STDOUT (FORMAT binary)", "COPY alt (f, a) TO STDOUT",
+                  "COPY (SELECT * FROM alt) TO STDOUT", "COPY nokey TO STDOUT",
+                  "COPY nokey TO STDOUT (FORMAT binary)"]
+    outs = []
+    for dsn in both:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for sql in ALTERED:
+                conn.execute(sql)
+        outs.append([_psycopg(dsn, sql) for sql in statements])
+    assert outs[0] == outs[1]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import datetime as dt
 import struct
 from collections.abc import Callable, Sequence
-from itertools import repeat
-from operator import is_, itemgetter
+from itertools import islice, repeat
+from operator import is_, itemgetter, lt
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
@@ -292,11 +292,12 @@ class TableWriter:
         """
         if len(keys) < 64 or txn.isolation == "serializable":
             return False
-        lo, hi = min(keys), max(keys)
+        ascending = all(map(lt, keys, islice(keys, 1, None)))  # NB: a load's usual order
+        lo, hi = (keys[0], keys[-1]) if ascending else (min(keys), max(keys))
         for batch in txn.scan(ScanSpec(self.space, lo, hi + b"\x00", projection=(), limit=1)):
             if batch:
                 return False
-        return len(set(keys)) == len(keys)
+        return ascending or len(set(keys)) == len(keys)
 
     def _check_index_unique(self, txn: Any, idx: Index, rows: list[tuple[Any, ...]],
                             ignore: set[bytes]) -> None:
