@@ -44,6 +44,8 @@ def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:
     """
     if not isinstance(e, SQLError) or e.position is not None:
         return
+    if e.position is None and e.sqlstate == "42P08":
+        _locate_parameter(e, sql, offset)
     if e.position is None:
         _locate_name(e, sql, offset)
     if e.position is None:
@@ -57,6 +59,21 @@ def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:
     at = _find_outside_comments(sql, quoted)
     if at >= 0:
         e.position = max(offset, 0) + at + 1
+
+
+def _locate_parameter(e: SQLError, sql: str, offset: int) -> None:
+    """Points at the first mention of the parameter a 42P08 names (PostgreSQL points at the
+    one whose type it could not settle: the first, in the usual `SELECT $1, $1::int`).
+
+    >>> e = SQLError("inconsistent types deduced for parameter $1", sqlstate="42P08")
+    >>> locate_literal(e, "select $1, $1::int")
+    >>> e.position
+    8
+    """
+    m = re.search(r"parameter \$(\d+)$", e.message)
+    hit = re.search(r"\$" + m.group(1) + r"(?!\d)", sql) if m else None
+    if hit is not None:
+        e.position = max(offset, 0) + hit.start() + 1
 
 
 def _locate_name(e: SQLError, sql: str, offset: int) -> None:

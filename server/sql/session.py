@@ -50,6 +50,7 @@ from .dml import deferred
 from .errpos import locate_literal, semicolon_after
 from .expr import usertypes
 from .expr.casts import cast_function
+from .expr.constfold import literal_parameters
 from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
@@ -472,7 +473,8 @@ class SQLSession:
 
     def _analyse_normalized(self, ntext: str, oids: tuple[int, ...]) -> _Normalized | None:
         try:
-            stmt = analyse(self, ntext, list(oids))
+            with literal_parameters():  # NB: a call PostgreSQL folds refuses a shared plan
+                stmt = analyse(self, ntext, list(oids))
             if stmt.version == -1:
                 return None
             convs = []

@@ -7,6 +7,9 @@ SQLSTATE and message must match.
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
 import psycopg
 import pytest
 
@@ -137,6 +140,22 @@ select array_length(array[1,2], 1) from t where false;
 select upper(lower('AbC')) || 'x', abs(-3), round(2.567, 2) from t;
 select 1 from t where a = abs(-1) and j = '[1,2]';
 """,
+    # The bit-string operators (the fuzzer's new types found them missing): same-length
+    # operands for & | # (22026), shifts keep the length, results are bit.
+    "bit_string_operators": """
+select B'1001' << -2, B'1001' >> 1, B'1001' << 5, (B'101'::varbit & B'110')::text, ~B'10'::varbit;
+select B'10' & B'1';
+select B'10' | B'1';
+select B'10' # B'1';
+select B'1010' & '1100', B'1010' | B'0101', B'1010' # B'0110', ~B'1010';
+select 5 & B'101';
+select 5 & 3, 5 | 3, 5 # 3, ~5, 1 << 3, 8 >> 1;
+select B'' & B'';
+create table bt (bs bit(4), vb varbit(8));
+insert into bt values (B'1010', B'101'), (null, B''), (B'0001', null);
+select bs & B'1100', bs | bs, bs # B'1111', ~bs, bs << 1, bs >> 2, vb << 1, ~vb from bt;
+select vb & B'101' from bt;
+""",
 }
 
 # Number input past float4/float8's range (overflow and underflow) and float conversions:
@@ -169,6 +188,40 @@ NUMBER_INPUT = [
     "select 0.1::float8::float4 = 0.1::float4",
 ]
 
+# Parameters typed by their uses, prepared with no declared types (asyncpg's way): a `$1`
+# left untyped in the select list and typed otherwise elsewhere is PostgreSQL's 42P08.
+PARAMETER_TYPES = [
+    "select $1, $1::int",
+    "select $1::int, $1",
+    "select $1 || 'a', $1 + 1",
+    "select $1 + 1, $1 || 'a'",
+    "select $1::text, $1::int",
+    "select $1 = 1, $1 = 'a'",
+    "select $1 = 1, $1 = 2.5",
+    "select $1 + 1, $1 + 2.5",
+    "select $1::int, $1::bigint",
+    "select $1, $1",
+    "select length($1), $1 + 1",
+    "select $1 + 1, length($1)",
+    "select $1::int + $1",
+    "select coalesce($1, 1), $1::text",
+    "select $1::varchar, $1::text",
+    "select $1::int4, $1 + 1",
+    "select upper($1), $1::int",
+    "select $1, $1 + 1",
+    "select $1, $1",
+    "select $1, upper($1)",
+    "select $1 union select 1",
+    "select 1 union select $1",
+    "select $1::int union select $1",
+    "select * from (values ($1), ($1::int)) v",
+    "select $1::text = $1",
+    "select coalesce($1, $1::int)",
+    "select greatest($1, 1, $1::int)",
+    "select $1 in (1, 2), $1::text",
+    "select array[$1, $1::int]",
+]
+
 
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
@@ -194,3 +247,26 @@ def test_number_input_errors_and_positions_as_pg15(servers):
     expected = [_positioned(pg.dsn(), sql) for sql in NUMBER_INPUT]
     assert sum(e[0] == "22003" for e in expected) >= 10
     assert [_positioned(cu.dsn(), sql) for sql in NUMBER_INPUT] == expected
+
+
+async def _prepared(dsn: str) -> list[tuple]:
+    conn = await asyncpg.connect(dsn)
+    out: list[tuple] = []
+    try:
+        for sql in PARAMETER_TYPES:
+            try:
+                st = await conn.prepare(sql)
+                out.append(("ok", [t.name for t in st.get_parameters()],
+                            [a.type.name for a in st.get_attributes()]))
+            except asyncpg.PostgresError as e:
+                out.append((e.sqlstate, e.args[0], getattr(e, "position", None)))
+    finally:
+        await conn.close()
+    return out
+
+
+def test_parameter_types_deduced_as_pg15(servers):
+    pg, cu = servers
+    expected = asyncio.run(_prepared(pg.dsn()))
+    assert sum(e[0] == "42P08" for e in expected) >= 2
+    assert asyncio.run(_prepared(cu.dsn())) == expected

@@ -50,6 +50,7 @@ from . import types as ty
 from .bound import E, const
 from .casts import cast_function, tstz_to_local, tstz_to_timetz
 from .commontype import select_common_type
+from .constfold import fold_call
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
@@ -263,6 +264,9 @@ class Binder(SpecialForms):
         self.planner = planner
         self.scope = scope
         self.params = planner.params
+        # NB: off for what PostgreSQL's planner never simplifies: what follows a constant
+        # false in AND (true in OR), a CASE arm whose condition is constant false
+        self.folding = True
 
     # -- entry points --------------------------------------------------------------------------
 
@@ -275,9 +279,19 @@ class Binder(SpecialForms):
         method = getattr(self, "b_" + type(node).__name__, None)
         if method is None:
             if isinstance(node, exp.Func):
-                return self.b_function(node)
+                e = self.b_function(node)
+                return fold_call(e) if self.folding else e
             raise FeatureNotSupported(f"unsupported expression: {node.sql('postgres')}")
-        return _fold_numeric(method(node))
+        return fold_call(_fold_numeric(method(node))) if self.folding else method(node)
+
+    def bind_unfolded(self, node: exp.Expr, unfolded: bool, clause: str = "") -> E:
+        """Binds `node` (a condition of `clause` when given), without folding when `unfolded`."""
+        was = self.folding
+        self.folding = was and not unfolded
+        try:
+            return self.bind_bool(node, clause) if clause else self.bind(node)
+        finally:
+            self.folding = was
 
     def bind_bool(self, node: exp.Expression, clause: str) -> E:
         """Binds a condition (WHERE, ON, HAVING) and checks that it is boolean."""
@@ -604,12 +618,14 @@ class Binder(SpecialForms):
         return E("distinct", False, [a, b], T.BOOL)
 
     def b_And(self, node: exp.And) -> E:
-        return E("and", None, [self.bind_bool(node.this, "AND"),
-                               self.bind_bool(node.expression, "AND")], T.BOOL)
+        a = self.bind_bool(node.this, "AND")
+        dead = a.kind == "const" and a.data is False
+        return E("and", None, [a, self.bind_unfolded(node.expression, dead, "AND")], T.BOOL)
 
     def b_Or(self, node: exp.Or) -> E:
-        return E("or", None, [self.bind_bool(node.this, "OR"),
-                              self.bind_bool(node.expression, "OR")], T.BOOL)
+        a = self.bind_bool(node.this, "OR")
+        dead = a.kind == "const" and a.data is True
+        return E("or", None, [a, self.bind_unfolded(node.expression, dead, "OR")], T.BOOL)
 
     def b_Not(self, node: exp.Not) -> E:
         inner = node.this
@@ -992,15 +1008,19 @@ class Binder(SpecialForms):
     def b_Case(self, node: exp.Case) -> E:
         subject = node.this
         conds, results = [], []
+        settled = False  # NB: after a constant true condition, nothing more is simplified
         for w in node.args.get("ifs") or []:
             if subject is not None:
                 conds.append(self.compare("=", self.bind(subject), self.bind(w.this)))
             else:
-                conds.append(self.bind_bool(w.this, "CASE/WHEN"))
-            results.append(self.bind(w.args["true"]))
+                conds.append(self.bind_unfolded(w.this, settled, "CASE/WHEN"))
+            c = conds[-1]
+            dead = settled or (c.kind == "const" and c.data is not True)
+            results.append(self.bind_unfolded(w.args["true"], dead))
+            settled = settled or (c.kind == "const" and c.data is True)
         default = node.args.get("default")
         if default is not None:
-            results.append(self.bind(default))
+            results.append(self.bind_unfolded(default, settled))
         order = [results[-1], *results[:-1]] if default is not None else results  # NB: PG's
         t = select_common_type([r.type for r in order], "CASE")  # order: ELSE first
         results = [coerce(r, t, params=self.params) for r in results]

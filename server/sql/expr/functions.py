@@ -19,6 +19,7 @@ from ...errors import (
     AmbiguousFunction,
     FeatureNotSupported,
     InvalidParameterValue,
+    SQLError,
     UndefinedFunction,
 )
 from ...pgtypes import multiranges, ranges
@@ -69,6 +70,10 @@ def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bo
         return e
     if e.kind == "param" and e.type == T.UNKNOWN:
         if params is not None:
+            known = params.get(e.data)
+            if known not in (0, T.UNKNOWN, target):  # NB: PG's variable_coerce_param_hook
+                raise SQLError(f"inconsistent types deduced for parameter ${e.data}",
+                               sqlstate="42P08")
             params.infer(e.data, target)
         inner = E("param", e.data, [], target, -1, e.name)
         if usertypes.is_enum(target):  # enum_in checks a parameter's label too

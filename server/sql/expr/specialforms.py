@@ -20,6 +20,7 @@ from ...errors import FeatureNotSupported, UndefinedFunction
 from ...pgtypes import hstore, network
 from ...pgtypes import oids as T
 from . import extops
+from .bitops import BITS, bit_not, bit_operator, involves_bits
 from .bound import E
 from .functions import coerce, resolve, return_type
 from .rangeops import involves_range, range_op
@@ -126,6 +127,8 @@ class SpecialForms:
         a, b = self.bind(node.this), self.bind(node.expression)
         if involves_range(a, b):
             return range_op(op, a, b, self.params)
+        if a.type in BITS if op in ("<<", ">>") else involves_bits(a, b):
+            return bit_operator(op, a, b, self.params)
         if a.type == T.UNKNOWN:
             a = coerce(a, b.type if b.type in ty.INTS else T.INT4, params=self.params)
         if b.type == T.UNKNOWN:
@@ -161,6 +164,8 @@ class SpecialForms:
         if a.type in (T.INET, T.CIDR):
             return E("pyfunc", ("~", network.bit_not, True), [coerce(a, T.INET)], T.INET, -1,
                      "?column?")
+        if involves_bits(a):
+            return bit_not(a)
         if a.type == T.UNKNOWN:
             a = coerce(a, T.INT4, params=self.params)
         if a.type not in ty.INTS:

@@ -23,6 +23,7 @@ from ...errors import (
     AmbiguousColumn,
     FeatureNotSupported,
     InvalidColumnReference,
+    SQLError,
     SyntaxError_,
     UndefinedColumn,
     UndefinedTable,
@@ -324,13 +325,14 @@ class Planner:
         b = Binder(self, scope)
         exprs: list[E] = []
         cols: list[N.PCol] = []
+        untyped: list[int] = []  # NB: SELECT $1 is text once the whole list is bound, as PG
         for it in items:
             e = b.bind(it)
             if e.type == T.UNKNOWN:
                 e = coerce(e, T.TEXT, params=self.params) if e.kind != "param" else e
                 if e.type == T.UNKNOWN:
                     if e.kind == "param" and self.params is not None:
-                        self.params.infer(e.data, T.TEXT)  # NB: SELECT $1: text, as PG
+                        untyped.append(e.data)
                     e.type = T.TEXT
             name = it.alias if isinstance(it, exp.Alias) else e.name
             fields = e.fields if e.fields or e.kind != "row" else tuple(  # (x).f1 of ROW(...) AS x
@@ -344,6 +346,10 @@ class Planner:
                 pc.table_oid = self._row_type_rel(e.rowtype)
             exprs.append(e)
             cols.append(pc)
+        for n in untyped:
+            if self.params.get(n) not in (0, T.UNKNOWN, T.TEXT):  # NB: resolveTargetListUnknowns
+                raise SQLError(f"inconsistent types deduced for parameter ${n}", sqlstate="42P08")
+            self.params.infer(n, T.TEXT)
         n_out = len(exprs)
         distinct = sel.args.get("distinct")
         keys: list[N.SortKey] = []
