@@ -18,7 +18,9 @@ operators `#<#` `#<=#` `#>#` `#>=#` and `hstore_cmp`, and the errors of each (42
 columns first, views through the column they read), `RESTRICT` the same, and `CASCADE`
 dropping the columns and views with its NOTICE, transactional. `UPDATE ... SET h['k'] = v`
 (several keys of one column in one SET list, a NULL hstore as empty). pgcrypto's and uuid-ossp's
-functions are 42883 until CREATE EXTENSION. Text search: the two NOTICEs of an empty query
+functions are 42883 until CREATE EXTENSION; pgcrypto's crypt() (bf, md5, xdes, des, any
+other salt read as DES as pgcrypto does) and gen_salt() with its rounds checks; and a hash
+each server makes verifies on the other. Text search: the two NOTICEs of an empty query
 (once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's `or` and
 `-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
 ts_delete, ts_filter, setweight over some lexemes, ts_rewrite (PostgreSQL's flattened, sorted
@@ -71,6 +73,16 @@ select uuid_nil()
 select uuid_generate_v5(uuid_ns_url(), 'x')
 create extension pgcrypto
 select encode(digest('abc', 'sha256'), 'hex')
+select crypt('password', '$1$saltsalt'), crypt('password', '$2a$06$abcdefghijklmnopqrstuu'), crypt('password', 'ab'), crypt('password', '_J9..salt'), crypt('password', '$5$abc'), crypt('pässword', 'ab')
+select crypt('password', 'x')
+select crypt('password', '$2$ab')
+select crypt('password', '$6$x')
+select length(gen_salt('bf')), length(gen_salt('bf', 8)), length(gen_salt('md5')), length(gen_salt('des')), length(gen_salt('xdes')), length(gen_salt('xdes', 1001)), left(gen_salt('bf', 10), 7), left(gen_salt('md5'), 3), left(gen_salt('xdes'), 1)
+select gen_salt('nope')
+select gen_salt('bf', 3)
+select gen_salt('xdes', 2)
+select gen_salt('md5', 5)
+select crypt(NULL, 'ab'), crypt('a', NULL), s = crypt('pw', s) from (select crypt('pw', gen_salt('bf', 4)) s) x
 drop extension pgcrypto
 create extension hstore
 create extension if not exists hstore
@@ -185,3 +197,20 @@ def test_extension_leftovers_match_pg15(pg15, cumulo_server):
                 for sql in _CLEAN:
                     c.execute(sql)
     assert not mism, f"{len(mism)} of {len(LEFTOVERS)} differ:\n" + "\n".join(mism)
+
+
+def test_crypt_hashes_verify_across_servers(pg15, cumulo_server):
+    """A password hash made by one server's crypt(pw, gen_salt(kind)) verifies on the other."""
+    with connect(pg15.dsn()) as pc, connect(cumulo_server.dsn()) as cc:
+        for c in (pc, cc):
+            c.execute("create extension if not exists pgcrypto")
+        try:
+            for kind in ("bf', 4", "md5'", "xdes'", "des'"):
+                for maker, checker in ((pc, cc), (cc, pc)):
+                    h = maker.execute(f"select crypt('s3cret', gen_salt('{kind}))").fetchone()[0]
+                    ok = checker.execute("select crypt('s3cret', %s) = %s, crypt('x', %s) = %s",
+                                         (h, h, h, h)).fetchone()
+                    assert ok == (True, False), (kind, h)
+        finally:
+            for c in (pc, cc):
+                c.execute("drop extension if exists pgcrypto")
