@@ -547,6 +547,25 @@ def _numeric_to_float8(v: Any) -> float:
     return f
 
 
+def _int_to_bit(n: int) -> Callable[[int], str]:
+    """bitfromint4/8: the low n bits, two's complement (sign bits past the integer's width)."""
+    mask = (1 << n) - 1
+    return lambda v: format(v & mask, f"0{n}b")
+
+
+def _bit_to_int(dst: int) -> Callable[[str], int]:
+    """bittoint4/8: the bits as a two's complement integer; 22003 past its width."""
+    width = 32 if dst == T.INT4 else 64
+
+    def conv(v: str) -> int:
+        if len(v) > width:
+            raise NumericValueOutOfRange(f"{_INT_NAMES[dst]} out of range")
+        x = int(v, 2) if v else 0
+        return x - (1 << width) if len(v) == width and x >> (width - 1) else x
+
+    return conv
+
+
 def _float8_to_float4(v: Any) -> float:
     """dtof: rounds to float4, 22003 on overflow or underflow as PostgreSQL's check."""
     if not math.isfinite(v):
@@ -600,6 +619,10 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         tinner = cast_function(src, dst) if src != dst else None
         rnd = _round_fraction(typmod)
         return rnd if tinner is None else (lambda v: rnd(tinner(v)))
+    if dst == T.BIT and src in (T.INT4, T.INT8):
+        return _int_to_bit(max(typmod, 1))
+    if src == T.BIT and dst in (T.INT4, T.INT8):
+        return _bit_to_int(dst)
     if dst in (T.BIT, T.VARBIT) and typmod >= 0:
         binner = cast_function(src, dst) if src != dst else None
         fit = bits.to_bit(typmod) if dst == T.BIT else bits.to_varbit(typmod)
