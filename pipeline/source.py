@@ -165,15 +165,16 @@ class CumuloReader(DataSourceReader):
         forget_spark_jar()
         conn = self.options.connect()
         try:
+            ident = self._snapshot(conn, partition)
             conn.isolation_level = "REPEATABLE READ"
             conn.readonly = True
-            one(conn, f"SET TRANSACTION SNAPSHOT '{self._snapshot(conn, partition)}'")
+            one(conn, f"SET TRANSACTION SNAPSHOT '{ident}'")
             for b in conn.table(self.options.table).scan(
                     columns=self.columns, where=self.filters, lo=partition.lo, hi=partition.hi,
                     ordered=False):
                 if b.num_rows:
                     yield b.cast(self.arrow)
-            conn.commit()
+            # NB: no COMMIT: the transaction only read, and closing ends it (a round trip less)
         finally:
             conn.close()
 
@@ -192,9 +193,12 @@ class CumuloReader(DataSourceReader):
         run = ctx.getLocalProperty("spark.sql.execution.id") if ctx is not None else None
         if run is None or not partition.token:
             return partition.snapshot
-        ident = one(conn, "SELECT cumulo_read_snapshot(%s, %s)",
-                    (f"{partition.token}:{run}", self.options.lease))
-        conn.commit()
+        conn.autocommit = True  # NB: the leased export outlives its statement: no BEGIN/COMMIT
+        try:
+            ident = one(conn, "SELECT cumulo_read_snapshot(%s, %s)",
+                        (f"{partition.token}:{run}", self.options.lease))
+        finally:
+            conn.autocommit = False
         return str(ident)
 
 

@@ -399,7 +399,8 @@ class ConflictManager:
         hs = self._holds.get(space)
         last = self._commits.get(space)
         sealed = self._sealed.get(space)
-        b = bounds_of(keys) if last is not None or sealed is not None or per_txn else None
+        others = per_txn is not None and (len(per_txn) > 1 or txn not in per_txn)
+        b = bounds_of(keys) if last is not None or sealed is not None or others else None
         spans = self._bulk_spans
         if not ((hs is None or hs.keys().isdisjoint(keys))
                 and (last is None or _disjoint(last, self._spans.get(space), keys, b))
