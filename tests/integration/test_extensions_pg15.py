@@ -20,7 +20,8 @@ dropping the columns and views with its NOTICE, transactional. `UPDATE ... SET h
 (several keys of one column in one SET list, a NULL hstore as empty). pgcrypto's and uuid-ossp's
 functions are 42883 until CREATE EXTENSION; pgcrypto's crypt() (bf, md5, xdes, des, any
 other salt read as DES as pgcrypto does) and gen_salt() with its rounds checks; and a hash
-each server makes verifies on the other. Text search: the two NOTICEs of an empty query
+each server makes verifies on the other; encrypt/decrypt(_iv) over aes and 3des (modes,
+padding, key sizes, and the legacy ciphers PostgreSQL's OpenSSL 3 refuses). Text search: the two NOTICEs of an empty query
 (once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's `or` and
 `-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
 ts_delete, ts_filter, setweight over some lexemes, ts_rewrite (PostgreSQL's flattened, sorted
@@ -83,6 +84,17 @@ select gen_salt('bf', 3)
 select gen_salt('xdes', 2)
 select gen_salt('md5', 5)
 select crypt(NULL, 'ab'), crypt('a', NULL), s = crypt('pw', s) from (select crypt('pw', gen_salt('bf', 4)) s) x
+select encode(encrypt('abc', 'key', 'aes'), 'hex'), encode(encrypt('0123456789abcdef', 'key', 'aes/pad:none'), 'hex'), encode(encrypt('abc', 'key', '3des'), 'hex'), encode(encrypt('abc', 'key', 'AES'), 'hex'), encode(encrypt('abc', '', 'aes'), 'hex')
+select encode(encrypt('abc', '123456789012345678901234567890123', 'aes'), 'hex'), encode(encrypt('abc', '12345678901234567', 'aes'), 'hex'), encode(encrypt('abc', '1234567890123456789012345', 'aes'), 'hex')
+select encode(encrypt('abcdefghijklmnopq', 'key', 'aes-ecb'), 'hex'), encode(encrypt('abcdefghijklmnopq', 'key', 'aes'), 'hex'), encode(encrypt_iv('abc', 'key', 'iv', 'aes'), 'hex'), encode(encrypt_iv('abc', 'key', '0123456789abcdefgh', 'aes-cbc'), 'hex')
+select convert_from(decrypt(encrypt('hello', 'k', 'aes'), 'k', 'aes'), 'utf8'), convert_from(decrypt_iv(encrypt_iv('hello', 'k', 'v', 'aes'), 'k', 'v', 'aes'), 'utf8'), encode(encrypt('', 'k', 'aes'), 'hex'), encrypt(NULL, 'k', 'aes')
+select encrypt('abc', 'key', 'aes/pad:none')
+select encrypt('abc', 'key', 'des3')
+select encrypt('abc', 'key', 'aes-cbc-ecb')
+select encrypt('abc', 'key', 'aes/pad:zero')
+select encrypt('abc', 'key', 'bf')
+select decrypt('\x00112233'::bytea, 'k', 'aes')
+select decrypt(encrypt('hello', 'k', 'aes'), 'wrong', 'aes')
 drop extension pgcrypto
 create extension hstore
 create extension if not exists hstore

@@ -2,7 +2,8 @@
 
 pgcrypto (digest, hmac, gen_random_bytes, gen_random_uuid) and uuid-ossp
 (uuid_generate_v1/v3/v4/v5, uuid_nil, uuid_ns_*) are implemented in
-`functions.cryptofns`, pgcrypto's crypt and gen_salt in `functions.pgcryptfns`; CREATE EXTENSION records them in pg_extension (a
+`functions.cryptofns`, pgcrypto's crypt and gen_salt in `functions.pgcryptfns`, its encrypt/decrypt in
+`functions.pgcipherfns`; CREATE EXTENSION records them in pg_extension (a
 catalog row, transactional like any DDL) so that applications and test
 fixtures that create them, such as Django's, proceed. plpgsql is always there,
 as in every PostgreSQL database. hstore also makes its type: a pg_type row

@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (imported to register)
     mathfns,
     misc,
     netfns,
+    pgcipherfns,
     pgcryptfns,
     privfns,
     rangefns,

@@ -22,7 +22,8 @@ _ALGOS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
 # The extension that makes each function: without CREATE EXTENSION it does not exist (42883),
 # as in PostgreSQL. gen_random_uuid is core since PostgreSQL 13.
 EXTENSION_OF = {
-    **dict.fromkeys(("digest", "hmac", "gen_random_bytes", "crypt", "gen_salt"), "pgcrypto"),
+    **dict.fromkeys(("digest", "hmac", "gen_random_bytes", "crypt", "gen_salt", "encrypt",
+                     "decrypt", "encrypt_iv", "decrypt_iv"), "pgcrypto"),
     **dict.fromkeys(("uuid_nil", "uuid_ns_dns", "uuid_ns_url", "uuid_ns_oid", "uuid_ns_x500",
                      "uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v3",
                      "uuid_generate_v4", "uuid_generate_v5"), "uuid-ossp"),
