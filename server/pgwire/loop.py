@@ -53,6 +53,7 @@ import greenlet
 from .. import waits
 from ..errors import AdminShutdown, SQLError, TooManyConnections, to_fields
 from . import messages as M
+from .auth import METHODS
 from .backend import Engine, Session
 from .protocol import AUTH, READY, STARTUP, Connection
 
@@ -574,8 +575,6 @@ async def serve_loop(
     log_disconnections: bool = False,
 ) -> LoopServer:
     """Starts listening on the running loop; returns the LoopServer (port 0: a free port)."""
-    from .auth import METHODS
-
     if auth not in METHODS:
         raise ValueError(f"auth must be one of {METHODS}, not {auth!r}")
     server = LoopServer(engine, auth, ssl_context, max_connections=max_connections,

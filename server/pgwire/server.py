@@ -43,6 +43,7 @@ from typing import Any
 
 from ..errors import AdminShutdown, SQLError, TooManyConnections, to_fields
 from . import messages as M
+from .auth import METHODS
 from .backend import Engine, Session
 from .loop import (
     IDLE_MESSAGE,
@@ -435,8 +436,6 @@ async def serve(
     `frontend` chooses the event-loop front end (`loop.py`) or a thread per connection;
     `settings` are the server-wide ones (max_connections, log_connections, ...).
     """
-    from .auth import METHODS
-
     opts = settings or {}
     limits: dict[str, Any] = {
         "max_connections": int(opts.get("max_connections", "100")),

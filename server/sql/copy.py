@@ -34,6 +34,7 @@ import pyarrow as pa
 from ..errors import (
     BadCopyFileFormat,
     FeatureNotSupported,
+    InvalidColumnReference,
     QueryCanceled,
     SQLError,
     SyntaxError_,
@@ -72,7 +73,9 @@ from .copyout import (
 from .ddl.names import get_relation, parse_qualified
 from .direct.colkeys import int_column_keys
 from .direct.compositekeys import element_keys, key_kinds
-from .parse import parse_sql
+from .dml.values import compile_default
+from .dml.writer import writer_for
+from .parse import parse_sql, unquote_ident
 from .plan import nodes as N
 from .plan.builder import visible
 from .plan.compiler import COMPILER, CompiledPlan
@@ -248,9 +251,6 @@ class CopyIn:
         tz = s.settings.get("timezone")
         types = [table.columns[p].type_oid for p in positions]
         self.names = [table.columns[p].name for p in positions]
-        from .dml.values import compile_default
-        from .dml.writer import writer_for
-
         self.writer = writer_for(s, table)
         self.pk_kinds = key_kinds([table.columns[i].type_oid for i in self.writer.pk],
                                   [True] * len(self.writer.pk))
@@ -751,13 +751,9 @@ class CopyOut:
         elif str(fq).strip() == "*":
             self.force_quote = set(range(len(names)))
         else:
-            from .parse import unquote_ident
-
             wanted = [unquote_ident(x.strip()) for x in str(fq).strip("() ").split(",")]
             for w in wanted:
                 if w not in names:
-                    from ..errors import InvalidColumnReference
-
                     raise InvalidColumnReference(
                         f'FORCE_QUOTE column "{w}" not referenced by COPY')
             self.force_quote = {names.index(w) for w in wanted}

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ...errors import (
     DatatypeMismatch,
+    InvalidBinaryRepresentation,
     InvalidParameterValue,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
@@ -248,8 +249,6 @@ def read_ipc(data: bytes) -> pa.Table:
     try:
         return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
     except (pa.ArrowInvalid, OSError) as e:
-        from ...errors import InvalidBinaryRepresentation
-
         raise InvalidBinaryRepresentation(f"invalid Arrow IPC stream: {e}") from None
 
 

@@ -17,6 +17,7 @@ from typing import Any, cast
 from ...pgtypes import oids as T
 from ..expr import codegen as cg
 from ..expr import runtime as rt
+from ..functions.jsonfns import to_json, to_jsonb
 from ..plan import nodes as N
 from . import memguard
 from .fold import foldable, run_folded
@@ -98,8 +99,6 @@ def finish(call: N.AggCall, vals: list) -> Any:
 
 
 def _json_agg(call: N.AggCall, vals: list) -> str:
-    from ..functions.jsonfns import to_json, to_jsonb
-
     raw = (call.args[0].type if call.args else call.arg_type) in (T.JSON, T.JSONB)
     conv = to_jsonb if call.func == "jsonb_agg" else to_json
     items = ["null" if v is None else v if raw else conv(v) for v in vals]

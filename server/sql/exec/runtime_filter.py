@@ -28,6 +28,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from ..optimizer.stats import table_stats
 from ..plan import nodes as N
 from .runner import Batch, run
 
@@ -69,8 +70,6 @@ def key_sets(keys: Any, n_keys: int, pairs: list[tuple[int, int]],
     (with ANALYZE statistics on the scanned table) any with over half as many values as
     the column has distinct ones: `ol_w_id IN (1)` on one warehouse would test every row
     for nothing, and a long IN list that keeps most rows costs more than it saves."""
-    from ..optimizer.stats import table_stats
-
     ts = table_stats(scan.table) if scan is not None else None
     out = []
     for i, slot in pairs:

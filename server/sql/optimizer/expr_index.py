@@ -30,9 +30,11 @@ from typing import Any
 
 import sqlglot
 
+from ..expr.binder import Binder, Scope
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from ..plan.builder import Planner
 from .point_get import compatible
 
 _FIXED = ("const", "param")
@@ -75,9 +77,6 @@ def expr_index(plan: N.Node, ctx: Any) -> N.Node:
 
 
 def _bind(ctx: Any, scan: N.Scan, sql: str) -> E | None:
-    from ..expr.binder import Binder, Scope
-    from ..plan.builder import Planner
-
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
         return Binder(Planner(ctx.catalog, None, []), Scope(scan.cols)).bind(tree)

@@ -43,10 +43,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..expr.bound import col
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
 from .cost import has_stats
 from .point_get import compatible
+from .push_projection import renumber
 from .pushdown_join_filters import conj, shift, side_of
 from .stats import estimate, table_stats
 
@@ -100,9 +102,6 @@ def _split_keys(node: N.Join) -> None:
 
 def _swap(node: N.Join) -> tuple[N.Project, N.Join]:
     """The join with its inputs exchanged, under a Project that restores the column order."""
-    from ..expr.bound import col
-    from .push_projection import renumber
-
     nl, nr = len(node.left.cols), len(node.right.cols)
     mapping = {i: i + nr for i in range(nl)} | {nl + j: j for j in range(nr)}
     assert node.cond is not None

@@ -33,6 +33,7 @@ from typing import Any
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
+from .push_projection import renumber
 
 _OPAQUE = ("outer", "subquery", "exists", "in_sub", "array_sub", "srf")
 
@@ -91,7 +92,6 @@ def filter_below_project(node: N.Node) -> N.Node:
     if not all(e.kind == "col" for e in proj.exprs) or any(
             x.kind in _OPAQUE for x in node.pred.walk()):
         return node
-    from .push_projection import renumber
 
     mapping = {i: e.data for i, e in enumerate(proj.exprs)}
     proj.child = N.Filter(proj.child.cols, child=proj.child, pred=renumber(node.pred, mapping))

@@ -22,11 +22,16 @@ is estimated far smaller than the inner table, and EXPLAIN prints it.
 from __future__ import annotations
 
 import bisect
+import datetime as dt
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...kivi.columnar.pace import pace
+from ..expr.codegen import conjuncts
+from ..expr.runtime import like_regex
 from ..plan import nodes as N
+from .pushdown_join_filters import shift, side_of
 from .sampling import sample_rows
 
 SAMPLE = 30000
@@ -80,8 +85,6 @@ def from_payload(p: list[Any]) -> TableStats:
 def analyze(txn: Any, table: Any, publish: bool = True) -> TableStats:
     """Collects a table's statistics (one scan); returns them, and with `publish` puts them
     in `STATS` at once (the server instead persists them and reloads after commit)."""
-    import datetime as dt
-
     n, sample = sample_rows(txn, table.space, SAMPLE)  # a columnar copy's, when it has one
     ts = TableStats(rows=n, analyzed_at=dt.datetime.now(dt.UTC))
     width = max((len(r) for r in sample), default=0)
@@ -107,8 +110,6 @@ def _width(v: Any) -> int:
 
 
 def _column(vals: list[Any], total: int) -> ColumnStats:
-    from collections import Counter
-
     nn = [v for v in vals if v is not None]
     cs = ColumnStats(null_frac=(1 - len(nn) / len(vals)) if vals else 0.0)
     if not nn:
@@ -285,7 +286,6 @@ def like_stats_sel(cs: ColumnStats | None, pattern: str, ci: bool = False) -> fl
     guess = like_sel(pattern)
     if cs is None or not (cs.histogram or cs.mcv):
         return guess
-    from ..expr.runtime import like_regex
 
     try:
         rx = like_regex(pattern, ci)
@@ -381,9 +381,6 @@ def _equi_pairs(node: N.Join) -> tuple[list[tuple[Any, Any]], int]:
         rest = node.residual
         n_rest = 0 if rest is None else len(rest.args) if rest.kind == "and" else 1
         return list(zip(node.left_keys, node.right_keys, strict=True)), n_rest
-    from ..expr.codegen import conjuncts
-    from .pushdown_join_filters import shift, side_of
-
     nl = len(node.left.cols)
     pairs, n_rest = [], 0
     for c in conjuncts(node.cond):

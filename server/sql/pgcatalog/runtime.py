@@ -8,6 +8,7 @@ offers `sessions()`, functions from the function registry.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from ...pgtypes import oids as T
@@ -102,8 +103,6 @@ def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
 
 def _in_unit(value: str, unit: str) -> str:
     """A time or memory setting's value as a plain number of `unit` (ms or kB)."""
-    import re
-
 
     units = _UNITS_MS if unit in ("ms", "s") else _UNITS_KB
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
