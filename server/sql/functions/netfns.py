@@ -78,10 +78,40 @@ def abbrev_cidr(v: str) -> str:
     """The cidr in its shortest form: trailing zero octets of an IPv4 network dropped."""
     ip, bits = N.parts(v)
     if ip.version == 6:
-        return v
+        return _abbrev_v6(ip.packed, bits) or v
     octets = str(ip).split(".")
     keep = max((bits + 7) // 8, 1)
     return ".".join(octets[:keep]) + f"/{bits}"
+
+
+def _abbrev_v6(packed: bytes, bits: int) -> str | None:
+    """inet_cidr_ntop_ipv6: the words the prefix covers (at least two), the longest run
+    of zero words as '::' (None for an IPv4-embedded form: the cidr's text serves)."""
+    words = [packed[i] << 8 | packed[i + 1] for i in range(0, 16, 2)][:max((bits + 15) // 16, 2)]
+    if bits == 0:
+        return "::/0"
+    start = length = run_start = run = 0
+    for i, w in enumerate(words):
+        if w == 0:
+            run_start, run = (i, 1) if run == 0 else (run_start, run + 1)
+            if run > length:
+                start, length = run_start, run
+        else:
+            run = 0
+    if length != len(words) and start == 0 and length in (5, 6, 7):
+        return None
+    out = []
+    for i, w in enumerate(words):
+        if length and start <= i < start + length:
+            if i == start:
+                out.append(":")
+            if i == len(words) - 1:
+                out.append(":")
+            continue
+        if i:
+            out.append(":")
+        out.append(f"{w:x}")
+    return "".join(out) + f"/{bits}"
 
 
 def _set_masklen(v: str, bits: int, cidr: bool) -> str:
