@@ -9,6 +9,7 @@ operators (`->`, `?`, `@>`, `||`, `-`, ...) call the same functions
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +17,7 @@ from ...errors import ArraySubscriptError, NullValueNotAllowed, SQLError
 from ...pgtypes import hstore as H
 from ...pgtypes import oids as T
 from ...pgtypes.jsonbtext import normalize as jsonb_normalize
+from ...pgtypes.pghash import hash_bytes, hash_bytes_extended
 from .typeslots import HSTORE, register_slotted
 
 TEXT, TEXTS, BOOL = T.TEXT, T.ARRAY_OF[T.TEXT], T.BOOL
@@ -256,3 +258,30 @@ for _name, _test in (("hstore_eq", lambda c: c == 0), ("hstore_ne", lambda c: c 
 
     _compare.__doc__ = f"{_name}(a, b): the btree comparison behind hstore's operators."
     register_slotted(_name, args=[HSTORE, HSTORE], returns=BOOL)(_compare)
+
+
+def _stored(h: str) -> bytes:
+    """The value as PostgreSQL keeps it (after the varlena header), which hstore_hash hashes:
+    the count with HS_FLAG_NEWVERSION, each key's and value's end offset (the first key's
+    flagged ISFIRST, a NULL value's ISNULL), then the strings."""
+    ps = H.pairs(h)
+    entries, data = [], b""
+    for i, (k, v) in enumerate(ps):
+        data += k.encode()
+        entries.append(len(data) | (0x80000000 if i == 0 else 0))
+        if v is not None:
+            data += v.encode()
+        entries.append(len(data) | (0x40000000 if v is None else 0))
+    return struct.pack(f"<I{len(entries)}I", len(ps) | 0x80000000, *entries) + data
+
+
+@register_slotted("hstore_hash", args=[HSTORE], returns=T.INT4)
+def hstore_hash(h: str) -> int:
+    """hstore's hash opclass function: hash_any over the stored value."""
+    return hash_bytes(_stored(h))
+
+
+@register_slotted("hstore_hash_extended", args=[HSTORE, T.INT8], returns=T.INT8)
+def hstore_hash_extended(h: str, seed: int) -> int:
+    """The 64-bit, seeded hash of the stored value."""
+    return hash_bytes_extended(_stored(h), seed)

@@ -6,11 +6,11 @@ import doctest
 
 import pytest
 
-from cumulo.server.pgtypes import tsqorder, tsrewrite
+from cumulo.server.pgtypes import pghash, tsqorder, tsrewrite
 from cumulo.server.sql import extsyntax
 
 
-@pytest.mark.parametrize("module", [extsyntax, tsqorder, tsrewrite])
+@pytest.mark.parametrize("module", [extsyntax, pghash, tsqorder, tsrewrite])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
