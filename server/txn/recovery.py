@@ -121,7 +121,7 @@ def durable_checkpoint(node: KiviNodeAPI, ts: int) -> bool:
     recording ts or trimming the log would lose them at the next restart.
     """
     ack = node.checkpoint(Checkpoint(ts))
-    return getattr(ack, "value", None) == ts
+    return ack.value == ts
 
 
 def take_checkpoint(data_dir: str, node: KiviNodeAPI, ts: int) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue, UndefinedColumn, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
-from ..catalog.model import CatalogSnapshot, Role
+from ..catalog.model import CatalogSnapshot, Role, Sequence, Table
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
 from ..privileges.acl import PRIV_LETTERS, parse_item
 from ..privileges.check import (
@@ -88,8 +88,8 @@ def _relation(ctx: Any, cat: CatalogSnapshot, rel: Any) -> Any:
     return t
 
 
-def _table_kind(t: Any) -> str:
-    return "sequence" if not hasattr(t, "columns") else ("view" if t.kind == "v" else "table")
+def _table_kind(t: Table | Sequence) -> str:
+    return "sequence" if isinstance(t, Sequence) else ("view" if t.kind == "v" else "table")
 
 
 @register("has_table_privilege", args=None, returns=T.BOOL, needs_context=True)
