@@ -13,7 +13,7 @@ pgcrypto and uuid-ossp contrib extensions, so it is the oracle for every line):
 hstore: `delete()` under its keyword name, `r #= h`, `populate_record` (in the select list
 and in FROM, NULLs included), `hstore(record)` (named, anonymous and NULL rows, each field
 through its output function), `%%` and `%#`, `tconvert`, `hstore_version_diag`, `hstore_hash(_extended)`, the btree
-operators `#<#` `#<=#` `#>#` `#>=#` and `hstore_cmp`, and the errors of each (42804, 0A000,
+operators `#<#` `#<=#` `#>#` `#>=#` and `hstore_cmp` (and no `<`, `>` or `~`, which hstore 1.8 lacks), and the errors of each (42804, 0A000,
 42883, 22P02). `DROP EXTENSION hstore` refused with PostgreSQL's 2BP01 DETAIL (array
 columns first, views through the column they read), `RESTRICT` the same, and `CASCADE`
 dropping the columns and views with its NOTICE, transactional. `UPDATE ... SET h['k'] = v`
@@ -115,6 +115,10 @@ select hstore('a=>1'), hstore(''), tconvert('a', 'b'), hstore_version_diag('a=>1
 select %% 'a=>1,b=>2'::hstore, %# 'a=>1,b=>NULL'::hstore, %% NULL::hstore
 select hstore_hash(''), hstore_hash('a=>1'), hstore_hash('a=>NULL'), hstore_hash('b=>2, aa=>1'), hstore_hash('kkkkk=>vvvvvvvvv, xyz=>NULL, "é"=>ü'), hstore_hash_extended('a=>1', 0), hstore_hash_extended('a=>1', 42), hstore_hash_extended('', -7)
 select 'a=>1'::hstore #<# 'b=>1', 'a=>1'::hstore #<=# 'a=>1', 'a=>1'::hstore #># 'a=>0', 'a=>1'::hstore #>=# 'b=>1', hstore_cmp('a=>1', 'b=>2'), hstore_lt('a=>1', 'b=>2'), hstore_eq('a=>1', 'a=>1')
+select 'a=>1'::hstore > 'b=>1'
+select 'a=>1'::hstore <= 'a=>1'::hstore
+select 'a=>1'::hstore ~ 'a=>1'
+select h from (values ('b=>1'::hstore), ('a=>1')) v(h) where h between 'a=>0' and 'z=>1'
 create table hx_dep (h hstore, x int, hs hstore[])
 insert into hx_dep values ('a=>1', 1, null)
 create view hx_v as select h from hx_dep

@@ -284,7 +284,7 @@ class Binder(SpecialForms):
             raise FeatureNotSupported(f"unsupported expression: {node.sql('postgres')}")
         return fold_call(_fold_numeric(method(node))) if self.folding else method(node)
 
-    def bind_unfolded(self, node: exp.Expr, unfolded: bool, clause: str = "") -> E:
+    def bind_unfolded(self, node: exp.Expression, unfolded: bool, clause: str = "") -> E:
         """Binds `node` (a condition of `clause` when given), without folding when `unfolded`."""
         was = self.folding
         self.folding = was and not unfolded
@@ -567,6 +567,8 @@ class Binder(SpecialForms):
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
         _check_operator(op, a, b)
+        if op not in ("=", "<>") and a.type in hstore.OIDS:  # NB: hstore's are #<# #># ...
+            raise hstorerows.undefined(op, left, right)
         if op not in ("=", "<>") and (a.type == b.type or {a.type, b.type} == {T.INET, T.CIDR}) \
                 and usertypes.has_sort_key(a.type):
             a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # enum, jsonb order
@@ -777,7 +779,11 @@ class Binder(SpecialForms):
         return self._like(node, True)
 
     def _regex(self, node: exp.Expression, ci: bool, negate: bool = False) -> E:
-        a = self._to_text(self.bind(node.this))
+        a = self.bind(node.this)
+        if a.type in hstore.OIDS:  # NB: hstore 1.8 dropped its ~ (contained)
+            raise hstorerows.undefined(("!" if negate else "") + "~" + ("*" if ci else ""), a,
+                                       self.bind(node.expression))
+        a = self._to_text(a)
         p = self._to_text(self.bind(node.expression))
         return E("regex", (ci, negate), [a, p], T.BOOL)
 

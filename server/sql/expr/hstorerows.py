@@ -32,6 +32,11 @@ _COMPARE = {"#<#": lambda a, b: a < b, "#<=#": lambda a, b: a <= b,
             "#>#": lambda a, b: a > b, "#>=#": lambda a, b: a >= b}
 
 
+def undefined(op: str, a: E | None, b: E) -> SQLError:
+    """42883 for an operator PostgreSQL's hstore does not have (`h > h`, `h ~ h`)."""
+    return _undefined(op, a, b)
+
+
 def _undefined(op: str, a: E | None, b: E) -> SQLError:
     left = "" if a is None else type_name(a.type) + " "
     return UndefinedFunction(
