@@ -56,6 +56,7 @@ _STEMMED = frozenset(("asciiword", "word", "asciihword", "hword", "hword_asciipa
 CONFIGS = ("simple", "english")
 
 
+@functools.lru_cache(maxsize=65536)  # NB: a pure function of a vocabulary's words
 def word_kind(w: str, part: bool) -> str:
     if w.isdigit():
         return "uint" if not part else "hword_numpart"
