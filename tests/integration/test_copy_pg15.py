@@ -157,11 +157,10 @@ def test_number_spellings_match_postgresql(cumulo_server, pg15):
                 for text in SPELLINGS if col != "f" else [t for t in SPELLINGS if "x" not in t.lower()]:
                     try:
                         with conn.cursor() as cur, cur.copy(f"COPY spell ({col}) FROM STDIN") as cp:
-                            cp.write(("1\n" * 70 + text + "\n").encode())
-                        got.append(conn.execute(f"SELECT {col}::text FROM spell WHERE {col} IS "
-                                                "DISTINCT FROM 1").fetchall())
-                    except psycopg.Error as e:
+                            cp.write(("1\n2\n" + text + "\n").encode())
+                    except psycopg.Error as e:  # NB: the table stays empty
                         got.append((e.sqlstate, e.diag.message_primary, e.diag.context))
-                    conn.execute("TRUNCATE spell")
+                        continue
+                    got.append(conn.execute(f"DELETE FROM spell RETURNING {col}::text").fetchall())
         outcomes.append(got)
     assert outcomes[0] == outcomes[1]
