@@ -22,8 +22,7 @@ from sqlglot import exp
 
 from ...pgtypes import oids as T
 from ..expr.types import datatype_oid
-from .ddltext import format_type
-from .exprtext import cast_name, number_type, quote_literal
+from .typetext import cast_name, format_type, number_type, quote_literal
 
 _CMP: dict[type, str] = {
     exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=",

@@ -1,6 +1,6 @@
-"""The SQL text PostgreSQL prints for catalog objects: format_type, index and constraint definitions.
+"""The SQL text PostgreSQL prints for catalog objects: index and constraint definitions.
 
-These back `format_type`, `pg_get_indexdef`, `pg_get_constraintdef` and the
+These (and `typetext.format_type`) back `format_type`, `pg_get_indexdef`, `pg_get_constraintdef` and the
 pg_indexes / information_schema views alike, so psql's `\\d t`, SQLAlchemy's
 reflection and the views agree character for character with PostgreSQL 15.
 """
@@ -9,55 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...pgtypes import oids as T
-from ...pgtypes.interval import typmod as interval_typmod
-from ...pgtypes.intervaltext import typmod_text
-from ...pgtypes.numtypmod import precision_scale
 from ..catalog import model as M
-from ..expr import usertypes
+from .checktext import check_text
 from .names import names, quote_ident
+from .typetext import format_type as format_type  # NB: re-exported: its users import it here
 
-_TIME_TYPES = {
-    T.TIMESTAMP: ("timestamp", " without time zone"),
-    T.TIMESTAMPTZ: ("timestamp", " with time zone"),
-    T.TIME: ("time", " without time zone"),
-    T.TIMETZ: ("time", " with time zone"),
-}
 _FK_ACTIONS = {"r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
-
-
-def format_type(oid: int | None, typmod: int | None) -> str | None:
-    """Returns PostgreSQL's format_type(oid, typmod) text ("character varying(50)", "integer[]")."""
-    if oid is None:
-        return None
-    if oid == 0:
-        return "-"
-    elem = T.ELEMENT_OF.get(oid)
-    if elem is not None and oid not in (T.INT2VECTOR, T.OIDVECTOR):
-        base = format_type(elem, typmod)
-        return None if base is None else base + "[]"
-    info = T.TYPES.get(oid)
-    if info is None:
-        user = usertypes.by_oid(oid)
-        if user is None:
-            owner = usertypes.multirange_owner(oid)
-            return "???" if owner is None else owner.multi_name
-        return usertypes.qualified_name(user)
-    mod = -1 if typmod is None else typmod
-    if oid == T.BPCHAR:
-        if typmod is None:
-            return "character"
-        return f"character({mod - 4})" if mod >= 4 else "bpchar"
-    if oid in (T.VARCHAR, T.BIT, T.VARBIT) and mod >= (4 if oid == T.VARCHAR else 0):
-        return f"{info.sql_name}({mod - 4 if oid == T.VARCHAR else mod})"
-    if oid == T.NUMERIC and mod >= 4:
-        return "numeric({},{})".format(*precision_scale(mod))
-    if oid in _TIME_TYPES:
-        head, tail = _TIME_TYPES[oid]
-        return f"{head}({mod}){tail}" if mod >= 0 else head + tail
-    if oid == T.INTERVAL and mod >= 0:  # 'interval year to month', 'interval(3)'
-        return "interval" + typmod_text(mod if mod > 0xFFFF else interval_typmod(0x7FFF, mod))
-    return info.sql_name
 
 
 def _col_names(table: M.Table | None, attnums: tuple[int, ...]) -> list[str]:
@@ -112,8 +69,6 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
 
 def predicate_text(table: M.Table | None, sql: str, pretty: bool) -> str:
     """A partial index's WHERE as PostgreSQL deparses it (`(amount > (0)::numeric)`)."""
-    from .checktext import check_text  # NB: checktext needs format_type from here
-
     types = {col.name: col.type_oid for col in table.columns} if table else {}
     expr = check_text(sql, types, pretty)
     if expr is None:
@@ -156,8 +111,6 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
         dom = next((t for t in cat.types if t.kind == "d" and con_oid in t.check_oids), None)
         if dom is None:
             return None
-        from .checktext import check_text  # NB: checktext needs format_type from here
-
         text = dom.checks[dom.check_oids.index(con_oid)]
         expr = check_text(text, {"VALUE": dom.subtype}, pretty)
         if expr is None:
@@ -170,8 +123,6 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
     if c.kind == "u":
         return f"UNIQUE ({cols})"
     if c.kind == "c":
-        from .checktext import check_text  # NB: checktext needs format_type from here
-
         types = {col.name: col.type_oid for col in table.columns} if table else {}
         expr = check_text(c.check or "true", types, pretty)
         if expr is None:

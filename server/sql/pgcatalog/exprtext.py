@@ -29,26 +29,13 @@ from typing import cast
 import sqlglot
 from sqlglot import exp
 
-from ...pgtypes import oids as T
 from ..expr.casts import from_text, to_text
 from ..expr.types import datatype_oid
-from .ddltext import format_type
+from .checktext import expr_text
+from .typetext import cast_name, format_type, number_type, quote_literal
 
 _NOW = re.compile(r"\bnow\s*\(\s*\)", re.IGNORECASE)
 _NOW_STANDIN = "cumulo_pg_now__"  # NB: checktext.NOW_STANDIN prints it back as now()
-_INT4 = (-(2**31), 2**31 - 1)
-_INT8 = (-(2**63), 2**63 - 1)
-
-
-def quote_literal(s: str) -> str:
-    return "'" + s.replace("'", "''") + "'"
-
-
-def cast_name(oid: int) -> str:
-    """The type name a coercion prints: format_type without typmod, `bpchar` for character."""
-    if oid == T.BPCHAR:
-        return "bpchar"
-    return format_type(oid, -1) or "text"
 
 
 def _typed_literal(text: str, oid: int) -> str:
@@ -58,16 +45,6 @@ def _typed_literal(text: str, oid: int) -> str:
     except Exception:  # noqa: BLE001 - an invalid default stays as the user wrote it
         shown = text
     return f"{quote_literal(shown)}::{cast_name(oid)}"
-
-
-def number_type(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        return T.NUMERIC
-    if _INT4[0] <= v <= _INT4[1]:
-        return T.INT4
-    return T.INT8 if _INT8[0] <= v <= _INT8[1] else T.NUMERIC
 
 
 def _raw(text: str) -> exp.Var:
@@ -140,8 +117,6 @@ def default_text(sql: str | None, type_oid: int, pretty: bool = False) -> str | 
         return None
     if isinstance(tree, exp.Literal) and tree.is_string or isinstance(tree, exp.Neg | exp.Literal):
         return _render(tree, type_oid).sql("postgres", normalize_functions="lower")
-    from .checktext import expr_text
-
     try:
         return expr_text(tree, {}, pretty)
     except Exception:  # noqa: BLE001 - shapes the deparser lacks keep the simpler rendering
@@ -158,8 +133,6 @@ def pretty_text(sql: str) -> str:
     tree = _parse(sql)
     if tree is None:
         return sql
-    from .checktext import expr_text
-
     try:
         return expr_text(tree, {}, True)
     except Exception:  # noqa: BLE001 - unknown shapes print as stored
