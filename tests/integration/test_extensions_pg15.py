@@ -25,7 +25,8 @@ padding, key sizes, and the legacy ciphers PostgreSQL's OpenSSL 3 refuses). Text
 (once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's `or` and
 `-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
 ts_delete, ts_filter, setweight over some lexemes, ts_rewrite (PostgreSQL's flattened, sorted
-shapes) and querytree (NOTs dropped). And an index on
+shapes), querytree (NOTs dropped), to_tsvector(json / jsonb) and json(b)_to_tsvector with
+their filters. And an index on
 to_tsvector('english', ...) shows `'english'::regconfig` in pg_indexes and
 pg_get_indexdef. Rows, SQLSTATEs, messages, DETAIL, HINT and NOTICEs must all match.
 """
@@ -167,6 +168,9 @@ select ts_rewrite('supernovae & crab'::tsquery, 'supernovae'::tsquery, 'sn | sup
 select ts_rewrite('a & b & c & d & e'::tsquery, 'b & d'::tsquery, 'x | y'::tsquery), ts_rewrite('a | b | c'::tsquery, 'a | c'::tsquery, 'q & r & s'::tsquery), ts_rewrite('!a & b'::tsquery, 'a'::tsquery, 'c'::tsquery), ts_rewrite('a:* & b'::tsquery, 'a'::tsquery, 'c'::tsquery)
 select ts_rewrite('a & b'::tsquery, 'z'::tsquery, 'c'::tsquery), ts_rewrite('cat & dog & mouse & bird'::tsquery, 'dog & bird'::tsquery, 'pet'::tsquery)
 select querytree('!a'::tsquery), querytree('a & !b'), querytree('a | !b'), querytree('a <-> !b'), querytree('!a <-> !b'), querytree('a & b'), querytree('!(a & b) & c'), querytree('!!a'), querytree('a:* & !b:A | c')
+select to_tsvector('english', '{"a":"the cats", "b": ["dogs run", 5, true], "c": {"d": "mice"}}'::jsonb), to_tsvector('english', '{"b":"x", "a":"the cats"}'::json), to_tsvector('{"a":"x y", "b":"z"}'::jsonb), to_tsvector('simple', '[]'::jsonb)
+select json_to_tsvector('english', '{"a":"the cats", "b": ["dogs run", 5, true]}', '["all"]'), jsonb_to_tsvector('english', '{"a":"the cats", "b": ["dogs run", 5, true]}', '["numeric","key"]'), jsonb_to_tsvector('simple', '{"a":"x", "bb": false, "c": null, "d": 1.5e3}', '["boolean", "numeric", "string", "key"]'), jsonb_to_tsvector('{"a":"x y"}'::jsonb, '"string"')
+select jsonb_to_tsvector('english', '{"a":"x"}', '["nope"]')
 create table hx_ts (a text)
 create index hx_ts_i on hx_ts using gin (to_tsvector('english', a))
 select indexdef from pg_indexes where indexname = 'hx_ts_i'

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (imported to register)
     jsonbops,
     jsonfns,
     jsonpath,
+    jsontsfns,
     keywords,
     mathfns,
     misc,
