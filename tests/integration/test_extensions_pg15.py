@@ -26,7 +26,7 @@ padding, key sizes, and the legacy ciphers PostgreSQL's OpenSSL 3 refuses). Text
 `-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
 ts_delete, ts_filter, setweight over some lexemes, ts_rewrite (PostgreSQL's flattened, sorted
 shapes), querytree (NOTs dropped), to_tsvector(json / jsonb) and json(b)_to_tsvector with
-their filters. And an index on
+their filters, ts_lexize and ts_token_type. And an index on
 to_tsvector('english', ...) shows `'english'::regconfig` in pg_indexes and
 pg_get_indexdef. Rows, SQLSTATEs, messages, DETAIL, HINT and NOTICEs must all match.
 """
@@ -171,6 +171,11 @@ select querytree('!a'::tsquery), querytree('a & !b'), querytree('a | !b'), query
 select to_tsvector('english', '{"a":"the cats", "b": ["dogs run", 5, true], "c": {"d": "mice"}}'::jsonb), to_tsvector('english', '{"b":"x", "a":"the cats"}'::json), to_tsvector('{"a":"x y", "b":"z"}'::jsonb), to_tsvector('simple', '[]'::jsonb)
 select json_to_tsvector('english', '{"a":"the cats", "b": ["dogs run", 5, true]}', '["all"]'), jsonb_to_tsvector('english', '{"a":"the cats", "b": ["dogs run", 5, true]}', '["numeric","key"]'), jsonb_to_tsvector('simple', '{"a":"x", "bb": false, "c": null, "d": 1.5e3}', '["boolean", "numeric", "string", "key"]'), jsonb_to_tsvector('{"a":"x y"}'::jsonb, '"string"')
 select jsonb_to_tsvector('english', '{"a":"x"}', '["nope"]')
+select ts_lexize('english_stem', 'cats'), ts_lexize('english_stem', 'the'), ts_lexize('simple', 'The'), ts_lexize('english_stem', 'Running'), ts_lexize('english_stem', ''), ts_lexize('simple', 'a b')
+select ts_lexize('nope', 'x')
+select * from ts_token_type('default')
+select * from ts_token_type(3722) limit 2
+select * from ts_token_type('x')
 create table hx_ts (a text)
 create index hx_ts_i on hx_ts using gin (to_tsvector('english', a))
 select indexdef from pg_indexes where indexname = 'hx_ts_i'

@@ -32,6 +32,7 @@ from . import (  # noqa: F401  (imported to register)
     sysinfo,
     timefns,
     tochar,
+    tsdictfns,
     tsearchfns,
     tsvectorfns,
     varbinary,
