@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalog import model as M
 from .registry import VIRTUAL_TABLES
-from .systypes import regproc
+from .systypes import TYPE_ROW_SOURCES, regproc
 
 # (schema, relation) -> (its row type's OID, that type's array OID), as PostgreSQL 15 has them.
 ROW_TYPES: dict[tuple[str, str], tuple[int, int]] = {
@@ -138,3 +138,6 @@ def row_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
 def reltype_of(schema: str, name: str) -> int:
     """pg_class.reltype of a system relation (0 if PostgreSQL gives it none)."""
     return ROW_TYPES.get((schema, name), (0, 0))[0]
+
+
+TYPE_ROW_SOURCES.append(row_type_rows)

@@ -10,6 +10,7 @@ function names, as in PostgreSQL.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
@@ -174,6 +175,13 @@ _PG_TYPES = """
 # oid -> (typbyval, typtype, typispreferred, typdelim, typsubscript, typinput, typoutput,
 #         typreceive, typsend, typmodin, typmodout, typanalyze, typalign, typstorage, typcollation)
 FACTS: dict[int, tuple[Any, ...]] = {}
+
+# NB: pg_type and pg_range list more than the built-in types: rowtypes.py (the relations' row
+# types) and usertypes.py (CREATE TYPE) sit above this module (they need `regproc` from here)
+# and append their row functions to these when imported, in that order (the package imports
+# them both).
+TYPE_ROW_SOURCES: list[Callable[[M.CatalogSnapshot], Iterable[tuple[Any, ...]]]] = []
+RANGE_ROW_SOURCES: list[Callable[[M.CatalogSnapshot], Iterable[tuple[Any, ...]]]] = []
 for _line in _PG_TYPES.strip().splitlines():
     _f = _line.split()
     FACTS[int(_f[0])] = (
@@ -204,10 +212,7 @@ def regproc(name: str) -> RegOid:
 def pg_type(ctx: Any) -> tuple[tuple[Any, ...], ...]:
     """One row per built-in type, then the relations' row types (rowtypes.py), then the types
     CREATE TYPE made (usertypes.py)."""
-    from .rowtypes import row_type_rows  # NB: rowtypes needs regproc from here
-    from .usertypes import user_type_rows  # NB: likewise
-
-    return _type_rows() + tuple(row_type_rows(ctx.catalog)) + tuple(user_type_rows(ctx.catalog))
+    return _type_rows() + tuple(r for rows in TYPE_ROW_SOURCES for r in rows(ctx.catalog))
 
 
 def builtin_type_row(oid: int) -> tuple[Any, ...] | None:
@@ -241,11 +246,10 @@ def _type_rows() -> tuple[tuple[Any, ...], ...]:
 
 @pg_relation("pg_catalog", "pg_range")
 def pg_range(ctx: Any) -> list[tuple[Any, ...]]:
-    """One row per built-in range type, as PostgreSQL 15 has them."""
-    from .usertypes import user_range_rows  # NB: usertypes needs regproc from here
-
+    """One row per built-in range type, as PostgreSQL 15 has them, then CREATE TYPE's."""
     return [(oid, sub, multi, 0, opc, regproc(canon), regproc(diff))
-            for oid, sub, multi, opc, canon, diff in _RANGES] + user_range_rows(ctx.catalog)
+            for oid, sub, multi, opc, canon, diff in _RANGES] + [
+        r for rows in RANGE_ROW_SOURCES for r in rows(ctx.catalog)]
 
 
 # (range type, subtype, multirange type, subtype btree opclass, canonical, subdiff)

@@ -17,7 +17,13 @@ from ..catalog import model as M
 from .exprtext import default_text
 from .registry import pg_relation
 from .rowtypes import _rows as composite_rows
-from .systypes import builtin_type_row, opclass_of, regproc
+from .systypes import (
+    RANGE_ROW_SOURCES,
+    TYPE_ROW_SOURCES,
+    builtin_type_row,
+    opclass_of,
+    regproc,
+)
 
 
 def _enum_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
@@ -134,3 +140,7 @@ def udt_name(cat: M.CatalogSnapshot, oid: int) -> tuple[str | None, str | None]:
         if oid in (t.oid, t.array_oid):
             return schemas.get(t.schema_oid), t.name if oid == t.oid else "_" + t.name
     return None, None
+
+
+TYPE_ROW_SOURCES.append(user_type_rows)
+RANGE_ROW_SOURCES.append(user_range_rows)
