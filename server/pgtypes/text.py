@@ -482,7 +482,7 @@ def _bool_in(s: str) -> bool:
     raise _bad(T.BOOL, s)
 
 
-def _out_of_range(oid: int, s: str) -> NumericValueOutOfRange:
+def _out_of_range(oid: int, s: str) -> SQLError:
     return NumericValueOutOfRange(f'"{s}" is out of range for type {T.TYPES[oid].sql_name}')
 
 

@@ -163,6 +163,28 @@ insert into bt values (B'1010', B'101'), (null, B''), (B'0001', null);
 select bs & B'1100', bs | bs, bs # B'1111', ~bs, bs << 1, bs >> 2, vb << 1, ~vb from bt;
 select vb & B'101' from bt;
 """,
+    # System column names: 42701 for a table's own column (CREATE TABLE, ADD COLUMN, CREATE
+    # TABLE AS, RENAME), not for a view's; pg_attribute lists a table's system columns at
+    # negative attnums. `RENAME a TO b` without COLUMN renames the column (it renamed the table).
+    "system_column_names": """
+create table sc (a int);
+create table sc1 (xmin int);
+create table sc1 (b int, ctid text);
+alter table sc add column xmin int;
+alter table sc add column cmax int;
+alter table sc rename a to ctid;
+alter table sc rename a to tableoid;
+create table sc2 (tableoid int);
+create table sc3 as select 1 as xmax;
+create view sv as select 1 as xmin;
+select attname, attnum, atttypid::regtype, attnotnull, attlen from pg_attribute where attrelid = 'sc'::regclass order by attnum;
+select attname, attnum from pg_attribute where attrelid = 'sv'::regclass order by attnum;
+select count(*) from pg_attribute where attrelid = 'sc'::regclass and attnum > 0;
+select a, tableoid::regclass from sc;
+alter table sc rename a to b;
+alter table sc rename column b to a;
+select a from sc;
+""",
 }
 
 # Number input past float4/float8's range (overflow and underflow) and float conversions:

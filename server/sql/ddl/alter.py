@@ -28,6 +28,7 @@ from ...errors import (
 )
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
+from ..catalog.syscols import check_column_name
 from ..context import ParamTypes
 from ..dml.domaincheck import for_table
 from ..dml.values import compile_default, compile_value, table_scope
@@ -397,6 +398,17 @@ def relation_to_alter(s: SQLSession, tree: exp.Alter) -> Table | None:
     return rel
 
 
+def _column_rename(tree: exp.Alter, action: exp.Expression) -> exp.Expression:
+    """`RENAME a TO b` (COLUMN omitted) renames a column, as in PostgreSQL; sqlglot reads it
+    as a table rename to `a` with a stray `TO b` option."""
+    to = next((o for o in tree.args.get("options") or [] if isinstance(o, exp.ToTableProperty)),
+              None)
+    if not isinstance(action, exp.AlterRename) or to is None:
+        return action
+    return exp.RenameColumn(this=exp.column(action.this.this.copy()),
+                            to=exp.column(to.this.this.copy()))
+
+
 def alter_table(s: SQLSession, tree: exp.Alter) -> str:
     """ALTER TABLE [IF EXISTS] name action [, ...]."""
     table = relation_to_alter(s, tree)
@@ -404,6 +416,7 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
         return "ALTER TABLE"
     for action in tree.args.get("actions") or []:
         table = _table(s, table.oid)
+        action = _column_rename(tree, action)
         if isinstance(action, exp.ColumnDef):
             add_column(s, table, action)
         elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
@@ -427,6 +440,7 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
             if old is None:
                 raise UndefinedColumn(f'column "{old_name}" does not exist')
             new_name = ident(action.args["to"].this)
+            check_column_name(new_name)
             if any(c.name == new_name for c in table.live_columns):
                 raise DuplicateColumn(
                     f'column "{new_name}" of relation "{table.name}" already exists')

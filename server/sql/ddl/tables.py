@@ -32,6 +32,7 @@ from ...errors import (
 from ...pgtypes import oids as T
 from ..catalog import statstore
 from ..catalog.model import Column, Constraint, Index, Schema, Sequence, Table
+from ..catalog.syscols import check_column_name
 from ..context import ParamTypes
 from ..dml.writer import writer_for
 from ..expr.types import array_ndims, declared_domain, domain_of
@@ -105,6 +106,7 @@ class TableBuilder:
     def add_column(self, cd: exp.ColumnDef) -> None:
         """Adds one column definition with its inline constraints."""
         name = ident(cd.this)
+        check_column_name(name)
         if any(c.name == name for c in self.columns):
             raise DuplicateColumn(f'column "{name}" specified more than once')
         kind = cd.args.get("kind")
@@ -279,6 +281,7 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
     names = [ident(e) for e in tree.this.expressions] if isinstance(tree.this, exp.Schema) else []
     for i, c in enumerate(plan.columns):
         cname = names[i] if i < len(names) else c.name
+        check_column_name(cname)
         b.columns.append(Column(cname, c.type_oid, c.typmod, i + 1))
     table = b.finish(())
     props = tree.args.get("properties")

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..catalog.syscols import SYSTEM_COLUMNS
 from ..privileges.acl import acl_texts, column_acl_texts
 from .accessmethods import INDEX_METHODS
 from .collations import COLLATION_OIDS
@@ -192,6 +193,9 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
             for n, (name, typ, typmod) in enumerate(u.attrs, 1)]
     for t in cat.tables:
         col_acls = column_acl_texts(cat, t.column_acls) if t.column_acls else {}
+        if t.kind in ("r", "m", "p"):  # NB: a table's ctid, xmin, ... as PostgreSQL lists them
+            rows += [_attr_row(t.oid, name, typ, num, notnull=True)
+                     for name, num, typ in SYSTEM_COLUMNS]
         for c in t.columns:
             if c.dropped:
                 # NB: PostgreSQL keeps a dropped column's storage facts but not its type.

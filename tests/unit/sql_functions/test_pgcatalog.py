@@ -66,7 +66,11 @@ def test_pg_class_rows(ctx):
 
 
 def test_pg_attribute_rows(ctx):
-    attrs = [r for r in rows(ctx, "pg_attribute") if r["attrelid"] == C]
+    system = [(r["attnum"], r["attname"]) for r in rows(ctx, "pg_attribute")
+              if r["attrelid"] == C and r["attnum"] < 0]  # a table's system columns, as PG
+    assert system == [(-6, "tableoid"), (-5, "cmax"), (-4, "xmax"), (-3, "cmin"),
+                      (-2, "xmin"), (-1, "ctid")]
+    attrs = [r for r in rows(ctx, "pg_attribute") if r["attrelid"] == C and r["attnum"] > 0]
     assert [(a["attnum"], a["attname"], a["attisdropped"]) for a in attrs] == [
         (1, "id", False), (2, "........pg.dropped.2........", True), (3, "p_id", False),
         (4, "amount", False)]
