@@ -22,8 +22,9 @@ functions are 42883 until CREATE EXTENSION; pgcrypto's crypt() (bf, md5, xdes, d
 other salt read as DES as pgcrypto does) and gen_salt() with its rounds checks; and a hash
 each server makes verifies on the other; encrypt/decrypt(_iv) over aes and 3des (modes,
 padding, key sizes, and the legacy ciphers PostgreSQL's OpenSSL 3 refuses). Text search: the two NOTICEs of an empty query
-(once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's `or` and
-`-` rules and its hyphenated words, ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
+(once per text, as PostgreSQL's plan-time folding gives), websearch_to_tsquery's syntax
+(`or`, `-`, quotes, skipped operator characters, word ends, precedence; cases a fuzz run
+against PostgreSQL found), ORDER BY a tsquery (CompareTSQ), `!!`, tsquery @> <@,
 ts_delete, ts_filter, setweight over some lexemes, ts_rewrite (PostgreSQL's flattened, sorted
 shapes), querytree (NOTs dropped), to_tsvector(json / jsonb) and json(b)_to_tsvector with
 their filters, ts_lexize and ts_token_type. And an index on
@@ -155,6 +156,7 @@ select to_tsvector('english', 'x') @@ to_tsquery('english', 'the') from generate
 select to_tsquery('english', x) from (values ('the'), ('a')) v(x)
 select websearch_to_tsquery('simple', 'a or or b'), websearch_to_tsquery('simple', 'a or'), websearch_to_tsquery('simple', 'a -or b'), websearch_to_tsquery('simple', 'a "b c'), websearch_to_tsquery('simple', 'a - b'), websearch_to_tsquery('simple', 'a --b'), websearch_to_tsquery('simple', 'or or a')
 select websearch_to_tsquery('english', 'cat or the or dog'), websearch_to_tsquery('simple', 'a OR -b'), websearch_to_tsquery('simple', '-a or b'), websearch_to_tsquery('simple', 'a-b c'), websearch_to_tsquery('simple', 'a "b -c" d'), websearch_to_tsquery('simple', E'a\'b')
+select websearch_to_tsquery('english', '&cat | <->b '), websearch_to_tsquery('simple', '-- & 1.5 <-> a x:*'), websearch_to_tsquery('simple', '1.5 or- '), websearch_to_tsquery('english', 'the or-cator- or '), websearch_to_tsquery('simple', 'foo@bar.com)-  a-b '), websearch_to_tsquery('english', 'a-b&OR &   dogs '), websearch_to_tsquery('english', 'cat dogs    or-   1.5 '), websearch_to_tsquery('simple', E'a ) x:*or- catb \' '), websearch_to_tsquery('simple', '-- ) a ab"cd( (')
 select q from (values ('a & b'::tsquery), ('a'), ('b | c'), ('!a'), ('a <-> b'), ('z'), ('x'), ('m'), ('ab'), ('ba'), ('q1'), ('a <2> b'), ('a & bb'), ('a & !b'), ('a & b & c')) v(q) order by q
 select q from (values ('dog'::tsquery), ('cat'), ('mzg'), ('aaa'), ('dpy'), ('xzh'), ('woi')) v(q) order by q desc
 select !! 'a & b'::tsquery, !!'a'::tsquery, 'a & b'::tsquery @> 'a', 'a'::tsquery <@ 'a & b', 'a | b'::tsquery @> 'b & a', 'a'::tsquery @> 'b'

@@ -11,7 +11,6 @@ and tsquery_* functions here (`expr.extops`).
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,7 +21,7 @@ from ...pgtypes import tsearch as TS
 from ...pgtypes import tsrank
 from ...pgtypes.tsearch import TSQUERY, TSVECTOR
 from ..expr.regcast import RegOid
-from . import tsparser
+from . import tsparser, tswebsearch
 from .registry import register
 from .tsheadline import headline
 
@@ -242,62 +241,10 @@ _register_family("plainto_tsquery", lambda c, t: _joined(c, t, False),
 _register_family("phraseto_tsquery", lambda c, t: _joined(c, t, True),
                  "The text's lexemes joined by <N>, N their distance in the text.")
 
-_OR = re.compile(r"or(?![\w])", re.I)
-
-
-def _web_operands(text: str) -> Iterator[tuple[bool, int, str, bool]]:
-    """websearch_to_tsquery's lexer: (or_before, negations, operand text, is_phrase)."""
-    i, n, want_operand, or_next, negs = 0, len(text), True, False, 0
-    while i < n:
-        if text[i].isspace():
-            i += 1
-            continue
-        if not want_operand:
-            m = _OR.match(text, i)
-            if m is not None and text[m.end():].strip():  # NB: a trailing `or` is a word
-                or_next, want_operand, i = True, True, m.end()
-                continue
-            want_operand = True
-        if text[i] == "-":
-            negs, i = negs + 1, i + 1
-            continue
-        if text[i] == '"':
-            close = text.find('"', i + 1)
-            close = n if close < 0 else close
-            yield or_next, negs, text[i + 1:close], True
-            i = close + 1
-        else:
-            j = i
-            while j < n and not text[j].isspace() and text[j] != '"':
-                j += 1
-            yield or_next, negs, text[i:j], False
-            i = j
-        or_next, negs, want_operand = False, 0, False
-
-
 def _websearch(config: str, text: str) -> str:
-    """websearch_to_tsquery: "quoted phrases" and words (<->), -negation, `or` between
-    operands; the rest is AND, which binds tighter than OR. An operand of only stop words
-    drops out with the operator next to it, as PostgreSQL's clean_stopwords does."""
-    groups: list[list[Any]] = [[]]
-    for or_before, negs, operand, _ in _web_operands(text):
-        if or_before:
-            groups.append([])
-        node = TS.query(_joined(config, operand, True))
-        if node is None:
-            continue
-        for _ in range(negs):
-            node = ("!", node)
-        groups[-1].append(node)
-    tree: Any = None
-    for g in groups:
-        if not g:
-            continue
-        part = g[0]
-        for node in g[1:]:
-            part = ("&", part, node)
-        tree = part if tree is None else ("|", tree, part)
-    return TS.format_query(tree)
+    """websearch_to_tsquery: "quoted phrases" and words (each a phrase of its lexemes),
+    -negation, `or`; the rest is AND (`tswebsearch` reads the syntax)."""
+    return TS.format_query(tswebsearch.parse(text, lambda t: TS.query(_joined(config, t, True))))
 
 
 _register_family("websearch_to_tsquery", _websearch,

@@ -8,9 +8,10 @@ import pytest
 
 from cumulo.server.pgtypes import pghash, tsqorder, tsrewrite
 from cumulo.server.sql import extsyntax
+from cumulo.server.sql.functions import tswebsearch
 
 
-@pytest.mark.parametrize("module", [extsyntax, pghash, tsqorder, tsrewrite])
+@pytest.mark.parametrize("module", [extsyntax, pghash, tsqorder, tsrewrite, tswebsearch])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
