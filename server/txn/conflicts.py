@@ -364,7 +364,8 @@ class ConflictManager:
         whole: no holder entry per key, and at the commit the dict is sealed as it is
         (`release_bulk`). A direct-API upsert of a million rows then costs the managers a
         few C-level disjointness passes instead of a million-entry dict built, compared
-        and moved.
+        and moved, and not even those against a set whose bulk batches span a key range
+        apart from the batch's (`keyspan`: concurrent loads of neighbouring slices).
 
         Only a plainly free batch is granted: no key held by another transaction (one
         way or the other), none with a remembered commit, no row lock on any, and the
