@@ -325,6 +325,7 @@ class ColdRows:
             s = self.segs.index(seg)
             del self.segs[s]
             del self.firsts[s]
+            DECODED.forget(seg)
         return row
 
     @property
@@ -402,6 +403,13 @@ class ColdRows:
             parts.reverse()
         return parts
 
+    def replace(self, s: int, seg: Segment) -> None:
+        """Puts seg in the place of segment s, whose range holds seg's (a rewrite)."""
+        old = self.segs[s]
+        self.segs[s], self.firsts[s] = seg, seg.first
+        self.live_rows += (seg.n - seg.dead) - (old.n - old.dead)
+        DECODED.forget(old)
+
     def split_off(self, key: bytes) -> ColdRows:
         """Moves the keys >= key into a new ColdRows and returns it."""
         other = ColdRows()
@@ -466,10 +474,10 @@ class DecodedRows:
 
     Why: decoding is ~5-10x the cost of reading rows kept as objects (a 17-column TPC-C
     stock row ~5 us), and TPC-C's stock-level transaction scans a warehouse's whole stock
-    table. A segment is kept decoded once scans have decoded twice its rows (a one-off
-    scan, or point reads, never qualify), so a table scanned over and over costs what a
-    hot one does, within a bounded amount of memory, and a big table read once stays
-    compact. Called outside the node lock: its own lock guards the order."""
+    table. A segment is kept decoded once scans have decoded as many rows as it holds
+    (point reads and short ranges take long to qualify), so a table scanned over and over
+    costs what a hot one does, within a bounded amount of memory, and a big table read
+    once keeps at most the budget decoded. Called outside the node lock: its own lock guards the order."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
@@ -485,7 +493,7 @@ class DecodedRows:
                     self._segs.move_to_end(id(seg))
             return
         seg.reads += n
-        if seg.reads < 2 * seg.n or seg.n > self.budget:
+        if seg.reads < seg.n or seg.n > self.budget:
             return
         rows = seg.rows(0, seg.n)  # NB: outside this lock: decoding takes milliseconds
         with self._lock:
@@ -499,6 +507,15 @@ class DecodedRows:
                 old.decoded = None
                 old.reads = 0
                 self.rows -= old.n
+
+    def forget(self, seg: Segment) -> None:
+        """Drops seg's decoded rows (it left its store)."""
+        if seg.decoded is None:
+            return
+        with self._lock:
+            if self._segs.pop(id(seg), None) is not None:
+                self.rows -= seg.n
+            seg.decoded = None
 
     def clear(self) -> None:
         with self._lock:

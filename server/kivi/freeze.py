@@ -27,19 +27,20 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress
-from operator import itemgetter
+from operator import is_not, itemgetter, not_
 from time import sleep
 from typing import Any
 
 from sortedcontainers import SortedDict
 
-from .coldrows import ColdRows, Segment
+from .coldrows import ColdRows, Segment, merge
 
 Row = tuple[Any, ...]
 Chain = tuple[tuple[int, Row | None], ...]
 
 SEGMENT_ROWS = 8192  # base keys read per hold of the lock by a freeze, and a segment's most
 MIN_SEGMENT = 256  # fewer freezable keys in a run are left hot (a segment's fixed cost)
+REWRITE_SHARE = 8  # a segment is rewritten once 1/8 as many keys went hot in its range
 FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze
 
 _head = itemgetter(0)
@@ -50,7 +51,7 @@ class Freezing:
     """`freeze` for `mvcc.VersionStore`, whose state a freeze reads and replaces is declared
     here (the store sets it up)."""
 
-    __slots__ = ("_keys", "_chains", "_cache", "_cold", "_low_water", "_epoch", "_dirty")
+    __slots__ = ("_keys", "_chains", "_cache", "_cold", "_low_water", "_epoch", "_dirty", "_aged")
     _keys: list[bytes]
     _chains: list[Chain]
     _cache: SortedDict
@@ -58,6 +59,7 @@ class Freezing:
     _low_water: int
     _epoch: int
     _dirty: list[int] | None
+    _aged: int  # the watermark of the previous freeze: keys at or below it sat out a pass
 
     def freeze(self, low_water: int, lock: AbstractContextManager[Any] | None = None) -> int:
         """Moves base keys whose one version is a row <= low_water into cold segments
@@ -82,8 +84,10 @@ class Freezing:
             if n0 < MIN_SEGMENT or self._dirty is not None:
                 return 0
             self._dirty = []
+            aged, self._aged = self._aged, lw
         try:
-            return self._freeze(keys0, chains0, epoch, n0, lw, taken, lock)
+            frozen = self._freeze(keys0, chains0, epoch, n0, lw, taken, lock)
+            return frozen + self._rewrite(aged, lock)
         finally:
             with guard:
                 self._dirty = None
@@ -168,6 +172,56 @@ class Freezing:
 
 
 
+    def _rewrite(self, aged: int, lock: AbstractContextManager[Any] | None) -> int:
+        """Folds the keys that went hot inside a segment's range, and have not been written
+        since the previous pass (<= aged: a key written all the time stays hot), back into
+        it: a new segment of its live entries and those keys, encoded outside the lock and
+        installed if neither the base nor the segment changed meanwhile. Without it a
+        segment's range keeps every key ever written in it hot (TPC-C's stock rows, one
+        by one), and its dead entries. Returns how many keys went cold."""
+        guard = lock if lock is not None else nullcontext()
+        with guard:
+            keys = self._keys
+            todo = []
+            for seg in self._cold.segs:
+                h = bisect_right(keys, seg.last) - bisect_left(keys, seg.first)
+                if h * REWRITE_SHARE >= seg.n and h >= MIN_SEGMENT // 4:
+                    todo.append(seg)
+        frozen = 0
+        for seg in todo:
+            if lock is not None:
+                sleep(0)
+            with guard:
+                keys0, chains0 = self._keys, self._chains
+                a, b = bisect_left(keys0, seg.first), bisect_right(keys0, seg.last)
+                hk, hc, mask, dead = keys0[a:b], chains0[a:b], bytes(seg.alive), seg.dead
+                epoch = self._epoch
+            ok = [len(c) == 1 and c[0][1] is not None and c[0][0] <= aged for c in hc]
+            n = ok.count(True)
+            if n * REWRITE_SHARE < seg.n or n < MIN_SEGMENT // 4:
+                continue
+            ck, cr = seg.span(0, seg.n, mask if dead else None)
+            fk = list(compress(hk, ok))
+            fh = list(map(_head, compress(hc, ok)))
+            mk, mr = merge(ck, cr, fk, list(map(_row_of, fh)))
+            new = Segment.encode(mk, mr, max(seg.max_ts, *map(_head, fh)))
+            keep = list(map(not_, ok))
+            with guard:
+                cold = self._cold
+                s = bisect_left(cold.firsts, seg.first)
+                if (self._keys is not keys0 or self._epoch != epoch or seg.dead != dead
+                        or s >= len(cold.segs) or cold.segs[s] is not seg
+                        or any(map(is_not, chains0[a:b], hc))):
+                    continue  # written meanwhile: the next pass tries again
+                cold.replace(s, new)
+                self._keys = keys0[:a] + list(compress(hk, keep)) + keys0[b:]
+                self._chains = chains0[:a] + list(compress(hc, keep)) + chains0[b:]
+                if self._dirty is not None:
+                    self._dirty = []  # NB: positions of lists no one reads any more
+            frozen += n
+        return frozen
+
+
 def _no_pause(_: float) -> None:
     """`sleep`'s stand-in when no lock is shared: nothing to give way to."""
 
@@ -213,4 +267,4 @@ def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
     return out
 
 
-__all__ = ["FREE_CHUNK", "MIN_SEGMENT", "SEGMENT_ROWS", "Freezing"]
+__all__ = ["FREE_CHUNK", "MIN_SEGMENT", "REWRITE_SHARE", "SEGMENT_ROWS", "Freezing"]

@@ -117,6 +117,7 @@ class VersionStore(Freezing):
         self._cold = ColdRows()
         self._epoch = 0  # bumped when base positions move in place (a split): see `freeze`
         self._dirty: list[int] | None = None  # while a freeze runs: base positions written
+        self._aged = 0
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""

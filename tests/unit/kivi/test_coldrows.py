@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from cumulo.server.kivi import freeze, mvcc
+from cumulo.server.kivi import coldrows, freeze, mvcc
 from cumulo.server.kivi.api import RegionData
 from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
 from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
@@ -357,3 +357,32 @@ def test_columnar_copy_built_over_cold_rows_sees_what_the_rows_see(monkeypatch):
         s.columnar_install(pending, copy)
     assert rows([s.columnar(4)]) == sorted(r for _, r in s.scan(None, None, 4))
     assert rows(snapshots(lock, lambda: [s], 4)) == sorted(r for _, r in s.scan(None, None, 4))
+
+
+def test_keys_gone_hot_in_a_segment_go_cold_again_once_left_alone(monkeypatch):
+    """A rewrite folds the hot keys of a segment's range back into it, but only those not
+    written since the previous pass; a scan decodes segments read over and over once."""
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 8)
+    monkeypatch.setattr(coldrows, "DECODED", coldrows.DecodedRows(10_000))
+    store = VersionStore(cache_limit=8)
+    keys = [i.to_bytes(4, "big") for i in range(400)]
+    store.apply_lists(1, keys, [(i, "x") for i in range(400)])
+    store.collect(1)
+    assert len(store._cold) == 400 and len(store._cold.segs) == 1
+    store.apply(2, [(k, (i, "y")) for i, k in enumerate(keys) if i % 4 == 0])  # 100 go hot
+    store.compact()
+    store.collect(2)  # written after the previous pass: they stay hot
+    assert len(store._cold) == 300 and len(store._keys) == 100
+    store.apply(3, [(keys[8], (8, "z"))])
+    store.collect(3)  # 99 sat out a pass: back into the segment; keys[8] stays hot
+    assert len(store._cold) == 399 and store._keys == [keys[8]] and len(store._cold.segs) == 1
+    seg = store._cold.segs[0]
+    assert seg.dead == 0 and seg.n == 399
+    want = [(k, (i, "z" if i == 8 else "y" if i % 4 == 0 else "x")) for i, k in enumerate(keys)]
+    for _ in range(2):
+        assert list(store.scan(None, None, 3)) == want
+    assert seg.decoded is not None and coldrows.DECODED.rows == 399
+    assert store.read(keys[12], 3) == (12, "y") and store.read(keys[8], 2) is None
+    store.apply(4, [(keys[4], None)])  # a write to a decoded cold key
+    assert store.read(keys[4], 4) is None and store.read(keys[4], 3) == (4, "y")
+    assert list(store.scan(keys[3], keys[6], 4)) == [(keys[3], (3, "x")), (keys[5], (5, "x"))]
