@@ -32,7 +32,7 @@ from tests.integration.fuzzgen import Gen, NewGen, new_schema_sql, schema_sql
 DEFAULT_SEEDS = "1,2,3,4,7,9,11,12,13,14"
 STATEMENTS_PER_SEED = 60
 DML_PER_SEED = 6
-NEW_TYPES_PER_SEED = 20  # over ft3: ranges, far dates, network, bit strings, tsvector, hstore
+NEW_TYPES_PER_SEED = 15  # over ft3: ranges, far dates, network, bit strings, tsvector, hstore
 FLOAT_OIDS = {700, 701}
 
 
