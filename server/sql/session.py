@@ -55,7 +55,7 @@ from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements
-from .plan.pointread import tableless
+from .plan.pointread import constant_row, tableless
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
@@ -617,6 +617,13 @@ class SQLSession:
                 raise QueryCanceled("canceling statement due to user request")
             self._disarm()
             return Result(tag, columns=plan.columns, rows=iter(rows), done=False)
+        if tableless(plan.root):  # SELECT 1: its one row, without the executor
+            row = constant_row(plan.root, values)
+            if self._cancel.is_set():
+                self._cancel.clear()
+                raise QueryCanceled("canceling statement due to user request")
+            self._disarm()
+            return Result(tag, columns=list(plan.columns), rows=iter((row,)), done=False)
         batches = plan.execute(self.exec_context(values))
         return Result(tag, columns=list(plan.columns), rows=self._rows(batches), done=False)
 

@@ -36,6 +36,9 @@ without a transaction.
     False
     >>> tableless(N.Project([], child=get, exprs=[col(2, 23)]))
     False
+    >>> constant_row(N.Project([], child=N.Values([], rows=[[]]),
+    ...                        exprs=[E("param", 2), E("const", "x")]), [1, 2])
+    (2, 'x')
 """
 
 from __future__ import annotations
@@ -125,3 +128,10 @@ def tableless(root: N.Node) -> bool:
     if type(child) is not N.Values or child.cols or len(child.rows) != 1 or child.rows[0]:
         return False
     return all(e.kind in _INERT for e in root.exprs)
+
+
+def constant_row(root: N.Node, params: list[Any]) -> tuple[Any, ...]:
+    """The one row of a `tableless` plan: what its compiled projection computes (a
+    constant is its value, $n is params[n - 1]), without building the executor."""
+    assert type(root) is N.Project
+    return tuple([params[e.data - 1] if e.kind == "param" else e.data for e in root.exprs])

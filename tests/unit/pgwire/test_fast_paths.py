@@ -308,3 +308,14 @@ def test_a_select_of_constants_runs_without_a_transaction_yet_keeps_its_status(c
     assert run(conn, W.parse("SELECT $1::int", "k"), W.bind((b"6",), stmt="k"), W.execute(),
                W.SYNC) == ["1", "2", "D 6", "C SELECT 1", "Z I"]
     assert session.txn is None
+    # its one row comes without the executor (constant_row), after the privilege check of
+    # a view that is nothing but constants; a cursor over one fetches it once
+    run(conn, W.query("CREATE ROLE r; CREATE VIEW v AS SELECT 1 AS one, $$k$$ AS k"))
+    assert run(conn, W.query("SET ROLE r; SELECT * FROM v"))[-2:] == [
+        "E ERROR 42501 permission denied for view v", "Z I"]
+    assert run(conn, W.query("RESET ROLE; SELECT * FROM v"))[-4:] == [
+        "T one:23:0,k:25:0", "D 1,k", "C SELECT 1", "Z I"]
+    assert run(conn, W.query("BEGIN; DECLARE c CURSOR FOR SELECT 5; FETCH c; FETCH c; COMMIT"))[
+        2:] == ["T ?column?:23:0", "D 5", "C FETCH 1", "T ?column?:23:0", "C FETCH 0", "C COMMIT",
+                "Z I"]
+    assert run(conn, W.query("SELECT 1 OFFSET 1"))[-2:] == ["C SELECT 0", "Z I"]
