@@ -26,8 +26,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("cli.py", ".sql.engine"): "cluster role processes share the entry point, never load SQL",
     ("kivi/columnar/aggregate.py", "pyarrow.compute"): "~0.2 s; most KiVi nodes never need it",
     ("sql/expr/functions.py", "importlib"): "loads the function library on first resolution",
-    ("sql/expr/specialforms.py", "sqlglot.dialects.postgres"): "debt: hoistable (expr/ was "
-                                                               "being edited)",
     # -- debt: cycles not yet broken ---------------------------------------------------------
     ("pgtypes/interval.py", ".intervaltext"): "debt: Interval.__str__ <-> intervaltext",
     ("pgtypes/zones.py", ".text"): "debt: zones <-> text (interval settings)",
@@ -48,16 +46,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("sql/pgcatalog/ddltext.py", "..ddl.indexkeys"): "debt: indexkeys -> functions -> ddltext",
     ("sql/pgcatalog/relations.py", "..ddl.indexkeys"): "debt: indexkeys -> pgcatalog",
     # -- debt: no cycle, in modules other work was editing when this list was made -----------
-    ("sql/expr/binder.py", "...errors"): "debt: hoistable",
-    ("sql/expr/binder.py", "..pgcatalog.ddltext"): "debt: hoistable",
-    ("sql/expr/binder.py", ".casts"): "debt: hoistable",
-    ("sql/expr/binder.py", ".codegen"): "debt: hoistable",
-    ("sql/expr/binder.py", ".regcast"): "debt: hoistable",
-    ("sql/expr/casts.py", "...pgtypes.text"): "debt: hoistable",
-    ("sql/expr/specialforms.py", "..functions.jsonfns"): "debt: hoistable",
-    ("sql/expr/specialforms.py", "..functions"): "debt: hoistable",
-    ("sql/expr/specialforms.py", "."): "debt: hoistable",
-    ("sql/expr/specialforms.py", ".types"): "debt: hoistable",
     ("sql/session.py", "..errors"): "debt: hoistable",
     ("sql/session.py", ".cursors"): "debt: hoistable",
     ("sql/session.py", ".parse"): "debt: hoistable",

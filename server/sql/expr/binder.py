@@ -28,6 +28,7 @@ from ...errors import (
     FeatureNotSupported,
     GroupingError,
     SQLError,
+    SyntaxError_,
     UndefinedColumn,
     UndefinedFunction,
     UndefinedObject,
@@ -43,17 +44,20 @@ from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
+from ..pgcatalog.ddltext import format_type
 from . import codegen as cg
 from . import colnames, domaincheck, extops, hstorerows, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
-from .casts import cast_function, tstz_to_local, tstz_to_timetz
+from .casts import cast_function, check_int, each_element, tstz_to_local, tstz_to_timetz
+from .codegen import row_function
 from .commontype import select_common_type
 from .constfold import fold_call
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
+from .regcast import RegOid
 from .rowcast import row_cast
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function
@@ -230,7 +234,6 @@ def _fold_numeric(e: E) -> E:
     elif (e.kind not in ("op", "neg") or not e.args
             or any(a.kind != "const" or a.type not in _NUMBERS for a in e.args)):
         return e
-    from .codegen import row_function
 
     try:
         v = row_function(e)((), None)
@@ -692,8 +695,6 @@ class Binder(SpecialForms):
     def b_Subquery(self, node: exp.Subquery) -> E:
         plan = self.subplan(node.this)
         if len([c for c in plan.cols if not c.hidden]) != 1:
-            from ...errors import SyntaxError_
-
             raise SyntaxError_("subquery must return only one column")
         c = plan.cols[0]  # NB: a whole row keeps its fields and row type (a table's, a view's)
         return E("subquery", plan, [], c.type, c.typmod, c.name, c.fields, c.rowtype)
@@ -729,8 +730,6 @@ class Binder(SpecialForms):
             if t == T.NUMERIC and isinstance(v, Decimal) and v == -(2**63):
                 return const(int(v), T.INT8)
             if t in ty.INTS:
-                from .casts import check_int
-
                 check_int(v, t)  # type: ignore[arg-type]  # an int: its type is an integer type
             return const(v, t)
         if a.type == T.UNKNOWN:  # NB: int2, int4, int8, float4, float8, numeric, interval
@@ -970,7 +969,6 @@ class Binder(SpecialForms):
             return E("pyfunc", ("cast", _truncate(typmod - 4, target == T.BPCHAR), True), [e],
                      target, typmod, name)
         if T.ELEMENT_OF.get(target) in (T.VARCHAR, T.BPCHAR) and typmod > 4:  # each truncated
-            from .casts import each_element
 
             e = coerce(inner, target, params=self.params, explicit=True)
             trunc = each_element(_truncate(typmod - 4, T.ELEMENT_OF[target] == T.BPCHAR))
@@ -1186,9 +1184,6 @@ class Binder(SpecialForms):
             raw = namedargs.arrange(name, raw, lambda a: ty.type_name(self.bind(a).type))
         args = [self.bind(a) for a in raw]
         if name == "pg_typeof" and len(args) == 1:  # the static type, as PostgreSQL folds it
-            from ..pgcatalog.ddltext import format_type
-            from .regcast import RegOid
-
             oid = args[0].rowtype or args[0].type
             shown = next((t.name if t.reltype == oid else t.name + "[]"
                           for t in self.planner.catalog.tables if oid in (t.reltype, t.array_type)),

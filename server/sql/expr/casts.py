@@ -50,6 +50,7 @@ from ...pgtypes.text import (
     TSTZ_NEG_INFINITY,
     format_text,
     parse_text,
+    split_array,
     text_decoder,
     text_encoder,
 )
@@ -322,8 +323,6 @@ def text_to_uuid(s: Any) -> uuid.UUID:
 
 def text_to_array(elem: int) -> Callable[[Any], list[Any]]:
     """Returns a parser for array input text ('{1,2,NULL}') of the given element type."""
-    from ...pgtypes.text import split_array
-
     conv = from_text(elem)
 
     def walk(items: list[Any]) -> list[Any]:

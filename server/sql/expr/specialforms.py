@@ -15,15 +15,20 @@ from __future__ import annotations
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
 
 from ...errors import FeatureNotSupported, UndefinedFunction
 from ...pgtypes import hstore, network
 from ...pgtypes import oids as T
+from ..functions import jsonfns
+from ..functions.jsonfns import parse
 from . import extops
+from . import types as ty
 from .bitops import BITS, bit_not, bit_operator, involves_bits
 from .bound import E
 from .functions import coerce, resolve, return_type
 from .rangeops import involves_range, range_op
+from .types import type_name
 
 
 class SpecialForms:
@@ -92,8 +97,6 @@ class SpecialForms:
         original (`'YYYY-MM'`), which sqlglot's own generator restores."""
         fmt = node.args.get("format")
         if isinstance(fmt, exp.Literal) and fmt.is_string:
-            from sqlglot.dialects.postgres import Postgres
-
             text = Postgres().generator().format_time(node) or fmt.this
             if len(text) >= 2 and text[0] == text[-1] == "'":
                 text = text[1:-1].replace("''", "'")
@@ -122,8 +125,6 @@ class SpecialForms:
     # -- bitwise operators on integers ----------------------------------------------------------
 
     def _bitwise(self, node: exp.Expression, op: str) -> E:
-        from . import types as ty
-
         a, b = self.bind(node.this), self.bind(node.expression)
         if involves_range(a, b):
             return range_op(op, a, b, self.params)
@@ -158,8 +159,6 @@ class SpecialForms:
         return self._bitwise(node, ">>")
 
     def b_BitwiseNot(self, node: exp.Expression) -> E:
-        from . import types as ty
-
         a = self.bind(node.this)
         if a.type in (T.INET, T.CIDR):
             return E("pyfunc", ("~", network.bit_not, True), [coerce(a, T.INET)], T.INET, -1,
@@ -246,8 +245,6 @@ class SpecialForms:
         if b.type == T.UNKNOWN and a.type in T.ELEMENT_OF:
             b = coerce(b, a.type, params=self.params)
         if a.type not in T.ELEMENT_OF or b.type not in T.ELEMENT_OF:
-            from .types import type_name
-
             raise UndefinedFunction(
                 f"operator does not exist: {type_name(a.type)} {op} {type_name(b.type)}",
                 hint="No operator matches the given name and argument types. "
@@ -339,8 +336,6 @@ def _array_overlaps(a: list, b: list) -> bool:
 
 
 def _json(doc: Any) -> Any:
-    from ..functions.jsonfns import parse
-
     return parse(doc) if isinstance(doc, str) else doc
 
 
@@ -372,8 +367,6 @@ def _jsonb_has_key(doc: Any, key: str) -> bool:
 
 
 def _path_fn(binary: bool, text: bool) -> Any:
-    from ..functions import jsonfns
-
     def follow(doc: Any, path: list) -> Any:
         v = _json(doc)
         for p in path:
