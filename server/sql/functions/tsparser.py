@@ -40,12 +40,18 @@ further then once here there when where why how all any both each few more most 
 such no nor not only own same so than too very s t can will just don should now
 """.split())
 
-_HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]+(?![\w])"
+_HOST = r"(?:[A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}(?![\w])"
+# NB: a host's last label is two letters or more ('a.b', 'x.y1' and 'v1.2.3' are file names);
+# XML entities and tags are tokens no configuration indexes: they take no position. A file
+# name keeps a leading `./` or `~/` only at the very start (PostgreSQL's parser state)
 TOKEN = re.compile(
-    rf"(?P<proto>(?:https?|ftp)://)?(?P<host>{_HOST})(?P<path>/[^\s]*)?"
+    r"(?P<skip>&(?:[A-Za-z]+|#\d+|#[xX][0-9A-Fa-f]+);|</?[A-Za-z][^<>]*>)"
+    rf"|(?P<proto>(?:https?|ftp)://)?(?P<host>{_HOST})(?P<path>/[^\s]*)?"
     rf"|(?P<email>[A-Za-z0-9][\w.+-]*@{_HOST})"
     r"|(?P<version>\d+(?:\.\d+){2,})"
-    r"|(?P<float>(?<![\w.])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w]))"
+    r"|(?P<sfloat>(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+)"
+    r"|(?P<float>(?<![\w.])[-+]?\d+\.\d+)"
+    r"|(?P<file>(?:\A[~.]?/|/|[^\W\d_]\w*[./])[\w-]+(?:[./][\w-]+)*)"
     r"|(?P<hword>[^\W_]+(?:-[^\W\d_][^\W_]*)+)"
     r"|(?P<int>-\d+(?![\w.]))"
     r"|(?P<word>[^\W_]+)")
@@ -89,7 +95,7 @@ def tokens(text: str) -> list[tuple[str, str]]:
         elif kind == "word":
             w = m.group(0)
             out.append((word_kind(w, False), w))
-        elif kind is not None:
+        elif kind is not None and kind != "skip":
             out.append((kind, m.group(0)))
     return out
 
