@@ -234,6 +234,4 @@ class ClusterTxnManager(LtmFront):
             self.log.close()
         if self.mastermind is not None:
             self.mastermind.client.close()
-        close = getattr(self.kivi, "close", None)
-        if close is not None:
-            close()
+        self.kivi.close()

@@ -69,7 +69,7 @@ class Notifier:
 
 def notifier(s: SQLSession) -> Notifier:
     """The engine's Notifier (created on first use)."""
-    n = getattr(s.engine, "notifier", None)
+    n = s.engine.notifier
     if n is None:
         n = s.engine.notifier = Notifier()
     return n
