@@ -35,7 +35,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 import cumulo.driver as cd
 
 from .sparkhome import forget_spark_jar
-from .target import InjectedCrash, Options, ledger_add, ledger_has, prepare_target
+from .target import InjectedCrash, Options, ledger_commit, ledger_has, prepare_target
 
 log = logging.getLogger("cumulo.pipeline.sink")
 
@@ -159,8 +159,7 @@ class CumuloStreamWriter(DataSourceStreamArrowWriter):
             parts = [pa.ipc.open_stream(pa.py_buffer(m.ipc)).read_all()
                      for m in messages if isinstance(m, Packed) and m.rows]
             n = op(pa.concat_tables(parts)) if parts else 0  # NB: one call for the whole batch
-            ledger_add(conn, o, o.query_name, batchId, n)
-            conn.commit()
+            ledger_commit(conn, o, o.query_name, batchId, n)
         except BaseException:
             _drop(o.url)  # NB: closing rolls back whatever the batch had written
             raise

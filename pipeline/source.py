@@ -67,7 +67,7 @@ from .sparktypes import arrow_schema, quote_table, spark_schema
 from .target import (
     InjectedCrash,
     Options,
-    ledger_add,
+    ledger_commit,
     ledger_has,
     one,
     prepare_target,
@@ -267,8 +267,7 @@ class CumuloWriter(DataSourceArrowWriter):
                 conn.rollback()
                 return Wrote(part, 0, skipped=True)
             n = write_batches(conn, o, iterator)
-            ledger_add(conn, o, self.job, part, n)
-            conn.commit()
+            ledger_commit(conn, o, self.job, part, n)
             if o.fail_first_attempt and ctx is not None and ctx.attemptNumber() == 0:
                 raise InjectedCrash(f"injected failure of partition {part} after its commit")
             return Wrote(part, n)

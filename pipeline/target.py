@@ -126,7 +126,23 @@ def ledger_has(conn: cd.Connection, o: Options, key: str, batch: int) -> bool:
                       "AND batch_id = %s", (key, batch)) > 0
 
 
-def ledger_add(conn: cd.Connection, o: Options, key: str, batch: int, rows: int) -> None:
-    """Records (key, batch) in the transaction that wrote its rows."""
+def ledger_commit(conn: cd.Connection, o: Options, key: str, batch: int, rows: int) -> None:
+    """Records (key, batch) in the transaction that wrote its rows, and commits it.
+
+    One simple query carries both statements (a round trip less per task or
+    micro-batch): a failing INSERT skips the COMMIT and leaves the transaction
+    failed, as two calls would, and a failing COMMIT raises here as commit() would.
+    """
     conn.cursor().execute(f"INSERT INTO {quote_table(o.ledger)} (query_name, batch_id, n_rows) "
-                          "VALUES (%s, %s, %s)", (key, batch, rows))
+                          f"VALUES ({literal(key)}, {int(batch)}, {int(rows)}); COMMIT")
+
+
+def literal(text: str) -> str:
+    """A SQL string literal (standard_conforming_strings: only quotes are doubled).
+
+    >>> literal("it's")
+    "'it''s'"
+    """
+    if "\0" in text:
+        raise ValueError("a ledger key cannot hold a NUL character")
+    return "'" + text.replace("'", "''") + "'"
