@@ -30,8 +30,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("pgtypes/interval.py", ".intervaltext"): "debt: Interval.__str__ <-> intervaltext",
     ("pgtypes/zones.py", ".text"): "debt: zones <-> text (interval settings)",
     ("sql/expr/bound.py", ".types"): "debt: types -> usertypes -> bound",
-    ("sql/expr/regcast.py", "..pgcatalog"): "debt: pgcatalog.runtime imports regcast",
-    ("sql/expr/regcast.py", "..functions.registry"): "debt: functions <-> pgcatalog",
     ("sql/functions/catalogfns.py", "..pgcatalog.relations"): "debt: functions <-> pgcatalog",
     ("sql/functions/catalogfns.py", "..pgcatalog.runtime"): "debt: functions <-> pgcatalog",
     ("sql/functions/regcasts.py", "..pgcatalog.rowtypes"): "debt: functions <-> pgcatalog",

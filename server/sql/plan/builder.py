@@ -35,7 +35,7 @@ from ..expr.binder import Binder, Scope, find_aggregates, find_windows
 from ..expr.bound import E, col
 from ..expr.commontype import select_common_type
 from ..expr.functions import _ensure_loaded, coerce
-from ..expr.regcast import RegOid, RegResolver
+from ..expr.regcast import RegOid
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
@@ -46,6 +46,7 @@ from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
 from .nullmark import mark_join_alias, mark_null_side, whole_row_names
+from .regresolver import RegResolver
 from .rowsfrom import rows_from
 from .srflift import has_nested_srf
 from .viewcols import own_columns

@@ -1,0 +1,154 @@
+"""Name <-> OID lookups of the reg* types (`'t'::regclass`, `'lower'::regproc`) for the planner.
+
+The planner folds reg* casts of constants with a `RegResolver` over its
+catalog snapshot and search path. It reads the pg_catalog relations and the
+function registry, so it sits here, above them; the value type `RegOid`
+stays in `expr.regcast`, below them (the relations return RegOids).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import UndefinedFunction, UndefinedObject, UndefinedTable
+from ...pgtypes import oids as T
+from ..expr.regcast import RegOid
+from ..expr.types import regtype_oid, type_name
+from ..functions.registry import FUNCTIONS
+from ..pgcatalog import VIRTUAL_TABLES
+
+
+def _split(name: str) -> tuple[str | None, str]:
+    s = name.strip()
+    parts = [p.strip('"') if p.startswith('"') else p.lower() for p in s.split(".")]
+    return (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[-1])
+
+
+class RegResolver:
+    """Name/OID lookups for one catalog snapshot and search path."""
+
+    def __init__(self, catalog: Any, search_path: list[str]) -> None:
+        self.catalog = catalog
+        self.search_path = search_path
+
+    def _schemas(self, schema: str | None) -> list[Any]:
+        names = [schema] if schema else ["pg_catalog", *self.search_path]
+        out = []
+        for n in names:
+            s = next((s for s in self.catalog.schemas if s.name == n), None)
+            if s is not None:
+                out.append(s)
+        return out
+
+    def class_oid(self, name: str) -> RegOid:
+        """'tbl'::regclass."""
+        schema, rel = _split(name)
+        for s in self._schemas(schema):
+            for t in self.catalog.tables:
+                if t.name == rel and t.schema_oid == s.oid:
+                    return RegOid(t.oid, rel if schema is None else f"{schema}.{rel}")
+            for i in self.catalog.indexes:
+                tbl = self.catalog.table_by_oid(i.table_oid)
+                if i.name == rel and tbl is not None and tbl.schema_oid == s.oid:
+                    return RegOid(i.oid, rel)
+            for (vs, vn), vt in VIRTUAL_TABLES.items():
+                if vn == rel and vs == s.name and vt.oid:
+                    return RegOid(vt.oid, rel)
+        if schema in ("pg_catalog", "information_schema", None):
+            for (vs, vn), vt in VIRTUAL_TABLES.items():
+                if vn == rel and (schema is None or vs == schema) and vt.oid:
+                    return RegOid(vt.oid, rel)
+        raise UndefinedTable(f'relation "{name}" does not exist')
+
+    def class_name(self, oid: int) -> RegOid:
+        """oid::regclass."""
+        t = self.catalog.table_by_oid(oid)
+        if t is not None:
+            visible = self._first_visible(t.name, t.schema_oid)
+            s = self.catalog.schema_by_oid(t.schema_oid)
+            return RegOid(oid, t.name if visible or s is None else f"{s.name}.{t.name}")
+        for i in self.catalog.indexes:
+            if i.oid == oid:
+                return RegOid(oid, i.name)
+        for vt in VIRTUAL_TABLES.values():
+            if vt.oid == oid:
+                return RegOid(oid, vt.name)
+        return RegOid(oid)
+
+    def _first_visible(self, name: str, schema_oid: int) -> bool:
+        for s in self._schemas(None):
+            for t in self.catalog.tables:
+                if t.name == name and t.schema_oid == s.oid:
+                    return t.schema_oid == schema_oid
+        return False
+
+    def type_oid(self, name: str) -> RegOid:
+        """'int4'::regtype."""
+        oid = regtype_oid(name)
+        return RegOid(oid, T.TYPES[oid].sql_name if oid in T.TYPES else type_name(oid))
+
+    def type_name(self, oid: int) -> RegOid:
+        """oid::regtype."""
+        info = T.TYPES.get(oid)
+        return RegOid(oid, info.sql_name if info else type_name(oid))
+
+    def namespace_oid(self, name: str) -> RegOid:
+        """'public'::regnamespace."""
+        _, n = _split(name)
+        s = next((s for s in self.catalog.schemas if s.name == n), None)
+        if s is None:
+            raise UndefinedObject(f'schema "{name}" does not exist')
+        return RegOid(s.oid, s.name)
+
+    def namespace_name(self, oid: int) -> RegOid:
+        """oid::regnamespace."""
+        s = self.catalog.schema_by_oid(oid)
+        return RegOid(oid, s.name if s else str(oid))
+
+    def role_oid(self, name: str) -> RegOid:
+        """'postgres'::regrole."""
+        r = next((r for r in self.catalog.roles if r.name == name), None)
+        if r is None:
+            raise UndefinedObject(f'role "{name}" does not exist')
+        return RegOid(r.oid, r.name)
+
+    def role_name(self, oid: int) -> RegOid:
+        """oid::regrole."""
+        r = next((r for r in self.catalog.roles if r.oid == oid), None)
+        return RegOid(oid, r.name if r else str(oid))
+
+    def proc_oid(self, name: str) -> RegOid:
+        """'lower'::regproc."""
+        _, n = _split(name.split("(")[0])
+        for fd in FUNCTIONS.get(n, []):
+            if fd.oid:
+                return RegOid(fd.oid, n)
+        raise UndefinedFunction(f'function "{name}" does not exist')
+
+    def proc_name(self, oid: int) -> RegOid:
+        """oid::regproc."""
+        if oid == 0:
+            return RegOid(0, "-")
+        for name, defs in FUNCTIONS.items():
+            if any(fd.oid == oid for fd in defs):
+                return RegOid(oid, name)
+        return RegOid(oid)
+
+    def converter(self, target: int, from_text: bool):
+        """Returns the value converter for a cast to `target` from text (or from an OID)."""
+        table = {
+            T.REGCLASS: (self.class_oid, self.class_name),
+            T.REGTYPE: (self.type_oid, self.type_name),
+            T.REGNAMESPACE: (self.namespace_oid, self.namespace_name),
+            T.REGROLE: (self.role_oid, self.role_name),
+            T.REGPROC: (self.proc_oid, self.proc_name),
+            T.REGPROCEDURE: (self.proc_oid, self.proc_name),
+        }
+        by_name, by_oid = table[target]
+        if from_text:
+            def conv(v: Any) -> RegOid:
+                s = str(v)
+                return by_oid(int(s)) if s.isdigit() else by_name(s)
+
+            return conv
+        return lambda v: by_oid(int(v))
