@@ -61,15 +61,30 @@ def _immutable(fd: FunctionDef, e: E) -> bool:
         fd, [a.type for a in e.args]) == "i"
 
 
+# what PostgreSQL simplifies when every argument is a constant (eval_const_expressions)
+_SIMPLIFIED = frozenset({"op", "neg", "subscript", "nullif", "pyfunc", "call"})  # NB: no casts
+
+
+def _of_literals(e: E) -> bool:
+    """True for an expression PostgreSQL would fold whose arguments include a parameter that
+    stands for a literal (while `literal_parameters` is on)."""
+    if e.kind not in _SIMPLIFIED or not e.args or not _LITERALS.get():
+        return False
+    if not all(a.kind in ("const", "param") for a in e.args) or all(
+            a.kind == "const" for a in e.args):
+        return False
+    if e.kind == "call":
+        return _immutable(e.data, e)
+    return e.kind != "pyfunc" or e.data[0] not in ("now", "domain")
+
+
 def fold_call(e: E) -> E:
     """`e` itself, or the constant it evaluates to when it is an immutable call of constants."""
-    if e.kind != "call" or any(a.kind != "const" for a in e.args):
-        if (e.kind == "call" and _LITERALS.get() and _immutable(e.data, e)
-                and all(a.kind in ("const", "param") for a in e.args)):
-            raise SharedPlanRefused(f"{e.data.name}() of literals is folded per statement")
-        return e
-    fd = e.data
-    if not _immutable(fd, e):
+    if _of_literals(e):
+        raise SharedPlanRefused("an expression of literals is folded per statement")
+    # NB: casts are not folded here: the binder already converts a constant's value, stable
+    # conversions (date::text) included, so a chain of them would fail where PG's does not
+    if e.kind != "call" or any(a.kind != "const" for a in e.args) or not _immutable(e.data, e):
         return e
     try:
         v = row_function(e)((), None)
