@@ -27,6 +27,7 @@ class SQLError(Exception):
         severity: str | None = None,
         table: str | None = None,
         column: str | None = None,
+        schema: str | None = None,
         constraint: str | None = None,
         routine: str | None = None,
         where: str | None = None,
@@ -38,6 +39,7 @@ class SQLError(Exception):
         self.position = position
         self.table = table
         self.column = column
+        self.schema = schema  # the s field, beside t: the table's schema
         self.constraint = constraint
         self.routine = routine  # PostgreSQL's R field: some clients key their retries on it
         self.where = where  # the W field (CONTEXT): e.g. `COPY t, line 5, column c: "x"`
@@ -178,6 +180,7 @@ def to_fields(exc: BaseException) -> dict[str, str]:
             ("D", exc.detail),
             ("H", exc.hint),
             ("P", None if exc.position is None else str(exc.position)),
+            ("s", exc.schema),
             ("t", exc.table),
             ("c", exc.column),
             ("n", exc.constraint),

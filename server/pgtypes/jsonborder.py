@@ -5,11 +5,12 @@ orders: Object > Array > Boolean > Number > String > Null; an object with more
 pairs > one with fewer, then pairs compared in storage order (keys shorter
 first, then bytewise); an array with more elements > one with fewer, then
 element by element; numbers as numbers, strings bytewise (the C collation).
-A top-level scalar is a one-element "raw scalar" array to PostgreSQL: it sorts
-below every real array and compares with other scalars by type, then value.
+A top-level scalar is a one-element "raw scalar" array to PostgreSQL: the
+element count is compared first, so the empty array sorts below every scalar,
+a one-element array above them, and scalars compare by type, then value.
 
->>> sorted(['{"a": 1}', '[1, 2]', '[3]', '"b"', '10', '2', 'null', 'true', '{}'], key=sort_key)
-['null', '"b"', '2', '10', 'true', '[3]', '[1, 2]', '{}', '{"a": 1}']
+>>> sorted(['{"a": 1}', '[1, 2]', '[3]', '"b"', '10', '2', 'null', 'true', '{}', '[]'], key=sort_key)
+['[]', 'null', '"b"', '2', '10', 'true', '[3]', '[1, 2]', '{}', '{"a": 1}']
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def _key(v: Any) -> tuple[Any, ...]:
 def sort_key(doc: Any) -> tuple[Any, ...]:
     """The sort key of one jsonb value (its text, or an already parsed value)."""
     v = loads(doc) if isinstance(doc, str) else doc
-    if isinstance(v, list | dict):
+    if isinstance(v, list):
+        return (4, len(v), 1, tuple(_key(x) for x in v))
+    if isinstance(v, dict):
         return _key(v)
-    return (4, 0, _key(v))
+    return (4, 1, 0, _key(v))

@@ -342,6 +342,10 @@ _PG_ARRAY_CAST = re.compile(
 # NB: sqlglot fails on a quoted type name with array brackets (`"oid"[]` in CREATE TABLE); a
 # qualified one parses, and pg_catalog. falls back to user types (expr.types.type_by_name)
 _QUOTED_ARRAY_TYPE = re.compile(r"(?P<skip>'(?:[^']|'')*')|\"(?P<name>[a-z_][a-z0-9_]*)\"\s*\[\s*\]")
+# `b oid[]`, `cast(x as regclass[])`: sqlglot reads oid and reg* as a type that takes no brackets
+_BARE_OID_ARRAY = re.compile(
+    r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
+    r"|(?<![\w.\"$])(?P<name>oid|reg[a-z]+)(?P<dims>(?:\s*\[\s*\])+)", re.I)
 # `point '(1,2)'`, `box '(1,1),(0,0)'`, `inet '1.2.3.4'`: typed literals sqlglot does not know
 _PG_TYPED_LITERAL = re.compile(
     r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
@@ -376,6 +380,12 @@ def _negative_scale(m: re.Match[str]) -> str:
 
 def _quoted_array_type(m: re.Match[str]) -> str:
     return m.group(0) if m.group("skip") is not None else f"pg_catalog.{m.group('name')}[]"
+
+
+def _bare_oid_array(m: re.Match[str]) -> str:
+    if m.group("skip") is not None:
+        return m.group(0)
+    return f"pg_catalog.{m.group('name').lower()}{'[]' * m.group('dims').count('[')}"
 
 
 def _pg_typed_literal(m: re.Match[str]) -> str:
@@ -560,6 +570,7 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = _PG_ARRAY_CAST.sub(lambda m: f"::pg_catalog.{m.group(1).lower()}[]", sql)
         if '"' in sql:
             sql = _QUOTED_ARRAY_TYPE.sub(_quoted_array_type, sql)
+        sql = _BARE_OID_ARRAY.sub(_bare_oid_array, sql)
     if "<<=" in sql or ">>=" in sql:
         sql = _CONTAIN_OPS.sub(_contain_op, sql)
     if "-" in sql and ("ecimal" in sql or "umeric" in sql or "ECIMAL" in sql or "UMERIC" in sql):

@@ -532,6 +532,22 @@ insert into nid values ('1', '2', '3_0');
 select count(*) from nid;
 drop table nid;
 """,
+    # Issue 16 audit: bit_count; jsonb's order puts the empty array below every scalar (the
+    # element count is compared before the raw-scalar flag); oid[] and reg*[] column types.
+    "issue16_audit": """
+select bit_count('\\xff01'::bytea), bit_count(B'1011'), bit_count('101'::varbit),
+  bit_count(''::bytea), bit_count(null::bytea), pg_typeof(bit_count('\\x01'::bytea));
+select v from (values ('[]'::jsonb), ('null'), ('[1]'), ('{}'), ('1'), ('[[]]'), ('"x"'),
+  ('[1,2]'), ('true')) t(v) order by v;
+select '[]'::jsonb < 'null'::jsonb, '[]'::jsonb < '[1]'::jsonb, '[1]'::jsonb > '2'::jsonb,
+  '{"a":[]}'::jsonb < '{"a":null}'::jsonb;
+create table aud_oids (a int, b oid[], c regclass[], d "oid"[], e regtype[][]);
+select format_type(atttypid, atttypmod) from pg_attribute
+  where attrelid = 'aud_oids'::regclass and attnum > 0 order by attnum;
+insert into aud_oids values (1, '{1,2}', null, '{3}', null);
+select b, c, d, e, cast('{1}' as oid[]) from aud_oids;
+drop table aud_oids;
+""",
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 
@@ -772,6 +788,37 @@ def _diag_outcomes(dsn: str) -> list:
                 out.append((sql, e.sqlstate, d.message_primary, d.message_detail,
                             d.message_hint))
     return out
+
+
+def _constraint_fields(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("create schema if not exists cfs")
+        c.execute("drop table if exists cfs.ch, cfs.pa")
+        c.execute("create table cfs.pa (a int primary key, b int unique, c int check (c > 0), "
+                  "d int not null)")
+        c.execute("create table cfs.ch (p int references cfs.pa)")
+        c.execute("insert into cfs.pa values (1, 1, 1, 1)")
+        c.execute("insert into cfs.ch values (1)")
+        for sql in ("insert into cfs.pa values (1, 2, 1, 1)", "insert into cfs.pa values (2, 1, 1, 1)",
+                    "insert into cfs.pa values (3, 3, -1, 1)", "insert into cfs.pa values (4, 4, 1, null)",
+                    "insert into cfs.ch values (9)", "delete from cfs.pa"):
+            try:
+                c.execute(sql)
+                out.append((sql, "ok"))
+            except psycopg.Error as e:
+                d = e.diag
+                out.append((sql, e.sqlstate, d.schema_name, d.table_name, d.column_name,
+                            d.constraint_name))
+    return out
+
+
+def test_constraint_errors_name_schema_as_pg15(servers):
+    """23502/23505/23514/23503 carry the s (schema) field beside t, c and n, as PostgreSQL's."""
+    pg, cu = servers
+    expected = _constraint_fields(pg.dsn())
+    assert all(o[2] == "cfs" for o in expected)
+    assert _constraint_fields(cu.dsn()) == expected
 
 
 def test_drop_refused_by_dependents_as_pg15(servers):

@@ -42,13 +42,14 @@ def fk_violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple
                  verb: str) -> None:
     """Raises 23503: parent key `vals` is still referenced through fk."""
     child = s.catalog().existing_table(fk.table_oid)
+    schema = s.catalog().schema_by_oid(child.schema_oid)
     names = ", ".join(parent.table.columns[a - 1].name for a in fk.ref_columns)
     shown = ", ".join(to_text(v) for v in vals)
     raise ForeignKeyViolation(
         f'{verb} on table "{parent.table.name}" violates foreign key constraint "{fk.name}" '
         f'on table "{child.name}"',
         detail=f'Key ({names})=({shown}) is still referenced from table "{child.name}".',
-        table=child.name, constraint=fk.name)
+        table=child.name, constraint=fk.name, schema=schema.name if schema else None)
 
 
 def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, ...]]) -> None:

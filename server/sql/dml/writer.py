@@ -135,6 +135,8 @@ class TableWriter:
     def __init__(self, s: SQLSession, table: Table) -> None:
         cat = s.catalog()
         self.table = table
+        schema = cat.schema_by_oid(table.schema_oid)
+        self.schema = schema.name if schema is not None else None  # the errors' s field
         self.space = table.space
         self.ncols = len(table.columns)
         self.pk = [a - 1 for a in table.primary_key]
@@ -223,7 +225,7 @@ class TableWriter:
                         f'null value in column "{name}" of relation "{self.table.name}" violates '
                         "not-null constraint",
                         detail=f"Failing row contains ({_row_text(row, self.table)}).",
-                        table=self.table.name, column=name)
+                        table=self.table.name, schema=self.schema, column=name)
         if self.domains is not None:
             self.domains.run(out)
         if self.checks:
@@ -265,7 +267,7 @@ class TableWriter:
                     raise CheckViolation(
                         f'new row for relation "{self.table.name}" violates check constraint '
                         f'"{name}"', detail=f"Failing row contains ({_row_text(r, self.table)}).",
-                        table=self.table.name, constraint=name)
+                        table=self.table.name, schema=self.schema, constraint=name)
 
     def check_unique(self, s: SQLSession, txn: Any, keys: list[bytes],
                      rows: list[tuple[Any, ...]], skip_pk: bool = False) -> None:
@@ -347,7 +349,7 @@ class TableWriter:
              exprs: tuple[str, ...] = ()) -> None:
         raise UniqueViolation(
             f'duplicate key value violates unique constraint "{name}"',
-            detail=key_detail(self.table, cols, vals, exprs), table=self.table.name,
+            detail=key_detail(self.table, cols, vals, exprs), table=self.table.name, schema=self.schema,
             constraint=name)
 
     def index_key(self, idx: Index) -> Callable[[tuple[Any, ...]], tuple]:
@@ -396,7 +398,7 @@ class TableWriter:
                     f'insert or update on table "{self.table.name}" violates foreign key '
                     f'constraint "{fk.name}"',
                     detail=f'Key ({names})=({shown}) is not present in table "{parent.name}".',
-                    table=self.table.name, constraint=fk.name)
+                    table=self.table.name, schema=self.schema, constraint=fk.name)
 
     # -- writes -------------------------------------------------------------
 

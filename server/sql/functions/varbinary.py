@@ -201,3 +201,21 @@ def overlay(b: bytes, new: bytes, start: int, count: int) -> bytes:
 def overlay3(b: bytes, new: bytes, start: int) -> bytes:
     """Replaces len(new) bytes from position start (1-based) by new."""
     return overlay(b, new, start, len(new))
+
+
+@register("bit_count", args=[BYTEA], returns=T.INT8)
+def bit_count(b: bytes) -> int:
+    """Returns the number of bits set (PostgreSQL 14's popcount of the bytes)."""
+    return int.from_bytes(bytes(b), "big").bit_count()
+
+
+@register("bit_count", args=[T.BIT], returns=T.INT8)
+def bit_count_bits(v: str) -> int:
+    """Returns the number of 1 bits of a bit string (bits are held as '0'/'1' text)."""
+    return v.count("1")
+
+
+@register("bit_count", args=[T.VARBIT], returns=T.INT8)
+def bit_count_varbits(v: str) -> int:
+    """bit_count on bit varying: the same count (PostgreSQL's varbit is binary-coercible to bit)."""
+    return v.count("1")
