@@ -76,6 +76,11 @@ CASES = [
      "WHERE k IS NULL OR k > 1", "Semi Join", "SubPlan"),
     ("SELECT a.id, c.id FROM a, c WHERE a.k = c.k AND a.v < 'z' AND "
      "c.id = (SELECT min(c2.id) FROM c c2 WHERE c2.k = a.k)", "Semi Join", "SubPlan"),
+    # ... or the keys an IN keeps (TPC-H Q20's shape: the filter goes above the semi join)
+    ("SELECT id FROM a WHERE k IN (SELECT k FROM c WHERE id > 1) "
+     "AND id > (SELECT count(*) FROM b WHERE b.k = a.k)", "(b.k = c.k)", "SubPlan"),
+    ("SELECT id FROM a WHERE k IN (SELECT k FROM c WHERE id < 4) AND v IS NOT NULL "
+     "AND 20 > (SELECT sum(w) FROM b WHERE b.k = a.k AND b.id <> 2)", JOINED, "SubPlan"),
     # stays a subquery: a non-equality correlation, GROUP BY, LIMIT, no aggregate
     ("SELECT id, (SELECT sum(w) FROM b WHERE b.w > a.id) FROM a", "SubPlan", None),
     ("SELECT id, (SELECT sum(w) FROM b WHERE b.k = a.k GROUP BY b.k) FROM a", "SubPlan", None),

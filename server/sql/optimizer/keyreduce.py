@@ -39,7 +39,7 @@ from ..expr.bound import E, col
 from ..expr.codegen import conjuncts
 from ..plan import nodes as N
 from .pushdown_join_filters import conj_all
-from .semijoin import _SUBPLANS
+from .semijoin import _SUBPLANS, _node_exprs
 from .stats import estimate
 
 KEEP = 0.5  # apply only when the copied conjuncts are expected to keep at most this share
@@ -63,20 +63,26 @@ def _shift(e: E, by: int) -> E:
     return E(e.kind, e.data, [_shift(a, by) for a in e.args], e.type, e.typmod, e.name, e.fields)
 
 
-def _trace(node: N.Node, i: int) -> tuple[N.Scan, int, list[E]] | None:
+def _trace(node: N.Node, i: int) -> tuple[N.Scan, int, list[E]] | tuple[N.Node, int] | None:
     """The base scan producing column `i` of `node`, where its columns start in `node`'s row,
-    and the conjuncts over that scan's columns alone that every row of `node` passed."""
+    and the conjuncts over that scan's columns alone that every row of `node` passed; or
+    (plan, j) when a semi join keeps only values of `i` that column j of that uncorrelated
+    plan holds (TPC-H Q20's `ps_partkey IN (SELECT p_partkey ... LIKE 'forest%')`)."""
     if isinstance(node, N.Scan):
         plain = node.lo is None and node.hi is None and node.ir is None and node.limit is None
         return (node, 0, []) if plain and node.aggregate is None else None
     if isinstance(node, N.Filter):
         found = _trace(node.child, i)
-        if found is None:
-            return None
+        if found is None or len(found) == 2:
+            return found
         scan, at, conds = found
         return scan, at, conds + _local(node.pred, scan, at)
     if isinstance(node, N.Join) and not node.lateral:
         nl = len(node.left.cols)
+        if i < nl and node.kind == "semi":
+            j = _semi_key(node, i)
+            if j is not None:
+                return node.right, j
         if i < nl and node.kind in ("inner", "cross", "left", "semi", "anti"):
             found = _trace(node.left, i)
             shift = 0
@@ -85,14 +91,53 @@ def _trace(node: N.Node, i: int) -> tuple[N.Scan, int, list[E]] | None:
             shift = nl
         else:
             return None
-        if found is None:
-            return None
+        if found is None or len(found) == 2:
+            return found if shift == 0 else None
         scan, at, conds = found
         at += shift
         if node.kind in ("inner", "cross") and node.cond is not None:
             conds = conds + _local(node.cond, scan, at)
         return scan, at, conds
     return None
+
+
+def _semi_key(join: N.Join, i: int) -> int | None:
+    """Column j of the semi join's right side if its condition has `left i = right j` and
+    the right side is a plain, uncorrelated plan that can be copied."""
+    nl = len(join.left.cols)
+    if join.null_aware or join.cond is None or not _copyable(join.right):
+        return None
+    for c in conjuncts(join.cond):
+        if c.kind != "op" or c.data != "=" or len(c.args) != 2:
+            continue
+        a, b = c.args
+        for x, y in ((a, b), (b, a)):
+            if x.kind == "col" and x.data == i and y.kind == "col" and y.data >= nl \
+                    and x.type == y.type:
+                return y.data - nl
+    return None
+
+
+def _copyable(plan: N.Node) -> bool:
+    for n in N.walk(plan):
+        if not isinstance(n, (N.Scan, N.Filter, N.Project, N.Join)) or \
+                (isinstance(n, N.Join) and n.lateral):
+            return False
+        if any(not _stable(e) for e in _node_exprs(n)):
+            return False
+    return True
+
+
+def _clone(plan: N.Node) -> N.Node:
+    """A copy of a plan made of `_copyable` nodes: rules rewrite nodes in place, so the
+    reducer may not share them with the enclosing plan."""
+    new = dataclasses.replace(plan)
+    for k, v in vars(plan).items():
+        if isinstance(v, N.Node):
+            setattr(new, k, _clone(v))
+        elif isinstance(v, list):
+            setattr(new, k, list(v))
+    return new
 
 
 def _local(pred: E | None, scan: N.Scan, at: int) -> list[E]:
@@ -114,6 +159,16 @@ def reduce_groups(source: N.Node, enclosing: N.Node, eqs: list[tuple[E, E]]) -> 
         found = _trace(enclosing, outer.data)
         if found is None:
             continue
+        if len(found) == 2:
+            plan, j = found
+            if estimate(plan) > KEEP * estimate(source):
+                continue
+            pc = plan.cols[j]
+            reducer = N.Project([pc], child=_clone(plan),
+                                exprs=[col(j, pc.type, pc.name, pc.typmod)])
+            key = col(len(source.cols), pc.type, pc.name, pc.typmod)
+            cond = E("op", "=", [inner, key], 16)
+            return N.Join(list(source.cols), left=source, right=reducer, kind="semi", cond=cond)
         scan, at, conds = found
         if not conds:
             continue

@@ -48,6 +48,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ...pgtypes import oids as T
@@ -259,8 +260,23 @@ def _subqueries(exprs: list[E]) -> list[E]:
     return [x for e in exprs for x in e.walk() if x.kind == "subquery"]
 
 
+def _filter_above_semi(node: N.Node) -> N.Node:
+    """`semijoin` puts its join above a Filter of the remaining conjuncts; one holding a
+    scalar subquery goes above the semi join instead (a filter on the left row commutes
+    with a semi join), so the subquery's outer keys are seen to come from the semi join
+    (`keyreduce`: TPC-H Q20's `ps_partkey IN (...)` bounds the lineitem aggregate)."""
+    if isinstance(node, N.Join) and node.kind == "semi" and not node.null_aware \
+            and not node.lateral and isinstance(node.left, N.Filter) \
+            and _subqueries([node.left.pred]):
+        f = node.left
+        return N.Filter(list(node.cols), child=dataclasses.replace(node, left=f.child),
+                        pred=f.pred)
+    return node
+
+
 def scalar_subquery(plan: N.Node, ctx: Any) -> N.Node:
     """Turns qualifying correlated scalar subqueries of Filters and Projects into left joins."""
+    plan = N.transform(plan, _filter_above_semi)
 
     def fn(node: N.Node) -> N.Node:
         if isinstance(node, N.Filter):
