@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import SQLError
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..kwlist import keywords
 from .registry import VIRTUAL_TABLES
 
 SYSTEM_SCHEMAS = (
@@ -173,8 +174,6 @@ def names(cat: M.CatalogSnapshot) -> Names:
 @cache
 def _quoted_keywords() -> frozenset[str]:
     """Keywords quote_ident must quote: every category but the unreserved one."""
-    from ..functions.keywords import keywords  # NB: lazy, the function package imports us
-
     return frozenset(word for word, code, _ in keywords() if code != "U")
 
 
