@@ -533,7 +533,8 @@ select count(*) from nid;
 drop table nid;
 """,
     # Issue 16 audit: bit_count; jsonb's order puts the empty array below every scalar (the
-    # element count is compared before the raw-scalar flag); oid[] and reg*[] column types.
+    # element count is compared before the raw-scalar flag); oid[] and reg*[] column types;
+    # the geometric constructors and measures (point(x, y), area, center, ...).
     "issue16_audit": """
 select bit_count('\\xff01'::bytea), bit_count(B'1011'), bit_count('101'::varbit),
   bit_count(''::bytea), bit_count(null::bytea), pg_typeof(bit_count('\\x01'::bytea));
@@ -547,6 +548,14 @@ select format_type(atttypid, atttypmod) from pg_attribute
 insert into aud_oids values (1, '{1,2}', null, '{3}', null);
 select b, c, d, e, cast('{1}' as oid[]) from aud_oids;
 drop table aud_oids;
+select point(1,2), point(1.5, 2), point(-0.1::float8, 1e20), box(point(0,0), point(1,1)), circle(point(0,0), 2), lseg(point(0,0), point(1,1));
+select area(box '((0,0),(2,3))'), area(circle '<(1,1),2>'), center(box '((0,0),(2,3))'), center(circle '<(1,1),2>');
+select radius(circle '<(1,1),2>'), diameter(circle '<(1,1),2.5>'), width(box '((0,0),(2,3))'), height(box '((0,0),(2,3))');
+select diagonal(box '((0,0),(2,3))'), npoints(polygon '((0,0),(1,0),(1,1))'), npoints(path '[(0,0),(1,1)]');
+select isclosed(path '((0,0),(1,1))'), isopen(path '((0,0),(1,1))'), pclose(path '[(0,0),(1,1)]'), popen(path '((0,0),(1,1))');
+select length(lseg '[(0,0),(3,4)]'), polygon(box '((0,0),(2,3))'), length('abc'), length('\x01'::bytea);
+select point(null, 1), circle(point(0,0), -1);
+select area(box '((0.1,0.2),(0.7,0.9))'), center(box '((0.1,0.2),(0.7,0.9))');
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too

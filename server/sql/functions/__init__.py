@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (imported to register)
     catalogfns,
     cryptofns,
     formatting,
+    geomfns,
     hstorefns,
     intervalfns,
     isotest,
