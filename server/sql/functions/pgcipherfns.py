@@ -45,6 +45,7 @@ def _cipher(kind: str, key: bytes, iv: bytes | None) -> tuple[Any, int, bool]:
         raise InvalidParameterValue(f'Cannot use "{kind}": No such cipher algorithm')
     if alg in _LEGACY:
         raise SQLError("encrypt error: Cipher cannot be initialized", sqlstate="39000")
+    algo: TripleDES | algorithms.AES
     if alg == "3des":
         block, algo = 8, TripleDES(key[:24].ljust(24, b"\0"))
     else:

@@ -78,7 +78,7 @@ def _crypt(password: str, salt: str) -> str:
 
 def _b64(data: bytes, alphabet: str) -> str:
     """crypt's base 64: 6 bits at a time, least significant first (as _crypt_to64 does)."""
-    out = []
+    out: list[str] = []
     for i in range(0, len(data), 3):
         chunk = data[i:i + 3]
         v = int.from_bytes(chunk, "little")
@@ -93,7 +93,7 @@ def _bf64(data: bytes) -> str:
     return "".join(_BF64[int(bits[i:i + 6], 2)] for i in range(0, len(bits), 6))
 
 
-def _rounds_error() -> InvalidParameterValue:
+def _rounds_error() -> SQLError:
     return InvalidParameterValue("gen_salt: Incorrect number of rounds")
 
 
