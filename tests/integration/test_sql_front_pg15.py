@@ -534,7 +534,8 @@ drop table nid;
 """,
     # Issue 16 audit: bit_count; jsonb's order puts the empty array below every scalar (the
     # element count is compared before the raw-scalar flag); oid[] and reg*[] column types;
-    # the geometric constructors and measures (point(x, y), area, center, ...).
+    # the geometric constructors and measures (point(x, y), area, center, ...);
+    # json(b)_populate_record, in FROM and as a value, on a table's row type and a composite.
     "issue16_audit": """
 select bit_count('\\xff01'::bytea), bit_count(B'1011'), bit_count('101'::varbit),
   bit_count(''::bytea), bit_count(null::bytea), pg_typeof(bit_count('\\x01'::bytea));
@@ -556,6 +557,22 @@ select isclosed(path '((0,0),(1,1))'), isopen(path '((0,0),(1,1))'), pclose(path
 select length(lseg '[(0,0),(3,4)]'), polygon(box '((0,0),(2,3))'), length('abc'), length('\x01'::bytea);
 select point(null, 1), circle(point(0,0), -1);
 select area(box '((0.1,0.2),(0.7,0.9))'), center(box '((0.1,0.2),(0.7,0.9))');
+create table jpr (a int, b text, c numeric, d bool, e int[], f jsonb, g date);
+select * from json_populate_record(null::jpr, '{"a": 3, "b": "q", "c": 1.50, "d": true, "e": [1,2], "f": {"x": [1]}, "g": "2020-01-02", "zz": 1}');
+select * from jsonb_populate_record(null::jpr, '{"a": 3, "b": "q"}');
+select jsonb_populate_record(row(1,'x',2,false,null,null,null)::jpr, '{"b": null, "c": 7}');
+select (json_populate_record(null::jpr, '{"a": 5}')).a;
+create type jpair as (a int, b text);
+select * from jsonb_populate_record(null::jpair, '{"a": 3, "b": "q"}');
+select json_populate_record(null::jpair, '{"a": 3}');
+select * from json_populate_record(null::jpair, '[1]');
+select * from json_populate_record(null::jpair, '{"a": "x"}');
+select * from json_populate_record(null::jpair, '{"a": 1.5}');
+select * from json_populate_record(null::jpair, null);
+select * from json_populate_record(1, '{}');
+select t.a from jpr p, jsonb_populate_record(null::jpair, '{"a": 9}') t;
+drop table jpr;
+drop type jpair;
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too

@@ -46,7 +46,7 @@ from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog.ddltext import format_type
 from . import codegen as cg
-from . import colnames, domaincheck, extops, hstorerows, namedargs, usertypes, wholerow
+from . import colnames, domaincheck, extops, hstorerows, jsonrows, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -1211,6 +1211,10 @@ class Binder(SpecialForms):
             return wholerow.row_of(args)
         if name in hstorerows.ROW_FUNCTIONS:  # hstore(record), populate_record(r, h)
             call = hstorerows.row_function(name, args, self.params)
+            if call is not None:
+                return call
+        if name in jsonrows.ROW_FUNCTIONS:  # json(b)_populate_record(r, j)
+            call = jsonrows.row_function(name, args, self.params)
             if call is not None:
                 return call
         if name in usertypes.ENUM_FUNCTIONS:
