@@ -88,8 +88,6 @@ class Interval(dt.timedelta):
         return f"Interval(months={self.months}, day={self.day}, time={self.time})"
 
     def __str__(self) -> str:
-        from .intervaltext import format_postgres
-
         return format_postgres(self)
 
     # -- PostgreSQL's interval operators ------------------------------------------
@@ -492,3 +490,35 @@ def trunc(unit: str, v: dt.timedelta) -> Interval | None:
         return None
     return Interval(year * 12 + mon, mday,
                     ((hour * 60 + mi) * 60 + sec) * USECS_PER_SEC + usec)
+
+
+# -- the `postgres` output style (IntervalStyle's default; the others are in intervaltext) --
+
+
+def seconds_text(sec: int, fsec: int, fill: bool) -> str:
+    """Seconds and microseconds as interval output prints them (`05`, `5.25`)."""
+    out = f"{abs(sec):02d}" if fill else str(abs(sec))
+    if fsec:
+        out += "." + f"{abs(fsec):06d}".rstrip("0")
+    return out
+
+
+def plural(n: int) -> str:
+    """The plural ending of a unit name for n."""
+    return "" if n == 1 else "s"
+
+
+def format_postgres(v: Any) -> str:
+    """The `postgres` style: '1 year 2 mons -3 days +04:05:06'."""
+    year, mon, mday, hour, mi, sec, fsec = fields(v)
+    out: list[str] = []
+    is_before = False
+    for value, unit in ((year, "year"), (mon, "mon"), (mday, "day")):
+        if value:
+            out.append(f"{'+' if is_before and value > 0 else ''}{value} {unit}{plural(value)}")
+            is_before = value < 0
+    if not out or hour or mi or sec or fsec:
+        minus = hour < 0 or mi < 0 or sec < 0 or fsec < 0
+        sign = "-" if minus else "+" if is_before else ""
+        out.append(f"{sign}{abs(hour):02d}:{abs(mi):02d}:{seconds_text(sec, fsec, True)}")
+    return " ".join(out)

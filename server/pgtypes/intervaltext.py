@@ -37,37 +37,13 @@ from .interval import (
     Interval,
     adjust,
     fields,
+    format_postgres,
+    plural,
+    seconds_text,
     typmod_parts,
 )
 
 # -- output ------------------------------------------------------------------------------
-
-
-def _seconds(sec: int, fsec: int, fill: bool) -> str:
-    out = f"{abs(sec):02d}" if fill else str(abs(sec))
-    if fsec:
-        out += "." + f"{abs(fsec):06d}".rstrip("0")
-    return out
-
-
-def _plural(n: int) -> str:
-    return "" if n == 1 else "s"
-
-
-def format_postgres(v: Any) -> str:
-    """The `postgres` style: '1 year 2 mons -3 days +04:05:06'."""
-    year, mon, mday, hour, mi, sec, fsec = fields(v)
-    out: list[str] = []
-    is_before = False
-    for value, unit in ((year, "year"), (mon, "mon"), (mday, "day")):
-        if value:
-            out.append(f"{'+' if is_before and value > 0 else ''}{value} {unit}{_plural(value)}")
-            is_before = value < 0
-    if not out or hour or mi or sec or fsec:
-        minus = hour < 0 or mi < 0 or sec < 0 or fsec < 0
-        sign = "-" if minus else "+" if is_before else ""
-        out.append(f"{sign}{abs(hour):02d}:{abs(mi):02d}:{_seconds(sec, fsec, True)}")
-    return " ".join(out)
 
 
 def format_verbose(v: Any) -> str:
@@ -84,7 +60,7 @@ def format_verbose(v: Any) -> str:
             value = abs(value)
         elif is_before:
             value = -value
-        out += f" {value} {unit}{_plural(value)}"
+        out += f" {value} {unit}{plural(value)}"
         is_zero = False
     if sec or fsec:
         out += " "
@@ -95,7 +71,7 @@ def format_verbose(v: Any) -> str:
                 out += "-"
         elif is_before:
             out += "-"
-        out += _seconds(sec, fsec, False) + f" sec{'s' if abs(sec) != 1 or fsec else ''}"
+        out += seconds_text(sec, fsec, False) + f" sec{'s' if abs(sec) != 1 or fsec else ''}"
         is_zero = False
     if is_zero:
         out += " 0"
@@ -118,11 +94,11 @@ def format_sql_standard(v: Any) -> str:
         ds = "-" if mday < 0 else "+"
         ts = "-" if hour < 0 or mi < 0 or sec < 0 or fsec < 0 else "+"
         return (f"{ys}{abs(year)}-{abs(mon)} {ds}{abs(mday)} {ts}{abs(hour)}:{abs(mi):02d}:"
-                f"{_seconds(sec, fsec, True)}")
+                f"{seconds_text(sec, fsec, True)}")
     prefix = "-" if has_neg else ""
     if has_ym:
         return f"{prefix}{abs(year)}-{abs(mon)}"
-    clock = f"{abs(hour)}:{abs(mi):02d}:{_seconds(sec, fsec, True)}"
+    clock = f"{abs(hour)}:{abs(mi):02d}:{seconds_text(sec, fsec, True)}"
     return f"{prefix}{abs(mday)} {clock}" if mday else prefix + clock
 
 
@@ -135,7 +111,7 @@ def format_iso_8601(v: Any) -> str:
     if hour or mi or sec or fsec:
         out += "T" + "".join(f"{n}{u}" for n, u in ((hour, "H"), (mi, "M")) if n)
         if sec or fsec:
-            out += ("-" if sec < 0 or fsec < 0 else "") + _seconds(sec, fsec, False) + "S"
+            out += ("-" if sec < 0 or fsec < 0 else "") + seconds_text(sec, fsec, False) + "S"
     return out
 
 

@@ -27,7 +27,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("kivi/columnar/aggregate.py", "pyarrow.compute"): "~0.2 s; most KiVi nodes never need it",
     ("sql/expr/functions.py", "importlib"): "loads the function library on first resolution",
     # -- debt: cycles not yet broken ---------------------------------------------------------
-    ("pgtypes/interval.py", ".intervaltext"): "debt: Interval.__str__ <-> intervaltext",
     ("pgtypes/zones.py", ".text"): "debt: zones <-> text (interval settings)",
     ("sql/expr/bound.py", ".types"): "debt: types -> usertypes -> bound",
     ("sql/functions/catalogfns.py", "..pgcatalog.relations"): "debt: functions <-> pgcatalog",
