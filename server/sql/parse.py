@@ -47,6 +47,8 @@ _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark
 # NB: sqlglot files make_interval's named arguments under its own slots, losing their written
 # order; as a plain call they keep it (expr.namedargs puts them in place).
 _PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "MAKE_INTERVAL"}
+# NB: sqlglot reads substr(...) as SUBSTRING; as a plain call it keeps its name (the column's)
+_PG_PARSER.FUNCTIONS["SUBSTR"] = lambda args: exp.Anonymous(this="substr", expressions=args)
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize

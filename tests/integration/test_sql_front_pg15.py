@@ -535,7 +535,8 @@ drop table nid;
     # Issue 16 audit: bit_count; jsonb's order puts the empty array below every scalar (the
     # element count is compared before the raw-scalar flag); oid[] and reg*[] column types;
     # the geometric constructors and measures (point(x, y), area, center, ...);
-    # json(b)_populate_record, in FROM and as a value, on a table's row type and a composite.
+    # json(b)_populate_record, in FROM and as a value, on a table's row type and a composite;
+    # substr(...) keeps its name as the column's (sqlglot read it as substring).
     "issue16_audit": """
 select bit_count('\\xff01'::bytea), bit_count(B'1011'), bit_count('101'::varbit),
   bit_count(''::bytea), bit_count(null::bytea), pg_typeof(bit_count('\\x01'::bytea));
@@ -573,6 +574,13 @@ select * from json_populate_record(1, '{}');
 select t.a from jpr p, jsonb_populate_record(null::jpair, '{"a": 9}') t;
 drop table jpr;
 drop type jpair;
+select substr('abcd', 2), substr('abcd', 2, 1), substring('abc' from 2), substr('\x010203'::bytea, 2), substr('abc', 0, 2);
+select substr('abc', 1, -1);
+select substr(null, 1), substr(123, 1);
+create table jss (a text);
+insert into jss values ('hello');
+select substr(a, 2, 3) from jss where substr(a, 1, 1) = 'h';
+drop table jss;
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
