@@ -32,11 +32,15 @@ from .. import oplog, waits
 from ..errors import (
     ActiveSQLTransaction,
     AdminShutdown,
+    FeatureNotSupported,
     InFailedSQLTransaction,
+    NumericValueOutOfRange,
     ObjectNotInPrerequisiteState,
     QueryCanceled,
     ReadOnlySQLTransaction,
     SQLError,
+    SyntaxError_,
+    UndefinedParameter,
     UndefinedTable,
 )
 from ..pgwire.backend import Column, Prepared, Result
@@ -45,6 +49,7 @@ from . import batchexec
 from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
+from .cursors import close_at_txn_end, materialize_held
 from .ddl.oncommitrun import before_commit
 from .dml import deferred
 from .errpos import locate_literal, semicolon_after
@@ -54,7 +59,7 @@ from .expr.constfold import literal_parameters
 from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
-from .parse import PlanCache, normalize, split_statements
+from .parse import PlanCache, normalize, split_statements, strip_leading_comments
 from .plan.pointread import constant_row, tableless
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
@@ -208,8 +213,6 @@ class SQLSession:
         """Parses and analyses one statement for the extended protocol."""
         texts = split_statements(sql)
         if len(texts) > 1:
-            from ..errors import SyntaxError_
-
             raise SyntaxError_("cannot insert multiple commands into a prepared statement")
         if not texts:
             return Prepared(sql, list(param_oids), None, None)
@@ -300,8 +303,6 @@ class SQLSession:
         stmt = prepared.handle
         new = self.revalidate(stmt)
         if new is not stmt and _shape(new.columns) != _shape(stmt.columns):
-            from ..errors import FeatureNotSupported
-
             # NB: the client decodes with the RowDescription it already has
             raise FeatureNotSupported("cached plan must not change result type",
                                       routine="RevalidateCachedQuery")
@@ -670,8 +671,6 @@ class SQLSession:
     def commit_txn(self) -> None:
         """Commits the open transaction (if any) and leaves the transaction block."""
         if self.cursors and self.txn is not None:
-            from .cursors import materialize_held
-
             materialize_held(self)
         if self.txn is not None and deferred.pending(self):
             try:  # DEFERRABLE INITIALLY DEFERRED foreign keys: checked now (23503 rolls back)
@@ -746,8 +745,6 @@ class SQLSession:
         values["transaction_read_only"] = values["default_transaction_read_only"]
         values["transaction_deferrable"] = values["default_transaction_deferrable"]
         if self.cursors:
-            from .cursors import close_at_txn_end
-
             close_at_txn_end(self)
 
     # -- the catalog as this session sees it ------------------------------
@@ -844,8 +841,6 @@ class SQLSession:
         seq = self.sequence(seq_oid)
         check_sequence(self, seq, "w")
         if value < seq.min_value or value > seq.max_value:
-            from ..errors import NumericValueOutOfRange
-
             raise NumericValueOutOfRange(
                 f'setval: value {value} is out of bounds for sequence "{seq.name}" '
                 f"({seq.min_value}..{seq.max_value})")
@@ -861,8 +856,6 @@ def _shift_position(e: BaseException, message: str, start: int, text: str) -> No
     Statements are analysed one by one, without their leading comments, so positions
     arrive relative to that text.
     """
-    from .parse import strip_leading_comments
-
     if not isinstance(e, SQLError) or e.position is None or start < 0:
         return
     skipped = len(text) - len(strip_leading_comments(text))
@@ -896,8 +889,6 @@ class _Normalized:
 def _no_params(stmt: Stmt, text: str) -> Stmt:
     """A Query message cannot bind `$1`: 42P02, as PostgreSQL says at parse analysis."""
     if stmt.param_oids:
-        from ..errors import UndefinedParameter
-
         m = re.search(r"\$(\d+)", text)
         raise UndefinedParameter(f"there is no parameter ${m.group(1) if m else 1}")
     return stmt

@@ -41,10 +41,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("sql/functions/sysinfo.py", ".regcasts"): "debt: functions <-> pgcatalog",
     ("sql/pgcatalog/ddltext.py", "..ddl.indexkeys"): "debt: indexkeys -> functions -> ddltext",
     ("sql/pgcatalog/relations.py", "..ddl.indexkeys"): "debt: indexkeys -> pgcatalog",
-    # -- debt: no cycle, in modules other work was editing when this list was made -----------
-    ("sql/session.py", "..errors"): "debt: hoistable",
-    ("sql/session.py", ".cursors"): "debt: hoistable",
-    ("sql/session.py", ".parse"): "debt: hoistable",
 }
 
 
