@@ -252,7 +252,6 @@ def _rel_oid(ctx: Any, rel: Any) -> int | None:
 
 def _relation_bytes(ctx: Any, oid: int) -> int | None:
     """The main fork of a relation in bytes (relpages' estimate); None for no relation."""
-    from ..pgcatalog.names import names
     from ..pgcatalog.stats import class_counts, index_counts
 
     cat = ctx.catalog
