@@ -37,6 +37,10 @@ from . import srflift
 STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
 
 
+# types PostgreSQL 15 has no btree min/max for: 42883, where comparing them would answer
+_NO_MIN_MAX = frozenset((T.BOOL, T.BYTEA, T.JSON, T.JSONB, T.UUID, 600, 601, 602, 603, 604, 628, 718))
+
+
 def agg_type(func: str, arg: int) -> int:
     """Returns an aggregate's result type for its argument type, as PostgreSQL's pg_aggregate."""
     if func in ("count", "count_star"):
@@ -178,7 +182,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                 bargs[0] = coerce(bargs[0], T.FLOAT8 if name in STATISTICAL else T.TEXT,
                                   params=planner.params)  # $1 no type (42P18 if none else)
         if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
-                                                     or bargs[0].type == T.INTERVAL):
+                                                     or bargs[0].type == T.INTERVAL) \
+                or name in ("min", "max") and bargs and bargs[0].type in _NO_MIN_MAX:
             raise UndefinedFunction(
                 f"function {name}({ty.type_name(bargs[0].type)}) does not exist",
                 hint="No function matches the given name and argument types. "
