@@ -34,7 +34,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("sql/functions/regcasts.py", "..pgcatalog.rowtypes"): "debt: functions <-> pgcatalog",
     ("sql/functions/regcasts.py", "..pgcatalog.runtime"): "debt: functions <-> pgcatalog",
     ("sql/functions/sysinfo.py", "..pgcatalog.ddltext"): "debt: functions <-> pgcatalog",
-    ("sql/functions/sysinfo.py", "..pgcatalog.names"): "debt: functions <-> pgcatalog",
     ("sql/functions/sysinfo.py", "..pgcatalog.runtime"): "debt: functions <-> pgcatalog",
     ("sql/functions/sysinfo.py", "..pgcatalog.stats"): "debt: functions <-> pgcatalog",
     ("sql/functions/sysinfo.py", "..pgcatalog.systypes"): "debt: functions <-> pgcatalog",
