@@ -38,6 +38,8 @@ def begin(s: SQLSession, modes: dict[str, Any], tag: str = "BEGIN") -> Result:
     """BEGIN / START TRANSACTION (the tag is the command's own, as in PostgreSQL)."""
     if s.in_block:
         s.notice("there is already a transaction in progress", "WARNING", "25001")
+        if modes:  # NB: PostgreSQL still applies the modes, as SET TRANSACTION would
+            set_transaction(s, modes)
         return Result(tag)
     if s.txn is not None and modes.get("isolation", s.txn.isolation) != s.txn.isolation:
         # statements earlier in this Query message already run in the transaction

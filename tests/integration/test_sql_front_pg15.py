@@ -9,6 +9,7 @@ position, so a second client sees the same SQLSTATE, message and P field.
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 
 import asyncpg
 import pg8000.native
@@ -125,6 +126,20 @@ create view nv as select a::numeric(3,-1) as x, c from n;
 select * from nv order by x;
 select format_type(atttypid, atttypmod) from pg_attribute
   where attrelid = 'nv'::regclass and attnum > 0 order by attnum;
+""",
+    # RETURNING shows the row as stored: after the columns' typmods (numeric(10,2) given
+    # 1.555 returns 1.56), with and without a generated column, in every INSERT form.
+    "returning_after_typmods": """
+create table rt (id serial primary key, n numeric(10,2), v varchar(3), c char(4), ts timestamp(0));
+insert into rt (n, v, c, ts) values (1.555, 'ab', 'x', '2020-01-01 10:00:00.7') returning *;
+insert into rt (n) values (2.345), (3.335) returning id, n;
+insert into rt (n) select 4.445 returning n;
+insert into rt (id, n) values (1, 9.999) on conflict (id) do update set n = excluded.n returning n;
+insert into rt (id, n) values (50, 5.555) on conflict (id) do nothing returning n;
+update rt set n = n + 0.001, ts = '2021-02-03 04:05:06.5' where id = 2 returning n, ts;
+delete from rt where id = 3 returning n;
+create table rg (n numeric(5,1), g numeric generated always as (n * 2) stored);
+insert into rg values (3.37) returning *;
 """,
     # ADD COLUMN's default is coerced to the column's typmod for the existing rows.
     "add_column_default_typmod": """
@@ -537,7 +552,8 @@ drop table nid;
     # the geometric constructors and measures (point(x, y), area, center, ...);
     # json(b)_populate_record, in FROM and as a value, on a table's row type and a composite;
     # substr(...) keeps its name as the column's (sqlglot read it as substring); no min/max
-    # over bool, bytea, json(b), uuid or the geometric types (42883, as PostgreSQL 15).
+    # over bool, bytea, json(b), uuid or the geometric types (42883, as PostgreSQL 15); a BEGIN
+    # inside a block still applies its modes (or 25001 after a query), as SET TRANSACTION.
     "issue16_audit": """
 select bit_count('\\xff01'::bytea), bit_count(B'1011'), bit_count('101'::varbit),
   bit_count(''::bytea), bit_count(null::bytea), pg_typeof(bit_count('\\x01'::bytea));
@@ -592,6 +608,22 @@ select max(x), min(x) from (values (1), (2)) t(x);
 select max(x), min(x) from (values ('a'), ('b')) t(x);
 select max(x), min(x) from (values (array[1]), (array[2])) t(x);
 select max(x) from (values ('1.2.3.4'::inet)) t(x);
+create table jlk2 (id int);
+insert into jlk2 values (1);
+begin;
+begin isolation level repeatable read;
+show transaction_isolation;
+commit;
+begin;
+set transaction isolation level serializable;
+show transaction_isolation;
+commit;
+begin;
+select 1;
+begin isolation level repeatable read;
+show transaction_isolation;
+commit;
+drop table jlk2;
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
@@ -633,6 +665,35 @@ def test_asyncpg_sees_the_same_errors(servers, name):
     got = asyncio.run(_asyncpg_errors(cu.dsn(dbname=db), SCRIPTS[name]))
     assert any(x[1] != "ok" for x in expected)
     assert got == expected
+
+
+async def _asyncpg_returning(dsn: str) -> list:
+    """RETURNING of prepared INSERT, executemany-style batches and UPDATE with bound
+    values: the stored row, after typmods."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("drop table if exists rtp; create table rtp"
+                           " (id int primary key, n numeric(10,2), c char(3))")
+        out = [await conn.fetch("insert into rtp values ($1, $2, $3) returning *",
+                                1, Decimal("1.555"), "a")]
+        out.append(await conn.fetch("insert into rtp values ($1, $2, 'b'), ($3, $4, 'c')"
+                                    " returning n, c", 2, Decimal("2.345"), 3, Decimal("-0.005")))
+        out.append(await conn.fetch("update rtp set n = $1 where id = $2 returning *",
+                                    Decimal("7.777"), 1))
+        out.append(await conn.fetch("update rtp set n = n * $1 returning id, n",
+                                    Decimal("1.001")))
+        out.append(await conn.fetch("insert into rtp values ($1, $2) on conflict (id)"
+                                    " do update set n = excluded.n returning n", 2, 9.999))
+        return [sorted(tuple(r) for r in rows) for rows in out]  # NB: heap order differs
+    finally:
+        await conn.close()
+
+
+def test_returning_with_parameters_shows_stored_rows(servers):
+    pg, cu = servers
+    expected = asyncio.run(_asyncpg_returning(pg.dsn()))
+    assert expected[0] == [(1, Decimal("1.56"), "a  ")]
+    assert asyncio.run(_asyncpg_returning(cu.dsn())) == expected
 
 
 async def _asyncpg_params(dsn: str) -> list:
