@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, count, islice
 from operator import and_, itemgetter, lt
 from typing import Any
@@ -335,6 +335,23 @@ class Snapshot:
             self._views = views
             self._packs = []
         return views
+
+    def views_where(self, keep: Callable[[Pack], bool]) -> Iterator[PackView]:
+        """The `views` of the packs `keep` accepts, their masks computed only for those: a
+        scan whose zone maps rule out most packs (a key range: the freshness probe's
+        `id > n`) skips a full-length visibility compare per pack (10M rows, 1% updated:
+        every pack has stamps)."""
+        if self._views is not None:
+            yield from (v for v in self._views if keep(v.pack))
+            return
+        ts = self._ts
+        for p in self._packs:
+            if keep(p):
+                m = p.visible(ts)
+                if m is None or m.any():
+                    yield PackView(p, m)
+        if self._tail is not None and keep(self._tail):
+            yield PackView(self._tail, None)
 
     def rows(self) -> list[Row]:
         """The visible rows as tuples (for tests and fallbacks; analytic paths read columns)."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ....kivi.columnar import Column, Snapshot
+from ....kivi.columnar import Column, Pack, Snapshot
 from ....kivi.columnar.aggregate import Selected
 from ...expr.bound import E
 from ...expr.codegen import conjuncts
@@ -100,24 +100,27 @@ class VectorScan:
 
     def reach(self, snaps: list[Snapshot], ctx: Any) -> int:
         """How many rows the zone maps leave to read (visible or not): a cost estimate."""
-        n = 0
-        for snap in snaps:
-            for view in snap.views:
-                p = view.pack
-                if not any(_excluded(p.column(j), op, _value(e, ctx)) for j, op, e in self.zones):
-                    n += p.n
-        return n
+        keep = self._keep(ctx)
+        return sum(view.pack.n for snap in snaps for view in snap.views_where(keep))
+
+    def _keep(self, ctx: Any) -> Callable[[Pack], bool]:
+        """Whether the zone maps leave a pack a row that may satisfy the predicate."""
+        zones = [(j, op, _value(e, ctx)) for j, op, e in self.zones]
+
+        def keep(p: Pack) -> bool:
+            return not any(_excluded(p.column(j), op, v) for j, op, v in zones)
+
+        return keep
 
     def packs(self, snaps: list[Snapshot], ctx: Any,
               check: Callable[[], None] | None = None) -> Iterator[Selected]:
         """Yields the selected rows of every pack of the snapshots, pack by pack."""
+        keep = self._keep(ctx)
         for snap in snaps:
-            for view in snap.views:
+            for view in snap.views_where(keep):
                 if check is not None:
                     check()
                 p = view.pack
-                if any(_excluded(p.column(j), op, _value(e, ctx)) for j, op, e in self.zones):
-                    continue
                 m = view.mask
                 if self.mask is not None:
                     f = self.mask(p.column, ctx)
