@@ -131,9 +131,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--gc-interval", type=float, default=30.0,
                        help="seconds between garbage collections of old row versions "
                        "(0: none)")
-    serve.add_argument("--cold-rows", action="store_true",
+    serve.add_argument("--cold-rows", action=argparse.BooleanOptionalAction, default=True,
                        help="keep settled rows in compact cold segments (about 150 B a row "
-                       "instead of 340): far less memory, slower writes and scans")
+                       "instead of 340; default on): far less memory; rows scanned again "
+                       "and again are kept decoded")
     serve.add_argument("--frontend", choices=["loop", "threads"],
                        default=os.environ.get("CUMULO_FRONTEND", "threads"),
                        help="loop: one event loop serves every connection (sessions are "

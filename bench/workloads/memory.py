@@ -7,8 +7,8 @@ by COPY, runs its GROUP BY once (which builds the columnar copy), waits for
 garbage collection to pass over the load's versions (the row store keeps
 cold rows compactly, `kivi.coldrows`, once a collection finds no snapshot can
 see an older version: that waits for the server's GC interval; the server
-freezes cold rows only when started with `--cold-rows`, so run
-`python -m bench memory --cumulo-arg=--cold-rows` for that figure), and
+freezes cold rows unless started with `--no-cold-rows`: run
+`python -m bench memory --cumulo-arg=--no-cold-rows` for the figure without), and
 then reads the server's resident set from /proc. PostgreSQL's figure is
 `pg_total_relation_size` (heap + primary key index) of the same table: its
 memory is a fixed shared buffer pool, so on-disk size is the comparable

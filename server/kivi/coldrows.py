@@ -6,9 +6,14 @@ bytes, the row tuple and its ints, the version and chain tuples, two list slots)
 older than every snapshot (<= the garbage-collection watermark), so no reader ever
 needs its commit ts. `VersionStore.collect` freezes such rows into segments here
 (~31 bytes a row for three integer columns); the store keeps them out of its hot
-base and reads them back on demand. Only when the server runs with `--cold-rows`
-(`mvcc.FREEZE_ROWS`): reads and scans still decode cold rows under the node lock,
-which cut a write-heavy mix (TPC-C) about tenfold.
+base and reads them back on demand (`kivi.freeze` decides what goes cold). `cumulo
+serve` freezes by default (`--no-cold-rows`, `mvcc.FREEZE_ROWS`, turns it off).
+Decoding a row costs 5-10x reading one kept as objects, and TPC-C's stock-level
+transaction scans a whole stock table: segments scanned again and again stay decoded
+(`DecodedRows`), which brought TPC-C back to its rate without cold rows.
+
+Scans decode outside the node lock: `ColdRows.spans` (under it) notes the segment
+ranges and copies their part of the alive mask; `decode` reads them after.
 
 A `Segment` holds up to a few thousand sorted keys and their rows:
 - keys as one bytes blob (fixed width when all keys are: no offsets), searched by a

@@ -68,10 +68,9 @@ ChunkOut = tuple[list[bytes], list[Row], bytes | None]  # `chunk`: keys, rows, w
 
 CACHE_LIMIT = 4096
 COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CPU)
-# `collect` moves settled base rows into cold segments (`kivi.coldrows`): a 10M-row table's
-# row store 3.4 GB -> 1.4 GB RSS, but under a write-heavy mix (TPC-C) reads and scans that
-# decode cold rows under the node lock cut throughput ~10x, so it is off unless the server
-# is started with `cumulo serve --cold-rows` (cli) until that cost is gone.
+# `collect` moves settled base rows into cold segments (`kivi.coldrows`, `kivi.freeze`): a
+# 10M-row table's row store 3.4 GB -> 1.4 GB RSS. `cumulo serve` turns it on (cli; off with
+# `--no-cold-rows`); off here, for stores used in process (tests, tools).
 FREEZE_ROWS = False
 
 
