@@ -62,7 +62,7 @@ class Notifier:
                 s.inbox.append((sender_pid, chan, payload))
                 woken.add(s)
         for s in woken:  # NB: outside the lock; pgwire pushes them to an idle connection
-            hook = getattr(s, "notify_hook", None)
+            hook = s.notify_hook
             if hook is not None:
                 hook()
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +123,9 @@ class SQLSession:
         self._timed_out = False
         self._reset_by_pgwire = False
         self.inbox: list[tuple[int, str, str]] = []  # NOTIFY deliveries: (pid, channel, payload)
+        # called (from the notifying thread) when deliveries arrive: pgwire pushes them to an
+        # idle connection
+        self.notify_hook: Callable[[], None] | None = None
         self.pending_notifies: list[tuple[str, str]] = []  # NOTIFYs of the open block
         # pg_stat_activity's view of the session (epoch seconds; plain floats, set per statement)
         self.backend_start = self.state_change = time.time()
