@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+from ...kivi.expr import compile_selector
 from ...txn.api import ScanSpec
 from ..expr import codegen as cg
 from ..plan import nodes as N
@@ -413,11 +414,16 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
     right: N.Scan = node.right  # type: ignore[assignment]
     rpad = (None,) * len(right.cols)
     space = right.table.space
+    # the inner scan's pushed filter (stock's `s_quantity < $6`) applies to the rows got
+    keep = compile_selector(bind_ir(right.ir, ctx.params)) if right.ir is not None else None
     for lb in run(node.left, ctx):
         keys = [lkey(r, ctx) for r in lb]
         wanted = {k: encode_key(k) for k in keys if None not in k}
         found = dict(zip(wanted, ctx.txn.get(space, list(wanted.values())), strict=True)) \
             if wanted else {}
+        if keep is not None and found:
+            live = [(k, r) for k, r in found.items() if r is not None]
+            found = dict(live[i] for i in keep([r for _, r in live]))
         out = []
         if node.kind in ("semi", "anti"):
             want = node.kind == "semi"

@@ -50,7 +50,7 @@ from .cost import has_stats
 from .point_get import compatible
 from .push_projection import renumber
 from .pushdown_join_filters import conj, shift, side_of
-from .stats import estimate, table_stats
+from .stats import estimate, key_range_sel, table_stats
 
 
 def _pk_cols(scan: N.Scan) -> list[int]:
@@ -67,8 +67,14 @@ def _small(node: N.Node) -> bool:
 
 
 def _few(left: N.Node, right: N.Scan) -> bool:
-    """ANALYZE says the outer side is far smaller than the inner table: lookups beat a scan."""
-    return table_stats(right.table) is not None and estimate(left) * 10 <= estimate(right)
+    """ANALYZE says the outer side is far smaller than the rows the inner scan reads (its
+    key range, before its filter, which the lookups apply too): lookups beat a scan."""
+    ts = table_stats(right.table)
+    if ts is None:
+        return False
+    read = ts.rows * (key_range_sel(right) if right.lo is not None or right.hi is not None
+                      else 1.0)
+    return estimate(left) * 10 <= max(read, 1.0)
 
 
 # Types whose Python values compare and hash alike across the family, so an equality between
@@ -111,24 +117,60 @@ def _swap(node: N.Join) -> tuple[N.Project, N.Join]:
     return N.Project(list(node.cols), child=j, exprs=exprs), j
 
 
+def _fixed_prefix(scan: N.Scan) -> list[Any] | None:
+    """The values a scan's key range fixes by equality (`s_w_id = $5`: lo = hi = [$5]), each a
+    constant or parameter; [] for a whole-table scan, None for any other range."""
+    if scan.lo is None and scan.hi is None:
+        return []
+    lo, hi = scan.lo, scan.hi
+    if (lo is None or hi is None or len(lo) != len(hi) or scan.lo_strict or scan.hi_strict
+            or not all(a.kind in ("const", "param") and b.kind == a.kind and a.data == b.data
+                       and a.data is not None for a, b in zip(lo, hi, strict=True))):
+        return None
+    return list(lo)
+
+
 def _bind_keys(node: N.Join) -> bool:
     """Makes `node` a bind join if its right side is a table scan whose primary key the join
-    keys fix (reordering the keys to the key's order); False if it is not."""
+    keys fix (reordering the keys to the key's order); False if it is not. A leading part of
+    the key may be fixed by the scan's own equalities instead: TPC-C Stock-Level's
+    `s_w_id = $5 AND s_i_id = ol_i_id` gets each stock row by ($5, ol_i_id), as PostgreSQL's
+    index scan on stock_pkey does, where a hash join read the warehouse's 100,000 rows; or
+    by its filter's `key column = constant` conjuncts: New-Order's customer row by (w_id,
+    $2, $3) from `c_w_id = w_id AND c_d_id = $2 AND c_id = $3`, where it was a scan of all
+    customers. The scan's pushed filter then applies to the rows got."""
     right = node.right
-    if not (isinstance(right, N.Scan) and right.table.primary_key and right.ir is None
-            and right.lo is None and right.hi is None and right.aggregate is None
+    if not (isinstance(right, N.Scan) and right.table.primary_key
+            and right.aggregate is None and right.limit is None and not right.reverse
             and right.projection is None and not node.null_aware
             and node.kind in ("inner", "left", "semi", "anti")):
         return False
-    pk = _pk_cols(right)
-    rk = [k.data if k.kind == "col" else None for k in node.right_keys]
-    if not (sorted(x for x in rk if x is not None) == sorted(pk) and len(rk) == len(pk) and all(
-            compatible(lk_, right.cols[r].type)  # type: ignore[index]  # no None in rk here
-            for lk_, r in zip(node.left_keys, rk, strict=True))):
+    prefix = _fixed_prefix(right)
+    if prefix is None:
         return False
-    order = [rk.index(p) for p in pk]
-    node.left_keys = [node.left_keys[i] for i in order]
-    node.right_keys = [node.right_keys[i] for i in order]
+    pk = _pk_cols(right)
+    fixed = dict(zip(pk, prefix, strict=False))  # key slot -> its constant or parameter
+    for c in right.shown:  # the scan filter's own `key column = constant` conjuncts
+        if c.kind == "op" and c.data == "=" and len(c.args) == 2:
+            a, b = c.args
+            if a.kind != "col":
+                a, b = b, a
+            if (a.kind == "col" and a.data in pk and b.kind in ("const", "param")
+                    and b.data is not None and compatible(b, right.cols[a.data].type)):
+                fixed.setdefault(a.data, b)
+    rest = [p for p in pk if p not in fixed]
+    if not rest:
+        return False  # a point get already; nothing to join on
+    rk = [k.data if k.kind == "col" else None for k in node.right_keys]
+    if not (sorted(x for x in rk if x is not None) == sorted(rest) and len(rk) == len(rest)
+            and all(compatible(lk_, right.cols[r].type)  # type: ignore[index]  # no None in rk
+                    for lk_, r in zip(node.left_keys, rk, strict=True))
+            and all(compatible(v, right.cols[p].type) for p, v in fixed.items())):
+        return False
+    lks = [node.left_keys[rk.index(p)] if p in rk else fixed[p] for p in pk]
+    rks = [node.right_keys[rk.index(p)] if p in rk else col(
+        p, right.cols[p].type, right.cols[p].name, right.cols[p].typmod) for p in pk]
+    node.left_keys, node.right_keys = lks, rks
     node.algo = "bind"
     return True
 

@@ -426,6 +426,43 @@ def join_rows(node: N.Join) -> float:
     return max(rows, 1.0)
 
 
+DEFAULT_RANGE_SEL = 0.005  # PostgreSQL's DEFAULT_RANGE_INEQ_SEL: `x >= $1 AND x < $2`
+
+
+def _key_value(e: Any) -> Any:
+    return e.data if e.kind == "const" else _UNKNOWN
+
+
+def key_range_sel(node: N.Scan) -> float:
+    """Selectivity of a scan's primary-key range: an equality per column that `lo` and `hi`
+    share, then the range of the next column, from the key columns' statistics. It used to
+    be a flat 1/10: TPC-C's `s_w_id = 1` (every stock row, at one warehouse) came out at
+    10,000 rows and order_line's 20 orders of a district (about 200 rows) at 29,963, so the
+    planner hashed the whole stock table where 200 primary-key gets do."""
+    ts = table_stats(node.table)
+    if ts is None:
+        return 0.1
+    pos = {c.attnum: i for i, c in enumerate(sorted(node.table.columns, key=lambda c: c.attnum))}
+    pk = [pos[a] for a in node.table.primary_key]
+    lo, hi = node.lo or [], node.hi or []
+    sel, i = 1.0, 0
+    while (i < min(len(lo), len(hi), len(pk)) and lo[i].kind in ("const", "param")
+           and hi[i].kind == lo[i].kind and hi[i].data == lo[i].data):
+        sel *= _cmp_sel(ts.columns.get(pk[i]), "=", _key_value(lo[i]))
+        i += 1
+    if i >= len(pk) or (i >= len(lo) and i >= len(hi)):
+        return sel
+    cs = ts.columns.get(pk[i])
+    bounds = [(lo[i], ">" if node.lo_strict else ">=")] if i < len(lo) else []
+    bounds += [(hi[i], "<" if node.hi_strict else "<=")] if i < len(hi) else []
+    if any(b.kind != "const" for b, _ in bounds):
+        return sel * (DEFAULT_RANGE_SEL if len(bounds) == 2 else DEFAULT_SEL)
+    frac = 1.0
+    for b, op in bounds:
+        frac += _cmp_sel(cs, op, b.data) - 1.0  # P(a <= x <= b) = P(x >= a) + P(x <= b) - 1
+    return sel * min(max(frac, 1.0 / max(ts.rows, 1)), 1.0)
+
+
 def estimate(node: N.Node) -> float:
     """Expected output rows of a plan node."""
     if isinstance(node, N.Scan):
@@ -434,7 +471,7 @@ def estimate(node: N.Node) -> float:
         if node.aggregate is not None:
             return max(1.0, rows / 10)
         if node.lo is not None or node.hi is not None:
-            rows *= 0.1
+            rows *= key_range_sel(node)
         if node.ir is not None:
             rows *= ir_selectivity(node.ir, node)
         if node.limit is not None and node.limit.kind == "const":
