@@ -169,9 +169,11 @@ class BatchInsert:
             for sq in self.sequences:  # NB: one durable write for the chunk's values
                 s.store.reserve_sequence(sq, len(chunk))
             rows = self.rows(ctx, chunk)
-            writer.insert(s, rows)  # type: ignore[arg-type]
-            if ret is not None:
-                out += [ret.project(r, ctx) for r in rows]
+            if ret is None:
+                writer.insert(s, rows)  # type: ignore[arg-type]
+            else:
+                out += [ret.project(r, ctx)
+                        for r in writer.insert_rows(s, rows)]  # type: ignore[arg-type]
         if ret is not None:
             return Result(f"INSERT 0 {len(seq)}", ret.columns, iter(out), done=False)
         return Result(f"INSERT 0 {len(seq)}")

@@ -213,11 +213,12 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 chunk = rows[i:i + BATCH]
                 if conflict is not None:
                     total += conflict(sess, writer, chunk, ctx, out_rows, returning)
+                elif returning is None:
+                    total += writer.insert(sess, chunk)
                 else:
-                    writer.insert(sess, chunk)
-                    total += len(chunk)
-                    if returning is not None:
-                        out_rows.extend(returning.project(r, ctx) for r in chunk)
+                    stored = writer.insert_rows(sess, chunk)
+                    total += len(stored)
+                    out_rows.extend(returning.project(r, ctx) for r in stored)
         if returning is not None:
             return Result(f"INSERT 0 {total}", returning.columns, iter(out_rows), done=False)
         return Result(f"INSERT 0 {total}")
@@ -339,11 +340,11 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             new = list(old)
             for pos, f in sets:
                 new[pos] = f(both, ctx)
-            writer.update(sess, [key], [old], [new])
-            _touch(touched, arbiters, tuple(new), writer)
+            stored = writer.update_rows(sess, [key], [old], [new])[0]
+            _touch(touched, arbiters, stored, writer)
             n += 1
             if returning is not None:
-                out_rows.append(returning.project(tuple(new), ctx, xmax=sess.backend_pid or 1))
+                out_rows.append(returning.project(stored, ctx, xmax=sess.backend_pid or 1))
         return n
 
     return apply

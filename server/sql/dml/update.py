@@ -251,8 +251,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                         new[pos] = fn(tuple(old), ctx)
                     news.append(new)
             if is_update:
-                writer.update(sess, keys, olds, news, kept)
-                rows = [tuple(n) for n in news]
+                rows = writer.update_rows(sess, keys, olds, news, kept)
             else:
                 writer.delete(sess, keys, olds)
                 rows = olds

@@ -414,6 +414,13 @@ class TableWriter:
     def insert(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
                converted: frozenset[int] = frozenset()) -> int:
         """Checks and writes new rows; returns how many (`converted`: see prepare_rows)."""
+        return len(self.insert_rows(s, rows, check_unique, converted))
+
+    def insert_rows(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
+                    converted: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
+        """As `insert`, and returns the rows as stored: after typmods and generated
+        columns, which is what RETURNING shows (`prepare_rows` may build new tuples
+        rather than write into `rows`)."""
         txn = s.txn
         tuples = self.prepare_rows(rows, converted)
         keys = self.new_keys(s, tuples)
@@ -424,7 +431,7 @@ class TableWriter:
             txn.put(idx.space, self.index_entries(idx, keys, tuples))
         if self.fks:  # NB: after the writes, so rows of this batch can reference each other
             self.check_fks(s, txn, tuples, keys=keys)
-        return len(tuples)
+        return tuples
 
     def delete(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]) -> int:
         """Deletes rows by key (with their index entries and referencing rows)."""
@@ -444,6 +451,12 @@ class TableWriter:
                new: list[list[Any]], kept: frozenset[int] = frozenset()) -> int:
         """Replaces rows: checks, moves rows whose primary key changed, maintains indexes.
         `kept`: columns the UPDATE does not set (stored values: their typmods hold already)."""
+        return len(self.update_rows(s, keys, old, new, kept))
+
+    def update_rows(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
+                    new: list[list[Any]], kept: frozenset[int] = frozenset()
+                    ) -> list[tuple[Any, ...]]:
+        """As `update`, and returns the new rows as stored (see `insert_rows`)."""
         txn = s.txn
         rows = self.prepare_rows(new, kept)
         if self.children:
@@ -477,7 +490,7 @@ class TableWriter:
         txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         if self.fks:
             self.check_fks(s, txn, rows, keys=new_keys)
-        return len(rows)
+        return rows
 
 
 def writer_for(s: SQLSession, table: Table) -> TableWriter:
