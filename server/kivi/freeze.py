@@ -22,9 +22,10 @@ installing the result under it is a separate concern with its own invariants:
 
 from __future__ import annotations
 
+import ctypes
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress
 from operator import is_not, itemgetter, not_
@@ -42,6 +43,15 @@ SEGMENT_ROWS = 8192  # base keys read per hold of the lock by a freeze, and a se
 MIN_SEGMENT = 256  # fewer freezable keys in a run are left hot (a segment's fixed cost)
 REWRITE_SHARE = 8  # a segment is rewritten once 1/8 as many keys went hot in its range
 FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze
+
+TRIM_AFTER = 1 << 16  # rows frozen in a pass after which the C heap's free pages go back
+
+# The rows a freeze lets go of leave free pages inside the C heap (a segment's blobs are
+# malloc'd among them); glibc's malloc_trim hands them back to the system.
+try:
+    _malloc_trim: Callable[[int], int] | None = ctypes.CDLL(None).malloc_trim
+except (OSError, AttributeError):  # not glibc
+    _malloc_trim = None
 
 _head = itemgetter(0)
 _row_of = itemgetter(1)
@@ -87,7 +97,10 @@ class Freezing:
             aged, self._aged = self._aged, lw
         try:
             frozen = self._freeze(keys0, chains0, epoch, n0, lw, taken, lock)
-            return frozen + self._rewrite(aged, lock)
+            frozen += self._rewrite(aged, lock)
+            if frozen >= TRIM_AFTER and _malloc_trim is not None:
+                _malloc_trim(0)  # NB: a foreign call: the GIL is released meanwhile
+            return frozen
         finally:
             with guard:
                 self._dirty = None
