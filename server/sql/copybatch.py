@@ -75,9 +75,7 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
     if oid in INT_RANGE or oid in OID_LIKE:
         lo, hi = INT_RANGE.get(oid, INT_RANGE[T.OID])
 
-        # NB: Arrow's parse is off: with it, a unit-test sequence (tests/unit/sql_statements:
-        # add_primary_key, copy, copy_batch) loses a committed COPY's rows; not yet explained
-        arrow = _ARROW_INTS.get(oid) if ARROW_INTS else None
+        arrow = _ARROW_INTS.get(oid)
 
         def ints(col: Sequence[str]) -> Sequence[Any]:
             got = _arrow_ints(col, arrow) if arrow is not None and col else None
@@ -114,7 +112,6 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
 
 
 _ARROW_INTS = {T.INT2: pa.int16(), T.INT4: pa.int32(), T.INT8: pa.int64()}
-ARROW_INTS = False  # see column_decoder
 
 
 def _arrow_ints(col: Sequence[str], typ: pa.DataType) -> list[int] | None:

@@ -132,6 +132,7 @@ class SQLSession:
         self.query_start: float | None = None
         self.last_query = ""  # the running statement, else the last one (as in PostgreSQL)
         self.running = False  # from a statement's start until the Query or Sync ends
+        self._query: object | None = None  # the simple_query generator running now (a token)
         self.client_addr: str | None = None  # set by pgwire through `connected_from`
         self.client_port: int | None = None
         self.wait_event: tuple[str, str] | None = None  # (type, event) while a function waits
@@ -180,6 +181,10 @@ class SQLSession:
             yield Result("", empty=True)
             return
         self._started(sql)
+        # NB: a generator that is dropped unfinished (its caller failed) is closed when the
+        # garbage collector gets to it, maybe during a later statement: its cleanup must then
+        # leave alone the transaction that statement runs in (it aborted a later COPY's)
+        token = self._query = object()
         logged = oplog.started(self.settings.values, sql)  # log_statement, duration
         try:
             cursor = 0
@@ -200,11 +205,13 @@ class SQLSession:
                 if self._errors != errors:
                     return  # the rows failed while pgwire fetched them
         except GeneratorExit:
-            if not self.in_block:
+            if self._query is token and not self.in_block:
                 self.abort_txn()
             raise
         finally:
-            self.running = False
+            if self._query is token:
+                self.running = False
+                self._query = None
             oplog.finished(self.settings.values, sql, logged)
         if not self.in_block:
             if self.txn is not None:

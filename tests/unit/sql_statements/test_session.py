@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cumulo.server.errors import InvalidCatalogName
+from cumulo.server.errors import InvalidCatalogName, SQLError
 from cumulo.server.sql.settings import system_timezone
 from cumulo.server.txn.api import RetryStatement
 
@@ -442,3 +442,26 @@ def test_statement_timeout(session):
     assert err.message == "canceling statement due to statement timeout"
     run(session, "set statement_timeout = 0")
     assert rows(session, "select count(*) from t where a < 3") == [(2,)]
+
+
+def test_a_dropped_query_generator_leaves_later_statements_alone(session):
+    """A caller that fails midway (a COPY whose data breaks a key) drops its simple_query
+    generator unfinished; the garbage collector closes it later, perhaps during another
+    statement. Its cleanup used to abort whatever transaction the session had then: a
+    later COPY reported `COPY 2` and kept nothing."""
+    run(session, "create table g (id int primary key)")
+    failed = session.simple_query("copy g from stdin")
+    with pytest.raises(SQLError) as info:
+        res = next(failed)
+        res.copy_in.feed(b"1\n1\n")
+        res.copy_in.finish()
+    assert info.value.sqlstate == "23505"
+    gen = session.simple_query("copy g from stdin")
+    res = next(gen)
+    res.copy_in.feed(b"2\n3\n")
+    failed.close()  # what the collector does, here while the second COPY is open
+    assert res.copy_in.finish() == "COPY 2"
+    for _ in gen:
+        pass
+    assert session.txn is None and not session.running
+    assert rows(session, "select id from g order by id") == [(2,), (3,)]
