@@ -51,9 +51,8 @@ from . import runtime as rt
 from . import types as ty
 from .bound import E, const
 from .casts import cast_function, check_int, each_element, tstz_to_local, tstz_to_timetz
-from .codegen import row_function
 from .commontype import select_common_type
-from .constfold import fold_call
+from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
@@ -234,12 +233,8 @@ def _fold_numeric(e: E) -> E:
     elif (e.kind not in ("op", "neg") or not e.args
             or any(a.kind != "const" or a.type not in _NUMBERS for a in e.args)):
         return e
-
-    try:
-        v = row_function(e)((), None)
-    except SQLError:
-        raise
-    except Exception:  # noqa: BLE001 - not foldable here: leave it to run time
+    v = evaluate(e)
+    if v is UNFOLDABLE:
         return e
     return E("const", v, [], e.type, e.typmod, e.name)
 

@@ -86,10 +86,25 @@ def fold_call(e: E) -> E:
     # conversions (date::text) included, so a chain of them would fail where PG's does not
     if e.kind != "call" or any(a.kind != "const" for a in e.args) or not _immutable(e.data, e):
         return e
+    v = evaluate(e)
+    if v is UNFOLDABLE:
+        return e
+    return E("const", v, [], e.type, e.typmod, e.name, e.fields, e.rowtype)
+
+
+UNFOLDABLE = object()  # `evaluate`'s answer for an expression left to run time
+
+
+def evaluate(e: E) -> object:
+    """The value of `e`, whose operands are constants, computed now; `UNFOLDABLE` when it
+    raises anything but an SQLError (PostgreSQL's error, which folding raises as it would).
+
+    >>> evaluate(E("op", "+", [E("const", 1, [], 23), E("const", 2, [], 23)], 23))
+    3
+    """
     try:
-        v = row_function(e)((), None)
+        return row_function(e)((), None)
     except SQLError:
         raise
     except Exception:  # noqa: BLE001 - not foldable here: leave it to run time
-        return e
-    return E("const", v, [], e.type, e.typmod, e.name, e.fields, e.rowtype)
+        return UNFOLDABLE

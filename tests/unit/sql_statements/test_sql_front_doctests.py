@@ -9,7 +9,7 @@ import pytest
 from cumulo.server.pgtypes import infdate, network, numtypmod, records, utf8check
 from cumulo.server.sql import copyencoding, errpos, parse, statement
 from cumulo.server.sql.ddl import depends
-from cumulo.server.sql.expr import setoptypes, wholerow
+from cumulo.server.sql.expr import constfold, setoptypes, wholerow
 from cumulo.server.sql.pgcatalog import accessmethods
 from cumulo.server.sql.plan import fromnames, nullmark
 from cumulo.server.sql.plpgsql import functions as plpgsql_functions
@@ -19,7 +19,7 @@ from cumulo.server.sql.privileges import acl, defaults
 @pytest.mark.parametrize("module", [fromnames, utf8check, copyencoding, numtypmod, network,
                                     acl, defaults, depends, infdate, records, wholerow,
                                     nullmark, statement, setoptypes, parse, errpos,
-                                    accessmethods, plpgsql_functions])
+                                    accessmethods, plpgsql_functions, constfold])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
