@@ -20,7 +20,9 @@ from . import txnctl, utility
 from .ddl import dispatch
 from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
+from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
 from .dml.analyse import analyse_dml
+from .dml.ctedml import analyse_dml_with
 from .dml.locksub import analyse_locking_dml
 from .nestedlocks import reject_nested_locks
 from .parse import parse_sql, strip_leading_comments
@@ -51,6 +53,8 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
                                        analyse_tree)
     if _FUNCTION_DDL.match(text):  # CREATE FUNCTION / DROP FUNCTION: sqlglot reads neither
         return analyse_function_ddl(session, text)
+    if is_trigger_ddl(text):  # CREATE / DROP TRIGGER, ALTER TABLE ... ENABLE | DISABLE TRIGGER
+        return analyse_trigger_ddl(session, text)
     tree = parse_sql(text)
     return analyse_tree(session, text, tree, param_oids)
 
@@ -90,6 +94,10 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
     """Analyses a parsed statement."""
     version = session.catalog_version()
     reject_nested_locks(tree)  # FOR UPDATE in a CTE or FROM subquery: 0A000, never no lock
+    if isinstance(tree, exp.Query | exp.DML):  # WITH d AS (DELETE ... RETURNING *) ...
+        with_dml = analyse_dml_with(session, sql, tree, param_oids, analyse_tree)
+        if with_dml is not None:
+            return with_dml  # NB: its parts were each analysed (and guarded) as statements
     if isinstance(tree, exp.Query | exp.Values):
         return guard(analyse_query(session, sql, tree, param_oids, version), tree)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
