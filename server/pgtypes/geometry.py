@@ -48,6 +48,11 @@ def _fmt(x: float) -> str:
     return _FLOAT8[0](x)
 
 
+def float8_text(x: float) -> str:
+    """float8's output of one coordinate (for the geometric functions' results)."""
+    return _FLOAT8[0](x)
+
+
 def _nums(oid: int, s: str) -> list[float]:
     rest = _NUM.sub("", s)
     if any(c not in "()[]{}<>, \t\n" for c in rest):

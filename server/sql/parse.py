@@ -29,7 +29,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
-from . import extsyntax, inlists, manyvalues
+from . import extsyntax, geosyntax, inlists, manyvalues
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
 
@@ -592,6 +592,8 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = _identity_options(sql, caches)
     if extsyntax.needed(sql):  # hstore's #= %% %# #<# ... and delete(...)
         sql = extsyntax.rewrite(sql)
+    if geosyntax.needed(sql):  # geometric ~= <^ ?-| @-@ ..., jsonpath's @?
+        sql = geosyntax.rewrite(sql)
     try:
         tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
     except ParseError as e:

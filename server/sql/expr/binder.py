@@ -561,6 +561,9 @@ class Binder(SpecialForms):
                             f"cannot compare dissimilar column types {ty.type_name(x.type)} "
                             f"and {ty.type_name(y.type)} at record column {i + 1}")
             return E("op", op, [left, right], T.BOOL)
+        geo = extops.geo_operator(op, left, right, self.params)  # box = box compares areas ...
+        if geo is not None:
+            return geo
         a, b = self.unify(left, right)
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
@@ -713,6 +716,9 @@ class Binder(SpecialForms):
 
     def arith(self, op: str, a: E, b: E) -> E:
         """Types an arithmetic operator (see `operators.arith`)."""
+        geo = extops.geo_operator(op, a, b, self.params)  # point + point, box * point ...
+        if geo is not None:
+            return geo
         return arith(op, a, b, self.params)
 
     def b_Neg(self, node: exp.Neg) -> E:
@@ -802,6 +808,11 @@ class Binder(SpecialForms):
         if op == "~~":
             return E("like", (False, False), [self._to_text(self.bind(node.this)),
                                               self._to_text(self.bind(node.expression))], T.BOOL)
+        if op in extops.GEO_NAMES:  # parse.py spells ~= <^ ?-| @-@ ... so (sql.geosyntax)
+            left = None if isinstance(node.this, exp.Null) else self.bind(node.this)
+            geo = extops.geo_operator(op, left, self.bind(node.expression), self.params)
+            if geo is not None:
+                return geo
         if op in ("<<=", ">>=", "<<", ">>", "&&"):  # NB: parse.py spells <<= and >>= so
             a, b = self.bind(node.this), self.bind(node.expression)
             if involves_range(a, b):

@@ -19,6 +19,8 @@ from ...errors import SQLError, UndefinedFunction
 from ...pgtypes import hstore
 from ...pgtypes import oids as T
 from ...pgtypes.tsearch import TSQUERY, TSVECTOR
+from .. import geosyntax
+from ..functions.geoops import GEO_TYPES, OPERATORS
 from .bound import E
 from .functions import coerce, resolve, return_type
 from .types import type_name
@@ -27,6 +29,7 @@ _TEXTS = T.ARRAY_OF[T.TEXT]
 _HSTORE_OPS = {"->": "fetchval", "?": "exist", "?|": "exists_any", "?&": "exists_all",
                "@>": "hs_contains", "<@": "hs_contained", "||": "hs_concat", "-": "delete"}
 _TS = (TSVECTOR, TSQUERY)
+GEO_NAMES = geosyntax.NAMES  # the operators parse.py respells (binder.b_Operator binds them)
 
 
 def _call(name: str, args: list[E], params: Any) -> E:
@@ -51,8 +54,45 @@ def arrow_key(node: exp.Expression) -> E | None:
     return E("const", str(parts[0].this), [], T.TEXT)
 
 
+def geo_operator(op: str, a: E | None, b: E, params: Any) -> E | None:
+    """`a op b` (`op b` when a is None) when an operand is geometric (else None).
+
+    PostgreSQL's resolution: an untyped operand first takes the other one's type;
+    failing that, the one operator of that name with the known side's type.
+    """
+    if (a is None or a.type not in GEO_TYPES) and b.type not in GEO_TYPES:
+        return None
+    if a is None:
+        name = OPERATORS.get((op, None, b.type))
+        if name is None:
+            raise UndefinedFunction(
+                f"operator does not exist: {op} {type_name(b.type)}",
+                hint="No operator matches the given name and argument type. "
+                "You might need to add an explicit type cast.")
+        return _call(name, [b], params)
+    lt, rt = a.type, b.type
+    if lt == T.UNKNOWN or rt == T.UNKNOWN:
+        known = rt if lt == T.UNKNOWN else lt
+        if (op, known, known) in OPERATORS:
+            lt = rt = known
+        else:
+            fits = [k for k in OPERATORS if k[0] == op and k[1] is not None
+                    and (k[1] == lt or lt == T.UNKNOWN) and (k[2] == rt or rt == T.UNKNOWN)]
+            if len(fits) == 1:
+                lt, rt = fits[0][1] or T.UNKNOWN, fits[0][2]
+        if lt == T.UNKNOWN or rt == T.UNKNOWN:
+            raise _undefined(op, a, b)
+        a, b = coerce(a, lt, params=params), coerce(b, rt, params=params)
+    name = OPERATORS.get((op, lt, rt))
+    if name is None:
+        raise _undefined(op, a, b)
+    return _call(name, [a, b], params)
+
+
 def bind_operator(op: str, a: E, b: E, params: Any) -> E | None:
-    """`a op b` when an operand is an hstore, tsvector or tsquery (else None)."""
+    """`a op b` when an operand is an hstore, tsvector, tsquery or geometric (else None)."""
+    if a.type in GEO_TYPES or b.type in GEO_TYPES:
+        return geo_operator(op, a, b, params)
     if a.type in hstore.OIDS or b.type in hstore.OIDS:
         return hstore_op(op, a, b, params)
     if a.type in _TS or b.type in _TS or op == "@@":

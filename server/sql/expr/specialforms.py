@@ -126,6 +126,9 @@ class SpecialForms:
 
     def _bitwise(self, node: exp.Expression, op: str) -> E:
         a, b = self.bind(node.this), self.bind(node.expression)
+        geo = extops.geo_operator(op, a, b, self.params)  # box # box, point << point ...
+        if geo is not None:
+            return geo
         if involves_range(a, b):
             return range_op(op, a, b, self.params)
         if a.type in BITS if op in ("<<", ">>") else involves_bits(a, b):
@@ -226,6 +229,9 @@ class SpecialForms:
 
     def _contains(self, node: exp.Expression, swap: bool) -> E:
         a, b = self.bind(node.this), self.bind(node.expression)
+        geo = extops.geo_operator("<@" if swap else "@>", a, b, self.params)
+        if geo is not None:
+            return geo
         if swap:
             a, b = b, a
         ext = extops.bind_operator("@>", a, b, self.params)
@@ -273,17 +279,22 @@ class SpecialForms:
     def b_Adjacent(self, node: exp.Expression) -> E:  # -|- (ranges)
         return range_op("-|-", self.bind(node.this), self.bind(node.expression), self.params)
 
-    def b_ExtendsLeft(self, node: exp.Expression) -> E:  # &< (ranges)
-        return range_op("&<", self.bind(node.this), self.bind(node.expression), self.params)
+    def b_ExtendsLeft(self, node: exp.Expression) -> E:  # &< (ranges, geometric types)
+        a, b = self.bind(node.this), self.bind(node.expression)
+        return extops.geo_operator("&<", a, b, self.params) or range_op("&<", a, b, self.params)
 
-    def b_ExtendsRight(self, node: exp.Expression) -> E:  # &> (ranges)
-        return range_op("&>", self.bind(node.this), self.bind(node.expression), self.params)
+    def b_ExtendsRight(self, node: exp.Expression) -> E:  # &> (ranges, geometric types)
+        a, b = self.bind(node.this), self.bind(node.expression)
+        return extops.geo_operator("&>", a, b, self.params) or range_op("&>", a, b, self.params)
 
     def _jsonb_keys(self, node: exp.Expression, op: str, fn: Any) -> E:
         """`?|` / `?&`: any / all of a text[]'s strings are top-level keys (or elements)."""
         base = self._json_base(node.this)
         if base.type in hstore.OIDS:
             return extops.hstore_op(op, base, self.bind(node.expression), self.params)
+        geo = extops.geo_operator(op, base, self.bind(node.expression), self.params)
+        if geo is not None:  # point ?| point (vertical)
+            return geo
         a = coerce(base, T.JSONB, params=self.params)
         k = coerce(self.bind(node.expression), T.ARRAY_OF[T.TEXT], params=self.params)
         return E("pyfunc", (op, fn, True), [a, k], T.BOOL, -1, "?column?")
