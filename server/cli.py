@@ -35,6 +35,7 @@ from .cluster import zk as zk_mod
 from .cluster.catalogsync import CatalogSync
 from .cluster.opencluster import open_cluster
 from .cluster.seqmarks import use_mastermind_sequences
+from .cluster.workers import WorkerError, Workers, announce_ready, wait_for_go, watch_parent
 from .datadir import DataDirError, DataDirLock, prepare
 from .kivi import mvcc
 from .pgwire.hba import FILE_NAME as HBA_FILE
@@ -139,6 +140,11 @@ def _parser() -> argparse.ArgumentParser:
                        default=os.environ.get("CUMULO_FRONTEND", "threads"),
                        help="loop: one event loop serves every connection (sessions are "
                        "greenlets); threads: a thread per connection; env CUMULO_FRONTEND")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="with --cluster: run N query-engine processes that share the port "
+                       "(SO_REUSEPORT), so that SQL uses more than one core; this process "
+                       "starts the other N-1 (cluster.workers)")
+    serve.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)  # a --workers child
     serve.add_argument("--log-level", default=os.environ.get("CUMULO_LOG_LEVEL", "INFO"),
                        type=str.upper, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
                        help="least severity written to the server log (stderr); the default "
@@ -312,6 +318,9 @@ async def _serve(args: argparse.Namespace) -> int:
     log and exit code 1, never a traceback (a bad option, data directory or port is the
     operator's to fix, not a bug).
     """
+    if args.workers > 1 and not args.cluster:
+        raise StartupError("--workers needs --cluster: the query engines share storage and "
+                           "transactions through the cluster's roles")
     # NB: lazy because the cluster role processes (`cluster.launcher`) share this entry point
     # and never load the SQL layer or the front end (sqlglot and all: ~1.4 s per process).
     from .pgwire.server import serve
@@ -327,7 +336,7 @@ async def _serve(args: argparse.Namespace) -> int:
         lock = DataDirLock.acquire(data_dir, port=args.port, host=args.host)
     except DataDirError as e:
         raise StartupError(str(e)) from None
-    txn = engine = server = checkpointer = zk = None
+    txn = engine = server = checkpointer = zk = workers = None
     try:
         config = Config(data_dir, _command_line_settings(args.settings))
         try:
@@ -349,9 +358,20 @@ async def _serve(args: argparse.Namespace) -> int:
             except (OSError, ssl.SSLError) as e:
                 raise StartupError(f'could not load TLS certificate "{args.ssl_cert}": '
                                    f"{getattr(e, 'strerror', None) or e}") from None
-        _probe_port(args.host, args.port)  # NB: before recovery, which may take a while
+        if args.worker_of is None:  # NB: a worker shares the port its parent listens on
+            _probe_port(args.host, args.port)  # NB: before recovery, which may take a while
+        if args.workers > 1:  # NB: now, so that they import while this engine joins
+            try:
+                workers = Workers.start(args, data_dir, args.workers - 1)
+            except WorkerError as e:
+                raise StartupError(str(e)) from None
         if args.cluster:
 
+            if args.worker_of is not None:
+                try:
+                    wait_for_go()  # NB: the parent joins first (it resets the CMs)
+                except WorkerError as e:
+                    raise StartupError(str(e)) from None
             try:
                 zk = zk_mod.connect(args.cluster, session_timeout=args.zk_session_timeout)
                 txn = open_cluster(zk, gc_interval=args.gc_interval)
@@ -396,13 +416,23 @@ async def _serve(args: argparse.Namespace) -> int:
             log.info("database system is ready to accept connections on %s:%d (data dir %s)",
                      host, port, data_dir)
 
+        if workers is not None:  # NB: this engine has joined: the others may now
+            try:
+                workers.go()
+                await loop.run_in_executor(None, workers.wait_ready, 120.0)
+            except WorkerError as e:
+                raise StartupError(str(e)) from None
         try:
             server = await serve(
                 engine, args.host, args.port, auth=auth, ssl_context=ssl_context, on_ready=ready,
                 frontend=args.frontend, settings=SERVER.values,
+                reuse_port=args.workers > 1 or args.worker_of is not None,
             )
         except OSError as e:
             raise _listen_error(args.host, args.port, e) from None
+        if args.worker_of is not None:
+            announce_ready()
+            watch_parent(loop, lambda: on_signal(signal.SIGINT))
         checkpointer = Checkpointer(txn, _checkpoint_seconds,
                                     lambda: txn.ltm.snapshots.snapshot).start()
 
@@ -411,10 +441,14 @@ async def _serve(args: argparse.Namespace) -> int:
         await stop.wait()
         log.info("received shutdown request; shutting down")
     finally:
+        if workers is not None:
+            workers.tell(signals[0] if signals else signal.SIGINT)
         if checkpointer is not None:
             checkpointer.stop()
         if server is not None:
             await server.close(smart=signals[:1] == [signal.SIGTERM])
+        if workers is not None:
+            workers.stop(signals[0] if signals else signal.SIGINT, 10.0)
         if engine is not None:
             engine.close()
         if txn is not None:

@@ -15,6 +15,10 @@ next to PostgreSQL 15 in the same run:
   evenly over the engines, one pgbench per engine started together, tps summed. That
   is the best case of N engines behind one port: SO_REUSEPORT hashes each connection
   to a listener and may split eight connections 5/3, never better than 4/4;
+- `workers-N`: the real thing, `cumulo serve --cluster ZK --workers N` (`cluster.workers`)
+  on a cluster of one KiVi node, logger, conflict manager and MasterMind started with
+  `cumulo cluster up --nodes 1 --engines 0`: N engines behind ONE port (SO_REUSEPORT),
+  one pgbench with every client, the kernel spreading the connections;
 - `unshared-N`: N independent `cumulo serve` processes, each loaded with its own copy
   of the tables, the clients split over them. Not a database (a write on one is never
   seen by another): it is the ceiling of any design that shares storage, since sharing
@@ -75,8 +79,9 @@ def configs() -> list[str]:
     names = [c.strip() for c in spec.split(",") if c.strip()] if spec else list(CONFIGS)
     for name in names:
         kind, _, n = name.partition("-")
-        if kind not in ("shared", "unshared") or not n.isdigit() or int(n) < 1:
-            raise ValueError(f"CUMULO_BENCH_WORKERS: {name!r} is not shared-N or unshared-N")
+        if kind not in ("shared", "unshared", "workers") or not n.isdigit() or int(n) < 1:
+            raise ValueError(f"CUMULO_BENCH_WORKERS: {name!r} is not shared-N, workers-N "
+                             "or unshared-N")
     return names
 
 
@@ -219,6 +224,51 @@ def shared(ctx: RunContext, n: int, scale: int) -> Iterator[Group]:
         state = cluster_pids(d)
         cluster.load(ctx, entries[0], scale)
         yield Group(f"shared-{n}", entries, state)
+
+
+@contextmanager
+def workers(ctx: RunContext, n: int, scale: int) -> Iterator[Group]:
+    """`cumulo serve --cluster ZK --workers N` on a one-node cluster: N engines, one port."""
+    with cluster.cluster_up(ctx, 1, 0):
+        d = os.path.join(ctx.workdir, cluster.key(1, 0))
+        state = State.load(d)
+        if state is None:
+            raise BenchError(f"no cluster.json in {d}")
+        port = cluster.consecutive_ports(1)
+        serve_dir = os.path.join(d, f"serve-{n}")
+        os.makedirs(serve_dir, exist_ok=True)
+        log_path = os.path.join(serve_dir, "serve.log")
+        args = ["serve", "--cluster", state.zk, "--workers", str(n), "--port", str(port),
+                "--data-dir", serve_dir]
+        ctx.commands.append("cumulo " + " ".join(args))
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "cumulo.server.cli", *args],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 180
+            while not ready_in(log_path):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise BenchError(f"cumulo serve --workers {n} did not start: "
+                                     + " | ".join(open(log_path).read().splitlines()[-4:]))
+                time.sleep(0.2)
+            entry = System(f"workers-{n}", f"--workers {n}", "127.0.0.1", port,
+                           log_path=log_path)
+            cluster.load(ctx, entry, scale)
+            pids = cluster_pids(d)
+            pids[proc.pid] = "engine"  # NB: its worker children are in its tree
+            yield Group(f"workers-{n}", [entry], pids)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def ready_in(log_path: str) -> bool:
+    with open(log_path, errors="replace") as f:
+        return "ready to accept connections" in f.read()
 
 
 def cluster_pids(data_dir: str) -> dict[int, str]:
@@ -370,7 +420,8 @@ def run(ctx: RunContext) -> list[Figure]:
         placeholder = System(name, name, "127.0.0.1", 0)
 
         def one(kind: str = kind, n: int = int(n)) -> None:
-            with (shared if kind == "shared" else unshared)(ctx, n, scale) as group:
+            start = {"shared": shared, "workers": workers, "unshared": unshared}[kind]
+            with start(ctx, n, scale) as group:
                 measure(ctx, group, pg, results)
 
         ctx.attempt(placeholder, "run", one)

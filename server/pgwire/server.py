@@ -430,11 +430,14 @@ async def serve(
     on_ready: Callable[[str, int], None] | None = None,
     frontend: str = "threads",
     settings: Mapping[str, str] | None = None,
+    reuse_port: bool = False,
 ) -> Server | LoopServer:
     """Starts listening; returns the server (port 0 picks a free port, see `Server.port`).
 
     `frontend` chooses the event-loop front end (`loop.py`) or a thread per connection;
-    `settings` are the server-wide ones (max_connections, log_connections, ...).
+    `settings` are the server-wide ones (max_connections, log_connections, ...);
+    `reuse_port` lets several query-engine processes listen on one port (SO_REUSEPORT:
+    the kernel spreads the connections, `cumulo serve --workers`).
     """
     opts = settings or {}
     limits: dict[str, Any] = {
@@ -444,11 +447,11 @@ async def serve(
     }
     if frontend == "loop":
         return await serve_loop(engine, host, port, auth=auth, ssl_context=ssl_context,
-                                on_ready=on_ready, **limits)
+                                on_ready=on_ready, reuse_port=reuse_port, **limits)
     if auth not in METHODS:
         raise ValueError(f"auth must be one of {METHODS}, not {auth!r}")
     server = Server(engine, auth, ssl_context, **limits)
-    listener = socket.create_server((host, port), backlog=1024, reuse_port=False)
+    listener = socket.create_server((host, port), backlog=1024, reuse_port=reuse_port)
     listener.setblocking(False)
     server._listener = listener
     server.host, server.port = listener.getsockname()[:2]
