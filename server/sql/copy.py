@@ -645,6 +645,8 @@ class CopyIn:
         The checks (typmods, NOT NULL, CHECK, unique, foreign keys) are the writer's.
         """
         w, s = self.writer, self.s
+        if w.triggers is not None:  # NB: row triggers fire for COPY too: the row path
+            return w.insert(s, rows, converted=converted)
         txn = s.txn
         tuples = w.prepare_rows(rows, converted)
         keys = self._column_keys(tuples, cols if tuples is rows else None)

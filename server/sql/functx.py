@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .catalog.model import CatalogSnapshot, Function
 from .plpgsql.functions import call
+from .plpgsql.triggers import TriggerCall, run_trigger
 from .statement import analyse_tree
 
 if TYPE_CHECKING:
@@ -65,6 +66,10 @@ class SessionFunctions:
     def call_user_function(self, fn: Function, args: tuple[Any, ...]) -> Any:
         """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`)."""
         return call(self._s, fn, args, analyse_tree)
+
+    def run_trigger(self, fn: Function, call: TriggerCall) -> list[Any] | None:
+        """Runs a trigger function for one firing (see `plpgsql.triggers`)."""
+        return run_trigger(self._s, fn, call, analyse_tree)
 
     @property
     def session(self) -> SQLSession:

@@ -214,6 +214,24 @@ class Extension:
 
 
 @dataclass(frozen=True)
+class Trigger:
+    """A trigger made by CREATE TRIGGER, as pg_trigger lists it (`tgtype`: PostgreSQL's bits,
+    ROW 1, BEFORE 2, INSERT 4, DELETE 8, UPDATE 16, TRUNCATE 32, INSTEAD 64)."""
+
+    oid: int
+    name: str
+    table_oid: int
+    function_oid: int
+    tgtype: int
+    enabled: str = "O"  # tgenabled: O (origin, enabled), D (disabled), R, A
+    args: tuple[str, ...] = ()  # the function's text arguments (TG_ARGV)
+    columns: tuple[int, ...] = ()  # UPDATE OF: attnums
+    when: str = ""  # WHEN (cond): the condition's SQL text, as written
+    old_table: str = ""  # REFERENCING OLD TABLE AS (not run: 0A000 at CREATE)
+    new_table: str = ""
+
+
+@dataclass(frozen=True)
 class CatalogSnapshot:
     """An immutable view of one database's catalog plus the shared roles and databases."""
 
@@ -230,6 +248,7 @@ class CatalogSnapshot:
     types: tuple[UserType, ...] = ()  # CREATE TYPE's types
     extensions: tuple[Extension, ...] = ()  # CREATE EXTENSION's
     functions: tuple[Function, ...] = ()  # CREATE FUNCTION's
+    triggers: tuple[Trigger, ...] = ()  # CREATE TRIGGER's
     # what callers derive from this snapshot and keep while it lives (dml.writer's table
     # writers): a snapshot never changes, so neither does what is derived from it
     derived: dict[str, dict[Any, Any]] = field(default_factory=dict, compare=False, repr=False)

@@ -59,6 +59,7 @@ from .model import (
     Schema,
     Sequence,
     Table,
+    Trigger,
     UserType,
 )
 
@@ -80,6 +81,7 @@ KINDS: dict[str, type] = {
     "type": UserType,
     "extension": Extension,
     "function": Function,
+    "trigger": Trigger,
 }
 KIND_OF = {cls: kind for kind, cls in KINDS.items()}
 SHARED = ("role", "database")
@@ -174,6 +176,7 @@ class CatalogStore:
             types=tuple(per["type"]),
             extensions=tuple(per["extension"]),
             functions=tuple(per["function"]),
+            triggers=tuple(per["trigger"]),
         )
 
     def snapshot(self, db_oid: int) -> CatalogSnapshot:

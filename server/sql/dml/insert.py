@@ -319,12 +319,14 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             prepared = writer.prepare_rows([list(r)])[0]
             hit = _find_conflict(txn, table, writer, arbiters, prepared)
             if hit is None:
-                writer.insert(sess, [list(r)])
+                written = writer.insert_rows(sess, [list(r)])
+                if not written:  # NB: a BEFORE INSERT trigger skipped it
+                    continue
                 n += 1
                 if do_update:
                     _touch(touched, arbiters, prepared, writer)
                 if returning is not None:
-                    out_rows.append(returning.project(prepared, ctx))
+                    out_rows.append(returning.project(written[0], ctx))
                 continue
             if not do_update:
                 continue
@@ -340,7 +342,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             new = list(old)
             for pos, f in sets:
                 new[pos] = f(both, ctx)
-            stored = writer.update_rows(sess, [key], [old], [new])[0]
+            updated = writer.update_rows(sess, [key], [old], [new])
+            if not updated:  # NB: a BEFORE UPDATE trigger skipped it
+                continue
+            stored = updated[0]
             _touch(touched, arbiters, stored, writer)
             n += 1
             if returning is not None:

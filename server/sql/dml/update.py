@@ -253,9 +253,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             if is_update:
                 rows = writer.update_rows(sess, keys, olds, news, kept)
             else:
-                writer.delete(sess, keys, olds)
-                rows = olds
-            total += len(keys)
+                rows = writer.delete_rows(sess, keys, olds)
+            total += len(rows)  # NB: a BEFORE trigger may have skipped rows
             if returning is not None and extra_idx:
                 srcs = found[i:i + WRITE_BATCH]
                 out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx)

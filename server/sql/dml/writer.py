@@ -41,6 +41,7 @@ from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
 from .deferstate import defer_child_rows, is_deferred
 from .domaincheck import for_table as domain_checks
+from .firetriggers import TableTriggers
 from .values import compile_value, table_scope
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ class TableWriter:
         self._session = s
         self._index_keys: dict[int, Callable[[tuple[Any, ...]], tuple]] = {}
         self._predicates: dict[int, Callable[[tuple[Any, ...]], bool] | None] = {}
+        self.triggers = TableTriggers.of(cat, table)  # None: no enabled trigger (the usual)
 
     # -- keys ---------------------------------------------------------------
 
@@ -422,6 +424,9 @@ class TableWriter:
         columns, which is what RETURNING shows (`prepare_rows` may build new tuples
         rather than write into `rows`)."""
         txn = s.txn
+        if self.triggers is not None:
+            rows = self.triggers.before_insert(s, rows)
+            converted = frozenset()  # NB: a trigger may have changed any column
         tuples = self.prepare_rows(rows, converted)
         keys = self.new_keys(s, tuples)
         if check_unique:
@@ -431,17 +436,28 @@ class TableWriter:
             txn.put(idx.space, self.index_entries(idx, keys, tuples))
         if self.fks:  # NB: after the writes, so rows of this batch can reference each other
             self.check_fks(s, txn, tuples, keys=keys)
+        if self.triggers is not None:
+            self.triggers.after_insert(s, tuples)
         return tuples
 
     def delete(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]) -> int:
         """Deletes rows by key (with their index entries and referencing rows)."""
+        return len(self.delete_rows(s, keys, rows))
+
+    def delete_rows(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]
+                    ) -> list[tuple[Any, ...]]:
+        """As `delete`, and returns the rows deleted (a BEFORE trigger may keep some)."""
         txn = s.txn
+        if self.triggers is not None:
+            keys, rows = self.triggers.before_delete(s, keys, rows)
         txn.delete(self.space, keys)
         for idx in self.indexes:
             txn.delete(idx.space, [k for k, _ in self.index_entries(idx, keys, rows)])
         if self.children:  # NB: after the deletes: rows deleted together may reference each other
             on_parent_delete(s, self, rows)
-        return len(keys)
+        if self.triggers is not None:
+            self.triggers.after_delete(s, rows)
+        return rows
 
     def child_writer(self, s: SQLSession, fk: Constraint) -> TableWriter:
         """The writer of the table whose foreign key `fk` references this one (cascades)."""
@@ -458,6 +474,8 @@ class TableWriter:
                     ) -> list[tuple[Any, ...]]:
         """As `update`, and returns the new rows as stored (see `insert_rows`)."""
         txn = s.txn
+        if self.triggers is not None:
+            keys, old, new, kept = self.triggers.before_update(s, keys, old, new, kept)
         rows = self.prepare_rows(new, kept)
         if self.children:
             on_parent_update(s, self, old, rows)
@@ -490,6 +508,8 @@ class TableWriter:
         txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         if self.fks:
             self.check_fks(s, txn, rows, keys=new_keys)
+        if self.triggers is not None:
+            self.triggers.after_update(s, old, rows, kept)
         return rows
 
 

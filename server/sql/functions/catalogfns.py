@@ -17,6 +17,7 @@ from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
+from ..pgcatalog.triggertext import trigger_def
 from ..pgcatalog.viewtext import view_text
 from .regcasts import regtype_out, relation_oid
 from .registry import FUNCTIONS, FunctionContext, register
@@ -232,15 +233,29 @@ register("pg_get_function_identity_arguments", args=[T.OID],
          returns=T.TEXT)(pg_get_function_arguments)
 
 
-@register("pg_get_triggerdef", args=[T.OID], returns=T.TEXT)
-def pg_get_triggerdef(oid: int, pretty: bool = False) -> None:
-    """Returns NULL: Cumulo has no triggers."""
+@register("pg_get_triggerdef", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_triggerdef(ctx: FunctionContext, oid: int, pretty: bool = False) -> str | None:
+    """A CREATE TRIGGER's text (pgcatalog.triggertext); NULL for no such trigger."""
+    cat = ctx.catalog
+    t = next((t for t in cat.triggers if t.oid == oid), None)
+    table = cat.table_by_oid(t.table_oid) if t is not None else None
+    if t is None or table is None:
+        return None
+    schema = cat.schema_by_oid(table.schema_oid)
+    return trigger_def(cat, t, pretty, schema is not None and schema.name in ctx.search_path())
+
+
+register("pg_get_triggerdef", args=[T.OID, T.BOOL], returns=T.TEXT,
+         needs_context=True)(pg_get_triggerdef)
+
+
+def _no_definition(oid: int) -> None:
+    """Returns NULL: Cumulo has no rules, partitioned tables or extended statistics."""
     return None
 
 
-register("pg_get_triggerdef", args=[T.OID, T.BOOL], returns=T.TEXT)(pg_get_triggerdef)
 for _name in ("pg_get_ruledef", "pg_get_partkeydef", "pg_get_statisticsobjdef"):
-    register(_name, args=[T.OID], returns=T.TEXT)(pg_get_triggerdef)
+    register(_name, args=[T.OID], returns=T.TEXT)(_no_definition)
 
 
 @register("pg_relation_is_publishable", args=[T.REGCLASS], returns=T.BOOL, needs_context=True)

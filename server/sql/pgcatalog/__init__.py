@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (imported to register their relations)
     stats,
     systypes,
     timezones,
+    triggers,  # NB: after relations and infoschema: their pg_trigger is empty
     tsconfig,
     usertypes,
     views,

@@ -107,6 +107,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
             checks[c.table_oid] = checks.get(c.table_oid, 0) + 1
         elif c.kind == "f":
             triggers.update((c.table_oid, c.ref_table_oid))
+    triggers.update(t.table_oid for t in cat.triggers)  # CREATE TRIGGER's
     temp = {s.oid for s in cat.schemas if s.name.startswith("pg_temp")}
 
     def persistence(schema_oid: int) -> str:

@@ -7,7 +7,7 @@ arguments as variables (and `$1`...), a SQL body statement by statement with the
 arguments as `$1`... (and by name), the function's value being the first
 column of the last statement's first row, its first row (OUT parameters, a table's
 row type) or all its rows (SETOF, RETURNS TABLE; `results` reads the shape).
-Set-returning PL/pgSQL (RETURN NEXT / RETURN QUERY) is not supported.
+A set-returning PL/pgSQL body adds its rows with RETURN NEXT and RETURN QUERY [EXECUTE].
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.records import Record
 from ...pgwire.backend import Result
 from ..catalog.model import Function
+from ..ddl.depends import refuse_dependents
 from ..ddl.names import creation_schema, skip_or_raise
 from ..expr.types import type_name
 from ..parse import split_statements
@@ -33,7 +34,7 @@ from ..privileges.check import check_function, current_role_oid
 from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
-from .parser import parse_block
+from .parser import Block, parse_block
 from .results import Shape, split_top_level
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                     re.I)
     form = (ret.group("t") or "").strip().rstrip("(").strip().upper() if ret else ""
     shape = Shape.of(params, ret.group("type").strip() if ret else None, form,
-                     lambda t: _type_of(t)[0], _row_types(session))
+                     _result_type, _row_types(session))
     args, returns = shape.args, shape.returns
     lang = re.search(r"\bLANGUAGE\s+'?(\w+)'?", opts, re.I)
     language = lang.group(1).lower() if lang else ""
@@ -93,10 +94,16 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         raise SQLError(f'language "{language}" does not exist', sqlstate="42704")
     vol = re.search(r"\b(IMMUTABLE|STABLE|VOLATILE)\b", opts, re.I)
     strict = re.search(r"\b(STRICT|RETURNS\s+NULL\s+ON\s+NULL\s+INPUT)\b", opts, re.I)
+    if returns == T.TRIGGER and args:
+        raise SQLError("trigger functions cannot have declared arguments", sqlstate="42P13",
+                       hint="The arguments of the trigger can be accessed through TG_NARGS "
+                       "and TG_ARGV instead.")
+    if returns == T.TRIGGER and language != "plpgsql":
+        raise SQLError("SQL functions cannot return type trigger", sqlstate="42P13")
     if language == "plpgsql":
-        if shape.retset or shape.out_types:
-            raise FeatureNotSupported("PL/pgSQL functions returning sets or rows are not supported")
-        parse_block(body.strip().rstrip(";"))  # NB: syntax errors at CREATE, as PostgreSQL
+        if shape.out_types and not shape.retset:
+            raise FeatureNotSupported("PL/pgSQL functions returning a row are not supported")
+        _check_returns(parse_block(body.strip().rstrip(";")), shape.retset)  # NB: at CREATE
     schema_name, fname = _qualified(m.group("name"))
     replace = m.group("replace") is not None
 
@@ -124,6 +131,35 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         return Result("CREATE FUNCTION")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag="CREATE FUNCTION")
+
+
+def _check_returns(node: Any, retset: bool) -> None:
+    """PL/pgSQL's compile-time checks of RETURN: NEXT and QUERY only in a SETOF function,
+    no value in one."""
+    for st in node.body if isinstance(node, Block) else [node]:
+        if isinstance(st, Block):
+            _check_returns(st, retset)
+            continue
+        if st.kind in ("return_next", "return_query") and not retset:
+            what = "RETURN NEXT" if st.kind == "return_next" else "RETURN QUERY"
+            raise SQLError(f"cannot use {what} in a non-SETOF function", sqlstate="42804")
+        if st.kind == "return" and retset and st.text:
+            raise SQLError("RETURN cannot have a parameter in function returning set",
+                           sqlstate="42804", hint="Use RETURN NEXT or RETURN QUERY.")
+        for sub in [st.body, *(b for _, b in st.branches)]:
+            for x in sub:
+                _check_returns(x, retset)
+    if isinstance(node, Block):
+        for _, handler in node.handlers:
+            for x in handler:
+                _check_returns(x, retset)
+
+
+def _result_type(text: str) -> int:
+    """A parameter's or the result's type; `trigger` is a pseudo-type only a result may be."""
+    if " ".join(text.split()).lower() in ("trigger", "pg_catalog.trigger"):
+        return T.TRIGGER
+    return _type_of(text)[0]
 
 
 def _row_types(session: SQLSession) -> dict[str, tuple[int, tuple[tuple[str, int], ...]]]:
@@ -242,6 +278,20 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
                                hint="Specify the argument list to select the function "
                                "unambiguously.")
             doomed += found
+        cascade = (m.group("mode") or "").upper() == "CASCADE"
+        for f in doomed:  # NB: the triggers that call it, as PostgreSQL's dependencies
+            users = [t for t in cat.triggers if t.function_oid == f.oid]
+            deps = [f"trigger {t.name} on table {tab.name} depends on function {f.name}()"
+                    for t in users if (tab := cat.table_by_oid(t.table_oid)) is not None]
+            if deps and not cascade:
+                refuse_dependents(f"function {f.name}()", deps)
+            if len(deps) == 1:
+                s.notice(f"drop cascades to {deps[0].split(' depends on ')[0]}")
+            elif deps:
+                s.notice(f"drop cascades to {len(deps)} other objects", detail="\n".join(
+                    "drop cascades to " + d.split(" depends on ")[0] for d in deps))
+            for t in users:
+                s.store.delete(s.ensure_txn(), s.db.oid, t)
         for f in doomed:
             s.store.delete(s.ensure_txn(), s.db.oid, f)
         s.catalog_changed()
@@ -254,6 +304,8 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
     """Runs a user function's body with these argument values; returns its value
     (`analyse_tree`: `statement`'s, for the body's statements)."""
     check_function(s, fn)
+    if fn.returns == T.TRIGGER:
+        raise FeatureNotSupported("trigger functions can only be called as triggers")
     interp = Interp(s, analyse_tree)
     scope = interp.scopes[-1]
     positional = []
@@ -265,9 +317,26 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
         scope[f"${i + 1}"] = var
         positional.append((value, oid))
     if fn.language == "plpgsql":
+        block, cache = compiled(s, fn)
+        interp.share_cache(cache)
+        if fn.retset:  # NB: RETURN NEXT / RETURN QUERY add rows; RETURN ends the function
+            interp.results = []
+            interp.out_types = fn.out_types
+            if fn.returns == T.RECORD or fn.out_column:  # NB: OUT / TABLE columns are variables
+                interp.out_names = fn.out_names or (fn.out_column,)
+                for n, t in zip(interp.out_names, fn.out_types or (fn.returns,), strict=True):
+                    scope.setdefault(n, Var(None, t))
+            try:
+                interp.block(block)
+            except _Return:
+                pass
+            return interp.results
         try:
-            interp.block(parse_block(fn.body.strip().rstrip(";")))
+            interp.block(block)
         except _Return as r:
+            if isinstance(r.value, Var):  # NB: RETURN rec: the record's value
+                return Record(tuple(v for v, _ in (r.value.fields or {}).values()),
+                              tuple(t for _, t in (r.value.fields or {}).values()))
             return r.value
         if fn.returns != T.VOID:
             raise SQLError("control reached end of function without RETURN", sqlstate="2F005")
@@ -281,3 +350,14 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
         return Record(rows[0], fn.out_types) if rows else None
     value = rows[0][0] if rows and rows[0] else None
     return "" if fn.returns == T.VOID else value
+
+
+def compiled(s: SQLSession, fn: Function) -> tuple[Block, dict[Any, Any]]:
+    """A PL/pgSQL function's parsed body and its analysed statements, kept with the catalog
+    snapshot (per search_path): a trigger calls its function once per row."""
+    key = (fn.oid, tuple(s.search_path()))
+    got = s.catalog().derived.setdefault("plpgsql", {}).get(key)
+    if got is None or got[0] is not fn:
+        got = (fn, parse_block(fn.body.strip().rstrip(";")), {})
+        s.catalog().derived["plpgsql"][key] = got
+    return got[1], got[2]

@@ -24,9 +24,10 @@ from ...errors import (
     SyntaxError_,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.records import Record
 from ...txn.api import RetryStatement
 from ..expr.casts import to_text
-from ..expr.types import datatype_oid
+from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
 from ..stmt import AnalyseTree
 from .parser import Block, Decl, Stmt
@@ -86,6 +87,14 @@ class Interp:
         self.scopes: list[dict[str, Var]] = [{"found": Var(False, T.BOOL)}]
         self.row_count = 0
         self._cache: dict[tuple[str, tuple[int, ...]], Any] = {}
+        # a SETOF / TABLE function's rows so far (RETURN NEXT, RETURN QUERY); None: not one
+        self.results: list[Any] | None = None
+        self.out_names: tuple[str, ...] = ()  # its OUT / TABLE columns (RETURN NEXT;)
+        self.out_types: tuple[int, ...] = ()
+
+    def share_cache(self, cache: dict[tuple[str, tuple[int, ...]], Any]) -> None:
+        """Analysed statements kept across calls of one function (a trigger runs per row)."""
+        self._cache = cache
 
     # -- variables ---------------------------------------------------------------
 
@@ -155,8 +164,25 @@ class Interp:
                     renumber[n] = len(values)
                 p.replace(exp.Parameter(this=exp.Literal.number(renumber[n])))
         base = max(_max_param(tree), given, len(values))
+        if self.lookup("tg_argv") is not None:  # NB: TG_ARGV counts from 0, arrays from 1
+            for br in list(tree.find_all(exp.Bracket)):
+                if isinstance(br.this, exp.Column) and br.this.name.lower() == "tg_argv" \
+                        and len(br.expressions) == 1:
+                    br.expressions[0].replace(exp.Add(this=br.expressions[0].copy(),
+                                                      expression=exp.Literal.number(1)))
         for col in list(tree.find_all(exp.Column)):
             if _is_set_target(col):
+                continue
+            if isinstance(col.this, exp.Star) and col.table:  # NEW.*: the record's fields
+                rec = self.lookup(col.table.lower())
+                if rec is not None and rec.fields is not None:
+                    items = []
+                    for value, oid in rec.fields.values():
+                        values.append(value)
+                        oids.append(oid if oid != T.RECORD else 0)
+                        base += 1
+                        items.append(exp.Parameter(this=exp.Literal.number(base)))
+                    col.replace(exp.Tuple(expressions=items))
                 continue
             name = col.name if col.this.args.get("quoted") else col.name.lower()
             qual = col.table.lower() if col.table else ""
@@ -254,6 +280,11 @@ class Interp:
             v = self.lookup(name.partition(".")[0])
             if v is not None and v.type != T.RECORD and "." not in name:
                 self.assign(name, self.eval(st.text, cast=v), v.type)
+            elif "." in name and v is not None and v.fields is not None and \
+                    v.fields.get(name.partition(".")[2], (None, 0))[1] not in (0, T.RECORD):
+                oid = v.fields[name.partition(".")[2]][1]  # NB: NEW.a := ...: a's type
+                self.assign(name, self.eval(st.text, cast=Var(None, oid, type_text=type_name(
+                    oid))), oid)
             else:
                 val, oid = self.eval_typed(st.text)
                 self.assign(name, val, oid)
@@ -299,7 +330,23 @@ class Interp:
             if not st.text or self.truth(st.text):
                 raise (_Exit if k == "exit" else _Continue)(st.target[0] if st.target else None)
         elif k == "return":
-            raise _Return(self.eval(st.text) if st.text else None)
+            rec = self.record(st.text)
+            raise _Return(rec if rec is not None else self.eval(st.text) if st.text else None)
+        elif k == "return_next":
+            self._return_next(st.text)
+        elif k == "return_query":
+            text, extra = st.text, None
+            if st.opts.get("execute"):
+                text = str(self.eval(st.text))
+                extra = [self.eval_typed(a) for a in st.args]
+            rows, _, _ = self.run_sql(text, extra)
+            out = self._results("RETURN QUERY")
+            if self.out_types:
+                out.extend(Record(tuple(r), self.out_types) for r in rows)
+            else:
+                out.extend(r[0] if r else None for r in rows)
+            self.row_count = len(rows)
+            self._set_found(bool(rows))
         elif k == "null":
             pass
         elif k == "perform":
@@ -323,6 +370,35 @@ class Interp:
             self._after(rows, cols, tag, st.target)
         else:  # pragma: no cover - the parser makes no other kinds
             raise SQLError(f"unsupported PL/pgSQL statement {k}", sqlstate="0A000")
+
+    def record(self, text: str) -> Var | None:
+        """The record variable `text` names (RETURN NEW), or None for any other expression."""
+        name = text.strip()
+        name = name[1:-1] if name.startswith('"') else name.lower()
+        v = self.lookup(name) if name else None
+        return v if v is not None and (v.fields is not None or v.type == T.RECORD) else None
+
+    def _results(self, what: str) -> list[Any]:
+        if self.results is None:
+            raise SQLError(f"cannot use {what} in a non-SETOF function", sqlstate="42804")
+        return self.results
+
+    def _return_next(self, text: str) -> None:
+        out = self._results("RETURN NEXT")
+        if not text:  # NB: RETURNS TABLE / OUT parameters: their current values
+            vals = [v.value if (v := self.lookup(n)) is not None else None
+                    for n in self.out_names]
+            out.append(Record(tuple(vals), self.out_types) if len(self.out_types) > 1
+                       else vals[0] if vals else None)
+            return
+        rec = self.record(text)
+        if rec is not None:
+            out.append(Record(tuple(v for v, _ in (rec.fields or {}).values()), self.out_types))
+            return
+        value = self.eval(text)
+        if self.out_types and isinstance(value, tuple):
+            value = Record(tuple(value), self.out_types)
+        out.append(value)
 
     def _iteration(self, st: Stmt) -> bool:
         """Runs a loop body once; False when EXIT left the loop."""

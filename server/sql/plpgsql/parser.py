@@ -2,7 +2,7 @@
 
 Blocks (`[DECLARE ...] BEGIN ... [EXCEPTION WHEN ... THEN ...] END`), assignment,
 IF / ELSIF / ELSE, LOOP, WHILE, FOR over an integer range or a query, EXIT and
-CONTINUE, RETURN, PERFORM, EXECUTE [INTO] [USING], RAISE, GET DIAGNOSTICS, NULL,
+CONTINUE, RETURN [NEXT | QUERY [EXECUTE]], PERFORM, EXECUTE [INTO] [USING], RAISE, GET DIAGNOSTICS, NULL,
 and any other SQL statement (a SELECT may have INTO). Expressions and SQL are
 kept as source text: the interpreter hands them to the SQL engine with the
 variables bound as parameters, as PL/pgSQL does.
@@ -229,6 +229,19 @@ class Parser:
             self.take(";")
             return Stmt(w.lower(), cond, target)
         if w == "RETURN":
+            if self.accept("NEXT"):
+                text = self.span(set())
+                self.take(";")
+                return Stmt("return_next", text)
+            if self.accept("QUERY"):
+                if self.accept("EXECUTE"):
+                    text = self.span({"USING"})
+                    using = self.list_of(set()) if self.accept("USING") else []
+                    self.take(";")
+                    return Stmt("return_query", text, args=using, opts={"execute": True})
+                text = self.span(set())
+                self.take(";")
+                return Stmt("return_query", text)
             text = self.span(set())
             self.take(";")
             return Stmt("return", text)
@@ -265,6 +278,16 @@ class Parser:
             self.take(";")
             return Stmt("execute", text, into, args=args)
         nxt = self.peek()
+        field_tok = self.peek(1)
+        if nxt is not None and nxt.text == "." and field_tok is not None and \
+                (t.word or t.text.startswith('"')) and self.peek(2) is not None and \
+                self.peek(2).text in (":=", "="):  # type: ignore[union-attr]
+            self.i += 3  # NB: NEW.a := ...: a record's field
+            text = self.span(set())
+            self.take(";")
+            base = t.text.lower() if t.word else t.text[1:-1]
+            fld = field_tok.text.lower() if field_tok.word else field_tok.text[1:-1]
+            return Stmt("assign", text, [f"{base}.{fld}"])
         if nxt is not None and nxt.text in (":=", "=") and (t.word or t.text.startswith('"')):
             self.i += 1
             text = self.span(set())

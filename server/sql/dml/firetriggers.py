@@ -1,0 +1,196 @@
+"""Fires a table's triggers from its write path (`writer.TableWriter`) and its statements.
+
+A `TableTriggers` is built with the table's writer (once per catalog version) and
+only when the table has an enabled trigger, so a table without triggers costs the
+writer one attribute test per batch. Row-level triggers fire per row, in name
+order as PostgreSQL's: BEFORE ones on the rows about to be written (a trigger's
+returned row replaces NEW for the next trigger and the write; NULL skips the row
+and the triggers after it), AFTER ones on the rows as stored, once the batch is
+written (PostgreSQL queues them to the statement's end; a batch is our unit of
+writing). Statement-level triggers fire around the statement's run
+(`with_statement_triggers`), even when it touches no row. The function runs
+through the session (`FunctionContext.run_trigger`), which owns the PL/pgSQL
+runner: this layer knows the catalog rows, not how to run a body.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ..catalog.model import CatalogSnapshot, Function, Table, Trigger
+from ..ddl.names import find_relation, table_name
+from ..plpgsql.triggerdata import TriggerCall
+from ..stmt import Stmt
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+
+ROW, BEFORE, INSERT, DELETE, UPDATE, TRUNCATE, INSTEAD = 1, 2, 4, 8, 16, 32, 64
+EVENTS = ((INSERT, "INSERT"), (UPDATE, "UPDATE"), (DELETE, "DELETE"), (TRUNCATE, "TRUNCATE"))
+_OP_BIT = {op: bit for bit, op in EVENTS}
+
+
+class TableTriggers:
+    """The enabled triggers of one table, grouped by (timing, level, event)."""
+
+    def __init__(self, cat: CatalogSnapshot, table: Table, triggers: list[Trigger]) -> None:
+        schema = cat.schema_by_oid(table.schema_oid)
+        self.table = table
+        self.schema = schema.name if schema is not None else ""
+        self.columns = tuple((c.attnum - 1, c.name, c.type_oid, c.typmod)
+                             for c in table.live_columns)
+        fns = {f.oid: f for f in cat.functions}
+        self.groups: dict[tuple[str, str, str], list[tuple[Trigger, Function]]] = {}
+        for t in sorted(triggers, key=lambda t: t.name):
+            fn = fns.get(t.function_oid)
+            if fn is None:
+                continue
+            when = "BEFORE" if t.tgtype & BEFORE else "INSTEAD OF" if t.tgtype & INSTEAD \
+                else "AFTER"
+            level = "ROW" if t.tgtype & ROW else "STATEMENT"
+            for bit, op in EVENTS:
+                if t.tgtype & bit:
+                    self.groups.setdefault((when, level, op), []).append((t, fn))
+
+    @staticmethod
+    def of(cat: CatalogSnapshot, table: Table) -> TableTriggers | None:
+        """The table's triggers, or None when it has no enabled one (the writer's fast test)."""
+        if not cat.triggers:
+            return None
+        mine = [t for t in cat.triggers if t.table_oid == table.oid and t.enabled != "D"]
+        return TableTriggers(cat, table, mine) if mine else None
+
+    def _call(self, t: Trigger, when: str, level: str, op: str, new: Any, old: Any
+              ) -> TriggerCall:
+        return TriggerCall(t.name, when, level, op, self.table.oid, self.table.name,
+                           self.schema, t.args, self.columns, new, old, t.when)
+
+    def _fire_rows(self, s: SQLSession, when: str, op: str, news: list[Any] | None,
+                   olds: list[Any] | None, targets: frozenset[int] | None = None
+                   ) -> list[int]:
+        """Runs the row triggers of (when, op); returns the indices of the rows kept
+        (BEFORE: a row whose trigger returned NULL is dropped; `news` is updated in place)."""
+        group = self.groups.get((when, "ROW", op))
+        n = len(news if news is not None else olds or [])
+        if not group:
+            return list(range(n))
+        kept = []
+        for i in range(n):
+            new = news[i] if news is not None else None
+            old = olds[i] if olds is not None else None
+            alive = True
+            for t, fn in group:
+                if t.columns and op == "UPDATE" and not _touches(t, new, old, targets):
+                    continue
+                got = s.functions.run_trigger(fn, self._call(t, when, "ROW", op, new, old))
+                if when != "BEFORE":
+                    continue
+                if got is None:
+                    alive = False
+                    break
+                if news is not None:
+                    new = got
+            if alive:
+                if news is not None and when == "BEFORE":
+                    news[i] = new
+                kept.append(i)
+        return kept
+
+    # -- the writer's hooks ----------------------------------------------------------
+
+    def before_insert(self, s: SQLSession, rows: list[Any]) -> list[Any]:
+        rows = list(rows)
+        kept = self._fire_rows(s, "BEFORE", "INSERT", rows, None)
+        return rows if len(kept) == len(rows) else [rows[i] for i in kept]
+
+    def after_insert(self, s: SQLSession, rows: list[Any]) -> None:
+        self._fire_rows(s, "AFTER", "INSERT", rows, None)
+
+    def before_update(self, s: SQLSession, keys: list[bytes], olds: list[Any],
+                      news: list[Any], kept: frozenset[int]
+                      ) -> tuple[list[bytes], list[Any], list[Any], frozenset[int]]:
+        """The rows to update, as BEFORE UPDATE triggers leave them (`kept`: the columns
+        the statement does not set; none once a trigger may have changed any)."""
+        if not self.groups.get(("BEFORE", "ROW", "UPDATE")):
+            return keys, olds, news, kept
+        news = list(news)
+        idx = self._fire_rows(s, "BEFORE", "UPDATE", news, olds, self._targets(kept))
+        if len(idx) != len(keys):
+            keys, olds, news = [keys[i] for i in idx], [olds[i] for i in idx], \
+                [news[i] for i in idx]
+        return keys, olds, news, frozenset()
+
+    def after_update(self, s: SQLSession, olds: list[Any], news: list[Any],
+                     kept: frozenset[int]) -> None:
+        self._fire_rows(s, "AFTER", "UPDATE", news, olds, self._targets(kept))
+
+    def before_delete(self, s: SQLSession, keys: list[bytes], olds: list[Any]
+                      ) -> tuple[list[bytes], list[Any]]:
+        idx = self._fire_rows(s, "BEFORE", "DELETE", None, olds)
+        if len(idx) == len(keys):
+            return keys, olds
+        return [keys[i] for i in idx], [olds[i] for i in idx]
+
+    def after_delete(self, s: SQLSession, olds: list[Any]) -> None:
+        self._fire_rows(s, "AFTER", "DELETE", None, olds)
+
+    def _targets(self, kept: frozenset[int]) -> frozenset[int] | None:
+        """The columns an UPDATE sets (None: not known, compare the values)."""
+        if not kept:
+            return None
+        return frozenset(pos for pos, *_ in self.columns) - kept
+
+    # -- statement level ---------------------------------------------------------------
+
+    def has_statement(self, op: str) -> bool:
+        return any(self.groups.get((w, "STATEMENT", op)) for w in ("BEFORE", "AFTER"))
+
+    def statement(self, s: SQLSession, when: str, op: str) -> None:
+        for t, fn in self.groups.get((when, "STATEMENT", op), ()):
+            s.functions.run_trigger(fn, self._call(t, when, "STATEMENT", op, None, None))
+
+
+def _touches(t: Trigger, new: Any, old: Any, targets: frozenset[int] | None) -> bool:
+    """UPDATE OF columns: PostgreSQL fires when the statement sets one of them."""
+    cols = [a - 1 for a in t.columns]
+    if targets is not None:
+        return any(c in targets for c in cols)
+    return new is None or old is None or any(new[c] != old[c] for c in cols)
+
+
+def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> Stmt:
+    """`stmt` (an INSERT, UPDATE or DELETE) firing its table's statement-level triggers
+    around its run; `stmt` itself when the table has none."""
+    cat = s.catalog()
+    if not cat.triggers:
+        return stmt
+    target = tree.this
+    if isinstance(target, exp.Schema):
+        target = target.this
+    if not isinstance(target, exp.Table):
+        return stmt
+    schema, name = table_name(target)
+    table = find_relation(cat, schema, name, s.search_path())
+    op = "INSERT" if isinstance(tree, exp.Insert) else \
+        "UPDATE" if isinstance(tree, exp.Update) else "DELETE"
+    if table is None:
+        return stmt
+    trig = TableTriggers.of(cat, table)
+    if trig is None or not trig.has_statement(op):
+        return stmt
+    inner = stmt.run
+
+    def run(sess: SQLSession, values: list[Any]) -> Any:
+        now = TableTriggers.of(sess.catalog(), table)
+        if now is not None:
+            now.statement(sess, "BEFORE", op)
+        res = inner(sess, values)
+        if now is not None:
+            now.statement(sess, "AFTER", op)
+        return res
+
+    stmt.run = run
+    stmt.many = None  # NB: pipelined runs of one INSERT are each a statement
+    return stmt

@@ -1,0 +1,242 @@
+"""Triggers and set-returning PL/pgSQL (issue 16), against PostgreSQL 15.
+
+Each statement runs on PostgreSQL 15 and on Cumulo through psycopg: status, rows,
+SQLSTATE, message and the NOTICEs a trigger raises must be the same. It covers
+`RETURNS SETOF` / `RETURNS TABLE` with RETURN NEXT, RETURN QUERY [EXECUTE]; CREATE
+[OR REPLACE] / DROP TRIGGER and their errors; BEFORE ROW triggers that change or skip
+rows; AFTER ROW audit triggers; statement triggers; WHEN, UPDATE OF, TG_* and
+TG_ARGV; ENABLE / DISABLE; pg_trigger, pg_get_triggerdef and information_schema.
+The other write paths (COPY FROM, prepared and ON CONFLICT inserts, cascading
+foreign keys, asyncpg's executemany) and psql's `\\d` are compared too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import re
+import shutil
+import subprocess
+
+import asyncpg
+import psycopg
+import pytest
+
+STATEMENTS = [
+    'create table t (id int primary key, a text)',
+    "insert into t values (1, 'x'), (2, 'y'), (3, 'z')",
+    'create function nums(n int) returns setof int language plpgsql as $$ begin for i in 1..n loop return next i * 10; end loop; return; end $$',
+    'select * from nums(3)',
+    'select nums(2)',
+    "create function tab(lim int) returns table (k int, v text) language plpgsql as $$ begin return query select id, a from t where id <= lim order by id; k := 99; v := 'extra'; return next; end $$",
+    'select * from tab(2)',
+    'select k, v from tab(5) where k > 1',
+    'create function rows_of() returns setof t language plpgsql as $$ declare r record; begin for r in select * from t order by id loop return next r; end loop; end $$',
+    'select * from rows_of()',
+    "create function dyn(tbl text) returns setof text language plpgsql as $$ begin return query execute format('select a from %I where id > $1 order by id', tbl) using 1; end $$",
+    "select * from dyn('t')",
+    "select dyn('t')",
+    'create function bad() returns int language plpgsql as $$ begin return next 1; end $$',
+    "create function outs(out a int, out b text) returns setof record language plpgsql as $$ begin a := 1; b := 'one'; return next; a := 2; b := 'two'; return next; end $$",
+    'select * from outs()',
+    'create function empty_set() returns setof int language plpgsql as $$ begin return; end $$',
+    'select * from empty_set()',
+    'select count(*) from nums(100)',
+    'create function bad2() returns setof int language plpgsql as $$ begin if true then return 1; end if; end $$',
+    'create function bad3() returns int language plpgsql as $$ begin begin return query select 1; end; end $$',
+    'create table t (id int primary key, a text, n int default 0, updated_at timestamptz)',
+    'create table audit (op text, tbl text, old_id int, new_id int, info text)',
+    "create function trg() returns trigger language plpgsql as $$ begin NEW.a := upper(NEW.a); raise notice '% % % % % % %', TG_OP, TG_NAME, TG_WHEN, TG_LEVEL, TG_TABLE_NAME, TG_TABLE_SCHEMA, TG_NARGS; return NEW; end $$",
+    "create trigger t_bi before insert or update of a on t for each row when (new.id > 0) execute function trg('x', 2)",
+    'create function aud() returns trigger language plpgsql as $$ begin insert into audit values (TG_OP, TG_TABLE_NAME, OLD.id, NEW.id, TG_ARGV[0]); return NULL; end $$',
+    "create trigger t_aud after insert or update or delete on t for each row execute function aud('argzero')",
+    "create function stmt() returns trigger language plpgsql as $$ begin raise notice 'stmt % % %', TG_WHEN, TG_OP, TG_LEVEL; return NULL; end $$",
+    'create trigger t_s1 before insert or delete on t for each statement execute procedure stmt()',
+    'create trigger t_s2 after update on t execute procedure stmt()',
+    'select tgname, tgtype, tgenabled, tgnargs, tgargs, tgattr, tgqual is not null, pg_get_triggerdef(oid), pg_get_triggerdef(oid, true) from pg_trigger order by 1',
+    'select * from information_schema.triggers order by trigger_name, event_manipulation',
+    "select relhastriggers from pg_class where relname = 't'",
+    "insert into t values (1, 'abc'), (-1, 'neg')",
+    "insert into t values (2, 'def') returning *",
+    'select * from t order by id',
+    "update t set a = 'zz' where id = 1",
+    'update t set n = 5 where id = 2',
+    'update t set n = 6 where id = 99',
+    'delete from t where id = -1',
+    'select * from t order by id',
+    'select * from audit',
+    "create function skip() returns trigger language plpgsql as $$ begin if NEW.id = 13 then return null; end if; if TG_OP = 'DELETE' then return OLD; end if; return NEW; end $$",
+    'create trigger a_skip before insert or update on t for each row execute function skip()',
+    "insert into t values (13, 'unlucky'), (14, 'ok')",
+    'update t set id = 13 where id = 14',
+    'select * from t order by id',
+    "create function stamp() returns trigger language plpgsql as $$ begin NEW.updated_at := '2020-01-01 00:00:00+00'; NEW.n := NEW.n + 1; return NEW; end $$",
+    'create trigger z_stamp before update on t for each row execute function stamp()',
+    "update t set a = 'q' where id = 2 returning id, a, n, updated_at",
+    "create function boom() returns trigger language plpgsql as $$ begin if NEW.a = 'BAD' then raise exception 'bad row %', NEW.id using errcode = '22023'; end if; return NEW; end $$",
+    'create trigger b_boom before insert on t for each row execute function boom()',
+    "insert into t values (20, 'bad')",
+    'select count(*) from t',
+    'create trigger t_bi before insert on t for each row execute function trg()',
+    'create trigger t_x before insert on nosuch for each row execute function trg()',
+    'create trigger t_y before insert on t for each row execute function nosuch()',
+    "create function notrg() returns int language sql as 'select 1'",
+    'create trigger t_y before insert on t for each row execute function notrg()',
+    'drop trigger t_zz on t',
+    'drop trigger if exists t_zz on t',
+    'drop trigger if exists t_zz on nosuch',
+    'drop function trg()',
+    'select trg()',
+    'create trigger t_w before insert on t for each statement when (new.id > 0) execute function trg()',
+    'create trigger t_w before truncate on t for each row execute function trg()',
+    'create trigger t_w instead of insert on t for each row execute function trg()',
+    'create function targ(int) returns trigger language plpgsql as $$ begin return null; end $$',
+    'alter table t disable trigger t_aud',
+    "insert into t values (30, 'x')",
+    'select count(*) from audit',
+    'select tgname, tgenabled from pg_trigger order by 1',
+    'alter table t enable trigger all',
+    'alter table t disable trigger nosuch',
+    'drop trigger t_bi on t',
+    "create or replace trigger t_aud after delete on t for each row execute function aud('again')",
+    'delete from t where id = 30',
+    "select * from audit where op = 'DELETE'",
+    'drop function aud() cascade',
+    'select count(*) from pg_trigger',
+]
+
+PATHS = """
+create table parent (id int primary key);
+create table child (id int primary key, pid int references parent on delete cascade, v text);
+create table log (what text, id int, v text);
+create function note() returns trigger language plpgsql as $$
+begin
+  insert into log values (TG_OP || ' ' || TG_WHEN, coalesce(NEW.id, OLD.id), coalesce(NEW.v, OLD.v));
+  if TG_WHEN = 'BEFORE' and TG_OP <> 'DELETE' then
+    NEW.v := coalesce(NEW.v, 'filled');
+    return NEW;
+  end if;
+  if TG_OP = 'DELETE' then
+    return OLD;
+  end if;
+  return NEW;
+  end $$;
+create trigger child_b before insert or update or delete on child for each row execute function note();
+create trigger child_a after insert or update or delete on child for each row execute function note();
+insert into parent values (1), (2)
+"""
+
+
+def run(dsn: str, statements: list[str]) -> list[tuple]:
+    out: list[tuple] = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        notes: list[str] = []
+        c.add_notice_handler(lambda d: notes.append(f"{d.severity}: {d.message_primary}"))
+        for sql in statements:
+            notes.clear()
+            try:
+                cur = c.execute(sql)
+                rows = cur.fetchall() if cur.description else None
+                out.append((sql, cur.statusmessage, rows, list(notes)))
+            except psycopg.Error as e:
+                out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary, list(notes)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    for dsn in (pg15.dsn(), cumulo_server.dsn()):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("DROP DATABASE IF EXISTS triggers_pg15")
+            c.execute("CREATE DATABASE triggers_pg15")
+    return pg15.dsn(db="triggers_pg15"), cumulo_server.dsn(dbname="triggers_pg15")
+
+
+def test_triggers_and_set_returning_functions_as_pg15(servers):
+    expected = run(servers[0], STATEMENTS)
+    assert sum(1 for r in expected if r[1] == "CREATE TRIGGER") >= 8
+    assert any(r[3] for r in expected if len(r) == 4)  # NB: the triggers' NOTICEs are compared
+    got = run(servers[1], STATEMENTS)
+    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
+    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+
+
+def _paths(dsn: str) -> list:
+    """Rows reach `child` by every write path; the log and the table are the outcome."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in re.split(r";\n(?=\S)", PATHS.strip()):  # NB: not inside a body
+            c.execute(sql)
+        c.execute("insert into child values (%s, %s, %s)", (1, 1, None), prepare=True)
+        c.execute("insert into child values (%s, %s, %s)", (2, 1, "two"), prepare=True)
+        with c.cursor().copy("copy child from stdin") as cp:
+            cp.write("3\t2\t\\N\n4\t2\tfour\n")
+        c.execute("update child set v = v || '!' where id = 4")
+        c.execute("insert into child values (5, 2, 'y') on conflict do nothing")
+        c.execute("update child set v = 'u' where id = 1")
+        c.execute("delete from parent where id = 2")  # NB: cascades to 3, 4 and 5
+        log = c.execute("select what, id, v from log").fetchall()
+        rows = c.execute("select * from child order by id").fetchall()
+    return [sorted(log, key=repr), rows]
+
+
+async def _asyncpg(dsn: str) -> list:
+    c = await asyncpg.connect(dsn)
+    try:
+        await c.executemany("insert into child values ($1, 1, $2)", [(10, None), (11, "b")])
+        got = [await c.fetch("select id, v from child where id >= 10 order by id")]
+        await c.execute("create function deny() returns trigger language plpgsql as $$ begin "
+                        "raise exception 'no %', NEW.id using errcode = 'check_violation'; end $$")
+        await c.execute("create trigger deny before insert on child for each row "
+                        "execute function deny()")
+        try:
+            await c.execute("insert into child values (12, 1, 'c')")
+        except asyncpg.PostgresError as e:
+            got.append((e.sqlstate, str(e)))
+        got.append(await c.fetchval("select count(*) from child where id = 12"))
+        return got
+    finally:
+        await c.close()
+
+
+def test_every_write_path_fires_row_triggers(servers):
+    pg, cu = servers
+    expected = _paths(pg)
+    assert len(expected[0]) >= 20
+    assert _paths(cu) == expected
+    expected = asyncio.run(_asyncpg(pg))
+    assert expected[1][0] == "23514"
+    assert asyncio.run(_asyncpg(cu)) == expected
+
+
+def _psql() -> str:
+    for path in ("/usr/lib/postgresql/15/bin/psql", shutil.which("psql")):
+        if path and os.path.exists(path):
+            return path
+    pytest.fail("psql is missing: tests/run.sh installs it")
+
+
+def test_psql_describe_lists_triggers_as_pg15(servers):
+    outs = []
+    for dsn in servers:
+        r = subprocess.run([_psql(), dsn, "-X", "-c", "\\d child"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "PAGER": ""})
+        outs.append(r.stdout)
+    assert "Triggers:" in outs[0] and "child_b BEFORE INSERT OR DELETE OR UPDATE" in outs[0]
+    assert outs[1] == outs[0]
+
+
+def test_copy_through_the_row_path_counts_as_pg15(servers):
+    outs = []
+    for dsn in servers:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("create table cp (id int, v text)")
+            c.execute("create function cpskip() returns trigger language plpgsql as $$ begin "
+                      "if NEW.id % 2 = 0 then return null; end if; return NEW; end $$")
+            c.execute("create trigger cpskip before insert on cp for each row "
+                      "execute function cpskip()")
+            buf = io.StringIO("".join(f"{i}\tv{i}\n" for i in range(10)))
+            with c.cursor().copy("copy cp from stdin") as cp:
+                cp.write(buf.getvalue())
+            outs.append(c.execute("select count(*), sum(id) from cp").fetchall())
+    assert outs[0] == [(5, 25)] and outs[1] == outs[0]
