@@ -65,6 +65,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import FeatureNotSupported
+from ..pgtypes.citext import CIText, fold
 from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from ..pgtypes.infdate import (
     DATE_INF,
@@ -164,6 +165,12 @@ def _enc_str(v: str) -> bytes:
     return b"\x20" + raw + b"\x00\x01"
 
 
+def _enc_citext(v: str) -> bytes:
+    """A citext value keys as its case-folded text: 'A@x' and 'a@x' are one key (unique
+    indexes and primary keys over citext, pgtypes.citext); it decodes as that text."""
+    return _enc_str(fold(v))
+
+
 def _enc_bytes(v: bytes) -> bytes:
     raw = bytes(v)
     if b"\x00" in raw:
@@ -225,6 +232,7 @@ _ENCODERS: dict[type, Any] = {
     float: _enc_float,
     Decimal: _enc_decimal,
     str: _enc_str,
+    CIText: _enc_citext,
     bytes: _enc_bytes,
     bytearray: _enc_bytes,
     memoryview: _enc_bytes,

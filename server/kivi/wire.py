@@ -44,6 +44,7 @@ from typing import Any
 
 import msgpack
 
+from ..pgtypes.citext import CIText
 from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us
 from ..pgtypes.infdate import (
     DATE_INF,
@@ -62,6 +63,7 @@ EXT_DECIMAL, EXT_DATE, EXT_TIME, EXT_DATETIME, EXT_TIMEDELTA = 1, 2, 3, 4, 5
 EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
 EXT_RANGE, EXT_MULTIRANGE, EXT_DATETIME_EDGE = 11, 12, 13
 EXT_FAR_DATE, EXT_FAR_DATETIME = 14, 15
+EXT_CITEXT = 16  # pgtypes.citext: stays case-insensitive after a restart
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -197,6 +199,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_FAR_DATE, _pack(obj.days))
     if t is FarTimestamp:
         return msgpack.ExtType(EXT_FAR_DATETIME, _pack([obj.us, _offset(obj)]))
+    if t is CIText:
+        return msgpack.ExtType(EXT_CITEXT, obj.encode())
     if t in _FIELDS:
         return msgpack.ExtType(EXT_MESSAGE, _pack([t.__name__, *_fields_out(obj)]))
     # Subclasses (IntEnum, OrderedDict...; strict_types sends them here) travel as their base
@@ -264,6 +268,8 @@ def _ext_hook(code: int, data: bytes) -> Any:
     if code == EXT_FAR_DATETIME:
         us, off = _unpack(data)
         return ts_of_us(us, _tz(off))
+    if code == EXT_CITEXT:
+        return CIText(data.decode())
     return msgpack.ExtType(code, data)
 
 

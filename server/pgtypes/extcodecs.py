@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import hstore, tsearch
+from . import citext, hstore, tsearch
 
 Codec = tuple[Callable[[Any], bytes], Callable[[bytes], Any]]
 
@@ -26,6 +26,8 @@ def text_input(oid: int) -> Callable[[str], Any] | None:
     """The input function of `oid` when it is one of these types (else None)."""
     if oid in hstore.OIDS:
         return hstore.parse
+    if oid in citext.OIDS:
+        return citext.parse
     return _FIXED_TEXT.get(oid)
 
 
@@ -33,4 +35,6 @@ def binary_codec(oid: int) -> Codec | None:
     """(send, receive) of `oid` when it is one of these types (else None)."""
     if oid in hstore.OIDS:
         return hstore.encode, hstore.decode
+    if oid in citext.OIDS:
+        return citext.encode, citext.decode
     return _FIXED_BINARY.get(oid)

@@ -48,8 +48,8 @@ from .names import creation_schema, parse_qualified, skip_or_raise
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8"}
-TYPES = {"hstore": ("hstore",)}  # the base types an extension makes
+AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8", "citext": "1.6"}
+TYPES = {"hstore": ("hstore",), "citext": ("citext",)}  # the base types an extension makes
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$-]+)"
 _CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"
                      rf"(?P<opts>(?:\s+WITH)?(?:\s+(?:SCHEMA\s+{_NAME}|VERSION\s+\S+|CASCADE))*)"

@@ -45,8 +45,18 @@ from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog.ddltext import format_type
+from . import (
+    citextops,
+    colnames,
+    domaincheck,
+    extops,
+    hstorerows,
+    jsonrows,
+    namedargs,
+    usertypes,
+    wholerow,
+)
 from . import codegen as cg
-from . import colnames, domaincheck, extops, hstorerows, jsonrows, namedargs, usertypes, wholerow
 from . import runtime as rt
 from . import types as ty
 from .bound import E, const
@@ -567,6 +577,7 @@ class Binder(SpecialForms):
         a, b = self.unify(left, right)
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
+        a, b = citextops.operands(a, b, self.params)  # citext = text compares as text
         _check_operator(op, a, b)
         if op not in ("=", "<>") and a.type in hstore.OIDS:  # NB: hstore's are #<# #># ...
             raise hstorerows.undefined(op, left, right)
@@ -610,6 +621,7 @@ class Binder(SpecialForms):
         if arr.kind == "array" and left.type != T.UNKNOWN:
             arr.args = [coerce(x, left.type, params=self.params) if x.type == T.UNKNOWN else x
                         for x in arr.args]
+        left = citextops.operands(left, E("const", None, [], elem), self.params)[0]
         return E("any", (op, is_all), [left, arr], T.BOOL)
 
     def b_NullSafeEQ(self, node: exp.Expression) -> E:
@@ -768,7 +780,9 @@ class Binder(SpecialForms):
         return coerce(e, T.TEXT, params=self.params)
 
     def _like(self, node: exp.Expression, ci: bool) -> E:
-        a = self._to_text(self.bind(node.this))
+        a = self.bind(node.this)
+        ci = ci or citextops.like_ci(a)  # citext's ~~ matches as ILIKE
+        a = self._to_text(a)
         p = self._to_text(self.bind(node.expression))
         return E("like", (ci, bool(node.args.get("negate"))), [a, p], T.BOOL)
 
@@ -783,6 +797,7 @@ class Binder(SpecialForms):
         if a.type in hstore.OIDS:  # NB: hstore 1.8 dropped its ~ (contained)
             raise hstorerows.undefined(("!" if negate else "") + "~" + ("*" if ci else ""), a,
                                        self.bind(node.expression))
+        ci = ci or citextops.like_ci(a)  # citext's ~ matches as ~*
         a = self._to_text(a)
         p = self._to_text(self.bind(node.expression))
         return E("regex", (ci, negate), [a, p], T.BOOL)
@@ -1227,6 +1242,12 @@ class Binder(SpecialForms):
             call = usertypes.enum_function(name, args)
             if call is not None:
                 return call
+        if name in citextops.OVERLOADED:  # strpos(citext, ...): case-insensitive
+            ci = citextops.function_call(name, args, self.params)
+            if isinstance(ci, E):
+                return ci
+            if ci is not None:
+                args = ci[1]
         if name not in FUNCTIONS:  # CREATE FUNCTION's, from the catalog
             udf = bind_user_function(self.planner.catalog, name, args, self.params)
             if udf is not None:

@@ -28,7 +28,7 @@ from ...errors import (
     SQLError,
     StringDataRightTruncation,
 )
-from ...pgtypes import bits, extcodecs, hstore, network, zones
+from ...pgtypes import bits, citext, extcodecs, hstore, network, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import FarDate, date_of_days, days_of, round_timestamp, ts_of_us
@@ -634,6 +634,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return mod if ninner is None else (lambda v: mod(ninner(v)))
     if src == dst:
         return None
+    if src in citext.OIDS and dst in STRINGS:  # case-sensitive again (pgtypes.citext)
+        return citext.plain
     if src == T.BPCHAR and dst in (T.TEXT, T.VARCHAR, T.NAME):
         return _bpchar_to_text  # char(n) -> text drops the padding
     if src in STRINGS:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ...errors import UndefinedObject
+from ...pgtypes import citext
 from ...pgtypes import oids as T
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
@@ -241,8 +242,8 @@ def is_numeric(oid: int) -> bool:
 
 
 def is_string(oid: int) -> bool:
-    """True for text-like types (and unknown literals)."""
-    return oid in STRINGS
+    """True for text-like types (and unknown literals); citext is one (category S)."""
+    return oid in STRINGS or oid in citext.OIDS
 
 
 def is_array(oid: int) -> bool:
@@ -257,6 +258,8 @@ def category(oid: int) -> str:
     info = T.TYPES.get(oid)
     if info is None and usertypes.is_enum(oid):
         return "E"
+    if oid in citext.OIDS:
+        return "S"
     return info.category if info else "U"
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InvalidTextRepresentation
-from ...pgtypes import hstore, multiranges, ranges, tsearch
+from ...pgtypes import citext, hstore, multiranges, ranges, tsearch
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.network import sort_key as network_sort_key
@@ -79,6 +79,8 @@ def use(cat: CatalogSnapshot) -> None:
                 COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
             elif t.kind == "b" and t.name == "hstore":  # CREATE EXTENSION hstore's type
                 hstore.OIDS.add(t.oid)
+            elif t.kind == "b" and t.name == "citext":  # CREATE EXTENSION citext's type
+                citext.OIDS.add(t.oid)
             elif t.kind == "d":  # NB: an element of `d[]` goes out as its base type
                 T.DOMAIN_BASE[t.oid] = t.subtype
             elif t.kind == "r" and t.oid not in ranges.SUBTYPE:  # CREATE TYPE ... AS RANGE

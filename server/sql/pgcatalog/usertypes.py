@@ -59,10 +59,12 @@ def user_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
 def _base_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:
     """An extension's base type (hstore): a varlena of category U with its own I/O functions,
     and its array type, as CREATE EXTENSION hstore makes them."""
-    row = (t.oid, t.name, t.schema_oid, t.owner, -1, False, "b", "U", False, True, ",", 0,
-           regproc("-"), 0, t.array_oid, regproc(f"{t.name}_in"), regproc(f"{t.name}_out"),
-           regproc(f"{t.name}_recv"), regproc(f"{t.name}_send"), regproc("-"), regproc("-"),
-           regproc("-"), "i", "x", False, 0, -1, 0, 0, None, None, None)
+    ci = t.name == "citext"  # NB: citext is a string (category S) with a collation, as text
+    io = "citext" if ci else f"{t.name}_"
+    row = (t.oid, t.name, t.schema_oid, t.owner, -1, False, "b", "S" if ci else "U", False,
+           True, ",", 0, regproc("-"), 0, t.array_oid, regproc(f"{io}in"), regproc(f"{io}out"),
+           regproc(f"{io}recv"), regproc(f"{io}send"), regproc("-"), regproc("-"),
+           regproc("-"), "i", "x", False, 0, -1, 0, 100 if ci else 0, None, None, None)
     arr = (t.array_oid, "_" + t.name, t.schema_oid, t.owner, -1, False, "b", "A", False, True,
            ",", 0, regproc("array_subscript_handler"), t.oid, 0, regproc("array_in"),
            regproc("array_out"), regproc("array_recv"), regproc("array_send"), regproc("-"),
