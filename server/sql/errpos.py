@@ -23,7 +23,7 @@ from ..errors import SQLError
 _LITERAL_STATES = {"22P02", "22007", "22008", "22003"}
 # NB: errors about a name: the message quotes it, PostgreSQL points at it (then, what must follow it)
 _NAMED = [
-    ("42704", re.compile(r'^type "([A-Za-z_][A-Za-z0-9_$]*)" does not exist$'), ""),
+    ("42704", re.compile(r'^type "([A-Za-z_][A-Za-z0-9_$]*)" (?:does not exist|is only a shell)$'), ""),
     ("42703", re.compile(r'^column "([A-Za-z_][A-Za-z0-9_$]*)" of relation "[^"]*" does not exist$'), ""),
     ("42883", re.compile(r"^function ([A-Za-z_][A-Za-z0-9_$]*)\("), "("),
     ("42725", re.compile(r"^function ([A-Za-z_][A-Za-z0-9_$]*)\(.*\) is not unique$"), "("),

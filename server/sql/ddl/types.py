@@ -24,23 +24,36 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import (
+    DependentObjectsStillExist,
     DuplicateObject,
     FeatureNotSupported,
     InvalidParameterValue,
     SQLError,
     SyntaxError_,
     UndefinedObject,
+    UndefinedTable,
     UniqueViolation,
 )
 from ...pgtypes import oids as T
 from ..catalog.model import CatalogSnapshot, UserType
 from ..expr.types import datatype_oid
+from ..privileges.check import current_role_oid
 from ..stmt import Stmt
 from . import domains
-from .depends import refuse_dependents
+from .depends import refuse_dependents, report_cascade
 from .names import creation_schema, parse_qualified, schema_by_name
+from .typealter import (
+    ATTRIBUTE_ACTION,
+    OWNER,
+    RENAME_ATTRIBUTE,
+    SET_SCHEMA,
+    alter_attributes,
+    rename_attribute,
+    set_owner,
+    set_schema,
+)
+from .typedeps import drop_uses, type_description, type_uses
 from .typestmt import (
-    OWNER_TO,
     QNAME,
     RENAME_TO,
     define_statement,
@@ -116,28 +129,24 @@ def _composite_attrs(text: str) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
-def _dependents(cat: CatalogSnapshot, t: UserType) -> list[str]:
-    """Descriptions of the columns (and types) that use `t`, as PostgreSQL words them."""
-    out = []
-    oids = (t.oid, t.array_oid)
-    for tab in cat.tables:
-        for c in tab.live_columns:
-            if c.type_oid in oids:
-                out.append(f"column {c.name} of table {tab.name} depends on type {t.name}")
-    for other in cat.types:
-        if other.oid != t.oid and any(a[1] in oids for a in other.attrs):
-            out.append(f"column {next(a[0] for a in other.attrs if a[1] in oids)} of composite "
-                       f"type {other.name} depends on type {t.name}")
-    return out
-
-
 def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     cat = s.catalog()
     sch = creation_schema(cat, schema, s.search_path())
-    if _name_taken(cat, sch.oid, name) or (name in T.BY_NAME and sch.name == "pg_catalog"):
+    shell = next((t for t in cat.types if t.schema_oid == sch.oid and t.name == name
+                  and t.kind == "p"), None)
+    if shell is not None and rest:
+        oid = shell.oid  # NB: an enum, composite or range type fills in a shell, keeping its OID
+        s.store.delete(s.ensure_txn(), s.db.oid, shell)
+    elif _name_taken(cat, sch.oid, name) or (name in T.BY_NAME and sch.name == "pg_catalog"):
         raise DuplicateObject(f'type "{name}" already exists')
+    else:
+        oid = s.store.allocate_oid()
+    if not rest:  # a shell type: a name to fill in later (pg_type typtype p, not defined)
+        s.store.put(s.ensure_txn(), s.db.oid, UserType(oid, name, sch.oid, "p"))
+        s.catalog_changed()
+        return "CREATE TYPE"
     m = _ENUM.match(rest)
-    oid, arr = s.store.allocate_oid(), s.store.allocate_oid()
+    arr = s.store.allocate_oid()
     if m is not None:
         labels = _labels(m.group("labels"))
         for label in labels:
@@ -155,8 +164,6 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     elif (m := _COMPOSITE.match(rest)) is not None:
         t = UserType(oid, name, sch.oid, "c", arr, attrs=_composite_attrs(m.group("attrs")),
                      relid=s.store.allocate_oid())
-    elif not rest:
-        raise FeatureNotSupported("shell types are not supported")
     else:
         raise FeatureNotSupported(f"CREATE TYPE {rest.split()[0:3]} is not supported")
     s.store.put(s.ensure_txn(), s.db.oid, t)
@@ -209,6 +216,8 @@ def _add_value(t: UserType, label: str, where: str | None, other: str | None,
 def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     cat = s.catalog()
     t = find_type(cat, schema, name, s.search_path())
+    if t is None and ATTRIBUTE_ACTION.match(rest):
+        raise UndefinedTable(f'relation "{name}" does not exist')
     if t is None:
         raise UndefinedObject(f'type "{name}" does not exist')
     if (m := _ADD.match(rest)) is not None:
@@ -232,13 +241,19 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
         if _name_taken(cat, t.schema_oid, to):
             raise DuplicateObject(f'type "{to}" already exists')
         new = dataclasses.replace(t, name=to)
-    elif OWNER_TO.match(rest):
-        return "ALTER TYPE"
+    elif (m := OWNER.match(rest)) is not None:
+        new = set_owner(s, t, m.group("role"), current_role_oid(s))
+    elif (m := SET_SCHEMA.match(rest)) is not None:
+        new = set_schema(s, t, m.group("schema"))
+    elif (m := RENAME_ATTRIBUTE.match(rest)) is not None:
+        new = rename_attribute(t, m.group("old"), m.group("new"))
+    elif ATTRIBUTE_ACTION.match(rest):
+        new = alter_attributes(s, t, rest)
     else:
         raise FeatureNotSupported(f"ALTER TYPE {rest[:40]} is not supported")
     if new is not t:
         txn = s.ensure_txn()
-        if new.name != t.name:
+        if new.name != t.name or new.schema_oid != t.schema_oid:
             s.store.delete(txn, s.db.oid, t)
         s.store.put(txn, s.db.oid, new)
         s.catalog_changed()
@@ -246,24 +261,27 @@ def _alter(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
 
 
 def _not_enum(t: UserType) -> SQLError:
-    return SyntaxError_(f'"{t.name}" is not an enum', sqlstate="42809")
+    return SyntaxError_(f"{t.name} is not an enum", sqlstate="42809")
 
 
 def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool, cascade: bool) -> str:
-    cat = s.catalog()
     found = types_to_drop(s, names, if_exists, find_type)
-    for t in found:
-        deps = [d for d in _dependents(cat, t) if not any(f"type {o.name} depends" in d
-                                                            and o is not t for o in found)]
-        if not cascade:
-            refuse_dependents(f"type {t.name}", deps)
-        if deps:
-            raise FeatureNotSupported("DROP TYPE ... CASCADE of a type in use is not supported")
-    txn = s.ensure_txn() if found else None
+    if not found:
+        return "DROP TYPE"
+    uses = type_uses(s, found)
+    if not cascade and len(found) > 1 and uses.lines:
+        raise DependentObjectsStillExist(
+            "cannot drop desired object(s) because other objects depend on them",
+            detail="\n".join(uses.lines),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    if not cascade:
+        refuse_dependents(type_description(s.catalog(), found[0], s.search_path()), uses.lines)
+    drop_uses(s, uses)
+    report_cascade(s, uses.objects)
+    txn = s.ensure_txn()
     for t in found:
         s.store.delete(txn, s.db.oid, t)
-    if found:
-        s.catalog_changed()
+    s.catalog_changed()
     return "DROP TYPE"
 
 

@@ -104,6 +104,8 @@ def type_by_name(text: str) -> tuple[int, int]:
         bare = s.replace('"', "")
         user = usertypes.by_oid(usertypes.lookup_oid(bare.rsplit(".", 1)[-1])) or \
             usertypes.lookup(bare)
+        if user is not None and user.kind == "p":  # CREATE TYPE name: not defined yet
+            raise UndefinedObject(f'type "{text if chr(34) in text else text.lower()}" is only a shell')
         if user is not None and user.kind == "d":  # a domain is its base type (plus checks)
             return user.subtype, user.typmod
         user_oid = usertypes.lookup_oid(bare.rsplit(".", 1)[-1])

@@ -89,6 +89,9 @@ class Names:
             rels.append(Rel(i.oid, i.name, owner.schema_oid if owner else M.PUBLIC_OID, "i", i))
         for s in cat.sequences:
             rels.append(Rel(s.oid, s.name, s.schema_oid, "S", s))
+        for u in cat.types:  # CREATE TYPE ... AS (...): its pg_class row (relkind c)
+            if u.kind == "c" and u.relid:
+                rels.append(Rel(u.relid, u.name, u.schema_oid, "c", u))
         self.rel = {r.oid: r for r in rels}
         self.rel_by_name = {(r.schema_oid, r.name): r for r in rels}
         roles = all_roles(cat)

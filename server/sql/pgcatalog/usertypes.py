@@ -53,7 +53,17 @@ def user_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
             out += _domain_rows(t)
         elif t.kind == "b":
             out += _base_rows(t)
+        elif t.kind == "p":
+            out.append(_shell_row(t))
     return out
+
+
+def _shell_row(t: M.UserType) -> tuple[Any, ...]:
+    """A shell type (`CREATE TYPE name`): typtype p, not yet defined, shell_in/shell_out."""
+    return (t.oid, t.name, t.schema_oid, t.owner, 4, True, "p", "P", False, False, ",", 0,
+            regproc("-"), 0, 0, regproc("shell_in"), regproc("shell_out"), regproc("-"),
+            regproc("-"), regproc("-"), regproc("-"), regproc("-"), "i", "p", False, 0, -1, 0,
+            0, None, None, None)
 
 
 def _base_rows(t: M.UserType) -> tuple[tuple[Any, ...], ...]:

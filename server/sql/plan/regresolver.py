@@ -51,6 +51,9 @@ class RegResolver:
                 tbl = self.catalog.table_by_oid(i.table_oid)
                 if i.name == rel and tbl is not None and tbl.schema_oid == s.oid:
                     return RegOid(i.oid, rel)
+            for u in self.catalog.types:  # a composite type's pg_class row (relkind c)
+                if u.kind == "c" and u.relid and u.name == rel and u.schema_oid == s.oid:
+                    return RegOid(u.relid, rel if schema is None else f"{schema}.{rel}")
             for (vs, vn), vt in VIRTUAL_TABLES.items():
                 if vn == rel and vs == s.name and vt.oid:
                     return RegOid(vt.oid, rel)
@@ -70,6 +73,9 @@ class RegResolver:
         for i in self.catalog.indexes:
             if i.oid == oid:
                 return RegOid(oid, i.name)
+        for u in self.catalog.types:
+            if u.kind == "c" and u.relid == oid:
+                return RegOid(oid, u.name)
         for vt in VIRTUAL_TABLES.values():
             if vt.oid == oid:
                 return RegOid(oid, vt.name)

