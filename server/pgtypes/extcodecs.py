@@ -11,15 +11,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import citext, hstore, tsearch
+from ..errors import InvalidBinaryRepresentation
+from . import citext, hstore, jsonpathtext, tsearch
 
 Codec = tuple[Callable[[Any], bytes], Callable[[bytes], Any]]
+JSONPATH = 4072
+
+
+def _jsonpath_send(v: Any) -> bytes:
+    """jsonpath_send: a version byte (1), then the path's text."""
+    return b"\x01" + str(v).encode()
+
+
+def _jsonpath_recv(b: bytes) -> str:
+    if not b or b[0] != 1:
+        raise InvalidBinaryRepresentation(f"unsupported jsonpath version number: {b[0] if b else 0}")
+    return jsonpathtext.normalize(b[1:].decode())
+
 
 _FIXED_TEXT: dict[int, Callable[[str], Any]] = {
-    tsearch.TSVECTOR: tsearch.parse_tsvector, tsearch.TSQUERY: tsearch.parse_tsquery}
+    tsearch.TSVECTOR: tsearch.parse_tsvector, tsearch.TSQUERY: tsearch.parse_tsquery,
+    JSONPATH: jsonpathtext.normalize}
 _FIXED_BINARY: dict[int, Codec] = {
     tsearch.TSVECTOR: (tsearch.encode_tsvector, tsearch.decode_tsvector),
-    tsearch.TSQUERY: (tsearch.encode_tsquery, tsearch.decode_tsquery)}
+    tsearch.TSQUERY: (tsearch.encode_tsquery, tsearch.decode_tsquery),
+    JSONPATH: (_jsonpath_send, _jsonpath_recv)}
 
 
 def text_input(oid: int) -> Callable[[str], Any] | None:

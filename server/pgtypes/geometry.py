@@ -143,8 +143,8 @@ def decode(oid: int, b: bytes) -> str:
         return _pt(*v)
     if oid == LSEG:
         return f"[{_pts(v)}]"
-    if oid == BOX:
-        return f"{_pts(v)}"
+    if oid == BOX:  # box_recv puts the high corner first, as box_in does
+        return f"{_pt(max(v[0], v[2]), max(v[1], v[3]))},{_pt(min(v[0], v[2]), min(v[1], v[3]))}"
     if oid == CIRCLE:
         return f"<{_pt(v[0], v[1])},{_fmt(v[2])}>"
     return "{" + ",".join(_fmt(x) for x in v) + "}"

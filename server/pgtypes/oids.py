@@ -149,6 +149,7 @@ _SCALARS = [
     ("tsvector", 3614, 3643, -1, "U", "tsvector"),
     ("tsquery", 3615, 3645, -1, "U", "tsquery"),
     ("jsonb", JSONB, 3807, -1, "U", "jsonb"),
+    ("jsonpath", 4072, 4073, -1, "U", "jsonpath"),
     ("int4range", INT4RANGE, 3905, -1, "R", "int4range"),
     ("numrange", NUMRANGE, 3907, -1, "R", "numrange"),
     ("tsrange", TSRANGE, 3909, -1, "R", "tsrange"),

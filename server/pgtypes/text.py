@@ -486,12 +486,25 @@ def _out_of_range(oid: int, s: str) -> SQLError:
     return NumericValueOutOfRange(f'"{s}" is out of range for type {T.TYPES[oid].sql_name}')
 
 
+def _hex_float(oid: int, s: str) -> float:
+    """strtod's hexadecimal form ('0x1F', '-0x1.8p1'), else float8in's 22P02."""
+    t = s.strip()
+    if t.lstrip("+-")[:2].lower() != "0x":
+        raise _bad(oid, s)
+    try:
+        return float.fromhex(t)
+    except OverflowError:
+        raise _out_of_range(oid, s) from None
+    except ValueError:
+        raise _bad(oid, s) from None
+
+
 def _float_in(oid: int) -> Callable[[str], float]:
     def dec(s: str) -> float:
         try:
             v = float(s.strip())
         except ValueError:
-            raise _bad(oid, s) from None
+            v = _hex_float(oid, s)  # NB: strtod reads C99 hex floats: '0x1F' is 31
         if "_" in s or not s.isascii():
             raise _bad(oid, s)
         word = s.strip().lower().lstrip("+-")

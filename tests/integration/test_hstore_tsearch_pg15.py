@@ -77,6 +77,8 @@ select h from hs_t where id = 1
 drop extension hstore
 drop table hs_t
 drop extension hstore
+select max(h) from (values ('a=>1'::hstore)) t(h)
+select min(h) from (values ('a=>1'::hstore)) t(h)
 drop extension if exists hstore
 create extension nope
 """.strip().splitlines()

@@ -20,6 +20,7 @@ from ...pgtypes import hstore
 from ...pgtypes import oids as T
 from ...pgtypes.tsearch import TSQUERY, TSVECTOR
 from .. import geosyntax
+from ..functions import tsqcmp
 from ..functions.geoops import GEO_TYPES, OPERATORS
 from .bound import E
 from .functions import coerce, resolve, return_type
@@ -29,6 +30,7 @@ _TEXTS = T.ARRAY_OF[T.TEXT]
 _HSTORE_OPS = {"->": "fetchval", "?": "exist", "?|": "exists_any", "?&": "exists_all",
                "@>": "hs_contains", "<@": "hs_contained", "||": "hs_concat", "-": "delete"}
 _TS = (TSVECTOR, TSQUERY)
+JSONPATH = 4072
 GEO_NAMES = geosyntax.NAMES  # the operators parse.py respells (binder.b_Operator binds them)
 
 
@@ -57,9 +59,15 @@ def arrow_key(node: exp.Expression) -> E | None:
 def geo_operator(op: str, a: E | None, b: E, params: Any) -> E | None:
     """`a op b` (`op b` when a is None) when an operand is geometric (else None).
 
+    This is the binder's hook for the extension-like types: a jsonpath operand goes to
+    `jsonpath_operator`, a comparison of tsqueries to tsquery_eq/_lt/... (by tree).
     PostgreSQL's resolution: an untyped operand first takes the other one's type;
     failing that, the one operator of that name with the known side's type.
     """
+    if (a is not None and a.type == JSONPATH) or b.type == JSONPATH or op == "@?":
+        return jsonpath_operator(op, a, b, params)
+    if a is not None and TSQUERY in (a.type, b.type) and op in tsqcmp.OPERATORS:
+        return _tsquery_compare(op, a, b, params)
     if (a is None or a.type not in GEO_TYPES) and b.type not in GEO_TYPES:
         return None
     if a is None:
@@ -89,10 +97,40 @@ def geo_operator(op: str, a: E | None, b: E, params: Any) -> E | None:
     return _call(name, [a, b], params)
 
 
+def _tsquery_compare(op: str, a: E, b: E, params: Any) -> E | None:
+    if a.type == T.UNKNOWN:
+        a = coerce(a, TSQUERY, params=params)
+    if b.type == T.UNKNOWN:
+        b = coerce(b, TSQUERY, params=params)
+    if a.type != TSQUERY or b.type != TSQUERY:
+        return None
+    return _call(tsqcmp.OPERATORS[op], [a, b], params)
+
+
+def jsonpath_operator(op: str, a: E | None, b: E, params: Any) -> E | None:
+    """`jsonb @? jsonpath` / `jsonb @@ jsonpath` (an untyped side takes jsonb / jsonpath);
+    jsonpath has no other operator. None when neither side is jsonpath nor a jsonb @?/@@."""
+    if a is None:
+        if b.type == JSONPATH:
+            raise UndefinedFunction(f"operator does not exist: {op} jsonpath")
+        return None
+    if op in ("@?", "@@") and a.type in (T.JSONB, T.UNKNOWN) and b.type in (JSONPATH, T.UNKNOWN) \
+            and (a.type, b.type) != (T.UNKNOWN, T.UNKNOWN):
+        a, b = coerce(a, T.JSONB, params=params), coerce(b, JSONPATH, params=params)
+        return _call("jsonb_path_exists_opr" if op == "@?" else "jsonb_path_match_opr", [a, b],
+                     params)
+    if a.type == JSONPATH or b.type == JSONPATH:
+        raise _undefined(op, a, b)
+    return None
+
+
 def bind_operator(op: str, a: E, b: E, params: Any) -> E | None:
     """`a op b` when an operand is an hstore, tsvector, tsquery or geometric (else None)."""
     if a.type in GEO_TYPES or b.type in GEO_TYPES:
         return geo_operator(op, a, b, params)
+    jp = jsonpath_operator(op, a, b, params)  # jsonb @@ jsonpath
+    if jp is not None:
+        return jp
     if a.type in hstore.OIDS or b.type in hstore.OIDS:
         return hstore_op(op, a, b, params)
     if a.type in _TS or b.type in _TS or op == "@@":

@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (imported to register)
     jsonbops,
     jsonfns,
     jsonpath,
+    jsonpathops,
     jsontsfns,
     keywords,
     mathfns,
@@ -38,6 +39,7 @@ from . import (  # noqa: F401  (imported to register)
     tochar,
     tsdictfns,
     tsearchfns,
+    tsqcmp,
     tsvectorfns,
     varbinary,
 )

@@ -57,6 +57,7 @@ PG_PROC_OIDS: dict[str, int] = {
     "macaddr_send": 2495, "cidr_recv": 2498, "cidr_send": 2499, "macaddr8_recv": 3446,
     "macaddr8_send": 3447, "enum_out": 3507, "enum_recv": 3532,
     "tsvectorin": 3610, "tsvectorout": 3611, "tsqueryin": 3612, "tsqueryout": 3613,
+    "jsonpath_in": 4001, "jsonpath_recv": 4002, "jsonpath_out": 4003, "jsonpath_send": 4004,
     "tsvectorsend": 3638, "tsvectorrecv": 3639, "tsquerysend": 3640, "tsqueryrecv": 3641,
     "ts_typanalyze": 3688, "enum_send": 3533, "int8range_canonical": 3928,
     "daterange_canonical": 3915, "int8range_subdiff": 3923, "numrange_subdiff": 3924,

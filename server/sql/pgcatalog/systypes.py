@@ -123,6 +123,8 @@ _PG_TYPES = """
 3221 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
 3614 f b f , - tsvectorin tsvectorout tsvectorrecv tsvectorsend - - ts_typanalyze i x 0
 3615 f b f , - tsqueryin tsqueryout tsqueryrecv tsquerysend - - - i p 0
+4072 f b f , - jsonpath_in jsonpath_out jsonpath_recv jsonpath_send - - - i x 0
+4073 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3643 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3645 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3734 t b f , - regconfigin regconfigout regconfigrecv regconfigsend - - - i p 0

@@ -23,6 +23,7 @@ from ...errors import (
     UndefinedFunction,
     WindowingError,
 )
+from ...pgtypes import hstore
 from ...pgtypes import oids as T
 from ..expr import types as ty
 from ..expr import wholerow
@@ -38,7 +39,8 @@ STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "v
 
 
 # types PostgreSQL 15 has no btree min/max for: 42883, where comparing them would answer
-_NO_MIN_MAX = frozenset((T.BOOL, T.BYTEA, T.JSON, T.JSONB, T.UUID, 600, 601, 602, 603, 604, 628, 718))
+_NO_MIN_MAX = frozenset((T.BOOL, T.BYTEA, T.JSON, T.JSONB, T.UUID, 600, 601, 602, 603, 604, 628, 718,
+                         4072))  # 4072: jsonpath; and hstore (hstore.OIDS: CREATE EXTENSION's)
 
 
 def agg_type(func: str, arg: int) -> int:
@@ -183,7 +185,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                                   params=planner.params)  # $1 no type (42P18 if none else)
         if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
                                                      or bargs[0].type == T.INTERVAL) \
-                or name in ("min", "max") and bargs and bargs[0].type in _NO_MIN_MAX:
+                or name in ("min", "max") and bargs and (bargs[0].type in _NO_MIN_MAX
+                                                         or bargs[0].type in hstore.OIDS):
             raise UndefinedFunction(
                 f"function {name}({ty.type_name(bargs[0].type)}) does not exist",
                 hint="No function matches the given name and argument types. "

@@ -1,4 +1,4 @@
-"""Doctests of the geometric operators' math and respelling, and what the respelling leaves alone."""
+"""Doctests of the geometric operators, jsonpath's normalizer and operators, tsquery's comparisons."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import doctest
 import pytest
 
 import cumulo.server.sql.functions  # noqa: F401  (registers every function)
+from cumulo.server.pgtypes import jsonpathtext
 from cumulo.server.sql import geosyntax
-from cumulo.server.sql.functions import geoconv, geomath, geoops, geopreds
+from cumulo.server.sql.functions import geoconv, geomath, geoops, geopreds, jsonpathops, tsqcmp
 
 
-@pytest.mark.parametrize("module", [geosyntax, geomath, geoops, geopreds, geoconv])
+@pytest.mark.parametrize("module", [geosyntax, geomath, geoops, geopreds, geoconv, jsonpathtext,
+                                    jsonpathops, tsqcmp])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
