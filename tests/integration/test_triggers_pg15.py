@@ -104,6 +104,28 @@ STATEMENTS = [
     "select * from audit where op = 'DELETE'",
     'drop function aud() cascade',
     'select count(*) from pg_trigger',
+    # NEW / OLD as row values, ROW(NEW.*), statement triggers seeing the table
+    'create table r (id int primary key, a text, n int, changed_at int default 0)',
+    "create function rtrg() returns trigger language plpgsql as $$ begin if NEW is distinct from OLD then NEW.changed_at := OLD.changed_at + 1; end if; raise notice 'distinct %', NEW is distinct from OLD; return NEW; end $$",
+    'create trigger rtrg before update on r for each row execute function rtrg()',
+    "insert into r values (1, 'a', 1), (2, 'b', 2)",
+    "update r set a = 'a' where id = 1",
+    "update r set a = 'z' where id = 2",
+    'select * from r order by id',
+    "create function rback() returns trigger language plpgsql as $$ begin raise notice 'op % %', TG_OP, coalesce(NEW, OLD); return coalesce(NEW, OLD); end $$",
+    'create trigger rback before insert or delete on r for each row execute function rback()',
+    "insert into r values (3, 'c', 3)",
+    'delete from r where id = 1',
+    'select * from r order by id',
+    "create function rstar() returns trigger language plpgsql as $$ begin raise notice 'row %', row(NEW.*); if (OLD.*) is distinct from (NEW.*) then raise notice 'changed'; end if; return NEW; end $$",
+    'create trigger rstar after update on r for each row execute function rstar()',
+    'update r set n = 30 where id = 3',
+    "create function cnt() returns trigger language plpgsql as $$ declare k int; begin select count(*) into k from r; raise notice 'count % at % %', k, TG_WHEN, TG_OP; return null; end $$",
+    'create trigger cnt_a after insert on r for each statement execute function cnt()',
+    'create trigger cnt_b before insert on r for each statement execute function cnt()',
+    "insert into r values (4, 'd', 4), (5, 'e', 5)",
+    'insert into r select id + 10, a, n from r where id < 3',
+    'update r set n = n + 1 where false',
 ]
 
 PATHS = """
@@ -216,13 +238,28 @@ def _psql() -> str:
     pytest.fail("psql is missing: tests/run.sh installs it")
 
 
+PSQL_SETUP = [
+    "create table pt (id int primary key, a text)",
+    "create function ptf() returns trigger language plpgsql as $$ begin return NEW; end $$",
+    "create trigger pt_a before insert on pt for each row execute function ptf()",
+    "create trigger pt_b after update of a on pt for each row "
+    "when (old.a is distinct from new.a) execute function ptf('x')",
+    "create trigger pt_c after delete on pt execute function ptf()",
+    "alter table pt disable trigger pt_c",
+]
+
+
 def test_psql_describe_lists_triggers_as_pg15(servers):
     outs = []
     for dsn in servers:
-        r = subprocess.run([_psql(), dsn, "-X", "-c", "\\d child"], capture_output=True,
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for sql in PSQL_SETUP:
+                c.execute(sql)
+        r = subprocess.run([_psql(), dsn, "-X", "-c", "\\d pt"], capture_output=True,
                            text=True, timeout=60, env={**os.environ, "PAGER": ""})
         outs.append(r.stdout)
-    assert "Triggers:" in outs[0] and "child_b BEFORE INSERT OR DELETE OR UPDATE" in outs[0]
+    assert "Triggers:" in outs[0] and "pt_b AFTER UPDATE OF a ON pt" in outs[0]
+    assert "Disabled user triggers:" in outs[0]
     assert outs[1] == outs[0]
 
 

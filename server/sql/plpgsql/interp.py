@@ -86,13 +86,13 @@ class Interp:
         self.analyse_tree = analyse_tree  # NB: `statement`'s: the interpreter runs statements
         self.scopes: list[dict[str, Var]] = [{"found": Var(False, T.BOOL)}]
         self.row_count = 0
-        self._cache: dict[tuple[str, tuple[int, ...]], Any] = {}
+        self._cache: dict[tuple[Any, ...], Any] = {}
         # a SETOF / TABLE function's rows so far (RETURN NEXT, RETURN QUERY); None: not one
         self.results: list[Any] | None = None
         self.out_names: tuple[str, ...] = ()  # its OUT / TABLE columns (RETURN NEXT;)
         self.out_types: tuple[int, ...] = ()
 
-    def share_cache(self, cache: dict[tuple[str, tuple[int, ...]], Any]) -> None:
+    def share_cache(self, cache: dict[tuple[Any, ...], Any]) -> None:
         """Analysed statements kept across calls of one function (a trigger runs per row)."""
         self._cache = cache
 
@@ -145,12 +145,22 @@ class Interp:
 
     # -- SQL -----------------------------------------------------------------------
 
-    def _bind(self, sql: str, given: int = 0) -> tuple[exp.Expression, list[Any], list[int]]:
+    def _bind(self, sql: str, given: int = 0
+              ) -> tuple[str, exp.Expression | None, list[Any], list[int]]:
         """Parses `sql` and replaces variable references by parameters (after the `given`
-        ones; without any, `$n` is the function's n-th argument)."""
+        ones; without any, `$n` is the function's n-th argument). Returns the bound text,
+        its tree (None when the binding came from the cache), the values and their types.
+
+        Which references became which parameters is kept (`_cache`, shared by the calls of
+        one function): a trigger runs its body per row, and parsing is the cost."""
+        ck = ("bind", sql, given)
+        hit = self._cache.get(ck)
+        if hit is not None:
+            got = self._values(hit[1])
+            if got is not None:
+                return hit[0], None, got[0], got[1]
         tree = parse_sql(sql)
-        values: list[Any] = []
-        oids: list[int] = []
+        refs: list[tuple[str, ...]] = []
         if not given:
             renumber: dict[str, int] = {}
             for p in list(tree.find_all(exp.Parameter)):
@@ -159,60 +169,93 @@ class Interp:
                 if arg is None:
                     continue
                 if n not in renumber:
-                    values.append(arg.value)
-                    oids.append(arg.type)
-                    renumber[n] = len(values)
+                    refs.append(("var", f"${n}"))
+                    renumber[n] = len(refs)
                 p.replace(exp.Parameter(this=exp.Literal.number(renumber[n])))
-        base = max(_max_param(tree), given, len(values))
+        base = max(_max_param(tree), given, len(refs))
         if self.lookup("tg_argv") is not None:  # NB: TG_ARGV counts from 0, arrays from 1
             for br in list(tree.find_all(exp.Bracket)):
                 if isinstance(br.this, exp.Column) and br.this.name.lower() == "tg_argv" \
                         and len(br.expressions) == 1:
                     br.expressions[0].replace(exp.Add(this=br.expressions[0].copy(),
                                                       expression=exp.Literal.number(1)))
+
+        def param(ref: tuple[str, ...]) -> exp.Expression:
+            nonlocal base
+            refs.append(ref)
+            base += 1
+            return exp.Parameter(this=exp.Literal.number(base))
+
         for col in list(tree.find_all(exp.Column)):
             if _is_set_target(col):
                 continue
             if isinstance(col.this, exp.Star) and col.table:  # NEW.*: the record's fields
                 rec = self.lookup(col.table.lower())
                 if rec is not None and rec.fields is not None:
-                    items = []
-                    for value, oid in rec.fields.values():
-                        values.append(value)
-                        oids.append(oid if oid != T.RECORD else 0)
-                        base += 1
-                        items.append(exp.Parameter(this=exp.Literal.number(base)))
-                    col.replace(exp.Tuple(expressions=items))
+                    items = [param(("field", col.table.lower(), f)) for f in rec.fields]
+                    parent = col.parent
+                    if isinstance(parent, exp.Anonymous) and parent.name.lower() == "row" \
+                            and parent.expressions == [col]:  # NB: ROW(NEW.*): its fields
+                        parent.set("expressions", items)
+                    else:
+                        col.replace(exp.Tuple(expressions=items))
                 continue
             name = col.name if col.this.args.get("quoted") else col.name.lower()
             qual = col.table.lower() if col.table else ""
-            got: tuple[Any, int] | None = None
             if qual and not col.args.get("db"):
                 rec = self.lookup(qual)
                 if rec is not None and rec.fields is not None and name in rec.fields:
-                    got = rec.fields[name]
+                    col.replace(param(("field", qual, name)))
             elif not qual:
                 v = self.lookup(name)
                 if v is not None and v.fields is None:
-                    got = (v.value, v.type)
-            if got is None:
-                continue
-            values.append(got[0])
-            oids.append(got[1] if got[1] != T.RECORD else 0)
-            base += 1
-            col.replace(exp.Parameter(this=exp.Literal.number(base)))
-        return tree, values, oids
+                    col.replace(param(("var", name)))
+                elif v is not None and v.type == T.RECORD and v.fields:  # NB: NEW as a value
+                    col.replace(param(("rec", name)))
+        got = self._values(refs)
+        assert got is not None  # NB: every reference was just looked up
+        text = tree.sql("postgres")
+        self._cache[ck] = (text, refs)
+        return text, tree, got[0], got[1]
+
+    def _values(self, refs: list[tuple[str, ...]]) -> tuple[list[Any], list[int]] | None:
+        """The current values and types of bound references (None: one is gone)."""
+        values: list[Any] = []
+        oids: list[int] = []
+        for ref in refs:
+            v = self.lookup(ref[1])
+            if v is None:
+                return None
+            if ref[0] == "var":
+                if v.fields is not None:
+                    return None
+                values.append(v.value)
+                oids.append(v.type if v.type != T.RECORD else 0)
+            elif ref[0] == "field":
+                if v.fields is None or ref[2] not in v.fields:
+                    return None
+                value, oid = v.fields[ref[2]]
+                values.append(value)
+                oids.append(oid if oid != T.RECORD else 0)
+            else:  # "rec": the whole record, NULL while unassigned
+                fields = list((v.fields or {}).values())
+                values.append(None if v.value is None else Record(
+                    tuple(f[0] for f in fields), tuple(f[1] for f in fields)))
+                oids.append(T.RECORD)
+        return values, oids
 
     def run_sql(self, sql: str, extra: list[tuple[Any, int]] | None = None
                 ) -> tuple[list[tuple[Any, ...]], list[Any], str]:
         """Runs one statement; returns (rows, columns, command tag)."""
-        tree, values, oids = self._bind(sql, len(extra or ()))
+        text, tree, values, oids = self._bind(sql, len(extra or ()))
         if extra:  # EXECUTE ... USING: $1.. are the USING values
             values = [v for v, _ in extra] + values
             oids = [o for _, o in extra] + oids
-        key = (tree.sql("postgres"), tuple(oids))
+        key = (text, tuple(oids))
         stmt = self._cache.get(key)
         if stmt is None:
+            if tree is None:
+                tree = parse_sql(text)
             stmt = self._cache[key] = self.analyse_tree(self.s, sql, tree, list(oids))
         if stmt.kind == "query" and stmt.plan is not None:  # NB: not run_plan: no session hooks
             rows = [r for b in stmt.plan.execute(self.s.exec_context(values)) for r in b]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import SQLError
 from ...pgtypes import oids as T
+from ...pgtypes.records import Record
 from ..catalog.model import Function
 from ..expr.casts import cast_function
 from ..privileges.check import check_function
@@ -67,6 +68,13 @@ def run_trigger(s: SQLSession, fn: Function, call: TriggerCall,
         return None
     if value is None:
         return None
+    if isinstance(value, tuple) and len(value) == len(call.columns):  # RETURN coalesce(NEW, OLD)
+        base = call.new if call.new is not None else call.old
+        out = list(base) if base is not None else []
+        for (pos, _, oid, typmod), v, voi in zip(call.columns, value, _oids(value),
+                                                  strict=True):
+            out[pos] = _cast(v, voi, oid, typmod)
+        return out
     if not isinstance(value, Var):
         raise SQLError("returned row structure does not match the structure of the triggering "
                        "table", sqlstate="42804",
@@ -80,12 +88,20 @@ def run_trigger(s: SQLSession, fn: Function, call: TriggerCall,
         if got is None:
             out[pos] = None
             continue
-        v, voi = got
-        if v is not None and voi not in (oid, 0, T.UNKNOWN, T.RECORD):
-            conv = cast_function(voi, oid, typmod)
-            v = conv(v) if conv is not None else v
-        out[pos] = v
+        out[pos] = _cast(got[0], got[1], oid, typmod)
     return out
+
+
+def _oids(value: tuple[Any, ...]) -> tuple[int, ...]:
+    return value.oids if isinstance(value, Record) else (0,) * len(value)
+
+
+def _cast(v: Any, src: int, dst: int, typmod: int) -> Any:
+    """A field's value as the column's type (NEW.n := 1.5 on an int column)."""
+    if v is None or src in (dst, 0, T.UNKNOWN, T.RECORD):
+        return v
+    conv = cast_function(src, dst, typmod)
+    return conv(v) if conv is not None else v
 
 
 __all__ = ["TriggerCall", "run_trigger"]
