@@ -82,6 +82,25 @@ create table f (e citext references u (email));
 insert into f values ('C@x.com');
 insert into f values ('nope');
 select f.e, u.name from f join u on u.email = f.e;
+create table ix (id int primary key, v citext);
+create index on ix (v);
+insert into ix select i, case when i % 2 = 0 then 'Key' else 'KEY' end || (i % 50) from generate_series(1, 1200) i;
+analyze ix;
+select count(*) from ix where v like 'KEY1%';
+select count(*) from ix where v >= 'KEY4' and v < 'kEY5';
+select id from ix where v = 'kEy7' order by id limit 3;
+select v, count(*) from ix group by v order by v limit 3;
+select (select count(*) from ix where v is distinct from 'key1'), (select count(*) from ix where v is distinct from 'key1'::text);
+create table tx (k text primary key);
+insert into tx values ('Key1'), ('key1'), ('KEY2'), ('key2');
+select count(*) from ix join tx on ix.v = tx.k;
+select count(*) from ix where v in (select k from tx);
+select k from tx where k in (select v from ix) order by 1;
+select k from tx where k = any(array(select v from ix)) order by 1;
+select k from tx where k in ('KEY1'::citext, 'Key2'::citext) order by 1;
+select coalesce(v, 'x'), pg_typeof(coalesce(v, 'x')) from ix where id < 3 order by 1;
+select v from ix where id < 3 union select k from tx order by 1;
+select distinct on (v) v from ix order by v, id limit 3;
 drop extension citext;
 """
 

@@ -621,15 +621,17 @@ class Binder(SpecialForms):
         if arr.kind == "array" and left.type != T.UNKNOWN:
             arr.args = [coerce(x, left.type, params=self.params) if x.type == T.UNKNOWN else x
                         for x in arr.args]
-        left = citextops.operands(left, E("const", None, [], elem), self.params)[0]
+        left, arr = citextops.array_operand(left, arr, self.params)
         return E("any", (op, is_all), [left, arr], T.BOOL)
 
     def b_NullSafeEQ(self, node: exp.Expression) -> E:
         a, b = self.unify(self.bind(node.this), self.bind(node.expression))
+        a, b = citextops.operands(a, b, self.params)
         return E("distinct", True, [a, b], T.BOOL)
 
     def b_NullSafeNEQ(self, node: exp.Expression) -> E:
         a, b = self.unify(self.bind(node.this), self.bind(node.expression))
+        a, b = citextops.operands(a, b, self.params)
         return E("distinct", False, [a, b], T.BOOL)
 
     def b_And(self, node: exp.And) -> E:
@@ -683,6 +685,11 @@ class Binder(SpecialForms):
             left = self.bind(node.this)
             if left.type == T.UNKNOWN or (left.kind == "param" and left.type == T.UNKNOWN):
                 left = coerce(left, plan.cols[0].type, params=self.params)
+            left = citextops.operands(left, E("const", None, [], plan.cols[0].type),
+                                      self.params)[0]  # citext IN (text ...): as text
+            as_text = citextops.text_subquery(left, q, plan.cols)  # text IN (citext ...)
+            if as_text is not None:
+                plan = self.subplan(as_text)
             return E("in_sub", (plan, "=", False), [left], T.BOOL)
         left = self.bind(node.this)
         items = [self.bind(x) for x in node.expressions]
@@ -695,6 +702,7 @@ class Binder(SpecialForms):
                 _check_operator(op, self.unify(left, i)[0], i)
         if left.type == T.BPCHAR and all(i.type == T.BPCHAR for i in items):
             left, items = bpchar_in_operands(left, items)
+        left, items = citextops.in_operands(left, items, self.params)
         return E("in_list", False, [left, *items], T.BOOL)
 
     def b_Exists(self, node: exp.Exists) -> E:

@@ -18,11 +18,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sqlglot import exp
+
 from ...errors import InvalidParameterValue
 from ...pgtypes import citext
 from ...pgtypes import oids as T
 from .bound import E
 from .functions import coerce
+from .types import is_string
 
 REGEXP_FUNCTIONS = {  # name -> index of the flags argument
     "regexp_match": 2, "regexp_matches": 2, "regexp_replace": 3,
@@ -44,6 +47,40 @@ def operands(a: E, b: E, params: Any) -> tuple[E, E]:
     if ca:
         return coerce(a, T.TEXT, params=params, explicit=True), b
     return a, coerce(b, T.TEXT, params=params, explicit=True)
+
+
+def in_operands(left: E, items: list[E], params: Any) -> tuple[E, list[E]]:
+    """`x IN (a, b)` where citext meets another string type: all compare as text."""
+    known = [i for i in items if i.type != T.UNKNOWN]
+    if left.type == T.UNKNOWN or not any(is_citext(e) for e in (left, *known)) \
+            or all(is_citext(e) for e in (left, *known)):
+        return left, items
+
+    def text(e: E) -> E:
+        return coerce(e, T.TEXT, params=params, explicit=True) if is_citext(e) else e
+
+    return text(left), [text(i) for i in items]
+
+
+def array_operand(left: E, arr: E, params: Any) -> tuple[E, E]:
+    """`x = ANY(array)` where citext meets another string type: as text (text[])."""
+    elem = T.ELEMENT_OF.get(arr.type, T.UNKNOWN)
+    if elem in citext.OIDS and left.type not in citext.OIDS and left.type != T.UNKNOWN \
+            and is_string(left.type):
+        return left, coerce(arr, T.ARRAY_OF[T.TEXT], params=params, explicit=True)
+    return operands(left, E("const", None, [], elem), params)[0], arr
+
+
+def text_subquery(left: E, q: exp.Expression, cols: list[Any]) -> exp.Expression | None:
+    """`text IN (SELECT citext ...)` compares as text: the subquery again, its column cast to
+    text (None when no such rewrite is needed)."""
+    if len(cols) != 1 or cols[0].type not in citext.OIDS or left.type in citext.OIDS \
+            or left.type == T.UNKNOWN or not is_string(left.type):
+        return None
+    col = exp.Cast(this=exp.column(exp.to_identifier(cols[0].name, quoted=True), table="_ci"),
+                   to=exp.DataType.build("text"))
+    return exp.select(col).from_(exp.Subquery(this=q.copy(), alias=exp.TableAlias(
+        this=exp.to_identifier("_ci"))))
 
 
 def like_ci(left: E) -> bool:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...errors import CannotCoerce, DatatypeMismatch
+from ...pgtypes import citext
 from ...pgtypes import oids as T
 from .types import OIDLIKE, category, type_name
 
@@ -55,6 +56,8 @@ def implicit(src: int, dst: int) -> bool:
     """can_coerce_type(src, dst, COERCION_IMPLICIT) for the types Cumulo has."""
     if src == dst or src == T.UNKNOWN:
         return True
+    if src in citext.OIDS:  # citext -> text / varchar / bpchar are implicit (citext--1.6)
+        return dst in (T.TEXT, T.VARCHAR, T.BPCHAR)
     if src in OIDLIKE and dst in OIDLIKE:
         return dst == T.OID or src == T.OID
     if dst in _IMPLICIT.get(src, ()):
