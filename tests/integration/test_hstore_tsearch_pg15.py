@@ -128,6 +128,13 @@ select ts_rank_cd(to_tsvector('english', 'the cat sat on the cat mat with anothe
 select v from (values ('b'::tsvector), ('a b'), ('a:1'), ('a'), ('a:2'), ('a:1A'), ('aa'), ('z'), ('a:1,2'), ('ab:1'), ('a:1 b'), ('a b:1'), ('')) v(v) order by v
 select v from (values ('b'::tsvector), ('a b'), ('a:1'), ('a'), ('a:2'), ('a:1A'), ('aa'), ('z'), ('a:1,2'), ('ab:1'), ('a:1 b'), ('a b:1'), ('')) v(v) order by v desc
 select 'a'::tsvector < 'b'::tsvector, 'aa'::tsvector > 'b'::tsvector, 'a:1'::tsvector = 'a:1'::tsvector
+select * from ts_parse('default', 'The quick-brown fox 123 a@b.com http://x.org/p 1.5')
+select * from ts_parse(3722, 'a  b, c!')
+select * from ts_parse('default', '<b>bold</b> &amp; x-1 -5 v1.2.3 foo.example.com/a/b')
+select * from ts_parse('nope', 'a')
+select alias, description, token, dictionaries::text, dictionary::text, lexemes from ts_debug('english', 'The quick-brown fox 123 a@b.com')
+select alias, token, dictionaries::text, dictionary::text, lexemes from ts_debug('The Fox')
+select alias, token, dictionaries::text, dictionary::text, lexemes from ts_debug('simple', 'The http://x.org/p <b>')
 create table ts_docs (id int primary key, body text, tv tsvector)
 create index ts_docs_tv on ts_docs using gin (tv)
 create index ts_docs_body on ts_docs using gin (to_tsvector('english', body))

@@ -37,6 +37,7 @@ from . import (  # noqa: F401  (imported to register)
     sysinfo,
     timefns,
     tochar,
+    tsdebug,
     tsdictfns,
     tsearchfns,
     tsqcmp,

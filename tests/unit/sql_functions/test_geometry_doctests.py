@@ -9,11 +9,19 @@ import pytest
 import cumulo.server.sql.functions  # noqa: F401  (registers every function)
 from cumulo.server.pgtypes import jsonpathtext
 from cumulo.server.sql import geosyntax
-from cumulo.server.sql.functions import geoconv, geomath, geoops, geopreds, jsonpathops, tsqcmp
+from cumulo.server.sql.functions import (
+    geoconv,
+    geomath,
+    geoops,
+    geopreds,
+    jsonpathops,
+    tsdebug,
+    tsqcmp,
+)
 
 
 @pytest.mark.parametrize("module", [geosyntax, geomath, geoops, geopreds, geoconv, jsonpathtext,
-                                    jsonpathops, tsqcmp])
+                                    jsonpathops, tsqcmp, tsdebug])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
