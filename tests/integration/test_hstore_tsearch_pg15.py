@@ -77,6 +77,9 @@ select h from hs_t where id = 1
 drop extension hstore
 drop table hs_t
 drop extension hstore
+select 'a=>1'::hstore !~* 'x'
+select 'a=>1'::hstore !~ 'x'
+select 'abc' !~ 'b', 'abc' !~* 'B', 'abc' !~ 'x', null::text !~ 'a', not 'abc' ~ 'b', 'ABC' !~* 'x'
 select max(h) from (values ('a=>1'::hstore)) t(h)
 select min(h) from (values ('a=>1'::hstore)) t(h)
 drop extension if exists hstore

@@ -654,6 +654,8 @@ class Binder(SpecialForms):
             return e
         if isinstance(inner, exp.In) and inner.args.get("query") is None:
             return E("not", None, [self.b_In(inner, "<>")], T.BOOL)  # <> in PG's 42883 text
+        if isinstance(inner, exp.RegexpLike | exp.RegexpILike):  # a !~ b, a !~* b (42883 text)
+            return self._regex(inner, isinstance(inner, exp.RegexpILike), negate=True)
         return E("not", None, [self.bind_bool(inner, "NOT")], T.BOOL)
 
     def b_Is(self, node: exp.Is) -> E:
