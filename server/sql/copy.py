@@ -252,6 +252,8 @@ class CopyIn:
         types = [table.columns[p].type_oid for p in positions]
         self.names = [table.columns[p].name for p in positions]
         self.writer = writer_for(s, table)
+        if self.writer.triggers is not None:  # NB: COPY FROM is an INSERT to them
+            self.writer.triggers.statement(s, "BEFORE", "INSERT")
         self.pk_kinds = key_kinds([table.columns[i].type_oid for i in self.writer.pk],
                                   [True] * len(self.writer.pk))
         # NB: typmods (numeric(12,2), varchar(n) ...) are applied here, a column at a time,
@@ -711,6 +713,8 @@ class CopyIn:
         else:
             self._binary()
         self._flush()
+        if self.writer.triggers is not None:
+            self.writer.triggers.statement(self.s, "AFTER", "INSERT")
         took = time.monotonic() - self.started
         if self.count >= LOG_ROWS:
             log.info("COPY %s: %d rows in %.2f s (%.0f rows/s, %s format)", self.table.name,

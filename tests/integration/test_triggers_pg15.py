@@ -104,6 +104,23 @@ STATEMENTS = [
     "select * from audit where op = 'DELETE'",
     'drop function aud() cascade',
     'select count(*) from pg_trigger',
+    # recursion (54001), INSERT ... ON CONFLICT's triggers
+    'create table rr (id int primary key)',
+    'create function rec() returns trigger language plpgsql as $$ begin insert into rr values (NEW.id + 1); return NEW; end $$',
+    'create trigger rec after insert on rr for each row execute function rec()',
+    'insert into rr values (1)',
+    'select count(*) from rr',
+    'create table oc (id int primary key, v text, n int default 0)',
+    "create function ocb() returns trigger language plpgsql as $$ begin raise notice '% % %', TG_OP, NEW.id, NEW.v; NEW.v := NEW.v || '+'; return NEW; end $$",
+    'create trigger ocb before insert or update on oc for each row execute function ocb()',
+    "insert into oc values (1, 'a')",
+    "insert into oc values (1, 'b') on conflict (id) do update set v = excluded.v, n = oc.n + 1",
+    "insert into oc values (1, 'c') on conflict (id) do nothing",
+    'select * from oc',
+    "create function ocs() returns trigger language plpgsql as $$ begin raise notice 'stmt % %', TG_WHEN, TG_OP; return null; end $$",
+    'create trigger ocs before insert or update on oc for each statement execute function ocs()',
+    "insert into oc values (1, 'd') on conflict (id) do update set v = excluded.v",
+    "select tgname from pg_trigger t join pg_class c on c.oid = tgrelid where relname = 'oc' order by 1",
     # NEW / OLD as row values, ROW(NEW.*), statement triggers seeing the table
     'create table r (id int primary key, a text, n int, changed_at int default 0)',
     "create function rtrg() returns trigger language plpgsql as $$ begin if NEW is distinct from OLD then NEW.changed_at := OLD.changed_at + 1; end if; raise notice 'distinct %', NEW is distinct from OLD; return NEW; end $$",
@@ -272,8 +289,16 @@ def test_copy_through_the_row_path_counts_as_pg15(servers):
                       "if NEW.id % 2 = 0 then return null; end if; return NEW; end $$")
             c.execute("create trigger cpskip before insert on cp for each row "
                       "execute function cpskip()")
+            c.execute("create function cpstmt() returns trigger language plpgsql as $$ begin "
+                      "raise notice '% % %', TG_WHEN, TG_OP, (select count(*) from cp); "
+                      "return null; end $$")
+            c.execute("create trigger cpstmt before insert on cp execute function cpstmt()")
+            c.execute("create trigger cpstmt2 after insert on cp execute function cpstmt()")
+            notes: list[str] = []
+            c.add_notice_handler(lambda d, notes=notes: notes.append(d.message_primary))
             buf = io.StringIO("".join(f"{i}\tv{i}\n" for i in range(10)))
             with c.cursor().copy("copy cp from stdin") as cp:
                 cp.write(buf.getvalue())
-            outs.append(c.execute("select count(*), sum(id) from cp").fetchall())
-    assert outs[0] == [(5, 25)] and outs[1] == outs[0]
+            outs.append((c.execute("select count(*), sum(id) from cp").fetchall(), notes))
+    assert outs[0] == ([(5, 25)], ["BEFORE INSERT 0", "AFTER INSERT 5"])
+    assert outs[1] == outs[0]

@@ -177,18 +177,22 @@ def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> 
         "UPDATE" if isinstance(tree, exp.Update) else "DELETE"
     if table is None:
         return stmt
+    ops = [op]
+    conflict = tree.args.get("conflict") if op == "INSERT" else None
+    if conflict is not None and "UPDATE" in str(conflict.args.get("action") or "").upper():
+        ops.append("UPDATE")  # NB: ON CONFLICT DO UPDATE fires both, as PostgreSQL
     trig = TableTriggers.of(cat, table)
-    if trig is None or not trig.has_statement(op):
+    if trig is None or not any(trig.has_statement(o) for o in ops):
         return stmt
     inner = stmt.run
 
     def run(sess: SQLSession, values: list[Any]) -> Any:
         now = TableTriggers.of(sess.catalog(), table)
-        if now is not None:
-            now.statement(sess, "BEFORE", op)
+        for o in ops if now is not None else ():
+            now.statement(sess, "BEFORE", o)  # type: ignore[union-attr]
         res = inner(sess, values)
-        if now is not None:
-            now.statement(sess, "AFTER", op)
+        for o in reversed(ops) if now is not None else ():
+            now.statement(sess, "AFTER", o)  # type: ignore[union-attr]
         return res
 
     stmt.run = run

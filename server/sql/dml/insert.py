@@ -316,10 +316,15 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         txn = sess.txn
         touched = ctx.on_conflict_touched
         for r in rows:
+            if writer.triggers is not None:  # NB: BEFORE INSERT sees the proposed row first
+                fired = writer.triggers.before_insert(sess, [list(r)])
+                if not fired:
+                    continue
+                r = fired[0]
             prepared = writer.prepare_rows([list(r)])[0]
             hit = _find_conflict(txn, table, writer, arbiters, prepared)
             if hit is None:
-                written = writer.insert_rows(sess, [list(r)])
+                written = writer.insert_rows(sess, [list(r)], before_fired=True)
                 if not written:  # NB: a BEFORE INSERT trigger skipped it
                     continue
                 n += 1

@@ -419,12 +419,14 @@ class TableWriter:
         return len(self.insert_rows(s, rows, check_unique, converted))
 
     def insert_rows(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
-                    converted: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
+                    converted: frozenset[int] = frozenset(), before_fired: bool = False
+                    ) -> list[tuple[Any, ...]]:
         """As `insert`, and returns the rows as stored: after typmods and generated
         columns, which is what RETURNING shows (`prepare_rows` may build new tuples
-        rather than write into `rows`)."""
+        rather than write into `rows`). `before_fired`: the caller ran the BEFORE INSERT
+        triggers already (ON CONFLICT: on the proposed row, before the arbiter check)."""
         txn = s.txn
-        if self.triggers is not None:
+        if self.triggers is not None and not before_fired:
             rows = self.triggers.before_insert(s, rows)
             converted = frozenset()  # NB: a trigger may have changed any column
         tuples = self.prepare_rows(rows, converted)
