@@ -64,6 +64,15 @@ with i as (insert into ty values (1, '{{1,2},{3,4}}', '2020-01-01 10:00+02', 1.5
 with i as (insert into ty (id, a) values (2, '{5}') returning a, n, vc) select a[1], n, vc, pg_typeof(n) from i;
 with u as (update ty set n = n + 1 where id = 1 returning id, n) update ty set vc = 'k' from u where ty.id = u.id + 1;
 select id, a, n, vc from ty order by id;
+create type mood as enum ('sad', 'ok', 'happy');
+create type pair as (x int, y text);
+create table ty2 (id serial primary key, m mood, c pair, r int4range, j jsonb, b bytea, u uuid, i interval, ok bool, ts timestamptz[], t2 text[]);
+with w as (insert into ty2 (m, c, r, j, b, u, i, ok, ts, t2) values ('ok', row(1, 'a'), '[1,5)', '{"a": 1}', '\\x0102', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '1 day', true, '{"2020-01-01 00:00+00"}', '{a,"b c",NULL}'), (null, null, null, null, null, null, null, null, null, null) returning *) select * from w order by id;
+with w as (insert into ty2 (m) values ('happy') returning m, c) select m, pg_typeof(m), (c).x, m > 'ok' from w;
+with w as (insert into ty2 (m) values ('sad') returning id, m) insert into ty2 (m, r) select m, int4range(id, id + 1) from w returning m, r;
+with w as (insert into ty2 (id, m) values (100, 'ok') on conflict (id) do update set m = 'happy' returning id, m) select * from w;
+with w as (insert into ty2 (id, m) values (100, 'ok') on conflict (id) do update set m = 'happy' returning id, m) select * from w;
+with w as (insert into ty2 (id, m) values (100, 'ok') on conflict do nothing returning id) select count(*) from w;
 """
 
 

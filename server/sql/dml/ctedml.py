@@ -10,7 +10,8 @@ RETURNING list. Here the statement is taken apart at analysis:
   `SELECT _c1 AS a, … FROM unnest($n1::integer[], …) AS _(_c1, …)`, whose
   array parameters (hidden, numbered after the client's) hold its RETURNING
   rows column by column. An array-typed column travels as `text[]` in its text
-  form (unnest would flatten a nested array) and is cast back;
+  form (unnest would flatten a nested array) and is cast back, and so does a
+  row (`RETURNING t`, a composite column);
 - at run time the data-modifying queries run in order, their RETURNING rows
   become the hidden parameters, then the remaining statement runs and gives
   the command tag.
@@ -48,6 +49,7 @@ from sqlglot import exp
 
 from ...errors import FeatureNotSupported, ReadOnlySQLTransaction, SQLError
 from ...pgtypes import oids as T
+from ...pgtypes import records
 from ...pgtypes.codecs import wire_encoder
 from ...pgwire.backend import Result
 from ...txn.transaction import Transaction
@@ -116,7 +118,8 @@ def _carrier(part: Stmt, first: int) -> tuple[exp.Expression, list[int]]:
     items, args, text_cols = [], [], []
     for i, c in enumerate(part.columns or []):
         ft = format_type(c.type_oid, c.typmod)
-        is_array = c.type_oid in T.ELEMENT_OF
+        is_array = c.type_oid in T.ELEMENT_OF or c.type_oid in records.ROW_TYPES \
+            or c.type_oid in records.COMPOSITES  # NB: a whole row, too, goes as its text
         if is_array:
             text_cols.append(i)
         args.append(f"${first + i}::{'text' if is_array else ft}[]")
