@@ -321,6 +321,8 @@ async def _serve(args: argparse.Namespace) -> int:
     if args.workers > 1 and not args.cluster:
         raise StartupError("--workers needs --cluster: the query engines share storage and "
                            "transactions through the cluster's roles")
+    if args.workers > 1 and args.port == 0:  # NB: each engine would get a port of its own
+        raise StartupError("--workers needs a fixed --port: the engines listen on one port")
     # NB: lazy because the cluster role processes (`cluster.launcher`) share this entry point
     # and never load the SQL layer or the front end (sqlglot and all: ~1.4 s per process).
     from .pgwire.server import serve
