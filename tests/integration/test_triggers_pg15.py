@@ -121,6 +121,16 @@ STATEMENTS = [
     'create trigger ocs before insert or update on oc for each statement execute function ocs()',
     "insert into oc values (1, 'd') on conflict (id) do update set v = excluded.v",
     "select tgname from pg_trigger t join pg_class c on c.oid = tgrelid where relname = 'oc' order by 1",
+    # TRUNCATE statement triggers
+    'create table tr (id int)',
+    'insert into tr values (1), (2)',
+    "create function trf() returns trigger language plpgsql as $$ begin raise notice '% % % rows %', TG_WHEN, TG_OP, TG_LEVEL, (select count(*) from tr); return null; end $$",
+    'create trigger trb before truncate on tr execute function trf()',
+    'create trigger tra after truncate on tr for each statement execute function trf()',
+    "select pg_get_triggerdef(oid) from pg_trigger where tgname = 'trb'",
+    "select event_manipulation, action_timing from information_schema.triggers where trigger_name = 'tra'",
+    'truncate tr',
+    'select count(*) from tr',
     # NEW / OLD as row values, ROW(NEW.*), statement triggers seeing the table
     'create table r (id int primary key, a text, n int, changed_at int default 0)',
     "create function rtrg() returns trigger language plpgsql as $$ begin if NEW is distinct from OLD then NEW.changed_at := OLD.changed_at + 1; end if; raise notice 'distinct %', NEW is distinct from OLD; return NEW; end $$",

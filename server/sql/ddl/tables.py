@@ -34,6 +34,7 @@ from ..catalog import statstore
 from ..catalog.model import Column, Constraint, Index, Schema, Sequence, Table
 from ..catalog.syscols import check_column_name
 from ..context import ParamTypes
+from ..dml.firetriggers import TableTriggers
 from ..dml.writer import writer_for
 from ..expr.types import array_ndims, declared_domain, domain_of
 from ..pgcatalog.collations import column_collation
@@ -457,6 +458,9 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
                 targets.append(child)
                 oids.add(child.oid)
         i += 1
+    fired = [tt for t in targets if (tt := TableTriggers.of(cat, t)) is not None]
+    for tt in fired:  # NB: statement-level TRUNCATE triggers, before and after
+        tt.statement(s, "BEFORE", "TRUNCATE")
     for rel in targets:
         rel = s.catalog().existing_table(rel.oid)
         new_space = store.allocate_oid()
@@ -474,6 +478,8 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
                 if q.owned_by and q.owned_by[0] == rel.oid:
                     s.store.setval(q, q.start, False)
         s.catalog_changed()
+    for tt in fired:
+        tt.statement(s, "AFTER", "TRUNCATE")
     return "TRUNCATE TABLE"
 
 

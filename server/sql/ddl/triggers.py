@@ -236,8 +236,6 @@ def _check(spec: _Spec, table: Table) -> None:
                               detail="Tables cannot have INSTEAD OF triggers.")
     if spec.tgtype & TRUNCATE and row:
         raise FeatureNotSupported("TRUNCATE FOR EACH ROW triggers are not supported")
-    if spec.tgtype & TRUNCATE:
-        raise FeatureNotSupported("TRUNCATE triggers are not supported")
     if spec.transition:
         raise FeatureNotSupported("transition tables (REFERENCING) are not supported")
     if spec.when:

@@ -48,6 +48,8 @@ def triggers(ctx: Any) -> list[tuple[Any, ...]]:
         table = cat.existing_table(t.table_oid)
         schema = idx.schema_name(table.schema_oid)
         for ev in events(t):
+            if ev == "TRUNCATE":  # NB: the SQL standard has no TRUNCATE triggers
+                continue
             peers = sorted(u.name for u in live_triggers(cat) if u.table_oid == t.table_oid
                            and ev in events(u) and timing(u) == timing(t)
                            and (u.tgtype & _ROW) == (t.tgtype & _ROW))
