@@ -339,6 +339,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except DataDirError as e:
         raise StartupError(str(e)) from None
     txn = engine = server = checkpointer = zk = workers = None
+    signals: list[int] = []  # SIGINT: fast shutdown; SIGTERM: smart
     try:
         config = Config(data_dir, _command_line_settings(args.settings))
         try:
@@ -405,7 +406,6 @@ async def _serve(args: argparse.Namespace) -> int:
         auth = "md5" if args.require_password and args.auth == "trust" else args.auth
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        signals: list[int] = []  # SIGINT: fast shutdown; SIGTERM: smart
 
         def on_signal(sig: int) -> None:
             signals.append(sig)

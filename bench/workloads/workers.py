@@ -38,6 +38,7 @@ environment variable CUMULO_BENCH_WORKERS picks configurations (default
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -229,8 +230,9 @@ def shared(ctx: RunContext, n: int, scale: int) -> Iterator[Group]:
 @contextmanager
 def workers(ctx: RunContext, n: int, scale: int) -> Iterator[Group]:
     """`cumulo serve --cluster ZK --workers N` on a one-node cluster: N engines, one port."""
+    d = os.path.join(ctx.workdir, cluster.key(1, 0))
+    shutil.rmtree(d, ignore_errors=True)  # NB: a fresh cluster, not the last config's data
     with cluster.cluster_up(ctx, 1, 0):
-        d = os.path.join(ctx.workdir, cluster.key(1, 0))
         state = State.load(d)
         if state is None:
             raise BenchError(f"no cluster.json in {d}")
