@@ -101,6 +101,24 @@ select k from tx where k in ('KEY1'::citext, 'Key2'::citext) order by 1;
 select coalesce(v, 'x'), pg_typeof(coalesce(v, 'x')) from ix where id < 3 order by 1;
 select v from ix where id < 3 union select k from tx order by 1;
 select distinct on (v) v from ix order by v, id limit 3;
+create table a (id int primary key, e text);
+insert into a values (1, 'X'), (2, 'x'), (3, 'Y');
+alter table a alter column e type citext;
+select e, pg_typeof(e) from a where e = 'x' order by id;
+create unique index on a (e);
+delete from a where id = 2;
+create unique index on a (e);
+insert into a values (4, 'y');
+alter table a add column f citext default 'Dflt';
+select count(*) from a where f = 'dflt';
+alter table a alter column e type text;
+select count(*) from a where e = 'x';
+create view va as select e, f from a;
+select e from va where f = 'DFLT' order by e;
+prepare p (citext) as select count(*) from a where f = $1;
+execute p('dFLT');
+select string_agg(f, ',' order by id), array_agg(f order by id) from a;
+select v from g where v similar to 'x' order by 1;
 drop extension citext;
 """
 

@@ -34,7 +34,7 @@ from ..dml.domaincheck import for_table
 from ..dml.values import compile_default, compile_value, table_scope
 from ..dml.writer import writer_for
 from ..expr.casts import cast_function
-from ..expr.types import STRINGS, array_ndims, declared_domain, domain_of, type_name
+from ..expr.types import STRINGS, array_ndims, declared_domain, domain_of, is_string, type_name
 from ..parse import parse_sql
 from ..pgcatalog.collations import column_collation
 from .constraints import _rekey, add_check, add_foreign_key, add_unique, fk_deferral, set_not_null
@@ -259,7 +259,7 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     else:
 
         try:
-            if col.type_oid in STRINGS and oid not in STRINGS:
+            if col.type_oid in STRINGS and not is_string(oid):  # NB: text -> citext is one
                 raise SQLError("no assignment cast")  # text -> int needs USING, as in PostgreSQL
             f = cast_function(col.type_oid, oid, typmod)
         except SQLError:

@@ -83,6 +83,14 @@ def text_subquery(left: E, q: exp.Expression, cols: list[Any]) -> exp.Expression
         this=exp.to_identifier("_ci"))))
 
 
+def folded(left: E, pattern: E) -> tuple[E, E]:
+    """SIMILAR TO over citext (citext's ~ after similar_to_escape): both sides case-folded."""
+    if not is_citext(left):
+        return left, pattern
+    return tuple(E("pyfunc", ("citext_fold", citext.fold, True), [e], T.TEXT, -1, e.name)
+                 for e in (left, pattern))  # type: ignore[return-value]
+
+
 def like_ci(left: E) -> bool:
     """Tells whether LIKE / ~ over `left` matches case-insensitively (citext's ~~ and ~)."""
     return is_citext(left)

@@ -22,7 +22,7 @@ from ...pgtypes import hstore, network
 from ...pgtypes import oids as T
 from ..functions import jsonfns
 from ..functions.jsonfns import parse
-from . import extops
+from . import citextops, extops
 from . import types as ty
 from .bitops import BITS, bit_not, bit_operator, involves_bits
 from .bound import E
@@ -77,8 +77,9 @@ class SpecialForms:
         return E("like", (ci, bool(inner.args.get("negate"))), [a, p, esc], T.BOOL)
 
     def b_SimilarTo(self, node: exp.Expression) -> E:
-        a = self._to_text(self.bind(node.this))
-        p = self._to_text(self.bind(node.expression))
+        a = self.bind(node.this)
+        a, p = citextops.folded(a, self.bind(node.expression))  # citext: case-insensitive
+        a, p = self._to_text(a), self._to_text(p)
         return E("similar", bool(node.args.get("negate")), [a, p], T.BOOL)
 
     def b_Initcap(self, node: exp.Expression) -> E:
