@@ -389,6 +389,9 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
         store.delete(txn, db, v)
     for c in cat.constraints_of(table.oid):
         store.delete(txn, db, c)
+    for tg in cat.triggers:  # NB: its triggers go with it
+        if tg.table_oid == table.oid:
+            store.delete(txn, db, tg)
     for i in cat.indexes_of(table.oid):
         store.delete(txn, db, i)
         if i.space:

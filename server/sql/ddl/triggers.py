@@ -28,6 +28,7 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import Table, Trigger
 from ..plpgsql.parser import Tok, tokenize
+from ..privileges.check import check_function
 from ..stmt import Stmt
 from .names import find_relation, get_relation, missing_schema, skip_or_raise
 
@@ -40,7 +41,7 @@ _EVENT_BITS = {"INSERT": INSERT, "DELETE": DELETE, "UPDATE": UPDATE, "TRUNCATE":
 _TRIGGER_DDL = re.compile(
     r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:CONSTRAINT\s+)?TRIGGER|DROP\s+TRIGGER)\b"
     r"|ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?\S+\s+(?:ENABLE|DISABLE)"
-    r"\s+(?:ALWAYS\s+|REPLICA\s+)?TRIGGER\b", re.I)
+    r"\s+(?:ALWAYS\s+|REPLICA\s+)?TRIGGER\b|ALTER\s+TRIGGER\b", re.I)
 
 
 def is_trigger_ddl(sql: str) -> bool:
@@ -124,6 +125,8 @@ def analyse_trigger_ddl(session: SQLSession, sql: str) -> Stmt:
     if p.accept("DROP"):
         return _drop(sql, p)
     if p.accept("ALTER"):
+        if p.accept("TRIGGER"):
+            return _rename(sql, p)
         return _alter(sql, p)
     return _create(sql, p)
 
@@ -274,6 +277,7 @@ def _create(sql: str, p: _Toks) -> Stmt:
         fn = fns[0]
         if fn.returns != T.TRIGGER:
             raise SQLError(f"function {fn.name} must return type trigger", sqlstate="42P17")
+        check_function(s, fn)  # NB: EXECUTE on the function, at CREATE as PostgreSQL
         old = next((t for t in cat.triggers if t.table_oid == table.oid
                     and t.name == spec.name), None)
         if old is not None and not spec.replace:
@@ -374,13 +378,29 @@ def _alter(sql: str, p: _Toks) -> Stmt:
     return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER TABLE")
 
 
-def triggers_on_function(cat: Any, fn_oid: int) -> list[str]:
-    """DROP FUNCTION's 2BP01 DETAIL lines: the triggers that call the function."""
-    out = []
-    for t in cat.triggers:
-        table = cat.table_by_oid(t.table_oid)
-        fn = next((f for f in cat.functions if f.oid == fn_oid), None)
-        if table is not None and fn is not None and t.function_oid == fn_oid:
-            out.append(f"trigger {t.name} on table {table.name} depends on function "
-                       f"{fn.name}()")
-    return out
+def _rename(sql: str, p: _Toks) -> Stmt:
+    """ALTER TRIGGER name ON table RENAME TO new_name."""
+    name = p.name()
+    p.expect("ON")
+    schema, tname = p.qualified()
+    p.expect("RENAME")
+    p.expect("TO")
+    new = p.name()
+    if p.peek() is not None:
+        raise p.fail()
+
+    def run(s: SQLSession, params: list[Any]) -> Result:
+        cat = s.catalog()
+        table = get_relation(cat, schema, tname, s.search_path())
+        mine = {t.name: t for t in cat.triggers if t.table_oid == table.oid}
+        if name not in mine:
+            raise UndefinedObject(f'trigger "{name}" for table "{table.name}" does not exist')
+        if new in mine:
+            raise SQLError(f'trigger "{new}" for relation "{table.name}" already exists',
+                           sqlstate="42710")
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(mine[name], name=new))
+        s.catalog_changed()
+        return Result("ALTER TRIGGER")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER TRIGGER")
+
