@@ -26,6 +26,7 @@ from ..errors import (
     ObjectNotInPrerequisiteState,
 )
 from ..pgwire.backend import Column, Result
+from .dml.ctedml import refuse_in
 from .parse import parse_sql, unquote_ident
 from .privileges.statements import check_needs, needs
 from .querystmt import analyse_query
@@ -189,6 +190,7 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     tree = parse_sql(inner)
     if not isinstance(tree, exp.Query | exp.Values):  # DECLARE takes a SELECT or VALUES only
         raise syntax_error_at(inner, offset=max(sql.find(inner), 0))
+    refuse_in(tree, "DECLARE CURSOR")
     q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
     wanted = needs(tree)
 

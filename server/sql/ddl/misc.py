@@ -23,6 +23,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import Column, Schema, Sequence, Table
 from ..context import ParamTypes
+from ..dml.ctedml import refuse_in
 from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
@@ -122,6 +123,7 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     if existing is None and relation_name_taken(cat, sch.oid, name):
         raise DuplicateTable(f'relation "{name}" already exists')
     query = tree.expression
+    refuse_in(query, "views")
     for sel in query.find_all(exp.Select):  # the stored query names today's columns, not `*`
         sel.meta["freeze_stars"] = True
     plan = COMPILER.plan_query(query, cat, ParamTypes(), s.search_path())

@@ -82,6 +82,13 @@ def top_dml_with(tree: exp.Expression) -> exp.With | None:
     return found
 
 
+def refuse_in(tree: exp.Expression, what: str) -> None:
+    """0A000 for a data-modifying WITH where PostgreSQL takes none (a view's or a cursor's
+    query: `what` names it as PostgreSQL's message does)."""
+    if top_dml_with(tree) is not None:
+        raise FeatureNotSupported(f"{what} must not contain data-modifying statements in WITH")
+
+
 def _param_numbers(tree: exp.Expression) -> set[int]:
     return {int(p.this.name) for p in tree.find_all(exp.Parameter)
             if isinstance(p.this, exp.Literal) and p.this.name.isdigit()}
