@@ -17,6 +17,7 @@ with its point count.
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from collections.abc import Callable
@@ -68,6 +69,20 @@ def _pts(v: list[float]) -> str:
     return ",".join(_pt(v[i], v[i + 1]) for i in range(0, len(v), 2))
 
 
+def _lt(a: float, b: float) -> bool:
+    """float8_lt: NaN sorts above every number."""
+    return not math.isnan(a) and (math.isnan(b) or a < b)
+
+
+def _box(x1: float, y1: float, x2: float, y2: float) -> str:
+    """box_in / box_recv: the first corner, swapped per axis where it is the lower (float8_lt)."""
+    if _lt(x1, x2):
+        x1, x2 = x2, x1
+    if _lt(y1, y2):
+        y1, y2 = y2, y1
+    return f"{_pt(x1, y1)},{_pt(x2, y2)}"
+
+
 def parse(oid: int, s: str) -> str:
     """The type's input function: any accepted spelling -> the canonical text."""
     v = _nums(oid, s)
@@ -84,7 +99,7 @@ def parse(oid: int, s: str) -> str:
         if len(v) != 4:
             raise _bad(oid, s)
         x1, y1, x2, y2 = v
-        return f"{_pt(max(x1, x2), max(y1, y2))},{_pt(min(x1, x2), min(y1, y2))}"
+        return _box(x1, y1, x2, y2)
     if oid == CIRCLE:
         if len(v) != 3:
             raise _bad(oid, s)
@@ -105,7 +120,7 @@ def parse(oid: int, s: str) -> str:
                 a, b, c = m, -1.0, y1 - m * x1
         else:
             raise _bad(oid, s)
-        if a == 0 and b == 0:
+        if abs(a) <= 1e-06 and abs(b) <= 1e-06:  # NB: FPzero, as line_in tests them
             raise InvalidTextRepresentation("invalid line specification: A and B cannot both be zero")
         return "{" + ",".join(_fmt(x) for x in (a, b, c)) + "}"
     if len(v) < 2 or len(v) % 2:
@@ -144,7 +159,7 @@ def decode(oid: int, b: bytes) -> str:
     if oid == LSEG:
         return f"[{_pts(v)}]"
     if oid == BOX:  # box_recv puts the high corner first, as box_in does
-        return f"{_pt(max(v[0], v[2]), max(v[1], v[3]))},{_pt(min(v[0], v[2]), min(v[1], v[3]))}"
+        return _box(*v)
     if oid == CIRCLE:
         return f"<{_pt(v[0], v[1])},{_fmt(v[2])}>"
     return "{" + ",".join(_fmt(x) for x in v) + "}"

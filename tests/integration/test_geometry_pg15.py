@@ -69,6 +69,12 @@ select polygon(4, circle '<(0,0),0>')
 select line(point '(0,0)', point '(0,0)')
 select polygon(8, circle '<(1,1),2>')
 select box(circle '<(1,1),2>'), circle(polygon '((0,0),(1,0),(0,1))')
+select box '(NaN,1e-300),(1e-06,1e-07)', point '(1e300,1e-07)' ## box '(NaN,1e-300),(1e-06,1e-07)', box '(Infinity,-Infinity),(1e-06,Infinity)' <= box '(-1e300,Infinity),(1e300,1e-300)'
+select line '{1e-06,1e-06,-Infinity}'
+select point '(1e-300,1e-06)' <-> polygon '((-Infinity,1e300),(-Infinity,1e-06),(1e-06,NaN))', path '[(1e-300,Infinity),(Infinity,-1e300),(1e300,1e-06),(-1e300,-1e300)]' <-> path '((-1e300,NaN),(1e-07,1.4),(1e-300,1e-06),(Infinity,1e-06))'
+select circle '<(-Infinity,1e300),Infinity>' && circle '<(2,1e-300),1e300>', box '(Infinity,NaN),(1e300,1e-07)' / point '(2.1,1e-07)', lseg '[(1e-07,1e-07),(-1e300,-1)]' <-> box '(1e-06,Infinity),(-1e300,-1e300)'
+select path '((-1e300,1.4),(-1e300,Infinity),(-3.3,-Infinity))' / point '(-1e300,1e-300)'
+select polygon '((1e-300,0.1),(Infinity,-1e300),(4.9,-5),(NaN,1e300))' <-> polygon '((1e-300,1e300),(1,-0.4),(NaN,Infinity),(-Infinity,Infinity),(1e-07,NaN))'
 create table geo_o (id int primary key, p point, b box)
 insert into geo_o values (1, '(1,1)', '(0,0),(2,2)'), (2, '(5,5)', '(0,0),(1,1)'), (3, null, '(4,4),(6,6)')
 select id, b @> p, p <-> point '(0,0)', b # box '(1,1),(5,5)', @@ b from geo_o order by id

@@ -74,8 +74,8 @@ def _path_length(a: tuple[bool, list[M.Pt]]) -> float:
 
 
 def _bound(a: M.Box, b: M.Box) -> M.Box:
-    return ((max(a[0][0], b[0][0]), max(a[0][1], b[0][1])),
-            (min(a[1][0], b[1][0]), min(a[1][1], b[1][1])))
+    return ((M.fmax(a[0][0], b[0][0]), M.fmax(a[0][1], b[0][1])),
+            (M.fmin(a[1][0], b[1][0]), M.fmin(a[1][1], b[1][1])))
 
 
 def _named(fn_name: str, sql_name: str, args: list[int], returns: int, fn: object) -> None:

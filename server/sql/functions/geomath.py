@@ -48,19 +48,40 @@ def FPne(a: float, b: float) -> bool:
 
 
 def FPlt(a: float, b: float) -> bool:
-    return b - a > EPSILON
+    return a + EPSILON < b
 
 
 def FPle(a: float, b: float) -> bool:
-    return a - b <= EPSILON
+    return a <= b + EPSILON
 
 
 def FPgt(a: float, b: float) -> bool:
-    return a - b > EPSILON
+    return a > b + EPSILON
 
 
 def FPge(a: float, b: float) -> bool:
-    return b - a <= EPSILON
+    return a + EPSILON >= b
+
+
+# float8_lt / _gt / _min / _max: NaN sorts above every number, as in float8's btree order
+def flt(a: float, b: float) -> bool:
+    if math.isnan(a):
+        return False
+    return math.isnan(b) or a < b
+
+
+def fgt(a: float, b: float) -> bool:
+    if math.isnan(a):
+        return not math.isnan(b)
+    return not math.isnan(b) and a > b
+
+
+def fmin(a: float, b: float) -> float:
+    return a if flt(a, b) else b
+
+
+def fmax(a: float, b: float) -> float:
+    return a if fgt(a, b) else b
 
 
 # -- float8 arithmetic with PostgreSQL's overflow / division checks -------------------------
@@ -93,8 +114,10 @@ def mul(a: float, b: float) -> float:
 
 
 def div(a: float, b: float) -> float:
-    if b == 0.0:
+    if b == 0.0 and not math.isnan(a):
         raise DivisionByZero("division by zero")
+    if b == 0.0:
+        return math.nan
     r = a / b
     if math.isinf(r) and not math.isinf(a):
         raise _overflow()
@@ -244,15 +267,24 @@ def sub(a: Pt, b: Pt) -> Pt:
     return (mi(a[0], b[0]), mi(a[1], b[1]))
 
 
+# NB: PostgreSQL's compiled C evaluates a call's arguments right to left, which decides
+# whether overflow or underflow is reported when both happen: so do these.
+
 def cmul(a: Pt, b: Pt) -> Pt:
     """Complex multiplication: scaling and rotation."""
-    return (mi(mul(a[0], b[0]), mul(a[1], b[1])), pl(mul(a[0], b[1]), mul(a[1], b[0])))
+    y = pl(*reversed((mul(a[1], b[0]), mul(a[0], b[1]))))
+    x = mi(*reversed((mul(a[1], b[1]), mul(a[0], b[0]))))
+    return (x, y)
 
 
 def cdiv(a: Pt, b: Pt) -> Pt:
-    d = pl(mul(b[0], b[0]), mul(b[1], b[1]))
-    return (div(pl(mul(a[0], b[0]), mul(a[1], b[1])), d),
-            div(mi(mul(a[1], b[0]), mul(a[0], b[1])), d))
+    yy = mul(b[1], b[1])
+    d = pl(mul(b[0], b[0]), yy)
+    ry = mul(a[0], b[1])
+    y = div(mi(mul(a[1], b[0]), ry), d)
+    rx = mul(a[1], b[1])
+    x = div(pl(mul(a[0], b[0]), rx), d)
+    return (x, y)
 
 
 # -- lines ----------------------------------------------------------------------------------
@@ -363,13 +395,13 @@ def lseg_closept_lseg(on: Seg, to: Seg) -> tuple[float, Pt]:
         return 0.0, ip
     dist, res = lseg_closept_point(on, to[0])
     d, pt = lseg_closept_point(on, to[1])
-    if d < dist:
+    if flt(d, dist):
         dist, res = d, pt
     d = lseg_closept_point(to, on[0])[0]
-    if d < dist:
+    if flt(d, dist):
         dist, res = d, on[0]
     d = lseg_closept_point(to, on[1])[0]
-    if d < dist:
+    if flt(d, dist):
         dist, res = d, on[1]
     return dist, res
 
@@ -377,8 +409,8 @@ def lseg_closept_lseg(on: Seg, to: Seg) -> tuple[float, Pt]:
 # -- boxes ----------------------------------------------------------------------------------
 
 def box_construct(p1: Pt, p2: Pt) -> Box:
-    hx, lx = (p1[0], p2[0]) if p1[0] > p2[0] else (p2[0], p1[0])
-    hy, ly = (p1[1], p2[1]) if p1[1] > p2[1] else (p2[1], p1[1])
+    hx, lx = (p1[0], p2[0]) if fgt(p1[0], p2[0]) else (p2[0], p1[0])
+    hy, ly = (p1[1], p2[1]) if fgt(p1[1], p2[1]) else (p2[1], p1[1])
     return ((hx, hy), (lx, ly))
 
 
@@ -417,19 +449,20 @@ def box_closept_point(b: Box, p: Pt) -> tuple[float, Pt]:
     best: tuple[float, Pt] | None = None
     for side in box_sides(b):
         d, cp = lseg_closept_point(side, p)
-        if best is None or d < best[0]:
+        if best is None or flt(d, best[0]):
             best = (d, cp)
     assert best is not None
     return best
 
 
-def box_interpt_lseg(b: Box, s: Seg) -> Pt | None:
-    """The closest point of s to the box's center when they meet (else None)."""
-    lbox = ((max(s[0][0], s[1][0]), max(s[0][1], s[1][1])),
-            (min(s[0][0], s[1][0]), min(s[0][1], s[1][1])))
+def box_interpt_lseg(b: Box, s: Seg, want_point: bool = False) -> Pt | bool | None:
+    """Do they meet? With want_point, the point of s closest to the box's center (else None);
+    PostgreSQL computes that point only when asked, and it can overflow."""
+    lbox = ((fmax(s[0][0], s[1][0]), fmax(s[0][1], s[1][1])),
+            (fmin(s[0][0], s[1][0]), fmin(s[0][1], s[1][1])))
     if not box_ov(lbox, b):
         return None
-    res = lseg_closept_point(s, box_cn(b))[1]
+    res: Pt | bool = lseg_closept_point(s, box_cn(b))[1] if want_point else True
     if box_contain_point(b, s[0]) or box_contain_point(b, s[1]):
         return res
     for side in box_sides(b):
@@ -438,14 +471,14 @@ def box_interpt_lseg(b: Box, s: Seg) -> Pt | None:
     return None
 
 
-def box_closept_lseg(b: Box, s: Seg) -> tuple[float, Pt]:
-    ip = box_interpt_lseg(b, s)
+def box_closept_lseg(b: Box, s: Seg, want_point: bool = False) -> tuple[float, Pt]:
+    ip = box_interpt_lseg(b, s, want_point)
     if ip is not None:
-        return 0.0, ip
+        return 0.0, ip if isinstance(ip, tuple) else s[0]
     best: tuple[float, Pt] | None = None
     for side in box_sides(b):
         d, cp = lseg_closept_lseg(side, s)
-        if best is None or d < best[0]:
+        if best is None or flt(d, best[0]):
             best = (d, cp)
     assert best is not None
     return best
@@ -454,8 +487,19 @@ def box_closept_lseg(b: Box, s: Seg) -> tuple[float, Pt]:
 # -- polygons and paths ---------------------------------------------------------------------
 
 def bound_box(pts: list[Pt]) -> Box:
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-    return ((max(xs), max(ys)), (min(xs), min(ys)))
+    """make_bound_box: float8_lt / _gt from the first point on (NaN-aware)."""
+    x1 = x2 = pts[0][0]
+    y1 = y2 = pts[0][1]
+    for x, y in pts[1:]:
+        if flt(x, x1):
+            x1 = x
+        if fgt(x, x2):
+            x2 = x
+        if flt(y, y1):
+            y1 = y
+        if fgt(y, y2):
+            y2 = y
+    return ((x2, y2), (x1, y1))
 
 
 _ON = 1 << 31
@@ -597,7 +641,7 @@ def dist_ppoly(p: Pt, poly: list[Pt]) -> float:
     result = lseg_closept_point((poly[0], poly[-1]), p)[0]
     for i in range(len(poly) - 1):
         d = lseg_closept_point((poly[i], poly[i + 1]), p)[0]
-        if d < result:
+        if flt(d, result):
             result = d
     return result
 

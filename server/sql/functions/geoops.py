@@ -113,8 +113,8 @@ defop("poly_npoints", None, POLYGON, INT4, "#")(len)
 def _box_intersect(a: M.Box, b: M.Box) -> M.Box | None:
     if not M.box_ov(a, b):
         return None
-    return ((min(a[0][0], b[0][0]), min(a[0][1], b[0][1])),
-            (max(a[1][0], b[1][0]), max(a[1][1], b[1][1])))
+    return ((M.fmin(a[0][0], b[0][0]), M.fmin(a[0][1], b[0][1])),
+            (M.fmax(a[1][0], b[1][0]), M.fmax(a[1][1], b[1][1])))
 
 
 def _nan_null(r: tuple[float, M.Pt]) -> M.Pt | None:
@@ -129,7 +129,7 @@ defop("close_pb", POINT, BOX, POINT, "##")(lambda p, b: _nan_null(M.box_closept_
 defop("close_pl", POINT, LINE, POINT, "##")(lambda p, ln: _nan_null(M.line_closept_point(ln, p)))
 defop("close_lseg", LSEG, LSEG, POINT, "##")(
     lambda a, b: None if M.lseg_sl(a) == M.lseg_sl(b) else _nan_null(M.lseg_closept_lseg(b, a)))
-defop("close_sb", LSEG, BOX, POINT, "##")(lambda s, b: _nan_null(M.box_closept_lseg(b, s)))
+defop("close_sb", LSEG, BOX, POINT, "##")(lambda s, b: _nan_null(M.box_closept_lseg(b, s, True)))
 defop("close_ls", LINE, LSEG, POINT, "##")(
     lambda ln, s: None if M.lseg_sl(s) == M.line_sl(ln) else _nan_null(M.lseg_closept_line(s, ln)))
 
@@ -153,7 +153,7 @@ def _path_distance(a: tuple[bool, list[M.Pt]], b: tuple[bool, list[M.Pt]]) -> fl
     for s1 in M.path_segments(*a):
         for s2 in M.path_segments(*b):
             d = M.lseg_closept_lseg(s1, s2)[0]
-            if best is None or d < best:
+            if best is None or M.flt(d, best):
                 best = d
     return best
 
@@ -162,7 +162,7 @@ def _dist_ppath(p: M.Pt, a: tuple[bool, list[M.Pt]]) -> float:
     best = 0.0
     for i, s in enumerate(M.path_segments(*a)):
         d = M.lseg_closept_point(s, p)[0]
-        if i == 0 or d < best:
+        if i == 0 or M.flt(d, best):
             best = d
     return best
 
