@@ -146,6 +146,15 @@ STATEMENTS = [
     'create table rn (id int)',
     'create trigger rn1 before insert on rn for each row execute function rnf()',
     'insert into rn values (2)',
+    # UPDATE OF fires on the SET list, not on changed values
+    'create table uo (id int primary key, a text, b text)',
+    "insert into uo values (1, 'x', 'y')",
+    "create function uof() returns trigger language plpgsql as $$ begin raise notice '% % %', TG_NAME, TG_WHEN, NEW.a; return NEW; end $$",
+    'create trigger uo_b before update on uo for each row execute function uof()',
+    'create trigger uo_a after update of a on uo for each row execute function uof()',
+    'update uo set a = a',
+    "update uo set b = 'z'",
+    "update uo set a = 'w', b = 'v'",
     # NEW / OLD as row values, ROW(NEW.*), statement triggers seeing the table
     'create table r (id int primary key, a text, n int, changed_at int default 0)',
     "create function rtrg() returns trigger language plpgsql as $$ begin if NEW is distinct from OLD then NEW.changed_at := OLD.changed_at + 1; end if; raise notice 'distinct %', NEW is distinct from OLD; return NEW; end $$",

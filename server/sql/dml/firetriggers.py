@@ -111,8 +111,9 @@ class TableTriggers:
     def before_update(self, s: SQLSession, keys: list[bytes], olds: list[Any],
                       news: list[Any], kept: frozenset[int]
                       ) -> tuple[list[bytes], list[Any], list[Any], frozenset[int]]:
-        """The rows to update, as BEFORE UPDATE triggers leave them (`kept`: the columns
-        the statement does not set; none once a trigger may have changed any)."""
+        """The rows to update, as BEFORE UPDATE triggers leave them, and the columns whose
+        typmods hold already (`kept`, the columns the statement does not set; none once a
+        trigger may have changed any)."""
         if not self.groups.get(("BEFORE", "ROW", "UPDATE")):
             return keys, olds, news, kept
         news = list(news)

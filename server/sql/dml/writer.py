@@ -477,8 +477,8 @@ class TableWriter:
         """As `update`, and returns the new rows as stored (see `insert_rows`)."""
         txn = s.txn
         if self.triggers is not None:
-            keys, old, new, kept = self.triggers.before_update(s, keys, old, new, kept)
-        rows = self.prepare_rows(new, kept)
+            keys, old, new, done = self.triggers.before_update(s, keys, old, new, kept)
+        rows = self.prepare_rows(new, kept if self.triggers is None else done)
         if self.children:
             on_parent_update(s, self, old, rows)
         new_keys = [self.key_of(r) for r in rows] if self.pk else keys
