@@ -125,6 +125,49 @@ alter type s1.en2 owner to current_user;
 create type c5 as (x int);
 alter type c5 add value 'x';
 """,
+    "json_records": """
+create extension hstore;
+create type c2 as (a int, b text);
+select json_populate_record(row(1, 2), '{"f1": 5}'), jsonb_populate_record(row(1, 'x'), '{"f2": "y"}');
+select populate_record(row(1, 2), 'f1=>5'::hstore), row(1, 2) #= 'f2=>7'::hstore;
+select * from json_populate_record(row(1, 2), '{"f1": 5}') as x(a int, b int);
+select * from populate_record(row(1, 2), 'f1=>5'::hstore);
+select * from json_populate_record(row(1, 2), '{"f1": 5}');
+select json_populate_record(null::record, '{"f1": 5}');
+select populate_record(null::record, 'f1=>5'::hstore);
+select json_populate_record(1, '{"f1": 5}');
+select populate_record(1, 'f1=>5'::hstore);
+select json_populate_recordset(null::c2, '[{"a": 5}, {"b": "q"}]');
+select json_populate_recordset(row(1, 2), '[{"f1": 5}]');
+select * from json_populate_recordset(null::c2, '[{"a": 5}, {"b": "q"}]');
+select * from jsonb_populate_recordset(row(1, 'z')::c2, '[{"a": 5}, {"b": "q"}]');
+select * from json_populate_recordset(null::c2, '{"a": 5}');
+select * from jsonb_populate_recordset(null::c2, '5');
+select * from json_populate_recordset(null::c2, '[1]');
+select * from json_populate_recordset(null::c2, null);
+select * from json_populate_recordset(null::c2, '[{"a": 1}]', true);
+select * from jsonb_populate_recordset(null::record, '[]');
+select json_to_record('{"a": 1}');
+select * from json_to_record('{"a": 1}');
+select * from json_to_record('{"a": 1, "b": [1, 2], "c": {"x": 1}}') as x(a int, b int[], c jsonb, d text);
+select * from jsonb_to_record('{"a": "2020-01-01", "b": true, "c": "{1,2}"}') as x(a date, b bool, c int[]);
+select * from jsonb_to_recordset('[{"a": "1"}, {"a": null}]') as x(a int);
+select * from jsonb_to_recordset('[{"a": "q"}]') as x(a int);
+select * from json_to_recordset('{"a": 1}') as x(a int);
+select * from jsonb_to_recordset('{"a": 1}') as x(a int);
+select * from json_to_recordset('[{"a": 1}, null]') as x(a int);
+select * from json_to_record('[1]') as x(a int);
+select * from json_to_recordset('[{"a": 1}]') as x(a int, a int);
+select x.a + 1 from jsonb_to_record('{"a": 1}') x(a int);
+create table tj (id int, j jsonb);
+insert into tj values (1, '[{"a": 1, "b": "x"}, {"a": 2}]'), (2, '[]'), (3, null), (4, '[{"b": "q"}]');
+select t.id, x.* from tj t, jsonb_to_recordset(t.j) as x(a int, b text) order by 1, 2;
+select t.id, x.* from tj t cross join lateral jsonb_to_recordset(t.j) x(a int) order by 1, 2;
+select t.id, x.* from tj t cross join lateral jsonb_populate_recordset(null::c2, t.j) x order by 1, 2;
+select id, jsonb_populate_recordset(null::c2, j) from tj order by 1;
+prepare p1(jsonb) as select * from jsonb_to_recordset($1) as x(a int, b text);
+execute p1('[{"a": 7}]');
+""",
 }
 
 

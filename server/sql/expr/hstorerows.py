@@ -10,10 +10,9 @@ are operators sqlglot does not read, which `sql.extsyntax` spells `OPERATOR(pg_c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ...errors import DatatypeMismatch, FeatureNotSupported, SQLError, UndefinedFunction
+from ...errors import DatatypeMismatch, SQLError, UndefinedFunction
 from ...pgtypes import hstore
 from ...pgtypes import oids as T
 from ...pgtypes.records import Record
@@ -22,8 +21,8 @@ from ...pgtypes.tsearch import TSQUERY
 from ..functions.registry import FunctionDef
 from . import usertypes
 from .bound import E
-from .casts import cast_function
 from .functions import coerce, resolve, return_type
+from .rowpopulate import record_fields, target
 from .types import type_name
 
 ROW_FUNCTIONS = frozenset(("hstore", "populate_record"))
@@ -45,25 +44,9 @@ def _undefined(op: str, a: E | None, b: E) -> SQLError:
         "You might need to add explicit type casts.")
 
 
-def _fields(e: E) -> tuple[tuple[str, int], ...] | None:
-    """The (name, type) of a record-valued expression's fields (None: not a record)."""
-    if e.fields is not None:
-        return e.fields
-    named = usertypes.composite_fields(e.rowtype or e.type)
-    if named is not None:
-        return named
-    if e.kind == "row":
-        return tuple((f"f{i + 1}", t) for i, t in enumerate(e.data))
-    return None
-
-
-def _identity(v: Any) -> Any:
-    return v
-
-
 def _to_hstore(e: E) -> E | None:
     """hstore(record): each field as a key, its text output as the value."""
-    fields = _fields(e)
+    fields = record_fields(e)
     if fields is None:
         return None
     names = [n for n, _ in fields]
@@ -79,17 +62,12 @@ def _to_hstore(e: E) -> E | None:
 
 def _populate(r: E, h: E, params: Any, name: str) -> E:
     """populate_record(r, h) and r #= h: r's fields replaced by h's values of their names."""
-    fields = _fields(r)
     ho = usertypes.hstore_oid()
     if h.type == T.UNKNOWN:
         h = coerce(h, ho, params=params)
-    if fields is None and (r.rowtype or r.type) == T.RECORD:
-        raise FeatureNotSupported("input of anonymous composite types is not implemented")
-    if fields is None:
-        raise DatatypeMismatch("first argument must be a rowtype")
-    names = [n for n, _ in fields]
-    types = tuple(t for _, t in fields)
-    ins: list[Callable[[Any], Any]] = [cast_function(T.TEXT, t) or _identity for t in types]
+    fields, names, types, ins = target(
+        r, SQLError("record type has not been registered", sqlstate="42809"),
+        DatatypeMismatch("first argument must be a rowtype"))
 
     def impl(rec: Any, hv: Any) -> Any:
         old = (None,) * len(names) if rec is None else tuple(rec)

@@ -42,6 +42,7 @@ from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual tabl
 from . import fieldstar, setoptyping, srflift
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
+from .coldeflist import record_call, typed_columns
 from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
@@ -459,7 +460,8 @@ class Planner:
             return _rename(node, col_names, alias or item.name), node.cols
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Func):
             node = self.function_scan(item.this, inner_outer, alias, col_names,
-                                      bool(item.args.get("ordinality") or False))
+                                      bool(item.args.get("ordinality") or False),
+                                      defs=typed_columns(alias_node))
             return node, node.cols
         if isinstance(item, exp.Unnest) and len(item.expressions) > 1 or (
                 isinstance(item, exp.Table) and item.args.get("rows_from")):
@@ -491,6 +493,8 @@ class Planner:
             return node, node.cols
         if isinstance(item, exp.Lateral):
             sub = item.this.copy()
+            if isinstance(sub, exp.Func) and not isinstance(sub, exp.Unnest):  # LATERAL f(...)
+                sub = exp.Table(this=sub)
             if item.args.get("alias") is not None:
                 sub.set("alias", item.args["alias"].copy())
             return self.plan_from(sub, outer, lateral_scope)
@@ -579,9 +583,10 @@ class Planner:
         return N.Scan(cols, table=t, with_keys=True)
 
     def function_scan(self, fn: exp.Expr, outer: Scope | None, alias: str | None,
-                      col_names: list[str], ordinality: bool, ord_name: Any = None) -> N.Node:
+                      col_names: list[str], ordinality: bool, ord_name: Any = None,
+                      defs: tuple[tuple[str, int], ...] | None = None) -> N.Node:
         b = Binder(self, Scope([], parent=outer))
-        e = b.bind(fn)
+        e = record_call(b, fn, defs, self.params, position_of(fn)) or b.bind(fn)
         if e.kind not in ("srf", "call"):
             raise FeatureNotSupported("only function calls are allowed in FROM")
         fd = e.data
