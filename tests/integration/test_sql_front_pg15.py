@@ -861,8 +861,8 @@ def test_default_privileges_other_kinds_are_refused(cumulo_server):
 @pytest.mark.parametrize(("sql", "word"), [
     ("create publication p for all tables", "CREATE PUBLICATION"),
     ("create rule r as on insert to t do nothing", "CREATE RULE"),
-    ("create trigger trg after insert on t for each row execute function f()",
-     "CREATE TRIGGER"),
+    ("create event trigger et on ddl_command_start execute function f()",
+     "CREATE EVENT TRIGGER"),
     ("alter view v set schema public", "ALTER VIEW"),
     ("create text search configuration c (copy = english)", "CREATE TEXT SEARCH CONFIGURATION"),
     ("drop text search dictionary if exists d", "DROP TEXT SEARCH DICTIONARY"),
