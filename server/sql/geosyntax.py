@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 # binary-only spellings sqlglot cannot read
-BINARY = frozenset(("~=", "<^", ">^", "<<|", "|>>", "&<|", "|&>", "?#", "##", "?-|", "?||", "@?"))
+BINARY = frozenset(("~=", "<^", ">^", "<<|", "|>>", "&<|", "|&>", "?#", "##", "?-|", "?||", "@?",
+                    "<->"))  # NB: sqlglot reads <-> but binds it tighter than + and *
 # spellings that are prefix operators when nothing stands on their left
 PREFIX = frozenset(("@-@", "@@", "#", "?-", "?|"))
 NAMES = BINARY | PREFIX

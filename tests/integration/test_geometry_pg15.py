@@ -75,6 +75,20 @@ select point '(1e-300,1e-06)' <-> polygon '((-Infinity,1e300),(-Infinity,1e-06),
 select circle '<(-Infinity,1e300),Infinity>' && circle '<(2,1e-300),1e300>', box '(Infinity,NaN),(1e300,1e-07)' / point '(2.1,1e-07)', lseg '[(1e-07,1e-07),(-1e300,-1)]' <-> box '(1e-06,Infinity),(-1e300,-1e300)'
 select path '((-1e300,1.4),(-1e300,Infinity),(-3.3,-Infinity))' / point '(-1e300,1e-300)'
 select polygon '((1e-300,0.1),(Infinity,-1e300),(4.9,-5),(NaN,1e300))' <-> polygon '((1e-300,1e300),(1,-0.4),(NaN,Infinity),(-Infinity,Infinity),(1e-07,NaN))'
+select point '(1,1)' + point '(1,1)' <-> point '(0,0)'
+select point '(0,0)' <-> point '(3,4)' * point '(1,0)'
+select box '(0,0),(1,1)' ~= box '(1,1),(0,0)' and true
+select @-@ lseg '[(0,0),(3,4)]' + 1
+select # path '[(0,0),(1,1)]' * 2
+select point '(0,0)' <-> point '(3,4)' < 6, not point '(0,0)' <^ point '(0,1)'
+select point '(1,1)' <@ box '(0,0),(2,2)' = true
+select circle '<(0,0),1>' @> point '(0,0)' or false
+select - point '(1,1)'
+select point '(1,1)' <-> point '(2,2)' <-> point '(0,0)'
+select ?- lseg '[(0,0),(1,0)]' and ?| lseg '[(0,0),(0,1)]'
+select 'a'::tsquery <-> 'b'::tsquery, to_tsquery('a') <-> to_tsquery('b') <-> 'c'::tsquery
+select 1 <-> 2
+select 'a' <-> 'b'
 create table geo_o (id int primary key, p point, b box)
 insert into geo_o values (1, '(1,1)', '(0,0),(2,2)'), (2, '(5,5)', '(0,0),(1,1)'), (3, null, '(4,4),(6,6)')
 select id, b @> p, p <-> point '(0,0)', b # box '(1,1),(5,5)', @@ b from geo_o order by id

@@ -66,6 +66,7 @@ from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
+from .regarrays import REG_TYPES
 from .regcast import RegOid
 from .rowcast import row_cast
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
@@ -755,6 +756,8 @@ class Binder(SpecialForms):
             if t in ty.INTS:
                 check_int(v, t)  # type: ignore[arg-type]  # an int: its type is an integer type
             return const(v, t)
+        if a.type in extops.GEO_TYPES:  # no prefix - of a geometric type: 42883
+            extops.geo_operator("-", None, a, self.params)
         if a.type == T.UNKNOWN:  # NB: int2, int4, int8, float4, float8, numeric, interval
             raise AmbiguousFunction(
                 "operator is not unique: - unknown",
@@ -990,6 +993,10 @@ class Binder(SpecialForms):
         user = usertypes.by_oid(shown)  # 'a=>1'::hstore, 'x'::mood: named after the type too
         name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else \
             user.name if user is not None else "?column?"
+        if T.ELEMENT_OF.get(target) in REG_TYPES:  # '{pg_class}'::regclass[], oids::regtype[]
+            e = coerce(inner, target, params=self.params, explicit=True)
+            e.name = name
+            return e
         if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE,
                       T.REGCONFIG):
             e = self.planner.reg_cast(inner, target)

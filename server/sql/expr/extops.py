@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ...errors import SQLError, UndefinedFunction
+from ...errors import AmbiguousFunction, SQLError, UndefinedFunction
 from ...pgtypes import hstore
 from ...pgtypes import oids as T
 from ...pgtypes.tsearch import TSQUERY, TSVECTOR
@@ -46,6 +46,10 @@ def _undefined(op: str, a: E, b: E) -> SQLError:
         "You might need to add explicit type casts.")
 
 
+def _raise(e: SQLError) -> E:
+    raise e
+
+
 def arrow_key(node: exp.Expression) -> E | None:
     """`h -> 'a'` arrives as a JSON path of one key: the key as a text constant."""
     if not isinstance(node, exp.JSONPath):
@@ -69,6 +73,13 @@ def geo_operator(op: str, a: E | None, b: E, params: Any) -> E | None:
     if a is not None and TSQUERY in (a.type, b.type) and op in tsqcmp.OPERATORS:
         return _tsquery_compare(op, a, b, params)
     if (a is None or a.type not in GEO_TYPES) and b.type not in GEO_TYPES:
+        if op == "<->" and a is not None:  # respelled (sql.geosyntax): tsquery's phrase operator
+            if a.type == b.type == T.UNKNOWN:
+                raise AmbiguousFunction(
+                    "operator is not unique: unknown <-> unknown",
+                    hint="Could not choose a best candidate operator. "
+                    "You might need to add explicit type casts.")
+            return bind_operator(op, a, b, params) or _raise(_undefined(op, a, b))
         return None
     if a is None:
         name = OPERATORS.get((op, None, b.type))
