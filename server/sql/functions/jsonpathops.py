@@ -12,7 +12,7 @@ PostgreSQL runs them silent, so a path error or a non-boolean result is NULL.
 
 from __future__ import annotations
 
-from ...errors import SQLError
+from ...errors import FeatureNotSupported, SQLError
 from ...pgtypes import oids as T
 from . import jsonpath as J
 from .registry import register
@@ -27,12 +27,20 @@ register("jsonb_path_exists", args=[JB, JSONPATH], returns=T.BOOL)(J.jsonb_path_
 register("jsonb_path_match", args=[JB, JSONPATH], returns=T.BOOL)(J.jsonb_path_match)
 
 
+def _silent(e: SQLError, path: str) -> None:
+    """Silent mode hides the path's errors about the data; a path the evaluator cannot read
+    (arithmetic, item methods) is 0A000, never a quiet NULL."""
+    if e.sqlstate == "42601":
+        raise FeatureNotSupported(f"jsonpath not supported by Cumulo's evaluator: {path}") from e
+
+
 @register("jsonb_path_exists_opr", args=[JB, JSONPATH], returns=T.BOOL)
 def jsonb_path_exists_opr(doc: str, path: str) -> bool | None:
     """`jsonb @? jsonpath`: does the path select anything (NULL on a path error)?"""
     try:
         return J.exists(doc, path)
-    except SQLError:
+    except SQLError as e:
+        _silent(e, path)
         return None
 
 
@@ -41,5 +49,6 @@ def jsonb_path_match_opr(doc: str, path: str) -> bool | None:
     """`jsonb @@ jsonpath`: the predicate's result (NULL when not a single boolean)."""
     try:
         return J.jsonb_path_match(doc, path)
-    except SQLError:
+    except SQLError as e:
+        _silent(e, path)
         return None
