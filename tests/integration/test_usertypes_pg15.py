@@ -168,6 +168,22 @@ select id, jsonb_populate_recordset(null::c2, j) from tj order by 1;
 prepare p1(jsonb) as select * from jsonb_to_recordset($1) as x(a int, b text);
 execute p1('[{"a": 7}]');
 """,
+    "reg_arrays": """
+select '{pg_class}'::regclass[];
+select '{pg_class,pg_type}'::regclass[], '{int4,text}'::regtype[], '{now}'::regproc[],
+  '{public}'::regnamespace[], '{cumulo}'::regrole[], '{english}'::regconfig[];
+select '{"lower(text)"}'::regprocedure[];
+select array['pg_class'::regclass, 'pg_type'], array['int4'::regtype];
+select array[1259]::regclass[], array[1259, 23]::oid[]::regclass[];
+select '{pg_class}'::regclass[]::oid[], '{pg_class}'::regclass[]::text;
+select '{1259,NULL}'::regclass[], '{{int4},{text}}'::regtype[];
+select pg_typeof('{pg_class}'::regclass[]), ('{pg_class,pg_type}'::regclass[])[2];
+select array_agg(t::regtype order by t) from (values (23::oid), (25)) v(t);
+select '{nosuch}'::regclass[];
+create table t (a int);
+create type ct as (x int);
+select '{t,ct}'::regclass[], '{t,ct,ct[]}'::regtype[], 'ct'::regclass::text;
+""",
 }
 
 

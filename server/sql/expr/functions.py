@@ -33,6 +33,7 @@ from . import types as ty
 from . import usertypes
 from .bound import E
 from .casts import cast_function, volatile_literal, volatile_value
+from .regarrays import reg_coerce
 
 _loaded = False
 
@@ -81,6 +82,9 @@ def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bo
         if typmod >= 0:
             return E("cast", cast_function(target, target, typmod), [inner], target, typmod, e.name)
         return inner
+    reg = reg_coerce(e, target)  # a name to look up in the catalog, or a reg* array
+    if reg is not None:
+        return reg
     fn = cast_function(e.type, target, typmod)
     if e.kind == "const" and volatile_literal(e.data, target):  # 'now': not folded (casts.py)
         at = E("pyfunc", ("now", volatile_value(e.data, target), True),

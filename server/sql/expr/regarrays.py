@@ -1,0 +1,71 @@
+"""Conversions to the reg* types that need the catalog: names in text, and reg* arrays.
+
+`'{pg_class,pg_type}'::regclass[]` reads each element as regclass_in does (a name,
+looked up through the catalog and search path; digits are an OID), and
+`array[1259]::regclass[]` or `oids::regtype[]` label each OID with its name, so the
+array prints as `{pg_class,pg_type}` as in PostgreSQL. The lookups are the
+function library's `cast:<type>` / `format:<type>` entries (`functions.regcasts`),
+which read the session's catalog at run time (a `ctxfn` argument), the same ones a
+scalar `'t'::regclass` uses. An untyped literal coerced to a reg* type (an ARRAY[]
+element, an INSERT value) is looked up the same way instead of being read as an
+integer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..functions.registry import FUNCTIONS
+from .bound import E
+from .casts import cast_function
+from .regcast import RegOid
+
+REG_TYPES = frozenset({T.REGCLASS, T.REGTYPE, T.REGPROC, T.REGPROCEDURE, T.REGNAMESPACE,
+                       T.REGROLE, T.REGCONFIG})
+_TEXTS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN})
+
+
+def _library(elem: int) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    name = T.TYPES[elem].name
+    cast, fmt = FUNCTIONS.get(f"cast:{name}"), FUNCTIONS.get(f"format:{name}")
+    return (cast[0].impl, fmt[0].impl) if cast and fmt else None
+
+
+def _each(v: Any, fn: Callable[[Any], Any]) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [_each(x, fn) for x in v]
+    return fn(v)
+
+
+def reg_coerce(e: E, target: int) -> E | None:
+    """`e` converted to the reg* type or reg* array `target` through the catalog (None when
+    the ordinary integer cast does: a number to a scalar reg* type)."""
+    elem = T.ELEMENT_OF.get(target)
+    array = elem in REG_TYPES
+    if not array and not (target in REG_TYPES and e.type in _TEXTS):
+        return None
+    lib = _library(elem if array else target)
+    if lib is None:
+        return None
+    cast_in, fmt = lib
+    from_text = e.type in _TEXTS
+    split = cast_function(e.type, T.ARRAY_OF[T.TEXT]) if array and from_text else None
+    if array and not from_text and T.ELEMENT_OF.get(e.type) is None:
+        return None
+
+    def one(fctx: Any, x: Any) -> RegOid | None:
+        oid = cast_in(fctx, str(x)) if from_text else int(x)
+        return None if oid is None else RegOid(oid, fmt(fctx, oid))
+
+    def conv(fctx: Any, v: Any) -> Any:
+        if not array:
+            return one(fctx, v)
+        items = split(v) if split is not None else v
+        return _each(items, lambda x: one(fctx, x))
+
+    return E("pyfunc", (f"::{T.TYPES[elem if array else target].name}", conv, True),
+             [E("ctxfn", None, [], T.UNKNOWN), e], target, -1, e.name)
