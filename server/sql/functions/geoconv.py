@@ -79,10 +79,10 @@ def _bound(a: M.Box, b: M.Box) -> M.Box:
 
 
 def _named(fn_name: str, sql_name: str, args: list[int], returns: int, fn: object) -> None:
-    """Registers under PostgreSQL's C name and under the SQL name users call."""
+    """Registers the SQL name users call; the C name (not in pg_proc) only in IMPLS."""
     left, right = (None, args[0]) if len(args) == 1 else (args[0], args[1])
-    for n in (fn_name, sql_name):
-        defop(n, left, right, returns)(fn)
+    defop(fn_name, left, right, returns, sql=False)(fn)
+    defop(sql_name, left, right, returns)(fn)
 
 
 _named("line_construct_pp", "line", [POINT, POINT], LINE, _line_pp)

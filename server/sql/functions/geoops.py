@@ -43,8 +43,10 @@ def _same(v: Any) -> Any:
 IMPLS: dict[str, Callable[..., Any]] = {}  # the SQL-level functions (texts in, text/value out)
 
 
-def defop(name: str, left: int | None, right: int, returns: int, *ops: str) -> Callable[..., Any]:
-    """Registers `fn` (over decoded values) as SQL function `name` and as the operators `ops`."""
+def defop(name: str, left: int | None, right: int, returns: int, *ops: str,
+          sql: bool = True) -> Callable[..., Any]:
+    """Registers `fn` (over decoded values) as SQL function `name` (unless not `sql`: only
+    in IMPLS, for a C name pg_proc does not list) and as the operators `ops`."""
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         readers = [_READ.get(t, _same) for t in ((right,) if left is None else (left, right))]
         out = _WRITE.get(returns)
@@ -56,7 +58,8 @@ def defop(name: str, left: int | None, right: int, returns: int, *ops: str) -> C
         impl.__name__ = impl.__qualname__ = name
         sig = ", ".join(G.NAMES.get(t, "n") for t in ((right,) if left is None else (left, right)))
         impl.__doc__ = f"{name}({sig}), as PostgreSQL 15's geo_ops.c computes it{' (' + ' '.join(ops) + ')' if ops else ''}."
-        register(name, args=[right] if left is None else [left, right], returns=returns)(impl)
+        if sql:
+            register(name, args=[right] if left is None else [left, right], returns=returns)(impl)
         for op in ops:
             OPERATORS[op, left, right] = name
         IMPLS[name] = impl
