@@ -44,11 +44,12 @@ def _each(v: Any, fn: Callable[[Any], Any]) -> Any:
 def reg_coerce(e: E, target: int) -> E | None:
     """`e` converted to the reg* type or reg* array `target` through the catalog (None when
     the ordinary integer cast does: a number to a scalar reg* type)."""
-    elem = T.ELEMENT_OF.get(target)
+    elem = T.ELEMENT_OF.get(target, 0)
     array = elem in REG_TYPES
     if not array and not (target in REG_TYPES and e.type in _TEXTS):
         return None
-    lib = _library(elem if array else target)
+    reg = elem if array else target
+    lib = _library(reg)
     if lib is None:
         return None
     cast_in, fmt = lib
@@ -67,5 +68,5 @@ def reg_coerce(e: E, target: int) -> E | None:
         items = split(v) if split is not None else v
         return _each(items, lambda x: one(fctx, x))
 
-    return E("pyfunc", (f"::{T.TYPES[elem if array else target].name}", conv, True),
+    return E("pyfunc", (f"::{T.TYPES[reg].name}", conv, True),
              [E("ctxfn", None, [], T.UNKNOWN), e], target, -1, e.name)
