@@ -119,6 +119,11 @@ prepare p (citext) as select count(*) from a where f = $1;
 execute p('dFLT');
 select string_agg(f, ',' order by id), array_agg(f order by id) from a;
 select v from g where v similar to 'x' order by 1;
+select regexp_replace('ABCB'::citext, 'b', 'z', 'g'), regexp_replace('ABCB'::citext, 'b', 'z');
+select regexp_split_to_table('aXbxc'::citext, 'x');
+select split_part('aXbxc'::citext, 'x', -1), replace('aaa'::citext, 'A', ''), replace('abc'::citext, '', 'x');
+select split_part('aXbxc'::citext, 'x', 0), split_part('aXbxc'::citext, 'x', 9), split_part('abc'::citext, '', 2);
+select translate('AbCabc'::citext, 'ac', 'X');
 drop extension citext;
 """
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from sqlglot import exp
 
-from ...errors import InvalidParameterValue
 from ...pgtypes import citext
 from ...pgtypes import oids as T
 from .bound import E
@@ -101,20 +100,15 @@ def _strpos(s: str, sub: str) -> int:
 
 
 def _replace(s: str, old: str, new: str) -> str:
-    if old == "":
-        return str(s)
+    """citext's replace: regexp_replace(s, regexp_quote(old), new, 'gi')."""
     return re.sub(re.escape(str(old)), lambda _: str(new), str(s), flags=re.I | re.A)
 
 
-def _split_part(s: str, sep: str, n: int) -> str:
-    if n == 0:
-        raise InvalidParameterValue("field position must not be zero")
-    parts = re.split(re.escape(str(sep)), str(s), flags=re.I | re.A) if sep else [str(s)]
-    if n < 0:
-        n = len(parts) + n + 1
-        if n <= 0:
-            return ""
-    return parts[n - 1] if n <= len(parts) else ""
+def _split_part(s: str, sep: str, n: int) -> str | None:
+    """citext's split_part: (regexp_split_to_array(s, regexp_quote(sep), 'i'))[n], so a
+    field past either end, 0 or negative, is NULL (text's split_part counts from the end)."""
+    parts = re.split(re.escape(str(sep)), str(s), flags=re.I | re.A) if sep else list(str(s))
+    return parts[n - 1] if 1 <= n <= len(parts) else None
 
 
 def _translate(s: str, frm: str, to: str) -> str:
@@ -141,7 +135,8 @@ def function_call(name: str, args: list[E], params: Any) -> tuple[str, list[E]] 
         return None
     if name in REGEXP_FUNCTIONS:
         at = REGEXP_FUNCTIONS[name]
-        if len(args) > at + 1 or len(args) < at:
+        if len(args) > at + 1 or len(args) < at or (
+                len(args) > at and not is_string(args[at].type)):  # NB: (…, start int)
             return None
         flags = args[at] if len(args) > at else E("const", "", [], T.TEXT, -1, "flags")
         flags = E("op", "||", [coerce(flags, T.TEXT, params=params),
