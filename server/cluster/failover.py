@@ -39,7 +39,6 @@ from kazoo.exceptions import NoNodeError
 from ..kivi import checkpoint as ckpt
 from ..kivi.api import Apply, DropRegion, RegionData, SpaceWrites
 from ..kivi.routing import OpenRegion, RecoverRegion, UnfreezeRegion
-from ..kivi.wire import unpackb
 from ..txn.codec import unpack_bulk
 from ..txn.recovery import record_ts
 from . import regionstore as rs
@@ -75,8 +74,11 @@ def checkpoint_of(zk: Any, name: str, space: int, lo: bytes, hi: bytes | None) -
     path = ckpt.region_file(directory, space, lo)
     if not path.exists():
         return empty
-    data = unpackb(path.read_bytes())
-    if not isinstance(data, RegionData) or data.hi != hi:
+    try:
+        data = ckpt.read_region(path)
+    except ValueError:
+        return empty
+    if data.hi != hi:
         return empty  # NB: cut otherwise: its redo from 0 rebuilds it (the log is kept)
     complete = ckpt.read_manifest(directory) or 0
     return replace(data, checkpoint_ts=min(data.checkpoint_ts, complete))

@@ -502,15 +502,19 @@ class KiviNode:
         return Ack(req.ts)
 
     def _checkpoint(self, directory: Path, ts: int) -> None:
-        datas: list[RegionData] = []
         regions = self.regions()
-        for region in regions:
-            with self._lock:
-                space, lo, hi = region.space, region.lo, region.hi
-                finish = region.store.export_later(ts, packed=True)  # decoded after the lock
-            keys, chains = finish()
-            datas.append(RegionData(space, lo, hi, keys, chains, ts))
-        ckpt.write_all(directory, datas)
+
+        def each() -> Iterator[ckpt.Windows]:  # one region at a time, a window at a time
+            for region in regions:
+                with self._lock:
+                    space, lo, hi = region.space, region.lo, region.hi
+                    same = 0 < region.checkpoint_ts <= ts and region.store.newest_ts <= region.checkpoint_ts
+                    windows = None if same else region.store.export_windows(ts)  # decoded later
+                if windows is None and not ckpt.windowed(ckpt.region_file(directory, space, lo)):
+                    with self._lock:
+                        windows = region.store.export_windows(ts)
+                yield ckpt.Windows(space, lo, hi, ts, windows() if windows else None)
+        ckpt.write_all(directory, each())
         ckpt.write_manifest(directory, ts)
         # Only once the files are durable may the redo log before ts be skipped.
         with self._lock:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
+
 from cumulo.server.kivi import checkpoint as ckpt
+from cumulo.server.kivi import freeze, mvcc
 from cumulo.server.kivi.api import Apply, Checkpoint, DropSpace, Get, Scan, Write
 from cumulo.server.kivi.client import KiviClient
 from cumulo.server.kivi.keycodec import encode_key
+from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.kivi.node import KiviNode
 
 
@@ -182,3 +186,48 @@ def test_checkpoint_acks_its_ts_only_when_every_file_is_written(tmp_path):
     assert both.checkpoint(Checkpoint(4)).value == 4
     mixed = KiviClient({"a": KiviNode(tmp_path / "a"), "m": KiviNode(None)})
     assert mixed.checkpoint(Checkpoint(4)).value is None
+
+
+def test_windowed_checkpoint_file_holds_the_export(tmp_path, monkeypatch):
+    """A background checkpoint writes a region a window at a time (`export_windows`,
+    `write_windows`); read back, the file is the store's `export(ts)`, cold rows, hot
+    rows, tombstones and versions newer than ts (cut) alike; a restart reads it."""
+    assert doctest.testmod(ckpt).failed == 0
+    monkeypatch.setattr(mvcc, "FREEZE_ROWS", True)  # as `cumulo serve` runs
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 4)
+    monkeypatch.setattr(freeze, "SEGMENT_ROWS", 64)
+    keys = [k(i) for i in range(0, 900, 3)]
+    store = VersionStore(cache_limit=8)
+    store.apply_lists(1, keys, [(i, f"r{i}") for i in range(len(keys))])
+    store.collect(2)
+    assert len(store._cold) > 200  # most of it went cold
+    store.apply(3, [(keys[5], (5, "new")), (keys[9], None), (k(1), (-1, "in"))])
+    store.apply(4, [(keys[7], (7, "later"))])
+
+    def norm(chains):
+        return [[(ts, None if r is None else tuple(r)) for ts, r in c] for c in chains]
+
+    for ts in (2, 3, None):
+        path = ckpt.write_windows(tmp_path, ckpt.Windows(1, b"", None, ts or 4,
+                                                         store.export_windows(ts, 50)()))
+        got = ckpt.read_region(path)
+        want_keys, want_chains = store.export(ts)
+        assert got.keys == want_keys and norm(got.chains) == norm(want_chains)
+    node = KiviNode(tmp_path / "n")
+    node.apply(Apply(5, [Write(1, k(i), (i, "x")) for i in range(300)] + [Write(1, k(7), None)]))
+    node.checkpoint(Checkpoint(5))
+    assert (tmp_path / "n" / "kivi" / "s1-.ckpt").read_bytes().startswith(ckpt.MAGIC)
+    assert KiviNode(tmp_path / "n").scan(Scan(1, 5)).rows == node.scan(Scan(1, 5)).rows
+    # a region not written since its file is only restamped; a written one is rewritten
+    node.apply(Apply(6, [Write(2, k(1), (1,))]))
+    node.checkpoint(Checkpoint(6))
+    s1 = tmp_path / "n" / "kivi" / "s1-.ckpt"
+    body = s1.read_bytes()[len(ckpt.MAGIC) + 8:]
+    node.apply(Apply(7, [Write(2, k(2), (2,))]))
+    node.checkpoint(Checkpoint(8))
+    assert s1.read_bytes()[len(ckpt.MAGIC) + 8:] == body
+    assert ckpt.read_region(s1).checkpoint_ts == 8
+    again = KiviNode(tmp_path / "n")
+    assert again.checkpoint_ts == 8
+    assert again.scan(Scan(1, 8)).rows == node.scan(Scan(1, 8)).rows
+    assert again.scan(Scan(2, 8)).rows == [(1,), (2,)]

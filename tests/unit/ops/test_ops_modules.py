@@ -5,17 +5,18 @@ from __future__ import annotations
 import doctest
 import logging
 import threading
+import time
 
 import pytest
 
 from cumulo.server import datadir, oplog
 from cumulo.server.sql import conffile, settings
 from cumulo.server.sql.settings import SERVER, Settings
-from cumulo.server.txn import recovery
+from cumulo.server.txn import checkpointer, recovery
 from cumulo.server.txn.checkpointer import Checkpointer
 
 
-@pytest.mark.parametrize("module", [datadir, oplog, conffile, recovery])
+@pytest.mark.parametrize("module", [datadir, oplog, conffile, recovery, checkpointer])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
@@ -44,6 +45,18 @@ def test_checkpointer_skips_idle_checkpoints():
     assert cp.run_once() is False
     tm.commits = 6
     assert cp.run_once() is True and tm.checkpoints == 2
+
+
+def test_a_long_checkpoint_stretches_the_wait_for_the_next():
+    """A checkpoint writes everything, so its cost grows with the data: the next one waits
+    at least its duration over SHARE (checkpoints take at most that share of the time)."""
+    tm = Storage()
+    cp = Checkpointer(tm, lambda: 300.0, lambda: tm.commits)
+    tm.checkpoint = lambda: time.sleep(0.05) or True  # type: ignore[method-assign]
+    tm.commits = 1
+    assert cp.run_once() is True and cp.took >= 0.05
+    assert checkpointer.next_wait(300.0, cp.took) == 300.0
+    assert checkpointer.next_wait(0.1, cp.took) == cp.took / checkpointer.SHARE >= 0.5
 
 
 def test_checkpointer_thread_runs_and_stops():
