@@ -99,43 +99,62 @@ class TableTriggers:
         return kept
 
     # -- the writer's hooks ----------------------------------------------------------
+    # With BEFORE ROW triggers the rows are written one at a time, as PostgreSQL does: a
+    # BEFORE trigger sees the rows of its statement written before its own (a per-group
+    # counter). AFTER ROW triggers run once the rows are all written, as at the end of
+    # PostgreSQL's statement.
 
     def before_insert(self, s: SQLSession, rows: list[Any]) -> list[Any]:
+        """The rows as BEFORE INSERT triggers leave them (those returning NULL dropped)."""
         rows = list(rows)
         kept = self._fire_rows(s, "BEFORE", "INSERT", rows, None)
         return rows if len(kept) == len(rows) else [rows[i] for i in kept]
 
-    def after_insert(self, s: SQLSession, rows: list[Any]) -> None:
-        self._fire_rows(s, "AFTER", "INSERT", rows, None)
+    def insert(self, w: Any, s: SQLSession, rows: list[Any], check_unique: bool,
+               converted: frozenset[int], before_fired: bool) -> list[Any]:
+        """`TableWriter.insert_rows` of a table with triggers (`w.write_rows` writes)."""
+        if before_fired or not self.groups.get(("BEFORE", "ROW", "INSERT")):
+            stored = w.write_rows(s, rows, check_unique,
+                                  frozenset() if before_fired else converted)
+        else:
+            stored = []
+            for r in rows:  # NB: a trigger may have changed any column: typmods again
+                kept = self.before_insert(s, [r])
+                if kept:
+                    stored.extend(w.write_rows(s, kept, check_unique, frozenset()))
+        self._fire_rows(s, "AFTER", "INSERT", stored, None)
+        return stored
 
-    def before_update(self, s: SQLSession, keys: list[bytes], olds: list[Any],
-                      news: list[Any], kept: frozenset[int]
-                      ) -> tuple[list[bytes], list[Any], list[Any], frozenset[int]]:
-        """The rows to update, as BEFORE UPDATE triggers leave them, and the columns whose
-        typmods hold already (`kept`, the columns the statement does not set; none once a
-        trigger may have changed any)."""
+    def update(self, w: Any, s: SQLSession, keys: list[bytes], olds: list[Any],
+               news: list[Any], kept: frozenset[int]) -> list[Any]:
+        """`TableWriter.update_rows` of a table with triggers (`kept`: the columns the
+        statement does not set, so UPDATE OF knows the ones it does)."""
+        targets = self._targets(kept)
         if not self.groups.get(("BEFORE", "ROW", "UPDATE")):
-            return keys, olds, news, kept
-        news = list(news)
-        idx = self._fire_rows(s, "BEFORE", "UPDATE", news, olds, self._targets(kept))
-        if len(idx) != len(keys):
-            keys, olds, news = [keys[i] for i in idx], [olds[i] for i in idx], \
-                [news[i] for i in idx]
-        return keys, olds, news, frozenset()
+            rows = w.replace_rows(s, keys, olds, news, kept)
+            done = olds
+        else:
+            rows, done = [], []
+            for key, old, new in zip(keys, olds, news, strict=True):
+                one = [new]
+                if self._fire_rows(s, "BEFORE", "UPDATE", one, [old], targets):
+                    rows.extend(w.replace_rows(s, [key], [old], one, frozenset()))
+                    done.append(old)
+        self._fire_rows(s, "AFTER", "UPDATE", rows, done, targets)
+        return rows
 
-    def after_update(self, s: SQLSession, olds: list[Any], news: list[Any],
-                     kept: frozenset[int]) -> None:
-        self._fire_rows(s, "AFTER", "UPDATE", news, olds, self._targets(kept))
-
-    def before_delete(self, s: SQLSession, keys: list[bytes], olds: list[Any]
-                      ) -> tuple[list[bytes], list[Any]]:
-        idx = self._fire_rows(s, "BEFORE", "DELETE", None, olds)
-        if len(idx) == len(keys):
-            return keys, olds
-        return [keys[i] for i in idx], [olds[i] for i in idx]
-
-    def after_delete(self, s: SQLSession, olds: list[Any]) -> None:
-        self._fire_rows(s, "AFTER", "DELETE", None, olds)
+    def delete(self, w: Any, s: SQLSession, keys: list[bytes], olds: list[Any]
+               ) -> list[Any]:
+        """`TableWriter.delete_rows` of a table with triggers."""
+        if not self.groups.get(("BEFORE", "ROW", "DELETE")):
+            gone = w.remove_rows(s, keys, olds)
+        else:
+            gone = []
+            for key, old in zip(keys, olds, strict=True):
+                if self._fire_rows(s, "BEFORE", "DELETE", None, [old]):
+                    gone.extend(w.remove_rows(s, [key], [old]))
+        self._fire_rows(s, "AFTER", "DELETE", None, gone)
+        return gone
 
     def _targets(self, kept: frozenset[int]) -> frozenset[int] | None:
         """The columns an UPDATE sets (None: not known, compare the values)."""

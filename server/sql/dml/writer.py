@@ -425,10 +425,14 @@ class TableWriter:
         columns, which is what RETURNING shows (`prepare_rows` may build new tuples
         rather than write into `rows`). `before_fired`: the caller ran the BEFORE INSERT
         triggers already (ON CONFLICT: on the proposed row, before the arbiter check)."""
+        if self.triggers is not None:  # NB: the table's row triggers around `write_rows`
+            return self.triggers.insert(self, s, rows, check_unique, converted, before_fired)
+        return self.write_rows(s, rows, check_unique, converted)
+
+    def write_rows(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
+                   converted: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
+        """`insert_rows` without triggers (what `firetriggers` runs between them)."""
         txn = s.txn
-        if self.triggers is not None and not before_fired:
-            rows = self.triggers.before_insert(s, rows)
-            converted = frozenset()  # NB: a trigger may have changed any column
         tuples = self.prepare_rows(rows, converted)
         keys = self.new_keys(s, tuples)
         if check_unique:
@@ -438,8 +442,6 @@ class TableWriter:
             txn.put(idx.space, self.index_entries(idx, keys, tuples))
         if self.fks:  # NB: after the writes, so rows of this batch can reference each other
             self.check_fks(s, txn, tuples, keys=keys)
-        if self.triggers is not None:
-            self.triggers.after_insert(s, tuples)
         return tuples
 
     def delete(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]) -> int:
@@ -449,16 +451,19 @@ class TableWriter:
     def delete_rows(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]
                     ) -> list[tuple[Any, ...]]:
         """As `delete`, and returns the rows deleted (a BEFORE trigger may keep some)."""
-        txn = s.txn
         if self.triggers is not None:
-            keys, rows = self.triggers.before_delete(s, keys, rows)
+            return self.triggers.delete(self, s, keys, rows)
+        return self.remove_rows(s, keys, rows)
+
+    def remove_rows(self, s: SQLSession, keys: list[bytes], rows: list[tuple[Any, ...]]
+                    ) -> list[tuple[Any, ...]]:
+        """`delete_rows` without triggers."""
+        txn = s.txn
         txn.delete(self.space, keys)
         for idx in self.indexes:
             txn.delete(idx.space, [k for k, _ in self.index_entries(idx, keys, rows)])
         if self.children:  # NB: after the deletes: rows deleted together may reference each other
             on_parent_delete(s, self, rows)
-        if self.triggers is not None:
-            self.triggers.after_delete(s, rows)
         return rows
 
     def child_writer(self, s: SQLSession, fk: Constraint) -> TableWriter:
@@ -475,10 +480,16 @@ class TableWriter:
                     new: list[list[Any]], kept: frozenset[int] = frozenset()
                     ) -> list[tuple[Any, ...]]:
         """As `update`, and returns the new rows as stored (see `insert_rows`)."""
-        txn = s.txn
         if self.triggers is not None:
-            keys, old, new, done = self.triggers.before_update(s, keys, old, new, kept)
-        rows = self.prepare_rows(new, kept if self.triggers is None else done)
+            return self.triggers.update(self, s, keys, old, new, kept)
+        return self.replace_rows(s, keys, old, new, kept)
+
+    def replace_rows(self, s: SQLSession, keys: list[bytes], old: list[tuple[Any, ...]],
+                     new: list[list[Any]], kept: frozenset[int] = frozenset()
+                     ) -> list[tuple[Any, ...]]:
+        """`update_rows` without triggers."""
+        txn = s.txn
+        rows = self.prepare_rows(new, kept)
         if self.children:
             on_parent_update(s, self, old, rows)
         new_keys = [self.key_of(r) for r in rows] if self.pk else keys
@@ -510,8 +521,6 @@ class TableWriter:
         txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         if self.fks:
             self.check_fks(s, txn, rows, keys=new_keys)
-        if self.triggers is not None:
-            self.triggers.after_update(s, old, rows, kept)
         return rows
 
 
