@@ -21,7 +21,10 @@ import subprocess
 
 import asyncpg
 import psycopg
+import pyarrow as pa
 import pytest
+
+import cumulo.driver as cd
 
 STATEMENTS = [
     'create table t (id int primary key, a text)',
@@ -352,3 +355,33 @@ def test_copy_through_the_row_path_counts_as_pg15(servers):
             outs.append((c.execute("select count(*), sum(id) from cp").fetchall(), notes))
     assert outs[0] == ([(5, 25)], ["BEFORE INSERT 0", "AFTER INSERT 5"])
     assert outs[1] == outs[0]
+
+
+def test_direct_table_api_fires_row_triggers(cumulo_server):
+    """Cumulo's Arrow table API (no PostgreSQL counterpart) writes through the same row
+    path as INSERT and UPDATE when the table has triggers: the BEFORE trigger changes the
+    rows and the AFTER trigger logs them, for insert and upsert alike."""
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as sql:
+        sql.execute("drop table if exists dt_t, dt_log")
+        sql.execute("create table dt_t (k int primary key, v text)")
+        sql.execute("create table dt_log (op text, k int)")
+        sql.execute("create or replace function dt_b() returns trigger language plpgsql as "
+                    "$$ begin NEW.v := upper(NEW.v); return NEW; end $$")
+        sql.execute("create or replace function dt_a() returns trigger language plpgsql as "
+                    "$$ begin insert into dt_log values (TG_OP, NEW.k); return null; end $$")
+        sql.execute("create trigger dt_b before insert or update on dt_t for each row "
+                    "execute function dt_b()")
+        sql.execute("create trigger dt_a after insert or update on dt_t for each row "
+                    "execute function dt_a()")
+        c = cd.connect(cumulo_server.dsn())
+        c.autocommit = True
+        try:
+            t = c.table("dt_t")
+            t.insert(pa.table({"k": [1, 2], "v": ["a", "b"]}))
+            t.upsert(pa.table({"k": [2, 3], "v": ["c", "d"]}))
+        finally:
+            c.close()
+        assert sql.execute("select * from dt_t order by k").fetchall() == [
+            (1, "A"), (2, "C"), (3, "D")]
+        assert sorted(sql.execute("select * from dt_log").fetchall()) == [
+            ("INSERT", 1), ("INSERT", 2), ("INSERT", 3), ("UPDATE", 2)]

@@ -126,7 +126,7 @@ def _write_batch(s: SQLSession, table: Table, op: str, batch: Any) -> int:
     pk_col = batch.column(lead) if w.int_pk and lead in batch.column_names else None
     col_keys = int_column_keys(pk_col) if pk_col is not None else _batch_keys(table, w, batch)
     if op == "insert":
-        if col_keys is None or w.indexes or w.fks:
+        if col_keys is None or w.indexes or w.fks or w.triggers is not None:  # NB: row path
             return w.insert(s, rows)  # type: ignore[arg-type]
         tuples = _prepared(w, batch, positions, cols, rows)  # NB: as insert(), with the keys
         w.check_unique(s, txn, col_keys, tuples,
@@ -138,7 +138,7 @@ def _write_batch(s: SQLSession, table: Table, op: str, batch: Any) -> int:
     keys = col_keys or w.new_keys(s, tuples)
     if pk_col is None or has_duplicates(pk_col):
         keys, tuples = _dedupe_last(keys, tuples)
-    if not (w.indexes or w.fks or w.children):
+    if not (w.indexes or w.fks or w.children or w.triggers is not None):
         txn.put_bulk(w.space, keys, tuples, cols if tuples is rows else None)
         return len(tuples)
     old = txn.get(w.space, keys)
