@@ -29,11 +29,20 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
+from ..kivi.ascending import AscendingKeys
+
 Bounds = tuple[bytes, bytes]
 
 
 def bounds_of(keys: Iterable[bytes]) -> Bounds | None:
-    """The smallest and largest key (two C-level passes), or None for no keys."""
+    """The smallest and largest key (two C-level passes; the ends of `AscendingKeys`),
+    or None for no keys.
+
+    >>> bounds_of(AscendingKeys([b"a", b"b", b"c"])), bounds_of([b"b", b"c", b"a"])
+    ((b'a', b'c'), (b'a', b'c'))
+    """
+    if type(keys) is AscendingKeys:
+        return (keys[0], keys[-1]) if keys else None
     if not isinstance(keys, Collection):
         keys = list(keys)
     if not keys:

@@ -19,6 +19,7 @@ from itertools import chain, repeat
 from typing import Any
 
 from ..kivi.api import Row, SpaceWrites, Write
+from ..kivi.ascending import AscendingKeys
 from ..kivi.wirecols import joined
 from .keyspan import Bounds, KeySpan, bounds_of
 
@@ -28,7 +29,7 @@ BULK_MIN = 64  # writes to one space from which a commit sends them as one Space
 class WriteSet:
     """Private writes per space, plus an undo log for savepoints."""
 
-    __slots__ = ("spaces", "_sorted", "undo", "_cols", "_span", "_probe")
+    __slots__ = ("spaces", "_sorted", "undo", "_cols", "_span", "_probe", "_asc")
 
     def __init__(self) -> None:
         self.spaces: dict[int, dict[bytes, Row | None]] = {}
@@ -43,6 +44,10 @@ class WriteSet:
         # outside it, as bulk loads' batches do
         self._span: dict[int, KeySpan] = {}
         self._probe: tuple[list[bytes], Bounds] | None = None  # `fresh`'s last batch bounds
+        # space -> its greatest key, while its writes are `put_new` batches of `AscendingKeys`
+        # each above the one before: the dict's order is then key order, and the commit
+        # hands KiVi `AscendingKeys` (`for_commit`), which apply them with no sort or check
+        self._asc: dict[int, bytes] = {}
 
     def __bool__(self) -> bool:
         return any(self.spaces.values())
@@ -56,6 +61,8 @@ class WriteSet:
             self._cols.pop(space, None)
         if self._span:
             self._span.pop(space, None)
+        if self._asc:
+            self._asc.pop(space, None)
         if key in w:
             self.undo.append((space, key, True, w[key]))
         else:
@@ -76,6 +83,8 @@ class WriteSet:
             self._cols.pop(space, None)
         if self._span:
             self._span.pop(space, None)
+        if self._asc:
+            self._asc.pop(space, None)
         new = dict(items)
         if len(new) != len(items) or (not new_keys and w and not w.keys().isdisjoint(new)):
             for k, r in items:
@@ -128,8 +137,14 @@ class WriteSet:
             self._cols[space].append(cols)
         else:
             self._cols.pop(space, None)
+        last = self._asc.get(space) if n else None
+        if distinct and keys and type(keys) is AscendingKeys and (n == 0 or (
+                last is not None and keys[0] > last)):
+            self._asc[space] = keys[-1]
+        elif self._asc:
+            self._asc.pop(space, None)
         if space in self._sorted:
-            self._append_sorted(space, sorted(keys))
+            self._append_sorted(space, keys if type(keys) is AscendingKeys else sorted(keys))
         span = KeySpan() if n == 0 else self._span.get(space)
         if span is not None:
             probe, self._probe = self._probe, None
@@ -184,6 +199,8 @@ class WriteSet:
             w = self.spaces[space]
             if self._cols:
                 self._cols.pop(space, None)
+            if self._asc:
+                self._asc.pop(space, None)
             if key is None:  # a bulk put: its keys were all new
                 for k in old:
                     del w[k]
@@ -211,7 +228,8 @@ class WriteSet:
         spaces: list[SpaceWrites] = []
         for s, w in self.spaces.items():
             if len(w) >= bulk:
-                spaces.append(SpaceWrites(s, list(w), list(w.values())))
+                keys = AscendingKeys(w) if s in self._asc else list(w)
+                spaces.append(SpaceWrites(s, keys, list(w.values())))
             elif w:
                 writes += [Write(s, k, r) for k, r in w.items()]
         return writes, spaces

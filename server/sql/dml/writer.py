@@ -27,6 +27,7 @@ from ...errors import (
     NotNullViolation,
     UniqueViolation,
 )
+from ...kivi.ascending import AscendingKeys
 from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import round_timestamp
@@ -296,7 +297,8 @@ class TableWriter:
         """
         if len(keys) < 64 or txn.isolation == "serializable":
             return False
-        ascending = all(map(lt, keys, islice(keys, 1, None)))  # NB: a load's usual order
+        ascending = type(keys) is AscendingKeys or all(  # NB: a load's usual order
+            map(lt, keys, islice(keys, 1, None)))
         lo, hi = (keys[0], keys[-1]) if ascending else (min(keys), max(keys))
         for batch in txn.scan(ScanSpec(self.space, lo, hi + b"\x00", projection=(), limit=1)):
             if batch:

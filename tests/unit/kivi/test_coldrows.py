@@ -24,6 +24,7 @@ import pytest
 
 from cumulo.server.kivi import coldrows, freeze, mvcc
 from cumulo.server.kivi.api import RegionData
+from cumulo.server.kivi.ascending import AscendingKeys
 from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
 from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
 from cumulo.server.kivi.mvcc import VersionStore
@@ -212,11 +213,17 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
         op = rng.random()
         if op < 0.45:
             write(store, model)
-        elif op < 0.55:  # a big write set: the bulk merge path
+        elif op < 0.55:  # a big write set: the bulk merge path, run by run
             ts += 1
             ks = rng.sample(universe, min(len(universe), 40))
             ws = [(k, None if rng.random() < 0.1 else _row(rng, ts, kinds)) for k in ks]
-            store.apply(ts, ws)
+            if rng.random() < 0.5:
+                store.apply(ts, ws)
+            else:  # a commit's ascending lists (a COPY's, a Spark task's)
+                ws.sort()
+                keys = [k for k, _ in ws]
+                store.apply_lists(ts, AscendingKeys(keys) if rng.random() < 0.5 else keys,
+                                  [r for _, r in ws])
             model.apply(ts, ws)
         elif op < 0.8:
             lw = max(lw, rng.randint(max(lw, ts - 3), ts))
