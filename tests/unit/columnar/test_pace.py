@@ -220,3 +220,23 @@ def test_a_first_build_pauses_between_packs_outside_the_node_lock(
     snaps = node.columnar(1, 10)  # the first build: pauses between packs
     assert snaps is not None and sum(len(s.rows()) for s in snaps) == n
     assert held and not any(held)
+
+
+def test_each_statement_is_counted_afresh() -> None:
+    """A polling session's short queries (a freshness probe: ~1 ms of CPU each) never pause,
+    however many ran before on the thread; a long statement is still held to the share."""
+    c = Clocks()
+    p = c.pacer(0.25)
+    busy(p, 2)
+    for _ in range(20):  # 20 statements of 0.8 * SLICE each: 16 slices in all
+        p.begin()
+        for _ in range(4):
+            c.cpu += SLICE / 5
+            p.pace(who=1)
+    assert c.slept == []
+    p.begin()
+    for _ in range(6):  # one statement of 3 slices (the first half only sets the mark)
+        c.cpu += SLICE / 2
+        busy(p, 2)
+        p.pace(who=1)
+    assert c.slept == [pytest.approx(SLICE * 3)] * 2

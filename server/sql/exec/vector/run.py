@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
+from ....kivi.columnar.pace import begin as pace_begin
 from ....kivi.columnar.pace import pace
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
@@ -55,6 +56,7 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
     """The subtree's rows by the vector form; None when the row plan must run."""
     if mode(ctx) == "off" or not isinstance(ctx.txn, Transaction):
         return None
+    pace_begin()  # the analytic share is counted per statement: a short one never pauses
     spec = node.spec
     if compiled(node, "keyed", lambda: _reads_keys(node.row)):
         return None  # a later rule made the row plan return keys (ctid, row locks)
