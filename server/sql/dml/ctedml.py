@@ -43,6 +43,7 @@ WITH below the top level (0A000), a reference to one without RETURNING
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from ..session import SQLSession
 
 _DML = (exp.Insert, exp.Update, exp.Delete)
+_WITH = re.compile(r"\bwith\b", re.I)
 _NOT_TOP = "WITH clause containing a data-modifying statement must be at the top level"
 
 
@@ -153,6 +155,8 @@ def _hide(ws: WriteSet, token: int) -> list[tuple[int, bytes, Any]]:
 def analyse_dml_with(session: SQLSession, sql: str, tree: exp.Expression,
                      param_oids: list[int], analyse_tree: AnalyseTree) -> Stmt | None:
     """The Stmt of a statement whose WITH holds INSERT/UPDATE/DELETE queries, or None."""
+    if _WITH.search(sql) is None:  # NB: a scan of the text, not a walk of a big VALUES tree
+        return None
     top = top_dml_with(tree)
     if top is None:
         return None
