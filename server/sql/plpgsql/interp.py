@@ -136,6 +136,8 @@ class Interp:
         if v.constant:
             raise SQLError(f'variable "{name}" is declared CONSTANT', sqlstate="22005")
         if field_name and v.fields is not None:
+            if v.fields and field_name not in v.fields:
+                raise SQLError(f'record "{base}" has no field "{field_name}"', sqlstate="42703")
             v.fields[field_name] = (value, oid)
         elif v.type == T.RECORD:
             v.fields = dict(fields or {})
@@ -206,6 +208,8 @@ class Interp:
                 rec = self.lookup(qual)
                 if rec is not None and rec.fields is not None and name in rec.fields:
                     col.replace(param(("field", qual, name)))
+                elif rec is not None and rec.fields and qual in ("new", "old"):
+                    raise SQLError(f'record "{qual}" has no field "{name}"', sqlstate="42703")
             elif not qual:
                 v = self.lookup(name)
                 if v is not None and v.fields is None:
