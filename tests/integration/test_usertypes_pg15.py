@@ -184,6 +184,45 @@ create table t (a int);
 create type ct as (x int);
 select '{t,ct}'::regclass[], '{t,ct,ct[]}'::regtype[], 'ct'::regclass::text;
 """,
+    "collations": """
+create collation c1 from "C";
+create collation c3 (locale = 'C.UTF-8');
+create collation c4 (locale = 'en_US.utf8');
+create collation c5 (lc_collate = 'C', lc_ctype = 'C');
+create collation if not exists c1 from "C";
+create collation c1 from "C";
+create collation c6 (provider = libc, locale = 'POSIX', deterministic = false);
+create collation c8 (provider = xx, locale = 'C');
+create collation c9 (foo = 'C');
+create collation c10 (deterministic = true);
+create collation c11 from nope;
+create collation c12 from "default";
+create collation c13 (locale = 'C', lc_collate = 'C');
+select collname, collnamespace::regnamespace, collprovider, collisdeterministic, collencoding,
+  collcollate, collctype, colliculocale from pg_collation where collname like 'c_' order by 1;
+create table tc (a text collate c1, b text collate "c3", c int, d varchar(3) collate c5);
+create table tc2 (a int collate c1);
+insert into tc values ('b', 'B', 1, 'x'), ('a', 'A', 2, 'y'), ('B', 'b', 3, 'z');
+select a, b from tc order by a collate c1;
+select a from tc order by b, a;
+select attname, (select collname from pg_collation where oid = attcollation)
+  from pg_attribute where attrelid = 'tc'::regclass and attnum > 0 order by attnum;
+select column_name, collation_schema, collation_name from information_schema.columns
+  where table_name = 'tc' order by ordinal_position;
+alter table tc alter column c type text collate c1;
+drop collation c1;
+drop collation c3, c1;
+drop collation c3 cascade;
+select attname from pg_attribute where attrelid = 'tc'::regclass and attnum > 0
+  and not attisdropped order by attnum;
+drop collation c5, c1 cascade;
+drop collation if exists c5;
+drop collation "C";
+create schema sc;
+create collation sc.cx from "POSIX";
+select collname, collnamespace::regnamespace from pg_collation where collname = 'cx';
+drop collation sc.cx;
+""",
 }
 
 

@@ -214,6 +214,22 @@ class Extension:
 
 
 @dataclass(frozen=True)
+class Collation:
+    """A collation made by CREATE COLLATION, as pg_collation lists it. Only code-point
+    ones exist (libc "C", "POSIX", "C.UTF-8"): see `ddl.collationstmt`."""
+
+    oid: int
+    name: str
+    schema_oid: int
+    owner: int = BOOTSTRAP_SUPERUSER_OID
+    provider: str = "c"  # collprovider: c (libc)
+    deterministic: bool = True
+    encoding: int = -1  # collencoding: -1 (any) when copied FROM C or POSIX, else 6 (UTF8)
+    collate: str = "C"
+    ctype: str = "C"
+
+
+@dataclass(frozen=True)
 class Trigger:
     """A trigger made by CREATE TRIGGER, as pg_trigger lists it (`tgtype`: PostgreSQL's bits,
     ROW 1, BEFORE 2, INSERT 4, DELETE 8, UPDATE 16, TRUNCATE 32, INSTEAD 64)."""
@@ -249,6 +265,7 @@ class CatalogSnapshot:
     extensions: tuple[Extension, ...] = ()  # CREATE EXTENSION's
     functions: tuple[Function, ...] = ()  # CREATE FUNCTION's
     triggers: tuple[Trigger, ...] = ()  # CREATE TRIGGER's
+    collations: tuple[Collation, ...] = ()  # CREATE COLLATION's
     # what callers derive from this snapshot and keep while it lives (dml.writer's table
     # writers): a snapshot never changes, so neither does what is derived from it
     derived: dict[str, dict[Any, Any]] = field(default_factory=dict, compare=False, repr=False)

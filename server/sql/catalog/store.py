@@ -49,6 +49,7 @@ from .model import (
     PG_CATALOG_OID,
     PUBLIC_OID,
     CatalogSnapshot,
+    Collation,
     Column,
     Constraint,
     Database,
@@ -82,6 +83,7 @@ KINDS: dict[str, type] = {
     "extension": Extension,
     "function": Function,
     "trigger": Trigger,
+    "collation": Collation,
 }
 KIND_OF = {cls: kind for kind, cls in KINDS.items()}
 SHARED = ("role", "database")
@@ -177,6 +179,7 @@ class CatalogStore:
             extensions=tuple(per["extension"]),
             functions=tuple(per["function"]),
             triggers=tuple(per["trigger"]),
+            collations=tuple(per["collation"]),
         )
 
     def snapshot(self, db_oid: int) -> CatalogSnapshot:

@@ -247,7 +247,8 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
             detail=f'rule _RETURN on view {users[0].name} depends on column "{col.name}"')
     oid, typmod = column_type(node.args["dtype"])
     coll = node.args.get("collate")  # NB: without COLLATE the new type's default, as PostgreSQL
-    collation = column_collation(ident(coll.this), oid) if isinstance(coll, exp.Expression) else ""
+    collation = column_collation(ident(coll.this), oid, s.catalog()) \
+        if isinstance(coll, exp.Expression) else ""
     pos = col.attnum - 1
     using = node.args.get("using")
     conv: Any = None

@@ -1,12 +1,18 @@
-"""CREATE COLLATION / DROP COLLATION: PostgreSQL's answers, never a silent success.
+"""CREATE COLLATION / DROP COLLATION: the code-point collations, with PostgreSQL's answers.
 
-Cumulo has only the built-in code-point collations ("C", "POSIX", "default";
-see `pgcatalog.collations`) and no collation library (no ICU, no OS locales),
-so it cannot create a collation: CREATE COLLATION is 0A000, with PostgreSQL's
-own message for ICU ("ICU is not supported in this build", what a PostgreSQL
-built without ICU says). Before that, the checks PostgreSQL makes first are
-made too: `FROM nope` is 42704. DROP COLLATION of an unknown name is 42704 (a
-notice with IF EXISTS), of a built-in one 2BP01, as PostgreSQL.
+Cumulo compares text by code point and has no collation library (no ICU, no OS
+locales; see `pgcatalog.collations`). So CREATE COLLATION makes what it can
+honour, and only that: a libc collation whose locale is "C", "POSIX" or
+"C.UTF-8" (each orders by code point, in PostgreSQL too), or a copy of one
+(`FROM "C"`). It is a catalog row (`catalog.model.Collation`, transactional like
+any DDL) that pg_collation lists and a column's COLLATE may name. Any other libc
+locale is PostgreSQL's own 22023 for a locale the operating system lacks, which
+is this machine's truth; an ICU collation is 0A000, because comparing by code
+point under an ICU name would give wrong answers. The options are checked as
+PostgreSQL's DefineCollation checks them, in its order and with its messages.
+DROP COLLATION refuses (2BP01, with PostgreSQL's DETAIL) while a column uses the
+collation, or with CASCADE drops those columns; built-in ones are 2BP01, unknown
+ones 42704 (a notice with IF EXISTS).
 """
 
 from __future__ import annotations
@@ -14,23 +20,200 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...errors import DependentObjectsStillExist, FeatureNotSupported, SyntaxError_
+from sqlglot import exp
+
+from ...errors import (
+    DependentObjectsStillExist,
+    DuplicateObject,
+    FeatureNotSupported,
+    InvalidParameterValue,
+    SQLError,
+    SyntaxError_,
+)
 from ...pgwire.backend import Result
-from ..pgcatalog.collations import COLLATION_OIDS, unknown
+from ..catalog.model import Collation, Table
+from ..pgcatalog.collations import COLLATION_OIDS, created, unknown
+from ..privileges.check import current_role_oid
 from ..stmt import Stmt
+from .alter import drop_column
 from .coldefs import quote_ident
-from .names import parse_qualified
+from .depends import refuse_dependents, relation_description, report_cascade
+from .names import creation_schema, parse_qualified, schema_by_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_NAME = r'(?:"(?:[^"]|"")+"|[\w$.]+)'
+_NAME = r'(?:"(?:[^"]|"")+"|[\w$]+)(?:\.(?:"(?:[^"]|"")+"|[\w$]+))?'
 _DROP = re.compile(r"DROP\s+COLLATION\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>" + _NAME +
-                   r"(?:\s*,\s*" + _NAME + r")*)\s*(?:CASCADE|RESTRICT)?\s*;?\s*$", re.I)
-_CREATE = re.compile(r"CREATE\s+COLLATION\s+(?:IF\s+NOT\s+EXISTS\s+)?(?P<name>" + _NAME + r")\s*"
-                     r"(?:FROM\s+(?P<from>" + _NAME + r")|\((?P<opts>.*)\))\s*;?\s*$",
+                   r"(?:\s*,\s*" + _NAME + r")*)\s*(?P<how>CASCADE|RESTRICT)?\s*;?\s*$", re.I)
+_CREATE = re.compile(r"CREATE\s+COLLATION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>" + _NAME +
+                     r")\s*(?:FROM\s+(?P<from>" + _NAME + r")|\((?P<opts>.*)\))\s*;?\s*$",
                      re.I | re.S)
-_ICU = re.compile(r"\bprovider\s*=\s*'?icu'?", re.I)
+_OPTION = re.compile(r"\s*(?P<key>\w+)\s*(?:=\s*(?P<value>'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|"
+                     r"[^,\s]+))?\s*(?:,|$)", re.S)
+_KNOWN = ("locale", "lc_collate", "lc_ctype", "provider", "deterministic", "version", "from")
+CODE_POINT_LOCALES = frozenset({"C", "POSIX", "C.UTF-8", "C.utf8"})
+_UTF8 = 6
+
+
+def _value(raw: str | None) -> str:
+    if raw is None:
+        return ""
+    if raw[:1] in "'\"":
+        return raw[1:-1].replace(raw[0] * 2, raw[0])
+    return raw
+
+
+def _options(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in _OPTION.finditer(text):
+        if not m.group("key"):
+            continue
+        key = m.group("key").lower()
+        if key not in _KNOWN:
+            raise SQLError(f'collation attribute "{key}" not recognized', sqlstate="42601")
+        if key in out:
+            raise SyntaxError_("conflicting or redundant options")
+        out[key] = _value(m.group("value"))
+    return out
+
+
+def _truth(v: str) -> bool:
+    low = v.lower()
+    if low in ("true", "on", "1", "yes", ""):
+        return True
+    if low in ("false", "off", "0", "no"):
+        return False
+    raise SyntaxError_("deterministic requires a Boolean value")
+
+
+def _source(s: SQLSession, text: str) -> tuple[str, bool, int, str, str]:
+    """(provider, deterministic, encoding, collate, ctype) of the collation FROM names."""
+    schema, name = parse_qualified(text)
+    if name == "default":
+        raise SQLError('collation "default" cannot be copied', sqlstate="42P17")
+    if name in COLLATION_OIDS and schema in (None, "pg_catalog"):
+        return "c", True, -1, name, name
+    c = created(s.catalog(), name)
+    if c is None:
+        raise unknown(name)
+    return c.provider, c.deterministic, c.encoding, c.collate, c.ctype
+
+
+def _define(s: SQLSession, opts: dict[str, str] | None, source: str | None
+            ) -> tuple[str, bool, int, str, str]:
+    """What the collation is, after PostgreSQL's checks (DefineCollation)."""
+    if source is not None:
+        return _source(s, source)
+    assert opts is not None
+    if "from" in opts:
+        return _source(s, opts["from"])
+    locale = opts.get("locale")
+    if locale is not None and ("lc_collate" in opts or "lc_ctype" in opts):
+        raise SyntaxError_("conflicting or redundant options",
+                           detail="LOCALE cannot be specified together with LC_COLLATE or "
+                           "LC_CTYPE.")
+    provider = opts.get("provider", "libc").lower()
+    if provider not in ("libc", "icu"):
+        raise SQLError(f"unrecognized collation provider: {provider}", sqlstate="42P17")
+    deterministic = _truth(opts["deterministic"]) if "deterministic" in opts else True
+    if provider == "icu":
+        raise FeatureNotSupported(
+            "ICU collations are not supported: Cumulo compares text by code point, so only "
+            'libc collations of the "C", "POSIX" and "C.UTF-8" locales can be created')
+    collate = locale if locale is not None else opts.get("lc_collate")
+    ctype = locale if locale is not None else opts.get("lc_ctype")
+    if collate is None:
+        raise SQLError('parameter "lc_collate" must be specified', sqlstate="42P17")
+    if ctype is None:
+        raise SQLError('parameter "lc_ctype" must be specified', sqlstate="42P17")
+    if not deterministic:
+        raise FeatureNotSupported("nondeterministic collations not supported with this provider")
+    for loc in (collate, ctype):
+        if loc not in CODE_POINT_LOCALES:
+            raise InvalidParameterValue(
+                f'could not create locale "{loc}": No such file or directory',
+                detail="The operating system could not find any locale data for the locale "
+                f'name "{loc}".')
+    return "c", True, _UTF8, collate, ctype  # NB: the database's encoding (only FROM keeps -1)
+
+
+def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool,
+            opts: dict[str, str] | None, source: str | None) -> Result:
+    provider, deterministic, enc, collate, ctype = _define(s, opts, source)
+    cat = s.catalog()
+    sch = creation_schema(cat, schema, s.search_path())
+    if name in COLLATION_OIDS or any(c.name == name and c.schema_oid == sch.oid
+                                     for c in cat.collations):
+        if if_not_exists:
+            s.notice(f'collation "{name}" already exists, skipping', sqlstate="42710")
+            return Result("CREATE COLLATION")
+        raise DuplicateObject(f'collation "{name}" already exists')
+    s.store.put(s.ensure_txn(), s.db.oid, Collation(
+        s.store.allocate_oid(), name, sch.oid, current_role_oid(s), provider, deterministic,
+        enc, collate, ctype))
+    s.catalog_changed()
+    return Result("CREATE COLLATION")
+
+
+def _users(s: SQLSession, found: list[Collation]) -> tuple[list[str], list[str],
+                                                          list[tuple[Table, str]]]:
+    """The columns using the collations: DETAIL lines, notice objects, (table, column)s."""
+    cat, visible = s.catalog(), s.search_path()
+    lines, objects, columns = [], [], []
+    for coll in found:
+        for tb in cat.tables:
+            if tb.kind == "v":
+                continue
+            for c in tb.live_columns:
+                if c.collation == coll.name:
+                    target = f"column {c.name} of {relation_description(cat, tb, visible)}"
+                    lines.append(f"{target} depends on collation {coll.name}")
+                    objects.append(target)
+                    columns.append((tb, c.name))
+    # NB: PostgreSQL reports them last found first (the last-named collation's, the
+    # latest column's)
+    return lines[::-1], objects[::-1], columns[::-1]
+
+
+def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
+          cascade: bool) -> Result:
+    cat = s.catalog()
+    found: list[Collation] = []
+    for schema, name in names:
+        if name in COLLATION_OIDS and schema in (None, "pg_catalog"):
+            raise DependentObjectsStillExist(
+                f"cannot drop collation {quote_ident(name)} because it is required by the "
+                "database system")
+        sch = schema_by_name(cat, schema) if schema is not None else None
+        coll = next((c for c in cat.collations if c.name == name
+                     and (schema is None or sch is not None and c.schema_oid == sch.oid)), None)
+        if coll is None:
+            if not if_exists:
+                raise unknown(name)
+            s.notice(f'collation "{name}" does not exist, skipping')
+            continue
+        found.append(coll)
+    if not found:
+        return Result("DROP COLLATION")
+    lines, objects, columns = _users(s, found)
+    if not cascade and len(found) > 1 and lines:
+        raise DependentObjectsStillExist(
+            "cannot drop desired object(s) because other objects depend on them",
+            detail="\n".join(lines), hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    if not cascade:
+        refuse_dependents(f"collation {found[0].name}", lines)
+    for tb, col in columns:
+        table = s.catalog().table_by_oid(tb.oid)
+        if table is not None:
+            drop_column(s, table, exp.Drop(kind="COLUMN", cascade=True,
+                                           tables=[exp.column(col, quoted=True)]))
+    report_cascade(s, objects)
+    txn = s.ensure_txn()
+    for coll in found:
+        s.store.delete(txn, s.db.oid, coll)
+    s.catalog_changed()
+    return Result("DROP COLLATION")
 
 
 def analyse(session: SQLSession, sql: str) -> Stmt:
@@ -39,34 +222,18 @@ def analyse(session: SQLSession, sql: str) -> Stmt:
         m = _DROP.match(text)
         if m is None:
             raise SyntaxError_("syntax error in DROP COLLATION")
-        names = [parse_qualified(n.strip())[1] for n in m.group("names").split(",")]
+        names = [parse_qualified(n.strip()) for n in
+                 re.findall(_NAME, m.group("names"))]
         if_exists = bool(m.group("ie"))
-        return Stmt(sql, "ddl", lambda s, p: _drop(s, names, if_exists), None, [], -1,
+        cascade = (m.group("how") or "").upper() == "CASCADE"
+        return Stmt(sql, "ddl", lambda s, p: _drop(s, names, if_exists, cascade), None, [], -1,
                     tag="DROP COLLATION")
     m = _CREATE.match(text)
     if m is None:
         raise SyntaxError_("syntax error in CREATE COLLATION")
-    source = parse_qualified(m.group("from"))[1] if m.group("from") else None
-    icu = bool(_ICU.search(m.group("opts") or ""))
-    return Stmt(sql, "ddl", lambda s, p: _create(source, icu), None, [], -1,
-                tag="CREATE COLLATION")
-
-
-def _create(source: str | None, icu: bool) -> Result:
-    if source is not None and source not in COLLATION_OIDS:
-        raise unknown(source)
-    if icu:
-        raise FeatureNotSupported("ICU is not supported in this build")
-    raise FeatureNotSupported("CREATE COLLATION is not supported: only the built-in "
-                              '"C", "POSIX" and "default" collations exist')
-
-
-def _drop(s: SQLSession, names: list[str], if_exists: bool) -> Result:
-    for name in names:
-        if name in COLLATION_OIDS:
-            raise DependentObjectsStillExist(
-                f"cannot drop collation {quote_ident(name)} because it is required by the database system")
-        if not if_exists:
-            raise unknown(name)
-        s.notice(f'collation "{name}" does not exist, skipping')
-    return Result("DROP COLLATION")
+    schema, name = parse_qualified(m.group("name"))
+    source = m.group("from")
+    opts = _options(m.group("opts")) if m.group("opts") is not None else None
+    ine = bool(m.group("ine"))
+    return Stmt(sql, "ddl", lambda s, p: _create(s, name, schema, ine, opts, source), None, [],
+                -1, tag="CREATE COLLATION")

@@ -140,7 +140,7 @@ class TableBuilder:
             elif isinstance(k, exp.ComputedColumnConstraint):
                 generated = k.this.sql("postgres", normalize_functions="lower")
             elif isinstance(k, exp.CollateColumnConstraint):
-                collation = column_collation(ident(k.this), oid)
+                collation = column_collation(ident(k.this), oid, self.cat)
             elif isinstance(k, exp.GeneratedAsIdentityColumnConstraint):
                 identity = "a" if k.this else "d"
                 not_null = True

@@ -132,7 +132,7 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                 else default_text(c.default, c.type_oid),
                 _yes(not c.not_null), dtype, clen, olen,
                 prec, radix, scale, dtp, _interval_type(c.type_oid, c.typmod), None, None, None,
-                None, *info_schema(cat.database.name, c.collation),
+                None, *info_schema(cat, c.collation),
                 *_domain_name(cat, idx, c), cat.database.name, *udt_name(cat, c.type_oid),
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
                 "NEVER" if gen_expr is None else "ALWAYS",

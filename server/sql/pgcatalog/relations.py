@@ -19,7 +19,7 @@ from ..catalog import model as M
 from ..catalog.syscols import SYSTEM_COLUMNS
 from ..privileges.acl import acl_texts, column_acl_texts
 from .accessmethods import INDEX_METHODS
-from .collations import COLLATION_OIDS
+from .collations import collation_oid
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
@@ -209,7 +209,7 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
                                       storage_of=c.type_oid,
                                       generated="s" if _generated(c) else "", ndims=c.ndims,
                                       acl=col_acls.get(c.attnum),
-                                      collation=COLLATION_OIDS[c.collation] if c.collation else None))
+                                      collation=collation_oid(cat, c.collation)))
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
         cols = {c.attnum: c for c in owner.columns} if owner else {}

@@ -274,11 +274,13 @@ def pg_am(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("pg_catalog", "pg_collation")
 def pg_collation(ctx: Any) -> list[tuple[Any, ...]]:
-    """The default, C and POSIX collations."""
+    """The default, C and POSIX collations, and CREATE COLLATION's."""
     return [
         (100, "default", 11, 10, "d", True, -1, None, None, None, None),
         (950, "C", 11, 10, "c", True, -1, "C", "C", None, None),
         (951, "POSIX", 11, 10, "c", True, -1, "POSIX", "POSIX", None, None),
+        *((c.oid, c.name, c.schema_oid, c.owner, c.provider, c.deterministic, c.encoding,
+           c.collate, c.ctype, None, None) for c in ctx.catalog.collations),
     ]
 
 

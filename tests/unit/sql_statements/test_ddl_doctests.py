@@ -4,10 +4,10 @@ import doctest
 
 import pytest
 
-from cumulo.server.sql.ddl import depends, names
+from cumulo.server.sql.ddl import depends, names, typealter
 
 
-@pytest.mark.parametrize("module", [depends, names], ids=lambda m: m.__name__.rsplit(".", 1)[1])
+@pytest.mark.parametrize("module", [depends, names, typealter], ids=lambda m: m.__name__.rsplit(".", 1)[1])
 def test_doctests(module) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
