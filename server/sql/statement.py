@@ -22,6 +22,7 @@ from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
 from .dml.analyse import analyse_dml
+from .dml.ctasdml import analyse_ctas_dml
 from .dml.ctedml import analyse_dml_with
 from .dml.locksub import analyse_locking_dml
 from .nestedlocks import reject_nested_locks
@@ -98,6 +99,10 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         with_dml = analyse_dml_with(session, sql, tree, param_oids, analyse_tree)
         if with_dml is not None:
             return with_dml  # NB: its parts were each analysed (and guarded) as statements
+    if isinstance(tree, exp.Create):  # CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ...
+        ctas = analyse_ctas_dml(session, sql, tree, param_oids, analyse_tree)
+        if ctas is not None:
+            return ctas
     if isinstance(tree, exp.Query | exp.Values):
         return guard(analyse_query(session, sql, tree, param_oids, version), tree)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):

@@ -70,6 +70,15 @@ with i as (insert into ty values (1, '{{1,2},{3,4}}', '2020-01-01 10:00+02', 1.5
 with i as (insert into ty (id, a) values (2, '{5}') returning a, n, vc) select a[1], n, vc, pg_typeof(n) from i;
 with u as (update ty set n = n + 1 where id = 1 returning id, n) update ty set vc = 'k' from u where ty.id = u.id + 1;
 select id, a, n, vc from ty order by id;
+create table ct as with x as (delete from ty where id = 2 returning id, vc) select * from x;
+select * from ct;
+select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'ct'::regclass and attnum > 0 order by attnum;
+create temp table ct2 (p, q) as with x as (insert into ty (id, vc) values (40, 'w') returning id, vc) select * from x;
+select * from ct2;
+create table ct3 as with x as (update ty set n = 1 where id > 2 returning id) select id, count(*) over () from x;
+select * from ct3 order by 1;
+create table ct as with x as (insert into ty (id) values (41) returning id) select * from x;
+select count(*) from ty where id = 41;
 create type mood as enum ('sad', 'ok', 'happy');
 create type pair as (x int, y text);
 create table ty2 (id serial primary key, m mood, c pair, r int4range, j jsonb, b bytea, u uuid, i interval, ok bool, ts timestamptz[], t2 text[]);
