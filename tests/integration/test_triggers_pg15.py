@@ -416,3 +416,42 @@ def test_direct_table_api_fires_row_triggers(cumulo_server):
             (1, "A"), (2, "C"), (3, "D")]
         assert sorted(sql.execute("select * from dt_log").fetchall()) == [
             ("INSERT", 1), ("INSERT", 2), ("INSERT", 3), ("UPDATE", 2)]
+
+
+CONTEXT = [
+    "create table cx (id int primary key, a text)",
+    "create table cx2 (id int primary key)",
+    "create function cxb() returns trigger language plpgsql as $$\nbegin\n  if NEW.id = 1 then\n"
+    "    raise exception 'bad %', NEW.id;\n  end if;\n  insert into cx2 values (NEW.id);\n"
+    "  NEW.a := 1/(NEW.id - 2);\n  return NEW;\nend $$",
+    "create trigger cxb before insert on cx for each row execute function cxb()",
+    "insert into cx values (1, 'x')",
+    "insert into cx2 values (3)",
+    "insert into cx values (3, 'x')",
+    "insert into cx values (2, 'x')",
+    "create function cxf(n int) returns int language plpgsql as $$ begin return 10 / n; end $$",
+    "select cxf(0)",
+    "do $$ begin raise exception 'in do'; end $$",
+    "create function cxg() returns setof int language plpgsql as $$ begin "
+    "return query select 1/0; end $$",
+    "select * from cxg()",
+]
+
+
+def _contexts(dsn: str) -> list:
+    out = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in CONTEXT:
+            try:
+                c.execute(sql)
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.context))
+    return out
+
+
+def test_errors_carry_plpgsql_context_as_pg15(servers):
+    """An error in a trigger or function names where it happened (CONTEXT), as PostgreSQL:
+    the statement's SQL, the function with its argument types, the line and the kind."""
+    expected = _contexts(servers[0])
+    assert len(expected) == 6 and "line 4 at RAISE" in expected[0][2]
+    assert _contexts(servers[1]) == expected

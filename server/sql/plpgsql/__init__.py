@@ -38,7 +38,7 @@ def analyse_do(session: SQLSession, sql: str, analyse_tree: AnalyseTree) -> Stmt
     lang = (m.group("l1") or m.group("l2") or "plpgsql").lower()
     if lang != "plpgsql":
         raise SQLError(f'language "{lang}" does not exist', sqlstate="42704")
-    block = parse_block(code_of(m.group("code")).strip().rstrip(";"))
+    block = parse_block(code_of(m.group("code")))
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         try:

@@ -103,7 +103,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     if language == "plpgsql":
         if shape.out_types and not shape.retset:
             raise FeatureNotSupported("PL/pgSQL functions returning a row are not supported")
-        _check_returns(parse_block(body.strip().rstrip(";")), shape.retset)  # NB: at CREATE
+        _check_returns(parse_block(body), shape.retset)  # NB: at CREATE
     schema_name, fname = _qualified(m.group("name"))
     replace = m.group("replace") is not None
 
@@ -307,6 +307,7 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
     if fn.returns == T.TRIGGER:
         raise FeatureNotSupported("trigger functions can only be called as triggers")
     interp = Interp(s, analyse_tree)
+    interp.name = routine_name(fn)
     scope = interp.scopes[-1]
     positional = []
     for i, (name, oid, value) in enumerate(zip(fn.arg_names, fn.arg_types, args,
@@ -352,12 +353,17 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
     return "" if fn.returns == T.VOID else value
 
 
+def routine_name(fn: Function) -> str:
+    """How PostgreSQL's error CONTEXT names a function: `f(integer, text)`."""
+    return f"{fn.name}({', '.join(type_name(t) for t in fn.arg_types)})"
+
+
 def compiled(s: SQLSession, fn: Function) -> tuple[Block, dict[Any, Any]]:
     """A PL/pgSQL function's parsed body and its analysed statements, kept with the catalog
     snapshot (per search_path): a trigger calls its function once per row."""
     key = (fn.oid, tuple(s.search_path()))
     got = s.catalog().derived.setdefault("plpgsql", {}).get(key)
     if got is None or got[0] is not fn:
-        got = (fn, parse_block(fn.body.strip().rstrip(";")), {})
+        got = (fn, parse_block(fn.body), {})
         s.catalog().derived["plpgsql"][key] = got
     return got[1], got[2]

@@ -54,6 +54,17 @@ CONDITIONS = {
 }
 
 
+# How PostgreSQL's CONTEXT names each kind of statement (`PL/pgSQL function f() line 3 at IF`)
+_PLACES = {
+    "assign": "assignment", "if": "IF", "loop": "LOOP", "while": "WHILE",
+    "for_range": "FOR with integer loop variable", "for_query": "FOR over SELECT rows",
+    "exit": "EXIT", "continue": "CONTINUE", "return": "RETURN", "return_next": "RETURN NEXT",
+    "return_query": "RETURN QUERY", "perform": "PERFORM", "raise": "RAISE",
+    "diagnostics": "GET DIAGNOSTICS", "execute": "EXECUTE", "sql": "SQL statement",
+    "null": "NULL",
+}
+
+
 class _Exit(Exception):
     def __init__(self, label: str | None) -> None:
         self.label = label
@@ -91,6 +102,8 @@ class Interp:
         self.results: list[Any] | None = None
         self.out_names: tuple[str, ...] = ()  # its OUT / TABLE columns (RETURN NEXT;)
         self.out_types: tuple[int, ...] = ()
+        self.name = "inline_code_block"  # as the error CONTEXT names it: f(integer), or a DO
+        self._placed: list[SQLError] = []  # the errors whose CONTEXT line this run added
 
     def share_cache(self, cache: dict[tuple[Any, ...], Any]) -> None:
         """Analysed statements kept across calls of one function (a trigger runs per row)."""
@@ -321,6 +334,22 @@ class Interp:
         if isinstance(st, Block):
             self.block(st)
             return
+        try:
+            self._stmt(st)
+        except SQLError as e:
+            if not any(p is e for p in self._placed):  # NB: the innermost statement's place
+                self._placed.append(e)
+                lines = [e.where] if e.where else []
+                if st.kind in ("sql", "return_query") and not st.opts.get("execute"):
+                    lines.append(f'SQL statement "{st.text}"')
+                elif st.kind == "perform":
+                    lines.append(f'SQL statement "SELECT {st.text}"')
+                lines.append(f"PL/pgSQL function {self.name} line {st.line} at "
+                             f"{_PLACES.get(st.kind, st.kind)}")
+                e.where = "\n".join(lines)
+            raise
+
+    def _stmt(self, st: Any) -> None:
         k = st.kind
         if k == "assign":
             name = st.target[0]

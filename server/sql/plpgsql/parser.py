@@ -88,6 +88,7 @@ class Stmt:
     args: list[str] = field(default_factory=list)  # RAISE arguments, USING expressions
     opts: dict[str, Any] = field(default_factory=dict)
     label: str | None = None
+    line: int = 0  # where it starts, counted as PostgreSQL's error CONTEXT counts
 
 
 @dataclass
@@ -102,8 +103,9 @@ class Block:
 class Parser:
     """Recursive descent over the token list."""
 
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, first_line: int = 1) -> None:
         self.src = src
+        self.first_line = first_line  # the line `src` starts on in the function's body
         self.toks = tokenize(src)
         self.i = 0
 
@@ -209,6 +211,13 @@ class Parser:
         return out
 
     def stmt(self) -> Any:
+        first = self.peek()
+        st = self._stmt()
+        if isinstance(st, Stmt) and first is not None:
+            st.line = self.first_line + self.src.count("\n", 0, first.start)
+        return st
+
+    def _stmt(self) -> Any:
         label = None
         if self.accept("<<"):
             label = self.ident()
@@ -408,8 +417,10 @@ class Parser:
 
 
 def parse_block(src: str) -> Block:
-    """Parses a DO body or a function body (one block, optional trailing semicolon)."""
-    p = Parser(src)
+    """Parses a DO body or a function body (one block, optional trailing semicolon).
+    Statements' lines count from the body's first line, blank or not, as PostgreSQL's."""
+    body = src.strip().rstrip(";")
+    p = Parser(body, 1 + src[:len(src) - len(src.lstrip())].count("\n"))
     b = p.block()
     if p.peek() is not None:
         raise SyntaxError_(f'syntax error at or near "{p.peek().text}"')  # type: ignore[union-attr]

@@ -19,7 +19,7 @@ from ...pgtypes.records import Record
 from ..catalog.model import Function
 from ..expr.casts import cast_function
 from ..stmt import AnalyseTree
-from .functions import compiled
+from .functions import compiled, routine_name
 from .interp import Interp, Var, _Return
 from .triggerdata import TriggerCall
 
@@ -41,6 +41,7 @@ def run_trigger(s: SQLSession, fn: Function, call: TriggerCall,
     """Runs the trigger function; returns the row it hands back (full width) or None."""
     block, cache = compiled(s, fn)  # NB: EXECUTE was checked at CREATE TRIGGER, not here
     interp = Interp(s, analyse_tree)
+    interp.name = routine_name(fn)
     interp.share_cache(cache)
     scope = interp.scopes[-1]
     scope.update({
