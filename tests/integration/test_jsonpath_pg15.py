@@ -32,6 +32,16 @@ insert into jp_t values (1, '{"tags": ["x", "y"], "n": 3}'), (2, '{"tags": ["z"]
 select id from jp_t where jsonb_path_exists(doc, '$.tags[*] ? (@ == "y")') order by id
 select id, jsonb_path_query_first(doc, '$.n') from jp_t order by id
 drop table jp_t
+select jsonb_path_query('{"a":[1,-2.5,3]}', '$.a.size()'), jsonb_path_query('{"a":[1,-2.5,3]}', '$.a.type()'), jsonb_path_query_array('{"a":[1,-2.5,3]}', '$.a.abs()'), jsonb_path_query_array('{"a":[1,-2.5,3.2]}', '$.a.floor()'), jsonb_path_query_array('{"a":[1,-2.5,3.2]}', '$.a.ceiling()')
+select jsonb_path_query_array('[1, "a", null, true, {}, []]', '$[*].type()'), jsonb_path_query('{"a":1}', '$.a.size()'), jsonb_path_query('{"a":"x"}', '$.size()')
+select jsonb_path_exists('{"a":[1,2,3]}', '$.a ? (@.size() > 2)'), '{"a":[1,2,3]}'::jsonb @? '$.a ? (@.size() > 2)', '{"a":[1,2,3]}'::jsonb @@ '$.a.size() == 3'
+select jsonb_path_query('{"a":"x"}', '$.a.abs()')
+select '{"a":"x"}'::jsonb @? '$.a.abs()'
+select jsonb_path_query('{"a":[{"b":2},{"b":-3}]}', '$.a[*].b.abs()')
+select jsonb_path_query('{"a":1}', '$.a.double()')
+select jsonb_path_query_array('{"a":[1.10, "2.5", 3, -0.5e1]}', '$.a[*].double()')
+select jsonb_path_query('{"a":"x"}', '$.a.double()')
+select jsonb_path_query('{"a":true}', '$.a.double()')
 select '$.a[*] ? (@ > 1)'::jsonpath, 'strict $.a'::jsonpath, '$.a + 1'::jsonpath
 select '@'::jsonpath
 select '$.a =='::jsonpath

@@ -4,8 +4,9 @@ A path is compiled once per text into a list of steps: `$`, `.key`, `."key"`,
 `.*`, `[n]`, `[n to m]`, `[last]`, `[*]`, and filters `? (predicate)` whose
 predicates compare `@`-relative paths (or `$`) with literals using == != <>
 < <= > >=, combine with && || !, and test `exists (...)`, `like_regex` and
-`starts with`. Evaluation is PostgreSQL's lax mode: member access on an array
-applies to its elements, a missing key or index yields nothing, and a
+`starts with`, and the item methods .type(), .size(), .abs(), .floor(), .ceiling() and
+.double() (other methods are 0A000; arithmetic is not read). Evaluation is PostgreSQL's
+lax mode: member access on an array applies to its elements, a missing key or index yields nothing, and a
 comparison with an array compares its elements. A path whose first word is
 `strict` is evaluated the same way (strict-mode errors are not raised).
 
@@ -23,7 +24,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ...errors import SQLError
+from ...errors import FeatureNotSupported, SQLError
 from ...pgtypes import oids as T
 from ...pgtypes.jsonbtext import loads
 from .jsonfns import jsonb_text
@@ -108,7 +109,15 @@ class _Parser:
             op = self.take()[1]
             if op == ".":
                 k = self.take()
-                steps.append(("any",) if k[1] == "*" else ("key", k[1]))
+                if k[0] == "word" and self.at("("):  # an item method: .size(), .type() ...
+                    self.take("(")
+                    self.take(")")
+                    if k[1] not in _METHODS:
+                        raise FeatureNotSupported(
+                            f"jsonpath item method .{k[1]}() is not supported")
+                    steps.append(("method", k[1]))
+                else:
+                    steps.append(("any",) if k[1] == "*" else ("key", k[1]))
             elif op == "[":
                 steps.append(self.subscript())
             else:
@@ -222,7 +231,59 @@ def _eval(steps: list[Any], root: Any, current: Any) -> list[Any]:
             vals = out
         elif k == "filter":
             vals = [v for v in _unwrap(vals) if _pred(st[1], root, v) is True]
+        elif k == "method":  # NB: lax mode: .type() and .size() see arrays whole
+            vals = [_METHODS[st[1]](v) for v in (vals if st[1] in ("type", "size")
+                                                 else _unwrap(vals))]
     return vals
+
+
+def _type(v: Any) -> str:
+    if isinstance(v, dict):
+        return "object"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, bool):
+        return "boolean"
+    return "null" if v is None else "number"
+
+
+def _numeric(name: str, fn: Any) -> Any:
+    def method(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, int | float | Decimal):
+            raise SQLError(f"jsonpath item method .{name}() can only be applied to a numeric value",
+                           sqlstate="22036")
+        return fn(v)
+    return method
+
+
+def _double(v: Any) -> Any:
+    """float8 of a number or numeric string, back as numeric (float8_numeric's digits)."""
+    if isinstance(v, str) or (isinstance(v, int | float | Decimal) and not isinstance(v, bool)):
+        try:
+            f = float(v)
+        except ValueError:
+            raise SQLError('string argument of jsonpath item method .double() is not a valid '
+                           'representation of a double precision number', sqlstate="22036") from None
+        if f != f or f in (float("inf"), float("-inf")):
+            raise SQLError("numeric argument of jsonpath item method .double() is out of range "
+                           "for type double precision", sqlstate="22036")
+        if not isinstance(v, str):
+            return v  # NB: a number stays the numeric it was (1.10 keeps its scale)
+        d = Decimal(repr(f))
+        return d.to_integral_value() if d == d.to_integral_value() else d
+    raise SQLError("jsonpath item method .double() can only be applied to a string or numeric "
+                   "value", sqlstate="22036")
+
+
+_METHODS: dict[str, Any] = {
+    "double": _double,
+    "type": _type, "size": lambda v: len(v) if isinstance(v, list) else 1,
+    "abs": _numeric("abs", abs),
+    "floor": _numeric("floor", lambda v: Decimal(v).to_integral_value(rounding="ROUND_FLOOR")),
+    "ceiling": _numeric("ceiling",
+                        lambda v: Decimal(v).to_integral_value(rounding="ROUND_CEILING"))}
 
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<>": operator.ne, "<": operator.lt,
