@@ -79,6 +79,9 @@ create table ct3 as with x as (update ty set n = 1 where id > 2 returning id) se
 select * from ct3 order by 1;
 create table ct as with x as (insert into ty (id) values (41) returning id) select * from x;
 select count(*) from ty where id = 41;
+create table rt (a int primary key, b text, c int[]);
+insert into rt values (1, 'x', '{1,2}') returning 'lit', 1, 'x'::text, a::text, b || 'y', rt.a, c[1], (a), -a, upper(b), null, true, cast(a as bigint);
+with w as (update rt set b = 'z' returning 'lit', b, rt.*) select * from w;
 create type mood as enum ('sad', 'ok', 'happy');
 create type pair as (x int, y text);
 create table ty2 (id serial primary key, m mood, c pair, r int4range, j jsonb, b bytea, u uuid, i interval, ok bool, ts timestamptz[], t2 text[]);

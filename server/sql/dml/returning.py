@@ -104,7 +104,8 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
                 continue
 
         cs = COMPILER.compile_scalar(inner, scope, s.catalog(), params, s.search_path())
-        out_name = name or inner.output_name or _output_name(s, inner, scope, params)
+        out_name = name or (inner.output_name if isinstance(inner, exp.Column) else "") \
+            or _output_name(s, inner, scope, params)  # NB: 'lit' and 'x'::text are not named so
         cols.append(Column(out_name or "?column?", cs.type_oid, cs.typmod))
         fns.append(cs.fn)
         positions.append(0)
