@@ -205,6 +205,14 @@ STATEMENTS = [
     'create view ev as select * from e',
     'create trigger e8 before insert on ev for each row execute function e5()',
     'create trigger e8 before insert on ev execute function e5()',
+    # a data-modifying WITH fires the table's triggers
+    'create table ct (id int primary key, a text)',
+    'create table ctlog (what text)',
+    "create function ctf() returns trigger language plpgsql as $$ begin insert into ctlog values (TG_LEVEL || ' ' || TG_OP); NEW.a := upper(NEW.a); return NEW; end $$",
+    'create trigger ctr before insert on ct for each row execute function ctf()',
+    'create trigger cts after insert on ct execute function ctf()',
+    "with w as (insert into ct values (1, 'x'), (2, 'y') returning *) select * from w order by id",
+    'select what, count(*) from ctlog group by 1 order by 1',
     # NEW / OLD as row values, ROW(NEW.*), statement triggers seeing the table
     'create table r (id int primary key, a text, n int, changed_at int default 0)',
     "create function rtrg() returns trigger language plpgsql as $$ begin if NEW is distinct from OLD then NEW.changed_at := OLD.changed_at + 1; end if; raise notice 'distinct %', NEW is distinct from OLD; return NEW; end $$",
