@@ -35,7 +35,15 @@ from .cluster import zk as zk_mod
 from .cluster.catalogsync import CatalogSync
 from .cluster.opencluster import open_cluster
 from .cluster.seqmarks import use_mastermind_sequences
-from .cluster.workers import WorkerError, Workers, announce_ready, wait_for_go, watch_parent
+from .cluster.workers import (
+    CancelRelay,
+    WorkerError,
+    Workers,
+    announce_ready,
+    group_root,
+    wait_for_go,
+    watch_parent,
+)
 from .datadir import DataDirError, DataDirLock, prepare
 from .kivi import mvcc
 from .pgwire.hba import FILE_NAME as HBA_FILE
@@ -325,6 +333,7 @@ async def _serve(args: argparse.Namespace) -> int:
         raise StartupError("--workers needs a fixed --port: the engines listen on one port")
     # NB: lazy because the cluster role processes (`cluster.launcher`) share this entry point
     # and never load the SQL layer or the front end (sqlglot and all: ~1.4 s per process).
+    from .pgwire.loop import cancel_request
     from .pgwire.server import serve
     from .sql.engine import SQLEngine
 
@@ -338,7 +347,7 @@ async def _serve(args: argparse.Namespace) -> int:
         lock = DataDirLock.acquire(data_dir, port=args.port, host=args.host)
     except DataDirError as e:
         raise StartupError(str(e)) from None
-    txn = engine = server = checkpointer = zk = workers = None
+    txn = engine = server = checkpointer = zk = workers = relay = None
     signals: list[int] = []  # SIGINT: fast shutdown; SIGTERM: smart
     try:
         config = Config(data_dir, _command_line_settings(args.settings))
@@ -432,6 +441,11 @@ async def _serve(args: argparse.Namespace) -> int:
             )
         except OSError as e:
             raise _listen_error(args.host, args.port, e) from None
+        if workers is not None or args.worker_of is not None:  # a cancel may land elsewhere
+            registry = server.registry
+            relay = CancelRelay(data_dir, group_root(data_dir, args.worker_of is not None),
+                                lambda key: cancel_request(registry, key))
+            server.relay_cancel = relay.forward
         if args.worker_of is not None:
             announce_ready()
             watch_parent(loop, lambda: on_signal(signal.SIGINT))
@@ -451,6 +465,8 @@ async def _serve(args: argparse.Namespace) -> int:
             await server.close(smart=signals[:1] == [signal.SIGTERM])
         if workers is not None:
             workers.stop(signals[0] if signals else signal.SIGINT, 10.0)
+        if relay is not None:
+            relay.close()
         if engine is not None:
             engine.close()
         if txn is not None:

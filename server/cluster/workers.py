@@ -27,13 +27,16 @@ its stdin (a pipe from the parent) reaches end of file: also when the parent was
 SIGKILLed. The parent passes its own shutdown signal on (SIGTERM: smart, SIGINT: fast)
 and waits for the children before it exits.
 
+A CancelRequest is a new connection, which the kernel may hand to another engine than
+the session's. An engine that does not know the key passes it on (`CancelRelay`): each
+engine of the group reads datagrams on a Unix socket in its data directory
+(`CANCEL_SOCKET`), and an unknown key is sent to every other engine's, which cancels
+the session if it is its own (and never passes it further).
+
 Limits (as with several engines on several ports, `cumulo cluster up --engines N`):
-a CancelRequest is a new connection, which the kernel may hand to another engine than
-the session's; that engine does not know the key and ignores it, as PostgreSQL ignores
-an unknown key (a cancel is best effort there too, but there it always reaches the
-right backend). pg_stat_activity, pg_cancel_backend and pg_terminate_backend see the
-sessions of the engine they run on. A child that dies is not restarted; its clients
-reconnect, and the kernel gives them to the engines that still listen.
+pg_stat_activity, pg_cancel_backend and pg_terminate_backend see the sessions of the
+engine they run on. A child that dies is not restarted; its clients reconnect, and the
+kernel gives them to the engines that still listen.
 """
 
 from __future__ import annotations
@@ -41,11 +44,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import glob
+import logging
 import os
 import select
 import shutil
 import signal
+import socket
+import struct
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 
@@ -54,6 +62,9 @@ from .launcher import cumulo_command
 READY_LINE = b"WORKER READY\n"  # what a child writes on its stdout once it serves
 GO_LINE = b"GO\n"  # what the parent writes on a child's stdin once it has joined
 CONFIG_FILES = ("cumulo.conf", "cumulo.auto.conf", "cumulo_hba.conf")
+CANCEL_SOCKET = ".s.cumulo.cancel"  # in each engine's data dir (see `CancelRelay`)
+_KEY = struct.Struct("!ii")  # a cancel key: (backend pid, secret)
+log = logging.getLogger("cumulo.workers")
 
 
 class WorkerError(Exception):
@@ -221,3 +232,70 @@ def watch_parent(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> N
             stop()
 
     loop.add_reader(fd, on_stdin)
+
+
+def group_root(data_dir: str, worker: bool) -> str:
+    """The parent engine's data dir: a child's is `<root>/workers/<i>` (`Workers.start`).
+
+    >>> group_root("/d", False), group_root("/d/workers/2", True)
+    ('/d', '/d')
+    """
+    return os.path.dirname(os.path.dirname(data_dir)) if worker else data_dir
+
+
+class CancelRelay:
+    """Passes CancelRequests on between the engines of one `--workers` group.
+
+    `forward(key)` (the front end's `relay_cancel`: a key this engine does not know)
+    sends the key to every other engine's socket; a thread here reads the keys the
+    others send and hands them to `cancel(key)`, which cancels a session of this engine
+    or nothing. Datagrams: one small message, no connection, nothing to clean up when a
+    peer is gone (the send fails and is ignored).
+    """
+
+    def __init__(self, data_dir: str, root: str, cancel: Callable[[tuple[int, int]], None]
+                 ) -> None:
+        self.root, self.cancel = root, cancel
+        self.path = os.path.join(data_dir, CANCEL_SOCKET)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)  # NB: left by an engine that was killed
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self._out = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self._out.setblocking(False)
+        self._thread = threading.Thread(target=self._serve, name="cancel-relay", daemon=True)
+        self._thread.start()
+
+    def peers(self) -> list[str]:
+        """The other engines' sockets (those that exist now)."""
+        found = [os.path.join(self.root, CANCEL_SOCKET),
+                 *glob.glob(os.path.join(self.root, "workers", "*", CANCEL_SOCKET))]
+        return [p for p in found if p != self.path]
+
+    def forward(self, key: tuple[int, int]) -> None:
+        data = _KEY.pack(*key)
+        for peer in self.peers():
+            with contextlib.suppress(OSError):  # NB: that engine stopped: nothing to cancel
+                self._out.sendto(data, peer)
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                data = self.sock.recv(64)
+            except OSError:  # closed: the engine stops
+                return
+            if not data:  # NB: shut down (`close`)
+                return
+            if len(data) == _KEY.size:
+                try:
+                    self.cancel(_KEY.unpack(data))
+                except Exception:  # noqa: BLE001 - a bad cancel must not end the relay
+                    log.exception("relayed cancel failed")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+        self._out.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)

@@ -113,10 +113,14 @@ def log_disconnection(started: float, conn: Connection) -> None:
              conn.startup_params.get("database", ""), conn.peer, conn.peer_port)
 
 
-def cancel_request(registry: dict[tuple[int, int], Session], key: tuple[int, int]) -> None:
+def cancel_request(registry: dict[tuple[int, int], Session], key: tuple[int, int],
+                   relay: Callable[[tuple[int, int]], None] | None = None) -> None:
     """Cancels the statement running in the session with this (pid, secret), if any (a
-    CancelRequest; both front ends)."""
+    CancelRequest; both front ends). An unknown key goes to `relay`: the sibling engines
+    behind the same port (`cumulo serve --workers`, `cluster.workers.CancelRelay`)."""
     session = registry.get(key)
+    if session is None and relay is not None:
+        relay(key)
     if session is not None:
         try:
             session.cancel()
@@ -175,6 +179,7 @@ class LoopServer:
         self.log_connections = log_connections
         self.log_disconnections = log_disconnections
         self.registry: dict[tuple[int, int], Session] = {}
+        self.relay_cancel: Callable[[tuple[int, int]], None] | None = None  # see cancel_request
         self.handlers: set[PgProtocol] = set()
         self.sessions = 0  # connections past their startup packet (max_connections counts them)
         self.loop = asyncio.get_running_loop()
@@ -359,7 +364,7 @@ class PgProtocol(asyncio.BufferedProtocol):
                 return
             self._write(out)
             if conn.cancel_key is not None:
-                cancel_request(self.server.registry, conn.cancel_key)
+                cancel_request(self.server.registry, conn.cancel_key, self.server.relay_cancel)
             if conn.closed:
                 self._hang_up()
                 return

@@ -87,6 +87,7 @@ class Server:
         self.sessions = 0  # connections past their startup packet (max_connections counts them)
         self.counting = threading.Lock()
         self.registry: dict[tuple[int, int], Session] = {}
+        self.relay_cancel: Callable[[tuple[int, int]], None] | None = None  # see cancel_request
         self.handlers: set[ConnectionThread] = set()
         self.host = ""
         self.port = 0
@@ -375,7 +376,8 @@ class ConnectionThread:
                 if conn.session is not None and not timed:
                     self._arm_idle_timeout(conn.session)
                 if conn.cancel_key is not None:
-                    cancel_request(self.server.registry, conn.cancel_key)
+                    cancel_request(self.server.registry, conn.cancel_key,
+                                   self.server.relay_cancel)
                 if conn.closed or stop:
                     break
         except TimeoutError:

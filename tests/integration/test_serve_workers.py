@@ -8,7 +8,8 @@ lists only its own engine's sessions in pg_stat_activity), with psycopg, asyncpg
 cumulo.driver, and checks what PostgreSQL 15's sessions of one server would see:
 each other's committed writes, a table created on the other engine, and a duplicate
 primary key inserted from the other engine (23505 once the first insert committed; a
-concurrent one waits, then 23505, or 40001 where cluster mode cannot wait).
+concurrent one waits, then 23505, or 40001 where cluster mode cannot wait), and a
+cancel of either session, whichever engine its CancelRequest connection lands on.
 """
 
 from __future__ import annotations
@@ -126,6 +127,43 @@ def test_two_engines_on_one_port_share_data_ddl_and_keys(workers_port):
     t.join(30)
     assert outcome and outcome[0] in ("23505", "40001"), outcome
     assert b.execute("SELECT v FROM w WHERE k = 2").fetchone() == ("a, open",)
+    # a CancelRequest is a new connection, which may land on the other engine: it is
+    # passed on there (cluster.workers.CancelRelay). One cancel per sleep, sent once the
+    # sleep runs (an observer on the session's engine sees it active): without the relay,
+    # four of them all land on the right engine once in 16 runs
+    observers = {}
+    for _ in range(40):
+        c = psycopg.connect(dsn, autocommit=True)
+        home = next((s for s in (a, b) if c.info.backend_pid in pg_pids(s)), None)
+        if home is None or id(home) in observers:
+            c.close()
+        else:
+            observers[id(home)] = c
+        if len(observers) == 2:
+            break
+    assert len(observers) == 2, "40 connections all landed on one engine process"
+    for session in (a, b, a, b):
+        ended: list[str] = []
+
+        def sleep(c: psycopg.Connection = session, out: list[str] = ended) -> None:
+            try:
+                c.execute("SELECT pg_sleep(30)")
+                out.append("slept")
+            except psycopg.Error as e:
+                out.append(e.sqlstate or "?")
+
+        t = threading.Thread(target=sleep)
+        t.start()
+        watch, deadline = observers[id(session)], time.monotonic() + 20
+        while watch.execute("SELECT state FROM pg_stat_activity WHERE pid = %s",
+                            (session.info.backend_pid,)).fetchone() != ("active",):
+            assert time.monotonic() < deadline, "the sleep never showed as active"
+            time.sleep(0.05)
+        session.cancel()
+        t.join(10)
+        assert ended == ["57014"], ended
+    for c in observers.values():
+        c.close()
 
     async def with_asyncpg() -> None:
         url = f"postgresql://cumulo@127.0.0.1:{workers_port}/cumulo"
