@@ -453,6 +453,8 @@ async def _serve(args: argparse.Namespace) -> int:
                                     lambda: txn.ltm.snapshots.snapshot).start()
 
         config.on_reload.append(checkpointer.request)
+        if workers is not None:
+            config.on_reload.append(lambda: workers.reload(data_dir))
         loop.add_signal_handler(signal.SIGHUP, config.reload)
         await stop.wait()
         log.info("received shutdown request; shutting down")

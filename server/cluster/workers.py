@@ -33,9 +33,13 @@ engine of the group reads datagrams on a Unix socket in its data directory
 (`CANCEL_SOCKET`), and an unknown key is sent to every other engine's, which cancels
 the session if it is its own (and never passes it further).
 
+SIGHUP to the parent copies its configuration files to the children again and passes
+the signal on, so that every engine reloads the same settings.
+
 Limits (as with several engines on several ports, `cumulo cluster up --engines N`):
 pg_stat_activity, pg_cancel_backend and pg_terminate_backend see the sessions of the
-engine they run on. A child that dies is not restarted; its clients reconnect, and the
+engine they run on; ALTER SYSTEM writes the cumulo.auto.conf of the engine it runs on
+(the parent's reaches the children at the next SIGHUP; a child's is overwritten then). A child that dies is not restarted; its clients reconnect, and the
 kernel gives them to the engines that still listen.
 """
 
@@ -168,6 +172,14 @@ class Workers:
                     code = proc.wait()
                     raise WorkerError(f"query-engine worker {proc.pid} exited with code {code} "
                                       "before it served (its log is above)")
+
+    def reload(self, data_dir: str) -> None:
+        """SIGHUP reached the parent: the children get its configuration files again, and
+        the signal."""
+        for i, p in enumerate(self.procs, 1):
+            with contextlib.suppress(OSError):
+                copy_config(data_dir, os.path.join(data_dir, "workers", str(i)))
+                p.send_signal(signal.SIGHUP)
 
     def tell(self, sig: int) -> None:
         """Passes a shutdown signal on to every child (one still waiting for GO gets end of

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
@@ -38,8 +39,18 @@ from tests.server_process import engine_port
 READY = "ready to accept connections"
 
 
+@dataclass
+class Group:
+    """The `cumulo serve --workers 2` under test: its port, parent, worker pids, data dir."""
+
+    port: int
+    parent: subprocess.Popen[bytes]
+    workers: list[int]
+    data_dir: str
+
+
 @pytest.fixture(scope="module")
-def workers_port() -> Iterator[int]:
+def group() -> Iterator[Group]:
     workers: list[int] = []
     with cluster_tempdir() as d:
         r = run_cumulo("cluster", "up", "--nodes", "1", "--engines", "0", "--data-dir", d)
@@ -62,7 +73,7 @@ def workers_port() -> Iterator[int]:
                 time.sleep(0.1)
             workers = child_pids(proc.pid)
             assert len(workers) == 1, workers  # the parent started one more engine
-            yield port
+            yield Group(port, proc, workers, serve_dir)
         finally:
             proc.send_signal(signal.SIGINT)  # NB: fast shutdown; the parent stops its worker
             try:
@@ -91,7 +102,8 @@ def one_on_each(connect: Callable[[], Any], pid: Callable[[Any], int],
     raise AssertionError("40 connections all landed on one engine process")
 
 
-def test_two_engines_on_one_port_share_data_ddl_and_keys(workers_port):
+def test_two_engines_on_one_port_share_data_ddl_and_keys(group):
+    workers_port = group.port
     dsn = f"host=127.0.0.1 port={workers_port} user=cumulo dbname=cumulo"
 
     def pg_pids(c: psycopg.Connection) -> set[int]:
@@ -214,6 +226,20 @@ def test_two_engines_on_one_port_share_data_ddl_and_keys(workers_port):
     assert err.value.sqlstate == "23505"
     for c in (x, y, a, b):
         c.close()
+
+    # SIGHUP to the parent: both engines reload the parent's cumulo.conf
+    with open(os.path.join(group.data_dir, "cumulo.conf"), "a") as conf:
+        conf.write("work_mem = '7MB'\n")
+    group.parent.send_signal(signal.SIGHUP)
+    # NB: a backend pid is (process pid % 1000) * 1000 + n (sql.engine)
+    engines = {group.parent.pid % 1000, *(w % 1000 for w in group.workers)}
+    seen: set[int] = set()
+    deadline = time.monotonic() + 20
+    while seen != engines:  # NB: a connection on each engine that shows the new value
+        assert time.monotonic() < deadline, f"reloaded: {seen} of {engines}"
+        with psycopg.connect(dsn, autocommit=True) as c:
+            if c.execute("SHOW work_mem").fetchone() == ("7MB",):
+                seen.add(c.info.backend_pid // 1000)
 
 
 def test_workers_without_a_cluster_is_one_line(tmp_path):
