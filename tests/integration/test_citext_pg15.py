@@ -124,6 +124,17 @@ select regexp_split_to_table('aXbxc'::citext, 'x');
 select split_part('aXbxc'::citext, 'x', -1), replace('aaa'::citext, 'A', ''), replace('abc'::citext, '', 'x');
 select split_part('aXbxc'::citext, 'x', 0), split_part('aXbxc'::citext, 'x', 9), split_part('abc'::citext, '', 2);
 select translate('AbCabc'::citext, 'ac', 'X');
+select '12'::citext::int, 'true'::citext::boolean, '2020-01-01'::citext::date;
+select 12::citext, true::citext, now()::citext is not null;
+insert into tx values (12);
+select k, pg_typeof(k) from tx where k = '12';
+create table w (id int primary key, v citext);
+insert into w values (1, 'A'), (2, 'a'), (3, 'B'), (4, 'b'), (5, null), (6, 7);
+select id, count(*) over (partition by v), row_number() over (partition by v order by id) from w order by id;
+select '{A,b}'::citext[] @> '{a}'::citext[], 'a'::citext = any('{A,b}'::citext[]), array_position('{A,b}'::citext[], 'B'::citext);
+select case v when 'a' then 'hit' else 'miss' end, nullif(v, 'a') from w order by id;
+select v, rank() over (order by v) from w order by id;
+select v from w except select 'A'::citext order by 1;
 drop extension citext;
 """
 

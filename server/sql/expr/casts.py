@@ -636,6 +636,10 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return None
     if src in citext.OIDS and dst in STRINGS:  # case-sensitive again (pgtypes.citext)
         return citext.plain
+    if src in citext.OIDS:  # I/O conversion through text, as for any string type
+        return _then(citext.plain, cast_function(T.TEXT, dst, typmod))
+    if dst in citext.OIDS and src not in STRINGS and src != T.UNKNOWN:
+        return _then(cast_function(src, T.TEXT), citext.parse)
     if src == T.BPCHAR and dst in (T.TEXT, T.VARCHAR, T.NAME):
         return _bpchar_to_text  # char(n) -> text drops the padding
     if src in STRINGS:
