@@ -260,3 +260,23 @@ def test_numeric_typmod_column_written_at_its_scale_and_otherwise(session):
     with pytest.raises(SQLError) as err:
         copy_in(session, "copy nm from stdin", [(exact + f"{N}\t10000.00\n").encode()])
     assert err.value.sqlstate == "22003"
+
+
+def test_repeated_numerics_are_converted_once_per_text(session):
+    """A numeric column that repeats a few values (TPC-H's quantities and discounts) is
+    converted once per distinct text (`copybatch.interned`); every row keeps its own
+    value, `-0.00` and `0.00` stay apart as texts and read back as PostgreSQL prints them."""
+    run(session, "create table q (id int primary key, v numeric(12,2))")
+    vals = ["1.50", "-0.00", "0.00", "12.25", "3.10", "99999.99"]
+    data = "".join(f"{i}\t{vals[i % 6]}\n" for i in range(N)).encode()
+    assert copy_in(session, "copy q from stdin", [data]) == f"COPY {N}"
+    want: dict[str, int] = {}
+    for i in range(N):
+        text = "0.00" if vals[i % 6] == "-0.00" else vals[i % 6]
+        want[text] = want.get(text, 0) + 1
+    assert rows(session, "select v::text, count(*) from q group by 1 order by 1") == sorted(
+        want.items())
+    assert rows(session, "select v::text from q where id in (6, 7, 8, 11) order by id") == [
+        ("1.50",), ("0.00",), ("0.00",), ("99999.99",)]
+    assert rows(session, "select sum(v) from q")[0][0] == sum(Decimal(vals[i % 6])
+                                                             for i in range(N))
