@@ -333,8 +333,7 @@ async def _serve(args: argparse.Namespace) -> int:
         raise StartupError("--workers needs a fixed --port: the engines listen on one port")
     # NB: lazy because the cluster role processes (`cluster.launcher`) share this entry point
     # and never load the SQL layer or the front end (sqlglot and all: ~1.4 s per process).
-    from .pgwire.loop import cancel_request
-    from .pgwire.server import serve
+    from .pgwire.server import cancel_request, serve
     from .sql.engine import SQLEngine
 
     try:
