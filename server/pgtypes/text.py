@@ -59,6 +59,7 @@ from .infdate import (
 )
 from .infdate import WORDS as INFINITE_DATES
 from .interval import Interval
+from .numlimits import check_numeric
 
 UTC = dt.UTC
 Encoder = Callable[[Any], str]
@@ -71,7 +72,7 @@ INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
              T.INT8: (-(2**63), 2**63 - 1), T.OID: (0, 2**32 - 1)}
 STRING_OIDS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.CHAR, T.UNKNOWN, T.XML})
 OID_LIKE = frozenset({T.OID, T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE,
-                      T.REGPROCEDURE, T.REGOPER, T.REGCONFIG, T.XID, T.CID})
+                      T.REGPROCEDURE, T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.XID, T.CID})
 
 
 def timezone(tz: Any) -> dt.tzinfo:
@@ -535,7 +536,7 @@ def _numeric_in(s: str) -> Decimal:
         raise _bad(T.NUMERIC, s)
     if d.is_snan() or (d.is_infinite() and t.lower().lstrip("+-") not in ("infinity", "inf")):
         raise _bad(T.NUMERIC, s)
-    return d
+    return check_numeric(d, s)
 
 
 def _bytea_in(s: str) -> bytes:
@@ -633,8 +634,27 @@ def clock(day: dt.datetime, hh: int, mi: int, ss: int, us: int) -> dt.datetime:
     return day.replace(hour=hh, minute=mi, second=ss) + dt.timedelta(microseconds=us)
 
 
+# The form nearly every client sends ('2024-01-01 10:30:00.123456'), which the C-level
+# `fromisoformat` reads in a tenth of the general path's time. Anything else (a zone, 24:00, a
+# leap second, year 0, BC, seven fraction digits, which PostgreSQL rounds) takes that path.
+_PLAIN_TS = re.compile(r"\d{4}-\d\d-\d\d(?: \d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?)?")
+
+
 def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
-    """Parses timestamp[tz] input; a timestamptz without a zone is local time in `tz`."""
+    """Parses timestamp[tz] input; a timestamptz without a zone is local time in `tz`.
+
+    >>> _parse_ts(T.TIMESTAMP, "2024-01-01 10:30:00.5", None)
+    datetime.datetime(2024, 1, 1, 10, 30, 0, 500000)
+    >>> _parse_ts(T.TIMESTAMP, "2024-01-01 24:00:00", None)
+    datetime.datetime(2024, 1, 2, 0, 0)
+    """
+    if _PLAIN_TS.fullmatch(s):
+        try:
+            v = dt.datetime.fromisoformat(s)
+        except ValueError:  # 2024-02-30, 25:00, year 0: the general path has the error to raise
+            pass
+        else:
+            return v if oid == T.TIMESTAMP else zones.to_utc(v, timezone(tz))
     m = _TS_RE.fullmatch(s)
     if m and m.group(8) and m.group(8).lower() in ("am", "pm"):  # a 12-hour clock, not a zone
         m = None
@@ -940,6 +960,27 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
     return str
 
 
+# Decoders of built-in scalar types given no zone, kept once made: `parse_text` runs per value
+# (a multi-row INSERT's literals, casts of text), and `text_decoder` builds its table per call.
+# User types (composites, ranges, arrays, extensions) can change, so they are never kept.
+_KEPT_OIDS = frozenset({
+    T.BOOL, T.FLOAT8, T.FLOAT4, T.NUMERIC, T.BYTEA, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME,
+    T.TIMETZ, T.INTERVAL, T.UUID, T.JSON, T.JSONB, *INT_RANGE, *STRING_OIDS, *OID_LIKE,
+})
+_kept: dict[int, Callable[[str], Any]] = {}
+
+
 def parse_text(oid: int, s: str, tz: Any = None) -> Any:
-    """Parses one value from PostgreSQL's text form for `oid` (22P02 and friends on bad input)."""
+    """Parses one value from PostgreSQL's text form for `oid` (22P02 and friends on bad input).
+
+    >>> parse_text(T.INT4, "42"), parse_text(T.DATE, "2024-02-29")
+    (42, datetime.date(2024, 2, 29))
+    """
+    if tz is None:
+        dec = _kept.get(oid)
+        if dec is None:
+            dec = text_decoder(oid)
+            if oid in _KEPT_OIDS:
+                _kept[oid] = dec
+        return dec(s)
     return text_decoder(oid, tz)(s)
