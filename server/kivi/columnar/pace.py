@@ -29,6 +29,10 @@ The rule (a lower priority for analytic work, cooperatively):
   `SLICE` seconds of CPU (thread CPU time: kernels without the GIL count too)
   since its last pause, it sleeps long enough to keep its share at `share()`;
   otherwise `pace()` costs one clock read. A scan alone runs at full speed.
+- sessions paced in the same `WINDOW` split the share (`pacing`): an analytic
+  query beside an automatic ANALYZE's read (`optimizer.sampling`, paced too) took
+  a share each, and the ANALYZE was 44 % of the server's GIL samples in a CH
+  mixed window, beside the stream's 25 %;
 - the count starts afresh with each vectorized statement (`begin`), so a query
   that needs less than `SLICE` of CPU is never paused. Why: the count used to run
   on across statements, so a session polling a table with short columnar counts
@@ -38,9 +42,12 @@ The rule (a lower priority for analytic work, cooperatively):
   its p99 (commit to visible) was 17-85 ms against PostgreSQL's 10. A short query
   is not what starves OLTP; a long one is still held to its share.
 
-While a scan is paced, the interpreter's GIL switch interval is `FAST_SWITCH`
-(0.5 ms, not Python's 5 ms), and back to what it was once a paced scan finds
-no OLTP running. Why: an OLTP session wakes up for every message of its
+While OLTP runs (`BUSY` touches in a window or two), the interpreter's GIL switch
+interval is `FAST_SWITCH` (0.5 ms, not Python's 5 ms), and back to what it was once
+a paced scan finds no OLTP running. It is set by the touch that makes OLTP count as
+running, not only by a paced scan: background threads that run Python for long
+stretches without pacing (a freeze's segment encoding, a checkpoint's packing) held
+each OLTP wake-up up to 5 ms as well. Why: an OLTP session wakes up for every message of its
 client and must get the GIL back each time; while the analytic thread runs
 Python code it gives the GIL up only at the switch interval, so each wake-up
 waited up to 5 ms. Measured with the htap workload's queries beside pgbench
@@ -131,6 +138,7 @@ class Pacer:
         self.count = 0  # touches in the current window
         self.before = 0  # touches in the window before it (0: it was not the last one)
         self.mark = _Mark()
+        self.paced: dict[int, float] = {}  # session id -> when it last paused (`pacing`)
 
     def set_share(self, share: float) -> None:
         if not 0.0 < share <= 1.0:
@@ -146,6 +154,8 @@ class Pacer:
             self.count = 0
             self.since = now
         self.count += 1
+        if not self.fast and self.count + self.before >= BUSY and self.share < 1.0:
+            self._fast(True)  # OLTP runs: background threads (freezes, ANALYZE) give way too
 
     def active(self, other_than: int) -> bool:
         """Tells whether a session other than `other_than` touched the store in the last
@@ -190,8 +200,24 @@ class Pacer:
             self._fast(False)
             return
         self._fast(True)
-        self.sleep(min(MAX_PAUSE, used * (1.0 - share) / share))
+        me = _session() if who is None else who
+        mine = share / self.pacing(me, wall)
+        self.sleep(min(MAX_PAUSE, used * (1.0 - mine) / mine))
         self.mark.at = self.cpu()
+
+    def pacing(self, who: int, now: float) -> int:
+        """Notes that session `who` is being paced now; returns how many sessions were in
+        the last WINDOW (itself included), which split the share between them: two
+        analytic sessions, or a query beside an automatic ANALYZE, together keep to it."""
+        paced = self.paced
+        paced[who] = now
+        n = 0
+        for other, at in list(paced.items()):  # NB: a copy: another thread may add itself
+            if now - at <= WINDOW:
+                n += 1
+            else:
+                paced.pop(other, None)
+        return max(1, n)
 
     def _fast(self, on: bool) -> None:
         """Hands the GIL over every FAST_SWITCH seconds (on) or as before (off)."""

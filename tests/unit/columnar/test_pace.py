@@ -23,9 +23,13 @@ class Clocks:
         self.now = 1000.0
         self.slept: list[float] = []
 
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
     def pacer(self, share: float) -> Pacer:
         return Pacer(share, cpu=lambda: self.cpu, now=lambda: self.now + self.cpu,
-                     sleep=self.slept.append)
+                     sleep=self.sleep)
 
 
 def busy(p: Pacer, who: int) -> None:
@@ -85,10 +89,10 @@ def test_oltp_stops_counting_after_the_window() -> None:
     assert p.seen == {}  # the stale session is forgotten
 
 
-def test_gil_switches_fast_only_while_a_scan_is_paced() -> None:
+def test_gil_switches_fast_only_while_oltp_runs() -> None:
     c = Clocks()
     switched: list[float] = []
-    p = Pacer(0.25, cpu=lambda: c.cpu, now=lambda: c.now + c.cpu, sleep=c.slept.append,
+    p = Pacer(0.25, cpu=lambda: c.cpu, now=lambda: c.now + c.cpu, sleep=c.sleep,
               switch=switched.append)
     slow = p.slow_switch
     p.pace(who=1)
@@ -96,12 +100,13 @@ def test_gil_switches_fast_only_while_a_scan_is_paced() -> None:
     p.pace(who=1)
     assert switched == []  # a scan alone: Python's interval stays
     busy(p, 2)
+    assert switched == [pace_mod.FAST_SWITCH]  # OLTP runs: set at once (background work too)
     c.cpu += SLICE
     p.pace(who=1)
     c.cpu += SLICE
     busy(p, 2)
     p.pace(who=1)
-    assert switched == [pace_mod.FAST_SWITCH]  # paced beside OLTP: set once
+    assert switched == [pace_mod.FAST_SWITCH]  # set once
     c.now += WINDOW * 3  # OLTP stopped
     c.cpu += SLICE
     p.pace(who=1)
@@ -143,6 +148,8 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     monkeypatch.setattr(pacer, "count", 0)
     monkeypatch.setattr(pacer, "before", 0)
     monkeypatch.setattr(pacer, "since", 0.0)
+    monkeypatch.setattr(pacer, "paced", {})
+    monkeypatch.setattr(pacer, "switch", None)
     monkeypatch.setattr(pacer, "mark", type(pacer.mark)())  # this thread's clocks, reset
     return slept
 
@@ -235,8 +242,30 @@ def test_each_statement_is_counted_afresh() -> None:
             p.pace(who=1)
     assert c.slept == []
     p.begin()
-    for _ in range(6):  # one statement of 3 slices (the first half only sets the mark)
-        c.cpu += SLICE / 2
+    for _ in range(5):  # one statement of 3 slices (its first call only sets the mark)
+        c.cpu += SLICE * 0.6
         busy(p, 2)
         p.pace(who=1)
-    assert c.slept == [pytest.approx(SLICE * 3)] * 2
+    assert c.slept == [pytest.approx(SLICE * 3.6)] * 2
+
+
+def test_paced_sessions_split_the_share() -> None:
+    """Two analytic sessions (or a query and an automatic ANALYZE) beside OLTP together keep
+    to the share: each pauses as long as if it had half of it."""
+    c = Clocks()
+    p = c.pacer(0.25)
+    busy(p, 3)
+    p.pace(who=1)  # the first call only reads the clock
+    c.cpu += SLICE
+    p.pace(who=1)
+    assert c.slept == [pytest.approx(SLICE * 3)]  # alone: 25 %
+    p.pacing(2, c.now + c.cpu)  # another session was paced just now
+    busy(p, 3)
+    c.cpu += SLICE
+    p.pace(who=1)
+    assert c.slept[-1] == pytest.approx(SLICE * 7)  # 12.5 % each
+    c.now += 2 * WINDOW  # the other one ended
+    busy(p, 3)
+    c.cpu += SLICE
+    p.pace(who=1)
+    assert c.slept[-1] == pytest.approx(SLICE * 3)
