@@ -167,13 +167,20 @@ def _dml_psycopg(dsn: str) -> list:
     return out
 
 
-def test_dml_cte_parameters_through_asyncpg_and_psycopg_as_pg15(servers):
+def _fresh(servers: tuple, db: str) -> tuple[str, str]:
+    """A fresh database `db` on both servers (the shared server's default one stays clean)."""
     pg, cu = servers
-    expected = asyncio.run(_dml_asyncpg(pg.dsn()))
-    assert asyncio.run(_dml_asyncpg(cu.dsn())) == expected
+    assert_same_outcomes(pg, cu, db, "select 1")
+    return pg.dsn(db=db), cu.dsn(dbname=db)
+
+
+def test_dml_cte_parameters_through_asyncpg_and_psycopg_as_pg15(servers):
+    pg, cu = _fresh(servers, "dml_cte_params")
+    expected = asyncio.run(_dml_asyncpg(pg))
+    assert asyncio.run(_dml_asyncpg(cu)) == expected
     assert expected[0] == [("a", "int4"), ("b", "text")]
     assert expected[-2][0] == "23505"
-    assert _dml_psycopg(cu.dsn()) == _dml_psycopg(pg.dsn())
+    assert _dml_psycopg(cu) == _dml_psycopg(pg)
 
 
 CITEXT_SCRIPT = """
@@ -337,13 +344,13 @@ async def _citext_asyncpg(dsn: str) -> list:
 
 
 def test_citext_parameters_copy_and_binary_as_pg15(servers):
-    pg, cu = servers
-    expected = _citext_psycopg(pg.dsn())
+    pg, cu = _fresh(servers, "citext_params")
+    expected = _citext_psycopg(pg)
     assert expected[0][0] == "23505" and expected[-1] == [("CD", 5)]
-    assert _citext_psycopg(cu.dsn()) == expected
-    expected = asyncio.run(_citext_asyncpg(pg.dsn()))
+    assert _citext_psycopg(cu) == expected
+    expected = asyncio.run(_citext_asyncpg(pg))
     assert expected[3] == [("e", "citext", "scalar")]
-    assert asyncio.run(_citext_asyncpg(cu.dsn())) == expected
+    assert asyncio.run(_citext_asyncpg(cu)) == expected
 
 
 def test_value_survives_storage_and_keys_fold():
