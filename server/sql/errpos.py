@@ -17,8 +17,10 @@ that text is where PostgreSQL points.
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 
 from ..errors import SQLError
+from ..pgtypes.numlimits import fits_numeric
 
 _LITERAL_STATES = {"22P02", "22007", "22008", "22003"}
 # NB: errors about a name: the message quotes it, PostgreSQL points at it (then, what must follow it)
@@ -50,6 +52,8 @@ def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:
         _locate_name(e, sql, offset)
     if e.position is None:
         _locate_clause(e, sql, offset)
+    if e.position is None and e.message == "value overflows numeric format":
+        _locate_numeric(e, sql, offset)
     if e.position is not None or e.sqlstate not in _LITERAL_STATES:
         return
     m = _QUOTED.search(e.message)  # e.g. `...: "abc"`, `value "9e9" is out of range...`
@@ -59,6 +63,27 @@ def locate_literal(e: BaseException, sql: str, offset: int = 0) -> None:
     at = _find_outside_comments(sql, quoted)
     if at >= 0:
         e.position = max(offset, 0) + at + 1
+
+
+_NUMERIC_LITERAL = re.compile(r"'([^']*)'|(?<![\w.$])(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
+
+
+def _locate_numeric(e: SQLError, sql: str, offset: int) -> None:
+    """Points at the first literal numeric cannot hold (`'1e1000000'::numeric`, `1e1000000`).
+
+    >>> e = SQLError("value overflows numeric format", sqlstate="22003")
+    >>> locate_literal(e, "select 1, '1e1000000'::numeric")
+    >>> e.position
+    11
+    """
+    for m in _NUMERIC_LITERAL.finditer(sql):
+        try:
+            d = Decimal((m.group(1) if m.group(1) is not None else m.group(2)).strip())
+        except InvalidOperation:
+            continue
+        if not fits_numeric(d):
+            e.position = max(offset, 0) + m.start() + 1
+            return
 
 
 def _locate_parameter(e: SQLError, sql: str, offset: int) -> None:

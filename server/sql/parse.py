@@ -29,6 +29,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
+from ..pgtypes.numlimits import fits_numeric
 from . import extsyntax, geosyntax, inlists, manyvalues
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
@@ -781,6 +782,8 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
         elif "." in tok or "e" in tok or "E" in tok:
             values.append(Decimal(tok))
             oids.append(1700)
+            if not fits_numeric(values[-1]):
+                return None  # NB: the binder's literal gives numeric_in's 22003
         else:
             v = int(tok)
             if v in (2**31, 2**63) and sql[:m.start()].rstrip().endswith("-"):

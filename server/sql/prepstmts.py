@@ -17,9 +17,41 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from ..pgwire.backend import Prepared
+from ..errors import SQLError
+from ..pgwire.backend import Prepared, Result
+from .stmt import Stmt
 
 CUSTOM_PLANS_FIRST = 5  # plancache.c: custom plans tried before the generic one
+# Errors of evaluating a function or operator, which Cumulo meets when it folds constants at
+# analysis but PostgreSQL only when it plans, at EXECUTE (`prepare p as select 1/0` is
+# accepted). Literal input errors (22P02 `'x'::int`, 22007, 22008, a literal's 22003 `value
+# "1e39" is out of range for type real`) are PostgreSQL's parse analysis: PREPARE fails.
+_EVALUATION_STATES = frozenset({"22012", "22023", "2201E", "2201F", "2202E", "22011", "2201B",
+                                "2201W", "2201X", "22016"})
+_ARITHMETIC_RANGE = frozenset({"integer out of range", "smallint out of range",
+                               "bigint out of range"})
+
+
+def raised_at_execute(err: SQLError) -> bool:
+    """True for an error PostgreSQL raises at EXECUTE rather than at PREPARE.
+
+    >>> raised_at_execute(SQLError("division by zero", sqlstate="22012"))
+    True
+    >>> raised_at_execute(SQLError('invalid input syntax for type integer: "x"', sqlstate="22P02"))
+    False
+    """
+    return err.sqlstate in _EVALUATION_STATES or (
+        err.sqlstate == "22003" and err.message in _ARITHMETIC_RANGE)
+
+
+def deferred(query: str, param_oids: list[int]) -> Stmt:
+    """The statement PREPARE keeps when analysing it raised at `raised_at_execute`: never
+    valid (version -1), so EXECUTE analyses it again (`SQLSession.revalidate`) and raises
+    then, as PostgreSQL does, or runs it if what failed has changed since."""
+    def never(s: Any, p: list[Any]) -> Result:
+        raise AssertionError("a deferred PREPARE is re-analysed before it runs")
+
+    return Stmt(query, "query", never, None, list(param_oids), -1, tag="SELECT")
 
 
 def now() -> dt.datetime:

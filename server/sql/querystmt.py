@@ -30,7 +30,7 @@ def analyse_query(session: SQLSession, sql: str, tree: exp.Expression, param_oid
     else:
         plan = COMPILER.plan_query(tree, session.catalog(), params, session.search_path())
     if params.oids:  # NB: `SELECT $2::int` leaves $1 untyped: 42P18, as PostgreSQL
-        check_parameters(tree, param_oids, len(params.oids), params.settled)
+        check_parameters(tree, param_oids, len(params.oids), params.settled, params.oids)
 
     def run(s: SQLSession, values: list[Any]) -> Result:
         return s.run_plan(plan, values)

@@ -22,6 +22,7 @@ from ..errors import (
     InvalidParameterValue,
     InvalidSQLStatementName,
     NoActiveSQLTransaction,
+    SQLError,
     SyntaxError_,
 )
 from ..pgtypes import oids as T
@@ -40,6 +41,7 @@ from .expr.types import type_by_name
 from .optimizer import stats
 from .parse import parse_sql, split_statements, unquote_ident
 from .plan.compiler import COMPILER
+from .prepstmts import deferred, raised_at_execute
 from .privileges import grant
 from .privileges.check import check_set_role
 from .privileges.owner import analyse_owner
@@ -283,7 +285,12 @@ def _prepare(sql: str, m: re.Match[str], analyse: Analyse) -> Stmt:
         if name in s.prepared_sql or s.prepared_info.has_protocol(name):
             raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
         oids = [type_by_name(t)[0] for t in types]
-        s.prepared_sql[name] = analyse(s, query, oids)
+        try:
+            s.prepared_sql[name] = analyse(s, query, oids)
+        except SQLError as err:  # NB: a folded constant's error: PostgreSQL's comes at EXECUTE
+            if not raised_at_execute(err):
+                raise
+            s.prepared_sql[name] = deferred(query, oids)
         s.prepared_info.prepared(name, sql, s.prepared_sql[name].param_oids)
         return Result("PREPARE")
 

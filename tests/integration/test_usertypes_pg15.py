@@ -223,6 +223,23 @@ create collation sc.cx from "POSIX";
 select collname, collnamespace::regnamespace from pg_collation where collname = 'cx';
 drop collation sc.cx;
 """,
+    "prepare_and_numeric_range": """
+prepare p1 as select 1/0;
+execute p1;
+prepare p2 as select jsonb_array_length('{}') where false;
+execute p2;
+prepare p4 as select 1 where 1/0 = 1 and false;
+prepare p5 as select 'x'::int;
+prepare p6 as select 2147483647::int + 1;
+execute p6;
+select '1e1000000'::numeric;
+select '1e131071'::numeric > 0, '9e131071'::numeric > 0, '1e-16383'::numeric > 0;
+select '1e131072'::numeric > 0;
+select '1e-1000000'::numeric;
+select '1e-16384'::numeric;
+select 1e1000000;
+select 1, 1e131072;
+""",
 }
 
 
@@ -267,6 +284,43 @@ def test_user_types_like_pg15(servers, name):
     diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
     assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
                                 for e, g in diffs)
+
+
+_PARAMETER_QUERIES = [
+    "select $1 where $1 = 1",
+    "select $1 is null, $1::int",
+    "select row($1, $1::int)",
+    "select $1 from (select 1) s where $1 = 1",
+    "select $1 order by $1 = 1",
+    "select $1::int, $1",
+    "select 1 where $1 = 1 and $1 is null",
+    "select coalesce($1, 1), $1",
+    "select $1 from generate_series(1, 2) g where g = $1",
+]
+
+
+async def _parameter_types(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    out: list = []
+    try:
+        for q in _PARAMETER_QUERIES:
+            try:
+                st = await conn.prepare(q)
+                out.append([t.name for t in st.get_parameters()])
+            except asyncpg.PostgresError as e:
+                out.append((e.sqlstate, e.message, e.position))
+    finally:
+        await conn.close()
+    return out
+
+
+def test_parameter_types_deduced_like_pg15(servers):
+    """42P08 where a parameter's first mention leaves it untyped or text and a later one
+    types it otherwise, with PostgreSQL's message and position (asyncpg prepares untyped)."""
+    pg, cu = servers
+    want = asyncio.run(_parameter_types(pg.dsn()))
+    assert want[0] == ("42P08", "inconsistent types deduced for parameter $1", "8")
+    assert asyncio.run(_parameter_types(cu.dsn())) == want
 
 
 _CLIENT_SETUP = [

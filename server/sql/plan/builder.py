@@ -348,10 +348,6 @@ class Planner:
                 pc.table_oid = self._row_type_rel(e.rowtype)
             exprs.append(e)
             cols.append(pc)
-        for n in untyped:
-            if self.params.get(n) not in (0, T.UNKNOWN, T.TEXT):  # NB: resolveTargetListUnknowns
-                raise SQLError(f"inconsistent types deduced for parameter ${n}", sqlstate="42P08")
-            self.params.infer(n, T.TEXT)
         n_out = len(exprs)
         distinct = sel.args.get("distinct")
         keys: list[N.SortKey] = []
@@ -372,6 +368,10 @@ class Planner:
                     cols.append(N.PCol("?order?", bound.type, hidden=True))
                     ref = col(len(exprs) - 1, bound.type)
             keys.append(N.SortKey(enum_ordered(ref), bool(o.args.get("desc")), _nulls_first(o)))
+        for n in untyped:  # NB: resolveTargetListUnknowns, after ORDER BY as in PostgreSQL
+            if self.params.get(n) not in (0, T.UNKNOWN, T.TEXT):
+                raise SQLError(f"inconsistent types deduced for parameter ${n}", sqlstate="42P08")
+            self.params.infer(n, T.TEXT)
         if has_nested_srf(exprs):  # generate_series(1, 3)::int4
             node = srflift.lift(node, cols, exprs)
         elif any(e.kind in ("srf", "srf_field") for e in exprs):
