@@ -42,6 +42,7 @@ from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
+from ...pgtypes.numlimits import check_numeric
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog.ddltext import format_type
@@ -325,7 +326,7 @@ class Binder(SpecialForms):
             return E("const", node.this, [], T.UNKNOWN)
         s = node.this
         if "." in s or "e" in s.lower():
-            return const(Decimal(s), T.NUMERIC)
+            return const(check_numeric(Decimal(s), s), T.NUMERIC)
         v = int(s)
         if -(2**31) <= v < 2**31:
             return const(v, T.INT4)
