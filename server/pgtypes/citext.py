@@ -42,6 +42,7 @@ from typing import Any
 OIDS: set[int] = set()  # the citext type OIDs CREATE EXTENSION made (see the docstring)
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_str_eq = str.__eq__
 
 
 def fold(s: str) -> str:
@@ -57,12 +58,12 @@ class CIText(str):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, str):
             return NotImplemented
-        return fold(self) == fold(other)
+        return _str_eq(self, other) or fold(self) == fold(other)  # NB: equal text: no folding
 
     def __ne__(self, other: object) -> bool:
         if not isinstance(other, str):
             return NotImplemented
-        return fold(self) != fold(other)
+        return not _str_eq(self, other) and fold(self) != fold(other)
 
     def __lt__(self, other: str) -> bool:
         if not isinstance(other, str):
@@ -84,8 +85,8 @@ class CIText(str):
             return NotImplemented
         return fold(self) >= fold(other)
 
-    def __hash__(self) -> int:
-        return hash(fold(self))
+    def __hash__(self) -> int:  # NB: fold inlined: a hash per row of every GROUP BY and join
+        return hash(self.lower() if self.isascii() else self.translate(_ASCII_LOWER))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return CIText, (str(self),)
