@@ -336,7 +336,7 @@ _CODECS: dict[int, tuple[Encoder, Decoder]] = {
 for _oid in (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.XML):
     _CODECS[_oid] = (_enc_text, _dec_text)
 for _oid in (T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE, T.REGPROCEDURE,
-             T.REGOPER, T.REGCONFIG, T.XID, T.CID):
+             T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.XID, T.CID):
     _CODECS[_oid] = _CODECS[T.OID]
 _VECTORS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID}
 

@@ -61,6 +61,7 @@ VARBIT = 1562
 NUMERIC = 1700
 REGPROCEDURE = 2202
 REGOPER = 2203
+REGOPERATOR = 2204
 REGCLASS = 2205
 REGTYPE = 2206
 RECORD = 2249
@@ -133,6 +134,7 @@ _SCALARS = [
     ("numeric", NUMERIC, 1231, -1, "N", "numeric"),
     ("regprocedure", REGPROCEDURE, 2207, 4, "N", "regprocedure"),
     ("regoper", REGOPER, 2208, 4, "N", "regoper"),
+    ("regoperator", REGOPERATOR, 2209, 4, "N", "regoperator"),
     ("regclass", REGCLASS, 2210, 4, "N", "regclass"),
     ("regtype", REGTYPE, 2211, 4, "N", "regtype"),
     ("record", RECORD, 2287, -1, "P", "record"),
@@ -142,6 +144,12 @@ _SCALARS = [
     ("void", VOID, 0, 4, "P", "void"),
     ("trigger", TRIGGER, 0, 4, "P", "trigger"),
     ("anyelement", ANYELEMENT, 0, 4, "P", "anyelement"),
+    # pseudo-types only pg_operator/pg_proc rows name (operand types of `||`, range operators)
+    ("anynonarray", 2776, 0, 4, "P", "anynonarray"),
+    ("anyrange", 3831, 0, -1, "P", "anyrange"),
+    ("anymultirange", 4537, 0, -1, "P", "anymultirange"),
+    ("anycompatible", 5077, 0, 4, "P", "anycompatible"),
+    ("anycompatiblearray", 5078, 0, -1, "P", "anycompatiblearray"),
     ("uuid", UUID, 2951, 16, "U", "uuid"),
     ("txid_snapshot", TXID_SNAPSHOT, 2949, -1, "U", "txid_snapshot"),
     ("pg_lsn", PG_LSN, 3221, 8, "U", "pg_lsn"),

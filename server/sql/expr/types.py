@@ -29,7 +29,7 @@ INTS = (T.INT2, T.INT4, T.INT8)
 NUMERIC_RANK = {T.INT2: 1, T.INT4: 2, T.INT8: 3, T.NUMERIC: 4, T.FLOAT4: 5, T.FLOAT8: 6}
 STRINGS = (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.CHAR)
 OIDLIKE = (T.OID, T.REGCLASS, T.REGTYPE, T.REGPROC, T.REGNAMESPACE, T.REGROLE, T.REGPROCEDURE,
-           T.REGOPER, T.REGCONFIG, T.XID, T.CID)
+           T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.XID, T.CID)
 DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ)
 
 INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
@@ -54,7 +54,7 @@ _NAMES = {
     "interval": T.INTERVAL, "uuid": T.UUID, "json": T.JSON, "jsonb": T.JSONB,
     "oid": T.OID, "regclass": T.REGCLASS, "regtype": T.REGTYPE, "regproc": T.REGPROC,
     "regprocedure": T.REGPROCEDURE, "regnamespace": T.REGNAMESPACE, "regrole": T.REGROLE,
-    "regoper": T.REGOPER, "regconfig": T.REGCONFIG, "xid": T.XID, "cid": T.CID, "tid": T.TID,
+    "regoper": T.REGOPER, "regoperator": T.REGOPERATOR, "regconfig": T.REGCONFIG, "xid": T.XID, "cid": T.CID, "tid": T.TID,
     "record": T.RECORD, "void": T.VOID, "inet": T.INET, "money": T.MONEY,
     "int2vector": T.INT2VECTOR, "oidvector": T.OIDVECTOR, "unknown": T.UNKNOWN,
     "anyarray": T.ANYARRAY, "anyelement": T.ANYELEMENT, "cstring": T.CSTRING,

@@ -33,7 +33,7 @@ from .bound import E
 from .types import STRINGS, is_array
 
 _RANK = {"i": 0, "s": 1, "v": 2}
-_REG = (T.REGPROC, T.REGPROCEDURE, T.REGOPER, T.REGCLASS, T.REGTYPE, T.REGCONFIG,
+_REG = (T.REGPROC, T.REGPROCEDURE, T.REGOPER, T.REGOPERATOR, T.REGCLASS, T.REGTYPE, T.REGCONFIG,
         T.REGNAMESPACE, T.REGROLE)
 _MONEY, _XML = T.BY_NAME["money"].oid, T.BY_NAME["xml"].oid
 # types whose output / input function is stable (pg_type.typoutput / typinput's provolatile)

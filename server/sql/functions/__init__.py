@@ -33,6 +33,7 @@ from . import (  # noqa: F401  (imported to register)
     rangefns,
     regcasts,
     regex,
+    regopers,
     strings,
     sysinfo,
     timefns,

@@ -164,7 +164,8 @@ def obj_description(ctx: Any, oid: int, catalog: str | None = None) -> str | Non
 
 
 _CATALOG_OIDS = {"pg_namespace": 2615, "pg_language": 2612, "pg_extension": 3079,
-                 "pg_class": 1259, "pg_proc": 1255, "pg_constraint": 2606, "pg_type": 1247}
+                 "pg_class": 1259, "pg_proc": 1255, "pg_constraint": 2606, "pg_type": 1247,
+                 "pg_operator": 2617}
 
 
 register("obj_description", args=[T.OID], returns=T.TEXT, needs_context=True)(obj_description)

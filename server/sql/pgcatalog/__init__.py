@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported to register their relations)
     infoschema,
+    operators,  # pg_operator, pg_opclass, pg_opfamily, pg_amop, pg_amproc
     privrows,
     relations,
     runtime,

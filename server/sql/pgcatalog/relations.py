@@ -25,6 +25,7 @@ from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
 from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .opclasses import oid_of
+from .operdata import OPERATOR_DESCRIPTIONS
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
 from .stats import class_counts, index_counts
@@ -354,6 +355,7 @@ BUILTIN_DESCRIPTIONS = (
     (13563, 2612, 0, "PL/pgSQL procedural language"),
     *((oid, 1255, 0, text) for oid, text in PROC_DESCRIPTIONS.items()),
     *((oid, 1247, 0, text) for oid, text in TYPE_DESCRIPTIONS.items()),
+    *((oid, 2617, 0, text) for oid, text in OPERATOR_DESCRIPTIONS.items()),
 )
 # (objoid, classoid) -> description, for obj_description's lookups
 BUILTIN_DESCRIPTION_OF = {(o, c): d for o, c, _, d in BUILTIN_DESCRIPTIONS}

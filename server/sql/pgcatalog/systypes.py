@@ -101,10 +101,12 @@ _PG_TYPES = """
 1700 f b f , - numeric_in numeric_out numeric_recv numeric_send numerictypmodin numerictypmodout - i m 0
 2202 t b f , - regprocedurein regprocedureout regprocedurerecv regproceduresend - - - i p 0
 2203 t b f , - regoperin regoperout regoperrecv regopersend - - - i p 0
+2204 t b f , - regoperatorin regoperatorout regoperatorrecv regoperatorsend - - - i p 0
 2205 t b f , - regclassin regclassout regclassrecv regclasssend - - - i p 0
 2206 t b f , - regtypein regtypeout regtyperecv regtypesend - - - i p 0
 2207 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 2208 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+2209 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 2210 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 2211 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 2249 f p f , - record_in record_out record_recv record_send - - - d x 0
@@ -114,6 +116,11 @@ _PG_TYPES = """
 2278 t p f , - void_in void_out void_recv void_send - - - i p 0
 2279 t p f , - trigger_in trigger_out - - - - - i p 0
 2283 t p f , - anyelement_in anyelement_out - - - - - i p 0
+2776 t p f , - anynonarray_in anynonarray_out - - - - - i p 0
+3831 f p f , - anyrange_in anyrange_out - - - - - d x 0
+4537 f p f , - anymultirange_in anymultirange_out - - - - - d x 0
+5077 t p f , - anycompatible_in anycompatible_out - - - - - i p 0
+5078 f p f , - anycompatiblearray_in anycompatiblearray_out anycompatiblearray_recv anycompatiblearray_send - - - d x 0
 2287 f p f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
 2949 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
 2950 f b f , - uuid_in uuid_out uuid_recv uuid_send - - - c p 0
@@ -317,13 +324,7 @@ def opclass_of(type_oid: int) -> int:
     return OPCLASS_FOR_TYPE.get(type_oid, 0)
 
 
-@pg_relation("pg_catalog", "pg_opclass")
-def pg_opclass(ctx: Any) -> list[tuple[Any, ...]]:
-    """The default btree operator classes."""
-    return [
-        (oid, 403, name, 11, 10, fam, typ, True, 2275 if name == "name_ops" else 0)
-        for oid, name, fam, typ in _OPCLASSES
-    ] + [(oid, 403, name, 11, 10, fam, typ, False, 0) for oid, name, fam, typ in PATTERN_OPCLASSES]
+# pg_opclass: operators.py (PostgreSQL 15's classes of every access method)
 
 
 @pg_relation("pg_catalog", "pg_language")
@@ -337,5 +338,4 @@ def pg_language(ctx: Any) -> list[tuple[Any, ...]]:
     ]
 
 
-for _name in ("pg_cast", "pg_operator"):
-    empty("pg_catalog", _name)
+empty("pg_catalog", "pg_cast")  # pg_operator: operators.py

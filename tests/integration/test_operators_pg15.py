@@ -1,0 +1,126 @@
+"""pg_operator, the operator-class catalogs and regoper/regoperator against PostgreSQL 15 (issue 16).
+
+Cumulo lists PostgreSQL 15's own pg_operator rows for the operators it implements
+(`pgcatalog.operators`). Checked here against a throwaway PostgreSQL 15:
+- every row Cumulo lists in pg_operator, pg_opclass, pg_opfamily, pg_amop and
+  pg_amproc is PostgreSQL's row with the same OID, column for column (regproc and
+  reg* columns as text), and the common operators are all there;
+- every listed operator binds in Cumulo to the result type PostgreSQL gives it;
+- `'+(int4,int4)'::regoperator`, `'||/'::regoper`, their output, to_regoper*, and
+  their errors (42725, 42883, 22P02, 42P02, 54023) through psycopg;
+- psql's `\\do`, `\\doS+`, `\\dAc`, `\\dAo`, `\\dAf`, `\\dAp` print the same.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import psycopg
+
+# catalog -> (columns as text, order): compared row for row, over the OIDs Cumulo lists
+CATALOGS = {
+    "pg_operator": "oid::int8, oprname::text, oprnamespace::regnamespace::text, oprowner::int8,"
+                   " oprkind::text, oprcanmerge, oprcanhash, oprleft::regtype::text,"
+                   " oprright::regtype::text, oprresult::regtype::text,"
+                   " oprcom::regoperator::text, oprnegate::regoperator::text, oprcode::text,"
+                   " oprrest::text, oprjoin::text, oprcode::oid::int8",
+    "pg_opclass": "oid::int8, opcmethod::int8, opcname::text, opcnamespace::int8,"
+                  " opcfamily::int8, opcintype::regtype::text, opcdefault, opckeytype::int8",
+    "pg_opfamily": "oid::int8, opfmethod::int8, opfname::text, opfnamespace::int8",
+    "pg_amop": "oid::int8, amopfamily::int8, amoplefttype::regtype::text,"
+               " amoprighttype::regtype::text, amopstrategy, amoppurpose::text,"
+               " amopopr::regoperator::text, amopmethod::int8, amopsortfamily::int8",
+    "pg_amproc": "oid::int8, amprocfamily::int8, amproclefttype::regtype::text,"
+                 " amprocrighttype::regtype::text, amprocnum, amproc::text",
+}
+# operators every PostgreSQL client expects to find (psql's \d uses ~, ORMs = and LIKE)
+EXPECTED = ["+(integer,integer)", "=(text,text)", "~(text,text)", "~~(text,text)",
+            "||(text,text)", "@>(jsonb,jsonb)", "->>(jsonb,text)", "<(date,date)",
+            "-(NONE,integer)", "&&(anyarray,anyarray)", "<->(point,point)", "@@(tsvector,tsquery)"]
+_STAND_IN = {"anyelement": "int4", "anycompatible": "int4", "anynonarray": "int4",
+             "anyarray": "int4[]", "anycompatiblearray": "int4[]", "anyrange": "int4range",
+             "anycompatiblerange": "int4range", "anymultirange": "int4multirange",
+             "anycompatiblemultirange": "int4multirange"}
+
+REG = [
+    "select '+(int4,int4)'::regoperator::oid, '+(int4,int4)'::regoperator::text",
+    "select '-(NONE, integer)'::regoperator::text, 'pg_catalog.=(text,text)'::regoperator::oid",
+    "select '||/'::regoper::text, '||/'::regoper::oid, 551::regoper::text, 551::regoperator::text",
+    "select 0::regoper::text, 0::regoperator::text, 99999::regoperator::text",
+    "select to_regoperator('+(int4,text)')::text, to_regoper('+')::text,"
+    " to_regoperator('~~(text,text)')::oid",
+    "select oprname::text from pg_operator where oid = '@>(jsonb,jsonb)'::regoperator",
+    "select o.oid::regoperator::text from pg_amop a join pg_operator o on o.oid = a.amopopr"
+    " where a.amopfamily = 1976 and a.amoplefttype = 23 and a.amoprighttype = 23 order by 1",
+    "select '+'::regoper", "select '+++'::regoper", "select '+'::regoperator",
+    "select '+(int4)'::regoperator", "select '+(int4,int4,int4)'::regoperator",
+    "select '+(int4,text)'::regoperator", "select '+(int4,nosuch)'::regoperator",
+    "select '+(int4,int4'::regoperator", "select 'nosch.+'::regoper",
+]
+PSQL = [r"\do", r"\doS ##", r"\doS+ ~~", r"\doS+ ||/", r"\doS <->", r"\doS+ ->>",
+        r"\dAc btree text", r"\dAc gin jsonb", r"\dAo btree text_ops", r"\dAf hash int4",
+        r"\dAp btree int4_ops", r"\dAo+ gin jsonb_path_ops"]
+
+
+def _rows(c: psycopg.Connection, catalog: str, oids: list[int]) -> list:
+    return c.execute(f"select {CATALOGS[catalog]} from {catalog} where oid = any(%s)"
+                     " order by oid", [oids]).fetchall()
+
+
+def _outcomes(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for q in REG:
+            try:
+                out.append(c.execute(q).fetchall())
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.message_hint))
+    return out
+
+
+def test_catalog_rows_are_pg15s(pg15, cumulo_server):
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as cu, \
+            psycopg.connect(pg15.dsn(), autocommit=True) as pg:
+        for catalog in CATALOGS:
+            oids = [r[0] for r in cu.execute(f"select oid::int8 from {catalog}")]
+            assert len(oids) > 50, catalog
+            got, want = _rows(cu, catalog, oids), _rows(pg, catalog, oids)
+            assert len(want) == len(oids), f"{catalog}: OIDs PostgreSQL 15 lacks"
+            for g, w in zip(got, want, strict=True):
+                assert g == w
+        listed = {r[0] for r in cu.execute("select oid::regoperator::text from pg_operator")}
+        assert set(EXPECTED) <= listed
+        # each listed operator binds in Cumulo to PostgreSQL's result type
+        ops = cu.execute("select oprname::text, oprkind::text, oprleft::regtype::text,"
+                         " oprright::regtype::text from pg_operator order by oid").fetchall()
+        exprs = []
+        for name, kind, left, right in ops:
+            r = f"NULL::{_STAND_IN.get(right, right)}"
+            lhs = f"NULL::{_STAND_IN.get(left, left)}" if kind == "b" else ""
+            exprs.append(f"pg_typeof({lhs} {name} {r})::text")
+        query = "select " + ", ".join(exprs)
+        assert cu.execute(query).fetchone() == pg.execute(query).fetchone()
+
+
+def test_regoper_as_pg15(pg15, cumulo_server):
+    want = _outcomes(pg15.dsn())
+    got = _outcomes(cumulo_server.dsn())
+    assert want[0] == [(551, "+(integer,integer)")]
+    for q, w, g in zip(REG, want, got, strict=True):
+        assert g == w, q
+
+
+def _psql(dsn: str) -> list[str]:
+    """Each command's output, from one psql run."""
+    args = [a for cmd in PSQL for a in ("-c", r"\echo ====", "-c", cmd)]
+    res = subprocess.run(["psql", "-X", dsn, *args], capture_output=True, text=True,
+                         timeout=60, check=False)
+    return (res.stdout + res.stderr).split("====\n")[1:]
+
+
+def test_psql_operator_commands_as_pg15(pg15, cumulo_server):
+    want, got = _psql(pg15.dsn()), _psql(cumulo_server.dsn())
+    assert len(want) == len(PSQL)
+    for cmd, w, g in zip(PSQL, want, got, strict=True):
+        assert "rows)" in w or "(1 row)" in w, w
+        assert g == w, cmd
