@@ -284,7 +284,8 @@ def up(args: argparse.Namespace) -> int:
         for i in range(args.nodes):
             dd = os.path.join(d, f"kivi-{i}")
             roles.append(launch.spawn(f"kivi-{i}", "kivi", [
-                *cumulo, "kivi", *common, "--data-dir", dd, "--name", f"kivi-{i}"], dd))
+                *cumulo, "kivi", *common, "--data-dir", dd, "--name", f"kivi-{i}",
+                *([] if args.cold_rows else ["--no-cold-rows"])], dd))
         for i in range(args.conflict_managers):
             dd = os.path.join(d, f"conflicts-{i}")
             roles.append(launch.spawn(f"conflicts-{i}", "conflicts", [
@@ -470,6 +471,8 @@ def cluster_parser(prog: str = "cumulo cluster") -> argparse.ArgumentParser:
     u.add_argument("--placement-interval", type=float, default=5.0,
                    help="seconds between the MasterMind's split and balance rounds "
                    "(0: only splits and moves asked for with cumulo_split/cumulo_move)")
+    u.add_argument("--cold-rows", action=argparse.BooleanOptionalAction, default=True,
+                   help="KiVi nodes keep settled rows in compact cold segments (default on)")
     u.add_argument("--zk", help="use this ZooKeeper (HOST:PORT[,...]) instead of starting one")
     u.add_argument("--zk-port", type=int, help="client port of the ZooKeeper started (default: free)")
     u.add_argument("--masterminds", type=int, default=1,

@@ -13,6 +13,7 @@ SQLError) despite its name.
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from typing import Any
 from ..errors import ConnectionFailure, SerializationFailure, SQLError
 from ..kivi.remote import RemoteNode
 from ..txn.conflicts import Prune, Release, ReleaseSpaces, Settle
+from ..txn.logger import LOG_PART_BYTES, split_record
 from .services import Forget, From, LogRead, LogRecord, LogStatus, LogTrim, PollWoken, Reset
 
 # What an LTM sends a conflict manager once the outcome is decided: moot if it died.
@@ -108,6 +110,12 @@ def _refused(e: SQLError) -> None:
         raise SerializationFailure(e.message, hint=e.hint) from e
 
 
+def _send_all(logger: RemoteNode, records: list[LogRecord]) -> None:
+    """Makes the records durable on one logger, one request each, in order."""
+    for record in records:
+        logger.handle(record)
+
+
 class RemoteLogGroup:
     """Several remote loggers sharing the records by commit ts, like `logger.LogGroup`.
 
@@ -121,21 +129,35 @@ class RemoteLogGroup:
 
     def __init__(self, addresses: list[tuple[str, int]], ltm_id: int = 0,
                  locate: Callable[[], list[tuple[str, int]]] | None = None,
-                 retry_seconds: float = 30.0) -> None:
+                 retry_seconds: float = 30.0, part_bytes: int = LOG_PART_BYTES) -> None:
         self.loggers = [RemoteNode(h, p) for h, p in addresses]
+        self.part_bytes = part_bytes
         self.ltm_id = ltm_id  # NB: a logger refuses a fenced (dead) LTM's records
         self.locate = locate
         self.retry_seconds = retry_seconds
         self._lock = threading.Lock()
 
     def log(self, ts: int, payload: bytes) -> None:
-        """Returns once the record is durable on a logger."""
-        record = LogRecord(ts, payload, self.ltm_id)
+        """Returns once the record is durable on a logger.
+
+        A record above `part_bytes` goes as parts (`txn.logger.split_record`), one request
+        each, every one durable before the next is sent: no request is larger than a part,
+        so none outlasts the socket timeout however large the commit (a 1M-row COPY's
+        record was one 100 MB request). The commit is acknowledged after the last part;
+        a logger lost mid-way gets all the parts sent again to another one (recovery
+        ignores a record whose parts are not all in one logger's files).
+        """
+        if len(payload) > self.part_bytes:
+            # NB: the id keeps apart two records of one ts (a record resent after a fence)
+            records = [LogRecord(ts, p, self.ltm_id) for p in split_record(
+                ts, payload, self.part_bytes, secrets.randbits(63))]
+        else:
+            records = [LogRecord(ts, payload, self.ltm_id)]
         loggers = self.loggers
         try:
             if not loggers:  # NB: none was registered at the last relocation: look again
                 raise ConnectionFailure("no logger is registered")
-            loggers[ts % len(loggers)].handle(record)
+            _send_all(loggers[ts % len(loggers)], records)
             return
         except ConnectionFailure:
             if self.locate is None:
@@ -149,7 +171,7 @@ class RemoteLogGroup:
             loggers = self._relocate()
             for i in range(len(loggers)):
                 try:
-                    loggers[(ts + i) % len(loggers)].handle(record)
+                    _send_all(loggers[(ts + i) % len(loggers)], records)
                     return
                 except ConnectionFailure:
                     continue

@@ -36,6 +36,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..kivi import mvcc
 from ..kivi.api import DropRegion
 from ..kivi.node import KiviNode
 from ..kivi.remote import offload_aggregates, serve_node
@@ -56,6 +57,7 @@ from .services import ConflictService, LoggerService
 def build(args: argparse.Namespace) -> tuple[Any, Any]:
     """Returns (the object to serve, its offload predicate)."""
     if args.role == "kivi":
+        mvcc.FREEZE_ROWS = args.cold_rows  # NB: as `cumulo serve` does for its embedded node
         node = KiviNode(args.data_dir, node_id=args.name or "n0", placement=bool(args.zk))
         return node, offload_aggregates
     if args.role == "cm":
@@ -233,6 +235,9 @@ def main(argv: list[str] | None = None, prog: str = "cumulo-role", role: str | N
     p.add_argument("--buckets", type=int, default=1024, help="conflict managers: bucket count")
     p.add_argument("--no-sync-commit", action="store_true",
                    help="loggers: acknowledge before the redo record is fsynced")
+    p.add_argument("--cold-rows", action=argparse.BooleanOptionalAction, default=True,
+                   help="KiVi nodes: keep settled rows in compact cold segments (about half "
+                        "the memory; --no-cold-rows keeps every row as its own version)")
     p.add_argument("--stdin-watch", action="store_true",
                    help="stop when stdin reaches end of file (the parent process died)")
     p.add_argument("--zk", help="ZooKeeper HOST:PORT to register in")

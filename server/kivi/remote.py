@@ -18,6 +18,7 @@ cover a whole range and go to the loop's executor.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import struct
 import threading
@@ -40,12 +41,18 @@ from .api import (
     NodeStatus,
     Scan,
     ScanReply,
+    SpaceWrites,
+    Write,
 )
 from .framing import pack_error, pack_reply, pack_request, unpack_reply, unpack_request
 from .routing import ERRORS as ROUTING_ERRORS
 from .routing import Fenced, RecoverRegion
 
 _LEN = struct.Struct(">I")
+# The most writes one Apply request carries (`apply_parts`); tests lower it
+# (CUMULO_APPLY_PART_ROWS) to cut a small COPY into pieces.
+_rows = os.environ.get("CUMULO_APPLY_PART_ROWS", "")
+APPLY_PART_ROWS = int(_rows) if _rows.isdigit() and int(_rows) > 0 else 50_000
 _INSTALLS = (ImportRegion, RecoverRegion)
 MAX_FRAME = 1 << 30
 
@@ -87,6 +94,7 @@ class _Connection(asyncio.Protocol):
                  connections: set[asyncio.BaseTransport] | None) -> None:
         self.node, self.offload, self.connections = node, offload, connections
         self.buf = bytearray()
+        self.need = 0  # NB: bytes `buf` must hold before a frame in it can be complete
         self.busy = False
         self.transport: asyncio.Transport | None = None
 
@@ -106,6 +114,11 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.buf:
             self.buf += data
+            if self.busy or len(self.buf) < self.need:
+                # NB: a large frame arrives in many 64 KiB pieces: copying the whole buffer
+                # out at each one made receiving it quadratic (a 32 MiB redo record took
+                # 8.5 s, a pgbench -s 10 COPY's 100 MB one longer than the client's timeout)
+                return
             data = bytes(self.buf)
             self.buf.clear()
         self._serve(data)
@@ -138,6 +151,7 @@ class _Connection(asyncio.Protocol):
             self._send(out)
         if pos < end:
             self.buf += data[pos:]
+            self.need = 4 + _LEN.unpack_from(data, pos)[0] if end - pos >= 4 else 4
 
     def _offloaded(self, fut: asyncio.Future[Any]) -> None:
         self.busy = False
@@ -232,11 +246,62 @@ class NodeServerThread:
         self._thread.join(10)
 
 
+def apply_parts(req: Apply, rows: int) -> list[Apply]:
+    """Cuts an Apply into Applies of at most `rows` writes each, all at its ts.
+
+    Why: a COPY's write set was one request (a million pgbench rows, ~100 MB), which a
+    node decodes and applies inline on its event loop, every other request of every
+    engine waiting meanwhile; and one request has the socket timeout to do it all in.
+    Pieces are safe: an Apply is idempotent, its keys are distinct, and no snapshot
+    reaches its ts before the engine has had every piece applied (the commit is
+    published after `apply` returns; a node lost mid-way replays the whole record).
+
+        >>> from .api import SpaceWrites, Write
+        >>> req = Apply(5, [Write(1, b"a", (1,))], [SpaceWrites(2, [b"x", b"y", b"z"], [(1,), (2,), None])])
+        >>> [(len(p.writes), [len(sw.keys) for sw in p.spaces]) for p in apply_parts(req, 2)]
+        [(1, [1]), (0, [2])]
+        >>> apply_parts(req, 4) == [req]
+        True
+    """
+    total = len(req.writes) + sum(len(sw.keys) for sw in req.spaces)
+    if total <= rows:
+        return [req]
+    out: list[Apply] = []
+    writes: list[Write] = []
+    spaces: list[SpaceWrites] = []
+    room = rows
+
+    def flush() -> None:
+        nonlocal writes, spaces, room
+        out.append(Apply(req.ts, writes, spaces))
+        writes, spaces, room = [], [], rows
+
+    for i in range(0, len(req.writes), rows):
+        writes = req.writes[i:i + rows]
+        room = rows - len(writes)
+        if room == 0:
+            flush()
+    for sw in req.spaces:
+        pos = 0
+        while pos < len(sw.keys):
+            take = min(room, len(sw.keys) - pos)
+            spaces.append(SpaceWrites(sw.space, sw.keys[pos:pos + take], sw.rows[pos:pos + take]))
+            pos += take
+            room -= take
+            if room == 0:
+                flush()
+    if writes or spaces:
+        flush()
+    return out
+
+
 class RemoteNode:
     """A synchronous, thread-safe `KiviNodeAPI` client for a node served by `serve_node`."""
 
-    def __init__(self, host: str, port: int, timeout: float | None = 60.0, pool: int = 8) -> None:
+    def __init__(self, host: str, port: int, timeout: float | None = 60.0, pool: int = 8,
+                 apply_rows: int = APPLY_PART_ROWS) -> None:
         self.host, self.port, self.timeout = host, port, timeout
+        self.apply_rows = apply_rows
         self._idle: list[socket.socket] = []
         self._busy: set[socket.socket] = set()  # sockets waiting for a reply (`abort`)
         self._pool = pool
@@ -369,8 +434,10 @@ class RemoteNode:
         return self.handle(req)
 
     def apply(self, req: Apply) -> Ack:
-        """Applies a write set on the remote node."""
-        return self.handle(req)
+        """Applies a write set on the remote node, a large one in pieces (`apply_parts`)."""
+        for part in apply_parts(req, self.apply_rows):
+            self.handle(part)
+        return Ack()
 
     def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
         """Asks the remote node for the keys' newest commit ts."""

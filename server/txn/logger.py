@@ -25,6 +25,22 @@ readers stop at the first bad frame of a segment. Several loggers may share
 the records (`LogGroup`, chosen by commit ts); recovery reads them all.
 `trim(ts)` deletes closed segments whose records are all <= ts (covered by a
 storage checkpoint).
+
+A record too large for one request to a remote logger (a COPY's: ~100 MB for a
+million pgbench rows) travels as *parts* (`split_record`, cluster mode's
+`RemoteLogGroup`), each an ordinary record on the logger's side, made durable and
+acknowledged before the next is sent. A part is `[ts, "part", id, index, count,
+bytes]` (six items, so its first byte tells it from a whole record's three or
+four). `read_log` hands a split record back whole, and only once every one of its
+parts is in the files: a crash mid-way leaves parts that recovery ignores, as it
+ignores a torn tail, and the commit was not acknowledged (that waits for the last
+part's fsync).
+
+    >>> parts = split_record(7, b"abcdefghij", 4, 99)
+    >>> len(parts), [_record_ts(p) for p in parts]
+    (3, [7, 7, 7])
+    >>> list(assemble(parts[::-1])), list(assemble(parts[:2]))
+    ([b'abcdefghij'], [])
 """
 
 from __future__ import annotations
@@ -99,10 +115,59 @@ def read_segment(path: str) -> Iterator[bytes]:
         pos = start + length
 
 
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else default
+
+
+# The largest piece of a redo record sent to a remote logger in one request (see the
+# module docstring). Tests lower it (CUMULO_LOG_PART_BYTES) to split small COPYs.
+LOG_PART_BYTES = _env_int("CUMULO_LOG_PART_BYTES", 8 << 20)
+_PART = "part"
+_PART_HEAD = 0x96  # msgpack's fixarray of six items: a part (a record has three or four)
+
+
+def split_record(ts: int, payload: bytes, part_bytes: int, ident: int) -> list[bytes]:
+    """Cuts one record into parts of at most part_bytes of its payload (see the module
+    docstring); `ident` tells this record's parts from another's with the same ts."""
+    view = memoryview(payload)
+    count = max(1, -(-len(payload) // part_bytes))
+    return [
+        msgpack.packb([ts, _PART, ident, i, count, view[i * part_bytes:(i + 1) * part_bytes]],
+                      use_bin_type=True)
+        for i in range(count)
+    ]
+
+
+def _part(payload: bytes) -> list[Any] | None:
+    """The fields of a part, or None for a whole record."""
+    if not payload or payload[0] != _PART_HEAD:
+        return None
+    item = msgpack.unpackb(payload, raw=False)
+    return item if item[1] == _PART else None
+
+
+def assemble(payloads: Iterator[bytes] | list[bytes]) -> Iterator[bytes]:
+    """Yields whole records, a split one once all its parts went by (in any order, a
+    part seen twice counting once); the parts of a record never completed are dropped."""
+    pending: dict[tuple[int, int], dict[int, bytes]] = {}
+    for p in payloads:
+        part = _part(p)
+        if part is None:
+            yield p
+            continue
+        ts, _mark, ident, index, count, chunk = part
+        got = pending.setdefault((ts, ident), {})
+        got[index] = chunk
+        if len(got) == count:
+            del pending[(ts, ident)]
+            yield b"".join(got[i] for i in range(count))
+
+
 def read_log(log_dir: str) -> Iterator[bytes]:
-    """Yields every record payload of every logger under log_dir (in no particular ts order)."""
-    for _name, _seq, path in _segments(log_dir):
-        yield from read_segment(path)
+    """Yields every record payload of every logger under log_dir (in no particular ts order);
+    split records come back whole, or not at all when a part is missing."""
+    return assemble(p for _name, _seq, path in _segments(log_dir) for p in read_segment(path))
 
 
 class RedoLog:
