@@ -32,6 +32,7 @@ select typname, typtype, typisdefined, typinput::text, typoutput::text, typrecei
   from pg_type where typname = 'sh';
 create table tsh (a sh);
 select null::sh;
+select 'sh'::regtype;
 create type sh as enum ('a', 'b');
 select typtype, typisdefined, 'b'::sh from pg_type where typname = 'sh';
 create type sh2;

@@ -69,7 +69,12 @@ def type_by_name(text: str) -> tuple[int, int]:
     if s.startswith("pg_catalog."):
         s = s[len("pg_catalog.") :]
     if s.endswith("[]"):
-        oid, typmod = type_by_name(s[:-2])
+        try:
+            oid, typmod = type_by_name(s[:-2])
+        except UndefinedObject as err:  # NB: a shell type has no array type yet
+            if err.message.endswith("is only a shell"):
+                raise UndefinedObject(f'type "{s}" does not exist') from None
+            raise
         if oid in T.ELEMENT_OF:  # int[][] is int[]
             return oid, typmod
         arr = T.ARRAY_OF.get(oid) or _user_array(oid)

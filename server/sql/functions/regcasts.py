@@ -59,7 +59,9 @@ def regtype_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
         return T.CHAR
     try:
         return regtype_oid(s.replace('"', ""))
-    except (UndefinedObject, ValueError):
+    except (UndefinedObject, ValueError) as err:
+        if isinstance(err, UndefinedObject) and err.message.endswith("is only a shell"):
+            raise  # NB: CREATE TYPE name: PostgreSQL's regtypein says so too
         reltype = _row_type(ctx, s)
         if reltype:
             return reltype
