@@ -164,6 +164,18 @@ def _dml_psycopg(dsn: str) -> list:
                                "select count(*) from d", ["a"], prepare=True).fetchall())
         out.append(cur.statusmessage)
         out.append(c.execute("select v from ps").fetchall())
+        c.execute("create table pp (a int primary key)")
+        c.execute("""create function mv(n int) returns int language plpgsql as $$
+            declare k int;
+            begin
+              with d as (insert into ps (v) values (n::text) returning id) select id into k from d;
+              with d as (delete from ps where id = k returning id) insert into pp select * from d;
+              return k;
+            end $$""")  # NB: INTO k is PL/pgSQL's, INSERT INTO ps is the statement's
+        out.append(c.execute("select mv(50), mv(51)").fetchall())
+        c.execute("do $$ begin with d as (insert into ps (v) values ('do') returning id) "
+                  "insert into pp select id + 100 from d; end $$")
+        out.append(c.execute("select a from pp order by a").fetchall())
     return out
 
 

@@ -318,8 +318,9 @@ class Parser:
         into: list[str] = []
         toks = self.toks[start:self.i - 1]
         if toks and toks[0].up in ("SELECT", "WITH", "INSERT", "UPDATE", "DELETE"):
-            m = re.search(r"\bINTO\s+(STRICT\s+)?((?:[A-Za-z_][\w.]*\s*,\s*)*[A-Za-z_][\w.]*)",
-                          text, re.I)
+            m = next((x for x in re.finditer(  # NB: not INSERT INTO's target (WITH d AS (...))
+                r"\bINTO\s+(STRICT\s+)?((?:[A-Za-z_][\w.]*\s*,\s*)*[A-Za-z_][\w.]*)", text, re.I)
+                if not re.search(r"\bINSERT\s+$", text[:x.start()], re.I)), None)
             if m is not None and (toks[0].up != "INSERT" or m.start() > text.upper().find(
                     "RETURNING") >= 0):
                 into = [x.strip().lower() for x in m.group(2).split(",")]
