@@ -639,7 +639,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if src in citext.OIDS:  # I/O conversion through text, as for any string type
         return _then(citext.plain, cast_function(T.TEXT, dst, typmod))
     if dst in citext.OIDS and src not in STRINGS and src != T.UNKNOWN:
-        return _then(cast_function(src, T.TEXT), citext.parse)
+        as_text = cast_function(src, T.TEXT)
+        return citext.parse if as_text is None else _then(as_text, citext.parse)
     if src == T.BPCHAR and dst in (T.TEXT, T.VARCHAR, T.NAME):
         return _bpchar_to_text  # char(n) -> text drops the padding
     if src in STRINGS:
