@@ -58,6 +58,7 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
     """Returns (the object to serve, its offload predicate)."""
     if args.role == "kivi":
         mvcc.FREEZE_ROWS = args.cold_rows  # NB: as `cumulo serve` does for its embedded node
+        logging.getLogger("cumulo.kivi").info("cold rows %s", "on" if args.cold_rows else "off")
         node = KiviNode(args.data_dir, node_id=args.name or "n0", placement=bool(args.zk))
         return node, offload_aggregates
     if args.role == "cm":

@@ -147,6 +147,11 @@ def _part(payload: bytes) -> list[Any] | None:
     return item if item[1] == _PART else None
 
 
+def is_part(payload: bytes) -> bool:
+    """Tells a part of a split record (see the module docstring) from a whole record."""
+    return _part(payload) is not None
+
+
 def assemble(payloads: Iterator[bytes] | list[bytes]) -> Iterator[bytes]:
     """Yields whole records, a split one once all its parts went by (in any order, a
     part seen twice counting once); the parts of a record never completed are dropped."""

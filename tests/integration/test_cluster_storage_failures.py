@@ -25,12 +25,14 @@ must be in them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import threading
 import time
 
+import asyncpg
 import pg8000.dbapi
 import psycopg
 import pytest
@@ -40,9 +42,12 @@ from cumulo.server.cluster import zk as zk_mod
 from cumulo.server.errors import SQLError
 from cumulo.server.kivi.api import Apply, NodeStatus, Scan, Write
 from cumulo.server.kivi.remote import RemoteNode
+from cumulo.server.txn.logger import is_part, read_segment
 from tests.integration.cluster_helpers import cluster_procs, stop_workers, wait_for
 from tests.integration.test_cluster_launcher import cluster_tempdir, cumulo
 from tests.server_process import engine_port
+
+SPLIT_ENV = {"CUMULO_LOG_PART_BYTES": "8192", "CUMULO_APPLY_PART_ROWS": "700"}
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +55,20 @@ def two_nodes():
     """One supervised cluster for the module (2 nodes, 1 engine): (dir, port)."""
     with cluster_tempdir() as d:
         port = engine_port(1)
-        r = cumulo("cluster", "up", "--nodes", "2", "--data-dir", d, "--port", str(port),
-                   "--zk-session-timeout", "2", "--placement-interval", "0.5", "--supervise")
+        # NB: small parts and Apply pieces, so that a COPY of a few thousand rows is split as
+        # a million rows' are by default (the roles started now, and restarted, inherit them)
+        saved = {k: os.environ.get(k) for k in SPLIT_ENV}
+        os.environ.update(SPLIT_ENV)
+        try:
+            r = cumulo("cluster", "up", "--nodes", "2", "--data-dir", d, "--port", str(port),
+                       "--zk-session-timeout", "2", "--placement-interval", "0.5",
+                       "--gc-interval", "1", "--supervise")
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         assert r.returncode == 0, r.stderr + r.stdout
         yield d, port
 
@@ -179,18 +196,81 @@ class Inserts(threading.Thread):
         c.close()
 
 
+def _parts_in(log_dir: str) -> int:
+    """How many parts of split redo records the logger's files hold."""
+    return sum(is_part(p) for name in os.listdir(log_dir) if name.endswith(".log")
+               for p in read_segment(os.path.join(log_dir, name)))
+
+
+class BigCopy(threading.Thread):
+    """A psycopg COPY of `n` rows into `big` from id `base`: its commit's redo record is
+    split into parts (`SPLIT_ENV`); `outcome` is "acked", "unknown" (40003) or an error."""
+
+    def __init__(self, port: int, base: int, n: int) -> None:
+        super().__init__(daemon=True)
+        self.port, self.base, self.n = port, base, n
+        self.outcome = ""
+
+    def run(self) -> None:
+        try:
+            with psycopg.connect(f"host=127.0.0.1 port={self.port} user=cumulo dbname=cumulo",
+                                 autocommit=True) as c:
+                with c.cursor().copy("COPY big (id, v) FROM STDIN") as cp:
+                    for i in range(self.base, self.base + self.n):
+                        cp.write_row((i, f"copied row {i:08d}"))
+            self.outcome = "acked"
+        except psycopg.errors.StatementCompletionUnknown:
+            self.outcome = "unknown"
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            self.outcome = f"{type(e).__name__}: {e}"
+
+
 def test_a_killed_logger_loses_no_acknowledged_commit(two_nodes):
     d, port = two_nodes
-    with psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo",
-                         autocommit=True) as c:
+    dsn = f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo"
+    with psycopg.connect(dsn, autocommit=True) as c:
         c.execute("CREATE TABLE t (id int PRIMARY KEY, v text)")
+        c.execute("CREATE TABLE big (id int PRIMARY KEY, v text)")
         (node,) = {n for (n,) in c.execute(
             "SELECT node FROM cumulo_regions WHERE table_name = 't'")}
+        big_nodes = {n for (n,) in c.execute(
+            "SELECT node FROM cumulo_regions WHERE table_name = 'big'")}
+    # A large COPY (asyncpg's binary copy_records_to_table): its record goes to the logger
+    # in parts and its Apply to the node in pieces. The engine's GC (every second) freezes
+    # its rows, and a checkpoint writes them (frozen) before the node is killed below.
+    asyncpg_rows = 3000
+
+    async def copy_records() -> None:
+        conn = await asyncpg.connect(host="127.0.0.1", port=port, user="cumulo",
+                                     database="cumulo")
+        try:
+            await conn.copy_records_to_table(
+                "big", records=[(i, f"asyncpg row {i:08d}") for i in range(asyncpg_rows)],
+                columns=["id", "v"])
+            assert await conn.fetchval("SELECT count(*) FROM big") == asyncpg_rows
+        finally:
+            await conn.close()
+
+    asyncio.run(copy_records())
+    log_dir = os.path.join(d, "logger-0")
+    assert _parts_in(log_dir) > 4, "the COPY's redo record was not split"
     workers = [Inserts(port, 0, "psycopg"), Inserts(port, 1_000_000, "pg8000")]
     for w in workers:
         w.start()
     try:
         wait_for(lambda: all(len(w.acked) >= 20 for w in workers), "inserts")
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CHECKPOINT")
+        # The logger is killed while a psycopg COPY's commit sends its parts, when that is
+        # caught (else just after its acknowledgement): all of it or none may be there.
+        parts = _parts_in(log_dir)
+        big = BigCopy(port, asyncpg_rows, 4000)
+        big.start()
+        deadline = time.monotonic() + 60
+        while _parts_in(log_dir) == parts and not big.outcome:
+            assert time.monotonic() < deadline, "the COPY's commit sent no part"
+            time.sleep(0.005)
+        caught = "mid-way" if not big.outcome else "after the ack"
         logger = cluster_procs(d)["logger-0"]
         killed = time.monotonic()
         os.kill(logger["pid"], signal.SIGKILL)
@@ -205,6 +285,8 @@ def test_a_killed_logger_loses_no_acknowledged_commit(two_nodes):
         seen = [len(w.acked) for w in workers]
         wait_for(lambda: all(len(w.acked) >= n + 20 for w, n in zip(workers, seen, strict=True)),
                  "inserts after the logger's restart")
+        big.join(60)
+        assert big.outcome in ("acked", "unknown"), big.outcome
         # The node's rows must now come back from its checkpoint and both logger files.
         os.kill(cluster_procs(d)[node]["pid"], signal.SIGKILL)
         seen = [len(w.acked) for w in workers]
@@ -215,6 +297,17 @@ def test_a_killed_logger_loses_no_acknowledged_commit(two_nodes):
     assert [w.errors for w in workers] == [[], []]
     with psycopg.connect(f"host=127.0.0.1 port={port} user=cumulo dbname=cumulo") as c:
         rows = {i for (i,) in c.execute("SELECT id FROM t")}
+        count, low, high, distinct = c.execute(
+            "SELECT count(*), min(id), max(id), count(DISTINCT v) FROM big").fetchone()
+    # all-or-nothing: the asyncpg COPY whole, and the psycopg one whole or (unknown) absent
+    whole = (asyncpg_rows + 4000, 0, asyncpg_rows + 3999, asyncpg_rows + 4000)
+    assert (count, low, high, distinct) == whole or (
+        big.outcome == "unknown" and (count, low, high) == (asyncpg_rows, 0, asyncpg_rows - 1)), (
+        count, low, high, distinct, big.outcome)
+    for name in ("kivi-0", "kivi-1"):  # the nodes kept cold rows (`cumulo kivi --cold-rows`)
+        assert "cold rows on" in open(os.path.join(d, "logs", f"{name}.log")).read()
+    print(f"COPY of 4000 rows: the logger was killed {caught}; outcome {big.outcome}; "
+          f"big's regions on {sorted(big_nodes)}, t's on {node}")
     acked = {i for w in workers for i in w.acked}
     unknown = {i for w in workers for i in w.unknown}
     assert acked <= rows, sorted(acked - rows)[:10]
