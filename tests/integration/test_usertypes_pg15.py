@@ -166,6 +166,12 @@ select t.id, x.* from tj t, jsonb_to_recordset(t.j) as x(a int, b text) order by
 select t.id, x.* from tj t cross join lateral jsonb_to_recordset(t.j) x(a int) order by 1, 2;
 select t.id, x.* from tj t cross join lateral jsonb_populate_recordset(null::c2, t.j) x order by 1, 2;
 select id, jsonb_populate_recordset(null::c2, j) from tj order by 1;
+select json_populate_recordset(null::c2, '[{"a": 1}]') is not null,
+  jsonb_populate_record(null::c2, '{"a": 1, "b": "x"}') is not null;
+create table tcn (id int, c c2);
+insert into tcn values (1, row(null, null)), (2, row(1, null)), (3, row(1, 'x')), (4, null);
+select id, c is null, c is not null, not (c is null), not (c is not null) from tcn order by id;
+select id from tcn where c is not null order by id;
 prepare p1(jsonb) as select * from jsonb_to_recordset($1) as x(a int, b text);
 execute p1('[{"a": 7}]');
 """,

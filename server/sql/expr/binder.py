@@ -70,6 +70,7 @@ from .rangeops import involves_range, range_op
 from .regarrays import REG_TYPES
 from .regcast import RegOid
 from .rowcast import row_cast
+from .rowpopulate import record_fields
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function
 
@@ -650,6 +651,8 @@ class Binder(SpecialForms):
         inner = node.this
         if isinstance(inner, exp.Is):
             e = self.b_Is(inner)
+            if e.kind == "pyfunc":  # NOT (composite IS NULL) is not composite IS NOT NULL
+                return E("not", None, [e], T.BOOL)
             if e.kind in ("isnull", "notnull"):
                 return E("notnull" if e.kind == "isnull" else "isnull", None, e.args, T.BOOL)
             e.data = not e.data
@@ -667,6 +670,9 @@ class Binder(SpecialForms):
         if isinstance(rhs, exp.Null):
             if a.kind == "row":
                 return wholerow.row_null_test(a, neg)
+            if record_fields(a) is not None:  # a composite value: every field NULL / not NULL
+                return E("pyfunc", ("is not null" if neg else "is null",
+                                    _record_not_null if neg else _record_null, False), [a], T.BOOL)
             return E("notnull" if neg else "isnull", None, [a], T.BOOL)
         if isinstance(rhs, exp.Boolean):
             kind = "istrue" if rhs.this else "isfalse"
@@ -1276,6 +1282,16 @@ class Binder(SpecialForms):
             fields = fd.out_columns if fd.out_columns else None
             return E("srf", fd, args, T.RECORD if fields else t, -1, name, fields)
         return E("call", fd, args, t, -1, name)
+
+
+def _record_null(v: Any) -> bool:
+    """`composite IS NULL`: the value is NULL or every field is, as the SQL standard says."""
+    return v is None or all(x is None for x in v)
+
+
+def _record_not_null(v: Any) -> bool:
+    """`composite IS NOT NULL`: no field is NULL (so `(1, NULL)` is neither)."""
+    return v is not None and all(x is not None for x in v)
 
 
 def _truncate(n: int, pad: bool) -> Any:
