@@ -16,6 +16,7 @@ from __future__ import annotations
 import subprocess
 
 import psycopg
+import sqlalchemy
 
 # catalog -> (columns as text, order): compared row for row, over the OIDs Cumulo lists
 CATALOGS = {
@@ -124,3 +125,54 @@ def test_psql_operator_commands_as_pg15(pg15, cumulo_server):
     for cmd, w, g in zip(PSQL, want, got, strict=True):
         assert "rows)" in w or "(1 row)" in w, w
         assert g == w, cmd
+
+
+INDEX_SETUP = [
+    "drop table if exists opr_ix",
+    "create table opr_ix (id int, j jsonb, a int[], t text, r int4range, v varchar(5))",
+    "create index opr_ix_g on opr_ix using gin (j)",
+    "create index opr_ix_gp on opr_ix using gin (j jsonb_path_ops)",
+    "create index opr_ix_ga on opr_ix using gin (a)",
+    "create index opr_ix_gr on opr_ix using gist (r)",
+    "create index opr_ix_h on opr_ix using hash (t)",
+    "create index opr_ix_hv on opr_ix using hash (v text_ops)",
+    "create index opr_ix_hp on opr_ix using hash (t text_pattern_ops)",
+    "create index opr_ix_b on opr_ix (t varchar_ops, v varchar_pattern_ops)",
+    "create index opr_ix_x on opr_ix using gin (t jsonb_path_ops)",
+    "create index opr_ix_y on opr_ix using gin (j int4_ops)",
+]
+INDEX_QUERIES = [
+    "select c.relname::text, o.opcname::text, a.amname::text, o.opcdefault from pg_index i"
+    " join pg_class c on c.oid = i.indexrelid, unnest(i.indclass) k(x)"
+    " join pg_opclass o on o.oid = k.x join pg_am a on a.oid = o.opcmethod"
+    " where i.indrelid = 'opr_ix'::regclass order by 1, 2",
+    "select pg_get_indexdef(indexrelid) from pg_index where indrelid = 'opr_ix'::regclass"
+    " order by 1",
+]
+
+
+def _indexes(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for q in INDEX_SETUP:
+            try:
+                c.execute(q)
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary))
+        out.extend(c.execute(q).fetchall() for q in INDEX_QUERIES)
+    engine = sqlalchemy.create_engine(dsn.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        out.append(sorted((ix["name"], ix.get("dialect_options", {}).get("postgresql_ops"))
+                          for ix in sqlalchemy.inspect(engine).get_indexes("opr_ix")))
+    finally:
+        engine.dispose()
+    return out
+
+
+def test_index_operator_classes_per_method_as_pg15(pg15, cumulo_server):
+    """indclass names the method's class (gin jsonb_ops, gist range_ops, hash text_ops), a
+    non-btree key may name its class, and SQLAlchemy reflects the non-default ones."""
+    want = _indexes(pg15.dsn())
+    assert ("opr_ix_gp", "jsonb_path_ops", "gin", False) in want[2]
+    assert ("opr_ix_gp", {"j": "jsonb_path_ops"}) in want[-1]
+    assert _indexes(cumulo_server.dsn()) == want

@@ -129,7 +129,7 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
         compile_exprs(s, table, tuple(exprs))  # NB: reports unknown columns, functions (42703...)
         check_immutable(exprs, "index expression")
         check_index_exprs(s, table, exprs, "index expression")
-    opclasses = _opclasses(table, attnums, exprs, classes)
+    opclasses = _opclasses(table, attnums, exprs, classes, am.name)
     if am.name != "btree":
         check_key_types(am, _key_types(table, attnums, exprs, classes))
     pwhere = params.args.get("where") if params else None
@@ -157,14 +157,14 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
 
 
 def _opclasses(table: Table, attnums: list[int], exprs: list[str],
-               classes: list[str]) -> tuple[str, ...]:
+               classes: list[str], am: str = "btree") -> tuple[str, ...]:
     """The keys' explicit operator classes, checked against their types (42704, 42804)."""
     if not any(classes):
         return ()
     types = {c.attnum: c.type_oid for c in table.columns}
     it = iter(expr_types(table, tuple(exprs)))
     key_types = [types[a] if a else next(it) for a in attnums]
-    return tuple(resolve_opclass(c, t) if c else "" for c, t in zip(classes, key_types, strict=True))
+    return tuple(resolve_opclass(c, t, am) if c else "" for c, t in zip(classes, key_types, strict=True))
 
 
 def _key_types(table: Table, attnums: list[int], exprs: list[str],

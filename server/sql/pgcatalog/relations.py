@@ -274,7 +274,7 @@ def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
         i.nulls_not_distinct,
         i.primary, False, True, False, True, False, True, True, False, every,
         [collation_of(x) for x in typs] + [0] * len(i.include),
-        [oid_of(c, x) for c, x in zip(_padded(i.opclasses, len(typs)), typs, strict=True)]
+        [oid_of(c, x, i.method) for c, x in zip(_padded(i.opclasses, len(typs)), typs, strict=True)]
         + [0] * len(i.include),
         [INDOPTION_DESC if d else 0 for d in desc] + [0] * len(i.include),
         ", ".join(i.exprs) if i.exprs else None,

@@ -8,10 +8,10 @@ import pytest
 
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.functions import regopers
-from cumulo.server.sql.pgcatalog import operators, systypes
+from cumulo.server.sql.pgcatalog import opclasses, operators, systypes
 
 
-@pytest.mark.parametrize("module", [operators, regopers])
+@pytest.mark.parametrize("module", [operators, opclasses, regopers])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
