@@ -89,7 +89,7 @@ def _untyping_use(p: exp.Expression) -> bool:
 
 
 def _in_from(p: exp.Expression) -> bool:
-    node: exp.Expression | None = p
+    node: exp.Expr | None = p
     while node is not None and not isinstance(node, exp.Select):
         if isinstance(node, exp.From | exp.Join):
             return True
