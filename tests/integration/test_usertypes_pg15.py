@@ -103,8 +103,8 @@ create schema s1;
 alter type comp3 set schema s1;
 select typnamespace::regnamespace from pg_type where typname = 'comp3';
 alter type s1.comp3 owner to cumulo;
-create role r16;
-alter type s1.comp3 owner to r16;
+create role ut16_owner;
+alter type s1.comp3 owner to ut16_owner;
 alter type s1.comp3 owner to nosuch;
 select typowner::regrole from pg_type where typname = 'comp3';
 alter type s1.comp3 set schema public;
@@ -125,6 +125,8 @@ select 'b'::s1.en2;
 alter type s1.en2 owner to current_user;
 create type c5 as (x int);
 alter type c5 add value 'x';
+drop type comp3, s1.comp3;
+drop role ut16_owner;
 """,
     "json_records": """
 create extension hstore;
