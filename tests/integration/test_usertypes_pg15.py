@@ -125,7 +125,7 @@ select 'b'::s1.en2;
 alter type s1.en2 owner to current_user;
 create type c5 as (x int);
 alter type c5 add value 'x';
-drop type comp3, s1.comp3;
+drop type comp3, s1.comp3 cascade;
 drop role ut16_owner;
 """,
     "json_records": """
