@@ -31,12 +31,16 @@ import pytest
 
 import cumulo.driver
 from cumulo.server.cluster.launcher import State, alive
+from cumulo.server.txn.logger import is_part, read_segment
 from tests.integration.test_cluster_launcher import cluster_tempdir
 from tests.integration.test_cluster_launcher import cumulo as run_cumulo
 from tests.integration.test_ops_startup import one_line_error, serve
 from tests.server_process import engine_port
 
 READY = "ready to accept connections"
+# Small redo parts and Apply pieces: a COPY of a few thousand rows is split as a
+# million rows' are by default (`proxies.RemoteLogGroup`, `remote.apply_parts`)
+SPLIT_ENV = {"CUMULO_LOG_PART_BYTES": "8192", "CUMULO_APPLY_PART_ROWS": "700"}
 
 
 @dataclass
@@ -64,7 +68,8 @@ def group() -> Iterator[Group]:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "cumulo.server.cli", "serve", "--cluster", state.zk,
                  "--workers", "2", "--port", str(port), "--data-dir", serve_dir,
-                 "--gc-interval", "0"], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                 "--gc-interval", "0"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                env={**os.environ, **SPLIT_ENV})
         try:
             deadline = time.monotonic() + 90
             while READY not in open(log_path).read():
@@ -83,6 +88,12 @@ def group() -> Iterator[Group]:
                 proc.wait()
         assert proc.returncode == 0
         assert not [p for p in workers if alive(p)], "the worker outlived its parent"
+
+
+def _parts_in(log_dir: str) -> int:
+    """How many parts of split redo records the logger's files hold."""
+    return sum(is_part(p) for name in os.listdir(log_dir) if name.endswith(".log")
+               for p in read_segment(os.path.join(log_dir, name)))
 
 
 def child_pids(pid: int) -> list[int]:
@@ -139,6 +150,17 @@ def test_two_engines_on_one_port_share_data_ddl_and_keys(group):
     t.join(30)
     assert outcome and outcome[0] in ("23505", "40001"), outcome
     assert b.execute("SELECT v FROM w WHERE k = 2").fetchone() == ("a, open",)
+    # a large COPY committed on one engine (its redo record in parts, its Apply in
+    # pieces) is all there on the other
+    log_dir = os.path.join(os.path.dirname(group.data_dir), "logger-0")
+    parts = _parts_in(log_dir)
+    a.execute("CREATE TABLE big (k int PRIMARY KEY, v text)")
+    with a.cursor().copy("COPY big FROM STDIN") as cp:
+        for k in range(4000):
+            cp.write_row((k, f"psycopg row {k:06d}"))
+    assert b.execute("SELECT count(*), count(DISTINCT v), max(k) FROM big").fetchone() == (
+        4000, 4000, 3999)
+    assert _parts_in(log_dir) > parts + 4, "the COPY's redo record was not split"
     # a CancelRequest is a new connection, which may land on the other engine: it is
     # passed on there (cluster.workers.CancelRelay). One cancel per sleep, sent once the
     # sleep runs (an observer on the session's engine sees it active): without the relay,
@@ -195,6 +217,10 @@ def test_two_engines_on_one_port_share_data_ddl_and_keys(group):
         assert await other.fetchval("SELECT v FROM w WHERE k = $1", 3) == "asyncpg"
         with pytest.raises(asyncpg.UniqueViolationError):
             await other.execute("INSERT INTO w (k, v) VALUES ($1, $2)", 3, "dup")
+        await first.copy_records_to_table(
+            "big", records=[(k, f"asyncpg row {k:06d}") for k in range(4000, 8000)],
+            columns=["k", "v"])
+        assert await other.fetchval("SELECT count(DISTINCT v) FROM big WHERE k >= 4000") == 4000
         await first.close()
         await other.close()
 
