@@ -61,7 +61,7 @@ def kept_operators(pg: psycopg.Connection, cu: psycopg.Connection) -> set[int]:
 
 
 def _fn(oid: int, name: str) -> str:
-    return "-" if not oid else f"{name}:{oid}"
+    return "-" if not oid else f"{name}:{oid}"  # NB: regproc text: qualified when overloaded
 
 
 def main(pg_dsn: str, cu_dsn: str) -> None:
@@ -83,7 +83,8 @@ def main(pg_dsn: str, cu_dsn: str) -> None:
             amopstrategy, amoppurpose, amopopr, amopmethod, amopsortfamily from pg_amop
             order by oid""") if a[1] in fams and a[6] in keep]
         amprocs = [a for a in pg.execute("""select oid, amprocfamily, amproclefttype,
-            amprocrighttype, amprocnum, amproc::oid, amproc::text from pg_amproc
+            amprocrighttype, amprocnum, amproc::oid, amproc::text, amproc::regprocedure::text
+            from pg_amproc
             order by oid""") if a[1] in fams]
     w = sys.stdout.write
     w('"""PostgreSQL 15\'s operator catalogs for what Cumulo implements (generated: do not edit).\n\n'
@@ -118,9 +119,13 @@ def main(pg_dsn: str, cu_dsn: str) -> None:
     for row in amops:
         w(" ".join(str(v) for v in row) + "\n")
     w('"""\n\n# oid family left right number proc\nAMPROCS = """\n')
-    for oid, fam, left, right, num, proc, procname in amprocs:
+    for oid, fam, left, right, num, proc, procname, _ in amprocs:
         w(f"{oid} {fam} {left} {right} {num} {_fn(proc, procname)}\n")
-    w('"""\n')
+    w('"""\n\n# the support functions as regprocedure, for pg_describe_object\n'
+      "AMPROC_SIGNATURES: dict[int, str] = {\n")
+    for oid, *_, signature in amprocs:
+        w(f"    {oid}: {signature!r},\n")
+    w("}\n")
 
 
 if __name__ == "__main__":

@@ -176,3 +176,45 @@ def test_index_operator_classes_per_method_as_pg15(pg15, cumulo_server):
     assert ("opr_ix_gp", "jsonb_path_ops", "gin", False) in want[2]
     assert ("opr_ix_gp", {"j": "jsonb_path_ops"}) in want[-1]
     assert _indexes(cumulo_server.dsn()) == want
+
+
+DESCRIBE_SETUP = [
+    "drop table if exists opr_dd cascade",
+    "create table opr_dd (a int constraint opr_dd_c check (a > 0), b text)",
+    "create index opr_dd_i on opr_dd (a)",
+    "create or replace view opr_dv as select 1 as x",
+]
+DESCRIBE = [
+    "select pg_describe_object('pg_class'::regclass, 'opr_dd'::regclass, 0),"
+    " pg_describe_object('pg_class'::regclass, 'opr_dd'::regclass, 2),"
+    " pg_describe_object(1259, 'opr_dd_i'::regclass, 0), pg_describe_object(1259, 'opr_dv'::regclass, 0),"
+    " pg_describe_object(1259, 1259, 0), pg_describe_object(1259, 'opr_dd'::regclass, 9)",
+    "select pg_describe_object(1247, 23, 0), pg_describe_object(1247, 1007, 0),"
+    " pg_describe_object(1255, 'lower(text)'::regprocedure, 0), pg_describe_object(2615, 2200, 0),"
+    " pg_describe_object(2617, 558, 0), pg_describe_object(2616, 3126, 0),"
+    " pg_describe_object(2753, 1976, 0), pg_describe_object(2601, 403, 0),"
+    " pg_describe_object(3079, 13559, 0)",
+    "select pg_describe_object(2606, oid, 0) from pg_constraint where conname = 'opr_dd_c'",
+    "select pg_describe_object(2617, 99999, 0) is null, pg_describe_object(1259, 99999, 0) is null",
+]
+
+
+def _described(dsn: str, amop: list[int], amproc: list[int]) -> list:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for q in DESCRIBE_SETUP:
+            c.execute(q)
+        out = [c.execute(q).fetchall() for q in DESCRIBE]
+        out.append(c.execute("select pg_describe_object(2602, o, 0) from unnest(%s::oid[]) o",
+                             [amop]).fetchall())
+        out.append(c.execute("select pg_describe_object(2603, o, 0) from unnest(%s::oid[]) o",
+                             [amproc]).fetchall())
+    return out
+
+
+def test_describe_object_as_pg15(pg15, cumulo_server):
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
+        amop = [r[0] for r in c.execute("select oid::int8 from pg_amop order by oid limit 40")]
+        amproc = [r[0] for r in c.execute("select oid::int8 from pg_amproc order by oid limit 40")]
+    want = _described(pg15.dsn(), amop, amproc)
+    assert want[1][0][4] == "operator -(NONE,integer)"
+    assert _described(cumulo_server.dsn(), amop, amproc) == want

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (imported to register)
     arrays,
     catalogfns,
     cryptofns,
+    describeobj,
     formatting,
     geoconv,
     geomfns,

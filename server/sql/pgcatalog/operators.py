@@ -67,6 +67,20 @@ _AMPROCS = tuple((int(oid), int(fam), int(left), int(right), int(num), _fn(proc)
                  for oid, fam, left, right, num, proc in _lines(D.AMPROCS))
 
 
+def amop_rows() -> dict[int, tuple[Any, ...]]:
+    """pg_amop's rows by OID."""
+    return _AMOP_BY_OID
+
+
+def amproc_rows() -> dict[int, tuple[Any, ...]]:
+    """pg_amproc's rows by OID."""
+    return _AMPROC_BY_OID
+
+
+_AMOP_BY_OID = {r[0]: r for r in _AMOPS}
+_AMPROC_BY_OID = {r[0]: r for r in _AMPROCS}
+
+
 @pg_relation("pg_catalog", "pg_operator")
 def pg_operator(ctx: Any) -> tuple[tuple[Any, ...], ...]:
     """PostgreSQL 15's rows for the operators Cumulo implements."""

@@ -7,11 +7,11 @@ import doctest
 import pytest
 
 from cumulo.server.pgtypes import oids as T
-from cumulo.server.sql.functions import regopers
+from cumulo.server.sql.functions import describeobj, regopers
 from cumulo.server.sql.pgcatalog import opclasses, operators, systypes
 
 
-@pytest.mark.parametrize("module", [operators, opclasses, regopers])
+@pytest.mark.parametrize("module", [operators, opclasses, regopers, describeobj])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
