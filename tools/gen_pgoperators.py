@@ -64,10 +64,52 @@ def _fn(oid: int, name: str) -> str:
     return "-" if not oid else f"{name}:{oid}"  # NB: regproc text: qualified when overloaded
 
 
+EXTENSIONS = ("hstore",)  # NB: citext's operators are its own module's (not listed yet)
+
+
+def extension_operators(pg_dsn: str, cu: psycopg.Connection, ext: str) -> list[str]:
+    """An extension's operators as text rows (types and operators by name: their OIDs are
+    the database's), for those Cumulo binds to PostgreSQL's result type."""
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        admin.execute("drop database if exists opr_gen_ext")
+        admin.execute("create database opr_gen_ext")
+    try:
+        with psycopg.connect(pg_dsn.rsplit("/", 1)[0] + "/opr_gen_ext", autocommit=True) as pg:
+            pg.execute(f"create extension {ext}")
+            cu.execute(f"create extension if not exists {ext}")
+            rows = pg.execute("""select oprname, oprkind, oprcanmerge, oprcanhash,
+                coalesce(oprleft::regtype::text, '-'), oprright::regtype::text,
+                oprresult::regtype::text, oprcom::regoperator::text,
+                oprnegate::regoperator::text, oprcode::text, oprrest::text, oprjoin::text
+                from pg_operator o join pg_depend d on d.objid = o.oid
+                and d.classid = 'pg_operator'::regclass and d.deptype = 'e'
+                join pg_extension e on e.oid = d.refobjid where e.extname = %s
+                order by o.oid""", [ext]).fetchall()
+            out = []
+            for (name, kind, merge, hashes, left, right, res, com, neg, code, rest,
+                 join) in rows:
+                r = _operand(right)
+                lhs = _operand(left) if kind == "b" else ""
+                expr = f"{lhs} {name} {r}"
+                want = _typeof(pg, expr)
+                if r is None or lhs is None or want is None or _typeof(cu, expr) != want:
+                    continue
+                fields = [name, kind, "ft"[merge], "ft"[hashes], left.replace(" ", "_"),
+                          right.replace(" ", "_"), res.replace(" ", "_"), com, neg,
+                          code, rest, join]
+                out.append(" ".join(fields))
+            cu.execute(f"drop extension {ext}")
+            return out
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as admin:
+            admin.execute("drop database if exists opr_gen_ext")
+
+
 def main(pg_dsn: str, cu_dsn: str) -> None:
     with psycopg.connect(pg_dsn, autocommit=True) as pg, \
             psycopg.connect(cu_dsn, autocommit=True) as cu:
         keep = kept_operators(pg, cu)
+        ext_ops = {ext: extension_operators(pg_dsn, cu, ext) for ext in EXTENSIONS}
         cu_types = {r[0] for r in cu.execute("select oid::int8 from pg_type")}
         ops = pg.execute("""select o.oid, oprname, oprkind, oprcanmerge, oprcanhash, oprleft,
             oprright, oprresult, oprcom, oprnegate, oprcode::oid, oprcode::text, oprrest::oid,
@@ -125,6 +167,11 @@ def main(pg_dsn: str, cu_dsn: str) -> None:
       "AMPROC_SIGNATURES: dict[int, str] = {\n")
     for oid, *_, signature in amprocs:
         w(f"    {oid}: {signature!r},\n")
+    w("}\n\n# CREATE EXTENSION's operators: name kind canmerge canhash left right result com negate\n"
+      "# code rest join, types by name (_ for a space) and com/negate as regoperator text: the\n"
+      "# database numbers an extension's objects\nEXTENSION_OPERATORS: dict[str, str] = {\n")
+    for ext, lines in ext_ops.items():
+        w(f'    "{ext}": """\n' + "".join(line + "\n" for line in lines) + '""",\n')
     w("}\n")
 
 

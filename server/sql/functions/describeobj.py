@@ -28,7 +28,6 @@ from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.operators import (
     OPCLASS_ROWS,
-    OPERATOR_ROWS,
     OPFAMILY_ROWS,
     amop_rows,
     amproc_rows,
@@ -36,7 +35,7 @@ from ..pgcatalog.operators import (
 from ..pgcatalog.operdata import AMPROC_SIGNATURES
 from .regcasts import regprocedure_out
 from .registry import register
-from .regopers import regoperator_out
+from .regopers import operator_rows, regoperator_out
 
 _KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view", "i": "index",
           "S": "sequence", "c": "composite type", "f": "foreign table"}
@@ -66,7 +65,7 @@ def _relation(ctx: Any, oid: int, sub: int) -> str | None:
 
 
 def _operator(ctx: Any, oid: int, sub: int) -> str | None:
-    return f"operator {regoperator_out(ctx, oid)}" if oid in OPERATOR_ROWS else None
+    return f"operator {regoperator_out(ctx, oid)}" if oid in operator_rows(ctx) else None
 
 
 def _opclass(ctx: Any, oid: int, sub: int) -> str | None:

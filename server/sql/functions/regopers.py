@@ -22,14 +22,26 @@ from ...errors import SQLError, UndefinedFunction
 from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
 from ..pgcatalog.ddltext import format_type
-from ..pgcatalog.names import split_name
-from ..pgcatalog.operators import BY_SIGNATURE, OPERATOR_ROWS
+from ..pgcatalog.names import names, split_name
+from ..pgcatalog.operators import BY_SIGNATURE, OPERATOR_ROWS, extension_rows
 from .regcasts import regtype_in
 from .registry import register
 
 _BY_NAME: dict[str, list[int]] = {}
 for (_name, _, _), _oid in BY_SIGNATURE.items():
     _BY_NAME.setdefault(_name, []).append(_oid)
+
+
+def operator_rows(ctx: Any) -> dict[int, tuple[Any, ...]]:
+    """pg_operator's rows by OID: the built-in ones, and this database's extensions'."""
+    extra = extension_rows(ctx.catalog) if ctx is not None and ctx.catalog.extensions else ()
+    return {**OPERATOR_ROWS, **{r[0]: r for r in extra}} if extra else OPERATOR_ROWS
+
+
+def _named(ctx: Any, name: str) -> list[int]:
+    rows = operator_rows(ctx)
+    return _BY_NAME.get(name, []) if rows is OPERATOR_ROWS else \
+        [oid for oid, r in rows.items() if r[1] == name]
 
 
 def _numeric(text: str) -> int | None:
@@ -55,7 +67,7 @@ def regoper_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
     oid = _numeric(text)
     if oid is not None:
         return oid
-    found = _BY_NAME.get(_operator_name(text), [])
+    found = _named(ctx, _operator_name(text))
     if len(found) == 1:
         return found[0]
     if missing_ok:
@@ -86,7 +98,9 @@ def regoperator_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
         raise SQLError("too many arguments", sqlstate="54023",
                        hint="Provide two argument types for operator.")
     types = [0 if a.lower() == "none" else regtype_in(ctx, a, missing_ok) for a in args]
-    found = None if None in types else BY_SIGNATURE.get((name, types[0] or 0, types[1] or 0))
+    sig = (name, types[0] or 0, types[1] or 0)
+    found = None if None in types else BY_SIGNATURE.get(sig) or next(
+        (oid for oid, r in operator_rows(ctx).items() if (r[1], r[7], r[8]) == sig), None)
     if found is None and not missing_ok:
         raise UndefinedFunction(f"operator does not exist: {text.strip()}")
     return found
@@ -95,16 +109,19 @@ def regoperator_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
 @register("format:regoper", args=[T.REGOPER], returns=T.TEXT, needs_context=True)
 def regoper_out(ctx: Any, oid: int) -> str:
     """The operator's name, schema-qualified when the name alone does not find it."""
-    row = OPERATOR_ROWS.get(oid)
+    row = operator_rows(ctx).get(oid)
     if row is None:
         return str(oid)
-    return row[1] if len(_BY_NAME.get(row[1], ())) == 1 else f"pg_catalog.{row[1]}"
+    if len(_named(ctx, row[1])) == 1:
+        return row[1]
+    schema = "pg_catalog" if ctx is None else names(ctx.catalog).schema_name(row[2])
+    return f"{schema}.{row[1]}"
 
 
 @register("format:regoperator", args=[T.REGOPERATOR], returns=T.TEXT, needs_context=True)
 def regoperator_out(ctx: Any, oid: int) -> str:
     """The operator's signature, `+(integer,integer)` / `-(NONE,integer)`."""
-    row = OPERATOR_ROWS.get(oid)
+    row = operator_rows(ctx).get(oid)
     if row is None:
         return str(oid)
     left = format_type(row[7], None) if row[7] else "NONE"

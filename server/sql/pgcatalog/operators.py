@@ -20,11 +20,14 @@ that print as PostgreSQL's function names.
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from ..catalog import model as M
 from ..expr.regcast import RegOid
+from ..expr.types import regtype_oid
 from . import operdata as D
+from .procoids import proc_oid
 from .registry import pg_relation
 
 _OWNER = M.BOOTSTRAP_SUPERUSER_OID
@@ -83,8 +86,54 @@ _AMPROC_BY_OID = {r[0]: r for r in _AMPROCS}
 
 @pg_relation("pg_catalog", "pg_operator")
 def pg_operator(ctx: Any) -> tuple[tuple[Any, ...], ...]:
-    """PostgreSQL 15's rows for the operators Cumulo implements."""
-    return tuple(OPERATOR_ROWS.values())
+    """PostgreSQL 15's rows for the operators Cumulo implements, then its extensions'."""
+    return tuple(OPERATOR_ROWS.values()) + extension_rows(ctx.catalog)
+
+
+def extension_rows(cat: M.CatalogSnapshot) -> tuple[tuple[Any, ...], ...]:
+    """The operators of the extensions CREATE EXTENSION made in this database (hstore's).
+
+    Their types are the database's (the hstore type CREATE EXTENSION made), and their
+    OIDs stable synthetic ones, as PostgreSQL numbers an extension's objects per database.
+    """
+    out: list[tuple[Any, ...]] = []
+    for e in cat.extensions:
+        block = D.EXTENSION_OPERATORS.get(e.name)
+        if block is None:
+            continue
+        own = {u.name: u.oid for u in cat.types if u.schema_oid == e.schema_oid}
+        own.update({f"{u.name}[]": u.array_oid for u in cat.types if u.schema_oid == e.schema_oid})
+        rows = _lines(block)
+        sigs: dict[str, int] = {}
+        for f in rows:
+            sigs[f"{f[0]}({'NONE' if f[4] == '-' else f[4]},{f[5]})"] = _synthetic(
+                e.name, f, set(sigs.values()))
+        for f in rows:
+            name, kind, merge, hashes, left, right, res, com, neg, code, rest, join = f
+            out.append((sigs[f"{name}({'NONE' if left == '-' else left},{right})"], name,
+                        e.schema_oid, e.owner, kind, merge == "t", hashes == "t",
+                        _type(left, own), _type(right, own), _type(res, own), sigs.get(com, 0),
+                        sigs.get(neg, 0), _ext_fn(code), _ext_fn(rest), _ext_fn(join)))
+    return tuple(out)
+
+
+def _type(name: str, own: dict[str, int]) -> int:
+    if name == "-":
+        return 0
+    name = name.replace("_", " ")
+    return own[name] if name in own else regtype_oid(name)
+
+
+def _ext_fn(name: str) -> RegOid:
+    return RegOid(0, "-") if name == "-" else RegOid(proc_oid(name.split(".")[-1]), name)
+
+
+def _synthetic(ext: str, f: list[str], taken: set[int]) -> int:
+    """A stable OID for an extension's operator, clear of PostgreSQL's operator OIDs."""
+    oid = 9000 + zlib.crc32(f"{ext}:{f[0]}({f[4]},{f[5]})".encode()) % 7000
+    while oid in OPERATOR_ROWS or oid in taken:
+        oid += 1
+    return oid
 
 
 @pg_relation("pg_catalog", "pg_opfamily")

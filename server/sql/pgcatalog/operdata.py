@@ -4036,3 +4036,30 @@ AMPROC_SIGNATURES: dict[int, str] = {
     10694: 'bound_box(box,box)',
     10695: 'box_contain(box,box)',
 }
+
+# CREATE EXTENSION's operators: name kind canmerge canhash left right result com negate
+# code rest join, types by name (_ for a space) and com/negate as regoperator text: the
+# database numbers an extension's objects
+EXTENSION_OPERATORS: dict[str, str] = {
+    "hstore": """
+-> b f f hstore text text 0 0 fetchval - -
+-> b f f hstore text[] text[] 0 0 slice_array - -
+? b f f hstore text boolean 0 0 exist matchingsel matchingjoinsel
+?| b f f hstore text[] boolean 0 0 exists_any matchingsel matchingjoinsel
+?& b f f hstore text[] boolean 0 0 exists_all matchingsel matchingjoinsel
+- b f f hstore text hstore 0 0 public.delete - -
+- b f f hstore text[] hstore 0 0 public.delete - -
+- b f f hstore hstore hstore 0 0 public.delete - -
+|| b f f hstore hstore hstore 0 0 hs_concat - -
+<@ b f f hstore hstore boolean @>(hstore,hstore) 0 hs_contained matchingsel matchingjoinsel
+@> b f f hstore hstore boolean <@(hstore,hstore) 0 hs_contains matchingsel matchingjoinsel
+%% l f f - hstore text[] 0 0 hstore_to_array - -
+%# l f f - hstore text[] 0 0 hstore_to_matrix - -
+<> b f f hstore hstore boolean <>(hstore,hstore) =(hstore,hstore) hstore_ne neqsel neqjoinsel
+= b t t hstore hstore boolean =(hstore,hstore) <>(hstore,hstore) hstore_eq eqsel eqjoinsel
+#># b f f hstore hstore boolean #<#(hstore,hstore) #<=#(hstore,hstore) hstore_gt scalargtsel scalargtjoinsel
+#>=# b f f hstore hstore boolean #<=#(hstore,hstore) #<#(hstore,hstore) hstore_ge scalargesel scalargejoinsel
+#<# b f f hstore hstore boolean #>#(hstore,hstore) #>=#(hstore,hstore) hstore_lt scalarltsel scalarltjoinsel
+#<=# b f f hstore hstore boolean #>=#(hstore,hstore) #>#(hstore,hstore) hstore_le scalarlesel scalarlejoinsel
+""",
+}
