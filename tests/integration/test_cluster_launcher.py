@@ -183,7 +183,10 @@ def test_cluster_up_that_fails_says_why_and_leaves_nothing_running(cluster_dir):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        r = cumulo("cluster", "up", "--nodes", "1", "--data-dir", d, "--port", str(port))
+        r = cumulo("cluster", "up", "--nodes", "1", "--data-dir", d, "--port", str(port),
+                   "--no-cold-rows")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "engine-0 exited" in r.stderr and "could not listen" in r.stderr, r.stderr
     assert processes_under(d) == []
+    # the opt-out reached the KiVi node (which keeps cold rows by default)
+    assert "cold rows off" in open(os.path.join(d, "logs", "kivi-0.log")).read()
