@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 
+from cumulo.server.cluster import failover
 from cumulo.server.kivi import checkpoint as ckpt
 from cumulo.server.kivi import freeze, mvcc
 from cumulo.server.kivi.api import Apply, Checkpoint, DropSpace, Get, Scan, Write
@@ -231,3 +232,24 @@ def test_windowed_checkpoint_file_holds_the_export(tmp_path, monkeypatch):
     assert again.checkpoint_ts == 8
     assert again.scan(Scan(1, 8)).rows == node.scan(Scan(1, 8)).rows
     assert again.scan(Scan(2, 8)).rows == [(1,), (2,)]
+    # a cluster's failover reads a dead node's windowed file too
+    zk = Znodes()
+    failover.record_node(zk, "n", str(tmp_path / "n"))
+    dead = failover.checkpoint_of(zk, "n", 1, b"", None)
+    assert dead.checkpoint_ts == 8 and len(dead.keys) == 300
+
+
+class Znodes:
+    """The three ZooKeeper calls `failover.record_node` and `checkpoint_of` make, on a dict."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, bytes] = {}
+
+    def exists(self, path: str) -> bool:
+        return path in self.nodes
+
+    def create(self, path: str, body: bytes, makepath: bool = False) -> None:
+        self.nodes[path] = body
+
+    def get(self, path: str) -> tuple[bytes, None]:
+        return self.nodes[path], None
