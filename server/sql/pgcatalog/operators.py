@@ -7,7 +7,8 @@ and ORMs' joins through pg_amop see PostgreSQL's OIDs, names and functions. The
 operator classes are those of the types Cumulo has, for its six index access methods
 (btree, hash, gist, gin, spgist, brin); their families' pg_amop rows name only listed
 operators. Function columns (oprcode, oprrest, oprjoin, amproc) are regproc values
-that print as PostgreSQL's function names.
+that print as PostgreSQL's function names. An extension's operators (hstore's) are
+listed once CREATE EXTENSION has made it in the database (`extension_rows`).
 
 >>> row = OPERATOR_ROWS[BY_SIGNATURE["+", 23, 23]]
 >>> row[1], row[4], str(row[12]), int(row[12])
