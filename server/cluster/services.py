@@ -324,8 +324,9 @@ class LoggerService:
 
     @staticmethod
     def offload(msg: Any) -> bool:
-        """Requests that block (waiting for an fsync) run off the event loop."""
-        return type(msg) in (LogRecord, FenceLtm, FenceTs)
+        """Requests that block (waiting for an fsync, or reading every file: after a large
+        COPY, a recovery's `LogRead` reads hundreds of MB) run off the event loop."""
+        return type(msg) in (LogRecord, FenceLtm, FenceTs, LogRead)
 
     def handle(self, msg: Any) -> Any:
         """Runs one request."""
