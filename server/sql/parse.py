@@ -30,7 +30,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
-from . import extsyntax, geosyntax, inlists, manyvalues
+from . import extsyntax, geosyntax, inlists, literalrows, manyvalues
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
 
@@ -763,6 +763,10 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
     typed literals, casts, typmods ...), so that `pgbench -M simple` statements
     share one plan per shape.
     """
+    if sql[:6].upper() == "INSERT" and ("),(" in sql or "), (" in sql):
+        rows = literalrows.normalize(sql)  # NB: many rows of literals, in C-level passes
+        if rows is not None:
+            return rows
     if not _NORMALIZABLE.match(sql) or _bails(sql) or inlists.has_long_list(sql):
         return None  # NB: a long IN list stays literal: parse_sql makes it one array constant
     values: list[Any] = []

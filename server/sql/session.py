@@ -893,7 +893,9 @@ class _Normalized:
 
     def bind(self, values: tuple[Any, ...]) -> list[Any]:
         """Converts the literal values to the parameter types the plan settled on."""
-        return [v if c is None else c(v) for v, c in zip(values, self.convs, strict=True)]
+        # NB: a NULL literal (literalrows) is an unknown-typed None: NULL of any type
+        return [v if c is None or v is None else c(v)
+                for v, c in zip(values, self.convs, strict=True)]
 
 
 def _no_params(stmt: Stmt, text: str) -> Stmt:

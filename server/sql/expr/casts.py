@@ -161,7 +161,7 @@ def text_to_timestamp(s: Any, tz: bool = False) -> dt.datetime:
     try:
         v = dt.datetime.fromisoformat(u)
     except ValueError:
-        name = "timestamp with time zone" if tz else "timestamp without time zone"
+        name = "timestamp with time zone" if tz else "timestamp"  # NB: as PostgreSQL words it
         raise InvalidDatetimeFormat(f'invalid input syntax for type {name}: "{s}"') from None
     if tz and v.tzinfo is None:
         return zones.to_utc(v, zones.session_zone())
