@@ -42,12 +42,12 @@ The rule (a lower priority for analytic work, cooperatively):
   its p99 (commit to visible) was 17-85 ms against PostgreSQL's 10. A short query
   is not what starves OLTP; a long one is still held to its share.
 
-While OLTP runs (`BUSY` touches in a window or two), the interpreter's GIL switch
-interval is `FAST_SWITCH` (0.5 ms, not Python's 5 ms), and back to what it was once
-a paced scan finds no OLTP running. It is set by the touch that makes OLTP count as
-running, not only by a paced scan: background threads that run Python for long
-stretches without pacing (a freeze's segment encoding, a checkpoint's packing) held
-each OLTP wake-up up to 5 ms as well. Why: an OLTP session wakes up for every message of its
+While a scan is paced, the interpreter's GIL switch interval is `FAST_SWITCH`
+(0.5 ms, not Python's 5 ms), and back to what it was once a paced scan finds
+no OLTP running. (Not while OLTP runs alone: setting it as soon as OLTP counted as
+running, so that a freeze's or a checkpoint's Python stretches would give way too,
+cost TPC-C alone about 10 %: 2,527 against 2,835 tpmC, three 15 s runs each,
+alternating, load 8-9; more hand-offs between the OLTP threads themselves.) Why: an OLTP session wakes up for every message of its
 client and must get the GIL back each time; while the analytic thread runs
 Python code it gives the GIL up only at the switch interval, so each wake-up
 waited up to 5 ms. Measured with the htap workload's queries beside pgbench
@@ -154,8 +154,6 @@ class Pacer:
             self.count = 0
             self.since = now
         self.count += 1
-        if not self.fast and self.count + self.before >= BUSY and self.share < 1.0:
-            self._fast(True)  # OLTP runs: background threads (freezes, ANALYZE) give way too
 
     def active(self, other_than: int) -> bool:
         """Tells whether a session other than `other_than` touched the store in the last
