@@ -19,9 +19,11 @@ A `Segment` holds up to a few thousand sorted keys and their rows:
 - keys as one bytes blob (fixed width when all keys are: no offsets), searched by a
   bisection probing the blob (no key objects kept);
 - rows as one blob of per-row `marshal` records (exact ints, floats, str, bytes,
-  bools, None, and lists/tuples of those) or, when some value is not one of those
-  (Decimal, uuid, datetimes, subclasses), per-row pickles: marshal would refuse them
-  or hand back a different type (a bytearray comes back as bytes). Marshal records are
+  bools, None, and lists/tuples of those). When some value is not one of those
+  (Decimal, uuid, datetimes, subclasses: marshal would refuse them or hand back a
+  different type, a bytearray as bytes), `kivi.colcodec` converts those columns to
+  values marshal keeps, a C-level pass a column (`conv` says how to convert back);
+  only rows of several arities are still pickled one by one. Marshal records are
   of format version 2, which has no back-references, so any run of them read behind a
   tuple header is one `marshal.loads` (a scan decodes a whole range in one C call);
   when all rows have the same arity the records are the rows' values without their
@@ -59,6 +61,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
 from typing import Any, overload
+
+from cumulo.server.kivi.colcodec import Conv, from_columns, from_row, to_marshal
 
 Row = tuple[Any, ...]
 
@@ -106,11 +110,11 @@ class Segment:
     """Sorted keys and their one live row each, encoded; immutable but for `alive`."""
 
     __slots__ = ("n", "width", "kblob", "koffs", "rblob", "roffs", "pickled",
-                 "arity", "alive", "dead", "max_ts", "first", "last", "decoded", "reads")
+                 "arity", "conv", "alive", "dead", "max_ts", "first", "last", "decoded", "reads")
 
     def __init__(self, n: int, width: int, kblob: bytes, koffs: array | None, rblob: bytes,
-                 roffs: array, pickled: bool, arity: int, alive: bytearray, max_ts: int
-                 ) -> None:
+                 roffs: array, pickled: bool, arity: int, alive: bytearray, max_ts: int,
+                 conv: Conv = ()) -> None:
         self.n = n
         self.width = width  # 0: keys of several widths, cut by koffs
         self.kblob = kblob
@@ -119,6 +123,7 @@ class Segment:
         self.roffs = roffs
         self.pickled = pickled
         self.arity = arity  # marshal records without their tuple header, or -1: with it
+        self.conv = conv  # the columns `colcodec` converted to marshal-safe values, and how
         self.alive = alive
         self.dead = alive.count(0)
         self.max_ts = max_ts
@@ -138,7 +143,15 @@ class Segment:
         koffs = None if width else array("I", accumulate(map(len, keys), initial=0))
         pickled = not _marshal_safe(rows)
         arity = -1
-        if pickled:
+        conv: Conv = ()
+        arities = set(map(len, rows)) if pickled and set(map(type, rows)) == {tuple} else ()
+        if len(arities) == 1:  # by columns: no pickle call per row (`kivi.colcodec`)
+            arity = arities.pop()
+            cols, conv = to_marshal(rows, arity)
+            recs = list(map(marshal.dumps, zip(*cols, strict=True), repeat(2)))
+            blobs = list(map(bytes.__getitem__, recs, repeat(slice(5, None))))
+            pickled = False
+        elif pickled:
             blobs = [pickle.dumps(r, 5) for r in rows]
         else:
             blobs = list(map(marshal.dumps, rows, repeat(2)))
@@ -148,7 +161,7 @@ class Segment:
                 blobs = list(map(bytes.__getitem__, blobs, repeat(slice(5, None))))
         roffs = array("I", accumulate(map(len, blobs), initial=0))
         return cls(n, width, b"".join(keys), koffs, b"".join(blobs), roffs, pickled, arity,
-                   bytearray(b"\x01") * n, max_ts)
+                   bytearray(b"\x01") * n, max_ts, conv)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -179,7 +192,8 @@ class Segment:
             return pickle.loads(blob)
         if self.arity < 0:
             return marshal.loads(blob)
-        return marshal.loads(b"(" + self.arity.to_bytes(4, "little") + blob)
+        rec = marshal.loads(b"(" + self.arity.to_bytes(4, "little") + blob)
+        return from_row(rec, self.conv) if self.conv else rec
 
     def rows(self, i: int, j: int) -> list[Row]:
         """Rows i..j-1, dead ones too, decoded by C-level passes."""
@@ -199,6 +213,8 @@ class Segment:
         if a == 0:
             return [()] * (j - i)
         flat = marshal.loads(b"(" + (a * (j - i)).to_bytes(4, "little") + blob)
+        if self.conv:
+            return from_columns([flat[c::a] for c in range(a)], self.conv)
         return list(zip(*[iter(flat)] * a, strict=True))
 
     def bisect(self, key: bytes) -> int:
@@ -265,7 +281,7 @@ class Segment:
         ro = self.roffs
         roffs = array("I", [x - ro[i] for x in ro[i:j + 1]])
         return Segment(j - i, w, kblob, koffs, self.rblob[ro[i]:ro[j]], roffs, self.pickled,
-                       self.arity, self.alive[i:j], self.max_ts)
+                       self.arity, self.alive[i:j], self.max_ts, self.conv)
 
     @property
     def nbytes(self) -> int:

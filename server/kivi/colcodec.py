@@ -1,0 +1,133 @@
+"""Cold-row records by columns: the values marshal refuses, converted one column at a time.
+
+Why. A cold segment (`kivi.coldrows.Segment`) keeps its rows as per-row `marshal`
+records, which C code writes and reads by the thousand. Rows holding a Decimal, a date
+or a timestamp were pickled instead, one `pickle.dumps` call per row: ~7.5 us a
+TPC-H lineitem row, so the freeze after a bulk load held the interpreter for minutes
+and competed with the queries and loads beside it (py-spy: 34.7 % of samples).
+
+Here the rows are transposed once (`zip(*rows)`) and each column whose values are not
+all marshal-safe is turned into values that are, by one C-level `map` a column:
+- 'D' Decimal -> its `str` (exact: the string keeps the exponent, -0, NaN payloads,
+  sNaN and infinities; `Decimal(str)` reads it back);
+- 'd' date -> its proleptic ordinal (an int);
+- 'T' datetime (tzinfo None or UTC, fold 0) -> `isoformat()` (`fromisoformat` reads
+  it back with the same tzinfo object);
+- 'P' anything else (subclasses such as citext or intervals, the infinity sentinels,
+  UUIDs, aware times, lists holding Decimals) -> one pickle per value.
+A column's None values stay None. The converted rows are then marshal records like
+any others, so a segment keeps its row offsets, cuts and point reads; `conv` tells
+which columns to convert back and how. Only exact types are converted: a subclass
+or a date sentinel always takes the pickle, which gives back its class.
+
+>>> from decimal import Decimal
+>>> import datetime as dt
+>>> rows = [(1, Decimal("1.10"), dt.date(1998, 9, 2), "N"), (2, None, dt.date(1, 1, 1), "R")]
+>>> cols, conv = to_marshal(rows, 4)
+>>> conv
+((1, 'D', True), (2, 'd', False))
+>>> cols[1], cols[2]
+(['1.10', None], [729634, 1])
+>>> from_columns(cols, conv) == rows
+True
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import pickle
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from functools import partial
+from operator import attrgetter
+from typing import Any
+
+Row = tuple[Any, ...]
+Conv = tuple[tuple[int, str, bool], ...]  # (column, kind, holds None) of each converted column
+
+_SAFE = frozenset({type(None), bool, int, float, str, bytes})
+_NONE = type(None)
+_UTC_OR_NONE = frozenset({None, dt.UTC})
+_pickle5 = partial(pickle.dumps, protocol=5)
+
+_TO: dict[str, Callable[[Any], Any]] = {
+    "D": Decimal.__str__,
+    "d": dt.date.toordinal,
+    "T": dt.datetime.isoformat,
+    "P": _pickle5,
+}
+_FROM: dict[str, Callable[[Any], Any]] = {
+    "D": Decimal,
+    "d": dt.date.fromordinal,
+    "T": dt.datetime.fromisoformat,
+    "P": pickle.loads,
+}
+
+
+def _safe_value(v: Any) -> bool:
+    t = type(v)
+    if t is list or t is tuple:
+        return all(map(_safe_value, v))
+    return t in _SAFE
+
+
+def _kind(col: Sequence[Any], types: set[type], nones: bool) -> str:
+    """'' when marshal gives the column back as it is, else how to convert it."""
+    if types <= _SAFE:
+        return ""
+    if types <= _SAFE | {list, tuple} and all(map(_safe_value, col)):
+        return ""
+    if len(types) == 1:
+        t = next(iter(types))
+        if t is Decimal:
+            return "D"
+        if t is dt.date:
+            return "d"
+        if t is dt.datetime:
+            vals = [v for v in col if v is not None] if nones else col
+            if set(map(attrgetter("tzinfo"), vals)) <= _UTC_OR_NONE \
+                    and not any(map(attrgetter("fold"), vals)):
+                return "T"
+    return "P"
+
+
+def _convert(col: Sequence[Any], f: Callable[[Any], Any], nones: bool) -> Sequence[Any]:
+    if nones:
+        return [None if v is None else f(v) for v in col]
+    return list(map(f, col))
+
+
+def to_marshal(rows: Sequence[Row], arity: int) -> tuple[list[Sequence[Any]], Conv]:
+    """The rows' columns (all rows are tuples of `arity` values), the ones marshal would
+    not give back as they are converted, and how to convert them back."""
+    cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if arity else []
+    conv: list[tuple[int, str, bool]] = []
+    for c, col in enumerate(cols):
+        types = set(map(type, col))
+        nones = _NONE in types
+        types.discard(_NONE)
+        kind = _kind(col, types, nones)
+        if kind:
+            cols[c] = _convert(col, _TO[kind], nones)
+            conv.append((c, kind, nones))
+    return cols, tuple(conv)
+
+
+def from_columns(cols: list[Sequence[Any]], conv: Conv) -> list[Row]:
+    """Rows from marshal-decoded columns (changed in place): `to_marshal` undone."""
+    for c, kind, nones in conv:
+        cols[c] = _convert(cols[c], _FROM[kind], nones)
+    return list(zip(*cols, strict=True))
+
+
+def from_row(rec: Sequence[Any], conv: Conv) -> Row:
+    """One row from its marshal-decoded record."""
+    out = list(rec)
+    for c, kind, _ in conv:
+        v = out[c]
+        if v is not None:
+            out[c] = _FROM[kind](v)
+    return tuple(out)
+
+
+__all__ = ["Conv", "from_columns", "from_row", "to_marshal"]
