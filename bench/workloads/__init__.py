@@ -29,6 +29,7 @@ WORKLOADS = {
     "bulk": "bench.workloads.bulk",
     "copyin": "bench.workloads.copyin",
     "copyout": "bench.workloads.copyout",
+    "literalinsert": "bench.workloads.literalinsert",
     "cluster": "bench.workloads.cluster",
     "workers": "bench.workloads.workers",
     "memory": "bench.workloads.memory",

@@ -51,7 +51,7 @@ from .manyvalues import _HEAD
 _INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
 _INT8_MIN, _INT8_MAX = -(2**63), 2**63 - 1
 _NUM = r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_CELL = r"(?:" + _NUM + r"|'(?:[^']|'')*'|NULL|TRUE|FALSE)"
+_CELL = r"(?:" + _NUM + r"|'[^']*(?:''[^']*)*'|NULL|TRUE|FALSE)"
 _TAIL = re.compile(r"\s*(?:;\s*$|$|ON\s+CONFLICT\b|RETURNING\b)", re.I)
 _NOT_INT = re.compile(r"[.eE]")
 MIN_ROWS = 2
@@ -70,7 +70,7 @@ def _patterns(width: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 _FIRST_ROW = re.compile(r"\(\s*" + _CELL + r"(?:\s*,\s*" + _CELL + r")*\s*\)", re.I | re.A)
-_STRING = re.compile(r"'(?:[^']|'')*'")
+_STRING = re.compile(r"'[^']*(?:''[^']*)*'")
 
 
 def _width(row: str) -> int:
