@@ -31,8 +31,8 @@ The rule (a lower priority for analytic work, cooperatively):
   otherwise `pace()` costs one clock read. A scan alone runs at full speed.
 - sessions paced in the same `WINDOW` split the share (`pacing`): an analytic
   query beside an automatic ANALYZE's read (`optimizer.sampling`, paced too) took
-  a share each, and the ANALYZE was 44 % of the server's GIL samples in a CH
-  mixed window, beside the stream's 25 %;
+  a share each, and the ANALYZE alone was 44 % of the server's GIL samples in
+  one CH mixed window;
 - the count starts afresh with each vectorized statement (`begin`), so a query
   that needs less than `SLICE` of CPU is never paused. Why: the count used to run
   on across statements, so a session polling a table with short columnar counts
@@ -47,7 +47,8 @@ While a scan is paced, the interpreter's GIL switch interval is `FAST_SWITCH`
 no OLTP running. (Not while OLTP runs alone: setting it as soon as OLTP counted as
 running, so that a freeze's or a checkpoint's Python stretches would give way too,
 cost TPC-C alone about 10 %: 2,527 against 2,835 tpmC, three 15 s runs each,
-alternating, load 8-9; more hand-offs between the OLTP threads themselves.) Why: an OLTP session wakes up for every message of its
+alternating, load 8-9; more hand-offs between the OLTP threads themselves.)
+Why: an OLTP session wakes up for every message of its
 client and must get the GIL back each time; while the analytic thread runs
 Python code it gives the GIL up only at the switch interval, so each wake-up
 waited up to 5 ms. Measured with the htap workload's queries beside pgbench
