@@ -200,6 +200,11 @@ class Function:
     out_names: tuple[str, ...] = ()  # a composite result's fields: OUT / TABLE columns, a
     out_types: tuple[int, ...] = ()  # table's row (`returns` is then its row type or record)
     out_column: str = ""  # a single OUT or TABLE column's name (the column's name in FROM)
+    # every parameter as declared (plpgsql.signature): proargmodes' letters (i o b v t), the
+    # printed declaration and the printed default ("" none), for pg_get_function_arguments
+    param_modes: tuple[str, ...] = ()
+    param_texts: tuple[str, ...] = ()
+    param_defaults: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

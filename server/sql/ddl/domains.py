@@ -36,6 +36,7 @@ from ...pgtypes import oids as T
 from ..catalog.model import CatalogSnapshot, UserType
 from ..dml.domaincheck import validate_stored
 from ..expr.types import datatype_oid, domain_of
+from ..privileges.check import current_role_oid
 from ..stmt import Stmt
 from .alter import drop_column
 from .depends import refuse_dependents, report_cascade
@@ -134,6 +135,7 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
             continue
         else:
             raise FeatureNotSupported(f"CREATE DOMAIN with {cc.sql('postgres')} is not supported")
+    t = dataclasses.replace(t, owner=current_role_oid(s))  # NB: DROP ROLE's 2BP01 names it
     s.store.put(s.ensure_txn(), s.db.oid, t)
     s.catalog_changed()
     return "CREATE DOMAIN"

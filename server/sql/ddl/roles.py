@@ -34,9 +34,10 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import PUBLIC_OID, Database, Role, Schema
-from ..privileges.check import current_role, must_own, role_dependents
+from ..privileges.check import current_role, must_own
 from ..stmt import Stmt
 from .names import parse_qualified, skip_or_raise
+from .roledeps import role_dependents
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -131,7 +132,7 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
                 _may_manage(me, role, "drop")
                 if name == s.user:
                     raise ObjectInUse("current user cannot be dropped")
-                deps = role_dependents(s.catalog(), role.oid)
+                deps = role_dependents(s.catalog(), role.oid, s.search_path())
                 if deps:
                     raise DependentObjectsStillExist(
                         f'role "{name}" cannot be dropped because some objects depend on it',

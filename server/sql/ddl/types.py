@@ -142,7 +142,8 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
     else:
         oid = s.store.allocate_oid()
     if not rest:  # a shell type: a name to fill in later (pg_type typtype p, not defined)
-        s.store.put(s.ensure_txn(), s.db.oid, UserType(oid, name, sch.oid, "p"))
+        s.store.put(s.ensure_txn(), s.db.oid, UserType(oid, name, sch.oid, "p",
+                                                        owner=current_role_oid(s)))
         s.catalog_changed()
         return "CREATE TYPE"
     m = _ENUM.match(rest)
@@ -166,6 +167,7 @@ def _create(s: SQLSession, schema: str | None, name: str, rest: str) -> str:
                      relid=s.store.allocate_oid())
     else:
         raise FeatureNotSupported(f"CREATE TYPE {rest.split()[0:3]} is not supported")
+    t = dataclasses.replace(t, owner=current_role_oid(s))  # NB: DROP ROLE's 2BP01 names it
     s.store.put(s.ensure_txn(), s.db.oid, t)
     s.catalog_changed()
     return "CREATE TYPE"

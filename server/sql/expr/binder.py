@@ -62,6 +62,7 @@ from . import runtime as rt
 from . import types as ty
 from .bound import E, const
 from .casts import cast_function, check_int, each_element, tstz_to_local, tstz_to_timetz
+from .collate import check_collate, check_explicit_pair
 from .commontype import select_common_type
 from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
@@ -916,7 +917,10 @@ class Binder(SpecialForms):
         return e
 
     def b_Collate(self, node: exp.Collate) -> E:
-        return self.bind(node.this)
+        e = self.bind(node.this)
+        check_collate(self.planner.catalog, node.expression, e.type)
+        check_explicit_pair(self.planner.catalog, node)
+        return e
 
     # -- casts ---------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ its argument.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...errors import UndefinedColumn
@@ -136,17 +136,27 @@ def pg_type_is_visible(ctx: FunctionContext, oid: int) -> bool | None:
     return schema is not None and schema.name in ctx.search_path()
 
 
-@register("pg_function_is_visible", args=[T.OID], returns=T.BOOL)
-def pg_function_is_visible(oid: int) -> bool:
-    """True: every function lives in pg_catalog."""
+def _always_visible(oid: int) -> bool:
+    """True: every such object lives in pg_catalog."""
     return True
+
+
+@register("pg_function_is_visible", args=[T.OID], returns=T.BOOL, needs_context=True)
+def pg_function_is_visible(ctx: FunctionContext, oid: int) -> bool:
+    """True for the built-ins (pg_catalog); a CREATE FUNCTION's function when its schema is
+    on the search_path."""
+    u = _user_function(ctx, oid)
+    if u is None:
+        return True
+    schema = ctx.catalog.schema_by_oid(u.schema_oid)
+    return schema is not None and schema.name in ctx.search_path()
 
 
 for _name in ("pg_collation_is_visible", "pg_opclass_is_visible", "pg_operator_is_visible",
               "pg_conversion_is_visible", "pg_statistics_obj_is_visible",
               "pg_ts_config_is_visible", "pg_opfamily_is_visible", "pg_ts_dict_is_visible",
               "pg_ts_parser_is_visible", "pg_ts_template_is_visible"):
-    register(_name, args=[T.OID], returns=T.BOOL)(pg_function_is_visible)
+    register(_name, args=[T.OID], returns=T.BOOL)(_always_visible)
 
 
 @register("obj_description", args=[T.OID, T.NAME], returns=T.TEXT, needs_context=True)
@@ -206,9 +216,36 @@ def _function(oid: int) -> Any:
     return defs[idx] if idx < len(defs) else None
 
 
-@register("pg_get_function_result", args=[T.OID], returns=T.TEXT)
-def pg_get_function_result(oid: int) -> str | None:
-    """Returns a function's result type as SQL text (SETOF for set-returning ones)."""
+def _arguments_text(modes: Sequence[str], texts: Sequence[str], defaults: Sequence[str],
+              with_defaults: bool) -> str:
+    """pg_get_function_arguments (with defaults) / _identity_arguments (without): every
+    parameter but a RETURNS TABLE's columns."""
+    out = []
+    for m, t, d in zip(modes, texts, defaults, strict=True):
+        if m != "t":
+            out.append(t + (f" DEFAULT {d}" if d and with_defaults else ""))
+    return ", ".join(out)
+
+
+def _table_result(modes: Sequence[str], texts: Sequence[str]) -> str | None:
+    """`TABLE(x integer, y text)` for a RETURNS TABLE function, else None."""
+    cols = [t for m, t in zip(modes, texts, strict=True) if m == "t"]
+    return f"TABLE({', '.join(cols)})" if cols else None
+
+
+def _user_function(ctx: FunctionContext, oid: int) -> Any:
+    """A CREATE FUNCTION's catalog row (None for a built-in or no function)."""
+    return next((f for f in ctx.catalog.functions if f.oid == oid), None)
+
+
+@register("pg_get_function_result", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_function_result(ctx: FunctionContext, oid: int) -> str | None:
+    """Returns a function's result type as SQL text (SETOF for set-returning ones,
+    TABLE(...) for RETURNS TABLE)."""
+    u = _user_function(ctx, oid)
+    if u is not None:
+        table = _table_result(u.param_modes, u.param_texts)
+        return table or ("SETOF " if u.retset else "") + (format_type(u.returns, None) or "")
     f = _function(oid)
     if f is None:
         return None
@@ -219,9 +256,12 @@ def pg_get_function_result(oid: int) -> str | None:
     return ("SETOF " if f.set_returning else "") + (format_type(ret, None) or "")
 
 
-@register("pg_get_function_arguments", args=[T.OID], returns=T.TEXT)
-def pg_get_function_arguments(oid: int) -> str | None:
-    """Returns a function's argument types as SQL text."""
+def _arguments(ctx: FunctionContext, oid: int, with_defaults: bool) -> str | None:
+    u = _user_function(ctx, oid)
+    if u is not None:
+        if not u.param_texts:  # NB: made before the catalog kept the declarations
+            return ", ".join(format_type(a, None) or "" for a in u.arg_types)
+        return _arguments_text(u.param_modes, u.param_texts, u.param_defaults, with_defaults)
     f = _function(oid)
     if f is None:
         return None
@@ -230,8 +270,35 @@ def pg_get_function_arguments(oid: int) -> str | None:
     return ", ".join(format_type(a, None) or "" for a in f.args)
 
 
-register("pg_get_function_identity_arguments", args=[T.OID],
-         returns=T.TEXT)(pg_get_function_arguments)
+def user_functiondef(ctx: FunctionContext, oid: int) -> str | None:
+    """pg_get_functiondef of a CREATE FUNCTION's function, laid out as PostgreSQL's
+    ruleutils does (psql's `\\sf`); None when `oid` is not one."""
+    u = _user_function(ctx, oid)
+    if u is None:
+        return None
+    schema = ctx.catalog.schema_by_oid(u.schema_oid)
+    head = f"{quote_ident(schema.name)}." if schema is not None else ""
+    args = _arguments(ctx, oid, True)
+    result = pg_get_function_result(ctx, oid)
+    lang = "plpgsql" if u.language == "plpgsql" else "sql"
+    options = {"i": " IMMUTABLE", "s": " STABLE"}.get(u.volatility, "") + (
+        " STRICT" if u.strict else "")
+    return (f"CREATE OR REPLACE FUNCTION {head}{quote_ident(u.name)}({args})\n"
+            f" RETURNS {result}\n LANGUAGE {lang}\n" + (f"{options}\n" if options else "")
+            + f"AS $function${u.body}$function$\n")
+
+
+@register("pg_get_function_arguments", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_function_arguments(ctx: FunctionContext, oid: int) -> str | None:
+    """Returns a function's parameters as SQL text: modes, names, types and defaults."""
+    return _arguments(ctx, oid, True)
+
+
+@register("pg_get_function_identity_arguments", args=[T.OID], returns=T.TEXT,
+          needs_context=True)
+def pg_get_function_identity_arguments(ctx: FunctionContext, oid: int) -> str | None:
+    """Returns the parameters that identify a function: as the arguments, without defaults."""
+    return _arguments(ctx, oid, False)
 
 
 @register("pg_get_triggerdef", args=[T.OID], returns=T.TEXT, needs_context=True)

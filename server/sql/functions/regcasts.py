@@ -105,9 +105,29 @@ def regproc_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
     schema_ok = len(parts) == 1 or parts[0] in ("pg_catalog", "information_schema")
     if schema_ok and (name in PG_PROC_OIDS or name in FUNCTIONS) and len(parts) <= 2:
         return proc_oid(name)
+    user = _user_functions(ctx, parts)
+    if len(user) > 1:
+        raise SQLError(f'more than one function named "{text}"', sqlstate="42725")
+    if user:
+        return user[0].oid
     if missing_ok:
         return None
     raise UndefinedFunction(f'function "{text}" does not exist')
+
+
+def _user_functions(ctx: Any, parts: list[str]) -> list[Any]:
+    """CREATE FUNCTION's functions named `[schema.]name`, the first schema of the search
+    path that has one when unqualified."""
+    cat = ctx.catalog
+    if len(parts) == 2:
+        sch = names(cat).schema_oid.get(parts[0])
+        return [f for f in cat.functions if f.name == parts[1] and f.schema_oid == sch]
+    for schema in ctx.search_path():
+        sch = names(cat).schema_oid.get(schema)
+        found = [f for f in cat.functions if f.name == parts[-1] and f.schema_oid == sch]
+        if found:
+            return found
+    return []
 
 
 def regnamespace_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
@@ -165,9 +185,11 @@ def regprocedure_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None
 @register("format:regprocedure", args=[T.REGPROCEDURE], returns=T.TEXT, needs_context=True)
 def regprocedure_out(ctx: Any, oid: int) -> str:
     """Prints a regprocedure as `name(argument types)` ("abs(integer)")."""
-    from ..pgcatalog.runtime import proc_row
+    from ..pgcatalog.runtime import pg_proc, proc_row
 
     row = proc_row(oid) if oid else None
+    if row is None and oid:  # NB: CREATE FUNCTION's rows are the catalog's, not the cache's
+        row = next((r for r in pg_proc(ctx) if r[0] == oid), None)
     if row is None:
         return "-" if oid == 0 else str(oid)
     return f"{row[1]}({','.join(format_type(a, None) or '' for a in row[19])})"
@@ -204,7 +226,8 @@ def regproc_out(ctx: Any, oid: int) -> str:
     """Prints a regproc as its function name ("-" for 0)."""
     if oid == 0:
         return "-"
-    return BY_OID.get(oid, str(oid)).partition("#")[0]
+    user = next((f.name for f in ctx.catalog.functions if f.oid == oid), None)
+    return user or BY_OID.get(oid, str(oid)).partition("#")[0]
 
 
 @register("format:regnamespace", args=[T.REGNAMESPACE], returns=T.TEXT, needs_context=True)

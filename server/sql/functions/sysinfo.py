@@ -25,6 +25,7 @@ from .. import conffile
 from ..pgcatalog.names import names
 from ..privileges.check import current_role_name
 from ..sessionview import SessionView
+from .catalogfns import user_functiondef
 from .registry import register
 
 VERSION = (
@@ -446,9 +447,13 @@ _VOLATILITY = {"i": " IMMUTABLE", "s": " STABLE", "v": ""}
 _PARALLEL = {"s": " PARALLEL SAFE", "r": " PARALLEL RESTRICTED", "u": ""}
 
 
-@register("pg_get_functiondef", args=[T.OID], returns=T.TEXT, oid=2098)
-def pg_get_functiondef(oid: int) -> str | None:
-    """Returns CREATE OR REPLACE FUNCTION text for a built-in, as psql's \\sf shows it."""
+@register("pg_get_functiondef", args=[T.OID], returns=T.TEXT, oid=2098, needs_context=True)
+def pg_get_functiondef(ctx: Any, oid: int) -> str | None:
+    """Returns CREATE OR REPLACE FUNCTION text, as psql's \\sf shows it (a CREATE
+    FUNCTION's: `catalogfns.user_functiondef`)."""
+    user = user_functiondef(ctx, oid)
+    if user is not None:
+        return user
     from ..pgcatalog.ddltext import format_type
     from ..pgcatalog.runtime import proc_row
 

@@ -35,7 +35,8 @@ from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
 from .parser import Block, parse_block
-from .results import Shape, split_top_level
+from .results import Shape, split_top_level, table_columns
+from .signature import signature
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -85,11 +86,15 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                     r"|SECURITY|PARALLEL|COST|ROWS|SET|LEAKPROOF|NOT|WINDOW)\b|\s*$)", opts,
                     re.I)
     form = (ret.group("t") or "").strip().rstrip("(").strip().upper() if ret else ""
+    lang = re.search(r"\bLANGUAGE\s+'?(\w+)'?", opts, re.I)
+    language = lang.group(1).lower() if lang else ""
+    session.catalog()  # NB: loads the session's user types (shells) for the type lookups
+    shells = _shell_types(params, ret.group("type") if ret and not form else None, language)
     shape = Shape.of(params, ret.group("type").strip() if ret else None, form,
                      _result_type, _row_types(session))
     args, returns = shape.args, shape.returns
-    lang = re.search(r"\bLANGUAGE\s+'?(\w+)'?", opts, re.I)
-    language = lang.group(1).lower() if lang else ""
+    sig = signature(params, table_columns(ret.group("type")) if ret and form == "TABLE" else [],
+                    _result_type)
     if language not in ("sql", "plpgsql"):
         raise SQLError(f'language "{language}" does not exist', sqlstate="42704")
     vol = re.search(r"\b(IMMUTABLE|STABLE|VOLATILE)\b", opts, re.I)
@@ -108,6 +113,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     replace = m.group("replace") is not None
 
     def run(s: SQLSession, p: list[Any]) -> Result:
+        for notice in shells:
+            s.notice(notice, sqlstate="42809")
         cat = s.catalog()
         sch = creation_schema(cat, schema_name, s.search_path())
         types = tuple(t for _, t in args)
@@ -125,12 +132,48 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       owner=old.owner if old is not None else current_role_oid(s),
                       acl=old.acl if old is not None else None, retset=shape.retset,
                       out_names=shape.out_names, out_types=shape.out_types,
-                      out_column=shape.column)
+                      out_column=shape.column, param_modes=sig.modes,
+                      param_texts=sig.texts, param_defaults=sig.defaults)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
         return Result("CREATE FUNCTION")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag="CREATE FUNCTION")
+
+
+def _shell_of(text: str) -> str | None:
+    """The name of the shell type `text` names (None for a defined or unknown type)."""
+    try:
+        _result_type(text)
+    except UndefinedObject as err:
+        m = re.fullmatch(r'type "(.+)" is only a shell', err.message)
+        return m.group(1) if m else None
+    except SQLError:
+        return None
+    return None
+
+
+def _shell_types(params: list[str], returns: str | None, language: str) -> list[str]:
+    """PostgreSQL's checks of shell types (CREATE TYPE t without a body) at CREATE FUNCTION:
+    a SQL function refuses them (42P13); another language gets a NOTICE, then PL/pgSQL's
+    validator refuses the pseudo-type (0A000). Returns the NOTICEs."""
+    found = []
+    for p in params:
+        decl = re.split(r"\s+(?:DEFAULT\b|=)", p, maxsplit=1, flags=re.I)[0].strip()
+        decl = re.sub(r"^(IN|OUT|INOUT|VARIADIC)\s+", "", decl, flags=re.I)
+        parts = decl.split(None, 1)
+        name = _shell_of(decl) or (_shell_of(parts[1]) if len(parts) == 2 else None)
+        if name is not None:
+            found.append(("argument", "accept", name))
+    ret = _shell_of(returns) if returns else None
+    if ret is not None:
+        found.append(("return", "return", ret))
+    for _, verb, name in found:
+        if language == "sql":
+            raise SQLError(f"SQL function cannot {verb} shell type {name}", sqlstate="42P13")
+        if language == "plpgsql":
+            raise FeatureNotSupported(f"PL/pgSQL functions cannot {verb} type {name}")
+    return [f"{what} type {name} is only a shell" for what, _, name in found]
 
 
 def _check_returns(node: Any, retset: bool) -> None:

@@ -69,7 +69,7 @@ class Shape:
         args = [(n, t) for m, n, t in decl if m != "OUT"]
         outs = [(n, t) for m, n, t in decl if m in ("OUT", "INOUT")]
         if form == "TABLE":
-            cols = [parameter(c, type_of)[1:] for c in _columns(returns or "")]
+            cols = [parameter(c, type_of)[1:] for c in table_columns(returns or "")]
             if len(cols) == 1:
                 return Shape(args, cols[0][1], True, column=cols[0][0])
             return Shape(args, T.RECORD, True, *_fields(cols))
@@ -117,6 +117,6 @@ def split_top_level(text: str) -> list[str]:
     return [c.strip() for c in out]
 
 
-def _columns(text: str) -> list[str]:
+def table_columns(text: str) -> list[str]:
     """The column declarations of `TABLE (x int, y numeric(5, 2))`."""
     return split_top_level(text.strip().rstrip(")"))

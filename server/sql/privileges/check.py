@@ -207,22 +207,3 @@ def check_object(s: SQLSession, kind: str, obj: Any, any_of: str) -> None:
         if len(_SEQ_PASSED) > 4096:
             _SEQ_PASSED.clear()
         _SEQ_PASSED[key] = True
-
-
-def role_dependents(cat: CatalogSnapshot, role_oid: int) -> list[str]:
-    """What keeps a role from being dropped in this database, as PostgreSQL's DETAIL lines
-    (`owner of table t`, `privileges for table t`)."""
-    out: list[str] = []
-    objects: list[tuple[str, Any]] = [("database", d) for d in cat.databases]
-    objects += [("schema", s) for s in cat.schemas]
-    objects += [(relation_noun(t), t) for t in cat.tables]
-    objects += [("sequence", q) for q in cat.sequences]
-    objects += [("function", f) for f in cat.functions]
-    for noun, obj in objects:
-        if obj.owner == role_oid:
-            out.append(f"owner of {noun} {obj.name}")
-        items = list(obj.acl or ()) + [e.split(":", 1)[1] for e in
-                                       getattr(obj, "column_acls", ())]
-        if any(role_oid in parse_item(i)[::2] for i in items):
-            out.append(f"privileges for {noun} {obj.name}")
-    return out

@@ -212,12 +212,12 @@ def test_zero_oids_print_as_dash(ctx):
 
 def test_function_signatures(ctx):
     oid = call("cast:regproc", "array_to_string", ctx=ctx)  # 384: PostgreSQL's 3-argument one
-    assert call("pg_get_function_result", oid) == "text"
-    assert call("pg_get_function_arguments", oid) == "anyarray, text, text"
+    assert call("pg_get_function_result", oid, ctx=ctx) == "text"
+    assert call("pg_get_function_arguments", oid, ctx=ctx) == "anyarray, text, text"
     oid = call("cast:regprocedure", "array_to_string(anyarray, text)", ctx=ctx)
-    assert oid == 395 and call("pg_get_function_arguments", oid) == "anyarray, text"
+    assert oid == 395 and call("pg_get_function_arguments", oid, ctx=ctx) == "anyarray, text"
     srf = call("cast:regproc", "pg_get_keywords", ctx=ctx)
-    assert call("pg_get_function_result", srf).startswith("TABLE(word text, catcode \"char\"")
-    assert call("pg_get_function_result", 1) is None
+    assert call("pg_get_function_result", srf, ctx=ctx).startswith("TABLE(word text, catcode \"char\"")
+    assert call("pg_get_function_result", 1, ctx=ctx) is None
     assert call("pg_get_triggerdef", 1, True, ctx=ctx) is None  # NB: no such trigger
     assert call("pg_relation_is_publishable", P, ctx=ctx) is True
