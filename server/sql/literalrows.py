@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..pgtypes.numlimits import fits_numeric
-from .manyvalues import _HEAD
+from .manyvalues import _HEAD, canonical_rows
 
 _INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
 _INT8_MIN, _INT8_MAX = -(2**63), 2**63 - 1
@@ -118,8 +118,7 @@ def _body(width: int, rows: int) -> str:
     key = (width, rows)
     text = _bodies.get(key)
     if text is None:
-        text = ",".join("(" + ",".join(f"${r * width + c + 1}" for c in range(width)) + ")"
-                        for r in range(rows))
+        text = canonical_rows(width, rows)
         if len(_bodies) >= _MAX_BODIES:
             _bodies.clear()
         _bodies[key] = text

@@ -488,12 +488,17 @@ class SQLSession:
                 stmt = analyse(self, ntext, list(oids))
             if stmt.version == -1:
                 return None
-            convs = []
+            convs: list[Any] = []
+            known: dict[tuple[int, int], Any] = {}  # NB: thousands of literal rows, few pairs
             for i, declared in enumerate(oids):
                 final = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
                 src = declared or 705
-                conv = cast_function(src, final) if final not in (0, src) else None
-                convs.append(conv)
+                if final in (0, src):
+                    convs.append(None)
+                    continue
+                if (src, final) not in known:
+                    known[(src, final)] = cast_function(src, final)
+                convs.append(known[(src, final)])
         except SQLError:
             return _Normalized(None, [], self.catalog_version())  # remember: use the raw text
         return _Normalized(stmt, convs, stmt.version)
