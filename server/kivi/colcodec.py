@@ -15,7 +15,10 @@ all marshal-safe is turned into values that are, by one C-level `map` a column:
   it back with the same tzinfo object);
 - 'P' anything else (subclasses such as citext or intervals, the infinity sentinels,
   UUIDs, aware times, lists holding Decimals) -> one pickle per value.
-A column's None values stay None. The converted rows are then marshal records like
+A 'D', 'd' or 'T' column of few distinct values (l_quantity, l_discount, l_tax) is
+coded instead ('E'): each value an index into a table of the values, kept decoded by
+the segment, so decoding reads them back by list lookups and decoded rows share the
+objects (a Decimal is 104 bytes). A column's None values stay None. The converted rows are then marshal records like
 any others, so a segment keeps its row offsets, cuts and point reads; `conv` tells
 which columns to convert back and how. Only exact types are converted: a subclass
 or a date sentinel always takes the pickle, which gives back its class.
@@ -25,10 +28,15 @@ or a date sentinel always takes the pickle, which gives back its class.
 >>> rows = [(1, Decimal("1.10"), dt.date(1998, 9, 2), "N"), (2, None, dt.date(1, 1, 1), "R")]
 >>> cols, conv = to_marshal(rows, 4)
 >>> conv
-((1, 'D', True), (2, 'd', False))
+((1, 'D', True, ()), (2, 'd', False, ()))
 >>> cols[1], cols[2]
 (['1.10', None], [729634, 1])
 >>> from_columns(cols, conv) == rows
+True
+>>> cols, conv = to_marshal(rows * 8, 4)
+>>> conv[0], cols[1][:3]
+((1, 'E', False, (Decimal('1.10'), None)), [0, 1, 0])
+>>> from_columns(cols, conv) == rows * 8
 True
 """
 
@@ -43,7 +51,9 @@ from operator import attrgetter
 from typing import Any
 
 Row = tuple[Any, ...]
-Conv = tuple[tuple[int, str, bool], ...]  # (column, kind, holds None) of each converted column
+# (column, kind, holds None, dictionary or ()) of each converted column
+Conv = tuple[tuple[int, str, bool, tuple[Any, ...]], ...]
+MAX_DICT = 256  # a column of at most this many distinct values (and 1/8 of the rows) is coded
 
 _SAFE = frozenset({type(None), bool, int, float, str, bytes})
 _NONE = type(None)
@@ -101,33 +111,49 @@ def to_marshal(rows: Sequence[Row], arity: int) -> tuple[list[Sequence[Any]], Co
     """The rows' columns (all rows are tuples of `arity` values), the ones marshal would
     not give back as they are converted, and how to convert them back."""
     cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if arity else []
-    conv: list[tuple[int, str, bool]] = []
+    conv: list[tuple[int, str, bool, tuple[Any, ...]]] = []
+    most = min(MAX_DICT, len(rows) >> 3)
     for c, col in enumerate(cols):
         types = set(map(type, col))
         nones = _NONE in types
         types.discard(_NONE)
         kind = _kind(col, types, nones)
-        if kind:
-            cols[c] = _convert(col, _TO[kind], nones)
-            conv.append((c, kind, nones))
+        if not kind:
+            continue
+        conv_col = _convert(col, _TO[kind], nones)
+        if kind in "DdT":  # few distinct values: by dictionary (an exact key: no Decimal ==)
+            distinct = dict.fromkeys(conv_col)
+            if len(distinct) <= most:
+                codes = dict(zip(distinct, range(len(distinct)), strict=True))
+                cols[c] = list(map(codes.__getitem__, conv_col))
+                table = tuple(None if v is None else _FROM[kind](v) for v in distinct)
+                conv.append((c, "E", False, table))
+                continue
+        cols[c] = conv_col
+        conv.append((c, kind, nones, ()))
     return cols, tuple(conv)
 
 
 def from_columns(cols: list[Sequence[Any]], conv: Conv) -> list[Row]:
     """Rows from marshal-decoded columns (changed in place): `to_marshal` undone."""
-    for c, kind, nones in conv:
-        cols[c] = _convert(cols[c], _FROM[kind], nones)
+    for c, kind, nones, table in conv:
+        if table:
+            cols[c] = list(map(table.__getitem__, cols[c]))
+        else:
+            cols[c] = _convert(cols[c], _FROM[kind], nones)
     return list(zip(*cols, strict=True))
 
 
 def from_row(rec: Sequence[Any], conv: Conv) -> Row:
     """One row from its marshal-decoded record."""
     out = list(rec)
-    for c, kind, _ in conv:
+    for c, kind, _, table in conv:
         v = out[c]
-        if v is not None:
+        if table:
+            out[c] = table[v]
+        elif v is not None:
             out[c] = _FROM[kind](v)
     return tuple(out)
 
 
-__all__ = ["Conv", "from_columns", "from_row", "to_marshal"]
+__all__ = ["MAX_DICT", "Conv", "from_columns", "from_row", "to_marshal"]

@@ -141,24 +141,20 @@ class Segment:
         widths = set(map(len, keys))
         width = widths.pop() if len(widths) == 1 else 0
         koffs = None if width else array("I", accumulate(map(len, keys), initial=0))
-        pickled = not _marshal_safe(rows)
         arity = -1
         conv: Conv = ()
-        arities = set(map(len, rows)) if pickled and set(map(type, rows)) == {tuple} else ()
+        arities = set(map(len, rows)) if set(map(type, rows)) == {tuple} else ()
+        pickled = len(arities) != 1 and not _marshal_safe(rows)
         if len(arities) == 1:  # by columns: no pickle call per row (`kivi.colcodec`)
             arity = arities.pop()
             cols, conv = to_marshal(rows, arity)
-            recs = list(map(marshal.dumps, zip(*cols, strict=True), repeat(2)))
+            recs = map(marshal.dumps, zip(*cols, strict=True) if conv else rows, repeat(2))
+            # NB: a version 2 tuple header is "(" and a 4-byte count
             blobs = list(map(bytes.__getitem__, recs, repeat(slice(5, None))))
-            pickled = False
         elif pickled:
             blobs = [pickle.dumps(r, 5) for r in rows]
         else:
             blobs = list(map(marshal.dumps, rows, repeat(2)))
-            arities = set(map(len, rows))
-            if len(arities) == 1:  # NB: a version 2 tuple header is "(" and a 4-byte count
-                arity = arities.pop()
-                blobs = list(map(bytes.__getitem__, blobs, repeat(slice(5, None))))
         roffs = array("I", accumulate(map(len, blobs), initial=0))
         return cls(n, width, b"".join(keys), koffs, b"".join(blobs), roffs, pickled, arity,
                    bytearray(b"\x01") * n, max_ts, conv)
