@@ -51,12 +51,12 @@ from .manyvalues import _HEAD, canonical_rows
 _INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
 _INT8_MIN, _INT8_MAX = -(2**63), 2**63 - 1
 _NUM = r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_CELL = r"(?:" + _NUM + r"|'[^']*(?:''[^']*)*'|NULL|TRUE|FALSE)"
+_CELL = r"(?:" + _NUM + r"|'[^']*(?:''[^']*)*'(?:::[A-Za-z_][A-Za-z_0-9]*)?|NULL|TRUE|FALSE)"
 _TAIL = re.compile(r"\s*(?:;\s*$|$|ON\s+CONFLICT\b|RETURNING\b)", re.I)
 _NOT_INT = re.compile(r"[.eE]")
 MIN_ROWS = 2
 _MAX_BODIES = 16
-_bodies: dict[tuple[int, int], str] = {}
+_bodies: dict[tuple[tuple[str, ...], int], str] = {}
 
 
 @lru_cache(maxsize=64)
@@ -105,20 +105,37 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
         rows = [(r,) for r in rows]
     flat_values: list[Any] = [None] * (n * width)
     flat_oids: list[int] = [0] * (n * width)
+    casts: list[str] = []
     for c, col in enumerate(zip(*rows, strict=True)):
+        cast = ""
+        if col[0][-1] != "'" and col[0][0] == "'":  # `'...'::type`: every row's, or none
+            cast = col[0][col[0].rindex("'"):]
+            if not all(t.endswith(cast) for t in col):
+                return None
+            col = tuple(t[:1 - len(cast)] for t in col)
+            cast = cast[1:]
+        casts.append(cast)
         conv = _column(col)
         if conv is None:
             return None
         flat_values[c::width], flat_oids[c::width] = conv
-    return (sql[:pos] + _body(width, n) + tail, tuple(flat_values), tuple(flat_oids))
+    return (sql[:pos] + _body(tuple(casts), n) + tail, tuple(flat_values), tuple(flat_oids))
 
 
-def _body(width: int, rows: int) -> str:
-    """`($1,$2),($3,$4),...`: the same text for every statement of this many rows and cells."""
-    key = (width, rows)
+def _body(casts: tuple[str, ...], rows: int) -> str:
+    """`($1,$2),($3,$4),...`: the same text for every statement of this many rows and cells.
+
+    A column of `'...'::type` literals keeps its cast on the parameter (`$2::date`), so the
+    string is read by the type's input function and then cast, as the typed literal is.
+    """
+    key = (casts, rows)
     text = _bodies.get(key)
     if text is None:
-        text = canonical_rows(width, rows)
+        if any(casts):
+            row = "(" + ",".join("$%d" + c for c in casts) + ")"
+            text = ",".join([row] * rows) % tuple(range(1, len(casts) * rows + 1))
+        else:
+            text = canonical_rows(len(casts), rows)
         if len(_bodies) >= _MAX_BODIES:
             _bodies.clear()
         _bodies[key] = text

@@ -12,6 +12,7 @@ protocol), psycopg (the rendered text through a simple Query) and pg8000.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pg8000.native
@@ -63,6 +64,11 @@ def _statements() -> list[str]:
         "INSERT INTO lr (id, i) VALUES (7001, 2.5), (7002, -2.5), (7003, 0.5), (7004, -0.0)",
         "INSERT INTO lr (id, name) VALUES (7005, 1), (7006, 2)",  # int into text: 42804
         "INSERT INTO lr (id, name, i) VALUES (7007, TRUE, 1), (7008, FALSE, 2)",
+        "INSERT INTO lr (id, ts, name, x) VALUES " + ", ".join(  # psycopg2's typed literals
+            f"({8000 + k}, '2024-03-{k % 28 + 1:02d}'::date, '{k}'::int, '{k}.5'::numeric)"
+            for k in range(1500)),
+        "INSERT INTO lr (id, ts) VALUES " + ", ".join(
+            f"({9000 + k}, '2024-02-{30 if k == 1400 else 1}'::date)" for k in range(1500)),
         *bad,
         "SELECT * FROM lr ORDER BY id",
     ]
@@ -98,14 +104,16 @@ def _execute_values(dsn: str) -> list[Any]:
         cur = conn.cursor()
         cur.execute("DROP TABLE IF EXISTS ev")
         cur.execute("CREATE TABLE ev (id bigint PRIMARY KEY, name text, x numeric(8,3), "
-                    "f float8, ok boolean)")
-        data = [(k, None if k % 11 == 0 else f"o'k \"{k}\"", k / 8, k * 0.1, k % 2 == 0)
+                    "f float8, ok boolean, d date, t timestamptz)")
+        data = [(k, None if k % 11 == 0 else f"o'k \"{k}\"", k / 8, k * 0.1, k % 2 == 0,
+                 datetime.date(2024, 1, 1) + datetime.timedelta(days=k),
+                 datetime.datetime(2024, 5, 1, 12, k % 60, tzinfo=datetime.UTC))
                 for k in range(2500)]
         psycopg2.extras.execute_values(cur, "INSERT INTO ev VALUES %s", data, page_size=1000)
         out: list[Any] = [cur.rowcount]
         got = psycopg2.extras.execute_values(
             cur, "INSERT INTO ev VALUES %s ON CONFLICT (id) DO UPDATE SET x = excluded.x * 2 "
-            "RETURNING id, x", [(k, "z", k + 0.0005, 0.5, None) for k in range(2490, 2510)],
+            "RETURNING id, x", [(k, "z", k + 0.0005, 0.5, None, None, None) for k in range(2490, 2510)],
             fetch=True)
         out.append(sorted(got))
         try:
@@ -114,7 +122,7 @@ def _execute_values(dsn: str) -> list[Any]:
                                             for k in range(2000)], page_size=2000)
         except psycopg2.Error as e:
             out.append((e.pgcode, e.diag.message_primary, e.diag.statement_position))
-        cur.execute("SELECT id, name, x, f, ok FROM ev ORDER BY id")
+        cur.execute("SELECT id, name, x, f, ok, d, t FROM ev ORDER BY id")
         out.append(cur.fetchall())
         return out
     finally:

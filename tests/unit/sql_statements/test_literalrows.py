@@ -7,8 +7,11 @@ tests/integration/test_literal_rows_pg15.py; here the fast path is shown to be t
 
 from __future__ import annotations
 
+import datetime
 import doctest
 from decimal import Decimal
+
+from psycopg2.extensions import adapt
 
 from cumulo.server.sql import literalrows, parse
 from tests.integration.test_literal_rows_pg15 import _insert, _rows
@@ -69,3 +72,18 @@ def test_stored_through_session(session) -> None:
     got = fetch(session, "SELECT count(*), count(v), sum(n), sum(i), count(*) FILTER (WHERE b) "
                          "FROM lt")
     assert [tuple(r) for r in got] == [(1001, 751, Decimal("499801.0"), 500502, 500)]
+
+
+def test_psycopg2_rendering_is_recognised() -> None:
+    """What `execute_values` sends: ` -1` for negatives, `'...'::date`, `'...'::timestamptz`."""
+    data = [(k, None if k % 3 == 0 else f"o'k {k}", k / 8, k % 2 == 0, -k,
+             datetime.date(2024, 1, 1) + datetime.timedelta(days=k),
+             datetime.datetime(2024, 5, 1, 12, k, tzinfo=datetime.UTC)) for k in range(4)]
+    sql = "INSERT INTO ev VALUES " + ",".join(
+        "(" + ",".join(adapt(v).getquoted().decode() for v in r) + ")" for r in data)
+    got = literalrows.normalize(sql)
+    assert got is not None
+    assert got[0].startswith("INSERT INTO ev VALUES ($1,$2,$3,$4,$5,$6::date,$7::timestamptz),")
+    assert got[1][7:14] == (1, "o'k 1", Decimal("0.125"), False, -1, "2024-01-02",
+                            "2024-05-01T12:01:00+00:00")
+    assert got[2][7:14] == (23, 0, 1700, 16, 23, 0, 0)
