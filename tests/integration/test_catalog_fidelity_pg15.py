@@ -6,17 +6,21 @@
 - CREATE FUNCTION over a shell type (42P13 for SQL, 0A000 for PL/pgSQL);
 - `COLLATE` inside expressions: unknown collations 42704, types without a
   collation 42804, two different explicit collations 42P21;
+- `RETURNING t` (the target's whole row) is typed as the row type t, text and binary;
+- a quoted name assigned to a reg* column is looked up (`'pg_class'` into regclass);
 - DROP ROLE of a role that owns types, tables, sequences, functions and views
   or holds privileges: 2BP01 with PostgreSQL's DETAIL, in its order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
 import uuid
 
+import asyncpg
 import psycopg
 import pytest
 
@@ -60,6 +64,18 @@ select array['a'] collate "C", null collate "C";
 select t collate "C", v collate "POSIX" from tc order by t collate "POSIX";
 create collation mine (locale = 'C');
 select 'a' collate mine, 'b' collate public.mine;
+""",
+    "reg_assignment": """
+create table rg (c regclass, t regtype, cs regclass[], p regproc, n regnamespace);
+insert into rg(c, t, cs, p, n) values ('pg_class', 'int4', '{pg_class,rg}', 'now', 'public');
+insert into rg(c, t) values ('rg', 'text'), ('pg_proc', 'int8');
+insert into rg(c) values ('nosuch');
+insert into rg(t) values ('nosuch');
+insert into rg(cs) values ('{pg_type,nosuch}');
+select c, t, cs, p, n, c::oid > 0 from rg order by c::oid;
+update rg set c = 'rg' where t = 'int8'::regtype;
+update rg set t = 'nosuch';
+select c::text, t::text from rg order by 1, 2;
 """,
 }
 
@@ -154,3 +170,41 @@ def test_drop_role_names_what_it_owns_as_pg15(servers):
     assert expected[-1][0].startswith("drop role") and len(expected[-1]) == 2
     diffs = [(e, g) for e, g in zip(expected, got[1], strict=True) if e != g]
     assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+
+
+RETURNING = ["insert into rt values (1, 'x') returning rt", "update rt set a = 2 returning rt",
+             "insert into rt as z values (3, 'y') returning z, z.a",
+             "delete from rt where a = 2 returning rt, rt.*"]
+
+
+def _returning_psycopg(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists rt")
+        c.execute("create table rt (a int, b text)")
+        rowtype = c.execute("select 'rt'::regtype::oid").fetchone()[0]
+        for sql in RETURNING:
+            cur = c.execute(sql)
+            out.append(([(d.name, d.type_code == rowtype) for d in cur.description],
+                        cur.fetchall()))
+    return out
+
+
+async def _returning_asyncpg(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("drop table if exists rt; create table rt (a int, b text)")
+        return [[tuple(tuple(v) if isinstance(v, asyncpg.Record) else v for v in r)
+                 for r in await conn.fetch(sql)] for sql in RETURNING]
+    finally:
+        await conn.close()
+
+
+def test_returning_whole_row_is_the_row_type_as_pg15(servers):
+    pg, cu = servers
+    expected = _returning_psycopg(pg.dsn())
+    assert expected[0] == ([("rt", True)], [("(1,x)",)])
+    assert _returning_psycopg(cu.dsn()) == expected
+    expected = asyncio.run(_returning_asyncpg(pg.dsn()))
+    assert expected[0] == [((1, "x"),)]  # NB: binary: asyncpg decodes the composite type
+    assert asyncio.run(_returning_asyncpg(cu.dsn())) == expected

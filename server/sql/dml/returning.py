@@ -11,6 +11,7 @@ from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from ...errors import AmbiguousColumn
 from ...pgtypes import oids as T
+from ...pgtypes import records
 from ...pgwire.backend import Column
 from ..catalog.model import Table
 from ..context import ParamTypes, ScopeColumn
@@ -106,10 +107,22 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
         cs = COMPILER.compile_scalar(inner, scope, s.catalog(), params, s.search_path())
         out_name = name or (inner.output_name if isinstance(inner, exp.Column) else "") \
             or _output_name(s, inner, scope, params)  # NB: 'lit' and 'x'::text are not named so
-        cols.append(Column(out_name or "?column?", cs.type_oid, cs.typmod))
+        type_oid = cs.type_oid
+        if type_oid == T.RECORD and table.reltype and _whole_row(inner, qual, scope):
+            type_oid = table.reltype  # NB: `RETURNING t` is the row type t, as in PostgreSQL
+            records.ROW_TYPES.add(type_oid)  # NB: its Records encode as `record` does
+        cols.append(Column(out_name or "?column?", type_oid, cs.typmod))
         fns.append(cs.fn)
         positions.append(0)
     return Returning(cols, fns, positions, xmax_pos)
+
+
+def _whole_row(e: exp.Expression, qual: str, scope: list[ScopeColumn]) -> bool:
+    """Whether `e` names the target table's whole row (`RETURNING t`, `RETURNING t.*` aside)."""
+    if not isinstance(e, exp.Column) or e.table or not isinstance(e.this, exp.Identifier):
+        return False
+    name = ident(e.this)
+    return name == qual and not any(sc.name == name for sc in scope)
 
 
 def _output_name(s: SQLSession, inner: exp.Expression, scope: list[ScopeColumn],

@@ -25,6 +25,8 @@ from ..catalog.model import Column, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_sequence, parse_qualified
 from ..expr.casts import cast_function
+from ..expr.constfold import refuse_literal_parameter
+from ..expr.regarrays import REG_TYPES
 from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
@@ -65,6 +67,12 @@ def literal_value(node: exp.Expression) -> tuple[Any, int]:
     return _UNSET, 0
 
 
+def reg_target(type_oid: int) -> bool:
+    """Whether a column is a reg* type or array: a quoted name assigned to it is looked up
+    in the catalog at run time (`'pg_class'` -> its OID, as regclassin), not read as text."""
+    return type_oid in REG_TYPES or T.ELEMENT_OF.get(type_oid, 0) in REG_TYPES
+
+
 def _assign(src: int, col: Column) -> Callable[[Any], Any] | None:
     if src == col.type_oid:
         return None
@@ -82,7 +90,7 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
                   params: ParamTypes) -> ValueFn:
     """Compiles one value for column `col` into `fn(row, ctx)`."""
     v, t = literal_value(node)
-    if v is not _UNSET:
+    if v is not _UNSET and not (t == T.UNKNOWN and v is not None and reg_target(col.type_oid)):
         if v is None:
             return lambda row, ctx: None
         conv = _assign(t, col)
@@ -91,6 +99,8 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
     if isinstance(node, exp.Parameter | exp.Placeholder):
         n = int(node.this.name if isinstance(node.this, exp.Expression) else node.name or 0)
         if n:
+            if reg_target(col.type_oid):
+                refuse_literal_parameter()  # NB: `'pg_class'` there is a name, not digits
             params.infer(n, col.type_oid)
             ptype = params.get(n)
             pconv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None

@@ -46,6 +46,13 @@ class SharedPlanRefused(SQLError):
     """A statement whose parameters are its own literals calls a function PostgreSQL folds."""
 
 
+def refuse_literal_parameter() -> None:
+    """Raises SharedPlanRefused while the statement's parameters stand for its literals: for a
+    literal whose meaning needs the catalog at analysis (a name assigned to a reg* column)."""
+    if _LITERALS.get():
+        raise SharedPlanRefused("a literal is read through the catalog per statement")
+
+
 @contextlib.contextmanager
 def literal_parameters() -> Iterator[None]:
     """Marks the statement analysed inside as one whose parameters are its own literals."""
