@@ -15,8 +15,8 @@ all marshal-safe is turned into values that are, by one C-level `map` a column:
   it back with the same tzinfo object);
 - 'P' anything else (subclasses such as citext or intervals, the infinity sentinels,
   UUIDs, aware times, lists holding Decimals) -> one pickle per value.
-A 'D', 'd' or 'T' column of few distinct values (l_quantity, l_discount, l_tax) is
-coded instead ('E'): each value an index into a table of the values, kept decoded by
+A 'D', 'd', 'T' or plain str column of few distinct values (l_quantity, l_discount,
+l_tax, l_shipmode) is coded instead ('E'): each value an index into a table of the values, kept decoded by
 the segment, so decoding reads them back by list lookups and decoded rows share the
 objects (a Decimal is 104 bytes). A column's None values stay None. The converted rows are then marshal records like
 any others, so a segment keeps its row offsets, cuts and point reads; `conv` tells
@@ -57,6 +57,7 @@ MAX_DICT = 256  # a column of at most this many distinct values (and 1/8 of the 
 
 _SAFE = frozenset({type(None), bool, int, float, str, bytes})
 _NONE = type(None)
+_STR = {str}
 _UTC_OR_NONE = frozenset({None, dt.UTC})
 _pickle5 = partial(pickle.dumps, protocol=5)
 
@@ -119,6 +120,12 @@ def to_marshal(rows: Sequence[Row], arity: int) -> tuple[list[Sequence[Any]], Co
         types.discard(_NONE)
         kind = _kind(col, types, nones)
         if not kind:
+            if types == _STR:  # short repeated strings (flags, modes): coded, shared when read
+                distinct = dict.fromkeys(col)
+                if len(distinct) <= most:
+                    codes = dict(zip(distinct, range(len(distinct)), strict=True))
+                    cols[c] = list(map(codes.__getitem__, col))
+                    conv.append((c, "E", False, tuple(distinct)))
             continue
         conv_col = _convert(col, _TO[kind], nones)
         if kind in "DdT":  # few distinct values: by dictionary (an exact key: no Decimal ==)

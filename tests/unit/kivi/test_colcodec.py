@@ -132,7 +132,7 @@ def test_every_value_type_round_trips_through_a_segment():
     assert seen == {"D", "E", "d", "T", "P"}  # every way of converting a column was taken
     lineitem = (1, Decimal("17.00"), Decimal("21168.23"), dt.date(1996, 3, 13), "N", "TRUCK")
     seg = Segment.encode([b"k%04d" % i for i in range(100)], [lineitem] * 100, 1)
-    assert [kind for _, kind, _, _ in seg.conv] == ["E", "E", "E"]  # one value each: coded
+    assert [c for c, kind, _, _ in seg.conv if kind == "E"] == [1, 2, 3, 4, 5]  # one value each
     assert seg.nbytes < 100 * len(pickle.dumps(lineitem, 5))  # smaller than a pickle a row
 
 
