@@ -474,7 +474,8 @@ class SQLSession:
                     self.cache.put(key, entry)
             if entry is not None and entry.stmt is not None:
                 params = entry.bind(values)
-                if remember and all(type(v) in _IMMUTABLE for v in params):  # NB: shared
+                # NB: shared; a bulk INSERT's thousands of literals are not worth keeping
+                if remember and len(params) <= 64 and all(type(v) in _IMMUTABLE for v in params):
                     if len(self._raw_texts) >= 256:
                         self._raw_texts.clear()
                     self._raw_texts[text] = (entry.stmt, tuple(params), version,
