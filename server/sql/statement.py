@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..errors import FeatureNotSupported
 from . import txnctl, utility
-from .ddl import dispatch
+from .ddl import dispatch, owned
 from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
@@ -52,6 +52,8 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
     if u is not None:
         return utility.analyse_utility(session, text, u[0], u[1], param_oids, analyse,
                                        analyse_tree)
+    if owned.OWNED.match(text):  # REASSIGN OWNED / DROP OWNED: sqlglot reads neither
+        return owned.analyse(session, text)
     if _FUNCTION_DDL.match(text):  # CREATE FUNCTION / DROP FUNCTION: sqlglot reads neither
         return analyse_function_ddl(session, text)
     if is_trigger_ddl(text):  # CREATE / DROP TRIGGER, ALTER TABLE ... ENABLE | DISABLE TRIGGER

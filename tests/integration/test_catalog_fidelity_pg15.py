@@ -132,6 +132,34 @@ def test_psql_df_and_sf_as_pg15(servers):
     assert outs[1] == outs[0]
 
 
+def _owned_statements(role: str) -> list[str]:
+    """REASSIGN OWNED and DROP OWNED clear the role for DROP ROLE."""
+    return [f"create role {role}", "create schema s7", f"grant create, usage on schema s7 to {role}",
+            f"set role {role}", "create type s7.tt as (a int)", "create table s7.t7 (a int)",
+            "create sequence s7.q7", "create function s7.fn7(a int) returns int language sql "
+            "as 'select a'", "create view s7.v7 as select a from s7.t7", "reset role",
+            "create table other7 (a int)", f"grant select on other7 to {role}",
+            f"reassign owned by {role} to current_user",
+            f"select count(*) from pg_class where relname in ('t7', 'q7', 'v7') "
+            f"and relowner = '{role}'::regrole", f"drop role {role}", f"set role {role}",
+            "create table s7.mine (a int)", "reset role", "drop owned by nosuch",
+            f"drop owned by {role}",
+            "select relname from pg_class where relname in ('t7', 'q7', 'v7', 'mine') order by 1",
+            f"drop role {role}"]
+
+
+def _role_outcomes(db_dsn: str, statements: list[str]) -> list:
+    out: list = []
+    with psycopg.connect(db_dsn, autocommit=True) as c:
+        for sql in statements:
+            try:
+                cur = c.execute(sql)
+                out.append((sql, cur.statusmessage, cur.fetchall() if cur.description else None))
+            except psycopg.Error as e:
+                out.append((sql, e.sqlstate, e.diag.message_primary, e.diag.message_detail))
+    return out
+
+
 def _drop_role_outcomes(dsn: str, db_dsn: str, role: str) -> list:
     out: list = []
     with psycopg.connect(db_dsn, autocommit=True) as c:
@@ -164,10 +192,12 @@ def test_drop_role_names_what_it_owns_as_pg15(servers):
         with psycopg.connect(dsn, autocommit=True) as c:
             c.execute("DROP DATABASE IF EXISTS catfid_roles")
             c.execute("CREATE DATABASE catfid_roles")
-        got.append(_drop_role_outcomes(dsn, db_dsn, role))
+        got.append(_drop_role_outcomes(dsn, db_dsn, role)
+                   + _role_outcomes(db_dsn, _owned_statements(role + "x")))
     expected = got[0]
+    assert ("drop owned by " + role + "x", "DROP OWNED", None) in expected
     assert any("owner of type s3.tt" in str(r) for r in expected)
-    assert expected[-1][0].startswith("drop role") and len(expected[-1]) == 2
+    assert expected[-1] == (f"drop role {role}x", "DROP ROLE", None)
     diffs = [(e, g) for e, g in zip(expected, got[1], strict=True) if e != g]
     assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
 
