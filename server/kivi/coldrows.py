@@ -57,7 +57,7 @@ import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
 from typing import Any, overload
@@ -67,6 +67,7 @@ from cumulo.server.kivi.colcodec import Conv, from_columns, from_row, to_marshal
 Row = tuple[Any, ...]
 
 _MARSHAL_SAFE = frozenset({type(None), bool, int, float, str, bytes})
+_NUMBERS = frozenset({type(None), bool, int, float, bytes})
 
 
 def _marshal_safe(rows: Sequence[Row]) -> bool:
@@ -86,6 +87,28 @@ def _safe_value(v: Any) -> bool:
     if t is list or t is tuple:
         return all(map(_safe_value, v))
     return t in _MARSHAL_SAFE
+
+
+def _records(rows: Sequence[Row]) -> tuple[list[bytes], bool, int, Conv]:
+    """Each row's record, whether they are pickles, the rows' arity (-1: marshal records
+    with their tuple header) and the columns `colcodec` converted."""
+    arities = set(map(len, rows)) if set(map(type, rows)) == {tuple} else ()
+    if len(arities) != 1:  # rows of several arities: whole marshal records, or pickles
+        if _marshal_safe(rows):
+            return list(map(marshal.dumps, rows, repeat(2))), False, -1, ()
+        return [pickle.dumps(r, 5) for r in rows], True, -1, ()
+    arity = arities.pop()
+    conv: Conv = ()
+    recs: Iterable[Row] = rows
+    if not (set(map(type, chain.from_iterable(rows[:1]))) <= _NUMBERS
+            and set(map(type, chain.from_iterable(rows))) <= _NUMBERS):  # else nothing to do
+        cols, conv = to_marshal(rows, arity)  # by columns: no pickle call per row
+        if conv:
+            recs = zip(*cols, strict=True)
+    # NB: a version 2 tuple header is "(" and a 4-byte count
+    blobs = list(map(bytes.__getitem__, map(marshal.dumps, recs, repeat(2)),
+                     repeat(slice(5, None))))
+    return blobs, False, arity, conv
 
 
 @lru_cache(maxsize=128)
@@ -141,20 +164,7 @@ class Segment:
         widths = set(map(len, keys))
         width = widths.pop() if len(widths) == 1 else 0
         koffs = None if width else array("I", accumulate(map(len, keys), initial=0))
-        arity = -1
-        conv: Conv = ()
-        arities = set(map(len, rows)) if set(map(type, rows)) == {tuple} else ()
-        pickled = len(arities) != 1 and not _marshal_safe(rows)
-        if len(arities) == 1:  # by columns: no pickle call per row (`kivi.colcodec`)
-            arity = arities.pop()
-            cols, conv = to_marshal(rows, arity)
-            recs = map(marshal.dumps, zip(*cols, strict=True) if conv else rows, repeat(2))
-            # NB: a version 2 tuple header is "(" and a 4-byte count
-            blobs = list(map(bytes.__getitem__, recs, repeat(slice(5, None))))
-        elif pickled:
-            blobs = [pickle.dumps(r, 5) for r in rows]
-        else:
-            blobs = list(map(marshal.dumps, rows, repeat(2)))
+        blobs, pickled, arity, conv = _records(rows)
         roffs = array("I", accumulate(map(len, blobs), initial=0))
         return cls(n, width, b"".join(keys), koffs, b"".join(blobs), roffs, pickled, arity,
                    bytearray(b"\x01") * n, max_ts, conv)
