@@ -90,6 +90,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     language = lang.group(1).lower() if lang else ""
     session.catalog()  # NB: loads the session's user types (shells) for the type lookups
     shells = _shell_types(params, ret.group("type") if ret and not form else None, language)
+    if shells and language == "plpgsql":
+        _refuse_shells(session, shells)
     shape = Shape.of(params, ret.group("type").strip() if ret else None, form,
                      _result_type, _row_types(session))
     args, returns = shape.args, shape.returns
@@ -113,8 +115,6 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     replace = m.group("replace") is not None
 
     def run(s: SQLSession, p: list[Any]) -> Result:
-        for notice in shells:
-            s.notice(notice, sqlstate="42809")
         cat = s.catalog()
         sch = creation_schema(cat, schema_name, s.search_path())
         types = tuple(t for _, t in args)
@@ -156,7 +156,7 @@ def _shell_of(text: str) -> str | None:
 def _shell_types(params: list[str], returns: str | None, language: str) -> list[str]:
     """PostgreSQL's checks of shell types (CREATE TYPE t without a body) at CREATE FUNCTION:
     a SQL function refuses them (42P13); another language gets a NOTICE, then PL/pgSQL's
-    validator refuses the pseudo-type (0A000). Returns the NOTICEs."""
+    validator refuses the pseudo-type (0A000, `_refuse_shells`). Returns the NOTICEs."""
     found = []
     for p in params:
         decl = re.split(r"\s+(?:DEFAULT\b|=)", p, maxsplit=1, flags=re.I)[0].strip()
@@ -171,9 +171,18 @@ def _shell_types(params: list[str], returns: str | None, language: str) -> list[
     for _, verb, name in found:
         if language == "sql":
             raise SQLError(f"SQL function cannot {verb} shell type {name}", sqlstate="42P13")
-        if language == "plpgsql":
-            raise FeatureNotSupported(f"PL/pgSQL functions cannot {verb} type {name}")
     return [f"{what} type {name} is only a shell" for what, _, name in found]
+
+
+def _refuse_shells(session: SQLSession, notices: list[str]) -> None:
+    """PL/pgSQL's validator: after the NOTICEs, 0A000 for the (pseudo-typed) shell, the
+    result's before the arguments'."""
+    for notice in notices:
+        session.notice(notice, sqlstate="42809")
+    first = next((n for n in notices if n.startswith("return")), notices[0])
+    what, _, name = first.split(" ", 3)[:3]  # NB: "argument type sh is only a shell"
+    verb = "return" if what == "return" else "accept"
+    raise FeatureNotSupported(f"PL/pgSQL functions cannot {verb} type {name}")
 
 
 def _check_returns(node: Any, retset: bool) -> None:
