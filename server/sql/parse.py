@@ -50,6 +50,8 @@ _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark
 _PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "MAKE_INTERVAL"}
 # NB: sqlglot reads substr(...) as SUBSTRING; as a plain call it keeps its name (the column's)
 _PG_PARSER.FUNCTIONS["SUBSTR"] = lambda args: exp.Anonymous(this="substr", expressions=args)
+# NB: and to_hex(...) as Hex, which then binds as hex(integer), a function PostgreSQL lacks
+_PG_PARSER.FUNCTIONS["TO_HEX"] = lambda args: exp.Anonymous(this="to_hex", expressions=args)
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize

@@ -639,6 +639,13 @@ select 'a|b'::tsquery > 'a'::tsquery, 'a'::tsquery <= 'a:B'::tsquery, 'a'::tsque
 select tsquery_cmp('a', 'b'), tsquery_cmp('b & c', 'a'), tsquery_eq('a:*', 'a');
 select min('$.a'::jsonpath);
 """,
+    # to_hex keeps its name: sqlglot read it as Hex, which bound as hex(integer) (42883)
+    "to_hex": """
+select to_hex(255), to_hex(-1), to_hex(2147483648), to_hex(0::bigint), to_hex(-9223372036854775808);
+select to_hex(i) from (values (10), (4096)) v(i) order by 1;
+select to_hex('x');
+select hex(5);
+""",
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 
