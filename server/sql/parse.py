@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from decimal import Decimal
+from functools import partial
 from typing import Any, cast
 
 import sqlglot
@@ -33,6 +34,11 @@ from ..pgtypes.numlimits import fits_numeric
 from . import extsyntax, geosyntax, inlists, literalrows, manyvalues
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
+
+
+def _plain_call(name: str, args: list[exp.Expression]) -> exp.Expression:
+    """A call sqlglot would read as another function's node, kept as written."""
+    return exp.Anonymous(this=name, expressions=args)
 
 
 def _mark_date_part(parser: Any) -> exp.Expression:
@@ -50,8 +56,11 @@ _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark
 _PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "MAKE_INTERVAL"}
 # NB: sqlglot reads substr(...) as SUBSTRING; as a plain call it keeps its name (the column's)
 _PG_PARSER.FUNCTIONS["SUBSTR"] = lambda args: exp.Anonymous(this="substr", expressions=args)
-# NB: and to_hex(...) as Hex, which then binds as hex(integer), a function PostgreSQL lacks
-_PG_PARSER.FUNCTIONS["TO_HEX"] = lambda args: exp.Anonymous(this="to_hex", expressions=args)
+# NB: and these as another function's node, which then binds under that name: to_hex as Hex
+# (hex(integer), which PostgreSQL lacks), log10 as Log(10, x) (no log(numeric, float8)), and
+# ceiling/char_length/character_length named ceil/length. Each is registered under its own name.
+for _name in ("to_hex", "log10", "ceiling", "char_length", "character_length"):
+    _PG_PARSER.FUNCTIONS[_name.upper()] = partial(_plain_call, _name)
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize

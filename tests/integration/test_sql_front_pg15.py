@@ -639,12 +639,20 @@ select 'a|b'::tsquery > 'a'::tsquery, 'a'::tsquery <= 'a:B'::tsquery, 'a'::tsque
 select tsquery_cmp('a', 'b'), tsquery_cmp('b & c', 'a'), tsquery_eq('a:*', 'a');
 select min('$.a'::jsonpath);
 """,
-    # to_hex keeps its name: sqlglot read it as Hex, which bound as hex(integer) (42883)
-    "to_hex": """
+    # Calls sqlglot reads as another function's node keep their name and overloads: to_hex
+    # bound as hex(integer) (42883), log10(float8) as log(10, x) (42883); ceiling and
+    # char_length were named ceil and length.
+    "renamed_calls": """
 select to_hex(255), to_hex(-1), to_hex(2147483648), to_hex(0::bigint), to_hex(-9223372036854775808);
 select to_hex(i) from (values (10), (4096)) v(i) order by 1;
 select to_hex('x');
 select hex(5);
+select ceiling(2.5), ceiling(2.5::float8), ceiling(7::bigint), ceil(-1.5);
+select log10(2.5::float8), log10(2.5), log10(100), log(100), log(2, 8), ln(10);
+select char_length('abc'), character_length('ab  '::char(4)), char_length('ab  '::varchar), length('ab  '::char(4));
+select char_length('\\x0102'::bytea);
+select log10(0::float8);
+select t, ceiling(t), char_length(s) from (values (1.2::float8, 'hello')) v(t, s);
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
