@@ -232,6 +232,47 @@ create collation sc.cx from "POSIX";
 select collname, collnamespace::regnamespace from pg_collation where collname = 'cx';
 drop collation sc.cx;
 """,
+    "drop_schema_members": """
+create schema s;
+create schema o;
+create table s.tb (a int);
+create type s.mood as enum ('a', 'b');
+create table o.t (id int, m s.mood);
+create type s.comp as (x int, y text);
+create type o.pair as (p s.comp, q int);
+create domain s.dom as int check (value > 0);
+create function s.f(integer) returns integer language sql as 'select $1';
+create function s.g() returns trigger language plpgsql as 'begin return new; end';
+create function s.h(s.mood) returns int language sql as 'select 1';
+create function o.h(s.mood) returns int language sql as 'select 2';
+create collation s.c (locale = 'C');
+create table o.w (t text collate s.c, k int);
+create table o.u (id int);
+create trigger tr before insert on o.u for each row execute function s.g();
+drop type s.mood;
+drop schema s;
+drop schema s restrict;
+drop schema s cascade;
+select count(*) from pg_type where typname in ('mood', 'comp', 'dom', '_mood');
+select count(*) from pg_proc where proname in ('f', 'g', 'h');
+select count(*) from pg_collation where collname = 'c';
+select count(*) from pg_trigger where tgname = 'tr';
+select attname from pg_attribute where attrelid = 'o.t'::regclass and attnum > 0
+  and not attisdropped order by attnum;
+select attname from pg_attribute where attrelid = 'o.w'::regclass and attnum > 0
+  and not attisdropped order by attnum;
+insert into o.u values (1);
+create schema s;
+create type s.mood as enum ('x');
+create domain s.dom as text;
+create collation s.c (locale = 'C');
+create function s.f(integer) returns integer language sql as 'select $1 + 1';
+select s.f(1), 'x'::s.mood, 'y'::s.dom;
+set search_path = s, public;
+drop schema s;
+drop schema s cascade;
+drop schema if exists s cascade;
+""",
     "prepare_and_numeric_range": """
 prepare p1 as select 1/0;
 execute p1;

@@ -156,8 +156,8 @@ def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool,
     return Result("CREATE COLLATION")
 
 
-def _users(s: SQLSession, found: list[Collation]) -> tuple[list[str], list[str],
-                                                          list[tuple[Table, str]]]:
+def collation_users(s: SQLSession, found: list[Collation]
+                    ) -> tuple[list[str], list[str], list[tuple[Table, str]]]:
     """The columns using the collations: DETAIL lines, notice objects, (table, column)s."""
     cat, visible = s.catalog(), s.search_path()
     lines, objects, columns = [], [], []
@@ -196,7 +196,7 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
         found.append(coll)
     if not found:
         return Result("DROP COLLATION")
-    lines, objects, columns = _users(s, found)
+    lines, objects, columns = collation_users(s, found)
     if not cascade and len(found) > 1 and lines:
         raise DependentObjectsStillExist(
             "cannot drop desired object(s) because other objects depend on them",

@@ -28,6 +28,7 @@ from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
 from ..stmt import Stmt
+from . import schemadrop
 from .coldefs import quote_ident
 from .depends import refuse_dependents, relation_description, report_cascade, views_depending
 from .names import (
@@ -63,8 +64,9 @@ def create_schema(s: SQLSession, tree: exp.Create) -> str:
 
 
 def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
-    """DROP SCHEMA [IF EXISTS] name [CASCADE]: its tables, views and sequences (in
-    creation order, as PostgreSQL lists them) are refused with 2BP01 or go with it."""
+    """DROP SCHEMA [IF EXISTS] name [CASCADE]: its tables, views, sequences, types,
+    domains, functions and collations (in creation order, as PostgreSQL lists them, each
+    with what elsewhere uses it) are refused with 2BP01 or go with it."""
     for t in tree.args.get("tables") or [tree.this]:
         name = ident(t.args.get("db") or t.this) if isinstance(t, exp.Table) else ident(t)
         cat = s.catalog()
@@ -74,14 +76,23 @@ def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
                           InvalidSchemaName)
             continue
         visible = s.search_path()
-        members: list[Table | Sequence] = sorted(
-            [x for x in cat.tables if x.schema_oid == sch.oid]
-            + [q for q in cat.sequences if q.schema_oid == sch.oid and not q.owned_by],
-            key=lambda x: x.oid)
+        members: list[Table | Sequence | schemadrop.Member] = [
+            *(x for x in cat.tables if x.schema_oid == sch.oid),
+            *(q for q in cat.sequences if q.schema_oid == sch.oid and not q.owned_by),
+            *schemadrop.members(cat, sch)]
+        members.sort(key=lambda x: x.oid)
         this = f"schema {quote_ident(name)}"
-        lines: list[str] = []  # each member, then the views elsewhere that read it
+        lines: list[str] = []  # each member, then what elsewhere uses it
         gone: list[str] = []
         for x in members:
+            if not isinstance(x, (Table, Sequence)):
+                gone.append(schemadrop.describe(cat, x, visible))
+                lines.append(f"{gone[-1]} depends on {this}")
+                for obj, line in schemadrop.outside_users(s, sch, x):
+                    if obj not in gone:
+                        gone.append(obj)
+                        lines.append(line)
+                continue
             gone.append(relation_description(cat, x, visible))
             lines.append(f"{gone[-1]} depends on {this}")
             if isinstance(x, Table):
@@ -98,6 +109,7 @@ def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
                 gone += [d for d in drop_table_objects(s, s.catalog().existing_table(x.oid), True)
                          if d not in gone]  # views elsewhere that read this schema's tables
                 s.catalog_changed()
+        schemadrop.drop_members(s, sch)
         for q in s.catalog().sequences:
             if q.schema_oid == sch.oid:
                 s.store.delete(s.ensure_txn(), s.db.oid, q)

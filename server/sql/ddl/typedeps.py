@@ -50,9 +50,12 @@ def type_description(cat: CatalogSnapshot, t: UserType, visible: list[str]) -> s
     return f"type {shown_name(schema, t.name, visible)}"
 
 
-def function_description(f: Function) -> str:
-    """`function f(integer, comp)`, as getObjectDescription words a function."""
-    return f"function {f.name}({', '.join(format_type(a, -1) or '?' for a in f.arg_types)})"
+def function_description(cat: CatalogSnapshot, f: Function, visible: list[str]) -> str:
+    """`function f(integer, comp)`, or `function s.f(...)` outside the search_path, as
+    getObjectDescription words a function (so that o.f and s.f stay two objects)."""
+    schema = next((s.name for s in cat.schemas if s.oid == f.schema_oid), "")
+    args = ", ".join(format_type(a, -1) or "?" for a in f.arg_types)
+    return f"function {shown_name(schema, f.name, visible)}({args})"
 
 
 def type_uses(s: SQLSession, types: list[UserType]) -> TypeUses:
@@ -102,7 +105,7 @@ def type_uses(s: SQLSession, types: list[UserType]) -> TypeUses:
                         readers(tb, c.name, (first, rank, tb.oid))
             for f in cat.functions:
                 if oid in f.arg_types or f.returns == oid or oid in f.out_types:
-                    desc = function_description(f)
+                    desc = function_description(cat, f, visible)
                     if add((first, rank, f.oid), f"{desc} depends on {what}", desc):
                         out.functions.append(f)
             for other in cat.types:
