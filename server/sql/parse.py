@@ -57,9 +57,12 @@ _PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "M
 # NB: sqlglot reads substr(...) as SUBSTRING; as a plain call it keeps its name (the column's)
 _PG_PARSER.FUNCTIONS["SUBSTR"] = lambda args: exp.Anonymous(this="substr", expressions=args)
 # NB: and these as another function's node, which then binds under that name: to_hex as Hex
-# (hex(integer), which PostgreSQL lacks), log10 as Log(10, x) (no log(numeric, float8)), and
-# ceiling/char_length/character_length named ceil/length. Each is registered under its own name.
-for _name in ("to_hex", "log10", "ceiling", "char_length", "character_length"):
+# (hex(integer), which PostgreSQL lacks), log10 as Log(10, x) (no log(numeric, float8)),
+# regexp_like as RegexpLike (its flags dropped), sha256(b) as SHA2(b, 256) (so sha256(b, 7)
+# answered), and ceiling, char_length, mod, power, strpos named ceil, length, ?column?,
+# position. Each is registered under its own name.
+for _name in ("to_hex", "log10", "ceiling", "char_length", "character_length", "mod", "power",
+              "pow", "regexp_like", "strpos", "sha224", "sha256", "sha384", "sha512"):
     _PG_PARSER.FUNCTIONS[_name.upper()] = partial(_plain_call, _name)
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class

@@ -653,6 +653,22 @@ select char_length('abc'), character_length('ab  '::char(4)), char_length('ab  '
 select char_length('\\x0102'::bytea);
 select log10(0::float8);
 select t, ceiling(t), char_length(s) from (values (1.2::float8, 'hello')) v(t, s);
+select mod(7, 3), mod(-7::int2, 3::int2), mod(7.5, 2), power(2, 10), pow(2.5, 2), power(7::bigint, 2::bigint), power(2, -1);
+select power(0, -1);
+select regexp_like('abc', 'B', 'i'), regexp_like('abc', 'B'), strpos('hello', 'll'), sha256('\\x0102'::bytea), sha512(''::bytea);
+select sha256('\\x0102'::bytea, 7);
+""",
+    # gcd/lcm as PostgreSQL's: numeric ones on exact values at the larger scale (they were
+    # truncated to integers), NaN for NaN and infinity (XX000), 22003 past int4/int8.
+    "gcd_lcm": """
+select gcd(2.5, 2.5), gcd(1.5, 0.25), gcd(12.00, 8), gcd(-4.5, 0), gcd(0, 0.0), gcd(0.000, 0);
+select lcm(1.5, 0.5), lcm(0, 2.5), lcm(-1.5, 2.25), lcm(2.50, 1), gcd(12, 18), lcm(4::bigint, 6::bigint);
+select gcd('NaN'::numeric, 1)::text, lcm('NaN'::numeric, 1)::text, gcd('Infinity'::numeric, 1)::text, lcm('-Infinity'::numeric, 1)::text;
+select gcd(-2147483648, 0);
+select gcd(-2147483648, 2), lcm(-2147483648, 1);
+select lcm(2147483647, 2);
+select gcd(-9223372036854775808, 0::bigint);
+select gcd(-2147483648::bigint, 0), lcm(0, 0), gcd(a, b) from (values (6, 4), (null, 4)) v(a, b) order by 3;
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too

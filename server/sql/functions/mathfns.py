@@ -361,25 +361,58 @@ def setseed(seed: float) -> None:
     _random.seed(seed)
 
 
-@register("gcd", args=[T.INT4, T.INT4], returns=T.INT4)
-def gcd(a: Any, b: Any) -> Any:
-    """Returns the greatest common divisor."""
-    if isinstance(a, Decimal) or isinstance(b, Decimal):
-        return Decimal(math.gcd(int(a), int(b)))
-    return math.gcd(a, b)
+_INT_LIMITS = {T.INT4: (2**31, "integer"), T.INT8: (2**63, "bigint")}
 
 
-@register("lcm", args=[T.INT4, T.INT4], returns=T.INT4)
-def lcm(a: Any, b: Any) -> Any:
-    """Returns the least common multiple."""
-    if isinstance(a, Decimal) or isinstance(b, Decimal):
-        return Decimal(math.lcm(int(a), int(b)))
-    return math.lcm(a, b)
+def _int_result(v: int, oid: int) -> int:
+    """An integer gcd/lcm as its type holds it: gcd(-2147483648, 0) is 2^31, one past int4."""
+    limit, name = _INT_LIMITS[oid]
+    if v >= limit:
+        raise NumericValueOutOfRange(f"{name} out of range")
+    return v
 
 
-for _t in (T.INT8, NUM):
-    register("gcd", args=[_t, _t], returns=_t)(gcd)
-    register("lcm", args=[_t, _t], returns=_t)(lcm)
+def _numeric_gcd(a: Decimal, b: Decimal) -> Decimal:
+    """Euclid's algorithm on the exact values, at the larger display scale of the two, as
+    PostgreSQL's numeric gcd: gcd(1.5, 0.25) = 0.25, gcd(12.00, 8) = 4.00.
+
+    >>> _numeric_gcd(Decimal("1.5"), Decimal("0.25")), _numeric_gcd(Decimal("-4.5"), Decimal(0))
+    (Decimal('0.25'), Decimal('4.5'))
+    """
+    scale = Decimal(1).scaleb(min(int(a.as_tuple().exponent), int(b.as_tuple().exponent), 0))
+    x, y = abs(a), abs(b)
+    with localcontext() as c:
+        c.prec = 1000
+        while y:
+            x, y = y, x % y
+        return x.quantize(scale)
+
+
+def _gcd_lcm(oid: int, lcm: bool) -> Any:
+    def fn(a: Any, b: Any) -> Any:
+        if oid == NUM:
+            a, b = Decimal(a), Decimal(b)
+            if not (a.is_finite() and b.is_finite()):  # NaN and infinity: NaN, as PostgreSQL
+                return _NAN
+            g = _numeric_gcd(a, b)
+            if not lcm:
+                return g
+            if not a or not b:
+                return Decimal(0).quantize(g)
+            with localcontext() as c:
+                c.prec = 1000
+                return abs(a * b / g).quantize(g)
+        g = math.gcd(a, b)
+        return _int_result(abs(a // g * b) if lcm and g else g, oid)
+
+    fn.__doc__ = (f"Returns the {'least common multiple' if lcm else 'greatest common divisor'}"
+                  " (22003 past the integer type; NaN for a non-finite numeric).")
+    return fn
+
+
+for _t in (T.INT4, T.INT8, NUM):
+    register("gcd", args=[_t, _t], returns=_t)(_gcd_lcm(_t, False))
+    register("lcm", args=[_t, _t], returns=_t)(_gcd_lcm(_t, True))
 
 
 @register("width_bucket", args=[F8, F8, F8, T.INT4], returns=T.INT4)

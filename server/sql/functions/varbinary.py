@@ -177,18 +177,6 @@ def cotd(x: float) -> float:
     return math.inf if t == 0 else 1.0 / t
 
 
-def _sha2(name: str) -> None:
-    def digest(b: bytes, _bits: int) -> bytes:
-        return hashlib.new(name, bytes(b)).digest()
-
-    digest.__doc__ = f"Returns the {name.upper()} hash of the bytes (sqlglot's SHA2 form)."
-    register(name, args=[BYTEA, INT4], returns=BYTEA)(digest)
-
-
-for _name in ("sha224", "sha256", "sha384", "sha512"):
-    _sha2(_name)
-
-
 @register("overlay", args=[BYTEA, BYTEA, INT4, INT4], returns=BYTEA)
 def overlay(b: bytes, new: bytes, start: int, count: int) -> bytes:
     """Replaces count bytes from position start (1-based) by new."""
