@@ -391,17 +391,17 @@ def _numeric_gcd(a: Decimal, b: Decimal) -> Decimal:
 def _gcd_lcm(oid: int, lcm: bool) -> Any:
     def fn(a: Any, b: Any) -> Any:
         if oid == NUM:
-            a, b = Decimal(a), Decimal(b)
-            if not (a.is_finite() and b.is_finite()):  # NaN and infinity: NaN, as PostgreSQL
+            x, y = Decimal(a), Decimal(b)
+            if not (x.is_finite() and y.is_finite()):  # NaN and infinity: NaN, as PostgreSQL
                 return _NAN
-            g = _numeric_gcd(a, b)
+            d = _numeric_gcd(x, y)
             if not lcm:
-                return g
-            if not a or not b:
-                return Decimal(0).quantize(g)
+                return d
+            if not x or not y:
+                return Decimal(0).quantize(d)
             with localcontext() as c:
                 c.prec = 1000
-                return abs(a * b / g).quantize(g)
+                return abs(x * y / d).quantize(d)
         g = math.gcd(a, b)
         return _int_result(abs(a // g * b) if lcm and g else g, oid)
 
