@@ -62,8 +62,14 @@ _PG_PARSER.FUNCTIONS["SUBSTR"] = lambda args: exp.Anonymous(this="substr", expre
 # answered), and ceiling, char_length, mod, power, strpos named ceil, length, ?column?,
 # position. Each is registered under its own name.
 for _name in ("to_hex", "log10", "ceiling", "char_length", "character_length", "mod", "power",
-              "pow", "regexp_like", "strpos", "sha224", "sha256", "sha384", "sha512"):
+              "pow", "regexp_like", "strpos", "sha224", "sha256", "sha384", "sha512",
+              "json_object", "jsonb_exists", "json_extract_path", "jsonb_contains",
+              "json_strip_nulls"):
     _PG_PARSER.FUNCTIONS[_name.upper()] = partial(_plain_call, _name)
+# NB: json_object(...) and jsonb_exists(...) have parsers of their own (SQL/JSON syntax
+# PostgreSQL 15 lacks); as plain calls they are functions.jsonmodify's.
+_PG_PARSER.FUNCTION_PARSERS = {k: v for k, v in _PG_PARSER.FUNCTION_PARSERS.items()
+                               if k not in ("JSON_OBJECT", "JSONB_EXISTS")}
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize

@@ -15,11 +15,107 @@ import asyncpg
 import pg8000.native
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 from tests.integration.test_statements_pg15 import assert_same_outcomes, statements
 from tests.pg15 import PASSWORD
 
 SCRIPTS = {
+    # jsonb_set/_lax/_insert, jsonb_delete_path, strip_nulls, json(b)_object, extract_path and
+    # the functions behind ? ?| ?& @> <@ (functions.jsonmodify): path corners, NULLs, errors.
+    "jsonb_modify": """
+create table jm (id int primary key, j jsonb);
+insert into jm values (1, '{"a": [1, 2], "b": {"c": null}}'), (2, '[1]'), (3, null);
+update jm set j = jsonb_set(j, '{a,0}', to_jsonb(id * 10)) where id = 1;
+update jm set j = jsonb_insert(j, '{0}', '0') where id = 2;
+select id, j::text, jsonb_strip_nulls(j)::text, jsonb_set_lax(j, '{z}', null, true, 'delete_key')::text from jm where id <> 2 order by id;
+select jsonb_set('{"a": [1, 2], "bb": {"c": 1}}', '{a,-1}', '9')::text;
+select jsonb_set('{"a": [1, 2]}', '{a,5}', '9')::text;
+select jsonb_set('{"a": [1, 2]}', '{a,-5}', '9')::text;
+select jsonb_set('{"a": [1, 2]}', '{a,-5}', '9', false)::text;
+select jsonb_set('{"a": [1, 2]}', '{a,0}', '9', false)::text;
+select jsonb_set('{"a": [1, 2]}', '{zz}', '{"y": [1]}')::text;
+select jsonb_set('{"a": [1, 2]}', '{zz}', '9', false)::text;
+select jsonb_set('{"a": [1, 2]}', '{zz,y}', '9')::text;
+select jsonb_set('{"a": 1}', '{a,b}', '9')::text;
+select jsonb_set('[]', '{3}', '9')::text;
+select jsonb_set('{}', '{}', '9')::text;
+select jsonb_set('1', '{a}', '9');
+select jsonb_set('1', '{}', '9');
+select jsonb_set('{"a": [1, 2]}', '{a,x}', '9');
+select jsonb_set('{"a": [1, 2]}', '{a,null}', '9');
+select jsonb_set('{"a": [1, 2]}', '{a," 1"}', '9')::text;
+select jsonb_set('{"a": [1, 2]}', '{a,+1}', '9')::text;
+select jsonb_set('{"a": [1, 2]}', '{a,99999999999}', '9');
+select jsonb_set('{"a": [1, 2]}', '{x,x}', '9')::text;
+select jsonb_set('{"a": [1, 2]}', '{a}', null);
+select jsonb_set(null, '{a}', '1');
+select jsonb_set('{"a": 1}', '{a}', '1', null);
+select jsonb_set(jsonb_in => '{"a": 1}', path => '{b}', replacement => '2')::text;
+select jsonb_set('{"a": 1}', path => '{b}', replacement => '2', create_if_missing => false)::text;
+select jsonb_insert('{"a": [0, 1, 2]}', '{a,1}', '"new"')::text;
+select jsonb_insert('{"a": [0, 1, 2]}', '{a,1}', '"new"', true)::text;
+select jsonb_insert('{"a": [0, 1, 2]}', '{a,-1}', '"new"', true)::text;
+select jsonb_insert('{"a": [0, 1, 2]}', '{a,9}', '"new"')::text;
+select jsonb_insert('{"a": [0, 1, 2]}', '{a,-9}', '"new"', true)::text;
+select jsonb_insert('{"a": {"b": "value"}}', '{a,b}', '"new"');
+select jsonb_insert('{"a": {"b": "value"}}', '{a,c}', '"new"')::text;
+select jsonb_insert('"x"', '{a}', '1');
+select jsonb_insert('[]', '{0}', '1', true)::text;
+select jsonb_insert(jsonb_in => '[1]', path => '{0}', replacement => '2', insert_after => true)::text;
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', null)::text;
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', null, true, 'delete_key')::text;
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', null, true, 'return_target')::text;
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', null, true, 'raise_exception');
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', null, true, 'nonsense');
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', '3', true, 'nonsense')::text;
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', null, true, null);
+select jsonb_set_lax('{"a": 1, "b": 2}', '{b}', '3', true, null);
+select jsonb_set_lax(null, '{b}', '3', true, null);
+select jsonb_set_lax('{"a": 1}', null, '3');
+select jsonb_set_lax('{"a": 1}', '{c}', '3', false)::text;
+select jsonb_strip_nulls('{"a": null, "bb": [null, {"c": null, "d": 1}], "c": 2}')::text;
+select jsonb_strip_nulls('null')::text;
+select json_strip_nulls('{"b": null, "a" : 1.50e2, "a": {"x": null}, "c": [null, "q\\"x"]}')::text;
+select json_strip_nulls('[1, null]')::text;
+select json_object('{a,1,b,2,3,NULL,"d e f","a b c"}')::text;
+select json_object('{{a,1},{b,2}}')::text;
+select json_object('{a,1,b}');
+select json_object('{{a,1,c},{b,2,d}}');
+select json_object('{{{a,1}}}');
+select json_object('{NULL,1}');
+select json_object('{}')::text;
+select json_object('{a,b}', '{1,2}')::text;
+select json_object('{a,b}', '{1,2,3}');
+select json_object('{a,NULL}', '{1,2}');
+select json_object('{a,b}', '{NULL,2}')::text;
+select jsonb_object('{b,1,a,2,b,3}')::text;
+select jsonb_object('{{a,1},{b,2}}')::text;
+select jsonb_object('{a,bb}', '{1,2}')::text;
+select jsonb_object('{a,1,b}');
+select jsonb_delete_path('{"a": [1, 2, 3], "b": 1}', '{a,-1}')::text;
+select jsonb_delete_path('{"a": [1, 2, 3], "b": 1}', '{b}')::text;
+select jsonb_delete_path('{}', '{x,null}')::text;
+select jsonb_delete_path('{"a":1}', '{}')::text;
+select jsonb_delete_path('1', '{a}');
+select jsonb_delete_path('[1,2]', '{x}');
+select jsonb_extract_path('{"a": {"b": [1, {"c": 2}]}}', 'a', 'b', '-1')::text;
+select jsonb_extract_path('{"a": {"b": [1, {"c": 2}]}}', 'a', 'x')::text;
+select jsonb_extract_path('{"a": [1]}', 'a', 'x')::text;
+select jsonb_extract_path('{"a": [1]}', 'a', null)::text;
+select jsonb_extract_path('5', '0')::text;
+select json_extract_path('{"a": {"b": [1, {"c": 2}]}}', 'a', 'b')::text;
+select jsonb_exists('{"a": 1}', 'a'), jsonb_exists('["a"]', 'a'), jsonb_exists('"a"', 'a'), jsonb_exists('[1]', '1');
+select jsonb_exists_any('{"a": 1}', '{b,a}'), jsonb_exists_any('{"a": 1}', '{b,null}'), jsonb_exists_all('{"a": 1}', '{a,null}'), jsonb_exists_all('{"a": 1}', '{a,b}');
+select jsonb_contains('{"a": [1, 2], "b": 1}', '{"a": [2]}'), jsonb_contains('[1, [2]]', '[2]'), jsonb_contains('[1, 2]', '1'), jsonb_contains('1', '[1]');
+select jsonb_contained('{"a": 1}', '{"a": 1, "b": 2}'), jsonb_contained('[1]', '1'), jsonb_contains('[1.0]', '[1]');
+select jsonb_path_exists_tz('{"a": 1}', '$.a'), jsonb_path_match_tz('{"a": 1}', '$.a == 1');
+select jsonb_path_query_array_tz('{"a": [1,2]}', '$.a[*]')::text, jsonb_path_query_first_tz('{"a": [1,2]}', '$.a[*]')::text;
+select x::text from jsonb_path_query_tz('{"a": [1,2]}', '$.a[*]') x;
+select json_object('{a,1}'), jsonb_exists('{"a":1}', 'a'), json_extract_path('{"a":1}', 'a'), jsonb_contains('{}', '{}'), json_strip_nulls('[]'), jsonb_set('{}', '{a}', '1'), jsonb_object('{}');
+select ('{"a":1}'::jsonb ? 'a'), '{"a":1}'::jsonb @> '{}', ('{"a":{"b":1}}'::jsonb #> '{a,b}')::text;
+select oid, proname, proisstrict from pg_proc where oid in (3305, 3579, 3304, 5054, 3262, 3261, 3202, 3203, 3263, 3264, 3217, 3951, 4046, 4047, 4048, 4049, 4050, 1177, 2030, 1179, 1180, 2023) order by oid;
+""",
     # A view's column list renames its query's columns; it may be shorter, not longer.
     "view_column_list": """
 create table t (x int, y int);
@@ -678,6 +774,22 @@ ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
 
+
+def _jsonb_set_params(dsn: str) -> list:
+    """jsonb_set and jsonb_insert with their path as a bound text[] and the value as Jsonb."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        return [c.execute("select jsonb_set(%s, %s, %s)::text, jsonb_insert(%s, %s, %s, true)::text",
+                          (Jsonb({"b": [1, 2], "a": None}), ["b", "-1"], Jsonb({"x": "é"}),
+                           Jsonb([0]), ["0"], Jsonb(1))).fetchone(),
+                c.execute("select jsonb_set(%s, %s, %s, false)",
+                          (Jsonb({"k": 1}), ["k"], Jsonb([True, None]))).fetchone()]
+
+
+def test_jsonb_set_with_parameters_as_pg15(servers):
+    pg, cu = servers
+    expected = _jsonb_set_params(pg.dsn())
+    assert expected[1] == ({"k": [True, None]},)
+    assert _jsonb_set_params(cu.dsn()) == expected
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_same_outcomes_as_pg15(servers, name):

@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (imported to register)
     isotest,
     jsonbops,
     jsonfns,
+    jsonmodify,
     jsonpath,
     jsonpathops,
     jsontsfns,
