@@ -766,6 +766,46 @@ select lcm(2147483647, 2);
 select gcd(-9223372036854775808, 0::bigint);
 select gcd(-2147483648::bigint, 0), lcm(0, 0), gcd(a, b) from (values (6, 4), (null, 4)) v(a, b) order by 3;
 """,
+    # Ordered-set (percentile_cont/_disc, mode) and two-argument statistical aggregates
+    # (corr, covar_*, regr_*), with GROUP BY, FILTER, NULLs, empty input, bad fractions.
+    "ordered_set_aggregates": """
+create table m (g int, x float8, y float8, i interval, s text);
+insert into m values (1, 1, 2, '1 day', 'b'), (1, 2, 4.5, '2 days', 'a'), (1, 4, 7, '3 hours', 'b'),
+  (1, null, 3, null, null), (2, 10, 1, '1 year', 'c'), (2, 10, 1, '1 month', 'c'),
+  (3, 5, null, '1 minute', 'z'), (1, 3.5, 0.25, '10 days', 'a');
+select g, percentile_cont(0.5) within group (order by x), percentile_disc(0.5) within group (order by x),
+  mode() within group (order by s) from m group by g order by g;
+select percentile_cont(0.3) within group (order by x desc), percentile_disc(0.7) within group (order by s),
+  percentile_cont(0.25) within group (order by i), percentile_disc(0) within group (order by i) from m;
+select percentile_cont(array[0, 0.25, 0.5, null, 1]) within group (order by x),
+  percentile_disc(array[0.1, 0.9]) within group (order by s) from m;
+select g, percentile_cont(0.5) within group (order by x) filter (where y > 1),
+  mode() within group (order by x) filter (where g < 3) from m group by g order by g;
+select percentile_cont(0.5) within group (order by x) from m where false;
+select percentile_cont(array[0.5]) within group (order by x), mode() within group (order by x) from m where false;
+select percentile_cont(1.5) within group (order by x) from m;
+select percentile_disc(-0.25) within group (order by x) from m where false;
+select percentile_cont(array[0.5, 2]) within group (order by x) from m;
+select percentile_cont(null) within group (order by x), percentile_cont(0.5) within group (order by x::int) from m;
+select mode() within group (order by v) from (values (1), (2), (2), (3), (3)) t(v);
+select mode() within group (order by v desc) from (values (1), (2), (2), (3), (3)) t(v);
+select g, corr(y, x), covar_pop(y, x), covar_samp(y, x), regr_count(y, x), regr_avgx(y, x), regr_avgy(y, x)
+  from m group by g order by g;
+select g, regr_slope(y, x), regr_intercept(y, x), regr_r2(y, x), regr_sxx(y, x), regr_syy(y, x), regr_sxy(y, x)
+  from m group by g order by g;
+select corr(y, x), regr_slope(y, x), regr_intercept(y, x), regr_r2(y, x), covar_samp(y, x) from m;
+select regr_count(y, x), corr(y, x), covar_pop(y, x), regr_sxx(y, x) from m where false;
+select corr(y, x) filter (where g = 1), regr_r2(x, y) filter (where g = 2), regr_r2(y, x) filter (where g = 2) from m;
+select corr(v, w), regr_slope(v, w) from (values (1, 2), (3, 2)) t(v, w);
+select corr(a, b)::text, covar_pop(a, b)::text, regr_sxx(a, b) from (values ('NaN'::float8, 1::float8), (2, 3)) t(a, b);
+select g, corr(y, x) over (partition by g), regr_count(y, x) over (order by x rows 1 preceding) from m order by 1, 2, 3;
+select mode() within group (order by x) over () from m;
+select mode(x) from m;
+select percentile_cont(0.5) from m;
+select percentile_disc(0.5) within group (order by x) over (), 1 from m;
+select percentile_cont(0.5) within group (order by a)::text, mode() within group (order by a)::int2 from (values (1), (2)) t(a);
+select corr(a, b)::numeric(20, 10), regr_slope(a, b) from (values (1::int, 2.5::numeric), (2, 3.75), (7, 4)) t(a, b);
+""",
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
 

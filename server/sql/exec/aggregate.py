@@ -18,6 +18,8 @@ from ...pgtypes import oids as T
 from ..expr import codegen as cg
 from ..expr import runtime as rt
 from ..functions.jsonfns import to_json, to_jsonb
+from ..functions.ordsetaggs import ORDERED_SET_AGGS, finish_ordered
+from ..functions.statsaggs import STATS_AGGS, finish_stats
 from ..plan import nodes as N
 from . import memguard
 from .fold import foldable, run_folded
@@ -62,6 +64,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
         return out
     if f in ("json_agg", "jsonb_agg"):
         return _json_agg(call, [v[0] for v in vals]) if vals else None
+    if f in STATS_AGGS:
+        return finish_stats(f, vals)
     nn = [v[0] for v in vals if v[0] is not None]
     if f == "count":
         return len(nn)
@@ -155,11 +159,25 @@ def aggregate_rows(node: N.Aggregate, groups: dict | list, ctx: Any) -> list[tup
                     # mypy cannot infer a lambda with a default argument
                     rs.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)  # type: ignore[misc]
             av = args(rs, ctx) if args is not None else rs
+            if call.func in ORDERED_SET_AGGS:
+                vals.append(_ordered_set(call, av, args, rows, len(node.child.cols), ctx))
+                continue
             if call.distinct:
                 av = _dedupe(av)
             vals.append(finish(call, av))
         out.append((*key, *vals))
     return out
+
+
+def _ordered_set(call: N.AggCall, av: list, args: Any, rows: Any, width: int, ctx: Any) -> Any:
+    """An ordered-set aggregate: its direct argument (the fraction) is evaluated on the
+    group's first row even when FILTER kept none (PostgreSQL checks it regardless), or
+    on a row of NULLs for the one group of an empty input (it cannot use a column)."""
+    frac = None
+    if call.func != "mode":
+        first = list(rows[:1]) or [(None,) * width]
+        frac = args(first, ctx)[0][1]
+    return finish_ordered(call.func, [v[0] for v in av], frac)
 
 
 @executes(N.Aggregate)

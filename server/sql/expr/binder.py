@@ -80,7 +80,12 @@ AGG_CLASSES: dict[type, str] = {
     exp.GroupConcat: "string_agg", exp.ArrayAgg: "array_agg", exp.LogicalAnd: "bool_and",
     exp.LogicalOr: "bool_or", exp.JSONArrayAgg: "json_agg", exp.Stddev: "stddev",
     exp.StddevSamp: "stddev_samp", exp.StddevPop: "stddev_pop", exp.Variance: "variance",
-    exp.VariancePop: "var_pop",
+    exp.VariancePop: "var_pop", exp.WithinGroup: "within_group", exp.Corr: "corr",
+    exp.CovarPop: "covar_pop", exp.CovarSamp: "covar_samp", exp.RegrAvgx: "regr_avgx",
+    exp.RegrAvgy: "regr_avgy", exp.RegrCount: "regr_count", exp.RegrIntercept: "regr_intercept",
+    exp.RegrR2: "regr_r2", exp.RegrSlope: "regr_slope", exp.RegrSxx: "regr_sxx",
+    exp.RegrSxy: "regr_sxy", exp.RegrSyy: "regr_syy", exp.Mode: "mode",
+    exp.PercentileCont: "percentile_cont", exp.PercentileDisc: "percentile_disc",
 }
 AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
              "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "stddev_samp", "stddev_pop",
@@ -147,7 +152,8 @@ def is_aggregate(node: exp.Expr) -> bool:
     """True for an aggregate call (not a window function)."""
     if isinstance(node, exp.Filter):
         return is_aggregate(node.this)
-    if isinstance(node.parent, exp.Window) and node.parent.this is node:
+    if isinstance(node.parent, exp.Window) and node.parent.this is node \
+            or isinstance(node.parent, exp.WithinGroup):  # NB: the WithinGroup is the call
         return False
     if type(node) in AGG_CLASSES:
         return True

@@ -43,6 +43,10 @@ def strength(node: exp.Expression) -> int:
         return max(1, strength(default)) if default is not None else 1
     if isinstance(node, exp.Array | exp.Exists | exp.Subquery | exp.Tuple):  # (1, 'a') is `row`
         return 2
+    if isinstance(node, exp.WithinGroup):  # percentile_cont(0.5) WITHIN GROUP (...): its call's
+        node = node.this
+    if isinstance(node, exp.Corr):  # NB: sqlglot's Corr is a Binary; corr(y, x) is a call
+        return 2
     if isinstance(node, exp.Binary | exp.Unary | exp.Predicate | exp.Literal | exp.Boolean
                   | exp.Null | exp.Placeholder | exp.Parameter) or isinstance(node, _OPERATOR_FUNCS):
         return 0

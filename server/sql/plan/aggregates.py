@@ -18,10 +18,12 @@ from sqlglot import exp
 
 from ...errors import (
     AmbiguousFunction,
+    FeatureNotSupported,
     GroupingError,
     InvalidColumnReference,
     UndefinedFunction,
     WindowingError,
+    WrongObjectType,
 )
 from ...pgtypes import hstore
 from ...pgtypes import oids as T
@@ -31,6 +33,8 @@ from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
 from ..expr.usertypes import enum_ordered, has_sort_key
+from ..functions.ordsetaggs import ORDERED_SET_AGGS
+from ..functions.statsaggs import STATS_AGGS
 from . import groupingsets as GS
 from . import nodes as N
 from . import srflift
@@ -78,7 +82,16 @@ def agg_parts(node: exp.Expression) -> tuple[str, list[exp.Expression], bool, li
     if isinstance(node, exp.Filter):
         flt = node.expression.this if isinstance(node.expression, exp.Where) else node.expression
         node = node.this
+    if isinstance(node, exp.WithinGroup):  # f(direct args) WITHIN GROUP (ORDER BY x): x first
+        within = list(node.expression.expressions) if isinstance(node.expression, exp.Order) else []
+        name = func_name(node.this)
+        if name not in ORDERED_SET_AGGS or len(within) != 1:
+            raise UndefinedFunction(f"function {name} with WITHIN GROUP does not exist",
+                                    hint="No function matches the given name and argument types.")
+        return name, [within[0].this, *func_args(node.this)], False, within, flt
     name = AGG_CLASSES.get(type(node)) or func_name(node)
+    if name == "mode":  # mode(x): sqlglot's plain call of an ordered-set aggregate
+        raise WrongObjectType(f"WITHIN GROUP is required for ordered-set aggregate {name}")
     if name == "every":
         name = "bool_and"
     order: list = []
@@ -167,6 +180,11 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             if find_aggregates(inner):
                 raise GroupingError("aggregate function calls cannot be nested")
         bargs = [binder.bind(x) for x in args]
+        if name in ORDERED_SET_AGGS and not order:  # percentile_cont(0.5) without WITHIN GROUP
+            raise UndefinedFunction(
+                f"function {name}({', '.join(ty.type_name(b.type) for b in bargs)}) does not exist",
+                hint="No function matches the given name and argument types. "
+                "You might need to add explicit type casts.")
         arg_t = bargs[0].type if bargs else T.UNKNOWN  # json_agg spaces out records and arrays
         if name in wholerow.JSON_EMBEDDERS:  # json_agg(t): each row as its JSON object
             bargs = [wholerow.embedded_json(x, planner.params, name.startswith("jsonb"))
@@ -196,7 +214,11 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         fe = binder.bind_bool(flt, "FILTER") if flt is not None else None
         if name != "json_agg":
             arg_t = bargs[0].type if bargs else T.UNKNOWN
-        aggs.append(N.AggCall(name, bargs, agg_type(name, arg_t), distinct, keys, fe, arg_t))
+        rtype = agg_type(name, arg_t)
+        if name in ORDERED_SET_AGGS or name in STATS_AGGS:
+            bargs, rtype = _typed_special(name, bargs, planner.params)
+            arg_t = bargs[0].type
+        aggs.append(N.AggCall(name, bargs, rtype, distinct, keys, fe, arg_t))
     scope.aggregates_allowed = None
     cols = [N.PCol(g.name, g.type, g.typmod) for g in groups]
     for g, c in zip(groups, cols, strict=True):
@@ -277,6 +299,9 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
             name = func_name(f)
         else:
             name = AGG_CLASSES[type(f)]
+        if name in ORDERED_SET_AGGS or isinstance(f, exp.WithinGroup):
+            inner = func_name(f.this if isinstance(f, exp.WithinGroup) else f)
+            raise FeatureNotSupported(f"OVER is not supported for ordered-set aggregate {inner}")
         shown.append(name)
         if name == "every":  # SQL's name for bool_and, as agg_parts maps it
             name = "bool_and"
@@ -302,6 +327,8 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
         if name in ("min", "max") and len(args) == 1 and has_sort_key(args[0].type):
             args.append(enum_ordered(args[0]))  # compared by the declared order (exec.window)
         t = WINDOW_TYPES.get(name) or agg_type(name, args[0].type if args else T.UNKNOWN)
+        if name in STATS_AGGS:  # corr(y, x) OVER (...): float8 pairs, as grouped
+            args, t = _typed_special(name, args, planner.params)
         frame = w.args.get("spec") or spec.args.get("spec")
         rows = bool(frame is not None and str(frame.args.get("kind", "")).lower() == "rows")
         start, end, rstart, rend = _frame_bounds(frame, rows, binder)
@@ -350,6 +377,31 @@ def _frame_bounds(frame: Any, rows: bool, binder: Any) -> tuple[Any, Any, E | No
     if end == "missing":
         end = 0
     return start, end, rs, re_
+
+
+def _typed_special(name: str, bargs: list[E], params: Any) -> tuple[list[E], int]:
+    """The arguments and result type of an ordered-set (functions.ordsetaggs) or two-argument
+    statistical (functions.statsaggs) aggregate, as pg_proc declares them: float8 pairs; the
+    fraction float8 or float8[] (an array of results); percentile_cont of float8 or interval."""
+    if name in STATS_AGGS:
+        if len(bargs) != 2:
+            raise UndefinedFunction(f"function {name} does not exist",
+                                    hint="No function matches the given name and argument types. "
+                                    "You might need to add explicit type casts.")
+        return [coerce(b, T.FLOAT8, params=params) for b in bargs], \
+            T.INT8 if name == "regr_count" else T.FLOAT8
+    x, direct = bargs[0], bargs[1:]
+    if x.type == T.UNKNOWN or name == "percentile_cont" and x.type != T.INTERVAL:
+        x = coerce(x, T.FLOAT8 if name == "percentile_cont" else T.TEXT, params=params)
+    if name == "mode":
+        if direct:
+            raise UndefinedFunction("function mode(...) with WITHIN GROUP does not exist")
+        return [x], x.type
+    if len(direct) != 1:
+        raise UndefinedFunction(f"function {name} does not exist")
+    many = ty.is_array(direct[0].type)
+    frac = coerce(direct[0], T.ARRAY_OF[T.FLOAT8] if many else T.FLOAT8, params=params)
+    return [x, frac], T.ARRAY_OF.get(x.type, T.ANYARRAY) if many else x.type
 
 
 def _enum_extreme(a: N.AggCall) -> N.AggCall:
