@@ -105,6 +105,8 @@ select jsonb_extract_path('{"a": [1]}', 'a', 'x')::text;
 select jsonb_extract_path('{"a": [1]}', 'a', null)::text;
 select jsonb_extract_path('5', '0')::text;
 select json_extract_path('{"a": {"b": [1, {"c": 2}]}}', 'a', 'b')::text;
+select json_extract_path(' {"a": {"x":1}, "a": [2 ,3.50e1 ]} ', 'a')::text, json_extract_path('{"a": {"x":1}, "a": [2 ,3]}', 'a', '-1')::text;
+select json_extract_path('[1, "x\\u0041" , {}]', '1')::text, json_extract_path('[1, {}]', ' 1')::text, json_extract_path('[1]', 'x')::text, json_extract_path('5', '0')::text;
 select jsonb_exists('{"a": 1}', 'a'), jsonb_exists('["a"]', 'a'), jsonb_exists('"a"', 'a'), jsonb_exists('[1]', '1');
 select jsonb_exists_any('{"a": 1}', '{b,a}'), jsonb_exists_any('{"a": 1}', '{b,null}'), jsonb_exists_all('{"a": 1}', '{a,null}'), jsonb_exists_all('{"a": 1}', '{a,b}');
 select jsonb_contains('{"a": [1, 2], "b": 1}', '{"a": [2]}'), jsonb_contains('[1, [2]]', '[2]'), jsonb_contains('[1, 2]', '1'), jsonb_contains('1', '[1]');

@@ -18,6 +18,8 @@ and prints with `jsonb_text`, so the output keeps jsonb's key order (shorter key
 from __future__ import annotations
 
 import json
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]  # NB: in the stdlib, not its stubs
 from typing import Any
 
 from ...errors import (
@@ -29,7 +31,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from . import jsonpath as JP
-from .jsonfns import _compact, jsonb_text, parse, quote
+from .jsonfns import jsonb_text, parse, quote
 from .registry import register
 
 J, JB, TEXTS = T.JSON, T.JSONB, T.ARRAY_OF[T.TEXT]
@@ -302,7 +304,7 @@ def jsonb_object_kv(keys: list, values: list) -> str:
 # --- extract_path, existence, containment ------------------------------------------------
 
 
-def _extract(doc: str, path: tuple[str | None, ...], binary: bool) -> str | None:
+def _extract(doc: str, path: tuple[str | None, ...]) -> str | None:
     """The value at `path` (get_jsonb_path_all): NULL for a missing step, a NULL step or
     a step that is not an integer on an array, or any step into a scalar."""
     if any(p is None for p in path):
@@ -325,19 +327,95 @@ def _extract(doc: str, path: tuple[str | None, ...], binary: bool) -> str | None
             v = v[i]
         else:
             return None
-    return jsonb_text(v) if binary else _compact(v)
+    return jsonb_text(v)
 
 
 @register("jsonb_extract_path", args=None, returns=JB, oid=3217)
 def jsonb_extract_path(doc: str, *path: str | None) -> str | None:
     """`jsonb #> text[]`, with the path as VARIADIC arguments."""
-    return _extract(doc, path, True)
+    return _extract(doc, path)
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _children(s: str, i: int) -> list[tuple[str | None, int]]:
+    """The members of the object or array at s[i]: (key or None, where its value starts)."""
+    close = "}" if s[i] == "{" else "]"
+    out: list[tuple[str | None, int]] = []
+    i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+    while s[i] != close:
+        key = None
+        if close == "}":
+            key, i = scanstring(s, i + 1)
+            i = _WS.match(s, i).end()  # type: ignore[union-attr]
+            if s[i] != ":":
+                raise ValueError(i)
+            i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        out.append((key, i))
+        i = _WS.match(s, _value_end(s, i)).end()  # type: ignore[union-attr]
+        if s[i] == ",":
+            i = _WS.match(s, i + 1).end()  # type: ignore[union-attr]
+        elif s[i] != close:
+            raise ValueError(i)
+    return out
+
+
+def _value_end(s: str, i: int) -> int:
+    """Where the json value starting at s[i] ends."""
+    c = s[i]
+    if c == '"':
+        return scanstring(s, i + 1)[1]
+    if c in "{[":
+        kids = _children(s, i)
+        j = _value_end(s, kids[-1][1]) if kids else i + 1
+        return s.index("}" if c == "{" else "]", j) + 1
+    for word in ("true", "false", "null"):
+        if s.startswith(word, i):
+            return i + len(word)
+    m = _NUMBER.match(s, i)
+    if m is None or m.end() == i:
+        raise ValueError(i)
+    return m.end()
+
+
+def _lookup(s: str, i: int, path: tuple[str | None, ...], level: int) -> tuple[int, int] | None:
+    """The span of the value at `path` below s[i]; of repeated keys the last match wins."""
+    if level == len(path):
+        return i, _value_end(s, i)
+    if s[i] == "{":
+        found = None
+        for key, start in _children(s, i):
+            if key == path[level]:
+                found = _lookup(s, start, path, level + 1) or found
+        return found
+    if s[i] == "[":
+        kids = _children(s, i)
+        try:
+            n = _index(str(path[level]), level)
+        except SQLError:
+            return None
+        n = n + len(kids) if n < 0 else n
+        return _lookup(s, kids[n][1], path, level + 1) if 0 <= n < len(kids) else None
+    return None
 
 
 @register("json_extract_path", args=None, returns=J, oid=3951)
 def json_extract_path(doc: str, *path: str | None) -> str | None:
-    """`json #> text[]`, with the path as VARIADIC arguments."""
-    return _extract(doc, path, False)
+    """`json #> text[]`, with the path as VARIADIC arguments: the value's text as written in
+    the document (its blanks and number spellings), as PostgreSQL's json functions return it.
+
+    >>> json_extract_path('{"a": {"b":  [1,2.50]}, "c": 1}', "a", "b", "-1")
+    '2.50'
+    """
+    if any(p is None for p in path):
+        return None
+    try:
+        span = _lookup(doc, _WS.match(doc).end(), path, 0)  # type: ignore[union-attr]
+    except (ValueError, IndexError):
+        raise SQLError("invalid input syntax for type json", sqlstate="22P02") from None
+    return None if span is None else doc[span[0]:span[1]]
 
 
 def _has_key(v: Any, key: str) -> bool:
