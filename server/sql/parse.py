@@ -71,6 +71,24 @@ for _name in ("to_hex", "log10", "ceiling", "char_length", "character_length", "
 _PG_PARSER.FUNCTION_PARSERS = {k: v for k, v in _PG_PARSER.FUNCTION_PARSERS.items()
                                if k not in ("JSON_OBJECT", "JSONB_EXISTS")}
 
+
+def _normalize_call(parser: Any) -> exp.Expression:
+    """normalize(s [, NFC|NFD|NFKC|NFKD]): the form is a keyword, passed on as its name
+    (functions.miscfns15.normalize checks it); sqlglot's Normalize node bound the form as a
+    column."""
+    args: list[exp.Expression] = [parser._parse_bitwise()]
+    if parser._match(TokenType.COMMA):
+        form = parser._curr
+        if (form is None or form.token_type != TokenType.VAR
+                or form.text.upper() not in ("NFC", "NFD", "NFKC", "NFKD")):
+            parser.raise_error("Expecting a normalization form")
+        parser._advance()
+        args.append(exp.Literal.string(form.text.upper()))
+    return exp.Anonymous(this="normalize", expressions=args)
+
+
+_PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "NORMALIZE": _normalize_call}
+
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize
 _NAME_AFTER_DOT = re.compile(r"[A-Za-z_][A-Za-z_0-9$]*")

@@ -154,12 +154,6 @@ def substring_regex(s: str, pattern: str) -> str | None:
     return m.group(1) if m.re.groups else m.group(0)
 
 
-@register("regexp_count", args=[T.TEXT, T.TEXT], returns=T.INT4)
-def regexp_count(s: str, pattern: str) -> int:
-    """Counts the non-overlapping matches."""
-    return sum(1 for _ in _compile(pattern, "").finditer(s))
-
-
 @register("regexp_like", args=[T.TEXT, T.TEXT], returns=T.BOOL)
 def regexp_like(s: str, pattern: str, flags: str = "") -> bool:
     """True when pattern matches somewhere in s."""
@@ -167,19 +161,3 @@ def regexp_like(s: str, pattern: str, flags: str = "") -> bool:
 
 
 register("regexp_like", args=[T.TEXT, T.TEXT, T.TEXT], returns=T.BOOL)(regexp_like)
-
-
-@register("regexp_substr", args=[T.TEXT, T.TEXT], returns=T.TEXT)
-def regexp_substr(s: str, pattern: str, start: int = 1, n: int = 1) -> str | None:
-    """Returns the n-th match of pattern in s from character start, NULL when there is none."""
-    if start < 1 or n < 1:
-        raise InvalidParameterValue("invalid value for parameter \"start\"" if start < 1
-                                    else "invalid value for parameter \"n\"")
-    for count, m in enumerate(_compile(pattern, "").finditer(s, start - 1), 1):
-        if count == n:
-            return m.group(0)
-    return None
-
-
-register("regexp_substr", args=[T.TEXT, T.TEXT, T.INT4], returns=T.TEXT)(regexp_substr)
-register("regexp_substr", args=[T.TEXT, T.TEXT, T.INT4, T.INT4], returns=T.TEXT)(regexp_substr)

@@ -4,7 +4,7 @@ Bits are numbered as PostgreSQL numbers them: bit n is bit n % 8 of byte
 n // 8, counting from the least significant bit. Index errors are 2202E with
 PostgreSQL's message (`index 5 out of valid range, 0..1`). convert_to /
 convert_from translate text to and from the encodings the wire supports
-(`pgtypes.wirecodec`). Also cot/cotd, which Django's ORM calls.
+(`pgtypes.wirecodec`). Also cot, which Django's ORM calls (cotd is in degtrig.py).
 
 NB: imported after strings.py, so that text overloads of the same names
 (position, btrim, overlay) come first in the registry.
@@ -163,17 +163,6 @@ def convert(b: bytes, src: str, dst: str) -> bytes:
 def cot(x: float) -> float:
     """Returns the cotangent (radians)."""
     t = math.tan(x)
-    return math.inf if t == 0 else 1.0 / t
-
-
-@register("cotd", args=[F8], returns=F8)
-def cotd(x: float) -> float:
-    """Returns the cotangent of x degrees (exact at multiples of 45)."""
-    r = x % 360.0
-    exact = {45.0: 1.0, 135.0: -1.0, 225.0: 1.0, 315.0: -1.0, 90.0: 0.0, 270.0: 0.0}
-    if r in exact:
-        return exact[r]
-    t = math.tan(math.radians(x))
     return math.inf if t == 0 else 1.0 / t
 
 
