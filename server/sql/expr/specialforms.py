@@ -225,6 +225,19 @@ class SpecialForms:
     def b_JSONBExtract(self, node: exp.Expression) -> E:
         return self._json_path(node, False)
 
+    def b_JSONBDeleteAtPath(self, node: exp.Expression) -> E:
+        """`jsonb #- text[]`: PostgreSQL's jsonb_delete_path (functions.jsonmodify)."""
+        base, path = self.bind(node.this), self.bind(node.expression)
+        texts = (T.ARRAY_OF[T.TEXT], T.ARRAY_OF[T.VARCHAR], T.UNKNOWN)
+        if base.type not in (T.JSONB, T.UNKNOWN) or path.type not in texts:
+            raise UndefinedFunction(
+                f"operator does not exist: {type_name(base.type)} #- {type_name(path.type)}",
+                hint="No operator matches the given name and argument types. "
+                "You might need to add explicit type casts.")
+        base = coerce(base, T.JSONB, params=self.params)
+        path = coerce(path, T.ARRAY_OF[T.TEXT], params=self.params)
+        return self._call("jsonb_delete_path", [base, path], "?column?")
+
     def b_JSONBExtractScalar(self, node: exp.Expression) -> E:
         return self._json_path(node, True)
 
