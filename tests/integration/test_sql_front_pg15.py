@@ -120,7 +120,7 @@ select jsonb_path_query_array_tz('{"a": [1,2]}', '$.a[*]')::text, jsonb_path_que
 select x::text from jsonb_path_query_tz('{"a": [1,2]}', '$.a[*]') x;
 select json_object('{a,1}'), jsonb_exists('{"a":1}', 'a'), json_extract_path('{"a":1}', 'a'), jsonb_contains('{}', '{}'), json_strip_nulls('[]'), jsonb_set('{}', '{a}', '1'), jsonb_object('{}');
 select ('{"a":1}'::jsonb ? 'a'), '{"a":1}'::jsonb @> '{}', ('{"a":{"b":1}}'::jsonb #> '{a,b}')::text;
-select oid, proname, proisstrict from pg_proc where oid in (3305, 3579, 3304, 5054, 3262, 3261, 3202, 3203, 3263, 3264, 3217, 3951, 4046, 4047, 4048, 4049, 4050, 1177, 2030, 1179, 1180, 2023) order by oid;
+select oid, proname, proisstrict, provolatile, proparallel, prosrc from pg_proc where oid in (3305, 3579, 3304, 5054, 3262, 3261, 3202, 3203, 3263, 3264, 3217, 3951, 4046, 4047, 4048, 4049, 4050, 1177, 2030, 1179, 1180, 2023) order by oid;
 """,
     # A view's column list renames its query's columns; it may be shorter, not longer.
     "view_column_list": """

@@ -284,4 +284,16 @@ PROC_FACTS: dict[int, tuple[str, str, str]] = {
     6263: ('i', 's', 'regexp_like_no_flags'), 6264: ('i', 's', 'regexp_like'),
     6265: ('i', 's', 'regexp_substr_no_start'), 6266: ('i', 's', 'regexp_substr_no_n'),
     6267: ('i', 's', 'regexp_substr_no_flags'),
+    # jsonb_set & co (functions.jsonmodify)
+    1177: ('s', 's', 'jsonb_path_exists_tz'), 1179: ('s', 's', 'jsonb_path_query_tz'),
+    1180: ('s', 's', 'jsonb_path_query_array_tz'), 2023: ('s', 's', 'jsonb_path_query_first_tz'),
+    2030: ('s', 's', 'jsonb_path_match_tz'), 3202: ('i', 's', 'json_object'),
+    3203: ('i', 's', 'json_object_two_arg'), 3217: ('i', 's', 'jsonb_extract_path'),
+    3261: ('i', 's', 'json_strip_nulls'), 3262: ('i', 's', 'jsonb_strip_nulls'),
+    3263: ('i', 's', 'jsonb_object'), 3264: ('i', 's', 'jsonb_object_two_arg'),
+    3304: ('i', 's', 'jsonb_delete_path'), 3305: ('i', 's', 'jsonb_set'),
+    3579: ('i', 's', 'jsonb_insert'), 3951: ('i', 's', 'json_extract_path'),
+    4046: ('i', 's', 'jsonb_contains'), 4047: ('i', 's', 'jsonb_exists'),
+    4048: ('i', 's', 'jsonb_exists_any'), 4049: ('i', 's', 'jsonb_exists_all'),
+    4050: ('i', 's', 'jsonb_contained'), 5054: ('i', 's', 'jsonb_set_lax'),
 }
