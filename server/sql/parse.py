@@ -88,6 +88,31 @@ def _normalize_call(parser: Any) -> exp.Expression:
 
 
 _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "NORMALIZE": _normalize_call}
+_NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+
+
+def _is_normalized(parser: Any, this: exp.Expression | None) -> exp.Expression | None:
+    """x IS [NOT] [NFC|NFD|NFKC|NFKD] NORMALIZED as is_normalized(x [, form]); any other IS
+    predicate as sqlglot reads it (which took NORMALIZED for a column or an alias)."""
+    index = parser._index
+    negate = parser._match(TokenType.NOT)
+    form = None
+    nxt = parser._next
+    if (parser._curr is not None and parser._curr.text.upper() in _NORMAL_FORMS
+            and nxt is not None and nxt.text.upper() == "NORMALIZED"):
+        form = parser._curr.text.upper()
+        parser._advance()
+    if parser._curr is not None and parser._curr.text.upper() == "NORMALIZED" \
+            and parser._curr.token_type == TokenType.VAR:
+        parser._advance()
+        args = [this] + ([exp.Literal.string(form)] if form else [])
+        node: exp.Expression = exp.Anonymous(this="is_normalized", expressions=args)
+        return exp.Not(this=node) if negate else node
+    parser._retreat(index)
+    return parser._parse_is(this)
+
+
+_PG_PARSER.RANGE_PARSERS = {**_PG_PARSER.RANGE_PARSERS, TokenType.IS: _is_normalized}
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize

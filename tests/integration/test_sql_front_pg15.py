@@ -815,7 +815,8 @@ select corr(a, b)::numeric(20, 10), regr_slope(a, b) from (values (1::int, 2.5::
     # Issue 16: PostgreSQL 15 scalar functions Cumulo lacked (42883): degree trigonometry,
     # bit-identical to float.c's (exact at multiples of 30/45/60/90), the inverse hyperbolic
     # functions, regexp_count/instr/substr with every argument, parse_ident, string_to_table,
-    # trim_array, unistr, normalize/is_normalized, to_regprocedure, to_ascii; their pg_proc OIDs.
+    # trim_array, unistr, normalize and IS [NOT] [form] NORMALIZED, to_regprocedure,
+    # to_ascii; their pg_proc OIDs.
     "missing_scalar_functions": r"""
 select sind(30), sind(-390), sind(1), cosd(60), cosd(89.9), tand(45), tand(90), tand(-270), cotd(2.5), cotd(0), cotd(90);
 select sind('NaN')::text, cosd('NaN'::float8)::text, asind('NaN')::text, atan2d('NaN', 1)::text, atand(1e308);
@@ -884,6 +885,8 @@ select oid, proname from pg_proc where oid in (2731, 2732, 2733, 2734, 2735, 273
 select normalize('a', xyz);
 select normalize('a', 'NFC');
 select normalize(chr(233), NFKD) = 'e' || chr(769), normalize('x' || 'y');
+select 'abc' is normalized, ('e' || chr(769)) is nfc normalized, ('e' || chr(769)) is not nfd normalized, chr(64257) is nfkc normalized, null::text is normalized, 'x' is not normalized;
+select s, s is nfd normalized as d from (values ('a'), ('e' || chr(769)), (chr(233)), (null)) v(s) where s is not nfkd normalized or s is null order by 1;
 """,
 }
 ASYNCPG = ["unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade"]  # NB: scripts whose positions match too
