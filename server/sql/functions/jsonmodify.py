@@ -152,15 +152,16 @@ _TREATMENTS = ("delete_key", "return_target", "use_json_null", "raise_exception"
           oid=5054)
 def jsonb_set_lax(doc: str | None, path: list[str | None] | None, new: str | None,
                   create: bool | None, treatment: str | None) -> str | None:
-    """jsonb_set whose SQL NULL replacement is treated as `null_value_treatment` says."""
-    if doc is None or path is None:
+    """jsonb_set whose SQL NULL replacement is treated as `null_value_treatment` says. Not
+    strict, yet a NULL target, path or create_if_missing answers NULL before anything else."""
+    if doc is None or path is None or create is None:
         return None
     if treatment is None:
         raise InvalidParameterValue(
             'null_value_treatment must be "delete_key", "return_target", "use_json_null", '
             'or "raise_exception"')
     if new is not None:
-        return jsonb_set(doc, path, new, bool(create))
+        return jsonb_set(doc, path, new, create)
     if treatment == "raise_exception":
         raise NullValueNotAllowed(
             "JSON value must not be null",
@@ -168,7 +169,7 @@ def jsonb_set_lax(doc: str | None, path: list[str | None] | None, new: str | Non
             hint="To avoid, either change the null_value_treatment argument or ensure that an "
                  "SQL NULL is not passed.")
     if treatment == "use_json_null":
-        return jsonb_set(doc, path, "null", bool(create))
+        return jsonb_set(doc, path, "null", create)
     if treatment == "delete_key":
         return jsonb_delete_path(doc, path)
     if treatment == "return_target":
