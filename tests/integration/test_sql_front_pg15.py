@@ -885,6 +885,7 @@ select to_regprocedure('abs(int4)'), to_regprocedure('nosuch(int)'), to_regproce
 select to_regprocedure('abs');
 select to_regprocedure('abs(');
 select to_ascii('abc', 'LATIN1'), to_ascii('abc', 8);
+select to_ascii('Ærøskøbing Ångström €5 – ß', 'LATIN1'), to_ascii('Łódź Škoda ő', 'LATIN2'), to_ascii('naïve café', 'LATIN9'), to_ascii('Žluťoučký kůň', 'WIN1250'), to_ascii('Ærø', 9), to_ascii('ok', 'latin1');
 select to_ascii('abc');
 select to_ascii('abc', 'nosuch');
 select to_ascii('abc', 999);

@@ -224,7 +224,23 @@ def to_regprocedure(ctx: Any, text: str) -> Any:
     return _labelled(ctx, regprocedure_in(ctx, text, missing_ok=True), regprocedure_out)
 
 
-_ASCII_SOURCES = {"LATIN1": 8, "LATIN2": 9, "LATIN9": 16, "WIN1250": 29}
+# PostgreSQL's ascii.c tables: the ASCII stand-in of each byte 128..255 of the encoding. They
+# apply to the UTF-8 bytes of the text as they are (what PostgreSQL does in a UTF8 database);
+# the bytes UTF-8 never holds (C0, C1, F5..FF) show as '?'.
+_ASCII_TABLES = {
+    "LATIN1": bytes.maketrans(bytes(range(128, 256)),
+                            b"                                  cL Y  \"Ca  -R     'u .,      ?"
+                            b"??AAAAACEEEEIIII NOOOOOxOUUUUYTBaaaaaaaceeeeiiii nooo???????????"),
+    "LATIN2": bytes.maketrans(bytes(range(128, 256)),
+                            b"                                 A L LS \"SSTZ-ZZ a,l'ls ,sstz\"zz"
+                            b"??AAALCCCEEEEIIDDNNOOOOxRUUUUYTBraaaalccceeeeiiddnnoo???????????"),
+    "LATIN9": bytes.maketrans(bytes(range(128, 256)),
+                            b"                                  cL YS sCa  -R     Zu .z   EeY?"
+                            b"??AAAAACEEEEIIII NOOOOOxOUUUUYTBaaaaaaaceeeeiiii nooo???????????"),
+    "WIN1250": bytes.maketrans(bytes(range(128, 256)),
+                            b"  ' \"    %S<STZZ `'\"\".--  s>stzz   L A  \"CS  -RZ  ,l'u .,as L\"lz"
+                            b"??AAALCCCEEEEIIDDNNOOOOxRUUUUYTBraaaalccceeeeiiddnnoo???????????"),
+}
 _ENCODINGS = {"SQL_ASCII": 0, "EUC_JP": 1, "EUC_CN": 2, "EUC_KR": 3, "EUC_TW": 4,
               "EUC_JIS_2004": 5, "UTF8": 6, "MULE_INTERNAL": 7, "LATIN1": 8, "LATIN2": 9,
               "LATIN3": 10, "LATIN4": 11, "LATIN5": 12, "LATIN6": 13, "LATIN7": 14,
@@ -237,11 +253,10 @@ _BY_CODE = {v: k for k, v in _ENCODINGS.items()}
 
 
 def _to_ascii(s: str, encoding: str) -> str:
-    if encoding not in _ASCII_SOURCES:
+    table = _ASCII_TABLES.get(encoding)
+    if table is None:
         raise FeatureNotSupported(f"encoding conversion from {encoding} to ASCII not supported")
-    if not s.isascii():  # NB: the byte tables of LATIN1/2/9 and WIN1250 are not ported
-        raise FeatureNotSupported(f"to_ascii from {encoding} of non-ASCII text")
-    return s
+    return s if s.isascii() else s.encode().translate(table).decode("ascii")
 
 
 @register("to_ascii", args=[TEXT], returns=TEXT, oid=1845)
