@@ -819,6 +819,24 @@ select percentile_disc(0.5) within group (order by x) over (), 1 from m;
 select percentile_cont(0.5) within group (order by a)::text, mode() within group (order by a)::int2 from (values (1), (2)) t(a);
 select corr(a, b)::numeric(20, 10), regr_slope(a, b) from (values (1::int, 2.5::numeric), (2, 3.75), (7, 4)) t(a, b);
 """,
+    # The aggregates and window functions Cumulo runs are in pg_proc with PostgreSQL's OIDs and
+    # prokind 'a' / 'w' (psql's \\daS and \\dfS list them); ordered-set ones and
+    # min/max(anyenum / xid8) are left out.
+    "aggregate_procs": """
+select p.oid::int, proname, prokind, pronargs, proargtypes::text, prorettype::regtype::text, proisstrict,
+  provolatile, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid) from pg_proc p
+  where prokind in ('a', 'w') and proname not in ('percentile_cont', 'percentile_disc', 'mode')
+  and p.oid not in (3526, 3527, 5099, 5100)
+  and (prokind = 'w' or proname not in ('rank', 'dense_rank', 'percent_rank', 'cume_dist'))
+  and proname in (select proname from pg_proc where prokind = 'w' or proname in ('count', 'sum',
+  'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every', 'json_agg',
+  'jsonb_agg', 'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop', 'corr',
+  'covar_pop', 'covar_samp', 'regr_avgx', 'regr_avgy', 'regr_count', 'regr_intercept', 'regr_r2',
+  'regr_slope', 'regr_sxx', 'regr_sxy', 'regr_syy')) order by 1;
+select count(*), count(*) filter (where prokind = 'w') from pg_proc where prokind in ('a', 'w')
+  and proname in ('count', 'max', 'row_number', 'lag', 'stddev', 'corr', 'json_agg')
+  and oid not in (3526, 5099);
+""",
     # Issue 16: PostgreSQL 15 scalar functions Cumulo lacked (42883): degree trigonometry,
     # bit-identical to float.c's (exact at multiples of 30/45/60/90), the inverse hyperbolic
     # functions, regexp_count/instr/substr with every argument, parse_ident, string_to_table,

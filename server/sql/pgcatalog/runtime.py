@@ -27,6 +27,7 @@ from ..settings import (
     SIGHUP_ONLY,
     TIME_SETTINGS,
 )
+from .aggprocs import AGG_PROCS, definition
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
 from .registry import empty, pg_relation
@@ -266,6 +267,12 @@ def _proc_rows() -> list[tuple[Any, ...]]:
             out.append(_proc(oid, name, args, ret, f.strict, f.set_returning,
                              "v" if f.volatile else "s"))
             _DEFS[oid] = f
+    for oid, name, argtypes, ret, kind, strict, vol, src in AGG_PROCS:  # prokind 'a' and 'w'
+        if oid not in used:
+            used.add(oid)
+            row = _proc(oid, name, list(argtypes), ret, strict, False, vol)
+            out.append((*row[:9], kind, *row[10:25], src, *row[26:]))
+            _DEFS[oid] = definition(name, argtypes, ret, strict)
     for name, oid in PG_PROC_OIDS.items():
         if oid not in used and BY_OID.get(oid) == name and "#" not in name:
             out.append(_proc(oid, name, [T.CSTRING], T.ANY, True, False, "i"))
