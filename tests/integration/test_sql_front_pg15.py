@@ -125,6 +125,12 @@ select jsonb_contained('{"a": 1}', '{"a": 1, "b": 2}'), jsonb_contained('[1]', '
 select jsonb_path_exists_tz('{"a": 1}', '$.a'), jsonb_path_match_tz('{"a": 1}', '$.a == 1');
 select jsonb_path_query_array_tz('{"a": [1,2]}', '$.a[*]')::text, jsonb_path_query_first_tz('{"a": [1,2]}', '$.a[*]')::text;
 select x::text from jsonb_path_query_tz('{"a": [1,2]}', '$.a[*]') x;
+select jsonb_path_exists_tz('{"a": 1}', '$.a', '{}', true), jsonb_path_match_tz('{"a": 1}', '$.a', '{}', true), jsonb_path_query_first_tz('{"a": 1}', '$.a', '{}')::text;
+select jsonb_path_match_tz('{"a": 1}', '$.a');
+select jsonb_path_exists_tz('{"a": 1}', '$.a', '[]');
+select x::text from jsonb_path_query_tz('[1, 2]', '$[*]', '{}', true) x;
+select jsonb_path_exists_tz('{"a": 1}', '$.a', null, true);
+select proname, pronargs from pg_proc where oid in (1177, 2030, 1179, 1180, 2023) order by oid;
 select json_object('{a,1}'), jsonb_exists('{"a":1}', 'a'), json_extract_path('{"a":1}', 'a'), jsonb_contains('{}', '{}'), json_strip_nulls('[]'), jsonb_set('{}', '{a}', '1'), jsonb_object('{}');
 select ('{"a":1}'::jsonb ? 'a'), '{"a":1}'::jsonb @> '{}', ('{"a":{"b":1}}'::jsonb #> '{a,b}')::text;
 select oid, proname, proisstrict, provolatile, proparallel, prosrc from pg_proc where oid in (3305, 3579, 3304, 5054, 3262, 3261, 3202, 3203, 3263, 3264, 3217, 3951, 4046, 4047, 4048, 4049, 4050, 1177, 2030, 1179, 1180, 2023) order by oid;

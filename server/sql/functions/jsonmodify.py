@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]  # NB: in the stdlib, not its stubs
 from typing import Any
 
 from ...errors import (
     ArraySubscriptError,
+    FeatureNotSupported,
     InvalidParameterValue,
     InvalidTextRepresentation,
     NullValueNotAllowed,
@@ -476,13 +478,40 @@ def jsonb_contained(a: str, b: str) -> bool:
 
 # --- jsonb_path_*_tz: the timezone-aware forms, which evaluate as the plain ones here ----
 
-register("jsonb_path_exists_tz", args=[JB, JSONPATH], returns=T.BOOL, oid=1177,
-         volatile=False)(JP.jsonb_path_exists)
-register("jsonb_path_match_tz", args=[JB, JSONPATH], returns=T.BOOL, oid=2030)(
-    JP.jsonb_path_match)
-register("jsonb_path_query_tz", args=[JB, JSONPATH], returns=JB, set_returning=True,
-         oid=1179)(JP.jsonb_path_query)
-register("jsonb_path_query_array_tz", args=[JB, JSONPATH], returns=JB, oid=1180)(
-    JP.jsonb_path_query_array)
-register("jsonb_path_query_first_tz", args=[JB, JSONPATH], returns=JB, oid=2023)(
-    JP.jsonb_path_query_first)
+
+def _path_tz(fn: Callable[[str, str], Any], on_error: Any) -> Callable[..., Any]:
+    """fn(target, path) with PostgreSQL's `vars` and `silent` parameters: `vars` must be an
+    object, and one naming variables is refused (0A000: the evaluator has no variables);
+    `silent` turns the path's errors about the data into `on_error` (NULL, or no rows)."""
+
+    def call(doc: str, path: str, variables: str = "{}", silent: bool = False) -> Any:
+        v = parse(variables)
+        if not isinstance(v, dict):
+            raise InvalidParameterValue(
+                '"vars" argument is not an object',
+                detail='Jsonpath parameters should be encoded as key-value pairs of "vars" object.')
+        if v:
+            raise FeatureNotSupported("jsonpath variables are not supported by Cumulo's evaluator")
+        try:
+            return fn(doc, path)
+        except SQLError as e:
+            if not silent or e.sqlstate in ("42601", "0A000"):
+                raise
+            return on_error
+
+    return call
+
+
+for _name, _fn, _ret, _oid, _none in (
+        ("jsonb_path_exists_tz", JP.jsonb_path_exists, T.BOOL, 1177, None),
+        ("jsonb_path_match_tz", JP.jsonb_path_match, T.BOOL, 2030, None),
+        ("jsonb_path_query_tz", JP.jsonb_path_query, JB, 1179, []),
+        ("jsonb_path_query_array_tz", JP.jsonb_path_query_array, JB, 1180, "[]"),
+        ("jsonb_path_query_first_tz", JP.jsonb_path_query_first, JB, 2023, None)):
+    _impl = _path_tz(_fn, _none)
+    _impl.__doc__ = f"{_fn.__name__} with vars and silent: {_fn.__doc__}"
+    _srf = _name == "jsonb_path_query_tz"
+    register(_name, args=[JB, JSONPATH, JB, T.BOOL], returns=_ret, set_returning=_srf,
+             oid=_oid)(_impl)
+    register(_name, args=[JB, JSONPATH, JB], returns=_ret, set_returning=_srf)(_impl)
+    register(_name, args=[JB, JSONPATH], returns=_ret, set_returning=_srf)(_impl)
