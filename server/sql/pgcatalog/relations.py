@@ -19,6 +19,7 @@ from ..catalog import model as M
 from ..catalog.syscols import SYSTEM_COLUMNS
 from ..privileges.acl import acl_texts, column_acl_texts
 from .accessmethods import INDEX_METHODS
+from .aggprocs import AGG_DESCRIPTIONS
 from .collations import collation_oid
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
@@ -354,6 +355,7 @@ BUILTIN_DESCRIPTIONS = (
     (13559, 3079, 0, "PL/pgSQL procedural language"),
     (13563, 2612, 0, "PL/pgSQL procedural language"),
     *((oid, 1255, 0, text) for oid, text in PROC_DESCRIPTIONS.items()),
+    *((oid, 1255, 0, text) for oid, text in AGG_DESCRIPTIONS.items()),
     *((oid, 1247, 0, text) for oid, text in TYPE_DESCRIPTIONS.items()),
     *((oid, 2617, 0, text) for oid, text in OPERATOR_DESCRIPTIONS.items()),
 )
