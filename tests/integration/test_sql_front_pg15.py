@@ -824,6 +824,13 @@ select percentile_cont(0.5) from m;
 select percentile_disc(0.5) within group (order by x) over (), 1 from m;
 select percentile_cont(0.5) within group (order by a)::text, mode() within group (order by a)::int2 from (values (1), (2)) t(a);
 select corr(a, b)::numeric(20, 10), regr_slope(a, b) from (values (1::int, 2.5::numeric), (2, 3.75), (7, 4)) t(a, b);
+select g, percentile_cont(g / 4.0) within group (order by x) from m group by g
+  having percentile_disc(0.5) within group (order by y) > 0 order by percentile_cont(0.5) within group (order by y);
+select percentile_cont(0.5) within group (order by s) from m;
+select g from m where percentile_cont(0.5) within group (order by x) > 1;
+select percentile_disc(0.5) within group (order by x, y) from m;
+select percentile_cont(0.5) within group (order by x::numeric), percentile_disc(0.5) within group (order by x::numeric) from m;
+select corr(s, x) from m;
 """,
     # The aggregates and window functions Cumulo runs are in pg_proc with PostgreSQL's OIDs and
     # prokind 'a' / 'w' (psql's \\daS and \\dfS list them); ordered-set ones and

@@ -1224,6 +1224,9 @@ class Binder(SpecialForms):
     def b_Filter(self, node: exp.Filter) -> E:
         raise GroupingError("aggregate functions are not allowed here")
 
+    def b_WithinGroup(self, node: exp.WithinGroup) -> E:  # an ordered-set aggregate: 42803
+        return self.b_function(node)
+
     def b_function(self, node: exp.Expr) -> E:
         """Binds a function call through the registry."""
         name = func_name(node)

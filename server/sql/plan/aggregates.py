@@ -85,7 +85,7 @@ def agg_parts(node: exp.Expression) -> tuple[str, list[exp.Expression], bool, li
     if isinstance(node, exp.WithinGroup):  # f(direct args) WITHIN GROUP (ORDER BY x): x first
         within = list(node.expression.expressions) if isinstance(node.expression, exp.Order) else []
         name = func_name(node.this)
-        if name not in ORDERED_SET_AGGS or len(within) != 1:
+        if name not in ORDERED_SET_AGGS:
             raise UndefinedFunction(f"function {name} with WITHIN GROUP does not exist",
                                     hint="No function matches the given name and argument types.")
         return name, [within[0].this, *func_args(node.this)], False, within, flt
@@ -211,6 +211,11 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                 "You might need to add explicit type casts.")
         keys = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
                           bool(o.args.get("nulls_first"))) for o in order]
+        if name in ORDERED_SET_AGGS and len(keys) != 1:  # f(0.5) WITHIN GROUP (ORDER BY x, y)
+            raise UndefinedFunction(
+                f"function {name}({', '.join(ty.type_name(b.type) for b in bargs[1:] + [k.expr for k in keys])}) "
+                "does not exist", hint="No function matches the given name and argument types. "
+                "You might need to add explicit type casts.")
         fe = binder.bind_bool(flt, "FILTER") if flt is not None else None
         if name != "json_agg":
             arg_t = bargs[0].type if bargs else T.UNKNOWN
@@ -384,13 +389,21 @@ def _typed_special(name: str, bargs: list[E], params: Any) -> tuple[list[E], int
     statistical (functions.statsaggs) aggregate, as pg_proc declares them: float8 pairs; the
     fraction float8 or float8[] (an array of results); percentile_cont of float8 or interval."""
     if name in STATS_AGGS:
-        if len(bargs) != 2:
-            raise UndefinedFunction(f"function {name} does not exist",
+        if len(bargs) != 2 or not all(_float8_arg(b.type) for b in bargs):
+            shown = ", ".join(ty.type_name(b.type) for b in bargs)
+            raise UndefinedFunction(f"function {name}({shown}) does not exist",
                                     hint="No function matches the given name and argument types. "
                                     "You might need to add explicit type casts.")
         return [coerce(b, T.FLOAT8, params=params) for b in bargs], \
             T.INT8 if name == "regr_count" else T.FLOAT8
     x, direct = bargs[0], bargs[1:]
+    if name == "percentile_cont" and not (_float8_arg(x.type) or x.type == T.INTERVAL) \
+            or direct and not (_float8_arg(direct[0].type)
+                               or _float8_arg(T.ELEMENT_OF.get(direct[0].type, T.TEXT))):
+        shown = ", ".join(ty.type_name(b.type) for b in [*direct, x])
+        raise UndefinedFunction(f"function {name}({shown}) does not exist",
+                                hint="No function matches the given name and argument types. "
+                                "You might need to add explicit type casts.")
     if x.type == T.UNKNOWN or name == "percentile_cont" and x.type != T.INTERVAL:
         x = coerce(x, T.FLOAT8 if name == "percentile_cont" else T.TEXT, params=params)
     if name == "mode":
@@ -402,6 +415,11 @@ def _typed_special(name: str, bargs: list[E], params: Any) -> tuple[list[E], int
     many = ty.is_array(direct[0].type)
     frac = coerce(direct[0], T.ARRAY_OF[T.FLOAT8] if many else T.FLOAT8, params=params)
     return [x, frac], T.ARRAY_OF.get(x.type, T.ANYARRAY) if many else x.type
+
+
+def _float8_arg(t: int) -> bool:
+    """Whether a value of type `t` may be passed where PostgreSQL declares float8."""
+    return t == T.UNKNOWN or ty.is_numeric(t)
 
 
 def _enum_extreme(a: N.AggCall) -> N.AggCall:
