@@ -27,35 +27,41 @@ _NAN = float("nan")
 
 
 def _accumulate(pairs: list) -> tuple[float, float, float, float, float, float]:
-    """float8_regr_accum over (y, x) pairs: returns N, Sx, Sxx, Sy, Syy, Sxy."""
-    n = sx = sxx = sy = syy = sxy = 0.0
-    for y, x in pairs:
-        old_n = n
-        n += 1.0
+    """float8_regr_accum over (y, x) pairs: returns N, Sx, Sxx, Sy, Syy, Sxy.
+
+    PostgreSQL turns a sum that became infinite into NaN at that step; once infinite a sum
+    of squares stays infinite or NaN (and Sxy too), so doing it once at the end is the same
+    and keeps the per-pair loop to plain arithmetic."""
+    if not pairs:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    y, x = pairs[0]
+    n, sx, sy = 1.0, x, y
+    sxx = syy = sxy = 0.0
+    if math.isnan(x) or math.isinf(x):  # a first Inf or NaN makes the dependent sums NaN
+        sxx = sxy = _NAN
+    if math.isnan(y) or math.isinf(y):
+        syy = sxy = _NAN
+    for y, x in pairs[1:]:
+        old = n
+        n = old + 1.0
         sx += x
         sy += y
-        if old_n > 0.0:
-            tx = x * n - sx
-            ty = y * n - sy
-            scale = 1.0 / (n * old_n)
-            sxx += tx * tx * scale
-            syy += ty * ty * scale
-            sxy += tx * ty * scale
-            if math.isinf(sxx) or math.isinf(syy) or math.isinf(sxy):
-                sxx = _NAN if math.isinf(sxx) else sxx
-                syy = _NAN if math.isinf(syy) else syy
-                sxy = _NAN if math.isinf(sxy) else sxy
-        else:  # a first Inf or NaN makes the dependent sums NaN
-            if math.isnan(x) or math.isinf(x):
-                sxx = sxy = _NAN
-            if math.isnan(y) or math.isinf(y):
-                syy = sxy = _NAN
-    return n, sx, sxx, sy, syy, sxy
+        tx = x * n - sx
+        ty = y * n - sy
+        scale = 1.0 / (n * old)
+        sxx += tx * tx * scale
+        syy += ty * ty * scale
+        sxy += tx * ty * scale
+    return n, sx, _finite(sxx), sy, _finite(syy), _finite(sxy)
+
+
+def _finite(v: float) -> float:
+    return _NAN if math.isinf(v) else v
 
 
 def finish_stats(func: str, vals: list) -> float | int | None:
     """One of STATS_AGGS over its argument tuples (Y, X), as PostgreSQL's final functions."""
-    pairs = [(float(v[0]), float(v[1])) for v in vals if v[0] is not None and v[1] is not None]
+    pairs = [v for v in vals if v[0] is not None and v[1] is not None]  # float8s (the planner's)
     if func == "regr_count":
         return len(pairs)
     n, sx, sxx, sy, syy, sxy = _accumulate(pairs)
