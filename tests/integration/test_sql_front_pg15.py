@@ -952,6 +952,7 @@ def test_jsonb_set_with_parameters_as_pg15(servers):
     assert expected[1] == ({"k": [True, None]},)
     assert _jsonb_set_params(cu.dsn()) == expected
 
+
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_same_outcomes_as_pg15(servers, name):
     assert_same_outcomes(*servers, f"front_{name}", SCRIPTS[name])
