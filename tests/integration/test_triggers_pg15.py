@@ -25,6 +25,7 @@ import pyarrow as pa
 import pytest
 
 import cumulo.driver as cd
+from tests.integration.test_plpgsql_functions_pg15 import run  # status, rows, NOTICEs per statement
 
 STATEMENTS = [
     'create table t (id int primary key, a text)',
@@ -257,22 +258,6 @@ create trigger child_b before insert or update or delete on child for each row e
 create trigger child_a after insert or update or delete on child for each row execute function note();
 insert into parent values (1), (2)
 """
-
-
-def run(dsn: str, statements: list[str]) -> list[tuple]:
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as c:
-        notes: list[str] = []
-        c.add_notice_handler(lambda d: notes.append(f"{d.severity}: {d.message_primary}"))
-        for sql in statements:
-            notes.clear()
-            try:
-                cur = c.execute(sql)
-                rows = cur.fetchall() if cur.description else None
-                out.append((sql, cur.statusmessage, rows, list(notes)))
-            except psycopg.Error as e:
-                out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary, list(notes)))
-    return out
 
 
 @pytest.fixture(scope="module")
