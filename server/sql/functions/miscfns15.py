@@ -28,7 +28,7 @@ from ...errors import (
 )
 from ...pgtypes import oids as T
 from .arrays import array_of_first
-from .regcasts import _labelled, regprocedure_in, regprocedure_out, regtype_in
+from .regcasts import labelled, regprocedure_in, regprocedure_out, regtype_in
 from .registry import register
 from .strings import string_to_array
 
@@ -221,7 +221,7 @@ def to_regprocedure(ctx: Any, text: str) -> Any:
     inner = inner.rsplit(")", 1)[0].strip()
     for arg in inner.split(",") if inner else ():
         regtype_in(ctx, arg.strip())  # NB: an unknown argument type is 42704, not NULL
-    return _labelled(ctx, regprocedure_in(ctx, text, missing_ok=True), regprocedure_out)
+    return labelled(ctx, regprocedure_in(ctx, text, missing_ok=True), regprocedure_out)
 
 
 # PostgreSQL's ascii.c tables: the ASCII stand-in of each byte 128..255 of the encoding. They

@@ -251,34 +251,34 @@ def regrole_out(ctx: Any, oid: int) -> str:
 @register("to_regclass", args=[T.TEXT], returns=T.REGCLASS, needs_context=True)
 def to_regclass(ctx: Any, text: str) -> int | None:
     """Returns the relation's OID, NULL when there is none."""
-    return _labelled(ctx, regclass_in(ctx, text, missing_ok=True), regclass_out)
+    return labelled(ctx, regclass_in(ctx, text, missing_ok=True), regclass_out)
 
 
 @register("to_regtype", args=[T.TEXT], returns=T.REGTYPE, needs_context=True)
 def to_regtype(ctx: Any, text: str) -> int | None:
     """Returns the type's OID, NULL when there is none."""
-    return _labelled(ctx, regtype_in(ctx, text, missing_ok=True), regtype_out)
+    return labelled(ctx, regtype_in(ctx, text, missing_ok=True), regtype_out)
 
 
 @register("to_regproc", args=[T.TEXT], returns=T.REGPROC, needs_context=True)
 def to_regproc(ctx: Any, text: str) -> int | None:
     """Returns the function's OID, NULL when there is none."""
-    return _labelled(ctx, regproc_in(ctx, text, missing_ok=True), regproc_out)
+    return labelled(ctx, regproc_in(ctx, text, missing_ok=True), regproc_out)
 
 
 @register("to_regnamespace", args=[T.TEXT], returns=T.REGNAMESPACE, needs_context=True)
 def to_regnamespace(ctx: Any, text: str) -> int | None:
     """Returns the schema's OID, NULL when there is none."""
-    return _labelled(ctx, regnamespace_in(ctx, text, missing_ok=True), regnamespace_out)
+    return labelled(ctx, regnamespace_in(ctx, text, missing_ok=True), regnamespace_out)
 
 
 @register("to_regrole", args=[T.TEXT], returns=T.REGROLE, needs_context=True)
 def to_regrole(ctx: Any, text: str) -> int | None:
     """Returns the role's OID, NULL when there is none."""
-    return _labelled(ctx, regrole_in(ctx, text, missing_ok=True), regrole_out)
+    return labelled(ctx, regrole_in(ctx, text, missing_ok=True), regrole_out)
 
 
-def _labelled(ctx: Any, oid: int | None, fmt: Any) -> RegOid | None:
+def labelled(ctx: Any, oid: int | None, fmt: Any) -> RegOid | None:
     """Returns the OID as a value that prints as the object's name, as reg* values do."""
     return None if oid is None else RegOid(oid, fmt(ctx, oid))
 

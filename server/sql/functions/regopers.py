@@ -24,7 +24,7 @@ from ..expr.regcast import RegOid
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, split_name
 from ..pgcatalog.operators import BY_SIGNATURE, OPERATOR_ROWS, extension_rows
-from .regcasts import regtype_in
+from .regcasts import labelled, regtype_in
 from .registry import register
 
 _BY_NAME: dict[str, list[int]] = {}
@@ -128,17 +128,13 @@ def regoperator_out(ctx: Any, oid: int) -> str:
     return f"{row[1]}({left},{format_type(row[8], None)})"
 
 
-def _labelled(ctx: Any, oid: int | None, fmt: Any) -> RegOid | None:
-    return None if oid is None else RegOid(oid, fmt(ctx, oid))
-
-
 @register("to_regoper", args=[T.TEXT], returns=T.REGOPER, needs_context=True)
 def to_regoper(ctx: Any, text: str) -> RegOid | None:
     """The operator named `text`, NULL when none or several are."""
-    return _labelled(ctx, regoper_in(ctx, text, missing_ok=True), regoper_out)
+    return labelled(ctx, regoper_in(ctx, text, missing_ok=True), regoper_out)
 
 
 @register("to_regoperator", args=[T.TEXT], returns=T.REGOPERATOR, needs_context=True)
 def to_regoperator(ctx: Any, text: str) -> RegOid | None:
     """The operator `name(left,right)`, NULL when there is none."""
-    return _labelled(ctx, regoperator_in(ctx, text, missing_ok=True), regoperator_out)
+    return labelled(ctx, regoperator_in(ctx, text, missing_ok=True), regoperator_out)
