@@ -16,7 +16,8 @@ Life of a connection:
 2. authentication (`auth.Authenticator`), then `Engine.open_session`, the
    ParameterStatus values, BackendKeyData and ReadyForQuery;
 3. the ready phase: simple queries here, the extended protocol in
-   `extended.py` (a mixin of this class), COPY framing in both.
+   `extended.py` (a mixin of this class), COPY framing in both, FunctionCall in
+   `fastpath.py` (another mixin).
 
 Errors become ErrorResponse in `_error` only, through `errors.to_fields`;
 anything that is not a SQLError is logged with its traceback as XX000. An
@@ -47,6 +48,7 @@ from .auth import Authenticator
 from .backend import Engine, Result, Session
 from .batchenc import append_batch
 from .extended import ExtendedQuery
+from .fastpath import FunctionCalls
 from .hba import connection_method
 
 log = logging.getLogger("cumulo.pgwire")
@@ -74,7 +76,7 @@ def fatal(exc: SQLError) -> SQLError:
     return exc
 
 
-class Connection(ExtendedQuery):
+class Connection(ExtendedQuery, FunctionCalls):
     """One client connection's protocol state; see the module docstring."""
 
     def __init__(
@@ -120,6 +122,7 @@ class Connection(ExtendedQuery):
             ord("D"): self._describe, ord("E"): self._execute, ord("C"): self._close,
             ord("S"): self._sync, ord("H"): self._flush, ord("X"): self._terminate,
             ord("d"): self._copy_data, ord("c"): self._copy_done, ord("f"): self._copy_fail,
+            ord("F"): self._function_call,
         }
 
     # -- driving ---------------------------------------------------------------

@@ -1,0 +1,177 @@
+"""Large objects as the session sees them: lookup, creation, privileges, and open descriptors.
+
+The lo_* functions, GRANT/REVOKE ON LARGE OBJECT, ALTER LARGE OBJECT and COMMENT ON
+LARGE OBJECT meet here, so each PostgreSQL rule is written once:
+
+- an object is found in the transaction's snapshot (42704 "large object N does not
+  exist");
+- its privileges are SELECT (`r`) and UPDATE (`w`): the owner and superusers hold both;
+  others what `lomacl` grants them or PUBLIC (42501 "permission denied for large
+  object N"); lo_unlink and ALTER need the owner (42501 "must be owner of large object N");
+- descriptors (`lo_open`'s integers) number from 0 in each transaction, per session,
+  and die with the transaction (`Descriptors.tid`): a later transaction sees none,
+  as PostgreSQL's AtEOXact_LargeObject closes them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import InsufficientPrivilege, SQLError, UndefinedObject
+from ..privileges.acl import privileges_of
+from ..privileges.check import current_role, is_owner, privilege_roles
+from . import pages
+
+INV_WRITE = 0x20000
+INV_READ = 0x40000
+
+
+@dataclass(frozen=True)
+class LargeObject:
+    """One pg_largeobject_metadata row (what GRANT and ALTER edit)."""
+
+    oid: int
+    owner: int
+    acl: tuple[str, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        """How GRANT's messages name it: its OID."""
+        return str(self.oid)
+
+
+def txn_of(s: Any) -> Any:
+    """The session's transaction (the statement calling a function has one)."""
+    return s.txn if s.txn is not None else s.ensure_txn()
+
+
+def find(s: Any, loid: int) -> LargeObject:
+    """The large object `loid` as the transaction sees it; 42704 if there is none."""
+    row = pages.meta(txn_of(s), s.db.oid, loid)
+    if row is None:
+        raise UndefinedObject(f"large object {loid} does not exist")
+    return LargeObject(row[1], row[2], row[3])
+
+
+def exists(s: Any, loid: int) -> bool:
+    """True if the transaction sees a large object `loid`."""
+    return pages.meta(txn_of(s), s.db.oid, loid) is not None
+
+
+def save(s: Any, lo: LargeObject) -> None:
+    """Writes a (new or changed) object's metadata row in the transaction."""
+    pages.put_meta(txn_of(s), s.db.oid, lo.oid, lo.owner, lo.acl)
+
+
+def create(s: Any, loid: int, owner: int) -> int:
+    """inv_create: a new empty object, `loid` or (0) a fresh OID; 23505 if `loid` is taken."""
+    if loid == 0:
+        loid = s.store.allocate_oid()
+        while exists(s, loid):
+            loid = s.store.allocate_oid()
+    elif exists(s, loid):
+        raise SQLError('duplicate key value violates unique constraint '
+                       '"pg_largeobject_metadata_oid_index"',
+                       detail=f"Key (oid)=({loid}) already exists.", sqlstate="23505",
+                       schema="pg_catalog", table="pg_largeobject_metadata",
+                       constraint="pg_largeobject_metadata_oid_index")
+    save(s, LargeObject(loid, owner))
+    return loid
+
+
+def privileges(s: Any, lo: LargeObject) -> str:
+    """The letters (r, w) the current role holds on `lo`."""
+    cat = s.catalog()
+    role = current_role(s, cat)
+    if role is None:
+        return ""
+    if is_owner(cat, role, lo.owner):
+        return "rw"
+    return privileges_of(lo.acl or (), privilege_roles(cat, role))
+
+
+def check(s: Any, lo: LargeObject, letter: str) -> None:
+    """42501 unless the current role holds SELECT (`r`) or UPDATE (`w`) on `lo`."""
+    if letter not in privileges(s, lo):
+        raise InsufficientPrivilege(f"permission denied for large object {lo.oid}")
+
+
+def must_own(s: Any, lo: LargeObject) -> None:
+    """42501 unless the current role may act as `lo`'s owner."""
+    cat = s.catalog()
+    role = current_role(s, cat)
+    if role is None or not is_owner(cat, role, lo.owner):
+        raise InsufficientPrivilege(f"must be owner of large object {lo.oid}")
+
+
+def with_owner(lo: LargeObject, owner: int) -> LargeObject:
+    """`lo` given to `owner`; its ACL's grants by and to the old owner follow, as in
+    PostgreSQL's ALTER ... OWNER TO (aclnewowner)."""
+    if lo.acl is None:
+        return dataclasses.replace(lo, owner=owner)
+    old, acl = str(lo.owner), []
+    for item in lo.acl:
+        grantee, rest = item.split("=", 1)
+        privs, grantor = rest.split("/", 1)
+        grantee = str(owner) if grantee == old else grantee
+        grantor = str(owner) if grantor == old else grantor
+        acl.append(f"{grantee}={privs}/{grantor}")
+    return LargeObject(lo.oid, owner, tuple(acl))
+
+
+# -- descriptors ------------------------------------------------------------------
+
+
+@dataclass
+class Descriptor:
+    """One lo_open: the object, whether it was opened for writing, and the position."""
+
+    loid: int
+    writable: bool
+    offset: int = 0
+
+
+class Descriptors:
+    """A session's open descriptors in one transaction (slot index = descriptor)."""
+
+    __slots__ = ("tid", "slots")
+
+    def __init__(self, tid: int) -> None:
+        self.tid = tid
+        self.slots: list[Descriptor | None] = []
+
+    def open(self, d: Descriptor) -> int:
+        """Takes the lowest free slot, as PostgreSQL's newLOfd does."""
+        for i, slot in enumerate(self.slots):
+            if slot is None:
+                self.slots[i] = d
+                return i
+        self.slots.append(d)
+        return len(self.slots) - 1
+
+
+_TABLES: weakref.WeakKeyDictionary[Any, Descriptors] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def descriptors(s: Any) -> Descriptors:
+    """The session's descriptors of its current transaction (a fresh table in a new one)."""
+    tid = txn_of(s).tid
+    with _LOCK:
+        table = _TABLES.get(s)
+        if table is None or table.tid != tid:
+            table = _TABLES[s] = Descriptors(tid)
+    return table
+
+
+def descriptor(s: Any, fd: int) -> Descriptor:
+    """An open descriptor; 42704 "invalid large-object descriptor" otherwise."""
+    slots = descriptors(s).slots
+    d = slots[fd] if 0 <= fd < len(slots) else None
+    if d is None:
+        raise UndefinedObject(f"invalid large-object descriptor: {fd}")
+    return d
