@@ -31,7 +31,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
-from . import extsyntax, geosyntax, inlists, literalrows, manyvalues
+from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, ustrings
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
 
@@ -88,6 +88,33 @@ def _normalize_call(parser: Any) -> exp.Expression:
 
 
 _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "NORMALIZE": _normalize_call}
+
+
+def _refuse_comma_form(parser: Any, first: exp.Expression | None) -> None:
+    """PostgreSQL's syntax error at the `,` (or `)`) after EXTRACT's unit or POSITION's first
+    argument: only `extract(f FROM x)` and `position(a IN b)` are its grammar; sqlglot also
+    reads `extract(f, x)` and `position(a, b)`."""
+    if first is not None and parser._curr is not None \
+            and parser._curr.token_type in (TokenType.COMMA, TokenType.R_PAREN):
+        parser.raise_error("Expected FROM or IN", parser._curr)
+
+
+def _extract_call(parser: Any) -> exp.Expression:
+    index = parser._index
+    _refuse_comma_form(parser, parser._parse_function() or parser._parse_var_or_string(upper=True))
+    parser._retreat(index)
+    return cast(exp.Expression, parser._parse_extract())
+
+
+def _position_call(parser: Any) -> exp.Expression:
+    index = parser._index
+    _refuse_comma_form(parser, parser._parse_bitwise())
+    parser._retreat(index)
+    return cast(exp.Expression, parser._parse_position())
+
+
+_PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS,
+                               "EXTRACT": _extract_call, "POSITION": _position_call}
 _NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 
 
@@ -615,6 +642,8 @@ def parse_sql(sql: str) -> exp.Expression:
     """
     if "\\u0000" in sql or "\\U00000000" in sql:
         check_unicode_nul(sql)
+    if ustrings.needed(sql):  # U&'...' and U&"..." [UESCAPE 'c']
+        sql = ustrings.rewrite(sql)
     many = None
     if "$" in sql and sql[:6].upper() == "INSERT" and ("), (" in sql or "),(" in sql):
         many = manyvalues.split(sql)
