@@ -200,6 +200,36 @@ _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 
 
 def split_statements(sql: str) -> list[str]:
+    """Splits a Query message into statements at top-level semicolons (empty ones dropped);
+    a routine's `BEGIN ATOMIC ... END` body stays in its CREATE statement."""
+    if ("ATOMIC" in sql or "atomic" in sql or "Atomic" in sql) and _BEGIN_ATOMIC.search(sql):
+        return _join_atomic(_split_statements(sql))
+    return _split_statements(sql)
+
+
+_BEGIN_ATOMIC = re.compile(r"\bBEGIN\s+ATOMIC\b", re.I)
+
+
+def _join_atomic(parts: list[str]) -> list[str]:
+    """Rejoins the statements of a BEGIN ATOMIC body, up to its closing `END`.
+
+    >>> _join_atomic(["create procedure p() begin atomic select 1", "select 2", "end", "call p()"])
+    ['create procedure p() begin atomic select 1; select 2; end', 'call p()']
+    """
+    out: list[str] = []
+    open_ = False
+    for part in parts:
+        if open_:
+            out[-1] += "; " + part
+            open_ = part.strip().upper() != "END"
+            continue
+        out.append(part)
+        open_ = _BEGIN_ATOMIC.search(part) is not None and \
+            re.search(r"\bEND\s*$", part, re.I) is None
+    return out
+
+
+def _split_statements(sql: str) -> list[str]:
     """Splits a Query message into statements at top-level semicolons (empty ones dropped)."""
     if ";" not in sql:
         s = sql.strip()

@@ -91,6 +91,7 @@ class SQLSession:
         self.settings.values["session_authorization"] = user
         self.txn: Any = None
         self.in_block = False
+        self.implicit_block = False  # a Query message of several statements: CALL is atomic
         self.failed = False
         self.txn_modes: dict[str, Any] = {}
         self.savepoints: list[tuple[str, Any, bool, dict[str, str]]] = []
@@ -186,6 +187,7 @@ class SQLSession:
         # leave alone the transaction that statement runs in (it aborted a later COPY's)
         token = self._query = object()
         logged = oplog.started(self.settings.values, sql)  # log_statement, duration
+        self.implicit_block = len(texts) > 1
         try:
             cursor = 0
             for text in texts:
@@ -212,6 +214,7 @@ class SQLSession:
             if self._query is token:
                 self.running = False
                 self._query = None
+                self.implicit_block = False
             oplog.finished(self.settings.values, sql, logged)
         if not self.in_block:
             if self.txn is not None:

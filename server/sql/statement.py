@@ -20,6 +20,7 @@ from . import txnctl, utility
 from .ddl import dispatch, owned
 from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
+from .ddl.routines import analyse_routine_alter
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
 from .dml.analyse import analyse_dml
 from .dml.ctasdml import analyse_ctas_dml
@@ -30,6 +31,7 @@ from .parse import parse_sql, strip_leading_comments
 from .parse import utility as utility_statement
 from .plpgsql import analyse_do
 from .plpgsql.functions import analyse_function_ddl
+from .plpgsql.procedures import analyse_call
 from .privileges.defaults import analyse as analyse_default_privileges
 from .privileges.owner import analyse_owner
 from .privileges.statements import guard
@@ -42,7 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["ANY_VERSION", "Stmt", "analyse", "analyse_tree", "syntax_error_at"]
 
 _NULLS_DISTINCT = re.compile(r"(?<=\))\s*NULLS\s+(NOT\s+)?DISTINCT\b", re.I)
-_FUNCTION_DDL = re.compile(r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?|DROP\s+)FUNCTION\b", re.I)
+_FUNCTION_DDL = re.compile(r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)|DROP\s+"
+                           r"(?:FUNCTION|PROCEDURE|ROUTINE))\b", re.I)
 
 
 def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
@@ -132,6 +135,8 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
                 return analyse_tree(session, sql, inner, param_oids)
         if word == "DO":  # an anonymous PL/pgSQL block
             return analyse_do(session, sql, analyse_tree)
+        if word == "CALL":  # a procedure
+            return analyse_call(session, sql, param_oids, analyse_tree)
         if word == "ALTER":  # ALTER COLUMN ... DROP IDENTITY / ADD GENERATED ... AS IDENTITY
             identity = analyse_identity(session, sql)
             if identity is not None:
@@ -139,6 +144,9 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             owner = analyse_owner(session, sql)  # ALTER ... OWNER TO
             if owner is not None:
                 return owner
+            routine = analyse_routine_alter(session, sql)  # ALTER PROCEDURE ... RENAME TO
+            if routine is not None:
+                return routine
             defaults = analyse_default_privileges(sql)
             if defaults is not None:
                 return defaults

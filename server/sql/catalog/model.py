@@ -205,6 +205,8 @@ class Function:
     param_modes: tuple[str, ...] = ()
     param_texts: tuple[str, ...] = ()
     param_defaults: tuple[str, ...] = ()
+    kind: str = "f"  # prokind: f a function, p a procedure (CREATE PROCEDURE, run by CALL)
+    atomic: bool = False  # a BEGIN ATOMIC body (prosqlbody): `body` is its statements, deparsed
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from .names import (
     skip_or_raise,
     table_name,
 )
+from .routines import find_routine
 from .tables import drop_table_objects, temp_schema
 from .viewcols import check_view_columns
 
@@ -160,7 +161,8 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
 
 
 _COMMENT = re.compile(
-    r"COMMENT\s+ON\s+(?P<kind>TABLE|COLUMN|VIEW|INDEX|SEQUENCE|SCHEMA|DATABASE|CONSTRAINT)\s+"
+    r"COMMENT\s+ON\s+(?P<kind>TABLE|COLUMN|VIEW|INDEX|SEQUENCE|SCHEMA|DATABASE|CONSTRAINT|"
+    r"FUNCTION|PROCEDURE|ROUTINE)\s+"
     r"(?P<name>.+?)\s+IS\s+(?P<text>NULL|E?'(?:[^']|'')*')\s*$", re.I | re.S)
 
 
@@ -208,6 +210,8 @@ def analyse_comment(session: SQLSession, sql: str) -> Stmt:
             objoid = q.oid
         elif kind == "DATABASE":
             objoid = s.db.oid
+        elif kind in ("FUNCTION", "PROCEDURE", "ROUTINE"):
+            objoid = find_routine(s, kind, raw).oid
         elif kind == "CONSTRAINT":
             cm = re.fullmatch(r"(?P<con>\"(?:[^\"]|\"\")*\"|\S+)\s+ON\s+(?:DOMAIN\s+)?(?P<rel>.+)",
                               raw, re.I | re.S)

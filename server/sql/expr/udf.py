@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import SQLError
 from ...pgtypes import oids as T
 from ...pgtypes import records
 from ..catalog.model import CatalogSnapshot, Function
 from ..functions.registry import FunctionDef
 from .bound import E
 from .functions import coerce
+from .types import type_name
 
 
 def _impl(fn: Function) -> Any:
@@ -34,6 +36,14 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
         return None
     fn = next((f for f in cat.functions
                if f.name == name and len(f.arg_types) == len(args)), None)
+    proc = fn if fn is not None and fn.kind == "p" else None if fn is not None else next((
+        f for f in cat.functions if f.name == name and f.kind == "p"
+        and len(f.arg_types) - sum(1 for d in f.param_defaults if d) <= len(args)
+        <= len(f.arg_types)), None)
+    if proc is not None:
+        shown = ",".join(type_name(a.type) for a in args)
+        raise SQLError(f"{name}({shown.replace(',', ', ')}) is a procedure", sqlstate="42809",
+                       hint="To call a procedure, use CALL.")
     if fn is None:
         return None
     coerced = [coerce(a, t, params=params) for a, t in zip(args, fn.arg_types, strict=True)]

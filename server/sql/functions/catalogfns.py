@@ -243,6 +243,8 @@ def pg_get_function_result(ctx: FunctionContext, oid: int) -> str | None:
     """Returns a function's result type as SQL text (SETOF for set-returning ones,
     TABLE(...) for RETURNS TABLE)."""
     u = _user_function(ctx, oid)
+    if u is not None and u.kind == "p":
+        return None  # NB: a procedure has no result type
     if u is not None:
         table = _table_result(u.param_modes, u.param_texts)
         return table or ("SETOF " if u.retset else "") + (format_type(u.returns, None) or "")
@@ -283,6 +285,11 @@ def user_functiondef(ctx: FunctionContext, oid: int) -> str | None:
     lang = "plpgsql" if u.language == "plpgsql" else "sql"
     options = {"i": " IMMUTABLE", "s": " STABLE"}.get(u.volatility, "") + (
         " STRICT" if u.strict else "")
+    if u.kind == "p":  # NB: no RETURNS, no volatility; a BEGIN ATOMIC body as its statements
+        body = (f"BEGIN ATOMIC\n{u.body}END\n" if u.atomic
+                else f"AS $procedure${u.body}$procedure$\n")
+        return (f"CREATE OR REPLACE PROCEDURE {head}{quote_ident(u.name)}({args})\n"
+                f" LANGUAGE {lang}\n" + body)
     return (f"CREATE OR REPLACE FUNCTION {head}{quote_ident(u.name)}({args})\n"
             f" RETURNS {result}\n LANGUAGE {lang}\n" + (f"{options}\n" if options else "")
             + f"AS $function${u.body}$function$\n")

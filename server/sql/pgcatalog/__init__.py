@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (imported to register their relations)
     operators,  # pg_operator, pg_opclass, pg_opfamily, pg_amop, pg_amproc
     privrows,
     relations,
+    routinerows,  # NB: after infoschema: its routines is empty
     runtime,
     shared,
     stats,

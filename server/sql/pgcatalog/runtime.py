@@ -13,6 +13,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..catalog.routineparams import parameters
 from ..expr.regcast import RegOid
 from ..functions.registry import FUNCTIONS
 from ..privileges.acl import acl_texts
@@ -321,9 +322,16 @@ def pg_proc(ctx: Any) -> list[tuple[Any, ...]]:
 def _user_proc(f: M.Function, acl: list[str] | None = None) -> tuple[Any, ...]:
     lang = 14 if f.language == "sql" else 13563  # pg_language: sql, plpgsql
     names = list(f.arg_names) if any(f.arg_names) else None
+    alltypes = modes = None
+    if any(m != "i" for m in f.param_modes):  # NB: OUT, INOUT, VARIADIC, TABLE: all listed
+        params = parameters(f)
+        alltypes, modes = [t for _, _, t in params], [m for m, _, _ in params]
+        names = [n for _, n, _ in params] if any(n for _, n, _ in params) else None
+    ndefaults = sum(1 for d in f.param_defaults if d)
     return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 1000.0 if f.retset else 0.0, 0,
-            RegOid(0, "-"), "f", False, False, f.strict, f.retset, f.volatility, "u", len(f.arg_types), 0, f.returns,
-            list(f.arg_types), None, None, names, None, None, f.body, None, None, None, acl)
+            RegOid(0, "-"), f.kind, False, False, f.strict, f.retset, f.volatility, "u",
+            len(f.arg_types), ndefaults, f.returns, list(f.arg_types), alltypes, modes, names,
+            None, None, f.body, None, None, None, acl)
 
 
 empty("pg_catalog", "pg_locks")

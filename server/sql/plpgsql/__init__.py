@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import SQLError, SyntaxError_
 from ...pgwire.backend import Result
 from ..stmt import AnalyseTree, Stmt
-from .interp import Interp, _Return
+from .interp import Interp, _Return, top_level_nonatomic
 from .parser import parse_block
 
 if TYPE_CHECKING:
@@ -31,7 +31,8 @@ def code_of(literal: str) -> str:
 
 
 def analyse_do(session: SQLSession, sql: str, analyse_tree: AnalyseTree) -> Stmt:
-    """DO [LANGUAGE plpgsql] code (`analyse_tree`: `statement`'s, for the block's statements)."""
+    """DO [LANGUAGE plpgsql] code (`analyse_tree`: `statement`'s, for the block's statements).
+    Outside a transaction block the code may COMMIT and ROLLBACK, as PostgreSQL's."""
     m = _DO.match(sql.strip())
     if m is None:
         raise SyntaxError_('syntax error at or near "DO"')
@@ -41,8 +42,10 @@ def analyse_do(session: SQLSession, sql: str, analyse_tree: AnalyseTree) -> Stmt
     block = parse_block(code_of(m.group("code")))
 
     def run(s: SQLSession, p: list[Any]) -> Result:
+        interp = Interp(s, analyse_tree)
+        interp.nonatomic = top_level_nonatomic(s)
         try:
-            Interp(s, analyse_tree).block(block)
+            interp.block(block)
         except _Return:
             pass
         return Result("DO")

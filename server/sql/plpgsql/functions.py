@@ -26,6 +26,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.records import Record
 from ...pgwire.backend import Result
 from ..catalog.model import Function
+from ..catalog.routineparams import all_arg_types
 from ..ddl.depends import refuse_dependents
 from ..ddl.names import creation_schema, skip_or_raise
 from ..expr.types import type_name
@@ -35,24 +36,27 @@ from ..stmt import AnalyseTree, Stmt
 from . import code_of
 from .interp import Interp, Var, _Return, _type_of
 from .parser import Block, parse_block
+from .procshape import atomic_body, atomic_text, check_procedure_returns, procedure_shape
 from .results import Shape, split_top_level, table_columns
-from .signature import signature
+from .signature import Signature, signature
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
 _NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)'
-_HEAD = re.compile(rf"CREATE\s+(?P<replace>OR\s+REPLACE\s+)?FUNCTION\s+"
+_HEAD = re.compile(rf"CREATE\s+(?P<replace>OR\s+REPLACE\s+)?(?P<kind>FUNCTION|PROCEDURE)\s+"
                    rf"(?P<name>{_NAME}(?:\s*\.\s*{_NAME})?)\s*\(", re.I)
-_DROP = re.compile(r"DROP\s+FUNCTION\s+(?P<exists>IF\s+EXISTS\s+)?(?P<specs>.+?)\s*"
+_DROP = re.compile(r"DROP\s+(?P<kind>FUNCTION|PROCEDURE|ROUTINE)\s+(?P<exists>IF\s+EXISTS\s+)?(?P<specs>.+?)\s*"
                    r"(?P<mode>CASCADE|RESTRICT)?\s*;?\s*$", re.I | re.S)
 _SPEC = re.compile(rf"(?P<name>{_NAME}(?:\s*\.\s*{_NAME})?)\s*(?P<args>\(.*\))?\s*$", re.S)
 _STRING = re.compile(r"\$(?P<tag>\w*)\$.*?\$(?P=tag)\$|'(?:[^']|'')*'", re.S)
 
 
 def is_function_ddl(sql: str) -> bool:
-    """Tells whether the text is CREATE [OR REPLACE] FUNCTION or DROP FUNCTION."""
-    return _HEAD.match(sql) is not None or re.match(r"DROP\s+FUNCTION\b", sql, re.I) is not None
+    """Tells whether the text is CREATE [OR REPLACE] FUNCTION | PROCEDURE or DROP FUNCTION |
+    PROCEDURE | ROUTINE."""
+    return _HEAD.match(sql) is not None or re.match(r"DROP\s+(?:FUNCTION|PROCEDURE|ROUTINE)\b",
+                                                    sql, re.I) is not None
 
 
 def _ident(text: str) -> str:
@@ -69,6 +73,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     m = _HEAD.match(text)
     if m is None:
         raise SyntaxError_('syntax error at or near "FUNCTION"')
+    proc = m.group("kind").upper() == "PROCEDURE"
+    noun = "procedure" if proc else "function"
     depth, i = 1, m.end()
     while i < len(text) and depth:
         depth += text[i] == "("
@@ -76,27 +82,37 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         i += 1
     params = split_top_level(text[m.end():i - 1])
     rest = text[i:]
-    body_m = _STRING.search(rest)
-    if body_m is None:
+    atomic = atomic_body(rest)  # NB: BEGIN ATOMIC ... END: SQL-standard statements
+    body_m = _STRING.search(rest) if atomic is None else None
+    if body_m is None and atomic is None:
         raise SyntaxError_("no function body specified", sqlstate="42P13")
-    body = code_of(body_m.group(0))
-    opts = " ".join((rest[:body_m.start()] + " " + rest[body_m.end():]).split())
+    body = code_of(body_m.group(0)) if body_m is not None else atomic_text(atomic[1]) if atomic \
+        else ""
+    span = (body_m.start(), body_m.end()) if body_m is not None else atomic[0] if atomic else (0, 0)
+    opts = " ".join((rest[:span[0]] + " " + rest[span[1]:]).split())
     ret = re.search(r"\bRETURNS\s+(?P<t>SETOF\s+|TABLE\s*\()?(?P<type>.+?)"
                     r"(?=\s+(?:LANGUAGE|AS|IMMUTABLE|STABLE|VOLATILE|STRICT|CALLED|RETURNS"
                     r"|SECURITY|PARALLEL|COST|ROWS|SET|LEAKPROOF|NOT|WINDOW)\b|\s*$)", opts,
                     re.I)
     form = (ret.group("t") or "").strip().rstrip("(").strip().upper() if ret else ""
     lang = re.search(r"\bLANGUAGE\s+'?(\w+)'?", opts, re.I)
-    language = lang.group(1).lower() if lang else ""
+    language = lang.group(1).lower() if lang else ("sql" if atomic else "")
     session.catalog()  # NB: loads the session's user types (shells) for the type lookups
     shells = _shell_types(params, ret.group("type") if ret and not form else None, language)
     if shells and language == "plpgsql":
         _refuse_shells(session, shells)
-    shape = Shape.of(params, ret.group("type").strip() if ret else None, form,
-                     _result_type, _row_types(session))
+    if proc and ret is not None:
+        after = ret.group("type").split()
+        raise SyntaxError_(f'syntax error at or near "{after[0] if after else "RETURNS"}"')
+    shape = procedure_shape(params, _result_type) if proc else Shape.of(
+        params, ret.group("type").strip() if ret else None, form, _result_type, _row_types(session))
     args, returns = shape.args, shape.returns
     sig = signature(params, table_columns(ret.group("type")) if ret and form == "TABLE" else [],
                     _result_type)
+    if proc:  # NB: ruleutils marks every mode of a procedure's parameters, IN too
+        sig = Signature(sig.modes, tuple(t if m != "i" else "IN " + t
+                                         for m, t in zip(sig.modes, sig.texts, strict=True)),
+                        sig.defaults)
     if language not in ("sql", "plpgsql"):
         raise SQLError(f'language "{language}" does not exist', sqlstate="42704")
     vol = re.search(r"\b(IMMUTABLE|STABLE|VOLATILE)\b", opts, re.I)
@@ -107,7 +123,9 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                        "and TG_ARGV instead.")
     if returns == T.TRIGGER and language != "plpgsql":
         raise SQLError("SQL functions cannot return type trigger", sqlstate="42P13")
-    if language == "plpgsql":
+    if language == "plpgsql" and proc:
+        check_procedure_returns(parse_block(body))
+    if language == "plpgsql" and not proc:
         if shape.out_types and not shape.retset:
             raise FeatureNotSupported("PL/pgSQL functions returning a row are not supported")
         _check_returns(parse_block(body), shape.retset)  # NB: at CREATE
@@ -123,6 +141,12 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         if old is not None and not replace:
             raise SQLError(f'function "{fname}" already exists with same argument types',
                            sqlstate="42723")  # duplicate_function
+        if old is not None and old.kind != ("p" if proc else "f"):
+            raise SQLError("cannot change routine kind", sqlstate="42809", detail=f'"{fname}" is '
+                           f'{"a procedure" if old.kind == "p" else "a function"}.')
+        if old is not None and old.returns != returns and proc:
+            raise SQLError("cannot change whether a procedure has output parameters",
+                           sqlstate="42P13", hint=f"Use DROP PROCEDURE {fname}(...) first.")
         if old is not None and old.returns != returns:
             raise SQLError("cannot change return type of existing function",
                            sqlstate="42P13", hint=f"Use DROP FUNCTION {fname}(...) first.")
@@ -133,12 +157,13 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       acl=old.acl if old is not None else None, retset=shape.retset,
                       out_names=shape.out_names, out_types=shape.out_types,
                       out_column=shape.column, param_modes=sig.modes,
-                      param_texts=sig.texts, param_defaults=sig.defaults)
+                      param_texts=sig.texts, param_defaults=sig.defaults,
+                      kind="p" if proc else "f", atomic=atomic is not None)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
-        return Result("CREATE FUNCTION")
+        return Result(f"CREATE {noun.upper()}")
 
-    return Stmt(sql, "ddl", run, None, [], -1, tag="CREATE FUNCTION")
+    return Stmt(sql, "ddl", run, None, [], -1, tag=f"CREATE {noun.upper()}")
 
 
 def _shell_of(text: str) -> str | None:
@@ -283,6 +308,10 @@ def _well_formed(text: str) -> bool:
 def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
     # (name, argument types or None, as written, the first missing type's error or None)
     specs: list[tuple[str, tuple[int, ...] | None, list[str], str | None]] = []
+    what = m.group("kind").upper()
+    noun = what.lower()
+    kinds = {"FUNCTION": ("f",), "PROCEDURE": ("p",)}.get(what, ("f", "p"))
+    with_out = what != "FUNCTION"  # NB: a procedure's OUT parameters may be listed (PG 14)
     for part in split_top_level(m.group("specs")):
         spec = _SPEC.match(part)
         if spec is None:
@@ -293,7 +322,7 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
         if spec.group("args") is not None:
             inner = spec.group("args").strip()[1:-1]
             written = [_arg_type(a) for a in split_top_level(inner)
-                       if not re.match(r"\s*OUT\s", a, re.I)]
+                       if not re.match(r"\s*OUT\s", a, re.I) or with_out]
             oids = []
             for w in written:
                 if not _well_formed(w):
@@ -315,18 +344,19 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
                     raise UndefinedObject(missing)
                 s.notice(f"{missing}, skipping")
                 continue
-            found = [f for f in cat.functions if f.name == fname
-                     and (types is None or f.arg_types == types)]
+            found = [f for f in cat.functions if f.name == fname and f.kind in kinds
+                     and (types is None or f.arg_types == types or (
+                         f.kind == "p" and all_arg_types(f) == types))]
             if not found:
                 if types is None and not exists:
-                    raise UndefinedFunction(f'could not find a function named "{fname}"')
+                    raise UndefinedFunction(f'could not find a {noun} named "{fname}"')
                 shown = ", ".join(type_name(t) for t in types or ())
                 if exists:
                     shown = ",".join(written_type(w) for w in written)
-                skip_or_raise(s, f"function {fname}({shown})", exists, UndefinedFunction)
+                skip_or_raise(s, f"{noun} {fname}({shown})", exists, UndefinedFunction)
                 continue
             if types is None and len(found) > 1:
-                raise SQLError(f'function name "{fname}" is not unique', sqlstate="42725",
+                raise SQLError(f'{noun} name "{fname}" is not unique', sqlstate="42725",
                                hint="Specify the argument list to select the function "
                                "unambiguously.")
             doomed += found
@@ -347,9 +377,9 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
         for f in doomed:
             s.store.delete(s.ensure_txn(), s.db.oid, f)
         s.catalog_changed()
-        return Result("DROP FUNCTION")
+        return Result(f"DROP {what}")
 
-    return Stmt(sql, "ddl", run, None, [], -1, tag="DROP FUNCTION")
+    return Stmt(sql, "ddl", run, None, [], -1, tag=f"DROP {what}")
 
 
 def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree) -> Any:
@@ -406,8 +436,8 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
 
 
 def routine_name(fn: Function) -> str:
-    """How PostgreSQL's error CONTEXT names a function: `f(integer, text)`."""
-    return f"{fn.name}({', '.join(type_name(t) for t in fn.arg_types)})"
+    """How PostgreSQL's error CONTEXT names a function: `f(integer,text)` (format_procedure)."""
+    return f"{fn.name}({','.join(type_name(t) for t in fn.arg_types)})"
 
 
 def compiled(s: SQLSession, fn: Function) -> tuple[Block, dict[Any, Any]]:

@@ -12,6 +12,8 @@ EXCEPTION is an error (P0001 unless ERRCODE says otherwise).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import (
+    FeatureNotSupported,
     QueryCanceled,
     SQLError,
     SyntaxError_,
@@ -61,8 +64,29 @@ _PLACES = {
     "exit": "EXIT", "continue": "CONTINUE", "return": "RETURN", "return_next": "RETURN NEXT",
     "return_query": "RETURN QUERY", "perform": "PERFORM", "raise": "RAISE",
     "diagnostics": "GET DIAGNOSTICS", "execute": "EXECUTE", "sql": "SQL statement",
-    "null": "NULL",
+    "null": "NULL", "commit": "COMMIT", "rollback": "ROLLBACK", "call": "CALL",
+    "txn_command": "SQL statement",
 }
+
+# How a CALL statement runs (`procedures.call_from_plpgsql`, registered when it is imported:
+# it makes an `Interp` of its own for the procedure's body)
+_CALL: list[Callable[[Interp, str], None]] = []
+
+
+def register_call(run: Callable[[Interp, str], None]) -> None:
+    """Sets how CALL statements run (`procedures`, which sits above this module)."""
+    _CALL[:] = [run]
+
+# What PL/pgSQL refuses to run as SQL: transaction commands other than COMMIT / ROLLBACK
+_TXN_COMMAND = re.compile(r"\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|"
+                          r"PREPARE\s+TRANSACTION)\b", re.I)
+
+
+def top_level_nonatomic(s: SQLSession) -> bool:
+    """Whether a CALL or DO may end the transaction (COMMIT / ROLLBACK in its body): outside a
+    transaction block and alone in its Query message, as PostgreSQL's; a nested CALL's
+    caller decides instead (`Interp.nonatomic`)."""
+    return not s.in_block and not s.implicit_block
 
 
 class _Exit(Exception):
@@ -104,6 +128,8 @@ class Interp:
         self.out_types: tuple[int, ...] = ()
         self.name = "inline_code_block"  # as the error CONTEXT names it: f(integer), or a DO
         self._placed: list[SQLError] = []  # the errors whose CONTEXT line this run added
+        self.nonatomic = False  # a CALL's or DO's body that may COMMIT / ROLLBACK
+        self.subxacts = 0  # the blocks with EXCEPTION clauses being run (savepoints)
 
     def share_cache(self, cache: dict[tuple[Any, ...], Any]) -> None:
         """Analysed statements kept across calls of one function (a trigger runs per row)."""
@@ -309,7 +335,7 @@ class Interp:
             txn = self.s.ensure_txn()
             token = txn.savepoint()
             try:
-                self.stmts(b.body)
+                self._guarded(b.body)
             except SQLError as e:
                 if isinstance(e, RetryStatement | QueryCanceled):
                     raise
@@ -326,6 +352,14 @@ class Interp:
         finally:
             self.scopes.pop()
 
+    def _guarded(self, body: list[Any]) -> None:
+        """A block's statements under its EXCEPTION clause's savepoint (a subtransaction)."""
+        self.subxacts += 1
+        try:
+            self.stmts(body)
+        finally:
+            self.subxacts -= 1
+
     def stmts(self, body: list[Any]) -> None:
         for st in body:
             self.stmt(st)
@@ -340,7 +374,7 @@ class Interp:
             if not any(p is e for p in self._placed):  # NB: the innermost statement's place
                 self._placed.append(e)
                 lines = [e.where] if e.where else []
-                if st.kind in ("sql", "return_query") and not st.opts.get("execute"):
+                if st.kind in ("sql", "return_query", "call") and not st.opts.get("execute"):
                     lines.append(f'SQL statement "{st.text}"')
                 elif st.kind == "perform":
                     lines.append(f'SQL statement "SELECT {st.text}"')
@@ -434,10 +468,18 @@ class Interp:
             if st.text != "row_count":
                 raise SQLError(f'unrecognized GET DIAGNOSTICS item "{st.text}"', sqlstate="42601")
             self.assign(st.target[0], self.row_count, T.INT8)
+        elif k in ("commit", "rollback"):
+            self._end_transaction(k == "commit", st.opts.get("chain", False))
+        elif k == "call":
+            _CALL[0](self, st.text)
+        elif k == "txn_command":
+            raise FeatureNotSupported("unsupported transaction command in PL/pgSQL")
         elif k == "execute":
             sql = self.eval(st.text)
             if sql is None:
                 raise SQLError("query string argument of EXECUTE is null", sqlstate="22004")
+            if _TXN_COMMAND.match(str(sql)):
+                raise FeatureNotSupported("EXECUTE of transaction commands is not implemented")
             extra = [self.eval_typed(a) for a in st.args]
             rows, cols, tag = self.run_sql(str(sql), extra)
             self._after(rows, cols, tag, st.target)
@@ -446,6 +488,26 @@ class Interp:
             self._after(rows, cols, tag, st.target)
         else:  # pragma: no cover - the parser makes no other kinds
             raise SQLError(f"unsupported PL/pgSQL statement {k}", sqlstate="0A000")
+
+    def _end_transaction(self, commit: bool, chain: bool) -> None:
+        """COMMIT / ROLLBACK [AND CHAIN] in a non-atomic CALL or DO: ends the session's
+        transaction and starts the next (with the same modes when chained)."""
+        if not self.nonatomic:
+            raise SQLError("invalid transaction termination", sqlstate="2D000")
+        if self.subxacts:
+            verb = "commit" if commit else "roll back"
+            raise SQLError(f"cannot {verb} while a subtransaction is active", sqlstate="2D000")
+        s = self.s
+        txn = s.txn
+        modes = {"isolation": txn.isolation, "read_only": txn.read_only} if chain and txn \
+            else {}
+        if commit:
+            s.commit_txn()
+        else:
+            s.abort_txn()
+        if modes:
+            s.txn_modes = modes
+        s.ensure_txn()
 
     def record(self, text: str) -> Var | None:
         """The record variable `text` names (RETURN NEW), or None for any other expression."""
@@ -542,9 +604,11 @@ class Interp:
         if level == "EXCEPTION":
             raise SQLError(str(msg), sqlstate=code, detail=using.get("DETAIL"),
                            hint=using.get("HINT"))
-        if level in ("NOTICE", "WARNING", "INFO"):
-            self.s.notice(str(msg), severity=level, sqlstate="01000" if level == "WARNING"
-                          else "00000")
+        if level in ("NOTICE", "WARNING", "INFO"):  # NB: with the CONTEXT PostgreSQL gives them
+            self.s.notices.append(SQLError(
+                str(msg), severity=level, sqlstate="01000" if level == "WARNING" else "00000",
+                detail=using.get("DETAIL"), hint=using.get("HINT"),
+                where=f"PL/pgSQL function {self.name} line {st.line} at RAISE"))
 
 
 def _format(fmt: str, vals: list[tuple[Any, int]]) -> str:

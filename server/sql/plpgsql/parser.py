@@ -263,6 +263,24 @@ class Parser:
             return Stmt("perform", text)
         if w == "RAISE":
             return self.raise_stmt()
+        if w in ("COMMIT", "ROLLBACK") and not self.at("TO"):  # NB: a procedure's, a DO's
+            chain = self.accept("AND") and not self.accept("NO")
+            if chain:
+                self.take("CHAIN")
+            elif self.peek() is not None and self.peek().up == "CHAIN":  # type: ignore[union-attr]
+                self.i += 1
+            self.take(";")
+            return Stmt(w.lower(), opts={"chain": chain})
+        if w in ("SAVEPOINT", "RELEASE") or w == "ROLLBACK":  # NB: ROLLBACK TO: refused
+            self.i -= 1
+            text = self.span(set())
+            self.take(";")
+            return Stmt("txn_command", text)
+        if w == "CALL":
+            self.i -= 1
+            text = self.span(set())
+            self.take(";")
+            return Stmt("call", text)
         if w == "GET":
             self.accept("CURRENT")
             self.take("DIAGNOSTICS")
