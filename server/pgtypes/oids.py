@@ -84,6 +84,7 @@ DATERANGE = 3912
 INT8RANGE = 3926
 REGNAMESPACE = 4089
 REGROLE = 4096
+REGCOLLATION = 4191
 
 _SCALARS = [
     # name, oid, array_oid, typlen, category, sql name
@@ -172,6 +173,7 @@ _SCALARS = [
     ("int8multirange", 4536, 6157, -1, "R", "int8multirange"),
     ("regnamespace", REGNAMESPACE, 4090, 4, "N", "regnamespace"),
     ("regrole", REGROLE, 4097, 4, "N", "regrole"),
+    ("regcollation", REGCOLLATION, 4192, 4, "N", "regcollation"),
 ]
 
 TYPES: dict[int, TypeInfo] = {}

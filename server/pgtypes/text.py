@@ -72,7 +72,8 @@ INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
              T.INT8: (-(2**63), 2**63 - 1), T.OID: (0, 2**32 - 1)}
 STRING_OIDS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.CHAR, T.UNKNOWN, T.XML})
 OID_LIKE = frozenset({T.OID, T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE,
-                      T.REGPROCEDURE, T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.XID, T.CID})
+                      T.REGPROCEDURE, T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.REGCOLLATION,
+                      T.XID, T.CID})
 
 
 def timezone(tz: Any) -> dt.tzinfo:

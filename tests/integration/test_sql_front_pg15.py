@@ -929,6 +929,28 @@ select s, s is nfd normalized as d from (values ('a'), ('e' || chr(769)), (chr(2
 """,
     # helper H-FUNCS (issue 16): U& literals, snapshot types, hypothetical-set aggregates,
     # pg_aggregate, regcollation
+    "regcollation": r"""
+select '"C"'::regcollation, '"C"'::regcollation::oid, 'pg_catalog."default"'::regcollation, to_regcollation('nope'), to_regcollation('POSIX')::oid, to_regcollation('"POSIX"')::oid;
+select 'pg_catalog."C"'::regcollation, 'public."C"'::regcollation;
+select 'nope.x'::regcollation;
+select 'a.b.c.d'::regcollation;
+select 100::regcollation, 950::regcollation, 0::regcollation;
+select pg_typeof('"C"'::regcollation), '"C"'::regcollation::text, '950'::regcollation;
+create collation mycoll from "C";
+select 'mycoll'::regcollation, 'mycoll'::regcollation::oid = (select oid from pg_collation where collname='mycoll'), 'public.mycoll'::regcollation;
+create schema s2;
+create collation s2.c2 from "C";
+select 's2.c2'::regcollation;
+select to_regcollation('c2'), to_regcollation('s2.c2')::text;
+select array['"C"','POSIX']::regcollation[];
+select oid, proname from pg_proc where proname like '%regcollation%' order by oid;
+select typname, oid, typlen, typbyval, typcategory, typarray, typinput, typoutput, typreceive, typsend, typalign, typstorage, typelem from pg_type where oid in (4191,4192);
+select '"C"'::regcollation = '"C"'::regcollation, '"C"'::regcollation = 950;
+select array['"C"','pg_catalog."POSIX"']::regcollation[], array['pg_class', 'pg_type']::regclass[], array[950]::regcollation[];
+select array['"C"','POSIX']::regcollation[];
+drop collation s2.c2;
+select to_regcollation('s2.c2')
+""",
     "unicode_escapes": r"""
 select U&'d\0061t\+000061', u&'abc', U&'\D800\DC00', U&'\\', U&'x!0041' uescape '!', U&'x!!' UESCAPE E'!';
 select U&'a'

@@ -1015,7 +1015,7 @@ class Binder(SpecialForms):
             e.name = name
             return e
         if target in (T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGPROC, T.REGROLE, T.REGPROCEDURE,
-                      T.REGCONFIG, T.REGOPER, T.REGOPERATOR):
+                      T.REGCONFIG, T.REGOPER, T.REGOPERATOR, T.REGCOLLATION):
             e = self.planner.reg_cast(inner, target)
             e.name = name
             return e

@@ -23,7 +23,7 @@ from .casts import cast_function
 from .regcast import RegOid
 
 REG_TYPES = frozenset({T.REGCLASS, T.REGTYPE, T.REGPROC, T.REGPROCEDURE, T.REGNAMESPACE,
-                       T.REGROLE, T.REGCONFIG})
+                       T.REGROLE, T.REGCONFIG, T.REGCOLLATION})
 _TEXTS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN})
 
 
@@ -53,8 +53,9 @@ def reg_coerce(e: E, target: int) -> E | None:
     if lib is None:
         return None
     cast_in, fmt = lib
-    from_text = e.type in _TEXTS
-    split = cast_function(e.type, T.ARRAY_OF[T.TEXT]) if array and from_text else None
+    split = cast_function(e.type, T.ARRAY_OF[T.TEXT]) if array and e.type in _TEXTS else None
+    # NB: a text[] (`array['pg_class']::regclass[]`) is read element by element as names
+    from_text = e.type in _TEXTS or (array and T.ELEMENT_OF.get(e.type) in _TEXTS)
     if array and not from_text and T.ELEMENT_OF.get(e.type) is None:
         return None
 

@@ -34,7 +34,7 @@ from .types import STRINGS, is_array
 
 _RANK = {"i": 0, "s": 1, "v": 2}
 _REG = (T.REGPROC, T.REGPROCEDURE, T.REGOPER, T.REGOPERATOR, T.REGCLASS, T.REGTYPE, T.REGCONFIG,
-        T.REGNAMESPACE, T.REGROLE)
+        T.REGNAMESPACE, T.REGROLE, T.REGCOLLATION)
 _MONEY, _XML = T.BY_NAME["money"].oid, T.BY_NAME["xml"].oid
 # types whose output / input function is stable (pg_type.typoutput / typinput's provolatile)
 _STABLE_OUT = frozenset({T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.INTERVAL, _MONEY, *_REG})

@@ -36,6 +36,7 @@ from . import (  # noqa: F401  (imported to register)
     privfns,
     rangefns,
     regcasts,
+    regcollations,
     regex,
     regexp15,
     regopers,

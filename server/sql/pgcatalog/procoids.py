@@ -119,6 +119,8 @@ PG_PROC_OIDS: dict[str, int] = {
     "range_typanalyze": 3916, "raw_array_subscript_handler": 6180, "record_in": 2290,
     "record_out": 2291, "record_recv": 2402, "record_send": 2403, "regclassin": 2218,
     "regclassout": 2219, "regclassrecv": 2452, "regclasssend": 2453, "regconfigin": 3736,
+    "regcollationin": 4193, "regcollationout": 4194, "regcollationrecv": 4196,
+    "regcollationsend": 4197,
     "regconfigout": 3737, "regconfigrecv": 3738, "regconfigsend": 3739, "regexp_count": 6254,
     "regexp_like": 6263, "regexp_match": 3396, "regexp_matches": 2763, "regexp_replace": 2284,
     "regexp_split_to_array": 2767, "regexp_split_to_table": 2765, "regexp_substr": 6265,
