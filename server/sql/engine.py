@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidAuthorizationSpecification, InvalidCatalogName
 from ..pgwire.backend import RoleInfo
-from . import direct, largeobj  # noqa: F401  (register the direct API's and the lo_* functions)
+from . import direct  # noqa: F401  (registers the direct API's functions)
 from .autoanalyze import AutoAnalyze
 from .catalog.statstore import STATS_SPACE
 from .catalog.store import CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE, CatalogStore
+from .largeobj import catalog, functions  # noqa: F401  (register the lo_* functions, catalogs)
 from .session import SQLSession
 
 if TYPE_CHECKING:

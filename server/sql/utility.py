@@ -38,6 +38,7 @@ from .dml.deferred import set_constraints
 from .explainstmt import analyse_explain
 from .expr.casts import cast_function
 from .expr.types import type_by_name
+from .largeobj.comments import analyse_comment as analyse_lo_comment
 from .optimizer import stats
 from .parse import parse_sql, split_statements, unquote_ident
 from .plan.compiler import COMPILER
@@ -264,7 +265,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     if kind in ("role", "database"):
         return roles.analyse(session, sql, kind, m)
     if kind == "comment":
-        return misc.analyse_comment(session, sql)
+        return analyse_lo_comment(sql) or misc.analyse_comment(session, sql)
     if kind == "sequence":
         return sequences.analyse_create(session, sql, m)
     if kind == "type":

@@ -5,7 +5,7 @@ role's objects in this database (and the databases it owns) to another role;
 DROP OWNED drops the role's objects in this database and revokes the privileges
 granted to it here, so that DROP ROLE's 2BP01 (`ddl.roledeps`) has nothing left
 to name. The objects are the ones `ddl.roledeps` lists: schemas, tables, views,
-sequences, functions, types, domains and collations. DROP OWNED drops each through
+sequences, functions, types, domains, collations and large objects. DROP OWNED drops each through
 its own DROP ... CASCADE statement, reporting no cascade notices, as PostgreSQL.
 """
 
@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InsufficientPrivilege, SyntaxError_, UndefinedObject
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, Role
+from ..largeobj.objects import drop_owned as drop_large_objects
+from ..largeobj.objects import reassign_owned as reassign_large_objects
 from ..pgcatalog.names import quote_ident
 from ..pgcatalog.typetext import format_type
 from ..privileges.acl import parse_item
@@ -91,6 +93,7 @@ def _reassign(s: SQLSession, cat: CatalogSnapshot, olds: set[int], new: int) -> 
     for db in cat.databases:
         if db.owner in olds:
             s.store.put(txn, 0, dataclasses.replace(db, owner=new))
+    reassign_large_objects(s, olds, new)
     s.catalog_changed()
 
 
@@ -113,6 +116,7 @@ def _drop(s: SQLSession, cat: CatalogSnapshot, olds: set[int]) -> None:
         if kept != t.acl or cols != t.column_acls:
             s.store.put(txn, s.db.oid, dataclasses.replace(t, acl=kept, column_acls=cols))
     s.catalog_changed()
+    drop_large_objects(s, olds)
     statements = []
     for obj in sorted(_objects(cat), key=lambda o: -o.oid):  # NB: newest (dependents) first
         if obj.owner in olds:

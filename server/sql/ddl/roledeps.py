@@ -8,6 +8,7 @@ checkSharedDependencies' order (by object OID). REASSIGN OWNED and DROP OWNED
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..catalog.model import CatalogSnapshot
@@ -16,10 +17,12 @@ from ..privileges.acl import parse_item
 from ..privileges.check import relation_noun
 
 
-def role_dependents(cat: CatalogSnapshot, role_oid: int, path: list[str]) -> list[str]:
+def role_dependents(cat: CatalogSnapshot, role_oid: int, path: list[str],
+                    large_objects: Sequence[Any] = ()) -> list[str]:
     """What keeps a role from being dropped in this database, as PostgreSQL's DETAIL lines
     (`owner of table t`, `privileges for table t`), in its order: by object OID
-    (checkSharedDependencies sorts them). A name outside the search `path` is qualified."""
+    (checkSharedDependencies sorts them). A name outside the search `path` is qualified.
+    `large_objects` are the database's (`largeobj.objects.LargeObject`: not catalog objects)."""
     out: list[tuple[int, int, str]] = []
     objects: list[tuple[str, Any, int | None, tuple[str, ...]]] = [
         ("database", d, None, d.acl or ()) for d in cat.databases]
@@ -30,6 +33,7 @@ def role_dependents(cat: CatalogSnapshot, role_oid: int, path: list[str]) -> lis
     objects += [("function", f, f.schema_oid, f.acl or ()) for f in cat.functions]
     objects += [("type", t, t.schema_oid, ()) for t in cat.types]
     objects += [("collation", c, c.schema_oid, ()) for c in cat.collations]
+    objects += [("large object", lo, None, lo.acl or ()) for lo in large_objects]
     for noun, obj, schema_oid, acl in objects:
         label = _described(cat, noun, obj, schema_oid, path)
         if obj.owner == role_oid:

@@ -34,6 +34,7 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import PUBLIC_OID, Database, Role, Schema
+from ..largeobj.objects import all_objects as all_large_objects
 from ..privileges.check import current_role, must_own
 from ..stmt import Stmt
 from .names import parse_qualified, skip_or_raise
@@ -132,7 +133,8 @@ def analyse(session: SQLSession, sql: str, kind: str, m0: Any) -> Stmt:
                 _may_manage(me, role, "drop")
                 if name == s.user:
                     raise ObjectInUse("current user cannot be dropped")
-                deps = role_dependents(s.catalog(), role.oid, s.search_path())
+                deps = role_dependents(s.catalog(), role.oid, s.search_path(),
+                                       all_large_objects(s))
                 if deps:
                     raise DependentObjectsStillExist(
                         f'role "{name}" cannot be dropped because some objects depend on it',

@@ -1,10 +1,10 @@
-"""Large objects (PostgreSQL's lo_* functions, pg_largeobject and its metadata): importing this
-package registers the functions and the catalogs. Storage is in `pages`, the session-level
-rules (privileges, descriptors) in `objects`."""
+"""Large objects: PostgreSQL's lo_* functions, pg_largeobject and pg_largeobject_metadata.
 
-from __future__ import annotations
-
-from . import catalog, functions  # noqa: F401  (imported to register)
-from .objects import LargeObject
-
-__all__ = ["LargeObject"]
+- `pages`: storage, 2 KB pages in KiVi system spaces (no SQL-layer imports, so the
+  catalogs can read it);
+- `objects`: the session-level rules (lookup, privileges, descriptors);
+- `functions`, `catalog`: register the SQL functions and the two catalogs when
+  imported (the engine imports them);
+- `comments`: COMMENT ON LARGE OBJECT. ALTER ... OWNER TO and GRANT/REVOKE live with
+  the other objects' (`privileges.owner`, `privileges.grant`).
+"""

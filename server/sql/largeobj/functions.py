@@ -187,11 +187,7 @@ def lo_unlink(ctx: Any, loid: int) -> int:
     s = ctx.session
     lo = O.find(s, loid)
     O.must_own(s, lo)
-    slots = O.descriptors(s).slots
-    for i, d in enumerate(slots):
-        if d is not None and d.loid == loid:
-            slots[i] = None
-    pages.drop(O.txn_of(s), _db(s), loid)
+    O.unlink(s, loid)
     return 1
 
 

@@ -21,7 +21,13 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import InsufficientPrivilege, SQLError, UndefinedObject
+from ...errors import (
+    InsufficientPrivilege,
+    NumericValueOutOfRange,
+    SQLError,
+    SyntaxError_,
+    UndefinedObject,
+)
 from ..privileges.acl import privileges_of
 from ..privileges.check import current_role, is_owner, privilege_roles
 from . import pages
@@ -49,17 +55,73 @@ def txn_of(s: Any) -> Any:
     return s.txn if s.txn is not None else s.ensure_txn()
 
 
+def get(s: Any, loid: int) -> LargeObject | None:
+    """The large object `loid` as the transaction sees it, None if there is none."""
+    row = pages.meta(txn_of(s), s.db.oid, loid)
+    return None if row is None else LargeObject(row[1], row[2], row[3])
+
+
 def find(s: Any, loid: int) -> LargeObject:
     """The large object `loid` as the transaction sees it; 42704 if there is none."""
-    row = pages.meta(txn_of(s), s.db.oid, loid)
-    if row is None:
+    lo = get(s, loid)
+    if lo is None:
         raise UndefinedObject(f"large object {loid} does not exist")
-    return LargeObject(row[1], row[2], row[3])
+    return lo
 
 
-def exists(s: Any, loid: int) -> bool:
-    """True if the transaction sees a large object `loid`."""
-    return pages.meta(txn_of(s), s.db.oid, loid) is not None
+def lookup(s: Any, raw: str) -> LargeObject | None:
+    """The large object a statement names by its OID (`ALTER LARGE OBJECT 16385 ...`), None if
+    there is none; 42601 if `raw` is not an OID."""
+    try:
+        loid = int(raw)
+    except ValueError:
+        raise SyntaxError_(f'syntax error at or near "{raw.split()[0]}"') from None
+    if not 0 <= loid < 2**32:
+        raise NumericValueOutOfRange("OID out of range")
+    return get(s, loid)
+
+
+def all_objects(s: Any) -> list[LargeObject]:
+    """Every large object of the session's database, by OID (DROP ROLE's dependents)."""
+    return [LargeObject(r[1], r[2], r[3]) for r in pages.all_meta(txn_of(s), s.db.oid)]
+
+
+def reassign_owned(s: Any, olds: set[int], new: int) -> None:
+    """REASSIGN OWNED: the objects of roles `olds` go to `new` (their ACLs are left as they are,
+    as PostgreSQL's shdepReassignOwned leaves them for large objects too)."""
+    for lo in all_objects(s):
+        if lo.owner in olds:
+            save(s, dataclasses.replace(lo, owner=new))
+
+
+def drop_owned(s: Any, olds: set[int]) -> None:
+    """DROP OWNED's share: unlinks the objects of roles `olds`, revokes what they were granted."""
+    for lo in all_objects(s):
+        if lo.owner in olds:
+            unlink(s, lo.oid)
+        elif lo.acl is not None:
+            kept = tuple(i for i in lo.acl if int(i.split("=", 1)[0]) not in olds)
+            if kept != lo.acl:
+                save(s, dataclasses.replace(lo, acl=kept))
+
+
+def unlink(s: Any, loid: int) -> None:
+    """Drops an object: its pages, metadata and comment; closes the session's descriptors of
+    it (as PostgreSQL's lo_unlink does)."""
+    slots = descriptors(s).slots
+    for i, d in enumerate(slots):
+        if d is not None and d.loid == loid:
+            slots[i] = None
+    pages.drop(txn_of(s), s.db.oid, loid)
+    set_comment(s, loid, None)
+
+
+def set_comment(s: Any, loid: int, text: str | None) -> None:
+    """Sets or (None) removes a large object's comment in the session's transaction."""
+    if text is None and (loid, 0) not in s.catalog().comments:
+        return
+    s.store.set_comment(txn_of(s), s.db.oid, loid, 0, text)
+    s.catalog_changed()
 
 
 def save(s: Any, lo: LargeObject) -> None:
@@ -71,9 +133,9 @@ def create(s: Any, loid: int, owner: int) -> int:
     """inv_create: a new empty object, `loid` or (0) a fresh OID; 23505 if `loid` is taken."""
     if loid == 0:
         loid = s.store.allocate_oid()
-        while exists(s, loid):
+        while get(s, loid) is not None:
             loid = s.store.allocate_oid()
-    elif exists(s, loid):
+    elif get(s, loid) is not None:
         raise SQLError('duplicate key value violates unique constraint '
                        '"pg_largeobject_metadata_oid_index"',
                        detail=f"Key (oid)=({loid}) already exists.", sqlstate="23505",
@@ -106,21 +168,6 @@ def must_own(s: Any, lo: LargeObject) -> None:
     role = current_role(s, cat)
     if role is None or not is_owner(cat, role, lo.owner):
         raise InsufficientPrivilege(f"must be owner of large object {lo.oid}")
-
-
-def with_owner(lo: LargeObject, owner: int) -> LargeObject:
-    """`lo` given to `owner`; its ACL's grants by and to the old owner follow, as in
-    PostgreSQL's ALTER ... OWNER TO (aclnewowner)."""
-    if lo.acl is None:
-        return dataclasses.replace(lo, owner=owner)
-    old, acl = str(lo.owner), []
-    for item in lo.acl:
-        grantee, rest = item.split("=", 1)
-        privs, grantor = rest.split("/", 1)
-        grantee = str(owner) if grantee == old else grantee
-        grantor = str(owner) if grantor == old else grantor
-        acl.append(f"{grantee}={privs}/{grantor}")
-    return LargeObject(lo.oid, owner, tuple(acl))
 
 
 # -- descriptors ------------------------------------------------------------------

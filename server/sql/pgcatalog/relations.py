@@ -17,6 +17,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..catalog.syscols import SYSTEM_COLUMNS
+from ..largeobj.pages import meta as large_object
 from ..privileges.acl import acl_texts, column_acl_texts
 from .accessmethods import INDEX_METHODS
 from .aggprocs import AGG_DESCRIPTIONS
@@ -378,6 +379,9 @@ def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
             classoid = 2615
         elif objoid in idx.roles or any(d.oid == objoid for d in cat.databases):
             continue  # shared objects: pg_shdescription
+        elif ctx.session is not None and large_object(ctx.session.ensure_txn(), cat.database.oid,
+                                                      objoid) is not None:
+            classoid = 2613  # pg_largeobject
         else:
             classoid = 1255
         out.append((objoid, classoid, subid, text))

@@ -32,7 +32,7 @@ PRIV_LETTERS = {"SELECT": "r", "INSERT": "a", "UPDATE": "w", "DELETE": "d", "TRU
                 "CONNECT": "c", "TEMPORARY": "T", "TEMP": "T"}
 LETTER_NAMES = {v: k for k, v in PRIV_LETTERS.items() if k != "TEMP"}
 ALL_PRIVS = {"table": "arwdDxt", "view": "arwdDxt", "sequence": "rwU", "schema": "UC",
-             "function": "X", "database": "CTc", "column": "arwx"}
+             "function": "X", "database": "CTc", "column": "arwx", "large object": "rw"}
 _PUBLIC_DEFAULT = {"function": "X", "database": "Tc"}
 # PostgreSQL's order of letters in an aclitem
 _ORDER = "arwdDxtXUCTc"

@@ -1,7 +1,7 @@
 """GRANT and REVOKE: of privileges on objects, and of roles to roles.
 
 Privileges on tables (and views), their columns, sequences, schemas,
-functions and databases, to roles or PUBLIC, WITH GRANT OPTION; `ALL
+functions, databases and large objects, to roles or PUBLIC, WITH GRANT OPTION; `ALL
 TABLES|SEQUENCES|FUNCTIONS IN SCHEMA`. The grantor recorded is the owner when
 the owner or a superuser grants (as PostgreSQL does), else the granting role,
 which must hold the privilege WITH GRANT OPTION: with none of them it gets
@@ -31,6 +31,8 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, Role
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
+from ..largeobj.objects import lookup as find_large_object
+from ..largeobj.objects import save as save_large_object
 from ..parse import unquote_ident
 from ..stmt import Stmt
 from .acl import ALL_PRIVS, PRIV_LETTERS, PUBLIC, add, parse_item, remove, revoke
@@ -160,7 +162,7 @@ def _privs(text: str, kind: str) -> tuple[str, dict[str, list[str]]]:
 
 _KIND_WORD = {"table": "table", "view": "table", "sequence": "sequence",
               "schema": "schema", "function": "function", "database": "database",
-              "column": "column"}
+              "column": "column", "large object": "large object"}
 
 
 def _targets(s: SQLSession, cat: CatalogSnapshot, objtype: str, objs: str) -> list[tuple[str, Any]]:
@@ -221,6 +223,11 @@ def _targets(s: SQLSession, cat: CatalogSnapshot, objtype: str, objs: str) -> li
             if not fns:
                 raise UndefinedFunction(f"function {raw} does not exist")
             out.extend(("function", f) for f in fns)
+        elif ot == "LARGE OBJECT":
+            lo = find_large_object(s, raw)
+            if lo is None:
+                raise UndefinedObject(f"large object {raw} does not exist")
+            out.append(("large object", lo))
         else:
             raise SQLError(f"GRANT ON {ot} is not supported", sqlstate="0A000")
     return out
@@ -266,6 +273,9 @@ def _objects(s: SQLSession, m: re.Match[str], grant: bool) -> Result:
         new = dataclasses.replace(obj, acl=acl)
         if kind in ("table", "view"):
             new = dataclasses.replace(new, column_acls=column_acls)
+        if kind == "large object":  # NB: not a catalog object: a row of its own space
+            save_large_object(s, new)
+            continue
         s.store.put(txn, 0 if kind == "database" else s.db.oid, new)
     s.catalog_changed()
     return Result("GRANT" if grant else "REVOKE")

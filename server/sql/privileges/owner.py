@@ -1,4 +1,4 @@
-"""ALTER TABLE | VIEW | SEQUENCE | SCHEMA | FUNCTION | DATABASE ... OWNER TO role.
+"""ALTER TABLE | VIEW | SEQUENCE | SCHEMA | FUNCTION | DATABASE | LARGE OBJECT ... OWNER TO role.
 
 As PostgreSQL 15: a superuser may give anything to anyone; otherwise the
 current role must own the object (`must be owner of table t`), be a member
@@ -23,6 +23,8 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name, skip_or_raise
+from ..largeobj.objects import lookup as find_large_object
+from ..largeobj.objects import save as save_large_object
 from ..parse import unquote_ident
 from ..stmt import Stmt
 from .acl import parse_item
@@ -39,7 +41,8 @@ from .check import (
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_OWNER = re.compile(r"ALTER\s+(?P<kind>TABLE|VIEW|SEQUENCE|SCHEMA|FUNCTION|PROCEDURE|DATABASE)\s+"
+_OWNER = re.compile(r"ALTER\s+(?P<kind>TABLE|VIEW|SEQUENCE|SCHEMA|FUNCTION|PROCEDURE|DATABASE|"
+                    r"LARGE\s+OBJECT)\s+"
                     r"(?P<ie>IF\s+EXISTS\s+)?(?P<name>.+?)\s+OWNER\s+TO\s+(?P<role>\S+?)\s*;?\s*$",
                     re.I | re.S)
 
@@ -49,7 +52,7 @@ def analyse_owner(session: SQLSession, sql: str) -> Stmt | None:
     m = _OWNER.match(sql.strip())
     if m is None:
         return None
-    kind = m.group("kind").upper()
+    kind = " ".join(m.group("kind").upper().split())
     return Stmt(sql, "ddl", lambda s, p: _run(s, m, kind), None, [], -1, tag=f"ALTER {kind}")
 
 
@@ -61,6 +64,9 @@ def _find(s: SQLSession, kind: str, raw: str) -> tuple[str, Any] | None:
     if kind == "DATABASE":
         db = next((d for d in cat.databases if d.name == unquote_ident(raw)), None)
         return ("database", db) if db is not None else None
+    if kind == "LARGE OBJECT":
+        lo = find_large_object(s, raw)
+        return ("large object", lo) if lo is not None else None
     if kind in ("FUNCTION", "PROCEDURE"):
         name = parse_qualified(raw.split("(", 1)[0].strip())[1]
         fn = next((f for f in cat.functions if f.name == name), None)
@@ -98,6 +104,8 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
             raise SQLError(f'database "{unquote_ident(raw)}" does not exist', sqlstate="3D000")
         if kind in ("FUNCTION", "PROCEDURE"):
             raise UndefinedFunction(f"function {raw} does not exist")
+        if kind == "LARGE OBJECT":
+            raise UndefinedObject(f"large object {raw} does not exist")
         raise UndefinedTable(f'relation "{raw}" does not exist')
     obj_kind, obj = found
     rname = m.group("role")
@@ -119,6 +127,9 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
         if sch is not None and not has_privileges(cat, target, "schema", sch, "C"):
             raise InsufficientPrivilege(f"permission denied for schema {sch.name}")
     new = dataclasses.replace(obj, owner=target.oid, acl=_renamed(obj.acl, old, target.oid))
+    if obj_kind == "large object":  # NB: not a catalog object: a row of its own space
+        save_large_object(s, new)
+        return Result(f"ALTER {kind}")
     s.store.put(s.ensure_txn(), 0 if obj_kind == "database" else s.db.oid, new)
     s.catalog_changed()
     return Result(f"ALTER {kind}")
