@@ -21,6 +21,7 @@ from .ddl import dispatch, owned
 from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
 from .ddl.routines import analyse_routine_alter
+from .ddl.schemastmt import analyse_create_schema, is_schema_with_elements
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
 from .dml.analyse import analyse_dml
 from .dml.ctasdml import analyse_ctas_dml
@@ -137,6 +138,8 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             return analyse_do(session, sql, analyse_tree)
         if word == "CALL":  # a procedure
             return analyse_call(session, sql, param_oids, analyse_tree)
+        if word == "CREATE" and is_schema_with_elements(sql):  # ... AUTHORIZATION r CREATE ...
+            return analyse_create_schema(session, sql, analyse)
         if word == "ALTER":  # ALTER COLUMN ... DROP IDENTITY / ADD GENERATED ... AS IDENTITY
             identity = analyse_identity(session, sql)
             if identity is not None:

@@ -357,7 +357,7 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
                 continue
             if types is None and len(found) > 1:
                 raise SQLError(f'{noun} name "{fname}" is not unique', sqlstate="42725",
-                               hint="Specify the argument list to select the function "
+                               hint=f"Specify the argument list to select the {noun} "
                                "unambiguously.")
             doomed += found
         cascade = (m.group("mode") or "").upper() == "CASCADE"

@@ -130,6 +130,8 @@ class Interp:
         self._placed: list[SQLError] = []  # the errors whose CONTEXT line this run added
         self.nonatomic = False  # a CALL's or DO's body that may COMMIT / ROLLBACK
         self.subxacts = 0  # the blocks with EXCEPTION clauses being run (savepoints)
+        self.line = 0  # the line of the statement running (a nested CALL's CONTEXT)
+        self.outer_context = ""  # a nested CALL's callers, as its NOTICEs' CONTEXT ends
 
     def share_cache(self, cache: dict[tuple[Any, ...], Any]) -> None:
         """Analysed statements kept across calls of one function (a trigger runs per row)."""
@@ -368,13 +370,15 @@ class Interp:
         if isinstance(st, Block):
             self.block(st)
             return
+        self.line = st.line
         try:
             self._stmt(st)
         except SQLError as e:
             if not any(p is e for p in self._placed):  # NB: the innermost statement's place
                 self._placed.append(e)
                 lines = [e.where] if e.where else []
-                if st.kind in ("sql", "return_query", "call") and not st.opts.get("execute"):
+                if (st.kind in ("sql", "return_query") or (st.kind == "call" and e.where)) \
+                        and not st.opts.get("execute"):  # NB: a CALL's, when it ran
                     lines.append(f'SQL statement "{st.text}"')
                 elif st.kind == "perform":
                     lines.append(f'SQL statement "SELECT {st.text}"')
@@ -608,7 +612,8 @@ class Interp:
             self.s.notices.append(SQLError(
                 str(msg), severity=level, sqlstate="01000" if level == "WARNING" else "00000",
                 detail=using.get("DETAIL"), hint=using.get("HINT"),
-                where=f"PL/pgSQL function {self.name} line {st.line} at RAISE"))
+                where=f"PL/pgSQL function {self.name} line {st.line} at RAISE"
+                + (f"\n{self.outer_context}" if self.outer_context else "")))
 
 
 def _format(fmt: str, vals: list[tuple[Any, int]]) -> str:

@@ -247,13 +247,23 @@ def _argument_types(session: SQLSession, args: list[Arg], param_oids: list[int],
 
 
 def invoke(s: SQLSession, fn: Function, values: list[Any], analyse_tree: AnalyseTree,
-           nonatomic: bool, subxacts: int = 0) -> tuple[Any, ...] | None:
+           nonatomic: bool, caller: Interp | None = None, text: str = ""
+           ) -> tuple[Any, ...] | None:
     """Runs a procedure's body with one value per parameter (OUT ones ignored); returns its
-    INOUT and OUT parameters' values, or None when it has none."""
+    INOUT and OUT parameters' values, or None when it has none. `caller`: the PL/pgSQL
+    that ran `CALL text`, for a nested call."""
     check_function(s, fn)
     interp = Interp(s, analyse_tree)
     interp.name = routine_name(fn)
-    interp.nonatomic, interp.subxacts = nonatomic, subxacts
+    schema = next((x.name for x in s.catalog().schemas if x.oid == fn.schema_oid), "")
+    if schema not in s.search_path():  # NB: format_procedure qualifies what it cannot see
+        interp.name = f"{schema}.{interp.name}"
+    interp.nonatomic = nonatomic
+    if caller is not None:
+        interp.subxacts = caller.subxacts
+        interp.outer_context = f'SQL statement "{text}"\nPL/pgSQL function {caller.name} ' \
+            f"line {caller.line} at CALL" + (f"\n{caller.outer_context}"
+                                             if caller.outer_context else "")
     scope = interp.scopes[-1]
     outs: list[Var] = []
     positional: list[tuple[Any, int]] = []
@@ -307,7 +317,7 @@ def call_from_plpgsql(interp: Interp, text: str) -> None:
             targets.append((target, t))
     values = [None if mode == "o" else interp.eval(f"CAST(({e}) AS {format_type(t, None)})")
               for e, (mode, _, t) in zip(exprs, params, strict=True)]
-    out = invoke(interp.s, fn, values, interp.analyse_tree, interp.nonatomic, interp.subxacts)
+    out = invoke(interp.s, fn, values, interp.analyse_tree, interp.nonatomic, interp, text)
     for (target, t), value in zip(targets, out or (), strict=True):
         interp.assign(target, value, t)
 

@@ -1,0 +1,352 @@
+"""Stored procedures (issue 16): CREATE PROCEDURE, CALL and transaction control, vs PG 15.
+
+Each statement runs on PostgreSQL 15 and on Cumulo: status, result columns, rows,
+SQLSTATE, message, DETAIL, HINT, CONTEXT and NOTICEs must be the same. Covered:
+IN / INOUT / OUT / VARIADIC parameters with defaults and named notation, the row
+CALL answers, overloads, nested CALLs, COMMIT / ROLLBACK [AND CHAIN] in CALL and DO
+outside a transaction block (2D000 inside one, in a multi-statement Query message,
+in a function or under an EXCEPTION block), DROP / ALTER / COMMENT ON / GRANT, the
+catalog (pg_proc, information_schema.routines, pg_get_functiondef, psql's \\df and
+\\sf), PostgreSQL's errors for SELECT of a procedure and CALL of a function, and
+`CREATE SCHEMA ... AUTHORIZATION` with schema elements. The clients: psycopg (also
+its default non-autocommit mode), asyncpg, pg8000 and pgJDBC's CallableStatement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+
+import psycopg
+import pytest
+
+SETUP = [
+    "create table pt (a int)",
+    "create procedure p1(a int, inout b int, out c text, d int default 5) language plpgsql as "
+    "$$ begin b := a + b + d; c := 'x' || a; raise notice 'hi %', a; end $$",
+    "create procedure p8(inout int, out text) language sql as $$ select 1, 'a' $$",
+    "create procedure ins(n int) language plpgsql as $$ begin for i in 1..n loop "
+    "insert into pt values (i); if i % 2 = 0 then commit; else rollback; end if; end loop; end $$",
+    "create procedure inner2() language plpgsql as $$ begin insert into pt values (100); "
+    "commit; end $$",
+]
+
+STATEMENTS = [
+    *SETUP,
+    "call p1(1, 2, null)",
+    "call p1(1, 2, null, d => 10)",
+    "call p1(b => 3, a => 1, c => null)",
+    "call p1(1)",
+    "call p1(a => 1, a => 2)",
+    "select p1(1, 2)",
+    "select p1(1, 2, null)",
+    "call p8(5, null)",
+    "create function f1(int) returns int language sql as 'select $1'",
+    "call f1(1)",
+    "call nosuch(1)",
+    "create procedure p3() language sql begin atomic select 1; end",
+    "call p3()",
+    "create procedure p6(out x int) language plpgsql as $$ begin x := 1; end $$",
+    "call p6(null)",
+    "call p6()",
+    "create procedure p7(variadic a int[]) language plpgsql as $$ begin raise notice '%', a; end $$",
+    "call p7(1, 2, 3)",
+    "create procedure ov(a int) language plpgsql as $$ begin raise notice 'int %', a; end $$",
+    "create procedure ov(a text) language plpgsql as $$ begin raise notice 'text %', a; end $$",
+    "call ov(1)",
+    "call ov('x'::text)",
+    "call ov(1.5)",
+    "create procedure ret2() language plpgsql as $$ begin return 1; end $$",
+    "create procedure p1(a int, inout b int, out c text, d int default 5) language sql as "
+    "$$ select 1, 'a' $$",
+    "create or replace function p1(a int, inout b int, out c text, d int default 5) "
+    "language sql as $$ select 1, 'a' $$",
+    "select proname, prokind, prorettype::regtype, proargmodes, proallargtypes, proargnames, "
+    "proargtypes::text, pronargdefaults from pg_proc where proname in ('p1', 'p3', 'p6', 'p7', "
+    "'p8') order by 1",
+    "select pg_get_functiondef('p1'::regproc), pg_get_functiondef('p3'::regproc)",
+    "select pg_get_function_arguments('p8'::regproc), pg_get_function_result('p8'::regproc)",
+    "select routine_name, routine_type, data_type, routine_body, external_language "
+    "from information_schema.routines where routine_schema = 'public' order by 1, 2",
+    # transaction control
+    "call ins(6)",
+    "select * from pt order by 1",
+    "do $$ begin insert into pt values (10); rollback; insert into pt values (11); "
+    "commit and chain; insert into pt values (12); end $$",
+    "select * from pt order by 1",
+    "begin",
+    "call ins(2)",
+    "rollback",
+    "begin",
+    "do $$ begin commit; end $$",
+    "rollback",
+    "create procedure p4() language plpgsql as $$ begin begin commit; exception when others "
+    "then raise notice '%', sqlerrm; end; end $$",
+    "call p4()",
+    "do $$ begin execute 'commit'; end $$",
+    "do $$ begin savepoint a; end $$",
+    "create procedure sqlc() language sql as $$ commit $$",
+    "call sqlc()",
+    "create procedure outer2() language plpgsql as $$ begin call inner2(); "
+    "insert into pt values (101); rollback; end $$",
+    "call outer2()",
+    "select * from pt order by 1",
+    "create function fcall() returns int language plpgsql as $$ begin call inner2(); "
+    "return 1; end $$",
+    "select fcall()",
+    "create procedure outer3(inout x int) language plpgsql as $$ begin "
+    "call p1(x, x, null); x := x * 100; end $$",
+    "call outer3(1)",
+    "create procedure outer4(inout x int, inout y text) language plpgsql as $$ begin "
+    "call p1(x, x, y); end $$",
+    "call outer4(2, null)",
+    # DDL around procedures
+    "alter procedure p7(int[]) rename to p7b",
+    "call p7b(4)",
+    "create schema hps",
+    "alter procedure p7b set schema hps",
+    "call hps.p7b(5)",
+    "alter procedure hps.p7b(int[]) set schema public",
+    "alter procedure nosuch rename to x",
+    "comment on procedure p8(int, text) is 'p8 doc'",
+    "comment on procedure p6 is 'p6 doc'",
+    "select obj_description('p8'::regproc, 'pg_proc'), obj_description('p6'::regproc, 'pg_proc')",
+    "grant execute on procedure p6() to public",
+    "revoke execute on procedure p6 from public",
+    "select proacl is not null from pg_proc where proname = 'p6'",
+    "drop procedure p9",
+    "drop procedure if exists p9",
+    "drop procedure if exists p9(int)",
+    "drop function p8",
+    "drop procedure f1",
+    "drop procedure p8(int, text)",
+    "drop procedure p1(int, int, int)",
+    "drop routine p6, p7b",
+    "drop procedure ov",
+    # CREATE SCHEMA ... AUTHORIZATION and schema elements
+    "create role hp_owner",
+    "create schema hpa authorization hp_owner",
+    "select nspname, pg_get_userbyid(nspowner) from pg_namespace where nspname = 'hpa'",
+    "create schema authorization hp_owner",
+    "select nspname, pg_get_userbyid(nspowner) from pg_namespace where nspname = 'hp_owner'",
+    "create schema if not exists hpa authorization hp_owner",
+    "create schema hpb create table t1 (a int primary key) create view v1 as select a from t1 "
+    "create sequence q1",
+    "insert into hpb.t1 values (1), (2)",
+    "select * from hpb.v1 order by 1",
+    "select relname, relkind from pg_class where relnamespace = 'hpb'::regnamespace "
+    "order by 1",
+    "create schema hpc create table hpb.t2 (a int)",
+    "drop schema hpa, hpb, hp_owner cascade",
+    "drop role hp_owner",
+]
+
+
+def outcomes(dsn: str, statements: list[str]) -> list[tuple]:
+    """Each statement's outcome through psycopg in autocommit mode."""
+    out: list[tuple] = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        notes: list[tuple] = []
+        c.add_notice_handler(lambda d: notes.append((d.severity, d.message_primary, d.context)))
+        for sql in statements:
+            notes.clear()
+            try:
+                cur = c.execute(sql)
+                cols = [(d.name, d.type_code) for d in cur.description or ()]
+                rows = cur.fetchall() if cur.description else None
+                out.append((sql, cur.statusmessage, cols, rows, list(notes)))
+            except psycopg.Error as e:
+                d = e.diag
+                out.append((sql, "ERROR", e.sqlstate, d.message_primary, d.message_detail,
+                            d.message_hint, d.context, list(notes)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    for dsn in (pg15.dsn(), cumulo_server.dsn()):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("DROP DATABASE IF EXISTS procs")
+            c.execute("CREATE DATABASE procs")
+    return pg15.dsn(db="procs"), cumulo_server.dsn(dbname="procs")
+
+
+def test_procedures_same_as_pg15(servers):
+    expected = outcomes(servers[0], STATEMENTS)
+    assert sum(1 for r in expected if r[1] == "CALL") >= 15
+    got = outcomes(servers[1], STATEMENTS)
+    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
+    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+
+
+CLIENT_SETUP = [
+    "create table if not exists ct (a int)",
+    "create or replace procedure cp(a int, inout b int, out c text) language plpgsql as "
+    "$$ begin b := a * b; c := 'n' || a; end $$",
+    "create or replace procedure cc(v int) language plpgsql as "
+    "$$ begin insert into ct values (v); commit; insert into ct values (v + 1); rollback; end $$",
+]
+
+
+def _setup(dsn: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in CLIENT_SETUP:
+            c.execute(sql)
+        c.execute("truncate ct")
+
+
+def _psycopg(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        cur = c.execute("CALL cp(%s, %s, NULL)", (6, 7))
+        out.append(([d.name for d in cur.description], cur.fetchall()))
+        c.execute("CALL cc(%s)", (1,))
+        out.append(c.execute("select a from ct order by a").fetchall())
+        try:
+            c.execute("CALL cc(5); select 1")  # NB: one Query message: an implicit block
+        except psycopg.Error as e:
+            out.append((e.sqlstate, e.diag.message_primary))
+    with psycopg.connect(dsn) as c:  # NB: psycopg's default: BEGIN before the first statement
+        try:
+            c.execute("CALL cc(%s)", (3,))
+        except psycopg.Error as e:
+            out.append((e.sqlstate, e.diag.message_primary, e.diag.context))
+    return out
+
+
+def _asyncpg(dsn: str) -> list:
+    asyncpg = pytest.importorskip("asyncpg")
+
+    async def go() -> list:
+        conn = await asyncpg.connect(dsn)
+        try:
+            row = await conn.fetchrow("CALL cp($1, $2, NULL)", 3, 4)
+            await conn.execute("CALL cc($1)", 20)
+            got = await conn.fetch("select a from ct where a >= 20 order by a")
+            stmt = await conn.prepare("CALL cp($1, $2, $3)")
+            types = [t.name for t in stmt.get_parameters()]
+            return [dict(row), [r["a"] for r in got], types,
+                    [(a.name, a.type.name) for a in stmt.get_attributes()]]
+        finally:
+            await conn.close()
+
+    return asyncio.run(go())
+
+
+def _pg8000(server) -> list:
+    pg8000 = pytest.importorskip("pg8000.native")
+    kw = server
+    conn = pg8000.Connection(**kw)
+    try:
+        rows = conn.run("CALL cp(:a, :b, NULL)", a=2, b=5)
+        cols = [c["name"] for c in conn.columns]
+        conn.run("CALL cc(30)")
+        return [rows, cols, conn.run("select a from ct where a >= 30 order by a")]
+    finally:
+        conn.close()
+
+
+def test_clients_same_as_pg15(servers, pg15, cumulo_server):
+    for dsn in servers:
+        _setup(dsn)
+    expected, got = _psycopg(servers[0]), _psycopg(servers[1])
+    assert expected[0] == (["b", "c"], [(42, "n6")])
+    assert got == expected
+    assert _asyncpg(servers[1]) == _asyncpg(servers[0])
+    from tests.pg15 import PASSWORD
+
+    pg_kw = {"host": pg15.host, "port": pg15.port, "user": "cumulo", "password": PASSWORD,
+             "database": "procs"}
+    cu_kw = {"host": cumulo_server.host, "port": cumulo_server.port, "user": "cumulo",
+             "database": "procs"}
+    assert _pg8000(cu_kw) == _pg8000(pg_kw)
+
+
+JAR = "/usr/share/java/postgresql.jar"
+
+
+def _jdbc(java, url: str) -> list:
+    conn = java.sql.DriverManager.getConnection(url)
+    out: list = []
+    try:
+        types = java.sql.Types
+        cs = conn.prepareCall("{call cp(?, ?, ?)}")
+        cs.setInt(1, 3)
+        cs.setInt(2, 9)
+        cs.setNull(3, types.VARCHAR)
+        cs.registerOutParameter(2, types.INTEGER)
+        cs.registerOutParameter(3, types.VARCHAR)
+        cs.execute()
+        out.append((int(cs.getInt(2)), str(cs.getString(3))))
+        cs = conn.prepareCall("call cc(?)")
+        cs.setInt(1, 40)
+        cs.execute()
+        rs = conn.createStatement().executeQuery("select a from ct where a >= 40 order by a")
+        while rs.next():
+            out.append(int(rs.getInt(1)))
+        conn.setAutoCommit(False)
+        try:
+            cs = conn.prepareCall("call cc(?)")
+            cs.setInt(1, 50)
+            cs.execute()
+        except java.sql.SQLException as e:
+            out.append(str(e.getSQLState()))
+        conn.rollback()
+    finally:
+        conn.close()
+    return out
+
+
+def test_jdbc_callable_statement_same_as_pg15(servers, pg15, cumulo_server):
+    jpype = pytest.importorskip("jpype", reason="JPype1 is not installed")
+    if not os.path.exists(JAR) or not shutil.which("java"):
+        pytest.skip(f"needs {JAR} and java")
+    if not jpype.isJVMStarted():
+        jpype.startJVM(classpath=[JAR], convertStrings=False)
+    elif JAR not in str(jpype.java.lang.System.getProperty("java.class.path")):
+        pytest.skip("a JVM without pgJDBC was already started in this process")
+    java = jpype.JPackage("java")
+    from tests.pg15 import PASSWORD
+
+    for dsn in servers:
+        _setup(dsn)
+    opts = "escapeSyntaxCallMode=callIfNoReturn"
+    pg = _jdbc(java, f"jdbc:postgresql://{pg15.host}:{pg15.port}/procs?user=cumulo"
+                     f"&password={PASSWORD}&{opts}")
+    cu = _jdbc(java, f"jdbc:postgresql://{cumulo_server.host}:{cumulo_server.port}/procs"
+                     f"?user=cumulo&{opts}")
+    assert pg[0] == (27, "n3")
+    assert cu == pg
+
+
+PSQL_SETUP = [
+    "create procedure sp1(a int, inout b int, out c text, d int default 5) language plpgsql "
+    "as $$ begin b := a; end $$",
+    "create procedure sp2() language sql begin atomic select 1; end",
+    "create function sf1(a int) returns int language sql as 'select a'",
+]
+
+
+def _psql() -> str:
+    for path in ("/usr/lib/postgresql/15/bin/psql", shutil.which("psql")):
+        if path and os.path.exists(path):
+            return path
+    pytest.fail("psql is missing: tests/run.sh installs it")
+
+
+def test_psql_df_and_sf_of_procedures_as_pg15(servers):
+    outs = []
+    for dsn in servers:
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("create table spt (a int)")
+            for sql in PSQL_SETUP:
+                c.execute(sql)
+        args = [_psql(), dsn, "-X"] + [a for cmd in ("\\df public.sp*", "\\df sf1", "\\sf sp1",
+                                                      "\\sf sp2") for a in ("-c", cmd)]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "PAGER": ""})
+        outs.append(r.stdout + r.stderr)
+    assert "| proc" in outs[0] and "BEGIN ATOMIC" in outs[0]
+    assert outs[1] == outs[0]
