@@ -55,6 +55,11 @@ def column_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ColumnDecoder:
 
     For numeric, `typmod` (numeric(p, s)) is applied too; other typmods are the caller's.
     """
+    run = _column_decoder(oid, tz, typmod)
+    return shared(run) if oid in _SHARED or oid in STRING_OIDS else run
+
+
+def _column_decoder(oid: int, tz: Any, typmod: int) -> ColumnDecoder:
     dec = text_decoder(oid, tz)
     if oid == T.NUMERIC:
         return _numerics(dec, typmod)
@@ -295,8 +300,11 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
             return []
         joined = "\n".join(col)
         if exact is not None and _fixed_point(joined, len(col), prec - scale, scale):
-            # NB: Decimal(text) is the value, with the text's scale: the text is its wire form
-            return Encoded(interned(col, Decimal), DECIMAL, list(col))
+            # NB: Decimal(text) is the value, with the text's scale: the text is its wire
+            # form, kept only for few values (`shared`); the commit's `str` gives it back
+            # otherwise, rather than each row's text waiting for the commit too
+            values = list(map(Decimal, col))
+            return Encoded(values, DECIMAL, list(col)) if len(col) <= SAMPLE else values
         if not _NUMBERS.fullmatch(joined):
             return list(map(slow, col))
         out = list(map(Decimal, col))
@@ -313,27 +321,46 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
     return run
 
 
-SAMPLE = 256  # values `interned` looks at to guess whether a column repeats itself
+SAMPLE = 256  # values `shared` looks at to guess whether a column repeats itself
+
+# Types whose values are immutable objects a COPY may share between rows (`shared`)
+_SHARED = frozenset({T.NUMERIC, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.INT2, T.INT4, T.INT8})
 
 
-def interned(col: Sequence[str], make: Callable[[str], Any]) -> list[Any]:
-    """`list(map(make, col))`, with one object per distinct text when the column repeats
-    values (a quantity, a price, a discount: TPC-H's numeric columns have 9 to 50 values):
-    a dict lookup instead of a Decimal built per row, and one object kept instead of many
-    while the COPY's rows wait for the commit. A column whose first `SAMPLE` values are
-    mostly distinct is converted value by value at once. `make` must give equal objects
-    for equal texts and objects nobody changes (Decimal, datetime).
+def shared(run: ColumnDecoder) -> ColumnDecoder:
+    """`run`, with one object per distinct text when the column repeats values (TPC-H's
+    quantities, discounts, dates, ship modes, part and supplier keys): `run` converts the
+    distinct texts alone, and the rows share their objects (and their redo-record forms),
+    one dict lookup per row instead of a value built per row, and one object kept instead
+    of one per row while the COPY's rows wait for the commit and then in the row store
+    (a lineitem row held ~500 bytes of its own copies). A column whose first `SAMPLE`
+    values are mostly distinct goes to `run` at once. `run` must give objects nobody
+    changes (numbers, dates, strings); an error it raises names the first bad text, which
+    is the column's first bad value too (the distinct texts keep their first order).
 
-    >>> a = interned(["1.50", "2.00"] * 200, Decimal)
-    >>> a[:2], a[0] is a[2]
-    ([Decimal('1.50'), Decimal('2.00')], True)
+    >>> a = column_decoder(T.DATE)(["2024-01-31", "1999-12-31", "2024-01-31"] * 200)
+    >>> a[:2], a[0] is a[2], a.wire[:3]
+    ([datetime.date(2024, 1, 31), datetime.date(1999, 12, 31)], True, [738916, 730119, 738916])
     """
-    head = col[:SAMPLE]
-    if len(set(head)) * 2 > len(head):
-        return list(map(make, col))
-    d = dict.fromkeys(col)
-    d = dict(zip(d, map(make, d), strict=True))
-    return list(map(d.__getitem__, col))
+
+    def run_shared(col: Sequence[str]) -> Sequence[Any]:
+        head = col[:SAMPLE]
+        if len(set(head)) * 2 > len(head):
+            return run(col)
+        first = dict.fromkeys(col)
+        if len(first) * 2 > len(col):
+            return run(col)
+        texts = list(first)
+        got = run(texts)
+        values = list(map(dict(zip(texts, got, strict=True)).__getitem__, col))
+        if type(got) is not Encoded:
+            return values
+        if got.kind == PLAIN:
+            return Encoded(values, PLAIN, values)
+        wire = dict(zip(texts, got.wire, strict=True))
+        return Encoded(values, got.kind, list(map(wire.__getitem__, col)))
+
+    return run_shared
 
 
 def _then(dec: Callable[[str], Any], conv: Callable[[Any], Any] | None) -> Callable[[str], Any]:

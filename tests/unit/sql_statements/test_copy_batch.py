@@ -264,7 +264,7 @@ def test_numeric_typmod_column_written_at_its_scale_and_otherwise(session):
 
 def test_repeated_numerics_are_converted_once_per_text(session):
     """A numeric column that repeats a few values (TPC-H's quantities and discounts) is
-    converted once per distinct text (`copybatch.interned`); every row keeps its own
+    converted once per distinct text (`copybatch.shared`); every row keeps its own
     value, `-0.00` and `0.00` stay apart as texts and read back as PostgreSQL prints them."""
     run(session, "create table q (id int primary key, v numeric(12,2))")
     vals = ["1.50", "-0.00", "0.00", "12.25", "3.10", "99999.99"]
