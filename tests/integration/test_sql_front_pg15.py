@@ -929,6 +929,30 @@ select s, s is nfd normalized as d from (values ('a'), ('e' || chr(769)), (chr(2
 """,
     # helper H-FUNCS (issue 16): U& literals, snapshot types, hypothetical-set aggregates,
     # pg_aggregate, regcollation
+    "hypothetical_sets": r"""
+create table hs (g int, x int, y text, z float8);
+insert into hs values (1, 1, 'a', 1.5), (1, 2, 'b', null), (1, 2, 'c', 2.5), (1, 3, null, 3), (2, 10, 'a', 0), (2, null, 'b', 1), (3, 5, 'x', 'NaN');
+select g, rank(2) within group (order by x), dense_rank(2) within group (order by x), percent_rank(2) within group (order by x), cume_dist(2) within group (order by x) from hs group by g order by g;
+select rank(2, 'b') within group (order by x, y), dense_rank(2, 'b') within group (order by x desc, y), percent_rank(2, 'z') within group (order by x nulls first, y desc), cume_dist(3, null) within group (order by x, y) from hs;
+select rank(null::int) within group (order by x), rank(null::int) within group (order by x nulls first), cume_dist(null::int) within group (order by x desc) from hs;
+select rank(4) within group (order by x) filter (where g = 1), cume_dist(1) within group (order by x) filter (where false) from hs;
+select rank(1) within group (order by x) from hs where false;
+select percent_rank(1) within group (order by x), cume_dist(1) within group (order by x), dense_rank(1) within group (order by x) from hs where false;
+select rank(1, 2) within group (order by x) from hs;
+select rank(1) within group (order by x, y) from hs;
+select rank('a') within group (order by x) from hs;
+select rank(1) within group (order by y) from hs;
+select rank(1.5) within group (order by x) from hs;
+select rank(x) within group (order by x) from hs;
+select rank(g) within group (order by x) from hs group by g order by 1;
+select pg_typeof(rank(1) within group (order by x)), pg_typeof(percent_rank(1) within group (order by x)) from hs;
+select rank(1.5) within group (order by z), cume_dist('NaN') within group (order by z) from hs;
+select rank() within group (order by x) from hs;
+select rank(1) within group (order by x) over () from hs;
+select g, rank(2) within group (order by x) as r from hs group by g having rank(2) within group (order by x) > 1 order by 2 desc, 1;
+select g, percentile_cont(x / 10.0) within group (order by x) from hs group by g;
+select percentile_disc(g / 10.0) within group (order by x) from hs group by g order by 1
+""",
     "regcollation": r"""
 select '"C"'::regcollation, '"C"'::regcollation::oid, 'pg_catalog."default"'::regcollation, to_regcollation('nope'), to_regcollation('POSIX')::oid, to_regcollation('"POSIX"')::oid;
 select 'pg_catalog."C"'::regcollation, 'public."C"'::regcollation;

@@ -17,6 +17,7 @@ from typing import Any, cast
 from ...pgtypes import oids as T
 from ..expr import codegen as cg
 from ..expr import runtime as rt
+from ..functions.hypsetaggs import HYPOTHETICAL_AGGS, finish_hypothetical
 from ..functions.jsonfns import to_json, to_jsonb
 from ..functions.ordsetaggs import ORDERED_SET_AGGS, finish_ordered
 from ..functions.statsaggs import STATS_AGGS, finish_stats
@@ -162,6 +163,9 @@ def aggregate_rows(node: N.Aggregate, groups: dict | list, ctx: Any) -> list[tup
             if call.func in ORDERED_SET_AGGS:
                 vals.append(_ordered_set(call, av, args, rows, len(node.child.cols), ctx))
                 continue
+            if call.func in HYPOTHETICAL_AGGS and order:
+                vals.append(_hypothetical(node, call, rs, order, rows, ctx))
+                continue
             if call.distinct:
                 av = _dedupe(av)
             vals.append(finish(call, av))
@@ -178,6 +182,20 @@ def _ordered_set(call: N.AggCall, av: list, args: Any, rows: Any, width: int, ct
         first = list(rows[:1]) or [(None,) * width]
         frac = args(first, ctx)[0][1]
     return finish_ordered(call.func, [v[0] for v in av], frac)
+
+
+def _hypothetical(node: N.Aggregate, call: N.AggCall, rs: list, order: list, rows: Any,
+                 ctx: Any) -> Any:
+    """A hypothetical-set aggregate (functions.hypsetaggs): the group's filtered rows (sorted)
+    and the direct arguments, evaluated on its first row as `_ordered_set`'s fraction is, as
+    sort keys in the WITHIN GROUP order."""
+    direct = compiled(node, f"hyp{id(call)}", lambda: [
+        cg.sort_key_function(d, k.desc == k.nulls_first) for d, k in zip(call.args, call.order,
+                                                                            strict=True)])
+    first = (list(rows[:1]) or [(None,) * len(node.child.cols)])[0]
+    hyp = tuple(fn(first, ctx) for fn in direct)
+    keys = [tuple(fn(r, ctx) for fn, _ in order) for r in rs]
+    return finish_hypothetical(call.func, keys, hyp, [desc for _, desc in order])
 
 
 @executes(N.Aggregate)

@@ -33,11 +33,13 @@ from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
 from ..expr.usertypes import enum_ordered, has_sort_key
+from ..functions.hypsetaggs import HYPOTHETICAL_AGGS
 from ..functions.ordsetaggs import ORDERED_SET_AGGS
 from ..functions.statsaggs import STATS_AGGS
 from . import groupingsets as GS
 from . import nodes as N
 from . import srflift
+from .hypothetical import check_grouped, typed_hypothetical
 
 STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop")
 
@@ -85,6 +87,8 @@ def agg_parts(node: exp.Expression) -> tuple[str, list[exp.Expression], bool, li
     if isinstance(node, exp.WithinGroup):  # f(direct args) WITHIN GROUP (ORDER BY x): x first
         within = list(node.expression.expressions) if isinstance(node.expression, exp.Order) else []
         name = func_name(node.this)
+        if name in HYPOTHETICAL_AGGS:  # rank(3) WITHIN GROUP (ORDER BY x): the direct args
+            return name, func_args(node.this), False, within, flt
         if name not in ORDERED_SET_AGGS:
             raise UndefinedFunction(f"function {name} with WITHIN GROUP does not exist",
                                     hint="No function matches the given name and argument types.")
@@ -192,7 +196,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         if name == "string_agg":
             bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
                      for x in bargs]
-        elif bargs and bargs[0].type == T.UNKNOWN:
+        elif bargs and bargs[0].type == T.UNKNOWN and not (name in HYPOTHETICAL_AGGS and order):
             if name in ("sum", "avg"):  # NB: numeric overloads, none preferred
                 raise AmbiguousFunction(
                     f"function {name}(unknown) is not unique",
@@ -221,8 +225,13 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             arg_t = bargs[0].type if bargs else T.UNKNOWN
         rtype = agg_type(name, arg_t)
         if name in ORDERED_SET_AGGS or name in STATS_AGGS:
+            if name in ORDERED_SET_AGGS:
+                check_grouped(bargs[1:], groups, scope.cols)
             bargs, rtype = _typed_special(name, bargs, planner.params)
             arg_t = bargs[0].type
+        elif name in HYPOTHETICAL_AGGS and keys:
+            check_grouped(bargs, groups, scope.cols)
+            bargs, keys, rtype = typed_hypothetical(name, bargs, keys, planner.params)
         aggs.append(N.AggCall(name, bargs, rtype, distinct, keys, fe, arg_t))
     scope.aggregates_allowed = None
     cols = [N.PCol(g.name, g.type, g.typmod) for g in groups]

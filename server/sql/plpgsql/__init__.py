@@ -45,7 +45,7 @@ def analyse_do(session: SQLSession, sql: str, analyse_tree: AnalyseTree) -> Stmt
         interp = Interp(s, analyse_tree)
         interp.nonatomic = top_level_nonatomic(s)
         try:
-            interp.block(block)
+            interp.run_body(lambda: interp.block(block))
         except _Return:
             pass
         return Result("DO")

@@ -513,6 +513,18 @@ class Interp:
             s.txn_modes = modes
         s.ensure_txn()
 
+    def run_body(self, body: Callable[[], Any]) -> Any:
+        """Runs a CALL's or DO's body: a READ COMMITTED retry of the whole statement is
+        only safe while the body has not committed, so after a COMMIT it is a 40001."""
+        txn = self.s.txn
+        try:
+            return body()
+        except RetryStatement:
+            if self.s.txn is not txn:
+                raise SQLError("could not serialize access due to concurrent update",
+                               sqlstate="40001") from None
+            raise
+
     def record(self, text: str) -> Var | None:
         """The record variable `text` names (RETURN NEW), or None for any other expression."""
         name = text.strip()

@@ -19,7 +19,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ...errors import FeatureNotSupported, SQLError, SyntaxError_, UndefinedFunction
+from ...errors import (
+    FeatureNotSupported,
+    InsufficientPrivilege,
+    SQLError,
+    SyntaxError_,
+    UndefinedFunction,
+)
 from ...pgtypes import oids as T
 from ...pgwire.backend import Column, Result
 from ..catalog.model import Function
@@ -252,7 +258,10 @@ def invoke(s: SQLSession, fn: Function, values: list[Any], analyse_tree: Analyse
     """Runs a procedure's body with one value per parameter (OUT ones ignored); returns its
     INOUT and OUT parameters' values, or None when it has none. `caller`: the PL/pgSQL
     that ran `CALL text`, for a nested call."""
-    check_function(s, fn)
+    try:
+        check_function(s, fn)
+    except InsufficientPrivilege:
+        raise InsufficientPrivilege(f"permission denied for procedure {fn.name}") from None
     interp = Interp(s, analyse_tree)
     interp.name = routine_name(fn)
     schema = next((x.name for x in s.catalog().schemas if x.oid == fn.schema_oid), "")
@@ -280,7 +289,7 @@ def invoke(s: SQLSession, fn: Function, values: list[Any], analyse_tree: Analyse
         block, cache = compiled(s, fn)
         interp.share_cache(cache)
         try:
-            interp.block(block)
+            interp.run_body(lambda: interp.block(block))
         except _Return:
             pass
         return tuple(v.value for v in outs) if outs else None
