@@ -77,6 +77,12 @@ BadCopyFileFormat = _error("BadCopyFileFormat", "22P04", "Bad COPY data.")
 CharacterNotInRepertoire = _error("CharacterNotInRepertoire", "22021", "Invalid byte sequence.")
 SequenceGeneratorLimitExceeded = _error("SequenceGeneratorLimitExceeded", "2200H",
                                         "A sequence reached its MAXVALUE or MINVALUE.")
+InvalidXmlDocument = _error("InvalidXmlDocument", "2200M", "Text that is not a well-formed XML document.")
+InvalidXmlContent = _error("InvalidXmlContent", "2200N", "Text that is not well-formed XML content.")
+NotAnXmlDocument = _error("NotAnXmlDocument", "2200L", "XMLSERIALIZE(DOCUMENT x) of content.")
+InvalidXmlComment = _error("InvalidXmlComment", "2200S", "xmlcomment() text with `--` or a final `-`.")
+InvalidXmlProcessingInstruction = _error("InvalidXmlProcessingInstruction", "2200T",
+                                         "xmlpi() with target xml or text holding `?>`.")
 # Class 23: integrity constraint violation
 IntegrityConstraintViolation = _error("IntegrityConstraintViolation", "23000", "Integrity violation.")
 NotNullViolation = _error("NotNullViolation", "23502", "A NOT NULL column got a NULL.")

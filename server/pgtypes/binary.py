@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import bits, extcodecs, geometry, multiranges, network, ranges, records
+from . import bits, extcodecs, geometry, multiranges, network, ranges, records, xmlvalue
 from . import oids as T
 from .fardate import FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from .infdate import (
@@ -333,8 +333,9 @@ _CODECS: dict[int, tuple[Encoder, Decoder]] = {
     T.BIT: (bits.encode_bit, bits.decode_bit), T.VARBIT: (bits.encode_bit, bits.decode_bit),
     **geometry.codecs(),
 }
-for _oid in (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN, T.XML):
+for _oid in (T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.UNKNOWN):
     _CODECS[_oid] = (_enc_text, _dec_text)
+_CODECS[T.XML] = (xmlvalue.send, xmlvalue.recv)
 for _oid in (T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE, T.REGPROCEDURE,
              T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.REGCOLLATION, T.XID, T.CID):
     _CODECS[_oid] = _CODECS[T.OID]

@@ -42,7 +42,18 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
-from . import bits, dateparse, extcodecs, geometry, multiranges, network, ranges, records, zones
+from . import (
+    bits,
+    dateparse,
+    extcodecs,
+    geometry,
+    multiranges,
+    network,
+    ranges,
+    records,
+    xmlvalue,
+    zones,
+)
 from . import intervaltext as _iv_text
 from . import jsonbtext as _jsonb_text
 from . import oids as T
@@ -70,7 +81,7 @@ TSTZ_INFINITY, TSTZ_NEG_INFINITY = TSTZ_INF, TSTZ_NEG_INF
 
 INT_RANGE = {T.INT2: (-(2**15), 2**15 - 1), T.INT4: (-(2**31), 2**31 - 1),
              T.INT8: (-(2**63), 2**63 - 1), T.OID: (0, 2**32 - 1)}
-STRING_OIDS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.CHAR, T.UNKNOWN, T.XML})
+STRING_OIDS = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME, T.CHAR, T.UNKNOWN})
 OID_LIKE = frozenset({T.OID, T.REGPROC, T.REGCLASS, T.REGTYPE, T.REGNAMESPACE, T.REGROLE,
                       T.REGPROCEDURE, T.REGOPER, T.REGOPERATOR, T.REGCONFIG, T.REGCOLLATION,
                       T.XID, T.CID})
@@ -401,6 +412,8 @@ _SCALAR_OUT: dict[int, Encoder] = {
 
 def text_encoder(oid: int, tz: Any = None) -> Encoder:
     """Returns the output function for a type: value -> PostgreSQL's text form."""
+    if oid == T.XML:  # xml_out: the XML declaration reprinted
+        return xmlvalue.out
     if oid in STRING_OIDS:
         return format_generic
     if oid in (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ) and dateparse.date_style() != "ISO":
@@ -920,6 +933,8 @@ def _vector_in(s: str) -> list[int]:
 
 def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
     """Returns the input function for a type: PostgreSQL text form -> value."""
+    if oid == T.XML:  # xml_in: parsed per the session's xmloption
+        return xmlvalue.check
     if oid in STRING_OIDS or oid == 0:
         return str
     if oid in INT_RANGE:
@@ -966,7 +981,7 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
 # User types (composites, ranges, arrays, extensions) can change, so they are never kept.
 _KEPT_OIDS = frozenset({
     T.BOOL, T.FLOAT8, T.FLOAT4, T.NUMERIC, T.BYTEA, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME,
-    T.TIMETZ, T.INTERVAL, T.UUID, T.JSON, T.JSONB, *INT_RANGE, *STRING_OIDS, *OID_LIKE,
+    T.TIMETZ, T.INTERVAL, T.UUID, T.JSON, T.JSONB, T.XML, *INT_RANGE, *STRING_OIDS, *OID_LIKE,
 })
 _kept: dict[int, Callable[[str], Any]] = {}
 

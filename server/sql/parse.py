@@ -33,6 +33,8 @@ from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
 from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, ustrings
 from .escnul import check_unicode_nul
+from .xmlsyntax import needed as _xml_needed
+from .xmlsyntax import rewrite as _xml_rewrite
 from .setvalue import split_commas
 
 
@@ -717,6 +719,8 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = extsyntax.rewrite(sql)
     if geosyntax.needed(sql):  # geometric ~= <^ ?-| @-@ ..., jsonpath's @?
         sql = geosyntax.rewrite(sql)
+    if _xml_needed(sql):  # XMLPARSE(DOCUMENT x), XMLSERIALIZE(... AS t), XMLPI(NAME n) ...
+        sql = _xml_rewrite(sql)
     try:
         tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
     except ParseError as e:

@@ -16,7 +16,7 @@ import re
 import threading
 
 from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
-from ..pgtypes import dateparse, wirecodec, zones
+from ..pgtypes import dateparse, wirecodec, xmlvalue, zones
 from .settingdocs import describe
 
 
@@ -254,6 +254,11 @@ def _normalise(name: str, value: str) -> str:
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
                                         hint="Available values: none, ddl, mod, all.")
         return low
+    if name == "xmloption":
+        if low not in ("content", "document"):
+            raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
+                                        hint="Available values: content, document.")
+        return low
     if name == "intervalstyle":
         if low not in ("postgres", "postgres_verbose", "sql_standard", "iso_8601"):
             raise InvalidParameterValue(
@@ -263,6 +268,8 @@ def _normalise(name: str, value: str) -> str:
     return v
 
 
+# the settings published to the session's thread (`Settings.use_zone`) that plans fold by
+_STYLES = ("timezone", "datestyle", "intervalstyle", "xmloption")
 _UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 1}
 TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
                  "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
@@ -366,7 +373,7 @@ class Settings:
     def _restyle(self) -> None:
         """A new `style_key`: plans that folded date/time constants must be made again."""
         v = self.values
-        self.style_key = (v["timezone"], v["datestyle"], v["intervalstyle"])
+        self.style_key = (v["timezone"], v["datestyle"], v["intervalstyle"], v["xmloption"])
 
     def use_zone(self) -> None:
         """Publishes this session's TimeZone, DateStyle and IntervalStyle to the thread running it.
@@ -377,6 +384,7 @@ class Settings:
         zones.use(self.tz)
         dateparse.use_datestyle(self.values["datestyle"])
         dateparse.use_intervalstyle(self.values["intervalstyle"])
+        xmlvalue.use_xmloption(self.values["xmloption"])  # xml_in's; '...'::xml folds by it
         PUBLISHED.settings = self
 
     def get(self, name: str) -> str | None:
@@ -412,7 +420,7 @@ class Settings:
             self.values[key] = new
             if key in REPORTED:
                 self.changed.add(key)
-            if key in ("timezone", "datestyle", "intervalstyle"):
+            if key in _STYLES:
                 self._zone_changed()
         return new
 
@@ -460,7 +468,7 @@ class Settings:
                 self.values[key] = old
                 if key in REPORTED:
                     self.changed.add(key)
-                zone = zone or key in ("timezone", "datestyle", "intervalstyle")
+                zone = zone or key in _STYLES
         if zone:
             self._zone_changed()
 

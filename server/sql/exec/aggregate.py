@@ -21,6 +21,7 @@ from ..functions.hypsetaggs import HYPOTHETICAL_AGGS, finish_hypothetical
 from ..functions.jsonfns import to_json, to_jsonb
 from ..functions.ordsetaggs import ORDERED_SET_AGGS, finish_ordered
 from ..functions.statsaggs import STATS_AGGS, finish_stats
+from ..functions.xmlfns import xmlconcat
 from ..plan import nodes as N
 from . import memguard
 from .fold import foldable, run_folded
@@ -65,6 +66,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
         return out
     if f in ("json_agg", "jsonb_agg"):
         return _json_agg(call, [v[0] for v in vals]) if vals else None
+    if f == "xmlagg":  # xmlconcat2, row by row: NULLs skipped, declarations merged
+        return xmlconcat([v[0] for v in vals])
     if f in STATS_AGGS:
         return finish_stats(f, vals)
     nn = [v[0] for v in vals if v[0] is not None]

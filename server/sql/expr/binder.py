@@ -74,6 +74,8 @@ from .rowcast import row_cast
 from .rowpopulate import record_fields
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function
+from .xmlforms import FORMS as XML_FORMS
+from .xmlforms import XmlForms, is_document_test
 
 AGG_CLASSES: dict[type, str] = {
     exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max",
@@ -89,7 +91,7 @@ AGG_CLASSES: dict[type, str] = {
 }
 AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
              "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "stddev_samp", "stddev_pop",
-             "variance", "var_samp", "var_pop"}
+             "variance", "var_samp", "var_pop", "xmlagg"}
 WINDOW_ONLY = {"row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value",
                "ntile", "percent_rank", "cume_dist", "nth_value"}
 
@@ -275,7 +277,7 @@ def _sqlglot_shifted(b: exp.Bracket) -> bool:
     return t is None or t.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.ARRAY)
 
 
-class Binder(SpecialForms):
+class Binder(SpecialForms, XmlForms):
     """Binds expressions of one query level; `planner` builds sub-plans for subqueries."""
 
     def __init__(self, planner: Any, scope: Scope) -> None:
@@ -584,6 +586,8 @@ class Binder(SpecialForms):
         geo = extops.geo_operator(op, left, right, self.params)  # box = box compares areas ...
         if geo is not None:
             return geo
+        if T.XML in (left.type, right.type):  # none for xml: 42883 naming the types as written
+            _check_operator(op, left, right)
         a, b = self.unify(left, right)
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)
@@ -674,6 +678,8 @@ class Binder(SpecialForms):
         a = self.bind(node.this)
         rhs = node.expression
         neg = bool(node.args.get("negate"))
+        if is_document_test(rhs):  # x IS [NOT] DOCUMENT (xml)
+            return self.xml_is_document(a, neg)
         if isinstance(rhs, exp.Null):
             if a.kind == "row":
                 return wholerow.row_null_test(a, neg)
@@ -1238,6 +1244,8 @@ class Binder(SpecialForms):
         if name in WINDOW_ONLY:
             raise WindowingError(f"window function {name} requires an OVER clause")
         raw = func_args(node)
+        if name in XML_FORMS:  # XMLFOREST(x AS n), XMLPARSE(DOCUMENT x) ... (sql.xmlsyntax)
+            return self.xml_form(name, raw)
         if namedargs.needs_arranging(name, raw):
             raw = namedargs.arrange(name, raw, lambda a: ty.type_name(self.bind(a).type))
         args = [self.bind(a) for a in raw]
@@ -1319,8 +1327,10 @@ def _local(ts: dt.datetime) -> dt.datetime:
 
 
 def _check_operator(op: str, a: E, b: E) -> None:
-    """42883 for a comparison between types that have no such operator (`varchar = int`)."""
-    if not ty.comparable(a.type, b.type) and not (ty.is_numeric(a.type) and ty.is_numeric(b.type)):
+    """42883 for a comparison between types that have no such operator (`varchar = int`;
+    xml has none at all)."""
+    if T.XML in (a.type, b.type) or (not ty.comparable(a.type, b.type)
+                                     and not (ty.is_numeric(a.type) and ty.is_numeric(b.type))):
         raise UndefinedFunction(
             f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
             hint="No operator matches the given name and argument types. "

@@ -28,7 +28,7 @@ from ...errors import (
     SQLError,
     StringDataRightTruncation,
 )
-from ...pgtypes import bits, citext, extcodecs, hstore, network, zones
+from ...pgtypes import bits, citext, extcodecs, hstore, network, xmlvalue, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import FarDate, date_of_days, days_of, round_timestamp, ts_of_us
@@ -371,6 +371,7 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         T.INTERVAL: text_to_interval, T.BYTEA: text_to_bytea, T.UUID: text_to_uuid,
         # json is checked, jsonb also normalised, at the cast (22P02 there, as in PostgreSQL)
         T.JSON: text_decoder(T.JSON), T.JSONB: text_decoder(T.JSONB),
+        T.XML: xmlvalue.check,  # xml_in, per the session's xmloption
     }
     if oid in simple:
         return simple[oid]

@@ -50,6 +50,7 @@ from . import (  # noqa: F401  (imported to register)
     tsqcmp,
     tsvectorfns,
     varbinary,
+    xmlfns,
 )
 from .registry import ANY, FUNCTIONS, FunctionContext, FunctionDef, register
 

@@ -33,6 +33,7 @@ from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
 from ..expr.usertypes import enum_ordered, has_sort_key
+from ..expr.xmlforms import check_equality
 from ..functions.hypsetaggs import HYPOTHETICAL_AGGS
 from ..functions.ordsetaggs import ORDERED_SET_AGGS
 from ..functions.statsaggs import STATS_AGGS
@@ -47,6 +48,15 @@ STATISTICAL = ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "v
 # types PostgreSQL 15 has no btree min/max for: 42883, where comparing them would answer
 _NO_MIN_MAX = frozenset((T.BOOL, T.BYTEA, T.JSON, T.JSONB, T.UUID, 600, 601, 602, 603, 604, 628, 718,
                          4072))  # 4072: jsonpath; and hstore (hstore.OIDS: CREATE EXTENSION's)
+
+
+def _xmlagg_args(bargs: list[E], params: Any) -> list[E]:
+    if len(bargs) != 1 or bargs[0].type not in (T.XML, T.UNKNOWN):
+        raise UndefinedFunction(
+            f"function xmlagg({', '.join(ty.type_name(b.type) for b in bargs)}) does not exist",
+            hint="No function matches the given name and argument types. "
+            "You might need to add explicit type casts.")
+    return [coerce(bargs[0], T.XML, params=params)]
 
 
 def agg_type(func: str, arg: int) -> int:
@@ -75,6 +85,8 @@ def agg_type(func: str, arg: int) -> int:
         return T.FLOAT8 if arg in (T.FLOAT4, T.FLOAT8) else T.NUMERIC
     if func in ("json_agg", "jsonb_agg"):
         return T.JSON if func == "json_agg" else T.JSONB
+    if func == "xmlagg":
+        return T.XML
     return arg
 
 
@@ -174,6 +186,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     grp_args = [GS.grouping_bits(a, group_asts, resolve) for a in grp_asts]
     groups = [binder.bind(g) for g in group_asts]
     groups = [coerce(g, T.TEXT, params=planner.params) if g.type == T.UNKNOWN else g for g in groups]
+    for g in groups:
+        check_equality(g.type)  # xml: 42883
     if any(x.kind == "srf" for g in groups for x in g.walk()):
         node, groups = _set_returning_keys(node, groups)
     scope.aggregates_allowed = "aggregate function calls"
@@ -196,6 +210,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         if name == "string_agg":
             bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
                      for x in bargs]
+        elif name == "xmlagg":  # xmlagg(xml) only: 42883 for any other type
+            bargs = _xmlagg_args(bargs, planner.params)
         elif bargs and bargs[0].type == T.UNKNOWN and not (name in HYPOTHETICAL_AGGS and order):
             if name in ("sum", "avg"):  # NB: numeric overloads, none preferred
                 raise AmbiguousFunction(
