@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 
@@ -286,6 +287,14 @@ def _jdbc(java, url: str) -> list:
         rs = conn.createStatement().executeQuery("select a from ct where a >= 40 order by a")
         while rs.next():
             out.append(int(rs.getInt(1)))
+        md = conn.getMetaData()  # NB: the specific names end in the OID: left out
+        for rs in (md.getProcedures(None, "public", "c%"),
+                   md.getProcedureColumns(None, "public", "cp", None),
+                   md.getFunctionColumns(None, "public", "cp", None)):
+            n = rs.getMetaData().getColumnCount()
+            while rs.next():
+                out.append(tuple(re.sub(r"_\d+$", "", str(rs.getString(i)))
+                                 for i in range(1, n + 1)))
         conn.setAutoCommit(False)
         try:
             cs = conn.prepareCall("call cc(?)")
