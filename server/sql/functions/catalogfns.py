@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import UndefinedColumn
 from ...pgtypes import oids as T
+from ..pgcatalog.aggdata import ORDERED_ARGS
 from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
@@ -264,6 +265,8 @@ def _arguments(ctx: FunctionContext, oid: int, with_defaults: bool) -> str | Non
         if not u.param_texts:  # NB: made before the catalog kept the declarations
             return ", ".join(format_type(a, None) or "" for a in u.arg_types)
         return _arguments_text(u.param_modes, u.param_texts, u.param_defaults, with_defaults)
+    if oid in ORDERED_ARGS:  # `double precision ORDER BY anyelement`: an ordered-set aggregate
+        return ORDERED_ARGS[oid][1]
     f = _function(oid)
     if f is None:
         return None

@@ -7,6 +7,7 @@ module that registers relations, so `VIRTUAL_TABLES` is complete.
 from __future__ import annotations
 
 from . import (  # noqa: F401  (imported to register their relations)
+    aggregates,
     infoschema,
     operators,  # pg_operator, pg_opclass, pg_opfamily, pg_amop, pg_amproc
     privrows,

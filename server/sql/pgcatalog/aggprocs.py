@@ -4,8 +4,10 @@ They are planned by name (plan.aggregates), not registered as functions, so pg_p
 row for them: psql's `\\daS`, `\\dfS` and tools listing the aggregates (prokind 'a') and
 window functions (prokind 'w') found none. Recorded from a throwaway PostgreSQL 15 with their
 OIDs, argument and result types, strictness and volatility (`prosrc` as PostgreSQL shows it).
-Left out: min/max of anyenum and xid8 (types Cumulo lacks) and the ordered-set aggregates: their arguments print with `ORDER BY`, which needs
-pg_aggregate's aggnumdirectargs, which Cumulo does not list.
+The ordered-set (percentile_cont/disc, mode) and hypothetical-set (rank, dense_rank,
+percent_rank, cume_dist WITHIN GROUP) aggregates are listed too; their arguments print with
+`ORDER BY` (pg_aggregate's aggnumdirectargs, `aggregates`). Left out: min/max of anyenum
+and xid8 (types Cumulo lacks).
 
 >>> next(r for r in AGG_PROCS if r[1] == "count" and not r[2])[:5]
 (2803, 'count', (), 20, 'a')
@@ -148,10 +150,29 @@ AGG_PROCS: tuple[tuple[int, str, tuple[int, ...], int, str, bool, str, str], ...
     (2151, 'variance', (700,), 701, 'a', False, 'i', 'aggregate_dummy'),
     (2152, 'variance', (701,), 701, 'a', False, 'i', 'aggregate_dummy'),
     (2153, 'variance', (1700,), 1700, 'a', False, 'i', 'aggregate_dummy'),
+    # ordered-set and hypothetical-set aggregates (functions.ordsetaggs, functions.hypsetaggs)
+    (3972, 'percentile_disc', (701, 2283), 2283, 'a', False, 'i', 'aggregate_dummy'),
+    (3974, 'percentile_cont', (701, 701), 701, 'a', False, 'i', 'aggregate_dummy'),
+    (3976, 'percentile_cont', (701, 1186), 1186, 'a', False, 'i', 'aggregate_dummy'),
+    (3978, 'percentile_disc', (1022, 2283), 2277, 'a', False, 'i', 'aggregate_dummy'),
+    (3980, 'percentile_cont', (1022, 701), 1022, 'a', False, 'i', 'aggregate_dummy'),
+    (3982, 'percentile_cont', (1022, 1186), 1187, 'a', False, 'i', 'aggregate_dummy'),
+    (3984, 'mode', (2283,), 2283, 'a', False, 'i', 'aggregate_dummy'),
+    (3986, 'rank', (2276,), 20, 'a', False, 'i', 'aggregate_dummy'),
+    (3988, 'percent_rank', (2276,), 701, 'a', False, 'i', 'aggregate_dummy'),
+    (3990, 'cume_dist', (2276,), 701, 'a', False, 'i', 'aggregate_dummy'),
+    (3992, 'dense_rank', (2276,), 20, 'a', False, 'i', 'aggregate_dummy'),
 )
 
 # their pg_description text (psql's \\daS and \\dfS show it), PostgreSQL 15's
 AGG_DESCRIPTIONS: dict[int, str] = {
+    3972: 'discrete percentile', 3974: 'continuous distribution percentile',
+    3976: 'continuous distribution percentile', 3978: 'multiple discrete percentiles',
+    3980: 'multiple continuous percentiles', 3982: 'multiple continuous percentiles',
+    3984: 'most common value', 3986: 'rank of hypothetical row',
+    3988: 'fractional rank of hypothetical row',
+    3990: 'cumulative distribution of hypothetical row',
+    3992: 'rank of hypothetical row without gaps',
     2050: 'maximum value of all anyarray input values',
     2051: 'minimum value of all anyarray input values',
     2100: 'the average (arithmetic mean) as numeric of all bigint values',

@@ -28,6 +28,7 @@ from ..settings import (
     SIGHUP_ONLY,
     TIME_SETTINGS,
 )
+from .aggdata import ORDERED_ARGS
 from .aggprocs import AGG_PROCS, definition
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
@@ -272,7 +273,8 @@ def _proc_rows() -> list[tuple[Any, ...]]:
         if oid not in used:
             used.add(oid)
             row = _proc(oid, name, list(argtypes), ret, strict, False, vol)
-            out.append((*row[:9], kind, *row[10:25], src, *row[26:]))
+            variadic = ORDERED_ARGS.get(oid, (0, ""))[0]  # rank(VARIADIC "any" ORDER BY ...)
+            out.append((*row[:7], variadic, row[8], kind, *row[10:25], src, *row[26:]))
             _DEFS[oid] = definition(name, argtypes, ret, strict)
     for name, oid in PG_PROC_OIDS.items():
         if oid not in used and BY_OID.get(oid) == name and "#" not in name:
