@@ -462,6 +462,33 @@ def test_typed_getters(jvm, urls):
                                 ["1", None, "3"], "java.util.UUID", '{"a": 1}', 2)
 
 
+def test_sqlxml(jvm, urls):
+    """setSQLXML (sent as xml, checked as xml_in checks it: 2200N for bad content), then
+    getSQLXML/getString of the value and of xpath's xml[]; later reads are binary."""
+    def probe(conn):
+        st = conn.prepareStatement("select x, xpath('//text()', xmlelement(name r, x))"
+                                   " from (select ?::xml as x) s")
+        out = []
+        for text in ("<a>1</a>", "x<b/>", "<a", "<?xml version=\"1.0\"?><c>2</c>"):
+            x = conn.createSQLXML()
+            x.setString(text)
+            st.setSQLXML(1, x)
+            try:
+                rs = st.executeQuery()
+            except jpype.JClass("java.sql.SQLException") as e:
+                out.append(str(e.getSQLState()))
+                continue
+            assert rs.next()
+            out.append((str(rs.getSQLXML(1).getString()), str(rs.getString(1)),
+                        _py(rs.getString(2))))
+            rs.close()
+        return out
+
+    got = both(jvm, urls, probe, prepareThreshold="1")
+    assert got["cumulo"] == got["pg15"]
+    assert got["cumulo"][:3] == [("<a>1</a>", "<a>1</a>", "{1}"), ("x<b/>", "x<b/>", "{x}"), "2200N"]
+
+
 def test_metadata_of_every_type(jvm, urls):
     """getColumns and ResultSetMetaData of the matrix table: typmods, sizes, Java classes."""
     cases = TM.CASES

@@ -34,6 +34,7 @@ select xmlelement(name "A b", xmlattributes(1 as "x:y")), xmlelement(name a, nul
 select xmlelement(name a, xmlattributes(1 as b, 2 as b))
 select xmlelement(name a, xmlattributes(t.x, y), z), xmlforest(x, y as "Q", null as n) from (values (1, 2, 3)) t(x, y, z)
 select xmlforest(a, 2) from (select 1 as a) s
+select xmlelement(name r, '<?xml version="1.0"?><c/>'::xml), xmlforest('<?xml version="1.1"?><c/>'::xml as f)
 select xmlcomment('abc'), xmlconcat('<a/>', '<b/>'), xmlconcat(null, null), xmlconcat('<?xml version="1.0" standalone="yes"?><a/>', '<?xml version="1.0" standalone="no"?><b/>')
 select xmlcomment('a--b')
 select xmlconcat('<a/>', 1)

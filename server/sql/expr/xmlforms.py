@@ -88,8 +88,8 @@ def value_mapper(oid: int, content: bool) -> Callable[[Any], str]:
                     out.append(f"<element>{one(x)}</element>")
             return "".join(out)
         return items
-    if oid == T.XML:
-        return str
+    if oid == T.XML:  # its output function (a 1.0-only declaration dropped), unescaped
+        return xmlvalue.out
     xsd = _xsd(oid)
     if xsd is not None:
         return xsd
