@@ -52,6 +52,7 @@ def test_acknowledged_commit_survives_kill_9(fresh_server):
         for i in range(50):
             conn.execute("insert into crash values (%s, %s)", (i, i * i))
         conn.execute("update crash set v = -1 where id = 7")
+        conn.execute("select lo_from_bytea(70000, 'x'), lo_put(70000, 4000, 'large object')")
     fresh_server.stop(signal.SIGKILL)
     fresh_server.start()
     with psycopg.connect(fresh_server.dsn()) as conn:
@@ -59,6 +60,8 @@ def test_acknowledged_commit_survives_kill_9(fresh_server):
             50,
             sum(i * i for i in range(50)) - 49 - 1,
         )
+        assert conn.execute("select length(lo_get(70000)), lo_get(70000, 4000, 20)").fetchone() \
+            == (4012, b"large object")
 
 
 def test_uncommitted_work_is_lost_on_crash(fresh_server):
@@ -66,12 +69,14 @@ def test_uncommitted_work_is_lost_on_crash(fresh_server):
     conn.execute("create table half (id int primary key)")
     conn.execute("begin")
     conn.execute("insert into half values (1)")
+    conn.execute("select lo_from_bytea(70001, 'lost')")
     fresh_server.stop(signal.SIGKILL)
     with pytest.raises(psycopg.OperationalError):
         conn.execute("commit")
     fresh_server.start()
     with psycopg.connect(fresh_server.dsn()) as conn2:
         assert conn2.execute("select count(*) from half").fetchone() == (0,)
+        assert conn2.execute("select count(*) from pg_largeobject_metadata").fetchone() == (0,)
 
 
 def test_bad_query_ends_the_statement_not_the_session(cumulo_server):

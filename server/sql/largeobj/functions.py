@@ -230,9 +230,10 @@ def _put(s: Any, loid: int, offset: int, data: bytes) -> None:
 
 
 @_lo("lo_put", [T.OID, T.INT8, T.BYTEA], T.VOID, 3460)
-def lo_put(ctx: Any, loid: int, offset: int, data: bytes) -> None:
-    """Writes `data` at `offset` of the object."""
+def lo_put(ctx: Any, loid: int, offset: int, data: bytes) -> str:
+    """Writes `data` at `offset` of the object; void, which prints as '' (not NULL)."""
     _put(ctx.session, loid, offset, data)
+    return ""
 
 
 @_lo("lo_from_bytea", [T.OID, T.BYTEA], T.OID, 3457)

@@ -28,7 +28,7 @@ from ...errors import (
     SyntaxError_,
     UndefinedObject,
 )
-from ..privileges.acl import privileges_of
+from ..privileges.acl import privileges_of, with_new_owner
 from ..privileges.check import current_role, is_owner, privilege_roles
 from . import pages
 
@@ -87,11 +87,11 @@ def all_objects(s: Any) -> list[LargeObject]:
 
 
 def reassign_owned(s: Any, olds: set[int], new: int) -> None:
-    """REASSIGN OWNED: the objects of roles `olds` go to `new` (their ACLs are left as they are,
-    as PostgreSQL's shdepReassignOwned leaves them for large objects too)."""
+    """REASSIGN OWNED: the objects of roles `olds` go to `new`, ACL included, as ALTER LARGE
+    OBJECT ... OWNER TO would give them."""
     for lo in all_objects(s):
         if lo.owner in olds:
-            save(s, dataclasses.replace(lo, owner=new))
+            save(s, LargeObject(lo.oid, new, with_new_owner(lo.acl, lo.owner, new)))
 
 
 def drop_owned(s: Any, olds: set[int]) -> None:

@@ -103,6 +103,27 @@ def remove(acl: tuple[str, ...], grantee: int, privs: str,
     return tuple(out)
 
 
+def with_new_owner(acl: tuple[str, ...] | None, old: int, new: int) -> tuple[str, ...] | None:
+    """An ACL after its object passes from `old` to `new`: the items granted to or by the old
+    owner become the new owner's (PostgreSQL's aclnewowner).
+
+    >>> with_new_owner(("10=rw/10", "5=r/10"), 10, 7)
+    ('7=rw/7', '5=r/7')
+    >>> with_new_owner(("10=rw/10", "7=r*/10"), 10, 7)  # merged, as aclnewowner merges
+    ('7=r*w/7',)
+    """
+    if acl is None:
+        return None
+    merged: dict[tuple[int, int], str] = {}
+    for item in acl:
+        g, p, gr = parse_item(item)
+        key = (new if g == old else g, new if gr == old else gr)
+        both = merged.get(key, "") + p
+        stars = {c for i, c in enumerate(both) if both[i + 1:i + 2] == "*"}
+        merged[key] = "".join(c + ("*" if c in stars else "") for c in _ORDER if c in both)
+    return tuple(f"{g}={p}/{gr}" for (g, gr), p in merged.items())
+
+
 def _has_option(acl: tuple[str, ...], grantee: int, letter: str) -> bool:
     return any(g == grantee and (letter + "*") in p for g, p, _ in map(parse_item, acl))
 

@@ -27,7 +27,7 @@ from ..largeobj.objects import lookup as find_large_object
 from ..largeobj.objects import save as save_large_object
 from ..parse import unquote_ident
 from ..stmt import Stmt
-from .acl import parse_item
+from .acl import with_new_owner
 from .check import (
     current_role,
     has_privileges,
@@ -80,16 +80,6 @@ def _find(s: SQLSession, kind: str, raw: str) -> tuple[str, Any] | None:
     return ("view" if t.kind == "v" else "table", t) if t is not None else None
 
 
-def _renamed(acl: tuple[str, ...] | None, old: int, new: int) -> tuple[str, ...] | None:
-    if acl is None:
-        return None
-    out = []
-    for item in acl:
-        g, p, gr = parse_item(item)
-        out.append(f"{new if g == old else g}={p}/{new if gr == old else gr}")
-    return tuple(out)
-
-
 def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
     cat = s.catalog()
     raw = m.group("name").strip()
@@ -126,7 +116,7 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
             raise InsufficientPrivilege(f'must be member of role "{target.name}"')
         if sch is not None and not has_privileges(cat, target, "schema", sch, "C"):
             raise InsufficientPrivilege(f"permission denied for schema {sch.name}")
-    new = dataclasses.replace(obj, owner=target.oid, acl=_renamed(obj.acl, old, target.oid))
+    new = dataclasses.replace(obj, owner=target.oid, acl=with_new_owner(obj.acl, old, target.oid))
     if obj_kind == "large object":  # NB: not a catalog object: a row of its own space
         save_large_object(s, new)
         return Result(f"ALTER {kind}")
