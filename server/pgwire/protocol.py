@@ -558,6 +558,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                 self._notices()
                 self._error(e, notify=not isinstance(e, SQLError))
                 break
+        self._notices()  # NB: the implicit COMMIT's (deferred constraint triggers)
         self._ready()
 
     @staticmethod

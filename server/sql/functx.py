@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .catalog.model import CatalogSnapshot, Function
 from .plpgsql.functions import call
-from .plpgsql.triggers import TriggerCall, run_trigger
+from .plpgsql.triggers import TriggerCall, run_trigger, trigger_depth
 from .statement import analyse_tree
 
 if TYPE_CHECKING:
@@ -70,6 +70,11 @@ class SessionFunctions:
     def run_trigger(self, fn: Function, call: TriggerCall) -> list[Any] | None:
         """Runs a trigger function for one firing (see `plpgsql.triggers`)."""
         return run_trigger(self._s, fn, call, analyse_tree)
+
+    @property
+    def trigger_depth(self) -> int:
+        """pg_trigger_depth(): the nesting of running trigger functions."""
+        return trigger_depth()
 
     @property
     def session(self) -> SQLSession:

@@ -643,6 +643,9 @@ def _date_bin_origin(tree: exp.Expression) -> None:
 _ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\b", re.I)
 
 
+_CHECK_OPTION = re.compile(r"\s+WITH\s+(?:(CASCADED|LOCAL)\s+)?CHECK\s+OPTION\s*;?\s*$", re.I)
+
+
 _DROP_SCHEMAS = re.compile(r"\s*DROP\s+SCHEMA\s+(?P<head>(?:IF\s+EXISTS\s+)?)(?P<names>.+?)"
                            r"(?P<tail>\s+(?:CASCADE|RESTRICT))?\s*;?\s*$", re.I | re.S)
 
@@ -708,6 +711,12 @@ def parse_sql(sql: str) -> exp.Expression:
         if m is not None:
             on_commit = " ".join(m.group(1).upper().split())
             sql = sql[:m.start()] + sql[m.end():]
+    check_option = None
+    if sql[:6].upper() == "CREATE" and ("OPTION" in sql or "option" in sql):
+        m = _CHECK_OPTION.search(sql)  # NB: sqlglot does not read it; ddl.misc.create_view does
+        if m is not None:
+            check_option = (m.group(1) or "cascaded").lower()
+            sql = sql[:m.start()]
     if "," in sql and sql[:4].upper() == "DROP":
         schemas = _drop_schemas(sql)
         if schemas is not None:
@@ -742,6 +751,8 @@ def parse_sql(sql: str) -> exp.Expression:
         source.meta["many"] = many
     if on_commit is not None:
         tree.meta["on_commit"] = on_commit  # NB: read by ddl.tables
+    if check_option is not None:
+        tree.meta["check_option"] = check_option  # NB: WITH [LOCAL] CHECK OPTION, ddl.misc
     if any(c is not None for c in caches):
         idents = list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint))
         for k, cache in zip(idents, caches, strict=False):

@@ -22,6 +22,7 @@ from ..errors import (
 )
 from ..pgwire.backend import Result
 from ..txn.snapexport import import_snapshot
+from .dml import deferstate
 from .parse import txn_modes, unquote_ident
 from .stmt import ANY_VERSION, Stmt
 
@@ -90,6 +91,7 @@ def savepoint(s: SQLSession, name: str) -> Result:
         raise NoActiveSQLTransaction("SAVEPOINT can only be used in transaction blocks")
     txn = s.ensure_txn()
     s.savepoints.append((name, txn.savepoint(), s.txn_ddl, s.settings.mark()))
+    deferstate.mark(s, s.savepoints[-1][1])  # NB: deferred constraint triggers' queue
     return Result("SAVEPOINT")
 
 
@@ -115,6 +117,7 @@ def rollback_to(s: SQLSession, name: str) -> Result:
     _, token, ddl, settings = s.savepoints[i]
     del s.savepoints[i + 1:]
     s.txn.rollback_to(token)
+    deferstate.rewind(s, token)
     s.settings.restore(settings)
     s.failed = False
     if s.txn_ddl:

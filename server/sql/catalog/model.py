@@ -250,8 +250,11 @@ class Trigger:
     args: tuple[str, ...] = ()  # the function's text arguments (TG_ARGV)
     columns: tuple[int, ...] = ()  # UPDATE OF: attnums
     when: str = ""  # WHEN (cond): the condition's SQL text, as written
-    old_table: str = ""  # REFERENCING OLD TABLE AS (not run: 0A000 at CREATE)
+    old_table: str = ""  # REFERENCING OLD TABLE AS o: the transition table's name
     new_table: str = ""
+    constraint_oid: int = 0  # CREATE CONSTRAINT TRIGGER: its pg_constraint row (contype t)
+    deferrable: bool = False
+    initdeferred: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from sqlglot import exp
 from ...errors import (
     DuplicateSchema,
     DuplicateTable,
+    FeatureNotSupported,
     InvalidSchemaName,
     SyntaxError_,
     UndefinedColumn,
@@ -24,6 +25,7 @@ from ...pgwire.backend import Result
 from ..catalog.model import Column, Schema, Sequence, Table
 from ..context import ParamTypes
 from ..dml.ctedml import refuse_in
+from ..pgcatalog.updatable import not_updatable, view_query
 from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
 from ..privileges.defaults import table_acl
@@ -152,7 +154,14 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
         oid, reltype, array_type = (s.store.allocate_oid(), s.store.allocate_oid(),
                                     s.store.allocate_oid())
     owner = existing.owner if existing is not None else current_role_oid(s)
+    check = tree.meta.get("check_option")
+    if check is not None:  # WITH [CASCADED | LOCAL] CHECK OPTION: kept as PG, in reloptions
+        why = not_updatable(view_query(query.sql("postgres")))
+        if why is not None:
+            raise FeatureNotSupported("WITH CHECK OPTION is supported only on automatically "
+                                      "updatable views", hint=why)
     view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"),
+                 options=(f"check_option={check}",) if check is not None else (),
                  reltype=reltype, array_type=array_type, owner=owner,
                  acl=existing.acl if existing is not None else table_acl(s, owner, sch.oid))
     s.store.put(s.ensure_txn(), s.db.oid, view)

@@ -144,7 +144,10 @@ class _Spec:
     when: str = ""
     function: tuple[str | None, str] = (None, "")
     args: list[str] = dataclasses.field(default_factory=list)
-    transition: bool = False
+    transitions: list[tuple[bool, bool, str]] = dataclasses.field(default_factory=list)
+    constraint: bool = False  # CREATE CONSTRAINT TRIGGER
+    deferrable: bool = False
+    initdeferred: bool = False
 
 
 def _parse_create(p: _Toks) -> _Spec:
@@ -153,11 +156,12 @@ def _parse_create(p: _Toks) -> _Spec:
     if p.accept("OR"):
         p.expect("REPLACE")
         spec.replace = True
-    if p.accept("CONSTRAINT"):
-        raise FeatureNotSupported("constraint triggers are not supported")
+    spec.constraint = p.accept("CONSTRAINT")
     p.expect("TRIGGER")
     spec.name = p.name()
-    if p.accept("BEFORE"):
+    if spec.constraint:  # NB: the grammar allows AFTER ... FOR EACH ROW only
+        p.expect("AFTER")
+    elif p.accept("BEFORE"):
         spec.tgtype |= BEFORE
     elif p.accept("INSTEAD"):
         p.expect("OF")
@@ -179,19 +183,30 @@ def _parse_create(p: _Toks) -> _Spec:
             break
     p.expect("ON")
     spec.table = p.qualified()
-    if p.accept("REFERENCING"):
-        spec.transition = True
-        while p.at("OLD", "NEW"):
-            p.i += 1
-            p.expect("TABLE")
-            p.accept("AS")
-            p.name()
-    if p.accept("FOR"):
-        p.accept("EACH")
-        if p.accept("ROW"):
-            spec.tgtype |= ROW
-        else:
-            p.expect("STATEMENT")
+    if spec.constraint:
+        _constraint_attributes(p, spec)
+        p.expect("FOR")
+        p.expect("EACH")
+        p.expect("ROW")
+        spec.tgtype |= ROW
+    else:
+        if p.accept("REFERENCING"):
+            p.expect("OLD", "NEW")
+            while True:
+                is_new = p.toks[p.i - 1].up == "NEW"
+                is_table = p.accept("TABLE")
+                if not is_table:
+                    p.expect("ROW")
+                p.accept("AS")
+                spec.transitions.append((is_new, is_table, p.name()))
+                if not p.accept("OLD", "NEW"):
+                    break
+        if p.accept("FOR"):
+            p.accept("EACH")
+            if p.accept("ROW"):
+                spec.tgtype |= ROW
+            else:
+                p.expect("STATEMENT")
     if p.accept("WHEN"):
         spec.when = p.parenthesised().strip()
     p.expect("EXECUTE")
@@ -220,6 +235,33 @@ def _parse_create(p: _Toks) -> _Spec:
     return spec
 
 
+def _constraint_attributes(p: _Toks, spec: _Spec) -> None:
+    """[NOT] DEFERRABLE, INITIALLY DEFERRED | IMMEDIATE, as the grammar's ConstraintAttributeSpec
+    (FROM referenced_table is accepted and not kept)."""
+    if p.accept("FROM"):
+        p.qualified()
+    said: bool | None = None
+    start = p.peek()
+    while True:
+        if p.accept("DEFERRABLE"):
+            said = True
+        elif p.at("NOT") and p.i + 1 < len(p.toks) and p.toks[p.i + 1].up == "DEFERRABLE":
+            p.i += 2
+            said = False
+        elif p.accept("INITIALLY"):
+            if p.accept("DEFERRED"):
+                spec.initdeferred = True
+            else:
+                p.expect("IMMEDIATE")
+                spec.initdeferred = False
+        else:
+            break
+    if spec.initdeferred and said is False:
+        raise SyntaxError_("constraint declared INITIALLY DEFERRED must be DEFERRABLE",
+                           position=start.start + 1 if start is not None else None)
+    spec.deferrable = bool(said) or spec.initdeferred
+
+
 _REF = re.compile(r'\b(new|old)\s*\.', re.I)
 
 
@@ -230,8 +272,9 @@ def _check(spec: _Spec, table: Table) -> None:
         if not spec.tgtype & INSTEAD and row:
             raise WrongObjectType(f'"{table.name}" is a view',
                                   detail="Views cannot have row-level BEFORE or AFTER triggers.")
-        if spec.tgtype & INSTEAD:
-            raise FeatureNotSupported("INSTEAD OF triggers are not supported")
+        if spec.tgtype & TRUNCATE:
+            raise WrongObjectType(f'"{table.name}" is a view',
+                                  detail="Views cannot have TRUNCATE triggers.")
     elif table.kind != "r":
         raise WrongObjectType(f'"{table.name}" is not a table or view')
     elif spec.tgtype & INSTEAD:
@@ -239,8 +282,15 @@ def _check(spec: _Spec, table: Table) -> None:
                               detail="Tables cannot have INSTEAD OF triggers.")
     if spec.tgtype & TRUNCATE and row:
         raise FeatureNotSupported("TRUNCATE FOR EACH ROW triggers are not supported")
-    if spec.transition:
-        raise FeatureNotSupported("transition tables (REFERENCING) are not supported")
+    if spec.tgtype & INSTEAD:
+        if not row:
+            raise FeatureNotSupported("INSTEAD OF triggers must be FOR EACH ROW")
+        if spec.when:
+            raise FeatureNotSupported("INSTEAD OF triggers cannot have WHEN conditions")
+        if spec.update_cols:
+            raise FeatureNotSupported("INSTEAD OF triggers cannot have column lists")
+    if spec.transitions:
+        _check_transitions(spec, table)
     if spec.when:
         refs = {m.group(1).lower() for m in _REF.finditer(spec.when)}
         if refs and not row:
@@ -252,6 +302,42 @@ def _check(spec: _Spec, table: Table) -> None:
         if "new" in refs and spec.tgtype & DELETE:
             raise SQLError("DELETE trigger's WHEN condition cannot reference NEW values",
                            sqlstate="42P17")
+
+
+def _check_transitions(spec: _Spec, table: Table) -> None:
+    """REFERENCING OLD TABLE AS o NEW TABLE AS n: PostgreSQL's restrictions, in its order."""
+    if table.kind == "v":
+        raise WrongObjectType(f'"{table.name}" is a view',
+                              detail="Triggers on views cannot have transition tables.")
+    if spec.tgtype & (BEFORE | INSTEAD):
+        raise SQLError("transition table name can only be specified for an AFTER trigger",
+                       sqlstate="42P17")
+    if spec.tgtype & TRUNCATE:
+        raise FeatureNotSupported("TRUNCATE triggers with transition tables are not supported")
+    if sum(bool(spec.tgtype & b) for b in (INSERT, UPDATE, DELETE)) != 1:
+        raise FeatureNotSupported("transition tables cannot be specified for triggers with more "
+                                  "than one event")
+    if spec.update_cols:
+        raise FeatureNotSupported("transition tables cannot be specified for triggers with "
+                                  "column lists")
+    names: dict[bool, str] = {}
+    for is_new, is_table, name in spec.transitions:
+        if not is_table:
+            raise FeatureNotSupported(
+                "ROW variable naming in the REFERENCING clause is not supported",
+                hint="Use OLD TABLE or NEW TABLE for naming transition tables.")
+        which = "NEW" if is_new else "OLD"
+        if is_new and not spec.tgtype & (INSERT | UPDATE):
+            raise SQLError("NEW TABLE can only be specified for an INSERT or UPDATE trigger",
+                           sqlstate="42P17")
+        if not is_new and not spec.tgtype & (DELETE | UPDATE):
+            raise SQLError("OLD TABLE can only be specified for a DELETE or UPDATE trigger",
+                           sqlstate="42P17")
+        if is_new in names:
+            raise SQLError(f"{which} TABLE cannot be specified multiple times", sqlstate="42P17")
+        names[is_new] = name
+    if names.get(True) is not None and names.get(True) == names.get(False):
+        raise SQLError("OLD TABLE name and NEW TABLE name cannot be the same", sqlstate="42P17")
 
 
 def _create(sql: str, p: _Toks) -> Stmt:
@@ -283,9 +369,15 @@ def _create(sql: str, p: _Toks) -> Stmt:
         if old is not None and not spec.replace:
             raise SQLError(f'trigger "{spec.name}" for relation "{table.name}" already exists',
                            sqlstate="42710")
-        trig = Trigger(old.oid if old is not None else s.store.allocate_oid(), spec.name,
+        names = {is_new: name for is_new, _, name in spec.transitions}
+        oid = old.oid if old is not None else s.store.allocate_oid()
+        trig = Trigger(oid, spec.name,
                        table.oid, fn.oid, spec.tgtype, "O", tuple(spec.args), tuple(cols),
-                       spec.when)
+                       spec.when, names.get(False, ""), names.get(True, ""),
+                       constraint_oid=(old.constraint_oid if old is not None and
+                                       old.constraint_oid else s.store.allocate_oid())
+                       if spec.constraint else 0,
+                       deferrable=spec.deferrable, initdeferred=spec.initdeferred)
         s.store.put(s.ensure_txn(), s.db.oid, trig)
         s.catalog_changed()
         return Result("CREATE TRIGGER")

@@ -1,4 +1,5 @@
-"""Deferred foreign keys: DEFERRABLE INITIALLY DEFERRED, SET CONSTRAINTS, checks at COMMIT.
+"""Deferred foreign keys and constraint triggers: DEFERRABLE INITIALLY DEFERRED, SET
+CONSTRAINTS, checks at COMMIT.
 
 A foreign key is checked when its statement ends, unless it is DEFERRABLE and
 deferred, by INITIALLY DEFERRED or by `SET CONSTRAINTS {ALL | name, ...} DEFERRED`
@@ -10,6 +11,8 @@ the recorded checks against the rows as they are then: a child row deleted
 later, or a parent key inserted again, is no violation. A failed check at
 COMMIT rolls the transaction back (23503). Django creates every foreign key
 DEFERRABLE INITIALLY DEFERRED, and `loaddata` with forward references needs it.
+A deferred CREATE CONSTRAINT TRIGGER's firings are queued the same way and run
+first, in their order; an error they raise fails the COMMIT.
 
 The state lives per session (`deferstate`, below the writer that records into
 it) and is dropped when the transaction ends; this module runs the recorded
@@ -23,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from ...errors import SQLError, SyntaxError_, UndefinedObject
 from ...pgwire.backend import Result
-from ..catalog.model import Constraint
 from ..parse import unquote_ident
 from .cascade import children_rows, fk_violation
 from .deferstate import Deferred, forget, pending, state_of
@@ -43,6 +45,7 @@ def check_at_commit(s: SQLSession) -> None:
 
 
 def _run(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
+    _fire_triggers(s, st, only)
     cat = s.catalog()
     by_oid = {c.oid: c for c in cat.constraints if c.kind == "f"}
     for oid in list(st.children):
@@ -71,6 +74,18 @@ def _run(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
                 fk_violation(s, pw, fk, vals, "update or delete")
 
 
+def _fire_triggers(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
+    """Runs the queued firings of deferred constraint triggers, in the order they were
+    queued (a firing that queues more runs them too); an error fails the COMMIT."""
+    while True:
+        due = [q for q in st.triggers if only is None or q[0] in only]
+        if not due:
+            return
+        st.triggers = [q for q in st.triggers if not (only is None or q[0] in only)]
+        for _, fn, call in due:
+            s.functions.run_trigger(fn, call)
+
+
 _SET = re.compile(r"SET\s+CONSTRAINTS\s+(?P<names>.+?)\s+(?P<mode>DEFERRED|IMMEDIATE)\s*;?\s*$",
                   re.I | re.S)
 
@@ -82,32 +97,38 @@ def set_constraints(s: SQLSession, sql: str) -> Result:
         raise SyntaxError_("syntax error at or near \"CONSTRAINTS\"")
     deferred = m.group("mode").upper() == "DEFERRED"
     names = [n.strip() for n in m.group("names").split(",")]
-    if not s.in_block:
+    if not s.in_block:  # NB: PostgreSQL warns, then still looks the names up
         s.notice("SET CONSTRAINTS can only be used in transaction blocks", sqlstate="25P01",
                  severity="WARNING")
-        return Result("SET CONSTRAINTS")
-    st = state_of(s)
     if len(names) == 1 and names[0].upper() == "ALL":
+        if not s.in_block:
+            return Result("SET CONSTRAINTS")
+        st = state_of(s)
         st.all_mode = deferred
         st.modes.clear()
         if not deferred:
             _run(s, st, None)
         return Result("SET CONSTRAINTS")
     cat = s.catalog()
-    chosen: list[Constraint] = []
+    chosen: list[int] = []
     for raw in names:
         name = unquote_ident(raw.split(".")[-1].strip())
-        found = [c for c in cat.constraints if c.name == name]
+        found = [(c.oid, c.deferrable) for c in cat.constraints if c.name == name]
+        found += [(t.constraint_oid, t.deferrable) for t in cat.triggers
+                  if t.constraint_oid and t.name == name]  # CREATE CONSTRAINT TRIGGER's
         if not found:
             raise UndefinedObject(f'constraint "{name}" does not exist')
-        for c in found:
-            if not c.deferrable:
+        for _, deferrable in found:
+            if not deferrable:
                 raise SQLError(f'constraint "{name}" is not deferrable',
                                sqlstate="42809")  # wrong_object_type, as PostgreSQL
-        chosen += found
-    for c in chosen:
-        st.modes[c.oid] = deferred
+        chosen += [oid for oid, _ in found]
+    if not s.in_block:
+        return Result("SET CONSTRAINTS")
+    st = state_of(s)
+    for oid in chosen:
+        st.modes[oid] = deferred
     if not deferred:
-        _run(s, st, {c.oid for c in chosen})
+        _run(s, st, set(chosen))
     return Result("SET CONSTRAINTS")
 

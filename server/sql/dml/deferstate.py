@@ -12,7 +12,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from ..catalog.model import Constraint
+from ..catalog.model import Constraint, Function, Trigger
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -26,6 +26,9 @@ class Deferred:
     modes: dict[int, bool] = field(default_factory=dict)  # constraint oid -> deferred?
     children: dict[int, dict[bytes, None]] = field(default_factory=dict)  # fk oid -> row keys
     parents: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)  # fk -> vals
+    # deferred constraint triggers' firings, in order: (constraint oid, function, TriggerCall)
+    triggers: list[tuple[int, Function, Any]] = field(default_factory=list)
+    marks: list[tuple[Any, int]] = field(default_factory=list)  # savepoint -> len(triggers)
 
 
 _STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
@@ -61,6 +64,42 @@ def is_deferred(s: SQLSession, fk: Constraint) -> bool:
     return fk.deferred
 
 
+def trigger_deferred(s: SQLSession, t: Trigger) -> bool:
+    """Tells whether a constraint trigger's firings wait for COMMIT right now."""
+    if not t.deferrable:
+        return False
+    st = _STATE.get(s)
+    if st is not None:
+        mode = st.modes.get(t.constraint_oid)
+        if mode is not None:
+            return mode
+        if st.all_mode is not None:
+            return st.all_mode
+    return t.initdeferred
+
+
+def defer_trigger(s: SQLSession, t: Trigger, fn: Function, call: Any) -> None:
+    """Queues one firing of a deferred constraint trigger (`call`: its TriggerCall)."""
+    state_of(s).triggers.append((t.constraint_oid, fn, call))
+
+
+def mark(s: SQLSession, token: Any) -> None:
+    """SAVEPOINT: remembers how many trigger firings were queued (ROLLBACK TO drops the later
+    ones, as PostgreSQL drops an aborted subtransaction's events)."""
+    st = state_of(s)
+    st.marks.append((token, len(st.triggers)))
+
+
+def rewind(s: SQLSession, token: Any) -> None:
+    """ROLLBACK TO SAVEPOINT: forgets the firings queued since `mark(s, token)`."""
+    st = _STATE.get(s)
+    for i, (t, n) in enumerate(st.marks if st is not None else ()):
+        if t == token:
+            del st.triggers[n:]  # type: ignore[union-attr]
+            del st.marks[i + 1:]  # type: ignore[union-attr]
+            return
+
+
 def defer_child_rows(s: SQLSession, fk: Constraint, keys: list[bytes]) -> None:
     """Records referencing rows (by key) whose parents COMMIT must find."""
     state_of(s).children.setdefault(fk.oid, {}).update(dict.fromkeys(keys))
@@ -74,7 +113,7 @@ def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> N
 def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
     st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
-    return st is not None and bool(st.children or st.parents)
+    return st is not None and bool(st.children or st.parents or st.triggers)
 
 
 def forget(s: SQLSession) -> None:

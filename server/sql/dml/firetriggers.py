@@ -8,21 +8,29 @@ returned row replaces NEW for the next trigger and the write; NULL skips the row
 and the triggers after it), AFTER ones on the rows as stored, once the batch is
 written (PostgreSQL queues them to the statement's end; a batch is our unit of
 writing). Statement-level triggers fire around the statement's run
-(`with_statement_triggers`), even when it touches no row. The function runs
+(`with_statement_triggers`), even when it touches no row. An AFTER trigger
+with transition tables (REFERENCING) sees the statement's rows, captured as
+the writer hands them over (`_CAPTURE`), as relations (`plan.transition`). A
+deferred constraint trigger's firing is queued for COMMIT (`deferstate`,
+run by `deferred`). The function runs
 through the session (`FunctionContext.run_trigger`), which owns the PL/pgSQL
 runner: this layer knows the catalog rows, not how to run a body.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from ..catalog.model import CatalogSnapshot, Function, Table, Trigger
 from ..ddl.names import find_relation, table_name
+from ..plan.transition import Transition, bound
 from ..plpgsql.triggerdata import TriggerCall
 from ..stmt import Stmt
+from .deferstate import defer_trigger, trigger_deferred
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -30,6 +38,19 @@ if TYPE_CHECKING:
 ROW, BEFORE, INSERT, DELETE, UPDATE, TRUNCATE, INSTEAD = 1, 2, 4, 8, 16, 32, 64
 EVENTS = ((INSERT, "INSERT"), (UPDATE, "UPDATE"), (DELETE, "DELETE"), (TRUNCATE, "TRUNCATE"))
 _OP_BIT = {op: bit for bit, op in EVENTS}
+
+
+@dataclass
+class _Captured:
+    """The rows one statement changed in one table, for its transition tables."""
+
+    olds: list[Any] = field(default_factory=list)
+    news: list[Any] = field(default_factory=list)
+
+
+# (table oid, op) -> rows, while a statement whose table has transition tables runs
+_CAPTURE: ContextVar[dict[tuple[int, str], _Captured] | None] = ContextVar(
+    "transition_capture", default=None)
 
 
 class TableTriggers:
@@ -43,6 +64,7 @@ class TableTriggers:
                              for c in table.live_columns)
         fns = {f.oid: f for f in cat.functions}
         self.groups: dict[tuple[str, str, str], list[tuple[Trigger, Function]]] = {}
+        self.transitions: set[str] = set()  # the ops with an AFTER trigger's REFERENCING
         for t in sorted(triggers, key=lambda t: t.name):
             fn = fns.get(t.function_oid)
             if fn is None:
@@ -53,6 +75,8 @@ class TableTriggers:
             for bit, op in EVENTS:
                 if t.tgtype & bit:
                     self.groups.setdefault((when, level, op), []).append((t, fn))
+                    if t.old_table or t.new_table:
+                        self.transitions.add(op)
 
     @staticmethod
     def of(cat: CatalogSnapshot, table: Table) -> TableTriggers | None:
@@ -84,9 +108,17 @@ class TableTriggers:
             for t, fn in group:
                 if t.columns and op == "UPDATE" and not _touches(t, new, old, targets):
                     continue
-                got = s.functions.run_trigger(fn, self._call(t, when, "ROW", op, new, old))
+                call = self._call(t, when, "ROW", op, new, old)
                 if when != "BEFORE":
+                    if t.constraint_oid and trigger_deferred(s, t):
+                        defer_trigger(s, t, fn, call)  # NB: runs at COMMIT (deferred.py)
+                    elif t.old_table or t.new_table:
+                        with bound(self._transition_tables(t, op, olds, news)):
+                            s.functions.run_trigger(fn, call)
+                    else:
+                        s.functions.run_trigger(fn, call)
                     continue
+                got = s.functions.run_trigger(fn, call)
                 if got is None:
                     alive = False
                     break
@@ -122,6 +154,7 @@ class TableTriggers:
                 kept = self.before_insert(s, [r])
                 if kept:
                     stored.extend(w.write_rows(s, kept, check_unique, frozenset()))
+        self._capture("INSERT", None, stored)
         self._fire_rows(s, "AFTER", "INSERT", stored, None)
         return stored
 
@@ -140,6 +173,7 @@ class TableTriggers:
                 if self._fire_rows(s, "BEFORE", "UPDATE", one, [old], targets):
                     rows.extend(w.replace_rows(s, [key], [old], one, frozenset()))
                     done.append(old)
+        self._capture("UPDATE", done, rows)
         self._fire_rows(s, "AFTER", "UPDATE", rows, done, targets)
         return rows
 
@@ -153,8 +187,51 @@ class TableTriggers:
             for key, old in zip(keys, olds, strict=True):
                 if self._fire_rows(s, "BEFORE", "DELETE", None, [old]):
                     gone.extend(w.remove_rows(s, [key], [old]))
+        self._capture("DELETE", gone, None)
         self._fire_rows(s, "AFTER", "DELETE", None, gone)
         return gone
+
+    def instead(self, s: SQLSession, op: str, new: list[Any] | None, old: list[Any] | None
+                ) -> list[Any] | None:
+        """Runs the INSTEAD OF ROW triggers of a view for one row, in name order: the row
+        the last one returned (each gets the one before's), or None when one skipped it."""
+        row = new
+        for t, fn in self.groups.get(("INSTEAD OF", "ROW", op), ()):
+            got = s.functions.run_trigger(fn, self._call(t, "INSTEAD OF", "ROW", op, row, old))
+            if got is None:
+                return None
+            if row is not None:
+                row = got
+        return row if row is not None else old
+
+    # -- transition tables -------------------------------------------------------------
+
+    def _capture(self, op: str, olds: list[Any] | None, news: list[Any] | None) -> None:
+        """Keeps the rows a write changed, when a trigger of `op` has transition tables."""
+        if op not in self.transitions:
+            return
+        cap = _CAPTURE.get()
+        if cap is None:
+            return
+        got = cap.setdefault((self.table.oid, op), _Captured())
+        got.olds.extend(olds or ())
+        got.news.extend(news or ())
+
+    def _transition_tables(self, t: Trigger, op: str, olds: list[Any] | None,
+                           news: list[Any] | None) -> dict[str, Transition]:
+        """The trigger's OLD TABLE and NEW TABLE: the statement's rows (captured), or the
+        batch's when nothing captured them (a write path without a statement wrapper)."""
+        cap = _CAPTURE.get()
+        got = cap.get((self.table.oid, op)) if cap is not None else None
+        if got is not None:
+            olds, news = got.olds, got.news
+        cols = tuple((name, oid, typmod) for _, name, oid, typmod in self.columns)
+        out = {}
+        for name, rows in ((t.old_table, olds), (t.new_table, news)):
+            if name:
+                out[name] = Transition(cols, [tuple(r[p] for p, *_ in self.columns)
+                                              for r in rows or ()])
+        return out
 
     def _targets(self, kept: frozenset[int]) -> frozenset[int] | None:
         """The columns an UPDATE sets (None: not known, compare the values)."""
@@ -165,11 +242,17 @@ class TableTriggers:
     # -- statement level ---------------------------------------------------------------
 
     def has_statement(self, op: str) -> bool:
-        return any(self.groups.get((w, "STATEMENT", op)) for w in ("BEFORE", "AFTER"))
+        return op in self.transitions or any(
+            self.groups.get((w, "STATEMENT", op)) for w in ("BEFORE", "AFTER"))
 
     def statement(self, s: SQLSession, when: str, op: str) -> None:
         for t, fn in self.groups.get((when, "STATEMENT", op), ()):
-            s.functions.run_trigger(fn, self._call(t, when, "STATEMENT", op, None, None))
+            call = self._call(t, when, "STATEMENT", op, None, None)
+            if t.old_table or t.new_table:
+                with bound(self._transition_tables(t, op, [], [])):
+                    s.functions.run_trigger(fn, call)
+            else:
+                s.functions.run_trigger(fn, call)
 
 
 def _touches(t: Trigger, new: Any, old: Any, targets: frozenset[int] | None) -> bool:
@@ -210,9 +293,14 @@ def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> 
         now = TableTriggers.of(sess.catalog(), table)
         for o in ops if now is not None else ():
             now.statement(sess, "BEFORE", o)  # type: ignore[union-attr]
-        res = inner(sess, values)
-        for o in reversed(ops) if now is not None else ():
-            now.statement(sess, "AFTER", o)  # type: ignore[union-attr]
+        token = _CAPTURE.set({}) if now is not None and now.transitions else None
+        try:
+            res = inner(sess, values)
+            for o in reversed(ops) if now is not None else ():
+                now.statement(sess, "AFTER", o)  # type: ignore[union-attr]
+        finally:
+            if token is not None:
+                _CAPTURE.reset(token)
         return res
 
     stmt.run = run

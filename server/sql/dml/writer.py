@@ -44,6 +44,7 @@ from .deferstate import defer_child_rows, is_deferred
 from .domaincheck import for_table as domain_checks
 from .firetriggers import TableTriggers
 from .values import compile_value, table_scope
+from .viewcheck import check_rows as check_view_rows
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -233,6 +234,7 @@ class TableWriter:
             self.domains.run(out)
         if self.checks:
             self._run_checks(out)
+        check_view_rows(self._session, self.table, out, lambda r: _row_text(r, self.table))
         return out
 
     def _compute_generated(self, rows: list[list[Any]]) -> None:

@@ -19,6 +19,7 @@ from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
 from ..pgcatalog.triggertext import trigger_def
+from ..pgcatalog.updatable import INSERT, UPDATE, relation_events
 from ..pgcatalog.viewtext import view_text
 from .regcasts import regtype_out, relation_oid
 from .registry import FUNCTIONS, FunctionContext, register
@@ -341,3 +342,24 @@ def pg_relation_is_publishable(ctx: Any, rel: Any) -> bool:
     """True for ordinary user tables, as PostgreSQL answers."""
     t = ctx.catalog.table_by_oid(relation_oid(ctx, rel))
     return t is not None and t.kind == "r"
+
+
+@register("pg_relation_is_updatable", args=[T.REGCLASS, T.BOOL], returns=T.INT4,
+          needs_context=True)
+def pg_relation_is_updatable(ctx: Any, rel: Any, include_triggers: bool) -> int:
+    """The events (UPDATE 4, INSERT 8, DELETE 16) the relation takes (pgcatalog.updatable)."""
+    t = ctx.catalog.table_by_oid(relation_oid(ctx, rel))
+    return 0 if t is None else relation_events(ctx.catalog, t, ctx.search_path(),
+                                               include_triggers)
+
+
+@register("pg_column_is_updatable", args=[T.REGCLASS, T.INT2, T.BOOL], returns=T.BOOL,
+          needs_context=True)
+def pg_column_is_updatable(ctx: Any, rel: Any, attnum: int, include_triggers: bool) -> bool:
+    """Whether an INSERT and an UPDATE may write the column (a view's: a plain column)."""
+    t = ctx.catalog.table_by_oid(relation_oid(ctx, rel))
+    if t is None:
+        return False
+    both = UPDATE | INSERT
+    return relation_events(ctx.catalog, t, ctx.search_path(), include_triggers,
+                           {attnum}) & both == both

@@ -97,6 +97,12 @@ def pg_backend_pid(ctx: Any) -> int:
     return ctx.backend_pid
 
 
+@register("pg_trigger_depth", args=[], returns=T.INT4, needs_context=True)
+def pg_trigger_depth(ctx: Any) -> int:
+    """Returns how deeply trigger functions are nested right now (0 outside any trigger)."""
+    return ctx.trigger_depth
+
+
 @register("inet_server_addr", args=[], returns=T.INET, needs_context=True)
 def inet_server_addr(ctx: Any) -> str | None:
     """Returns the server address of the connection (the listen address setting)."""

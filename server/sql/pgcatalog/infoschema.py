@@ -18,6 +18,7 @@ from .ddltext import constraint_def, format_type
 from .exprtext import default_text
 from .names import names
 from .registry import VIRTUAL_TABLES, empty, pg_relation
+from .updatable import DELETE, INSERT, UPDATE, check_option, relation_events
 from .usertypes import udt_name
 
 _CON_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY", "c": "CHECK"}
@@ -137,7 +138,9 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
                 None, None, None, None, str(c.attnum), "NO", _yes(bool(c.identity)), *ident,
                 "NEVER" if gen_expr is None else "ALWAYS",
                 None if gen_expr is None else default_text(gen_expr, c.type_oid),
-                _yes(t.kind == "r"),
+                _yes(t.kind == "r" or (t.kind == "v" and relation_events(
+                    cat, t, ctx.search_path(), False, {c.attnum}) & (UPDATE | INSERT)
+                    == UPDATE | INSERT)),
             ))
     return rows
 
@@ -147,11 +150,20 @@ def views(ctx: Any) -> list[tuple[Any, ...]]:
     """User views and their definitions."""
     cat = ctx.catalog
     idx = names(cat)
-    return [
-        (cat.database.name, idx.schema_name(t.schema_oid), t.name, t.view_sql, "NONE", "NO",
-         "NO", "NO", "NO", "NO")
-        for t in cat.tables if t.kind == "v"
-    ]
+    path = ctx.search_path()
+    rows = []
+    for t in cat.tables:
+        if t.kind != "v":
+            continue
+        auto = relation_events(cat, t, path, False)
+        trig = [g.tgtype for g in cat.triggers if g.table_oid == t.oid]
+        rows.append((cat.database.name, idx.schema_name(t.schema_oid), t.name, t.view_sql,
+                     (check_option(t) or "none").upper(),
+                     _yes(auto & (UPDATE | DELETE) == UPDATE | DELETE),
+                     _yes(bool(auto & INSERT)),
+                     _yes(any(g & 81 == 81 for g in trig)), _yes(any(g & 73 == 73 for g in trig)),
+                     _yes(any(g & 69 == 69 for g in trig))))
+    return rows
 
 
 @pg_relation("information_schema", "table_constraints")

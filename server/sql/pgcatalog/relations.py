@@ -328,6 +328,12 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
             list(c.columns) or None, list(c.ref_columns) if fk else None, None, None, None,
             None, None, c.check if c.kind == "c" else None,
         ))
+    for tg in cat.triggers:  # CREATE CONSTRAINT TRIGGER's own row (contype t)
+        t = cat.table_by_oid(tg.table_oid)
+        if tg.constraint_oid and t is not None:
+            rows.append((tg.constraint_oid, tg.name, t.schema_oid, "t", tg.deferrable,
+                         tg.initdeferred, True, tg.table_oid, 0, 0, 0, 0, " ", " ", " ", True, 0,
+                         True, None, None, None, None, None, None, None, None))
     for dom in cat.types:  # CREATE DOMAIN's checks: contypid is the domain, conrelid 0
         for oid, name, text in zip(dom.check_oids, dom.check_names, dom.checks, strict=True):
             rows.append((oid, name, dom.schema_oid, "c", False, False, True, 0, dom.oid, 0, 0, 0,

@@ -70,8 +70,16 @@ def trigger_def(cat: M.CatalogSnapshot, t: M.Trigger, pretty: bool, visible: boo
             cols = ", ".join(quote_ident(table.columns[a - 1].name) for a in t.columns)
             e = f"UPDATE OF {cols}"
         what.append(e)
-    out = f"CREATE TRIGGER {quote_ident(t.name)} {timing(t)} {' OR '.join(what)} ON {tname} " \
-          f"FOR EACH {'ROW' if t.tgtype & ROW else 'STATEMENT'} "
+    kind = "CONSTRAINT TRIGGER" if t.constraint_oid else "TRIGGER"
+    out = f"CREATE {kind} {quote_ident(t.name)} {timing(t)} {' OR '.join(what)} ON {tname} "
+    if t.constraint_oid:
+        out += "" if t.deferrable else "NOT "
+        out += f"DEFERRABLE INITIALLY {'DEFERRED' if t.initdeferred else 'IMMEDIATE'} "
+    if t.old_table or t.new_table:
+        out += "REFERENCING "
+        out += f"OLD TABLE AS {quote_ident(t.old_table)} " if t.old_table else ""
+        out += f"NEW TABLE AS {quote_ident(t.new_table)} " if t.new_table else ""
+    out += f"FOR EACH {'ROW' if t.tgtype & ROW else 'STATEMENT'} "
     if t.when:
         out += f"WHEN ({condition(t, pretty)}) "
     return out + action(cat, t)

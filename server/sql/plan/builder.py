@@ -12,6 +12,7 @@ CTE names shadow tables, and a subquery sees the scopes that enclose it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from typing import Any, cast
 
@@ -40,6 +41,7 @@ from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, no
 from ..expr.xmlforms import check_equality, check_ordering
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
+from ..pgcatalog.registry import VirtualTable
 from . import fieldstar, setoptyping, srflift
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
@@ -51,6 +53,8 @@ from .nullmark import mark_join_alias, mark_null_side, whole_row_names
 from .regresolver import RegResolver
 from .rowsfrom import rows_from
 from .srflift import has_nested_srf
+from .transition import lookup as transition_table
+from .transition import rows_of
 from .viewcols import own_columns
 
 ORDINALITY = "ordinality"
@@ -515,6 +519,13 @@ class Planner:
                                                worktable=d.plan.worktable)
                     return N.CTEScan([_copy(c, qualifier) for c in d.plan.cols], cte=d)
 
+            tt = transition_table(name)
+            if tt is not None:  # NB: REFERENCING's names come before tables, as in PG
+                rel = VirtualTable("", name, tuple((n, t) for n, t, _ in tt.columns),
+                                   functools.partial(_transition_rows, name))
+                return N.VirtualScan([N.PCol(n, t, m, qualifier=qualifier)
+                                      for n, t, m in tt.columns], vtable=rel)
+
         schemas = [schema] if schema else ["pg_catalog", *self.search_path]
         for sname in schemas:
             vt = VIRTUAL_TABLES.get((sname, name))
@@ -767,3 +778,8 @@ def position_of(node: Any) -> int | None:
     meta = getattr(node, "meta", None) or {}
     start = meta.get("start")
     return start + 1 if isinstance(start, int) else None
+
+
+def _transition_rows(name: str, _ctx: Any) -> list[tuple[Any, ...]]:
+    """A transition table's rows when its scan runs (`plan.transition`)."""
+    return rows_of(name)

@@ -11,6 +11,7 @@ to skip the row. Field values are cast to the columns' types on the way back.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ...errors import SQLError
@@ -27,6 +28,12 @@ if TYPE_CHECKING:
     from ..session import SQLSession
 
 _TEXT_ARRAY = 1009
+_DEPTH: ContextVar[int] = ContextVar("trigger_depth", default=0)
+
+
+def trigger_depth() -> int:
+    """pg_trigger_depth(): how many trigger functions are running, nested (0 outside)."""
+    return _DEPTH.get()
 
 
 def _record(call: TriggerCall, row: Any) -> Var:
@@ -39,6 +46,15 @@ def _record(call: TriggerCall, row: Any) -> Var:
 def run_trigger(s: SQLSession, fn: Function, call: TriggerCall,
                 analyse_tree: AnalyseTree) -> list[Any] | None:
     """Runs the trigger function; returns the row it hands back (full width) or None."""
+    token = _DEPTH.set(_DEPTH.get() + 1)
+    try:
+        return _run(s, fn, call, analyse_tree)
+    finally:
+        _DEPTH.reset(token)
+
+
+def _run(s: SQLSession, fn: Function, call: TriggerCall,
+         analyse_tree: AnalyseTree) -> list[Any] | None:
     block, cache = compiled(s, fn)  # NB: EXECUTE was checked at CREATE TRIGGER, not here
     interp = Interp(s, analyse_tree)
     interp.name = routine_name(fn)
@@ -103,4 +119,4 @@ def _cast(v: Any, src: int, dst: int, typmod: int) -> Any:
     return conv(v) if conv is not None else v
 
 
-__all__ = ["TriggerCall", "run_trigger"]
+__all__ = ["TriggerCall", "run_trigger", "trigger_depth"]
