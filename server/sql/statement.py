@@ -32,6 +32,7 @@ from .parse import parse_sql, strip_leading_comments
 from .parse import utility as utility_statement
 from .plpgsql import analyse_do
 from .plpgsql.functions import analyse_function_ddl
+from .plpgsql.interp import register_router
 from .plpgsql.procedures import analyse_call
 from .privileges.defaults import analyse as analyse_default_privileges
 from .privileges.owner import analyse_owner
@@ -65,6 +66,8 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
     tree = parse_sql(text)
     return analyse_tree(session, text, tree, param_oids)
 
+
+register_router(analyse)  # NB: PL/pgSQL runs DDL and SET through it
 
 _CREATE_MODIFIERS = {"OR", "REPLACE", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL",
                      "UNIQUE", "TRUSTED", "PROCEDURAL", "DEFAULT", "MATERIALIZED", "RECURSIVE"}

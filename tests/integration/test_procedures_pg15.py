@@ -103,6 +103,20 @@ STATEMENTS = [
     "create procedure outer4(inout x int, inout y text) language plpgsql as $$ begin "
     "call p1(x, x, y); end $$",
     "call outer4(2, null)",
+    "create procedure iso() language plpgsql as $$ begin commit; set transaction isolation level "
+    "repeatable read; raise notice '%', current_setting('transaction_isolation'); commit and "
+    "chain; raise notice '%', current_setting('transaction_isolation'); commit; "
+    "raise notice '%', current_setting('transaction_isolation'); end $$",
+    "call iso()",
+    # utility statements in PL/pgSQL run as written (migrations' DO blocks)
+    "do $$ begin create type mood as enum ('a', 'b'); exception when duplicate_object then "
+    "null; end $$",
+    "do $$ begin create type mood as enum ('a', 'b'); exception when duplicate_object then "
+    "raise notice 'dup'; end $$",
+    "do $$ begin create sequence sq1; comment on sequence sq1 is 'x'; end $$",
+    "do $$ begin set local work_mem = '8MB'; raise notice '%', current_setting('work_mem'); "
+    "end $$",
+    "do $$ begin set search_path = public; reset work_mem; end $$",
     # DDL around procedures
     "alter procedure p7(int[]) rename to p7b",
     "call p7b(4)",

@@ -32,7 +32,7 @@ from ...txn.api import RetryStatement
 from ..expr.casts import to_text
 from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
-from ..stmt import AnalyseTree
+from ..stmt import Analyse, AnalyseTree
 from .parser import Block, Decl, Stmt
 
 if TYPE_CHECKING:
@@ -76,6 +76,18 @@ _CALL: list[Callable[[Interp, str], None]] = []
 def register_call(run: Callable[[Interp, str], None]) -> None:
     """Sets how CALL statements run (`procedures`, which sits above this module)."""
     _CALL[:] = [run]
+
+
+# The statement router (`statement.analyse`, registered when it is imported). PL/pgSQL
+# binds variables only in the statements PostgreSQL plans (SELECT, INSERT, UPDATE, DELETE
+# ...); any other (CREATE TYPE, COMMENT ON, SET, LISTEN ...) runs as written, through it.
+_ROUTER: list[Analyse] = []
+_PLANNED = re.compile(r"[\s(]*(?:SELECT|INSERT|UPDATE|DELETE|WITH|VALUES|TABLE|MERGE)\b", re.I)
+
+
+def register_router(analyse: Analyse) -> None:
+    """Sets the router of statements run as written (`statement`, above this module)."""
+    _ROUTER[:] = [analyse]
 
 # What PL/pgSQL refuses to run as SQL: transaction commands other than COMMIT / ROLLBACK
 _TXN_COMMAND = re.compile(r"\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|"
@@ -292,6 +304,20 @@ class Interp:
     def run_sql(self, sql: str, extra: list[tuple[Any, int]] | None = None
                 ) -> tuple[list[tuple[Any, ...]], list[Any], str]:
         """Runs one statement; returns (rows, columns, command tag)."""
+        if not extra and _ROUTER and not _PLANNED.match(sql):  # NB: DDL, SET ...: as written
+            stmt = _ROUTER[0](self.s, sql, [])
+            if stmt.no_block:
+                raise SQLError(f"{stmt.tag} cannot be executed from a function",
+                               sqlstate="25001")
+            was, self.s.in_block = self.s.in_block, True  # NB: not top level (SET LOCAL)
+            try:
+                res = stmt.run(self.s, [])
+                rows = list(res.rows) if res.rows is not None else []
+            finally:
+                self.s.in_block = was
+            return rows, list(res.columns or []), res.tag
+        if self.s.txn is None:  # NB: after a COMMIT, the next statement starts one
+            self.s.ensure_txn()
         text, tree, values, oids = self._bind(sql, len(extra or ()))
         if extra:  # EXECUTE ... USING: $1.. are the USING values
             values = [v for v, _ in extra] + values
@@ -510,8 +536,7 @@ class Interp:
         else:
             s.abort_txn()
         if modes:
-            s.txn_modes = modes
-        s.ensure_txn()
+            s.txn_modes = modes  # NB: the next statement starts the transaction, as PostgreSQL
 
     def run_body(self, body: Callable[[], Any]) -> Any:
         """Runs a CALL's or DO's body: a READ COMMITTED retry of the whole statement is
