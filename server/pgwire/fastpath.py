@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ProtocolViolation, SQLError, UndefinedFunction
+from ..errors import InvalidParameterValue, ProtocolViolation, SQLError, UndefinedFunction
 from ..pgtypes.codecs import wire_decoder, wire_encoder
 from . import messages as M
 from .backend import Prepared
@@ -106,8 +106,9 @@ class FunctionCalls:
             if len(fmts) > 1 and len(fmts) != len(args):
                 raise ProtocolViolation(f"function call message contains {len(fmts)} argument "
                                         f"formats but {len(args)} arguments")
-            if rfmt not in (0, 1) or any(f not in (0, 1) for f in fmts):
-                raise ProtocolViolation(f"unsupported format code: {rfmt}")
+            for f in (*fmts, rfmt):
+                if f not in (0, 1):
+                    raise InvalidParameterValue(f"unsupported format code: {f}")
             codes = fmts * len(args) if len(fmts) == 1 else fmts or [0] * len(args)
             params = [None if v is None else wire_decoder(t, f, self.tz)(v)
                       for v, t, f in zip(args, argtypes, codes, strict=True)]

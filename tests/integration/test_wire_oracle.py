@@ -74,6 +74,32 @@ SCRIPTS: dict[str, list[bytes]] = {
     "startup message again": [W.startup("cumulo"), W.query("select 11")],
 }
 
+# FunctionCall ('F'), as libpq's lo_* and pgJDBC's Fastpath send it: by pg_proc OID, arguments
+# in text or binary, NULLs, errors (then ReadyForQuery, like a simple query), in a failed block.
+_LO = (W.query("begin"), W.function_call(715, (b"90000",)),  # lo_create('90000')
+       W.function_call(952, (I32(90000), I32(0x60000)), (1,), 1),  # lo_open(90000, RW) binary
+       W.function_call(955, (I32(0), b"abc\0def"), (1, 1), 1))  # lowrite(0, bytes)
+SCRIPTS.update({
+    "function calls of the large-object functions": [
+        *_LO, W.function_call(956, (b"1", b"0", b"0")),  # lo_lseek(0, 0, SEEK_SET), text
+        W.function_call(954, (b"0", b"100")), W.function_call(954, (I32(0), I32(5)), (1,), 1),
+        W.function_call(958, (b"0",), (), 1), W.function_call(953, (b"0",)),
+        W.query("rollback")],
+    "function call of an ordinary function": [W.function_call(1397, (b"-5",))],  # abs(int4)
+    "function call with a NULL argument of a strict function": [W.function_call(871, (None,))],
+    "function call of an unknown function OID": [W.function_call(4000000000, ()),
+                                                  W.query("select 1")],
+    "function call with too few arguments": [W.function_call(952, (b"1",)), W.query("select 2")],
+    "function call with a bad format code": [W.function_call(871, (b"x",), (7,)),
+                                             W.query("select 3")],
+    "function call of an invalid descriptor": [W.function_call(954, (b"7", b"1"))],
+    "function call in a failed block": [
+        W.query("begin"), W.query("select 1/0"), W.function_call(871, (b"x",)),
+        W.query("rollback")],
+    "function call truncated inside an argument": [
+        W.msg(b"F", I32(871) + I16(0) + I16(1) + I32(10) + b"ab"), W.query("select 4")],
+})
+
 # Well-formed flows whose exact replies are easy to get wrong.
 SCRIPTS.update({
     "a named statement re-planned after DDL must keep its result type": [

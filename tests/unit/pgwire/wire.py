@@ -54,6 +54,15 @@ def bind(params: tuple[bytes | None, ...] = (), stmt: str = "", portal: str = ""
     return msg(b"B", body)
 
 
+def function_call(oid: int, args: tuple[bytes | None, ...] = (), fmts: tuple[int, ...] = (),
+                  rfmt: int = 0) -> bytes:
+    """A FunctionCall ('F'): the function's OID, argument formats and values, result format."""
+    body = struct.pack(f"!Ih{len(fmts)}hh", oid, len(fmts), *fmts, len(args))
+    for a in args:
+        body += struct.pack("!i", -1) if a is None else struct.pack("!i", len(a)) + a
+    return msg(b"F", body + struct.pack("!h", rfmt))
+
+
 def describe(kind: str = "P", name: str = "") -> bytes:
     return msg(b"D", kind.encode() + cs(name))
 
