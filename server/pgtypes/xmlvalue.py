@@ -145,7 +145,8 @@ def out(s: str) -> str:
 
 def _parser() -> etree.XMLParser:
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                           remove_blank_text=False, huge_tree=False, encoding="utf-8")
+                           remove_blank_text=False, huge_tree=False, encoding="utf-8",
+                           strip_cdata=False)  # NB: CDATA sections stay nodes, as in libxml
 
 
 def parse_document(s: str) -> etree._Element:

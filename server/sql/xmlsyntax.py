@@ -9,6 +9,7 @@ these five it does not, so each becomes a call `expr.xmlforms` binds:
     XMLPI(NAME foo, x)                   -> xmlpi('foo', x)
     XMLROOT(x, VERSION v, STANDALONE no) -> xmlroot(x, v, 1)   (yes 0, no 1, no value 2, none 3)
 
+XMLTABLE sqlglot reads, once its `PATH 'x'` is back from parse.py's geometric path literal.
 The call keeps the form's name, so the result column is named as PostgreSQL names it.
 Strings, quoted names, comments and dollar quotes are left alone; calls nest.
 
@@ -28,8 +29,10 @@ from collections.abc import Iterator
 _SKIP = (r"(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*"
          r"|/\*.*?\*/|\$(?P<tag>(?:[A-Za-z_]\w*)?)\$.*?\$(?P=tag)\$")
 _TOKENS = re.compile(rf"(?P<skip>{_SKIP})|(?<![\w.$\"])(?P<head>xmlparse|xmlserialize|xmlexists"
-                     r"|xmlpi|xmlroot)\s*\(", re.I | re.S)
-_NEEDED = re.compile(r"xml(?:parse|serialize|exists|pi|root)\s*\(", re.I)
+                     r"|xmlpi|xmlroot|xmltable)\s*\(", re.I | re.S)
+_NEEDED = re.compile(r"xml(?:parse|serialize|exists|pi|root|table)\s*\(", re.I)
+# XMLTABLE's `PATH 'x'`, which parse.py has read as a geometric path literal by then
+_PATH_CAST = re.compile(r"CAST\('((?:[^']|'')*)' AS path\)", re.I)
 _STRINGISH = re.compile(_SKIP, re.S)
 
 
@@ -111,6 +114,8 @@ _BY = re.compile(r"^\s*by\s+(?:ref|value)\b|\bby\s+(?:ref|value)\s*$", re.I)
 
 def _transform(head: str, inner: str) -> str | None:
     """The call's new argument list, or None to leave it as written."""
+    if head == "xmltable":  # sqlglot reads XMLTABLE itself (expr.xmltable binds it)
+        return _PATH_CAST.sub(r"PATH '\1'", inner)
     if head in ("xmlparse", "xmlserialize"):
         m = _KIND.match(inner)
         if m is None:

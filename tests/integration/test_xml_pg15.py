@@ -5,7 +5,7 @@ declaration dropped on output but kept by `::text`, no `=` / ORDER BY / DISTINCT
 xml (42883), XMLELEMENT/XMLATTRIBUTES/XMLFOREST with PostgreSQL's value mapping
 (booleans, timestamps, bytea and arrays in XML Schema form, text escaped, xml not),
 XMLCONCAT/xmlagg merging declarations, XMLPARSE, XMLSERIALIZE, XMLPI, XMLROOT, IS
-DOCUMENT, xpath/xpath_exists/XMLEXISTS with namespaces; raw bytes in text and binary,
+DOCUMENT, xpath/xpath_exists/XMLEXISTS with namespaces, XMLTABLE; raw bytes in text and binary,
 then the errors' fields through psycopg, and asyncpg and pg8000 reading xml columns.
 """
 
@@ -55,6 +55,17 @@ select xpath_exists('/a/b', '<a><b/></a>'), xpath_exists('/a/c', '<a><b/></a>'),
 select xmlagg(x) from (values ('<a/>'::xml), (null), ('<b/>')) v(x)
 select g, xmlagg(xmlelement(name i, n) order by n desc) from (values (1, 1), (1, 2), (2, 3)) v(g, n) group by g order by g
 select array['<a/>'::xml, '<b>x</b>'], text('<a/>'::xml), pg_typeof(xmlcomment('x'))
+select * from xmltable('/r/i' passing '<r><i id="1">a<b>x</b>c<!--q-->d</i><i id="2"/><i id="x">&amp;</i></r>' columns id text path '@id', n for ordinality, v text path '.', e xml path '.', d text default 'z', b int path 'count(b)', t boolean path 'count(b) = 1', s text path 'string(.)', ti int path 'true()')
+select * from xmltable('/r/i' passing '<r><i id="1"/><i id="x"/></r>' columns id int path '@id')
+select * from xmltable('/r/i' passing '<r><i><b>1</b><b>2</b></i></r>' columns b xml path 'b')
+select * from xmltable('/r/i' passing '<r><i><b/><b/></i></r>' columns b text path 'b')
+select * from xmltable('/r/i' passing '<r><i/></r>' columns v text not null path 'x')
+select * from xmltable('/r/i' passing '<r><i/></r>' columns v text path 'x' default 'd' not null)
+select * from xmltable(xmlnamespaces('urn:x' as x), '/x:r/x:i' passing '<r xmlns="urn:x"><i>1</i></r>' columns v int path '.')
+select x.* from (values ('<r><i>1</i><i>2</i></r>'::xml)) d(doc), xmltable('/r/i' passing doc columns v int path '.') as x
+select * from xmltable('/r/i' passing '<r><i a="1"/></r>' columns a text, "A" text path '@a')
+select xmltable.* from xmltable('/r' passing '<r>1.5</r>' columns a numeric path '.', b float8 path '1 div 3', c text path '1 div 3', d date path '"2024-01-02"')
+select * from xmltable('/r' passing '<r/>' columns a int, a text)
 drop table if exists xml_t
 create table xml_t (id int, doc xml)
 insert into xml_t values (1, '<r><i>1</i><i>2</i></r>'), (2, 'text only'), (3, null)

@@ -34,6 +34,7 @@ from .bound import E
 from .casts import cast_function
 from .functions import coerce
 from .types import type_name
+from .xmltable import bind_xmltable
 
 FORMS = frozenset(("xmlforest", "xmlconcat", "xmlparse", "xmlserialize", "xmlpi", "xmlroot"))
 
@@ -173,6 +174,9 @@ class XmlForms:
             return xmlfns.element(name, attrs, content)
 
         return E("pyfunc", ("xmlelement", xmlelement, False), args, T.XML, -1, "xmlelement")
+
+    def b_XMLTable(self, node: exp.Expression) -> E:
+        return bind_xmltable(self, node)
 
     def xml_is_document(self, a: E, negate: bool) -> E:
         """`x IS [NOT] DOCUMENT`."""

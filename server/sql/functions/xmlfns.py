@@ -207,25 +207,36 @@ _RELATIVE = re.compile(r"\s*(?:[A-Za-z_][\w.-]*::)?(?:[A-Za-z_][\w.-]*:)?(?:[A-Z
                        r"\s*(?:$|[/\[|])")
 
 
-def _evaluate(path: str, doc: str, nsarray: Any) -> Any:
-    if not path:
-        raise DataException("empty XPath expression")
-    if _RELATIVE.match(path) and not re.match(r"\s*(?:and|or|div|mod)\b", path):
-        path = "/" + path.lstrip()
-    root_el = xmlvalue.document_root(doc)
+def compile_path(path: str, namespaces: dict[str, str]) -> etree.XPath:
+    """The compiled XPath (XX000 `invalid XPath expression`, as PostgreSQL reports it)."""
     try:
-        compiled = etree.XPath(path, namespaces=_namespaces(nsarray))
+        return etree.XPath(path, namespaces=namespaces)
     except etree.XPathError as e:  # NB: PostgreSQL raises these two as internal errors
         raise SQLError("invalid XPath expression", detail=str(e).capitalize() or None,
                        sqlstate="XX000") from None
+
+
+def evaluate(path: str, root: etree._Element, namespaces: dict[str, str]) -> Any:
+    """`path` evaluated with the document as its context, as PostgreSQL evaluates it."""
+    if _RELATIVE.match(path) and not re.match(r"\s*(?:and|or|div|mod)\b", path):
+        path = "/" + path.lstrip()
+    compiled = compile_path(path, namespaces)
     try:
-        return compiled(root_el)
+        return compiled(root)
     except etree.XPathError as e:
         raise SQLError("could not create XPath object", detail=str(e).capitalize() or None,
                        sqlstate="XX000") from None
 
 
-def _node_text(n: Any) -> str:
+def _evaluate(path: str, doc: str, nsarray: Any) -> Any:
+    if not path:
+        raise DataException("empty XPath expression")
+    ns = _namespaces(nsarray)
+    return evaluate(path, xmlvalue.document_root(doc), ns)
+
+
+def node_xml(n: Any) -> str:
+    """One node of a node set as xml: elements, comments and PIs serialised, text escaped."""
     if isinstance(n, etree._Element):  # elements, comments, PIs: the node as XML
         return etree.tostring(n, encoding=str, with_tail=False)
     if isinstance(n, tuple):  # a namespace node
@@ -237,7 +248,7 @@ def xpath(path: str, doc: str, nsarray: Any = None) -> list[str]:
     """xpath(): each node of a node set as xml; a boolean, number or string as one item."""
     r = _evaluate(path, doc, nsarray)
     if isinstance(r, list):
-        return [_node_text(n) for n in r]
+        return [node_xml(n) for n in r]
     if isinstance(r, bool):
         return ["true" if r else "false"]
     if isinstance(r, float):

@@ -8,10 +8,11 @@ import pytest
 
 from cumulo.server.pgtypes import xmlvalue
 from cumulo.server.sql import xmlsyntax
+from cumulo.server.sql.expr import xmltable
 from cumulo.server.sql.functions import xmlfns
 
 
-@pytest.mark.parametrize("module", [xmlvalue, xmlsyntax, xmlfns])
+@pytest.mark.parametrize("module", [xmlvalue, xmlsyntax, xmlfns, xmltable])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
