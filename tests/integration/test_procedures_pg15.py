@@ -117,6 +117,12 @@ STATEMENTS = [
     "do $$ begin set local work_mem = '8MB'; raise notice '%', current_setting('work_mem'); "
     "end $$",
     "do $$ begin set search_path = public; reset work_mem; end $$",
+    "do $$ begin select 1; end $$",
+    "do $$ begin show work_mem; end $$",
+    "create procedure pd(out a int) language sql as $$ select 1 where false $$",
+    "call pd(null)",
+    "create procedure pc(inout a int, inout b text) language sql as $$ select a + 1, b || 'x' $$",
+    "call pc(1, b => 'z')",
     # DDL around procedures
     "alter procedure p7(int[]) rename to p7b",
     "call p7b(4)",

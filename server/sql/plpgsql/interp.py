@@ -101,6 +101,11 @@ def top_level_nonatomic(s: SQLSession) -> bool:
     return not s.in_block and not s.implicit_block
 
 
+class OwnError(SQLError):
+    """An error of the interpreter's own about a statement (not one the statement raised):
+    its CONTEXT names the PL/pgSQL line, not the SQL statement."""
+
+
 class _Exit(Exception):
     def __init__(self, label: str | None) -> None:
         self.label = label
@@ -404,7 +409,7 @@ class Interp:
                 self._placed.append(e)
                 lines = [e.where] if e.where else []
                 if (st.kind in ("sql", "return_query") or (st.kind == "call" and e.where)) \
-                        and not st.opts.get("execute"):  # NB: a CALL's, when it ran
+                        and not st.opts.get("execute") and not isinstance(e, OwnError):
                     lines.append(f'SQL statement "{st.text}"')
                 elif st.kind == "perform":
                     lines.append(f'SQL statement "SELECT {st.text}"')
@@ -515,6 +520,10 @@ class Interp:
             self._after(rows, cols, tag, st.target)
         elif k == "sql":
             rows, cols, tag = self.run_sql(st.text)
+            if cols and not st.target:  # NB: SELECT, SHOW, ... RETURNING without INTO
+                raise OwnError("query has no destination for result data", sqlstate="42601",
+                               hint="If you want to discard the results of a SELECT, use "
+                               "PERFORM instead." if _PLANNED.match(st.text) else None)
             self._after(rows, cols, tag, st.target)
         else:  # pragma: no cover - the parser makes no other kinds
             raise SQLError(f"unsupported PL/pgSQL statement {k}", sqlstate="0A000")

@@ -305,7 +305,9 @@ def invoke(s: SQLSession, fn: Function, values: list[Any], analyse_tree: Analyse
         rows, _, _ = interp.run_sql(text, positional)
     if not outs:
         return None
-    return tuple(rows[0]) if rows else tuple(None for _ in outs)
+    if not rows:
+        raise SQLError("procedure returned null record", sqlstate="XX000")
+    return tuple(rows[0])
 
 
 def call_from_plpgsql(interp: Interp, text: str) -> None:
