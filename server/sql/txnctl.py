@@ -23,6 +23,7 @@ from ..errors import (
 from ..pgwire.backend import Result
 from ..txn.snapexport import import_snapshot
 from .dml import deferstate
+from .largeobj.objects import savepoint_ended
 from .parse import txn_modes, unquote_ident
 from .stmt import ANY_VERSION, Stmt
 
@@ -108,6 +109,7 @@ def release(s: SQLSession, name: str) -> Result:
     """RELEASE [SAVEPOINT] name."""
     i = _find(s, name, "RELEASE SAVEPOINT")
     del s.savepoints[i:]
+    savepoint_ended(s, i, rolled_back=False)  # NB: large-object descriptors opened since
     return Result("RELEASE")
 
 
@@ -117,6 +119,7 @@ def rollback_to(s: SQLSession, name: str) -> Result:
     _, token, ddl, settings = s.savepoints[i]
     del s.savepoints[i + 1:]
     s.txn.rollback_to(token)
+    savepoint_ended(s, i, rolled_back=True)
     deferstate.rewind(s, token)
     s.settings.restore(settings)
     s.failed = False

@@ -70,7 +70,7 @@ def lo_open(ctx: Any, loid: int, mode: int) -> int:
     O.check(s, lo, "r")
     if writable:
         O.check(s, lo, "w")
-    return O.descriptors(s).open(O.Descriptor(loid, writable))
+    return O.open_descriptor(s, loid, writable)
 
 
 @_lo("lo_close", [T.INT4], T.INT4, 953)

@@ -175,11 +175,14 @@ def must_own(s: Any, lo: LargeObject) -> None:
 
 @dataclass
 class Descriptor:
-    """One lo_open: the object, whether it was opened for writing, and the position."""
+    """One lo_open: the object, whether it was opened for writing, the position, and how many
+    savepoints were open then (ROLLBACK TO one of them closes it, as PostgreSQL closes the
+    descriptors of an aborted subtransaction)."""
 
     loid: int
     writable: bool
     offset: int = 0
+    depth: int = 0
 
 
 class Descriptors:
@@ -213,6 +216,25 @@ def descriptors(s: Any) -> Descriptors:
         if table is None or table.tid != tid:
             table = _TABLES[s] = Descriptors(tid)
     return table
+
+
+def open_descriptor(s: Any, loid: int, writable: bool) -> int:
+    """A new descriptor of `loid` in the current (sub)transaction."""
+    return descriptors(s).open(Descriptor(loid, writable, depth=len(s.savepoints)))
+
+
+def savepoint_ended(s: Any, i: int, rolled_back: bool) -> None:
+    """ROLLBACK TO (closes) or RELEASE (hands to the enclosing level) of savepoint `i` (its
+    index in the session's stack): what it means for the descriptors opened since."""
+    table = _TABLES.get(s)
+    if table is None or s.txn is None or table.tid != s.txn.tid:
+        return
+    for n, d in enumerate(table.slots):
+        if d is not None and d.depth > i:
+            if rolled_back:
+                table.slots[n] = None
+            else:
+                d.depth = i
 
 
 def descriptor(s: Any, fd: int) -> Descriptor:
