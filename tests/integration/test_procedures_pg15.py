@@ -355,6 +355,7 @@ PSQL_SETUP = [
     "as $$ begin b := a; end $$",
     "create procedure sp2() language sql begin atomic select 1; end",
     "create function sf1(a int) returns int language sql as 'select a'",
+    "comment on procedure sp1 is 'one'",
 ]
 
 
@@ -373,7 +374,8 @@ def test_psql_df_and_sf_of_procedures_as_pg15(servers):
             for sql in PSQL_SETUP:
                 c.execute(sql)
         args = [_psql(), dsn, "-X"] + [a for cmd in ("\\df public.sp*", "\\df sf1", "\\sf sp1",
-                                                      "\\sf sp2") for a in ("-c", cmd)]
+                                                      "\\sf sp2", "\\dfp public.*",
+                                                      "\\df+ public.sp1") for a in ("-c", cmd)]
         r = subprocess.run(args, capture_output=True, text=True, timeout=60,
                            env={**os.environ, "PAGER": ""})
         outs.append(r.stdout + r.stderr)
