@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import ConnectionFailure, SerializationFailure, SQLError
@@ -136,6 +136,11 @@ class RemoteLogGroup:
         self.locate = locate
         self.retry_seconds = retry_seconds
         self._lock = threading.Lock()
+
+    def log_pieces(self, ts: int, pieces: Iterable[bytes]) -> None:
+        """`log` of a record made in pieces (`codec.record_pieces`), joined: a remote
+        logger gets parts of it anyway (`log`)."""
+        self.log(ts, b"".join(pieces))
 
     def log(self, ts: int, payload: bytes) -> None:
         """Returns once the record is durable on a logger.

@@ -99,7 +99,9 @@ class Encoded(list[Any]):
     def __init__(self, values: Any, kind: int, wire: list[Any]) -> None:
         super().__init__(values)
         self.kind = kind
-        self.wire = wire
+        # NB: values that are their own wire form share this list (a second list of
+        # pointers per column was 8 bytes a row that a COPY's write set held to the commit)
+        self.wire = self if wire is values else wire
 
 
 def joined(parts: list[list[Any]]) -> list[Any]:
@@ -113,12 +115,11 @@ def joined(parts: list[list[Any]]) -> list[Any]:
         out.extend(p)
     if len(forms) == len(parts) and len(kinds) == 1:
         kind = kinds.pop()
-        wire: list[Any] = []
         if kind == PLAIN:
-            wire = out
-        else:
-            for p in forms:
-                wire.extend(p.wire)
+            return Encoded(out, PLAIN, out)
+        wire: list[Any] = []
+        for p in forms:
+            wire.extend(p.wire)
         return Encoded(out, kind, wire)
     return out
 

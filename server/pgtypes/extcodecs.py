@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidBinaryRepresentation
-from . import citext, hstore, jsonpathtext, tsearch
+from . import citext, hstore, jsonpathtext, tsearch, xidsnap
 
 Codec = tuple[Callable[[Any], bytes], Callable[[bytes], Any]]
 JSONPATH = 4072
@@ -31,11 +31,15 @@ def _jsonpath_recv(b: bytes) -> str:
 
 _FIXED_TEXT: dict[int, Callable[[str], Any]] = {
     tsearch.TSVECTOR: tsearch.parse_tsvector, tsearch.TSQUERY: tsearch.parse_tsquery,
-    JSONPATH: jsonpathtext.normalize}
+    JSONPATH: jsonpathtext.normalize, xidsnap.XID8: xidsnap.parse_xid8,
+    xidsnap.PG_SNAPSHOT: xidsnap.parse_snapshot, xidsnap.TXID_SNAPSHOT: xidsnap.parse_snapshot}
 _FIXED_BINARY: dict[int, Codec] = {
     tsearch.TSVECTOR: (tsearch.encode_tsvector, tsearch.decode_tsvector),
     tsearch.TSQUERY: (tsearch.encode_tsquery, tsearch.decode_tsquery),
-    JSONPATH: (_jsonpath_send, _jsonpath_recv)}
+    JSONPATH: (_jsonpath_send, _jsonpath_recv),
+    xidsnap.XID8: (xidsnap.send_xid8, xidsnap.recv_xid8),
+    xidsnap.PG_SNAPSHOT: (xidsnap.send_snapshot, xidsnap.recv_snapshot),
+    xidsnap.TXID_SNAPSHOT: (xidsnap.send_snapshot, xidsnap.recv_snapshot)}
 
 
 def text_input(oid: int) -> Callable[[str], Any] | None:

@@ -85,6 +85,8 @@ INT8RANGE = 3926
 REGNAMESPACE = 4089
 REGROLE = 4096
 REGCOLLATION = 4191
+PG_SNAPSHOT = 5038
+XID8 = 5069
 
 _SCALARS = [
     # name, oid, array_oid, typlen, category, sql name
@@ -174,6 +176,8 @@ _SCALARS = [
     ("regnamespace", REGNAMESPACE, 4090, 4, "N", "regnamespace"),
     ("regrole", REGROLE, 4097, 4, "N", "regrole"),
     ("regcollation", REGCOLLATION, 4192, 4, "N", "regcollation"),
+    ("pg_snapshot", PG_SNAPSHOT, 5039, -1, "U", "pg_snapshot"),
+    ("xid8", XID8, 271, 8, "U", "xid8"),
 ]
 
 TYPES: dict[int, TypeInfo] = {}

@@ -32,6 +32,7 @@ import re
 import struct
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import filterfalse
 from typing import Any
 
 import numpy as np
@@ -322,6 +323,7 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
 
 
 SAMPLE = 256  # values `shared` looks at to guess whether a column repeats itself
+SHARED_MAX = 1 << 18  # distinct texts (and their objects) `shared` keeps per column
 
 # Types whose values are immutable objects a COPY may share between rows (`shared`)
 _SHARED = frozenset({T.NUMERIC, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.INT2, T.INT4, T.INT8})
@@ -329,36 +331,54 @@ _SHARED = frozenset({T.NUMERIC, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.INT2, T.IN
 
 def shared(run: ColumnDecoder) -> ColumnDecoder:
     """`run`, with one object per distinct text when the column repeats values (TPC-H's
-    quantities, discounts, dates, ship modes, part and supplier keys): `run` converts the
-    distinct texts alone, and the rows share their objects (and their redo-record forms),
-    one dict lookup per row instead of a value built per row, and one object kept instead
-    of one per row while the COPY's rows wait for the commit and then in the row store
-    (a lineitem row held ~500 bytes of its own copies). A column whose first `SAMPLE`
-    values are mostly distinct goes to `run` at once. `run` must give objects nobody
-    changes (numbers, dates, strings); an error it raises names the first bad text, which
-    is the column's first bad value too (the distinct texts keep their first order).
+    quantities, discounts, dates, ship modes, part and supplier keys): `run` converts
+    only texts not met before in this COPY, and the rows share their objects (and their
+    redo-record forms): one dict lookup per row instead of a value built per row, and one
+    object kept instead of one per row while the COPY's rows wait for the commit and then
+    in the row store (a lineitem row held ~500 bytes of its own copies). The objects met
+    are kept across blocks, up to `SHARED_MAX` texts (then forgotten, and met again). A
+    block whose first `SAMPLE` values are all distinct, or with more distinct values than
+    repeats, goes to `run` at once. `run` must give objects nobody changes (numbers,
+    dates, strings); an error it raises names the first bad text, which is the block's
+    first bad value too (the new texts keep their first order).
 
-    >>> a = column_decoder(T.DATE)(["2024-01-31", "1999-12-31", "2024-01-31"] * 200)
+    >>> dates = column_decoder(T.DATE)
+    >>> a = dates(["2024-01-31", "1999-12-31", "2024-01-31"] * 200)
     >>> a[:2], a[0] is a[2], a.wire[:3]
     ([datetime.date(2024, 1, 31), datetime.date(1999, 12, 31)], True, [738916, 730119, 738916])
+    >>> b = dates(["1999-12-31", "2000-01-01"] * 200)
+    >>> b[0] is a[1], b.wire[:2]
+    (True, [730119, 730120])
     """
+    values_of: dict[str, Any] = {}
+    wire_of: dict[str, Any] = {}  # NB: the texts whose run gave an Encoded of `kind`
+    kind: list[int] = []
 
     def run_shared(col: Sequence[str]) -> Sequence[Any]:
         head = col[:SAMPLE]
-        if len(set(head)) * 2 > len(head):
+        if len(set(head)) == len(head) == SAMPLE:
             return run(col)
         first = dict.fromkeys(col)
         if len(first) * 2 > len(col):
             return run(col)
-        texts = list(first)
-        got = run(texts)
-        values = list(map(dict(zip(texts, got, strict=True)).__getitem__, col))
-        if type(got) is not Encoded:
+        if len(values_of) + len(first) > SHARED_MAX:
+            values_of.clear()
+            wire_of.clear()
+        new = list(filterfalse(values_of.__contains__, first))
+        if new:
+            got = run(new)
+            values_of.update(zip(new, got, strict=True))
+            if type(got) is Encoded:
+                if not kind:
+                    kind.append(got.kind)
+                if got.kind == kind[0]:
+                    wire_of.update(zip(new, got.wire, strict=True))
+        values = list(map(values_of.__getitem__, col))
+        if not kind or not wire_of.keys() >= first.keys():
             return values
-        if got.kind == PLAIN:
+        if kind[0] == PLAIN:
             return Encoded(values, PLAIN, values)
-        wire = dict(zip(texts, got.wire, strict=True))
-        return Encoded(values, got.kind, list(map(wire.__getitem__, col)))
+        return Encoded(values, kind[0], list(map(wire_of.__getitem__, col)))
 
     return run_shared
 

@@ -20,13 +20,20 @@ A transposed bulk item carries a fifth item, each column's encoding
 strings or ints by C-level passes, not through msgpack's per-value `default`
 callback (which cost more than the COPY it logged). Bulk items of four items,
 written before, still decode.
+
+A record with bulk writes can also be made a piece at a time (`record_pieces`: the
+same bytes as `pack_record`, cut between and within its lists), so that the logger
+writes a COPY's record in parts (`logger.RedoLog.log_pieces`) without the whole
+packed record, and every column's packed form, in memory at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
+
+import msgpack
 
 from ..kivi.api import Row, SpaceWrites, Write
 from ..kivi.wire import packb, unpackb
@@ -77,6 +84,63 @@ def pack_record(
     rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
     cols = columns or {}
     return packb([ts, rows, list(drops), [_bulk_out(sw, cols.get(sw.space)) for sw in spaces]])
+
+
+CHUNK = 1 << 15  # list items packed per piece by `record_pieces`
+
+
+def record_pieces(
+    ts: int, writes: list[Write], drops: Sequence[int] = (), spaces: Sequence[SpaceWrites] = (),
+    columns: Mapping[int, list[list[Any]]] | None = None,
+) -> Iterator[bytes]:
+    """`pack_record`'s bytes, as pieces made one after another (msgpack is a stream: an
+    array is its header followed by its items). A bulk write's columns are encoded one at
+    a time as their turn comes, and long lists (keys, columns) are packed `CHUNK` items
+    at a time.
+
+    >>> sw = SpaceWrites(3, [b"a", b"b", b"c"], [(1, "x"), (2, "y"), (3, "z")])
+    >>> b"".join(record_pieces(5, [Write(1, b"k", (7,))], [], [sw])) == pack_record(
+    ...     5, [Write(1, b"k", (7,))], [], [sw])
+    True
+    """
+    rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
+    cols = columns or {}
+    yield _header(4) + packb(ts) + packb(rows) + packb(list(drops)) + _header(len(spaces))
+    for sw in spaces:
+        yield from _bulk_pieces(sw, cols.get(sw.space))
+
+
+def _header(n: int) -> bytes:
+    return msgpack.Packer().pack_array_header(n)
+
+
+def _list_pieces(values: list[Any]) -> Iterator[bytes]:
+    """A list packed `CHUNK` items at a time (each chunk's own array header cut off)."""
+    if len(values) <= CHUNK:
+        yield packb(values)
+        return
+    yield _header(len(values))
+    for i in range(0, len(values), CHUNK):
+        chunk = values[i:i + CHUNK]
+        yield packb(chunk)[len(_header(len(chunk))):]
+
+
+def _bulk_pieces(sw: SpaceWrites, cols: list[list[Any]] | None) -> Iterator[bytes]:
+    rows = sw.rows
+    if cols is None and rows and None not in rows and rows[0] and len(set(map(len, rows))) == 1:  # type: ignore[arg-type]
+        cols = [list(map(itemgetter(i), rows)) for i in range(len(rows[0]))]  # type: ignore[arg-type]
+    if not cols:
+        yield packb(_bulk_out(sw))
+        return
+    yield _header(5) + packb(sw.space)
+    yield from _list_pieces(sw.keys)
+    yield packb(None) + _header(len(cols))
+    kinds = []
+    for col in cols:
+        kind, encoded = encode_column(col)
+        kinds.append(kind)
+        yield from _list_pieces(encoded)
+    yield packb(kinds)
 
 
 def unpack_bulk(data: bytes) -> tuple[int, list[Write], list[int], list[SpaceWrites]]:

@@ -36,6 +36,13 @@ parts is in the files: a crash mid-way leaves parts that recovery ignores, as it
 ignores a torn tail, and the commit was not acknowledged (that waits for the last
 part's fsync).
 
+In embedded mode a record made in pieces (`codec.record_pieces`: a COPY's) is
+written by `RedoLog.log_pieces` as parts of about `LOG_PART_BYTES` each as the
+pieces come, so the whole packed record is never in memory at once (with a
+million-row COPY's columns and rows, it was the largest allocation of its
+commit). Its count is known only at the end: every part but the last says -1,
+the last one the real count.
+
     >>> parts = split_record(7, b"abcdefghij", 4, 99)
     >>> len(parts), [_record_ts(p) for p in parts]
     (3, [7, 7, 7])
@@ -46,11 +53,12 @@ part's fsync).
 from __future__ import annotations
 
 import os
+import secrets
 import struct
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgpack
@@ -132,11 +140,12 @@ def split_record(ts: int, payload: bytes, part_bytes: int, ident: int) -> list[b
     docstring); `ident` tells this record's parts from another's with the same ts."""
     view = memoryview(payload)
     count = max(1, -(-len(payload) // part_bytes))
-    return [
-        msgpack.packb([ts, _PART, ident, i, count, view[i * part_bytes:(i + 1) * part_bytes]],
-                      use_bin_type=True)
-        for i in range(count)
-    ]
+    return [_pack_part(ts, ident, i, count, view[i * part_bytes:(i + 1) * part_bytes])
+            for i in range(count)]
+
+
+def _pack_part(ts: int, ident: int, index: int, count: int, chunk: bytes | memoryview) -> bytes:
+    return msgpack.packb([ts, _PART, ident, index, count, chunk], use_bin_type=True)
 
 
 def _part(payload: bytes) -> list[Any] | None:
@@ -156,6 +165,7 @@ def assemble(payloads: Iterator[bytes] | list[bytes]) -> Iterator[bytes]:
     """Yields whole records, a split one once all its parts went by (in any order, a
     part seen twice counting once); the parts of a record never completed are dropped."""
     pending: dict[tuple[int, int], dict[int, bytes]] = {}
+    counts: dict[tuple[int, int], int] = {}
     for p in payloads:
         part = _part(p)
         if part is None:
@@ -164,9 +174,11 @@ def assemble(payloads: Iterator[bytes] | list[bytes]) -> Iterator[bytes]:
         ts, _mark, ident, index, count, chunk = part
         got = pending.setdefault((ts, ident), {})
         got[index] = chunk
-        if len(got) == count:
-            del pending[(ts, ident)]
-            yield b"".join(got[i] for i in range(count))
+        if count >= 0:  # NB: -1: a part of a record written as it was made (`log_pieces`)
+            counts[(ts, ident)] = count
+        if len(got) == counts.get((ts, ident)):
+            del pending[(ts, ident)], counts[(ts, ident)]
+            yield b"".join(got[i] for i in range(len(got)))
 
 
 def read_log(log_dir: str) -> Iterator[bytes]:
@@ -273,6 +285,26 @@ class RedoLog:
         if self.sync_commit:
             self.wait_durable(lsn)
 
+    def log_pieces(self, ts: int, pieces: Iterable[bytes], part_bytes: int = 0) -> None:
+        """`log` of the record the pieces make (see the module docstring): a record of
+        more than `part_bytes` (default `LOG_PART_BYTES`) goes as parts, appended as the
+        pieces come; durable (with sync_commit) once the last one is."""
+        part_bytes = part_bytes or LOG_PART_BYTES
+        ident = secrets.randbits(63)
+        buf: list[bytes] = []
+        size = index = 0
+        for piece in pieces:
+            buf.append(piece)
+            size += len(piece)
+            if size >= part_bytes:
+                self.append(ts, _pack_part(ts, ident, index, -1, b"".join(buf)))
+                buf, size, index = [], 0, index + 1
+        rest = b"".join(buf)
+        del buf
+        lsn = self.append(ts, rest if index == 0 else _pack_part(ts, ident, index, index + 1, rest))
+        if self.sync_commit:
+            self.wait_durable(lsn)
+
     def trim(self, upto_ts: int) -> int:
         """Deletes closed segments whose records are all <= upto_ts; returns how many."""
         with self._cond:
@@ -337,6 +369,10 @@ class LogGroup:
     def log(self, ts: int, payload: bytes) -> None:
         """Makes one record durable (or, without sync_commit, written) on its logger."""
         self.loggers[ts % len(self.loggers)].log(ts, payload)
+
+    def log_pieces(self, ts: int, pieces: Iterable[bytes]) -> None:
+        """`log` of a record made in pieces (`RedoLog.log_pieces`)."""
+        self.loggers[ts % len(self.loggers)].log_pieces(ts, pieces)
 
     def trim(self, upto_ts: int) -> int:
         """Trims every logger; returns how many segments went."""

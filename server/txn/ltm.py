@@ -509,6 +509,18 @@ class LocalTxnManager(SerializableMixin):
                 ts = self._batch.take()
             return ts  # type: ignore[return-value]
 
+    def discarded_ts(self) -> int:
+        """A fresh commit timestamp given back at once (nothing is written at it): a
+        transaction id or the end of one that wrote nothing (`xids`)."""
+        ts = self._next_ts()
+        self._finished((ts,), readable=False)
+        return ts
+
+    def last_ts(self) -> int:
+        """The newest timestamp this LTM handed out, or the snapshot if that is newer."""
+        with self._ts_lock:
+            return max(self._batch.next - 1, self.snapshots.snapshot)
+
     def doom_active(self) -> int:
         """Cluster mode: a conflict manager died, and with it the write locks of this LTM's
         transactions. None of the transactions active now may commit (another writer may

@@ -41,6 +41,7 @@ from ..kivi.columnar.access import built_space_snapshots, space_snapshots
 from ..kivi.columnar.copy import Snapshot
 from ..kivi.expr import compile_selector
 from ..kivi.fanout import scan_batches
+from . import xids
 from .api import ScanSpec
 from .conflicts import LATEST
 from .readset import ReadSet
@@ -57,7 +58,7 @@ class Transaction:
     __slots__ = (
         "ltm", "tid", "isolation", "read_only", "session", "ws", "_ts", "min_snapshot", "done",
         "cancelled", "locked", "lock_timeout", "reads", "doomed", "pivot",
-        "validated", "private",
+        "validated", "private", "xid",
     )
 
     def __init__(
@@ -82,6 +83,7 @@ class Transaction:
         self.pivot = 0  # the commit ts that overwrote it (named in the 40001's DETAIL)
         self.validated = False  # prepared in the conflict managers: settle at the end
         self.private: set[int] | None = None  # spaces this txn created (see claim_space)
+        self.xid = 0  # its PostgreSQL-style id once txid_current() asked (`xids`), else 0
 
     def __repr__(self) -> str:
         return f"<Transaction {self.tid} {self.isolation} ts={self._ts}>"
@@ -90,6 +92,10 @@ class Transaction:
     def start_ts(self) -> int | None:
         """The snapshot timestamp, or None while no statement has touched data."""
         return self._ts
+
+    def read_ts(self) -> int:
+        """The snapshot timestamp the statement reads at, taken now if it has none."""
+        return self._snap()
 
     @property
     def has_writes(self) -> bool:
@@ -446,7 +452,15 @@ class Transaction:
         """Makes the writes durable and visible; returns the commit ts (None if read-only)."""
         if self.done:
             return None
-        return self.ltm.commit(self)
+        if not self.xid:
+            return self.ltm.commit(self)
+        try:
+            cts = self.ltm.commit(self)
+        except BaseException:
+            xids.finish(self, None, committed=False)
+            raise
+        xids.finish(self, cts, committed=True)
+        return cts
 
     def cancel(self) -> None:
         """Interrupts a wait of this transaction's statement from another thread (57014)."""
@@ -457,3 +471,5 @@ class Transaction:
         if self.done:
             return
         self.ltm.abort(self)
+        if self.xid:
+            xids.finish(self, None, committed=False)

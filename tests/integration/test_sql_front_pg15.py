@@ -982,6 +982,42 @@ select array['"C"','POSIX']::regcollation[];
 drop collation s2.c2;
 select to_regcollation('s2.c2')
 """,
+    "snapshot_types": r"""
+select pg_typeof(txid_current()), pg_typeof(pg_current_xact_id()), pg_typeof(txid_current_snapshot()), pg_typeof(pg_current_snapshot());
+select '10:20:10,14,15'::txid_snapshot, '10:20:10,14,15'::pg_snapshot, '10:20:'::pg_snapshot;
+select txid_snapshot_xmin('10:20:10,14,15'), txid_snapshot_xmax('10:20:10,14,15'), pg_snapshot_xmin('10:20:10,14,15');
+select txid_snapshot_xip('10:20:10,14,15');
+select pg_snapshot_xip('10:20:10,14,15');
+select txid_visible_in_snapshot(11, '10:20:10,14,15'), txid_visible_in_snapshot(14, '10:20:10,14,15'), txid_visible_in_snapshot(9, '10:20:10,14,15'), txid_visible_in_snapshot(25, '10:20:10,14,15');
+select pg_visible_in_snapshot('14'::xid8, '10:20:10,14,15');
+select '12'::xid8, '12'::xid8 = '12'::xid8, '12'::xid8 < '13'::xid8, pg_typeof('1'::xid8);
+select '20:10:'::pg_snapshot;
+select '10:20:25'::pg_snapshot;
+select '10:20:15,14'::pg_snapshot;
+select 'abc'::pg_snapshot;
+select '10:20:10,14,14,15'::pg_snapshot;
+select '0:20:'::pg_snapshot;
+select '-1'::xid8;
+select '18446744073709551615'::xid8;
+select '18446744073709551616'::xid8;
+select 'x'::xid8;
+select typname, oid, typlen, typbyval, typcategory, typarray, typinput::oid, typreceive::text, typalign, typstorage from pg_type where typname in ('txid_snapshot','pg_snapshot','xid8','_xid8','_pg_snapshot','_txid_snapshot','regcollation','_regcollation') order by oid;
+select txid_status(1), pg_xact_status('1'::xid8);
+select txid_status(100000000);
+select xid8cmp('1','2'), '1'::xid8::text, '1'::xid8 <> '2'::xid8, max(x) from (values ('1'::xid8),('3'::xid8)) v(x);
+select '1'::xid8 > '0'::xid8, '1'::xid8 >= '0'::xid8, '1'::xid8 <= '0'::xid8;
+select '5'::xid8::xid;
+select '5'::xid::xid8;
+select txid_current_if_assigned(), pg_current_xact_id_if_assigned();
+select '10:20:10,14,15'::txid_snapshot = '10:20:10,14,15'::txid_snapshot;
+select oid, proname, prorettype::regtype, proargtypes::regtype[] from pg_proc where proname in ('txid_current', 'txid_current_snapshot', 'txid_snapshot_xmin', 'txid_snapshot_xmax', 'txid_snapshot_xip', 'txid_visible_in_snapshot', 'txid_current_if_assigned', 'txid_status', 'pg_current_xact_id', 'pg_current_xact_id_if_assigned', 'pg_current_snapshot', 'pg_snapshot_xmin', 'pg_snapshot_xmax', 'pg_snapshot_xip', 'pg_visible_in_snapshot', 'pg_xact_status', 'xid8cmp', 'xid8_larger', 'xid8_smaller', 'xid8eq', 'xid8lt') order by oid;
+select '10:20:10,14,15'::pg_snapshot < '10:20:10,14,15'::pg_snapshot;
+select pg_snapshot_xmax('10:20:'), txid_snapshot_xip('10:20:') is null, pg_visible_in_snapshot('20', '10:20:'), pg_visible_in_snapshot('10', '10:20:'), txid_visible_in_snapshot(9, ' 10:20:');
+select ' 10 : 20:'::pg_snapshot;
+select '10:20:10,'::pg_snapshot, '10:20:,'::txid_snapshot;
+select '10:20:x'::txid_snapshot;
+select '0x10'::xid8, '010'::xid8, ' 12abc'::xid8, array['1', '2']::xid8[], '{10:20:,11:12:11}'::pg_snapshot[]
+""",
     "unicode_escapes": r"""
 select U&'d\0061t\+000061', u&'abc', U&'\D800\DC00', U&'\\', U&'x!0041' uescape '!', U&'x!!' UESCAPE E'!';
 select U&'a'
@@ -1343,3 +1379,63 @@ def test_drop_refused_by_dependents_as_pg15(servers):
     expected = _diag_outcomes(pg.dsn(db="dropdeps"))
     assert sum(o[1] == "2BP01" for o in expected) == 6
     assert _diag_outcomes(cu.dsn(dbname="dropdeps")) == expected
+
+
+# H-FUNCS: transaction ids and snapshots across two sessions (txn.xids)
+def _xid_outcomes(dsn: str) -> list:
+    """What a second session sees of a transaction's id, before and after it ends."""
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        def q(c: psycopg.Connection, sql: str, *p: object) -> object:
+            row = c.execute(sql, p).fetchone()
+            return None if row is None else row[0]
+
+        a.execute("begin")
+        out.append(q(a, "select txid_current_if_assigned() is null"))
+        x = q(a, "select txid_current()")
+        out.append(q(a, "select txid_current() = %s and pg_current_xact_id()::text::int8 = %s", x, x))
+        out += [q(a, "select txid_status(%s)", x),
+                q(a, "select txid_visible_in_snapshot(%s, txid_current_snapshot())", x)]
+        snap = q(b, "select txid_current_snapshot()::text")
+        out += [q(b, "select txid_visible_in_snapshot(%s, %s::txid_snapshot)", x, snap),
+                q(b, "select %s in (select txid_snapshot_xip(%s::txid_snapshot))", x, snap),
+                q(b, "select txid_status(%s)", x)]
+        a.execute("commit")
+        out += [q(b, "select txid_status(%s)", x),
+                q(b, "select txid_visible_in_snapshot(%s, txid_current_snapshot())", x),
+                q(b, "select txid_visible_in_snapshot(%s, %s::txid_snapshot)", x, snap),
+                q(b, "select pg_visible_in_snapshot(%s::text::xid8, pg_current_snapshot())", x)]
+        a.execute("begin")
+        y = q(a, "select txid_current()")
+        a.execute("rollback")
+        out += [y > x, q(b, "select txid_status(%s)", y), q(b, "select txid_current() > %s", y)]
+        try:
+            q(b, "select txid_status(%s)", y + 10**9)
+        except psycopg.Error as e:
+            out.append((e.sqlstate, e.diag.message_primary.replace(str(y + 10**9), "N")))
+    return out
+
+
+def test_transaction_ids_across_sessions_as_pg15(servers):
+    pg, cu = servers
+    expected = _xid_outcomes(pg.dsn())
+    assert expected[:3] == [True, True, "in progress"]
+    assert _xid_outcomes(cu.dsn()) == expected
+
+
+async def _snapshot_values(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return [await conn.fetchval("select '10:20:10,14,15'::txid_snapshot"),
+                await conn.fetchval("select '10:20:10,14,15'::pg_snapshot"),
+                await conn.fetchval("select '12'::xid8"),
+                await conn.fetchval("select $1::txid_snapshot::text", (10, 20, [10, 14, 15]))]
+    finally:
+        await conn.close()
+
+
+def test_snapshot_types_binary_through_asyncpg_as_pg15(servers):
+    pg, cu = servers
+    expected = asyncio.run(_snapshot_values(pg.dsn()))
+    assert expected[0] == (10, 20, (10, 14, 15))
+    assert asyncio.run(_snapshot_values(cu.dsn())) == expected

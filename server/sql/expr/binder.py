@@ -1328,9 +1328,10 @@ def _local(ts: dt.datetime) -> dt.datetime:
 
 def _check_operator(op: str, a: E, b: E) -> None:
     """42883 for a comparison between types that have no such operator (`varchar = int`;
-    xml has none at all)."""
-    if T.XML in (a.type, b.type) or (not ty.comparable(a.type, b.type)
-                                     and not (ty.is_numeric(a.type) and ty.is_numeric(b.type))):
+    xml and the snapshot types have none at all)."""
+    if {a.type, b.type} & {T.XML, T.TXID_SNAPSHOT, T.PG_SNAPSHOT} or (
+            not ty.comparable(a.type, b.type)
+            and not (ty.is_numeric(a.type) and ty.is_numeric(b.type))):
         raise UndefinedFunction(
             f"operator does not exist: {ty.type_name(a.type)} {op} {ty.type_name(b.type)}",
             hint="No operator matches the given name and argument types. "

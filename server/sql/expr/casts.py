@@ -718,6 +718,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return None
     if dst in COMPOSITES:
         return _to_composite(src, dst)
+    if src == T.XID8 and dst == T.XID:  # xid(xid8): the low 32 bits
+        return lambda v: v & 0xFFFFFFFF
     if (src, dst) in _NETWORK_CASTS:
         return _NETWORK_CASTS[(src, dst)]
     if src in hstore.OIDS and dst in (T.JSON, T.JSONB):  # hstore_to_json(b)

@@ -56,7 +56,8 @@ def reg_coerce(e: E, target: int) -> E | None:
     split = cast_function(e.type, T.ARRAY_OF[T.TEXT]) if array and e.type in _TEXTS else None
     # NB: a text[] (`array['pg_class']::regclass[]`) is read element by element as names
     from_text = e.type in _TEXTS or (array and T.ELEMENT_OF.get(e.type) in _TEXTS)
-    if array and not from_text and T.ELEMENT_OF.get(e.type) is None:
+    if array and not from_text and T.ELEMENT_OF.get(e.type) is None \
+            and e.type not in (T.OIDVECTOR, T.INT2VECTOR):  # proargtypes::regtype[]: labelled
         return None
 
     def one(fctx: Any, x: Any) -> RegOid | None:

@@ -49,6 +49,7 @@ from . import (  # noqa: F401  (imported to register)
     tsearchfns,
     tsqcmp,
     tsvectorfns,
+    txidfns,
     varbinary,
     xmlfns,
 )

@@ -209,20 +209,6 @@ def pg_reload_conf() -> bool:
     return config.reload() if config is not None else False
 
 
-@register("txid_current", args=[], returns=T.INT8, needs_context=True, volatile=True)
-def txid_current(ctx: Any) -> int:
-    """0A000: Cumulo has no transaction ids that are, as PostgreSQL's, unique and increasing
-    across restarts (its transaction numbers restart at 1), and a wrong one would mislead
-    whoever compares them (change capture does)."""
-    raise FeatureNotSupported(
-        "txid_current() is not supported",
-        hint="Cumulo has no persistent transaction ids; now() or a sequence can order changes.")
-
-
-register("pg_current_xact_id", args=[], returns=T.INT8, needs_context=True,
-         volatile=True)(txid_current)
-
-
 @register("pg_database_size", args=None, returns=T.INT8, needs_context=True, volatile=True)
 def pg_database_size(ctx: Any, db: Any) -> int:
     """The size of the connected database: its relations' sizes (`pg_total_relation_size`),

@@ -137,6 +137,10 @@ _PG_TYPES = """
 3734 t b f , - regconfigin regconfigout regconfigrecv regconfigsend - - - i p 0
 4191 t b f , - regcollationin regcollationout regcollationrecv regcollationsend - - - i p 0
 4192 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
+5038 f b f , - pg_snapshot_in pg_snapshot_out pg_snapshot_recv pg_snapshot_send - - - d x 0
+5039 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+5069 t b f , - xid8in xid8out xid8recv xid8send - - - d p 0
+271 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
 3735 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 3802 f b f , jsonb_subscript_handler jsonb_in jsonb_out jsonb_recv jsonb_send - - - i x 0
 3807 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
