@@ -75,7 +75,7 @@ def write_counts(txn: Any) -> dict[int, int]:
     committed; {} for a transaction that keeps no write set here (a read-only one)."""
     if not isinstance(txn, Transaction):  # NB: the embedded and cluster managers' both are
         return {}
-    return {space: len(rows) for space, rows in txn.ws.spaces.items() if rows}
+    return txn.ws.counts()
 
 
 class AutoAnalyze:

@@ -58,7 +58,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from operator import countOf
-from typing import Any
+from typing import Any, Protocol
 
 from .keyspan import Bounds, KeySpan, bounds_of
 from .rowlocks import NO_KEY_UPDATE, UPDATE, ShareLocks
@@ -70,9 +70,21 @@ LATEST = (1 << 63) - 1  # a snapshot newer than any commit
 BULK = 8  # keys from which an acquire or release tries the C-level passes first
 SEALED_MAX = 4  # sealed key sets per space before the oldest is folded into per-key records
 _DICT_KEYS: type = type({}.keys())
+
+
+class KeySet(Protocol):
+    """Keys kept whole: a dict (of holders), or a write set's keys of a space
+    (`txn.runs.Held`: its dict and its sorted runs), asked as a dict's keys are."""
+
+    def __contains__(self, key: object) -> bool: ...
+    def __iter__(self) -> Iterator[bytes]: ...
+    def __len__(self) -> int: ...
+    def keys(self) -> Any: ...  # NB: something with isdisjoint (dict_keys, Held)
+
+
 # a sealed key set: the keys, their commit ts, and the range of the bulk batches among them
 # (`keyspan`; None: unknown). Keys outside those batches are recorded per key as well.
-Sealed = tuple[dict[bytes, Any], int, KeySpan | None]
+Sealed = tuple[KeySet, int, KeySpan | None]
 
 
 @dataclass(frozen=True)
@@ -211,9 +223,10 @@ class ConflictManager:
         # (`_release`); a key's last commit is the newest of its record and these
         self._sealed: dict[int, list[Sealed]] = {}
         self._spans: dict[int, KeySpan] = {}  # space -> the range of the keys in _commits
-        # space -> txn -> the dict of keys txn holds there as a whole (`acquire_bulk`: its
-        # write set's dict of the space, shared, not copied); sealed whole at its commit
-        self._bulk: dict[int, dict[int, dict[bytes, Any]]] = {}
+        # space -> txn -> the keys txn holds there as a whole (`acquire_bulk`: its write
+        # set's keys of the space, `WriteSet.held`, shared, not copied); sealed whole at
+        # its commit
+        self._bulk: dict[int, dict[int, KeySet]] = {}
         # (space, txn) -> the range of the batches of txn's bulk hold there; a key of the
         # held dict outside them was taken one by one (it is in _holds too)
         self._bulk_spans: dict[tuple[int, int], KeySpan] = {}
@@ -359,8 +372,8 @@ class ConflictManager:
         return self._acquire(txn, snapshot, space, keys)
 
     def acquire_bulk(self, txn: int, snapshot: int, space: int, keys: list[bytes],
-                     held: dict[bytes, Any]) -> bool:
-        """Grants txn a batch of keys by holding `held`, its write set's dict of the space,
+                     held: KeySet) -> bool:
+        """Grants txn a batch of keys by holding `held`, its write set's keys of the space,
         whole: no holder entry per key, and at the commit the dict is sealed as it is
         (`release_bulk`). A direct-API upsert of a million rows then costs the managers a
         few C-level disjointness passes instead of a million-entry dict built, compared
@@ -425,7 +438,7 @@ class ConflictManager:
 
     def release_bulk(self, txn: int, commit_ts: int | None
                      ) -> tuple[set[int], tuple[int, ...]]:
-        """Ends txn's bulk holds: at a commit each held dict is sealed whole as committed at
+        """Ends txn's bulk holds: at a commit each held set is sealed whole as committed at
         `commit_ts`. Returns the spaces where that was all txn held (no per-key release
         is needed there) and the transactions waiting for txn (to wake)."""
         done: set[int] = set()
@@ -545,7 +558,7 @@ class ConflictManager:
         if self.ser.prepared:
             self.ser.release(txn, space, keys)  # NB: in the same step as last commits (validate)
 
-    def _seal(self, space: int, keys: dict[bytes, Any], commit_ts: int,
+    def _seal(self, space: int, keys: KeySet, commit_ts: int,
               span: KeySpan | None) -> None:
         """Keeps a committed key set whole; past SEALED_MAX the oldest is recorded per key."""
         sealed = self._sealed.setdefault(space, [])
@@ -597,7 +610,7 @@ class ConflictManager:
                 commits[space] = {k: t for k, t in d.items() if t > low_water}
 
 
-def _disjoint(d: dict[bytes, Any], span: KeySpan | None, keys: list[bytes],
+def _disjoint(d: KeySet, span: KeySpan | None, keys: list[bytes],
               b: Bounds | None) -> bool:
     """Whether no key of `keys` (bounds b) is in d, whose bulk keys `span` covers (the
     rest of d must be checked elsewhere): by the ranges when they are apart, else by lookups."""

@@ -72,6 +72,7 @@ from .conflicts import (
 )
 from .reapply import Reapplier
 from .rowlocks import NO_KEY_UPDATE, SKIP, WAIT
+from .runs import Held
 from .sequencer import CommitSequencer, LocalBatch, RequestBatch
 from .serial import SerializableMixin
 from .snapshot import Advanced, Discarded, Readable, SnapshotServer
@@ -280,9 +281,9 @@ class LocalTxnManager(SerializableMixin):
             raise
 
     def acquire_bulk(self, txn: Transaction, space: int, keys: list[bytes],
-                     held: dict[bytes, Any], record: Callable[[], None]) -> bool:
+                     held: Held, record: Callable[[], None]) -> bool:
         """Takes a batch of keys new to txn's write set at once, holding `held` (the write
-        set's dict of the space) whole in the one in-process manager
+        set's keys of the space, `WriteSet.held`) whole in the one in-process manager
         (`ConflictManager.acquire_bulk`), and runs `record` (which puts the keys into
         `held`) under the same lock. False: nothing was taken or recorded (remote or
         several managers, or a key not plainly free); the caller takes the usual way."""
@@ -681,8 +682,8 @@ class LocalTxnManager(SerializableMixin):
                 self._doomed.discard(txn.tid)
         private = txn.private
         bulk = self._release_bulk(txn, cts)
-        groups = {s: w.keys() for s, w in txn.ws.spaces.items()
-                  if w and (private is None or s not in private) and s not in bulk}
+        groups = {s: keys for s, keys in txn.ws.space_keys().items()
+                  if (private is None or s not in private) and s not in bulk}
         if txn.locked:  # NB: a row only locked was not changed: no commit recorded for it
             self.release(txn, tuple(k for k in txn.locked if not txn.ws.contains(*k)))
         spaces = tuple(private) if private and cts is not None else ()

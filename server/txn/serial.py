@@ -61,9 +61,8 @@ class SerializableMixin:
 
     def _space_writes(self, txn: Transaction) -> dict[int, list]:
         out: dict[int, list] = {}
-        for space, w in txn.ws.spaces.items():
-            if w:
-                out.setdefault(self._host(space), []).append((space, tuple(w)))
+        for space, keys in txn.ws.space_keys().items():
+            out.setdefault(self._host(space), []).append((space, tuple(keys)))
         return out
 
     def probe(self, txn: Transaction, at_write: bool) -> None:
@@ -112,8 +111,8 @@ class SerializableMixin:
         st = txn._ts or 0
         if len(self.cms) == 1:  # embedded default: one message, no grouping
             msg = Validate(txn.tid, st, cts, tuple(reads.points), tuple(reads.ranges),
-                           txn.ws.keys(), tuple((s, tuple(w)) for s, w in txn.ws.spaces.items()
-                                                if w))
+                           txn.ws.keys(), tuple((s, tuple(keys))
+                                                for s, keys in txn.ws.space_keys().items()))
             with self._cm_lock:
                 self.stats["ser_validations"] += 1
                 txn.validated = True

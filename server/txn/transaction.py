@@ -46,7 +46,7 @@ from .api import ScanSpec
 from .conflicts import LATEST
 from .readset import ReadSet
 from .rowlocks import NO_KEY_UPDATE, UPDATE, WAIT
-from .writeset import WriteSet
+from .writeset import ABSENT, WriteSet
 
 if TYPE_CHECKING:
     from .ltm import LocalTxnManager
@@ -121,22 +121,15 @@ class Transaction:
     def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Reads rows by key: own writes first, then the snapshot."""
         ts = self._snap()
-        w = self.ws.spaces.get(space)
         reads = self.reads
-        if not w:
+        if not self.ws.written(space):
             if reads is not None:
                 reads.add_points(space, keys)
                 if self.ws:
                     self.ltm.probe(self, at_write=False)
             return list(self.ltm.kivi.get(Get(space, ts, keys)).rows)
-        out: list[Row | None] = []
-        missing: list[int] = []
-        for i, k in enumerate(keys):
-            if k in w:
-                out.append(w[k])
-            else:
-                out.append(None)
-                missing.append(i)
+        out = self.ws.lookup(space, keys)
+        missing = [i for i, r in enumerate(out) if r is ABSENT]
         if missing:
             if reads is not None:
                 reads.add_points(space, [keys[i] for i in missing])
@@ -161,14 +154,14 @@ class Transaction:
         writes in the space (they are not in the copy), a SERIALIZABLE updater must record
         its reads, or the nodes are remote.
         """
-        if self.ws.spaces.get(space) or self.reads is not None:
+        if self.ws.written(space) or self.reads is not None:
             return None
         return space_snapshots(self.ltm.kivi, space, self._snap())
 
     def columnar_built(self, space: int) -> list[Snapshot] | None:
         """`columnar`, but None unless every region already has its copy (none is built):
         ANALYZE samples a copy that analytic queries keep, and reads rows otherwise."""
-        if self.ws.spaces.get(space) or self.reads is not None:
+        if self.ws.written(space) or self.reads is not None:
             return None
         return built_space_snapshots(self.ltm.kivi, space, self._snap())
 
@@ -307,17 +300,16 @@ class Transaction:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
         self._snap()
         ws = self.ws
-        w = ws.spaces.get(space)
         locked = self.locked
         private = self.private
         fresh: list[bytes] = []  # keys of space to acquire
-        new_keys = not w  # every key is new to the write set
+        new_keys = not ws.written(space)  # every key is new to the write set
         if private is None or space not in private:
             fresh = list(map(itemgetter(0), items))
             # NB: a bulk load's later batches bring keys new to the write set: C-level only
-            new_keys = new_keys or w.keys().isdisjoint(fresh)  # type: ignore[union-attr]
+            new_keys = new_keys or ws.fresh(space, fresh)
             if locked or not new_keys:
-                fresh = [k for k in fresh if (w is None or k not in w)
+                fresh = [k for k in fresh if not ws.contains(space, k)
                          and (not locked or (space, k) not in locked)]
         if locked:  # a row locked in a weaker mode than the write's: upgrade (checked already)
             weak = [k for k in map(itemgetter(0), items) if locked.get((space, k), mode) < mode]
@@ -344,8 +336,9 @@ class Transaction:
         upsert; a repeated key keeps its last row).
 
         A batch of keys all new to the write set is recorded with one undo entry and no
-        pair per row, and, when every key is plainly free, held in bulk: the conflict
-        manager holds the write set's dict of the space whole and seals it at the commit
+        pair per row (a sorted run when the keys ascend, `WriteSet.put_new`), and, when
+        every key is plainly free, held in bulk: the conflict manager holds the write
+        set's keys of the space whole (`WriteSet.held`) and seals them at the commit
         (`LocalTxnManager.acquire_bulk`), with no holder entry per key. Anything else (row
         locks, a key written already, one held or committed elsewhere, remote managers)
         takes `put`'s way, key by key, with its waits and conflicts. `cols` (the rows as
@@ -359,7 +352,7 @@ class Transaction:
             if self.private is not None and space in self.private:
                 ws.put_new(space, keys, rows, cols)  # nobody else can see the space
                 return
-            if self.ltm.acquire_bulk(self, space, keys, ws.space_dict(space),
+            if self.ltm.acquire_bulk(self, space, keys, ws.held(space),
                                      lambda: ws.put_new(space, keys, rows, cols)):
                 if self.reads is not None:  # as `_write`: after the ww check
                     self.ltm.probe(self, at_write=True)
@@ -387,9 +380,9 @@ class Transaction:
             )
         self._snap()
         locked = self.locked
-        w = self.ws.spaces.get(space)
+        ws = self.ws
         fresh = [(space, k) for k in keys
-                 if locked.get((space, k), -1) < mode and (w is None or k not in w)]
+                 if locked.get((space, k), -1) < mode and not ws.contains(space, k)]
         if not fresh:
             return 0
         got = self.ltm.lock(self, fresh, mode, wait)
@@ -419,10 +412,11 @@ class Transaction:
             return self.get(space, keys)
         # NB: the newest committed version, whatever the snapshot: nobody else can write
         # these keys now, and every version KiVi holds was committed (and logged) first.
-        w = self.ws.spaces.get(space) or {}
-        rows = self.ltm.kivi.get(Get(space, LATEST, [k for k in keys if k not in w])).rows
+        own = self.ws.lookup(space, keys)
+        rows = self.ltm.kivi.get(Get(space, LATEST, [k for k, r in zip(keys, own, strict=True)
+                                                     if r is ABSENT])).rows
         it = iter(rows)
-        return [w[k] if k in w else next(it) for k in keys]
+        return [next(it) if r is ABSENT else r for r in own]
 
     def savepoint(self) -> tuple[int, int]:
         """Returns a token for the current write-set state and row locks."""

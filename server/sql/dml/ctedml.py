@@ -143,11 +143,7 @@ def _carrier(part: Stmt, first: int) -> tuple[exp.Expression, list[int]]:
 def _hide(ws: WriteSet, token: int) -> list[tuple[int, bytes, Any]]:
     """Takes the writes made since `token` out of the write set (its row locks stay held) and
     returns them, to be put back once the statement's SELECT has read the tables without them."""
-    touched: dict[tuple[int, bytes], None] = {}
-    for space, key, _, old in ws.undo[token:]:
-        for k in (old if key is None else (key,)):
-            touched[(space, k)] = None
-    out = [(space, k, ws.spaces[space][k]) for space, k in touched]
+    out = ws.since(token)
     ws.rollback_to(token)
     return out
 

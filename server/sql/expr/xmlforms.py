@@ -69,9 +69,7 @@ def _xsd(oid: int) -> Callable[[Any], str] | None:
             tail = f"{sign}{h:02d}:{rem // 60:02d}" + (f":{rem % 60:02d}" if rem % 60 else "")
             return f"{local:%Y-%m-%dT%H:%M:%S}{_fraction(local.microsecond)}{tail}"
         return stamp
-    if oid == T.BYTEA:  # NB: per xmlbinary; plans are redone when it changes
-        if xmlvalue.xmlbinary() == "hex":
-            return lambda v: bytes(v).hex().upper()
+    if oid == T.BYTEA:
         return lambda v: base64.b64encode(bytes(v)).decode()
     return None
 

@@ -13,7 +13,9 @@ later `tN: await` prints its outcome. Blocking is observed, not guessed: the
 runner asks the LTM whether the thread waits inside it.
 
 Transaction commands: begin [rc|rr|serializable] [readonly] [session=S],
-get K..., lock K... (SELECT FOR UPDATE), scan [LO [HI]], put K=V..., delete K..., savepoint NAME,
+get K..., lock K... (SELECT FOR UPDATE), scan [LO [HI]], put K=V..., delete K...,
+bulk PREFIX LO HI V [rev] (`put_bulk` of keys PREFIX+LO .. PREFIX+(HI-1), zero-padded to
+HI's width, in key order or reversed: a COPY's batch), savepoint NAME,
 rollback_to NAME, new_statement, snapshot, commit, abort, await.
 Global commands: setup K=V... (one autocommit txn), pause_apply,
 resume_apply, status, gc.
@@ -159,6 +161,16 @@ class Runner:
                 k, _, v = a.partition("=")
                 items.append((k.encode(), (k, _value(v))))
             return lambda: txn.put(SPACE, items) or ""
+        if cmd == "bulk":
+            prefix, lo, hi, v, *order = args
+            names = [f"{prefix}{i:0{len(hi)}d}" for i in range(int(lo), int(hi))]
+            if order == ["rev"]:
+                names.reverse()
+            elif order:
+                raise ScriptError(f"bulk: unknown option {order!r}")
+            keys = [n.encode() for n in names]
+            rows = [(n, _value(v)) for n in names]
+            return lambda: txn.put_bulk(SPACE, keys, rows) or ""
         if cmd == "delete":
             return lambda: txn.delete(SPACE, [a.encode() for a in args]) or ""
         if cmd == "savepoint":

@@ -53,12 +53,21 @@ def test_the_promise_holds_only_while_batches_follow_each_other() -> None:
     ws3.put_new(1, _keys(0, 100), [(i,) for i in range(100)])
     token = ws3.savepoint()
     ws3.put_new(1, _keys(100, 200), [(i,) for i in range(100)])
-    ws3.rollback_to(token)
-    assert type(_commit_keys(ws3)) is list and len(_commit_keys(ws3)) == 100
+    ws3.rollback_to(token)  # the run is cut back: what is left still ascends
+    assert type(_commit_keys(ws3)) is AscendingKeys and _commit_keys(ws3) == _keys(0, 100)
 
-    ws4 = WriteSet()  # a plain list batch never starts the promise
+    ws4 = WriteSet()  # a plain list batch that ascends is a run too (one C-level pass)
     ws4.put_new(1, list(_keys(0, 100)), [(i,) for i in range(100)])
-    assert type(_commit_keys(ws4)) is list
+    assert type(_commit_keys(ws4)) is AscendingKeys
+    ws5 = WriteSet()  # one that does not goes into the dict
+    ws5.put_new(1, list(_keys(0, 100))[::-1], [(i,) for i in range(100)])
+    assert type(_commit_keys(ws5)) is list and not ws5.runs.get(1)
+
+    ws6 = WriteSet()  # runs that do not overlap ascend together, in whatever order they came
+    ws6.put_new(1, _keys(300, 400), [(i,) for i in range(100)])
+    ws6.put_new(1, _keys(0, 100), [(i,) for i in range(100)])
+    assert len(ws6.runs[1]) == 2 and _commit_keys(ws6) == _keys(0, 100) + _keys(300, 400)
+    assert type(_commit_keys(ws6)) is AscendingKeys
 
 
 def test_producers_and_readers_of_the_promise() -> None:

@@ -162,7 +162,7 @@ def test_the_redo_record_takes_the_batches_columns_while_they_are_all_the_writes
     k2, r2 = batch("b", KEYS[50:])
     ws.put_new(S, k1, r1, _cols(r1))
     ws.put_new(S, k2, r2, _cols(r2))
-    assert ws.columns() == {S: _cols(list(ws.spaces[S].values()))}
+    assert ws.columns() == {S: _cols(ws.for_commit()[1][0].rows)}
     writes, spaces = ws.for_commit()
     with_cols = unpack_bulk(pack_record(5, writes, (), spaces, ws.columns()))
     assert with_cols == unpack_bulk(pack_record(5, writes, (), spaces))  # same record
