@@ -229,6 +229,14 @@ def _psycopg(dsn: str) -> list:
             c.execute("CALL cc(5); select 1")  # NB: one Query message: an implicit block
         except psycopg.Error as e:
             out.append((e.sqlstate, e.diag.message_primary))
+    with psycopg.connect(dsn, autocommit=True) as c:  # NB: a prepared CALL sees a new body
+        c.execute("create or replace procedure rp(inout a int) language plpgsql as "
+                  "$$ begin a := a + 1; end $$")
+        for i in range(6):
+            out.append(c.execute("CALL rp(%s)", (i,), prepare=True).fetchall())
+            if i == 3:
+                c.execute("create or replace procedure rp(inout a int) language plpgsql as "
+                          "$$ begin a := a * 100; end $$")
     with psycopg.connect(dsn) as c:  # NB: psycopg's default: BEGIN before the first statement
         try:
             c.execute("CALL cc(%s)", (3,))

@@ -223,7 +223,10 @@ def analyse_call(session: SQLSession, sql: str, param_oids: list[int],
     def run(s: SQLSession, p: list[Any]) -> Result:
         rows = list(values_stmt.run(s, p).rows or [])
         values = list(rows[0])[:len(params)] if rows else []
-        out = invoke(s, fn, values, analyse_tree, top_level_nonatomic(s))
+        now = next((f for f in s.catalog().functions if f.oid == fn.oid), None)
+        if now is None:  # NB: a prepared CALL of a procedure dropped since
+            raise UndefinedFunction(f"procedure with OID {fn.oid} does not exist")
+        out = invoke(s, now, values, analyse_tree, top_level_nonatomic(s))  # NB: its body now
         if not columns:
             return Result("CALL")
         return Result("CALL", columns=columns, rows=iter([out or ()]), done=False)
