@@ -154,6 +154,8 @@ select lo_unlink(50001);
 alter large object 50001 owner to lo_t_bob;
 comment on large object 50001 is 'no';
 select lo_import('/nonexistent/file');
+select count(*) from pg_largeobject;
+select count(*) from pg_largeobject_metadata;
 reset role;
 drop role lo_t_alice;
 reassign owned by lo_t_alice to lo_t_bob;

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import InsufficientPrivilege
 from ...pgtypes import oids as T
 from ..pgcatalog.registry import virtual_table
 from ..privileges.acl import acl_texts
+from ..privileges.check import current_role
 from . import pages
 
 _ACLITEM_ARRAY = 1034
@@ -26,6 +28,10 @@ def pg_largeobject_metadata(ctx: Any) -> list[tuple[Any, ...]]:
 @virtual_table("pg_catalog", "pg_largeobject",
                [("loid", T.OID), ("pageno", T.INT4), ("data", T.BYTEA)], 2613)
 def pg_largeobject(ctx: Any) -> list[tuple[Any, ...]]:
-    """Every page of every large object of the database."""
+    """Every page of every large object of the database: superusers only, as PostgreSQL
+    revokes SELECT on pg_largeobject from PUBLIC (the objects' own ACLs guard their bytes)."""
     s = ctx.session
+    role = current_role(s)
+    if role is None or not role.superuser:
+        raise InsufficientPrivilege("permission denied for table pg_largeobject")
     return [(r[1], r[2], r[3]) for r in pages.pages(s.ensure_txn(), s.db.oid)]
