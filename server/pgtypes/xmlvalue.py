@@ -50,6 +50,16 @@ def use_xmloption(value: str) -> None:
     _local.option = value
 
 
+def xmlbinary() -> str:
+    """The xmlbinary of the session this thread serves: 'base64' or 'hex'."""
+    return getattr(_local, "binary", "base64")
+
+
+def use_xmlbinary(value: str) -> None:
+    """Publishes a session's xmlbinary to this thread (sql.settings calls it)."""
+    _local.binary = value
+
+
 # -- the XML declaration ---------------------------------------------------------------------
 
 

@@ -230,6 +230,8 @@ _DOCS: dict[str, tuple[str, str]] = {
                         "Shows the size of write ahead log segments."),
     "work_mem": ("Resource Usage / Memory",
                 "Sets the maximum memory to be used for query workspaces."),
+    "xmlbinary": ("Client Connection Defaults / Statement Behavior",
+                  "Sets how binary values are to be encoded in XML."),
     "xmloption": ("Client Connection Defaults / Statement Behavior",
                  "Sets whether XML data in implicit parsing and serialization operations is to be considered as documents or content fragments."),
 }

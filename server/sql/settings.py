@@ -106,6 +106,7 @@ DEFAULTS: dict[str, str] = {
     "temp_tablespaces": "",
     "check_function_bodies": "on",
     "xmloption": "content",
+    "xmlbinary": "base64",
     "cursor_tuple_fraction": "0.1",
     "log_statement": "none",
     "log_connections": "off",  # read by the event-loop front end (pgwire/loop.py) at start
@@ -254,10 +255,10 @@ def _normalise(name: str, value: str) -> str:
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
                                         hint="Available values: none, ddl, mod, all.")
         return low
-    if name == "xmloption":
-        if low not in ("content", "document"):
+    if name in _XML_ENUMS:
+        if low not in _XML_ENUMS[name]:
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
-                                        hint="Available values: content, document.")
+                                        hint=f"Available values: {', '.join(_XML_ENUMS[name])}.")
         return low
     if name == "intervalstyle":
         if low not in ("postgres", "postgres_verbose", "sql_standard", "iso_8601"):
@@ -269,7 +270,8 @@ def _normalise(name: str, value: str) -> str:
 
 
 # the settings published to the session's thread (`Settings.use_zone`) that plans fold by
-_STYLES = ("timezone", "datestyle", "intervalstyle", "xmloption")
+_STYLES = ("timezone", "datestyle", "intervalstyle", "xmloption", "xmlbinary")
+_XML_ENUMS = {"xmloption": ("content", "document"), "xmlbinary": ("base64", "hex")}
 _UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 1}
 TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
                  "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
@@ -373,7 +375,8 @@ class Settings:
     def _restyle(self) -> None:
         """A new `style_key`: plans that folded date/time constants must be made again."""
         v = self.values
-        self.style_key = (v["timezone"], v["datestyle"], v["intervalstyle"], v["xmloption"])
+        self.style_key = (v["timezone"], v["datestyle"], v["intervalstyle"], v["xmloption"],
+                          v["xmlbinary"])
 
     def use_zone(self) -> None:
         """Publishes this session's TimeZone, DateStyle and IntervalStyle to the thread running it.
@@ -385,6 +388,7 @@ class Settings:
         dateparse.use_datestyle(self.values["datestyle"])
         dateparse.use_intervalstyle(self.values["intervalstyle"])
         xmlvalue.use_xmloption(self.values["xmloption"])  # xml_in's; '...'::xml folds by it
+        xmlvalue.use_xmlbinary(self.values["xmlbinary"])  # bytea in XMLELEMENT: base64 or hex
         PUBLISHED.settings = self
 
     def get(self, name: str) -> str | None:

@@ -75,6 +75,9 @@ set xmloption = document
 select 'x<a/>'::xml
 select xml_is_well_formed('a<b/>')
 set xmloption = foo
+set xmlbinary = hex
+select xmlelement(name a, '\x0aff'::bytea), xmlforest('\x00'::bytea as b)
+reset xmlbinary
 reset xmloption
 drop table xml_t
 """.strip().splitlines()

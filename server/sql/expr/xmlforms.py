@@ -22,6 +22,7 @@ from ...errors import (
     DatatypeMismatch,
     DatetimeFieldOverflow,
     NotAnXmlDocument,
+    SQLError,
     SyntaxError_,
     UndefinedFunction,
 )
@@ -69,7 +70,9 @@ def _xsd(oid: int) -> Callable[[Any], str] | None:
             tail = f"{sign}{h:02d}:{rem // 60:02d}" + (f":{rem % 60:02d}" if rem % 60 else "")
             return f"{local:%Y-%m-%dT%H:%M:%S}{_fraction(local.microsecond)}{tail}"
         return stamp
-    if oid == T.BYTEA:
+    if oid == T.BYTEA:  # NB: per xmlbinary; plans are redone when it changes
+        if xmlvalue.xmlbinary() == "hex":
+            return lambda v: bytes(v).hex().upper()
         return lambda v: base64.b64encode(bytes(v)).decode()
     return None
 
@@ -146,6 +149,9 @@ class XmlForms:
 
     def _content(self, node: exp.Expression) -> E:
         e = self.bind(node)
+        if e.kind == "param" and e.type == T.UNKNOWN:  # NB: any type goes: nothing infers one
+            raise SQLError(f"could not determine data type of parameter ${e.data}",
+                           sqlstate="42P18")
         return coerce(e, T.TEXT, params=self.params) if e.type == T.UNKNOWN else e
 
     def b_XMLElement(self, node: exp.Expression) -> E:
