@@ -26,6 +26,7 @@ import re
 import struct
 import time
 from collections.abc import Callable, Iterator
+from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -399,8 +400,12 @@ class CopyIn:
             return True
         if set(map(len, records)) != {self.column_count}:
             return False
-        # NB: a map of itemgetter per column transposes several times faster than zip(*rows)
-        fields = [list(map(itemgetter(i), records)) for i in range(self.column_count)]
+        # NB: every record has n fields: one flat list (a C-level chain) sliced per column
+        # transposes about twice as fast as a map of itemgetter per column
+        n = self.column_count
+        flat = list(chain.from_iterable(records))
+        fields = [flat[i::n] for i in range(n)]
+        del flat
         # NB: without escapes other than doubled quotes, a field equal to the NULL string
         # shows in the text as that string, or, empty, as an empty field or a quoted ""
         if (self.escape != self.quote or may_hold_null(text, self.null, self.delim)
