@@ -719,6 +719,8 @@ class Binder(SpecialForms, XmlForms):
         if left.type == T.UNKNOWN:
             known = [i.type for i in items if i.type != T.UNKNOWN]
             left = coerce(left, ty.common_type(known) if known else T.TEXT, params=self.params)
+        if left.type == T.XML and len(items) == 1:  # `x IN (a)` is `x = a` (42883 xml = unknown)
+            return self.compare(op, left, items[0])
         items = [self.unify(left, i)[1] for i in items]
         if left.kind != "row":
             for i in items:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
