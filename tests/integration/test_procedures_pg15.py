@@ -160,6 +160,20 @@ STATEMENTS = [
     "select relname, relkind from pg_class where relnamespace = 'hpb'::regnamespace "
     "order by 1",
     "create schema hpc create table hpb.t2 (a int)",
+    "create schema hpq create table t (a int) create index ti on t (a) grant select on t to "
+    "public create sequence s1",
+    "select relname, relkind from pg_class where relnamespace = 'hpq'::regnamespace order by 1",
+    "select has_table_privilege('public', 'hpq.t', 'select')",
+    "create schema authorization current_user",
+    "select nspname, pg_get_userbyid(nspowner) from pg_namespace where nspname = current_user",
+    "create schema hpq3 authorization nosuchrole",
+    "create schema if not exists hpq4 create table t (a int)",
+    "create schema hpq5 create view v as with x as (select 1 as a) select a from x "
+    "create table t1 (a int primary key) create table t2 (b int references t1)",
+    "select * from hpq5.v",
+    "drop schema hpq cascade",
+    "drop schema cumulo",
+    "drop schema hpq5 cascade",
     "drop schema hpa, hpb, hp_owner cascade",
     "drop role hp_owner",
 ]

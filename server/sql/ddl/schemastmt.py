@@ -83,7 +83,9 @@ def analyse_create_schema(session: SQLSession, sql: str, analyse: Analyse) -> St
     m = _HEAD.match(text)
     assert m is not None  # NB: `is_schema_with_elements` said so
     role_name = _ident(m.group("role")) if m.group("role") else None
-    name = _ident(m.group("name")) if m.group("name") else role_name or ""
+    who = session.user if role_name in ("current_user", "current_role", "session_user") \
+        else role_name
+    name = _ident(m.group("name")) if m.group("name") else who or ""
     parts = elements(text[m.end():])
     if text[m.end():].strip() and not parts:
         word = text[m.end():].split()[0]
@@ -98,8 +100,6 @@ def analyse_create_schema(session: SQLSession, sql: str, analyse: Analyse) -> St
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.catalog()
-        who = s.user if role_name in ("current_user", "current_role", "session_user") \
-            else role_name
         owner = current_role(s, cat) if who is None else role_by_name(cat, who)
         if owner is None:
             raise UndefinedObject(f'role "{who}" does not exist')
