@@ -41,6 +41,7 @@ from ..errors import (
     SyntaxError_,
     UndefinedColumn,
     UniqueViolation,
+    WrongObjectType,
 )
 from ..kivi.wirecols import joined
 from ..pgtypes import oids as T
@@ -74,6 +75,7 @@ from .copyout import (
 from .ddl.names import get_relation, parse_qualified
 from .direct.colkeys import int_column_keys
 from .direct.compositekeys import element_keys, key_kinds
+from .dml.firetriggers import capturing
 from .dml.values import compile_default
 from .dml.writer import writer_for
 from .parse import parse_sql, unquote_ident
@@ -253,6 +255,7 @@ class CopyIn:
         types = [table.columns[p].type_oid for p in positions]
         self.names = [table.columns[p].name for p in positions]
         self.writer = writer_for(s, table)
+        self.captured: dict[Any, Any] = {}  # the rows for AFTER triggers' transition tables
         if self.writer.triggers is not None:  # NB: COPY FROM is an INSERT to them
             self.writer.triggers.statement(s, "BEFORE", "INSERT")
         self.pk_kinds = key_kinds([table.columns[i].type_oid for i in self.writer.pk],
@@ -652,8 +655,13 @@ class CopyIn:
         The checks (typmods, NOT NULL, CHECK, unique, foreign keys) are the writer's.
         """
         w, s = self.writer, self.s
+        if self.table.kind == "v" and w.triggers is not None:  # NB: a view's INSTEAD OF
+            for r in rows:  # INSERT triggers take the rows; one they skip still counts, as
+                w.triggers.instead(s, "INSERT", list(r), None)  # in PostgreSQL's CopyFrom
+            return len(rows)
         if w.triggers is not None:  # NB: row triggers fire for COPY too: the row path
-            return w.insert(s, rows, converted=converted)
+            with capturing(self.captured):
+                return w.insert(s, rows, converted=converted)
         txn = s.txn
         tuples = w.prepare_rows(rows, converted)
         keys = self._column_keys(tuples, cols if tuples is rows else None)
@@ -719,7 +727,8 @@ class CopyIn:
             self._binary()
         self._flush()
         if self.writer.triggers is not None:
-            self.writer.triggers.statement(self.s, "AFTER", "INSERT")
+            with capturing(self.captured):
+                self.writer.triggers.statement(self.s, "AFTER", "INSERT")
         took = time.monotonic() - self.started
         if self.count >= LOG_ROWS:
             log.info("COPY %s: %d rows in %.2f s (%.0f rows/s, %s format)", self.table.name,
@@ -882,6 +891,12 @@ def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
         table = get_relation(cat, schema, name, s.search_path())
         check_table(s, cat, current_role(s, cat), table, "a",
                     frozenset(col_names) if col_names else None)
+        if table.kind == "v" and not any(
+                t.table_oid == table.oid and t.tgtype & 0x45 == 0x45 and t.enabled != "D"
+                for t in cat.triggers):  # NB: INSTEAD (64) | INSERT (4) | ROW (1)
+            raise WrongObjectType(f'cannot copy to view "{table.name}"',
+                                  hint="To enable copying to a view, provide an INSTEAD OF "
+                                       "INSERT trigger.")
         if col_names:
             by_name = {c.name: c.attnum - 1 for c in table.live_columns}
             for c in col_names:

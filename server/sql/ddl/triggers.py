@@ -3,10 +3,12 @@
 A trigger is a catalog row (`catalog.model.Trigger`, pg_trigger's shape: tgtype's
 bits, tgenabled, the arguments, UPDATE OF's attnums, WHEN's text). The checks
 and their messages are PostgreSQL's CreateTrigger: the table, the kind of
-trigger the table may have, WHEN's references, the function (which must return
-`trigger`), and the name (unique per table). What fires them is
-`dml.firetriggers`. Transition tables (REFERENCING) and INSTEAD OF triggers on
-views are not run here: 0A000 at CREATE.
+trigger the table may have (INSTEAD OF ROW on views only), transition tables'
+restrictions (REFERENCING: AFTER, one event, no column list), WHEN's references,
+the function (which must return `trigger`), and the name (unique per table).
+CREATE CONSTRAINT TRIGGER (AFTER ... FOR EACH ROW only, by the grammar) also
+gets a pg_constraint row of contype `t` and its DEFERRABLE / INITIALLY DEFERRED.
+What fires them is `dml.firetriggers` (a view's INSTEAD OF ones, `dml.viewdml`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 A view's column names live in the catalog (CREATE VIEW v (a, b) may rename its
 query's columns), and the planner expands a view under those names, so renaming
-a view's column is a catalog change like renaming a table's. Other ALTER VIEW
-forms (column defaults, SET SCHEMA, options) fail with 0A000 rather than do nothing.
+a view's column is a catalog change like renaming a table's, and so is a view
+column's default (`ALTER COLUMN c SET DEFAULT`), which an INSERT through the
+view uses before the table's (`dml.viewrewrite`). Other ALTER VIEW forms (SET
+SCHEMA, options) fail with 0A000 rather than do nothing.
 """
 
 from __future__ import annotations
@@ -20,13 +22,17 @@ if TYPE_CHECKING:
 
 
 def alter_view(s: SQLSession, tree: exp.Alter) -> str:
-    """ALTER VIEW [IF EXISTS] name RENAME TO new | RENAME [COLUMN] old TO new."""
+    """ALTER VIEW [IF EXISTS] name RENAME TO new | RENAME [COLUMN] old TO new |
+    ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT."""
     view = relation_to_alter(s, tree)
     if view is None:
         return "ALTER VIEW"
     if view.kind != "v":
         raise WrongObjectType(f'"{view.name}" is not a view')
     for action in tree.args.get("actions") or []:
+        given = {k for k, v in action.args.items() if v is not None and k != "this"}
+        if isinstance(action, exp.AlterColumn) and given in ({"default"}, {"drop"}):
+            continue  # SET / DROP DEFAULT: what an INSERT through the view fills in
         if not isinstance(action, exp.AlterRename | exp.RenameColumn):
             raise FeatureNotSupported(
                 f"ALTER VIEW action is not supported: {action.sql('postgres')[:60]}")

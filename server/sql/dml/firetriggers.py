@@ -19,6 +19,8 @@ runner: this layer knows the catalog rows, not how to run a body.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,17 @@ class _Captured:
 # (table oid, op) -> rows, while a statement whose table has transition tables runs
 _CAPTURE: ContextVar[dict[tuple[int, str], _Captured] | None] = ContextVar(
     "transition_capture", default=None)
+
+
+@contextlib.contextmanager
+def capturing(rows: dict[Any, Any]) -> Iterator[None]:
+    """Collects the written rows into `rows` for transition tables (a COPY FROM keeps one
+    across its messages, entering this for each batch and for its AFTER STATEMENT triggers)."""
+    token = _CAPTURE.set(rows)
+    try:
+        yield
+    finally:
+        _CAPTURE.reset(token)
 
 
 class TableTriggers:

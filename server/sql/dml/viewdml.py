@@ -29,7 +29,7 @@ from ..catalog.model import Table
 from ..ddl.names import find_relation, get_relation, ident, table_name
 from ..parse import parse_sql
 from ..pgcatalog.typetext import format_type
-from ..pgcatalog.updatable import not_updatable, view_query
+from ..pgcatalog.updatable import not_updatable, view_default, view_query
 from ..querystmt import analyse_query
 from ..stmt import Stmt
 from .firetriggers import TableTriggers, with_statement_triggers
@@ -110,9 +110,13 @@ def _rows_query(tree: exp.Expression, view: Table, op: str
         for n in listed:
             if n not in by_name:
                 raise UndefinedColumn(f'column "{n}" of relation "{view.name}" does not exist')
+        own = {c.name: d for c in cols if (d := view_default(c)) is not None}
         src = tree.args.get("expression")
-        if src is None:  # DEFAULT VALUES
-            return exp.select(exp.Null()), [], []
+        if src is None:  # DEFAULT VALUES: the view's defaults, NULL elsewhere
+            names = list(own) or [cols[0].name]
+            return exp.select(*[_cast(own[n].copy() if n in own else exp.Null(),
+                                      cols[by_name[n]].type_oid, cols[by_name[n]].typmod)
+                                for n in names]), [], [by_name[n] for n in names]
         if isinstance(src, exp.Values):
             width = len(src.expressions[0].expressions) if src.expressions else 0
             src = src.copy()
@@ -120,7 +124,7 @@ def _rows_query(tree: exp.Expression, view: Table, op: str
                 for i, e in enumerate(tup.expressions[:len(listed)]):
                     c = cols[by_name[listed[i]]]
                     if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
-                        e = exp.Null()
+                        e = own[c.name].copy() if c.name in own else exp.Null()
                     tup.expressions[i] = _cast(e, c.type_oid, c.typmod)
             src = exp.select("*").from_(exp.Subquery(
                 this=src, alias=exp.TableAlias(
@@ -135,6 +139,10 @@ def _rows_query(tree: exp.Expression, view: Table, op: str
         pos = [by_name[n] for n in listed]
         sel = [_cast(exp.column(n, "_s"), cols[p].type_oid, cols[p].typmod)
                for n, p in zip(names, pos, strict=True)]
+        for n, d in own.items():  # the view's defaults for the columns left out
+            if n not in listed:
+                pos.append(by_name[n])
+                sel.append(_cast(d.copy(), cols[by_name[n]].type_oid, cols[by_name[n]].typmod))
         return exp.select(*sel).from_(sub), [], pos
     target = tree.this
     alias = ident(target.args["alias"].this) if target.args.get("alias") else view.name

@@ -27,6 +27,7 @@ from ..pgcatalog.updatable import (
     column_map,
     not_updatable,
     selected,
+    view_default,
     view_query,
 )
 
@@ -154,6 +155,8 @@ def rewrite(tree: exp.Insert | exp.Update | exp.Delete, view: Table, op: str,
                 raise FeatureNotSupported(f'cannot insert into column "{n}" of view '
                                           f'"{view.name}"', detail=_COLUMN_DETAIL)
             base_names.append(exp.to_identifier(cols[n].name))  # type: ignore[union-attr]
+        extra = _view_defaults(out, view, listed, cols)
+        base_names += [exp.to_identifier(cols[n].name) for n in extra]  # type: ignore[union-attr]
         out.set("this", exp.Schema(this=new_target, expressions=base_names))
         conflict = out.args.get("conflict")
         if conflict is not None:
@@ -198,12 +201,44 @@ def rewrite(tree: exp.Insert | exp.Update | exp.Delete, view: Table, op: str,
     return out
 
 
+def _view_defaults(out: exp.Expression, view: Table, listed: list[str],
+                   cols: dict[str, exp.Column | None]) -> list[str]:
+    """Puts the view's own column defaults into the INSERT (they come before the table's):
+    for DEFAULT in VALUES, and for the writable columns the statement leaves out, whose
+    names it returns (their values are added to each row)."""
+    own = {c.name: d for c in view.live_columns if (d := view_default(c)) is not None}
+    if not own:
+        return []
+    extra = [n for n in own if n not in listed and cols.get(n) is not None]
+    src = out.args.get("expression")
+    if src is None and out.args.get("default"):  # DEFAULT VALUES
+        if extra:
+            out.set("default", None)
+            out.set("expression", exp.Values(expressions=[exp.Tuple(
+                expressions=[own[n].copy() for n in extra])]))
+        return extra
+    if isinstance(src, exp.Values):
+        for tup in src.expressions:
+            vals = list(tup.expressions)
+            for i, e in enumerate(vals[:len(listed)]):
+                if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT" and listed[i] in own:
+                    vals[i] = own[listed[i]].copy()
+            tup.set("expressions", vals + [own[n].copy() for n in extra])
+    elif src is not None and extra:
+        sub = exp.Subquery(this=src, alias=exp.TableAlias(this=exp.to_identifier("_s")))
+        out.set("expression", exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier(
+            "_s")), *[own[n].copy() for n in extra]).from_(sub))
+    return extra
+
+
 def _width(tree: exp.Expression) -> int:
     """How many leading view columns an INSERT without a column list writes."""
     src = tree.args.get("expression")
     if isinstance(src, exp.Values) and src.expressions:
         first = src.expressions[0]
         return len(first.expressions) if isinstance(first, exp.Tuple) else 1
+    if src is None:  # DEFAULT VALUES
+        return 0
     if isinstance(src, exp.Select):
         return len(src.expressions) if not any(
             isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))

@@ -45,13 +45,16 @@ def schemata(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("information_schema", "tables")
 def tables(ctx: Any) -> list[tuple[Any, ...]]:
-    """User tables and views, then the system relations."""
+    """User tables and views (an automatically updatable one is insertable into), then the
+    system relations."""
     cat = ctx.catalog
     idx = names(cat)
+    path = ctx.search_path()
     rows = [
         (cat.database.name, idx.schema_name(t.schema_oid), t.name,
          "VIEW" if t.kind == "v" else "BASE TABLE", None, None, None, None, None,
-         _yes(t.kind == "r"), "NO", None)
+         _yes(t.kind == "r" or bool(relation_events(cat, t, path, False) & INSERT)), "NO",
+         None)
         for t in cat.tables
     ]
     rows += [

@@ -19,6 +19,7 @@ information_schema.views and .columns report); the write itself is
 
 from __future__ import annotations
 
+import functools
 from typing import Any, cast
 
 import sqlglot
@@ -49,7 +50,14 @@ def relation_of(q: exp.Select) -> tuple[str | None, str]:
 
 
 def view_query(sql: str) -> exp.Expression:
-    """The view's stored query, parsed, with identifiers folded as PostgreSQL does."""
+    """The view's stored query, parsed, with identifiers folded as PostgreSQL does (a copy:
+    the caller may change it)."""
+    return _parsed(sql).copy()
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(sql: str) -> exp.Expression:
+    """NB: information_schema.columns asks once per view column: parse each text once."""
     return cast(exp.Expression, normalize_identifiers(sqlglot.parse_one(sql, read="postgres"),
                                                       dialect="postgres"))
 
@@ -123,6 +131,13 @@ def column_map(q: exp.Select, names: list[str], base_cols: list[str]
             for i, n in enumerate(names)}
 
 
+def view_default(c: M.Column) -> exp.Expression | None:
+    """A view column's own default (ALTER VIEW ... SET DEFAULT), parsed, or None."""
+    if c.default is None:
+        return None
+    return cast(exp.Expression, sqlglot.parse_one(c.default, read="postgres"))
+
+
 def check_option(view: M.Table) -> str | None:
     """The view's WITH CHECK OPTION ("local" or "cascaded"), or None."""
     for o in view.options:
@@ -161,7 +176,7 @@ def relation_events(cat: M.CatalogSnapshot, table: M.Table, search_path: list[st
     if table.kind != "v" or not table.view_sql or depth > 32:
         return events
     try:
-        q = view_query(table.view_sql)
+        q = _parsed(table.view_sql)  # NB: read only
     except sqlglot.errors.ParseError:
         return events
     if not_updatable(q) is not None:
