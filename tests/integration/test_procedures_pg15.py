@@ -71,6 +71,17 @@ STATEMENTS = [
     "select pg_get_function_arguments('p8'::regproc), pg_get_function_result('p8'::regproc)",
     "select routine_name, routine_type, data_type, routine_body, external_language "
     "from information_schema.routines where routine_schema = 'public' order by 1, 2",
+    "create procedure ppar(a int, inout b text default 'x', out c numeric) language sql as "
+    "$$ select 'a', 1.0 $$",
+    "create procedure ppar(a int, out c numeric, inout b text default 'x') language sql as "
+    "$$ select 1.0, 'a' $$",
+    "call ppar(1, null)",
+    "create function ftab(a int) returns table (x int, y text[]) language sql as "
+    "$$ select 1, '{}'::text[] $$",
+    "select regexp_replace(specific_name, '_[0-9]+$', '') as name, ordinal_position, "
+    "parameter_mode, is_result, parameter_name, data_type, udt_name, dtd_identifier, "
+    "parameter_default from information_schema.parameters where specific_schema = 'public' "
+    "and specific_name ~ '^(ppar|ftab|p1|p8)_' order by 1, 2",
     # transaction control
     "call ins(6)",
     "select * from pt order by 1",

@@ -1,6 +1,7 @@
-"""information_schema.routines: one row per CREATE FUNCTION's function and CREATE PROCEDURE's
-procedure, as PostgreSQL 15's view computes it (routine_type, data_type spelled by
-format_type, the language in capitals). The built-in functions are not listed.
+"""information_schema.routines and .parameters: one row per CREATE FUNCTION's function and
+CREATE PROCEDURE's procedure (and per parameter), as PostgreSQL 15's views compute them
+(routine_type, data_type spelled by format_type, the language in capitals). The built-in
+functions are not listed.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...pgtypes import oids as T
+from ..catalog.routineparams import parameters
 from .names import names
 from .registry import pg_relation
 from .typetext import format_type
@@ -28,11 +30,9 @@ def routines(ctx: Any) -> list[tuple[Any, ...]]:
         proc = f.kind == "p"
         if proc:
             data_type = udt = None
-        elif f.returns in T.ELEMENT_OF:
-            data_type, udt = "ARRAY", udt_name(cat, f.returns)
         else:
             udt = udt_name(cat, f.returns)
-            data_type = format_type(f.returns, None) if udt[0] == "pg_catalog" else "USER-DEFINED"
+            data_type = _data_type(f.returns, udt)
         row: list[Any] = [None] * _COLUMNS
         row[0:7] = [db, schema, f"{f.name}_{f.oid}", db, schema, f.name,
                     "PROCEDURE" if proc else "FUNCTION"]
@@ -49,3 +49,37 @@ def routines(ctx: Any) -> list[tuple[Any, ...]]:
         row[57] = "NO"
         rows.append(tuple(row))
     return rows
+
+
+_MODES = {"i": "IN", "o": "OUT", "b": "INOUT", "v": "IN", "t": "OUT"}
+_PARAMETER_COLUMNS = 32  # PostgreSQL 15's parameters view
+
+
+@pg_relation("information_schema", "parameters")
+def parameters_view(ctx: Any) -> list[tuple[Any, ...]]:
+    """The parameters of the user's functions and procedures, in declaration order (a
+    RETURNS TABLE's columns as OUT ones, as PostgreSQL lists them)."""
+    cat = ctx.catalog
+    idx = names(cat)
+    db = cat.database.name
+    rows = []
+    for f in cat.functions:
+        defaults = f.param_defaults or ("",) * len(f.param_modes)
+        for i, ((mode, name, typ), default) in enumerate(zip(parameters(f), defaults,
+                                                              strict=False)):
+            udt = udt_name(cat, typ)
+            row: list[Any] = [None] * _PARAMETER_COLUMNS
+            row[0:9] = [db, idx.schema_name(f.schema_oid), f"{f.name}_{f.oid}", i + 1,
+                        _MODES.get(mode, "IN"), "NO", "NO", name or None, _data_type(typ, udt)]
+            row[23:26] = [db, udt[0], udt[1]]
+            row[30] = str(i + 1)
+            row[31] = default or None
+            rows.append(tuple(row))
+    return rows
+
+
+def _data_type(typ: int, udt: tuple[str | None, str | None]) -> str | None:
+    """information_schema's data_type: ARRAY, a built-in type's format_type, USER-DEFINED."""
+    if typ in T.ELEMENT_OF:
+        return "ARRAY"
+    return format_type(typ, None) if udt[0] == "pg_catalog" else "USER-DEFINED"

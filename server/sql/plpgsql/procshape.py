@@ -22,18 +22,24 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...errors import SyntaxError_
+from ...errors import SQLError, SyntaxError_
 from ...pgtypes import oids as T
 from ..parse import parse_sql, split_statements
 from .parser import Block
 from .results import Shape, parameter
 
+_DEFAULT = re.compile(r"\s(?:DEFAULT\b|=)", re.I)
 _ATOMIC = re.compile(r"\bBEGIN\s+ATOMIC\b(?P<body>.*)\bEND\s*;?\s*$", re.I | re.S)
 
 
 def procedure_shape(params: Sequence[str], type_of: Callable[[str], int]) -> Shape:
     """The arguments (IN, INOUT, VARIADIC) and the output row (INOUT, OUT) of a procedure."""
     decl = [parameter(p, type_of) for p in params]
+    defaulted = [bool(_DEFAULT.search(p)) for p in params]
+    for i, (mode, _, _) in enumerate(decl):
+        if mode == "OUT" and any(defaulted[:i]):
+            raise SQLError("procedure OUT parameters cannot appear after one with a default "
+                           "value", sqlstate="42P13")
     args = [(n, t) for m, n, t in decl if m != "OUT"]
     outs = [(n, t) for m, n, t in decl if m in ("OUT", "INOUT")]
     if not outs:
