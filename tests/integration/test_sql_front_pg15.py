@@ -955,10 +955,11 @@ select percentile_disc(g / 10.0) within group (order by x) from hs group by g or
 """,
     "pg_aggregate": r"""
 select aggfnoid, aggkind, aggnumdirectargs, aggtransfn, aggfinalfn, aggcombinefn, aggsortop, aggtranstype, agginitval from pg_aggregate where aggfnoid::oid in (2100, 2147, 2803, 2116, 3972, 3984, 3986, 3992, 2335, 3538, 2829) order by aggfnoid::oid;
-select count(*) from pg_aggregate a join pg_proc p on p.oid = a.aggfnoid where p.proname in ('sum','avg','count','min','max','percentile_cont','percentile_disc','mode','rank','dense_rank','percent_rank','cume_dist','string_agg','array_agg','bool_and','bool_or','every','corr','stddev','variance','json_agg','jsonb_agg') and p.proargtypes[0] not in (3500, 5069);
+select count(*) from pg_aggregate a join pg_proc p on p.oid = a.aggfnoid where p.proname in ('sum','avg','count','min','max','percentile_cont','percentile_disc','mode','rank','dense_rank','percent_rank','cume_dist','string_agg','array_agg','bool_and','bool_or','every','corr','stddev','variance','json_agg','jsonb_agg') and p.proargtypes[0] <> 3500;
 select p.oid, p.proname, p.prokind, p.pronargs, p.proargtypes, p.prorettype, p.provariadic, pg_get_function_arguments(p.oid), pg_get_function_identity_arguments(p.oid), pg_get_function_result(p.oid) from pg_proc p where proname in ('rank','dense_rank','percent_rank','cume_dist', 'percentile_cont', 'percentile_disc', 'mode') order by oid;
 select aggkind, count(*) from pg_aggregate a join pg_proc p on p.oid = a.aggfnoid where p.proname in ('percentile_cont','percentile_disc','mode','rank','dense_rank','percent_rank','cume_dist') group by 1 order by 1;
-select p.proname, a.aggsortop::regoperator from pg_aggregate a join pg_proc p on p.oid = a.aggfnoid where a.aggsortop <> 0 and p.proargtypes[0] in (23, 25, 1082) order by 1, 2
+select p.proname, a.aggsortop::regoperator from pg_aggregate a join pg_proc p on p.oid = a.aggfnoid where a.aggsortop <> 0 and p.proargtypes[0] in (23, 25, 1082) order by 1, 2;
+select p.oid, p.proname, a.aggsortop, a.aggtransfn, obj_description(p.oid, 'pg_proc') from pg_proc p join pg_aggregate a on a.aggfnoid = p.oid where p.proargtypes[0] = 5069 order by 1
 """,
     "regcollation": r"""
 select '"C"'::regcollation, '"C"'::regcollation::oid, 'pg_catalog."default"'::regcollation, to_regcollation('nope'), to_regcollation('POSIX')::oid, to_regcollation('"POSIX"')::oid;

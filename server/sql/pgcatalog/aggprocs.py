@@ -7,7 +7,7 @@ OIDs, argument and result types, strictness and volatility (`prosrc` as PostgreS
 The ordered-set (percentile_cont/disc, mode) and hypothetical-set (rank, dense_rank,
 percent_rank, cume_dist WITHIN GROUP) aggregates are listed too; their arguments print with
 `ORDER BY` (pg_aggregate's aggnumdirectargs, `aggregates`). Left out: min/max of anyenum
-and xid8 (types Cumulo lacks).
+(a pseudo-type Cumulo lacks).
 
 >>> next(r for r in AGG_PROCS if r[1] == "count" and not r[2])[:5]
 (2803, 'count', (), 20, 'a')
@@ -53,6 +53,7 @@ AGG_PROCS: tuple[tuple[int, str, tuple[int, ...], int, str, bool, str, str], ...
     (2050, 'max', (2277,), 2277, 'a', False, 'i', 'aggregate_dummy'),
     (2115, 'max', (20,), 20, 'a', False, 'i', 'aggregate_dummy'),
     (2116, 'max', (23,), 23, 'a', False, 'i', 'aggregate_dummy'),
+    (5099, 'max', (5069,), 5069, 'a', False, 'i', 'aggregate_dummy'),
     (2117, 'max', (21,), 21, 'a', False, 'i', 'aggregate_dummy'),
     (2118, 'max', (26,), 26, 'a', False, 'i', 'aggregate_dummy'),
     (2119, 'max', (700,), 700, 'a', False, 'i', 'aggregate_dummy'),
@@ -73,6 +74,7 @@ AGG_PROCS: tuple[tuple[int, str, tuple[int, ...], int, str, bool, str, str], ...
     (2051, 'min', (2277,), 2277, 'a', False, 'i', 'aggregate_dummy'),
     (2131, 'min', (20,), 20, 'a', False, 'i', 'aggregate_dummy'),
     (2132, 'min', (23,), 23, 'a', False, 'i', 'aggregate_dummy'),
+    (5100, 'min', (5069,), 5069, 'a', False, 'i', 'aggregate_dummy'),
     (2133, 'min', (21,), 21, 'a', False, 'i', 'aggregate_dummy'),
     (2134, 'min', (26,), 26, 'a', False, 'i', 'aggregate_dummy'),
     (2135, 'min', (700,), 700, 'a', False, 'i', 'aggregate_dummy'),
@@ -302,6 +304,8 @@ AGG_DESCRIPTIONS: dict[int, str] = {
     4053: 'concatenate aggregate input into an array',
     4189: 'maximum value of all pg_lsn input values',
     4190: 'minimum value of all pg_lsn input values',
+    5099: 'maximum value of all xid8 input values',
+    5100: 'minimum value of all xid8 input values',
 }
 
 
