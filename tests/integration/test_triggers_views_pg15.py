@@ -176,24 +176,24 @@ STATEMENTS = [
 
 # errors whose DETAIL and HINT PostgreSQL gives (the statements above compare the message)
 DETAILED = [
-    "create table t (id int primary key, a text)",
-    "create view v as select id, a from t where id > 0 with check option",
-    "create view vj as select t.id, u.a from t, t u",
-    "create view vd as select distinct a from t",
-    "create function f() returns trigger language plpgsql as $$ begin return null; end $$",
-    "insert into vj values (1, 'a')",
-    "update vd set a = 'x'",
-    "delete from vj",
-    "insert into v values (-1, 'neg')",
-    "create view v2 as select id, a || '' as a2 from t",
-    "insert into v2 values (1, 'a')",
-    "create trigger x8 after update on t referencing new row as n for each statement execute function f()",
-    "create trigger x10 after insert on v referencing new table as n for each statement execute function f()",
-    "create view vdc as select distinct id from t with check option",
-    "create table c (id int)",
-    "create function boom() returns trigger language plpgsql as $$ begin raise exception 'boom %', new.id using detail = 'at commit'; end $$",
-    "create constraint trigger cb after insert on c deferrable initially deferred for each row execute function boom()",
-    "insert into c values (4)",
+    "create table d_t (id int primary key, a text)",
+    "create view d_v as select id, a from d_t where id > 0 with check option",
+    "create view d_vj as select d_t.id, u.a from d_t, d_t u",
+    "create view d_vd as select distinct a from d_t",
+    "create function d_f() returns trigger language plpgsql as $$ begin return null; end $$",
+    "insert into d_vj values (1, 'a')",
+    "update d_vd set a = 'x'",
+    "delete from d_vj",
+    "insert into d_v values (-1, 'neg')",
+    "create view d_v2 as select id, a || '' as a2 from d_t",
+    "insert into d_v2 values (1, 'a')",
+    "create trigger x8 after update on d_t referencing new row as n for each statement execute function d_f()",
+    "create trigger x10 after insert on d_v referencing new table as n for each statement execute function d_f()",
+    "create view d_vdc as select distinct id from d_t with check option",
+    "create table d_c (id int)",
+    "create function d_boom() returns trigger language plpgsql as $$ begin raise exception 'boom %', new.id using detail = 'at commit'; end $$",
+    "create constraint trigger cb after insert on d_c deferrable initially deferred for each row execute function d_boom()",
+    "insert into d_c values (4)",
 ]
 
 
@@ -212,20 +212,16 @@ def _detailed(dsn: str) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
-    return pg15, cumulo_server
-
-
-def _dsns(servers, name: str) -> tuple[str, str]:
-    pg, cu = servers
-    for dsn in (pg.dsn(), cu.dsn()):
+    """One database on each server for the module (each test names its own objects)."""
+    for dsn in (pg15.dsn(), cumulo_server.dsn()):
         with psycopg.connect(dsn, autocommit=True) as c:
-            c.execute(f"DROP DATABASE IF EXISTS {name}")
-            c.execute(f"CREATE DATABASE {name}")
-    return pg.dsn(db=name), cu.dsn(dbname=name)
+            c.execute("DROP DATABASE IF EXISTS trigviews_pg15")
+            c.execute("CREATE DATABASE trigviews_pg15")
+    return pg15.dsn(db="trigviews_pg15"), cumulo_server.dsn(dbname="trigviews_pg15")
 
 
 def test_transition_constraint_instead_of_and_updatable_views_as_pg15(servers):
-    pg, cu = _dsns(servers, "trigviews_pg15")
+    pg, cu = servers
     expected = run(pg, STATEMENTS)
     assert sum(1 for r in expected if r[1] == "CREATE TRIGGER") >= 10
     got = run(cu, STATEMENTS)
@@ -234,7 +230,7 @@ def test_transition_constraint_instead_of_and_updatable_views_as_pg15(servers):
 
 
 def test_errors_carry_detail_and_hint_as_pg15(servers):
-    pg, cu = _dsns(servers, "trigviews_detail")
+    pg, cu = servers
     expected = _detailed(pg)
     assert sum(1 for r in expected if r[1] == "ok") >= 6
     got = _detailed(cu)
@@ -243,25 +239,25 @@ def test_errors_carry_detail_and_hint_as_pg15(servers):
 
 
 PSQL_SETUP = [
-    "create table c (id int primary key, a text)",
-    "create function f() returns trigger language plpgsql as $$ begin return null; end $$",
-    "create constraint trigger cd after insert on c deferrable initially deferred for each row execute function f()",
-    "create constraint trigger ci after update on c for each row when (new.a is not null) execute function f()",
-    "create trigger tt after delete on c referencing old table as o for each statement execute function f()",
-    "create view v as select * from c",
-    "create trigger vi instead of insert on v for each row execute function f()",
-    "create view vl as select id, a from c where id > 0 with local check option",
+    "create table p_c (id int primary key, a text)",
+    "create function p_f() returns trigger language plpgsql as $$ begin return null; end $$",
+    "create constraint trigger cd after insert on p_c deferrable initially deferred for each row execute function p_f()",
+    "create constraint trigger ci after update on p_c for each row when (new.a is not null) execute function p_f()",
+    "create trigger tt after delete on p_c referencing old table as o for each statement execute function p_f()",
+    "create view p_v as select * from p_c",
+    "create trigger vi instead of insert on p_v for each row execute function p_f()",
+    "create view p_vl as select id, a from p_c where id > 0 with local check option",
 ]
 
 
 def test_psql_describe_as_pg15(servers):
     outs = []
-    for dsn in _dsns(servers, "trigviews_psql"):
+    for dsn in servers:
         with psycopg.connect(dsn, autocommit=True) as c:
             for sql in PSQL_SETUP:
                 c.execute(sql)
         text = ""
-        for cmd in ("\\d c", "\\d v", "\\d+ vl"):
+        for cmd in ("\\d p_c", "\\d p_v", "\\d+ p_vl"):
             r = subprocess.run([_psql(), dsn, "-X", "-c", cmd], capture_output=True, text=True,
                                timeout=60)
             text += r.stdout + r.stderr
@@ -273,46 +269,46 @@ def test_psql_describe_as_pg15(servers):
 async def _asyncpg(dsn: str) -> list:
     c = await asyncpg.connect(dsn)
     try:
-        await c.execute("create table b (id int primary key, a text, n int default 5)")
-        await c.execute("create view auto as select id, a from b where id < 100 "
+        await c.execute("create table a_b (id int primary key, a text, n int default 5)")
+        await c.execute("create view a_auto as select id, a from a_b where id < 100 "
                         "with check option")
-        await c.execute("create view trig as select id, a from b")
-        await c.execute("create function tf() returns trigger language plpgsql as $$ begin "
-                        "insert into b values (NEW.id + 1000, NEW.a); return NEW; end $$")
-        await c.execute("create trigger tf instead of insert on trig for each row "
-                        "execute function tf()")
+        await c.execute("create view a_trig as select id, a from a_b")
+        await c.execute("create function a_tf() returns trigger language plpgsql as $$ begin "
+                        "insert into a_b values (NEW.id + 1000, NEW.a); return NEW; end $$")
+        await c.execute("create trigger tf instead of insert on a_trig for each row "
+                        "execute function a_tf()")
         out: list = []
-        await c.executemany("insert into auto values ($1, $2)", [(1, "a"), (2, "b")])
-        out.append(await c.fetch("insert into auto (id, a) values ($1, $2) returning *", 3, "c"))
-        out.append(await c.fetch("update auto set a = $1 where id = $2 returning id, a", "z", 2))
-        out.append(await c.fetch("insert into trig values ($1, $2) returning a, id", 7, "t"))
-        await c.executemany("insert into trig values ($1, $2)", [(8, "u"), (9, "v")])
+        await c.executemany("insert into a_auto values ($1, $2)", [(1, "a"), (2, "b")])
+        out.append(await c.fetch("insert into a_auto (id, a) values ($1, $2) returning *", 3, "c"))
+        out.append(await c.fetch("update a_auto set a = $1 where id = $2 returning id, a", "z", 2))
+        out.append(await c.fetch("insert into a_trig values ($1, $2) returning a, id", 7, "t"))
+        await c.executemany("insert into a_trig values ($1, $2)", [(8, "u"), (9, "v")])
         try:
-            await c.execute("insert into auto values ($1, $2)", 500, "big")
+            await c.execute("insert into a_auto values ($1, $2)", 500, "big")
         except asyncpg.PostgresError as e:
             out.append((e.sqlstate, str(e), e.detail))
-        out.append(await c.fetch("select * from b order by id"))
+        out.append(await c.fetch("select * from a_b order by id"))
         return [[tuple(r) for r in x] if isinstance(x, list) else x for x in out]
     finally:
         await c.close()
 
 
 def test_asyncpg_prepared_writes_through_views_as_pg15(servers):
-    pg, cu = _dsns(servers, "trigviews_asyncpg")
+    pg, cu = servers
     expected = asyncio.run(_asyncpg(pg))
     assert expected[-1]
     assert asyncio.run(_asyncpg(cu)) == expected
 
 
 COPY_SETUP = [
-    "create table t (id int primary key, a text)",
-    "create view v as select id, a from t",
-    "create view w as select id, a from t",
-    "create function cnt() returns trigger language plpgsql as $$ begin raise notice '% % rows %', TG_NAME, (select count(*) from nt), (select string_agg(a, ',' order by id) from nt); return null; end $$",
-    "create trigger ti after insert on t referencing new table as nt for each statement execute function cnt()",
-    "create trigger tr after insert on t referencing new table as nt for each row execute function cnt()",
-    "create function wi() returns trigger language plpgsql as $$ begin raise notice 'wi %', NEW; if NEW.id = 6 then return null; end if; insert into t values (NEW.id + 100, NEW.a); return NEW; end $$",
-    "create trigger wi instead of insert on w for each row execute function wi()",
+    "create table k_t (id int primary key, a text)",
+    "create view k_v as select id, a from k_t",
+    "create view k_w as select id, a from k_t",
+    "create function k_cnt() returns trigger language plpgsql as $$ begin raise notice '% % rows %', TG_NAME, (select count(*) from nt), (select string_agg(a, ',' order by id) from nt); return null; end $$",
+    "create trigger ti after insert on k_t referencing new table as nt for each statement execute function k_cnt()",
+    "create trigger tr after insert on k_t referencing new table as nt for each row execute function k_cnt()",
+    "create function k_wi() returns trigger language plpgsql as $$ begin raise notice 'wi %', NEW; if NEW.id = 6 then return null; end if; insert into k_t values (NEW.id + 100, NEW.a); return NEW; end $$",
+    "create trigger wi instead of insert on k_w for each row execute function k_wi()",
 ]
 
 
@@ -323,7 +319,7 @@ def _copies(dsn: str) -> list:
         c.add_notice_handler(lambda d: notes.append(d.message_primary))
         for sql in COPY_SETUP:
             c.execute(sql)
-        for table, data in (("t", "1\ta\n2\tb\n"), ("v", "3\tc\n"), ("w", "4\td\n5\te\n6\tf\n")):
+        for table, data in (("k_t", "1\ta\n2\tb\n"), ("k_v", "3\tc\n"), ("k_w", "4\td\n5\te\n6\tf\n")):
             notes.clear()
             try:
                 with c.cursor() as cur:
@@ -332,12 +328,12 @@ def _copies(dsn: str) -> list:
                     out.append((table, cur.statusmessage, list(notes)))
             except psycopg.Error as e:
                 out.append((table, e.sqlstate, e.diag.message_primary, e.diag.message_hint))
-        out.append(c.execute("select * from t order by id").fetchall())
+        out.append(c.execute("select * from k_t order by id").fetchall())
     return out
 
 
 def test_copy_into_views_and_transition_tables_as_pg15(servers):
-    pg, cu = _dsns(servers, "trigviews_copy")
+    pg, cu = servers
     expected = _copies(pg)
     assert expected[2][1] == "COPY 3"  # NB: a row the trigger skips still counts
     assert _copies(cu) == expected
