@@ -111,16 +111,16 @@ def joined(parts: list[list[Any]]) -> list[Any]:
     forms = [p for p in parts if type(p) is Encoded]
     kinds = {p.kind for p in forms}
     out: list[Any] = []
-    for p in parts:  # NB: list.extend of a list copies its pointers at once; a chain iterates
-        out.extend(p)
     if len(forms) == len(parts) and len(kinds) == 1:
         kind = kinds.pop()
+        out = enc = Encoded((), kind, [])  # NB: filled in place: no copy of a joined list
         if kind == PLAIN:
-            return Encoded(out, PLAIN, out)
-        wire: list[Any] = []
-        for p in forms:
-            wire.extend(p.wire)
-        return Encoded(out, kind, wire)
+            enc.wire = enc
+        else:
+            for p in forms:
+                enc.wire.extend(p.wire)
+    for p in parts:  # NB: list.extend of a list copies its pointers at once; a chain iterates
+        out.extend(p)
     return out
 
 

@@ -338,7 +338,8 @@ def shared(run: ColumnDecoder) -> ColumnDecoder:
     in the row store (a lineitem row held ~500 bytes of its own copies). The objects met
     are kept across blocks, up to `SHARED_MAX` texts (then forgotten, and met again). A
     block whose first `SAMPLE` values are all distinct, or with more distinct values than
-    repeats, goes to `run` at once. `run` must give objects nobody changes (numbers,
+    repeats, goes to `run` at once, and so does the rest of the COPY's column after two
+    such blocks in a row. `run` must give objects nobody changes (numbers,
     dates, strings); an error it raises names the first bad text, which is the block's
     first bad value too (the new texts keep their first order).
 
@@ -353,14 +354,17 @@ def shared(run: ColumnDecoder) -> ColumnDecoder:
     values_of: dict[str, Any] = {}
     wire_of: dict[str, Any] = {}  # NB: the texts whose run gave an Encoded of `kind`
     kind: list[int] = []
+    misses = [0]  # blocks in a row with more distinct values than repeats
 
     def run_shared(col: Sequence[str]) -> Sequence[Any]:
         head = col[:SAMPLE]
-        if len(set(head)) == len(head) == SAMPLE:
-            return run(col)
+        if misses[0] >= 2 or len(set(head)) == len(head) == SAMPLE:
+            return run(col)  # NB: two blocks missed: this COPY's column does not repeat
         first = dict.fromkeys(col)
         if len(first) * 2 > len(col):
+            misses[0] += 1
             return run(col)
+        misses[0] = 0
         if len(values_of) + len(first) > SHARED_MAX:
             values_of.clear()
             wire_of.clear()
