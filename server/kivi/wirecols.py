@@ -117,8 +117,8 @@ def joined(parts: list[list[Any]]) -> list[Any]:
         if kind == PLAIN:
             enc.wire = enc
         else:
-            for p in forms:
-                enc.wire.extend(p.wire)
+            for f in forms:
+                enc.wire.extend(f.wire)
     for p in parts:  # NB: list.extend of a list copies its pointers at once; a chain iterates
         out.extend(p)
     return out
