@@ -59,6 +59,13 @@ STATEMENTS = [
     "call ov(1)",
     "call ov('x'::text)",
     "call ov(1.5)",
+    "call ov('x')",
+    "call ov(null)",
+    "create procedure ov2(a int) language plpgsql as $$ begin raise notice 'int %', a; end $$",
+    "create procedure ov2(a bigint) language plpgsql as $$ begin raise notice 'int8 %', a; end $$",
+    "call ov2(1)",
+    "call ov2(2::smallint)",
+    "call ov2('3')",
     "create procedure ret2() language plpgsql as $$ begin return 1; end $$",
     "create procedure p1(a int, inout b int, out c text, d int default 5) language sql as "
     "$$ select 1, 'a' $$",

@@ -30,7 +30,7 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Column, Result
 from ..catalog.model import Function
 from ..catalog.routineparams import parameters
-from ..expr.commontype import implicit
+from ..expr.commontype import PREFERRED, implicit
 from ..expr.types import type_name
 from ..parse import parse_sql, split_statements
 from ..pgcatalog.typetext import format_type
@@ -162,14 +162,18 @@ def resolve(s: SQLSession, schema: str | None, name: str, args: list[Arg],
                 fits.append((order[fn.schema_oid], fn, exprs))
     fits.sort(key=lambda f: f[0])
     procs = [f for f in fits if f[1].kind == "p"]
-    if len(procs) > 1:  # NB: overloads: the one whose types the known argument types match
-        exact = [f for f in procs if _types_match(f[1], args, types)]
-        procs = exact or procs
-    if procs:
-        return procs[0][1], procs[0][2]
     shown = ", ".join((f"{n} => " if n else "") + ("unknown" if t is None else type_name(t))
                       for (n, _, _), t in zip(args, types, strict=True))
     qualified = f"{schema}.{name}" if schema else name
+    if len(procs) > 1:  # NB: overloads, in the nearest schema first
+        nearest = [f for f in procs if f[0] == procs[0][0]]
+        procs = best_candidates(nearest, args, types)
+        if len(procs) > 1:
+            raise SQLError(f"procedure {qualified}({shown}) is not unique", sqlstate="42725",
+                           hint="Could not choose a best candidate procedure. You might need "
+                           "to add explicit type casts.", position=position)
+    if procs:
+        return procs[0][1], procs[0][2]
     if fits:
         raise SQLError(f"{qualified}({shown}) is not a procedure", sqlstate="42809",
                        hint="To call a function, use SELECT.", position=position)
@@ -178,13 +182,44 @@ def resolve(s: SQLSession, schema: str | None, name: str, args: list[Arg],
                             "You might need to add explicit type casts.")
 
 
-def _types_match(fn: Function, args: list[Arg], types: list[int | None]) -> bool:
+def _param_types(fn: Function, args: list[Arg]) -> list[int | None]:
+    """The type of the parameter each argument goes to (None past the parameters)."""
     params = parameters(fn)
-    for i, ((name, _, _), t) in enumerate(zip(args, types, strict=True)):
+    out: list[int | None] = []
+    for i, (name, _, _) in enumerate(args):
         at = i if name is None else next((j for j, p in enumerate(params) if p[1] == name), i)
-        if t is not None and at < len(params) and params[at][2] != t:
-            return False
-    return True
+        out.append(params[at][2] if at < len(params) else None)
+    return out
+
+
+def _category(oid: int | None) -> str:
+    info = T.TYPES.get(oid or 0)
+    return info.category if info is not None else "U"
+
+
+def best_candidates(fits: list[Any], args: list[Arg], types: list[int | None]) -> list[Any]:
+    """PostgreSQL's choice among overloads (func_select_candidate), on `(order, routine,
+    expressions)` entries: most exact matches of the known argument types, then most
+    preferred parameter types where a conversion is needed, then, for each argument of
+    unknown type, the string category if a candidate takes it, its preferred type first."""
+    def keep(score: Any) -> None:
+        nonlocal fits
+        best = max(score(f) for f in fits)
+        fits = [f for f in fits if score(f) == best]
+
+    keep(lambda f: sum(1 for t, p in zip(types, _param_types(f[1], args), strict=True)
+                       if t is not None and t == p))
+    if len(fits) > 1:
+        keep(lambda f: sum(1 for t, p in zip(types, _param_types(f[1], args), strict=True)
+                           if t is not None and p in PREFERRED))
+    for i, t in enumerate(types):
+        if len(fits) <= 1 or t is not None:
+            continue
+        if any(_category(_param_types(f[1], args)[i]) == "S" for f in fits):
+            fits = [f for f in fits if _category(_param_types(f[1], args)[i]) == "S"]
+            if len(fits) > 1:
+                keep(lambda f, i=i: _param_types(f[1], args)[i] in PREFERRED)
+    return fits
 
 
 def _types_fit(fn: Function, args: list[Arg], types: list[int | None]) -> bool:
