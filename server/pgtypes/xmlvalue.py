@@ -27,6 +27,7 @@ line 1: Opening and ending tag mismatch: a line 1 and b
 
 from __future__ import annotations
 
+import codecs
 import re
 import threading
 from dataclasses import dataclass
@@ -153,22 +154,46 @@ def out(s: str) -> str:
 # -- parsing ---------------------------------------------------------------------------------
 
 
-def _parser() -> etree.XMLParser:
+def _parser(recover: bool = False) -> etree.XMLParser:
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                            remove_blank_text=False, huge_tree=False, encoding="utf-8",
-                           strip_cdata=False)  # NB: CDATA sections stay nodes, as in libxml
+                           strip_cdata=False,  # NB: CDATA sections stay nodes, as in libxml
+                           recover=recover)
 
 
-def parse_document(s: str) -> etree._Element:
-    """The document's root element; raises _ParseFailure with PostgreSQL-style DETAIL."""
+def parse_document(s: str, strict: bool = False) -> etree._Element:
+    """The document's root element; raises _ParseFailure with PostgreSQL-style DETAIL.
+
+    `strict` (xpath's, XMLTABLE's parse) counts namespace errors too: a well-formedness
+    check (xml_in) ignores them, as PostgreSQL's PG_XML_STRICTNESS_WELLFORMED does."""
+    _check_encoding(s)
     parser = _parser()
     try:
         return etree.fromstring(s.encode(), parser)
     except etree.XMLSyntaxError:
-        detail = _detail(parser.error_log, s, 0, len(s))
+        errors = _errors(parser.error_log, s, 0, strict)
+        if not errors:  # NB: only namespace errors, which PostgreSQL's check ignores
+            return etree.fromstring(s.encode(), _parser(recover=True))
+        _trailing(errors, s, True)
+        detail = _detail(errors, s)
         if not s:  # NB: libxml 2.9 says so first, of an empty string
             detail = "line 1: switching encoding : no input\n\n^\n" + detail
         raise _ParseFailure(detail) from None
+
+
+_ENCODING = re.compile(r"<\?xml\s[^?]*?encoding\s*=\s*(['\"])([^'\"]*)\1")
+
+
+def _check_encoding(s: str) -> None:
+    """libxml's `Unsupported encoding x` for a document declaring one it has no converter for
+    (the text itself is UTF-8 by now, as PostgreSQL hands it over)."""
+    m = _ENCODING.match(s)
+    if m is None:
+        return
+    try:
+        codecs.lookup(m.group(2))
+    except LookupError:
+        raise _ParseFailure(_detail([(f"Unsupported encoding {m.group(2)}", m.end())], s)) from None
 
 
 class _ParseFailure(Exception):
@@ -187,48 +212,107 @@ def _parse_content(s: str) -> None:
     try:
         etree.fromstring(f"{head}{body}</{_WRAP}>".encode(), parser)
     except etree.XMLSyntaxError:
-        raise _ParseFailure(_detail(parser.error_log, body, len(head), len(body))) from None
+        errors = _errors(parser.error_log, body, len(head))
+        if errors:
+            _trailing(errors, body, False)
+            raise _ParseFailure(_detail(errors, body)) from None
 
 
-def _detail(log: etree._ListErrorLog, text: str, shift: int, end: int) -> str:
-    """PostgreSQL's xml_errorHandler lines: `line N: message`, the line, a caret."""
-    lines = text.split("\n")
-    out_lines: list[str] = []
+# one error as PostgreSQL prints it: (message, character offset in the parsed text)
+_Error = tuple[str, int]
+_MISMATCH = re.compile(r"Opening and ending tag mismatch: (\S+) line (\d+) and ")
+_TAGS = re.compile(r"<!--.*?(?:-->|$)|<!\[CDATA\[.*?(?:\]\]>|$)|<\?.*?(?:\?>|$)|<!.*?>"
+                   r"|</[^>]*>?|<([^\s/>]+)[^>]*?(/?)>", re.S)
+
+
+def _errors(log: etree._ListErrorLog, text: str, shift: int, strict: bool = False
+            ) -> list[_Error]:
+    """libxml's errors as offsets into `text` (`shift`: the wrapper's length on line 1), told
+    as the chunk parser tells them; namespace errors dropped, as PostgreSQL's check drops them."""
+    starts = [0]
+    for i, c in enumerate(text):
+        if c == "\n":
+            starts.append(i + 1)
+    out: list[_Error] = []
     for e in log:
-        msg = e.message.rstrip()
-        col = e.column - (shift if e.line == 1 else 0)
-        if _WRAP in msg:
-            m = re.match(r"Opening and ending tag mismatch: (\S+) line (\d+) and ", msg)
-            if m and m.group(1) != _WRAP:  # the wrapper's end tag closed an open element
-                msg = f"Premature end of data in tag {m.group(1)} line {m.group(2)}"
-                line = len(lines)
-                col = len(lines[-1]) + 1
-                out_lines.append(_context(msg, lines, line, col))
-                break
-            if m:  # an end tag with no start tag in the chunk
-                offset = _offset(lines, e.line, col)
-                start = text.rfind("</", 0, offset)
-                line = text.count("\n", 0, start) + 1
-                col = start - (text.rfind("\n", 0, start) + 1) + 1
-                out_lines.append(_context("chunk is not well balanced", lines, line, col))
-                break
+        if e.domain == etree.ErrorDomains.NAMESPACE and not strict:
             continue
-        if msg == "error parsing attribute name" and _offset(lines, e.line, col) >= end:
-            continue  # NB: the wrapper's `</` after an unfinished tag: libxml sees the end
-        if e.line > len(lines):
+        msg = e.message.rstrip("\n")
+        line = min(e.line, len(starts))
+        offset = min(starts[line - 1] + e.column - 1 - (shift if e.line == 1 else 0), len(text))
+        if shift and msg.startswith("CData section not finished\n"):
+            at = text.rfind("<![CDATA[", 0, offset)  # NB: libxml shows the section less 2 chars
+            msg = "CData section not finished\n" + text[at + 9:][:-2][:50]
+        if shift and _WRAP in msg:
+            m = _MISMATCH.match(msg)
+            if m and m.group(1) != _WRAP:  # the wrapper's end tag closed an open element
+                out.append((f"Premature end of data in tag {m.group(1)} line {m.group(2)}",
+                            len(text)))
+            elif m:  # an end tag with no start tag in the chunk
+                out.append(("chunk is not well balanced", text.rfind("</", 0, offset)))
             break
-        out_lines.append(_context(msg, lines, e.line, min(col, len(lines[e.line - 1]) + 1)))
-    return "\n".join(out_lines)
+        if shift and msg == "error parsing attribute name" and offset >= len(text):
+            continue  # NB: the wrapper's `</` after an unfinished tag: libxml sees the end
+        out.append((msg, offset))
+    return out
 
 
-def _offset(lines: list[str], line: int, col: int) -> int:
-    return sum(len(x) + 1 for x in lines[:line - 1]) + col - 1
+def _trailing(errors: list[_Error], text: str, document: bool) -> None:
+    """The error libxml 2.9 adds once the one before stopped it (libxml 2.14 adds none):
+    `Extra content at the end of the document` after a start tag it could not read, `Premature
+    end of data in tag x` for the innermost element still open at the text's end."""
+    msg, offset = errors[-1]
+    if offset < len(text):  # NB: a start tag it could not read ends the root element there
+        if document and msg.startswith(("StartTag: invalid element name",
+                                        "Couldn't find end of Start Tag")):
+            errors.append(("Extra content at the end of the document", offset))
+        return
+    if not msg.startswith(("CData section not finished", "Opening and ending tag mismatch")):
+        return
+    stack: list[tuple[str, int]] = []
+    for m in _TAGS.finditer(text, 0, offset):
+        t = m.group(0)
+        if m.group(1) is not None and not m.group(2):
+            stack.append((m.group(1), text.count("\n", 0, m.start()) + 1))
+        elif t.startswith("</") and stack:
+            stack.pop()
+    if stack:
+        name, line = stack[-1]
+        errors.append((f"Premature end of data in tag {name} line {line}", offset))
 
 
-def _context(msg: str, lines: list[str], line: int, col: int) -> str:
-    src = lines[line - 1] if 0 < line <= len(lines) else ""
-    caret = "".join(c if c == "\t" else " " for c in src[:max(col - 1, 0)])
-    return f"line {line}: {msg}\n{src}\n{caret}^"
+def _detail(errors: list[_Error], text: str) -> str:
+    """PostgreSQL's xml_errorHandler lines: `line N: message`, the line, a caret."""
+    out = []
+    for msg, offset in errors:
+        line = text.count("\n", 0, offset) + 1
+        src, caret = _context(text, offset)
+        out.append(f"line {line}: {msg}\n{src}\n{caret}")
+    return "\n".join(out)
+
+
+def _context(text: str, offset: int) -> tuple[str, str]:
+    """libxml's xmlParserPrintFileContext: up to 80 bytes of the line around the error and a
+    caret under it (a space per byte before it, tabs kept)."""
+    b = text.encode()
+    cur = len(text[:offset].encode())
+    c = cur
+    while 0 < c < len(b) and b[c] in b"\r\n":
+        c -= 1
+    n = 0
+    while n < 80 and c > 0 and (c >= len(b) or b[c] not in b"\r\n"):
+        c -= 1
+        n += 1
+    if c < len(b) and b[c] in b"\r\n":
+        c += 1
+    col = cur - c
+    seg = bytearray()
+    i = c
+    while i < len(b) and b[i] not in b"\r\n" and len(seg) < 80:
+        seg.append(b[i])
+        i += 1
+    caret = bytes(9 if x == 9 else 32 for x in seg[:min(col, 79)])
+    return seg.decode("utf-8", "replace"), caret.decode() + "^"
 
 
 def check(s: str, option: str | None = None) -> str:
@@ -267,7 +351,7 @@ def is_document(s: str) -> bool:
 def document_root(s: str, message: str = "could not parse XML document") -> etree._Element:
     """The root element of a value that must be a document (xpath's argument): 2200M if not."""
     try:
-        return parse_document(s)
+        return parse_document(s, strict=True)
     except _ParseFailure as f:
         raise InvalidXmlDocument(message, detail=f.detail or None) from None
 

@@ -24,6 +24,7 @@ STATEMENTS = r"""
 select '<a>x</a>y'::xml, ''::xml, '&amp;&lt;'::xml, '<!DOCTYPE a [<!ENTITY e "v">]><a>&e;</a>'::xml
 select '<?xml version="1.0"?><a/>'::xml, '<?xml version="1.0"?><a/>'::xml::text, '<?xml version="1.1" standalone="yes"?><a/>'::xml
 select '<a'::xml
+select '<a:b/>'::xml, xmlparse(document '<a xmlns:x="u"><x:b/><y:c/></a>')
 select '<a/>'::xml = '<a/>'::xml
 select '<a/>'::xml order by 1
 select distinct '<a/>'::xml
@@ -94,7 +95,14 @@ ERRORS = [
     "select xmlparse(document 'abc')",
     "select xmlparse(document '<a/><b/>')",
     "select xmlparse(document '<a>')",
+    "select xmlparse(document '<a><b></a>')",
+    "select xmlparse(document '<1a/>')",
+    "select '<a><![CDATA[x]></a>'::xml",
+    "select '<a>" + "x" * 100 + "</b>'::xml",
+    "select xmlparse(document '<?xml version=\"1.0\" encoding=\"bogus\"?><a/>')",
+    "select '<a x=\"é\" y=\"1\" y=\"2\"/>'::xml",
     "select xmlpi(name xml, 'a')",
+    "select xpath('//c', '<a><y:c>1</y:c></a>')",
     "select xpath('/a', '<a/>', array['x'])",
     "select '<a/>'::xml in ('<a/>', '<b/>')",
     "select '<a/>'::xml in ('<a/>')",
