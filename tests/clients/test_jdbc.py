@@ -25,10 +25,11 @@ import time
 import psycopg
 import pytest
 
+from tests.clients import pgjdbc
 from tests.clients import types_matrix as TM
 from tests.server_process import CumuloServer
 
-JAR = "/usr/share/java/postgresql.jar"
+JAR = pgjdbc.JAR
 
 jpype = pytest.importorskip("jpype", reason="JPype1 is not installed (pip install JPype1)")
 if not os.path.exists(JAR) or not shutil.which("java"):
@@ -41,11 +42,7 @@ TARGETS = ("pg15", "cumulo")
 @pytest.fixture(scope="module")
 def jvm():
     """The JVM with pgJDBC on its class path (started once per process)."""
-    if not jpype.isJVMStarted():
-        jpype.startJVM(classpath=[JAR], convertStrings=False)
-    elif JAR not in str(jpype.java.lang.System.getProperty("java.class.path")):
-        pytest.skip("a JVM without pgJDBC was already started in this process")
-    return jpype.JPackage("java")
+    return pgjdbc.start().JPackage("java")
 
 
 @pytest.fixture(scope="module")

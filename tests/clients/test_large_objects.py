@@ -29,13 +29,13 @@ import pytest
 from cumulo.server.pgwire import fastpath
 from cumulo.server.sql.largeobj import pages
 from tests import pg15 as pg15_mod
+from tests.clients import pgjdbc
 from tests.clients.conftest import make_database
 from tests.clients.oracle_diff import fresh_pg15_db
 from tests.clients.test_psql import psql
 from tests.integration.test_statements_pg15 import assert_same_outcomes
 
 DB = "cl_large_objects"
-JAR = "/usr/share/java/postgresql.jar"
 
 SCRIPT = r"""
 create role lo_t_alice;
@@ -338,13 +338,7 @@ def _jdbc_session(jpype, url: str) -> list:
 
 
 def test_jdbc_large_object_manager_as_pg15(dsns, pg15, cumulo_server):
-    jpype = pytest.importorskip("jpype")
-    if not os.path.exists(JAR) or not shutil.which("java"):
-        pytest.skip(f"needs {JAR} and java")
-    if not jpype.isJVMStarted():
-        jpype.startJVM(classpath=[JAR], convertStrings=False)
-    elif JAR not in str(jpype.java.lang.System.getProperty("java.class.path")):
-        pytest.skip("a JVM without pgJDBC was already started in this process")
+    jpype = pgjdbc.start()
     expected = _jdbc_session(jpype, f"jdbc:postgresql://{pg15.host}:{pg15.port}/{DB}"
                                     f"?user=cumulo&password={pg15_mod.PASSWORD}")
     assert expected[-1][0] == "42704"
