@@ -310,13 +310,13 @@ class Interp:
                 ) -> tuple[list[tuple[Any, ...]], list[Any], str]:
         """Runs one statement; returns (rows, columns, command tag)."""
         if not extra and _ROUTER and not _PLANNED.match(sql):  # NB: DDL, SET ...: as written
-            stmt = _ROUTER[0](self.s, sql, [])
-            if stmt.no_block:
-                raise SQLError(f"{stmt.tag} cannot be executed from a function",
+            routed = _ROUTER[0](self.s, sql, [])
+            if routed.no_block:
+                raise SQLError(f"{routed.tag} cannot be executed from a function",
                                sqlstate="25001")
             was, self.s.in_block = self.s.in_block, True  # NB: not top level (SET LOCAL)
             try:
-                res = stmt.run(self.s, [])
+                res = routed.run(self.s, [])
                 rows = list(res.rows) if res.rows is not None else []
             finally:
                 self.s.in_block = was
