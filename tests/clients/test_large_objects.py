@@ -8,7 +8,7 @@
   `\\lo_unlink`: libpq's large-object API, which calls the functions through the
   FunctionCall message;
 - pgJDBC's LargeObjectManager (its Fastpath) and a Blob on an oid column;
-- server-side lo_import/lo_export of files.
+- server-side lo_import/lo_export of files, and vacuumlo.
 
 Every check compares what the client saw on both servers; OIDs the servers choose
 themselves (lo_creat, lo_import) are the only thing normalised.
@@ -20,6 +20,7 @@ import doctest
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 
 import psycopg
@@ -36,6 +37,7 @@ from tests.clients.test_psql import psql
 from tests.integration.test_statements_pg15 import assert_same_outcomes
 
 DB = "cl_large_objects"
+VACUUMLO = "/usr/lib/postgresql/15/bin/vacuumlo"
 
 SCRIPT = r"""
 create role lo_t_alice;
@@ -291,6 +293,27 @@ def test_server_side_import_and_export_as_pg15(dsns):
         assert _server_files(dsns[1], tmp) == expected
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _vacuumlo(dsn: str) -> tuple[str, list]:
+    """vacuumlo (a libpq client: a temp table, a WITH HOLD cursor, lo_unlink by FunctionCall)
+    removes the object no oid column references."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("create table vac (id int primary key, doc oid)")
+        conn.execute("insert into vac values (1, lo_from_bytea(62000, 'kept'))")
+        conn.execute("select lo_from_bytea(62001, 'orphan')")
+    res = subprocess.run([VACUUMLO, "-v", dsn], capture_output=True, text=True, timeout=60)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        left = conn.execute("select oid from pg_largeobject_metadata where oid >= 62000").fetchall()
+        conn.execute("select lo_unlink(62000)")
+        conn.execute("drop table vac")
+    return (res.stdout + res.stderr).replace(dsn, "DSN"), left
+
+
+def test_vacuumlo_as_pg15(dsns):
+    expected = _vacuumlo(dsns[0])
+    assert expected[1] == [(62000,)] and "Removing lo  62001" in expected[0]
+    assert _vacuumlo(dsns[1]) == expected
 
 
 def _jdbc_session(jpype, url: str) -> list:
