@@ -25,6 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
 
 _SKIP = (r"(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*"
          r"|/\*.*?\*/|\$(?P<tag>(?:[A-Za-z_]\w*)?)\$.*?\$(?P=tag)\$")
@@ -34,6 +38,21 @@ _NEEDED = re.compile(r"xml(?:parse|serialize|exists|pi|root|table)\s*\(", re.I)
 # XMLTABLE's `PATH 'x'`, which parse.py has read as a geometric path literal by then
 _PATH_CAST = re.compile(r"CAST\('((?:[^']|'')*)' AS path\)", re.I)
 _STRINGISH = re.compile(_SKIP, re.S)
+
+
+_PG_GENERATOR = sqlglot.Dialect.get_or_raise("postgres").generator_class
+_columndef_sql = _PG_GENERATOR.columndef_sql
+
+
+def _xmltable_columndef_sql(self: Any, expression: exp.ColumnDef, sep: str = " ") -> str:
+    """XMLTABLE's `n FOR ORDINALITY`, which sqlglot's generator prints as a bare `n`: a view's
+    stored text must read back as the same query."""
+    if expression.args.get("ordinality"):
+        return f"{self.sql(expression, 'this')} FOR ORDINALITY"
+    return str(_columndef_sql(self, expression, sep))
+
+
+_PG_GENERATOR.columndef_sql = _xmltable_columndef_sql
 
 
 def needed(sql: str) -> bool:

@@ -67,6 +67,11 @@ select x.* from (values ('<r><i>1</i><i>2</i></r>'::xml)) d(doc), xmltable('/r/i
 select * from xmltable('/r/i' passing '<r><i a="1"/></r>' columns a text, "A" text path '@a')
 select xmltable.* from xmltable('/r' passing '<r>1.5</r>' columns a numeric path '.', b float8 path '1 div 3', c text path '1 div 3', d date path '"2024-01-02"')
 select * from xmltable('/r' passing '<r/>' columns a int, a text)
+drop view if exists xml_v
+create view xml_v as select xmlelement(name a, xmlattributes(1 as b), 'x') as e, xmlparse(document '<a/>') as p, xml '<a/>' is document as isd, xmlserialize(content xml '<a/>' as text) as s, xmlpi(name p, 'x') as pi, xmlroot(xml '<a/>', version '1.1', standalone yes) as r, xmlexists('/a' passing by ref xml '<a/>') as ex, xmlforest(1 as f) as fo, v, n from xmltable('/r/i' passing '<r><i>1</i></r>' columns v int path '.', n for ordinality) t
+select * from xml_v
+drop view xml_v
+select xmlvalidate('<a/>', 'x')
 drop table if exists xml_t
 create table xml_t (id int, doc xml)
 insert into xml_t values (1, '<r><i>1</i><i>2</i></r>'), (2, 'text only'), (3, null)
