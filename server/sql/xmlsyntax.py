@@ -52,7 +52,7 @@ def _xmltable_columndef_sql(self: Any, expression: exp.ColumnDef, sep: str = " "
     return str(_columndef_sql(self, expression, sep))
 
 
-_PG_GENERATOR.columndef_sql = _xmltable_columndef_sql
+_PG_GENERATOR.columndef_sql = _xmltable_columndef_sql  # type: ignore[method-assign]
 
 
 def needed(sql: str) -> bool:
