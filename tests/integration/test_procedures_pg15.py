@@ -75,6 +75,11 @@ STATEMENTS = [
     "proargtypes::text, pronargdefaults from pg_proc where proname in ('p1', 'p3', 'p6', 'p7', "
     "'p8') order by 1",
     "select pg_get_functiondef('p1'::regproc), pg_get_functiondef('p3'::regproc)",
+    "create function fa(a int) returns int language sql begin atomic select a + 1; end",
+    "select fa(1), pg_get_functiondef('fa'::regproc)",
+    "create function fr(a int) returns int language sql return a * 2",
+    "create function fr2(a int) returns int return a * 3",
+    "select fr(4), fr2(4), pg_get_functiondef('fr'::regproc)",
     "select pg_get_function_arguments('p8'::regproc), pg_get_function_result('p8'::regproc)",
     "select routine_name, routine_type, data_type, routine_body, external_language "
     "from information_schema.routines where routine_schema = 'public' order by 1, 2",

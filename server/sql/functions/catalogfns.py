@@ -294,9 +294,12 @@ def user_functiondef(ctx: FunctionContext, oid: int) -> str | None:
                 else f"AS $procedure${u.body}$procedure$\n")
         return (f"CREATE OR REPLACE PROCEDURE {head}{quote_ident(u.name)}({args})\n"
                 f" LANGUAGE {lang}\n" + body)
+    body = f"AS $function${u.body}$function$\n"
+    if u.atomic:  # NB: a SQL-standard body: RETURN expression, or BEGIN ATOMIC ... END
+        body = f"{u.body}\n" if u.body.startswith("RETURN ") else f"BEGIN ATOMIC\n{u.body}END\n"
     return (f"CREATE OR REPLACE FUNCTION {head}{quote_ident(u.name)}({args})\n"
             f" RETURNS {result}\n LANGUAGE {lang}\n" + (f"{options}\n" if options else "")
-            + f"AS $function${u.body}$function$\n")
+            + body)
 
 
 @register("pg_get_function_arguments", args=[T.OID], returns=T.TEXT, needs_context=True)

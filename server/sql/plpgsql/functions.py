@@ -425,7 +425,9 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
             raise SQLError("control reached end of function without RETURN", sqlstate="2F005")
         return ""  # NB: void's output is the empty string
     rows: list[Any] = []
-    for stmt in split_statements(fn.body):
+    body = "SELECT " + fn.body[len("RETURN "):] if fn.atomic and fn.body.startswith("RETURN ") \
+        else fn.body  # NB: a SQL-standard `RETURN expression` body
+    for stmt in split_statements(body):
         rows, _, _ = interp.run_sql(stmt, positional)
     if fn.retset:  # NB: the last statement's rows, each a value or (OUT / TABLE) a row
         return [Record(r, fn.out_types) if fn.out_types else (r[0] if r else None) for r in rows]

@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sqlglot import exp
+
 from ...errors import SQLError, SyntaxError_
 from ...pgtypes import oids as T
 from ..parse import parse_sql, split_statements
@@ -29,6 +31,7 @@ from .parser import Block
 from .results import Shape, parameter
 
 _DEFAULT = re.compile(r"\s(?:DEFAULT\b|=)", re.I)
+_RETURN = re.compile(r"\bRETURN\s+(?P<expr>.+?)\s*;?\s*$", re.I | re.S)
 _ATOMIC = re.compile(r"\bBEGIN\s+ATOMIC\b(?P<body>.*)\bEND\s*;?\s*$", re.I | re.S)
 
 
@@ -51,9 +54,11 @@ def procedure_shape(params: Sequence[str], type_of: Callable[[str], int]) -> Sha
 def atomic_body(text: str) -> tuple[tuple[int, int], str] | None:
     """The span and the statements of a `BEGIN ATOMIC ... END` body in what follows a
     routine's parameter list, or None when the body is a string."""
-    m = _ATOMIC.search(text)
+    m = _ATOMIC.search(text) or _RETURN.search(text)
     if m is None or re.search(r"\bAS\s*(?:\$|')", text[:m.start()], re.I):
         return None
+    if m.re is _RETURN:  # NB: RETURN expression: one SELECT of it
+        return (m.start(), m.end()), "RETURN " + m.group("expr").strip()
     return (m.start(), m.end()), m.group("body").strip()
 
 
@@ -61,10 +66,26 @@ def atomic_text(statements: str) -> str:
     """A BEGIN ATOMIC body's statements as PostgreSQL prints them back (pg_get_functiondef):
     each deparsed on its own line.
 
-    >>> atomic_text("select 1; insert into t values (2);")
-    ' SELECT 1;\\n INSERT INTO t VALUES (2);\\n'
+    >>> atomic_text("select 1, a + 1 as b; insert into t values (2);")
+    ' SELECT 1, (a + 1) AS b;\\n INSERT INTO t VALUES (2);\\n'
+    >>> atomic_text("RETURN a * 2")
+    'RETURN (a * 2)'
     """
-    return "".join(f" {parse_sql(t).sql('postgres')};\n" for t in split_statements(statements))
+    if statements.startswith("RETURN "):  # NB: kept as written, `RETURN (a * 2)`
+        select = _parenthesized(parse_sql("SELECT " + statements[len("RETURN "):]))
+        return "RETURN " + select.expressions[0].sql("postgres")
+    return "".join(f" {_parenthesized(parse_sql(t)).sql('postgres')};\n"
+                   for t in split_statements(statements))
+
+
+def _parenthesized(tree: exp.Expression) -> exp.Expression:
+    """A SELECT's operator expressions in parentheses, as ruleutils prints them."""
+    if isinstance(tree, exp.Select):
+        for e in tree.expressions:
+            target = e.this if isinstance(e, exp.Alias) else e
+            if isinstance(target, exp.Binary):
+                target.replace(exp.Paren(this=target.copy()))
+    return tree
 
 
 def check_procedure_returns(node: Any) -> None:
