@@ -33,7 +33,7 @@ from . import objects as O
 from . import pages
 
 _INT4_MAX = 2**31 - 1
-_FILE_BLOCK = 8192
+_IO_CHUNK = 1 << 20  # lo_import/lo_export move a file this much at a time (512 pages)
 _FILE_ERRORS = {errno.ENOENT: "58P01", errno.EACCES: "42501", errno.EEXIST: "58P02"}
 
 
@@ -261,13 +261,21 @@ def _file_error(what: str, path: str, e: OSError) -> SQLError:
 def _import(s: Any, path: str, loid: int) -> int:
     _superuser_only(s, "lo_import")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        f = open(path, "rb")  # noqa: SIM115 - closed below, after the errors PostgreSQL reports
     except OSError as e:
         raise _file_error("open", path, e) from None
-    loid = O.create(s, loid, current_role_oid(s))
-    pages.write(O.txn_of(s), _db(s), loid, 0, data)
-    return loid
+    with f:
+        loid = O.create(s, loid, current_role_oid(s))
+        txn, db, pos = O.txn_of(s), _db(s), 0
+        while True:  # NB: in pieces, so a big file is never all in memory at once
+            try:
+                chunk = f.read(_IO_CHUNK)
+            except OSError as e:
+                raise _file_error("read", path, e) from None
+            if not chunk:
+                return loid
+            pages.write(txn, db, loid, pos, chunk)
+            pos += len(chunk)
 
 
 @_lo("lo_import", [T.TEXT], T.OID, 764)
@@ -297,7 +305,7 @@ def lo_export(ctx: Any, loid: int, path: str) -> int:
     with os.fdopen(fd, "wb") as f:
         total, pos = pages.size(txn, db, loid), 0
         while pos < total:
-            chunk = pages.read(txn, db, loid, pos, 256 * _FILE_BLOCK)
+            chunk = pages.read(txn, db, loid, pos, _IO_CHUNK)
             f.write(chunk)
             pos += len(chunk)
     return 1
