@@ -23,6 +23,8 @@ line 1: Opening and ending tag mismatch: a line 1 and b
        ^
 >>> out('<?xml version="1.0" encoding="UTF-8"?><a/>'), out('<?xml version="1.1"?><a/>')
 ('<a/>', '<?xml version="1.1"?><a/>')
+>>> out('\\n<a/>\\n')
+'<a/>\\n'
 """
 
 from __future__ import annotations
@@ -137,9 +139,10 @@ def print_decl(version: str | None, standalone: int) -> str:
 
 
 def out(s: str) -> str:
-    """xml_out: the value with its declaration reprinted (dropped if it says only 1.0)."""
+    """xml_out: the value with its declaration reprinted (dropped if it says only 1.0, and
+    then one newline after it, or at the start of a value without one, with it)."""
     if not s.startswith("<?xml"):
-        return s
+        return s[1:] if s.startswith("\n") else s
     try:
         d = parse_decl(s)
     except SQLError:
