@@ -145,6 +145,7 @@ comment on large object 50000 is 'first one';
 comment on large object 99999 is 'x';
 select obj_description(50000, 'pg_largeobject');
 select classoid::regclass, objsubid, description from pg_description where objoid = 50000;
+select pg_describe_object(2613, 50000, 0), pg_describe_object(2613, 99999, 0);
 set role lo_t_bob;
 select lo_get(50000);
 select lo_put(50000, 0, 'x');

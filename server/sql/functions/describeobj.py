@@ -3,7 +3,7 @@
 psql's `\\dx+` lists an extension's members through it, and pgAdmin and
 dependency reports show it. The wording follows PostgreSQL's getObjectDescription
 for the catalogs Cumulo has: relations (and their columns), types, functions,
-schemas, constraints, extensions, access methods, and the operator catalogs
+schemas, constraints, extensions, access methods, large objects, and the operator catalogs
 (`pgcatalog.operators`). An object that does not exist is NULL, as in PostgreSQL;
 so is a catalog Cumulo does not describe.
 
@@ -23,6 +23,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr import usertypes
+from ..largeobj.pages import meta as large_object
 from ..pgcatalog.accessmethods import BY_OID as METHODS
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident
@@ -131,10 +132,17 @@ def _access_method(ctx: Any, oid: int, sub: int) -> str | None:
         f"access method {METHODS[oid].name}" if oid in METHODS else None
 
 
+def _large_object(ctx: Any, oid: int, subid: int) -> str | None:
+    session = ctx.session
+    if session is None or large_object(session.ensure_txn(), session.db.oid, oid) is None:
+        return None
+    return f"large object {oid}"
+
+
 _BY_CATALOG: dict[int, Callable[[Any, int, int], str | None]] = {
     1259: _relation, 1247: _type, 1255: _function, 2615: _schema, 2606: _constraint,
     3079: _extension, 2601: _access_method, 2617: _operator, 2616: _opclass, 2753: _opfamily,
-    2602: _amop, 2603: _amproc,
+    2602: _amop, 2603: _amproc, 2613: _large_object,
 }
 
 
