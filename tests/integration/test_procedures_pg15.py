@@ -75,6 +75,14 @@ STATEMENTS = [
     "proargtypes::text, pronargdefaults from pg_proc where proname in ('p1', 'p3', 'p6', 'p7', "
     "'p8') order by 1",
     "select pg_get_functiondef('p1'::regproc), pg_get_functiondef('p3'::regproc)",
+    "create function f4(a int, out b int) returns setof record language sql as 'select 1'",
+    "create function f5(a int, b text default 'x', variadic c int[] default '{}') returns int "
+    "language sql as 'select 1'",
+    "create function f6(in a int, out b int, inout c text) language sql as 'select 1, ''x'''",
+    "create function f7(int) returns table(x int, y text) language sql as 'select 1, ''a'''",
+    "select proname, pronargs, pronargdefaults, prorettype::regtype, proretset, "
+    "proargtypes::text, proallargtypes, proargmodes, proargnames from pg_proc "
+    "where proname in ('f5', 'f6', 'f7') order by 1",
     "create function fa(a int) returns int language sql begin atomic select a + 1; end",
     "select fa(1), pg_get_functiondef('fa'::regproc)",
     "create function fr(a int) returns int language sql return a * 2",

@@ -79,7 +79,8 @@ class Shape:
             return Shape(args, row[0], form == "SETOF", *_fields(list(row[1])))
         if outs:
             ret = T.RECORD if len(outs) > 1 else outs[0][1]
-            if returns is not None and rtext.lower() != "record" and type_of(rtext) != ret:
+            if returns is not None and (rtext.lower() != "record" or len(outs) == 1) \
+                    and type_of(rtext) != ret:  # NB: one OUT parameter: its type, not record
                 raise SQLError(f"function result type must be {type_name(ret)} because of "
                                "OUT parameters", sqlstate="42P13")
             if len(outs) == 1:
