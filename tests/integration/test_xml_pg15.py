@@ -24,7 +24,7 @@ STATEMENTS = r"""
 select '<a>x</a>y'::xml, ''::xml, '&amp;&lt;'::xml, '<!DOCTYPE a [<!ENTITY e "v">]><a>&e;</a>'::xml
 select '<?xml version="1.0"?><a/>'::xml, '<?xml version="1.0"?><a/>'::xml::text, '<?xml version="1.1" standalone="yes"?><a/>'::xml
 select '<a'::xml
-select E'\n<a/>'::xml, E'\n<a/>'::xml::text, xpath('//text()', E'<a> <b/>\n</a>')
+select E'\n<a/>'::xml, E'\n<a/>'::xml::text, xpath('//text()', E'<a> <b/>\n</a>'), xpath('//text()', E'<a> <b/>\n</a>')::text, array['<?xml version="1.0"?><a/>'::xml]::text
 select '<a:b/>'::xml, xmlparse(document '<a xmlns:x="u"><x:b/><y:c/></a>')
 select '<a/>'::xml = '<a/>'::xml
 select '<a/>'::xml order by 1

@@ -58,6 +58,7 @@ from . import usertypes
 from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
 _INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
+_XML_ARRAY = T.ARRAY_OF[T.XML]
 
 
 def _bad(type_oid: int, s: Any) -> SQLError:
@@ -649,6 +650,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
     if dst in STRINGS:
         if src == T.INET:
             return network.inet_text
+        if src == _XML_ARRAY:  # array_out: each element through xml_out (xml::text is raw)
+            return text_encoder(src)
         if src in (T.TIMESTAMPTZ, T.TIMESTAMP, T.DATE, T.INTERVAL):
             # NB: DateStyle / IntervalStyle are read now: plans are redone when they change
             return text_encoder(src)
