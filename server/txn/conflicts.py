@@ -436,11 +436,16 @@ class ConflictManager:
         """Tells whether txn holds keys in bulk (`acquire_bulk`) in some space."""
         return any(txn in per_txn for per_txn in self._bulk.values())
 
-    def release_bulk(self, txn: int, commit_ts: int | None
+    def release_bulk(self, txn: int, commit_ts: int | None, low_water: int = 0
                      ) -> tuple[set[int], tuple[int, ...]]:
         """Ends txn's bulk holds: at a commit each held set is sealed whole as committed at
         `commit_ts`. Returns the spaces where that was all txn held (no per-key release
-        is needed there) and the transactions waiting for txn (to wake)."""
+        is needed there) and the transactions waiting for txn (to wake).
+
+        `low_water` (the oldest snapshot still active, as `Prune` gets it): sealed sets of
+        the space committed at or below it can conflict with no snapshot any more and are
+        dropped before the new one is added, so that a load of many commits (a COPY per
+        batch) keeps few sets and folds none into per-key records."""
         done: set[int] = set()
         for space in [s for s, per_txn in self._bulk.items() if txn in per_txn]:
             per_txn = self._bulk[space]
@@ -449,7 +454,7 @@ class ConflictManager:
             if not per_txn:
                 del self._bulk[space]
             if commit_ts is not None and keys:
-                self._seal(space, keys, commit_ts, span)
+                self._seal(space, keys, commit_ts, span, low_water)
             hs = self._holds.get(space)
             if (not self.locks and not self.ser.prepared
                     and (hs is None or not countOf(hs.values(), txn))):
@@ -559,9 +564,12 @@ class ConflictManager:
             self.ser.release(txn, space, keys)  # NB: in the same step as last commits (validate)
 
     def _seal(self, space: int, keys: KeySet, commit_ts: int,
-              span: KeySpan | None) -> None:
-        """Keeps a committed key set whole; past SEALED_MAX the oldest is recorded per key."""
+              span: KeySpan | None, low_water: int = 0) -> None:
+        """Keeps a committed key set whole; past SEALED_MAX the oldest is recorded per key.
+        Sets committed at or below `low_water` go first (`release_bulk`)."""
         sealed = self._sealed.setdefault(space, [])
+        if low_water and sealed:
+            sealed[:] = [e for e in sealed if e[1] > low_water]
         sealed.append((keys, commit_ts, span))
         if len(sealed) > SEALED_MAX:
             old, ts, old_span = sealed.pop(0)

@@ -302,8 +302,9 @@ class LocalTxnManager(SerializableMixin):
         direct = self._direct
         if direct is None or not direct.bulk_held(txn.tid):
             return set()
+        low = self.low_water() if cts is not None else 0
         with self._cm_cond:
-            done, woken = direct.release_bulk(txn.tid, cts)
+            done, woken = direct.release_bulk(txn.tid, cts, low)
             if woken:
                 self._woken.update(woken)
                 self._notify(woken)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from cumulo.server.errors import SerializationFailure
 from cumulo.server.kivi.ascending import AscendingKeys
 from cumulo.server.txn.writeset import ABSENT, WriteSet
 
@@ -113,3 +116,23 @@ def test_many_batches_stay_one_run_held_whole(tm) -> None:
     assert cm.committed_at(S, _key(999)) == ts
     r = tm.begin()
     assert r.get(S, [_key(0), _key(500), _key(1000)]) == [(0,), ("u",), None]
+
+
+def test_sealed_sets_no_snapshot_needs_are_dropped_at_the_next_bulk_commit(tm) -> None:
+    def load(b: int) -> int:
+        t = tm.begin()
+        t.put_bulk(S, AscendingKeys(_key(i) for i in range(b, b + 50)), [(b,)] * 50)
+        return t.commit()
+
+    cm = tm.ltm.cms[0]
+    old = tm.begin(isolation="repeatable read")
+    old.get(S, [_key(0)])  # a snapshot before every load: each sealed set matters to it
+    for b in range(0, 500, 50):
+        load(b)
+    assert sum(len(ks) for ks, _, _ in cm._sealed[S]) + len(cm._commits.get(S, ())) == 500
+    with pytest.raises(SerializationFailure):
+        old.put(S, [(_key(10), ("late",))])  # committed after its snapshot
+    old.abort()
+    ts = load(500)  # nobody is older than the last commit now: the older sets go
+    assert [t for _, t, _ in cm._sealed[S]] == [ts]
+    assert cm.committed_at(S, _key(520)) == ts
