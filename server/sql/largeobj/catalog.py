@@ -20,6 +20,8 @@ _ACLITEM_ARRAY = 1034
 def pg_largeobject_metadata(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per large object of the database: OID, owner, ACL."""
     s = ctx.session
+    if s is None:  # NB: a function context without a session (unit tests) has no objects
+        return []
     cat = ctx.catalog
     return [(loid, owner, acl_texts(cat, acl))
             for _, loid, owner, acl in pages.all_meta(s.ensure_txn(), s.db.oid)]
@@ -31,6 +33,8 @@ def pg_largeobject(ctx: Any) -> list[tuple[Any, ...]]:
     """Every page of every large object of the database: superusers only, as PostgreSQL
     revokes SELECT on pg_largeobject from PUBLIC (the objects' own ACLs guard their bytes)."""
     s = ctx.session
+    if s is None:
+        return []
     role = current_role(s)
     if role is None or not role.superuser:
         raise InsufficientPrivilege("permission denied for table pg_largeobject")
