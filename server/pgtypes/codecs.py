@@ -95,9 +95,20 @@ def wire_decoder(oid: int, fmt: int, tz: Any = None) -> WireDecoder:
                 raise _binary_error(e, len(b)) from None
 
         return from_binary
-    tdec = text_decoder(oid, tz)
+    tdec = text_decoder(oid, tz) if oid not in REG_NAMED else reg_param_in
 
     def from_text(b: bytes) -> Any:
         return tdec(decode_utf8(b))  # NB: a NUL is 22021 too, as in PostgreSQL
 
     return from_text
+
+
+# reg* types whose input looks a name up in the catalog (regclassin, ...): a bound value
+# names the object, which only the SQL layer can resolve (`expr.regarrays.reg_param`)
+REG_NAMED = frozenset({T.REGCLASS, T.REGTYPE, T.REGPROC, T.REGPROCEDURE, T.REGNAMESPACE,
+                       T.REGROLE, T.REGCONFIG, T.REGOPER, T.REGOPERATOR, T.REGCOLLATION})
+
+
+def reg_param_in(s: str) -> int | str:
+    """A reg* parameter's text: digits are the OID itself, anything else stays the name."""
+    return text_decoder(T.OID)(s) if s.strip().isdigit() else s

@@ -1440,3 +1440,38 @@ def test_snapshot_types_binary_through_asyncpg_as_pg15(servers):
     expected = asyncio.run(_snapshot_values(pg.dsn()))
     assert expected[0] == (10, 20, (10, 14, 15))
     assert asyncio.run(_snapshot_values(cu.dsn())) == expected
+
+
+def _reg_parameter_outcomes(dsn: str) -> list:
+    """Names bound for reg* parameters: looked up (INSERT/UPDATE values, executemany, function
+    arguments), errors as PostgreSQL's; against a reg* column `= $1` is oid's (22P02)."""
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists regp; create table regp (id int, r regclass, t regtype)")
+        cur = c.cursor()
+        cur.executemany("insert into regp values (%s, %s, %s)",
+                        [(1, "pg_class", "int4"), (2, "pg_type", "text"), (3, "1259", "23")])
+        c.execute("insert into regp values (%s, %s, %s), (%s, %s, %s)",
+                  (4, "pg_proc", "bigint", 5, "pg_class", "bool"))
+        out.append(c.execute("update regp set t = %s where id = 5 returning t::text",
+                             ("varchar",)).fetchall())
+        for sql, args in [("insert into regp values (6, %s, 'int4')", ("nope",)),
+                          ("insert into regp values (6, %s, 'int4')", ("a b",)),
+                          ("insert into regp values (7, %s, %s)", ("pg_class", "nosuch")),
+                          ("select count(*) from regp where r = %s", ("pg_class",)),
+                          ("select count(*) from regp where r = %s", ("1259",)),
+                          ("select pg_relation_size(%s) >= 0", ("regp",)),
+                          ("select %s::regclass::oid = 'pg_class'::regclass", ("pg_class",))]:
+            try:
+                out.append(c.execute(sql, args).fetchall())
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary))
+        out.append(c.execute("select id, r::text, t::text from regp order by id").fetchall())
+    return out
+
+
+def test_reg_parameters_as_pg15(servers):
+    pg, cu = servers
+    expected = _reg_parameter_outcomes(pg.dsn())
+    assert expected[1][0] == "42P01"
+    assert _reg_parameter_outcomes(cu.dsn()) == expected

@@ -25,6 +25,7 @@ from sqlglot import exp
 from ...pgtypes import oids as T
 from ..catalog.model import Column
 from ..context import ExecContext, ParamTypes
+from ..expr.regarrays import REG_PARAMS
 from ..expr.types import datatype_oid
 from .values import ValueFn, compile_value
 
@@ -62,7 +63,7 @@ def _passes_through(node: exp.Expression, declared: int, col: Column) -> bool:
     by a driver that declares int4 or int8 (by the value's size) is one; so is a string
     sent untyped (`declared` is then the type inferred for it) for `::VARCHAR`.
     """
-    if declared == 0:
+    if declared == 0 or col.type_oid in REG_PARAMS:  # NB: a reg* name needs the catalog
         return False
     target, typmod = col.type_oid, -1
     if isinstance(node, exp.Cast):

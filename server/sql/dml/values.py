@@ -26,7 +26,7 @@ from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_sequence, parse_qualified
 from ..expr.casts import cast_function
 from ..expr.constfold import refuse_literal_parameter
-from ..expr.regarrays import REG_TYPES
+from ..expr.regarrays import REG_PARAMS, REG_TYPES, reg_resolver
 from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
@@ -103,8 +103,11 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
                 refuse_literal_parameter()  # NB: `'pg_class'` there is a name, not digits
             params.infer(n, col.type_oid)
             ptype = params.get(n)
-            pconv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None
             i = n - 1
+            if ptype == col.type_oid and ptype in REG_PARAMS:  # a bound name: looked up
+                resolve = reg_resolver(ptype)
+                return lambda row, ctx: resolve(ctx.functions, ctx.params[i])
+            pconv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None
             if pconv is None:
                 return lambda row, ctx: ctx.params[i]
             return lambda row, ctx: None if ctx.params[i] is None else pconv(ctx.params[i])

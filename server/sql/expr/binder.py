@@ -68,7 +68,7 @@ from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
 from .operators import arith
 from .rangeops import involves_range, range_op
-from .regarrays import REG_TYPES
+from .regarrays import REG_PARAMS, REG_TYPES, reg_param
 from .regcast import RegOid
 from .rowcast import row_cast
 from .rowpopulate import record_fields
@@ -359,7 +359,10 @@ class Binder(SpecialForms, XmlForms):
     def b_Parameter(self, node: exp.Parameter) -> E:
         n = int(node.this.this if isinstance(node.this, exp.Expression) else node.this)
         self.params.infer(n, 0)  # records that $n exists, so that it is settled to text at worst
-        return E("param", n, [], self.params.get(n) or T.UNKNOWN)
+        known = self.params.get(n)
+        if known in REG_PARAMS:  # declared regclass: a name bound in text is looked up
+            return reg_param(E("param", n, [], known), known)
+        return E("param", n, [], known or T.UNKNOWN)
 
     def b_Placeholder(self, node: exp.Placeholder) -> E:
         n = int(node.name) if node.name and node.name.isdigit() else 1
@@ -588,6 +591,10 @@ class Binder(SpecialForms, XmlForms):
             return geo
         if T.XML in (left.type, right.type):  # none for xml: 42883 naming the types as written
             _check_operator(op, left, right)
+        if left.kind == "param" and left.type == T.UNKNOWN and right.type in REG_PARAMS:
+            left = coerce(left, T.OID, params=self.params)  # NB: PostgreSQL's oideq: $1 is oid
+        elif right.kind == "param" and right.type == T.UNKNOWN and left.type in REG_PARAMS:
+            right = coerce(right, T.OID, params=self.params)
         a, b = self.unify(left, right)
         if T.BPCHAR in (a.type, b.type):
             a, b = bpchar_operands(a, b, self.params)

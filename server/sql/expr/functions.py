@@ -33,7 +33,7 @@ from . import types as ty
 from . import usertypes
 from .bound import E
 from .casts import cast_function, volatile_literal, volatile_value
-from .regarrays import reg_coerce
+from .regarrays import REG_PARAMS, reg_coerce, reg_param
 
 _loaded = False
 
@@ -79,6 +79,8 @@ def coerce(e: E, target: int, typmod: int = -1, params: Any = None, explicit: bo
         inner = E("param", e.data, [], target, -1, e.name)
         if usertypes.is_enum(target):  # enum_in checks a parameter's label too
             return E("cast", usertypes.enum_input(target), [inner], target, -1, e.name)
+        if target in REG_PARAMS:  # a name bound for a regclass: looked up
+            return reg_param(inner, target)
         if typmod >= 0:
             return E("cast", cast_function(target, target, typmod), [inner], target, typmod, e.name)
         return inner

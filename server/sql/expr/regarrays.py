@@ -33,6 +33,32 @@ def _library(elem: int) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     return (cast[0].impl, fmt[0].impl) if cast and fmt else None
 
 
+REG_PARAMS = REG_TYPES | {T.REGOPER, T.REGOPERATOR}  # the ones `reg_param` resolves
+
+
+def reg_param(e: E, target: int) -> E:
+    """A parameter of a reg* type: a name bound in text (`pgtypes.codecs.reg_param_in` keeps
+    it) is looked up as `'name'::regclass` would be, an OID labelled with its name, as
+    PostgreSQL's input function does at Bind (a name it cannot find: its 42P01/42704/42602)."""
+    return E("pyfunc", (f"::{T.TYPES[target].name}", reg_resolver(target), True),
+             [E("ctxfn", None, [], T.UNKNOWN), e], target, -1, e.name)
+
+
+def reg_resolver(target: int) -> Callable[[Any, Any], Any]:
+    """(function context, bound value) -> the labelled OID, for `reg_param` and INSERT."""
+    lib = _library(target)
+    assert lib is not None
+    cast_in, fmt = lib
+
+    def conv(fctx: Any, v: Any) -> Any:
+        if v is None:
+            return None
+        oid = cast_in(fctx, v) if isinstance(v, str) else int(v)
+        return None if oid is None else RegOid(oid, fmt(fctx, oid))
+
+    return conv
+
+
 def _each(v: Any, fn: Callable[[Any], Any]) -> Any:
     if v is None:
         return None
