@@ -182,14 +182,19 @@ def resolve(s: SQLSession, schema: str | None, name: str, args: list[Arg],
                             "You might need to add explicit type casts.")
 
 
-def _param_types(fn: Function, args: list[Arg]) -> list[int | None]:
-    """The type of the parameter each argument goes to (None past the parameters)."""
+def _targets(fn: Function, args: list[Arg]) -> list[tuple[str, int] | None]:
+    """The (mode, type) of the parameter each argument goes to (None past the parameters)."""
     params = parameters(fn)
-    out: list[int | None] = []
+    out: list[tuple[str, int] | None] = []
     for i, (name, _, _) in enumerate(args):
         at = i if name is None else next((j for j, p in enumerate(params) if p[1] == name), i)
-        out.append(params[at][2] if at < len(params) else None)
+        out.append((params[at][0], params[at][2]) if at < len(params) else None)
     return out
+
+
+def _param_types(fn: Function, args: list[Arg]) -> list[int | None]:
+    """The type of the parameter each argument goes to (None past the parameters)."""
+    return [t[1] if t is not None else None for t in _targets(fn, args)]
 
 
 def _category(oid: int | None) -> str:
@@ -224,13 +229,11 @@ def best_candidates(fits: list[Any], args: list[Arg], types: list[int | None]) -
 
 def _types_fit(fn: Function, args: list[Arg], types: list[int | None]) -> bool:
     """Whether every argument of a known type converts implicitly to its parameter's."""
-    params = parameters(fn)
-    for i, ((name, _, spread), t) in enumerate(zip(args, types, strict=True)):
-        at = i if name is None else next((j for j, p in enumerate(params) if p[1] == name), i)
-        if t is None or at >= len(params):
+    for (_, _, spread), t, target in zip(args, types, _targets(fn, args), strict=True):
+        if t is None or target is None:
             continue
-        want = params[at][2]
-        if params[at][0] == "v" and not spread:
+        mode, want = target
+        if mode == "v" and not spread:
             want = T.ELEMENT_OF.get(want, want)
         if t != want and not implicit(t, want):
             return False
