@@ -33,6 +33,7 @@ def _if_assigned(ctx: Any) -> int | None:
 
 
 def _snapshot(ctx: Any) -> str:
+    """The statement's snapshot, `xmin:xmax:xip`."""
     return xids.current_snapshot(_txn(ctx))
 
 
@@ -48,12 +49,64 @@ def _status(ctx: Any, xid: int) -> str | None:
     return known
 
 
+def _xmin(snap: str) -> int:
+    """The snapshot's xmin: every id below it had ended."""
+    return snapshot_fields(snap)[0]
+
+
+def _xmax(snap: str) -> int:
+    """The snapshot's xmax: no id from it on had ended."""
+    return snapshot_fields(snap)[1]
+
+
 def _xip(snap: str) -> Iterator[int]:
+    """The ids in progress at the snapshot, one row each."""
     yield from snapshot_fields(snap)[2]
 
 
 def _cmp(a: int, b: int) -> int:
+    """xid8cmp: -1, 0 or 1."""
     return (a > b) - (a < b)
+
+
+def _larger(a: int, b: int) -> int:
+    """xid8_larger."""
+    return max(a, b)
+
+
+def _smaller(a: int, b: int) -> int:
+    """xid8_smaller."""
+    return min(a, b)
+
+
+def _eq(a: int, b: int) -> bool:
+    """xid8eq."""
+    return a == b
+
+
+def _ne(a: int, b: int) -> bool:
+    """xid8ne."""
+    return a != b
+
+
+def _lt(a: int, b: int) -> bool:
+    """xid8lt."""
+    return a < b
+
+
+def _gt(a: int, b: int) -> bool:
+    """xid8gt."""
+    return a > b
+
+
+def _le(a: int, b: int) -> bool:
+    """xid8le."""
+    return a <= b
+
+
+def _ge(a: int, b: int) -> bool:
+    """xid8ge."""
+    return a >= b
 
 
 # (name, pg_proc OID) of each form: the txid_* ones (bigint, txid_snapshot), then PostgreSQL
@@ -70,10 +123,8 @@ register("pg_current_snapshot", args=[], returns=PG_SNAPSHOT, needs_context=True
          volatile=True, oid=5061)(_snapshot)
 for _snap, _id, _p, _base in ((TXID_SNAPSHOT, T.INT8, "txid_snapshot", 2945),
                               (PG_SNAPSHOT, XID8, "pg_snapshot", 5062)):
-    register(f"{_p}_xmin", args=[_snap], returns=_id, oid=_base)(
-        lambda s: snapshot_fields(s)[0])
-    register(f"{_p}_xmax", args=[_snap], returns=_id, oid=_base + 1)(
-        lambda s: snapshot_fields(s)[1])
+    register(f"{_p}_xmin", args=[_snap], returns=_id, oid=_base)(_xmin)
+    register(f"{_p}_xmax", args=[_snap], returns=_id, oid=_base + 1)(_xmax)
     register(f"{_p}_xip", args=[_snap], returns=_id, set_returning=True, oid=_base + 2)(_xip)
 register("txid_visible_in_snapshot", args=[T.INT8, TXID_SNAPSHOT], returns=T.BOOL,
          oid=2948)(visible)
@@ -83,9 +134,8 @@ register("txid_status", args=[T.INT8], returns=T.TEXT, needs_context=True, volat
 register("pg_xact_status", args=[XID8], returns=T.TEXT, needs_context=True, volatile=True,
          oid=5066)(_status)
 register("xid8cmp", args=[XID8, XID8], returns=T.INT4, oid=5096)(_cmp)
-register("xid8_larger", args=[XID8, XID8], returns=XID8, oid=5097)(max)
-register("xid8_smaller", args=[XID8, XID8], returns=XID8, oid=5098)(min)
-for _name, _oid, _fn in (("xid8eq", 5084, lambda a, b: a == b), ("xid8ne", 5085, lambda a, b: a != b),
-                         ("xid8lt", 5034, lambda a, b: a < b), ("xid8gt", 5035, lambda a, b: a > b),
-                         ("xid8le", 5036, lambda a, b: a <= b), ("xid8ge", 5037, lambda a, b: a >= b)):
+register("xid8_larger", args=[XID8, XID8], returns=XID8, oid=5097)(_larger)
+register("xid8_smaller", args=[XID8, XID8], returns=XID8, oid=5098)(_smaller)
+for _name, _oid, _fn in (("xid8eq", 5084, _eq), ("xid8ne", 5085, _ne), ("xid8lt", 5034, _lt),
+                         ("xid8gt", 5035, _gt), ("xid8le", 5036, _le), ("xid8ge", 5037, _ge)):
     register(_name, args=[XID8, XID8], returns=T.BOOL, oid=_oid)(_fn)
