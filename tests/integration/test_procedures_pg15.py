@@ -160,6 +160,9 @@ STATEMENTS = [
     "create schema hps",
     "alter procedure p7b set schema hps",
     "call hps.p7b(5)",
+    "create function hps.fq(a int) returns int language plpgsql as $$ begin "
+    "raise notice 'fq %', a; return a; end $$",
+    "select hps.fq(1)",
     "alter procedure hps.p7b(int[]) set schema public",
     "alter procedure nosuch rename to x",
     "comment on procedure p8(int, text) is 'p8 doc'",

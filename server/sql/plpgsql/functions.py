@@ -389,7 +389,7 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
     if fn.returns == T.TRIGGER:
         raise FeatureNotSupported("trigger functions can only be called as triggers")
     interp = Interp(s, analyse_tree)
-    interp.name = routine_name(fn)
+    interp.name = context_name(s, fn)
     scope = interp.scopes[-1]
     positional = []
     for i, (name, oid, value) in enumerate(zip(fn.arg_names, fn.arg_types, args,
@@ -440,6 +440,13 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
 def routine_name(fn: Function) -> str:
     """How PostgreSQL's error CONTEXT names a function: `f(integer,text)` (format_procedure)."""
     return f"{fn.name}({','.join(type_name(t) for t in fn.arg_types)})"
+
+
+def context_name(s: SQLSession, fn: Function) -> str:
+    """`routine_name`, schema-qualified when the schema is not on the search_path (as
+    format_procedure qualifies what the session cannot see by its name alone)."""
+    schema = next((x.name for x in s.catalog().schemas if x.oid == fn.schema_oid), "")
+    return routine_name(fn) if schema in s.search_path() else f"{schema}.{routine_name(fn)}"
 
 
 def compiled(s: SQLSession, fn: Function) -> tuple[Block, dict[Any, Any]]:

@@ -36,7 +36,7 @@ from ..parse import parse_sql, split_statements
 from ..pgcatalog.typetext import format_type
 from ..privileges.check import check_function
 from ..stmt import AnalyseTree, Stmt
-from .functions import compiled, routine_name
+from .functions import compiled, context_name
 from .interp import Interp, Var, _Return, register_call, top_level_nonatomic
 from .parser import Tok, tokenize
 
@@ -304,10 +304,7 @@ def invoke(s: SQLSession, fn: Function, values: list[Any], analyse_tree: Analyse
     except InsufficientPrivilege:
         raise InsufficientPrivilege(f"permission denied for procedure {fn.name}") from None
     interp = Interp(s, analyse_tree)
-    interp.name = routine_name(fn)
-    schema = next((x.name for x in s.catalog().schemas if x.oid == fn.schema_oid), "")
-    if schema not in s.search_path():  # NB: format_procedure qualifies what it cannot see
-        interp.name = f"{schema}.{interp.name}"
+    interp.name = context_name(s, fn)
     interp.nonatomic = nonatomic
     if caller is not None:
         interp.subxacts = caller.subxacts
