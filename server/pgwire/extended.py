@@ -146,7 +146,23 @@ def _unchecked(oid: int, fmt: int, tz: Any) -> WireDecoder:
             raise ValueError("NUL")  # NB: 22021 from the full path
         return tdec(s)
 
-    return from_text
+    digits = _PLAIN_DIGITS.get(oid)
+    if digits is None:
+        return from_text
+
+    def int_from_text(b: bytes) -> Any:
+        # NB: a key as clients send it (pgbench's aid): ASCII digits only, too few to leave
+        # the type's range, are the number; anything else (a sign, blanks, a big value) takes
+        # the type's input function
+        if len(b) <= digits and b.isdigit():
+            return int(b)
+        return from_text(b)
+
+    return int_from_text
+
+
+# text-format integer types -> the most digits that cannot overflow them (see `_unchecked`)
+_PLAIN_DIGITS = {21: 4, 23: 9, 20: 18}
 
 
 def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str = "") -> list[Any]:
@@ -391,7 +407,15 @@ class ExtendedQuery:
         except Exception as e:
             portal.close()
             self._fail(e, isinstance(e, SQLError))
-        self._sync(b"")
+        # NB: `_sync` without its checks for COPY and held Executes: neither is possible here
+        self._skipping = False
+        self._in_extended = False
+        try:
+            self.session.sync()
+        except Exception as e:
+            self._notices()
+            self._error(e)
+        self._ready()
         return stop
 
     def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,

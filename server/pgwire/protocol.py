@@ -46,7 +46,7 @@ from ..pgtypes.wirecodec import WireRecoder, canonical, recoder_for
 from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
-from .batchenc import append_batch
+from .batchenc import SMALL, append_batch
 from .extended import ExtendedQuery
 from .fastpath import FunctionCalls
 from .hba import connection_method
@@ -114,6 +114,8 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._copy: Any = None  # a CopyIn in progress
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
+        # the column list `_text_shape` answered last, and its answer
+        self._last_shape: tuple[Any, tuple[bytes, list[Any]]] = (None, (b"", []))
         self._changed: dict[str, str] = {}
         self._recoder: WireRecoder | None = None  # client_encoding conversion (pgtypes.wirecodec)
         self._must_flush = False  # an error or notice went out: send what is held now
@@ -371,6 +373,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                 if "TimeZone" in changed:
                     self.tz = timezone(changed["TimeZone"])
                 self._shapes.clear()
+                self._last_shape = (None, (b"", []))
                 self._tz_changed()
 
     def _ready(self) -> None:
@@ -603,7 +606,11 @@ class Connection(ExtendedQuery, FunctionCalls):
         else:
             send = self.send
             while not res.done:
-                append_batch(out, res.fetch(_FETCH_BATCH), encoders)  # column by column
+                batch = res.fetch(_FETCH_BATCH)
+                if len(batch) < SMALL:  # NB: a point lookup's row: straight from the row
+                    M.append_rows(out, batch, encoders)
+                    continue
+                append_batch(out, batch, encoders)  # column by column
                 if send is not None and len(out) >= FLUSH_AT:
                     self._emit()
         self._notices()
@@ -615,6 +622,9 @@ class Connection(ExtendedQuery, FunctionCalls):
 
     def _text_shape(self, columns: list[Any]) -> tuple[bytes, list[Any]]:
         """Returns RowDescription bytes and text encoders for a column list, cached by shape."""
+        last = self._last_shape
+        if last[0] is columns:  # NB: a cached plan's own list again (SELECT 1 after SELECT 1)
+            return last[1]
         key = tuple(columns)
         shape = self._shapes.get(key)
         if shape is None:
@@ -623,6 +633,7 @@ class Connection(ExtendedQuery, FunctionCalls):
             shape = (M.row_description(columns),
                      column_encoders([c.type_oid for c in columns], [0] * len(columns), self.tz))
             self._shapes[key] = shape
+        self._last_shape = (columns, shape)
         return shape
 
     # -- COPY --------------------------------------------------------------------

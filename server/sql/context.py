@@ -100,6 +100,7 @@ class QueryPlan(Protocol):
 
     columns: list[Column]
     point: Any  # a `plan.pointread.PointRead` when the plan is only primary-key gets, else None
+    constant: bool  # one row of constants and parameters, no table (`pointread.tableless`)
 
     def execute(self, ctx: ExecContext) -> Iterator[Batch]:
         """Runs the query and yields batches of result rows."""

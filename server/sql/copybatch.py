@@ -326,12 +326,13 @@ SAMPLE = 256  # values `shared` looks at to guess whether a column repeats itsel
 SHARED_MAX = 1 << 18  # distinct texts (and their objects) `shared` keeps per column
 
 # Types whose values are immutable objects a COPY may share between rows (`shared`)
-_SHARED = frozenset({T.NUMERIC, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.INT2, T.INT4, T.INT8})
+# (not integers: Arrow parses them for less than the dict pass costs, and one is 28 bytes)
+_SHARED = frozenset({T.NUMERIC, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ})
 
 
 def shared(run: ColumnDecoder) -> ColumnDecoder:
     """`run`, with one object per distinct text when the column repeats values (TPC-H's
-    quantities, discounts, dates, ship modes, part and supplier keys): `run` converts
+    quantities, discounts, dates, ship modes): `run` converts
     only texts not met before in this COPY, and the rows share their objects (and their
     redo-record forms): one dict lookup per row instead of a value built per row, and one
     object kept instead of one per row while the COPY's rows wait for the commit and then
@@ -360,6 +361,8 @@ def shared(run: ColumnDecoder) -> ColumnDecoder:
         head = col[:SAMPLE]
         if misses[0] >= 2 or len(set(head)) == len(head) == SAMPLE:
             return run(col)  # NB: two blocks missed: this COPY's column does not repeat
+        if max(map(len, head)) <= 1:
+            return run(col)  # NB: Python keeps one object per one-character string already
         first = dict.fromkeys(col)
         if len(first) * 2 > len(col):
             misses[0] += 1

@@ -230,6 +230,7 @@ class LockRowsPlan:
         self.root = inner.root
         self.trace = inner.trace
         self.point = None  # NB: rows it locks go through execute, never a bare point read
+        self.constant = inner.constant
 
     def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
         """EXPLAIN's lines: PostgreSQL's LockRows node over the query's plan."""

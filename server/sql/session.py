@@ -60,7 +60,7 @@ from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements, strip_leading_comments
-from .plan.pointread import constant_row, tableless
+from .plan.pointread import constant_row
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 MAX_RETRIES = 20
 _ALONE = frozenset({"read committed", "read uncommitted"})  # see `_reads_alone`
 # NB: no dates or times: their conversion from the literal depends on DateStyle and TimeZone
+_SPLITS_TEXT = 512  # Query texts up to this long keep their split (`simple_query`)
 _IMMUTABLE = frozenset({int, str, bool, float, Decimal, bytes, type(None)})
 
 
@@ -103,6 +104,7 @@ class SQLSession:
         # simple-protocol texts seen lately -> (stmt, bound literals, catalog version, cache
         # generation): a repeated `SELECT 1` skips the literal stripping too
         self._raw_texts: dict[str, tuple[Stmt, tuple[Any, ...], int, int]] = {}
+        self._splits: dict[str, list[str]] = {}  # short Query texts -> their statements
         self._int_tails = IntTailShapes()  # texts differing in a trailing integer (inttail.py)
         self._statements_run = 0  # statements started: see check_prepared
         self._bound: Stmt | None = None
@@ -177,7 +179,13 @@ class SQLSession:
 
     def simple_query(self, sql: str) -> Iterator[Result]:
         """Runs every statement of a Query message as one implicit transaction."""
-        texts = split_statements(sql)
+        texts = self._splits.get(sql)
+        if texts is None:
+            texts = split_statements(sql)
+            if len(sql) <= _SPLITS_TEXT:  # NB: a short text that comes again (SELECT 1)
+                if len(self._splits) >= 256:
+                    self._splits.clear()
+                self._splits[sql] = texts
         if not texts:
             yield Result("", empty=True)
             return
@@ -290,6 +298,16 @@ class SQLSession:
             self.on_error(err)
             raise err
         if stmt is None:
+            return
+        if (stmt.version == self.store.version and self.txn_catalog is None
+                and self.settings.values["search_path"] is self._cached_sp
+                and self.settings.style_key is self._cached_tz
+                and stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz
+                and getattr(PUBLISHED, "settings", None) is self.settings):
+            # NB: the usual Bind: nothing `revalidate` looks at changed since the plan was
+            # made (compared as it compares them), so it would return the same statement
+            self._bound = stmt
+            self._bound_at = self._statements_run
             return
         try:
             # NB: as in PostgreSQL, the portal runs the plan checked here: Execute right
@@ -524,7 +542,7 @@ class SQLSession:
             plan = stmt.plan
             if plan.point is not None and self._reads_alone():
                 return self._run_read(stmt, params)
-            if tableless(plan.root) and self._reads_alone():
+            if plan.constant and self._reads_alone():
                 return stmt.run(self, params)  # NB: SELECT 1: nothing to read, no transaction
         txn = self.ensure_txn()
         if stmt.kind in ("dml", "ddl") and (txn.read_only or self.txn_modes.get("read_only")):
@@ -635,15 +653,17 @@ class SQLSession:
             if self._cancel.is_set():  # NB: where the executor checks, after the batch
                 self._cancel.clear()
                 raise QueryCanceled("canceling statement due to user request")
-            self._disarm()
+            if self._timer is not None:
+                self._disarm()
             return Result(tag, columns=plan.columns, rows=iter(rows), done=False)
-        if tableless(plan.root):  # SELECT 1: its one row, without the executor
+        if plan.constant:  # SELECT 1: its one row, without the executor
             row = constant_row(plan.root, values)
             if self._cancel.is_set():
                 self._cancel.clear()
                 raise QueryCanceled("canceling statement due to user request")
-            self._disarm()
-            return Result(tag, columns=list(plan.columns), rows=iter((row,)), done=False)
+            if self._timer is not None:
+                self._disarm()
+            return Result(tag, columns=plan.columns, rows=iter((row,)), done=False)
         batches = plan.execute(self.exec_context(values))
         return Result(tag, columns=list(plan.columns), rows=self._rows(batches), done=False)
 

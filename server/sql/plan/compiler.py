@@ -28,7 +28,7 @@ from ..optimizer.rules import optimize
 from . import nodes as N
 from .builder import Planner, visible
 from .explain import explain_lines
-from .pointread import PointRead
+from .pointread import PointRead, tableless
 
 _SYSTEM = -6  # the lowest system column number (tableoid); hidden markers go lower
 
@@ -48,6 +48,9 @@ class CompiledPlan:
         self._vis = visible(root.cols)
         # primary-key gets only: the statement runs them without the executor (pointread.py)
         self.point = None if self._narrow else PointRead.of(root)
+        # one row of constants and parameters (SELECT 1): the session runs it without a
+        # transaction or the executor (pointread.tableless)
+        self.constant = tableless(root)
 
     def execute(self, ctx: ExecContext) -> Iterator[list[tuple]]:
         """Runs the query and yields batches of result rows."""

@@ -82,12 +82,15 @@ def encoded_keys(keys: KeyParts, params: list[Any]) -> list[bytes]:
 class PointRead:
     """The keys and output columns of a Project(PointGet) plan; `read` runs it."""
 
-    __slots__ = ("space", "keys", "picks")
+    __slots__ = ("space", "keys", "picks", "param")
 
     def __init__(self, space: int, keys: KeyParts, picks: list[int]) -> None:
         self.space = space
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.picks = picks  # the row slots the select list returns, in order
+        # `WHERE pk = $n`, the usual lookup: n - 1, so `read` indexes the parameters directly
+        self.param = keys[0][0][1] - 1 if len(keys) == 1 and len(keys[0]) == 1 \
+            and keys[0][0][0] else -1
 
     @classmethod
     def of(cls, root: N.Node) -> PointRead | None:
@@ -103,9 +106,15 @@ class PointRead:
     def read(self, txn: Any, params: list[Any]) -> list[tuple[Any, ...]]:
         """Reads the rows at the transaction's snapshot (own writes included), as the
         Project(PointGet) executors would return them."""
-        encoded = encoded_keys(self.keys, params)
-        if not encoded:
-            return []
+        if self.param >= 0:
+            v = params[self.param]
+            if v is None:
+                return []  # NB: a NULL key matches nothing
+            encoded = [encode_key((v,))]
+        else:
+            encoded = encoded_keys(self.keys, params)
+            if not encoded:
+                return []
         picks = self.picks
         rows = txn.get(self.space, encoded)
         if len(picks) == 1:
