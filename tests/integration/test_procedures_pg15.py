@@ -23,6 +23,8 @@ import subprocess
 import psycopg
 import pytest
 
+from tests.clients import pgjdbc
+
 SETUP = [
     "create table pt (a int)",
     "create procedure p1(a int, inout b int, out c text, d int default 5) language plpgsql as "
@@ -341,9 +343,6 @@ def test_clients_same_as_pg15(servers, pg15, cumulo_server):
     assert _pg8000(cu_kw) == _pg8000(pg_kw)
 
 
-JAR = "/usr/share/java/postgresql.jar"
-
-
 def _jdbc(java, url: str) -> list:
     conn = java.sql.DriverManager.getConnection(url)
     out: list = []
@@ -385,14 +384,7 @@ def _jdbc(java, url: str) -> list:
 
 
 def test_jdbc_callable_statement_same_as_pg15(servers, pg15, cumulo_server):
-    jpype = pytest.importorskip("jpype", reason="JPype1 is not installed")
-    if not os.path.exists(JAR) or not shutil.which("java"):
-        pytest.skip(f"needs {JAR} and java")
-    if not jpype.isJVMStarted():
-        jpype.startJVM(classpath=[JAR], convertStrings=False)
-    elif JAR not in str(jpype.java.lang.System.getProperty("java.class.path")):
-        pytest.skip("a JVM without pgJDBC was already started in this process")
-    java = jpype.JPackage("java")
+    java = pgjdbc.start().JPackage("java")
     from tests.pg15 import PASSWORD
 
     for dsn in servers:
