@@ -24,13 +24,13 @@ from ...errors import (
     SQLError,
     SyntaxError_,
     UndefinedColumn,
-    UndefinedFunction,
     UndefinedObject,
     UndefinedTable,
 )
 from ...pgwire.backend import Result
 from ..catalog.model import CatalogSnapshot, Role
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
+from ..ddl.routines import find_routine
 from ..largeobj.objects import lookup as find_large_object
 from ..largeobj.objects import save as save_large_object
 from ..parse import unquote_ident
@@ -180,8 +180,10 @@ def _targets(s: SQLSession, cat: CatalogSnapshot, objtype: str, objs: str) -> li
                            if t.schema_oid == sch.oid and t.kind in ("r", "v"))
             elif "SEQUENCES" in ot:
                 out.extend(("sequence", q) for q in cat.sequences if q.schema_oid == sch.oid)
-            else:
-                out.extend(("function", f) for f in cat.functions if f.schema_oid == sch.oid)
+            else:  # NB: ALL FUNCTIONS, ALL PROCEDURES or ALL ROUTINES
+                kinds = "f" if "FUNCTIONS" in ot else "p" if "PROCEDURES" in ot else "fp"
+                out.extend(("function", f) for f in cat.functions
+                           if f.schema_oid == sch.oid and f.kind in kinds)
         return out
     for raw in split_list(objs):
         if ot in ("", "TABLE"):
@@ -212,17 +214,7 @@ def _targets(s: SQLSession, cat: CatalogSnapshot, objtype: str, objs: str) -> li
                 raise SQLError(f'database "{name}" does not exist', sqlstate="3D000")
             out.append(("database", db))
         elif ot in ("FUNCTION", "PROCEDURE", "ROUTINE"):
-            base = raw.split("(", 1)[0].strip()
-            schema, name = parse_qualified(base)
-            nargs = None
-            if "(" in raw:
-                inner = raw.split("(", 1)[1].rsplit(")", 1)[0]
-                nargs = len(split_list(inner))
-            fns = [f for f in cat.functions if f.name == name
-                   and (nargs is None or len(f.arg_types) == nargs)]
-            if not fns:
-                raise UndefinedFunction(f"function {raw} does not exist")
-            out.extend(("function", f) for f in fns)
+            out.append(("function", find_routine(s, ot, raw)))
         elif ot == "LARGE OBJECT":
             lo = find_large_object(s, raw)
             if lo is None:
