@@ -93,9 +93,8 @@ class FunctionCalls:
         self._release()
         self._in_extended = False
         session = self.session
-        raised = True  # whether the session raised (and so recorded) the error
+        raised = False  # whether the session raised (and so recorded) the error
         try:
-            raised = False
             oid, fmts, args, rfmt = read_function_call(payload)
             raised = True
             prepared, argtypes = self._fp_prepared(oid)
