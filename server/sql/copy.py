@@ -75,7 +75,7 @@ from .copyout import (
 from .ddl.names import get_relation, parse_qualified
 from .direct.colkeys import int_column_keys
 from .direct.compositekeys import element_keys, key_kinds
-from .dml.firetriggers import capturing
+from .dml.firetriggers import capturing, fire_held
 from .dml.values import compile_default
 from .dml.writer import writer_for
 from .parse import parse_sql, unquote_ident
@@ -728,6 +728,7 @@ class CopyIn:
         self._flush()
         if self.writer.triggers is not None:
             with capturing(self.captured):
+                fire_held(self.s)
                 self.writer.triggers.statement(self.s, "AFTER", "INSERT")
         took = time.monotonic() - self.started
         if self.count >= LOG_ROWS:

@@ -9,6 +9,8 @@ cascades recurse and maintain the child's indexes.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ForeignKeyViolation
@@ -16,6 +18,8 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Constraint
 from ..expr.casts import to_text
 from .deferstate import defer_parent_keys, is_deferred
+from .firetriggers import cascaded_statement
+from .values import compile_default
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -52,36 +56,58 @@ def fk_violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple
         table=child.name, constraint=fk.name, schema=schema.name if schema else None)
 
 
+def _as_statement(s: SQLSession, cw: TableWriter, op: str, action: Callable[[], Any]) -> None:
+    """One cascaded action as PostgreSQL's RI query: a statement on the child table, whose
+    statement-level triggers fire (`firetriggers.cascaded_statement`), even for no row."""
+    cascaded_statement(s, cw.triggers, op, action)
+
+
 def on_parent_delete(s: SQLSession, parent: TableWriter, rows: list[tuple[Any, ...]]) -> None:
     """Applies each referencing foreign key's ON DELETE action for deleted parent rows."""
 
     for fk in parent.children:
         pos = [a - 1 for a in fk.ref_columns]
+        cw: TableWriter | None = None
         for r in rows:
             vals = tuple(r[i] for i in pos)
             if None in vals:
                 continue
             hits = children_rows(s, fk, vals)
             if not hits:
+                if fk.on_delete in ("c", "n", "d"):  # NB: the RI query runs, and its triggers
+                    cw = cw or parent.child_writer(s, fk)
+                    _as_statement(s, cw, "DELETE" if fk.on_delete == "c" else "UPDATE",
+                                  lambda: None)
                 continue
             if fk.on_delete == "a" and is_deferred(s, fk):
                 defer_parent_keys(s, fk, vals)  # NO ACTION, deferred: checked at COMMIT
                 continue
             if fk.on_delete in ("a", "r"):
                 fk_violation(s, parent, fk, vals, "update or delete")
-            cw = parent.child_writer(s, fk)
+            cw = cw or parent.child_writer(s, fk)
             keys = [k for k, _ in hits]
             olds = [o for _, o in hits]
             if fk.on_delete == "c":
-                cw.delete(s, keys, olds)
+                _as_statement(s, cw, "DELETE", functools.partial(cw.delete, s, keys, olds))
             else:
-                news = []
-                for o in olds:
-                    n = list(o)
-                    for a in fk.columns:
-                        n[a - 1] = None
-                    news.append(n)
-                cw.update(s, keys, olds, news)
+                news = _set_null_or_default(s, cw, fk, olds, fk.on_delete)
+                _as_statement(s, cw, "UPDATE", functools.partial(cw.update, s, keys, olds, news))
+
+
+def _set_null_or_default(s: SQLSession, cw: TableWriter, fk: Constraint,
+                         olds: list[tuple[Any, ...]], action: str) -> list[list[Any]]:
+    """The child rows with their foreign-key columns NULL (SET NULL) or at their columns'
+    defaults (SET DEFAULT, which must then reference a parent row: the update checks it)."""
+    cols = [cw.table.columns[a - 1] for a in fk.columns]
+    fns = [compile_default(s, c, cw.table) if action == "d" else None for c in cols]
+    ctx = s.exec_context([])
+    news = []
+    for o in olds:
+        n = list(o)
+        for c, fn in zip(cols, fns, strict=True):
+            n[c.attnum - 1] = fn(None, ctx) if fn is not None else None
+        news.append(n)
+    return news
 
 
 def on_parent_update(s: SQLSession, parent: TableWriter, old: list[tuple[Any, ...]],
@@ -97,17 +123,23 @@ def on_parent_update(s: SQLSession, parent: TableWriter, old: list[tuple[Any, ..
                 continue
             hits = children_rows(s, fk, ov)
             if not hits:
+                if fk.on_update in ("c", "n", "d"):  # NB: the RI query runs, and its triggers
+                    _as_statement(s, parent.child_writer(s, fk), "UPDATE", lambda: None)
                 continue
             if fk.on_update == "a" and is_deferred(s, fk):
                 defer_parent_keys(s, fk, ov)
                 continue
-            if fk.on_update != "c":
+            if fk.on_update in ("a", "r"):
                 fk_violation(s, parent, fk, ov, "update or delete")
             cw = parent.child_writer(s, fk)
-            news = []
-            for _, co in hits:
-                c = list(co)
-                for a, v in zip(fk.columns, nv, strict=True):
-                    c[a - 1] = v
-                news.append(c)
-            cw.update(s, [k for k, _ in hits], [co for _, co in hits], news)
+            if fk.on_update != "c":  # SET NULL / SET DEFAULT
+                news = _set_null_or_default(s, cw, fk, [co for _, co in hits], fk.on_update)
+            else:
+                news = []
+                for _, co in hits:
+                    c = list(co)
+                    for a, v in zip(fk.columns, nv, strict=True):
+                        c[a - 1] = v
+                    news.append(c)
+            _as_statement(s, cw, "UPDATE", functools.partial(
+                cw.update, s, [k for k, _ in hits], [co for _, co in hits], news))

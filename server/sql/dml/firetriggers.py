@@ -20,7 +20,7 @@ runner: this layer knows the catalog rows, not how to run a body.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -48,11 +48,75 @@ class _Captured:
 
     olds: list[Any] = field(default_factory=list)
     news: list[Any] = field(default_factory=list)
+    # AFTER ROW firings held to the statement's end, as PostgreSQL's, so that a row trigger's
+    # transition tables hold every row: (the table's triggers, trigger, function, call)
+    queued: list[tuple[Any, Trigger, Function, TriggerCall]] = field(default_factory=list)
+    built: tuple[Any, dict[str, Transition]] | None = None  # the last tables made of them
 
 
 # (table oid, op) -> rows, while a statement whose table has transition tables runs
 _CAPTURE: ContextVar[dict[tuple[int, str], _Captured] | None] = ContextVar(
     "transition_capture", default=None)
+
+
+# (child table oid, op) -> (its triggers, its captured rows): the tables a statement's
+# foreign-key cascades wrote, whose AFTER STATEMENT triggers fire once at its end
+_RI: ContextVar[dict[tuple[int, str], tuple[TableTriggers, dict[Any, Any]]] | None] = \
+    ContextVar("cascaded_statements", default=None)
+
+
+def _cascades_to_triggers(cat: CatalogSnapshot, table: Table) -> bool:
+    """Tells whether a DELETE or UPDATE of `table` may cascade (ON DELETE / UPDATE CASCADE,
+    SET NULL, SET DEFAULT) into a table with statement-level triggers."""
+    seen, todo = {table.oid}, [table.oid]
+    while todo:
+        oid = todo.pop()
+        for c in cat.constraints:
+            if c.kind != "f" or c.ref_table_oid != oid or c.table_oid in seen or (
+                    c.on_delete in "ar" and c.on_update in "ar"):
+                continue
+            seen.add(c.table_oid)
+            todo.append(c.table_oid)
+            child = cat.table_by_oid(c.table_oid)
+            trig = TableTriggers.of(cat, child) if child is not None else None
+            if trig is not None and any(trig.has_statement(o) for o in ("DELETE", "UPDATE")):
+                return True
+    return False
+
+
+def cascaded_statement(s: SQLSession, trig: TableTriggers | None, op: str,
+                       action: Callable[[], Any]) -> None:
+    """One foreign-key cascade into a table (PostgreSQL's RI query) as a statement on it:
+    its BEFORE STATEMENT triggers fire at the statement's first cascade into it, its AFTER
+    STATEMENT ones once at the statement's end, seeing all the rows the cascades wrote."""
+    if trig is None or not trig.has_statement(op):
+        action()
+        return
+    reg = _RI.get()
+    if reg is None:  # NB: no statement around it (cannot happen from SQL): a statement each
+        trig.statement(s, "BEFORE", op)
+        with capturing({}):
+            action()
+            fire_held(s)
+            trig.statement(s, "AFTER", op)
+        return
+    key = (trig.table.oid, op)
+    if key not in reg:
+        trig.statement(s, "BEFORE", op)
+        reg[key] = (trig, {})
+    with capturing(reg[key][1]):
+        action()
+        fire_held(s)
+
+
+def fire_held(s: SQLSession) -> None:
+    """Runs the AFTER ROW firings the running statement held (in the order they came),
+    before its AFTER STATEMENT triggers: each sees all the statement's rows."""
+    cap = _CAPTURE.get()
+    for (_, op), got in list(cap.items()) if cap else ():
+        queued, got.queued = got.queued, []
+        for owner, t, fn, call in queued:
+            owner._after_row(s, t, fn, call, op, None, None)
 
 
 @contextlib.contextmanager
@@ -123,13 +187,11 @@ class TableTriggers:
                     continue
                 call = self._call(t, when, "ROW", op, new, old)
                 if when != "BEFORE":
-                    if t.constraint_oid and trigger_deferred(s, t):
-                        defer_trigger(s, t, fn, call)  # NB: runs at COMMIT (deferred.py)
-                    elif t.old_table or t.new_table:
-                        with bound(self._transition_tables(t, op, olds, news)):
-                            s.functions.run_trigger(fn, call)
+                    held = self._held(op)
+                    if held is not None:
+                        held.queued.append((self, t, fn, call))
                     else:
-                        s.functions.run_trigger(fn, call)
+                        self._after_row(s, t, fn, call, op, olds, news)
                     continue
                 got = s.functions.run_trigger(fn, call)
                 if got is None:
@@ -217,7 +279,27 @@ class TableTriggers:
                 row = got
         return row if row is not None else old
 
+    def _after_row(self, s: SQLSession, t: Trigger, fn: Function, call: TriggerCall, op: str,
+                   olds: list[Any] | None, news: list[Any] | None) -> None:
+        """One AFTER ROW firing: queued for COMMIT when it is a deferred constraint
+        trigger, else run (seeing its transition tables, if it has any)."""
+        if t.constraint_oid and trigger_deferred(s, t):
+            defer_trigger(s, t, fn, call)  # NB: runs at COMMIT (deferred.py)
+        elif t.old_table or t.new_table:
+            with bound(self._transition_tables(t, op, olds, news)):
+                s.functions.run_trigger(fn, call)
+        else:
+            s.functions.run_trigger(fn, call)
+
     # -- transition tables -------------------------------------------------------------
+
+    def _held(self, op: str) -> _Captured | None:
+        """Where AFTER ROW firings of `op` wait for the statement's end: only while a
+        statement captures this table's rows for transition tables."""
+        if op not in self.transitions:
+            return None
+        cap = _CAPTURE.get()
+        return None if cap is None else cap.setdefault((self.table.oid, op), _Captured())
 
     def _capture(self, op: str, olds: list[Any] | None, news: list[Any] | None) -> None:
         """Keeps the rows a write changed, when a trigger of `op` has transition tables."""
@@ -238,12 +320,17 @@ class TableTriggers:
         got = cap.get((self.table.oid, op)) if cap is not None else None
         if got is not None:
             olds, news = got.olds, got.news
+            key = (t.old_table, t.new_table, len(olds), len(news))
+            if got.built is not None and got.built[0] == key:
+                return got.built[1]  # NB: each row trigger of the statement sees the same
         cols = tuple((name, oid, typmod) for _, name, oid, typmod in self.columns)
         out = {}
         for name, rows in ((t.old_table, olds), (t.new_table, news)):
             if name:
                 out[name] = Transition(cols, [tuple(r[p] for p, *_ in self.columns)
                                               for r in rows or ()])
+        if got is not None:
+            got.built = (key, out)
         return out
 
     def _targets(self, kept: frozenset[int]) -> frozenset[int] | None:
@@ -298,7 +385,8 @@ def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> 
     if conflict is not None and "UPDATE" in str(conflict.args.get("action") or "").upper():
         ops.append("UPDATE")  # NB: ON CONFLICT DO UPDATE fires both, as PostgreSQL
     trig = TableTriggers.of(cat, table)
-    if trig is None or not any(trig.has_statement(o) for o in ops):
+    cascades = op != "INSERT" and _cascades_to_triggers(cat, table)
+    if not cascades and (trig is None or not any(trig.has_statement(o) for o in ops)):
         return stmt
     inner = stmt.run
 
@@ -307,11 +395,20 @@ def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> 
         for o in ops if now is not None else ():
             now.statement(sess, "BEFORE", o)  # type: ignore[union-attr]
         token = _CAPTURE.set({}) if now is not None and now.transitions else None
+        ri = _RI.set({}) if cascades else None
         try:
             res = inner(sess, values)
+            if token is not None:
+                fire_held(sess)
             for o in reversed(ops) if now is not None else ():
                 now.statement(sess, "AFTER", o)  # type: ignore[union-attr]
+            if ri is not None:
+                for (_, o), (child, rows) in list((_RI.get() or {}).items()):
+                    with capturing(rows):  # NB: the cascades' tables, once, at the end
+                        child.statement(sess, "AFTER", o)
         finally:
+            if ri is not None:
+                _RI.reset(ri)
             if token is not None:
                 _CAPTURE.reset(token)
         return res

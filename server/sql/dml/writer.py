@@ -494,8 +494,6 @@ class TableWriter:
         """`update_rows` without triggers."""
         txn = s.txn
         rows = self.prepare_rows(new, kept)
-        if self.children:
-            on_parent_update(s, self, old, rows)
         new_keys = [self.key_of(r) for r in rows] if self.pk else keys
         moved = [i for i in range(len(rows)) if new_keys[i] != keys[i]]
         if moved:
@@ -523,6 +521,8 @@ class TableWriter:
                 self._check_index_unique(txn, idx, new_rows, set())
             txn.put(idx.space, self.index_entries(idx, [new_keys[i] for i in changed], new_rows))
         txn.put(self.space, list(zip(new_keys, rows, strict=True)))
+        if self.children:  # NB: after the write: ON UPDATE CASCADE's children need the new key
+            on_parent_update(s, self, old, rows)
         if self.fks:
             self.check_fks(s, txn, rows, keys=new_keys)
         return rows
