@@ -1,10 +1,12 @@
-"""Foreign keys seen from the referenced (parent) side: RESTRICT / NO ACTION, CASCADE, SET NULL.
+"""Foreign keys seen from the referenced (parent) side: RESTRICT / NO ACTION, CASCADE, SET NULL / DEFAULT.
 
 When parent rows are deleted, or their referenced columns change, the child
 rows that point at them are found (through an index on the child's
 foreign-key columns if there is one, else a filtered scan pushed into KiVi)
 and the constraint's action is applied through the child's own writer, so
-cascades recurse and maintain the child's indexes.
+cascades recurse and maintain the child's indexes. Each action is a statement
+on the child, as PostgreSQL's RI query: it fires the child's statement-level
+triggers (`firetriggers.cascaded_statement`).
 """
 
 from __future__ import annotations
