@@ -17,12 +17,12 @@ from ...errors import (
     InsufficientPrivilege,
     InvalidSchemaName,
     SQLError,
-    UndefinedFunction,
     UndefinedObject,
     UndefinedTable,
 )
 from ...pgwire.backend import Result
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name, skip_or_raise
+from ..ddl.routines import find_routine
 from ..largeobj.objects import lookup as find_large_object
 from ..largeobj.objects import save as save_large_object
 from ..parse import unquote_ident
@@ -41,7 +41,8 @@ from .check import (
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_OWNER = re.compile(r"ALTER\s+(?P<kind>TABLE|VIEW|SEQUENCE|SCHEMA|FUNCTION|PROCEDURE|DATABASE|"
+_OWNER = re.compile(r"ALTER\s+(?P<kind>TABLE|VIEW|SEQUENCE|SCHEMA|FUNCTION|PROCEDURE|ROUTINE|"
+                    r"DATABASE|"
                     r"LARGE\s+OBJECT)\s+"
                     r"(?P<ie>IF\s+EXISTS\s+)?(?P<name>.+?)\s+OWNER\s+TO\s+(?P<role>\S+?)\s*;?\s*$",
                     re.I | re.S)
@@ -67,10 +68,8 @@ def _find(s: SQLSession, kind: str, raw: str) -> tuple[str, Any] | None:
     if kind == "LARGE OBJECT":
         lo = find_large_object(s, raw)
         return ("large object", lo) if lo is not None else None
-    if kind in ("FUNCTION", "PROCEDURE"):
-        name = parse_qualified(raw.split("(", 1)[0].strip())[1]
-        fn = next((f for f in cat.functions if f.name == name), None)
-        return ("function", fn) if fn is not None else None
+    if kind in ("FUNCTION", "PROCEDURE", "ROUTINE"):  # NB: by its arguments, PostgreSQL's errors
+        return ("function", find_routine(s, kind, raw))
     schema, name = parse_qualified(raw)
     path = s.search_path()
     if kind == "SEQUENCE":
@@ -92,8 +91,6 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
             raise InvalidSchemaName(f'schema "{unquote_ident(raw)}" does not exist')
         if kind == "DATABASE":
             raise SQLError(f'database "{unquote_ident(raw)}" does not exist', sqlstate="3D000")
-        if kind in ("FUNCTION", "PROCEDURE"):
-            raise UndefinedFunction(f"function {raw} does not exist")
         if kind == "LARGE OBJECT":
             raise UndefinedObject(f"large object {raw} does not exist")
         raise UndefinedTable(f'relation "{raw}" does not exist')
