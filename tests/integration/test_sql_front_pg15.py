@@ -961,6 +961,16 @@ select aggkind, count(*) from pg_aggregate a join pg_proc p on p.oid = a.aggfnoi
 select p.proname, a.aggsortop::regoperator from pg_aggregate a join pg_proc p on p.oid = a.aggfnoid where a.aggsortop <> 0 and p.proargtypes[0] in (23, 25, 1082) order by 1, 2;
 select p.oid, p.proname, a.aggsortop, a.aggtransfn, obj_description(p.oid, 'pg_proc') from pg_proc p join pg_aggregate a on a.aggfnoid = p.oid where p.proargtypes[0] = 5069 order by 1
 """,
+    "reg_values": r"""
+create table regv (id int, r regclass, t regtype);
+insert into regv values (7, 'pg_class'::regclass, 'int4') returning r::text, t::text;
+insert into regv values (8, 'pg_type'::regclass, 'int4'::regtype), (9, 1259, 'text') returning r::text, t::text;
+insert into regv values (10, 'nope'::regclass, 'int4');
+insert into regv values (10, 1, 'text') returning r::text;
+update regv set r = 'pg_proc'::regclass where id = 7 returning r::text;
+insert into regv values (11, '1259'::regclass, '23'::regtype) returning r::text, t::text;
+select id, r::text, r, t from regv order by id
+""",
     "regcollation": r"""
 select '"C"'::regcollation, '"C"'::regcollation::oid, 'pg_catalog."default"'::regcollation, to_regcollation('nope'), to_regcollation('POSIX')::oid, to_regcollation('"POSIX"')::oid;
 select 'pg_catalog."C"'::regcollation, 'public."C"'::regcollation;
@@ -1458,6 +1468,8 @@ def _reg_parameter_outcomes(dsn: str) -> list:
         for sql, args in [("insert into regp values (6, %s, 'int4')", ("nope",)),
                           ("insert into regp values (6, %s, 'int4')", ("a b",)),
                           ("insert into regp values (7, %s, %s)", ("pg_class", "nosuch")),
+                          ("insert into regp values (8, 'pg_class', %s) returning t::text",
+                           ("int4",)),
                           ("select count(*) from regp where r = %s", ("pg_class",)),
                           ("select count(*) from regp where r = %s", ("1259",)),
                           ("select pg_relation_size(%s) >= 0", ("regp",)),

@@ -93,6 +93,9 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
     if v is not _UNSET and not (t == T.UNKNOWN and v is not None and reg_target(col.type_oid)):
         if v is None:
             return lambda row, ctx: None
+        if col.type_oid in REG_PARAMS and isinstance(v, int):  # 1259 into regclass: labelled
+            label = reg_resolver(col.type_oid)
+            return lambda row, ctx: label(ctx.functions, v)
         conv = _assign(t, col)
         const = conv(v) if conv else v
         return lambda row, ctx: const
@@ -104,14 +107,16 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
             params.infer(n, col.type_oid)
             ptype = params.get(n)
             i = n - 1
-            if ptype == col.type_oid and ptype in REG_PARAMS:  # a bound name: looked up
-                resolve = reg_resolver(ptype)
+            if col.type_oid in REG_PARAMS and ptype in (col.type_oid, T.TEXT):
+                resolve = reg_resolver(col.type_oid)  # a bound name: looked up (NB: $1 is
+                # typed text when a literal name in the same VALUES refused a shared plan)
                 return lambda row, ctx: resolve(ctx.functions, ctx.params[i])
             pconv = _assign(ptype, col) if ptype not in (0, T.UNKNOWN) else None
             if pconv is None:
                 return lambda row, ctx: ctx.params[i]
             return lambda row, ctx: None if ctx.params[i] is None else pconv(ctx.params[i])
-    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) \
+            and not reg_target(datatype_oid(node.args["to"])[0]):  # NB: 'pg_class'::regclass
 
         oid, typmod = datatype_oid(node.args["to"])
         v, t = literal_value(node.this)
