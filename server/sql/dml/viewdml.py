@@ -65,7 +65,8 @@ def analyse_view_dml(s: SQLSession, sql: str, tree: exp.Expression, view: Table,
     op = _op(tree)
     trig = TableTriggers.of(s.catalog(), view)
     if trig is not None and trig.groups.get(("INSTEAD OF", "ROW", op)):
-        return with_statement_triggers(s, tree, _instead(s, sql, tree, view, op, param_oids))
+        return with_statement_triggers(s, tree, _instead(s, sql, tree, view, op, param_oids,
+                                                         version))
     q = view_query(view.view_sql or "")
     why = not_updatable(q)
     if why is not None:
@@ -168,7 +169,7 @@ def _rows_query(tree: exp.Expression, view: Table, op: str
 
 
 def _instead(s: SQLSession, sql: str, tree: exp.Expression, view: Table, op: str,
-             param_oids: list[int]) -> Stmt:
+             param_oids: list[int], version: int) -> Stmt:
     q, old_pos, new_pos = _rows_query(tree, view, op)
     rows_stmt = analyse_query(s, q.sql("postgres"), parse_sql(q.sql("postgres")),
                               list(param_oids), s.catalog_version())
@@ -218,4 +219,4 @@ def _instead(s: SQLSession, sql: str, tree: exp.Expression, view: Table, op: str
         return Result(tag, ret_stmt.columns, iter(out), done=False)
 
     return Stmt(sql, "dml", run, ret_stmt.columns if ret_stmt is not None else None,
-                list(rows_stmt.param_oids), -1, tag=op)
+                list(rows_stmt.param_oids), version, tag=op)
