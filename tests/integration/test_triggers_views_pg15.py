@@ -166,6 +166,8 @@ STATEMENTS = [
     "update v2 set a = 'u7' where id = 7 returning a, dbl",
     "insert into v2 values (8, 'x', 16)",
     "update v2 set dbl = 1",
+    "update v2 set n = 1",
+    "insert into v2 (id, n) values (9, 1)",
     "delete from v2 where dbl = 14 returning *",
     "create view v3 as select distinct id from b",
     "insert into v3 values (1)",

@@ -172,11 +172,13 @@ def rewrite(tree: exp.Insert | exp.Update | exp.Delete, view: Table, op: str,
             for item in out.expressions:
                 left = item.this
                 n = ident(left.this if isinstance(left, exp.Column) else left)
-                if n in cols and cols[n] is None:
+                if n not in cols:  # NB: a table column the view leaves out is not there
+                    raise SQLError(f'column "{n}" of relation "{view.name}" does not exist',
+                                   sqlstate="42703")
+                if cols[n] is None:
                     raise FeatureNotSupported(f'cannot update column "{n}" of view '
                                               f'"{view.name}"', detail=_COLUMN_DETAIL)
-                if n in cols:
-                    item.set("this", exp.column(cols[n].name))  # type: ignore[union-attr]
+                item.set("this", exp.column(cols[n].name))  # type: ignore[union-attr]
                 item.set("expression", _substitute(item.expression, readable, names))
         cond = out.args.get("where")
         mine = _substitute(cond.this, readable, names) if cond is not None else None
