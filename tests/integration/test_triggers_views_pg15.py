@@ -138,6 +138,10 @@ STATEMENTS = [
     "insert into c values (7)",
     "rollback to s",
     "commit",
+    "create table cfrom (id int)",
+    "create constraint trigger cf after insert on c from cfrom for each row execute function f()",
+    "create constraint trigger cx after insert on c from nosuch for each row execute function f()",
+    "select tgname, tgconstrrelid::regclass, pg_get_triggerdef(oid) from pg_trigger where tgname = 'cf'",
     # INSTEAD OF triggers on views
     "create table b (id int primary key, a text, n int default 5)",
     "create view v as select id, a from b where id > 0",

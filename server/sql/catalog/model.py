@@ -255,6 +255,7 @@ class Trigger:
     constraint_oid: int = 0  # CREATE CONSTRAINT TRIGGER: its pg_constraint row (contype t)
     deferrable: bool = False
     initdeferred: bool = False
+    constrrelid: int = 0  # CREATE CONSTRAINT TRIGGER ... FROM table: that table
 
 
 @dataclass(frozen=True)

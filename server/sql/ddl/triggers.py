@@ -148,6 +148,7 @@ class _Spec:
     args: list[str] = dataclasses.field(default_factory=list)
     transitions: list[tuple[bool, bool, str]] = dataclasses.field(default_factory=list)
     constraint: bool = False  # CREATE CONSTRAINT TRIGGER
+    from_table: tuple[str | None, str] | None = None  # its FROM referenced_table
     deferrable: bool = False
     initdeferred: bool = False
 
@@ -239,9 +240,9 @@ def _parse_create(p: _Toks) -> _Spec:
 
 def _constraint_attributes(p: _Toks, spec: _Spec) -> None:
     """[NOT] DEFERRABLE, INITIALLY DEFERRED | IMMEDIATE, as the grammar's ConstraintAttributeSpec
-    (FROM referenced_table is accepted and not kept)."""
+    (and FROM referenced_table, which pg_trigger.tgconstrrelid names)."""
     if p.accept("FROM"):
-        p.qualified()
+        spec.from_table = p.qualified()
     said: bool | None = None
     start = p.peek()
     while True:
@@ -356,6 +357,8 @@ def _create(sql: str, p: _Toks) -> Stmt:
                 raise SQLError(f'column "{c}" of relation "{table.name}" does not exist',
                                sqlstate="42703")
             cols.append(by_name[c])
+        constrrelid = get_relation(cat, *spec.from_table, s.search_path()).oid \
+            if spec.from_table is not None else 0
         fschema, fname = spec.function
         fns = [f for f in cat.functions if f.name == fname and not f.arg_types and (
             fschema is None or (cat.schema_by_oid(f.schema_oid) or f).name == fschema)]
@@ -379,7 +382,8 @@ def _create(sql: str, p: _Toks) -> Stmt:
                        constraint_oid=(old.constraint_oid if old is not None and
                                        old.constraint_oid else s.store.allocate_oid())
                        if spec.constraint else 0,
-                       deferrable=spec.deferrable, initdeferred=spec.initdeferred)
+                       deferrable=spec.deferrable, initdeferred=spec.initdeferred,
+                       constrrelid=constrrelid)
         s.store.put(s.ensure_txn(), s.db.oid, trig)
         s.catalog_changed()
         return Result("CREATE TRIGGER")

@@ -324,7 +324,8 @@ def pg_get_triggerdef(ctx: FunctionContext, oid: int, pretty: bool = False) -> s
     if t is None or table is None:
         return None
     schema = cat.schema_by_oid(table.schema_oid)
-    return trigger_def(cat, t, pretty, schema is not None and schema.name in ctx.search_path())
+    path = tuple(ctx.search_path())
+    return trigger_def(cat, t, pretty, schema is not None and schema.name in path, path)
 
 
 register("pg_get_triggerdef", args=[T.OID, T.BOOL], returns=T.TEXT,

@@ -31,7 +31,8 @@ def pg_trigger(ctx: Any) -> list[tuple[Any, ...]]:
         args = b"".join(a.encode() + b"\x00" for a in t.args)
         attrs = " ".join(str(a) for a in t.columns)
         out.append((t.oid, t.table_oid, 0, t.name, t.function_oid, t.tgtype, t.enabled, False,
-                    0, 0, t.constraint_oid, t.deferrable, t.initdeferred, len(t.args), attrs,
+                    t.constrrelid, 0, t.constraint_oid, t.deferrable, t.initdeferred,
+                    len(t.args), attrs,
                     args, t.when or None,
                     t.old_table or None, t.new_table or None))
     return out

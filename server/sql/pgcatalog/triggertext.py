@@ -57,8 +57,10 @@ def action(cat: M.CatalogSnapshot, t: M.Trigger) -> str:
     return f"EXECUTE FUNCTION {name}({arguments(t)})"
 
 
-def trigger_def(cat: M.CatalogSnapshot, t: M.Trigger, pretty: bool, visible: bool) -> str:
-    """pg_get_triggerdef(oid, pretty); `visible`: the search_path finds the table."""
+def trigger_def(cat: M.CatalogSnapshot, t: M.Trigger, pretty: bool, visible: bool,
+                path: tuple[str, ...] = ()) -> str:
+    """pg_get_triggerdef(oid, pretty); `visible`: the search_path finds the table; `path`:
+    the search_path's schemas (a constraint trigger's FROM table is qualified outside it)."""
     table = cat.table_by_oid(t.table_oid)
     tname = quote_ident(table.name) if table is not None else "-"
     schema = cat.schema_by_oid(table.schema_oid) if table is not None else None
@@ -72,6 +74,13 @@ def trigger_def(cat: M.CatalogSnapshot, t: M.Trigger, pretty: bool, visible: boo
         what.append(e)
     kind = "CONSTRAINT TRIGGER" if t.constraint_oid else "TRIGGER"
     out = f"CREATE {kind} {quote_ident(t.name)} {timing(t)} {' OR '.join(what)} ON {tname} "
+    ref = cat.table_by_oid(t.constrrelid) if t.constrrelid else None
+    if ref is not None:
+        ref_schema = cat.schema_by_oid(ref.schema_oid)
+        shown = quote_ident(ref.name)
+        if ref_schema is not None and ref_schema.name not in path:
+            shown = f"{quote_ident(ref_schema.name)}.{shown}"
+        out += f"FROM {shown} "
     if t.constraint_oid:
         out += "" if t.deferrable else "NOT "
         out += f"DEFERRABLE INITIALLY {'DEFERRED' if t.initdeferred else 'IMMEDIATE'} "
