@@ -258,6 +258,10 @@ class KiviNodeAPI(Protocol):
 
     def get(self, req: Get) -> GetReply: ...
 
+    def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Row | None]:
+        """`get(Get(space, ts, keys)).rows`: an in-process node answers it without building
+        the request and reply (a point read's hot path); a client sends the Get."""
+
     def apply(self, req: Apply) -> Ack: ...
 
     def latest_commit(self, req: LatestCommit) -> LatestCommitReply: ...

@@ -238,6 +238,10 @@ class KiviClient:
         """Reads many keys, one request per owning node."""
         return self._retrying(lambda: {req.space}, lambda: self._get(req))
 
+    def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Row | None]:
+        """`get`'s rows (KiviNodeAPI)."""
+        return self.get(Get(space, ts, keys)).rows
+
     def _get(self, req: Get) -> GetReply:
         rows = self._per_node(req, "get")
         if rows is None:

@@ -295,12 +295,16 @@ class KiviNode:
 
     def get(self, req: Get) -> GetReply:
         """Reads the visible row of each key at req.ts."""
+        return GetReply(self.get_rows(req.space, req.ts, req.keys))
+
+    def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Row | None]:
+        """`get` without the request and reply objects (a point read's hot path)."""
         out: list[Row | None] = []
         with self._lock:
-            for key in req.keys:
-                r = self._region_for_read(req.space, key, req.ts)
-                out.append(None if r is None else r.store.read(key, req.ts))
-        return GetReply(out)
+            for key in keys:
+                r = self._region_for_read(space, key, ts)
+                out.append(None if r is None else r.store.read(key, ts))
+        return out
 
     def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
         """Returns the newest commit ts of each key."""

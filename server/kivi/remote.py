@@ -39,6 +39,7 @@ from .api import (
     LatestCommit,
     LatestCommitReply,
     NodeStatus,
+    Row,
     Scan,
     ScanReply,
     SpaceWrites,
@@ -432,6 +433,10 @@ class RemoteNode:
     def get(self, req: Get) -> GetReply:
         """Reads keys on the remote node."""
         return self.handle(req)
+
+    def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Row | None]:
+        """`get`'s rows (KiviNodeAPI)."""
+        return self.get(Get(space, ts, keys)).rows
 
     def apply(self, req: Apply) -> Ack:
         """Applies a write set on the remote node, a large one in pieces (`apply_parts`)."""

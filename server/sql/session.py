@@ -276,7 +276,8 @@ class SQLSession:
             self.on_error(e)
             raise
         finally:
-            oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
+            if logged is not None:  # NB: the usual case, nothing to log, costs no call
+                oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
 
     def can_batch(self, prepared: Prepared) -> bool:
         """pgwire may hold pipelined Executes of `prepared` for `execute_many` (batchexec)."""

@@ -19,10 +19,8 @@ READ COMMITTED as the isolation: there the next statement takes a new snapshot
 anyway. Anything else keeps the `Transaction`.
 
     >>> class Kivi:
-    ...     def get(self, req):
-    ...         class Reply:
-    ...             rows = [(req.ts, k) for k in req.keys]
-    ...         return Reply()
+    ...     def get_rows(self, space, ts, keys):
+    ...         return [(ts, k) for k in keys]
     >>> class Ltm:
     ...     kivi = Kivi()
     ...     ended = []
@@ -43,7 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ReadOnlySQLTransaction
-from ..kivi.api import Get, Row
+from ..kivi.api import Row
 
 
 class StatementRead:
@@ -80,7 +78,7 @@ class StatementRead:
         ts = self._ts
         if ts is None:
             ts = self._ts = self.ltm.take_snapshot(self)
-        return list(self.ltm.kivi.get(Get(space, ts, keys)).rows)
+        return self.ltm.kivi.get_rows(space, ts, keys)
 
     def put(self, space: int, items: list[tuple[bytes, Row]]) -> None:
         """A read writes nothing (the SQL layer never routes a write here)."""

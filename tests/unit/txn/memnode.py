@@ -60,6 +60,10 @@ class MemNode:
 
     # -- reads ------------------------------------------------------------
 
+    def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Any]:
+        """`get`'s rows."""
+        return self.get(Get(space, ts, keys)).rows
+
     def get(self, req: Get) -> GetReply:
         """Reads the newest version <= ts of each key."""
         sp = self.spaces.get(req.space)

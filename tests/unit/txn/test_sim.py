@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from cumulo.server.kivi.api import GetReply
+from cumulo.server.kivi.api import Get, GetReply
 from cumulo.server.kivi.node import KiviNode
 from cumulo.server.txn import groupcommit as gcm
 from cumulo.server.txn.conflicts import LATEST, ConflictManager, Prune
@@ -97,6 +97,9 @@ class LatestReadNode(KiviNode):
     def get(self, req):
         return GetReply([r.store.read(k, 1 << 62) if (r := self._region_for_read(req.space, k))
                          else None for k in req.keys])
+
+    def get_rows(self, space, ts, keys):
+        return self.get(Get(space, ts, keys)).rows
 
 
 class AckBeforeFsync(gcm.GroupCommit):
