@@ -102,6 +102,10 @@ class SessionFunctions:
         """Advances a sequence."""
         return self._s.nextval(seq_oid)
 
+    def sequence_state(self, seq_oid: int) -> tuple[int, bool]:
+        """A sequence's (last_value, is_called)."""
+        return self._s.sequence_state(seq_oid)
+
     def currval(self, seq_oid: int) -> int:
         """The session's last value of a sequence."""
         return self._s.currval(seq_oid)

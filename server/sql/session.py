@@ -867,6 +867,12 @@ class SQLSession:
         self.currvals[seq_oid] = v
         return v
 
+    def sequence_state(self, seq_oid: int) -> tuple[int, bool]:
+        """(last_value, is_called) of a sequence, for `SELECT ... FROM seq` (needs SELECT)."""
+        seq = self.sequence(seq_oid)
+        check_sequence(self, seq, "r")
+        return self.store.sequence_state(seq)
+
     def currval(self, seq_oid: int) -> int:
         """The value nextval last returned in this session."""
         seq = self.sequence(seq_oid)

@@ -174,6 +174,8 @@ _DOCS: dict[str, tuple[str, str]] = {
                         "Sets the planner's estimate of the cost of a nonsequentially fetched disk page."),
     "row_security": ("Client Connection Defaults / Statement Behavior",
                     "Enable row security."),
+    "synchronize_seqscans": ("Version and Platform Compatibility / Previous PostgreSQL Versions",
+                             "Enable synchronized sequential scans."),
     "search_path": ("Client Connection Defaults / Statement Behavior",
                    "Sets the schema search order for names that are not schema-qualified."),
     "segment_size": ("Preset Options",

@@ -162,6 +162,7 @@ DEFAULTS: dict[str, str] = {
     "log_min_duration_statement": "-1",
     "log_min_messages": "warning",
     "checkpoint_timeout": "5min",
+    "synchronize_seqscans": "on",  # pg_dump turns it off; Cumulo's scans start at the first row
 }
 
 # Names as PostgreSQL spells them in ParameterStatus and SHOW ALL.
@@ -190,7 +191,7 @@ BOOLEANS = {
     "escape_string_warning", "array_nulls", "geqo", "check_function_bodies", "synchronous_commit",
     "quote_all_identifiers", "transform_null_equals", "enable_hashagg", "enable_sort",
     "enable_material", "enable_bitmapscan", "enable_indexonlyscan", "enable_partition_pruning",
-    "lo_compat_privileges",
+    "lo_compat_privileges", "synchronize_seqscans",
 }
 # Settings only the configuration file (and ALTER SYSTEM + reload) may change, as PostgreSQL's
 # "sighup" context: SET says 55P02 "cannot be changed now".

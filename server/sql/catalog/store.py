@@ -334,6 +334,12 @@ class CatalogStore:
             self._seq[seq.oid] = st
         return st
 
+    def sequence_state(self, seq: Sequence) -> tuple[int, bool]:
+        """(last_value, is_called) as `SELECT ... FROM seq` shows them, without advancing."""
+        with self._lock:
+            st = self._seq_state(seq)
+            return st[0], bool(st[2])
+
     def nextval(self, seq: Sequence) -> int:
         """Returns the sequence's next value (non-transactional, persisted in blocks)."""
         with self._lock:

@@ -1172,6 +1172,9 @@ class Binder(SpecialForms, XmlForms):
             else:
                 subs.append(self._subscript(idx_node, offset, None))
         elem = T.ELEMENT_OF.get(arr.type, T.UNKNOWN)
+        if arr.type == T.NAME and len(subs) == 1 and isinstance(subs[0], E):
+            return E("pyfunc", ("name_subscript", rt.name_subscript, True),
+                     [arr, subs[0]], T.CHAR, -1, arr.name)  # pg_dump's `typname[0] = '_'`
         if arr.type in (T.INT2VECTOR, T.OIDVECTOR):
             elem = T.INT2 if arr.type == T.INT2VECTOR else T.OID
             if len(subs) == 1 and isinstance(subs[0], E):  # NB: their subscripts start at 0

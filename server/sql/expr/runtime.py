@@ -419,6 +419,18 @@ def subscript(arr: Any, i: Any, *more: Any) -> Any:
     return v
 
 
+def name_subscript(name: str, i: int) -> str | None:
+    """name[i]: a name is a char[64] with lower bound 0, so past its text comes '' (a NUL).
+
+    >>> name_subscript("_int4", 0), name_subscript("ab", 5), name_subscript("ab", 64)
+    ('_', '', None)
+    """
+    if not 0 <= i < 64:
+        return None
+    raw = name.encode()
+    return chr(raw[i]) if i < len(raw) and raw[i] < 128 else ""
+
+
 def vector_subscript(vec: list[Any], i: int) -> Any:
     """int2vector / oidvector subscript: PostgreSQL's lower bound for them is 0."""
     return vec[i] if 0 <= i < len(vec) else None

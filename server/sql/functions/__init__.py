@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (imported to register)
     cryptofns,
     degtrig,
     describeobj,
+    dumpfns,
     formatting,
     geoconv,
     geomfns,

@@ -397,6 +397,22 @@ SHAPES: dict[tuple[str, str], tuple[int, str, tuple[tuple[str, int], ...]]] = {
     ('pg_catalog', 'pg_transform'): (3576, 'r', (
         ('oid', 26), ('trftype', 26), ('trflang', 26), ('trffromsql', 24), ('trftosql', 24),
     )),
+    ('pg_catalog', 'pg_ts_parser'): (3601, 'r', (
+        ('oid', 26), ('prsname', 19), ('prsnamespace', 26), ('prsstart', 24), ('prstoken', 24),
+        ('prsend', 24), ('prsheadline', 24), ('prslextype', 24),
+    )),
+    ('pg_catalog', 'pg_ts_template'): (3764, 'r', (
+        ('oid', 26), ('tmplname', 19), ('tmplnamespace', 26), ('tmplinit', 24),
+        ('tmpllexize', 24),
+    )),
+    ('pg_catalog', 'pg_ts_dict'): (3600, 'r', (
+        ('oid', 26), ('dictname', 19), ('dictnamespace', 26), ('dictowner', 26),
+        ('dicttemplate', 26), ('dictinitoption', 25),
+    )),
+    ('pg_catalog', 'pg_seclabels'): (12099, 'v', (
+        ('objoid', 26), ('classoid', 26), ('objsubid', 23), ('objtype', 25),
+        ('objnamespace', 26), ('objname', 25), ('provider', 25), ('label', 25),
+    )),
     ('pg_catalog', 'pg_ts_config'): (3602, 'r', (
         ('oid', 26), ('cfgname', 19), ('cfgnamespace', 26), ('cfgowner', 26), ('cfgparser', 26),
     )),

@@ -42,6 +42,7 @@ from ..expr.xmlforms import check_equality, check_ordering
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
 from ..pgcatalog.registry import VirtualTable
+from ..pgcatalog.seqrelation import sequence_relation
 from . import fieldstar, setoptyping, srflift
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
@@ -538,7 +539,14 @@ class Planner:
                 continue
             t = next((t for t in self.catalog.tables if t.name == name and t.schema_oid == s.oid), None)
             if t is None:
-                continue
+                seq = next((q for q in self.catalog.sequences
+                            if q.name == name and q.schema_oid == s.oid), None)
+                if seq is None:
+                    continue
+                vt = sequence_relation(seq)
+                cols = [N.PCol(n, t, qualifier=qualifier, table_oid=seq.oid, attnum=i + 1)
+                        for i, (n, t) in enumerate(vt.columns)]
+                return self._with_tableoid(N.VirtualScan(cols, vtable=vt), seq.oid, qualifier)
             if t.kind == "v" and t.view_sql:
                 shared = self.shared_views.get(t.oid)
                 if shared is not None:
