@@ -373,8 +373,10 @@ class ConnectionThread:
                 if timed and conn.session is not None:
                     timed = False
                     self.sock.settimeout(None)
-                if conn.session is not None and not timed:
-                    self._arm_idle_timeout(conn.session)
+                session = conn.session
+                if session is not None and not timed and (
+                        self.idle_timeout is not None or session.transaction_status != "I"):
+                    self._arm_idle_timeout(session)  # NB: idle, none armed: nothing to change
                 if conn.cancel_key is not None:
                     cancel_request(self.server.registry, conn.cancel_key,
                                    self.server.relay_cancel)
