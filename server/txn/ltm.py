@@ -54,7 +54,7 @@ from ..errors import (
 )
 from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI
 from .api import RetryStatement
-from .codec import pack_record
+from .codec import pack_record, record_pieces
 from .conflicts import (
     LATEST,
     Acquire,
@@ -597,7 +597,11 @@ class LocalTxnManager(SerializableMixin):
             cts = self._next_ts("commits")
         if self.log is not None:
             try:
-                self.log.log(cts, pack_record(cts, writes, (), spaces, txn.ws.columns()))
+                if spaces:  # NB: bulk writes (a COPY's): written as they are packed
+                    self.log.log_pieces(cts, record_pieces(cts, writes, (), spaces,
+                                                           txn.ws.columns()))
+                else:
+                    self.log.log(cts, pack_record(cts, writes))
             except SerializationFailure:  # NB: refused, so in no log: it did not commit
                 self._finished((cts,), readable=False)
                 self._end(txn, None)
