@@ -25,6 +25,7 @@ from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
 from .exec.vector.explain import view as columnar_view
 from .exec.vector.run import SETTING
+from .explainable import check_explainable
 from .parse import parse_sql
 from .plan import pgexplain
 from .plan.compiler import CompiledPlan
@@ -74,6 +75,7 @@ def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids:
                     analyse_tree: AnalyseTree) -> Stmt:
     """Plans `EXPLAIN ...` (the match of `parse`'s explain pattern) into a statement
     (`analyse_tree`: `statement`'s, for an explained INSERT, UPDATE, DELETE ...)."""
+    check_explainable(sql, m.start("query"))
     o = parse(m.group("opts"))
     inner = m.group("query").strip()
     tree = parse_sql(inner)

@@ -31,11 +31,11 @@ from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
-from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, ustrings
+from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, strjoin, ustrings
 from .escnul import check_unicode_nul
+from .setvalue import split_commas
 from .xmlsyntax import needed as _xml_needed
 from .xmlsyntax import rewrite as _xml_rewrite
-from .setvalue import split_commas
 
 
 def _plain_call(name: str, args: list[exp.Expression]) -> exp.Expression:
@@ -172,6 +172,8 @@ def _tokenize(self: Any, sql: str) -> list[Token]:
         _names_after_dots(tokens)
     if "varying" in sql.lower():
         _bit_varying(tokens)
+    if "'" in sql and strjoin.needed(tokens):  # 'a'<newline>'b' is 'ab'; 'a' 'b' is 42601
+        strjoin.join_strings(sql, tokens, lambda raw: _sqlglot_tokenize(self, f"E'{raw}'")[0].text)
     return tokens
 
 

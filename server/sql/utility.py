@@ -35,6 +35,7 @@ from .ddl import collationstmt, extensions, misc, roles, sequences
 from .ddl import types as ddltypes
 from .ddl.names import get_relation
 from .dml.deferred import set_constraints
+from .explainable import check_preparable
 from .explainstmt import analyse_explain
 from .expr.casts import cast_function
 from .expr.types import type_by_name
@@ -278,6 +279,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
 
 
 def _prepare(sql: str, m: re.Match[str], analyse: Analyse) -> Stmt:
+    check_preparable(sql, m.start("query"))
     name = unquote_ident(m.group("name"))
     query = m.group("query").strip()
     types = [t.strip() for t in split_commas(m.group("types") or "") if t.strip()]
