@@ -319,3 +319,30 @@ def test_a_select_of_constants_runs_without_a_transaction_yet_keeps_its_status(c
         2:] == ["T ?column?:23:0", "D 5", "C FETCH 1", "T ?column?:23:0", "C FETCH 0", "C COMMIT",
                 "Z I"]
     assert run(conn, W.query("SELECT 1 OFFSET 1"))[-2:] == ["C SELECT 0", "Z I"]
+
+
+@pytest.mark.parametrize("oid", [21, INT4, 20])
+def test_text_integer_keys_answer_as_the_types_input_function(conn, oid):
+    """Plain digits become the number at once; signs, blanks, digit groups, other scripts'
+    digits and values past the type's range go through its input function (as PG's)."""
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1", (oid,)), W.SYNC)
+    for text in (b"2", b"0002", b" 3", b"+4", b"-0", b"5 "):
+        want = int(text)
+        out = bind_exec(conn, "s1", text)
+        assert out[1:3] == ([f"D {want * 10}", "C SELECT 1"] if 1 <= want <= 5
+                            else ["C SELECT 0", "Z I"]), text
+    limit = {21: b"32768", INT4: b"2147483648", 20: b"9223372036854775808"}[oid]
+    assert bind_exec(conn, "s1", limit)[0].startswith("E ERROR 22003")
+    for bad in (b"1_0", "١".encode(), b"", b"1.0"):
+        assert bind_exec(conn, "s1", bad)[0].startswith("E ERROR 22P02"), bad
+    assert bind_exec(conn, "s1", b"1")[1] == "D 10"
+
+
+def test_a_search_path_set_to_its_own_value_keeps_binding(conn):
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "s1"), W.SYNC)
+    assert bind_exec(conn, "s1", b"1")[1] == "D 10"
+    run(conn, W.query("SET search_path = \"$user\", public"))
+    assert bind_exec(conn, "s1", b"2")[1] == "D 20"
+    run(conn, W.query("CREATE SCHEMA other; CREATE TABLE other.acc (aid int PRIMARY KEY, bal int);"
+                      "INSERT INTO other.acc VALUES (1, -1); SET search_path = other, public"))
+    assert bind_exec(conn, "s1", b"1")[1] == "D -1"  # PostgreSQL replans on the new path
