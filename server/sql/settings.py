@@ -349,6 +349,19 @@ SERVER = ServerDefaults()
 PUBLISHED = threading.local()  # .settings: the Settings whose date/time styles this thread uses
 
 
+def visible_schemas() -> list[str]:
+    """The schemas of this thread's search_path ("$user" dropped): the ones whose objects
+    format_type and regclass print unqualified; pg_catalog is always visible.
+
+    >>> visible_schemas() if getattr(PUBLISHED, "settings", None) else ["pg_catalog", "public"]
+    ['pg_catalog', 'public']
+    """
+    current = getattr(PUBLISHED, "settings", None)
+    raw = current.values["search_path"] if current is not None else DEFAULTS["search_path"]
+    names = [p.strip().strip('"') for p in raw.split(",")]
+    return ["pg_catalog", *(n for n in names if n and n != "$user")]
+
+
 class Settings:
     """One session's settings, with SET LOCAL undo at transaction end and change tracking."""
 

@@ -30,6 +30,7 @@ from .names import (
     relation_name_taken,
     skip_or_raise,
 )
+from .seqowner import owned_by
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -160,6 +161,9 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
                 raise DuplicateTable(f'relation "{name}" already exists')
             created = _apply(Sequence(s.store.allocate_oid(), name, sch.oid,
                                       owner=current_role_oid(s)), opts, True)
+            if "owned" in opts:
+                created = dataclasses.replace(created,
+                                              owned_by=owned_by(s, created, opts["owned"]))
             s.store.put(s.ensure_txn(), s.db.oid, created)
             s.catalog_changed()
             return Result("CREATE SEQUENCE")
@@ -168,6 +172,8 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
             skip_or_raise(s, f'relation "{name}"', if_clause, UndefinedTable)
             return Result("ALTER SEQUENCE")
         new = _apply(seq, opts, False)
+        if "owned" in opts:
+            new = dataclasses.replace(new, owned_by=owned_by(s, new, opts["owned"]))
         s.store.put(s.ensure_txn(), s.db.oid, new)
         s.catalog_changed()
         if opts.get("has_restart"):

@@ -29,6 +29,7 @@ from ...pgtypes.network import sort_key as network_sort_key
 from ...pgtypes.records import COMPOSITES
 from ...pgtypes.tsqorder import sort_key as tsquery_sort_key
 from ..catalog.model import CatalogSnapshot, UserType
+from ..settings import visible_schemas
 from .bound import E
 
 
@@ -131,10 +132,11 @@ def is_enum(oid: int) -> bool:
 
 
 def qualified_name(t: UserType) -> str:
-    """The type's name as format_type prints it (schema-qualified outside public)."""
+    """The type's name as format_type prints it: schema-qualified outside the search_path
+    (pg_dump sets it to '' so that every type it prints is qualified)."""
     env = current()
     schema = env.schema_names.get(t.schema_oid, "") if env else ""
-    return t.name if schema in ("public", "pg_catalog", "") else f"{schema}.{t.name}"
+    return t.name if schema == "" or schema in visible_schemas() else f"{schema}.{t.name}"
 
 
 def enum_input(oid: int) -> Callable[[Any], str]:

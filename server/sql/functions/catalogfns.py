@@ -18,6 +18,8 @@ from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
+from ..pgcatalog.procoptions import config_lines
+from ..pgcatalog.seqdeps import qualify_nextval
 from ..pgcatalog.triggertext import trigger_def
 from ..pgcatalog.updatable import INSERT, UPDATE, relation_events
 from ..pgcatalog.viewtext import view_text
@@ -37,15 +39,16 @@ def format_type_fn(ctx: Any, oid: int | None, typmod: int | None) -> str | None:
     return text
 
 
-@register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID], returns=T.TEXT)
-def pg_get_expr(expr: str, relid: int, pretty: bool = False) -> str:
-    """Returns a stored expression's text: adbin holds the plain form, pretty drops parentheses."""
+@register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_expr(ctx: Any, expr: str, relid: int, pretty: bool = False) -> str:
+    """Returns a stored expression's text: adbin holds the plain form, pretty drops parentheses;
+    a nextval's sequence is qualified outside the search_path, as pg_dump needs."""
+    expr = qualify_nextval(ctx.catalog, relid, expr, ctx.search_path())
     return pretty_text(expr) if pretty else expr
 
 
-register("pg_get_expr", args=[T.PG_NODE_TREE, T.OID, T.BOOL], returns=T.TEXT)(pg_get_expr)
-register("pg_get_expr", args=[T.TEXT, T.OID], returns=T.TEXT)(pg_get_expr)
-register("pg_get_expr", args=[T.TEXT, T.OID, T.BOOL], returns=T.TEXT)(pg_get_expr)
+for _args in ([T.PG_NODE_TREE, T.OID, T.BOOL], [T.TEXT, T.OID], [T.TEXT, T.OID, T.BOOL]):
+    register("pg_get_expr", args=_args, returns=T.TEXT, needs_context=True)(pg_get_expr)
 
 
 @register("pg_get_indexdef", args=[T.OID], returns=T.TEXT, needs_context=True)
@@ -85,7 +88,13 @@ def pg_get_viewdef(ctx: Any, view: Any, pretty: Any = False) -> str | None:
     if t is None or t.view_sql is None:
         return None
     tables = {x.name: x for x in ctx.catalog.tables if x.kind in ("r", "v")}
-    text = view_text(t.view_sql, tables, pretty is not False)  # NB: an int is a wrap column
+    path = {"pg_catalog", *ctx.search_path()}
+
+    def shown(x: Any) -> str:  # NB: pg_dump's search_path is '': it sees `public.t`
+        s = ctx.catalog.schema_by_oid(x.schema_oid)
+        return x.name if s is None or s.name in path else f"{quote_ident(s.name)}.{x.name}"
+
+    text = view_text(t.view_sql, tables, pretty is not False, shown)  # NB: int: a wrap column
     return text if text is not None else t.view_sql
 
 
@@ -288,18 +297,18 @@ def user_functiondef(ctx: FunctionContext, oid: int) -> str | None:
     result = pg_get_function_result(ctx, oid)
     lang = "plpgsql" if u.language == "plpgsql" else "sql"
     options = {"i": " IMMUTABLE", "s": " STABLE"}.get(u.volatility, "") + (
-        " STRICT" if u.strict else "")
+        " STRICT" if u.strict else "") + (" SECURITY DEFINER" if u.secdef else "")
+    options = (f"{options}\n" if options else "") + config_lines(u.config)
     if u.kind == "p":  # NB: no RETURNS, no volatility; a BEGIN ATOMIC body as its statements
         body = (f"BEGIN ATOMIC\n{u.body}END\n" if u.atomic
                 else f"AS $procedure${u.body}$procedure$\n")
         return (f"CREATE OR REPLACE PROCEDURE {head}{quote_ident(u.name)}({args})\n"
-                f" LANGUAGE {lang}\n" + body)
+                f" LANGUAGE {lang}\n" + options + body)
     body = f"AS $function${u.body}$function$\n"
     if u.atomic:  # NB: a SQL-standard body: RETURN expression, or BEGIN ATOMIC ... END
         body = f"{u.body}\n" if u.body.startswith("RETURN ") else f"BEGIN ATOMIC\n{u.body}END\n"
     return (f"CREATE OR REPLACE FUNCTION {head}{quote_ident(u.name)}({args})\n"
-            f" RETURNS {result}\n LANGUAGE {lang}\n" + (f"{options}\n" if options else "")
-            + body)
+            f" RETURNS {result}\n LANGUAGE {lang}\n" + options + body)
 
 
 @register("pg_get_function_arguments", args=[T.OID], returns=T.TEXT, needs_context=True)

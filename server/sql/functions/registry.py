@@ -17,11 +17,13 @@ tuples (several `out_columns`).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ...pgtypes import oids as T
 from ..sessionview import SessionView
 
 ANY = 2276  # pgtypes.oids.ANY: matches every argument type
@@ -45,6 +47,17 @@ class FunctionDef:
 FUNCTIONS: dict[str, list[FunctionDef]] = {}
 
 
+def _void_result(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """A void function's value is '' (void's text output), not NULL: `pg_sleep(0)::text`."""
+
+    @functools.wraps(impl)
+    def call(*args: Any, **kwargs: Any) -> str:
+        impl(*args, **kwargs)
+        return ""
+
+    return call
+
+
 def register(
     name: str,
     *,
@@ -63,7 +76,7 @@ def register(
         FUNCTIONS.setdefault(name, []).append(
             FunctionDef(
                 name,
-                impl,
+                _void_result(impl) if returns == T.VOID and not set_returning else impl,
                 None if args is None else tuple(args),
                 returns,
                 strict,

@@ -30,6 +30,7 @@ from .opclasses import oid_of
 from .operdata import OPERATOR_DESCRIPTIONS
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
+from .seqdeps import sequences_of
 from .stats import class_counts, index_counts
 from .systypes import type_storage
 
@@ -404,6 +405,12 @@ def pg_depend(ctx: Any) -> list[tuple[Any, ...]]:
             col = next((c for c in t.columns if c.attnum == s.owned_by[1]), None) if t else None
             kind = "i" if col is not None and col.identity else "a"
             out.append((1259, s.oid, 0, 1259, s.owned_by[0], s.owned_by[1], kind))
+    for t in ctx.catalog.tables:  # a default's nextval: pg_attrdef -> the sequence ('n')
+        for c in t.columns:
+            text = None if c.dropped else column_default(c)
+            if text is not None and "nextval(" in text:
+                out += [(2604, attrdef_oid(t.oid, c.attnum), 0, 1259, s.oid, 0, "n")
+                        for s in sequences_of(ctx.catalog, t, text)]
     return out
 
 

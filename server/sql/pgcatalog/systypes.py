@@ -16,6 +16,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..expr import usertypes
 from ..expr.regcast import RegOid
 from .accessmethods import INDEX_METHODS
 from .procoids import proc_oid
@@ -214,6 +215,11 @@ def type_storage(oid: int) -> tuple[int, bool, str, str]:
     info = T.TYPES.get(oid)
     facts = FACTS.get(oid)
     if info is None or facts is None:
+        user = usertypes.by_oid(oid)
+        if user is not None and user.kind == "e":  # NB: else pg_dump adds SET STORAGE
+            return 4, True, "i", "p"
+        if user is not None and user.kind == "d" and user.subtype != oid:
+            return type_storage(user.subtype)
         return -1, False, "i", "x"
     return info.typlen, facts[0], facts[12], facts[13]
 

@@ -50,10 +50,14 @@ def arguments(t: M.Trigger) -> str:
     return ", ".join("'" + a.replace("'", "''") + "'" for a in t.args)
 
 
-def action(cat: M.CatalogSnapshot, t: M.Trigger) -> str:
-    """`EXECUTE FUNCTION f('x')` (information_schema.triggers.action_statement)."""
+def action(cat: M.CatalogSnapshot, t: M.Trigger, path: tuple[str, ...] | None = None) -> str:
+    """`EXECUTE FUNCTION f('x')` (information_schema.triggers.action_statement); with the
+    search_path's schemas, a function outside them is qualified (pg_dump's `public.f()`)."""
     fn = next((f for f in cat.functions if f.oid == t.function_oid), None)
     name = quote_ident(fn.name) if fn is not None else "-"
+    schema = cat.schema_by_oid(fn.schema_oid) if fn is not None else None
+    if schema is not None and path is not None and schema.name not in path:
+        name = f"{quote_ident(schema.name)}.{name}"
     return f"EXECUTE FUNCTION {name}({arguments(t)})"
 
 
@@ -91,4 +95,4 @@ def trigger_def(cat: M.CatalogSnapshot, t: M.Trigger, pretty: bool, visible: boo
     out += f"FOR EACH {'ROW' if t.tgtype & ROW else 'STATEMENT'} "
     if t.when:
         out += f"WHEN ({condition(t, pretty)}) "
-    return out + action(cat, t)
+    return out + action(cat, t, path)

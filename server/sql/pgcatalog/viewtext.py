@@ -22,6 +22,7 @@ caller shows the stored text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import sqlglot
@@ -96,10 +97,12 @@ def _target(d: _ViewDeparser, e: exp.Expression) -> str:
     return f"{text} AS {alias}"
 
 
-def view_text(sql: str, tables: dict[str, Any], pretty: bool) -> str | None:
+def view_text(sql: str, tables: dict[str, Any], pretty: bool,
+              shown: Callable[[Any], str] | None = None) -> str | None:
     """Returns pg_get_viewdef's text for a view's SQL, None for shapes it does not handle.
 
-    `tables` maps relation names to catalog tables (with `.columns`).
+    `tables` maps relation names to catalog tables (with `.columns`); `shown` prints a
+    table's name as FROM shows it (schema-qualified outside the search_path).
     """
     try:
         select = sqlglot.parse_one(sql, read="postgres")
@@ -122,7 +125,8 @@ def view_text(sql: str, tables: dict[str, Any], pretty: bool) -> str | None:
         lines = [head + ",\n    ".join(targets)]
         opens = "" if pretty else "(" * (len(srcs) - 1)  # NB: plain mode brackets each join
         for q, t, join in srcs:
-            ref = t.name if q == t.name else f"{t.name} {q}"
+            name = shown(t) if shown is not None else t.name
+            ref = name if q == t.name else f"{name} {q}"
             if join is None:
                 lines.append(f"   FROM {opens}{ref}")
                 continue

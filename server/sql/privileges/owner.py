@@ -76,6 +76,9 @@ def _find(s: SQLSession, kind: str, raw: str) -> tuple[str, Any] | None:
         q = find_sequence(cat, schema, name, path)
         return ("sequence", q) if q is not None else None
     t = find_relation(cat, schema, name, path)
+    if t is None and kind == "TABLE":  # NB: ALTER TABLE works on a sequence too (pg_dump's)
+        q = find_sequence(cat, schema, name, path)
+        return ("sequence", q) if q is not None else None
     return ("view" if t.kind == "v" else "table", t) if t is not None else None
 
 
