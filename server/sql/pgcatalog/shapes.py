@@ -397,6 +397,9 @@ SHAPES: dict[tuple[str, str], tuple[int, str, tuple[tuple[str, int], ...]]] = {
     ('pg_catalog', 'pg_transform'): (3576, 'r', (
         ('oid', 26), ('trftype', 26), ('trflang', 26), ('trffromsql', 24), ('trftosql', 24),
     )),
+    ('pg_catalog', 'pg_parameter_acl'): (6243, 'r', (
+        ('oid', 26), ('parname', 25), ('paracl', 1034),
+    )),
     ('pg_catalog', 'pg_ts_parser'): (3601, 'r', (
         ('oid', 26), ('prsname', 19), ('prsnamespace', 26), ('prsstart', 24), ('prstoken', 24),
         ('prsend', 24), ('prsheadline', 24), ('prslextype', 24),

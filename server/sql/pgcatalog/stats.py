@@ -198,6 +198,6 @@ for _name in ("pg_stat_replication", "pg_replication_slots", "pg_prepared_xacts"
               "pg_available_extensions", "pg_stat_ssl", "pg_event_trigger",
               "pg_conversion", "pg_foreign_server", "pg_foreign_data_wrapper",
               "pg_init_privs", "pg_seclabel", "pg_shseclabel", "pg_subscription", "pg_transform",
-              "pg_ts_parser", "pg_ts_template", "pg_ts_dict", "pg_seclabels"):
+              "pg_ts_parser", "pg_ts_template", "pg_ts_dict", "pg_seclabels", "pg_parameter_acl"):
     # NB: pg_amop, pg_amproc, pg_opfamily: operators.py; pg_aggregate: aggregates.py
     empty("pg_catalog", _name)
