@@ -20,6 +20,7 @@ lxml, over the value parsed as a document, as PostgreSQL's xpath() does it.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
@@ -214,13 +215,33 @@ _RELATIVE = re.compile(r"\s*(?:[A-Za-z_][\w.-]*::)?(?:[A-Za-z_][\w.-]*:)?(?:[A-Z
                        r"\s*(?:$|[/\[|])")
 
 
+class _Compiled(threading.local):
+    """Compiled XPaths per thread: an lxml XPath object is not re-entrant."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[str, tuple[tuple[str, str], ...]], etree.XPath] = {}
+
+
+_compiled = _Compiled()
+
+
 def compile_path(path: str, namespaces: dict[str, str]) -> etree.XPath:
-    """The compiled XPath (XX000 `invalid XPath expression`, as PostgreSQL reports it)."""
+    """The compiled XPath (XX000 `invalid XPath expression`, as PostgreSQL reports it), kept
+    per thread: xpath() and XMLTABLE evaluate the same few paths for every row."""
+    cache = _compiled.paths
+    key = (path, tuple(sorted(namespaces.items())))
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
     try:
-        return etree.XPath(path, namespaces=namespaces)
+        compiled = etree.XPath(path, namespaces=namespaces)
     except etree.XPathError as e:  # NB: PostgreSQL raises these two as internal errors
         raise SQLError("invalid XPath expression", detail=str(e).capitalize() or None,
                        sqlstate="XX000") from None
+    if len(cache) >= 256:
+        cache.clear()
+    cache[key] = compiled
+    return compiled
 
 
 def evaluate(path: str, root: etree._Element, namespaces: dict[str, str]) -> Any:
