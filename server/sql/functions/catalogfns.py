@@ -92,7 +92,8 @@ def pg_get_viewdef(ctx: Any, view: Any, pretty: Any = False) -> str | None:
 
     def shown(x: Any) -> str:  # NB: pg_dump's search_path is '': it sees `public.t`
         s = ctx.catalog.schema_by_oid(x.schema_oid)
-        return x.name if s is None or s.name in path else f"{quote_ident(s.name)}.{x.name}"
+        name = quote_ident(x.name)
+        return name if s is None or s.name in path else f"{quote_ident(s.name)}.{name}"
 
     text = view_text(t.view_sql, tables, pretty is not False, shown)  # NB: int: a wrap column
     return text if text is not None else t.view_sql

@@ -137,5 +137,7 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
             text += " ON UPDATE " + _FK_ACTIONS[c.on_update]
         if c.on_delete in _FK_ACTIONS:
             text += " ON DELETE " + _FK_ACTIONS[c.on_delete]
-        return text
+        text += " DEFERRABLE" if c.deferrable else ""
+        text += " INITIALLY DEFERRED" if c.deferred else ""
+        return text + ("" if c.validated else " NOT VALID")
     return None
