@@ -206,6 +206,45 @@ STATEMENTS = [
     "drop procedure p1(int, int, int)",
     "drop routine p6, p7b",
     "drop procedure ov",
+    # SECURITY DEFINER (current_user the owner, its privileges inside) and SET clauses
+    # (proconfig, set for the call): either makes a procedure atomic; ALTER ... SET / RESET
+    "create role hsd_owner",
+    "create role hsd_user",
+    "create table hsd_t (a int)",
+    "insert into hsd_t values (7)",
+    "alter table hsd_t owner to hsd_owner",
+    "create function hsd_peek() returns int language sql security definer as "
+    "$$ select a from hsd_t $$",
+    "create function hsd_peek2() returns int language sql as $$ select a from hsd_t $$",
+    "create function hsd_who() returns text language plpgsql security definer as "
+    "$$ begin return current_user || '/' || session_user; end $$",
+    "alter function hsd_peek() owner to hsd_owner",
+    "alter function hsd_who() owner to hsd_owner",
+    "create procedure hsd_p() language plpgsql security definer as "
+    "$$ begin insert into hsd_t values (8); commit; end $$",
+    "call hsd_p()",
+    "create procedure hsd_cfg() language plpgsql set work_mem = '1MB' set search_path = "
+    "pg_catalog, 'a b' as $$ begin raise notice '% %', current_setting('work_mem'), "
+    "current_setting('search_path'); end $$",
+    "call hsd_cfg()",
+    "select current_setting('work_mem'), current_setting('search_path')",
+    "alter procedure hsd_cfg() set work_mem = '2MB' reset search_path",
+    "call hsd_cfg()",
+    "alter procedure hsd_cfg reset all",
+    "alter function hsd_peek2() security definer",
+    "alter function hsd_peek2() external security invoker set timezone from current",
+    "select proname, prosecdef, proconfig from pg_proc where proname like 'hsd%' order by 1",
+    "select pg_get_functiondef('hsd_who'::regproc)",
+    "set role hsd_user",
+    "select hsd_peek()",
+    "select hsd_who(), current_user",
+    "alter function hsd_who() security invoker",
+    "reset role",
+    "drop function hsd_peek, hsd_peek2, hsd_who",
+    "drop procedure hsd_p, hsd_cfg",
+    "drop table hsd_t",
+    "drop role hsd_owner",
+    "drop role hsd_user",
     # CREATE SCHEMA ... AUTHORIZATION and schema elements
     "create role hp_owner",
     "create schema hpa authorization hp_owner",
@@ -428,6 +467,8 @@ PSQL_SETUP = [
     "create procedure sp2() language sql begin atomic select 1; end",
     "create function sf1(a int) returns int language sql as 'select a'",
     "comment on procedure sp1 is 'one'",
+    "create procedure sp3() language sql security definer set work_mem = '1MB' "
+    "set search_path = public, 'a b' as 'select 1'",
 ]
 
 
@@ -447,7 +488,8 @@ def test_psql_df_and_sf_of_procedures_as_pg15(servers):
                 c.execute(sql)
         args = [_psql(), dsn, "-X"] + [a for cmd in ("\\df public.sp*", "\\df sf1", "\\sf sp1",
                                                       "\\sf sp2", "\\dfp public.*",
-                                                      "\\df+ public.sp1") for a in ("-c", cmd)]
+                                                      "\\df+ public.sp1", "\\df+ sp3",
+                                                      "\\sf sp3") for a in ("-c", cmd)]
         r = subprocess.run(args, capture_output=True, text=True, timeout=60,
                            env={**os.environ, "PAGER": ""})
         outs.append(r.stdout + r.stderr)

@@ -1090,6 +1090,25 @@ prepare xq4 as (select 1);
 execute xq4;
 drop procedure xp()
 """,
+    # the statements of a function body are checked as the current user: the caller's, or the
+    # owner's in a SECURITY DEFINER function (CONTEXT of SQL functions not compared here)
+    "routine_body_privileges": """
+create role rbp_user;
+create table rbp_t (a int);
+insert into rbp_t values (1);
+create function rbp_sql() returns int language sql as $$ select a from rbp_t $$;
+create function rbp_def() returns int language sql security definer as $$ select a from rbp_t $$;
+create function rbp_pl() returns int language plpgsql as $$ begin return (select a from rbp_t); end $$;
+set role rbp_user;
+select rbp_sql();
+select rbp_pl();
+select rbp_def();
+select a from rbp_t;
+reset role;
+drop function rbp_sql, rbp_def, rbp_pl;
+drop table rbp_t;
+drop role rbp_user
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

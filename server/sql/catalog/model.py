@@ -207,6 +207,8 @@ class Function:
     param_defaults: tuple[str, ...] = ()
     kind: str = "f"  # prokind: f a function, p a procedure (CREATE PROCEDURE, run by CALL)
     atomic: bool = False  # a BEGIN ATOMIC body (prosqlbody): `body` is its statements, deparsed
+    secdef: bool = False  # SECURITY DEFINER (prosecdef): runs as its owner (plpgsql.routinectx)
+    config: tuple[str, ...] = ()  # SET clauses as `name=value` (proconfig), set for each call
 
 
 @dataclass(frozen=True)

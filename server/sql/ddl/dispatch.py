@@ -16,6 +16,7 @@ from ...pgwire.backend import Result
 from ..privileges.ddlchecks import check_ddl
 from ..stmt import Stmt
 from . import alter, indexes, misc, sequences, tables, viewalter
+from .routines import analyse_routine_alter
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -66,6 +67,11 @@ def _execute(s: SQLSession, tree: exp.Expression) -> str:
 def analyse_ddl(session: SQLSession, sql: str, tree: exp.Expression, param_oids: list[int],
                 version: int) -> Stmt:
     """Wraps a DDL statement in a Stmt that executes it when run."""
+    if isinstance(tree, exp.Alter) and str(tree.args.get("kind") or "").upper() in (
+            "FUNCTION", "PROCEDURE", "ROUTINE"):
+        routine = analyse_routine_alter(session, sql)  # NB: ... SET work_mem = '1MB'
+        if routine is not None:
+            return routine
 
     def run(s: SQLSession, params: list[Any]) -> Result:
         check_ddl(s, tree)

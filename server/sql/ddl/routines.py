@@ -24,6 +24,8 @@ from ...pgwire.backend import Result
 from ..catalog.model import Function
 from ..catalog.routineparams import all_arg_types
 from ..expr.types import type_by_name, type_name
+from ..plpgsql import routinectx
+from ..privileges.check import current_role, must_own
 from ..stmt import Stmt
 
 if TYPE_CHECKING:
@@ -32,6 +34,10 @@ if TYPE_CHECKING:
 _KINDS = {"FUNCTION": ("f",), "PROCEDURE": ("p",), "ROUTINE": ("f", "p")}
 _NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z_0-9$]*)'
 _SPEC = re.compile(rf"(?P<name>{_NAME}(?:\s*\.\s*{_NAME})?)\s*(?:\((?P<args>.*)\))?\s*$", re.S)
+_ALTER_OPTIONS = re.compile(
+    r"ALTER\s+(?P<kind>FUNCTION|PROCEDURE|ROUTINE)\s+(?P<spec>.+?)\s+(?P<actions>(?:(?:EXTERNAL\s+)?"
+    r"SECURITY\s+(?:DEFINER|INVOKER)\b|SET\s+(?!SCHEMA\b)[A-Za-z_]|RESET\s).*?)\s*(?:RESTRICT\s*)?"
+    r";?\s*$", re.I | re.S)
 _ALTER = re.compile(r"ALTER\s+(?P<kind>FUNCTION|PROCEDURE|ROUTINE)\s+(?P<spec>.+?)\s+"
                     r"(?:RENAME\s+TO\s+(?P<new>\S+)|SET\s+SCHEMA\s+(?P<schema>\S+))\s*;?\s*$",
                     re.I | re.S)
@@ -108,8 +114,11 @@ def find_routine(s: SQLSession, kind: str, text: str) -> Function:
 
 
 def analyse_routine_alter(session: SQLSession, sql: str) -> Stmt | None:
-    """ALTER FUNCTION | PROCEDURE | ROUTINE f[(args)] RENAME TO g / SET SCHEMA s; None for
-    any other statement."""
+    """ALTER FUNCTION | PROCEDURE | ROUTINE f[(args)] RENAME TO g / SET SCHEMA s, or its
+    SECURITY DEFINER | INVOKER, SET and RESET actions; None for any other statement."""
+    opts = _ALTER_OPTIONS.match(sql.strip())
+    if opts is not None:
+        return _alter_options(sql, opts)
     m = _ALTER.match(sql.strip())
     if m is None:
         return None
@@ -137,6 +146,21 @@ def analyse_routine_alter(session: SQLSession, sql: str) -> Stmt | None:
                            sqlstate="42723")
         s.store.put(s.ensure_txn(), s.db.oid,
                     dataclasses.replace(fn, name=name, schema_oid=schema_oid))
+        s.catalog_changed()
+        return Result(f"ALTER {kind}")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag=f"ALTER {kind}")
+
+
+def _alter_options(sql: str, m: re.Match[str]) -> Stmt:
+    kind = m.group("kind").upper()
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        fn = find_routine(s, kind, m.group("spec"))
+        cat = s.catalog()
+        must_own(cat, current_role(s, cat), fn.owner,
+                 "procedure" if fn.kind == "p" else "function", fn.name)
+        s.store.put(s.ensure_txn(), s.db.oid, routinectx.altered(s, fn, m.group("actions")))
         s.catalog_changed()
         return Result(f"ALTER {kind}")
 

@@ -331,9 +331,9 @@ def _user_proc(f: M.Function, acl: list[str] | None = None) -> tuple[Any, ...]:
         names = [n for _, n, _ in params] if any(n for _, n, _ in params) else None
     ndefaults = sum(1 for d in f.param_defaults if d)
     return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 1000.0 if f.retset else 0.0, 0,
-            RegOid(0, "-"), f.kind, False, False, f.strict, f.retset, f.volatility, "u",
+            RegOid(0, "-"), f.kind, f.secdef, False, f.strict, f.retset, f.volatility, "u",
             len(f.arg_types), ndefaults, f.returns, list(f.arg_types), alltypes, modes, names,
-            None, None, f.body, None, None, None, acl)
+            None, None, f.body, None, None, list(f.config) or None, acl)
 
 
 empty("pg_catalog", "pg_locks")

@@ -33,7 +33,7 @@ from ..expr.types import type_name
 from ..parse import split_statements
 from ..privileges.check import check_function, current_role_oid
 from ..stmt import AnalyseTree, Stmt
-from . import code_of
+from . import code_of, routinectx
 from .interp import Interp, Var, _Return, _type_of
 from .parser import Block, parse_block
 from .procshape import atomic_body, atomic_text, check_procedure_returns, procedure_shape
@@ -50,6 +50,14 @@ _DROP = re.compile(r"DROP\s+(?P<kind>FUNCTION|PROCEDURE|ROUTINE)\s+(?P<exists>IF
                    r"(?P<mode>CASCADE|RESTRICT)?\s*;?\s*$", re.I | re.S)
 _SPEC = re.compile(rf"(?P<name>{_NAME}(?:\s*\.\s*{_NAME})?)\s*(?P<args>\(.*\))?\s*$", re.S)
 _STRING = re.compile(r"\$(?P<tag>\w*)\$.*?\$(?P=tag)\$|'(?:[^']|'')*'", re.S)
+_AS_BEFORE = re.compile(r"\bAS\s*$", re.I)
+
+
+def _body_string(rest: str) -> re.Match[str] | None:
+    """The string after AS (a SET clause's quoted value comes before it, or after)."""
+    strings = list(_STRING.finditer(rest))
+    return next((m for m in strings if _AS_BEFORE.search(rest, 0, m.start())), None) or (
+        strings[0] if strings else None)
 
 
 def is_function_ddl(sql: str) -> bool:
@@ -83,7 +91,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     params = split_top_level(text[m.end():i - 1])
     rest = text[i:]
     atomic = atomic_body(rest)  # NB: BEGIN ATOMIC ... END: SQL-standard statements
-    body_m = _STRING.search(rest) if atomic is None else None
+    body_m = _body_string(rest) if atomic is None else None
     if body_m is None and atomic is None:
         raise SyntaxError_("no function body specified", sqlstate="42P13")
     body = code_of(body_m.group(0)) if body_m is not None else atomic_text(atomic[1]) if atomic \
@@ -131,6 +139,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         _check_returns(parse_block(body), shape.retset)  # NB: at CREATE
     schema_name, fname = _qualified(m.group("name"))
     replace = m.group("replace") is not None
+    secdef, config = routinectx.options(session, opts)
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.catalog()
@@ -158,7 +167,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       out_names=shape.out_names, out_types=shape.out_types,
                       out_column=shape.column, param_modes=sig.modes,
                       param_texts=sig.texts, param_defaults=sig.defaults,
-                      kind="p" if proc else "f", atomic=atomic is not None)
+                      kind="p" if proc else "f", atomic=atomic is not None,
+                      secdef=secdef, config=config)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
         return Result(f"CREATE {noun.upper()}")
@@ -385,7 +395,12 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
 def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree) -> Any:
     """Runs a user function's body with these argument values; returns its value
     (`analyse_tree`: `statement`'s, for the body's statements)."""
-    check_function(s, fn)
+    check_function(s, fn)  # NB: as the caller; the body as its owner when SECURITY DEFINER
+    with routinectx.entered(s, fn):
+        return _run(s, fn, args, analyse_tree)
+
+
+def _run(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree) -> Any:
     if fn.returns == T.TRIGGER:
         raise FeatureNotSupported("trigger functions can only be called as triggers")
     interp = Interp(s, analyse_tree)

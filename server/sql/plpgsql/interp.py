@@ -32,6 +32,7 @@ from ...txn.api import RetryStatement
 from ..expr.casts import to_text
 from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
+from ..privileges.statements import check_needs, needs
 from ..stmt import Analyse, AnalyseTree
 from .parser import Block, Decl, Stmt
 
@@ -92,6 +93,9 @@ def register_router(analyse: Analyse) -> None:
 # What PL/pgSQL refuses to run as SQL: transaction commands other than COMMIT / ROLLBACK
 _TXN_COMMAND = re.compile(r"\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|"
                           r"PREPARE\s+TRANSACTION)\b", re.I)
+
+
+_NEEDS = object()  # NB: `_cache` key head of a query's privilege needs (run_sql)
 
 
 def top_level_nonatomic(s: SQLSession) -> bool:
@@ -333,7 +337,11 @@ class Interp:
             if tree is None:
                 tree = parse_sql(text)
             stmt = self._cache[key] = self.analyse_tree(self.s, sql, tree, list(oids))
+            self._cache[(_NEEDS, *key)] = needs(tree) if stmt.kind == "query" else []
         if stmt.kind == "query" and stmt.plan is not None:  # NB: not run_plan: no session hooks
+            wanted = self._cache.get((_NEEDS, *key))
+            if wanted:  # NB: as the current role: the owner's in a SECURITY DEFINER routine
+                check_needs(self.s, wanted)
             rows = [r for b in stmt.plan.execute(self.s.exec_context(values)) for r in b]
             return rows, list(stmt.plan.columns), f"SELECT {len(rows)}"
         res = stmt.run(self.s, values)

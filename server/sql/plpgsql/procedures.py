@@ -36,6 +36,7 @@ from ..parse import parse_sql, split_statements
 from ..pgcatalog.typetext import format_type
 from ..privileges.check import check_function
 from ..stmt import AnalyseTree, Stmt
+from . import routinectx
 from .functions import compiled, context_name
 from .interp import Interp, Var, _Return, register_call, top_level_nonatomic
 from .parser import Tok, tokenize
@@ -303,9 +304,15 @@ def invoke(s: SQLSession, fn: Function, values: list[Any], analyse_tree: Analyse
         check_function(s, fn)
     except InsufficientPrivilege:
         raise InsufficientPrivilege(f"permission denied for procedure {fn.name}") from None
+    with routinectx.entered(s, fn):
+        return _run(s, fn, values, analyse_tree, nonatomic, caller, text)
+
+
+def _run(s: SQLSession, fn: Function, values: list[Any], analyse_tree: AnalyseTree,
+         nonatomic: bool, caller: Interp | None, text: str) -> tuple[Any, ...] | None:
     interp = Interp(s, analyse_tree)
     interp.name = context_name(s, fn)
-    interp.nonatomic = nonatomic
+    interp.nonatomic = nonatomic and not fn.secdef and not fn.config  # NB: PG: then atomic
     if caller is not None:
         interp.subxacts = caller.subxacts
         interp.outer_context = f'SQL statement "{text}"\nPL/pgSQL function {caller.name} ' \

@@ -10,6 +10,9 @@ every role it is a member of through a chain of INHERIT roles (PostgreSQL's
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InsufficientPrivilege
@@ -23,9 +26,32 @@ _KIND_NOUN = {"r": "table", "v": "view", "m": "materialized view", "S": "sequenc
               "p": "table", "f": "foreign table", "c": "type"}
 
 
+# The owner of the SECURITY DEFINER routine running now (None: none): current_user inside.
+_DEFINER: ContextVar[str | None] = ContextVar("security_definer", default=None)
+
+
+@contextmanager
+def running_as(owner: str | None) -> Iterator[None]:
+    """Runs the block with current_user `owner` (a SECURITY DEFINER routine's body)."""
+    token = _DEFINER.set(owner)
+    try:
+        yield
+    finally:
+        _DEFINER.reset(token)
+
+
+def definer() -> str | None:
+    """The owner of the SECURITY DEFINER routine running now (None outside one)."""
+    return _DEFINER.get()
+
+
 def current_role_name(ctx: Any) -> str:
-    """The name of current_user: SET ROLE's role, else the session authorization (`ctx`: a
-    session or a function context: anything with `get_setting` and `user`)."""
+    """The name of current_user: a running SECURITY DEFINER routine's owner, SET ROLE's
+    role, else the session authorization (`ctx`: a session or a function context: anything
+    with `get_setting` and `user`)."""
+    definer = _DEFINER.get()
+    if definer is not None:
+        return definer
     role = ctx.get_setting("role") or "none"
     if role != "none":
         return str(role)

@@ -32,7 +32,7 @@ from ..catalog.model import Role
 from ..ddl.names import find_relation, ident
 from ..parse import parse_sql
 from ..stmt import Stmt
-from .check import check_table, current_role, has_privileges
+from .check import check_table, current_role, definer, has_privileges
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -138,13 +138,14 @@ def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
     if not wanted:
         return stmt
     inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
-    # the (catalog version, role, session user) the last check passed for: a GRANT or
+    # the (catalog version, role, session user, definer) the last check passed for: a GRANT or
     # REVOKE commits a new catalog version, so the next run checks again
-    passed: list[tuple[int, str | None, str | None]] = [(-1, None, None)]
+    passed: list[tuple[int, str | None, str | None, str | None]] = [(-1, None, None, None)]
 
     def run(s: SQLSession, params: list[Any]) -> Result:
         values = s.settings.values
-        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"))
+        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
+               definer())
         if key != passed[0] or key[0] < 0:  # NB: -1: uncommitted DDL, no version to trust
             check_needs(s, wanted)
             passed[0] = key
