@@ -380,6 +380,20 @@ def _needs_quotes(s: str) -> bool:
     return False
 
 
+def quote_array_element(s: str) -> str:
+    """An element's text as array_out writes it: quoted when empty, NULL, or holding a
+    brace, quote, comma, backslash or white space (PostgreSQL's isspace).
+
+    >>> quote_array_element("a"), quote_array_element("x y"), quote_array_element("a\\nb")
+    ('a', '"x y"', '"a\\nb"')
+    >>> quote_array_element('say "hi"'), quote_array_element("null")
+    ('"say \\\\"hi\\\\""', '"null"')
+    """
+    if _needs_quotes(s):
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return s
+
+
 def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
     def enc(v: list[Any] | tuple[Any, ...]) -> str:
         parts = []
@@ -389,10 +403,7 @@ def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
             elif isinstance(x, list | tuple) and not isinstance(x, records.Record):
                 parts.append(enc(x))
             else:
-                s = elem(x)
-                if _needs_quotes(s):
-                    s = '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-                parts.append(s)
+                parts.append(quote_array_element(elem(x)))
         return "{" + sep.join(parts) + "}"
 
     return enc

@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
@@ -36,6 +37,14 @@ from .escnul import check_unicode_nul
 from .setvalue import split_commas
 from .xmlsyntax import needed as _xml_needed
 from .xmlsyntax import rewrite as _xml_rewrite
+
+# PostgreSQL's escape strings know \b \f \n \r \t and numeric escapes; any other escaped
+# character stands for itself, so E'\v' is 'v'. sqlglot reads \v as a vertical tab (and
+# would print one as \v when it renders a statement back to text).
+Postgres.UNESCAPED_SEQUENCES = {
+    k: v for k, v in Postgres.UNESCAPED_SEQUENCES.items() if k != "\\v"}
+Postgres.ESCAPED_SEQUENCES = {
+    k: v for k, v in Postgres.ESCAPED_SEQUENCES.items() if v != "\\v"}
 
 
 def _plain_call(name: str, args: list[exp.Expression]) -> exp.Expression:

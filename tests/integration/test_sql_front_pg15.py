@@ -971,6 +971,11 @@ update regv set r = 'pg_proc'::regclass where id = 7 returning r::text;
 insert into regv values (11, '1259'::regclass, '23'::regtype) returning r::text, t::text;
 select id, r::text, r, t from regv order by id
 """,
+    "array_out_and_escape_strings": r"""
+select array[E'\n', E'a\tb', 'x y', E'\r', E'\f', E'\v', '', 'null', 'a"b']::text;
+select E'\v\a\q', length(E'\v');
+select format('%s', array[E'x\ny', 'b c']), array[array[E'\t', 'x']]::text;
+""",
     "regcollation": r"""
 select '"C"'::regcollation, '"C"'::regcollation::oid, 'pg_catalog."default"'::regcollation, to_regcollation('nope'), to_regcollation('POSIX')::oid, to_regcollation('"POSIX"')::oid;
 select 'pg_catalog."C"'::regcollation, 'public."C"'::regcollation;

@@ -50,6 +50,7 @@ from ...pgtypes.text import (
     TSTZ_NEG_INFINITY,
     format_text,
     parse_text,
+    quote_array_element,
     split_array,
     text_decoder,
     text_encoder,
@@ -399,12 +400,6 @@ def _fmt_float(v: float, oid: int = 0) -> str:
     return text_encoder(T.FLOAT4 if oid == T.FLOAT4 else T.FLOAT8)(v)
 
 
-def _quote_elem(s: str) -> str:
-    if s == "" or any(c in s for c in ' ,{}"\\') or s.upper() == "NULL":
-        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return s
-
-
 def to_text(v: Any, oid: int = 0) -> str:
     """Formats a value as PostgreSQL's output function for its type would."""
     if v is None:
@@ -438,7 +433,7 @@ def to_text(v: Any, oid: int = 0) -> str:
             return " ".join(str(x) for x in v)
         return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
                               else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
-                              else _quote_elem(to_text(x)) for x in v) + "}"
+                              else quote_array_element(to_text(x)) for x in v) + "}"
     if isinstance(v, Range | MultiRange):
         return format_text(v.oid, v)
     if isinstance(v, tuple):  # a row value: record_out, `(1,"x y",)`, not Python's repr

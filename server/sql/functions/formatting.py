@@ -7,6 +7,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue, NullValueNotAllowed
 from ...pgtypes import oids as T
+from ...pgtypes.text import quote_array_element
 from ..expr.casts import to_text
 from ..pgcatalog.names import quote_ident as _quote_ident
 from .registry import ANY, register
@@ -17,14 +18,8 @@ def output_text(v: Any) -> str:
     if isinstance(v, bool):
         return "t" if v else "f"
     if isinstance(v, list):
-        return "{" + ",".join("NULL" if x is None else _element(output_text(x)) for x in v) + "}"
+        return "{" + ",".join("NULL" if x is None else quote_array_element(output_text(x)) for x in v) + "}"
     return to_text(v)
-
-
-def _element(s: str) -> str:
-    if s == "" or any(c in s for c in ' ,{}"\\') or s.upper() == "NULL":
-        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return s
 
 
 @register("quote_ident", args=[T.TEXT], returns=T.TEXT)
