@@ -32,7 +32,7 @@ from ...txn.api import RetryStatement
 from ..expr.casts import to_text
 from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
-from ..privileges.statements import check_needs, needs
+from ..privileges.statements import checker
 from ..stmt import Analyse, AnalyseTree
 from .parser import Block, Decl, Stmt
 
@@ -95,7 +95,7 @@ _TXN_COMMAND = re.compile(r"\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOIN
                           r"PREPARE\s+TRANSACTION)\b", re.I)
 
 
-_NEEDS = object()  # NB: `_cache` key head of a query's privilege needs (run_sql)
+_NEEDS = object()  # NB: `_cache` key head of a query's privilege check (run_sql)
 
 
 def top_level_nonatomic(s: SQLSession) -> bool:
@@ -337,11 +337,11 @@ class Interp:
             if tree is None:
                 tree = parse_sql(text)
             stmt = self._cache[key] = self.analyse_tree(self.s, sql, tree, list(oids))
-            self._cache[(_NEEDS, *key)] = needs(tree) if stmt.kind == "query" else []
+            self._cache[(_NEEDS, *key)] = checker(tree) if stmt.kind == "query" else None
         if stmt.kind == "query" and stmt.plan is not None:  # NB: not run_plan: no session hooks
-            wanted = self._cache.get((_NEEDS, *key))
-            if wanted:  # NB: as the current role: the owner's in a SECURITY DEFINER routine
-                check_needs(self.s, wanted)
+            check = self._cache.get((_NEEDS, *key))
+            if check is not None:  # NB: as the current user: a SECURITY DEFINER one's owner
+                check(self.s)
             rows = [r for b in stmt.plan.execute(self.s.exec_context(values)) for r in b]
             return rows, list(stmt.plan.columns), f"SELECT {len(rows)}"
         res = stmt.run(self.s, values)

@@ -132,23 +132,36 @@ def _view_needs(view_sql: str) -> list[Need]:
         return []
 
 
-def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
-    """Makes `stmt` check its privileges before each run (a no-op for statements naming none)."""
+def checker(tree: exp.Expression) -> Callable[[SQLSession], None] | None:
+    """The privilege check of a statement `tree` (None when it names no relation), run once
+    per catalog version and current user (a PL/pgSQL body's queries run it per execution)."""
     wanted = needs(tree)
     if not wanted:
-        return stmt
-    inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
+        return None
     # the (catalog version, role, session user, definer) the last check passed for: a GRANT or
     # REVOKE commits a new catalog version, so the next run checks again
     passed: list[tuple[int, str | None, str | None, str | None]] = [(-1, None, None, None)]
 
-    def run(s: SQLSession, params: list[Any]) -> Result:
+    def check(s: SQLSession) -> None:
         values = s.settings.values
         key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
                definer())
         if key != passed[0] or key[0] < 0:  # NB: -1: uncommitted DDL, no version to trust
             check_needs(s, wanted)
             passed[0] = key
+
+    return check
+
+
+def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
+    """Makes `stmt` check its privileges before each run (a no-op for statements naming none)."""
+    check = checker(tree)
+    if check is None:
+        return stmt
+    inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
+
+    def run(s: SQLSession, params: list[Any]) -> Result:
+        check(s)
         return inner(s, params)
 
     stmt.run = run
