@@ -1110,7 +1110,22 @@ select rbp_pl();
 select rbp_def();
 select a from rbp_t;
 reset role;
-drop function rbp_sql, rbp_def, rbp_pl;
+create table rbp_audit (who text, cfg text);
+create table rbp_tt (a int);
+grant insert on rbp_tt to rbp_user;
+create function rbp_aud() returns trigger language plpgsql security definer set work_mem = '3MB' as $$ begin insert into rbp_audit values (current_user, current_setting('work_mem') || session_user); return new; end $$;
+create function rbp_aud2() returns trigger language plpgsql as $$ begin insert into rbp_audit values (current_user, session_user); return new; end $$;
+create trigger rbp_t1 before insert on rbp_tt for each row execute function rbp_aud();
+set role rbp_user;
+insert into rbp_tt values (1);
+reset role;
+create trigger rbp_t2 before insert on rbp_tt for each row execute function rbp_aud2();
+set role rbp_user;
+insert into rbp_tt values (2);
+reset role;
+select * from rbp_audit;
+drop table rbp_tt, rbp_audit;
+drop function rbp_sql, rbp_def, rbp_pl, rbp_aud, rbp_aud2;
 drop table rbp_t;
 drop role rbp_user
 """,

@@ -20,6 +20,7 @@ from ...pgtypes.records import Record
 from ..catalog.model import Function
 from ..expr.casts import cast_function
 from ..stmt import AnalyseTree
+from . import routinectx
 from .functions import compiled, routine_name
 from .interp import Interp, Var, _Return
 from .triggerdata import TriggerCall
@@ -48,7 +49,8 @@ def run_trigger(s: SQLSession, fn: Function, call: TriggerCall,
     """Runs the trigger function; returns the row it hands back (full width) or None."""
     token = _DEPTH.set(_DEPTH.get() + 1)
     try:
-        return _run(s, fn, call, analyse_tree)
+        with routinectx.entered(s, fn):  # NB: SECURITY DEFINER, SET clauses
+            return _run(s, fn, call, analyse_tree)
     finally:
         _DEPTH.reset(token)
 
