@@ -231,6 +231,13 @@ STATEMENTS = [
     "alter procedure hsd_cfg() set work_mem = '2MB' reset search_path",
     "call hsd_cfg()",
     "alter procedure hsd_cfg reset all",
+    "create function hsd_bad() returns int language sql set work_mem = 'abc' as 'select 1'",
+    "create function hsd_bad() returns int language sql set nosuch = 1 as 'select 1'",
+    "create function hsd_bad() returns int language sql security definer security invoker "
+    "as 'select 1'",
+    "create function hsd_ok() returns int language sql set my.x = 'q' set work_mem = default "
+    "as 'select 1'",
+    "alter function hsd_ok() set work_mem = 'abc'",
     "alter function hsd_peek2() security definer",
     "alter function hsd_peek2() external security invoker set timezone from current",
     "select proname, prosecdef, proconfig from pg_proc where proname like 'hsd%' order by 1",
@@ -240,7 +247,7 @@ STATEMENTS = [
     "select hsd_who(), current_user",
     "alter function hsd_who() security invoker",
     "reset role",
-    "drop function hsd_peek, hsd_peek2, hsd_who",
+    "drop function hsd_peek, hsd_peek2, hsd_who, hsd_ok",
     "drop procedure hsd_p, hsd_cfg",
     "drop table hsd_t",
     "drop role hsd_owner",

@@ -160,7 +160,9 @@ def _alter_options(sql: str, m: re.Match[str]) -> Stmt:
         cat = s.catalog()
         must_own(cat, current_role(s, cat), fn.owner,
                  "procedure" if fn.kind == "p" else "function", fn.name)
-        s.store.put(s.ensure_txn(), s.db.oid, routinectx.altered(s, fn, m.group("actions")))
+        new = routinectx.altered(s, fn, m.group("actions"))
+        routinectx.check_values(s, new.config)
+        s.store.put(s.ensure_txn(), s.db.oid, new)
         s.catalog_changed()
         return Result(f"ALTER {kind}")
 

@@ -159,6 +159,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         if old is not None and old.returns != returns:
             raise SQLError("cannot change return type of existing function",
                            sqlstate="42P13", hint=f"Use DROP FUNCTION {fname}(...) first.")
+        routinectx.check_values(s, config)
         fn = Function(old.oid if old is not None else s.store.allocate_oid(), fname, sch.oid,
                       types, tuple(n for n, _ in args), returns, language, body,
                       (vol.group(1)[0].lower() if vol else "v"), strict is not None,

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from ...errors import SyntaxError_
 from ..catalog.model import Function
 from ..privileges.check import running_as
 from ..settings import canonical
@@ -43,10 +44,15 @@ def options(s: SQLSession, opts: str) -> tuple[bool, tuple[str, ...]]:
     (True, ('search_path=a, "b c"', 'TimeZone=UTC'))
     """
     sec = _SECURITY.findall(opts)
+    if len(sec) > 1:
+        raise SyntaxError_("conflicting or redundant options")
     config: dict[str, str] = {}
     for m in _SET.finditer(opts):
         name = canonical(m.group("name").lower())
         value = m.group("value")
+        if value is not None and value.strip().upper() == "DEFAULT":
+            config.pop(name, None)  # NB: SET x TO DEFAULT is RESET x
+            continue
         config[name] = config_value(name, value) if value is not None \
             else s.get_setting(name) or ""
     return (bool(sec) and sec[-1].upper() == "DEFINER",
@@ -61,6 +67,18 @@ def config_value(name: str, text: str) -> str:
         value = ", ".join(f'"{i}"' if i and not re.fullmatch(r"[a-z_][a-z0-9_$]*|\$user", i)
                           else i for i in items)
     return value
+
+
+def check_values(s: SQLSession, config: tuple[str, ...]) -> None:
+    """PostgreSQL's errors for a SET clause's parameter or value at CREATE / ALTER (42704
+    unknown parameter, 22023 bad value): each is set once and put back."""
+    for item in config:
+        name, _, value = item.partition("=")
+        if "." in name:
+            continue  # NB: a custom (extension.name) parameter takes any value
+        old = s.get_setting(name)
+        s.set_setting(name, value, False)
+        s.set_setting(name, old if old is not None else "", False)
 
 
 _RESET = re.compile(r"\bRESET\s+(?P<name>[A-Za-z_][\w.]*)", re.I)
@@ -79,12 +97,12 @@ def altered(s: SQLSession, fn: Function, actions: str) -> Function:
             secdef = m.group(1).upper() == "DEFINER"
             continue
         name = canonical(m.group("name").lower())
-        if what == "reset":
-            if name == "all":
+        value = m.group("value") if what == "set" else None
+        if what == "reset" or (value is not None and value.strip().upper() == "DEFAULT"):
+            if name == "all" and what == "reset":
                 config.clear()
             config.pop(name, None)
         else:
-            value = m.group("value")
             config[name] = config_value(name, value) if value is not None \
                 else s.get_setting(name) or ""
     return dataclasses.replace(fn, secdef=secdef,
