@@ -397,6 +397,8 @@ def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
     """Runs a user function's body with these argument values; returns its value
     (`analyse_tree`: `statement`'s, for the body's statements)."""
     check_function(s, fn)  # NB: as the caller; the body as its owner when SECURITY DEFINER
+    if not fn.secdef and not fn.config:  # NB: the common case, without a context manager
+        return _run(s, fn, args, analyse_tree)
     with routinectx.entered(s, fn):
         return _run(s, fn, args, analyse_tree)
 

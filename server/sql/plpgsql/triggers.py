@@ -49,6 +49,8 @@ def run_trigger(s: SQLSession, fn: Function, call: TriggerCall,
     """Runs the trigger function; returns the row it hands back (full width) or None."""
     token = _DEPTH.set(_DEPTH.get() + 1)
     try:
+        if not fn.secdef and not fn.config:  # NB: once per row: no context manager then
+            return _run(s, fn, call, analyse_tree)
         with routinectx.entered(s, fn):  # NB: SECURITY DEFINER, SET clauses
             return _run(s, fn, call, analyse_tree)
     finally:
