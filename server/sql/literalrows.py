@@ -41,6 +41,7 @@ True
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -78,8 +79,47 @@ def _width(row: str) -> int:
     return _STRING.sub("", row).count(",") + 1
 
 
+@dataclass(frozen=True)
+class LiteralRows:
+    """A multi-row VALUES of literals: the text around the rows, and every cell's value and type.
+
+    `shape` is the statement with `MIN_ROWS` rows of parameters when every row declares the
+    same types: one plan then serves any row count and any values (`session.lookup_simple`).
+
+    >>> r = split("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, NULL) RETURNING 1")
+    >>> r.shape()
+    ('INSERT INTO t VALUES ($1,$2),($3,$4) RETURNING 1', (23, 0, 23, 0))
+    >>> split("INSERT INTO t VALUES (1, 'a'), (3000000000, 'b')").shape() is None
+    True
+    """
+
+    head: str
+    casts: tuple[str, ...]
+    rows: int
+    tail: str
+    values: tuple[Any, ...]
+    oids: tuple[int, ...]
+
+    def text(self) -> str:
+        return self.head + _body(self.casts, self.rows) + self.tail
+
+    def shape(self) -> tuple[str, tuple[int, ...]] | None:
+        """(text with `MIN_ROWS` rows, their declared types) if all rows declare the same."""
+        width = len(self.casts)
+        row = self.oids[:width]
+        if self.oids != row * self.rows:
+            return None
+        return self.head + _body(self.casts, MIN_ROWS) + self.tail, row * MIN_ROWS
+
+
 def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
     """`parse.normalize`'s answer for a multi-row VALUES of literals, or None."""
+    r = split(sql)
+    return None if r is None else (r.text(), r.values, r.oids)
+
+
+def split(sql: str) -> LiteralRows | None:
+    """The statement's rows of literals as values and types, or None if it is not one."""
     if "\x00" in sql or "$" in sql:
         return None
     head = _HEAD.match(sql)
@@ -119,7 +159,7 @@ def normalize(sql: str) -> tuple[str, tuple[Any, ...], tuple[int, ...]] | None:
         if conv is None:
             return None
         flat_values[c::width], flat_oids[c::width] = conv
-    return (sql[:pos] + _body(tuple(casts), n) + tail, tuple(flat_values), tuple(flat_oids))
+    return LiteralRows(sql[:pos], tuple(casts), n, tail, tuple(flat_values), tuple(flat_oids))
 
 
 def _body(casts: tuple[str, ...], rows: int) -> str:

@@ -45,7 +45,7 @@ from ..errors import (
 )
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
-from . import batchexec
+from . import batchexec, literalrows
 from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
@@ -477,8 +477,15 @@ class SQLSession:
         if stmt is not None:
             return _no_params(stmt, text), []
         norm = None
+        if version != -1 and text[:6].upper() == "INSERT" and ("),(" in text or "), (" in text):
+            rows = literalrows.split(text)  # NB: many rows of literals, in C-level passes
+            if rows is not None:
+                found = self._lookup_literal_rows(rows, version)
+                if found is not None:
+                    return found
+                norm = (rows.text(), rows.values, rows.oids)  # NB: rows of differing types
         remember = True
-        if version != -1:
+        if version != -1 and norm is None:
             norm = self._int_tails.lookup(text)
             if norm is None:
                 norm = normalize(text)
@@ -504,6 +511,26 @@ class SQLSession:
                                              self.cache.generation)
                 return entry.stmt, params
         return _no_params(self.lookup(text, ()), text), []
+
+    def _lookup_literal_rows(self, rows: literalrows.LiteralRows, version: int
+                             ) -> tuple[Stmt, list[Any]] | None:
+        """A multi-row VALUES of literals whose rows declare the same types, planned once per
+        shape: another row count or other values reuse the plan (`LiteralRows.shape`)."""
+        shape = rows.shape()
+        if shape is None:
+            return None
+        stext, soids = shape
+        key = (stext, soids, "literal rows")
+        entry = self.cache.get(key, version)
+        if entry is None:
+            entry = self._analyse_normalized(stext, soids)
+            if entry is None:
+                return None
+            self.cache.put(key, entry)
+        if entry.stmt is None:
+            return None  # NB: the statement as written gives the error, at its position
+        width = len(soids) // literalrows.MIN_ROWS
+        return entry.stmt, entry.bind_rows(rows.values, width, rows.rows)
 
     def _analyse_normalized(self, ntext: str, oids: tuple[int, ...]) -> _Normalized | None:
         try:
@@ -932,6 +959,13 @@ class _Normalized:
         # NB: a NULL literal (literalrows) is an unknown-typed None: NULL of any type
         return [v if c is None or v is None else c(v)
                 for v, c in zip(values, self.convs, strict=True)]
+
+    def bind_rows(self, values: tuple[Any, ...], width: int, rows: int) -> list[Any]:
+        """`bind` for `rows` rows of a plan made for rows of `width` parameters of one shape."""
+        if not any(self.convs):
+            return list(values)
+        return [v if c is None or v is None else c(v)
+                for v, c in zip(values, self.convs[:width] * rows, strict=True)]
 
 
 def _no_params(stmt: Stmt, text: str) -> Stmt:

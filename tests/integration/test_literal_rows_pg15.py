@@ -74,6 +74,36 @@ def _statements() -> list[str]:
     ]
 
 
+def _shaped_statements() -> list[str]:
+    """Rows that declare the same types, in statements of several row counts: one plan per
+    shape serves them all (`LiteralRows.shape`), errors far down included."""
+    def rows(start: int, n: int, bad: int = -1, cell: str = "") -> str:
+        return ", ".join(cell if k == start + bad else
+                         f"({k}, 'n''{k}', '2024-01-{k % 28 + 1:02d} 10:00', {k}.25, {k % 9})"
+                         for k in range(start, start + n))
+    head = "INSERT INTO lr (id, name, ts, x, i) VALUES "
+    return [
+        "CREATE FUNCTION lr_up() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$BEGIN NEW.name := upper(NEW.name); RETURN NEW; END$$",
+        "CREATE TRIGGER lr_up BEFORE INSERT ON lr FOR EACH ROW EXECUTE FUNCTION lr_up()",
+        "ALTER TABLE lr ALTER COLUMN b SET DEFAULT true",
+        head + rows(0, 2),
+        head + rows(10, 7) + " RETURNING id, name, x, b",
+        head + rows(100, 300),
+        head + rows(1000, 400, 350, "(1350, 'x', '1x', 1.25, 1)"),          # 22007
+        head + rows(2000, 400, 399, "(2399, 'x', '2024-01-01', 1.25, 'y')"),  # 22P02
+        head + rows(3000, 400, 250, "(3250, 'x', '2024-01-01', 123456789.25, 1)"),  # 22003
+        head + rows(4000, 400, 300, "(1, 'x', '2024-01-01', 1.25, 1)"),       # 23505
+        head + rows(0, 5) + " ON CONFLICT (id) DO UPDATE SET i = excluded.i + 100 "
+        "RETURNING id, name, i",
+        head + rows(5, 3, 0, "(5, 'a', NULL, NULL, NULL)") + " ON CONFLICT DO NOTHING",
+        head + rows(5000, 30),
+        "INSERT INTO lr (id, big) VALUES (6000, 1), (6001, 3000000000), (6002, 2)",
+        "INSERT INTO lr (id, big) VALUES (6003, 3000000000), (6004, 3000000001)",
+        "SELECT * FROM lr ORDER BY id",
+    ]
+
+
 def _simple(dsn: str, statements: list[str]) -> list[Any]:
     """Runs each statement through a simple Query (libpq's PQexec) and records its outcome."""
     out: list[Any] = []
@@ -142,10 +172,10 @@ def _pg8000(port: int, password: str | None) -> list[Any]:
         conn.close()
 
 
-@pytest.mark.parametrize("client", ["simple", "execute_values", "pg8000"])
+@pytest.mark.parametrize("client", ["simple", "shaped", "execute_values", "pg8000"])
 def test_literal_rows_match_pg15(client: str, cumulo_server: Any, pg15: Any) -> None:
-    if client == "simple":
-        statements = _statements()
+    if client in ("simple", "shaped"):
+        statements = _statements() if client == "simple" else _shaped_statements()
         assert _simple(cumulo_server.dsn(), statements) == _simple(pg15.dsn(), statements)
     elif client == "execute_values":
         ours, theirs = _execute_values(cumulo_server.dsn()), _execute_values(pg15.dsn())
