@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import io
 import logging
 import re
 import struct
@@ -58,6 +57,7 @@ from .copybatch import (
 )
 from .copybinary import batches, supported, walk
 from .copycontext import line_context, locate, with_context
+from .copycsv import fields, records, simple_block
 from .copyencoding import check_escaped_nul, decode_block
 from .copygc import paused
 from .copyout import (
@@ -276,7 +276,8 @@ class CopyIn:
         self.types = types
         self.typmods = [table.columns[p].typmod for p in positions]
         self.columnwise = self.format == "binary" and supported(types)
-        self.slow_csv = False  # csv input with quotes: parsed by the csv module at the end
+        self.slow_csv = False  # csv input with odd quotes: parsed record by record at the end
+        self.simple = simple_block(self.delim, self.quote, self.escape)
         self.parts: list[bytes] = []
         self.pending = 0
         self.rows: list[Any] = []  # tuples from the batch paths, lists otherwise
@@ -382,6 +383,8 @@ class CopyIn:
         text = decode_block(buf, self.table.name, self.line_no)
         if "\r" in text:
             return False
+        if self.simple.fullmatch(text) is None:  # NB: where csv and PostgreSQL may differ
+            return False
         lines = text.split("\n")
         if "\\." in lines:
             return False
@@ -478,85 +481,45 @@ class CopyIn:
         self.parts = []
         if text.endswith("\\.\n") or text.endswith("\\.\r\n"):
             text = text[: text.rindex("\\.")]
-        reader = csv.reader(io.StringIO(text), delimiter=self.delim, quotechar=self.quote,
-                            escapechar=None if self.escape == self.quote else self.escape,
-                            doublequote=self.escape == self.quote, strict=True)
         first = self.line_no == 0  # NB: earlier quote-free blocks may have taken the header
-        raw_lines = text.split("\n")
         if self.ended:
             return
         base = self.line_no  # physical lines before this text (PostgreSQL counts those)
-        seen = 0  # physical lines the reader consumed before this record
+        seen = 0  # physical lines read before this record
         # NB: PostgreSQL counts a quoted field's line breaks, except in the very first record,
         # read before it knows the input's line ending: those are `skew`, and lines after
         # that record are numbered as if it had been one line
         skew = 0
-        records = iter(reader)
-        while True:
-            try:
-                fields = next(records)
-            except StopIteration:
-                break
-            except csv.Error as e:
-                rest = "\n".join(raw_lines[seen:])
-                line = 1 if base + seen == 0 else base + seen + 1 + rest.count("\n") - skew
-                msg = ("unterminated CSV quoted field" if "end of data" in str(e)
-                       else f"malformed CSV data: {e}")
-                raise BadCopyFileFormat(msg, where=line_context(self.table.name, line, rest)) \
-                    from None
-            record = raw_lines[seen:reader.line_num]
+        for record, spans in records(text, self.quote, self.escape):
             if base + seen == 0:
-                skew = reader.line_num - 1
-            seen = reader.line_num
+                skew = spans - 1
+            seen += spans
             self.line_no = base + seen - skew
             if first and self.header:
                 first = False
                 continue
             first = False
-            if len(fields) != self.column_count:
-                raise BadCopyFileFormat(
-                    self._missing(len(fields)) if len(fields) < self.column_count else
-                    "extra data after last expected column",
-                    where=line_context(self.table.name, self.line_no, "\n".join(record)))
-            # NB: csv loses the difference between "" and an unquoted empty field; only
-            # an unquoted field equal to the NULL string is NULL, so a record with such
-            # a candidate is re-read to learn which of its fields were quoted.
-            nulls = [f == self.null for f in fields]
-            if any(nulls):
-                text_of = "\n".join(record)
-                if self.quote in text_of:
-                    quoted = self._quoted_fields(text_of)
-                    nulls = [n and not (i < len(quoted) and quoted[i])
-                             for i, n in enumerate(nulls)]
             try:
-                self._add_row([None if n else dec(f) for f, dec, n in
-                               zip(fields, self.decoders, nulls, strict=True)])
+                values = fields(record, self.delim, self.quote, self.escape, self.null)
+            except SQLError as e:  # NB: a quoted section left open
+                before = base + seen - spans
+                line = 1 if before == 0 else before + 1 + record.count("\n") - skew
+                raise with_context(e, line_context(self.table.name, line, record)) from None
+            if len(values) != self.column_count:
+                raise BadCopyFileFormat(
+                    self._missing(len(values)) if len(values) < self.column_count else
+                    "extra data after last expected column",
+                    where=line_context(self.table.name, self.line_no, record))
+            try:
+                self._add_row([None if v is None else dec(v)
+                               for v, dec in zip(values, self.decoders, strict=True)])
             except SQLError as e:
                 found = locate(self.table.name, self.names, self.decoders,
-                               [[None if n else f] for f, n in zip(fields, nulls, strict=True)],
-                               [self.line_no])
+                               [[v] for v in values], [self.line_no])
                 raise (found or e) from None
             self.lines.append(self.line_no)
             if len(self.rows) >= BATCH:
                 self._flush()
-
-    def _quoted_fields(self, record: str) -> list[bool]:
-        """Tells, for each field of one raw csv record, whether a quote appeared in it."""
-        q, d = re.escape(self.quote), re.escape(self.delim)
-        if self.escape == self.quote:
-            inner = f"(?:[^{q}]|{q}{q})*"
-        else:
-            inner = f"(?:[^{q}{re.escape(self.escape)}]|{re.escape(self.escape)}.)*"
-        field = re.compile(f"(?:{q}{inner}{q}|[^{d}{q}])*", re.S)
-        out, pos = [], 0
-        while True:
-            m = field.match(record, pos)
-            assert m is not None  # the pattern matches the empty string
-            out.append(self.quote in m.group())
-            pos = m.end()
-            if pos >= len(record) or record[pos] != self.delim:
-                return out
-            pos += 1
 
     def _binary(self) -> None:
         b = b"".join(self.parts)
