@@ -1129,6 +1129,31 @@ drop function rbp_sql, rbp_def, rbp_pl, rbp_aud, rbp_aud2;
 drop table rbp_t;
 drop role rbp_user
 """,
+    # INSERT/UPDATE store a value through implicit or assignment casts only (pg_cast 'i'/'a',
+    # plus I/O into a string type): text into xml/int/json/uuid/date/enum is 42804 with HINT.
+    "assignment_casts": """
+create type asg_mood as enum ('a', 'b');
+create table asg_t (id int primary key, x xml, a int, j jsonb, u uuid, d date, b boolean, v varchar(5), m asg_mood, ar int[]);
+insert into asg_t (id, x) values (1, '<a/>');
+insert into asg_t (id, x) select 2, 'a'::text;
+insert into asg_t (id, x) values (2, 'a'::varchar);
+insert into asg_t (id, a) select 2, '1'::text;
+insert into asg_t (id, j) select 2, '1'::text;
+insert into asg_t (id, u) select 2, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::text;
+insert into asg_t (id, d) values (2, '2020-01-01'::text);
+insert into asg_t (id, b) select 2, 1;
+insert into asg_t (id, m) values (2, 'a'::text);
+insert into asg_t (id, a, v, d, b, ar) select 2, 1.5::float8, true, now(), 'true', array[5::bigint];
+update asg_t set x = 'b'::text;
+update asg_t set a = 'x'::text;
+update asg_t set b = 0;
+update asg_t set m = v;
+update asg_t set a = a * 2.5, v = a, m = 'b' returning id, a, v, m;
+insert into asg_t (id) values (2) on conflict (id) do update set a = excluded.v;
+select id, x::text, a, v, d is not null, b, m, ar from asg_t order by id;
+drop table asg_t;
+drop type asg_mood
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

@@ -23,6 +23,7 @@ from ...errors import (
     UndefinedObject,
 )
 from ...kivi.keycodec import encode_key
+from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
@@ -166,7 +167,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         ident(t.this) == table.name for t in source.find_all(exp.Table))
     returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
     conflict = _analyse_conflict(s, tree.args.get("conflict"), table, alias, params)
-    convs = _source_convs(plan, cols, table) if plan is not None else None
+    convs = _source_convs(plan, cols, table, source) if plan is not None else None
     default_items = list(defaults.items())
     col_pos = list(cols)
     whole_rows = col_pos == list(range(ncols)) and not default_items and not convs
@@ -245,11 +246,17 @@ def _check_identity(col: Any, overriding: bool) -> None:
             hint="Use OVERRIDING SYSTEM VALUE to override.")
 
 
-def _source_convs(plan: Any, cols: list[int], table: Table) -> list[tuple[int, Any]]:
-
+def _source_convs(plan: Any, cols: list[int], table: Table,
+                  source: exp.Expression) -> list[tuple[int, Any]]:
+    """The assignment casts of an INSERT ... SELECT's columns; a quoted literal in the
+    select list (or NULL) stays untyped as in PostgreSQL (`SELECT 'true'` into a boolean)."""
+    items = source.expressions if isinstance(source, exp.Select) else []
+    untyped = {i for i, e in enumerate(items) if isinstance(e.unalias(), exp.Null) or (
+        isinstance(e.unalias(), exp.Literal) and e.unalias().is_string)}
     out = []
-    for pos, pc in zip(cols, plan.columns, strict=False):
-        conv = _assign(pc.type_oid, table.columns[pos]) if pc.type_oid not in (0, 705) else None
+    for i, (pos, pc) in enumerate(zip(cols, plan.columns, strict=False)):
+        src = T.UNKNOWN if i in untyped else pc.type_oid
+        conv = _assign(src, table.columns[pos]) if src not in (0, 705) or i in untyped else None
         if conv is not None:
             out.append((pos, conv))
     return out

@@ -22,6 +22,7 @@ from ...txn.api import RetryStatement
 from ..catalog.model import Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_relation, get_relation, ident, table_name
+from ..expr.commontype import AssignCast
 from ..expr.types import type_name
 from ..plan.compiler import COMPILER
 from ..stmt import Stmt
@@ -185,7 +186,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             else:
                 computed.append((pos, len(select)))
                 col = table.columns[pos]
-                select.append(exp.Cast(this=e.copy(), to=_datatype(type_name(col.type_oid))))
+                select.append(AssignCast(this=e.copy(), to=_datatype(type_name(col.type_oid)),
+                                          column=col.name))
     ret_extra: list[tuple[ScopeColumn, Column]] = []
     extra_idx: list[int] = []
     if tree.args.get("returning") is not None:

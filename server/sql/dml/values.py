@@ -19,15 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import DatatypeMismatch, UndefinedTable
+from ...errors import UndefinedTable
 from ...pgtypes import oids as T
 from ..catalog.model import Column, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_sequence, parse_qualified
 from ..expr.casts import cast_function
+from ..expr.commontype import assignable, assignment_mismatch
 from ..expr.constfold import refuse_literal_parameter
 from ..expr.regarrays import REG_PARAMS, REG_TYPES, reg_resolver
-from ..expr.types import datatype_oid, type_name
+from ..expr.types import datatype_oid
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 
@@ -74,16 +75,16 @@ def reg_target(type_oid: int) -> bool:
 
 
 def _assign(src: int, col: Column) -> Callable[[Any], Any] | None:
+    """The assignment cast of a `src` value into `col`; only pg_cast's implicit and
+    assignment casts qualify (`'a'::text` into an xml or integer column is 42804)."""
     if src == col.type_oid:
         return None
+    if not assignable(src, col.type_oid):
+        raise assignment_mismatch(col.name, src, col.type_oid)
     try:
         return cast_function(src, col.type_oid)
     except Exception:
-
-        raise DatatypeMismatch(
-            f'column "{col.name}" is of type {type_name(col.type_oid)} but expression is of type '
-            f"{type_name(src)}",
-            hint="You will need to rewrite or cast the expression.") from None
+        raise assignment_mismatch(col.name, src, col.type_oid) from None
 
 
 def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[ScopeColumn],
@@ -135,7 +136,8 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
     if seq is not None:
         return _nextval_fn(s, seq, col)
 
-    c = COMPILER.compile_scalar(node, scope, s.catalog(), params, s.search_path(), col.type_oid)
+    c = COMPILER.compile_scalar(node, scope, s.catalog(), params, s.search_path(), col.type_oid,
+                                col.name)
     conv = _assign(c.type_oid, col) if c.type_oid not in (T.UNKNOWN, 0) else None
     fn = c.fn
     if conv is None:

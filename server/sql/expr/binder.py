@@ -63,7 +63,7 @@ from . import types as ty
 from .bound import E, const
 from .casts import cast_function, check_int, each_element, tstz_to_local, tstz_to_timetz
 from .collate import check_collate, check_explicit_pair
-from .commontype import select_common_type
+from .commontype import AssignCast, assignable, assignment_mismatch, select_common_type
 from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
 from .operators import arith
@@ -958,6 +958,21 @@ class Binder(SpecialForms, XmlForms):
         if e.name in ("?column?", T.TYPES[e.type].name if e.type in T.TYPES else ""):
             e.name = dom.name  # `5::posint` is named posint, as PostgreSQL names it
         return self.domain_checked(e, dom)
+
+    def b_AssignCast(self, node: AssignCast) -> E:
+        inner = self.bind(node.this)
+        try:
+            target = ty.datatype_oid(node.to)[0]
+        except UndefinedObject:  # a row type: row_cast judges
+            target = inner.type
+        if inner.type not in (T.UNKNOWN, 0) and not assignable(inner.type, target):
+            raise assignment_mismatch(node.args["column"], inner.type, target)
+        saved = self.scope.repl
+        self.scope.repl = {**(saved or {}), node.this: inner}  # NB: bound once
+        try:
+            return self.b_Cast(node)
+        finally:
+            self.scope.repl = saved
 
     def _column_domain(self, node: exp.Expression) -> Any:
         """The domain a table column `node` is declared with (pg_typeof names it), else None."""

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...errors import CannotCoerce, DatatypeMismatch
+from sqlglot import exp
+
+from ...errors import CannotCoerce, DatatypeMismatch, SQLError
 from ...pgtypes import citext
 from ...pgtypes import oids as T
 from .types import OIDLIKE, category, type_name
@@ -46,6 +48,17 @@ _IMPLICIT: dict[int, frozenset[int]] = {k: frozenset(v) for k, v in {
     1083: (1186, 1266), 1114: (1184,), 1560: (1562,), 1562: (1560,), 1700: (700, 701),
     2202: (24, 26), 2203: (26, 2204), 2204: (26, 2203), 2205: (26,), 2206: (26,),
     3734: (26,), 3769: (26,), 4089: (26,), 4096: (26,), 4191: (26,),
+}.items()}
+
+# pg_cast's assignment casts (castcontext 'a') between built-in types, from PostgreSQL 15.
+_ASSIGNMENT: dict[int, frozenset[int]] = {k: frozenset(v) for k, v in {
+    16: (25, 1042, 1043), 18: (1042, 1043), 19: (1042, 1043), 20: (21, 23, 790),
+    23: (21, 790), 24: (20, 23), 25: (18,), 26: (20, 23), 114: (3802,), 142: (25, 1042, 1043),
+    600: (603,), 602: (604,), 603: (604,), 604: (602,), 650: (25, 1042, 1043),
+    700: (20, 21, 23, 1700), 701: (20, 21, 23, 700, 1700), 790: (1700,),
+    869: (25, 650, 1042, 1043), 1042: (18,), 1043: (18,), 1114: (1082, 1083),
+    1184: (1082, 1083, 1114, 1266), 1186: (1083,), 1266: (1083,), 1700: (20, 21, 23, 790),
+    **{r: (20, 23) for r in _REG if r != 26}, 3802: (114,),
 }.items()}
 
 # pg_type.typispreferred: bool, text, oid, float8, inet, timestamptz, interval, varbit.
@@ -97,3 +110,41 @@ def _lenient(src: int, dst: int) -> bool:
     """Pairs Cumulo's types convert between although pg_cast lists no implicit cast:
     user types (enums, domains, ranges, row types), whose casts the binder knows."""
     return src >= 16384 or dst >= 16384 or T.RECORD in (src, dst) or category(src) in "ERC"
+
+
+def assignable(src: int, dst: int) -> bool:
+    """can_coerce_type(src, dst, COERCION_ASSIGNMENT): what INSERT/UPDATE may store
+    without a written cast. Implicit and assignment casts, plus I/O conversion to a
+    string type (`true` into a text column); text into xml, integer or json is not one
+    (42804 in PostgreSQL, `'a'::text` into an xml column), while an untyped literal is.
+
+    >>> assignable(T.TEXT, T.XML), assignable(T.UNKNOWN, T.XML), assignable(T.INT4, T.BOOL)
+    (False, True, False)
+    >>> assignable(T.FLOAT8, T.INT4), assignable(T.BOOL, T.VARCHAR), assignable(1016, 1007)
+    (True, True, True)
+    """
+    if category(dst) == "E":  # text into an enum column: explicit only
+        return src in (dst, T.UNKNOWN)
+    if implicit(src, dst) or _lenient(src, dst) or dst in _ASSIGNMENT.get(src, ()):
+        return True
+    if category(dst) == "S":
+        return True
+    es, ed = T.ELEMENT_OF.get(src), T.ELEMENT_OF.get(dst)
+    return es is not None and ed is not None and assignable(es, ed)
+
+
+def assignment_mismatch(column: str, src: int, dst: int) -> SQLError:
+    """PostgreSQL's 42804 for a value `assignable` refuses."""
+    return DatatypeMismatch(
+        f'column "{column}" is of type {type_name(dst)} but expression is of type '
+        f"{type_name(src)}", hint="You will need to rewrite or cast the expression.")
+
+
+class AssignCast(exp.Cast):
+    """`this` converted to column `column`'s type as an assignment (UPDATE ... SET a = expr):
+    binds as a Cast after checking `assignable`, so `SET x = 'b'::text` on an xml column
+    is 42804 while `SET x = '<b/>'` is fine."""
+    arg_types = {**exp.Cast.arg_types, "column": True}
+
+
+AssignCast.key = "cast"  # NB: prints (EXPLAIN, error text) as the Cast it is

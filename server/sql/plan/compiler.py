@@ -23,6 +23,7 @@ from ..context import CompiledScalar, ExecContext, ParamTypes, ScopeColumn
 from ..expr import codegen as cg
 from ..expr import runtime as rt
 from ..expr.binder import Binder, Scope
+from ..expr.commontype import assignable, assignment_mismatch
 from ..expr.functions import coerce
 from ..optimizer.rules import optimize
 from . import nodes as N
@@ -95,12 +96,16 @@ class QueryCompilerImpl:
 
     def compile_scalar(self, ast: Any, scope: list[ScopeColumn], catalog: Any,
                        params: ParamTypes, search_path: list[str],
-                       expected_type: int = 0) -> CompiledScalar:
-        """Compiles one expression over a described row into `fn(row, ctx)`."""
+                       expected_type: int = 0, assign_to: str = "") -> CompiledScalar:
+        """Compiles one expression over a described row into `fn(row, ctx)`; with
+        `assign_to` (a column name) it is stored into that column of `expected_type`,
+        so only an assignment cast may convert it (42804 otherwise)."""
         planner = Planner(catalog, params, search_path)
         cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]
         b = Binder(planner, Scope(cols))
         e = b.bind(normalize_identifiers(ast, dialect="postgres"))
+        if assign_to and e.type not in (T.UNKNOWN, 0) and not assignable(e.type, expected_type):
+            raise assignment_mismatch(assign_to, e.type, expected_type)
         if expected_type:
             e = coerce(e, expected_type, params=params)
             if e.type != expected_type and e.type != T.UNKNOWN:
