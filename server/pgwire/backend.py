@@ -55,6 +55,9 @@ class Prepared:
     prepared_at: Any = None
     generic_plans: int = 0
     custom_plans: int = 0
+    # the SQL layer's rows of literals a statement without parameters binds itself: a plan
+    # cached by the statement's shape then serves any row count and values (literal INSERTs)
+    literals: Any = None
 
 
 class CopyIn(Protocol):

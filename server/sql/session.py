@@ -238,6 +238,10 @@ class SQLSession:
         if not texts:
             return Prepared(sql, list(param_oids), None, None)
         try:
+            if not param_oids and not self.failed:
+                literal = self._prepare_literal_rows(sql, texts[0])
+                if literal is not None:
+                    return literal
             stmt = self.lookup(texts[0], tuple(param_oids))
             if self.failed and not stmt.allowed_when_failed:
                 raise _in_failed()
@@ -255,6 +259,33 @@ class SQLSession:
         return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt,
                         prepared_at=prepare_time())
 
+    def _prepare_literal_rows(self, sql: str, text: str) -> Prepared | None:
+        """A Parse of a multi-row INSERT of literals without parameters (pg8000, JDBC and
+        psycopg's pipeline send them so): the plan of its shape, and the literals to bind."""
+        if text[:6].upper() != "INSERT" or not ("),(" in text or "), (" in text):
+            return None
+        self._check_search_path()
+        version = self.catalog_version()
+        rows = literalrows.split(text) if version != -1 else None
+        found = None if rows is None else self._lookup_literal_rows(rows, version)
+        if found is None:
+            return None
+        return Prepared(sql, [], found[0].columns, found[0], prepared_at=prepare_time(),
+                        literals=rows)
+
+    def _bind_literal_rows(self, prepared: Prepared) -> tuple[Stmt, list[Any]]:
+        """The plan and parameters of a `_prepare_literal_rows` statement at Execute: the cache
+        replans after DDL; a shape that no longer analyses gives the text's own error."""
+        self._check_search_path()
+        found = self._lookup_literal_rows(prepared.literals, self.catalog_version())
+        if found is None:
+            texts = split_statements(prepared.sql)
+            found = _no_params(self.lookup(texts[0], ()), texts[0]), []
+        if _shape(found[0].columns) != _shape(prepared.columns):
+            raise FeatureNotSupported("cached plan must not change result type",
+                                      routine="RevalidateCachedQuery")
+        return found
+
     def watch_statements(self, named: Any, drop: Any) -> None:
         """pgwire's named Parse statements: pg_prepared_statements lists them, DEALLOCATE drops."""
         self.prepared_info.watch(named, drop)
@@ -268,7 +299,9 @@ class SQLSession:
         count_execution(prepared)
         logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
-            if self._bound is not stmt or self._bound_at != self._statements_run:
+            if prepared.literals is not None:
+                stmt, params = self._bind_literal_rows(prepared)
+            elif self._bound is not stmt or self._bound_at != self._statements_run:
                 stmt = self._revalidate_prepared(prepared)
             return self.execute_stmt(stmt, params)
         except BaseException as e:
@@ -281,7 +314,7 @@ class SQLSession:
 
     def can_batch(self, prepared: Prepared) -> bool:
         """pgwire may hold pipelined Executes of `prepared` for `execute_many` (batchexec)."""
-        return batchexec.can_batch(prepared)
+        return prepared.literals is None and batchexec.can_batch(prepared)
 
     def execute_many(self, prepared: Prepared, seq: list[list[Any]]
                      ) -> tuple[list[Result], BaseException | None]:

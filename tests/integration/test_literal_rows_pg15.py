@@ -126,6 +126,33 @@ def _simple(dsn: str, statements: list[str]) -> list[Any]:
     return out
 
 
+def _extended(dsn: str, statements: list[str]) -> list[Any]:
+    """The statements through the extended protocol without parameters: psycopg's prepared
+    statements (named Parse, Bind, Execute) and its pipeline (unnamed), as JDBC sends them."""
+    out: list[Any] = []
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS lr")
+        conn.execute(TABLE)
+        for k, sql in enumerate(statements):
+            try:
+                if k % 2:
+                    with conn.pipeline():
+                        cur = conn.execute(sql)
+                else:
+                    cur = conn.execute(sql, prepare=True)
+                out.append((cur.statusmessage, cur.fetchall() if cur.description else None))
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.statement_position))
+        # the same statements again, prepared once and executed twice after DDL
+        sql = "INSERT INTO lr (id, name) VALUES (90001, 'a'), (90002, 'b') RETURNING id, name"
+        out.append(conn.execute(sql, prepare=True).fetchall())
+        conn.execute("DELETE FROM lr WHERE id > 90000")
+        conn.execute("ALTER TABLE lr ADD COLUMN extra int DEFAULT 7")
+        out.append(conn.execute(sql, prepare=True).fetchall())
+        out.append(conn.execute("SELECT id, extra FROM lr WHERE id > 90000").fetchall())
+    return out
+
+
 def _execute_values(dsn: str) -> list[Any]:
     """psycopg2's execute_values (pages of literal rows), then what was stored."""
     conn = psycopg2.connect(dsn)
@@ -172,9 +199,12 @@ def _pg8000(port: int, password: str | None) -> list[Any]:
         conn.close()
 
 
-@pytest.mark.parametrize("client", ["simple", "shaped", "execute_values", "pg8000"])
+@pytest.mark.parametrize("client", ["simple", "shaped", "extended", "execute_values", "pg8000"])
 def test_literal_rows_match_pg15(client: str, cumulo_server: Any, pg15: Any) -> None:
-    if client in ("simple", "shaped"):
+    if client == "extended":
+        statements = _shaped_statements()[3:]
+        assert _extended(cumulo_server.dsn(), statements) == _extended(pg15.dsn(), statements)
+    elif client in ("simple", "shaped"):
         statements = _statements() if client == "simple" else _shaped_statements()
         assert _simple(cumulo_server.dsn(), statements) == _simple(pg15.dsn(), statements)
     elif client == "execute_values":
