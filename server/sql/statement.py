@@ -23,6 +23,7 @@ from .ddl.pkeys import analyse_identity
 from .ddl.routines import analyse_routine_alter
 from .ddl.schemastmt import analyse_create_schema, is_schema_with_elements
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
+from .ddl.viewalter import analyse_reset
 from .dml.analyse import analyse_dml
 from .dml.ctasdml import analyse_ctas_dml
 from .dml.ctedml import analyse_dml_with
@@ -159,6 +160,9 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             validate = analyse_validate(sql)
             if validate is not None:
                 return validate
+            reset = analyse_reset(sql)  # ALTER VIEW v RESET (check_option)
+            if reset is not None:
+                return reset
             word = " ".join(sql.split()[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE
         verb = word.split()[0] if word else ""
         if verb in ("CREATE", "ALTER", "DROP"):  # NB: TEXT SEARCH DICTIONARY, not TEXT

@@ -5,19 +5,28 @@ query's columns), and the planner expands a view under those names, so renaming
 a view's column is a catalog change like renaming a table's, and so is a view
 column's default (`ALTER COLUMN c SET DEFAULT`), which an INSERT through the
 view uses before the table's (`dml.viewrewrite`), and `SET (check_option =
-local | cascaded)`. Other ALTER VIEW forms (SET SCHEMA, RESET, other options)
-fail with 0A000 rather than do nothing.
+local | cascaded)`, and `RESET (option, ...)` (on ALTER TABLE too) which drops the
+named options from reloptions (RESET (check_option) makes it a plain view again;
+an option the relation lacks is ignored, as in PostgreSQL). Other ALTER VIEW forms
+(SET SCHEMA, other options) fail with 0A000 rather than do nothing.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, WrongObjectType
+from ...errors import FeatureNotSupported, SyntaxError_, UndefinedTable, WrongObjectType
+from ...pgwire.backend import Result
+from ..parse import unquote_ident
 from ..pgcatalog.updatable import not_updatable, view_query
+from ..privileges.check import current_role, must_own, relation_noun
+from ..stmt import Stmt
 from .alter import alter_table, relation_to_alter
+from .names import find_relation, parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -48,3 +57,38 @@ def alter_view(s: SQLSession, tree: exp.Alter) -> str:
                 f"ALTER VIEW action is not supported: {action.sql('postgres')[:60]}")
     alter_table(s, tree)
     return "ALTER VIEW"
+
+
+_RESET = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE)\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?"
+                    r"(?P<rel>\S+?)\s+RESET\s*\((?P<opts>[^()]*)\)\s*;?\s*$", re.I | re.S)
+
+
+def analyse_reset(sql: str) -> Stmt | None:
+    """ALTER VIEW | TABLE [IF EXISTS] name RESET (option [, ...]) (a bare command to
+    sqlglot); None for any other statement."""
+    m = _RESET.match(sql)
+    if m is None:
+        return None
+    tag = f"ALTER {m.group('kind').upper()}"
+    names = [o.strip() for o in m.group("opts").split(",")]
+    if any("=" in o for o in names):
+        raise SyntaxError_("RESET must not include values for parameters")
+    drop = {unquote_ident(o) for o in names if o}
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        schema, name = parse_qualified(m.group("rel"))
+        rel = find_relation(s.catalog(), schema, name, s.search_path())
+        if rel is None:
+            skip_or_raise(s, f'relation "{name}"', bool(m.group("ie")), UndefinedTable)
+            return Result(tag)
+        if tag == "ALTER VIEW" and rel.kind != "v":
+            raise WrongObjectType(f'"{rel.name}" is not a view')
+        cat = s.catalog()
+        must_own(cat, current_role(s, cat), rel.owner, relation_noun(rel), rel.name)
+        kept = tuple(o for o in rel.options if o.split("=", 1)[0] not in drop)
+        if kept != rel.options:
+            s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(rel, options=kept))
+            s.catalog_changed()
+        return Result(tag)
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag=tag)
