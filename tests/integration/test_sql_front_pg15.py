@@ -1154,6 +1154,24 @@ select id, x::text, a, v, d is not null, b, m, ar from asg_t order by id;
 drop table asg_t;
 drop type asg_mood
 """,
+    # ALTER VIEW | TABLE ... RESET (options): drops reloptions (check_option), ignores absent ones.
+    "alter_view_reset": """
+create table avr_t (a int);
+create view avr_v as select a from avr_t where a > 0 with check option;
+alter view avr_v reset (check_option);
+insert into avr_v values (-1);
+alter view avr_v set (check_option = local);
+insert into avr_v values (-2);
+alter view avr_v reset (check_option, security_barrier);
+alter view avr_v reset (check_option = local);
+alter view if exists avr_nosuch reset (check_option);
+alter view avr_t reset (check_option);
+alter table avr_v reset (nosuch);
+select relname, reloptions from pg_class where relname = 'avr_v';
+select check_option from information_schema.views where table_name = 'avr_v';
+drop view avr_v;
+drop table avr_t
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 
@@ -1186,24 +1204,6 @@ def test_same_outcomes_as_pg15(servers, name):
 
 
 async def _asyncpg_errors(dsn: str, script: str) -> list[tuple]:
-""",
-    # ALTER VIEW | TABLE ... RESET (options): drops reloptions (check_option), ignores absent ones.
-    "alter_view_reset": """
-create table avr_t (a int);
-create view avr_v as select a from avr_t where a > 0 with check option;
-alter view avr_v reset (check_option);
-insert into avr_v values (-1);
-alter view avr_v set (check_option = local);
-insert into avr_v values (-2);
-alter view avr_v reset (check_option, security_barrier);
-alter view avr_v reset (check_option = local);
-alter view if exists avr_nosuch reset (check_option);
-alter view avr_t reset (check_option);
-alter table avr_v reset (nosuch);
-select relname, reloptions from pg_class where relname = 'avr_v';
-select check_option from information_schema.views where table_name = 'avr_v';
-drop view avr_v;
-drop table avr_t
     """Every statement's outcome through asyncpg: ok, or (SQLSTATE, message, position)."""
     conn = await asyncpg.connect(dsn)
     out: list[tuple] = []
