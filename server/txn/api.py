@@ -51,6 +51,12 @@ class RetryStatement(SQLError):
     commit_ts: int | None = None
 
 
+# Spaces a READ ONLY transaction may still write, registered by their owners: large
+# objects (PostgreSQL 15 lets lo_create / lowrite / lo_unlink run in one, and so
+# does Cumulo; a table's rows stay 25006).
+READ_ONLY_EXEMPT: set[int] = set()
+
+
 @dataclass(frozen=True)
 class ScanSpec:
     """What `Txn.scan` reads: the fields mean what they mean in `kivi.api.Scan`."""

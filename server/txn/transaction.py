@@ -42,7 +42,7 @@ from ..kivi.columnar.copy import Snapshot
 from ..kivi.expr import compile_selector
 from ..kivi.fanout import scan_batches
 from . import xids
-from .api import ScanSpec
+from .api import READ_ONLY_EXEMPT, ScanSpec
 from .conflicts import LATEST
 from .readset import ReadSet
 from .rowlocks import NO_KEY_UPDATE, UPDATE, WAIT
@@ -296,7 +296,7 @@ class Transaction:
 
     def _write(self, space: int, items: list[tuple[bytes, Row | None]],
                mode: int = NO_KEY_UPDATE) -> None:
-        if self.read_only:
+        if self.read_only and space not in READ_ONLY_EXEMPT:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
         self._snap()
         ws = self.ws

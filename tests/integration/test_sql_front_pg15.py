@@ -1172,6 +1172,24 @@ select check_option from information_schema.views where table_name = 'avr_v';
 drop view avr_v;
 drop table avr_t
 """,
+    # Large objects are writable in a READ ONLY transaction in PostgreSQL 15; tables are not.
+    "large_objects_read_only": """
+create table lro_t (a int);
+select lo_create(424243);
+begin read only;
+select lo_create(0) > 0;
+select lowrite(lo_open(424243, 131072), 'xyz');
+select lo_put(424243, 1, 'Q');
+select lo_get(424243);
+insert into lro_t values (1);
+rollback;
+begin read only;
+select lo_unlink(424243);
+rollback;
+select lo_get(424243);
+select lo_unlink(424243);
+drop table lro_t
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

@@ -48,10 +48,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...kivi.keycodec import encode_key, prefix_upper_bound
-from ...txn.api import ScanSpec
+from ...txn.api import READ_ONLY_EXEMPT, ScanSpec
 
 META_SPACE = 5
 PAGE_SPACE = 6
+READ_ONLY_EXEMPT.update((META_SPACE, PAGE_SPACE))  # writable in READ ONLY, as in PG 15
 LOBLKSIZE = 2048  # PostgreSQL's BLCKSZ / 4
 MAX_SIZE = LOBLKSIZE * (2**31 - 1)  # MAX_LARGE_OBJECT_SIZE: 4 TB
 
