@@ -230,6 +230,12 @@ STATEMENTS = [
     "select table_name, is_updatable, is_insertable_into, check_option from information_schema.views where table_schema = 'public' order by 1",
     "select table_name, column_name, is_updatable from information_schema.columns where table_name in ('v2', 'v6') order by 1, ordinal_position",
     "select pg_column_is_updatable('v2'::regclass, 3::smallint, false), pg_column_is_updatable('v2'::regclass, 1::smallint, false)",
+    # a TEMPORARY view (its properties hold no check_option; SQLAlchemy's reflection tests)
+    "create temporary table tt (id int primary key, a text)",
+    "create temporary view ttv as select * from tt",
+    "insert into ttv values (1, 'x') returning *",
+    "create temp view ttw with (check_option = local) as select * from tt where id > 0",
+    "insert into ttw values (-1, 'no')",
 ]
 
 # errors whose DETAIL and HINT PostgreSQL gives (the statements above compare the message)

@@ -156,7 +156,7 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     owner = existing.owner if existing is not None else current_role_oid(s)
     check = tree.meta.get("check_option") or next(
         (str(p.args["value"].name).lower() for p in (props.expressions if props else ())
-         if isinstance(p, exp.Property) and str(p.this.name).lower() == "check_option"),
+         if type(p) is exp.Property and str(p.this.name).lower() == "check_option"),
         None)  # NB: WITH [CASCADED | LOCAL] CHECK OPTION, or WITH (check_option = ...)
     if check is not None:  # WITH [CASCADED | LOCAL] CHECK OPTION: kept as PG, in reloptions
         why = not_updatable(view_query(query.sql("postgres")))
