@@ -83,9 +83,21 @@ drop type if exists nos.t
 drop type nos.t
 alter table if exists nos.t add column x int
 drop schema if exists s, nope, s3 cascade
+create schema ma
+create schema mb
+create table ma.t1 (a int)
+create table ma.t2 (a int)
+create table mb.t3 (a int)
+create view mb.v as select a from ma.t1
+create schema mx
+create view mx.w as select a from mb.t3
+drop schema ma, mb
+drop schema if exists ma, nope, mb cascade
+drop schema mx, nope
+drop schema mx cascade
 """
 
-CLEANUP = ["drop schema if exists s, s3, s4 cascade",
+CLEANUP = ["drop schema if exists s, s3, s4, ma, mb, mx cascade",
            "drop table if exists p, c1, t3, dt, pk, fk1, fk2, outside cascade",
            "drop view if exists pv, pv2 cascade", "drop domain if exists d cascade"]
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import (
+    DependentObjectsStillExist,
     DuplicateSchema,
     DuplicateTable,
     FeatureNotSupported,
@@ -67,45 +68,45 @@ def create_schema(s: SQLSession, tree: exp.Create) -> str:
 
 
 def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
-    """DROP SCHEMA [IF EXISTS] name [CASCADE]: its tables, views, sequences, types,
+    """DROP SCHEMA [IF EXISTS] name [, ...] [CASCADE]: its tables, views, sequences, types,
     domains, functions and collations (in creation order, as PostgreSQL lists them, each
-    with what elsewhere uses it) are refused with 2BP01 or go with it."""
+    with what elsewhere uses it) are refused with 2BP01 or go with it. Several schemas
+    are one deletion, as PostgreSQL's performMultipleDeletions: the missing ones are
+    reported first, then one 2BP01 or one cascade NOTICE lists the last named schema's
+    objects first."""
+    cat = s.catalog()
+    found: list[Schema] = []
     for t in tree.args.get("tables") or [tree.this]:
         name = ident(t.args.get("db") or t.this) if isinstance(t, exp.Table) else ident(t)
-        cat = s.catalog()
         sch = schema_by_name(cat, name)
         if sch is None:
             skip_or_raise(s, f'schema "{name}"', bool(tree.args.get("exists")),
                           InvalidSchemaName)
-            continue
-        visible = s.search_path()
+        elif all(x.oid != sch.oid for x in found):
+            found.append(sch)
+    visible = s.search_path()
+    seen: set[str] = set()
+    blocks: list[tuple[list[str], list[str]]] = []  # per schema: (objects, DETAIL lines)
+    plans: list[tuple[Schema, list[Table | Sequence | schemadrop.Member]]] = []
+    for sch in found:  # NB: an object two schemas reach goes with the first named
         members: list[Table | Sequence | schemadrop.Member] = [
             *(x for x in cat.tables if x.schema_oid == sch.oid),
             *(q for q in cat.sequences if q.schema_oid == sch.oid and not q.owned_by),
             *schemadrop.members(cat, sch)]
         members.sort(key=lambda x: x.oid)
-        this = f"schema {quote_ident(name)}"
-        lines: list[str] = []  # each member, then what elsewhere uses it
-        gone: list[str] = []
-        for x in members:
-            if not isinstance(x, (Table, Sequence)):
-                gone.append(schemadrop.describe(cat, x, visible))
-                lines.append(f"{gone[-1]} depends on {this}")
-                for obj, line in schemadrop.outside_users(s, sch, x):
-                    if obj not in gone:
-                        gone.append(obj)
-                        lines.append(line)
-                continue
-            gone.append(relation_description(cat, x, visible))
-            lines.append(f"{gone[-1]} depends on {this}")
-            if isinstance(x, Table):
-                for v, line in views_depending(cat, x, visible):
-                    seen = relation_description(cat, v, visible)
-                    if v.schema_oid != sch.oid and seen not in gone:
-                        gone.append(seen)
-                        lines.append(line)
-        if gone and not tree.args.get("cascade"):
-            refuse_dependents(this, lines)
+        plans.append((sch, members))
+        blocks.append(_schema_dependents(s, sch, members, visible, seen))
+    # PostgreSQL lists the last named schema's objects first (reportDependentObjects)
+    gone = [o for objs, _ in reversed(blocks) for o in objs]
+    lines = [ln for _, ls in reversed(blocks) for ln in ls]
+    if gone and not tree.args.get("cascade"):
+        if len(found) > 1:
+            raise DependentObjectsStillExist(
+                "cannot drop desired object(s) because other objects depend on them",
+                detail="\n".join(lines),
+                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        refuse_dependents(f"schema {quote_ident(found[0].name)}", lines)
+    for sch, members in reversed(plans):
         for x in reversed(members):  # NB: readers first, so a view or foreign key that
             # goes with its own table is not reported again as a cascade of what it reads
             if isinstance(x, Table) and s.catalog().table_by_oid(x.oid) is not None:
@@ -117,9 +118,41 @@ def drop_schema(s: SQLSession, tree: exp.Drop) -> str:
             if q.schema_oid == sch.oid:
                 s.store.delete(s.ensure_txn(), s.db.oid, q)
         s.store.delete(s.ensure_txn(), s.db.oid, sch)
-        report_cascade(s, gone)
         s.catalog_changed()
+    report_cascade(s, gone)
     return "DROP SCHEMA"
+
+
+def _schema_dependents(s: SQLSession, sch: Schema,
+                       members: list[Table | Sequence | schemadrop.Member], visible: list[str],
+                       seen: set[str]) -> tuple[list[str], list[str]]:
+    """What dropping `sch` takes (each member, then what elsewhere uses it) and the 2BP01
+    DETAIL line of each; an object in `seen` (another named schema took it) is skipped."""
+    cat = s.catalog()
+    this = f"schema {quote_ident(sch.name)}"
+    objs: list[str] = []
+    lines: list[str] = []
+
+    def add(obj: str, line: str) -> None:
+        if obj not in seen:
+            seen.add(obj)
+            objs.append(obj)
+            lines.append(line)
+
+    for x in members:
+        if not isinstance(x, (Table, Sequence)):
+            desc = schemadrop.describe(cat, x, visible)
+            add(desc, f"{desc} depends on {this}")
+            for obj, line in schemadrop.outside_users(s, sch, x):
+                add(obj, line)
+            continue
+        desc = relation_description(cat, x, visible)
+        add(desc, f"{desc} depends on {this}")
+        if isinstance(x, Table):
+            for v, line in views_depending(cat, x, visible):
+                if v.schema_oid != sch.oid:
+                    add(relation_description(cat, v, visible), line)
+    return objs, lines
 
 
 def create_view(s: SQLSession, tree: exp.Create) -> str:
