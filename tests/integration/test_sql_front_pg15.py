@@ -785,6 +785,39 @@ select lcm(2147483647, 2);
 select gcd(-9223372036854775808, 0::bigint);
 select gcd(-2147483648::bigint, 0), lcm(0, 0), gcd(a, b) from (values (6, 4), (null, 4)) v(a, b) order by 3;
 """,
+    # A primary key compared with an expression of parameters, PL/pgSQL variables or constants
+    # (`a = i % 50 + 1`, `a in ($1 + 1, ...)`, `a > $1 * 2`) is a key lookup (point_get.fixed):
+    # the rows of a filter; NULL matches nothing, values past int4 nothing, overflow is 22003.
+    "pk_expression_keys": """
+create table pkx (a int primary key, b text);
+insert into pkx select g, 'r' || g from generate_series(1, 50) g;
+create table pkx2 (x int, y text, z int, primary key (x, y));
+insert into pkx2 select g % 5, 'y' || (g % 7), g from generate_series(1, 60) g on conflict do nothing;
+create function pkx_f(n int) returns int language plpgsql as $$ declare v text; begin select b into v from pkx where a = n % 50 + 1; return length(v); end $$;
+create function pkx_g(k int) returns text language plpgsql as $$ declare v text; begin select b into v from pkx where a = k * 2 + 1; return coalesce(v, 'none'); end $$;
+select sum(pkx_f(g)), pkx_g(7), pkx_g(null) from generate_series(1, 120) g;
+select pkx_g(40);
+select b from pkx where a = 2 + 3;
+select b from pkx where a = (2 + 3)::bigint;
+select b from pkx where a = 3000000000::bigint + 1;
+select b from pkx where a = 2.0 + 3;
+select b from pkx where a = '7'::text::int;
+select b from pkx where a in (1 + 1, 3 * 3, null::int + 1) order by a;
+select a from pkx where a >= 10 - 1 and a < 6 * 2 order by a;
+select a from pkx where a > 3000000000::bigint order by a;
+select count(*) from pkx where a > -3000000000::bigint;
+select a from pkx where a = (random() * 0)::int + 1;
+select z from pkx2 where x = 1 + 1 and y = 'y' || 3 order by z;
+select z from pkx2 where x = 4 - 1 order by z;
+prepare pkx_q(int) as select b from pkx where a = $1 + 1;
+execute pkx_q(4);
+execute pkx_q(null);
+execute pkx_q(2147483647);
+prepare pkx_r(bigint) as select b from pkx where a = $1 * 2;
+execute pkx_r(5);
+execute pkx_r(5000000000);
+select (select b from pkx q where q.a = p.a % 7 + 1) from pkx p where p.a < 4 order by p.a;
+""",
     # Ordered-set (percentile_cont/_disc, mode) and two-argument statistical aggregates
     # (corr, covar_*, regr_*), with GROUP BY, FILTER, NULLs, empty input, bad fractions.
     "ordered_set_aggregates": """
@@ -1220,6 +1253,25 @@ def test_jsonb_set_with_parameters_as_pg15(servers):
 def test_same_outcomes_as_pg15(servers, name):
     assert_same_outcomes(*servers, f"front_{name}", SCRIPTS[name])
 
+
+
+def _pk_expression_rows(dsn: str) -> list:
+    """`a = %s + 1` prepared through psycopg (server-side, prepare=True) on a primary key."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists pkxp; create table pkxp (a int primary key, b int);"
+                  "insert into pkxp select g, g * 10 from generate_series(1, 20) g")
+        return [c.execute("select b from pkxp where a = %s + 1", (v,), prepare=True).fetchall()
+                for v in (3, 19, 20, None, 3, 0)]
+
+
+def test_pk_expression_keys_prepared_as_pg15(servers):
+    pg, cu = servers
+    expected = _pk_expression_rows(pg.dsn())
+    assert expected[0] == [(40,)]
+    assert _pk_expression_rows(cu.dsn()) == expected
+    with psycopg.connect(cu.dsn(), autocommit=True) as c:
+        plan = [r[0] for r in c.execute("explain select b from pkxp where a = %s + 1", (1,))]
+    assert any("Index Cond" in ln for ln in plan) and not any("Filter" in ln for ln in plan), plan
 
 async def _asyncpg_errors(dsn: str, script: str) -> list[tuple]:
     """Every statement's outcome through asyncpg: ok, or (SQLSTATE, message, position)."""

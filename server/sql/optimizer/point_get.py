@@ -1,7 +1,13 @@
-"""Rule: a filter fixing every primary-key column to a constant or parameter becomes a PointGet.
+"""Rule: a filter fixing every primary-key column to a value fixed per execution becomes a PointGet.
 
 `SELECT abalance FROM pgbench_accounts WHERE aid = $1` must cost one
-`Txn.get`, not a scan. The rule also turns `pk IN (...)` on a one-column key
+`Txn.get`, not a scan. A fixed value is any expression that reads no column of
+the scanned row and is not volatile: constants, parameters (PL/pgSQL variables
+arrive as parameters, so `a = i % 1000 + 1` in a loop is one get, not a scan of
+the table per iteration), the enclosing row of a correlated subquery, and
+operators, casts and immutable or stable functions over them. The key code
+evaluates it once per execution, as PostgreSQL evaluates an index qual's
+comparison value once per scan; NULL matches nothing. The rule also turns `pk IN (...)` on a one-column key
 into a multi-key get, and equalities on a proper prefix of the key (or a
 range on the next key column) into a key range on the Scan. Conjuncts it
 does not use stay in a Filter above.
@@ -25,6 +31,7 @@ from typing import Any
 from ..expr import types as ty
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
+from ..expr.volatility import volatility
 from ..plan import nodes as N
 
 
@@ -35,19 +42,35 @@ def _and(preds: list[E]) -> E:
 # Values fixed for one execution of the plan: constants, parameters, and in a correlated
 # subquery the enclosing row's columns (`outer`), read when the key is computed.
 _FIXED = ("const", "param", "outer")
+# Parts that make an expression vary per row (or run a plan of their own).
+_PER_ROW = frozenset(("col", "subquery", "exists", "in_sub", "array_sub", "srf", "srf_field"))
+
+
+def fixed(e: E) -> bool:
+    """True if `e` has one value per execution: no column of the row, no volatile call.
+
+    >>> from ...pgtypes import oids as T
+    >>> fixed(E("op", "+", [E("param", 1, [], T.INT4), E("const", 1, [], T.INT4)], T.INT4))
+    True
+    >>> fixed(E("op", "+", [E("col", 0, [], T.INT4), E("const", 1, [], T.INT4)], T.INT4))
+    False
+    """
+    if e.kind in _FIXED:
+        return True
+    return not any(x.kind in _PER_ROW for x in e.walk()) and volatility(e) != "v"
 
 
 def _pk_value(c: E, scan: N.Scan) -> tuple[int, str, Any] | None:
-    """(column index, op, value expr) for `col op const/param` conjuncts on the scan."""
+    """(column index, op, value expr) for `col op fixed-value` conjuncts on the scan."""
     if c.kind == "op" and c.data in ("=", "<", "<=", ">", ">="):
         a, b = c.args
         flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
-        if a.kind == "col" and b.kind in _FIXED:
+        if a.kind == "col" and fixed(b):
             return a.data, c.data, b
-        if b.kind == "col" and a.kind in _FIXED:
+        if b.kind == "col" and fixed(a):
             return b.data, flip[c.data], a
     if c.kind == "in_list" and not c.data and c.args[0].kind == "col" and all(
-        x.kind in ("const", "param") for x in c.args[1:]
+        fixed(x) and not any(y.kind == "outer" for y in x.walk()) for x in c.args[1:]
     ):
         return c.args[0].data, "in", c.args[1:]
     return None

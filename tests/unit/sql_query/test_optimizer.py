@@ -50,6 +50,35 @@ def test_point_get_is_one_get_and_no_scan() -> None:
     assert [r for b in plan.execute(db.ctx([999])) for r in b] == []
 
 
+@pytest.mark.parametrize(("sql", "param", "rows", "path"), [
+    ("select abalance from pgbench_accounts where aid = $1 % 50 + 1", 56, [(70,)], "PointGet"),
+    ("select abalance from pgbench_accounts where aid = $1::bigint * 2", 3, [(60,)], "PointGet"),
+    ("select abalance from pgbench_accounts where aid = abs($1::int) - 1", -8, [(70,)], "PointGet"),
+    ("select abalance from pgbench_accounts where aid in ($1 + 1, $1 * 3)", 2, [(30,), (60,)],
+     "PointGet"),
+    ("select aid from pgbench_accounts where aid > $1 + 40 order by aid", 7, [(48,), (49,), (50,)],
+     "Scan"),
+    ("select abalance from pgbench_accounts where aid = $1 + 1", None, [], "PointGet"),
+])
+def test_key_from_an_expression_of_parameters(sql: str, param: int | None, rows: list,
+                                              path: str) -> None:
+    """`pk = <expression over parameters>` (a PL/pgSQL variable is a parameter) is a key
+    lookup evaluated once per execution, not a scan with a per-row filter; NULL finds none."""
+    db = DB()
+    plan, _ = db.plan(sql)
+    text = "\n".join(plan.explain())
+    assert path in text and "Filter" not in text, text
+    assert sorted(r for b in plan.execute(db.ctx([param])) for r in b) == rows
+
+
+def test_volatile_or_row_dependent_values_stay_filters() -> None:
+    db = DB()
+    for sql in ("select aid from pgbench_accounts where aid = (random() * 0)::int + 1",
+                "select aid from pgbench_accounts where aid = bid + 1"):
+        plan, _ = db.plan(sql)
+        assert any("Filter" in ln for ln in plan.explain()), sql
+
+
 def test_key_range_and_filter_reach_the_scan() -> None:
     db = DB()
     before = len(db.txn.scans)
