@@ -105,6 +105,9 @@ def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[
         if n:
             if reg_target(col.type_oid):
                 refuse_literal_parameter()  # NB: `'pg_class'` there is a name, not digits
+            if n in params.settled:  # made text by an earlier expression's compile, not
+                params.settled.remove(n)  # by the client: the column types it, as in PG
+                params.oids[n - 1] = 0
             params.infer(n, col.type_oid)
             ptype = params.get(n)
             i = n - 1
