@@ -90,6 +90,9 @@ def register_router(analyse: Analyse) -> None:
     """Sets the router of statements run as written (`statement`, above this module)."""
     _ROUTER[:] = [analyse]
 
+
+_MODIFIES = re.compile(r"(?:INSERT|UPDATE|DELETE|MERGE)\b")  # a command tag's verb
+
 # What PL/pgSQL refuses to run as SQL: transaction commands other than COMMIT / ROLLBACK
 _TXN_COMMAND = re.compile(r"\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|"
                           r"PREPARE\s+TRANSACTION)\b", re.I)
@@ -525,14 +528,23 @@ class Interp:
                 raise FeatureNotSupported("EXECUTE of transaction commands is not implemented")
             extra = [self.eval_typed(a) for a in st.args]
             rows, cols, tag = self.run_sql(str(sql), extra)
+            if st.target:  # NB: before the assignment, which an error skips
+                _check_rows(len(rows), st.opts.get("strict", False), hint=False)
+            found = self.scopes[0]["found"].value  # NB: EXECUTE leaves FOUND as it was
             self._after(rows, cols, tag, st.target)
+            self._set_found(found)
         elif k == "sql":
             rows, cols, tag = self.run_sql(st.text)
             if cols and not st.target:  # NB: SELECT, SHOW, ... RETURNING without INTO
                 raise OwnError("query has no destination for result data", sqlstate="42601",
                                hint="If you want to discard the results of a SELECT, use "
                                "PERFORM instead." if _PLANNED.match(st.text) else None)
+            strict = st.opts.get("strict", False)
+            if st.target:  # NB: before the assignment, which an error skips
+                _check_rows(len(rows), strict, many=bool(_MODIFIES.match(tag)))
             self._after(rows, cols, tag, st.target)
+            if st.target and not _MODIFIES.match(tag):  # NB: PG fetches one row and counts it
+                self.row_count = min(self.row_count, 1)
         else:  # pragma: no cover - the parser makes no other kinds
             raise SQLError(f"unsupported PL/pgSQL statement {k}", sqlstate="0A000")
 
@@ -668,6 +680,29 @@ class Interp:
                 detail=using.get("DETAIL"), hint=using.get("HINT"),
                 where=f"PL/pgSQL function {self.name} line {st.line} at RAISE"
                 + (f"\n{self.outer_context}" if self.outer_context else "")))
+
+
+def _check_rows(n: int, strict: bool, many: bool = False, hint: bool = True) -> None:
+    """INTO STRICT wants exactly one row; an INSERT/UPDATE/DELETE ... RETURNING INTO
+    (`many`) at most one even without STRICT, as PostgreSQL's exec_stmt_execsql does.
+
+    >>> _check_rows(0, False), _check_rows(3, False)
+    (None, None)
+    >>> _check_rows(0, True)
+    Traceback (most recent call last):
+    ...
+    server.sql.plpgsql.interp.OwnError: query returned no rows
+    >>> _check_rows(2, False, many=True)
+    Traceback (most recent call last):
+    ...
+    server.sql.plpgsql.interp.OwnError: query returned more than one row
+    """
+    if n == 0 and strict:
+        raise OwnError("query returned no rows", sqlstate="P0002")
+    if n > 1 and (strict or many):
+        raise OwnError("query returned more than one row", sqlstate="P0003",
+                       hint="Make sure the query returns a single row, or use LIMIT 1."
+                       if hint else None)
 
 
 def _format(fmt: str, vals: list[tuple[Any, int]]) -> str:

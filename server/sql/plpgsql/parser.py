@@ -292,18 +292,19 @@ class Parser:
             return Stmt("diagnostics", item, [var])
         if w == "EXECUTE":
             text = self.span({"INTO", "USING"})
+            strict = False
             into: list[str] = []
             args: list[str] = []
             while True:
                 if self.accept("INTO"):
-                    self.accept("STRICT")
+                    strict = self.accept("STRICT")
                     into = [x.strip().lower() for x in self.span({"USING"}).split(",")]
                 elif self.accept("USING"):
                     args = self.list_of(set())
                 else:
                     break
             self.take(";")
-            return Stmt("execute", text, into, args=args)
+            return Stmt("execute", text, into, args=args, opts={"strict": strict})
         nxt = self.peek()
         field_tok = self.peek(1)
         if nxt is not None and nxt.text == "." and field_tok is not None and \
@@ -334,6 +335,7 @@ class Parser:
         text = self.span(set())
         self.take(";")
         into: list[str] = []
+        strict = False
         toks = self.toks[start:self.i - 1]
         if toks and toks[0].up in ("SELECT", "WITH", "INSERT", "UPDATE", "DELETE"):
             m = next((x for x in re.finditer(  # NB: not INSERT INTO's target (WITH d AS (...))
@@ -342,8 +344,9 @@ class Parser:
             if m is not None and (toks[0].up != "INSERT" or m.start() > text.upper().find(
                     "RETURNING") >= 0):
                 into = [x.strip().lower() for x in m.group(2).split(",")]
+                strict = m.group(1) is not None
                 text = text[:m.start()] + text[m.end():]
-        return Stmt("sql", text, into)
+        return Stmt("sql", text, into, opts={"strict": strict})
 
     def raise_stmt(self) -> Stmt:
         level = "EXCEPTION"
