@@ -38,14 +38,22 @@ from lxml import etree
 
 from ..errors import InvalidXmlContent, InvalidXmlDocument, SQLError
 
-_local = threading.local()
+
+class _Options(threading.local):
+    """The xml settings of the session this thread serves (sql.settings publishes them)."""
+
+    option = "content"
+    binary = "base64"
+
+
+_local = _Options()
 _WRAP = "pg-chunk-wrapper"  # NB: a name no error about the user's text can mention
 _DOCTYPE = re.compile(r"\s*(?:<!--.*?-->\s*|<\?(?!xml[\s?]).*?\?>\s*)*<!DOCTYPE", re.S | re.I)
 
 
 def xmloption() -> str:
     """The xmloption of the session this thread serves: 'content' or 'document'."""
-    return getattr(_local, "option", "content")
+    return _local.option
 
 
 def use_xmloption(value: str) -> None:
@@ -55,7 +63,7 @@ def use_xmloption(value: str) -> None:
 
 def xmlbinary() -> str:
     """The xmlbinary of the session this thread serves: 'base64' or 'hex'."""
-    return getattr(_local, "binary", "base64")
+    return _local.binary
 
 
 def use_xmlbinary(value: str) -> None:

@@ -337,7 +337,7 @@ class SQLSession:
                 and self.settings.values["search_path"] is self._cached_sp
                 and self.settings.style_key is self._cached_tz
                 and stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz
-                and getattr(PUBLISHED, "settings", None) is self.settings):
+                and PUBLISHED.settings is self.settings):
             # NB: the usual Bind: nothing `revalidate` looks at changed since the plan was
             # made (compared as it compares them), so it would return the same statement
             self._bound = stmt
@@ -469,7 +469,7 @@ class SQLSession:
             if sp != self._cached_sp:
                 self.cache.clear()
             self._cached_sp = sp
-        if getattr(PUBLISHED, "settings", None) is not self.settings:
+        if PUBLISHED.settings is not self.settings:
             self.settings.use_zone()  # NB: another session ran on this thread (in-process use)
         tz = self.settings.style_key  # NB: plans fold '..'::timestamptz, date::text in these
         if tz is not self._cached_tz:

@@ -346,17 +346,23 @@ class ServerDefaults:
 
 SERVER = ServerDefaults()
 
-PUBLISHED = threading.local()  # .settings: the Settings whose date/time styles this thread uses
+class _Published(threading.local):
+    """The Settings whose date/time styles and search_path this thread uses (None: none yet)."""
+
+    settings: Settings | None = None
+
+
+PUBLISHED = _Published()
 
 
 def visible_schemas() -> list[str]:
     """The schemas of this thread's search_path ("$user" dropped): the ones whose objects
     format_type and regclass print unqualified; pg_catalog is always visible.
 
-    >>> visible_schemas() if getattr(PUBLISHED, "settings", None) else ["pg_catalog", "public"]
+    >>> visible_schemas() if PUBLISHED.settings else ["pg_catalog", "public"]
     ['pg_catalog', 'public']
     """
-    current = getattr(PUBLISHED, "settings", None)
+    current = PUBLISHED.settings
     raw = current.values["search_path"] if current is not None else DEFAULTS["search_path"]
     names = [p.strip().strip('"') for p in raw.split(",")]
     return ["pg_catalog", *(n for n in names if n and n != "$user")]
