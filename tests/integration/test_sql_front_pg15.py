@@ -1185,7 +1185,15 @@ update asg_t set a = a * 2.5, v = a, m = 'b' returning id, a, v, m;
 insert into asg_t (id) values (2) on conflict (id) do update set a = excluded.v;
 select id, x::text, a, v, d is not null, b, m, ar from asg_t order by id;
 drop table asg_t;
-drop type asg_mood
+drop type asg_mood;
+create domain asg_pos as int check (value > 0);
+create table asg_d (id int, p asg_pos);
+insert into asg_d values (1, '3'::text);
+insert into asg_d values (1, 3);
+update asg_d set p = id::text;
+update asg_d set p = p + 1 returning *;
+drop table asg_d;
+drop domain asg_pos
 """,
     # ALTER VIEW | TABLE ... RESET (options): drops reloptions (check_option), ignores absent ones.
     "alter_view_reset": """

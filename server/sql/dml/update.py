@@ -187,7 +187,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 computed.append((pos, len(select)))
                 col = table.columns[pos]
                 select.append(AssignCast(this=e.copy(), to=_datatype(type_name(col.type_oid)),
-                                          column=col.name))
+                                          column=col.name, shown=col.domain or col.type_oid))
     ret_extra: list[tuple[ScopeColumn, Column]] = []
     extra_idx: list[int] = []
     if tree.args.get("returning") is not None:

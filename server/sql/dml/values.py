@@ -80,11 +80,11 @@ def _assign(src: int, col: Column) -> Callable[[Any], Any] | None:
     if src == col.type_oid:
         return None
     if not assignable(src, col.type_oid):
-        raise assignment_mismatch(col.name, src, col.type_oid)
+        raise assignment_mismatch(col.name, src, col.domain or col.type_oid)
     try:
         return cast_function(src, col.type_oid)
     except Exception:
-        raise assignment_mismatch(col.name, src, col.type_oid) from None
+        raise assignment_mismatch(col.name, src, col.domain or col.type_oid) from None
 
 
 def compile_value(s: SQLSession, node: exp.Expression, col: Column, scope: list[ScopeColumn],

@@ -966,7 +966,8 @@ class Binder(SpecialForms, XmlForms):
         except UndefinedObject:  # a row type: row_cast judges
             target = inner.type
         if inner.type not in (T.UNKNOWN, 0) and not assignable(inner.type, target):
-            raise assignment_mismatch(node.args["column"], inner.type, target)
+            raise assignment_mismatch(node.args["column"], inner.type,
+                                      node.args.get("shown") or target)
         saved = self.scope.repl
         self.scope.repl = {**(saved or {}), node.this: inner}  # NB: bound once
         try:

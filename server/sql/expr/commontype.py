@@ -144,7 +144,8 @@ class AssignCast(exp.Cast):
     """`this` converted to column `column`'s type as an assignment (UPDATE ... SET a = expr):
     binds as a Cast after checking `assignable`, so `SET x = 'b'::text` on an xml column
     is 42804 while `SET x = '<b/>'` is fine."""
-    arg_types = {**exp.Cast.arg_types, "column": True}
+    arg_types = {**exp.Cast.arg_types, "column": True, "shown": False}  # shown: the
+    # column's declared type (a domain) for the message, else its type
 
 
 AssignCast.key = "cast"  # NB: prints (EXPLAIN, error text) as the Cast it is
