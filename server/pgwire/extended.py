@@ -407,15 +407,7 @@ class ExtendedQuery:
         except Exception as e:
             portal.close()
             self._fail(e, isinstance(e, SQLError))
-        # NB: `_sync` without its checks for COPY and held Executes: neither is possible here
-        self._skipping = False
-        self._in_extended = False
-        try:
-            self.session.sync()
-        except Exception as e:
-            self._notices()
-            self._error(e)
-        self._ready()
+        self._end_sync()  # NB: `_sync` without its checks for COPY and held Executes
         return stop
 
     def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,
@@ -613,6 +605,10 @@ class ExtendedQuery:
             return  # NB: PostgreSQL ignores Sync during COPY FROM STDIN
         if self._held is not None:
             self._release()
+        self._end_sync()
+
+    def _end_sync(self) -> None:
+        """Sync's own work: leave the extended-protocol state, end an implicit block, ready."""
         self._skipping = False
         self._in_extended = False
         try:
