@@ -52,30 +52,26 @@ def state_of(s: SQLSession, create: bool = True) -> Deferred | None:
 
 def is_deferred(s: SQLSession, fk: Constraint) -> bool:
     """Tells whether fk's checks wait for COMMIT in s's transaction right now."""
-    if not fk.deferrable:
-        return False
-    st = _STATE.get(s)
-    if st is not None:
-        mode = st.modes.get(fk.oid)
-        if mode is not None:
-            return mode
-        if st.all_mode is not None:
-            return st.all_mode
-    return fk.deferred
+    return _deferred_now(s, fk.deferrable, fk.oid, fk.deferred)
 
 
 def trigger_deferred(s: SQLSession, t: Trigger) -> bool:
     """Tells whether a constraint trigger's firings wait for COMMIT right now."""
-    if not t.deferrable:
+    return _deferred_now(s, t.deferrable, t.constraint_oid, t.initdeferred)
+
+
+def _deferred_now(s: SQLSession, deferrable: bool, oid: int, initially: bool) -> bool:
+    """SET CONSTRAINTS by name, then SET CONSTRAINTS ALL, then the INITIALLY default."""
+    if not deferrable:
         return False
     st = _STATE.get(s)
     if st is not None:
-        mode = st.modes.get(t.constraint_oid)
+        mode = st.modes.get(oid)
         if mode is not None:
             return mode
         if st.all_mode is not None:
             return st.all_mode
-    return t.initdeferred
+    return initially
 
 
 def defer_trigger(s: SQLSession, t: Trigger, fn: Function, call: Any) -> None:
