@@ -2,7 +2,8 @@
 
 A user's first backup: a schema with keys, constraints, defaults, SERIAL and
 identity columns, a sequence, indexes, a view, SQL and PL/pgSQL functions, a
-trigger, enum / domain / composite types, comments, grants and a second schema is loaded into a
+trigger, enum / domain / composite types, comments, grants and a second schema (and a view
+on a view named before it, a NOT VALID check and a deferrable unique key) is loaded into a
 Cumulo database and into a PostgreSQL 15 database. Then:
 
 - Cumulo's plain dump is the text PostgreSQL's own dump of the same schema is
@@ -43,6 +44,9 @@ SCHEMA = [
     "CREATE INDEX book_title_idx ON book (title)",
     "CREATE UNIQUE INDEX author_lower ON author (lower(name))",
     "CREATE VIEW cheap AS SELECT id, title FROM book WHERE price < 10",
+    "CREATE VIEW a_cheapest AS SELECT c.id FROM cheap c WHERE c.id < 3",  # after cheap: pg_depend
+    "ALTER TABLE book ADD CONSTRAINT book_id_pos CHECK (id > 0) NOT VALID",
+    "ALTER TABLE author ADD CONSTRAINT author_born UNIQUE (born) DEFERRABLE INITIALLY DEFERRED",
     "CREATE FUNCTION add1(x integer) RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'",
     "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS"
     " $$ BEGIN NEW.title := upper(NEW.title); RETURN NEW; END $$",

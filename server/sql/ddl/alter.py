@@ -148,9 +148,9 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
                     f'column "{name}" of relation "{table.name}" contains null values',
                     table=table.name, column=name)
     _rewrite(s, new, lambda r, ctx: r + (default(r, ctx),))
-    for cname, cols, nnd in b.uniques:
+    for cname, cols, nnd, deferral in b.uniques:
 
-        add_unique(s, _table(s, table.oid), cname, cols, False, nnd)
+        add_unique(s, _table(s, table.oid), cname, cols, False, nnd, deferral)
     for cname, text in b.checks:
 
         add_check(s, _table(s, table.oid), cname, text)
@@ -342,10 +342,12 @@ def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint,
                 return tuple(out)
 
             if isinstance(c, exp.PrimaryKey):
-                add_unique(s, t, name, cols_of(c.expressions), True)
+                add_unique(s, t, name, cols_of(c.expressions), True,
+                           deferral=fk_deferral(c.args.get("options")))
             elif isinstance(c, exp.UniqueColumnConstraint):
                 nodes = c.this.expressions if isinstance(c.this, exp.Schema) else []
-                add_unique(s, t, name, cols_of(nodes), False, bool(c.args.get("nulls")))
+                add_unique(s, t, name, cols_of(nodes), False, bool(c.args.get("nulls")),
+                           fk_deferral(c.args.get("options")))
             elif isinstance(c, exp.CheckColumnConstraint):
                 add_check(s, t, name, c.this.sql("postgres"), validate=validate)
             elif isinstance(c, exp.ForeignKey):

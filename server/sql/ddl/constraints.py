@@ -69,7 +69,7 @@ def check_name_free(s: SQLSession, table: Table, name: str) -> None:
 
 
 def fk_deferral(opts: list[str] | None) -> tuple[bool, bool]:
-    """(deferrable, initially deferred) from a REFERENCES clause's options, as PostgreSQL:
+    """(deferrable, initially deferred) from a key's or REFERENCES clause's options, as PostgreSQL:
     INITIALLY DEFERRED implies DEFERRABLE; NOT DEFERRABLE with it is an error (42601)."""
     words = [" ".join(o.upper().split()) for o in opts or []]
     deferred = "INITIALLY DEFERRED" in words
@@ -122,8 +122,13 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
 
 
 def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
-               primary: bool, nulls_not_distinct: bool = False) -> None:
-    """Adds a UNIQUE or PRIMARY KEY constraint (building its index from existing rows)."""
+               primary: bool, nulls_not_distinct: bool = False,
+               deferral: tuple[bool, bool] = (False, False)) -> None:
+    """Adds a UNIQUE or PRIMARY KEY constraint (building its index from existing rows).
+
+    NB: `deferral` (DEFERRABLE, INITIALLY DEFERRED) is recorded for the catalog
+    (pg_get_constraintdef, pg_dump); the index still checks each row as it is written.
+    """
 
     if name:
 
@@ -140,7 +145,8 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
         _rekey(s, table, cols)
         idx = Index(store.allocate_oid(), iname, table.oid, cols, True, True, 0)
         store.put(txn, db, idx)
-        store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "p", cols, idx.oid))
+        store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "p", cols, idx.oid,
+                                      deferrable=deferral[0], deferred=deferral[1]))
         s.catalog_changed()
         if any(i.space for i in s.catalog().indexes_of(table.oid)):
 
@@ -152,7 +158,8 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
     idx = Index(ioid, iname, table.oid, cols, True, False, ioid,
                 nulls_not_distinct=nulls_not_distinct)
     store.put(txn, db, idx)
-    store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "u", cols, ioid))
+    store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "u", cols, ioid,
+                                  deferrable=deferral[0], deferred=deferral[1]))
     s.catalog_changed()
     build_index(s, s.catalog().existing_table(table.oid), idx)
 

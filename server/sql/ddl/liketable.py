@@ -81,9 +81,11 @@ def add_like(b: TableBuilder, node: exp.LikeProperty) -> list[str]:
                 continue
             if k.kind == "p":
                 b.set_pk(cols, None)
+                b.pk_deferral = (k.deferrable, k.deferred)
             elif k.kind == "u":
                 idx = next((i for i in b.cat.indexes_of(src.oid) if i.oid == k.index_oid), None)
-                b.uniques.append(("", cols, bool(idx and idx.nulls_not_distinct)))
+                b.uniques.append(("", cols, bool(idx and idx.nulls_not_distinct),
+                                  (k.deferrable, k.deferred)))
         backing = {k.index_oid for k in cons}
         return [d for i in b.cat.indexes_of(src.oid) if not i.primary and i.oid not in backing
                 and (d := index_def(b.cat, i.oid)) is not None]

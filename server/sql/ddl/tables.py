@@ -91,7 +91,9 @@ class TableBuilder:
         self.columns: list[Column] = []
         self.pk: tuple[int, ...] = ()
         self.pk_name = ""
-        self.uniques: list[tuple[str, tuple[int, ...], bool]] = []  # (name, cols, NULLS NOT DISTINCT)
+        self.pk_deferral = (False, False)  # (DEFERRABLE, INITIALLY DEFERRED), as for uniques
+        # (name, cols, NULLS NOT DISTINCT, deferral)
+        self.uniques: list[tuple[str, tuple[int, ...], bool, tuple[bool, bool]]] = []
         self.checks: list[tuple[str, str]] = []
         self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any] | None]] = []
         self.sequences: list[Sequence] = []
@@ -130,7 +132,8 @@ class TableBuilder:
                 self.set_pk((attnum,), cname)
                 not_null = True
             elif isinstance(k, exp.UniqueColumnConstraint):
-                self.uniques.append((cname or "", (attnum,), bool(k.args.get("nulls"))))
+                self.uniques.append((cname or "", (attnum,), bool(k.args.get("nulls")),
+                                     fk_deferral(k.args.get("options"))))
             elif isinstance(k, exp.DefaultColumnConstraint):
                 default = default_sql(k.this)
             elif isinstance(k, exp.CheckColumnConstraint):
@@ -199,10 +202,11 @@ class TableBuilder:
         for c in inner:
             if isinstance(c, exp.PrimaryKey):
                 self.set_pk(tuple(self.attnum(ident(e)) for e in c.expressions), cname)
+                self.pk_deferral = fk_deferral(c.args.get("options"))
             elif isinstance(c, exp.UniqueColumnConstraint):
                 cols = c.this.expressions if isinstance(c.this, exp.Schema) else []
                 self.uniques.append((cname, tuple(self.attnum(ident(e)) for e in cols),
-                                     bool(c.args.get("nulls"))))
+                                     bool(c.args.get("nulls")), fk_deferral(c.args.get("options"))))
             elif isinstance(c, exp.CheckColumnConstraint):
                 self.checks.append((cname, c.this.sql("postgres")))
             elif isinstance(c, exp.ForeignKey):
@@ -251,15 +255,17 @@ class TableBuilder:
             idx = Index(store.allocate_oid(), iname, self.oid, self.pk, True, True, 0)
             store.put(txn, db, idx)
             store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "p", self.pk,
-                                          idx.oid))
-        for cname, ucols, nnd in self.uniques:
+                                          idx.oid, deferrable=self.pk_deferral[0],
+                                          deferred=self.pk_deferral[1]))
+        for cname, ucols, nnd, deferral in self.uniques:
             colnames = "_".join(cols[a - 1].name for a in ucols)
             iname = self._name(cname, f"{self.name}_{colnames}_key", True)
             self.names.add(iname)
             ioid = store.allocate_oid()
             store.put(txn, db, Index(ioid, iname, self.oid, ucols, True, False, ioid,
                                      nulls_not_distinct=nnd))
-            store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "u", ucols, ioid))
+            store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "u", ucols, ioid,
+                                          deferrable=deferral[0], deferred=deferral[1]))
         for cname, text in self.checks:
             n = self._name(cname, f"{self.name}_{check_col(text, cols)}check", False)
             self.names.add(n)

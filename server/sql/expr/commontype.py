@@ -36,30 +36,8 @@ from sqlglot import exp
 from ...errors import CannotCoerce, DatatypeMismatch, SQLError
 from ...pgtypes import citext
 from ...pgtypes import oids as T
+from .pgcasts import ASSIGNMENT, IMPLICIT
 from .types import OIDLIKE, category, type_name
-
-# pg_cast's implicit casts (castcontext 'i') between built-in types, from PostgreSQL 15.
-_REG = (24, 26, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)
-_IMPLICIT: dict[int, frozenset[int]] = {k: frozenset(v) for k, v in {
-    18: (25,), 19: (25,), 20: (*_REG, 700, 701, 1700), 21: (20, 23, *_REG, 700, 701, 1700),
-    23: (20, *_REG, 700, 701, 1700), 24: (26, 2202), 25: (19, 1042, 1043, 2205),
-    26: _REG, 194: (25,), 650: (869,), 700: (701,), 774: (829,), 829: (774,),
-    1042: (19, 25, 1043), 1043: (19, 25, 1042, 2205), 1082: (1114, 1184),
-    1083: (1186, 1266), 1114: (1184,), 1560: (1562,), 1562: (1560,), 1700: (700, 701),
-    2202: (24, 26), 2203: (26, 2204), 2204: (26, 2203), 2205: (26,), 2206: (26,),
-    3734: (26,), 3769: (26,), 4089: (26,), 4096: (26,), 4191: (26,),
-}.items()}
-
-# pg_cast's assignment casts (castcontext 'a') between built-in types, from PostgreSQL 15.
-_ASSIGNMENT: dict[int, frozenset[int]] = {k: frozenset(v) for k, v in {
-    16: (25, 1042, 1043), 18: (1042, 1043), 19: (1042, 1043), 20: (21, 23, 790),
-    23: (21, 790), 24: (20, 23), 25: (18,), 26: (20, 23), 114: (3802,), 142: (25, 1042, 1043),
-    600: (603,), 602: (604,), 603: (604,), 604: (602,), 650: (25, 1042, 1043),
-    700: (20, 21, 23, 1700), 701: (20, 21, 23, 700, 1700), 790: (1700,),
-    869: (25, 650, 1042, 1043), 1042: (18,), 1043: (18,), 1114: (1082, 1083),
-    1184: (1082, 1083, 1114, 1266), 1186: (1083,), 1266: (1083,), 1700: (20, 21, 23, 790),
-    **{r: (20, 23) for r in _REG if r != 26}, 3802: (114,),
-}.items()}
 
 # pg_type.typispreferred: bool, text, oid, float8, inet, timestamptz, interval, varbit.
 PREFERRED = frozenset((T.BOOL, T.TEXT, T.OID, T.FLOAT8, 869, T.TIMESTAMPTZ, T.INTERVAL, 1562))
@@ -73,7 +51,7 @@ def implicit(src: int, dst: int) -> bool:
         return dst in (T.TEXT, T.VARCHAR, T.BPCHAR)
     if src in OIDLIKE and dst in OIDLIKE:
         return dst == T.OID or src == T.OID
-    if dst in _IMPLICIT.get(src, ()):
+    if dst in IMPLICIT.get(src, ()):
         return True
     es, ed = T.ELEMENT_OF.get(src), T.ELEMENT_OF.get(dst)
     return es is not None and ed is not None and implicit(es, ed)
@@ -125,7 +103,7 @@ def assignable(src: int, dst: int) -> bool:
     """
     if category(dst) == "E":  # text into an enum column: explicit only
         return src in (dst, T.UNKNOWN)
-    if implicit(src, dst) or _lenient(src, dst) or dst in _ASSIGNMENT.get(src, ()):
+    if implicit(src, dst) or _lenient(src, dst) or dst in ASSIGNMENT.get(src, ()):
         return True
     if category(dst) == "S":
         return True

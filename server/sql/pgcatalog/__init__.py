@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (imported to register their relations)
     aggregates,
+    casts,
+    depends,  # pg_depend, pg_rewrite
     infoschema,
     operators,  # pg_operator, pg_opclass, pg_opfamily, pg_amop, pg_amproc
     privrows,

@@ -118,16 +118,14 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
         return f"CHECK ({expr})"
     table = cat.table_by_oid(c.table_oid)
     cols = ", ".join(_col_names(table, c.columns))
-    if c.kind == "p":
-        return f"PRIMARY KEY ({cols})"
-    if c.kind == "u":
-        return f"UNIQUE ({cols})"
+    if c.kind in ("p", "u"):
+        return f"{'PRIMARY KEY' if c.kind == 'p' else 'UNIQUE'} ({cols}){_deferral(c)}"
     if c.kind == "c":
         types = {col.name: col.type_oid for col in table.columns} if table else {}
         expr = check_text(c.check or "true", types, pretty)
         if expr is None:
             expr = _strip_parens(c.check or "true") if pretty else parenthesize(c.check or "true")
-        return f"CHECK ({expr})"
+        return f"CHECK ({expr})" + ("" if c.validated else " NOT VALID")
     if c.kind == "f":
         ref = cat.table_by_oid(c.ref_table_oid)
         refname = names(cat).rel_display(ctx, c.ref_table_oid)
@@ -137,7 +135,10 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
             text += " ON UPDATE " + _FK_ACTIONS[c.on_update]
         if c.on_delete in _FK_ACTIONS:
             text += " ON DELETE " + _FK_ACTIONS[c.on_delete]
-        text += " DEFERRABLE" if c.deferrable else ""
-        text += " INITIALLY DEFERRED" if c.deferred else ""
-        return text + ("" if c.validated else " NOT VALID")
+        return text + _deferral(c) + ("" if c.validated else " NOT VALID")
     return None
+
+
+def _deferral(c: M.Constraint) -> str:
+    """` DEFERRABLE [INITIALLY DEFERRED]`, as pg_get_constraintdef appends it to keys."""
+    return (" DEFERRABLE" if c.deferrable else "") + (" INITIALLY DEFERRED" if c.deferred else "")

@@ -30,7 +30,6 @@ from .opclasses import oid_of
 from .operdata import OPERATOR_DESCRIPTIONS
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
-from .seqdeps import sequences_of
 from .stats import class_counts, index_counts
 from .systypes import type_storage
 
@@ -263,8 +262,8 @@ def pg_attrdef(ctx: Any) -> list[tuple[Any, ...]]:
     return rows
 
 
-def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
-    """Returns the pg_index row of one index."""
+def index_row(cat: M.CatalogSnapshot, i: M.Index, immediate: bool = True) -> tuple[Any, ...]:
+    """Returns the pg_index row of one index (`immediate`: false for a DEFERRABLE key's)."""
     t = cat.table_by_oid(i.table_oid)
     types = {c.attnum: c.type_oid for c in t.columns} if t else {}
     typs = [types.get(a, 0) for a in i.columns]
@@ -275,7 +274,7 @@ def index_row(cat: M.CatalogSnapshot, i: M.Index) -> tuple[Any, ...]:
     return (
         i.oid, i.table_oid, len(every), len(i.columns), i.unique or i.primary,
         i.nulls_not_distinct,
-        i.primary, False, True, False, True, False, True, True, False, every,
+        i.primary, False, immediate, False, True, False, True, True, False, every,
         [collation_of(x) for x in typs] + [0] * len(i.include),
         [oid_of(c, x, i.method) for c, x in zip(_padded(i.opclasses, len(typs)), typs, strict=True)]
         + [0] * len(i.include),
@@ -301,7 +300,8 @@ def _expr_types(t: M.Table | None, i: M.Index, typs: list[int]) -> list[int]:
 def pg_index(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per index; indkey, indoption are int2vectors (lists), indpred is SQL text."""
     cat = ctx.catalog
-    return [index_row(cat, i) for i in cat.indexes]
+    deferrable = {c.index_oid for c in cat.constraints if c.deferrable}
+    return [index_row(cat, i, i.oid not in deferrable) for i in cat.indexes]
 
 
 def referenced_index(cat: M.CatalogSnapshot, c: M.Constraint) -> int:
@@ -395,26 +395,7 @@ def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
     return out
 
 
-@pg_relation("pg_catalog", "pg_depend")
-def pg_depend(ctx: Any) -> list[tuple[Any, ...]]:
-    """The ownership links of SERIAL and identity sequences to their columns."""
-    out = []
-    for s in ctx.catalog.sequences:
-        if s.owned_by:
-            t = ctx.catalog.table_by_oid(s.owned_by[0])
-            col = next((c for c in t.columns if c.attnum == s.owned_by[1]), None) if t else None
-            kind = "i" if col is not None and col.identity else "a"
-            out.append((1259, s.oid, 0, 1259, s.owned_by[0], s.owned_by[1], kind))
-    for t in ctx.catalog.tables:  # a default's nextval: pg_attrdef -> the sequence ('n')
-        for c in t.columns:
-            text = None if c.dropped else column_default(c)
-            if text is not None and "nextval(" in text:
-                out += [(2604, attrdef_oid(t.oid, c.attnum), 0, 1259, s.oid, 0, "n")
-                        for s in sequences_of(ctx.catalog, t, text)]
-    return out
-
-
 for _name in ("pg_inherits", "pg_partitioned_table", "pg_policy", "pg_statistic_ext",
-              "pg_trigger", "pg_rewrite", "pg_foreign_table", "pg_publication",
+              "pg_trigger", "pg_foreign_table", "pg_publication",
               "pg_publication_rel", "pg_publication_namespace", "pg_db_role_setting"):
     empty("pg_catalog", _name)

@@ -30,6 +30,7 @@ from ..settings import (
 )
 from .aggdata import ORDERED_ARGS
 from .aggprocs import AGG_PROCS, definition
+from .casts import cast_procs
 from .procfacts import PROC_FACTS
 from .procoids import BY_OID, PG_PROC_OIDS, PG_PROC_SIGNATURES, proc_oid
 from .registry import empty, pg_relation
@@ -276,6 +277,11 @@ def _proc_rows() -> list[tuple[Any, ...]]:
             variadic = ORDERED_ARGS.get(oid, (0, ""))[0]  # rank(VARIADIC "any" ORDER BY ...)
             out.append((*row[:7], variadic, row[8], kind, *row[10:25], src, *row[26:]))
             _DEFS[oid] = definition(name, argtypes, ret, strict)
+    for oid, name, argtypes, ret, vol, src in cast_procs():  # what pg_cast's castfunc names
+        if oid not in used:
+            used.add(oid)
+            row = _proc(oid, name, list(argtypes), ret, True, False, vol)
+            out.append((*row[:25], src, *row[26:]))
     for name, oid in PG_PROC_OIDS.items():
         if oid not in used and BY_OID.get(oid) == name and "#" not in name:
             out.append(_proc(oid, name, [T.CSTRING], T.ANY, True, False, "i"))

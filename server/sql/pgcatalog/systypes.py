@@ -20,7 +20,7 @@ from ..expr import usertypes
 from ..expr.regcast import RegOid
 from .accessmethods import INDEX_METHODS
 from .procoids import proc_oid
-from .registry import empty, pg_relation
+from .registry import pg_relation
 
 _PG_TYPES = """
 16 t b t , - boolin boolout boolrecv boolsend - - - c p 0
@@ -350,4 +350,4 @@ def pg_language(ctx: Any) -> list[tuple[Any, ...]]:
     ]
 
 
-empty("pg_catalog", "pg_cast")  # pg_operator: operators.py
+# pg_operator: operators.py; pg_cast: casts.py

@@ -162,12 +162,14 @@ def test_sequences_descriptions_depend(ctx):
     assert {k: v for k, v in desc.items() if k[0] >= 16384} == {
         (P, 0): (1259, "parents"), (P, 2): (1259, "the name")}
     assert desc[(M.PUBLIC_OID, 0)] == (2615, "standard public schema")  # PostgreSQL's own
-    owned, default = rows(ctx, "pg_depend")
-    assert owned == {"classid": 1259, "objid": P_SEQ, "objsubid": 0,
-                     "refclassid": 1259, "refobjid": P, "refobjsubid": 1, "deptype": "a"}
+    depend = rows(ctx, "pg_depend")
+    owned = [r for r in depend if r["objid"] == P_SEQ and r["refobjid"] == P]
+    assert owned == [{"classid": 1259, "objid": P_SEQ, "objsubid": 0,
+                      "refclassid": 1259, "refobjid": P, "refobjsubid": 1, "deptype": "a"}]
     # the column default that calls nextval depends on the sequence (pg_dump orders by it)
     attrdef = {r["oid"]: (r["adrelid"], r["adnum"]) for r in rows(ctx, "pg_attrdef")}
-    assert default["classid"] == 2604 and attrdef[default["objid"]] == (P, 1)
+    default, = [r for r in depend if r["classid"] == 2604 and r["refobjid"] == P_SEQ]
+    assert attrdef[default["objid"]] == (P, 1)
     assert (default["refclassid"], default["refobjid"], default["deptype"]) == (1259, P_SEQ, "n")
 
 
