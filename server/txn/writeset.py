@@ -48,6 +48,7 @@ from ..kivi.wirecols import joined
 from .runs import INDEX_FROM, Held, Run, locate, runs_disjoint
 
 BULK_MIN = 64  # writes to one space from which a commit sends them as one SpaceWrites
+COLS_MAX = 1 << 20  # cells of a space's batches kept as columns for the redo record
 
 
 class _Absent:
@@ -176,9 +177,9 @@ class WriteSet:
                 runs.append(run)
             self.undo.append((space, None, True, (run, start)))
             if cols is not None and first:
-                self._cols[space] = [cols]
+                self._keep_cols(space, [cols])
             elif cols is not None and start and space in self._cols and not w and len(runs) == 1:
-                self._cols[space].append(cols)
+                self._keep_cols(space, self._cols[space] + [cols])
             else:
                 self._cols.pop(space, None)
             return
@@ -187,13 +188,23 @@ class WriteSet:
         distinct = len(w) == n + len(keys)
         self.undo.append((space, None, False, keys if distinct else list(dict.fromkeys(keys))))
         if cols is not None and distinct and first:
-            self._cols[space] = [cols]
+            self._keep_cols(space, [cols])
         elif cols is not None and distinct and space in self._cols and not runs:
-            self._cols[space].append(cols)
+            self._keep_cols(space, self._cols[space] + [cols])
         else:
             self._cols.pop(space, None)
         if space in self._sorted:
             self._append_sorted(space, sorted(keys))
+
+    def _keep_cols(self, space: int, batches: list[list[list[Any]]]) -> None:
+        """Keeps a space's batches as columns while they hold at most `COLS_MAX` cells: a
+        wide COPY's columns cost 8 bytes a cell beside its rows (lineitem at SF 1: ~1 GB
+        until its commit), more than the transpose they spare the redo record (the codec
+        transposes one column at a time)."""
+        if sum(len(b[0]) if b else 0 for b in batches) * len(batches[0]) > COLS_MAX:
+            self._cols.pop(space, None)
+        else:
+            self._cols[space] = batches
 
     def _append_sorted(self, space: int, added: list[bytes]) -> None:
         """Keeps the dict's sorted key list when new keys (sorted) all follow it, else drops it.

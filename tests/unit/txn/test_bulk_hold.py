@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cumulo.server.errors import SerializationFailure
+from cumulo.server.txn import writeset
 from cumulo.server.txn.api import RetryStatement, ScanSpec
 from cumulo.server.txn.codec import pack_record, unpack_bulk
 from cumulo.server.txn.embedded import open_embedded
@@ -171,6 +172,21 @@ def test_the_redo_record_takes_the_batches_columns_while_they_are_all_the_writes
     assert ws.columns() == {}
     ws.rollback_to(token)
     assert ws.columns() == {}
+
+
+def test_columns_past_the_cap_are_not_kept(monkeypatch):
+    """A wide COPY's columns would double its pointers until the commit: past COLS_MAX
+    cells the redo record transposes the rows instead (one column at a time)."""
+    monkeypatch.setattr(writeset, "COLS_MAX", 150)
+    ws = WriteSet()
+    k1, r1 = batch("a", KEYS[:50])
+    k2, r2 = batch("b", KEYS[50:])
+    ws.put_new(S, k1, r1, _cols(r1))
+    assert ws.columns() == {S: _cols(r1)}
+    ws.put_new(S, k2, r2, _cols(r2))
+    assert ws.columns() == {}
+    writes, spaces = ws.for_commit()
+    assert unpack_bulk(pack_record(5, writes, (), spaces))[3][0].rows == r1 + r2
 
 
 def test_columns_are_dropped_by_a_rollback_or_a_repeated_key():

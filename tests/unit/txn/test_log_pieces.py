@@ -38,6 +38,19 @@ def test_pieces_are_the_record(monkeypatch, n):
     assert len(pieces) > 3
 
 
+def test_long_columns_chunked_as_the_whole_column_encodes(monkeypatch):
+    """Without the batch's columns, the rows are transposed and encoded a column and a
+    chunk at a time; chunks that disagree on the kind (NULLs only, then Decimals; a type
+    change) fall back to the whole column, so the bytes stay `pack_record`'s."""
+    monkeypatch.setattr(codec, "CHUNK", 4)
+    n = 20
+    rows = [(None if i < 6 else Decimal(i), dt.date(2001, 1, 1) if i < 15 else "d", i, "s")
+            for i in range(n)]
+    spaces = [SpaceWrites(5, AscendingKeys(b"k%03d" % i for i in range(n)), rows)]
+    assert b"".join(record_pieces(3, [], (), spaces)) == pack_record(3, [], (), spaces)
+    assert unpack_bulk(pack_record(3, [], (), spaces))[3][0].rows == rows
+
+
 def test_parts_written_as_they_come_read_back_whole(tmp_path, monkeypatch):
     monkeypatch.setattr(codec, "CHUNK", 16)
     spaces, cols = _spaces(500)
