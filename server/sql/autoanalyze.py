@@ -52,6 +52,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..txn.transaction import Transaction
+from ..waits import Lock
 from .catalog import statstore
 from .optimizer import stats
 from .settings import SERVER, ServerDefaults
@@ -87,8 +88,10 @@ class AutoAnalyze:
         self.settings = settings  # server-wide: autovacuum, autovacuum_naptime (reloadable)
         self._lock = threading.Lock()
         # held for the whole transaction of an automatic or a manual (autocommit) ANALYZE:
-        # two of them writing the same statistics row would fail one with 40001
-        self.lock = threading.Lock()
+        # two of them writing the same statistics row would fail one with 40001. A
+        # `waits.Lock`: the holder parks its greenlet on the event-loop front end (paced
+        # sampling, the commit's log wait), and a second session must park, not block the loop
+        self.lock = Lock()
         self._changes: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self._since: dict[tuple[int, int], float] = {}  # (db, space) -> first uncounted change
         self._seen: dict[tuple[int, int], int] = {}  # (db, space) -> its count at the last nap

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from ...waits import Lock
 from .copy import ColumnarCopy, Pack, Snapshot
 from .pace import pace
 
@@ -78,7 +78,10 @@ class PendingBuild:
         self.chains: list[Any] | None = chains
         self.log: list[tuple[int, list[bytes], list[Row | None]]] = []
         self.copy: ColumnarCopy | None = None
-        self.mutex = threading.Lock()  # one reader builds; the others wait for it
+        # One reader builds; the others wait for it. A `waits.Lock`: the builder parks its
+        # greenlet in `pace()` on the event-loop front end, so a second reader on the loop's
+        # thread must park too (a plain lock blocked the loop and the builder never resumed)
+        self.mutex = Lock()
         self.broken = False  # the store's test for "rebuild me": a pending build is not broken
 
     # --- the store's view: it stands where the copy goes ----------------------------------------

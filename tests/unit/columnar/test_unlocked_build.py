@@ -4,6 +4,7 @@ equals the row path's, also when the region splits or is reloaded during the bui
 
 from __future__ import annotations
 
+import asyncio
 import doctest
 import importlib
 import random
@@ -11,6 +12,7 @@ import threading
 
 import pytest
 
+from cumulo.server import waits
 from cumulo.server.kivi.api import Apply, Scan, Write
 from cumulo.server.kivi.columnar import build as cbuild
 from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
@@ -150,3 +152,43 @@ def test_a_failed_build_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_doctests(module: str) -> None:
     result = doctest.testmod(importlib.import_module(f"cumulo.server.kivi.columnar.{module}"))
     assert result.attempted and not result.failed
+
+
+def test_a_second_reader_on_the_event_loop_parks_while_the_build_is_paced(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the event-loop front end sessions are greenlets of one thread, and `pace()` parks
+    the building session's greenlet. A second session asking for the same copy must park
+    too: with a plain lock it blocked the loop's thread, the builder never resumed, and the
+    server hung (found by a Spark partitioned read with the loop front end). Guarded by a
+    thread join timeout, not timed."""
+    s = VersionStore()
+    s.apply(2, [(key(i), (i,)) for i in range(30)])
+    lock = threading.RLock()
+    real = ColumnarCopy.build
+
+    def paced_build(*args):  # type: ignore[no-untyped-def]
+        waits.Event().wait(0.05)  # what `pace()` does while OLTP runs: park this greenlet
+        return real(*args)
+
+    monkeypatch.setattr(cbuild.ColumnarCopy, "build", staticmethod(paced_build))
+    got: dict[str, list[tuple]] = {}
+
+    async def main() -> None:
+        hub = waits.Hub(asyncio.get_running_loop()).install()
+        done = asyncio.Event()
+        try:
+            for name in ("first", "second"):
+                def read(name: str = name) -> None:
+                    got[name] = col_rows(snapshots(lock, lambda: [s], 2))
+                    if len(got) == 2:
+                        done.set()
+                hub.spawn(read)
+            await asyncio.wait_for(done.wait(), 20)
+        finally:
+            hub.uninstall()
+
+    t = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "the second reader blocked the loop: the paced build never resumed"
+    assert got["first"] == got["second"] == [(i,) for i in range(30)]
