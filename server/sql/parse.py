@@ -655,6 +655,10 @@ _ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\
 
 
 _CHECK_OPTION = re.compile(r"\s+WITH\s+(?:(CASCADED|LOCAL)\s+)?CHECK\s+OPTION\s*;?\s*$", re.I)
+# CREATE VIEW v [(cols)] WITH (options) AS: sqlglot reads no bare option name (ddl.misc does)
+_VIEW_OPTIONS = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\s+)?"
+                           r"(?:RECURSIVE\s+)?VIEW\s+(?:\"[^\"]*\"|[^\s(\"])+\s*(?:\([^()]*\)\s*)?"
+                           r"(?P<with>WITH\s*\((?P<opts>[^()]*)\))\s*AS\b", re.I)
 
 
 _DROP_SCHEMAS = re.compile(r"\s*DROP\s+SCHEMA\s+(?P<head>(?:IF\s+EXISTS\s+)?)(?P<names>.+?)"
@@ -728,6 +732,12 @@ def parse_sql(sql: str) -> exp.Expression:
         if m is not None:
             check_option = (m.group(1) or "cascaded").lower()
             sql = sql[:m.start()]
+    view_options = None
+    if sql[:6].upper() == "CREATE" and ("VIEW" in sql or "view" in sql):
+        m = _VIEW_OPTIONS.match(sql)
+        if m is not None:
+            view_options = m.group("opts")
+            sql = sql[:m.start("with")] + sql[m.end("with"):]
     if "," in sql and sql[:4].upper() == "DROP":
         schemas = _drop_schemas(sql)
         if schemas is not None:
@@ -764,6 +774,8 @@ def parse_sql(sql: str) -> exp.Expression:
         tree.meta["on_commit"] = on_commit  # NB: read by ddl.tables
     if check_option is not None:
         tree.meta["check_option"] = check_option  # NB: WITH [LOCAL] CHECK OPTION, ddl.misc
+    if view_options is not None:
+        tree.meta["view_options"] = view_options  # NB: WITH (security_barrier, ...), ddl.misc
     if any(c is not None for c in caches):
         idents = list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint))
         for k, cache in zip(idents, caches, strict=False):

@@ -28,6 +28,7 @@ from .dml.analyse import analyse_dml
 from .dml.ctasdml import analyse_ctas_dml
 from .dml.ctedml import analyse_dml_with
 from .dml.locksub import analyse_locking_dml
+from .dml.merge import refuse_merge
 from .nestedlocks import reject_nested_locks
 from .parse import parse_sql, strip_leading_comments
 from .parse import utility as utility_statement
@@ -172,5 +173,7 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         raise FeatureNotSupported(f"{word} is not supported")
     if not isinstance(tree, exp.DDL | exp.DML | exp.Command):  # a bare word or expression
         raise syntax_error_at(sql)
+    if isinstance(tree, exp.Merge):  # NB: into a view, as PG 15: 0A000 with its DETAIL
+        refuse_merge(session, tree)
     raise FeatureNotSupported(f"statement not supported: {sql[:60]}")
 

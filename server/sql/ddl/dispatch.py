@@ -51,7 +51,7 @@ def _execute(s: SQLSession, tree: exp.Expression) -> str:
     if isinstance(tree, exp.Alter):
         kind = str(tree.args.get("kind") or "").upper()
         if kind == "TABLE":
-            return alter.alter_table(s, tree)
+            return viewalter.alter_table_options(s, tree) or alter.alter_table(s, tree)
         if kind == "SEQUENCE":
             return sequences.alter_from_tree(s, tree)
         if kind == "INDEX":

@@ -18,12 +18,14 @@ from ...errors import (
     DuplicateTable,
     FeatureNotSupported,
     InvalidSchemaName,
+    InvalidTableDefinition,
     SyntaxError_,
     UndefinedColumn,
     UndefinedObject,
 )
 from ...pgwire.backend import Result
 from ..catalog.model import Column, Schema, Sequence, Table
+from ..catalog.viewoptions import option_value, parse_options, view_options
 from ..context import ParamTypes
 from ..dml.ctedml import refuse_in
 from ..pgcatalog.updatable import not_updatable, view_query
@@ -47,6 +49,7 @@ from .names import (
 )
 from .routines import find_routine
 from .tables import drop_table_objects, temp_schema
+from .tempview import reads_temp_relation
 from .viewcols import check_view_columns
 
 if TYPE_CHECKING:
@@ -163,6 +166,11 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
     if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
 
         schema = temp_schema(s)  # NB: dropped with the session's other TEMP objects
+    query = tree.expression
+    made_temp = (schema is None or not schema.startswith("pg_temp")) and reads_temp_relation(
+        s, query)  # NB: a view of a temporary table is temporary (NOTICE after planning)
+    if made_temp and schema is None:
+        schema = temp_schema(s)
     cat = s.catalog()
     sch = creation_schema(cat, schema, s.search_path())
     existing = find_relation(cat, sch.name, name, [])
@@ -170,11 +178,15 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
         raise DuplicateTable(f'relation "{name}" already exists')
     if existing is None and relation_name_taken(cat, sch.oid, name):
         raise DuplicateTable(f'relation "{name}" already exists')
-    query = tree.expression
     refuse_in(query, "views")
     for sel in query.find_all(exp.Select):  # the stored query names today's columns, not `*`
         sel.meta["freeze_stars"] = True
     plan = COMPILER.plan_query(query, cat, ParamTypes(), s.search_path())
+    if made_temp:
+        s.notice(f'view "{name}" will be a temporary view')
+        if not sch.name.startswith("pg_temp"):
+            raise InvalidTableDefinition("cannot create temporary relation in non-temporary "
+                                         "schema")
     names = [ident(e) for e in target.expressions] if isinstance(target, exp.Schema) else []
     if len(names) > len(plan.columns):
         raise SyntaxError_("CREATE VIEW specifies more column names than columns")
@@ -187,17 +199,18 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
         oid, reltype, array_type = (s.store.allocate_oid(), s.store.allocate_oid(),
                                     s.store.allocate_oid())
     owner = existing.owner if existing is not None else current_role_oid(s)
-    check = tree.meta.get("check_option") or next(
-        (str(p.args["value"].name).lower() for p in (props.expressions if props else ())
-         if type(p) is exp.Property and str(p.this.name).lower() == "check_option"),
-        None)  # NB: WITH [CASCADED | LOCAL] CHECK OPTION, or WITH (check_option = ...)
-    if check is not None:  # WITH [CASCADED | LOCAL] CHECK OPTION: kept as PG, in reloptions
+    items = parse_options(tree.meta.get("view_options") or "")  # WITH (security_barrier, ...)
+    if tree.meta.get("check_option"):  # NB: WITH [CASCADED | LOCAL] CHECK OPTION
+        items.append(("check_option", tree.meta["check_option"]))
+    options = view_options(items)  # NB: kept as PG does, in reloptions
+    check = option_value(options, "check_option")
+    if check is not None:
         why = not_updatable(view_query(query.sql("postgres")))
         if why is not None:
             raise FeatureNotSupported("WITH CHECK OPTION is supported only on automatically "
                                       "updatable views", hint=why)
     view = Table(oid, name, sch.oid, cols, kind="v", view_sql=query.sql("postgres"),
-                 options=(f"check_option={check}",) if check is not None else (),
+                 options=options,
                  reltype=reltype, array_type=array_type, owner=owner,
                  acl=existing.acl if existing is not None else table_acl(s, owner, sch.oid))
     s.store.put(s.ensure_txn(), s.db.oid, view)

@@ -395,8 +395,8 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
         store.delete(txn, db, v)
     for c in cat.constraints_of(table.oid):
         store.delete(txn, db, c)
-    for tg in cat.triggers:  # NB: its triggers go with it
-        if tg.table_oid == table.oid:
+    for tg in cat.triggers:  # NB: its triggers go with it, and constraint triggers FROM it
+        if tg.table_oid == table.oid or tg.constrrelid == table.oid:
             store.delete(txn, db, tg)
     for i in cat.indexes_of(table.oid):
         store.delete(txn, db, i)

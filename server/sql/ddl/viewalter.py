@@ -4,11 +4,12 @@ A view's column names live in the catalog (CREATE VIEW v (a, b) may rename its
 query's columns), and the planner expands a view under those names, so renaming
 a view's column is a catalog change like renaming a table's, and so is a view
 column's default (`ALTER COLUMN c SET DEFAULT`), which an INSERT through the
-view uses before the table's (`dml.viewrewrite`), and `SET (check_option =
-local | cascaded)`, and `RESET (option, ...)` (on ALTER TABLE too) which drops the
+view uses before the table's (`dml.viewrewrite`), and `SET (option [= value], ...)`
+(check_option, security_barrier, security_invoker: `catalog.viewoptions`), and
+`RESET (option, ...)` (on ALTER TABLE too) which drops the
 named options from reloptions (RESET (check_option) makes it a plain view again;
 an option the relation lacks is ignored, as in PostgreSQL). Other ALTER VIEW forms
-(SET SCHEMA, other options) fail with 0A000 rather than do nothing.
+(SET SCHEMA) fail with 0A000 rather than do nothing.
 """
 
 from __future__ import annotations
@@ -19,14 +20,21 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, SyntaxError_, UndefinedTable, WrongObjectType
+from ...errors import (
+    FeatureNotSupported,
+    InvalidParameterValue,
+    SyntaxError_,
+    UndefinedTable,
+    WrongObjectType,
+)
 from ...pgwire.backend import Result
+from ..catalog.viewoptions import VIEW_OPTIONS, merge_options, option_value
 from ..parse import unquote_ident
 from ..pgcatalog.updatable import not_updatable, view_query
 from ..privileges.check import current_role, must_own, relation_noun
 from ..stmt import Stmt
 from .alter import alter_table, relation_to_alter
-from .names import find_relation, parse_qualified, skip_or_raise
+from .names import find_relation, ident, parse_qualified, skip_or_raise, table_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -34,29 +42,80 @@ if TYPE_CHECKING:
 
 def alter_view(s: SQLSession, tree: exp.Alter) -> str:
     """ALTER VIEW [IF EXISTS] name RENAME TO new | RENAME [COLUMN] old TO new |
-    ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT."""
+    ALTER [COLUMN] c SET DEFAULT e | DROP DEFAULT | SET (option [= value], ...)."""
     view = relation_to_alter(s, tree)
     if view is None:
         return "ALTER VIEW"
     if view.kind != "v":
         raise WrongObjectType(f'"{view.name}" is not a view')
+    rest: list[exp.Expression] = []
     for action in tree.args.get("actions") or []:
         given = {k for k, v in action.args.items() if v is not None and k != "this"}
+        if isinstance(action, exp.AlterSet) and action.expressions:
+            set_view_options(s, view.oid, action)
+            continue
         if isinstance(action, exp.AlterColumn) and given in ({"default"}, {"drop"}):
-            continue  # SET / DROP DEFAULT: what an INSERT through the view fills in
-        if isinstance(action, exp.AlterSet) and action.expressions and all(
-                isinstance(e, exp.EQ) and e.this.name.lower() == "check_option"
-                for e in action.expressions):
-            why = not_updatable(view_query(view.view_sql or ""))
-            if why is not None:  # SET (check_option = ...): as CREATE VIEW ... WITH it
-                raise FeatureNotSupported("WITH CHECK OPTION is supported only on "
-                                          "automatically updatable views", hint=why)
+            rest.append(action)  # SET / DROP DEFAULT: what an INSERT through the view fills in
             continue
         if not isinstance(action, exp.AlterRename | exp.RenameColumn):
             raise FeatureNotSupported(
                 f"ALTER VIEW action is not supported: {action.sql('postgres')[:60]}")
-    alter_table(s, tree)
+        rest.append(action)
+    if rest:
+        tree = tree.copy()
+        tree.set("actions", [a.copy() for a in rest])
+        alter_table(s, tree)
     return "ALTER VIEW"
+
+
+def alter_table_options(s: SQLSession, tree: exp.Alter) -> str | None:
+    """ALTER TABLE v SET (...) on a view sets the view's options, as ALTER VIEW does (None:
+    not that statement)."""
+    actions = tree.args.get("actions") or []
+    if not actions or not all(isinstance(a, exp.AlterSet) and a.expressions for a in actions):
+        return None
+    schema, name = table_name(tree.this)
+    rel = find_relation(s.catalog(), schema, name, s.search_path())
+    if rel is not None and rel.kind == "r":  # NB: a table has none of a view's options
+        for action in actions:
+            for name, _ in map(_option_item, action.expressions):
+                if name in VIEW_OPTIONS:
+                    raise InvalidParameterValue(f'unrecognized parameter "{name}"')
+    if rel is None or rel.kind != "v":
+        return None
+    for action in actions:
+        set_view_options(s, rel.oid, action)
+    return "ALTER TABLE"
+
+
+def set_view_options(s: SQLSession, oid: int, action: exp.AlterSet) -> None:
+    """SET (security_barrier, check_option = local, ...): checked and merged into reloptions
+    as PostgreSQL does (`catalog.viewoptions`); a check option needs an updatable view."""
+    view = s.catalog().existing_table(oid)
+    options = merge_options(view.options, [_option_item(e) for e in action.expressions])
+    if option_value(options, "check_option") is not None:
+        why = not_updatable(view_query(view.view_sql or ""))
+        if why is not None:  # as CREATE VIEW ... WITH CHECK OPTION
+            raise FeatureNotSupported("WITH CHECK OPTION is supported only on "
+                                      "automatically updatable views", hint=why)
+    if options != view.options:
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(view, options=options))
+        s.catalog_changed()
+
+
+def _option_item(e: exp.Expression) -> tuple[str, str | None]:
+    """One `name [= value]` of SET (...) as sqlglot read it, folded as PostgreSQL folds it."""
+    target, value = (e.this, e.expression) if isinstance(e, exp.EQ) else (e, None)
+    name = ident(target)
+    if isinstance(target, exp.Column) and target.table:
+        name = f"{ident(target.args['table'])}.{name}"
+    if value is None:
+        return name, None
+    if isinstance(value, exp.Boolean):
+        return name, "true" if value.this else "false"
+    if isinstance(value, exp.Literal):
+        return name, str(value.this)
+    return name, ident(value)
 
 
 _RESET = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE)\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?"

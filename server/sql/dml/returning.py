@@ -48,11 +48,13 @@ class Returning:
 
 def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
                       params: ParamTypes,
-                      extra: list[tuple[ScopeColumn, Column]] | None = None) -> Returning | None:
+                      extra: list[tuple[ScopeColumn, Column]] | None = None,
+                      rowtypes: dict[str, int] | None = None) -> Returning | None:
     """Compiles a RETURNING clause (None if there is none).
 
-    `extra` describes the columns of UPDATE ... FROM / DELETE ... USING tables that
-    follow the target's slots in the projected row.
+    `extra` describes the columns of UPDATE ... FROM / DELETE ... USING items that
+    follow the target's slots in the projected row; `rowtypes` the row type of each
+    such item that is a table (`RETURNING u` is of type u, a subquery's row a record).
     """
     if node is None:
         return None
@@ -108,9 +110,11 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
         out_name = name or (inner.output_name if isinstance(inner, exp.Column) else "") \
             or _output_name(s, inner, scope, params)  # NB: 'lit' and 'x'::text are not named so
         type_oid = cs.type_oid
-        if type_oid == T.RECORD and table.reltype and _whole_row(inner, qual, scope):
-            type_oid = table.reltype  # NB: `RETURNING t` is the row type t, as in PostgreSQL
-            records.ROW_TYPES.add(type_oid)  # NB: its Records encode as `record` does
+        if type_oid == T.RECORD:
+            for q, rowtype in ((qual, table.reltype), *(rowtypes or {}).items()):
+                if rowtype and _whole_row(inner, q, scope):
+                    type_oid = rowtype  # NB: `RETURNING t` is the row type t, as in PG
+                    records.ROW_TYPES.add(type_oid)  # NB: its Records encode as `record` does
         cols.append(Column(out_name or "?column?", type_oid, cs.typmod))
         fns.append(cs.fn)
         positions.append(0)

@@ -133,31 +133,21 @@ def _is_simple(e: exp.Expression) -> bool:
     return literal_value(e)[0] is not _UNSET
 
 
-def _other_columns(s: SQLSession, tree: exp.Update | exp.Delete
-                   ) -> list[tuple[ScopeColumn, Column, exp.Column]]:
-    """The columns of the FROM / USING tables, for a RETURNING list that may read them."""
-    nodes: list[exp.Expression] = []
+def _row_types(s: SQLSession, tree: exp.Update | exp.Delete) -> dict[str, int]:
+    """The row type of each FROM / USING item that is a table, by its name in the query."""
     frm = tree.args.get("from_")
-    if frm is not None:
-        nodes.append(frm.this)
-        nodes.extend(frm.expressions or [])
-    nodes.extend(tree.args.get("using") or [])
-    nodes.extend(j.this for j in tree.args.get("joins") or [])
-    for n in list(nodes):
-        nodes.extend(j.this for j in n.args.get("joins") or [])
-    out = []
-    for n in nodes:
-        if not isinstance(n, exp.Table) or not isinstance(n.this, exp.Identifier):
-            continue
-        schema, name = table_name(n)
-        rel = find_relation(s.catalog(), schema, name, s.search_path())
-        if rel is None:
-            continue  # NB: the planner reports it
-        q = ident(n.args["alias"].this) if n.args.get("alias") else rel.name
-        for c in rel.live_columns:
-            out.append((ScopeColumn(q, c.name, c.type_oid, c.typmod),
-                        Column(c.name, c.type_oid, c.typmod, rel.oid, c.attnum),
-                        _column(q, c.name)))
+    items = [*([frm.this, *(frm.expressions or [])] if frm is not None else []),
+             *(tree.args.get("using") or [])]
+    ctes = {c.alias for c in tree.args["with_"].expressions} if tree.args.get("with_") else set()
+    out: dict[str, int] = {}
+    for n in items:
+        if isinstance(n, exp.Table) and isinstance(n.this, exp.Identifier) and (
+                n.db or n.name not in ctes):
+            schema, name = table_name(n)
+            rel = find_relation(s.catalog(), schema, name, s.search_path())
+            if rel is not None and rel.reltype:
+                alias = n.args.get("alias")
+                out[ident(alias.this) if alias is not None else rel.name] = rel.reltype
     return out
 
 
@@ -188,14 +178,14 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 col = table.columns[pos]
                 select.append(AssignCast(this=e.copy(), to=_datatype(type_name(col.type_oid)),
                                           column=col.name, shown=col.domain or col.type_oid))
-    ret_extra: list[tuple[ScopeColumn, Column]] = []
-    extra_idx: list[int] = []
+    # NB: PostgreSQL's `RETURNING *` is the target's columns, then every FROM / USING
+    # item's (tables, subqueries, VALUES, functions, CTEs): a `*` over the joined items,
+    # past the target's own columns, which come first
+    nselect = len(select) + len(live)
     if tree.args.get("returning") is not None:
-        for sc, rcol, ref in _other_columns(s, tree):
-            ret_extra.append((sc, rcol))
-            extra_idx.append(len(select))
-            select.append(ref)
+        select.append(exp.Star())
     query = _select_tree(tree, tnode, select, is_update)
+    query.meta["freeze_stars"] = True  # NB: names each star column's FROM item (below)
 
     for pos, e in pending:  # NB: before planning settles unknown parameters as text
         if isinstance(e, exp.Parameter | exp.Placeholder):
@@ -203,6 +193,11 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             if n:
                 params.infer(n, table.columns[pos].type_oid)
     plan = COMPILER.plan_query(query, s.catalog(), params, s.search_path())
+    ret_extra = [(ScopeColumn(e.this.table, c.name, c.type, c.typmod),
+                  Column(c.name, c.rowtype or c.type, c.typmod, c.table_oid, c.attnum))
+                 for c, e in zip(plan.root.cols[nselect:], query.expressions[nselect:],
+                                 strict=True)]
+    extra_idx = list(range(nselect, len(plan.root.cols)))
     simple: list[tuple[int, ValueFn]] = []
     for pos, e in pending:  # compiled after the plan, so that $n types flow from it
         col = table.columns[pos]
@@ -211,7 +206,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         else:
             simple.append((pos, compile_value(s, e, col, [], params)))
     returning = compile_returning(s, tree.args.get("returning"), table, alias, params,
-                                  ret_extra)
+                                  ret_extra, _row_types(s, tree))
     slots = [c.attnum - 1 for c in live]
     ncols = len(table.columns)
     verb = "UPDATE" if is_update else "DELETE"

@@ -18,7 +18,7 @@ from .ddltext import constraint_def, format_type
 from .exprtext import default_text
 from .names import names
 from .registry import VIRTUAL_TABLES, empty, pg_relation
-from .updatable import DELETE, INSERT, UPDATE, check_option, relation_events
+from .updatable import DELETE, INSERT, UPDATE, relation_events
 from .usertypes import udt_name
 
 _CON_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "f": "FOREIGN KEY", "c": "CHECK"}
@@ -161,7 +161,9 @@ def views(ctx: Any) -> list[tuple[Any, ...]]:
         auto = relation_events(cat, t, path, False)
         trig = [g.tgtype for g in cat.triggers if g.table_oid == t.oid]
         rows.append((cat.database.name, idx.schema_name(t.schema_oid), t.name, t.view_sql,
-                     (check_option(t) or "none").upper(),
+                     # NB: as PostgreSQL's view, by the exact text ('LOCAL' is NONE)
+                     "CASCADED" if "check_option=cascaded" in t.options else
+                     "LOCAL" if "check_option=local" in t.options else "NONE",
                      _yes(auto & (UPDATE | DELETE) == UPDATE | DELETE),
                      _yes(bool(auto & INSERT)),
                      _yes(any(g & 81 == 81 for g in trig)), _yes(any(g & 73 == 73 for g in trig)),

@@ -142,7 +142,7 @@ def check_option(view: M.Table) -> str | None:
     """The view's WITH CHECK OPTION ("local" or "cascaded"), or None."""
     for o in view.options:
         if o.startswith("check_option="):
-            return o.split("=", 1)[1]
+            return o.split("=", 1)[1].lower()  # NB: kept as written ('LOCAL') in reloptions
     return None
 
 

@@ -9,7 +9,7 @@ execution, against the catalog and the role of that moment, so a cached plan
 never outlives a REVOKE or a SET ROLE. It costs one dictionary look-up when
 neither the catalog nor the role changed since the last run of the statement.
 Views are checked as the view (their tables are read with the view owner's
-rights, as in PostgreSQL).
+rights, as in PostgreSQL, or the caller's for a `security_invoker` view).
 
 >>> import sqlglot
 >>> [(s, n, w, sorted(c)) for s, n, w, c in
@@ -22,15 +22,17 @@ rights, as in PostgreSQL).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlglot import exp
 
 from ...errors import InsufficientPrivilege, SQLError
 from ...pgwire.backend import Result
 from ..catalog.model import Role
+from ..catalog.viewoptions import is_on
 from ..ddl.names import find_relation, ident
 from ..parse import parse_sql
+from ..pgcatalog.updatable import not_updatable, relation_of, view_query
 from ..stmt import Stmt
 from .check import check_table, current_role, definer, has_privileges
 
@@ -117,19 +119,32 @@ def _check_as(s: SQLSession, cat: Any, role: Role | None, wanted: list[Need], pa
                 raise InsufficientPrivilege(f"permission denied for schema {sch.name}")
             check_table(s, cat, role, t, letters, cols)
         if t.kind == "v" and t.view_sql and depth < _MAX_VIEW_DEPTH:
-            owner = next((r for r in cat.roles if r.oid == t.owner), None)
-            _check_as(s, cat, owner, _view_needs(t.view_sql), path, depth + 1)
+            # NB: a security_invoker view's relations are checked as the current user, even
+            # under another view (PostgreSQL leaves their checkAsUser unset)
+            owner = current_role(s, cat) if is_on(t.options, "security_invoker") else next(
+                (r for r in cat.roles if r.oid == t.owner), None)
+            writes = "".join(c for c in letters if c in "awd")
+            if writes and any(tg.table_oid == t.oid for tg in cat.triggers):
+                writes = ""  # NB: INSTEAD OF triggers write, not the view's base relation
+            _check_as(s, cat, owner, _view_needs(t.view_sql, writes), path, depth + 1)
 
 
 _MAX_VIEW_DEPTH = 32
 
 
-def _view_needs(view_sql: str) -> list[Need]:
-    """What a view's query reads: checked with its owner's rights, whoever reads the view."""
+def _view_needs(view_sql: str, writes: str = "") -> list[Need]:
+    """What a view's query reads, checked with its owner's rights, whoever reads the view;
+    `writes` (a, w, d) a write through an automatically updatable view needs on its base
+    relation as well."""
     try:
-        return needs(parse_sql(view_sql))
+        out = needs(parse_sql(view_sql))
     except SQLError:  # NB: the view's own expansion reports a broken view
         return []
+    if writes and not_updatable(q := view_query(view_sql)) is None:
+        base = relation_of(cast(exp.Select, q))
+        out = [(sc, n, w + writes, None) if (sc, n) == base else (sc, n, w, c)
+               for sc, n, w, c in out]
+    return out
 
 
 def checker(tree: exp.Expression) -> Callable[[SQLSession], None] | None:
