@@ -20,7 +20,8 @@ from tests.integration.test_statements_pg15 import statements
 
 SCRIPTS = {
     # UPDATE ... FROM / DELETE ... USING ... RETURNING *: the target's columns, then every
-    # FROM item's (tables, subqueries, VALUES, functions, CTEs, joins); whole rows of them.
+    # FROM item's (tables, subqueries, VALUES, functions, CTEs, joins); whole rows of them; rows
+    # a BEFORE trigger skips (was XX000).
     "returning_from_items": """
 create table rf_t (id int primary key, v int);
 insert into rf_t values (1, 10), (2, 20), (3, 30);
@@ -37,7 +38,13 @@ update rf_t set v = 6 from rf_u where rf_t.id = rf_u.k returning k;
 update rf_t set v = 7 from rf_u where rf_t.id = rf_u.k returning id;
 delete from rf_t using rf_u, (values (3)) z(n) where rf_t.id = rf_u.k and z.n = rf_u.k returning *;
 delete from rf_t using rf_u where rf_t.id = rf_u.k returning rf_t.*, rf_u.w;
-delete from rf_t using generate_series(2, 2) returning *
+delete from rf_t using generate_series(2, 2) returning *;
+create table rf_s (id int primary key, v int);
+insert into rf_s values (1, 10), (2, 20), (3, 30);
+create function rf_skip2() returns trigger language plpgsql as $$ begin if old.id = 2 then return null; end if; new.v = new.v + 1000; return new; end $$;
+create trigger rf_sk before update on rf_s for each row execute function rf_skip2();
+insert into rf_u values (2, 'b');
+update rf_s set v = 0 from rf_u where rf_s.id = rf_u.k returning *
 """,
     # CREATE VIEW ... WITH (options), ALTER VIEW | TABLE ... SET / RESET: checked and kept in
     # reloptions as written; 22023 for unknown names, bad booleans, bad check_option values.

@@ -232,9 +232,13 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         matched.append(seen)
         total = 0
         out: list[tuple[Any, ...]] = []
-        for i in range(0, len(found), WRITE_BATCH):
+        # NB: a BEFORE trigger may skip rows; RETURNING of FROM columns then writes one row
+        # at a time, to know which source row each written row came from
+        step = 1 if extra_idx and returning is not None and writer.triggers is not None \
+            else WRITE_BATCH
+        for i in range(0, len(found), step):
             keys, olds, news = [], [], []
-            for r in found[i:i + WRITE_BATCH]:
+            for r in found[i:i + step]:
                 old = [None] * ncols
                 for j, slot in enumerate(slots):
                     old[slot] = r[j + 1]
@@ -252,11 +256,11 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             else:
                 rows = writer.delete_rows(sess, keys, olds)
             total += len(rows)  # NB: a BEFORE trigger may have skipped rows
-            if returning is not None and extra_idx:
-                srcs = found[i:i + WRITE_BATCH]
+            if returning is not None and extra_idx and len(rows) == len(keys):
+                srcs = found[i:i + step]
                 out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx)
                            for r, src in zip(rows, srcs, strict=True))
-            elif returning is not None:
+            elif returning is not None and not extra_idx:
                 out.extend(returning.project(r, ctx) for r in rows)
         if returning is not None:
             return Result(f"{verb} {total}", returning.columns, iter(out), done=False)
