@@ -24,7 +24,7 @@ import logging
 import re
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from ..errors import (
     BadCopyFileFormat,
     FeatureNotSupported,
     InvalidColumnReference,
+    InvalidParameterValue,
     QueryCanceled,
     SQLError,
     SyntaxError_,
@@ -222,19 +223,63 @@ def parse_options(text: str) -> dict[str, Any]:
             i += 1
         elif w == "FORCE":
             kind = tokens[i + 1].upper() if i + 1 < len(tokens) else ""
-            i += 2  # FORCE QUOTE cols / FORCE NOT NULL cols
+            if kind == "NOT" and i + 2 < len(tokens) and tokens[i + 2].upper() == "NULL":
+                kind, i = "NOT NULL", i + 1
+            i += 2  # FORCE QUOTE cols / FORCE NOT NULL cols / FORCE NULL cols
             cols = [tokens[i]] if i < len(tokens) else []
             while i + 1 < len(tokens) and tokens[i].endswith(","):
                 i += 1
                 cols.append(tokens[i])
-            if kind == "QUOTE" and cols:
-                opts["force_quote"] = "*" if cols == ["*"] else "(" + " ".join(cols) + ")"
+            key = {"QUOTE": "force_quote", "NOT NULL": "force_not_null",
+                   "NULL": "force_null"}.get(kind)
+            if key and cols:
+                opts[key] = "*" if cols == ["*"] else "(" + " ".join(cols) + ")"
         i += 1
     return opts
 
 
 def _truthy(v: Any) -> bool:
     return v is True or str(v).lower() in ("on", "true", "1", "yes")
+
+
+# COPY FROM csv's per-column NULL options, as ProcessCopyOptions names them in its errors
+_FORCE_NULLS = {"force_not_null": "force not null", "force_null": "force null"}
+
+
+def check_force_nulls(opts: dict[str, Any], copy_from: bool) -> None:
+    """FORCE_NOT_NULL and FORCE_NULL: a list of columns, for COPY FROM in csv only (the
+    checks and messages of PostgreSQL 15's ProcessCopyOptions, in its order)."""
+    for key, words in _FORCE_NULLS.items():
+        v = opts.get(key)
+        if v is None:
+            continue
+        if not (isinstance(v, str) and v.startswith("(")):
+            raise InvalidParameterValue(
+                f'argument to option "{key}" must be a list of column names')
+        if opts["format"] != "csv":
+            raise FeatureNotSupported(f"COPY {words} available only in CSV mode")
+        if not copy_from:
+            raise FeatureNotSupported(f"COPY {words} only available using COPY FROM")
+
+
+def force_columns(opts: dict[str, Any], key: str, table: Any, positions: list[int]
+                  ) -> frozenset[int]:
+    """The indexes (in COPY's column list) of the columns FORCE_NOT_NULL or FORCE_NULL names:
+    42703 for a column the table lacks, 42P10 for one the COPY leaves out."""
+    v = opts.get(key)
+    if v is None:
+        return frozenset()
+    by_name = {c.name: c.attnum - 1 for c in table.live_columns}
+    out = set()
+    for item in str(v).strip("() ").split(","):
+        name = unquote_ident(item.strip())
+        if name not in by_name:
+            raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
+        if by_name[name] not in positions:
+            raise InvalidColumnReference(
+                f'{key.upper()} column "{name}" not referenced by COPY')
+        out.add(positions.index(by_name[name]))
+    return frozenset(out)
 
 
 class CopyIn:
@@ -251,6 +296,11 @@ class CopyIn:
         self.header = _truthy(opts.get("header", False))
         self.quote = opts.get("quote", '"')
         self.escape = opts.get("escape", self.quote)
+        # NB: FORCE_NOT_NULL: an unquoted NULL string is that string; FORCE_NULL: a quoted
+        # one is NULL too (both: NULL exactly when quoted), as NextCopyFrom applies them
+        self.force_not_null = force_columns(opts, "force_not_null", table, positions)
+        self.force_null = force_columns(opts, "force_null", table, positions)
+        self.all_columns = frozenset(range(len(positions)))
         tz = s.settings.get("timezone")
         types = [table.columns[p].type_oid for p in positions]
         self.names = [table.columns[p].name for p in positions]
@@ -276,7 +326,6 @@ class CopyIn:
         self.types = types
         self.typmods = [table.columns[p].typmod for p in positions]
         self.columnwise = self.format == "binary" and supported(types)
-        self.slow_csv = False  # csv input with odd quotes: parsed record by record at the end
         self.simple = simple_block(self.delim, self.quote, self.escape)
         self.parts: list[bytes] = []
         self.pending = 0
@@ -309,7 +358,7 @@ class CopyIn:
     def _feed(self, data: bytes) -> None:
         self.parts.append(data)
         self.pending += len(data)
-        if self.format != "binary" and self.pending >= FEED_CHUNK and not self.slow_csv:
+        if self.format != "binary" and self.pending >= FEED_CHUNK:
             with paused():  # NB: one block at a time (copygc)
                 self._drain(final=False)
 
@@ -333,9 +382,10 @@ class CopyIn:
         elif buf.endswith(b"\n"):
             buf = buf[:-1]
         if quoted:
-            if self.ended or not self._csv_lines(buf):
-                # NB: from here on the csv module reads record by record, at the end
-                self.parts, self.pending, self.slow_csv = [whole], len(whole), True
+            if not self.ended and not self._csv_lines(buf):
+                # NB: this block alone is read record by record, the next ones try the
+                # csv module again; a record the block ends inside waits for the next
+                self._csv(whole if final else buf + b"\n", final)
             return
         if buf and not self.ended:
             text = decode_block(buf, self.table.name, self.line_no)
@@ -372,8 +422,9 @@ class CopyIn:
         fields = split_block(text, delim, n)
         if fields is None:
             self._bad_line(text.split("\n"), first)
+        nulls = self.all_columns if may_hold_null(text, self.null, delim) else frozenset()
         self._add_fields(fields, first, count, has_esc,  # type: ignore[arg-type]
-                         may_hold_null(text, self.null, delim))
+                         nulls - self.force_not_null)
 
     def _csv_lines(self, buf: bytes) -> bool:
         """Loads a block of csv lines with quotes a column at a time, when each record is one
@@ -414,19 +465,23 @@ class CopyIn:
         del flat
         # NB: without escapes other than doubled quotes, a field equal to the NULL string
         # shows in the text as that string, or, empty, as an empty field or a quoted ""
+        # FORCE_NULL makes a quoted one NULL too, FORCE_NOT_NULL an unquoted one a value,
+        # both: NULL when quoted (which is lost here)
+        fnn, fn = self.force_not_null, self.force_null
         if (self.escape != self.quote or may_hold_null(text, self.null, self.delim)
                 or (not self.null and self.quote * 2 in text)) and \
-                any(self.null in values for values in fields):
+                any(self.null in values for i, values in enumerate(fields)
+                    if (i in fnn) == (i in fn)):
             return False
         self.line_no = first + len(records)
-        self._add_fields(fields, first, len(records), False, False)
+        self._add_fields(fields, first, len(records), False, fn - fnn)
         return True
 
     def _add_fields(self, fields: list[list[str]], first: int, count: int, has_esc: bool,
-                    nulls: bool) -> None:
+                    nulls: Collection[int]) -> None:
         """Converts a block's raw fields a column at a time and adds its rows; lines
-        first + 1 ... first + count. `nulls`: some field may be the NULL string (False
-        spares a scan of every column for it)."""
+        first + 1 ... first + count. `nulls`: the columns where a field equal to the NULL
+        string is NULL (and may be there: an empty set spares a scan of every column)."""
         null, delim = self.null, self.delim
         cols: list[Any] = []
         try:
@@ -435,13 +490,14 @@ class CopyIn:
                 if has_esc and "\\" in delim.join(values):
                     cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
                                                              else v) for v in values])
-                elif nulls and null in values:
+                elif i in nulls and null in values:
                     cols.append([None if v == null else dec(v) for v in values])
                 else:
                     cols.append(self.column_decoders[i](values))
         except SQLError as e:
-            raw = [[None if v == null else _ESC.sub(_unescape, v) if has_esc and "\\" in v else v
-                    for v in values] for values in fields]
+            raw = [[None if v == null and (has_esc or i in nulls) else
+                    _ESC.sub(_unescape, v) if has_esc and "\\" in v else v
+                    for v in values] for i, values in enumerate(fields)]
             found = locate(self.table.name, self.names, self.decoders, raw,
                            range(first + 1, first + 1 + count))
             raise (found or e) from None
@@ -476,21 +532,25 @@ class CopyIn:
         col = self.table.columns[self.positions[got]]
         return f'missing data for column "{col.name}"'
 
-    def _csv(self) -> None:
-        text = decode_block(b"".join(self.parts), self.table.name, self.line_no)
-        self.parts = []
-        if text.endswith("\\.\n") or text.endswith("\\.\r\n"):
+    def _csv(self, buf: bytes, final: bool) -> None:
+        """Reads a block of csv input record by record, as PostgreSQL does (`copycsv`): the
+        blocks the csv module cannot take alone. Unless `final`, a record the block ends
+        inside goes back to the input, before what came after it."""
+        text = decode_block(buf, self.table.name, self.line_no)
+        if final and (text.endswith("\\.\n") or text.endswith("\\.\r\n")):
             text = text[: text.rindex("\\.")]
+        tail: list[str] | None = None if final else []
         first = self.line_no == 0  # NB: earlier quote-free blocks may have taken the header
-        if self.ended:
-            return
         base = self.line_no  # physical lines before this text (PostgreSQL counts those)
         seen = 0  # physical lines read before this record
         # NB: PostgreSQL counts a quoted field's line breaks, except in the very first record,
         # read before it knows the input's line ending: those are `skew`, and lines after
         # that record are numbered as if it had been one line
         skew = 0
-        for record, spans in records(text, self.quote, self.escape):
+        for record, spans in records(text, self.quote, self.escape, tail):
+            if record == "\\." and spans == 1:
+                self.ended = True  # NB: the end marker alone on a line ends the data
+                return
             if base + seen == 0:
                 skew = spans - 1
             seen += spans
@@ -510,6 +570,11 @@ class CopyIn:
                     self._missing(len(values)) if len(values) < self.column_count else
                     "extra data after last expected column",
                     where=line_context(self.table.name, self.line_no, record))
+            for i in self.force_not_null | self.force_null:
+                if values[i] is None and i in self.force_not_null:
+                    values[i] = self.null
+                elif i in self.force_null and values[i] == self.null:
+                    values[i] = None
             try:
                 self._add_row([None if v is None else dec(v)
                                for v, dec in zip(values, self.decoders, strict=True)])
@@ -520,6 +585,9 @@ class CopyIn:
             self.lines.append(self.line_no)
             if len(self.rows) >= BATCH:
                 self._flush()
+        if tail:  # NB: its line break included (the block's text ended with one)
+            self.parts.insert(0, tail[0].encode())
+            self.pending += len(self.parts[0])
 
     def _binary(self) -> None:
         b = b"".join(self.parts)
@@ -681,11 +749,8 @@ class CopyIn:
             with paused():
                 self._drain(final=True)
         elif self.format == "csv":
-            if not self.slow_csv:
-                with paused():
-                    self._drain(final=True)
-            if self.slow_csv:
-                self._csv()
+            with paused():
+                self._drain(final=True)
         else:
             self._binary()
         self._flush()
@@ -836,6 +901,7 @@ def analyse_copy(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
     opts = parse_options(rest[dm.end():])
     if opts["format"] not in ("text", "csv", "binary"):
         raise SyntaxError_(f'COPY format "{opts["format"]}" not recognized')
+    check_force_nulls(opts, direction == "FROM")
     if target.startswith("("):
         if direction == "FROM":
             raise SyntaxError_('syntax error at or near "("')

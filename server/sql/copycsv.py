@@ -50,11 +50,19 @@ def simple_block(delim: str, quote: str, escape: str) -> re.Pattern[str]:
     return re.compile(f"{line}(?:\\n{line})*")
 
 
-def records(text: str, quote: str, escape: str) -> Iterator[tuple[str, int]]:
+def records(text: str, quote: str, escape: str, tail: list[str] | None = None
+            ) -> Iterator[tuple[str, int]]:
     """Each record of `text` with the number of physical lines it spans, as CopyReadLine
     finds them: a line break inside a quoted section belongs to the record. A record still
     in quotes at the end of the text runs to its end (line break included); a "\\r" before
-    a record's line break is its line ending."""
+    a record's line break is its line ending. With `tail` (a block of input that more
+    may follow), such a record is not given but appended to `tail`, as its text: the
+    next block goes on with it.
+
+    >>> rest: list[str] = []
+    >>> list(records('1,a\\n2,"b\\nc', '"', '"', rest)), rest
+    ([('1,a', 1)], ['2,"b\\nc'])
+    """
     lines = text.split("\n")
     trailing = lines[-1] == ""
     if trailing:
@@ -78,7 +86,9 @@ def records(text: str, quote: str, escape: str) -> Iterator[tuple[str, int]]:
             rec = "\n".join(held)
             yield (rec[:-1] if rec.endswith("\r") else rec), len(held)
             held = []
-    if held:
+    if held and tail is not None:
+        tail.append("\n".join(held) + ("\n" if trailing else ""))
+    elif held:
         yield "\n".join(held) + ("\n" if trailing else ""), len(held)
 
 

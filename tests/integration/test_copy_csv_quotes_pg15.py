@@ -13,6 +13,8 @@ import psycopg
 import pytest
 
 BIG = "".join(f'{i},"plain ""quoted"" value, number {i:08d}"\n' for i in range(1, 24001))
+# quoted line breaks all through ~1.3 MB: some block of input ends inside a record
+LINES = "".join(f'{i},"a\nb\nc\nd\ne {i:06d}"\n' for i in range(2, 60001))
 
 CASES = {
     "quote inside a field": ("", '1,a"b"c\n2,"x""y"\n3,a"b,c"d\n4,""\n5,\n6,"a\nb"\n9,a""b\n'),
@@ -28,6 +30,9 @@ CASES = {
     "crlf line ends": ("", '1,a"b"\r\n2,"c\r\nd"\r\n'),
     "end marker": ("", '1,a"b"\n\\.\n'),
     "big quoted blocks then a mid-field quote": ("", BIG + '24001,a"b,c"\n24002,q"\n'),
+    "a mid-field quote then big quoted blocks": ("", '0,a"b"c\n' + BIG),
+    "quoted line breaks across blocks": ("", '1,x\n' + LINES),
+    "quoted line breaks across blocks, then a bad value": ("", '1,x\n' + LINES + 'z,"q\n"\n'),
 }
 
 
