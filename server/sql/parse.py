@@ -655,6 +655,27 @@ _ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\
 
 
 _CHECK_OPTION = re.compile(r"\s+WITH\s+(?:(CASCADED|LOCAL)\s+)?CHECK\s+OPTION\s*;?\s*$", re.I)
+# CREATE RECURSIVE VIEW v (cols) AS q is, as in PostgreSQL's grammar,
+# CREATE VIEW v (cols) AS WITH RECURSIVE v (cols) AS (q) SELECT cols FROM v
+_RECURSIVE_VIEW = re.compile(
+    r"^(?P<head>\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\s+)?)RECURSIVE\s+VIEW\s+"
+    r"(?P<name>(?:(?:\"[^\"]*\"|[^\s(\".]+)\s*\.\s*)?(?P<rel>\"[^\"]*\"|[^\s(\".]+))\s*"
+    r"\((?P<cols>[^()]*)\)\s*(?P<with>WITH\s*\([^()]*\)\s*)?AS\s+(?P<query>.*?)\s*;?\s*$",
+    re.I | re.S)
+
+
+_RECURSIVE_NO_COLUMNS = re.compile(
+    r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\s+)?RECURSIVE\s+VIEW\s+"
+    r"(?:\"[^\"]*\"|[^\s(\"])+\s+(?:WITH\s*\([^()]*\)\s*)?(?P<as>AS)\b", re.I)
+
+
+def _recursive_view(m: re.Match[str]) -> str:
+    cols = m.group("cols")
+    return (f"{m.group('head')}VIEW {m.group('name')} ({cols}) {m.group('with') or ''}AS "
+            f"WITH RECURSIVE {m.group('rel')} ({cols}) AS ({m.group('query')}) "
+            f"SELECT {cols} FROM {m.group('rel')}")
+
+
 # CREATE VIEW v [(cols)] WITH (options) AS: sqlglot reads no bare option name (ddl.misc does)
 _VIEW_OPTIONS = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\s+)?"
                            r"(?:RECURSIVE\s+)?VIEW\s+(?:\"[^\"]*\"|[^\s(\"])+\s*(?:\([^()]*\)\s*)?"
@@ -734,6 +755,11 @@ def parse_sql(sql: str) -> exp.Expression:
             sql = sql[:m.start()]
     view_options = None
     if sql[:6].upper() == "CREATE" and ("VIEW" in sql or "view" in sql):
+        sql = _RECURSIVE_VIEW.sub(_recursive_view, sql, count=1)
+        bare = _RECURSIVE_NO_COLUMNS.match(sql)
+        if bare is not None:  # NB: PostgreSQL's grammar requires the column list
+            raise SyntaxError_(f'syntax error at or near "{bare.group("as")}"',
+                               position=bare.start("as") + 1)
         m = _VIEW_OPTIONS.match(sql)
         if m is not None:
             view_options = m.group("opts")

@@ -167,6 +167,16 @@ merge into mg_w t using mg_b on t.a = mg_b.a when matched then delete;
 merge into mg_s using mg_b on true when matched then delete;
 merge into mg_nosuch using mg_b on true when matched then delete
 """,
+    # CREATE RECURSIVE VIEW v (cols) AS q: PostgreSQL's WITH RECURSIVE rewrite.
+    "recursive_views": """
+create recursive view rv_1 (n) as select 1 union all select n + 1 from rv_1 where n < 3;
+select * from rv_1;
+create or replace recursive view rv_2 (n, m) as select 1, 'a'::text union all select n + 1, m || 'a' from rv_2 where n < 3;
+select * from rv_2;
+create recursive view rv_3 as select 1;
+select column_name, data_type from information_schema.columns where table_name = 'rv_2' order by ordinal_position;
+drop view rv_1, rv_2
+""",
     # CREATE CONSTRAINT TRIGGER ... FROM other: the trigger goes with the other table.
     "constraint_trigger_from": """
 create table ctf_1 (a int);

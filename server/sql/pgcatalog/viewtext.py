@@ -106,7 +106,7 @@ def view_text(sql: str, tables: dict[str, Any], pretty: bool,
     """
     try:
         select = sqlglot.parse_one(sql, read="postgres")
-        if not isinstance(select, exp.Select) or select.args.get("with"):
+        if not isinstance(select, exp.Select) or select.args.get("with_"):  # NB: a CTE: as written
             return None
         srcs = _sources(select, tables)
         sources = [(q, {c.name: c.type_oid for c in t.columns if not c.dropped},
