@@ -145,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
                        "instead of 340; default on): far less memory; rows scanned again "
                        "and again are kept decoded")
     serve.add_argument("--frontend", choices=["loop", "threads"],
-                       default=os.environ.get("CUMULO_FRONTEND", "threads"),
+                       default=os.environ.get("CUMULO_FRONTEND", "loop"),
                        help="loop: one event loop serves every connection (sessions are "
                        "greenlets); threads: a thread per connection; env CUMULO_FRONTEND")
     serve.add_argument("--workers", type=int, default=1, metavar="N",

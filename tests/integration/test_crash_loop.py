@@ -161,8 +161,8 @@ def _verify(server: CumuloServer, transfers: set[str], events: set[str], kill: i
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     ("args", "kills"),
-    [([], KILLS), (["--no-sync-commit"], KILLS // 3), (["--frontend", "loop"], KILLS // 2)],
-    ids=["sync-commit", "no-sync-commit", "loop-frontend"],
+    [([], KILLS), (["--no-sync-commit"], KILLS // 3), (["--frontend", "threads"], KILLS // 2)],
+    ids=["sync-commit", "no-sync-commit", "threads-frontend"],
 )
 def test_sigkill_loop(args, kills):
     """With --no-sync-commit a commit is acknowledged once written to the OS, before fsync:
