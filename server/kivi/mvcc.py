@@ -68,6 +68,16 @@ from .freeze import Chain, Freezing, Row
 ChunkOut = tuple[list[bytes], list[Row], bytes | None]  # `chunk`: keys, rows, where to go on
 
 CACHE_LIMIT = 4096
+# Point reads bisect the base's sorted keys: ~20 steps at a million keys, each a cache miss
+# on a key object elsewhere in memory (~7 % of pgbench select-only's server CPU at scale
+# 10). A base read by key often gets a hash index beside it (`_chain`): key -> position,
+# begun once its point reads since it was laid out pass 1/64 of its size, and filled
+# POINT_INDEX_STEP keys per read (a few ms each, no long stall) while the base stays the
+# same list object (a merge, a freeze or a removal lays out a new one, which drops the index;
+# appends extend it). A position is only a hint, used when the key is still there: a stale
+# index is slower, never wrong. Cost: ~70 bytes per indexed key (~70 MB per million).
+POINT_INDEX_MIN = 1 << 14  # smaller bases bisect within the CPU cache
+POINT_INDEX_STEP = 1 << 15
 COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CPU)
 # `collect` moves settled base rows into cold segments (`kivi.coldrows`, `kivi.freeze`): a
 # 10M-row table's row store 3.4 GB -> 1.4 GB RSS. `cumulo serve` turns it on (cli; off with
@@ -98,7 +108,8 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
 class VersionStore(Freezing):
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_gc", "cache_limit", "_max_ts", "_col")  # and `Freezing`'s
+    __slots__ = ("_gc", "cache_limit", "_max_ts", "_col", "_pos", "_pos_keys", "_pos_n",
+                 "_pos_reads")  # and `Freezing`'s
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -118,6 +129,12 @@ class VersionStore(Freezing):
         self._epoch = 0  # bumped when base positions move in place (a split): see `freeze`
         self._dirty: list[int] | None = None  # while a freeze runs: base positions written
         self._aged = 0
+        # the point-read index (see POINT_INDEX_MIN): key -> base position, for the base list
+        # `_pos_keys` (None: no index), its first `_pos_n` positions; point reads since
+        self._pos: dict[bytes, int] = {}
+        self._pos_keys: list[bytes] | None = None
+        self._pos_n = 0
+        self._pos_reads = 0
 
     def __len__(self) -> int:
         """Returns the number of keys that have any version (tombstones included)."""
@@ -325,6 +342,18 @@ class VersionStore(Freezing):
 
     def _chain(self, key: bytes) -> Chain | None:
         keys = self._keys
+        if self._pos_keys is keys:
+            i = self._pos.get(key, -1)
+            if 0 <= i < len(keys) and keys[i] == key:
+                return self._chains[i]
+            if self._pos_n != len(keys):
+                self._index_more(keys)
+        elif len(keys) >= POINT_INDEX_MIN:
+            if self._pos_keys is not None:  # NB: the base was laid out anew: a new count
+                self._pos, self._pos_keys, self._pos_n, self._pos_reads = {}, None, 0, 0
+            self._pos_reads += 1
+            if self._pos_reads > len(keys) >> 6:
+                self._index_more(keys)
         i = bisect_left(keys, key)
         if i < len(keys) and keys[i] == key:
             return self._chains[i]
@@ -334,6 +363,17 @@ class VersionStore(Freezing):
             if version is not None:
                 return (version,)
         return chain
+
+    def _index_more(self, keys: list[bytes]) -> None:
+        """Indexes the next POINT_INDEX_STEP positions of the base `keys` (from the start
+        when the index is of another list, or the base shrank in place: a split)."""
+        n = len(keys)
+        if self._pos_keys is not keys or self._pos_n > n:
+            self._pos, self._pos_keys, self._pos_n = {}, keys, 0
+        a = self._pos_n
+        b = min(n, a + POINT_INDEX_STEP)
+        self._pos.update(zip(islice(keys, a, b), range(a, b), strict=True))
+        self._pos_n = b
 
     def read(self, key: bytes, ts: int) -> Row | None:
         """Returns the row visible at ts, or None."""
@@ -606,6 +646,7 @@ class VersionStore(Freezing):
         other._cold = self._cold.split_off(key)
         self._col = None
         self._epoch += 1  # NB: before the lists shrink in place (a freeze pass checks it)
+        self._pos, self._pos_keys, self._pos_n = {}, None, 0  # NB: and the point index
         del self._keys[i:]
         del self._chains[i:]
         self._gc = {k for k in self._gc if k < key}

@@ -393,3 +393,19 @@ def test_keys_gone_hot_in_a_segment_go_cold_again_once_left_alone(monkeypatch):
     store.apply(4, [(keys[4], None)])  # a write to a decoded cold key
     assert store.read(keys[4], 4) is None and store.read(keys[4], 3) == (4, "y")
     assert list(store.scan(keys[3], keys[6], 4)) == [(keys[3], (3, "x")), (keys[5], (5, "x"))]
+
+
+def test_fixed_width_find_agrees_with_bisect():
+    """`find` over fixed-width keys (numpy's searchsorted) as `bytes` order says: NULs and
+    0xff at either end, keys absent, keys of another width (never in the segment)."""
+    rnd = random.Random(7)
+    keys = sorted({bytes(rnd.choice((0, 1, 127, 128, 255)) for _ in range(3)) for _ in range(60)})
+    keys = keys[::2]
+    seg = Segment.encode(keys, [(i,) for i in range(len(keys))], 3)
+    assert seg.width == 3
+    for probe in sorted({bytes((a, b, c)) for a in (0, 1, 255) for b in (0, 128, 255)
+                         for c in (0, 1, 255)} | set(keys)):
+        want = keys.index(probe) if probe in keys else -1
+        assert seg.find(probe) == want, probe
+    for other in (keys[1][:2], keys[1] + b"\x00", b""):
+        assert seg.find(other) == -1

@@ -196,3 +196,39 @@ def test_chunks_resume():
             else:
                 lo = nxt
         assert seen == (sorted(range(40), reverse=reverse))
+
+
+def test_point_index_never_answers_wrong(monkeypatch):
+    """The point-read index (`_chain`) is a hint: reads agree with a model while the base is
+    merged anew, appended to, split and dropped under it."""
+    from cumulo.server.kivi import mvcc
+
+    monkeypatch.setattr(mvcc, "POINT_INDEX_MIN", 8)
+    monkeypatch.setattr(mvcc, "POINT_INDEX_STEP", 5)
+    rnd = random.Random(3)
+    store = VersionStore(cache_limit=4)
+    model: dict[bytes, int] = {}
+    ts = 0
+
+    def write(keys: list[bytes]) -> None:
+        nonlocal ts
+        ts += 1
+        store.apply(ts, [(k, (ts,)) for k in keys])
+        model.update(dict.fromkeys(keys, ts))
+
+    write([b"k%04d" % i for i in range(0, 200, 2)])
+    store.compact()
+    for step in range(400):
+        k = b"k%04d" % rnd.randrange(260)
+        got = store.read(k, ts)
+        assert got == ((model[k],) if k in model else None), (step, k)
+        if step % 37 == 0:
+            write([b"k%04d" % rnd.randrange(1, 200, 2) for _ in range(6)])  # between: new layout
+        if step % 53 == 0:
+            write([b"k%04d" % (200 + step // 53 * 3 + j) for j in range(3)])  # above all
+            store.compact()
+        if step == 250:
+            upper = store.split_off(b"k0150")
+            assert upper.read(b"k0150", ts) == ((model[b"k0150"],) if b"k0150" in model else None)
+            model = {key: v for key, v in model.items() if key < b"k0150"}
+    assert store._pos_keys is store._keys and store._pos  # the index was in use
