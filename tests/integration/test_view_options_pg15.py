@@ -87,6 +87,28 @@ create or replace view vo_8 as select * from vo_b;
 select reloptions from pg_class where relname = 'vo_8';
 select table_name, check_option from information_schema.views where table_name like 'vo%' order by 1
 """,
+    # A table's storage parameters: PostgreSQL 15's names, bounds and messages (were all
+    # accepted, booleans stored as `autovacuum_enabled=`).
+    "table_options": """
+create table to_1 (a int) with (security_barrier = true);
+create table to_2 (a int) with (fillfactor = 50, foo = 1);
+create table to_3 (a int) with (fillfactor = 50);
+create table to_4 (a int) with (fillfactor = 5);
+create table to_5 (a int) with (fillfactor = 'x');
+create table to_6 (a int) with (autovacuum_vacuum_scale_factor = 200);
+create table to_7 (a int) with (autovacuum_vacuum_scale_factor = 0.5, vacuum_index_cleanup = auto, autovacuum_enabled = false, toast.autovacuum_enabled = false);
+create table to_8 (a int) with (vacuum_index_cleanup = maybe);
+create table to_9 (a int) with (foo.bar = 1);
+create table to_10 (a int) with (toast.fillfactor = 50);
+create table to_11 (a int) with (fillfactor = 50, fillfactor = 60);
+create table to_12 (a int) with (fillfactor = 50.4, log_autovacuum_min_duration = -1, parallel_workers = '3');
+alter table to_3 set (fillfactor = 60, autovacuum_enabled = false);
+alter table to_3 set (bogus = 1);
+alter table to_3 set (autovacuum_freeze_max_age = 10);
+alter table to_3 set (user_catalog_table = true, fillfactor = 70);
+alter table to_3 reset (fillfactor);
+select relname, reloptions from pg_class where relname like 'to%' order by 1
+""",
     # A view that reads a temporary relation is temporary, with PostgreSQL's NOTICE.
     "temp_views": """
 create table tv_b (a int);

@@ -26,6 +26,7 @@ cumulo.server.errors.InvalidParameterValue: unrecognized parameter "fillfactor"
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ...errors import InvalidParameterValue, SyntaxError_
 
@@ -115,10 +116,12 @@ def view_options(items: list[tuple[str, str | None]]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def merge_options(old: tuple[str, ...], items: list[tuple[str, str | None]]
+def merge_options(old: tuple[str, ...], items: list[tuple[str, str | None]],
+                  check: Callable[[list[tuple[str, str | None]]], tuple[str, ...]] | None = None
                   ) -> tuple[str, ...]:
-    """ALTER VIEW ... SET (...): the old options not named, then the new ones, checked."""
-    new = view_options(items)
+    """ALTER VIEW | TABLE ... SET (...): the old options not named, then the new ones,
+    checked by `check` (a view's by default)."""
+    new = (check or view_options)(items)
     named = {o.split("=", 1)[0] for o in new}
     return tuple(o for o in old if o.split("=", 1)[0] not in named) + new
 

@@ -29,6 +29,8 @@ from ...errors import (
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Table
 from ..catalog.syscols import check_column_name
+from ..catalog.tableoptions import option_item, table_options
+from ..catalog.viewoptions import merge_options, view_options
 from ..context import ParamTypes
 from ..dml.domaincheck import for_table
 from ..dml.values import compile_default, compile_value, table_scope
@@ -452,14 +454,10 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
             rename_column_in_views(s, table, old_name, new_name)
             rename_column_in_checks(s, table, old_name, new_name)
             _put(s, dataclasses.replace(table, columns=cols))
-        elif isinstance(action, exp.AlterSet):
-            opts = dict(o.split("=", 1) for o in table.options)
-            for e in action.expressions:
-                if isinstance(e, exp.EQ):
-                    opts[ident(e.this.this if isinstance(e.this, exp.Column) else e.this)] = \
-                        e.expression.name
-            _put(s, dataclasses.replace(table, options=tuple(f"{k}={v}" for k, v in
-                                                             opts.items())))
+        elif isinstance(action, exp.AlterSet):  # SET (storage parameters), checked as PG
+            _put(s, dataclasses.replace(table, options=merge_options(
+                table.options, [option_item(e) for e in action.expressions],
+                view_options if table.kind == "v" else table_options)))
         else:
             raise InvalidTableDefinition(
                 f"ALTER TABLE action not supported: {action.sql('postgres')}")

@@ -33,6 +33,7 @@ from ...pgtypes import oids as T
 from ..catalog import statstore
 from ..catalog.model import Column, Constraint, Index, Schema, Sequence, Table
 from ..catalog.syscols import check_column_name
+from ..catalog.tableoptions import option_item, table_options
 from ..context import ParamTypes
 from ..dml.firetriggers import TableTriggers
 from ..dml.writer import writer_for
@@ -360,15 +361,10 @@ def temp_schema(s: SQLSession) -> str:
 
 
 def _reloptions(tree: exp.Create) -> tuple[str, ...]:
+    """WITH (storage parameters), checked as PostgreSQL checks them (`catalog.tableoptions`)."""
     props = tree.args.get("properties")
-    out = []
-    for p in props.expressions if props else []:
-        if isinstance(p, exp.Property) and not isinstance(
-                p, exp.WithDataProperty | exp.TemporaryProperty) and p.args.get("value") is not None:
-            val = p.args.get("value")
-            key = p.name or str(p.this)
-            out.append(f"{key.lower()}={val.name if isinstance(val, exp.Expression) else val}")
-    return tuple(out)
+    return table_options([option_item(p) for p in (props.expressions if props else ())
+                          if type(p) is exp.Property and p.args.get("value") is not None])
 
 
 def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:

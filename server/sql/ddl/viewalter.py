@@ -20,21 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import (
-    FeatureNotSupported,
-    InvalidParameterValue,
-    SyntaxError_,
-    UndefinedTable,
-    WrongObjectType,
-)
+from ...errors import FeatureNotSupported, SyntaxError_, UndefinedTable, WrongObjectType
 from ...pgwire.backend import Result
-from ..catalog.viewoptions import VIEW_OPTIONS, merge_options, option_value
+from ..catalog.tableoptions import option_item
+from ..catalog.viewoptions import merge_options, option_value
 from ..parse import unquote_ident
 from ..pgcatalog.updatable import not_updatable, view_query
 from ..privileges.check import current_role, must_own, relation_noun
 from ..stmt import Stmt
 from .alter import alter_table, relation_to_alter
-from .names import find_relation, ident, parse_qualified, skip_or_raise, table_name
+from .names import find_relation, parse_qualified, skip_or_raise, table_name
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -76,11 +71,6 @@ def alter_table_options(s: SQLSession, tree: exp.Alter) -> str | None:
         return None
     schema, name = table_name(tree.this)
     rel = find_relation(s.catalog(), schema, name, s.search_path())
-    if rel is not None and rel.kind == "r":  # NB: a table has none of a view's options
-        for action in actions:
-            for name, _ in map(_option_item, action.expressions):
-                if name in VIEW_OPTIONS:
-                    raise InvalidParameterValue(f'unrecognized parameter "{name}"')
     if rel is None or rel.kind != "v":
         return None
     for action in actions:
@@ -92,7 +82,7 @@ def set_view_options(s: SQLSession, oid: int, action: exp.AlterSet) -> None:
     """SET (security_barrier, check_option = local, ...): checked and merged into reloptions
     as PostgreSQL does (`catalog.viewoptions`); a check option needs an updatable view."""
     view = s.catalog().existing_table(oid)
-    options = merge_options(view.options, [_option_item(e) for e in action.expressions])
+    options = merge_options(view.options, [option_item(e) for e in action.expressions])
     if option_value(options, "check_option") is not None:
         why = not_updatable(view_query(view.view_sql or ""))
         if why is not None:  # as CREATE VIEW ... WITH CHECK OPTION
@@ -101,21 +91,6 @@ def set_view_options(s: SQLSession, oid: int, action: exp.AlterSet) -> None:
     if options != view.options:
         s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(view, options=options))
         s.catalog_changed()
-
-
-def _option_item(e: exp.Expression) -> tuple[str, str | None]:
-    """One `name [= value]` of SET (...) as sqlglot read it, folded as PostgreSQL folds it."""
-    target, value = (e.this, e.expression) if isinstance(e, exp.EQ) else (e, None)
-    name = ident(target)
-    if isinstance(target, exp.Column) and target.table:
-        name = f"{ident(target.args['table'])}.{name}"
-    if value is None:
-        return name, None
-    if isinstance(value, exp.Boolean):
-        return name, "true" if value.this else "false"
-    if isinstance(value, exp.Literal):
-        return name, str(value.this)
-    return name, ident(value)
 
 
 _RESET = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE)\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?"
