@@ -7,7 +7,7 @@ row changed since the snapshot is locked in its newest version and rechecked
 (EvalPlanQual): it is returned as it is now if it still matches, else dropped.
 
 Here the query is planned without its locking clause, LIMIT and OFFSET, and
-with one extra column per locked table: its `ctid` (the row's KiVi key). The
+with one extra column per locked table: its row key (`ROW_KEY`, the KiVi key). The
 LIMIT and OFFSET expressions ride along as two more columns (so a `$n` there
 is typed int8 as PostgreSQL types it, in the same planning pass).
 `LockRowsPlan.execute` takes `Txn.lock_row` for each row, applies OFFSET and
@@ -40,6 +40,7 @@ from ..errors import (
     UndefinedTable,
 )
 from ..txn.rowlocks import KEY_SHARE, MODE_NAMES, NO_KEY_UPDATE, NOWAIT, SHARE, SKIP, UPDATE, WAIT
+from .catalog.syscols import ROW_KEY
 from .ddl.names import find_relation, ident, table_name
 
 if TYPE_CHECKING:
@@ -200,7 +201,7 @@ def plan_locking(s: Any, tree: exp.Expression, params: ParamTypes, compiler: Any
         inner.set("limit", None)
     off = inner.args.get("offset")
     inner.set("offset", None)
-    extra: list[Any] = [exp.column("ctid", table=exp.to_identifier(q, quoted=True)).as_(f"__cumulo_ctid{i}")
+    extra: list[Any] = [exp.column(ROW_KEY, table=exp.to_identifier(q, quoted=True)).as_(f"__cumulo_ctid{i}")
              for i, (q, _) in enumerate(targets)]
     lim_e, off_e = _limit_expr(lim), _limit_expr(off)
     for e, alias in ((lim_e, _LIMIT), (off_e, _OFFSET)):

@@ -1,8 +1,37 @@
-"""The system column names a table's own columns may not take, as in PostgreSQL.
+"""The system columns: the names a table's own columns may not take, and their values.
 
 Every PostgreSQL table has `tableoid`, `cmax`, `xmax`, `cmin`, `xmin` and `ctid` (attnum
 -6 .. -1 in pg_attribute); CREATE TABLE, ADD COLUMN, CREATE TABLE AS and RENAME COLUMN
 refuse a column named like one with 42701, so a schema that loads here loads there.
+
+A query that names one gets it as a hidden column of each table it reads (`*` leaves
+them out). `tableoid` is the table's pg_class OID. `xmin` is `version_xid`: PostgreSQL's
+is the id of the transaction that wrote the row version, and ORMs use it as a version
+stamp (`UPDATE ... WHERE id = $1 AND xmin = $2` matches nothing once another transaction
+has changed the row). Cumulo's scans return a row without the commit timestamp of its
+version, so xmin is a 32-bit digest of the row's key and stored values instead: the same
+in every snapshot and process while the row is unchanged, different (but for a 2**-32
+chance) after an UPDATE that changes a value. Unlike PostgreSQL's, it does not change
+when an UPDATE writes the values the row already had, it comes back after a row is
+changed back to an earlier state, and it is not the writer's `txid_current()`. `xmax`,
+`cmin` and `cmax` are 0, as PostgreSQL shows them for a row no live transaction is
+deleting or locking, in a transaction's first command.
+
+`ctid` is `version_tid`: PostgreSQL's is where the row version lies, (block, offset).
+Cumulo's rows lie in KiVi by key, so the block is a digest of the key and the offset one
+of the version (1 .. 65535): stable within a snapshot and across them while the row is
+unchanged, different for another row, and (but for a 1/65535 chance) different after an
+UPDATE, so `SELECT ctid ...` then `UPDATE ... WHERE ctid = $1` finds the row it saw.
+A ctid is compared as a whole (no `ctid > '(5,0)'`, no TID range scans). Internally the
+row's KiVi key travels as the hidden column `ROW_KEY` (bytes), which UPDATE, DELETE and
+FOR UPDATE select to find the rows they change.
+
+>>> version_xid(b"k1", (1, "a")) == version_xid(b"k1", (1, "a"))
+True
+>>> len({version_xid(b"k1", (1, "a")), version_xid(b"k1", (2, "a")), version_xid(b"k2", (1, "a"))})
+3
+>>> version_tid(b"k1", (1, "a")) == version_tid(b"k1", (1, "a")) != version_tid(b"k1", (2, "a"))
+True
 
 >>> try:
 ...     check_column_name("xmin")
@@ -13,7 +42,11 @@ refuse a column named like one with 42701, so a schema that loads here loads the
 
 from __future__ import annotations
 
+import zlib
+from typing import Any
+
 from ...errors import DuplicateColumn
+from ...kivi.wire import packb
 from ...pgtypes import oids as T
 
 # (name, attnum, type OID), PostgreSQL's order of pg_attribute rows
@@ -26,3 +59,19 @@ def check_column_name(name: str) -> None:
     """42701 for a column named like a system column."""
     if name in _NAMES:
         raise DuplicateColumn(f'column name "{name}" conflicts with a system column name')
+
+
+VERSION_COLUMNS = frozenset(("xmin", "xmax", "cmin", "cmax", "ctid"))
+ROW_KEY = "__cumulo_rowkey"  # the hidden column of a row's KiVi key (bytes)
+_FIRST_NORMAL_XID = 3  # 0 is invalid, 1 bootstrap, 2 frozen in PostgreSQL
+
+
+def version_xid(key: bytes, row: tuple[Any, ...]) -> int:
+    """A row version's xmin: a digest of its key and its stored values (see above)."""
+    digest = zlib.crc32(packb(row), zlib.crc32(key))
+    return digest if digest >= _FIRST_NORMAL_XID else digest + _FIRST_NORMAL_XID
+
+
+def version_tid(key: bytes, row: tuple[Any, ...]) -> str:
+    """A row version's ctid, as tid's text `(block,offset)` (see above)."""
+    return f"({zlib.crc32(key)},{version_xid(key, row) % 65535 + 1})"

@@ -20,6 +20,7 @@ from ...errors import FeatureNotSupported, SQLError, UndefinedColumn
 from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
 from ..catalog.model import Table
+from ..catalog.syscols import ROW_KEY
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import find_relation, get_relation, ident, table_name
 from ..expr.commontype import AssignCast
@@ -164,7 +165,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                                   f'"{table.name}"')
     q = alias or table.name
     live = table.live_columns
-    select: list[exp.Expression] = [_column(q, "ctid")]
+    select: list[exp.Expression] = [_column(q, ROW_KEY)]
     select.extend(_column(q, c.name) for c in live)
     params = ParamTypes(list(param_oids))
     computed: list[tuple[int, int]] = []  # (row position, select-list index)

@@ -23,6 +23,7 @@ from ...errors import (
     DatetimeFieldOverflow,
     FeatureNotSupported,
     InvalidDatetimeFormat,
+    InvalidParameterValue,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
     SQLError,
@@ -36,8 +37,9 @@ from ...pgtypes.geometry import NAMES as GEOMETRIC
 from ...pgtypes.infdate import TIME_24, InfiniteDate, InfiniteTimestamp, Time24
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.jsonbtext import normalize as normalize_jsonb
+from ...pgtypes.multiranges import MULTIRANGE_OF, MultiRange
 from ...pgtypes.multiranges import RANGE_OF as MULTIRANGE_RANGE
-from ...pgtypes.multiranges import MultiRange
+from ...pgtypes.multiranges import make as make_multirange
 from ...pgtypes.network import TEXT_INPUT as NETWORK_INPUT
 from ...pgtypes.numtypmod import precision_scale
 from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
@@ -720,11 +722,38 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return lambda v: v & 0xFFFFFFFF
     if (src, dst) in _NETWORK_CASTS:
         return _NETWORK_CASTS[(src, dst)]
+    if src == T.JSONB and dst in _JSONB_SCALARS:
+        return _jsonb_scalar(dst)
+    if MULTIRANGE_OF.get(src) == dst:  # int4multirange(int4range): the one range
+        return lambda r: make_multirange(dst, [r])
     if src in hstore.OIDS and dst in (T.JSON, T.JSONB):  # hstore_to_json(b)
         return hstore.to_json if dst == T.JSON else lambda v: normalize_jsonb(hstore.to_json(v))
     if dst == T.ANYARRAY or dst == T.ANYELEMENT or src == T.UNKNOWN:
         return None
     raise CannotCoerce(f"cannot cast type {type_name(src)} to {type_name(dst)}")
+
+
+_JSONB_SCALARS = (T.BOOL, T.NUMERIC, T.INT2, T.INT4, T.INT8, T.FLOAT4, T.FLOAT8)
+_JSONB_KINDS = {"{": "object", "[": "array", '"': "string", "t": "boolean", "f": "boolean",
+                "n": "null"}
+
+
+def _jsonb_scalar(dst: int) -> Callable[[Any], Any]:
+    """jsonb_int4 and its kin: a jsonb number (or, for boolean, true/false) as `dst`, else
+    22023 naming what the value is (PostgreSQL 15 refuses a jsonb null too)."""
+    number = cast_function(T.NUMERIC, dst) if dst != T.BOOL else None
+
+    def conv(v: Any) -> Any:
+        text = str(v)
+        kind = _JSONB_KINDS.get(text[:1], "numeric")
+        if dst == T.BOOL and kind == "boolean":
+            return text == "true"
+        if dst != T.BOOL and kind == "numeric":
+            n = Decimal(text)
+            return number(n) if number is not None else n
+        raise InvalidParameterValue(f"cannot cast jsonb {kind} to type {type_name(dst)}")
+
+    return conv
 
 
 _NETWORK_CASTS: dict[tuple[int, int], Callable[[Any], Any] | None] = {

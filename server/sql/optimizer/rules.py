@@ -17,6 +17,7 @@ from ..plan.explain import explain_lines
 from ..plan.nodeexprs import node_exprs
 from .columnar import columnar
 from .expr_index import expr_index
+from .filters_below_syscols import filters_below_syscols
 from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
 from .join_order import join_order
@@ -36,6 +37,7 @@ from .semijoin import semijoin
 PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
+    filters_below_syscols,
     columnar,
     join_order,
     pushdown_join_filters,

@@ -30,6 +30,7 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgtypes import oids as T
+from ..catalog.syscols import ROW_KEY, SYSTEM_COLUMNS, VERSION_COLUMNS, version_tid, version_xid
 from ..exec.subquery import _correlated, _exprs
 from ..expr import types as ty
 from ..expr.binder import Binder, Scope, find_aggregates, find_windows
@@ -75,8 +76,9 @@ class Planner:
         self.search_path = search_path
         self.ctes: list[dict[str, N.CTEDef]] = []
         self.reg = RegResolver(catalog, search_path)
-        self.want_ctid = False  # set by plan_query when the statement mentions ctid
+        self.want_key = False  # set by plan_query when the statement reads rows' keys (ROW_KEY)
         self.want_tableoid = False  # ... or tableoid
+        self.want_version: frozenset[str] = frozenset()  # ... the system columns it names
         self.row_names: set[str] = set()  # names that may be whole rows (plan.nullmark)
         self.marks = itertools.count()  # numbers the null-extension markers
         self.join_hidden: set[str] = set()  # names an aliased join hides: `(t JOIN u) AS j`
@@ -87,9 +89,10 @@ class Planner:
         """Plans a top-level statement."""
         q = normalize_identifiers(q, dialect="postgres")  # unquoted names fold to lower case
         names = {c.name for c in q.find_all(exp.Column)}
-        self.want_ctid = "ctid" in names
+        self.want_key = ROW_KEY in names
         self.row_names = whole_row_names([(c.table, c.name) for c in q.find_all(exp.Column)])
         self.want_tableoid = "tableoid" in names
+        self.want_version = VERSION_COLUMNS & names
         for t in q.find_all(exp.Table):
             self.mentions[t.name] = self.mentions.get(t.name, 0) + 1
         return self.build(q, None)
@@ -533,7 +536,8 @@ class Planner:
             if vt is not None:
                 cols = [N.PCol(n, t, qualifier=qualifier, table_oid=vt.oid, attnum=i + 1)
                         for i, (n, t) in enumerate(vt.columns)]
-                return self._with_tableoid(N.VirtualScan(cols, vtable=vt), vt.oid, qualifier)
+                node = self._with_version(N.VirtualScan(cols, vtable=vt), qualifier, vt.oid)
+                return self._with_tableoid(node, vt.oid, qualifier)
             s = next((s for s in self.catalog.schemas if s.name == sname), None)
             if s is None:
                 continue
@@ -568,7 +572,8 @@ class Planner:
                 node = _rename(node, names, qualifier)
                 own_columns(node.cols, t)  # NB: typed and described as the view's, as in PG
                 return node
-            return self._with_tableoid(self.table_scan(t, qualifier), t.oid, qualifier)
+            node = self._with_version(self.table_scan(t, qualifier), qualifier, t.oid)
+            return self._with_tableoid(node, t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name
         raise UndefinedTable(f'relation "{shown}" does not exist')
 
@@ -596,13 +601,37 @@ class Planner:
         cols = [*node.cols, N.PCol("tableoid", T.OID, -1, qualifier, oid, -6, hidden=True)]
         return N.Project(cols, child=node, exprs=exprs)
 
+    def _with_version(self, node: N.Node, qualifier: str, oid: int) -> N.Node:
+        """Adds the hidden system columns xmin, xmax, cmin, cmax and ctid the statement names:
+        a table's xmin and ctid from each row's key (its hidden ROW_KEY, last) and stored
+        values, a system catalog's xmin 1 (bootstrap), as PostgreSQL's initdb rows, and no
+        ctid (catalog.syscols)."""
+        if not self.want_version:
+            return node
+        n = len(node.cols)
+        exprs = [col(i, c.type, c.name) for i, c in enumerate(node.cols)]
+        cols = list(node.cols)
+        scan = isinstance(node, N.Scan)
+        row = [col(n - 1, T.BYTEA), *(col(i, c.type) for i, c in enumerate(node.cols[:-1]))]
+        own = {c.name for c in node.cols}  # NB: pg_replication_slots has a column xmin
+        for name, num, typ in SYSTEM_COLUMNS:
+            if name not in self.want_version or name in own or (name == "ctid" and not scan):
+                continue
+            if name in ("xmin", "ctid") and scan:
+                fn = _row_xmin if name == "xmin" else _row_ctid
+                exprs.append(E("pyfunc", (name, fn, False), row, typ))
+            else:
+                exprs.append(E("const", 1 if name == "xmin" else 0, [], typ))
+            cols.append(N.PCol(name, typ, -1, qualifier, oid, num, hidden=True))
+        return N.Project(cols, child=node, exprs=exprs)
+
     def table_scan(self, t: Any, qualifier: str) -> N.Scan:
         cols = [N.PCol(c.name, c.type_oid, c.typmod, qualifier, t.oid, c.attnum, dropped=c.dropped,
                        rowtype=c.domain if c.domain in T.ELEMENT_OF else 0)  # NB: d[] is d[]
                 for c in sorted(t.columns, key=lambda c: c.attnum)]
-        if not self.want_ctid:
+        if not self.want_key and not self.want_version:
             return N.Scan(cols, table=t)
-        cols.append(N.PCol("ctid", T.BYTEA, -1, qualifier, t.oid, -1, hidden=True))
+        cols.append(N.PCol(ROW_KEY, T.BYTEA, -1, qualifier, t.oid, -1, hidden=True))
         return N.Scan(cols, table=t, with_keys=True)
 
     def function_scan(self, fn: exp.Expr, outer: Scope | None, alias: str | None,
@@ -727,6 +756,14 @@ def _nulls_first(o: exp.Ordered) -> bool:
     if nf is None:
         return bool(o.args.get("desc"))
     return bool(nf)
+
+
+def _row_xmin(key: bytes, *row: Any) -> int:
+    return version_xid(key, row)
+
+
+def _row_ctid(key: bytes, *row: Any) -> str:
+    return version_tid(key, row)
 
 
 def _copy(c: N.PCol, qualifier: str | None) -> N.PCol:

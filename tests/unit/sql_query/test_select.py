@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import pytest
@@ -105,11 +106,15 @@ def test_output_columns(db: DB) -> None:
         (16400, 4, 88), (16400, 1, -1)]
 
 
-def test_ctid_is_the_encoded_key(db: DB) -> None:
+def test_row_key_is_the_encoded_key_and_ctid_a_tid(db: DB) -> None:
+    from cumulo.server.sql.catalog.syscols import ROW_KEY
     from cumulo.server.sql.exec.keys import encode_key
 
-    assert db.rows("select ctid, a from t where a = 2") == [(encode_key((2,)), 2)]
-    assert db.rows("select ctid from t order by a limit 1") == [(encode_key((1,)),)]
+    assert db.rows(f"select {ROW_KEY}, a from t where a = 2") == [(encode_key((2,)), 2)]
+    assert db.rows(f"select {ROW_KEY} from t order by a limit 1") == [(encode_key((1,)),)]
+    (tid, a), = db.rows("select ctid, a from t where a = 2")
+    assert re.fullmatch(r"\(\d+,\d+\)", tid) and a == 2
+    assert db.rows("select ctid from t where a = 2") == [(tid,)]  # the same in every read
 
 
 def test_params_and_reuse(db: DB) -> None:
