@@ -102,6 +102,8 @@ create table to_9 (a int) with (foo.bar = 1);
 create table to_10 (a int) with (toast.fillfactor = 50);
 create table to_11 (a int) with (fillfactor = 50, fillfactor = 60);
 create table to_12 (a int) with (fillfactor = 50.4, log_autovacuum_min_duration = -1, parallel_workers = '3');
+create table to_13 with (fillfactor = 70) as select 1 as a;
+create table to_14 with (fillfactor = 7) as select 1 as a;
 alter table to_3 set (fillfactor = 60, autovacuum_enabled = false);
 alter table to_3 set (bogus = 1);
 alter table to_3 set (autovacuum_freeze_max_age = 10);

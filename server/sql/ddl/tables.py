@@ -131,7 +131,6 @@ class TableBuilder:
                 not_null = not k.args.get("allow_null")
             elif isinstance(k, exp.PrimaryKeyColumnConstraint):
                 self.set_pk((attnum,), cname)
-                self.pk_deferral = fk_deferral(k.args.get("options"))
                 not_null = True
             elif isinstance(k, exp.UniqueColumnConstraint):
                 self.uniques.append((cname or "", (attnum,), bool(k.args.get("nulls")),
@@ -292,7 +291,7 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
         cname = names[i] if i < len(names) else c.name
         check_column_name(cname)
         b.columns.append(Column(cname, c.type_oid, c.typmod, i + 1))
-    table = b.finish(())
+    table = b.finish(_reloptions(tree))  # NB: WITH (fillfactor = 70) AS ..., checked
     props = tree.args.get("properties")
     if props is not None and any(isinstance(p, exp.WithDataProperty) and p.args.get("no")
                                  for p in props.expressions):
