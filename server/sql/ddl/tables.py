@@ -131,6 +131,7 @@ class TableBuilder:
                 not_null = not k.args.get("allow_null")
             elif isinstance(k, exp.PrimaryKeyColumnConstraint):
                 self.set_pk((attnum,), cname)
+                self.pk_deferral = fk_deferral(k.args.get("options"))
                 not_null = True
             elif isinstance(k, exp.UniqueColumnConstraint):
                 self.uniques.append((cname or "", (attnum,), bool(k.args.get("nulls")),
