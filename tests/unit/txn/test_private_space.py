@@ -15,6 +15,7 @@ import time
 import pytest
 
 from cumulo.server.errors import SerializationFailure
+from cumulo.server.txn import embedded
 from cumulo.server.txn.embedded import open_embedded
 
 NEW = 11  # the claimed space
@@ -105,5 +106,31 @@ def test_gc_follows_the_commit_rate():
         r = m.begin()
         assert r.get(OLD, [key(0)]) == [(59,)]
         r.commit()
+    finally:
+        m.close()
+
+
+def _until(cond) -> None:
+    deadline = time.monotonic() + 10
+    while not cond():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_gc_runs_once_the_server_goes_quiet(monkeypatch):
+    # neither the interval nor the commit count is reached: a start, and a quiet tick after
+    # commits (a bulk load's end), collect once each; an idle server does not collect again
+    monkeypatch.setattr(embedded, "GC_TICK", 0.01)
+    m = open_embedded(None, gc_interval=3600, gc_commits=10**6)
+    try:
+        _until(lambda: m.stats["gc_runs"] >= 1)
+        runs = m.stats["gc_runs"]
+        t = m.begin()
+        t.put(OLD, [(key(0), (1,))])
+        t.commit()
+        _until(lambda: m.stats["gc_runs"] > runs)
+        runs = m.stats["gc_runs"]
+        time.sleep(0.1)
+        assert m.stats["gc_runs"] == runs
     finally:
         m.close()
