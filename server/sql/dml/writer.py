@@ -494,8 +494,12 @@ class TableWriter:
         """`update_rows` without triggers."""
         txn = s.txn
         rows = self.prepare_rows(new, kept)
-        new_keys = [self.key_of(r) for r in rows] if self.pk else keys
-        moved = [i for i in range(len(rows)) if new_keys[i] != keys[i]]
+        # NB: a primary key the statement does not set keeps the stored values, so the
+        # stored keys (pgbench's UPDATEs: no key encoded again per row)
+        new_keys = [self.key_of(r) for r in rows] if self.pk and not kept.issuperset(self.pk) \
+            else keys
+        moved = [i for i in range(len(rows)) if new_keys[i] != keys[i]] \
+            if new_keys is not keys else []
         if moved:
             txn.delete(self.space, [keys[i] for i in moved])
             got = txn.get(self.space, [new_keys[i] for i in moved])
