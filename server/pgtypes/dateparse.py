@@ -12,19 +12,25 @@ expression; this module is its fallback for the other forms PostgreSQL's
 - a clock with an optional `AM`/`PM`, a zone (`+05:30`, `EST`,
   `Europe/Madrid`), `AD`/`BC`.
 
-Like the TimeZone, the DateStyle is published per thread by the session
+Like the TimeZone, the DateStyle is published per session by the session
 (`use_datestyle`), so casts read it without plumbing; `text.py` also uses its
-output style, and the IntervalStyle published the same way.
+output style, and the IntervalStyle published the same way. Per session means a
+context variable: a thread's own on the threaded front end, a greenlet's own on
+the event loop, where sessions share the thread and one may run while another
+is parked mid-statement (a thread-local leaked one session's styles into the
+other's output).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 
-_local = threading.local()
+_ORDER: ContextVar[str] = ContextVar("datestyle_order", default="MDY")
+_STYLE: ContextVar[str] = ContextVar("datestyle_style", default="ISO")
+_INTERVAL: ContextVar[str] = ContextVar("intervalstyle", default="postgres")
 
 MONTHS = {m: i + 1 for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
@@ -41,29 +47,29 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z_/]*[A-Za-z_]|[A-Za-z]|\d+")
 
 def date_order() -> str:
     """The DateStyle field order of the session this thread serves: MDY, DMY or YMD."""
-    return getattr(_local, "order", "MDY")
+    return _ORDER.get()
 
 
 def date_style() -> str:
     """The DateStyle output style of the session this thread serves: ISO, SQL, Postgres, German."""
-    return getattr(_local, "style", "ISO")
+    return _STYLE.get()
 
 
 def interval_style() -> str:
     """The IntervalStyle of the session this thread serves (postgres, iso_8601, ...)."""
-    return getattr(_local, "interval", "postgres")
+    return _INTERVAL.get()
 
 
 def use_intervalstyle(value: str) -> None:
     """Publishes a session's IntervalStyle to this thread."""
-    _local.interval = value
+    _INTERVAL.set(value)
 
 
 def use_datestyle(value: str) -> None:
     """Publishes a session's DateStyle (`ISO, MDY` as Settings keeps it) to this thread."""
     style, _, order = value.partition(", ")
-    _local.style = style or "ISO"
-    _local.order = order or "MDY"
+    _STYLE.set(style or "ISO")
+    _ORDER.set(order or "MDY")
 
 
 class NotADate(ValueError):

@@ -31,44 +31,39 @@ from __future__ import annotations
 
 import codecs
 import re
-import threading
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from lxml import etree
 
 from ..errors import InvalidXmlContent, InvalidXmlDocument, SQLError
 
-
-class _Options(threading.local):
-    """The xml settings of the session this thread serves (sql.settings publishes them)."""
-
-    option = "content"
-    binary = "base64"
-
-
-_local = _Options()
+# The xml settings of the calling session (sql.settings publishes them): context variables,
+# a thread's own or a session greenlet's own (see `dateparse`).
+_OPTION: ContextVar[str] = ContextVar("xmloption", default="content")
+_BINARY: ContextVar[str] = ContextVar("xmlbinary", default="base64")
 _WRAP = "pg-chunk-wrapper"  # NB: a name no error about the user's text can mention
 _DOCTYPE = re.compile(r"\s*(?:<!--.*?-->\s*|<\?(?!xml[\s?]).*?\?>\s*)*<!DOCTYPE", re.S | re.I)
 
 
 def xmloption() -> str:
     """The xmloption of the session this thread serves: 'content' or 'document'."""
-    return _local.option
+    return _OPTION.get()
 
 
 def use_xmloption(value: str) -> None:
     """Publishes a session's xmloption to this thread (sql.settings calls it)."""
-    _local.option = value
+    _OPTION.set(value)
 
 
 def xmlbinary() -> str:
     """The xmlbinary of the session this thread serves: 'base64' or 'hex'."""
-    return _local.binary
+    return _BINARY.get()
 
 
 def use_xmlbinary(value: str) -> None:
     """Publishes a session's xmlbinary to this thread (sql.settings calls it)."""
-    _local.binary = value
+    _BINARY.set(value)
 
 
 # -- the XML declaration ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ import datetime as dt
 import functools
 import os
 import re
-import threading
+from contextvars import ContextVar
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -37,19 +37,22 @@ from .fardate import FarTimestamp, far_to_utc, ts_of_us, us_of, utc_us_of
 from .infdate import InfiniteTimestamp
 
 UTC = dt.UTC
+# The session's zone: a context variable, so each thread (threaded front end) and each
+# session greenlet (event loop, where a parked session's zone must survive the others' runs)
+# has its own.
+_ZONE: ContextVar[dt.tzinfo] = ContextVar("timezone", default=UTC)
 _ONE_US = dt.timedelta(microseconds=1)
-_local = threading.local()
 TZNAMES_DEFAULT = "/usr/share/postgresql/15/timezonesets/Default"
 
 
 def session_zone() -> dt.tzinfo:
     """Returns the TimeZone of the session this thread serves (UTC if none was set)."""
-    return getattr(_local, "tz", UTC)
+    return _ZONE.get()
 
 
 def use(tz: dt.tzinfo) -> None:
-    """Makes `tz` this thread's session zone."""
-    _local.tz = tz
+    """Makes `tz` the calling session's zone."""
+    _ZONE.set(tz)
 
 
 # -- the TimeZone setting ---------------------------------------------------------------------

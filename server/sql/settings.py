@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import threading
+from contextvars import ContextVar
 
 from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
 from ..pgtypes import dateparse, wirecodec, xmlvalue, zones
@@ -346,10 +346,23 @@ class ServerDefaults:
 
 SERVER = ServerDefaults()
 
-class _Published(threading.local):
-    """The Settings whose date/time styles and search_path this thread uses (None: none yet)."""
+_CURRENT: ContextVar[Settings | None] = ContextVar("published_settings", default=None)
 
-    settings: Settings | None = None
+
+class _Published:
+    """The Settings whose date/time styles and search_path the calling session uses (None:
+    none yet). A context variable: a thread's own on the threaded front end, a session
+    greenlet's own on the event loop, so a session parked mid-statement keeps its own."""
+
+    __slots__ = ()
+
+    @property
+    def settings(self) -> Settings | None:
+        return _CURRENT.get()
+
+    @settings.setter
+    def settings(self, value: Settings | None) -> None:
+        _CURRENT.set(value)
 
 
 PUBLISHED = _Published()

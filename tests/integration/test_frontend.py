@@ -161,6 +161,43 @@ def test_a_lock_waiter_in_a_wait_survives_its_holder_being_terminated(loop_serve
             c.close()
 
 
+def test_a_parked_session_keeps_its_own_settings_while_another_runs(loop_server):
+    """A statement parked mid-way (here in pg_sleep) formats its rows with its own TimeZone,
+    DateStyle, IntervalStyle and search_path, whatever another session set meanwhile. On
+    the event loop the sessions share one thread: these used to be thread-locals, and the
+    parked one printed the other's zone."""
+    a = psycopg.connect(loop_server.dsn(), autocommit=True)
+    b = psycopg.connect(loop_server.dsn(), autocommit=True)
+    try:
+        a.execute("create schema if not exists fe_own")
+        a.execute("create table if not exists fe_own.st (ts timestamptz, d date, i interval)")
+        a.execute("truncate fe_own.st")
+        a.execute("insert into fe_own.st values ('2020-01-01 00:00+00', '2020-03-04', '1 day 2 hours')")
+        a.execute("set timezone = 'Asia/Tokyo'")
+        a.execute("set datestyle = 'SQL, DMY'")
+        a.execute("set intervalstyle = 'iso_8601'")
+        a.execute("set search_path = fe_own, public")
+        query = "select {}ts::text, d::text, i::text, 'fe_own.st'::regclass::text from st"
+        alone = a.execute(query.format("")).fetchone()
+        assert alone == ("01/01/2020 09:00:00 JST", "04/03/2020", "P1DT2H", "st")
+        t, box = _in_thread(lambda: a.execute(query.format("pg_sleep(0.5)::text || ")).fetchone())
+        deadline = time.monotonic() + 20
+        while not b.execute("select count(*) from pg_stat_activity where state = 'active' "
+                            "and query like '%%pg_sleep(0.5)%%' and pid <> pg_backend_pid()"
+                            ).fetchone()[0]:
+            assert time.monotonic() < deadline, "the sleeping statement never showed up"
+        b.execute("set timezone = 'UTC'")
+        b.execute("set datestyle = 'ISO, MDY'")
+        b.execute("set intervalstyle = 'postgres'")
+        assert b.execute("select '2020-01-01 00:00+00'::timestamptz::text").fetchone() == (
+            "2020-01-01 00:00:00+00",)
+        t.join(30)
+        assert box and box[0] == alone, box
+    finally:
+        a.close()
+        b.close()
+
+
 # -- many connections -----------------------------------------------------------------------
 
 

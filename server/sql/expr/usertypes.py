@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ...errors import InvalidTextRepresentation
@@ -57,18 +58,21 @@ class TypeEnv:
         self.schema_names = schemas
 
 
-_local = threading.local()
+# The calling session's environment and extensions: context variables, a thread's own or a
+# session greenlet's own (sessions of different databases share the event loop's thread).
+_ENV: ContextVar[TypeEnv | None] = ContextVar("usertypes_env", default=None)
+_EXTENSIONS: ContextVar[tuple[Any, ...]] = ContextVar("usertypes_extensions", default=())
 _envs: dict[int, tuple[tuple[UserType, ...], TypeEnv]] = {}
 _lock = threading.Lock()
 
 
 def use(cat: CatalogSnapshot) -> None:
     """Makes `cat`'s user types the ones this thread's statements resolve against."""
-    _local.extensions = cat.extensions
+    _EXTENSIONS.set(cat.extensions)
     types = cat.types
     hit = _envs.get(id(types))
     if hit is not None and hit[0] is types:
-        _local.env = hit[1]
+        _ENV.set(hit[1])
         return
     env = TypeEnv(cat)
     with _lock:
@@ -93,12 +97,12 @@ def use(cat: CatalogSnapshot) -> None:
         if len(_envs) > 64:
             _envs.clear()
         _envs[id(types)] = (types, env)
-    _local.env = env
+    _ENV.set(env)
 
 
 def current() -> TypeEnv | None:
     """The environment of this thread's session (None before any catalog was used)."""
-    return getattr(_local, "env", None)
+    return _ENV.get()
 
 
 def lookup(name: str) -> UserType | None:
@@ -117,7 +121,7 @@ def by_oid(oid: int) -> UserType | None:
 
 def has_extension(name: str) -> bool:
     """Was CREATE EXTENSION `name` run in this thread's catalog?"""
-    return any(e.name == name for e in getattr(_local, "extensions", ()))
+    return any(e.name == name for e in _EXTENSIONS.get())
 
 
 def hstore_oid() -> int:
