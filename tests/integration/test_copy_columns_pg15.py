@@ -12,6 +12,9 @@ line, whichever row of a block they are in.
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
 import psycopg
 
 DDL = ("CREATE TABLE cc (id bigint PRIMARY KEY, g int, amount numeric(12,2), note text, "
@@ -104,3 +107,35 @@ def test_column_parsers_match_postgresql_text_and_binary(cumulo_server, pg15):
     assert [e[0] for e in their_errors] == [sqlstate for _, _, sqlstate in BAD.values()]
     assert all(", line 4, column " in e[2] for e in their_errors)
     assert _load_binary(cumulo_server.dsn(), pg_binary) == _load_binary(pg15.dsn(), pg_binary)
+
+
+NOTES = ["héllo wörld", "", "日本語のテキスト", "x" * 300, "tab\there", "line\nbreak", "back\\slash",
+         "emoji \U0001F600", "'quoted'", "end"]
+
+
+async def _asyncpg_binary(dsn: str) -> tuple:
+    """asyncpg's copy_records_to_table (binary COPY): text columns of every shape the
+    column-wise binary parser gathers, then the same with a NULL (the per-field parser)
+    and with a NUL character (22021)."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("DROP TABLE IF EXISTS cb; CREATE TABLE cb (id bigint, s text, t text)")
+        rows = [(i, NOTES[i % len(NOTES)], NOTES[(i * 7) % len(NOTES)]) for i in range(2000)]
+        await conn.copy_records_to_table("cb", records=rows)
+        await conn.copy_records_to_table("cb", records=[(5000, None, "a"), (5001, "b", "")])
+        try:
+            await conn.copy_records_to_table("cb", records=[(6000, "a\x00b", "c")])
+            err: tuple = ("ok",)
+        except asyncpg.PostgresError as e:
+            err = (e.sqlstate, e.message)
+        got = await conn.fetch("SELECT id, s, t, s IS NULL FROM cb ORDER BY id")
+        return [tuple(r) for r in got], err
+    finally:
+        await conn.close()
+
+
+def test_asyncpg_binary_text_columns_match_postgresql(cumulo_server, pg15):
+    ours = asyncio.run(_asyncpg_binary(cumulo_server.dsn()))
+    theirs = asyncio.run(_asyncpg_binary(pg15.dsn()))
+    assert len(theirs[0]) == 2002
+    assert ours == theirs
