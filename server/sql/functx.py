@@ -63,9 +63,10 @@ class SessionFunctions:
         """Set when the running statement is cancelled (CancelRequest, statement_timeout)."""
         return self._s._cancel
 
-    def call_user_function(self, fn: Function, args: tuple[Any, ...]) -> Any:
-        """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`)."""
-        return call(self._s, fn, args, analyse_tree)
+    def call_user_function(self, fn: Function, args: tuple[Any, ...], context: str = "") -> Any:
+        """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`; `context`:
+        `expr.udfinline`'s answer for the call)."""
+        return call(self._s, fn, args, analyse_tree, context)
 
     def run_trigger(self, fn: Function, call: TriggerCall) -> list[Any] | None:
         """Runs a trigger function for one firing (see `plpgsql.triggers`)."""

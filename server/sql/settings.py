@@ -163,6 +163,10 @@ DEFAULTS: dict[str, str] = {
     "log_min_messages": "warning",
     "checkpoint_timeout": "5min",
     "synchronize_seqscans": "on",  # pg_dump turns it off; Cumulo's scans start at the first row
+    # PL/pgSQL's own (plpgsql.so defines them): the defaults of `#print_strict_params` and
+    # `#variable_conflict` for the functions compiled after (plpgsql.interp.compile_options)
+    "plpgsql.print_strict_params": "off",
+    "plpgsql.variable_conflict": "error",
 }
 
 # Names as PostgreSQL spells them in ParameterStatus and SHOW ALL.
@@ -191,7 +195,7 @@ BOOLEANS = {
     "escape_string_warning", "array_nulls", "geqo", "check_function_bodies", "synchronous_commit",
     "quote_all_identifiers", "transform_null_equals", "enable_hashagg", "enable_sort",
     "enable_material", "enable_bitmapscan", "enable_indexonlyscan", "enable_partition_pruning",
-    "lo_compat_privileges", "synchronize_seqscans",
+    "lo_compat_privileges", "synchronize_seqscans", "plpgsql.print_strict_params",
 }
 # Settings only the configuration file (and ALTER SYSTEM + reload) may change, as PostgreSQL's
 # "sighup" context: SET says 55P02 "cannot be changed now".
@@ -255,6 +259,12 @@ def _normalise(name: str, value: str) -> str:
         if low not in ("none", "ddl", "mod", "all"):
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
                                         hint="Available values: none, ddl, mod, all.")
+        return low
+    if name == "plpgsql.variable_conflict":
+        if low not in ("error", "use_variable", "use_column"):
+            raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
+                                        hint="Available values: error, use_variable, "
+                                        "use_column.")
         return low
     if name in _XML_ENUMS:
         if low not in _XML_ENUMS[name]:

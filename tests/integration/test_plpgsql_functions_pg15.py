@@ -171,3 +171,263 @@ def test_functions_survive_a_restart(fresh_server):
         c.execute("drop function plus(int, int)")
         with pytest.raises(psycopg.errors.UndefinedFunction):
             c.execute("select plus(2, 3)")
+
+
+def run_full(dsn: str, statements: list[str]) -> list[tuple]:
+    """As `run_diag`, with each NOTICE's message, DETAIL and CONTEXT too."""
+    out: list[tuple] = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        notes: list[tuple] = []
+        c.add_notice_handler(lambda d: notes.append((d.message_primary, d.context)))
+        for sql in statements:
+            notes.clear()
+            try:
+                cur = c.execute(sql)
+                out.append((sql, cur.statusmessage, cur.fetchall() if cur.description else None,
+                            list(notes)))
+            except psycopg.Error as e:
+                d = e.diag
+                out.append((sql, e.sqlstate, d.message_primary, d.message_detail,
+                            d.message_hint, d.context, list(notes)))
+    return out
+
+
+def _same_full(servers, statements: list[str]) -> list[tuple]:
+    expected = run_full(servers[0], statements)
+    got = run_full(servers[1], statements)
+    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
+    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    return expected
+
+
+# Errors inside SQL functions name them (`SQL function "f" statement 2`), after the inner
+# routines' lines; an inlined call has none, or `during inlining` when the planner folds
+# it; an IMMUTABLE call over constants runs as statements. NOTICEs carry every caller.
+CONTEXTS = [
+    "create table hc_t (a int primary key, b text)",
+    "insert into hc_t values (0, 'x')",
+    "create function hc_in(x int) returns int language sql as 'select 1/x'",
+    "select hc_in(0)",
+    "select hc_in(a) from hc_t",
+    "select * from hc_in(0)",
+    "create function hc_two(x int) returns int language sql as 'select 1; select 1/x'",
+    "select hc_two(0)",
+    "create function hc_imm(x int) returns int language sql immutable as 'select 1/x'",
+    "select hc_imm(0)",
+    "create function hc_strict(x int, y int) returns int language sql strict as 'select 1/x'",
+    "select hc_strict(0, 1)",
+    "create function hc_from(x int) returns int language sql as 'select 1/x from hc_t'",
+    "select hc_from(0)",
+    "create function hc_ins(x int) returns int language sql as "
+    "$$ insert into hc_t values (x, 'a'); select x $$",
+    "select hc_ins(1)",
+    "select hc_ins(1)",
+    "create function hc_pl(x int) returns int language plpgsql as $$ begin return hc_ins(x); end $$",
+    "select hc_pl(1)",
+    "create function hc_sql_pl(x int) returns int language sql as 'select hc_pl(x)'",
+    "select hc_sql_pl(1)",
+    "create function hc_atomic(x int) returns int language sql begin atomic select 1/x; end",
+    "select hc_atomic(0)",
+    "create function hc_ret(x int) returns int language sql return 1/x",
+    "select hc_ret(0)",
+    "create function hc_set(x int) returns setof int language sql as 'select 1/x'",
+    "select * from hc_set(0)",
+    "create procedure hc_proc(x int) language sql as $$ insert into hc_t values (x, 'a') $$",
+    "call hc_proc(0)",
+    "create function hc_note() returns int language plpgsql as "
+    "$$ begin raise notice 'hi'; return 1; end $$",
+    "create function hc_note_sql() returns int language sql as "
+    "'select hc_note() from hc_t where a = 0'",
+    "select hc_note_sql()",
+    "create function hc_note_pl() returns int language plpgsql as "
+    "$$ begin perform hc_note(); return 1; end $$",
+    "select hc_note_pl()",
+    "create function hc_bad() returns int language sql as 'select nosuch from hc_t'",
+    "create function hc_text() returns int language sql as 'select b from hc_t'",
+    "create function hc_cols() returns int language sql as $$ select 1, 2 $$",
+    "create function hc_noret() returns int language sql as $$ insert into hc_t values (9) $$",
+    "create function hc_void() returns void language sql as $$ insert into hc_t values (9) $$",
+    "select hc_void()",
+    "create function hc_big() returns int language sql as $$ select 5::bigint $$",
+    "select hc_big()",
+    "create function hc_later() returns int language sql as "
+    "$$ create table hc_z (a int); select a from hc_z $$",
+    "set check_function_bodies = off",
+    "create function hc_off() returns int language sql as $$ select nosuch $$",
+    "reset check_function_bodies",
+]
+
+
+def test_sql_function_context_same_as_pg15(servers):
+    out = _same_full(servers, CONTEXTS)
+    assert any(r[1] == "22012" and r[5] == 'SQL function "hc_two" statement 2' for r in out)
+
+
+# `#print_strict_params` / `#variable_conflict` and their plpgsql.* settings
+OPTIONS = [
+    "create table ho_t (a int, b text)",
+    "insert into ho_t values (1, 'x'), (2, 'y''q')",
+    "create function ho_p1(k int) returns text language plpgsql as $$\n#print_strict_params on\n"
+    "declare r text; z text := 'o''k';\nbegin\n  select b into strict r from ho_t "
+    "where a = k and b <> z;\n  return r;\nend $$",
+    "select ho_p1(5)",
+    "select ho_p1(1)",
+    "create function ho_p2(k int) returns text language plpgsql as $$\n#print_strict_params on\n"
+    "declare r text;\nbegin\n  execute 'select b from ho_t where a > $1' into strict r "
+    "using k;\n  return r;\nend $$",
+    "select ho_p2(0)",
+    "select ho_p2(5)",
+    "create function ho_p3(k int) returns text language plpgsql as $$\n#print_strict_params off\n"
+    "declare r text;\nbegin\n  select b into strict r from ho_t where a > k;\n  return r;\nend $$",
+    "select ho_p3(0)",
+    "show plpgsql.print_strict_params",
+    "set plpgsql.print_strict_params = on",
+    "create function ho_p4(k int) returns text language plpgsql as $$\ndeclare r text;\nbegin\n"
+    "  select b into strict r from ho_t where a > k;\n  return r;\nend $$",
+    "select ho_p4(0)",
+    "set plpgsql.print_strict_params = bogus",
+    "reset plpgsql.print_strict_params",
+    "set plpgsql.variable_conflict = bogus",
+    "show plpgsql.variable_conflict",
+    "create function ho_v1(a int) returns int language plpgsql as $$\ndeclare n int;\nbegin\n"
+    "  select count(*) into n from ho_t where ho_t.a = a;\n  return n;\nend $$",
+    "select ho_v1(1)",
+    "create function ho_v2(a int) returns int language plpgsql as $$\n#variable_conflict "
+    "use_variable\ndeclare n int;\nbegin\n  select count(*) into n from ho_t where ho_t.a = a;\n"
+    "  return n;\nend $$",
+    "select ho_v2(1)",
+    "create function ho_v3(a int) returns int language plpgsql as $$\n#variable_conflict "
+    "use_column\ndeclare n int;\nbegin\n  select count(*) into n from ho_t where ho_t.a = a;\n"
+    "  return n;\nend $$",
+    "select ho_v3(1)",
+    "create function ho_v4(b text) returns int language plpgsql as "
+    "$$ begin update ho_t set b = 'z' where b = 'q'; return 1; end $$",
+    "select ho_v4('q')",
+    "create function ho_v5(a int) returns int language plpgsql as $$ declare n int; begin "
+    "select count(*) into n from (select a from ho_t) s where s.a > 0; return n; end $$",
+    "select ho_v5(1)",
+    "create function ho_v6(a int) returns int language plpgsql as $$ declare r int; begin "
+    "insert into ho_t(a) values (a) returning a into r; return r; end $$",
+    "select ho_v6(4)",
+    "create function ho_v7(a int) returns int language plpgsql as $$ declare r int; begin "
+    "insert into ho_t(a) values (a); return 1; end $$",
+    "select ho_v7(5)",
+    "create function ho_v8(a int) returns bigint language sql as "
+    "'select count(*) from ho_t where a = a'",
+    "select ho_v8(1)",
+    "set plpgsql.variable_conflict = use_column",
+    "create function ho_v9(a int) returns int language plpgsql as $$ declare n int; begin "
+    "select count(*) into n from ho_t where a = a; return n; end $$",
+    "select ho_v9(100)",
+    "reset plpgsql.variable_conflict",
+]
+
+
+def test_compile_options_same_as_pg15(servers):
+    out = _same_full(servers, OPTIONS)
+    assert any(r[1] == "P0002" and r[3] == "parameters: k = '5', z = 'o''k'" for r in out)
+    assert sum(1 for r in out if r[1] == "42702") >= 3
+
+
+# PL/pgSQL stores values through the assignment cast, else I/O conversion (COERCION_PLPGSQL)
+ASSIGN = [
+    "create domain ha_pos as int check (value > 0)",
+    "create table ha_t (a int, b text, c numeric)",
+    "insert into ha_t values (1, '5', 2.5), (2, 'x', 3.7)",
+    "do $$ declare i int; begin i := '12'::text; raise notice '%', i; end $$",
+    "do $$ declare i int; begin i := true; end $$",
+    "do $$ declare b bool; begin b := 2; end $$",
+    "do $$ declare b bool; begin b := 1; raise notice '%', b; end $$",
+    "do $$ declare v varchar(3); begin v := 'abcdef'; end $$",
+    "do $$ declare v varchar(3) := 'abcdef'; begin null; end $$",
+    "do $$ declare i int; begin i := '12.7'; end $$",
+    "do $$ declare i int; begin i := 12.7::text; end $$",
+    "do $$ declare p ha_pos; begin p := 5; raise notice '%', p; p := -1; end $$",
+    "do $$ declare i int; begin select true into i; end $$",
+    "do $$ declare v varchar(2); begin select 'abc' into v; end $$",
+    "do $$ declare i int; begin select c into i from ha_t where a = 1; raise notice '%', i; end $$",
+    "do $$ declare i int; begin for i in select b from ha_t order by a loop "
+    "raise notice '%', i; end loop; end $$",
+    "do $$ declare x text; begin x := 12.50; raise notice '%', x; x := true; "
+    "raise notice '%', x; end $$",
+    "do $$ declare n numeric(4,1); begin n := 123.456; raise notice '%', n; n := 12345; end $$",
+    "do $$ declare c char(3); begin c := 'ab'; raise notice '[%]', c; end $$",
+    "do $$ declare j jsonb; begin j := '{\"x\":1}'::json; raise notice '%', j; end $$",
+    "create function ha_r1() returns int language plpgsql as $$ begin return '5'::text; end $$",
+    "select ha_r1()",
+    "create function ha_r2() returns int language plpgsql as $$ begin return true; end $$",
+    "select ha_r2()",
+    "create function ha_r3() returns numeric language plpgsql as $$ begin return 5; end $$",
+    "select ha_r3(), pg_typeof(ha_r3())::text",
+    "create function ha_r4() returns int language plpgsql as $$ begin return 2.5; end $$",
+    "select ha_r4()",
+    "create function ha_s1() returns int language sql as $$ select c from ha_t where a = 2 $$",
+    "select ha_s1()",
+    "create function ha_s2() returns text language sql as $$ select a from ha_t order by a $$",
+    "select ha_s2()",
+    "create function ha_s3() returns int language sql as $$ select '5'::text $$",
+]
+
+
+def test_plpgsql_assignment_same_as_pg15(servers):
+    out = _same_full(servers, ASSIGN)
+    assert any(r[1] == "22P02" and r[2] == 'invalid input syntax for type integer: "t"'
+               for r in out)
+
+
+_SAME_BUILTINS = ("'abs', 'now', 'array_length', 'pg_typeof', 'count', 'generate_series', "
+                  "'row_number', 'concat', 'string_agg', 'date_trunc', 'substr'")
+# information_schema.routines / .parameters list the built-in functions, as pg_proc has them
+BUILTIN_ROUTINES = [
+    f"select * from information_schema.routines where routine_name in ({_SAME_BUILTINS}) "
+    "order by specific_name",
+    "select * from information_schema.parameters where specific_name in (select specific_name "
+    f"from information_schema.routines where routine_name in ({_SAME_BUILTINS})) "
+    "order by specific_name, ordinal_position",
+    "select routine_schema, count(*) > 1000 from information_schema.routines group by 1 "
+    "order by 1",
+]
+
+
+def test_information_schema_lists_builtins_as_pg15(servers):
+    expected = run(servers[0], BUILTIN_ROUTINES)
+    assert len(expected[0][2]) >= 30
+    assert run(servers[1], BUILTIN_ROUTINES) == expected
+
+
+# BEGIN ATOMIC bodies printed back as ruleutils deparses them (pg_get_functiondef, \sf,
+# pg_get_function_sqlbody for pg_dump): INSERT / UPDATE / DELETE, several statements
+ATOMIC = [
+    "create table hb_t (a int, b text, c numeric, v varchar(10))",
+    "create table hb_u (a int, d date)",
+    "create function hb1(x int) returns int language sql begin atomic "
+    "insert into hb_t values (x, 'a'); select x; end",
+    "create function hb2(x int) returns bigint language sql begin atomic update hb_t set "
+    "b = 'z' where a = x; delete from hb_t where a > x; select count(*) from hb_t "
+    "where b = 'z'; end",
+    "create function hb3(x int) returns setof int language sql begin atomic "
+    "select a from hb_t where a > x order by a; end",
+    "create procedure hb4(x int, y text) language sql begin atomic insert into hb_t(a, b) "
+    "select x, y; insert into hb_t(b) values (y) returning a; end",
+    "create function hb5(x int, y text) returns int language sql begin atomic "
+    "select a from hb_t where b = y; end",
+    "create function hb6(x int) returns bigint language sql begin atomic insert into hb_t "
+    "(a, c, v) values (x, x, 'q'); insert into hb_t values (1, 'k', 2.5), (2, 'l', 3); "
+    "select count(*) from hb_t; end",
+    "create function hb7(x int) returns int language sql begin atomic update hb_t set "
+    "a = a + x, b = 'w' where a < x and b is not null returning a; end",
+    "create function hb8(int) returns int language sql begin atomic select $1 + 1; end",
+    "create function hb9(x int) returns int language sql begin atomic select hb_t.a from hb_t "
+    "join hb_u on hb_t.a = hb_u.a where hb_u.d > '2020-01-01'; end",
+    "create procedure hb10(x int) language sql begin atomic delete from hb_t where a = x "
+    "returning a; update hb_u set d = now() where a = x; end",
+    "create function hb11(x int) returns int language sql return x * 2",
+    "select p.proname, pg_get_functiondef(p.oid), pg_get_function_sqlbody(p.oid) "
+    "from pg_proc p where p.proname like 'hb%' order by 1",
+]
+
+
+def test_atomic_bodies_print_as_pg15(servers):
+    expected = run(servers[0], ATOMIC)
+    assert len(expected[-1][2]) == 11
+    assert run(servers[1], ATOMIC) == expected

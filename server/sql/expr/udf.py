@@ -4,7 +4,8 @@ A user function is looked up by name and argument count in the statement's
 catalog snapshot; each argument is coerced to its declared type as a built-in's
 would be. A SETOF / TABLE function binds as a set-returning call, one with OUT
 parameters or a table's row type as a record of those fields. The bound call's implementation hands the values to the session
-(`FunctionContext.call_user_function`), which runs the body in the PL/pgSQL or
+(`FunctionContext.call_user_function`, with the CONTEXT line PostgreSQL's errors of this
+call would carry: `udfinline`), which runs the body in the PL/pgSQL or
 SQL runner: this layer knows the catalog row, not how to run it.
 """
 
@@ -20,11 +21,12 @@ from ..functions.registry import FunctionDef
 from .bound import E
 from .functions import coerce
 from .types import type_name
+from .udfinline import call_context
 
 
-def _impl(fn: Function) -> Any:
+def _impl(fn: Function, context: str) -> Any:
     def call(ctx: Any, *args: Any) -> Any:
-        return ctx.call_user_function(fn, args)
+        return ctx.call_user_function(fn, args, context)
 
     return call
 
@@ -48,7 +50,7 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
         return None
     coerced = [coerce(a, t, params=params) for a, t in zip(args, fn.arg_types, strict=True)]
     fields = tuple(zip(fn.out_names, fn.out_types, strict=True)) or None
-    fd = FunctionDef(name, _impl(fn), fn.arg_types, fn.returns, strict=fn.strict,
+    fd = FunctionDef(name, _impl(fn, call_context(fn, coerced)), fn.arg_types, fn.returns, strict=fn.strict,
                      volatile=True, needs_context=True,  # NB: never folded: its body reads data
                      set_returning=fn.retset, out_columns=fields,
                      out_column=fn.out_column or None)

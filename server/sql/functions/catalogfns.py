@@ -14,6 +14,7 @@ from typing import Any
 from ...errors import UndefinedColumn
 from ...pgtypes import oids as T
 from ..pgcatalog.aggdata import ORDERED_ARGS
+from ..pgcatalog.atomictext import atomic_text
 from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.names import names, quote_ident
@@ -88,15 +89,21 @@ def pg_get_viewdef(ctx: Any, view: Any, pretty: Any = False) -> str | None:
     if t is None or t.view_sql is None:
         return None
     tables = {x.name: x for x in ctx.catalog.tables if x.kind in ("r", "v")}
+    text = view_text(t.view_sql, tables, pretty is not False, _shown(ctx))  # NB: int: a wrap
+    return text if text is not None else t.view_sql
+
+
+def _shown(ctx: Any) -> Any:
+    """How a query's FROM names a relation: schema-qualified off the search_path (pg_dump's
+    search_path is '': it sees `public.t`)."""
     path = {"pg_catalog", *ctx.search_path()}
 
-    def shown(x: Any) -> str:  # NB: pg_dump's search_path is '': it sees `public.t`
+    def shown(x: Any) -> str:
         s = ctx.catalog.schema_by_oid(x.schema_oid)
         name = quote_ident(x.name)
         return name if s is None or s.name in path else f"{quote_ident(s.name)}.{name}"
 
-    text = view_text(t.view_sql, tables, pretty is not False, shown)  # NB: int: a wrap column
-    return text if text is not None else t.view_sql
+    return shown
 
 
 for _args in ([T.OID, T.BOOL], [T.OID, T.INT4], [T.TEXT], [T.TEXT, T.BOOL]):
@@ -286,6 +293,16 @@ def _arguments(ctx: FunctionContext, oid: int, with_defaults: bool) -> str | Non
     return ", ".join(format_type(a, None) or "" for a in f.args)
 
 
+def user_sqlbody(ctx: FunctionContext, oid: int) -> str | None:
+    """pg_get_function_sqlbody: a CREATE FUNCTION's SQL-standard body as ruleutils prints
+    it (what pg_dump writes for it), None for a body given as a string."""
+    u = _user_function(ctx, oid)
+    if u is None or not u.atomic:
+        return None
+    statements = _atomic_statements(ctx, u)
+    return statements if u.body.startswith("RETURN ") else f"BEGIN ATOMIC\n{statements}END"
+
+
 def user_functiondef(ctx: FunctionContext, oid: int) -> str | None:
     """pg_get_functiondef of a CREATE FUNCTION's function, laid out as PostgreSQL's
     ruleutils does (psql's `\\sf`); None when `oid` is not one."""
@@ -300,16 +317,27 @@ def user_functiondef(ctx: FunctionContext, oid: int) -> str | None:
     options = {"i": " IMMUTABLE", "s": " STABLE"}.get(u.volatility, "") + (
         " STRICT" if u.strict else "") + (" SECURITY DEFINER" if u.secdef else "")
     options = (f"{options}\n" if options else "") + config_lines(u.config)
+    statements = _atomic_statements(ctx, u) if u.atomic else ""
     if u.kind == "p":  # NB: no RETURNS, no volatility; a BEGIN ATOMIC body as its statements
-        body = (f"BEGIN ATOMIC\n{u.body}END\n" if u.atomic
+        body = (f"BEGIN ATOMIC\n{statements}END\n" if u.atomic
                 else f"AS $procedure${u.body}$procedure$\n")
         return (f"CREATE OR REPLACE PROCEDURE {head}{quote_ident(u.name)}({args})\n"
                 f" LANGUAGE {lang}\n" + options + body)
     body = f"AS $function${u.body}$function$\n"
     if u.atomic:  # NB: a SQL-standard body: RETURN expression, or BEGIN ATOMIC ... END
-        body = f"{u.body}\n" if u.body.startswith("RETURN ") else f"BEGIN ATOMIC\n{u.body}END\n"
+        body = f"{u.body}\n" if u.body.startswith("RETURN ") else \
+            f"BEGIN ATOMIC\n{statements}END\n"
     return (f"CREATE OR REPLACE FUNCTION {head}{quote_ident(u.name)}({args})\n"
             f" RETURNS {result}\n LANGUAGE {lang}\n" + options + body)
+
+
+def _atomic_statements(ctx: Any, u: Any) -> str:
+    """A BEGIN ATOMIC body's statements laid out as ruleutils prints them (`atomictext`)."""
+    if u.body.startswith("RETURN "):
+        return u.body
+    tables = {x.name: x for x in ctx.catalog.tables if x.kind in ("r", "v")}
+    return atomic_text(u.body, tables, _shown(ctx), u.name,
+                       list(zip(u.arg_names, u.arg_types, strict=True)))
 
 
 @register("pg_get_function_arguments", args=[T.OID], returns=T.TEXT, needs_context=True)

@@ -25,7 +25,7 @@ from .. import conffile
 from ..pgcatalog.names import names
 from ..privileges.check import current_role_name
 from ..sessionview import SessionView
-from .catalogfns import user_functiondef
+from .catalogfns import user_functiondef, user_sqlbody
 from .registry import register
 
 VERSION = (
@@ -429,10 +429,12 @@ def pg_last_xact_replay_timestamp() -> None:
     return None
 
 
-@register("pg_get_function_sqlbody", args=[T.OID], returns=T.TEXT, oid=6197)
-def pg_get_function_sqlbody(oid: int) -> None:
-    """Returns NULL: no function has a SQL-standard body (built-ins are `internal`)."""
-    return None
+@register("pg_get_function_sqlbody", args=[T.OID], returns=T.TEXT, oid=6197,
+          needs_context=True)
+def pg_get_function_sqlbody(ctx: Any, oid: int) -> str | None:
+    """A CREATE FUNCTION's SQL-standard body (BEGIN ATOMIC ... END, RETURN expr) as
+    ruleutils prints it; NULL for any other (built-ins are `internal`)."""
+    return user_sqlbody(ctx, oid)
 
 
 _VOLATILITY = {"i": " IMMUTABLE", "s": " STABLE", "v": ""}

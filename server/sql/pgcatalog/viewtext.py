@@ -108,63 +108,78 @@ def view_text(sql: str, tables: dict[str, Any], pretty: bool,
         select = sqlglot.parse_one(sql, read="postgres")
         if not isinstance(select, exp.Select) or select.args.get("with_"):  # NB: a CTE: as written
             return None
-        srcs = _sources(select, tables)
-        sources = [(q, {c.name: c.type_oid for c in t.columns if not c.dropped},
-                    [c.name for c in t.columns if not c.dropped]) for q, t, _ in srcs]
-        d = _ViewDeparser(sources, pretty)
-        targets = []
-        for e in select.expressions:
-            if isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this,
-                                                                                  exp.Star):
-                qual = e.table if isinstance(e, exp.Column) else ""
-                targets += [f"{q}.{c}" for q, _, cols in sources if not qual or q == qual
-                            for c in cols]
-            else:
-                targets.append(_target(d, e))
-        head = " SELECT DISTINCT " if select.args.get("distinct") else " SELECT "
-        lines = [head + ",\n    ".join(targets)]
-        opens = "" if pretty else "(" * (len(srcs) - 1)  # NB: plain mode brackets each join
-        for q, t, join in srcs:
-            name = shown(t) if shown is not None else t.name
-            ref = name if q == t.name else f"{name} {q}"
-            if join is None:
-                lines.append(f"   FROM {opens}{ref}")
-                continue
-            side = (join.side or "").upper()
-            kind = f"{side} JOIN" if side else "JOIN"
-            on = join.args.get("on")
-            cond = ""
-            if on is not None:
-                text = d.dep(on).text
-                cond = f" ON {text}" if pretty else f" ON ({text})"
-            lines.append(f"     {kind} {ref}{cond}" + ("" if pretty else ")"))
-        where = select.args.get("where")
-        if where is not None:
-            lines.append(f"  WHERE {d.dep(where.this).text}")
-        group = select.args.get("group")
-        if group is not None:
-            lines.append("  GROUP BY " + ", ".join(d.dep(g).text for g in group.expressions))
-        having = select.args.get("having")
-        if having is not None:
-            lines.append(f" HAVING {d.dep(having.this).text}")
-        order = select.args.get("order")
-        if order is not None:
-            keys = []
-            for o in order.expressions:
-                text = d.dep(o.this).text
-                desc = bool(o.args.get("desc"))
-                nulls_first = o.args.get("nulls_first")
-                text += " DESC" if desc else ""
-                if nulls_first is not None and bool(nulls_first) != desc:
-                    text += " NULLS FIRST" if nulls_first else " NULLS LAST"
-                keys.append(text)
-            lines.append("  ORDER BY " + ", ".join(keys))
-        limit = select.args.get("limit")
-        offset = select.args.get("offset")
-        if offset is not None:
-            lines.append(f" OFFSET {d.dep(offset.expression).text}")
-        if limit is not None:
-            lines.append(f" LIMIT {d.dep(limit.expression).text}")
-        return "\n".join(lines) + ";"
+        return select_text(select, tables, pretty, shown, _ViewDeparser, _target)
     except Exception:  # noqa: BLE001 - unknown shapes fall back to the stored text
         return None
+
+
+Sources = list[tuple[str, dict[str, int], list[str]]]  # (qualifier, column types, order)
+
+
+def select_text(select: exp.Select, tables: dict[str, Any], pretty: bool,
+                shown: Callable[[Any], str] | None,
+                deparser: Callable[[Sources, bool], _ViewDeparser],
+                target: Callable[[Any, exp.Expression], str], indent: str = "",
+                need_from: bool = True) -> str:
+    """A SELECT laid out as ruleutils prints it (raises ValueError for shapes it does not
+    know): the view's (`view_text`), or a statement of a BEGIN ATOMIC body, whose
+    `deparser` also knows the routine's parameters (a SELECT without FROM is then fine)."""
+    from_ = select.args.get("from") or select.args.get("from_")
+    srcs = _sources(select, tables) if from_ is not None or need_from else []
+    sources = [(q, {c.name: c.type_oid for c in t.columns if not c.dropped},
+                [c.name for c in t.columns if not c.dropped]) for q, t, _ in srcs]
+    d = deparser(sources, pretty)
+    targets = []
+    for e in select.expressions:
+        if isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this,
+                                                                              exp.Star):
+            qual = e.table if isinstance(e, exp.Column) else ""
+            targets += [f"{q}.{c}" for q, _, cols in sources if not qual or q == qual
+                        for c in cols]
+        else:
+            targets.append(target(d, e))
+    head = " SELECT DISTINCT " if select.args.get("distinct") else " SELECT "
+    lines = [head + f",\n    {indent}".join(targets)]
+    opens = "" if pretty else "(" * (len(srcs) - 1)  # NB: plain mode brackets each join
+    for q, t, join in srcs:
+        name = shown(t) if shown is not None else t.name
+        ref = name if q == t.name else f"{name} {q}"
+        if join is None:
+            lines.append(f"   FROM {opens}{ref}")
+            continue
+        side = (join.side or "").upper()
+        kind = f"{side} JOIN" if side else "JOIN"
+        on = join.args.get("on")
+        cond = ""
+        if on is not None:
+            text = d.dep(on).text
+            cond = f" ON {text}" if pretty else f" ON ({text})"
+        lines.append(f"     {kind} {ref}{cond}" + ("" if pretty else ")"))
+    where = select.args.get("where")
+    if where is not None:
+        lines.append(f"  WHERE {d.dep(where.this).text}")
+    group = select.args.get("group")
+    if group is not None:
+        lines.append("  GROUP BY " + ", ".join(d.dep(g).text for g in group.expressions))
+    having = select.args.get("having")
+    if having is not None:
+        lines.append(f" HAVING {d.dep(having.this).text}")
+    order = select.args.get("order")
+    if order is not None:
+        keys = []
+        for o in order.expressions:
+            text = d.dep(o.this).text
+            desc = bool(o.args.get("desc"))
+            nulls_first = o.args.get("nulls_first")
+            text += " DESC" if desc else ""
+            if nulls_first is not None and bool(nulls_first) != desc:
+                text += " NULLS FIRST" if nulls_first else " NULLS LAST"
+            keys.append(text)
+        lines.append("  ORDER BY " + ", ".join(keys))
+    limit = select.args.get("limit")
+    offset = select.args.get("offset")
+    if offset is not None:
+        lines.append(f" OFFSET {d.dep(offset.expression).text}")
+    if limit is not None:
+        lines.append(f" LIMIT {d.dep(limit.expression).text}")
+    return f"\n{indent}".join(lines) + ";"

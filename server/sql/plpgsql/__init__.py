@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import SQLError, SyntaxError_
 from ...pgwire.backend import Result
 from ..stmt import AnalyseTree, Stmt
-from .interp import Interp, _Return, top_level_nonatomic
+from .interp import Interp, _Return, compile_options, top_level_nonatomic
 from .parser import parse_block
 
 if TYPE_CHECKING:
@@ -39,13 +39,15 @@ def analyse_do(session: SQLSession, sql: str, analyse_tree: AnalyseTree) -> Stmt
     lang = (m.group("l1") or m.group("l2") or "plpgsql").lower()
     if lang != "plpgsql":
         raise SQLError(f'language "{lang}" does not exist', sqlstate="42704")
-    block = parse_block(code_of(m.group("code")))
+    code = code_of(m.group("code"))
+    parse_block(code)  # NB: a syntax error at analysis
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         interp = Interp(s, analyse_tree)
         interp.nonatomic = top_level_nonatomic(s)
+        compiled = compile_options(s, parse_block(code))  # NB: compiled per run, as PG's DO
         try:
-            interp.run_body(lambda: interp.block(block))
+            interp.run_body(lambda: interp.block(compiled))
         except _Return:
             pass
         return Result("DO")

@@ -29,16 +29,19 @@ from ..catalog.model import Function
 from ..catalog.routineparams import all_arg_types
 from ..ddl.depends import refuse_dependents
 from ..ddl.names import creation_schema, skip_or_raise
+from ..expr import udfinline
 from ..expr.types import type_name
 from ..parse import split_statements
 from ..privileges.check import check_function, current_role_oid
 from ..stmt import AnalyseTree, Stmt
 from . import code_of, routinectx
-from .interp import Interp, Var, _Return, _type_of
+from .assigncast import coerce, converter
+from .interp import Frame, Interp, Var, _Return, _type_of, compile_options, framed
 from .parser import Block, parse_block
 from .procshape import atomic_body, atomic_text, check_procedure_returns, procedure_shape
 from .results import Shape, split_top_level, table_columns
 from .signature import Signature, signature
+from .sqlcheck import check_sql_body
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -170,6 +173,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       param_texts=sig.texts, param_defaults=sig.defaults,
                       kind="p" if proc else "f", atomic=atomic is not None,
                       secdef=secdef, config=config)
+        if language == "sql":
+            check_sql_body(s, fn)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
         s.catalog_changed()
         return Result(f"CREATE {noun.upper()}")
@@ -393,17 +398,63 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
     return Stmt(sql, "ddl", run, None, [], -1, tag=f"DROP {what}")
 
 
-def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree) -> Any:
+def call(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree,
+         context: str = udfinline.STATEMENTS) -> Any:
     """Runs a user function's body with these argument values; returns its value
-    (`analyse_tree`: `statement`'s, for the body's statements)."""
+    (`analyse_tree`: `statement`'s, for the body's statements; `context`: how a SQL
+    function's errors name it, `expr.udfinline`)."""
     check_function(s, fn)  # NB: as the caller; the body as its owner when SECURITY DEFINER
     if not fn.secdef and not fn.config:  # NB: the common case, without a context manager
-        return _run(s, fn, args, analyse_tree)
+        return _run(s, fn, args, analyse_tree, context)
     with routinectx.entered(s, fn):
-        return _run(s, fn, args, analyse_tree)
+        return _run(s, fn, args, analyse_tree, context)
 
 
-def _run(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree) -> Any:
+def run_sql_body(interp: Interp, fn: Function, texts: list[str],
+                 positional: list[tuple[Any, int]], context: str = udfinline.STATEMENTS
+                 ) -> tuple[list[Any], list[Any]]:
+    """Runs a SQL function's or procedure's statements; returns the last one's rows and
+    columns. An
+    error gets PostgreSQL's CONTEXT line after its own: `SQL function "f" statement n`,
+    `during startup` when the statement could not be analysed, `during inlining` for an
+    inlined call folded by the planner, none for an inlined call run with the query."""
+    rows: list[Any] = []
+    cols: list[Any] = []
+    if context == udfinline.INLINED:
+        for text in texts:
+            rows, cols, _ = interp.run_sql(text, positional)
+        return rows, cols
+    frame = _SQLFrame(fn.name, "during inlining" if context == udfinline.FOLDED else "")
+    with framed(frame):
+        for i, text in enumerate(texts, 1):
+            frame.index = i
+            try:
+                rows, cols, _ = interp.run_sql(text, positional)
+            except SQLError as e:
+                line = frame.line(interp.analysing)
+                e.where = f"{e.where}\n{line}" if e.where else line
+                raise
+    return rows, cols
+
+
+class _SQLFrame(Frame):
+    """A running SQL function, as CONTEXT names it: `SQL function "f" statement 2`."""
+
+    def __init__(self, name: str, where: str) -> None:
+        self.name = name
+        self.where = where  # NB: fixed ("during inlining"), or "" for the statement's number
+        self.index = 0
+
+    def line(self, analysing: bool = False) -> str:
+        where = self.where or ("during startup" if analysing else f"statement {self.index}")
+        return f'SQL function "{self.name}" {where}'
+
+    def context_lines(self) -> list[str]:
+        return [self.line()]
+
+
+def _run(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: AnalyseTree,
+         context: str) -> Any:
     if fn.returns == T.TRIGGER:
         raise FeatureNotSupported("trigger functions can only be called as triggers")
     interp = Interp(s, analyse_tree)
@@ -438,21 +489,33 @@ def _run(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
             if isinstance(r.value, Var):  # NB: RETURN rec: the record's value
                 return Record(tuple(v for v, _ in (r.value.fields or {}).values()),
                               tuple(t for _, t in (r.value.fields or {}).values()))
-            return r.value
+            if fn.out_types or fn.returns in (T.VOID, T.RECORD) or fn.returns >= 16384:
+                return r.value
+            try:  # NB: as PL/pgSQL's exec_cast_value: assignment cast, else I/O
+                return coerce(r.value, r.type, fn.returns)
+            except SQLError as e:
+                e.where = f"PL/pgSQL function {interp.name} while casting return value to " \
+                    "function's return type"
+                raise
         if fn.returns != T.VOID:
             raise SQLError("control reached end of function without RETURN", sqlstate="2F005")
         return ""  # NB: void's output is the empty string
-    rows: list[Any] = []
     body = "SELECT " + fn.body[len("RETURN "):] if fn.atomic and fn.body.startswith("RETURN ") \
         else fn.body  # NB: a SQL-standard `RETURN expression` body
-    for stmt in split_statements(body):
-        rows, _, _ = interp.run_sql(stmt, positional)
-    if fn.retset:  # NB: the last statement's rows, each a value or (OUT / TABLE) a row
-        return [Record(r, fn.out_types) if fn.out_types else (r[0] if r else None) for r in rows]
+    interp.share_cache(_analysed(s, fn))
+    rows, cols = run_sql_body(interp, fn, split_statements(body), positional, context)
+    if fn.returns == T.VOID:
+        return None  # NB: a SQL function's void result is NULL (a PL/pgSQL one's is '')
     if fn.out_types:
+        if fn.retset:  # NB: the last statement's rows, each a (OUT / TABLE) row
+            return [Record(r, fn.out_types) for r in rows]
         return Record(rows[0], fn.out_types) if rows else None
+    conv = converter(cols[0].type_oid, fn.returns) if cols and fn.returns != T.RECORD else None
+    if fn.retset:  # NB: the last statement's rows' values, by the assignment cast
+        return [(conv(r[0]) if conv is not None and r[0] is not None else r[0]) if r else None
+                for r in rows]
     value = rows[0][0] if rows and rows[0] else None
-    return "" if fn.returns == T.VOID else value
+    return conv(value) if conv is not None and value is not None else value
 
 
 def routine_name(fn: Function) -> str:
@@ -467,12 +530,23 @@ def context_name(s: SQLSession, fn: Function) -> str:
     return routine_name(fn) if schema in s.search_path() else f"{schema}.{routine_name(fn)}"
 
 
+def _analysed(s: SQLSession, fn: Function) -> dict[Any, Any]:
+    """A SQL function's analysed statements, kept with the catalog snapshot (per
+    search_path) as a PL/pgSQL function's are (`compiled`): a call per row analysed its
+    body per row."""
+    key = (fn.oid, tuple(s.search_path()))
+    got = s.catalog().derived.setdefault("sqlfn", {}).get(key)
+    if got is None or got[0] is not fn:
+        got = s.catalog().derived["sqlfn"][key] = (fn, {})
+    return got[1]
+
+
 def compiled(s: SQLSession, fn: Function) -> tuple[Block, dict[Any, Any]]:
     """A PL/pgSQL function's parsed body and its analysed statements, kept with the catalog
     snapshot (per search_path): a trigger calls its function once per row."""
     key = (fn.oid, tuple(s.search_path()))
     got = s.catalog().derived.setdefault("plpgsql", {}).get(key)
     if got is None or got[0] is not fn:
-        got = (fn, parse_block(fn.body), {})
+        got = (fn, compile_options(s, parse_block(fn.body)), {})
         s.catalog().derived["plpgsql"][key] = got
     return got[1], got[2]

@@ -13,8 +13,11 @@ EXCEPTION is an error (P0001 unless ERRCODE says otherwise).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from itertools import count
 from typing import TYPE_CHECKING, Any
 
 import sqlglot
@@ -34,10 +37,15 @@ from ..expr.types import datatype_oid, type_name
 from ..parse import parse_sql
 from ..privileges.statements import checker
 from ..stmt import Analyse, AnalyseTree
+from .assigncast import coerce
+from .conflicts import AmbiguousColumn, column_in_scope
 from .parser import Block, Decl, Stmt
 
 if TYPE_CHECKING:
     from ..session import SQLSession
+
+_LITERAL = re.compile(r"'(?:[^']|'')*'")  # NB: an untyped literal: typed by its target
+FIRST_USER_OID = 16384  # NB: domains, enums, composites: converted by their CAST
 
 # Condition names a handler may name (PostgreSQL's errcodes, the common ones)
 CONDITIONS = {
@@ -101,11 +109,48 @@ _TXN_COMMAND = re.compile(r"\s*(?:BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOIN
 _NEEDS = object()  # NB: `_cache` key head of a query's privilege check (run_sql)
 
 
+def compile_options(s: SQLSession, block: Block) -> Block:
+    """Completes a body's compile options from the session's plpgsql.* settings, as
+    PostgreSQL's compiler does (a function compiled once keeps them)."""
+    for name in ("print_strict_params", "variable_conflict"):
+        if name not in block.options:
+            block.options[name] = s.get_setting(f"plpgsql.{name}") or (
+                "off" if name == "print_strict_params" else "error")
+    return block
+
+
 def top_level_nonatomic(s: SQLSession) -> bool:
     """Whether a CALL or DO may end the transaction (COMMIT / ROLLBACK in its body): outside a
     transaction block and alone in its Query message, as PostgreSQL's; a nested CALL's
     caller decides instead (`Interp.nonatomic`)."""
     return not s.in_block and not s.implicit_block
+
+
+class Frame:
+    """One running routine, as the CONTEXT of a NOTICE raised below it names it."""
+
+    def context_lines(self) -> list[str]:  # pragma: no cover - each kind says its own
+        raise NotImplementedError
+
+
+# The routines running in this session, innermost last: a RAISE NOTICE's CONTEXT lists them
+# all (PostgreSQL's error_context_stack); an error gets its lines as it passes each instead
+_FRAMES: ContextVar[tuple[Frame, ...]] = ContextVar("plpgsql_frames", default=())
+
+
+@contextmanager
+def framed(frame: Frame) -> Iterator[None]:
+    """Runs the block with `frame` innermost on the routine stack."""
+    token = _FRAMES.set((*_FRAMES.get(), frame))
+    try:
+        yield
+    finally:
+        _FRAMES.reset(token)
+
+
+def context_of_frames() -> str:
+    """The CONTEXT of a notice raised now: each running routine's lines, innermost first."""
+    return "\n".join(line for f in reversed(_FRAMES.get()) for line in f.context_lines())
 
 
 class OwnError(SQLError):
@@ -123,8 +168,9 @@ class _Continue(_Exit):
 
 
 class _Return(Exception):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, type_oid: int = 0) -> None:
         self.value = value
+        self.type = type_oid  # the expression's type (0: a record, or no value)
 
 
 @dataclass
@@ -135,9 +181,11 @@ class Var:
     type_text: str = ""
     fields: dict[str, tuple[Any, int]] | None = None  # a record's fields
     constant: bool = False
+    # the order of declaration (PostgreSQL's datum number): print_strict_params lists by it
+    dno: int = field(default_factory=count().__next__)
 
 
-class Interp:
+class Interp(Frame):
     """One execution of a block (a DO statement or a function call)."""
 
     def __init__(self, s: SQLSession, analyse_tree: AnalyseTree) -> None:
@@ -155,7 +203,10 @@ class Interp:
         self.nonatomic = False  # a CALL's or DO's body that may COMMIT / ROLLBACK
         self.subxacts = 0  # the blocks with EXCEPTION clauses being run (savepoints)
         self.line = 0  # the line of the statement running (a nested CALL's CONTEXT)
-        self.outer_context = ""  # a nested CALL's callers, as its NOTICEs' CONTEXT ends
+        self.current: Stmt | None = None  # the statement running (a NOTICE's CONTEXT)
+        self._framed = False  # on the routine stack (`_FRAMES`) while its body runs
+        self.options: dict[str, str] = {}  # the outermost block's compile options
+        self.analysing = False  # the statement running failed before it ran (its analysis)
 
     def share_cache(self, cache: dict[tuple[Any, ...], Any]) -> None:
         """Analysed statements kept across calls of one function (a trigger runs per row)."""
@@ -182,11 +233,14 @@ class Interp:
                 raise SyntaxError_(f'variable "{d.default}" does not exist')
             scope[d.name] = target
             return
-        oid, typmod = _type_of(d.type)
+        typ = self._cache.get(("type", d.type))  # NB: kept with the function's statements
+        if typ is None:
+            typ = self._cache[("type", d.type)] = _type_of(d.type)
+        oid, typmod = typ
         v = Var(None, oid, typmod, d.type)
         scope[d.name] = v
         if d.default is not None:
-            v.value = self.eval(d.default, cast=v)
+            v.value = self._domain_checked(self._assigned(d.default, v), v)
         if d.not_null and v.value is None:
             raise SQLError(f'null value cannot be assigned to variable "{d.name}" declared '
                            "NOT NULL", sqlstate="22004")
@@ -207,6 +261,13 @@ class Interp:
         elif v.type == T.RECORD:
             v.fields = dict(fields or {})
             v.value = value
+        elif v.fields is None and (oid != v.type or v.typmod >= 0) and value is not None \
+                and v.type < FIRST_USER_OID:
+            try:  # NB: SELECT INTO, FOR, CALL ...: after the statement, so not its error
+                v.value = coerce(value, oid, v.type, v.typmod)
+            except SQLError as e:
+                raise OwnError(e.message, sqlstate=e.sqlstate, detail=e.detail,
+                               hint=e.hint) from None
         else:
             v.value = value
 
@@ -277,6 +338,8 @@ class Interp:
                     raise SQLError(f'record "{qual}" has no field "{name}"', sqlstate="42703")
             elif not qual:
                 v = self.lookup(name)
+                if v is not None and self._column_wins(col, name):
+                    continue
                 if v is not None and v.fields is None:
                     col.replace(param(("var", name)))
                 elif v is not None and v.type == T.RECORD and v.fields:  # NB: NEW as a value
@@ -286,6 +349,17 @@ class Interp:
         text = tree.sql("postgres")
         self._cache[ck] = (text, refs)
         return text, tree, got[0], got[1]
+
+    def _column_wins(self, col: exp.Column, name: str) -> bool:
+        """`#variable_conflict` for a name both a variable and a visible column have: the
+        column under use_column, 42702 under error, the variable under use_variable."""
+        mode = self.options.get("variable_conflict", "use_column")  # NB: a SQL function's
+        if mode == "use_variable" or not column_in_scope(col, name, self.s.catalog(),
+                                                         self.s.search_path()):
+            return False
+        if mode == "error":
+            raise AmbiguousColumn(name)
+        return True
 
     def _values(self, refs: list[tuple[str, ...]]) -> tuple[list[Any], list[int]] | None:
         """The current values and types of bound references (None: one is gone)."""
@@ -337,10 +411,12 @@ class Interp:
         key = (text, tuple(oids))
         stmt = self._cache.get(key)
         if stmt is None:
+            self.analysing = True
             if tree is None:
                 tree = parse_sql(text)
             stmt = self._cache[key] = self.analyse_tree(self.s, sql, tree, list(oids))
             self._cache[(_NEEDS, *key)] = checker(tree) if stmt.kind == "query" else None
+            self.analysing = False
         if stmt.kind == "query" and stmt.plan is not None:  # NB: not run_plan: no session hooks
             check = self._cache.get((_NEEDS, *key))
             if check is not None:  # NB: as the current user: a SECURITY DEFINER one's owner
@@ -351,6 +427,12 @@ class Interp:
         rows = list(res.rows) if res.rows is not None else []
         return rows, list(res.columns or []), res.tag
 
+    def analyse_only(self, sql: str) -> Any:
+        """Analyses a statement with the variables bound, without running it (CREATE
+        FUNCTION's check of a SQL body); returns its `Stmt`."""
+        text, _, _, oids = self._bind(sql)
+        return _ROUTER[0](self.s, text, list(oids))
+
     def eval(self, expr: str, cast: Var | None = None) -> Any:
         """The value of an expression (cast to a variable's type when given)."""
         text = f"SELECT ({expr})"
@@ -358,6 +440,28 @@ class Interp:
             text = f"SELECT CAST(({expr}) AS {cast.type_text})"
         rows, _, _ = self.run_sql(text)
         return rows[0][0] if rows else None
+
+    def _assigned(self, expr: str, v: Var) -> Any:
+        """The value of `expr` stored into variable `v` (`assigncast`: the assignment cast,
+        else I/O conversion); a user type's (a domain's checks) through its CAST."""
+        if v.type >= FIRST_USER_OID:
+            return self.eval(expr, cast=v)
+        value, oid = self.eval_typed(expr)
+        return coerce(value, oid, v.type, v.typmod)
+
+    def _domain_checked(self, value: Any, v: Var) -> Any:
+        """`value` checked against the domain `v` is declared as (its base type is `v.type`),
+        through the domain's CAST of the (already converted) value."""
+        if v.type >= FIRST_USER_OID or not _user_type_text(v.type_text):
+            return value
+        rows, _, _ = self.run_sql(f"SELECT CAST($1 AS {v.type_text})", [(value, v.type)])
+        return rows[0][0] if rows else value
+
+    def _constant(self, expr: str) -> bool:
+        """Whether an expression evaluated before read no variable (PostgreSQL's planner
+        folds it, so its errors name the assignment)."""
+        bound = self._cache.get(("bind", f"SELECT ({expr})", 0))
+        return bound is not None and not bound[1]
 
     def eval_typed(self, expr: str) -> tuple[Any, int]:
         rows, cols, _ = self.run_sql(f"SELECT ({expr})")
@@ -368,11 +472,46 @@ class Interp:
 
     # -- statements ------------------------------------------------------------------
 
+    def context_lines(self) -> list[str]:
+        """How a NOTICE raised by what this routine's current statement runs names it."""
+        return self._place(self.current, inner=True) if self.current is not None else []
+
+    def _place(self, st: Stmt, inner: bool, own: bool = False) -> list[str]:
+        """PostgreSQL's CONTEXT lines for statement `st` (`inner`: below something that
+        named itself; `own`: the interpreter's own error, not one of the statement's)."""
+        lines = []
+        if (st.kind in ("sql", "return_query") or (st.kind == "call" and inner)) \
+                and not st.opts.get("execute") and not own:
+            lines.append(f'SQL statement "{st.text}"')
+        elif st.kind == "perform":
+            lines.append(f'SQL statement "SELECT {st.text}"')
+        lines.append(f"PL/pgSQL function {self.name} line {st.line} at "
+                     f"{_PLACES.get(st.kind, st.kind)}")
+        return lines
+
     def block(self, b: Block) -> None:
+        if self._framed:
+            self._block(b)
+            return
+        self._framed = True
+        self.options = b.options
+        try:
+            with framed(self):
+                self._block(b)
+        finally:
+            self._framed = False
+
+    def _block(self, b: Block) -> None:
         self.scopes.append({})
         try:
-            for d in b.decls:
-                self.declare(d)
+            try:
+                for d in b.decls:
+                    self.declare(d)
+            except SQLError as e:
+                if not e.where:
+                    e.where = f"PL/pgSQL function {self.name} line {b.line} during statement " \
+                        "block local variable initialization"
+                raise
             if not b.handlers:
                 self.stmts(b.body)
                 return
@@ -413,19 +552,14 @@ class Interp:
             self.block(st)
             return
         self.line = st.line
+        self.current = st
         try:
             self._stmt(st)
         except SQLError as e:
             if not any(p is e for p in self._placed):  # NB: the innermost statement's place
                 self._placed.append(e)
                 lines = [e.where] if e.where else []
-                if (st.kind in ("sql", "return_query") or (st.kind == "call" and e.where)) \
-                        and not st.opts.get("execute") and not isinstance(e, OwnError):
-                    lines.append(f'SQL statement "{st.text}"')
-                elif st.kind == "perform":
-                    lines.append(f'SQL statement "SELECT {st.text}"')
-                lines.append(f"PL/pgSQL function {self.name} line {st.line} at "
-                             f"{_PLACES.get(st.kind, st.kind)}")
+                lines += self._place(st, bool(e.where), isinstance(e, OwnError | AmbiguousColumn))
                 e.where = "\n".join(lines)
             raise
 
@@ -435,7 +569,15 @@ class Interp:
             name = st.target[0]
             v = self.lookup(name.partition(".")[0])
             if v is not None and v.type != T.RECORD and "." not in name:
-                self.assign(name, self.eval(st.text, cast=v), v.type)
+                try:
+                    value = self._assigned(st.text, v)
+                except SQLError as e:  # NB: folded while planning when no variable is read
+                    if not e.where and self._constant(st.text) and (
+                            not _LITERAL.fullmatch(st.text.strip())  # NB: read by its input
+                            or (v.typmod >= 0 and e.sqlstate in ("22001", "22003"))):
+                        e.where = f'PL/pgSQL assignment "{name} := {st.text}"'
+                    raise
+                self.assign(name, self._domain_checked(value, v), v.type)
             elif "." in name and v is not None and v.fields is not None and \
                     v.fields.get(name.partition(".")[2], (None, 0))[1] not in (0, T.RECORD):
                 oid = v.fields[name.partition(".")[2]][1]  # NB: NEW.a := ...: a's type
@@ -487,7 +629,9 @@ class Interp:
                 raise (_Exit if k == "exit" else _Continue)(st.target[0] if st.target else None)
         elif k == "return":
             rec = self.record(st.text)
-            raise _Return(rec if rec is not None else self.eval(st.text) if st.text else None)
+            if rec is not None or not st.text:
+                raise _Return(rec)
+            raise _Return(*self.eval_typed(st.text))
         elif k == "return_next":
             self._return_next(st.text)
         elif k == "return_query":
@@ -529,7 +673,10 @@ class Interp:
             extra = [self.eval_typed(a) for a in st.args]
             rows, cols, tag = self.run_sql(str(sql), extra)
             if st.target:  # NB: before the assignment, which an error skips
-                _check_rows(len(rows), st.opts.get("strict", False), hint=False)
+                _check_rows(len(rows), st.opts.get("strict", False), hint=False,
+                            detail=lambda: _params_detail(iter(
+                                (f"${i}", v, t) for i, (v, t) in enumerate(extra, 1)))
+                            if self.options.get("print_strict_params") == "on" else None)
             found = self.scopes[0]["found"].value  # NB: EXECUTE leaves FOUND as it was
             self._after(rows, cols, tag, st.target)
             self._set_found(found)
@@ -541,7 +688,8 @@ class Interp:
                                "PERFORM instead." if _PLANNED.match(st.text) else None)
             strict = st.opts.get("strict", False)
             if st.target:  # NB: before the assignment, which an error skips
-                _check_rows(len(rows), strict, many=bool(_MODIFIES.match(tag)))
+                _check_rows(len(rows), strict, many=bool(_MODIFIES.match(tag)),
+                            detail=lambda: self._strict_params(st.text))
             self._after(rows, cols, tag, st.target)
             if st.target and not _MODIFIES.match(tag):  # NB: PG fetches one row and counts it
                 self.row_count = min(self.row_count, 1)
@@ -649,6 +797,24 @@ class Interp:
             else:
                 self.assign(name, val, oid)
 
+    def _strict_params(self, sql: str) -> str | None:
+        """print_strict_params' DETAIL for a statement's INTO STRICT failure: the variables
+        it reads, in their order of declaration, when the option is on."""
+        if self.options.get("print_strict_params") != "on":
+            return None
+        bound = self._cache.get(("bind", sql, 0))
+        found: dict[int, tuple[str, Var]] = {}
+        for ref in bound[1] if bound is not None else ():
+            v = self.lookup(ref[1])
+            if v is None or ref[0] != "var":
+                continue
+            name = ref[1]
+            if name.startswith("$"):  # NB: a named argument is listed by its name
+                name = next((k for sc in self.scopes for k, x in sc.items()
+                             if x is v and not k.startswith("$")), name)
+            found[v.dno] = (name, v)
+        return _params_detail(iter((n, v.value, v.type) for _, (n, v) in sorted(found.items())))
+
     def _set_found(self, value: bool) -> None:
         self.scopes[0]["found"].value = value
 
@@ -678,11 +844,32 @@ class Interp:
             self.s.notices.append(SQLError(
                 str(msg), severity=level, sqlstate="01000" if level == "WARNING" else "00000",
                 detail=using.get("DETAIL"), hint=using.get("HINT"),
-                where=f"PL/pgSQL function {self.name} line {st.line} at RAISE"
-                + (f"\n{self.outer_context}" if self.outer_context else "")))
+                where=context_of_frames()))
 
 
-def _check_rows(n: int, strict: bool, many: bool = False, hint: bool = True) -> None:
+def _user_type_text(text: str) -> bool:
+    """Whether a declared type names no built-in type (a domain, whose checks apply).
+
+    >>> [_user_type_text(t) for t in ["int", "varchar(3)", "double precision", "posint", "t%TYPE"]]
+    [False, False, False, True, False]
+    """
+    base = re.sub(r"\(.*\)|\[\s*\d*\s*\]", "", text).strip().lower()
+    if not base or "%" in base:
+        return False
+    base = " ".join(base.split())
+    return base.split(".")[-1].strip('"') not in T.BY_NAME and base not in _SQL_TYPE_NAMES
+
+
+# the type names PostgreSQL's grammar spells as SQL keywords
+_SQL_TYPE_NAMES = frozenset({
+    "int", "integer", "smallint", "bigint", "real", "float", "double precision", "decimal",
+    "dec", "boolean", "character", "char", "nchar", "national character", "character varying",
+    "bit varying", "timestamp without time zone", "timestamp with time zone",
+    "time without time zone", "time with time zone", "serial", "bigserial"})
+
+
+def _check_rows(n: int, strict: bool, many: bool = False, hint: bool = True,
+                detail: Callable[[], str | None] | None = None) -> None:
     """INTO STRICT wants exactly one row; an INSERT/UPDATE/DELETE ... RETURNING INTO
     (`many`) at most one even without STRICT, as PostgreSQL's exec_stmt_execsql does.
 
@@ -698,11 +885,31 @@ def _check_rows(n: int, strict: bool, many: bool = False, hint: bool = True) -> 
     server.sql.plpgsql.interp.OwnError: query returned more than one row
     """
     if n == 0 and strict:
-        raise OwnError("query returned no rows", sqlstate="P0002")
+        raise OwnError("query returned no rows", sqlstate="P0002",
+                       detail=detail() if detail is not None else None)
     if n > 1 and (strict or many):
         raise OwnError("query returned more than one row", sqlstate="P0003",
+                       detail=detail() if detail is not None else None,
                        hint="Make sure the query returns a single row, or use LIMIT 1."
                        if hint else None)
+
+
+def _params_detail(params: Iterator[tuple[str, Any, int]]) -> str | None:
+    """print_strict_params' DETAIL: each parameter's name and value as its output function
+    writes it, quoted (None without parameters).
+
+    >>> _params_detail(iter([("k", 5, T.INT4), ("z", "o'k", T.TEXT), ("n", None, T.INT4)]))
+    "parameters: k = '5', z = 'o''k', n = NULL"
+    """
+    shown = []
+    for name, value, oid in params:
+        if value is None:
+            text = "NULL"
+        else:
+            out = ("t" if value else "f") if isinstance(value, bool) else to_text(value, oid)
+            text = "'" + out.replace("'", "''") + "'"
+        shown.append(f"{name} = {text}")
+    return "parameters: " + ", ".join(shown) if shown else None
 
 
 def _format(fmt: str, vals: list[tuple[Any, int]]) -> str:

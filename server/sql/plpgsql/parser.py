@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import SyntaxError_
+from ...errors import SQLError, SyntaxError_
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+|--[^\n]*|/\*.*?\*/)
@@ -98,6 +98,10 @@ class Block:
     handlers: list[tuple[list[str], list[Any]]] = field(default_factory=list)
     label: str | None = None
     kind: str = "block"
+    # the function's compile options (`#print_strict_params on`, `#variable_conflict
+    # use_column`) on its outermost block, by their setting's name without `plpgsql.`
+    options: dict[str, str] = field(default_factory=dict)
+    line: int = 0  # BEGIN's (a DECLARE default's error names it)
 
 
 class Parser:
@@ -161,7 +165,8 @@ class Parser:
         if self.accept("DECLARE"):
             while not self.at("BEGIN"):
                 decls.append(self.decl())
-        self.take("BEGIN")
+        begin = self.take("BEGIN")
+        line = self.first_line + self.src.count("\n", 0, begin.start)
         body = self.stmts({"END", "EXCEPTION"})
         handlers: list[tuple[list[str], list[Any]]] = []
         if self.accept("EXCEPTION"):
@@ -174,7 +179,41 @@ class Parser:
         if self.peek() is not None and self.peek().word and not self.at("IF", "LOOP"):  # type: ignore[union-attr]
             self.i += 1  # END label
         self.accept(";")
-        return Block(decls, body, handlers, label)
+        return Block(decls, body, handlers, label, line=line)
+
+    def options(self) -> dict[str, str]:
+        """The compile options before the outermost block, as PostgreSQL's comp_options:
+        `#option dump`, `#print_strict_params on|off`, `#variable_conflict error |
+        use_variable | use_column`.
+
+        >>> Parser("#print_strict_params on #variable_conflict use_column BEGIN").options()
+        {'print_strict_params': 'on', 'variable_conflict': 'use_column'}
+        """
+        out: dict[str, str] = {}
+        while self.accept("#"):
+            t = self.peek()
+            name = t.up if t is not None else ""
+            self.i += 1
+            value = self.peek()
+            if name == "OPTION" and value is not None and value.up == "DUMP":
+                self.i += 1
+                continue
+            if name == "PRINT_STRICT_PARAMS" and value is not None and value.word:
+                self.i += 1
+                if value.up not in ("ON", "OFF"):
+                    raise SQLError(f"unrecognized print_strict_params option {value.text}",
+                                   sqlstate="XX000")
+                out["print_strict_params"] = value.text.lower()
+                continue
+            if name == "VARIABLE_CONFLICT" and value is not None and value.up in (
+                    "ERROR", "USE_VARIABLE", "USE_COLUMN"):
+                self.i += 1
+                out["variable_conflict"] = value.text.lower()
+                continue
+            bad = value if name in ("OPTION", "PRINT_STRICT_PARAMS", "VARIABLE_CONFLICT") else t
+            raise SyntaxError_("syntax error at end of input" if bad is None
+                               else f'syntax error at or near "{bad.text}"')
+        return out
 
     def decl(self) -> Decl:
         name = self.ident()
@@ -443,7 +482,9 @@ def parse_block(src: str) -> Block:
     Statements' lines count from the body's first line, blank or not, as PostgreSQL's."""
     body = src.strip().rstrip(";")
     p = Parser(body, 1 + src[:len(src) - len(src.lstrip())].count("\n"))
+    options = p.options()
     b = p.block()
+    b.options = options
     if p.peek() is not None:
         raise SyntaxError_(f'syntax error at or near "{p.peek().text}"')  # type: ignore[union-attr]
     return b

@@ -37,7 +37,7 @@ from ..pgcatalog.typetext import format_type
 from ..privileges.check import check_function
 from ..stmt import AnalyseTree, Stmt
 from . import routinectx
-from .functions import compiled, context_name
+from .functions import compiled, context_name, run_sql_body
 from .interp import Interp, Var, _Return, register_call, top_level_nonatomic
 from .parser import Tok, tokenize
 
@@ -315,9 +315,6 @@ def _run(s: SQLSession, fn: Function, values: list[Any], analyse_tree: AnalyseTr
     interp.nonatomic = nonatomic and not fn.secdef and not fn.config  # NB: PG: then atomic
     if caller is not None:
         interp.subxacts = caller.subxacts
-        interp.outer_context = f'SQL statement "{text}"\nPL/pgSQL function {caller.name} ' \
-            f"line {caller.line} at CALL" + (f"\n{caller.outer_context}"
-                                             if caller.outer_context else "")
     scope = interp.scopes[-1]
     outs: list[Var] = []
     positional: list[tuple[Any, int]] = []
@@ -338,7 +335,6 @@ def _run(s: SQLSession, fn: Function, values: list[Any], analyse_tree: AnalyseTr
         except _Return:
             pass
         return tuple(v.value for v in outs) if outs else None
-    rows: list[Any] = []
     texts = split_statements(fn.body)
     for text in texts:  # NB: checked before any runs, as PostgreSQL's "during startup"
         word = text.split(None, 1)[0].upper() if text.strip() else ""
@@ -346,8 +342,7 @@ def _run(s: SQLSession, fn: Function, values: list[Any], analyse_tree: AnalyseTr
             err = FeatureNotSupported(f"{word} is not allowed in an SQL function")
             err.where = f'SQL function "{fn.name}" during startup'
             raise err
-    for text in texts:
-        rows, _, _ = interp.run_sql(text, positional)
+    rows, _ = run_sql_body(interp, fn, texts, positional)
     if not outs:
         return None
     if not rows:

@@ -74,8 +74,17 @@ def atomic_text(statements: str) -> str:
     if statements.startswith("RETURN "):  # NB: kept as written, `RETURN (a * 2)`
         select = _parenthesized(parse_sql("SELECT " + statements[len("RETURN "):]))
         return "RETURN " + select.expressions[0].sql("postgres")
-    return "".join(f" {_parenthesized(parse_sql(t)).sql('postgres')};\n"
+    return "".join(f" {_kept_now(_parenthesized(parse_sql(_NOW.sub(_STANDIN, t))))};\n"
                    for t in split_statements(statements))
+
+
+_NOW = re.compile(r"\bnow\s*\(\s*\)", re.I)
+_STANDIN = "cumulo_pg_now__()"  # NB: sqlglot reads now() as CURRENT_TIMESTAMP; PG keeps both
+
+
+def _kept_now(tree: exp.Expression) -> str:
+    """The statement's text with now() spelled as written (not CURRENT_TIMESTAMP)."""
+    return re.sub(r"\bcumulo_pg_now__\(\)", "now()", tree.sql("postgres"), flags=re.I)
 
 
 def _parenthesized(tree: exp.Expression) -> exp.Expression:
