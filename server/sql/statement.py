@@ -23,7 +23,7 @@ from .ddl.pkeys import analyse_identity
 from .ddl.routines import analyse_routine_alter
 from .ddl.schemastmt import analyse_create_schema, is_schema_with_elements
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
-from .ddl.viewalter import analyse_reset
+from .ddl.viewalter import analyse_reset, analyse_set_schema
 from .dml.analyse import analyse_dml
 from .dml.ctasdml import analyse_ctas_dml
 from .dml.ctedml import analyse_dml_with
@@ -161,7 +161,7 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             validate = analyse_validate(sql)
             if validate is not None:
                 return validate
-            reset = analyse_reset(sql)  # ALTER VIEW v RESET (check_option)
+            reset = analyse_reset(sql) or analyse_set_schema(sql)  # ALTER VIEW v RESET (...)
             if reset is not None:
                 return reset
             word = " ".join(sql.split()[:2]).upper()  # NB: name the statement: ALTER VIEW, ALTER TYPE

@@ -191,6 +191,40 @@ merge into mg_w t using mg_b on t.a = mg_b.a when matched then delete;
 merge into mg_s using mg_b on true when matched then delete;
 merge into mg_nosuch using mg_b on true when matched then delete
 """,
+    # ALTER VIEW | TABLE v SET SCHEMA s: the view moves, and the views that read it follow.
+    "view_set_schema": """
+drop role if exists hv_ss;
+create schema vs_s2;
+create table vs_b (a int);
+insert into vs_b values (1);
+create view vs_v1 as select * from vs_b;
+alter view vs_v1 set schema public;
+create temp view vs_tv as select 1;
+alter view vs_tv set schema vs_s2;
+alter view vs_v1 set schema pg_temp;
+create view vs_dep as select vs_v1.a, x.a as xa from vs_v1, vs_v1 x;
+alter view vs_v1 set schema vs_s2;
+select * from vs_dep;
+select * from vs_s2.vs_v1;
+select table_schema, table_name from information_schema.views where table_name like 'vs%' and table_schema not like 'pg_temp%' order by 1, 2;
+alter table vs_s2.vs_v1 set schema public;
+alter view vs_v1 set schema vs_s2;
+create view vs_v2 as select 1 as x;
+create view vs_s2.vs_v2 as select 2 as x;
+alter view vs_v2 set schema vs_s2;
+alter view vs_v2 set schema nosuch;
+alter view if exists vs_nov set schema vs_s2;
+alter view vs_b set schema vs_s2;
+create role hv_ss;
+grant usage on schema vs_s2 to hv_ss;
+create view vs_vr as select 1 as one;
+alter view vs_vr owner to hv_ss;
+set role hv_ss;
+alter view vs_vr set schema vs_s2;
+reset role;
+drop view vs_vr;
+drop role hv_ss
+""",
     # CREATE RECURSIVE VIEW v (cols) AS q: PostgreSQL's WITH RECURSIVE rewrite.
     "recursive_views": """
 create recursive view rv_1 (n) as select 1 union all select n + 1 from rv_1 where n < 3;

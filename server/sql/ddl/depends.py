@@ -139,6 +139,21 @@ def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
         s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
 
 
+def move_table_in_views(s: SQLSession, table: Table, new_schema: str) -> None:
+    """Rewrites the views that read `table` after ALTER ... SET SCHEMA: they name it in its
+    new schema (PostgreSQL's views hold the OID; ours hold the name)."""
+    cat = s.catalog()
+    schema = _schema_name(cat, table.schema_oid)
+    for v in dependent_views(cat, table):
+        tree = _tree(v)
+        assert tree is not None
+        ctes = _ctes(tree)
+        for t in list(tree.find_all(exp.Table)):
+            if _names_table(t, table, schema, ctes):
+                t.set("db", exp.to_identifier(new_schema))
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
+
+
 def _rename_columns(tree: exp.Expression, quals: set[str], old: str, new: str) -> None:
     for c in list(tree.find_all(exp.Column)):
         if ident(c.this) == old and (not c.table or c.table in quals):

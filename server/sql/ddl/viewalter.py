@@ -20,16 +20,32 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, SyntaxError_, UndefinedTable, WrongObjectType
+from ...errors import (
+    DuplicateTable,
+    FeatureNotSupported,
+    InsufficientPrivilege,
+    InvalidSchemaName,
+    SyntaxError_,
+    UndefinedTable,
+    WrongObjectType,
+)
 from ...pgwire.backend import Result
 from ..catalog.tableoptions import option_item
 from ..catalog.viewoptions import merge_options, option_value
 from ..parse import unquote_ident
 from ..pgcatalog.updatable import not_updatable, view_query
-from ..privileges.check import current_role, must_own, relation_noun
+from ..privileges.check import current_role, has_privileges, must_own, relation_noun
 from ..stmt import Stmt
 from .alter import alter_table, relation_to_alter
-from .names import find_relation, parse_qualified, skip_or_raise, table_name
+from .depends import move_table_in_views
+from .names import (
+    find_relation,
+    parse_qualified,
+    relation_name_taken,
+    schema_by_name,
+    skip_or_raise,
+    table_name,
+)
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -123,6 +139,53 @@ def analyse_reset(sql: str) -> Stmt | None:
         if kept != rel.options:
             s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(rel, options=kept))
             s.catalog_changed()
+        return Result(tag)
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag=tag)
+
+
+_SET_SCHEMA = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE)\s+(?P<ie>IF\s+EXISTS\s+)?"
+                         r"(?P<rel>\S+?)\s+SET\s+SCHEMA\s+(?P<to>\S+?)\s*;?\s*$", re.I | re.S)
+
+
+def analyse_set_schema(sql: str) -> Stmt | None:
+    """ALTER VIEW [IF EXISTS] v SET SCHEMA s (and ALTER TABLE on a view): moves the view, and
+    the views that read it name it in its new schema; None for any other statement."""
+    m = _SET_SCHEMA.match(sql)
+    if m is None:
+        return None
+    tag = f"ALTER {m.group('kind').upper()}"
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        schema, name = parse_qualified(m.group("rel"))
+        rel = find_relation(cat, schema, name, s.search_path())
+        if tag == "ALTER TABLE" and (rel is None or rel.kind != "v"):
+            raise FeatureNotSupported("ALTER TABLE is not supported")  # NB: moving a table
+        if rel is None:
+            skip_or_raise(s, f'relation "{name}"', bool(m.group("ie")), UndefinedTable)
+            return Result(tag)
+        if rel.kind != "v":
+            raise WrongObjectType(f'"{rel.name}" is not a view')
+        role = current_role(s, cat)
+        must_own(cat, role, rel.owner, relation_noun(rel), rel.name)
+        to_name = unquote_ident(m.group("to"))
+        to = schema_by_name(cat, to_name)
+        if to is None and not to_name.startswith("pg_temp"):
+            raise InvalidSchemaName(f'schema "{to_name}" does not exist')
+        old = cat.schema_by_oid(rel.schema_oid)
+        if to is None or any(x is not None and x.name.startswith("pg_temp") for x in (old, to)):
+            raise FeatureNotSupported("cannot move objects into or out of temporary schemas")
+        if role is not None and not role.superuser and not has_privileges(
+                cat, role, "schema", to, "C"):
+            raise InsufficientPrivilege(f"permission denied for schema {to.name}")
+        if to.oid == rel.schema_oid:
+            return Result(tag)
+        if relation_name_taken(cat, to.oid, rel.name):
+            raise DuplicateTable(f'relation "{rel.name}" already exists in schema "{to.name}"')
+        move_table_in_views(s, rel, to.name)
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(rel, schema_oid=to.oid))
+        s.catalog_changed()
         return Result(tag)
 
     return Stmt(sql, "ddl", run, None, [], -1, tag=tag)
