@@ -68,6 +68,7 @@ from .insertbatch import HeldRun
 _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
 _EXECUTE_SYNC = b"E\0\0\0\x09" + _UNNAMED_ALL + b"S\0\0\0\x04"  # what follows `_bind_run`'s Bind
 _DESCRIBE_EXECUTE_SYNC = b"D\0\0\0\x06P\0" + _EXECUTE_SYNC  # libpq's, with Describe portal
+_SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # a point read's
 
 
 class Statement:
@@ -196,6 +197,7 @@ class ExtendedQuery:
 
     def __init__(self) -> None:
         self._check_prepared: Any = None  # the session's optional Bind-time check
+        self._read_point: Any = None  # and its optional primary-key read lane (`_bind_run`)
         self._still_valid: Any = None  # and its optional check for `_parse_again`
         self._can_batch: Any = None  # the session's optional can_batch / execute_many
         self._execute_many: Any = None
@@ -385,6 +387,24 @@ class ExtendedQuery:
         stmt = portal.stmt
         if stmt.batch is not False and self._batchable(stmt):
             return end  # the rest goes message by message (its Executes may be held)
+        encoders = portal.encoders
+        if self._read_point is not None and encoders is not None:
+            try:
+                rows = self._read_point(stmt.prepared, portal.params)
+            except Exception as e:
+                self._fail(e, True)
+                return stop - 5  # NB: the Sync is still to be handled
+            if rows is not None:  # the lane: the rows at once, no Result
+                out = self.out
+                if describe:
+                    out += portal.row_desc
+                M.append_rows(out, rows, encoders)
+                self._notices()
+                out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
+                    M.command_complete(f"SELECT {len(rows)}")
+                portal.ran = True
+                self._end_sync()
+                return stop
         if describe:  # NB: NoData for a statement without rows (BEGIN, UPDATE, COMMIT)
             self.out += portal.row_desc
         try:

@@ -464,6 +464,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.out += msg
         self.session = session
         self._check_prepared = getattr(session, "check_prepared", None)
+        self._read_point = getattr(session, "read_point", None)  # optional: `_bind_run`'s lane
         self._still_valid = getattr(session, "still_valid", None)  # optional: _parse_again
         self._can_batch = getattr(session, "can_batch", None)  # optional: held Executes
         self._execute_many = getattr(session, "execute_many", None)

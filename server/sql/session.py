@@ -312,6 +312,54 @@ class SQLSession:
             if logged is not None:  # NB: the usual case, nothing to log, costs no call
                 oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
 
+    def read_point(self, prepared: Prepared, params: list[Any]) -> list[tuple[Any, ...]] | None:
+        """pgwire's lane for a prepared primary-key read outside a block (pgbench -S, an
+        ORM's get by id): `execute` of such a statement, returning its rows at once instead
+        of a `Result`; None, with nothing done, for any other statement or state, which
+        then takes `execute`. The lane is open when `check_prepared` bound this plan at this
+        Bind (nothing to revalidate), no transaction is open and `_reads_alone` holds (no
+        block, READ COMMITTED, no statement_timeout). On the way it does all that `execute`
+        and `execute_stmt` do for such a read: pg_stat_activity's fields, the plan counts,
+        log_statement, cancel, the privilege check (`Stmt.check`, as the statement's `run`
+        makes it), a snapshot of its own (as `_run_read`), and `on_error` for a failure."""
+        stmt = self._bound
+        if (stmt is None or stmt is not prepared.handle or self._bound_at != self._statements_run
+                or self.txn is not None or prepared.literals is not None or self.failed):
+            return None
+        plan = stmt.plan
+        if plan is None or plan.point is None or stmt.kind != "query" or not self._reads_alone():
+            return None
+        self._started(prepared.sql)
+        count_execution(prepared)
+        logged = oplog.started(self.settings.values, prepared.sql, extended=True)
+        try:
+            self._statements_run += 1
+            if not self._reset_by_pgwire:
+                self._cancel.clear()
+            if self._timer is not None:
+                self._disarm()
+            check = stmt.check
+            if check is None:  # NB: not known: the statement's own run makes it
+                return list(self._run_read(stmt, params).rows or ())
+            read = self.txn = self.engine.tm.statement_read(self)
+            try:
+                check(self)
+                rows = plan.point.read(read, params)
+            finally:
+                self.txn = None
+                read.end()
+            if self._cancel.is_set():  # NB: where `run_plan` checks
+                self._cancel.clear()
+                raise QueryCanceled("canceling statement due to user request")
+            return rows
+        except BaseException as e:
+            locate_literal(e, prepared.sql)
+            self.on_error(e)
+            raise
+        finally:
+            if logged is not None:
+                oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
+
     def can_batch(self, prepared: Prepared) -> bool:
         """pgwire may hold pipelined Executes of `prepared` for `execute_many` (batchexec)."""
         return prepared.literals is None and batchexec.can_batch(prepared)
@@ -333,6 +381,10 @@ class SQLSession:
             raise err
         if stmt is None:
             return
+        if PUBLISHED.settings is not self.settings:
+            # NB: another session ran on this thread since (the loop front end's clients take
+            # turns): publish ours as `revalidate` would, and the usual Bind stays short
+            self.settings.use_zone()
         if (stmt.version == self.store.version and self.txn_catalog is None
                 and self.settings.values["search_path"] is self._cached_sp
                 and self.settings.style_key is self._cached_tz

@@ -46,6 +46,9 @@ class Stmt:
     search_path: str = ""  # the search_path it was analysed under (replanned when it changes)
     timezone: tuple[str, ...] = ()  # TimeZone, DateStyle, IntervalStyle it was analysed under
     many: Any = None  # a one-row INSERT's bulk runner for pipelined executions (dml.batchinsert)
+    # the privilege check `run` makes first (`privileges.statements.guard`; None: none, or
+    # not known), for a caller that runs the plan itself (the session's `read_point` lane)
+    check: Callable[[SQLSession], None] | None = None
 
 
 Analyse = Callable[["SQLSession", str, list[int]], Stmt]

@@ -80,6 +80,10 @@ def _psycopg_script(dsn: str, other_dsn: str) -> list[Any]:
         point = "SELECT v, n FROM acc WHERE id = %s"
         c.execute("SET search_path = pr_a")
         seen += [prep(point, 1), prep(point, 2), prep(point, 99), prep(point, None)]
+        for k in range(3, 9):  # the plan counts go on as PostgreSQL's (5 custom, then generic)
+            prep(point, k)
+        seen.append(text("SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                         " WHERE statement = 'SELECT v, n FROM acc WHERE id = $1'"))
         seen += [text(f"SELECT v FROM acc WHERE id = {k}") for k in (1, 2, 3, 99, 7)]
         c.execute("SET search_path = pr_b")  # the same texts now name another table
         seen += [prep(point, 1), text("SELECT v FROM acc WHERE id = 3"),

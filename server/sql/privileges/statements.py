@@ -173,6 +173,7 @@ def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
     check = checker(tree)
     if check is None:
         return stmt
+    stmt.check = check
     inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
 
     def run(s: SQLSession, params: list[Any]) -> Result:
