@@ -255,6 +255,19 @@ CONTEXTS = [
     "set check_function_bodies = off",
     "create function hc_off() returns int language sql as $$ select nosuch $$",
     "reset check_function_bodies",
+    # a PL/pgSQL expression whose constant part fails while planned names itself
+    "create function hc_e1() returns int language plpgsql as $$ begin return 1/0; end $$",
+    "select hc_e1()",
+    "create function hc_e2() returns int language sql as 'select hc_e1() from hc_t where a = 0'",
+    "select hc_e2()",
+    "create function hc_e3(x int) returns int language plpgsql as $$ begin return 1/x; end $$",
+    "select hc_e3(0)",
+    "do $$ begin if 1/0 > 0 then null; end if; end $$",
+    "do $$ begin raise notice '%', 1/0; end $$",
+    "do $$ declare x int := 1/0; begin null; end $$",
+    "do $$ declare x int; begin x := 1/0; end $$",
+    "do $$ begin for i in 1..(1/0) loop null; end loop; end $$",
+    "do $$ begin if now() < '2000-01-01'::date + 1/0 then null; end if; end $$",
 ]
 
 

@@ -404,14 +404,16 @@ class Interp(Frame):
             return rows, list(res.columns or []), res.tag
         if self.s.txn is None:  # NB: after a COMMIT, the next statement starts one
             self.s.ensure_txn()
+        self.analysing = True  # NB: until it is analysed (an error's CONTEXT says which)
         text, tree, values, oids = self._bind(sql, len(extra or ()))
         if extra:  # EXECUTE ... USING: $1.. are the USING values
             values = [v for v, _ in extra] + values
             oids = [o for _, o in extra] + oids
         key = (text, tuple(oids))
         stmt = self._cache.get(key)
-        if stmt is None:
-            self.analysing = True
+        if stmt is not None:
+            self.analysing = False
+        else:
             if tree is None:
                 tree = parse_sql(text)
             stmt = self._cache[key] = self.analyse_tree(self.s, sql, tree, list(oids))
@@ -433,20 +435,34 @@ class Interp(Frame):
         text, _, _, oids = self._bind(sql)
         return _ROUTER[0](self.s, text, list(oids))
 
-    def eval(self, expr: str, cast: Var | None = None) -> Any:
+    def eval(self, expr: str, cast: Var | None = None, named: bool = True) -> Any:
         """The value of an expression (cast to a variable's type when given)."""
         text = f"SELECT ({expr})"
         if cast is not None and cast.type_text and cast.type != T.RECORD:
             text = f"SELECT CAST(({expr}) AS {cast.type_text})"
-        rows, _, _ = self.run_sql(text)
+        rows, _, _ = self._expression(text, expr, named)
         return rows[0][0] if rows else None
 
-    def _assigned(self, expr: str, v: Var) -> Any:
+    def _expression(self, text: str, expr: str, named: bool = True
+                    ) -> tuple[list[tuple[Any, ...]], list[Any], str]:
+        """Runs an expression's SELECT. An error while it is planned (a constant part
+        folded: `1/0`) names it, `SQL expression "1/0"`, as PostgreSQL's SPI does; one
+        with a cursor position or raised while it runs does not (`named`: False for an
+        assignment, which names itself)."""
+        try:
+            return self.run_sql(text)
+        except SQLError as e:
+            if named and self.analysing and not e.where and not e.position \
+                    and not isinstance(e, OwnError | SyntaxError_ | AmbiguousColumn):
+                e.where = f'SQL expression "{expr}"'
+            raise
+
+    def _assigned(self, expr: str, v: Var, named: bool = True) -> Any:
         """The value of `expr` stored into variable `v` (`assigncast`: the assignment cast,
         else I/O conversion); a user type's (a domain's checks) through its CAST."""
         if v.type >= FIRST_USER_OID:
-            return self.eval(expr, cast=v)
-        value, oid = self.eval_typed(expr)
+            return self.eval(expr, cast=v, named=named)
+        value, oid = self.eval_typed(expr, named)
         return coerce(value, oid, v.type, v.typmod)
 
     def _domain_checked(self, value: Any, v: Var) -> Any:
@@ -463,8 +479,8 @@ class Interp(Frame):
         bound = self._cache.get(("bind", f"SELECT ({expr})", 0))
         return bound is not None and not bound[1]
 
-    def eval_typed(self, expr: str) -> tuple[Any, int]:
-        rows, cols, _ = self.run_sql(f"SELECT ({expr})")
+    def eval_typed(self, expr: str, named: bool = True) -> tuple[Any, int]:
+        rows, cols, _ = self._expression(f"SELECT ({expr})", expr, named)
         return (rows[0][0] if rows else None), (cols[0].type_oid if cols else T.TEXT)
 
     def truth(self, expr: str) -> bool:
@@ -508,9 +524,11 @@ class Interp(Frame):
                 for d in b.decls:
                     self.declare(d)
             except SQLError as e:
-                if not e.where:
-                    e.where = f"PL/pgSQL function {self.name} line {b.line} during statement " \
-                        "block local variable initialization"
+                line = f"PL/pgSQL function {self.name} line {b.line} during statement block " \
+                    "local variable initialization"
+                if not any(p is e for p in self._placed):  # NB: an inner block's already named
+                    self._placed.append(e)
+                    e.where = f"{e.where}\n{line}" if e.where else line
                 raise
             if not b.handlers:
                 self.stmts(b.body)
@@ -570,9 +588,9 @@ class Interp(Frame):
             v = self.lookup(name.partition(".")[0])
             if v is not None and v.type != T.RECORD and "." not in name:
                 try:
-                    value = self._assigned(st.text, v)
+                    value = self._assigned(st.text, v, named=False)
                 except SQLError as e:  # NB: folded while planning when no variable is read
-                    if not e.where and self._constant(st.text) and (
+                    if not e.where and (self._constant(st.text) or self.analysing) and (
                             not _LITERAL.fullmatch(st.text.strip())  # NB: read by its input
                             or (v.typmod >= 0 and e.sqlstate in ("22001", "22003"))):
                         e.where = f'PL/pgSQL assignment "{name} := {st.text}"'
