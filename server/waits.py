@@ -47,7 +47,6 @@ from typing import Any, Protocol
 
 import greenlet
 
-_local = threading.local()  # .hub: the Hub running on this thread
 BLOCKING_THREADS = 4  # helper threads of a hub for `blocking` calls (fsyncs, checkpoints)
 
 
@@ -70,7 +69,7 @@ class Hub:
 
     def uninstall(self) -> None:
         """Detaches the hub from its thread (and lets its helper threads end)."""
-        if getattr(_local, "hub", None) is self:
+        if _local.hub is self:
             _local.hub = None
         if self._pool is not None:
             self._pool.shutdown(wait=False)
@@ -95,6 +94,16 @@ class Hub:
         return g.switch(*args)
 
 
+class _ThreadHub(threading.local):
+    """The Hub running on this thread (None: none): per thread, not per session, since the
+    hub is the loop's scheduler and every session greenlet of the loop shares it."""
+
+    hub: Hub | None = None
+
+
+_local = _ThreadHub()
+
+
 def blocking(fn: Callable[..., Any], *args: Any) -> Any:
     """Returns fn(*args), for a call that may block in the kernel for milliseconds.
 
@@ -114,7 +123,7 @@ def blocking(fn: Callable[..., Any], *args: Any) -> Any:
 
 def current_hub() -> Hub | None:
     """The hub of the calling thread, if the caller is one of its session greenlets."""
-    hub: Hub | None = getattr(_local, "hub", None)
+    hub: Hub | None = _local.hub
     if hub is None or greenlet.getcurrent() is hub.main:
         return None
     return hub
@@ -281,7 +290,7 @@ def maybe_yield() -> None:
     """Lets the loop run (other sessions, cancel requests, timers) if the calling session
     greenlet has had the thread for more than `SLICE` seconds; called once per batch by
     running statements, so a long query cannot stall the server or ignore its timeout."""
-    hub: Hub | None = getattr(_local, "hub", None)
+    hub: Hub | None = _local.hub
     if hub is None or time.monotonic() - hub.switched_at < SLICE:
         return
     if greenlet.getcurrent() is hub.main:
@@ -298,7 +307,7 @@ class TimerHandle(Protocol):
 def call_later(delay: float, fn: Callable[[], None]) -> TimerHandle:
     """Calls fn after delay seconds: on the loop when the caller runs on a hub, else on a
     `threading.Timer` (a daemon)."""
-    hub: Hub | None = getattr(_local, "hub", None)
+    hub: Hub | None = _local.hub
     if hub is not None:
         return hub.loop.call_later(delay, fn)
     t = threading.Timer(delay, fn)
