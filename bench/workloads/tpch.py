@@ -19,7 +19,13 @@ Steps, at scale factor `--scale` (default 0.1; 1 for SF 1; 0.01 for a smoke run)
    TIMEOUT seconds (`CUMULO_BENCH_TPCH_TIMEOUT`, default 120) on the servers.
 
 `CUMULO_BENCH_TPCH_QUERIES=Q8,Q19` runs only those queries (while working on them; the
-geometric mean then covers only them).
+geometric mean then covers only them). `CUMULO_BENCH_TPCH_DATA=DIR` keeps the generated CSV
+files in DIR for later runs (SF 1 takes a minute to generate), instead of the run's temp dir.
+
+Beside the wall-clock figures (the headline), the servers' CPU seconds (their whole
+process tree, from /proc) for the load and for each query's median run are figures too,
+and so is each server's peak resident memory (VmHWM; PostgreSQL: the largest process):
+on a shared machine wall time also measures the neighbours.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from typing import Any
 import psycopg
 
 from ..core import BenchError, Figure, RunContext
+from ..server_cost import cpu_of, listening_pid, tree
 from ..systems import System
 from ..tpch import answers as A
 from ..tpch import data
@@ -51,15 +58,53 @@ def scale_of(ctx: RunContext) -> float:
     return ctx.options.scale if ctx.options.scale else 0.1
 
 
-def load(ctx: RunContext, system: System, directory: str) -> float:
-    """Creates, COPYs and ANALYZEs the eight tables on one system; returns the seconds."""
-    start = time.perf_counter()
+def load(ctx: RunContext, system: System, directory: str, cpu: dict[str, float]) -> float:
+    """Creates, COPYs and ANALYZEs the eight tables on one system; returns the seconds (and
+    notes the server's CPU seconds in `cpu`)."""
+    clock = server_clock(system)
+    start, cpu0 = time.perf_counter(), clock()
     with system.connect() as conn:
         counts = data.load(conn, directory)
     took = time.perf_counter() - start
+    cpu[system.name] = clock() - cpu0
     ctx.commands.append(f"{system.name}: TPC-H load (COPY csv + ANALYZE) "
                         + ", ".join(f"{t} {n:,}" for t, n in counts.items()))
     return took
+
+
+def server_clock(system: System) -> Any:
+    """A function giving the CPU seconds so far of the server's process tree (nan when the
+    server is not ours to see: a --cumulo-url one): every live thread's, in nanoseconds
+    (`cpu_of`; ticks of 10 ms hid most queries), plus what the root reaped from ended
+    children (PostgreSQL's parallel workers)."""
+    pid = listening_pid(system.port)
+    if pid is None:
+        return lambda: math.nan
+
+    def clock() -> float:
+        total = 0.0
+        for p in tree(pid):
+            try:
+                total += cpu_of(p)
+            except OSError:
+                continue  # NB: ended meanwhile; the root reaps its time below
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return total + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+    return clock
+
+
+def peak_rss(system: System) -> float | None:
+    """The largest VmHWM (GB) among the server's processes (Cumulo: its one process)."""
+    pid = listening_pid(system.port)
+    peak = 0
+    for p in tree(pid) if pid is not None else []:
+        try:
+            with open(f"/proc/{p}/status") as f:
+                peak = max([peak] + [int(ln.split()[1]) for ln in f if ln.startswith("VmHWM")])
+        except (OSError, ValueError):
+            continue
+    return peak / 2**20 if peak else None
 
 
 def _run(conn: Any, sql: str) -> list[tuple]:
@@ -75,12 +120,15 @@ def _timed(fn: Any, *args: Any) -> tuple[list[tuple], float]:
     return rows, time.perf_counter() - start
 
 
-def _median(fn: Any, sql: str, first: float) -> float:
-    times = []
+def _median(fn: Any, sql: str, first: float, clock: Any, cpu: dict[str, float]) -> float:
+    """The median wall time of the runs; the median of the server CPU goes to cpu[sql]."""
+    times, used = [], []
     for _ in range(1 if first > SLOW else RUNS):
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), clock()
         fn(sql)
         times.append(time.perf_counter() - start)
+        used.append(clock() - cpu0)
+    cpu[sql] = statistics.median(used)
     return statistics.median(times)
 
 
@@ -106,13 +154,15 @@ class _Duck:
 def run(ctx: RunContext) -> list[Figure]:
     """Generates, loads, checks answers, then times the 22 queries on every system."""
     sf = scale_of(ctx)
-    directory = data.generate(ctx.workdir, sf)
+    directory = data.generate(os.environ.get("CUMULO_BENCH_TPCH_DATA") or ctx.workdir, sf)
     queries = chosen(data.queries(), os.environ.get("CUMULO_BENCH_TPCH_QUERIES", ""))
     reference = data.answers(sf)
     ctx.commands.append(f"TPC-H SF {sf:g}: data, queries and reference answers from DuckDB's tpch"
                         " extension" + ("" if reference else " (no reference answers at this"
                                         " scale: checked against PostgreSQL's rows)"))
-    loads = {s.name: ctx.attempt(s, "load", load, ctx, s, directory) for s in ctx.systems}
+    load_cpu: dict[str, float] = {}
+    loads = {s.name: ctx.attempt(s, "load", load, ctx, s, directory, load_cpu)
+             for s in ctx.systems}
     up = [s for s in ctx.systems if loads[s.name] is not None]
     duck: _Duck | None = None
     try:
@@ -122,6 +172,9 @@ def run(ctx: RunContext) -> list[Figure]:
 
     got: dict[str, dict[str, tuple[list[tuple], float] | None]] = {}
     runners: dict[str, Any] = {}
+    clocks: dict[str, Any] = {s.name: server_clock(s) for s in up}
+    clocks[DUCKDB] = time.process_time  # NB: in process, so the bench's own CPU
+    query_cpu: dict[str, dict[str, float]] = {}
     conns = []
     try:
         for s in up:
@@ -145,6 +198,7 @@ def run(ctx: RunContext) -> list[Figure]:
         latency: dict[str, dict[str, float | None]] = {}
         for name, (system, fn) in runners.items():
             latency[name] = {}
+            query_cpu[name] = {}
             for q, sql in queries:
                 res = got[name].get(q)
                 if res is None:
@@ -156,7 +210,12 @@ def run(ctx: RunContext) -> list[Figure]:
                     ctx.errors[(name, q)] = f"wrong answer: {wrong}"
                     latency[name][q] = None
                     continue
-                latency[name][q] = ctx.attempt(system, q, _median, fn, sql, res[1])
+                latency[name][q] = ctx.attempt(system, q, _median, fn, sql, res[1],
+                                               clocks[name], query_cpu[name])
+                if sql in query_cpu[name]:
+                    query_cpu[name][q] = query_cpu[name].pop(sql)
+                    print(f"[bench] {system.label}: {q} {latency[name][q]:.3g} s,"
+                          f" {query_cpu[name][q]:.3g} s CPU", file=sys.stderr)
     finally:
         for conn in conns:
             conn.close()
@@ -170,9 +229,15 @@ def run(ctx: RunContext) -> list[Figure]:
     load_values[DUCKDB] = duck.load_seconds if duck else None
     figures = [ctx.figure(NAME, f"load SF {sf:g} (COPY + ANALYZE; DuckDB: dbgen)", "s", "lower",
                           load_values, "load")]
+    figures.append(ctx.figure(NAME, f"load SF {sf:g}, server CPU", "s", "lower",
+                              {s.name: load_cpu.get(s.name) for s in ctx.systems}, "load"))
+    figures.append(ctx.figure(NAME, f"peak server RSS SF {sf:g} (VmHWM)", "GB", "lower",
+                              {s.name: peak_rss(s) for s in ctx.systems}, "load"))
     for q, _ in queries:
         values = {n: latency.get(n, {}).get(q) for n in names}
         figures.append(ctx.figure(NAME, f"{q} SF {sf:g}", "s", "lower", values, q))
+        figures.append(ctx.figure(NAME, f"{q} SF {sf:g}, server CPU (DuckDB: in process)", "s",
+                                  "lower", {n: query_cpu.get(n, {}).get(q) for n in names}, q))
     present = [n for n in names if n in latency]
     common = [q for q, _ in queries if present and all(latency[n].get(q) for n in present)]
     geo: dict[str, float | None] = {}
@@ -182,11 +247,18 @@ def run(ctx: RunContext) -> list[Figure]:
         geo[n] = math.exp(sum(map(math.log, ok)) / len(ok)) if ok else None
         if geo[n] is None:
             ctx.errors.setdefault((n, "geomean"), "no query answered correctly on every system")
+    cpu_geo: dict[str, float | None] = {}
+    for n in names:
+        used = [query_cpu.get(n, {}).get(q) for q in common]
+        ok = [u for u in used if u and u > 0]
+        cpu_geo[n] = math.exp(sum(map(math.log, ok)) / len(ok)) if ok and len(ok) == len(used) else None
     left_out = [q for q, _ in queries if q not in common]
     figures.append(ctx.figure(
         NAME, f"geometric mean SF {sf:g}, {len(common)} of {len(queries)} queries", "s", "lower",
         geo, "geomean", "left out (not answered correctly everywhere): " + ", ".join(left_out)
         if left_out else ""))
+    figures.append(ctx.figure(NAME, f"geometric mean SF {sf:g}, server CPU", "s", "lower",
+                              cpu_geo, "geomean"))
     return figures
 
 
