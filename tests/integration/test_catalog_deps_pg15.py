@@ -84,6 +84,9 @@ select * from t where xmin = xmin and t.xmin::text <> '0' order by id;
 select t.xmin = s.xmin from t join t s on s.id = t.id order by t.id;
 select xmin from zz;
 select x.xmin from (select * from t) x;
+insert into u values (7) returning xmin::text <> '0', xmax, cmin, tableoid::regclass, pg_typeof(xmax);
+update u set x = 8 returning xmin::text <> '0', xmax, pg_typeof(xmin), tableoid::regclass;
+delete from u returning tableoid::regclass, x;
 select '1.5'::jsonb::int, '2'::jsonb::float8, 'true'::jsonb::bool, int4range(1, 3)::int4multirange;
 select '"a"'::jsonb::int;
 select 'null'::jsonb::numeric;
@@ -137,5 +140,6 @@ def test_xmin_is_an_optimistic_concurrency_stamp(servers):
             assert stale.rowcount == 0
             now, = a.execute("select xmin from occ where id = 1").fetchone()
             assert now != seen
-            assert a.execute("update occ set bal = 12 where id = 1 and xmin = %s",
-                             [now]).rowcount == 1
+            new, = a.execute("update occ set bal = 12 where id = 1 and xmin = %s returning xmin",
+                             [now]).fetchone()  # EF Core reads the new stamp so
+            assert a.execute("select xmin from occ where id = 1").fetchone() == (new,) != (now,)

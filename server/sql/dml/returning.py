@@ -14,6 +14,7 @@ from ...pgtypes import oids as T
 from ...pgtypes import records
 from ...pgwire.backend import Column
 from ..catalog.model import Table
+from ..catalog.syscols import SYSTEM_COLUMNS, version_xid
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import ident
 from ..expr.binder import Binder, Scope
@@ -32,16 +33,22 @@ class Returning:
     fns: list[Any]  # None: a plain column, taken by position
 
     positions: list[int]
-    xmax_pos: int | None = None  # where the system column xmax goes, when RETURNING reads it
+    xmax_pos: int | None = None  # where the system columns go, when RETURNING reads one
+    system: tuple[str, ...] = ()  # the system columns it reads, in PostgreSQL's order
+    table_oid: int = 0
+    width: int = 0  # the target's slots, which the row written starts with
 
     def project(self, row: Sequence[Any], ctx: Any, xmax: int = 0) -> tuple[Any, ...]:
         """Returns the RETURNING tuple of one written row.
 
         `xmax` is 0 for an inserted row and non-zero for a row that INSERT ... ON CONFLICT
-        DO UPDATE updated: the `RETURNING (xmax = 0) AS inserted` idiom of upserts.
+        DO UPDATE updated: the `RETURNING (xmax = 0) AS inserted` idiom of upserts. xmin is
+        the new row version's (`catalog.syscols`), what an ORM keeps as its version stamp.
         """
         if self.xmax_pos is not None:
-            row = tuple(row) + (None,) * (self.xmax_pos - len(row)) + (xmax,)
+            row = tuple(row) + (None,) * (self.xmax_pos - len(row)) + tuple(
+                version_xid(tuple(row[:self.width])) if n == "xmin" else xmax if n == "xmax"
+                else self.table_oid if n == "tableoid" else 0 for n in self.system)
         return tuple(row[p] if f is None else f(row, ctx)
                      for p, f in zip(self.positions, self.fns, strict=True))
 
@@ -63,13 +70,10 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
     extra = extra or []
     base = len(table.columns)
     scope = table_scope(table, qual) + [sc for sc, _ in extra]
-    xmax_pos = None
-    if not any(c.name == "xmax" for c in table.live_columns) and any(
-            ident(c.this) == "xmax" for c in node.find_all(exp.Column)
-            if isinstance(c.this, exp.Identifier)):
-
-        xmax_pos = len(scope)  # NB: a system column, as PostgreSQL's (typed int8 here, not xid)
-        scope.append(ScopeColumn(qual, "xmax", T.INT8))
+    named = {ident(c.this) for c in node.find_all(exp.Column) if isinstance(c.this, exp.Identifier)}
+    system = tuple(n for n, _, _ in SYSTEM_COLUMNS if n in named and n != "ctid")  # NB: no key
+    xmax_pos = len(scope) if system else None
+    scope += [ScopeColumn(qual, n, t) for n, _, t in SYSTEM_COLUMNS if n in system]
     cols: list[Column] = []
     fns: list[Any] = []
     positions: list[int] = []
@@ -118,7 +122,7 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
         cols.append(Column(out_name or "?column?", type_oid, cs.typmod))
         fns.append(cs.fn)
         positions.append(0)
-    return Returning(cols, fns, positions, xmax_pos)
+    return Returning(cols, fns, positions, xmax_pos, system, table.oid, base)
 
 
 def _whole_row(e: exp.Expression, qual: str, scope: list[ScopeColumn]) -> bool:

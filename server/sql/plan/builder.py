@@ -759,7 +759,7 @@ def _nulls_first(o: exp.Ordered) -> bool:
 
 
 def _row_xmin(key: bytes, *row: Any) -> int:
-    return version_xid(key, row)
+    return version_xid(row)
 
 
 def _row_ctid(key: bytes, *row: Any) -> str:
