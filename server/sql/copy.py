@@ -329,6 +329,7 @@ class CopyIn:
         self.simple = simple_block(self.delim, self.quote, self.escape)
         self.parts: list[bytes] = []
         self.pending = 0
+        self.held = 0  # bytes of an unfinished line or record the last block gave back
         self.rows: list[Any] = []  # tuples from the batch paths, lists otherwise
         # the same rows as columns, each a list of its blocks' parts, while every row came
         # from a column batch (the redo record and the write set then take them as they
@@ -358,7 +359,9 @@ class CopyIn:
     def _feed(self, data: bytes) -> None:
         self.parts.append(data)
         self.pending += len(data)
-        if self.format != "binary" and self.pending >= FEED_CHUNK:
+        # NB: input given back (a line or quoted record longer than a block) is parsed again
+        # only once as much again has come: linear, not quadratic, in a huge field
+        if self.format != "binary" and self.pending >= max(FEED_CHUNK, 2 * self.held):
             with paused():  # NB: one block at a time (copygc)
                 self._drain(final=False)
 
@@ -369,12 +372,12 @@ class CopyIn:
         then only end a record, and the fields split exactly as text's do (no escapes).
         """
         whole = buf = b"".join(self.parts)
-        self.parts, self.pending = [], 0
+        self.parts, self.pending, self.held = [], 0, 0
         quoted = self.format == "csv" and self.quote.encode() in buf
         if not final:
             end = buf.rfind(b"\n")
             if end < 0:
-                self.parts, self.pending = [buf], len(buf)
+                self.parts, self.pending, self.held = [buf], len(buf), len(buf)
                 return
             rest, buf = buf[end + 1:], buf[:end]
             if rest:
@@ -588,6 +591,7 @@ class CopyIn:
         if tail:  # NB: its line break included (the block's text ended with one)
             self.parts.insert(0, tail[0].encode())
             self.pending += len(self.parts[0])
+            self.held = len(self.parts[0])
 
     def _binary(self) -> None:
         b = b"".join(self.parts)
