@@ -66,6 +66,13 @@ SCRIPT = SCHEMA + DEPEND + """;
 select conname, condeferrable, condeferred, convalidated, pg_get_constraintdef(oid)
   from pg_constraint where conrelid in ('t'::regclass, 'u'::regclass, 'q2'::regclass) order by 1;
 select indexrelid::regclass, indimmediate from pg_index where indrelid = 'u'::regclass;
+create table nn (a int, b int, c int, constraint nn_a unique nulls not distinct (a));
+alter table nn add constraint nn_b unique nulls not distinct (b) deferrable;
+create unique index nn_c on nn (c) include (a) nulls not distinct where c > 0;
+select conname, pg_get_constraintdef(oid) from pg_constraint where conrelid = 'nn'::regclass
+  order by 1;
+select indexrelid::regclass, pg_get_indexdef(indexrelid) from pg_index
+  where indrelid = 'nn'::regclass order by 1;
 select ev_class::regclass, rulename, ev_type, ev_enabled, is_instead from pg_rewrite
   where ev_class in ('xx'::regclass, 'yy'::regclass) order by 1;
 insert into t values (1, 2, 'x', 'a', 3), (2, 3, 'y', 'b', 4);

@@ -61,6 +61,8 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
             f"USING {i.method} ({keys})")
     if included:
         text += f" INCLUDE ({', '.join(included)})"
+    if i.nulls_not_distinct:
+        text += " NULLS NOT DISTINCT"
     if i.predicate:
         pred = predicate_text(table, i.predicate, pretty)
         text += f" WHERE {pred if pretty else parenthesize(pred)}"
@@ -118,8 +120,12 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
         return f"CHECK ({expr})"
     table = cat.table_by_oid(c.table_oid)
     cols = ", ".join(_col_names(table, c.columns))
-    if c.kind in ("p", "u"):
-        return f"{'PRIMARY KEY' if c.kind == 'p' else 'UNIQUE'} ({cols}){_deferral(c)}"
+    if c.kind == "p":
+        return f"PRIMARY KEY ({cols}){_deferral(c)}"
+    if c.kind == "u":
+        idx = next((i for i in cat.indexes_of(c.table_oid) if i.oid == c.index_oid), None)
+        nnd = "NULLS NOT DISTINCT " if idx is not None and idx.nulls_not_distinct else ""
+        return f"UNIQUE {nnd}({cols}){_deferral(c)}"
     if c.kind == "c":
         types = {col.name: col.type_oid for col in table.columns} if table else {}
         expr = check_text(c.check or "true", types, pretty)
