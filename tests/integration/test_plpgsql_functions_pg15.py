@@ -268,6 +268,20 @@ CONTEXTS = [
     "do $$ declare x int; begin x := 1/0; end $$",
     "do $$ begin for i in 1..(1/0) loop null; end loop; end $$",
     "do $$ begin if now() < '2000-01-01'::date + 1/0 then null; end if; end $$",
+    # a parameter qualified by its routine's name; SQL procedures are checked and named too
+    "create function hc_q1(x int) returns int language sql as 'select hc_q1.x + 1'",
+    "select hc_q1(1)",
+    "create function hc_q2(x int) returns int language plpgsql as "
+    "$$ begin return hc_q2.x + 1; end $$",
+    "select hc_q2(1)",
+    "create function hc_q3(a int) returns bigint language sql as "
+    "'select count(*) from hc_t where hc_t.a = hc_q3.a'",
+    "select hc_q3(0)",
+    "create procedure hc_q4() language sql as 'select nosuch'",
+    "create procedure hc_q5(x int) language sql as "
+    "$$ insert into hc_t values (x, 'p'); select 1/(x - x) $$",
+    "call hc_q5(3)",
+    "create function hc_q6(x anyelement) returns int language sql as 'select nosuch'",
 ]
 
 

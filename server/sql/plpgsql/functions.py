@@ -459,6 +459,7 @@ def _run(s: SQLSession, fn: Function, args: tuple[Any, ...], analyse_tree: Analy
         raise FeatureNotSupported("trigger functions can only be called as triggers")
     interp = Interp(s, analyse_tree)
     interp.name = context_name(s, fn)
+    interp.routine = fn.name
     scope = interp.scopes[-1]
     positional = []
     for i, (name, oid, value) in enumerate(zip(fn.arg_names, fn.arg_types, args,

@@ -199,6 +199,7 @@ class Interp(Frame):
         self.out_names: tuple[str, ...] = ()  # its OUT / TABLE columns (RETURN NEXT;)
         self.out_types: tuple[int, ...] = ()
         self.name = "inline_code_block"  # as the error CONTEXT names it: f(integer), or a DO
+        self.routine = ""  # the routine's name, which qualifies its parameters (f.x)
         self._placed: list[SQLError] = []  # the errors whose CONTEXT line this run added
         self.nonatomic = False  # a CALL's or DO's body that may COMMIT / ROLLBACK
         self.subxacts = 0  # the blocks with EXCEPTION clauses being run (savepoints)
@@ -332,7 +333,11 @@ class Interp(Frame):
             qual = col.table.lower() if col.table else ""
             if qual and not col.args.get("db"):
                 rec = self.lookup(qual)
-                if rec is not None and rec.fields is not None and name in rec.fields:
+                if rec is None and qual == self.routine and name in self.scopes[0] \
+                        and self.scopes[0][name].fields is None \
+                        and not any(t.alias_or_name == qual for t in tree.find_all(exp.Table)):
+                    col.replace(param(("var", name)))  # NB: f.x: the routine's parameter x
+                elif rec is not None and rec.fields is not None and name in rec.fields:
                     col.replace(param(("field", qual, name)))
                 elif rec is not None and rec.fields and qual in ("new", "old"):
                     raise SQLError(f'record "{qual}" has no field "{name}"', sqlstate="42703")

@@ -312,6 +312,7 @@ def _run(s: SQLSession, fn: Function, values: list[Any], analyse_tree: AnalyseTr
          nonatomic: bool, caller: Interp | None, text: str) -> tuple[Any, ...] | None:
     interp = Interp(s, analyse_tree)
     interp.name = context_name(s, fn)
+    interp.routine = fn.name
     interp.nonatomic = nonatomic and not fn.secdef and not fn.config  # NB: PG: then atomic
     if caller is not None:
         interp.subxacts = caller.subxacts

@@ -44,6 +44,7 @@ def check_sql_body(s: SQLSession, fn: Function) -> None:
         return  # NB: polymorphic: PostgreSQL only parses the body
     interp = Interp(s, _unused)
     interp.options = {"variable_conflict": "use_column"}
+    interp.routine = fn.name
     scope = interp.scopes[-1]
     for i, (name, oid) in enumerate(zip(fn.arg_names, fn.arg_types, strict=True)):
         var = Var(None, oid)
