@@ -101,14 +101,18 @@ def _column_decoder(oid: int, tz: Any, typmod: int) -> ColumnDecoder:
     if oid == T.FLOAT8:
 
         def floats(col: Sequence[str]) -> Sequence[Any]:
-            joined = "".join(col)
-            if "_" in joined or not joined.isascii():
-                return list(map(dec, col))  # NB: float() takes 1_0.5 and other digits
-            try:
-                out = list(map(float, col))
-            except ValueError:
-                return list(map(dec, col))
-            arr = np.array(out, np.float64)
+            arr = _arrow_floats(col) if col else None
+            if arr is not None:
+                out = arr.tolist()
+            else:
+                joined = "".join(col)
+                if "_" in joined or not joined.isascii():
+                    return list(map(dec, col))  # NB: float() takes 1_0.5 and other digits
+                try:
+                    out = list(map(float, col))
+                except ValueError:
+                    return list(map(dec, col))
+                arr = np.array(out, np.float64)
             for i in np.flatnonzero(np.isinf(arr) | (arr == 0)).tolist():
                 dec(col[i])  # NB: float() rounds 1e400 to inf and 1e-400 to 0: 22003 here
             return _plain(out)
@@ -137,6 +141,28 @@ def _arrow_ints(col: Sequence[str], typ: pa.DataType) -> list[int] | None:
         return None  # NB: anything but digits and minus signs (x, blanks, +) goes the slow way
     try:
         return list(arr.cast(typ).to_numpy().tolist())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
+def _arrow_floats(col: Sequence[str]) -> np.ndarray | None:
+    """The column's float8 values parsed by Arrow's cast (correctly rounded, as `float()`
+    and PostgreSQL's strtod; about a sixth of `map(float)`), when every value is written
+    with digits, dots, signs and exponents only and Arrow reads each whole; None
+    otherwise (blanks, NaN, Infinity, a bad value: `float()` and the decoder then say
+    what PostgreSQL says). Infinities and zeros from overflow are the caller's check.
+
+    >>> _arrow_floats(["1.5", "-2e3", "0.1", ".5"]).tolist(), _arrow_floats([" 1"])
+    ([1.5, -2000.0, 0.1, 0.5], None)
+    >>> _arrow_floats(["1e"]), _arrow_floats(["1.2.3"]), _arrow_floats([""])
+    (None, None, None)
+    """
+    arr = pa.array(col, pa.string())
+    data = arr.buffers()[2]
+    if data is None or data.to_pybytes().translate(None, b"0123456789.eE+-"):
+        return None
+    try:
+        return arr.cast(pa.float64()).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
 
