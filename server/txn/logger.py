@@ -14,6 +14,16 @@ the state machine `groupcommit.GroupCommit`'s; this module does the I/O.
     committer B:    append b1 | wait ...........| lead: fsync(b1, c1) | ack
     committer C:       append c1 | wait ........................... | ack
 
+On the event-loop front end (the committers are greenlets of one thread, see
+`waits`) the leader does not fsync itself: it hands the fsync to the logger's
+*syncer* thread and waits like a follower. The syncer fsyncs, wakes the whole
+group with one call into the loop, and starts the next fsync at once if
+records were written meanwhile (their committers are waiting), with no trip
+through the loop in between. The thread pool hand-off it replaces
+(`waits.blocking`) cost a future, a queue, a callback, a switch into the leader
+and a second wake-up for the followers per fsync. A failed fsync fails the
+commits it covered (58030), not the later ones.
+
 With `sync_commit` off, commits are acknowledged right after the write (the
 record is in the OS page cache: it survives a crash of the process, not of the
 machine), and a flusher thread fsyncs every `flush_interval` seconds.
@@ -213,6 +223,12 @@ class RedoLog:
         )
         self._fds: dict[int, int] = {}
         self._run([OpenSegment(self.gc.seq)])
+        # the syncer (started by the first leader on a hub): its next order, its wake-up,
+        # and the LSNs (after, upto] of an fsync that failed, with the error
+        self._order: StartFsync | None = None
+        self._wake = threading.Condition(self._lock)
+        self._syncer: threading.Thread | None = None
+        self._failed: tuple[int, int, BaseException] | None = None
         self._flusher: threading.Thread | None = None
         if not sync_commit:
             self._flusher = threading.Thread(target=self._flush_loop, name="redo-flusher",
@@ -251,7 +267,17 @@ class RedoLog:
         return lsn
 
     def _lead(self, order: StartFsync) -> None:
-        """fsyncs for everyone with the lock released, then reports (caller holds the lock)."""
+        """fsyncs for everyone with the lock released, then reports (caller holds the lock);
+        a greenlet of the loop front end hands the fsync to the syncer instead."""
+        if waits.current_hub() is not None:
+            self._order = order
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync_loop, name="redo-syncer",
+                                                daemon=True)
+                self._syncer.start()
+            else:
+                self._wake.notify()
+            return
         fd = self._fds[order.seq]
         self._lock.release()
         try:
@@ -260,6 +286,33 @@ class RedoLog:
             self._lock.acquire()
             self.fsyncs += 1
             self._run(self.gc.handle(FsyncDone(order.upto)))
+
+    def _sync_loop(self) -> None:
+        """The syncer: fsyncs each order, reports it (one wake-up of every waiter), and
+        chains the next fsync while records are waiting for one."""
+        with self._lock:
+            while True:
+                while self._order is None and not self._closed:
+                    self._wake.wait()
+                order, self._order = self._order, None
+                while order is not None:
+                    fd, synced = self._fds[order.seq], self.gc.synced
+                    self._lock.release()
+                    try:
+                        _fsync(fd)
+                    except BaseException as exc:  # NB: its waiters fail, no one else
+                        self._failed = (synced, order.upto, exc)
+                    finally:
+                        self._lock.acquire()
+                    self.fsyncs += 1
+                    self._run(self.gc.handle(FsyncDone(order.upto)))
+                    order = None
+                    if self.gc.synced < self.gc.written and self.gc.flushing is None:
+                        nxt = self.gc.handle(WaitDurable(self.gc.written), time.monotonic())
+                        if nxt and type(nxt[0]) is StartFsync:
+                            order = nxt[0]
+                if self._closed:
+                    return
 
     def append(self, ts: int, payload: bytes) -> int:
         """Writes one record (not yet durable) and returns its LSN."""
@@ -278,6 +331,9 @@ class RedoLog:
                     self._run(outputs)
                 else:
                     self._cond.wait()
+            failed = self._failed
+            if failed is not None and failed[0] < lsn <= failed[1]:
+                raise IOError_(f"could not fsync the redo log: {failed[2]}") from failed[2]
 
     def log(self, ts: int, payload: bytes) -> None:
         """Appends a record and, with sync_commit, returns only once it is durable."""
@@ -337,8 +393,11 @@ class RedoLog:
             for seq in list(self._fds):
                 self._run([CloseSegment(seq)])
             self._cond.notify_all()
+            self._wake.notify()
         if self._flusher is not None:
             self._flusher.join()
+        if self._syncer is not None:
+            self._syncer.join()
 
     @property
     def _synced(self) -> int:
