@@ -363,6 +363,8 @@ ASSIGN = [
     "insert into ha_t values (1, '5', 2.5), (2, 'x', 3.7)",
     "do $$ declare i int; begin i := '12'::text; raise notice '%', i; end $$",
     "do $$ declare i int; begin i := true; end $$",
+    "do $$ declare i int; begin i   =  true ; end $$",
+    "do $$ declare v varchar(2); begin v:='abc'; end $$",
     "do $$ declare b bool; begin b := 2; end $$",
     "do $$ declare b bool; begin b := 1; raise notice '%', b; end $$",
     "do $$ declare v varchar(3); begin v := 'abcdef'; end $$",

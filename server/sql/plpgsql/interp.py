@@ -598,7 +598,8 @@ class Interp(Frame):
                     if not e.where and (self._constant(st.text) or self.analysing) and (
                             not _LITERAL.fullmatch(st.text.strip())  # NB: read by its input
                             or (v.typmod >= 0 and e.sqlstate in ("22001", "22003"))):
-                        e.where = f'PL/pgSQL assignment "{name} := {st.text}"'
+                        e.where = 'PL/pgSQL assignment "' + st.opts.get(
+                            "source", f"{name} := {st.text}") + '"'
                     raise
                 self.assign(name, self._domain_checked(value, v), v.type)
             elif "." in name and v is not None and v.fields is not None and \

@@ -358,8 +358,10 @@ class Parser:
         if nxt is not None and nxt.text in (":=", "=") and (t.word or t.text.startswith('"')):
             self.i += 1
             text = self.span(set())
-            self.take(";")
-            return Stmt("assign", text, [t.text.lower() if t.word else t.text[1:-1]])
+            end = self.take(";").start
+            source = self.src[t.start:end].rstrip()  # NB: `x := expr` as written (CONTEXT)
+            return Stmt("assign", text, [t.text.lower() if t.word else t.text[1:-1]],
+                        opts={"source": source})
         self.i -= 1
         return self.sql_stmt()
 
