@@ -102,7 +102,7 @@ def _explain_other(session: SQLSession, sql: str, inner: str, tree: exp.Expressi
                    param_oids: list[int], o: ExplainOptions, analyse_tree: AnalyseTree) -> Stmt:
     target = analyse_tree(session, inner, tree, param_oids)
     head = target.tag.title() if target.tag else "Utility"
-    if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+    if isinstance(tree, exp.Insert | exp.Update | exp.Delete | exp.Merge):
         table = tree.this.find(exp.Table)
         head = f"{target.tag.title()} on {table.name if table is not None else '?'}"
 

@@ -28,7 +28,7 @@ from .dml.analyse import analyse_dml
 from .dml.ctasdml import analyse_ctas_dml
 from .dml.ctedml import analyse_dml_with
 from .dml.locksub import analyse_locking_dml
-from .dml.merge import refuse_merge
+from .dml.merge import analyse_merge, refuse_merge
 from .nestedlocks import reject_nested_locks
 from .parse import parse_sql, strip_leading_comments
 from .parse import utility as utility_statement
@@ -110,6 +110,8 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
         with_dml = analyse_dml_with(session, sql, tree, param_oids, analyse_tree)
         if with_dml is not None:
             return with_dml  # NB: its parts were each analysed (and guarded) as statements
+    if isinstance(tree, exp.Merge):  # an UPDATE, DELETE, INSERT per action (dml.merge)
+        return analyse_merge(session, sql, tree, param_oids, analyse_tree)
     if isinstance(tree, exp.Create):  # CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ...
         ctas = analyse_ctas_dml(session, sql, tree, param_oids, analyse_tree)
         if ctas is not None:

@@ -1,4 +1,25 @@
-"""MERGE: PostgreSQL 15's refusals, before the statement itself (not yet implemented).
+"""MERGE, as PostgreSQL 15 has it, built from the INSERT/UPDATE/DELETE already here.
+
+`MERGE INTO t USING s ON c WHEN [NOT] MATCHED [AND cond] THEN action …` is taken
+apart at analysis into statements that each go through the ordinary DML path
+(constraints, defaults, identity, generated columns, triggers, privileges):
+
+- a *classifier* SELECT, `FROM s LEFT JOIN t ON c`, gives each source row the
+  target row it matched (`t.ctid`, NULL if none), the number of the first WHEN
+  clause whose condition holds (0: none) and the source row's columns;
+- one UPDATE per `UPDATE SET` clause, one DELETE for the DELETE clauses and one
+  INSERT per `INSERT` clause read the classified rows from a *carrier*, the
+  hidden array parameters that `ctedml` uses for RETURNING rows, and pick
+  theirs by clause number; UPDATE and DELETE find their target rows by ctid.
+
+Each part runs even when it has no rows, so the statement triggers of every
+action mentioned fire, as in PostgreSQL. The classifier reads before any part
+writes, and a target row that two source rows would modify is 21000 before
+anything is written. The tag is `MERGE n`, n the rows the parts touched.
+
+Unlike PostgreSQL, row triggers fire part by part (all updates, then deletes,
+then inserts), not in the join's order, and two UPDATE (or INSERT) clauses fire
+their statement triggers once each.
 
 PostgreSQL 15 runs MERGE only into a table: into a view (automatically
 updatable or not; 16 allows it), a sequence or a materialized view it is
@@ -8,18 +29,24 @@ target that does not exist is 42P01, both before anything else is looked at.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported
+from ...errors import CardinalityViolation, FeatureNotSupported, SQLError, SyntaxError_
+from ...pgwire.backend import Result
 from ..ddl.names import find_sequence, get_relation, table_name
+from ..parse import parse_sql
+from ..stmt import AnalyseTree, Stmt
+from .ctedml import _carrier, _Part
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
 _KIND_DETAIL = {"v": "views", "S": "sequences", "m": "materialized views", "c": "composite types",
                 "f": "foreign tables", "i": "indexes"}
+_TID, _ACT = "__merge_tid", "__merge_act"
 
 
 def refuse_merge(s: SQLSession, tree: exp.Merge) -> None:
@@ -35,3 +62,179 @@ def refuse_merge(s: SQLSession, tree: exp.Merge) -> None:
     if what is not None:
         raise FeatureNotSupported(f'cannot execute MERGE on relation "{name}"',
                                   detail=f"This operation is not supported for {what}.")
+
+
+def _syntax(sql: str, word: str, after: int = 0) -> SQLError:
+    """PostgreSQL's 42601 at the first `word` (case-insensitive) at or after `after`."""
+    m = re.compile(rf"\b{word}\b", re.I).search(sql, after)
+    at = m.start() if m else after
+    return SyntaxError_(f'syntax error at or near "{sql[at:at + len(word)]}"', position=at + 1)
+
+
+def _when_offsets(sql: str) -> list[int]:
+    """Where each WHEN clause starts in the text (for the position of a syntax error)."""
+    return [m.start() for m in re.finditer(r"\bWHEN\s+(?:NOT\s+)?MATCHED\b", sql, re.I)]
+
+
+def _check_forms(sql: str, tree: exp.Merge, whens: list[exp.When]) -> None:
+    """42601 where PostgreSQL 15's grammar has no such MERGE."""
+    if tree.args.get("returning") is not None:
+        raise _syntax(sql, "RETURNING")
+    offsets = _when_offsets(sql) + [0] * len(whens)
+    for i, w in enumerate(whens):
+        then = w.args.get("then")
+        if w.args.get("source"):
+            raise _syntax(sql, "BY", offsets[i])
+        if w.args.get("matched") and isinstance(then, exp.Insert):
+            raise _syntax(sql, "INSERT", offsets[i])
+        if not w.args.get("matched") and not isinstance(then, exp.Insert) \
+                and not _is_nothing(then):
+            raise _syntax(sql, "UPDATE" if isinstance(then, exp.Update) else "DELETE",
+                          offsets[i])
+
+
+def _is_nothing(then: Any) -> bool:
+    return isinstance(then, exp.Var) and then.name.upper() == "DO NOTHING"
+
+
+def _is_delete(then: Any) -> bool:
+    return isinstance(then, exp.Var) and then.name.upper() == "DELETE"
+
+
+def _is_default(e: exp.Expression) -> bool:
+    return (isinstance(e, exp.Column) and not e.table and e.name.lower() == "default"
+            and not e.this.quoted) or (isinstance(e, exp.Var) and e.name.upper() == "DEFAULT")
+
+
+def _count(tag: str) -> int:
+    last = tag.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+def _target_sql(target: exp.Table) -> tuple[str, str]:
+    """The target as written (with its alias) and the name its columns are qualified by."""
+    alias = target.args.get("alias")
+    name = alias.name if alias is not None else target.name
+    return target.sql("postgres"), exp.to_identifier(name).sql("postgres")
+
+
+def _insert_sql(s: SQLSession, tree: exp.Merge, then: exp.Insert, carrier: str,
+                clause: int) -> str:
+    """`INSERT INTO t (cols) SELECT vals FROM carrier WHERE clause chosen` for one INSERT
+    clause; a DEFAULT value leaves its column out, so the column's default applies."""
+    target = tree.this.copy()
+    target.set("alias", None)
+    cols_node, values = then.this, then.expression
+    if values is None:  # INSERT DEFAULT VALUES
+        return f"INSERT INTO {target.sql('postgres')} DEFAULT VALUES"
+    vals = list(values.expressions) if isinstance(values, exp.Tuple) else [values]
+    if cols_node is not None:
+        cols = [c.sql("postgres") for c in (cols_node.expressions
+                                            if isinstance(cols_node, exp.Tuple) else [cols_node])]
+    else:
+        schema, name = table_name(target)
+        table = get_relation(s.catalog(), schema, name, s.search_path())
+        cols = [exp.to_identifier(c.name).sql("postgres") for c in table.live_columns]
+        cols = cols[:len(vals)]
+    pairs = [(c, v) for c, v in zip(cols, vals, strict=False) if not _is_default(v)]
+    if len(vals) > len(cols):
+        raise SyntaxError_("INSERT has more expressions than target columns")
+    if len(vals) < len(cols):
+        raise SyntaxError_("INSERT has more target columns than expressions")
+    where = f"WHERE {_ACT} = {clause}"
+    if not pairs:
+        return f"INSERT INTO {target.sql('postgres')} DEFAULT VALUES"
+    return (f"INSERT INTO {target.sql('postgres')} ({', '.join(c for c, _ in pairs)}) "
+            f"SELECT {', '.join(v.sql('postgres') for _, v in pairs)} FROM {carrier} {where}")
+
+
+def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: list[int],
+                  analyse_tree: AnalyseTree) -> Stmt:
+    """The Stmt of a MERGE: a classifier query and one DML statement per action."""
+    refuse_merge(session, tree)
+    whens_node = tree.args.get("whens")
+    whens: list[exp.When] = list(whens_node.expressions) if whens_node is not None else []
+    _check_forms(sql, tree, whens)
+    target = tree.this
+    source = tree.args["using"]
+    tsql, tname = _target_sql(target)
+    sname = exp.to_identifier(source.alias_or_name).sql("postgres")
+    on = tree.args["on"].sql("postgres")
+    matched: list[str] = []
+    unmatched: list[str] = []
+    for i, w in enumerate(whens, 1):
+        cond = w.args.get("condition")
+        (matched if w.args.get("matched") else unmatched).append(
+            f"WHEN {cond.sql('postgres') if cond is not None else 'TRUE'} THEN {i}")
+    m_case = f"CASE {' '.join(matched)} ELSE 0 END" if matched else "0"
+    u_case = f"CASE {' '.join(unmatched)} ELSE 0 END" if unmatched else "0"
+    classify = (f"SELECT {tname}.ctid AS {_TID}, CASE WHEN {tname}.ctid IS NULL THEN {u_case} "
+                f"ELSE {m_case} END AS {_ACT}, {sname}.* "
+                f"FROM {source.sql('postgres')} LEFT JOIN {tsql} ON {on}")
+    nuser = max([len(param_oids), *(int(p.this.name) for p in tree.find_all(exp.Parameter)
+                                    if p.this.name.isdigit())])
+    oids = list(param_oids) + [0] * (nuser - len(param_oids))
+    ctree = parse_sql(classify)
+    cstmt = analyse_tree(session, classify, ctree, list(oids))
+    oids = [cstmt.param_oids[i] if i < len(cstmt.param_oids) and cstmt.param_oids[i] else o
+            for i, o in enumerate(oids)]
+    carrier_tree, text_cols = _carrier(cstmt, nuser + 1)
+    carried = _Part(cstmt, text_cols)
+    carrier = f"({carrier_tree.sql('postgres')}) AS {sname}"
+    texts: list[tuple[str, int | None]] = []  # a part's text; its clause if run per row
+    modifying: set[int] = set()
+    deletes = [i for i, w in enumerate(whens, 1) if _is_delete(w.args.get("then"))]
+    for i, w in enumerate(whens, 1):
+        then = w.args.get("then")
+        if isinstance(then, exp.Update):
+            modifying.add(i)
+            sets = ", ".join(e.sql("postgres") for e in then.expressions)
+            texts.append((f"UPDATE {tsql} SET {sets} FROM {carrier} "
+                          f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} = {i}", None))
+    if deletes:
+        modifying.update(deletes)
+        texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {tname}.ctid = {sname}.{_TID} "
+                      f"AND {sname}.{_ACT} IN ({', '.join(map(str, deletes))})", None))
+    for i, w in enumerate(whens, 1):
+        then = w.args.get("then")
+        if isinstance(then, exp.Insert):
+            text = _insert_sql(session, tree, then, carrier, i)
+            texts.append((text, i if text.endswith("DEFAULT VALUES") else None))
+    width = len(cstmt.columns or [])
+    all_oids = oids + [0] * width
+    parts: list[tuple[Stmt, int | None]] = []
+    for text, clause in texts:
+        pstmt = analyse_tree(session, text, parse_sql(text), list(all_oids))
+        all_oids = [pstmt.param_oids[i] if i < len(pstmt.param_oids) and i < nuser
+                    and pstmt.param_oids[i] else o for i, o in enumerate(all_oids)]
+        parts.append((pstmt, clause))
+
+    def run(s: SQLSession, values: list[Any]) -> Result:
+        for pstmt, _ in parts:  # the target's privileges first, as PostgreSQL checks them
+            if pstmt.check is not None:
+                pstmt.check(s)
+        vals = list(values[:nuser]) + [None] * (nuser - len(values))
+        rows = cstmt.run(s, list(vals)).fetch()
+        seen: set[Any] = set()
+        for r in rows:
+            if r[1] in modifying:
+                if r[0] in seen:
+                    raise CardinalityViolation(
+                        "MERGE command cannot affect row a second time",
+                        hint="Ensure that not more than one source row matches any one "
+                             "target row.")
+                seen.add(r[0])
+        full = vals + carried.columns_of(rows)
+        total = 0
+        for pstmt, clause in parts:
+            if clause is None:
+                total += _count(pstmt.run(s, list(full)).tag)
+                continue
+            n = sum(1 for r in rows if r[1] == clause)  # INSERT DEFAULT VALUES, row by row
+            for _ in range(n):
+                total += _count(pstmt.run(s, list(full)).tag)
+        return Result(f"MERGE {total}", None, iter(()), done=True)
+
+    return Stmt(sql, "dml", run, None, list(oids[:nuser]), cstmt.version, tag="MERGE",
+                plan=cstmt.plan)  # EXPLAIN shows the classifier's join under `Merge on t`
+

@@ -1,0 +1,147 @@
+"""MERGE (PostgreSQL 15) diffed with PostgreSQL 15: actions, errors, triggers, privileges,
+parameters through the extended protocol (psycopg, asyncpg) and a write-write conflict."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import asyncpg
+import psycopg
+import pytest
+
+from tests.integration.test_statements_pg15 import assert_same_outcomes
+
+SCRIPTS = {
+    "actions": """
+create table t (id int primary key, v text, n int default 7);
+create table s (id int, v text);
+insert into t values (1,'a'),(2,'b'),(4,'d');
+insert into s values (2,'B'),(3,'C'),(4,null),(5,'E');
+merge into t using s on t.id = s.id when matched and s.v is null then delete when matched then update set v = s.v when not matched and s.id > 4 then insert (id, v) values (s.id, default) when not matched then insert values (s.id, s.v);
+select * from t order by id;
+merge into t as x using (values (1, 'z'), (9, 'y')) as q(a, b) on x.id = q.a when matched then update set v = q.b || x.v, n = default when not matched then do nothing;
+merge into t using (select 1 as id, 'q' as v) s on t.id = s.id when matched and t.v = 'zz' then delete when matched and s.v = 'q' then update set v = t.v || s.v when matched then delete;
+select * from t order by id;
+merge into t using t s on t.id = s.id when matched then do nothing;
+merge into t using (values (1),(1)) s(id) on t.id = s.id when matched then delete;
+merge into t using (values (10),(10)) s(id) on t.id = s.id when not matched then insert (id) values (s.id);
+select count(*) from t;
+create table g (id int generated always as identity, v text check (v <> 'bad'), w int generated always as (length(v)) stored);
+merge into g using (values ('abc'), ('de')) s(v) on false when not matched then insert (v) values (s.v);
+merge into g using (values ('abc')) s(v) on false when not matched then insert default values;
+merge into g using (values ('bad')) s(v) on false when not matched then insert (v) values (s.v);
+merge into g using (values (1)) s(v) on g.id = s.v when matched then update set w = 3;
+select * from g order by id
+""",
+    "errors": """
+create table t (id int primary key, v text);
+create table tv (a int);
+create view vv as select * from tv;
+merge into t using t s on t.id = s.id when matched then insert values (1,'a');
+merge into t using t s on t.id = s.id when not matched then update set v = 'x';
+merge into t using t s on t.id = s.id when matched then do nothing returning *;
+merge into t using (values (1)) s(id) on t.id = s.id when matched then update set nope = 1;
+merge into t using (values (1)) s(id) on t.id = s.nope when matched then delete;
+merge into t using (values (11)) s(id) on t.id = s.id when not matched then insert (id, v) values (s.id, 'x', 3);
+merge into vv using tv on true when matched then delete;
+merge into nosuch using tv on true when matched then delete;
+create role merge_r1;
+grant select on t to merge_r1;
+set role merge_r1;
+merge into t using tv on t.id = tv.a when matched then delete;
+reset role;
+drop role merge_r1
+""",
+    "triggers": """
+create table t (id int primary key, v text, p int references t(id));
+create table log (m text);
+create function trg() returns trigger language plpgsql as $$ begin insert into log values (tg_when || ' ' || tg_op || ' ' || tg_level); if tg_level = 'ROW' and tg_op <> 'DELETE' then return new; elsif tg_level = 'ROW' then return old; end if; return null; end $$;
+create trigger a before insert or update or delete on t for each statement execute function trg();
+create trigger b after insert or update or delete on t for each statement execute function trg();
+create trigger c before insert or update or delete on t for each row execute function trg();
+insert into t values (1,'a'),(2,'b');
+delete from log;
+merge into t using (values (1),(3)) s(id) on t.id = s.id when matched then update set v = 'x' when not matched then insert values (s.id, 'y');
+select m, count(*) from log group by m order by m;
+delete from log;
+merge into t using (values (1)) s(id) on t.id = s.id when matched then delete;
+select m, count(*) from log group by m order by m;
+merge into t using (values (5)) s(id) on t.id = s.id when not matched then insert values (s.id, 'ok', 99);
+select * from t order by id
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_merge_as_pg15(servers, name):
+    assert_same_outcomes(*servers, f"merge_{name}", SCRIPTS[name])
+
+
+_PARAM_MERGE = ("merge into mp using (values ($1::int, $2::text)) s(id, v) on mp.id = s.id"
+                " when matched and $3 then update set v = s.v"
+                " when not matched then insert values (s.id, s.v)")
+
+
+def _psycopg_params(dsn: str) -> list:
+    sql = re.sub(r"\$\d", "%s", _PARAM_MERGE)  # NB: $1, $2, $3 in order
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop table if exists mp")
+        c.execute("create table mp (id int primary key, v text)")
+        out = [c.execute(sql, (1, "a", True), prepare=True).statusmessage,
+               c.execute(sql, (1, "b", True), prepare=True).statusmessage,
+               c.execute(sql, (1, "c", False), prepare=True).statusmessage]
+        out.append(c.execute("select * from mp order by id").fetchall())
+        return out
+
+
+async def _asyncpg_params(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("drop table if exists mp; create table mp (id int primary key, v text)")
+        out = [await conn.execute(_PARAM_MERGE, 2, "x", True),
+               await conn.execute(_PARAM_MERGE, 2, "y", True)]
+        out.append([tuple(r) for r in await conn.fetch("select * from mp order by id")])
+        return out
+    finally:
+        await conn.close()
+
+
+def test_merge_parameters_as_pg15(servers):
+    pg, cu = servers
+    expected = _psycopg_params(pg.dsn())
+    assert expected[:3] == ["MERGE 1", "MERGE 1", "MERGE 0"]
+    assert _psycopg_params(cu.dsn()) == expected
+    expected = asyncio.run(_asyncpg_params(pg.dsn()))
+    assert asyncio.run(_asyncpg_params(cu.dsn())) == expected
+
+
+def _conflict(dsn: str) -> str | None:
+    """A MERGE that updates a row a concurrent transaction updated and committed after the
+    MERGE's snapshot, at REPEATABLE READ: 40001."""
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("drop table if exists mc")
+        a.execute("create table mc (id int primary key, v int)")
+        a.execute("insert into mc values (1, 0)")
+        a.execute("begin isolation level repeatable read")
+        a.execute("select * from mc")
+        b.execute("update mc set v = 1 where id = 1")
+        try:
+            a.execute("merge into mc using (values (1)) s(id) on mc.id = s.id"
+                      " when matched then update set v = mc.v + 10")
+            return None
+        except psycopg.Error as e:
+            return e.sqlstate
+        finally:
+            a.execute("rollback")
+
+
+def test_merge_write_conflict_as_pg15(servers):
+    pg, cu = servers
+    assert _conflict(pg.dsn()) == "40001"
+    assert _conflict(cu.dsn()) == "40001"
