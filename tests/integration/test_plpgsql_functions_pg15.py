@@ -395,6 +395,18 @@ ASSIGN = [
     "create function ha_s2() returns text language sql as $$ select a from ha_t order by a $$",
     "select ha_s2()",
     "create function ha_s3() returns int language sql as $$ select '5'::text $$",
+    # polymorphic parameters and results take each call's types
+    "create function ha_p1(x anyelement) returns anyelement language sql as $$ select x $$",
+    "select ha_p1(3), ha_p1('a'::text), ha_p1(2.5), pg_typeof(ha_p1(3))::text",
+    "create function ha_p2(x anyelement) returns anyelement language plpgsql as "
+    "$$ begin return x; end $$",
+    "select ha_p2(3), ha_p2(true)",
+    "create function ha_p3(x anyarray) returns anyelement language sql as $$ select x[1] $$",
+    "select ha_p3(array[4,5]), ha_p3(array['a','b'])",
+    "create function ha_p4(x anyelement, n int) returns anyarray language sql as "
+    "$$ select array_fill(x, array[n]) $$",
+    "select ha_p4(7, 2)",
+    "select ha_p1('lit')",
 ]
 
 

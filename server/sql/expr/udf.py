@@ -11,6 +11,7 @@ SQL runner: this layer knows the catalog row, not how to run it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ...errors import SQLError
@@ -31,6 +32,45 @@ def _impl(fn: Function, context: str) -> Any:
     return call
 
 
+_ELEMENTS = frozenset({T.ANYELEMENT, 2776, 5077})  # anyelement, anynonarray, anycompatible
+_ARRAYS = frozenset({T.ANYARRAY, 5078})  # anyarray, anycompatiblearray
+
+
+def _instantiated(fn: Function, args: list[E]) -> Function:
+    """`fn` with its polymorphic parameters and result (anyelement, anyarray ...) as this
+    call's argument types make them, as PostgreSQL resolves them for each call.
+
+    >>> from ..catalog.model import Function
+    >>> f = Function(1, "f", 2200, (T.ANYELEMENT, T.INT4), ("x", "n"), T.ANYARRAY, "sql", "")
+    >>> g = _instantiated(f, [E("const", 3, [], T.INT8), E("const", 1, [], T.INT4)])
+    >>> g.arg_types, g.returns
+    ((20, 23), 1016)
+    """
+    poly = _ELEMENTS | _ARRAYS
+    if not any(t in poly for t in (*fn.arg_types, fn.returns)):
+        return fn
+    element = next((a.type for a, t in zip(args, fn.arg_types, strict=True)
+                    if t in _ELEMENTS and a.type not in (T.UNKNOWN, 0)), None)
+    if element is None:
+        element = next((T.ELEMENT_OF.get(a.type) for a, t in zip(args, fn.arg_types,
+                                                                   strict=True)
+                        if t in _ARRAYS and a.type in T.ELEMENT_OF), None)
+    if element is None and any(t in poly and a.type in (T.UNKNOWN, 0)
+                               for a, t in zip(args, fn.arg_types, strict=True)):
+        raise SQLError("could not determine polymorphic type because input has type unknown",
+                       sqlstate="42804")
+    if element is None:
+        return fn  # NB: nothing to resolve from: as declared
+    array = T.ARRAY_OF.get(element, T.ANYARRAY)
+
+    def of(t: int) -> int:
+        return element if t in _ELEMENTS else array if t in _ARRAYS else t
+
+    return dataclasses.replace(fn, arg_types=tuple(of(t) for t in fn.arg_types),
+                               returns=of(fn.returns),
+                               out_types=tuple(of(t) for t in fn.out_types))
+
+
 def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
                        params: Any) -> E | None:
     """The bound call of a user function `name(args)`, or None when there is none."""
@@ -48,11 +88,12 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
                        hint="To call a procedure, use CALL.")
     if fn is None:
         return None
+    fn = _instantiated(fn, args)
     coerced = [coerce(a, t, params=params) for a, t in zip(args, fn.arg_types, strict=True)]
     fields = tuple(zip(fn.out_names, fn.out_types, strict=True)) or None
-    fd = FunctionDef(name, _impl(fn, call_context(fn, coerced)), fn.arg_types, fn.returns, strict=fn.strict,
-                     volatile=True, needs_context=True,  # NB: never folded: its body reads data
-                     set_returning=fn.retset, out_columns=fields,
+    fd = FunctionDef(name, _impl(fn, call_context(fn, coerced)), fn.arg_types, fn.returns,
+                     strict=fn.strict, volatile=True,  # NB: never folded: its body reads data
+                     needs_context=True, set_returning=fn.retset, out_columns=fields,
                      out_column=fn.out_column or None)
     t = T.RECORD if fields else fn.returns  # NB: RETURNS t: a record of t's row type
     rowtype = fn.returns if fields and fn.returns != T.RECORD else 0

@@ -8,11 +8,11 @@ import doctest
 
 import pytest
 
-from cumulo.server.sql.expr import udfinline
+from cumulo.server.sql.expr import udf, udfinline
 from cumulo.server.sql.plpgsql import assigncast, conflicts, parser
 
 
-@pytest.mark.parametrize("module", [assigncast, conflicts, parser, udfinline])
+@pytest.mark.parametrize("module", [assigncast, conflicts, parser, udf, udfinline])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
