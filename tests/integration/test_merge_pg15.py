@@ -51,7 +51,25 @@ grant select on t to merge_r1;
 set role merge_r1;
 merge into t using tv on t.id = tv.a when matched then delete;
 reset role;
-drop role merge_r1
+drop role merge_r1;
+merge into t using (values (7)) s(id) on t.id = s.id when not matched and t.id > 0 then insert values (s.id);
+merge into t using (select 2 as id) s on t.id = s.id when matched then update set v = 'z' when matched then update set v = 'zz';
+merge into t using (values (1)) t(id) on t.id = t.id when matched then delete
+""",
+    "forms": """
+create table t (id int primary key, v text, n int);
+create table log (m text);
+create function trg() returns trigger language plpgsql as $$ begin insert into log values (tg_when || ' ' || tg_op || ' ' || tg_level); return null; end $$;
+create trigger a before insert or update or delete on t for each statement execute function trg();
+insert into t values (1,'a',1),(2,'b',2),(3,'c',3);
+delete from log;
+merge into t using (values (1),(2),(3)) s(id) on t.id = s.id when matched and t.id = 1 then update set v = 'x' when matched and t.id = 2 then update set (n, v) = (9, s.id::text) when matched then delete;
+select m, count(*) from log group by m order by m;
+with w as (select 8 as id) merge into t using w on t.id = w.id when not matched then insert values (w.id);
+merge into public.t as "T" using (values (9)) "S"(id) on "T".id = "S".id when not matched then insert values ("S".id);
+do $$ declare n int; begin merge into t using (values (9), (10)) s(id) on t.id = s.id when matched then update set v = 'p' when not matched then insert values (s.id); get diagnostics n = row_count; insert into log values (n::text); end $$;
+select * from log where m !~ 'STATEMENT';
+select * from t order by id
 """,
     "triggers": """
 create table t (id int primary key, v text, p int references t(id));

@@ -17,9 +17,11 @@ action mentioned fire, as in PostgreSQL. The classifier reads before any part
 writes, and a target row that two source rows would modify is 21000 before
 anything is written. The tag is `MERGE n`, n the rows the parts touched.
 
-Unlike PostgreSQL, row triggers fire part by part (all updates, then deletes,
-then inserts), not in the join's order, and two UPDATE (or INSERT) clauses fire
-their statement triggers once each.
+Several UPDATE clauses make one UPDATE whose columns are a CASE on the clause
+number, so statement triggers fire once per action type. Unlike PostgreSQL, row
+triggers fire part by part (all updates, then deletes, then inserts), not in the
+join's order; UPDATE clauses that SET DEFAULT or a row from a subquery, and
+INSERT clauses, are a part each (their statement triggers fire once per clause).
 
 PostgreSQL 15 runs MERGE only into a table: into a view (automatically
 updatable or not; 16 allows it), a sequence or a materialized view it is
@@ -34,9 +36,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import CardinalityViolation, FeatureNotSupported, SQLError, SyntaxError_
+from ...errors import (
+    CardinalityViolation,
+    DuplicateAlias,
+    FeatureNotSupported,
+    SQLError,
+    SyntaxError_,
+    UndefinedTable,
+)
 from ...pgwire.backend import Result
-from ..ddl.names import find_sequence, get_relation, table_name
+from ..ddl.names import find_sequence, get_relation, ident, table_name
 from ..parse import parse_sql
 from ..stmt import AnalyseTree, Stmt
 from .ctedml import _carrier, _Part
@@ -81,6 +90,14 @@ def _check_forms(sql: str, tree: exp.Merge, whens: list[exp.When]) -> None:
     if tree.args.get("returning") is not None:
         raise _syntax(sql, "RETURNING")
     offsets = _when_offsets(sql) + [0] * len(whens)
+    unconditional: set[bool] = set()  # matched / not matched groups with a bare WHEN so far
+    for w in whens:
+        group = bool(w.args.get("matched"))
+        if group in unconditional:
+            raise SyntaxError_("unreachable WHEN clause specified after unconditional WHEN "
+                               "clause")
+        if w.args.get("condition") is None:
+            unconditional.add(group)
     for i, w in enumerate(whens):
         then = w.args.get("then")
         if w.args.get("source"):
@@ -111,11 +128,75 @@ def _count(tag: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-def _target_sql(target: exp.Table) -> tuple[str, str]:
-    """The target as written (with its alias) and the name its columns are qualified by."""
-    alias = target.args.get("alias")
-    name = alias.name if alias is not None else target.name
-    return target.sql("postgres"), exp.to_identifier(name).sql("postgres")
+def _name_of(node: exp.Expression) -> exp.Identifier:
+    """The name a FROM item's columns are qualified by: its alias, else the table's name."""
+    alias = node.args.get("alias")
+    name = alias.this if alias is not None and alias.this is not None else node.this
+    return name if isinstance(name, exp.Identifier) else exp.to_identifier(node.alias_or_name)
+
+
+def _check_names(tree: exp.Merge, whens: list[exp.When], tname: exp.Identifier,
+                 sname: exp.Identifier) -> None:
+    """42712 for one name on both sides; 42P01 for the target in a WHEN NOT MATCHED."""
+    t = ident(tname)
+    if t == ident(sname):
+        raise DuplicateAlias(f'name "{t}" specified more than once',
+                             detail="The name is used both as MERGE target table and data "
+                                    "source.")
+    for w in whens:
+        if w.args.get("matched"):
+            continue
+        parts = [w.args.get("condition"), w.args.get("then")]
+        for part in parts:
+            if part is None:
+                continue
+            for col in part.find_all(exp.Column):
+                qual = col.args.get("table")
+                if isinstance(qual, exp.Identifier) and ident(qual) == t:
+                    raise UndefinedTable(
+                        f'invalid reference to FROM-clause entry for table "{t}"',
+                        hint=f'There is an entry for table "{t}", but it cannot be referenced '
+                             "from this part of the query.")
+
+
+def _set_pairs(then: exp.Update) -> list[tuple[exp.Expression, exp.Expression]] | None:
+    """(column, value) for each assignment of an UPDATE SET (a row `(a, b) = (x, y)` taken
+    apart), or None where a value is DEFAULT or a row comes from a subquery."""
+    out: list[tuple[exp.Expression, exp.Expression]] = []
+    for e in then.expressions:
+        left, right = e.this, e.expression
+        if isinstance(left, exp.Tuple | exp.Paren):
+            lefts = list(left.expressions) if isinstance(left, exp.Tuple) else [left.this]
+            if not isinstance(right, exp.Tuple) or len(right.expressions) != len(lefts):
+                return None
+            pairs = list(zip(lefts, right.expressions, strict=True))
+        else:
+            pairs = [(left, right)]
+        if any(_is_default(v) for _, v in pairs):
+            return None
+        out += pairs
+    return out
+
+
+def _combined_update(tsql: str, tname: str, sname: str, carrier: str,
+                     updates: list[tuple[int, exp.Update]]) -> str | None:
+    """One UPDATE for several UPDATE clauses (each column a CASE on the clause), so that the
+    statement triggers fire once, as in PostgreSQL; None where a form cannot be combined."""
+    by_clause = [(i, _set_pairs(u)) for i, u in updates]
+    cols: dict[str, str] = {}
+    for _, pairs in by_clause:
+        if pairs is None:
+            return None
+        for c, _ in pairs:
+            cols.setdefault(c.sql("postgres"), c.sql("postgres"))
+    sets = []
+    for col in cols:
+        whens = " ".join(f"WHEN {i} THEN {v.sql('postgres')}" for i, pairs in by_clause
+                         for c, v in pairs or [] if c.sql("postgres") == col)
+        sets.append(f"{col} = CASE {sname}.{_ACT} {whens} ELSE {tname}.{col} END")
+    clauses = ", ".join(str(i) for i, _ in updates)
+    return (f"UPDATE {tsql} SET {', '.join(sets)} FROM {carrier} "
+            f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} IN ({clauses})")
 
 
 def _insert_sql(s: SQLSession, tree: exp.Merge, then: exp.Insert, carrier: str,
@@ -157,8 +238,9 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     _check_forms(sql, tree, whens)
     target = tree.this
     source = tree.args["using"]
-    tsql, tname = _target_sql(target)
-    sname = exp.to_identifier(source.alias_or_name).sql("postgres")
+    tsql = target.sql("postgres")
+    _check_names(tree, whens, _name_of(target), _name_of(source))
+    tname, sname = _name_of(target).sql("postgres"), _name_of(source).sql("postgres")
     on = tree.args["on"].sql("postgres")
     matched: list[str] = []
     unmatched: list[str] = []
@@ -171,6 +253,9 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     classify = (f"SELECT {tname}.ctid AS {_TID}, CASE WHEN {tname}.ctid IS NULL THEN {u_case} "
                 f"ELSE {m_case} END AS {_ACT}, {sname}.* "
                 f"FROM {source.sql('postgres')} LEFT JOIN {tsql} ON {on}")
+    with_ = tree.args.get("with_")
+    if with_ is not None:  # WITH w AS (...) MERGE INTO t USING w ...
+        classify = f"{with_.sql('postgres')} {classify}"
     nuser = max([len(param_oids), *(int(p.this.name) for p in tree.find_all(exp.Parameter)
                                     if p.this.name.isdigit())])
     oids = list(param_oids) + [0] * (nuser - len(param_oids))
@@ -184,13 +269,17 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     texts: list[tuple[str, int | None]] = []  # a part's text; its clause if run per row
     modifying: set[int] = set()
     deletes = [i for i, w in enumerate(whens, 1) if _is_delete(w.args.get("then"))]
-    for i, w in enumerate(whens, 1):
-        then = w.args.get("then")
-        if isinstance(then, exp.Update):
-            modifying.add(i)
-            sets = ", ".join(e.sql("postgres") for e in then.expressions)
-            texts.append((f"UPDATE {tsql} SET {sets} FROM {carrier} "
-                          f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} = {i}", None))
+    updates = [(i, w.args["then"]) for i, w in enumerate(whens, 1)
+               if isinstance(w.args.get("then"), exp.Update)]
+    modifying.update(i for i, _ in updates)
+    combined = _combined_update(tsql, tname, sname, carrier, updates) if len(updates) > 1 \
+        else None
+    if combined is not None:
+        texts.append((combined, None))
+    for i, then in updates if combined is None else []:
+        sets = ", ".join(e.sql("postgres") for e in then.expressions)
+        texts.append((f"UPDATE {tsql} SET {sets} FROM {carrier} "
+                      f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} = {i}", None))
     if deletes:
         modifying.update(deletes)
         texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {tname}.ctid = {sname}.{_TID} "
