@@ -54,7 +54,30 @@ reset role;
 drop role merge_r1;
 merge into t using (values (7)) s(id) on t.id = s.id when not matched and t.id > 0 then insert values (s.id);
 merge into t using (select 2 as id) s on t.id = s.id when matched then update set v = 'z' when matched then update set v = 'zz';
-merge into t using (values (1)) t(id) on t.id = t.id when matched then delete
+merge into t using (values (1)) t(id) on t.id = t.id when matched then delete;
+create table s (id int, v text);
+insert into s values (1,'x'),(2,'y');
+create role merge_r2;
+grant select on s to merge_r2;
+grant insert on t to merge_r2;
+set role merge_r2;
+merge into t using s on t.id = s.id when not matched then insert values (s.id, s.v);
+reset role;
+grant select on t to merge_r2;
+set role merge_r2;
+merge into t using s on t.id = s.id when not matched then insert values (s.id, s.v);
+merge into t using s on t.id = s.id when matched then update set v = s.v;
+merge into t using s on t.id = s.id when matched then delete;
+reset role;
+grant update on t to merge_r2;
+revoke select on s from merge_r2;
+set role merge_r2;
+merge into t using s on t.id = s.id when matched then update set v = s.v;
+reset role;
+revoke all on t from merge_r2;
+revoke all on s from merge_r2;
+drop role merge_r2;
+select * from t order by id
 """,
     "forms": """
 create table t (id int primary key, v text, n int);
