@@ -288,8 +288,11 @@ class Planner:
         if from_ is not None:
             check_unique_names(sel, self.relation_oid)
             node, cols = self.plan_from(from_.this, outer)
-            for j in sel.args.get("joins") or []:
-                node = self.plan_join(node, j, outer)
+            start = 0  # NB: where the comma item the next JOIN binds to begins (a, b JOIN c)
+            for j in _comma_groups(sel.args.get("joins") or []):
+                if _is_comma(j):
+                    start = len(node.cols)
+                node = self.plan_join(node, j, outer, start)
         else:
             node = N.Values([], rows=[[]])
         scope = Scope(node.cols, parent=outer)
@@ -485,7 +488,7 @@ class Planner:
             node = self.function_scan(fn, inner_outer, alias, col_names,
                                       off is not None and off is not False, off)
             return node, node.cols
-        if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Table) and \
+        if isinstance(item, exp.Subquery) and isinstance(item.this, (exp.Table, exp.Subquery)) and \
                 item.this.args.get("joins"):  # FROM t LEFT JOIN (u JOIN w ON ...) [AS j]
             inner = item.this.copy()
             joins = inner.args.pop("joins")
@@ -496,6 +499,12 @@ class Planner:
                 self.join_hidden.update(c.qualifier for c in node.cols if c.qualifier)
                 node = mark_join_alias(_rename(node, col_names, alias), alias, self.row_names)
             return node, node.cols
+        if isinstance(item, (exp.Subquery, exp.Values)) and alias is None and not (
+                isinstance(item.this, exp.Expr) and item.this.args.get("joins")):  # NB: PG 16 allows it
+            what = "VALUES" if isinstance(item, exp.Values) or isinstance(item.this, exp.Values) \
+                else "SELECT"
+            raise SyntaxError_(f"{'subquery' if what == 'SELECT' else what} in FROM must have an alias",
+                               hint=f"For example, FROM ({what} ...) [AS] foo.")
         if isinstance(item, exp.Subquery):
             node = self.build(item.this, inner_outer)
             node = self.order_limit(item, node, inner_outer) if item.args.get("order") or item.args.get("limit") else node
@@ -656,7 +665,9 @@ class Planner:
             cols[i].name = n
         return N.FunctionScan(cols, call=e, ordinality=ordinality, multi=multi)
 
-    def plan_join(self, left: N.Node, j: exp.Join, outer: Scope | None) -> N.Node:
+    def plan_join(self, left: N.Node, j: exp.Join, outer: Scope | None, start: int = 0) -> N.Node:
+        """Joins `j` onto `left`; USING and NATURAL see only left's columns from `start` on,
+        the FROM item after the last comma, as `a, b JOIN c USING (id)` is a, (b JOIN c)."""
         side = (j.args.get("side") or "").lower()
         kind = (j.args.get("kind") or "").lower()
         item = j.this
@@ -691,7 +702,7 @@ class Planner:
         cond = None
         using = j.args.get("using")
         if j.args.get("method", "").upper() == "NATURAL" if j.args.get("method") else False:
-            lnames = {left.cols[i].name for i in visible(left.cols)}
+            lnames = {left.cols[i].name for i in visible(left.cols) if i >= start}
             using = [exp.to_identifier(right.cols[i].name) for i in visible(right.cols)
                      if right.cols[i].name in lnames]
         scope = Scope(cols, parent=outer)
@@ -701,7 +712,8 @@ class Planner:
             nl = len(left.cols)
             for ident in using:
                 name = ident.name if isinstance(ident, exp.Expression) else str(ident)
-                li = Scope(left.cols).find(name, None)
+                li = Scope(left.cols[start:]).find(name, None)
+                li = None if li is None else li + start
                 ri = Scope(right.cols).find(name, None)
                 if li is None or ri is None:
                     raise UndefinedColumn(f'column "{name}" specified in USING clause does not exist in {"left" if li is None else "right"} table')
@@ -743,6 +755,32 @@ class Planner:
         if inner.kind == "const":
             return E("const", None if inner.data is None else fn(inner.data), [], target)
         return E("cast", fn, [inner], target)
+
+
+def _comma_groups(joins: list[exp.Join]) -> list[exp.Join]:
+    """`a, b RIGHT JOIN c ON ...` is a, (b RIGHT JOIN c ON ...): a left-deep (a, b) RIGHT JOIN c
+    would pad c's lost rows with NULL for a. So a comma item whose JOINs include a RIGHT or FULL
+    one becomes one parenthesized item; the others stay left-deep (same rows, and a LATERAL
+    item in them still sees every item before it)."""
+    segments: list[list[exp.Join]] = [[]]
+    for j in joins:
+        if _is_comma(j):
+            segments.append([])
+        segments[-1].append(j)
+    out = segments[0]
+    for seg in segments[1:]:
+        if isinstance(seg[0].this, exp.Table | exp.Subquery) and any(
+                (j.args.get("side") or "").upper() in ("RIGHT", "FULL") for j in seg[1:]):
+            inner = seg[0].this.copy()
+            inner.set("joins", [j.copy() for j in seg[1:]])
+            seg = [exp.Join(this=exp.Subquery(this=inner))]
+        out.extend(seg)
+    return out
+
+
+def _is_comma(j: exp.Join) -> bool:
+    """True for `, item` in FROM (sqlglot makes it a Join with no kind, side or condition)."""
+    return not any(j.args.get(k) for k in ("kind", "side", "on", "using", "method"))
 
 
 def _shape(e: E) -> Any:
