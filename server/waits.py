@@ -224,7 +224,9 @@ class Condition(threading.Condition):
             wake_all(ws)
 
     def notify_all(self) -> None:
-        super().notify_all()
+        # NB: threading's notify_all calls self.notify(n), which would copy the parked list
+        # once before it is handed over whole: go to threading's notify directly
+        threading.Condition.notify(self, len(self._waiters))  # type: ignore[attr-defined]
         if self._parked:
             ws, self._parked = self._parked, []
             wake_all(ws)
