@@ -94,6 +94,19 @@ do $$ declare n int; begin merge into t using (values (9), (10)) s(id) on t.id =
 select * from log where m !~ 'STATEMENT';
 select * from t order by id
 """,
+    "inserts": """
+create table t (id int primary key, v varchar(3), n numeric(5,1), d int default 4);
+create table log (m text);
+create function trg() returns trigger language plpgsql as $$ begin insert into log values (tg_when || ' ' || tg_op || ' ' || tg_level); return null; end $$;
+create trigger a before insert or update or delete on t for each statement execute function trg();
+merge into t using (values (1, 'ab'), (2, 'cd'), (3, 'ef')) s(id, v) on t.id = s.id when not matched and s.id = 1 then insert values (s.id, s.v, 1.26) when not matched and s.id = 2 then insert values (s.id, 'x', 2) when not matched then insert (id, v, n) values (s.id, 9, 3);
+select m, count(*) from log group by m order by m;
+select * from t order by id;
+merge into t using (values (5, 'abcd')) s(id, v) on t.id = s.id when not matched and s.id = 1 then insert values (s.id, s.v) when not matched then insert values (s.id, s.v);
+merge into t using (values (6, 'ab')) s(id, v) on t.id = s.id when not matched and s.id = 1 then insert values (s.id, s.v) when not matched then insert values (s.id, true);
+merge into t using (values (7, 'ab')) s(id, v) on t.id = s.id when not matched and s.id = 1 then insert (id) values (s.id) when not matched then insert ("id") values (s.id * 10);
+select * from t order by id
+""",
     "triggers": """
 create table t (id int primary key, v text, p int references t(id));
 create table log (m text);

@@ -45,8 +45,10 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgwire.backend import Result
+from ..catalog.model import Table
 from ..ddl.names import find_sequence, get_relation, ident, table_name
 from ..parse import parse_sql
+from ..pgcatalog.typetext import format_type
 from ..stmt import AnalyseTree, Stmt
 from .ctedml import _carrier, _Part
 
@@ -199,34 +201,67 @@ def _combined_update(tsql: str, tname: str, sname: str, carrier: str,
             f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} IN ({clauses})")
 
 
-def _insert_sql(s: SQLSession, tree: exp.Merge, then: exp.Insert, carrier: str,
-                clause: int) -> str:
-    """`INSERT INTO t (cols) SELECT vals FROM carrier WHERE clause chosen` for one INSERT
-    clause; a DEFAULT value leaves its column out, so the column's default applies."""
-    target = tree.this.copy()
-    target.set("alias", None)
+def _insert_pairs(s: SQLSession, tree: exp.Merge, then: exp.Insert
+                  ) -> list[tuple[str, str, exp.Expression]]:
+    """(column as written, its name, value) of an INSERT clause; a DEFAULT value leaves its column out, so the
+    column's default applies (no pairs: INSERT DEFAULT VALUES)."""
     cols_node, values = then.this, then.expression
     if values is None:  # INSERT DEFAULT VALUES
-        return f"INSERT INTO {target.sql('postgres')} DEFAULT VALUES"
+        return []
     vals = list(values.expressions) if isinstance(values, exp.Tuple) else [values]
     if cols_node is not None:
-        cols = [c.sql("postgres") for c in (cols_node.expressions
-                                            if isinstance(cols_node, exp.Tuple) else [cols_node])]
+        cols = [(c.sql("postgres"), ident(c.this) if isinstance(c.this, exp.Identifier)
+                 else c.name) for c in (cols_node.expressions
+                                        if isinstance(cols_node, exp.Tuple) else [cols_node])]
     else:
-        schema, name = table_name(target)
-        table = get_relation(s.catalog(), schema, name, s.search_path())
-        cols = [exp.to_identifier(c.name).sql("postgres") for c in table.live_columns]
-        cols = cols[:len(vals)]
-    pairs = [(c, v) for c, v in zip(cols, vals, strict=False) if not _is_default(v)]
+        cols = [(exp.to_identifier(c.name).sql("postgres"), c.name)
+                for c in _table(s, tree).live_columns][:len(vals)]
     if len(vals) > len(cols):
         raise SyntaxError_("INSERT has more expressions than target columns")
     if len(vals) < len(cols):
         raise SyntaxError_("INSERT has more target columns than expressions")
-    where = f"WHERE {_ACT} = {clause}"
-    if not pairs:
-        return f"INSERT INTO {target.sql('postgres')} DEFAULT VALUES"
-    return (f"INSERT INTO {target.sql('postgres')} ({', '.join(c for c, _ in pairs)}) "
-            f"SELECT {', '.join(v.sql('postgres') for _, v in pairs)} FROM {carrier} {where}")
+    return [(c, n, v) for (c, n), v in zip(cols, vals, strict=True) if not _is_default(v)]
+
+
+def _table(s: SQLSession, tree: exp.Merge) -> Table:
+    schema, name = table_name(tree.this)
+    return get_relation(s.catalog(), schema, name, s.search_path())
+
+
+def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Insert]],
+                carrier: str) -> list[tuple[str, int | None]]:
+    """The INSERT part(s): `INSERT INTO t (cols) SELECT vals FROM carrier WHERE clause
+    chosen`. INSERT clauses naming the same columns make one INSERT whose values are a CASE
+    on the clause (each branch cast to the column's type, without its typmod, so the
+    assignment still checks lengths), so statement triggers fire once; INSERT DEFAULT
+    VALUES runs once per row."""
+    target = tree.this.copy()
+    target.set("alias", None)
+    into = f"INSERT INTO {target.sql('postgres')}"
+    pairs = [(i, _insert_pairs(s, tree, then)) for i, then in clauses]
+    names = {tuple(n for _, n, _ in p) for _, p in pairs}
+    if len(pairs) > 1 and len(names) == 1 and next(iter(names)):
+        types = {c.name: format_type(c.type_oid, -1) for c in _table(s, tree).live_columns}
+        values = []
+        for k, (_, name, _) in enumerate(pairs[0][1]):
+            cast = types.get(name)
+            branches = [(i, p[k][2].sql("postgres")) for i, p in pairs]
+            whens = " ".join(f"WHEN {i} THEN CAST({v} AS {cast})" if cast
+                             else f"WHEN {i} THEN {v}" for i, v in branches)
+            values.append(f"CASE {_ACT} {whens} END")
+        cols = ", ".join(c for c, _, _ in pairs[0][1])
+        clause_ids = ", ".join(str(i) for i, _ in pairs)
+        return [(f"{into} ({cols}) SELECT {', '.join(values)} FROM {carrier} "
+                 f"WHERE {_ACT} IN ({clause_ids})", None)]
+    out: list[tuple[str, int | None]] = []
+    for i, p in pairs:
+        if not p:
+            out.append((f"{into} DEFAULT VALUES", i))
+            continue
+        out.append((f"{into} ({', '.join(c for c, _, _ in p)}) "
+                    f"SELECT {', '.join(v.sql('postgres') for _, _, v in p)} FROM {carrier} "
+                    f"WHERE {_ACT} = {i}", None))
+    return out
 
 
 def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: list[int],
@@ -284,11 +319,8 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
         modifying.update(deletes)
         texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {tname}.ctid = {sname}.{_TID} "
                       f"AND {sname}.{_ACT} IN ({', '.join(map(str, deletes))})", None))
-    for i, w in enumerate(whens, 1):
-        then = w.args.get("then")
-        if isinstance(then, exp.Insert):
-            text = _insert_sql(session, tree, then, carrier, i)
-            texts.append((text, i if text.endswith("DEFAULT VALUES") else None))
+    texts += _insert_sql(session, tree, [(i, w.args["then"]) for i, w in enumerate(whens, 1)
+                                         if isinstance(w.args.get("then"), exp.Insert)], carrier)
     width = len(cstmt.columns or [])
     all_oids = oids + [0] * width
     parts: list[tuple[Stmt, int | None]] = []
