@@ -463,7 +463,7 @@ ATOMIC = [
     "create procedure hb10(x int) language sql begin atomic delete from hb_t where a = x "
     "returning a; update hb_u set d = now() where a = x; end",
     "create function hb11(x int) returns int language sql return x * 2",
-    "select p.proname, pg_get_functiondef(p.oid), pg_get_function_sqlbody(p.oid) "
+    "select p.proname, p.prosrc, pg_get_functiondef(p.oid), pg_get_function_sqlbody(p.oid) "
     "from pg_proc p where p.proname like 'hb%' order by 1",
 ]
 

@@ -339,7 +339,8 @@ def _user_proc(f: M.Function, acl: list[str] | None = None) -> tuple[Any, ...]:
     return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 1000.0 if f.retset else 0.0, 0,
             RegOid(0, "-"), f.kind, f.secdef, False, f.strict, f.retset, f.volatility, "u",
             len(f.arg_types), ndefaults, f.returns, list(f.arg_types), alltypes, modes, names,
-            None, None, f.body, None, None, list(f.config) or None, acl)
+            None, None, "" if f.atomic else f.body, None, None,  # NB: a SQL-standard body
+            list(f.config) or None, acl)  # is prosqlbody, pg_get_function_sqlbody's, not prosrc
 
 
 empty("pg_catalog", "pg_locks")
