@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
+import time
 
 import asyncpg
 import psycopg
@@ -199,3 +201,35 @@ def test_merge_write_conflict_as_pg15(servers):
     pg, cu = servers
     assert _conflict(pg.dsn()) == "40001"
     assert _conflict(cu.dsn()) == "40001"
+
+
+def _read_committed(dsn: str) -> tuple:
+    """READ COMMITTED: a MERGE that waits on a row another transaction updates, then
+    commits, updates the row's newest version (PostgreSQL's EvalPlanQual), not nothing."""
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("drop table if exists mrc")
+        a.execute("create table mrc (id int primary key, v int)")
+        a.execute("insert into mrc values (1, 0)")
+        a.execute("begin")
+        a.execute("update mrc set v = 1 where id = 1")
+        out: list = []
+        sql = ("merge into mrc using (values (1)) s(id) on mrc.id = s.id"
+               " when matched then update set v = mrc.v + 10")
+        th = threading.Thread(target=lambda: out.append(b.execute(sql).statusmessage))
+        th.start()
+        with psycopg.connect(dsn, autocommit=True) as w:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not w.execute(
+                    "select count(*) from pg_stat_activity where state = 'active'"
+                    " and query like 'merge into mrc%'").fetchone()[0]:
+                pass
+        a.execute("commit")
+        th.join(30)
+        return out[0], a.execute("select * from mrc").fetchall()
+
+
+def test_merge_read_committed_updates_newest_version_as_pg15(servers):
+    pg, cu = servers
+    expected = _read_committed(pg.dsn())
+    assert expected == ("MERGE 1", [(1, 11)])
+    assert _read_committed(cu.dsn()) == expected

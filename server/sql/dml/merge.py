@@ -5,12 +5,16 @@ apart at analysis into statements that each go through the ordinary DML path
 (constraints, defaults, identity, generated columns, triggers, privileges):
 
 - a *classifier* SELECT, `FROM s LEFT JOIN t ON c`, gives each source row the
-  target row it matched (`t.ctid`, NULL if none), the number of the first WHEN
+  target row it matched (its key, the hidden `ROW_KEY` column; NULL if none), the
+  number of the first WHEN
   clause whose condition holds (0: none) and the source row's columns;
 - one UPDATE per `UPDATE SET` clause, one DELETE for the DELETE clauses and one
   INSERT per `INSERT` clause read the classified rows from a *carrier*, the
   hidden array parameters that `ctedml` uses for RETURNING rows, and pick
-  theirs by clause number; UPDATE and DELETE find their target rows by ctid.
+  theirs by clause number; UPDATE and DELETE find their target rows by key and
+  recheck the ON condition, so that at READ COMMITTED their rerun on a fresh
+  snapshot (`dml.update`) updates the row's newest version, as PostgreSQL's
+  EvalPlanQual does (the WHEN clause chosen is the first snapshot's).
 
 Each part runs even when it has no rows, so the statement triggers of every
 action mentioned fire, as in PostgreSQL. The classifier reads before any part
@@ -46,6 +50,7 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import Table
+from ..catalog.syscols import ROW_KEY
 from ..ddl.names import find_sequence, get_relation, ident, table_name
 from ..parse import parse_sql
 from ..pgcatalog.typetext import format_type
@@ -180,7 +185,7 @@ def _set_pairs(then: exp.Update) -> list[tuple[exp.Expression, exp.Expression]] 
     return out
 
 
-def _combined_update(tsql: str, tname: str, sname: str, carrier: str,
+def _combined_update(tsql: str, tname: str, sname: str, carrier: str, match: str,
                      updates: list[tuple[int, exp.Update]]) -> str | None:
     """One UPDATE for several UPDATE clauses (each column a CASE on the clause), so that the
     statement triggers fire once, as in PostgreSQL; None where a form cannot be combined."""
@@ -198,7 +203,7 @@ def _combined_update(tsql: str, tname: str, sname: str, carrier: str,
         sets.append(f"{col} = CASE {sname}.{_ACT} {whens} ELSE {tname}.{col} END")
     clauses = ", ".join(str(i) for i, _ in updates)
     return (f"UPDATE {tsql} SET {', '.join(sets)} FROM {carrier} "
-            f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} IN ({clauses})")
+            f"WHERE {match} AND {sname}.{_ACT} IN ({clauses})")
 
 
 def _insert_pairs(s: SQLSession, tree: exp.Merge, then: exp.Insert
@@ -285,7 +290,9 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
             f"WHEN {cond.sql('postgres') if cond is not None else 'TRUE'} THEN {i}")
     m_case = f"CASE {' '.join(matched)} ELSE 0 END" if matched else "0"
     u_case = f"CASE {' '.join(unmatched)} ELSE 0 END" if unmatched else "0"
-    classify = (f"SELECT {tname}.ctid AS {_TID}, CASE WHEN {tname}.ctid IS NULL THEN {u_case} "
+    key = f"{tname}.{ROW_KEY}"
+    match = f"{key} = {sname}.{_TID} AND ({on})"  # NB: the ON again: rechecked on a rerun
+    classify = (f"SELECT {key} AS {_TID}, CASE WHEN {key} IS NULL THEN {u_case} "
                 f"ELSE {m_case} END AS {_ACT}, {sname}.* "
                 f"FROM {source.sql('postgres')} LEFT JOIN {tsql} ON {on}")
     with_ = tree.args.get("with_")
@@ -307,17 +314,17 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     updates = [(i, w.args["then"]) for i, w in enumerate(whens, 1)
                if isinstance(w.args.get("then"), exp.Update)]
     modifying.update(i for i, _ in updates)
-    combined = _combined_update(tsql, tname, sname, carrier, updates) if len(updates) > 1 \
+    combined = _combined_update(tsql, tname, sname, carrier, match, updates) if len(updates) > 1 \
         else None
     if combined is not None:
         texts.append((combined, None))
     for i, then in updates if combined is None else []:
         sets = ", ".join(e.sql("postgres") for e in then.expressions)
         texts.append((f"UPDATE {tsql} SET {sets} FROM {carrier} "
-                      f"WHERE {tname}.ctid = {sname}.{_TID} AND {sname}.{_ACT} = {i}", None))
+                      f"WHERE {match} AND {sname}.{_ACT} = {i}", None))
     if deletes:
         modifying.update(deletes)
-        texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {tname}.ctid = {sname}.{_TID} "
+        texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {match} "
                       f"AND {sname}.{_ACT} IN ({', '.join(map(str, deletes))})", None))
     texts += _insert_sql(session, tree, [(i, w.args["then"]) for i, w in enumerate(whens, 1)
                                          if isinstance(w.args.get("then"), exp.Insert)], carrier)
