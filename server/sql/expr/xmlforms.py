@@ -24,7 +24,6 @@ from ...errors import (
     NotAnXmlDocument,
     SQLError,
     SyntaxError_,
-    UndefinedFunction,
 )
 from ...pgtypes import oids as T
 from ...pgtypes import xmlvalue, zones
@@ -249,19 +248,6 @@ class XmlForms:
 
         return E("pyfunc", ("xmlserialize", xmlserialize, True), [x], target.type, target.typmod,
                  "xmlserialize")
-
-
-def check_ordering(type_oid: int) -> None:
-    """ORDER BY an xml value: 42883, as xml has no btree operator class."""
-    if type_oid == T.XML:
-        raise UndefinedFunction("could not identify an ordering operator for type xml",
-                                hint="Use an explicit ordering operator or modify the query.")
-
-
-def check_equality(type_oid: int) -> None:
-    """DISTINCT / GROUP BY an xml value: 42883, as xml has no equality operator."""
-    if type_oid == T.XML:
-        raise UndefinedFunction("could not identify an equality operator for type xml")
 
 
 def is_document_test(rhs: exp.Expression) -> bool:

@@ -32,8 +32,8 @@ from ..expr import wholerow
 from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args, func_name
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
+from ..expr.opclasses import check_distinct_aggregate, check_equality, check_ordering
 from ..expr.usertypes import enum_ordered, has_sort_key
-from ..expr.xmlforms import check_equality
 from ..functions.hypsetaggs import HYPOTHETICAL_AGGS
 from ..functions.ordsetaggs import ORDERED_SET_AGGS
 from ..functions.statsaggs import STATS_AGGS
@@ -187,7 +187,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
     groups = [binder.bind(g) for g in group_asts]
     groups = [coerce(g, T.TEXT, params=planner.params) if g.type == T.UNKNOWN else g for g in groups]
     for g in groups:
-        check_equality(g.type)  # xml: 42883
+        check_equality(g.type)  # xml, json, point: 42883
     if any(x.kind == "srf" for g in groups for x in g.walk()):
         node, groups = _set_returning_keys(node, groups)
     scope.aggregates_allowed = "aggregate function calls"
@@ -231,6 +231,10 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                 "You might need to add explicit type casts.")
         keys = [N.SortKey(enum_ordered(binder.bind(o.this)), bool(o.args.get("desc")),
                           bool(o.args.get("nulls_first"))) for o in order]
+        for sk in keys:
+            check_ordering(sk.expr.type)
+        for arg in bargs if distinct else []:
+            check_distinct_aggregate(arg.type)
         if name in ORDERED_SET_AGGS and len(keys) != 1:  # f(0.5) WITHIN GROUP (ORDER BY x, y)
             raise UndefinedFunction(
                 f"function {name}({', '.join(ty.type_name(b.type) for b in bargs[1:] + [k.expr for k in keys])}) "

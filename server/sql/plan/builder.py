@@ -37,9 +37,9 @@ from ..expr.binder import Binder, Scope, find_aggregates, find_windows
 from ..expr.bound import E, col
 from ..expr.commontype import select_common_type
 from ..expr.functions import _ensure_loaded, coerce
+from ..expr.opclasses import check_equality, check_ordering
 from ..expr.regcast import RegOid
 from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
-from ..expr.xmlforms import check_equality, check_ordering
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
 from ..pgcatalog.registry import VirtualTable
@@ -379,7 +379,7 @@ class Planner:
                     exprs.append(bound)
                     cols.append(N.PCol("?order?", bound.type, hidden=True))
                     ref = col(len(exprs) - 1, bound.type)
-            check_ordering(ref.type)  # xml: 42883
+            check_ordering(ref.type)  # xml, json, xid: 42883
             keys.append(N.SortKey(enum_ordered(ref), bool(o.args.get("desc")), _nulls_first(o)))
         for n in untyped:  # NB: resolveTargetListUnknowns, after ORDER BY as in PostgreSQL
             if self.params.get(n) not in (0, T.UNKNOWN, T.TEXT):
@@ -417,7 +417,7 @@ class Planner:
                 node = N.Distinct(cols, child=node, on=on_exprs)
             else:
                 for c in cols:
-                    check_equality(c.type)  # xml: 42883
+                    check_equality(c.type)  # xml, json, point: 42883
                 node = N.Distinct(cols, child=node)
         if keys:
             node = N.Sort(cols, child=node, keys=keys)
