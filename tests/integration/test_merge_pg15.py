@@ -96,6 +96,22 @@ do $$ declare n int; begin merge into t using (values (9), (10)) s(id) on t.id =
 select * from log where m !~ 'STATEMENT';
 select * from t order by id
 """,
+    "routines": """
+create table t (id int primary key, v text);
+create schema o;
+create table o.src (id int, v text);
+insert into o.src values (1, 'a'), (2, 'b');
+merge into public.t using o.src on t.id = src.id when not matched then insert values (src.id, src.v);
+do $$ declare k int := 3; w text := 'kk'; begin merge into t using (values (k)) s(id) on t.id = s.id when not matched then insert values (s.id, w); merge into t using (values (1)) s(id) on t.id = s.id when matched then update set v = w || k; end $$;
+create function mf(a int) returns int language plpgsql as $$ begin merge into t using (values (a)) s(id) on t.id = s.id when matched then delete; return a; end $$;
+select mf(2);
+prepare p1(int, text) as merge into t using (values ($1, $2)) s(id, v) on t.id = s.id when matched then update set v = s.v when not matched then insert values (s.id, s.v);
+execute p1(7, 'seven');
+execute p1(7, 'SEVEN');
+alter table t add column z int default 5;
+execute p1(8, 'eight');
+select * from t order by id
+""",
     "inserts": """
 create table t (id int primary key, v varchar(3), n numeric(5,1), d int default 4);
 create table log (m text);
