@@ -60,6 +60,18 @@ SCRIPTS = {
         select count(distinct v) from (values ('(1,2),(3,4)'::box)) s(v);
         select 1 from t order by xmin;
     """,
+    # a SET (...) after another action was dropped (sqlglot keeps it as an unparsed option)
+    "alter_table_trailing_set": """
+        create table t(a int);
+        alter table t add column b int, set (fillfactor = 70);
+        select reloptions from pg_class where relname = 't';
+        alter table t alter column a set not null, set (fillfactor = 60, autovacuum_enabled = false);
+        select reloptions from pg_class where relname = 't';
+        alter table t add column c int, set (bogus = 1);
+        alter table t add column d int, set (fillfactor = 5);
+        alter table t add column f int, set schema public;
+        select attname from pg_attribute where attrelid = 't'::regclass and attnum > 0 order by attnum;
+    """,
 }
 
 

@@ -22,6 +22,7 @@ from ...errors import (
     InvalidTableDefinition,
     NotNullViolation,
     SQLError,
+    SyntaxError_,
     UndefinedColumn,
     UndefinedObject,
     UndefinedTable,
@@ -414,12 +415,31 @@ def _column_rename(tree: exp.Alter, action: exp.Expression) -> exp.Expression:
                             to=exp.column(to.this.this.copy()))
 
 
+def _trailing_sets(tree: exp.Alter) -> list[exp.Expression]:
+    """`ADD COLUMN b int, SET (fillfactor = 70)`: sqlglot keeps a SET after the first action
+    as an unparsed option; it is read again here as the action it is (it was lost)."""
+    out: list[exp.Expression] = []
+    for o in tree.args.get("options") or []:
+        if isinstance(o, exp.ToTableProperty):
+            continue
+        cmd = o.this if isinstance(o, exp.SetConfigProperty) else None
+        text = cmd.expression if isinstance(cmd, exp.Command) else None
+        if isinstance(text, str) and text.split()[0].lower() == "schema":
+            raise SyntaxError_(f'syntax error at or near "{text.split()[0]}"')  # NB: alone only
+        again = parse_sql(f"ALTER TABLE t SET {text}") if isinstance(text, str) else None
+        actions = again.args.get("actions") if isinstance(again, exp.Alter) else None
+        if not actions or not all(isinstance(a, exp.AlterSet) for a in actions):
+            raise FeatureNotSupported(f"ALTER TABLE action not supported: {o.sql('postgres')}")
+        out.extend(actions)
+    return out
+
+
 def alter_table(s: SQLSession, tree: exp.Alter) -> str:
     """ALTER TABLE [IF EXISTS] name action [, ...]."""
     table = relation_to_alter(s, tree)
     if table is None:
         return "ALTER TABLE"
-    for action in tree.args.get("actions") or []:
+    for action in [*(tree.args.get("actions") or []), *_trailing_sets(tree)]:
         table = _table(s, table.oid)
         action = _column_rename(tree, action)
         if isinstance(action, exp.ColumnDef):
