@@ -651,6 +651,9 @@ def _date_bin_origin(tree: exp.Expression) -> None:
             unit.replace(exp.Literal.string(unit.name))
 
 
+# INSERT ... OVERRIDING SYSTEM VALUE: sqlglot does not read it; dml.insert and dml.merge
+# read it from the statement's text (blanked here, so error positions stay)
+_OVERRIDING_SYSTEM = re.compile(r"\bOVERRIDING\s+SYSTEM\s+VALUE\b", re.I)
 _ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\b", re.I)
 
 
@@ -741,6 +744,8 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = _CONTAIN_OPS.sub(_contain_op, sql)
     if "-" in sql and ("ecimal" in sql or "umeric" in sql or "ECIMAL" in sql or "UMERIC" in sql):
         sql = _NEGATIVE_SCALE.sub(_negative_scale, sql)
+    if "VERRIDING" in sql or "verriding" in sql:
+        sql = _OVERRIDING_SYSTEM.sub(lambda m: " " * len(m.group()), sql)
     on_commit = None
     if sql[:6].upper() == "CREATE" and ("COMMIT" in sql or "commit" in sql):
         m = _ON_COMMIT.search(sql)  # NB: sqlglot does not read it; ddl.oncommit acts on it

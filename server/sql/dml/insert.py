@@ -157,7 +157,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                                position=_at(items[len(cols)]) if len(items) > len(cols) else None)
         cols = cols[: len(plan.columns)]
         for pos in cols:
-            _check_generated(table.columns[pos])
+            _check_identity(table.columns[pos], overriding)  # NB: INSERT ... SELECT too
         for c in table.live_columns:
             if c.attnum - 1 not in cols:
                 defaults[c.attnum - 1] = compile_default(s, c, table)

@@ -233,8 +233,19 @@ def _table(s: SQLSession, tree: exp.Merge) -> Table:
     return get_relation(s.catalog(), schema, name, s.search_path())
 
 
+def _overriding(sql: str, nwhens: int) -> set[int]:
+    """The WHEN clauses (numbered from 1) that say OVERRIDING SYSTEM VALUE (`parse_sql`
+    blanks the words for sqlglot; they are read here from the statement's text)."""
+    starts = _when_offsets(sql)
+    if len(starts) != nwhens:
+        return set()
+    ends = starts[1:] + [len(sql)]
+    return {i for i, (a, b) in enumerate(zip(starts, ends, strict=True), 1)
+            if re.search(r"\bOVERRIDING\s+SYSTEM\s+VALUE\b", sql[a:b], re.I)}
+
+
 def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Insert]],
-                carrier: str) -> list[tuple[str, int | None]]:
+                carrier: str, overriding: set[int]) -> list[tuple[str, int | None]]:
     """The INSERT part(s): `INSERT INTO t (cols) SELECT vals FROM carrier WHERE clause
     chosen`. INSERT clauses naming the same columns make one INSERT whose values are a CASE
     on the clause (each branch cast to the column's type, without its typmod, so the
@@ -245,7 +256,9 @@ def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Ins
     into = f"INSERT INTO {target.sql('postgres')}"
     pairs = [(i, _insert_pairs(s, tree, then)) for i, then in clauses]
     names = {tuple(n for _, n, _ in p) for _, p in pairs}
-    if len(pairs) > 1 and len(names) == 1 and next(iter(names)):
+    system = " OVERRIDING SYSTEM VALUE" if overriding else ""
+    if len(pairs) > 1 and len(names) == 1 and next(iter(names)) \
+            and len({i in overriding for i, _ in pairs}) == 1:
         types = {c.name: format_type(c.type_oid, -1) for c in _table(s, tree).live_columns}
         values = []
         for k, (_, name, _) in enumerate(pairs[0][1]):
@@ -256,14 +269,15 @@ def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Ins
             values.append(f"CASE {_ACT} {whens} END")
         cols = ", ".join(c for c, _, _ in pairs[0][1])
         clause_ids = ", ".join(str(i) for i, _ in pairs)
-        return [(f"{into} ({cols}) SELECT {', '.join(values)} FROM {carrier} "
+        return [(f"{into} ({cols}){system} SELECT {', '.join(values)} FROM {carrier} "
                  f"WHERE {_ACT} IN ({clause_ids})", None)]
     out: list[tuple[str, int | None]] = []
     for i, p in pairs:
         if not p:
             out.append((f"{into} DEFAULT VALUES", i))
             continue
-        out.append((f"{into} ({', '.join(c for c, _, _ in p)}) "
+        over = " OVERRIDING SYSTEM VALUE" if i in overriding else ""
+        out.append((f"{into} ({', '.join(c for c, _, _ in p)}){over} "
                     f"SELECT {', '.join(v.sql('postgres') for _, _, v in p)} FROM {carrier} "
                     f"WHERE {_ACT} = {i}", None))
     return out
@@ -327,7 +341,8 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
         texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {match} "
                       f"AND {sname}.{_ACT} IN ({', '.join(map(str, deletes))})", None))
     texts += _insert_sql(session, tree, [(i, w.args["then"]) for i, w in enumerate(whens, 1)
-                                         if isinstance(w.args.get("then"), exp.Insert)], carrier)
+                                         if isinstance(w.args.get("then"), exp.Insert)], carrier,
+                          _overriding(sql, len(whens)))
     width = len(cstmt.columns or [])
     all_oids = oids + [0] * width
     parts: list[tuple[Stmt, int | None]] = []
