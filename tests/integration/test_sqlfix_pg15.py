@@ -72,6 +72,61 @@ SCRIPTS = {
         alter table t add column f int, set schema public;
         select attname from pg_attribute where attrelid = 't'::regclass and attnum > 0 order by attnum;
     """,
+    # the table moves with its indexes, constraints, row type and owned sequences; views
+    # that read it follow; every moving name must be free there
+    "alter_table_set_schema": """
+        create schema s;
+        create schema s2;
+        create table p(id int primary key);
+        create table t(id serial primary key, pid int references p, v int unique check (v > 0));
+        create table u(id int generated always as identity, w int);
+        create index t_v on t(v);
+        insert into p values (1);
+        insert into t(pid, v) values (1, 1);
+        create view tv as select * from t;
+        create table s.t_v(x int);
+        alter table t set schema s;
+        drop table s.t_v;
+        create sequence s.u_id_seq;
+        alter table u set schema s;
+        drop sequence s.u_id_seq;
+        alter table t set schema s;
+        alter table u set schema s;
+        select relname, relnamespace::regnamespace from pg_class
+            where relname in ('t', 't_pkey', 't_v_key', 't_v', 't_id_seq', 'u', 'u_id_seq', 'tv')
+            order by 1;
+        select conname, connamespace::regnamespace from pg_constraint
+            where conrelid = 's.t'::regclass order by 1;
+        select typname, typnamespace::regnamespace from pg_type where typname in ('t', '_t') order by 1;
+        select pg_get_viewdef('tv');
+        select * from tv;
+        insert into s.t(pid, v) values (1, 2) returning *;
+        insert into s.t(pid, v) values (2, 3);
+        insert into s.u(w) values (1) returning *;
+        select pg_get_expr(adbin, adrelid) from pg_attrdef where adrelid = 's.t'::regclass;
+        select pg_get_serial_sequence('s.u', 'id');
+        select * from t;
+        alter table s.t set schema nosuch;
+        create table t(id int);
+        alter table t set schema s;
+        alter table s.t set schema s2;
+        select * from tv order by 1;
+        alter view s2.t set schema public;
+        alter table if exists nosuch set schema s;
+        alter table nosuch set schema s;
+        create temp table tt(a int);
+        alter table tt set schema s;
+        create role sqlfix_r;
+        set role sqlfix_r;
+        alter table t set schema s;
+        reset role;
+        alter table t owner to sqlfix_r;
+        set role sqlfix_r;
+        alter table t set schema s;
+        reset role;
+        drop table t;
+        drop role sqlfix_r;
+    """,
 }
 
 

@@ -8,8 +8,8 @@ view uses before the table's (`dml.viewrewrite`), and `SET (option [= value], ..
 (check_option, security_barrier, security_invoker: `catalog.viewoptions`), and
 `RESET (option, ...)` (on ALTER TABLE too) which drops the
 named options from reloptions (RESET (check_option) makes it a plain view again;
-an option the relation lacks is ignored, as in PostgreSQL). Other ALTER VIEW forms
-(SET SCHEMA) fail with 0A000 rather than do nothing.
+an option the relation lacks is ignored, as in PostgreSQL). SET SCHEMA moves a view,
+or a table with what it owns (`ddl.tablemove`).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from .names import (
     skip_or_raise,
     table_name,
 )
+from .tablemove import move_table
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -160,12 +161,12 @@ def analyse_set_schema(sql: str) -> Stmt | None:
         cat = s.catalog()
         schema, name = parse_qualified(m.group("rel"))
         rel = find_relation(cat, schema, name, s.search_path())
-        if tag == "ALTER TABLE" and (rel is None or rel.kind != "v"):
-            raise FeatureNotSupported("ALTER TABLE is not supported")  # NB: moving a table
         if rel is None:
             skip_or_raise(s, f'relation "{name}"', bool(m.group("ie")), UndefinedTable)
             return Result(tag)
-        if rel.kind != "v":
+        if tag == "ALTER TABLE" and rel.kind not in ("v", "r"):
+            raise FeatureNotSupported("ALTER TABLE is not supported")
+        if rel.kind != "v" and tag == "ALTER VIEW":
             raise WrongObjectType(f'"{rel.name}" is not a view')
         role = current_role(s, cat)
         must_own(cat, role, rel.owner, relation_noun(rel), rel.name)
@@ -180,6 +181,9 @@ def analyse_set_schema(sql: str) -> Stmt | None:
                 cat, role, "schema", to, "C"):
             raise InsufficientPrivilege(f"permission denied for schema {to.name}")
         if to.oid == rel.schema_oid:
+            return Result(tag)
+        if rel.kind == "r":  # NB: with its indexes, constraints, row type and sequences
+            move_table(s, rel, to)
             return Result(tag)
         if relation_name_taken(cat, to.oid, rel.name):
             raise DuplicateTable(f'relation "{rel.name}" already exists in schema "{to.name}"')
