@@ -39,6 +39,8 @@ SCRIPTS = {
         select * from lateral (select 1);
         select * from (values (1)) v, (select 2) as s;
         select * from ((select 1) s join (select 2) u on true);
+        select * from ((values (1)) v join (select 2) u on true);
+        select * from ((values (1, 2)) v(a, b) join (values (3)) w(c) on true) j;
         select * from (a join b using (id)) order by 1;
     """,
     # xid and cid hash but do not sort; json, xml and the geometric types do neither.

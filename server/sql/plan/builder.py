@@ -509,6 +509,10 @@ class Planner:
             node = self.build(item.this, inner_outer)
             node = self.order_limit(item, node, inner_outer) if item.args.get("order") or item.args.get("limit") else node
             return _rename(node, col_names, alias), node.cols
+        if isinstance(item, exp.Table) and isinstance(item.this, exp.Values):  # in (... JOIN ...)
+            values = item.this.copy()
+            values.set("alias", alias_node.copy() if alias_node is not None else None)
+            return self.plan_from(values, outer, lateral_scope)
         if isinstance(item, exp.Values):
             node = self.plan_values(item, inner_outer)
             return node, node.cols
