@@ -110,7 +110,20 @@ execute p1(7, 'seven');
 execute p1(7, 'SEVEN');
 alter table t add column z int default 5;
 execute p1(8, 'eight');
-select * from t order by id
+select * from t order by id;
+create table pt (id int, v text) partition by range (id);
+create table pt1 partition of pt for values from (0) to (10);
+create table pt2 partition of pt for values from (10) to (20);
+insert into pt values (1, 'a'), (11, 'b');
+merge into pt using (values (1, 'x'), (11, 'y'), (5, 'z'), (15, 'w')) s(id, v) on pt.id = s.id when matched and s.id = 1 then update set id = 12 when matched then update set v = s.v when not matched then insert values (s.id, s.v);
+select * from pt order by id;
+create table p (id int primary key);
+create table c (id int primary key, pid int references p on delete cascade);
+insert into p values (1), (2);
+insert into c values (10, 1), (20, 2);
+merge into p using (values (1)) s(id) on p.id = s.id when matched then delete;
+select * from c;
+merge into c using (values (30, 9)) s(id, pid) on c.id = s.id when not matched then insert values (s.id, s.pid)
 """,
     # OVERRIDING SYSTEM VALUE (INSERT and MERGE's INSERT), and INSERT ... SELECT into a
     # GENERATED ALWAYS identity column without it: 428C9 as PostgreSQL 15
