@@ -74,9 +74,10 @@ def load(ctx: RunContext, system: System, directory: str, cpu: dict[str, float])
 
 def server_clock(system: System) -> Any:
     """A function giving the CPU seconds so far of the server's process tree (nan when the
-    server is not ours to see: a --cumulo-url one): every live thread's, in nanoseconds
-    (`cpu_of`; ticks of 10 ms hid most queries), plus what the root reaped from ended
-    children (PostgreSQL's parallel workers)."""
+    server is not ours to see: a --cumulo-url one): every live thread's in nanoseconds
+    (`cpu_of`; ticks of 10 ms hid most queries), plus, in ticks, what threads that ended
+    used (a load's connection thread: its process keeps the count) and what the root
+    reaped from ended children (PostgreSQL's parallel workers)."""
     pid = listening_pid(system.port)
     if pid is None:
         return lambda: math.nan
@@ -85,13 +86,22 @@ def server_clock(system: System) -> Any:
         total = 0.0
         for p in tree(pid):
             try:
-                total += cpu_of(p)
+                live = sum(_ticks(f"/proc/{p}/task/{t}/stat")[0] for t in os.listdir(f"/proc/{p}/task"))
+                total += cpu_of(p) + (_ticks(f"/proc/{p}/stat")[0] - live) / _TICK
             except OSError:
                 continue  # NB: ended meanwhile; the root reaps its time below
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return total + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        return total + _ticks(f"/proc/{pid}/stat")[1] / _TICK
     return clock
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _ticks(stat: str) -> tuple[int, int]:
+    """(utime + stime, cutime + cstime) of a /proc stat file, in clock ticks."""
+    with open(stat) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
 
 
 def peak_rss(system: System) -> float | None:
