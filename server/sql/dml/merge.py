@@ -6,10 +6,10 @@ apart at analysis into statements that each go through the ordinary DML path
 
 - a *classifier* SELECT, `FROM s LEFT JOIN t ON c`, gives each source row the
   target row it matched (its key, the hidden `ROW_KEY` column; NULL if none), the
-  number of the first WHEN
-  clause whose condition holds (0: none) and the source row's columns;
-- one UPDATE per `UPDATE SET` clause, one DELETE for the DELETE clauses and one
-  INSERT per `INSERT` clause read the classified rows from a *carrier*, the
+  number of the first WHEN clause whose condition holds (0: none) and the source
+  row's columns;
+- an UPDATE for the `UPDATE SET` clauses, a DELETE for the DELETE clauses and an
+  INSERT for the `INSERT` clauses read the classified rows from a *carrier*, the
   hidden array parameters that `ctedml` uses for RETURNING rows, and pick
   theirs by clause number; UPDATE and DELETE find their target rows by key and
   recheck the ON condition, so that at READ COMMITTED their rerun on a fresh
@@ -21,11 +21,13 @@ action mentioned fire, as in PostgreSQL. The classifier reads before any part
 writes, and a target row that two source rows would modify is 21000 before
 anything is written. The tag is `MERGE n`, n the rows the parts touched.
 
-Several UPDATE clauses make one UPDATE whose columns are a CASE on the clause
-number, so statement triggers fire once per action type. Unlike PostgreSQL, row
-triggers fire part by part (all updates, then deletes, then inserts), not in the
-join's order; UPDATE clauses that SET DEFAULT or a row from a subquery, and
-INSERT clauses, are a part each (their statement triggers fire once per clause).
+Several UPDATE (INSERT) clauses make one UPDATE (INSERT) whose values are a CASE
+on the clause number, so statement triggers fire once per action type. Unlike
+PostgreSQL, row triggers fire part by part (all updates, then deletes, then
+inserts), not in the join's order; UPDATE clauses that SET DEFAULT or a row from
+a subquery, and INSERT clauses naming different columns, are a part each (their
+statement triggers fire once per clause). At READ COMMITTED a rerun rechecks the
+ON condition but not the WHEN condition on the newest row version.
 
 PostgreSQL 15 runs MERGE only into a table: into a view (automatically
 updatable or not; 16 allows it), a sequence or a materialized view it is
