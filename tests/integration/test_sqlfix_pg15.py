@@ -16,8 +16,8 @@ from cumulo.server.sql.expr import opclasses
 from tests.integration.test_statements_pg15 import _database, statements
 
 SCRIPTS = {
-    # `a, b JOIN c USING (id)` is a, (b JOIN c): USING sees b only, and a RIGHT/FULL join
-    # after a comma pads only its own side; a FROM subquery or VALUES needs an alias in 15.
+    # `a, b JOIN c USING (id)` is a, (b JOIN c): USING and ON see b only, and a RIGHT/FULL
+    # join after a comma pads only its own side; a FROM subquery or VALUES needs an alias.
     "comma_then_join": """
         create table a(id int, x int);
         create table b(id int, y int);
@@ -33,6 +33,13 @@ SCRIPTS = {
         select id from a, b join c using (id);
         select * from a, b join c using (x);
         select * from a join b using (id), c order by 1, 4;
+        select * from a, b join c on a.id = c.id;
+        select * from a aa, b join c on aa.id = c.id;
+        select * from a, b join c on x = c.id;
+        select * from a, b join c on b.id = c.id order by 1;
+        select 1 from a, b join c on b.id = c.id join a a2 on a2.id = b.id;
+        update a set x = 3 from b join c on b.id = c.id where a.id = b.id;
+        delete from a using b join c on a.id = b.id;
         select * from (select 1);
         select * from (values (1));
         select * from (select 1 union select 2);

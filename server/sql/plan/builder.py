@@ -726,6 +726,8 @@ class Planner:
                 cols[nl + ri].hidden = True
             cond = preds[0] if len(preds) == 1 else E("and", None, preds, T.BOOL)
         elif j.args.get("on") is not None:
+            if start and outer is None:  # NB: a, b JOIN c ON ...: a is out of the ON's reach
+                _check_on_reach(j.args["on"], left.cols[:start], cols[start:])
             cond = b.bind_bool(j.args["on"], "JOIN/ON")
         if jkind == "" or jkind == "cross":
             jkind = "inner" if cond is not None else "cross"
@@ -780,6 +782,29 @@ def _comma_groups(joins: list[exp.Join]) -> list[exp.Join]:
             seg = [exp.Join(this=exp.Subquery(this=inner))]
         out.extend(seg)
     return out
+
+
+def _check_on_reach(on: exp.Expression, before: list[N.PCol], own: list[N.PCol]) -> None:
+    """`a, b JOIN c ON a.id = c.id`: the ON sees b and c only, so naming a there is 42P01 (a
+    column only a has, 42703), with PostgreSQL's HINT. Subqueries in the ON are not looked into."""
+    for c in on.find_all(exp.Column):
+        p = c.parent
+        while p is not None and p is not on and not isinstance(p, exp.Select | exp.Subquery):
+            p = p.parent
+        if p is not None and p is not on or not isinstance(c.this, exp.Identifier):
+            continue
+        q, name = c.table, c.name
+        if q and any(x.qualifier == q for x in before) and not any(x.qualifier == q for x in own):
+            raise UndefinedTable(
+                f'invalid reference to FROM-clause entry for table "{q}"',
+                hint=f'There is an entry for table "{q}", but it cannot be referenced from this '
+                "part of the query.")
+        hit = next((x for x in before if x.name == name and not x.hidden), None)
+        if not q and hit is not None and not any(x.name == name for x in own):
+            raise UndefinedColumn(
+                f'column "{name}" does not exist',
+                hint=f'There is a column named "{name}" in table "{hit.qualifier}", but it cannot '
+                "be referenced from this part of the query.")
 
 
 def _is_comma(j: exp.Join) -> bool:
