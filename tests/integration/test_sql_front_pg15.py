@@ -1491,7 +1491,6 @@ def test_default_privileges_other_kinds_are_refused(cumulo_server):
     ("create rule r as on insert to t do nothing", "CREATE RULE"),
     ("create event trigger et on ddl_command_start execute function f()",
      "CREATE EVENT TRIGGER"),
-    ("alter table t set schema public", "ALTER TABLE"),
     ("create text search configuration c (copy = english)", "CREATE TEXT SEARCH CONFIGURATION"),
     ("drop text search dictionary if exists d", "DROP TEXT SEARCH DICTIONARY"),
     ("create foreign table ft (a int) server s", "CREATE FOREIGN TABLE"),
