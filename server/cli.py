@@ -29,6 +29,8 @@ import threading
 from importlib.metadata import version
 from typing import NoReturn
 
+import uvloop
+
 from . import oplog
 from .cluster import launcher
 from .cluster import zk as zk_mod
@@ -200,7 +202,13 @@ def main(argv: list[str] | None = None) -> int:
         return _bench(args.args)
     oplog.setup(args.log_level)
     try:
-        code = asyncio.run(_serve(args))
+        # The event-loop front end runs on uvloop (libuv's loop, in C): asyncio's own loop is
+        # Python code on every wake-up. Quiet 2-core machine, `SELECT 1` at 8 clients: 20.6
+        # against 23.4 us of server CPU per query, 0.56x against 0.49x the bare-Python floor's
+        # rate. The threaded front end keeps asyncio's loop, which only accepts there.
+        factory = uvloop.new_event_loop if args.frontend == "loop" else None
+        with asyncio.Runner(loop_factory=factory) as runner:
+            code = runner.run(_serve(args))
     except StartupError as e:
         # NB: one line, no traceback, as PostgreSQL's FATAL at start-up
         log.critical("%s", e)
