@@ -11,6 +11,7 @@ constraints when a table or column is renamed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -123,8 +124,8 @@ def report_cascade(s: SQLSession, objects: list[str]) -> None:
                  detail="\n".join(f"drop cascades to {o}" for o in objects))
 
 
-def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
-    """Rewrites the views that read `table` after ALTER TABLE ... RENAME TO."""
+def _rewrite_table_in_views(s: SQLSession, table: Table, edit: Callable[[exp.Table], None]) -> None:
+    """Applies `edit` to every reference to `table` in the views that read it, and stores them."""
     cat = s.catalog()
     schema = _schema_name(cat, table.schema_oid)
     for v in dependent_views(cat, table):
@@ -133,25 +134,24 @@ def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
         ctes = _ctes(tree)
         for t in list(tree.find_all(exp.Table)):
             if _names_table(t, table, schema, ctes):
-                if not t.args.get("alias"):  # NB: keeps `old.col` references valid
-                    t.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
-                t.set("this", exp.to_identifier(new_name))
+                edit(t)
         s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
+
+
+def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
+    """Rewrites the views that read `table` after ALTER TABLE ... RENAME TO."""
+    def rename(t: exp.Table) -> None:
+        if not t.args.get("alias"):  # NB: keeps `old.col` references valid
+            t.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+        t.set("this", exp.to_identifier(new_name))
+
+    _rewrite_table_in_views(s, table, rename)
 
 
 def move_table_in_views(s: SQLSession, table: Table, new_schema: str) -> None:
     """Rewrites the views that read `table` after ALTER ... SET SCHEMA: they name it in its
     new schema (PostgreSQL's views hold the OID; ours hold the name)."""
-    cat = s.catalog()
-    schema = _schema_name(cat, table.schema_oid)
-    for v in dependent_views(cat, table):
-        tree = _tree(v)
-        assert tree is not None
-        ctes = _ctes(tree)
-        for t in list(tree.find_all(exp.Table)):
-            if _names_table(t, table, schema, ctes):
-                t.set("db", exp.to_identifier(new_schema))
-        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
+    _rewrite_table_in_views(s, table, lambda t: t.set("db", exp.to_identifier(new_schema)))
 
 
 def _rename_columns(tree: exp.Expression, quals: set[str], old: str, new: str) -> None:
