@@ -4,7 +4,6 @@ equals the row path's, also when the region splits or is reloaded during the bui
 
 from __future__ import annotations
 
-import asyncio
 import doctest
 import importlib
 import random
@@ -19,6 +18,7 @@ from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
 from cumulo.server.kivi.columnar.copy import ColumnarCopy
 from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.kivi.node import KiviNode
+from tests.hubsessions import on_a_hub
 
 
 def key(i: int) -> bytes:
@@ -171,24 +171,8 @@ def test_a_second_reader_on_the_event_loop_parks_while_the_build_is_paced(
         return real(*args)
 
     monkeypatch.setattr(cbuild.ColumnarCopy, "build", staticmethod(paced_build))
-    got: dict[str, list[tuple]] = {}
+    def read() -> list[tuple]:
+        return col_rows(snapshots(lock, lambda: [s], 2))
 
-    async def main() -> None:
-        hub = waits.Hub(asyncio.get_running_loop()).install()
-        done = asyncio.Event()
-        try:
-            for name in ("first", "second"):
-                def read(name: str = name) -> None:
-                    got[name] = col_rows(snapshots(lock, lambda: [s], 2))
-                    if len(got) == 2:
-                        done.set()
-                hub.spawn(read)
-            await asyncio.wait_for(done.wait(), 20)
-        finally:
-            hub.uninstall()
-
-    t = threading.Thread(target=asyncio.run, args=(main(),), daemon=True)
-    t.start()
-    t.join(30)
-    assert not t.is_alive(), "the second reader blocked the loop: the paced build never resumed"
-    assert got["first"] == got["second"] == [(i,) for i in range(30)]
+    got = on_a_hub(read, read, timeout=20).results
+    assert got[0] == got[1] == [(i,) for i in range(30)]

@@ -9,40 +9,12 @@ could never run and A's call gives up (False).
 
 from __future__ import annotations
 
-import asyncio
 import threading
 
 import greenlet
 
-from server import waits
-
-
-def _run_sessions(*sessions):
-    """Runs each function as a session greenlet of a hub on a fresh loop, until all end."""
-    results: dict[str, object] = {}
-
-    async def main() -> None:
-        hub = waits.Hub(asyncio.get_running_loop()).install()
-        done = asyncio.Event()
-        left = [len(sessions)]
-        try:
-            for fn in sessions:
-                def run(fn=fn) -> None:
-                    try:
-                        results[fn.__name__] = fn()
-                    finally:
-                        left[0] -= 1
-                        if not left[0]:
-                            done.set()
-
-                hub.spawn(run)
-            await asyncio.wait_for(done.wait(), 30)
-            results["offloaded"] = hub.offloaded
-        finally:
-            hub.uninstall()
-
-    asyncio.run(main())
-    return results
+from cumulo.server import waits
+from tests.hubsessions import on_a_hub
 
 
 def test_blocking_call_lets_other_sessions_run():
@@ -56,10 +28,9 @@ def test_blocking_call_lets_other_sessions_run():
         other_ran.set()
         return "ran"
 
-    got = _run_sessions(a_checkpoint, b_statement)
-    assert got["a_checkpoint"] is True
-    assert got["b_statement"] == "ran"
-    assert got["offloaded"] == 1
+    got = on_a_hub(a_checkpoint, b_statement)
+    assert got.results == [True, "ran"]
+    assert got.offloaded == 1
 
 
 def test_blocking_call_raises_in_its_session():
@@ -70,8 +41,8 @@ def test_blocking_call_raises_in_its_session():
             return f"ValueError: {e}"
         return "no error"
 
-    got = _run_sessions(failing)
-    assert got["failing"].startswith("ValueError: invalid literal")
+    (got,) = on_a_hub(failing).results
+    assert str(got).startswith("ValueError: invalid literal")
 
 
 def test_blocking_outside_a_hub_is_a_plain_call():

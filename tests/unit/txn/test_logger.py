@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import os
 import threading
 import uuid
 from decimal import Decimal
 
-from cumulo.server import waits
 from cumulo.server.errors import IOError_
 from cumulo.server.kivi.api import Write
 from cumulo.server.txn.codec import pack_record, unpack_record
 from cumulo.server.txn.logger import LogGroup, RedoLog, read_log, read_segment
+from tests.hubsessions import on_a_hub
 
 
 def test_codec_round_trips_typed_rows():
@@ -124,36 +123,6 @@ def test_sync_commit_off_hands_the_record_to_the_os_before_returning(tmp_path):
     log.close()
 
 
-def _on_a_hub(*sessions):
-    """Runs each function as a session greenlet of an event-loop hub (the loop front end's
-    way); returns what each returned or raised, in order."""
-    got: dict[int, object] = {}
-
-    async def main() -> None:
-        hub = waits.Hub(asyncio.get_running_loop()).install()
-        done = asyncio.Event()
-        left = [len(sessions)]
-        try:
-            for i, fn in enumerate(sessions):
-                def run(i=i, fn=fn) -> None:
-                    try:
-                        got[i] = fn()
-                    except Exception as e:
-                        got[i] = e
-                    finally:
-                        left[0] -= 1
-                        if not left[0]:
-                            done.set()
-
-                hub.spawn(run)
-            await asyncio.wait_for(done.wait(), 30)
-        finally:
-            hub.uninstall()
-
-    asyncio.run(main())
-    return [got[i] for i in range(len(sessions))]
-
-
 def test_loop_commits_are_made_durable_by_the_syncer(tmp_path, monkeypatch):
     """On the loop front end the fsyncs run on the logger's syncer thread, not the loop's;
     every commit returns durable; a failed fsync fails the commits it covered, and the
@@ -171,10 +140,10 @@ def test_loop_commits_are_made_durable_by_the_syncer(tmp_path, monkeypatch):
 
     monkeypatch.setattr(logger_mod, "_fsync", fsync)
     log = RedoLog(str(tmp_path))
-    first = _on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(1, 9)])
+    first = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(1, 9)]).results
     assert isinstance(first[0], IOError_) and first[0].sqlstate == "58030"
     assert all(g is None or isinstance(g, IOError_) for g in first)
-    assert _on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(9, 13)]) \
+    assert on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(9, 13)]).results \
         == [None] * 4
     assert log._synced == log._written == 12
     assert fsynced_on and threading.get_ident() not in fsynced_on
