@@ -8,7 +8,7 @@ import datetime as dt
 import random
 from decimal import Decimal
 
-from server.kivi.columnar.encode import encode
+from cumulo.server.kivi.columnar.encode import encode
 
 TEXTS = ["0.00", "-0.01", "1.50", "-20.07", "99999999.99", "-0.00", "NaN", "1E+2",
          "0.0000001", "-Infinity", "12345678901234567890.12", "7", "7.5", "1.000"]

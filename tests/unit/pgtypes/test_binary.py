@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.errors import InvalidBinaryRepresentation, ProtocolViolation, SQLError
-from server.pgtypes import oids as T
-from server.pgtypes.binary import decode_binary, encode_binary
-from server.pgtypes.codecs import column_encoders, wire_decoder
+from cumulo.server.errors import InvalidBinaryRepresentation, ProtocolViolation, SQLError
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgtypes.binary import decode_binary, encode_binary
+from cumulo.server.pgtypes.codecs import column_encoders, wire_decoder
 
 # (oid, value, PostgreSQL 15's binary output for it, hex)
 PG15_BINARY = [

@@ -10,10 +10,10 @@ import datetime as dt
 
 import pytest
 
-from server.errors import DatetimeFieldOverflow, InvalidDatetimeFormat
-from server.pgtypes import dateparse
-from server.pgtypes import oids as T
-from server.pgtypes.text import parse_text
+from cumulo.server.errors import DatetimeFieldOverflow, InvalidDatetimeFormat
+from cumulo.server.pgtypes import dateparse
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgtypes.text import parse_text
 
 D = dt.date
 

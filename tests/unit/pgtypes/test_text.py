@@ -11,9 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.errors import InvalidDatetimeFormat, InvalidTextRepresentation, NumericValueOutOfRange
-from server.pgtypes import oids as T
-from server.pgtypes.text import format_text, parse_interval, parse_text, split_array
+from cumulo.server.errors import (
+    InvalidDatetimeFormat,
+    InvalidTextRepresentation,
+    NumericValueOutOfRange,
+)
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgtypes.text import format_text, parse_interval, parse_text, split_array
 
 # (oid, value, what PostgreSQL 15 printed for the same value)
 PG15_OUTPUT = [

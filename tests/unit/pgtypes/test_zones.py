@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from server.errors import InvalidParameterValue
-from server.pgtypes import oids as T
-from server.pgtypes import zones
-from server.pgtypes.text import format_text, parse_text
+from cumulo.server.errors import InvalidParameterValue
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgtypes import zones
+from cumulo.server.pgtypes.text import format_text, parse_text
 
 MADRID = ZoneInfo("Europe/Madrid")
 
