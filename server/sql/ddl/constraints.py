@@ -20,6 +20,7 @@ from ...errors import (
     InvalidForeignKey,
     InvalidTableDefinition,
     NotNullViolation,
+    ObjectNotInPrerequisiteState,
     SyntaxError_,
     UndefinedColumn,
     UndefinedObject,
@@ -89,20 +90,32 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
     cat = s.catalog()
     parent = get_relation(cat, schema, rname, s.search_path())
     ref_names = [ident(e) for e in ref.expressions] if hasattr(ref, "expressions") else []
+    # NB: a DEFERRABLE key cannot be referenced: its rows may repeat it until COMMIT
+    deferrable = {c.index_oid: c.kind for c in cat.constraints_of(parent.oid)
+                  if c.kind in ("p", "u") and c.deferrable}
+    pk_deferrable = "p" in deferrable.values()
     if ref_names:
         ref_cols = tuple(_attnum(parent, n) for n in ref_names)
     else:
         if not parent.primary_key:
             raise InvalidForeignKey(
                 f'there is no primary key for referenced table "{parent.name}"')
+        if pk_deferrable:
+            raise ObjectNotInPrerequisiteState(
+                f'cannot use a deferrable primary key for referenced table "{parent.name}"')
         ref_cols = parent.primary_key
     if len(ref_cols) != len(cols):
         raise InvalidForeignKey("number of referencing and referenced columns for foreign key "
                                 "disagree")
-    keys = [i.columns for i in cat.indexes_of(parent.oid) if i.unique]
-    if parent.primary_key:
+    keys = [i.columns for i in cat.indexes_of(parent.oid)
+            if i.unique and i.oid not in deferrable and not i.predicate and not i.exprs]
+    if parent.primary_key and not pk_deferrable:
         keys.append(parent.primary_key)
     if not any(set(k) == set(ref_cols) for k in keys):
+        if any(set(i.columns) == set(ref_cols) for i in cat.indexes_of(parent.oid)
+               if i.oid in deferrable):
+            raise ObjectNotInPrerequisiteState(
+                f'cannot use a deferrable unique constraint for referenced table "{parent.name}"')
         raise InvalidForeignKey(
             "there is no unique constraint matching given keys for referenced table "
             f'"{parent.name}"')

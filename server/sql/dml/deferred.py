@@ -12,7 +12,9 @@ later, or a parent key inserted again, is no violation. A failed check at
 COMMIT rolls the transaction back (23503). Django creates every foreign key
 DEFERRABLE INITIALLY DEFERRED, and `loaddata` with forward references needs it.
 A deferred CREATE CONSTRAINT TRIGGER's firings are queued the same way and run
-first, in their order; an error they raise fails the COMMIT.
+first, in their order; an error they raise fails the COMMIT. A deferred UNIQUE
+constraint records the key values written; COMMIT finds each in at most one row
+of its index, else 23505 as PostgreSQL words it.
 
 The state lives per session (`deferstate`, below the writer that records into
 it) and is dropped when the transaction ends; this module runs the recorded
@@ -72,6 +74,23 @@ def _run(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
         for vals in vals_list:
             if vals in gone and children_rows(s, fk, vals):
                 fk_violation(s, pw, fk, vals, "update or delete")
+    _check_uniques(s, st, only)
+
+
+def _check_uniques(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
+    """Rechecks the key values written while a UNIQUE constraint was deferred."""
+    cat = s.catalog()
+    for oid in list(st.uniques):
+        if only is not None and oid not in only:
+            continue
+        wanted = list(st.uniques.pop(oid))
+        con = next((c for c in cat.constraints if c.oid == oid), None)
+        table = cat.table_by_oid(con.table_oid) if con is not None else None
+        if con is None or table is None:
+            continue  # dropped meanwhile
+        idx = next((i for i in cat.indexes_of(table.oid) if i.oid == con.index_oid), None)
+        if idx is not None and idx.space:
+            writer_for(s, table).recheck_unique(s.txn, idx, wanted)
 
 
 def _fire_triggers(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
@@ -119,10 +138,10 @@ def set_constraints(s: SQLSession, sql: str) -> Result:
         if not found:
             raise UndefinedObject(f'constraint "{name}" does not exist')
         for _, deferrable in found:
-            if not deferrable:
+            if not deferrable and deferred:  # NB: IMMEDIATE is what it is already
                 raise SQLError(f'constraint "{name}" is not deferrable',
                                sqlstate="42809")  # wrong_object_type, as PostgreSQL
-        chosen += [oid for oid, _ in found]
+        chosen += [oid for oid, deferrable in found if deferrable]
     if not s.in_block:
         return Result("SET CONSTRAINTS")
     st = state_of(s)

@@ -1,7 +1,7 @@
-"""What a transaction has deferred: SET CONSTRAINTS modes and the foreign-key checks recorded for COMMIT.
+"""What a transaction has deferred: SET CONSTRAINTS modes and the foreign-key and unique checks recorded for COMMIT.
 
-The table writer (`writer.TableWriter.check_fks`) and the parent-side actions
-(`cascade`) record here; `deferred` runs the recorded checks at COMMIT or SET
+The table writer (`writer.TableWriter.check_fks`, `check_unique`) and the
+parent-side actions (`cascade`) record here; `deferred` runs the recorded checks at COMMIT or SET
 CONSTRAINTS ... IMMEDIATE. The state lives per session (`_STATE`, by weak
 reference) and is dropped when the transaction ends (`forget`).
 """
@@ -26,6 +26,8 @@ class Deferred:
     modes: dict[int, bool] = field(default_factory=dict)  # constraint oid -> deferred?
     children: dict[int, dict[bytes, None]] = field(default_factory=dict)  # fk oid -> row keys
     parents: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)  # fk -> vals
+    # deferred UNIQUE constraints: constraint oid -> key values written while deferred
+    uniques: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)
     # deferred constraint triggers' firings, in order: (constraint oid, function, TriggerCall)
     triggers: list[tuple[int, Function, Any]] = field(default_factory=list)
     marks: list[tuple[Any, int]] = field(default_factory=list)  # savepoint -> len(triggers)
@@ -50,9 +52,10 @@ def state_of(s: SQLSession, create: bool = True) -> Deferred | None:
     return st
 
 
-def is_deferred(s: SQLSession, fk: Constraint) -> bool:
-    """Tells whether fk's checks wait for COMMIT in s's transaction right now."""
-    return _deferred_now(s, fk.deferrable, fk.oid, fk.deferred)
+def is_deferred(s: SQLSession, con: Constraint) -> bool:
+    """Tells whether a foreign key's or unique key's checks wait for COMMIT in s's
+    transaction right now."""
+    return _deferred_now(s, con.deferrable, con.oid, con.deferred)
 
 
 def trigger_deferred(s: SQLSession, t: Trigger) -> bool:
@@ -106,10 +109,15 @@ def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> N
     state_of(s).parents.setdefault(fk.oid, {})[vals] = None
 
 
+def defer_unique_keys(s: SQLSession, con: Constraint, vals: list[tuple[Any, ...]]) -> None:
+    """Records key values a deferred UNIQUE constraint must find once each at COMMIT."""
+    state_of(s).uniques.setdefault(con.oid, {}).update(dict.fromkeys(vals))
+
+
 def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
     st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
-    return st is not None and bool(st.children or st.parents or st.triggers)
+    return st is not None and bool(st.children or st.parents or st.triggers or st.uniques)
 
 
 def forget(s: SQLSession) -> None:

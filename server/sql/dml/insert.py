@@ -17,6 +17,7 @@ from ...errors import (
     DuplicateColumn,
     FeatureNotSupported,
     InvalidColumnReference,
+    ObjectNotInPrerequisiteState,
     SQLError,
     SyntaxError_,
     UndefinedColumn,
@@ -301,6 +302,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             arbiters.append(table.primary_key)
         arbiters += [i if i.exprs else i.columns for i in cat.indexes_of(table.oid)
                      if i.unique and i.space]
+    # NB: PostgreSQL's executor refuses a deferrable arbiter once a row is to be inserted
+    deferrable = next((c for c in cat.constraints_of(table.oid) if c.kind in ("p", "u")
+                       and c.deferrable and any(a.oid == c.index_oid if isinstance(a, Index)
+                                                else a == c.columns for a in arbiters)), None)
     sets: list[tuple[int, ValueFn]] = []
     where_fn = None
     if "UPDATE" in action:
@@ -322,6 +327,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         n = 0
         txn = sess.txn
         touched = ctx.on_conflict_touched
+        if deferrable is not None and rows:
+            raise ObjectNotInPrerequisiteState(
+                "ON CONFLICT does not support deferrable unique constraints/exclusion "
+                "constraints as arbiters", table=table.name, constraint=deferrable.name)
         for r in rows:
             if writer.triggers is not None:  # NB: BEFORE INSERT sees the proposed row first
                 fired = writer.triggers.before_insert(sess, [list(r)])

@@ -8,6 +8,13 @@ directions, so a batch of rows costs a few list comprehensions plus one
 
 Checks, in PostgreSQL's order: typmods (22001, 22003), NOT NULL (23502),
 CHECK (23514), primary key and unique indexes (23505), foreign keys (23503).
+A unique or primary key is checked as PostgreSQL 15 does: a plain one row by
+row, so an UPDATE whose new key meets the old key of a row it has not reached
+yet fails (`SET id = id + 1` over 1, 2, 3, in the order it reads them); a
+DEFERRABLE one at the end of the statement (`check_unique`'s batch), or at
+COMMIT while it is deferred (`deferstate` records the key values). NB: a row's
+primary key is its KiVi key, so two rows cannot hold one deferred primary key
+even for a moment: a deferred primary key is checked at the statement's end.
 Secondary index entries: key `encode_key(index values + primary key values)`,
 value the primary key tuple; NULLs never collide in a unique index.
 """
@@ -40,7 +47,7 @@ from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
-from .deferstate import defer_child_rows, is_deferred
+from .deferstate import defer_child_rows, defer_unique_keys, is_deferred
 from .domaincheck import for_table as domain_checks
 from .firetriggers import TableTriggers
 from .values import compile_value, table_scope
@@ -145,6 +152,10 @@ class TableWriter:
         self.pk = [a - 1 for a in table.primary_key]
         self.int_pk = len(self.pk) == 1 and table.columns[self.pk[0]].type_oid in _INT_TYPES
         self.pk_name = next((c.name for c in cat.constraints_of(table.oid) if c.kind == "p"), "")
+        # DEFERRABLE unique and primary keys, by index OID: checked at the statement's end
+        self.deferrable = {c.index_oid: c for c in cat.constraints_of(table.oid)
+                           if c.kind in ("p", "u") and c.deferrable}
+        self.pk_deferrable = any(c.kind == "p" for c in self.deferrable.values())
         self.not_null = [(c.attnum - 1, c.name) for c in table.live_columns if c.not_null]
         self.converters: list[tuple[int, Callable[[Any], Any]]] = []
         for c in table.live_columns:
@@ -287,7 +298,33 @@ class TableWriter:
                 seen.add(k)
         for idx in self.indexes:
             if idx.unique:
-                self._check_index_unique(txn, idx, rows, set())
+                con = self.deferrable.get(idx.oid)
+                if con is not None and is_deferred(s, con):
+                    self._defer_unique(s, con, idx, rows)
+                else:
+                    self._check_index_unique(txn, idx, rows, set())
+
+    def _defer_unique(self, s: SQLSession, con: Constraint, idx: Index,
+                      rows: list[tuple[Any, ...]]) -> None:
+        """Records the rows' keys in a deferred unique index for COMMIT's check."""
+        key = self.index_key(idx)
+        covers = self._covers(idx)
+        defer_unique_keys(s, con, [
+            vals for vals, r in zip(map(key, rows), rows, strict=True)
+            if (None not in vals or idx.nulls_not_distinct) and (covers is None or covers(r))])
+
+    def recheck_unique(self, txn: Any, idx: Index, wanted: list[tuple[Any, ...]]) -> None:
+        """COMMIT's check of a deferred unique index: 23505 for a key more than one row holds."""
+        covers = self._covers(idx)
+        for vals in wanted:
+            prefix = encode_key(vals)
+            n = 0
+            for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
+                                           with_keys=True)):
+                n += sum(1 for entry in batch
+                         if covers is None or self._entry_covered(txn, covers, entry))
+            if n > 1:
+                self._dup(idx.name, idx.columns, vals, idx.exprs)
 
     def _pk_range_free(self, txn: Txn, keys: list[bytes]) -> bool:
         """Tells, with one short scan, that no stored key lies within the batch's key range.
@@ -308,17 +345,33 @@ class TableWriter:
         return ascending or len(set(keys)) == len(keys)
 
     def _check_index_unique(self, txn: Any, idx: Index, rows: list[tuple[Any, ...]],
-                            ignore: set[bytes]) -> None:
+                            ignore: set[bytes], old: list[tuple[Any, ...]] | None = None
+                            ) -> None:
+        """23505 if a row's key is in the index or in an earlier row. With `old` (an
+        UPDATE's rows before it, whose entries are gone already), a row's key also
+        collides with the old key of a later row: PostgreSQL checks each row as it
+        writes it, while the rows after it still hold their old keys."""
         key = self.index_key(idx)
         covers = self._covers(idx)
         seen: set[bytes] = set()
-        for r in rows:
+        waiting: dict[bytes, int] = {}  # old keys of the rows not reached yet
+        old_keys: list[bytes | None] = []
+        for r in old or ():
+            vals = key(r)
+            k = None if (None in vals and not idx.nulls_not_distinct) or (
+                covers is not None and not covers(r)) else encode_key(vals)
+            old_keys.append(k)
+            if k is not None:
+                waiting[k] = waiting.get(k, 0) + 1
+        for i, r in enumerate(rows):
+            if old_keys and old_keys[i] is not None:
+                waiting[old_keys[i]] -= 1  # type: ignore[index]
             vals = key(r)
             if (None in vals and not idx.nulls_not_distinct) or (
                     covers is not None and not covers(r)):
                 continue
             prefix = encode_key(vals)
-            if prefix in seen:
+            if prefix in seen or waiting.get(prefix):
                 self._dup(idx.name, idx.columns, vals, idx.exprs)
             seen.add(prefix)
             for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
@@ -504,8 +557,11 @@ class TableWriter:
             txn.delete(self.space, [keys[i] for i in moved])
             got = txn.get(self.space, [new_keys[i] for i in moved])
             seen = set()
+            # NB: a plain key is checked row by row: the rows not reached yet hold their old keys
+            waiting = set() if self.pk_deferrable else {keys[i] for i in moved}
             for i, g in zip(moved, got, strict=True):
-                if g is not None or new_keys[i] in seen:
+                waiting.discard(keys[i])
+                if g is not None or new_keys[i] in seen or new_keys[i] in waiting:
                     self._dup(self.pk_name, tuple(a + 1 for a in self.pk),
                               tuple(rows[i][p] for p in self.pk))
                 seen.add(new_keys[i])
@@ -522,7 +578,13 @@ class TableWriter:
             txn.delete(idx.space, [k for k, _ in old_entries])
             new_rows = [rows[i] for i in changed]
             if idx.unique:
-                self._check_index_unique(txn, idx, new_rows, set())
+                con = self.deferrable.get(idx.oid)
+                if con is None:
+                    self._check_index_unique(txn, idx, new_rows, set(), [old[i] for i in changed])
+                elif is_deferred(s, con):
+                    self._defer_unique(s, con, idx, new_rows)
+                else:  # NB: DEFERRABLE INITIALLY IMMEDIATE: at the end of the statement
+                    self._check_index_unique(txn, idx, new_rows, set())
             txn.put(idx.space, self.index_entries(idx, [new_keys[i] for i in changed], new_rows))
         txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         if self.children:  # NB: after the write: ON UPDATE CASCADE's children need the new key
