@@ -32,7 +32,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
-from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, strjoin, ustrings
+from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, strjoin, usingalias, ustrings
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
 from .xmlsyntax import needed as _xml_needed
@@ -151,6 +151,11 @@ def _is_normalized(parser: Any, this: exp.Expression | None) -> exp.Expression |
 
 
 _PG_PARSER.RANGE_PARSERS = {**_PG_PARSER.RANGE_PARSERS, TokenType.IS: _is_normalized}
+_PG_PARSER._parse_join = usingalias.parse_join(  # type: ignore[method-assign]
+    _PG_PARSER._parse_join)  # USING (id) AS j
+_PG_GENERATOR = sqlglot.Dialect.get_or_raise("postgres").generator_class
+_PG_GENERATOR.join_sql = usingalias.generate_join(  # type: ignore[method-assign]
+    _PG_GENERATOR.join_sql)
 
 _PG_TOKENIZER = sqlglot.Dialect.get_or_raise("postgres").tokenizer_class
 _sqlglot_tokenize = _PG_TOKENIZER.tokenize

@@ -89,13 +89,26 @@ def filter_below_project(node: N.Node) -> N.Node:
     if not (isinstance(node, N.Filter) and isinstance(node.child, N.Project)):
         return node
     proj = node.child
-    if not all(e.kind == "col" for e in proj.exprs) or any(
-            x.kind in _OPAQUE for x in node.pred.walk()):
+    mapping = {i: e.data for i, e in enumerate(proj.exprs) if e.kind == "col"}
+    if len(mapping) < len(proj.exprs):  # NB: a FULL JOIN USING's COALESCE(a.id, b.id)
+        below = [c for c in conjuncts(node.pred) if _reads(c, mapping)]
+        if below:
+            proj.child = N.Filter(proj.child.cols, child=proj.child,
+                                  pred=renumber(conj_all(below), mapping))
+            rest = [c for c in conjuncts(node.pred) if not _reads(c, mapping)]
+            if not rest:
+                return proj
+            node.pred = conj_all(rest)
         return node
-
-    mapping = {i: e.data for i, e in enumerate(proj.exprs)}
+    if any(x.kind in _OPAQUE for x in node.pred.walk()):
+        return node
     proj.child = N.Filter(proj.child.cols, child=proj.child, pred=renumber(node.pred, mapping))
     return proj
+
+
+def _reads(c: E, plain: dict[int, int]) -> bool:
+    """True if conjunct `c` reads only columns in `plain` and holds no sub-plan."""
+    return all(x.kind not in _OPAQUE and (x.kind != "col" or x.data in plain) for x in c.walk())
 
 
 def _push_on(join: N.Join, fn: Any) -> None:

@@ -23,11 +23,13 @@ caller shows the stored text.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
+from ..expr.commontype import select_common_type
 from .checktext import _Deparser, _Out
 from .names import quote_ident
 
@@ -39,13 +41,53 @@ class _ViewDeparser(_Deparser):
                  pretty: bool) -> None:
         super().__init__({}, pretty)
         self.sources = sources  # (qualifier, column types, column order)
+        self.using: list[_Using | None] = [None] * len(sources)  # per FROM item: its USING
 
     def find(self, node: exp.Column) -> tuple[str, int | None]:
         qual = node.table
+        joined = self._merged(node.name, qual)
+        if joined is not None:
+            return joined
         for q, types, _ in self.sources:
             if (qual and q == qual) or (not qual and node.name in types):
                 return q, types.get(node.name)
         raise ValueError(f"column {node.name} not found")
+
+    def _merged(self, name: str, qual: str) -> tuple[str, int | None] | None:
+        """A USING join's merged column (`id`, or `j.id` through `USING (id) AS j`) as
+        ruleutils prints it: the left input's column for an INNER or LEFT join, the right
+        table's for a RIGHT one (an INNER join takes the side needing no conversion),
+        itself unqualified ("" here) for a FULL one."""
+        for k in range(len(self.sources) - 1, 0, -1):
+            u = self.using[k]
+            if u is not None and name in u.names and (not qual or qual == u.alias):
+                return self._side(name, k)
+        return None
+
+    def _side(self, name: str, k: int) -> tuple[str, int | None]:
+        u = self.using[k]
+        assert u is not None
+        rq, rtypes, _ = self.sources[k]
+        right = (rq, rtypes.get(name))
+        left = self._left(name, k)
+        common = select_common_type([left[1] or 0, right[1] or 0], "JOIN/USING")
+        if u.kind == "FULL":
+            return "", common
+        if u.kind == "RIGHT" or u.kind == "" and not (left[0] and left[1] == common) and \
+                right[1] == common:  # NB: buildMergedJoinVar
+            return right
+        return left
+
+    def _left(self, name: str, k: int) -> tuple[str, int | None]:
+        """Column `name` of the join of FROM items 0 .. k-1."""
+        for i in range(k - 1, 0, -1):
+            u = self.using[i]
+            if u is not None and name in u.names:
+                return self._side(name, i)
+        for q, types, _ in self.sources[:k]:
+            if name in types:
+                return q, types[name]
+        raise ValueError(f"column {name} not found")
 
     def static_type(self, node: exp.Expression) -> int | None:
         if isinstance(node, exp.Column):
@@ -54,7 +96,7 @@ class _ViewDeparser(_Deparser):
 
     def column(self, node: exp.Column, versus_text: bool) -> _Out:
         q, t = self.find(node)
-        name = f"{quote_ident(q)}.{quote_ident(node.name)}"
+        name = f"{quote_ident(q)}.{quote_ident(node.name)}" if q else quote_ident(node.name)
         if versus_text and t in (1043, 19):
             return _Out(f"{name}::text" if self.pretty else f"({name})::text", "atom", type=25)
         return _Out(name, "atom", type=t)
@@ -63,6 +105,31 @@ class _ViewDeparser(_Deparser):
         if isinstance(node, exp.Star):
             return _Out("*", "atom")
         return super().dep(node)
+
+
+@dataclass
+class _Using:
+    """A FROM item's `JOIN ... USING (names) [AS alias]` (NATURAL: its common names)."""
+
+    kind: str  # "", LEFT, RIGHT, FULL
+    names: list[str]
+    alias: str | None
+
+
+def _using(srcs: list[tuple[str, Any, exp.Join | None]]) -> list[_Using | None]:
+    out: list[_Using | None] = []
+    shown: list[str] = []  # NB: the names the join so far shows (NATURAL's left side)
+    for _, t, join in srcs:
+        cols = [c.name for c in t.columns if not c.dropped]
+        u = None
+        if join is not None and (join.args.get("using") or join.method.upper() == "NATURAL"):
+            names = [x.name for x in join.args["using"]] if join.args.get("using") else [
+                n for n in shown if n in cols]
+            alias = join.args.get("join_alias")
+            u = _Using((join.side or "").upper(), names, alias.name if alias else None)
+        out.append(u)
+        shown += [n for n in cols if n not in shown]
+    return out
 
 
 def _sources(select: exp.Select, tables: dict[str, Any]) -> list[tuple[str, Any, exp.Join | None]]:
@@ -129,6 +196,7 @@ def select_text(select: exp.Select, tables: dict[str, Any], pretty: bool,
     sources = [(q, {c.name: c.type_oid for c in t.columns if not c.dropped},
                 [c.name for c in t.columns if not c.dropped]) for q, t, _ in srcs]
     d = deparser(sources, pretty)
+    d.using = _using(srcs)
     targets = []
     for e in select.expressions:
         if isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this,
@@ -141,7 +209,7 @@ def select_text(select: exp.Select, tables: dict[str, Any], pretty: bool,
     head = " SELECT DISTINCT " if select.args.get("distinct") else " SELECT "
     lines = [head + f",\n    {indent}".join(targets)]
     opens = "" if pretty else "(" * (len(srcs) - 1)  # NB: plain mode brackets each join
-    for q, t, join in srcs:
+    for k, (q, t, join) in enumerate(srcs):
         name = shown(t) if shown is not None else t.name
         ref = name if q == t.name else f"{name} {q}"
         if join is None:
@@ -154,6 +222,11 @@ def select_text(select: exp.Select, tables: dict[str, Any], pretty: bool,
         if on is not None:
             text = d.dep(on).text
             cond = f" ON {text}" if pretty else f" ON ({text})"
+        using = d.using[k]
+        if using is not None:  # NB: NATURAL too: ruleutils prints its names
+            names = ", ".join(quote_ident(n) for n in using.names)
+            cond = f" USING ({names})" + (f" AS {quote_ident(using.alias)}" if using.alias
+                                          else "")
         lines.append(f"     {kind} {ref}{cond}" + ("" if pretty else ")"))
     where = select.args.get("where")
     if where is not None:

@@ -44,7 +44,7 @@ from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
 from ..pgcatalog.registry import VirtualTable
 from ..pgcatalog.seqrelation import sequence_relation
-from . import fieldstar, setoptyping, srflift
+from . import fieldstar, joinusing, setoptyping, srflift
 from . import nodes as N
 from .aggregates import plan_aggregate, plan_windows
 from .coldeflist import record_call, typed_columns
@@ -444,12 +444,13 @@ class Planner:
                 continue
             hit = False
             for k, c in enumerate(scope.cols):
-                if c.hidden or c.dropped or (star_q and c.qualifier != star_q):
+                if c.hidden and not (star_q and c.joined) or c.dropped or (
+                        star_q and c.qualifier != star_q):
                     continue
                 hit = True
                 ref = exp.column(c.name, table=c.qualifier or None, quoted=True)
-                if sum(1 for x in scope.cols if x.name == c.name
-                       and x.qualifier == c.qualifier) > 1:
+                if sum(1 for x in scope.cols if x.name == c.name  # NB: USING's merged
+                       and (x.qualifier == c.qualifier or not c.qualifier)) > 1:  # `id` too
                     ref.meta["star_index"] = k  # see Binder.b_Column
                 out.append(ref)
             if star_q and not hit:
@@ -696,7 +697,7 @@ class Planner:
             left = mark_null_side(left, self.row_names, self.marks)
         if jkind in ("left", "full"):
             right = mark_null_side(right, self.row_names, self.marks)
-        cols = [*left.cols, *[_copy(c, c.qualifier) for c in right.cols]]
+        cols = [*left.cols, *[dataclasses.replace(c) for c in right.cols]]
         nl = len(left.cols)
         for i, c in enumerate(cols):  # NB: a null-extended side's whole row is NULL
             if jkind in (("left", "full") if i >= nl else ("right", "full")):
@@ -706,31 +707,28 @@ class Planner:
         cond = None
         using = j.args.get("using")
         if j.args.get("method", "").upper() == "NATURAL" if j.args.get("method") else False:
-            lnames = {left.cols[i].name for i in visible(left.cols) if i >= start}
-            using = [exp.to_identifier(right.cols[i].name) for i in visible(right.cols)
-                     if right.cols[i].name in lnames]
+            using = joinusing.natural_names(left.cols, right.cols, start)
         scope = Scope(cols, parent=outer)
         b = Binder(self, scope)
+        if jkind == "" or jkind == "cross":
+            jkind = "inner" if using or j.args.get("on") is not None else "cross"
         if using:
-            preds = []
-            nl = len(left.cols)
-            for ident in using:
-                name = ident.name if isinstance(ident, exp.Expression) else str(ident)
-                li = Scope(left.cols[start:]).find(name, None)
-                li = None if li is None else li + start
-                ri = Scope(right.cols).find(name, None)
-                if li is None or ri is None:
-                    raise UndefinedColumn(f'column "{name}" specified in USING clause does not exist in {"left" if li is None else "right"} table')
-                preds.append(b.compare("=", col(li, left.cols[li].type, name),
-                                       col(nl + ri, right.cols[ri].type, name)))
-                cols[nl + ri].hidden = True
+            names = [x.name if isinstance(x, exp.Expression) else str(x) for x in using]
+            pairs = joinusing.using_pairs(names, left.cols, right.cols, start)
+            preds = [b.compare("=", col(li, cols[li].type, cols[li].name),
+                               col(nl + ri, cols[nl + ri].type, cols[nl + ri].name))
+                     for li, ri in pairs]
             cond = preds[0] if len(preds) == 1 else E("and", None, preds, T.BOOL)
-        elif j.args.get("on") is not None:
+            alias = j.args.get("join_alias")
+            out, exprs = joinusing.merged_columns(
+                left.cols, cols[nl:], pairs, start, jkind,
+                alias.name if alias is not None else None, self.params)
+            node = N.Join(cols, left=left, right=right, kind=jkind, cond=cond, lateral=lateral)
+            return N.Project(out, child=node, exprs=exprs)
+        if j.args.get("on") is not None:
             if start and outer is None:  # NB: a, b JOIN c ON ...: a is out of the ON's reach
                 _check_on_reach(j.args["on"], left.cols[:start], cols[start:])
             cond = b.bind_bool(j.args["on"], "JOIN/ON")
-        if jkind == "" or jkind == "cross":
-            jkind = "inner" if cond is not None else "cross"
         return N.Join(cols, left=left, right=right, kind=jkind if jkind != "cross" else "inner",
                       cond=cond, lateral=lateral)
 

@@ -79,20 +79,20 @@ def check_unique_names(sel: exp.Expression,
     `t, public.t` fails when they are one. A missing relation is left to the planner's 42P01.
     """
     seen: dict[str, Any] = {}
-    for item in from_items(sel):
+    aliases = [j.args.get("join_alias") for j in sel.args.get("joins") or []]
+    for item, alias in zip(from_items(sel), [None, *aliases], strict=True):
         ref = reference_name(item)
-        if ref is None:
-            continue
-        name, schema = ref
-        ident = None
+        ident: Any = None
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier) \
-                and not item.alias:
-            ident = relation_id(schema, name)
-            if ident is None:
-                continue
+                and not item.alias and ref is not None:
+            ident = relation_id(ref[1], ref[0])
+            ref = None if ident is None else ref
             ident = ident or None  # NB: a CTE conflicts with any other item of its name
-        if name in seen:
-            other = seen[name]
-            if ident is None or other is None or ident == other:
-                raise DuplicateAlias(f'table name "{name}" specified more than once')
-        seen[name] = ident
+        for name in ([ref[0]] if ref is not None else []) + (  # NB: USING (id) AS j too
+                [alias.name] if alias is not None else []):
+            if name in seen:
+                other = seen[name]
+                if ident is None or other is None or ident == other:
+                    raise DuplicateAlias(f'table name "{name}" specified more than once')
+            seen[name] = ident
+            ident = None

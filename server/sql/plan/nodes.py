@@ -35,6 +35,7 @@ class PCol:
     nullable: bool = False  # on the null side of an outer join (its whole row may be NULL)
     result_of: int = 0  # a FROM function's column: -1 its scalar result, else the row type of
     # its `RETURNS t` / `SETOF t` result: what the function's whole row is (expr.binder)
+    joined: bool = False  # an input column of a USING join's merged one: in `t.*`, not in `*`
 
 
 @dataclass(eq=False)

@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from ...pgtypes import oids as T
-from ..expr.bound import col
+from ..expr.bound import E, col
 from ..optimizer.stats import estimate
 from . import nodes as N
 from .sqlexpr import Names, sql
@@ -69,6 +70,13 @@ class PNode:
     analyze: bool = False
     children: list[tuple[str, PNode]] = field(default_factory=list)  # (relationship, node)
     subplan_name: str | None = None
+
+
+def _through(e: E, exprs: list[E]) -> E:
+    """`e`, which reads a Project's output row, rewritten over the Project's input row."""
+    if e.kind == "col":
+        return exprs[e.data]
+    return dataclasses.replace(e, args=[_through(a, exprs) for a in e.args]) if e.args else e
 
 
 def _width(cols: list[N.PCol]) -> int:
@@ -118,6 +126,8 @@ class _Builder:
         while isinstance(node, N.Project) and not self.verbose:
             for e in node.exprs:  # its sub-plans print under the node it rests on
                 sql(e, self.names(node.child.cols))
+            if filters:  # NB: a filter over it reads its outputs (FULL JOIN USING's COALESCE)
+                filters = [_through(f, node.exprs) for f in filters]
             node = node.child
             if self.view is not None:
                 node, extra = self.view(node)
