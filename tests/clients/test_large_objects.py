@@ -34,7 +34,7 @@ from tests.clients import pgjdbc
 from tests.clients.conftest import make_database
 from tests.clients.oracle_diff import fresh_pg15_db
 from tests.clients.test_psql import psql
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 DB = "cl_large_objects"
 VACUUMLO = "/usr/lib/postgresql/15/bin/vacuumlo"

@@ -19,7 +19,7 @@ import subprocess
 import psycopg
 import pytest
 
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 PSQL = "/usr/lib/postgresql/15/bin/psql"
 

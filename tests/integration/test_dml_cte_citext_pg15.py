@@ -31,7 +31,7 @@ import pytest
 from cumulo.server.kivi.keycodec import encode_key
 from cumulo.server.kivi.wire import packb, unpackb
 from cumulo.server.pgtypes.citext import CIText
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 
 @pytest.fixture(scope="module")

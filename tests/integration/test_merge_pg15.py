@@ -12,7 +12,7 @@ import asyncpg
 import psycopg
 import pytest
 
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 SCRIPTS = {
     "actions": """

@@ -11,6 +11,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from tests.integration.stmtdiff import assert_same, fresh_databases, outcomes
+
 STATEMENTS = [
     'drop table if exists ft',
     'create table ft (id int primary key, v int)',
@@ -44,36 +46,20 @@ STATEMENTS = [
 
 
 def run(dsn: str, statements: list[str] = STATEMENTS) -> list[tuple]:
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as c:
-        notes: list[str] = []
-        c.add_notice_handler(lambda d: notes.append(f"{d.severity}: {d.message_primary}"))
-        for sql in statements:
-            notes.clear()
-            try:
-                cur = c.execute(sql)
-                rows = cur.fetchall() if cur.description else None
-                out.append((sql, cur.statusmessage, rows, list(notes)))
-            except psycopg.Error as e:
-                out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary, list(notes)))
-    return out
+    """Status, rows and NOTICEs per statement."""
+    return outcomes(dsn, statements, notices=True)
 
 
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
-    for dsn in (pg15.dsn(), cumulo_server.dsn()):
-        with psycopg.connect(dsn, autocommit=True) as c:
-            c.execute("DROP DATABASE IF EXISTS plpgsql_fn")
-            c.execute("CREATE DATABASE plpgsql_fn")
-    return pg15.dsn(db="plpgsql_fn"), cumulo_server.dsn(dbname="plpgsql_fn")
+    return fresh_databases(pg15, cumulo_server, "plpgsql_fn")
 
 
 def test_functions_same_as_pg15(servers):
     expected = run(servers[0])
     assert sum(1 for r in expected if r[1] == "CREATE FUNCTION") >= 6
     got = run(servers[1])
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
 
 # INTO STRICT: P0002 / P0003 with PG's HINT and CONTEXT; RETURNING INTO of many rows is
 # P0003 without STRICT; ROW_COUNT after SELECT INTO counts the one row; EXECUTE keeps FOUND
@@ -140,8 +126,7 @@ def test_into_strict_same_as_pg15(servers):
     expected = run_diag(servers[0], STRICT)
     assert sum(1 for r in expected if r[1] in ("P0002", "P0003")) >= 6
     got = run_diag(servers[1], STRICT)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
 
 
 CATALOG = [
@@ -195,8 +180,7 @@ def run_full(dsn: str, statements: list[str]) -> list[tuple]:
 def _same_full(servers, statements: list[str]) -> list[tuple]:
     expected = run_full(servers[0], statements)
     got = run_full(servers[1], statements)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
     return expected
 
 

@@ -6,8 +6,9 @@ SQLSTATE, message and the notices the block raised must be the same.
 
 from __future__ import annotations
 
-import psycopg
 import pytest
+
+from tests.integration.stmtdiff import assert_same, fresh_databases, outcomes
 
 STATEMENTS = [
     'drop table if exists dt',
@@ -30,33 +31,17 @@ STATEMENTS = [
 
 
 def run(dsn: str) -> list[tuple]:
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as c:
-        notes: list[str] = []
-        c.add_notice_handler(lambda d: notes.append(f"{d.severity}: {d.message_primary}"))
-        for sql in STATEMENTS:
-            notes.clear()
-            try:
-                cur = c.execute(sql)
-                rows = cur.fetchall() if cur.description else None
-                out.append((sql, cur.statusmessage, rows, list(notes)))
-            except psycopg.Error as e:
-                out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary, list(notes)))
-    return out
+    """Status, rows and NOTICEs per statement."""
+    return outcomes(dsn, STATEMENTS, notices=True)
 
 
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
-    for dsn in (pg15.dsn(), cumulo_server.dsn()):
-        with psycopg.connect(dsn, autocommit=True) as c:
-            c.execute("DROP DATABASE IF EXISTS plpgsql_do")
-            c.execute("CREATE DATABASE plpgsql_do")
-    return pg15.dsn(db="plpgsql_do"), cumulo_server.dsn(dbname="plpgsql_do")
+    return fresh_databases(pg15, cumulo_server, "plpgsql_do")
 
 
 def test_do_blocks_same_as_pg15(servers):
     expected = run(servers[0])
     assert any(len(r) == 4 and len(r[3]) > 5 for r in expected)  # the blocks did talk
     got = run(servers[1])
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)

@@ -15,7 +15,7 @@ import pg8000.dbapi
 import psycopg
 import pytest
 
-from .test_statements_pg15 import run, statements
+from tests.integration.stmtdiff import assert_same, fresh_database, outcomes, statements
 
 SCRIPTS: dict[str, str] = {}
 
@@ -258,23 +258,14 @@ def servers(cumulo_server, pg15):
     return pg15, cumulo_server
 
 
-def _database(dsns: list[str], name: str) -> None:
-    for dsn in dsns:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name}")
-            conn.execute(f"CREATE DATABASE {name}")
-
-
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_same_outcomes_as_pg15(servers, name):
     pg, cu = servers
     db = f"priv_{name}"
-    _database([pg.dsn(), cu.dsn()], db)
-    expected = run(pg.dsn(db=db), SCRIPTS[name])
-    got = run(cu.dsn(dbname=db), SCRIPTS[name])
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
-                                for e, g in diffs)
+    fresh_database((pg.dsn(), cu.dsn()), db)
+    expected = outcomes(pg.dsn(db=db), statements(SCRIPTS[name]), names=True)
+    got = outcomes(cu.dsn(dbname=db), statements(SCRIPTS[name]), names=True)
+    assert_same(expected, got)
 
 
 def _pg8000_outcomes(port: int, password: str | None, db: str, script: str) -> list[tuple]:
@@ -316,7 +307,7 @@ select relacl from pg_class where relname = 't';
 def test_pg8000_same_as_pg15(servers):
     pg, cu = servers
     db = "priv_pg8000"
-    _database([pg.dsn(), cu.dsn()], db)
+    fresh_database((pg.dsn(), cu.dsn()), db)
     from tests.pg15 import PASSWORD
 
     expected = _pg8000_outcomes(pg.port, PASSWORD, db, PG8000_SCRIPT)
@@ -370,7 +361,7 @@ def _copy_outcomes(dsn: str, role: str) -> list:
 def test_copy_and_cursors_same_as_pg15(servers):
     pg, cu = servers
     db = "priv_copy"
-    _database([pg.dsn(), cu.dsn()], db)
+    fresh_database((pg.dsn(), cu.dsn()), db)
     expected = _copy_outcomes(pg.dsn(db=db), "pv_g_u")
     got = _copy_outcomes(cu.dsn(dbname=db), "pv_g_u")
     assert ("in", "42501", "permission denied for table ct") in got
@@ -380,7 +371,7 @@ def test_copy_and_cursors_same_as_pg15(servers):
 def test_direct_api_checks_the_same_privileges(cumulo_server):
     """The direct ingest/scan functions (and so the Spark source) refuse what SQL refuses."""
     db = "priv_direct"
-    _database([cumulo_server.dsn()], db)
+    fresh_database([cumulo_server.dsn()], db)
     with psycopg.connect(cumulo_server.dsn(dbname=db), autocommit=True) as conn:
         conn.execute("create role pv_h_u login")
         conn.execute("create table dt (id int primary key, v text)")
@@ -418,7 +409,7 @@ def test_psql_dp_same_as_pg15(servers):
 
     pg, cu = servers
     db = "priv_dp"
-    _database([pg.dsn(), cu.dsn()], db)
+    fresh_database((pg.dsn(), cu.dsn()), db)
     for dsn in (pg.dsn(db=db), cu.dsn(dbname=db)):
         with psycopg.connect(dsn, autocommit=True) as conn:
             for sql in statements(DP_SCRIPT):

@@ -24,6 +24,7 @@ import psycopg
 import pytest
 
 from tests.clients import pgjdbc
+from tests.integration.stmtdiff import assert_same, fresh_databases
 
 SETUP = [
     "create table pt (a int)",
@@ -307,19 +308,14 @@ def outcomes(dsn: str, statements: list[str]) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
-    for dsn in (pg15.dsn(), cumulo_server.dsn()):
-        with psycopg.connect(dsn, autocommit=True) as c:
-            c.execute("DROP DATABASE IF EXISTS procs")
-            c.execute("CREATE DATABASE procs")
-    return pg15.dsn(db="procs"), cumulo_server.dsn(dbname="procs")
+    return fresh_databases(pg15, cumulo_server, "procs")
 
 
 def test_procedures_same_as_pg15(servers):
     expected = outcomes(servers[0], STATEMENTS)
     assert sum(1 for r in expected if r[1] == "CALL") >= 15
     got = outcomes(servers[1], STATEMENTS)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
 
 
 CLIENT_SETUP = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 SCRIPTS = {
     # A partial unique index holds only over the rows its predicate covers.

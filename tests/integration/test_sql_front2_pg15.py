@@ -21,7 +21,7 @@ import psycopg
 import pyarrow as pa
 import pytest
 
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 # psql's \\ddp query (PostgreSQL 15's describe.c, listDefaultACLs).
 DDP = """SELECT pg_catalog.pg_get_userbyid(d.defaclrole) AS "Owner",

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from tests.integration.test_statements_pg15 import assert_same_outcomes, statements
+from tests.integration.stmtdiff import assert_same_outcomes, statements
 from tests.pg15 import PASSWORD
 
 SCRIPTS = {

@@ -23,7 +23,7 @@ import asyncpg
 import psycopg
 import pytest
 
-from tests.integration.test_statements_pg15 import _database, assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes, fresh_database
 
 SCRIPTS: dict[str, str] = {}
 
@@ -366,7 +366,7 @@ def _array_round_trips(dsn: str) -> list:
 
 def test_array_client_round_trips(servers):
     pg, cu = servers
-    _database(pg.dsn(), cu.dsn(), "gaps_array_rt")
+    fresh_database((pg.dsn(), cu.dsn()), "gaps_array_rt")
     expected = _array_round_trips(pg.dsn(db="gaps_array_rt"))
     assert expected[0][0][1] == [[1, 2], [3, 4]]
     assert _array_round_trips(cu.dsn(dbname="gaps_array_rt")) == expected
@@ -389,7 +389,7 @@ def _describe(dsn: str) -> str:
 
 def test_psql_describe_shows_include_and_expressions(servers):
     pg, cu = servers
-    _database(pg.dsn(), cu.dsn(), "gaps_describe")
+    fresh_database((pg.dsn(), cu.dsn()), "gaps_describe")
     expected = _describe(pg.dsn(db="gaps_describe"))
     assert 'INCLUDE (name)' in expected and "lower(name)" in expected
     assert _describe(cu.dsn(dbname="gaps_describe")) == expected

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import doctest
 
-import psycopg
 import pytest
 
 from cumulo.server.sql.expr import opclasses
-from tests.integration.test_statements_pg15 import _database, statements
+from tests.integration.stmtdiff import assert_same, fresh_database, outcomes, statements
 
 SCRIPTS = {
     # `a, b JOIN c USING (id)` is a, (b JOIN c): USING and ON see b only, and a RIGHT/FULL
@@ -139,23 +138,6 @@ SCRIPTS = {
 }
 
 
-def run(dsn: str, script: str) -> list[tuple]:
-    """One comparable outcome per statement, an error's DETAIL and HINT included."""
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for sql in statements(script):
-            try:
-                cur = conn.execute(sql.rstrip(";"))
-                names = [d.name for d in cur.description] if cur.description else None
-                out.append((sql, cur.statusmessage, names,
-                            cur.fetchall() if cur.description else None))
-            except psycopg.Error as e:
-                d = e.diag
-                out.append((sql, "ERROR", e.sqlstate, d.message_primary, d.message_detail,
-                            d.message_hint))
-    return out
-
-
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
@@ -165,12 +147,11 @@ def servers(cumulo_server, pg15):
 def test_same_outcomes_as_pg15(servers, name):
     pg, cu = servers
     db = f"sqlfix_{name}"
-    _database(pg.dsn(), cu.dsn(), db)
-    expected = run(pg.dsn(db=db), SCRIPTS[name])
-    got = run(cu.dsn(dbname=db), SCRIPTS[name])
+    fresh_database((pg.dsn(), cu.dsn()), db)
+    expected = outcomes(pg.dsn(db=db), statements(SCRIPTS[name]), names=True, detail=True)
+    got = outcomes(cu.dsn(dbname=db), statements(SCRIPTS[name]), names=True, detail=True)
     assert any(e[1] == "ERROR" for e in expected)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}" for e, g in diffs)
+    assert_same(expected, got)
 
 
 def test_opclasses_doctest():

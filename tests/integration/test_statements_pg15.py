@@ -17,6 +17,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from tests.integration.stmtdiff import assert_same_outcomes, fresh_database, statements
+
 SCRIPTS: dict[str, str] = {}
 
 SCRIPTS["create_table_constraints"] = """
@@ -587,52 +589,9 @@ discard all;
 """
 
 
-def statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";\n") if s.strip().rstrip(";")]
-
-
-def run(dsn: str, script: str, types: bool = False) -> list[tuple]:
-    """Runs a script statement by statement; one comparable outcome per statement.
-
-    With `types`, each result column's type OID is compared along with its name.
-    """
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for sql in statements(script):
-            try:
-                cur = conn.execute(sql.rstrip(";"))
-                if cur.description is None:
-                    out.append((sql, cur.statusmessage))
-                else:
-                    names = [(d.name, d.type_code) if types else d.name
-                             for d in cur.description]
-                    out.append((sql, cur.statusmessage, names, cur.fetchall()))
-            except psycopg.Error as e:
-                out.append((sql, "ERROR", e.sqlstate, e.diag.message_primary))
-    return out
-
-
-def assert_same_outcomes(pg, cu, db: str, script: str, types: bool = False) -> None:
-    """Runs `script` in a fresh database `db` on PG 15 and on Cumulo; every outcome must match."""
-    _database(pg.dsn(), cu.dsn(), db)
-    expected = run(pg.dsn(db=db), script, types)
-    got = run(cu.dsn(dbname=db), script, types)
-    assert len(got) == len(expected)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
-                                for e, g in diffs)
-
-
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
-
-
-def _database(pg_dsn: str, cu_dsn: str, name: str) -> None:
-    for dsn in (pg_dsn, cu_dsn):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name}")
-            conn.execute(f"CREATE DATABASE {name}")
 
 
 def test_scripts_are_split_into_statements():
@@ -692,7 +651,7 @@ def _copy_session(dsn: str) -> list:
 
 def test_copy_same_as_pg15(servers):
     pg, cu = servers
-    _database(pg.dsn(), cu.dsn(), "stmt_copy")
+    fresh_database((pg.dsn(), cu.dsn()), "stmt_copy")
     expected = _copy_session(pg.dsn(db="stmt_copy"))
     got = _copy_session(cu.dsn(dbname="stmt_copy"))
     assert got == expected

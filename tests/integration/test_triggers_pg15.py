@@ -25,6 +25,7 @@ import pyarrow as pa
 import pytest
 
 import cumulo.driver as cd
+from tests.integration.stmtdiff import assert_same, fresh_databases
 from tests.integration.test_plpgsql_functions_pg15 import run  # status, rows, NOTICEs per statement
 
 STATEMENTS = [
@@ -262,11 +263,7 @@ insert into parent values (1), (2)
 
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
-    for dsn in (pg15.dsn(), cumulo_server.dsn()):
-        with psycopg.connect(dsn, autocommit=True) as c:
-            c.execute("DROP DATABASE IF EXISTS triggers_pg15")
-            c.execute("CREATE DATABASE triggers_pg15")
-    return pg15.dsn(db="triggers_pg15"), cumulo_server.dsn(dbname="triggers_pg15")
+    return fresh_databases(pg15, cumulo_server, "triggers_pg15")
 
 
 def test_triggers_and_set_returning_functions_as_pg15(servers):
@@ -274,8 +271,7 @@ def test_triggers_and_set_returning_functions_as_pg15(servers):
     assert sum(1 for r in expected if r[1] == "CREATE TRIGGER") >= 8
     assert any(r[3] for r in expected if len(r) == 4)  # NB: the triggers' NOTICEs are compared
     got = run(servers[1], STATEMENTS)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
 
 
 def _paths(dsn: str) -> list:

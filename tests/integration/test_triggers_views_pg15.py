@@ -20,6 +20,7 @@ import asyncpg
 import psycopg
 import pytest
 
+from tests.integration.stmtdiff import assert_same, fresh_databases
 from tests.integration.test_plpgsql_functions_pg15 import run  # status, rows, NOTICEs per statement
 from tests.integration.test_triggers_pg15 import _psql
 
@@ -277,11 +278,7 @@ def _detailed(dsn: str) -> list[tuple]:
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     """One database on each server for the module (each test names its own objects)."""
-    for dsn in (pg15.dsn(), cumulo_server.dsn()):
-        with psycopg.connect(dsn, autocommit=True) as c:
-            c.execute("DROP DATABASE IF EXISTS trigviews_pg15")
-            c.execute("CREATE DATABASE trigviews_pg15")
-    return pg15.dsn(db="trigviews_pg15"), cumulo_server.dsn(dbname="trigviews_pg15")
+    return fresh_databases(pg15, cumulo_server, "trigviews_pg15")
 
 
 def test_transition_constraint_instead_of_and_updatable_views_as_pg15(servers):
@@ -289,8 +286,7 @@ def test_transition_constraint_instead_of_and_updatable_views_as_pg15(servers):
     expected = run(pg, STATEMENTS)
     assert sum(1 for r in expected if r[1] == "CREATE TRIGGER") >= 10
     got = run(cu, STATEMENTS)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
 
 
 def test_errors_carry_detail_and_hint_as_pg15(servers):
@@ -298,8 +294,7 @@ def test_errors_carry_detail_and_hint_as_pg15(servers):
     expected = _detailed(pg)
     assert sum(1 for r in expected if r[1] == "ok") >= 6
     got = _detailed(cu)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e}\n  cumulo: {g}" for e, g in diffs)
+    assert_same(expected, got)
 
 
 PSQL_SETUP = [

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from psycopg.types.composite import CompositeInfo, register_composite
 
-from tests.integration.test_statements_pg15 import statements
+from tests.integration.stmtdiff import assert_same, fresh_database, outcomes, statements
 
 SCRIPTS = {
     "shell_types": """
@@ -293,31 +293,6 @@ select 1, 1e131072;
 }
 
 
-def _run(dsn: str, script: str) -> list[tuple]:
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        notes: list[tuple] = []
-        conn.add_notice_handler(lambda d: notes.append(
-            (d.severity, d.message_primary, d.message_detail)))
-        for sql in statements(script):
-            notes.clear()
-            try:
-                cur = conn.execute(sql)
-                got: tuple = (cur.statusmessage,) if cur.description is None else \
-                    (cur.statusmessage, [d.name for d in cur.description], cur.fetchall())
-            except psycopg.Error as e:
-                got = ("ERROR", e.sqlstate, e.diag.message_primary, e.diag.message_detail,
-                       e.diag.message_hint)
-            out.append((sql, got, tuple(notes)))
-    return out
-
-
-def _fresh(dsn: str, db: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {db}")
-        conn.execute(f"CREATE DATABASE {db}")
-
-
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
@@ -327,13 +302,12 @@ def servers(cumulo_server, pg15):
 def test_user_types_like_pg15(servers, name):
     pg, cu = servers
     db = f"ut_{name}"
-    _fresh(pg.dsn(), db)
-    _fresh(cu.dsn(), db)
-    expected = _run(pg.dsn(db=db), SCRIPTS[name])
-    got = _run(cu.dsn(dbname=db), SCRIPTS[name])
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}"
-                                for e, g in diffs)
+    fresh_database((pg.dsn(), cu.dsn()), db)
+    expected = outcomes(pg.dsn(db=db), statements(SCRIPTS[name]), names=True, detail=True,
+                        notices=True)
+    got = outcomes(cu.dsn(dbname=db), statements(SCRIPTS[name]), names=True, detail=True,
+                   notices=True)
+    assert_same(expected, got)
 
 
 _PARAMETER_QUERIES = [
@@ -410,8 +384,8 @@ def _psycopg_reads(dsn: str) -> list:
 def test_altered_types_through_clients(servers):
     pg, cu = servers
     for dsn in (pg.dsn(), cu.dsn()):
-        _fresh(dsn, "ut_clients")
-        _fresh(dsn, "ut_clients2")
+        fresh_database([dsn], "ut_clients")
+        fresh_database([dsn], "ut_clients2")
     want = asyncio.run(_asyncpg_reads(pg.dsn(db="ut_clients")))
     got = asyncio.run(_asyncpg_reads(cu.dsn(dbname="ut_clients")))
     assert got == want

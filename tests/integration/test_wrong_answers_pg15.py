@@ -13,7 +13,7 @@ import asyncio
 import asyncpg
 import pytest
 
-from tests.integration.test_statements_pg15 import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes
 
 SCRIPTS = {
     # MIN/MAX over an enum column follow the declared order, not the labels' text order,
