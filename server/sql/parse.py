@@ -656,9 +656,9 @@ def _date_bin_origin(tree: exp.Expression) -> None:
             unit.replace(exp.Literal.string(unit.name))
 
 
-# INSERT ... OVERRIDING SYSTEM VALUE: sqlglot does not read it; dml.insert and dml.merge
-# read it from the statement's text (blanked here, so error positions stay)
-_OVERRIDING_SYSTEM = re.compile(r"\bOVERRIDING\s+SYSTEM\s+VALUE\b", re.I)
+# INSERT ... OVERRIDING {SYSTEM | USER} VALUE: sqlglot does not read it; dml.insert and
+# dml.merge read it from the statement's text (blanked here, so error positions stay)
+_OVERRIDING_SYSTEM = re.compile(r"\bOVERRIDING\s+(?:SYSTEM|USER)\s+VALUE\b", re.I)
 _ON_COMMIT = re.compile(r"\s+ON\s+COMMIT\s+(DROP|DELETE\s+ROWS|PRESERVE\s+ROWS)\b", re.I)
 
 

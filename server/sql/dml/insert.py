@@ -8,6 +8,7 @@ row, because each row's outcome depends on the rows before it.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -89,7 +90,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 break
             seen.add(ident(node))
         raise
-    overriding = "OVERRIDING SYSTEM VALUE" in sql.upper()
+    overriding, ignored = _overriding(sql, table, cols)
     params = ParamTypes(list(param_oids))
     ncols = len(table.columns)
     defaults: dict[int, ValueFn] = {}
@@ -127,7 +128,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         many = source.meta.get("many")
         if many is not None and len(source.expressions[0].expressions) == len(cols):
             for pos in cols:
-                _check_identity(table.columns[pos], overriding)
+                _check_identity(table.columns[pos], overriding or pos in ignored)
+                if pos in ignored:  # NB: computed, then replaced by the identity's next value
+                    defaults[pos] = default_fns[pos]
             many_fn = compile_rows(s, source.expressions[0].expressions,
                                    [table.columns[pos] for pos in cols], many.rows, many.stride,
                                    params)
@@ -142,7 +145,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                                    position=_at(extra))
             fns: list[ValueFn] = []
             for pos, e in zip(cols, exprs, strict=True):
-                if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
+                if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT" or pos in ignored:
                     fns.append(default_fns.get(pos) or (lambda row, ctx: None))
                 else:
                     _check_identity(table.columns[pos], overriding)
@@ -158,7 +161,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                                position=_at(items[len(cols)]) if len(items) > len(cols) else None)
         cols = cols[: len(plan.columns)]
         for pos in cols:
-            _check_identity(table.columns[pos], overriding)  # NB: INSERT ... SELECT too
+            _check_identity(table.columns[pos], overriding or pos in ignored)  # and SELECT
+            if pos in ignored:
+                defaults[pos] = default_fns[pos]
         for c in table.live_columns:
             if c.attnum - 1 not in cols:
                 defaults[c.attnum - 1] = compile_default(s, c, table)
@@ -169,12 +174,14 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
     conflict = _analyse_conflict(s, tree.args.get("conflict"), table, alias, params)
     convs = _source_convs(plan, cols, table, source) if plan is not None else None
+    if convs and ignored:
+        convs = [(pos, conv) for pos, conv in convs if pos not in ignored]
     default_items = list(defaults.items())
     col_pos = list(cols)
     whole_rows = col_pos == list(range(ncols)) and not default_items and not convs
     many_run = None  # NB: runs of pipelined executions of a one-row VALUES (batchinsert)
     if rows_fns is not None and len(rows_fns) == 1 and isinstance(source, exp.Values) \
-            and not reads_target:
+            and not reads_target and not ignored:
         many_run = batch_insert(s, tree, table, col_pos, source.expressions[0].expressions,
                                 rows_fns[0], default_items, params, returning)
 
@@ -235,6 +242,18 @@ def _check_generated(col: Any) -> None:
         raise SQLError(
             f'cannot insert a non-DEFAULT value into column "{col.name}"', sqlstate="428C9",
             detail=f'Column "{col.name}" is a generated column.')
+
+
+_OVERRIDING = re.compile(r"\bOVERRIDING\s+(SYSTEM|USER)\s+VALUE\b", re.I)
+
+
+def _overriding(sql: str, table: Table, cols: list[int]) -> tuple[bool, set[int]]:
+    """(OVERRIDING SYSTEM VALUE given, the target positions whose values OVERRIDING USER
+    VALUE ignores: the identity columns', which take their next value, as in PostgreSQL)."""
+    m = _OVERRIDING.search(sql)
+    which = m.group(1).upper() if m is not None else None
+    ignored = {pos for pos in cols if table.columns[pos].identity} if which == "USER" else set()
+    return which == "SYSTEM", ignored
 
 
 def _check_identity(col: Any, overriding: bool) -> None:

@@ -235,19 +235,20 @@ def _table(s: SQLSession, tree: exp.Merge) -> Table:
     return get_relation(s.catalog(), schema, name, s.search_path())
 
 
-def _overriding(sql: str, nwhens: int) -> set[int]:
-    """The WHEN clauses (numbered from 1) that say OVERRIDING SYSTEM VALUE (`parse_sql`
-    blanks the words for sqlglot; they are read here from the statement's text)."""
+def _overriding(sql: str, nwhens: int) -> dict[int, str]:
+    """The WHEN clauses (numbered from 1) that say OVERRIDING SYSTEM (USER) VALUE, and the
+    words (`parse_sql` blanks them for sqlglot; they are read here from the text)."""
     starts = _when_offsets(sql)
     if len(starts) != nwhens:
-        return set()
+        return {}
     ends = starts[1:] + [len(sql)]
-    return {i for i, (a, b) in enumerate(zip(starts, ends, strict=True), 1)
-            if re.search(r"\bOVERRIDING\s+SYSTEM\s+VALUE\b", sql[a:b], re.I)}
+    found = {i: re.search(r"\bOVERRIDING\s+(SYSTEM|USER)\s+VALUE\b", sql[a:b], re.I)
+             for i, (a, b) in enumerate(zip(starts, ends, strict=True), 1)}
+    return {i: f" OVERRIDING {m.group(1).upper()} VALUE" for i, m in found.items() if m}
 
 
 def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Insert]],
-                carrier: str, overriding: set[int]) -> list[tuple[str, int | None]]:
+                carrier: str, overriding: dict[int, str]) -> list[tuple[str, int | None]]:
     """The INSERT part(s): `INSERT INTO t (cols) SELECT vals FROM carrier WHERE clause
     chosen`. INSERT clauses naming the same columns make one INSERT whose values are a CASE
     on the clause (each branch cast to the column's type, without its typmod, so the
@@ -258,9 +259,9 @@ def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Ins
     into = f"INSERT INTO {target.sql('postgres')}"
     pairs = [(i, _insert_pairs(s, tree, then)) for i, then in clauses]
     names = {tuple(n for _, n, _ in p) for _, p in pairs}
-    system = " OVERRIDING SYSTEM VALUE" if overriding else ""
+    system = overriding.get(pairs[0][0], "") if pairs else ""
     if len(pairs) > 1 and len(names) == 1 and next(iter(names)) \
-            and len({i in overriding for i, _ in pairs}) == 1:
+            and len({overriding.get(i) for i, _ in pairs}) == 1:
         types = {c.name: format_type(c.type_oid, -1) for c in _table(s, tree).live_columns}
         values = []
         for k, (_, name, _) in enumerate(pairs[0][1]):
@@ -278,7 +279,7 @@ def _insert_sql(s: SQLSession, tree: exp.Merge, clauses: list[tuple[int, exp.Ins
         if not p:
             out.append((f"{into} DEFAULT VALUES", i))
             continue
-        over = " OVERRIDING SYSTEM VALUE" if i in overriding else ""
+        over = overriding.get(i, "")
         out.append((f"{into} ({', '.join(c for c, _, _ in p)}){over} "
                     f"SELECT {', '.join(v.sql('postgres') for _, _, v in p)} FROM {carrier} "
                     f"WHERE {_ACT} = {i}", None))

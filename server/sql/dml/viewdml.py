@@ -18,6 +18,7 @@ as parameters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +75,7 @@ def analyse_view_dml(s: SQLSession, sql: str, tree: exp.Expression, view: Table,
     bschema, bname = table_name(q.args["from_"].this)
     base = get_relation(s.catalog(), bschema, bname, s.search_path())
     new = rewrite(tree, view, op, [c.name for c in base.live_columns])  # type: ignore[arg-type]
-    stmt = route(s, new.sql("postgres"), new, param_oids, version)
+    stmt = route(s, _overriding_kept(sql, new), new, param_oids, version)
     checks = new.meta.get("view_checks")
     if base.kind != "r" or not checks:
         return stmt
@@ -92,6 +93,21 @@ def analyse_view_dml(s: SQLSession, sql: str, tree: exp.Expression, view: Table,
     stmt.run = run
     stmt.many = None  # NB: pipelined runs of one INSERT would bypass the checks
     return stmt
+
+
+_OVERRIDING = re.compile(r"\bOVERRIDING\s+(?:SYSTEM|USER)\s+VALUE\b", re.I)
+
+
+def _overriding_kept(sql: str, new: exp.Expression) -> str:
+    """The rewritten statement's text, with the INSERT's OVERRIDING clause (which sqlglot
+    does not read, so `dml.insert` reads it from the text) after its target."""
+    text = new.sql("postgres")
+    m = _OVERRIDING.search(sql) if isinstance(new, exp.Insert) else None
+    if m is None:
+        return text
+    target = new.this.sql("postgres")
+    at = text.index(target) + len(target)
+    return f"{text[:at]} {m.group()}{text[at:]}"
 
 
 def _cast(e: exp.Expression, oid: int, typmod: int) -> exp.Expression:
