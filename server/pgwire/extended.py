@@ -260,8 +260,8 @@ class ExtendedQuery:
             portal = portals.pop("", None)
             if portal is not None:
                 res = portal.result
-                if res is not None and res.done:
-                    return  # NB: nothing left to close
+                if res is None or res.done:
+                    return  # NB: nothing left to close (None: never executed, or the lane's)
                 portals[""] = portal
         self.portals = {}
         for portal in portals.values():

@@ -362,7 +362,8 @@ class PgProtocol(asyncio.BufferedProtocol):
                 self._write(out)
                 self._start_tls()
                 return
-            self._write(out)
+            if out and not self.told and not self.lost:  # NB: `_write`, inline: every reply
+                self.transport.write(out)
             if conn.cancel_key is not None:
                 cancel_request(self.server.registry, conn.cancel_key, self.server.relay_cancel)
             if conn.closed:
@@ -375,7 +376,8 @@ class PgProtocol(asyncio.BufferedProtocol):
             if self.lost:
                 conn.close()
                 return
-            self._wait_drained()
+            if self.write_paused:
+                self._wait_drained()
         finally:
             self.busy = False
         if self.reading_paused and not self.lost:

@@ -60,6 +60,7 @@ MAX_MESSAGE = 1 << 30  # PostgreSQL's MaxAllocSize: a bigger length is garbage
 _FETCH_BATCH = 4096  # rows a result encodes at once (batchenc: whole columns through Arrow)
 _COPY_KINDS = frozenset(b"dcfHSX")
 _COUNTED = ("SELECT ", "FETCH ", "MOVE ")
+_SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # `_query`'s lane
 _MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
                    r'("(?:[^"]|"")+"|[a-z_][\w$]*)\s*;?\s*', re.IGNORECASE)
 
@@ -111,6 +112,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.startup_params: dict[str, str] = {}
         self._auth: Authenticator | None = None
         self._take_notifications: Callable[[], list[tuple[int, str, str]]] | None = None
+        self._simple_read: Callable[[str], Any] | None = None  # the session's optional lane
         self._copy: Any = None  # a CopyIn in progress
         self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
@@ -465,6 +467,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.session = session
         self._check_prepared = getattr(session, "check_prepared", None)
         self._read_point = getattr(session, "read_point", None)  # optional: `_bind_run`'s lane
+        self._simple_read = getattr(session, "simple_read", None)  # optional: `_query`'s lane
         self._still_valid = getattr(session, "still_valid", None)  # optional: _parse_again
         self._can_batch = getattr(session, "can_batch", None)  # optional: held Executes
         self._execute_many = getattr(session, "execute_many", None)
@@ -505,6 +508,25 @@ class Connection(ExtendedQuery, FunctionCalls):
         assert self.session is not None
         if self.portals and sql.lstrip()[:4].lower() == "move" and self._move_portal(sql):
             return
+        lane = self._simple_read
+        if lane is not None:
+            try:
+                hit = lane(sql)
+            except Exception as e:  # NB: as `_run_simple` reports a statement's failure
+                self._notices()
+                self._error(e)
+                self._ready()
+                return
+            if hit is not None:  # a repeated one-statement read: its rows at once
+                columns, rows, tag = hit
+                row_desc, encoders = self._text_shape(columns)
+                out = self.out
+                out += row_desc
+                M.append_rows(out, rows, encoders)
+                self._notices()
+                out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else M.command_complete(tag)
+                self._ready()
+                return
         self._run_simple(self.session.simple_query(sql))
 
     def _move_portal(self, sql: str) -> bool:

@@ -105,6 +105,7 @@ class SQLSession:
         # generation): a repeated `SELECT 1` skips the literal stripping too
         self._raw_texts: dict[str, tuple[Stmt, tuple[Any, ...], int, int]] = {}
         self._splits: dict[str, list[str]] = {}  # short Query texts -> their statements
+        self._read_texts: dict[str, str] = {}  # Query texts `simple_read` takes -> their statement
         self._int_tails = IntTailShapes()  # texts differing in a trailing integer (inttail.py)
         self._statements_run = 0  # statements started: see check_prepared
         self._bound: Stmt | None = None
@@ -204,6 +205,10 @@ class SQLSession:
                 cursor = start + len(text) if start >= 0 else cursor
                 try:
                     stmt, values = self.lookup_simple(text)
+                    if len(texts) == 1 and _lone_read(stmt) and len(sql) <= _SPLITS_TEXT:
+                        if len(self._read_texts) >= 256:
+                            self._read_texts.clear()
+                        self._read_texts[sql] = text  # NB: the next time, `simple_read`
                     res = self.execute_stmt(stmt, values)
                 except BaseException as e:
                     _shift_position(e, sql, start, text)
@@ -229,6 +234,60 @@ class SQLSession:
                 self.commit_txn()
             else:
                 self.settings.commit_sets()
+
+    def simple_read(self, sql: str) -> tuple[list[Column], list[tuple[Any, ...]], str] | None:
+        """pgwire's lane for a Query message that repeats a one-statement read `simple_query`
+        ran before (`SELECT 1`, a primary-key read by a constant): its columns, rows and tag
+        at once, instead of a generator of `Result`s. None when the text is not such a read
+        (any more), outside a block and READ COMMITTED (`_reads_alone`); pgwire then runs
+        `simple_query`, whose plan lookup is a cache hit. Does all that `simple_query` does
+        for the statement: pg_stat_activity's fields, the plan lookup with its checks,
+        `execute_stmt` (cancel, privileges, the snapshot), the errors' positions and
+        `on_error`, and keeps the SETs of an ended statement; a session that logs statements
+        (log_statement, log_min_duration_statement) takes `simple_query`."""
+        text = self._read_texts.get(sql)
+        if text is None or self.in_block or self.txn is not None or self.failed:
+            return None
+        self._started(sql)
+        settings = self.settings.values
+        if settings.get("log_statement", "none") != "none" or \
+                settings.get("log_min_duration_statement", "-1") != "-1":
+            return None  # NB: `simple_query` logs it (`oplog`)
+        try:
+            stmt, values = self.lookup_simple(text)
+        except BaseException as e:
+            self.running = False
+            self._failed_in(e, sql, text)
+            raise
+        if not _lone_read(stmt) or not self._reads_alone():
+            del self._read_texts[sql]
+            return None
+        try:
+            # NB: `execute_stmt` of such a read, whose checks passed above
+            self._statements_run += 1
+            if not self._reset_by_pgwire:
+                self._cancel.clear()
+            if self._timer is not None:
+                self._disarm()
+            res = self._run_read(stmt, values) if stmt.plan.point is not None else \
+                stmt.run(self, values)
+            rows = res.fetch()  # NB: read already (`run_plan`): a list's iterator
+        except BaseException as e:
+            self._failed_in(e, sql, text)
+            raise
+        finally:
+            self.running = False
+        self.settings.commit_sets()
+        assert res.columns is not None
+        return res.columns, rows, res.tag
+
+    def _failed_in(self, e: BaseException, sql: str, text: str) -> None:
+        """A statement of Query text `sql` failed: positions as `simple_query` gives them."""
+        start = sql.find(text)
+        _shift_position(e, sql, start, text)
+        locate_literal(e, text, start)
+        semicolon_after(e, sql)
+        self.on_error(e)
 
     def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
         """Parses and analyses one statement for the extended protocol."""
@@ -1006,6 +1065,15 @@ class SQLSession:
         if is_called:
             self.currvals[seq_oid] = value
         return value
+
+
+def _lone_read(stmt: Stmt) -> bool:
+    """Whether a statement is a read `simple_read` may run: a query whose plan reads by
+    primary key or computes one row of constants, which `execute_stmt` runs outside a block
+    on a snapshot alone and whose rows are read before it returns."""
+    plan = stmt.plan
+    return stmt.kind == "query" and stmt.in_txn and plan is not None and (
+        plan.point is not None or plan.constant)
 
 
 def _shift_position(e: BaseException, message: str, start: int, text: str) -> None:

@@ -346,3 +346,40 @@ def test_a_search_path_set_to_its_own_value_keeps_binding(conn):
     run(conn, W.query("CREATE SCHEMA other; CREATE TABLE other.acc (aid int PRIMARY KEY, bal int);"
                       "INSERT INTO other.acc VALUES (1, -1); SET search_path = other, public"))
     assert bind_exec(conn, "s1", b"1")[1] == "D -1"  # PostgreSQL replans on the new path
+
+
+def test_a_repeated_one_statement_read_answers_as_its_first_run(conn):
+    """A Query text that was one primary-key or constant read comes back through the
+    session's `simple_read` lane: byte for byte the full path's reply, and the full path's
+    error (same position) once DDL, a block, a timeout or a privilege changes the answer."""
+    engine = conn.engine
+    fresh = Connection(engine)
+    fresh.feed(W.startup("cumulo", "cumulo"))
+    texts = ["SELECT 1", "SELECT bal, note FROM acc WHERE aid = 3;",
+             "SELECT note FROM acc WHERE aid = 9"]
+    for sql in texts:
+        first = conn.feed(W.query(sql))
+        assert conn.feed(W.query(sql)) == first == fresh.feed(W.query(sql))
+        assert sql in conn.session._read_texts  # NB: the second run took the lane
+    sql = W.query(texts[1])
+    run(conn, W.query("UPDATE acc SET bal = 33 WHERE aid = 3"))
+    assert run(conn, sql)[1] == "D 33,n3"
+    assert run(conn, W.query("BEGIN"), sql, W.query("SELECT 1/0"), sql, W.query("ROLLBACK")) == [
+        "C BEGIN", "Z T", "T bal:23:0,note:25:0", "D 33,n3", "C SELECT 1", "Z T",
+        "E ERROR 22012 division by zero", "Z E",
+        "E ERROR 25P02 current transaction is aborted, commands ignored until end of "
+        "transaction block", "Z E", "C ROLLBACK", "Z I"]
+    run(conn, W.query("SET statement_timeout = '5s'"))
+    assert run(conn, sql)[1:] == ["D 33,n3", "C SELECT 1", "Z I"]
+    run(conn, W.query("RESET statement_timeout"))
+    assert run(conn, sql)[1:] == ["D 33,n3", "C SELECT 1", "Z I"]
+    run(conn, W.query("CREATE ROLE r"))
+    run(conn, W.query("GRANT SELECT ON acc TO r"), W.query("SET ROLE r"))
+    assert run(conn, sql)[1] == "D 33,n3"
+    run(conn, W.query("RESET ROLE"), W.query("REVOKE SELECT ON acc FROM r"), W.query("SET ROLE r"))
+    assert run(conn, sql) == ["E ERROR 42501 permission denied for table acc", "Z I"]
+    run(conn, W.query("RESET ROLE"), W.query("DROP TABLE acc"))
+    dropped = conn.feed(sql)
+    assert dropped == fresh.feed(sql)
+    assert W.summarize(dropped)[0] == 'E ERROR 42P01 relation "acc" does not exist'
+    fresh.close()
