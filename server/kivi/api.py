@@ -146,11 +146,13 @@ class LatestCommit:
     """Asks for the newest commit timestamp of each key (any version, tombstones included).
 
     Used for write-write conflict checks: a key whose latest commit is after the
-    writer's snapshot is a lost update.
+    writer's snapshot is a lost update. With `ts`, the commit timestamp of the version
+    a read at `ts` sees instead (what SQL's xmin names: `txn.xids.row_xmins`).
     """
 
     space: int
     keys: list[bytes]
+    ts: int | None = None
 
 
 @dataclass(frozen=True)

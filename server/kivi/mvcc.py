@@ -395,6 +395,13 @@ class VersionStore(Freezing):
         chain = self._chain(key)
         return None if chain is None else chain[0][0]
 
+    def commit_at(self, key: bytes, ts: int) -> int | None:
+        """Returns the commit ts of the version of key a read at ts sees (None: none)."""
+        for vts, _ in self._chain(key) or ():
+            if vts <= ts:
+                return vts
+        return None
+
     def chunk(
         self,
         lo: bytes | None,

@@ -307,12 +307,17 @@ class KiviNode:
         return out
 
     def latest_commit(self, req: LatestCommit) -> LatestCommitReply:
-        """Returns the newest commit ts of each key."""
+        """Returns the newest commit ts of each key (with `req.ts`: of the version seen at it)."""
         out: list[int | None] = []
+        ts = req.ts
         with self._lock:
             for key in req.keys:
-                r = self._region_for_read(req.space, key)
-                out.append(None if r is None else r.store.latest_commit(key))
+                if ts is None:
+                    r = self._region_for_read(req.space, key)
+                    out.append(None if r is None else r.store.latest_commit(key))
+                else:
+                    r = self._region_for_read(req.space, key, ts)
+                    out.append(None if r is None else r.store.commit_at(key, ts))
         return LatestCommitReply(out)
 
     def scan(self, req: Scan) -> ScanReply:

@@ -20,7 +20,18 @@ snapshot written `xmin:xmax:xip`. So the ids live in the timestamp space:
   xmin, as PostgreSQL does.
 
 So `txid_visible_in_snapshot(id, snap)` says whether the transaction's writes are in the
-snapshot, as in PostgreSQL. The registry is per LTM, in memory: `txid_status` knows the
+snapshot, as in PostgreSQL.
+
+A row version's xmin (`row_xmins`) names the transaction that wrote it, as PostgreSQL's
+does, so it changes on every UPDATE, even one that writes the same values. Inside the
+writer it is the writer's id (`txid_current() % 2^32`, assigned then); once committed, the
+version's commit timestamp stands for its writer, mapped back to the writer's id when the
+writer had one, so the value RETURNING xmin gave holds after the COMMIT. NB: that map is
+in memory (as the registry is): after a restart, or 100,000 ids later, such a version's
+xmin becomes its commit timestamp's low 32 bits, a change an optimistic-locking client
+sees as a concurrent update (the safe side). Versions carry their commit timestamp
+already, so nothing more is written per row; a read that names xmin asks the store for
+each row's version timestamp. The registry is per LTM, in memory: `txid_status` knows the
 ids of this server since it started (others are NULL, as PostgreSQL's are once its commit
 log is truncated), and in cluster mode another engine's running transactions are not in xip.
 
@@ -38,6 +49,8 @@ import threading
 import weakref
 from typing import Any
 
+from ..kivi.api import LatestCommit
+
 _KEEP = 100_000  # ended ids remembered for txid_status (PostgreSQL keeps its commit log)
 
 
@@ -48,6 +61,7 @@ class XidRegistry:
         self._lock = threading.Lock()
         self._running: set[int] = set()
         self._ended: dict[int, tuple[int, bool]] = {}  # id -> (end ts, committed)
+        self._by_commit: dict[int, int] = {}  # commit ts -> id, for the xmin of its writes
         self.first = 0  # the first id handed out: below it, nothing is known
 
     def assigned(self, xid: int) -> None:
@@ -62,9 +76,11 @@ class XidRegistry:
         with self._lock:
             self._running.discard(xid)
             self._ended[xid] = (end_ts, committed)
+            if committed:
+                self._by_commit[end_ts] = xid
             if len(self._ended) > _KEEP:
                 for old in sorted(self._ended)[: _KEEP // 10]:
-                    del self._ended[old]
+                    self._by_commit.pop(self._ended.pop(old)[0], None)
 
     def snapshot(self, snap: int, own: int) -> str:
         """The text `xmin:xmax:xip` of the snapshot at timestamp `snap`."""
@@ -77,6 +93,10 @@ class XidRegistry:
         xip = sorted(x for x in running if x < xmax)
         xmin = min([*xip, xmax])
         return f"{xmin}:{xmax}:{','.join(str(x) for x in xip if x != own)}"
+
+    def writer(self, cts: int) -> int:
+        """The id of the transaction that committed at `cts`; `cts` itself if it had none."""
+        return self._by_commit.get(cts, cts)
 
     def status(self, xid: int, own: int) -> str | None:
         """'in progress', 'committed', 'aborted', or None when the id is not known here."""
@@ -117,6 +137,44 @@ def finish(txn: Any, cts: int | None, committed: bool) -> None:
     """Records the end of a transaction that has an id (cts: its commit timestamp)."""
     end = cts if cts is not None else txn.ltm.discarded_ts()
     registry(txn.ltm).ended(txn.xid, end, committed)
+
+
+_XID_MASK = (1 << 32) - 1
+_FIRST_NORMAL_XID = 3  # 0 is invalid, 1 bootstrap, 2 frozen in PostgreSQL
+
+
+def as_xid(xid8: int) -> int:
+    """A 64-bit id as the 32-bit xid a row's xmin shows (past the special ids 0..2).
+
+    >>> as_xid(5), as_xid((1 << 32) + 7), as_xid(1 << 32)
+    (5, 7, 3)
+    """
+    x = xid8 & _XID_MASK
+    return x if x >= _FIRST_NORMAL_XID else x + _FIRST_NORMAL_XID
+
+
+def own_xmin(txn: Any) -> int:
+    """The xmin of the versions the transaction writes: its id, assigned now if need be."""
+    return as_xid(assign(txn))
+
+
+def row_xmins(txn: Any, space: int, keys: list[bytes]) -> list[int]:
+    """The xmin of the row versions of `keys` the transaction sees (see above)."""
+    ws = txn.ws if txn.has_writes else None
+    out: list[int] = []
+    todo = [i for i, k in enumerate(keys) if ws is None or not ws.contains(space, k)]
+    if len(todo) < len(keys):
+        out = [own_xmin(txn)] * len(keys)
+    else:
+        out = [0] * len(keys)
+    if todo:
+        snap = txn.start_ts if txn.start_ts is not None else txn.ltm.last_ts()
+        stamps = txn.ltm.kivi.latest_commit(
+            LatestCommit(space, [keys[i] for i in todo], snap)).ts
+        reg = registry(txn.ltm)
+        for i, cts in zip(todo, stamps, strict=True):
+            out[i] = as_xid(reg.writer(cts if cts is not None else snap))
+    return out
 
 
 def current_snapshot(txn: Any) -> str:

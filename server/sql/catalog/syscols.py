@@ -5,23 +5,19 @@ Every PostgreSQL table has `tableoid`, `cmax`, `xmax`, `cmin`, `xmin` and `ctid`
 refuse a column named like one with 42701, so a schema that loads here loads there.
 
 A query that names one gets it as a hidden column of each table it reads (`*` leaves
-them out). `tableoid` is the table's pg_class OID. `xmin` is `version_xid`: PostgreSQL's
-is the id of the transaction that wrote the row version, and ORMs use it as a version
-stamp (`UPDATE ... WHERE id = $1 AND xmin = $2` matches nothing once another transaction
-has changed the row). Cumulo's scans return a row without the commit timestamp of its
-version, so xmin is a 32-bit digest of the row's stored values instead (RETURNING xmin
-gives it for the version just written): the same in every snapshot and process while the
-row is unchanged, different (but for a 2**-32 chance) after an UPDATE that changes a
-value. Unlike PostgreSQL's, it does not change when an UPDATE writes the values the row
-already had, it comes back after a row is changed back to an earlier state, two rows
-with the same values share it, and it is not the writer's `txid_current()`. `xmax`,
+them out). `tableoid` is the table's pg_class OID. `xmin` is `row_xmin`: as PostgreSQL's,
+the id of the transaction that wrote the row version (`txn.xids.row_xmins`: inside the
+writer its `txid_current() % 2^32`, RETURNING xmin too; afterwards the same, from the
+version's commit timestamp), and ORMs use it as a version stamp (`UPDATE ... WHERE id =
+$1 AND xmin = $2` matches nothing once another transaction has updated the row, even to
+the values it had). `xmax`,
 `cmin` and `cmax` are 0, as PostgreSQL shows them for a row no live transaction is
 deleting or locking, in a transaction's first command (but INSERT ... ON CONFLICT DO
 UPDATE's RETURNING xmax, non-zero for an updated row).
 
 `ctid` is `version_tid`: PostgreSQL's is where the row version lies, (block, offset).
 Cumulo's rows lie in KiVi by key, so the block is a digest of the key and the offset one
-of the version (1 .. 65535): stable within a snapshot and across them while the row is
+of the version's values (1 .. 65535): stable within a snapshot and across them while the row is
 unchanged, different for another row, and (but for a 1/65535 chance) different after an
 UPDATE, so `SELECT ctid ...` then `UPDATE ... WHERE ctid = $1` finds the row it saw.
 A ctid is compared as a whole (no `ctid > '(5,0)'`, no TID range scans). Internally the
@@ -43,11 +39,13 @@ True
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from ...errors import DuplicateColumn
 from ...kivi.wire import packb
 from ...pgtypes import oids as T
+from ...txn.xids import row_xmins
 
 # (name, attnum, type OID), PostgreSQL's order of pg_attribute rows
 SYSTEM_COLUMNS = (("tableoid", -6, T.OID), ("cmax", -5, T.CID), ("xmax", -4, T.XID),
@@ -66,8 +64,17 @@ ROW_KEY = "__cumulo_rowkey"  # the hidden column of a row's KiVi key (bytes)
 _FIRST_NORMAL_XID = 3  # 0 is invalid, 1 bootstrap, 2 frozen in PostgreSQL
 
 
+def row_xmin(space: int) -> Callable[[Any, bytes], int]:
+    """xmin of a row of the table stored in `space`: fn(function context, row key)."""
+
+    def xmin(fctx: Any, key: bytes) -> int:
+        return row_xmins(fctx.session.ensure_txn(), space, [key])[0]
+
+    return xmin
+
+
 def version_xid(row: tuple[Any, ...]) -> int:
-    """A row version's xmin: a digest of its stored values (see above)."""
+    """A 32-bit digest of a row version's values (ctid's offset)."""
     digest = zlib.crc32(packb(row))
     return digest if digest >= _FIRST_NORMAL_XID else digest + _FIRST_NORMAL_XID
 

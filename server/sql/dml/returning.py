@@ -13,8 +13,9 @@ from ...errors import AmbiguousColumn
 from ...pgtypes import oids as T
 from ...pgtypes import records
 from ...pgwire.backend import Column
+from ...txn.xids import own_xmin
 from ..catalog.model import Table
-from ..catalog.syscols import SYSTEM_COLUMNS, version_xid
+from ..catalog.syscols import SYSTEM_COLUMNS
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import ident
 from ..expr.binder import Binder, Scope
@@ -38,16 +39,25 @@ class Returning:
     table_oid: int = 0
     width: int = 0  # the target's slots, which the row written starts with
 
-    def project(self, row: Sequence[Any], ctx: Any, xmax: int = 0) -> tuple[Any, ...]:
+    @property
+    def reads_xmin(self) -> bool:
+        """Tells whether RETURNING names xmin (DELETE then reads the deleted versions')."""
+        return "xmin" in self.system
+
+    def project(self, row: Sequence[Any], ctx: Any, xmax: int = 0, xmin: int | None = None
+                ) -> tuple[Any, ...]:
         """Returns the RETURNING tuple of one written row.
 
         `xmax` is 0 for an inserted row and non-zero for a row that INSERT ... ON CONFLICT
         DO UPDATE updated: the `RETURNING (xmax = 0) AS inserted` idiom of upserts. xmin is
-        the new row version's (`catalog.syscols`), what an ORM keeps as its version stamp.
+        the new row version's, the writer's id (`catalog.syscols`), what an ORM keeps as its
+        version stamp; DELETE passes the deleted version's as `xmin`.
         """
         if self.xmax_pos is not None:
+            if xmin is None:
+                xmin = own_xmin(ctx.functions.session.ensure_txn()) if self.reads_xmin else 0
             row = tuple(row) + (None,) * (self.xmax_pos - len(row)) + tuple(
-                version_xid(tuple(row[:self.width])) if n == "xmin" else xmax if n == "xmax"
+                xmin if n == "xmin" else xmax if n == "xmax"
                 else self.table_oid if n == "tableoid" else 0 for n in self.system)
         return tuple(row[p] if f is None else f(row, ctx)
                      for p, f in zip(self.positions, self.fns, strict=True))

@@ -19,6 +19,7 @@ from sqlglot import exp
 from ...errors import FeatureNotSupported, SQLError, UndefinedColumn
 from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
+from ...txn.xids import row_xmins
 from ..catalog.model import Table
 from ..catalog.syscols import ROW_KEY
 from ..context import ParamTypes, ScopeColumn
@@ -252,17 +253,24 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                     for pos, fn in simple:
                         new[pos] = fn(tuple(old), ctx)
                     news.append(new)
+            xmins: list[int | None] = [None] * len(keys)
             if is_update:
                 rows = writer.update_rows(sess, keys, olds, news, kept)
             else:
+                if returning is not None and returning.reads_xmin:  # the deleted versions'
+                    xmins = list(row_xmins(sess.txn, writer.space, keys))
                 rows = writer.delete_rows(sess, keys, olds)
             total += len(rows)  # NB: a BEFORE trigger may have skipped rows
+            if len(rows) != len(keys):
+                xmins = [None] * len(rows)
             if returning is not None and extra_idx and len(rows) == len(keys):
                 srcs = found[i:i + step]
-                out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx)
-                           for r, src in zip(rows, srcs, strict=True))
+                out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx,
+                                             xmin=x)
+                           for r, src, x in zip(rows, srcs, xmins, strict=True))
             elif returning is not None and not extra_idx:
-                out.extend(returning.project(r, ctx) for r in rows)
+                out.extend(returning.project(r, ctx, xmin=x)
+                           for r, x in zip(rows, xmins, strict=True))
         if returning is not None:
             return Result(f"{verb} {total}", returning.columns, iter(out), done=False)
         return Result(f"{verb} {total}")

@@ -30,7 +30,7 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgtypes import oids as T
-from ..catalog.syscols import ROW_KEY, SYSTEM_COLUMNS, VERSION_COLUMNS, version_tid, version_xid
+from ..catalog.syscols import ROW_KEY, SYSTEM_COLUMNS, VERSION_COLUMNS, row_xmin, version_tid
 from ..exec.subquery import _correlated, _exprs
 from ..expr import types as ty
 from ..expr.binder import Binder, Scope, find_aggregates, find_windows
@@ -617,8 +617,9 @@ class Planner:
 
     def _with_version(self, node: N.Node, qualifier: str, oid: int) -> N.Node:
         """Adds the hidden system columns xmin, xmax, cmin, cmax and ctid the statement names:
-        a table's xmin and ctid from each row's key (its hidden ROW_KEY, last) and stored
-        values, a system catalog's xmin 1 (bootstrap), as PostgreSQL's initdb rows, and no
+        a table's xmin from the writer of each row's version (found by its hidden ROW_KEY,
+        last), its ctid from that key and the stored values, a system catalog's xmin 1
+        (bootstrap), as PostgreSQL's initdb rows, and no
         ctid (catalog.syscols)."""
         if not self.want_version:
             return node
@@ -631,9 +632,11 @@ class Planner:
         for name, num, typ in SYSTEM_COLUMNS:
             if name not in self.want_version or name in own or (name == "ctid" and not scan):
                 continue
-            if name in ("xmin", "ctid") and scan:
-                fn = _row_xmin if name == "xmin" else _row_ctid
-                exprs.append(E("pyfunc", (name, fn, False), row, typ))
+            if name == "xmin" and isinstance(node, N.Scan):  # NB: its writer's (txn.xids)
+                exprs.append(E("pyfunc", (name, row_xmin(node.table.space), False),
+                               [E("ctxfn", None, [], T.UNKNOWN), row[0]], typ))
+            elif name == "ctid" and scan:
+                exprs.append(E("pyfunc", (name, _row_ctid, False), row, typ))
             else:
                 exprs.append(E("const", 1 if name == "xmin" else 0, [], typ))
             cols.append(N.PCol(name, typ, -1, qualifier, oid, num, hidden=True))
@@ -821,10 +824,6 @@ def _nulls_first(o: exp.Ordered) -> bool:
     if nf is None:
         return bool(o.args.get("desc"))
     return bool(nf)
-
-
-def _row_xmin(key: bytes, *row: Any) -> int:
-    return version_xid(row)
 
 
 def _row_ctid(key: bytes, *row: Any) -> str:

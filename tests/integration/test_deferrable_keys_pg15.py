@@ -1,0 +1,228 @@
+"""When unique and primary keys are checked, diffed with PostgreSQL 15 (issue 16).
+
+A plain key is checked row by row (an UPDATE that moves a key onto one a later row still
+holds fails), a DEFERRABLE one at the end of the statement, a deferred one at COMMIT or
+SET CONSTRAINTS ... IMMEDIATE (23505 with PostgreSQL's DETAIL; the failed COMMIT rolls
+back). ON CONFLICT refuses a deferrable arbiter (55000), and so does a foreign key a
+deferrable key. Each script runs statement by statement on both servers through psycopg
+(`stmtdiff`); pg8000 and asyncpg see the COMMIT that fails a deferred check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pg8000.dbapi
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from tests.integration.stmtdiff import assert_same_outcomes, fresh_databases
+
+SCRIPTS = {
+    # Plain keys: row by row, in the order the rows are read (here the order of insertion).
+    "immediate_row_by_row": """
+create table s1 (id int primary key, a int unique);
+insert into s1 values (1, 1), (2, 2), (3, 3);
+update s1 set a = a + 1;
+update s1 set id = id + 1;
+update s1 set a = case a when 1 then 2 when 2 then 1 else a end;
+update s1 set a = a - 1;
+update s1 set id = 4 - id;
+update s1 set id = id - 1;
+update s1 set id = id + 10, a = a + 10;
+select * from s1 order by id;
+create table s5 (id int, a int unique);
+insert into s5 values (1, 1), (2, 2), (3, 3);
+update s5 set a = a + 1;
+update s5 set a = a + 1 where id = 3;
+update s5 set a = a + 1 where id >= 2;
+select * from s5 order by id;
+begin;
+set constraints s1_pkey immediate;
+set constraints s1_pkey, s1_a_key immediate;
+set constraints s1_pkey deferred;
+rollback;
+""",
+    # DEFERRABLE INITIALLY IMMEDIATE: at the end of the statement; SET CONSTRAINTS by name.
+    "deferrable_statement_end": """
+create table u2 (id int primary key deferrable, a int unique deferrable);
+insert into u2 values (1, 1), (2, 2), (3, 3);
+update u2 set a = a + 1;
+update u2 set id = id + 1;
+select * from u2 order by id;
+update u2 set a = 5;
+insert into u2 values (10, 2), (11, 2);
+create table s2 (id int primary key, a int, b int,
+                 constraint s2_ab unique (a, b) deferrable initially immediate);
+insert into s2 values (1, 1, 1), (2, 2, 1), (3, null, 1), (4, null, 1);
+update s2 set a = case a when 1 then 2 when 2 then 1 end where a is not null;
+begin;
+set constraints s2_ab deferred;
+insert into s2 values (5, 1, 1);
+select count(*) from s2 where a = 1;
+update s2 set b = 2 where id = 5;
+set constraints s2_ab immediate;
+insert into s2 values (6, 1, 2);
+commit;
+select * from s2 order by id;
+begin;
+set constraints all deferred;
+insert into s2 values (7, 1, 1);
+savepoint x;
+insert into s2 values (8, 1, 1);
+rollback to savepoint x;
+delete from s2 where id = 7;
+commit;
+begin;
+set constraints all deferred;
+insert into s2 values (7, 1, 1);
+create table s1 (id int primary key);
+commit;
+select * from s2 order by id;
+select count(*) from pg_class where relname = 's1';
+""",
+    # INITIALLY DEFERRED: duplicates live until COMMIT, which fails and rolls back.
+    "deferred_to_commit": """
+create table u3 (id int, a int unique deferrable initially deferred);
+begin;
+insert into u3 values (1, 1), (2, 1);
+select * from u3 order by id;
+commit;
+select * from u3 order by id;
+begin;
+insert into u3 values (1, 1), (2, 1);
+set constraints all immediate;
+rollback;
+begin;
+insert into u3 values (1, 1), (2, 1);
+update u3 set a = 2 where id = 2;
+commit;
+insert into u3 values (4, 4);
+insert into u3 values (5, 4);
+select * from u3 order by id;
+create table s4 (id int, a int);
+alter table s4 add constraint s4_a unique (a) deferrable initially deferred;
+begin;
+insert into s4 values (1, 1), (2, 1), (3, 1);
+update s4 set a = id;
+commit;
+select * from s4 order by id;
+create table p2 (id int primary key, a int,
+                 unique nulls not distinct (a) deferrable initially deferred);
+begin;
+insert into p2 values (1, null), (2, null);
+commit;
+begin;
+insert into p2 values (1, null), (2, 3);
+update p2 set a = 3 where id = 1;
+update p2 set a = null where id = 2;
+commit;
+select * from p2 order by id;
+create table s3 (id int primary key deferrable initially deferred, v text);
+insert into s3 values (1, 'a'), (2, 'b'), (3, 'c');
+update s3 set id = id + 1;
+select * from s3 order by id;
+create table p5 (id int primary key, u int unique);
+create table f2 (id int primary key, p int references p5 deferrable initially deferred,
+                 u int unique deferrable initially deferred);
+insert into p5 values (1, 1);
+begin;
+insert into f2 values (1, 99, 1), (2, 1, 1);
+commit;
+begin;
+insert into f2 values (1, 1, 1), (2, 1, 1);
+set constraints f2_u_key immediate;
+commit;
+""",
+    # ON CONFLICT cannot arbitrate on a deferrable key; a foreign key cannot reference one.
+    "deferrable_arbiters_and_references": """
+create table u3 (id int, a int unique deferrable initially deferred);
+insert into u3 values (3, 2) on conflict (a) do nothing;
+insert into u3 values (3, 2) on conflict do nothing;
+insert into u3 values (3, 2) on conflict on constraint u3_a_key do nothing;
+insert into u3 select 9, 9 where false on conflict do nothing;
+create table p3 (id int primary key, a int unique deferrable);
+insert into p3 values (1, 1) on conflict (id) do nothing;
+insert into p3 values (1, 1) on conflict (id) do update set a = 5;
+insert into p3 values (1, 1) on conflict (a) do update set a = 5;
+select * from p3;
+create table p4 (id int primary key deferrable, a int unique deferrable, b int, c int);
+create unique index p4_b on p4 (b) where b > 0;
+create unique index p4_c on p4 (c);
+insert into p4 values (1, 1) on conflict (id) do nothing;
+create table f1 (id int primary key, p int references p4);
+create table f1 (id int primary key, p int references p4 (id));
+create table f1 (id int primary key, p int references p4 (a));
+create table f1 (id int primary key, p int references p4 (b));
+create table f1 (id int primary key, p int references p4 (c));
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def servers(cumulo_server, pg15):
+    return pg15, cumulo_server
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_same_outcomes_as_pg15(servers, name):
+    assert_same_outcomes(*servers, f"dk_{name}", SCRIPTS[name], detail=True)
+
+
+_COMMIT_FAILS = ["create table d (id int, a int unique deferrable initially deferred)",
+                 "insert into d values (0, 7)"]
+
+
+def _pg8000_commit(dsn: str) -> tuple:
+    """What pg8000 sees when COMMIT fails a deferred unique check, and what is left."""
+    kw = conninfo_to_dict(dsn)
+    conn = pg8000.dbapi.connect(user=kw["user"], host=kw["host"], port=int(kw["port"]),
+                                database=kw["dbname"], password=kw.get("password"))
+    try:
+        conn.autocommit = True
+        cur = conn.cursor()
+        for sql in _COMMIT_FAILS:
+            cur.execute(sql)
+        conn.autocommit = False
+        cur.execute("insert into d values (1, 1), (2, 1)")
+        cur.execute("insert into d values (3, 7)")
+        try:
+            conn.commit()
+            err: tuple = ()
+        except pg8000.dbapi.DatabaseError as e:
+            f = e.args[0]
+            err = (f["C"], f["M"], f.get("D"))
+        cur.execute("select id, a from d order by id")
+        return err, cur.fetchall()
+    finally:
+        conn.close()
+
+
+async def _asyncpg_commit(dsn: str) -> tuple:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("create table e (id int primary key, a int unique deferrable)")
+        await conn.execute("insert into e values (1, 1), (2, 2)")
+        tr = conn.transaction()
+        await tr.start()
+        await conn.execute("set constraints e_a_key deferred")
+        await conn.execute("update e set a = 2 where id = 1")
+        try:
+            await conn.execute("set constraints all immediate")
+            err: tuple = ()
+        except asyncpg.PostgresError as e:
+            err = (e.sqlstate, e.message, e.detail)
+        await tr.rollback()
+        return err, [tuple(r) for r in await conn.fetch("select * from e order by id")]
+    finally:
+        await conn.close()
+
+
+def test_failed_commit_through_pg8000_and_asyncpg(servers):
+    pg, cu = servers
+    got = []
+    for dsn in fresh_databases(pg, cu, "dk_clients"):
+        got.append((_pg8000_commit(dsn), asyncio.run(_asyncpg_commit(dsn))))
+    assert got[1] == got[0]
+    assert got[0][0][0][0] == "23505" and got[0][1][0][0] == "23505"
