@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..errors import FeatureNotSupported
 from . import txnctl, utility
 from .ddl import dispatch, owned
+from .ddl.altersplit import analyse_multi_alter
 from .ddl.constraints import analyse_validate
 from .ddl.pkeys import analyse_identity
 from .ddl.routines import analyse_routine_alter
@@ -63,6 +64,10 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
         return owned.analyse(session, text)
     if _FUNCTION_DDL.match(text):  # CREATE FUNCTION / DROP FUNCTION: sqlglot reads neither
         return analyse_function_ddl(session, text)
+    if text[:5].upper() == "ALTER":  # ALTER TABLE t ADD c int, RESET (...): one by one
+        multi = analyse_multi_alter(session, text, analyse)
+        if multi is not None:
+            return multi
     if is_trigger_ddl(text):  # CREATE / DROP TRIGGER, ALTER TABLE ... ENABLE | DISABLE TRIGGER
         return analyse_trigger_ddl(session, text)
     tree = parse_sql(text)

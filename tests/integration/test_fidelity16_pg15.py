@@ -116,6 +116,29 @@ merge into t2 using s on t2.v = s.v when not matched and s.k = 1 then insert (id
 merge into t2 using s on t2.id = s.k + 10 when not matched then insert (id, v) overriding user value values (100, s.v);
 select * from t2 order by id;
 """,
+    # ALTER TABLE with several actions, some of which are statements of their own here
+    # (RESET, OWNER TO, DISABLE TRIGGER), run in one statement; RENAME and SET SCHEMA
+    # cannot be combined (42601); one transaction: a failing action undoes the others
+    "alter_multi": """
+create table t (a int, b text) with (fillfactor = 70);
+alter table t add column c int, reset (fillfactor);
+select reloptions from pg_class where relname = 't';
+alter table t add column d int, set (fillfactor = 50);
+alter table t reset (fillfactor), add column e int;
+alter table t set (fillfactor = 40, autovacuum_enabled = false), reset (autovacuum_enabled);
+select reloptions from pg_class where relname = 't';
+alter table t add column l int, owner to current_user;
+alter table t disable trigger all, add column m int;
+alter table t enable trigger all, add column n text default 'x,y';
+alter table t rename column a to aa, add column j int;
+alter table t add column j int, rename column a to aa;
+alter table t add column z int, set schema public;
+alter table t add column y int, reset (fillfactor), add column y text;
+alter table if exists nope add column c int, reset (fillfactor);
+alter table nope add column c int, reset (fillfactor);
+select column_name, data_type, column_default from information_schema.columns where table_name = 't' order by ordinal_position;
+select reloptions from pg_class where relname = 't';
+""",
 }
 
 ASYNCPG = [

@@ -8,7 +8,7 @@ import pytest
 
 from cumulo.server.pgtypes import infdate, network, numlimits, numtypmod, records, utf8check
 from cumulo.server.sql import copyencoding, errpos, parse, prepstmts, statement, usingalias
-from cumulo.server.sql.ddl import depends
+from cumulo.server.sql.ddl import altersplit, depends
 from cumulo.server.sql.expr import constfold, setoptypes, wholerow
 from cumulo.server.sql.pgcatalog import accessmethods
 from cumulo.server.sql.plan import fromnames, joinusing, nullmark, paramcheck
@@ -20,7 +20,8 @@ from cumulo.server.sql.privileges import acl, defaults
                                     acl, defaults, depends, infdate, records, wholerow,
                                     nullmark, statement, setoptypes, parse, errpos,
                                     accessmethods, plpgsql_functions, constfold, numlimits,
-                                    prepstmts, paramcheck, joinusing, usingalias])
+                                    prepstmts, paramcheck, joinusing, usingalias,
+                                    altersplit])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
