@@ -244,13 +244,14 @@ class Cursor:
         return out
 
     def fetchall(self) -> list[tuple]:
-        """Returns every remaining row."""
+        """Returns every remaining row: what a suspended portal still holds comes in one
+        Execute, not in fetch_size batches (a round trip and a portal resume each)."""
         self._check_result()
         out = self._rows[self._pos :]
-        self._pos = len(self._rows)
-        while self._more():
+        if self._suspended:
+            self._load(0)
             out.extend(self._rows)
-            self._pos = len(self._rows)
+        self._pos = len(self._rows)
         return out
 
     def __iter__(self) -> Iterator[tuple]:
