@@ -7,6 +7,8 @@ Two shapes, over a full scan of one table with an optional filter:
     Limit(n) <- [Project] <- Sort <- [Project] <- [Filter] <- Scan      (top-N)
 
 (the builder sorts a Project, whose expressions the first sort key is read through).
+A third, over a join tree only, is taken after those two (top-down, so a top-N keeps its
+Limit): `Sort <- [Project] <- join tree` (TPC-H Q20's outer query, `_sorted`).
 An aggregate or a top-N may also read a join tree of such scans (inner, LEFT, semi,
 anti and NOT IN's null-aware anti hash equi-joins, `columnar_joins.source_of`), or
 one scan whose filter has no vector form: it becomes a `ColumnarJoin`, whose vector
@@ -52,10 +54,11 @@ from typing import Any
 from ...kivi.api import AggSpec
 from ...pgtypes import oids as T
 from ..exec.vector.jointopn import rows_capable
-from ..exec.vector.plan import Columnar, ColumnarJoin, Prepared, VectorSpec
+from ..exec.vector.plan import Columnar, ColumnarJoin, Prepared, SourceScan, VectorSpec, inputs_of
 from ..expr.bound import E
 from ..expr.vectorize import PLAIN_TYPES, vectorizable
 from ..plan import nodes as N
+from ..plan.nodeexprs import node_exprs
 from .columnar_joins import MIN_ROWS, bridged, keyed, plain, same, source_of
 from .stats import STATS
 
@@ -72,7 +75,22 @@ def columnar(plan: N.Node, ctx: Any) -> N.Node:
             return _topn(node) or node
         return node
 
-    return N.transform(plan, fn)
+    return _sorts(N.transform(plan, fn))
+
+
+def _sorts(node: N.Node) -> N.Node:
+    """Top-down, after the other shapes (a Limit over a Sort is a top-N, never a sort): a
+    Sort over a join tree gets the vector form of the join (`_sorted`)."""
+    if isinstance(node, Columnar):
+        return node
+    if isinstance(node, N.Sort):
+        wrapped = _sorted(node)
+        if wrapped is not None:
+            return wrapped
+    for k, v in list(vars(node).items()):
+        if isinstance(v, N.Node):
+            setattr(node, k, _sorts(v))
+    return node
 
 
 def _base(node: N.Node) -> tuple[N.Scan, E | None] | None:
@@ -281,21 +299,10 @@ def _topn(node: N.Limit) -> Columnar | None:
     if not vectorizable(key) or any(x.kind != "col" for x in key.walk()) \
             or key.type == T.BPCHAR:  # char(n) sorts without its trailing blanks
         return None
-    for n in chain:
-        for v in vars(n).values():
-            if isinstance(v, E) and any(x.kind in ("outer", "subquery", "exists", "in_sub",
-                                                   "array_sub") for x in v.walk()):
-                return None
+    if _opaque(chain):
+        return None
     rows = Prepared(cur.cols if base is None else base[0].cols)
-    above: N.Node = rows
-    for n in reversed(chain):  # private copies: later rules rewrite the originals in place
-        c = copy.copy(n)
-        c.child = above  # type: ignore[attr-defined]
-        if isinstance(c, N.Sort):
-            c.keys = [N.SortKey(k.expr, k.desc, k.nulls_first) for k in c.keys]
-        elif isinstance(c, N.Project):
-            c.exprs = list(c.exprs)
-        above = c
+    above = _above(chain, rows)
     first = N.SortKey(key, sort.keys[0].desc, sort.keys[0].nulls_first)
     if base is None:
         js = VectorSpec(None, None, "topn", keys=[first], limit=node.limit, offset=node.offset,
@@ -305,6 +312,70 @@ def _topn(node: N.Limit) -> Columnar | None:
     vs = VectorSpec(scan.table, pred, "topn", keys=[first], limit=node.limit,
                     offset=node.offset, above=above, rows=rows, key_range=_ranged(pred, scan))
     return Columnar(node.cols, row=node, spec=vs)
+
+
+def _opaque(chain: list[N.Node]) -> bool:
+    """Whether an operator of the chain reads an outer query or a sub-plan."""
+    return any(x.kind in ("outer", "subquery", "exists", "in_sub", "array_sub")
+               for n in chain for v in vars(n).values() for e in node_exprs(v)
+               for x in e.walk())
+
+
+def _above(chain: list[N.Node], rows: N.Node) -> N.Node:
+    """Private copies of the chain's operators (later rules rewrite the originals in place),
+    the last one reading `rows`."""
+    above: N.Node = rows
+    for n in reversed(chain):
+        c = copy.copy(n)
+        c.child = above  # type: ignore[attr-defined]
+        if isinstance(c, N.Sort):
+            c.keys = [N.SortKey(k.expr, k.desc, k.nulls_first) for k in c.keys]
+        elif isinstance(c, N.Project):
+            c.exprs = list(c.exprs)
+        above = c
+    return above
+
+
+_SYSTEM = frozenset(("ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"))
+
+
+def _sorted(node: N.Sort) -> ColumnarJoin | None:
+    """`Sort <- [Project] <- join tree`: the vector join computes the joined rows, each
+    becomes the tuple the row join gives (`jointopn.stored_rows`), and the plan's own
+    Project and Sort finish them. Only over a table that ANALYZE found large (a join of
+    small or unanalyzed tables keeps the row path), and never when an operator above
+    reads a system column (ctid), which stored rows do not hold."""
+    chain: list[N.Node] = [node]
+    cur = node.child
+    if isinstance(cur, N.Project):
+        chain.append(cur)
+        cur = cur.child
+    if not isinstance(cur, (N.Join, N.Filter)) or _opaque(chain):
+        return None
+    read = {x.data for v in vars(chain[-1]).values() for e in node_exprs(v) for x in e.walk()
+            if x.kind == "col"}
+    if any(cur.cols[c].hidden and cur.cols[c].name in _SYSTEM for c in read
+           if c < len(cur.cols)):
+        return None
+    source = source_of(cur)
+    if source is None or not rows_capable(source) or not _analyzed_large(source):
+        return None
+    rows = Prepared(cur.cols)
+    js = VectorSpec(None, None, "sort", above=_above(chain, rows), rows=rows, source=source)
+    return ColumnarJoin(node.cols, row=node, spec=js)
+
+
+def _analyzed_large(src: Any) -> bool:
+    """Some table the join reads has statistics of at least MIN_ROWS rows."""
+    stack = [src]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, SourceScan):
+            ts = STATS.get(s.table.oid)
+            if ts is not None and ts.rows >= MIN_ROWS:
+                return True
+        stack.extend(inputs_of(s))
+    return False
 
 
 __all__ = ["columnar"]

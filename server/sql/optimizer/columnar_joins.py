@@ -152,10 +152,16 @@ def source_of(node: N.Node) -> Any:
 def _worth_it(src: Any) -> bool:
     """A join of tables that are all known to be small stays on the row path; so does one
     table, which the rule's own single-scan shapes cover, unless a filter on it has no
-    vector form (row code over its columns: CH-benCHmark Q22's `substring(c_phone ...) IN`)."""
+    vector form (row code over its columns: CH-benCHmark Q22's `substring(c_phone ...) IN`).
+    An aggregate's rows (`SourceRows`) alone are worth it: a vector aggregate read as
+    columns (`aggframe`) instead of a tuple per group (TPC-H Q13's count per customer,
+    grouped again by that count)."""
     scans = list(_scans(src))
-    if not any(isinstance(s, (SourceInner, SourceJoin, SourceFilter)) for s in _walk(src)):
+    if not any(isinstance(s, (SourceInner, SourceJoin, SourceFilter, SourceRows))
+               for s in _walk(src)):
         return False
+    if not scans:
+        return True
     for s in scans:
         ts = STATS.get(s.table.oid)
         if ts is None or ts.rows >= MIN_ROWS:

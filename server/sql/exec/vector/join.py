@@ -191,18 +191,82 @@ def match(lk: list[np.ndarray], lv: np.ndarray | None, rk: list[np.ndarray],
     ri = np.arange(nr, dtype=np.int64) if rv is None else np.flatnonzero(rv)
     if not len(li) or not len(ri):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    names = [f"k{i}" for i in range(len(lk))]
+    a = [k if len(li) == nl else k[li] for k in lk]
+    b = [k if len(ri) == nr else k[ri] for k in rk]
+    one = combined(a, b)
+    if one is not None:
+        a, b = [one[0]], [one[1]]
+        # a key unique on one side over a narrow range (a primary key, a dictionary's codes):
+        # a table indexed by it, no hashing
+        for x, px, y, py, swap in ((b[0], ri, a[0], li, False), (a[0], li, b[0], ri, True)):
+            got = direct(x, y)
+            if got is not None:
+                at_x, at_y = got
+                return (px[at_x], py[at_y]) if swap else (py[at_y], px[at_x])
+    names = [f"k{i}" for i in range(len(a))]
 
-    def table(keys: list[np.ndarray], pos: np.ndarray, n: int, name: str) -> pa.Table:
-        cols = [pa.array(k if len(pos) == n else k[pos]) for k in keys]
-        return pa.table([*cols, pa.array(pos)], names=[*names, name])
+    def table(keys: list[np.ndarray], pos: np.ndarray, name: str) -> pa.Table:
+        return pa.table([*map(pa.array, keys), pa.array(pos)], names=[*names, name])
 
-    lt, rt = table(lk, li, nl, "l"), table(rk, ri, nr, "r")
+    lt, rt = table(a, li, "l"), table(b, ri, "r")
     # Acero builds its hash table on the right input: the smaller one
     out = lt.join(rt, names, join_type="inner", use_threads=False) if len(ri) <= len(li) \
         else rt.join(lt, names, join_type="inner", use_threads=False)
     return (out.column("l").to_numpy().astype(np.int64, copy=False),
             out.column("r").to_numpy().astype(np.int64, copy=False))
+
+
+_SPAN = 1 << 26  # entries of a direct-address table at most (512 MiB of int64: never near)
+
+
+def combined(a: list[np.ndarray], b: list[np.ndarray]
+             ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Several int64 keys as one per side, `(k0 - lo0) * span1 * ... + (k1 - lo1) * ...`, equal
+    exactly where every key is (each offset lies in [0, span) of the two sides' union); the
+    keys as they are when there is one; None when the product of the spans passes int64.
+
+    >>> x, y = combined([np.array([1, 2]), np.array([10, 11])],
+    ...                 [np.array([2, 1]), np.array([11, 11])])
+    >>> x.tolist(), y.tolist()
+    ([0, 3], [3, 1])
+    """
+    if len(a) == 1:
+        return a[0], b[0]
+    x = np.zeros(len(a[0]), np.int64)
+    y = np.zeros(len(b[0]), np.int64)
+    total = 1
+    for ka, kb in zip(a, b, strict=True):
+        lo = min(int(ka.min()), int(kb.min()))
+        span = max(int(ka.max()), int(kb.max())) - lo + 1
+        total *= span
+        if total >= _LIMIT:
+            return None
+        x = x * span + (ka - lo)
+        y = y * span + (kb - lo)
+    return x, y
+
+
+def direct(build: np.ndarray, probe: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Positions (in build, in probe) of the pairs with equal keys, by a table over the build
+    keys' range; None when a build key repeats or the range is wide (the hash join then).
+
+    >>> [p.tolist() for p in direct(np.array([7, 5, 6]), np.array([5, 9, 7, 5, -2**63]))]
+    [[1, 0, 1], [0, 2, 3]]
+    >>> direct(np.array([1, 1]), np.array([1])) is None
+    True
+    """
+    lo, hi = int(build.min()), int(build.max())
+    span = hi - lo + 1
+    if span > min(8 * len(build) + 65536, _SPAN):
+        return None
+    slot = np.full(span, -1, np.int64)
+    slot[build - lo] = np.arange(len(build), dtype=np.int64)
+    if np.count_nonzero(slot >= 0) != len(build):
+        return None  # a repeated key
+    inside = np.flatnonzero((probe >= lo) & (probe <= hi))
+    at = slot[probe[inside] - lo]
+    hit = at >= 0
+    return at[hit], inside[hit]
 
 
 # --- inner joins of n inputs ----------------------------------------------------------------

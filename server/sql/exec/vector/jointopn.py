@@ -1,5 +1,7 @@
 """Top-N over a join (`ORDER BY ... LIMIT n` with no aggregate between): the vector join finds
 the joined rows, the first sort key ranks them, and only the candidates become tuples.
+A full sort over a join (`ORDER BY` alone, TPC-H Q20's outer query) turns every joined
+row into a tuple: the joins, semi joins and their filters still run as vector code.
 
 The join runs as for an aggregate (`join.evaluate`): its result is a frame of row
 positions into each input's packs. `topn.pick` keeps the rows that can be among the
@@ -47,11 +49,14 @@ def rows_capable(src: Any) -> bool:
 
 def candidates(spec: VectorSpec, ctx: Any) -> list[tuple] | None:
     """The joined rows (tuples in the row plan's layout) that may be among the first
-    LIMIT + OFFSET; None when a table has no columnar copy here."""
-    k = wanted(spec, ctx)
+    LIMIT + OFFSET (`op` "sort", a full sort: every row); None when a table has no columnar
+    copy here."""
+    k = wanted(spec, ctx) if spec.op == "topn" else None
     frame = evaluate(spec.source, ctx)
     if frame is None:
         return None
+    if k is None:
+        return stored_rows(frame, np.arange(frame.n, dtype=np.int64))
     if k == 0 or frame.n == 0:
         return []
     key = spec.keys[0]

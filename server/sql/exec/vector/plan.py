@@ -34,6 +34,7 @@ class VectorSpec:
     `op` "topn": the rows that can reach the first `limit` by the first sort key are
     picked per pack, then `above` (the subtree's own row operators, over `rows`)
     sorts, limits and projects them exactly as the row path would.
+    `op` "sort" (over a join tree only): every joined row, then `above` sorts and projects.
     """
 
     table: Any

@@ -82,9 +82,9 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
 
 def _joined(node: Columnar, spec: VectorSpec, ctx: Any) -> list[tuple] | None:
     """The aggregate over a join tree (the joined frame is its one batch of rows), or the
-    top-N of a join (`jointopn`)."""
+    top-N or the sorted rows of a join (`jointopn`)."""
     try:
-        if spec.op == "topn":
+        if spec.op in ("topn", "sort"):
             picked = join_candidates(spec, ctx)
             if picked is None:
                 return None
