@@ -57,7 +57,9 @@ def _kinds() -> dict[str, Any]:
         "datetime": lambda r: r.choice([dt.datetime(2026, 1, 1, 5, 6, 7, r.randrange(10**6)),
                                         dt.datetime.min, dt.datetime.max]),
         "timestamptz": lambda r: r.choice([dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
-                                           dt.datetime(1, 1, 1, tzinfo=dt.UTC)]),
+                                           dt.datetime(1, 1, 1, tzinfo=dt.UTC),
+                                           dt.datetime(2026, 1, 1, 0, 0, 0, r.randrange(10**6),
+                                                       tzinfo=dt.UTC)]),
         "odd datetime": lambda r: r.choice([
             dt.datetime(2026, 11, 1, 1, 30, fold=1),
             dt.datetime(2026, 1, 1, tzinfo=ZoneInfo("Europe/Paris")),
@@ -129,7 +131,7 @@ def test_every_value_type_round_trips_through_a_segment():
         cold.kill(keys[5])
         ks, rs = cold.take(None, None, n, False)
         assert ks == keys[:5] + keys[6:] and _same(rs, rows[:5] + rows[6:])
-    assert seen == {"D", "E", "d", "T", "P"}  # every way of converting a column was taken
+    assert seen == {"D", "E", "d", "U", "T", "P"}  # every way of converting a column was taken
     lineitem = (1, Decimal("17.00"), Decimal("21168.23"), dt.date(1996, 3, 13), "N", "TRUCK")
     seg = Segment.encode([b"k%04d" % i for i in range(100)], [lineitem] * 100, 1)
     assert [c for c, kind, _, _ in seg.conv if kind == "E"] == [1, 2, 3, 4, 5]  # one value each
