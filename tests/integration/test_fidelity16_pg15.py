@@ -139,6 +139,34 @@ alter table nope add column c int, reset (fillfactor);
 select column_name, data_type, column_default from information_schema.columns where table_name = 't' order by ordinal_position;
 select reloptions from pg_class where relname = 't';
 """,
+    # A domain in a routine's signature stays the domain (pg_proc, \\df's functions,
+    # information_schema) and its constraints are checked on arguments and results
+    "domain_routines": """
+create domain posint as int check (value > 0);
+create domain nn as text not null;
+create function f(d posint) returns int language sql as 'select d * 2';
+select f(3), f(null);
+select f(-1);
+select f(0 + 1);
+select pg_get_function_arguments('f'::regproc), pg_get_function_identity_arguments('f'::regproc);
+select proargtypes::regtype[]::text[], prorettype::regtype from pg_proc where proname = 'f';
+create function g(d posint, t nn) returns posint language plpgsql as 'begin return d - 5; end';
+select g(10, 'x');
+select g(2, 'x');
+select g(10, null);
+select pg_get_function_result('g'::regproc), pg_get_function_arguments('g'::regproc);
+select prorettype::regtype from pg_proc where proname = 'g';
+create function s(d posint) returns setof posint language sql as 'select d union all select d + 1';
+select * from s(1);
+select * from s(-1);
+create procedure p(d posint) language plpgsql as 'begin raise notice ''%'', d; end';
+call p(1);
+call p(0);
+select parameter_name, data_type, udt_name from information_schema.parameters where specific_name like 'g\\_%' order by ordinal_position;
+drop domain posint;
+drop domain posint cascade;
+select proname from pg_proc where proname in ('f', 'g', 's', 'p');
+""",
 }
 
 ASYNCPG = [

@@ -209,6 +209,10 @@ class Function:
     atomic: bool = False  # a BEGIN ATOMIC body (prosqlbody): `body` is its statements, deparsed
     secdef: bool = False  # SECURITY DEFINER (prosecdef): runs as its owner (plpgsql.routinectx)
     config: tuple[str, ...] = ()  # SET clauses as `name=value` (proconfig), set for each call
+    # a parameter (the result) declared as a CREATE DOMAIN type: its OID, else 0 (its base
+    # type is in arg_types / returns): pg_proc lists it, calls check the domain's constraints
+    arg_domains: tuple[int, ...] = ()
+    returns_domain: int = 0
 
 
 @dataclass(frozen=True)

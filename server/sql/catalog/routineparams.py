@@ -11,17 +11,20 @@ from ...pgtypes import oids as T
 from .model import Function
 
 
-def parameters(fn: Function) -> list[tuple[str, str, int]]:
+def parameters(fn: Function, declared: bool = False) -> list[tuple[str, str, int]]:
     """Every parameter of a routine in declaration order: (mode letter, name, type), modes as
-    proargmodes spells them (i, o, b, v; t a RETURNS TABLE column)."""
+    proargmodes spells them (i, o, b, v; t a RETURNS TABLE column); `declared`: a domain
+    parameter's type is the domain (as pg_proc lists it), else its base type."""
     modes = fn.param_modes or ("i",) * len(fn.arg_types)
+    types = tuple(d or t for t, d in zip(fn.arg_types, fn.arg_domains, strict=True)) \
+        if declared and fn.arg_domains else fn.arg_types
     out: list[tuple[str, str, int]] = []
     a = o = 0
     outs = list(zip(fn.out_names, fn.out_types, strict=True)) or (
         [(fn.out_column, fn.returns)] if fn.out_column else [])
     for m in modes:
         if m in ("i", "v", "b"):
-            out.append((m, fn.arg_names[a] if a < len(fn.arg_names) else "", fn.arg_types[a]))
+            out.append((m, fn.arg_names[a] if a < len(fn.arg_names) else "", types[a]))
             a += 1
             o += m == "b"
         else:

@@ -33,9 +33,10 @@ from ...errors import (
     UndefinedObject,
 )
 from ...pgtypes import oids as T
-from ..catalog.model import CatalogSnapshot, UserType
+from ..catalog.model import CatalogSnapshot, Function, UserType
 from ..dml.domaincheck import validate_stored
 from ..expr.types import datatype_oid, domain_of
+from ..pgcatalog.typetext import format_type
 from ..privileges.check import current_role_oid
 from ..stmt import Stmt
 from .alter import drop_column
@@ -167,7 +168,21 @@ def _dependents(cat: CatalogSnapshot, t: UserType) -> list[str]:
     return [f"type {d.name} depends on type {t.name}" for d in _children(cat, t)] + \
         [f"column {c.name} of table {tab.name} depends on type {t.name}"
          + ("[]" if c.domain == t.array_oid else "")
-         for tab in cat.tables for c in tab.live_columns if c.domain in _oids(t)]
+         for tab in cat.tables for c in tab.live_columns if c.domain in _oids(t)] + \
+        [f"function {_signature(f)} depends on type "  # NB: a procedure's too (PG 15)
+         f"{t.name}" for f in _functions_of(cat, t)]
+
+
+def _functions_of(cat: CatalogSnapshot, t: UserType) -> list[Function]:
+    """The routines with a parameter or result declared as domain `t`."""
+    return [f for f in cat.functions if t.oid in f.arg_domains or f.returns_domain == t.oid]
+
+
+def _signature(f: Function) -> str:
+    """`f(integer,posint)`, as PostgreSQL's dependency messages name a routine."""
+    doms = f.arg_domains or (0,) * len(f.arg_types)
+    types = (format_type(d or a, None) or "" for a, d in zip(f.arg_types, doms, strict=True))
+    return f"{f.name}({','.join(types)})"
 
 
 def _oids(t: UserType) -> tuple[int, ...]:
@@ -274,6 +289,8 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
         for tab, col in _columns_of(s.catalog(), t):  # CASCADE: the columns go, as in PG
             drop_column(s, s.catalog().existing_table(tab.oid), exp.Drop(
                 tables=[exp.to_identifier(col.name)], cascade=True))
+        for f in _functions_of(s.catalog(), t):  # ... and the routines
+            s.store.delete(s.ensure_txn(), s.db.oid, f)
     txn = s.ensure_txn() if found else None
     for t in found:
         s.store.delete(txn, s.db.oid, t)

@@ -988,6 +988,11 @@ class Binder(SpecialForms, XmlForms):
         col = next((x for x in tab.columns if x.attnum == c.attnum), None) if tab else None
         return usertypes.by_oid(col.domain) if col is not None and col.domain else None
 
+    def _domain_oid_checked(self, e: E, oid: int) -> E:
+        """`e` checked against the domain of OID `oid` (a user function's parameter)."""
+        dom = usertypes.by_oid(oid)
+        return self.domain_checked(e, dom) if dom is not None else e
+
     def domain_checked(self, e: E, dom: Any) -> E:
         """`e` (already of the domain's base type) checked against the domain's NOT NULL and
         CHECKs: each CHECK is bound with VALUE standing for `e` (domaincheck.checked)."""
@@ -1322,7 +1327,8 @@ class Binder(SpecialForms, XmlForms):
             if ci is not None:
                 args = ci[1]
         if name not in FUNCTIONS:  # CREATE FUNCTION's, from the catalog
-            udf = bind_user_function(self.planner.catalog, name, args, self.params)
+            udf = bind_user_function(self.planner.catalog, name, args, self.params,
+                                     self._domain_oid_checked)
             if udf is not None:
                 return udf
         fd, args = resolve(name, args, self.params)

@@ -12,6 +12,7 @@ SQL runner: this layer knows the catalog row, not how to run it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from ...errors import SQLError
@@ -72,8 +73,10 @@ def _instantiated(fn: Function, args: list[E]) -> Function:
 
 
 def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
-                       params: Any) -> E | None:
-    """The bound call of a user function `name(args)`, or None when there is none."""
+                       params: Any, checked: Callable[[E, int], E] | None = None) -> E | None:
+    """The bound call of a user function `name(args)`, or None when there is none;
+    `checked(e, domain)` checks a value against a domain's constraints (the binder's), for
+    parameters and a result declared as domains, as PostgreSQL checks them."""
     if cat is None or not cat.functions:
         return None
     fn = next((f for f in cat.functions
@@ -90,6 +93,9 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
         return None
     fn = _instantiated(fn, args)
     coerced = [coerce(a, t, params=params) for a, t in zip(args, fn.arg_types, strict=True)]
+    if checked is not None and fn.arg_domains:
+        coerced = [checked(a, d) if d else a
+                   for a, d in zip(coerced, fn.arg_domains, strict=True)]
     fields = tuple(zip(fn.out_names, fn.out_types, strict=True)) or None
     fd = FunctionDef(name, _impl(fn, call_context(fn, coerced)), fn.arg_types, fn.returns,
                      strict=fn.strict, volatile=True,  # NB: never folded: its body reads data
@@ -99,4 +105,7 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
     rowtype = fn.returns if fields and fn.returns != T.RECORD else 0
     if rowtype:
         records.ROW_TYPES.add(rowtype)  # NB: its Records encode as `record` does
-    return E("srf" if fn.retset else "call", fd, coerced, t, -1, name, fields, rowtype)
+    call = E("srf" if fn.retset else "call", fd, coerced, t, -1, name, fields, rowtype)
+    if checked is not None and fn.returns_domain and not fn.retset:
+        return checked(call, fn.returns_domain)
+    return call

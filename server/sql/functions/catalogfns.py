@@ -266,7 +266,8 @@ def pg_get_function_result(ctx: FunctionContext, oid: int) -> str | None:
         return None  # NB: a procedure has no result type
     if u is not None:
         table = _table_result(u.param_modes, u.param_texts)
-        return table or ("SETOF " if u.retset else "") + (format_type(u.returns, None) or "")
+        return table or ("SETOF " if u.retset else "") + (
+            format_type(u.returns_domain or u.returns, None) or "")
     f = _function(oid)
     if f is None:
         return None

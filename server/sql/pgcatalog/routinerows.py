@@ -118,7 +118,7 @@ def parameters_view(ctx: Any) -> list[tuple[Any, ...]]:
     db = cat.database.name
     rows = list(_builtins(ctx, _BUILTIN_PARAMETERS, _parameters))
     for f, p in zip(cat.functions, _user_procs(ctx), strict=True):
-        params = parameters(f)  # NB: every parameter as declared, OUT and TABLE ones too
+        params = parameters(f, declared=True)  # NB: every parameter as declared, OUT and TABLE ones too
         p = (*p[:20], [t for _, _, t in params], [m for m, _, _ in params],
              [n for _, n, _ in params], *p[23:])
         rows += _parameters(cat, db, idx.schema_name(f.schema_oid), p,

@@ -332,13 +332,15 @@ def _user_proc(f: M.Function, acl: list[str] | None = None) -> tuple[Any, ...]:
     names = list(f.arg_names) if any(f.arg_names) else None
     alltypes = modes = None
     if any(m != "i" for m in f.param_modes):  # NB: OUT, INOUT, VARIADIC, TABLE: all listed
-        params = parameters(f)
+        params = parameters(f, declared=True)
         alltypes, modes = [t for _, _, t in params], [m for m, _, _ in params]
         names = [n for _, n, _ in params] if any(n for _, n, _ in params) else None
     ndefaults = sum(1 for d in f.param_defaults if d)
     return (f.oid, f.name, f.schema_oid, f.owner, lang, 100.0, 1000.0 if f.retset else 0.0, 0,
             RegOid(0, "-"), f.kind, f.secdef, False, f.strict, f.retset, f.volatility, "u",
-            len(f.arg_types), ndefaults, f.returns, list(f.arg_types), alltypes, modes, names,
+            len(f.arg_types), ndefaults, f.returns_domain or f.returns,
+            [d or t for t, d in zip(f.arg_types, f.arg_domains or [0] * len(f.arg_types),
+                                    strict=True)], alltypes, modes, names,
             None, None, "" if f.atomic else f.body, None, None,  # NB: a SQL-standard body
             list(f.config) or None, acl)  # is prosqlbody, pg_get_function_sqlbody's, not prosrc
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+import sqlglot
+from sqlglot import exp
+
 from ...errors import (
     FeatureNotSupported,
     SQLError,
@@ -29,8 +32,8 @@ from ..catalog.model import Function
 from ..catalog.routineparams import all_arg_types
 from ..ddl.depends import refuse_dependents
 from ..ddl.names import creation_schema, skip_or_raise
-from ..expr import udfinline
-from ..expr.types import type_name
+from ..expr import udfinline, usertypes
+from ..expr.types import domain_of, type_name
 from ..parse import split_statements
 from ..privileges.check import check_function, current_role_oid
 from ..stmt import AnalyseTree, Stmt
@@ -39,7 +42,7 @@ from .assigncast import coerce, converter
 from .interp import Frame, Interp, Var, _Return, _type_of, compile_options, framed
 from .parser import Block, parse_block
 from .procshape import atomic_body, atomic_text, check_procedure_returns, procedure_shape
-from .results import Shape, split_top_level, table_columns
+from .results import Shape, parameter, split_top_level, table_columns
 from .signature import Signature, signature
 from .sqlcheck import check_sql_body
 
@@ -119,7 +122,12 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         params, ret.group("type").strip() if ret else None, form, _result_type, _row_types(session))
     args, returns = shape.args, shape.returns
     sig = signature(params, table_columns(ret.group("type")) if ret and form == "TABLE" else [],
-                    _result_type)
+                    _declared_type)
+    declared = [parameter(p, _declared_type) for p in params]
+    arg_domains = next((d for d in (tuple(_domain_oid(t) for k, _, t in declared if k != "OUT"),
+                                    tuple(_domain_oid(t) for _, _, t in declared))
+                        if len(d) == len(args) and any(d)), ())  # NB: a procedure's OUT too
+    returns_domain = _domain_oid(_declared_type(ret.group("type"))) if ret and not form else 0
     if proc:  # NB: ruleutils marks every mode of a procedure's parameters, IN too
         sig = Signature(sig.modes, tuple(t if m != "i" else "IN " + t
                                          for m, t in zip(sig.modes, sig.texts, strict=True)),
@@ -172,7 +180,8 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
                       out_column=shape.column, param_modes=sig.modes,
                       param_texts=sig.texts, param_defaults=sig.defaults,
                       kind="p" if proc else "f", atomic=atomic is not None,
-                      secdef=secdef, config=config)
+                      secdef=secdef, config=config, arg_domains=arg_domains,
+                      returns_domain=returns_domain)
         if language == "sql":
             check_sql_body(s, fn)
         s.store.put(s.ensure_txn(), s.db.oid, fn)
@@ -253,6 +262,23 @@ def _result_type(text: str) -> int:
     if " ".join(text.split()).lower() in ("trigger", "pg_catalog.trigger"):
         return T.TRIGGER
     return _type_of(text)[0]
+
+
+def _declared_type(text: str) -> int:
+    """A parameter's or the result's type as declared: a domain's own OID (pg_proc keeps
+    it; `_result_type` gives its base type, which the call passes)."""
+    try:
+        node = sqlglot.parse_one(f"CAST(NULL AS {text})", read="postgres")
+    except sqlglot.errors.ParseError:
+        return _result_type(text)
+    dom = domain_of(node.args["to"]) if isinstance(node, exp.Cast) else None
+    return dom.oid if dom is not None else _result_type(text)
+
+
+def _domain_oid(oid: int) -> int:
+    """`oid` if it is a domain's, else 0."""
+    user = usertypes.by_oid(oid)
+    return oid if user is not None and user.kind == "d" else 0
 
 
 def _row_types(session: SQLSession) -> dict[str, tuple[int, tuple[tuple[str, int], ...]]]:

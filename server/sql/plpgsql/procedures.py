@@ -253,8 +253,10 @@ def analyse_call(session: SQLSession, sql: str, param_oids: list[int],
     types = _argument_types(session, args, param_oids, analyse_tree)
     fn, exprs = resolve(session, schema, name, args, types, position + 1)
     params = parameters(fn)
-    casts = ", ".join(f"CAST(({e}) AS {format_type(t, None)})" for e, (_, _, t) in
-                      zip(exprs, params, strict=True)) or "NULL"
+    doms = iter(fn.arg_domains)  # NB: a domain parameter casts to the domain: checked
+    declared = [(next(doms, 0) if m in "ivb" else 0) or t for m, _, t in params]
+    casts = ", ".join(f"CAST(({e}) AS {format_type(t, None)})" for e, t in
+                      zip(exprs, declared, strict=True)) or "NULL"
     values_stmt = analyse_tree(session, f"SELECT {casts}", parse_sql(f"SELECT {casts}"),
                                list(param_oids))
     columns = output_columns(fn)
