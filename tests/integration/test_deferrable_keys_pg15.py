@@ -11,9 +11,11 @@ deferrable key. Each script runs statement by statement on both servers through 
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import asyncpg
 import pg8000.dbapi
+import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
@@ -226,3 +228,43 @@ def test_failed_commit_through_pg8000_and_asyncpg(servers):
         got.append((_pg8000_commit(dsn), asyncio.run(_asyncpg_commit(dsn))))
     assert got[1] == got[0]
     assert got[0][0][0][0] == "23505" and got[0][1][0][0] == "23505"
+
+
+def _race(dsn: str, ddl: str, end: str) -> list:
+    """Two transactions insert one value of a unique column; what each sees."""
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("drop table if exists race")
+        a.execute(ddl)
+        a.execute("begin")
+        b.execute("begin")
+        a.execute("insert into race values (1, 1)")
+        got: list = []
+
+        def second() -> None:
+            try:
+                b.execute("insert into race values (2, 1)")
+                b.execute("commit")
+                got.append("ok")
+            except psycopg.Error as e:
+                got.append(e.sqlstate)
+                b.execute("rollback")
+
+        t = threading.Thread(target=second)
+        t.start()  # NB: it waits for a's end, or (had a ended first) sees a's row: same outcome
+        a.execute(end)
+        t.join()
+        out += got
+        out.append(a.execute("select count(*) from race").fetchone())
+    return out
+
+
+@pytest.mark.parametrize("ddl", [
+    "create table race (id int primary key, a int unique)",
+    "create table race (id int primary key, a int unique deferrable initially deferred)"])
+def test_concurrent_inserts_of_one_value(servers, ddl):
+    """The second inserter waits for the first: 23505 once it commits, its row once it
+    rolls back (both used to commit, leaving a duplicate in a unique index)."""
+    pg, cu = servers
+    for end in ("commit", "rollback"):
+        assert _race(cu.dsn(), ddl, end) == _race(pg.dsn(), ddl, end)

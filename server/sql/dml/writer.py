@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import struct
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import islice, repeat
 from operator import is_, itemgetter, lt
 from typing import TYPE_CHECKING, Any
@@ -39,12 +40,13 @@ from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import round_timestamp
 from ...txn.api import ScanSpec, Txn
-from ...txn.rowlocks import KEY_SHARE
+from ...txn.rowlocks import KEY_SHARE, UPDATE
 from ..catalog.model import Constraint, Index, Table
 from ..context import ParamTypes
 from ..ddl.indexkeys import expr_display, key_function, predicate_function
 from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
+from ..pgcatalog.collations import wrappers
 from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
 from .deferstate import defer_child_rows, defer_unique_keys, is_deferred
@@ -130,6 +132,21 @@ def _round_fraction(precision: int) -> Callable[[Any], Any]:
     return conv
 
 
+def collating(convs: list[tuple[int, Callable[[Any], Any]]],
+              wraps: dict[int, Callable[[Any], Any]]) -> list[tuple[int, Callable[[Any], Any]]]:
+    """The converters with each ICU column's value wrapper after its typmod (one converter
+    per column, as COPY and ALTER TYPE apply them: `pgcatalog.collations.wrappers`)."""
+    if not wraps:
+        return convs
+    out = [(pos, partial(_then, conv, wraps.pop(pos)) if pos in wraps else conv)
+           for pos, conv in convs]
+    return out + list(wraps.items())
+
+
+def _then(first: Callable[[Any], Any], second: Callable[[Any], Any], v: Any) -> Any:
+    return second(first(v))
+
+
 def _convert(rows: list[list[Any]], convs: list[tuple[int, Callable[[Any], Any]]]) -> None:
     """Applies each (position, typmod converter) to the non-NULL values of that column."""
     for pos, conv in convs:
@@ -165,6 +182,7 @@ class TableWriter:
                 f = cast_function(c.type_oid, c.type_oid, c.typmod)  # arrays: per element
                 if f is not None:
                     self.converters.append((c.attnum - 1, f))
+        self.converters = collating(self.converters, wrappers(cat, table))  # ICU columns
         self.indexes: list[Index] = [i for i in cat.indexes_of(table.oid) if i.space]
         self.checks = [c for c in cat.constraints_of(table.oid) if c.kind == "c"]
         self.fks = [c for c in cat.constraints_of(table.oid) if c.kind == "f"]
@@ -306,25 +324,23 @@ class TableWriter:
 
     def _defer_unique(self, s: SQLSession, con: Constraint, idx: Index,
                       rows: list[tuple[Any, ...]]) -> None:
-        """Records the rows' keys in a deferred unique index for COMMIT's check."""
-        key = self.index_key(idx)
-        covers = self._covers(idx)
-        defer_unique_keys(s, con, [
-            vals for vals, r in zip(map(key, rows), rows, strict=True)
-            if (None not in vals or idx.nulls_not_distinct) and (covers is None or covers(r))])
+        """Records the rows' keys in a deferred unique index for COMMIT's check (locked
+        as `_claim` says, so that a concurrent writer of one waits for this one)."""
+        defer_unique_keys(s, con, [w[0] for w in self._claim(s.txn, idx, rows) if w is not None])
 
     def recheck_unique(self, txn: Any, idx: Index, wanted: list[tuple[Any, ...]]) -> None:
         """COMMIT's check of a deferred unique index: 23505 for a key more than one row holds."""
         covers = self._covers(idx)
-        for vals in wanted:
-            prefix = encode_key(vals)
-            n = 0
-            for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
-                                           with_keys=True)):
-                n += sum(1 for entry in batch
-                         if covers is None or self._entry_covered(txn, covers, entry))
-            if n > 1:
-                self._dup(idx.name, idx.columns, vals, idx.exprs)
+        with txn.fresh_snapshot(latest=True):
+            for vals in wanted:
+                prefix = encode_key(vals)
+                n = 0
+                for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
+                                               with_keys=True)):
+                    n += sum(1 for entry in batch
+                             if covers is None or self._entry_covered(txn, covers, entry))
+                if n > 1:
+                    self._dup(idx.name, idx.columns, vals, idx.exprs)
 
     def _pk_range_free(self, txn: Txn, keys: list[bytes]) -> bool:
         """Tells, with one short scan, that no stored key lies within the batch's key range.
@@ -353,6 +369,7 @@ class TableWriter:
         writes it, while the rows after it still hold their old keys."""
         key = self.index_key(idx)
         covers = self._covers(idx)
+        claimed = self._claim(txn, idx, rows)
         seen: set[bytes] = set()
         waiting: dict[bytes, int] = {}  # old keys of the rows not reached yet
         old_keys: list[bytes | None] = []
@@ -363,24 +380,46 @@ class TableWriter:
             old_keys.append(k)
             if k is not None:
                 waiting[k] = waiting.get(k, 0) + 1
-        for i, r in enumerate(rows):
-            if old_keys and old_keys[i] is not None:
-                waiting[old_keys[i]] -= 1  # type: ignore[index]
+        with txn.fresh_snapshot(latest=True):  # NB: every committed entry, as PG's check
+            for i, wanted in enumerate(claimed):
+                if old_keys and old_keys[i] is not None:
+                    waiting[old_keys[i]] -= 1  # type: ignore[index]
+                if wanted is None:
+                    continue
+                vals, prefix = wanted
+                if prefix in seen or waiting.get(prefix):
+                    self._dup(idx.name, idx.columns, vals, idx.exprs)
+                seen.add(prefix)
+                for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
+                                               limit=2 if covers is None else None,
+                                               with_keys=True)):
+                    for entry in batch:
+                        if entry[0] not in ignore and (
+                                covers is None or self._entry_covered(txn, covers, entry)):
+                            self._dup(idx.name, idx.columns, vals, idx.exprs)
+
+    def _claim(self, txn: Any, idx: Index, rows: list[tuple[Any, ...]]
+               ) -> list[tuple[tuple[Any, ...], bytes] | None]:
+        """Each row's (key values, encoded) in a unique index (None: NULL or not covered),
+        after locking each key value (`encode_key(vals)`, which no entry has: entries end
+        with the row's key) FOR UPDATE until the transaction ends.
+
+        Why: two transactions inserting one value would each find no entry at their
+        snapshots, and both commit. With the lock the second waits for the first, as
+        PostgreSQL's inserter waits on the first one's in-progress entry, and then checks
+        the entries committed by then (`fresh_snapshot(latest=True)`): 23505 as in PG.
+        """
+        key = self.index_key(idx)
+        covers = self._covers(idx)
+        out: list[tuple[tuple[Any, ...], bytes] | None] = []
+        for r in rows:
             vals = key(r)
-            if (None in vals and not idx.nulls_not_distinct) or (
-                    covers is not None and not covers(r)):
-                continue
-            prefix = encode_key(vals)
-            if prefix in seen or waiting.get(prefix):
-                self._dup(idx.name, idx.columns, vals, idx.exprs)
-            seen.add(prefix)
-            for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
-                                           limit=2 if covers is None else None,
-                                           with_keys=True)):
-                for entry in batch:
-                    if entry[0] not in ignore and (covers is None
-                                                   or self._entry_covered(txn, covers, entry)):
-                        self._dup(idx.name, idx.columns, vals, idx.exprs)
+            out.append(None if (None in vals and not idx.nulls_not_distinct) or (
+                covers is not None and not covers(r)) else (vals, encode_key(vals)))
+        claims = sorted({w[1] for w in out if w is not None})
+        if claims and idx.space not in (txn.private or ()):  # NB: a space it made: no rival
+            txn.lock_row(idx.space, claims, UPDATE)
+        return out
 
     def _covers(self, idx: Index) -> Callable[[tuple[Any, ...]], bool] | None:
         """A partial index's predicate over rows (None: a full index covers every row)."""
