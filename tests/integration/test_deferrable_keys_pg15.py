@@ -53,6 +53,11 @@ insert into u2 values (1, 1), (2, 2), (3, 3);
 update u2 set a = a + 1;
 update u2 set id = id + 1;
 select * from u2 order by id;
+create table bg (id int primary key deferrable, pos int unique deferrable);
+insert into bg select g, g from generate_series(1, 3000) g;
+update bg set pos = pos + 1;
+update bg set id = id + 1;
+select min(pos), max(pos), min(id), max(id) from bg;
 update u2 set a = 5;
 insert into u2 values (10, 2), (11, 2);
 create table s2 (id int primary key, a int, b int,

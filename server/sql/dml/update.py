@@ -235,9 +235,10 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         total = 0
         out: list[tuple[Any, ...]] = []
         # NB: a BEFORE trigger may skip rows; RETURNING of FROM columns then writes one row
-        # at a time, to know which source row each written row came from
+        # at a time, to know which source row each written row came from. A DEFERRABLE key
+        # is checked when the statement ends: its rows go in one batch
         step = 1 if extra_idx and returning is not None and writer.triggers is not None \
-            else WRITE_BATCH
+            else max(len(found), 1) if writer.deferrable else WRITE_BATCH
         for i in range(0, len(found), step):
             keys, olds, news = [], [], []
             for r in found[i:i + step]:
