@@ -11,6 +11,8 @@ command -v tmux >/dev/null || need_apt+=(tmux)
 [ -f /usr/share/java/postgresql.jar ] || need_apt+=(libpostgresql-jdbc-java)
 command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
 [ -f /usr/share/java/zookeeper.jar ] || need_apt+=(zookeeper)
+[ -f /usr/include/unicode/ucol.h ] || need_apt+=(libicu-dev)  # PyICU builds against it
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need_apt[@]}" || exit 1

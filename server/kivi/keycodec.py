@@ -66,6 +66,7 @@ from typing import Any
 
 from ..errors import FeatureNotSupported
 from ..pgtypes.citext import CIText, fold
+from ..pgtypes.collated import Collated
 from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from ..pgtypes.infdate import (
     DATE_INF,
@@ -87,6 +88,7 @@ _FLOAT, _DECIMAL = 0x14, 0x15
 _STR, _BYTES = 0x20, 0x21
 _BOOL, _DATE, _TIME, _TS, _TSTZ, _INTERVAL, _UUID = 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36
 _TIMETZ = 0x37
+_COLLATED, _COLLATED_ND = 0x28, 0x29  # pgtypes.collated: ICU sort key (then the text)
 _NULL = 0xFF
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -169,6 +171,19 @@ def _enc_citext(v: str) -> bytes:
     """A citext value keys as its case-folded text: 'A@x' and 'a@x' are one key (unique
     indexes and primary keys over citext, pgtypes.citext); it decodes as that text."""
     return _enc_str(fold(v))
+
+
+def _enc_collated(v: Collated) -> bytes:
+    """Text under an ICU collation keys by its ICU sort key (bytes with no NUL, in the
+    collator's order), so an index orders as the collation does. A deterministic one
+    adds the text to break ties by code point and to decode; a nondeterministic one keys
+    by the sort key alone, so a UNIQUE index refuses values the collator calls equal."""
+    if not v.deterministic:
+        return b"\x29" + v.sort_key() + b"\x00"
+    raw = str(v).encode("utf-8", "surrogatepass")
+    if b"\x00" in raw:
+        raw = raw.replace(b"\x00", b"\x00\xff")
+    return b"\x28" + v.sort_key() + b"\x00" + raw + b"\x00\x01"
 
 
 def _enc_bytes(v: bytes) -> bytes:
@@ -262,6 +277,9 @@ _FALLBACK = (
 
 
 def _encoder(v: Any) -> Any:
+    if isinstance(v, Collated):
+        _ENCODERS[type(v)] = _enc_collated  # NB: a class per collation, made at run time
+        return _enc_collated
     for cls, fn in _FALLBACK:
         if isinstance(v, cls):
             return fn
@@ -340,6 +358,15 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
         return (raw.decode("utf-8", "surrogatepass") if tag == _STR else bytes(raw)), end + 2
     if tag == _NULL:
         return None, pos
+    if tag == _COLLATED:  # the text after the sort key (as a plain str)
+        start = buf.index(b"\x00", pos) + 1
+        end = _find_end(buf, start, b"\x00\x01")
+        raw = buf[start:end]
+        if b"\x00" in raw:
+            raw = raw.replace(b"\x00\xff", b"\x00")
+        return raw.decode("utf-8", "surrogatepass"), end + 2
+    if tag == _COLLATED_ND:
+        raise ValueError("a nondeterministic collation's key holds no text")
     if tag == _FLOAT:
         bits = _unpack_q(buf, pos)[0]
         bits = bits ^ _BIAS if bits >> 63 else bits ^ 0xFFFFFFFFFFFFFFFF

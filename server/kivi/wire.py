@@ -45,6 +45,7 @@ from typing import Any
 import msgpack
 
 from ..pgtypes.citext import CIText
+from ..pgtypes.collated import Collated, restore
 from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us
 from ..pgtypes.infdate import (
     DATE_INF,
@@ -64,6 +65,7 @@ EXT_UUID, EXT_TUPLE, EXT_MESSAGE, EXT_BIGINT, EXT_INTERVAL = 6, 7, 8, 9, 10
 EXT_RANGE, EXT_MULTIRANGE, EXT_DATETIME_EDGE = 11, 12, 13
 EXT_FAR_DATE, EXT_FAR_DATETIME = 14, 15
 EXT_CITEXT = 16  # pgtypes.citext: stays case-insensitive after a restart
+EXT_COLLATED = 17  # pgtypes.collated: [locale, deterministic, text]
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -201,6 +203,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_FAR_DATETIME, _pack([obj.us, _offset(obj)]))
     if t is CIText:
         return msgpack.ExtType(EXT_CITEXT, obj.encode())
+    if isinstance(obj, Collated):
+        return msgpack.ExtType(EXT_COLLATED, _pack([obj.locale, obj.deterministic, str(obj)]))
     if t in _FIELDS:
         return msgpack.ExtType(EXT_MESSAGE, _pack([t.__name__, *_fields_out(obj)]))
     # Subclasses (IntEnum, OrderedDict...; strict_types sends them here) travel as their base
@@ -270,6 +274,8 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return ts_of_us(us, _tz(off))
     if code == EXT_CITEXT:
         return CIText(data.decode())
+    if code == EXT_COLLATED:
+        return restore(*_unpack(data))
     return msgpack.ExtType(code, data)
 
 

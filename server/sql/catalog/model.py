@@ -228,8 +228,9 @@ class Extension:
 
 @dataclass(frozen=True)
 class Collation:
-    """A collation made by CREATE COLLATION, as pg_collation lists it. Only code-point
-    ones exist (libc "C", "POSIX", "C.UTF-8"): see `ddl.collationstmt`."""
+    """A collation made by CREATE COLLATION, as pg_collation lists it: a code-point libc
+    one ("C", "POSIX", "C.UTF-8") or an ICU one (provider "i", its locale in `iculocale`):
+    see `ddl.collationstmt`."""
 
     oid: int
     name: str
@@ -238,8 +239,10 @@ class Collation:
     provider: str = "c"  # collprovider: c (libc)
     deterministic: bool = True
     encoding: int = -1  # collencoding: -1 (any) when copied FROM C or POSIX, else 6 (UTF8)
-    collate: str = "C"
-    ctype: str = "C"
+    collate: str | None = "C"
+    ctype: str | None = "C"
+    iculocale: str | None = None  # colliculocale (provider "i")
+    version: str | None = None  # collversion
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
-"""CREATE COLLATION / DROP COLLATION: the code-point collations, with PostgreSQL's answers.
+"""CREATE COLLATION / DROP COLLATION: code-point and ICU collations, with PostgreSQL's answers.
 
-Cumulo compares text by code point and has no collation library (no ICU, no OS
-locales; see `pgcatalog.collations`). So CREATE COLLATION makes what it can
-honour, and only that: a libc collation whose locale is "C", "POSIX" or
-"C.UTF-8" (each orders by code point, in PostgreSQL too), or a copy of one
-(`FROM "C"`). It is a catalog row (`catalog.model.Collation`, transactional like
-any DDL) that pg_collation lists and a column's COLLATE may name. Any other libc
-locale is PostgreSQL's own 22023 for a locale the operating system lacks, which
-is this machine's truth; an ICU collation is 0A000, because comparing by code
-point under an ICU name would give wrong answers. The options are checked as
+CREATE COLLATION makes a libc collation whose locale is "C", "POSIX" or
+"C.UTF-8" (each orders by code point, in PostgreSQL too), an ICU one
+(`provider = icu, locale = 'de-u-co-phonebk'`, `deterministic = false` too:
+ordered and compared by ICU through `pgtypes.collated`), or a copy of either
+(`FROM "C"`, `FROM "sv-x-icu"`). It is a catalog row (`catalog.model.Collation`,
+transactional like any DDL) that pg_collation lists and a column's COLLATE may
+name. Any other libc locale is PostgreSQL's own 22023 for a locale the
+operating system lacks, which is this machine's truth; without PyICU an ICU
+collation is 0A000 naming the extra to install. The options are checked as
 PostgreSQL's DefineCollation checks them, in its order and with its messages.
 DROP COLLATION refuses (2BP01, with PostgreSQL's DETAIL) while a column uses the
 collation, or with CASCADE drops those columns; built-in ones are 2BP01, unknown
@@ -30,9 +30,12 @@ from ...errors import (
     SQLError,
     SyntaxError_,
 )
+from ...pgtypes import collated
 from ...pgwire.backend import Result
 from ..catalog.model import Collation, Table
 from ..pgcatalog.collations import COLLATION_OIDS, created, unknown
+from ..pgcatalog.icucollations import predefined
+from ..pgcatalog.icucollations import version as icu_version
 from ..privileges.check import current_role_oid
 from ..stmt import Stmt
 from .alter import drop_column
@@ -87,21 +90,30 @@ def _truth(v: str) -> bool:
     raise SyntaxError_("deterministic requires a Boolean value")
 
 
-def _source(s: SQLSession, text: str) -> tuple[str, bool, int, str, str]:
-    """(provider, deterministic, encoding, collate, ctype) of the collation FROM names."""
+Definition = tuple[str, bool, int, str | None, str | None, str | None]
+# (provider, deterministic, encoding, collate, ctype, ICU locale)
+
+
+def _source(s: SQLSession, text: str) -> Definition:
+    """What the collation FROM names is."""
     schema, name = parse_qualified(text)
     if name == "default":
         raise SQLError('collation "default" cannot be copied', sqlstate="42P17")
-    if name in COLLATION_OIDS and schema in (None, "pg_catalog"):
-        return "c", True, -1, name, name
+    if schema in (None, "pg_catalog"):
+        if name in ("ucs_basic", "C.utf8"):
+            return "c", True, _UTF8, "C" if name == "ucs_basic" else name, \
+                "C" if name == "ucs_basic" else name, None
+        if name in COLLATION_OIDS:
+            return "c", True, -1, name, name, None
+        if name in predefined():
+            return "i", True, -1, None, None, predefined()[name][1]
     c = created(s.catalog(), name)
     if c is None:
         raise unknown(name)
-    return c.provider, c.deterministic, c.encoding, c.collate, c.ctype
+    return c.provider, c.deterministic, c.encoding, c.collate, c.ctype, c.iculocale
 
 
-def _define(s: SQLSession, opts: dict[str, str] | None, source: str | None
-            ) -> tuple[str, bool, int, str, str]:
+def _define(s: SQLSession, opts: dict[str, str] | None, source: str | None) -> Definition:
     """What the collation is, after PostgreSQL's checks (DefineCollation)."""
     if source is not None:
         return _source(s, source)
@@ -118,9 +130,10 @@ def _define(s: SQLSession, opts: dict[str, str] | None, source: str | None
         raise SQLError(f"unrecognized collation provider: {provider}", sqlstate="42P17")
     deterministic = _truth(opts["deterministic"]) if "deterministic" in opts else True
     if provider == "icu":
-        raise FeatureNotSupported(
-            "ICU collations are not supported: Cumulo compares text by code point, so only "
-            'libc collations of the "C", "POSIX" and "C.UTF-8" locales can be created')
+        if locale is None:
+            raise SQLError('parameter "locale" must be specified', sqlstate="42P17")
+        collated.require_icu()
+        return "i", deterministic, -1, None, None, locale
     collate = locale if locale is not None else opts.get("lc_collate")
     ctype = locale if locale is not None else opts.get("lc_ctype")
     if collate is None:
@@ -135,15 +148,18 @@ def _define(s: SQLSession, opts: dict[str, str] | None, source: str | None
                 f'could not create locale "{loc}": No such file or directory',
                 detail="The operating system could not find any locale data for the locale "
                 f'name "{loc}".')
-    return "c", True, _UTF8, collate, ctype  # NB: the database's encoding (only FROM keeps -1)
+    return "c", True, _UTF8, collate, ctype, None  # NB: the database's encoding (FROM keeps -1)
 
 
 def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool,
             opts: dict[str, str] | None, source: str | None) -> Result:
-    provider, deterministic, enc, collate, ctype = _define(s, opts, source)
+    provider, deterministic, enc, collate, ctype, iculocale = _define(s, opts, source)
+    if provider == "i":
+        collated.require_icu()
     cat = s.catalog()
     sch = creation_schema(cat, schema, s.search_path())
-    if name in COLLATION_OIDS or any(c.name == name and c.schema_oid == sch.oid
+    if name in COLLATION_OIDS or name in predefined() and sch.name == "pg_catalog" or any(
+            c.name == name and c.schema_oid == sch.oid
                                      for c in cat.collations):
         if if_not_exists:
             s.notice(f'collation "{name}" already exists, skipping', sqlstate="42710")
@@ -151,7 +167,8 @@ def _create(s: SQLSession, name: str, schema: str | None, if_not_exists: bool,
         raise DuplicateObject(f'collation "{name}" already exists')
     s.store.put(s.ensure_txn(), s.db.oid, Collation(
         s.store.allocate_oid(), name, sch.oid, current_role_oid(s), provider, deterministic,
-        enc, collate, ctype))
+        enc, collate, ctype, iculocale,
+        icu_version(iculocale) if iculocale is not None else None))
     s.catalog_changed()
     return Result("CREATE COLLATION")
 
@@ -181,7 +198,7 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
     cat = s.catalog()
     found: list[Collation] = []
     for schema, name in names:
-        if name in COLLATION_OIDS and schema in (None, "pg_catalog"):
+        if (name in COLLATION_OIDS or name in predefined()) and schema in (None, "pg_catalog"):
             raise DependentObjectsStillExist(
                 f"cannot drop collation {quote_ident(name)} because it is required by the "
                 "database system")

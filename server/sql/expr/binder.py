@@ -62,7 +62,7 @@ from . import runtime as rt
 from . import types as ty
 from .bound import E, const
 from .casts import cast_function, check_int, each_element, tstz_to_local, tstz_to_timetz
-from .collate import check_collate, check_explicit_pair
+from .collate import check_collate, check_explicit_pair, collated, spread
 from .commontype import AssignCast, assignable, assignment_mismatch, select_common_type
 from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
@@ -614,7 +614,8 @@ class Binder(SpecialForms, XmlForms):
             rhs = exp.All(this=rhs.expressions[0])
         if isinstance(rhs, exp.Any | exp.All):
             return self.quantified(op, node.this, rhs)
-        return self.compare(op, self.bind(node.this), self.bind(rhs))
+        return self.compare(op, self.bind(spread(node.this, rhs)),
+                            self.bind(spread(rhs, node.this)))
 
     b_EQ = b_NEQ = b_LT = b_LTE = b_GT = b_GTE = _cmp
 
@@ -822,10 +823,10 @@ class Binder(SpecialForms, XmlForms):
         return coerce(e, T.TEXT, params=self.params)
 
     def _like(self, node: exp.Expression, ci: bool) -> E:
-        a = self.bind(node.this)
+        a = self.bind(spread(node.this, node.expression))
         ci = ci or citextops.like_ci(a)  # citext's ~~ matches as ILIKE
         a = self._to_text(a)
-        p = self._to_text(self.bind(node.expression))
+        p = self._to_text(self.bind(spread(node.expression, node.this)))
         return E("like", (ci, bool(node.args.get("negate"))), [a, p], T.BOOL)
 
     def b_Like(self, node: exp.Like) -> E:
@@ -835,13 +836,13 @@ class Binder(SpecialForms, XmlForms):
         return self._like(node, True)
 
     def _regex(self, node: exp.Expression, ci: bool, negate: bool = False) -> E:
-        a = self.bind(node.this)
+        a = self.bind(spread(node.this, node.expression))
         if a.type in hstore.OIDS:  # NB: hstore 1.8 dropped its ~ (contained)
             raise hstorerows.undefined(("!" if negate else "") + "~" + ("*" if ci else ""), a,
                                        self.bind(node.expression))
         ci = ci or citextops.like_ci(a)  # citext's ~ matches as ~*
         a = self._to_text(a)
-        p = self._to_text(self.bind(node.expression))
+        p = self._to_text(self.bind(spread(node.expression, node.this)))
         return E("regex", (ci, negate), [a, p], T.BOOL)
 
     def b_RegexpLike(self, node: exp.Expression) -> E:
@@ -941,7 +942,7 @@ class Binder(SpecialForms, XmlForms):
         e = self.bind(node.this)
         check_collate(self.planner.catalog, node.expression, e.type)
         check_explicit_pair(self.planner.catalog, node)
-        return e
+        return collated(self.planner.catalog, node.expression, e)
 
     # -- casts ---------------------------------------------------------------------------------
 

@@ -307,17 +307,22 @@ class Gen:
         neg = "not " if negate else ""
         pat = e.args[1]
         esc = e.args[2] if len(e.args) > 2 else None
+        what = "ILIKE" if ci else "LIKE"  # NB: a nondeterministic collation's 0A000 says
         if (pat.kind == "const" and isinstance(pat.data, str)
                 and (esc is None or (esc.kind == "const" and isinstance(esc.data, str)))):
             rx = self.k(rt.like_regex(pat.data, ci, rt.like_escape(esc.data) if esc else "\\"))
-            return self.strict(e.args[:1], lambda s: f"({neg}{rx}.fullmatch({s[0]}) is not None)")
+            return self.strict(e.args[:1], lambda s: f"({neg}{rx}.fullmatch("
+                               f"_rt.matchable({s[0]}, {what!r})) is not None)")
         if esc is not None:
-            return self.strict(e.args, lambda s: f"({neg}_rt.like({s[0]}, {s[1]}, {ci}, {s[2]}))")
-        return self.strict(e.args, lambda s: f"({neg}_rt.like({s[0]}, {s[1]}, {ci}))")
+            return self.strict(e.args, lambda s: f"({neg}_rt.like(_rt.matchable({s[0]}, "
+                               f"{what!r}), {s[1]}, {ci}, {s[2]}))")
+        return self.strict(e.args, lambda s: f"({neg}_rt.like(_rt.matchable({s[0]}, {what!r}), "
+                           f"{s[1]}, {ci}))")
 
     def g_similar(self, e: E) -> str:
         neg = "not " if e.data else ""
-        return self.strict(e.args, lambda s: f"({neg}_rt.similar({s[0]}, {s[1]}))")
+        return self.strict(e.args, lambda s: f"({neg}_rt.similar(_rt.matchable({s[0]}, "
+                           f"'regular expressions'), {s[1]}))")
 
     def g_regex(self, e: E) -> str:
         ci, negate = e.data
@@ -325,8 +330,10 @@ class Gen:
         pat = e.args[1]
         if pat.kind == "const" and isinstance(pat.data, str):
             rx = self.k(rt.pg_regex(pat.data, ci))
-            return self.strict(e.args[:1], lambda s: f"({neg}{rx}.search({s[0]}) is not None)")
-        return self.strict(e.args, lambda s: f"({neg}_rt.regex({s[0]}, {s[1]}, {ci}))")
+            return self.strict(e.args[:1], lambda s: f"({neg}{rx}.search(_rt.matchable("
+                               f"{s[0]}, 'regular expressions')) is not None)")
+        return self.strict(e.args, lambda s: f"({neg}_rt.regex(_rt.matchable({s[0]}, "
+                           f"'regular expressions'), {s[1]}, {ci}))")
 
     def g_in_list(self, e: E) -> str:
         v, items = e.args[0], e.args[1:]

@@ -1,10 +1,11 @@
 """`expr COLLATE name` in an expression: PostgreSQL's checks (transformCollateClause).
 
-Cumulo compares text by code point, so a collation that exists changes no answer
-(every collation it has is a code-point one: `pgcatalog.collations`). What the
-clause must still do is refuse what PostgreSQL refuses: a collation that does not
-exist (42704, the name folded to lower case unless quoted, schema-qualified by
-`pg_catalog` or a CREATE COLLATION schema) and a type that has no collation (42804).
+Under an ICU collation the clause makes its text operand a `pgtypes.collated`
+value, which compares by the collator (`collated`); under a code-point one
+("C", "POSIX", "default", ...) a plain str again, which compares by code point.
+It also refuses what PostgreSQL refuses: a collation that does not exist (42704,
+the name folded to lower case unless quoted, schema-qualified by `pg_catalog` or
+a CREATE COLLATION schema) and a type that has no collation (42804).
 
 >>> collation_name(exp.Identifier(this="C", quoted=True)), collation_name(exp.Var(this="C"))
 ('C', 'c')
@@ -17,8 +18,9 @@ from sqlglot import exp
 from ...errors import DatatypeMismatch, SQLError
 from ...pgtypes import oids as T
 from ..catalog.model import CatalogSnapshot
-from ..pgcatalog.collations import COLLATABLE, COLLATION_OIDS, created, unknown
+from ..pgcatalog.collations import COLLATABLE, exists, unknown, value_wrapper
 from ..pgcatalog.ddltext import format_type
+from .bound import E
 
 
 def collation_name(node: exp.Expression) -> str:
@@ -42,7 +44,7 @@ def check_collate(cat: CatalogSnapshot | None, node: exp.Expression, type_oid: i
     if schema is not None and schema != "pg_catalog" and cat is not None and not any(
             s.name == schema for s in cat.schemas):
         raise SQLError(f'schema "{schema}" does not exist', sqlstate="3F000")
-    if name not in COLLATION_OIDS and created(cat, name) is None:
+    if not exists(cat, name):
         raise unknown(f"{schema}.{name}" if schema is not None else name)
     base = T.ELEMENT_OF.get(type_oid, type_oid)
     if type_oid != T.UNKNOWN and base not in COLLATABLE and base in T.TYPES:
@@ -59,6 +61,28 @@ def check_explicit_pair(cat: CatalogSnapshot | None, node: exp.Collate) -> None:
             or parent.this is not node or not isinstance(parent.expression, exp.Collate):
         return
     left, right = collation_name(node.expression), collation_name(parent.expression.expression)
-    if left != right and (right in COLLATION_OIDS or created(cat, right) is not None):
+    if left != right and exists(cat, right):
         raise SQLError(f'collation mismatch between explicit collations "{left}" and "{right}"',
                        sqlstate="42P21")
+
+
+def collated(cat: CatalogSnapshot | None, node: exp.Expression, e: E) -> E:
+    """`e COLLATE node` (checked): a text operand under that collation's comparisons."""
+    if e.type not in COLLATABLE and e.type != T.UNKNOWN:
+        return e  # NB: text[] and domains keep code-point order
+    return E("pyfunc", ("collate", value_wrapper(cat, collation_name(node)), True), [e],
+             T.TEXT if e.type == T.UNKNOWN else e.type, e.typmod, e.name)
+
+
+def spread(operand: exp.Expression, other: exp.Expression) -> exp.Expression:
+    """An operand of a binary operator under its partner's explicit collation, as
+    PostgreSQL's collation derivation gives both sides (`a LIKE 'x%' COLLATE "C"` matches
+    `a` under "C", whatever `a`'s column collation is).
+
+    >>> spread(exp.column("a"), exp.Collate(this=exp.Literal.string("x"),
+    ...        expression=exp.Identifier(this="C", quoted=True))).sql("postgres")
+    'a COLLATE "C"'
+    """
+    if isinstance(other, exp.Collate) and not isinstance(operand, exp.Collate):
+        return exp.Collate(this=operand, expression=other.expression.copy())
+    return operand

@@ -21,12 +21,14 @@ from ...errors import (
     ArraySubscriptError,
     DataException,
     DivisionByZero,
+    FeatureNotSupported,
     InvalidEscapeSequence,
     InvalidParameterValue,
     NullValueNotAllowed,
     NumericValueOutOfRange,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
 from .casts import check_int
 
@@ -253,6 +255,14 @@ def array_prepend_op(x: Any, b: list | None) -> list:
 
 
 @lru_cache(maxsize=512)
+def matchable(s: Any, what: str) -> Any:
+    """The subject of LIKE / a regular expression, refused (0A000, as PostgreSQL) under a
+    nondeterministic collation, whose equal strings a pattern cannot tell (`collated`)."""
+    if type(s) is not str and isinstance(s, Collated) and not s.deterministic:
+        raise FeatureNotSupported(f"nondeterministic collations are not supported for {what}")
+    return s
+
+
 def like_regex(pattern: str, ci: bool, escape: str = "\\") -> re.Pattern[str]:
     """Translates a LIKE pattern into a compiled regex (cached)."""
     out = []
@@ -380,6 +390,9 @@ def in_values(v: Any, values: Any, has_null: bool) -> bool | None:
     if v is None:
         return None
     if v in values or (v != v and any(x != x for x in values)):  # NaN equals NaN in SQL
+        return True
+    if type(v) is not str and isinstance(v, Collated) and not v.deterministic \
+            and any(v == x for x in values):  # NB: equal under the collator, hashed apart
         return True
     return None if has_null else False
 

@@ -5,7 +5,7 @@ on the search path (pg_catalog first) or in the schema it names, as
 regcollationin does, and a missing one is PostgreSQL's 42704 `collation "x" for
 encoding "UTF8" does not exist`. The output is the quoted name, qualified when
 the search path would not find it; an OID with no collation prints as the number
-(PostgreSQL's ICU collations are not in Cumulo's catalog). `to_regcollation` is
+(the predefined ICU collations are pg_catalog's, `pgcatalog.icucollations`). `to_regcollation` is
 NULL where the cast fails.
 """
 
@@ -18,6 +18,7 @@ from ...pgtypes import oids as T
 from ..catalog.model import PG_CATALOG_OID
 from ..expr.regcast import RegOid
 from ..pgcatalog.collations import COLLATION_OIDS, unknown
+from ..pgcatalog.icucollations import predefined
 from ..pgcatalog.names import names, quote_ident, split_name
 from .regcasts import labelled
 from .registry import register
@@ -28,6 +29,7 @@ REGCOLLATION = T.REGCOLLATION
 def _collations(ctx: Any) -> list[tuple[int, str, int]]:
     """(oid, name, schema oid) of every collation pg_collation lists."""
     out = [(oid, name, PG_CATALOG_OID) for name, oid in COLLATION_OIDS.items()]
+    out.extend((oid, name, PG_CATALOG_OID) for name, (oid, _) in predefined().items())
     out.extend((c.oid, c.name, c.schema_oid) for c in ctx.catalog.collations)
     return out
 

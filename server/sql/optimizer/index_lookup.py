@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..expr.codegen import conjuncts
+from ..pgcatalog.collations import unkeyable
 from ..plan import nodes as N
 from .point_get import _pk_value, compatible
 from .pushdown_join_filters import conj_all
@@ -45,7 +46,8 @@ def index_lookup(plan: N.Node, ctx: Any) -> N.Node:
             return node
         indexes = [i for i in ctx.catalog.indexes_of(table.oid)
                    if i.space and not i.primary and not i.predicate and not any(i.descending)
-                   and not i.exprs]
+                   and not i.exprs and not unkeyable(table).intersection(
+                       a - 1 for a in i.columns)]  # NB: an ICU column keys by sort key
         if not indexes:
             return node
         preds = conjuncts(node.pred)

@@ -45,6 +45,7 @@ from typing import Any
 
 from ..expr.bound import col
 from ..expr.codegen import conjuncts
+from ..pgcatalog.collations import unkeyable
 from ..plan import nodes as N
 from .cost import has_stats
 from .point_get import compatible
@@ -142,6 +143,7 @@ def _bind_keys(node: N.Join) -> bool:
     customers. The scan's pushed filter then applies to the rows got."""
     right = node.right
     if not (isinstance(right, N.Scan) and right.table.primary_key
+            and not _icu_key(right.table)
             and right.aggregate is None and right.limit is None and not right.reverse
             and right.projection is None and not node.null_aware
             and node.kind in ("inner", "left", "semi", "anti")):
@@ -176,6 +178,11 @@ def _bind_keys(node: N.Join) -> bool:
     return True
 
 
+def _icu_key(table: Any) -> bool:
+    """Whether a primary-key column has an ICU collation (its keys are sort keys)."""
+    return bool(unkeyable(table).intersection(a - 1 for a in table.primary_key))
+
+
 RANGE_COST = 50  # one key-range scan costs about as much as hashing 50 rows (measured)
 
 
@@ -189,6 +196,7 @@ def _range_keys(node: N.Join) -> bool:
     the prefix columns' distinct counts) under the table's rows."""
     right = node.right
     if not (isinstance(right, N.Scan) and right.table.primary_key and right.lo is None
+            and not _icu_key(right.table)
             and right.hi is None and right.aggregate is None and right.limit is None
             and not right.with_keys and not right.reverse and not node.null_aware
             and node.kind in ("inner", "left", "semi", "anti") and not node.lateral):

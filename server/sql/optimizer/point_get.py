@@ -32,6 +32,7 @@ from ..expr import types as ty
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
 from ..expr.volatility import volatility
+from ..pgcatalog.collations import unkeyable
 from ..plan import nodes as N
 
 
@@ -97,6 +98,8 @@ def point_get(plan: N.Node, ctx: Any) -> N.Node:
             return node
         pos = {c.attnum: i for i, c in enumerate(sorted(table.columns, key=lambda c: c.attnum))}
         pk_idx = [pos[a] for a in table.primary_key]
+        if unkeyable(table).intersection(pk_idx):  # an ICU key: keys are sort keys
+            return node
         eq: dict[int, tuple[E, Any]] = {}
         ranges: dict[int, list[tuple[str, Any, E]]] = {}
         for c in conjuncts(node.pred):

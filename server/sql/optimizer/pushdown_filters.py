@@ -21,14 +21,16 @@ from typing import Any
 from ...pgtypes import oids as T
 from ..expr.bound import E
 from ..expr.codegen import conjuncts
+from ..pgcatalog.collations import unkeyable
 from ..plan import nodes as N
 
 
-def to_ir(e: E, ncols: int) -> Any:
-    """Translates a bound predicate into filter IR, or returns None if it cannot."""
+def to_ir(e: E, ncols: int, skip: frozenset[int] = frozenset()) -> Any:
+    """Translates a bound predicate into filter IR, or returns None if it cannot (any
+    use of a column in `skip`: an ICU column's LIKE and IN need the SQL layer's checks)."""
     k = e.kind
     if k == "col":
-        return ("col", e.data) if e.data < ncols else None
+        return ("col", e.data) if e.data < ncols and e.data not in skip else None
     if k == "const":
         return ("const", e.data) if isinstance(e.data, int | str | bool | float | type(None)) or (
             type(e.data).__name__ in ("Decimal", "date", "datetime")) else None
@@ -37,27 +39,27 @@ def to_ir(e: E, ncols: int) -> Any:
     if k == "op" and e.data in ("=", "<>", "<", "<=", ">", ">="):
         if not _nan_safe(e):
             return None
-        a, b = (to_ir(x, ncols) for x in e.args)
+        a, b = (to_ir(x, ncols, skip) for x in e.args)
         if a is None or b is None:
             return None
         return ("cmp", e.data, a, b)
     if k in ("and", "or"):
-        parts = [to_ir(x, ncols) for x in e.args]
+        parts = [to_ir(x, ncols, skip) for x in e.args]
         return None if any(p is None for p in parts) else (k, parts)
     if k == "not":
-        inner = to_ir(e.args[0], ncols)
+        inner = to_ir(e.args[0], ncols, skip)
         return None if inner is None else ("not", inner)
     if k in ("isnull", "notnull"):
-        inner = to_ir(e.args[0], ncols)
+        inner = to_ir(e.args[0], ncols, skip)
         if inner is None:
             return None
         return ("is_null", inner) if k == "isnull" else ("is_not_null", inner)
     if k == "in_list" and not e.data and e.args[0].kind == "col" and e.args[0].type not in _FLOATS:
         if all(x.kind == "const" for x in e.args[1:]):
-            inner = to_ir(e.args[0], ncols)
+            inner = to_ir(e.args[0], ncols, skip)
             return None if inner is None else ("in", inner, [x.data for x in e.args[1:]])
     if k == "like" and not e.data[1] and e.args[1].kind == "const" and e.args[0].kind == "col":
-        inner = to_ir(e.args[0], ncols)
+        inner = to_ir(e.args[0], ncols, skip)
         return None if inner is None else ("like", inner, e.args[1].data, e.data[0])
     return None
 
@@ -91,11 +93,12 @@ def pushdown_filters(plan: N.Node, ctx: Any) -> N.Node:
         if scan.aggregate is not None:
             return node
         ncols = len(scan.table.columns)
+        skip = unkeyable(scan.table)
         pushed: list[Any] = []
         rest: list[E] = []
         shown: list[E] = []
         for c in conjuncts(node.pred):
-            ir = to_ir(c, ncols)
+            ir = to_ir(c, ncols, skip)
             (pushed if ir is not None else rest).append(ir if ir is not None else c)
             if ir is not None:
                 shown.append(c)

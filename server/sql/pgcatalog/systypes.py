@@ -19,6 +19,8 @@ from ..catalog import model as M
 from ..expr import usertypes
 from ..expr.regcast import RegOid
 from .accessmethods import INDEX_METHODS
+from .icucollations import predefined as icu_predefined
+from .icucollations import version as icu_version
 from .procoids import proc_oid
 from .registry import pg_relation
 
@@ -293,13 +295,18 @@ def pg_am(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("pg_catalog", "pg_collation")
 def pg_collation(ctx: Any) -> list[tuple[Any, ...]]:
-    """The default, C and POSIX collations, and CREATE COLLATION's."""
+    """The default, C and POSIX collations, initdb's (ucs_basic, C.utf8, one per ICU
+    locale: `icucollations`), and CREATE COLLATION's."""
     return [
         (100, "default", 11, 10, "d", True, -1, None, None, None, None),
         (950, "C", 11, 10, "c", True, -1, "C", "C", None, None),
         (951, "POSIX", 11, 10, "c", True, -1, "POSIX", "POSIX", None, None),
+        (12340, "ucs_basic", 11, 10, "c", True, 6, "C", "C", None, None),
+        (12341, "C.utf8", 11, 10, "c", True, 6, "C.utf8", "C.utf8", None, None),
+        *((oid, name, 11, 10, "i", True, -1, None, None, loc, icu_version(loc))
+          for name, (oid, loc) in icu_predefined().items()),
         *((c.oid, c.name, c.schema_oid, c.owner, c.provider, c.deterministic, c.encoding,
-           c.collate, c.ctype, None, None) for c in ctx.catalog.collations),
+           c.collate, c.ctype, c.iculocale, c.version) for c in ctx.catalog.collations),
     ]
 
 
