@@ -179,6 +179,7 @@ class LoopServer:
         self.log_connections = log_connections
         self.log_disconnections = log_disconnections
         self.registry: dict[tuple[int, int], Session] = {}
+        self.outbox: list[PgProtocol] = []  # connections holding a reply (`flush_replies`)
         self.relay_cancel: Callable[[tuple[int, int]], None] | None = None  # see cancel_request
         self.handlers: set[PgProtocol] = set()
         self.sessions = 0  # connections past their startup packet (max_connections counts them)
@@ -188,6 +189,16 @@ class LoopServer:
         self.port = 0
         self._server: asyncio.AbstractServer | None = None
         self._closing = False
+
+    def flush_replies(self) -> None:
+        """Writes the replies held during this pass of the loop, one write each (a loop
+        callback). Every connection that became readable in one pass runs its statement
+        first, then all replies go out together: a client process serving several
+        connections (pgbench's threads) wakes once for several replies, and the send
+        system calls, each waking a client, no longer interleave with statement work."""
+        box, self.outbox = self.outbox, []
+        for h in box:
+            h._flush_reply()
 
     async def close(self, grace: float = 3.0, smart: bool = False) -> None:
         """Stops accepting and ends every session.
@@ -237,6 +248,7 @@ class PgProtocol(asyncio.BufferedProtocol):
         self._idle_timer: asyncio.TimerHandle | None = None
         self.started = time.monotonic()
         self.pending = bytearray()  # bytes that arrived while the greenlet was parked
+        self.reply = b""  # a reply held until the loop's pass ends (`LoopServer.flush_replies`)
         self._spare = self.view
 
     # -- asyncio callbacks --------------------------------------------------------
@@ -362,8 +374,8 @@ class PgProtocol(asyncio.BufferedProtocol):
                 self._write(out)
                 self._start_tls()
                 return
-            if out and not self.told and not self.lost:  # NB: `_write`, inline: every reply
-                self.transport.write(out)
+            if out and not self.told and not self.lost:
+                self._hold_reply(out)  # NB: the usual reply: written at the pass's end
             if conn.cancel_key is not None:
                 cancel_request(self.server.registry, conn.cancel_key, self.server.relay_cancel)
             if conn.closed:
@@ -409,6 +421,26 @@ class PgProtocol(asyncio.BufferedProtocol):
                      self.conn.startup_params.get("database", ""))
 
     def _write(self, data: bytes) -> None:
+        if self.reply:
+            self._flush_reply()  # NB: in order
+        if data and not self.told and not self.lost:
+            self.transport.write(data)
+
+    def _hold_reply(self, data: bytes) -> None:
+        """Keeps a statement's reply for `LoopServer.flush_replies`; anything written
+        directly meanwhile (`_write`: a big result's early part, a FATAL, a notification) and
+        hanging up write it first."""
+        if self.reply:
+            self.reply += data
+            return
+        self.reply = data
+        box = self.server.outbox
+        if not box:
+            self.loop.call_soon(self.server.flush_replies)
+        box.append(self)
+
+    def _flush_reply(self) -> None:
+        data, self.reply = self.reply, b""
         if data and not self.told and not self.lost:
             self.transport.write(data)
 
@@ -457,6 +489,8 @@ class PgProtocol(asyncio.BufferedProtocol):
 
     def _hang_up(self) -> None:
         if self.transport is not None and not self.lost:
+            if self.reply:
+                self._flush_reply()
             self.transport.close()
 
     def _tell_and_hang_up(self, exc: SQLError | None = None) -> None:
@@ -546,6 +580,8 @@ class PgProtocol(asyncio.BufferedProtocol):
     def abandon(self) -> None:
         """Disconnects a client whose statement ignores cancel."""
         if self.transport is not None:
+            if self.reply:
+                self._flush_reply()
             if not self.told:
                 self.told = True
                 with contextlib.suppress(Exception):
