@@ -17,11 +17,17 @@ in the kernel) and run when the statement ends. Calls that block in the kernel
 for milliseconds (the group commit's fsync, CHECKPOINT) run on a helper thread
 through `waits.blocking`, so only their own session waits for them.
 
-Not the default (`--frontend threads` is): on a quiet 2-core machine the two
+The default front end (on uvloop); `--frontend threads` is the old one. An early
+measurement, before uvloop and the OLTP lanes: on a quiet 2-core machine the two
 measured alike (pgbench scale 1, -c 8: TPC-B 495 vs 464 tps, select-only 8,050
 vs 6,211 tps, in separate runs), but on a loaded one the kernel shares the CPU
 per thread, and one loop thread lost to the threaded server's many (TPC-B 70 vs
 226 tps at load 15).
+
+Replies: a statement's reply is held until the loop's pass over the readable
+connections ends, then every held reply is written (`LoopServer.flush_replies`),
+one write per connection as before; a direct write or a hang-up writes the
+held reply first, so the order on each connection is unchanged.
 
 Flow control: replies go to the transport; when its buffer passes the high
 mark (a client that does not read), the connection's greenlet parks until it
