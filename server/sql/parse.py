@@ -32,7 +32,17 @@ from sqlglot.tokens import Token, TokenType
 
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
-from . import extsyntax, geosyntax, inlists, literalrows, manyvalues, strjoin, usingalias, ustrings
+from . import (
+    extsyntax,
+    geosyntax,
+    inlists,
+    literalrows,
+    manyvalues,
+    mergesyntax,
+    strjoin,
+    usingalias,
+    ustrings,
+)
 from .escnul import check_unicode_nul
 from .setvalue import split_commas
 from .xmlsyntax import needed as _xml_needed
@@ -153,6 +163,8 @@ def _is_normalized(parser: Any, this: exp.Expression | None) -> exp.Expression |
 _PG_PARSER.RANGE_PARSERS = {**_PG_PARSER.RANGE_PARSERS, TokenType.IS: _is_normalized}
 _PG_PARSER._parse_join = usingalias.parse_join(  # type: ignore[method-assign]
     _PG_PARSER._parse_join)  # USING (id) AS j
+_PG_PARSER._parse_merge = mergesyntax.parse_merge(  # type: ignore[method-assign]
+    _PG_PARSER._parse_merge)  # MERGE ... USING b JOIN c ON ... ON ...
 _PG_GENERATOR = sqlglot.Dialect.get_or_raise("postgres").generator_class
 _PG_GENERATOR.join_sql = usingalias.generate_join(  # type: ignore[method-assign]
     _PG_GENERATOR.join_sql)

@@ -10,6 +10,8 @@ queries of `ASYNCPG` also through asyncpg (prepared: its row descriptions and ro
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 
 import asyncpg
 import psycopg
@@ -167,6 +169,26 @@ drop domain posint;
 drop domain posint cascade;
 select proname from pg_proc where proname in ('f', 'g', 's', 'p');
 """,
+    # MERGE with a join as its data source: the clauses see each relation by its name
+    "merge_join_source": """
+create table t (id int primary key, v text, n int default 0);
+create table b (id int, x text);
+create table c (cid int, y text, id int);
+insert into t values (1, 'old1'), (2, 'old2'), (5, 'old5');
+insert into b values (1, 'b1'), (3, 'b3'), (5, 'b5');
+insert into c values (1, 'c1', 1), (3, 'c3', 3), (5, 'c5', 5);
+merge into t using b join c on b.id = c.cid on t.id = b.id when matched and y = 'c5' then delete when matched then update set v = x || y, n = cid when not matched then insert (id, v) values (cid, x || '+' || y);
+select * from t order by id;
+merge into t using b join c on b.id = c.cid on t.id = b.id when matched then update set v = id::text;
+merge into t using b join t on b.id = t.id on t.id = b.id when matched then do nothing;
+merge into t using b join (values (1, 'one'), (3, 'three')) as w(k, word) on w.k = b.id on t.id = b.id when matched then update set v = word;
+merge into t as tt using b join c on b.id = c.cid left join (select 3 as z) s on s.z = b.id on tt.id = b.id when matched and s.z is null then update set n = 99 when matched then update set n = s.z;
+merge into t using (b join c on b.id = c.cid) on t.id = b.id when not matched then insert values (b.id + 10, c.y);
+merge into t using b join c using (id) on t.id = b.id when matched and c.y = 'c1' then delete;
+select * from t order by id;
+merge into t using b join c on b.id = c.cid on t.id = 3 when matched then update set v = 'twice';
+merge into t using b, c on t.id = b.id when matched then do nothing;
+""",
 }
 
 ASYNCPG = [
@@ -236,3 +258,45 @@ def test_using_joins_through_asyncpg(cumulo_server, pg15):
     expected = asyncio.run(_prepared(pg))
     assert expected[0][1][0] == ("id", 23)
     assert asyncio.run(_prepared(cu)) == expected
+
+
+# READ COMMITTED: a MERGE that waited for a row another transaction changed picks its WHEN
+# clause again on the newest version (PostgreSQL's EvalPlanQual): the guard of the first
+# clause fails there, so row 1 takes the second clause; a DELETE whose guard fails is none.
+RECHECKS = [
+    ("insert into acct values (1, 100), (2, 100)", "update acct set bal = 50 where id = 1",
+     "merge into acct a using (values (1, 80), (2, 10)) s(id, amt) on a.id = s.id "
+     "when matched and a.bal >= s.amt then update set bal = a.bal - s.amt "
+     "when matched then update set bal = -1"),
+    ("insert into acct values (1, 0)", "update acct set bal = 5 where id = 1",
+     "merge into acct a using (values (1)) s(id) on a.id = s.id "
+     "when matched and a.bal = 0 then delete"),
+]
+
+
+def _recheck(dsn: str, fill: str, update: str, merge: str) -> tuple:
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("drop table if exists acct")
+        a.execute("create table acct (id int primary key, bal int)")
+        a.execute(fill)
+        a.execute("begin")
+        a.execute(update)
+        out: list = []
+        th = threading.Thread(target=lambda: out.append(b.execute(merge).statusmessage))
+        th.start()
+        with psycopg.connect(dsn, autocommit=True) as w:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not w.execute(
+                    "select count(*) from pg_stat_activity where state = 'active'"
+                    " and query like 'merge into acct%'").fetchone()[0]:
+                pass
+        a.execute("commit")
+        th.join(30)
+        return out, a.execute("select * from acct order by id").fetchall()
+
+
+@pytest.mark.parametrize("case", range(len(RECHECKS)))
+def test_merge_rechecks_when_on_newest_version(cumulo_server, pg15, case):
+    pg, cu = fresh(pg15, cumulo_server, "fidel_recheck")
+    expected = _recheck(pg, *RECHECKS[case])
+    assert _recheck(cu, *RECHECKS[case]) == expected

@@ -44,6 +44,7 @@ WITH below the top level (0A000), a reference to one without RETURNING
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -121,22 +122,31 @@ class _Part:
         return cols
 
 
-def _carrier(part: Stmt, first: int) -> tuple[exp.Expression, list[int]]:
+def _carrier(part: Stmt, first: int, keep: Sequence[int] | None = None,
+             ordinality: str = "") -> tuple[exp.Expression, list[int]]:
     """The SELECT that stands for a data-modifying query in the rest of the statement,
-    reading its RETURNING rows from parameters `first`, `first + 1`, …"""
-    items, args, text_cols = [], [], []
+    reading its RETURNING rows from parameters `first`, `first + 1`, …; with `keep`, only
+    those columns, and with `ordinality` a column of that name numbering the rows (MERGE's
+    join sources: one carrier per relation, joined on it)."""
+    items, args, inner, text_cols = [], [], [], []
     for i, c in enumerate(part.columns or []):
         ft = format_type(c.type_oid, c.typmod)
         is_array = c.type_oid in T.ELEMENT_OF or c.type_oid in records.ROW_TYPES \
             or c.type_oid in records.COMPOSITES  # NB: a whole row, too, goes as its text
         if is_array:
             text_cols.append(i)
+        if keep is not None and i not in keep:
+            continue
         args.append(f"${first + i}::{'text' if is_array else ft}[]")
+        inner.append(f"_c{i + 1}")
         col = exp.to_identifier(c.name).sql("postgres")
         cast = is_array or c.typmod != -1
         items.append(f"_c{i + 1}::{ft} AS {col}" if cast else f"_c{i + 1} AS {col}")
-    inner = ", ".join(f"_c{i + 1}" for i in range(len(items)))
-    sql = f"SELECT {', '.join(items)} FROM unnest({', '.join(args)}) AS _dml({inner})"
+    if ordinality:
+        items.append(f"_ord AS {ordinality}")
+        inner.append("_ord")
+    sql = f"SELECT {', '.join(items)} FROM unnest({', '.join(args)})" + (
+        " WITH ORDINALITY" if ordinality else "") + f" AS _dml({', '.join(inner)})"
     return parse_sql(sql), text_cols
 
 

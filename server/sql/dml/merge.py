@@ -14,7 +14,13 @@ apart at analysis into statements that each go through the ordinary DML path
   theirs by clause number; UPDATE and DELETE find their target rows by key and
   recheck the ON condition, so that at READ COMMITTED their rerun on a fresh
   snapshot (`dml.update`) updates the row's newest version, as PostgreSQL's
-  EvalPlanQual does (the WHEN clause chosen is the first snapshot's).
+  EvalPlanQual does; each part also picks the row's WHEN clause again, so that the
+  rerun takes the clause the newest version satisfies (or none).
+
+A join as the source (`USING b JOIN c ON ...`, `parse.mergesyntax`) is classified as
+`b JOIN c ON ... LEFT JOIN t`, and the parts read one carrier per relation, under the
+relation's name and joined on the row's number, so the clauses' references resolve as
+in PostgreSQL (42P09 for the target's name among them).
 
 Each part runs even when it has no rows, so the statement triggers of every
 action mentioned fire, as in PostgreSQL. The classifier reads before any part
@@ -26,8 +32,10 @@ on the clause number, so statement triggers fire once per action type. Unlike
 PostgreSQL, row triggers fire part by part (all updates, then deletes, then
 inserts), not in the join's order; UPDATE clauses that SET DEFAULT or a row from
 a subquery, and INSERT clauses naming different columns, are a part each (their
-statement triggers fire once per clause). At READ COMMITTED a rerun rechecks the
-ON condition but not the WHEN condition on the newest row version.
+statement triggers fire once per clause). At READ COMMITTED the clause picked again
+must be of the part's own action: a row whose newest version moves from an UPDATE clause
+to a DELETE one (or the reverse) is left alone, where PostgreSQL runs the other action;
+a row deleted meanwhile does not go on to the NOT MATCHED clauses.
 
 PostgreSQL 15 runs MERGE only into a table: into a view (automatically
 updatable or not; 16 allows it), a sequence or a materialized view it is
@@ -65,6 +73,7 @@ if TYPE_CHECKING:
 _KIND_DETAIL = {"v": "views", "S": "sequences", "m": "materialized views", "c": "composite types",
                 "f": "foreign tables", "i": "indexes"}
 _TID, _ACT = "__merge_tid", "__merge_act"
+_REL, _ORD = "__merge_rel", "__merge_ord"  # a join source's relation markers, row numbers
 
 
 def refuse_merge(s: SQLSession, tree: exp.Merge) -> None:
@@ -80,6 +89,36 @@ def refuse_merge(s: SQLSession, tree: exp.Merge) -> None:
     if what is not None:
         raise FeatureNotSupported(f'cannot execute MERGE on relation "{name}"',
                                   detail=f"This operation is not supported for {what}.")
+
+
+def _source(node: exp.Expression) -> tuple[exp.Expression, list[exp.Expression]]:
+    """MERGE's data source as FROM prints it, and its relations: one, or a join's (`b JOIN
+    c ON ...`, `(b JOIN c ON ...)`: `parse.mergesyntax` keeps the joins on b)."""
+    if isinstance(node, exp.Subquery) and not node.alias and isinstance(node.this, exp.Table) \
+            and node.this.args.get("joins"):
+        node = node.this
+    joins = node.args.get("joins") or []
+    if not joins:
+        return node, [node]
+    first = node.copy()
+    first.set("joins", None)
+    return node, [first, *(j.this for j in joins)]
+
+
+def _joined_carriers(cstmt: Stmt, first: int, names: list[str]) -> str:
+    """The classified rows of a join source as its relations, each a carrier of its own
+    columns under its own name (so `b.x`, `c.y` and unambiguous bare names resolve as in
+    the MERGE), the first also carrying the row key and clause number; joined on the row's
+    number. The classifier separates the relations' columns with `_REL` markers."""
+    cols = [c.name for c in cstmt.columns or []]
+    cuts = [0] + [i for i, n in enumerate(cols) if n.startswith(_REL)] + [len(cols)]
+    out = []
+    for k, name in enumerate(names):
+        keep = range(cuts[k] + (1 if k else 0), cuts[k + 1])
+        tree, _ = _carrier(cstmt, first, list(keep), _ORD)
+        item = f"({tree.sql('postgres')}) AS {name}"
+        out.append(item if k == 0 else f"JOIN {item} ON {name}.{_ORD} = {names[0]}.{_ORD}")
+    return " ".join(out)
 
 
 def _syntax(sql: str, word: str, after: int = 0) -> SQLError:
@@ -188,7 +227,7 @@ def _set_pairs(then: exp.Update) -> list[tuple[exp.Expression, exp.Expression]] 
 
 
 def _combined_update(tsql: str, tname: str, sname: str, carrier: str, match: str,
-                     updates: list[tuple[int, exp.Update]]) -> str | None:
+                     updates: list[tuple[int, exp.Update]], live: str) -> str | None:
     """One UPDATE for several UPDATE clauses (each column a CASE on the clause), so that the
     statement triggers fire once, as in PostgreSQL; None where a form cannot be combined."""
     by_clause = [(i, _set_pairs(u)) for i, u in updates]
@@ -202,10 +241,10 @@ def _combined_update(tsql: str, tname: str, sname: str, carrier: str, match: str
     for col in cols:
         whens = " ".join(f"WHEN {i} THEN {v.sql('postgres')}" for i, pairs in by_clause
                          for c, v in pairs or [] if c.sql("postgres") == col)
-        sets.append(f"{col} = CASE {sname}.{_ACT} {whens} ELSE {tname}.{col} END")
+        sets.append(f"{col} = CASE {live} {whens} ELSE {tname}.{col} END")
     clauses = ", ".join(str(i) for i, _ in updates)
     return (f"UPDATE {tsql} SET {', '.join(sets)} FROM {carrier} "
-            f"WHERE {match} AND {sname}.{_ACT} IN ({clauses})")
+            f"WHERE {match} AND {sname}.{_ACT} IN ({clauses}) AND {live} IN ({clauses})")
 
 
 def _insert_pairs(s: SQLSession, tree: exp.Merge, then: exp.Insert
@@ -294,10 +333,17 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     whens: list[exp.When] = list(whens_node.expressions) if whens_node is not None else []
     _check_forms(sql, tree, whens)
     target = tree.this
-    source = tree.args["using"]
+    source, rels = _source(tree.args["using"])
     tsql = target.sql("postgres")
-    _check_names(tree, whens, _name_of(target), _name_of(source))
-    tname, sname = _name_of(target).sql("postgres"), _name_of(source).sql("postgres")
+    for rel in rels:
+        if len(rels) > 1 and ident(_name_of(rel)) == ident(_name_of(target)):
+            raise SQLError(f'table reference "{ident(_name_of(rel))}" is ambiguous',
+                           sqlstate="42P09")  # ambiguous_alias: the target in a join source
+        _check_names(tree, whens, _name_of(target), _name_of(rel))
+    rnames = [_name_of(rel).sql("postgres") for rel in rels]
+    tname, sname = _name_of(target).sql("postgres"), rnames[0]
+    columns = ", ".join(f"{n}.*" if k == 0 else f"0 AS {_REL}{k}, {n}.*"
+                        for k, n in enumerate(rnames))  # NB: a join: its relations' columns
     on = tree.args["on"].sql("postgres")
     matched: list[str] = []
     unmatched: list[str] = []
@@ -310,7 +356,7 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     key = f"{tname}.{ROW_KEY}"
     match = f"{key} = {sname}.{_TID} AND ({on})"  # NB: the ON again: rechecked on a rerun
     classify = (f"SELECT {key} AS {_TID}, CASE WHEN {key} IS NULL THEN {u_case} "
-                f"ELSE {m_case} END AS {_ACT}, {sname}.* "
+                f"ELSE {m_case} END AS {_ACT}, {columns} "
                 f"FROM {source.sql('postgres')} LEFT JOIN {tsql} ON {on}")
     with_ = tree.args.get("with_")
     if with_ is not None:  # WITH w AS (...) MERGE INTO t USING w ...
@@ -324,25 +370,30 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
             for i, o in enumerate(oids)]
     carrier_tree, text_cols = _carrier(cstmt, nuser + 1)
     carried = _Part(cstmt, text_cols)
-    carrier = f"({carrier_tree.sql('postgres')}) AS {sname}"
+    carrier = f"({carrier_tree.sql('postgres')}) AS {sname}" if len(rels) == 1 else \
+        _joined_carriers(cstmt, nuser + 1, rnames)
     texts: list[tuple[str, int | None]] = []  # a part's text; its clause if run per row
     modifying: set[int] = set()
     deletes = [i for i, w in enumerate(whens, 1) if _is_delete(w.args.get("then"))]
     updates = [(i, w.args["then"]) for i, w in enumerate(whens, 1)
                if isinstance(w.args.get("then"), exp.Update)]
     modifying.update(i for i, _ in updates)
-    combined = _combined_update(tsql, tname, sname, carrier, match, updates) if len(updates) > 1 \
-        else None
+    # NB: each part picks its rows' WHEN clause again on the row it writes, so that a rerun
+    # at READ COMMITTED (dml.update) rechecks it on the newest version, as EvalPlanQual does
+    live = f"({m_case})"
+    combined = _combined_update(tsql, tname, sname, carrier, match, updates, live) \
+        if len(updates) > 1 else None
     if combined is not None:
         texts.append((combined, None))
     for i, then in updates if combined is None else []:
         sets = ", ".join(e.sql("postgres") for e in then.expressions)
         texts.append((f"UPDATE {tsql} SET {sets} FROM {carrier} "
-                      f"WHERE {match} AND {sname}.{_ACT} = {i}", None))
+                      f"WHERE {match} AND {sname}.{_ACT} = {i} AND {live} = {i}", None))
     if deletes:
         modifying.update(deletes)
+        ids = ", ".join(map(str, deletes))
         texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {match} "
-                      f"AND {sname}.{_ACT} IN ({', '.join(map(str, deletes))})", None))
+                      f"AND {sname}.{_ACT} IN ({ids}) AND {live} IN ({ids})", None))
     texts += _insert_sql(session, tree, [(i, w.args["then"]) for i, w in enumerate(whens, 1)
                                          if isinstance(w.args.get("then"), exp.Insert)], carrier,
                           _overriding(sql, len(whens)))

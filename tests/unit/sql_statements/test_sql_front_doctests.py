@@ -7,7 +7,15 @@ import doctest
 import pytest
 
 from cumulo.server.pgtypes import infdate, network, numlimits, numtypmod, records, utf8check
-from cumulo.server.sql import copyencoding, errpos, parse, prepstmts, statement, usingalias
+from cumulo.server.sql import (
+    copyencoding,
+    errpos,
+    mergesyntax,
+    parse,
+    prepstmts,
+    statement,
+    usingalias,
+)
 from cumulo.server.sql.ddl import altersplit, depends
 from cumulo.server.sql.expr import constfold, setoptypes, wholerow
 from cumulo.server.sql.pgcatalog import accessmethods
@@ -21,7 +29,7 @@ from cumulo.server.sql.privileges import acl, defaults
                                     nullmark, statement, setoptypes, parse, errpos,
                                     accessmethods, plpgsql_functions, constfold, numlimits,
                                     prepstmts, paramcheck, joinusing, usingalias,
-                                    altersplit])
+                                    altersplit, mergesyntax])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
