@@ -13,6 +13,7 @@ command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
 [ -f /usr/share/java/zookeeper.jar ] || need_apt+=(zookeeper)
 [ -f /usr/include/unicode/ucol.h ] || need_apt+=(libicu-dev)  # PyICU builds against it
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+command -v g++ >/dev/null || need_apt+=(g++)  # and compiles with it
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need_apt[@]}" || exit 1
