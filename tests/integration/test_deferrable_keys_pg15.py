@@ -164,6 +164,32 @@ create table f1 (id int primary key, p int references p4 (a));
 create table f1 (id int primary key, p int references p4 (b));
 create table f1 (id int primary key, p int references p4 (c));
 """,
+    # The catalog says what is deferrable; ALTER CONSTRAINT changes a foreign key's deferral.
+    "catalog_and_alter_constraint": """
+create table dc (id int primary key deferrable initially deferred, a int unique deferrable,
+                 b int unique);
+create table dfk (id int references dc (b) deferrable initially deferred,
+                  x int references dc (b));
+select conname, condeferrable, condeferred from pg_constraint
+ where conrelid in ('dc'::regclass, 'dfk'::regclass) order by 1;
+select c.relname, i.indimmediate from pg_index i join pg_class c on c.oid = i.indexrelid
+ where i.indrelid = 'dc'::regclass order by 1;
+select table_name, constraint_name, is_deferrable, initially_deferred
+  from information_schema.table_constraints
+ where table_name in ('dc', 'dfk') and constraint_type <> 'CHECK' order by 1, 2;
+alter table dfk alter constraint dfk_x_fkey deferrable initially deferred;
+alter table dfk alter constraint dfk_id_fkey not deferrable;
+alter table dfk alter constraint nosuch deferrable;
+alter table dc alter constraint dc_b_key deferrable;
+alter table dfk alter constraint dfk_x_fkey not deferrable initially deferred;
+begin;
+insert into dfk values (null, 5);
+insert into dfk values (5, null);
+rollback;
+alter table dfk alter constraint dfk_x_fkey initially immediate;
+select conname, condeferrable, condeferred from pg_constraint
+ where conrelid = 'dfk'::regclass order by 1;
+""",
 }
 
 

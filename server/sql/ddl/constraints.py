@@ -279,11 +279,38 @@ _VALIDATE = re.compile(r"\s*ALTER\s+TABLE\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?(
                        r"VALIDATE\s+CONSTRAINT\s+(?P<name>\S+?)\s*;?\s*$", re.I | re.S)
 
 
+_ALTER_CON = re.compile(
+    r"\s*ALTER\s+TABLE\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?(?P<table>\S+)\s+ALTER\s+"
+    r"CONSTRAINT\s+(?P<name>\S+?)(?P<opts>(?:\s+(?:NOT\s+DEFERRABLE|DEFERRABLE|"
+    r"INITIALLY\s+DEFERRED|INITIALLY\s+IMMEDIATE))*)\s*;?\s*$", re.I | re.S)
+
+
+def alter_constraint(s: SQLSession, table: Table, name: str, deferral: tuple[bool, bool]
+                     ) -> None:
+    """ALTER TABLE ... ALTER CONSTRAINT fk [NOT] DEFERRABLE [INITIALLY ...]: PostgreSQL 15
+    alters foreign keys only, and what the clause leaves out is NOT DEFERRABLE INITIALLY
+    IMMEDIATE."""
+    con = next((c for c in s.catalog().constraints_of(table.oid) if c.name == name), None)
+    if con is None:
+        raise UndefinedObject(f'constraint "{name}" of relation "{table.name}" does not exist')
+    if con.kind != "f":
+        raise WrongObjectType(
+            f'constraint "{name}" of relation "{table.name}" is not a foreign key constraint')
+    s.store.put(s.ensure_txn(), s.db.oid,
+                dataclasses.replace(con, deferrable=deferral[0], deferred=deferral[1]))
+    s.catalog_changed()
+
+
 def analyse_validate(sql: str) -> Stmt | None:
-    """ALTER TABLE t VALIDATE CONSTRAINT c (sqlglot reads it as a bare command)."""
+    """ALTER TABLE t VALIDATE CONSTRAINT c, and ALTER TABLE t ALTER CONSTRAINT c [NOT]
+    DEFERRABLE [INITIALLY ...] (sqlglot reads both as bare commands)."""
     m = _VALIDATE.match(sql)
     if m is None:
-        return None
+        m = _ALTER_CON.match(sql)
+        if m is None:
+            return None
+        deferral = fk_deferral(re.findall(r"NOT\s+DEFERRABLE|DEFERRABLE|INITIALLY\s+\w+",
+                                          m.group("opts"), re.I))
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         schema, name = parse_qualified(m.group("table"))
@@ -293,7 +320,10 @@ def analyse_validate(sql: str) -> Stmt | None:
             return Result("ALTER TABLE")
         cat = s.catalog()
         must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)
-        validate_constraint(s, table, unquote_ident(m.group("name")))
+        if "opts" in m.groupdict():
+            alter_constraint(s, table, unquote_ident(m.group("name")), deferral)
+        else:
+            validate_constraint(s, table, unquote_ident(m.group("name")))
         return Result("ALTER TABLE")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER TABLE")

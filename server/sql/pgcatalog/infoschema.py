@@ -184,7 +184,7 @@ def table_constraints(ctx: Any) -> list[tuple[Any, ...]]:
             continue
         schema = idx.schema_name(t.schema_oid)
         rows.append((db, schema, c.name, db, schema, t.name, _CON_TYPES.get(c.kind, "CHECK"),
-                     "NO", "NO", "YES", "YES" if c.kind == "u" else None))
+                     _yes(c.deferrable), _yes(c.deferred), "YES", "YES" if c.kind == "u" else None))
     for t in cat.tables:
         if t.kind != "r":
             continue
