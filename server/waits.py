@@ -80,8 +80,14 @@ class Hub:
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(
                 max_workers=BLOCKING_THREADS, thread_name_prefix="blocking")
+        return self.run_on(self._pool, fn, *args)
+
+    def run_on(self, pool: concurrent.futures.Executor, fn: Callable[..., Any],
+               *args: Any) -> Any:
+        """Runs fn(*args) on `pool` (a caller's own threads: the analytic workers of
+        `kivi.columnar.pace`); the calling session greenlet parks meanwhile."""
         w = Waiter(self)
-        fut = self.loop.run_in_executor(self._pool, fn, *args)
+        fut = self.loop.run_in_executor(pool, fn, *args)
         fut.add_done_callback(lambda _f: w._resume(True))
         self.offloaded += 1
         self.parks += 1

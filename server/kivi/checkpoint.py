@@ -21,8 +21,8 @@ after the new ones are in place.
 
 A background checkpoint writes a region a window of keys at a time
 (`write_windows`): MAGIC, the checkpoint ts (8 bytes), then frames of an 8-byte
-length and a `RegionData` of that window's keys. Packing a region as one message needs all of its rows decoded
-at once: at TPC-H SF 0.3 that took the server from 3.0 to 4.5 GB RSS, and SF 1
+length and a `RegionData` of up to FRAME of that window's keys. Packing a region
+as one message needs all of its rows decoded at once: at TPC-H SF 0.3 that took the server from 3.0 to 4.5 GB RSS, and SF 1
 three times as much. `read_region` reads both layouts (a moved or split region's
 file is still one message, `write_region`).
 
@@ -55,9 +55,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .api import RegionData
+from .columnar.pace import background
 from .wire import packb, unpackb
 
 SUFFIX = ".ckpt"
+# keys per frame of a windowed file: packing one is a single GIL hold (msgpack), which at
+# a window's 64k keys stalled the event loop's sessions for tens of ms each; between frames
+# the writer gives way to OLTP (`columnar.pace.background`)
+FRAME = 4096
 MAGIC = b"CUMULO-CKPT-WINDOWS\n"  # a file of frames (`write_windows`); else one message
 _LEN = struct.Struct(">Q")
 
@@ -141,8 +146,10 @@ def write_windows(directory: Path, region: Windows) -> Path:
         f.write(_LEN.pack(region.ts))
         empty = True
         for keys, chains in region.windows:
-            if keys or empty:
-                _frame(f, RegionData(region.space, region.lo, region.hi, keys, chains, region.ts))
+            for i in range(0, len(keys), FRAME):
+                background()  # NB: between frames; the caller holds no lock a session takes
+                _frame(f, RegionData(region.space, region.lo, region.hi, keys[i:i + FRAME],
+                                     chains[i:i + FRAME], region.ts))
                 empty = False
         if empty:  # NB: one frame at least: it names the region
             _frame(f, RegionData(region.space, region.lo, region.hi, [], [], region.ts))

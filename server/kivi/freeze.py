@@ -29,12 +29,12 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from itertools import compress
 from operator import is_not, itemgetter, not_
-from time import sleep
 from typing import Any
 
 from sortedcontainers import SortedDict
 
 from .coldrows import ColdRows, Segment, merge
+from .columnar.pace import background
 
 Row = tuple[Any, ...]
 Chain = tuple[tuple[int, Row | None], ...]
@@ -109,13 +109,13 @@ class Freezing:
                 taken: list[tuple[bytes, bytes]], lock: AbstractContextManager[Any] | None
                 ) -> int:
         guard = lock if lock is not None else nullcontext()
-        pause = sleep if lock is not None else _no_pause
+        pause = background if lock is not None else _no_pause
         sel = bytearray(b"\x01") * n0  # 0: frozen
         # window start -> its segments and the window positions each holds
         placed: dict[int, list[tuple[Segment, Sequence[int]]]] = {}
         for start in range(0, n0, SEGMENT_ROWS):
             if start:
-                pause(0)  # gives the GIL away between windows
+                pause()  # gives way to OLTP between windows (`pace.background`)
             with guard:
                 if self._keys is not keys0 or self._epoch != epoch:
                     return 0
@@ -137,7 +137,7 @@ class Freezing:
         new_k: list[bytes] = []
         new_c: list[Chain] = []
         for start in range(0, n0, SEGMENT_ROWS):
-            pause(0)
+            pause()
             w = sel[start:start + SEGMENT_ROWS]
             new_k += compress(keys0[start:start + SEGMENT_ROWS], w)
             new_c += compress(chains0[start:start + SEGMENT_ROWS], w)
@@ -180,7 +180,7 @@ class Freezing:
             while keys0:
                 del keys0[-FREE_CHUNK:]
                 del chains0[-FREE_CHUNK:]
-                sleep(0)
+                background()
         return frozen
 
 
@@ -203,7 +203,7 @@ class Freezing:
         frozen = 0
         for seg in todo:
             if lock is not None:
-                sleep(0)
+                background()
             with guard:
                 keys0, chains0 = self._keys, self._chains
                 a, b = bisect_left(keys0, seg.first), bisect_right(keys0, seg.last)
@@ -235,8 +235,8 @@ class Freezing:
         return frozen
 
 
-def _no_pause(_: float) -> None:
-    """`sleep`'s stand-in when no lock is shared: nothing to give way to."""
+def _no_pause() -> None:
+    """`background`'s stand-in when no lock is shared: nothing to give way to."""
 
 
 def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,

@@ -52,7 +52,6 @@ from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from itertools import compress, islice, repeat
 from operator import is_, itemgetter, not_
-from time import sleep
 from typing import Any
 
 from sortedcontainers import SortedDict
@@ -62,7 +61,7 @@ from .coldrows import ColdRows, Merged, Span, decode
 from .coldrows import merge as _merge
 from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
-from .columnar.pace import touch
+from .columnar.pace import background, touch
 from .freeze import Chain, Freezing, Row
 
 ChunkOut = tuple[list[bytes], list[Row], bytes | None]  # `chunk`: keys, rows, where to go on
@@ -683,7 +682,7 @@ class VersionStore(Freezing):
         gone: dict[bytes, Chain] = {}
         for lo in range(0, len(todo), COLLECT_CHUNK):
             if lo and lock is not None:
-                sleep(0)  # gives the GIL away: a thread waiting for the lock gets it now
+                background()  # gives way to OLTP (and a thread waiting for the lock gets it)
             with guard:
                 try:
                     dropped += self._collect_keys(todo[lo:lo + COLLECT_CHUNK], low_water, gone)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import QueryCanceled
+from ..kivi.columnar.pace import give_way
 from ..pgwire.backend import Column
 from ..txn.api import Txn
 from ..waits import maybe_yield
@@ -89,7 +90,10 @@ class ExecContext:
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
-        maybe_yield()  # NB: on the event loop, a long statement lets the others run here
+        txn = self.txn  # NB: None in some utility statements (ANALYZE's loop)
+        # on the event loop, a long read-only statement keeps to its share beside OLTP
+        give_way(txn is not None and txn.has_writes)
+        maybe_yield()  # NB: and any long statement lets the others run here
         if self.cancel_event.is_set():
             self.cancel_event.clear()
             raise QueryCanceled("canceling statement due to user request")

@@ -14,7 +14,7 @@ from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
 from ....kivi.columnar.pace import begin as pace_begin
-from ....kivi.columnar.pace import pace
+from ....kivi.columnar.pace import offload, pace
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
 from ..aggregate import finish_partials
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 @executes(ColumnarJoin)
 @executes(Columnar)
 def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
-    rows = vector_rows(node, ctx)
+    rows = offload(vector_rows, node, ctx)
     if rows is None:
         note(ctx, node, "row plan" if mode(ctx) != "off" else "row plan (cumulo.columnar = off)")
         note_run(ctx, "rows")
