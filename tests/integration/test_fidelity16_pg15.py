@@ -142,7 +142,8 @@ select column_name, data_type, column_default from information_schema.columns wh
 select reloptions from pg_class where relname = 't';
 """,
     # A domain in a routine's signature stays the domain (pg_proc, \\df's functions,
-    # information_schema) and its constraints are checked on arguments and results
+    # information_schema) and its constraints are checked on arguments and results;
+    # trailing parameters with DEFAULTs may be left out of a call
     "domain_routines": """
 create domain posint as int check (value > 0);
 create domain nn as text not null;
@@ -164,10 +165,18 @@ select * from s(-1);
 create procedure p(d posint) language plpgsql as 'begin raise notice ''%'', d; end';
 call p(1);
 call p(0);
+create function h(a int, b int default 5, c text default 'x') returns text language sql as 'select a || b::text || c';
+select h(1), h(1, 2), h(1, 2, 'y');
+select h();
+create function h2(d posint default -5) returns int language sql as 'select d';
+select h2(3);
+select h2();
+create function h3(a int, b int = 7) returns int language plpgsql as 'begin return a + b; end';
+select h3(1);
 select parameter_name, data_type, udt_name from information_schema.parameters where specific_name like 'g\\_%' order by ordinal_position;
 drop domain posint;
 drop domain posint cascade;
-select proname from pg_proc where proname in ('f', 'g', 's', 'p');
+select proname from pg_proc where proname in ('f', 'g', 's', 'p', 'h', 'h2', 'h3') order by 1;
 """,
     # MERGE with a join as its data source: the clauses see each relation by its name
     "merge_join_source": """

@@ -19,6 +19,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 
 from ...errors import (
@@ -989,6 +990,10 @@ class Binder(SpecialForms, XmlForms):
         col = next((x for x in tab.columns if x.attnum == c.attnum), None) if tab else None
         return usertypes.by_oid(col.domain) if col is not None and col.domain else None
 
+    def _bind_sql(self, text: str) -> E:
+        """An expression's SQL text (a routine parameter's DEFAULT), bound here."""
+        return self.bind(sqlglot.parse_one(text, read="postgres"))
+
     def _domain_oid_checked(self, e: E, oid: int) -> E:
         """`e` checked against the domain of OID `oid` (a user function's parameter)."""
         dom = usertypes.by_oid(oid)
@@ -1329,7 +1334,7 @@ class Binder(SpecialForms, XmlForms):
                 args = ci[1]
         if name not in FUNCTIONS:  # CREATE FUNCTION's, from the catalog
             udf = bind_user_function(self.planner.catalog, name, args, self.params,
-                                     self._domain_oid_checked)
+                                     self._domain_oid_checked, self._bind_sql)
             if udf is not None:
                 return udf
         fd, args = resolve(name, args, self.params)

@@ -72,15 +72,30 @@ def _instantiated(fn: Function, args: list[E]) -> Function:
                                out_types=tuple(of(t) for t in fn.out_types))
 
 
+def _in_defaults(fn: Function) -> list[str]:
+    """The printed DEFAULT of each of `fn`'s arguments ("" for none), in order."""
+    modes = fn.param_modes or ("i",) * len(fn.arg_types)
+    defaults = fn.param_defaults or ("",) * len(modes)
+    return [d for m, d in zip(modes, defaults, strict=True) if m in ("i", "b", "v")]
+
+
 def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
-                       params: Any, checked: Callable[[E, int], E] | None = None) -> E | None:
+                       params: Any, checked: Callable[[E, int], E] | None = None,
+                       default: Callable[[str], E] | None = None) -> E | None:
     """The bound call of a user function `name(args)`, or None when there is none;
     `checked(e, domain)` checks a value against a domain's constraints (the binder's), for
-    parameters and a result declared as domains, as PostgreSQL checks them."""
+    parameters and a result declared as domains, as PostgreSQL checks them; `default(sql)`
+    binds a parameter's DEFAULT, for a call that leaves trailing arguments out."""
     if cat is None or not cat.functions:
         return None
     fn = next((f for f in cat.functions
                if f.name == name and len(f.arg_types) == len(args)), None)
+    if fn is None and default is not None:  # NB: trailing DEFAULTs fill in what is left out
+        fn = next((f for f in cat.functions if f.name == name and f.kind != "p"
+                   and len(args) < len(f.arg_types)
+                   and all(_in_defaults(f)[len(args):])), None)
+        if fn is not None:
+            args = [*args, *(default(text) for text in _in_defaults(fn)[len(args):])]
     proc = fn if fn is not None and fn.kind == "p" else None if fn is not None else next((
         f for f in cat.functions if f.name == name and f.kind == "p"
         and len(f.arg_types) - sum(1 for d in f.param_defaults if d) <= len(args)
