@@ -402,7 +402,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("alter_system", re.compile(r"ALTER\s+SYSTEM\b.*$", _I | re.S)),
     ("type", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TYPE|DOMAIN)\b.*$", _I)),
     ("extension", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+EXTENSION\b.*$", _I)),
-    ("collation", re.compile(r"(?P<verb>CREATE|DROP)\s+COLLATION\b.*$", _I | re.S)),
+    ("collation", re.compile(r"(?P<verb>CREATE|DROP|ALTER)\s+COLLATION\b.*$", _I | re.S)),
 ]
 _FIRST_WORDS = {
     "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,

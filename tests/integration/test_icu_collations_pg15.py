@@ -43,7 +43,19 @@ select collname, collprovider, collisdeterministic, collencoding, collcollate, c
 select 'a' collate "nope-x-icu";
 select 1 collate "sv-x-icu";
 select 'a' collate "sv-x-icu" = 'b' collate "C";
-drop collation phone;
+create table used (a text collate phone);
+alter collation phone rename to phone2;
+alter collation phone2 rename to sv2;
+alter collation phone2 refresh version;
+alter collation phone2 owner to current_user;
+alter collation nope rename to x;
+select attname, (select collname from pg_collation where oid = attcollation) from pg_attribute
+ where attrelid = 'used'::regclass and attnum > 0;
+select pg_collation_actual_version(oid) from pg_collation
+ where collname in ('sv-x-icu', 'phone2', 'C') order by collname;
+drop collation phone2;
+drop table used;
+drop collation phone2;
 drop collation sv2;
 """
 
@@ -120,7 +132,7 @@ select column_name, collation_name from information_schema.columns where table_n
 
 
 def test_icu_catalog_and_create_collation_match_pg15(pg15, cumulo_server):
-    assert_same_outcomes(pg15, cumulo_server, "icu_cat", CATALOG, detail=True)
+    assert_same_outcomes(pg15, cumulo_server, "icu_cat", CATALOG, detail=True, notices=True)
 
 
 def test_icu_orders_match_pg15(pg15, cumulo_server):

@@ -12,11 +12,14 @@ collation is 0A000 naming the extra to install. The options are checked as
 PostgreSQL's DefineCollation checks them, in its order and with its messages.
 DROP COLLATION refuses (2BP01, with PostgreSQL's DETAIL) while a column uses the
 collation, or with CASCADE drops those columns; built-in ones are 2BP01, unknown
-ones 42704 (a notice with IF EXISTS).
+ones 42704 (a notice with IF EXISTS). ALTER COLLATION renames one (its columns
+follow: they name their collation), gives it another owner or schema, or
+refreshes its version (a NOTICE when ICU's is unchanged).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING
 
@@ -29,14 +32,15 @@ from ...errors import (
     InvalidParameterValue,
     SQLError,
     SyntaxError_,
+    UndefinedObject,
 )
 from ...pgtypes import collated
 from ...pgwire.backend import Result
-from ..catalog.model import Collation, Table
+from ..catalog.model import PG_CATALOG_OID, Collation, Table
 from ..pgcatalog.collations import COLLATION_OIDS, created, unknown
 from ..pgcatalog.icucollations import predefined
 from ..pgcatalog.icucollations import version as icu_version
-from ..privileges.check import current_role_oid
+from ..privileges.check import current_role_name, current_role_oid, role_by_name
 from ..stmt import Stmt
 from .alter import drop_column
 from .coldefs import quote_ident
@@ -52,6 +56,9 @@ _DROP = re.compile(r"DROP\s+COLLATION\s+(?P<ie>IF\s+EXISTS\s+)?(?P<names>" + _NA
 _CREATE = re.compile(r"CREATE\s+COLLATION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>" + _NAME +
                      r")\s*(?:FROM\s+(?P<from>" + _NAME + r")|\((?P<opts>.*)\))\s*;?\s*$",
                      re.I | re.S)
+_ALTER = re.compile(r"ALTER\s+COLLATION\s+(?P<name>" + _NAME + r")\s+(?:RENAME\s+TO\s+(?P<new>"
+                    + _NAME + r")|OWNER\s+TO\s+(?P<owner>\S+)|SET\s+SCHEMA\s+(?P<schema>"
+                    + _NAME + r")|(?P<refresh>REFRESH\s+VERSION))\s*;?\s*$", re.I | re.S)
 _OPTION = re.compile(r"\s*(?P<key>\w+)\s*(?:=\s*(?P<value>'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|"
                      r"[^,\s]+))?\s*(?:,|$)", re.S)
 _KNOWN = ("locale", "lc_collate", "lc_ctype", "provider", "deterministic", "version", "from")
@@ -233,8 +240,75 @@ def _drop(s: SQLSession, names: list[tuple[str | None, str]], if_exists: bool,
     return Result("DROP COLLATION")
 
 
+def _find(s: SQLSession, schema: str | None, name: str) -> Collation:
+    """A created collation by (possibly qualified) name: 42704 if there is none."""
+    cat = s.catalog()
+    sch = schema_by_name(cat, schema) if schema is not None else None
+    coll = next((c for c in cat.collations if c.name == name
+                 and (schema is None or sch is not None and c.schema_oid == sch.oid)), None)
+    if coll is None:
+        raise unknown(name)
+    return coll
+
+
+def _rename(s: SQLSession, coll: Collation, new: str, schema_oid: int) -> None:
+    """The collation under another name or schema; its columns name it anew."""
+    cat = s.catalog()
+    clash = next((c for c in cat.collations if c.name == new and c.schema_oid == schema_oid
+                  and c.oid != coll.oid), None)
+    if clash is not None or (schema_oid == PG_CATALOG_OID and new in predefined()):
+        where = next((x.name for x in cat.schemas if x.oid == schema_oid), "")
+        enc = "" if clash is None or clash.encoding == -1 else ' for encoding "UTF8"'
+        raise DuplicateObject(f'collation "{new}"{enc} already exists in schema "{where}"')
+    txn = s.ensure_txn()
+    if new != coll.name:
+        for tb in cat.tables:
+            if any(c.collation == coll.name for c in tb.columns):
+                cols = tuple(dataclasses.replace(c, collation=new) if c.collation == coll.name
+                             else c for c in tb.columns)
+                s.store.put(txn, s.db.oid, dataclasses.replace(tb, columns=cols))
+    s.store.put(txn, s.db.oid, dataclasses.replace(coll, name=new, schema_oid=schema_oid))
+
+
+def _alter(s: SQLSession, m: re.Match[str]) -> Result:
+    schema, name = parse_qualified(m.group("name"))
+    coll = _find(s, schema, name)
+    if m.group("new"):
+        _rename(s, coll, parse_qualified(m.group("new"))[1], coll.schema_oid)
+    elif m.group("schema"):
+        target = schema_by_name(s.catalog(), parse_qualified(m.group("schema"))[1])
+        if target is None:
+            raise SQLError(f'schema "{parse_qualified(m.group("schema"))[1]}" does not exist',
+                           sqlstate="3F000")
+        _rename(s, coll, coll.name, target.oid)
+    elif m.group("owner"):
+        who = m.group("owner")
+        low = who.lower()
+        role_name = current_role_name(s) if low in ("current_user", "current_role") \
+            else s.user if low == "session_user" else parse_qualified(who)[1]
+        role = role_by_name(s.catalog(), role_name)
+        if role is None:
+            raise UndefinedObject(f'role "{role_name}" does not exist')
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(coll, owner=role.oid))
+    else:
+        now = icu_version(coll.iculocale) if coll.iculocale is not None else None
+        if now == coll.version:
+            s.notice("version has not changed")
+        else:
+            s.notice(f'changing version from {coll.version} to {now}')
+            s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(coll, version=now))
+    s.catalog_changed()
+    return Result("ALTER COLLATION")
+
+
 def analyse(session: SQLSession, sql: str) -> Stmt:
     text = sql.strip()
+    if text[:5].upper() == "ALTER":
+        am = _ALTER.match(text)
+        if am is None:
+            raise SyntaxError_("syntax error in ALTER COLLATION")
+        return Stmt(sql, "ddl", lambda s, p: _alter(s, am), None, [], -1,
+                    tag="ALTER COLLATION")
     if text[:4].upper() == "DROP":
         m = _DROP.match(text)
         if m is None:

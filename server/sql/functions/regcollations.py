@@ -19,6 +19,7 @@ from ..catalog.model import PG_CATALOG_OID
 from ..expr.regcast import RegOid
 from ..pgcatalog.collations import COLLATION_OIDS, unknown
 from ..pgcatalog.icucollations import predefined
+from ..pgcatalog.icucollations import version as icu_version
 from ..pgcatalog.names import names, quote_ident, split_name
 from .regcasts import labelled
 from .registry import register
@@ -89,3 +90,18 @@ def regcollation_out(ctx: Any, oid: int) -> str:
 def to_regcollation(ctx: Any, text: str) -> RegOid | None:
     """The collation named `text`, NULL when there is none."""
     return labelled(ctx, regcollation_in(ctx, text, missing_ok=True), regcollation_out)
+
+
+@register("pg_collation_actual_version", args=[T.OID], returns=T.TEXT, needs_context=True,
+          oid=3448)
+def pg_collation_actual_version(ctx: Any, oid: int) -> str | None:
+    """The version ICU reports now for an ICU collation (NULL for a code-point one)."""
+    made = next((c for c in ctx.catalog.collations if c.oid == oid), None)
+    if made is not None:
+        return icu_version(made.iculocale) if made.iculocale is not None else None
+    locale = next((loc for o, loc in predefined().values() if o == oid), None)
+    if locale is not None:
+        return icu_version(locale)
+    if oid in COLLATION_OIDS.values():
+        return None
+    raise SQLError(f"collation with OID {oid} does not exist", sqlstate="42704")
