@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import doctest
 import os
 import threading
 import uuid
@@ -10,6 +11,7 @@ from decimal import Decimal
 
 from cumulo.server.errors import IOError_
 from cumulo.server.kivi.api import Write
+from cumulo.server.txn import fsyncer
 from cumulo.server.txn.codec import pack_record, unpack_record
 from cumulo.server.txn.logger import LogGroup, RedoLog, read_log, read_segment
 from tests.hubsessions import on_a_hub
@@ -139,6 +141,7 @@ def test_loop_commits_are_made_durable_by_the_syncer(tmp_path, monkeypatch):
         real(fd)
 
     monkeypatch.setattr(logger_mod, "_fsync", fsync)
+    monkeypatch.setattr(logger_mod, "FSYNC_HELPER", False)  # the thread, when no helper runs
     log = RedoLog(str(tmp_path))
     first = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(1, 9)]).results
     assert isinstance(first[0], IOError_) and first[0].sqlstate == "58030"
@@ -149,3 +152,45 @@ def test_loop_commits_are_made_durable_by_the_syncer(tmp_path, monkeypatch):
     assert fsynced_on and threading.get_ident() not in fsynced_on
     log.close()
     assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) == list(range(1, 13))
+
+
+def test_loop_commits_are_made_durable_by_the_helper_process(tmp_path, monkeypatch):
+    """On the loop front end the fsyncs run in the logger's helper process (`fsyncer`):
+    every commit returns durable, a failed fsync fails the commits it covered, and when
+    the helper dies the syncer thread takes over, losing no commit."""
+    FsyncHelper = fsyncer.FsyncHelper  # noqa: N806 - the class, patched below
+
+    log = RedoLog(str(tmp_path))
+    batch = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(1, 9)])
+    assert batch.results == [None] * 8 and log._synced == log._written == 8
+    helper = log._helper
+    assert isinstance(helper, FsyncHelper) and helper.proc.poll() is None
+    real, bad = FsyncHelper.order, [True]
+    pipe = os.pipe()
+
+    def order(self, seq, fd):  # the first order hands the helper a pipe: EINVAL
+        if bad[0]:
+            bad[0] = False
+            self._sent = None
+            real(self, seq, pipe[1])
+            self._sent = None  # NB: the next order sends the segment's fd again
+        else:
+            real(self, seq, fd)
+
+    monkeypatch.setattr(FsyncHelper, "order", order)
+    failed = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(9, 13)])
+    assert isinstance(failed.results[0], IOError_) and failed.results[0].sqlstate == "58030"
+    assert all(g is None or isinstance(g, IOError_) for g in failed.results)
+    os.close(pipe[0])
+    os.close(pipe[1])
+    helper.proc.kill()
+    helper.proc.wait()
+    after = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(13, 17)])
+    assert after.results == [None] * 4 and log._helper is False
+    assert log._synced == log._written == 16
+    log.close()
+    assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) == list(range(1, 17))
+
+
+def test_fsyncer_doctests():
+    assert doctest.testmod(fsyncer).failed == 0
