@@ -69,6 +69,7 @@ insert into c values (1, 100), (4, 400);
 create view v1 as select * from a full join b using (id);
 select * from v1 order by 1;
 select pg_get_viewdef('v1');
+select viewname, definition from pg_views where schemaname = 'public' order by 1;
 create view v2 as select * from a full join b using (id) full join c using (id);
 select * from v2 order by 1;
 select pg_get_viewdef('v2', true);

@@ -23,7 +23,7 @@ from ..pgcatalog.procoptions import config_lines
 from ..pgcatalog.seqdeps import qualify_nextval
 from ..pgcatalog.triggertext import trigger_def
 from ..pgcatalog.updatable import INSERT, UPDATE, relation_events
-from ..pgcatalog.viewtext import view_text
+from ..pgcatalog.viewtext import relation_shown, view_text
 from .regcasts import regtype_out, relation_oid
 from .registry import FUNCTIONS, FunctionContext, register
 
@@ -89,21 +89,8 @@ def pg_get_viewdef(ctx: Any, view: Any, pretty: Any = False) -> str | None:
     if t is None or t.view_sql is None:
         return None
     tables = {x.name: x for x in ctx.catalog.tables if x.kind in ("r", "v")}
-    text = view_text(t.view_sql, tables, pretty is not False, _shown(ctx))  # NB: int: a wrap
+    text = view_text(t.view_sql, tables, pretty is not False, relation_shown(ctx))  # NB: int: a wrap
     return text if text is not None else t.view_sql
-
-
-def _shown(ctx: Any) -> Any:
-    """How a query's FROM names a relation: schema-qualified off the search_path (pg_dump's
-    search_path is '': it sees `public.t`)."""
-    path = {"pg_catalog", *ctx.search_path()}
-
-    def shown(x: Any) -> str:
-        s = ctx.catalog.schema_by_oid(x.schema_oid)
-        name = quote_ident(x.name)
-        return name if s is None or s.name in path else f"{quote_ident(s.name)}.{name}"
-
-    return shown
 
 
 for _args in ([T.OID, T.BOOL], [T.OID, T.INT4], [T.TEXT], [T.TEXT, T.BOOL]):
@@ -337,7 +324,7 @@ def _atomic_statements(ctx: Any, u: Any) -> str:
     if u.body.startswith("RETURN "):
         return u.body
     tables = {x.name: x for x in ctx.catalog.tables if x.kind in ("r", "v")}
-    return atomic_text(u.body, tables, _shown(ctx), u.name,
+    return atomic_text(u.body, tables, relation_shown(ctx), u.name,
                        list(zip(u.arg_names, u.arg_types, strict=True)))
 
 

@@ -15,6 +15,7 @@ from ..expr.regcast import RegOid
 from .ddltext import format_type, index_def
 from .names import names
 from .registry import empty, pg_relation
+from .viewtext import relation_shown, view_text
 
 
 def _owner(cat: M.CatalogSnapshot, oid: int) -> str | None:
@@ -37,12 +38,17 @@ def pg_tables(ctx: Any) -> list[tuple[Any, ...]]:
 
 @pg_relation("pg_catalog", "pg_views")
 def pg_views(ctx: Any) -> list[tuple[Any, ...]]:
-    """Views with their defining query."""
+    """Views with their defining query, as pg_get_viewdef(oid) prints it (PostgreSQL's view
+    definition calls it; the stored text where `viewtext` does not know the shape)."""
     cat = ctx.catalog
     idx = names(cat)
+    views = [t for t in cat.tables if t.kind == "v"]
+    tables = {x.name: x for x in cat.tables if x.kind in ("r", "v")} if views else {}
+    shown = relation_shown(ctx)
     return [
-        (idx.schema_name(t.schema_oid), t.name, _owner(cat, t.owner), t.view_sql)
-        for t in cat.tables if t.kind == "v"
+        (idx.schema_name(t.schema_oid), t.name, _owner(cat, t.owner),
+         view_text(t.view_sql or "", tables, False, shown) or t.view_sql)
+        for t in views
     ]
 
 

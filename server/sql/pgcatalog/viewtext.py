@@ -164,6 +164,19 @@ def _target(d: _ViewDeparser, e: exp.Expression) -> str:
     return f"{text} AS {alias}"
 
 
+def relation_shown(ctx: Any) -> Callable[[Any], str]:
+    """How a query's FROM names a relation: schema-qualified off the search_path (pg_dump's
+    search_path is '': it sees `public.t`)."""
+    path = {"pg_catalog", *ctx.search_path()}
+
+    def shown(x: Any) -> str:
+        s = ctx.catalog.schema_by_oid(x.schema_oid)
+        name = quote_ident(x.name)
+        return name if s is None or s.name in path else f"{quote_ident(s.name)}.{name}"
+
+    return shown
+
+
 def view_text(sql: str, tables: dict[str, Any], pretty: bool,
               shown: Callable[[Any], str] | None = None) -> str | None:
     """Returns pg_get_viewdef's text for a view's SQL, None for shapes it does not handle.
