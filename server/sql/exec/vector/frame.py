@@ -170,6 +170,9 @@ def from_vector(v: V | S, n: int) -> Column:
     return bounded_column(v)
 
 
+SPARSE = 32  # a frame reading fewer than 1/SPARSE of a source's rows gathers them by pack
+
+
 class Stored:
     """The selected rows of one table's packs, end to end; columns concatenated on demand."""
 
@@ -194,6 +197,40 @@ class Stored:
                              self.typmods[c])
             self._cols[c] = col
         return col
+
+    def sparse(self, c: int, idx: np.ndarray) -> bool:
+        """Whether `gather(c, idx)` beats concatenating the whole column first: a few rows
+        (a join's result, an aggregate's arguments after it) of several packs."""
+        return c not in self._cols and c < self.stored and len(self.selected) > 1 \
+            and 0 < SPARSE * len(idx) < self.n
+
+    def gather(self, c: int, idx: np.ndarray) -> Column:
+        """Column c at positions idx (-1: NULL), taken from each pack's column, never the
+        whole column (TPC-H Q5 reads 865 of lineitem's 600,572 prices)."""
+        pad = idx < 0
+        anypad = bool(pad.any())
+        pos = np.where(pad, 0, idx) if anypad else idx
+        sizes = [len(s) for s in self.selected]
+        ends = np.cumsum(sizes)
+        which = np.searchsorted(ends, pos, side="right")
+        ordered = bool((which[1:] >= which[:-1]).all())  # (a filter's positions are)
+        order = np.arange(len(pos)) if ordered else np.argsort(which, kind="stable")
+        bounds = np.searchsorted(which if ordered else which[order], np.arange(len(sizes) + 1))
+        pieces = []
+        for i, s in enumerate(self.selected):
+            a, b = int(bounds[i]), int(bounds[i + 1])
+            if a == b:
+                continue
+            local = pos[order[a:b]] - (int(ends[i]) - sizes[i])
+            pieces.append(s.pack.column(c).take(local if s.idx is None else s.idx[local]))
+        col = concat(pieces, self.types[c], self.typmods[c])
+        if not ordered:
+            back = np.empty(len(order), np.int64)
+            back[order] = np.arange(len(order), dtype=np.int64)
+            col = col.take(back)
+        if anypad:
+            col.valid = ~pad if col.valid is None else col.valid & ~pad
+        return _compact(col)
 
 
 class Materialized:
@@ -297,9 +334,12 @@ class Frame:
         if col is None:
             p, c = self.colmap[j]
             src, idx = self.parts[p]
-            col = src.column(c)
-            if idx is not None:
-                col = _gather(col, idx)
+            if idx is not None and isinstance(src, Stored) and src.sparse(c, idx):
+                col = src.gather(c, idx)
+            else:
+                col = src.column(c)
+                if idx is not None:
+                    col = _gather(col, idx)
             self._cols[j] = col
         return col
 

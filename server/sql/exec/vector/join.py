@@ -217,6 +217,7 @@ def match(lk: list[np.ndarray], lv: np.ndarray | None, rk: list[np.ndarray],
 
 
 _SPAN = 1 << 26  # entries of a direct-address table at most (512 MiB of int64: never near)
+_HEAD = 4096  # keys checked for a repeat before a table is built
 
 
 def combined(a: list[np.ndarray], b: list[np.ndarray]
@@ -255,9 +256,12 @@ def direct(build: np.ndarray, probe: np.ndarray) -> tuple[np.ndarray, np.ndarray
     >>> direct(np.array([1, 1]), np.array([1])) is None
     True
     """
+    head = np.sort(build[:_HEAD])
+    if (head[1:] == head[:-1]).any():
+        return None  # a repeated key seen early (a line item's order: stored side by side)
     lo, hi = int(build.min()), int(build.max())
     span = hi - lo + 1
-    if span > min(8 * len(build) + 65536, _SPAN):
+    if span > min(8 * len(build) + 65536, _SPAN) or span < len(build):
         return None
     slot = np.full(span, -1, np.int64)
     slot[build - lo] = np.arange(len(build), dtype=np.int64)
