@@ -85,6 +85,9 @@ select array_agg(code order by code desc) from k;
 select code from k order by code limit 3;
 select 'a' collate "sv-x-icu" < 'ä', 'ä' collate "de-x-icu" < 'b', 'a' < 'B' collate "en-x-icu";
 select x from (values ('b'), ('A'), ('a'), ('B')) v(x) order by x collate "en-x-icu";
+select lower(code), upper(code) from k order by 1;
+select substr(code, 1, 1) c1, count(*) from k group by 1 order by 1;
+select max(upper(code)), min(lower(plain collate "sv-x-icu")) from k;
 select * from (values ('b'), ('A')) v(x) where x collate "und-x-icu" < 'B';
 """
 
@@ -99,6 +102,8 @@ select name from u where name = 'ANNA';
 select name from u where name in ('BOB', 'x') order by id;
 select name from u where name = any(array['anna']);
 select title, count(*) from u group by title order by 1;
+select lower(title), count(*) from u group by 1 order by 1;
+select upper(name) from u where upper(name) = 'anna' order by 1;
 select distinct title from u order by 1;
 select count(distinct title) from u;
 select name from u where name > 'b' order by 1;

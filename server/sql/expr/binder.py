@@ -40,12 +40,14 @@ from ...errors import (
 from ...pgtypes import hstore, records, zones
 from ...pgtypes import oids as T
 from ...pgtypes.bits import hex_literal, parse_bit
+from ...pgtypes.collated import plain as collated_plain
 from ...pgtypes.interval import RANGES as INTERVAL_RANGES
 from ...pgtypes.interval import typmod as interval_typmod
 from ...pgtypes.intervaltext import parse_interval
 from ...pgtypes.numlimits import check_numeric
 from ...pgtypes.utf8check import invalid_sequence
 from ..functions.registry import FUNCTIONS
+from ..pgcatalog.collations import COLLATABLE, icu_of, value_wrapper
 from ..pgcatalog.ddltext import format_type
 from . import (
     citextops,
@@ -990,6 +992,27 @@ class Binder(SpecialForms, XmlForms):
         col = next((x for x in tab.columns if x.attnum == c.attnum), None) if tab else None
         return usertypes.by_oid(col.domain) if col is not None and col.domain else None
 
+    def _icu_input(self, raw: list[exp.Expression], bound: list[E]) -> Any:
+        """The value wrapper of the first argument with an ICU collation (a table column's
+        or a COLLATE clause's), which a text result inherits as in PostgreSQL; else None."""
+        for node, e in zip(raw, bound, strict=False):
+            if e.kind == "pyfunc" and e.data[0] == "collate":
+                return e.data[1] if e.data[1] is not collated_plain else None
+            if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star) \
+                    and e.kind == "col":
+                look = self.scope.group_from or self.scope
+                idx = look.find(node.name, node.table or None)
+                c = look.cols[idx] if idx is not None else None
+                if c is None or not c.table_oid:
+                    continue
+                cat = self.planner.catalog
+                tab = cat.table_by_oid(c.table_oid)
+                col = next((x for x in tab.columns if x.attnum == c.attnum), None) \
+                    if tab is not None else None
+                if col is not None and col.collation and icu_of(cat, col.collation):
+                    return value_wrapper(cat, col.collation)
+        return None
+
     def _bind_sql(self, text: str) -> E:
         """An expression's SQL text (a routine parameter's DEFAULT), bound here."""
         return self.bind(sqlglot.parse_one(text, read="postgres"))
@@ -1337,12 +1360,17 @@ class Binder(SpecialForms, XmlForms):
                                      self._domain_oid_checked, self._bind_sql)
             if udf is not None:
                 return udf
+        given = args
         fd, args = resolve(name, args, self.params)
         t = return_type(fd, args)
         if fd.set_returning:
             fields = fd.out_columns if fd.out_columns else None
             return E("srf", fd, args, T.RECORD if fields else t, -1, name, fields)
-        return E("call", fd, args, t, -1, name)
+        call = E("call", fd, args, t, -1, name)
+        wrap = self._icu_input(raw, given) if t in COLLATABLE else None
+        if wrap is not None:  # `lower(name)` keeps name's ICU collation (ORDER BY, =, ...)
+            return E("pyfunc", ("collate", wrap, True), [call], t, -1, name)
+        return call
 
 
 def _record_null(v: Any) -> bool:
