@@ -15,9 +15,16 @@ method), and back the same way:
     4     naive datetime      microseconds since 1970-01-01 (an int)
     5     UTC datetime        microseconds since 1970-01-01 UTC (tzinfo `timezone.utc`)
 
+    16 + s  Decimal of exponent -s  its coefficient (an int), 0 <= s <= 18 (`scaled_kind`)
+
 Kinds 4 and 5 exist because `isoformat` costs about four times the two C-level
 subtractions (`(v - epoch) // 1us`) on a COPY's timestamp column; numpy turns
 the integers back into datetimes in one pass.
+
+Kinds 16 + s are only built by a parser that has the coefficients already (binary
+COPY's numerics, text COPY's fixed-point ones: `Encoded`), never by `encode_column`:
+an int packs for less than the `str` a Decimal would need at the commit. No value is a
+negative zero there (the coefficient 0 has no sign); `Decimal(c) * 10**-s` reads each back.
 
 NULLs stay nil in every kind. The encoding is exact: values come back with the
 same type, scale, offset and microseconds (a `datetime` subclass, another
@@ -50,6 +57,8 @@ numpy parsed a timestamp column into, a fixed-point numeric column's input text,
 `encode_column` returns it without a pass over the values. `joined` concatenates the
 batches of a column, keeping that form when every batch has it, in one kind.
 
+>>> decode_column(scaled_kind(2), [150, None, -7])
+[Decimal('1.50'), None, Decimal('-0.07')]
 >>> col = Encoded([Decimal("1.50")], DECIMAL, ["1.50"])
 >>> encode_column(col)
 (1, ['1.50'])
@@ -62,7 +71,7 @@ batches of a column, keeping that form when every batch has it, in one kind.
 from __future__ import annotations
 
 import datetime as _dt
-from decimal import Decimal
+from decimal import Context, Decimal
 from itertools import repeat
 from operator import attrgetter, floordiv, is_, methodcaller, sub
 from typing import Any
@@ -72,6 +81,9 @@ import numpy as np
 from ..pgtypes.infdate import InfiniteTimestamp
 
 PLAIN, DECIMAL, DATETIME, DATE, NAIVE_US, UTC_US = 0, 1, 2, 3, 4, 5
+_SCALED, _SCALE_MAX = 16, 18
+# NB: exact for any coefficient of up to 19 digits, whatever the thread's decimal context
+_EXACT = Context(prec=40)
 _EPOCH = _dt.datetime(1970, 1, 1)
 _EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _US = _dt.timedelta(microseconds=1)
@@ -122,6 +134,13 @@ def joined(parts: list[list[Any]]) -> list[Any]:
     for p in parts:  # NB: list.extend of a list copies its pointers at once; a chain iterates
         out.extend(p)
     return out
+
+
+def scaled_kind(scale: int) -> int:
+    """The kind of a column of Decimals of exponent -scale, given by their coefficients."""
+    if not 0 <= scale <= _SCALE_MAX:
+        raise ValueError(f"no scaled kind for scale {scale}")
+    return _SCALED + scale
 
 
 def encode_column(col: list[Any]) -> tuple[int, list[Any]]:
@@ -200,6 +219,11 @@ def decode_column(kind: int, col: list[Any]) -> list[Any]:
         return col
     if kind in (NAIVE_US, UTC_US):
         return _from_micros(col, kind == UTC_US)
+    if _SCALED <= kind <= _SCALED + _SCALE_MAX:
+        unit = Decimal(1).scaleb(_SCALED - kind)
+        if None in col:
+            return [None if v is None else _EXACT.multiply(Decimal(v), unit) for v in col]
+        return list(map(_EXACT.multiply, map(Decimal, col), repeat(unit)))
     if kind == DECIMAL:
         f: Any = Decimal
     elif kind == DATETIME:

@@ -32,13 +32,14 @@ import re
 import struct
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from itertools import filterfalse
+from itertools import compress, filterfalse
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..kivi.wirecols import DATE, DECIMAL, NAIVE_US, PLAIN, Encoded
+from ..kivi.wirecols import DATE, DECIMAL, NAIVE_US, PLAIN, Encoded, scaled_kind
 from ..pgtypes import oids as T
 from ..pgtypes.numtypmod import precision_scale
 from ..pgtypes.text import INT_RANGE, OID_LIKE, STRING_OIDS, text_decoder
@@ -267,6 +268,21 @@ def _iso(oid: int, slow: ColumnDecoder) -> ColumnDecoder:
     return run
 
 
+def _coefficients(col: Sequence[str]) -> list[int] | None:
+    """The integer coefficients of fixed-point texts `-?D+.D{s}` of one scale (checked by
+    `_fixed_point`; at most 18 digits), read by Arrow; None when one is a negative zero
+    (`-0.00`: the coefficient would lose its sign).
+
+    >>> _coefficients(["12.50", "-0.07", "007.00"]), _coefficients(["1.00", "-0.00"])
+    ([1250, -7, 700], None)
+    """
+    arr = pc.cast(pc.replace_substring(pa.array(col, pa.string()), ".", ""), pa.int64())
+    coefs = arr.to_numpy()
+    if not coefs.all() and any(v.startswith("-") for v in compress(col, coefs == 0)):
+        return None
+    return list(coefs.tolist())
+
+
 def _fixed_point(joined: str, count: int, int_digits: int, scale: int) -> bool:
     """Tells whether each of the `count` newline-separated values is written
     `-?D{1,int_digits}.D{scale}` in ASCII digits (no dot when scale is 0): then
@@ -330,6 +346,10 @@ def _numerics(dec: Callable[[str], Any], typmod: int) -> ColumnDecoder:
             # NB: Decimal(text) is the value, with the text's scale: the text is its wire
             # form, kept only for few values (`shared`); the commit's `str` gives it back
             # otherwise, rather than each row's text waiting for the commit too
+            if prec <= 18:
+                coefs = _coefficients(col)
+                if coefs is not None:  # NB: the redo record's form: no `str` at the commit
+                    return Encoded(list(map(Decimal, col)), scaled_kind(scale), coefs)
             values = list(map(Decimal, col))
             return Encoded(values, DECIMAL, list(col)) if len(col) <= SAMPLE else values
         if not _NUMBERS.fullmatch(joined):

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kivi.wirecols import DATE, NAIVE_US, PLAIN, UTC_US, Encoded
+from ..kivi.wirecols import DATE, NAIVE_US, PLAIN, UTC_US, Encoded, decode_column, scaled_kind
 from ..pgtypes import oids as T
 from ..pgtypes.binary import decode_numeric
 from ..pgtypes.numtypmod import precision_scale
@@ -186,9 +186,17 @@ class Parsed:
                 & ((shift < 0) | (coef <= _INT64_MAX // up)))
         scaled = np.where(shift >= 0, coef * np.where(fast, up, 1), coef // down)
         scaled = np.where(neg, -scaled, scaled)
+        out: list[Any]
         if fast.all():
-            out = list(map(Decimal.scaleb, map(Decimal, scaled.tolist()),
-                           (-dscale).tolist()))
+            coefs = scaled.tolist()
+            s0 = int(dscale[0])
+            if 0 <= s0 <= 18 and (dscale == s0).all():
+                # NB: one scale (a numeric(p, s) column): the coefficients are the redo
+                # record's form too (`wirecols.scaled_kind`: no `str` per value at the commit)
+                kind = scaled_kind(s0)
+                out = Encoded(decode_column(kind, coefs), kind, coefs)
+            else:
+                out = list(map(Decimal.scaleb, map(Decimal, coefs), (-dscale).tolist()))
         else:
             out = [Decimal(c).scaleb(-s) if f else decode_numeric(self.buf[a:a + n])
                    for c, s, f, a, n in zip(scaled.tolist(), dscale.tolist(), fast.tolist(),

@@ -21,7 +21,13 @@ import numpy as np
 import pytest
 
 from cumulo.server.errors import SQLError
-from cumulo.server.kivi.wirecols import Encoded, decode_column, encode_column, joined
+from cumulo.server.kivi.wirecols import (
+    Encoded,
+    decode_column,
+    encode_column,
+    joined,
+    scaled_kind,
+)
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.pgtypes.text import text_decoder
 from cumulo.server.sql import copy as copy_module
@@ -109,7 +115,9 @@ def test_joined_batches_keep_the_form_only_when_all_have_it():
     dec = column_decoder(T.NUMERIC, None, NUM_12_2)
     a, b = dec(["1.00", "-2.50"]), dec(["3.25"])
     both = joined([a, b])
-    assert type(both) is Encoded and both.wire == ["1.00", "-2.50", "3.25"]
+    # NB: numeric(12, 2)'s fixed-point texts: their coefficients (`wirecols.scaled_kind`)
+    assert type(both) is Encoded and both.wire == [100, -250, 325]
+    assert both.kind == scaled_kind(2)
     _same(list(both), [Decimal("1.00"), Decimal("-2.50"), Decimal("3.25")])
     mixed = joined([a, [Decimal("4.00")]])
     assert type(mixed) is list and mixed == [Decimal("1.00"), Decimal("-2.50"), Decimal("4.00")]
@@ -230,3 +238,31 @@ def test_binary_row_starts_found_at_once_or_walked(session):
     got = rows(session, "SELECT id, t, g FROM br ORDER BY id")
     assert got[:3] == [(1, "a", 1), (1, "x", -1), (2, "xx", -2)]
     assert got[-1] == (0x0003_0000_0008_0001, "b", 2) and len(got) == 302
+
+
+def test_numeric_coefficients_as_the_redo_form_keep_each_value(tmp_path):
+    """numeric(p, s) columns go to the redo record as coefficients (`scaled_kind`); a
+    negative zero, or a column of several scales, keeps the Decimals' own form."""
+    eng = SQLEngine(open_embedded(str(tmp_path), gc_interval=None))
+    s = eng.open_session("cumulo", "cumulo", {})
+    ddl = "CREATE TABLE {} (id int PRIMARY KEY, a numeric(12,2), b numeric, c numeric(4,1))"
+    text = "".join(f"{i}\t{'-0.00' if i == 7 else f'-{i}.{i % 100:02d}'}\t"
+                   f"{f'{i}.25' if i % 11 == 0 else f'{i % 50}.{i % 10}'}\t{i % 999}.5\n"
+                   for i in range(1, 600)).encode()
+    run(s, ddl.format("nz"))
+    copy_in(s, "COPY nz FROM STDIN", [text])
+    binary, _ = copy_out(s, "COPY nz TO STDOUT (FORMAT BINARY)")
+    run(s, ddl.format("nzb"))
+    copy_in(s, "COPY nzb FROM STDIN (FORMAT BINARY)", [binary])
+    want = {t: rows(s, f"SELECT * FROM {t} ORDER BY id") for t in ("nz", "nzb")}
+    s.close()
+    eng.close()
+    eng = SQLEngine(open_embedded(str(tmp_path), gc_interval=None))  # replays the redo log
+    s = eng.open_session("cumulo", "cumulo", {})
+    for t, w in want.items():
+        got = rows(s, f"SELECT * FROM {t} ORDER BY id")
+        assert [tuple(map(str, r)) for r in got] == [tuple(map(str, r)) for r in w]
+    assert [str(v) for v in want["nz"][0][1:]] == ["-1.01", "1.1", "1.5"]
+    assert str(want["nzb"][10][2]) == "11.25"
+    s.close()
+    eng.close()
