@@ -199,6 +199,20 @@ select * from t order by id;
 merge into t using b join c on b.id = c.cid on t.id = 3 when matched then update set v = 'twice';
 merge into t using b, c on t.id = b.id when matched then do nothing;
 """,
+    # 42703's HINT names the closest column, as PostgreSQL's fuzzy match finds it
+    "column_hints": """
+create table t (name text, id int);
+create table u (nome text, idx int, id int);
+select nme from t;
+select t.nme from t;
+select nme from t, u;
+select j.idx from t join u using (id) as j;
+select zzz from t;
+select (select nme from u) from t;
+select a.nme from t a;
+select count(*) from t group by nmae;
+select 1 from t order by nam;
+""",
 }
 
 ASYNCPG = [

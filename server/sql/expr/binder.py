@@ -69,6 +69,7 @@ from .collate import check_collate, check_explicit_pair, collated, spread
 from .commontype import AssignCast, assignable, assignment_mismatch, select_common_type
 from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
+from .fuzzycols import column_hint
 from .operators import arith
 from .rangeops import involves_range, range_op
 from .regarrays import REG_PARAMS, REG_TYPES, reg_param
@@ -441,7 +442,20 @@ class Binder(SpecialForms, XmlForms):
         ident = ident or (node.this if isinstance(node, exp.Column) else node)
         start = (getattr(ident, "meta", None) or {}).get("start")
         raise UndefinedColumn(f"column {shown} does not exist",
-                              position=start + 1 if isinstance(start, int) else None)
+                              position=start + 1 if isinstance(start, int) else None,
+                              hint=column_hint([self._relations(s) for s in self._chain()],
+                                               qual, name))
+
+    @staticmethod
+    def _relations(scope: Scope) -> list[tuple[str, list[str]]]:
+        """The relations of one query level and their columns, as PostgreSQL's range table
+        holds them for its fuzzy column match (a USING join's merged columns are the join's,
+        not a relation's)."""
+        rels: dict[str, list[str]] = {}
+        for c in (scope.group_from or scope).cols:
+            if c.qualifier and not c.dropped and not c.merged and (not c.hidden or c.joined):
+                rels.setdefault(c.qualifier, []).append(c.name)
+        return list(rels.items())
 
     def missing_from(self, qual: str) -> SQLError:
         """42P01 for `qual.x` naming no FROM item, worded as PostgreSQL's errorMissingRTE: a

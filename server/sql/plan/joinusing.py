@@ -103,7 +103,8 @@ def merged_columns(left: list[N.PCol], right: list[N.PCol], pairs: list[tuple[in
             src = rc if right_side else lc
         typmod = src.typmod if src is not None and src.type == t else (
             lc.typmod if lc.typmod == rc.typmod and lc.type == rc.type == t else -1)
-        mc = N.PCol(lc.name, t, typmod, alias, fields=lc.fields, rowtype=lc.rowtype)
+        mc = N.PCol(lc.name, t, typmod, alias, fields=lc.fields, rowtype=lc.rowtype,
+                    merged=True)
         if src is not None and src.type == t:  # NB: a plain column: its origin, as PG sends
             mc.table_oid, mc.attnum, mc.derived = src.table_oid, src.attnum, src.derived
         merged.append(mc)

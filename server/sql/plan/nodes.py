@@ -36,6 +36,7 @@ class PCol:
     result_of: int = 0  # a FROM function's column: -1 its scalar result, else the row type of
     # its `RETURNS t` / `SETOF t` result: what the function's whole row is (expr.binder)
     joined: bool = False  # an input column of a USING join's merged one: in `t.*`, not in `*`
+    merged: bool = False  # a USING join's merged column (`j.id` of `USING (id) AS j`)
 
 
 @dataclass(eq=False)

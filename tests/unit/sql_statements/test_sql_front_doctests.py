@@ -17,7 +17,7 @@ from cumulo.server.sql import (
     usingalias,
 )
 from cumulo.server.sql.ddl import altersplit, depends
-from cumulo.server.sql.expr import constfold, setoptypes, wholerow
+from cumulo.server.sql.expr import constfold, fuzzycols, setoptypes, wholerow
 from cumulo.server.sql.pgcatalog import accessmethods
 from cumulo.server.sql.plan import fromnames, joinusing, nullmark, paramcheck
 from cumulo.server.sql.plpgsql import functions as plpgsql_functions
@@ -29,7 +29,7 @@ from cumulo.server.sql.privileges import acl, defaults
                                     nullmark, statement, setoptypes, parse, errpos,
                                     accessmethods, plpgsql_functions, constfold, numlimits,
                                     prepstmts, paramcheck, joinusing, usingalias,
-                                    altersplit, mergesyntax])
+                                    altersplit, mergesyntax, fuzzycols])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
