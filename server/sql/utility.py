@@ -45,7 +45,7 @@ from .parse import parse_sql, split_statements, unquote_ident
 from .plan.compiler import COMPILER
 from .prepstmts import deferred, raised_at_execute
 from .privileges import grant
-from .privileges.check import check_set_role
+from .privileges.check import check_set_role, role_by_name
 from .privileges.owner import analyse_owner
 from .settings import canonical
 from .setvalue import set_value, split_commas
@@ -151,8 +151,9 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         local = (m.group("local") or "").strip().lower() == "local"
 
         def set_role(s: SQLSession, p: list[Any]) -> Result:
-            if role is not None and s.engine.role(role) is None:
-                # NB: PostgreSQL checks it as the setting's value: 22023, not 42704
+            if role is not None and role_by_name(s.catalog(), role) is None:
+                # NB: PostgreSQL checks it as the setting's value: 22023, not 42704; in the
+                # session's catalog, so a role its open transaction created counts
                 raise InvalidParameterValue(f'role "{role}" does not exist')
             check_set_role(s, role, what)
             if what == "role":

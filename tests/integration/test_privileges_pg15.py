@@ -253,6 +253,20 @@ drop role pv_l_b;
 """
 
 
+# One Query creating a role and setting it: SET ROLE sees the role its own transaction made
+SCRIPTS["set_role_made_in_the_same_query"] = """
+create role pv_s_a; set role pv_s_a;
+select current_user, session_user = current_user;
+reset role;
+begin;
+create role pv_s_b;
+set local role pv_s_b;
+select current_user;
+rollback;
+set role pv_s_b;
+drop role pv_s_a;
+"""
+
 @pytest.fixture(scope="module")
 def servers(cumulo_server, pg15):
     return pg15, cumulo_server
