@@ -20,12 +20,12 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from server import waits
-from server.errors import QueryCanceled, SQLError, SyntaxError_, UndefinedTable
-from server.pgtypes import oids as T
-from server.pgwire.auth import md5_verifier, scram_verifier
-from server.pgwire.backend import Column, Prepared, Result, RoleInfo
-from server.pgwire.messages import copy_data
+from cumulo.server import waits
+from cumulo.server.errors import QueryCanceled, SQLError, SyntaxError_, UndefinedTable
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgwire.auth import md5_verifier, scram_verifier
+from cumulo.server.pgwire.backend import Column, Prepared, Result, RoleInfo
+from cumulo.server.pgwire.messages import copy_data
 
 TYPED = [
     ("b", T.BOOL, True), ("i2", T.INT2, -12), ("i4", T.INT4, 123456), ("i8", T.INT8, 2**40),

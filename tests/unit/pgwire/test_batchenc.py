@@ -9,10 +9,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from server.pgtypes import oids as T
-from server.pgtypes.codecs import column_encoders
-from server.pgwire.batchenc import append_batch
-from server.pgwire.messages import append_rows
+from cumulo.server.pgtypes import oids as T
+from cumulo.server.pgtypes.codecs import column_encoders
+from cumulo.server.pgwire.batchenc import append_batch
+from cumulo.server.pgwire.messages import append_rows
 
 OIDS = [T.INT4, T.TEXT, T.INT8, T.BOOL, T.FLOAT8, T.NUMERIC, T.TIMESTAMP, T.VARCHAR]
 

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import pytest
 
-from server.pgwire.server import serve
+from cumulo.server.pgwire.server import serve
 from tests.unit.pgwire.fake_engine import TYPED, FakeEngine
 
 pytestmark = pytest.mark.timeout(60)
@@ -408,8 +408,8 @@ def test_a_silent_client_is_dropped_after_the_authentication_timeout(monkeypatch
 
     import psycopg
 
-    import server.pgwire.loop as loop_front
-    import server.pgwire.server as front
+    import cumulo.server.pgwire.loop as loop_front
+    import cumulo.server.pgwire.server as front
 
     monkeypatch.setattr(front, "AUTH_TIMEOUT", 0.3)
     monkeypatch.setattr(loop_front, "AUTH_TIMEOUT", 0.3)

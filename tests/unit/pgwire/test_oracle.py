@@ -14,7 +14,7 @@ import struct
 
 import pytest
 
-from server.pgwire.protocol import Connection
+from cumulo.server.pgwire.protocol import Connection
 from tests import pg15
 from tests.unit.pgwire import wire as W
 from tests.unit.pgwire.fake_engine import FakeEngine

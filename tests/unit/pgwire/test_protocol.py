@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from server.pgwire.protocol import Connection, normalize_encoding
+from cumulo.server.pgwire.protocol import Connection, normalize_encoding
 from tests.unit.pgwire import wire as W
 from tests.unit.pgwire.fake_engine import FakeEngine
 
@@ -449,7 +449,7 @@ def test_copy_out():
 
 
 def test_shutdown_message():
-    from server.errors import AdminShutdown
+    from cumulo.server.errors import AdminShutdown
 
     engine, conn, _ = connect()
     out = conn.shutdown(AdminShutdown("terminating connection due to administrator command"))
