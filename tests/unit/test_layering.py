@@ -75,3 +75,19 @@ def test_the_walk_sees_nested_imports(tmp_path):
         "import os\n\nclass C:\n    def m(self):\n        def inner():\n"
         "            from ..x import y\n            import json\n")
     assert function_level_imports(tmp_path) == [("pkg/m.py", 6, "..x"), ("pkg/m.py", 7, "json")]
+
+
+def test_tests_import_the_server_as_cumulo_server():
+    """`server` is importable from a checkout too (the repo root is on sys.path), but as a
+    second copy of every module, with its own settings, registries and waits hub: a test
+    that imports it tests objects the server never uses."""
+    tests = SERVER.parent / "tests"
+    found = []
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level \
+                else []
+            found += [f"{path.relative_to(tests)}:{node.lineno}" for n in names
+                      if n == "server" or n.startswith("server.")]
+    assert not found, found
