@@ -77,7 +77,7 @@ from .regcast import RegOid
 from .rowcast import row_cast
 from .rowpopulate import record_fields
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
-from .udf import bind_user_function
+from .udf import bind_user_function, user_parameters
 from .xmlforms import FORMS as XML_FORMS
 from .xmlforms import XmlForms, is_document_test
 
@@ -1322,6 +1322,11 @@ class Binder(SpecialForms, XmlForms):
         raw = func_args(node)
         if name in XML_FORMS:  # XMLFOREST(x AS n), XMLPARSE(DOCUMENT x) ... (sql.xmlsyntax)
             return self.xml_form(name, raw)
+        if name not in FUNCTIONS and any(isinstance(a, namedargs.NAMED) for a in raw):
+            declared = user_parameters(self.planner.catalog, name)  # CREATE FUNCTION's
+            if declared is not None:
+                raw = namedargs.arrange(name, raw, lambda a: ty.type_name(self.bind(a).type),
+                                        declared)
         if namedargs.needs_arranging(name, raw):
             raw = namedargs.arrange(name, raw, lambda a: ty.type_name(self.bind(a).type))
         args = [self.bind(a) for a in raw]

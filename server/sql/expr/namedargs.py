@@ -55,9 +55,11 @@ def needs_arranging(name: str, args: list[exp.Expression]) -> bool:
 
 
 def arrange(name: str, args: list[exp.Expression],
-            type_name: Callable[[exp.Expression], str]) -> list[exp.Expression]:
+            type_name: Callable[[exp.Expression], str],
+            declared: tuple[tuple[str, str | None], ...] | None = None) -> list[exp.Expression]:
     """Returns a call's arguments in positional form (defaults filled in); `type_name` names
-    an argument's type for the 42883 message."""
+    an argument's type for the 42883 message; `declared`: a user function's parameters
+    (name, DEFAULT), else the built-in's in PARAMS."""
     positional: list[exp.Expression] = []
     named: dict[str, exp.Expression] = {}
     for a in args:
@@ -70,7 +72,7 @@ def arrange(name: str, args: list[exp.Expression],
             raise SyntaxError_("positional argument cannot follow named argument")
         else:
             positional.append(a)
-    params = PARAMS.get(name, ())
+    params = declared if declared is not None else PARAMS.get(name, ())
     slots: list[Any] = [*positional, *[None] * max(0, len(params) - len(positional))]
     names = [p for p, _ in params]
     ok = all(k in names and names.index(k) >= len(positional) for k in named)

@@ -79,6 +79,17 @@ def _in_defaults(fn: Function) -> list[str]:
     return [d for m, d in zip(modes, defaults, strict=True) if m in ("i", "b", "v")]
 
 
+def user_parameters(cat: CatalogSnapshot | None, name: str
+                    ) -> tuple[tuple[str, str | None], ...] | None:
+    """A user function's arguments as (name, DEFAULT or None), for a call in named
+    notation (`namedargs.arrange`); None when no function has that name."""
+    fn = next((f for f in (cat.functions if cat is not None else ()) if f.name == name
+               and f.kind != "p"), None)
+    if fn is None:
+        return None
+    return tuple((n, d or None) for n, d in zip(fn.arg_names, _in_defaults(fn), strict=True))
+
+
 def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
                        params: Any, checked: Callable[[E, int], E] | None = None,
                        default: Callable[[str], E] | None = None) -> E | None:
