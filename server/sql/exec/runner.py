@@ -13,9 +13,12 @@ import itertools
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import Any
 
 from ...errors import InvalidParameterValue
+from ...pgtypes import oids as T
+from ...pgtypes.collated import collated, memcmp_keys
 from ..context import ExecContext
 from ..expr import codegen as cg
 from ..expr.bound import E
@@ -201,15 +204,24 @@ def _project_set_row(fns: list, row: tuple, ctx: Any) -> Iterator[tuple]:
         yield tuple(vals)
 
 
+_TEXTS = frozenset((T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME))
+
+
 @executes(N.Sort)
 def run_sort(node: N.Sort, ctx: Any) -> Iterator[Batch]:
     def build() -> list:
-        return [(cg.sort_key_function(k.expr, k.desc == k.nulls_first), k.desc)
-                for k in node.keys]
+        return [(cg.sort_key_function(k.expr, k.desc == k.nulls_first), k.desc,
+                 k.expr.type in _TEXTS) for k in node.keys]
 
     keys = compiled(node, "keys", build)
     rows = rows_of(node.child, ctx)
-    for fn, desc in reversed(keys):
+    for fn, desc, text in reversed(keys):
+        if text and collated(fn(r, ctx) for r in rows[:64]):  # NB: ICU text: by sort keys
+            ks = memcmp_keys([fn(r, ctx) for r in rows])
+            if ks is not None:
+                pairs = sorted(zip(ks, rows, strict=True), key=itemgetter(0), reverse=desc)
+                rows = [r for _, r in pairs]
+                continue
         # mypy cannot infer a lambda with a default argument
         rows.sort(key=lambda r, fn=fn: fn(r, ctx), reverse=desc)  # type: ignore[misc]
     yield from rebatch(rows)
