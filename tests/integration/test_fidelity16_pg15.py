@@ -3,8 +3,8 @@
 and domains in routine signatures.
 
 Each script runs statement by statement on a fresh database of each server through
-psycopg (rows, column names and type OIDs, SQLSTATE, message, DETAIL, HINT), and the
-queries of `ASYNCPG` also through asyncpg (prepared: its row descriptions and rows).
+psycopg (`stmtdiff`: rows, column names and type OIDs, SQLSTATE, message, DETAIL, HINT),
+and the queries of `ASYNCPG` also through asyncpg (prepared: row descriptions and rows).
 """
 
 from __future__ import annotations
@@ -17,9 +17,17 @@ import asyncpg
 import psycopg
 import pytest
 
+from tests.integration.stmtdiff import (
+    assert_same_outcomes,
+    fresh_databases,
+    outcomes,
+    statements,
+)
+
 SCRIPTS = {
     # The merged column comes first in `*`, in USING order, COALESCE(a, b) for FULL; a.id
-    # and b.id stay in a.* / b.*; `USING (id) AS j` names the merged columns only.
+    # and b.id stay in a.* / b.*; `USING (id) AS j` names the merged columns only. And
+    # 42703's HINT names the closest column, as PostgreSQL's fuzzy match finds it.
     "using_columns": """
 create table a (x int, id int, av text);
 create table b (id int, y int, bv text);
@@ -56,6 +64,17 @@ select * from a join (select 'x'::text as id) s using (id);
 select * from a join b using (id) join c on c.id = b.id;
 select count(*) from a full join b using (id) where id > 1 and av is null;
 select * from a full join b using (id) where x = 1 or y = 40 order by 1;
+create table ht (name text, id int);
+create table hu (nome text, idx int, id int);
+select nme from ht;
+select ht.nme from ht;
+select nme from ht, hu;
+select j.idx from ht join hu using (id) as j;
+select zzz from ht;
+select (select nme from hu) from ht;
+select a.nme from ht a;
+select count(*) from ht group by nmae;
+select 1 from ht order by nam;
 """,
     # Views keep the join's columns and print as ruleutils does
     "using_views": """
@@ -202,20 +221,6 @@ select * from t order by id;
 merge into t using b join c on b.id = c.cid on t.id = 3 when matched then update set v = 'twice';
 merge into t using b, c on t.id = b.id when matched then do nothing;
 """,
-    # 42703's HINT names the closest column, as PostgreSQL's fuzzy match finds it
-    "column_hints": """
-create table t (name text, id int);
-create table u (nome text, idx int, id int);
-select nme from t;
-select t.nme from t;
-select nme from t, u;
-select j.idx from t join u using (id) as j;
-select zzz from t;
-select (select nme from u) from t;
-select a.nme from t a;
-select count(*) from t group by nmae;
-select 1 from t order by nam;
-""",
 }
 
 ASYNCPG = [
@@ -225,43 +230,10 @@ ASYNCPG = [
 ]
 
 
-def statements(script: str) -> list[str]:
-    return [s.strip() for s in script.split(";\n") if s.strip()]
-
-
-def run(dsn: str, script: str) -> list[tuple]:
-    """One comparable outcome per statement, an error's DETAIL and HINT included."""
-    out: list[tuple] = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for sql in statements(script):
-            try:
-                cur = conn.execute(sql)
-                desc = [(d.name, d.type_code if d.type_code < 16384 else "user")
-                        for d in cur.description or []]
-                out.append((sql, cur.statusmessage, desc,
-                            cur.fetchall() if cur.description else None))
-            except psycopg.Error as e:
-                d = e.diag
-                out.append((sql, "ERROR", e.sqlstate, d.message_primary, d.message_detail,
-                            d.message_hint))
-    return out
-
-
-def fresh(pg, cu, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
-    for dsn in (pg.dsn(), cu.dsn()):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"drop database if exists {name}")
-            conn.execute(f"create database {name}")
-    return pg.dsn(db=name), cu.dsn(dbname=name)
-
-
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_same_outcomes_as_pg15(cumulo_server, pg15, name):
-    pg, cu = fresh(pg15, cumulo_server, f"fidel_{name}")
-    expected = run(pg, SCRIPTS[name])
-    got = run(cu, SCRIPTS[name])
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"pg: {e}\ncu: {g}" for e, g in diffs)
+    assert_same_outcomes(pg15, cumulo_server, f"fidel_{name}", SCRIPTS[name], types=True,
+                         detail=True)
 
 
 async def _prepared(dsn: str) -> list[tuple]:
@@ -278,10 +250,10 @@ async def _prepared(dsn: str) -> list[tuple]:
 
 
 def test_using_joins_through_asyncpg(cumulo_server, pg15):
-    pg, cu = fresh(pg15, cumulo_server, "fidel_asyncpg")
-    setup = SCRIPTS["using_columns"].split("select")[0]
-    run(pg, setup)
-    run(cu, setup)
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidel_asyncpg")
+    setup = statements(SCRIPTS["using_columns"].split("select")[0])
+    outcomes(pg, setup)
+    outcomes(cu, setup)
     expected = asyncio.run(_prepared(pg))
     assert expected[0][1][0] == ("id", 23)
     assert asyncio.run(_prepared(cu)) == expected
@@ -324,6 +296,6 @@ def _recheck(dsn: str, fill: str, update: str, merge: str) -> tuple:
 
 @pytest.mark.parametrize("case", range(len(RECHECKS)))
 def test_merge_rechecks_when_on_newest_version(cumulo_server, pg15, case):
-    pg, cu = fresh(pg15, cumulo_server, "fidel_recheck")
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidel_recheck")
     expected = _recheck(pg, *RECHECKS[case])
     assert _recheck(cu, *RECHECKS[case]) == expected
