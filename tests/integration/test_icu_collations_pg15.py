@@ -53,6 +53,14 @@ select attname, (select collname from pg_collation where oid = attcollation) fro
  where attrelid = 'used'::regclass and attnum > 0;
 select pg_collation_actual_version(oid) from pg_collation
  where collname in ('sv-x-icu', 'phone2', 'C') order by collname;
+select count(*) from pg_description where classoid = 'pg_collation'::regclass;
+select d.description from pg_description d join pg_collation c on c.oid = d.objoid
+ where c.collname in ('und-x-icu', 'sv-SE-x-icu', 'zh-Hans-x-icu', 'C') order by 1;
+comment on collation phone2 is 'phone book';
+comment on collation "de-x-icu" is 'mine';
+comment on collation nope is 'x';
+select obj_description(c.oid, 'pg_collation'), obj_description(c.oid) from pg_collation c
+ where collname in ('phone2', 'de-x-icu', 'sv-x-icu') order by 1;
 drop collation phone2;
 drop table used;
 drop collation phone2;

@@ -28,6 +28,8 @@ from ..catalog.model import Column, Schema, Sequence, Table
 from ..catalog.viewoptions import option_value, parse_options, view_options
 from ..context import ParamTypes
 from ..dml.ctedml import refuse_in
+from ..pgcatalog.collations import collation_oid
+from ..pgcatalog.collations import unknown as unknown_collation
 from ..pgcatalog.updatable import not_updatable, view_query
 from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
@@ -220,7 +222,7 @@ def create_view(s: SQLSession, tree: exp.Create) -> str:
 
 _COMMENT = re.compile(
     r"COMMENT\s+ON\s+(?P<kind>TABLE|COLUMN|VIEW|INDEX|SEQUENCE|SCHEMA|DATABASE|CONSTRAINT|"
-    r"FUNCTION|PROCEDURE|ROUTINE)\s+"
+    r"FUNCTION|PROCEDURE|ROUTINE|COLLATION)\s+"
     r"(?P<name>.+?)\s+IS\s+(?P<text>NULL|E?'(?:[^']|'')*')\s*$", re.I | re.S)
 
 
@@ -270,6 +272,10 @@ def analyse_comment(session: SQLSession, sql: str) -> Stmt:
             objoid = s.db.oid
         elif kind in ("FUNCTION", "PROCEDURE", "ROUTINE"):
             objoid = find_routine(s, kind, raw).oid
+        elif kind == "COLLATION":
+            objoid = collation_oid(cat, parse_qualified(raw)[1]) or 0
+            if not objoid:
+                raise unknown_collation(parse_qualified(raw)[1])
         elif kind == "CONSTRAINT":
             cm = re.fullmatch(r"(?P<con>\"(?:[^\"]|\"\")*\"|\S+)\s+ON\s+(?:DOMAIN\s+)?(?P<rel>.+)",
                               raw, re.I | re.S)

@@ -17,6 +17,7 @@ from ..pgcatalog.aggdata import ORDERED_ARGS
 from ..pgcatalog.atomictext import atomic_text
 from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.exprtext import pretty_text
+from ..pgcatalog.icucollations import descriptions as icu_descriptions
 from ..pgcatalog.names import names, quote_ident
 from ..pgcatalog.procoids import BY_OID
 from ..pgcatalog.procoptions import config_lines
@@ -174,12 +175,16 @@ def obj_description(ctx: Any, oid: int, catalog: str | None = None) -> str | Non
     from ..pgcatalog.relations import BUILTIN_DESCRIPTION_OF, BUILTIN_DESCRIPTIONS
 
     if catalog is None:
-        return next((d for o, _, _, d in BUILTIN_DESCRIPTIONS if o == oid), None)
+        return next((d for o, _, _, d in BUILTIN_DESCRIPTIONS if o == oid),
+                    None) or icu_descriptions().get(oid)
     classoid = _CATALOG_OIDS.get(catalog.removeprefix("pg_catalog."), 0)
+    if classoid == 3456:  # pg_collation: initdb's comments on the ICU ones
+        return icu_descriptions().get(oid)
     return BUILTIN_DESCRIPTION_OF.get((oid, classoid))
 
 
-_CATALOG_OIDS = {"pg_namespace": 2615, "pg_language": 2612, "pg_extension": 3079,
+_CATALOG_OIDS = {"pg_collation": 3456, "pg_namespace": 2615, "pg_language": 2612,
+                 "pg_extension": 3079,
                  "pg_class": 1259, "pg_proc": 1255, "pg_constraint": 2606, "pg_type": 1247,
                  "pg_operator": 2617}
 

@@ -83,3 +83,13 @@ def version(locale: str) -> str | None:
     out = ctypes.create_string_buffer(20)
     to_string(raw, out)
     return out.value.decode()
+
+
+@cache
+def descriptions() -> dict[int, str]:
+    """oid -> pg_description text of the built-in collations and of each predefined ICU
+    one (initdb's comments; as PostgreSQL, none where the English name is not ASCII)."""
+    return {100: "database's default collation", 950: "standard C collation",
+            951: "standard POSIX collation",
+            **{oid: text for oid, locale in predefined().values()
+               if (text := comment(locale)).isascii()}}

@@ -25,6 +25,7 @@ from .collations import collation_oid
 from .ddltext import predicate_text
 from .descriptions import PROC_DESCRIPTIONS, TYPE_DESCRIPTIONS
 from .exprtext import default_text
+from .icucollations import descriptions as icu_descriptions
 from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .opclasses import oid_of
 from .operdata import OPERATOR_DESCRIPTIONS
@@ -377,6 +378,8 @@ def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
     cat: M.CatalogSnapshot = ctx.catalog
     idx = names(cat)
     out = [row for row in BUILTIN_DESCRIPTIONS if (row[0], row[2]) not in cat.comments]
+    out += [(oid, 3456, 0, text) for oid, text in icu_descriptions().items()
+            if (oid, 0) not in cat.comments]  # the predefined ICU collations' (initdb's)
     for (objoid, subid), text in cat.comments.items():
         if objoid in idx.rel:
             classoid = 1259
@@ -384,6 +387,8 @@ def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
             classoid = 2606
         elif objoid in idx.schemas:
             classoid = 2615
+        elif objoid in icu_descriptions() or any(c.oid == objoid for c in cat.collations):
+            classoid = 3456  # pg_collation
         elif objoid in idx.roles or any(d.oid == objoid for d in cat.databases):
             continue  # shared objects: pg_shdescription
         elif ctx.session is not None and large_object(ctx.session.ensure_txn(), cat.database.oid,
