@@ -144,13 +144,14 @@ _FIRST_NORMAL_XID = 3  # 0 is invalid, 1 bootstrap, 2 frozen in PostgreSQL
 
 
 def as_xid(xid8: int) -> int:
-    """A 64-bit id as the 32-bit xid a row's xmin shows (past the special ids 0..2).
+    """A 64-bit id as the 32-bit xid a row's xmin shows: `xid8 % 2^32`, stepping over the
+    special ids 0..2 when it wraps (a fresh server's first ids are 1 and 2 themselves).
 
-    >>> as_xid(5), as_xid((1 << 32) + 7), as_xid(1 << 32)
-    (5, 7, 3)
+    >>> as_xid(2), as_xid(5), as_xid((1 << 32) + 7), as_xid(1 << 32)
+    (2, 5, 7, 3)
     """
     x = xid8 & _XID_MASK
-    return x if x >= _FIRST_NORMAL_XID else x + _FIRST_NORMAL_XID
+    return x if x >= _FIRST_NORMAL_XID or x == xid8 else x + _FIRST_NORMAL_XID
 
 
 def own_xmin(txn: Any) -> int:
