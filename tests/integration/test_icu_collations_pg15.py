@@ -96,6 +96,8 @@ select x from (values ('b'), ('A'), ('a'), ('B')) v(x) order by x collate "en-x-
 select lower(code), upper(code) from k order by 1;
 select substr(code, 1, 1) c1, count(*) from k group by 1 order by 1;
 select max(upper(code)), min(lower(plain collate "sv-x-icu")) from k;
+select code || 'x', coalesce(code, 'q') from k order by 1;
+select greatest(code, 'b'), least(code, 'b') from k order by 1, 2;
 select * from (values ('b'), ('A')) v(x) where x collate "und-x-icu" < 'B';
 """
 

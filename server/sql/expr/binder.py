@@ -829,9 +829,11 @@ class Binder(SpecialForms, XmlForms):
             fn = (rt.array_cat_op if ty.is_array(a.type) and ty.is_array(b.type)
                   else rt.array_append_op if ty.is_array(a.type) else rt.array_prepend_op)
             return E("pyfunc", ("||", fn, False), [a, b], t, -1, "?column?")
+        wrap = self._icu_input([node.this, node.expression], [a, b])
         a = self._to_text(a, keep_bpchar=False)
         b = self._to_text(b, keep_bpchar=False)
-        return E("op", "||", [a, b], T.TEXT)
+        cat = E("op", "||", [a, b], T.TEXT)
+        return cat if wrap is None else E("pyfunc", ("collate", wrap, True), [cat], T.TEXT)
 
     def _to_text(self, e: E, keep_bpchar: bool = True) -> E:
         """A string operand; LIKE and regexes see char(n) with its padding, as in PostgreSQL."""
@@ -1174,8 +1176,10 @@ class Binder(SpecialForms, XmlForms):
     def _variadic(self, kind: str, nodes: list[exp.Expression], name: str) -> E:
         args = [self.bind(n) for n in nodes]
         t = select_common_type([a.type for a in args], kind.upper())
+        wrap = self._icu_input(nodes, args) if t in COLLATABLE else None  # an ICU input's
         args = [coerce(a, t, params=self.params) for a in args]
-        return E(kind, None, args, t, -1, name, *_one_row_type(args))
+        out = E(kind, None, args, t, -1, name, *_one_row_type(args))
+        return out if wrap is None else E("pyfunc", ("collate", wrap, True), [out], t, -1, name)
 
     def b_Coalesce(self, node: exp.Coalesce) -> E:
         return self._variadic("coalesce", [node.this, *node.expressions], "coalesce")
