@@ -98,6 +98,7 @@ select substr(code, 1, 1) c1, count(*) from k group by 1 order by 1;
 select max(upper(code)), min(lower(plain collate "sv-x-icu")) from k;
 select code || 'x', coalesce(code, 'q') from k order by 1;
 select greatest(code, 'b'), least(code, 'b') from k order by 1, 2;
+select case when v > 2 then code else 'b' end from k order by 1;
 select * from (values ('b'), ('A')) v(x) where x collate "und-x-icu" < 'B';
 """
 

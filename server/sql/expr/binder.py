@@ -1163,6 +1163,9 @@ class Binder(SpecialForms, XmlForms):
             results.append(self.bind_unfolded(default, settled))
         order = [results[-1], *results[:-1]] if default is not None else results  # NB: PG's
         t = select_common_type([r.type for r in order], "CASE")  # order: ELSE first
+        raw = [w.args["true"] for w in node.args.get("ifs") or []] + (
+            [default] if default is not None else [])
+        wrap = self._icu_input(raw, results) if t in COLLATABLE else None  # an ICU result's
         results = [coerce(r, t, params=self.params) for r in results]
         args: list[E] = []
         for c, r in zip(conds, results, strict=False):
@@ -1171,7 +1174,8 @@ class Binder(SpecialForms, XmlForms):
             args.append(results[-1])
         name = results[-1].name if default is not None and colnames.strength(default) > 1 \
             and results[-1].name != "?column?" else "case"  # ELSE a names it a (FigureColname)
-        return E("case", default is not None, args, t, -1, name, *_one_row_type(results))
+        out = E("case", default is not None, args, t, -1, name, *_one_row_type(results))
+        return out if wrap is None else E("pyfunc", ("collate", wrap, True), [out], t, -1, name)
 
     def _variadic(self, kind: str, nodes: list[exp.Expression], name: str) -> E:
         args = [self.bind(n) for n in nodes]
