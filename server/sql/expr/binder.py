@@ -65,7 +65,7 @@ from . import runtime as rt
 from . import types as ty
 from .bound import E, const
 from .casts import cast_function, check_int, each_element, tstz_to_local, tstz_to_timetz
-from .collate import check_collate, check_explicit_pair, collated, spread
+from .collate import check_collate, check_explicit_pair, collated, collation_name, spread
 from .commontype import AssignCast, assignable, assignment_mismatch, select_common_type
 from .constfold import UNFOLDABLE, evaluate, fold_call
 from .functions import coerce, resolve, return_type
@@ -959,9 +959,13 @@ class Binder(SpecialForms, XmlForms):
 
     def b_Collate(self, node: exp.Collate) -> E:
         e = self.bind(node.this)
-        check_collate(self.planner.catalog, node.expression, e.type)
-        check_explicit_pair(self.planner.catalog, node)
-        return collated(self.planner.catalog, node.expression, e)
+        cat = self.planner.catalog
+        check_collate(cat, node.expression, e.type)
+        check_explicit_pair(cat, node)
+        if icu_of(cat, collation_name(node.expression)) is None \
+                and self._icu_input([node.this], [e]) is None:
+            return e  # NB: code-point text stays as it is (and vectorizable)
+        return collated(cat, node.expression, e)
 
     # -- casts ---------------------------------------------------------------------------------
 
