@@ -69,6 +69,7 @@ class MemTxn:
 
     isolation = "read committed"
     read_only = False
+    has_writes = False  # read queries only (`check_cancel` asks, to pace read-only statements)
 
     def __init__(self) -> None:
         self.spaces: dict[int, dict[bytes, tuple]] = {}
