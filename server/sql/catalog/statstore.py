@@ -64,5 +64,7 @@ def reload(txn: Any) -> None:
     """Replaces the optimizer's statistics with the ones committed as `txn` sees them."""
 
     fresh = load(txn)
-    stats.STATS.clear()
+    # NB: never empty meanwhile: a statement planned on another thread reads it
     stats.STATS.update(fresh)
+    for gone in [oid for oid in stats.STATS if oid not in fresh]:
+        stats.STATS.pop(gone, None)

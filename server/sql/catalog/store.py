@@ -203,6 +203,20 @@ class CatalogStore:
             self._cache[db_oid] = snap
             return snap
 
+    def reload_stats(self) -> None:
+        """Reloads the optimizer's statistics (`statstore`) without a version bump: cached
+        snapshots and plans stay valid. For an automatic ANALYZE whose counts barely moved
+        (`autoanalyze.replans`); other query engines see them at their next reload."""
+        with self._lock:
+            with self._version_lock:
+                min_ts = self.min_ts
+            txn = self.tm.begin(read_only=True)
+            txn.min_snapshot = min_ts
+            try:
+                statstore.reload(txn)
+            finally:
+                txn.abort()
+
     def load_snapshot(self, txn: Any, db_oid: int) -> CatalogSnapshot:
         """Returns the catalog as `txn` sees it, its own uncommitted DDL included."""
         return self._build(self._rows(txn), db_oid, -1)

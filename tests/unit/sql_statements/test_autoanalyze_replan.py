@@ -1,0 +1,40 @@
+"""An automatic ANALYZE replans (bumps the catalog version, which drops every session's
+cached plans) only when a table's size moved by `autoanalyze.REPLAN` times or it had no
+statistics yet; otherwise it reloads the statistics in place and the plans stay.
+
+The test runs the launcher's passes itself (its thread stopped), on a real engine."""
+
+from __future__ import annotations
+
+from tests.unit.sql_statements.helpers import rows, run
+
+
+def _analyse_due(engine) -> int:
+    """Two passes: the first notes the counts, the second finds them unchanged (a nap's
+    pause in the writes) and analyses."""
+    engine.autoanalyze.run_once()
+    return engine.autoanalyze.run_once()
+
+
+def test_an_automatic_analyze_replans_only_when_a_size_moved(engine, session):
+    engine.autoanalyze.stop()
+    run(session, "create table aa (id int primary key, g int)")
+    run(session, "insert into aa select g, g % 7 from generate_series(1, 1000) g")
+    v = engine.store.version
+    assert _analyse_due(engine) == 1
+    assert engine.store.version > v  # first statistics: every plan was made without them
+    v = engine.store.version
+    assert rows(session, "select count(*) from aa where g = 3") == [(143,)]
+    stmt, _ = session.lookup_simple("select count(*) from aa where g = 3")  # the cached plan
+
+    run(session, "insert into aa select g, g % 7 from generate_series(1001, 1300) g")
+    assert _analyse_due(engine) == 1  # 300 changes > 50 + 10 % of 1000
+    assert engine.store.version == v  # 1000 -> 1300 rows: the plans stay
+    assert rows(session, "select reltuples from pg_class where relname = 'aa'") == [(1300.0,)]
+    assert session.lookup_simple("select count(*) from aa where g = 3")[0] is stmt
+
+    run(session, "insert into aa select g, g % 7 from generate_series(1301, 3000) g")
+    assert _analyse_due(engine) == 1
+    assert engine.store.version > v  # 1300 -> 3000 rows
+    assert session.lookup_simple("select count(*) from aa where g = 3")[0] is not stmt
+    assert rows(session, "select count(*) from aa where g = 3") == [(429,)]
