@@ -127,7 +127,7 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
     arg_domains = next((d for d in (tuple(_domain_oid(t) for k, _, t in declared if k != "OUT"),
                                     tuple(_domain_oid(t) for _, _, t in declared))
                         if len(d) == len(args) and any(d)), ())  # NB: a procedure's OUT too
-    returns_domain = _domain_oid(_declared_type(ret.group("type"))) if ret and not form else 0
+    returns_domain = _domain_named(ret.group("type")) if ret and not form else 0
     if proc:  # NB: ruleutils marks every mode of a procedure's parameters, IN too
         sig = Signature(sig.modes, tuple(t if m != "i" else "IN " + t
                                          for m, t in zip(sig.modes, sig.texts, strict=True)),
@@ -265,14 +265,19 @@ def _result_type(text: str) -> int:
 
 
 def _declared_type(text: str) -> int:
-    """A parameter's or the result's type as declared: a domain's own OID (pg_proc keeps
-    it; `_result_type` gives its base type, which the call passes)."""
+    """A parameter's type as declared: a domain's own OID (pg_proc keeps it;
+    `_result_type` gives its base type, which the call passes)."""
+    return _domain_named(text) or _result_type(text)
+
+
+def _domain_named(text: str) -> int:
+    """The OID of the domain a declared type names, else 0 (a table's row type too)."""
     try:
         node = sqlglot.parse_one(f"CAST(NULL AS {text})", read="postgres")
     except sqlglot.errors.ParseError:
-        return _result_type(text)
+        return 0
     dom = domain_of(node.args["to"]) if isinstance(node, exp.Cast) else None
-    return dom.oid if dom is not None else _result_type(text)
+    return dom.oid if dom is not None else 0
 
 
 def _domain_oid(oid: int) -> int:
