@@ -264,11 +264,7 @@ class SQLSession:
             return None
         try:
             # NB: `execute_stmt` of such a read, whose checks passed above
-            self._statements_run += 1
-            if not self._reset_by_pgwire:
-                self._cancel.clear()
-            if self._timer is not None:
-                self._disarm()
+            self._statement_begins()
             res = self._run_read(stmt, values) if stmt.plan.point is not None else \
                 stmt.run(self, values)
             rows = res.fetch()  # NB: read already (`run_plan`): a list's iterator
@@ -392,11 +388,7 @@ class SQLSession:
         count_execution(prepared)
         logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
-            self._statements_run += 1
-            if not self._reset_by_pgwire:
-                self._cancel.clear()
-            if self._timer is not None:
-                self._disarm()
+            self._statement_begins()
             check = stmt.check
             if check is None:  # NB: not known: the statement's own run makes it
                 return list(self._run_read(stmt, params).rows or ())
@@ -697,15 +689,22 @@ class SQLSession:
             return _Normalized(None, [], self.catalog_version())  # remember: use the raw text
         return _Normalized(stmt, convs, stmt.version)
 
-    def execute_stmt(self, stmt: Stmt, params: list[Any]) -> Result:
-        """Runs one analysed statement with statement-level atomicity and READ COMMITTED retry."""
+    def _statement_begins(self) -> None:
+        """What every statement does first: counted, a stale cancel forgotten, the timer a
+        portal left unfinished by the previous statement disarmed (`execute_stmt` and the
+        read lanes that bypass it)."""
         self._statements_run += 1
-        if self.failed and not stmt.allowed_when_failed:
-            raise _in_failed()
         if not self._reset_by_pgwire:
             self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
         if self._timer is not None:
-            self._disarm()  # a portal left unfinished by the previous statement
+            self._disarm()
+
+    def execute_stmt(self, stmt: Stmt, params: list[Any]) -> Result:
+        """Runs one analysed statement with statement-level atomicity and READ COMMITTED retry."""
+        if self.failed and not stmt.allowed_when_failed:
+            self._statements_run += 1
+            raise _in_failed()
+        self._statement_begins()
         if stmt.no_block and (self.in_block or self.txn is not None):
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
