@@ -1015,6 +1015,7 @@ class Binder(SpecialForms, XmlForms):
     def _icu_input(self, raw: list[exp.Expression], bound: list[E]) -> Any:
         """The value wrapper of the first argument with an ICU collation (a table column's
         or a COLLATE clause's), which a text result inherits as in PostgreSQL; else None."""
+        cat = self.planner.catalog
         for node, e in zip(raw, bound, strict=False):
             if e.kind == "pyfunc" and e.data[0] == "collate":
                 return e.data[1] if e.data[1] is not collated_plain else None
@@ -1023,9 +1024,8 @@ class Binder(SpecialForms, XmlForms):
                 look = self.scope.group_from or self.scope
                 idx = look.find(node.name, node.table or None)
                 c = look.cols[idx] if idx is not None else None
-                if c is None or not c.table_oid:
+                if c is None or not c.table_oid or cat is None:  # NB: None: a key's type
                     continue
-                cat = self.planner.catalog
                 tab = cat.table_by_oid(c.table_oid)
                 col = next((x for x in tab.columns if x.attnum == c.attnum), None) \
                     if tab is not None else None
