@@ -19,6 +19,7 @@ the new values, and SET/DEFAULT/CHECK/RETURNING expressions are compiled with
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -87,12 +88,13 @@ class ExecContext:
     plan_cache: dict[Any, Any] = field(default_factory=dict)
     # the keys INSERT ... ON CONFLICT DO UPDATE changed: a second change is 21000 (dml.insert)
     on_conflict_touched: set[Any] = field(default_factory=set)
+    started: float = field(default_factory=time.monotonic)  # when the execution began
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
         txn = self.txn  # NB: None in some utility statements (ANALYZE's loop)
         # on the event loop, a long read-only statement keeps to its share beside OLTP
-        give_way(txn is not None and txn.has_writes)
+        give_way(txn is not None and txn.has_writes, self.started)
         maybe_yield()  # NB: and any long statement lets the others run here
         if self.cancel_event.is_set():
             self.cancel_event.clear()

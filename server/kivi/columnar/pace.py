@@ -124,6 +124,7 @@ MAX_PAUSE = 0.1  # seconds: no single pause is longer
 BUSY = 8  # touches within a window or two that count as OLTP running
 FAST_SWITCH = 0.0005  # seconds: the GIL switch interval while a scan is paced
 LOOP_SLICE = 0.005  # seconds a read-only statement holds the loop's thread before `give_way`
+LONG = 0.05  # seconds a statement has run before `give_way` counts it as analytic
 WORKERS = 2  # threads that run offloaded analytic work (`offload`): at most this many at once
 
 T = TypeVar("T")
@@ -301,9 +302,12 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
     return hub.run_on(_workers(), ctx.run, fn, *args)
 
 
-def give_way(writes: bool) -> None:
+def give_way(writes: bool, since: float | None = None) -> None:
     """On the event loop: parks a statement that has held the loop's thread for LOOP_SLICE
-    while OLTP runs in other sessions, long enough to keep it to its share of the thread.
+    while OLTP runs in other sessions, long enough to keep it to its share of the thread;
+    with `since` (when the statement began), only once it has run LONG: a short read
+    (TPC-C's stock level, a catalog reload after DDL) is OLTP too, and pausing it only
+    stretched it (multi-session tests ran twice as long).
 
     Called once per batch by every running statement (`ExecContext.check_cancel`). A
     statement with writes (`writes`) is never paused: it may hold row locks that the
@@ -316,6 +320,8 @@ def give_way(writes: bool) -> None:
     if hub is None or writes:
         return
     now = time.monotonic()
+    if since is not None and now - since < LONG:
+        return
     held = now - hub.switched_at
     if held < LOOP_SLICE:
         return

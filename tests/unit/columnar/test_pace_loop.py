@@ -107,6 +107,8 @@ def test_a_short_statement_or_a_quiet_server_never_parks(pacer: Pacer) -> None:
         _oltp(pacer, 1)
         hub.switched_at = pace_mod.time.monotonic()
         pace_mod.give_way(False)  # just switched in: no pause
+        hub.switched_at -= 1.0
+        pace_mod.give_way(False, pace_mod.time.monotonic())  # a statement just begun: OLTP
         order.append("reader done")
 
     def other() -> None:
