@@ -15,6 +15,7 @@ from cumulo.server.kivi.columnar.copy import PACK_ROWS
 from cumulo.server.kivi.columnar.pace import BUSY, MAX_PAUSE, SLICE, WINDOW, Pacer
 from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.kivi.node import KiviNode
+from tests.unit.columnar.pacing import reset_pacer
 
 
 class Clocks:
@@ -143,13 +144,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     monkeypatch.setattr(pacer, "cpu", lambda: next(ticks) * SLICE)
     monkeypatch.setattr(pacer, "now", lambda: next(clock) * SLICE)
     monkeypatch.setattr(pacer, "sleep", slept.append)
-    monkeypatch.setattr(pacer, "share", 0.5)
-    monkeypatch.setattr(pacer, "seen", {})
-    monkeypatch.setattr(pacer, "count", 0)
-    monkeypatch.setattr(pacer, "before", 0)
-    monkeypatch.setattr(pacer, "since", 0.0)
-    monkeypatch.setattr(pacer, "paced", {})
-    monkeypatch.setattr(pacer, "switch", None)
+    reset_pacer(monkeypatch, 0.5)
     monkeypatch.setattr(pacer, "mark", type(pacer.mark)())  # this thread's clocks, reset
     return slept
 

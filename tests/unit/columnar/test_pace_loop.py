@@ -17,6 +17,7 @@ from cumulo.server.kivi import checkpoint as ckpt
 from cumulo.server.kivi.columnar import pace as pace_mod
 from cumulo.server.kivi.columnar.pace import BUSY, SLICE, Pacer
 from tests.hubsessions import on_a_hub
+from tests.unit.columnar.pacing import reset_pacer
 
 _MARK: contextvars.ContextVar[str] = contextvars.ContextVar("mark", default="unset")
 
@@ -24,14 +25,7 @@ _MARK: contextvars.ContextVar[str] = contextvars.ContextVar("mark", default="uns
 @pytest.fixture
 def pacer(monkeypatch: pytest.MonkeyPatch) -> Pacer:
     """The process pacer, reset, with pacing on and no GIL switching."""
-    p = pace_mod.PACER
-    monkeypatch.setattr(p, "share", 0.25)
-    monkeypatch.setattr(p, "seen", {})
-    monkeypatch.setattr(p, "count", 0)
-    monkeypatch.setattr(p, "before", 0)
-    monkeypatch.setattr(p, "since", 0.0)
-    monkeypatch.setattr(p, "paced", {})
-    monkeypatch.setattr(p, "switch", None)
+    p = reset_pacer(monkeypatch, 0.25)
     monkeypatch.setattr(pace_mod, "MAX_PAUSE", 0.001)
     return p
 
