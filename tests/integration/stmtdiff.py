@@ -14,6 +14,7 @@ so that each compares what it is about without tripping over what it is not.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 import psycopg
@@ -91,3 +92,15 @@ def assert_same_outcomes(pg, cu, db: str, script: str, types: bool = False,  # t
     script_ = statements(script)
     assert_same(outcomes(pg_dsn, script_, types=types, **what),
                 outcomes(cu_dsn, script_, types=types, **what))
+
+
+def wait_until_active(dsn: str, like: str, seconds: float = 10.0) -> None:
+    """Polls pg_stat_activity until a statement whose text is LIKE `like` is running (one
+    that a test started on another connection, to block on a row lock), or `seconds` pass;
+    a two-session test then goes on, its own assertions telling what happened."""
+    with psycopg.connect(dsn, autocommit=True) as w:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not w.execute(
+                "select count(*) from pg_stat_activity where state = 'active'"
+                " and query like %s", (like,)).fetchone()[0]:
+            pass

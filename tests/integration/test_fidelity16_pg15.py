@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import asyncpg
 import psycopg
@@ -22,6 +21,7 @@ from tests.integration.stmtdiff import (
     fresh_databases,
     outcomes,
     statements,
+    wait_until_active,
 )
 
 SCRIPTS = {
@@ -283,12 +283,7 @@ def _recheck(dsn: str, fill: str, update: str, merge: str) -> tuple:
         out: list = []
         th = threading.Thread(target=lambda: out.append(b.execute(merge).statusmessage))
         th.start()
-        with psycopg.connect(dsn, autocommit=True) as w:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and not w.execute(
-                    "select count(*) from pg_stat_activity where state = 'active'"
-                    " and query like 'merge into acct%'").fetchone()[0]:
-                pass
+        wait_until_active(dsn, "merge into acct%")
         a.execute("commit")
         th.join(30)
         return out, a.execute("select * from acct order by id").fetchall()

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-import time
 
 import asyncpg
 import psycopg
 import pytest
 
-from tests.integration.stmtdiff import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes, wait_until_active
 
 SCRIPTS = {
     "actions": """
@@ -263,12 +262,7 @@ def _read_committed(dsn: str) -> tuple:
                " when matched then update set v = mrc.v + 10")
         th = threading.Thread(target=lambda: out.append(b.execute(sql).statusmessage))
         th.start()
-        with psycopg.connect(dsn, autocommit=True) as w:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and not w.execute(
-                    "select count(*) from pg_stat_activity where state = 'active'"
-                    " and query like 'merge into mrc%'").fetchone()[0]:
-                pass
+        wait_until_active(dsn, "merge into mrc%")
         a.execute("commit")
         th.join(30)
         return out[0], a.execute("select * from mrc").fetchall()
