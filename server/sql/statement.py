@@ -20,6 +20,7 @@ from . import txnctl, utility
 from .ddl import dispatch, owned
 from .ddl.altersplit import analyse_multi_alter
 from .ddl.constraints import analyse_validate
+from .ddl.physical import analyse_physical
 from .ddl.pkeys import analyse_identity
 from .ddl.routines import analyse_routine_alter
 from .ddl.schemastmt import analyse_create_schema, is_schema_with_elements
@@ -168,6 +169,9 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             validate = analyse_validate(sql)
             if validate is not None:
                 return validate
+            physical = analyse_physical(session, sql)  # SET STATISTICS, REPLICA IDENTITY ...
+            if physical is not None:
+                return physical
             reset = analyse_reset(sql) or analyse_set_schema(sql)  # ALTER VIEW v RESET (...)
             if reset is not None:
                 return reset

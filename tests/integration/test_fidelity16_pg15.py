@@ -10,6 +10,8 @@ and the queries of `ASYNCPG` also through asyncpg (prepared: row descriptions an
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import threading
 
 import asyncpg
@@ -23,6 +25,7 @@ from tests.integration.stmtdiff import (
     statements,
     wait_until_active,
 )
+from tests.pg15 import BIN as PG_BIN
 
 SCRIPTS = {
     # The merged column comes first in `*`, in USING order, COALESCE(a, b) for FULL; a.id
@@ -221,6 +224,55 @@ select * from t order by id;
 merge into t using b join c on b.id = c.cid on t.id = 3 when matched then update set v = 'twice';
 merge into t using b, c on t.id = b.id when matched then do nothing;
 """,
+    # What migrations and pg_dump emit about storage, replication and clustering: checked as
+    # PostgreSQL checks it, kept where its catalog shows it (ddl.physical)
+    "alter_physical": """
+create table t (id int primary key, b text not null, c text, d int);
+create view v as select * from t;
+create unique index tu on t (b);
+create unique index tc on t (c);
+create unique index te on t (lower(b));
+create index tp on t (b) where id > 0;
+alter table t alter column b set statistics 500, alter column c set storage main;
+alter table only t alter b set storage external;
+alter table t alter column c set compression pglz;
+alter table t alter column d set statistics 20000;
+alter table t alter column d set storage plain;
+alter table t alter column d set storage main;
+alter table t alter column d set compression lz4;
+alter table t alter column b set compression zstd;
+alter table t alter column b set storage bogus;
+alter table t alter column b set statistics -5;
+alter table t alter column zz set statistics 5;
+alter table t alter column xmin set statistics 5;
+alter table v alter column b set statistics 5;
+select attname, attstattarget, attstorage, attcompression from pg_attribute where attrelid = 't'::regclass and attnum > 0 order by attnum;
+alter table t replica identity full;
+select relreplident from pg_class where relname = 't';
+alter table t replica identity using index tc;
+alter table t replica identity using index te;
+alter table t replica identity using index tp;
+alter table t replica identity using index nosuch;
+alter table t replica identity using index tu;
+alter table t cluster on te;
+alter table t cluster on tp;
+select relreplident from pg_class where relname = 't';
+select indexrelid::regclass, indisreplident, indisclustered from pg_index where indrelid = 't'::regclass order by 1;
+alter table t set without cluster, replica identity nothing;
+select relreplident from pg_class where relname = 't';
+select count(*) from pg_index where indrelid = 't'::regclass and (indisreplident or indisclustered);
+alter table if exists nosuch replica identity full;
+alter table t enable row level security;
+alter table t force row level security;
+select relrowsecurity, relforcerowsecurity from pg_class where relname = 't';
+alter table t no force row level security;
+alter table t disable row level security;
+select relrowsecurity, relforcerowsecurity from pg_class where relname = 't';
+create table p (x int);
+alter table t inherit p;
+alter table t no inherit p;
+alter table t inherit t;
+""",
 }
 
 ASYNCPG = [
@@ -233,7 +285,7 @@ ASYNCPG = [
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_same_outcomes_as_pg15(cumulo_server, pg15, name):
     assert_same_outcomes(pg15, cumulo_server, f"fidel_{name}", SCRIPTS[name], types=True,
-                         detail=True)
+                         detail=True, notices=True)
 
 
 async def _prepared(dsn: str) -> list[tuple]:
@@ -294,3 +346,50 @@ def test_merge_rechecks_when_on_newest_version(cumulo_server, pg15, case):
     pg, cu = fresh_databases(pg15, cumulo_server, "fidel_recheck")
     expected = _recheck(pg, *RECHECKS[case])
     assert _recheck(cu, *RECHECKS[case]) == expected
+
+
+PSQL_PHYSICAL = [
+    "create table t (id int primary key, b text not null, c text)",
+    "alter table t alter column b set statistics 500, alter column c set storage main",
+    "alter table t alter column c set compression pglz",
+    "alter table t replica identity full",
+    "alter table t cluster on t_pkey",
+]
+
+
+def test_psql_describes_physical_options_as_pg15(cumulo_server, pg15):
+    """psql's `\\d+` shows the statistics target, storage, compression, replica identity and
+    the CLUSTER mark from the catalog, as PostgreSQL 15 prints them."""
+    outs = []
+    for dsn in fresh_databases(pg15, cumulo_server, "fidel_psql"):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            for sql in PSQL_PHYSICAL:
+                c.execute(sql)
+        r = subprocess.run([f"{PG_BIN}/psql", dsn, "-X", "-c", "\\d+ t"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "PAGER": ""})
+        outs.append(r.stdout + r.stderr)
+    assert "Replica Identity: FULL" in outs[0] and "CLUSTER" in outs[0]
+    assert outs[1] == outs[0]
+
+
+def test_row_security_refuses_where_pg_would_filter(cumulo_server):
+    """No policies here: a role PostgreSQL filters through them is refused, never shown rows
+    that PostgreSQL's default-deny hides; the owner still reads its table."""
+    with psycopg.connect(cumulo_server.dsn(), autocommit=True) as c:
+        c.execute("drop table if exists rls_t")
+        c.execute("drop role if exists rls_r")
+        c.execute("create table rls_t (a int)")
+        c.execute("insert into rls_t values (1)")
+        c.execute("create role rls_r")
+        c.execute("grant select on rls_t to rls_r")
+        c.execute("alter table rls_t enable row level security")
+        c.execute("set role rls_r")
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            c.execute("select * from rls_t")
+        c.execute("reset role")
+        c.execute("alter table rls_t owner to rls_r")
+        c.execute("set role rls_r")
+        assert c.execute("select * from rls_t").fetchall() == [(1,)]
+        c.execute("reset role")
+        c.execute("drop table rls_t")
+        c.execute("drop role rls_r")

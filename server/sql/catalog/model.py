@@ -69,6 +69,11 @@ class Column:
     collation: str = ""  # COLLATE "C" / "POSIX" ("" = the database default), pgcatalog.collations
     domain: int = 0  # a CREATE DOMAIN type's OID (type_oid/typmod are then its base type's)
     domain_default: bool = False  # `default` is the domain's (no pg_attrdef row): ddl.domaindefault
+    # ALTER COLUMN SET STATISTICS / STORAGE / COMPRESSION, as pg_attribute shows them
+    # (ddl.physical; "" storage: the type's)
+    stattarget: int = -1
+    storage: str = ""
+    compression: str = ""
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,13 @@ class Table:
     array_type: int = 0  # the OID of that row type's array type
     acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
     column_acls: tuple[str, ...] = ()  # column privileges: `attnum:grantee=privs/grantor`
+    # ddl.physical: REPLICA IDENTITY (pg_class.relreplident; "i": replident_index), CLUSTER ON
+    # (pg_index.indisclustered), [FORCE] ROW LEVEL SECURITY
+    replident: str = "d"
+    replident_index: int = 0
+    cluster_index: int = 0
+    rowsecurity: bool = False
+    forcerowsecurity: bool = False
 
     @property
     def live_columns(self) -> tuple[Column, ...]:

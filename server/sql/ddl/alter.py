@@ -474,6 +474,9 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
             rename_column_in_views(s, table, old_name, new_name)
             rename_column_in_checks(s, table, old_name, new_name)
             _put(s, dataclasses.replace(table, columns=cols))
+        elif isinstance(action, exp.AlterSet) and action.text("option").upper() == \
+                "WITHOUT CLUSTER":  # NB: the other physical actions: ddl.physical
+            _put(s, dataclasses.replace(table, cluster_index=0))
         elif isinstance(action, exp.AlterSet):  # SET (storage parameters), checked as PG
             _put(s, dataclasses.replace(table, options=merge_options(
                 table.options, [option_item(e) for e in action.expressions],

@@ -83,7 +83,8 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
         kw.get("tuples", -1.0 if kind == "r" else 0.0), 0, 0, kw.get("hasindex", False),
         kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
-        False, False, True, replident, False, 0, 0, 0, kw.get("acl"), kw.get("options"), None,
+        kw.get("rowsecurity", False), kw.get("forcerowsecurity", False), True, replident, False, 0,
+        0, 0, kw.get("acl"), kw.get("options"), None,
     )
 
 
@@ -123,6 +124,8 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
                    triggers=t.oid in triggers, persistence=persistence(t.schema_oid),
                    reltype=t.reltype, acl=acl_texts(cat, t.acl),
+                   rowsecurity=t.rowsecurity, forcerowsecurity=t.forcerowsecurity,
+                   **({"replident": t.replident} if t.kind == "r" else {}),
                    **dict(zip(("pages", "tuples"), class_counts(t), strict=True)))
         for t in cat.tables
     ]
@@ -148,13 +151,17 @@ def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
               notnull: bool = False, hasdef: bool = False, identity: str = "",
               dropped: bool = False, storage_of: int = 0, generated: str = "",
               collation: int | None = None, ndims: int | None = None,
-              acl: list[str] | None = None) -> tuple[Any, ...]:
+              acl: list[str] | None = None, column: M.Column | None = None) -> tuple[Any, ...]:
     typlen, byval, align, storage = type_storage(storage_of or typ)
     if ndims is None:  # system catalogs and indexes: one dimension per array (and vector) type
         ndims = 1 if typ in T.ELEMENT_OF else 0
+    stattarget = (0 if dropped else -1) if column is None else column.stattarget
+    if column is not None and column.storage:  # ALTER COLUMN SET STORAGE (ddl.physical)
+        storage = column.storage
     return (
-        relid, name, typ, 0 if dropped else -1, typlen, num, ndims, -1, typmod, byval,
-        align, storage, "", notnull, hasdef, False, identity, generated, dropped, True, 0,
+        relid, name, typ, stattarget, typlen, num, ndims, -1, typmod, byval,
+        align, storage, column.compression if column else "", notnull, hasdef, False, identity,
+        generated, dropped, True, 0,
         collation_of(typ) if collation is None else collation, acl, None, None, None,
     )
 
@@ -213,7 +220,7 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
                                       storage_of=c.type_oid,
                                       generated="s" if _generated(c) else "", ndims=c.ndims,
                                       acl=col_acls.get(c.attnum),
-                                      collation=collation_oid(cat, c.collation)))
+                                      collation=collation_oid(cat, c.collation), column=c))
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
         cols = {c.attnum: c for c in owner.columns} if owner else {}
@@ -302,7 +309,11 @@ def pg_index(ctx: Any) -> list[tuple[Any, ...]]:
     """One row per index; indkey, indoption are int2vectors (lists), indpred is SQL text."""
     cat = ctx.catalog
     deferrable = {c.index_oid for c in cat.constraints if c.deferrable}
-    return [index_row(cat, i, i.oid not in deferrable) for i in cat.indexes]
+    marks = {(t.cluster_index, 9) for t in cat.tables if t.cluster_index} | {
+        (t.replident_index, 14) for t in cat.tables if t.replident == "i"}  # ddl.physical
+    rows = [index_row(cat, i, i.oid not in deferrable) for i in cat.indexes]
+    return [r if not marks else tuple(
+        True if (r[0], n) in marks else v for n, v in enumerate(r)) for r in rows]
 
 
 def referenced_index(cat: M.CatalogSnapshot, c: M.Constraint) -> int:

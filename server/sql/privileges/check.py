@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InsufficientPrivilege
+from ...errors import FeatureNotSupported, InsufficientPrivilege
 from ..catalog.model import BOOTSTRAP_SUPERUSER_OID, PUBLIC_OID, CatalogSnapshot, Role, Table
 from .acl import ALL_PRIVS, PG_DATABASE_OWNER, PUBLIC, default_acl, parse_item, privileges_of
 
@@ -164,6 +164,7 @@ def check_table(s: SQLSession, cat: CatalogSnapshot, role: Role | None, table: T
     have = privileges_of(effective_acl(table.acl, kind, table.owner), privilege_roles(cat, role))
     missing = [c for c in wanted if c not in have]
     if not missing:
+        _row_security(cat, role, table, wanted)
         return
     if table.column_acls and all(c in ALL_PRIVS["column"] for c in missing):
         live = table.live_columns
@@ -171,8 +172,20 @@ def check_table(s: SQLSession, cat: CatalogSnapshot, role: Role | None, table: T
         held = [all(p in column_privileges(cat, role, table, a) for p in missing)
                 for a in (cols or [c.attnum for c in live])]
         if held and (all(held) if cols else any(held)):
+            _row_security(cat, role, table, wanted)
             return
     raise InsufficientPrivilege(f"permission denied for {relation_noun(table)} {table.name}")
+
+
+def _row_security(cat: CatalogSnapshot, role: Role, table: Table, wanted: str) -> None:
+    """0A000 where PostgreSQL would filter rows through policies (ENABLE ROW LEVEL SECURITY:
+    for non-owners; FORCE: for the owner too): Cumulo has none, and PostgreSQL's default
+    without any is to deny, so showing the rows would be wrong (ddl.physical)."""
+    if not table.rowsecurity or not any(c in "rawd" for c in wanted):
+        return
+    if table.forcerowsecurity or not is_owner(cat, role, table.owner):
+        raise FeatureNotSupported(
+            f'table "{table.name}" has row-level security enabled: policies are not supported')
 
 
 def must_own(cat: CatalogSnapshot, role: Role | None, owner: int, noun: str, name: str) -> None:
