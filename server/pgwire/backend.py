@@ -19,7 +19,7 @@ Python values that pgwire encodes per column OID and requested format.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Protocol
@@ -132,6 +132,11 @@ class Session(Protocol):
     """One client session, created by `Engine.open_session`."""
 
     backend_pid: int
+    # LISTEN deliveries not yet taken; pgwire pushes them to an idle connection
+    inbox: list[tuple[int, str, str]]
+    # set by pgwire: called (from any thread) when a NOTIFY arrives / by `terminate`
+    notify_hook: Callable[[], None] | None
+    terminate_hook: Callable[[], None] | None
 
     @property
     def transaction_status(self) -> str:
@@ -148,31 +153,56 @@ class Session(Protocol):
 
     def take_notifications(self) -> list[tuple[int, str, str]]:
         """LISTEN notifications delivered since the last call: (sender pid, channel, payload).
-        Optional; pgwire sends them as NotificationResponse before each ReadyForQuery."""
+        pgwire sends them as NotificationResponse before each ReadyForQuery."""
 
-    def simple_query(self, sql: str) -> Iterator[Result]:
+    def setting(self, name: str) -> str | None:
+        """A setting's current value (pgwire reads idle_in_transaction_session_timeout)."""
+
+    def simple_query(self, sql: str) -> Generator[Result, None, None]:
         """Runs every statement of a Query message, lazily, as one implicit transaction.
 
         Yields one Result per statement; raises SQLError at the first failure
         (the remaining statements are skipped). An empty string yields one
-        Result with `empty=True`.
+        Result with `empty=True`. pgwire closes the generator to abandon the rest.
         """
+
+    def simple_read(self, sql: str) -> tuple[list[Column], list[tuple[Any, ...]], str] | None:
+        """A fast lane for a Query of one repeated read: (columns, rows, tag) at once, or None
+        when the statement must go through `simple_query` (a session may always say None)."""
 
     def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
         """Parses and analyses one statement; 0 in `param_oids` means: infer it."""
 
     def check_prepared(self, prepared: Prepared) -> None:
         """Re-validates a statement at Bind, before it runs: re-plans it after DDL, and raises
-        0A000 "cached plan must not change result type" if its row shape changed. Optional:
-        pgwire calls it only when the session has it (else `execute` must check)."""
+        0A000 "cached plan must not change result type" if its row shape changed."""
+
+    def still_valid(self, prepared: Prepared) -> bool:
+        """True while `prepared`'s plan stands as a new Parse of its text would make it: pgwire
+        then reuses an unnamed statement instead of parsing again. Raises nothing."""
 
     def watch_statements(self, named: Any, drop: Any) -> None:
-        """Optional: gets a callable returning the connection's named Parse statements as
-        (name, Prepared) pairs, so that pg_prepared_statements can list them, and one that
-        drops them (a name, or None for all: DEALLOCATE and DISCARD ALL, as PostgreSQL)."""
+        """Gets a callable returning the connection's named Parse statements as (name,
+        Prepared) pairs, so that pg_prepared_statements can list them, and one that drops
+        them (a name, or None for all: DEALLOCATE and DISCARD ALL, as PostgreSQL)."""
+
+    def connected_from(self, addr: str | None, port: int | None) -> None:
+        """The client's address and TCP port (pg_stat_activity); None for a Unix socket."""
 
     def execute(self, prepared: Prepared, params: list[Any]) -> Result:
         """Binds parameters and starts executing (extended protocol, inside the implicit txn)."""
+
+    def read_point(self, prepared: Prepared, params: list[Any]) -> list[tuple[Any, ...]] | None:
+        """A fast lane for Bind+Execute of a checked read by key: all its rows at once, or
+        None when it must go through `execute` (a session may always say None)."""
+
+    def can_batch(self, prepared: Prepared) -> bool:
+        """True if pgwire may hold pipelined Executes of `prepared` for `execute_many`."""
+
+    def execute_many(self, prepared: Prepared, seq: list[list[Any]]
+                     ) -> tuple[list[Result], BaseException | None]:
+        """Runs `prepared` once per parameter list (held Executes): the results that
+        succeeded, and the error that stopped the rest."""
 
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a SQL-level cursor (DECLARE), for Describe('P', name); None if absent."""
@@ -186,8 +216,11 @@ class Session(Protocol):
     def cancel(self) -> None:
         """Cancels the running statement (57014). Called from another thread."""
 
+    def terminate(self) -> None:
+        """pg_terminate_backend: ends the session with FATAL 57P01 (through `terminate_hook`)."""
+
     def reset_cancel(self) -> None:
-        """Drops a cancel that arrived while the session was idle. Optional: pgwire calls it
+        """Drops a cancel that arrived while the session was idle. pgwire calls it
         when a new message arrives, before running it. A cancel arriving after that, while
         the statement is still being parsed or planned, must cancel it (PostgreSQL drops
         only the cancels that arrive between commands)."""

@@ -196,11 +196,6 @@ class ExtendedQuery:
     tz: Any
 
     def __init__(self) -> None:
-        self._check_prepared: Any = None  # the session's optional Bind-time check
-        self._read_point: Any = None  # and its optional primary-key read lane (`_bind_run`)
-        self._still_valid: Any = None  # and its optional check for `_parse_again`
-        self._can_batch: Any = None  # the session's optional can_batch / execute_many
-        self._execute_many: Any = None
         self._held: HeldRun | None = None  # Executes held for one execute_many
         self.statements: dict[str, Statement] = {}
         self.portals: dict[str, Portal] = {}
@@ -291,7 +286,7 @@ class ExtendedQuery:
             self._fail(e, True)
             return
         stmt = self.statements[name] = Statement(name, prepared)
-        if not name and prepared.handle is not None and self._still_valid is not None:
+        if not name and prepared.handle is not None:
             if len(self._unnamed) >= 64:
                 self._unnamed.clear()
             self._unnamed[(sql, tuple(oids))] = stmt
@@ -308,7 +303,7 @@ class ExtendedQuery:
         stmt = self._unnamed.get(key)
         if stmt is None:
             return False
-        if self.session.transaction_status == "E" or not self._still_valid(stmt.prepared):
+        if self.session.transaction_status == "E" or not self.session.still_valid(stmt.prepared):
             del self._unnamed[key]
             return False
         self.statements[""] = stmt
@@ -331,9 +326,9 @@ class ExtendedQuery:
             return False
         if self._held is not None and self._held.stmt is not stmt and self._release():
             return True
-        if self._check_prepared is not None and (self._held is None or self._held.stmt is not stmt):
+        if self._held is None or self._held.stmt is not stmt:
             try:
-                self._check_prepared(stmt.prepared)
+                self.session.check_prepared(stmt.prepared)
             except Exception as e:
                 self._fail(e, True)
                 return True
@@ -388,9 +383,9 @@ class ExtendedQuery:
         if stmt.batch is not False and self._batchable(stmt):
             return end  # the rest goes message by message (its Executes may be held)
         encoders = portal.encoders
-        if self._read_point is not None and encoders is not None:
+        if encoders is not None:
             try:
-                rows = self._read_point(stmt.prepared, portal.params)
+                rows = self.session.read_point(stmt.prepared, portal.params)
             except Exception as e:
                 self._fail(e, True)
                 return stop - 5  # NB: the Sync is still to be handled
@@ -469,10 +464,10 @@ class ExtendedQuery:
                     f'"{stmt_name}" requires {len(oids)}')
             if self._held is not None and self._held.stmt is not stmt and self._release():
                 return
-            if self._check_prepared is not None and self._held is None:
+            if self._held is None:
                 # NB: a held run's statement is checked when execute_many runs it
                 try:
-                    self._check_prepared(stmt.prepared)
+                    self.session.check_prepared(stmt.prepared)
                 except Exception as e:
                     self._fail(e, True)
                     return
@@ -644,8 +639,7 @@ class ExtendedQuery:
         """Asks the session once per statement whether its Executes may be held."""
         ok = stmt.batch
         if ok is None:
-            ok = stmt.batch = self._execute_many is not None and bool(
-                self._can_batch(stmt.prepared))
+            ok = stmt.batch = bool(self.session.can_batch(stmt.prepared))
         return ok
 
     def _release(self) -> bool:
@@ -654,7 +648,7 @@ class ExtendedQuery:
         held, self._held = self._held, None
         if held is None:
             return False
-        results, err = self._execute_many(held.stmt.prepared, held.params())
+        results, err = self.session.execute_many(held.stmt.prepared, held.params())
         self._notices()
         out = self.out
         tags: dict[str, bytes] = {}

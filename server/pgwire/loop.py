@@ -105,10 +105,8 @@ def setting_ms(value: str | None) -> int:
 
 
 def session_setting(session: Session, name: str) -> str | None:
-    """A session setting's value, when the session exposes its settings (the SQL layer's)."""
-    settings = getattr(session, "settings", None)
-    get = getattr(settings, "get", None)
-    return get(name) if get is not None else None
+    """A session setting's value (None if the session has no such setting)."""
+    return session.setting(name)
 
 
 def log_disconnection(started: float, conn: Connection) -> None:
@@ -404,7 +402,7 @@ class PgProtocol(asyncio.BufferedProtocol):
         session = conn.session
         if session is None:
             return
-        if getattr(session, "inbox", None):
+        if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
         if session.transaction_status != "I":
             ms = setting_ms(session_setting(session, "idle_in_transaction_session_timeout"))
@@ -412,13 +410,11 @@ class PgProtocol(asyncio.BufferedProtocol):
                 self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 
     def _hook(self, session: Session) -> None:
-        """Connects a new session's optional hooks to this connection."""
+        """Connects a new session's hooks to this connection."""
         self._hooked = session
-        self._reset = getattr(session, "reset_cancel", None)
-        if getattr(session, "take_notifications", None) is not None:
-            session.notify_hook = self.notified  # type: ignore[attr-defined]
-        if getattr(session, "terminate", None) is not None:
-            session.terminate_hook = self.terminated  # type: ignore[attr-defined]
+        self._reset = session.reset_cancel
+        session.notify_hook = self.notified
+        session.terminate_hook = self.terminated
         if self._auth_timer is not None:
             self._auth_timer.cancel()
             self._auth_timer = None
@@ -603,10 +599,11 @@ class PgProtocol(asyncio.BufferedProtocol):
         if self.busy or self.stopping or self.lost or self.told:
             return
         conn = self.conn
-        session, take = conn.session, conn._take_notifications
-        if session is None or take is None or session.transaction_status != "I":
+        session = conn.session
+        if session is None or session.transaction_status != "I":
             return
-        out = b"".join(M.notification(pid, chan, payload) for pid, chan, payload in take())
+        out = b"".join(M.notification(pid, chan, payload)
+                       for pid, chan, payload in session.take_notifications())
         self._write(out)
 
 

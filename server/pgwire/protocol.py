@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import Any, NoReturn
 
 from ..errors import (
@@ -111,10 +111,8 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.user = ""
         self.startup_params: dict[str, str] = {}
         self._auth: Authenticator | None = None
-        self._take_notifications: Callable[[], list[tuple[int, str, str]]] | None = None
-        self._simple_read: Callable[[str], Any] | None = None  # the session's optional lane
         self._copy: Any = None  # a CopyIn in progress
-        self._copy_gen: Iterator[Result] | None = None  # its simple query, to resume after COPY
+        self._copy_gen: Generator[Result, None, None] | None = None  # its simple query, to resume after COPY
         self._shapes: dict[tuple[Any, ...], tuple[bytes, list[Any]]] = {}
         # the column list `_text_shape` answered last, and its answer
         self._last_shape: tuple[Any, tuple[bytes, list[Any]]] = (None, (b"", []))
@@ -386,10 +384,11 @@ class Connection(ExtendedQuery, FunctionCalls):
             for name, value in self._changed.items():
                 self.out += M.parameter_status(name, value)
             self._changed.clear()
-        if self._take_notifications is not None:
-            for pid, channel, payload in self._take_notifications():
+        session = self.session
+        if session is not None and session.inbox:
+            for pid, channel, payload in session.take_notifications():
                 self.out += M.notification(pid, channel, payload)
-        status = self.session.transaction_status if self.session else "I"
+        status = session.transaction_status if session else "I"
         if status == "I" and self.portals:
             self._drop_portals()
         self.out += M.READY_STR[status]
@@ -465,19 +464,8 @@ class Connection(ExtendedQuery, FunctionCalls):
         session = self.engine.open_session(self.user, params["database"], dict(params))
         self.out += msg
         self.session = session
-        self._check_prepared = getattr(session, "check_prepared", None)
-        self._read_point = getattr(session, "read_point", None)  # optional: `_bind_run`'s lane
-        self._simple_read = getattr(session, "simple_read", None)  # optional: `_query`'s lane
-        self._still_valid = getattr(session, "still_valid", None)  # optional: _parse_again
-        self._can_batch = getattr(session, "can_batch", None)  # optional: held Executes
-        self._execute_many = getattr(session, "execute_many", None)
-        watch = getattr(session, "watch_statements", None)  # optional, for pg_prepared_statements
-        if watch is not None:
-            watch(self._named_statements, self._drop_statements)
-        connected_from = getattr(session, "connected_from", None)  # optional, for pg_stat_activity
-        if connected_from is not None:
-            connected_from(self.peer, self.peer_port)
-        self._take_notifications = getattr(session, "take_notifications", None)
+        session.watch_statements(self._named_statements, self._drop_statements)
+        session.connected_from(self.peer, self.peer_port)
         self._auth = None
         status = session.parameter_status()
         for name, value in status.items():
@@ -508,25 +496,23 @@ class Connection(ExtendedQuery, FunctionCalls):
         assert self.session is not None
         if self.portals and sql.lstrip()[:4].lower() == "move" and self._move_portal(sql):
             return
-        lane = self._simple_read
-        if lane is not None:
-            try:
-                hit = lane(sql)
-            except Exception as e:  # NB: as `_run_simple` reports a statement's failure
-                self._notices()
-                self._error(e)
-                self._ready()
-                return
-            if hit is not None:  # a repeated one-statement read: its rows at once
-                columns, rows, tag = hit
-                row_desc, encoders = self._text_shape(columns)
-                out = self.out
-                out += row_desc
-                M.append_rows(out, rows, encoders)
-                self._notices()
-                out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else M.command_complete(tag)
-                self._ready()
-                return
+        try:
+            hit = self.session.simple_read(sql)
+        except Exception as e:  # NB: as `_run_simple` reports a statement's failure
+            self._notices()
+            self._error(e)
+            self._ready()
+            return
+        if hit is not None:  # a repeated one-statement read: its rows at once
+            columns, rows, tag = hit
+            row_desc, encoders = self._text_shape(columns)
+            out = self.out
+            out += row_desc
+            M.append_rows(out, rows, encoders)
+            self._notices()
+            out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else M.command_complete(tag)
+            self._ready()
+            return
         self._run_simple(self.session.simple_query(sql))
 
     def _move_portal(self, sql: str) -> bool:
@@ -561,7 +547,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._ready()
         return True
 
-    def _run_simple(self, gen: Iterator[Result]) -> None:
+    def _run_simple(self, gen: Generator[Result, None, None]) -> None:
         """Runs a Query's statements until the end or a COPY FROM STDIN, which suspends it."""
         while True:
             try:
@@ -588,13 +574,11 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._ready()
 
     @staticmethod
-    def _abandon(gen: Iterator[Result]) -> None:
-        close = getattr(gen, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                log.exception("error while abandoning a query")
+    def _abandon(gen: Generator[Result, None, None]) -> None:
+        try:
+            gen.close()
+        except Exception:
+            log.exception("error while abandoning a query")
 
     def _send_result(self, res: Result, encoders: list[Any] | None, max_rows: int,
                      describe: bool) -> None:
@@ -672,7 +656,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._notices()
         self.out += M.command_complete(co.tag)
 
-    def _begin_copy_in(self, res: Result, gen: Iterator[Result] | None) -> None:
+    def _begin_copy_in(self, res: Result, gen: Generator[Result, None, None] | None) -> None:
         ci = res.copy_in
         assert ci is not None
         self._copy, self._copy_gen = ci, gen

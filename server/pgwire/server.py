@@ -269,10 +269,11 @@ class ConnectionThread:
 
     def _push_notifications(self) -> None:
         conn = self.conn
-        session, take = conn.session, conn._take_notifications
-        if session is None or take is None or session.transaction_status != "I":
+        session = conn.session
+        if session is None or session.transaction_status != "I":
             return
-        out = b"".join(M.notification(pid, chan, payload) for pid, chan, payload in take())
+        out = b"".join(M.notification(pid, chan, payload)
+                       for pid, chan, payload in session.take_notifications())
         self._send(out)
 
     def _tell_and_hang_up(self) -> None:
@@ -326,19 +327,17 @@ class ConnectionThread:
                 session = conn.session
                 if session is not None and self._reset_for is not session:
                     self._reset_for = session
-                    self._reset = getattr(session, "reset_cancel", None)
-                    if getattr(session, "take_notifications", None) is not None:
-                        session.notify_hook = self.notified  # type: ignore[attr-defined]
+                    self._reset = session.reset_cancel
+                    session.notify_hook = self.notified
                 if self._reset is not None:
                     self._reset()  # NB: a cancel that came while idle is no-op, as in PG
                 try:
                     out = conn.feed(view[:n])
-                    if timed and conn.session is not None \
-                            and getattr(conn.session, "terminate", None) is not None:
+                    if timed and conn.session is not None:
                         # pg_terminate_backend from another session ends this one at once.
                         # NB: hooked before BackendKeyData reaches the client: nobody can
                         # know this backend's pid before then.
-                        conn.session.terminate_hook = self.terminated  # type: ignore[attr-defined]
+                        conn.session.terminate_hook = self.terminated
                         if self.server.log_connections:
                             log.info("connection authorized: user=%s database=%s", conn.user,
                                      conn.startup_params.get("database", ""))
@@ -368,7 +367,7 @@ class ConnectionThread:
                     with self.state:
                         self.busy = False
                         stop = self.stopping
-                if not stop and getattr(conn.session, "inbox", None):
+                if not stop and conn.session is not None and conn.session.inbox:
                     self.notified()  # a NOTIFY that arrived while we were busy: push it now
                 if timed and conn.session is not None:
                     timed = False

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +130,7 @@ class SQLSession:
         # called (from the notifying thread) when deliveries arrive: pgwire pushes them to an
         # idle connection
         self.notify_hook: Callable[[], None] | None = None
+        self.terminate_hook: Callable[[], None] | None = None  # pgwire's: closes the connection
         self.pending_notifies: list[tuple[str, str]] = []  # NOTIFYs of the open block
         # pg_stat_activity's view of the session (epoch seconds; plain floats, set per statement)
         self.backend_start = self.state_change = time.time()
@@ -167,6 +168,10 @@ class SQLSession:
         out, self.inbox = self.inbox, []
         return out
 
+    def setting(self, name: str) -> str | None:
+        """A setting's current value, None if there is no such setting."""
+        return self.settings.get(name)
+
     def take_notices(self) -> list[SQLError]:
         """Notices and warnings raised since the last call."""
         out, self.notices = self.notices, []
@@ -178,7 +183,7 @@ class SQLSession:
         self.notices.append(SQLError(message, severity=severity, sqlstate=sqlstate,
                                      detail=detail))
 
-    def simple_query(self, sql: str) -> Iterator[Result]:
+    def simple_query(self, sql: str) -> Generator[Result, None, None]:
         """Runs every statement of a Query message as one implicit transaction."""
         texts = self._splits.get(sql)
         if texts is None:
@@ -510,7 +515,7 @@ class SQLSession:
         cancel or else the next statement reports it."""
         self.terminated = True
         self._cancel.set()
-        hook = getattr(self, "terminate_hook", None)  # set by pgwire's connection thread
+        hook = self.terminate_hook
         if hook is not None:
             hook()  # NB: ends an idle connection at once, with FATAL 57P01, as PostgreSQL does
 

@@ -84,6 +84,10 @@ class FakeSession:
         self.cancelled = waits.Event()
         self.copied: list[bytes] = []
         self.syncs = self.closed = self.failures = 0
+        self.inbox: list[tuple[int, str, str]] = []
+        self.notify_hook: Any = None
+        self.terminate_hook: Any = None
+        self.peer: tuple[str | None, int | None] | None = None
         self.params = {
             "application_name": options.get("application_name", ""), "client_encoding": "UTF8",
             "DateStyle": "ISO, MDY", "default_transaction_read_only": "off",
@@ -106,6 +110,42 @@ class FakeSession:
     def take_notices(self) -> list[SQLError]:
         out, self.notices = self.notices, []
         return out
+
+    def take_notifications(self) -> list[tuple[int, str, str]]:
+        out, self.inbox = self.inbox, []
+        return out
+
+    def setting(self, name: str) -> str | None:
+        return self.params.get(name)
+
+    def simple_read(self, sql: str) -> None:
+        return None  # the fake has no fast lanes: everything goes the general way
+
+    def read_point(self, prepared: Prepared, params: list[Any]) -> None:
+        return None
+
+    def check_prepared(self, prepared: Prepared) -> None:
+        pass
+
+    def still_valid(self, prepared: Prepared) -> bool:
+        return False
+
+    def can_batch(self, prepared: Prepared) -> bool:
+        return False
+
+    def execute_many(self, prepared: Prepared, seq: list[list[Any]]
+                     ) -> tuple[list[Result], BaseException | None]:
+        raise AssertionError("can_batch said no")
+
+    def watch_statements(self, named: Any, drop: Any) -> None:
+        pass
+
+    def connected_from(self, addr: str | None, port: int | None) -> None:
+        self.peer = (addr, port)
+
+    def terminate(self) -> None:
+        if self.terminate_hook is not None:
+            self.terminate_hook()
 
     def simple_query(self, sql: str):
         parts = [p.strip() for p in sql.split(";") if p.strip()]
