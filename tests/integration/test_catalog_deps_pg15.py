@@ -150,3 +150,26 @@ def test_xmin_is_an_optimistic_concurrency_stamp(servers):
             new, = a.execute("update occ set bal = 12 where id = 1 and xmin = %s returning xmin",
                              [now]).fetchone()  # EF Core reads the new stamp so
             assert a.execute("select xmin from occ where id = 1").fetchone() == (new,) != (now,)
+
+
+def _regclass_after_ddl(dsn: str) -> list[tuple]:
+    """A prepared statement's `'t'::regclass` (resolved once per catalog, not per row) follows
+    a DROP and CREATE of `t` and a search_path that finds another `t` first."""
+    out = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("drop schema if exists rc2 cascade; drop table if exists rct;"
+                  " create schema rc2; create table rct (a int); create table rc2.rct (a int)")
+        same = ("select 'rct'::regclass::oid = (select oid from pg_class where relname = 'rct'"
+                " and relnamespace = 'public'::regnamespace), 'rct'::regclass::text,"
+                " count(*) filter (where classoid = 'pg_class'::regclass) from pg_description")
+        for step in ("drop table rct; create table rct (b int)", "set search_path = rc2, public",
+                     "reset search_path"):
+            out.append(c.execute(same, prepare=True).fetchone())
+            c.execute(step)
+        out.append(c.execute(same, prepare=True).fetchone())
+    return out
+
+
+def test_regclass_constants_follow_ddl_and_search_path(servers):
+    pg, cu = servers
+    assert _regclass_after_ddl(cu.dsn()) == _regclass_after_ddl(pg.dsn())

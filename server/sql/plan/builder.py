@@ -52,7 +52,7 @@ from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
 from .nullmark import mark_join_alias, mark_null_side, whole_row_names
-from .regresolver import RegResolver
+from .regresolver import RegResolver, once_per_catalog
 from .rowsfrom import rows_from
 from .srflift import has_nested_srf
 from .transition import lookup as transition_table
@@ -757,6 +757,8 @@ class Planner:
                 oid = cast_fn(fctx, str(v)) if from_text else int(v)
                 return None if oid is None else RegOid(oid, fmt_fn(fctx, oid))
 
+            if inner.kind == "const":
+                conv = once_per_catalog(conv)
             return E("pyfunc", (f"::{tname}", conv, True), [ctxe, inner], target)
         fn = self.reg.converter(target, from_text)
         if inner.kind == "const":

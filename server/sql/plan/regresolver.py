@@ -8,6 +8,7 @@ stays in `expr.regcast`, below them (the relations return RegOids).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...errors import UndefinedFunction, UndefinedObject, UndefinedTable
@@ -22,6 +23,42 @@ def _split(name: str) -> tuple[str | None, str]:
     s = name.strip()
     parts = [p.strip('"') if p.startswith('"') else p.lower() for p in s.split(".")]
     return (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[-1])
+
+
+def once_per_catalog(conv: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """Wraps the run-time conversion of a constant (`'pg_class'::regclass`) so that it
+    runs once per catalog snapshot and search path, not once per row.
+
+    PostgreSQL converts such a literal while it parses; a plan here is cached
+    across catalog changes, so the value is remembered beside the catalog
+    snapshot it was resolved in (snapshots are immutable: any DDL makes a new
+    one) and resolved again when either differs. SQLAlchemy's reflection
+    filters thousands of pg_description/pg_constraint rows by such casts.
+
+    >>> calls = []
+    >>> class Ctx:
+    ...     catalog = object()
+    ...     def search_path(self): return ["public"]
+    >>> f = once_per_catalog(lambda ctx, v: calls.append(v) or len(v))
+    >>> ctx = Ctx()
+    >>> [f(ctx, "pg_class") for _ in range(3)], calls
+    ([8, 8, 8], ['pg_class'])
+    >>> ctx.catalog = object()  # a DDL: resolved again
+    >>> f(ctx, "pg_class"), calls
+    (8, ['pg_class', 'pg_class'])
+    """
+    memo: list[tuple[Any, Any, Any]] = [(None, None, None)]  # (catalog, search path, value)
+
+    def once(fctx: Any, v: Any) -> Any:
+        cat, path = fctx.catalog, fctx.search_path()
+        seen = memo[0]  # one read: another thread may replace it
+        if seen[0] is cat and seen[1] == path:
+            return seen[2]
+        out = conv(fctx, v)
+        memo[0] = (cat, path, out)
+        return out
+
+    return once
 
 
 class RegResolver:
