@@ -4,10 +4,13 @@ A tid is its canonical text `(block,offset)`, so its output is the value itself 
 tids are equal when their texts are. Input is tidin's: a block number up to 2**32 - 1
 and an offset up to 65535, each possibly preceded by blanks and a plus sign (strtoul's),
 each followed at once by its delimiter, else 22P02. The binary form is the block as
-uint32 and the offset as uint16, big-endian.
+uint32 and the offset as uint16, big-endian. Tids order by block, then offset (`sort_key`),
+not as their texts: `(10,1)` is above `(9,1)`.
 
 >>> parse_tid("(0,1)"), parse_tid("( 7, +12)"), recv_tid(send_tid("(3,4)"))
 ('(0,1)', '(7,12)', '(3,4)')
+>>> sorted(["(10,1)", "(9,10)", "(9,2)"], key=sort_key)
+['(9,2)', '(9,10)', '(10,1)']
 >>> parse_tid("(1 ,2)")
 Traceback (most recent call last):
 ...
@@ -44,3 +47,9 @@ def recv_tid(b: bytes) -> str:
         raise InvalidBinaryRepresentation("insufficient data left in message")
     block, offset = _BINARY.unpack(b)
     return f"({block},{offset})"
+
+
+def sort_key(v: str) -> int:
+    """A tid's btree order as one integer: the block, then the offset."""
+    block, offset = str(v)[1:-1].split(",")
+    return int(block) << 16 | int(offset)

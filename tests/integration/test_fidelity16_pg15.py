@@ -273,6 +273,35 @@ alter table t inherit p;
 alter table t no inherit p;
 alter table t inherit t;
 """,
+    # tids order by block, then offset (not as text); the ctid dedup idioms
+    "tid_order": """
+select '(10,1)'::tid > '(9,1)'::tid, '(1,10)'::tid > '(1,9)'::tid, '(1,10)'::tid = '(1,10)'::tid;
+select max(x), min(x) from (values ('(10,1)'::tid), ('(9,1)'::tid)) v(x);
+select x from (values ('(10,1)'::tid), ('(9,1)'::tid), ('(9,10)'::tid)) v(x) order by x;
+select x from (values ('(10,1)'::tid), ('(9,1)'::tid), ('(9,10)'::tid)) v(x) order by x desc;
+select tidlarger('(0,1)'::tid, '(0,2)'::tid), tidsmaller('(0,1)'::tid, '(0,2)'::tid), tidlarger('(9,1)', '(10,1)');
+select tidlarger(null, '(0,1)');
+select x from (values ('(10,1)'::tid), ('(9,1)'::tid), ('(9,10)'::tid)) v(x) where x between '(9,5)' and '(10,0)';
+create table tt (id int, t tid);
+insert into tt values (1, '(10,1)'), (2, '(9,1)'), (3, '(9,10)');
+select id from tt order by t;
+select id from tt where t > '(9,5)' order by id;
+create index on tt (t);
+select id from tt where t > '(9,5)' order by id;
+select id from tt order by t;
+create table t (id int, v text);
+insert into t values (1,'a'),(1,'a'),(2,'b'),(2,'b'),(2,'b'),(3,'c');
+delete from t a using t b where a.ctid < b.ctid and a.id = b.id and a.v = b.v;
+select * from t order by id;
+insert into t values (1,'a'),(2,'b');
+delete from t where ctid not in (select min(ctid) from t group by id, v);
+select * from t order by id;
+insert into t values (1,'a'),(2,'b');
+delete from t where ctid in (select ctid from (select ctid, row_number() over (partition by id, v order by ctid) rn from t) s where rn > 1);
+select * from t order by id;
+select count(*) = count(distinct ctid) from t;
+select count(*) from t a, t b where a.ctid <= b.ctid;
+""",
 }
 
 ASYNCPG = [

@@ -28,6 +28,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.network import sort_key as network_sort_key
 from ...pgtypes.records import COMPOSITES
+from ...pgtypes.tid import sort_key as tid_sort_key
 from ...pgtypes.tsqorder import sort_key as tsquery_sort_key
 from ..catalog.model import CatalogSnapshot, UserType
 from ..settings import visible_schemas
@@ -183,6 +184,8 @@ def enum_ordered(e: E) -> E:
         return E("pyfunc", ("tsvector_order", tsearch.sort_key, True), [e], T.BYTEA, -1, e.name)
     if e.type == tsearch.TSQUERY:  # NB: and tsquery's (CompareTSQ) neither
         return E("pyfunc", ("tsquery_order", _tsquery_key, True), [e], T.BYTEA, -1, e.name)
+    if e.type == T.TID:  # NB: (10,1) is above (9,1)
+        return E("pyfunc", ("tid_order", tid_sort_key, True), [e], T.INT8, -1, e.name)
     if not is_enum(e.type):
         return e
     return E("pyfunc", ("enum_sortorder", enum_sort_key(e.type), True), [e], T.FLOAT4, -1, e.name)
@@ -190,7 +193,7 @@ def enum_ordered(e: E) -> E:
 
 def has_sort_key(oid: int) -> bool:
     """True for the types `enum_ordered` rewrites."""
-    return oid in (T.JSONB, T.INET, T.CIDR, tsearch.TSVECTOR, tsearch.TSQUERY) \
+    return oid in (T.JSONB, T.INET, T.CIDR, T.TID, tsearch.TSVECTOR, tsearch.TSQUERY) \
         or oid in hstore.OIDS \
         or is_enum(oid)
 

@@ -43,6 +43,7 @@ from . import (  # noqa: F401  (imported to register)
     regopers,
     strings,
     sysinfo,
+    tidfns,
     timefns,
     tochar,
     tsdebug,
