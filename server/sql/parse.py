@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
 from typing import Any, cast
@@ -877,9 +878,15 @@ def _syntax_error(sql: str, e: ParseError) -> SQLError:
 
 
 class PlanCache:
-    """An LRU map from (SQL text, parameter types) to an analysed statement."""
+    """An LRU map from (SQL text, parameter types) to an analysed statement.
 
-    def __init__(self, size: int = 512) -> None:
+    An entry made at an older catalog version stays when `keeps(version, entry.deps)` says
+    no DDL since changed what it depends on (`CatalogStore.keeps`), and moves to the new one.
+    """
+
+    def __init__(self, keeps: Callable[[int, frozenset[str] | None], bool] | None = None,
+                 size: int = 512) -> None:
+        self.keeps = keeps
         self.size = size
         self._map: OrderedDict[Any, Any] = OrderedDict()
         self._private: dict[Any, Any] = {}
@@ -891,8 +898,10 @@ class PlanCache:
         if entry is None:
             return None
         if entry.version != version and entry.version != -2:  # -2: statement.ANY_VERSION
-            del self._map[key]
-            return None
+            if version < 0 or self.keeps is None or not self.keeps(entry.version, entry.deps):
+                del self._map[key]
+                return None
+            entry.version = version
         return entry
 
     def put(self, key: Any, entry: Any) -> None:

@@ -60,6 +60,7 @@ from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements, strip_leading_comments
+from .plan.deps import plan_deps
 from .plan.pointread import constant_row
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
@@ -100,7 +101,7 @@ class SQLSession:
         self.txn_ddl = False
         self.pending_drops: list[int] = []
         self.notices: list[SQLError] = []
-        self.cache = PlanCache()
+        self.cache = PlanCache(self.store.keeps)
         # simple-protocol texts seen lately -> (stmt, bound literals, catalog version, cache
         # generation): a repeated `SELECT 1` skips the literal stripping too
         self._raw_texts: dict[str, tuple[Stmt, tuple[Any, ...], int, int]] = {}
@@ -568,6 +569,10 @@ class SQLSession:
                                               or stmt.version != self.catalog_version()
                                               or stmt.search_path != self._cached_sp
                                               or stmt.timezone != self._cached_tz):
+            if (stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz
+                    and self.catalog_version() != -1 and self.store.keeps(stmt.version, stmt.deps)):
+                stmt.version = self.catalog_version()  # NB: no DDL since touched what it names
+                return stmt
             return self.lookup(stmt.sql, tuple(stmt.param_oids))
         return stmt
 
@@ -598,6 +603,7 @@ class SQLSession:
             stmt.search_path = self._cached_sp
             stmt.timezone = self._cached_tz
             if stmt.version != -1 and version != -1:
+                self._note_deps(stmt)
                 self.cache.put(key, stmt)
             elif version == -1 and stmt.kind in ("query", "dml"):
                 self.cache.put_private(key, self.txn_catalog, stmt)
@@ -679,6 +685,7 @@ class SQLSession:
                 stmt = analyse(self, ntext, list(oids))
             if stmt.version == -1:
                 return None
+            self._note_deps(stmt)
             convs: list[Any] = []
             known: dict[tuple[int, int], Any] = {}  # NB: thousands of literal rows, few pairs
             for i, declared in enumerate(oids):
@@ -693,6 +700,12 @@ class SQLSession:
         except SQLError:
             return _Normalized(None, [], self.catalog_version())  # remember: use the raw text
         return _Normalized(stmt, convs, stmt.version)
+
+    def _note_deps(self, stmt: Stmt) -> None:
+        """Records what a plan about to be cached depends on: a DDL commit that changed none
+        of it keeps the plan (`plan.deps`, `CatalogStore.keeps`)."""
+        if stmt.kind in ("query", "dml") and stmt.version == self.store.version:
+            stmt.deps = plan_deps(stmt.sql, self.catalog())
 
     def _statement_begins(self) -> None:
         """What every statement does first: counted, a stale cancel forgotten, the timer a
@@ -908,6 +921,7 @@ class SQLSession:
             self._deliver(notifies)
             return
         counts = write_counts(txn) if txn.has_writes else None  # automatic ANALYZE
+        changed = self.store.changes_of(txn, self.db.oid) if ddl else None
         try:
             cts = txn.commit()
         except BaseException:
@@ -916,7 +930,7 @@ class SQLSession:
                 self.store.bump()
             raise
         if ddl:
-            self.store.bump(cts)  # NB: with several query engines, returns once they know
+            self.store.bump(cts, changed)  # NB: with several query engines, returns once they know
         if counts:
             self.engine.autoanalyze.note(self.db.oid, counts)
         self._deliver(notifies)
@@ -1104,12 +1118,13 @@ def _shape(columns: list[Column] | None) -> list[tuple[str, int, int]] | None:
 class _Normalized:
     """A plan-cache entry for a statement whose literals became parameters."""
 
-    __slots__ = ("stmt", "convs", "version")
+    __slots__ = ("stmt", "convs", "version", "deps")
 
     def __init__(self, stmt: Stmt | None, convs: list[Any], version: int) -> None:
         self.stmt = stmt
         self.convs = convs
         self.version = version
+        self.deps = None if stmt is None else stmt.deps  # NB: a failed text may now analyse
 
     def bind(self, values: tuple[Any, ...]) -> list[Any]:
         """Converts the literal values to the parameter types the plan settled on."""

@@ -49,6 +49,8 @@ class Stmt:
     # the privilege check `run` makes first (`privileges.statements.guard`; None: none, or
     # not known), for a caller that runs the plan itself (the session's `read_point` lane)
     check: Callable[[SQLSession], None] | None = None
+    # the names whose change drops the plan (`plan.deps`; None: any DDL commit does)
+    deps: frozenset[str] | None = None
 
 
 Analyse = Callable[["SQLSession", str, list[int]], Stmt]

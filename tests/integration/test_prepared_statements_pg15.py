@@ -16,6 +16,8 @@ import asyncio
 import asyncpg
 import psycopg
 
+from tests.integration.stmtdiff import assert_same, fresh_databases
+
 VIEW = ("select name, statement, from_sql, parameter_types::text[], generic_plans, custom_plans,"
         " prepare_time is not null and prepare_time <= now() + interval '1 minute'"
         " from pg_prepared_statements order by name")
@@ -137,3 +139,91 @@ def test_a_failed_block_refuses_new_statements_at_parse_as_pg15(pg15, cumulo_ser
     want = asyncio.run(_asyncpg_failed_block(pg15.dsn()))
     assert [s[1] for s in want[1:4]] == ["25P02"] * 3
     assert asyncio.run(_asyncpg_failed_block(cumulo_server.dsn())) == want
+
+
+# -- Cached plans across another session's DDL, through psycopg and asyncpg, against PostgreSQL 15.
+#
+# A DDL commit drops only the plans that could see what it changed (`plan.deps`); these
+# check that the plans it must drop are dropped, with PostgreSQL's outcomes: an unrelated
+# view created and dropped, an index dropped, a column added (0A000 for a `SELECT *`
+# statement whose row shape changed), a table dropped and made again under the same name,
+# a GRANT and a REVOKE, and a table that shadows another in an earlier search_path schema
+# (outside prepared statements: PostgreSQL does not replan those for a new table).
+
+SETUP = ("create table pi_t (id int primary key, a int)", "insert into pi_t values (1, 10), (2, 20)",
+         "create index pi_t_a on pi_t (a)", "create schema pi_s",
+         "drop role if exists pi_reader", "create role pi_reader")
+STAR, BY_ID = "select * from pi_t where a = %s", "select a from pi_t where id = %s"
+DDL = ("create view pi_v as select 1 as x", "drop view pi_v", "drop index pi_t_a",
+       "grant select on pi_t to pi_reader", "revoke select on pi_t from pi_reader",
+       "alter table pi_t add column b int default 7",
+       "drop table pi_t; create table pi_t (id int primary key, a int); "
+       "insert into pi_t values (1, 111)")
+
+
+def _outcome(c: psycopg.Connection, sql: str, arg: int) -> tuple:
+    try:
+        return ("ok", c.execute(sql, (arg,), prepare=True).fetchall())
+    except psycopg.Error as e:
+        return (e.sqlstate, e.diag.message_primary)
+
+
+def _psycopg(dsn: str) -> list[tuple]:
+    seen = []
+    with psycopg.connect(dsn, autocommit=True) as ddl, psycopg.connect(dsn, autocommit=True) as c:
+        for sql in SETUP:
+            ddl.execute(sql)
+
+        def both() -> None:
+            for sql, arg in ((STAR, 10), (BY_ID, 1)):
+                seen.append((sql, _outcome(c, sql, arg)))
+
+        both()
+        for sql in DDL:
+            ddl.execute(sql)
+            if "pi_reader" in sql:
+                c.execute("set role pi_reader")
+            seen.append((sql,))
+            both()
+            c.execute("reset role")
+        c.execute("set search_path = pi_s, public")
+        text = "select a from pi_t where id = 1"
+        seen.append(("search_path", c.execute(text, prepare=False).fetchall()))
+        ddl.execute("create table pi_s.pi_t (id int, a int); insert into pi_s.pi_t values (1, 5)")
+        seen.append(("shadowed", c.execute(text, prepare=False).fetchall()))
+        ddl.execute("drop table pi_t; drop owned by pi_reader; drop role pi_reader")
+    return seen
+
+
+async def _asyncpg(dsn: str) -> list[tuple]:
+    seen: list[tuple] = []
+    ddl, c = await asyncpg.connect(dsn), await asyncpg.connect(dsn)
+    try:
+        await ddl.execute("create table pi_a (id int primary key, a int); create index pi_a_a on "
+                          "pi_a (a); insert into pi_a values (1, 10)")
+        for sql in (None, "create view pi_av as select 2 as y", "drop view pi_av",
+                    "drop index pi_a_a", "alter table pi_a add column c text",
+                    "drop table pi_a; create table pi_a (id int primary key, a int); "
+                    "insert into pi_a values (1, 42)"):
+            if sql is not None:
+                await ddl.execute(sql)
+            for q in ("select a from pi_a where id = $1", "select * from pi_a where a >= $1"):
+                try:
+                    seen.append((sql, q, [tuple(r) for r in await c.fetch(q, 1)]))
+                except asyncpg.PostgresError as e:
+                    seen.append((sql, q, e.sqlstate))
+        await ddl.execute("drop table pi_a")
+    finally:
+        await c.close()
+        await ddl.close()
+    return seen
+
+
+def test_psycopg_prepared_statements_replan_as_pg15(pg15, cumulo_server):
+    pg, cu = fresh_databases(pg15, cumulo_server, "plan_inval")
+    assert_same(_psycopg(pg), _psycopg(cu))
+
+
+def test_asyncpg_statement_cache_replans_as_pg15(pg15, cumulo_server):
+    pg, cu = fresh_databases(pg15, cumulo_server, "plan_inval_a")
+    assert_same(asyncio.run(_asyncpg(pg)), asyncio.run(_asyncpg(cu)))

@@ -42,6 +42,7 @@ from ...errors import SequenceGeneratorLimitExceeded, SerializationFailure
 from ...kivi.keycodec import encode_key
 from ...txn.api import RetryStatement, ScanSpec
 from . import statstore
+from .changes import changed_names
 from .model import (
     BOOTSTRAP_SUPERUSER_OID,
     FIRST_USER_OID,
@@ -70,6 +71,7 @@ NAME_SPACE = 3  # name claims: make concurrent CREATEs of one name conflict (400
 OID_BLOCK = 64
 SEQ_BLOCK = 32
 ROWID_BLOCK = 8192  # as PostgreSQL's SEQ_LOG_VALS
+_CHANGES_KEPT = 64  # catalog versions whose changed names `keeps` remembers
 
 KINDS: dict[str, type] = {
     "role": Role,
@@ -140,6 +142,8 @@ class CatalogStore:
         self.min_ts = 0
         self._version_lock = threading.Lock()  # NB: not `_lock`: a ZooKeeper thread takes it
         self.publish: Callable[[int], None] | None = None  # tells the other engines (cluster)
+        # version -> the names its DDL changed (`changes`; None or absent: anything)
+        self._changed: dict[int, frozenset[str] | None] = {}
         # cluster mode: the MasterMind keeps the sequences' marks (`cluster.seqmarks`)
         self.seq_marks: Any = None
 
@@ -221,15 +225,35 @@ class CatalogStore:
         """Returns the catalog as `txn` sees it, its own uncommitted DDL included."""
         return self._build(self._rows(txn), db_oid, -1)
 
-    def bump(self, commit_ts: int | None = None) -> None:
+    def bump(self, commit_ts: int | None = None, changed: frozenset[str] | None = None) -> None:
         """Records that a DDL transaction committed (at commit_ts): every cached snapshot is
-        stale, here and, once `publish` returns, on the other query engines."""
+        stale, here and, once `publish` returns, on the other query engines. `changed`: the
+        names of what it changed (`changes_of`), None for anything: the plans that `keeps`."""
         with self._version_lock:
+            self._changed[self.version + 1] = changed
+            self._changed.pop(self.version + 1 - _CHANGES_KEPT, None)
             self.version += 1
             if commit_ts:  # the reload must see this commit: readable may lag acknowledged
                 self.min_ts = max(self.min_ts, commit_ts)
         if self.publish is not None:
             self.publish(commit_ts or 0)
+
+    def changes_of(self, txn: Any, db_oid: int) -> frozenset[str] | None:
+        """The names of the catalog objects a DDL transaction about to commit changed (None:
+        a change plans may depend on without naming it): for `bump`."""
+        return changed_names(self.snapshot(db_oid), self.load_snapshot(txn, db_oid))
+
+    def keeps(self, version: int, deps: frozenset[str] | None) -> bool:
+        """True when a plan made at catalog `version` that depends on the names `deps`
+        (`plan.deps`) stands at the current version: no DDL since changed one of them."""
+        now = self.version
+        if deps is None or version < 1 or now - version >= _CHANGES_KEPT:
+            return False
+        for v in range(version + 1, now + 1):
+            names = self._changed.get(v)
+            if names is None or not names.isdisjoint(deps):
+                return False
+        return True
 
     def remote_bump(self, commit_ts: int) -> None:
         """Another query engine committed DDL at commit_ts: the next read reloads and sees it."""
