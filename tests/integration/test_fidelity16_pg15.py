@@ -273,6 +273,61 @@ alter table t inherit p;
 alter table t no inherit p;
 alter table t inherit t;
 """,
+    # 55006 for TRUNCATE / DROP / ALTER / CREATE INDEX of a table with deferred checks pending
+    "pending_events": """
+create table p (id int primary key);
+create table c (id int, pid int references p deferrable initially deferred);
+begin;
+insert into c values (1, 5);
+truncate c;
+rollback;
+begin;
+insert into c values (1, 5);
+drop table c;
+rollback;
+begin;
+insert into c values (1, 5);
+alter table c add column x int;
+rollback;
+begin;
+insert into c values (1, 5);
+alter table c alter column pid type bigint;
+rollback;
+begin;
+insert into c values (1, 5);
+create index on c (id);
+rollback;
+begin;
+insert into c values (1, 5);
+insert into p values (5);
+truncate c;
+commit;
+create table u (k int unique deferrable initially deferred);
+begin;
+insert into u values (1);
+truncate u;
+rollback;
+begin;
+insert into c values (1, 5);
+truncate p cascade;
+rollback;
+begin;
+insert into c values (1, 5);
+alter table c drop column pid;
+rollback;
+begin;
+insert into c values (1, 5);
+alter table c rename to c2;
+rollback;
+begin;
+insert into c values (1, 5);
+alter table c drop constraint c_pid_fkey;
+rollback;
+begin;
+insert into c values (1, 5);
+set constraints all immediate;
+rollback;
+""",
     # tids order by block, then offset (not as text); the ctid dedup idioms
     "tid_order": """
 select '(10,1)'::tid > '(9,1)'::tid, '(1,10)'::tid > '(1,9)'::tid, '(1,10)'::tid = '(1,10)'::tid;

@@ -33,6 +33,7 @@ from ..catalog.syscols import check_column_name
 from ..catalog.tableoptions import option_item, table_options
 from ..catalog.viewoptions import merge_options, view_options
 from ..context import ParamTypes
+from ..dml.deferstate import refuse_pending
 from ..dml.domaincheck import for_table
 from ..dml.values import compile_default, compile_value, table_scope
 from ..dml.writer import writer_for
@@ -439,6 +440,9 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
     table = relation_to_alter(s, tree)
     if table is None:
         return "ALTER TABLE"
+    if not all(isinstance(a, exp.AlterRename | exp.RenameColumn) for a in tree.args.get(
+            "actions") or []):  # NB: renames do not check, as in PostgreSQL
+        refuse_pending(s, s.catalog(), table, "ALTER TABLE")
     for action in [*(tree.args.get("actions") or []), *_trailing_sets(tree)]:
         table = _table(s, table.oid)
         action = _column_rename(tree, action)

@@ -25,6 +25,7 @@ from ...errors import (
 from ...kivi.keycodec import encode_key
 from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
+from ..dml.deferstate import refuse_pending
 from ..dml.writer import TableWriter, key_detail
 from ..expr.binder import func_name
 from ..pgcatalog.accessmethods import check as check_method
@@ -86,6 +87,7 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     schema, tname = table_name(node.args["table"])
     cat = s.catalog()
     table = get_relation(cat, schema, tname, s.search_path())
+    refuse_pending(s, cat, table, "CREATE INDEX")
     params = node.args.get("params")
     cols_nodes = params.args.get("columns") if params else []
     using = params.args.get("using") if params else None

@@ -45,6 +45,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..catalog.model import Column, Table
 from ..catalog.syscols import SYSTEM_COLUMNS
+from ..dml.deferstate import refuse_pending
 from ..expr.types import type_name
 from ..parse import unquote_ident
 from ..pgcatalog.systypes import type_storage
@@ -101,6 +102,7 @@ def analyse_physical(session: SQLSession, sql: str) -> Stmt | None:
                                   f'"{table.name}"', detail=f"This operation is not supported "
                                   f"for {relation_noun(table)}s.")
         must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)
+        refuse_pending(s, cat, table, "ALTER TABLE")
         changed = _column_action(s, table, m) if m.group("col") else _table_action(s, table, m)
         if changed is not table:
             s.store.put(s.ensure_txn(), s.db.oid, changed)

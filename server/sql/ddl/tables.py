@@ -35,6 +35,7 @@ from ..catalog.model import Column, Constraint, Index, Schema, Sequence, Table
 from ..catalog.syscols import check_column_name
 from ..catalog.tableoptions import option_item, table_options
 from ..context import ParamTypes
+from ..dml.deferstate import refuse_pending
 from ..dml.firetriggers import TableTriggers
 from ..dml.writer import writer_for
 from ..expr.types import array_ndims, declared_domain, domain_of
@@ -431,6 +432,8 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
             raise WrongObjectType(f'"{name}" is not a {noun}',
                                   hint=f"Use DROP {'VIEW' if rel.kind == 'v' else 'TABLE'} to "
                                   "remove a " + ("view." if rel.kind == "v" else "table."))
+        if rel.kind == "r":
+            refuse_pending(s, s.catalog(), rel, "DROP TABLE")
         report_cascade(s, drop_table_objects(s, rel, bool(tree.args.get("cascade"))))
         s.catalog_changed()
     return tag
@@ -464,6 +467,8 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
                 targets.append(child)
                 oids.add(child.oid)
         i += 1
+    for rel in targets:
+        refuse_pending(s, cat, rel, "TRUNCATE")
     fired = [tt for t in targets if (tt := TableTriggers.of(cat, t)) is not None]
     for tt in fired:  # NB: statement-level TRUNCATE triggers, before and after
         tt.statement(s, "BEFORE", "TRUNCATE")

@@ -12,7 +12,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from ..catalog.model import Constraint, Function, Trigger
+from ...errors import ObjectInUse
+from ..catalog.model import CatalogSnapshot, Constraint, Function, Table, Trigger
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -118,6 +119,24 @@ def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
     st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
     return st is not None and bool(st.children or st.parents or st.triggers or st.uniques)
+
+
+def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str) -> None:
+    """PostgreSQL's 55006 for TRUNCATE, DROP TABLE, ALTER TABLE or CREATE INDEX (`verb`) of
+    a table with checks waiting for COMMIT: a deferred foreign key's (on the referencing
+    table for rows written, on the referenced one for keys that went away) or a deferred
+    constraint trigger's. (A deferred UNIQUE's recheck is an event there only when the
+    insert met a possible duplicate; it is not counted here.)"""
+    st = _STATE.get(s) if _STATE else None
+    if st is None or not (st.children or st.parents or st.triggers):
+        return
+    fks = {c.oid: c for c in cat.constraints if c.kind == "f"}
+    tables = {fks[o].table_oid for o, keys in st.children.items() if keys and o in fks}
+    tables |= {fks[o].ref_table_oid for o, vals in st.parents.items() if vals and o in fks}
+    queued = {oid for oid, _, _ in st.triggers}
+    tables |= {t.table_oid for t in cat.triggers if t.constraint_oid in queued}
+    if table.oid in tables:
+        raise ObjectInUse(f'cannot {verb} "{table.name}" because it has pending trigger events')
 
 
 def forget(s: SQLSession) -> None:
