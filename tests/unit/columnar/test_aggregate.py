@@ -109,3 +109,25 @@ def test_dense_min_max_over_nan_falls_back() -> None:
     spec = AggSpec((1,), (("min", 2),))
     with pytest.raises(kagg.Unsafe):
         kernel(rows, spec)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dense_runs_of_ordered_keys_equal_rows_and_hash(seed: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys that follow the row order (one run per group: the reduceat path), with NULL keys
+    last, an all-NULL group, ±inf floats and numerics, equal the hash path and the rows."""
+    rnd = random.Random(seed)
+    rows = [(i, None if i >= 2900 else i // 250 - 3, None if i // 250 == 5 else x,
+             rnd.choice([f, float("inf"), -float("inf")]), d)
+            for i, _, x, f, d in rows_for(seed, 3000)]
+    spec = AggSpec((1,), AGGS + MINMAX[1:5])
+    agg = PartialAgg(spec)
+    agg.add(rows)
+    want = sorted(agg.rows(), key=repr)
+    ran = []
+    real = kagg._runs
+    monkeypatch.setattr(kagg, "_runs", lambda *a: ran.append(1) or real(*a))
+    dense = kernel(rows, spec)
+    assert ran  # the ordered path ran
+    monkeypatch.setattr(kagg, "_DENSE", 0)
+    assert repr(dense) == repr(kernel(rows, spec)) == repr(want)
