@@ -141,11 +141,14 @@ def _sleep(seconds: float) -> None:
 
 
 class _Mark(threading.local):
-    """This thread's CPU clock at its last pause (None: not paced yet), and the wall clock
-    at its last CPU clock read."""
+    """This thread's CPU clock at its last pause (None: not paced yet), the wall clock at
+    its last CPU clock read, and the greenlet that paced (`who`): on the event loop's thread
+    every session shares the clock, and a count another session left holds the CPU of
+    every session since, so a session that finds another's mark starts its own count."""
 
     at: float | None = None
     wall: float = 0.0
+    who: int = 0
 
 
 class Pacer:
@@ -211,6 +214,9 @@ class Pacer:
         if share >= 1.0:
             return
         m = self.mark
+        g = id(greenlet.getcurrent())
+        if m.who != g:
+            m.who, m.at = g, None
         wall = self.now()
         if wall - m.wall < SLICE / 2:
             return  # too little CPU can have been used: skip the CPU clock (a system call)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import doctest
 import threading
 
+import greenlet
 import pytest
 
 from cumulo.server.kivi.api import Apply, Write
@@ -242,6 +243,23 @@ def test_each_statement_is_counted_afresh() -> None:
         busy(p, 2)
         p.pace(who=1)
     assert c.slept == [pytest.approx(SLICE * 3.6)] * 2
+
+
+def test_a_session_does_not_inherit_the_count_of_another_on_its_thread() -> None:
+    """On the event loop's thread every session greenlet reads one CPU clock: the count a
+    paced session left (here 10 slices of other sessions' CPU later) is not the next one's,
+    which paced its first batch MAX_PAUSE beside OLTP (`bench htap`'s analytic loop)."""
+    c = Clocks()
+    p = c.pacer(0.25)
+    busy(p, 2)
+    first, second = (greenlet.greenlet(lambda: p.pace(who=1)),
+                     greenlet.greenlet(lambda: p.pace(who=3)))  # both live: two ids
+    first.switch()  # an earlier statement's last pace
+    c.cpu += SLICE * 10  # the loop runs OLTP sessions meanwhile
+    c.now += 1.0
+    busy(p, 2)
+    second.switch()  # another statement's first batch
+    assert c.slept == []
 
 
 def test_paced_sessions_split_the_share() -> None:
