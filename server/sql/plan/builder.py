@@ -757,9 +757,8 @@ class Planner:
                 oid = cast_fn(fctx, str(v)) if from_text else int(v)
                 return None if oid is None else RegOid(oid, fmt_fn(fctx, oid))
 
-            if inner.kind == "const":
-                conv = once_per_catalog(conv)
-            return E("pyfunc", (f"::{tname}", conv, True), [ctxe, inner], target)
+            return E("pyfunc", (f"::{tname}", once_per_catalog(conv), True), [ctxe, inner],
+                     target)
         fn = self.reg.converter(target, from_text)
         if inner.kind == "const":
             return E("const", None if inner.data is None else fn(inner.data), [], target)

@@ -26,14 +26,16 @@ def _split(name: str) -> tuple[str | None, str]:
 
 
 def once_per_catalog(conv: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """Wraps the run-time conversion of a constant (`'pg_class'::regclass`) so that it
-    runs once per catalog snapshot and search path, not once per row.
+    """Wraps a reg* conversion (`'pg_class'::regclass`, `oid::regclass`) so that each value
+    is converted once per catalog snapshot and search path, not once per row.
 
-    PostgreSQL converts such a literal while it parses; a plan here is cached
-    across catalog changes, so the value is remembered beside the catalog
-    snapshot it was resolved in (snapshots are immutable: any DDL makes a new
-    one) and resolved again when either differs. SQLAlchemy's reflection
-    filters thousands of pg_description/pg_constraint rows by such casts.
+    PostgreSQL converts a literal while it parses; a plan here is cached
+    across catalog changes, and drivers send the name as a parameter
+    (SQLAlchemy's reflection filters thousands of pg_description and
+    pg_constraint rows by `classoid = CAST($1 AS REGCLASS)`). So the values
+    are remembered beside the catalog snapshot they were resolved in
+    (snapshots are immutable: any DDL makes a new one) and resolved again
+    when either differs.
 
     >>> calls = []
     >>> class Ctx:
@@ -41,24 +43,30 @@ def once_per_catalog(conv: Callable[[Any, Any], Any]) -> Callable[[Any, Any], An
     ...     def search_path(self): return ["public"]
     >>> f = once_per_catalog(lambda ctx, v: calls.append(v) or len(v))
     >>> ctx = Ctx()
-    >>> [f(ctx, "pg_class") for _ in range(3)], calls
-    ([8, 8, 8], ['pg_class'])
+    >>> [f(ctx, v) for v in ("pg_class", "t", "pg_class")], calls
+    ([8, 1, 8], ['pg_class', 't'])
     >>> ctx.catalog = object()  # a DDL: resolved again
     >>> f(ctx, "pg_class"), calls
-    (8, ['pg_class', 'pg_class'])
+    (8, ['pg_class', 't', 'pg_class'])
     """
-    memo: list[tuple[Any, Any, Any]] = [(None, None, None)]  # (catalog, search path, value)
+    memo: list[tuple[Any, Any, dict[Any, Any]]] = [(None, None, {})]  # catalog, path, values
 
     def once(fctx: Any, v: Any) -> Any:
         cat, path = fctx.catalog, fctx.search_path()
-        seen = memo[0]  # one read: another thread may replace it
-        if seen[0] is cat and seen[1] == path:
-            return seen[2]
-        out = conv(fctx, v)
-        memo[0] = (cat, path, out)
+        seen = memo[0]  # NB: one read: another thread may replace it
+        if seen[0] is not cat or seen[1] != path or len(seen[2]) > _VALUES_KEPT:
+            seen = (cat, path, {})
+            memo[0] = seen
+        values = seen[2]
+        out = values.get(v, values)
+        if out is values:
+            out = values[v] = conv(fctx, v)
         return out
 
     return once
+
+
+_VALUES_KEPT = 4096  # distinct values remembered per catalog snapshot
 
 
 class RegResolver:
