@@ -60,6 +60,8 @@ from typing import Any
 
 import numpy as np
 
+from ..pgtypes.coded import Coded
+
 Row = tuple[Any, ...]
 # (column, kind, holds None, dictionary or ()) of each converted column
 Conv = tuple[tuple[int, str, bool, tuple[Any, ...]], ...]
@@ -190,6 +192,27 @@ def from_columns(cols: list[Sequence[Any]], conv: Conv) -> list[Row]:
     return list(zip(*cols, strict=True))
 
 
+def columns_of(cols: list[Sequence[Any]], conv: Conv) -> list[Any]:
+    """`from_columns` without the rows: the columns themselves (changed in place), where
+    the timestamps ('U'), numerics ('D') and dates ('d') stay in their stored form as
+    `pgtypes.coded.Coded` columns, which COPY TO and the DataRow encoders read directly.
+
+    >>> cols, conv = to_marshal([(1, Decimal("1.10")), (2, None)], 2)
+    >>> out = columns_of(cols, conv)
+    >>> out[0], out[1].kind, out[1].wire, out[1].values()
+    ([1, 2], 'D', ['1.10', None], [Decimal('1.10'), None])
+    """
+    out: list[Any] = list(cols)
+    for c, kind, nones, table in conv:
+        if table:
+            out[c] = list(map(table.__getitem__, cols[c]))
+        elif kind in "UDd":
+            out[c] = Coded(kind, list(cols[c]), partial(_convert, f=_FROM[kind], nones=nones))
+        else:
+            out[c] = _convert(cols[c], _FROM[kind], nones)
+    return out
+
+
 def from_row(rec: Sequence[Any], conv: Conv) -> Row:
     """One row from its marshal-decoded record."""
     out = list(rec)
@@ -202,4 +225,4 @@ def from_row(rec: Sequence[Any], conv: Conv) -> Row:
     return tuple(out)
 
 
-__all__ = ["MAX_DICT", "Conv", "from_columns", "from_row", "to_marshal"]
+__all__ = ["MAX_DICT", "Conv", "columns_of", "from_columns", "from_row", "to_marshal"]

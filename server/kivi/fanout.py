@@ -82,6 +82,17 @@ def paged(kivi: Any, req: Scan) -> Iterator[list[Row]]:
             lo = rep.resume_key
 
 
+def local_node(kivi: Any) -> KiviNode | None:
+    """The one in-process node behind `kivi` (a bare node, or a client of one local node);
+    None otherwise (column scans read a node's stores directly)."""
+    if isinstance(kivi, KiviNode):
+        return kivi
+    if isinstance(kivi, KiviClient) and len(kivi.nodes) == 1:
+        (node,) = kivi.nodes.values()
+        return node if isinstance(node, KiviNode) else None
+    return None
+
+
 def parallel_plan(kivi: Any, req: Scan) -> list[Scan] | None:
     """One request per region of the span, in scan order; None when a fan-out does not pay.
 
@@ -181,4 +192,4 @@ def scan_batches(kivi: Any, req: Scan, window: int | None = None) -> Iterator[li
             s.cancel()
 
 
-__all__ = ["paged", "parallel_plan", "scan_batches", "stats", "RegionStream"]
+__all__ = ["local_node", "paged", "parallel_plan", "scan_batches", "stats", "RegionStream"]

@@ -57,7 +57,7 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from .ascending import ascends
-from .coldrows import ColdRows, Merged, Span, decode
+from .coldrows import ColdRows, Merged, Span, decode, decode_columns
 from .coldrows import merge as _merge
 from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
@@ -420,7 +420,8 @@ class VersionStore(Freezing):
         return self._chunk_cut(lo, hi, ts, reverse, max_keys, rows_only)()
 
     def _chunk_cut(self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool,
-                   max_keys: int, rows_only: bool) -> Callable[[], ChunkOut]:
+                   max_keys: int, rows_only: bool, finish: Callable[..., Any] | None = None
+                   ) -> Callable[[], Any]:
         """`chunk` in two steps: the call (under the lock) cuts the hot keys and chains out
         of the store and notes where the cold rows of the range are; what it returns
         decodes them and decides visibility, which `chunks` does after releasing the lock
@@ -474,7 +475,8 @@ class VersionStore(Freezing):
                 spans = self._cold.spans(nxt if nxt is not None else lo, hi, max_keys + 1, True)
             bk.reverse()
             bc.reverse()
-        return partial(_chunk_finish, bk, bc, spans, ts, reverse, max_keys, nxt, rows_only)
+        return partial(finish or _chunk_finish, bk, bc, spans, ts, reverse, max_keys, nxt,
+                       rows_only)
 
     @staticmethod
     def _with_cold(bk: list[bytes], bc: list[Chain], ck: list[bytes], cr: list[Row], ts: int,
@@ -537,6 +539,24 @@ class VersionStore(Freezing):
                 hi = nxt
             else:
                 lo = nxt
+
+    def column_chunks(self, lo: bytes | None, hi: bytes | None, ts: int, width: int,
+                      max_keys: int, lock: AbstractContextManager[Any] | None = None
+                      ) -> Iterator[tuple[list[Any], int, bytes | None]]:
+        """`chunks` forward as columns: (the `width` columns, the row count, the last key
+        read or None). A chunk of cold rows alone is cut from its segments' columns
+        (`coldrows.decode_columns`: no tuple per row); a chunk with hot keys in it merges
+        rows by key under MVCC visibility as `chunks` does, then turns them into columns."""
+        guard = lock if lock is not None else nullcontext()
+        while True:
+            with guard:
+                finish = self._chunk_cut(lo, hi, ts, False, max_keys, False,
+                                         partial(_column_finish, width))
+            cols, n, last, nxt = finish()
+            yield cols, n, last
+            if nxt is None:
+                return
+            lo = nxt
 
     def scan(
         self, lo: bytes | None, hi: bytes | None, ts: int, reverse: bool = False
@@ -927,6 +947,34 @@ def _chunk_finish(bk: list[bytes], bc: list[Chain], spans: list[Span], ts: int, 
             out_k.append(k)
             out_r.append(row)
     return out_k, out_r, nxt
+
+
+def _column_finish(width: int, bk: list[bytes], bc: list[Chain], spans: list[Span], ts: int,
+                   reverse: bool, max_keys: int, nxt: bytes | None, rows_only: bool
+                   ) -> tuple[list[Any], int, bytes | None, bytes | None]:
+    """`_chunk_finish` as columns (`column_chunks`): the columns, the row count, the last
+    key the chunk covers and where the next chunk starts."""
+    if spans and not bk:  # cold rows only: columns straight from the segments
+        total = sum(j - i if sel is None else sel.count(1) for _, i, j, sel in spans)
+        if total > max_keys:  # `spans` took one live key more: the next chunk starts there
+            seg, i, j, sel = spans[-1]
+            k = j - 1
+            while sel is not None and not sel[k - i]:
+                k -= 1
+            nxt = seg.key(k)
+            spans = [*spans[:-1], (seg, i, k, None if sel is None else sel[:k - i])]
+            total -= 1
+        spans = [s for s in spans if s[2] > s[1]]
+        seg, i, j, sel = spans[-1]
+        cols = decode_columns(spans, width)
+        if len(cols) != width:
+            raise ValueError("stored rows of another width than the scan's")
+        return cols, total, seg.key(j - 1), nxt
+    keys, rows, nxt = _chunk_finish(bk, bc, spans, ts, reverse, max_keys, nxt, False)
+    if rows and {len(r) for r in rows} != {width}:
+        raise ValueError("stored rows of another width than the scan's")
+    cols = [list(map(itemgetter(c), rows)) for c in range(width)] if rows else []
+    return cols, len(rows), keys[-1] if keys else None, nxt
 
 
 def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:

@@ -91,6 +91,9 @@ _key_of = attrgetter("key")
 _row_of = attrgetter("row")
 
 
+COLUMN_CHUNK = 8192  # rows per column batch: Arrow's fixed cost per kernel call fades by then
+
+
 def projector(projection: tuple[int, ...] | None) -> Callable[[Row], Row] | None:
     """Returns a function picking the projected columns of a row as a tuple (None: all)."""
     if projection is None:
@@ -380,6 +383,34 @@ class KiviNode:
                         last_key = keys[room - 1]
                     return ScanReply(out, last_key if reverse else successor(last_key))
         return ScanReply(out, None)
+
+    def scan_columns(self, space: int, lo: bytes | None, hi: bytes | None, ts: int,
+                     width: int, n: int = COLUMN_CHUNK) -> Iterator[tuple[list[Any], int]]:
+        """A forward scan of [lo, hi) at ts as column batches of `width` columns: (columns,
+        row count), in key order (`VersionStore.column_chunks`), for COPY TO and results
+        that encode whole columns. A region split during the scan restarts it after the
+        last key a yielded batch covered, as `scan` resumes."""
+        while True:
+            with self._lock:
+                regions = self._covering(space, lo, hi, ts)
+                gen = self._gen
+            for region in regions:
+                clipped = region.clip(lo, hi)
+                if clipped is None:
+                    continue
+                for cols, count, last in region.store.column_chunks(*clipped, ts, width, n,
+                                                                    self._lock):
+                    if self._gen != gen:
+                        break
+                    if count:
+                        yield cols, count
+                    if last is not None:
+                        lo = successor(last)
+                else:
+                    continue
+                break  # a split cut the region: cover again from lo
+            else:
+                return
 
     def _chunks(
         self, region: Region, req: Scan, reverse: bool, n: int

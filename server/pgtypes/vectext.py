@@ -45,6 +45,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import oids as T
+from .coded import Coded
 
 _NONE = type(None)
 _INTS = frozenset((T.INT2, T.INT4, T.INT8, T.OID))
@@ -144,8 +145,11 @@ def _micros(vals: Sequence[Any]) -> np.ndarray | None:
 
 def _timestamps_text(vals: Sequence[Any]) -> pa.Array | None:
     us = _micros(vals)
-    if us is None:
-        return None
+    return None if us is None else _micros_text(us)
+
+
+def _micros_text(us: np.ndarray) -> pa.Array | None:
+    """Timestamps given as int64 microseconds since 1970 (printable range) as text."""
     days, rest = np.divmod(us, _DAY_US)
     secs, frac = np.divmod(rest, 1_000_000)
     fractions = bool(frac.any())
@@ -168,6 +172,10 @@ def _timestamps_text(vals: Sequence[Any]) -> pa.Array | None:
 
 def _dates_text(vals: Sequence[Any]) -> pa.Array | None:
     days = pa.array(vals, pa.date32()).cast(pa.int32()).to_numpy().astype(np.int64)
+    return _days_text(days)
+
+
+def _days_text(days: np.ndarray) -> pa.Array | None:
     if len(days) and (days.min() < _LOW_US // _DAY_US or days.max() >= _HIGH_US // _DAY_US):
         return None
     return _ascii(_date_matrix(days, 10))
@@ -203,11 +211,16 @@ def _ints_text(vals: Sequence[Any]) -> pa.Array | None:
     return pc.cast(pa.array(arr), pa.string())
 
 
-def text_array(col: Sequence[Any], oid: int, enc: Callable[[Any], Any],
+def text_array(col: Sequence[Any] | Coded, oid: int, enc: Callable[[Any], Any],
                iso: bool = True) -> pa.Array:
     """The text output of every value of a column, NULL for NULL (an Arrow string array,
     or a binary one when `enc`, used for what has no column form, returns bytes).
     `iso`: DateStyle is ISO (dates and timestamps have a column form only then)."""
+    if isinstance(col, Coded):
+        coded = _coded_text(col, oid, iso)
+        if coded is not None:
+            return coded
+        col = col.values()
     kinds, vals, valid = _split(col)
     got: pa.Array | None = None
     if len(kinds) == 1 and vals:
@@ -228,6 +241,61 @@ def text_array(col: Sequence[Any], oid: int, enc: Callable[[Any], Any],
         out = list(map(enc, vals))
         got = pa.array(out, pa.binary() if out and type(out[0]) is bytes else pa.string())
     return _expand(got, valid)
+
+
+# -- columns in their stored form (`coded.Coded`, from cold segments) --------------------------
+
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+
+
+def _wire(col: Coded) -> tuple[list[Any], np.ndarray | None]:
+    """The non-NULL stored values and the validity mask (None: no NULL)."""
+    w = col.wire
+    if not any(map(operator.is_, w, repeat(None))):
+        return w, None
+    valid = np.fromiter(map(operator.is_not, w, repeat(None)), bool, len(w))
+    return list(compress(w, valid)), valid
+
+
+def _coded_ints(vals: list[Any], low: int, high: int) -> np.ndarray | None:
+    arr = np.fromiter(vals, np.int64, len(vals))
+    return arr if not len(arr) or (arr.min() >= low and arr.max() < high) else None
+
+
+def _coded_text(col: Coded, oid: int, iso: bool) -> pa.Array | None:
+    """`text_array` of a stored-form column; None when its values must be made instead
+    (another type, DateStyle not ISO, a value outside the fast forms' range)."""
+    vals, valid = _wire(col)
+    if not vals:
+        return None
+    got: pa.Array | None = None
+    if col.kind == "U" and oid == T.TIMESTAMP and iso:
+        us = _coded_ints(vals, _LOW_US, _HIGH_US)
+        got = None if us is None else _micros_text(us)
+    elif col.kind == "d" and oid == T.DATE and iso:
+        got = _days_text(np.fromiter(vals, np.int64, len(vals)) - _EPOCH_ORDINAL)
+    elif col.kind == "D" and oid == T.NUMERIC:
+        joined = "\n".join(vals)
+        if not any(c in joined for c in ("E", "-0", "N", "I")):  # as `plain_numerics`
+            got = pa.array(vals, pa.string())
+    return None if got is None else _expand(got, valid)
+
+
+def _coded_binary(col: Coded, oid: int) -> pa.Array | None:
+    """`binary_array` of a stored-form column; None when its values must be made instead."""
+    vals, valid = _wire(col)
+    if not vals:
+        return None
+    got: pa.Array | None = None
+    if col.kind == "U" and oid == T.TIMESTAMP:
+        us = _coded_ints(vals, _LOW_US, _HIGH_US)
+        got = None if us is None else _fixed(us - _EPOCH_2000_US, ">i8")
+    elif col.kind == "d" and oid == T.DATE:
+        days = np.fromiter(vals, np.int64, len(vals)) - _EPOCH_ORDINAL - _EPOCH_2000_DAYS
+        got = _fixed(days, ">i4")
+    elif col.kind == "D" and oid == T.NUMERIC:
+        got = _numeric_strings_binary(vals)
+    return None if got is None else _expand(got, valid)
 
 
 # -- binary send forms ---------------------------------------------------------------------------
@@ -270,11 +338,15 @@ def _numerics_binary(vals: Sequence[Any]) -> pa.Array | None:
     """The send form of finite Decimals of at most 15 digits, by scaled int64s: base-10000
     digit groups without leading or trailing zero groups, weight, sign and display scale."""
     strs = list(map(str, vals))
-    joined = "".join(strs)
-    if "E" in joined:  # NB: str() is shorter than format(v, "f") but can choose exponents
+    if "E" in "".join(strs):  # NB: str() is shorter than format(v, "f") but can choose exponents
         strs = list(map(format, vals, repeat("f")))
-        joined = "".join(strs)
-    if "N" in joined or "I" in joined:
+    return _numeric_strings_binary(strs)
+
+
+def _numeric_strings_binary(strs: list[str]) -> pa.Array | None:
+    """`_numerics_binary` of the values' plain-notation strings."""
+    joined = "".join(strs)
+    if "N" in joined or "I" in joined or "E" in joined:
         return None
     n = len(strs)
     arr = pa.array(strs, pa.string())
@@ -303,8 +375,13 @@ def _numerics_binary(vals: Sequence[Any]) -> pa.Array | None:
     return pc.take(pieces, pa.array(np.arange(0, 2 * n, 2)))
 
 
-def binary_array(col: Sequence[Any], oid: int, enc: Callable[[Any], bytes] | None) -> pa.Array:
+def binary_array(col: Sequence[Any] | Coded, oid: int, enc: Callable[[Any], bytes] | None) -> pa.Array:
     """The binary send form of every value of a column, NULL for NULL (Arrow binary)."""
+    if isinstance(col, Coded):
+        coded = _coded_binary(col, oid)
+        if coded is not None:
+            return coded
+        col = col.values()
     kinds, vals, valid = _split(col)
     got: pa.Array | None = None
     if len(kinds) == 1 and vals:

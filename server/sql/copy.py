@@ -835,10 +835,17 @@ class CopyOut:
             if self.header and not enc.binary:  # a header line is a CopyData of its own
                 names = [self._fields([c.name], i, forced=False)[0] for i, c in enumerate(cols)]
                 yield frame([(self.delim.join(names) + "\n").encode()])
-            for batch in gathered(self.rows.execute(ctx)):
-                ctx.check_cancel()
-                self.count += len(batch)
-                yield enc.rows(batch)
+            columns = self.rows.execute_columns(ctx) if isinstance(self.rows, CompiledPlan) \
+                else None
+            if columns is not None:  # a whole table: its stored columns, no tuple per row
+                for batch, n in columns:
+                    self.count += n
+                    yield enc.columns(batch, n)
+            else:
+                for batch in gathered(self.rows.execute(ctx)):
+                    ctx.check_cancel()
+                    self.count += len(batch)
+                    yield enc.rows(batch)
             yield enc.end()
             self._tag = f"COPY {self.count}"
         except BaseException as e:

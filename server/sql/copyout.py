@@ -487,12 +487,17 @@ class ColumnCopy:
 
     def rows(self, batch: list[Sequence[Any]]) -> bytes:
         """The batch's CopyData messages (the binary signature rides on the first row)."""
-        if not batch:
+        return self.columns([list(map(operator.itemgetter(i), batch))
+                             for i in range(len(self.oids))], len(batch))
+
+    def columns(self, batch: list[Any], n: int) -> bytes:
+        """`rows` of a batch given as its n rows' columns (lists of values, or columns in
+        their stored form, `pgtypes.coded.Coded`, straight from a cold segment)."""
+        if not n:
             return b""
         if not self.oids:
-            return frame([b"\x00\x00" if self.binary else b"\n"] * len(batch))
-        cols = [self._cells(i, list(map(operator.itemgetter(i), batch)))
-                for i in range(len(self.oids))]
+            return frame([b"\x00\x00" if self.binary else b"\n"] * n)
+        cols = [self._cells(i, col) for i, col in enumerate(batch)]
         if self.binary:
             out = bytes(data_rows(cols, b"d", self.prefix))
             self.prefix = b""

@@ -211,6 +211,8 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
             cat = s.catalog()
             tables = [get_relation(cat, schema, name, s.search_path())  # NB: 42P01 if missing
                       for schema, name in targets]
+            if verb == "VACUUM":  # old versions go, settled rows go cold (`kivi.freeze`)
+                waits.blocking(s.engine.tm.collect)
             if analyze:
                 run_analyze(s, tables or [t for t in cat.tables if t.kind == "r"])
             return Result(verb)

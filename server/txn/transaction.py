@@ -40,7 +40,7 @@ from ..kivi.api import Get, Row, Scan
 from ..kivi.columnar.access import built_space_snapshots, space_snapshots
 from ..kivi.columnar.copy import Snapshot
 from ..kivi.expr import compile_selector
-from ..kivi.fanout import scan_batches
+from ..kivi.fanout import local_node, scan_batches
 from . import xids
 from .api import READ_ONLY_EXEMPT, ScanSpec
 from .conflicts import LATEST
@@ -146,6 +146,18 @@ class Transaction:
         if not own:
             return self._node_scan(spec, ts)
         return self._merged_scan(spec, ts, own)
+
+    def scan_columns(self, spec: ScanSpec, width: int) -> Iterator[tuple[list[Any], int]] | None:
+        """A whole forward scan as column batches of `width` columns ((columns, rows)), at
+        this snapshot (`KiviNode.scan_columns`); None tells the caller to read `scan`'s
+        rows instead: the transaction has its own writes in the space (merged by rows),
+        a SERIALIZABLE updater must record its reads, or the node is not in process."""
+        node = local_node(self.ltm.kivi)
+        if (node is None or self.ws.written(spec.space) or self.reads is not None
+                or spec.reverse or spec.filter is not None or spec.limit is not None
+                or spec.aggregate is not None or spec.with_keys or spec.projection is not None):
+            return None
+        return node.scan_columns(spec.space, spec.lo, spec.hi, self._snap(), width)
 
     def columnar(self, space: int) -> list[Snapshot] | None:
         """The space at this snapshot as columnar packs, one snapshot per region (issue 11).

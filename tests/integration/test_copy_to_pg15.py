@@ -17,6 +17,7 @@ import asyncio
 import io
 import os
 import shutil
+import struct
 import subprocess
 
 import psycopg
@@ -230,3 +231,215 @@ def test_copy_to_of_altered_and_keyless_tables(both):
                 conn.execute(sql)
         outs.append([_psycopg(dsn, sql) for sql in statements])
     assert outs[0] == outs[1]
+
+
+# -- a table whose rows went cold------------------------------------------------------------
+# COPY TO and SELECT * of a table whose rows went cold, against a throwaway PostgreSQL 15.
+#
+# Why: a bare scan of a table reads its cold segments as columns (`VersionStore.column_chunks`)
+# and hands them to COPY TO's and the DataRow encoders with timestamps, numerics and dates
+# still in their stored form (`pgtypes.coded`); hot rows (updated, inserted, deleted after
+# the freeze) merge in by key under the reader's snapshot, and a transaction with its own
+# writes reads by rows. `VACUUM` runs a collection, which freezes the settled rows. Every
+# common type, NULLs, NaN and infinities, numeric scales, zoned timestamps, arrays and the
+# characters text and csv escape or quote are compared byte for byte, row by row (sorted:
+# PostgreSQL's heap order is not the key order), through psycopg, asyncpg and psql.
+
+COLD_DDL = ("CREATE TABLE cold_out (id bigint PRIMARY KEY, i4 int, n numeric(12,2), "
+            "nu numeric, f8 float8, t text, ts timestamp, tz timestamptz, d date, b boolean, ai int[], "
+            "at text[])")
+COLD_STRINGS = "ARRAY['plain', '', E'tab\\there', E'new\\nline', E'back\\\\slash', 'quote\"d', " \
+               "'comma,here', 'NULL', E'\\\\N', 'caf\u00e9 \u2603', '|pipe', E'\\\\.']"
+COLD_LOAD = f"""INSERT INTO cold_out SELECT i,
+  CASE WHEN i % 11 = 0 THEN NULL ELSE i * 1000 - 7 END,
+  CASE WHEN i % 13 = 0 THEN NULL WHEN i % 17 = 0 THEN -0.00 ELSE (i * 37 % 100000) / 100.0 - 300
+    END,
+  CASE i % 9 WHEN 0 THEN 'NaN'::numeric WHEN 1 THEN NULL WHEN 2 THEN 1e20 WHEN 3 THEN 'Infinity'
+    WHEN 4 THEN -0.000 ELSE i / 7.0 END,
+  CASE i % 8 WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity'
+    WHEN 3 THEN NULL ELSE i / 3.0 END,
+  CASE WHEN i % 7 = 0 THEN NULL ELSE ({COLD_STRINGS})[i % 12 + 1] || i END,
+  CASE i % 10 WHEN 0 THEN NULL WHEN 1 THEN 'infinity'::timestamp WHEN 2 THEN '-infinity'
+    ELSE timestamp '2024-01-01 00:00:00.5' + i * interval '61.25 seconds' END,
+  CASE WHEN i % 6 = 0 THEN NULL ELSE timestamptz '2026-03-29 00:30:00+00' + i * interval '7 min'
+    END,
+  CASE i % 12 WHEN 0 THEN NULL WHEN 1 THEN 'infinity'::date ELSE date '1999-12-25' + i END,
+  CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END,
+  CASE WHEN i % 4 = 0 THEN NULL ELSE ARRAY[i, NULL, -i] END,
+  ARRAY['a', NULL, 'b,c', ({COLD_STRINGS})[i % 12 + 1]]
+FROM generate_series(1, 5000) i"""  # NB: > the hot cache, so the rows reach the base and freeze
+
+COLD_STATEMENTS = {
+    "text": "COPY cold_out TO STDOUT",
+    "text options": "COPY cold_out TO STDOUT (DELIMITER '|', NULL 'NULL', HEADER)",
+    "csv force quote": "COPY cold_out TO STDOUT (FORMAT csv, FORCE_QUOTE (t, n), NULL 'x')",
+    "csv header": "COPY cold_out TO STDOUT (FORMAT csv, HEADER, DELIMITER ';')",
+    "binary": "COPY cold_out TO STDOUT (FORMAT binary)",
+    "columns": "COPY cold_out (ts, id, n, d) TO STDOUT (FORMAT csv)",
+    "columns binary": "COPY cold_out (nu, ts, d) TO STDOUT (FORMAT binary)",
+    "query": "COPY (SELECT * FROM cold_out) TO STDOUT",
+}
+
+
+def _zoned(dsn: str) -> psycopg.Connection:
+    conn = psycopg.connect(dsn, autocommit=True)
+    conn.execute("SET TimeZone = 'Europe/Berlin'")  # NB: the zoned values cross a DST change
+    return conn
+
+
+@pytest.fixture(scope="module")
+def cold(cumulo_server, pg15):
+    dsns = cumulo_server.dsn(), pg15.dsn()
+    for dsn in dsns:
+        with _zoned(dsn) as conn:
+            conn.execute("DROP TABLE IF EXISTS cold_out, cold_moved")
+            conn.execute(COLD_DDL)
+            conn.execute(COLD_LOAD)
+            conn.execute("VACUUM")  # NB: Cumulo: a collection freezes the rows
+    return dsns
+
+
+def _copy_rows(conn: psycopg.Connection, sql: str) -> tuple[bytes, int, str]:
+    with conn.cursor() as cur:
+        with cur.copy(sql) as cp:
+            blocks = [bytes(b) for b in cp]
+        return b"".join(blocks), len(blocks), cur.statusmessage or ""
+
+
+def _rows(data: bytes, sql: str) -> list[bytes]:
+    """A COPY's rows, sorted (a header line stays first)."""
+    if "binary" in sql:
+        return sorted(_binary_rows(data))
+    lines = data.split(b"\n")
+    return lines[:1] + sorted(lines[1:]) if "HEADER" in sql else sorted(lines)
+
+
+@pytest.mark.parametrize("case", list(COLD_STATEMENTS))
+def test_copy_to_of_cold_rows_matches_postgresql(case, cold):
+    sql = COLD_STATEMENTS[case]
+    ours, theirs = (_copy_rows(_zoned(dsn), sql) for dsn in cold)
+    assert _rows(ours[0], sql) == _rows(theirs[0], sql)
+    assert ours[1:] == theirs[1:]  # one CopyData per row, the same tag
+
+
+class _Raw(psycopg.adapt.Loader):
+    """Each field as the bytes on the wire (the values' text or binary form)."""
+
+    def load(self, data: bytes) -> bytes:
+        return bytes(data)
+
+
+class _RawBinary(_Raw):
+    format = psycopg.pq.Format.BINARY
+
+
+def _raw(conn: psycopg.Connection) -> psycopg.Connection:
+    for name in ("int4", "int8", "numeric", "float8", "text", "timestamp", "timestamptz", "date",
+                 "bool", 1007, 1009):  # NB: int4[] and text[] by oid
+        conn.adapters.register_loader(name, _Raw)
+        conn.adapters.register_loader(name, _RawBinary)
+    return conn
+
+
+def _select(dsn: str, binary: bool) -> list[tuple]:
+    with _raw(_zoned(dsn)) as conn:
+        return conn.cursor(binary=binary).execute("SELECT * FROM cold_out").fetchall()
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_select_star_of_cold_rows_matches_postgresql(binary, cold):
+    ours, theirs = (_select(dsn, binary) for dsn in cold)
+    assert sorted(map(repr, ours)) == sorted(map(repr, theirs))  # NB: NaN != NaN
+
+
+def test_asyncpg_reads_cold_rows_as_postgresql(cold):
+    async def run(dsn: str) -> tuple[bytes, list]:
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute("SET TimeZone = 'UTC'")
+            out: list[bytes] = []
+
+            async def sink(chunk: bytes) -> None:
+                out.append(chunk)
+            await conn.copy_from_table("cold_out", output=sink, format="csv")
+            rows = await conn.fetch("SELECT id, n, ts, d, ai FROM cold_out")
+            return b"".join(out), [tuple(r) for r in rows]
+        finally:
+            await conn.close()
+
+    ours, theirs = (asyncio.run(run(dsn)) for dsn in cold)
+    assert sorted(ours[0].split(b"\n")) == sorted(theirs[0].split(b"\n"))
+    assert sorted(map(repr, ours[1])) == sorted(map(repr, theirs[1]))
+
+
+def test_psql_copy_of_cold_rows(cold, tmp_path):
+    psql = _psql()
+    outs = []
+    for k, dsn in enumerate(cold):
+        path = tmp_path / f"out{k}"
+        subprocess.run([psql, dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                        "-c", f"\\copy cold_out TO '{path}' WITH (FORMAT csv, HEADER)"],
+                       check=True, capture_output=True, timeout=120,
+                       env={**os.environ, "PGTZ": "UTC"})
+        outs.append(_rows(path.read_bytes(), "HEADER"))
+    assert outs[0] == outs[1] and len(outs[0]) > 5000
+
+
+def _binary_rows(data: bytes) -> list[bytes]:
+    """The rows of a binary COPY, each as its bytes (header and trailer cut off)."""
+    rows, at = [], 19
+    while True:
+        (count,) = struct.unpack_from("!h", data, at)
+        if count < 0:
+            return rows
+        start, at = at, at + 2
+        for _ in range(count):
+            (n,) = struct.unpack_from("!i", data, at)
+            at += 4 + max(n, 0)
+        rows.append(data[start:at])
+
+
+def _reads(conn: psycopg.Connection) -> list:
+    """What a reader sees of the changed table: COPY in three formats and SELECT *, each
+    sorted (PostgreSQL's heap order moves updated rows to the end)."""
+    text = sorted(_copy_rows(conn, "COPY cold_moved TO STDOUT")[0].split(b"\n"))
+    csv = sorted(_copy_rows(conn, "COPY cold_moved (id, t, ts, n) TO STDOUT (FORMAT csv)")[0]
+                 .split(b"\n"))
+    binary = sorted(_binary_rows(_copy_rows(conn, "COPY cold_moved TO STDOUT (FORMAT binary)")[0]))
+    rows = sorted(map(repr, _raw(conn).execute("SELECT * FROM cold_moved").fetchall()))
+    return [text, csv, binary, rows]
+
+
+def test_changes_after_the_freeze_and_own_writes_read_as_in_postgresql(cold):
+    """Updates and deletes after the freeze (rows hot again inside a segment's range, keys
+    killed), inserts past the end; then a transaction's own uncommitted writes, and a
+    REPEATABLE READ snapshot that must not see another session's later commit."""
+    seen: list[list] = []
+    for dsn in cold:
+        with _zoned(dsn) as conn, _zoned(dsn) as other:
+            conn.execute("CREATE TABLE cold_moved AS SELECT * FROM cold_out")
+            conn.execute("ALTER TABLE cold_moved ADD PRIMARY KEY (id)")
+            conn.execute("VACUUM")
+            conn.execute("UPDATE cold_moved SET t = t || E'\\t!', n = -n, ts = NULL "
+                         "WHERE id % 97 = 3")
+            conn.execute("DELETE FROM cold_moved WHERE id BETWEEN 2000 AND 2100 OR id % 89 = 0")
+            conn.execute("INSERT INTO cold_moved (id, t, n) VALUES (9001, 'late', 1.5), "
+                         "(2050, 'back', NULL)")
+            out = _reads(conn)
+            conn.execute("BEGIN")
+            conn.execute("UPDATE cold_moved SET b = NOT b, d = d + 1 WHERE id % 50 = 7")
+            conn.execute("DELETE FROM cold_moved WHERE id % 61 = 5")
+            conn.execute("INSERT INTO cold_moved (id, at) VALUES (9002, ARRAY['own'])")
+            out += _reads(conn)
+            conn.execute("ROLLBACK")
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            before = _reads(conn)
+            other.execute("UPDATE cold_moved SET i4 = -1 WHERE id % 10 = 1")
+            other.execute("DELETE FROM cold_moved WHERE id % 10 = 2")
+            assert _reads(conn) == before  # the snapshot holds
+            conn.execute("COMMIT")
+            out += before + _reads(conn)
+            seen.append(out)
+            conn.execute("DROP TABLE cold_moved")
+    for i, (ours, theirs) in enumerate(zip(*seen, strict=True)):
+        assert ours == theirs, i

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...txn.api import ScanSpec
+from ...txn.transaction import Transaction
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from .keys import encode_key, prefix_upper_bound
@@ -76,6 +77,30 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
             b = [(*r[1:], r[0]) for r in b]
         if b:
             yield b
+
+
+def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | None:
+    """A whole table's rows as column batches ((columns, row count), `Txn.scan_columns`),
+    for a plan that is a bare scan (no filter, limit, aggregate or keys; a projection is
+    picked per batch); None when the plan or the transaction needs the row path."""
+    if (type(node) is not N.Scan or node.ir is not None or node.limit is not None
+            or node.aggregate is not None or node.with_keys or node.reverse
+            or not isinstance(ctx.txn, Transaction)):
+        return None
+    lo, hi, ok = key_range(node, ctx)
+    if not ok:
+        return iter(())
+    width = len(node.table.columns)
+    batches = ctx.txn.scan_columns(ScanSpec(space=node.table.space, lo=lo, hi=hi), width)
+    if batches is None:
+        return None
+    proj = node.projection
+
+    def picked() -> Iterator[tuple[list[Any], int]]:
+        for cols, n in batches:
+            ctx.check_cancel()
+            yield (cols if proj is None else [cols[i] for i in proj]), n
+    return picked()
 
 
 @executes(N.PointGet)

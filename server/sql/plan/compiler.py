@@ -20,6 +20,7 @@ from ...pgtypes import oids as T
 from ...pgwire.backend import Column
 from .. import exec as _exec  # noqa: F401 - registers the executors
 from ..context import CompiledScalar, ExecContext, ParamTypes, ScopeColumn
+from ..exec.scan import column_scan
 from ..expr import codegen as cg
 from ..expr import runtime as rt
 from ..expr.binder import Binder, Scope
@@ -65,6 +66,17 @@ class CompiledPlan:
         vis = self._vis
         for b in it:
             yield [tuple(r[i] for i in vis) for r in b]
+
+    def execute_columns(self, ctx: ExecContext) -> Iterator[tuple[list[Any], int]] | None:
+        """`execute` as column batches ((columns, row count)) when the plan is a bare table
+        scan the transaction can read by columns (`exec.scan.column_scan`: cold segments'
+        columns, no tuple per row); None otherwise (then `execute`)."""
+        rt.numeric_context()
+        batches = column_scan(self.root, ctx)
+        if batches is None or not self._narrow:
+            return batches
+        vis = self._vis
+        return (([cols[i] for i in vis], n) for cols, n in batches)
 
     def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
         """Returns EXPLAIN's lines; with ANALYZE, runs the plan and adds actual rows and time."""
