@@ -595,6 +595,12 @@ def _identity_options(sql: str, caches: list[str | None]) -> str:
 _PARAM_OR_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\$\d+")
 
 
+# `$1,` or `$1+` (a simple query's constants after `normalize`, pgJDBC's `($1,$2)`): sqlglot
+# takes it for a dollar quote; and a text with a real dollar quote is left to the first parse
+_TIGHT_PARAM = re.compile(r"\$\d+[^\s\d]")
+_DOLLAR_QUOTE = re.compile(r"\$(?:[A-Za-z_\x80-\uffff][\w\x80-\uffff]*)?\$")
+
+
 def _parse_spaced_params(sql: str) -> exp.Expression:
     """Parses again with a space after every `$n` outside quotes.
 
@@ -800,14 +806,17 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = geosyntax.rewrite(sql)
     if _xml_needed(sql):  # XMLPARSE(DOCUMENT x), XMLSERIALIZE(... AS t), XMLPI(NAME n) ...
         sql = _xml_rewrite(sql)
-    try:
-        tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
-    except ParseError as e:
-        raise _syntax_error(sql, e) from None
-    except TokenError as e:
-        if "$" not in sql:
-            raise SyntaxError_(f"syntax error: {e}") from None
-        tree = _parse_spaced_params(sql)
+    if "$" in sql and _TIGHT_PARAM.search(sql) and not _DOLLAR_QUOTE.search(sql):
+        tree = _parse_spaced_params(sql)  # NB: at once: parse_one would fail on it first
+    else:
+        try:
+            tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
+        except ParseError as e:
+            raise _syntax_error(sql, e) from None
+        except TokenError as e:
+            if "$" not in sql:
+                raise SyntaxError_(f"syntax error: {e}") from None
+            tree = _parse_spaced_params(sql)
     if tree is None:
         raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
     if "->" in sql:
