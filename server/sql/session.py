@@ -382,7 +382,9 @@ class SQLSession:
         block, READ COMMITTED, no statement_timeout). On the way it does all that `execute`
         and `execute_stmt` do for such a read: pg_stat_activity's fields, the plan counts,
         log_statement, cancel, the privilege check (`Stmt.check`, as the statement's `run`
-        makes it), a snapshot of its own (as `_run_read`), and `on_error` for a failure."""
+        makes it), a snapshot of its own (as `_run_read`; `TxnManager.read_rows` reads at the
+        newest one without registering it when nothing has to wait), and `on_error` for a
+        failure."""
         stmt = self._bound
         if (stmt is None or stmt is not prepared.handle or self._bound_at != self._statements_run
                 or self.txn is not None or prepared.literals is not None or self.failed):
@@ -398,13 +400,18 @@ class SQLSession:
             check = stmt.check
             if check is None:  # NB: not known: the statement's own run makes it
                 return list(self._run_read(stmt, params).rows or ())
-            read = self.txn = self.engine.tm.statement_read(self)
-            try:
-                check(self)
-                rows = plan.point.read(read, params)
-            finally:
-                self.txn = None
-                read.end()
+            check(self)
+            point = plan.point
+            keys = point.keys_of(params)
+            got = self.engine.tm.read_rows(self, point.space, keys) if keys else []
+            if got is None:  # NB: it must wait, or GC ran meanwhile: a registered read
+                read = self.txn = self.engine.tm.statement_read(self)
+                try:
+                    got = read.get(point.space, keys)
+                finally:
+                    self.txn = None
+                    read.end()
+            rows = point.pick(got)
             if self._cancel.is_set():  # NB: where `run_plan` checks
                 self._cancel.clear()
                 raise QueryCanceled("canceling statement due to user request")

@@ -168,6 +168,10 @@ class TxnManager(Protocol):
         """A one-statement READ COMMITTED read outside a block (`statementread.StatementRead`):
         `get` at a snapshot taken as `begin`'s would be, then `end`; no write set or commit."""
 
+    def read_rows(self, session: Any, space: int, keys: list[bytes]) -> list[Any] | None:
+        """`statement_read`'s get and end in one call for a read that need not wait, with no
+        read id registered; None (nothing done) when the caller must take a `statement_read`."""
+
     def drop_space(self, space: int) -> None:
         """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
 

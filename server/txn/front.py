@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..kivi.api import Row
 from .statementread import StatementRead
 from .transaction import Transaction
 
@@ -30,6 +31,11 @@ class LtmFront:
         """A one-statement READ COMMITTED read outside a block: a snapshot and nothing else
         (`statementread`)."""
         return StatementRead(self.ltm, session)
+
+    def read_rows(self, session: Any, space: int, keys: list[bytes]) -> list[Row | None] | None:
+        """`statement_read`'s get and end in one call, no read id registered; None when the
+        caller must take a `statement_read` (`LocalTxnManager.read_rows`)."""
+        return self.ltm.read_rows(session, space, keys)
 
     def drop_space(self, space: int) -> None:
         """Drops a space's data for good (logged, so that replay cannot resurrect it)."""

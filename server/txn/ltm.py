@@ -52,7 +52,7 @@ from ..errors import (
     SQLError,
     StatementCompletionUnknown,
 )
-from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI
+from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI, Row
 from .api import RetryStatement
 from .codec import pack_record, record_pieces
 from .conflicts import (
@@ -138,6 +138,9 @@ class LocalTxnManager(SerializableMixin):
         # (`doom_active`): they may not commit, and their lock waits end
         self._doomed: set[int] = set()
         self._active_lock = threading.Lock()
+        # bumped by each `low_water` before it reads anything: `read_rows` reads at the newest
+        # snapshot without registering it, and trusts its rows only if no mark was taken
+        self._lw_epoch = 0
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
         self._ser_active: set[int] = set()  # SERIALIZABLE update-capable txns with a snapshot
         # SERIALIZABLE does not track reads of these spaces (the SQL layer names its catalog)
@@ -185,6 +188,37 @@ class LocalTxnManager(SerializableMixin):
             self.stats["read_only_commits"] += 1
             self._active.pop(tid, None)
 
+    def read_rows(self, session: Any, space: int, keys: list[bytes]) -> list[Row | None] | None:
+        """A `StatementRead`'s whole life in one call, when nothing has to wait: the rows of
+        `keys` at the newest snapshot, or None (nothing done) when the caller must take a
+        `StatementRead` (the session's last commit is not yet readable, snapshots are
+        shared by several LTMs, or a garbage-collection mark was taken during the read).
+
+        No read id is registered. A collection at mark `lw` keeps, for every key, the
+        newest version at or below `lw` and every newer one, so a read at any snapshot
+        `ts >= lw` finds what it needs; registering only keeps `lw <= ts`. A mark is the
+        snapshot when `low_water` ran (or older), and snapshots only grow: a mark taken
+        before this call's snapshot was read is at most `ts`. Any mark taken later bumps
+        `_lw_epoch`, which is read first and checked last: then the rows are dropped and
+        the caller reads again, registered. A point read never waits between the two
+        checks, so that is rare (another thread's GC pass between two bytecodes)."""
+        if self.shared_snapshots:
+            return None
+        epoch = self._lw_epoch
+        ts = self.snapshots.snapshot
+        if session is not None and ts < self._session_commit.get(session, 0):
+            return None
+        try:
+            rows = self.kivi.get_rows(space, ts, keys)
+        except Exception:
+            if self._lw_epoch == epoch:
+                raise
+            return None  # NB: versions collected under the read: the registered read tells
+        if self._lw_epoch != epoch:
+            return None
+        self.stats["read_only_commits"] += 1
+        return rows
+
     def take_snapshot(self, txn: Transaction) -> int:
         """Returns the snapshot for txn, waiting for the session's last commit if needed."""
         need = txn.min_snapshot
@@ -216,6 +250,7 @@ class LocalTxnManager(SerializableMixin):
     def low_water(self) -> int:
         """Returns the oldest snapshot any active transaction may read at."""
         with self._active_lock:
+            self._lw_epoch += 1  # NB: first: see `read_rows`
             lw = self.snapshots.snapshot
             if self._active:
                 lw = min(lw, min(self._active.values()))

@@ -106,17 +106,19 @@ class PointRead:
     def read(self, txn: Any, params: list[Any]) -> list[tuple[Any, ...]]:
         """Reads the rows at the transaction's snapshot (own writes included), as the
         Project(PointGet) executors would return them."""
+        encoded = self.keys_of(params)
+        return self.pick(txn.get(self.space, encoded)) if encoded else []
+
+    def keys_of(self, params: list[Any]) -> list[bytes]:
+        """The encoded keys to read (none for a NULL key: it matches nothing)."""
         if self.param >= 0:
             v = params[self.param]
-            if v is None:
-                return []  # NB: a NULL key matches nothing
-            encoded = [encode_key((v,))]
-        else:
-            encoded = encoded_keys(self.keys, params)
-            if not encoded:
-                return []
+            return [] if v is None else [encode_key((v,))]
+        return encoded_keys(self.keys, params)
+
+    def pick(self, rows: list[Any]) -> list[tuple[Any, ...]]:
+        """The output rows of the stored rows read (None: a key not found)."""
         picks = self.picks
-        rows = txn.get(self.space, encoded)
         if len(picks) == 1:
             i = picks[0]
             return [(r[i],) for r in rows if r is not None]

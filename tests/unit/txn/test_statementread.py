@@ -58,3 +58,37 @@ def test_a_wait_for_the_sessions_commit_can_be_cancelled(tm):
     again.end()
     assert tm.ltm.low_water() == tm.ltm.snapshots.snapshot
     assert not tm.ltm.is_waiting(r)
+
+
+def test_read_rows_reads_the_newest_snapshot_unregistered_and_stands_aside(tm):
+    """`read_rows`: a point read with no read id (nothing in `_active`); None when the
+    session's commit is not yet readable or a GC mark was taken during the read."""
+    session = object()
+    ltm = tm.ltm
+    t = tm.begin(session=session)
+    t.put(S, [(K, ("a",))])
+    t.commit()
+    before = ltm.stats["read_only_commits"]
+    assert tm.read_rows(session, S, [K, b"x"]) == [("a",), None]
+    assert not ltm._active and ltm.stats["read_only_commits"] == before + 1
+
+    class MarkDuring:  # GC's mark taken between the snapshot and the rows
+        def __init__(self, kivi):
+            self.kivi = kivi
+
+        def get_rows(self, space, ts, keys):
+            ltm.low_water()
+            return self.kivi.get_rows(space, ts, keys)
+
+    kivi, ltm.kivi = ltm.kivi, MarkDuring(ltm.kivi)
+    try:
+        assert tm.read_rows(session, S, [K]) is None
+    finally:
+        ltm.kivi = kivi
+    ltm.pause_apply()  # the session's next commit is durable, not yet visible
+    t = tm.begin(session=session)
+    t.put(S, [(K, ("b",))])
+    t.commit()
+    assert tm.read_rows(session, S, [K]) is None
+    ltm.resume_apply()
+    assert tm.read_rows(session, S, [K]) == [("b",)]
