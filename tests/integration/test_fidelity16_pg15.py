@@ -328,6 +328,40 @@ insert into c values (1, 5);
 set constraints all immediate;
 rollback;
 """,
+    # A user function is called only through implicit casts of its arguments; the most exact
+    # matches win, then preferred types, an untyped literal goes to a string type: else 42725
+    "udf_resolution": """
+create function f(a int) returns text language sql as $$select 'int'$$;
+select f(1);
+select f(3.0);
+select f('5');
+select proname, pg_get_function_arguments(oid) from pg_proc where proname = 'f' order by 2;
+create function g(a int) returns text language sql as $$select 'int'$$;
+select g(3.0);
+select g(3.5::numeric);
+select g(3::bigint);
+select g(3::smallint);
+create function g(a numeric) returns text language sql as $$select 'numeric'$$;
+select g(3.0), g(3), g(3::bigint), g('3');
+create function h(a bigint) returns text language sql as $$select 'bigint'$$;
+select h(3), h(3::smallint), h(3.0);
+create function k(a text) returns text language sql as $$select 'text'$$;
+select k(3);
+select k('x'::varchar);
+create function m(a float8) returns text language sql as $$select 'float8'$$;
+select m(3), m(3.5), m(3::numeric);
+create function n(a int, b text default 'x') returns text language sql as $$select 'n2'$$;
+create function n(a int) returns text language sql as $$select 'n1'$$;
+select n(1);
+select n(1, 'y'), g(3.0), g(3), g(3::bigint), g(3::smallint);
+create function w(a text) returns text language sql as $$select 'text'$$;
+create function w(a int) returns text language sql as $$select 'int'$$;
+select w('x'), w(1), w(1.5::float4::int);
+create function z(a float8, b int) returns text language sql as $$select 'f8'$$;
+create function z(a numeric, b int) returns text language sql as $$select 'num'$$;
+select z(1, 1), z(1.5, 1), z(1::bigint, 2);
+select z('1', 1);
+""",
     # tids order by block, then offset (not as text); the ctid dedup idioms
     "tid_order": """
 select '(10,1)'::tid > '(9,1)'::tid, '(1,10)'::tid > '(1,9)'::tid, '(1,10)'::tid = '(1,10)'::tid;

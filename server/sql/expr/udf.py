@@ -15,14 +15,15 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import SQLError
+from ...errors import AmbiguousFunction, SQLError
 from ...pgtypes import oids as T
 from ...pgtypes import records
 from ..catalog.model import CatalogSnapshot, Function
 from ..functions.registry import FunctionDef
 from .bound import E
-from .functions import coerce
-from .types import type_name
+from .commontype import PREFERRED, implicit
+from .functions import coerce, signature
+from .types import category, type_name
 from .udfinline import call_context
 
 
@@ -90,6 +91,53 @@ def user_parameters(cat: CatalogSnapshot | None, name: str
     return tuple((n, d or None) for n, d in zip(fn.arg_names, _in_defaults(fn), strict=True))
 
 
+# Pseudo-types a parameter may be declared as: any argument fits (polymorphism, `_instantiated`)
+_PSEUDO = frozenset({T.ANY, T.ANYELEMENT, T.ANYARRAY, T.RECORD, 2776, 3500, 3831, 4537, 4538,
+                     5077, 5078, 5079, 5080})
+
+
+def _fits(arg: int, want: int) -> bool:
+    """Whether an argument of type `arg` may be passed as `want` without an explicit cast."""
+    return arg in (T.UNKNOWN, 0) or want in _PSEUDO or implicit(arg, want)
+
+
+def _select(cat: CatalogSnapshot, name: str, args: list[E],
+            default: Callable[[str], E] | None) -> Function | None:
+    """The user function `name(args)` calls, as PostgreSQL's func_select_candidate picks it:
+    the candidates each argument reaches by an implicit cast (none: None, for 42883), then
+    the most exact type matches, the most preferred types where a cast is needed, and for
+    an untyped literal a string (else the preferred) type of its category; several left:
+    42725. (A parameter declared as a domain counts as the domain's base type.)"""
+    types = [a.type for a in args]
+    cands = [f for f in cat.functions if f.name == name and f.kind != "p" and (
+        len(f.arg_types) == len(args) or default is not None and len(args) < len(f.arg_types)
+        and all(_in_defaults(f)[len(args):]))]
+    cands = [f for f in cands if all(_fits(a, t) for a, t in zip(types, f.arg_types, strict=False))]
+    if len(cands) > 1:
+        cands = _best(cands, lambda f: sum(a == t for a, t in zip(types, f.arg_types, strict=False)))
+    if len(cands) > 1:
+        cands = _best(cands, lambda f: sum(a != t and t in PREFERRED
+                                           for a, t in zip(types, f.arg_types, strict=False)))
+    for i, a in enumerate(types):
+        if len(cands) > 1 and a == T.UNKNOWN:
+            cats = {category(f.arg_types[i]) for f in cands}
+            if "S" in cats:
+                cands = [f for f in cands if category(f.arg_types[i]) == "S"]
+            elif len(cats) == 1:
+                cands = [f for f in cands if f.arg_types[i] in PREFERRED] or cands
+    if len({f.arg_types for f in cands}) > 1 or len(cands) > 1 and any(
+            len(f.arg_types) != len(args) for f in cands):
+        raise AmbiguousFunction(f"function {signature(name, types)} is not unique",
+                                hint="Could not choose a best candidate function. "
+                                "You might need to add explicit type casts.")
+    return cands[0] if cands else None  # NB: the same types twice: the first, as before
+
+
+def _best(cands: list[Function], score: Callable[[Function], int]) -> list[Function]:
+    top = max(score(f) for f in cands)
+    return [f for f in cands if score(f) == top]
+
+
 def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
                        params: Any, checked: Callable[[E, int], E] | None = None,
                        default: Callable[[str], E] | None = None) -> E | None:
@@ -99,14 +147,10 @@ def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
     binds a parameter's DEFAULT, for a call that leaves trailing arguments out."""
     if cat is None or not cat.functions:
         return None
-    fn = next((f for f in cat.functions
-               if f.name == name and len(f.arg_types) == len(args)), None)
-    if fn is None and default is not None:  # NB: trailing DEFAULTs fill in what is left out
-        fn = next((f for f in cat.functions if f.name == name and f.kind != "p"
-                   and len(args) < len(f.arg_types)
-                   and all(_in_defaults(f)[len(args):])), None)
-        if fn is not None:
-            args = [*args, *(default(text) for text in _in_defaults(fn)[len(args):])]
+    fn = next((f for f in cat.functions if f.name == name and f.kind == "p"
+               and len(f.arg_types) == len(args)), None) or _select(cat, name, args, default)
+    if fn is not None and len(fn.arg_types) > len(args) and default is not None:
+        args = [*args, *(default(text) for text in _in_defaults(fn)[len(args):])]
     proc = fn if fn is not None and fn.kind == "p" else None if fn is not None else next((
         f for f in cat.functions if f.name == name and f.kind == "p"
         and len(f.arg_types) - sum(1 for d in f.param_defaults if d) <= len(args)
