@@ -29,6 +29,11 @@ def _residual(node: N.Join, key: str, e: Any):
     return compiled(node, key, lambda: cg.row_function(e) if e is not None else None)
 
 
+# pairs a join tests between two cancel checks when its output does not give one: a nested
+# loop over 20k x 20k rows that matched nothing checked once per left batch (~11 s)
+CHECK_EVERY = 1 << 16
+
+
 def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Batch]:
     """Streams each left row joined to its candidate right rows, padding the outer sides.
 
@@ -42,11 +47,13 @@ def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Bat
     keep_left = node.kind in ("left", "full")
     track_right = node.kind in ("right", "full")
     matched: set[int] = set()
+    tested = 0  # pairs tested since the last cancel check
     for lb in run(node.left, ctx):
         out = []
         for lrow in lb:
             hit = False
             for j, rrow in candidates(lrow):
+                tested += 1
                 row = lrow + rrow
                 if cond is None or cond(row, ctx) is True:
                     out.append(row)
@@ -59,6 +66,9 @@ def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Bat
                 ctx.check_cancel()
                 yield out
                 out = []
+            elif tested >= CHECK_EVERY:  # NB: a nested loop that matches little
+                tested = 0
+                ctx.check_cancel()
         if out:
             yield out
         ctx.check_cancel()
@@ -69,16 +79,21 @@ def _probe(node: N.Join, ctx: Any, cond, candidates, right_rows) -> Iterator[Bat
 def _probe_semi(node: N.Join, ctx: Any, cond, candidates) -> Iterator[Batch]:
     """Semi join: each left row once if a candidate passes `cond`; anti join: if none does."""
     want = node.kind == "semi"
+    tested = 0
     for lb in run(node.left, ctx):
         out = []
         for lrow in lb:
             hit = False
             for _j, rrow in candidates(lrow):
+                tested += 1
                 if cond is None or cond(lrow + rrow, ctx) is True:
                     hit = True
                     break
             if hit is want:
                 out.append(lrow)
+            if tested >= CHECK_EVERY:
+                tested = 0
+                ctx.check_cancel()
         if out:
             yield out
         ctx.check_cancel()
