@@ -362,6 +362,28 @@ create function z(a numeric, b int) returns text language sql as $$select 'num'$
 select z(1, 1), z(1.5, 1), z(1::bigint, 2);
 select z('1', 1);
 """,
+    # An expression key's pg_attribute name and the index name built from it: FigureIndexColname
+    "index_key_names": """
+create table t (a int, b text, c int);
+create index i1 on t ((b collate "C"));
+create index i2 on t ((b || 'x'));
+create index i4 on t ((b::varchar));
+create index i5 on t (lower(b), (a * 2), c);
+create index i6 on t (((b)));
+create index i7 on t ((a::bigint));
+create index i8 on t ((-a));
+create index i9 on t ((case when a > 0 then b end));
+create index i10 on t ((coalesce(b, 'z')));
+create index i11 on t (((a + 1)::text));
+select c.relname, attname, attnum from pg_attribute a join pg_class c on c.oid = attrelid where relname like 'i%' and relkind = 'i' order by 1, 3;
+create table u (a int, b text);
+create index on u ((b collate "C"));
+create index on u ((a::bigint));
+create index on u ((case when a > 0 then b end));
+create index on u (((a + 1)::text));
+create index on u (lower(b), (a + 1));
+select relname from pg_class where relkind = 'i' and relname like 'u%' order by 1;
+""",
     # tids order by block, then offset (not as text); the ctid dedup idioms
     "tid_order": """
 select '(10,1)'::tid > '(9,1)'::tid, '(1,10)'::tid > '(1,9)'::tid, '(1,10)'::tid = '(1,10)'::tid;

@@ -27,12 +27,18 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Index, Table
 from ..dml.deferstate import refuse_pending
 from ..dml.writer import TableWriter, key_detail
-from ..expr.binder import func_name
 from ..pgcatalog.accessmethods import check as check_method
 from ..pgcatalog.accessmethods import check_key_types, method
 from ..pgcatalog.opclasses import resolve as resolve_opclass
 from .immutable import check_index_exprs
-from .indexkeys import check_immutable, compile_exprs, expr_types, key_function, predicate_function
+from .indexkeys import (
+    check_immutable,
+    compile_exprs,
+    expr_types,
+    key_colname,
+    key_function,
+    predicate_function,
+)
 from .names import (
     get_relation,
     ident,
@@ -111,7 +117,7 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
         if not isinstance(e, exp.Column):
             exprs.append(e.sql("postgres"))
             attnums.append(0)
-            parts.append(func_name(e) if isinstance(e, exp.Func) else "expr")
+            parts.append(key_colname(e) or "expr")  # NB: as pg_attribute names it
             continue
         n = ident(e.this)
         if n not in by_name:

@@ -20,10 +20,13 @@ import sqlglot
 from sqlglot import exp
 
 from ...errors import SQLError
+from ...pgtypes import oids as T
 from ..catalog.model import Index, Table
 from ..context import ParamTypes
 from ..dml.values import table_scope
+from ..expr import colnames
 from ..expr.binder import Binder, Scope, func_name
+from ..expr.types import datatype_oid
 from ..functions import FUNCTIONS, FunctionDef  # NB: the package: every function registered
 from ..parse import parse_sql
 from ..pgcatalog.checktext import check_text
@@ -32,6 +35,7 @@ from ..pgcatalog.procfacts import PROC_FACTS
 from ..plan import nodes as N
 from ..plan.builder import Planner
 from ..plan.compiler import COMPILER
+from .names import ident
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -152,5 +156,33 @@ def expr_colname(sql: str) -> str:
         tree = sqlglot.parse_one(sql, read="postgres")
     except sqlglot.errors.ParseError:
         return "expr"
-    return func_name(tree) if isinstance(tree, exp.Func) and not isinstance(
-        tree, exp.Cast | exp.Binary) else "expr"
+    return key_colname(tree) or "expr"
+
+
+def key_colname(node: exp.Expression) -> str | None:
+    """FigureColnameInternal's name of an index key (None: it gives none): a column's, a
+    cast's operand's if that names it firmly else the type's, `case`, a function's.
+
+    >>> [expr_colname(x) for x in ('b COLLATE "C"', "b::varchar", "(a + 1)::text", "-a",
+    ...                            "CASE WHEN a > 0 THEN b END", "lower(b)", "a::bigint")]
+    ['b', 'b', 'text', 'expr', 'case', 'lower', 'a']
+    """
+    while isinstance(node, exp.Paren | exp.Collate):
+        node = node.this
+    if isinstance(node, exp.Cast) and not isinstance(node.this, exp.IntDiv):
+        if colnames.strength(node.this) > 1:
+            return key_colname(node.this)
+        try:
+            oid = datatype_oid(node.to)[0]
+        except SQLError:
+            return None
+        oid = T.ELEMENT_OF.get(oid, oid)
+        return T.TYPES[oid].name if oid in T.TYPES else None
+    if isinstance(node, exp.Column):
+        return ident(node.this) if not isinstance(node.this, exp.Star) else None
+    if isinstance(node, exp.Case):
+        default = node.args.get("default")
+        return (key_colname(default) if default is not None and colnames.strength(default) > 1
+                else None) or "case"
+    return func_name(node) if colnames.strength(node) > 1 and isinstance(node, exp.Func) \
+        else None
