@@ -159,7 +159,7 @@ def expr_colname(sql: str) -> str:
     return key_colname(tree) or "expr"
 
 
-def key_colname(node: exp.Expression) -> str | None:
+def key_colname(node: Any) -> str | None:
     """FigureColnameInternal's name of an index key (None: it gives none): a column's, a
     cast's operand's if that names it firmly else the type's, `case`, a function's.
 
