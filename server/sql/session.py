@@ -271,17 +271,24 @@ class SQLSession:
         try:
             # NB: `execute_stmt` of such a read, whose checks passed above
             self._statement_begins()
-            res = self._run_read(stmt, values) if stmt.plan.point is not None else \
-                stmt.run(self, values)
-            rows = res.fetch()  # NB: read already (`run_plan`): a list's iterator
+            plan = stmt.plan
+            if plan.point is None:  # SELECT 1: its row as `run_plan` makes it, no Result
+                rows = [constant_row(plan.root, values)]  # NB: names no relation: no grants
+                if self._cancel.is_set():
+                    self._cancel.clear()
+                    raise QueryCanceled("canceling statement due to user request")
+                columns, tag = plan.columns, "SELECT 1"
+            else:
+                rows = self._point_rows(stmt, values)
+                columns, tag = plan.columns, f"SELECT {len(rows)}"
         except BaseException as e:
             self._failed_in(e, sql, text)
             raise
         finally:
             self.running = False
         self.settings.commit_sets()
-        assert res.columns is not None
-        return res.columns, rows, res.tag
+        assert columns is not None
+        return columns, rows, tag
 
     def _failed_in(self, e: BaseException, sql: str, text: str) -> None:
         """A statement of Query text `sql` failed: positions as `simple_query` gives them."""
@@ -397,25 +404,7 @@ class SQLSession:
         logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
             self._statement_begins()
-            check = stmt.check
-            if check is None:  # NB: not known: the statement's own run makes it
-                return list(self._run_read(stmt, params).rows or ())
-            check(self)
-            point = plan.point
-            keys = point.keys_of(params)
-            got = self.engine.tm.read_rows(self, point.space, keys) if keys else []
-            if got is None:  # NB: it must wait, or GC ran meanwhile: a registered read
-                read = self.txn = self.engine.tm.statement_read(self)
-                try:
-                    got = read.get(point.space, keys)
-                finally:
-                    self.txn = None
-                    read.end()
-            rows = point.pick(got)
-            if self._cancel.is_set():  # NB: where `run_plan` checks
-                self._cancel.clear()
-                raise QueryCanceled("canceling statement due to user request")
-            return rows
+            return self._point_rows(stmt, params)
         except BaseException as e:
             locate_literal(e, prepared.sql)
             self.on_error(e)
@@ -423,6 +412,29 @@ class SQLSession:
         finally:
             if logged is not None:
                 oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
+
+    def _point_rows(self, stmt: Stmt, params: list[Any]) -> list[tuple[Any, ...]]:
+        """The rows of a primary-key read outside a block (`read_point`, `simple_read`), as
+        `execute_stmt` would give them: privileges, a snapshot of its own, cancel."""
+        check = stmt.check
+        if check is None:  # NB: not known: the statement's own run makes it
+            return list(self._run_read(stmt, params).rows or ())
+        check(self)
+        point = stmt.plan.point
+        keys = point.keys_of(params)
+        got = self.engine.tm.read_rows(self, point.space, keys) if keys else []
+        if got is None:  # NB: it must wait, or GC ran meanwhile: a registered read
+            read = self.txn = self.engine.tm.statement_read(self)
+            try:
+                got = read.get(point.space, keys)
+            finally:
+                self.txn = None
+                read.end()
+        rows = point.pick(got)
+        if self._cancel.is_set():  # NB: where `run_plan` checks
+            self._cancel.clear()
+            raise QueryCanceled("canceling statement due to user request")
+        return rows
 
     def can_batch(self, prepared: Prepared) -> bool:
         """pgwire may hold pipelined Executes of `prepared` for `execute_many` (batchexec)."""
@@ -785,6 +797,9 @@ class SQLSession:
         """Runs a primary-key read outside a block on a snapshot alone (txn/statementread):
         no write set, savepoint or commit. `run_plan` reads its rows at once, so the read
         has ended when this returns and the session is again without a transaction."""
+        if stmt.check is not None:  # NB: its privilege check known: read with no read id
+            rows = self._point_rows(stmt, params)
+            return Result("SELECT", columns=stmt.plan.columns, rows=iter(rows), done=False)
         read = self.txn = self.engine.tm.statement_read(self)
         try:
             return stmt.run(self, params)
