@@ -88,7 +88,7 @@ def _names(before: CatalogSnapshot, after: CatalogSnapshot) -> set[str]:
             raise _Wide
         for u in (old, new):
             if u is not None:
-                names.update((u.name, "_" + u.name, u.multi_name))
+                names.update(n for n in (u.name, "_" + u.name, u.multi_name) if n)
     if not names and before.comments == after.comments:
         raise _Wide  # NB: the transaction changed something this comparison does not see
     return names

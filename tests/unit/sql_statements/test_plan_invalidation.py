@@ -67,6 +67,15 @@ def test_a_shadowing_table_replans(t):
     run(t, "create table s2.t (id int, a int); insert into s2.t values (1, 99)")
     assert rows(t, QUERY) == [(99,)]
     assert not _kept(t, *cached)
+    run(t, "create temp table t (id int, a int); insert into t values (1, 77)")  # pg_temp first
+    assert rows(t, QUERY) == [(77,)]
+
+
+def test_a_new_overload_replans(t):
+    run(t, "create function f(numeric) returns text language sql as $$ select 'numeric' $$")
+    assert rows(t, "select f(1)") == [("numeric",)]
+    run(t, "create function f(int) returns text language sql as $$ select 'int' $$")
+    assert rows(t, "select f(1)") == [("int",)]
 
 
 def test_plans_through_views_and_functions_see_their_changes(t):
