@@ -15,6 +15,7 @@ switches between them by the transactions pgbench reported in between.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -157,3 +158,21 @@ class CostMeter:
 def _kept(a: Sample, b: Sample) -> int:
     """How many of a's threads b still has."""
     return len(a.switches.keys() & b.switches.keys())
+
+
+def wait_quiet(port: int, idle_s: float = 0.05, tick: float = 1.0, limit: float = 180.0) -> float:
+    """Waits until the server listening on `port` used at most `idle_s` CPU seconds over one
+    `tick` (its background work after a load, a freeze or autovacuum, is done), at most
+    `limit` seconds; returns the seconds waited."""
+    pid = listening_pid(port)
+    if pid is None:
+        return 0.0
+    start = time.perf_counter()
+    last = sample(pid).cpu_s
+    while time.perf_counter() - start < limit:
+        time.sleep(tick)
+        now = sample(pid).cpu_s
+        if now - last <= idle_s:
+            break
+        last = now
+    return time.perf_counter() - start

@@ -10,7 +10,10 @@ system by COPY FROM (not timed), then read back four ways through psycopg:
   result formats (psycopg's `binary=True` cursor).
 
 Each figure is the wall time and the server's CPU per row (the listening process
-tree's user + system time; for PostgreSQL the postmaster's tree). The output is
+tree's user + system time; for PostgreSQL the postmaster's tree). The jobs start once
+every server has gone quiet after its load (`server_cost.wait_quiet`): Cumulo's freeze
+of the just-loaded rows into cold segments, PostgreSQL's autovacuum, would otherwise
+overlap the first job; the figures are the steady state. The output is
 checked: the COPY's bytes against PostgreSQL's when both systems run, the row count
 and the sum of the ids of each SELECT.
 """
@@ -22,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import BenchError, Figure, RunContext
-from ..server_cost import listening_pid, sample
+from ..server_cost import listening_pid, sample, wait_quiet
 from ..systems import System
 from .bulk import copy_text
 
@@ -91,6 +94,9 @@ def run(ctx: RunContext) -> list[Figure]:
     for system in ctx.systems:
         ctx.attempt(system, "load", _load, system, data)
         ctx.commands.append(f"{system.name}: COPY FROM {n} rows (not timed)")
+    for system in ctx.systems:
+        waited = wait_quiet(system.port)
+        ctx.commands.append(f"{system.name}: quiet after {waited:.0f} s")
     figures = []
     for label, job in JOBS.items():
         seconds: dict[str, float | None] = {}

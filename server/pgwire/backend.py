@@ -108,10 +108,31 @@ class Result:
     copy_out: CopyOut | None = None
     empty: bool = False  # an empty query: EmptyQueryResponse
     done: bool = True
+    # the same rows as column batches ((columns, row count)), while no row was fetched
+    # (a whole table's scan: `fetch_columns`); `rows` reads them too, once it starts
+    column_batches: Iterator[tuple[list[Any], int]] | None = None
     _count: int = field(default=0, repr=False)
+
+    def fetch_columns(self) -> tuple[list[Any], int] | None:
+        """The next column batch of a result that has them and of which no row was fetched;
+        None otherwise (then `fetch`) or once exhausted (`done` and the tag set)."""
+        if self.column_batches is None or self.done:
+            return None
+        got = next(self.column_batches, None)
+        if got is None:
+            self._finish()
+            return None
+        self._count += got[1]
+        return got
+
+    def _finish(self) -> None:
+        self.done = True
+        if self.tag.startswith(("SELECT", "FETCH", "MOVE")) and " " not in self.tag:
+            self.tag = f"{self.tag} {self._count}"
 
     def fetch(self, n: int | None = None) -> list[tuple[Any, ...]]:
         """Returns up to n more rows; sets `done` and the final tag when exhausted."""
+        self.column_batches = None  # NB: the rows iterator reads the batches from here on
         if self.rows is None or self.done:
             return []
         it = self.rows

@@ -23,6 +23,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..pgtypes.codecs import ColumnEncoders, _int_bytes, _text_bytes
+from ..pgtypes.coded import values
 from ..pgtypes.vectext import binary_array, text_array
 from .colframe import data_rows, fields, fits
 from .messages import _ROW_HEAD, I32, NULL_FIELD, append_rows
@@ -64,6 +65,16 @@ def append_batch(out: bytearray, batch: Any, encoders: Sequence[Encoder],
             out, cols, encoders):
         return n
     return _append_columns(out, cols, encoders, n)
+
+
+def append_columns(out: bytearray, cols: list[Any], n: int, encoders: Sequence[Encoder]) -> int:
+    """Appends the DataRows of n rows given as their columns (value lists, or columns in
+    their stored form, `pgtypes.coded.Coded`, from a table's cold segments: the Arrow
+    encoders read those directly). Returns n."""
+    if n >= ARROW_ROWS and isinstance(encoders, ColumnEncoders) and _append_arrow(
+            out, cols, encoders):
+        return n
+    return _append_columns(out, [values(c) for c in cols], encoders, n)
 
 
 def _columns(batch: Any) -> list[Sequence[Any]]:

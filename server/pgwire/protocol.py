@@ -46,7 +46,7 @@ from ..pgtypes.wirecodec import WireRecoder, canonical, recoder_for
 from . import messages as M
 from .auth import Authenticator
 from .backend import Engine, Result, Session
-from .batchenc import SMALL, append_batch
+from .batchenc import SMALL, append_batch, append_columns
 from .extended import ExtendedQuery
 from .fastpath import FunctionCalls
 from .hba import connection_method
@@ -613,6 +613,12 @@ class Connection(ExtendedQuery, FunctionCalls):
         else:
             send = self.send
             while not res.done:
+                by_columns = res.fetch_columns()  # NB: a whole table's scan: no row tuples
+                if by_columns is not None:
+                    append_columns(out, *by_columns, encoders)
+                    if send is not None and len(out) >= FLUSH_AT:
+                        self._emit()
+                    continue
                 batch = res.fetch(_FETCH_BATCH)
                 if len(batch) < SMALL:  # NB: a point lookup's row: straight from the row
                     M.append_rows(out, batch, encoders)

@@ -111,6 +111,10 @@ class QueryPlan(Protocol):
     def execute(self, ctx: ExecContext) -> Iterator[Batch]:
         """Runs the query and yields batches of result rows."""
 
+    def execute_columns(self, ctx: ExecContext) -> Iterator[tuple[list[Any], int]] | None:
+        """`execute` as column batches ((columns, row count)) when the plan can read its
+        rows so (a whole table's scan); None otherwise."""
+
     def explain(self, ctx: ExecContext | None = None, analyze: bool = False) -> list[str]:
         """Returns EXPLAIN's lines (with ANALYZE: runs the plan and adds actual row counts)."""
 

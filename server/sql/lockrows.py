@@ -238,6 +238,10 @@ class LockRowsPlan:
         lines = self.inner.explain(ctx, analyze)
         return ["LockRows", *("  " + ln if i == 0 else "  " + ln for i, ln in enumerate(lines))]
 
+    def execute_columns(self, ctx: ExecContext) -> None:
+        """Never by columns: every row is locked as it is read."""
+        return None
+
     def execute(self, ctx: ExecContext) -> Iterator[list[tuple]]:
         """Runs the query, locking each row before it is returned (see the module doc)."""
         txn = ctx.txn

@@ -26,6 +26,7 @@ import re
 import time
 from collections.abc import Callable, Generator, Iterator
 from decimal import Decimal
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from .. import oplog, waits
@@ -43,6 +44,7 @@ from ..errors import (
     UndefinedParameter,
     UndefinedTable,
 )
+from ..pgtypes.coded import values as column_values
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
 from . import batchexec, literalrows
@@ -875,13 +877,20 @@ class SQLSession:
             if self._timer is not None:
                 self._disarm()
             return Result(tag, columns=plan.columns, rows=iter((row,)), done=False)
-        batches = plan.execute(self.exec_context(values))
+        ctx = self.exec_context(values)
+        by_columns = plan.execute_columns(ctx)
+        if by_columns is not None:  # a whole table's scan: its cold segments' columns
+            src = self._guarded(by_columns)
+            return Result(tag, columns=list(plan.columns), column_batches=src, done=False,
+                          rows=_column_rows(src))
+        batches = plan.execute(ctx)
         return Result(tag, columns=list(plan.columns), rows=self._rows(batches), done=False)
 
-    def _rows(self, batches: Iterator[list[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+    def _guarded(self, batches: Iterator[Any]) -> Iterator[Any]:
+        """A result's batches (of rows, or column batches) with the statement's end: the
+        timer disarmed, an error handled as the session's (`on_error`)."""
         try:
-            for batch in batches:
-                yield from batch
+            yield from batches
         except Exception as e:  # NB: not GeneratorExit: an abandoned portal is no error
             self._disarm()
             err = self._cancel_error(e) if isinstance(e, QueryCanceled) else e
@@ -890,6 +899,10 @@ class SQLSession:
                 raise err from None
             raise
         self._disarm()
+
+    def _rows(self, batches: Iterator[list[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+        for batch in self._guarded(batches):
+            yield from batch
 
     def exec_context(self, values: list[Any]) -> ExecContext:
         """Builds the ExecContext of one statement execution."""
@@ -1179,3 +1192,9 @@ def _in_failed() -> SQLError:
 def _terminated() -> SQLError:
     """The FATAL 57P01 a session ended by pg_terminate_backend reports."""
     return AdminShutdown("terminating connection due to administrator command", severity="FATAL")
+
+
+def _column_rows(batches: Iterator[tuple[list[Any], int]]) -> Iterator[tuple[Any, ...]]:
+    """The rows of column batches (a result of a whole table's scan read by `fetch`)."""
+    for cols, n in batches:
+        yield from zip(*map(column_values, cols), strict=True) if cols else repeat((), n)

@@ -372,6 +372,47 @@ def test_asyncpg_reads_cold_rows_as_postgresql(cold):
     assert sorted(map(repr, ours[1])) == sorted(map(repr, theirs[1]))
 
 
+def test_cursors_portals_and_pg8000_over_cold_rows(cold):
+    """A result read by columns, fetched in parts instead: a psycopg named cursor (DECLARE,
+    FETCH), asyncpg's cursor (Execute with a row limit), pg8000, and a select list of
+    no columns."""
+    pg8000 = pytest.importorskip("pg8000.native")
+
+    def run(dsn: str) -> list:
+        out: list = []
+        with _raw(_zoned(dsn)) as conn:
+            conn.autocommit = False
+            with conn.cursor("named") as cur:
+                cur.execute("SELECT * FROM cold_out")
+                out += [cur.fetchmany(7), len(cur.fetchall())]
+            conn.rollback()
+            out.append(conn.execute("SELECT FROM cold_out").fetchall()[:3])
+            out.append(conn.execute("SELECT count(*) FROM (SELECT FROM cold_out) s").fetchone())
+
+        async def cursor() -> list:
+            c = await asyncpg.connect(dsn)
+            try:
+                async with c.transaction():
+                    rows = [tuple(r) async for r in c.cursor("SELECT id, t, n FROM cold_out",
+                                                             prefetch=300)]
+                return sorted(map(repr, rows))
+            finally:
+                await c.close()
+        out.append(asyncio.run(cursor()))
+        u = psycopg.conninfo.conninfo_to_dict(dsn)
+        c8 = pg8000.Connection(u["user"], host=u["host"], port=int(u["port"]),
+                               database=u["dbname"], password=u.get("password"))
+        try:
+            out.append(sorted(map(repr, c8.run("SELECT id, t, d, i4 FROM cold_out"))))
+        finally:
+            c8.close()
+        return out
+
+    ours, theirs = (run(dsn) for dsn in cold)
+    assert len(ours[0]) == 7 and ours[1] == 4993
+    assert ours[2:] == theirs[2:] and sorted(ours[0]) != []
+
+
 def test_psql_copy_of_cold_rows(cold, tmp_path):
     psql = _psql()
     outs = []

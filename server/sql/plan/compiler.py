@@ -72,8 +72,18 @@ class CompiledPlan:
         scan the transaction can read by columns (`exec.scan.column_scan`: cold segments'
         columns, no tuple per row); None otherwise (then `execute`)."""
         rt.numeric_context()
-        batches = column_scan(self.root, ctx)
-        if batches is None or not self._narrow:
+        top, source, pick = self.root, self.root, None
+        if isinstance(top, N.Project) and isinstance(top.child, N.Scan):
+            scan = top.child  # `SELECT *`'s projection: plain columns of the scan's rows
+            width = len(scan.projection if scan.projection is not None else scan.table.columns)
+            if all(e.kind == "col" and e.data < width for e in top.exprs):
+                source, pick = scan, [e.data for e in top.exprs]
+        batches = column_scan(source, ctx)
+        if batches is None:
+            return None
+        if pick is not None:
+            batches = (([cols[i] for i in pick], n) for cols, n in batches)
+        if not self._narrow:
             return batches
         vis = self._vis
         return (([cols[i] for i in vis], n) for cols, n in batches)
