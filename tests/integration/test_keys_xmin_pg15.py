@@ -307,6 +307,41 @@ def test_concurrent_inserts_of_one_value(servers, ddl):
         assert _race(cu.dsn(), ddl, end) == _race(pg.dsn(), ddl, end)
 
 
+def _reinsert(dsn: str, first: str, end: str) -> list:
+    """One transaction changes row 1 (`first`); another inserts id 1 meanwhile."""
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("drop table if exists reins")
+        a.execute("create table reins (id int primary key, v int)")
+        a.execute("insert into reins values (1, 0)")
+        a.execute("begin")
+        a.execute(first)
+        got: list = []
+
+        def second() -> None:
+            try:
+                b.execute("insert into reins values (1, 2)")
+                got.append("ok")
+            except psycopg.Error as e:
+                got.append(e.sqlstate)
+
+        t = threading.Thread(target=second)
+        t.start()  # NB: it waits for a's end, or (had a ended first) sees a's end: same outcome
+        a.execute(end)
+        t.join()
+        return got + a.execute("select * from reins order by id").fetchall()
+
+
+@pytest.mark.parametrize("first", ["delete from reins where id = 1",
+                                   "update reins set id = 5 where id = 1",
+                                   "update reins set v = 1 where id = 1"])
+def test_insert_of_a_key_another_transaction_frees(servers, first):
+    """READ COMMITTED: the inserter waits for the transaction deleting (or moving) the row
+    that holds its key; once that commits the INSERT succeeds (it raised 23505 at once)."""
+    pg, cu = servers
+    for end in ("commit", "rollback"):
+        assert _reinsert(cu.dsn(), first, end) == _reinsert(pg.dsn(), first, end)
+
+
 _OWN = "xmin::text::bigint = txid_current() % 4294967296"
 
 

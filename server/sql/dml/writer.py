@@ -12,9 +12,10 @@ A unique or primary key is checked as PostgreSQL 15 does: a plain one row by
 row, so an UPDATE whose new key meets the old key of a row it has not reached
 yet fails (`SET id = id + 1` over 1, 2, 3, in the order it reads them); a
 DEFERRABLE one at the end of the statement (`check_unique`'s batch), or at
-COMMIT while it is deferred (`deferstate` records the key values). NB: a row's
-primary key is its KiVi key, so two rows cannot hold one deferred primary key
-even for a moment: a deferred primary key is checked at the statement's end.
+COMMIT while it is deferred (`deferstate` records the key values). A row's
+primary key is its KiVi key, so a DEFERRABLE primary key, which two rows may hold
+until COMMIT, keeps its rows under row ids and is a unique index of its own
+(`ddl.constraints.primary_key_of`).
 Secondary index entries: key `encode_key(index values + primary key values)`,
 value the primary key tuple; NULLs never collide in a unique index.
 """
@@ -309,6 +310,8 @@ class TableWriter:
         if self.pk and not skip_pk and not self._pk_range_free(txn, keys):
             seen: set[bytes] = set()
             existing = txn.get(self.space, keys)
+            if txn.isolation == "read committed" and any(o is not None for o in existing):
+                existing = self._pk_recheck(txn, keys, existing)
             for k, old, r in zip(keys, existing, rows, strict=True):
                 if old is not None or k in seen:
                     self._dup(self.pk_name, tuple(a + 1 for a in self.pk),
@@ -341,6 +344,20 @@ class TableWriter:
                              if covers is None or self._entry_covered(txn, covers, entry))
                 if n > 1:
                     self._dup(idx.name, idx.columns, vals, idx.exprs)
+
+    def _pk_recheck(self, txn: Txn, keys: list[bytes], existing: list[Any]) -> list[Any]:
+        """READ COMMITTED: a key the snapshot shows taken is locked, and read again at
+        the newest commit when it changed since the snapshot.
+
+        Why: a concurrent transaction may be deleting that row (or moving its key).
+        PostgreSQL's inserter waits for it and then finds the entry dead: the INSERT
+        succeeds. Checking the snapshot alone raised 23505 for a row already gone.
+        """
+        taken = [k for k, o in zip(keys, existing, strict=True) if o is not None]
+        if not txn.lock_row(self.space, taken, UPDATE):
+            return existing  # NB: every one as the snapshot saw it: still there
+        with txn.fresh_snapshot(latest=True):
+            return txn.get(self.space, keys)
 
     def _pk_range_free(self, txn: Txn, keys: list[bytes]) -> bool:
         """Tells, with one short scan, that no stored key lies within the batch's key range.
