@@ -11,9 +11,8 @@ read committed must report zero failed transactions; at repeatable read,
 serialization failures are retried by pgbench, and whatever still failed must
 have rolled back whole (the invariant checks that).
 
-Each run lasts the issue's 20 seconds, in CI too (`CUMULO_PGBENCH_SECONDS`
-overrides it for a quick local look): four runs and the scale-10 init keep the
-module within its budget of about three minutes.
+Each run lasts 5 seconds (`CUMULO_PGBENCH_SECONDS=20` gives the issue's 20-second
+soak): four runs and the scale-10 init keep the module within about a minute.
 """
 
 from __future__ import annotations
@@ -27,10 +26,10 @@ import pytest
 from bench.pgbench_tool import parse_summary
 
 PGBENCH = "/usr/lib/postgresql/15/bin/pgbench"
-# Eight seconds at 8 clients is thousands of transactions and hundreds of row-lock conflicts:
+# Five seconds at 8 clients is thousands of transactions and hundreds of row-lock conflicts:
 # enough to check the TPC-B invariant and retries. Throughput is measured by bench/, not here;
 # CUMULO_PGBENCH_SECONDS runs longer soaks.
-SECONDS = int(os.environ.get("CUMULO_PGBENCH_SECONDS", "8"))
+SECONDS = int(os.environ.get("CUMULO_PGBENCH_SECONDS", "5"))
 RR_OPTIONS = "-c default_transaction_isolation=repeatable\\ read"
 SCALE = 10
 
