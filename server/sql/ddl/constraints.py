@@ -97,13 +97,14 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
     if ref_names:
         ref_cols = tuple(_attnum(parent, n) for n in ref_names)
     else:
-        if not parent.primary_key:
+        pk = primary_key_of(cat, parent)
+        if pk is None:
             raise InvalidForeignKey(
                 f'there is no primary key for referenced table "{parent.name}"')
         if pk_deferrable:
             raise ObjectNotInPrerequisiteState(
                 f'cannot use a deferrable primary key for referenced table "{parent.name}"')
-        ref_cols = parent.primary_key
+        ref_cols = pk.columns
     if len(ref_cols) != len(cols):
         raise InvalidForeignKey("number of referencing and referenced columns for foreign key "
                                 "disagree")
@@ -134,6 +135,13 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
     return con
 
 
+def primary_key_of(cat: Any, table: Table) -> Constraint | None:
+    """The table's PRIMARY KEY constraint. Its columns are `table.primary_key`, the rows'
+    KiVi key, unless it is DEFERRABLE: the rows then live under row ids, since two may
+    hold one key until COMMIT, and the key is a unique index of its own."""
+    return next((c for c in cat.constraints_of(table.oid) if c.kind == "p"), None)
+
+
 def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
                primary: bool, nulls_not_distinct: bool = False,
                deferral: tuple[bool, bool] = (False, False)) -> None:
@@ -151,10 +159,22 @@ def add_unique(s: SQLSession, table: Table, name: str, cols: tuple[int, ...],
     cat = s.catalog()
     store, txn, db = s.store, s.ensure_txn(), s.db.oid
     if primary:
-        if table.primary_key:
+        if primary_key_of(cat, table) is not None:
             raise InvalidTableDefinition(
                 f'multiple primary keys for table "{table.name}" are not allowed')
         iname = name or unique_name(cat, table.schema_oid, f"{table.name}_pkey")
+        if deferral[0]:  # NB: its rows stay under row ids: a value may repeat until COMMIT
+            for a in cols:
+                t = s.catalog().existing_table(table.oid)
+                set_not_null(s, t, t.columns[a - 1], True)
+            ioid = store.allocate_oid()
+            idx = Index(ioid, iname, table.oid, cols, True, True, ioid)
+            store.put(txn, db, idx)
+            store.put(txn, db, Constraint(store.allocate_oid(), iname, table.oid, "p", cols,
+                                          ioid, deferrable=True, deferred=deferral[1]))
+            s.catalog_changed()
+            build_index(s, s.catalog().existing_table(table.oid), idx)
+            return
         _rekey(s, table, cols)
         idx = Index(store.allocate_oid(), iname, table.oid, cols, True, True, 0)
         store.put(txn, db, idx)
@@ -258,7 +278,8 @@ def validate_constraint(s: SQLSession, table: Table, name: str) -> None:
 
 def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
     """ALTER COLUMN SET / DROP NOT NULL."""
-    if not value and col.attnum in table.primary_key:
+    pk = primary_key_of(s.catalog(), table) if not value else None
+    if pk is not None and col.attnum in pk.columns:
         raise InvalidTableDefinition(f'column "{col.name}" is in a primary key')
     if value:
 

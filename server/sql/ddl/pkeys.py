@@ -122,6 +122,15 @@ def drop_primary_key(s: SQLSession, table: Table, cascade: bool) -> None:
     cat = s.catalog()
     pk = next((c for c in cat.constraints_of(table.oid) if c.kind == "p"), None)
     txn, db = s.ensure_txn(), s.db.oid
+    if not table.primary_key:  # NB: a DEFERRABLE key: the rows live under row ids already
+        for idx in cat.indexes_of(table.oid):
+            if idx.primary or (pk is not None and idx.oid == pk.index_oid):
+                s.pending_drops.append(idx.space)
+                s.store.delete(txn, db, idx)
+        if pk is not None:
+            s.store.delete(txn, db, pk)
+        s.catalog_changed()
+        return
     refs = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid
             and set(c.ref_columns) == set(table.primary_key)]
     if refs and not cascade:

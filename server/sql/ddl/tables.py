@@ -244,7 +244,11 @@ class TableBuilder:
             cols[a - 1] = dataclasses.replace(c, not_null=True)
         store, txn, db = self.s.store, self.s.ensure_txn(), self.s.db.oid
         owner = current_role_oid(self.s)
-        table = Table(self.oid, self.name, self.schema_oid, tuple(cols), self.pk, self.oid,
+        # A DEFERRABLE primary key may hold a value twice until COMMIT: its rows then live
+        # under hidden row ids and the key is a unique index of its own (writer's checks)
+        by_rowid = bool(self.pk) and self.pk_deferral[0]
+        table = Table(self.oid, self.name, self.schema_oid, tuple(cols),
+                      () if by_rowid else self.pk, self.oid,
                       owner=owner, options=options,
                       reltype=store.allocate_oid(), array_type=store.allocate_oid(),
                       acl=table_acl(self.s, owner, self.schema_oid))
@@ -255,7 +259,8 @@ class TableBuilder:
         if self.pk:
             iname = self._name(self.pk_name, f"{self.name}_pkey", True)
             self.names.add(iname)
-            idx = Index(store.allocate_oid(), iname, self.oid, self.pk, True, True, 0)
+            ioid = store.allocate_oid()
+            idx = Index(ioid, iname, self.oid, self.pk, True, True, ioid if by_rowid else 0)
             store.put(txn, db, idx)
             store.put(txn, db, Constraint(store.allocate_oid(), iname, self.oid, "p", self.pk,
                                           idx.oid, deferrable=self.pk_deferral[0],

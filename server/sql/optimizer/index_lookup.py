@@ -45,7 +45,7 @@ def index_lookup(plan: N.Node, ctx: Any) -> N.Node:
         if fixed is None:
             return node
         indexes = [i for i in ctx.catalog.indexes_of(table.oid)
-                   if i.space and not i.primary and not i.predicate and not any(i.descending)
+                   if i.space and not i.predicate and not any(i.descending)
                    and not i.exprs and not unkeyable(table).intersection(
                        a - 1 for a in i.columns)]  # NB: an ICU column keys by sort key
         if not indexes:
