@@ -37,7 +37,7 @@ _NAME = re.compile(r'"((?:[^"]|"")+)"|([^\W\d][\w$]*)')
 _RUNTIME = frozenset({
     "regclass", "regtype", "regproc", "regprocedure", "regoper", "regoperator", "regnamespace",
     "regrole", "regcollation", "regconfig", "regdictionary", "nextval", "currval", "setval",
-    "lastval", "format_type", "information_schema", "current_schemas",
+    "lastval", "format_type", "information_schema", "current_schema", "current_schemas",
 }) | frozenset(name for _, name in VIRTUAL_TABLES)
 
 

@@ -106,3 +106,6 @@ def test_plans_reading_the_catalog_see_every_change(t):
     assert rows(t, "select to_regclass('zz2') is null") == [(True,)]
     run(t, "create view zz2 as select 1")
     assert rows(t, "select to_regclass('zz2') is null") == [(False,)]
+    assert rows(t, "select current_schema()") == [("public",)]
+    run(t, "create schema cumulo")  # NB: "$user" comes first in search_path
+    assert rows(t, "select current_schema()") == [("cumulo",)]
