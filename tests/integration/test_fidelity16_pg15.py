@@ -328,6 +328,32 @@ insert into c values (1, 5);
 set constraints all immediate;
 rollback;
 """,
+    "pending_events_alter": """
+create table p (id int primary key);
+create table c2 (id int not null, pid int references p deferrable initially deferred);
+alter table c2 add constraint ck check (id > 0) not valid;
+begin;
+insert into c2 values (1, 5);
+alter table c2 validate constraint ck;
+rollback;
+begin;
+insert into c2 values (1, 5);
+alter table c2 alter column id add generated always as identity;
+rollback;
+begin;
+insert into c2 values (1, 5);
+alter table c2 alter constraint c2_pid_fkey not deferrable;
+rollback;
+begin;
+insert into c2 values (1, 5);
+alter table c2 replica identity full;
+rollback;
+begin;
+delete from p;
+insert into c2 values (1, 5);
+alter table p alter column id set statistics 5;
+rollback;
+""",
     # A user function is called only through implicit casts of its arguments; the most exact
     # matches win, then preferred types, an untyped literal goes to a string type: else 42725
     "udf_resolution": """

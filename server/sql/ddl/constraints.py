@@ -33,6 +33,7 @@ from ...pgtypes.oids import INT2, INT4, INT8
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Column, Constraint, Index, Table
+from ..dml.deferstate import refuse_pending
 from ..dml.writer import int_keys, key_detail, validate_existing
 from ..parse import unquote_ident
 from ..privileges.check import current_role, must_own, relation_noun
@@ -341,6 +342,7 @@ def analyse_validate(sql: str) -> Stmt | None:
             return Result("ALTER TABLE")
         cat = s.catalog()
         must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)
+        refuse_pending(s, cat, table, "ALTER TABLE")
         if "opts" in m.groupdict():
             alter_constraint(s, table, unquote_ident(m.group("name")), deferral)
         else:

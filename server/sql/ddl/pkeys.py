@@ -29,6 +29,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint, Sequence, Table
+from ..dml.deferstate import refuse_pending
 from ..dml.writer import int_keys
 from ..parse import unquote_ident
 from ..stmt import Stmt
@@ -64,6 +65,7 @@ def analyse_identity(session: SQLSession, sql: str) -> Stmt | None:
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.catalog()
         table = get_relation(cat, schema, tname, s.search_path())
+        refuse_pending(s, cat, table, "ALTER TABLE")
         col = next((c for c in table.live_columns if c.name == col_name), None)
         if col is None:
             raise UndefinedColumn(
