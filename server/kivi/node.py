@@ -62,6 +62,7 @@ from .api import (
     ScanReply,
     SplitRegion,
 )
+from .bulkgc import paused
 from .columnar import Snapshot
 from .columnar.aggregate import Unsafe, partial_aggregate, visible
 from .columnar.build import snapshots as build_snapshots
@@ -86,6 +87,7 @@ from .wire import packb
 
 MIN_CHUNK = 512
 MAX_CHUNK = 8192
+BULK_APPLY = 4096  # bulk-written keys of a commit that make its apply a bulk batch (bulkgc)
 _space_of = attrgetter("space")
 _key_of = attrgetter("key")
 _row_of = attrgetter("row")
@@ -472,7 +474,16 @@ class KiviNode:
     # --- writes -------------------------------------------------------------------------------
 
     def apply(self, req: Apply) -> Ack:
-        """Applies a committed write set at req.ts (idempotent)."""
+        """Applies a committed write set at req.ts (idempotent).
+
+        A bulk batch's (a COPY's) two version tuples per row are made with the cyclic
+        collector paused, and frozen, not walked (`bulkgc`)."""
+        if sum(len(sw.keys) for sw in req.spaces) >= BULK_APPLY:
+            with paused():
+                return self._apply(req)
+        return self._apply(req)
+
+    def _apply(self, req: Apply) -> Ack:
         with self._lock:
             per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]] = {}
             for space, group in groupby(req.writes, _space_of):

@@ -43,6 +43,7 @@ from ..errors import (
     UniqueViolation,
     WrongObjectType,
 )
+from ..kivi.bulkgc import paused
 from ..kivi.wirecols import joined
 from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_decoder, binary_encoder
@@ -60,7 +61,6 @@ from .copybinary import batches, supported, walk
 from .copycontext import line_context, locate, with_context
 from .copycsv import fields, records, simple_block
 from .copyencoding import check_escaped_nul, decode_block
-from .copygc import paused
 from .copyout import (
     ColumnCopy,
     binary_column,
@@ -362,7 +362,7 @@ class CopyIn:
         # NB: input given back (a line or quoted record longer than a block) is parsed again
         # only once as much again has come: linear, not quadratic, in a huge field
         if self.format != "binary" and self.pending >= max(FEED_CHUNK, 2 * self.held):
-            with paused():  # NB: one block at a time (copygc)
+            with paused():  # NB: one block at a time (kivi.bulkgc)
                 self._drain(final=False)
 
     def _drain(self, final: bool) -> None:
@@ -637,7 +637,7 @@ class CopyIn:
         if parsed is None:
             return pos
         for lo, hi in batches(parsed, BATCH):
-            with paused():  # NB: one writer batch at a time (copygc)
+            with paused():  # NB: one writer batch at a time (kivi.bulkgc)
                 got = parsed.columns(lo, hi, self.typmods)
                 if got is None:
                     return pos + int(parsed.starts[lo])

@@ -1,4 +1,5 @@
-"""COPY's collector pause (`sql/copygc`): process-wide, so it must always end as it began."""
+"""The collector pause of bulk batches (`kivi/bulkgc`): process-wide, so it must always end as it
+began; only a bulk batch's end freezes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import threading
 
 import pytest
 
-from cumulo.server.sql.copygc import paused
+from cumulo.server.kivi.bulkgc import FREEZE_AT, paused
 
 
 def test_overlapping_pauses_from_threads_end_with_the_collector_on():
@@ -42,3 +43,14 @@ def test_an_error_ends_the_pause_and_a_disabled_collector_stays_disabled():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_bulk_batch_is_frozen_and_a_small_pause_is_not():
+    frozen = gc.get_freeze_count()
+    with paused():
+        small = [(i, "x") for i in range(100)]
+    assert gc.get_freeze_count() == frozen and gc.isenabled()
+    with paused():
+        rows = [(i, "x") for i in range(2 * FREEZE_AT)]  # alive at the end, as a stored batch
+    assert gc.get_freeze_count() >= frozen + FREEZE_AT and gc.isenabled()
+    assert len(small) + len(rows) == 100 + 2 * FREEZE_AT
