@@ -160,19 +160,20 @@ def _kept(a: Sample, b: Sample) -> int:
     return len(a.switches.keys() & b.switches.keys())
 
 
-def wait_quiet(port: int, idle_s: float = 0.05, tick: float = 1.0, limit: float = 180.0) -> float:
-    """Waits until the server listening on `port` used at most `idle_s` CPU seconds over one
-    `tick` (its background work after a load, a freeze or autovacuum, is done), at most
-    `limit` seconds; returns the seconds waited."""
+def wait_quiet(port: int, idle_s: float = 0.05, tick: float = 1.0, ticks: int = 3,
+               limit: float = 180.0) -> float:
+    """Waits until the server listening on `port` used at most `idle_s` CPU seconds in each of
+    `ticks` ticks in a row (its background work after a load is done: Cumulo freezes the
+    rows once no commit came for a second, PostgreSQL's autovacuum), at most `limit`
+    seconds; returns the seconds waited."""
     pid = listening_pid(port)
     if pid is None:
         return 0.0
     start = time.perf_counter()
-    last = sample(pid).cpu_s
-    while time.perf_counter() - start < limit:
+    last, calm = sample(pid).cpu_s, 0
+    while calm < ticks and time.perf_counter() - start < limit:
         time.sleep(tick)
         now = sample(pid).cpu_s
-        if now - last <= idle_s:
-            break
+        calm = calm + 1 if now - last <= idle_s else 0
         last = now
     return time.perf_counter() - start
