@@ -562,9 +562,9 @@ class SQLSession:
 
     def _interrupt_wait(self) -> None:
         """Wakes the statement if it waits in the LTM (a row lock, its session's snapshot)."""
-        interrupt = getattr(self.txn, "cancel", None)
-        if interrupt is not None:
-            interrupt()
+        txn = self.txn
+        if txn is not None:
+            txn.cancel()
 
     def close(self) -> None:
         """Ends the session, rolling back any open transaction and dropping its TEMP tables."""
@@ -761,7 +761,7 @@ class SQLSession:
         txn.new_statement()
         values = self.settings.values
         lt = values.get("lock_timeout", "0")
-        if lt != "0" or getattr(txn, "lock_timeout", None) is not None:
+        if lt != "0" or txn.lock_timeout is not None:
             txn.lock_timeout = duration_ms(lt) / 1000.0 or None  # NB: read by the LTM's waits
         token = txn.savepoint()
         timed = values.get("statement_timeout", "0") != "0" and self._arm_timeout()

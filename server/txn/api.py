@@ -146,10 +146,12 @@ class Txn(Protocol):
         rewrite's): nobody else sees it before the commit, so its writes need no
         conflict checks (bulk loads). Only for spaces allocated by this transaction."""
 
-    # Optional controls (added for CancelRequest, statement_timeout and lock_timeout):
-    #   cancel(): from another thread, makes the current statement's waits raise 57014;
-    #             new_statement() clears it.
-    #   lock_timeout: float | None, seconds a write or lock may wait before 55P03.
+    # seconds a write or lock may wait before 55P03 (None: no limit); the session sets it
+    lock_timeout: float | None
+
+    def cancel(self) -> None:
+        """From another thread: makes the current statement's waits raise 57014
+        (`new_statement` clears it)."""
 
 
 class TxnManager(Protocol):

@@ -16,7 +16,11 @@ row locks, so `StatementRead` keeps only what a read needs:
 The SQL layer uses it only for a statement whose plan is nothing but primary-key
 gets (`sql/plan/pointread.py`), outside a block, with no transaction open and
 READ COMMITTED as the isolation: there the next statement takes a new snapshot
-anyway. Anything else keeps the `Transaction`.
+anyway. Anything else keeps the `Transaction`. Most such reads do not even need
+this object: when the session's last commit is readable, `LocalTxnManager.read_rows`
+reads at the newest snapshot in one call with no read id registered (garbage
+collection is detected instead of prevented), and only a read that must wait, or
+that a collection overlapped, comes here.
 
     >>> class Kivi:
     ...     def get_rows(self, space, ts, keys):

@@ -70,6 +70,10 @@ class MemTxn:
     isolation = "read committed"
     read_only = False
     has_writes = False  # read queries only (`check_cancel` asks, to pace read-only statements)
+    lock_timeout = None
+
+    def cancel(self) -> None:
+        """Nothing waits in a MemTxn."""
 
     def __init__(self) -> None:
         self.spaces: dict[int, dict[bytes, tuple]] = {}
