@@ -9,6 +9,7 @@ the column's output forms, NULL where the value is NULL, in a few C-level passes
 - integers: `np.fromiter`, then Arrow's int-to-string cast (text) or one
   big-endian numpy array (binary);
 - booleans: one `if_else`; text and varchar: the strings as they are;
+- float8: `repr` per value (C), a trailing `.0` cut by one Arrow regex pass;
 - numerics: `str()` per value (C), re-done with `format(v, "f")` when one picked
   an exponent; binary by scaled integers cut into base-10000 groups in numpy;
 - timestamps and dates (naive, years 2-9998, DateStyle ISO): the fields of the
@@ -17,7 +18,7 @@ the column's output forms, NULL where the value is NULL, in a few C-level passes
   trimmed fraction when a value has one; binary as int64 microseconds / int32
   days since 2000-01-01.
 
-Anything else (floats, zoned timestamps, intervals, arrays, the infinity
+Anything else (float4, float8 with exponents or specials, zoned timestamps, intervals, arrays, the infinity
 sentinels, a value of an unexpected Python type) goes through the type's own
 per-value encoder, so the output is always what that encoder says: these are
 only faster ways to the same bytes.
@@ -203,6 +204,24 @@ def _numerics_text(vals: Sequence[Any]) -> pa.Array | None:
     return None if out is None else pa.array(out, pa.string())
 
 
+def _floats_text(vals: Sequence[Any]) -> pa.Array | None:
+    """float8's output (`text._float8`) of a column: the shortest repr without a trailing
+    `.0`; None when a value needs more (an exponent, 1e15 and up, NaN, infinities).
+
+    >>> _floats_text([0.5, -0.0, 3.0, 123456789012.25]).to_pylist()
+    ['0.5', '-0', '3', '123456789012.25']
+    >>> _floats_text([1e-05]), _floats_text([float("nan")]), _floats_text([1e15])
+    (None, None, None)
+    """
+    strs = list(map(float.__repr__, vals))
+    joined = "".join(strs)
+    if "e" in joined or "n" in joined:  # NB: also 'inf' and 'nan'
+        return None
+    if np.abs(np.fromiter(vals, np.float64, len(vals))).max() >= 1e15:
+        return None
+    return pc.replace_substring_regex(pa.array(strs, pa.string()), r"\.0$", "")
+
+
 def _ints_text(vals: Sequence[Any]) -> pa.Array | None:
     try:
         arr = np.fromiter(vals, np.int64, len(vals))
@@ -231,6 +250,8 @@ def text_array(col: Sequence[Any] | Coded, oid: int, enc: Callable[[Any], Any],
             got = pa.array(vals, pa.string())
         elif kind is bool and oid == T.BOOL:
             got = pc.if_else(pa.array(vals, pa.bool_()), "t", "f")
+        elif kind is float and oid == T.FLOAT8:
+            got = _floats_text(vals)
         elif kind is Decimal and oid == T.NUMERIC:
             got = _numerics_text(vals)
         elif kind is dt.datetime and oid == T.TIMESTAMP and iso:

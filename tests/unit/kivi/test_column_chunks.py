@@ -87,3 +87,13 @@ def test_a_coded_column_encodes_as_its_values(store):
             binary_array(values(col), oid, binary_encoder(oid)))
     coded = cols[2]
     assert isinstance(coded, Coded) and coded.kind == "U"
+
+
+def test_a_float8_column_prints_as_the_value_encoder_does():
+    vals = [i / 7 * 10 ** (i % 23 - 8) * (-1) ** i for i in range(400)]
+    vals += [0.0, -0.0, 3.0, 1e15, 999999999999999.9, 1e-5, 1e-4, float("nan"), float("-inf"), None]
+    enc = text_encoder(T.FLOAT8, None)
+    for at in range(0, len(vals), 9):  # NB: pieces with and without exponents or specials
+        part = vals[at:at + 9]
+        assert text_array(part, T.FLOAT8, enc).to_pylist() == [
+            None if v is None else enc(v) for v in part]
