@@ -18,7 +18,11 @@ Snapshot isolation, as in PostgreSQL:
   the key was committed after our snapshot), REPEATABLE READ and SERIALIZABLE
   raise 40001 and READ COMMITTED raises `RetryStatement`, on which the SQL layer
   rolls back to the statement's savepoint, takes a new snapshot and reruns the
-  statement, as PostgreSQL's EvalPlanQual does.
+  statement. UPDATE, DELETE and SELECT FOR UPDATE avoid that rerun as PostgreSQL's
+  EvalPlanQual does: they `lock_row` the rows they found (SELECT FOR UPDATE at
+  once, UPDATE and DELETE once a write met the conflict), which under READ
+  COMMITTED locks a changed row in its newest version and says so, and recheck
+  only those rows in `fresh_snapshot`.
 - Session consistency: after a session's update commit at c, its next snapshot
   waits until the snapshot server covers c.
 
@@ -123,6 +127,11 @@ class Txn(Protocol):
         saw them; -1 when SKIP met a holder (nothing locked); under READ COMMITTED, the
         commit ts of a newer version it locked instead (recheck it in `fresh_snapshot`).
         REPEATABLE READ and SERIALIZABLE raise 40001 for a row changed since the snapshot."""
+
+    def unlock_row(self, space: int, keys: list[bytes]) -> None:
+        """Drops the row locks `lock_row` took on keys that txn has not written: READ
+        COMMITTED's recheck found those rows deleted, and PostgreSQL locks no deleted row
+        (the caller passes only keys it locked afresh)."""
 
     def fresh_snapshot(self, latest: bool = False) -> AbstractContextManager[int]:
         """A block that reads at a new snapshot (covering the rows `lock_row` locked in

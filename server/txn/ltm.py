@@ -386,6 +386,20 @@ class LocalTxnManager(SerializableMixin):
             raise
         return newest
 
+    def lock_space(self, txn: Transaction, space: int, keys: list[bytes], mode: int,
+                   wait: int = WAIT) -> int:
+        """`lock` for keys of one space. The one in-process manager grants plainly free
+        keys with no message, as `acquire_space` does (an UPDATE's lock on the row it
+        found, `Transaction.lock_row`); anything else (a holder, a newer commit, NOWAIT,
+        SKIP LOCKED, remote managers) takes `lock`'s way, which asks again."""
+        direct = self._direct
+        if direct is not None and wait == WAIT:
+            with self._cm_lock:
+                out = direct.try_acquire(txn.tid, txn._ts or 0, space, keys, mode)
+            if out is None and not txn.done:
+                return 0
+        return self.lock(txn, [(space, k) for k in keys], mode, wait)
+
     def _acquire_one(
         self, txn: Transaction, cm: ConflictManager, keys: tuple, snapshot: int,
         mode: int = NO_KEY_UPDATE, wait: int = WAIT, relock: bool = False,

@@ -393,15 +393,28 @@ class Transaction:
         self._snap()
         locked = self.locked
         ws = self.ws
-        fresh = [(space, k) for k in keys
-                 if locked.get((space, k), -1) < mode and not ws.contains(space, k)]
+        if locked:
+            fresh = [k for k in keys
+                     if locked.get((space, k), -1) < mode and not ws.contains(space, k)]
+        else:
+            fresh = [k for k in keys if not ws.contains(space, k)]
         if not fresh:
             return 0
-        got = self.ltm.lock(self, fresh, mode, wait)
+        got = self.ltm.lock_space(self, space, fresh, mode, wait)
         if got >= 0:
-            for key in fresh:
+            for k in fresh:
+                key = (space, k)
                 locked[key] = max(mode, locked.get(key, -1))
         return got
+
+    def unlock_row(self, space: int, keys: list[bytes]) -> None:
+        """Drops row locks taken on keys not written (see `api.Txn.unlock_row`)."""
+        locked = self.locked
+        gone = [(space, k) for k in keys if (space, k) in locked and not self.ws.contains(space, k)]
+        for key in gone:
+            del locked[key]
+        if gone:
+            self.ltm.release(self, tuple(gone))
 
     @contextmanager
     def fresh_snapshot(self, latest: bool = False) -> Iterator[int]:
