@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from cumulo.server.kivi.columnar import encode
+from cumulo.server.kivi.columnar.aggregate import Selected
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.sql.exec.vector import distinct, frame, join, memcap, reduce, rowexpr, run
-from cumulo.server.sql.exec.vector.frame import Frame, Materialized, concat
+from cumulo.server.sql.exec.vector.frame import Frame, Materialized, Stored, concat
 from cumulo.server.sql.exec.vector.join import _pair, match
+from cumulo.server.sql.expr.bound import E
 from cumulo.server.sql.expr.vectorize import Fallback, V
 from cumulo.server.sql.optimizer import columnar_joins
 
@@ -108,3 +110,35 @@ def test_count_distinct_kernel_matches_the_pairs_path() -> None:
     with pytest.raises(distinct.Unhandled):
         distinct.count_distinct({0: encode([1.5, float("nan")]), 1: encode([1, 2])}.__getitem__,
                                 2, (0,), 1, 1)
+
+
+class _Pack:
+    """A pack of encoded columns (what `reduce.by_pack` reads)."""
+
+    def __init__(self, *cols: list) -> None:
+        self.cols = [encode(c) for c in cols]
+        self.n = len(cols[0])
+
+    def column(self, j: int):  # type: ignore[no-untyped-def]
+        return self.cols[j]
+
+
+def test_by_pack_keeps_the_rows_whose_key_the_small_side_holds() -> None:
+    """Pack by pack (selections, NULL keys, a key absent from the table) equals `keep` over
+    the concatenated column, and the frame it cuts reads the same rows."""
+    packs = [_Pack([1, None, 3, 4], ["a", "b", "c", "d"]), _Pack([2, 3], ["e", "f"])]
+    sels = [Selected(packs[0], np.array([0, 1, 2])), Selected(packs[1], None)]  # type: ignore[arg-type]
+    f = Frame.of(Stored(sels, [T.INT8, T.TEXT], [-1, -1], 2))
+    key = E("col", 0, [], T.INT8)
+    vals = np.array([3, 2, 9])
+    pos = reduce.by_pack(f, key, vals)
+    assert pos is not None and pos.tolist() == [2, 3, 4]
+    whole = f.column(0)
+    assert pos.tolist() == reduce.keep(vals, None, whole.values, whole.valid).tolist()
+    assert f.take(pos).column(1).to_pylist() == ["c", "e", "f"]
+    assert reduce.by_pack(f, key, vals) is None  # concatenated now: the plain path
+    assert reduce.by_pack(f, E("col", 1, [], T.TEXT), vals) is None
+    few = Frame.of(Stored([Selected(packs[0], np.array([1, 2])), Selected(packs[1], None)],  # type: ignore[arg-type]
+                          [T.INT8, T.TEXT], [-1, -1], 2))  # a selective filter's rows
+    pos = reduce.by_pack(few, key, vals)
+    assert pos is not None and few.take(pos).column(1).to_pylist() == ["c", "e", "f"]

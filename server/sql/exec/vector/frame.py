@@ -198,6 +198,11 @@ class Stored:
             self._cols[c] = col
         return col
 
+    def packwise(self, c: int) -> bool:
+        """Whether column c is best read pack by pack (`reduce.by_pack`): a stored column
+        of several packs not concatenated yet."""
+        return c not in self._cols and c < self.stored and len(self.selected) > 1
+
     def sparse(self, c: int, idx: np.ndarray) -> bool:
         """Whether `gather(c, idx)` beats concatenating the whole column first: a few rows
         (a join's result, an aggregate's arguments after it) of several packs."""
