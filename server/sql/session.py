@@ -624,7 +624,7 @@ class SQLSession:
             stmt.search_path = self._cached_sp
             stmt.timezone = self._cached_tz
             if stmt.version != -1 and version != -1:
-                self._note_deps(stmt)
+                self._note_deps(stmt, text)
                 self.cache.put(key, stmt)
             elif version == -1 and stmt.kind in ("query", "dml"):
                 self.cache.put_private(key, self.txn_catalog, stmt)
@@ -706,7 +706,7 @@ class SQLSession:
                 stmt = analyse(self, ntext, list(oids))
             if stmt.version == -1:
                 return None
-            self._note_deps(stmt)
+            self._note_deps(stmt, ntext)
             convs: list[Any] = []
             known: dict[tuple[int, int], Any] = {}  # NB: thousands of literal rows, few pairs
             for i, declared in enumerate(oids):
@@ -722,11 +722,13 @@ class SQLSession:
             return _Normalized(None, [], self.catalog_version())  # remember: use the raw text
         return _Normalized(stmt, convs, stmt.version)
 
-    def _note_deps(self, stmt: Stmt) -> None:
+    def _note_deps(self, stmt: Stmt, text: str) -> None:
         """Records what a plan about to be cached depends on: a DDL commit that changed none
-        of it keeps the plan (`plan.deps`, `CatalogStore.keeps`)."""
+        of it keeps the plan (`plan.deps`, `CatalogStore.keeps`). From the text analysed, not
+        `stmt.sql`: an INSERT into a view carries the base table's INSERT there, without
+        the view's name (its defaults changed and the plan stayed)."""
         if stmt.kind in ("query", "dml") and stmt.version == self.store.version:
-            stmt.deps = plan_deps(stmt.sql, self.catalog())
+            stmt.deps = plan_deps(text, self.catalog())
 
     def _statement_begins(self) -> None:
         """What every statement does first: counted, a stale cancel forgotten, the timer a
