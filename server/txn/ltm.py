@@ -138,8 +138,8 @@ class LocalTxnManager(SerializableMixin):
         # (`doom_active`): they may not commit, and their lock waits end
         self._doomed: set[int] = set()
         self._active_lock = threading.Lock()
-        # bumped by each `low_water` before it reads anything: `read_rows` reads at the newest
-        # snapshot without registering it, and trusts its rows only if no mark was taken
+        # bumped by each `low_water` after it read the snapshot: `read_rows` reads at the
+        # newest snapshot without registering it, and trusts its rows only if no mark was taken
         self._lw_epoch = 0
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
         self._ser_active: set[int] = set()  # SERIALIZABLE update-capable txns with a snapshot
@@ -196,12 +196,14 @@ class LocalTxnManager(SerializableMixin):
 
         No read id is registered. A collection at mark `lw` keeps, for every key, the
         newest version at or below `lw` and every newer one, so a read at any snapshot
-        `ts >= lw` finds what it needs; registering only keeps `lw <= ts`. A mark is the
-        snapshot when `low_water` ran (or older), and snapshots only grow: a mark taken
-        before this call's snapshot was read is at most `ts`. Any mark taken later bumps
-        `_lw_epoch`, which is read first and checked last: then the rows are dropped and
-        the caller reads again, registered. A point read never waits between the two
-        checks, so that is rare (another thread's GC pass between two bytecodes)."""
+        `ts >= lw` finds what it needs; registering only keeps `lw <= ts`. `low_water`
+        reads the snapshot (a mark is at most that), then bumps `_lw_epoch`; this call
+        reads `_lw_epoch`, then the snapshot, and checks `_lw_epoch` again last. A bump
+        seen already at the first read came after that mark's snapshot was read, which
+        came before ours, and snapshots only grow: `lw <= ts`. A bump between the reads
+        is a mark that may pass `ts`: the rows are dropped and the caller reads again,
+        registered. A point read never waits in between, so that is rare (another
+        thread's GC pass between two bytecodes)."""
         if self.shared_snapshots:
             return None
         epoch = self._lw_epoch
@@ -250,10 +252,10 @@ class LocalTxnManager(SerializableMixin):
     def low_water(self) -> int:
         """Returns the oldest snapshot any active transaction may read at."""
         with self._active_lock:
-            self._lw_epoch += 1  # NB: first: see `read_rows`
             lw = self.snapshots.snapshot
             if self._active:
                 lw = min(lw, min(self._active.values()))
+            self._lw_epoch += 1  # NB: after the snapshot was read: see `read_rows`
             return lw
 
     def is_waiting(self, txn: Transaction) -> bool:
