@@ -313,11 +313,26 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
     return f"SELECT {n}"
 
 
+def _refuse_hierarchy(props: list[exp.Expression]) -> None:
+    """PARTITION OF and INHERITS are 0A000: a partition or child made as a table of its
+    own (it was: with no columns, its rows apart from the parent's) gives wrong answers
+    silently. A PARTITION BY table stays one plain table holding all its rows."""
+    for p in props:
+        if isinstance(p, exp.PartitionedOfProperty):
+            raise FeatureNotSupported("partitions are not supported: CREATE TABLE ... PARTITION OF",
+                                      hint="Create the partitioned table without partitions:"
+                                           " it holds every row itself.")
+        if isinstance(p, exp.InheritsProperty):
+            raise FeatureNotSupported("table inheritance is not supported: CREATE TABLE ... INHERITS")
+
+
 def create_table(s: SQLSession, tree: exp.Create) -> str:
     """CREATE TABLE [IF NOT EXISTS] ... [AS query]."""
     target = tree.this
     schema, name = table_name(target)
     props = tree.args.get("properties")
+    if props is not None:
+        _refuse_hierarchy(props.expressions)
     if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
         schema = temp_schema(s)
     cat = s.catalog()

@@ -345,3 +345,15 @@ def test_truncate_with_foreign_keys_and_identity(session):
     assert rows(session, "select count(*) from c") == [(0,)]
     run(session, "insert into p default values")
     assert rows(session, "select id from p") == [(1,)]
+
+
+def test_partitions_and_inheritance_are_refused_not_faked(session):
+    """A partition used to be a table of its own with no columns, its rows apart from the
+    parent's: a silent wrong answer. The PARTITION BY table stays, holding every row."""
+    run(session, "create table pp (a int, b text) partition by range (a)")
+    err = fails(session, "create table pp1 partition of pp for values from (1) to (10)", "0A000")
+    assert "PARTITION OF" in err.message
+    fails(session, "create table ch (x int) inherits (pp)", "0A000")
+    run(session, "insert into pp values (5, 'x')")
+    assert rows(session, "select * from pp") == [(5, "x")]
+    assert rows(session, "select count(*) from pg_class where relname in ('pp1', 'ch')") == [(0,)]
