@@ -273,6 +273,7 @@ class LockRowsPlan:
                     break
                 newest = 0
                 skipped = False
+                changed: list[tuple[Target, bytes]] = []  # locked afresh in a newer version
                 for j, t in enumerate(targets):
                     key = row[width + j]
                     if key is None:
@@ -281,6 +282,8 @@ class LockRowsPlan:
                     if got < 0:
                         skipped = True
                         break
+                    if got:
+                        changed.append((t, key))
                     newest = max(newest, got)
                 if skipped:
                     continue
@@ -288,8 +291,9 @@ class LockRowsPlan:
                     if recheck is None or recheck[0] < newest:
                         recheck = self._rerun(ctx)
                     found = recheck[1].get(row[width:lim_at])
-                    if not found:
-                        continue  # deleted, or no longer matching: PostgreSQL skips it
+                    if not found:  # deleted, or no longer matching: PostgreSQL skips it
+                        self._unlock_deleted(txn, changed)
+                        continue
                     row = found.pop(0)
                     for j, t in enumerate(targets):  # its join partners may be others now
                         if row[width + j] is not None:
@@ -310,6 +314,15 @@ class LockRowsPlan:
                 raise LockNotAvailable(
                     f'could not obtain lock on row in relation "{t.name}"') from None
             raise
+
+    @staticmethod
+    def _unlock_deleted(txn: Any, changed: list[tuple[Target, bytes]]) -> None:
+        """Drops the locks just taken on rows deleted meanwhile: PostgreSQL cannot lock a
+        deleted row (one that only stopped matching stays locked, as there)."""
+        with txn.fresh_snapshot():
+            gone = [(t, k) for t, k in changed if txn.get(t.space, [k])[0] is None]
+        for t, k in gone:
+            txn.unlock_row(t.space, [k])
 
     def _rerun(self, ctx: ExecContext) -> tuple[int, dict[tuple, list[tuple]]]:
         """Runs the query at a snapshot that sees the rows locked so far in their newest

@@ -350,9 +350,10 @@ def test_recheck_after_wait_as_pg15(servers, name):
     assert _race(cu, name) == _race(pg, name)
 
 
-def _deleted_row_unlocked(dsn: str) -> tuple:
-    """A row B's UPDATE skipped because it was deleted meanwhile is not left locked by B:
-    a third session inserts that key again while B's transaction is still open."""
+def _deleted_row_unlocked(dsn: str, sql: str) -> tuple:
+    """A row B's UPDATE (or SELECT FOR UPDATE) skipped because it was deleted meanwhile is
+    not left locked by B: a third session inserts that key again while B's transaction is
+    still open."""
     with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b, \
             psycopg.connect(dsn, autocommit=True) as c:
         a.execute("drop table if exists epq_unlock")
@@ -362,7 +363,6 @@ def _deleted_row_unlocked(dsn: str) -> tuple:
         a.execute("delete from epq_unlock where id = 1")
         b.execute("begin")
         out: list = []
-        sql = "update epq_unlock set v = v + 1 where id = 1"
         th = threading.Thread(target=lambda: out.append(b.execute(sql).statusmessage))
         th.start()
         wait_until_active(dsn, sql)
@@ -377,8 +377,10 @@ def _deleted_row_unlocked(dsn: str) -> tuple:
         return out[0], got
 
 
-def test_deleted_row_is_not_left_locked_as_pg15(servers):
+@pytest.mark.parametrize("sql", ["update epq_unlock set v = v + 1 where id = 1",
+                                 "select * from epq_unlock where id = 1 for update"])
+def test_deleted_row_is_not_left_locked_as_pg15(servers, sql):
     (_, pg), (_, cu) = servers
-    expected = _deleted_row_unlocked(pg)
-    assert expected == ("UPDATE 0", "INSERT 0 1")
-    assert _deleted_row_unlocked(cu) == expected
+    expected = _deleted_row_unlocked(pg, sql)
+    assert expected[1] == "INSERT 0 1"
+    assert _deleted_row_unlocked(cu, sql) == expected
