@@ -7,6 +7,7 @@ import pytest
 from cumulo.server.errors import SyntaxError_
 from cumulo.server.sql.parse import (
     PlanCache,
+    normalize,
     parse_sql,
     split_statements,
     txn_modes,
@@ -99,3 +100,16 @@ def test_parameter_array_casts_parse():
     tree = parse_sql("select oid from pg_type where oid = any($1::oid[]) and 1 = $2 :: int [ ]")
     assert "CAST($1 AS pg_catalog.oid[])" in tree.sql("postgres")
     assert "CAST($2 AS pg_catalog.int[])" in tree.sql("postgres")
+
+
+def test_a_negative_literal_is_one_parameter():
+    """pgbench's `abalance + -3227` and an INSERT of a negative number share the plan of the
+    positive ones: `-$1` was an expression of a literal, which refused a shared plan."""
+    up = "UPDATE a SET x = x + {} WHERE aid = 5"
+    assert normalize(up.format("-3227")) == ("UPDATE a SET x = x + $1 WHERE aid = $2",
+                                             (-3227, 5), (23, 23))
+    assert normalize(up.format("3227"))[0] == normalize(up.format("- 3227"))[0]
+    assert normalize("select a -5 from t") == ("select a -$1 from t", (5,), (23,))  # binary
+    assert normalize("select 1 where x = -2147483648")[1:] == ((1, -2147483648), (23, 23))
+    assert normalize("select 1 where x = -9223372036854775808")[1:] == (
+        (1, -9223372036854775808), (23, 20))
