@@ -8,23 +8,10 @@ pgbench's statements), infers parameter types, and joins FROM / USING
 tables; this module applies the writes through the table's `TableWriter`
 in batches. SET values that are plain literals or parameters are computed
 here instead, so that their type comes from the target column.
-
-Under READ COMMITTED a row that a concurrent transaction changed and committed
-while the statement ran (its write waits for that one, then conflicts) is
-handled as PostgreSQL's EvalPlanQual does, without running the statement again:
-the statement's writes are undone, the rows it found are locked (each in its
-newest version), and only the rows changed meanwhile are read again, by key for
-a by-key statement, at a snapshot that sees the change; a row that no longer
-qualifies or was deleted is skipped, the others are written from their newest
-version. The write that conflicted had waited already, so the lock is granted
-at once: pgbench's contended UPDATEs of a branch's row no longer give it up
-between the wait and the rerun. With a BEFORE trigger the rows are locked first,
-as PostgreSQL locks before it fires one.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -32,7 +19,6 @@ from sqlglot import exp
 from ...errors import FeatureNotSupported, SQLError, UndefinedColumn
 from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
-from ...txn.rowlocks import NO_KEY_UPDATE, UPDATE
 from ...txn.xids import row_xmins
 from ..catalog.model import Table
 from ..catalog.syscols import ROW_KEY
@@ -53,7 +39,6 @@ if TYPE_CHECKING:
 
 WRITE_BATCH = 1024
 MAX_RETRIES = 20
-LOCK_FIRST = 1024  # most rows a READ COMMITTED statement locks before it writes (see run)
 
 
 def set_targets(items: list[exp.Expression], table: Table) -> list[tuple[int, exp.Expression]]:
@@ -234,10 +219,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         - {pos for pos, _ in computed} - {pos for pos, _ in pending}
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
-                matched: list[set[bytes]], token: Any = None) -> Result:
-        """One run: every candidate row first, then the writes. `token` (READ COMMITTED: the
-        statement's savepoint) lets a write that meets a concurrently committed change
-        recheck the rows found instead of failing (see `lock_found`)."""
+                matched: list[set[bytes]]) -> Result:
         writer = writer_of(sess, table)
         seen: set[bytes] = set()
         found: list[tuple[Any, ...]] = []
@@ -250,21 +232,6 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                     seen.add(key)
                     found.append(r)
         matched.append(seen)
-        if token is None or not 0 < len(found) <= LOCK_FIRST:
-            return write(sess, ctx, writer, found)
-        # NB: a BEFORE trigger must never see a row's stale version (PostgreSQL locks the
-        # row before firing it): then lock first. Else write at once, the cheap way while
-        # nobody else writes these rows, and lock and recheck only on a conflict
-        if writer.triggers is not None:
-            return write(sess, ctx, writer, lock_found(sess, ctx, found))
-        try:
-            return write(sess, ctx, writer, found)
-        except RetryStatement:
-            sess.txn.rollback_to(token)
-        return write(sess, ctx, writer, lock_found(sess, ctx, found))
-
-    def write(sess: SQLSession, ctx: Any, writer: Any, found: list[tuple[Any, ...]]) -> Result:
-        """Writes the rows found (with their new values) and builds the result."""
         total = 0
         out: list[tuple[Any, ...]] = []
         # NB: a BEFORE trigger may skip rows; RETURNING of FROM columns then writes one row
@@ -309,65 +276,19 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             return Result(f"{verb} {total}", returning.columns, iter(out), done=False)
         return Result(f"{verb} {total}")
 
-    space = table.space
-    mode = NO_KEY_UPDATE if is_update else UPDATE  # NB: the row lock the write itself takes
-
-    def lock_found(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]
-                   ) -> list[tuple[Any, ...]]:
-        """READ COMMITTED's EvalPlanQual: locks the rows found, each in its newest version
-        (waiting for their writers to end); the rows a transaction that committed
-        meanwhile changed are read again at a snapshot that sees the change: a row that
-        still qualifies is written as computed from its newest version, one that no
-        longer does is skipped and stays locked, as in PostgreSQL, and a deleted one (or
-        one whose primary key changed: its old key is gone) is skipped and unlocked.
-        Returns the rows to write, in order."""
-        txn = sess.txn
-        keys = [r[0] for r in found]
-        # NB: only a row locked afresh can have changed (one we held could not), so the
-        # rows found deleted below were not locked before this statement
-        if len(keys) == 1:
-            newest = txn.lock_row(space, keys, mode)
-            changed = keys
-        else:  # NB: one by one, so that each changed row raises the recheck's snapshot
-            changed = []
-            for k in keys:
-                if txn.lock_row(space, [k], mode):
-                    changed.append(k)
-            newest = len(changed)
-        if not newest:
-            return found
-        again: dict[bytes, tuple[Any, ...]] = {}
-        with txn.fresh_snapshot():
-            batches = (keyed.read(ctx),) if keyed is not None \
-                else plan.execute(dataclasses.replace(ctx))
-            for batch in batches:
-                ctx.check_cancel()
-                for r in batch:
-                    if r[0] not in again:
-                        again[r[0]] = r
-            gone = [k for k in changed if k not in again]
-            if gone:
-                gone = [k for k, r in zip(gone, txn.get(space, gone), strict=True) if r is None]
-        if gone:
-            txn.unlock_row(space, gone)
-        return [again[k] for k in keys if k in again]
-
     def run(sess: SQLSession, values: list[Any]) -> Result:
         txn = sess.txn
         if txn.isolation != "read committed":
             return attempt(sess, sess.exec_context(values), None, [])
-        # READ COMMITTED, as PostgreSQL's EvalPlanQual: a write that meets a row changed by
-        # a transaction that committed meanwhile locks the rows found and rechecks the
-        # changed ones in their newest versions (attempt, lock_found). A conflict met
-        # anyway (more than LOCK_FIRST rows, or a second conflict) reruns the statement on
-        # a fresh snapshot, but only over the rows the first snapshot matched.
+        # READ COMMITTED, as PostgreSQL's EvalPlanQual: when a row we write was changed by
+        # a transaction that committed meanwhile, rerun on a fresh snapshot, but only over
+        # the rows the first snapshot matched (each re-checked in its newest version).
         token = txn.savepoint()
         candidates: set[bytes] | None = None
         for _ in range(MAX_RETRIES):
             matched: list[set[bytes]] = []
             try:
-                return attempt(sess, sess.exec_context(values), candidates, matched,
-                               None if txn.read_only else token)
+                return attempt(sess, sess.exec_context(values), candidates, matched)
             except RetryStatement:
                 if not matched:
                     raise
