@@ -302,7 +302,7 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor:
 def offload(fn: Callable[..., T], *args: Any) -> T:
     """fn(*args), run on an analytic worker thread when the caller is a session of the
     event-loop front end and OLTP runs beside it (the session then parks TURN seconds
-    more); else a plain call."""
+    more, unless fn answered None); else a plain call."""
     hub = current_hub()
     if hub is None or PACER.share >= 1.0 or not PACER.active(_session()):
         return fn(*args)
@@ -311,8 +311,10 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
     # NB: and then a turn for OLTP: the statement's work on the loop's thread (parse, plan,
     # result) is not paced, and an analytic client looping over short queries took up to
     # half the loop from TPC-B. `bench htap --repeat 2`, quiet: no turn 54.5 q/s, OLTP kept
-    # 47.7 %; 50 ms 12.2 q/s, 72.5 %; 80 ms 12.2 q/s, 91.4 % (PostgreSQL 7.5-7.9, 41-57 %)
-    Event().wait(TURN)
+    # 47.7 %; 50 ms 12.2 q/s, 72.5 %; 80 ms 12.2 q/s, 91.4 % (PostgreSQL 7.5-7.9, 41-57 %).
+    # A None answer (the vector form refused: the row plan runs next, paced) takes none.
+    if out is not None:
+        Event().wait(TURN)
     return out
 
 
