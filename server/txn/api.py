@@ -18,11 +18,10 @@ Snapshot isolation, as in PostgreSQL:
   the key was committed after our snapshot), REPEATABLE READ and SERIALIZABLE
   raise 40001 and READ COMMITTED raises `RetryStatement`, on which the SQL layer
   rolls back to the statement's savepoint, takes a new snapshot and reruns the
-  statement. UPDATE, DELETE and SELECT FOR UPDATE avoid that rerun as PostgreSQL's
-  EvalPlanQual does: they `lock_row` the rows they found (SELECT FOR UPDATE at
-  once, UPDATE and DELETE once a write met the conflict), which under READ
-  COMMITTED locks a changed row in its newest version and says so, and recheck
-  only those rows in `fresh_snapshot`.
+  statement (UPDATE and DELETE over the rows the first snapshot matched), as
+  PostgreSQL's EvalPlanQual does. SELECT FOR UPDATE avoids the rerun: it
+  `lock_row`s the rows it found, which under READ COMMITTED locks a changed row
+  in its newest version and says so, and rechecks only those in `fresh_snapshot`.
 - Session consistency: after a session's update commit at c, its next snapshot
   waits until the snapshot server covers c.
 
