@@ -276,9 +276,7 @@ class SQLSession:
             plan = stmt.plan
             if plan.point is None:  # SELECT 1: its row as `run_plan` makes it, no Result
                 rows = [constant_row(plan.root, values)]  # NB: names no relation: no grants
-                if self._cancel.is_set():
-                    self._cancel.clear()
-                    raise QueryCanceled("canceling statement due to user request")
+                self._raise_if_cancelled()
                 columns, tag = plan.columns, "SELECT 1"
             else:
                 rows = self._point_rows(stmt, values)
@@ -433,9 +431,7 @@ class SQLSession:
                 self.txn = None
                 read.end()
         rows = point.pick(got)
-        if self._cancel.is_set():  # NB: where `run_plan` checks
-            self._cancel.clear()
-            raise QueryCanceled("canceling statement due to user request")
+        self._raise_if_cancelled()  # NB: where `run_plan` checks
         return rows
 
     def can_batch(self, prepared: Prepared) -> bool:
@@ -558,6 +554,13 @@ class SQLSession:
     def cancel(self) -> None:
         """Asks the running statement to stop (it raises 57014 at its next batch)."""
         self._cancel.set()
+
+    def _raise_if_cancelled(self) -> None:
+        """57014 if a cancel is pending (and forgotten then), for the reads that skip the
+        executor, whose `ExecContext.check_cancel` would have seen it."""
+        if self._cancel.is_set():
+            self._cancel.clear()
+            raise QueryCanceled("canceling statement due to user request")
         self._interrupt_wait()
 
     def _interrupt_wait(self) -> None:
@@ -865,17 +868,13 @@ class SQLSession:
         point = plan.point
         if point is not None:  # primary-key gets: read now, without the executor
             rows = point.read(self.txn, values)
-            if self._cancel.is_set():  # NB: where the executor checks, after the batch
-                self._cancel.clear()
-                raise QueryCanceled("canceling statement due to user request")
+            self._raise_if_cancelled()  # NB: where the executor checks, after the batch
             if self._timer is not None:
                 self._disarm()
             return Result(tag, columns=plan.columns, rows=iter(rows), done=False)
         if plan.constant:  # SELECT 1: its one row, without the executor
             row = constant_row(plan.root, values)
-            if self._cancel.is_set():
-                self._cancel.clear()
-                raise QueryCanceled("canceling statement due to user request")
+            self._raise_if_cancelled()
             if self._timer is not None:
                 self._disarm()
             return Result(tag, columns=plan.columns, rows=iter((row,)), done=False)
