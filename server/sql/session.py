@@ -554,6 +554,7 @@ class SQLSession:
     def cancel(self) -> None:
         """Asks the running statement to stop (it raises 57014 at its next batch)."""
         self._cancel.set()
+        self._interrupt_wait()
 
     def _raise_if_cancelled(self) -> None:
         """57014 if a cancel is pending (and forgotten then), for the reads that skip the
@@ -561,7 +562,6 @@ class SQLSession:
         if self._cancel.is_set():
             self._cancel.clear()
             raise QueryCanceled("canceling statement due to user request")
-        self._interrupt_wait()
 
     def _interrupt_wait(self) -> None:
         """Wakes the statement if it waits in the LTM (a row lock, its session's snapshot)."""
