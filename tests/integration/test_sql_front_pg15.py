@@ -742,6 +742,51 @@ drop table jlk2;
 """,
     # float8in reads what strtod does: C99 hex floats, inf/nan words with blanks (issue 16);
     # tsquery compares by tree (CompareTSQ), not text: 'a:*' = 'a', 'a & b' <> 'b & a'.
+    "unlogged_tablespace_access_method": """
+create table t (a int generated always as identity primary key, b serial);
+create unlogged table u (a int primary key);
+create table f (a int references t);
+create temp table tt (a int);
+create view vv as select 1;
+alter table t set unlogged;
+alter table f set unlogged;
+alter table t set unlogged;
+select relname, relpersistence from pg_class where relname in ('t', 't_pkey', 't_a_seq', 't_b_seq', 'u', 'u_pkey', 'f', 'tt') order by 1;
+alter table f set logged;
+alter table t set logged, set tablespace pg_default;
+alter table tt set logged;
+alter table vv set unlogged;
+alter table vv set tablespace pg_default;
+create table g (a int references u);
+create unlogged table ug (a int references t);
+create temp table tg (a int references t);
+alter table ug set logged;
+alter table t set tablespace nosuch;
+alter table t set tablespace pg_global;
+alter table t set access method heap;
+alter table t set access method btree;
+alter table t set access method nosuch;
+create table w1 (a int) tablespace nosuch;
+create table w2 (a int) using hash;
+create table w3 (a int) using heap tablespace pg_default;
+create unlogged table w4 as select 1 as x;
+create index on t (b) tablespace nosuch;
+alter index t_pkey set tablespace pg_default;
+alter index if exists nosuch set tablespace pg_default;
+create index ei on t ((b * 2), b, (a + b), (a + 1)) include (a);
+alter index ei alter column 3 set statistics 20000;
+alter index ei alter 1 set statistics 7;
+alter index ei alter column 2 set statistics 7;
+alter index ei alter column 5 set statistics 7;
+alter index ei alter column 6 set statistics 7;
+alter index ei alter column 0 set statistics 7;
+alter index ei alter column 1 set statistics -2;
+alter index t alter column 1 set statistics 7;
+alter index nosuch alter column 1 set statistics 7;
+alter index if exists nosuch alter column 1 set statistics 7;
+select attnum, attname, attstattarget from pg_attribute where attrelid = 'ei'::regclass order by 1;
+select relname, relpersistence, reltablespace from pg_class where relname in ('w3', 'w4', 'ei') order by 1
+""",
     "float8_hex_tsquery_compare": """
 select '0x1F'::float8, '0x1p3'::float8, 'inf'::float8, '  nan '::float8::text, '-INF'::float8, ' 0X10 '::float8;
 select '0x1.8p1'::float8, '0x1P-2'::float4, '-0x10'::float8, '0x1F'::float4, ' -nan'::float8::text;

@@ -92,6 +92,7 @@ class Index:
     nulls_not_distinct: bool = False  # UNIQUE NULLS NOT DISTINCT: NULLs collide too
     opclasses: tuple[str, ...] = ()  # per key: an explicit operator class ("" = the default)
     method: str = "btree"  # CREATE INDEX ... USING: what pg_am names (stored ordered whatever it is)
+    stattargets: tuple[int, ...] = ()  # ALTER INDEX ... ALTER COLUMN n SET STATISTICS, per key
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,7 @@ class Table:
     cluster_index: int = 0
     rowsecurity: bool = False
     forcerowsecurity: bool = False
+    persistence: str = "p"  # pg_class.relpersistence: "p", or "u" (UNLOGGED; ddl.persistence)
 
     @property
     def live_columns(self) -> tuple[Column, ...]:
@@ -158,6 +160,7 @@ class Sequence:
     owned_by: tuple[int, int] | None = None  # (table oid, attnum) for SERIAL / identity
     owner: int = BOOTSTRAP_SUPERUSER_OID
     acl: tuple[str, ...] | None = None  # ACL items `grantee=privs/grantor` by OID (None: default)
+    persistence: str = "p"  # "u": its table was made UNLOGGED (ddl.persistence)
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ from .names import (
     skip_or_raise,
     table_name,
 )
+from .persistence import check_table_method, check_tablespace, refuse_on_kind, set_persistence
 from .pkeys import drop_primary_key, rebuild_indexes
 from .tables import TableBuilder, _fk_action, column_type, default_sql
 
@@ -481,6 +482,8 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
         elif isinstance(action, exp.AlterSet) and action.text("option").upper() == \
                 "WITHOUT CLUSTER":  # NB: the other physical actions: ddl.physical
             _put(s, dataclasses.replace(table, cluster_index=0))
+        elif isinstance(action, exp.AlterSet) and _physical_set(s, table, action):
+            pass  # SET LOGGED / UNLOGGED / TABLESPACE / ACCESS METHOD (ddl.persistence)
         elif isinstance(action, exp.AlterSet):  # SET (storage parameters), checked as PG
             _put(s, dataclasses.replace(table, options=merge_options(
                 table.options, [option_item(e) for e in action.expressions],
@@ -489,3 +492,23 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
             raise InvalidTableDefinition(
                 f"ALTER TABLE action not supported: {action.sql('postgres')}")
     return "ALTER TABLE"
+
+
+def _physical_set(s: SQLSession, table: Table, action: exp.AlterSet) -> bool:
+    """SET LOGGED / SET UNLOGGED / SET TABLESPACE / SET ACCESS METHOD; False for another SET."""
+    option = action.text("option").upper()
+    if option in ("LOGGED", "UNLOGGED"):
+        changed = set_persistence(s, table, option == "LOGGED")
+        if changed is not table:
+            _put(s, changed)
+        return True
+    space, method = action.args.get("tablespace"), action.args.get("access_method")
+    if space is not None:
+        refuse_on_kind(table, "SET TABLESPACE")
+        check_tablespace(ident(space))
+        return True
+    if method is not None:
+        refuse_on_kind(table, "SET ACCESS METHOD")
+        check_table_method(ident(method))
+        return True
+    return False

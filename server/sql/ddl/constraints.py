@@ -50,6 +50,7 @@ from .names import (
     table_name,
     unique_name,
 )
+from .persistence import check_fk_persistence
 from .pkeys import rebuild_indexes
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ def add_foreign_key(s: SQLSession, table: Table, name: str, cols: tuple[int, ...
     schema, rname = table_name(ref)
     cat = s.catalog()
     parent = get_relation(cat, schema, rname, s.search_path())
+    check_fk_persistence(cat, table, parent)  # NB: before the keys, as in PostgreSQL
     ref_names = [ident(e) for e in ref.expressions] if hasattr(ref, "expressions") else []
     # NB: a DEFERRABLE key cannot be referenced: its rows may repeat it until COMMIT
     deferrable = {c.index_oid: c.kind for c in cat.constraints_of(parent.oid)

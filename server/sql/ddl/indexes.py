@@ -40,6 +40,7 @@ from .indexkeys import (
     predicate_function,
 )
 from .names import (
+    find_index,
     get_relation,
     ident,
     missing_schema,
@@ -49,6 +50,7 @@ from .names import (
     table_name,
     unique_name,
 )
+from .persistence import check_tablespace
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -97,6 +99,8 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     params = node.args.get("params")
     cols_nodes = params.args.get("columns") if params else []
     using = params.args.get("using") if params else None
+    if params is not None and params.args.get("tablespace") is not None:
+        check_tablespace(ident(params.args["tablespace"]))
     am_name = using.name.lower() if using is not None else "btree"
     if am_name == "rtree":
         s.notice('substituting access method "gist" for obsolete method "rtree"')
@@ -185,15 +189,21 @@ def _key_types(table: Table, attnums: list[int], exprs: list[str],
 
 
 def alter_index(s: SQLSession, tree: exp.Alter) -> str:
-    """ALTER INDEX [IF EXISTS] name RENAME TO new_name (a constraint's index renames it too)."""
+    """ALTER INDEX [IF EXISTS] name RENAME TO new_name (a constraint's index renames it too),
+    or SET TABLESPACE pg_default (where every index is)."""
     actions = tree.args.get("actions") or []
-    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
-        raise FeatureNotSupported("ALTER INDEX supports only RENAME TO")
+    space = actions[0].args.get("tablespace") if len(actions) == 1 and isinstance(
+        actions[0], exp.AlterSet) else None
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename) and space is None:
+        raise FeatureNotSupported("ALTER INDEX supports only RENAME TO and SET TABLESPACE")
     cat = s.catalog()
     schema, name = table_name(tree.this)
     idx = _find_index(s, schema, name)
     if idx is None:
         skip_or_raise(s, f'relation "{name}"', bool(tree.args.get("exists")), UndefinedTable)
+        return "ALTER INDEX"
+    if space is not None:
+        check_tablespace(ident(space))
         return "ALTER INDEX"
     new_name = table_name(actions[0].this)[1]
     table = cat.table_by_oid(idx.table_oid)
@@ -209,16 +219,7 @@ def alter_index(s: SQLSession, tree: exp.Alter) -> str:
 
 
 def _find_index(s: SQLSession, schema: str | None, name: str) -> Index | None:
-    cat = s.catalog()
-    for sname in [schema] if schema else s.search_path():
-        sch = schema_by_name(cat, sname)
-        if sch is None:
-            continue
-        idx = next((i for i in cat.indexes if i.name == name and (
-            tb := cat.table_by_oid(i.table_oid)) is not None and tb.schema_oid == sch.oid), None)
-        if idx is not None:
-            return idx
-    return None
+    return find_index(s.catalog(), schema, name, s.search_path())
 
 
 def drop_index(s: SQLSession, tree: exp.Drop) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ...errors import InvalidSchemaName, SQLError, UndefinedTable
-from ..catalog.model import CatalogSnapshot, Schema, Sequence, Table
+from ..catalog.model import CatalogSnapshot, Index, Schema, Sequence, Table
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -125,6 +125,20 @@ def find_sequence(cat: CatalogSnapshot, schema: str | None, name: str,
         seq = next((q for q in cat.sequences if q.schema_oid == s.oid and q.name == name), None)
         if seq is not None:
             return seq
+    return None
+
+
+def find_index(cat: CatalogSnapshot, schema: str | None, name: str,
+               search_path: list[str]) -> Index | None:
+    """Finds an index by (optional schema, name) through the search_path."""
+    for sname in [schema] if schema is not None else search_path:
+        s = schema_by_name(cat, sname)
+        if s is None:
+            continue
+        idx = next((i for i in cat.indexes if i.name == name and (
+            tb := cat.table_by_oid(i.table_oid)) is not None and tb.schema_oid == s.oid), None)
+        if idx is not None:
+            return idx
     return None
 
 

@@ -51,7 +51,7 @@ from ..parse import unquote_ident
 from ..pgcatalog.systypes import type_storage
 from ..privileges.check import current_role, must_own, relation_noun
 from ..stmt import Stmt
-from .names import find_relation, parse_qualified, skip_or_raise
+from .names import find_index, find_relation, parse_qualified, skip_or_raise
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -82,8 +82,16 @@ _WORDS = {"stat": "ALTER COLUMN ... SET STATISTICS", "storage": "ALTER COLUMN ..
 _MAX_STATISTICS = 10000
 
 
+_INDEX_STAT = re.compile(
+    rf"\s*ALTER\s+INDEX\s+(?P<ie>IF\s+EXISTS\s+)?(?P<index>{_QNAME})\s+ALTER\s+(?:COLUMN\s+)?"
+    r"(?P<num>[-+]?\d+)\s+SET\s+STATISTICS\s+(?P<stat>\S+?)\s*;?\s*$", re.I | re.S)
+
+
 def analyse_physical(session: SQLSession, sql: str) -> Stmt | None:
     """The Stmt of one of the ALTER TABLE actions above, else None."""
+    stat = _INDEX_STAT.match(sql)
+    if stat is not None:
+        return _index_statistics(sql, stat)
     head = _HEAD.match(sql)
     m = _ACTION.match(sql, head.end()) if head else None
     if head is None or m is None:
@@ -142,6 +150,46 @@ def _column_action(s: SQLSession, table: Table, m: re.Match[str]) -> Table:
         new = dataclasses.replace(col, compression=_COMPRESSION[word])
     return dataclasses.replace(
         table, columns=tuple(new if c.attnum == col.attnum else c for c in table.columns))
+
+
+def _index_statistics(sql: str, m: re.Match[str]) -> Stmt:
+    """ALTER INDEX i ALTER [COLUMN] n SET STATISTICS t (pg_dump emits it): only an
+    expression column takes a target, kept in pg_attribute.attstattarget of the index."""
+    num = int(m.group("num"))
+    if not 0 < num <= 32767:  # NB: PostgreSQL's grammar checks it before any lookup
+        raise InvalidParameterValue("column number must be in range from 1 to 32767")
+    schema, name = parse_qualified(m.group("index"))
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        rel = find_relation(cat, schema, name, s.search_path())
+        index = None if rel is not None else find_index(cat, schema, name, s.search_path())
+        if index is None:
+            if rel is not None:
+                raise WrongObjectType(f'"{rel.name}" is not an index')
+            skip_or_raise(s, f'relation "{name}"', bool(m.group("ie")), UndefinedTable)
+            return Result("ALTER INDEX")
+        table = cat.table_by_oid(index.table_oid)
+        if table is not None:
+            must_own(cat, current_role(s, cat), table.owner, "index", index.name)
+        keys = (*index.columns, *index.include)
+        if num > len(keys):
+            raise UndefinedColumn(f'column number {num} of relation "{index.name}" does not exist')
+        target = _statistics(s, m.group("stat"))
+        if num > len(index.columns) or keys[num - 1] != 0:
+            cols = {c.attnum: c.name for c in table.columns} if table else {}
+            col = cols.get(keys[num - 1], "?")
+            which = "included" if num > len(index.columns) else "non-expression"
+            raise FeatureNotSupported(
+                f'cannot alter statistics on {which} column "{col}" of index "{index.name}"',
+                hint="Alter statistics on table column instead.")
+        targets = list(index.stattargets or (-1,) * len(keys))
+        targets[num - 1] = target
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(index, stattargets=tuple(targets)))
+        s.catalog_changed()
+        return Result("ALTER INDEX")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER INDEX")
 
 
 def _statistics(s: SQLSession, text: str) -> int:

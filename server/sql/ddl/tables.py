@@ -63,6 +63,7 @@ from .names import (
 )
 from .oncommit import ACTIONS
 from .oncommit import register as register_on_commit
+from .persistence import check_table_method, check_tablespace
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -100,6 +101,7 @@ class TableBuilder:
         self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any] | None]] = []
         self.sequences: list[Sequence] = []
         self.names: set[str] = set()
+        self.persistence = "p"  # "u": CREATE UNLOGGED TABLE (ddl.persistence)
 
     def attnum(self, name: str) -> int:
         """Returns a column's attnum (42703 if there is no such column)."""
@@ -251,11 +253,11 @@ class TableBuilder:
                       () if by_rowid else self.pk, self.oid,
                       owner=owner, options=options,
                       reltype=store.allocate_oid(), array_type=store.allocate_oid(),
-                      acl=table_acl(self.s, owner, self.schema_oid))
+                      acl=table_acl(self.s, owner, self.schema_oid), persistence=self.persistence)
         txn.claim_space(self.oid)  # NB: a new space: loads in this txn skip conflict checks
         store.put(txn, db, table)
         for seq in self.sequences:
-            store.put(txn, db, seq)
+            store.put(txn, db, dataclasses.replace(seq, persistence=self.persistence))
         if self.pk:
             iname = self._name(self.pk_name, f"{self.name}_pkey", True)
             self.names.add(iname)
@@ -293,6 +295,7 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
     query = tree.expression
     plan = COMPILER.plan_query(query, s.catalog(), ParamTypes(), s.search_path())
     b = TableBuilder(s, schema.oid, name)
+    b.persistence = _storage(tree)
     names = [ident(e) for e in tree.this.expressions] if isinstance(tree.this, exp.Schema) else []
     for i, c in enumerate(plan.columns):
         cname = names[i] if i < len(names) else c.name
@@ -333,6 +336,7 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     props = tree.args.get("properties")
     if props is not None:
         _refuse_hierarchy(props.expressions)
+    _storage(tree)  # NB: TABLESPACE and USING are checked before the name, as in PostgreSQL
     if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
         schema = temp_schema(s)
     cat = s.catalog()
@@ -352,6 +356,7 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
             register_on_commit(s, sch.name, name, on_commit, temporary=True)
         return tag
     b = TableBuilder(s, sch.oid, name)
+    b.persistence = _storage(tree)
     like_indexes: list[str] = []  # LIKE ... INCLUDING INDEXES: the source's other indexes
     defs = target.expressions if isinstance(target, exp.Schema) else []
     for d in defs:
@@ -380,6 +385,21 @@ def temp_schema(s: SQLSession) -> str:
         s.catalog_changed()
     s.temp_schema = name
     return name
+
+
+def _storage(tree: exp.Create) -> str:
+    """CREATE [UNLOGGED] TABLE ... [USING method] [TABLESPACE name]: the table's
+    relpersistence ("u" or "p"), after checking the method and the tablespace."""
+    props = tree.args.get("properties")
+    unlogged = False
+    for p in props.expressions if props else ():
+        if isinstance(p, exp.UnloggedProperty):
+            unlogged = True
+        elif isinstance(p, exp.FileFormatProperty):
+            check_table_method(p.name.lower())  # NB: a Var, not folded by sqlglot
+        elif isinstance(p, exp.TableSpaceProperty):
+            check_tablespace(p.name)
+    return "u" if unlogged else "p"
 
 
 def _reloptions(tree: exp.Create) -> tuple[str, ...]:

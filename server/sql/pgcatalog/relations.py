@@ -115,14 +115,15 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
     triggers.update(t.table_oid for t in cat.triggers)  # CREATE TRIGGER's
     temp = {s.oid for s in cat.schemas if s.name.startswith("pg_temp")}
 
-    def persistence(schema_oid: int) -> str:
-        return "t" if schema_oid in temp else "p"
+    def persistence(schema_oid: int, unlogged: str = "p") -> str:
+        return "t" if schema_oid in temp else unlogged  # NB: "u": ddl.persistence
 
     rows = [
         _class_row(t.oid, t.name, t.schema_oid, t.kind, t.owner,
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
-                   triggers=t.oid in triggers, persistence=persistence(t.schema_oid),
+                   triggers=t.oid in triggers,
+                   persistence=persistence(t.schema_oid, t.persistence),
                    reltype=t.reltype, acl=acl_texts(cat, t.acl),
                    rowsecurity=t.rowsecurity, forcerowsecurity=t.forcerowsecurity,
                    **({"replident": t.replident} if t.kind == "r" else {}),
@@ -134,12 +135,14 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
         nsp = idx.rel[i.oid].schema_oid
         rows.append(_class_row(i.oid, i.name, nsp, "i",
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
-                               len(i.columns) + len(i.include), persistence=persistence(nsp),
+                               len(i.columns) + len(i.include),
+                               persistence=persistence(nsp, owner.persistence if owner else "p"),
                                am=INDEX_METHODS[i.method].oid,
                                **dict(zip(("pages", "tuples"), index_counts(owner, i),
                                           strict=True))))
     rows += [_class_row(s.oid, s.name, s.schema_oid, "S", s.owner, 3,
-                        persistence=persistence(s.schema_oid), acl=acl_texts(cat, s.acl))
+                        persistence=persistence(s.schema_oid, s.persistence),
+                        acl=acl_texts(cat, s.acl))
              for s in cat.sequences]
     rows += [_class_row(u.relid, u.name, u.schema_oid, "c", u.owner, len(u.attrs), reltype=u.oid)
              for u in cat.types if u.kind == "c"]  # CREATE TYPE ... AS (...)
@@ -151,11 +154,15 @@ def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
               notnull: bool = False, hasdef: bool = False, identity: str = "",
               dropped: bool = False, storage_of: int = 0, generated: str = "",
               collation: int | None = None, ndims: int | None = None,
-              acl: list[str] | None = None, column: M.Column | None = None) -> tuple[Any, ...]:
+              acl: list[str] | None = None, column: M.Column | None = None,
+              stattarget: int = -1) -> tuple[Any, ...]:
     typlen, byval, align, storage = type_storage(storage_of or typ)
     if ndims is None:  # system catalogs and indexes: one dimension per array (and vector) type
         ndims = 1 if typ in T.ELEMENT_OF else 0
-    stattarget = (0 if dropped else -1) if column is None else column.stattarget
+    if column is not None:
+        stattarget = column.stattarget
+    elif dropped:
+        stattarget = 0
     if column is not None and column.storage:  # ALTER COLUMN SET STORAGE (ddl.physical)
         storage = column.storage
     return (
@@ -226,18 +233,37 @@ def pg_attribute(ctx: Any) -> list[tuple[Any, ...]]:
         cols = {c.attnum: c for c in owner.columns} if owner else {}
         key_types = _expr_types(owner, i, [0] * len(i.columns)) if i.exprs else []
         exprs = iter(i.exprs)
+        taken: set[str] = set()
         for n, attnum in enumerate((*i.columns, *i.include), 1):
             ic = cols.get(attnum)
+            target = i.stattargets[n - 1] if n <= len(i.stattargets) else -1
             if ic is not None:
-                rows.append(_attr_row(i.oid, ic.name, ic.type_oid, n, ic.typmod))
+                rows.append(_attr_row(i.oid, _unique_colname(ic.name, taken), ic.type_oid, n,
+                                      ic.typmod))
             elif attnum == 0:  # PostgreSQL names an expression column after its function
-                rows.append(_attr_row(i.oid, _expr_colname(next(exprs)), key_types[n - 1], n))
+                rows.append(_attr_row(i.oid, _unique_colname(_expr_colname(next(exprs)), taken),
+                                      key_types[n - 1], n, stattarget=target))
     for s in cat.sequences:
         rows += [_attr_row(s.oid, "last_value", T.INT8, 1, notnull=True),
                  _attr_row(s.oid, "log_cnt", T.INT8, 2, notnull=True),
                  _attr_row(s.oid, "is_called", T.BOOL, 3, notnull=True)]
     rows.extend(_system_attr_rows())
     return rows
+
+
+def _unique_colname(name: str, taken: set[str]) -> str:
+    """An index column's name, numbered as ChooseIndexColumnNames does when it repeats.
+
+    >>> seen: set[str] = set()
+    >>> [_unique_colname(n, seen) for n in ("expr", "b", "expr", "expr")]
+    ['expr', 'b', 'expr1', 'expr2']
+    """
+    out, n = name, 0
+    while out in taken:
+        n += 1
+        out = f"{name}{n}"
+    taken.add(out)
+    return out
 
 
 def _expr_colname(sql: str) -> str:
