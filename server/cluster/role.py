@@ -211,9 +211,8 @@ async def serve(args: argparse.Namespace) -> None:
         obj.stop()
     if zk is not None:
         zk.stop()
-    close = getattr(obj, "close", None)
-    if close is not None:
-        close()
+    if isinstance(obj, LoggerService):
+        obj.close()
 
 
 def main(argv: list[str] | None = None, prog: str = "cumulo-role", role: str | None = None) -> int:

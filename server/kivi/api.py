@@ -274,6 +274,14 @@ class KiviNodeAPI(Protocol):
 
     def checkpoint(self, req: Checkpoint) -> Ack: ...
 
+    @property
+    def checkpoint_ts(self) -> int:
+        """The ts up to which the node's data is in a checkpoint (0: none yet): recovery
+        replays the redo records after it."""
+
+    def close(self) -> None:
+        """Lets go of the node's connections and threads (an in-process node has none)."""
+
 
 def batched(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
     """Splits a sequence into slices of at most `size` items."""

@@ -186,9 +186,7 @@ class KiviClient:
         if self._pool is not None:
             self._pool.shutdown()
         for node in self.nodes.values():
-            close = getattr(node, "close", None)
-            if close is not None:
-                close()
+            node.close()
 
     @property
     def checkpoint_ts(self) -> int:

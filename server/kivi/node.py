@@ -152,6 +152,10 @@ class KiviNode:
             tss = [r.checkpoint_ts for s in self._spaces.values() for r in s.regions]
         return min(tss, default=0)
 
+    def close(self) -> None:
+        """Nothing to let go of: the node writes its files whole, at checkpoints, and
+        holds no connection or thread (`KiviNodeAPI.close`)."""
+
     def status(self) -> NodeStatusReply:
         """Describes the node: id, checkpoint ts and regions."""
         regions = self.regions()

@@ -32,12 +32,10 @@ class SQLEngine:
 
     def __init__(self, txn_manager: Any) -> None:
         self.tm = txn_manager
-        ltm = getattr(txn_manager, "ltm", txn_manager)
-        if hasattr(ltm, "untracked_spaces"):
-            # NB: catalog reads are not SERIALIZABLE reads: two DDL transactions that each
-            # load the catalog must not fail each other (SERIALIZABLE.md, "catalog reads")
-            ltm.untracked_spaces = frozenset({CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE,
-                                              STATS_SPACE})
+        # NB: catalog reads are not SERIALIZABLE reads: two DDL transactions that each
+        # load the catalog must not fail each other (SERIALIZABLE.md, "catalog reads")
+        txn_manager.untrack_reads(frozenset({CATALOG_SPACE, COUNTER_SPACE, NAME_SPACE,
+                                             STATS_SPACE}))
         self.store = CatalogStore(txn_manager)
         self.store.bootstrap()
         self.autoanalyze = AutoAnalyze(self.store, txn_manager)  # started by the first write

@@ -185,6 +185,10 @@ class TxnManager(Protocol):
     def drop_space(self, space: int) -> None:
         """Drops a space's data for good (after a committed DROP TABLE / TRUNCATE)."""
 
+    def untrack_reads(self, spaces: frozenset[int]) -> None:
+        """Names the spaces whose reads SERIALIZABLE does not validate (the catalog's:
+        see `readset`)."""
+
     def checkpoint(self) -> bool:
         """Checkpoints storage and trims the redo log; False if storage keeps no files (the
         log is then the only copy and stays)."""

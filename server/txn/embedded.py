@@ -148,9 +148,7 @@ class EmbeddedTxnManager(LtmFront):
         self.ltm.close()
         if self.log is not None:
             self.log.close()
-        close = getattr(self.kivi, "close", None)
-        if close is not None:
-            close()
+        self.kivi.close()
 
 
 def open_embedded(data_dir: str | None, kivi: KiviNodeAPI | None = None, **options: Any) -> (

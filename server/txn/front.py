@@ -41,6 +41,10 @@ class LtmFront:
         """Drops a space's data for good (logged, so that replay cannot resurrect it)."""
         self.ltm.drop_space(space)
 
+    def untrack_reads(self, spaces: frozenset[int]) -> None:
+        """`TxnManager.untrack_reads`: the LTM's read sets skip these spaces."""
+        self.ltm.untracked_spaces = spaces
+
     def collect(self) -> int:
         """Garbage-collects old versions now; returns the low-water mark used."""
         return self.ltm.collect()

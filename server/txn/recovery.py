@@ -45,8 +45,7 @@ def checkpoint_ts(data_dir: str, node: Any) -> int:
     # succeeded; the node's may be lower than the truth (a region created after the
     # checkpoint reports 0), and replaying records older than a checkpoint that the
     # trimmed log no longer holds in full could resurrect deleted rows.
-    theirs = getattr(node, "checkpoint_ts", 0)
-    return max(ours, theirs if isinstance(theirs, int) else 0)
+    return max(ours, node.checkpoint_ts)
 
 
 def replay(data_dir: str, node: KiviNodeAPI) -> tuple[int, int]:

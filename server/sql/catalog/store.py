@@ -92,6 +92,18 @@ SHARED = ("role", "database")
 FIXED_SCHEMAS = (Schema(PG_CATALOG_OID, "pg_catalog"), Schema(INFORMATION_SCHEMA_OID, "information_schema"))
 
 
+def _name_parent(obj: Any) -> int:
+    """The OID a catalog object's name is unique under, as PostgreSQL's unique indexes
+    on pg_class, pg_type, pg_trigger...: its table's for an index or a trigger, none for
+    a role, database or schema, else its schema's."""
+    if isinstance(obj, (Index, Trigger)):
+        return obj.table_oid
+    if isinstance(obj, (Role, Database, Schema)):
+        return 0
+    schema_oid: int = obj.schema_oid
+    return schema_oid
+
+
 def _pack(obj: Any) -> bytes:
     fields = {}
     for f in dataclasses.fields(obj):
@@ -270,8 +282,8 @@ class CatalogStore:
         txn.put(CATALOG_SPACE, [(obj_key(kind, dbo, obj.oid), (kind, dbo, obj.oid, _pack(obj)))])
         if kind != "constraint":
             group = "rel" if kind in ("table", "index", "sequence") else kind
-            parent = getattr(obj, "schema_oid", 0) or getattr(obj, "table_oid", 0)
-            txn.put(NAME_SPACE, [(encode_key((group, dbo, parent, obj.name)), (obj.oid,))])
+            txn.put(NAME_SPACE, [(encode_key((group, dbo, _name_parent(obj), obj.name)),
+                                  (obj.oid,))])
 
     def delete(self, txn: Any, db_oid: int, obj: Any) -> None:
         """Deletes one catalog object."""
@@ -297,7 +309,7 @@ class CatalogStore:
                     keys.append(comment_key(db_oid, row[2], row[3]))
                     continue
                 obj = _unpack(row[0], row[3])
-                if getattr(obj, "space", 0):
+                if isinstance(obj, (Table, Index)) and obj.space:
                     spaces.append(obj.space)
                 keys.append(obj_key(row[0], db_oid, row[2]))
         if keys:

@@ -14,11 +14,14 @@ from typing import Any
 
 from ...errors import SQLError, UndefinedFunction, UndefinedObject, UndefinedTable
 from ...pgtypes import oids as T
+from ..catalog.model import Table
 from ..expr.regcast import RegOid
 from ..expr.types import regtype_oid, type_name
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident, split_name
 from ..pgcatalog.procoids import BY_OID, PG_PROC_OIDS, proc_oid
+from ..pgcatalog.registry import VirtualTable
+from ..pgcatalog.rowtypes import ROW_TYPES
 from .registry import FUNCTIONS, register
 
 
@@ -80,12 +83,13 @@ def _row_type(ctx: Any, text: str) -> int:
         rel, array = _find_rel(ctx, [*parts[:-1], parts[-1][1:]]), True
     if rel is None:
         return 0
-    if not hasattr(rel.obj, "reltype"):  # a system relation: PostgreSQL's own OIDs
-        from ..pgcatalog.rowtypes import ROW_TYPES
-
-        reltype, array_type = ROW_TYPES.get((getattr(rel.obj, "schema", ""), rel.name), (0, 0))
+    obj = rel.obj
+    if isinstance(obj, Table):
+        return obj.array_type if array else obj.reltype
+    if isinstance(obj, VirtualTable):  # a system relation: PostgreSQL's own OIDs
+        reltype, array_type = ROW_TYPES.get((obj.schema, rel.name), (0, 0))
         return array_type if array else reltype
-    return getattr(rel.obj, "array_type" if array else "reltype", 0)
+    return 0  # NB: an index or a sequence has no row type
 
 
 def _find_rel(ctx: Any, parts: list[str]) -> Any:

@@ -121,7 +121,7 @@ def columns(ctx: Any) -> list[tuple[Any, ...]]:
     for t in cat.tables:
         schema = idx.schema_name(t.schema_oid)
         for c in t.live_columns:
-            gen_expr = getattr(c, "generated", None)
+            gen_expr = c.generated
             dtype, clen, olen, prec, radix, scale, dtp = _type_facts(c.type_oid, c.typmod)
             ident: tuple[Any, ...] = (None,) * 6
             if c.identity:

@@ -273,7 +273,7 @@ def _expr_colname(sql: str) -> str:
 
 
 def _generated(c: M.Column) -> str | None:
-    return getattr(c, "generated", None)
+    return c.generated
 
 
 def column_default(c: M.Column) -> str | None:

@@ -129,9 +129,8 @@ def row_type_rows(cat: M.CatalogSnapshot) -> list[tuple[Any, ...]]:
     """pg_type rows of the row types of the system relations and of the snapshot's own."""
     out = list(_system_rows())
     for t in cat.tables:
-        reltype = getattr(t, "reltype", 0)
-        if reltype:
-            out += _rows(t.name, t.schema_oid, t.owner, t.oid, reltype, t.array_type)
+        if t.reltype:
+            out += _rows(t.name, t.schema_oid, t.owner, t.oid, t.reltype, t.array_type)
     return out
 
 

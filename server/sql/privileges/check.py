@@ -151,7 +151,8 @@ def column_privileges(cat: CatalogSnapshot, role: Role, table: Table, attnum: in
 
 
 def relation_noun(table: Any) -> str:
-    return _KIND_NOUN.get(getattr(table, "kind", "S"), "table")
+    """What PostgreSQL's messages call a relation: "table", "view", "sequence"..."""
+    return _KIND_NOUN.get(table.kind if isinstance(table, Table) else "S", "table")
 
 
 def check_table(s: SQLSession, cat: CatalogSnapshot, role: Role | None, table: Table,

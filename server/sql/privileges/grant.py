@@ -28,7 +28,7 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgwire.backend import Result
-from ..catalog.model import CatalogSnapshot, Role
+from ..catalog.model import CatalogSnapshot, Role, Table
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name
 from ..ddl.routines import find_routine
 from ..largeobj.objects import lookup as find_large_object
@@ -259,7 +259,7 @@ def _objects(s: SQLSession, m: re.Match[str], grant: bool) -> Result:
                             "dependent privileges exist",
                             hint="Use CASCADE to revoke them too.")
                     acl = revoked
-        column_acls = getattr(obj, "column_acls", ())
+        column_acls = obj.column_acls if isinstance(obj, Table) else ()
         if cols:
             column_acls = _column_acls(obj, column_acls, cols, grantees, grantor, grant, star)
         new = dataclasses.replace(obj, acl=acl)

@@ -106,7 +106,8 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
         raise UndefinedObject(f'role "{unquote_ident(rname)}" does not exist')
     me = current_role(s, cat)
     old = object_owner(obj_kind, obj)
-    sch = cat.schema_by_oid(obj.schema_oid) if hasattr(obj, "schema_oid") else None
+    in_schema = obj_kind in ("function", "sequence", "view", "table")
+    sch = cat.schema_by_oid(obj.schema_oid) if in_schema else None
     if me is not None and sch is not None and not has_privileges(cat, me, "schema", sch, "U"):
         raise InsufficientPrivilege(f"permission denied for schema {sch.name}")  # the look-up
     if me is not None and not me.superuser and old != target.oid:

@@ -58,6 +58,9 @@ class MemNode:
             os.makedirs(data_dir, exist_ok=True)
             self._load()
 
+    def close(self) -> None:
+        """Holds no connection or thread (`KiviNodeAPI.close`)."""
+
     # -- reads ------------------------------------------------------------
 
     def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Any]:
