@@ -24,8 +24,8 @@ from typing import Any
 
 from ..pgtypes.codecs import ColumnEncoders, _int_bytes, _text_bytes
 from ..pgtypes.coded import values
-from ..pgtypes.vectext import binary_array, text_array
-from .colframe import data_rows, fields, fits
+from ..pgtypes.vectext import text_array
+from .colframe import binary_fields, data_rows, fields, fits
 from .messages import _ROW_HEAD, I32, NULL_FIELD, append_rows
 
 SMALL = 16  # below this many rows, the per-row path is cheaper
@@ -96,7 +96,7 @@ def _append_arrow(out: bytearray, cols: list[Sequence[Any]], encoders: ColumnEnc
     for i, col in enumerate(cols):
         oid, enc = encoders.oids[i], encoders[i]
         if encoders.formats[i] == 1:
-            arrays.append(fields(binary_array(col, oid, enc)))
+            arrays.append(binary_fields(col, oid, enc))
         else:
             arrays.append(fields(text_array(col, oid, enc, encoders.iso)))
     if not fits(arrays):

@@ -27,11 +27,15 @@ the per-row path).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from ..pgtypes.coded import Coded
+from ..pgtypes.vectext import binary_array, framed_binary
 
 NULL_FIELD = b"\xff\xff\xff\xff"
 LIMIT = 1 << 30  # bytes in one batch's messages: well inside int32 offsets
@@ -73,6 +77,14 @@ def fields(values: pa.Array) -> pa.Array:
     heads = _heads(_LEN, {"n": lengths(data)})
     joined = pc.binary_join_element_wise(heads, data, b"")  # NB: NULL where the value is NULL
     return pc.fill_null(joined, NULL_FIELD) if data.null_count else joined
+
+
+def binary_fields(col: Sequence[Any] | Coded, oid: int, enc: Callable[[Any], bytes] | None
+                  ) -> pa.Array:
+    """`fields` of a column's binary send forms: built with the lengths in place when the
+    type has such a form (`vectext.framed_binary`), else by `fields(binary_array(...))`."""
+    got = framed_binary(col, oid)
+    return got if got is not None else fields(binary_array(col, oid, enc))
 
 
 def _view(arr: pa.Array) -> memoryview:

@@ -50,8 +50,8 @@ from ..pgtypes import dateparse
 from ..pgtypes import oids as T
 from ..pgtypes.binary import binary_encoder
 from ..pgtypes.text import text_encoder
-from ..pgtypes.vectext import binary_array, numeric_groups, plain_numerics, text_array
-from ..pgwire.colframe import copy_lines, data_rows, fields
+from ..pgtypes.vectext import numeric_groups, plain_numerics, text_array
+from ..pgwire.colframe import binary_fields, copy_lines, data_rows
 
 Strings = list[str | None]
 _EPOCH_2000 = dt.date(2000, 1, 1)
@@ -478,7 +478,7 @@ class ColumnCopy:
     def _cells(self, i: int, col: Sequence[Any]) -> pa.Array:
         s, oid = self.shape, self.oids[i]
         if self.binary:
-            return fields(binary_array(col, oid, self.encs[i]))
+            return binary_fields(col, oid, self.encs[i])
         arr = text_array(col, oid, self.encs[i], self.iso)
         if s.format == "csv":
             return csv_cells(arr, s.null, s.delim, s.quote, s.escape, i in s.force_quote,
