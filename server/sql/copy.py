@@ -57,7 +57,7 @@ from .copybatch import (
     split_block,
     unpack_fixed_rows,
 )
-from .copybinary import batches, supported, walk
+from .copybinary import Parsed, batches, supported, walk, whole_rows
 from .copycontext import line_context, locate, with_context
 from .copycsv import fields, records, simple_block
 from .copyencoding import check_escaped_nul, decode_block
@@ -99,6 +99,7 @@ _KEY_TYPES = {"int": pa.int64(), "text": pa.string(), "timestamp": pa.timestamp(
 LOG_ROWS = 10_000  # a COPY FROM of at least this many rows gets a line in the server log
 log = logging.getLogger("cumulo.copy")
 FEED_CHUNK = 1 << 20  # parse text input in blocks of ~1 MiB, not per CopyData
+BINARY_CHUNK = 1 << 22  # binary input converted in blocks of ~4 MiB as it arrives (`_stream`)
 SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _HEAD = re.compile(r"COPY\s+(?P<rest>.*)$", re.I | re.S)
 _ESC = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
@@ -326,6 +327,10 @@ class CopyIn:
         self.types = types
         self.typmods = [table.columns[p].typmod for p in positions]
         self.columnwise = self.format == "binary" and supported(types)
+        # binary input is converted a block at a time as it comes while its rows are of the
+        # column-wise shape (`_stream`); `body` once its header has been read
+        self.streaming = self.columnwise
+        self.body = False
         self.simple = simple_block(self.delim, self.quote, self.escape)
         self.parts: list[bytes] = []
         self.pending = 0
@@ -359,6 +364,10 @@ class CopyIn:
     def _feed(self, data: bytes) -> None:
         self.parts.append(data)
         self.pending += len(data)
+        if self.format == "binary":
+            if self.streaming and self.pending >= max(BINARY_CHUNK, 2 * self.held):
+                self._stream()
+            return
         # NB: input given back (a line or quoted record longer than a block) is parsed again
         # only once as much again has come: linear, not quadratic, in a huge field
         if self.format != "binary" and self.pending >= max(FEED_CHUNK, 2 * self.held):
@@ -593,14 +602,60 @@ class CopyIn:
             self.pending += len(self.parts[0])
             self.held = len(self.parts[0])
 
-    def _binary(self) -> None:
-        b = b"".join(self.parts)
-        self.parts = []
+    def _header(self, b: bytes) -> int:
+        """Checks the binary header at the start of `b`; returns where the rows start."""
         if not b.startswith(SIGNATURE):
             raise BadCopyFileFormat("COPY file signature not recognized")
         pos = len(SIGNATURE) + 4
         ext = struct.unpack_from("!i", b, pos)[0]
-        pos += 4 + ext
+        return pos + 4 + ext
+
+    def _stream(self) -> None:
+        """Converts the whole rows of the binary input received so far, while they take
+        the column-wise path (`copybinary.whole_rows`, `walk`): a block of a few MiB at a
+        time, so the walk's arrays over the input stay small and conversion overlaps
+        the client's sending. Anything else (a NULL, a value the per-field parser must
+        read, an odd row) ends the streaming with the rest kept, from a row boundary, for
+        `_binary` at the end, as if the input had begun there."""
+        b = b"".join(self.parts)
+        self.parts, self.pending = [b], len(b)
+        pos = 0
+        if not self.body:
+            if len(b) < len(SIGNATURE) + 8 or not b.startswith(SIGNATURE):
+                self.streaming = False  # NB: `_binary` names what is wrong
+                return
+            pos = self._header(b)
+        view = memoryview(b)
+        cut = whole_rows(view[pos:], self.types)
+        parsed = walk(b[pos:pos + cut], self.types) if cut else None
+        if cut is None or parsed is None:
+            self.streaming = cut == 0  # NB: no whole row yet: wait for as much again
+            self.held = len(b)
+            return
+        done = self._load_parsed(parsed)
+        end = pos + cut if done is None else pos + done
+        self.streaming = done is None
+        self.body = True
+        rest = b[end:]
+        self.parts, self.pending, self.held = [rest], len(rest), 0
+
+    def _load_parsed(self, parsed: Parsed) -> int | None:
+        """Loads parsed rows a writer batch at a time; returns None when all are loaded,
+        else the offset of the first row of a batch the per-field parser must read."""
+        for lo, hi in batches(parsed, BATCH):
+            with paused():  # NB: one writer batch at a time (kivi.bulkgc)
+                got = parsed.columns(lo, hi, self.typmods)
+                if got is None:
+                    return int(parsed.starts[lo])
+                cols, exact = got
+                self._add_columns(cols)
+                self._flush(frozenset(self.positions[i] for i in exact))
+        return None
+
+    def _binary(self) -> None:
+        b = b"".join(self.parts)
+        self.parts = []
+        pos = 0 if self.body else self._header(b)
         n = self.column_count
         if self.columnwise and b.endswith(b"\xff\xff"):
             pos = self._binary_columns(b, pos)
@@ -636,15 +691,8 @@ class CopyIn:
         parsed = walk(b[pos:-2], self.types)
         if parsed is None:
             return pos
-        for lo, hi in batches(parsed, BATCH):
-            with paused():  # NB: one writer batch at a time (kivi.bulkgc)
-                got = parsed.columns(lo, hi, self.typmods)
-                if got is None:
-                    return pos + int(parsed.starts[lo])
-                cols, exact = got
-                self._add_columns(cols)
-                self._flush(frozenset(self.positions[i] for i in exact))
-        return len(b)
+        done = self._load_parsed(parsed)
+        return len(b) if done is None else pos + done
 
     def _flush(self, converted: frozenset[int] | None = None) -> None:
         if not self.rows:

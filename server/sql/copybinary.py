@@ -209,11 +209,11 @@ class Parsed:
         return out, fits
 
 
-def walk(buf: bytes, oids: Sequence[int]) -> Parsed | None:
-    """Locates every row of `buf` (binary COPY rows, no header, no trailer); None when the
-    rows are not all of the assumed shape (see the module doc)."""
-    n = len(oids)
-    gaps: list[int] = []  # bytes from a variable field's value end to the next's length word
+def _layout(oids: Sequence[int]) -> tuple[list[int], int]:
+    """The bytes from a row's start (or a variable field's value end) to each variable
+    field's length word, and the bytes of the fixed fields after the last variable one
+    (all of a row without one)."""
+    gaps: list[int] = []
     run = 2
     for oid in oids:
         if oid in _VARIABLE:
@@ -221,7 +221,14 @@ def walk(buf: bytes, oids: Sequence[int]) -> Parsed | None:
             run = 0
         else:
             run += 4 + _WIDTH[oid]
-    tail = run  # the fixed fields after the last variable one (all of a row without one)
+    return gaps, run
+
+
+def walk(buf: bytes, oids: Sequence[int]) -> Parsed | None:
+    """Locates every row of `buf` (binary COPY rows, no header, no trailer); None when the
+    rows are not all of the assumed shape (see the module doc)."""
+    n = len(oids)
+    gaps, tail = _layout(oids)
     end = len(buf)
     u8 = np.frombuffer(buf, dtype=np.uint8)
     k = len(gaps)
@@ -268,6 +275,62 @@ def walk(buf: bytes, oids: Sequence[int]) -> Parsed | None:
     if int(pos[-1]) != end or (len(starts) > 1 and (pos[:-1] != starts[1:]).any()):
         return None
     return Parsed(buf, oids, starts, offsets, lengths)
+
+
+def whole_rows(buf: bytes | memoryview, oids: Sequence[int]) -> int | None:
+    """How many bytes at the start of `buf` (binary COPY rows, the first at 0, no header)
+    are whole rows, the rest being the start of a row still to come: where a COPY may
+    convert what it has received so far. None when the rows cannot be told apart without
+    a loop per row (a variable-width first field, a NULL in a variable field, a value's
+    bytes that look like a row start: `_chained_starts`' candidates); the caller then
+    waits for the whole input. The prefix is a guess that `walk` verifies.
+
+    >>> row = bytes.fromhex("0002" "00000004 00000007" "00000002") + b"hi"
+    >>> oids = [T.INT4, T.TEXT]
+    >>> whole_rows(row * 3 + row[:9], oids), whole_rows(row * 2 + row[:3], oids)
+    (48, 32)
+    >>> whole_rows(row * 2, oids), whole_rows(row[:5], oids), whole_rows(row[:14], oids)
+    (32, 0, 0)
+    >>> whole_rows(row + bytes.fromhex("0002" "00000004 00000007" "ffffffff") + row, oids) is None
+    True
+    """
+    gaps, tail = _layout(oids)
+    end = len(buf)
+    if not gaps:
+        return end - end % tail
+    first = _WIDTH.get(oids[0])
+    if first is None or oids[0] in _VARIABLE:
+        return None
+    if end < 6:
+        return 0
+    u8 = np.frombuffer(buf, dtype=np.uint8)
+    n = len(oids)
+    at = np.flatnonzero(u8[1:-4] == n & 0xFF)
+    at = at[u8[at] == n >> 8]
+    for j, byte in enumerate(first.to_bytes(4, "big")):
+        at = at[u8[at + 2 + j] == byte]
+    if len(at) == 0 or at[0] != 0:
+        return None
+    pos = at
+    inside = np.ones(len(at), dtype=bool)
+    for g in gaps:
+        pos = pos + g
+        inside &= pos + 4 <= end
+        size = np.zeros(len(at), dtype=np.int64)
+        size[inside] = _word(u8, pos[inside])
+        if (size < 0).any():
+            return None  # NB: a NULL: the per-field parser, over the whole input
+        pos = pos + 4 + size
+    ends = pos + tail
+    inside &= ends <= end
+    cut = np.flatnonzero(~inside)
+    k = int(cut[0]) if len(cut) else len(at)  # the rows before the first cut short
+    if k > 1 and (ends[:k - 1] != at[1:k]).any():
+        return None  # NB: a candidate that is no row start among the rows
+    if k < len(at):
+        return int(at[k]) if k == 0 or int(ends[k - 1]) == int(at[k]) else None
+    last = int(ends[-1])
+    return last if end - last < 6 else None  # NB: a row start too short to be a candidate
 
 
 def _word(u8: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import pytest
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.pgtypes.binary import binary_decoder, binary_encoder
 from cumulo.server.pgtypes.infdate import InfiniteTimestamp
-from cumulo.server.sql.copybinary import supported, walk
+from cumulo.server.sql.copybinary import supported, walk, whole_rows
 
 from .helpers import copy_in, rows, run
 
@@ -191,3 +191,50 @@ def test_text_copy_column_keys_and_length_typmods_match_the_row_path(session):
     assert copy._column_keys(batch, None) == [encode_key(r[:4]) for r in batch]
     with pytest.raises(SQLError):
         copy.fail("done")
+
+
+@pytest.mark.parametrize("odd", ["none", "null text", "null int", "nan", "short row"])
+def test_binary_copy_streamed_in_blocks_loads_the_rows_of_one_block(session, monkeypatch, odd):
+    """Binary input converted as it arrives (`CopyIn._stream`, blocks cut at row ends by
+    `whole_rows`) loads exactly what the whole input loads: a NULL, a NaN or a bad row
+    halfway ends the streaming and the rest takes the per-field parser, with its error."""
+    from cumulo.server.errors import SQLError
+    from cumulo.server.sql import copy as copy_mod
+
+    monkeypatch.setattr(copy_mod, "BINARY_CHUNK", 3000)
+    oids = [T.INT8, T.INT4, T.NUMERIC, T.TEXT, T.TIMESTAMP, T.BOOL]
+    t0 = dt.datetime(2024, 1, 1)
+    data = [(i, i % 10, Decimal(f"{i}.{i % 100:02d}"), f"n{i}" * (i % 5), t0 + dt.timedelta(
+        seconds=i), i % 3 == 0) for i in range(1, 2_001)]
+    if odd == "null text":
+        data[1_500] = (1_501, 1, Decimal("1.00"), None, t0, True)
+    elif odd == "null int":
+        data[700] = (701, None, Decimal("1.00"), "x", t0, None)
+    elif odd == "nan":
+        data[1_200] = (1_201, 1, Decimal("NaN"), "x", t0, True)
+    head = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+    body = encode(data, oids)
+    if odd == "short row":
+        body = body[:40_000] + struct.pack("!h", 2) + body[40_000:]
+    payload = head + body + b"\xff\xff"
+    table = "cs_" + odd.replace(" ", "_")
+    run(session, f"CREATE TABLE {table} (id bigint PRIMARY KEY, g int, amount numeric, "
+                 "note text, ts timestamp, flag boolean)")
+    sql = f"COPY {table} FROM STDIN (FORMAT binary)"
+    parts = [payload[i:i + 777] for i in range(0, len(payload), 777)]
+    if odd == "short row":
+        errors = []
+        for chunk in (1 << 30, 3000):  # NB: the whole input at the end, then streamed
+            monkeypatch.setattr(copy_mod, "BINARY_CHUNK", chunk)
+            with pytest.raises(SQLError) as e:
+                copy_in(session, sql, parts)
+            errors.append((e.value.sqlstate, str(e.value)))
+        assert errors[0] == errors[1]
+        return
+    cuts: list[int | None] = []
+    monkeypatch.setattr(copy_mod, "whole_rows", lambda *a: cuts.append(whole_rows(*a)) or cuts[-1])
+    assert copy_in(session, sql, parts) == "COPY 2000"
+    assert len([c for c in cuts if c]) > 5  # NB: it did stream
+    got = rows(session, f"SELECT id, g, amount, note, ts, flag FROM {table} ORDER BY id")
+    assert [tuple(r) for r in got] == data or odd == "nan" and \
+        str(got[1_200][2]) == "NaN" and got[:1_200] == data[:1_200]
