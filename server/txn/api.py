@@ -119,13 +119,18 @@ class Txn(Protocol):
         Locks are held until the transaction ends.
         """
 
-    def lock_row(self, space: int, keys: list[bytes], mode: int = 3, wait: int = 0) -> int:
+    def lock_row(self, space: int, keys: list[bytes], mode: int = 3, wait: int = 0,
+                 latest: bool = False) -> int:
         """Locks rows in a PostgreSQL row-lock mode (`rowlocks`: KEY_SHARE 0, SHARE 1,
         NO_KEY_UPDATE 2, UPDATE 3) for SELECT ... FOR <mode>, waiting as `wait` says
         (`rowlocks.WAIT`, `NOWAIT`: 55P03, `SKIP`). Returns 0 when locked as the snapshot
         saw them; -1 when SKIP met a holder (nothing locked); under READ COMMITTED, the
         commit ts of a newer version it locked instead (recheck it in `fresh_snapshot`).
-        REPEATABLE READ and SERIALIZABLE raise 40001 for a row changed since the snapshot."""
+        REPEATABLE READ and SERIALIZABLE raise 40001 for a row changed since the snapshot,
+        unless `latest`: then keys are locked in their newest version at any isolation
+        (waiting for their writers; returns 0), so that txn may write them. An INSERT
+        uses it for a key whose row a concurrent transaction deleted: PostgreSQL's
+        inserter finds that entry dead and succeeds at REPEATABLE READ too."""
 
     def unlock_row(self, space: int, keys: list[bytes]) -> None:
         """Drops the row locks `lock_row` took on keys that txn has not written: READ

@@ -376,7 +376,7 @@ class Transaction:
         self._write(space, [(k, None) for k in keys], UPDATE)
 
     def lock_row(self, space: int, keys: list[bytes], mode: int = UPDATE,
-                 wait: int = WAIT) -> int:
+                 wait: int = WAIT, latest: bool = False) -> int:
         """Locks rows in a PostgreSQL row-lock mode (`rowlocks`); see `api.Txn.lock_row`.
 
         Returns 0 when every row is locked as the snapshot saw it, the commit ts of a
@@ -400,7 +400,11 @@ class Transaction:
             fresh = [k for k in keys if not ws.contains(space, k)]
         if not fresh:
             return 0
-        got = self.ltm.lock_space(self, space, fresh, mode, wait)
+        if latest:  # NB: the newest versions, at any isolation (api.Txn.lock_row)
+            self.ltm.acquire(self, [(space, k) for k in fresh], latest=True, mode=mode)
+            got = 0
+        else:
+            got = self.ltm.lock_space(self, space, fresh, mode, wait)
         if got >= 0:
             for k in fresh:
                 key = (space, k)

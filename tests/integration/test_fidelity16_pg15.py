@@ -675,3 +675,61 @@ def test_row_security_refuses_where_pg_would_filter(cumulo_server):
         c.execute("reset role")
         c.execute("drop table rls_t")
         c.execute("drop role rls_r")
+
+
+# REPEATABLE READ inserts meet committed rows the snapshot cannot see as PostgreSQL's
+# unique check does: a key a concurrent transaction inserted is 23505 (an ON CONFLICT
+# arbiter's is 40001), one whose row it deleted is free. Session b autocommits between a's
+# statements, so nothing waits.
+RR_KEYS = """
+a: create table k (id int primary key, u int unique, v text)
+a: insert into k values (1, 10, 'one'), (2, 20, 'two')
+a: begin isolation level repeatable read
+a: select count(*) from k
+b: insert into k values (3, 30, 'three')
+b: delete from k where id = 1
+a: insert into k values (3, 31, 'dup')
+a: rollback
+a: begin isolation level repeatable read
+a: select count(*) from k
+b: delete from k where id = 3
+a: insert into k values (3, 32, 'again'), (4, 40, 'four')
+a: commit
+a: begin isolation level repeatable read
+a: select count(*) from k
+b: insert into k values (5, 50, 'five')
+a: insert into k values (6, 50, 'u-dup')
+a: insert into k values (5, 51, 'x') on conflict do nothing
+a: rollback
+a: begin isolation level repeatable read
+a: select count(*) from k
+b: insert into k values (6, 60, 'six')
+a: insert into k values (7, 60, 'x') on conflict (u) do nothing
+a: rollback
+a: begin isolation level repeatable read
+a: select count(*) from k
+b: insert into k values (8, 80, 'eight')
+a: update k set id = 8 where id = 2
+a: rollback
+a: select * from k order by id
+"""
+
+
+def _two_sessions(dsn: str, script: str) -> list:
+    steps = [(ln[0], ln[2:].strip()) for ln in script.splitlines() if ln[:2] in ("a:", "b:")]
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        for who, sql in steps:
+            try:
+                cur = (a if who == "a" else b).execute(sql)
+                out.append((sql, cur.statusmessage, cur.fetchall() if cur.description else None))
+            except psycopg.Error as e:
+                out.append((sql, e.sqlstate, e.diag.message_primary, e.diag.message_detail))
+    return out
+
+
+def test_repeatable_read_inserts_meet_concurrent_keys_as_pg15(cumulo_server, pg15):
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidel_rrkeys")
+    expected = _two_sessions(pg, RR_KEYS)
+    assert expected[6][1] == "23505" and expected[11][1] == "INSERT 0 2"
+    assert _two_sessions(cu, RR_KEYS) == expected

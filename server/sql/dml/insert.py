@@ -19,10 +19,12 @@ from ...errors import (
     FeatureNotSupported,
     InvalidColumnReference,
     ObjectNotInPrerequisiteState,
+    SerializationFailure,
     SQLError,
     SyntaxError_,
     UndefinedColumn,
     UndefinedObject,
+    UniqueViolation,
 )
 from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
@@ -282,6 +284,9 @@ def _source_convs(plan: Any, cols: list[int], table: Table,
     return out
 
 
+_CONCURRENT = "could not serialize access due to concurrent update"
+
+
 def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
                       params: ParamTypes) -> Any:
     if node is None:
@@ -325,6 +330,8 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     deferrable = next((c for c in cat.constraints_of(table.oid) if c.kind in ("p", "u")
                        and c.deferrable and any(a.oid == c.index_oid if isinstance(a, Index)
                                                 else a == c.columns for a in arbiters)), None)
+    arbiter_names = {i.name for i in cat.indexes_of(table.oid)
+                     if i in arbiters or i.columns in arbiters}
     sets: list[tuple[int, ValueFn]] = []
     where_fn = None
     if "UPDATE" in action:
@@ -359,7 +366,12 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             prepared = writer.prepare_rows([list(r)])[0]
             hit = _find_conflict(txn, table, writer, arbiters, prepared)
             if hit is None:
-                written = writer.insert_rows(sess, [list(r)], before_fired=True)
+                try:
+                    written = writer.insert_rows(sess, [list(r)], before_fired=True)
+                except UniqueViolation as e:  # NB: a row the snapshot cannot see holds the key
+                    if txn.isolation == "read committed" or e.constraint not in arbiter_names:
+                        raise
+                    raise SerializationFailure(_CONCURRENT) from None  # PG's ExecCheckTIDVisible
                 if not written:  # NB: a BEFORE INSERT trigger skipped it
                     continue
                 n += 1

@@ -34,6 +34,7 @@ from ...errors import (
     CheckViolation,
     ForeignKeyViolation,
     NotNullViolation,
+    SerializationFailure,
     UniqueViolation,
 )
 from ...kivi.ascending import AscendingKeys
@@ -312,6 +313,8 @@ class TableWriter:
             existing = txn.get(self.space, keys)
             if txn.isolation == "read committed" and any(o is not None for o in existing):
                 existing = self._pk_recheck(txn, keys, existing)
+            elif txn.isolation == "repeatable read" and any(o is not None for o in existing):
+                existing = self._pk_newest(txn, keys)
             for k, old, r in zip(keys, existing, rows, strict=True):
                 if old is not None or k in seen:
                     self._dup(self.pk_name, tuple(a + 1 for a in self.pk),
@@ -358,6 +361,34 @@ class TableWriter:
             return existing  # NB: every one as the snapshot saw it: still there
         with txn.fresh_snapshot(latest=True):
             return txn.get(self.space, keys)
+
+    def _pk_newest(self, txn: Txn, keys: list[bytes]) -> list[Any]:
+        """REPEATABLE READ: the keys' rows at the newest commit; one the snapshot shows
+        but a concurrent transaction has deleted since is locked in that newest version.
+
+        Why: PostgreSQL checks uniqueness against every committed entry, whatever the
+        snapshot: a key inserted concurrently is 23505 (here a write-write conflict,
+        40001, `write_rows`), and a key whose row was deleted concurrently is free (the
+        INSERT succeeds; checking the snapshot alone raised 23505).
+        """
+        with txn.fresh_snapshot(latest=True):
+            newest = txn.get(self.space, keys)
+        gone = [k for k, o in zip(keys, newest, strict=True) if o is None]
+        if not gone:
+            return newest
+        txn.lock_row(self.space, gone, UPDATE, latest=True)  # NB: waits for a re-inserter
+        with txn.fresh_snapshot(latest=True):
+            return txn.get(self.space, keys)
+
+    def _pk_taken(self, txn: Txn, keys: list[bytes], rows: list[tuple[Any, ...]]) -> None:
+        """REPEATABLE READ, after a write-write conflict on new keys: 23505 for the first
+        key a concurrent transaction committed a row under, as PostgreSQL reports."""
+        with txn.fresh_snapshot(latest=True):
+            newest = txn.get(self.space, keys)
+        for old, r in zip(newest, rows, strict=True):
+            if old is not None:
+                self._dup(self.pk_name, tuple(a + 1 for a in self.pk),
+                          tuple(r[i] for i in self.pk))
 
     def _pk_range_free(self, txn: Txn, keys: list[bytes]) -> bool:
         """Tells, with one short scan, that no stored key lies within the batch's key range.
@@ -550,7 +581,12 @@ class TableWriter:
         keys = self.new_keys(s, tuples)
         if check_unique:
             self.check_unique(s, txn, keys, tuples)
-        txn.put(self.space, list(zip(keys, tuples, strict=True)))
+        try:
+            txn.put(self.space, list(zip(keys, tuples, strict=True)))
+        except SerializationFailure:
+            if self.pk and check_unique and txn.isolation == "repeatable read":
+                self._pk_taken(txn, keys, tuples)  # NB: PostgreSQL's 23505, else the 40001
+            raise
         for idx in self.indexes:
             txn.put(idx.space, self.index_entries(idx, keys, tuples))
         if self.fks:  # NB: after the writes, so rows of this batch can reference each other
@@ -642,7 +678,12 @@ class TableWriter:
                 else:  # NB: DEFERRABLE INITIALLY IMMEDIATE: at the end of the statement
                     self._check_index_unique(txn, idx, new_rows, set())
             txn.put(idx.space, self.index_entries(idx, [new_keys[i] for i in changed], new_rows))
-        txn.put(self.space, list(zip(new_keys, rows, strict=True)))
+        try:
+            txn.put(self.space, list(zip(new_keys, rows, strict=True)))
+        except SerializationFailure:
+            if moved and txn.isolation == "repeatable read":  # NB: as `write_rows`
+                self._pk_taken(txn, [new_keys[i] for i in moved], [rows[i] for i in moved])
+            raise
         if self.children:  # NB: after the write: ON UPDATE CASCADE's children need the new key
             on_parent_update(s, self, old, rows)
         if self.fks:
