@@ -31,7 +31,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import bits, extcodecs, geometry, multiranges, network, ranges, records, xmlvalue
+from . import bits, enums, extcodecs, geometry, multiranges, network, ranges, records, xmlvalue
 from . import oids as T
 from .fardate import FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from .infdate import (
@@ -459,6 +459,9 @@ def binary_decoder(oid: int) -> Decoder:
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
         return _array_decoder(elem)
+    if oid in enums.LABELS:  # enum_recv: the label's text, checked as enum_in checks it
+        enum_in = enums.input_function(oid)
+        return lambda b: enum_in(_dec_text(b))
     return _dec_text
 
 

@@ -163,12 +163,20 @@ def typed(oids: tuple[int, ...], v: tuple) -> Record:
     return v if isinstance(v, Record) and v.oids == oids else Record(v, oids)
 
 
-def parse_record(s: str) -> list[str | None]:
-    """record_in's syntax: `(1,"a b",,x)` -> ['1', 'a b', None, 'x'] (fields as text)."""
+def parse_record(s: str, ncolumns: int = -1) -> list[str | None]:
+    """record_in's syntax: `(1,"a b",,x)` -> ['1', 'a b', None, 'x'] (fields as text).
+
+    `()` is one NULL field, unless the type has no columns (`ncolumns` 0): then no field.
+
+    >>> parse_record("()"), parse_record("()", 0)
+    ([None], [])
+    """
     t = s.strip()
     if not t.startswith("(") or not t.endswith(")"):
         raise InvalidTextRepresentation(f'malformed record literal: "{s}"',
                                         detail="Missing left parenthesis.")
+    if ncolumns == 0 and t == "()":
+        return []
     out: list[str | None] = []
     cur: list[str] = []
     quoted = seen = False
@@ -203,7 +211,7 @@ def text_decoder(oids: tuple[int, ...], field_decoder: Callable[[int], Callable[
     decs = [field_decoder(o) for o in oids]
 
     def dec(s: str) -> Record:
-        vals = parse_record(s)
+        vals = parse_record(s, len(oids))
         if len(vals) != len(oids):
             raise InvalidTextRepresentation(
                 f'malformed record literal: "{s}"',

@@ -45,6 +45,7 @@ from ..errors import (
 from . import (
     bits,
     dateparse,
+    enums,
     extcodecs,
     geometry,
     multiranges,
@@ -371,16 +372,22 @@ _BY_PYTYPE: dict[type, Encoder] = {
 }
 
 
-def _needs_quotes(s: str) -> bool:
+def _needs_quotes(s: str, delim: str = ",") -> bool:
     if not s or s.upper() == "NULL":
         return True
+    special = '{}",\\ \t\n\r\v\f' if delim == "," else '{}"\\ \t\n\r\v\f' + delim
     for c in s:
-        if c in '{}",\\ \t\n\r\v\f':
+        if c in special:
             return True
     return False
 
 
-def quote_array_element(s: str) -> str:
+# pg_type.typdelim where it is not a comma: box[] separates its elements with ';' (a box's
+# own text holds commas), in array input and output alike
+DELIMITERS = {geometry.BOX: ";"}
+
+
+def quote_array_element(s: str, delim: str = ",") -> str:
     """An element's text as array_out writes it: quoted when empty, NULL, or holding a
     brace, quote, comma, backslash or white space (PostgreSQL's isspace).
 
@@ -389,7 +396,7 @@ def quote_array_element(s: str) -> str:
     >>> quote_array_element('say "hi"'), quote_array_element("null")
     ('"say \\\\"hi\\\\""', '"null"')
     """
-    if _needs_quotes(s):
+    if _needs_quotes(s, delim):
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return s
 
@@ -403,7 +410,7 @@ def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
             elif isinstance(x, list | tuple) and not isinstance(x, records.Record):
                 parts.append(enc(x))
             else:
-                parts.append(quote_array_element(elem(x)))
+                parts.append(quote_array_element(elem(x), sep))
         return "{" + sep.join(parts) + "}"
 
     return enc
@@ -455,7 +462,7 @@ def text_encoder(oid: int, tz: Any = None) -> Encoder:
         return text_encoder(T.DOMAIN_BASE[oid], tz)
     elem = T.ELEMENT_OF.get(oid)
     if elem is not None:
-        return _array_of(text_encoder(elem, tz))
+        return _array_of(text_encoder(elem, tz), DELIMITERS.get(elem, ","))
     return format_generic
 
 
@@ -859,8 +866,12 @@ _QUOTED_ITEM = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S)
 _UNESCAPE = re.compile(r"\\(.)", re.S)
 
 
-def split_array(s: str) -> list[Any]:
-    """Splits array input text ('{1,"a b",NULL,{2}}') into nested lists of str / None."""
+def split_array(s: str, delim: str = ",") -> list[Any]:
+    """Splits array input text ('{1,"a b",NULL,{2}}') into nested lists of str / None.
+
+    >>> split_array("{(2,2),(1,1);(5,6),(3,4)}", ";")
+    ['(2,2),(1,1)', '(5,6),(3,4)']
+    """
     t = s.strip()
     if t.startswith("[") and "=" in t:  # explicit bounds '[1:2]={...}': bounds are dropped
         t = t[t.index("=") + 1 :].strip()
@@ -868,6 +879,12 @@ def split_array(s: str) -> list[Any]:
         raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
                                         detail='Array value must start with "{" or dimension '
                                         "information.")
+    if delim != ",":
+        out, pos = _split_level(t, 0, s, delim)
+        if t[pos:].strip():
+            raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
+                                            detail="Junk after closing right brace.")
+        return out
     flat = _FLAT_ARRAY.fullmatch(t)
     if flat is not None:  # NB: one C-level pass for the common shapes (long IN lists)
         items = [x.strip(_ARRAY_SPACE) for x in flat.group(1).split(",")]
@@ -881,7 +898,7 @@ def split_array(s: str) -> list[Any]:
     return out
 
 
-def _split_level(t: str, pos: int, orig: str) -> tuple[list[Any], int]:
+def _split_level(t: str, pos: int, orig: str, delim: str = ",") -> tuple[list[Any], int]:
     out: list[Any] = []
     pos += 1  # past '{'
     n = len(t)
@@ -892,13 +909,13 @@ def _split_level(t: str, pos: int, orig: str) -> tuple[list[Any], int]:
             pos += 1
         elif c == "}":
             return out, pos + 1
-        elif c == ",":
+        elif c == delim:
             pos += 1
             expect_item = True
         elif not expect_item:
             break
         elif c == "{":
-            sub, pos = _split_level(t, pos, orig)
+            sub, pos = _split_level(t, pos, orig, delim)
             out.append(sub)
             expect_item = False
         elif c == '"':
@@ -914,7 +931,7 @@ def _split_level(t: str, pos: int, orig: str) -> tuple[list[Any], int]:
         else:
             start = pos
             buf = []
-            while pos < n and t[pos] not in ',}':
+            while pos < n and t[pos] != delim and t[pos] != "}":
                 if t[pos] == "\\":
                     pos += 1
                 buf.append(t[pos : pos + 1])
@@ -932,7 +949,8 @@ def _array_in(elem_oid: int, tz: Any) -> Callable[[str], list[Any]]:
     def conv(items: list[Any]) -> list[Any]:
         return [None if x is None else conv(x) if isinstance(x, list) else elem(x) for x in items]
 
-    return lambda s: conv(split_array(s))
+    delim = DELIMITERS.get(elem_oid, ",")
+    return lambda s: conv(split_array(s, delim))
 
 
 def _vector_in(s: str) -> list[int]:
@@ -973,6 +991,8 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         return geometry.text_input(oid)
     if oid in (T.BIT, T.VARBIT):
         return bits.parse_bit
+    if oid in enums.LABELS:
+        return enums.input_function(oid)
     if oid in records.COMPOSITES:
         return records.text_decoder(records.COMPOSITES[oid], lambda f: text_decoder(f, tz))
     if oid in multiranges.RANGE_OF:

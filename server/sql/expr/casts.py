@@ -46,6 +46,7 @@ from ...pgtypes.ranges import SUBTYPE as RANGE_SUBTYPE
 from ...pgtypes.ranges import Range
 from ...pgtypes.records import COMPOSITES, Record, parse_record
 from ...pgtypes.text import (
+    DELIMITERS,
     TS_INFINITY,
     TS_NEG_INFINITY,
     TSTZ_INFINITY,
@@ -188,8 +189,8 @@ _TIMETZ = re.compile(r"^(\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:([+-])(\d{1,2})(
 def text_to_timetz(s: Any) -> dt.time:
     """Parses time with time zone input (`01:02:03.5+05:30`; no offset: UTC)."""
     m = _TIMETZ.match(str(s).strip())
-    if not m:
-        raise InvalidDatetimeFormat(f'invalid input syntax for type time with time zone: "{s}"')
+    if not m:  # `Z`, a zone name, seconds in the offset: timetz_in's full syntax
+        return parse_text(T.TIMETZ, str(s))
     t = text_to_time(m.group(1))
     if not m.group(2):  # no offset: the session zone's offset today, as PostgreSQL
         return time_to_timetz(t)
@@ -328,6 +329,7 @@ def text_to_uuid(s: Any) -> uuid.UUID:
 def text_to_array(elem: int) -> Callable[[Any], list[Any]]:
     """Returns a parser for array input text ('{1,2,NULL}') of the given element type."""
     conv = from_text(elem)
+    delim = DELIMITERS.get(elem, ",")
 
     def walk(items: list[Any]) -> list[Any]:
         return [None if x is None else walk(x) if isinstance(x, list) else conv(x)
@@ -336,7 +338,7 @@ def text_to_array(elem: int) -> Callable[[Any], list[Any]]:
     def parse(s: Any) -> list[Any]:
         if isinstance(s, list):
             return walk(s)
-        items = split_array(str(s))
+        items = split_array(str(s), delim)
         if any(isinstance(x, list) for x in items):  # NB: '{{1,2},{3,4}}' is two-dimensional
             _check_rectangular(items, str(s))
         return walk(items)
@@ -433,6 +435,8 @@ def to_text(v: Any, oid: int = 0) -> str:
     if isinstance(v, list):
         if oid in (T.INT2VECTOR, T.OIDVECTOR):
             return " ".join(str(x) for x in v)
+        if T.ELEMENT_OF.get(oid) in DELIMITERS:  # box[]: ';' between elements
+            return format_text(oid, v)
         return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
                               else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
                               else quote_array_element(to_text(x)) for x in v) + "}"
@@ -774,7 +778,7 @@ def _to_composite(src: int, dst: int) -> Callable[[Any], Any]:
                for f, m in zip(fields, mods, strict=True)]
 
         def from_record_text(v: Any) -> Record:
-            vals = parse_record(str(v))
+            vals = parse_record(str(v), len(fields))
             if len(vals) != len(fields):
                 raise InvalidTextRepresentation(
                     f'malformed record literal: "{v}"',

@@ -107,13 +107,13 @@ def type_by_name(text: str) -> tuple[int, int]:
             typmod = 1
     if not oid:
         bare = s.replace('"', "")
-        user = usertypes.by_oid(usertypes.lookup_oid(bare.rsplit(".", 1)[-1])) or \
+        user = usertypes.by_oid(usertypes.lookup_oid(bare)) or \
             usertypes.lookup(bare)
         if user is not None and user.kind == "p":  # CREATE TYPE name: not defined yet
             raise UndefinedObject(f'type "{text if chr(34) in text else text.lower()}" is only a shell')
         if user is not None and user.kind == "d":  # a domain is its base type (plus checks)
             return user.subtype, user.typmod
-        user_oid = usertypes.lookup_oid(bare.rsplit(".", 1)[-1])
+        user_oid = usertypes.lookup_oid(bare)
         if user_oid:
             return user_oid, -1
         if user is not None:
@@ -160,7 +160,7 @@ def datatype_oid(dt: exp.Expression) -> tuple[int, int]:
 def regtype_oid(text: str) -> int:
     """The OID `text` names as a regtype: a domain's own (type_by_name gives its base type)."""
     name = text.strip().lower().replace('"', "")
-    user = usertypes.by_oid(usertypes.lookup_oid(name.rsplit(".", 1)[-1])) or \
+    user = usertypes.by_oid(usertypes.lookup_oid(name)) or \
         usertypes.lookup(name)
     if user is not None and user.kind == "d":
         return user.oid
@@ -182,7 +182,7 @@ def domain_of(dt: exp.Expression) -> UserType | None:
         return None
     if name.startswith("pg_catalog."):
         return None
-    user = usertypes.by_oid(usertypes.lookup_oid(name.rsplit(".", 1)[-1])) or \
+    user = usertypes.by_oid(usertypes.lookup_oid(name)) or \
         usertypes.lookup(name)
     return user if user is not None and user.kind == "d" else None
 

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ...errors import InvalidTextRepresentation
-from ...pgtypes import citext, hstore, multiranges, ranges, tsearch
+from ...pgtypes import citext, enums, hstore, multiranges, ranges, tsearch
 from ...pgtypes import oids as T
 from ...pgtypes.jsonborder import sort_key as jsonb_sort_key
 from ...pgtypes.network import sort_key as network_sort_key
@@ -50,10 +50,12 @@ class TypeEnv:
             self.by_name.setdefault(t.name, t)
             self.by_name[f"{schemas.get(t.schema_oid, '?')}.{t.name}"] = t
             self.oid_by_name.setdefault(t.name, t.oid)
+            self.oid_by_name[f"{schemas.get(t.schema_oid, '?')}.{t.name}"] = t.oid
             if t.array_oid:
                 self.array_of[t.oid] = t.array_oid
             if t.kind == "r" and t.multi_oid:
                 self.oid_by_name.setdefault(t.multi_name, t.multi_oid)
+                self.oid_by_name[f"{schemas.get(t.schema_oid, '?')}.{t.multi_name}"] = t.multi_oid
                 self.multi_of[t.multi_oid] = t
                 self.array_of[t.multi_oid] = t.multi_array_oid
         self.schema_names = schemas
@@ -83,6 +85,8 @@ def use(cat: CatalogSnapshot) -> None:
         for t in cat.types:
             if t.kind == "c":
                 COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
+            elif t.kind == "e":  # NB: ALTER TYPE ... ADD VALUE makes a new snapshot: refreshed
+                enums.LABELS[t.oid] = (t.name, frozenset(t.labels))
             elif t.kind == "b" and t.name == "hstore":  # CREATE EXTENSION hstore's type
                 hstore.OIDS.add(t.oid)
             elif t.kind == "b" and t.name == "citext":  # CREATE EXTENSION citext's type

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import SQLError, UndefinedFunction, UndefinedObject, UndefinedTable
+from ...errors import (
+    InvalidSchemaName,
+    SQLError,
+    UndefinedFunction,
+    UndefinedObject,
+    UndefinedTable,
+)
 from ...pgtypes import oids as T
 from ..catalog.model import Table
+from ..expr import usertypes
 from ..expr.regcast import RegOid
 from ..expr.types import regtype_oid, type_name
 from ..pgcatalog.ddltext import format_type
@@ -70,6 +77,9 @@ def regtype_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
             return reltype
         if missing_ok:
             return None
+        parts = split_name(s.removesuffix("[]"))
+        if len(parts) == 2 and parts[0] not in names(ctx.catalog).schema_oid:
+            raise InvalidSchemaName(f'schema "{parts[0]}" does not exist') from None
         raise UndefinedObject(f'type "{text}" does not exist') from None
 
 
@@ -221,7 +231,10 @@ def regtype_out(ctx: Any, oid: int) -> str:
             if oid in types:
                 shown = rel if schema == "pg_catalog" else f"{schema}.{rel}"
                 return shown + "[]" if oid == types[1] else shown
-        return type_name(oid)  # CREATE TYPE's types (and their arrays) by name, else the OID
+        user = usertypes.by_oid(oid)
+        if user is not None:  # NB: schema-qualified outside the search path, as format_type
+            return usertypes.qualified_name(user)
+        return type_name(oid)  # CREATE TYPE's arrays (and multiranges) by name, else the OID
     return format_type(oid, None) or str(oid)
 
 

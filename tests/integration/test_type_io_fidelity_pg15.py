@@ -1,0 +1,95 @@
+"""Type input and output details a client's own type tests check, against PostgreSQL 15.
+
+- a schema-qualified user type (`'s.r'::regtype`) is that schema's type, not the one of the
+  same name on the search path, and prints schema-qualified outside it;
+- a composite type of no columns reads `()` as its one value;
+- timetz input takes `Z` and zone offsets with seconds (timetz_in's syntax, as time's);
+- box[] separates its elements with `;` (pg_type.typdelim), in input and output;
+- a bound parameter of an enum type is checked against the type's labels (22P02), in the
+  text and the binary format, before any cast (`$1::text`) could pass a bad label on.
+
+Statements compare raw bytes in both formats (typediff); pg8000 and asyncpg check what
+their users see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import psycopg
+import pytest
+
+from tests.integration.typediff import assert_same_as_pg15, pg8000_outcomes
+from tests.pg15 import PASSWORD
+
+STATEMENTS = """
+create schema tiof_s
+create type tiof_r as range (subtype = text, collation = "C")
+create type tiof_s.tiof_r as range (subtype = float8)
+create type tiof_c as (foo text, bar int8)
+create type tiof_s.tiof_c as (foo text, qux bool)
+select 'tiof_s.tiof_r'::regtype::text, 'tiof_r'::regtype::text, 'tiof_s.tiof_c'::regtype::text
+select rngsubtype::regtype::text from pg_range where rngtypid = 'tiof_s.tiof_r'::regtype
+select attname from pg_attribute a join pg_type t on t.typrelid = a.attrelid where t.oid = 'tiof_s.tiof_c'::regtype and attnum > 0 order by attnum
+select '[1.5,2]'::tiof_s.tiof_r::text, '[a,b]'::tiof_r::text
+select 'nosuch_schema.tiof_r'::regtype
+create type tiof_e as ()
+select '()'::tiof_e::text, '(,)'::tiof_c::text
+select '()'::tiof_c::text
+select '()'::tiof_e
+select '10:20:30.000040Z'::timetz, '10:20:30+01:02:03'::timetz, '01:02Z'::timetz
+select '{(2,2),(1,1);(5,6),(3,4)}'::box[]
+select ('{(2,2),(1,1);(5,6),(3,4)}'::box[])::text, array_to_string('{(2,2),(1,1);(5,6),(3,4)}'::box[], '|')
+select array['(1,2),(3,4)'::box, '(5,6),(7,8)'::box]
+select '{"(1,2),(3,4)"}'::box[]
+""".strip().splitlines()
+
+DROPS = ["drop schema if exists tiof_s cascade",
+         "drop type if exists tiof_r, tiof_c, tiof_e, tiof_mood cascade"]
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_type_io_matches_pg15(binary, pg15, cumulo_server):
+    """Every statement gives PostgreSQL 15's outcome, byte for byte."""
+    assert_same_as_pg15(pg15.dsn(), cumulo_server.dsn(), STATEMENTS, binary, drops=DROPS)
+
+
+def _enum_params(dsn: str, port: int, password: str | None) -> list:
+    """A bad label sent for an enum-typed parameter, through psycopg (text and binary),
+    asyncpg (binary) and pg8000, then a good one."""
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in DROPS:
+            c.execute(sql)
+        c.execute("create type tiof_mood as enum ('sad', 'ok')")
+        oid = c.execute("select 'tiof_mood'::regtype::oid").fetchone()[0]
+        for fmt in (0, 1):
+            res = c.pgconn.exec_params(b"select $1::text", [b"happy"], [oid], [fmt])
+            out.append((res.error_field(psycopg.pq.DiagnosticField.SQLSTATE),
+                        res.error_field(psycopg.pq.DiagnosticField.MESSAGE_PRIMARY)))
+            res = c.pgconn.exec_params(b"select $1::text", [b"ok"], [oid], [fmt])
+            out.append(res.get_value(0, 0))
+
+    async def via_asyncpg() -> list:
+        conn = await asyncpg.connect(dsn)
+        try:
+            got: list = [await conn.fetchval("select $1::tiof_mood::text", "ok")]
+            try:
+                await conn.fetchval("select $1::tiof_mood::text", "happy")
+            except asyncpg.PostgresError as e:
+                got.append((e.sqlstate, e.args[0]))
+            return got
+        finally:
+            await conn.close()
+
+    out.append(asyncio.run(via_asyncpg()))
+    out.append(pg8000_outcomes(port, password, ["select 'happy'::tiof_mood",
+                                                "select array['ok', 'sad']::tiof_mood[]::text"]))
+    return out
+
+
+def test_enum_parameters_are_checked_like_pg15(pg15, cumulo_server):
+    want = _enum_params(pg15.dsn(), pg15.port, PASSWORD)
+    assert want[0] == (b"22P02", b'invalid input value for enum tiof_mood: "happy"')
+    assert _enum_params(cumulo_server.dsn(), cumulo_server.port, None) == want
