@@ -970,11 +970,15 @@ def _column_finish(width: int, bk: list[bytes], bc: list[Chain], spans: list[Spa
         if len(cols) != width:
             raise ValueError("stored rows of another width than the scan's")
         return cols, total, seg.key(j - 1), nxt
-    keys, rows, nxt = _chunk_finish(bk, bc, spans, ts, reverse, max_keys, nxt, False)
-    if rows and {len(r) for r in rows} != {width}:
+    if spans:  # NB: hot keys among cold rows: merged by key
+        keys, rows, nxt = _chunk_finish(bk, bc, spans, ts, reverse, max_keys, nxt, False)
+        last = keys[-1] if keys else None
+    else:  # hot keys alone: the visible rows in C-level passes, no key list per row
+        rows, last = _visible_rows(bc, ts), bk[-1] if bk else None
+    if rows and set(map(len, rows)) != {width}:
         raise ValueError("stored rows of another width than the scan's")
     cols = [list(map(itemgetter(c), rows)) for c in range(width)] if rows else []
-    return cols, len(rows), keys[-1] if keys else None, nxt
+    return cols, len(rows), last, nxt
 
 
 def _visible_rows(chains: list[Chain], ts: int) -> list[Row]:
