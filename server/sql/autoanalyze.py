@@ -229,7 +229,8 @@ class AutoAnalyze:
                     txn.abort()
                     raise
             if stale:
-                self.store.bump()  # NB: cached plans were chosen without these statistics
+                # NB: the plans that read these tables were chosen without these statistics
+                self.store.bump(changed=frozenset(t.name.lower() for t in tables))
                 self.store.snapshot(db_oid)  # reloads the optimizer's statistics now
             else:
                 self.store.reload_stats()  # NB: the plans stay: see `replans`

@@ -101,6 +101,7 @@ class SQLSession:
         self.savepoints: list[tuple[str, Any, bool, dict[str, str]]] = []
         self.txn_catalog: CatalogSnapshot | None = None
         self.txn_ddl = False
+        self.txn_analyzed: frozenset[str] = frozenset()  # tables ANALYZE'd in the block
         self.pending_drops: list[int] = []
         self.notices: list[SQLError] = []
         self.cache = PlanCache(self.store.keeps)
@@ -948,7 +949,7 @@ class SQLSession:
             except BaseException:
                 self.abort_txn()
                 raise
-        txn, ddl, drops = self.txn, self.txn_ddl, self.pending_drops
+        txn, ddl, drops, analyzed = self.txn, self.txn_ddl, self.pending_drops, self.txn_analyzed
         notifies = self.pending_notifies
         if notifies:
             self.pending_notifies = []
@@ -958,6 +959,8 @@ class SQLSession:
             return
         counts = write_counts(txn) if txn.has_writes else None  # automatic ANALYZE
         changed = self.store.changes_of(txn, self.db.oid) if ddl else None
+        if analyzed and (changed is not None or not ddl):  # NB: plans made without the stats
+            changed = analyzed if changed is None else changed | analyzed
         try:
             cts = txn.commit()
         except BaseException:
@@ -965,7 +968,7 @@ class SQLSession:
             if ddl:
                 self.store.bump()
             raise
-        if ddl:
+        if ddl or analyzed:
             self.store.bump(cts, changed)  # NB: with several query engines, returns once they know
         if counts:
             self.engine.autoanalyze.note(self.db.oid, counts)
@@ -1001,6 +1004,7 @@ class SQLSession:
             self.savepoints = []
         self.txn_catalog = None
         self.txn_ddl = False
+        self.txn_analyzed = frozenset()
         if self.pending_drops:
             self.pending_drops = []
         self.txn_started_at = None

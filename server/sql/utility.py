@@ -367,7 +367,8 @@ def _vacuum_targets(sql: str) -> list[tuple[str | None, str]]:
 def run_analyze(s: SQLSession, tables: list[Any]) -> None:
     """ANALYZE: collects each table's statistics and stores them (`catalog.statstore`) in the
     statement's transaction; the catalog version bump at commit makes every session reload
-    them (the optimizer's `stats.STATS`) and replan."""
+    them (the optimizer's `stats.STATS`) and replan what reads those tables: the bump names
+    them (`CatalogStore.keeps`), so plans over other tables stay."""
     own = s.txn is None and not s.in_block  # NB: BEGIN starts no transaction until needed
     # NB: never overlapping the automatic ANALYZE's transaction, whose write would conflict
     with s.engine.autoanalyze.lock if own else contextlib.nullcontext():
@@ -383,8 +384,9 @@ def run_analyze(s: SQLSession, tables: list[Any]) -> None:
             if own:
                 txn.abort()
             raise
+    analyzed = frozenset(t.name.lower() for t in tables if t.kind == "r")
     if own:
-        s.store.bump()  # NB: cached plans chose their joins without these statistics
+        s.store.bump(changed=analyzed)  # NB: their plans chose joins without these statistics
         s.store.snapshot(s.db.oid)  # reloads the optimizer's statistics now
     else:
-        s.txn_ddl = True  # the commit bumps the catalog version
+        s.txn_analyzed |= analyzed  # the commit bumps the catalog version, naming them
