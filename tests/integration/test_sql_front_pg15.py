@@ -787,6 +787,22 @@ alter index if exists nosuch alter column 1 set statistics 7;
 select attnum, attname, attstattarget from pg_attribute where attrelid = 'ei'::regclass order by 1;
 select relname, relpersistence, reltablespace from pg_class where relname in ('w3', 'w4', 'ei') order by 1
 """,
+    "reg_literals_convert_at_parse": """
+create table t (a int primary key);
+create sequence sq;
+select 1 where false and 'nosuch'::regclass is not null;
+select 1 from pg_class where false and oid = 'nosuch.x'::regclass;
+select case when false then 'nosuch'::regclass end;
+select 1 where false and 'nosuch'::regtype is not null;
+select 1 where false and 'nosuch'::regnamespace is not null;
+select 1 where false and 'nosuch.x.y.z'::regclass is not null;
+prepare p as select 1 from pg_class where false and oid = 'nosuch'::regclass;
+select coalesce(1, 'nosuch'::regclass::int);
+select 1 where false and 'nosuch'::text::regclass is not null;
+create function g() returns int language plpgsql as $$ begin if false then return 'nosuch'::regclass; end if; return 1; end $$;
+select g();
+select 't'::regclass, 'sq'::regclass, 't_pkey'::regclass, 'public.t'::regclass, 'pg_class'::regclass
+""",
     "float8_hex_tsquery_compare": """
 select '0x1F'::float8, '0x1p3'::float8, 'inf'::float8, '  nan '::float8::text, '-INF'::float8, ' 0X10 '::float8;
 select '0x1.8p1'::float8, '0x1P-2'::float4, '-0x10'::float8, '0x1F'::float4, ' -nan'::float8::text;

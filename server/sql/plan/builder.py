@@ -52,7 +52,7 @@ from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
 from .nullmark import mark_join_alias, mark_null_side, whole_row_names
-from .regresolver import RegResolver, once_per_catalog
+from .regresolver import RegResolver, check_literal, once_per_catalog
 from .rowsfrom import rows_from
 from .srflift import has_nested_srf
 from .transition import lookup as transition_table
@@ -744,6 +744,7 @@ class Planner:
         tname = T.TYPES[target].name
         if inner.kind == "param" and inner.type == T.UNKNOWN:
             inner = coerce(inner, T.TEXT, params=self.params)
+        literal = inner.kind == "const" and inner.type == T.UNKNOWN and inner.data is not None
         if inner.type == T.UNKNOWN:
             inner = coerce(inner, T.TEXT)
         from_text = ty.is_string(inner.type)
@@ -752,6 +753,8 @@ class Planner:
         ctxe = E("ctxfn", None, [], T.UNKNOWN)
         if cast_fd and fmt_fd:
             cast_fn, fmt_fn = cast_fd[0].impl, fmt_fd[0].impl
+            if literal:  # NB: PostgreSQL converts a literal as it parses: 42P01 under WHERE false
+                check_literal(cast_fn, self.catalog, self.search_path, str(inner.data))
 
             def conv(fctx: Any, v: Any) -> Any:
                 oid = cast_fn(fctx, str(v)) if from_text else int(v)

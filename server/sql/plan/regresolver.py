@@ -9,6 +9,7 @@ stays in `expr.regcast`, below them (the relations return RegOids).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UndefinedFunction, UndefinedObject, UndefinedTable
@@ -67,6 +68,29 @@ def once_per_catalog(conv: Callable[[Any, Any], Any]) -> Callable[[Any, Any], An
 
 
 _VALUES_KEPT = 4096  # distinct values remembered per catalog snapshot
+
+
+@dataclass(frozen=True)
+class _PlanNames:
+    """The part of a `FunctionContext` the reg* input functions read, while planning."""
+
+    catalog: Any
+    path: tuple[str, ...]
+    user: str = ""
+
+    def search_path(self) -> list[str]:
+        return list(self.path)
+
+
+def check_literal(cast_fn: Callable[[Any, Any], Any], catalog: Any, search_path: list[str],
+                  text: str) -> None:
+    """Resolves a reg* literal once while planning, for its error only: PostgreSQL converts
+    `'nosuch'::regclass` as it parses, so it fails under `WHERE false` or in a CASE branch
+    never taken, and PREPARE fails. The value itself is resolved when the plan runs
+    (`once_per_catalog`), since a cached plan outlives the catalog it was made in. A
+    three-part name is left to the run: it names the session's database."""
+    if text.count(".") != 2:
+        cast_fn(_PlanNames(catalog, tuple(search_path)), text)
 
 
 class RegResolver:
