@@ -74,7 +74,7 @@ from .operators import arith
 from .rangeops import involves_range, range_op
 from .regarrays import REG_PARAMS, REG_TYPES, reg_param
 from .regcast import RegOid
-from .rowcast import row_cast
+from .rowcast import row_array_cast, row_cast
 from .rowpopulate import record_fields
 from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
 from .udf import bind_user_function, user_parameters
@@ -1084,7 +1084,11 @@ class Binder(SpecialForms, XmlForms):
         except UndefinedObject:
             table = self._row_type_table(node.to)
             if table is None:
-                raise
+                array_of = self._row_array_table(node.to)
+                if array_of is None:
+                    raise
+                inner = self.bind(node.this)
+                return row_array_cast(inner, array_of, array_of.name)
             inner = self.bind(node.this)
             strong = colnames.strength(node) > 1 and inner.name != "?column?"
             return row_cast(inner, table, inner.name if strong else table.name)
@@ -1126,6 +1130,14 @@ class Binder(SpecialForms, XmlForms):
         return e
 
     b_TryCast = b_Cast
+
+    def _row_array_table(self, to: exp.Expression) -> Any:
+        """The table whose row type's array a cast names (`'{"(3,4)"}'::t[]`), else None."""
+        if not isinstance(to, exp.DataType) or to.this != exp.DataType.Type.ARRAY or \
+                len(to.expressions) != 1:
+            return None
+        table = self._row_type_table(to.expressions[0])
+        return table if table is not None and table.array_type else None
 
     def _row_type_table(self, to: exp.Expression) -> Any:
         """The table whose row type a cast's unknown type name names (`'(3,4)'::t`), else None."""
