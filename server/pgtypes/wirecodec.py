@@ -1,7 +1,7 @@
 """Client encodings: converting a connection's messages between its client_encoding and UTF8.
 
 Cumulo works in UTF8 inside, as a PostgreSQL server created with UTF8 does.
-A client whose client_encoding is LATIN1, LATIN9, WIN1252 or EUC_JP sends
+A client whose client_encoding is any other of PostgreSQL's (LATIN1, EUC_JP...) sends
 and expects text in that encoding; SQL_ASCII means no conversion at all, as
 in PostgreSQL. Rather than thread an encoding through every message builder,
 `WireRecoder` rewrites whole protocol messages at the connection's edge:
@@ -19,7 +19,9 @@ encoding "UTF8" has no equivalent in encoding "LATIN1"`), and a Query whose
 bytes are not valid in the client encoding fails with 22021.
 
 >>> canonical("latin-1"), canonical("ISO_8859_15"), canonical("utf-8"), canonical("koi8")
-('LATIN1', 'LATIN9', 'UTF8', None)
+('LATIN1', 'LATIN9', 'UTF8', 'KOI8R')
+>>> canonical("euc-tw"), canonical("win"), canonical("klingon")
+('EUC_TW', 'WIN1251', None)
 >>> r = WireRecoder("LATIN1")
 >>> r.incoming(b"Q" + (9).to_bytes(4, "big") + b"caf\\xe9\\x00")
 b'Q\\x00\\x00\\x00\\ncaf\\xc3\\xa9\\x00'
@@ -32,15 +34,39 @@ import struct
 _I32 = struct.Struct("!i")
 _I16 = struct.Struct("!h")
 
-# PostgreSQL's encoding name -> Python codec (None: SQL_ASCII, bytes pass unchanged)
+# PostgreSQL's encoding name -> Python codec (None: SQL_ASCII, bytes pass unchanged). Every
+# client encoding PostgreSQL 15 accepts beside a UTF8 server; EUC_TW has no Python codec and
+# passes ASCII only (anything else fails as a character with no equivalent).
 CODECS: dict[str, str | None] = {
-    "UTF8": "utf-8", "SQL_ASCII": None, "LATIN1": "latin-1", "LATIN9": "iso8859-15",
-    "WIN1252": "cp1252", "EUC_JP": "euc_jp",
+    "UTF8": "utf-8", "SQL_ASCII": None, "LATIN1": "latin-1", "LATIN2": "iso8859-2",
+    "LATIN3": "iso8859-3", "LATIN4": "iso8859-4", "LATIN5": "iso8859-9", "LATIN6": "iso8859-10",
+    "LATIN7": "iso8859-13", "LATIN8": "iso8859-14", "LATIN9": "iso8859-15",
+    "LATIN10": "iso8859-16", "ISO_8859_5": "iso8859-5", "ISO_8859_6": "iso8859-6",
+    "ISO_8859_7": "iso8859-7", "ISO_8859_8": "iso8859-8", "WIN866": "cp866", "WIN874": "cp874",
+    "WIN1250": "cp1250", "WIN1251": "cp1251", "WIN1252": "cp1252", "WIN1253": "cp1253",
+    "WIN1254": "cp1254", "WIN1255": "cp1255", "WIN1256": "cp1256", "WIN1257": "cp1257",
+    "WIN1258": "cp1258", "KOI8R": "koi8-r", "KOI8U": "koi8-u", "EUC_JP": "euc_jp",
+    "EUC_JIS_2004": "euc_jis_2004", "EUC_CN": "gb2312", "EUC_KR": "euc_kr", "EUC_TW": "ascii",
+    "SJIS": "shift_jis", "SHIFT_JIS_2004": "shift_jis_2004",
+    "BIG5": "big5", "GBK": "gbk", "GB18030": "gb18030", "UHC": "cp949", "JOHAB": "johab",
 }
+# multi-byte encodings: bytes that do not decode are 22021, as PostgreSQL's mbverifystr
+_MULTIBYTE = frozenset({"EUC_JP", "EUC_JIS_2004", "EUC_CN", "EUC_KR", "EUC_TW", "SJIS",
+                        "SHIFT_JIS_2004", "BIG5", "GBK", "GB18030", "UHC", "JOHAB"})
+# encodings PostgreSQL knows but cannot convert from UTF8 (0A000, not 22023)
+UNCONVERTIBLE = frozenset({"MULE_INTERNAL"})
+# PostgreSQL's encnames.c, keys without '-' and '_'
 _ALIASES = {
-    "UTF8": "UTF8", "UNICODE": "UTF8", "SQLASCII": "SQL_ASCII", "LATIN1": "LATIN1",
-    "ISO88591": "LATIN1", "LATIN9": "LATIN9", "ISO885915": "LATIN9", "WIN1252": "WIN1252",
-    "WINDOWS1252": "WIN1252", "EUCJP": "EUC_JP",
+    **{k.replace("_", ""): k for k in CODECS}, "MULEINTERNAL": "MULE_INTERNAL",
+    "UNICODE": "UTF8", "ISO88591": "LATIN1", "ISO88592": "LATIN2", "ISO88593": "LATIN3",
+    "ISO88594": "LATIN4", "ISO88599": "LATIN5", "ISO885910": "LATIN6", "ISO885913": "LATIN7",
+    "ISO885914": "LATIN8", "ISO885915": "LATIN9", "ISO885916": "LATIN10", "ISO88595":
+    "ISO_8859_5", "ISO88596": "ISO_8859_6", "ISO88597": "ISO_8859_7", "ISO88598": "ISO_8859_8",
+    "ALT": "WIN866", "KOI8": "KOI8R", "MSKANJI": "SJIS", "SHIFTJIS": "SJIS", "TCVN": "WIN1258",
+    "TCVN5712": "WIN1258", "VSCII": "WIN1258", "ABC": "WIN1258", "WIN": "WIN1251",
+    "WIN932": "SJIS", "WIN936": "GBK", "WIN949": "UHC", "WIN950": "BIG5",
+    **{f"WINDOWS{n}": f"WIN{n}" for n in (866, 874, *range(1250, 1259))},
+    "WINDOWS932": "SJIS", "WINDOWS936": "GBK", "WINDOWS949": "UHC", "WINDOWS950": "BIG5",
 }
 # text-like types whose binary form is their text (textsend): converted in binary fields too
 _TEXT_TYPES = frozenset({25, 1043, 1042, 19, 114, 142, 705})
@@ -95,10 +121,11 @@ class WireRecoder:
         try:
             return b.decode(self.codec).encode("utf-8")
         except UnicodeDecodeError as e:
-            bad = b[e.start:e.end + (1 if self.encoding == "EUC_JP" else 0)][:2]
-            if self.encoding == "EUC_JP":
-                raise _Unconvertible("22021", f'invalid byte sequence for encoding "EUC_JP": '
-                                              f"{_hex(bad)}") from None
+            multibyte = self.encoding in _MULTIBYTE
+            bad = b[e.start:e.end + (1 if multibyte else 0)][:2]
+            if multibyte:
+                raise _Unconvertible("22021", f"invalid byte sequence for encoding "
+                                              f'"{self.encoding}": {_hex(bad)}') from None
             raise _Unconvertible("22P05", f"character with byte sequence {_hex(bad)} in encoding "
                                           f'"{self.encoding}" has no equivalent in encoding '
                                           f'"UTF8"') from None

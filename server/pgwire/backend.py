@@ -228,6 +228,10 @@ class Session(Protocol):
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a SQL-level cursor (DECLARE), for Describe('P', name); None if absent."""
 
+    def close_cursor(self, name: str) -> None:
+        """Closes a SQL-level cursor for Close('P', name): portals and DECLAREd cursors share
+        one namespace in PostgreSQL. No error when there is none."""
+
     def sync(self) -> None:
         """Ends an extended-protocol implicit transaction (commit, or rollback after an error)."""
 

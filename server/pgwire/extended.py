@@ -613,6 +613,8 @@ class ExtendedQuery:
             portal = self.portals.pop(name, None)
             if portal is not None:
                 portal.close()
+            elif self.session is not None:
+                self.session.close_cursor(name)  # NB: a DECLAREd cursor is a portal too
         self.out += M.CLOSE_COMPLETE
 
     def _sync(self, _payload: bytes) -> None:

@@ -68,7 +68,7 @@ _MOVE = re.compile(r'\s*move\s+(?:forward\s+)?(all|\d+)?\s*(?:(?:from|in)\s+)?'
 def normalize_encoding(value: str) -> str:
     """Maps client_encoding spellings ('utf-8', "'utf-8'", 'unicode', 'UTF8') to PostgreSQL's."""
     name = value.strip().strip("'\"").strip()
-    return canonical(name) or name.upper()
+    return canonical(name) or name  # NB: an unknown name is reported as the client spelled it
 
 
 def fatal(exc: SQLError) -> SQLError:

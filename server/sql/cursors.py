@@ -24,6 +24,7 @@ from ..errors import (
     InvalidCursorName,
     NoActiveSQLTransaction,
     ObjectNotInPrerequisiteState,
+    SyntaxError_,
 )
 from ..pgwire.backend import Column, Result
 from .dml.ctedml import refuse_in
@@ -187,6 +188,8 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     hold = (m.group("hold") or "").strip().upper().startswith("WITH")
     opts = " ".join((m.group("opts") or "").upper().split())
     inner = m.group("query").strip()
+    if not inner:  # NB: psycopg's named cursor of an empty query: DECLARE "c" CURSOR FOR
+        raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
     tree = parse_sql(inner)
     if not isinstance(tree, exp.Query | exp.Values):  # DECLARE takes a SELECT or VALUES only
         raise syntax_error_at(inner, offset=max(sql.find(inner), 0))

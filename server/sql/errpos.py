@@ -242,7 +242,8 @@ def _find_outside_comments(sql: str, quoted: str) -> int:
 
 
 def semicolon_after(e: BaseException, sql: str) -> None:
-    """`at end of input` becomes `at or near ";"` when the statement's `;` is what follows.
+    """`at end of input` becomes `at or near ";"` when the statement's `;` is what follows, and
+    points past the Query's trailing blanks when nothing does.
 
     Statements are parsed without their terminating semicolon, but PostgreSQL lexes
     the whole Query message, so the token at the error's position is that `;`.
@@ -251,6 +252,10 @@ def semicolon_after(e: BaseException, sql: str) -> None:
     >>> semicolon_after(e, "select 1 from ep where;")
     >>> e.message
     'syntax error at or near ";"'
+    >>> e = SQLError("syntax error at end of input", sqlstate="42601", position=11)
+    >>> semicolon_after(e, "select 1 +  ")
+    >>> e.position
+    13
     """
     if not isinstance(e, SQLError) or e.position is None or e.sqlstate != "42601":
         return
@@ -258,7 +263,9 @@ def semicolon_after(e: BaseException, sql: str) -> None:
         return
     rest = sql[e.position - 1:]
     stripped = rest.lstrip()
-    if stripped.startswith(";"):
+    if not stripped:  # NB: the end of the input is after the Query's trailing blanks
+        e.position = len(sql) + 1
+    elif stripped.startswith(";"):
         e.position += len(rest) - len(stripped)
         e.message = 'syntax error at or near ";"'
         e.args = (e.message,)

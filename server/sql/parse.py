@@ -377,7 +377,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("close", re.compile(r"CLOSE\s+(?P<name>ALL|" + _NAME + r")\s*$", _I)),
     ("declare", re.compile(r"DECLARE\s+(?P<name>" + _NAME + r")\s+(?P<opts>(?:\s*(?:BINARY|"
                            r"INSENSITIVE|ASENSITIVE|NO\s+SCROLL|SCROLL))*)\s*CURSOR"
-                           r"(?P<hold>\s+(?:WITH|WITHOUT)\s+HOLD)?\s+FOR\s+(?P<query>.+)$", _I)),
+                           r"(?P<hold>\s+(?:WITH|WITHOUT)\s+HOLD)?\s+FOR\b\s*(?P<query>.*)$", _I)),
     ("fetch", re.compile(r"(?P<verb>FETCH|MOVE)(?:\s+(?P<dir>NEXT|PRIOR|FIRST|LAST|ALL|"
                          r"FORWARD\s+ALL|FORWARD\s+[+-]?\d+|FORWARD|BACKWARD\s+ALL|"
                          r"BACKWARD\s+[+-]?\d+|BACKWARD|ABSOLUTE\s+[+-]?\d+|RELATIVE\s+[+-]?\d+|"

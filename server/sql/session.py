@@ -506,6 +506,10 @@ class SQLSession:
         cur = self.cursors.get(name)
         return None if cur is None else cur.columns
 
+    def close_cursor(self, name: str) -> None:
+        """Close('P', name) of a DECLAREd cursor (libpq's PQclosePortal)."""
+        self.cursors.pop(name, None)
+
     def sync(self) -> None:
         """Ends an extended-protocol implicit transaction."""
         self.running = False
@@ -917,15 +921,15 @@ class SQLSession:
         """Returns the open transaction, beginning one with the current modes if needed."""
         if self.txn is None:
             values, modes = self.settings.values, self.txn_modes
-            iso = modes.get("isolation") or values["default_transaction_isolation"]
-            if iso == "read uncommitted":
+            iso = shown = modes.get("isolation") or values["default_transaction_isolation"]
+            if iso == "read uncommitted":  # NB: runs as READ COMMITTED, reported as set (PG)
                 iso = "read committed"
             ro = modes.get("read_only")
             if ro is None:
                 ro = values["default_transaction_read_only"] == "on"
             self.txn = self.engine.tm.begin(isolation=iso, read_only=ro, session=self)
             self.txn_started_at = dt.datetime.now(dt.UTC)
-            values["transaction_isolation"] = iso
+            values["transaction_isolation"] = shown
             values["transaction_read_only"] = "on" if ro else "off"
             deferrable = modes.get("deferrable")  # NB: accepted; snapshots are safe
             values["transaction_deferrable"] = (

@@ -15,7 +15,12 @@ import os
 import re
 from contextvars import ContextVar
 
-from ..errors import CantChangeRuntimeParam, InvalidParameterValue, UndefinedObject
+from ..errors import (
+    CantChangeRuntimeParam,
+    FeatureNotSupported,
+    InvalidParameterValue,
+    UndefinedObject,
+)
 from ..pgtypes import dateparse, wirecodec, xmlvalue, zones
 from .settingdocs import describe
 
@@ -236,6 +241,9 @@ def _normalise(name: str, value: str) -> str:
         enc = wirecodec.canonical(v)
         if enc is None:
             raise InvalidParameterValue(f'invalid value for parameter "client_encoding": "{v}"')
+        if enc in wirecodec.UNCONVERTIBLE:
+            raise FeatureNotSupported(f'invalid value for parameter "client_encoding": "{v}"',
+                                      detail=f"Conversion between {enc} and UTF8 is not supported.")
         return enc
     if name == "datestyle":
         parts = [p.strip().lower() for p in v.split(",")]

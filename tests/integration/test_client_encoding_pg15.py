@@ -1,4 +1,4 @@
-"""Client encodings LATIN1, LATIN9, WIN1252, EUC_JP and SQL_ASCII against PostgreSQL 15 (issue 16, item 4).
+"""Client encodings (LATIN1, LATIN9, WIN1252, EUC_JP, SQL_ASCII, KOI8R, SJIS...) against PostgreSQL 15 (issue 16, item 4).
 
 The statements are raw bytes in the client encoding, sent through libpq as a
 simple Query (text results) and through the extended protocol (binary
@@ -27,6 +27,21 @@ STATEMENTS = [
     b"set client_encoding to 'latin-9'", b"show client_encoding", b"select pg_client_encoding()",
     b"select chr(8364), 1/0", b"select chr(8364)", b"set client_encoding to 'iso_8859_1'",
     b"show client_encoding",
+    # every other client encoding PostgreSQL accepts beside UTF8, aliases, and the errors
+    b"set client_encoding to 'KOI8R'", "select 'привет', length('привет')".encode("koi8_r"),
+    b"select chr(1046), chr(233)", b"set client_encoding to 'WIN1251'",
+    "select 'привет' as \"имя\"".encode("cp1251"), b"set client_encoding to 'LATIN2'",
+    "select 'łódź'".encode("iso8859_2"), b"select chr(8364)", b"set client_encoding to 'SJIS'",
+    "select '日本語', length('日本語')".encode("shift_jis"), b"set client_encoding to 'EUC_KR'",
+    "select '한국어'".encode("euc_kr"), b"set client_encoding to 'GBK'",
+    "select '中文'".encode("gbk"), b"set client_encoding to 'BIG5'", "select '中文'".encode("big5"),
+    b"set client_encoding to 'EUC_TW'", b"select 'abc', 1", b"show client_encoding",
+    b"set client_encoding to 'win'", b"show client_encoding", b"set client_encoding to 'koi8'",
+    b"show client_encoding", b"set client_encoding to 'windows-1250'", b"show client_encoding",
+    b"set client_encoding to 'klingon'", b"set client_encoding to 'MULE_INTERNAL'",
+    b"set client_encoding to 'WIN866'", "select 'ж'".encode("cp866"),
+    b"set client_encoding to 'ISO_8859_7'", "select 'αβγ'".encode("iso8859_7"),
+    b"set client_encoding to 'EUC_CN'", "select '中文'".encode("gb2312"),
 ]
 
 

@@ -20,6 +20,7 @@ SETUP = "create table ep (a int, b numeric, d date)"
 STATEMENTS = [
     "select 1 from ep where;",
     "select 1 from ep where",
+    "select 1 from ep where   ",
     "select * from ep where a = ;",
     "select a b c from ep",
     "select * from ep limit",
@@ -101,7 +102,7 @@ def _psql_caret(dsn: str, sql: str) -> list[str]:
 
 @pytest.mark.parametrize("sql", [
     "select 'abc'::int", "select * from ep where;", "select 1; select 'abc'::int",
-    "select 1;\nselect * from ep\nwhere a = ;"])
+    "select 1;\nselect * from ep\nwhere a = ;", "select * from ep where   "])
 def test_psql_prints_the_caret(cumulo_server, pg15, sql):
     expected = _psql_caret(pg15.dsn(), sql)
     assert any(x.startswith("LINE ") for x in expected)

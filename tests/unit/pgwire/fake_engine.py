@@ -175,6 +175,9 @@ class FakeSession:
     def cursor_columns(self, name: str) -> list[Column] | None:
         return self.cursors.get(name)
 
+    def close_cursor(self, name: str) -> None:
+        self.cursors.pop(name, None)
+
     def sync(self) -> None:
         self.syncs += 1
 
