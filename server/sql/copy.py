@@ -51,6 +51,8 @@ from ..pgtypes.text import text_decoder, text_encoder
 from ..pgwire.backend import Result
 from .context import ParamTypes
 from .copybatch import (
+    arrow_block,
+    arrow_decoder,
     column_decoder,
     fixed_binary_layout,
     may_hold_null,
@@ -322,6 +324,12 @@ class CopyIn:
             column_decoder(t, tz, table.columns[p].typmod) if t == T.NUMERIC
             else _column_then(column_decoder(t, tz), typmods.get(p), t, table.columns[p].typmod)
             for t, p in zip(types, positions, strict=True)]
+        # columns taken from Arrow's split of a block as they are (`copybatch.arrow_block`);
+        # None: every column is wanted as Python strings, and `split_block` splits
+        arrow = [arrow_decoder(t) if p not in typmods else None
+                 for t, p in zip(types, positions, strict=True)]
+        self.arrow_decoders = arrow if any(arrow) and self.delim.isascii() and \
+            self.delim != "\n" else None
         self.started = time.monotonic()
         self.fixed = fixed_binary_layout(types)
         self.types = types
@@ -431,10 +439,19 @@ class CopyIn:
         self.line_no = first + count
         if has_esc:
             check_escaped_nul(text.split("\n"), self.table.name, first)
-        fields = split_block(text, delim, n)
+        nulls = self.all_columns if may_hold_null(text, self.null, delim) else frozenset()
+        fields: list[Any] | None = None
+        if self.arrow_decoders is not None and not has_esc and not nulls and "\r" not in text:
+            # NB: no NULL, no escape: Arrow splits it as `split_block` would; the columns
+            # whose decoders want Python strings get them, the others stay Arrow arrays
+            got = arrow_block(text.encode(), delim, n, count)
+            if got is not None:
+                fields = [a if dec is not None else a.to_pylist()
+                          for a, dec in zip(got, self.arrow_decoders, strict=True)]
+        if fields is None:
+            fields = split_block(text, delim, n)
         if fields is None:
             self._bad_line(text.split("\n"), first)
-        nulls = self.all_columns if may_hold_null(text, self.null, delim) else frozenset()
         self._add_fields(fields, first, count, has_esc,  # type: ignore[arg-type]
                          nulls - self.force_not_null)
 
@@ -489,7 +506,7 @@ class CopyIn:
         self._add_fields(fields, first, len(records), False, fn - fnn)
         return True
 
-    def _add_fields(self, fields: list[list[str]], first: int, count: int, has_esc: bool,
+    def _add_fields(self, fields: list[Any], first: int, count: int, has_esc: bool,
                     nulls: Collection[int]) -> None:
         """Converts a block's raw fields a column at a time and adds its rows; lines
         first + 1 ... first + count. `nulls`: the columns where a field equal to the NULL
@@ -498,6 +515,9 @@ class CopyIn:
         cols: list[Any] = []
         try:
             for i, values in enumerate(fields):
+                if type(values) is not list:  # NB: an Arrow array (`_text_lines`)
+                    cols.append(self.arrow_decoders[i](values))  # type: ignore[index,misc]
+                    continue
                 dec = self.decoders[i]
                 if has_esc and "\\" in delim.join(values):
                     cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
@@ -507,6 +527,7 @@ class CopyIn:
                 else:
                     cols.append(self.column_decoders[i](values))
         except SQLError as e:
+            fields = [v if type(v) is list else v.to_pylist() for v in fields]
             raw = [[None if v == null and (has_esc or i in nulls) else
                     _ESC.sub(_unescape, v) if has_esc and "\\" in v else v
                     for v in values] for i, values in enumerate(fields)]

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 
 from ..kivi.wirecols import DATE, DECIMAL, NAIVE_US, PLAIN, Encoded, scaled_kind
 from ..pgtypes import oids as T
@@ -136,7 +137,11 @@ def _arrow_ints(col: Sequence[str], typ: pa.DataType) -> list[int] | None:
     >>> _arrow_ints(["32768"], pa.int16()), _arrow_ints([" 5"], pa.int32())
     (None, None)
     """
-    arr = pa.array(col, pa.string())
+    return _arrow_ints_of(pa.array(col, pa.string()), typ)
+
+
+def _arrow_ints_of(arr: pa.Array, typ: pa.DataType) -> list[int] | None:
+    """`_arrow_ints` of the values as an Arrow string array."""
     data = arr.buffers()[2]
     if data is None or data.to_pybytes().translate(None, b"0123456789-"):
         return None  # NB: anything but digits and minus signs (x, blanks, +) goes the slow way
@@ -144,6 +149,85 @@ def _arrow_ints(col: Sequence[str], typ: pa.DataType) -> list[int] | None:
         return list(arr.cast(typ).to_numpy().tolist())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+
+
+ArrowDecoder = Callable[[pa.Array], Sequence[Any]]
+_TRUE = pa.array(["t", "true"])
+_FALSE = pa.array(["f", "false"])
+
+
+def arrow_decoder(oid: int) -> ArrowDecoder | None:
+    """`column_decoder` for a column given as an Arrow string array (`arrow_block`), for
+    the types converted without a Python string per value (integers, booleans); None
+    for the others, whose decoders take the values as Python strings.
+
+    >>> arrow_decoder(T.INT4)(pa.array(["1", "-20", "007"])), arrow_decoder(T.TEXT)
+    ([1, -20, 7], None)
+    >>> arrow_decoder(T.BOOL)(pa.array(["t", "false", "true"])).wire
+    [True, False, True]
+    >>> arrow_decoder(T.INT2)(pa.array(["1", "32768"]))
+    Traceback (most recent call last):
+    ...
+    cumulo.server.errors.NumericValueOutOfRange: value "32768" is out of range for type smallint
+    """
+    slow = column_decoder(oid)
+    typ = _ARROW_INTS.get(oid)
+    if typ is not None:
+
+        def ints(arr: pa.Array) -> Sequence[Any]:
+            got = _arrow_ints_of(arr, typ) if len(arr) else None
+            return slow(arr.to_pylist()) if got is None else _plain(got)
+
+        return ints
+    if oid == T.BOOL:
+
+        def bools(arr: pa.Array) -> Sequence[Any]:
+            true = pc.is_in(arr, value_set=_TRUE)
+            if not pc.all(pc.or_(true, pc.is_in(arr, value_set=_FALSE))).as_py():
+                return slow(arr.to_pylist())
+            return _plain(true.to_pylist())
+
+        return bools
+    return None
+
+
+def arrow_block(data: bytes, delim: str, n: int, lines: int) -> list[pa.Array] | None:
+    """`split_block` of a block (UTF-8, `lines` newline-separated lines, no carriage
+    return, no backslash) by Arrow's CSV reader with quoting and escapes off: the n
+    columns as Arrow string arrays, no Python string per field. None when a line has
+    another field count than n (`split_block` then says which).
+
+    >>> [a.to_pylist() for a in arrow_block(b"1,a\\n2,", ",", 2, 2)]
+    [['1', '2'], ['a', '']]
+    >>> arrow_block(b"1,a\\n2", ",", 2, 2), arrow_block(b"1,a\\n", ",", 2, 2)
+    (None, None)
+    """
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False,
+                                          block_size=len(data) + 1),
+            parse_options=_csv_options(delim),
+            convert_options=_string_columns(n))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if table.num_columns != n or table.num_rows != lines:  # NB: an empty last line is a row
+        return None
+    return [c.combine_chunks() for c in table.columns]
+
+
+@functools.lru_cache(maxsize=16)
+def _csv_options(delim: str) -> pcsv.ParseOptions:
+    return pcsv.ParseOptions(delimiter=delim, quote_char=False, escape_char=False,
+                             double_quote=False, newlines_in_values=False,
+                             ignore_empty_lines=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _string_columns(n: int) -> pcsv.ConvertOptions:
+    return pcsv.ConvertOptions(column_types={f"f{i}": pa.string() for i in range(n)},
+                               null_values=[], strings_can_be_null=False,
+                               quoted_strings_can_be_null=False)
 
 
 def _arrow_floats(col: Sequence[str]) -> np.ndarray | None:

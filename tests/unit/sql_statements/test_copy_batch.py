@@ -280,3 +280,26 @@ def test_repeated_numerics_are_converted_once_per_text(session):
         ("1.50",), ("0.00",), ("0.00",), ("99999.99",)]
     assert rows(session, "select sum(v) from q")[0][0] == sum(Decimal(vals[i % 6])
                                                              for i in range(N))
+
+
+def test_blocks_split_by_arrow_keep_the_string_paths_values_and_errors(session, monkeypatch):
+    """Blocks with no NULL and no escape are split by Arrow (`copybatch.arrow_block`),
+    integers and booleans converted from its arrays: the same rows, and a bad value
+    still names its line, as the split by Python strings does."""
+    split = []
+    real = copy_module.arrow_block
+    monkeypatch.setattr(copy_module, "arrow_block", lambda *a: split.append(1) or real(*a))
+    run(session, "create table ab (id int primary key, b bool, s text, n int2)")
+    spell = ["t", "f", "true", "false", "TRUE", " yes", "on", "0"]
+    data = "".join(f"{i}\t{spell[i % 8] if i > N // 2 else spell[i % 4]}\tx{i}\t{i % 300}\n"
+                   for i in range(1, N + 1)).encode()
+    assert copy_in(session, "copy ab from stdin", [data]) == f"COPY {N}"
+    assert split
+    want = sum(1 for i in range(1, N + 1) if (i % 8 if i > N // 2 else i % 4) in (0, 2, 4, 5, 6))
+    assert rows(session, "select count(*) filter (where b), sum(n), count(distinct s) "
+                         "from ab") == [(want, sum(i % 300 for i in range(1, N + 1)), N)]
+    run(session, "create table ab2 (id int primary key, n int2)")
+    bad = "".join(f"{i}\t{i % 300}\n" for i in range(1, 5001)) + "5001\t40000\n"
+    e = _copy_fails(session, "copy ab2 from stdin", [bad.encode()], "22003")
+    assert e.message == 'value "40000" is out of range for type smallint'
+    assert "line 5001" in e.where
