@@ -22,6 +22,7 @@ encoders, which read it directly; anything else asks for `values()`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import compress
 from typing import Any
 
 
@@ -44,9 +45,27 @@ class Coded:
         return self.decode(self.wire)
 
 
+def picked(col: Any, selectors: list[bool]) -> Any:
+    """The rows of a column (`Coded` or values) that `selectors` keeps; a `Coded` column
+    stays coded (its values, when asked for, are made from the whole column's, then
+    picked: a decoder may read its pieces by position).
+
+    >>> col = Coded("d", [738000, None, 738001], lambda w: [None if v is None else v * 2
+    ...                                                      for v in w])
+    >>> p = picked(col, [True, False, True])
+    >>> p.wire, p.values(), picked([1, 2, 3], [False, True, True])
+    ([738000, 738001], [1476000, 1476002], [2, 3])
+    """
+    if type(col) is Coded:
+        whole = col
+        return Coded(col.kind, list(compress(col.wire, selectors)),
+                     lambda _: list(compress(whole.values(), selectors)))
+    return list(compress(col, selectors))
+
+
 def values(col: Any) -> Any:
     """The column's Python values, whether it is `Coded` or already values."""
     return col.values() if type(col) is Coded else col
 
 
-__all__ = ["Coded", "values"]
+__all__ = ["Coded", "picked", "values"]

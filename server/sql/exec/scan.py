@@ -10,9 +10,19 @@ execution's values before the scan is sent.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Any
 
+import numpy as np
+
+from ...kivi.columnar import Column
+from ...kivi.columnar.aggregate import Unsafe
+from ...kivi.columnar.encode import encode
+from ...kivi.columnar.irmask import mask, vectorizable
+from ...kivi.expr import compile_selector
+from ...pgtypes.coded import Coded, picked, values
 from ...txn.api import ScanSpec
 from ...txn.transaction import Transaction
 from ..expr import codegen as cg
@@ -81,11 +91,15 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
 
 def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | None:
     """A whole table's rows as column batches ((columns, row count), `Txn.scan_columns`),
-    for a plan that is a bare scan (no filter, limit, aggregate or keys; a projection is
-    picked per batch); None when the plan or the transaction needs the row path."""
-    if (type(node) is not N.Scan or node.ir is not None or node.limit is not None
+    for a plan that is a scan with no limit, aggregate or keys (a projection is picked per
+    batch; a pushed filter is a mask per batch, `filtered`); None when the plan or the
+    transaction needs the row path."""
+    if (type(node) is not N.Scan or node.limit is not None
             or node.aggregate is not None or node.with_keys or node.reverse
             or not isinstance(ctx.txn, Transaction)):
+        return None
+    ir = bind_ir(node.ir, ctx.params) if node.ir is not None else None
+    if ir is not None and not vectorizable(ir):
         return None
     lo, hi, ok = key_range(node, ctx)
     if not ok:
@@ -95,12 +109,55 @@ def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | Non
     if batches is None:
         return None
     proj = node.projection
+    selector: list[Any] = []  # the row filter, compiled when a batch needs it
 
     def picked() -> Iterator[tuple[list[Any], int]]:
         for cols, n in batches:
             ctx.check_cancel()
+            if ir is not None:
+                cols, n = filtered(cols, n, ir, selector)
+                if not n:
+                    continue
             yield (cols if proj is None else [cols[i] for i in proj]), n
     return picked()
+
+
+def _mask_column(col: Any) -> Column:
+    """A batch's column as the columnar kernels read it: a stored-form timestamp column
+    without NULLs straight from its microseconds, anything else from its values."""
+    if type(col) is Coded and col.kind == "U" and not any(map(operator.is_, col.wire,
+                                                              repeat(None))):
+        return Column("ts", np.array(col.wire, np.int64).astype("datetime64[us]"), None)
+    return encode(list(values(col)))
+
+
+def filtered(cols: list[Any], n: int, ir: Any, selector: list[Any]) -> tuple[list[Any], int]:
+    """The rows of a column batch that pass a pushed filter: numpy masks over the columns
+    the filter reads (`kivi.columnar.irmask`, SQL's three-valued logic); a filter the masks
+    cannot decide exactly (`Unsafe`: a NaN, a constant of another type) runs the row filter
+    over the batch's rows instead (`kivi.expr`, the reference). `selector` keeps the
+    compiled row filter for the next batch."""
+    encoded: dict[int, Column] = {}
+
+    def column(i: int) -> Column:
+        got = encoded.get(i)
+        if got is None:
+            got = encoded[i] = _mask_column(cols[i])
+        return got
+    try:
+        keep = mask(ir, column, n)
+    except Unsafe:
+        if not selector:
+            selector.append(compile_selector(ir))
+        keep = np.zeros(n, bool)
+        keep[selector[0](list(zip(*map(values, cols), strict=True)))] = True
+    count = int(np.count_nonzero(keep))
+    if count == n:
+        return cols, n
+    if not count:
+        return [], 0
+    sel = keep.tolist()
+    return [picked(c, sel) for c in cols], count
 
 
 @executes(N.PointGet)

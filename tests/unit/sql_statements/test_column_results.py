@@ -1,8 +1,8 @@
 """Which results read a table by columns (`CompiledPlan.execute_columns`), on a real engine.
 
 Why: a bare scan of a table (or of a key range of it) whose rows went cold hands its segments' columns to the
-encoders (`Result.column_batches`); everything else must keep reading rows: a filter, a
-FOR UPDATE, a transaction with its own writes in the table (merged by rows), SERIALIZABLE
+encoders (`Result.column_batches`), a pushed filter as a mask per batch; everything else
+must keep reading rows: a FOR UPDATE, a transaction with its own writes in the table (merged by rows), SERIALIZABLE
 (its reads are recorded). Whichever way, `fetch` gives the same rows.
 """
 
@@ -35,7 +35,12 @@ def test_bare_scans_of_cold_rows_read_by_columns(session):
     assert _run(session, "SELECT * FROM t") == (True, rows, "SELECT 5000")
     assert _run(session, "SELECT s, id FROM t")[0]
     assert _run(session, "SELECT * FROM t WHERE id > 3") == (True, rows[3:], "SELECT 4997")
-    for sql in ("SELECT * FROM t WHERE s > 'x3'", "SELECT * FROM t FOR UPDATE",
+    want = [r for r in rows if r[3] > "x3"]
+    assert _run(session, "SELECT * FROM t WHERE s > 'x3'") == (True, want, "SELECT 2777")
+    want = [r for r in rows if r[1] > 1000 and r[3].startswith("x4")]
+    assert _run(session, "SELECT * FROM t WHERE n > 1000 AND s LIKE 'x4%'") == (
+        False, want, f"SELECT {len(want)}")
+    for sql in ("SELECT * FROM t FOR UPDATE",
                 "SELECT id + 1 FROM t", "SELECT * FROM t LIMIT 5"):
         assert not _run(session, sql)[0], sql
     _run(session, "BEGIN")
