@@ -271,54 +271,92 @@ def _split_statements(sql: str) -> list[str]:
         s = sql.rstrip()[:-1].strip()
         return [s] if s else []
     out: list[str] = []
-    i, n, start = 0, len(sql), 0
-    while i < n:
+    n, start = len(sql), 0
+    m = _SPECIAL.search(sql)  # NB: jump from one token that matters to the next (1 MB comments)
+    while m is not None:
+        i = m.start()
         c = sql[i]
         if c == "'":
             backslash = i > 0 and sql[i - 1] in "eE" and (i < 2 or not sql[i - 2].isalnum())
-            i += 1
-            while i < n:
-                if backslash and sql[i] == "\\":
-                    i += 2
-                    continue
-                if sql[i] == "'":
-                    if i + 1 < n and sql[i + 1] == "'":
-                        i += 2
-                        continue
-                    break
-                i += 1
+            i = _string_end(sql, i + 1, backslash) + 1
         elif c == '"':
             i = sql.find('"', i + 1)
-            i = n if i < 0 else i
-        elif c == "-" and sql.startswith("--", i):
+            i = n if i < 0 else i + 1
+        elif c == "-":  # --
             i = sql.find("\n", i)
-            i = n if i < 0 else i
-        elif c == "/" and sql.startswith("/*", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if sql.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif sql.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-            continue
-        elif c == "$" and (i == 0 or not (sql[i - 1].isalnum() or sql[i - 1] == "_")):
-            m = _DOLLAR.match(sql, i)
-            if m:
-                end = sql.find(m.group(0), m.end())
-                i = n if end < 0 else end + len(m.group(0))
-                continue
-        elif c == ";":
+            i = n if i < 0 else i + 1
+        elif c == "/":  # /*
+            i = _comment_end(sql, i + 2)
+        elif c == "$":
+            mm = _DOLLAR.match(sql, i) if i == 0 or not (
+                sql[i - 1].isalnum() or sql[i - 1] == "_") else None
+            if mm:
+                end = sql.find(mm.group(0), mm.end())
+                i = n if end < 0 else end + len(mm.group(0))
+            else:
+                i += 1
+        else:  # ;
             stmt = sql[start:i].strip()
             if stmt and not _only_comments(stmt):
                 out.append(stmt)
-            start = i + 1
-        i += 1
+            start = i = i + 1
+        m = _SPECIAL.search(sql, i) if i < n else None
     stmt = sql[start:].strip()
     if stmt and not _only_comments(stmt):
         out.append(stmt)
     return out
+
+
+_SPECIAL = re.compile(r"""['";$]|--|/\*""")
+_QUOTE_OR_BACKSLASH = re.compile(r"['\\]")
+
+
+def _string_end(sql: str, i: int, backslash: bool) -> int:
+    """The index of the quote that ends a string literal whose text starts at `i` (`''` is a
+    quote inside it; in an E'' string a backslash escapes the next character); len(sql) if
+    none does.
+
+    >>> s = "'it''s' x"; _string_end(s, 1, False)
+    6
+    >>> s = r"E'a\\'b' x"; _string_end(s, 2, True)
+    6
+    """
+    n = len(sql)
+    while i < n:
+        if backslash:
+            m = _QUOTE_OR_BACKSLASH.search(sql, i)
+            j = n if m is None else m.start()
+            if j < n and sql[j] == "\\":
+                i = j + 2
+                continue
+        else:
+            j = sql.find("'", i)
+            j = n if j < 0 else j
+        if j + 1 < n and sql[j + 1] == "'":
+            i = j + 2
+            continue
+        return j
+    return n
+
+
+def _comment_end(sql: str, i: int) -> int:
+    """The index just past the `*/` that closes a (nested) block comment whose text starts
+    at `i`; len(sql) if none does.
+
+    >>> _comment_end("/* a /* b */ c */ x", 2)
+    17
+    """
+    depth, n = 1, len(sql)
+    while depth:
+        close = sql.find("*/", i)
+        if close < 0:
+            return n
+        opening = sql.find("/*", i, close + 1)
+        if 0 <= opening < close:
+            depth, i = depth + 1, opening + 2
+        else:
+            depth, i = depth - 1, close + 2
+    return i
 
 
 def _simple_tail(sql: str) -> bool:
