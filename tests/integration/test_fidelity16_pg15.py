@@ -555,6 +555,43 @@ select * from t order by id;
 select count(*) = count(distinct ctid) from t;
 select count(*) from t a, t b where a.ctid <= b.ctid;
 """,
+    # f(int) and f(d), d a domain over int, are two functions: an exact match on the
+    # argument's own type (5::d, a d column) picks one, else the base type's; f('5') and
+    # h(5) over h(d), h(dpos) are ambiguous. DROP/ALTER FUNCTION name them as declared.
+    "domain_overloads": """
+create domain di as int;
+create domain dpos as int check (value > 0);
+create function f(int) returns text language sql as $$ select 'int' $$;
+create function f(di) returns text language sql as $$ select 'di' $$;
+create function f(di) returns text language sql as $$ select 'again' $$;
+select f(1), f(1::di), f(1::dpos);
+select f('1');
+create function h(di) returns text language sql as $$ select 'h-di' $$;
+create function h(dpos) returns text language sql as $$ select 'h-dpos' $$;
+select h(1::dpos), h(1::di);
+select h(1);
+create function ov(int, di) returns text language sql as $$ select 'int,di' $$;
+create function ov(di, int) returns text language sql as $$ select 'di,int' $$;
+select ov(1::di, 2);
+select ov(1, 2);
+select ov(1::di, 2::di);
+create domain dt as text;
+create function tx(text) returns text language sql as $$ select 'text' $$;
+create function tx(dt) returns text language sql as $$ select 'dt' $$;
+select tx('a'), tx('a'::dt), tx('a'::varchar);
+create table tc (a di, b int);
+insert into tc values (1, 2);
+select f(a), f(b) from tc;
+select proname, pg_get_function_identity_arguments(oid) from pg_proc where proname in ('f', 'h', 'ov', 'tx') order by 1, 2;
+alter function f(di) rename to f2;
+select f2(1::di), f(1::di);
+alter function f(int) rename to f2;
+drop function f2(di);
+drop function f2(di);
+drop function tx(di);
+drop function f2(int);
+select proname, pg_get_function_identity_arguments(oid) from pg_proc where proname in ('f', 'f2') order by 1, 2;
+""",
 }
 
 ASYNCPG = [

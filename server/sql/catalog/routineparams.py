@@ -35,6 +35,14 @@ def parameters(fn: Function, declared: bool = False) -> list[tuple[str, str, int
     return out
 
 
+def declared_args(fn: Function) -> tuple[int, ...]:
+    """The argument types as declared (pg_proc.proargtypes): a domain parameter's domain.
+    A routine's identity is these: `f(int)` and `f(d)` for a domain d over int are two."""
+    if not fn.arg_domains:
+        return fn.arg_types
+    return tuple(d or t for t, d in zip(fn.arg_types, fn.arg_domains, strict=True))
+
+
 def all_arg_types(fn: Function) -> tuple[int, ...]:
     """proallargtypes: every parameter's type, OUT ones included."""
     return tuple(t for _, _, t in parameters(fn))

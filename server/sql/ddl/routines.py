@@ -14,6 +14,9 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
+import sqlglot
+from sqlglot import exp
+
 from ...errors import (
     InvalidSchemaName,
     SQLError,
@@ -22,8 +25,8 @@ from ...errors import (
 )
 from ...pgwire.backend import Result
 from ..catalog.model import Function
-from ..catalog.routineparams import all_arg_types
-from ..expr.types import type_by_name, type_name
+from ..catalog.routineparams import all_arg_types, declared_args
+from ..expr.types import domain_of, type_by_name, type_name
 from ..plpgsql import routinectx
 from ..privileges.check import current_role, must_own
 from ..stmt import Stmt
@@ -68,12 +71,24 @@ def _arg_type(decl: str) -> tuple[str, int]:
     kind = mode.group(1).upper() if mode else "IN"
     decl = decl[mode.end():] if mode else decl
     try:
-        return kind, type_by_name(decl)[0]
+        return kind, _as_declared(decl)
     except SQLError:
         parts = decl.split(None, 1)
         if len(parts) != 2:
             raise
-        return kind, type_by_name(parts[1])[0]  # NB: a parameter name, then its type
+        return kind, _as_declared(parts[1])  # NB: a parameter name, then its type
+
+
+def _as_declared(text: str) -> int:
+    """A parameter type's OID as pg_proc.proargtypes keeps it: a domain's own OID (a
+    routine `f(d)` is not `f(int)`), else the type's."""
+    oid = type_by_name(text)[0]
+    try:
+        node = sqlglot.parse_one(f"CAST(NULL AS {text})", read="postgres")
+    except sqlglot.errors.ParseError:
+        return oid
+    dom = domain_of(node.args["to"]) if isinstance(node, exp.Cast) else None
+    return dom.oid if dom is not None else oid
 
 
 def find_routine(s: SQLSession, kind: str, text: str) -> Function:
@@ -103,7 +118,8 @@ def find_routine(s: SQLSession, kind: str, text: str) -> Function:
     decls = [_arg_type(a) for a in _split(m.group("args"))]
     ins = tuple(t for k, t in decls if k != "OUT")
     every = tuple(t for _, t in decls)
-    fits = [f for f in named if f.arg_types == ins or (f.kind == "p" and all_arg_types(f) == every)]
+    fits = [f for f in named if declared_args(f) == ins or (
+        f.kind == "p" and all_arg_types(f) == every)]
     shown = ", ".join(type_name(t) for t in ins)
     mine = [f for f in fits if f.kind in _KINDS[kind]]
     if mine:
@@ -137,11 +153,12 @@ def analyse_routine_alter(session: SQLSession, sql: str) -> Stmt | None:
                 raise InvalidSchemaName(f'schema "{target}" does not exist')
             schema_oid = sch.oid
         clash = next((f for f in cat.functions if f.name == name and f.oid != fn.oid
-                      and f.schema_oid == schema_oid and f.arg_types == fn.arg_types), None)
+                      and f.schema_oid == schema_oid and declared_args(f) == declared_args(fn)),
+                     None)
         if clash is not None:
             sch_name = next((x.name for x in cat.schemas if x.oid == schema_oid), "")
             noun = "procedure" if fn.kind == "p" else "function"
-            args = ", ".join(type_name(t) for t in fn.arg_types)
+            args = ", ".join(type_name(t) for t in declared_args(fn))
             raise SQLError(f'{noun} {name}({args}) already exists in schema "{sch_name}"',
                            sqlstate="42723")
         s.store.put(s.ensure_txn(), s.db.oid,

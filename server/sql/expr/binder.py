@@ -1012,6 +1012,13 @@ class Binder(SpecialForms, XmlForms):
         col = next((x for x in tab.columns if x.attnum == c.attnum), None) if tab else None
         return usertypes.by_oid(col.domain) if col is not None and col.domain else None
 
+    def _arg_domain(self, raw: exp.Expression, bound: E) -> int:
+        """The domain an argument is typed as (`5::d`, a column declared d), else 0: a call
+        chooses between `f(int)` and `f(d)` by it, as PostgreSQL does."""
+        dom = ty.domain_of(raw.to) if isinstance(raw, exp.Cast) else \
+            self._column_domain(raw) if bound.kind == "col" else None
+        return dom.oid if dom is not None else 0
+
     def _icu_input(self, raw: list[exp.Expression], bound: list[E]) -> Any:
         """The value wrapper of the first argument with an ICU collation (a table column's
         or a COLLATE clause's), which a text result inherits as in PostgreSQL; else None."""
@@ -1400,7 +1407,9 @@ class Binder(SpecialForms, XmlForms):
                 args = ci[1]
         if name not in FUNCTIONS:  # CREATE FUNCTION's, from the catalog
             udf = bind_user_function(self.planner.catalog, name, args, self.params,
-                                     self._domain_oid_checked, self._bind_sql)
+                                     self._domain_oid_checked, self._bind_sql,
+                                     [self._arg_domain(r, a) for r, a in zip(raw, args,
+                                                                            strict=True)])
             if udf is not None:
                 return udf
         given = args

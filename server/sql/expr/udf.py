@@ -19,6 +19,7 @@ from ...errors import AmbiguousFunction, SQLError
 from ...pgtypes import oids as T
 from ...pgtypes import records
 from ..catalog.model import CatalogSnapshot, Function
+from ..catalog.routineparams import declared_args
 from ..functions.registry import FunctionDef
 from .bound import E
 from .commontype import PREFERRED, implicit
@@ -102,32 +103,42 @@ def _fits(arg: int, want: int) -> bool:
 
 
 def _select(cat: CatalogSnapshot, name: str, args: list[E],
-            default: Callable[[str], E] | None) -> Function | None:
-    """The user function `name(args)` calls, as PostgreSQL's func_select_candidate picks it:
-    the candidates each argument reaches by an implicit cast (none: None, for 42883), then
-    the most exact type matches, the most preferred types where a cast is needed, and for
-    an untyped literal a string (else the preferred) type of its category; several left:
-    42725. (A parameter declared as a domain counts as the domain's base type.)"""
+            default: Callable[[str], E] | None, domains: list[int] | None = None
+            ) -> Function | None:
+    """The user function `name(args)` calls, as PostgreSQL's func_get_detail picks it: one
+    declared with exactly the arguments' types (`domains`: an argument's domain, 0 for
+    none), else as func_select_candidate does: the candidates each argument reaches by an
+    implicit cast (none: None, for 42883), then the most exact matches of the arguments'
+    base types, the most preferred types where a cast is needed, and for an untyped
+    literal a string (else the preferred) type of its category; several left: 42725. A
+    parameter declared as a domain matches no base type exactly and is not preferred, so
+    `f(int)` and `f(d)` are told apart by `5` and `5::d`, and `f('5')` is ambiguous."""
     types = [a.type for a in args]
+    given = tuple(d or t for t, d in zip(types, domains, strict=True)) if domains else \
+        tuple(types)
     cands = [f for f in cat.functions if f.name == name and f.kind != "p" and (
         len(f.arg_types) == len(args) or default is not None and len(args) < len(f.arg_types)
         and all(_in_defaults(f)[len(args):]))]
     cands = [f for f in cands if all(_fits(a, t) for a, t in zip(types, f.arg_types, strict=False))]
+    exact = [f for f in cands if declared_args(f)[:len(args)] == given]
+    if len(exact) == 1 and len(exact[0].arg_types) == len(args):  # NB: else with DEFAULTs: 42725
+        return exact[0]
+    decl = {f.oid: declared_args(f) for f in cands}
     if len(cands) > 1:
-        cands = _best(cands, lambda f: sum(a == t for a, t in zip(types, f.arg_types, strict=False)))
+        cands = _best(cands, lambda f: sum(a == t for a, t in zip(types, decl[f.oid], strict=False)))
     if len(cands) > 1:
         cands = _best(cands, lambda f: sum(a != t and t in PREFERRED
-                                           for a, t in zip(types, f.arg_types, strict=False)))
+                                           for a, t in zip(types, decl[f.oid], strict=False)))
     for i, a in enumerate(types):
         if len(cands) > 1 and a == T.UNKNOWN:
             cats = {category(f.arg_types[i]) for f in cands}
             if "S" in cats:
                 cands = [f for f in cands if category(f.arg_types[i]) == "S"]
             elif len(cats) == 1:
-                cands = [f for f in cands if f.arg_types[i] in PREFERRED] or cands
-    if len({f.arg_types for f in cands}) > 1 or len(cands) > 1 and any(
+                cands = [f for f in cands if decl[f.oid][i] in PREFERRED] or cands
+    if len({decl[f.oid] for f in cands}) > 1 or len(cands) > 1 and any(
             len(f.arg_types) != len(args) for f in cands):
-        raise AmbiguousFunction(f"function {signature(name, types)} is not unique",
+        raise AmbiguousFunction(f"function {signature(name, list(given))} is not unique",
                                 hint="Could not choose a best candidate function. "
                                 "You might need to add explicit type casts.")
     return cands[0] if cands else None  # NB: the same types twice: the first, as before
@@ -140,15 +151,18 @@ def _best(cands: list[Function], score: Callable[[Function], int]) -> list[Funct
 
 def bind_user_function(cat: CatalogSnapshot | None, name: str, args: list[E],
                        params: Any, checked: Callable[[E, int], E] | None = None,
-                       default: Callable[[str], E] | None = None) -> E | None:
+                       default: Callable[[str], E] | None = None,
+                       domains: list[int] | None = None) -> E | None:
     """The bound call of a user function `name(args)`, or None when there is none;
     `checked(e, domain)` checks a value against a domain's constraints (the binder's), for
     parameters and a result declared as domains, as PostgreSQL checks them; `default(sql)`
-    binds a parameter's DEFAULT, for a call that leaves trailing arguments out."""
+    binds a parameter's DEFAULT, for a call that leaves trailing arguments out; `domains`:
+    each argument's domain (0: none), which the choice between overloads sees."""
     if cat is None or not cat.functions:
         return None
     fn = next((f for f in cat.functions if f.name == name and f.kind == "p"
-               and len(f.arg_types) == len(args)), None) or _select(cat, name, args, default)
+               and len(f.arg_types) == len(args)), None) or _select(cat, name, args, default,
+                                                                    domains)
     if fn is not None and len(fn.arg_types) > len(args) and default is not None:
         args = [*args, *(default(text) for text in _in_defaults(fn)[len(args):])]
     proc = fn if fn is not None and fn.kind == "p" else None if fn is not None else next((

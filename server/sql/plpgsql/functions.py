@@ -29,7 +29,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.records import Record
 from ...pgwire.backend import Result
 from ..catalog.model import Function
-from ..catalog.routineparams import all_arg_types
+from ..catalog.routineparams import all_arg_types, declared_args
 from ..ddl.depends import refuse_dependents
 from ..ddl.names import creation_schema, skip_or_raise
 from ..expr import udfinline, usertypes
@@ -156,8 +156,10 @@ def analyse_function_ddl(session: SQLSession, sql: str) -> Stmt:
         cat = s.catalog()
         sch = creation_schema(cat, schema_name, s.search_path())
         types = tuple(t for _, t in args)
+        ident = tuple(d or t for t, d in zip(types, arg_domains, strict=True)) if arg_domains \
+            else types  # NB: f(int) and f(d) for a domain d over int are two functions
         old = next((f for f in cat.functions if f.name == fname and f.schema_oid == sch.oid
-                    and f.arg_types == types), None)
+                    and declared_args(f) == ident), None)
         if old is not None and not replace:
             raise SQLError(f'function "{fname}" already exists with same argument types',
                            sqlstate="42723")  # duplicate_function
@@ -375,7 +377,7 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
                 if not _well_formed(w):
                     _type_of(w)  # NB: raises its syntax error
                 try:
-                    oids.append(_type_of(w)[0])
+                    oids.append(_domain_named(w) or _type_of(w)[0])  # NB: as declared
                 except UndefinedObject:
                     missing = missing or f'type "{written_type(w)}" does not exist'
             types = tuple(oids)
@@ -392,7 +394,7 @@ def _analyse_drop(sql: str, m: re.Match[str]) -> Stmt:
                 s.notice(f"{missing}, skipping")
                 continue
             found = [f for f in cat.functions if f.name == fname and f.kind in kinds
-                     and (types is None or f.arg_types == types or (
+                     and (types is None or declared_args(f) == types or (
                          f.kind == "p" and all_arg_types(f) == types))]
             if not found:
                 if types is None and not exists:
