@@ -5,6 +5,8 @@
 - a composite type of no columns reads `()` as its one value;
 - timetz input takes `Z` and zone offsets with seconds (timetz_in's syntax, as time's);
 - box[] separates its elements with `;` (pg_type.typdelim), in input and output;
+- a minus folds into an integer literal, which is then typed by its value (`- -2147483648`
+  is bigint), as PostgreSQL's grammar does;
 - array input text casts to an array of a table's row type (`'{"(1)"}'::t[]`), typed `t[]`;
 - a bound parameter of an enum type is checked against the type's labels (22P02), in the
   text and the binary format, before any cast (`$1::text`) could pass a bad label on.
@@ -44,6 +46,9 @@ select '{(2,2),(1,1);(5,6),(3,4)}'::box[]
 select ('{(2,2),(1,1);(5,6),(3,4)}'::box[])::text, array_to_string('{(2,2),(1,1);(5,6),(3,4)}'::box[], '|')
 select array['(1,2),(3,4)'::box, '(5,6),(7,8)'::box]
 select '{"(1,2),(3,4)"}'::box[]
+select -9223372036854775808, - -9223372036854775808, -(-2147483648), - -2147483647, -(-(5))
+select pg_typeof(- -9223372036854775808), pg_typeof(- -2147483648), pg_typeof(-(-(5)))
+select -(2147483647 + 1)
 create table tiof_t (data text, n int)
 select '(foo,1)'::tiof_t
 """.strip().splitlines()

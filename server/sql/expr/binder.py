@@ -800,6 +800,10 @@ class Binder(SpecialForms, XmlForms):
                 t = T.INT4
             if t == T.NUMERIC and isinstance(v, Decimal) and v == -(2**63):
                 return const(int(v), T.INT8)
+            if t in ty.INTS and _integer_literal(node.this):
+                # NB: doNegate folds the sign into the literal, which is then typed by its
+                # value, as make_const types it: `- -2147483648` is bigint 2147483648
+                return _int_literal(v)  # type: ignore[arg-type]
             if t in ty.INTS:
                 check_int(v, t)  # type: ignore[arg-type]  # an int: its type is an integer type
             return const(v, t)
@@ -1457,3 +1461,24 @@ def _check_operator(op: str, a: E, b: E) -> None:
             hint="No operator matches the given name and argument types. "
             "You might need to add explicit type casts.",
         )
+
+
+def _integer_literal(node: exp.Expression) -> bool:
+    """An integer literal, under any number of signs and parentheses (`-(-5)`): the constant
+    PostgreSQL's grammar folds each prefix minus into (doNegate)."""
+    while isinstance(node, exp.Neg | exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Literal) and node.is_number and node.name.isdigit()
+
+
+def _int_literal(v: int) -> E:
+    """An integer constant typed as make_const types a literal: int4, int8, else numeric.
+
+    >>> [(e.data, e.type) for e in (_int_literal(2147483648), _int_literal(-2**63), _int_literal(2**63))]
+    [(2147483648, 20), (-9223372036854775808, 20), (Decimal('9223372036854775808'), 1700)]
+    """
+    if -(2**31) <= v < 2**31:
+        return const(v, T.INT4)
+    if -(2**63) <= v < 2**63:
+        return const(v, T.INT8)
+    return const(Decimal(v), T.NUMERIC)

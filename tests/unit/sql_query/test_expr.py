@@ -23,7 +23,7 @@ ERRORS = [
     ("select 2147483647 + 1", E.NumericValueOutOfRange, "integer out of range"),
     ("select 32767::int2 + 1::int2", E.NumericValueOutOfRange, "smallint out of range"),
     ("select 9223372036854775807 * 2", E.NumericValueOutOfRange, "bigint out of range"),
-    ("select -(-2147483648)", E.NumericValueOutOfRange, "integer out of range"),
+    ("select -(-2147483647 - 1)", E.NumericValueOutOfRange, "integer out of range"),
     ("select 'x'::int", E.InvalidTextRepresentation,
      'invalid input syntax for type integer: "x"'),
     ("select int '1.5'", E.InvalidTextRepresentation,
