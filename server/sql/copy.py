@@ -326,7 +326,8 @@ class CopyIn:
             for t, p in zip(types, positions, strict=True)]
         # columns taken from Arrow's split of a block as they are (`copybatch.arrow_block`);
         # None: every column is wanted as Python strings, and `split_block` splits
-        arrow = [arrow_decoder(t) if p not in typmods else None
+        arrow = [arrow_decoder(t, tz, table.columns[p].typmod) if t == T.NUMERIC
+                 else arrow_decoder(t, tz) if p not in typmods else None
                  for t, p in zip(types, positions, strict=True)]
         self.arrow_decoders = arrow if any(arrow) and self.delim.isascii() and \
             self.delim != "\n" else None
@@ -838,8 +839,12 @@ class CopyIn:
         return f"COPY {self.count}"
 
     def fail(self, message: str) -> None:
-        """Ends the copy at CopyFail: the statement fails with 57014."""
-        err = QueryCanceled(f"COPY from stdin failed: {message}")
+        """Ends the copy at CopyFail: the statement fails with 57014, its CONTEXT the line
+        PostgreSQL was reading (those parsed, those still buffered, and the one begun)."""
+        line = self.count + 1 if self.format == "binary" else \
+            self.line_no + sum(p.count(b"\n") for p in self.parts) + 1
+        err = QueryCanceled(f"COPY from stdin failed: {message}",
+                            where=f"COPY {self.table.name}, line {line}")
         self.s.on_error(err)
         raise err
 

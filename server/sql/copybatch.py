@@ -156,12 +156,13 @@ _TRUE = pa.array(["t", "true"])
 _FALSE = pa.array(["f", "false"])
 
 
-def arrow_decoder(oid: int) -> ArrowDecoder | None:
-    """`column_decoder` for a column given as an Arrow string array (`arrow_block`), for
-    the types converted without a Python string per value (integers, booleans); None
-    for the others, whose decoders take the values as Python strings.
+def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | None:
+    """`column_decoder` for a column given as an Arrow string array (`arrow_block`):
+    integers and booleans converted without a Python string per value, the types
+    `shared` takes once per distinct value (`arrow_shared`); None for the others, whose
+    decoders take the values as Python strings.
 
-    >>> arrow_decoder(T.INT4)(pa.array(["1", "-20", "007"])), arrow_decoder(T.TEXT)
+    >>> arrow_decoder(T.INT4)(pa.array(["1", "-20", "007"])), arrow_decoder(T.FLOAT8)
     ([1, -20, 7], None)
     >>> arrow_decoder(T.BOOL)(pa.array(["t", "false", "true"])).wire
     [True, False, True]
@@ -170,6 +171,8 @@ def arrow_decoder(oid: int) -> ArrowDecoder | None:
     ...
     cumulo.server.errors.NumericValueOutOfRange: value "32768" is out of range for type smallint
     """
+    if oid in _SHARED or oid in STRING_OIDS:
+        return arrow_shared(_column_decoder(oid, tz, typmod))
     slow = column_decoder(oid)
     typ = _ARROW_INTS.get(oid)
     if typ is not None:
@@ -189,6 +192,40 @@ def arrow_decoder(oid: int) -> ArrowDecoder | None:
 
         return bools
     return None
+
+
+def arrow_shared(run: ColumnDecoder) -> ArrowDecoder:
+    """`shared` for a column given as an Arrow array: Arrow's `dictionary_encode` finds
+    the distinct values (in the order they first appear, so an error `run` raises names
+    the first bad value), `run` converts those, and the rows share their objects and
+    wire forms. A block with more distinct values than repeats goes to `run` as it is,
+    and so does the rest of the COPY's column after two such blocks in a row.
+
+    >>> dates = arrow_shared(_column_decoder(T.DATE, None, -1))
+    >>> a = dates(pa.array(["2024-01-31", "1999-12-31", "2024-01-31"] * 200))
+    >>> a[:2], a[0] is a[2], a.wire[:3]
+    ([datetime.date(2024, 1, 31), datetime.date(1999, 12, 31)], True, [738916, 730119, 738916])
+    """
+    misses = [0]
+
+    def run_shared(arr: pa.Array) -> Sequence[Any]:
+        if misses[0] >= 2 or len(arr) < 2 * SAMPLE:
+            return run(arr.to_pylist())
+        enc = pc.dictionary_encode(arr)
+        if len(enc.dictionary) * 2 > len(arr):
+            misses[0] += 1
+            return run(arr.to_pylist())
+        misses[0] = 0
+        got = run(enc.dictionary.to_pylist())
+        idx = enc.indices.to_numpy().tolist()
+        values = list(map(got.__getitem__, idx))
+        if type(got) is not Encoded:
+            return values
+        if got.kind == PLAIN:
+            return Encoded(values, PLAIN, values)
+        return Encoded(values, got.kind, list(map(got.wire.__getitem__, idx)))
+
+    return run_shared
 
 
 def arrow_block(data: bytes, delim: str, n: int, lines: int) -> list[pa.Array] | None:

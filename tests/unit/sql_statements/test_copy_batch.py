@@ -303,3 +303,20 @@ def test_blocks_split_by_arrow_keep_the_string_paths_values_and_errors(session, 
     e = _copy_fails(session, "copy ab2 from stdin", [bad.encode()], "22003")
     assert e.message == 'value "40000" is out of range for type smallint'
     assert "line 5001" in e.where
+
+
+def test_repeated_dates_split_by_arrow_convert_once_and_name_a_bad_line(session):
+    """A column of repeated values split by Arrow is converted once per distinct value
+    (`copybatch.arrow_shared`); a bad one still names its line."""
+    run(session, "create table ad (id int primary key, d date, ts timestamp)")
+    data = "".join(f"{i}\t2024-01-{1 + i % 28:02d}\t2024-02-{1 + i % 5:02d} 10:00:0{i % 3}\n"
+                   for i in range(1, N + 1))
+    assert copy_in(session, "copy ad from stdin", [data.encode()]) == f"COPY {N}"
+    assert rows(session, "select count(distinct d), count(distinct ts), min(d)::text, "
+                         "max(ts)::text from ad") == [(28, 15, "2024-01-01", "2024-02-05 10:00:02")]
+    bad = data.replace("\n3000\t2024-01-05\t", "\n3000\t2024-13-04\t")
+    assert bad != data
+    run(session, "create table ad2 (id int primary key, d date, ts timestamp)")
+    e = _copy_fails(session, "copy ad2 from stdin", [bad.encode()], "22008")
+    assert e.message == 'date/time field value out of range: "2024-13-04"'
+    assert "line 3000" in e.where
