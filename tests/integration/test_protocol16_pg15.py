@@ -6,6 +6,8 @@
   cursors share one namespace, so a Describe of it fails afterwards.
 - READ UNCOMMITTED runs as READ COMMITTED but `transaction_isolation` reports what was set.
 - psql in KOI8R (the other encodings through libpq are in test_client_encoding_pg15).
+- CopyFail: 57014 with PostgreSQL's CONTEXT, the line being read (lines still buffered and
+  a partial one count; a csv header too; binary counts tuples).
 
 Each check runs on both servers through psycopg and a second client (asyncpg or psql), and
 compares what the client sees.
@@ -126,3 +128,33 @@ def test_psql_in_koi8r(pg15, cumulo_server):
     want = _psql_koi8(pg15.dsn())
     assert "привет".encode("koi8_r") in want[0]
     assert _psql_koi8(cumulo_server.dsn()) == want
+
+
+COPY_FAILS = [(b"", "text"), (b"1\tx\n2\ty\n", "text"), (b"1\tx\n2\ty", "text"),
+              (b"a,b\n1,x\n", "csv, header true"), (b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8, "binary")]
+
+
+def _copy_fails(dsn: str) -> list:
+    pgc = pq.PGconn.connect(dsn.encode())
+    out = []
+    try:
+        pgc.exec_(b"create temp table ci (a int, b text)")
+        for data, fmt in COPY_FAILS:
+            pgc.exec_(f"copy ci from stdin (format {fmt})".encode())
+            if data:
+                pgc.put_copy_data(data)
+            pgc.put_copy_end(b"boom")
+            res = pgc.get_result()
+            out.append([res.error_field(f) for f in (pq.DiagnosticField.SQLSTATE,
+                        pq.DiagnosticField.MESSAGE_PRIMARY, pq.DiagnosticField.CONTEXT)])
+            while pgc.get_result() is not None:
+                pass
+    finally:
+        pgc.finish()
+    return out
+
+
+def test_copy_fail_names_the_line(pg15, cumulo_server):
+    want = _copy_fails(pg15.dsn())
+    assert want[1] == [b"57014", b"COPY from stdin failed: boom", b"COPY ci, line 3"]
+    assert _copy_fails(cumulo_server.dsn()) == want
