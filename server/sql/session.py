@@ -1188,7 +1188,8 @@ def _no_params(stmt: Stmt, text: str) -> Stmt:
     """A Query message cannot bind `$1`: 42P02, as PostgreSQL says at parse analysis."""
     if stmt.param_oids:
         m = re.search(r"\$(\d+)", text)
-        raise UndefinedParameter(f"there is no parameter ${m.group(1) if m else 1}")
+        raise UndefinedParameter(f"there is no parameter ${m.group(1) if m else 1}",
+                                 position=m.start() + 1 if m else None)
     return stmt
 
 

@@ -21,6 +21,8 @@ STATEMENTS = [
     "select 1 from ep where;",
     "select 1 from ep where",
     "select 1 from ep where   ",
+    "select $1",
+    "select 1; select 2 + $1",
     "select * from ep where a = ;",
     "select a b c from ep",
     "select * from ep limit",
