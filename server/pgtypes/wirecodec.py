@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import struct
 
+from . import enums
+
 _I32 = struct.Struct("!i")
 _I16 = struct.Struct("!h")
 
@@ -72,6 +74,11 @@ _ALIASES = {
 _TEXT_TYPES = frozenset({25, 1043, 1042, 19, 114, 142, 705})
 
 
+def _texty(oid: int) -> bool:
+    """Is a binary value of this type its text (textrecv, enum_recv), converted as text is?"""
+    return oid in _TEXT_TYPES or oid in enums.LABELS
+
+
 def canonical(name: str) -> str | None:
     """PostgreSQL's spelling of a client encoding Cumulo supports ('utf-8' -> 'UTF8'), or None."""
     key = name.strip().strip("'\"").upper().replace("-", "").replace("_", "")
@@ -107,6 +114,7 @@ class WireRecoder:
         self.codec = CODECS[encoding] or "utf-8"
         self._in = bytearray()  # a partial incoming message
         self._formats: list[int] | None = None  # the latest Bind's result formats
+        self._param_types: dict[bytes, list[int]] = {}  # a statement's Parse parameter types
         self._types: list[int] = []  # the latest RowDescription's column types
         self._row_formats: list[int] = []
         self._copy_text = True
@@ -181,6 +189,9 @@ class WireRecoder:
                 return self._frame(kind, self._to_utf8(payload))
             if kind == 80:  # P: name, query, parameter types
                 parts, pos = self._cstrings(payload, 2, self._to_utf8)
+                (n,) = _I16.unpack_from(payload, pos)
+                self._param_types[parts[0]] = [_I32.unpack_from(payload, pos + 2 + 4 * i)[0]
+                                               for i in range(n)]
                 return self._frame(kind, b"".join(parts) + payload[pos:])
             if kind == 66:  # B
                 return self._frame(kind, self._bind(payload))
@@ -196,7 +207,10 @@ class WireRecoder:
         return self._frame(kind, payload)
 
     def _bind(self, p: bytes) -> bytes:
+        """Bind's text-format parameters, and binary ones of a text type (as Parse declared
+        them: textrecv converts from the client encoding too), into UTF8."""
         names, pos = self._cstrings(p, 2, lambda b: b)
+        types = self._param_types.get(names[1], [])
         (nf,) = _I16.unpack_from(p, pos)
         fmts = [_I16.unpack_from(p, pos + 2 + 2 * i)[0] for i in range(nf)]
         pos += 2 + 2 * nf
@@ -211,7 +225,7 @@ class WireRecoder:
             v = p[pos:pos + ln]
             pos += ln
             fmt = fmts[i] if nf > 1 else fmts[0] if nf == 1 else 0
-            if fmt == 0:
+            if fmt == 0 or (i < len(types) and _texty(types[i])):
                 v = self._to_utf8(v)
             head.append(_I32.pack(len(v)) + v)
         (nr,) = _I16.unpack_from(p, pos)
@@ -293,7 +307,7 @@ class WireRecoder:
             else:
                 fmt = self._row_formats[i] if i < len(self._row_formats) else 0
             typ = self._types[i] if i < len(self._types) else 25
-            if fmt == 0 or typ in _TEXT_TYPES:
+            if fmt == 0 or _texty(typ):
                 v = self._from_utf8(v)
             out.append(_I32.pack(len(v)) + v)
         return b"".join(out)

@@ -109,3 +109,29 @@ def test_enum_parameters_are_checked_like_pg15(pg15, cumulo_server):
     want = _enum_params(pg15.dsn(), pg15.port, PASSWORD)
     assert want[0] == (b"22P02", b'invalid input value for enum tiof_mood: "happy"')
     assert _enum_params(cumulo_server.dsn(), cumulo_server.port, None) == want
+
+
+def _latin9_binary(dsn: str) -> list:
+    """Binary-format text and enum parameters and results under client_encoding LATIN9: their
+    bytes are the client encoding's, converted as text-format ones are (textrecv, textsend)."""
+    out: list = []
+    eur = "\u20ac"
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in DROPS:
+            c.execute(sql)
+        c.execute("create type tiof_mood as enum ('x\u00e0', 'foo,bar')")
+        c.execute("set client_encoding to latin9")
+        oid = c.execute("select 'tiof_mood'::regtype::oid").fetchone()[0]
+        pg = c.pgconn
+        for sql, typ in ((b"select ascii($1), $1 || '!'", 25), (b"select $1::text", oid)):
+            value = (eur if typ == 25 else "x\u00e0").encode("iso8859-15")
+            res = pg.exec_params(sql, [value], [typ], [1], result_format=1)
+            out.append([res.get_value(0, i) for i in range(res.nfields)])
+        out.append(c.execute("select %b::text, %b", [eur, eur], binary=True).fetchone())
+    return out
+
+
+def test_binary_text_parameters_in_client_encoding_like_pg15(pg15, cumulo_server):
+    want = _latin9_binary(pg15.dsn())
+    assert want[-1] == ("\u20ac", "\u20ac")
+    assert _latin9_binary(cumulo_server.dsn()) == want
