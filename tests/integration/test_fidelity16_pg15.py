@@ -555,6 +555,60 @@ select * from t order by id;
 select count(*) = count(distinct ctid) from t;
 select count(*) from t a, t b where a.ctid <= b.ctid;
 """,
+    # A deferred UNIQUE's recheck is a pending event once a write met a possible duplicate
+    # (55006 then, not before); OWNER TO and ENABLE/DISABLE TRIGGER check too, as every
+    # ALTER TABLE action does in PostgreSQL (RENAME does not)
+    "pending_unique_owner_trigger": """
+create table u (id int, k int unique deferrable initially deferred);
+create table p (id int primary key);
+create table c (id int, pid int references p deferrable initially deferred);
+create function tf() returns trigger language plpgsql as $$ begin return new; end $$;
+create trigger tr after insert on c for each row execute function tf();
+begin;
+insert into u values (1, 1);
+alter table u add column z int;
+truncate u;
+rollback;
+begin;
+insert into u values (1, 1), (2, 1);
+alter table u add column z int;
+rollback;
+insert into u values (1, 1);
+begin;
+update u set k = 1 where id = 1;
+truncate u;
+rollback;
+begin;
+insert into u values (2, 1);
+create index on u (id);
+rollback;
+begin;
+insert into u values (3, 3);
+alter table u owner to current_user;
+alter table u disable trigger all;
+alter table u enable trigger all;
+insert into u values (4, 3);
+alter table u owner to current_user;
+rollback;
+begin;
+insert into u values (5, 5), (6, 5);
+set constraints all immediate;
+rollback;
+begin;
+insert into c values (1, 1);
+alter table c rename to c2;
+alter table c2 rename to c;
+alter table c owner to current_user;
+rollback;
+begin;
+insert into c values (1, 1);
+alter table c disable trigger tr;
+rollback;
+begin;
+insert into c values (1, 1);
+alter table c enable trigger all;
+rollback;
+""",
     # f(int) and f(d), d a domain over int, are two functions: an exact match on the
     # argument's own type (5::d, a d column) picks one, else the base type's; f('5') and
     # h(5) over h(d), h(dpos) are ambiguous. DROP/ALTER FUNCTION name them as declared.

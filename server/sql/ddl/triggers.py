@@ -29,6 +29,7 @@ from ...errors import (
 from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import Table, Trigger
+from ..dml.deferstate import refuse_pending
 from ..plpgsql.parser import Tok, tokenize
 from ..privileges.check import check_function
 from ..stmt import Stmt
@@ -462,6 +463,7 @@ def _alter(sql: str, p: _Toks) -> Stmt:
             full = f"{schema}.{tname}" if schema else tname
             skip_or_raise(s, f'relation "{full}"', exists, UndefinedTable)
             return Result("ALTER TABLE")
+        refuse_pending(s, cat, table, "ALTER TABLE")  # NB: PG's AlterTable checks every action
         mine = [t for t in cat.triggers if t.table_oid == table.oid]
         if which not in ("ALL", "USER"):
             mine = [t for t in mine if t.name == which]

@@ -84,6 +84,7 @@ def _check_uniques(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
         if only is not None and oid not in only:
             continue
         wanted = list(st.uniques.pop(oid))
+        st.unique_events.discard(oid)
         con = next((c for c in cat.constraints if c.oid == oid), None)
         table = cat.table_by_oid(con.table_oid) if con is not None else None
         if con is None or table is None:

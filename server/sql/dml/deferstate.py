@@ -29,6 +29,9 @@ class Deferred:
     parents: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)  # fk -> vals
     # deferred UNIQUE constraints: constraint oid -> key values written while deferred
     uniques: dict[int, dict[tuple[Any, ...], None]] = field(default_factory=dict)
+    # ... of those, the ones whose writes met a possible duplicate: PostgreSQL queues their
+    # recheck as a trigger event then (and only then), which ALTER/TRUNCATE refuse (55006)
+    unique_events: set[int] = field(default_factory=set)
     # deferred constraint triggers' firings, in order: (constraint oid, function, TriggerCall)
     triggers: list[tuple[int, Function, Any]] = field(default_factory=list)
     marks: list[tuple[Any, int]] = field(default_factory=list)  # savepoint -> len(triggers)
@@ -110,9 +113,14 @@ def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> N
     state_of(s).parents.setdefault(fk.oid, {})[vals] = None
 
 
-def defer_unique_keys(s: SQLSession, con: Constraint, vals: list[tuple[Any, ...]]) -> None:
-    """Records key values a deferred UNIQUE constraint must find once each at COMMIT."""
-    state_of(s).uniques.setdefault(con.oid, {}).update(dict.fromkeys(vals))
+def defer_unique_keys(s: SQLSession, con: Constraint, vals: list[tuple[Any, ...]],
+                      event: bool = False) -> None:
+    """Records key values a deferred UNIQUE constraint must find once each at COMMIT;
+    `event`: one of them met another entry when written (a pending recheck event)."""
+    st = state_of(s)
+    st.uniques.setdefault(con.oid, {}).update(dict.fromkeys(vals))
+    if event:
+        st.unique_events.add(con.oid)
 
 
 def pending(s: SQLSession) -> bool:
@@ -125,13 +133,14 @@ def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str)
     """PostgreSQL's 55006 for TRUNCATE, DROP TABLE, ALTER TABLE or CREATE INDEX (`verb`) of
     a table with checks waiting for COMMIT: a deferred foreign key's (on the referencing
     table for rows written, on the referenced one for keys that went away) or a deferred
-    constraint trigger's. (A deferred UNIQUE's recheck is an event there only when the
-    insert met a possible duplicate; it is not counted here.)"""
+    constraint trigger's, or a deferred UNIQUE's recheck, an event there only when a write
+    met a possible duplicate (`unique_events`)."""
     st = _STATE.get(s) if _STATE else None
-    if st is None or not (st.children or st.parents or st.triggers):
+    if st is None or not (st.children or st.parents or st.triggers or st.unique_events):
         return
     fks = {c.oid: c for c in cat.constraints if c.kind == "f"}
     tables = {fks[o].table_oid for o, keys in st.children.items() if keys and o in fks}
+    tables |= {c.table_oid for c in cat.constraints if c.oid in st.unique_events}
     tables |= {fks[o].ref_table_oid for o, vals in st.parents.items() if vals and o in fks}
     queued = {oid for oid, _, _ in st.triggers}
     tables |= {t.table_oid for t in cat.triggers if t.constraint_oid in queued}

@@ -331,8 +331,22 @@ class TableWriter:
     def _defer_unique(self, s: SQLSession, con: Constraint, idx: Index,
                       rows: list[tuple[Any, ...]]) -> None:
         """Records the rows' keys in a deferred unique index for COMMIT's check (locked
-        as `_claim` says, so that a concurrent writer of one waits for this one)."""
-        defer_unique_keys(s, con, [w[0] for w in self._claim(s.txn, idx, rows) if w is not None])
+        as `_claim` says, so that a concurrent writer of one waits for this one), noting
+        whether one met another entry or an earlier row of the batch, as PostgreSQL's
+        UNIQUE_CHECK_PARTIAL insert queues the recheck only then."""
+        txn = s.txn
+        wanted = [w for w in self._claim(txn, idx, rows) if w is not None]
+        covers = self._covers(idx)
+        met = len({p for _, p in wanted}) < len(wanted)
+        with txn.fresh_snapshot(latest=True):
+            for _, prefix in wanted:
+                if met:
+                    break
+                for batch in txn.scan(ScanSpec(idx.space, prefix, prefix_end(prefix),
+                                               limit=None if covers else 1, with_keys=True)):
+                    met = met or any(covers is None or self._entry_covered(txn, covers, e)
+                                     for e in batch)
+        defer_unique_keys(s, con, [w[0] for w in wanted], met)
 
     def recheck_unique(self, txn: Any, idx: Index, wanted: list[tuple[Any, ...]]) -> None:
         """COMMIT's check of a deferred unique index: 23505 for a key more than one row holds."""

@@ -23,6 +23,7 @@ from ...errors import (
 from ...pgwire.backend import Result
 from ..ddl.names import find_relation, find_sequence, parse_qualified, schema_by_name, skip_or_raise
 from ..ddl.routines import find_routine
+from ..dml.deferstate import refuse_pending
 from ..largeobj.objects import lookup as find_large_object
 from ..largeobj.objects import save as save_large_object
 from ..parse import unquote_ident
@@ -98,6 +99,8 @@ def _run(s: SQLSession, m: re.Match[str], kind: str) -> Result:
             raise UndefinedObject(f"large object {raw} does not exist")
         raise UndefinedTable(f'relation "{raw}" does not exist')
     obj_kind, obj = found
+    if obj_kind == "table":  # NB: ALTER TABLE's 55006, before the privilege checks, as PG
+        refuse_pending(s, cat, obj, "ALTER TABLE")
     rname = m.group("role")
     up = rname.upper()
     target = current_role(s, cat) if up in ("CURRENT_USER", "CURRENT_ROLE") else \
