@@ -194,7 +194,7 @@ def from_columns(cols: list[Sequence[Any]], conv: Conv) -> list[Row]:
 
 def columns_of(cols: list[Sequence[Any]], conv: Conv) -> list[Any]:
     """`from_columns` without the rows: the columns themselves (changed in place), where
-    the timestamps ('U'), numerics ('D') and dates ('d') stay in their stored form as
+    the timestamps ('U', 'T'), numerics ('D') and dates ('d') stay in their stored form as
     `pgtypes.coded.Coded` columns, which COPY TO and the DataRow encoders read directly.
 
     >>> cols, conv = to_marshal([(1, Decimal("1.10")), (2, None)], 2)
@@ -206,7 +206,7 @@ def columns_of(cols: list[Sequence[Any]], conv: Conv) -> list[Any]:
     for c, kind, nones, table in conv:
         if table:
             out[c] = list(map(table.__getitem__, cols[c]))
-        elif kind in "UDd":
+        elif kind in "UDdT":
             out[c] = Coded(kind, list(cols[c]), partial(_convert, f=_FROM[kind], nones=nones))
         else:
             out[c] = _convert(cols[c], _FROM[kind], nones)

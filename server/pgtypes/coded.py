@@ -11,6 +11,7 @@ encoders, which read it directly; anything else asks for `values()`.
     'U'   naive timestamps as int microseconds since 1970-01-01
     'D'   numerics as `str(Decimal)` (exponents, -0, NaN kept)
     'd'   dates as proleptic ordinals (`date.toordinal`)
+    'T'   timestamptz (datetimes naive or in UTC) as `isoformat()`
 
 >>> import datetime as dt
 >>> col = Coded("d", [738000, None], lambda w: [None if v is None else dt.date.fromordinal(v)

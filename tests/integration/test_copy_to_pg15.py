@@ -493,13 +493,15 @@ def test_changes_after_the_freeze_and_own_writes_read_as_in_postgresql(cold):
 # integer extremes, numerics of every digit-group layout (leading and trailing zero groups,
 # -0, 15 digits), one column with a value too wide for the fast form and one with NaN
 # (the per-value encoder for its whole batch), timestamps before 2000 and with fractions,
-# dates before 2000, BC dates, infinite timestamps. Read hot (right after the load) and cold
-# (after VACUUM's freeze), by COPY binary, binary DataRows (psycopg) and asyncpg.
+# dates before 2000, BC dates, infinite timestamps, timestamptz. Read hot (right after the
+# load) and cold (after VACUUM's freeze), by COPY binary, binary DataRows (psycopg) and
+# asyncpg.
 
 DENSE_DDL = ("CREATE TABLE dense_out (id bigint PRIMARY KEY, i2 smallint NOT NULL, "
              "i4 int NOT NULL, n numeric(12,2) NOT NULL, nu numeric NOT NULL, nw numeric NOT NULL, "
              "nn numeric NOT NULL, f4 real NOT NULL, f8 float8 NOT NULL, ts timestamp NOT NULL, "
-             "d date NOT NULL, dbc date NOT NULL, tsi timestamp NOT NULL, b boolean NOT NULL)")
+             "d date NOT NULL, dbc date NOT NULL, tsi timestamp NOT NULL, b boolean NOT NULL, "
+             "tz timestamptz NOT NULL)")
 DENSE_LOAD = """INSERT INTO dense_out SELECT i,
   (ARRAY[-32768, 32767, 0, -1])[i % 4 + 1] + (i % 4 = 2)::int * (i % 1000),
   (ARRAY[-2147483648, 2147483647, 0, 7])[i % 4 + 1] + (i % 4 = 3)::int * i,
@@ -514,7 +516,8 @@ DENSE_LOAD = """INSERT INTO dense_out SELECT i,
   date '1999-12-25' + i - 3000,
   date '0044-03-15 BC' + i,
   CASE WHEN i = 9 THEN 'infinity'::timestamp ELSE timestamp '2001-02-03 04:05:06' + i * interval '1 day' END,
-  i % 3 = 0
+  i % 3 = 0,
+  timestamptz '2026-03-29 00:30:00+00' + i * interval '7 min 0.25 s'
 FROM generate_series(1, 5000) i"""
 
 
@@ -538,7 +541,7 @@ def _dense_reads(dsn: str) -> list:
         c = await asyncpg.connect(dsn)
         try:
             return [tuple(r) for r in await c.fetch(  # NB: asyncpg makes no BC dates
-                "SELECT id, i2, i4, n, nu, nw, nn, f4, f8, ts, d, tsi, b FROM dense_out")]
+                "SELECT id, i2, i4, n, nu, nw, nn, f4, f8, ts, d, tsi, b, tz FROM dense_out")]
         finally:
             await c.close()
     return [sorted(_binary_rows(data)), sorted(map(repr, rows)),

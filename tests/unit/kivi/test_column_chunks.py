@@ -17,12 +17,14 @@ from decimal import Decimal
 import pytest
 
 from cumulo.server.kivi import freeze, mvcc
+from cumulo.server.kivi.colcodec import columns_of, to_marshal
 from cumulo.server.kivi.mvcc import VersionStore
 from cumulo.server.pgtypes import oids as T
 from cumulo.server.pgtypes.binary import binary_encoder
 from cumulo.server.pgtypes.coded import Coded, values
 from cumulo.server.pgtypes.text import text_encoder
 from cumulo.server.pgtypes.vectext import binary_array, text_array
+from cumulo.server.pgwire.colframe import binary_fields, fields
 
 WIDTH = 5
 OIDS = [T.INT8, T.NUMERIC, T.TIMESTAMP, T.DATE, T.TEXT]
@@ -112,3 +114,20 @@ def test_hot_keys_alone_by_columns_see_what_chunks_see():
         want = _by_rows(s, None, None, ts)
         for n in (1, 7, 100, 8192):
             assert _by_columns(s, None, None, ts, n) == want, (ts, n)
+
+
+def test_a_timestamptz_column_stays_coded_and_sends_as_its_values():
+    """timestamptz values (UTC, one naive among them as a mixed column may hold) freeze
+    as isoformat ('T'), and their binary send form is read from those strings."""
+    base = dt.datetime(2026, 3, 29, tzinfo=dt.UTC)
+    vals = [base + dt.timedelta(minutes=7 * i, microseconds=i % 3) for i in range(50)]
+    vals += [dt.datetime(999, 1, 2, 3, 4, 5, tzinfo=dt.UTC), dt.datetime(2001, 2, 3)]
+    for col in (vals, [*vals, None]):
+        stored, conv = to_marshal([(v,) for v in col], 1)
+        (coded,) = columns_of(stored, conv)
+        assert type(coded) is Coded and coded.kind == "T"
+        enc = binary_encoder(T.TIMESTAMPTZ)
+        assert binary_fields(coded, T.TIMESTAMPTZ, enc).equals(
+            fields(binary_array(values(coded), T.TIMESTAMPTZ, enc)))
+        assert binary_array(coded, T.TIMESTAMPTZ, enc).to_pylist() == [
+            None if v is None else enc(v) for v in col]
