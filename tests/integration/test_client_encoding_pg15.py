@@ -7,10 +7,13 @@ characters the client encoding lacks (22P05 from the server, 22P05/22021 for
 bytes a client sends that are not valid), SQL_ASCII's no-conversion rule,
 SHOW and pg_client_encoding(). Each reply (rows as bytes, or SQLSTATE and
 message) must be PostgreSQL's. Then the encoding set at connect time, and
-COPY text in and out in LATIN1.
+COPY text in and out in LATIN1. psql in KOI8R, from PGCLIENTENCODING.
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
 
 import psycopg
 import pytest
@@ -97,3 +100,18 @@ def test_encoding_at_connect_and_copy(encoding, pg15, cumulo_server):
     got = _connect_time(cumulo_server.dsn(), encoding)
     assert got == _connect_time(pg15.dsn(), encoding)
     assert got[0] == encoding
+
+
+def _psql_koi8(dsn: str) -> tuple[bytes, bytes]:
+    env = dict(os.environ, PGCLIENTENCODING="KOI8R")
+    res = subprocess.run([b"psql", dsn.encode(), b"-X", b"-A", b"-t", b"-c",
+                          "select 'привет', chr(1046)".encode("koi8_r"),
+                          b"-c", b"select 'klingon'::text, chr(8364)"],
+                         capture_output=True, env=env, timeout=30)
+    return res.stdout, res.stderr
+
+
+def test_psql_in_koi8r(pg15, cumulo_server):
+    want = _psql_koi8(pg15.dsn())
+    assert "привет".encode("koi8_r") in want[0]
+    assert _psql_koi8(cumulo_server.dsn()) == want
