@@ -609,6 +609,35 @@ insert into c values (1, 1);
 alter table c enable trigger all;
 rollback;
 """,
+    # MERGE fires its target's statement triggers as PostgreSQL: BEFORE for INSERT, UPDATE,
+    # DELETE, the rows (AFTER ROW held to the end), AFTER for DELETE, UPDATE, INSERT
+    "merge_trigger_order": """
+create table t (id int primary key, v int);
+create table log (n serial, what text);
+insert into t values (1, 10), (2, 20), (3, 30);
+create function trg() returns trigger language plpgsql as $$ begin insert into log(what) values (tg_when || ' ' || tg_level || ' ' || tg_op || coalesce(' ' || case when tg_level = 'ROW' then coalesce(new.id, old.id)::text end, '')); return coalesce(new, old); end $$;
+create trigger b_s_i before insert on t for each statement execute function trg();
+create trigger b_s_u before update on t for each statement execute function trg();
+create trigger b_s_d before delete on t for each statement execute function trg();
+create trigger a_s_i after insert on t for each statement execute function trg();
+create trigger a_s_u after update on t for each statement execute function trg();
+create trigger a_s_d after delete on t for each statement execute function trg();
+create trigger b_r_u before update on t for each row execute function trg();
+create trigger b_r_d before delete on t for each row execute function trg();
+create trigger a_r_i after insert on t for each row execute function trg();
+create trigger a_r_u after update on t for each row execute function trg();
+create trigger a_r_d after delete on t for each row execute function trg();
+merge into t using (values (1, 11), (2, 0), (4, 40), (5, 50)) s(id, v) on t.id = s.id when matched and s.v = 0 then delete when matched then update set v = s.v when not matched then insert values (s.id, s.v);
+select n, what from log order by n;
+truncate log;
+merge into t using (values (3, 0)) s(id, v) on t.id = s.id when matched then delete when not matched then do nothing;
+merge into t using (values (9, 0)) s(id, v) on t.id = s.id when matched then do nothing;
+select n, what from log order by n;
+truncate log;
+update t set v = 0 where id = 1;
+select n, what from log order by n;
+select * from t order by id;
+""",
     # f(int) and f(d), d a domain over int, are two functions: an exact match on the
     # argument's own type (5::d, a d column) picks one, else the base type's; f('5') and
     # h(5) over h(d), h(dpos) are ambiguous. DROP/ALTER FUNCTION name them as declared.

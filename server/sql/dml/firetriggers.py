@@ -65,6 +65,36 @@ _RI: ContextVar[dict[tuple[int, str], tuple[TableTriggers, dict[Any, Any]]] | No
     ContextVar("cascaded_statements", default=None)
 
 
+# the target of the running MERGE, whose statement triggers the MERGE fires itself, once per
+# action type, and whose AFTER ROW firings wait for the MERGE's end (`merge_triggers`)
+_MERGING: ContextVar[int | None] = ContextVar("merge_target", default=None)
+
+
+def merge_triggers(s: SQLSession, table: Table, ops: set[str], run: Callable[[], Any]) -> Any:
+    """Runs a MERGE's parts (`run`) inside its target's statement triggers, fired as
+    PostgreSQL fires them: BEFORE STATEMENT for INSERT, UPDATE, DELETE (the actions its
+    WHEN clauses name), then every row, the AFTER ROW firings held to the end, then AFTER
+    STATEMENT for DELETE, UPDATE, INSERT. (The parts still run action by action, so BEFORE
+    ROW firings follow the source's order only within each action.)"""
+    trig = TableTriggers.of(s.catalog(), table)
+    if trig is None:
+        return run()
+    for op in ("INSERT", "UPDATE", "DELETE"):
+        if op in ops:
+            trig.statement(s, "BEFORE", op)
+    target = _MERGING.set(table.oid)
+    try:
+        with capturing({}):
+            res = run()
+            fire_held(s)
+    finally:
+        _MERGING.reset(target)
+    for op in ("DELETE", "UPDATE", "INSERT"):
+        if op in ops:
+            trig.statement(s, "AFTER", op)
+    return res
+
+
 def _cascades_to_triggers(cat: CatalogSnapshot, table: Table) -> bool:
     """Tells whether a DELETE or UPDATE of `table` may cascade (ON DELETE / UPDATE CASCADE,
     SET NULL, SET DEFAULT) into a table with statement-level triggers."""
@@ -296,7 +326,7 @@ class TableTriggers:
     def _held(self, op: str) -> _Captured | None:
         """Where AFTER ROW firings of `op` wait for the statement's end: only while a
         statement captures this table's rows for transition tables."""
-        if op not in self.transitions:
+        if op not in self.transitions and _MERGING.get() != self.table.oid:
             return None
         cap = _CAPTURE.get()
         return None if cap is None else cap.setdefault((self.table.oid, op), _Captured())
@@ -392,7 +422,8 @@ def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> 
 
     def run(sess: SQLSession, values: list[Any]) -> Any:
         now = TableTriggers.of(sess.catalog(), table)
-        for o in ops if now is not None else ():
+        merged = _MERGING.get() == table.oid  # NB: a MERGE's part: the MERGE fires them
+        for o in ops if now is not None and not merged else ():
             now.statement(sess, "BEFORE", o)  # type: ignore[union-attr]
         token = _CAPTURE.set({}) if now is not None and now.transitions else None
         ri = _RI.set({}) if cascades else None
@@ -400,7 +431,7 @@ def with_statement_triggers(s: SQLSession, tree: exp.Expression, stmt: Stmt) -> 
             res = inner(sess, values)
             if token is not None:
                 fire_held(sess)
-            for o in reversed(ops) if now is not None else ():
+            for o in reversed(ops) if now is not None and not merged else ():
                 now.statement(sess, "AFTER", o)  # type: ignore[union-attr]
             if ri is not None:
                 for (_, o), (child, rows) in list((_RI.get() or {}).items()):

@@ -28,11 +28,13 @@ writes, and a target row that two source rows would modify is 21000 before
 anything is written. The tag is `MERGE n`, n the rows the parts touched.
 
 Several UPDATE (INSERT) clauses make one UPDATE (INSERT) whose values are a CASE
-on the clause number, so statement triggers fire once per action type. Unlike
-PostgreSQL, row triggers fire part by part (all updates, then deletes, then
-inserts), not in the join's order; UPDATE clauses that SET DEFAULT or a row from
-a subquery, and INSERT clauses naming different columns, are a part each (their
-statement triggers fire once per clause). At READ COMMITTED the clause picked again
+on the clause number. The MERGE fires its target's statement triggers itself, as
+PostgreSQL does (`firetriggers.merge_triggers`): BEFORE STATEMENT for INSERT,
+UPDATE, DELETE, the rows, the AFTER ROW firings held to the end, AFTER STATEMENT
+for DELETE, UPDATE, INSERT. Unlike PostgreSQL, row triggers fire part by part (all
+updates, then deletes, then inserts), not in the join's order; UPDATE clauses that
+SET DEFAULT or a row from a subquery, and INSERT clauses naming different columns,
+are a part each. At READ COMMITTED the clause picked again
 must be of the part's own action: a row whose newest version moves from an UPDATE clause
 to a DELETE one (or the reverse) is left alone, where PostgreSQL runs the other action;
 a row deleted meanwhile does not go on to the NOT MATCHED clauses.
@@ -66,6 +68,7 @@ from ..parse import parse_sql
 from ..pgcatalog.typetext import format_type
 from ..stmt import AnalyseTree, Stmt
 from .ctedml import _carrier, _Part
+from .firetriggers import merge_triggers
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -406,10 +409,16 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
                     and pstmt.param_oids[i] else o for i, o in enumerate(all_oids)]
         parts.append((pstmt, clause))
 
+    ops = {op for op, there in (("UPDATE", updates), ("DELETE", deletes), ("INSERT", any(
+        isinstance(w.args.get("then"), exp.Insert) for w in whens))) if there}
+
     def run(s: SQLSession, values: list[Any]) -> Result:
         for pstmt, _ in parts:  # the target's privileges first, as PostgreSQL checks them
             if pstmt.check is not None:
                 pstmt.check(s)
+        return merge_triggers(s, _table(s, tree), ops, lambda: _merge(s, values))
+
+    def _merge(s: SQLSession, values: list[Any]) -> Result:
         vals = list(values[:nuser]) + [None] * (nuser - len(values))
         rows = cstmt.run(s, list(vals)).fetch()
         seen: set[Any] = set()
