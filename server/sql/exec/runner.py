@@ -86,6 +86,13 @@ def compiled(node: Any, key: str, build: Callable[[], Any]) -> Any:
     return fn
 
 
+def value_of(e: Any, ctx: Any) -> Any:
+    """The value of an expression of no row (a LIMIT, an OFFSET, a frame offset) for this
+    execution's parameters. Compiled once per plan, like every other expression: compiling
+    it per execution cost a prepared `... LIMIT $1` about a third of its CPU."""
+    return compiled(e, "value", lambda: cg.row_function(e))((), ctx)
+
+
 def rows_of(node: N.Node, ctx: Any) -> list[tuple]:
     """Runs a node to completion and returns all its rows."""
     out: list[tuple] = []
@@ -230,7 +237,7 @@ def run_sort(node: N.Sort, ctx: Any) -> Iterator[Batch]:
 def _count(e: Any, ctx: Any, what: str) -> int | None:
     if e is None:
         return None
-    v = cg.row_function(e)((), ctx)
+    v = value_of(e, ctx)
     if v is not None and v < 0:
         raise InvalidParameterValue(f"{what} must not be negative", sqlstate=(
             "2201W" if what == "LIMIT" else "2201X"))

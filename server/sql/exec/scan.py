@@ -28,7 +28,7 @@ from ...txn.transaction import Transaction
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from .keys import encode_key, prefix_upper_bound
-from .runner import Batch, compiled, executes
+from .runner import Batch, compiled, executes, value_of
 
 
 def bind_ir(ir: Any, params: list[Any]) -> Any:
@@ -74,7 +74,7 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
         return
     limit = None
     if node.limit is not None:
-        limit = cg.row_function(node.limit)((), ctx)
+        limit = value_of(node.limit, ctx)
         if limit is not None and limit <= 0:
             return
     ir = bind_ir(node.ir, ctx.params) if node.ir is not None else None

@@ -22,7 +22,7 @@ from ..expr import runtime as rt
 from ..plan import nodes as N
 from .aggregate import finish
 from .fold import final
-from .runner import Batch, compiled, executes, rebatch, rows_of
+from .runner import Batch, compiled, executes, rebatch, rows_of, value_of
 
 
 def _prepare(node: N.Window) -> list:
@@ -215,7 +215,7 @@ def _plus(v: Any, d: Any) -> Any:
 def _offset(e: Any, ctx: Any,
             negative: str = "invalid preceding or following size in window function") -> Any:
     """A frame offset's value: non-negative and not NULL (22013/22004 otherwise)."""
-    v = cg.row_function(e)((), ctx)
+    v = value_of(e, ctx)
     if v is None:
         raise InvalidParameterValue("frame starting offset must not be null", sqlstate="22004")
     if v < 0 * v:

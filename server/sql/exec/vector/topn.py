@@ -15,17 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from ...expr import codegen as cg
 from ...expr.vectorize import Fallback, V, compile_vector
-from ..runner import compiled
+from ..runner import compiled, value_of
 from .plan import VectorSpec
 from .scan import Selected
 
 
 def wanted(spec: VectorSpec, ctx: Any) -> int:
     """LIMIT + OFFSET of this execution."""
-    lim = cg.row_function(spec.limit)((), ctx) if spec.limit is not None else None
-    off = cg.row_function(spec.offset)((), ctx) if spec.offset is not None else 0
+    lim = value_of(spec.limit, ctx) if spec.limit is not None else None
+    off = value_of(spec.offset, ctx) if spec.offset is not None else 0
     if lim is None or (off or 0) < 0 or lim < 0:
         raise Fallback("no usable LIMIT")
     return lim + (off or 0)
