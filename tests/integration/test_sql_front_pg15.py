@@ -803,6 +803,22 @@ create function g() returns int language plpgsql as $$ begin if false then retur
 select g();
 select 't'::regclass, 'sq'::regclass, 't_pkey'::regclass, 'public.t'::regclass, 'pg_class'::regclass
 """,
+    "unlogged_sequences": """
+create unlogged sequence s1;
+create sequence s2;
+alter sequence s2 set unlogged;
+select relname, relpersistence from pg_class where relname in ('s1', 's2') order by 1;
+alter sequence s1 set logged;
+alter sequence s2 set logged;
+select relname, relpersistence from pg_class where relname in ('s1', 's2') order by 1;
+alter sequence s2 set logged increment 2;
+alter sequence s2 increment 2 set logged;
+create sequence s3 set logged;
+create unlogged sequence if not exists s1;
+alter sequence if exists nosuch set logged;
+alter sequence nosuch set logged;
+select nextval('s1'), nextval('s2')
+""",
     "float8_hex_tsquery_compare": """
 select '0x1F'::float8, '0x1p3'::float8, 'inf'::float8, '  nan '::float8::text, '-INF'::float8, ' 0X10 '::float8;
 select '0x1.8p1'::float8, '0x1P-2'::float4, '-0x10'::float8, '0x1F'::float4, ' -nan'::float8::text;

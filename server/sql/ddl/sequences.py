@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import DuplicateTable, InvalidParameterValue, SyntaxError_, UndefinedTable
+from ...errors import (
+    DuplicateTable,
+    InvalidParameterValue,
+    InvalidTableDefinition,
+    SyntaxError_,
+    UndefinedTable,
+)
 from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ..catalog.model import Sequence
@@ -35,7 +41,8 @@ from .seqowner import owned_by
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_HEAD = re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:TEMP(?:ORARY)?\s+)?SEQUENCE\s+"
+_HEAD = re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:TEMP(?:ORARY)?\s+|(?P<unlogged>UNLOGGED)\s+)?"
+                   r"SEQUENCE\s+"
                    r"(?P<ine>IF\s+(?:NOT\s+)?EXISTS\s+)?(?P<name>(?:\"[^\"]+\"|[\w$]+)"
                    r"(?:\.(?:\"[^\"]+\"|[\w$]+))?)(?P<rest>.*)$", re.I | re.S)
 _OPT = re.compile(
@@ -43,7 +50,8 @@ _OPT = re.compile(
     r"MINVALUE\s+(?P<min>[+-]?\d+)|(?P<nomin>NO\s+MINVALUE)|MAXVALUE\s+(?P<max>[+-]?\d+)|"
     r"(?P<nomax>NO\s+MAXVALUE)|START\s+(?:WITH\s+)?(?P<start>[+-]?\d+)|"
     r"RESTART(?:\s+(?:WITH\s+)?(?P<restart>[+-]?\d+))?|CACHE\s+(?P<cache>\d+)|"
-    r"(?P<nocycle>NO\s+CYCLE)|(?P<cycle>CYCLE)|OWNED\s+BY\s+(?P<owned>\S+))", re.I)
+    r"(?P<nocycle>NO\s+CYCLE)|(?P<cycle>CYCLE)|OWNED\s+BY\s+(?P<owned>\S+)|"
+    r"SET\s+(?P<logged>LOGGED|UNLOGGED)\b)", re.I)
 _TYPES = {"smallint": T.INT2, "int2": T.INT2, "integer": T.INT4, "int": T.INT4, "int4": T.INT4,
           "bigint": T.INT8, "int8": T.INT8}
 _MAX = {T.INT2: 2**15 - 1, T.INT4: 2**31 - 1, T.INT8: 2**63 - 1}
@@ -149,6 +157,14 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
                                bool(m.group("ine")))
     opts = _options(m.group("rest"))
     if_clause = bool(m.group("ine"))
+    if "logged" in opts and (verb == "CREATE" or len(opts) > 1):  # NB: SET LOGGED stands alone
+        rest = m.group("rest")
+        at = re.search(r"\bSET\s+(?:UN)?LOGGED\b", rest, re.I)
+        assert at is not None
+        word = rest[at.start():].split()[0] if verb == "CREATE" or rest[:at.start()].strip() \
+            else rest[at.end():].split()[0]
+        raise SyntaxError_(f'syntax error at or near "{word}"')
+    persistence = "u" if m.group("unlogged") else "p"  # NB: PostgreSQL 15's unlogged sequences
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.catalog()
@@ -160,7 +176,8 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
                     return Result("CREATE SEQUENCE")
                 raise DuplicateTable(f'relation "{name}" already exists')
             created = _apply(Sequence(s.store.allocate_oid(), name, sch.oid,
-                                      owner=current_role_oid(s)), opts, True)
+                                      owner=current_role_oid(s), persistence=persistence),
+                             opts, True)
             if "owned" in opts:
                 created = dataclasses.replace(created,
                                               owned_by=owned_by(s, created, opts["owned"]))
@@ -171,6 +188,8 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
         if seq is None:
             skip_or_raise(s, f'relation "{name}"', if_clause, UndefinedTable)
             return Result("ALTER SEQUENCE")
+        if "logged" in opts:
+            return _set_logged(s, seq, opts["logged"].upper() == "LOGGED")
         new = _apply(seq, opts, False)
         if "owned" in opts:
             new = dataclasses.replace(new, owned_by=owned_by(s, new, opts["owned"]))
@@ -182,6 +201,20 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
         return Result("ALTER SEQUENCE")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} SEQUENCE")
+
+
+def _set_logged(s: SQLSession, seq: Sequence, logged: bool) -> Result:
+    """ALTER SEQUENCE s SET LOGGED / SET UNLOGGED (PostgreSQL 15): pg_class.relpersistence;
+    42P16 for a temporary sequence, as for a table."""
+    schema = s.catalog().schema_by_oid(seq.schema_oid)
+    if schema is not None and schema.name.startswith("pg_temp"):
+        raise InvalidTableDefinition(f'cannot change logged status of table "{seq.name}" '
+                                     "because it is temporary")
+    want = "p" if logged else "u"
+    if seq.persistence != want:
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(seq, persistence=want))
+        s.catalog_changed()
+    return Result("ALTER SEQUENCE")
 
 
 _RENAME = re.compile(r"\s*RENAME\s+TO\s+(\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z_0-9$]*)\s*;?\s*$",
