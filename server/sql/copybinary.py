@@ -60,6 +60,7 @@ _DATE_LO, _DATE_HI = -730_119, 2_921_939
 _UTC = methodcaller("replace", tzinfo=dt.UTC)
 _INT64_MAX = np.iinfo(np.int64).max
 _LEN = struct.Struct("!i").unpack_from
+_HEAD = np.dtype((">i2", 4))  # a numeric's ndigits, weight, sign and dscale
 _POW10K = np.array([10_000 ** i for i in range(4)][::-1], dtype=np.int64)
 
 
@@ -105,13 +106,9 @@ class Parsed:
             cols.append(col)
         return cols, exact
 
-    def _gather(self, at: np.ndarray, width: int) -> np.ndarray:
-        """The `width` bytes at each offset, as an (n, width) array."""
-        return self.u8[at[:, None] + np.arange(width)]
-
     def _fixed(self, oid: int, at: np.ndarray) -> list[Any] | None:
         """A fixed-width column; with its redo-record form (`wirecols.Encoded`) as well."""
-        raw = self._gather(at, _WIDTH[oid]).view(_DTYPE[oid]).ravel()
+        raw = _read(self.u8, at, _DTYPE[oid])
         if oid == T.BOOL:
             vals = (raw != 0).tolist()
             return Encoded(vals, PLAIN, vals)
@@ -158,7 +155,7 @@ class Parsed:
 
     def _numeric(self, at: np.ndarray, lengths: np.ndarray, typmod: int
                  ) -> tuple[list[Any], bool] | None:
-        head = self._gather(at, 8).view(">i2").reshape(-1, 4).astype(np.int64)
+        head = _read(self.u8, at, _HEAD).astype(np.int64)
         nd, weight, sign, dscale = head[:, 0], head[:, 1], head[:, 2] & 0xFFFF, head[:, 3]
         if len(at) == 0:
             return [], True
@@ -170,7 +167,7 @@ class Parsed:
         for d in range(1, 5):
             rows = np.nonzero(nd == d)[0]
             if len(rows):
-                digits = self._gather(at[rows] + 8, 2 * d).view(">u2").astype(np.int64)
+                digits = _read(self.u8, at[rows] + 8, np.dtype((">u2", d))).astype(np.int64)
                 if (digits >= 10_000).any():
                     return None
                 coef[rows] = digits @ _POW10K[4 - d:]
@@ -335,8 +332,25 @@ def whole_rows(buf: bytes | memoryview, oids: Sequence[int]) -> int | None:
 
 def _word(u8: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The signed big-endian 32-bit words at each offset."""
-    b = u8[at[:, None] + np.arange(4)]
-    return b.copy().view(">i4").ravel()
+    return _read(u8, at, ">i4")
+
+
+def _read(u8: np.ndarray, at: np.ndarray, dtype: Any) -> np.ndarray:
+    """The values of `dtype` at each byte offset of the buffer: one gather from a view
+    of the buffer with a stride of one byte (a value at every offset), three to four
+    times faster than gathering an (n, width) array of bytes by an index array.
+
+    >>> u8 = np.frombuffer(bytes(range(12)), dtype=np.uint8)
+    >>> _read(u8, np.array([0, 3]), ">i4").tolist(), _read(u8, np.array([1]), _HEAD).tolist()
+    ([66051, 50595078], [[258, 772, 1286, 1800]])
+    """
+    dt = np.dtype(dtype)
+    if len(u8) < dt.itemsize:
+        if len(at):
+            raise IndexError("a value beyond the buffer")
+        return np.zeros((0, *dt.shape), dtype=dt.base)
+    view = np.ndarray(shape=(len(u8) - dt.itemsize + 1,), dtype=dt, buffer=u8, strides=(1,))
+    return view[at]
 
 
 def _chained_starts(u8: np.ndarray, n: int, first: int, gaps: list[int], tail: int
