@@ -756,21 +756,27 @@ PSQL_PHYSICAL = [
     "alter table t alter column c set compression pglz",
     "alter table t replica identity full",
     "alter table t cluster on t_pkey",
+    "create unlogged table ut (id int generated always as identity primary key, b text)",
+    "create index ute on ut ((b || 'x'))",
+    "alter index ute alter column 1 set statistics 50",
 ]
 
 
 def test_psql_describes_physical_options_as_pg15(cumulo_server, pg15):
     """psql's `\\d+` shows the statistics target, storage, compression, replica identity and
-    the CLUSTER mark from the catalog, as PostgreSQL 15 prints them."""
+    the CLUSTER mark from the catalog, as PostgreSQL 15 prints them; and an unlogged table,
+    its index (with an expression's statistics target) and its identity sequence."""
     outs = []
     for dsn in fresh_databases(pg15, cumulo_server, "fidel_psql"):
         with psycopg.connect(dsn, autocommit=True) as c:
             for sql in PSQL_PHYSICAL:
                 c.execute(sql)
-        r = subprocess.run([f"{PG_BIN}/psql", dsn, "-X", "-c", "\\d+ t"], capture_output=True,
+        r = subprocess.run([f"{PG_BIN}/psql", dsn, "-X", "-c", "\\d+ t", "-c", "\\d+ ut",
+                            "-c", "\\d+ ute", "-c", "\\d ut_id_seq"], capture_output=True,
                            text=True, timeout=60, env={**os.environ, "PAGER": ""})
         outs.append(r.stdout + r.stderr)
     assert "Replica Identity: FULL" in outs[0] and "CLUSTER" in outs[0]
+    assert 'Unlogged index "public.ute"' in outs[0] and "Unlogged sequence" in outs[0]
     assert outs[1] == outs[0]
 
 
