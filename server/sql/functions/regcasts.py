@@ -225,8 +225,6 @@ def regtype_out(ctx: Any, oid: int) -> str:
             if oid in (t.reltype, t.array_type) and t.reltype:
                 name = names(ctx.catalog).rel_display(ctx, t.oid)
                 return name + "[]" if oid == t.array_type else name
-        from ..pgcatalog.rowtypes import ROW_TYPES
-
         for (schema, rel), types in ROW_TYPES.items():
             if oid in types:
                 shown = rel if schema == "pg_catalog" else f"{schema}.{rel}"
