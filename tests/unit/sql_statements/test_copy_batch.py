@@ -10,6 +10,7 @@ here, not against another Cumulo path.
 
 from __future__ import annotations
 
+import doctest
 import struct
 from decimal import Decimal
 
@@ -17,6 +18,7 @@ import pytest
 
 from cumulo.server.errors import SQLError
 from cumulo.server.sql import copy as copy_module
+from cumulo.server.sql import copybatch, copybinary
 
 from .helpers import copy_in, fails, rows, run
 
@@ -320,3 +322,9 @@ def test_repeated_dates_split_by_arrow_convert_once_and_name_a_bad_line(session)
     e = _copy_fails(session, "copy ad2 from stdin", [bad.encode()], "22008")
     assert e.message == 'date/time field value out of range: "2024-13-04"'
     assert "line 3000" in e.where
+
+
+@pytest.mark.parametrize("module", [copybatch, copybinary])
+def test_doctests(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
