@@ -70,6 +70,7 @@ _ALIASES = {
     **{f"WINDOWS{n}": f"WIN{n}" for n in (866, 874, *range(1250, 1259))},
     "WINDOWS932": "SJIS", "WINDOWS936": "GBK", "WINDOWS949": "UHC", "WINDOWS950": "BIG5",
 }
+_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"  # binary COPY's file header starts so
 # text-like types whose binary form is their text (textsend): converted in binary fields too
 _TEXT_TYPES = frozenset({25, 1043, 1042, 19, 114, 142, 705})
 
@@ -118,6 +119,7 @@ class WireRecoder:
         self._types: list[int] = []  # the latest RowDescription's column types
         self._row_formats: list[int] = []
         self._copy_text = True
+        self._copy_types: list[int] = []  # a binary COPY TO's column types (`binary_copy`)
         self._failed = False  # a result failed to convert: drop its rows until ReadyForQuery
         self._pending: list[bytes] = []  # errors found in incoming messages, sent first
         self._skip_empty = 0  # EmptyQueryResponses that stand for rejected Queries
@@ -253,6 +255,7 @@ class WireRecoder:
     def _out_message(self, kind: int, payload: bytes) -> bytes:
         if kind == 90:  # Z: the end of a statement's output
             self._failed = False
+            self._copy_types = []
             return self._frame(kind, payload)
         if kind == 73 and self._skip_empty:  # I standing for a rejected Query
             self._skip_empty -= 1
@@ -270,10 +273,46 @@ class WireRecoder:
                 self._copy_text = payload[:1] == b"\x00"
             elif kind == 100 and self._copy_text:  # d
                 return self._frame(kind, self._from_utf8(payload))
+            elif kind == 100 and any(_texty(t) for t in self._copy_types):  # d, binary
+                return self._frame(kind, self._binary_copy_data(payload))
+            elif kind == 99:  # c: CopyDone
+                self._copy_types = []
         except _Unconvertible as e:
             self._failed = True
             return _error(e.code, e.message)
         return self._frame(kind, payload)
+
+    def binary_copy(self, types: list[int]) -> None:
+        """The column types of the binary COPY TO whose CopyData follows: its fields of text
+        types are converted as textsend converts them (the types are not on the wire)."""
+        self._copy_types = types
+
+    def _binary_copy_data(self, p: bytes) -> bytes:
+        """One CopyData of binary COPY: whole tuples (the first after the file header), each
+        text field converted; anything else (the trailer) passes unchanged."""
+        pos, out = 0, []
+        if p.startswith(_SIGNATURE):
+            pos = len(_SIGNATURE) + 8 + _I32.unpack_from(p, len(_SIGNATURE) + 4)[0]
+            out.append(p[:pos])
+        types, n = self._copy_types, len(p)
+        while pos + 2 <= n:
+            (nf,) = _I16.unpack_from(p, pos)
+            if nf < 0:
+                break
+            out.append(p[pos:pos + 2])
+            pos += 2
+            for i in range(nf):
+                (ln,) = _I32.unpack_from(p, pos)
+                if ln < 0 or i >= len(types) or not _texty(types[i]):
+                    end = pos + 4 + max(ln, 0)
+                    out.append(p[pos:end])
+                else:
+                    end = pos + 4 + ln
+                    v = self._from_utf8(p[pos + 4:end])
+                    out.append(_I32.pack(len(v)) + v)
+                pos = end
+        out.append(p[pos:])
+        return b"".join(out)
 
     def _row_description(self, p: bytes) -> bytes:
         (n,) = _I16.unpack_from(p, 0)

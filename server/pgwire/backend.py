@@ -80,6 +80,7 @@ class CopyOut(Protocol):
 
     format: str
     column_count: int
+    column_types: list[int]  # NB: a client encoding converts binary fields of text types
 
     def chunks(self) -> Iterator[bytes]: ...
 

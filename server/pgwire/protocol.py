@@ -655,6 +655,8 @@ class Connection(ExtendedQuery, FunctionCalls):
         co = res.copy_out
         assert co is not None
         self.out += M.copy_response(b"H", co.format == "binary", co.column_count)
+        if self._recoder is not None and co.format == "binary":
+            self._recoder.binary_copy(co.column_types)
         for frames in co.frames():
             self.out += frames
             self._emit()

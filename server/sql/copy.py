@@ -864,6 +864,7 @@ class CopyOut:
         self.rows = rows or plan  # what runs for the rows (`rows_plan`)
         self.format = opts["format"]
         self.column_count = len(plan.columns)
+        self.column_types = [c.type_oid for c in plan.columns]
         self.delim = opts.get("delimiter", "," if self.format == "csv" else "\t")
         self.null = opts.get("null", "" if self.format == "csv" else "\\N")
         self.header = _truthy(opts.get("header", False))

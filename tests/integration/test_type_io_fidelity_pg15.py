@@ -112,8 +112,9 @@ def test_enum_parameters_are_checked_like_pg15(pg15, cumulo_server):
 
 
 def _latin9_binary(dsn: str) -> list:
-    """Binary-format text and enum parameters and results under client_encoding LATIN9: their
-    bytes are the client encoding's, converted as text-format ones are (textrecv, textsend)."""
+    """Binary-format text and enum parameters, results and COPY TO fields under client_encoding
+    LATIN9 (then LATIN1): their bytes are the client encoding's, converted as text-format ones
+    are (textrecv, textsend), and a character LATIN1 lacks fails as in text (22P05)."""
     out: list = []
     eur = "\u20ac"
     with psycopg.connect(dsn, autocommit=True) as c:
@@ -127,11 +128,21 @@ def _latin9_binary(dsn: str) -> list:
             value = (eur if typ == 25 else "x\u00e0").encode("iso8859-15")
             res = pg.exec_params(sql, [value], [typ], [1], result_format=1)
             out.append([res.get_value(0, i) for i in range(res.nfields)])
+        with c.cursor().copy("copy (select chr(8364), 7, ('x' || chr(224))::tiof_mood) to stdout "
+                             "(format binary)") as copy:
+            copy.set_types(["text", "int4", "text"])
+            out.append(list(copy.rows()))
         out.append(c.execute("select %b::text, %b", [eur, eur], binary=True).fetchone())
+        c.execute("set client_encoding to latin1")
+        try:
+            with c.cursor().copy("copy (select chr(8364)) to stdout (format binary)") as copy:
+                out.append(list(copy.rows()))
+        except psycopg.Error as e:
+            out.append(e.sqlstate)
     return out
 
 
 def test_binary_text_parameters_in_client_encoding_like_pg15(pg15, cumulo_server):
     want = _latin9_binary(pg15.dsn())
-    assert want[-1] == ("\u20ac", "\u20ac")
+    assert want[3] == ("\u20ac", "\u20ac") and want[-1] == "22P05"
     assert _latin9_binary(cumulo_server.dsn()) == want
