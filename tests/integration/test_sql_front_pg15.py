@@ -817,7 +817,14 @@ create sequence s3 set logged;
 create unlogged sequence if not exists s1;
 alter sequence if exists nosuch set logged;
 alter sequence nosuch set logged;
-select nextval('s1'), nextval('s2')
+select nextval('s1'), nextval('s2');
+create temp sequence ts;
+select n.nspname like 'pg_temp%', c.relpersistence from pg_class c join pg_namespace n on n.oid = c.relnamespace where relname = 'ts';
+select nextval('ts'), nextval('ts');
+alter sequence ts set unlogged;
+create temp sequence public.tsx;
+create temporary sequence if not exists ts;
+drop sequence ts
 """,
     "float8_hex_tsquery_compare": """
 select '0x1F'::float8, '0x1p3'::float8, 'inf'::float8, '  nan '::float8::text, '-INF'::float8, ' 0X10 '::float8;

@@ -37,11 +37,12 @@ from .names import (
     skip_or_raise,
 )
 from .seqowner import owned_by
+from .tables import temp_schema
 
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-_HEAD = re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:TEMP(?:ORARY)?\s+|(?P<unlogged>UNLOGGED)\s+)?"
+_HEAD = re.compile(r"(?P<verb>CREATE|ALTER)\s+(?:(?P<temp>TEMP(?:ORARY)?)\s+|(?P<unlogged>UNLOGGED)\s+)?"
                    r"SEQUENCE\s+"
                    r"(?P<ine>IF\s+(?:NOT\s+)?EXISTS\s+)?(?P<name>(?:\"[^\"]+\"|[\w$]+)"
                    r"(?:\.(?:\"[^\"]+\"|[\w$]+))?)(?P<rest>.*)$", re.I | re.S)
@@ -169,7 +170,15 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
     def run(s: SQLSession, p: list[Any]) -> Result:
         cat = s.catalog()
         if verb == "CREATE":
-            sch = creation_schema(cat, schema, s.search_path())
+            if m.group("temp") and schema is not None and not schema.startswith("pg_temp"):
+                raise InvalidTableDefinition(
+                    "cannot create temporary relation in non-temporary schema")
+            if m.group("temp") and schema is None:  # NB: pg_temp, dropped with the session
+                temp = temp_schema(s)
+                cat = s.catalog()
+                sch = creation_schema(cat, temp, s.search_path())
+            else:
+                sch = creation_schema(cat, schema, s.search_path())
             if relation_name_taken(cat, sch.oid, name):
                 if if_clause:
                     s.notice(f'relation "{name}" already exists, skipping', sqlstate="42P07")
