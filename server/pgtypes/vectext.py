@@ -11,12 +11,15 @@ the column's output forms, NULL where the value is NULL, in a few C-level passes
 - booleans: one `if_else`; text and varchar: the strings as they are;
 - float8: `repr` per value (C), a trailing `.0` cut by one Arrow regex pass;
 - numerics: `str()` per value (C), re-done with `format(v, "f")` when one picked
-  an exponent; binary by scaled integers cut into base-10000 groups in numpy;
+  an exponent; binary by scaled integers (one float cast of the strings: exact to 15
+  digits) cut into base-10000 groups in numpy;
 - timestamps and dates (naive, years 2-9998, DateStyle ISO): the fields of the
   day number and of the microsecond count computed in numpy and written as ASCII
   digits into a fixed-width byte matrix (`YYYY-MM-DD HH:MM:SS`), with PostgreSQL's
   trimmed fraction when a value has one; binary as int64 microseconds / int32
-  days since 2000-01-01.
+  days since 2000-01-01 (stored timestamptz from its isoformat strings, by Arrow);
+- binary fields (`framed_binary`): a NULL-free fixed-width or numeric column gets its
+  int32 lengths written beside the values in the same numpy pass.
 
 Anything else (float4, float8 with exponents or specials, zoned timestamps, intervals, arrays, the infinity
 sentinels, a value of an unexpected Python type) goes through the type's own
