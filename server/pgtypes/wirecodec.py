@@ -119,7 +119,8 @@ class WireRecoder:
         self._types: list[int] = []  # the latest RowDescription's column types
         self._row_formats: list[int] = []
         self._copy_text = True
-        self._copy_types: list[int] = []  # a binary COPY TO's column types (`binary_copy`)
+        self._copy_types: list[int] = []  # the binary COPY TO under way's column types
+        self._next_copy_types: list[int] = []  # `binary_copy`'s, taken at its CopyOutResponse
         self._failed = False  # a result failed to convert: drop its rows until ReadyForQuery
         self._pending: list[bytes] = []  # errors found in incoming messages, sent first
         self._skip_empty = 0  # EmptyQueryResponses that stand for rejected Queries
@@ -271,6 +272,7 @@ class WireRecoder:
                 return self._frame(kind, self._from_utf8(payload))
             if kind in (71, 72):  # G H: CopyIn/CopyOutResponse, overall format
                 self._copy_text = payload[:1] == b"\x00"
+                self._copy_types, self._next_copy_types = self._next_copy_types, []
             elif kind == 100 and self._copy_text:  # d
                 return self._frame(kind, self._from_utf8(payload))
             elif kind == 100 and any(_texty(t) for t in self._copy_types):  # d, binary
@@ -284,8 +286,10 @@ class WireRecoder:
 
     def binary_copy(self, types: list[int]) -> None:
         """The column types of the binary COPY TO whose CopyData follows: its fields of text
-        types are converted as textsend converts them (the types are not on the wire)."""
-        self._copy_types = types
+        types are converted as textsend converts them (the types are not on the wire).
+        Called before the CopyOutResponse goes out; output still queued ahead of it (an
+        earlier statement's ReadyForQuery) does not reset them."""
+        self._next_copy_types = types
 
     def _binary_copy_data(self, p: bytes) -> bytes:
         """One CopyData of binary COPY: whole tuples (the first after the file header), each
