@@ -32,7 +32,7 @@ import re
 import struct
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from itertools import compress, filterfalse
+from itertools import filterfalse
 from typing import Any
 
 import numpy as np
@@ -171,8 +171,11 @@ def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | 
     ...
     cumulo.server.errors.NumericValueOutOfRange: value "32768" is out of range for type smallint
     """
+    if oid == T.NUMERIC:
+        return arrow_shared(_arrow_numerics(_column_decoder(oid, tz, typmod), typmod))
     if oid in _SHARED or oid in STRING_OIDS:
-        return arrow_shared(_column_decoder(oid, tz, typmod))
+        run = _column_decoder(oid, tz, typmod)
+        return arrow_shared(lambda arr: run(arr.to_pylist()))
     slow = column_decoder(oid)
     typ = _ARROW_INTS.get(oid)
     if typ is not None:
@@ -194,14 +197,39 @@ def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | 
     return None
 
 
-def arrow_shared(run: ColumnDecoder) -> ArrowDecoder:
+def _arrow_numerics(run: ColumnDecoder, typmod: int) -> ArrowDecoder:
+    """numeric(p, s) of at most 18 digits from an Arrow array: values written with the
+    column's scale are checked and their coefficients read from the array's buffers (no
+    Python string for either); the Decimals are still built from each value's text.
+    Anything else: `run` (`_numerics`) over the values as Python strings.
+
+    >>> d = _arrow_numerics(_column_decoder(T.NUMERIC, None, (12 << 16 | 2) + 4),
+    ...                     (12 << 16 | 2) + 4)(pa.array(["12.50", "-0.07"]))
+    >>> d, d.wire
+    ([Decimal('12.50'), Decimal('-0.07')], [1250, -7])
+    """
+    prec, scale = precision_scale(typmod) if typmod > 4 else (0, 0)
+    if not 0 <= scale < prec <= 18:
+        return lambda arr: run(arr.to_pylist())
+
+    def numerics(arr: pa.Array) -> Sequence[Any]:
+        if _fixed_point_of(arr, prec - scale, scale):
+            coefs = _coefficients_of(arr)
+            if coefs is not None:
+                return Encoded(list(map(Decimal, arr.to_pylist())), scaled_kind(scale), coefs)
+        return run(arr.to_pylist())
+
+    return numerics
+
+
+def arrow_shared(run: ArrowDecoder) -> ArrowDecoder:
     """`shared` for a column given as an Arrow array: Arrow's `dictionary_encode` finds
     the distinct values (in the order they first appear, so an error `run` raises names
     the first bad value), `run` converts those, and the rows share their objects and
     wire forms. A block with more distinct values than repeats goes to `run` as it is,
     and so does the rest of the COPY's column after two such blocks in a row.
 
-    >>> dates = arrow_shared(_column_decoder(T.DATE, None, -1))
+    >>> dates = arrow_shared(lambda arr: _column_decoder(T.DATE, None, -1)(arr.to_pylist()))
     >>> a = dates(pa.array(["2024-01-31", "1999-12-31", "2024-01-31"] * 200))
     >>> a[:2], a[0] is a[2], a.wire[:3]
     ([datetime.date(2024, 1, 31), datetime.date(1999, 12, 31)], True, [738916, 730119, 738916])
@@ -210,13 +238,13 @@ def arrow_shared(run: ColumnDecoder) -> ArrowDecoder:
 
     def run_shared(arr: pa.Array) -> Sequence[Any]:
         if misses[0] >= 2 or len(arr) < 2 * SAMPLE:
-            return run(arr.to_pylist())
+            return run(arr)
         enc = pc.dictionary_encode(arr)
         if len(enc.dictionary) * 2 > len(arr):
             misses[0] += 1
-            return run(arr.to_pylist())
+            return run(arr)
         misses[0] = 0
-        got = run(enc.dictionary.to_pylist())
+        got = run(enc.dictionary)
         idx = enc.indices.to_numpy().tolist()
         values = list(map(got.__getitem__, idx))
         if type(got) is not Encoded:
@@ -397,9 +425,14 @@ def _coefficients(col: Sequence[str]) -> list[int] | None:
     >>> _coefficients(["12.50", "-0.07", "007.00"]), _coefficients(["1.00", "-0.00"])
     ([1250, -7, 700], None)
     """
-    arr = pc.cast(pc.replace_substring(pa.array(col, pa.string()), ".", ""), pa.int64())
-    coefs = arr.to_numpy()
-    if not coefs.all() and any(v.startswith("-") for v in compress(col, coefs == 0)):
+    return _coefficients_of(pa.array(col, pa.string()))
+
+
+def _coefficients_of(arr: pa.Array) -> list[int] | None:
+    """`_coefficients` of the texts as an Arrow string array."""
+    coefs = pc.cast(pc.replace_substring(arr, ".", ""), pa.int64()).to_numpy()
+    if not coefs.all() and pc.any(pc.and_(pc.equal(coefs, 0),
+                                          pc.starts_with(arr, "-"))).as_py():
         return None
     return list(coefs.tolist())
 
@@ -421,6 +454,38 @@ def _fixed_point(joined: str, count: int, int_digits: int, scale: int) -> bool:
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
+    return _fixed_spans(u8, starts, ends, count, int_digits, scale)
+
+
+def _fixed_point_of(arr: pa.Array, int_digits: int, scale: int) -> bool:
+    """`_fixed_point` of the values as an Arrow string array (no NULL), from its buffers.
+
+    >>> _fixed_point_of(pa.array(["12.50", "-0.07", "007.00"]), 3, 2)
+    True
+    >>> _fixed_point_of(pa.array(["1.5", "2.00"]), 3, 2), _fixed_point_of(pa.array(["", "1.00"]), 3, 2)
+    (False, False)
+    """
+    n = len(arr)
+    if n == 0 or arr.null_count:
+        return False
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset:arr.offset + n + 1]
+    first = int(offsets[0])
+    data = arr.buffers()[2]
+    if data is None:
+        return False
+    u8 = np.frombuffer(data, dtype=np.uint8)[first:int(offsets[-1])]
+    starts = offsets[:-1].astype(np.int64) - first
+    ends = offsets[1:].astype(np.int64) - first
+    if (ends <= starts).any():
+        return False  # NB: an empty value
+    return _fixed_spans(u8, starts, ends, 0, int_digits, scale)
+
+
+def _fixed_spans(u8: np.ndarray, starts: np.ndarray, ends: np.ndarray, separators: int,
+                 int_digits: int, scale: int) -> bool:
+    """`_fixed_point` of the values at [starts, ends) of `u8`, which holds them and
+    `separators` other bytes (not digits) between them, and nothing else."""
+    count = len(starts)
     neg = u8[starts] == 45  # '-'
     first = starts + neg
     point = ends - (scale + 1 if scale else 0)  # where the dot is, or the value ends
@@ -429,7 +494,7 @@ def _fixed_point(joined: str, count: int, int_digits: int, scale: int) -> bool:
         return False
     if scale and (u8[point] != 46).any():
         return False
-    others = len(u8) - int(np.count_nonzero((u8 >= 48) & (u8 <= 57))) - count
+    others = len(u8) - int(np.count_nonzero((u8 >= 48) & (u8 <= 57))) - separators
     # NB: every byte not a digit nor a newline is one of the signs and dots found above
     return others == int(np.count_nonzero(neg)) + (count if scale else 0)
 
