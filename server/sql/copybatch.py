@@ -162,8 +162,10 @@ def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | 
     `shared` takes once per distinct value (`arrow_shared`); None for the others, whose
     decoders take the values as Python strings.
 
-    >>> arrow_decoder(T.INT4)(pa.array(["1", "-20", "007"])), arrow_decoder(T.FLOAT8)
+    >>> arrow_decoder(T.INT4)(pa.array(["1", "-20", "007"])), arrow_decoder(T.FLOAT4)
     ([1, -20, 7], None)
+    >>> arrow_decoder(T.FLOAT8)(pa.array(["1.5", "0", "-2e3"])), arrow_decoder(T.FLOAT8)(pa.array(["NaN"]))
+    ([1.5, 0.0, -2000.0], [nan])
     >>> arrow_decoder(T.BOOL)(pa.array(["t", "false", "true"])).wire
     [True, False, True]
     >>> arrow_decoder(T.INT2)(pa.array(["1", "32768"]))
@@ -185,6 +187,18 @@ def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | 
             return slow(arr.to_pylist()) if got is None else _plain(got)
 
         return ints
+    if oid == T.FLOAT8:
+        dec = text_decoder(oid)
+
+        def floats(arr: pa.Array) -> Sequence[Any]:
+            got = _arrow_floats_of(arr) if len(arr) else None
+            if got is None:
+                return slow(arr.to_pylist())
+            for i in np.flatnonzero(np.isinf(got) | (got == 0)).tolist():
+                dec(arr[i].as_py())  # NB: 1e400 and 1e-400: 22003, as `column_decoder`
+            return _plain(got.tolist())
+
+        return floats
     if oid == T.BOOL:
 
         def bools(arr: pa.Array) -> Sequence[Any]:
@@ -307,7 +321,11 @@ def _arrow_floats(col: Sequence[str]) -> np.ndarray | None:
     >>> _arrow_floats(["1e"]), _arrow_floats(["1.2.3"]), _arrow_floats([""])
     (None, None, None)
     """
-    arr = pa.array(col, pa.string())
+    return _arrow_floats_of(pa.array(col, pa.string()))
+
+
+def _arrow_floats_of(arr: pa.Array) -> np.ndarray | None:
+    """`_arrow_floats` of the texts as an Arrow string array."""
     data = arr.buffers()[2]
     if data is None or data.to_pybytes().translate(None, b"0123456789.eE+-"):
         return None

@@ -328,3 +328,16 @@ def test_repeated_dates_split_by_arrow_convert_once_and_name_a_bad_line(session)
 def test_doctests(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_floats_split_by_arrow_keep_their_overflow_errors(session):
+    """float8 from Arrow's split: zeros are zeros, 1e400 still fails with 22003 on its line."""
+    run(session, "create table af (id int primary key, x float8)")
+    data = "".join(f"{i}\t{i % 5 / 4}\n" for i in range(1, 5001))
+    assert copy_in(session, "copy af from stdin", [data.encode()]) == "COPY 5000"
+    assert rows(session, "select count(*) filter (where x = 0), sum(x) from af") == [
+        (1000, sum(i % 5 / 4 for i in range(1, 5001)))]
+    run(session, "create table af2 (id int primary key, x float8)")
+    e = _copy_fails(session, "copy af2 from stdin", [(data + "5001\t1e400\n").encode()], "22003")
+    assert e.message == '"1e400" is out of range for type double precision'
+    assert "line 5001" in e.where
