@@ -59,6 +59,10 @@ class TypeEnv:
                 self.multi_of[t.multi_oid] = t
                 self.array_of[t.multi_oid] = t.multi_array_oid
         self.schema_names = schemas
+        # enum_in's labels per enum type, installed in pgtypes.enums at every `use` (a snapshot
+        # after a rolled-back ALTER TYPE ... RENAME VALUE has its own, older labels)
+        self.enum_labels = {t.oid: (t.name, frozenset(t.labels)) for t in cat.types
+                            if t.kind == "e"}
 
 
 # The calling session's environment and extensions: context variables, a thread's own or a
@@ -76,6 +80,8 @@ def use(cat: CatalogSnapshot) -> None:
     hit = _envs.get(id(types))
     if hit is not None and hit[0] is types:
         _ENV.set(hit[1])
+        if hit[1].enum_labels:
+            enums.LABELS.update(hit[1].enum_labels)
         return
     env = TypeEnv(cat)
     with _lock:
@@ -85,8 +91,6 @@ def use(cat: CatalogSnapshot) -> None:
         for t in cat.types:
             if t.kind == "c":
                 COMPOSITES[t.oid] = tuple(a[1] for a in t.attrs)
-            elif t.kind == "e":  # NB: ALTER TYPE ... ADD VALUE makes a new snapshot: refreshed
-                enums.LABELS[t.oid] = (t.name, frozenset(t.labels))
             elif t.kind == "b" and t.name == "hstore":  # CREATE EXTENSION hstore's type
                 hstore.OIDS.add(t.oid)
             elif t.kind == "b" and t.name == "citext":  # CREATE EXTENSION citext's type
@@ -99,6 +103,7 @@ def use(cat: CatalogSnapshot) -> None:
                 ranges.SUBTYPE[t.oid] = t.subtype
                 multiranges.RANGE_OF[t.multi_oid] = t.oid
                 multiranges.MULTIRANGE_OF[t.oid] = t.multi_oid
+        enums.LABELS.update(env.enum_labels)
         if len(_envs) > 64:
             _envs.clear()
         _envs[id(types)] = (types, env)
