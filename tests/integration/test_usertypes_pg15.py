@@ -477,6 +477,13 @@ def _enum_params(dsn: str, port: int, password: str | None) -> list:
                         res.error_field(psycopg.pq.DiagnosticField.MESSAGE_PRIMARY)))
             res = c.pgconn.exec_params(b"select $1::text", [b"ok"], [oid], [fmt])
             out.append(res.get_value(0, 0))
+        c.execute("begin")  # a label renamed and rolled back is the type's label again
+        c.execute("alter type tiof_mood rename value 'ok' to 'fine'")
+        c.execute("rollback")
+        for label in (b"ok", b"fine"):
+            res = c.pgconn.exec_params(b"select $1::text", [label], [oid], [0])
+            out.append(res.get_value(0, 0) if res.ntuples else
+                       res.error_field(psycopg.pq.DiagnosticField.SQLSTATE))
 
     async def via_asyncpg() -> list:
         conn = await asyncpg.connect(dsn)
