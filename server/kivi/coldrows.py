@@ -65,8 +65,8 @@ from typing import Any, overload
 
 import numpy as np
 
-from cumulo.server.kivi.colcodec import Conv, columns_of, from_columns, from_row, to_marshal
-from cumulo.server.pgtypes.coded import Coded, values
+from ..pgtypes.coded import Coded, values
+from .colcodec import Conv, columns_of, from_columns, from_row, to_marshal
 
 Row = tuple[Any, ...]
 

@@ -118,3 +118,16 @@ def test_tests_import_the_server_as_cumulo_server():
             found += [f"{path.relative_to(tests)}:{node.lineno}" for n in names
                       if n == "server" or n.startswith("server.")]
     assert not found, found
+
+
+# a line that imports the package by its installed name (`from cumulo.server.x import y`)
+_ABSOLUTE_SELF = re.compile(r"^[ \t]*(from|import)[ \t]+cumulo\.server\b", re.M)
+
+
+def test_server_modules_import_each_other_relatively():
+    """Inside server/, `from cumulo.server.x import y` works once installed, but a tree
+    imported as `server.*` (a checkout's scripts) then holds two copies of x: its classes
+    differ (a `Coded` column of one copy failed the other's isinstance checks)."""
+    found = [f"server/{path.relative_to(SERVER)}" for path in sorted(SERVER.rglob("*.py"))
+             if _ABSOLUTE_SELF.search(path.read_text())]
+    assert not found, found
