@@ -826,6 +826,32 @@ create temp sequence public.tsx;
 create temporary sequence if not exists ts;
 drop sequence ts
 """,
+    "index_storage_parameters": """
+create table t (a int, b int[], r int4range);
+create index ti on t (a) with (fillfactor = 50, deduplicate_items = off);
+select relname, reloptions from pg_class where relname = 'ti';
+select pg_get_indexdef('ti'::regclass);
+select indexdef from pg_indexes where indexname = 'ti';
+alter index ti set (fillfactor = 70);
+select reloptions from pg_class where relname = 'ti';
+alter index ti reset (fillfactor);
+select reloptions from pg_class where relname = 'ti';
+alter index ti set (fillfactor = 5);
+alter index ti set (nosuch = 1);
+create index ti2 on t (a) with (nosuch = 1);
+create index ti3 on t using gin (b) with (fastupdate = off, gin_pending_list_limit = 100);
+create index ti4 on t using brin (a) with (pages_per_range = 16, autosummarize = true);
+create index ti5 on t using gist (r) with (buffering = auto);
+create index ti6 on t using gist (r) with (buffering = maybe);
+create index ti7 on t using hash (a) with (fillfactor = 80);
+create index ti8 on t (a) include (b) with (fillfactor = 60) where a > 0;
+create index ti9 on t (a) with (fillfactor = 60, fillfactor = 70);
+create index ti10 on t (a) with (deduplicate_items = maybe);
+create index ti11 on t (a) with (toast.fillfactor = 60);
+select relname, reloptions, pg_get_indexdef(oid) from pg_class where relname like 'ti%' order by 1;
+alter index if exists nosuch reset (fillfactor);
+alter index nosuch set (fillfactor = 50)
+""",
     "float8_hex_tsquery_compare": """
 select '0x1F'::float8, '0x1p3'::float8, 'inf'::float8, '  nan '::float8::text, '-INF'::float8, ' 0X10 '::float8;
 select '0x1.8p1'::float8, '0x1P-2'::float4, '-0x10'::float8, '0x1F'::float4, ' -nan'::float8::text;

@@ -93,6 +93,7 @@ class Index:
     opclasses: tuple[str, ...] = ()  # per key: an explicit operator class ("" = the default)
     method: str = "btree"  # CREATE INDEX ... USING: what pg_am names (stored ordered whatever it is)
     stattargets: tuple[int, ...] = ()  # ALTER INDEX ... ALTER COLUMN n SET STATISTICS, per key
+    options: tuple[str, ...] = ()  # reloptions: WITH (fillfactor = 70) (catalog.indexoptions)
 
 
 @dataclass(frozen=True)

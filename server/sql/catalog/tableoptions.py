@@ -51,7 +51,7 @@ _BOOLS = {"autovacuum_enabled": True, "user_catalog_table": False, "vacuum_trunc
 _INDEX_CLEANUP = ("auto", "on", "off", "true", "false", "yes", "no", "1", "0")
 
 
-def _number(text: str) -> float | None:
+def parse_number(text: str) -> float | None:
     """PostgreSQL's parse_int / parse_real input: a decimal, hex or float literal."""
     t = text.strip()
     try:
@@ -71,7 +71,7 @@ def _check(name: str, shown: str, toast: bool) -> None:
             raise InvalidParameterValue(f'invalid value for boolean option "{name}": {shown}')
     elif name in _INTS and (not toast or _INTS[name][2]):
         lo, hi, _ = _INTS[name]
-        n = _number(shown)
+        n = parse_number(shown)
         if n is None:
             raise InvalidParameterValue(f'invalid value for integer option "{name}": {shown}')
         if not lo <= round(n) <= hi:
@@ -79,7 +79,7 @@ def _check(name: str, shown: str, toast: bool) -> None:
                                         detail=f'Valid values are between "{lo}" and "{hi}".')
     elif name in _REALS and (not toast or _REALS[name][2]):
         flo, fhi, _ = _REALS[name]
-        x = _number(shown)
+        x = parse_number(shown)
         if x is None:
             raise InvalidParameterValue(
                 f'invalid value for floating point option "{name}": {shown}')

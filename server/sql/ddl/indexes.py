@@ -24,7 +24,10 @@ from ...errors import (
 )
 from ...kivi.keycodec import encode_key
 from ...txn.api import ScanSpec
+from ..catalog.indexoptions import index_options
 from ..catalog.model import Index, Table
+from ..catalog.tableoptions import option_item
+from ..catalog.viewoptions import merge_options
 from ..dml.deferstate import refuse_pending
 from ..dml.writer import TableWriter, key_detail
 from ..pgcatalog.accessmethods import check as check_method
@@ -156,12 +159,14 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
             return "CREATE INDEX"
         raise DuplicateTable(f'relation "{name}" already exists')
     where = params.args.get("where") if params else None
+    options = index_options(am.name, [option_item(p) for p in (
+        params.args.get("with_storage") if params else None) or ()])
     oid = s.store.allocate_oid()
     idx = Index(oid, name, table.oid, tuple(attnums), bool(tree.args.get("unique")), False, oid,
                 tuple(desc), where.this.sql("postgres") if where is not None else None,
                 tuple(include), tuple(exprs),
                 nulls_not_distinct=bool(tree.meta.get("nulls_not_distinct")), opclasses=opclasses,
-                method=am.name)
+                method=am.name, options=options)
     s.store.put(s.ensure_txn(), s.db.oid, idx)
     s.catalog_changed()
     build_index(s, table, idx)
@@ -190,12 +195,12 @@ def _key_types(table: Table, attnums: list[int], exprs: list[str],
 
 def alter_index(s: SQLSession, tree: exp.Alter) -> str:
     """ALTER INDEX [IF EXISTS] name RENAME TO new_name (a constraint's index renames it too),
-    or SET TABLESPACE pg_default (where every index is)."""
+    SET TABLESPACE pg_default (where every index is) or SET (storage parameters)."""
     actions = tree.args.get("actions") or []
-    space = actions[0].args.get("tablespace") if len(actions) == 1 and isinstance(
-        actions[0], exp.AlterSet) else None
-    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename) and space is None:
-        raise FeatureNotSupported("ALTER INDEX supports only RENAME TO and SET TABLESPACE")
+    sets = actions[0] if len(actions) == 1 and isinstance(actions[0], exp.AlterSet) else None
+    space = sets.args.get("tablespace") if sets is not None else None
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename) and sets is None:
+        raise FeatureNotSupported("ALTER INDEX supports only RENAME TO, SET TABLESPACE and SET")
     cat = s.catalog()
     schema, name = table_name(tree.this)
     idx = _find_index(s, schema, name)
@@ -204,6 +209,15 @@ def alter_index(s: SQLSession, tree: exp.Alter) -> str:
         return "ALTER INDEX"
     if space is not None:
         check_tablespace(ident(space))
+        return "ALTER INDEX"
+    if sets is not None:
+        if not sets.expressions:
+            raise FeatureNotSupported("ALTER INDEX action not supported: "
+                                      f"{sets.sql('postgres')}")
+        opts = merge_options(idx.options, [option_item(e) for e in sets.expressions],
+                             lambda items: index_options(idx.method, items))
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(idx, options=opts))
+        s.catalog_changed()
         return "ALTER INDEX"
     new_name = table_name(actions[0].this)[1]
     table = cat.table_by_oid(idx.table_oid)

@@ -39,6 +39,7 @@ from ..stmt import Stmt
 from .alter import alter_table, relation_to_alter
 from .depends import move_table_in_views
 from .names import (
+    find_index,
     find_relation,
     parse_qualified,
     relation_name_taken,
@@ -110,7 +111,7 @@ def set_view_options(s: SQLSession, oid: int, action: exp.AlterSet) -> None:
         s.catalog_changed()
 
 
-_RESET = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE)\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?"
+_RESET = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE|INDEX)\s+(?P<ie>IF\s+EXISTS\s+)?(?:ONLY\s+)?"
                     r"(?P<rel>\S+?)\s+RESET\s*\((?P<opts>[^()]*)\)\s*;?\s*$", re.I | re.S)
 
 
@@ -128,6 +129,8 @@ def analyse_reset(sql: str) -> Stmt | None:
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         schema, name = parse_qualified(m.group("rel"))
+        if tag == "ALTER INDEX":
+            return _reset_index(s, schema, name, bool(m.group("ie")), drop)
         rel = find_relation(s.catalog(), schema, name, s.search_path())
         if rel is None:
             skip_or_raise(s, f'relation "{name}"', bool(m.group("ie")), UndefinedTable)
@@ -143,6 +146,21 @@ def analyse_reset(sql: str) -> Stmt | None:
         return Result(tag)
 
     return Stmt(sql, "ddl", run, None, [], -1, tag=tag)
+
+
+def _reset_index(s: SQLSession, schema: str | None, name: str, if_exists: bool,
+                 drop: set[str]) -> Result:
+    """ALTER INDEX [IF EXISTS] name RESET (option [, ...])."""
+    cat = s.catalog()
+    idx = find_index(cat, schema, name, s.search_path())
+    if idx is None:
+        skip_or_raise(s, f'relation "{name}"', if_exists, UndefinedTable)
+        return Result("ALTER INDEX")
+    kept = tuple(o for o in idx.options if o.split("=", 1)[0] not in drop)
+    if kept != idx.options:
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(idx, options=kept))
+        s.catalog_changed()
+    return Result("ALTER INDEX")
 
 
 _SET_SCHEMA = re.compile(r"\s*ALTER\s+(?P<kind>VIEW|TABLE)\s+(?P<ie>IF\s+EXISTS\s+)?"

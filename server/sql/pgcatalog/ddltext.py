@@ -63,10 +63,18 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
         text += f" INCLUDE ({', '.join(included)})"
     if i.nulls_not_distinct:
         text += " NULLS NOT DISTINCT"
+    if i.options:  # NB: flatten_reloptions: a value an identifier needs no quotes for is bare
+        text += " WITH (" + ", ".join(
+            f"{k}={v if quote_ident(v) == v else _literal(v)}"
+            for k, _, v in (o.partition("=") for o in i.options)) + ")"
     if i.predicate:
         pred = predicate_text(table, i.predicate, pretty)
         text += f" WHERE {pred if pretty else parenthesize(pred)}"
     return text
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def predicate_text(table: M.Table | None, sql: str, pretty: bool) -> str:

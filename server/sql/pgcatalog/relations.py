@@ -137,6 +137,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
                                len(i.columns) + len(i.include),
                                persistence=persistence(nsp, owner.persistence if owner else "p"),
+                               options=list(i.options) or None,
                                am=INDEX_METHODS[i.method].oid,
                                **dict(zip(("pages", "tuples"), index_counts(owner, i),
                                           strict=True))))
