@@ -823,6 +823,8 @@ select n.nspname like 'pg_temp%', c.relpersistence from pg_class c join pg_names
 select nextval('ts'), nextval('ts');
 alter sequence ts set unlogged;
 create temp sequence public.tsx;
+create temp table public.tx (a int);
+create temp table pg_temp.tx2 (a int);
 create temporary sequence if not exists ts;
 drop sequence ts
 """,

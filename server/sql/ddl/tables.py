@@ -338,6 +338,9 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
         _refuse_hierarchy(props.expressions)
     _storage(tree)  # NB: TABLESPACE and USING are checked before the name, as in PostgreSQL
     if props is not None and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
+        if schema is not None and not schema.startswith("pg_temp"):
+            raise InvalidTableDefinition("cannot create temporary relation in non-temporary "
+                                         "schema")
         schema = temp_schema(s)
     cat = s.catalog()
     sch = creation_schema(cat, schema, s.search_path())
