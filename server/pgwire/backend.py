@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice, repeat
 from typing import Any, Protocol
 
 from ..errors import SQLError
+from ..pgtypes.coded import values as column_values
 
 
 @dataclass(frozen=True)
@@ -113,18 +114,45 @@ class Result:
     # (a whole table's scan: `fetch_columns`); `rows` reads them too, once it starts
     column_batches: Iterator[tuple[list[Any], int]] | None = None
     _count: int = field(default=0, repr=False)
+    # a column batch (its columns as values, its row count) an Execute with a row limit
+    # took part of, and where the rows not taken yet begin
+    _left: tuple[list[Any], int, int] | None = field(default=None, repr=False)
 
-    def fetch_columns(self) -> tuple[list[Any], int] | None:
+    def fetch_columns(self, limit: int = 0) -> tuple[list[Any], int] | None:
         """The next column batch of a result that has them and of which no row was fetched;
-        None otherwise (then `fetch`) or once exhausted (`done` and the tag set)."""
+        None otherwise (then `fetch`) or once exhausted (`done` and the tag set). With a
+        `limit` (> 0) at most that many rows: an Execute with a row limit (a driver's fetch
+        size, JDBC's setFetchSize) streams by columns too, the rest of a batch (decoded
+        once) waiting for the next call.
+
+        >>> r = Result("SELECT", column_batches=iter([([[1, 2, 3]], 3)]), done=False)
+        >>> r.fetch_columns(2), r.fetch_columns(2), r.fetch_columns(2), r.done, r.tag
+        (([[1, 2]], 2), ([[3]], 1), None, True, 'SELECT 3')
+        >>> r = Result("SELECT", column_batches=iter([([[1, 2, 3], "abc"], 3)]), done=False,
+        ...            rows=iter([(9, "z")]))  # NB: what rows reads after the batches
+        >>> r.fetch_columns(1), r.fetch(), r.tag
+        (([[1], 'a'], 1), [(2, 'b'), (3, 'c'), (9, 'z')], 'SELECT 4')
+        """
         if self.column_batches is None or self.done:
             return None
-        got = next(self.column_batches, None)
-        if got is None:
-            self._finish()
-            return None
-        self._count += got[1]
-        return got
+        left, self._left = self._left, None
+        if left is not None:
+            cols, n, start = left
+        else:
+            got = next(self.column_batches, None)
+            if got is None:
+                self._finish()
+                return None
+            (cols, n), start = got, 0
+            if not 0 < limit < n:
+                self._count += n
+                return got
+            cols = [column_values(c) for c in cols]
+        stop = n if limit <= 0 else min(n, start + limit)
+        if stop < n:  # NB: an offset, not a copy of the rest: one row per Execute stays linear
+            self._left = (cols, n, stop)
+        self._count += stop - start
+        return [c[start:stop] for c in cols], stop - start
 
     def _finish(self) -> None:
         self.done = True
@@ -136,6 +164,11 @@ class Result:
         self.column_batches = None  # NB: the rows iterator reads the batches from here on
         if self.rows is None or self.done:
             return []
+        if self._left is not None:  # NB: a batch's rows `fetch_columns` left come first
+            (cols, count, start), self._left = self._left, None
+            rest = zip(*(c[start:] for c in cols), strict=True) if cols else \
+                repeat((), count - start)
+            self.rows = chain(rest, self.rows)
         it = self.rows
         if n is None or n <= 0:
             out = list(it)

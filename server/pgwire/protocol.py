@@ -605,7 +605,12 @@ class Connection(ExtendedQuery, FunctionCalls):
                 encoders = text_encoders
         start = res._count
         if max_rows > 0:
-            M.append_rows(out, res.fetch(max_rows), encoders)
+            left = max_rows
+            while left > 0 and (by_columns := res.fetch_columns(left)) is not None:
+                append_columns(out, *by_columns, encoders)  # NB: a whole table's scan
+                left -= by_columns[1]
+            if left > 0 and not res.done:
+                M.append_rows(out, res.fetch(left), encoders)
             if not res.done:
                 self._notices()
                 out += M.PORTAL_SUSPENDED
