@@ -273,8 +273,8 @@ def command_complete(tag: str) -> bytes:
 
 
 def parameter_description(oids: Sequence[int]) -> bytes:
-    """Builds ParameterDescription."""
-    return message(b"t", I16.pack(len(oids)) + struct.pack(f"!{len(oids)}I", *oids))
+    """Builds ParameterDescription; the count is unsigned, as PostgreSQL's (up to 65535)."""
+    return message(b"t", _U16.pack(len(oids)) + struct.pack(f"!{len(oids)}I", *oids))
 
 
 def row_description(columns: Sequence[Column], formats: Sequence[int] | None = None) -> bytes:

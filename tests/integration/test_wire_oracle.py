@@ -141,6 +141,10 @@ SCRIPTS.update({
         W.bind((b"1", b"2"), stmt="fb1"), W.execute(), W.SYNC,
         W.parse("rollback"), W.bind(), W.execute(), W.SYNC,
         W.bind((b"2",), stmt="fb1"), W.describe("P"), W.execute(), W.SYNC],
+    # NB: the parameter count is unsigned on the wire: up to 65535 (pg8000's own suite)
+    "describe a statement of 40000 parameters": [
+        W.parse("select $1::int4 + $40000::int4", "many", (23,) * 40000), W.describe("S", "many"),
+        W.SYNC],
 })
 
 

@@ -41,7 +41,7 @@ def query(sql: str) -> bytes:
 
 
 def parse(sql: str, name: str = "", oids: tuple[int, ...] = ()) -> bytes:
-    return msg(b"P", cs(name) + cs(sql) + struct.pack(f"!h{len(oids)}I", len(oids), *oids))
+    return msg(b"P", cs(name) + cs(sql) + struct.pack(f"!H{len(oids)}I", len(oids), *oids))
 
 
 def bind(params: tuple[bytes | None, ...] = (), stmt: str = "", portal: str = "",
@@ -155,7 +155,7 @@ def summarize(data: bytes) -> list[str]:
             f = _fields(p)
             lines.append(f"{kind} {f.get('S')} {f.get('C')} {f.get('M')}")
         elif kind == "t":
-            (n,) = struct.unpack_from("!h", p)
+            (n,) = struct.unpack_from("!H", p)  # NB: unsigned, up to 65535 parameters
             lines.append("t " + ",".join(map(str, struct.unpack_from(f"!{n}I", p, 2))))
         elif kind in "GH":
             lines.append(f"{kind} {p[0]} {struct.unpack_from('!h', p, 1)[0]}")
