@@ -442,6 +442,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("type", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?:TYPE|DOMAIN)\b.*$", _I)),
     ("extension", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+EXTENSION\b.*$", _I)),
     ("collation", re.compile(r"(?P<verb>CREATE|DROP|ALTER)\s+COLLATION\b.*$", _I | re.S)),
+    # NB: last, so that no _FIRST_WORDS index moves (COMMIT, ROLLBACK and PREPARE reach them)
+    ("prepare_txn", re.compile(r"PREPARE\s+TRANSACTION\s+(?P<gid>'(?:[^']|'')*')\s*$", _I)),
+    ("finish_prepared", re.compile(r"(?P<verb>COMMIT|ROLLBACK)\s+PREPARED\s+"
+                                   r"(?P<gid>'(?:[^']|'')*')\s*$", _I)),
 ]
 _FIRST_WORDS = {
     "BEGIN": 0, "START": 0, "COMMIT": 1, "END": 1, "ROLLBACK": 2, "ABORT": 3, "SAVEPOINT": 4,
@@ -530,14 +534,15 @@ def _array_cast(m: re.Match[str]) -> str:
 
 
 _PG_ARRAY_CAST = re.compile(
-    r"::\s*(oid|reg[a-z]+|name|xid|cid|tid|aclitem|int2vector|oidvector)(\s*\[\s*\])", re.I)
+    r"::\s*(oid|reg[a-z]+|cstring|name|xid|cid|tid|aclitem|int2vector|oidvector)(\s*\[\s*\])", re.I)
 # NB: sqlglot fails on a quoted type name with array brackets (`"oid"[]` in CREATE TABLE); a
 # qualified one parses, and pg_catalog. falls back to user types (expr.types.type_by_name)
 _QUOTED_ARRAY_TYPE = re.compile(r"(?P<skip>'(?:[^']|'')*')|\"(?P<name>[a-z_][a-z0-9_]*)\"\s*\[\s*\]")
-# `b oid[]`, `cast(x as regclass[])`: sqlglot reads oid and reg* as a type that takes no brackets
+# `b oid[]`, `cast(x as regclass[])`: sqlglot reads oid, reg* and cstring as a type that takes
+# no brackets
 _BARE_OID_ARRAY = re.compile(
     r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"
-    r"|(?<![\w.\"$])(?P<name>oid|reg[a-z]+)(?P<dims>(?:\s*\[\s*\])+)", re.I)
+    r"|(?<![\w.\"$])(?P<name>oid|reg[a-z]+|cstring)(?P<dims>(?:\s*\[\s*\])+)", re.I)
 # `point '(1,2)'`, `box '(1,1),(0,0)'`, `inet '1.2.3.4'`: typed literals sqlglot does not know
 _PG_TYPED_LITERAL = re.compile(
     r"(?P<skip>(?<!\w)[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\")"

@@ -18,7 +18,9 @@ from ..errors import (
     ActiveSQLTransaction,
     FeatureNotSupported,
     NoActiveSQLTransaction,
+    ObjectNotInPrerequisiteState,
     SQLError,
+    UndefinedObject,
 )
 from ..pgwire.backend import Result
 from ..txn.snapexport import import_snapshot
@@ -84,6 +86,29 @@ def rollback(s: SQLSession) -> Result:
         s.notice("there is no transaction in progress", "WARNING", "25P01")
     s.abort_txn()
     return Result("ROLLBACK")
+
+
+def prepare_transaction(s: SQLSession) -> Result:
+    """PREPARE TRANSACTION 'gid' with max_prepared_transactions 0 (PostgreSQL's default and
+    ours: no two-phase commit): the block ends rolled back; one that had not failed reports
+    55000, as PostgreSQL's does when it cannot mark the transaction prepared."""
+    if not s.in_block:
+        s.notice("there is no transaction in progress", "WARNING", "25P01")
+        s.abort_txn()
+        return Result("ROLLBACK")
+    failed = s.failed
+    s.abort_txn()
+    if failed:
+        return Result("ROLLBACK")
+    raise ObjectNotInPrerequisiteState("prepared transactions are disabled",
+                                       hint="Set max_prepared_transactions to a nonzero value.")
+
+
+def finish_prepared(s: SQLSession, verb: str, gid: str) -> Result:
+    """COMMIT PREPARED / ROLLBACK PREPARED 'gid': no transaction is ever prepared here."""
+    if s.in_block:
+        raise ActiveSQLTransaction(f"{verb} PREPARED cannot run inside a transaction block")
+    raise UndefinedObject(f'prepared transaction with identifier "{gid}" does not exist')
 
 
 def savepoint(s: SQLSession, name: str) -> Result:
@@ -180,6 +205,11 @@ def analyse_txn(sql: str, kind: str, m: Any) -> Stmt:
         return _stmt(sql, "COMMIT", lambda s, p: commit(s), True)
     if kind == "rollback":
         return _stmt(sql, "ROLLBACK", lambda s, p: rollback(s), True)
+    if kind == "prepare_txn":
+        return _stmt(sql, "PREPARE TRANSACTION", lambda s, p: prepare_transaction(s), True)
+    if kind == "finish_prepared":
+        verb, gid = m.group("verb").upper(), m.group("gid")[1:-1].replace("''", "'")
+        return _stmt(sql, f"{verb} PREPARED", lambda s, p: finish_prepared(s, verb, gid))
     name = unquote_ident(m.group("name")) if "name" in m.groupdict() else ""
     if kind == "savepoint":
         return _stmt(sql, "SAVEPOINT", lambda s, p: savepoint(s, name))

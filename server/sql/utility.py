@@ -135,7 +135,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     """Builds the Stmt of a statement the pre-parser recognised (`analyse`, `analyse_tree`:
     `statement`'s, for PREPARE and EXPLAIN, which analyse the statement they contain)."""
     if kind in ("begin", "commit", "rollback", "rollback_to", "savepoint", "release", "set_txn",
-                "set_session_txn"):
+                "set_session_txn", "prepare_txn", "finish_prepared"):
         return analyse_txn(sql, kind, m)
     if kind == "set":
         name = m.group("name").lower()

@@ -1343,6 +1343,25 @@ select lo_get(424243);
 select lo_unlink(424243);
 drop table lro_t
 """,
+    # pg8000's own suite (tpc_prepare, CSTRING[] casts): PREPARE TRANSACTION with
+    # max_prepared_transactions 0 ends the block (55000 unless it had failed; outside a block
+    # it warns and says ROLLBACK); COMMIT/ROLLBACK PREPARED find nothing; cstring[] parses
+    "prepared_transactions_disabled": """
+begin;
+select 1;
+prepare transaction 'p1';
+show transaction_isolation;
+select gid from pg_prepared_xacts;
+rollback prepared 'p1';
+prepare transaction 'p2';
+begin;
+select 1/0;
+prepare transaction 'p3';
+begin;
+commit prepared 'it''s';
+rollback;
+select cast('{a,b,c}' as cstring[]), '{d}'::CSTRING[] as f1, pg_typeof('{a}'::cstring[])
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 
