@@ -553,14 +553,24 @@ class CopyIn:
         self.cols = None
 
     def _bad_line(self, lines: list[str], first: int) -> None:
-        """Raises 22P04 for the first line whose field count is wrong."""
+        """Raises 22P04 for the first line whose field count is wrong; for a short one, a
+        field there is that does not convert comes first, as in PostgreSQL."""
         n = self.column_count
         for i, line in enumerate(lines):
             got = line.count(self.delim) + 1
-            if got != n:
-                raise BadCopyFileFormat(
-                    self._missing(got) if got < n else "extra data after last expected column",
-                    where=line_context(self.table.name, first + i + 1, line))
+            if got == n:
+                continue
+            where = line_context(self.table.name, first + i + 1, line)
+            if got > n:
+                raise BadCopyFileFormat("extra data after last expected column", where=where)
+            if self.format == "csv" or "\\" not in line:  # NB: no text escapes to undo
+                values = [None if v == self.null and k not in self.force_not_null else v
+                          for k, v in enumerate(line.split(self.delim))]
+                found = locate(self.table.name, self.names, self.decoders,
+                               [[v] for v in values], [first + i + 1])
+                if found is not None:
+                    raise found
+            raise BadCopyFileFormat(self._missing(got), where=where)
 
     def _missing(self, got: int) -> str:
         col = self.table.columns[self.positions[got]]
@@ -599,16 +609,23 @@ class CopyIn:
                 before = base + seen - spans
                 line = 1 if before == 0 else before + 1 + record.count("\n") - skew
                 raise with_context(e, line_context(self.table.name, line, record)) from None
-            if len(values) != self.column_count:
-                raise BadCopyFileFormat(
-                    self._missing(len(values)) if len(values) < self.column_count else
-                    "extra data after last expected column",
-                    where=line_context(self.table.name, self.line_no, record))
+            short = len(values) < self.column_count
+            if len(values) > self.column_count:
+                raise BadCopyFileFormat("extra data after last expected column",
+                                        where=line_context(self.table.name, self.line_no, record))
             for i in self.force_not_null | self.force_null:
+                if i >= len(values):
+                    continue
                 if values[i] is None and i in self.force_not_null:
                     values[i] = self.null
                 elif i in self.force_null and values[i] == self.null:
                     values[i] = None
+            if short:  # NB: PostgreSQL converts the fields there are before it misses one
+                found = locate(self.table.name, self.names, self.decoders,
+                               [[v] for v in values], [self.line_no])
+                raise found or BadCopyFileFormat(
+                    self._missing(len(values)),
+                    where=line_context(self.table.name, self.line_no, record))
             try:
                 self._add_row([None if v is None else dec(v)
                                for v, dec in zip(values, self.decoders, strict=True)])

@@ -37,6 +37,10 @@ CASES = {
     "bad timestamp": ("csv", "1,a,1,notatime,t\n"),
     "bad boolean": ("csv", "1,a,1,2020-01-01,maybe\n"),
     "missing column": ("csv", "1,a,1\n"),
+    # NB: the fields there are convert before the missing one is named (pg8000's own suite)
+    "short row with a bad value": ("csv", "x,a\n"),
+    "quoted short row with a bad value": ("csv", '1,a,1,2020-01-01,t\n"x",a\n'),
+    "text short row with a bad value": ("text", "x\ta\n"),
     "extra column": ("csv", "1,a,1,2020-01-01,t,9\n"),
     "first bad row wins": ("csv", "1,a,1,2020-01-01,t\n2,b,1,bad,t\n3,c,zz,2020-01-01,t\n"),
     "first bad column wins": ("csv", "1,a,zz,bad,maybe\n"),
