@@ -549,6 +549,11 @@ class PgProtocol(asyncio.BufferedProtocol):
             self.self_terminated = True
             self.conn.terminate(AdminShutdown(SHUTDOWN_MESSAGE))
             return
+        if not self.busy and self.hub.thread == threading.get_ident():
+            # NB: an idle victim hears FATAL 57P01 and EOF before the terminator's own reply
+            # goes out, as from a PostgreSQL backend that dies at once: else its client's
+            # next query can land on a socket closed unread, which resets instead of EOF
+            self._tell_and_hang_up()
         self._call(self.shutdown)
 
     def _call(self, fn: Callable[[], None]) -> None:
