@@ -44,6 +44,7 @@ skipped are dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import (
@@ -166,8 +167,10 @@ def _unchecked(oid: int, fmt: int, tz: Any) -> WireDecoder:
 _PLAIN_DIGITS = {21: 4, 23: 9, 20: 18}
 
 
-def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str = "") -> list[Any]:
-    """Decodes Bind's values; a bad value names its parameter in CONTEXT, as PostgreSQL does."""
+def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str = "",
+            formats: tuple[int, ...] = (), shown: Callable[[], int] = lambda: 0) -> list[Any]:
+    """Decodes Bind's values; a bad value names its parameter in CONTEXT, as PostgreSQL does,
+    a text one with its value cut to `shown()` bytes (log_parameter_max_length_on_error)."""
     try:
         return [None if v is None else dec(v) for v, dec in zip(values, decoders, strict=True)]
     except SQLError:
@@ -175,6 +178,8 @@ def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str
     for i, (v, dec) in enumerate(zip(values, decoders, strict=True)):
         where = (f'portal "{portal}" parameter ${i + 1}' if portal
                  else f"unnamed portal parameter ${i + 1}")
+        if v is not None and not (formats and formats[i]):
+            where += " = " + quoted_value(v, shown())
         try:
             if v is not None:
                 dec(v)
@@ -186,6 +191,25 @@ def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str
                 e.where = where
             raise
     return [None if v is None else dec(v) for v, dec in zip(values, decoders, strict=True)]
+
+
+def quoted_value(v: bytes, limit: int) -> str:
+    """A Bind value as PostgreSQL's error CONTEXT quotes it (appendStringInfoStringQuoted):
+    at most `limit` bytes (-1: all), not splitting a character, then `...`; quotes doubled.
+
+    >>> quoted_value(b"abcdefghij", 0), quoted_value(b"it's", -1), quoted_value(b"abcdef", 3)
+    ("'...'", "'it''s'", "'abc...'")
+    >>> quoted_value("héllo".encode(), 2), quoted_value(b"", 0)
+    ("'h...'", "''")
+    """
+    cut = 0 <= limit < len(v)
+    if cut:
+        v = v[:limit].decode("utf-8", "ignore").encode()  # NB: a whole character or none
+    text = v.decode("utf-8", "replace").replace("'", "''")
+    return f"'{text}...'" if cut else f"'{text}'"
+
+
+_BYTE_UNITS = {"": 1, "B": 1, "kB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4}
 
 
 class ExtendedQuery:
@@ -309,6 +333,12 @@ class ExtendedQuery:
         self.statements[""] = stmt
         self.out += M.PARSE_COMPLETE
         return True
+
+    def _shown_length(self) -> int:
+        """log_parameter_max_length_on_error in bytes (its SHOW form: `0`, `64B`, `2kB`)."""
+        shown = self.session.setting("log_parameter_max_length_on_error") or "0"
+        digits = shown.rstrip("BkMGT")
+        return int(digits) * _BYTE_UNITS[shown[len(digits):]]
 
     def _bind_fast(self, payload: bytes) -> bool:
         """Binds from the cached layouts of earlier Binds; False leaves it to `_bind`."""
@@ -483,7 +513,7 @@ class ExtendedQuery:
                     hit = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
                     stmt.decoders[pkey] = hit
                 decoders = hit
-                params = _decode(values, decoders, portal_name)
+                params = _decode(values, decoders, portal_name, pkey, self._shown_length)
             columns = stmt.prepared.columns
             if columns is not None:  # NB: a zero-column SELECT still has a RowDescription
                 rkey = _formats(rfmts, len(columns), "result")

@@ -165,6 +165,7 @@ DEFAULTS: dict[str, str] = {
     "lo_compat_privileges": "off",
     "idle_session_timeout": "0",
     "log_min_duration_statement": "-1",
+    "log_parameter_max_length_on_error": "0",  # a bad Bind value's CONTEXT (pgwire.extended)
     "log_min_messages": "warning",
     "checkpoint_timeout": "5min",
     "synchronize_seqscans": "on",  # pg_dump turns it off; Cumulo's scans start at the first row
@@ -261,6 +262,13 @@ def _normalise(name: str, value: str) -> str:
         return _unit_value(v, name, _UNITS_MS, ("d", "h", "min", "s", "ms"))
     if name in MEMORY_SETTINGS:
         return _unit_value(v, name, _UNITS_KB, ("TB", "GB", "MB", "kB"))
+    if name in BYTE_SETTINGS:
+        shown = _unit_value(v, name, UNITS_B, ("TB", "GB", "MB", "kB", "B"))
+        size = in_bytes(shown)
+        if not -1 <= size <= 1073741823:
+            raise InvalidParameterValue(f'{size} B is outside the valid range for parameter '
+                                        f'"{name}" (-1 .. 1073741823)')
+        return shown
     if name == "timezone":
         return zones.parse_setting(v)[0]
     if name == "log_statement":
@@ -295,10 +303,24 @@ _UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 
 TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
                  "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
                  "log_min_duration_statement"}
+BYTE_SETTINGS = {"log_parameter_max_length_on_error"}  # GUC_UNIT_BYTE, -1 .. INT_MAX / 2
 MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size",
                    "cumulo.statement_mem"}
 # PostgreSQL's GUC_NO_SHOW_ALL settings: SHOW ALL and pg_settings do not list them.
 _NO_SHOW_ALL = frozenset({"role", "session_authorization", "is_superuser"})
+
+UNITS_B = {"b": 1, "kb": 1024, "mb": 1024 ** 2, "gb": 1024 ** 3, "tb": 1024 ** 4, "": 1}
+
+
+def in_bytes(shown: str) -> int:
+    """A byte setting's normal form (`5B`, `2kB`, `-1`) as a number of bytes.
+
+    >>> in_bytes("2kB"), in_bytes("-1"), in_bytes("5B")
+    (2048, -1, 5)
+    """
+    digits = shown.rstrip("BkMGT")
+    return int(digits) * UNITS_B[shown[len(digits):].lower()]
+
 
 _UNITS_KB = {"kb": 1, "mb": 1024, "gb": 1024 ** 2, "tb": 1024 ** 3, "": 1}
 

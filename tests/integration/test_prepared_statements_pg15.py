@@ -355,3 +355,31 @@ def test_copy_fail_names_the_line(pg15, cumulo_server):
     want = _copy_fails(pg15.dsn())
     assert want[1] == [b"57014", b"COPY from stdin failed: boom", b"COPY ci, line 3"]
     assert _copy_fails(cumulo_server.dsn()) == want
+
+
+def _bind_contexts(dsn: str) -> list:
+    """A Bind value the parameter's type rejects: its CONTEXT quotes the value, cut to
+    log_parameter_max_length_on_error bytes (default 0: just `...`); a binary one is not
+    quoted. Through libpq (psycopg's pq) so that the formats are the test's own."""
+    pgc = pq.PGconn.connect(dsn.encode())
+    out = []
+    try:
+        for setting in ("", "-1", "5", "'1kB'", "3"):
+            if setting:
+                pgc.exec_(f"set log_parameter_max_length_on_error = {setting}".encode())
+                out.append(pgc.exec_(b"show log_parameter_max_length_on_error").get_value(0, 0))
+            for value, fmt in ((b"abcd'fghij", 0), ("h\u00e9llo".encode(), 0), (b"\x00\x01", 1)):
+                res = pgc.exec_params(b"select $1::int", [value], [23], [fmt])
+                out.append([res.error_field(f) for f in (pq.DiagnosticField.SQLSTATE,
+                                                          pq.DiagnosticField.CONTEXT)])
+        res = pgc.exec_(b"set log_parameter_max_length_on_error = -2")
+        out.append([res.error_field(pq.DiagnosticField.SQLSTATE), res.error_message])
+    finally:
+        pgc.finish()
+    return out
+
+
+def test_a_bad_bind_value_is_quoted_in_context_as_pg15(pg15, cumulo_server):
+    want = _bind_contexts(pg15.dsn())
+    assert want[1] == [b"22P02", b"unnamed portal parameter $1 = '...'"]
+    assert _bind_contexts(cumulo_server.dsn()) == want

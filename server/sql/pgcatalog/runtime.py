@@ -22,11 +22,13 @@ from ..settingdocs import describe
 from ..settings import (
     _UNITS_KB,
     _UNITS_MS,
+    BYTE_SETTINGS,
     DEFAULTS,
     MEMORY_SETTINGS,
     SERVER,
     SIGHUP_ONLY,
     TIME_SETTINGS,
+    UNITS_B,
 )
 from .aggdata import ORDERED_ARGS
 from .aggprocs import AGG_PROCS, definition
@@ -54,7 +56,7 @@ KNOWN_SETTINGS = [
 
 # The unit pg_settings counts a time or memory setting in (PostgreSQL's GUC_UNIT_*).
 UNIT_OF = {**{k: "ms" for k in TIME_SETTINGS}, **{k: "kB" for k in MEMORY_SETTINGS},
-           "checkpoint_timeout": "s"}
+           **{k: "B" for k in BYTE_SETTINGS}, "checkpoint_timeout": "s"}
 
 
 def _vartype(value: str) -> str:
@@ -108,7 +110,7 @@ def _provenance(ctx: Any, name: str, value: str) -> tuple[str, str, str]:
 def _in_unit(value: str, unit: str) -> str:
     """A time or memory setting's value as a plain number of `unit` (ms or kB)."""
 
-    units = _UNITS_MS if unit in ("ms", "s") else _UNITS_KB
+    units = _UNITS_MS if unit in ("ms", "s") else UNITS_B if unit == "B" else _UNITS_KB
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
     if m is None or m.group(2).lower() not in units:
         return value
