@@ -408,7 +408,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                           _I)),
     ("set", re.compile(r"SET\s+(?P<local>SESSION\s+|LOCAL\s+)?(?P<name>" + _NAME +
                        r"(?:\." + _NAME + r")?)\s*(?:=|\bTO\b)\s*(?P<value>.+?)\s*$", _I)),
-    ("reset", re.compile(r"RESET\s+(?P<name>ALL|" + _NAME + r"(?:\." + _NAME + r")?)\s*$", _I)),
+    ("reset", re.compile(r"RESET\s+(?P<name>ALL|SESSION\s+AUTHORIZATION|" + _NAME
+                         + r"(?:\." + _NAME + r")?)\s*$", _I)),
     ("show", re.compile(r"SHOW\s+(?P<name>ALL|TRANSACTION\s+ISOLATION\s+LEVEL|TIME\s+ZONE|"
                         + _NAME + r"(?:\." + _NAME + r")?)\s*$", _I)),
     ("discard", re.compile(r"DISCARD\s+(?P<what>ALL|PLANS|SEQUENCES|TEMP|TEMPORARY)\s*$", _I)),
@@ -474,11 +475,24 @@ def utility(sql: str) -> tuple[str, re.Match[str]] | None:
     return None
 
 
+_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold_ident(name: str) -> str:
+    """Folds an unquoted identifier as PostgreSQL does in UTF-8: only ASCII letters are
+    lower-cased (so does sqlglot's postgres dialect; `str.lower` would fold Æ too).
+
+    >>> fold_ident("ÆthelRED")
+    'Æthelred'
+    """
+    return name.translate(_ASCII_FOLD)
+
+
 def unquote_ident(name: str) -> str:
     """Folds an identifier as PostgreSQL does: quoted names kept, others lower-cased."""
     if name.startswith('"') and name.endswith('"'):
         return name[1:-1].replace('""', '"')
-    return name.lower()
+    return fold_ident(name)
 
 
 _TXN_MODE = re.compile(

@@ -130,6 +130,12 @@ def checkpoint(s: SQLSession) -> Result:
     return Result("CHECKPOINT")
 
 
+def _session_authorization(s: SQLSession, role: str | None) -> None:
+    """SET SESSION AUTHORIZATION role (None: DEFAULT, or RESET: the login user)."""
+    s.settings.values["session_authorization"] = role or s.user
+    s.settings.changed.add("session_authorization")
+
+
 def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
                     param_oids: list[int], analyse: Analyse, analyse_tree: AnalyseTree) -> Stmt:
     """Builds the Stmt of a statement the pre-parser recognised (`analyse`, `analyse_tree`:
@@ -159,8 +165,7 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
             if what == "role":
                 do_set(s, "role", role or "none", local)
             else:
-                s.settings.values["session_authorization"] = role or s.user
-                s.settings.changed.add("session_authorization")
+                _session_authorization(s, role)
             return Result("SET")
 
         return _u(sql, "SET", set_role)
@@ -174,11 +179,15 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         value = set_value(m.group("value"))
         return _u(sql, "SET", lambda s, p: do_set(s, "client_encoding", value or None, False))
     if kind == "reset":
-        name = unquote_ident(m.group("name"))
+        name = unquote_ident(" ".join(m.group("name").split()))
 
         def reset(s: SQLSession, p: list[Any]) -> Result:
             if name == "all":
                 s.settings.reset_all()
+                return Result("RESET")
+            if name == "session authorization":
+                check_set_role(s, None, "session_authorization")
+                _session_authorization(s, None)
                 return Result("RESET")
             do_set(s, name, None, False)
             return Result("RESET")

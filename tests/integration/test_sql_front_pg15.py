@@ -1362,6 +1362,26 @@ commit prepared 'it''s';
 rollback;
 select cast('{a,b,c}' as cstring[]), '{d}'::CSTRING[] as f1, pg_typeof('{a}'::cstring[])
 """,
+    # pg8000's own suite (test_parameter_statuses): an unquoted identifier folds only its
+    # ASCII letters, in DDL, queries, regclass input and role names alike
+    "non_ascii_identifiers": """
+create role Æthelfront;
+select rolname from pg_roles where rolname like '%thelfront';
+set session authorization 'Æthelfront';
+show session_authorization;
+reset session authorization;
+drop role ÆTHELFRONT;
+create table ÆTab(Äa int);
+select relname from pg_class where relname like '%tab';
+select attname from pg_attribute where attname like '%a' and attrelid = 'ÆTab'::regclass;
+select ÄA from ÆTAB;
+select 'ÆTab'::regclass::text, to_regclass('ÆTAB')::text;
+create schema Øst;
+create table Øst.Ñu (Ä int);
+select nspname from pg_namespace where nspname like '%st';
+select * from ØST.ÑU;
+select quote_ident('Ætab'), parse_ident('ÆTab.Øx')
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from ...errors import InvalidSchemaName, SQLError, UndefinedTable
 from ..catalog.model import CatalogSnapshot, Index, Schema, Sequence, Table
+from ..parse import fold_ident
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -24,13 +25,13 @@ def ident(node: Any) -> str:
     if node is None:
         return ""
     if isinstance(node, exp.Identifier):
-        return node.name if node.quoted else node.name.lower()
+        return node.name if node.quoted else fold_ident(node.name)
     if isinstance(node, exp.Expression):
         inner = node.this if isinstance(node.this, exp.Expression) else None
         if isinstance(inner, exp.Identifier):
             return ident(inner)
-        return node.name.lower()
-    return str(node).lower()
+        return fold_ident(node.name)
+    return fold_ident(str(node))
 
 
 def skip_or_raise(s: SQLSession, what: str, if_exists: bool, error: type[SQLError]) -> None:
@@ -182,7 +183,7 @@ def parse_qualified(text: str) -> tuple[str | None, str]:
             parts.append(cur)
             cur = ""
         else:
-            cur += ch if quoted else ch.lower()
+            cur += ch if quoted else fold_ident(ch)
         i += 1
     parts.append(cur)
     parts = [p.strip() for p in parts]

@@ -19,6 +19,7 @@ from ...errors import SQLError
 from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..kwlist import keywords
+from ..parse import fold_ident
 from .registry import VIRTUAL_TABLES
 
 SYSTEM_SCHEMAS = (
@@ -221,7 +222,7 @@ def split_name(text: str) -> list[str]:
             j = i
             while j < n and text[j] not in '." ' and not text[j].isspace():
                 j += 1
-            part = text[i:j].lower()
+            part = fold_ident(text[i:j])
             if part == "":
                 raise SQLError("invalid name syntax", sqlstate="42602")
             i = j

@@ -17,12 +17,13 @@ from ...pgtypes import oids as T
 from ..expr.regcast import RegOid
 from ..expr.types import regtype_oid, type_name
 from ..functions.registry import FUNCTIONS
+from ..parse import fold_ident
 from ..pgcatalog import VIRTUAL_TABLES
 
 
 def _split(name: str) -> tuple[str | None, str]:
     s = name.strip()
-    parts = [p.strip('"') if p.startswith('"') else p.lower() for p in s.split(".")]
+    parts = [p.strip('"') if p.startswith('"') else fold_ident(p) for p in s.split(".")]
     return (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[-1])
 
 
