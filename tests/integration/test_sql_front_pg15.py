@@ -1382,6 +1382,16 @@ select nspname from pg_namespace where nspname like '%st';
 select * from ØST.ÑU;
 select quote_ident('Ætab'), parse_ident('ÆTab.Øx')
 """,
+    # pg8000's README (timestamp - a date parameter): an unknown operand of `-` first takes
+    # the other side's type, since date - date, timestamp - timestamp and time - time exist
+    "unknown_minus_datetime": """
+select timestamp '2013-12-01 16:06' - '1980-04-27', timestamptz '2013-12-01 16:06+00' - '1980-04-27';
+select date '2013-12-01' - '1980-04-27', '2020-01-01' - date '2019-01-01';
+select '2014-01-01' - timestamp '2013-12-01 16:06', time '10:00' - '01:00';
+select timetz '10:00+00' - '01:00', timestamp '2013-12-01' + '1 day';
+select now() - '1 day' > now() - interval '2 days';
+select date '2013-12-01' - '1'
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

@@ -150,8 +150,12 @@ def _interval_fn(op: str, ta: int, tb: int) -> Any:
 
 
 def _peer(other: int, op: str, right: bool = False) -> int:
-    if other == T.DATE and op in ("+", "-"):
-        return T.INT4 if right else T.INT4
+    if op == "-" and other in (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME):
+        # NB: PostgreSQL first tries the unknown side as the other's type, and date - date,
+        # timestamp - timestamp and time - time exist: `ts - '1980-04-27'` is an interval
+        return other
+    if other == T.DATE and op == "+":
+        return T.INT4
     if other in (T.TIMESTAMP, T.TIMESTAMPTZ) and op in ("+", "-"):
         return T.INTERVAL
     if other == T.INTERVAL and op in ("*", "/"):
