@@ -273,8 +273,13 @@ def command_complete(tag: str) -> bytes:
 
 
 def parameter_description(oids: Sequence[int]) -> bytes:
-    """Builds ParameterDescription; the count is unsigned, as PostgreSQL's (up to 65535)."""
-    return message(b"t", _U16.pack(len(oids)) + struct.pack(f"!{len(oids)}I", *oids))
+    """Builds ParameterDescription; the count is unsigned, as PostgreSQL's (up to 65535; a
+    statement of more $n gets it modulo 65536, as from PostgreSQL's pq_sendint16).
+
+    >>> [int.from_bytes(parameter_description([23] * n)[5:7], "big") for n in (40000, 65537)]
+    [40000, 1]
+    """
+    return message(b"t", _U16.pack(len(oids) & 0xFFFF) + struct.pack(f"!{len(oids)}I", *oids))
 
 
 def row_description(columns: Sequence[Column], formats: Sequence[int] | None = None) -> bytes:
