@@ -178,17 +178,21 @@ def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str
     for i, (v, dec) in enumerate(zip(values, decoders, strict=True)):
         where = (f'portal "{portal}" parameter ${i + 1}' if portal
                  else f"unnamed portal parameter ${i + 1}")
+        value = ""
         if v is not None and not (formats and formats[i]):
-            where += " = " + quoted_value(v, shown())
+            value = " = " + quoted_value(v, shown())
         try:
             if v is not None:
                 dec(v)
         except InvalidBinaryRepresentation:
             raise InvalidBinaryRepresentation(
-                f"incorrect binary data format in bind parameter {i + 1}", where=where) from None
+                f"incorrect binary data format in bind parameter {i + 1}",
+                where=where + value) from None
         except SQLError as e:
             if e.where is None:
-                e.where = where
+                # NB: bytes the encoding refuses (22021, a NUL) fail before PostgreSQL keeps
+                # the value for CONTEXT
+                e.where = where if e.sqlstate == "22021" else where + value
             raise
     return [None if v is None else dec(v) for v, dec in zip(values, decoders, strict=True)]
 
