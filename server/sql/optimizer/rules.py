@@ -22,6 +22,7 @@ from .index_lookup import index_lookup
 from .join_algorithm import join_algorithm
 from .join_order import join_order
 from .merge_projects import merge_projects
+from .minmax_ends import minmax_ends
 from .point_get import point_get
 from .prune_columns import prune_columns
 from .push_aggregate import push_aggregate
@@ -38,13 +39,15 @@ PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
     filters_below_syscols,
-    columnar,
+    minmax_ends,  # NB: twice: before `columnar` (a whole table's max(pk) is one row, not a
+    columnar,  # column), and after `pushdown_filters` put the key prefix into the scan
     join_order,
     pushdown_join_filters,
     point_get,
     index_lookup,
     expr_index,
     pushdown_filters,
+    minmax_ends,
     push_aggregate,
     push_limit,
     push_projection,

@@ -38,6 +38,8 @@ def describe(node: N.Node) -> str:
             parts.append(f"aggregate={node.aggregate.group_by}:{node.aggregate.aggs}")
         if node.with_keys:
             parts.append("keys")
+        if node.reverse:
+            parts.append("reverse")
         return " ".join(parts)
     if isinstance(node, N.PointGet):
         keys = "; ".join(", ".join(map(render, k)) for k in node.keys)

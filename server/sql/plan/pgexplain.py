@@ -267,12 +267,13 @@ class _Builder:
         alias = _alias(node)
         on = t if alias == t else f"{t} {alias}"
         names = self.names(node.cols, scan=True)
-        if node.lo is not None or node.hi is not None:
+        if node.lo is not None or node.hi is not None or node.reverse:
             head = f"Index Scan{' Backward' if node.reverse else ''} using {t}_pkey on {on}"
             p = PNode("Index Scan", head, [("Scan Direction", "Backward" if node.reverse
                                             else "Forward"), ("Index Name", f"{t}_pkey"),
                                            ("Relation Name", t), ("Alias", alias)])
-            p.details.append(("Index Cond", self._range_cond(node)))
+            if node.lo is not None or node.hi is not None:
+                p.details.append(("Index Cond", self._range_cond(node)))
         else:
             p = PNode("Seq Scan", f"Seq Scan on {on}", [("Relation Name", t), ("Alias", alias)])
         shown = node.shown

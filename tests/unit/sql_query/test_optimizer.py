@@ -21,6 +21,8 @@ QUERIES = [c[0] for c in CASES] + [c["sql"] for f in FILES for c in parse(f.read
     "select t1.a, t2.b from t t1 left join t t2 on t1.a = t2.a + 1 order by 1",
     "select aid, abalance from pgbench_accounts where aid in (3, 5, 99) order by 1",
     "select aid from pgbench_accounts where aid > 45 order by aid desc limit 2",
+    "select max(aid) from pgbench_accounts where aid < 40",
+    "select min(aid), 1 from pgbench_accounts where aid > 40",
     "select s.a, abalance from (values (1), (7), (null)) s(a) left join pgbench_accounts on aid = s.a",
 ]
 
@@ -87,6 +89,14 @@ def test_key_range_and_filter_reach_the_scan() -> None:
     spec = db.txn.scans[before]
     assert spec.lo is not None and spec.hi is not None
     assert spec.filter == ("cmp", "=", ("col", 1), ("const", 1))
+
+
+def test_max_of_the_key_reads_one_row_backwards() -> None:
+    db = DB()
+    before = len(db.txn.scans)
+    assert db.rows("select max(aid) from pgbench_accounts where aid < 40") == [(39,)]
+    spec = db.txn.scans[before]
+    assert spec.reverse and spec.limit == 1 and spec.aggregate is None
 
 
 def test_bind_join_batches_gets() -> None:

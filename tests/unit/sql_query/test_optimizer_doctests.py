@@ -14,6 +14,7 @@ from cumulo.server.sql.optimizer import (
     join_algorithm,
     join_order,
     merge_projects,
+    minmax_ends,
     point_get,
     prune_columns,
     push_aggregate,
@@ -25,7 +26,8 @@ from cumulo.server.sql.optimizer import (
 
 
 @pytest.mark.parametrize("module", [doctest_plans, columnar, expr_index, index_lookup,
-                                    join_algorithm, join_order, merge_projects, point_get,
+                                    join_algorithm, join_order, merge_projects, minmax_ends,
+                                    point_get,
                                     prune_columns, push_aggregate, push_limit, push_projection,
                                     pushdown_join_filters, semijoin],
                          ids=lambda m: m.__name__.rsplit(".", 1)[-1])
