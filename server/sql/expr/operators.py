@@ -23,6 +23,8 @@ from .casts import date_add_days
 from .functions import coerce
 from .rangeops import involves_range, range_op
 
+_NO_BEST = (T.DATE, T.TIMETZ)  # `x + unknown` for these is ambiguous in PostgreSQL
+
 
 def rt_date_add(d: dt.date, n: int) -> dt.date:
     """date + integer days."""
@@ -41,6 +43,13 @@ def arith(op: str, a: E, b: E, params: Any) -> E:
                 "You might need to add explicit type casts.")
         a = coerce(a, T.FLOAT8, params=params)
         b = coerce(b, T.FLOAT8, params=params)
+    elif op == "+" and T.UNKNOWN in (a.type, b.type) and (a.type in _NO_BEST or b.type in _NO_BEST):
+        # NB: date + int4, interval, time or timetz (timetz + interval or date) all fit an
+        # unknown operand: PostgreSQL cannot choose either
+        raise AmbiguousFunction(
+            f"operator is not unique: {ty.type_name(a.type)} + {ty.type_name(b.type)}",
+            hint="Could not choose a best candidate operator. "
+            "You might need to add explicit type casts.")
     elif a.type == T.UNKNOWN:
         a = coerce(a, _peer(b.type, op), params=params)
     elif b.type == T.UNKNOWN:
