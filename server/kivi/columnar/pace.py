@@ -74,6 +74,9 @@ of a loaded machine's CPU. Three rules for it:
   two servers taking turns, 3 rounds of 10 s, load average 13-17): OLTP kept
   29 % before (rounds 102, 21, 29 %), 91 % with these rules (154, 68, 91 %),
   at 8.6 analytic queries/s against 21 (PostgreSQL ran 3-4.5 in other runs).
+  Once the result is built the session parks (`settle`) so that the statement,
+  parse to result, was active only its share of the time: a short query's work
+  is under `SLICE`, so `pace` never paused it, and the loop's part never was.
 - `give_way`: a read-only statement that has held the loop's thread for
   LOOP_SLICE while OLTP runs parks to keep its share (the row path's analytic
   queries; `waits.maybe_yield` alone let one run 20 ms at a time).
@@ -125,7 +128,6 @@ BUSY = 8  # touches within a window or two that count as OLTP running
 FAST_SWITCH = 0.0005  # seconds: the GIL switch interval while a scan is paced
 LOOP_SLICE = 0.005  # seconds a read-only statement holds the loop's thread before `give_way`
 LONG = 0.05  # seconds a statement has run before `give_way` counts it as analytic
-TURN = 0.08  # seconds an offloaded statement parks after its vector work (`offload`)
 WORKERS = 2  # threads that run offloaded analytic work (`offload`): at most this many at once
 
 T = TypeVar("T")
@@ -150,6 +152,7 @@ class _Mark(threading.local):
     at: float | None = None
     wall: float = 0.0
     who: int = 0
+    slept: float = 0.0  # seconds paused since the statement's `begin` (`offload`'s bill)
 
 
 class Pacer:
@@ -207,6 +210,7 @@ class Pacer:
         """A statement's analytic work starts on this thread: its CPU is counted from the
         next `pace()`, not carried over from earlier statements (see the module doc)."""
         self.mark.at = None
+        self.mark.slept = 0.0
 
     def pace(self, who: int | None = None, sessions: int = 1) -> None:
         """Pauses the calling analytic scan if it used more than its share while OLTP runs
@@ -237,7 +241,9 @@ class Pacer:
         self._fast(True)
         me = _session() if who is None else who
         mine = share / self.pacing(me, wall)
-        self.sleep(min(MAX_PAUSE, used * (1.0 - mine) / mine))
+        pause = min(MAX_PAUSE, used * (1.0 - mine) / mine)
+        self.sleep(pause)
+        m.slept += pause
         self.mark.at = self.cpu()
 
     def pacing(self, who: int, now: float) -> int:
@@ -299,23 +305,82 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor:
         return _pool
 
 
+class Bill:
+    """What an offloaded statement beside OLTP owes (`settle`): it has competed with OLTP
+    since `start` (when its greenlet last got the loop's thread before the offload: parse
+    and plan), and its worker's `pace` paused `paid` seconds of that already."""
+
+    __slots__ = ("start", "paid")
+
+    def __init__(self, start: float, paid: float) -> None:
+        self.start, self.paid = start, paid
+
+    def owed(self, now: float, share: float) -> float:
+        """Seconds to park at `now` so that the statement was active (competing for the
+        loop's thread, the GIL and the cores) `share` of the time from `start`.
+
+        >>> round(Bill(10.0, 0.001).owed(10.005, 0.25), 6)   # 4 ms active: 12 ms in all
+        0.011
+        >>> Bill(10.0, 0.075).owed(10.1, 0.25) <= 0   # the worker's pauses paid it already
+        True
+        """
+        active = max(0.0, now - self.start - self.paid)
+        return active * (1.0 - share) / share - self.paid
+
+
+_BILL: contextvars.ContextVar[Bill | None] = contextvars.ContextVar("analytic_bill", default=None)
+
+
+def _measured(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:
+    """fn(*args) on a worker, and the seconds `pace` paused it."""
+    PACER.mark.slept = 0.0
+    out = fn(*args)
+    return out, PACER.mark.slept
+
+
 def offload(fn: Callable[..., T], *args: Any) -> T:
     """fn(*args), run on an analytic worker thread when the caller is a session of the
-    event-loop front end and OLTP runs beside it (the session then parks TURN seconds
-    more, unless fn answered None); else a plain call."""
+    event-loop front end and OLTP runs beside it; else a plain call. An offloaded call
+    that answered (not None: a None is the vector form refusing, and the row plan runs
+    next, paced by `give_way`) leaves the session a `Bill` that `settle` pays once the
+    statement's result is built."""
     hub = current_hub()
     if hub is None or PACER.share >= 1.0 or not PACER.active(_session()):
         return fn(*args)
+    start = hub.switched_at  # (this greenlet has held the thread since: parse, plan)
     ctx = contextvars.copy_context()
-    out = hub.run_on(_workers(), ctx.run, fn, *args)
-    # NB: and then a turn for OLTP: the statement's work on the loop's thread (parse, plan,
-    # result) is not paced, and an analytic client looping over short queries took up to
-    # half the loop from TPC-B. `bench htap --repeat 2`, quiet: no turn 54.5 q/s, OLTP kept
-    # 47.7 %; 50 ms 12.2 q/s, 72.5 %; 80 ms 12.2 q/s, 91.4 % (PostgreSQL 7.5-7.9, 41-57 %).
-    # A None answer (the vector form refused: the row plan runs next, paced) takes none.
-    if out is not None:
-        Event().wait(TURN)
+    out, slept = hub.run_on(_workers(), ctx.run, _measured, fn, args)
+    # NB: the statement's work on the loop's thread (parse, plan, result) and a short
+    # statement's vector work (under `SLICE`: the worker's `pace` never pauses it) are
+    # paced in `settle`: unpaced, an analytic client looping over short queries took
+    # half the loop from TPC-B (`bench htap --repeat 2`, quiet: 54.5 q/s, OLTP kept
+    # 47.7 %); a fixed 80 ms after each (12.2 q/s, 91.4 %) slowed short queries most.
+    _BILL.set(None if out is None else Bill(start, slept))
     return out
+
+
+def settle() -> None:
+    """Parks the session so that, while OLTP runs, its offloaded statement (the `Bill`
+    that `offload` left) was active only the analytic share of the time, from its parse
+    to its result built; no pause alone. Called once the statement's rows are built.
+
+    Why the time active and not CPU: a statement beside OLTP takes the GIL, the loop's
+    thread and a core from it for as long as it runs, a little at a time, and its CPU
+    clocks (the loop's thread is every session's) miss the hand-offs; a share of the
+    time keeps a looping analytic client to a duty cycle whatever its queries cost."""
+    bill = _BILL.get()
+    if bill is None:
+        return
+    _BILL.set(None)
+    hub = current_hub()
+    p = PACER
+    me = _session()
+    if hub is None or p.share >= 1.0 or not p.active(me):
+        return
+    now = p.now()
+    owed = bill.owed(now, p.share / p.pacing(me, now))
+    if owed > 0.0:
+        Event().wait(min(MAX_PAUSE, owed))
 
 
 def give_way(writes: bool, since: float | None = None) -> None:
@@ -354,5 +419,5 @@ def share() -> float:
     return PACER.share
 
 
-__all__ = ["BUSY", "PACER", "SHARE", "Pacer", "background", "begin", "give_way", "offload", "pace", "set_share", "share",
-           "touch"]
+__all__ = ["BUSY", "PACER", "SHARE", "Bill", "Pacer", "background", "begin", "give_way", "offload",
+           "pace", "set_share", "settle", "share", "touch"]

@@ -69,6 +69,28 @@ def test_offload_raises_in_its_session(pacer: Pacer) -> None:
     assert isinstance(got, ValueError)
 
 
+def test_an_offloaded_statement_settles_its_share_once_its_result_is_built(pacer: Pacer) -> None:
+    def parks_to_settle(answer: object) -> int:
+        hub = waits.current_hub()
+        assert hub is not None
+        hub.switched_at -= 0.01  # parsed and planned for 10 ms
+        assert pace_mod.offload(lambda: answer) == answer
+        before = hub.parks
+        pace_mod.settle()
+        pace_mod.settle()  # a bill is paid once
+        return hub.parks - before
+
+    def alone() -> int:
+        return parks_to_settle(7)
+
+    def beside_oltp() -> tuple[int, int]:
+        _oltp(pacer, 1, 2)
+        return parks_to_settle(None), parks_to_settle(7)  # a refusal owes nothing
+
+    assert on_a_hub(alone).results == [0]
+    assert on_a_hub(beside_oltp).results == [(0, 1)]
+
+
 def test_a_long_read_only_statement_parks_beside_oltp(pacer: Pacer) -> None:
     order: list[str] = []
 

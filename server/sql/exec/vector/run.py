@@ -14,7 +14,7 @@ from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
 from ....kivi.columnar.pace import begin as pace_begin
-from ....kivi.columnar.pace import offload, pace
+from ....kivi.columnar.pace import offload, pace, settle
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
 from ..aggregate import finish_partials
@@ -55,6 +55,7 @@ def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
         # above and of the result's encoding (a 100k-row result is ~100 pulls)
         pace()
         yield batch
+    settle()  # the statement's share: its loop-thread work and the worker's, paced together
 
 
 def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
