@@ -301,12 +301,8 @@ def whole_rows(buf: bytes | memoryview, oids: Sequence[int]) -> int | None:
     if end < 6:
         return 0
     u8 = np.frombuffer(buf, dtype=np.uint8)
-    n = len(oids)
-    at = np.flatnonzero(u8[1:-4] == n & 0xFF)
-    at = at[u8[at] == n >> 8]
-    for j, byte in enumerate(first.to_bytes(4, "big")):
-        at = at[u8[at + 2 + j] == byte]
-    if len(at) == 0 or at[0] != 0:
+    at = _candidates(u8, len(oids), first)
+    if at is None:
         return None
     pos = at
     inside = np.ones(len(at), dtype=bool)
@@ -353,6 +349,18 @@ def _read(u8: np.ndarray, at: np.ndarray, dtype: Any) -> np.ndarray:
     return view[at]
 
 
+def _candidates(u8: np.ndarray, n: int, first: int) -> np.ndarray | None:
+    """The offsets where the field count `n` is followed by the first field's length word
+    `first` (candidate row starts, at least 6 bytes of data); None unless one is at 0."""
+    # NB: one pass over the data for the count's low byte, then only its hits are looked
+    # at for the other five bytes (four passes over the whole data cost a fifth of a load)
+    at = np.flatnonzero(u8[1:-4] == n & 0xFF)
+    at = at[u8[at] == n >> 8]
+    for j, byte in enumerate(first.to_bytes(4, "big")):
+        at = at[u8[at + 2 + j] == byte]
+    return at if len(at) and at[0] == 0 else None
+
+
 def _chained_starts(u8: np.ndarray, n: int, first: int, gaps: list[int], tail: int
                     ) -> tuple[np.ndarray, np.ndarray] | None:
     """Each row's start and its variable fields' lengths, found without a loop per row.
@@ -368,13 +376,8 @@ def _chained_starts(u8: np.ndarray, n: int, first: int, gaps: list[int], tail: i
     end = len(u8)
     if end < 6:
         return None
-    # NB: one pass over the data for the count's low byte, then only its hits are looked
-    # at for the other five bytes (four passes over the whole data cost a fifth of a load)
-    at = np.flatnonzero(u8[1:-4] == n & 0xFF)
-    at = at[u8[at] == n >> 8]
-    for j, byte in enumerate(first.to_bytes(4, "big")):
-        at = at[u8[at + 2 + j] == byte]
-    if len(at) == 0 or at[0] != 0:
+    at = _candidates(u8, n, first)
+    if at is None:
         return None
     pos = at
     lens = []
