@@ -25,7 +25,7 @@ invalid value for enum option "buffering": maybe Valid values are "on", "off", a
 from __future__ import annotations
 
 from ...errors import InvalidParameterValue
-from .tableoptions import parse_number
+from .tableoptions import check_int_option
 from .viewoptions import parse_bool
 
 _FILLFACTOR = (10, 100)
@@ -65,13 +65,7 @@ def index_options(method: str, items: list[tuple[str, str | None]]) -> tuple[str
             if parse_bool(shown) is None:
                 raise InvalidParameterValue(f'invalid value for boolean option "{base}": {shown}')
         elif kind is not None:
-            lo, hi = kind
-            n = parse_number(shown)
-            if n is None:
-                raise InvalidParameterValue(f'invalid value for integer option "{base}": {shown}')
-            if not lo <= round(n) <= hi:
-                raise InvalidParameterValue(f'value {shown} out of bounds for option "{base}"',
-                                            detail=f'Valid values are between "{lo}" and "{hi}".')
+            check_int_option(base, shown, *kind)
         if base in seen:
             raise InvalidParameterValue(f'parameter "{base}" specified more than once')
         seen.add(base)

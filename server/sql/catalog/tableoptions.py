@@ -64,19 +64,24 @@ def parse_number(text: str) -> float | None:
         return None
 
 
+def check_int_option(name: str, shown: str, lo: int, hi: int) -> None:
+    """22023 unless `shown` is a number that rounds into lo..hi, in PostgreSQL's words for
+    an integer storage parameter (of a table or of an index)."""
+    n = parse_number(shown)
+    if n is None:
+        raise InvalidParameterValue(f'invalid value for integer option "{name}": {shown}')
+    if not lo <= round(n) <= hi:
+        raise InvalidParameterValue(f'value {shown} out of bounds for option "{name}"',
+                                    detail=f'Valid values are between "{lo}" and "{hi}".')
+
+
 def _check(name: str, shown: str, toast: bool) -> None:
     """22023 unless `name=shown` is a valid heap (or TOAST, with `toast`) option."""
     if name in _BOOLS and (not toast or name != "user_catalog_table"):
         if parse_bool(shown) is None:
             raise InvalidParameterValue(f'invalid value for boolean option "{name}": {shown}')
     elif name in _INTS and (not toast or _INTS[name][2]):
-        lo, hi, _ = _INTS[name]
-        n = parse_number(shown)
-        if n is None:
-            raise InvalidParameterValue(f'invalid value for integer option "{name}": {shown}')
-        if not lo <= round(n) <= hi:
-            raise InvalidParameterValue(f'value {shown} out of bounds for option "{name}"',
-                                        detail=f'Valid values are between "{lo}" and "{hi}".')
+        check_int_option(name, shown, *_INTS[name][:2])
     elif name in _REALS and (not toast or _REALS[name][2]):
         flo, fhi, _ = _REALS[name]
         x = parse_number(shown)
