@@ -91,7 +91,6 @@ def _key_equalities(scan: N.Scan, pk: list[int]) -> dict[int, Any] | None:
     lo, hi = scan.lo, scan.hi
     if (lo is None or hi is None or len(lo) != len(hi) or scan.lo_strict or scan.hi_strict
             or len(lo) >= len(pk)
-            or not all(a is b or (a.kind in ("const", "param") and b.kind == a.kind
-                                  and a.data == b.data) for a, b in zip(lo, hi, strict=True))):
+            or not all(map(N.same_bound, lo, hi))):
         return None
     return dict(zip(pk, lo, strict=False))

@@ -125,8 +125,7 @@ def _fixed_prefix(scan: N.Scan) -> list[Any] | None:
         return []
     lo, hi = scan.lo, scan.hi
     if (lo is None or hi is None or len(lo) != len(hi) or scan.lo_strict or scan.hi_strict
-            or not all(a is b or (a.kind in ("const", "param") and b.kind == a.kind
-                                  and a.data == b.data and a.data is not None)
+            or not all(N.same_bound(a, b) and a.data is not None
                        for a, b in zip(lo, hi, strict=True))):
         return None
     return list(lo)

@@ -73,16 +73,11 @@ def _next_key_slot(scan: N.Scan) -> int | None:
     slot = {c.attnum: i for i, c in enumerate(sorted(table.columns, key=lambda c: c.attnum))}
     lo, hi = scan.lo or [], scan.hi or []
     fixed = 0
-    while fixed < min(len(lo), len(hi)) and _same(lo[fixed], hi[fixed]):
+    while fixed < min(len(lo), len(hi)) and N.same_bound(lo[fixed], hi[fixed]):
         fixed += 1
     if fixed >= len(table.primary_key):
         return None
     return slot[table.primary_key[fixed]]
-
-
-def _same(a: E, b: E) -> bool:
-    """True when two key bounds are one value (an equality on that key column)."""
-    return a is b or (a.kind in ("const", "param") and b.kind == a.kind and a.data == b.data)
 
 
 __all__ = ["minmax_ends"]

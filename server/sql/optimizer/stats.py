@@ -446,9 +446,7 @@ def key_range_sel(node: N.Scan) -> float:
     pk = [pos[a] for a in node.table.primary_key]
     lo, hi = node.lo or [], node.hi or []
     sel, i = 1.0, 0
-    while (i < min(len(lo), len(hi), len(pk)) and (lo[i] is hi[i] or (
-            lo[i].kind in ("const", "param") and hi[i].kind == lo[i].kind
-            and hi[i].data == lo[i].data))):
+    while i < min(len(lo), len(hi), len(pk)) and N.same_bound(lo[i], hi[i]):
         sel *= _cmp_sel(ts.columns.get(pk[i]), "=", _key_value(lo[i]))
         i += 1
     if i >= len(pk) or (i >= len(lo) and i >= len(hi)):

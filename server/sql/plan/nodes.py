@@ -279,6 +279,16 @@ class WorkTableScan(Node):
     worktable: Any = None
 
 
+def same_bound(a: E, b: E) -> bool:
+    """True when a scan's lower and upper key bound for one key column are one value (the
+    same expression, or equal constants or the same parameter): an equality on the column.
+
+    >>> same_bound(E("const", 3), E("const", 3)), same_bound(E("param", 1), E("const", 1))
+    (True, False)
+    """
+    return a is b or (a.kind in ("const", "param") and b.kind == a.kind and a.data == b.data)
+
+
 def walk(node: Node):
     """Yields a plan's nodes, parents first."""
     yield node
