@@ -163,6 +163,20 @@ def _unchecked(oid: int, fmt: int, tz: Any) -> WireDecoder:
     return int_from_text
 
 
+def _per_type(make: Callable[[int, int, Any], WireDecoder], oids: list[int],
+              fmts: tuple[int, ...], tz: Any) -> list[WireDecoder]:
+    """One decoder per parameter, made once per (type, format): a 60,000-parameter IN list
+    of one type makes one."""
+    made: dict[tuple[int, int], WireDecoder] = {}
+    out = []
+    for o, f in zip(oids, fmts, strict=True):
+        dec = made.get((o, f))
+        if dec is None:
+            dec = made[(o, f)] = make(o, f, tz)
+        out.append(dec)
+    return out
+
+
 # text-format integer types -> the most digits that cannot overflow them (see `_unchecked`)
 _PLAIN_DIGITS = {21: 4, 23: 9, 20: 18}
 
@@ -469,8 +483,7 @@ class ExtendedQuery:
             pos += 4 + max(n, 0)
         if len(self._bind_heads) >= 1024:
             self._bind_heads.clear()
-        fast = [_unchecked(o, f, self.tz) for o, f in zip(stmt.prepared.param_oids, fmts,
-                                                            strict=True)]
+        fast = _per_type(_unchecked, stmt.prepared.param_oids, fmts, self.tz)
         self._bind_heads[payload[:vpos]] = (portal_name, stmt, fast)
         if len(stmt.tails) < 16:
             stmt.tails[payload[pos:]] = (encoders, row_desc)
@@ -514,7 +527,7 @@ class ExtendedQuery:
                 pkey = _formats(pfmts, nvalues, "parameter")
                 hit = stmt.decoders.get(pkey)
                 if hit is None:
-                    hit = [wire_decoder(o, f, self.tz) for o, f in zip(oids, pkey, strict=True)]
+                    hit = _per_type(wire_decoder, oids, pkey, self.tz)
                     stmt.decoders[pkey] = hit
                 decoders = hit
                 params = _decode(values, decoders, portal_name, pkey, self._shown_length)

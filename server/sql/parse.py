@@ -40,6 +40,7 @@ from . import (
     literalrows,
     manyvalues,
     mergesyntax,
+    paramlists,
     strjoin,
     usingalias,
     ustrings,
@@ -789,6 +790,24 @@ def _drop_schemas(sql: str) -> exp.Expression | None:
     return first
 
 
+def _parse_tree(sql: str) -> exp.Expression:
+    """sqlglot's tree of a statement `parse_sql` prepared, raising 42601 on failure."""
+    if "$" in sql and _TIGHT_PARAM.search(sql) and not _DOLLAR_QUOTE.search(sql):
+        tree = _parse_spaced_params(sql)  # NB: at once: parse_one would fail on it first
+    else:
+        try:
+            tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
+        except ParseError as e:
+            raise _syntax_error(sql, e) from None
+        except TokenError as e:
+            if "$" not in sql:
+                raise SyntaxError_(f"syntax error: {e}") from None
+            tree = _parse_spaced_params(sql)
+    if tree is None:
+        raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
+    return tree
+
+
 def parse_sql(sql: str) -> exp.Expression:
     """Parses one statement with sqlglot (postgres dialect), raising 42601 on failure.
 
@@ -805,6 +824,9 @@ def parse_sql(sql: str) -> exp.Expression:
         if many is not None:
             sql = many.head
     sql = inlists.rewrite(sql)
+    plists = paramlists.split(sql) if paramlists.might_have(sql) else None
+    if plists is not None:  # IN ($1, ..., $60000): sqlglot sees `IN ($1)`
+        sql = plists.text
     has_interval = "nterval" in sql or "NTERVAL" in sql
     if "'" in sql and (has_interval or "::" in sql):
         sql = _TYPED_LITERALS.sub(_typed_literal, sql)
@@ -863,23 +885,18 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = geosyntax.rewrite(sql)
     if _xml_needed(sql):  # XMLPARSE(DOCUMENT x), XMLSERIALIZE(... AS t), XMLPI(NAME n) ...
         sql = _xml_rewrite(sql)
-    if "$" in sql and _TIGHT_PARAM.search(sql) and not _DOLLAR_QUOTE.search(sql):
-        tree = _parse_spaced_params(sql)  # NB: at once: parse_one would fail on it first
-    else:
-        try:
-            tree = cast(exp.Expression, sqlglot.parse_one(sql, read="postgres"))
-        except ParseError as e:
-            raise _syntax_error(sql, e) from None
-        except TokenError as e:
-            if "$" not in sql:
-                raise SyntaxError_(f"syntax error: {e}") from None
-            tree = _parse_spaced_params(sql)
-    if tree is None:
-        raise SyntaxError_("syntax error at end of input", position=len(sql) + 1)
+    try:
+        tree = _parse_tree(sql)
+    except SQLError as e:
+        if plists is not None and e.position:
+            e.position = plists.position(e.position - 1) + 1  # NB: in the text as written
+        raise
     if "->" in sql:
         _lambdas_to_json(tree)
     if "date_bin" in sql or "DATE_BIN" in sql:
         _date_bin_origin(tree)
+    if plists is not None:
+        plists.attach(tree)
     if many is not None:
         source = tree.args.get("expression")
         if not isinstance(tree, exp.Insert) or not isinstance(source, exp.Values):

@@ -8,11 +8,13 @@ SQLSTATE and message must match.
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 
 import asyncpg
 import psycopg
 import pytest
 
+from cumulo.server.sql import paramlists
 from tests.integration.stmtdiff import assert_same_outcomes
 
 SCRIPTS = {
@@ -301,3 +303,59 @@ def test_parameter_types_deduced_as_pg15(servers):
     expected = asyncio.run(_prepared(pg.dsn()))
     assert sum(e[0] == "42P08" for e in expected) >= 2
     assert asyncio.run(_prepared(cu.dsn())) == expected
+
+
+def _params(first: int, n: int) -> str:
+    return ", ".join(f"${i}" for i in range(first, first + n))
+
+
+LONG = 100  # past sql.paramlists.MIN_ITEMS: the list reaches the binder uncut by sqlglot
+PARAM_LISTS = [  # (query, parameter values): each list is cut (sql.paramlists) on Cumulo
+    (f"select id from p where id in ({_params(1, LONG)}) order by id",
+     [i * 3 for i in range(LONG)]),
+    (f"select id from p where b not in ({_params(1, LONG)}) order by id",
+     [i * 20 for i in range(LONG)]),
+    (f"select id from p where v in ({_params(1, LONG)}) order by id",
+     [f"v{i}" for i in range(LONG)]),
+    (f"select id from p where b in ({_params(1, LONG)}) order by id",  # a NULL in the list
+     [None] + [i * 10 for i in range(LONG - 1)]),
+    (f"select id from p where b not in ({_params(1, LONG)}) order by id",
+     [None] + [i * 10 for i in range(LONG - 1)]),
+    (f"select id, b in ({_params(1, LONG)}) from p order by id", [i * 10 for i in range(LONG)]),
+    (f"select id from p where id + 1 in ({_params(2, LONG)}) and b > $1 order by id",
+     [100] + list(range(LONG))),
+    (f"select id from p where n in ({_params(1, LONG)}) order by id",
+     [Decimal(i) / 4 for i in range(LONG)]),
+    (f"select id from p where id in ({_params(1, LONG)}) or id = $1 order by id",  # not cut
+     list(range(LONG))),
+    (f"select count(*) from p where id in ({_params(1, LONG)}) and nosuch = 1",
+     list(range(LONG))),
+]
+
+
+async def _param_lists(dsn: str) -> list[tuple]:
+    conn = await asyncpg.connect(dsn)
+    out: list[tuple] = []
+    try:
+        await conn.execute("drop table if exists p; create table p (id int primary key, "
+                           "b bigint, v text, n numeric); insert into p select g, g * 10, "
+                           "'v' || g, g / 4.0 from generate_series(1, 300) g; "
+                           "insert into p values (1000, null, null, null)")
+        for sql, values in PARAM_LISTS:
+            try:
+                st = await conn.prepare(sql)
+                out.append(("ok", [t.name for t in st.get_parameters()],
+                            [tuple(r) for r in await st.fetch(*values)]))
+            except asyncpg.PostgresError as e:
+                out.append((e.sqlstate, e.args[0]))
+    finally:
+        await conn.close()
+    return out
+
+
+def test_long_parameter_in_lists_as_pg15(servers):
+    pg, cu = servers
+    assert paramlists.split(PARAM_LISTS[0][0]) is not None
+    expected = asyncio.run(_param_lists(pg.dsn()))
+    assert [bool(e[0] == "ok" and e[2]) for e in expected] == [True] * 4 + [False] + [True] * 4 + [False]
+    assert asyncio.run(_param_lists(cu.dsn())) == expected

@@ -361,7 +361,11 @@ class Binder(SpecialForms, XmlForms):
         return E("const", parse_bit(node.this), [], T.BIT)
 
     def b_Parameter(self, node: exp.Parameter) -> E:
-        n = int(node.this.this if isinstance(node.this, exp.Expression) else node.this)
+        return self._param(int(node.this.this if isinstance(node.this, exp.Expression)
+                               else node.this))
+
+    def _param(self, n: int) -> E:
+        """`$n`, typed as declared (unknown if not)."""
         self.params.infer(n, 0)  # records that $n exists, so that it is settled to text at worst
         known = self.params.get(n)
         if known in REG_PARAMS:  # declared regclass: a name bound in text is looked up
@@ -740,20 +744,44 @@ class Binder(SpecialForms, XmlForms):
                 plan = self.subplan(as_text)
             return E("in_sub", (plan, "=", False), [left], T.BOOL)
         left = self.bind(node.this)
-        items = [self.bind(x) for x in node.expressions]
+        numbers = node.meta.get("params")  # NB: a long list of parameters (sql.paramlists)
+        items = [self.bind(x) for x in node.expressions] if numbers is None else \
+            [self._param(n) for n in numbers]
         if left.type == T.UNKNOWN:
             known = [i.type for i in items if i.type != T.UNKNOWN]
             left = coerce(left, ty.common_type(known) if known else T.TEXT, params=self.params)
         if left.type == T.XML and len(items) == 1:  # `x IN (a)` is `x = a` (42883 xml = unknown)
             return self.compare(op, left, items[0])
-        items = [self.unify(left, i)[1] for i in items]
-        if left.kind != "row":
-            for i in items:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
-                _check_operator(op, self.unify(left, i)[0], i)
+        if numbers is not None and left.kind != "row":
+            items = self._typed_params(op, left, items)
+        else:
+            items = [self.unify(left, i)[1] for i in items]
+            if left.kind != "row":
+                for i in items:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
+                    _check_operator(op, self.unify(left, i)[0], i)
         if left.type == T.BPCHAR and all(i.type == T.BPCHAR for i in items):
             left, items = bpchar_in_operands(left, items)
         left, items = citextops.in_operands(left, items, self.params)
         return E("in_list", False, [left, *items], T.BOOL)
+
+    def _typed_params(self, op: str, left: E, items: list[E]) -> list[E]:
+        """`b_In`'s typing of a long list of parameters (`sql.paramlists`), item by item as
+        for any list, except that an undeclared parameter after the first takes what the
+        first undeclared one became (the same left side types each the same way)."""
+        out: list[E] = []
+        model: E | None = None  # what the first undeclared parameter became
+        for i in items:
+            untyped = i.kind == "param" and i.type == T.UNKNOWN and not self.params.get(i.data)
+            if untyped and model is not None:
+                self.params.infer(i.data, model.type)
+                out.append(E("param", i.data, [], model.type, -1, i.name))
+                continue
+            b = self.unify(left, i)[1]
+            _check_operator(op, self.unify(left, b)[0], b)
+            if untyped and b.kind == "param" and b.typmod < 0:
+                model = b
+            out.append(b)
+        return out
 
     def b_Exists(self, node: exp.Exists) -> E:
         q = node.this

@@ -346,6 +346,11 @@ class Gen:
                 values = vals
             has_null = any(i.data is None for i in items)
             src = f"_rt.in_values({self.expr(v)}, {self.k(values)}, {has_null})"
+        elif len(items) >= 16 and all(i.kind == "param" for i in items):
+            # NB: a long list of parameters (sql.paramlists): a set made once per execution
+            self.uses_params = True
+            key = self.k(rt.ParamSet([i.data - 1 for i in items]))
+            src = f"{key}.probe({self.expr(v)}, ctx)"
         else:
             arr = f"[{', '.join(self.expr(i) for i in items)}]"
             src = f"_rt.any_op({self.expr(v)}, {arr}, {self.k(operator.eq)}, False)"
@@ -440,6 +445,11 @@ def project_function(exprs: list[E]) -> Callable[[list, Any], list]:
         else:
             getter = g.k(operator.itemgetter(*idx))
             body = f"list(map({getter}, rows))"
+    elif len(exprs) >= 16 and all(e.kind == "param" for e in exprs):
+        # NB: a long IN list of parameters (sql.paramlists): one getter, not 60,000 terms
+        g.uses_params = True
+        getter = g.k(operator.itemgetter(*[e.data - 1 for e in exprs]))
+        body = f"[{getter}(_P) for row in rows]"
     else:
         items = "".join(g.expr(e) + ", " for e in exprs)
         body = f"[({items}) for row in rows]"

@@ -397,6 +397,31 @@ def in_values(v: Any, values: Any, has_null: bool) -> bool | None:
     return None if has_null else False
 
 
+class ParamSet:
+    """`v IN ($1, ..., $n)` over a long list of parameters (`sql.paramlists`): the values
+    become a set once per execution (kept in the execution's `plan_cache`), then each row
+    is a probe with `in_values`' answers; values that do not hash compare as `any_op`."""
+
+    __slots__ = ("slots",)
+
+    def __init__(self, slots: list[int]) -> None:
+        self.slots = slots  # 0-based parameter positions
+
+    def probe(self, v: Any, ctx: Any) -> bool | None:
+        got = ctx.plan_cache.get(self)
+        if got is None:
+            params = ctx.params
+            values = [params[i] for i in self.slots]
+            try:
+                got = (frozenset(x for x in values if x is not None), None in values, None)
+            except TypeError:
+                got = (None, False, values)
+            ctx.plan_cache[self] = got
+        if got[2] is not None:
+            return any_op(v, got[2], operator.eq, False)
+        return in_values(v, got[0], got[1])
+
+
 def row_cmp(a: tuple, b: tuple, op: str) -> bool | None:
     """Row-wise comparison `(a, b) < (c, d)` with SQL's NULL rules."""
     if op in ("=", "<>"):

@@ -30,9 +30,13 @@ from ...pgtypes import oids as T
 
 
 def referenced(tree: exp.Expression) -> set[int]:
-    """The parameter numbers a statement's syntax tree mentions."""
+    """The parameter numbers a statement's syntax tree mentions (with those of a long IN
+    list cut to its first, `sql.paramlists`)."""
     out = set()
-    for p in tree.find_all(exp.Parameter, exp.Placeholder):
+    for p in tree.find_all(exp.Parameter, exp.Placeholder, exp.In):
+        if isinstance(p, exp.In):
+            out.update(p.meta.get("params", ()))
+            continue
         text = p.this.this if isinstance(p.this, exp.Expression) else p.this
         if str(text).isdigit():
             out.add(int(str(text)))

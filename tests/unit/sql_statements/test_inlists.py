@@ -7,7 +7,9 @@ must agree, NULL rules included.
 
 from __future__ import annotations
 
-from cumulo.server.sql import inlists
+import doctest
+
+from cumulo.server.sql import inlists, paramlists
 
 from .helpers import rows, run
 
@@ -71,3 +73,7 @@ def test_long_case_and_deep_expressions_compile(session):
     assert rows(session, f"select {deep} from t where id = 1") == [(301,)]
     ands = " AND ".join(f"(id <> {i} OR v IS NULL)" for i in range(300))
     assert rows(session, f"select count(*) from t where {ands}") == [(201,)]
+
+
+def test_parameter_lists_doctests():
+    assert doctest.testmod(paramlists).failed == 0
