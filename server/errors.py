@@ -89,6 +89,8 @@ NotNullViolation = _error("NotNullViolation", "23502", "A NOT NULL column got a 
 ForeignKeyViolation = _error("ForeignKeyViolation", "23503", "A foreign key has no referenced row.")
 UniqueViolation = _error("UniqueViolation", "23505", "A duplicate key in a unique index.")
 CheckViolation = _error("CheckViolation", "23514", "A CHECK constraint failed.")
+ExclusionViolation = _error("ExclusionViolation", "23P01",
+                            "Two rows conflict under an EXCLUDE constraint's operators.")
 # Class 24/25/26: cursor, transaction and statement state
 InvalidCursorState = _error("InvalidCursorState", "24000", "Invalid cursor state.")
 ActiveSQLTransaction = _error("ActiveSQLTransaction", "25001", "Not allowed inside a transaction.")

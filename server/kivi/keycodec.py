@@ -38,6 +38,11 @@ other end).
     0x24, 0x25 / 0x3a, 0x3b     timestamp: '-infinity', before year 1 / after 9999,
                                 'infinity'; far ones 8 bytes, µs since 2000-01-01 + 2**63
     0x26, 0x27 / 0x3c, 0x3d     timestamptz: the same, in UTC
+    0x40  range                 4 bytes, its type's OID; then 0x00 if empty, else 0x01,
+                                the lower bound (0x00 infinite, else 0x01, the element,
+                                0x00 inclusive / 0x01 exclusive), the upper bound (0x01,
+                                the element, 0x00 exclusive / 0x01 inclusive; 0x02
+                                infinite): range_cmp's order (EXCLUDE constraints' index)
     0xff  NULL                  (none): after every value, as ASC NULLS LAST
 
 A column's values share a type, so only the tags of one type meet at a position,
@@ -80,6 +85,7 @@ from ..pgtypes.infdate import (
     time_of_us,
 )
 from ..pgtypes.interval import Interval
+from ..pgtypes.ranges import EMPTY, LB_INC, LB_INF, UB_INC, UB_INF, Range
 
 __all__ = ["encode_key", "decode_key", "encode_key_desc", "prefix_upper_bound", "successor"]
 
@@ -88,6 +94,7 @@ _FLOAT, _DECIMAL = 0x14, 0x15
 _STR, _BYTES = 0x20, 0x21
 _BOOL, _DATE, _TIME, _TS, _TSTZ, _INTERVAL, _UUID = 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36
 _TIMETZ = 0x37
+_RANGE = 0x40
 _COLLATED, _COLLATED_ND = 0x28, 0x29  # pgtypes.collated: ICU sort key (then the text)
 _NULL = 0xFF
 
@@ -242,6 +249,42 @@ def _enc_none(v: None) -> bytes:
     return b"\xff"
 
 
+def _enc_range(v: Range) -> bytes:
+    head = b"\x40" + v.oid.to_bytes(4, "big")
+    f = v.flags
+    if f & EMPTY:
+        return head + b"\x00"
+    lo = b"\x00" if f & LB_INF else (
+        b"\x01" + encode_element(v.lower) + (b"\x00" if f & LB_INC else b"\x01"))
+    hi = b"\x02" if f & UB_INF else (
+        b"\x01" + encode_element(v.upper) + (b"\x01" if f & UB_INC else b"\x00"))
+    return head + b"\x01" + lo + hi
+
+
+def _decode_range(buf: bytes, pos: int) -> tuple[Range, int]:
+    oid = int.from_bytes(buf[pos : pos + 4], "big")
+    pos += 4
+    if buf[pos] == 0:
+        return Range(oid, None, None, EMPTY), pos + 1
+    pos += 1
+    flags, lower, upper = 0, None, None
+    if buf[pos] == 0:
+        flags |= LB_INF
+        pos += 1
+    else:
+        lower, pos = _decode_one(buf, pos + 1)
+        flags |= LB_INC if buf[pos] == 0 else 0
+        pos += 1
+    if buf[pos] == 2:
+        flags |= UB_INF
+        pos += 1
+    else:
+        upper, pos = _decode_one(buf, pos + 1)
+        flags |= UB_INC if buf[pos] == 1 else 0
+        pos += 1
+    return Range(oid, lower, upper, flags), pos
+
+
 _ENCODERS: dict[type, Any] = {
     int: _enc_int,
     float: _enc_float,
@@ -259,6 +302,7 @@ _ENCODERS: dict[type, Any] = {
     Interval: _enc_timedelta,
     uuid.UUID: _enc_uuid,
     type(None): _enc_none,
+    Range: _enc_range,
 }
 # Subclasses (IntEnum, pendulum's datetime...) are matched by isinstance, most specific first.
 _FALLBACK = (
@@ -398,6 +442,8 @@ def _decode_one(buf: bytes, pos: int) -> tuple[Any, int]:
         return us * _US, pos
     if tag == _UUID:
         return uuid.UUID(bytes=bytes(buf[pos : pos + 16])), pos + 16
+    if tag == _RANGE:
+        return _decode_range(buf, pos)
     if tag in _FAR_DECODE:
         return _FAR_DECODE[tag], pos
     if tag == 0x23 or tag == 0x38:

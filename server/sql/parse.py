@@ -34,6 +34,7 @@ from sqlglot.tokens import Token, TokenType
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
 from . import (
+    excludesyntax,
     extsyntax,
     geosyntax,
     inlists,
@@ -167,6 +168,7 @@ _PG_PARSER._parse_join = usingalias.parse_join(  # type: ignore[method-assign]
     _PG_PARSER._parse_join)  # USING (id) AS j
 _PG_PARSER._parse_merge = mergesyntax.parse_merge(  # type: ignore[method-assign]
     _PG_PARSER._parse_merge)  # MERGE ... USING b JOIN c ON ... ON ...
+excludesyntax.install(_PG_PARSER)  # EXCLUDE (x WITH OPERATOR(pg_catalog.=)) DEFERRABLE
 _PG_GENERATOR = sqlglot.Dialect.get_or_raise("postgres").generator_class
 _PG_GENERATOR.join_sql = usingalias.generate_join(  # type: ignore[method-assign]
     _PG_GENERATOR.join_sql)

@@ -1,6 +1,6 @@
 """Issue 16 gaps closed against PostgreSQL 15: USING/NATURAL joins' merged columns, INSERT
 ... OVERRIDING USER VALUE, multi-action ALTER TABLE, MERGE with a join as its source,
-and domains in routine signatures.
+domains in routine signatures, and EXCLUDE constraints.
 
 Each script runs statement by statement on a fresh database of each server through
 psycopg (`stmtdiff`: rows, column names and type OIDs, SQLSTATE, message, DETAIL, HINT),
@@ -675,6 +675,121 @@ drop function tx(di);
 drop function f2(int);
 select proname, pg_get_function_identity_arguments(oid) from pg_proc where proname in ('f', 'f2') order by 1, 2;
 """,
+    # EXCLUDE constraints (ddl.exclusion, dml.exclusion): definitions and what PostgreSQL
+    # refuses, 23P01 at INSERT, UPDATE, deferred COMMIT and ADD, ON CONFLICT DO NOTHING, LIKE,
+    # the catalog (conexclop, indisexclusion, pg_get_constraintdef) and Django's DDL.
+    # Equality and range overlap, with and without btree_gist (GiST has no class for integer
+    # before it); a multi-row INSERT meets its own earlier rows; NULL and empty never conflict.
+    "exclude_basics": """
+create table r (room int, during tsrange, exclude using gist (room with =, during with &&));
+create table r2 (during tsrange, exclude using gist (during with &&));
+create table b (x int, exclude using btree (x with =));
+create table h (x int, exclude using hash (x with =));
+insert into b values (1), (2);
+insert into b values (1);
+insert into b values (3), (3);
+insert into r2 values ('[2020-01-01,2020-01-05)');
+insert into r2 values ('[2020-01-03,2020-01-07)');
+insert into r2 values ('[2020-01-05,2020-01-07)'), (null), (null), ('empty'), ('empty');
+create extension btree_gist;
+create table r3 (room int, during tsrange, exclude using gist (room with =, during with &&));
+insert into r3 values (1, '[2020-01-01,2020-01-05)'), (2, '[2020-01-01,2020-01-05)');
+insert into r3 values (1, '[2020-01-03,2020-01-07)');
+update r3 set room = 1 where room = 2;
+update r3 set during = '[2020-01-02,2020-01-03)' where room = 1;
+select room, during::text from r3 order by 1, 2;
+select conname, contype, conexclop::text, pg_get_constraintdef(oid) from pg_constraint
+ where contype = 'x' order by 1;
+""",
+    # What PostgreSQL refuses (0A000, 42809 twice, 42703, 42704), default names, a WHERE
+    # predicate, an expression key, OPERATOR(...), and the catalog rows of each.
+    "exclude_definitions": """
+create table e1 (x int, exclude using btree (x with <));
+create table e2 (r int4range, exclude using btree (r with &&));
+create table e3 (r int4range, exclude using gist (r with @>));
+create table e9 (r int4range, exclude using gin (r with &&));
+create table e12 (x int, exclude (y with =));
+create table e13 (x int, exclude using gist (x with =));
+create table e6 (x int, r int4range, constraint ee exclude using gist (r with &&) where (x > 0));
+create table e7 (x text, exclude using hash (lower(x) with =));
+create table e8 (r int4range, exclude using gist (r with operator(pg_catalog.&&)));
+create table e10 (r int4range, exclude using spgist (r with &&));
+create table e11 (x int, exclude (x with =, x with =));
+create table n2 (a int, exclude using btree (a with =) with (fillfactor=70));
+insert into e6 values (0, '[1,5)'), (0, '[1,5)'), (1, '[1,5)');
+insert into e6 values (2, '[3,8)');
+insert into e7 values ('A');
+insert into e7 values ('a');
+select c.conname, c.contype, c.conexclop::text, c.conindid::regclass, c.conkey,
+ c.condeferrable, c.condeferred, pg_get_constraintdef(c.oid), pg_get_indexdef(c.conindid),
+ i.indisexclusion, i.indisunique, i.indimmediate
+ from pg_constraint c join pg_index i on i.indexrelid = c.conindid where contype = 'x' order by 1;
+select * from information_schema.table_constraints where table_name like 'e%';
+alter table e6 add exclude using gist (r with &&);
+alter table e6 add constraint foo exclude using gist (r with &&) where (x = 2);
+alter table e6 drop constraint ee;
+select indexrelid::regclass from pg_index where indrelid = 'e6'::regclass;
+""",
+    # DEFERRABLE: rows that conflict until COMMIT pass when one moves away first; COMMIT
+    # fails (23P01) when they still conflict; SET CONSTRAINTS ... IMMEDIATE checks at once.
+    "exclude_deferred": """
+create table e5 (id int primary key, x int, exclude (x with =) deferrable initially deferred);
+begin;
+insert into e5 values (1, 1), (2, 1);
+update e5 set x = 2 where id = 1;
+commit;
+begin;
+insert into e5 values (3, 3), (4, 3);
+commit;
+insert into e5 values (5, 2);
+begin;
+insert into e5 values (6, 7), (7, 7);
+set constraints all immediate;
+rollback;
+select * from e5 order by id;
+""",
+    # ON CONFLICT DO NOTHING skips a row an exclusion constraint refuses (no target, or ON
+    # CONSTRAINT naming it); DO UPDATE refuses one; LIKE INCLUDING ALL copies it; ADD checks
+    # the stored rows; a rolled-back CREATE TABLE leaves nothing.
+    "exclude_dml": """
+create table t (id int primary key, r int4range, k int, exclude using gist (r with &&));
+insert into t values (1, '[1,5)', 1), (2, '[5,9)', 1);
+insert into t values (3, '[4,6)', 1) on conflict do nothing;
+insert into t values (3, '[4,6)', 1) on conflict (id) do nothing;
+insert into t values (3, '[4,6)', 1) on conflict on constraint t_r_excl do nothing;
+insert into t values (3, '[14,16)', 1) on conflict on constraint t_r_excl do update set k = 2;
+update t set r = '[100,101)' where id = 1;
+update t set r = '[4,7)' where id = 1;
+select id, r::text from t order by id;
+create table t2 (like t including all);
+select conname, pg_get_constraintdef(oid) from pg_constraint where conrelid = 't2'::regclass
+ order by 1;
+insert into t2 select * from t;
+insert into t2 values (9, '[1,2)', 0);
+alter table t drop constraint t_r_excl;
+insert into t values (4, '[1,500)', 1);
+delete from t where id = 4;
+alter table t add constraint again exclude using gist (r with &&);
+begin;
+create table tx (r int4range, exclude using gist (r with &&));
+insert into tx values ('[1,3)'), ('[2,4)');
+rollback;
+select count(*) from pg_class where relname like 'tx%';
+""",
+    # Django's ExclusionConstraint DDL (contrib.postgres) and its introspection queries.
+    "exclude_django": """
+create extension if not exists btree_gist;
+CREATE TABLE "hotel" ("id" bigint generated by default as identity primary key, "datespan" daterange, "start" timestamptz, "end" timestamptz, "room_id" int, "cancelled" bool);
+ALTER TABLE "hotel" ADD CONSTRAINT "exclude_overlapping" EXCLUDE USING GIST ("datespan" WITH &&, "room_id" WITH =) WHERE (NOT "cancelled") DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE "hotel" ADD CONSTRAINT "ex2" EXCLUDE USING GIST ((TSTZRANGE("start", "end", '[)')) WITH &&, "room_id" WITH =);
+ALTER TABLE "hotel" ADD CONSTRAINT "ex3" EXCLUDE USING GIST ("datespan" range_ops WITH &&) INCLUDE ("cancelled");
+INSERT INTO hotel (datespan, start, "end", room_id, cancelled) VALUES ('[2024-01-01,2024-01-05)', '2024-01-01 10:00+00', '2024-01-05 10:00+00', 1, false);
+INSERT INTO hotel (datespan, start, "end", room_id, cancelled) VALUES ('[2024-01-07,2024-01-09)', '2024-01-04 10:00+00', '2024-01-06 10:00+00', 1, false);
+INSERT INTO hotel (datespan, start, "end", room_id, cancelled) VALUES ('[2024-01-07,2024-01-09)', '2024-01-04 10:00+00', '2024-01-06 10:00+00', 2, false);
+SELECT c.conname, array(SELECT attname FROM unnest(c.conkey) WITH ORDINALITY cols(colid, arridx) JOIN pg_attribute AS ca ON cols.colid = ca.attnum WHERE ca.attrelid = c.conrelid ORDER BY cols.arridx), c.contype, (SELECT fkc.relname || '.' || fka.attname FROM pg_attribute AS fka JOIN pg_class AS fkc ON fka.attrelid = fkc.oid WHERE fka.attrelid = c.confrelid AND fka.attnum = c.confkey[1]), cl.reloptions FROM pg_constraint AS c JOIN pg_class AS cl ON c.conrelid = cl.oid WHERE cl.relname = 'hotel' AND pg_catalog.pg_table_is_visible(cl.oid) ORDER BY 1;
+SELECT indexname, array_agg(attname ORDER BY arridx), indisunique, indisprimary, array_agg(ordering ORDER BY arridx), amname, exprdef, s2.attoptions FROM (SELECT c2.relname as indexname, idx.*, attr.attname, am.amname, CASE WHEN idx.indexprs IS NOT NULL THEN pg_get_indexdef(idx.indexrelid) END AS exprdef, CASE am.amname WHEN 'btree' THEN CASE (option & 1) WHEN 1 THEN 'DESC' ELSE 'ASC' END END as ordering, c2.reloptions as attoptions FROM (SELECT *, unnest(i.indkey) as key, unnest(i.indoption) as option FROM pg_index i) idx LEFT JOIN pg_class c ON idx.indrelid = c.oid LEFT JOIN pg_class c2 ON idx.indexrelid = c2.oid LEFT JOIN pg_am am ON c2.relam = am.oid LEFT JOIN pg_attribute attr ON attr.attrelid = c.oid AND attr.attnum = idx.key WHERE c.relname = 'hotel' AND pg_catalog.pg_table_is_visible(c.oid)) s2 GROUP BY indexname, indisunique, indisprimary, amname, exprdef, attoptions ORDER BY 1;
+SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'hotel'::regclass ORDER BY conname;
+""",
 }
 
 ASYNCPG = [
@@ -859,3 +974,54 @@ def test_repeatable_read_inserts_meet_concurrent_keys_as_pg15(cumulo_server, pg1
     expected = _two_sessions(pg, RR_KEYS)
     assert expected[6][1] == "23505" and expected[11][1] == "INSERT 0 2"
     assert _two_sessions(cu, RR_KEYS) == expected
+
+
+# psql's \d and two sessions: an EXCLUDE constraint as PostgreSQL 15 shows and enforces it.
+def test_psql_describes_exclusion_constraints_as_pg15(cumulo_server, pg15):
+    outs = []
+    for dsn in fresh_databases(pg15, cumulo_server, "fidel_excl_psql"):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("create table r2 (id int primary key, room int, during tsrange, "
+                      "exclude using gist (during with &&) where (room > 0))")
+            c.execute("create table e5 (x int, constraint nox exclude (x with =) "
+                      "deferrable initially deferred)")
+        r = subprocess.run([f"{PG_BIN}/psql", dsn, "-X", "-c", "\\d r2", "-c", "\\d e5",
+                            "-c", "\\d r2_during_excl"], capture_output=True, text=True,
+                           timeout=60, env={**os.environ, "PAGER": ""})
+        outs.append(r.stdout + r.stderr)
+    assert '"r2_during_excl" EXCLUDE USING gist (during WITH &&) WHERE (room > 0)' in outs[0]
+    assert outs[1] == outs[0]
+
+
+def _concurrent(dsn: str, finish: str) -> tuple:
+    """Session a holds an uncommitted row; b inserts one that overlaps it and waits for a
+    (PostgreSQL waits on the in-progress row), then fails or succeeds by a's outcome."""
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("drop table if exists bk")
+        a.execute("create table bk (id serial primary key, during int4range, "
+                  "exclude using gist (during with &&))")
+        a.execute("begin")
+        a.execute("insert into bk (during) values ('[10,20)')")
+        out: list = []
+
+        def second() -> None:
+            try:
+                out.append(b.execute("insert into bk (during) values ('[15,25)')").statusmessage)
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.message_detail))
+
+        th = threading.Thread(target=second)
+        th.start()
+        wait_until_active(dsn, "insert into bk (during) values ('[15%")
+        waited = not out
+        a.execute(finish)
+        th.join(30)
+        return waited, out, a.execute("select during::text from bk order by id").fetchall()
+
+
+@pytest.mark.parametrize("finish", ["commit", "rollback"])
+def test_concurrent_conflicting_insert_waits_as_pg15(cumulo_server, pg15, finish):
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidel_excl_conc")
+    expected = _concurrent(pg, finish)
+    assert expected[0] and (expected[1][0][0] == "23P01") == (finish == "commit")
+    assert _concurrent(cu, finish) == expected

@@ -101,9 +101,9 @@ class Constraint:
     oid: int
     name: str
     table_oid: int
-    kind: str  # "p" primary key, "u" unique, "f" foreign key, "c" check, as pg_constraint.contype
+    kind: str  # "p" primary key, "u" unique, "f" foreign key, "c" check, "x" exclusion (contype)
     columns: tuple[int, ...] = ()  # attnums
-    index_oid: int = 0  # for p/u: the index that enforces it
+    index_oid: int = 0  # for p/u/x: the index that enforces it
     ref_table_oid: int = 0  # for f
     ref_columns: tuple[int, ...] = ()
     on_delete: str = "a"  # a no action, r restrict, c cascade, n set null, d set default
@@ -112,6 +112,7 @@ class Constraint:
     deferrable: bool = False  # DEFERRABLE (foreign keys): SET CONSTRAINTS may defer it
     deferred: bool = False  # INITIALLY DEFERRED: checked at COMMIT unless set IMMEDIATE
     validated: bool = True  # False after ADD ... NOT VALID until VALIDATE CONSTRAINT
+    operators: tuple[str, ...] = ()  # for x (EXCLUDE): one operator name per index key
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from .depends import (
     views_using_column,
 )
 from .domaindefault import domain_of_column, with_default
+from .exclusion import add_exclusion
 from .immutable import check_generated
 from .indexes import build_index
 from .names import (
@@ -361,6 +362,8 @@ def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint,
                 add_foreign_key(s, t, name, cols_of(c.expressions), ref.this,
                                 _fk_action(opts, "delete"), _fk_action(opts, "update"),
                                 deferral=fk_deferral(opts), validate=validate)
+            elif isinstance(c, exp.ExcludeColumnConstraint):
+                add_exclusion(s, t, name, c)
             else:
                 raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
 

@@ -13,7 +13,8 @@ TypeInfo and asyncpg find it by name); DROP EXTENSION drops it again, refused
 (2BP01, PostgreSQL's DETAIL) while columns use the type, or with CASCADE dropping
 those columns and the views that read them. pgcrypto's and uuid-ossp's
 functions resolve only once their extension exists (42883 before, as in
-PostgreSQL: `functions.cryptofns.EXTENSION_OF`). Any other
+PostgreSQL: `functions.cryptofns.EXTENSION_OF`). btree_gist gives GiST indexes and
+EXCLUDE constraints the scalar types (`pgcatalog.accessmethods.BTREE_GIST`). Any other
 extension fails with PostgreSQL's own message (0A000 `extension "x" is not
 available`).
 """
@@ -48,7 +49,8 @@ from .names import creation_schema, parse_qualified, skip_or_raise
 if TYPE_CHECKING:
     from ..session import SQLSession
 
-AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8", "citext": "1.6"}
+AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8", "citext": "1.6",
+             "btree_gist": "1.7"}
 TYPES = {"hstore": ("hstore",), "citext": ("citext",)}  # the base types an extension makes
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$-]+)"
 _CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"

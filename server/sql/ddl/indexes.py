@@ -9,7 +9,7 @@ uniqueness as it goes (23505 `could not create unique index`).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -25,13 +25,14 @@ from ...errors import (
 from ...kivi.keycodec import encode_key
 from ...txn.api import ScanSpec
 from ..catalog.indexoptions import index_options
-from ..catalog.model import Index, Table
+from ..catalog.model import CatalogSnapshot, Index, Table
 from ..catalog.tableoptions import option_item
 from ..catalog.viewoptions import merge_options
 from ..dml.deferstate import refuse_pending
 from ..dml.writer import TableWriter, key_detail
 from ..pgcatalog.accessmethods import check as check_method
 from ..pgcatalog.accessmethods import check_key_types, method
+from ..pgcatalog.names import quote_ident
 from ..pgcatalog.opclasses import resolve as resolve_opclass
 from .immutable import check_index_exprs
 from .indexkeys import (
@@ -109,35 +110,10 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
         s.notice('substituting access method "gist" for obsolete method "rtree"')
         am_name = "gist"
     am = method(am_name)
-    attnums, desc, exprs, parts, classes = [], [], [], [], []
-    nulls_first = False
-    by_name = {c.name: c.attnum for c in table.live_columns}
-    for o in cols_nodes or []:
-        e = o.this if isinstance(o, exp.Ordered) else o
-        classes.append(ident(e.expression.this) if isinstance(e, exp.Opclass) else "")
-        if isinstance(e, exp.Opclass):
-            e = e.this
-        while isinstance(e, exp.Paren):
-            e = e.this
-        desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
-        nulls_first = nulls_first or bool(isinstance(o, exp.Ordered) and o.args.get("nulls_first"))
-        if not isinstance(e, exp.Column):
-            exprs.append(e.sql("postgres"))
-            attnums.append(0)
-            parts.append(key_colname(e) or "expr")  # NB: as pg_attribute names it
-            continue
-        n = ident(e.this)
-        if n not in by_name:
-            raise UndefinedColumn(f'column "{n}" does not exist')
-        attnums.append(by_name[n])
-        parts.append(n)
-    include = []
-    for c in (params.args.get("include") if params else None) or []:
-        n = ident(c.this if isinstance(c, exp.Column) else c)
-        if n not in by_name:
-            raise UndefinedColumn(f'column "{n}" does not exist')
-        include.append(by_name[n])
-        parts.append(n)
+    k = key_parts(table, cols_nodes or [], params.args.get("include") if params else None)
+    attnums, desc, exprs, parts, classes, include = (k.attnums, k.desc, k.exprs, k.parts,
+                                                     k.classes, k.include)
+    nulls_first = k.nulls_first
     check_method(am, bool(tree.args.get("unique")), len(attnums), any(desc), nulls_first,
                  bool(include))
     if exprs:
@@ -146,7 +122,7 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
         check_index_exprs(s, table, exprs, "index expression")
     opclasses = _opclasses(table, attnums, exprs, classes, am.name)
     if am.name != "btree":
-        check_key_types(am, _key_types(table, attnums, exprs, classes))
+        check_key_types(am, _key_types(table, attnums, exprs, classes), has_btree_gist(cat))
     pwhere = params.args.get("where") if params else None
     if pwhere is not None:
         check_immutable([pwhere.this.sql("postgres")], "index predicate")
@@ -171,6 +147,70 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     s.catalog_changed()
     build_index(s, table, idx)
     return "CREATE INDEX"
+
+
+@dataclasses.dataclass
+class KeyParts:
+    """An index's keys as written: attnums (0 for an expression), DESC flags, expression
+    texts, the names its default name is made of, operator classes ("" for the default),
+    INCLUDE attnums, and whether any key said NULLS FIRST."""
+
+    attnums: list[int]
+    desc: list[bool]
+    exprs: list[str]
+    parts: list[str]
+    classes: list[str]
+    include: list[int]
+    nulls_first: bool
+
+
+def pg_quoted(e: exp.Expression) -> exp.Expression:
+    """A copy of `e` whose names are quoted only where PostgreSQL's deparser would quote
+    them (`"start"` -> `start`, `"end"` kept: a reserved word), as the catalog keeps it."""
+    e = e.copy()
+    for i in e.find_all(exp.Identifier):
+        i.set("quoted", quote_ident(i.name) != i.name)
+    return e
+
+
+def key_parts(table: Table, nodes: list[exp.Expression], include_nodes: Any = None,
+              missing: str = 'column "{}" does not exist') -> KeyParts:
+    """Reads the key list of CREATE INDEX (or of an EXCLUDE constraint: `missing` is its
+    42703 message) against the table's columns."""
+    k = KeyParts([], [], [], [], [], [], False)
+    by_name = {c.name: c.attnum for c in table.live_columns}
+    for o in nodes:
+        e = o.this if isinstance(o, exp.Ordered) else o
+        k.classes.append(ident(e.expression.this) if isinstance(e, exp.Opclass) else "")
+        if isinstance(e, exp.Opclass):
+            e = e.this
+        while isinstance(e, exp.Paren):
+            e = e.this
+        k.desc.append(bool(isinstance(o, exp.Ordered) and o.args.get("desc")))
+        k.nulls_first = k.nulls_first or bool(isinstance(o, exp.Ordered)
+                                              and o.args.get("nulls_first"))
+        if not isinstance(e, exp.Column):
+            k.exprs.append(pg_quoted(e).sql("postgres"))
+            k.attnums.append(0)
+            k.parts.append(key_colname(e) or "expr")  # NB: as pg_attribute names it
+            continue
+        n = ident(e.this)
+        if n not in by_name:
+            raise UndefinedColumn(missing.format(n))
+        k.attnums.append(by_name[n])
+        k.parts.append(n)
+    for c in include_nodes or []:
+        n = ident(c.this if isinstance(c, exp.Column) else c)
+        if n not in by_name:
+            raise UndefinedColumn(missing.format(n))
+        k.include.append(by_name[n])
+        k.parts.append(n)
+    return k
+
+
+def has_btree_gist(cat: CatalogSnapshot) -> bool:
+    """Tells whether CREATE EXTENSION btree_gist made GiST classes for scalar types here."""
+    return any(e.name == "btree_gist" for e in cat.extensions)
 
 
 def _opclasses(table: Table, attnums: list[int], exprs: list[str],

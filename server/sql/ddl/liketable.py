@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from ...errors import DuplicateColumn
 from ..parse import parse_sql
-from ..pgcatalog.ddltext import index_def
+from ..pgcatalog.ddltext import constraint_def, index_def
 from .domaindefault import domain_of_column, with_default
 from .indexes import create_index
 from .names import get_relation, table_name
@@ -86,6 +86,11 @@ def add_like(b: TableBuilder, node: exp.LikeProperty) -> list[str]:
                 idx = next((i for i in b.cat.indexes_of(src.oid) if i.oid == k.index_oid), None)
                 b.uniques.append(("", cols, bool(idx and idx.nulls_not_distinct),
                                   (k.deferrable, k.deferred)))
+            elif k.kind == "x":  # NB: by its definition's text: its keys name the columns
+                text = constraint_def(b.cat, None, k.oid)
+                tree = parse_sql(f"CREATE TABLE t ({text})") if text else None
+                if isinstance(tree, exp.Create):
+                    b.exclusions.append(("", tree.this.expressions[0]))
         backing = {k.index_oid for k in cons}
         return [d for i in b.cat.indexes_of(src.oid) if not i.primary and i.oid not in backing
                 and (d := index_def(b.cat, i.oid)) is not None]

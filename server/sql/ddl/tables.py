@@ -47,6 +47,7 @@ from .checkcols import check_attnums, check_col
 from .coldefs import column_type, default_sql, identity_options, quote_ident
 from .constraints import add_foreign_key, fk_deferral
 from .depends import refuse_dependents, relation_description, report_cascade, views_depending
+from .exclusion import add_exclusion
 from .immutable import check_generated
 from .liketable import add_like, copy_indexes
 from .names import (
@@ -97,6 +98,7 @@ class TableBuilder:
         self.pk_deferral = (False, False)  # (DEFERRABLE, INITIALLY DEFERRED), as for uniques
         # (name, cols, NULLS NOT DISTINCT, deferral)
         self.uniques: list[tuple[str, tuple[int, ...], bool, tuple[bool, bool]]] = []
+        self.exclusions: list[tuple[str, exp.Expression]] = []  # EXCLUDE (name, node)
         self.checks: list[tuple[str, str]] = []
         self.fks: list[tuple[str, tuple[int, ...], Any, list[str], list[Any] | None]] = []
         self.sequences: list[Sequence] = []
@@ -220,6 +222,8 @@ class TableBuilder:
                     raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
                 fk_cols = tuple(self.attnum(ident(e)) for e in c.expressions)
                 self.fks.append((cname, fk_cols, ref.this, [], ref.args.get("options")))
+            elif isinstance(c, exp.ExcludeColumnConstraint):
+                self.exclusions.append((cname, c))
             else:
                 raise FeatureNotSupported(f"constraint not supported: {c.sql('postgres')}")
 
@@ -287,6 +291,9 @@ class TableBuilder:
                 add_foreign_key(self.s, self.s.catalog().existing_table(self.oid), cname, fcols,
                                 ref, _fk_action(opts, "delete"), _fk_action(opts, "update"),
                                 self.names, fk_deferral(opts))
+        for cname, node in self.exclusions:
+            add_exclusion(self.s, self.s.catalog().existing_table(self.oid), cname, node,
+                          self.names)
         return table
 
 

@@ -14,7 +14,8 @@ DEFERRABLE INITIALLY DEFERRED, and `loaddata` with forward references needs it.
 A deferred CREATE CONSTRAINT TRIGGER's firings are queued the same way and run
 first, in their order; an error they raise fails the COMMIT. A deferred UNIQUE
 constraint records the key values written; COMMIT finds each in at most one row
-of its index, else 23505 as PostgreSQL words it.
+of its index, else 23505 as PostgreSQL words it. A deferred EXCLUDE constraint records
+the rows written; COMMIT checks each one still there against the others (23P01).
 
 The state lives per session (`deferstate`, below the writer that records into
 it) and is dropped when the transaction ends; this module runs the recorded
@@ -24,10 +25,11 @@ checks, through the writers and the parent-side lookups of `cascade`.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import SQLError, SyntaxError_, UndefinedObject
 from ...pgwire.backend import Result
+from ..catalog.model import Table
 from ..parse import unquote_ident
 from .cascade import children_rows, fk_violation
 from .deferstate import Deferred, forget, pending, state_of
@@ -92,6 +94,20 @@ def _check_uniques(s: SQLSession, st: Deferred, only: set[int] | None) -> None:
         idx = next((i for i in cat.indexes_of(table.oid) if i.oid == con.index_oid), None)
         if idx is not None and idx.space:
             writer_for(s, table).recheck_unique(s.txn, idx, wanted)
+    for oid in list(st.exclusions):
+        if only is not None and oid not in only:
+            continue
+        keys = list(st.exclusions.pop(oid))
+        table = table_of(cat, oid)
+        for ex in writer_for(s, table).exclusions if table is not None else ():
+            if ex.con.oid == oid:
+                ex.recheck(s.txn, keys)
+
+
+def table_of(cat: Any, con_oid: int) -> Table | None:
+    """The table of constraint `con_oid` (None: dropped meanwhile)."""
+    con = next((c for c in cat.constraints if c.oid == con_oid), None)
+    return None if con is None else cat.table_by_oid(con.table_oid)
 
 
 def _fire_triggers(s: SQLSession, st: Deferred, only: set[int] | None) -> None:

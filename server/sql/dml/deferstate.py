@@ -1,4 +1,4 @@
-"""What a transaction has deferred: SET CONSTRAINTS modes and the foreign-key and unique checks recorded for COMMIT.
+"""What a transaction has deferred: SET CONSTRAINTS modes and the foreign-key, unique and exclusion checks recorded for COMMIT.
 
 The table writer (`writer.TableWriter.check_fks`, `check_unique`) and the
 parent-side actions (`cascade`) record here; `deferred` runs the recorded checks at COMMIT or SET
@@ -32,6 +32,8 @@ class Deferred:
     # ... of those, the ones whose writes met a possible duplicate: PostgreSQL queues their
     # recheck as a trigger event then (and only then), which ALTER/TRUNCATE refuse (55006)
     unique_events: set[int] = field(default_factory=set)
+    # deferred EXCLUDE constraints: constraint oid -> table keys of the rows written
+    exclusions: dict[int, dict[bytes, None]] = field(default_factory=dict)
     # deferred constraint triggers' firings, in order: (constraint oid, function, TriggerCall)
     triggers: list[tuple[int, Function, Any]] = field(default_factory=list)
     marks: list[tuple[Any, int]] = field(default_factory=list)  # savepoint -> len(triggers)
@@ -123,10 +125,16 @@ def defer_unique_keys(s: SQLSession, con: Constraint, vals: list[tuple[Any, ...]
         st.unique_events.add(con.oid)
 
 
+def defer_exclusion(s: SQLSession, con: Constraint, keys: list[bytes]) -> None:
+    """Records rows (by table key) a deferred EXCLUDE constraint rechecks at COMMIT."""
+    state_of(s).exclusions.setdefault(con.oid, {}).update(dict.fromkeys(keys))
+
+
 def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
     st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
-    return st is not None and bool(st.children or st.parents or st.triggers or st.uniques)
+    return st is not None and bool(st.children or st.parents or st.triggers or st.uniques
+                                   or st.exclusions)
 
 
 def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str) -> None:

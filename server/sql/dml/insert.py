@@ -16,6 +16,7 @@ from sqlglot import exp
 from ...errors import (
     CardinalityViolation,
     DuplicateColumn,
+    ExclusionViolation,
     FeatureNotSupported,
     InvalidColumnReference,
     ObjectNotInPrerequisiteState,
@@ -25,6 +26,7 @@ from ...errors import (
     UndefinedColumn,
     UndefinedObject,
     UniqueViolation,
+    WrongObjectType,
 )
 from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
@@ -299,10 +301,18 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
     cat = s.catalog()
     by_name = {c.name: c.attnum for c in table.live_columns}
     arbiters: list[tuple[int, ...] | Index] = []
+    # EXCLUDE constraints as arbiters: DO NOTHING skips a row one of them refuses (23P01)
+    exclusions = set() if keys or exprs_wanted or node.args.get("constraint") is not None \
+        else {c.name for c in cat.constraints_of(table.oid) if c.kind == "x"}
     if node.args.get("constraint") is not None:
         cname = ident(node.args["constraint"])
         con = next((c for c in cat.constraints_of(table.oid) if c.name == cname), None)
-        if con is None or con.kind not in ("p", "u"):
+        if con is not None and con.kind == "x":
+            if "UPDATE" in action:
+                raise WrongObjectType("ON CONFLICT DO UPDATE not supported with exclusion "
+                                      "constraints")
+            exclusions = {cname}
+        elif con is None or con.kind not in ("p", "u"):
 
             raise UndefinedObject(
                 f'constraint "{cname}" for table "{table.name}" does not exist')
@@ -368,6 +378,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             if hit is None:
                 try:
                     written = writer.insert_rows(sess, [list(r)], before_fired=True)
+                except ExclusionViolation as e:
+                    if e.constraint not in exclusions:
+                        raise
+                    continue
                 except UniqueViolation as e:  # NB: a row the snapshot cannot see holds the key
                     if txn.isolation == "read committed" or e.constraint not in arbiter_names:
                         raise

@@ -7,7 +7,8 @@ directions, so a batch of rows costs a few list comprehensions plus one
 `txn.get` / `txn.put` per space rather than per-row dispatch.
 
 Checks, in PostgreSQL's order: typmods (22001, 22003), NOT NULL (23502),
-CHECK (23514), primary key and unique indexes (23505), foreign keys (23503).
+CHECK (23514), primary key and unique indexes (23505), EXCLUDE constraints (23P01,
+`exclusion`), foreign keys (23503).
 A unique or primary key is checked as PostgreSQL 15 does: a plain one row by
 row, so an UPDATE whose new key meets the old key of a row it has not reached
 yet fails (`SET id = id + 1` over 1, 2, 3, in the order it reads them); a
@@ -45,7 +46,7 @@ from ...txn.api import ScanSpec, Txn
 from ...txn.rowlocks import KEY_SHARE, UPDATE
 from ..catalog.model import Constraint, Index, Table
 from ..context import ParamTypes
-from ..ddl.indexkeys import expr_display, key_function, predicate_function
+from ..ddl.indexkeys import key_function, predicate_function
 from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
 from ..pgcatalog.collations import wrappers
@@ -53,7 +54,9 @@ from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
 from .deferstate import defer_child_rows, defer_unique_keys, is_deferred
 from .domaincheck import for_table as domain_checks
+from .exclusion import exclusions_of
 from .firetriggers import TableTriggers
+from .keydetail import key_detail, value_text
 from .values import compile_value, table_scope
 from .viewcheck import check_rows as check_view_rows
 
@@ -91,25 +94,6 @@ def prefix_end(prefix: bytes) -> bytes | None:
         return None
     p[-1] += 1
     return bytes(p)
-
-
-def key_detail(table: Table, cols: tuple[int, ...], vals: tuple[Any, ...],
-               exprs: tuple[str, ...] = ()) -> str:
-    """PostgreSQL's DETAIL for a duplicate key: `Key (a, b)=(1, x) already exists.`."""
-    if exprs:  # an expression index: `Key (lower(name))=(a) already exists.`
-
-        it = iter(exprs)
-        names = ", ".join(table.columns[a - 1].name if a else expr_display(table, next(it))
-                          for a in cols)
-    else:
-        names = ", ".join(table.columns[a - 1].name for a in cols)
-    shown = ", ".join("null" if v is None else _out(v) for v in vals)
-    return f"Key ({names})=({shown}) already exists."
-
-
-def _out(v: Any) -> str:
-    """A value as its type's output function prints it (boolout: t/f; casts give true/false)."""
-    return ("t" if v else "f") if isinstance(v, bool) else to_text(v)
 
 
 _FRACTIONAL = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIME, T.TIMETZ}
@@ -197,6 +181,7 @@ class TableWriter:
         self._index_keys: dict[int, Callable[[tuple[Any, ...]], tuple]] = {}
         self._predicates: dict[int, Callable[[tuple[Any, ...]], bool] | None] = {}
         self.triggers = TableTriggers.of(cat, table)  # None: no enabled trigger (the usual)
+        self.exclusions = exclusions_of(s, table)  # EXCLUDE constraints, compiled
 
     # -- keys ---------------------------------------------------------------
 
@@ -327,6 +312,8 @@ class TableWriter:
                     self._defer_unique(s, con, idx, rows)
                 else:
                     self._check_index_unique(txn, idx, rows, set())
+        for ex in self.exclusions:
+            ex.check(s, keys, rows)
 
     def _defer_unique(self, s: SQLSession, con: Constraint, idx: Index,
                       rows: list[tuple[Any, ...]]) -> None:
@@ -692,6 +679,9 @@ class TableWriter:
                 else:  # NB: DEFERRABLE INITIALLY IMMEDIATE: at the end of the statement
                     self._check_index_unique(txn, idx, new_rows, set())
             txn.put(idx.space, self.index_entries(idx, [new_keys[i] for i in changed], new_rows))
+            for ex in self.exclusions:
+                if ex.idx.oid == idx.oid:  # NB: after the entries: a row skips its own
+                    ex.check(s, [new_keys[i] for i in changed], new_rows)
         try:
             txn.put(self.space, list(zip(new_keys, rows, strict=True)))
         except SerializationFailure:
@@ -772,5 +762,5 @@ def validate_existing(s: SQLSession, table: Table, con: Constraint) -> None:
 
 
 def _row_text(r: tuple[Any, ...], table: Table) -> str:
-    return ", ".join("null" if r[c.attnum - 1] is None else _out(r[c.attnum - 1])
+    return ", ".join("null" if r[c.attnum - 1] is None else value_text(r[c.attnum - 1])
                      for c in table.live_columns)

@@ -134,9 +134,19 @@ def has_default(m: AccessMethod, type_oid: int) -> bool:
     return bool(kind) and kind in _BY_KIND[m.name]
 
 
-def check_key_types(m: AccessMethod, types: list[int]) -> None:
-    """Refuses a key type `m` has no default operator class for (42704), as PostgreSQL does."""
+# btree_gist's default GiST classes (CREATE EXTENSION btree_gist, 1.7): scalars and enums
+BTREE_GIST = _named("int2", "int4", "int8", "float4", "float8", "numeric", "oid", "money",
+                    "text", "varchar", "bpchar", "bytea", "bit", "varbit", "bool", "uuid",
+                    "date", "time", "timetz", "timestamp", "timestamptz", "interval", "inet",
+                    "cidr", "macaddr", "macaddr8")
+
+
+def check_key_types(m: AccessMethod, types: list[int], btree_gist: bool = False) -> None:
+    """Refuses a key type `m` has no default operator class for (42704), as PostgreSQL does
+    (`btree_gist`: that extension is in the database, giving GiST the scalar types)."""
     for t in types:
+        if btree_gist and m.name == "gist" and (t in BTREE_GIST or usertypes.is_enum(t)):
+            continue
         if t and not has_default(m, t):
             raise UndefinedObject(
                 f'data type {type_name(t)} has no default operator class for access method '

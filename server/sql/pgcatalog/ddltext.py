@@ -40,20 +40,12 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
     if i is None:
         return None
     table = cat.table_by_oid(i.table_oid)
-    if i.exprs:
-        from ..ddl.indexkeys import key_names
-
-        cols = key_names(table, i, pretty)
-    else:
-        cols = _col_names(table, i.columns)
+    cols = _key_cols(table, i, pretty)
     included = _col_names(table, i.include)
     if column > 0:
         every = cols + included
         return every[column - 1] if column <= len(every) else ""
-    desc = list(i.descending) + [False] * (len(cols) - len(i.descending))
-    ops = list(i.opclasses) + [""] * (len(cols) - len(i.opclasses))
-    keys = ", ".join(c + (f" {o}" if o else "") + (" DESC" if d else "")
-                     for c, o, d in zip(cols, ops, desc, strict=True))
+    keys = ", ".join(_keys(cols, i))
     unique = "UNIQUE " if i.unique or i.primary else ""
     table_name = (names(cat).rel_display(ctx, i.table_oid) if pretty and ctx is not None
                   else qualified(cat, i.table_oid))
@@ -63,14 +55,35 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
         text += f" INCLUDE ({', '.join(included)})"
     if i.nulls_not_distinct:
         text += " NULLS NOT DISTINCT"
-    if i.options:  # NB: flatten_reloptions: a value an identifier needs no quotes for is bare
-        text += " WITH (" + ", ".join(
-            f"{k}={v if quote_ident(v) == v else _literal(v)}"
-            for k, _, v in (o.partition("=") for o in i.options)) + ")"
+    if i.options:
+        text += f" WITH ({_reloptions(i.options)})"
     if i.predicate:
         pred = predicate_text(table, i.predicate, pretty)
         text += f" WHERE {pred if pretty else parenthesize(pred)}"
     return text
+
+
+def _key_cols(table: M.Table | None, i: M.Index, pretty: bool) -> list[str]:
+    """An index's keys: column names, expressions as PostgreSQL deparses them."""
+    if i.exprs:
+        from ..ddl.indexkeys import key_names
+
+        return key_names(table, i, pretty)
+    return _col_names(table, i.columns)
+
+
+def _keys(cols: list[str], i: M.Index) -> list[str]:
+    """Each key with its explicit operator class and DESC."""
+    desc = list(i.descending) + [False] * (len(cols) - len(i.descending))
+    ops = list(i.opclasses) + [""] * (len(cols) - len(i.opclasses))
+    return [c + (f" {o}" if o else "") + (" DESC" if d else "")
+            for c, o, d in zip(cols, ops, desc, strict=True)]
+
+
+def _reloptions(options: tuple[str, ...]) -> str:
+    """flatten_reloptions: `fillfactor='70'`; a value an identifier needs no quotes for bare."""
+    return ", ".join(f"{k}={v if quote_ident(v) == v else _literal(v)}"
+                     for k, _, v in (o.partition("=") for o in options))
 
 
 def _literal(text: str) -> str:
@@ -150,7 +163,29 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
         if c.on_delete in _FK_ACTIONS:
             text += " ON DELETE " + _FK_ACTIONS[c.on_delete]
         return text + _deferral(c) + ("" if c.validated else " NOT VALID")
+    if c.kind == "x":
+        return exclusion_def(cat, c, pretty)
     return None
+
+
+def exclusion_def(cat: M.CatalogSnapshot, c: M.Constraint, pretty: bool) -> str | None:
+    """`EXCLUDE USING gist (room WITH =, during WITH &&) [INCLUDE (...)] [WITH (...)]
+    [WHERE ((pred))] [DEFERRABLE ...]`, PostgreSQL's deparse of the constraint's index."""
+    idx = next((i for i in cat.indexes if i.oid == c.index_oid), None)
+    table = cat.table_by_oid(c.table_oid)
+    if idx is None or table is None:
+        return None
+    parts = _keys(_key_cols(table, idx, pretty), idx)
+    elems = ", ".join(f"{k} WITH {op}" for k, op in zip(parts, c.operators, strict=True))
+    text = f"EXCLUDE USING {idx.method} ({elems})"
+    if idx.include:
+        text += f" INCLUDE ({', '.join(_col_names(table, idx.include))})"
+    if idx.options:
+        text += f" WITH ({_reloptions(idx.options)})"
+    if idx.predicate:  # NB: parenthesized once more than pg_get_indexdef's
+        pred = predicate_text(table, idx.predicate, pretty)
+        text += f" WHERE ({pred})" if pretty else f" WHERE ({parenthesize(pred)})"
+    return text + _deferral(c)
 
 
 def _deferral(c: M.Constraint) -> str:

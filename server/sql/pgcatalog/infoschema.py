@@ -180,7 +180,7 @@ def table_constraints(ctx: Any) -> list[tuple[Any, ...]]:
     rows = []
     for c in cat.constraints:
         t = cat.table_by_oid(c.table_oid)
-        if t is None:
+        if t is None or c.kind == "x":  # NB: the standard has no EXCLUDE: PostgreSQL omits it
             continue
         schema = idx.schema_name(t.schema_oid)
         rows.append((db, schema, c.name, db, schema, t.name, _CON_TYPES.get(c.kind, "CHECK"),

@@ -24,9 +24,12 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+from ...pgtypes import multiranges, ranges
+from ...pgtypes import oids as T
 from ..catalog import model as M
+from ..expr import usertypes
 from ..expr.regcast import RegOid
-from ..expr.types import regtype_oid
+from ..expr.types import is_array, regtype_oid
 from . import operdata as D
 from .procoids import proc_oid
 from .registry import pg_relation
@@ -69,6 +72,23 @@ _AMOPS = tuple(
     for oid, fam, left, right, strat, purpose, opr, m, sort in _lines(D.AMOPS))
 _AMPROCS = tuple((int(oid), int(fam), int(left), int(right), int(num), _fn(proc))
                  for oid, fam, left, right, num, proc in _lines(D.AMPROCS))
+
+
+def operator_oid(op: str, t: int) -> int:
+    """pg_operator's OID of `op` over two `t` values (its polymorphic form for ranges,
+    multiranges, arrays and enums; varchar as text), 0 when there is none.
+
+    >>> operator_oid("&&", 3908), operator_oid("=", T.INT4)
+    (3888, 96)
+    """
+    t = T.DOMAIN_BASE.get(t, t)
+    for cand in (t, T.TEXT if t in (T.VARCHAR, T.BPCHAR) else 0,
+                 3831 if t in ranges.SUBTYPE else 0, 4537 if t in multiranges.RANGE_OF else 0,
+                 2277 if is_array(t) else 0, 3500 if usertypes.is_enum(t) else 0):
+        oid = BY_SIGNATURE.get((op, cand, cand)) if cand else None
+        if oid:
+            return oid
+    return 0
 
 
 def amop_rows() -> dict[int, tuple[Any, ...]]:

@@ -28,6 +28,7 @@ from .exprtext import default_text
 from .icucollations import descriptions as icu_descriptions
 from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .opclasses import oid_of
+from .operators import operator_oid
 from .operdata import OPERATOR_DESCRIPTIONS
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
@@ -337,7 +338,8 @@ def pg_index(ctx: Any) -> list[tuple[Any, ...]]:
     cat = ctx.catalog
     deferrable = {c.index_oid for c in cat.constraints if c.deferrable}
     marks = {(t.cluster_index, 9) for t in cat.tables if t.cluster_index} | {
-        (t.replident_index, 14) for t in cat.tables if t.replident == "i"}  # ddl.physical
+        (t.replident_index, 14) for t in cat.tables if t.replident == "i"} | {  # ddl.physical
+        (c.index_oid, 7) for c in cat.constraints if c.kind == "x"}  # indisexclusion
     rows = [index_row(cat, i, i.oid not in deferrable) for i in cat.indexes]
     return [r if not marks else tuple(
         True if (r[0], n) in marks else v for n, v in enumerate(r)) for r in rows]
@@ -349,6 +351,19 @@ def referenced_index(cat: M.CatalogSnapshot, c: M.Constraint) -> int:
         if (i.unique or i.primary) and sorted(i.columns) == sorted(c.ref_columns):
             return i.oid
     return 0
+
+
+def _exclusion_ops(cat: M.CatalogSnapshot, c: M.Constraint) -> list[int]:
+    """conexclop: the EXCLUDE constraint's operators, by their keys' types."""
+    idx = next((i for i in cat.indexes if i.oid == c.index_oid), None)
+    if idx is None:
+        return [0] * len(c.operators)
+    t = cat.table_by_oid(c.table_oid)
+    types = {col.attnum: col.type_oid for col in t.columns} if t else {}
+    keys = [types.get(a, 0) for a in idx.columns]
+    if idx.exprs:
+        keys = _expr_types(t, idx, keys)
+    return [operator_oid(op, k) for op, k in zip(c.operators, keys, strict=True)]
 
 
 @pg_relation("pg_catalog", "pg_constraint")
@@ -366,7 +381,8 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
             c.ref_table_oid if fk else 0, c.on_update if fk else " ",
             c.on_delete if fk else " ", "s" if fk else " ", True, 0, c.kind != "c",
             list(c.columns) or None, list(c.ref_columns) if fk else None, None, None, None,
-            None, None, c.check if c.kind == "c" else None,
+            None, _exclusion_ops(cat, c) if c.kind == "x" else None,
+            c.check if c.kind == "c" else None,
         ))
     for tg in cat.triggers:  # CREATE CONSTRAINT TRIGGER's own row (contype t)
         t = cat.table_by_oid(tg.table_oid)
