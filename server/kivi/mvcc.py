@@ -63,6 +63,8 @@ from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
 from .columnar.pace import background, touch
 from .freeze import Chain, Freezing, Row
+from .storesample import Sampling
+from .storesample import visible as _visible
 
 ChunkOut = tuple[list[bytes], list[Row], bytes | None]  # `chunk`: keys, rows, where to go on
 
@@ -84,14 +86,6 @@ COLLECT_CHUNK = 256  # keys per hold of the node lock in `collect` (1-2 ms of CP
 FREEZE_ROWS = False
 
 
-def _visible(chain: Chain, ts: int) -> Row | None:
-    """Returns the row of the newest version <= ts, None when there is none or it is a tombstone."""
-    for vts, row in chain:
-        if vts <= ts:
-            return row
-    return None
-
-
 def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
     """Returns the chain with (ts, row) inserted newest first, replacing a version at ts."""
     if chain[0][0] < ts:
@@ -104,11 +98,11 @@ def _add_version(chain: Chain, ts: int, row: Row | None) -> Chain:
     return (*chain, (ts, row))
 
 
-class VersionStore(Freezing):
+class VersionStore(Freezing, Sampling):
     """Committed versions of the keys of one region, with a write cache over a sorted base."""
 
-    __slots__ = ("_gc", "cache_limit", "_max_ts", "_col", "_pos", "_pos_keys", "_pos_n",
-                 "_pos_reads")  # and `Freezing`'s
+    __slots__ = ("_gc", "_collecting", "cache_limit", "_max_ts", "_col", "_pos", "_pos_keys",
+                 "_pos_n", "_pos_reads")  # and `Freezing`'s
 
     def __init__(self, cache_limit: int = CACHE_LIMIT) -> None:
         self._keys: list[bytes] = []
@@ -116,6 +110,7 @@ class VersionStore(Freezing):
         self._cache: SortedDict = SortedDict()
         # Keys with more than one version or a tombstone: the only ones `collect` can shrink.
         self._gc: set[bytes] = set()
+        self._collecting: list[bytes] = []  # `_gc`'s keys a running `collect` took from it
         self.cache_limit = cache_limit
         self._max_ts = 0  # bounds every commit ts the store holds
         # The versioned columnar copy (`kivi.columnar`), built by the first `columnar` read
@@ -696,7 +691,7 @@ class VersionStore(Freezing):
             # NB: raised first: the chains are cut to low_water chunk by chunk, and the
             # columnar copy must not serve a snapshot below it meanwhile
             self._low_water = max(self._low_water, low_water)
-            todo = list(self._gc)
+            todo = self._collecting = list(self._gc)
             self._gc = set()
         dropped = 0
         gone: dict[bytes, Chain] = {}
@@ -710,6 +705,7 @@ class VersionStore(Freezing):
                     self._gc.update(todo[lo:])  # the keys not collected stay marked
                     raise
         with guard:
+            self._collecting = []
             if gone:
                 dropped += self._remove_gone(gone)
             if self._col is not None:

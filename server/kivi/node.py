@@ -38,6 +38,8 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import InternalError
 from . import checkpoint as ckpt
 from .agg import PartialAgg, merge_partials
@@ -83,6 +85,7 @@ from .routing import (
     UnfreezeRegion,
     WrongRegion,
 )
+from .storesample import take
 from .wire import packb
 
 MIN_CHUNK = 512
@@ -93,6 +96,7 @@ _key_of = attrgetter("key")
 _row_of = attrgetter("row")
 
 
+SAMPLE_TRIES = 3  # cuts of a space's regions a sampler takes before it reads rows instead
 COLUMN_CHUNK = 8192  # rows per column batch: Arrow's fixed cost per kernel call fades by then
 
 
@@ -417,6 +421,29 @@ class KiviNode:
                 break  # a split cut the region: cover again from lo
             else:
                 return
+
+    def sample(self, space: int, ts: int, size: int, seed: int
+               ) -> tuple[int, list[Row]] | None:
+        """(the space's visible rows at ts, a uniform sample of `size` of them), read by
+        position (`kivi.storesample`: the count exact, only the sample decoded), for
+        ANALYZE. None when `size` covers them all (the caller reads them whole, in key
+        order) or when the regions kept changing under the sampler (splits, freezes)."""
+        for _ in range(SAMPLE_TRIES):
+            with self._lock:
+                regions = self._covering(space, None, None, ts)
+                gen = self._gen
+            cuts = [region.store.sample_cut(ts, self._lock) for region in regions]
+            live = [c for c in cuts if c is not None]
+            if len(live) < len(cuts) or self._gen != gen:
+                continue
+            n = sum(c.n for c in live)
+            if n <= size:
+                return None
+            picks = np.sort(np.random.default_rng(seed).choice(n, size, replace=False))
+            out = take(live, picks, self._lock)
+            if out is not None and self._gen == gen:
+                return n, out
+        return None
 
     def _chunks(
         self, region: Region, req: Scan, reverse: bool, n: int

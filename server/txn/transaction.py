@@ -177,6 +177,16 @@ class Transaction:
             return None
         return built_space_snapshots(self.ltm.kivi, space, self._snap())
 
+    def sample(self, space: int, size: int, seed: int) -> tuple[int, list[Row]] | None:
+        """(the space's visible rows at this snapshot, a uniform sample of `size` of them)
+        read by position (`KiviNode.sample`), for ANALYZE; None tells the caller to read
+        `scan`'s rows: the space fits in the sample, the transaction has its own writes
+        in it, a SERIALIZABLE updater must record its reads, or the node is not in process."""
+        node = local_node(self.ltm.kivi)
+        if node is None or self.ws.written(space) or self.reads is not None:
+            return None
+        return node.sample(space, self._snap(), size, seed)
+
     def _node_scan(self, spec: ScanSpec, ts: int) -> Iterator[list[Row]]:
         node = self.ltm.kivi
         lo, hi, limit = spec.lo, spec.hi, spec.limit

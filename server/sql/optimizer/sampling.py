@@ -9,7 +9,14 @@ did it every half minute for a table being written without pause (measured:
 streaming ingest). PostgreSQL's ANALYZE reads 300 x the statistics target rows
 from random blocks, never the whole table.
 
-So, two sources:
+So, three sources, the first that answers:
+- the rows by position (`Transaction.sample`, `kivi.storesample`): the visible row
+  count exact from the stores' lists, segment masks and the few keys that may hide
+  a tombstone, then a uniform sample of positions, only those rows read (cold ones
+  decoded one C call per segment). Measured on a freshly loaded 1M-row table of 6
+  columns: the whole read took 2.2 s of server CPU (PostgreSQL's ANALYZE 0.12 s).
+  It declines when the transaction wrote the table (its own writes are merged by
+  rows), records its reads (SERIALIZABLE), or the nodes are remote;
 - a table whose columnar copy exists (analytic queries built it, writes keep it
   fresh) and holds more rows than the sample: a uniform sample of positions over
   the visible rows of its packs, read from the packs' row lists. The node lock is
@@ -17,14 +24,14 @@ So, two sources:
   visibility masks' popcount). No copy is built for ANALYZE's sake.
 - otherwise: every row through the row path, with a reservoir sample. A table
   that fits in the sample is read whole (the statistics are then exact, and come
-  out the same on both paths), so the copy is only used where a sample is taken
+  out the same on every path), so positions are only used where a sample is taken
   anyway.
 
 The row path's scan holds the node lock one chunk (1,024 rows) at a time and,
 like an analytic scan, keeps to its share of the CPU while OLTP runs (`pace`),
 as the statistics' computation over the sample does (`stats.analyze`).
 
-Both draw with a generator seeded by the table's space, so ANALYZE of an
+All draw with a generator seeded by the table's space, so ANALYZE of an
 unchanged table gives the same statistics twice.
 
     >>> from cumulo.server.kivi.columnar import ColumnarCopy
@@ -56,8 +63,13 @@ Row = tuple[Any, ...]
 
 def sample_rows(txn: Any, space: int, size: int) -> tuple[int, list[Row]]:
     """The space's visible row count at the transaction's snapshot and a sample of at most
-    `size` of its rows (every row when it has no more), from the cheaper source."""
-    snaps = txn.columnar_built(space) if isinstance(txn, Transaction) else None
+    `size` of its rows (every row when it has no more), from the cheapest source."""
+    if not isinstance(txn, Transaction):
+        return reservoir(txn, space, size)
+    got = txn.sample(space, size, seed=space)
+    if got is not None:
+        return got
+    snaps = txn.columnar_built(space)
     if snaps is not None:
         got = pack_sample(snaps, size, seed=space)
         if got is not None:

@@ -87,10 +87,15 @@ def analyze(txn: Any, table: Any, publish: bool = True) -> TableStats:
     in `STATS` at once (the server instead persists them and reloads after commit)."""
     n, sample = sample_rows(txn, table.space, SAMPLE)  # a columnar copy's, when it has one
     ts = TableStats(rows=n, analyzed_at=dt.datetime.now(dt.UTC))
-    width = max((len(r) for r in sample), default=0)
+    widths = set(map(len, sample))
+    width = max(widths, default=0)
+    # NB: one transpose when every row has the table's width (a column added later leaves
+    # older rows shorter: their missing values are NULLs)
+    cols = list(map(list, zip(*sample, strict=True))) if len(widths) == 1 else None
     for i in range(width):
         pace()  # a column's statistics: a few ms of CPU, OLTP first
-        ts.columns[i] = _column([r[i] if i < len(r) else None for r in sample], n)
+        ts.columns[i] = _column(cols[i] if cols is not None
+                                else [r[i] if i < len(r) else None for r in sample], n)
     ts.width = 24 + sum(c.avg_width for c in ts.columns.values())  # + the tuple header
     if publish:
         STATS[table.oid] = ts

@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 
-from cumulo.server.kivi import coldrows, freeze, mvcc
+from cumulo.server.kivi import coldrows, freeze, mvcc, storesample
 from cumulo.server.kivi.api import RegionData
 from cumulo.server.kivi.ascending import AscendingKeys
 from cumulo.server.kivi.coldrows import ColdRows, Merged, Segment
 from cumulo.server.kivi.columnar.build import PendingBuild, snapshots
 from cumulo.server.kivi.mvcc import VersionStore
+from cumulo.server.kivi.storesample import rows_of
 from cumulo.server.kivi.wire import packb, unpackb
 
 
@@ -122,6 +123,16 @@ def _scan(store: VersionStore, lo, hi, ts, reverse, max_keys, rows_only=False):
     return keys, rows
 
 
+def _check_sample(store: VersionStore, model: Model, s: int) -> None:
+    """ANALYZE's positional sample (`kivi.storesample`): the count is exact and the
+    positions 0..n-1 are the visible rows, each once."""
+    want = [r for _, r in model.visible(s)]
+    cut = store.sample_cut(s)
+    assert cut is not None and cut.n == len(want), (s, cut and cut.n, len(want))
+    got = rows_of(cut, range(cut.n)) if cut.n else []
+    assert got is not None and sorted(map(repr, got)) == sorted(map(repr, want))
+
+
 def _check(store: VersionStore, model: Model, rng: random.Random, ts: int, lw: int,
            universe: list[bytes]) -> None:
     snaps = sorted({lw, rng.randint(lw, ts)})
@@ -129,6 +140,7 @@ def _check(store: VersionStore, model: Model, rng: random.Random, ts: int, lw: i
         want = model.visible(s)
         got = list(store.scan(None, None, s))
         assert got == want, (s, len(got), len(want))
+        _check_sample(store, model, s)
         ks = rng.sample(universe, min(40, len(universe)))
         assert store.read_many(ks, s) == [model.read(k, s) for k in ks]
         for k in ks[:10]:
@@ -178,19 +190,24 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
     monkeypatch.setattr(freeze, "SEGMENT_ROWS", 11)
     monkeypatch.setattr(mvcc, "COLLECT_CHUNK", 5)
     monkeypatch.setattr(freeze, "FREE_CHUNK", 7)
+    monkeypatch.setattr(storesample, "WINDOW", 7)
     rng = random.Random(seed)
     n = 160 if width == "fixed" else 120
     universe = [_key(i, width) for i in range(n)]
     stores = [(VersionStore(cache_limit=16), Model())]
     ts, lw = 1, 0
     writer: list[Any] = []  # the store a lock stand-in lets a write into between holds
+    collecting: list[Any] = []  # the store being collected, and its model
 
     class Between:
-        """A lock stand-in: before some holds, a write comes in (as a node would let it)."""
+        """A lock stand-in: before some holds, a write comes in (as a node would let it),
+        or a sample is taken of the store being collected (ANALYZE beside the GC)."""
 
         def __enter__(self) -> None:
             if writer and rng.random() < 0.3:
                 write(*writer[0])
+            if collecting and rng.random() < 0.3:
+                _check_sample(*collecting[0], rng.randint(lw, ts))
 
         def __exit__(self, *exc: Any) -> None:
             pass
@@ -228,9 +245,11 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
         elif op < 0.8:
             lw = max(lw, rng.randint(max(lw, ts - 3), ts))
             writer[:] = [(store, model)]
-            for s, _ in stores:
+            for s, m in stores:
+                collecting[:] = [(s, m)]
                 s.collect(lw, Between())
             writer.clear()
+            collecting.clear()
         elif op < 0.88 and len(stores) < 3:
             at = rng.choice(universe)
             other = store.split_off(at)
