@@ -189,6 +189,7 @@ class Session(Protocol):
     backend_pid: int
     # LISTEN deliveries not yet taken; pgwire pushes them to an idle connection
     inbox: list[tuple[int, str, str]]
+    notices: list[SQLError]  # notices not yet taken (`take_notices`)
     # set by pgwire: called (from any thread) when a NOTIFY arrives / by `terminate`
     notify_hook: Callable[[], None] | None
     terminate_hook: Callable[[], None] | None

@@ -544,7 +544,7 @@ class ExtendedQuery:
             self._bind_heads.clear()
         oids = stmt.prepared.param_oids
         fast = _per_type(_unchecked, oids, fmts, self.tz)
-        read = values_reader(oids, fmts, fast) if len(oids) <= MAX_UNROLLED else None
+        read = values_reader(oids, fmts, fast) if 0 < len(oids) <= MAX_UNROLLED else None
         self._bind_heads[payload[:vpos]] = (portal_name, stmt, fast, read)
         if len(stmt.tails) < 16:
             stmt.tails[payload[pos:]] = (encoders, row_desc)

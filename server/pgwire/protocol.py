@@ -119,6 +119,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._changed: dict[str, str] = {}
         self._recoder: WireRecoder | None = None  # client_encoding conversion (pgtypes.wirecodec)
         self._must_flush = False  # an error or notice went out: send what is held now
+        self._texts: dict[bytes, str] = {}  # Query payloads already read, and their text
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
             ord("D"): self._describe, ord("E"): self._execute, ord("C"): self._close,
@@ -356,7 +357,7 @@ class Connection(ExtendedQuery, FunctionCalls):
 
     def _notices(self) -> None:
         session = self.session
-        if session is None:
+        if session is None or not session.notices:  # NB: the usual case: no call
             return
         for notice in session.take_notices():
             self.out += M.error_fields(b"N", to_fields(notice))
@@ -492,7 +493,13 @@ class Connection(ExtendedQuery, FunctionCalls):
         if self._held is not None and self._release():
             return
         self._in_extended = False
-        sql = M.read_query(payload)
+        sql = self._texts.get(payload)  # NB: a text sent before (SELECT 1): no decoding
+        if sql is None:
+            sql = M.read_query(payload)
+            if len(payload) <= 512:
+                if len(self._texts) >= 64:
+                    self._texts.clear()
+                self._texts[payload] = sql
         assert self.session is not None
         if self.portals and sql.lstrip()[:4].lower() == "move" and self._move_portal(sql):
             return

@@ -383,9 +383,10 @@ class SQLSession:
 
     def read_point(self, prepared: Prepared, params: list[Any]) -> list[tuple[Any, ...]] | None:
         """pgwire's lane for a prepared primary-key read outside a block (pgbench -S, an
-        ORM's get by id): `execute` of such a statement, returning its rows at once instead
-        of a `Result`; None, with nothing done, for any other statement or state, which
-        then takes `execute`. The lane is open when `check_prepared` bound this plan at this
+        ORM's get by id), or a one-row SELECT of constants and parameters (`SELECT 1`):
+        `execute` of such a statement, returning its rows at once instead of a `Result`;
+        None, with nothing done, for any other statement or state, which then takes
+        `execute`. The lane is open when `check_prepared` bound this plan at this
         Bind (nothing to revalidate), no transaction is open and `_reads_alone` holds (no
         block, READ COMMITTED, no statement_timeout). On the way it does all that `execute`
         and `execute_stmt` do for such a read: pg_stat_activity's fields, the plan counts,
@@ -398,13 +399,18 @@ class SQLSession:
                 or self.txn is not None or prepared.literals is not None or self.failed):
             return None
         plan = stmt.plan
-        if plan is None or plan.point is None or stmt.kind != "query" or not self._reads_alone():
+        if plan is None or (plan.point is None and not plan.constant) or stmt.kind != "query" \
+                or not stmt.in_txn or not self._reads_alone():
             return None
         self._started(prepared.sql)
         count_execution(prepared)
         logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
             self._statement_begins()
+            if plan.point is None:  # SELECT 1, SELECT $1: its row as `simple_read` makes it
+                rows = [constant_row(plan.root, params)]
+                self._raise_if_cancelled()
+                return rows
             return self._point_rows(stmt, params)
         except BaseException as e:
             locate_literal(e, prepared.sql)

@@ -317,6 +317,19 @@ def test_a_select_of_constants_runs_without_a_transaction_yet_keeps_its_status(c
         "E ERROR 42501 permission denied for view v", "Z I"]
     assert run(conn, W.query("RESET ROLE; SELECT * FROM v"))[-4:] == [
         "T one:23:0,k:25:0", "D 1,k", "C SELECT 1", "Z I"]
+    # prepared, its row comes at Bind time too (`read_point`), with the same answers
+    run(conn, W.parse("SELECT * FROM v", "view"), W.SYNC)
+    assert run(conn, W.query("SET ROLE r"), W.bind((), stmt="view"), W.execute(), W.SYNC)[
+        -2:] == ["E ERROR 42501 permission denied for view v", "Z I"]
+    assert run(conn, W.query("RESET ROLE"), W.bind((), stmt="view"), W.execute(), W.SYNC)[
+        -3:] == ["D 1,k", "C SELECT 1", "Z I"]
+    assert run(conn, W.query("BEGIN"), W.bind((b"7",), stmt="k"), W.execute(), W.SYNC)[
+        -3:] == ["D 7", "C SELECT 1", "Z T"]
+    run(conn, W.query("SELECT 1/0"))
+    assert run(conn, W.bind((b"8",), stmt="k"), W.execute(), W.SYNC)[-2:] == [
+        "E ERROR 25P02 current transaction is aborted, commands ignored until end of "
+        "transaction block", "Z E"]
+    run(conn, W.query("ROLLBACK"))
     assert run(conn, W.query("BEGIN; DECLARE c CURSOR FOR SELECT 5; FETCH c; FETCH c; COMMIT"))[
         2:] == ["T ?column?:23:0", "D 5", "C FETCH 1", "T ?column?:23:0", "C FETCH 0", "C COMMIT",
                 "Z I"]
