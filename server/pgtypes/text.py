@@ -722,9 +722,11 @@ def _parse_ts(oid: int, s: str, tz: Any) -> dt.datetime:
             except OverflowError:  # 24:00 of 9999-12-31: 10000-01-01, a far timestamp
                 v = _far_ts(s, year, int(mo), int(d), _day_us(s, int(hh or 0), int(mi or 0),
                                                               int(ss or 0), _us(frac)))
-            except ValueError:
+            except ValueError:  # NB: PostgreSQL's DateStyle HINT when month or day is off its scale
                 raise DatetimeFieldOverflow(
-                    f'date/time field value out of range: "{s}"') from None
+                    f'date/time field value out of range: "{s}"',
+                    hint='Perhaps you need a different "datestyle" setting.'
+                    if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31) else None) from None
     if oid == T.TIMESTAMP:
         if z and z[0].isalpha():
             _zone(z)  # an unknown zone is an error even where it is ignored

@@ -41,6 +41,7 @@ from . import (
     literalrows,
     manyvalues,
     mergesyntax,
+    optsyntax,
     paramlists,
     strjoin,
     usingalias,
@@ -169,6 +170,7 @@ _PG_PARSER._parse_join = usingalias.parse_join(  # type: ignore[method-assign]
 _PG_PARSER._parse_merge = mergesyntax.parse_merge(  # type: ignore[method-assign]
     _PG_PARSER._parse_merge)  # MERGE ... USING b JOIN c ON ... ON ...
 excludesyntax.install(_PG_PARSER)  # EXCLUDE (x WITH OPERATOR(pg_catalog.=)) DEFERRABLE
+optsyntax.install(_PG_PARSER)  # WITH (autovacuum_enabled): a bare boolean option
 _PG_GENERATOR = sqlglot.Dialect.get_or_raise("postgres").generator_class
 _PG_GENERATOR.join_sql = usingalias.generate_join(  # type: ignore[method-assign]
     _PG_GENERATOR.join_sql)

@@ -233,6 +233,8 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
             adminstmts.analyse_unsupported(sql, verb)
     if kind == "alter_system":
         return adminstmts.analyse_alter_system(sql)
+    if kind == "noop" and m.group("verb").split()[0].upper() == "SECURITY":
+        return adminstmts.analyse_security_label(sql)
     if kind == "noop" and m.group("verb").split()[0].upper() == "SET":
         return _u(sql, "SET CONSTRAINTS", lambda s, p: set_constraints(s, sql), in_txn=True)
     if kind == "noop" and m.group("verb").upper() in ("GRANT", "REVOKE"):

@@ -790,6 +790,41 @@ SELECT c.conname, array(SELECT attname FROM unnest(c.conkey) WITH ORDINALITY col
 SELECT indexname, array_agg(attname ORDER BY arridx), indisunique, indisprimary, array_agg(ordering ORDER BY arridx), amname, exprdef, s2.attoptions FROM (SELECT c2.relname as indexname, idx.*, attr.attname, am.amname, CASE WHEN idx.indexprs IS NOT NULL THEN pg_get_indexdef(idx.indexrelid) END AS exprdef, CASE am.amname WHEN 'btree' THEN CASE (option & 1) WHEN 1 THEN 'DESC' ELSE 'ASC' END END as ordering, c2.reloptions as attoptions FROM (SELECT *, unnest(i.indkey) as key, unnest(i.indoption) as option FROM pg_index i) idx LEFT JOIN pg_class c ON idx.indrelid = c.oid LEFT JOIN pg_class c2 ON idx.indexrelid = c2.oid LEFT JOIN pg_am am ON c2.relam = am.oid LEFT JOIN pg_attribute attr ON attr.attrelid = c.oid AND attr.attnum = idx.key WHERE c.relname = 'hotel' AND pg_catalog.pg_table_is_visible(c.oid)) s2 GROUP BY indexname, indisunique, indisprimary, amname, exprdef, attoptions ORDER BY 1;
 SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'hotel'::regclass ORDER BY conname;
 """,
+    # SECURITY LABEL without a provider (22023), ALTER COLUMN SET/RESET (n_distinct ...) in
+    # attoptions, bare and `= on` storage parameters, ALTER TABLE of a sequence SET UNLOGGED,
+    # an ambiguous regproc (42725), a date's month out of range with the DateStyle HINT.
+    "noticed17": """
+create table t (a int, b text);
+security label on table t is 'secret';
+security label for selinux on table t is 'secret';
+alter table t alter column a set (n_distinct = -0.5);
+alter table only t alter column a set (n_distinct_inherited = 100, n_distinct = 5);
+select attname, attoptions from pg_attribute where attrelid = 't'::regclass and attnum > 0
+ order by attnum;
+alter table t alter column a reset (n_distinct);
+select attname, attoptions from pg_attribute where attrelid = 't'::regclass and attnum > 0
+ order by attnum;
+alter table t alter column a set (n_distinct = -2);
+alter table t alter column a set (foo = 1);
+create table o1 (a int) with (autovacuum_enabled = on);
+create table o2 (a int) with (autovacuum_enabled);
+create table o4 (a int) with (fillfactor);
+create index ti on t (a) with (deduplicate_items);
+alter table t set (autovacuum_enabled = off, fillfactor = 80);
+select relname, reloptions from pg_class where relname in ('o1', 'o2', 't', 'ti') order by 1;
+create sequence s;
+alter table s set unlogged;
+select relpersistence from pg_class where relname = 's';
+alter table s set logged;
+select relpersistence from pg_class where relname = 's';
+select 'lower'::regproc;
+select 'sum'::regproc;
+select to_regproc('lower') is null;
+select 'int4in'::regproc;
+select '2024-13-04'::date;
+select '2024-02-30'::date;
+select '2024-12-32 10:00'::timestamp;
+"""
 }
 
 ASYNCPG = [

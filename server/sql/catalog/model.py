@@ -74,6 +74,7 @@ class Column:
     stattarget: int = -1
     storage: str = ""
     compression: str = ""
+    options: tuple[str, ...] = ()  # ALTER COLUMN SET (n_distinct = ...): pg_attribute.attoptions
 
 
 @dataclass(frozen=True)

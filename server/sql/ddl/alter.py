@@ -58,6 +58,7 @@ from .immutable import check_generated
 from .indexes import build_index
 from .names import (
     find_relation,
+    find_sequence,
     ident,
     relation_name_taken,
     schema_by_name,
@@ -66,6 +67,7 @@ from .names import (
 )
 from .persistence import check_table_method, check_tablespace, refuse_on_kind, set_persistence
 from .pkeys import drop_primary_key, rebuild_indexes
+from .sequences import set_sequence_logged
 from .tables import TableBuilder, _fk_action, column_type, default_sql
 
 if TYPE_CHECKING:
@@ -439,8 +441,28 @@ def _trailing_sets(tree: exp.Alter) -> list[exp.Expression]:
     return out
 
 
+def _sequence_logged(s: SQLSession, tree: exp.Alter) -> bool:
+    """ALTER TABLE seq SET LOGGED / UNLOGGED: PostgreSQL lets ALTER TABLE change a
+    sequence's persistence as ALTER SEQUENCE does (pg_dump of an unlogged table's serial)."""
+    actions = tree.args.get("actions") or []
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterSet) or \
+            actions[0].text("option").upper() not in ("LOGGED", "UNLOGGED"):
+        return False
+    schema, name = table_name(tree.this)
+    cat = s.catalog()
+    if find_relation(cat, schema, name, s.search_path()) is not None:
+        return False
+    seq = find_sequence(cat, schema, name, s.search_path())
+    if seq is None:
+        return False
+    set_sequence_logged(s, seq, actions[0].text("option").upper() == "LOGGED")
+    return True
+
+
 def alter_table(s: SQLSession, tree: exp.Alter) -> str:
     """ALTER TABLE [IF EXISTS] name action [, ...]."""
+    if _sequence_logged(s, tree):
+        return "ALTER TABLE"
     table = relation_to_alter(s, tree)
     if table is None:
         return "ALTER TABLE"

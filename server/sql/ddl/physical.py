@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ...errors import (
@@ -50,6 +51,7 @@ from ..expr.types import type_name
 from ..parse import unquote_ident
 from ..pgcatalog.systypes import type_storage
 from ..privileges.check import current_role, must_own, relation_noun
+from ..setvalue import split_commas
 from ..stmt import Stmt
 from .names import find_index, find_relation, parse_qualified, skip_or_raise
 
@@ -66,6 +68,8 @@ _ACTION = re.compile(
     rf"(?:ALTER\s+(?:COLUMN\s+)?(?P<col>{_NAME})\s+SET\s+"
     r"(?:STATISTICS\s+(?P<stat>\S+)|STORAGE\s+(?P<storage>\S+)"
     r"|COMPRESSION\s+(?P<compression>\S+))"
+    rf"|ALTER\s+(?:COLUMN\s+)?(?P<optcol>{_NAME})\s+(?P<optverb>SET|RESET)\s*"
+    r"\((?P<attopts>[^)]*)\)"
     rf"|REPLICA\s+IDENTITY\s+(?:USING\s+INDEX\s+(?P<ri_index>{_NAME})|(?P<ri>\w+))"
     rf"|CLUSTER\s+ON\s+(?P<cluster>{_NAME})"
     r"|(?P<rls>ENABLE|DISABLE|FORCE|NO\s+FORCE)\s+ROW\s+LEVEL\s+SECURITY"
@@ -76,6 +80,7 @@ _COMPRESSION = {"pglz": "p", "lz4": "l", "default": ""}
 _REPLICA = {"default": "d", "full": "f", "nothing": "n"}
 _WORDS = {"stat": "ALTER COLUMN ... SET STATISTICS", "storage": "ALTER COLUMN ... SET STORAGE",
           "compression": "ALTER COLUMN ... SET COMPRESSION", "ri": "REPLICA IDENTITY",
+          "attopts": "ALTER COLUMN ... SET",
           "ri_index": "REPLICA IDENTITY", "cluster": "CLUSTER ON",
           "rls": "ENABLE ROW SECURITY",
           "parent": "INHERIT"}
@@ -111,7 +116,8 @@ def analyse_physical(session: SQLSession, sql: str) -> Stmt | None:
                                   f"for {relation_noun(table)}s.")
         must_own(cat, current_role(s, cat), table.owner, relation_noun(table), table.name)
         refuse_pending(s, cat, table, "ALTER TABLE")
-        changed = _column_action(s, table, m) if m.group("col") else _table_action(s, table, m)
+        changed = _column_action(s, table, m) if m.group("col") or m.group("optcol") \
+            else _table_action(s, table, m)
         if changed is not table:
             s.store.put(s.ensure_txn(), s.db.oid, changed)
             s.catalog_changed()
@@ -121,14 +127,17 @@ def analyse_physical(session: SQLSession, sql: str) -> Stmt | None:
 
 
 def _column_action(s: SQLSession, table: Table, m: re.Match[str]) -> Table:
-    name = unquote_ident(m.group("col"))
+    name = unquote_ident(m.group("col") or m.group("optcol"))
     if any(n == name for n, _, _ in SYSTEM_COLUMNS):
         raise FeatureNotSupported(f'cannot alter system column "{name}"')
     col = next((c for c in table.live_columns if c.name == name), None)
     if col is None:
         raise UndefinedColumn(f'column "{name}" of relation "{table.name}" does not exist')
     typlen, _, _, typstorage = type_storage(col.type_oid)
-    if m.group("stat") is not None:
+    if m.group("attopts") is not None:
+        new = dataclasses.replace(col, options=attribute_options(
+            col.options, m.group("attopts"), m.group("optverb").upper() == "RESET"))
+    elif m.group("stat") is not None:
         new = dataclasses.replace(col, stattarget=_statistics(s, m.group("stat")))
     elif m.group("storage") is not None:
         word = m.group("storage").lower()
@@ -150,6 +159,49 @@ def _column_action(s: SQLSession, table: Table, m: re.Match[str]) -> Table:
         new = dataclasses.replace(col, compression=_COMPRESSION[word])
     return dataclasses.replace(
         table, columns=tuple(new if c.attnum == col.attnum else c for c in table.columns))
+
+
+_ATTRIBUTE_OPTIONS = ("n_distinct", "n_distinct_inherited")
+
+
+def attribute_options(old: tuple[str, ...], text: str, reset: bool) -> tuple[str, ...]:
+    """ALTER COLUMN SET (n_distinct = -0.5, ...) / RESET (n_distinct): pg_attribute.attoptions
+    as PostgreSQL keeps them (the planner does not read them here; ANALYZE estimates on).
+
+    >>> attribute_options(("n_distinct=-0.5",), "n_distinct_inherited = 100, n_distinct=5", False)
+    ('n_distinct_inherited=100', 'n_distinct=5')
+    >>> attribute_options(('n_distinct_inherited=100', 'n_distinct=5'), "n_distinct", True)
+    ('n_distinct_inherited=100',)
+    """
+    items = [option_item_text(part) for part in split_commas(text) if part.strip()]
+    for key, value in items:
+        if key not in _ATTRIBUTE_OPTIONS:
+            raise InvalidParameterValue(f'unrecognized parameter "{key}"')
+        if reset:
+            continue
+        if value is None:
+            raise InvalidParameterValue(f'invalid value for floating point option "{key}": true')
+        try:
+            number = float(value)
+        except ValueError:
+            raise InvalidParameterValue(
+                f'invalid value for floating point option "{key}": {value}') from None
+        if not -1.0 <= number <= sys.float_info.max:
+            raise InvalidParameterValue(
+                f'value {value} out of bounds for option "{key}"',
+                detail=f'Valid values are between "{-1.0:f}" and "{sys.float_info.max:f}".')
+    named = {k for k, _ in items}
+    kept = tuple(o for o in old if o.split("=", 1)[0] not in named)
+    return kept if reset else kept + tuple(f"{k}={v}" for k, v in items)
+
+
+def option_item_text(part: str) -> tuple[str, str | None]:
+    """`name = value` of an option list, the value's quotes taken off (None: bare name)."""
+    key, eq, value = part.partition("=")
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        value = value[1:-1].replace("''", "'")
+    return key.strip().lower(), value if eq else None
 
 
 def _index_statistics(sql: str, m: re.Match[str]) -> Stmt:

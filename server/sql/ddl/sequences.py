@@ -198,7 +198,7 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
             skip_or_raise(s, f'relation "{name}"', if_clause, UndefinedTable)
             return Result("ALTER SEQUENCE")
         if "logged" in opts:
-            return _set_logged(s, seq, opts["logged"].upper() == "LOGGED")
+            return set_sequence_logged(s, seq, opts["logged"].upper() == "LOGGED")
         new = _apply(seq, opts, False)
         if "owned" in opts:
             new = dataclasses.replace(new, owned_by=owned_by(s, new, opts["owned"]))
@@ -212,7 +212,7 @@ def analyse_create(session: SQLSession, sql: str, m0: Any) -> Stmt:
     return Stmt(sql, "ddl", run, None, [], -1, tag=f"{verb} SEQUENCE")
 
 
-def _set_logged(s: SQLSession, seq: Sequence, logged: bool) -> Result:
+def set_sequence_logged(s: SQLSession, seq: Sequence, logged: bool) -> Result:
     """ALTER SEQUENCE s SET LOGGED / SET UNLOGGED (PostgreSQL 15): pg_class.relpersistence;
     42P16 for a temporary sequence, as for a table."""
     schema = s.catalog().schema_by_oid(seq.schema_oid)

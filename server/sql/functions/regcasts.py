@@ -26,7 +26,7 @@ from ..expr.regcast import RegOid
 from ..expr.types import regtype_oid, type_name
 from ..pgcatalog.ddltext import format_type
 from ..pgcatalog.names import names, quote_ident, split_name
-from ..pgcatalog.procoids import BY_OID, PG_PROC_OIDS, proc_oid
+from ..pgcatalog.procoids import BY_OID, OVERLOADED, PG_PROC_OIDS, proc_oid
 from ..pgcatalog.registry import VirtualTable
 from ..pgcatalog.rowtypes import ROW_TYPES
 from .registry import FUNCTIONS, register
@@ -117,6 +117,10 @@ def regproc_in(ctx: Any, text: str, missing_ok: bool = False) -> int | None:
     parts = split_name(text)
     name = parts[-1]
     schema_ok = len(parts) == 1 or parts[0] in ("pg_catalog", "information_schema")
+    if schema_ok and name in OVERLOADED and len(parts) <= 2:
+        if missing_ok:  # NB: to_regproc's NULL, as PostgreSQL's for an ambiguous name
+            return None
+        raise SQLError(f'more than one function named "{text}"', sqlstate="42725")
     if schema_ok and (name in PG_PROC_OIDS or name in FUNCTIONS) and len(parts) <= 2:
         return proc_oid(name)
     user = _user_functions(ctx, parts)

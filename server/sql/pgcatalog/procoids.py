@@ -263,3 +263,44 @@ PG_PROC_SIGNATURES: dict[tuple[str, tuple[int, ...]], int] = {
 }
 for (_name, _), _oid in PG_PROC_SIGNATURES.items():
     BY_OID.setdefault(_oid, _name)  # NB: regproc prints the name of any overload's OID
+
+# pg_catalog names PostgreSQL 15 has several functions (or aggregates) under (`select proname
+# from pg_proc ... having count(*) > 1`): `'lower'::regproc` is 42725 there, whatever
+# overloads Cumulo registers.
+OVERLOADED: frozenset[str] = frozenset("""
+    abbrev abs age area array_agg array_fill array_position array_to_json array_to_string avg
+    bit bit_and bit_count bit_length bit_or bit_xor bool box bpchar btrim ceil ceiling center
+    char char_length character_length circle count cume_dist current_setting date date_bin
+    date_part date_trunc datemultirange daterange dense_rank enum_range exp extract float4
+    float8 floor format gcd generate_series generate_subscripts get_bit gin_extract_tsquery
+    gin_extract_tsvector gin_tsquery_consistent ginarrayextract gtsquery_consistent
+    gtsvector_consistent has_any_column_privilege has_column_privilege has_database_privilege
+    has_foreign_data_wrapper_privilege has_function_privilege has_language_privilege
+    has_parameter_privilege has_schema_privilege has_sequence_privilege has_server_privilege
+    has_table_privilege has_tablespace_privilege has_type_privilege in_range int2 int4
+    int4multirange int4range int8 int8multirange int8range interval isempty isfinite
+    ishorizontal isparallel isperp isvertical json_build_array json_build_object json_object
+    json_to_tsvector jsonb_build_array jsonb_build_object jsonb_delete jsonb_object
+    jsonb_to_tsvector lag lcm lead length like like_escape ln lo_get lo_import log log10 lower
+    lower_inc lower_inf lpad lseg ltrim make_timestamptz max md5 min mod money name notlike
+    npoints numeric nummultirange numrange obj_description octet_length overlaps overlay
+    percent_rank percentile_cont percentile_disc pg_advisory_lock pg_advisory_lock_shared
+    pg_advisory_unlock pg_advisory_unlock_shared pg_advisory_xact_lock
+    pg_advisory_xact_lock_shared pg_copy_logical_replication_slot
+    pg_copy_physical_replication_slot pg_current_logfile pg_database_size pg_get_constraintdef
+    pg_get_expr pg_get_indexdef pg_get_ruledef pg_get_triggerdef pg_get_viewdef pg_has_role
+    pg_logical_emit_message pg_ls_dir pg_ls_tmpdir pg_read_binary_file pg_read_file
+    pg_relation_size pg_size_pretty pg_stat_file pg_tablespace_size pg_try_advisory_lock
+    pg_try_advisory_lock_shared pg_try_advisory_xact_lock pg_try_advisory_xact_lock_shared
+    phraseto_tsquery plainto_tsquery point polygon position pow power quote_literal
+    quote_nullable range_agg range_intersect_agg range_merge rank regexp_count regexp_instr
+    regexp_like regexp_match regexp_matches regexp_replace regexp_split_to_array
+    regexp_split_to_table regexp_substr round row_security_active row_to_json rpad rtrim
+    set_bit set_masklen setval setweight sign similar_to_escape sqrt stddev stddev_pop
+    stddev_samp string_agg string_to_array string_to_table substr substring sum text time
+    timestamp timestamptz timetz timezone to_ascii to_char to_hex to_timestamp to_tsquery
+    to_tsvector trunc ts_debug ts_delete ts_headline ts_parse ts_rank ts_rank_cd ts_rewrite
+    ts_stat ts_token_type tsmultirange tsquery_phrase tsrange tstzmultirange tstzrange unnest
+    upper upper_inc upper_inf var_pop var_samp varchar variance websearch_to_tsquery
+    width_bucket xpath xpath_exists
+""".split())

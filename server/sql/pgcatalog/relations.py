@@ -171,7 +171,8 @@ def _attr_row(relid: int, name: str, typ: int, num: int, typmod: int = -1,
         relid, name, typ, stattarget, typlen, num, ndims, -1, typmod, byval,
         align, storage, column.compression if column else "", notnull, hasdef, False, identity,
         generated, dropped, True, 0,
-        collation_of(typ) if collation is None else collation, acl, None, None, None,
+        collation_of(typ) if collation is None else collation, acl,
+        list(column.options) if column and column.options else None, None, None,
     )
 
 
