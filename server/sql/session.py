@@ -657,7 +657,12 @@ class SQLSession:
             return raw[0], list(raw[1])
         stmt = self.cache.get((text, ()), version)
         if stmt is not None:
-            return _no_params(stmt, text), []
+            _no_params(stmt, text)
+            if version != -1:  # NB: `SELECT 1` again: the next time, `_raw_texts` answers
+                if len(self._raw_texts) >= 256:
+                    self._raw_texts.clear()
+                self._raw_texts[text] = (stmt, (), version, self.cache.generation)
+            return stmt, []
         norm = None
         if version != -1 and text[:6].upper() == "INSERT" and ("),(" in text or "), (" in text):
             rows = literalrows.split(text)  # NB: many rows of literals, in C-level passes
