@@ -144,6 +144,10 @@ _DOCS: dict[str, tuple[str, str]] = {
                        "Logs each successful connection."),
     "log_disconnections": ("Reporting and Logging / What to Log",
                           "Logs end of a session, including duration."),
+    "log_parameter_max_length": (
+        "Reporting and Logging / What to Log",
+        "Sets the maximum length in bytes of data logged for bind parameter values when "
+        "logging statements."),
     "log_parameter_max_length_on_error": (
         "Reporting and Logging / What to Log",
         "Sets the maximum length in bytes of data logged for bind parameter values when "

@@ -166,6 +166,7 @@ DEFAULTS: dict[str, str] = {
     "idle_session_timeout": "0",
     "log_min_duration_statement": "-1",
     "log_parameter_max_length_on_error": "0",  # a bad Bind value's CONTEXT (pgwire.extended)
+    "log_parameter_max_length": "-1",  # NB: statement logging shows no parameters here
     "log_min_messages": "warning",
     "checkpoint_timeout": "5min",
     "synchronize_seqscans": "on",  # pg_dump turns it off; Cumulo's scans start at the first row
@@ -303,7 +304,8 @@ _UNITS_MS = {"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000, "": 
 TIME_SETTINGS = {"statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
                  "idle_session_timeout", "deadlock_timeout", "checkpoint_timeout",
                  "log_min_duration_statement"}
-BYTE_SETTINGS = {"log_parameter_max_length_on_error"}  # GUC_UNIT_BYTE, -1 .. INT_MAX / 2
+BYTE_SETTINGS = {"log_parameter_max_length_on_error",  # GUC_UNIT_BYTE, -1 .. INT_MAX / 2
+                 "log_parameter_max_length"}
 MEMORY_SETTINGS = {"work_mem", "maintenance_work_mem", "temp_buffers", "effective_cache_size",
                    "cumulo.statement_mem"}
 # PostgreSQL's GUC_NO_SHOW_ALL settings: SHOW ALL and pg_settings do not list them.

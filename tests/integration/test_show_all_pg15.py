@@ -52,3 +52,29 @@ def test_pg_settings_category_and_short_desc(cumulo_server, pg15):
     assert len(both) >= 20, f"only {len(both)} settings in common"
     diffs = [(n, pg[n], cu[n]) for n in both if pg[n] != cu[n]]
     assert not diffs, "\n".join(f"{n}\n  pg15:   {p}\n  cumulo: {c}" for n, p, c in diffs)
+
+
+# What pg_settings says of a setting apart from its value: PostgreSQL 15's for each one both
+# list (settingfacts); and the values' own form where the test servers' configurations agree.
+_FACTS = "vartype, unit, context, min_val, max_val, enumvals"
+_VALUES = ("datestyle", "intervalstyle", "work_mem", "statement_timeout", "data_directory_mode",
+           "checkpoint_timeout", "temp_buffers", "effective_cache_size", "max_stack_depth",
+           "log_parameter_max_length", "log_parameter_max_length_on_error", "extra_float_digits")
+
+
+def _facts(dsn: str) -> dict[str, tuple]:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        rows = c.execute(f"select name, {_FACTS} from pg_settings").fetchall()
+        values = c.execute("select lower(name), setting, unit, boot_val, reset_val "
+                           "from pg_settings where lower(name) = any(%s)",
+                           (list(_VALUES),)).fetchall()
+    return {n.lower(): tuple(r) for n, *r in rows} | {f"value:{n}": tuple(r)
+                                                     for n, *r in values}
+
+
+def test_pg_settings_ranges_and_units_as_pg15(cumulo_server, pg15):
+    pg, cu = _facts(pg15.dsn()), _facts(cumulo_server.dsn())
+    both = sorted(set(pg) & set(cu))
+    assert len(both) >= 100 and "value:log_parameter_max_length" in both
+    diffs = [(n, pg[n], cu[n]) for n in both if pg[n] != cu[n]]
+    assert not diffs, "\n".join(f"{n}\n  pg15:   {p}\n  cumulo: {c}" for n, p, c in diffs)

@@ -19,6 +19,7 @@ from ..functions.registry import FUNCTIONS
 from ..privileges.acl import acl_texts
 from ..sessionview import SessionView, TxnView
 from ..settingdocs import describe
+from ..settingfacts import FACTS
 from ..settings import (
     _UNITS_KB,
     _UNITS_MS,
@@ -75,7 +76,8 @@ def _session_setting_names(ctx: Any) -> list[str]:
 
 # PostgreSQL's compiled-in values where initdb's postgresql.conf (or libpq) sets another one.
 _BOOT_VALUES = {"timezone": "GMT", "log_timezone": "GMT", "client_encoding": "SQL_ASCII",
-                "lc_messages": "", "default_text_search_config": "pg_catalog.simple"}
+                "lc_messages": "", "default_text_search_config": "pg_catalog.simple",
+                "max_stack_depth": "100kB"}  # NB: raised to 2MB by the server at start
 # What initdb writes into postgresql.conf: PostgreSQL reports these as from the file.
 _CONFIG_FILE = {"datestyle", "timezone", "log_timezone", "lc_messages", "lc_monetary",
                 "lc_numeric", "lc_time", "default_text_search_config"}
@@ -114,10 +116,10 @@ def _in_unit(value: str, unit: str) -> str:
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value)
     if m is None or m.group(2).lower() not in units:
         return value
-    if unit == "s" and m.group(2) == "":
+    if unit in ("s", "8kB") and m.group(2) == "":
         return str(round(float(m.group(1))))  # NB: a bare number of a seconds setting
     n = float(m.group(1)) * units[m.group(2).lower()]
-    return str(round(n / 1000 if unit == "s" else n))
+    return str(round(n / 1000 if unit == "s" else n / 8 if unit == "8kB" else n))
 
 
 @pg_relation("pg_catalog", "pg_settings")
@@ -136,16 +138,30 @@ def pg_settings(ctx: Any) -> list[tuple[Any, ...]]:
         if value is None:
             continue
         source, boot, reset = _provenance(ctx, name, value)
+        context = "sighup" if name.lower() in SIGHUP_ONLY else "user"
+        lo = hi = enums = None
+        facts = FACTS.get(name.lower())  # NB: PostgreSQL 15's type, unit, context and range
+        if facts is not None:
+            vtype, unit, context, lo, hi, enums = facts
         if unit:  # NB: pg_settings counts in the unit (5000 ms), where SHOW says 5s
             value, boot, reset = (_in_unit(v, unit) for v in (value, boot, reset))
+        if vtype == "integer":  # NB: boot_val and reset_val are plain numbers (0700 is 448)
+            boot, reset = (_integer_text(v) for v in (boot, reset))
         where = SERVER.files.get(name.lower()) if source == "configuration file" else None
-        context = "sighup" if name.lower() in SIGHUP_ONLY else "user"
         category, short_desc = describe(name)  # PostgreSQL 15's words
         out.append((name, value, unit, category or "Cumulo", short_desc, None, context,
                     vtype or _vartype(value),
-                    source, None, None, None, boot, reset, where and where[0],
-                    where and where[1], False))
+                    source, lo, hi, list(enums) if enums is not None else None, boot, reset,
+                    where and where[0], where and where[1], False))
     return out
+
+
+def _integer_text(value: str) -> str:
+    """An integer setting's boot or reset value as pg_settings prints it: `0700` (octal, as
+    data_directory_mode shows) is 448; any other text stays."""
+    if len(value) > 1 and value.startswith("0") and value.isdigit():
+        return str(int(value, 8))
+    return value
 
 
 @pg_relation("pg_catalog", "pg_stat_activity")
