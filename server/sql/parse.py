@@ -434,7 +434,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("execute", re.compile(r"EXECUTE\s+(?P<name>" + _NAME + r")\s*(?:\((?P<args>.*)\))?\s*$", _I)),
     ("deallocate", re.compile(r"DEALLOCATE\s+(?:PREPARE\s+)?(?P<name>ALL|" + _NAME + r")\s*$",
                               _I)),
-    ("explain", re.compile(r"EXPLAIN\s+(?P<opts>\([^)]*\)\s*|(?:ANALYZE\s+|ANALYSE\s+|VERBOSE\s+)*)"
+    # NB: `EXPLAIN (SELECT 1) UNION (SELECT 2)`: a parenthesised query is no option list
+    ("explain", re.compile(r"EXPLAIN(?=[\s(])\s*(?P<opts>\((?!\s*(?:\(|(?:SELECT|VALUES|WITH"
+                           r"|TABLE)\b))[^)]*\)\s*|(?:ANALYZE\s+|ANALYSE\s+|VERBOSE\s+)*)"
                            r"(?P<query>.+)$", _I)),
     ("copy", re.compile(r"COPY\b.*$", _I)),
     ("role", re.compile(r"(?P<verb>CREATE|ALTER|DROP)\s+(?P<kind>ROLE|USER|GROUP)\b.*$", _I)),

@@ -36,7 +36,8 @@ class Deferred:
     exclusions: dict[int, dict[bytes, None]] = field(default_factory=dict)
     # deferred constraint triggers' firings, in order: (constraint oid, function, TriggerCall)
     triggers: list[tuple[int, Function, Any]] = field(default_factory=list)
-    marks: list[tuple[Any, int]] = field(default_factory=list)  # savepoint -> len(triggers)
+    # savepoint -> (len(triggers), all_mode, modes) when it was set
+    marks: list[tuple[Any, int, bool | None, dict[int, bool]]] = field(default_factory=list)
 
 
 _STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
@@ -89,19 +90,24 @@ def defer_trigger(s: SQLSession, t: Trigger, fn: Function, call: Any) -> None:
 
 
 def mark(s: SQLSession, token: Any) -> None:
-    """SAVEPOINT: remembers how many trigger firings were queued (ROLLBACK TO drops the later
-    ones, as PostgreSQL drops an aborted subtransaction's events)."""
+    """SAVEPOINT: remembers how many trigger firings were queued and the SET CONSTRAINTS
+    modes (ROLLBACK TO drops the later firings and restores the modes, as PostgreSQL drops an
+    aborted subtransaction's events and puts back its saved trigger state)."""
     st = state_of(s)
-    st.marks.append((token, len(st.triggers)))
+    st.marks.append((token, len(st.triggers), st.all_mode, dict(st.modes)))
 
 
 def rewind(s: SQLSession, token: Any) -> None:
-    """ROLLBACK TO SAVEPOINT: forgets the firings queued since `mark(s, token)`."""
+    """ROLLBACK TO SAVEPOINT: forgets the firings queued since `mark(s, token)` and the SET
+    CONSTRAINTS run since (Django's test teardown sets ALL DEFERRED in a savepoint)."""
     st = _STATE.get(s)
-    for i, (t, n) in enumerate(st.marks if st is not None else ()):
+    if st is None:
+        return
+    for i, (t, n, all_mode, modes) in enumerate(st.marks):
         if t == token:
-            del st.triggers[n:]  # type: ignore[union-attr]
-            del st.marks[i + 1:]  # type: ignore[union-attr]
+            del st.triggers[n:]
+            del st.marks[i + 1:]
+            st.all_mode, st.modes = all_mode, dict(modes)
             return
 
 

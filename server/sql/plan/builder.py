@@ -411,6 +411,12 @@ class Planner:
                             r = col(hit, cols[hit].type)
                     on_exprs.append(r)
                 _check_distinct_on(keys, order_items, on_exprs, on_nodes)
+                # NB: PostgreSQL's Unique reads its input sorted by the ORDER BY keys and then
+                # by every DISTINCT ON expression they leave out (ascending, nulls last), so
+                # the rows come out in that order even with no ORDER BY at all
+                sorted_on = {k.expr.data for k in keys if k.expr.kind == "col"}
+                keys += [N.SortKey(enum_ordered(e)) for e in on_exprs
+                         if not (e.kind == "col" and e.data in sorted_on)]
                 if keys:
                     node = N.Sort(cols, child=node, keys=keys)
                     keys = []
