@@ -21,7 +21,8 @@ import re
 
 # binary-only spellings sqlglot cannot read
 BINARY = frozenset(("~=", "<^", ">^", "<<|", "|>>", "&<|", "|&>", "?#", "##", "?-|", "?||", "@?",
-                    "<->"))  # NB: sqlglot reads <-> but binds it tighter than + and *
+                    "<->",  # NB: sqlglot reads <-> but binds it tighter than + and *
+                    "<%", "%>", "<<%", "%>>", "<<->", "<->>", "<<<->", "<->>>"))  # pg_trgm's
 # spellings that are prefix operators when nothing stands on their left
 PREFIX = frozenset(("@-@", "@@", "#", "?-", "?|"))
 NAMES = BINARY | PREFIX

@@ -38,6 +38,8 @@ _OPTIONS: dict[str, dict[str, tuple[int, int]]] = {
     "spgist": {"fillfactor": _FILLFACTOR},
     "gin": {"fastupdate": _BOOL, "gin_pending_list_limit": (64, 2097151)},
     "brin": {"pages_per_range": (1, 131072), "autosummarize": _BOOL},
+    # bloom's signature length in bits and bits per column
+    "bloom": {"length": (1, 4096), **{f"col{i}": (1, 4095) for i in range(1, 33)}},
 }
 _ENUMS = {("gist", "buffering"): ("on", "off", "auto")}  # method, name -> words
 

@@ -14,9 +14,14 @@ TypeInfo and asyncpg find it by name); DROP EXTENSION drops it again, refused
 those columns and the views that read them. pgcrypto's and uuid-ossp's
 functions resolve only once their extension exists (42883 before, as in
 PostgreSQL: `functions.cryptofns.EXTENSION_OF`). btree_gist gives GiST indexes and
-EXCLUDE constraints the scalar types (`pgcatalog.accessmethods.BTREE_GIST`). Any other
-extension fails with PostgreSQL's own message (0A000 `extension "x" is not
-available`).
+EXCLUDE constraints the scalar types (`pgcatalog.accessmethods.BTREE_GIST`), btree_gin
+gives them to GIN indexes (`BTREE_GIN`); bloom makes its index access method
+(`accessmethods.EXTENSION_METHODS`: keys of int4 and text, its length and colN options),
+pg_trgm its trigram functions and operators (`functions.trgmfns`, `expr.trgmops`) and
+unaccent its function (`functions.unaccentfns`); Django's contrib.postgres test
+migrations create all of these. Not made: their operator classes (gin_trgm_ops ...) and
+unaccent's text search dictionary. Any other extension fails with PostgreSQL's own
+message (0A000 `extension "x" is not available`).
 """
 
 from __future__ import annotations
@@ -50,7 +55,8 @@ if TYPE_CHECKING:
     from ..session import SQLSession
 
 AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8", "citext": "1.6",
-             "btree_gist": "1.7"}
+             "btree_gist": "1.7", "bloom": "1.0", "btree_gin": "1.3", "pg_trgm": "1.6",
+             "unaccent": "1.1"}
 TYPES = {"hstore": ("hstore",), "citext": ("citext",)}  # the base types an extension makes
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$-]+)"
 _CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"

@@ -57,6 +57,7 @@ from . import (
     hstorerows,
     jsonrows,
     namedargs,
+    trgmops,
     usertypes,
     wholerow,
 )
@@ -814,6 +815,9 @@ class Binder(SpecialForms, XmlForms):
 
     def arith(self, op: str, a: E, b: E) -> E:
         """Types an arithmetic operator (see `operators.arith`)."""
+        trgm = trgmops.bind(op, a, b, self.params)  # pg_trgm's text % text
+        if trgm is not None:
+            return trgm
         geo = extops.geo_operator(op, a, b, self.params)  # point + point, box * point ...
         if geo is not None:
             return geo
@@ -919,7 +923,11 @@ class Binder(SpecialForms, XmlForms):
                                               self._to_text(self.bind(node.expression))], T.BOOL)
         if op in extops.GEO_NAMES:  # parse.py spells ~= <^ ?-| @-@ ... so (sql.geosyntax)
             left = None if isinstance(node.this, exp.Null) else self.bind(node.this)
-            geo = extops.geo_operator(op, left, self.bind(node.expression), self.params)
+            right = self.bind(node.expression)
+            trgm = trgmops.bind(op, left, right, self.params)  # text <-> text, a %> b ...
+            if trgm is not None:
+                return trgm
+            geo = extops.geo_operator(op, left, right, self.params)
             if geo is not None:
                 return geo
         if op in ("<<=", ">>=", "<<", ">>", "&&"):  # NB: parse.py spells <<= and >>= so

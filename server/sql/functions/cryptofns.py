@@ -15,6 +15,7 @@ import uuid
 
 from ...errors import SQLError
 from ...pgtypes import oids as T
+from . import trgmfns, unaccentfns
 from .registry import register
 
 BYTEA, TEXT, UUID = T.BYTEA, T.TEXT, T.UUID
@@ -27,6 +28,8 @@ EXTENSION_OF = {
     **dict.fromkeys(("uuid_nil", "uuid_ns_dns", "uuid_ns_url", "uuid_ns_oid", "uuid_ns_x500",
                      "uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v3",
                      "uuid_generate_v4", "uuid_generate_v5"), "uuid-ossp"),
+    **dict.fromkeys(trgmfns.EXTENSION_FUNCTIONS, "pg_trgm"),
+    **dict.fromkeys(unaccentfns.EXTENSION_FUNCTIONS, "unaccent"),
 }
 
 

@@ -52,14 +52,23 @@ INDEX_METHODS = {m.name: m for m in (
     AccessMethod(2742, "gin", "ginhandler"),
     AccessMethod(3580, "brin", "brinhandler"),
     AccessMethod(4000, "spgist", "spghandler", multicolumn=False, include=True),
+    # CREATE EXTENSION bloom's (PostgreSQL numbers it per database; one fixed OID here)
+    AccessMethod(1000001, "bloom", "blhandler"),
 )}
 BY_OID = {m.oid: m for m in INDEX_METHODS.values()}
+EXTENSION_METHODS = {"bloom": "bloom"}  # method -> the extension that makes it
+
+
+def installed(m: AccessMethod) -> bool:
+    """Tells whether the method exists in this database (an extension's once it is made)."""
+    ext = EXTENSION_METHODS.get(m.name)
+    return ext is None or usertypes.has_extension(ext)
 
 
 def method(name: str) -> AccessMethod:
     """The index access method `name` (case-insensitive); 42704 when there is none."""
     found = INDEX_METHODS.get(name.lower())
-    if found is None:
+    if found is None or not installed(found):
         raise UndefinedObject(f'access method "{name.lower()}" does not exist')
     return found
 
@@ -87,6 +96,11 @@ def _named(*names: str) -> frozenset[int]:
     return frozenset(T.BY_NAME[n].oid for n in names if n in T.BY_NAME)
 
 
+# btree_gin's default GIN classes (CREATE EXTENSION btree_gin, 1.3): scalars (enums by kind)
+BTREE_GIN = _named("int2", "int4", "int8", "float4", "float8", "numeric", "oid", "money",
+                   "text", "varchar", "bpchar", "bytea", "bit", "varbit", "uuid", "name",
+                   "char", "date", "time", "timetz", "timestamp", "timestamptz", "interval",
+                   "inet", "cidr", "macaddr", "macaddr8")
 # NB: PostgreSQL 15's default operator classes of the non-btree methods, by input type
 # (`select amname, opcintype from pg_opclass ... where opcdefault`); arrays, ranges,
 # multiranges, enums and hstore are matched by kind in `has_default`.
@@ -98,6 +112,7 @@ _DEFAULTS: dict[str, frozenset[int]] = {
                    "inet", "int4", "interval", "macaddr", "macaddr8", "name", "numeric", "oid",
                    "pg_lsn", "float4", "int2", "text", "tid", "timetz", "time", "timestamptz",
                    "timestamp", "uuid"),
+    "bloom": _named("int4", "text"),  # bloom 1.0's int4_ops and text_ops
     "hash": _named("char", "aclitem", "int8", "bool", "bytea", "bpchar", "cid", "date", "float8",
                    "inet", "int4", "interval", "jsonb", "macaddr", "macaddr8", "name", "numeric",
                    "oid", "oidvector", "pg_lsn", "float4", "record", "int2", "text", "tid",
@@ -106,7 +121,8 @@ _DEFAULTS: dict[str, frozenset[int]] = {
 # what a key type is binary-coercible to: its class serves it (varchar -> text's classes)
 _COERCIBLE = {T.VARCHAR: T.TEXT, T.CIDR: T.INET}
 # kinds with a default class per method (anyarray, anyrange, anymultirange, anyenum, hstore)
-_BY_KIND = {"gin": "ah", "gist": "rmh", "spgist": "r", "brin": "r", "hash": "armeh"}
+_BY_KIND = {"gin": "ah", "gist": "rmh", "spgist": "r", "brin": "r", "hash": "armeh",
+            "bloom": ""}
 
 
 def _kind(type_oid: int) -> str:
@@ -130,7 +146,11 @@ def has_default(m: AccessMethod, type_oid: int) -> bool:
         type_oid = T.DOMAIN_BASE[type_oid]
     if type_oid in defaults or _COERCIBLE.get(type_oid) in defaults:
         return True
+    if m.name == "gin" and type_oid in BTREE_GIN and usertypes.has_extension("btree_gin"):
+        return True
     kind = _kind(type_oid)
+    if kind == "e" and m.name == "gin" and usertypes.has_extension("btree_gin"):
+        return True
     return bool(kind) and kind in _BY_KIND[m.name]
 
 

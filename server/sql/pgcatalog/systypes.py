@@ -18,7 +18,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..expr import usertypes
 from ..expr.regcast import RegOid
-from .accessmethods import INDEX_METHODS
+from .accessmethods import INDEX_METHODS, installed
 from .icucollations import predefined as icu_predefined
 from .icucollations import version as icu_version
 from .procoids import proc_oid
@@ -288,9 +288,11 @@ _RANGES = [
 
 @pg_relation("pg_catalog", "pg_am")
 def pg_am(ctx: Any) -> list[tuple[Any, ...]]:
-    """The heap table access method and the index methods (`accessmethods`)."""
+    """The heap table access method and the index methods (`accessmethods`; an extension's
+    once CREATE EXTENSION made it)."""
     return [(2, "heap", regproc("heap_tableam_handler"), "t"),
-            *((m.oid, m.name, regproc(m.handler), "i") for m in INDEX_METHODS.values())]
+            *((m.oid, m.name, regproc(m.handler), "i") for m in INDEX_METHODS.values()
+              if installed(m))]
 
 
 @pg_relation("pg_catalog", "pg_collation")

@@ -1,0 +1,152 @@
+"""What Django 5.2's own test suite found different from PostgreSQL 15, checked against it.
+
+The SQL scripts are the statements Django's ORM sends, reduced; the ORM test runs the
+same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers:
+
+- `DISTINCT ON` with no ORDER BY returns its rows sorted by the DISTINCT ON expressions,
+  as PostgreSQL's Unique over a Sort does (`.distinct("value__k")`);
+- `EXPLAIN (SELECT ...) UNION (SELECT ...)`: a parenthesised query after EXPLAIN is no
+  option list (`QuerySet.union(...).explain()`);
+- ROLLBACK TO SAVEPOINT puts back the SET CONSTRAINTS modes set since (Django's TestCase
+  teardown runs `SET CONSTRAINTS ALL DEFERRED` in the test's transaction);
+- CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
+  pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
+  operators.
+"""
+
+from __future__ import annotations
+
+import django
+from django.conf import settings
+
+from tests.integration.stmtdiff import assert_same_outcomes
+
+SCRIPT = """
+create table dj (id int primary key, v jsonb, name varchar(30));
+insert into dj values (1, '{"k": {"l": "m"}}', 'Matthew'), (2, null, 'Cat sat on mat.'),
+  (3, '{"a": 1}', 'Middlesborough'), (4, '{"k": {"l": "m"}}', 'Crème Brûlée'), (5, '{"k": 1}', 'Łódź');
+select distinct on (v -> 'k') v -> 'k', id from dj;
+select distinct on (v #> '{k,l}') v #> '{k,l}' from dj;
+select distinct on (v -> 'k', id) v -> 'k', id from dj order by v -> 'k' desc;
+explain (costs off) (select 1) union all (select 2);
+explain(costs off) select 1;
+create table dc (id int primary key, shelf text);
+alter table dc add constraint dc_shelf unique (shelf) deferrable initially immediate;
+insert into dc values (1, 'front'), (2, 'back');
+begin;
+savepoint s;
+set constraints all deferred;
+rollback to savepoint s;
+update dc set shelf = 'back' where id = 1;
+rollback;
+begin;
+savepoint s;
+set constraints dc_shelf deferred;
+release savepoint s;
+update dc set shelf = 'back' where id = 1;
+rollback;
+select similarity('a', 'b');
+create index bl0 on dj using bloom (id);
+create extension pg_trgm;
+create extension unaccent;
+create extension bloom;
+create extension btree_gin;
+select extname, extversion from pg_extension order by 1;
+create index bl1 on dj using bloom (name, id) with (length=80, col1=4);
+create index bl2 on dj using bloom (id) with (col33=1);
+create unique index bl3 on dj using bloom (id);
+create index g1 on dj using gin (name) where id is null;
+select c.relname, am.amname, c.reloptions, pg_get_indexdef(c.oid) from pg_class c
+  join pg_am am on am.oid = c.relam where c.relname in ('bl1', 'g1') order by 1;
+select show_trgm('cat'), similarity('word', 'two words'), word_similarity('word', 'two words'),
+  strict_word_similarity('word', 'two words'), show_trgm('a-b c,d  ee'), 'a' <-> 'b', 2 % 3;
+select id, name % 'Mathew', name <-> 'Mathew', 'mat' <% name, name %> 'mat', 'mat' <<% name,
+  name %>> 'mat', 'mat' <<-> name, name <->> 'mat', 'mat' <<<-> name, name <->>> 'mat'
+  from dj order by id;
+select id from dj where coalesce(name, '') || '' % 'im matt' order by 1;
+set pg_trgm.similarity_threshold = 0.1;
+select id from dj where name % 'Mathew' order by 1;
+select id, unaccent(name), upper(unaccent(name)) from dj order by id;
+select unaccent('Hôtel Ærø, straße, ﬁn àéÖ ñ')
+"""
+
+
+def test_statements_django_sends_match_pg15(cumulo_server, pg15):
+    assert_same_outcomes(pg15, cumulo_server, "django_orm", SCRIPT)
+
+
+def _configure(port: int, password: str | None) -> None:
+    db = {"ENGINE": "django.db.backends.postgresql", "NAME": "cumulo", "USER": "cumulo",
+          "PASSWORD": password or "", "HOST": "127.0.0.1", "PORT": str(port)}
+    if not settings.configured:
+        settings.configure(DATABASES={"default": db}, INSTALLED_APPS=[], USE_TZ=True,
+                           DEFAULT_AUTO_FIELD="django.db.models.BigAutoField")
+        django.setup()
+    from django.db import connections
+
+    connections["default"].close()
+    connections["default"].settings_dict.update(db)
+
+
+_MODEL: list[type] = []
+
+
+def _model() -> type:
+    if not _MODEL:
+        from django.db import models
+
+        class Doc(models.Model):
+            name = models.CharField(max_length=40)
+            value = models.JSONField(null=True)
+
+            class Meta:
+                app_label = "ormdiff"
+                db_table = "django_orm_doc"
+
+        _MODEL.append(Doc)
+    return _MODEL[0]
+
+
+def _run(port: int, password: str | None) -> list:
+    _configure(port, password)
+    from django.contrib.postgres.search import TrigramSimilarity
+    from django.db import IntegrityError, connection, transaction
+
+    doc = _model()
+    with connection.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS django_orm_doc")
+        cur.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    with connection.schema_editor() as editor:
+        editor.create_model(doc)
+    doc.objects.bulk_create([doc(name="Matthew", value={"k": {"l": "m"}}),
+                             doc(name="Mathew", value=None), doc(name="Bat", value={"k": 1})])
+    out: list = [list(doc.objects.distinct("value__k__l").values_list("value__k__l"))]
+    out.append(list(doc.objects.annotate(s=TrigramSimilarity("name", "Mathew"))
+                    .order_by("-s", "name").values_list("name", "s")))
+    q = doc.objects.filter(name="Bat").values("id").union(doc.objects.values("id"))
+    out.append(bool(q.explain()))
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("ALTER TABLE django_orm_doc ADD CONSTRAINT dj_name UNIQUE (name) "
+                        "DEFERRABLE INITIALLY IMMEDIATE")
+        try:
+            with transaction.atomic(), connection.cursor() as cur:
+                cur.execute("SET CONSTRAINTS ALL DEFERRED")
+                raise IntegrityError("roll back to the savepoint")
+        except IntegrityError:
+            pass
+        try:
+            with transaction.atomic():
+                doc.objects.filter(name="Bat").update(name="Matthew")
+            out.append("deferred")
+        except IntegrityError:
+            out.append("checked")
+        transaction.set_rollback(True)
+    connection.close()
+    return out
+
+
+def test_orm_calls_match_pg15(cumulo_server, pg15):
+    theirs = _run(pg15.port, "cumulo-pw")
+    assert theirs[0] == [("m",), (None,)] and theirs[-1] == "checked"
+    assert _run(cumulo_server.port, None) == theirs
