@@ -839,6 +839,16 @@ class VersionStore(Freezing, Sampling):
             self._col = None
 
     @property
+    def has_copy(self) -> bool:
+        """Tells whether the columnar copy is built or being built (`kivi.columnar.warm`)."""
+        return self._col is not None
+
+    @property
+    def columnar_building(self) -> bool:
+        """Tells whether a reader is building the copy now (outside the node lock)."""
+        return isinstance(self._col, PendingBuild)
+
+    @property
     def columnar_bytes(self) -> int:
         """Bytes held by the columnar copy's frozen packs (0 when it is not built)."""
         return 0 if self._col is None else self._col.nbytes

@@ -69,6 +69,7 @@ from .columnar import Snapshot
 from .columnar.aggregate import Unsafe, partial_aggregate, visible
 from .columnar.build import snapshots as build_snapshots
 from .columnar.irmask import selected, vectorizable
+from .columnar.warm import Warmup
 from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
@@ -132,6 +133,9 @@ class KiviNode:
         self._ckpt_lock = threading.Lock()
         self._spaces: dict[int, SpaceRegions] = {}
         self._dir = ckpt.kivi_dir(data_dir) if data_dir is not None else None
+        # the spaces that had a columnar copy before a restart, built again in the
+        # background after recovery (`warm_columnar`, `kivi.columnar.warm`)
+        self._warm = Warmup(self._dir)
         if self._dir is not None:
             datas = ckpt.load_all(self._dir)
             complete = ckpt.read_manifest(self._dir)
@@ -466,9 +470,11 @@ class KiviNode:
             clipped = region.clip(req.lo, req.hi)
             if clipped is None:
                 continue
-            if clipped == (region.lo, region.hi) and (keep is None or vectorizable(req.filter)):
+            if clipped == (region.lo, region.hi) and (keep is None or vectorizable(req.filter)) \
+                    and not self._building(region.space, region.store):
                 # A whole region: its columnar copy, the filter as numpy masks (the kernels read
-                # the packs unlocked: versions <= ts never change; a first build runs unlocked).
+                # the packs unlocked: versions <= ts never change; a first build runs unlocked;
+                # one being built, or waiting to be after a restart, is not waited for).
                 snap = build_snapshots(self._lock, partial(list, (region.store,)), req.ts)[0]
                 try:
                     if snap is not None:
@@ -486,21 +492,51 @@ class KiviNode:
         return ScanReply(merge_partials(spec, partials + (agg.rows() if agg.groups else [])),
                          None)
 
-    def columnar(self, space: int, ts: int) -> list[Snapshot] | None:
+    def columnar(self, space: int, ts: int, wait: bool = True) -> list[Snapshot] | None:
         """The rows of a whole space visible at ts, as one columnar snapshot per region
         (None: a snapshot below the GC watermark, which only the row path answers).
 
         Only the copying of pack lists and the tail happens under the lock; the SQL
         layer's vectorized operators read the packs afterwards (see `kivi.columnar`). A
         region's first read builds its copy outside the lock (`kivi.columnar.build`).
+        Without `wait`, None too while a copy of the space is being built or waits for
+        its build after a restart (`warm_columnar`): the caller would rather read rows.
         """
 
         def stores() -> list[Any]:
             sr = self._spaces.get(space)
             return [r.store for r in sr.regions] if sr is not None else []
 
+        if not wait:
+            with self._lock:
+                if any(self._building(space, s) for s in stores()) or space in self._warm.waiting:
+                    self._warm.asked(space)
+                    return None
         snaps = build_snapshots(self._lock, stores, ts)
-        return None if None in snaps else snaps  # type: ignore[return-value]  # no None
+        if None in snaps:
+            return None
+        if snaps:
+            self._warm.built(space)  # the marker names it: a restart builds its copy again
+        return snaps  # type: ignore[return-value]  # no None
+
+    def _building(self, space: int, store: Any) -> bool:
+        """Whether a region's copy is being built, or waits for its build after a restart."""
+        return space in self._warm.waiting or store.columnar_building
+
+    def warm_columnar(self, ts: Callable[[], int], stop: Callable[[], bool]) -> int:
+        """Builds the copies of the spaces that had one before the restart, one space at a
+        time (`kivi.columnar.warm`), at the snapshot `ts()` gives; stops early once
+        `stop()`. Returns how many spaces it built."""
+        done = 0
+        try:
+            while (space := self._warm.next()) is not None and not stop():
+                if self.columnar(space, ts()) is not None:
+                    done += 1
+                self._warm.waiting.discard(space)  # `auto` reads its copy from now on
+        except BaseException:
+            self._warm.waiting.clear()  # not built: a first query builds them, as before
+            raise
+        return done
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -598,6 +634,7 @@ class KiviNode:
                 yield ckpt.Windows(space, lo, hi, ts, windows() if windows else None)
         ckpt.write_all(directory, each())
         ckpt.write_manifest(directory, ts)
+        self._warm.checkpoint({r.space for r in regions if r.store.has_copy})
         # Only once the files are durable may the redo log before ts be skipped.
         with self._lock:
             for region in regions:

@@ -20,6 +20,10 @@ Options:
   `GC_TICK` seconds): an OLTP hot row (a pgbench branch) gains a version per
   commit, and each new version copies its chain, so chains must stay short. A
   server that goes quiet after commits (a bulk load) collects at the next tick.
+
+After a restart the columnar copies the node had are built again on a thread of
+their own (`kivi.columnar.warm`), once the first collection has frozen the
+recovered rows (or at once without a collector).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import time
 from typing import Any
 
 from ..kivi.api import KiviNodeAPI
+from ..kivi.columnar.access import warm_copies
 from ..kivi.node import KiviNode
 from .conflicts import ConflictManager
 from .front import LtmFront
@@ -91,6 +96,11 @@ class EmbeddedTxnManager(LtmFront):
         )
         self._ckpt_lock = threading.Lock()
         self._stop = threading.Event()
+        self._collected = threading.Event()  # the first collection is done (or none runs)
+        if not gc_interval:
+            self._collected.set()
+        if data_dir:  # NB: not joined at close: it stops between spaces, and a build is paced
+            threading.Thread(target=self._warm_loop, name="columnar-warm", daemon=True).start()
         self._gc: threading.Thread | None = None
         if gc_interval:
             self._gc = threading.Thread(
@@ -136,6 +146,24 @@ class EmbeddedTxnManager(LtmFront):
                 self.ltm.collect()
             except Exception:  # pragma: no cover - GC must never take the server down
                 logging.getLogger("cumulo.txn").exception("garbage collection failed")
+            self._collected.set()
+
+    def _warm_loop(self) -> None:
+        """Builds the columnar copies the node had before the restart, after the first
+        collection: it freezes the recovered rows, which a build then reads compactly,
+        and the two would otherwise compete for the CPU right after the start."""
+        while not self._collected.wait(GC_TICK):
+            if self._stop.is_set():
+                return
+        t0 = time.monotonic()
+        try:
+            built = warm_copies(self.kivi, lambda: self.ltm.snapshots.snapshot, self._stop.is_set)
+            if built:
+                logging.getLogger("cumulo.txn").info(
+                    "built the columnar copies of %d tables in the background in %.1f s",
+                    built, time.monotonic() - t0)
+        except Exception:  # pragma: no cover - a failed build leaves the first query to build
+            logging.getLogger("cumulo.txn").exception("building the columnar copies failed")
 
     def close(self) -> None:
         """Flushes and stops every component."""

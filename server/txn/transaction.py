@@ -159,16 +159,17 @@ class Transaction:
             return None
         return node.scan_columns(spec.space, spec.lo, spec.hi, self._snap(), width)
 
-    def columnar(self, space: int) -> list[Snapshot] | None:
+    def columnar(self, space: int, wait: bool = True) -> list[Snapshot] | None:
         """The space at this snapshot as columnar packs, one snapshot per region (issue 11).
 
         None tells the caller to read through `scan` instead: the transaction has its own
         writes in the space (they are not in the copy), a SERIALIZABLE updater must record
-        its reads, or the nodes are remote.
+        its reads, or the nodes are remote; without `wait`, also while the space's copy
+        is being built (`cumulo.columnar = auto` reads rows meanwhile, see `kivi.columnar.warm`).
         """
         if self.ws.written(space) or self.reads is not None:
             return None
-        return space_snapshots(self.ltm.kivi, space, self._snap())
+        return space_snapshots(self.ltm.kivi, space, self._snap(), wait)
 
     def columnar_built(self, space: int) -> list[Snapshot] | None:
         """`columnar`, but None unless every region already has its copy (none is built):

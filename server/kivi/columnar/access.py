@@ -9,6 +9,7 @@ cluster-mode design, not built yet).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..client import KiviClient
@@ -16,13 +17,14 @@ from ..node import KiviNode
 from .copy import Snapshot
 
 
-def space_snapshots(kivi: Any, space: int, ts: int) -> list[Snapshot] | None:
-    """Every region of `space` visible at ts as columnar snapshots; None when unavailable.
+def space_snapshots(kivi: Any, space: int, ts: int, wait: bool = True) -> list[Snapshot] | None:
+    """Every region of `space` visible at ts as columnar snapshots; None when unavailable
+    (and, without `wait`, while a copy is being built: `KiviNode.columnar`).
 
     `kivi` is a `KiviClient` or a bare `KiviNode`.
     """
     if isinstance(kivi, KiviNode):
-        return kivi.columnar(space, ts)
+        return kivi.columnar(space, ts, wait)
     if not isinstance(kivi, KiviClient):
         return None
     nodes = kivi.nodes
@@ -32,7 +34,7 @@ def space_snapshots(kivi: Any, space: int, ts: int) -> list[Snapshot] | None:
         node = nodes[name]
         if not isinstance(node, KiviNode):
             return None
-        snaps = node.columnar(space, ts)
+        snaps = node.columnar(space, ts, wait)
         if snaps is None:
             return None
         out.extend(snaps)
@@ -67,6 +69,13 @@ def _local_nodes(kivi: Any) -> list[KiviNode] | None:
     return nodes if all(isinstance(n, KiviNode) for n in nodes) else None
 
 
+def warm_copies(kivi: Any, ts: Callable[[], int], stop: Callable[[], bool]) -> int:
+    """Builds again, after a restart, the copies the in-process nodes had
+    (`KiviNode.warm_columnar`); returns how many spaces were built."""
+    return sum(node.warm_columnar(ts, stop) for node in _local_nodes(kivi) or ()
+               if not stop())
+
+
 def copy_bytes(kivi: Any) -> dict[int, int]:
     """Bytes held by the built columnar copies of in-process nodes, per space (a space
     absent: no region of it has a copy). For tests and monitoring: a dropped or truncated
@@ -86,4 +95,4 @@ def copy_bytes(kivi: Any) -> dict[int, int]:
     return out
 
 
-__all__ = ["built_space_snapshots", "copy_bytes", "space_snapshots"]
+__all__ = ["built_space_snapshots", "copy_bytes", "space_snapshots", "warm_copies"]

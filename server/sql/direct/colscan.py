@@ -145,7 +145,7 @@ def column_batches(s: SQLSession, table: Table, positions: Sequence[int], irs: l
         lo_v, hi_v = int_bound(table, lo), int_bound(table, hi)
     except Unsafe:
         return None
-    snaps = s.ensure_txn().columnar(table.space)
+    snaps = s.ensure_txn().columnar(table.space, s.settings.get(SETTING) == "on")
     if snaps is None:
         return None
     lead = table.primary_key[0] - 1 if table.primary_key else positions[0]

@@ -50,6 +50,13 @@ def mode(ctx: Any) -> str:
     return ctx.settings.get(SETTING, "auto") if ctx.settings else "auto"
 
 
+def waits(ctx: Any) -> bool:
+    """Whether a read waits for a columnar copy that is being built (`on`); under `auto` the
+    row path answers meanwhile (after a restart the copies build in the background,
+    `kivi.columnar.warm`, and the first query must not wait seconds for them)."""
+    return mode(ctx) != "auto"
+
+
 def _simple(node: Columnar) -> bool:
     """A grouped aggregate whose every output is a key or a partial as it stands."""
     spec = node.spec
@@ -81,7 +88,7 @@ def aggregate_frame(node: Columnar, ctx: Any, evaluate: Callable[[Any, Any], Any
         else:
             if spec.key_range:
                 return None  # the row path may serve a small range: `vector_rows` decides
-            snaps = ctx.txn.columnar(spec.table.space)
+            snaps = ctx.txn.columnar(spec.table.space, waits(ctx))
             if snaps is None:
                 return None
             scan = compiled(node, "vscan", lambda: VectorScan(spec.pred))
@@ -184,4 +191,4 @@ def _column(a: pa.Array, kind: tuple[str, int] | None) -> Column | None:
     return Column("i8", v, valid, lo=int(lo), hi=int(hi))
 
 
-__all__ = ["SETTING", "aggregate_frame", "expr_fns", "mode"]
+__all__ = ["SETTING", "aggregate_frame", "expr_fns", "mode", "waits"]

@@ -33,7 +33,7 @@ from ....kivi.columnar import Column
 from ...expr.vectorize import Fallback, V
 from ..runner import compiled, rows_of
 from . import memcap
-from .aggframe import aggregate_frame
+from .aggframe import aggregate_frame, waits
 from .explain import note
 from .frame import Computed, Frame, Rows, Stored
 from .plan import (
@@ -55,7 +55,7 @@ _LIMIT = 2**63
 def evaluate(src: Any, ctx: Any) -> Frame | None:
     """The rows of a join tree as a frame; None when a table has no columnar copy here."""
     if isinstance(src, SourceScan):
-        snaps = ctx.txn.columnar(src.table.space)
+        snaps = ctx.txn.columnar(src.table.space, waits(ctx))
         if snaps is None:
             return None
         scan = compiled(src, "vscan", lambda: VectorScan(src.pred))

@@ -15,11 +15,13 @@ from typing import Any
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
 from ....kivi.columnar.pace import begin as pace_begin
 from ....kivi.columnar.pace import offload, pace, settle
+from ....txn.api import ScanSpec
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
 from ..aggregate import finish_partials
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
-from .aggframe import SETTING, expr_fns, mode
+from ..scan import key_range
+from .aggframe import SETTING, expr_fns, mode, waits
 from .distinct import Unhandled, count_distinct
 from .explain import note
 from .join import evaluate
@@ -68,11 +70,11 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
         return None  # a later rule made the row plan return keys (ctid, row locks)
     if spec.source is not None:
         return _joined(node, spec, ctx)
-    snaps = ctx.txn.columnar(spec.table.space)
-    if snaps is None:
-        return None
     scan = compiled(node, "vscan", lambda: VectorScan(spec.pred))
-    if spec.key_range and mode(ctx) == "auto" and scan.reach(snaps, ctx) <= SMALL_RANGE:
+    if spec.key_range and mode(ctx) == "auto" and _small_range(node, scan, ctx):
+        return None
+    snaps = ctx.txn.columnar(spec.table.space, waits(ctx))
+    if snaps is None:
         return None
     try:
         packs = scan.packs(snaps, ctx, ctx.check_cancel)
@@ -84,6 +86,28 @@ def vector_rows(node: Columnar, ctx: Any) -> list[tuple] | None:
         note(ctx, node, f"fell back: {ex}")
         note_run(ctx, "fallback")
         return None
+
+
+def _small_range(node: Columnar, scan: VectorScan, ctx: Any) -> bool:
+    """Whether the key range of the scan holds at most SMALL_RANGE rows: by the zone maps
+    of a copy already built, else by counting the range's rows in the row store, up to
+    SMALL_RANGE + 1. Why not build the copy to ask its zone maps: a build costs about a
+    second per million rows, and a small range, which the row path then reads anyway,
+    must not pay it (nor a restart's first query wait for it)."""
+    space = node.spec.table.space
+    built = ctx.txn.columnar_built(space)
+    if built is not None:
+        return scan.reach(built, ctx) <= SMALL_RANGE
+    rows = next((n for n in N.walk(node.row) if isinstance(n, N.Scan)), None)
+    if rows is None or rows.table.space != space:
+        return False
+    lo, hi, ok = key_range(rows, ctx)
+    if not ok:
+        return True  # a NULL bound: no row
+    seen = 0
+    for batch in ctx.txn.scan(ScanSpec(space, lo, hi, projection=(), limit=SMALL_RANGE + 1)):
+        seen += len(batch)
+    return seen <= SMALL_RANGE
 
 
 def _joined(node: Columnar, spec: VectorSpec, ctx: Any) -> list[tuple] | None:
