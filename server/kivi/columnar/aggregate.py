@@ -165,7 +165,25 @@ def partial_columns(selected: Iterable[Selected], group_by: tuple[int, ...],
     if merged is None:
         return []
     arrays, kinds = merged
-    return _finish([a.to_pylist() for a in arrays], kinds, len(group_by), aggs)
+    return _finish([pylist(a) for a in arrays], kinds, len(group_by), aggs)
+
+
+def pylist(a: Any) -> list[Any]:
+    """An Arrow array's (or chunked array's) values as `to_pylist` gives them; naive
+    timestamps and dates through numpy. Why: pyarrow makes each datetime through a scalar
+    object, about 2 us a value (CH-benCHmark Q18's 30,000 groups keyed by o_entry_d: a
+    fifth of its server CPU), numpy about a tenth of that; NULLs (NaT) become None.
+
+    >>> import datetime as dt
+    >>> pylist(pa.array([dt.datetime(2024, 1, 2, 3, 4, 5, 6), None]))
+    [datetime.datetime(2024, 1, 2, 3, 4, 5, 6), None]
+    >>> pylist(pa.chunked_array([[dt.date(1, 1, 1)], [None]])), pylist(pa.array([1, None]))
+    ([datetime.date(1, 1, 1), None], [1, None])
+    """
+    t = a.type
+    if (pa.types.is_timestamp(t) and t.tz is None and t.unit == "us") or pa.types.is_date32(t):
+        return a.to_numpy(zero_copy_only=False).astype(object).tolist()
+    return a.to_pylist()
 
 
 def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
@@ -442,5 +460,5 @@ def scaled_decimals(col: list[int | None], scale: int) -> list[Decimal | None]:
     return [None if v is None else unit * Decimal(v) for v in col]
 
 
-__all__ = ["Selected", "Unsafe", "merged_partials", "partial_aggregate", "partial_columns", "scaled_decimals",
-           "visible"]
+__all__ = ["Selected", "Unsafe", "merged_partials", "partial_aggregate", "partial_columns", "pylist",
+           "scaled_decimals", "visible"]

@@ -270,8 +270,16 @@ def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
 
 def finish_partials(node: N.Aggregate, keys: list[tuple], parts: list[Any]) -> list[tuple]:
     """The rows of a pushed Aggregate from its merged groups: `keys` (one tuple per group)
-    and `parts` (one sequence per partial, in the order of the pushed AggSpec). The vector
-    path calls it directly: its partials are already one row per group."""
+    and `parts` (one sequence per partial, in the order of the pushed AggSpec)."""
+    cols = finished_columns(node, parts)
+    return ([(*k, *v) for k, v in zip(keys, zip(*cols, strict=True), strict=True)] if cols
+            else [tuple(k) for k in keys])
+
+
+def finished_columns(node: N.Aggregate, parts: list[Any]) -> list[Any]:
+    """`finish_partials`'s aggregate columns, one sequence per aggregate of the node. The
+    vector path calls it directly: its partials are one row per group already, as columns
+    with the keys', which it zips into rows in one C-level pass."""
     # NB: finished column by column, one comprehension per aggregate, not a branchy loop per group
     # (a high-cardinality GROUP BY spent most of its time in that loop)
     cols: list[Any] = []
@@ -294,5 +302,4 @@ def finish_partials(node: N.Aggregate, keys: list[tuple], parts: list[Any]) -> l
         elif call.func == "sum" and call.type == T.NUMERIC:
             col = [None if v is None else Decimal(v) for v in col]
         cols.append(col)
-    return ([(*k, *v) for k, v in zip(keys, zip(*cols, strict=True), strict=True)] if cols
-            else [tuple(k) for k in keys])
+    return cols

@@ -9,10 +9,13 @@ batches and re-emit them in `BATCH`-sized slices.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
+import math
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from operator import itemgetter
 from typing import Any
 
@@ -214,6 +217,37 @@ def _project_set_row(fns: list, row: tuple, ctx: Any) -> Iterator[tuple]:
 _TEXTS = frozenset((T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME))
 
 
+# SQL types whose non-NULL values Python orders as SQL does, by the one Python type they hold
+_PLAIN_ORDER: dict[int, type] = {T.INT2: int, T.INT4: int, T.INT8: int, T.NUMERIC: Decimal,
+                                 T.FLOAT4: float, T.FLOAT8: float, T.DATE: dt.date,
+                                 T.TIMESTAMP: dt.datetime}
+
+
+def _plain_key(e: E, rows: list[tuple]) -> Callable[[tuple], Any] | None:
+    """The getter of the key's column when Python's own order of its values is SQL's (a
+    column of one integer, numeric, float, date or timestamp type, holding no NULL and no
+    NaN); None otherwise. Why: the general key (`sort_key_function`) builds two tuples a
+    row to place NULLs and NaN, and compares those: CH-benCHmark Q16 sorts 100,000 rows by a
+    count, Q18 9,000 by a numeric sum and a timestamp. Equal keys keep their order either way.
+
+    >>> from cumulo.server.sql.expr.bound import E
+    >>> rows = [(2, Decimal("1.5")), (1, Decimal("NaN")), (3, None)]
+    >>> _plain_key(E("col", 0, [], T.INT4), rows) is not None, _plain_key(E("col", 1, [], T.NUMERIC), rows)
+    (True, None)
+    """
+    want = _PLAIN_ORDER.get(e.type)
+    if want is None or e.kind != "col":
+        return None
+    get = itemgetter(e.data)
+    vals = list(map(get, rows))
+    if set(map(type, vals)) != {want}:  # NB: also a NULL, a bool, a datetime among dates
+        return None
+    if (want is float and any(map(math.isnan, vals))) or (
+            want is Decimal and any(map(Decimal.is_nan, vals))):
+        return None
+    return get
+
+
 @executes(N.Sort)
 def run_sort(node: N.Sort, ctx: Any) -> Iterator[Batch]:
     def build() -> list:
@@ -222,7 +256,11 @@ def run_sort(node: N.Sort, ctx: Any) -> Iterator[Batch]:
 
     keys = compiled(node, "keys", build)
     rows = rows_of(node.child, ctx)
-    for fn, desc, text in reversed(keys):
+    for (fn, desc, text), k in zip(reversed(keys), reversed(node.keys), strict=True):
+        plain = _plain_key(k.expr, rows)
+        if plain is not None:
+            rows.sort(key=plain, reverse=desc)
+            continue
         if text and collated(fn(r, ctx) for r in rows[:64]):  # NB: ICU text: by sort keys
             ks = memcmp_keys([fn(r, ctx) for r in rows])
             if ks is not None:

@@ -18,7 +18,7 @@ from ....kivi.columnar.pace import offload, pace, settle
 from ....txn.api import ScanSpec
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
-from ..aggregate import finish_partials
+from ..aggregate import finished_columns
 from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
 from ..scan import key_range
 from .aggframe import SETTING, expr_fns, mode, waits
@@ -152,11 +152,13 @@ def _aggregate(spec: VectorSpec, packs: Any, ctx: Any) -> list[tuple]:
                 pass
     if spec.group_by and not spec.rescale and not spec.count_distinct \
             and isinstance(spec.merge, N.Aggregate) and spec.merge.pushed:
-        # the partials are one row per group already: finished column by column, no merge
+        # the partials are one row per group already: finished column by column, no merge,
+        # and zipped into rows with the keys in one pass (no key tuples built on the way)
         cols = partial_columns(packs, spec.group_by, spec.aggs)
+        if not cols:
+            return []
         ng = len(spec.group_by)
-        keys = list(zip(*cols[:ng], strict=True)) if cols else []
-        return finish_partials(spec.merge, keys, cols[ng:] if cols else [[] for _ in spec.aggs])
+        return list(zip(*cols[:ng], *finished_columns(spec.merge, cols[ng:]), strict=True))
     partials = partial_aggregate(packs, spec.group_by, spec.aggs)
     if spec.rescale:
         partials = rescale(partials, len(spec.group_by), spec.rescale)
