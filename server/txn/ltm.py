@@ -249,6 +249,11 @@ class LocalTxnManager(SerializableMixin):
                 self._ser_active.add(txn.tid)
         return ts
 
+    def running(self) -> bool:
+        """Tells whether some transaction holds a snapshot now (a statement may be reading)."""
+        with self._active_lock:
+            return bool(self._active)
+
     def low_water(self) -> int:
         """Returns the oldest snapshot any active transaction may read at."""
         with self._active_lock:

@@ -134,3 +134,24 @@ def test_gc_runs_once_the_server_goes_quiet(monkeypatch):
         assert m.stats["gc_runs"] == runs
     finally:
         m.close()
+
+
+def test_the_quiet_pass_waits_for_a_running_reader(monkeypatch):
+    # a load's end, then a reader at once (a COPY TO of what was loaded): the pass that
+    # freezes the load waits until the reader's transaction ends, not beside it
+    monkeypatch.setattr(embedded, "GC_TICK", 0.01)
+    m = open_embedded(None, gc_interval=3600, gc_commits=10**6)
+    try:
+        _until(lambda: m.stats["gc_runs"] >= 1)
+        runs = m.stats["gc_runs"]
+        reader = m.begin()
+        assert reader.get(OLD, [key(0)]) == [None]  # NB: its snapshot, before the load's end
+        t = m.begin()
+        t.put(OLD, [(key(0), (1,))])
+        t.commit()
+        time.sleep(0.1)
+        assert m.stats["gc_runs"] == runs
+        reader.commit()
+        _until(lambda: m.stats["gc_runs"] > runs)
+    finally:
+        m.close()
