@@ -9,6 +9,8 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   option list (`QuerySet.union(...).explain()`);
 - ROLLBACK TO SAVEPOINT puts back the SET CONSTRAINTS modes set since (Django's TestCase
   teardown runs `SET CONSTRAINTS ALL DEFERRED` in the test's transaction);
+- an UPDATE that keeps a deferred foreign key's columns queues no check (a pending event
+  CREATE INDEX refuses): Django's `add_field` + UPDATE + deferred `CREATE INDEX`;
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
   pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
   operators.
@@ -45,6 +47,26 @@ set constraints dc_shelf deferred;
 release savepoint s;
 update dc set shelf = 'back' where id = 1;
 rollback;
+create table dn (id serial primary key, parent_id int references dn deferrable initially deferred);
+insert into dn default values;
+begin;
+alter table dn add column fk2 int constraint dn_fk2 references dn deferrable initially deferred; set constraints dn_fk2 immediate;
+update dn set fk2 = 1;
+create index dn_fk2_idx on dn (fk2);
+commit;
+begin;
+update dn set parent_id = 1;
+create index dn_x2 on dn (parent_id);
+rollback;
+begin;
+insert into dn (parent_id) values (1);
+update dn set fk2 = 1;
+create index dn_x3 on dn (parent_id);
+rollback;
+begin;
+update dn set parent_id = 7;
+update dn set fk2 = null;
+commit;
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

@@ -111,9 +111,27 @@ def rewind(s: SQLSession, token: Any) -> None:
             return
 
 
-def defer_child_rows(s: SQLSession, fk: Constraint, keys: list[bytes]) -> None:
-    """Records referencing rows (by key) whose parents COMMIT must find."""
-    state_of(s).children.setdefault(fk.oid, {}).update(dict.fromkeys(keys))
+def defer_child_rows(s: SQLSession, fk: Constraint, keys: list[bytes],
+                     changes: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] | None = None
+                     ) -> None:
+    """Records referencing rows (by key) whose parents COMMIT must find.
+
+    `changes` (an UPDATE's old and new rows, in `keys`' order): as PostgreSQL's
+    RI_FKey_fk_upd_check_required, a row whose referencing columns kept their values queues
+    no check, unless rows of this foreign key already wait (one this transaction inserted
+    may be among them, and may have moved). A queued check is a pending trigger event that
+    ALTER TABLE and CREATE INDEX refuse (55006): Django's `add_field` then `UPDATE` then
+    `CREATE INDEX` in one transaction met it."""
+    st = state_of(s)
+    waiting = st.children.get(fk.oid)
+    if changes is not None and not waiting:
+        pos = [a - 1 for a in fk.columns]
+        old, new = changes
+        keys = [k for k, o, r in zip(keys, old, new, strict=True)
+                if any(o[i] != r[i] for i in pos)]
+        if not keys:
+            return
+    st.children.setdefault(fk.oid, {}).update(dict.fromkeys(keys))
 
 
 def defer_parent_keys(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]) -> None:

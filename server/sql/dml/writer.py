@@ -517,7 +517,8 @@ class TableWriter:
         cat = s.catalog()
         for fk in self.fks if only_fk is None else [only_fk]:
             if keys is not None and fk.deferrable and is_deferred(s, fk):
-                defer_child_rows(s, fk, keys)
+                defer_child_rows(s, fk, keys,
+                                 None if only_changed is None else (only_changed, rows))
                 continue
             parent = cat.table_by_oid(fk.ref_table_oid)
             pos = [a - 1 for a in fk.columns]
@@ -691,7 +692,7 @@ class TableWriter:
         if self.children:  # NB: after the write: ON UPDATE CASCADE's children need the new key
             on_parent_update(s, self, old, rows)
         if self.fks:
-            self.check_fks(s, txn, rows, keys=new_keys)
+            self.check_fks(s, txn, rows, old, keys=new_keys)
         return rows
 
 
