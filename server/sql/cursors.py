@@ -2,8 +2,9 @@
 
 A cursor is a running query plan whose rows are pulled on demand; rows
 already pulled are kept, so FETCH BACKWARD / PRIOR / ABSOLUTE work without
-re-running the query (every cursor behaves as SCROLL, which PostgreSQL
-allows for simple plans, except one declared NO SCROLL: 55000). A WITH HOLD cursor is materialised when its
+re-running the query. One declared NO SCROLL, or declared without SCROLL over a query
+whose PostgreSQL plan could not run backward (`cursorscroll`), moves forward only (55000
+otherwise). A WITH HOLD cursor is materialised when its
 transaction commits, then outlives it; other cursors close at transaction end.
 psycopg's server-side cursors DECLARE, then Describe the portal by name
 (`Session.cursor_columns`), then FETCH.
@@ -27,6 +28,7 @@ from ..errors import (
     SyntaxError_,
 )
 from ..pgwire.backend import Column, Result
+from .cursorscroll import backward_capable
 from .dml.ctedml import refuse_in
 from .parse import parse_sql, unquote_ident
 from .privileges.statements import check_needs, needs
@@ -47,7 +49,7 @@ class Cursor:
     pos: int = 0  # rows before the current position: 0 = before the first row
     statement: str = ""  # the DECLARE text, for pg_cursors
     binary: bool = False
-    scroll: bool = True  # False: declared NO SCROLL, only forward moves
+    scroll: bool = True  # False: only forward moves (NO SCROLL, or a plan PG cannot reverse)
     created: dt.datetime | None = None
 
     def _fill(self, upto: int | None) -> None:
@@ -196,6 +198,8 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
     refuse_in(tree, "DECLARE CURSOR")
     q = analyse_query(session, inner, tree, param_oids, session.catalog_version())
     wanted = needs(tree)
+    # NB: neither SCROLL nor NO SCROLL: scrollable when PostgreSQL's plan could run backward
+    scroll = "NO SCROLL" not in opts and ("SCROLL" in opts.split() or backward_capable(tree))
 
     def declare(s: SQLSession, p: list[Any]) -> Result:
         check_needs(s, wanted)
@@ -205,7 +209,7 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
             raise DuplicateCursor(f'cursor "{name}" already exists')
         res = s.run_plan(q.plan, p)
         s.cursors[name] = Cursor(name, q.columns or [], res.rows, hold, statement=sql,
-                                 binary="BINARY" in opts, scroll="NO SCROLL" not in opts,
+                                 binary="BINARY" in opts, scroll=scroll,
                                  created=dt.datetime.now(dt.UTC))
         return Result("DECLARE CURSOR")
 

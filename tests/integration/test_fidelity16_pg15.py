@@ -1060,3 +1060,46 @@ def test_concurrent_conflicting_insert_waits_as_pg15(cumulo_server, pg15, finish
     expected = _concurrent(pg, finish)
     assert expected[0] and (expected[1][0][0] == "23P01") == (finish == "commit")
     assert _concurrent(cu, finish) == expected
+
+
+# A cursor declared without SCROLL moves backward where PostgreSQL's plan could run backward
+# (scans, sorts, VALUES, functions, UNION ALL, LIMIT), else 55000 (aggregates, DISTINCT,
+# joins, window functions, UNION, FOR UPDATE, a bare Result): `cursorscroll`.
+CURSOR_SHAPES = [
+    "select * from t where id > 3", "select * from t order by v limit 3",
+    "select count(*) from t", "select v, count(*) from t group by v",
+    "select v, count(*) from t group by v order by v",
+    "select v, count(*) from t group by v having count(*) > 0 order by 2, 1",
+    "select distinct v from t order by v", "select t.id from t join t t2 on t.id = t2.id",
+    "select * from t t1 join t t2 on t1.id = t2.id order by t1.v",
+    "select * from generate_series(1, 5)", "values (1), (2)", "select 1",
+    "select id from t union all select id from t", "select id from t union select id from t",
+    "select * from t for update", "select * from (select * from t where id > 2) s",
+    "select *, row_number() over () from t", "with x as (select * from t) select * from x",
+    "select * from t where id in (select id from t where id < 4)",
+]
+
+
+def _backward(dsn: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("create table t (id int primary key, v text)")
+        c.execute("insert into t select g, 'v' || g from generate_series(1, 10) g")
+        c.execute("analyze t")  # NB: PostgreSQL's plan (so its answer) follows the statistics
+        for n, q in enumerate(CURSOR_SHAPES):
+            c.execute("begin")
+            c.execute(f"declare c{n} cursor for {q}")
+            c.execute(f"fetch 2 from c{n}")
+            try:
+                out.append((q, c.execute(f"fetch prior from c{n}").fetchall()))
+            except psycopg.Error as e:
+                out.append((q, e.sqlstate, e.diag.message_primary, e.diag.message_hint))
+            c.execute("rollback")
+    return out
+
+
+def test_cursor_without_scroll_moves_backward_as_pg15_plans(cumulo_server, pg15):
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidel_cursor_back")
+    expected = _backward(pg)
+    assert sum(len(o) == 4 for o in expected) >= 8
+    assert _backward(cu) == expected
