@@ -364,6 +364,26 @@ class ExtendedQuery:
 
     def _bind_fast(self, payload: bytes) -> bool:
         """Binds from the cached layouts of earlier Binds; False leaves it to `_bind`."""
+        got = self._fast_bound(payload)
+        if got is True or got is False:
+            return got
+        self._install(*got)
+        return True
+
+    def _install(self, portal_name: str, stmt: Statement, params: list[Any],
+                 shape: tuple[list[WireEncoder] | None, bytes]) -> None:
+        """Makes a bound portal (replacing one of the same name) and answers BindComplete."""
+        old = self.portals.get(portal_name)
+        if old is not None:
+            old.close()
+        self.portals[portal_name] = Portal(stmt, params, shape[0], shape[1])
+        self.out += M.BIND_COMPLETE
+
+    def _fast_bound(self, payload: bytes) -> tuple[str, Statement, list[Any], tuple[
+            list[WireEncoder] | None, bytes]] | bool:
+        """`_bind_fast` up to the portal: (portal name, statement, parameters, result
+        encoders and RowDescription) to install; True when it answered the Bind itself (an
+        error); False when it leaves it to `_bind`."""
         e1 = payload.find(0)
         e2 = payload.find(0, e1 + 1) if e1 >= 0 else -1
         if e2 < 0 or e2 + 3 > len(payload):
@@ -408,12 +428,7 @@ class ExtendedQuery:
         shape = stmt.tails.get(payload[pos:])
         if shape is None:
             return False
-        old = self.portals.get(portal_name)
-        if old is not None:
-            old.close()
-        self.portals[portal_name] = Portal(stmt, params, shape[0], shape[1])
-        self.out += M.BIND_COMPLETE
-        return True
+        return portal_name, stmt, params, shape
 
     def _bind_run(self, buf: bytes | bytearray | memoryview, pos: int, end: int) -> int:
         """Runs a Bind at buf[pos:end] together with the [Describe,] Execute and Sync after it,
@@ -434,32 +449,38 @@ class ExtendedQuery:
         if buf[pos + 5] != 0 or self._held is not None:  # NB: a named portal: the full path
             return pos
         self._in_extended = True
-        if not self._bind_fast(bytes(buf[pos + 5 : end])):
+        got = self._fast_bound(bytes(buf[pos + 5 : end]))
+        if got is False:
             return pos  # NB: nothing was bound: the caller's dispatch takes the full path
-        if self._skipping:
+        if got is True:
             return end  # NB: the Bind failed (its plan check): the caller skips to Sync
-        portal = self.portals[""]
-        stmt = portal.stmt
+        stmt, params, (encoders, row_desc) = got[1], got[2], got[3]
         if stmt.batch is not False and self._batchable(stmt):
+            self._install(*got)
             return end  # the rest goes message by message (its Executes may be held)
-        encoders = portal.encoders
         if encoders is not None:
             try:
-                rows = self.session.read_point(stmt.prepared, portal.params)
+                rows = self.session.read_point(stmt.prepared, params)
             except Exception as e:
+                self._install(*got)
                 self._fail(e, True)
                 return stop - 5  # NB: the Sync is still to be handled
-            if rows is not None:  # the lane: the rows at once, no Result
+            if rows is not None:  # the lane: the rows at once, no Result, and no portal
+                old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
+                if old is not None:
+                    old.close()
                 out = self.out
+                out += M.BIND_COMPLETE
                 if describe:
-                    out += portal.row_desc
+                    out += row_desc
                 M.append_rows(out, rows, encoders)
                 self._notices()
                 out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
                     M.command_complete(f"SELECT {len(rows)}")
-                portal.ran = True
                 self._end_sync()
                 return stop
+        self._install(*got)
+        portal = self.portals[""]
         if describe:  # NB: NoData for a statement without rows (BEGIN, UPDATE, COMMIT)
             self.out += portal.row_desc
         try:
