@@ -31,13 +31,15 @@ How:
    of the loop's samples in CH-benCHmark's mixed window) for plans that the small
    change in counts would not alter.
 
-What an ANALYZE costs the writers is `optimizer.sampling`'s concern: a table
-with a columnar copy is sampled from its packs (the node lock held only to copy
-the pack lists), others are read whole, a chunk under the lock at a time, paced
-like an analytic scan while OLTP runs. Why DUTY: a table written without pause
-and read through rows (a streaming ingest: its ANALYZE reads every row, and the
-table keeps growing) was analyzed every BUSY_WAIT seconds, each run longer than
-the last (~40 % of the server's samples during the pipeline's ingest). With DUTY
+What an ANALYZE costs the writers is `optimizer.sampling`'s concern: a table is
+sampled by row positions (`kivi.storesample`: the count from the stores' lists
+and masks, 30,000 rows read), or from its columnar copy's packs; only a table the
+transaction itself wrote, or one on remote nodes, is read whole, a chunk under
+the lock at a time, paced like an analytic scan while OLTP runs. Why DUTY: a
+table written without pause and read through rows (a streaming ingest, when its
+ANALYZE read every row, and the table keeps growing) was analyzed every BUSY_WAIT
+seconds, each run longer than the last (~40 % of the server's samples during the
+pipeline's ingest); sampling made each run short, and DUTY still bounds it. With DUTY
 the launcher spends at most 1/DUTY of its time on such a table; PostgreSQL's
 cost-based delay (`autovacuum_vacuum_cost_delay`) bounds its workers the same way.
 
