@@ -47,7 +47,7 @@ from ..errors import (
 from ..pgtypes.coded import values as column_values
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
-from . import batchexec, literalrows
+from . import batchexec, literalrows, nonstdstrings
 from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
@@ -187,8 +187,20 @@ class SQLSession:
         self.notices.append(SQLError(message, severity=severity, sqlstate=sqlstate,
                                      detail=detail))
 
+    def _nonstandard(self, sql: str) -> str:
+        """standard_conforming_strings is off: backslashes in ordinary literals escape, with
+        PostgreSQL's 22P06 warning per such literal while escape_string_warning is on."""
+        sql, said = nonstdstrings.rewrite(sql)
+        if self.settings.values.get("escape_string_warning") != "off":
+            for message, hint, position in said:
+                self.notices.append(SQLError(message, severity="WARNING", sqlstate="22P06",
+                                             hint=hint, position=position))
+        return sql
+
     def simple_query(self, sql: str) -> Generator[Result, None, None]:
         """Runs every statement of a Query message as one implicit transaction."""
+        if "\\" in sql and self.settings.values.get("standard_conforming_strings") == "off":
+            sql = self._nonstandard(sql)
         texts = self._splits.get(sql)
         if texts is None:
             texts = split_statements(sql)
@@ -301,6 +313,8 @@ class SQLSession:
 
     def prepare(self, sql: str, param_oids: list[int]) -> Prepared:
         """Parses and analyses one statement for the extended protocol."""
+        if "\\" in sql and self.settings.values.get("standard_conforming_strings") == "off":
+            sql = self._nonstandard(sql)
         texts = split_statements(sql)
         if len(texts) > 1:
             raise SyntaxError_("cannot insert multiple commands into a prepared statement")

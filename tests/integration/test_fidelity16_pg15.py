@@ -824,7 +824,21 @@ select 'int4in'::regproc;
 select '2024-13-04'::date;
 select '2024-02-30'::date;
 select '2024-12-32 10:00'::timestamp;
-"""
+""",
+    # standard_conforming_strings = off: backslashes escape in ordinary literals, with the
+    # 22P06 warning per literal while escape_string_warning is on (`nonstdstrings`).
+    "nonstandard_strings": r"""
+set standard_conforming_strings = off;
+select 'a\nb', 'it\'s', 'x\\y', E'q\tz', 'plain', $$d\q$$;
+select length('a\nb'), 'tab\there' = E'tab\there';
+create table ns (v text);
+insert into ns values ('one\ttwo');
+select v, length(v) from ns;
+set escape_string_warning = off;
+select 'a\nb';
+set standard_conforming_strings = on;
+select 'a\nb', length('a\nb');
+""",
 }
 
 ASYNCPG = [
