@@ -173,6 +173,8 @@ class TableWriter:
         self.checks = [c for c in cat.constraints_of(table.oid) if c.kind == "c"]
         self.fks = [c for c in cat.constraints_of(table.oid) if c.kind == "f"]
         self.children = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid]
+        # the columns children reference: an UPDATE that keeps them all has no ON UPDATE work
+        self._referenced = frozenset(a - 1 for c in self.children for a in c.ref_columns)
         self._check_fns: list[tuple[str, Any]] | None = None
         self.generated = [c for c in table.live_columns if c.generated]
         self.domains = domain_checks(s, cat, table)  # CREATE DOMAIN columns
@@ -204,13 +206,16 @@ class TableWriter:
     # -- checks -------------------------------------------------------------
 
     def prepare_rows(self, rows: list[list[Any]] | list[tuple[Any, ...]],
-                     converted: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
+                     converted: frozenset[int] = frozenset(),
+                     stored: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
         """Computes generated columns, applies typmods, checks NOT NULL and CHECK constraints.
 
         Rows may be lists or tuples (COPY's batch path hands tuples); only the
         generated columns and typmod converters need lists to write into. Columns in
         `converted` already had their typmods applied (COPY does it a column at a time,
-        where it can say which line a bad value came from).
+        where it can say which line a bad value came from). Columns in `stored` hold
+        the values stored before (an UPDATE's columns it does not set): their NOT NULL
+        held when they were written, so it is not checked again.
         """
         convs = [c for c in self.converters if c[0] not in converted]
         if convs and not self.generated and rows:
@@ -235,6 +240,8 @@ class TableWriter:
         else:
             out = [r if type(r) is tuple else tuple(r) for r in rows]
         for pos, name in self.not_null:
+            if pos in stored:
+                continue
             # NB: one C-level pass per column, by identity: `None in` compares each value with
             # None, and Decimal's == runs an ABC instance check (a numeric column cost 2 us/row)
             if not any(map(is_, map(itemgetter(pos), out), repeat(None))):
@@ -508,32 +515,44 @@ class TableWriter:
         return fn
 
     def check_fks(self, s: SQLSession, txn: Any, rows: list[tuple[Any, ...]],
-                  only_changed: list[tuple[Any, ...]] | None = None,
+                  old: list[tuple[Any, ...]] | None = None,
                   keys: list[bytes] | None = None, only_fk: Constraint | None = None) -> None:
         """Raises 23503 if a new row references a missing parent row.
 
         With `keys` (the rows' keys), a deferred foreign key records them for COMMIT
-        instead (`deferred`); `only_fk` runs one constraint's check (COMMIT's)."""
+        instead (`deferred`); `only_fk` runs one constraint's check (COMMIT's). With `old`
+        (an UPDATE's rows before it), a row whose referencing columns kept values equal
+        to their old ones is not checked, as PostgreSQL's RI_FKey_fk_upd_check_required:
+        no parent read, no FOR KEY SHARE on it (TPC-C's `UPDATE order_line SET
+        ol_delivery_d` looked its parents up again); a deferred key by the same rule
+        (`defer_child_rows`)."""
         cat = s.catalog()
         for fk in self.fks if only_fk is None else [only_fk]:
             if keys is not None and fk.deferrable and is_deferred(s, fk):
-                defer_child_rows(s, fk, keys,
-                                 None if only_changed is None else (only_changed, rows))
+                defer_child_rows(s, fk, keys, None if old is None else (old, rows))
                 continue
-            parent = cat.table_by_oid(fk.ref_table_oid)
             pos = [a - 1 for a in fk.columns]
+            fk_rows = rows
+            if old is not None:
+                refs = itemgetter(*pos)
+                fk_rows = [r for o, r in zip(old, rows, strict=True) if refs(o) != refs(r)]
+            parent = cat.table_by_oid(fk.ref_table_oid)
             wanted = {}
-            for r in rows:
+            for r in fk_rows:
                 vals = tuple(r[i] for i in pos)
                 if None not in vals:
                     wanted[vals] = r
             if not wanted or parent is None:
                 continue
-            missing = find_missing_parents(s, txn, parent, fk.ref_columns, list(wanted))
-            if not missing and tuple(parent.primary_key) == tuple(fk.ref_columns):
+            refd = list(wanted)
+            # NB: a primary key's values are encoded once, for the read and for the lock
+            pkeys = [encode_key(v) for v in refd] \
+                if tuple(parent.primary_key) == tuple(fk.ref_columns) else None
+            missing = find_missing_parents(s, txn, parent, fk.ref_columns, refd, pkeys)
+            if not missing and pkeys is not None:
                 # NB: as PostgreSQL's RI check, FOR KEY SHARE on the parents: a concurrent
                 # DELETE of one waits for this transaction; one committed first is rechecked
-                got = txn.lock_row(parent.space, [encode_key(v) for v in wanted], KEY_SHARE)
+                got = txn.lock_row(parent.space, pkeys, KEY_SHARE)
                 if got > 0:
                     with txn.fresh_snapshot():
                         missing = find_missing_parents(s, txn, parent, fk.ref_columns,
@@ -640,7 +659,7 @@ class TableWriter:
                      ) -> list[tuple[Any, ...]]:
         """`update_rows` without triggers."""
         txn = s.txn
-        rows = self.prepare_rows(new, kept)
+        rows = self.prepare_rows(new, kept, kept)
         # NB: a primary key the statement does not set keeps the stored values, so the
         # stored keys (pgbench's UPDATEs: no key encoded again per row)
         new_keys = [self.key_of(r) for r in rows] if self.pk and not kept.issuperset(self.pk) \
@@ -689,7 +708,8 @@ class TableWriter:
             if moved and txn.isolation == "repeatable read":  # NB: as `write_rows`
                 self._pk_taken(txn, [new_keys[i] for i in moved], [rows[i] for i in moved])
             raise
-        if self.children:  # NB: after the write: ON UPDATE CASCADE's children need the new key
+        if self.children and not kept >= self._referenced:
+            # NB: after the write: ON UPDATE CASCADE's children need the new key
             on_parent_update(s, self, old, rows)
         if self.fks:
             self.check_fks(s, txn, rows, old, keys=new_keys)
@@ -722,10 +742,12 @@ def writer_of(s: SQLSession, table: Table) -> TableWriter:
 
 
 def find_missing_parents(s: SQLSession, txn: Any, parent: Table, ref_cols: tuple[int, ...],
-                         wanted: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Returns the value tuples of `wanted` that no row of `parent` has in `ref_cols`."""
+                         wanted: list[tuple[Any, ...]], keys: list[bytes] | None = None
+                         ) -> list[tuple[Any, ...]]:
+    """Returns the value tuples of `wanted` that no row of `parent` has in `ref_cols`
+    (`keys`: their encoded keys, when `ref_cols` are the parent's primary key)."""
     if tuple(parent.primary_key) == tuple(ref_cols):
-        got = txn.get(parent.space, [encode_key(v) for v in wanted])
+        got = txn.get(parent.space, keys if keys is not None else [encode_key(v) for v in wanted])
         return [v for v, g in zip(wanted, got, strict=True) if g is None]
     cat = s.catalog()
     idx = next((i for i in cat.indexes_of(parent.oid) if i.space and i.columns == ref_cols), None)
