@@ -211,6 +211,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                                   ret_extra, _row_types(s, tree))
     slots = [c.attnum - 1 for c in live]
     ncols = len(table.columns)
+    # NB: no dropped column: a read row's old values are one slice of it (after its key)
+    dense = ncols + 1 if slots == list(range(ncols)) else 0
     verb = "UPDATE" if is_update else "DELETE"
     keyed = KeyedRows.of(plan.root)  # by full primary key: one read, no executor (keyed.py)
     # NB: the columns not SET keep stored values, whose typmods (char(n) padding, numeric
@@ -242,17 +244,21 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         for i in range(0, len(found), step):
             keys, olds, news = [], [], []
             for r in found[i:i + step]:
-                old = [None] * ncols
-                for j, slot in enumerate(slots):
-                    old[slot] = r[j + 1]
+                if dense:
+                    old = r[1:dense]
+                else:
+                    spread: list[Any] = [None] * ncols
+                    for j, slot in enumerate(slots):
+                        spread[slot] = r[j + 1]
+                    old = tuple(spread)
                 keys.append(r[0])
-                olds.append(tuple(old))
+                olds.append(old)
                 if is_update:
                     new = list(old)
                     for pos, idx in computed:
                         new[pos] = r[idx]
                     for pos, fn in simple:
-                        new[pos] = fn(tuple(old), ctx)
+                        new[pos] = fn(old, ctx)
                     news.append(new)
             xmins: list[int | None] = [None] * len(keys)
             if is_update:

@@ -11,7 +11,7 @@ execution's values before the scan is sent.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from typing import Any
 
@@ -42,29 +42,59 @@ def bind_ir(ir: Any, params: list[Any]) -> Any:
     return tuple(bind_ir(x, params) for x in ir)
 
 
-def _values(node: Any, key: str, exprs: list | None, ctx: Any) -> tuple | None:
-    if exprs is None:
-        return None
-    fn = compiled(node, key, lambda: cg.key_function(exprs))
-    return fn((), ctx)
+KeyRange = tuple[bytes | None, bytes | None, bool]
 
 
-def key_range(node: Any, ctx: Any) -> tuple[bytes | None, bytes | None, bool]:
+def key_range(node: Any, ctx: Any) -> KeyRange:
     """Returns (lo, hi) keys for the node's bounds; the flag is False when a bound is NULL."""
-    lo_v = _values(node, "lo", node.lo, ctx)
-    hi_v = _values(node, "hi", node.hi, ctx)
-    if (lo_v and any(v is None for v in lo_v)) or (hi_v and any(v is None for v in hi_v)):
-        return None, None, False
-    lo = hi = None
-    if lo_v is not None:
-        lo = encode_key(lo_v)
-        if node.lo_strict:
-            lo = prefix_upper_bound(lo)
-    if hi_v is not None:
-        hi = encode_key(hi_v)
-        if not node.hi_strict:
-            hi = prefix_upper_bound(hi)
-    return lo, hi, True
+    return compiled(node, "range", lambda: _range_function(node))(ctx)
+
+
+def _range_function(node: Any) -> Callable[[Any], KeyRange]:
+    """`key_range` of one scan node, built once per plan. When the two bounds are one
+    value (an equality prefix: `WHERE w = $1 AND d = $2`), it is computed and encoded
+    once, and the upper bound is the prefix's end."""
+    lo_fn = cg.key_function(node.lo) if node.lo is not None else None
+    hi_fn = cg.key_function(node.hi) if node.hi is not None else None
+    lo_strict, hi_strict = node.lo_strict, node.hi_strict
+    if (lo_fn is not None and hi_fn is not None and len(node.lo) == len(node.hi)
+            and all(map(N.same_bound, node.lo, node.hi))):
+
+        def one(ctx: Any) -> KeyRange:
+            v = lo_fn((), ctx)
+            if _has_null(v):
+                return None, None, False
+            key = encode_key(v)
+            return (prefix_upper_bound(key) if lo_strict else key,
+                    key if hi_strict else prefix_upper_bound(key), True)
+        return one
+
+    def two(ctx: Any) -> KeyRange:
+        lo = hi = None
+        if lo_fn is not None:
+            v = lo_fn((), ctx)
+            if _has_null(v):
+                return None, None, False
+            lo = encode_key(v)
+            if lo_strict:
+                lo = prefix_upper_bound(lo)
+        if hi_fn is not None:
+            v = hi_fn((), ctx)
+            if _has_null(v):
+                return None, None, False
+            hi = encode_key(v)
+            if not hi_strict:
+                hi = prefix_upper_bound(hi)
+        return lo, hi, True
+    return two
+
+
+def _has_null(vals: tuple) -> bool:
+    """Whether a bound holds a NULL (by identity: a Decimal's == is slow)."""
+    for v in vals:
+        if v is None:
+            return True
+    return False
 
 
 @executes(N.Scan)
