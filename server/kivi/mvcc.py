@@ -517,10 +517,13 @@ class VersionStore(Freezing, Sampling):
         max_keys: int,
         lock: AbstractContextManager[Any] | None = None,
         rows_only: bool = False,
+        grow_to: int | None = None,
     ) -> Iterator[tuple[list[bytes], list[Row], bool]]:
         """Yields `chunk` after `chunk` over [lo, hi), with a flag telling whether more follow.
 
         `lock`, when given, is held while each chunk is read and released in between.
+        With `grow_to`, each chunk after the first is 8 times the one before, up to that
+        size: a scan that wants one row reads a few keys first, not a whole chunk's.
         """
         guard = lock if lock is not None else nullcontext()
         while True:
@@ -534,6 +537,8 @@ class VersionStore(Freezing, Sampling):
                 hi = nxt
             else:
                 lo = nxt
+            if grow_to is not None and max_keys < grow_to:
+                max_keys = min(max_keys * 8, grow_to)
 
     def column_chunks(self, lo: bytes | None, hi: bytes | None, ts: int, width: int,
                       max_keys: int, lock: AbstractContextManager[Any] | None = None

@@ -90,6 +90,7 @@ from .storesample import take
 from .wire import packb
 
 MIN_CHUNK = 512
+FEW_SLACK = 8  # keys read beyond what an unfiltered scan wants, for tombstones in its way
 MAX_CHUNK = 8192
 BULK_APPLY = 4096  # bulk-written keys of a commit that make its apply a bulk batch (bulkgc)
 _space_of = attrgetter("space")
@@ -356,11 +357,14 @@ class KiviNode:
         # Without keys to return, the plain filter is cheaper than selecting positions.
         keep = compile_filter(req.filter) if req.filter is not None and not req.with_keys else None
         proj = projector(req.projection)
+        # NB: without a filter every visible key counts: a scan that wants a few rows (MIN
+        # of a key, ORDER BY key LIMIT 1) reads a few keys first, more only past tombstones
+        first = min(want + FEW_SLACK, chunk_n) if select is None else chunk_n
         out: list[Row] = []
         last = len(regions) - 1
         covered: bytes | None = None  # the scan has read every key up to this one
         for idx, region in enumerate(regions):
-            for keys, rows, has_more in self._chunks(region, req, reverse, chunk_n):
+            for keys, rows, has_more in self._chunks(region, req, reverse, first, chunk_n):
                 if self._gen != gen:  # a split may have cut this chunk short: stop before it
                     if not out:
                         return self.scan(req)
@@ -450,15 +454,17 @@ class KiviNode:
         return None
 
     def _chunks(
-        self, region: Region, req: Scan, reverse: bool, n: int
+        self, region: Region, req: Scan, reverse: bool, n: int, grow_to: int
     ) -> Iterator[tuple[list[bytes], list[Row], bool]]:
-        """Yields a region's visible (keys, rows) within the request's range, chunk by chunk.
+        """Yields a region's visible (keys, rows) within the request's range, chunk by chunk:
+        n keys first, growing to `grow_to` (`VersionStore.chunks`).
 
         The flag says whether more chunks follow. The lock is held per chunk only.
         """
         clipped = region.clip(req.lo, req.hi)
         if clipped is not None:
-            yield from region.store.chunks(*clipped, req.ts, reverse, n, self._lock)
+            yield from region.store.chunks(*clipped, req.ts, reverse, n, self._lock,
+                                           grow_to=grow_to)
 
     def _aggregate(self, req: Scan, regions: list[Region]) -> ScanReply:
         assert req.aggregate is not None

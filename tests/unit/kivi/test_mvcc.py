@@ -198,6 +198,21 @@ def test_chunks_resume():
         assert seen == (sorted(range(40), reverse=reverse))
 
 
+def test_chunks_grow_to():
+    # A scan that wants one row reads a few keys first: 2, then 16, then 64 at most, in order
+    # past tombstones (what a LIMIT 1 scan meets at the front of TPC-C's new_order)
+    store = VersionStore(cache_limit=5)
+    store.apply(1, [(bytes([i]), (i,)) for i in range(100)])
+    store.apply(2, [(bytes([i]), None) for i in range(30)])
+    for reverse in (False, True):
+        got = list(store.chunks(None, None, 2, reverse, 2, grow_to=64))
+        assert [len(rows) for _, rows, _ in got] == (
+            [0, 0, 52, 18] if not reverse else [2, 16, 52, 0])
+        assert [r[0] for _, rows, _ in got for r in rows] == sorted(range(30, 100),
+                                                                    reverse=reverse)
+        assert [more for _, _, more in got][-1] is False
+
+
 def test_point_index_never_answers_wrong(monkeypatch):
     """The point-read index (`_chain`) is a hint: reads agree with a model while the base is
     merged anew, appended to, split and dropped under it."""

@@ -131,8 +131,8 @@ def test_a_split_during_a_scan_loses_no_row(monkeypatch, reverse):
     chunks = node._chunks
     done = []
 
-    def split_after_first(region, req, rev, size):
-        for i, c in enumerate(chunks(region, req, rev, size)):
+    def split_after_first(region, req, rev, *sizes):
+        for i, c in enumerate(chunks(region, req, rev, *sizes)):
             yield c
             if i == 0 and not done:
                 done.append(True)
