@@ -9,6 +9,8 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   option list (`QuerySet.union(...).explain()`);
 - ROLLBACK TO SAVEPOINT puts back the SET CONSTRAINTS modes set since (Django's TestCase
   teardown runs `SET CONSTRAINTS ALL DEFERRED` in the test's transaction);
+- ALTER TABLE ADD COLUMN ... PRIMARY KEY (an AutoField added by a migration), and SET NOT
+  NULL of a column added in the same transaction (was XX000);
 - an UPDATE that keeps a deferred foreign key's columns queues no check (a pending event
   CREATE INDEX refuses): Django's `add_field` + UPDATE + deferred `CREATE INDEX`;
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
@@ -67,6 +69,29 @@ begin;
 update dn set parent_id = 7;
 update dn set fk2 = null;
 commit;
+create table ap (a int);
+insert into ap values (1), (2);
+alter table ap add column id int primary key;
+alter table ap add column id bigint generated always as identity constraint ap_mypk primary key;
+alter table ap add column id2 int primary key;
+select conname, contype, pg_get_constraintdef(oid) from pg_constraint where conrelid = 'ap'::regclass;
+select * from ap order by id;
+insert into ap (a) values (3) returning *;
+create table ap2 (a int);
+insert into ap2 values (1), (1);
+alter table ap2 add column id2 int primary key default 5;
+alter table ap2 add column id serial primary key deferrable initially deferred;
+select conname, condeferrable, condeferred from pg_constraint where conrelid = 'ap2'::regclass;
+select * from ap2 order by id;
+begin;
+alter table ap add column c int default 1;
+alter table ap alter column c set not null;
+update ap set c = null where a = 1;
+commit;
+begin;
+alter table ap add column d int;
+alter table ap alter column d set not null;
+rollback;
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

@@ -41,7 +41,15 @@ from ..expr.casts import cast_function
 from ..expr.types import STRINGS, array_ndims, declared_domain, domain_of, is_string, type_name
 from ..parse import parse_sql
 from ..pgcatalog.collations import column_collation
-from .constraints import _rekey, add_check, add_foreign_key, add_unique, fk_deferral, set_not_null
+from .constraints import (
+    _rekey,
+    add_check,
+    add_foreign_key,
+    add_unique,
+    fk_deferral,
+    primary_key_of,
+    set_not_null,
+)
 from .depends import (
     refuse_dependents,
     relation_description,
@@ -132,8 +140,11 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
     b.add_column(cd)
     col = b.columns[-1]
     check_generated(s, table.name, b.columns, only=col)
-    if b.pk:
-        raise FeatureNotSupported("ADD COLUMN ... PRIMARY KEY is not supported")
+    if b.pk:  # NB: the key implies NOT NULL, checked before the key is built, as PostgreSQL
+        if primary_key_of(s.catalog(), table) is not None:
+            raise InvalidTableDefinition(
+                f'multiple primary keys for table "{table.name}" are not allowed')
+        col = b.columns[-1] = dataclasses.replace(col, not_null=True)
     new = dataclasses.replace(table, columns=tuple(b.columns))
     store, txn = s.store, s.ensure_txn()
     for seq in b.sequences:
@@ -156,6 +167,8 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
                     f'column "{name}" of relation "{table.name}" contains null values',
                     table=table.name, column=name)
     _rewrite(s, new, lambda r, ctx: r + (default(r, ctx),))
+    if b.pk:  # ADD COLUMN id serial PRIMARY KEY (Django's AutoField added to a table)
+        add_unique(s, _table(s, table.oid), b.pk_name, b.pk, True, deferral=b.pk_deferral)
     for cname, cols, nnd, deferral in b.uniques:
 
         add_unique(s, _table(s, table.oid), cname, cols, False, nnd, deferral)

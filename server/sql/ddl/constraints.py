@@ -287,12 +287,19 @@ def set_not_null(s: SQLSession, table: Table, col: Column, value: bool) -> None:
     if value:
 
         txn = s.ensure_txn()
-        spec = ScanSpec(table.space, filter=("is_null", ("col", col.attnum - 1)), limit=1)
-        for batch in txn.scan(spec):
-            if batch:
-                raise NotNullViolation(
-                    f'column "{col.name}" of relation "{table.name}" contains null values',
-                    table=table.name, column=col.name)
+        at = col.attnum - 1
+        if txn.has_writes and txn.ws.written(table.space):
+            # NB: a pushed filter reads the stored rows, narrower than the ones this
+            # transaction rewrote when it added the column (ADD COLUMN, then SET NOT NULL)
+            nulls = (r for b in txn.scan(ScanSpec(table.space)) for r in b if r[at] is None)
+            found = next(nulls, None) is not None
+        else:
+            spec = ScanSpec(table.space, filter=("is_null", ("col", at)), limit=1)
+            found = any(batch for batch in txn.scan(spec))
+        if found:
+            raise NotNullViolation(
+                f'column "{col.name}" of relation "{table.name}" contains null values',
+                table=table.name, column=col.name)
     cols = tuple(dataclasses.replace(c, not_null=value) if c.attnum == col.attnum else c
                  for c in table.columns)
     s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(table, columns=cols))
