@@ -1170,6 +1170,11 @@ class Binder(SpecialForms, XmlForms):
             return e
         if inner.type == target and typmod < 0:
             return E("cast", None, [inner], target, inner.typmod, name)
+        if not self.folding and inner.kind == "const" and inner.type not in (T.UNKNOWN,
+                                                                             T.RECORD):
+            fn = cast_function(inner.type, target, typmod)  # NB: what PG's planner skips
+            if fn is not None:  # (after a constant false in AND) converts only if it runs
+                return E("cast", fn, [inner], target, typmod, name)
         e = coerce(inner, target, typmod, params=self.params, explicit=True)
         if e is inner:
             e = E("cast", None, [inner], target, typmod, name)
