@@ -22,6 +22,7 @@ from .ddl.altersplit import analyse_multi_alter
 from .ddl.constraints import analyse_validate
 from .ddl.physical import analyse_physical
 from .ddl.pkeys import analyse_identity
+from .ddl.renamecon import analyse_rename_constraint
 from .ddl.routines import analyse_routine_alter
 from .ddl.schemastmt import analyse_create_schema, is_schema_with_elements
 from .ddl.triggers import analyse_trigger_ddl, is_trigger_ddl
@@ -166,7 +167,7 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             defaults = analyse_default_privileges(sql)
             if defaults is not None:
                 return defaults
-            validate = analyse_validate(sql)
+            validate = analyse_validate(sql) or analyse_rename_constraint(sql)
             if validate is not None:
                 return validate
             physical = analyse_physical(session, sql)  # SET STATISTICS, REPLICA IDENTITY ...

@@ -846,6 +846,24 @@ select 'a\nb';
 set standard_conforming_strings = on;
 select 'a\nb', length('a\nb');
 """,
+    # ALTER TABLE ... RENAME CONSTRAINT: an index-backed one renames its index (`renamecon`).
+    "rename_constraint": """
+create table r2 (id int primary key, during int4range, k int unique,
+ constraint ex2 exclude using gist (during with &&), constraint ck check (k > 0));
+alter table r2 rename constraint ex2 to ex3;
+alter table only r2 rename constraint r2_pkey to pk2;
+alter table r2 rename constraint ck to ck2;
+alter table r2 rename constraint nope to x;
+alter table r2 rename constraint ck2 to pk2;
+create table other (a int);
+alter table r2 rename constraint r2_k_key to other;
+alter table nosuch rename constraint a to b;
+alter table if exists nosuch rename constraint a to b;
+select conname, conindid::regclass from pg_constraint where conrelid = 'r2'::regclass order by 1;
+select indexrelid::regclass from pg_index where indrelid = 'r2'::regclass order by 1;
+insert into r2 values (1, '[1,5)', 1), (2, '[3,4)', 2);
+insert into r2 values (1, '[7,8)', 3);
+""",
 }
 
 ASYNCPG = [
