@@ -13,6 +13,7 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   NULL of a column added in the same transaction (was XX000);
 - an UPDATE that keeps a deferred foreign key's columns queues no check (a pending event
   CREATE INDEX refuses): Django's `add_field` + UPDATE + deferred `CREATE INDEX`;
+- the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
   pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
   operators.
@@ -92,6 +93,16 @@ begin;
 alter table ap add column d int;
 alter table ap alter column d set not null;
 rollback;
+create table ba (i int, s smallint, b bigint, t text);
+insert into ba values (5, 3, 12, 'a'), (3, 6, 10, 'b'), (null, null, null, null), (7, 2, 8, 'c');
+select bit_and(i), bit_or(i), bit_xor(i), bit_and(s), bit_or(s), bit_xor(b), bit_and(b),
+  pg_typeof(bit_and(s)), pg_typeof(bit_or(b)) from ba;
+select bit_and(i) from ba where false;
+select bit_xor(i) filter (where i > 3), bit_or(distinct i), coalesce(bit_xor(i), 0) from ba;
+select t, bit_or(i) over (order by t) from ba order by t;
+select bit_and(t) from ba;
+select bit_or('1');
+select bit_and(1.5);
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

@@ -10,6 +10,8 @@ the input is one partial row per region and group, merged here.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, cast
@@ -43,6 +45,9 @@ def _dedupe(vals: list) -> list:
             seen.add(k)
             out.append(v)
     return out
+
+
+BITWISE = {"bit_and": operator.and_, "bit_or": operator.or_, "bit_xor": operator.xor}
 
 
 def finish(call: N.AggCall, vals: list) -> Any:
@@ -94,6 +99,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
         return all(nn)
     if f == "bool_or":
         return any(nn)
+    if f in BITWISE:  # bit_and / bit_or / bit_xor of integers
+        return functools.reduce(BITWISE[f], nn)
     if f in ("stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"):
         pop = f.endswith("_pop")
         if len(nn) < (1 if pop else 2):

@@ -93,10 +93,11 @@ AGG_CLASSES: dict[type, str] = {
     exp.RegrR2: "regr_r2", exp.RegrSlope: "regr_slope", exp.RegrSxx: "regr_sxx",
     exp.RegrSxy: "regr_sxy", exp.RegrSyy: "regr_syy", exp.Mode: "mode",
     exp.PercentileCont: "percentile_cont", exp.PercentileDisc: "percentile_disc",
+    exp.BitwiseAndAgg: "bit_and", exp.BitwiseOrAgg: "bit_or", exp.BitwiseXorAgg: "bit_xor",
 }
 AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
              "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "stddev_samp", "stddev_pop",
-             "variance", "var_samp", "var_pop", "xmlagg"}
+             "variance", "var_samp", "var_pop", "xmlagg", "bit_and", "bit_or", "bit_xor"}
 WINDOW_ONLY = {"row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value",
                "ntile", "percent_rank", "cume_dist", "nth_value"}
 

@@ -213,7 +213,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         elif name == "xmlagg":  # xmlagg(xml) only: 42883 for any other type
             bargs = _xmlagg_args(bargs, planner.params)
         elif bargs and bargs[0].type == T.UNKNOWN and not (name in HYPOTHETICAL_AGGS and order):
-            if name in ("sum", "avg"):  # NB: numeric overloads, none preferred
+            if name in ("sum", "avg", "bit_and", "bit_or", "bit_xor"):  # NB: none preferred
                 raise AmbiguousFunction(
                     f"function {name}(unknown) is not unique",
                     hint="Could not choose a best candidate function. "
@@ -223,6 +223,7 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
                                   params=planner.params)  # $1 no type (42P18 if none else)
         if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
                                                      or bargs[0].type == T.INTERVAL) \
+                or name.startswith("bit_") and bargs and bargs[0].type not in ty.INTS \
                 or name in ("min", "max") and bargs and (bargs[0].type in _NO_MIN_MAX
                                                          or bargs[0].type in hstore.OIDS):
             raise UndefinedFunction(
