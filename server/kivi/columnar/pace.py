@@ -75,8 +75,8 @@ of a loaded machine's CPU. Three rules for it:
   29 % before (rounds 102, 21, 29 %), 91 % with these rules (154, 68, 91 %),
   at 8.6 analytic queries/s against 21 (PostgreSQL ran 3-4.5 in other runs).
   Once the result is built the session parks (`settle`) so that the statement,
-  parse to result, was active only its share of the time: a short query's work
-  is under `SLICE`, so `pace` never paused it, and the loop's part never was.
+  parse to result, used only its share of the CPU: a short query's work is
+  under `SLICE`, so `pace` never paused it, and the loop's part never was.
 - `give_way`: a read-only statement that has held the loop's thread for
   LOOP_SLICE while OLTP runs parks to keep its share (the row path's analytic
   queries; `waits.maybe_yield` alone let one run 20 ms at a time).
@@ -306,36 +306,38 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor:
 
 
 class Bill:
-    """What an offloaded statement beside OLTP owes (`settle`): it has competed with OLTP
-    since `start` (when its greenlet last got the loop's thread before the offload: parse
-    and plan), and its worker's `pace` paused `paid` seconds of that already."""
+    """What an offloaded statement beside OLTP owes (`settle`): the time its greenlet held
+    the loop's thread before the offload (`loop`: parse and plan), its worker's CPU time
+    (`cpu`), when the greenlet got the thread back (`back`: the result is built from
+    there), and the seconds its worker's `pace` paused it already (`paid`)."""
 
-    __slots__ = ("start", "paid")
+    __slots__ = ("loop", "cpu", "back", "paid")
 
-    def __init__(self, start: float, paid: float) -> None:
-        self.start, self.paid = start, paid
+    def __init__(self, loop: float, cpu: float, back: float, paid: float) -> None:
+        self.loop, self.cpu, self.back, self.paid = loop, cpu, back, paid
 
     def owed(self, now: float, share: float) -> float:
-        """Seconds to park at `now` so that the statement was active (competing for the
-        loop's thread, the GIL and the cores) `share` of the time from `start`.
+        """Seconds to park at `now` so that the statement used `share` of the time since it
+        began: its loop-thread time before and after the offload, and its worker's CPU.
 
-        >>> round(Bill(10.0, 0.001).owed(10.005, 0.25), 6)   # 4 ms active: 12 ms in all
-        0.011
-        >>> Bill(10.0, 0.075).owed(10.1, 0.25) <= 0   # the worker's pauses paid it already
+        >>> round(Bill(0.001, 0.002, 10.0, 0.0).owed(10.001, 0.25), 6)   # 4 ms used: 12 ms
+        0.012
+        >>> Bill(0.0, 0.02, 10.0, 0.075).owed(10.0, 0.25) <= 0   # its worker's pauses paid it
         True
         """
-        active = max(0.0, now - self.start - self.paid)
-        return active * (1.0 - share) / share - self.paid
+        used = self.loop + self.cpu + max(0.0, now - self.back)
+        return used * (1.0 - share) / share - self.paid
 
 
 _BILL: contextvars.ContextVar[Bill | None] = contextvars.ContextVar("analytic_bill", default=None)
 
 
-def _measured(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float]:
-    """fn(*args) on a worker, and the seconds `pace` paused it."""
+def _measured(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float, float]:
+    """fn(*args) on a worker, the worker's CPU time for it, and the seconds `pace` paused it."""
     PACER.mark.slept = 0.0
+    cpu = time.thread_time()
     out = fn(*args)
-    return out, PACER.mark.slept
+    return out, time.thread_time() - cpu, PACER.mark.slept
 
 
 def offload(fn: Callable[..., T], *args: Any) -> T:
@@ -347,27 +349,31 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
     hub = current_hub()
     if hub is None or PACER.share >= 1.0 or not PACER.active(_session()):
         return fn(*args)
-    start = hub.switched_at  # (this greenlet has held the thread since: parse, plan)
+    sent = time.monotonic()
+    loop = sent - hub.switched_at  # (this greenlet has held the thread since: parse, plan)
     ctx = contextvars.copy_context()
-    out, slept = hub.run_on(_workers(), ctx.run, _measured, fn, args)
+    out, cpu, slept = hub.run_on(_workers(), ctx.run, _measured, fn, args)
     # NB: the statement's work on the loop's thread (parse, plan, result) and a short
     # statement's vector work (under `SLICE`: the worker's `pace` never pauses it) are
     # paced in `settle`: unpaced, an analytic client looping over short queries took
     # half the loop from TPC-B (`bench htap --repeat 2`, quiet: 54.5 q/s, OLTP kept
     # 47.7 %); a fixed 80 ms after each (12.2 q/s, 91.4 %) slowed short queries most.
-    _BILL.set(None if out is None else Bill(start, slept))
+    _BILL.set(None if out is None else Bill(loop, cpu, time.monotonic(), slept))
     return out
 
 
 def settle() -> None:
     """Parks the session so that, while OLTP runs, its offloaded statement (the `Bill`
-    that `offload` left) was active only the analytic share of the time, from its parse
-    to its result built; no pause alone. Called once the statement's rows are built.
+    that `offload` left) used only the analytic share of the time, from its parse to its
+    result built; no pause alone. Called once the statement's rows are built.
 
-    Why the time active and not CPU: a statement beside OLTP takes the GIL, the loop's
-    thread and a core from it for as long as it runs, a little at a time, and its CPU
-    clocks (the loop's thread is every session's) miss the hand-offs; a share of the
-    time keeps a looping analytic client to a duty cycle whatever its queries cost."""
+    Why the worker's CPU time and not its wall time: beside a busy loop the worker waits
+    for the GIL most of its wall time, and OLTP runs meanwhile; a bill of the wall time
+    charged those waits three times over (at a share of 25 %), and the busier the OLTP, the
+    fewer analytic queries ran. Loaded (load 8-16), at nice -20, wall bill against CPU bill:
+    `bench htap` 12.1 against 18.2 analytic q/s, OLTP kept 80.0 % against 78.8 %; `bench
+    ch` 48 against 60 analytic queries, TPC-C kept 0.555 against 0.67. The loop's part is
+    wall time, since on the loop's thread the statement's greenlet is what runs."""
     bill = _BILL.get()
     if bill is None:
         return
