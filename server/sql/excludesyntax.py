@@ -9,7 +9,9 @@ no key-constraint options: `EXCLUDE (x WITH =) DEFERRABLE INITIALLY DEFERRED`
 Here each element's operator is its tokens' text up to the next `,` or `)`
 (`OPERATOR(schema.op)` gives `op`), and the options go into the node's
 `meta["options"]`, as sqlglot keeps a UNIQUE's in `args["options"]`. `ALTER TABLE t ADD
-EXCLUDE ...` (no CONSTRAINT name) is read as an added constraint too.
+EXCLUDE ...` (no CONSTRAINT name) is read as an added constraint too, and `NOT DEFERRABLE`
+as a key constraint's option (any key's: `UNIQUE (a) NOT DEFERRABLE INITIALLY DEFERRED` is
+PostgreSQL's 42601 about the pair, not a syntax error at NOT).
 
 >>> import sqlglot
 >>> t = sqlglot.parse_one("CREATE TABLE t (r int4range, EXCLUDE USING gist (r WITH "
@@ -64,3 +66,7 @@ def install(parser_class: Any) -> None:
     parser_class._parse_with_operator = parse_with_operator
     parser_class.CONSTRAINT_PARSERS = {**parser_class.CONSTRAINT_PARSERS, "EXCLUDE": parse_exclude}
     parser_class.ADD_CONSTRAINT_KEYWORDS = {*parser_class.ADD_CONSTRAINT_KEYWORDS, "EXCLUDE"}
+    # NB: `NOT DEFERRABLE` after any key constraint (sqlglot knew NOT ENFORCED only)
+    parser_class.KEY_CONSTRAINT_OPTIONS = {
+        **parser_class.KEY_CONSTRAINT_OPTIONS,
+        "NOT": (*parser_class.KEY_CONSTRAINT_OPTIONS.get("NOT", ()), "DEFERRABLE")}

@@ -864,6 +864,21 @@ select indexrelid::regclass from pg_index where indrelid = 'r2'::regclass order 
 insert into r2 values (1, '[1,5)', 1), (2, '[3,4)', 2);
 insert into r2 values (1, '[7,8)', 3);
 """,
+    # NOT DEFERRABLE after a key constraint: with INITIALLY DEFERRED PostgreSQL's 42601 about
+    # the pair (was a syntax error at NOT); NOT NULL after UNIQUE / REFERENCES still NOT NULL.
+    "not_deferrable": """
+create table u (a int, constraint uu unique (a) not deferrable initially deferred);
+create table u2 (a int, constraint uu2 unique (a) not deferrable);
+create table u3 (a int, exclude (a with =) not deferrable initially deferred);
+create table u4 (a int, exclude (a with =) not deferrable initially immediate);
+create table p (id int primary key);
+create table c (pid int references p not deferrable);
+create table c2 (pid int, foreign key (pid) references p not deferrable initially deferred);
+create table z (a int unique not null, b int references p not null);
+select conrelid::regclass, conname, condeferrable, condeferred from pg_constraint
+ where connamespace = 'public'::regnamespace order by 2;
+select attname, attnotnull from pg_attribute where attrelid = 'z'::regclass and attnum > 0;
+""",
 }
 
 ASYNCPG = [
