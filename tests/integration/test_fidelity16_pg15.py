@@ -879,6 +879,27 @@ select conrelid::regclass, conname, condeferrable, condeferred from pg_constrain
  where connamespace = 'public'::regnamespace order by 2;
 select attname, attnotnull from pg_attribute where attrelid = 'z'::regclass and attnum > 0;
 """,
+    # EXCLUDE with other commutative operators and types: -|- on ranges, && on geometry,
+    # arrays and inet, = on text (hash) and dates.
+    "exclude_operators": """
+create table e4 (r int4range, exclude using gist (r with -|-));
+insert into e4 values ('[1,5)');
+insert into e4 values ('[5,7)');
+insert into e4 values ('[6,9)');
+create table n8 (a box, exclude using gist (a with &&));
+create table n9 (a circle, exclude using gist (a with &&));
+insert into n9 values ('<(0,0),2>');
+insert into n9 values ('<(1,1),2>');
+create table n10 (a int[], exclude using gist (a with &&));
+create table n11 (a inet, exclude using gist (a inet_ops with &&));
+create table n12 (t text, exclude using hash (t with =));
+insert into n12 values ('a'), ('b');
+insert into n12 values ('a');
+create table n13 (d date, exclude (d with =));
+insert into n13 values ('2024-01-01');
+insert into n13 values ('2024-01-01');
+select conname, conexclop::text from pg_constraint where contype = 'x' order by 1;
+""",
 }
 
 ASYNCPG = [

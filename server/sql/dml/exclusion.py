@@ -164,8 +164,7 @@ def _compile(s: SQLSession, table: Table, con: Constraint, idx: Index
     typed = [(cols[a].type_oid, cols[a].typmod) if a else (next(it), -1) for a in idx.columns]
     scope = [ScopeColumn(side, f"k{i}", t, m) for side in ("a", "b")
              for i, (t, m) in enumerate(typed)]
-    text = " AND ".join(f"(a.k{i} OPERATOR(pg_catalog.{op}) b.k{i})"
-                        for i, op in enumerate(con.operators))
+    text = " AND ".join(f"(a.k{i} {op} b.k{i})" for i, op in enumerate(con.operators))
     tree = parse_sql(f"SELECT {text}").expressions[0]
     return COMPILER.compile_scalar(tree, scope, s.catalog(), ParamTypes(), s.search_path()).fn
 
