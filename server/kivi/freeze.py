@@ -22,7 +22,9 @@ installing the result under it is a separate concern with its own invariants:
 
 from __future__ import annotations
 
+import contextvars
 import ctypes
+import time
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
@@ -43,6 +45,17 @@ SEGMENT_ROWS = 8192  # base keys read per hold of the lock by a freeze, and a se
 MIN_SEGMENT = 256  # fewer freezable keys in a run are left hot (a segment's fixed cost)
 REWRITE_SHARE = 8  # a segment is rewritten once 1/8 as many keys went hot in its range
 FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze
+
+READER_WAIT = 0.1  # seconds a freeze waits at most between two windows while readers run
+READER_POLL = 0.002
+
+# Whether a transaction is running now (the transaction manager's test, set by its collecting
+# thread for itself: `EmbeddedTxnManager._gc_loop`); unset, a freeze does not wait for readers.
+# Why: a load's freeze runs at the first quiet moment, and a user who reads what was loaded a
+# moment later (a COPY TO, a SELECT *: no commit, so no OLTP to pace by) shared the GIL with
+# its encoding (~1.5 s of CPU per million rows) for the whole read.
+readers: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar(
+    "freeze_readers", default=None)
 
 TRIM_AFTER = 1 << 16  # rows frozen in a pass after which the C heap's free pages go back
 
@@ -109,7 +122,7 @@ class Freezing:
                 taken: list[tuple[bytes, bytes]], lock: AbstractContextManager[Any] | None
                 ) -> int:
         guard = lock if lock is not None else nullcontext()
-        pause = background if lock is not None else _no_pause
+        pause = _give_way if lock is not None else _no_pause
         sel = bytearray(b"\x01") * n0  # 0: frozen
         # window start -> its segments and the window positions each holds
         placed: dict[int, list[tuple[Segment, Sequence[int]]]] = {}
@@ -137,7 +150,8 @@ class Freezing:
         new_k: list[bytes] = []
         new_c: list[Chain] = []
         for start in range(0, n0, SEGMENT_ROWS):
-            pause()
+            if lock is not None:
+                background()
             w = sel[start:start + SEGMENT_ROWS]
             new_k += compress(keys0[start:start + SEGMENT_ROWS], w)
             new_c += compress(chains0[start:start + SEGMENT_ROWS], w)
@@ -235,6 +249,21 @@ class Freezing:
         return frozen
 
 
+def _give_way() -> None:
+    """Between a freeze's windows: keeps to the analytic share beside OLTP (`background`),
+    then waits while a transaction runs (`readers`), READER_WAIT at most: the freeze goes
+    on in the gaps, and beside a long read at about a tenth of its pace."""
+    background()
+    running = readers.get()
+    if running is None or not running():
+        return
+    end = time.monotonic() + READER_WAIT
+    while time.monotonic() < end:
+        time.sleep(READER_POLL)
+        if not running():
+            return
+
+
 def _no_pause() -> None:
     """`background`'s stand-in when no lock is shared: nothing to give way to."""
 
@@ -280,4 +309,5 @@ def _freezable(keys: list[bytes], chains: list[Chain], low_water: int,
     return out
 
 
-__all__ = ["FREE_CHUNK", "MIN_SEGMENT", "REWRITE_SHARE", "SEGMENT_ROWS", "Freezing"]
+__all__ = ["FREE_CHUNK", "MIN_SEGMENT", "READER_WAIT", "REWRITE_SHARE", "SEGMENT_ROWS",
+           "Freezing", "readers"]

@@ -265,6 +265,31 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
     assert any(len(s._cold) for s, _ in stores), "nothing went cold: the test tests nothing"
 
 
+def test_a_freeze_waits_between_windows_while_readers_run(monkeypatch):
+    """`freeze.readers` (the transaction manager's test) is asked between windows; the
+    freeze waits while it says a transaction runs, and freezes the same rows."""
+    monkeypatch.setattr(freeze, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 8)
+    monkeypatch.setattr(freeze, "READER_POLL", 0.0)
+    store = VersionStore()
+    keys = [i.to_bytes(4, "big") for i in range(1000)]
+    store.apply_lists(1, keys, [(i, "x") for i in range(1000)])
+    store.compact()
+    asked: list[int] = []
+
+    def running() -> bool:  # busy twice, then free, and again
+        asked.append(1)
+        return len(asked) % 3 != 0
+
+    token = freeze.readers.set(running)
+    try:
+        assert store.freeze(5, threading.Lock()) == 1000
+    finally:
+        freeze.readers.reset(token)
+    assert len(asked) >= 1000 // 64  # asked between every two windows
+    assert list(store.scan(None, None, 5)) == [(k, (i, "x")) for i, k in enumerate(keys)]
+
+
 def test_freeze_in_chunks_keeps_writes_that_come_in_between(monkeypatch):
     """Keys written between the freeze's read and its install stay hot with their new
     versions; the others go cold and the base keeps only the hot ones."""
