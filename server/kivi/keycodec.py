@@ -266,23 +266,21 @@ def _decode_range(buf: bytes, pos: int) -> tuple[Range, int]:
     pos += 4
     if buf[pos] == 0:
         return Range(oid, None, None, EMPTY), pos + 1
-    pos += 1
-    flags, lower, upper = 0, None, None
-    if buf[pos] == 0:
-        flags |= LB_INF
-        pos += 1
-    else:
-        lower, pos = _decode_one(buf, pos + 1)
-        flags |= LB_INC if buf[pos] == 0 else 0
-        pos += 1
-    if buf[pos] == 2:
-        flags |= UB_INF
-        pos += 1
-    else:
-        upper, pos = _decode_one(buf, pos + 1)
-        flags |= UB_INC if buf[pos] == 1 else 0
-        pos += 1
+    lower, lo_inf, lo_inc, pos = _decode_bound(buf, pos + 1, 0, 0)
+    upper, hi_inf, hi_inc, pos = _decode_bound(buf, pos, 2, 1)
+    flags = (LB_INF if lo_inf else 0) | (LB_INC if lo_inc else 0) | \
+        (UB_INF if hi_inf else 0) | (UB_INC if hi_inc else 0)
     return Range(oid, lower, upper, flags), pos
+
+
+def _decode_bound(buf: bytes, pos: int, infinite: int, inclusive: int
+                  ) -> tuple[Any, bool, bool, int]:
+    """One range bound: (value, infinite?, inclusive?, the position after it); `infinite`
+    and `inclusive` are the bytes that say so for this end (`_enc_range`)."""
+    if buf[pos] == infinite:
+        return None, True, False, pos + 1
+    value, pos = _decode_one(buf, pos + 1)
+    return value, False, buf[pos] == inclusive, pos + 1
 
 
 _ENCODERS: dict[type, Any] = {

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ExclusionViolation
-from ...kivi.keycodec import encode_key
+from ...kivi.keycodec import encode_key, prefix_upper_bound
 from ...txn.api import ScanSpec
 from ...txn.rowlocks import UPDATE
 from ..catalog.model import Constraint, Index, Table
@@ -44,16 +44,6 @@ if TYPE_CHECKING:
     from ..session import SQLSession
 
 Row = tuple[Any, ...]
-
-
-def _prefix_end(prefix: bytes) -> bytes | None:
-    p = bytearray(prefix)
-    while p and p[-1] == 0xFF:
-        p.pop()
-    if not p:
-        return None
-    p[-1] += 1
-    return bytes(p)
 
 
 class Exclusion:
@@ -136,7 +126,7 @@ class Exclusion:
     def _stored(self, txn: Any, vals: Row) -> Iterator[tuple[bytes, Row]]:
         """(table key, key values) of the stored rows under `vals`' leading `=` keys."""
         prefix = encode_key(vals[:self.eq]) if self.eq else None
-        spec = ScanSpec(self.idx.space, prefix, _prefix_end(prefix) if prefix else None,
+        spec = ScanSpec(self.idx.space, prefix, prefix_upper_bound(prefix) if prefix else None,
                         with_keys=True)
         for batch in txn.scan(spec):
             tkeys = [encode_key(e[1:]) if self.pk else e[1] for e in batch]
