@@ -378,15 +378,29 @@ def _build(ir: Any, template: str, name: str, value_mode: bool, slots: int) -> A
     return make
 
 
+# The function last compiled for a tree object, by (cache, tree) identity: the SQL layer
+# sends one bound tree object per plan and parameter values (`exec.scan.bound_ir`), so a
+# repeated statement skips the shape walk, its repr and the closure (the entry holds the
+# tree, so its id is not reused while it is here).
+_by_tree: dict[tuple[int, int], tuple[Any, Any]] = {}
+
+
 def _compiled(cache: dict[str, Any], ir: Any, template: str, name: str,
               value_mode: bool) -> Any:
+    seen = _by_tree.get((id(cache), id(ir)))
+    if seen is not None and seen[0] is ir:
+        return seen[1]
     consts: list[Any] = []
     shape = _shape(ir, consts)
     key = repr(shape)
     make = cache.get(key)
     if make is None:
         make = _remember(cache, key, _build(shape, template, name, value_mode, len(consts)))
-    return make(consts)
+    fn = make(consts)
+    if len(_by_tree) >= _CACHE_MAX:
+        _by_tree.clear()
+    _by_tree[(id(cache), id(ir))] = (ir, fn)
+    return fn
 
 
 def compile_filter(ir: Any) -> Callable[[list[Row]], list[Row]]:

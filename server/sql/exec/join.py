@@ -22,7 +22,7 @@ from ..plan import nodes as N
 from . import memguard, runtime_filter
 from .keys import encode_key, prefix_upper_bound
 from .runner import BATCH, Batch, compiled, executes, rebatch, rows_of, run
-from .scan import bind_ir
+from .scan import bound_ir
 
 
 def _residual(node: N.Join, key: str, e: Any):
@@ -273,7 +273,7 @@ def _range(node: N.Join, ctx: Any) -> Iterator[Batch]:
     rkeys = compiled(node, "rkeys", lambda: cg.keys_function(node.right_keys))
     resid = _residual(node, "resid", node.residual)
     right: N.Scan = node.right  # type: ignore[assignment]  # join_algorithm checked
-    ir = bind_ir(right.ir, ctx.params) if right.ir is not None else None
+    ir = bound_ir(right, ctx) if right.ir is not None else None
     single = len(node.right_keys) == 1
     rpad = (None,) * len(right.cols)
     for lb in run(node.left, ctx):
@@ -430,7 +430,7 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
     rpad = (None,) * len(right.cols)
     space = right.table.space
     # the inner scan's pushed filter (stock's `s_quantity < $6`) applies to the rows got
-    keep = compile_selector(bind_ir(right.ir, ctx.params)) if right.ir is not None else None
+    keep = compile_selector(bound_ir(right, ctx)) if right.ir is not None else None
     for lb in run(node.left, ctx):
         keys = [lkey(r, ctx) for r in lb]
         wanted = {k: encode_key(k) for k in keys if None not in k}

@@ -42,6 +42,42 @@ def bind_ir(ir: Any, params: list[Any]) -> Any:
     return tuple(bind_ir(x, params) for x in ir)
 
 
+def bound_ir(node: Any, ctx: Any) -> Any:
+    """The node's pushed filter IR bound to this execution's parameters (`bind_ir`), one
+    tree object per plan node and parameter values: built once for a filter without
+    parameters, and again only for values not seen lately; KiVi compiles a tree object
+    once (`kivi.expr`)."""
+    used = compiled(node, "ir_params", lambda: tuple(sorted(_params_of(node.ir))))
+    if not used:
+        return compiled(node, "ir_bound", lambda: bind_ir(node.ir, []))
+    trees = compiled(node, "ir_trees", dict)
+    params = ctx.params
+    try:  # NB: by type too: True and 1 are equal keys but differently compiled constants
+        key = tuple([(type(params[n - 1]), params[n - 1]) for n in used])
+        tree = trees.get(key)
+    except TypeError:  # an unhashable value (an array): bound for this execution alone
+        return bind_ir(node.ir, params)
+    if tree is None:
+        if len(trees) >= BOUND_TREES:
+            trees.clear()
+        tree = trees[key] = bind_ir(node.ir, params)
+    return tree
+
+
+BOUND_TREES = 64  # bound filter trees kept per plan node
+
+
+def _params_of(ir: Any) -> set[int]:
+    """The parameter numbers a filter IR reads."""
+    if isinstance(ir, list):
+        return set().union(*map(_params_of, ir))
+    if not isinstance(ir, tuple):
+        return set()
+    if ir and ir[0] == "param":
+        return {ir[1]}
+    return set().union(*map(_params_of, ir))
+
+
 KeyRange = tuple[bytes | None, bytes | None, bool]
 
 
@@ -107,7 +143,7 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
         limit = value_of(node.limit, ctx)
         if limit is not None and limit <= 0:
             return
-    ir = bind_ir(node.ir, ctx.params) if node.ir is not None else None
+    ir = bound_ir(node, ctx) if node.ir is not None else None
     spec = ScanSpec(space=node.table.space, lo=lo, hi=hi, projection=node.projection, filter=ir,
                     limit=limit, aggregate=node.aggregate, with_keys=node.with_keys,
                     reverse=node.reverse)
@@ -128,7 +164,7 @@ def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | Non
             or node.aggregate is not None or node.with_keys or node.reverse
             or not isinstance(ctx.txn, Transaction)):
         return None
-    ir = bind_ir(node.ir, ctx.params) if node.ir is not None else None
+    ir = bound_ir(node, ctx) if node.ir is not None else None
     if ir is not None and not vectorizable(ir):
         return None
     lo, hi, ok = key_range(node, ctx)
