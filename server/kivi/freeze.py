@@ -49,8 +49,8 @@ FREE_CHUNK = 32768  # list slots freed per GIL hold after a freeze
 READER_WAIT = 0.1  # seconds a freeze waits at most between two windows while readers run
 READER_POLL = 0.002
 
-# Whether a transaction is running now (the transaction manager's test, set by its collecting
-# thread for itself: `EmbeddedTxnManager._gc_loop`); unset, a freeze does not wait for readers.
+# Whether readers are running now, and nothing else (the transaction manager's test, set by its
+# collecting thread for itself: `EmbeddedTxnManager._gc_loop`); unset, a freeze does not wait.
 # Why: a load's freeze runs at the first quiet moment, and a user who reads what was loaded a
 # moment later (a COPY TO, a SELECT *: no commit, so no OLTP to pace by) shared the GIL with
 # its encoding (~1.5 s of CPU per million rows) for the whole read.
@@ -251,8 +251,8 @@ class Freezing:
 
 def _give_way() -> None:
     """Between a freeze's windows: keeps to the analytic share beside OLTP (`background`),
-    then waits while a transaction runs (`readers`), READER_WAIT at most: the freeze goes
-    on in the gaps, and beside a long read at about a tenth of its pace."""
+    then waits while readers run (`readers`), READER_WAIT at most: the freeze goes on in
+    the gaps, and beside a long read at about a tenth of its pace."""
     background()
     running = readers.get()
     if running is None or not running():

@@ -97,6 +97,7 @@ class EmbeddedTxnManager(LtmFront):
         )
         self._ckpt_lock = threading.Lock()
         self._stop = threading.Event()
+        self._seen_commits = -1  # the commit count at `_readers_only`'s last look
         self._collected = threading.Event()  # the first collection is done (or none runs)
         if not gc_interval:
             self._collected.set()
@@ -138,10 +139,10 @@ class EmbeddedTxnManager(LtmFront):
         commits nothing, and the freeze ran beside it (43 % of the server's samples
         during a `read_sql` of 100k rows right after `to_sql`: 0.52 s of server CPU
         against 0.20 once frozen); it now runs at the first tick after it, and a freeze
-        under way waits between its windows while a transaction runs (`freeze.readers`)."""
+        under way waits between its windows while only readers run (`_readers_only`)."""
         stats = self.ltm.stats
         last_at, last_count, seen = time.monotonic(), -1, 0
-        freeze.readers.set(self.ltm.running)  # a freeze in this thread waits for readers
+        freeze.readers.set(self._readers_only)  # a freeze in this thread waits for readers
         while not self._stop.wait(min(GC_TICK, interval)):
             now, count = time.monotonic(), stats["commits"]
             quiet, seen = count == seen, count
@@ -171,6 +172,15 @@ class EmbeddedTxnManager(LtmFront):
                     built, time.monotonic() - t0)
         except Exception:  # pragma: no cover - a failed build leaves the first query to build
             logging.getLogger("cumulo.txn").exception("building the columnar copies failed")
+
+    def _readers_only(self) -> bool:
+        """Tells whether transactions run and none committed since the last look: readers
+        (a user's COPY TO or SELECT of what was just loaded), not OLTP or a loader, which a
+        freeze must keep up with (`freeze.readers`: a freeze that waited for every running
+        transaction would crawl beside a streaming ingest, its hot rows piling up)."""
+        count = self.ltm.stats["commits"]
+        quiet, self._seen_commits = count == self._seen_commits, count
+        return quiet and self.ltm.running()
 
     def close(self) -> None:
         """Flushes and stops every component."""

@@ -155,3 +155,24 @@ def test_the_quiet_pass_waits_for_a_running_reader(monkeypatch):
         _until(lambda: m.stats["gc_runs"] > runs)
     finally:
         m.close()
+
+
+def test_a_freeze_waits_for_readers_only():
+    # `freeze.readers`: transactions run and none committed since the last look (a COPY TO
+    # of what was loaded), not OLTP or a loader, which the freeze must keep up with
+    m = open_embedded(None, gc_interval=None)
+    try:
+        readers_only = m._readers_only  # noqa: SLF001
+        assert not readers_only() and not readers_only()  # nothing runs
+        reader = m.begin()
+        assert reader.get(OLD, [key(0)]) == [None]
+        assert readers_only()
+        t = m.begin()
+        t.put(OLD, [(key(0), (1,))])
+        t.commit()
+        assert not readers_only()  # a commit since the last look
+        assert readers_only()
+        reader.commit()
+        assert not readers_only()
+    finally:
+        m.close()
