@@ -34,6 +34,7 @@ from sqlglot.tokens import Token, TokenType
 from ..errors import SQLError, SyntaxError_
 from ..pgtypes.numlimits import fits_numeric
 from . import (
+    castsizes,
     excludesyntax,
     extsyntax,
     geosyntax,
@@ -889,6 +890,8 @@ def parse_sql(sql: str) -> exp.Expression:
         sql = extsyntax.rewrite(sql)
     if geosyntax.needed(sql):  # geometric ~= <^ ?-| @-@ ..., jsonpath's @?
         sql = geosyntax.rewrite(sql)
+    if castsizes.needed(sql):  # x::double precision[3]: the bounds are ignored
+        sql = castsizes.rewrite(sql)
     if _xml_needed(sql):  # XMLPARSE(DOCUMENT x), XMLSERIALIZE(... AS t), XMLPI(NAME n) ...
         sql = _xml_rewrite(sql)
     try:

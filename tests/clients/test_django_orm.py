@@ -13,6 +13,9 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   NULL of a column added in the same transaction (was XX000);
 - an UPDATE that keeps a deferred foreign key's columns queues no check (a pending event
   CREATE INDEX refuses): Django's `add_field` + UPDATE + deferred `CREATE INDEX`;
+- arrays as GROUP BY, hash-join, IN and NOT IN keys (were XX000), ARRAY(SELECT of arrays)
+  of one more dimension, @> and && over multidimensional arrays, bounds in a cast's type
+  (`::double precision[3]`, ArrayField(size=...));
 - the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
   pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
@@ -103,6 +106,19 @@ select t, bit_or(i) over (order by t) from ba order by t;
 select bit_and(t) from ba;
 select bit_or('1');
 select bit_and(1.5);
+create table na (id serial primary key, field int[], ord int, ws double precision[3]);
+insert into na (field, ord, ws) values ('{1}', 0, '{1.0,2.0}'::float8[]::double precision[3]),
+  ('{2}', 1, null), ('{2,3}', 2, null), ('{2,3}', 3, null), (null, 4, null);
+select field, count(*) from na group by field order by field;
+select a.id, b.id from na a join na b on a.field = b.field order by 1, 2;
+select a.id, b.id from na a left join na b on a.field = b.field order by 1, 2;
+select id from na where field in (select u0.field from na u0 where u0.ord = 2) order by id;
+select id from na where field not in (select u0.field from na u0 where u0.ord = 2) order by id;
+select array(select field from na where ord in (1, 0) order by ord);
+select array(select field from na where ord < 3);
+select id from na where field && (array(select u0.field from na u0 where u0.ord < 2))::integer[] order by id;
+select '{{1,2},{3,4}}'::int[] @> '{3}', '{1,9}'::int[] && '{{1,2},{3,4}}', '{1,2}'::integer[3],
+  cast('{1}' as text[2][]), ws from na where ord = 0;
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

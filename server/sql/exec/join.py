@@ -102,8 +102,8 @@ def _probe_semi(node: N.Join, ctx: Any, cond, candidates) -> Iterator[Batch]:
 def _null_aware_anti(node: N.Join, ctx: Any) -> Iterator[Batch]:
     """`x NOT IN (uncorrelated subquery)`: true only for a non-NULL x absent from a NULL-free
     right side; every row qualifies against an empty right side."""
-    lkey = compiled(node, "lkey", lambda: cg.key_function(node.left_keys))
-    rkey = compiled(node, "rkey", lambda: cg.key_function(node.right_keys))
+    lkey = compiled(node, "lkey", lambda: cg.join_key_function(node.left_keys))
+    rkey = compiled(node, "rkey", lambda: cg.join_key_function(node.right_keys))
     keys = set()
     empty = True
     for b in run(node.right, ctx):

@@ -28,6 +28,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from ...pgtypes import oids as T
 from ..optimizer.stats import table_stats
 from ..plan import nodes as N
 from .runner import Batch, run
@@ -56,7 +57,7 @@ def scan_keys(child: N.Node, keys: list) -> tuple[N.Scan, list[tuple[int, int]]]
         return False
     pairs = []
     for i, k in enumerate(keys):
-        if k.kind != "col":
+        if k.kind != "col" or k.type in T.ELEMENT_OF:  # NB: KiVi's IN-set cannot hash a list
             continue
         c = mapping[k.data] if mapping is not None else k.data
         pairs.append((i, child.projection[c] if child.projection is not None else c))

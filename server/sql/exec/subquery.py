@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import CardinalityViolation
+from ...pgtypes import oids as T
 from ..expr import codegen as cg
+from ..expr import runtime as rt
 from ..expr.runtime import any_op
 from ..plan import nodes as N
 from ..plan.nodeexprs import correlated as _correlated
@@ -65,8 +67,11 @@ def in_sub(v: Any, plan: N.Node, row: tuple, ctx: Any, op: Any, is_all: bool) ->
 
 
 def array(plan: N.Node, row: tuple, ctx: Any) -> list:
-    """ARRAY(SELECT ...)."""
-    return [r[0] for r in _rows(plan, row, ctx)]
+    """ARRAY(SELECT ...); of arrays, one more dimension, as array_agg accumulates them."""
+    vals = [r[0] for r in _rows(plan, row, ctx)]
+    if vals and plan.cols[0].type in T.ELEMENT_OF:
+        return rt.accumulate_arrays(vals)
+    return vals
 
 
 cg.SUBQUERY_RUNTIME.update(scalar=scalar, exists=exists, array=array)

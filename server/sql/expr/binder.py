@@ -1271,7 +1271,8 @@ class Binder(SpecialForms, XmlForms):
         if len(node.expressions) == 1 and isinstance(node.expressions[0], exp.Select | exp.Subquery):
             q = node.expressions[0]
             plan = self.subplan(q.this if isinstance(q, exp.Subquery) else q)
-            t = T.ARRAY_OF.get(plan.cols[0].type, T.ANYARRAY)
+            t = plan.cols[0].type  # NB: ARRAY(SELECT of int[]) is an int[] of one more dimension
+            t = t if t in T.ELEMENT_OF else T.ARRAY_OF.get(t, T.ANYARRAY)
             return E("array_sub", plan, [], t, -1, "array")
         args = [self.bind(x) for x in node.expressions]
         elem = select_common_type([a.type for a in args], "ARRAY") if args else T.TEXT

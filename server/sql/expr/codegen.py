@@ -503,14 +503,27 @@ def key_function(exprs: list[E]) -> Callable[[tuple, Any], Any]:
     return _build(f"def _f(row, ctx):\n{_prologue(g)}    return ({items})\n", g)
 
 
+def _join_key_expr(g: Gen, e: E) -> str:
+    """A hash-join key: an array value (a list) as a tuple, which a dict can hash."""
+    src = _key_expr(g, e)
+    return f"_rt.array_key({src})" if e.type in T.ELEMENT_OF else src
+
+
+def join_key_function(exprs: list[E]) -> Callable[[tuple, Any], Any]:
+    """`key_function` for matching only (a NOT IN's set): arrays as tuples."""
+    g = Gen()
+    items = "".join(_join_key_expr(g, e) + ", " for e in exprs)
+    return _build(f"def _f(row, ctx):\n{_prologue(g)}    return ({items})\n", g)
+
+
 def keys_function(exprs: list[E]) -> Callable[[list, Any], list]:
     """Compiles join keys into `fn(rows, ctx) -> [key]`, one list comprehension per batch: a
     bare value for a single expression (cheaper to hash than a 1-tuple), else a tuple."""
     g = Gen()
     if len(exprs) == 1:
-        item = _key_expr(g, exprs[0])
+        item = _join_key_expr(g, exprs[0])
     else:
-        item = "(" + "".join(_key_expr(g, e) + ", " for e in exprs) + ")"
+        item = "(" + "".join(_join_key_expr(g, e) + ", " for e in exprs) + ")"
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return [{item} for row in rows]\n", g)
 
 

@@ -554,6 +554,17 @@ def _nan_last(v: Any) -> tuple:
     return (1,) if v != v else (0, v)
 
 
+def array_key(v: Any) -> Any:
+    """An array as a hashable key (nested lists as tuples); NULL and other values as they are.
+
+    >>> array_key([1, [2, None]]), array_key(None)
+    ((1, (2, None)), None)
+    """
+    if not isinstance(v, list):
+        return v
+    return tuple(array_key(x) if isinstance(x, list) else x for x in v)
+
+
 def nested_sort_key(v: Any) -> Any:
     """The sort key of a record's or array's items, as PostgreSQL's record_cmp and
     array_cmp order them: item by item, a NULL item above every value and NaN above

@@ -21,6 +21,7 @@ from ...errors import FeatureNotSupported, UndefinedFunction
 from ...pgtypes import hstore, network
 from ...pgtypes import oids as T
 from ..functions import jsonfns
+from ..functions.arrays import flatten
 from ..functions.jsonfns import parse
 from . import citextops, extops
 from . import types as ty
@@ -351,13 +352,16 @@ def _jsonb_has_all(doc: Any, keys: list) -> bool:
 
 
 def _array_contains(a: list, b: list) -> bool:
-    have = [x for x in a if x is not None]
-    return all(x is not None and x in have for x in b)
+    """`a @> b`: every element of b is in a (elements at any depth, as PostgreSQL's
+    array_contain_compare reads a multidimensional array)."""
+    have = [x for x in flatten(a) if x is not None]
+    return all(x is not None and x in have for x in flatten(b))
 
 
 def _array_overlaps(a: list, b: list) -> bool:
-    have = [x for x in a if x is not None]
-    return any(x is not None and x in have for x in b)
+    """`a && b`: an element in both (elements at any depth)."""
+    have = [x for x in flatten(a) if x is not None]
+    return any(x is not None and x in have for x in flatten(b))
 
 
 def _json(doc: Any) -> Any:

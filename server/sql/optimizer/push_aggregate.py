@@ -2,7 +2,7 @@
 over plain columns, is computed inside KiVi (`ScanSpec.aggregate`); the Aggregate above only
 merges the partials, and computes AVG as the global SUM over the global COUNT.
 
-DISTINCT, FILTER and ORDER BY inside aggregates, expressions as keys or
+DISTINCT, FILTER and ORDER BY inside aggregates, expressions or arrays as keys or
 arguments, and filters KiVi cannot evaluate keep the aggregation in the SQL
 layer. So do MIN and MAX over a user-made type (an enum, a composite): KiVi
 orders stored values by their Python value, an enum's label text, while
@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kivi.api import AggSpec
+from ...pgtypes import oids as T
 from ..catalog.model import FIRST_USER_OID
 from ..plan import nodes as N
 
@@ -41,8 +42,8 @@ def push_aggregate(plan: N.Node, ctx: Any) -> N.Node:
         scan = node.child
         if scan.limit is not None or scan.with_keys or scan.aggregate is not None:
             return node
-        if any(g.kind != "col" for g in node.groups):
-            return node
+        if any(g.kind != "col" or g.type in T.ELEMENT_OF for g in node.groups):
+            return node  # NB: an array key is a list, which KiVi's group dict cannot hash
         specs: list[tuple[str, int | None]] = []
         for a in node.aggs:
             if a.func not in _PUSHABLE or a.distinct or a.order or a.filter is not None:
