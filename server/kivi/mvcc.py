@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from itertools import compress, islice, repeat
-from operator import is_, itemgetter, not_
+from operator import is_, is_not, itemgetter, not_
 from typing import Any
 
 from sortedcontainers import SortedDict
@@ -948,6 +948,15 @@ def _chunk_finish(bk: list[bytes], bc: list[Chain], spans: list[Span], ts: int, 
             return VersionStore._with_cold(bk, bc, ck, cr, ts, reverse, max_keys, nxt, rows_only)
     if rows_only:
         return [], _visible_rows(bc, ts), nxt
+    heads = list(map(_head, bc))
+    if heads and max(map(_head, heads)) <= ts:
+        # NB: no commit after the snapshot in the chunk (the common case): each visible row
+        # is its chain's head, in C-level passes; tombstones (None) are dropped by a mask
+        rows = list(map(_row_of, heads))
+        if not any(map(is_, rows, repeat(None))):
+            return bk, rows, nxt
+        live = list(map(is_not, rows, repeat(None)))
+        return list(compress(bk, live)), list(compress(rows, live)), nxt
     out_k: list[bytes] = []
     out_r: list[Row] = []
     for k, chain in zip(bk, bc, strict=True):
