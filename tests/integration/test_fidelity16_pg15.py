@@ -679,7 +679,8 @@ select proname, pg_get_function_identity_arguments(oid) from pg_proc where prona
     # refuses, 23P01 at INSERT, UPDATE, deferred COMMIT and ADD, ON CONFLICT DO NOTHING, LIKE,
     # the catalog (conexclop, indisexclusion, pg_get_constraintdef) and Django's DDL.
     # Equality and range overlap, with and without btree_gist (GiST has no class for integer
-    # before it); a multi-row INSERT meets its own earlier rows; NULL and empty never conflict.
+    # before it); a multi-row INSERT meets its own earlier rows; NULL and empty never conflict;
+    # other commutative operators and types (-|-, && of box, circle, int[], inet, = of text).
     "exclude_basics": """
 create table r (room int, during tsrange, exclude using gist (room with =, during with &&));
 create table r2 (during tsrange, exclude using gist (during with &&));
@@ -700,6 +701,23 @@ update r3 set during = '[2020-01-02,2020-01-03)' where room = 1;
 select room, during::text from r3 order by 1, 2;
 select conname, contype, conexclop::text, pg_get_constraintdef(oid) from pg_constraint
  where contype = 'x' order by 1;
+create table e4 (r int4range, exclude using gist (r with -|-));
+insert into e4 values ('[1,5)');
+insert into e4 values ('[5,7)');
+insert into e4 values ('[6,9)');
+create table n8 (a box, exclude using gist (a with &&));
+create table n9 (a circle, exclude using gist (a with &&));
+insert into n9 values ('<(0,0),2>');
+insert into n9 values ('<(1,1),2>');
+create table n10 (a int[], exclude using gist (a with &&));
+create table n11 (a inet, exclude using gist (a inet_ops with &&));
+create table n12 (t text, exclude using hash (t with =));
+insert into n12 values ('a'), ('b');
+insert into n12 values ('a');
+create table n13 (d date, exclude (d with =));
+insert into n13 values ('2024-01-01');
+insert into n13 values ('2024-01-01');
+select conname, conexclop::text from pg_constraint where contype = 'x' order by 1;
 """,
     # What PostgreSQL refuses (0A000, 42809 twice, 42703, 42704), default names, a WHERE
     # predicate, an expression key, OPERATOR(...), and the catalog rows of each.
@@ -732,6 +750,9 @@ select indexrelid::regclass from pg_index where indrelid = 'e6'::regclass;
 """,
     # DEFERRABLE: rows that conflict until COMMIT pass when one moves away first; COMMIT
     # fails (23P01) when they still conflict; SET CONSTRAINTS ... IMMEDIATE checks at once.
+    # ON CONFLICT DO NOTHING skips a row an exclusion constraint refuses (no target, or ON
+    # CONSTRAINT naming it), DO UPDATE refuses one; LIKE INCLUDING ALL copies it; ADD checks
+    # the stored rows; a rolled-back CREATE TABLE leaves nothing.
     "exclude_deferred": """
 create table e5 (id int primary key, x int, exclude (x with =) deferrable initially deferred);
 begin;
@@ -747,11 +768,6 @@ insert into e5 values (6, 7), (7, 7);
 set constraints all immediate;
 rollback;
 select * from e5 order by id;
-""",
-    # ON CONFLICT DO NOTHING skips a row an exclusion constraint refuses (no target, or ON
-    # CONSTRAINT naming it); DO UPDATE refuses one; LIKE INCLUDING ALL copies it; ADD checks
-    # the stored rows; a rolled-back CREATE TABLE leaves nothing.
-    "exclude_dml": """
 create table t (id int primary key, r int4range, k int, exclude using gist (r with &&));
 insert into t values (1, '[1,5)', 1), (2, '[5,9)', 1);
 insert into t values (3, '[4,6)', 1) on conflict do nothing;
@@ -847,6 +863,8 @@ set standard_conforming_strings = on;
 select 'a\nb', length('a\nb');
 """,
     # ALTER TABLE ... RENAME CONSTRAINT: an index-backed one renames its index (`renamecon`).
+    # NOT DEFERRABLE after a key constraint: with INITIALLY DEFERRED PostgreSQL's 42601 about
+    # the pair (was a syntax error at NOT); NOT NULL after UNIQUE / REFERENCES still NOT NULL.
     "rename_constraint": """
 create table r2 (id int primary key, during int4range, k int unique,
  constraint ex2 exclude using gist (during with &&), constraint ck check (k > 0));
@@ -863,10 +881,6 @@ select conname, conindid::regclass from pg_constraint where conrelid = 'r2'::reg
 select indexrelid::regclass from pg_index where indrelid = 'r2'::regclass order by 1;
 insert into r2 values (1, '[1,5)', 1), (2, '[3,4)', 2);
 insert into r2 values (1, '[7,8)', 3);
-""",
-    # NOT DEFERRABLE after a key constraint: with INITIALLY DEFERRED PostgreSQL's 42601 about
-    # the pair (was a syntax error at NOT); NOT NULL after UNIQUE / REFERENCES still NOT NULL.
-    "not_deferrable": """
 create table u (a int, constraint uu unique (a) not deferrable initially deferred);
 create table u2 (a int, constraint uu2 unique (a) not deferrable);
 create table u3 (a int, exclude (a with =) not deferrable initially deferred);
@@ -878,27 +892,6 @@ create table z (a int unique not null, b int references p not null);
 select conrelid::regclass, conname, condeferrable, condeferred from pg_constraint
  where connamespace = 'public'::regnamespace order by 2;
 select attname, attnotnull from pg_attribute where attrelid = 'z'::regclass and attnum > 0;
-""",
-    # EXCLUDE with other commutative operators and types: -|- on ranges, && on geometry,
-    # arrays and inet, = on text (hash) and dates.
-    "exclude_operators": """
-create table e4 (r int4range, exclude using gist (r with -|-));
-insert into e4 values ('[1,5)');
-insert into e4 values ('[5,7)');
-insert into e4 values ('[6,9)');
-create table n8 (a box, exclude using gist (a with &&));
-create table n9 (a circle, exclude using gist (a with &&));
-insert into n9 values ('<(0,0),2>');
-insert into n9 values ('<(1,1),2>');
-create table n10 (a int[], exclude using gist (a with &&));
-create table n11 (a inet, exclude using gist (a inet_ops with &&));
-create table n12 (t text, exclude using hash (t with =));
-insert into n12 values ('a'), ('b');
-insert into n12 values ('a');
-create table n13 (d date, exclude (d with =));
-insert into n13 values ('2024-01-01');
-insert into n13 values ('2024-01-01');
-select conname, conexclop::text from pg_constraint where contype = 'x' order by 1;
 """,
 }
 
