@@ -16,6 +16,8 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
 - arrays as GROUP BY, hash-join, IN and NOT IN keys (were XX000), ARRAY(SELECT of arrays)
   of one more dimension, @> and && over multidimensional arrays, bounds in a cast's type
   (`::double precision[3]`, ArrayField(size=...));
+- range adjacency `-|-` (and `&<`, `&>`) in an EXCLUDE constraint (ExclusionConstraint
+  with RangeOperators.ADJACENT_TO was 0A000);
 - the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
   pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
@@ -119,6 +121,14 @@ select array(select field from na where ord < 3);
 select id from na where field && (array(select u0.field from na u0 where u0.ord < 2))::integer[] order by id;
 select '{{1,2},{3,4}}'::int[] @> '{3}', '{1,9}'::int[] && '{{1,2},{3,4}}', '{1,2}'::integer[3],
   cast('{1}' as text[2][]), ws from na where ord = 0;
+create extension btree_gist;
+create table rx (id int, ts tstzrange, room int);
+alter table rx add constraint rx_adj exclude using gist (ts with -|-, room with =);
+insert into rx values (1, '[2024-01-01,2024-01-02)', 1);
+insert into rx values (2, '[2024-01-02,2024-01-03)', 1);
+insert into rx values (3, '[2024-01-02,2024-01-03)', 2);
+select int4range(1,2) operator(pg_catalog.-|-) int4range(2,3),
+  int4range(1,5) operator(pg_catalog.&<) int4range(2,3);
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

@@ -931,7 +931,7 @@ class Binder(SpecialForms, XmlForms):
             geo = extops.geo_operator(op, left, right, self.params)
             if geo is not None:
                 return geo
-        if op in ("<<=", ">>=", "<<", ">>", "&&"):  # NB: parse.py spells <<= and >>= so
+        if op in ("<<=", ">>=", "<<", ">>", "&&", "-|-", "&<", "&>"):  # NB: parse.py spells <<= ... so
             a, b = self.bind(node.this), self.bind(node.expression)
             if involves_range(a, b):
                 return range_op(op, a, b, self.params)
