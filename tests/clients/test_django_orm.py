@@ -18,6 +18,7 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   (`::double precision[3]`, ArrayField(size=...));
 - range adjacency `-|-` (and `&<`, `&>`) in an EXCLUDE constraint (ExclusionConstraint
   with RangeOperators.ADJACENT_TO was 0A000);
+- the 'french' text search configuration (SearchVector(config="french") ...);
 - the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
   pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
@@ -129,6 +130,10 @@ insert into rx values (2, '[2024-01-02,2024-01-03)', 1);
 insert into rx values (3, '[2024-01-02,2024-01-03)', 2);
 select int4range(1,2) operator(pg_catalog.-|-) int4range(2,3),
   int4range(1,5) operator(pg_catalog.&<) int4range(2,3);
+select to_tsvector('french', 'Le chat mange les souris et les chevaux étaient rapides'),
+  'french'::regconfig::oid, to_tsvector('french', 'Bonjour les amis') @@ plainto_tsquery('french', 'ami'),
+  websearch_to_tsquery('french', '"les chevaux" -souris'),
+  ts_headline('french', 'Le chat mange la souris', to_tsquery('french', 'souris'));
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

@@ -26,7 +26,7 @@ from .registry import register
 from .tsheadline import headline
 
 TEXT, REGCONFIG = T.TEXT, T.REGCONFIG
-CONFIG_OIDS = {"simple": 3748, "english": 13164}
+CONFIG_OIDS = {"simple": 3748, "english": 13164, "french": 13168}  # PostgreSQL 15's
 _CONFIG_OF = {v: k for k, v in CONFIG_OIDS.items()}
 PARSER_OID = 3722
 

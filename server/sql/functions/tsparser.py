@@ -1,4 +1,4 @@
-"""Full-text search's parser and text search configurations 'simple' and 'english'.
+"""Full-text search's parser and text search configurations 'simple', 'english' and 'french'.
 
 The parser follows PostgreSQL's default parser (wparser_def.c) for the token
 kinds ordinary text has: words (asciiword, word, numword), hyphenated words
@@ -9,9 +9,9 @@ stop words included, so positions match PostgreSQL's.
 
 'simple' lower-cases every token. 'english' sends words through the Snowball
 English stemmer (the `snowballstemmer` package, the same algorithm as
-PostgreSQL's english_stem) after dropping PostgreSQL's English stop words;
-numbers, mixed words, addresses and URLs are lower-cased only ('simple'), as
-the english configuration maps them.
+PostgreSQL's english_stem) after dropping PostgreSQL's English stop words, and
+'french' the same in French (french_stem); numbers, mixed words, addresses and URLs
+are lower-cased only ('simple'), as those configurations map them.
 
 Known differences: PostgreSQL also recognises file paths, XML tags and
 entities, and a few more number spellings; those come out here as words.
@@ -39,6 +39,19 @@ into through during before after above below to from up down in out on off over 
 further then once here there when where why how all any both each few more most other some
 such no nor not only own same so than too very s t can will just don should now
 """.split())
+FRENCH_STOP = frozenset("""
+au aux avec ce ces dans de des du elle en et eux il je la le leur lui ma mais me même mes moi
+mon ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te tes toi ton tu un
+une vos votre vous c d j l à m n s t y été étée étées étés étant étante étants étantes suis es
+est sommes êtes sont serai seras sera serons serez seront serais serait serions seriez
+seraient étais était étions étiez étaient fus fut fûmes fûtes furent sois soit soyons soyez
+soient fusse fusses fût fussions fussiez fussent ayant ayante ayantes ayants eu eue eues eus
+ai as avons avez ont aurai auras aura aurons aurez auront aurais aurait aurions auriez
+auraient avais avait avions aviez avaient eut eûmes eûtes eurent aie aies ait ayons ayez aient
+eusse eusses eût eussions eussiez eussent
+""".split())
+# a Snowball configuration: its stop words (PostgreSQL's tsearch_data/<language>.stop)
+STOP_WORDS = {"english": ENGLISH_STOP, "french": FRENCH_STOP}
 
 _HOST = r"(?:[A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}(?![\w])"
 # NB: a host's last label is two letters or more ('a.b', 'x.y1' and 'v1.2.3' are file names);
@@ -56,10 +69,10 @@ TOKEN = re.compile(
     r"|(?P<int>-\d+(?![\w.]))"
     r"|(?P<word>[^\W_]+)")
 
-# token kinds whose words the english configuration stems; the others it only lower-cases
+# token kinds whose words a Snowball configuration stems; the others it only lower-cases
 _STEMMED = frozenset(("asciiword", "word", "asciihword", "hword", "hword_asciipart",
                       "hword_part"))
-CONFIGS = ("simple", "english")
+CONFIGS = ("simple", *STOP_WORDS)
 
 
 @functools.lru_cache(maxsize=65536)  # NB: a pure function of a vocabulary's words
@@ -101,18 +114,19 @@ def tokens(text: str) -> list[tuple[str, str]]:
 
 
 @functools.lru_cache(maxsize=4)
-def _stemmer() -> Callable[[str], str]:
-    return snowballstemmer.stemmer("english").stemWord
+def _stemmer(language: str) -> Callable[[str], str]:
+    return snowballstemmer.stemmer(language).stemWord
 
 
 @functools.lru_cache(maxsize=65536)
 def normalize(config: str, kind: str, token: str) -> str | None:
     """The lexeme of one token under a configuration (None: a stop word)."""
     w = token.lower()
-    if config == "english" and kind in _STEMMED:
-        if w in ENGLISH_STOP:
+    stop = STOP_WORDS.get(config)
+    if stop is not None and kind in _STEMMED:
+        if w in stop:
             return None
-        return _stemmer()(w)
+        return _stemmer(config)(w)
     return w
 
 

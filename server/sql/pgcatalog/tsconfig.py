@@ -1,6 +1,6 @@
-"""pg_ts_config: the text search configurations full-text search provides ('simple', 'english').
+"""pg_ts_config: the text search configurations full-text search provides (simple, english, french).
 
-The OIDs are PostgreSQL 15's own (3748 simple, 13164 english; parser 3722, the
+The OIDs are PostgreSQL 15's own (3748 simple, 13164 english, 13168 french; parser 3722, the
 default parser), so `'english'::regconfig::oid` and clients that read the
 catalog see what they would see on PostgreSQL.
 """
