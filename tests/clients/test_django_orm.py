@@ -18,6 +18,8 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   (`::double precision[3]`, ArrayField(size=...));
 - range adjacency `-|-` (and `&<`, `&>`) in an EXCLUDE constraint (ExclusionConstraint
   with RangeOperators.ADJACENT_TO was 0A000);
+- a reg* literal in an index expression is a constant (`to_tsvector('english'::regconfig,
+  ...)`, SearchVector indexes, was 42P17);
 - the 'french' text search configuration (SearchVector(config="french") ...);
 - the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
@@ -134,6 +136,12 @@ select to_tsvector('french', 'Le chat mange les souris et les chevaux étaient r
   'french'::regconfig::oid, to_tsvector('french', 'Bonjour les amis') @@ plainto_tsquery('french', 'ami'),
   websearch_to_tsquery('french', '"les chevaux" -souris'),
   ts_headline('french', 'Le chat mange la souris', to_tsquery('french', 'souris'));
+create table sc (id int, scene varchar(100), setting varchar(100), a text, t timestamptz);
+create index sc1 on sc ((to_tsvector('english'::regconfig, coalesce((id)::text, '') || ' ' || coalesce(scene, ''))));
+create index sc2 on sc using gist ((to_tsvector('english'::regconfig, coalesce(scene, ''))) tsvector_ops);
+create index sc3 on sc ((a::regconfig));
+create index sc4 on sc ((t::text));
+create index sc5 on sc ((a || 'sc'::regclass::text));
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

@@ -103,6 +103,9 @@ def cast_volatility(src: int, dst: int) -> str:
 def volatility(e: E) -> str:
     """The worst provolatile of `e`'s calls, casts and session reads."""
     k = e.kind
+    if k == "pyfunc" and e.data[0][:2] == "::" and e.type in _REG \
+            and all(a.kind in ("const", "ctxfn") for a in e.args):
+        return "i"  # NB: a reg* literal ('english'::regconfig) is a constant after parsing
     if k == "call":
         v = function_volatility(e.data, [a.type for a in e.args])
     elif k == "cast" and e.args and e.args[0].kind != "const":
