@@ -20,6 +20,8 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
   with RangeOperators.ADJACENT_TO was 0A000);
 - a reg* literal in an index expression is a constant (`to_tsvector('english'::regconfig,
   ...)`, SearchVector indexes, was 42P17);
+- TRUNCATE of many tables at once (Django's flush after each TransactionTestCase) builds
+  one catalog snapshot, not one per table (300 tables: 20 s, now 0.7 s; PG 0.9 s);
 - the 'french' text search configuration (SearchVector(config="french") ...);
 - the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
@@ -142,6 +144,22 @@ create index sc2 on sc using gist ((to_tsvector('english'::regconfig, coalesce(s
 create index sc3 on sc ((a::regconfig));
 create index sc4 on sc ((t::text));
 create index sc5 on sc ((a || 'sc'::regclass::text));
+create table tp (id serial primary key, v text);
+create table tc (id serial primary key, p int references tp deferrable initially deferred);
+create index on tp (v);
+insert into tp (v) values ('a'), ('b');
+insert into tc (p) values (1), (2);
+truncate tp, tp, tc restart identity;
+insert into tp (v) values ('x') returning *;
+insert into tc (p) values (1) returning *;
+begin;
+truncate tp cascade;
+select count(*) from tp;
+rollback;
+select count(*) from tp, tc;
+truncate tc continue identity;
+insert into tc (p) values (1) returning *;
+select * from tp where v = 'x';
 select similarity('a', 'b');
 create index bl0 on dj using bloom (id);
 create extension pg_trgm;

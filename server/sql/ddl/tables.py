@@ -522,23 +522,30 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
     fired = [tt for t in targets if (tt := TableTriggers.of(cat, t)) is not None]
     for tt in fired:  # NB: statement-level TRUNCATE triggers, before and after
         tt.statement(s, "BEFORE", "TRUNCATE")
-    for rel in targets:
-        rel = s.catalog().existing_table(rel.oid)
+    # NB: one catalog snapshot for every table, and one catalog change at the end: a
+    # snapshot per table made TRUNCATE of n tables quadratic (Django flushes every table
+    # of the database after each TransactionTestCase: 300 tables took 20 s, PG 0.9 s)
+    cat = s.catalog()
+    restart = bool(tree.args.get("identity")) and str(tree.args["identity"]).upper() == "RESTART"
+    owned: dict[int, list[Any]] = {}
+    for q in cat.sequences if restart else ():
+        if q.owned_by:
+            owned.setdefault(q.owned_by[0], []).append(q)
+    for rel in {t.oid: t for t in targets}.values():  # NB: TRUNCATE t, t: once
+        rel = cat.existing_table(rel.oid)
         new_space = store.allocate_oid()
         txn.claim_space(new_space)  # NB: a load after TRUNCATE skips conflict checks
         s.pending_drops.append(rel.space)
         store.put(txn, db, _replace(rel, space=new_space))
-        for ix in s.catalog().indexes_of(rel.oid):
+        for ix in cat.indexes_of(rel.oid):
             if ix.space:
                 s.pending_drops.append(ix.space)
                 ix_space = store.allocate_oid()
                 txn.claim_space(ix_space)
                 store.put(txn, db, _replace(ix, space=ix_space))
-        if tree.args.get("identity") and str(tree.args["identity"]).upper() == "RESTART":
-            for q in s.catalog().sequences:
-                if q.owned_by and q.owned_by[0] == rel.oid:
-                    s.store.setval(q, q.start, False)
-        s.catalog_changed()
+        for q in owned.get(rel.oid, ()):
+            s.store.setval(q, q.start, False)
+    s.catalog_changed()
     for tt in fired:
         tt.statement(s, "AFTER", "TRUNCATE")
     return "TRUNCATE TABLE"
