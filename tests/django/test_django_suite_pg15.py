@@ -31,9 +31,7 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
 
 from __future__ import annotations
 
-import django
-from django.conf import settings
-
+from tests.django.test_django_orm import _configure
 from tests.integration.stmtdiff import assert_same_outcomes
 
 SCRIPT = """
@@ -188,19 +186,6 @@ select unaccent('Hôtel Ærø, straße, ﬁn àéÖ ñ')
 
 def test_statements_django_sends_match_pg15(cumulo_server, pg15):
     assert_same_outcomes(pg15, cumulo_server, "django_orm", SCRIPT)
-
-
-def _configure(port: int, password: str | None) -> None:
-    db = {"ENGINE": "django.db.backends.postgresql", "NAME": "cumulo", "USER": "cumulo",
-          "PASSWORD": password or "", "HOST": "127.0.0.1", "PORT": str(port)}
-    if not settings.configured:
-        settings.configure(DATABASES={"default": db}, INSTALLED_APPS=[], USE_TZ=True,
-                           DEFAULT_AUTO_FIELD="django.db.models.BigAutoField")
-        django.setup()
-    from django.db import connections
-
-    connections["default"].close()
-    connections["default"].settings_dict.update(db)
 
 
 _MODEL: list[type] = []
