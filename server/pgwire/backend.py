@@ -59,6 +59,10 @@ class Prepared:
     # the SQL layer's rows of literals a statement without parameters binds itself: a plan
     # cached by the statement's shape then serves any row count and values (literal INSERTs)
     literals: Any = None
+    # a statement whose rows' shape is only known when it runs (FETCH: the cursor it names as
+    # it stands then): each Bind describes its portal by calling this, as PostgreSQL's
+    # PortalStart re-describes a utility statement; Describe('S') still gives `columns`
+    portal_columns: Callable[[], list[Column] | None] | None = None
 
 
 class CopyIn(Protocol):

@@ -556,7 +556,10 @@ class ExtendedQuery:
     def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,
                        fmts: tuple[int, ...], encoders: list[WireEncoder] | None,
                        row_desc: bytes) -> None:
-        """Caches an accepted Bind's layout for `_bind_fast`, with its parameters' formats."""
+        """Caches an accepted Bind's layout for `_bind_fast`, with its parameters' formats
+        (not for a statement each Bind describes anew: `Prepared.portal_columns`)."""
+        if stmt.prepared.portal_columns is not None:
+            return
         pos = vpos
         for _ in fmts:
             n = M.I32.unpack_from(payload, pos)[0]
@@ -614,6 +617,9 @@ class ExtendedQuery:
                 decoders = hit
                 params = _decode(values, decoders, portal_name, pkey, self._shown_length)
             columns = stmt.prepared.columns
+            if stmt.prepared.portal_columns is not None:
+                columns = stmt.prepared.portal_columns()  # NB: a FETCH: its cursor's, now
+                stmt.shapes.clear()
             if columns is not None:  # NB: a zero-column SELECT still has a RowDescription
                 rkey = _formats(rfmts, len(columns), "result")
                 shape = stmt.shapes.get(rkey)

@@ -185,7 +185,12 @@ def analyse_cursor(session: SQLSession, sql: str, kind: str, m: re.Match[str],
                 return Result(f"MOVE {len(rows)}")
             return Result("FETCH", c.columns, iter(rows), done=False)
 
-        return Stmt(sql, "cursor", fetch, cols, version=-1, tag=verb)
+        def describe(s: SQLSession) -> list[Column] | None:
+            c = s.cursors.get(name)
+            return None if c is None else c.columns
+
+        return Stmt(sql, "cursor", fetch, cols, version=-1, tag=verb,
+                    describe=describe if verb == "FETCH" else None)
     name = unquote_ident(m.group("name"))
     hold = (m.group("hold") or "").strip().upper().startswith("WITH")
     opts = " ".join((m.group("opts") or "").upper().split())

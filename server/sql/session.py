@@ -26,6 +26,7 @@ import re
 import time
 from collections.abc import Callable, Generator, Iterator
 from decimal import Decimal
+from functools import partial
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -340,7 +341,8 @@ class SQLSession:
             self.on_error(e)
             raise e from None
         return Prepared(sql, list(stmt.param_oids), stmt.columns, stmt,
-                        prepared_at=prepare_time())
+                        prepared_at=prepare_time(), portal_columns=None
+                        if stmt.describe is None else partial(stmt.describe, self))
 
     def _prepare_literal_rows(self, sql: str, text: str) -> Prepared | None:
         """A Parse of a multi-row INSERT of literals without parameters (pg8000, JDBC and

@@ -51,6 +51,9 @@ class Stmt:
     check: Callable[[SQLSession], None] | None = None
     # the names whose change drops the plan (`plan.deps`; None: any DDL commit does)
     deps: frozenset[str] | None = None
+    # the result columns as the session stands now, for a statement whose shape is not fixed
+    # at Parse (FETCH: its cursor's); pgwire describes each Bind's portal with it
+    describe: Callable[[SQLSession], list[Column] | None] | None = None
 
 
 Analyse = Callable[["SQLSession", str, list[int]], Stmt]

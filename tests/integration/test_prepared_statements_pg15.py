@@ -13,6 +13,8 @@ a named cursor over an empty query (`DECLARE "c" CURSOR FOR `) is 42601 at end o
 Close('P', name) of a DECLAREd cursor closes it (portals and SQL cursors share a namespace);
 READ UNCOMMITTED runs as READ COMMITTED but `transaction_isolation` reports what was set;
 CopyFail's 57014 carries the CONTEXT line PostgreSQL was reading.
+A prepared FETCH describes its portal by the cursor as it stands at Bind (the cursor closed and
+declared again with other columns), while Describe('S') keeps the columns seen at Parse.
 """
 
 from __future__ import annotations
@@ -385,3 +387,48 @@ def test_a_bad_bind_value_is_quoted_in_context_as_pg15(pg15, cumulo_server):
     want = _bind_contexts(pg15.dsn())
     assert want[1] == [b"22P02", b"unnamed portal parameter $1 = '...'"]
     assert _bind_contexts(cumulo_server.dsn()) == want
+
+
+def _names(res: pq.PGresult) -> list[tuple[str, int]]:
+    return [(res.fname(i).decode(), res.ftype(i)) for i in range(res.nfields)]
+
+
+def _refetch(dsn: str) -> list:
+    out: list = []
+    pgc = pq.PGconn.connect(dsn.encode())
+    try:
+        pgc.exec_(b"begin")
+        out.append(_names(pgc.prepare(b"early", b"fetch 1 from c")))  # no cursor yet
+        out.append(_names(pgc.describe_prepared(b"early")))  # NoData
+        pgc.exec_(b"declare c cursor for select 1 as a")
+        pgc.prepare(b"f", b"fetch 1 from c")
+        pgc.prepare(b"m", b"move 1 in c")
+        for res in (pgc.describe_prepared(b"f"), pgc.exec_prepared(b"f", []),
+                    pgc.describe_prepared(b"m"), pgc.exec_prepared(b"m", [])):
+            out.append((_names(res), res.command_status))
+        pgc.exec_(b"close c")
+        pgc.exec_(b"declare c cursor for select 'x'::text as b, 2 as z, 1 as a")
+        res = pgc.exec_prepared(b"f", [])  # Bind, Describe('P'), Execute
+        out.append((_names(res), [res.get_value(0, i) for i in range(res.nfields)]))
+        out.append(_names(pgc.describe_portal(b"")))
+        out.append(_names(pgc.describe_prepared(b"f")))  # still Parse's columns
+        pgc.exec_(b"close c")
+        res = pgc.exec_prepared(b"f", [])
+        out.append(res.error_field(pq.DiagnosticField.SQLSTATE))
+    finally:
+        pgc.finish()
+    with psycopg.connect(dsn, autocommit=True, prepare_threshold=0) as c, c.transaction():
+        c.execute("declare c cursor for select 1 as a")
+        out.append(c.execute("fetch 1 from c").fetchall())
+        c.execute("close c")
+        c.execute("declare c cursor for select 'x'::text as b, 2 as z")
+        cur = c.execute("fetch 1 from c")
+        out.append(([d.name for d in cur.description or []], cur.fetchall()))
+    return out
+
+
+def test_a_prepared_fetch_describes_the_cursor_declared_again_as_pg15(pg15, cumulo_server):
+    # NB: not Describe('S') of it after the cursor is closed: PostgreSQL 15 crashes there
+    want = _refetch(pg15.dsn())
+    assert want[-1] == (["b", "z"], [("x", 2)])
+    assert _refetch(cumulo_server.dsn()) == want
