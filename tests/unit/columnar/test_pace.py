@@ -282,3 +282,30 @@ def test_paced_sessions_split_the_share() -> None:
     c.cpu += SLICE
     p.pace(who=1)
     assert c.slept[-1] == pytest.approx(SLICE * 3)
+
+
+def test_an_analytic_worker_is_paced_without_the_fast_switch():
+    # on the event loop every OLTP session is the loop's thread: a shorter GIL interval
+    # while a worker's scan is paced would only hand the GIL to the worker more often
+    def on_a_thread(worker: bool) -> tuple[list[float], list[float]]:
+        c = Clocks()
+        switched: list[float] = []
+        p = Pacer(0.25, cpu=lambda: c.cpu, now=lambda: c.now + c.cpu, sleep=c.sleep,
+                  switch=switched.append)
+
+        def scan() -> None:
+            p.mark.worker = worker
+            busy(p, who=1)
+            p.pace(who=2)
+            c.cpu += 2 * SLICE
+            p.pace(who=2)
+
+        t = threading.Thread(target=scan)
+        t.start()
+        t.join()
+        return c.slept, switched
+
+    slept, switched = on_a_thread(worker=True)
+    assert slept and switched == []
+    slept, switched = on_a_thread(worker=False)
+    assert slept and switched == [pace_mod.FAST_SWITCH]
