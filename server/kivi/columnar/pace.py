@@ -299,6 +299,11 @@ def background() -> None:
     PACER.pace(sessions=2)
 
 
+def _mark_worker() -> None:
+    """Marks an analytic worker's thread once, as it starts (`_Mark.worker`)."""
+    PACER.mark.worker = True
+
+
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -308,7 +313,7 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor:
     with _pool_lock:
         if _pool is None:
             _pool = concurrent.futures.ThreadPoolExecutor(
-                WORKERS, thread_name_prefix="analytic")
+                WORKERS, thread_name_prefix="analytic", initializer=_mark_worker)
         return _pool
 
 
@@ -342,7 +347,6 @@ _BILL: contextvars.ContextVar[Bill | None] = contextvars.ContextVar("analytic_bi
 def _measured(fn: Callable[..., T], args: tuple[Any, ...]) -> tuple[T, float, float]:
     """fn(*args) on a worker, the worker's CPU time for it, and the seconds `pace` paused it."""
     PACER.mark.slept = 0.0
-    PACER.mark.worker = True
     cpu = time.thread_time()
     out = fn(*args)
     return out, time.thread_time() - cpu, PACER.mark.slept
@@ -357,8 +361,7 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
     hub = current_hub()
     if hub is None or PACER.share >= 1.0 or not PACER.active(_session()):
         return fn(*args)
-    sent = time.monotonic()
-    loop = sent - hub.switched_at  # (this greenlet has held the thread since: parse, plan)
+    loop = time.monotonic() - hub.switched_at  # (held the thread since then: parse, plan)
     ctx = contextvars.copy_context()
     out, cpu, slept = hub.run_on(_workers(), ctx.run, _measured, fn, args)
     # NB: the statement's work on the loop's thread (parse, plan, result) and a short

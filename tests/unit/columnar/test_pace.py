@@ -309,3 +309,9 @@ def test_an_analytic_worker_is_paced_without_the_fast_switch():
     assert slept and switched == []
     slept, switched = on_a_thread(worker=False)
     assert slept and switched == [pace_mod.FAST_SWITCH]
+
+
+def test_the_analytic_workers_are_marked_as_they_start():
+    mark = pace_mod.PACER.mark
+    assert pace_mod._workers().submit(lambda: mark.worker).result()  # noqa: SLF001
+    assert not mark.worker  # this thread is no worker
