@@ -117,44 +117,47 @@ def _until(cond) -> None:
         time.sleep(0.01)
 
 
-def test_gc_runs_once_the_server_goes_quiet(monkeypatch):
-    # neither the interval nor the commit count is reached: a start, and a quiet tick after
-    # commits (a bulk load's end), collect once each; an idle server does not collect again
+@pytest.fixture
+def quiet_gc(monkeypatch):
+    """A manager whose GC neither the interval nor the commit count triggers (only a start
+    and quiet ticks, every 10 ms), once its start pass has run."""
     monkeypatch.setattr(embedded, "GC_TICK", 0.01)
     m = open_embedded(None, gc_interval=3600, gc_commits=10**6)
     try:
         _until(lambda: m.stats["gc_runs"] >= 1)
-        runs = m.stats["gc_runs"]
-        t = m.begin()
-        t.put(OLD, [(key(0), (1,))])
-        t.commit()
-        _until(lambda: m.stats["gc_runs"] > runs)
-        runs = m.stats["gc_runs"]
-        time.sleep(0.1)
-        assert m.stats["gc_runs"] == runs
+        yield m
     finally:
         m.close()
 
 
-def test_the_quiet_pass_waits_for_a_running_reader(monkeypatch):
+def test_gc_runs_once_the_server_goes_quiet(quiet_gc):
+    # a start, and a quiet tick after commits (a bulk load's end), collect once each; an
+    # idle server does not collect again
+    m = quiet_gc
+    runs = m.stats["gc_runs"]
+    t = m.begin()
+    t.put(OLD, [(key(0), (1,))])
+    t.commit()
+    _until(lambda: m.stats["gc_runs"] > runs)
+    runs = m.stats["gc_runs"]
+    time.sleep(0.1)
+    assert m.stats["gc_runs"] == runs
+
+
+def test_the_quiet_pass_waits_for_a_running_reader(quiet_gc):
     # a load's end, then a reader at once (a COPY TO of what was loaded): the pass that
     # freezes the load waits until the reader's transaction ends, not beside it
-    monkeypatch.setattr(embedded, "GC_TICK", 0.01)
-    m = open_embedded(None, gc_interval=3600, gc_commits=10**6)
-    try:
-        _until(lambda: m.stats["gc_runs"] >= 1)
-        runs = m.stats["gc_runs"]
-        reader = m.begin()
-        assert reader.get(OLD, [key(0)]) == [None]  # NB: its snapshot, before the load's end
-        t = m.begin()
-        t.put(OLD, [(key(0), (1,))])
-        t.commit()
-        time.sleep(0.1)
-        assert m.stats["gc_runs"] == runs
-        reader.commit()
-        _until(lambda: m.stats["gc_runs"] > runs)
-    finally:
-        m.close()
+    m = quiet_gc
+    runs = m.stats["gc_runs"]
+    reader = m.begin()
+    assert reader.get(OLD, [key(0)]) == [None]  # NB: its snapshot, before the load's end
+    t = m.begin()
+    t.put(OLD, [(key(0), (1,))])
+    t.commit()
+    time.sleep(0.1)
+    assert m.stats["gc_runs"] == runs
+    reader.commit()
+    _until(lambda: m.stats["gc_runs"] > runs)
 
 
 def test_a_freeze_waits_for_readers_only():
