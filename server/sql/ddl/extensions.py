@@ -19,8 +19,9 @@ gives them to GIN indexes (`BTREE_GIN`); bloom makes its index access method
 (`accessmethods.EXTENSION_METHODS`: keys of int4 and text, its length and colN options),
 pg_trgm its trigram functions and operators (`functions.trgmfns`, `expr.trgmops`) and
 unaccent its function (`functions.unaccentfns`); Django's contrib.postgres test
-migrations create all of these. Not made: their operator classes (gin_trgm_ops ...) and
-unaccent's text search dictionary. Any other extension fails with PostgreSQL's own
+migrations create all of these. btree_gist's and pg_trgm's operator classes are
+`pgcatalog.extopclasses` (DROP EXTENSION refuses while an index uses one, 2BP01, or drops
+it with CASCADE). Not made: unaccent's text search dictionary. Any other extension fails with PostgreSQL's own
 message (0A000 `extension "x" is not available`).
 """
 
@@ -39,7 +40,9 @@ from ...errors import (
     UndefinedObject,
 )
 from ...pgwire.backend import Result
-from ..catalog.model import Extension, Table, UserType
+from ..catalog.model import Extension, Index, Table, UserType
+from ..pgcatalog.extopclasses import CLASS_BY_OID, ORDER
+from ..pgcatalog.relations import index_row
 from ..stmt import Stmt
 from .alter import drop_column
 from .depends import (
@@ -140,6 +143,29 @@ def _dependents(s: SQLSession, types: list[UserType]) -> tuple[list[str], list[s
     return lines, objects, columns, views
 
 
+def _class_users(s: SQLSession, ext: str) -> list[tuple[Index, str]]:
+    """The indexes (and EXCLUDE constraints) whose keys use an operator class of extension
+    `ext`, with PostgreSQL's DETAIL line for each ("index i depends on operator class
+    gin_trgm_ops for access method gin", naming the last such key's class, in the order of
+    the classes' creation, as PostgreSQL reaches them); a GiST index of
+    btree_gist's default classes uses them too (`opclasses.oid_of`)."""
+    cat = s.catalog()
+    out: list[tuple[int, int, Index, str]] = []
+    for i in cat.indexes:
+        if i.method not in ("gist", "gin"):
+            continue
+        used = [c for c in map(CLASS_BY_OID.get, index_row(cat, i)[17])  # NB: indclass
+                if c is not None and c.extension == ext]
+        if used:
+            con = next((c for c in cat.constraints if c.index_oid == i.oid), None)
+            t = cat.table_by_oid(i.table_oid)
+            who = f"index {i.name}" if con is None else \
+                f"constraint {con.name} on table {t.name if t else '?'}"
+            out.append((ORDER[used[-1].oid], i.oid, i, f"{who} depends on operator class "
+                        f"{used[-1].name} for access method {used[-1].method}"))
+    return [(i, line) for _, _, i, line in sorted(out, key=lambda u: u[:2])]  # NB: pg_depend's
+
+
 def _drop(s: SQLSession, names: list[str], if_exists: bool, cascade: bool) -> str:
     cat = s.catalog()
     found = []
@@ -153,9 +179,18 @@ def _drop(s: SQLSession, names: list[str], if_exists: bool, cascade: bool) -> st
         types = [t for t in s.catalog().types if t.kind == "b" and t.schema_oid == ext.schema_oid
                  and t.name in TYPES.get(ext.name, ())]
         lines, objects, columns, views = _dependents(s, types)
+        indexes = _class_users(s, ext.name)
+        lines += [line for _, line in indexes]
+        objects += [line.split(" depends")[0] for _, line in indexes]
         if not cascade:
             refuse_dependents(f"extension {ext.name}", lines)
+        if any(line.startswith("constraint") for _, line in indexes):
+            raise FeatureNotSupported("DROP EXTENSION ... CASCADE of an EXCLUDE constraint's "
+                                      "operator class is not supported")
         txn = s.ensure_txn()
+        for i, _ in indexes:
+            s.store.delete(txn, s.db.oid, i)
+            s.pending_drops.append(i.space)
         for v in views:  # NB: first, so that dropping their columns finds no view to report
             s.store.delete(txn, s.db.oid, v)
         if views:

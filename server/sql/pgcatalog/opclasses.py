@@ -32,6 +32,7 @@ from ..expr import usertypes
 from ..expr.types import is_array
 from .accessmethods import INDEX_METHODS
 from .ddltext import format_type
+from .extopclasses import CLASSES, DEFAULTS
 from .operators import OPCLASS_ROWS
 from .systypes import opclass_of
 
@@ -68,14 +69,29 @@ def default_oid(type_oid: int, method: str = "btree") -> int:
         found = _DEFAULT.get((am, t))
         if found:
             return found
+    for t in _serving(type_oid):  # NB: btree_gist's classes are GiST's defaults once it exists
+        ext = DEFAULTS.get((method, t))
+        if ext is not None and usertypes.has_extension(ext.extension):
+            return ext.oid
     if method == "btree" and type_oid not in hstore.OIDS:
         return opclass_of(type_oid)
     return 0
 
 
+def _by_name(method: str, name: str) -> tuple[int, int, bool] | None:
+    """(class OID, input type, default?) of a class of `method` by name: PostgreSQL's, or
+    one an extension of this database made (`extopclasses`)."""
+    hit = _BY_NAME.get((INDEX_METHODS[method].oid, name))
+    if hit is None:
+        ext = CLASSES.get((method, name))
+        if ext is not None and usertypes.has_extension(ext.extension):
+            return ext.oid, ext.input_type, ext.default
+    return hit
+
+
 def resolve(name: str, type_oid: int, method: str = "btree") -> str:
     """The class to store for a key of `type_oid` ("" for the default); 42704/42804 as PG."""
-    hit = _BY_NAME.get((INDEX_METHODS[method].oid, name))
+    hit = _by_name(method, name)
     if hit is None:
         raise UndefinedObject(f'operator class "{name}" does not exist for access method '
                               f'"{method}"')
@@ -88,5 +104,5 @@ def resolve(name: str, type_oid: int, method: str = "btree") -> str:
 
 def oid_of(name: str, type_oid: int, method: str = "btree") -> int:
     """pg_index.indclass for one key: the named class, else the type's default."""
-    hit = _BY_NAME.get((INDEX_METHODS[method].oid, name)) if name else None
+    hit = _by_name(method, name) if name else None
     return hit[0] if hit is not None else default_oid(type_oid, method)

@@ -30,6 +30,7 @@ from ..catalog import model as M
 from ..expr import usertypes
 from ..expr.regcast import RegOid
 from ..expr.types import is_array, regtype_oid
+from . import extopclasses
 from . import operdata as D
 from .procoids import proc_oid
 from .registry import pg_relation
@@ -159,14 +160,15 @@ def _synthetic(ext: str, f: list[str], taken: set[int]) -> int:
 
 @pg_relation("pg_catalog", "pg_opfamily")
 def pg_opfamily(ctx: Any) -> tuple[tuple[Any, ...], ...]:
-    """The operator families of the listed operator classes."""
-    return tuple(OPFAMILY_ROWS.values())
+    """The operator families of the listed operator classes, then the extensions'."""
+    return tuple(OPFAMILY_ROWS.values()) + extopclasses.opfamily_rows(ctx.catalog)
 
 
 @pg_relation("pg_catalog", "pg_opclass")
 def pg_opclass(ctx: Any) -> tuple[tuple[Any, ...], ...]:
-    """PostgreSQL 15's operator classes of the types Cumulo has, for all six access methods."""
-    return tuple(OPCLASS_ROWS.values())
+    """PostgreSQL 15's operator classes of the types Cumulo has, for all six access methods,
+    then those of the extensions made in this database (`extopclasses`)."""
+    return tuple(OPCLASS_ROWS.values()) + extopclasses.opclass_rows(ctx.catalog)
 
 
 @pg_relation("pg_catalog", "pg_amop")
