@@ -24,10 +24,13 @@ A filter or scalar expression is a nested tuple, serialisable as msgpack lists:
     ("in", e, [v, ...])          constants only
     ("like", e, pattern, ci)     SQL LIKE with `\\` escape; ci=True for ILIKE
     ("arith", op, a, b)          op in "+", "-", "*", "/", "%"
+    ("param", n)                 the execution's parameter n (1-based): `Scan.params[n - 1]`
 
 NULL follows SQL three-valued logic; a row passes a filter only if it yields True.
 The node compiles an IR tree once into Python code (`kivi.expr.compile_filter`)
-and caches it by its repr; it never walks the tree per row.
+and caches it by its shape; it never walks the tree per row. A prepared
+statement's tree keeps its parameter slots and its values travel beside it, so
+it compiles once whatever the values.
 
 ## Partial aggregates
 
@@ -65,7 +68,8 @@ class Scan:
     projection. `limit` counts rows after the filter. With `aggregate` set, the
     reply carries partial aggregates instead of rows. `with_keys` prepends the
     encoded key to each returned row (used by UPDATE/DELETE and index lookups).
-    `reverse` scans in descending key order.
+    `reverse` scans in descending key order. `params` holds the values of the
+    filter's `("param", n)` leaves (others may be None).
     """
 
     space: int
@@ -79,6 +83,7 @@ class Scan:
     with_keys: bool = False
     reverse: bool = False
     batch_size: int = 1024
+    params: Sequence[Any] = ()
 
 
 @dataclass(frozen=True)

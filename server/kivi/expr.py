@@ -9,7 +9,18 @@ operator. Instead each tree becomes Python source, e.g. for
                                     and (r[1] is not None and _re0(r[1]) is not None))]
 
 which is compiled once per *shape*: the tree with its constants as slots (`_shape`),
-so `id = $1` bound to a new value each time reuses the code, its constants passed in.
+so the same filter with other constants reuses the code, its constants passed in.
+
+Parameters. A prepared statement's pushed filter keeps its parameter slots,
+`("param", n)`, and the execution's values travel beside the tree (`Scan.params`):
+the compiled function reads them as `_P[n - 1]`, so a statement compiles once
+for all its executions, whatever the values:
+
+    >>> sel = compile_selector(("cmp", "<", ("col", 0), ("param", 1)))
+    >>> sel([(1,), (5,), (None,)], [3]), sel([(1,), (5,), (None,)], [9])
+    ([0], [0, 1])
+    >>> sel([(1,)], [None])
+    []
 
 Three-valued logic. A filter keeps a row only when its predicate is TRUE, so
 predicates compile in one of two *truth modes*: `T(e)` is a Python boolean
@@ -23,8 +34,8 @@ bind sub-results to temporaries with `:=` so nothing is evaluated twice.
 NaN. PostgreSQL orders NaN above every number and equal to itself; Python
 does neither, and refuses to order a Decimal NaN at all. Each tree therefore
 also gets a *safe* variant comparing through `sql_compare`: it runs when the
-tree has a NaN constant, or when the fast variant meets a Decimal NaN
-(`InvalidOperation`). NB: a float NaN in a column, compared in fast mode,
+tree has a NaN constant or is given a NaN parameter, or when the fast variant
+meets a Decimal NaN (`InvalidOperation`). NB: a float NaN in a column, compared in fast mode,
 still compares false with everything, so the SQL layer does not push float
 comparisons (nor numeric column-to-column equality) down here: see
 `optimizer/pushdown_filters._nan_safe`.
@@ -34,7 +45,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -157,12 +168,14 @@ class _Gen:
             return self.name("c", v), False, True
         if kind == "slot":  # a constant supplied per use (see `_shape`): never NULL
             return f"_slot{int(e[1])}", False, True
+        if kind == "param":  # the execution's value, passed beside the rows: may be NULL
+            return f"_P[{int(e[1]) - 1}]", True, True
         return self.value(e), True, False
 
     def value(self, e: Any) -> str:
         """Value mode: an expression giving the SQL value, None for NULL."""
         kind = e[0]
-        if kind in ("col", "const", "slot"):
+        if kind in ("col", "const", "slot", "param"):
             return self.operand(e)[0]
         if kind == "arith":
             op = e[1]
@@ -346,10 +359,36 @@ def _shape(ir: Any, consts: list[Any]) -> Any:
     return ir  # "col", or a kind the generator rejects
 
 
+def _params_of(ir: Any) -> set[int]:
+    """The parameter positions (0-based) a tree reads.
+
+    >>> sorted(_params_of(("and", [("cmp", "<", ("col", 0), ("param", 2)), ("param", 1)])))
+    [0, 1]
+    """
+    if not isinstance(ir, tuple | list) or not ir:
+        return set()
+    if ir[0] == "param" and len(ir) == 2:
+        return {int(ir[1]) - 1}
+    return set().union(*map(_params_of, ir))
+
+
+def _nan_at(params: Any, slots: tuple[int, ...]) -> bool:
+    """Whether one of the parameters a tree reads is a float or Decimal NaN."""
+    for i in slots:
+        v = params[i]
+        if type(v) in _NANABLE and v != v:
+            return True
+    return False
+
+
+_NANABLE = (float, Decimal)
+
+
 def _build(ir: Any, template: str, name: str, value_mode: bool, slots: int) -> Any:
     """Compiles the fast and the safe variant as factories taking the slots' values.
 
-    Returns `make(consts) -> fn`; the fast variant falls back on a Decimal NaN.
+    Returns `make(consts) -> fn(arg, params)`; the fast variant hands over to the safe
+    one on a NaN parameter and on a Decimal NaN met in the rows.
     """
     variants = []
     unpack = "".join(f"    _slot{i} = _consts[{i}]\n" for i in range(slots))
@@ -362,26 +401,30 @@ def _build(ir: Any, template: str, name: str, value_mode: bool, slots: int) -> A
     if len(variants) == 1:
         return variants[0]
     make_fast, make_safe = variants
+    read = tuple(sorted(_params_of(ir)))
 
     def make(consts: list[Any]) -> Any:
         fast, safe_fn = make_fast(consts), make_safe(consts)
 
-        def run(arg: Any) -> Any:
-            """Runs the fast variant, or the safe one when a Decimal NaN got in its way."""
+        def run(arg: Any, params: Any = ()) -> Any:
+            """Runs the fast variant, or the safe one for a NaN parameter or when a Decimal
+            NaN got in the fast one's way."""
+            if read and _nan_at(params, read):
+                return safe_fn(arg, params)
             try:
-                return fast(arg)
+                return fast(arg, params)
             except InvalidOperation:  # NB: Python refuses to order a Decimal NaN; SQL does not
-                return safe_fn(arg)
+                return safe_fn(arg, params)
 
         return run
 
     return make
 
 
-# The function last compiled for a tree object, by (cache, tree) identity: the SQL layer
-# sends one bound tree object per plan and parameter values (`exec.scan.bound_ir`), so a
-# repeated statement skips the shape walk, its repr and the closure (the entry holds the
-# tree, so its id is not reused while it is here).
+# The function last compiled for a tree object, by (cache, tree) identity: in process the
+# SQL layer sends its plan node's tree itself, parameter slots and all, with every
+# execution, so a repeated statement skips the shape walk, its repr and the closure (the
+# entry holds the tree, so its id is not reused while it is here).
 _by_tree: dict[tuple[int, int], tuple[Any, Any]] = {}
 
 
@@ -403,22 +446,28 @@ def _compiled(cache: dict[str, Any], ir: Any, template: str, name: str,
     return fn
 
 
-def compile_filter(ir: Any) -> Callable[[list[Row]], list[Row]]:
-    """Returns a function keeping the rows of a batch for which the IR predicate is TRUE."""
-    return _compiled(_filters, ir, "def _filter(rows):\n    return [r for r in rows if {}]\n",
+Params = Sequence[Any]  # the execution's parameter values: `("param", n)` reads [n - 1]
+
+
+def compile_filter(ir: Any) -> Callable[[list[Row], Params], list[Row]]:
+    """Returns a function of (rows, params) keeping the rows for which the IR predicate is TRUE."""
+    return _compiled(_filters, ir,
+                     "def _filter(rows, _P=()):\n    return [r for r in rows if {}]\n",
                      "_filter", False)
 
 
-def compile_selector(ir: Any) -> Callable[[list[Row]], list[int]]:
-    """Returns a function giving the positions in a batch of the rows for which the IR is TRUE."""
+def compile_selector(ir: Any) -> Callable[[list[Row], Params], list[int]]:
+    """Returns a function of (rows, params) giving the positions of the rows for which the IR
+    is TRUE."""
     return _compiled(_selectors, ir,
-                     "def _select(rows):\n    return [i for i, r in enumerate(rows) if {}]\n",
+                     "def _select(rows, _P=()):\n"
+                     "    return [i for i, r in enumerate(rows) if {}]\n",
                      "_select", False)
 
 
-def compile_scalar(ir: Any) -> Callable[[Row], Any]:
-    """Returns a function computing the IR's SQL value (None for NULL) for one row."""
-    return _compiled(_scalars, ir, "def _scalar(r):\n    return {}\n", "_scalar", True)
+def compile_scalar(ir: Any) -> Callable[[Row, Params], Any]:
+    """Returns a function of (row, params) computing the IR's SQL value (None for NULL)."""
+    return _compiled(_scalars, ir, "def _scalar(r, _P=()):\n    return {}\n", "_scalar", True)
 
 
 def source_of(ir: Any) -> str:

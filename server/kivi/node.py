@@ -356,6 +356,7 @@ class KiviNode:
         select = compile_selector(req.filter) if req.filter is not None else None
         # Without keys to return, the plain filter is cheaper than selecting positions.
         keep = compile_filter(req.filter) if req.filter is not None and not req.with_keys else None
+        params = req.params
         proj = projector(req.projection)
         # NB: without a filter every visible key counts: a scan that wants a few rows (MIN
         # of a key, ORDER BY key LIMIT 1) reads a few keys first, more only past tombstones
@@ -372,9 +373,9 @@ class KiviNode:
                     return ScanReply(out, covered if reverse else successor(covered))
                 raw_rows = rows
                 if keep is not None:
-                    rows = keep(rows)
+                    rows = keep(rows, params)
                 elif select is not None:
-                    pos = select(rows)
+                    pos = select(rows, params)
                     if len(pos) != len(rows):
                         keys = [keys[i] for i in pos]
                         rows = [rows[i] for i in pos]
@@ -396,7 +397,7 @@ class KiviNode:
                         return ScanReply(out, None)
                     if keep is not None:
                         assert select is not None
-                        last_key = keys[select(raw_rows)[room - 1]]
+                        last_key = keys[select(raw_rows, params)[room - 1]]
                     else:
                         last_key = keys[room - 1]
                     return ScanReply(out, last_key if reverse else successor(last_key))
@@ -484,7 +485,8 @@ class KiviNode:
                 snap = build_snapshots(self._lock, partial(list, (region.store,)), req.ts)[0]
                 try:
                     if snap is not None:
-                        sel = visible(snap) if keep is None else selected(snap, req.filter)
+                        sel = visible(snap) if keep is None else \
+                            selected(snap, req.filter, req.params)
                         partials += partial_aggregate(sel, spec.group_by, spec.aggs)
                         continue
                 except Unsafe:
@@ -492,7 +494,7 @@ class KiviNode:
             for _, rows, _ in region.store.chunks(
                 *clipped, req.ts, False, MAX_CHUNK, self._lock, rows_only=True
             ):
-                agg.add(keep(rows) if keep is not None else rows)
+                agg.add(keep(rows, req.params) if keep is not None else rows)
         if not partials:
             return ScanReply(agg.rows(), None)
         return ScanReply(merge_partials(spec, partials + (agg.rows() if agg.groups else [])),

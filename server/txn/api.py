@@ -31,7 +31,7 @@ is a table's or an index's id (see `kivi.api`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -74,6 +74,7 @@ class ScanSpec:
     with_keys: bool = False
     reverse: bool = False
     batch_size: int = 1024
+    params: Sequence[Any] = ()  # the values of the filter's ("param", n) leaves
 
 
 class Txn(Protocol):

@@ -195,7 +195,8 @@ class Transaction:
         if reads is None:  # no read ranges to record: regions on several nodes read in parallel
             yield from scan_batches(node, Scan(spec.space, ts, lo, hi, spec.projection,
                                                spec.filter, limit, spec.aggregate,
-                                               spec.with_keys, spec.reverse, spec.batch_size))
+                                               spec.with_keys, spec.reverse, spec.batch_size,
+                                               spec.params))
             return
         # a tracked scan under a LIMIT fetches keys too, to cut its read range at the last row
         strip = (reads is not None and limit is not None and spec.aggregate is None
@@ -203,7 +204,7 @@ class Transaction:
         while True:
             rep = node.scan(
                 Scan(spec.space, ts, lo, hi, spec.projection, spec.filter, limit, spec.aggregate,
-                     spec.with_keys or strip, spec.reverse, spec.batch_size)
+                     spec.with_keys or strip, spec.reverse, spec.batch_size, spec.params)
             )
             rows = rep.rows
             if reads is not None:  # the range this batch covered, whatever the filter kept
@@ -242,13 +243,13 @@ class Transaction:
         proj = None if agg is not None else spec.projection
         if spec.filter is not None:  # the node's compiled filter, run once over the own rows
             live = [(k, r) for k, r in own if r is not None]
-            picked = compile_selector(spec.filter)([r for _, r in live])
+            picked = compile_selector(spec.filter)([r for _, r in live], spec.params)
             passing: set[bytes] | None = {live[j][0] for j in picked}
         else:
             passing = None
         node_limit = None if agg is not None or spec.limit is None else spec.limit + len(own)
         node_spec = ScanSpec(spec.space, spec.lo, spec.hi, proj, spec.filter, node_limit, None,
-                             True, spec.reverse, spec.batch_size)
+                             True, spec.reverse, spec.batch_size, spec.params)
         with_keys = spec.with_keys and agg is None
         limit = None if agg is not None else spec.limit
         rev = spec.reverse

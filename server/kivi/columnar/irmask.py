@@ -12,7 +12,8 @@ and *null* (unknown), combined by Kleene's rules; a row passes only where the
 whole filter is true. What is not supported raises `Unsafe` and the caller folds
 the rows instead, with the row filter (`kivi.expr`), which stays the reference:
 
-- comparisons of a column with a constant (either side), on integer, float,
+- comparisons of a column with a constant or a parameter (either side: a
+  parameter, `("param", n)`, is the execution's value `params[n - 1]`), on integer, float,
   scaled-decimal, text (through the sorted dictionary's codes), date and
   timestamp columns, with a constant of a matching Python type;
 - `and`, `or`, `not`, `is_null`, `is_not_null`, `in` over constants;
@@ -26,13 +27,15 @@ the rows instead, with the row filter (`kivi.expr`), which stays the reference:
 ...                   ("cmp", "<>", ("col", 1), ("const", "c"))]), cols.__getitem__, 4)
 >>> m.tolist()
 [False, True, False, False]
+>>> mask(("cmp", "<=", ("param", 1), ("col", 0)), cols.__getitem__, 4, [5]).tolist()
+[False, True, False, True]
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -51,6 +54,9 @@ _FLIP = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _INT_EXACT = 2**53  # an int64 column compared with a float is exact below this
 
 
+_BOUND = ("const", "param")  # one value per execution
+
+
 def vectorizable(ir: Any) -> bool:
     """Tells, from the tree's shape alone, whether `mask` may handle it (the column kinds
     and constants are checked as it runs, and may still raise Unsafe)."""
@@ -62,17 +68,17 @@ def vectorizable(ir: Any) -> bool:
     if op in ("is_null", "is_not_null", "in"):
         return bool(ir[1][0] == "col")
     if op == "cmp":
-        kinds = {ir[2][0], ir[3][0]}
-        return kinds == {"col", "const"}
+        a, b = ir[2][0], ir[3][0]
+        return (a == "col" and b in _BOUND) or (b == "col" and a in _BOUND)
     return False
 
 
-def selected(snap: Snapshot, ir: Any) -> list[Selected]:
+def selected(snap: Snapshot, ir: Any, params: Sequence[Any] = ()) -> list[Selected]:
     """The rows of a snapshot that are visible and pass the filter, pack by pack."""
     out = []
     for v in snap.views:
         p = v.pack
-        m = mask(ir, p.column, p.n)
+        m = mask(ir, p.column, p.n, params)
         if v.mask is not None:
             m &= v.mask
         idx = np.flatnonzero(m)
@@ -81,16 +87,17 @@ def selected(snap: Snapshot, ir: Any) -> list[Selected]:
     return out
 
 
-def mask(ir: Any, column: Callable[[int], Column], n: int) -> np.ndarray:
+def mask(ir: Any, column: Callable[[int], Column], n: int,
+         params: Sequence[Any] = ()) -> np.ndarray:
     """The rows (of n) where the filter is true; raises Unsafe when it cannot say exactly."""
-    true, _ = _eval(ir, column, n)
+    true, _ = _eval(ir, column, n, params)
     return true
 
 
-def _eval(e: Any, column: Callable[[int], Column], n: int) -> Masks:
+def _eval(e: Any, column: Callable[[int], Column], n: int, params: Sequence[Any]) -> Masks:
     op = e[0]
     if op == "and" or op == "or":
-        parts = [_eval(x, column, n) for x in e[1]]
+        parts = [_eval(x, column, n, params) for x in e[1]]
         if op == "and":
             true = np.logical_and.reduce([t for t, _ in parts])
             false = np.logical_or.reduce([~t & ~u for t, u in parts])
@@ -99,7 +106,7 @@ def _eval(e: Any, column: Callable[[int], Column], n: int) -> Masks:
         null = np.logical_or.reduce([u for _, u in parts]) & ~true
         return true, null
     if op == "not":
-        t, u = _eval(e[1], column, n)
+        t, u = _eval(e[1], column, n, params)
         return ~t & ~u, u
     if op == "is_null" or op == "is_not_null":
         c = column(_col(e[1]))
@@ -107,15 +114,16 @@ def _eval(e: Any, column: Callable[[int], Column], n: int) -> Masks:
         return (nulls if op == "is_null" else ~nulls), np.zeros(n, bool)
     if op == "cmp":
         _, cmp, a, b = e
-        if a[0] == "const" and b[0] == "col":
+        if a[0] in _BOUND and b[0] == "col":
             a, b, cmp = b, a, _FLIP[cmp]
-        if a[0] != "col" or b[0] != "const":
+        if a[0] != "col" or b[0] not in _BOUND:
             raise Unsafe("only column-to-constant comparisons are vectorized")
         c = column(a[1])
         nulls = np.zeros(n, bool) if c.valid is None else ~c.valid
-        if b[1] is None:
+        v = b[1] if b[0] == "const" else params[int(b[1]) - 1]
+        if v is None:
             return np.zeros(n, bool), np.ones(n, bool)
-        return _compare(c, cmp, b[1]) & ~nulls, nulls
+        return _compare(c, cmp, v) & ~nulls, nulls
     if op == "in":
         c = column(_col(e[1]))
         nulls = np.zeros(n, bool) if c.valid is None else ~c.valid

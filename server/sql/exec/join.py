@@ -22,7 +22,7 @@ from ..plan import nodes as N
 from . import memguard, runtime_filter
 from .keys import encode_key, prefix_upper_bound
 from .runner import BATCH, Batch, compiled, executes, rebatch, rows_of, run
-from .scan import bound_ir
+from .scan import filter_params
 
 
 def _residual(node: N.Join, key: str, e: Any):
@@ -273,7 +273,8 @@ def _range(node: N.Join, ctx: Any) -> Iterator[Batch]:
     rkeys = compiled(node, "rkeys", lambda: cg.keys_function(node.right_keys))
     resid = _residual(node, "resid", node.residual)
     right: N.Scan = node.right  # type: ignore[assignment]  # join_algorithm checked
-    ir = bound_ir(right, ctx) if right.ir is not None else None
+    ir = right.ir
+    params = () if ir is None else filter_params(right, ctx)
     single = len(node.right_keys) == 1
     rpad = (None,) * len(right.cols)
     for lb in run(node.left, ctx):
@@ -283,7 +284,7 @@ def _range(node: N.Join, ctx: Any) -> Iterator[Batch]:
                 continue  # NULL never equals a key
             lo = encode_key(p)
             spec = ScanSpec(space=right.table.space, lo=lo, hi=prefix_upper_bound(lo),
-                            projection=right.projection, filter=ir)
+                            projection=right.projection, filter=ir, params=params)
             for b in ctx.txn.scan(spec):
                 rows.extend(b)
         ctx.check_cancel()
@@ -430,7 +431,8 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
     rpad = (None,) * len(right.cols)
     space = right.table.space
     # the inner scan's pushed filter (stock's `s_quantity < $6`) applies to the rows got
-    keep = compile_selector(bound_ir(right, ctx)) if right.ir is not None else None
+    keep = compile_selector(right.ir) if right.ir is not None else None
+    params = () if keep is None else filter_params(right, ctx)
     for lb in run(node.left, ctx):
         keys = [lkey(r, ctx) for r in lb]
         wanted = {k: encode_key(k) for k in keys if None not in k}
@@ -438,7 +440,7 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
             if wanted else {}
         if keep is not None and found:
             live = [(k, r) for k, r in found.items() if r is not None]
-            found = dict(live[i] for i in keep([r for _, r in live]))
+            found = dict(live[i] for i in keep([r for _, r in live], params))
         out = []
         if node.kind in ("semi", "anti"):
             want = node.kind == "semi"

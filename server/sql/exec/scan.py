@@ -4,14 +4,14 @@ primary-key point gets, and secondary-index lookups.
 Rows arrive as tuples holding every column slot in attnum order. When the
 plan needs `ctid`, the scan asks for keys (`with_keys`) and moves the key to
 the end of the row, where the planner placed the hidden ctid column.
-Parameter leaves in pushed filter IR, `("param", n)`, are replaced by the
-execution's values before the scan is sent.
+Parameter leaves in pushed filter IR, `("param", n)`, stay in the tree the scan
+sends; the execution's values travel beside it (`ScanSpec.params`).
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -31,51 +31,35 @@ from .keys import encode_key, prefix_upper_bound
 from .runner import Batch, compiled, executes, value_of
 
 
-def bind_ir(ir: Any, params: list[Any]) -> Any:
-    """Replaces ("param", n) leaves of a filter IR with the parameter values."""
-    if not isinstance(ir, tuple):
-        if isinstance(ir, list):
-            return [bind_ir(x, params) for x in ir]
-        return ir
-    if ir and ir[0] == "param":
-        return ("const", params[ir[1] - 1])
-    return tuple(bind_ir(x, params) for x in ir)
-
-
-def bound_ir(node: Any, ctx: Any) -> Any:
-    """The node's pushed filter IR bound to this execution's parameters (`bind_ir`), one
-    tree object per plan node and parameter values: built once for a filter without
-    parameters, and again only for values not seen lately; KiVi compiles a tree object
-    once (`kivi.expr`)."""
-    used = compiled(node, "ir_params", lambda: tuple(sorted(_params_of(node.ir))))
-    if not used:
-        return compiled(node, "ir_bound", lambda: bind_ir(node.ir, []))
-    trees = compiled(node, "ir_trees", dict)
+def filter_params(node: Any, ctx: Any) -> Sequence[Any]:
+    """The parameter values a scan node's pushed filter reads, sent beside the filter: the
+    filter keeps its `("param", n)` slots, so KiVi compiles it once for every execution
+    (`kivi.expr`). The execution's values as they are when the filter reads them all (or
+    none); otherwise the others are None, so that no value the filter ignores (an array,
+    a record) needs to cross to a remote node."""
+    used = compiled(node, "ir_params", lambda: _params_of(node.ir))
     params = ctx.params
-    try:  # NB: by type too: True and 1 are equal keys but differently compiled constants
-        key = tuple([(type(params[n - 1]), params[n - 1]) for n in used])
-        tree = trees.get(key)
-    except TypeError:  # an unhashable value (an array): bound for this execution alone
-        return bind_ir(node.ir, params)
-    if tree is None:
-        if len(trees) >= BOUND_TREES:
-            trees.clear()
-        tree = trees[key] = bind_ir(node.ir, params)
-    return tree
+    if not used:
+        return ()
+    if len(used) == len(params):
+        return params
+    return [v if i in used else None for i, v in enumerate(params)]
 
 
-BOUND_TREES = 64  # bound filter trees kept per plan node
+def _params_of(ir: Any) -> frozenset[int]:
+    """The parameter positions (0-based) a filter IR reads.
 
-
-def _params_of(ir: Any) -> set[int]:
-    """The parameter numbers a filter IR reads."""
+    >>> sorted(_params_of(("and", [("cmp", "<", ("col", 0), ("param", 3)),
+    ...                            ("in", ("col", 1), [1, 2])])))
+    [2]
+    """
     if isinstance(ir, list):
-        return set().union(*map(_params_of, ir))
+        return frozenset().union(*map(_params_of, ir))
     if not isinstance(ir, tuple):
-        return set()
+        return frozenset()
     if ir and ir[0] == "param":
-        return {ir[1]}
-    return set().union(*map(_params_of, ir))
+        return frozenset((ir[1] - 1,))
+    return frozenset().union(*map(_params_of, ir))
 
 
 KeyRange = tuple[bytes | None, bytes | None, bool]
@@ -143,10 +127,10 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
         limit = value_of(node.limit, ctx)
         if limit is not None and limit <= 0:
             return
-    ir = bound_ir(node, ctx) if node.ir is not None else None
+    ir = node.ir
     spec = ScanSpec(space=node.table.space, lo=lo, hi=hi, projection=node.projection, filter=ir,
                     limit=limit, aggregate=node.aggregate, with_keys=node.with_keys,
-                    reverse=node.reverse)
+                    reverse=node.reverse, params=() if ir is None else filter_params(node, ctx))
     for b in ctx.txn.scan(spec):
         ctx.check_cancel()
         if node.with_keys:
@@ -164,7 +148,7 @@ def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | Non
             or node.aggregate is not None or node.with_keys or node.reverse
             or not isinstance(ctx.txn, Transaction)):
         return None
-    ir = bound_ir(node, ctx) if node.ir is not None else None
+    ir = node.ir
     if ir is not None and not vectorizable(ir):
         return None
     lo, hi, ok = key_range(node, ctx)
@@ -176,12 +160,13 @@ def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | Non
         return None
     proj = node.projection
     selector: list[Any] = []  # the row filter, compiled when a batch needs it
+    params = () if ir is None else filter_params(node, ctx)
 
     def picked() -> Iterator[tuple[list[Any], int]]:
         for cols, n in batches:
             ctx.check_cancel()
             if ir is not None:
-                cols, n = filtered(cols, n, ir, selector)
+                cols, n = filtered(cols, n, ir, selector, params)
                 if not n:
                     continue
             yield (cols if proj is None else [cols[i] for i in proj]), n
@@ -197,7 +182,8 @@ def _mask_column(col: Any) -> Column:
     return encode(list(values(col)))
 
 
-def filtered(cols: list[Any], n: int, ir: Any, selector: list[Any]) -> tuple[list[Any], int]:
+def filtered(cols: list[Any], n: int, ir: Any, selector: list[Any],
+             params: Sequence[Any] = ()) -> tuple[list[Any], int]:
     """The rows of a column batch that pass a pushed filter: numpy masks over the columns
     the filter reads (`kivi.columnar.irmask`, SQL's three-valued logic); a filter the masks
     cannot decide exactly (`Unsafe`: a NaN, a constant of another type) runs the row filter
@@ -211,12 +197,12 @@ def filtered(cols: list[Any], n: int, ir: Any, selector: list[Any]) -> tuple[lis
             got = encoded[i] = _mask_column(cols[i])
         return got
     try:
-        keep = mask(ir, column, n)
+        keep = mask(ir, column, n, params)
     except Unsafe:
         if not selector:
             selector.append(compile_selector(ir))
         keep = np.zeros(n, bool)
-        keep[selector[0](list(zip(*map(values, cols), strict=True)))] = True
+        keep[selector[0](list(zip(*map(values, cols), strict=True)), params)] = True
     count = int(np.count_nonzero(keep))
     if count == n:
         return cols, n

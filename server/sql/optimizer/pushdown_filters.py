@@ -4,7 +4,7 @@ the scan, so storage nodes drop rows before they cross to the SQL layer.
 Expressible: comparisons between columns, constants and parameters, AND / OR /
 NOT, IS [NOT] NULL, IN over constants, and LIKE / ILIKE with a constant
 pattern. Parameters stay `("param", n)` leaves in the cached plan and are
-replaced by their values at each execution (`exec.scan.bind_ir`). Anything
+sent with the execution's values beside them (`exec.scan.filter_params`). Anything
 else (casts, function calls, subqueries) stays in a Filter above the scan.
 
 Example:

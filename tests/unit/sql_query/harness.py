@@ -29,37 +29,39 @@ from cumulo.server.sql.plan.compiler import COMPILER
 from cumulo.server.txn.api import ScanSpec
 
 
-def _ir(e: Any, row: tuple) -> Any:
+def _ir(e: Any, row: tuple, params: Any = ()) -> Any:
     k = e[0]
     if k == "col":
         return row[e[1]]
     if k == "const":
         return e[1]
+    if k == "param":
+        return params[e[1] - 1]
     if k == "cmp":
-        a, b = _ir(e[2], row), _ir(e[3], row)
+        a, b = _ir(e[2], row, params), _ir(e[3], row, params)
         if a is None or b is None:
             return None
         return {"=": a == b, "<>": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e[1]]
     if k == "and":
-        vals = [_ir(x, row) for x in e[1]]
+        vals = [_ir(x, row, params) for x in e[1]]
         return False if False in vals else None if None in vals else True
     if k == "or":
-        vals = [_ir(x, row) for x in e[1]]
+        vals = [_ir(x, row, params) for x in e[1]]
         return True if True in vals else None if None in vals else False
     if k == "not":
-        v = _ir(e[1], row)
+        v = _ir(e[1], row, params)
         return None if v is None else not v
     if k == "is_null":
-        return _ir(e[1], row) is None
+        return _ir(e[1], row, params) is None
     if k == "is_not_null":
-        return _ir(e[1], row) is not None
+        return _ir(e[1], row, params) is not None
     if k == "in":
-        v = _ir(e[1], row)
+        v = _ir(e[1], row, params)
         return None if v is None else v in e[2]
     if k == "like":
         from cumulo.server.sql.expr.runtime import like
 
-        v = _ir(e[1], row)
+        v = _ir(e[1], row, params)
         return None if v is None else like(v, e[2], e[3])
     raise AssertionError(e)
 
@@ -102,7 +104,7 @@ class MemTxn:
             if spec.hi is not None and k >= spec.hi:
                 continue
             r = data[k]
-            if spec.filter is not None and _ir(spec.filter, r) is not True:
+            if spec.filter is not None and _ir(spec.filter, r, spec.params) is not True:
                 continue
             if spec.projection is not None:
                 r = tuple(r[i] for i in spec.projection)

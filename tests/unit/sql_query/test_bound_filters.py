@@ -1,10 +1,13 @@
-"""Pushed filters bound to parameters: one tree per plan node and parameter values
-(`exec.scan.bound_ir`), compiled once per tree object by KiVi (`kivi.expr`)."""
+"""Pushed filters keep their parameter slots: the scan sends its plan node's tree with
+the execution's values beside it (`exec.scan.filter_params`), and KiVi compiles a tree
+once (`kivi.expr`), whatever the values."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from cumulo.server.kivi.expr import compile_selector
-from cumulo.server.sql.exec.scan import bound_ir
+from cumulo.server.sql.exec.scan import filter_params
 
 
 class Node:
@@ -19,26 +22,29 @@ class Ctx:
         self.params = params
 
 
-def test_one_bound_tree_per_parameter_values():
+def test_only_the_values_the_filter_reads_are_sent():
     node = Node(("and", [("cmp", "<", ("col", 0), ("param", 2)), ("is_not_null", ("col", 1))]))
-    five = bound_ir(node, Ctx([9, 5]))
-    assert five == ("and", [("cmp", "<", ("col", 0), ("const", 5)), ("is_not_null", ("col", 1))])
-    assert bound_ir(node, Ctx([8, 5])) is five  # $1 is not read by the filter
-    assert bound_ir(node, Ctx([9, 6]))[1][0][3] == ("const", 6)
-    assert bound_ir(node, Ctx([9, 5])) is five
-    assert bound_ir(node, Ctx([9, True]))[1][0][3] == ("const", True)  # 1 == True: typed keys
-    listed = bound_ir(node, Ctx([9, [1, 2]]))  # an array value: bound, not kept
-    assert listed[1][0][3] == ("const", [1, 2]) and bound_ir(node, Ctx([9, [1, 2]])) is not listed
+    assert filter_params(node, Ctx([[1, 2], 5])) == [None, 5]  # $1 (an array) stays behind
+    both = Node(("cmp", "<", ("param", 1), ("param", 2)))
+    values = [3, 4]
+    assert filter_params(both, Ctx(values)) is values
+    assert filter_params(Node(("cmp", "=", ("col", 1), ("const", 3))), Ctx([7])) == ()
 
 
-def test_filter_without_parameters_is_bound_once():
-    node = Node(("cmp", "=", ("col", 1), ("const", 3)))
-    assert bound_ir(node, Ctx([])) is bound_ir(node, Ctx([7]))
-
-
-def test_kivi_compiles_a_tree_object_once():
-    tree = ("cmp", ">", ("col", 0), ("const", 2))
+def test_kivi_compiles_a_tree_once_for_every_value():
+    tree = ("cmp", ">", ("col", 0), ("param", 1))
     select = compile_selector(tree)
     assert compile_selector(tree) is select
-    assert select([(1,), (3,), (None,), (5,)]) == [1, 3]
-    assert compile_selector(("cmp", ">", ("col", 0), ("const", 4)))([(3,), (5,)]) == [1]
+    rows = [(1,), (3,), (None,), (5,)]
+    assert select(rows, [2]) == [1, 3]
+    assert select(rows, [4]) == [3]
+    assert select(rows, [None]) == []  # NULL compares to nothing
+
+
+def test_a_nan_parameter_takes_the_nan_aware_comparisons():
+    # PostgreSQL orders NaN above every number and equal to itself
+    tree = ("cmp", "<", ("col", 0), ("param", 1))
+    rows = [(Decimal(1),), (Decimal("NaN"),), (None,)]
+    assert compile_selector(tree)(rows, [Decimal("NaN")]) == [0]
+    assert compile_selector(("cmp", ">=", ("col", 0), ("param", 1)))(rows, [Decimal("NaN")]) == [1]
+    assert compile_selector(tree)(rows, [Decimal(2)]) == [0]

@@ -93,13 +93,14 @@ class MemNode:
         keep = compile_filter(req.filter) if req.filter is not None else None
         if req.aggregate is not None:
             rows = [r for k in keys if (r := _visible(sp[k], req.ts)) is not None]
-            return ScanReply(partial_aggregate(req.aggregate, [keep(rows) if keep else rows]))
+            kept = keep(rows, req.params) if keep else rows
+            return ScanReply(partial_aggregate(req.aggregate, [kept]))
         proj = req.projection
         out: list[Row] = []
         limit = req.limit
         for k in keys:
             r = _visible(sp[k], req.ts)
-            if r is None or (keep is not None and not keep([r])):
+            if r is None or (keep is not None and not keep([r], req.params)):
                 continue
             if proj is not None:
                 r = tuple(r[i] for i in proj)
