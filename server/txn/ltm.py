@@ -77,7 +77,7 @@ from .sequencer import CommitSequencer, LocalBatch, RequestBatch
 from .serial import SerializableMixin
 from .snapshot import Advanced, Discarded, Readable, SnapshotServer
 from .transaction import Transaction
-from .validate import AT_COMMIT, AT_CONFLICT_IN, rw_failure
+from .validate import AT_COMMIT, AT_WRITE, rw_failure
 
 log = logging.getLogger("cumulo.txn")
 ISOLATIONS = ("read committed", "repeatable read", "serializable")
@@ -440,8 +440,9 @@ class LocalTxnManager(SerializableMixin):
                         err: SQLError = RetryStatement(_LOST_UPDATE)
                     elif txn.reads is not None and self._hidden_insert(txn, out.key):
                         # a key our snapshot lacks, inserted by a concurrent writer: PostgreSQL
-                        # reports the read/write dependency (nbtinsert.c), not 23505 or ww
-                        err = rw_failure(AT_CONFLICT_IN)
+                        # reports the read/write dependency (nbtinsert.c), not 23505 or ww,
+                        # as a pivot found at its write
+                        err = rw_failure(AT_WRITE)
                     else:
                         err = SerializationFailure(_LOST_UPDATE)
                     err.space, err.key = out.key  # type: ignore[attr-defined]

@@ -14,8 +14,8 @@
 - `_settle`: after the commit (any isolation level) or the abort of a validated
   transaction, one `Settle` per range-tracker host.
 - `_hidden_insert`: a write-write conflict on a key the transaction looked for
-  and did not see is PostgreSQL's read/write-dependency 40001 ("during conflict
-  in checking"), not a lost update (read-write-unique).
+  and did not see is PostgreSQL's read/write-dependency 40001 ("during write"),
+  not a lost update (read-write-unique).
 """
 
 from __future__ import annotations

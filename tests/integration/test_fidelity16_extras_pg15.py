@@ -8,9 +8,12 @@ Each script runs statement by statement in a fresh database of each server throu
 
 from __future__ import annotations
 
+import threading
+
+import psycopg
 import pytest
 
-from tests.integration.stmtdiff import assert_same_outcomes
+from tests.integration.stmtdiff import assert_same_outcomes, fresh_databases, wait_until_active
 
 SCRIPTS = {
     # NB: opckeytype is left out: btree_gist's gbtreekey* and pg_trgm's gtrgm types are not
@@ -48,3 +51,39 @@ select count(*) from pg_opclass where opcname like '%trgm%' or opcname = 'gist_i
 def test_same_outcomes_as_pg15(cumulo_server, pg15, name):
     assert_same_outcomes(pg15, cumulo_server, f"fidelx_{name}", SCRIPTS[name], types=True,
                          detail=True, notices=True)
+
+
+# SERIALIZABLE, two sessions that both looked for key 1 and found nothing: the second
+# inserter waits for the first, then fails with PostgreSQL's read/write-dependency 40001
+# ("during write"), not 23505.
+def _insert_race(dsn: str) -> list:
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        a.execute("create table k (id int primary key, v text)")
+        for c in (a, b):
+            c.execute("begin isolation level serializable")
+            c.execute("select * from k where id = 1")
+        a.execute("insert into k values (1, 'a')")
+        out: list = []
+
+        def second() -> None:
+            try:
+                b.execute("insert into k values (1, 'b')")
+                out.append("inserted")
+            except psycopg.Error as e:
+                out.append((e.sqlstate, e.diag.message_primary, e.diag.message_detail))
+
+        th = threading.Thread(target=second)
+        th.start()
+        wait_until_active(dsn, "insert into k values (1, 'b')")
+        waited = not out
+        a.execute("commit")
+        th.join(30)
+        b.execute("rollback")
+        return [waited, out, a.execute("select * from k").fetchall()]
+
+
+def test_serializable_insert_race_as_pg15(cumulo_server, pg15):
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidelx_race")
+    expected = _insert_race(pg)
+    assert expected[0] and expected[1][0][0] == "40001"
+    assert _insert_race(cu) == expected
