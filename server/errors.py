@@ -148,6 +148,7 @@ AmbiguousFunction = _error("AmbiguousFunction", "42725", "A function call matche
 WrongObjectType = _error("WrongObjectType", "42809", "The object is not of the expected kind.")
 InvalidColumnReference = _error("InvalidColumnReference", "42P10", "Invalid column reference.")
 InvalidTableDefinition = _error("InvalidTableDefinition", "42P16", "Invalid table definition.")
+InvalidObjectDefinition = _error("InvalidObjectDefinition", "42P17", "Invalid object definition.")
 DependentObjectsStillExist = _error(
     "DependentObjectsStillExist", "2BP01", "Other objects depend on this one."
 )
@@ -168,6 +169,35 @@ ConfigFileError = _error("ConfigFileError", "F0000", "A configuration file has a
 # Class 58/XX: system and internal errors
 IOError_ = _error("IOError", "58030", "An I/O error.")
 InternalError = _error("InternalError", "XX000", "An internal error.")
+
+
+def _source(exc: BaseException) -> dict[str, str]:
+    """PostgreSQL's F, L and R fields (psql's `\\errverbose` LOCATION, psycopg's
+    `diag.source_file/line/function`): where in the server's source the error was raised,
+    as PostgreSQL names its C file, line and function. Here that is the Python frame that
+    raised it, the innermost of its traceback: a real place, not a made-up C one. An error
+    that names PostgreSQL's routine (`routine`: pgJDBC retries on RevalidateCachedQuery)
+    sends that name alone; one never raised (a notice) sends none. An internal error (XX000)
+    names the frame too: where the bug is.
+
+    >>> def _dup():
+    ...     raise UniqueViolation("duplicate key value")
+    >>> try:
+    ...     _dup()
+    ... except SQLError as e:
+    ...     got = _source(e)
+    >>> got["F"].startswith("<doctest"), got["R"], got["L"].isdigit()
+    (True, '_dup', True)
+    """
+    if isinstance(exc, SQLError) and exc.routine is not None:
+        return {"R": exc.routine}
+    tb = exc.__traceback__
+    if tb is None:
+        return {}
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return {"F": code.co_filename.rsplit("/", 1)[-1], "L": str(tb.tb_lineno), "R": code.co_name}
 
 
 def to_fields(exc: BaseException) -> dict[str, str]:
@@ -192,11 +222,11 @@ def to_fields(exc: BaseException) -> dict[str, str]:
             ("t", exc.table),
             ("c", exc.column),
             ("n", exc.constraint),
-            ("R", getattr(exc, "routine", None)),
             ("W", exc.where),
         ):
             if value is not None:
                 fields[key] = value
+        fields.update(_source(exc))
         return fields
     if isinstance(exc, MemoryError):  # NB: the statement fails alone; its memory is freed
         return {"S": "ERROR", "V": "ERROR", "C": "53200", "M": "out of memory",
@@ -204,4 +234,5 @@ def to_fields(exc: BaseException) -> dict[str, str]:
     if isinstance(exc, RecursionError):
         return {"S": "ERROR", "V": "ERROR", "C": "54001", "M": "stack depth limit exceeded",
                 "H": "The expression or query nests too deeply."}
-    return {"S": "ERROR", "V": "ERROR", "C": "XX000", "M": f"internal error: {exc!r}"}
+    return {"S": "ERROR", "V": "ERROR", "C": "XX000", "M": f"internal error: {exc!r}",
+            **_source(exc)}

@@ -87,3 +87,25 @@ def test_serializable_insert_race_as_pg15(cumulo_server, pg15):
     expected = _insert_race(pg)
     assert expected[0] and expected[1][0][0] == "40001"
     assert _insert_race(cu) == expected
+
+
+def _source_fields(dsn: str) -> list:
+    """What a client sees of an error's F, L and R fields (psql's \\errverbose LOCATION)."""
+    out = []
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for sql in ("select 1/0", "select * from no_such_table", "selec 1"):
+            try:
+                c.execute(sql)
+            except psycopg.Error as e:
+                d = e.diag
+                out.append((e.sqlstate, bool(d.source_file), (d.source_line or "").isdigit(),
+                            bool(d.source_function)))
+    return out
+
+
+def test_errors_name_their_source_location_as_pg15(cumulo_server, pg15):
+    """Every error carries where the server raised it (PostgreSQL: its C file, line and
+    function; Cumulo: the Python frame that raised it)."""
+    expected = _source_fields(pg15.dsn())
+    assert all(x[1:] == (True, True, True) for x in expected)
+    assert _source_fields(cumulo_server.dsn()) == expected
