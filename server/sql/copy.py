@@ -781,6 +781,8 @@ class CopyIn:
             for r in rows:  # INSERT triggers take the rows; one they skip still counts, as
                 w.triggers.instead(s, "INSERT", list(r), None)  # in PostgreSQL's CopyFrom
             return len(rows)
+        if self.table.partkey:  # NB: each row to its partition's writer (dml.partrouter)
+            return w.insert(s, rows, converted=converted)
         if w.triggers is not None:  # NB: row triggers fire for COPY too: the row path
             with capturing(self.captured):
                 return w.insert(s, rows, converted=converted)

@@ -142,6 +142,12 @@ class Table:
     rowsecurity: bool = False
     forcerowsecurity: bool = False
     persistence: str = "p"  # pg_class.relpersistence: "p", or "u" (UNLOGGED; ddl.persistence)
+    # declarative partitioning (sql.partitions), as PostgreSQL prints them: a partitioned
+    # table's key (`RANGE (d)`: relkind "p", it holds no rows itself), a partition's parent
+    # and bound (`FOR VALUES FROM (1) TO (10)`, `DEFAULT`)
+    partkey: str = ""
+    partof: int = 0
+    partbound: str = ""
 
     @property
     def live_columns(self) -> tuple[Column, ...]:

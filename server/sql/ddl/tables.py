@@ -39,6 +39,7 @@ from ..dml.deferstate import refuse_pending
 from ..dml.firetriggers import TableTriggers
 from ..dml.writer import writer_for
 from ..expr.types import array_ndims, declared_domain, domain_of
+from ..partitions.members import descendants, partitions_of
 from ..pgcatalog.collations import column_collation
 from ..plan.compiler import COMPILER
 from ..privileges.check import current_role_oid
@@ -64,6 +65,7 @@ from .names import (
 )
 from .oncommit import ACTIONS
 from .oncommit import register as register_on_commit
+from .partitions import bound_text, fill_partition, key_text, parent_of
 from .persistence import check_table_method, check_tablespace
 
 if TYPE_CHECKING:
@@ -324,14 +326,10 @@ def create_table_as(s: SQLSession, tree: exp.Create, schema: Any, name: str) -> 
 
 
 def _refuse_hierarchy(props: list[exp.Expression]) -> None:
-    """PARTITION OF and INHERITS are 0A000: a partition or child made as a table of its
-    own (it was: with no columns, its rows apart from the parent's) gives wrong answers
-    silently. A PARTITION BY table stays one plain table holding all its rows."""
+    """INHERITS is 0A000: a child made as a table of its own (it was: with no columns, its
+    rows apart from the parent's) gives wrong answers silently. Declarative partitioning
+    is `ddl.partitions`."""
     for p in props:
-        if isinstance(p, exp.PartitionedOfProperty):
-            raise FeatureNotSupported("partitions are not supported: CREATE TABLE ... PARTITION OF",
-                                      hint="Create the partitioned table without partitions:"
-                                           " it holds every row itself.")
         if isinstance(p, exp.InheritsProperty):
             raise FeatureNotSupported("table inheritance is not supported: CREATE TABLE ... INHERITS")
 
@@ -369,6 +367,14 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     b.persistence = _storage(tree)
     like_indexes: list[str] = []  # LIKE ... INCLUDING INDEXES: the source's other indexes
     defs = target.expressions if isinstance(target, exp.Schema) else []
+    part_of = _property(props, exp.PartitionedOfProperty)
+    parent, bound = None, ""
+    if part_of is not None:  # NB: the parent's columns and constraints (ddl.partitions)
+        pschema, pname = table_name(part_of.this)
+        parent = parent_of(get_relation(cat, pschema, pname, s.search_path()))
+        bound = bound_text(s, parent, part_of.expression, name)
+        like_indexes = fill_partition(b, parent)
+        defs = part_of.this.expressions if isinstance(part_of.this, exp.Schema) else []
     for d in defs:
         if isinstance(d, exp.ColumnDef):
             b.add_column(d)
@@ -377,13 +383,24 @@ def create_table(s: SQLSession, tree: exp.Create) -> str:
     for d in defs:
         if not isinstance(d, exp.ColumnDef | exp.LikeProperty):
             b.add_table_constraint(d)
-    b.finish(_reloptions(tree))
+    part_by = _property(props, exp.PartitionedByProperty)
+    key = key_text(b, part_by) if part_by is not None else ""
+    table = b.finish(_reloptions(tree))
+    if key or parent is not None:
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(
+            table, partkey=key, partof=parent.oid if parent else 0, partbound=bound))
+        s.catalog_changed()
     if like_indexes:
         s.catalog_changed()
         copy_indexes(s, sch.name, name, like_indexes)
     if on_commit is not None:
         register_on_commit(s, sch.name, name, on_commit, temporary=True)
     return "CREATE TABLE"
+
+
+def _property(props: exp.Properties | None, kind: type) -> Any:
+    """The CREATE TABLE property of one kind (PARTITION BY, PARTITION OF), or None."""
+    return next((p for p in props.expressions if isinstance(p, kind)), None) if props else None
 
 
 def temp_schema(s: SQLSession) -> str:
@@ -426,6 +443,8 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
     PostgreSQL's 2BP01 listing every one of them; with it they go too, and their
     descriptions come back for the caller's "drop cascades to" notice."""
     cat, store, txn, db = s.catalog(), s.store, s.ensure_txn(), s.db.oid
+    for part in partitions_of(cat, table.oid):  # NB: a partitioned table's go with it
+        drop_table_objects(s, part, cascade)
     visible = s.search_path()
     refs = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid
             and c.table_oid != table.oid]
@@ -500,6 +519,7 @@ def truncate(s: SQLSession, tree: exp.TruncateTable) -> str:
         if rel.kind != "r":
             raise WrongObjectType(f'"{name}" is not a table')
         targets.append(rel)
+        targets += descendants(cat, rel)  # NB: a partitioned table's partitions (no rows itself)
     cascade = str(tree.args.get("option") or "").upper() == "CASCADE"
     i = 0
     while i < len(targets):  # tables referencing a truncated one: an error, or truncated too

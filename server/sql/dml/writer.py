@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import islice, repeat
 from operator import is_, itemgetter, lt
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...errors import (
     CheckViolation,
@@ -49,6 +49,7 @@ from ..context import ParamTypes
 from ..ddl.indexkeys import key_function, predicate_function
 from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
+from ..partitions.members import bound_check
 from ..pgcatalog.collations import wrappers
 from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
@@ -57,6 +58,7 @@ from .domaincheck import for_table as domain_checks
 from .exclusion import exclusions_of
 from .firetriggers import TableTriggers
 from .keydetail import key_detail, value_text
+from .partrouter import PartitionRouter
 from .values import compile_value, table_scope
 from .viewcheck import check_rows as check_view_rows
 
@@ -184,6 +186,7 @@ class TableWriter:
         self._predicates: dict[int, Callable[[tuple[Any, ...]], bool] | None] = {}
         self.triggers = TableTriggers.of(cat, table)  # None: no enabled trigger (the usual)
         self.exclusions = exclusions_of(s, table)  # EXCLUDE constraints, compiled
+        self.bound = bound_check(cat, table) if table.partof else None  # a partition's
 
     # -- keys ---------------------------------------------------------------
 
@@ -239,6 +242,8 @@ class TableWriter:
             out = rows  # type: ignore[assignment]  # all tuples
         else:
             out = [r if type(r) is tuple else tuple(r) for r in rows]
+        if self.bound is not None:  # NB: before NOT NULL and CHECK, as ExecInsert
+            self.bound(out, partial(_row_text, table=self.table))
         for pos, name in self.not_null:
             if pos in stored:
                 continue
@@ -722,7 +727,10 @@ def writer_for(s: SQLSession, table: Table) -> TableWriter:
     cache = cat.derived.setdefault("writers", {})
     w = cache.get(table.oid)
     if w is None or w.table is not table:
-        w = TableWriter(s, table)
+        # NB: a partitioned table's router answers INSERT's, COPY's, UPDATE's and DELETE's
+        # batch calls by its partitions' writers (dml.partrouter)
+        w = cast(TableWriter, PartitionRouter(s, table, writer_for)) if table.partkey \
+            else TableWriter(s, table)
         cache[table.oid] = w
     return w
 

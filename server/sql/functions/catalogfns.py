@@ -364,12 +364,19 @@ register("pg_get_triggerdef", args=[T.OID, T.BOOL], returns=T.TEXT,
 
 
 def _no_definition(oid: int) -> None:
-    """Returns NULL: Cumulo has no rules, partitioned tables or extended statistics."""
+    """Returns NULL: Cumulo has no rules or extended statistics."""
     return None
 
 
-for _name in ("pg_get_ruledef", "pg_get_partkeydef", "pg_get_statisticsobjdef"):
+for _name in ("pg_get_ruledef", "pg_get_statisticsobjdef"):
     register(_name, args=[T.OID], returns=T.TEXT)(_no_definition)
+
+
+@register("pg_get_partkeydef", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_partkeydef(ctx: Any, oid: int) -> str | None:
+    """A partitioned table's key as stored (`RANGE (d)`, sql.partitions); NULL otherwise."""
+    t = ctx.catalog.table_by_oid(oid)
+    return (t.partkey or None) if t is not None else None
 
 
 @register("pg_relation_is_publishable", args=[T.REGCLASS], returns=T.BOOL, needs_context=True)

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (imported to register their relations)
     depends,  # pg_depend, pg_rewrite
     infoschema,
     operators,  # pg_operator, pg_opclass, pg_opfamily, pg_amop, pg_amproc
+    partitions,  # pg_inherits, pg_partitioned_table
     privrows,
     relations,
     routinerows,  # NB: after infoschema: its routines is empty

@@ -84,8 +84,9 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
         kw.get("tuples", -1.0 if kind == "r" else 0.0), 0, 0, kw.get("hasindex", False),
         kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
-        kw.get("rowsecurity", False), kw.get("forcerowsecurity", False), True, replident, False, 0,
-        0, 0, kw.get("acl"), kw.get("options"), None,
+        kw.get("rowsecurity", False), kw.get("forcerowsecurity", False), True, replident,
+        kw.get("partbound") is not None, 0, 0, 0, kw.get("acl"), kw.get("options"),
+        kw.get("partbound"),
     )
 
 
@@ -120,7 +121,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
         return "t" if schema_oid in temp else unlogged  # NB: "u": ddl.persistence
 
     rows = [
-        _class_row(t.oid, t.name, t.schema_oid, t.kind, t.owner,
+        _class_row(t.oid, t.name, t.schema_oid, "p" if t.partkey else t.kind, t.owner,
                    max((c.attnum for c in t.columns), default=0), hasindex=t.oid in indexed,
                    checks=checks.get(t.oid, 0), options=list(t.options) or None,
                    triggers=t.oid in triggers,
@@ -128,6 +129,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                    reltype=t.reltype, acl=acl_texts(cat, t.acl),
                    rowsecurity=t.rowsecurity, forcerowsecurity=t.forcerowsecurity,
                    **({"replident": t.replident} if t.kind == "r" else {}),
+                   partbound=t.partbound or None,  # NB: a partition's (sql.partitions)
                    **dict(zip(("pages", "tuples"), class_counts(t), strict=True)))
         for t in cat.tables
     ]
@@ -455,7 +457,7 @@ def pg_description(ctx: Any) -> list[tuple[Any, ...]]:
     return out
 
 
-for _name in ("pg_inherits", "pg_partitioned_table", "pg_policy", "pg_statistic_ext",
+for _name in ("pg_policy", "pg_statistic_ext",
               "pg_trigger", "pg_foreign_table", "pg_publication",
               "pg_publication_rel", "pg_publication_namespace", "pg_db_role_setting"):
     empty("pg_catalog", _name)

@@ -52,6 +52,7 @@ from .fromnames import check_unique_names
 from .groupingsets import find_groupings
 from .normalize import factor_or
 from .nullmark import mark_join_alias, mark_null_side, whole_row_names
+from .partscan import partition_scan
 from .regresolver import RegResolver, check_literal, once_per_catalog
 from .rowsfrom import rows_from
 from .srflift import has_nested_srf
@@ -592,6 +593,8 @@ class Planner:
                 node = _rename(node, names, qualifier)
                 own_columns(node.cols, t)  # NB: typed and described as the view's, as in PG
                 return node
+            if t.partkey:  # NB: its partitions' rows (plan.partscan)
+                return partition_scan(self, t, qualifier)
             node = self._with_version(self.table_scan(t, qualifier), qualifier, t.oid)
             return self._with_tableoid(node, t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name

@@ -1,0 +1,274 @@
+"""Declarative partitioning's DDL, as PostgreSQL 15: `PARTITION BY`, `PARTITION OF ... FOR
+VALUES`, `ATTACH PARTITION` and `DETACH PARTITION`.
+
+A partitioned table is an ordinary catalog table with a `partkey` (its pg_class
+relkind is then "p"): it keeps its columns, constraints and indexes, which every
+partition gets a copy of, and it never holds a row itself (`dml.partrouter` sends
+its writes to the partitions, `plan.partscan` reads them). A partition is an
+ordinary table with a `partof` and a `partbound`; it may be partitioned in turn.
+A partition has its parent's columns at the same attribute numbers (dropped ones
+too), so a row of one is a row of the other.
+
+The checks and their errors are PostgreSQL's: the key's columns exist and LIST has
+one; a primary key or unique constraint covers the key (0A000); a bound is of the
+parent's strategy with one value per key column (42P16), not empty, overlapping
+no sibling (42P17), and the rows already in the default partition (or in a table
+being attached) fit where they are (23514).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from ...errors import (
+    CheckViolation,
+    DatatypeMismatch,
+    FeatureNotSupported,
+    InvalidObjectDefinition,
+    InvalidTableDefinition,
+    UndefinedColumn,
+    WrongObjectType,
+)
+from ...txn.api import ScanSpec
+from ..catalog.model import Table
+from ..context import ParamTypes
+from ..dml.values import compile_value
+from ..partitions.bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, literal
+from ..partitions.members import Partitioned, partitioned
+from ..pgcatalog.ddltext import index_def
+from .names import ident
+
+if TYPE_CHECKING:
+    from ..session import SQLSession
+    from .tables import TableBuilder
+
+
+def key_text(b: TableBuilder, node: exp.PartitionedByProperty) -> str:
+    """The `partkey` of `CREATE TABLE ... PARTITION BY strategy (columns)`, checked."""
+    spec = node.this
+    if isinstance(spec, exp.Anonymous):
+        strategy, items = str(spec.this).lower(), spec.expressions
+    else:
+        strategy, items = type(spec).__name__.lower(), list(spec.expressions)
+    if strategy not in ("range", "list", "hash"):
+        raise InvalidObjectDefinition(f'unrecognized partitioning strategy "{strategy}"')
+    if strategy == "list" and len(items) > 1:
+        raise InvalidObjectDefinition('cannot use "list" partition strategy with more than one '
+                                      "column")
+    names = []
+    for e in items:
+        if not isinstance(e, exp.Column):
+            raise FeatureNotSupported("partition keys that are expressions are not supported")
+        name = ident(e.this)
+        if not any(c.name == name for c in b.columns if not c.dropped):
+            raise UndefinedColumn(f'column "{name}" named in partition key does not exist')
+        names.append(name)
+    key = PartKey(strategy, tuple(b.attnum(n) for n in names), (), tuple(names))
+    constraints = ([("PRIMARY KEY", b.pk)] if b.pk else []) + [
+        ("UNIQUE", cols) for _, cols, _, _ in b.uniques]
+    for kind, cols in constraints:
+        for name, attnum in zip(key.names, key.attnums, strict=True):
+            if attnum not in cols:
+                raise FeatureNotSupported(
+                    "unique constraint on partitioned table must include all partitioning "
+                    "columns", detail=f'{kind} constraint on table "{b.name}" lacks column '
+                                      f'"{name}" which is part of the partition key.')
+    return key.text()
+
+
+def fill_partition(b: TableBuilder, parent: Table) -> list[str]:
+    """Gives a new partition its parent's columns (at the same attnums), CHECK constraints,
+    primary key and unique constraints; returns the parent's other indexes' definitions
+    (made again on the partition, as `liketable.copy_indexes`)."""
+    b.columns = [dataclasses.replace(c, identity="") for c in parent.columns]
+    cons = b.cat.constraints_of(parent.oid)
+    for k in cons:
+        if k.kind == "c" and k.check is not None:
+            b.checks.append((k.name, k.check))
+        elif k.kind == "p":
+            b.set_pk(k.columns, None)
+        elif k.kind == "u":
+            b.uniques.append(("", k.columns, False, (k.deferrable, k.deferred)))
+    backing = {k.index_oid for k in cons}
+    return [d for i in b.cat.indexes_of(parent.oid) if not i.primary and i.oid not in backing
+            and (d := index_def(b.cat, i.oid)) is not None]
+
+
+def parent_of(parent: Table) -> Table:
+    """The table named in PARTITION OF / ATTACH PARTITION, if it is partitioned (42809)."""
+    if not parent.partkey:
+        raise WrongObjectType(f'table "{parent.name}" is not partitioned')
+    return parent
+
+
+def bound_text(s: SQLSession, parent: Table, spec: exp.Expression, name: str) -> str:
+    """The checked `partbound` of a FOR VALUES / DEFAULT clause for partition `name`."""
+    part = partitioned(s.catalog(), parent)
+    bound = _bound(s, part, spec, name)
+    if bound.kind == "default":
+        if part.default is not None:
+            raise InvalidObjectDefinition(
+                f'partition "{name}" conflicts with existing default partition '
+                f'"{part.members[part.default].table.name}"')
+        return "DEFAULT"
+    if bound.kind == "range" and not bound.lo < bound.hi:
+        raise InvalidObjectDefinition(
+            f'empty range bound specified for partition "{name}"',
+            detail=f"Specified lower bound {_side(bound.lo, part.key)} is greater than or equal "
+                   f"to upper bound {_side(bound.hi, part.key)}.")
+    if bound.kind == "hash":
+        _check_modulus(part, bound)
+    other = part.overlapping(bound)
+    if other is not None:
+        raise InvalidObjectDefinition(
+            f'partition "{name}" would overlap partition "{other.table.name}"')
+    if part.default is not None:
+        _check_default_rows(s, part, bound)
+    return bound.text(part.key)
+
+
+def _side(pairs: tuple[tuple[int, Any], ...], key: PartKey) -> str:
+    return "(" + ", ".join("MINVALUE" if f == MINVALUE else "MAXVALUE" if f == MAXVALUE
+                           else literal(v, t)
+                           for (f, v), t in zip(pairs, key.types, strict=True)) + ")"
+
+
+def _bound(s: SQLSession, part: Partitioned, spec: exp.Expression, name: str) -> Bound:
+    """Evaluates a bound clause's values as the key columns' types (42P16 for a bound of
+    another strategy or with the wrong number of values)."""
+    key = part.key
+    if isinstance(spec, exp.Var) and spec.name.upper() == "DEFAULT":
+        if key.strategy == "hash":
+            raise InvalidTableDefinition("a hash-partitioned table may not have a default "
+                                         "partition")
+        return Bound("default")
+    cols = [part.table.columns[a - 1] for a in key.attnums]
+    ctx = s.exec_context([])
+
+    def value(e: exp.Expression, i: int) -> Any:
+        return compile_value(s, e, cols[i], [], ParamTypes())(None, ctx)
+
+    args = spec.args
+    frm, to = args.get("from_expressions"), args.get("to_expressions")
+    if frm is not None:
+        kind = "range"
+    elif isinstance(args.get("this"), list):
+        kind = "list"
+    else:
+        kind = "hash"
+    if kind != key.strategy:
+        raise InvalidTableDefinition(f"invalid bound specification for a {key.strategy} "
+                                     "partition")
+    if kind == "list":
+        values: list[Any] = []
+        for e in args["this"]:
+            v = value(e, 0)
+            if v not in values:
+                values.append(v)
+        return Bound("list", values=tuple(values))
+    if kind == "hash":
+        modulus, remainder = (int(args[k].name) for k in ("this", "expression"))
+        if modulus <= 0:
+            raise InvalidTableDefinition("modulus for hash partition must be an integer value "
+                                         "greater than zero")
+        if remainder >= modulus:
+            raise InvalidTableDefinition("remainder for hash partition must be less than modulus")
+        return Bound("hash", modulus=modulus, remainder=remainder)
+    sides = []
+    for word, items in (("FROM", frm or []), ("TO", to or [])):
+        if len(items) != len(cols):
+            raise InvalidTableDefinition(f"{word} must specify exactly one value per "
+                                         "partitioning column")
+        pairs: list[tuple[int, Any]] = []
+        for i, e in enumerate(items):
+            word_value = e.name.upper() if isinstance(e, exp.Var | exp.Column) else ""
+            if word_value in ("MINVALUE", "MAXVALUE"):
+                pairs.append((MINVALUE if word_value == "MINVALUE" else MAXVALUE, None))
+            else:
+                v = value(e, i)
+                if v is None:
+                    raise InvalidTableDefinition("cannot specify NULL in range bound")
+                pairs.append((VALUE, v))
+        for a, b in zip(pairs, pairs[1:], strict=False):
+            if a[0] != VALUE and b[0] != a[0]:
+                which = "MAXVALUE" if a[0] == MAXVALUE else "MINVALUE"
+                raise DatatypeMismatch(f"every bound following {which} must also be {which}")
+        sides.append(tuple(pairs))
+    return Bound("range", lo=sides[0], hi=sides[1])
+
+
+def _check_modulus(part: Partitioned, bound: Bound) -> None:
+    """Every hash modulus divides the next larger one (42P17 with PostgreSQL's DETAIL)."""
+    for m in part.members:
+        other = m.bound.modulus
+        if not other:
+            continue
+        if other > bound.modulus and other % bound.modulus:
+            detail = (f"The new modulus {bound.modulus} is not a factor of {other}, the "
+                      f'modulus of existing partition "{m.table.name}".')
+        elif other < bound.modulus and bound.modulus % other:
+            detail = (f"The new modulus {bound.modulus} is not divisible by {other}, the "
+                      f'modulus of existing partition "{m.table.name}".')
+        else:
+            continue
+        raise InvalidObjectDefinition("every hash partition modulus must be a factor of the "
+                                      "next larger modulus", detail=detail)
+
+
+def _rows(s: SQLSession, table: Table) -> Any:
+    """Every stored row of a table (all its leaves' when it is partitioned)."""
+    cat = s.catalog()
+    txn = s.ensure_txn()
+    tables = [table] if not table.partkey else [
+        m.table for m in partitioned(cat, table).members]
+    for t in tables:
+        if t.partkey:
+            yield from _rows(s, t)
+        else:
+            for batch in txn.scan(ScanSpec(t.space, batch_size=4096)):
+                yield from batch
+
+
+def _check_default_rows(s: SQLSession, part: Partitioned, bound: Bound) -> None:
+    """A new partition may not take rows the default partition holds already."""
+    default = part.members[part.default].table  # type: ignore[index]  # set by the caller
+    for r in _rows(s, default):
+        if bound.holds(part.key_of(r)):
+            raise CheckViolation(f'updated partition constraint for default partition '
+                                 f'"{default.name}" would be violated by some row')
+
+
+def check_attached_rows(s: SQLSession, parent: Table, table: Table) -> None:
+    """ATTACH PARTITION: every row of the table fits its new bound (23514)."""
+    part = partitioned(s.catalog(), parent)
+    member = next(i for i, m in enumerate(part.members) if m.table.oid == table.oid)
+    for r in _rows(s, table):
+        if part.find(part.key_of(r)) != member:
+            raise CheckViolation(f'partition constraint of relation "{table.name}" is violated '
+                                 "by some row")
+
+
+def same_layout(parent: Table, table: Table) -> None:
+    """ATTACH PARTITION takes a table with the parent's columns at the same positions."""
+    for a, b in zip(parent.columns, table.columns, strict=False):
+        if a.dropped != b.dropped or (not a.dropped and (a.name, a.type_oid) != (b.name, b.type_oid)):
+            break
+    else:
+        if len(parent.columns) == len(table.columns):
+            return
+    names = {c.name for c in parent.live_columns}
+    extra = next((c for c in table.live_columns if c.name not in names), None)
+    if extra is not None:
+        raise WrongObjectType(f'table "{table.name}" contains column "{extra.name}" not found in '
+                              f'parent "{parent.name}"',
+                              detail="The new partition may contain only the columns present "
+                                     "in parent.")
+    mine = {c.name for c in table.live_columns}
+    missing = next((c for c in parent.live_columns if c.name not in mine), None)
+    if missing is not None:
+        raise WrongObjectType(f'child table is missing column "{missing.name}"')
+    raise FeatureNotSupported(f'table "{table.name}" has its columns in another order than '
+                              f'"{parent.name}": attach a table made with LIKE "{parent.name}"')

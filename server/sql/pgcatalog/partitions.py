@@ -1,0 +1,55 @@
+"""pg_inherits and pg_partitioned_table: declarative partitioning as
+PostgreSQL's catalog shows it (psql's `\\d+`, pg_dump, ORMs' introspection).
+
+A partition is listed in pg_inherits under its parent, and so is each of its
+indexes under the parent's index on the same columns (PostgreSQL attaches a
+partition's copy of a partitioned index). pg_partitioned_table holds the key:
+strategy letter, key columns, their default btree operator classes and
+collations, and the default partition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog import model as M
+from ..partitions.bounds import STRATEGIES
+from ..partitions.members import partitioned
+from .opclasses import oid_of
+from .registry import pg_relation
+
+_COLLATABLE = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME})
+
+
+@pg_relation("pg_catalog", "pg_inherits")
+def pg_inherits(ctx: Any) -> list[tuple[Any, ...]]:
+    """(inhrelid, inhparent, inhseqno, inhdetachpending): partitions and their indexes."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    rows = []
+    for t in cat.tables:
+        if not t.partof:
+            continue
+        rows.append((t.oid, t.partof, 1, False))
+        parents = {i.columns: i.oid for i in cat.indexes_of(t.partof)}
+        rows.extend((i.oid, parents[i.columns], 1, False) for i in cat.indexes_of(t.oid)
+                    if i.columns in parents)
+    return rows
+
+
+@pg_relation("pg_catalog", "pg_partitioned_table")
+def pg_partitioned_table(ctx: Any) -> list[tuple[Any, ...]]:
+    """One row per partitioned table: its key (partattrs and the rest are int2/oid vectors)."""
+    cat: M.CatalogSnapshot = ctx.catalog
+    rows = []
+    for t in cat.tables:
+        if not t.partkey:
+            continue
+        p = partitioned(cat, t)
+        default = p.members[p.default].table.oid if p.default is not None else 0
+        key = p.key
+        rows.append((t.oid, STRATEGIES[key.strategy], len(key.attnums), default,
+                     list(key.attnums), [oid_of("", x) for x in key.types],
+                     [100 if x in _COLLATABLE else 0 for x in key.types], None))
+    return rows
+

@@ -1,0 +1,65 @@
+"""Reading a partitioned table: the UNION ALL of its leaf partitions' scans.
+
+A partitioned table holds no rows (`ddl.partitions`), so the builder reads it as
+PostgreSQL's Append does: one scan per leaf partition, in bound order, under
+`SetOp` union-all nodes whose columns are the parent's (a partition has the
+parent's columns at the same positions). Each leaf is an ordinary table scan,
+so the optimizer's rules (filters pushed into KiVi, point gets, index lookups)
+apply to it once `optimizer.partition_prune` has moved the query's filter onto
+each leaf and dropped the leaves the filter rules out.
+
+Each leaf reports its own OID as `tableoid`, as in PostgreSQL. When the statement
+needs row keys (UPDATE, DELETE), a leaf's keys carry its OID in front
+(`dml.partrouter.tag`), so the write goes back to the partition holding the row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ...pgtypes import oids as T
+from ..catalog.model import Table
+from ..catalog.syscols import ROW_KEY
+from ..dml.partrouter import tag
+from ..expr.bound import E, col
+from ..partitions.members import leaves
+from . import nodes as N
+
+
+def partition_scan(planner: Any, t: Table, qualifier: str) -> N.Node:
+    """The plan reading partitioned table `t` under the query's name `qualifier`."""
+    shape = planner._with_tableoid(planner._with_version(planner.table_scan(t, qualifier),
+                                                         qualifier, t.oid), t.oid, qualifier)
+    cols = [replace(c) for c in shape.cols]
+    kids: list[N.Node] = []
+    for leaf in leaves(planner.catalog, t):
+        node = planner._with_version(planner.table_scan(leaf, qualifier), qualifier, leaf.oid)
+        if planner.want_key:
+            node = _tagged(node, leaf.oid)
+        kids.append(planner._with_tableoid(node, leaf.oid, qualifier))
+    if not kids:
+        return N.Values([replace(c) for c in cols], rows=[])
+    return union_all(kids, cols)
+
+
+def union_all(kids: list[N.Node], cols: list[N.PCol]) -> N.Node:
+    """The leaves as a balanced tree of union-all SetOps (one leaf: itself, renamed)."""
+    if len(kids) == 1:
+        node = kids[0]
+        return N.Project([replace(c) for c in cols], child=node,
+                         exprs=[col(i, c.type, c.name) for i, c in enumerate(node.cols)])
+    mid = len(kids) // 2
+    return N.SetOp([replace(c) for c in cols], left=union_all(kids[:mid], cols),
+                   right=union_all(kids[mid:], cols), op="union", all=True)
+
+
+def _tagged(node: N.Node, oid: int) -> N.Node:
+    """The leaf with its ROW_KEY column prefixed by its OID."""
+    exprs = []
+    for i, c in enumerate(node.cols):
+        e = col(i, c.type, c.name)
+        if c.name == ROW_KEY:
+            e = E("pyfunc", ("partition key", tag(oid), True), [e], T.BYTEA)
+        exprs.append(e)
+    return N.Project([replace(c) for c in node.cols], child=node, exprs=exprs)
