@@ -44,6 +44,28 @@ drop extension pg_trgm cascade;
 select relname from pg_class where relname like 'e_' order by 1;
 select count(*) from pg_opclass where opcname like '%trgm%' or opcname = 'gist_int4_ops';
 """,
+    # A table without a primary key: ctids in insertion order from (0,1), the dedup recipes,
+    # TID scans (EXPLAIN as PG's) and prepared ctid lookups. NB: unlike PostgreSQL's, a row's
+    # ctid stays the same after an UPDATE, and blocks hold 291 rows whatever their width.
+    "heap_ctid": """
+create table t (id int, k int);
+insert into t values (1, 1), (2, 1), (3, 2), (4, 3), (5, 3), (6, 4);
+select ctid, * from t order by id;
+select * from t where ctid = '(0,1)';
+select * from t where ctid = '(0,0)' or ctid = '(9,1)';
+select * from t where ctid = null;
+explain (costs off) select * from t where ctid = '(0,1)';
+explain (costs off) delete from t where ctid = '(0,6)';
+prepare q(tid) as select id from t where ctid = $1;
+execute q('(0,2)');
+delete from t where ctid = '(0,6)' returning *;
+delete from t a using t b where a.ctid < b.ctid and a.k = b.k;
+select ctid, * from t order by id;
+insert into t values (7, 2), (8, 2);
+delete from t where ctid not in (select max(ctid) from t group by k);
+select ctid, * from t order by ctid;
+select k, min(ctid), max(ctid) from t group by k order by k;
+""",
 }
 
 

@@ -15,19 +15,29 @@ the values it had). `xmax`,
 deleting or locking, in a transaction's first command (but INSERT ... ON CONFLICT DO
 UPDATE's RETURNING xmax, non-zero for an updated row).
 
-`ctid` is `version_tid`: PostgreSQL's is where the row version lies, (block, offset).
-Cumulo's rows lie in KiVi by key, so the block is a digest of the key and the offset one
-of the version's values (1 .. 65535): stable within a snapshot and across them while the row is
-unchanged, different for another row, and (but for a 1/65535 chance) different after an
-UPDATE, so `SELECT ctid ...` then `UPDATE ... WHERE ctid = $1` finds the row it saw.
-A ctid is compared as a whole (no `ctid > '(5,0)'`, no TID range scans). Internally the
-row's KiVi key travels as the hidden column `ROW_KEY` (bytes), which UPDATE, DELETE and
-FOR UPDATE select to find the rows they change.
+`ctid` is PostgreSQL's (block, offset) of the row version. A table without a primary key
+keeps its rows under hidden row ids given out in insertion order from 0, as PostgreSQL
+fills its heap pages, so its ctid is `heap_tid`: row id n is (n // 291, n % 291 + 1)
+(291 = MaxHeapTuplesPerPage): a fresh table's rows are (0,1), (0,2) ... as in PostgreSQL,
+ctids order as the rows were inserted (the `DELETE ... USING t b WHERE a.ctid < b.ctid`
+dedup keeps the newest copy, as there), and `WHERE ctid = '(0,1)'` finds its row. Unlike
+PostgreSQL's, it stays the same after an UPDATE (xmin changes). A table with a primary key
+keeps rows by key, so its ctid is `version_tid`: the block a digest of the key and the
+offset one of the version's values (1 .. 65535): stable within a snapshot and across them
+while the row is unchanged, different for another row, and (but for a 1/65535 chance)
+different after an UPDATE, so `SELECT ctid ...` then `UPDATE ... WHERE ctid = $1` finds
+the row it saw; its order means nothing. Internally the row's KiVi key travels as the
+hidden column `ROW_KEY` (bytes), which UPDATE, DELETE and FOR UPDATE select to find the
+rows they change.
 
 >>> version_xid((1, "a")) == version_xid((1, "a")) != version_xid((2, "a"))
 True
 >>> version_tid(b"k1", (1, "a")) == version_tid(b"k1", (1, "a")) != version_tid(b"k1", (2, "a"))
 True
+
+>>> from cumulo.server.kivi.keycodec import encode_key
+>>> [heap_tid(encode_key((n,))) for n in (0, 1, 290, 291)]
+['(0,1)', '(0,2)', '(0,291)', '(1,1)']
 
 >>> try:
 ...     check_column_name("xmin")
@@ -38,6 +48,7 @@ True
 
 from __future__ import annotations
 
+import struct
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -82,3 +93,15 @@ def version_xid(row: tuple[Any, ...]) -> int:
 def version_tid(key: bytes, row: tuple[Any, ...]) -> str:
     """A row version's ctid, as tid's text `(block,offset)` (see above)."""
     return f"({zlib.crc32(key)},{version_xid(row) % 65535 + 1})"
+
+
+HEAP_ROWS = 291  # PostgreSQL's MaxHeapTuplesPerPage (8 kB pages)
+_unpack_q = struct.Struct(">Q").unpack_from
+
+
+def heap_tid(key: bytes) -> str:
+    """The ctid of a row of a table without a primary key, from its row id (see above)."""
+    if len(key) != 9 or key[0] != 0x11:  # NB: keycodec's one-integer key (tag, biased value)
+        return f"({zlib.crc32(key)},1)"
+    n = _unpack_q(key, 1)[0] - (1 << 63)
+    return f"({n // HEAP_ROWS},{n % HEAP_ROWS + 1})"

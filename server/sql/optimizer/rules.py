@@ -32,6 +32,7 @@ from .pushdown_filters import pushdown_filters
 from .pushdown_join_filters import pushdown_join_filters
 from .scalar_subquery import scalar_subquery
 from .semijoin import semijoin
+from .tid_scan import tid_scan
 
 # Rules that read sub-plans as the builder made them, so they run before nested plans are
 # optimized (point_get would otherwise turn a correlated `pk = outer.x` into a keyed get).
@@ -39,6 +40,7 @@ PRE_RULES = (semijoin, scalar_subquery)
 
 RULES = (
     filters_below_syscols,
+    tid_scan,
     minmax_ends,  # NB: twice: before `columnar` (a whole table's max(pk) is one row, not a
     columnar,  # column), and after `pushdown_filters` put the key prefix into the scan
     join_order,

@@ -30,7 +30,14 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgtypes import oids as T
-from ..catalog.syscols import ROW_KEY, SYSTEM_COLUMNS, VERSION_COLUMNS, row_xmin, version_tid
+from ..catalog.syscols import (
+    ROW_KEY,
+    SYSTEM_COLUMNS,
+    VERSION_COLUMNS,
+    heap_tid,
+    row_xmin,
+    version_tid,
+)
 from ..exec.subquery import _correlated, _exprs
 from ..expr import types as ty
 from ..expr.binder import Binder, Scope, find_aggregates, find_windows
@@ -644,8 +651,10 @@ class Planner:
             if name == "xmin" and isinstance(node, N.Scan):  # NB: its writer's (txn.xids)
                 exprs.append(E("pyfunc", (name, row_xmin(node.table.space), False),
                                [E("ctxfn", None, [], T.UNKNOWN), row[0]], typ))
-            elif name == "ctid" and scan:
-                exprs.append(E("pyfunc", (name, _row_ctid, False), row, typ))
+            elif name == "ctid" and scan:  # NB: row ids in insertion order without a key
+                exprs.append(E("pyfunc", (name, _row_ctid, False), row, typ)
+                             if node.table.primary_key else
+                             E("pyfunc", (name, heap_tid, False), row[:1], typ))
             else:
                 exprs.append(E("const", 1 if name == "xmin" else 0, [], typ))
             cols.append(N.PCol(name, typ, -1, qualifier, oid, num, hidden=True))

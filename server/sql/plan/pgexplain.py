@@ -176,6 +176,13 @@ class _Builder:
     def _node(self, node: N.Node) -> PNode:
         if isinstance(node, N.Scan):
             return self._scan(node)
+        if isinstance(node, N.PointGet) and not node.table.primary_key:  # optimizer.tid_scan
+            t, alias = node.table.name, _alias(node)
+            p = PNode("Tid Scan", f"Tid Scan on {t if alias == t else f'{t} {alias}'}",
+                      [("Relation Name", t), ("Alias", alias)])
+            tid = sql(node.keys[0][0].args[0], self.names(node.cols, scan=True))
+            p.details.append(("TID Cond", f"(ctid = {tid})"))
+            return p
         if isinstance(node, N.PointGet):
             t, alias = node.table.name, _alias(node)
             p = PNode("Index Scan", f"Index Scan using {t}_pkey on {t if alias == t else f'{t} {alias}'}",
