@@ -19,6 +19,7 @@ from ..errors import FeatureNotSupported
 from . import txnctl, utility
 from .ddl import dispatch, owned
 from .ddl.altersplit import analyse_multi_alter
+from .ddl.attach import analyse_attach
 from .ddl.constraints import analyse_validate
 from .ddl.physical import analyse_physical
 from .ddl.pkeys import analyse_identity
@@ -173,6 +174,9 @@ def analyse_tree(session: SQLSession, sql: str, tree: exp.Expression,
             physical = analyse_physical(session, sql)  # SET STATISTICS, REPLICA IDENTITY ...
             if physical is not None:
                 return physical
+            attach = analyse_attach(session, sql)  # ATTACH / DETACH PARTITION
+            if attach is not None:
+                return attach
             reset = analyse_reset(sql) or analyse_set_schema(sql)  # ALTER VIEW v RESET (...)
             if reset is not None:
                 return reset

@@ -97,10 +97,11 @@ def fill_partition(b: TableBuilder, parent: Table) -> list[str]:
             and (d := index_def(b.cat, i.oid)) is not None]
 
 
-def parent_of(parent: Table) -> Table:
-    """The table named in PARTITION OF / ATTACH PARTITION, if it is partitioned (42809)."""
+def parent_of(parent: Table, attach: bool = False) -> Table:
+    """The table named in PARTITION OF / ATTACH PARTITION, if it is partitioned (42P17)."""
     if not parent.partkey:
-        raise WrongObjectType(f'table "{parent.name}" is not partitioned')
+        raise InvalidObjectDefinition(f'table "{parent.name}" is not partitioned' if attach
+                                      else f'"{parent.name}" is not partitioned')
     return parent
 
 
@@ -262,7 +263,7 @@ def same_layout(parent: Table, table: Table) -> None:
     names = {c.name for c in parent.live_columns}
     extra = next((c for c in table.live_columns if c.name not in names), None)
     if extra is not None:
-        raise WrongObjectType(f'table "{table.name}" contains column "{extra.name}" not found in '
+        raise DatatypeMismatch(f'table "{table.name}" contains column "{extra.name}" not found in '
                               f'parent "{parent.name}"',
                               detail="The new partition may contain only the columns present "
                                      "in parent.")

@@ -19,13 +19,14 @@ from ..pgcatalog.ddltext import constraint_def, format_type, index_def
 from ..pgcatalog.exprtext import pretty_text
 from ..pgcatalog.icucollations import descriptions as icu_descriptions
 from ..pgcatalog.names import names, quote_ident
+from ..pgcatalog.partitions import constraint_text
 from ..pgcatalog.procoids import BY_OID
 from ..pgcatalog.procoptions import config_lines
 from ..pgcatalog.seqdeps import qualify_nextval
 from ..pgcatalog.triggertext import trigger_def
 from ..pgcatalog.updatable import INSERT, UPDATE, relation_events
 from ..pgcatalog.viewtext import relation_shown, view_text
-from .regcasts import regtype_out, relation_oid
+from .regcasts import labelled, regclass_out, regtype_out, relation_oid
 from .registry import FUNCTIONS, FunctionContext, register
 
 
@@ -200,16 +201,64 @@ def col_description(ctx: Any, oid: int, attnum: int) -> str | None:
     return ctx.catalog.comments.get((oid, attnum))
 
 
-@register("pg_partition_ancestors", args=[T.REGCLASS], returns=T.REGCLASS, set_returning=True)
-def pg_partition_ancestors(rel: int) -> Iterator[int]:
-    """Yields nothing: no table is a partition (PostgreSQL returns no rows for those)."""
-    return iter(())
+@register("pg_get_partition_constraintdef", args=[T.OID], returns=T.TEXT, needs_context=True)
+def pg_get_partition_constraintdef(ctx: Any, oid: int) -> str | None:
+    """A partition's bound as a condition (pgcatalog.partitions); NULL for other relations."""
+    t = ctx.catalog.table_by_oid(oid)
+    return constraint_text(ctx.catalog, t) if t is not None else None
 
 
-@register("pg_partition_root", args=[T.REGCLASS], returns=T.REGCLASS)
-def pg_partition_root(rel: int) -> None:
-    """Returns NULL: no table is a partition."""
-    return None
+def _lineage(ctx: Any, rel: Any) -> list[Any]:
+    """A partition or partitioned table, then its ancestors up to the root ([] otherwise)."""
+    t = ctx.catalog.table_by_oid(relation_oid(ctx, rel))
+    if t is None or not (t.partof or t.partkey):
+        return []
+    out = [t]
+    while out[-1].partof:
+        out.append(ctx.catalog.existing_table(out[-1].partof))
+    return out
+
+
+@register("pg_partition_ancestors", args=[T.REGCLASS], returns=T.REGCLASS, set_returning=True,
+          needs_context=True, out_column="relid")
+def pg_partition_ancestors(ctx: Any, rel: Any) -> Iterator[Any]:
+    """The relation and the partitioned tables above it (sql.partitions)."""
+    return iter([labelled(ctx, t.oid, regclass_out) for t in _lineage(ctx, rel)])
+
+
+@register("pg_partition_root", args=[T.REGCLASS], returns=T.REGCLASS, needs_context=True)
+def pg_partition_root(ctx: Any, rel: Any) -> Any:
+    """The top of a partition tree (NULL for a table that is in none)."""
+    line = _lineage(ctx, rel)
+    return labelled(ctx, line[-1].oid, regclass_out) if line else None
+
+
+@register("pg_partition_tree", args=[T.REGCLASS], returns=T.RECORD, set_returning=True,
+          needs_context=True, out_columns=[("relid", T.REGCLASS), ("parentrelid", T.REGCLASS),
+                                           ("isleaf", T.BOOL), ("level", T.INT4)])
+def pg_partition_tree(ctx: Any, rel: Any) -> Iterator[tuple[Any, ...]]:
+    """The partition tree under a relation, parents before their partitions."""
+    top = _lineage(ctx, rel)
+    if not top:
+        return iter(())
+    cat = ctx.catalog
+    out: list[tuple[Any, ...]] = []
+    level = [(top[0], 0)]
+    while level:
+        out += [(labelled(ctx, t.oid, regclass_out), labelled(ctx, t.partof or None, regclass_out),
+                 not t.partkey, n) for t, n in level]
+        level = [(p, n + 1) for t, n in level for p in cat.tables if p.partof == t.oid]
+    return iter(out)
+
+
+# NB: a name literal (`pg_partition_tree('m')`) reaches them as text, looked up as regclass_in
+register("pg_partition_ancestors", args=[T.TEXT], returns=T.REGCLASS, set_returning=True,
+         needs_context=True, out_column="relid")(pg_partition_ancestors)
+register("pg_partition_root", args=[T.TEXT], returns=T.REGCLASS,
+         needs_context=True)(pg_partition_root)
+register("pg_partition_tree", args=[T.TEXT], returns=T.RECORD, set_returning=True,
+         needs_context=True, out_columns=[("relid", T.REGCLASS), ("parentrelid", T.REGCLASS),
+                                          ("isleaf", T.BOOL), ("level", T.INT4)])(pg_partition_tree)
 
 
 def _function(oid: int) -> Any:

@@ -69,6 +69,7 @@ def register(
     set_returning: bool = False,
     out_columns: list[tuple[str, int]] | None = None,
     oid: int = 0,
+    out_column: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Registers `impl` under `name` (lower case, without schema) as one overload."""
 
@@ -85,6 +86,7 @@ def register(
                 set_returning,
                 None if out_columns is None else tuple(out_columns),
                 oid,
+                out_column,
             )
         )
         return impl

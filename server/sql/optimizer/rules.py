@@ -23,6 +23,7 @@ from .join_algorithm import join_algorithm
 from .join_order import join_order
 from .merge_projects import merge_projects
 from .minmax_ends import minmax_ends
+from .partition_prune import partition_prune
 from .point_get import point_get
 from .prune_columns import prune_columns
 from .push_aggregate import push_aggregate
@@ -45,6 +46,7 @@ RULES = (
     columnar,  # column), and after `pushdown_filters` put the key prefix into the scan
     join_order,
     pushdown_join_filters,
+    partition_prune,
     point_get,
     index_lookup,
     expr_index,

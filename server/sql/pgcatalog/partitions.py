@@ -14,8 +14,10 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from ..partitions.bounds import STRATEGIES
+from ..partitions.bounds import STRATEGIES, VALUE, literal
 from ..partitions.members import partitioned
+from .ddltext import format_type
+from .names import quote_ident
 from .opclasses import oid_of
 from .registry import pg_relation
 
@@ -53,3 +55,43 @@ def pg_partitioned_table(ctx: Any) -> list[tuple[Any, ...]]:
                      [100 if x in _COLLATABLE else 0 for x in key.types], None))
     return rows
 
+
+
+def constraint_text(cat: M.CatalogSnapshot, table: M.Table) -> str | None:
+    """pg_get_partition_constraintdef: a partition's bound as a condition, for a one-column
+    range or list bound and a hash bound (None for the others: psql then shows none)."""
+    if not table.partof:
+        return None
+    parent = cat.existing_table(table.partof)
+    part = partitioned(cat, parent)
+    member = next((m for m in part.members if m.table.oid == table.oid), None)
+    key = part.key
+    if member is None or len(key.attnums) != 1 and member.bound.kind != "hash":
+        return None
+    b = member.bound
+    name = quote_ident(key.names[0]) if key.names else ""
+    typ = key.types[0] if key.types else 0
+
+    def const(v: Any) -> str:
+        text = literal(v, typ)
+        return text if not text.startswith("'") else f"{text}::{format_type(typ, None)}"
+
+    if b.kind == "hash":
+        cols = ", ".join(map(quote_ident, key.names))
+        return (f"satisfies_hash_partition('{parent.oid}'::oid, {b.modulus}, {b.remainder}, "
+                f"{cols})")
+    if b.kind == "range":
+        parts = [f"({name} IS NOT NULL)"]
+        if b.lo[0][0] == VALUE:
+            parts.append(f"({name} >= {const(b.lo[0][1])})")
+        if b.hi[0][0] == VALUE:
+            parts.append(f"({name} < {const(b.hi[0][1])})")
+        return f"({' AND '.join(parts)})"
+    if b.kind == "list":
+        values = [v for v in b.values if v is not None]
+        arr = f"({name} = {const(values[0])})" if len(values) == 1 else \
+            f"({name} = ANY (ARRAY[{', '.join(map(const, values))}]))"
+        if None in b.values:
+            return f"(({name} IS NULL) OR {arr})" if values else f"({name} IS NULL)"
+        return f"(({name} IS NOT NULL) AND {arr})"
+    return None

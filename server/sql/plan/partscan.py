@@ -33,14 +33,26 @@ def partition_scan(planner: Any, t: Table, qualifier: str) -> N.Node:
                                                          qualifier, t.oid), t.oid, qualifier)
     cols = [replace(c) for c in shape.cols]
     kids: list[N.Node] = []
+    scans: list[N.Scan] = []
     for leaf in leaves(planner.catalog, t):
-        node = planner._with_version(planner.table_scan(leaf, qualifier), qualifier, leaf.oid)
+        scans.append(planner.table_scan(leaf, qualifier))
+        node = planner._with_version(scans[-1], qualifier, leaf.oid)
         if planner.want_key:
             node = _tagged(node, leaf.oid)
         kids.append(planner._with_tableoid(node, leaf.oid, qualifier))
     if not kids:
         return N.Values([replace(c) for c in cols], rows=[])
+    name_leaves(scans, qualifier)
     return union_all(kids, cols)
+
+
+def name_leaves(scans: list[N.Scan], qualifier: str) -> None:
+    """Names the leaves' scans as PostgreSQL's EXPLAIN does: `m_1`, `m_2`... for a query's
+    `m` when it reads several partitions, `m` when it reads one."""
+    for i, scan in enumerate(scans):
+        name = f"{qualifier}_{i + 1}" if len(scans) > 1 else qualifier
+        for c in scan.cols:
+            c.qualifier = name
 
 
 def union_all(kids: list[N.Node], cols: list[N.PCol]) -> N.Node:

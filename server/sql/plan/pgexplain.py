@@ -390,7 +390,10 @@ class _Builder:
         if node.op == "union":
             app = PNode("Append", "Append")
             app.children = [("Member", left), ("Member", right)]
-            if node.all:
+            if node.all:  # NB: one Append for a chain of UNION ALLs (or of partitions), as PG
+                app.children = [m for side in (left, right) for m in (
+                    side.children if side.node_type == "Append" and not side.details
+                    else [("Member", side)])]
                 return app
             p = PNode("Aggregate", "HashAggregate", [("Strategy", "Hashed")])
             names = self.names(node.cols)
