@@ -21,6 +21,7 @@ from .ddl import dispatch, owned
 from .ddl.altersplit import analyse_multi_alter
 from .ddl.attach import analyse_attach
 from .ddl.constraints import analyse_validate
+from .ddl.matviews import analyse_matview
 from .ddl.physical import analyse_physical
 from .ddl.pkeys import analyse_identity
 from .ddl.renamecon import analyse_rename_constraint
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["ANY_VERSION", "Stmt", "analyse", "analyse_tree", "syntax_error_at"]
 
 _NULLS_DISTINCT = re.compile(r"(?<=\))\s*NULLS\s+(NOT\s+)?DISTINCT\b", re.I)
+_MATVIEW = re.compile(r"(?:CREATE|REFRESH)\s+MATERIALIZED\s+VIEW\b", re.I)
 _FUNCTION_DDL = re.compile(r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)|DROP\s+"
                            r"(?:FUNCTION|PROCEDURE|ROUTINE))\b", re.I)
 
@@ -63,6 +65,10 @@ def analyse(session: SQLSession, sql: str, param_oids: list[int]) -> Stmt:
     if u is not None:
         return utility.analyse_utility(session, text, u[0], u[1], param_oids, analyse,
                                        analyse_tree)
+    if _MATVIEW.match(text):  # CREATE / REFRESH MATERIALIZED VIEW (ddl.matviews)
+        matview = analyse_matview(session, text)
+        if matview is not None:
+            return matview
     if owned.OWNED.match(text):  # REASSIGN OWNED / DROP OWNED: sqlglot reads neither
         return owned.analyse(session, text)
     if _FUNCTION_DDL.match(text):  # CREATE FUNCTION / DROP FUNCTION: sqlglot reads neither

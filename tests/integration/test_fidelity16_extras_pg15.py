@@ -1,6 +1,7 @@
 """More issue-16 behaviour against PostgreSQL 15: extensions' operator classes (pg_trgm's
 gin_trgm_ops / gist_trgm_ops, btree_gist's gist_int4_ops ...), as Django's GinIndex and
-GistIndex with `opclasses` create them.
+GistIndex with `opclasses` create them; ctid of tables without a primary key and TID
+scans; materialized views; SERIALIZABLE's insert race; errors' source-location fields.
 
 Each script runs statement by statement in a fresh database of each server through psycopg
 (`stmtdiff`: rows, column names and type OIDs, SQLSTATE, message, DETAIL, HINT, notices).
@@ -65,6 +66,52 @@ insert into t values (7, 2), (8, 2);
 delete from t where ctid not in (select max(ctid) from t group by k);
 select ctid, * from t order by ctid;
 select k, min(ctid), max(ctid) from t group by k order by k;
+""",
+    # Materialized views: the rows of their last refresh, relkind m, pg_matviews, REFRESH
+    # [CONCURRENTLY] in a transaction, writes and the wrong DROP refused, views' dependencies.
+    "matviews": """
+create table items (id int, v text);
+insert into items values (1, 'a');
+create materialized view mv as select count(*) from items;
+create materialized view if not exists mv as select 1;
+create materialized view mv3 (n, w) as select * from items;
+insert into items values (2, 'b');
+select * from mv;
+select relkind, relam::regam from pg_class where relname = 'mv';
+refresh materialized view mv;
+select * from mv;
+select matviewname, hasindexes, ispopulated, definition from pg_matviews order by 1;
+select pg_get_viewdef('mv3'::regclass);
+refresh materialized view concurrently mv;
+create unique index on mv (count);
+refresh materialized view concurrently mv;
+refresh materialized view items;
+refresh materialized view nope;
+insert into mv values (5);
+update mv set count = 1;
+delete from mv;
+alter table items add column z int;
+refresh materialized view mv3;
+select * from mv3 order by n;
+begin;
+insert into items values (3, 'c');
+refresh materialized view mv3;
+select * from mv3 order by n;
+rollback;
+select * from mv3 order by n;
+drop view mv;
+drop table mv;
+drop materialized view items;
+drop materialized view nope;
+drop materialized view if exists nope;
+drop materialized view mv, mv3;
+select count(*) from pg_class where relname like 'mv%';
+create view vv as select * from items;
+create materialized view mv4 as select id from vv where id > 1;
+select * from mv4;
+drop view vv;
+drop view vv cascade;
+select count(*) from pg_class where relname = 'mv4';
 """,
 }
 

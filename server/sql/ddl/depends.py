@@ -51,11 +51,12 @@ def _ctes(tree: exp.Expression) -> set[str]:
 
 
 def dependent_views(cat: CatalogSnapshot, table: Table) -> list[Table]:
-    """The views whose query names `table` (directly), in catalog order."""
+    """The views (and materialized views) whose query names `table` (directly), in catalog
+    order."""
     schema = _schema_name(cat, table.schema_oid)
     out = []
     for v in cat.tables:
-        if v.kind != "v" or v.oid == table.oid:
+        if v.kind not in ("v", "m") or v.oid == table.oid:
             continue
         tree = _tree(v)
         if tree is None:
@@ -95,7 +96,8 @@ def relation_description(cat: CatalogSnapshot, rel: Table | Sequence,
                          visible: list[str]) -> str:
     """PostgreSQL's description of a relation in dependency messages (getObjectDescription):
     `table t`, `view s.v`, `sequence s.q`."""
-    noun = "sequence" if isinstance(rel, Sequence) else "view" if rel.kind == "v" else "table"
+    noun = "sequence" if isinstance(rel, Sequence) else \
+        {"v": "view", "m": "materialized view"}.get(rel.kind, "table")
     return f"{noun} {shown_name(_schema_name(cat, rel.schema_oid), rel.name, visible)}"
 
 

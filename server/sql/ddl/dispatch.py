@@ -15,7 +15,7 @@ from ...errors import FeatureNotSupported
 from ...pgwire.backend import Result
 from ..privileges.ddlchecks import check_ddl
 from ..stmt import Stmt
-from . import alter, indexes, misc, sequences, tables, viewalter
+from . import alter, indexes, matviews, misc, sequences, tables, viewalter
 from .routines import analyse_routine_alter
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ def _execute(s: SQLSession, tree: exp.Expression) -> str:
         raise FeatureNotSupported(f"CREATE {kind} is not supported")
     if isinstance(tree, exp.Drop):
         kind = str(tree.args.get("kind") or "").upper()
+        if kind == "VIEW" and tree.args.get("materialized"):
+            return matviews.drop_matviews(s, tree)
         if kind in ("TABLE", "VIEW"):
             return tables.drop_relations(s, tree, kind)
         if kind == "INDEX":

@@ -460,6 +460,11 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
         store.delete(txn, db, c)
     for v, _ in views:
         store.delete(txn, db, v)
+        if v.kind == "m":  # NB: a materialized view's rows and indexes go with it
+            s.pending_drops.append(v.space)
+            for i in cat.indexes_of(v.oid):
+                store.delete(txn, db, i)
+                s.pending_drops.append(i.space)
     for c in cat.constraints_of(table.oid):
         store.delete(txn, db, c)
     for tg in cat.triggers:  # NB: its triggers go with it, and constraint triggers FROM it
@@ -476,7 +481,7 @@ def drop_table_objects(s: SQLSession, table: Table, cascade: bool) -> list[str]:
         if key[0] == table.oid:
             store.set_comment(txn, db, key[0], key[1], None)
     store.delete(txn, db, table)
-    if table.kind == "r":
+    if table.kind in ("r", "m"):  # NB: a materialized view's rows too (ddl.matviews)
 
         statstore.delete(txn, db, table.oid)  # ANALYZE's statistics go with the table
         s.pending_drops.append(table.space)
@@ -498,9 +503,9 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
             skip_or_raise(s, f'{noun} "{name}"', bool(tree.args.get("exists")), UndefinedTable)
             continue
         if rel.kind != want:
+            other = {"v": "view", "m": "materialized view"}.get(rel.kind, "table")
             raise WrongObjectType(f'"{name}" is not a {noun}',
-                                  hint=f"Use DROP {'VIEW' if rel.kind == 'v' else 'TABLE'} to "
-                                  "remove a " + ("view." if rel.kind == "v" else "table."))
+                                  hint=f"Use DROP {other.upper()} to remove a {other}.")
         if rel.kind == "r":
             refuse_pending(s, s.catalog(), rel, "DROP TABLE")
         report_cascade(s, drop_table_objects(s, rel, bool(tree.args.get("cascade"))))

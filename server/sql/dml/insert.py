@@ -82,6 +82,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     schema, name = table_name(tnode)
     alias = ident(tnode.args["alias"].this) if tnode.args.get("alias") else None
     table = get_relation(s.catalog(), schema, name, s.search_path())
+    if table.kind == "m":
+        raise WrongObjectType(f'cannot change materialized view "{table.name}"')
     if table.kind != "r":
         raise FeatureNotSupported(f'cannot insert into view "{table.name}"')
     try:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import FeatureNotSupported, SQLError, UndefinedColumn
+from ...errors import FeatureNotSupported, SQLError, UndefinedColumn, WrongObjectType
 from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
 from ...txn.xids import row_xmins
@@ -161,6 +161,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     schema, name = table_name(tnode)
     alias = ident(tnode.args["alias"].this) if tnode.args.get("alias") else None
     table = get_relation(s.catalog(), schema, name, s.search_path())
+    if table.kind == "m":
+        raise WrongObjectType(f'cannot change materialized view "{table.name}"')
     if table.kind != "r":
         raise FeatureNotSupported(f'cannot {"update" if is_update else "delete from"} view '
                                   f'"{table.name}"')

@@ -75,9 +75,9 @@ def pg_namespace(ctx: Any) -> list[tuple[Any, ...]]:
 
 def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
                **kw: Any) -> tuple[Any, ...]:
-    am = kw.get("am", {"r": 2, "i": 403}.get(kind, 0))
-    has_storage = kind in ("r", "i", "S")
-    replident = kw.get("replident", "d" if kind == "r" else "n")
+    am = kw.get("am", {"r": 2, "m": 2, "i": 403}.get(kind, 0))  # NB: "m": ddl.matviews
+    has_storage = kind in ("r", "m", "i", "S")
+    replident = kw.get("replident", "d" if kind in ("r", "m") else "n")
     return (
         oid, name, nsp, kw.get("reltype", 0), 0, owner, am, oid if has_storage else 0, 0,
         kw.get("pages", 0),

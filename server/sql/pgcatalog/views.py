@@ -14,7 +14,7 @@ from ..catalog import model as M
 from ..expr.regcast import RegOid
 from .ddltext import format_type, index_def
 from .names import names
-from .registry import empty, pg_relation
+from .registry import pg_relation
 from .viewtext import relation_shown, view_text
 
 
@@ -79,4 +79,17 @@ def pg_sequences(ctx: Any) -> list[tuple[Any, ...]]:
     ]
 
 
-empty("pg_catalog", "pg_matviews")
+@pg_relation("pg_catalog", "pg_matviews")
+def pg_matviews(ctx: Any) -> list[tuple[Any, ...]]:
+    """Materialized views (`ddl.matviews`), their definition as pg_get_viewdef prints it."""
+    cat = ctx.catalog
+    idx = names(cat)
+    mvs = [t for t in cat.tables if t.kind == "m"]
+    tables = {x.name: x for x in cat.tables if x.kind in ("r", "v", "m")} if mvs else {}
+    indexed = {i.table_oid for i in cat.indexes}
+    shown = relation_shown(ctx)
+    return [
+        (idx.schema_name(t.schema_oid), t.name, _owner(cat, t.owner), None, t.oid in indexed,
+         True, view_text(t.view_sql or "", tables, False, shown) or t.view_sql)
+        for t in mvs
+    ]
