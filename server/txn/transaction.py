@@ -8,7 +8,7 @@ ordered streams, KiVi's rows and the own writes in the range:
     own writes:                       b2  c2      e(del)
     merged:                       a1  b2  c2  d1          g1
 
-The node still filters (the same compiled filter, `kivi.expr.compile_selector`,
+The node still filters (the same compiled filter, `kivi.filters.positions`,
 runs over the own rows here) and still projects, but a limit is raised by the
 number of own writes in the range (each can hide at most one node row) and an
 aggregate is computed here over the merged stream, since the node cannot see
@@ -35,11 +35,11 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InternalError, ReadOnlySQLTransaction
+from ..kivi import filters
 from ..kivi.agg import partial_aggregate
 from ..kivi.api import Get, Row, Scan
 from ..kivi.columnar.access import built_space_snapshots, space_snapshots
 from ..kivi.columnar.copy import Snapshot
-from ..kivi.expr import compile_selector
 from ..kivi.fanout import local_node, scan_batches
 from . import xids
 from .api import READ_ONLY_EXEMPT, ScanSpec
@@ -243,7 +243,7 @@ class Transaction:
         proj = None if agg is not None else spec.projection
         if spec.filter is not None:  # the node's compiled filter, run once over the own rows
             live = [(k, r) for k, r in own if r is not None]
-            picked = compile_selector(spec.filter)([r for _, r in live], spec.params)
+            picked = filters.positions(spec.filter)([r for _, r in live], spec.params)
             passing: set[bytes] | None = {live[j][0] for j in picked}
         else:
             passing = None
@@ -463,11 +463,14 @@ class Transaction:
         """Returns a token for the current write-set state and row locks."""
         return self.ws.savepoint(), len(self.locked)
 
-    def rollback_to(self, token: Any) -> None:
+    def rollback_to(self, token: Any, keep_locks: bool = False) -> None:
         """Undoes the writes made since `savepoint()` returned `token` and, as PostgreSQL's
         subtransaction abort, drops the row locks taken since (unless their rows are
-        still written)."""
+        still written). `keep_locks`: keeps them (a READ COMMITTED statement's rerun over
+        the rows it locked in their newest versions, `LocalTxnManager._acquire_one`)."""
         ws_token, nlocks = token if isinstance(token, tuple) else (token, len(self.locked))
+        if keep_locks:
+            nlocks = len(self.locked)
         gone = self.ws.rollback_to(ws_token)
         locked = self.locked
         dropped: list[tuple[int, bytes]] = []
