@@ -77,10 +77,11 @@ def tid_scan(plan: N.Node, ctx: Any) -> N.Node:
         used, v = found[0]
         key = E("pyfunc", ("tid_rowid", tid_rowid, False), [v], T.INT8)
         get = N.PointGet(below.cols, table=below.table, keys=[[key]], with_keys=True)
-        if below is project.child:
-            project.child = get
+        above = project.child
+        if isinstance(above, N.Filter):
+            above.child = get
         else:
-            project.child.child = get
+            project.child = get
         rest = [c for c in conjuncts(node.pred) if c is not used]
         if not rest:
             return project

@@ -651,8 +651,8 @@ class Planner:
             if name == "xmin" and isinstance(node, N.Scan):  # NB: its writer's (txn.xids)
                 exprs.append(E("pyfunc", (name, row_xmin(node.table.space), False),
                                [E("ctxfn", None, [], T.UNKNOWN), row[0]], typ))
-            elif name == "ctid" and scan:  # NB: row ids in insertion order without a key
-                exprs.append(E("pyfunc", (name, _row_ctid, False), row, typ)
+            elif name == "ctid" and isinstance(node, N.Scan):  # NB: row ids in insertion
+                exprs.append(E("pyfunc", (name, _row_ctid, False), row, typ)  # order without a key
                              if node.table.primary_key else
                              E("pyfunc", (name, heap_tid, False), row[:1], typ))
             else:
