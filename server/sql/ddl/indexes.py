@@ -54,6 +54,7 @@ from .names import (
     table_name,
     unique_name,
 )
+from .partitions import index_partitions
 from .persistence import check_tablespace
 
 if TYPE_CHECKING:
@@ -146,6 +147,8 @@ def create_index(s: SQLSession, tree: exp.Create) -> str:
     s.store.put(s.ensure_txn(), s.db.oid, idx)
     s.catalog_changed()
     build_index(s, table, idx)
+    if table.partkey:  # NB: a copy on each partition (ddl.partitions)
+        index_partitions(s, table, tree, attnums, create_index)
     return "CREATE INDEX"
 
 

@@ -19,6 +19,7 @@ being attached) fit where they are (23514).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -37,7 +38,7 @@ from ..catalog.model import Table
 from ..context import ParamTypes
 from ..dml.values import compile_value
 from ..partitions.bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, literal
-from ..partitions.members import Partitioned, partitioned
+from ..partitions.members import Partitioned, partitioned, partitions_of
 from ..pgcatalog.ddltext import index_def
 from .names import ident
 
@@ -273,3 +274,27 @@ def same_layout(parent: Table, table: Table) -> None:
         raise WrongObjectType(f'child table is missing column "{missing.name}"')
     raise FeatureNotSupported(f'table "{table.name}" has its columns in another order than '
                               f'"{parent.name}": attach a table made with LIKE "{parent.name}"')
+
+
+def index_partitions(s: SQLSession, table: Table, tree: exp.Create, attnums: list[int],
+                     create: Callable[[SQLSession, exp.Create], str]) -> None:
+    """CREATE INDEX on a partitioned table: a UNIQUE one must cover the key (0A000), and
+    every partition gets the same index, named as PostgreSQL names it."""
+    cat = s.catalog()
+    if tree.args.get("unique"):
+        key = partitioned(cat, table).key
+        for name, attnum in zip(key.names, key.attnums, strict=True):
+            if attnum not in attnums:
+                raise FeatureNotSupported(
+                    "unique constraint on partitioned table must include all partitioning "
+                    "columns", detail=f'UNIQUE constraint on table "{table.name}" lacks column '
+                                      f'"{name}" which is part of the partition key.')
+    for part in partitions_of(cat, table.oid):
+        schema = cat.schema_by_oid(part.schema_oid)
+        sub = tree.copy()
+        sub.this.set("this", None)
+        sub.this.set("table", exp.Table(this=exp.Identifier(this=part.name, quoted=True),
+                                        db=exp.Identifier(this=schema.name if schema else "",
+                                                          quoted=True)))
+        sub.set("exists", False)
+        create(s, sub)

@@ -42,6 +42,7 @@ from .manyrows import compile_rows
 from .returning import compile_returning
 from .update import set_targets
 from .values import ValueFn, _assign, compile_default, compile_value, table_scope
+from .partrouter import routed_conflict
 from .writer import prefix_end, writer_of
 
 if TYPE_CHECKING:
@@ -178,7 +179,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     reads_target = source is not None and any(
         ident(t.this) == table.name for t in source.find_all(exp.Table))
     returning = compile_returning(s, tree.args.get("returning"), table, alias, params)
-    conflict = _analyse_conflict(s, tree.args.get("conflict"), table, alias, params)
+    conflict = routed_conflict(s, tree.args["conflict"], table, alias, params, _analyse_conflict) \
+        if table.partkey and tree.args.get("conflict") is not None \
+        else _analyse_conflict(s, tree.args.get("conflict"), table, alias, params)
     convs = _source_convs(plan, cols, table, source) if plan is not None else None
     if convs and ignored:
         convs = [(pos, conv) for pos, conv in convs if pos not in ignored]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.model import Table
-from ..partitions.members import partitioned
+from ..partitions.members import leaves, partitioned
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -62,7 +62,8 @@ class PartitionRouter:
         self.parts = partitioned(s.catalog(), table)
         self._writer_for = writer_for
 
-    def _writer(self, s: SQLSession, t: Table) -> Any:
+    def member_writer(self, s: SQLSession, t: Table) -> Any:
+        """The writer of one of its partitions (a router again for a partitioned one)."""
         return self._writer_for(s, t)
 
     def insert(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
@@ -79,7 +80,7 @@ class PartitionRouter:
             groups.setdefault(i, []).append(n)
         out: list[Any] = [None] * len(rows)
         for i, positions in groups.items():
-            w = self._writer(s, self.parts.members[i].table)
+            w = self.member_writer(s, self.parts.members[i].table)
             stored = w.insert_rows(s, [rows[n] for n in positions], check_unique)
             for n, r in zip(positions, stored, strict=True):
                 out[n] = r
@@ -111,7 +112,7 @@ class PartitionRouter:
         out: list[tuple[Any, ...]] = []
         cat = s.catalog()
         for oid, positions in self._by_leaf(keys).items():
-            w = self._writer(s, cat.existing_table(oid))
+            w = self.member_writer(s, cat.existing_table(oid))
             out += w.delete_rows(s, [keys[n][TAG:] for n in positions], [rows[n] for n in positions])
         return out
 
@@ -129,7 +130,7 @@ class PartitionRouter:
         for oid, positions in self._by_leaf(keys).items():
             stay = [n for n in positions if self.leaf_of(s, new[n]) == oid]
             gone = [n for n in positions if n not in set(stay)]
-            w = self._writer(s, cat.existing_table(oid))
+            w = self.member_writer(s, cat.existing_table(oid))
             if stay:
                 stored = w.update_rows(s, [keys[n][TAG:] for n in stay], [old[n] for n in stay],
                                        [new[n] for n in stay], kept)
@@ -144,3 +145,22 @@ class PartitionRouter:
             for n, r in zip(moved, stored, strict=True):
                 out[n] = r
         return [r for r in out if r is not None]
+
+
+def routed_conflict(s: SQLSession, node: Any, table: Table, alias: str | None, params: Any,
+                    analyse: Callable[..., Any]) -> Callable[..., int]:
+    """INSERT ... ON CONFLICT into a partitioned table: each row's arbiter check and DO
+    UPDATE run in the leaf partition it goes to, against that partition's own unique
+    indexes (`analyse` is insert's ON CONFLICT analysis, made once per leaf)."""
+    per_leaf = {leaf.oid: (leaf, analyse(s, node, leaf, alias, params))
+                for leaf in leaves(s.catalog(), table)}
+
+    def apply(sess: SQLSession, writer: Any, rows: list[list[Any]], ctx: Any,
+              out_rows: list[tuple[Any, ...]], returning: Any) -> int:
+        n = 0
+        for r in rows:  # NB: one at a time, in order, as the one-table path
+            leaf, fn = per_leaf[writer.leaf_of(sess, r)]
+            n += fn(sess, writer.member_writer(sess, leaf), [r], ctx, out_rows, returning)
+        return n
+
+    return apply

@@ -158,7 +158,17 @@ def _admits(v: Any, tests: list[tuple[str, Any]]) -> bool:
 
 
 def _outside(part: Partitioned, bound: Bound, conds: list[E]) -> bool:
-    """Whether the conjuncts exclude every row this bound admits."""
+    """Whether the conjuncts exclude every row this bound admits (an OR among them does
+    when each of its arms, with the other conjuncts, does)."""
+    if _outside_and(part, bound, conds):
+        return True
+    plain = [c for c in conds if c.kind != "or"]
+    return any(all(_outside(part, bound, conjuncts(arm) + plain) for arm in c.args)
+               for c in conds if c.kind == "or")
+
+
+def _outside_and(part: Partitioned, bound: Bound, conds: list[E]) -> bool:
+    """`_outside` for the conjuncts that compare a key column with constants."""
     key = part.key
     per_col = [_constants(conds, a - 1, t) for a, t in zip(key.attnums, key.types, strict=True)]
     if bound.kind == "list":

@@ -19,6 +19,7 @@ from ..partitions.members import partitioned
 from .ddltext import format_type
 from .names import quote_ident
 from .opclasses import oid_of
+from .partindexes import index_parent
 from .registry import pg_relation
 
 _COLLATABLE = frozenset({T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME})
@@ -33,9 +34,8 @@ def pg_inherits(ctx: Any) -> list[tuple[Any, ...]]:
         if not t.partof:
             continue
         rows.append((t.oid, t.partof, 1, False))
-        parents = {i.columns: i.oid for i in cat.indexes_of(t.partof)}
-        rows.extend((i.oid, parents[i.columns], 1, False) for i in cat.indexes_of(t.oid)
-                    if i.columns in parents)
+        rows.extend((i.oid, parent, 1, False) for i in cat.indexes_of(t.oid)
+                    if (parent := index_parent(cat, i)))
     return rows
 
 

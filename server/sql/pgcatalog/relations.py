@@ -30,6 +30,7 @@ from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .opclasses import oid_of
 from .operators import operator_oid
 from .operdata import OPERATOR_DESCRIPTIONS
+from .partindexes import index_parent
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
 from .stats import class_counts, index_counts
@@ -85,7 +86,8 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
         kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
         kw.get("rowsecurity", False), kw.get("forcerowsecurity", False), True, replident,
-        kw.get("partbound") is not None, 0, 0, 0, kw.get("acl"), kw.get("options"),
+        kw.get("ispartition", kw.get("partbound") is not None), 0, 0, 0, kw.get("acl"),
+        kw.get("options"),
         kw.get("partbound"),
     )
 
@@ -136,9 +138,10 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
     for i in cat.indexes:
         owner = cat.table_by_oid(i.table_oid)
         nsp = idx.rel[i.oid].schema_oid
-        rows.append(_class_row(i.oid, i.name, nsp, "i",
+        rows.append(_class_row(i.oid, i.name, nsp, "I" if owner and owner.partkey else "i",
                                owner.owner if owner else M.BOOTSTRAP_SUPERUSER_OID,
                                len(i.columns) + len(i.include),
+                               ispartition=bool(index_parent(cat, i)),  # sql.partitions
                                persistence=persistence(nsp, owner.persistence if owner else "p"),
                                options=list(i.options) or None,
                                am=INDEX_METHODS[i.method].oid,

@@ -1,0 +1,188 @@
+"""Declarative partitioning against PostgreSQL 15: the same rows in the same partitions, the
+same errors, the same catalog, the same pruned Append.
+
+PARTITION BY RANGE / LIST / HASH (PostgreSQL's hash, so a row lands in the partition
+it lands in there), sub-partitions, DEFAULT partitions; the bound errors (overlap,
+empty range, modulus, strategy), 23514 for a row no partition takes and for a row
+written to the wrong partition, 0A000 for a unique key without the partition key;
+INSERT, COPY, UPDATE (moving rows between partitions), DELETE, ON CONFLICT through
+the parent; ATTACH / DETACH with their checks; indexes copied to partitions;
+TRUNCATE and DROP of the parent; pg_class, pg_inherits, pg_partitioned_table,
+pg_get_partkeydef, pg_get_expr(relpartbound), pg_get_partition_constraintdef,
+pg_partition_tree; EXPLAIN listing only the partitions left after pruning. Then
+asyncpg's prepared statements with parameters, and psycopg's COPY into the parent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import psycopg
+
+from tests.integration.stmtdiff import assert_same, fresh_databases, outcomes, statements
+
+SCRIPT = """
+create table m (d date not null, v int default 7, primary key (d)) partition by range (d);
+create table m_2020 partition of m for values from ('2020-01-01') to ('2021-01-01');
+create table m_2021 partition of m for values from ('2021-01-01') to ('2022-01-01');
+create table m_bad partition of m for values from ('2020-06-01') to ('2020-07-01');
+create table m_empty partition of m for values from ('2025-06-01') to ('2020-07-01');
+create table m_in partition of m for values in (1);
+create table u (a int, b int, primary key (a)) partition by range (b);
+create table l2 (a int, b text) partition by list (a, b);
+insert into m values ('2020-03-01', 1), ('2021-05-05', 2), ('2020-12-31', 3);
+insert into m values ('2030-03-01', 1);
+insert into m_2020 values ('2021-03-01', 1);
+insert into m (d) values ('2020-02-01');
+select tableoid::regclass, * from m order by d;
+update m set v = v * 10 where d > '2020-06-01' returning d, v;
+update m set d = d + 365 where v = 1 returning d, v;
+update m_2020 set d = '2021-06-01';
+select tableoid::regclass, * from m order by d;
+delete from m where v = 30 returning d;
+insert into m values ('2020-02-01', 5), ('2021-09-09', 5) on conflict do nothing;
+insert into m values ('2020-02-01', 6), ('2021-10-10', 6) on conflict (d) do update set v = excluded.v;
+select tableoid::regclass, * from m order by d;
+create table m_def partition of m default;
+insert into m values ('2035-01-01', 5);
+create table m_2035 partition of m for values from ('2035-01-01') to ('2036-01-01');
+create table m_def2 partition of m default;
+create table m_2036 partition of m for values from ('2036-01-01') to ('2037-01-01');
+explain (costs off) select * from m;
+explain (costs off) select * from m where d = '2021-02-03';
+explain (costs off) select * from m where v = 3;
+create table e (d int, v int) partition by range (d);
+create table e1 partition of e for values from (0) to (10);
+create table e2 partition of e for values from (10) to (20);
+create table e3 partition of e for values from (20) to (30);
+create table e4 partition of e default;
+explain (costs off) select * from e where d >= 12 and d < 30;
+explain (costs off) select * from e where d >= 12 and d < 40;
+explain (costs off) select * from e where d in (5, 25) or d = 15;
+explain (costs off) select * from e where d in (5, 25);
+explain (costs off) select * from e where d = -1;
+explain (costs off) select count(*) from e where d < 10;
+select count(*), sum(v) from m where d >= '2021-01-01';
+create table lst (r text, x int) partition by list (r);
+create table lst_eu partition of lst for values in ('fr', 'de');
+create table lst_us partition of lst for values in ('us', null);
+create table lst_x partition of lst for values in ('de', 'it');
+create table lst_d partition of lst default;
+insert into lst values ('fr', 1), ('us', 2), (null, 3), ('jp', 4), ('de', 5);
+select tableoid::regclass, * from lst order by x;
+explain (costs off) select * from lst where r is null;
+explain (costs off) select * from lst where r = 'jp';
+create table h (a bigint, t text) partition by hash (a, t);
+create table h0 partition of h for values with (modulus 4, remainder 0);
+create table h1 partition of h for values with (modulus 4, remainder 1);
+create table h2 partition of h for values with (modulus 2, remainder 1);
+create table h3 partition of h for values with (modulus 3, remainder 2);
+create table h4 partition of h for values with (modulus 4, remainder 5);
+create table h5 partition of h default;
+create table h6 partition of h for values with (modulus 4, remainder 2);
+insert into h select g::bigint * 1000000007 - 9000000000, repeat('x', g) from generate_series(1, 12) g;
+create table h7 partition of h for values with (modulus 4, remainder 3);
+insert into h select g::bigint * 1000000007 - 9000000000, repeat('x', g) from generate_series(1, 12) g;
+insert into h values (null, null);
+select tableoid::regclass, count(*), sum(a) from h group by 1 order by 1;
+create table s (region text not null, d int not null, v int) partition by list (region);
+create table s_eu partition of s for values in ('eu') partition by range (d);
+create table s_eu_1 partition of s_eu for values from (minvalue) to (10);
+create table s_eu_2 partition of s_eu for values from (10) to (maxvalue);
+create table s_us partition of s for values in ('us');
+insert into s values ('eu', 5, 1), ('eu', 15, 2), ('us', 1, 3);
+update s set region = 'us' where v = 1;
+update s set d = 1 where v = 2;
+select tableoid::regclass, * from s order by v;
+explain (costs off) select * from s where d >= 10;
+create table x (d date not null, v int default 7);
+insert into x values ('2037-05-05', 1);
+alter table m attach partition x for values from ('2037-01-01') to ('2037-02-01');
+alter table m attach partition x for values from ('2036-06-01') to ('2038-01-01');
+alter table m attach partition x for values from ('2037-01-01') to ('2038-01-01');
+alter table m attach partition x for values from ('2037-01-01') to ('2038-01-01');
+alter table lst attach partition x default;
+select tableoid::regclass, * from m where d > '2036-01-01';
+alter table m detach partition x;
+alter table m detach partition x;
+create index on m (v);
+create unique index on m (v);
+select relname, relkind, relispartition, pg_get_expr(relpartbound, oid) from pg_class where relname ~ '^(m|lst|h|s)(_|$)' order by 1;
+select c.relname, i.inhparent::regclass from pg_inherits i join pg_class c on c.oid = i.inhrelid order by 1;
+select partrelid::regclass, partstrat, partnatts, partdefid::regclass, partattrs::text from pg_partitioned_table order by 1;
+select pg_get_partkeydef('m'::regclass), pg_get_partkeydef('h'::regclass), pg_get_partkeydef('x'::regclass);
+select pg_get_partition_constraintdef('m_2020'::regclass), pg_get_partition_constraintdef('lst_us'::regclass);
+select relid::regclass::text, parentrelid::regclass::text, isleaf, level from pg_partition_tree('s') order by 4, 1;
+select table_name, table_type from information_schema.tables where table_name in ('m', 'm_2020') order by 1;
+truncate m;
+select count(*) from m;
+drop table m, lst, h, s, e;
+select count(*) from pg_class where relname ~ '^(m|lst|h|s|e)_';
+"""
+
+
+def test_partitioning_matches_pg15(pg15, cumulo_server):
+    """Every statement's outcome (rows, errors with DETAIL) is PostgreSQL 15's."""
+    pg_dsn, cu_dsn = fresh_databases(pg15, cumulo_server, "partitions")
+    script = statements(SCRIPT)
+    assert_same(outcomes(pg_dsn, script, names=True, detail=True),
+                outcomes(cu_dsn, script, names=True, detail=True))
+
+
+SETUP = [
+    "drop table if exists ticks",
+    "create table ticks (sym text not null, ts int not null, px numeric(10, 2),"
+    " primary key (sym, ts)) partition by range (ts)",
+    "create table ticks_a partition of ticks for values from (0) to (100)",
+    "create table ticks_b partition of ticks for values from (100) to (200)",
+]
+
+
+async def _asyncpg(dsn: str) -> list:
+    c = await asyncpg.connect(dsn)
+    try:
+        for s in SETUP:
+            await c.execute(s)
+        await c.executemany("insert into ticks values ($1, $2, $3)",
+                            [("x", t, t * 1.5) for t in range(0, 200, 7)])
+        one = [tuple(r) for r in await c.fetch(
+            "select tableoid::regclass::text, * from ticks where ts = $1", 105)]
+        span = await c.fetchval("select sum(px) from ticks where ts >= $1 and ts < $2", 50, 150)
+        moved = await c.execute("update ticks set ts = ts + 100 where ts < $1", 14)
+        try:
+            await c.execute("insert into ticks values ($1, $2, $3)", "x", 500, 1)
+            err = "ok"
+        except asyncpg.PostgresError as e:
+            err = f"{e.sqlstate} {e.message} {e.detail}"
+        counts = [tuple(r) for r in await c.fetch(
+            "select tableoid::regclass::text, count(*) from ticks group by 1 order by 1")]
+        return [one, span, moved, err, counts]
+    finally:
+        await c.close()
+
+
+def _copy(dsn: str) -> list:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for s in SETUP:
+            c.execute(s)
+        with c.cursor().copy("copy ticks (sym, ts, px) from stdin") as cp:
+            for t in range(0, 200, 3):
+                cp.write_row(("y", t, t / 4))
+        try:
+            with c.cursor().copy("copy ticks from stdin") as cp:
+                cp.write_row(("y", 250, 1))
+            err = "ok"
+        except psycopg.Error as e:
+            err = f"{e.sqlstate} {e.diag.message_primary}"
+        return [err, c.execute("select tableoid::regclass::text, count(*), sum(px) from ticks"
+                               " group by 1 order by 1").fetchall()]
+
+
+def test_asyncpg_parameters_and_copy_match_pg15(pg15, cumulo_server):
+    """asyncpg's prepared statements with parameters (pruned by value at execution, moved
+    across partitions), and psycopg's COPY into the parent (routed, and 23514 for a row
+    outside every partition)."""
+    pg_dsn, cu_dsn = fresh_databases(pg15, cumulo_server, "partitions_clients")
+    assert asyncio.run(_asyncpg(cu_dsn)) == asyncio.run(_asyncpg(pg_dsn))
+    assert _copy(cu_dsn) == _copy(pg_dsn)
