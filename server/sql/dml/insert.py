@@ -39,10 +39,10 @@ from ..plan.compiler import COMPILER
 from ..stmt import Stmt
 from .batchinsert import batch_insert
 from .manyrows import compile_rows
+from .partrouter import routed_conflict
 from .returning import compile_returning
 from .update import set_targets
 from .values import ValueFn, _assign, compile_default, compile_value, table_scope
-from .partrouter import routed_conflict
 from .writer import prefix_end, writer_of
 
 if TYPE_CHECKING:
