@@ -113,6 +113,11 @@ drop view vv;
 drop view vv cascade;
 select count(*) from pg_class where relname = 'mv4';
 """,
+    "client_address": """
+select inet_client_addr() is null, inet_client_port() is null, pg_typeof(inet_client_addr()), pg_typeof(inet_client_port());
+select inet_client_addr() = client_addr, inet_client_port() = client_port from pg_stat_activity where pid = pg_backend_pid();
+select p.proname, p.provolatile, p.proparallel, p.prorettype::regtype from pg_proc p where proname like 'inet_client%' order by 1;
+""",
 }
 
 

@@ -110,6 +110,18 @@ def inet_server_addr(ctx: Any) -> str | None:
     return "127.0.0.1" if addr in (None, "", "*", "localhost") else addr.split(",")[0]
 
 
+@register("inet_client_addr", args=[], returns=T.INET, needs_context=True)
+def inet_client_addr(ctx: Any) -> str | None:
+    """Returns the client's address (NULL over a Unix socket, as pg_stat_activity shows it)."""
+    return ctx.session.client_addr
+
+
+@register("inet_client_port", args=[], returns=T.INT4, needs_context=True)
+def inet_client_port(ctx: Any) -> int | None:
+    """Returns the client's port (NULL over a Unix socket)."""
+    return ctx.session.client_port
+
+
 @register("host", args=[T.INET], returns=T.TEXT)
 def host(addr: str) -> str:
     """Returns an inet's address without its netmask (pg_stat_activity's client_addr)."""

@@ -130,6 +130,7 @@ PROC_FACTS: dict[int, tuple[str, str, str]] = {
     2168: ('v', 's', 'pg_database_size_name'), 2169: ('i', 's', 'numeric_power'),
     2170: ('i', 's', 'width_bucket_numeric'), 2171: ('v', 's', 'pg_cancel_backend'),
     2176: ('i', 's', 'array_length'), 2181: ('s', 's', 'has_sequence_privilege_name_name'),
+    2196: ('s', 'r', 'inet_client_addr'), 2197: ('s', 'r', 'inet_client_port'),
     2198: ('s', 'r', 'inet_server_addr'), 2199: ('s', 'r', 'inet_server_port'),
     2212: ('s', 's', 'regprocedurein'), 2213: ('s', 's', 'regprocedureout'),
     2214: ('s', 's', 'regoperin'), 2215: ('s', 's', 'regoperout'), 2218: ('s', 's', 'regclassin'),

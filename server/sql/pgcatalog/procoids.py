@@ -44,7 +44,7 @@ PG_PROC_OIDS: dict[str, int] = {
     "has_database_privilege": 2250, "has_function_privilege": 2256, "has_schema_privilege": 2268,
     "has_sequence_privilege": 2181, "has_table_privilege": 1922, "has_tablespace_privilege": 2390,
     "has_type_privilege": 3138, "hashhandler": 331, "heap_tableam_handler": 3, "inet_in": 910,
-    "inet_out": 911, "inet_recv": 2496, "inet_send": 2497, "inet_server_addr": 2198,
+    "inet_out": 911, "inet_recv": 2496, "inet_send": 2497, "inet_client_addr": 2196, "inet_client_port": 2197, "inet_server_addr": 2198,
     "inet_server_port": 2199, "initcap": 872, "int2in": 38, "int2out": 39, "int2recv": 2404,
     "int2send": 2405, "int2vectorin": 40, "int2vectorout": 41, "int2vectorrecv": 2410,
     "int2vectorsend": 2411, "int4in": 42, "int4out": 43, "int4range_canonical": 3914, "enum_in": 3506, "lseg_in": 119, "lseg_out": 120, "path_in": 121,
