@@ -127,7 +127,7 @@ class Pack:
     """
 
     __slots__ = ("pid", "n", "width", "rows", "cols", "keys", "begin", "end",
-                 "max_begin", "min_end", "ended")
+                 "max_begin", "min_end", "ended", "memo")
 
     def __init__(self, pid: int, keys: Keys, rows: Rows, begin: np.ndarray | None,
                  end: np.ndarray | None, low_water: int = 0,
@@ -136,6 +136,8 @@ class Pack:
         self.pid = pid
         self.n = len(keys)
         self.keys: Keys = keys
+        # What readers derived from the columns, which never change (`aggregate._by_runs`)
+        self.memo: dict[Any, np.ndarray] | None = None
         if bounds is not None:  # (max begin, min end), known to the caller
             self.max_begin, self.min_end = bounds
         else:

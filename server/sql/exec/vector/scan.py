@@ -132,10 +132,10 @@ class VectorScan:
                         m = f if m is None else m & f
                 if m is None:
                     yield Selected(p, None)
-                else:
-                    idx = np.flatnonzero(m)
-                    if len(idx):
-                        yield Selected(p, idx)
+                elif m.any():
+                    # NB: the mask, not its positions: those are found on first use, and
+                    # the run-based partials read only the rows left out (`_by_runs`)
+                    yield Selected(p, None, m if m.dtype == np.bool_ else m.astype(bool))
 
 
 __all__ = ["Selected", "VectorScan"]
