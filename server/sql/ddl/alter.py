@@ -73,6 +73,7 @@ from .names import (
     skip_or_raise,
     table_name,
 )
+from .partitions import cascade_alter, check_alter
 from .persistence import check_table_method, check_tablespace, refuse_on_kind, set_persistence
 from .pkeys import drop_primary_key, rebuild_indexes
 from .sequences import set_sequence_logged
@@ -485,6 +486,7 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
     for action in [*(tree.args.get("actions") or []), *_trailing_sets(tree)]:
         table = _table(s, table.oid)
         action = _column_rename(tree, action)
+        check_alter(table, tree, action)  # NB: a partition's columns are its parent's
         if isinstance(action, exp.ColumnDef):
             add_column(s, table, action)
         elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
@@ -529,6 +531,7 @@ def alter_table(s: SQLSession, tree: exp.Alter) -> str:
         else:
             raise InvalidTableDefinition(
                 f"ALTER TABLE action not supported: {action.sql('postgres')}")
+        cascade_alter(s, table, tree, action, alter_table)  # NB: to each partition
     return "ALTER TABLE"
 
 

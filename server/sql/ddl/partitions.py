@@ -19,6 +19,7 @@ being attached) fit where they are (23514).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Table
 from ..context import ParamTypes
 from ..dml.values import compile_value
-from ..partitions.bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, literal
+from ..partitions.bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, literal, parse_key
 from ..partitions.members import Partitioned, partitioned, partitions_of
 from ..pgcatalog.ddltext import index_def
 from .names import ident
@@ -298,3 +299,71 @@ def index_partitions(s: SQLSession, table: Table, tree: exp.Create, attnums: lis
                                                           quoted=True)))
         sub.set("exists", False)
         create(s, sub)
+
+
+# ALTER TABLE actions on a partitioned table that its partitions take too (PostgreSQL
+# recurses): their columns stay the parent's, at the same positions
+_CASCADED = (exp.ColumnDef, exp.Drop, exp.AlterColumn, exp.RenameColumn)
+
+
+def _column_action(action: exp.Expression) -> bool:
+    return isinstance(action, _CASCADED) and not (
+        isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() != "COLUMN")
+
+
+def check_alter(table: Table, tree: exp.Alter, action: exp.Expression) -> None:
+    """A partition's columns are its parent's (adding, dropping or renaming one on the
+    partition itself fails), and a partition key column can be neither dropped nor
+    changed in type (42P16), as in PostgreSQL."""
+    if not _column_action(action):
+        return
+    names = ([ident(c.this if isinstance(c, exp.Column) else c)
+              for c in action.args.get("tables") or []] if isinstance(action, exp.Drop)
+             else [ident(action.this.this if isinstance(action, exp.RenameColumn)
+                         else action.this)])
+    if table.partof and not tree.meta.get("cascaded"):
+        if isinstance(action, exp.ColumnDef):
+            raise WrongObjectType("cannot add column to a partition")
+        if isinstance(action, exp.Drop | exp.RenameColumn):
+            verb = "drop" if isinstance(action, exp.Drop) else "rename"
+            raise InvalidTableDefinition(f'cannot {verb} inherited column "{names[0]}"')
+    if table.partkey and (isinstance(action, exp.Drop) or (
+            isinstance(action, exp.AlterColumn) and action.args.get("dtype"))):
+        key = _key_names(table.partkey)
+        for name in names:
+            if name in key:
+                verb = "drop" if isinstance(action, exp.Drop) else "alter"
+                raise InvalidTableDefinition(
+                    f'cannot {verb} column "{name}" because it is part of the partition key '
+                    f'of relation "{table.name}"')
+
+
+def _key_names(partkey: str) -> list[str]:
+    return [n[1:-1].replace('""', '"') if n.startswith('"') else n
+            for n in re.findall(r'"(?:[^"]|"")*"|[^\s,()]+', partkey.partition(" ")[2])]
+
+
+def cascade_alter(s: SQLSession, before: Table, tree: exp.Alter, action: exp.Expression,
+                  alter: Callable[[SQLSession, exp.Alter], str]) -> None:
+    """Runs a column action done on partitioned table `before` on each of its partitions,
+    and keeps the key's text naming a renamed key column."""
+    if not before.partkey or not _column_action(action):
+        return
+    cat = s.catalog()
+    if isinstance(action, exp.RenameColumn):
+        after = cat.existing_table(before.oid)
+        key = parse_key(before.partkey, before)
+        names = {c.attnum: c.name for c in after.columns}
+        text = PartKey(key.strategy, key.attnums, key.types,
+                       tuple(names[a] for a in key.attnums)).text()
+        if text != after.partkey:
+            s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(after, partkey=text))
+            s.catalog_changed()
+    for part in partitions_of(cat, before.oid):
+        schema = cat.schema_by_oid(part.schema_oid)
+        sub = exp.Alter(this=exp.Table(this=exp.Identifier(this=part.name, quoted=True),
+                                       db=exp.Identifier(this=schema.name if schema else "",
+                                                         quoted=True)),
+                        kind="TABLE", actions=[action.copy()])
+        sub.meta["cascaded"] = True
+        alter(s, sub)
