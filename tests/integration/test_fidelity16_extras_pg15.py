@@ -112,6 +112,19 @@ select * from mv4;
 drop view vv;
 drop view vv cascade;
 select count(*) from pg_class where relname = 'mv4';
+create materialized view mv as select * from items with no data;
+select * from mv;
+select relispopulated from pg_class where relname = 'mv';
+select ispopulated from pg_matviews;
+refresh materialized view concurrently mv;
+refresh materialized view concurrently mv with no data;
+refresh materialized view mv;
+select * from mv order by id;
+create unique index on mv (id);
+refresh materialized view concurrently mv with no data;
+refresh materialized view mv with no data;
+select count(*) from mv;
+create materialized view if not exists mv as select 1 with no data;
 """,
     "client_address": """
 select inet_client_addr() is null, inet_client_port() is null, pg_typeof(inet_client_addr()), pg_typeof(inet_client_port());

@@ -148,6 +148,7 @@ class Table:
     partkey: str = ""
     partof: int = 0
     partbound: str = ""
+    populated: bool = True  # a materialized view's relispopulated (ddl.matviews: WITH NO DATA)
 
     @property
     def live_columns(self) -> tuple[Column, ...]:

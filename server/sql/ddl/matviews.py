@@ -11,8 +11,8 @@ a WHERE clause: 55000 otherwise). INSERT, UPDATE and DELETE are 42809 "cannot ch
 materialized view" (`dml`), DROP TABLE / DROP VIEW of one 42809 with PostgreSQL's HINT
 (`tables.drop_relations`), and `DROP MATERIALIZED VIEW` drops it with its indexes.
 
-Not done: `WITH NO DATA` (an unpopulated materialized view, whose reads are 55000 until
-refreshed, and `REFRESH ... WITH NO DATA`) is 0A000.
+`WITH NO DATA` (in CREATE or REFRESH) leaves it unpopulated (`Table.populated`,
+pg_class.relispopulated): a read is then 55000 until a REFRESH fills it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from sqlglot import exp
 from ...errors import (
     FeatureNotSupported,
     ObjectNotInPrerequisiteState,
+    SyntaxError_,
     UndefinedTable,
     WrongObjectType,
 )
@@ -46,58 +47,61 @@ _CREATE = re.compile(r"CREATE\s+MATERIALIZED\s+VIEW\s+(?P<ine>IF\s+NOT\s+EXISTS\
                      r"(?P<rest>.+?)(?:\s+WITH\s+(?P<no>NO\s+)?DATA)?\s*;?\s*$", re.I | re.S)
 _REFRESH = re.compile(r"REFRESH\s+MATERIALIZED\s+VIEW\s+(?P<conc>CONCURRENTLY\s+)?"
                       r"(?P<name>.+?)(?:\s+WITH\s+(?P<no>NO\s+)?DATA)?\s*;?\s*$", re.I | re.S)
-_NO_DATA = "materialized views WITH NO DATA are not supported"
 
 
 def analyse_matview(session: SQLSession, text: str) -> Stmt | None:
     """CREATE MATERIALIZED VIEW and REFRESH MATERIALIZED VIEW; None for other statements."""
     m = _CREATE.match(text)
     if m is not None:
-        if m.group("no"):
-            raise FeatureNotSupported(_NO_DATA)
-        tree = parse_sql(f"CREATE TABLE {m.group('ine') or ''}{m.group('rest')}")
+        no_data = bool(m.group("no"))
+        tree = parse_sql(f"CREATE TABLE {m.group('ine') or ''}{m.group('rest')}"
+                         + (" WITH NO DATA" if no_data else ""))
         if not isinstance(tree, exp.Create) or tree.expression is None:
             raise FeatureNotSupported("CREATE MATERIALIZED VIEW of this form is not supported")
-        return Stmt(text, "ddl", lambda s, p: Result(_create(s, tree)), None, [], -1,
+        return Stmt(text, "ddl", lambda s, p: Result(_create(s, tree, no_data)), None, [], -1,
                     tag="CREATE MATERIALIZED VIEW")
     m = _REFRESH.match(text)
     if m is not None:
-        if m.group("no"):
-            raise FeatureNotSupported(_NO_DATA)
         schema, name = parse_qualified(m.group("name").strip())
-        conc = bool(m.group("conc"))
-        return Stmt(text, "ddl", lambda s, p: Result(_refresh(s, schema, name, conc)), None,
-                    [], -1, tag="REFRESH MATERIALIZED VIEW")
+        conc, fill = bool(m.group("conc")), not m.group("no")
+        return Stmt(text, "ddl", lambda s, p: Result(_refresh(s, schema, name, conc, fill)),
+                    None, [], -1, tag="REFRESH MATERIALIZED VIEW")
     return None
 
 
-def _create(s: SQLSession, tree: exp.Create) -> str:
+def _create(s: SQLSession, tree: exp.Create, no_data: bool) -> str:
     for sel in tree.expression.find_all(exp.Select):  # NB: as a view's: today's columns
         sel.meta["freeze_stars"] = True
-    tag = create_table(s, tree)
-    if not tag.startswith("SELECT"):  # NB: IF NOT EXISTS met the name: NOTICE, nothing made
+    schema, name = table_name(tree.this.this if isinstance(tree.this, exp.Schema) else tree.this)
+    if find_relation(s.catalog(), schema, name, s.search_path()) is not None:
+        create_table(s, tree)  # NB: IF NOT EXISTS: its NOTICE; else 42P07
         return "CREATE MATERIALIZED VIEW"
+    tag = create_table(s, tree)
     query = tree.expression
     if isinstance(tree.this, exp.Schema) and isinstance(query, exp.Select):
         for i, col in enumerate(tree.this.expressions[:len(query.expressions)]):
             e = query.expressions[i]  # NB: the column list renames: the definition says AS
             query.expressions[i] = exp.alias_(e.this if isinstance(e, exp.Alias) else e,
                                               exp.to_identifier(col.name, quoted=col.quoted))
-    schema, name = table_name(tree.this.this if isinstance(tree.this, exp.Schema) else tree.this)
-    cat = s.catalog()
-    table = find_relation(cat, schema, name, s.search_path())
+    table = find_relation(s.catalog(), schema, name, s.search_path())
     assert table is not None
     s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(
-        table, kind="m", view_sql=query.sql("postgres")))
+        table, kind="m", view_sql=query.sql("postgres"), populated=not no_data))
     s.catalog_changed()
-    return tag
+    return "CREATE MATERIALIZED VIEW" if no_data else tag
 
 
-def _refresh(s: SQLSession, schema: str | None, name: str, concurrently: bool) -> str:
+def _refresh(s: SQLSession, schema: str | None, name: str, concurrently: bool,
+             fill: bool) -> str:
     cat = s.catalog()
     mv = get_relation(cat, schema, name, s.search_path())
     if mv.kind != "m":
         raise FeatureNotSupported(f'"{mv.name}" is not a materialized view')
+    if concurrently and not mv.populated:
+        raise FeatureNotSupported("CONCURRENTLY cannot be used when the materialized view is "
+                                  "not populated")
+    if concurrently and not fill:
+        raise SyntaxError_("CONCURRENTLY and WITH NO DATA options cannot be used together")
     if concurrently and not any(i.unique and i.predicate is None and not i.exprs
                                 for i in cat.indexes_of(mv.oid)):
         raise ObjectNotInPrerequisiteState(
@@ -110,9 +114,13 @@ def _refresh(s: SQLSession, schema: str | None, name: str, concurrently: bool) -
     writer = writer_for(s, mv)
     for batch in txn.scan(ScanSpec(mv.space, batch_size=4096, with_keys=True)):
         writer.delete(s, [e[0] for e in batch], [tuple(e[1:]) for e in batch])
-    ctx = s.exec_context([])
-    for batch in plan.execute(ctx):
-        writer.insert(s, [list(r) for r in batch], check_unique=True)
+    if fill:
+        ctx = s.exec_context([])
+        for batch in plan.execute(ctx):
+            writer.insert(s, [list(r) for r in batch], check_unique=True)
+    if mv.populated != fill:
+        s.store.put(txn, s.db.oid, dataclasses.replace(mv, populated=fill))
+        s.catalog_changed()
     return "REFRESH MATERIALIZED VIEW"
 
 

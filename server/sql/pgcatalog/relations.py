@@ -85,7 +85,8 @@ def _class_row(oid: int, name: str, nsp: int, kind: str, owner: int, natts: int,
         kw.get("tuples", -1.0 if kind == "r" else 0.0), 0, 0, kw.get("hasindex", False),
         kw.get("shared", False),
         kw.get("persistence", "p"), kind, natts, kw.get("checks", 0), kind == "v", kw.get("triggers", False), False,
-        kw.get("rowsecurity", False), kw.get("forcerowsecurity", False), True, replident,
+        kw.get("rowsecurity", False), kw.get("forcerowsecurity", False),
+        kw.get("populated", True), replident,
         kw.get("ispartition", kw.get("partbound") is not None), 0, 0, 0, kw.get("acl"),
         kw.get("options"),
         kw.get("partbound"),
@@ -130,6 +131,7 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
                    persistence=persistence(t.schema_oid, t.persistence),
                    reltype=t.reltype, acl=acl_texts(cat, t.acl),
                    rowsecurity=t.rowsecurity, forcerowsecurity=t.forcerowsecurity,
+                   populated=t.populated,
                    **({"replident": t.replident} if t.kind == "r" else {}),
                    partbound=t.partbound or None,  # NB: a partition's (sql.partitions)
                    **dict(zip(("pages", "tuples"), class_counts(t), strict=True)))

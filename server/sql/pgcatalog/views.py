@@ -90,6 +90,6 @@ def pg_matviews(ctx: Any) -> list[tuple[Any, ...]]:
     shown = relation_shown(ctx)
     return [
         (idx.schema_name(t.schema_oid), t.name, _owner(cat, t.owner), None, t.oid in indexed,
-         True, view_text(t.view_sql or "", tables, False, shown) or t.view_sql)
+         t.populated, view_text(t.view_sql or "", tables, False, shown) or t.view_sql)
         for t in mvs
     ]

@@ -24,6 +24,7 @@ from ...errors import (
     AmbiguousColumn,
     FeatureNotSupported,
     InvalidColumnReference,
+    ObjectNotInPrerequisiteState,
     SQLError,
     SyntaxError_,
     UndefinedColumn,
@@ -602,6 +603,10 @@ class Planner:
                 return node
             if t.partkey:  # NB: its partitions' rows (plan.partscan)
                 return partition_scan(self, t, qualifier)
+            if not t.populated:  # NB: a materialized view made WITH NO DATA (ddl.matviews)
+                raise ObjectNotInPrerequisiteState(
+                    f'materialized view "{t.name}" has not been populated',
+                    hint="Use the REFRESH MATERIALIZED VIEW command.")
             node = self._with_version(self.table_scan(t, qualifier), qualifier, t.oid)
             return self._with_tableoid(node, t.oid, qualifier)
         shown = f"{schema}.{name}" if schema else name
