@@ -196,3 +196,74 @@ def test_errors_name_their_source_location_as_pg15(cumulo_server, pg15):
     expected = _source_fields(pg15.dsn())
     assert all(x[1:] == (True, True, True) for x in expected)
     assert _source_fields(cumulo_server.dsn()) == expected
+
+
+# Two sessions and a unique index, as PostgreSQL 15: an insert of a key another transaction
+# holds uncommitted waits for it (`b&`: started, then seen waiting), then fails (commit) or
+# goes on (rollback; a delete or a key change freed the key); ON CONFLICT waits the same way.
+UNIQUE_WAITS = """
+a: create table u (id int primary key, v int)
+a: begin
+a: insert into u values (1, 1)
+b&: insert into u values (1, 2)
+a: commit
+b<
+a: begin
+a: insert into u values (2, 1)
+b&: insert into u values (2, 2)
+a: rollback
+b<
+a: begin
+a: delete from u where id = 1
+b&: insert into u values (1, 9)
+a: commit
+b<
+a: begin
+a: update u set id = 5 where id = 1
+b&: insert into u values (1, 10)
+a: commit
+b<
+a: begin
+a: insert into u values (7, 1)
+b&: insert into u values (7, 2) on conflict (id) do update set v = excluded.v
+a: commit
+b<
+a: select * from u order by id
+"""
+
+
+def _waits(dsn: str, script: str) -> list:
+    out: list = []
+    with psycopg.connect(dsn, autocommit=True) as a, psycopg.connect(dsn, autocommit=True) as b:
+        conns = {"a": a, "b": b}
+        pending: list = []
+
+        def one(who: str, sql: str) -> tuple:
+            try:
+                cur = conns[who].execute(sql)
+                return (cur.statusmessage, cur.fetchall() if cur.description else None)
+            except psycopg.Error as e:
+                return (e.sqlstate, e.diag.message_primary, e.diag.message_detail)
+
+        for line in script.strip().splitlines():
+            who, _, sql = line.partition(":")
+            if who == "b&":
+                got: list = []
+                th = threading.Thread(target=lambda s=sql.strip(), g=got: g.append(one("b", s)))
+                th.start()
+                wait_until_active(dsn, sql.strip())
+                out.append(("waiting", not got))
+                pending = [th, got]
+            elif who == "b<":
+                pending[0].join(30)
+                out.append(tuple(pending[1]))
+            else:
+                out.append(one(who, sql.strip()))
+    return out
+
+
+def test_unique_index_waits_as_pg15(cumulo_server, pg15):
+    pg, cu = fresh_databases(pg15, cumulo_server, "fidelx_waits")
+    expected = _waits(pg, UNIQUE_WAITS)
+    assert expected[3] == ("waiting", True) and expected[5][0][0] == "23505"
+    assert _waits(cu, UNIQUE_WAITS) == expected
