@@ -3,4 +3,4 @@
 Importing the package registers every operator in `runner.EXECUTORS`.
 """
 
-from . import aggregate, join, runner, scan, subquery, window  # noqa: F401
+from . import aggregate, guard, join, runner, scan, subquery, window  # noqa: F401

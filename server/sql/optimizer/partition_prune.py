@@ -9,12 +9,15 @@ just above each leaf's Scan (those over tableoid, xmin or ctid stay over the
 leaf), and a leaf whose bound, or an ancestor partition's, contradicts the
 conjuncts that compare a key column with a constant (`=`, `<`, `<=`, `>`, `>=`,
 `IN`, `IS NULL`) is left out, so EXPLAIN lists only the partitions read, as
-PostgreSQL's Append does. A comparison with a parameter keeps every partition:
-the pushed filter still runs in each one.
+PostgreSQL's Append does. A comparison with a parameter keeps every partition in
+the plan (it is cached, its parameters change), each under a Guard that skips it
+when the parameters' values rule it out at execution: runtime pruning.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from ...pgtypes import oids as T
@@ -46,6 +49,9 @@ def partition_prune(plan: N.Node, ctx: Any) -> N.Node:
             if not _refuted(ctx.catalog, scan.table, conds):
                 kept.append(_filtered(leaf, scan, conds))
                 scans.append(scan)
+        bound = [c for c in conds if any(x.kind == "param" for x in c.walk())]
+        if bound:
+            kept = _guarded(kept, [_chain(ctx.catalog, scan.table) for scan in scans], bound)
         if not kept:
             return N.Values(list(node.cols), rows=[])
         name_leaves(scans, _query_name(node.child))
@@ -66,6 +72,53 @@ def _leaves(node: N.Node) -> list[tuple[N.Node, N.Scan]] | None:
     if scan is None or not scan.table.partof:
         return None
     return [(node, scan)]
+
+
+def _guarded(kept: list[N.Node], chains: list[list[tuple[Partitioned, Bound]]],
+             conds: list[E]) -> list[N.Node]:
+    """The leaves under Guards that skip those the parameters' values, put in place of the
+    parameters, rule out: decided once per execution for all of them (runtime pruning)."""
+    memo = object()  # NB: the execution's plan_cache key of this Append's decision
+
+    def decide(ctx: Any) -> list[bool]:
+        out = ctx.plan_cache.get(memo)
+        if out is None:
+            bound = [_bind(c, ctx.params) for c in conds]
+            seen: dict[int, Any] = {}
+            out = ctx.plan_cache[memo] = [any(_outside(p, b, bound, seen) for p, b in chain)
+                                          for chain in chains]
+        return out
+
+    return [N.Guard(list(leaf.cols), child=leaf, skip=partial(_skipped, decide, i))
+            for i, leaf in enumerate(kept)]
+
+
+def _skipped(decide: Any, i: int, ctx: Any) -> bool:
+    return decide(ctx)[i]
+
+
+def _chain(cat: Any, table: Any) -> list[tuple[Partitioned, Bound]]:
+    """Each (partitioned table, bound) from a leaf up to the top: what its rows are under."""
+    out = []
+    t = table
+    while t.partof:
+        parent = cat.table_by_oid(t.partof)
+        if parent is None:
+            break
+        part = partitioned(cat, parent)
+        member = next((m for m in part.members if m.table.oid == t.oid), None)
+        if member is not None:
+            out.append((part, member.bound))
+        t = parent
+    return out
+
+
+def _bind(e: E, params: list[Any]) -> E:
+    """`e` with each parameter replaced by its value as a constant."""
+    if e.kind == "param":
+        n = e.data
+        return E("const", params[n - 1] if 0 < n <= len(params) else None, [], e.type)
+    return replace(e, args=[_bind(a, params) for a in e.args]) if e.args else e
 
 
 def _query_name(union: N.Node) -> str:
@@ -105,17 +158,7 @@ def _filtered(leaf: N.Node, scan: N.Scan, conds: list[E]) -> N.Node:
 def _refuted(cat: Any, table: Any, conds: list[E]) -> bool:
     """Whether the conjuncts rule out every row of partition `table` (by its bound or an
     ancestor's)."""
-    t = table
-    while t.partof:
-        parent = cat.table_by_oid(t.partof)
-        if parent is None:
-            return False
-        part = partitioned(cat, parent)
-        member = next((m for m in part.members if m.table.oid == t.oid), None)
-        if member is not None and _outside(part, member.bound, conds):
-            return True
-        t = parent
-    return False
+    return any(_outside(p, b, conds) for p, b in _chain(cat, table))
 
 
 def _constants(conds: list[E], pos: int, type_oid: int) -> tuple[list[tuple[str, Any]], bool]:
@@ -157,20 +200,29 @@ def _admits(v: Any, tests: list[tuple[str, Any]]) -> bool:
     return True
 
 
-def _outside(part: Partitioned, bound: Bound, conds: list[E]) -> bool:
+def _outside(part: Partitioned, bound: Bound, conds: list[E],
+             memo: dict[int, Any] | None = None) -> bool:
     """Whether the conjuncts exclude every row this bound admits (an OR among them does
-    when each of its arms, with the other conjuncts, does)."""
-    if _outside_and(part, bound, conds):
+    when each of its arms, with the other conjuncts, does). `memo` keeps each partitioned
+    table's comparisons, read once for all its partitions."""
+    per_col = memo.get(id(part)) if memo is not None else None
+    if per_col is None:
+        key = part.key
+        per_col = [_constants(conds, a - 1, t)
+                   for a, t in zip(key.attnums, key.types, strict=True)]
+        if memo is not None:
+            memo[id(part)] = per_col
+    if _outside_and(part, bound, per_col):
         return True
     plain = [c for c in conds if c.kind != "or"]
     return any(all(_outside(part, bound, conjuncts(arm) + plain) for arm in c.args)
                for c in conds if c.kind == "or")
 
 
-def _outside_and(part: Partitioned, bound: Bound, conds: list[E]) -> bool:
-    """`_outside` for the conjuncts that compare a key column with constants."""
+def _outside_and(part: Partitioned, bound: Bound,
+                 per_col: list[tuple[list[tuple[str, Any]], bool]]) -> bool:
+    """`_outside` for the comparisons of each key column with constants."""
     key = part.key
-    per_col = [_constants(conds, a - 1, t) for a, t in zip(key.attnums, key.types, strict=True)]
     if bound.kind == "list":
         tests, isnull = per_col[0]
         if isnull:

@@ -251,6 +251,15 @@ class SetOp(Node):
 
 
 @dataclass(eq=False)
+class Guard(Node):
+    """Its child's rows, or none when `skip(exec context)` says so, decided once per
+    execution: a partition its parameters rule out (optimizer.partition_prune)."""
+
+    child: Node
+    skip: Any = None
+
+
+@dataclass(eq=False)
 class CTEDef:
     name: str
     plan: Node = None  # type: ignore[assignment]  # set by Planner.plan_cte right after

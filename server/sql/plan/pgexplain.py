@@ -121,6 +121,8 @@ class _Builder:
         """Returns the PNode of `node`; `filters` are Filter predicates folded into it."""
         mark = len(self.pending)
         extra: list[tuple[str, str]] = []
+        while isinstance(node, N.Guard):  # NB: runtime pruning shows no node of its own
+            node = node.child
         if self.view is not None:
             node, extra = self.view(node)
         while isinstance(node, N.Project) and not self.verbose:
