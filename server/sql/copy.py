@@ -79,6 +79,7 @@ from .ddl.names import get_relation, parse_qualified
 from .direct.colkeys import int_column_keys
 from .direct.compositekeys import element_keys, key_kinds
 from .dml.firetriggers import capturing, fire_held
+from .dml.partrouter import leaf_groups
 from .dml.values import compile_default
 from .dml.writer import writer_for
 from .parse import parse_sql, unquote_ident
@@ -781,14 +782,22 @@ class CopyIn:
             for r in rows:  # INSERT triggers take the rows; one they skip still counts, as
                 w.triggers.instead(s, "INSERT", list(r), None)  # in PostgreSQL's CopyFrom
             return len(rows)
-        if self.table.partkey:  # NB: each row to its partition's writer (dml.partrouter)
-            return w.insert(s, rows, converted=converted)
+        if self.table.partkey:  # NB: routed, each partition's rows one batch (dml.partrouter)
+            return sum([self._bulk(lw, part, converted, None)
+                        for lw, part in leaf_groups(w, s, rows)])
+        return self._bulk(w, rows, converted, cols)
+
+    def _bulk(self, w: Any, rows: list[Any], converted: frozenset[int],
+              cols: list[list[Any]] | None) -> int:
+        """`_write` of a batch to the table of writer `w` (the COPY's table or a partition)."""
+        s = self.s
         if w.triggers is not None:  # NB: row triggers fire for COPY too: the row path
             with capturing(self.captured):
-                return w.insert(s, rows, converted=converted)
+                return int(w.insert(s, rows, converted=converted))
         txn = s.txn
         tuples = w.prepare_rows(rows, converted)
-        keys = self._column_keys(tuples, cols if tuples is rows else None)
+        keys = self._column_keys(tuples, cols if tuples is rows else None) \
+            if w is self.writer else None
         if keys is None:
             keys = w.new_keys(s, tuples)
         w.check_unique(s, txn, keys, tuples)  # NB: put_bulk keeps a repeated key's last row

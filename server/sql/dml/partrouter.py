@@ -17,6 +17,7 @@ as PostgreSQL 15 does.
 
 from __future__ import annotations
 
+import copy
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -61,10 +62,33 @@ class PartitionRouter:
         self.space = table.space
         self.parts = partitioned(s.catalog(), table)
         self._writer_for = writer_for
+        self._routed: dict[int, Any] = {}
 
     def member_writer(self, s: SQLSession, t: Table) -> Any:
-        """The writer of one of its partitions (a router again for a partitioned one)."""
-        return self._writer_for(s, t)
+        """The writer of one of its partitions (a router again for a partitioned one), for
+        rows routed here: their partition constraint holds, so it is not checked again
+        (PostgreSQL's ExecInsert skips it for routed rows too)."""
+        w = self._routed.get(t.oid)
+        if w is None:
+            w = self._writer_for(s, t)
+            if not t.partkey:
+                w = copy.copy(w)
+                w.bound = None
+            self._routed[t.oid] = w
+        return w
+
+    def split(self, s: SQLSession, rows: list[Any]) -> list[tuple[Any, list[Any]]]:
+        """The rows grouped by leaf partition: (that leaf's writer, its rows), in one pass
+        per level (COPY writes each group as one bulk batch)."""
+        where = self.parts.route(rows)
+        groups: dict[int, list[Any]] = {}
+        for r, i in zip(rows, where, strict=True):
+            groups.setdefault(i, []).append(r)
+        out: list[tuple[Any, list[Any]]] = []
+        for i, part in groups.items():
+            w = self.member_writer(s, self.parts.members[i].table)
+            out += w.split(s, part) if isinstance(w, PartitionRouter) else [(w, part)]
+        return out
 
     def insert(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
                converted: frozenset[int] = frozenset()) -> int:
@@ -145,6 +169,13 @@ class PartitionRouter:
             for n, r in zip(moved, stored, strict=True):
                 out[n] = r
         return [r for r in out if r is not None]
+
+
+def leaf_groups(writer: Any, s: SQLSession, rows: list[Any]) -> list[tuple[Any, list[Any]]]:
+    """The rows as (leaf writer, rows) groups when `writer` is a router, else as one group."""
+    if isinstance(writer, PartitionRouter):
+        return writer.split(s, rows)
+    return [(writer, rows)]
 
 
 def routed_conflict(s: SQLSession, node: Any, table: Table, alias: str | None, params: Any,
