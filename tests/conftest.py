@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from cumulo.pipeline.session import make_discoverable
+from cumulo.server.sql.expr import pushed  # noqa: F401 - the filter compilers KiVi nodes run
 from tests import pg15 as pg15_mod
 from tests import reaper
 from tests.server_process import CumuloServer

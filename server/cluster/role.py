@@ -22,6 +22,11 @@ placement mode (it serves only the regions the map in ZooKeeper gives it, see
 `kivi.routing`), and the MasterMind owns placement (`cluster.placer`: splits past
 `--region-split-bytes`, balancing every `--placement-interval` seconds) and clears
 what a query engine that died left behind (`cluster.reaper`).
+
+A KiVi node runs the filters pushed into its scans with the SQL layer's expression
+compilers (`sql.expr.pushed`, installed into `kivi.filters` when this module imports
+it): one expression IR compiled by one compiler per target. That is the only part of the
+SQL layer a role process loads (no planner, catalog or wire protocol).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from ..kivi import mvcc
 from ..kivi.api import DropRegion
 from ..kivi.node import KiviNode
 from ..kivi.remote import offload_aggregates, serve_node
+from ..sql.expr import pushed  # noqa: F401 - installs the filter compilers a KiVi node runs
 from . import regionstore
 from . import zk as zk_mod
 from .cmfailover import CmRestarts

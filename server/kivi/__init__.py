@@ -1,7 +1,8 @@
 """KiVi storage: order-preserving keys, MVCC regions, nodes with pushed-down scans, routing.
 
-Bottom-up: `keycodec` (keys) -> `mvcc` (versions of one region) -> `expr`, `agg`
-(compiled filters, partial aggregates) -> `region`, `regionmap` (placement) ->
+Bottom-up: `keycodec` (keys) -> `mvcc` (versions of one region) -> `filters`, `agg`
+(pushed filters, compiled by the SQL layer's compilers installed here; partial
+aggregates) -> `region`, `regionmap` (placement) ->
 `node` (a storage node) -> `client` (routing over nodes) -> `wire`, `remote`
 (msgpack over TCP) and `checkpoint` (durable node state). The contract with
 the transaction layer is `api`.

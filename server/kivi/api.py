@@ -27,10 +27,12 @@ A filter or scalar expression is a nested tuple, serialisable as msgpack lists:
     ("param", n)                 the execution's parameter n (1-based): `Scan.params[n - 1]`
 
 NULL follows SQL three-valued logic; a row passes a filter only if it yields True.
-The node compiles an IR tree once into Python code (`kivi.expr.compile_filter`)
-and caches it by its shape; it never walks the tree per row. A prepared
-statement's tree keeps its parameter slots and its values travel beside it, so
-it compiles once whatever the values.
+The IR is a serializable form of the SQL layer's bound expressions (`sql.expr.bound`):
+leaves may carry their SQL type OID as a third item, `("col", 2, 1700)`. The node does
+not compile it itself: the SQL layer's compilers (row code and vector code,
+`sql.expr.pushed`) are installed into it (`kivi.filters`), and compile a shape once;
+nothing walks the tree per row. A prepared statement's tree keeps its parameter slots
+and its values travel beside it, so it compiles once whatever the values.
 
 ## Partial aggregates
 

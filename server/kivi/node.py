@@ -7,8 +7,8 @@ Life of a scan inside the node:
    (`VersionStore.chunk`: one slice of the base, merged with the write cache,
    and the visible version of each key);
 3. outside the lock, run the compiled filter over the whole chunk
-   (`expr.compile_filter`), then the projection (`operator.itemgetter` mapped
-   over the chunk), or fold the chunk into partial aggregates (`agg`);
+   (`filters.rows`: the SQL layer's row code), then the projection
+   (`operator.itemgetter` mapped over the chunk), or fold the chunk into partial aggregates (`agg`);
 4. stop when `batch_size` rows (or `limit`) are collected; `resume_key` says
    where the next batch starts. An aggregate scan covers the whole range.
 
@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import InternalError
 from . import checkpoint as ckpt
+from . import filters
 from .agg import PartialAgg, merge_partials
 from .api import (
     Ack,
@@ -68,9 +69,7 @@ from .bulkgc import paused
 from .columnar import Snapshot
 from .columnar.aggregate import Unsafe, partial_aggregate, visible
 from .columnar.build import snapshots as build_snapshots
-from .columnar.irmask import selected, vectorizable
 from .columnar.warm import Warmup
-from .expr import compile_filter, compile_selector
 from .keycodec import successor
 from .region import Region, SpaceRegions
 from .routing import (
@@ -353,9 +352,9 @@ class KiviNode:
             return ScanReply([], None)
         reverse = req.reverse
         chunk_n = min(max(want, MIN_CHUNK), MAX_CHUNK)
-        select = compile_selector(req.filter) if req.filter is not None else None
+        select = filters.positions(req.filter) if req.filter is not None else None
         # Without keys to return, the plain filter is cheaper than selecting positions.
-        keep = compile_filter(req.filter) if req.filter is not None and not req.with_keys else None
+        keep = filters.rows(req.filter) if req.filter is not None and not req.with_keys else None
         params = req.params
         proj = projector(req.projection)
         # NB: without a filter every visible key counts: a scan that wants a few rows (MIN
@@ -471,13 +470,14 @@ class KiviNode:
         assert req.aggregate is not None
         spec = req.aggregate
         agg = PartialAgg(spec)
-        keep = compile_filter(req.filter) if req.filter is not None else None
+        keep = filters.rows(req.filter) if req.filter is not None else None
+        vector = filters.mask(req.filter) if req.filter is not None else None
         partials: list[Row] = []
         for region in regions:
             clipped = region.clip(req.lo, req.hi)
             if clipped is None:
                 continue
-            if clipped == (region.lo, region.hi) and (keep is None or vectorizable(req.filter)) \
+            if clipped == (region.lo, region.hi) and (keep is None or vector is not None) \
                     and not self._building(region.space, region.store):
                 # A whole region: its columnar copy, the filter as numpy masks (the kernels read
                 # the packs unlocked: versions <= ts never change; a first build runs unlocked;
@@ -485,8 +485,8 @@ class KiviNode:
                 snap = build_snapshots(self._lock, partial(list, (region.store,)), req.ts)[0]
                 try:
                     if snap is not None:
-                        sel = visible(snap) if keep is None else \
-                            selected(snap, req.filter, req.params)
+                        sel = visible(snap) if vector is None else \
+                            filters.selected(snap, vector, req.params)
                         partials += partial_aggregate(sel, spec.group_by, spec.aggs)
                         continue
                 except Unsafe:

@@ -8,7 +8,7 @@ ordered streams, KiVi's rows and the own writes in the range:
     own writes:                       b2  c2      e(del)
     merged:                       a1  b2  c2  d1          g1
 
-The node still filters (the same compiled filter, `kivi.expr.compile_selector`,
+The node still filters (the same compiled filter, `kivi.filters.positions`,
 runs over the own rows here) and still projects, but a limit is raised by the
 number of own writes in the range (each can hide at most one node row) and an
 aggregate is computed here over the merged stream, since the node cannot see
@@ -35,11 +35,11 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InternalError, ReadOnlySQLTransaction
+from ..kivi import filters
 from ..kivi.agg import partial_aggregate
 from ..kivi.api import Get, Row, Scan
 from ..kivi.columnar.access import built_space_snapshots, space_snapshots
 from ..kivi.columnar.copy import Snapshot
-from ..kivi.expr import compile_selector
 from ..kivi.fanout import local_node, scan_batches
 from . import xids
 from .api import READ_ONLY_EXEMPT, ScanSpec
@@ -243,7 +243,7 @@ class Transaction:
         proj = None if agg is not None else spec.projection
         if spec.filter is not None:  # the node's compiled filter, run once over the own rows
             live = [(k, r) for k, r in own if r is not None]
-            picked = compile_selector(spec.filter)([r for _, r in live], spec.params)
+            picked = filters.positions(spec.filter)([r for _, r in live], spec.params)
             passing: set[bytes] | None = {live[j][0] for j in picked}
         else:
             passing = None

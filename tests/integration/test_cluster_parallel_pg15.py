@@ -76,7 +76,7 @@ QUERIES = [
     "where u.w > 1 group by t.g order by t.g",
     "select count(*) from par_t where id in (select t_id from par_u where w = 3)",
     "select count(distinct s), count(distinct g) from par_t",
-    # filtered aggregates the nodes run on their columnar copies (kivi.columnar.irmask)
+    # filtered aggregates the nodes run on their columnar copies (expr.pushed's vector code)
     "select g, count(*), sum(x), min(s) from par_t where x > 10.5 and s >= 'k5' "
     "group by g order by g",
     "select count(*), sum(f), max(x) from par_t where not (g in (1, 2)) or f < 300",

@@ -557,9 +557,9 @@ def test_columns_without_nulls_hot_then_cold_match_postgresql(dense):
 
 
 # -- filters over cold rows: a mask per column batch (`exec.scan.filtered`) ------------------
-# The pushed filter of a scan is evaluated over each batch's columns by numpy masks
-# (`kivi.columnar.irmask`, three-valued logic); what the masks cannot decide exactly (a
-# float NaN, a constant of another type) runs the row filter over that batch instead.
+# The pushed filter of a scan is evaluated over each batch's columns by the SQL layer's
+# vector code (`expr.vectorize`, three-valued logic); what the kernels cannot decide exactly
+# (a constant of another kind) runs the row code (`codegen`) over that batch instead.
 
 COLD_FILTERS = [
     "i4 > 2000000",
@@ -593,8 +593,8 @@ def test_filters_over_cold_rows_match_postgresql(where, cold):
 
 
 def test_filters_with_parameters_over_cold_rows_match_postgresql(cold):
-    """A prepared filter's parameters are bound into the mask's constants (psycopg sends
-    them by the extended protocol; binary results)."""
+    """A prepared filter's parameters are read by the vector code at each execution (psycopg
+    sends them by the extended protocol; binary results)."""
     sql = "SELECT id, i4, n, ts, d FROM cold_out WHERE i4 > %s AND (ts < %s OR n < %s)"
     args = (1000000, "2024-01-02 00:00:00", -100)
     ours, theirs = (sorted(map(repr, _raw(_zoned(dsn)).cursor(binary=True).execute(sql, args)

@@ -18,7 +18,7 @@ primary key leads with an integer column and each bound is exactly the key of
 one integer (what `integer_cuts` and one-integer regions give), the range is
 `lo <= lead < hi` on that column, and a pack whose zone map misses the range
 is skipped. Other bounds, filters the packs cannot evaluate exactly
-(`irmask` raises `Unsafe`), and columns the packs hold as Python objects are
+(`expr.pushed`'s vector code raises `Unsafe`), and columns the packs hold as Python objects are
 left to the row scan (`None` from `column_batches`), or converted value by
 value for that one column, as the row path would.
 """
@@ -33,11 +33,10 @@ import pyarrow as pa
 
 from ...kivi.columnar import Column, PackView
 from ...kivi.columnar.aggregate import Unsafe
-from ...kivi.columnar.irmask import mask as filter_mask
-from ...kivi.columnar.irmask import vectorizable
 from ...kivi.keycodec import decode_key, encode_key
 from ...pgtypes import oids as T
 from ..catalog.model import Table
+from ..expr import pushed
 from .arrowcols import textual, values_array
 
 if TYPE_CHECKING:
@@ -94,7 +93,7 @@ def _range_mask(col: Column, lo: int | None, hi: int | None) -> Selection:
 
 
 def _selection(view: PackView, lead: int, lo: int | None, hi: int | None,
-               ir: Any) -> Selection:
+               vector: Any) -> Selection:
     """A pack's rows the scan returns: a bool mask, None for all, False for none
     (`lead`: the key's lead column, or any column when the table has no key)."""
     m: Any = view.mask
@@ -104,8 +103,8 @@ def _selection(view: PackView, lead: int, lo: int | None, hi: int | None,
             return False
         if r is not None:
             m = r if m is None else m & r
-    if ir is not None:
-        f = filter_mask(ir, view.column, len(view.column(lead)))
+    if vector is not None:
+        f = vector(view.column, len(view.column(lead)), ())
         m = f if m is None else m & f
     if m is not None and not m.any():
         return False
@@ -139,7 +138,8 @@ def column_batches(s: SQLSession, table: Table, positions: Sequence[int], irs: l
     if not positions or (s.settings.get(SETTING) or "auto") == "off":
         return None
     ir = ("and", irs) if len(irs) > 1 else irs[0] if irs else None
-    if ir is not None and not vectorizable(ir):
+    vector = pushed.mask(ir) if ir is not None else None  # the SQL layer's vector code
+    if ir is not None and vector is None:
         return None
     try:
         lo_v, hi_v = int_bound(table, lo), int_bound(table, hi)
@@ -151,7 +151,7 @@ def column_batches(s: SQLSession, table: Table, positions: Sequence[int], irs: l
     lead = table.primary_key[0] - 1 if table.primary_key else positions[0]
     try:  # every mask first: an Unsafe filter sends the whole scan to the row path
         chosen = [(v, m) for snap in snaps for v in snap.views
-                  if (m := _selection(v, lead, lo_v, hi_v, ir)) is not False]
+                  if (m := _selection(v, lead, lo_v, hi_v, vector)) is not False]
     except Unsafe:
         return None
     types = [schema.field(j).type for j in range(len(positions))]

@@ -57,6 +57,11 @@ def _value(table: Table, pos: int, v: Any) -> Any:
     return column_values(table, pos, pa.array([v]))[0]
 
 
+def _col(table: Table, pos: int) -> tuple:
+    """A column leaf with its SQL type (the node compiles the filter as SQL, `expr.pushed`)."""
+    return ("col", pos, table.columns[pos].type_oid)
+
+
 def compile_filter(table: Table, f: Any) -> tuple:
     """Turns one request filter into KiVi's filter IR (see `kivi.api`)."""
     if not isinstance(f, list) or not f:
@@ -66,17 +71,17 @@ def compile_filter(table: Table, f: Any) -> tuple:
         return ("not", compile_filter(table, f[1]))
     if kind in ("null", "notnull") and len(f) == 2:
         pos = resolve_columns(table, [f[1]])[0]
-        return ("is_null" if kind == "null" else "is_not_null", ("col", pos))
+        return ("is_null" if kind == "null" else "is_not_null", _col(table, pos))
     if kind == "cmp" and len(f) == 4 and f[1] in _CMP:
         pos = resolve_columns(table, [f[2]])[0]
-        return ("cmp", f[1], ("col", pos), ("const", _value(table, pos, f[3])))
+        return ("cmp", f[1], _col(table, pos), ("const", _value(table, pos, f[3])))
     if kind == "in" and len(f) == 3 and isinstance(f[2], list):
         pos = resolve_columns(table, [f[1]])[0]
-        return ("in", ("col", pos), [_value(table, pos, v) for v in f[2]])
+        return ("in", _col(table, pos), [_value(table, pos, v) for v in f[2]])
     if kind == "prefix" and len(f) == 3 and isinstance(f[2], str):
         pos = resolve_columns(table, [f[1]])[0]
         pattern = f[2].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        return ("like", ("col", pos), pattern, False)
+        return ("like", _col(table, pos), pattern, False)
     raise InvalidParameterValue(f"invalid scan filter: {f!r}")
 
 

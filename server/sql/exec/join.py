@@ -15,14 +15,13 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from ...kivi.expr import compile_selector
 from ...txn.api import ScanSpec
 from ..expr import codegen as cg
 from ..plan import nodes as N
 from . import memguard, runtime_filter
 from .keys import encode_key, prefix_upper_bound
 from .runner import BATCH, Batch, compiled, executes, rebatch, rows_of, run
-from .scan import filter_params
+from .scan import filter_params, row_selector
 
 
 def _residual(node: N.Join, key: str, e: Any):
@@ -431,8 +430,7 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
     rpad = (None,) * len(right.cols)
     space = right.table.space
     # the inner scan's pushed filter (stock's `s_quantity < $6`) applies to the rows got
-    keep = compile_selector(right.ir) if right.ir is not None else None
-    params = () if keep is None else filter_params(right, ctx)
+    keep = row_selector(right) if right.ir is not None else None
     for lb in run(node.left, ctx):
         keys = [lkey(r, ctx) for r in lb]
         wanted = {k: encode_key(k) for k in keys if None not in k}
@@ -440,7 +438,7 @@ def _bind(node: N.Join, ctx: Any) -> Iterator[Batch]:
             if wanted else {}
         if keep is not None and found:
             live = [(k, r) for k, r in found.items() if r is not None]
-            found = dict(live[i] for i in keep([r for _, r in live], params))
+            found = dict(live[i] for i in keep([r for _, r in live], ctx))
         out = []
         if node.kind in ("semi", "anti"):
             want = node.kind == "semi"

@@ -17,15 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import InternalError
 from ...kivi.columnar import Column
 from ...kivi.columnar.aggregate import Unsafe
 from ...kivi.columnar.encode import encode
-from ...kivi.columnar.irmask import mask, vectorizable
-from ...kivi.expr import compile_selector
+from ...pgtypes import oids as T
 from ...pgtypes.coded import Coded, picked, values
 from ...txn.api import ScanSpec
 from ...txn.transaction import Transaction
 from ..expr import codegen as cg
+from ..expr import vectorize as vz
+from ..expr.bound import E
 from ..plan import nodes as N
 from .keys import encode_key, prefix_upper_bound
 from .runner import Batch, compiled, executes, value_of
@@ -34,7 +36,7 @@ from .runner import Batch, compiled, executes, value_of
 def filter_params(node: Any, ctx: Any) -> Sequence[Any]:
     """The parameter values a scan node's pushed filter reads, sent beside the filter: the
     filter keeps its `("param", n)` slots, so KiVi compiles it once for every execution
-    (`kivi.expr`). The execution's values as they are when the filter reads them all (or
+    (`expr.pushed`). The execution's values as they are when the filter reads them all (or
     none); otherwise the others are None, so that no value the filter ignores (an array,
     a record) needs to cross to a remote node."""
     used = compiled(node, "ir_params", lambda: _params_of(node.ir))
@@ -148,8 +150,7 @@ def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | Non
             or node.aggregate is not None or node.with_keys or node.reverse
             or not isinstance(ctx.txn, Transaction)):
         return None
-    ir = node.ir
-    if ir is not None and not vectorizable(ir):
+    if node.ir is not None and vector_filter(node) is None:
         return None
     lo, hi, ok = key_range(node, ctx)
     if not ok:
@@ -159,18 +160,53 @@ def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | Non
     if batches is None:
         return None
     proj = node.projection
-    selector: list[Any] = []  # the row filter, compiled when a batch needs it
-    params = () if ir is None else filter_params(node, ctx)
+    pushed = node.ir is not None
 
     def picked() -> Iterator[tuple[list[Any], int]]:
         for cols, n in batches:
             ctx.check_cancel()
-            if ir is not None:
-                cols, n = filtered(cols, n, ir, selector, params)
+            if pushed:
+                cols, n = filtered(cols, n, node, ctx)
                 if not n:
                     continue
             yield (cols if proj is None else [cols[i] for i in proj]), n
     return picked()
+
+
+def pushed_pred(node: N.Scan) -> E | None:
+    """A scan's pushed filter as one bound expression: the conjuncts its KiVi IR was lowered
+    from (`Scan.shown`), which the SQL layer compiles with its own compilers wherever it
+    runs the filter itself (column batches, a bind join's gets). None for a scan without
+    that record."""
+    shown = node.shown
+    if not shown:
+        return None
+    return shown[0] if len(shown) == 1 else E("and", None, list(shown), T.BOOL)
+
+
+def vector_filter(node: N.Scan) -> Callable[[Any, Any], np.ndarray | None] | None:
+    """The scan's pushed filter compiled once to vector code (`expr.vectorize`), or None
+    when it has no vector form."""
+    def build() -> Any:
+        pred = pushed_pred(node)
+        if pred is None:
+            return None
+        try:
+            return vz.filter_mask(pred)
+        except vz.NotVectorizable:
+            return None
+    return compiled(node, "pushed_mask", build)
+
+
+def row_selector(node: N.Scan) -> Callable[[list[Any], Any], list[int]]:
+    """The scan's pushed filter compiled once to row code (`codegen.select_function`):
+    the positions of the rows where it is TRUE."""
+    def build() -> Any:
+        pred = pushed_pred(node)
+        if pred is None:  # NB: the optimizer records what it pushes; a plan without it is a bug
+            raise InternalError("a pushed filter without its bound conjuncts")
+        return cg.select_function(pred)
+    return compiled(node, "pushed_select", build)
 
 
 def _mask_column(col: Any) -> Column:
@@ -182,13 +218,12 @@ def _mask_column(col: Any) -> Column:
     return encode(list(values(col)))
 
 
-def filtered(cols: list[Any], n: int, ir: Any, selector: list[Any],
-             params: Sequence[Any] = ()) -> tuple[list[Any], int]:
-    """The rows of a column batch that pass a pushed filter: numpy masks over the columns
-    the filter reads (`kivi.columnar.irmask`, SQL's three-valued logic); a filter the masks
-    cannot decide exactly (`Unsafe`: a NaN, a constant of another type) runs the row filter
-    over the batch's rows instead (`kivi.expr`, the reference). `selector` keeps the
-    compiled row filter for the next batch."""
+def filtered(cols: list[Any], n: int, node: N.Scan, ctx: Any) -> tuple[list[Any], int]:
+    """The rows of a column batch that pass the scan's pushed filter: the SQL layer's vector
+    code over the columns the filter reads (`vector_filter`, SQL's three-valued logic and
+    PostgreSQL's NaN order); a batch the kernels cannot decide exactly (`Fallback`: a
+    constant of another kind, a value outside the kernels' range) runs the row code over
+    the batch's rows instead (`row_selector`)."""
     encoded: dict[int, Column] = {}
 
     def column(i: int) -> Column:
@@ -196,13 +231,19 @@ def filtered(cols: list[Any], n: int, ir: Any, selector: list[Any],
         if got is None:
             got = encoded[i] = _mask_column(cols[i])
         return got
+    vmask = vector_filter(node)
+    assert vmask is not None  # column_scan checked
     try:
-        keep = mask(ir, column, n, params)
+        keep = vmask(column, ctx)
+        if keep is not None and len(keep) != n:
+            if len(keep):
+                raise vz.Fallback("mask length")
+            return [], 0  # a constant FALSE or NULL
     except Unsafe:
-        if not selector:
-            selector.append(compile_selector(ir))
         keep = np.zeros(n, bool)
-        keep[selector[0](list(zip(*map(values, cols), strict=True)), params)] = True
+        keep[row_selector(node)(list(zip(*map(values, cols), strict=True)), ctx)] = True
+    if keep is None:
+        return cols, n
     count = int(np.count_nonzero(keep))
     if count == n:
         return cols, n

@@ -483,6 +483,23 @@ def filter_function(pred: E) -> Callable[[list, Any], list]:
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
 
 
+def select_function(pred: E) -> Callable[[list, Any], list[int]]:
+    """Compiles a predicate into `fn(rows, ctx) -> positions` of the rows where it is TRUE
+    (a scan's pushed filter over rows the SQL layer holds itself: a bind join's gets, a
+    column batch the vector kernels could not decide).
+
+    >>> from cumulo.server.sql.expr.bound import col
+    >>> f = select_function(E("op", "<", [col(0, T.INT4), E("param", 1, [], T.INT4)], T.BOOL))
+    >>> class Ctx: params = [3]
+    >>> f([(1,), (5,), (None,), (2,)], Ctx)
+    [0, 3]
+    """
+    g = Gen()
+    cond = " and ".join(f"({g.expr(c)}) is True" for c in conjuncts(pred))
+    body = f"[_i for _i, row in enumerate(rows) if {cond}]"
+    return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
+
+
 _NAN_KEY = float("nan")  # the one NaN object every NaN key becomes (see `_key_expr`)
 
 

@@ -1,6 +1,9 @@
 """Rule: conjuncts of a Filter over a table Scan that the KiVi filter IR can express move into
 the scan, so storage nodes drop rows before they cross to the SQL layer.
 
+The IR is a serializable form of the bound conjuncts (leaves keep their type OIDs), and
+the node compiles it back into them with the SQL layer's own compilers (`expr.pushed`).
+
 Expressible: comparisons between columns, constants and parameters, AND / OR /
 NOT, IS [NOT] NULL, IN over constants, and LIKE / ILIKE with a constant
 pattern. Parameters stay `("param", n)` leaves in the cached plan and are
@@ -11,7 +14,7 @@ Example:
     >>> from cumulo.server.sql.optimizer.pushdown_filters import to_ir
     >>> from cumulo.server.sql.expr.bound import E, col, const
     >>> to_ir(E("op", "=", [col(0, 23), const(5, 23)]), 3)
-    ('cmp', '=', ('col', 0), ('const', 5))
+    ('cmp', '=', ('col', 0, 23), ('const', 5, 23))
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ def to_ir(e: E, ncols: int, skip: frozenset[int] = frozenset()) -> Any:
     use of a column in `skip`: an ICU column's LIKE and IN need the SQL layer's checks)."""
     k = e.kind
     if k == "col":
-        return ("col", e.data) if e.data < ncols and e.data not in skip else None
+        return ("col", e.data, e.type) if e.data < ncols and e.data not in skip else None
     if k == "const":
-        return ("const", e.data) if isinstance(e.data, int | str | bool | float | type(None)) or (
+        return ("const", e.data, e.type) if isinstance(
+            e.data, int | str | bool | float | type(None)) or (
             type(e.data).__name__ in ("Decimal", "date", "datetime")) else None
     if k == "param":
-        return ("param", e.data)
+        return ("param", e.data, e.type)
     if k == "op" and e.data in ("=", "<>", "<", "<=", ">", ">="):
         if not _nan_safe(e):
             return None
@@ -68,13 +72,13 @@ _FLOATS = (T.FLOAT4, T.FLOAT8)
 
 
 def _nan_safe(e: E) -> bool:
-    """Tells whether KiVi's fast comparisons give PostgreSQL's answer even if a NaN turns up.
+    """Tells whether a comparison is pushed even though a NaN may turn up.
 
-    PostgreSQL orders NaN above every number and equal to itself. The node's fast
-    filter uses Python's operators, where a float NaN compares false with everything
-    (and a Decimal NaN is unequal to itself, but raises, and so falls back to the safe
-    variant, when ordered). Such comparisons stay in the SQL layer's Filter, whose
-    compiled comparisons are NaN-aware.
+    PostgreSQL orders NaN above every number and equal to itself. The node now runs
+    the SQL layer's NaN-aware row code (`expr.pushed`), but KiVi's own compiler did
+    not, so float comparisons (and numeric equality between columns) have stayed in
+    the SQL layer's Filter; they still do, so that plans and EXPLAIN stay as they were
+    (relaxing this is a plan change of its own).
     """
     if any(x.type in _FLOATS for x in e.args):
         return False

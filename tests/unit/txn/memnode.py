@@ -37,7 +37,7 @@ from cumulo.server.kivi.api import (
     Scan,
     ScanReply,
 )
-from cumulo.server.kivi.expr import compile_filter
+from cumulo.server.kivi.filters import rows as compile_filter
 from cumulo.server.kivi.wire import packb, unpackb
 
 
