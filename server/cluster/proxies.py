@@ -137,13 +137,15 @@ class RemoteLogGroup:
         self.retry_seconds = retry_seconds
         self._lock = threading.Lock()
 
-    def log_pieces(self, ts: int, pieces: Iterable[bytes]) -> None:
+    def log_pieces(self, ts: int, pieces: Iterable[bytes], durable: bool = True) -> None:
         """`log` of a record made in pieces (`codec.record_pieces`), joined: a remote
         logger gets parts of it anyway (`log`)."""
         self.log(ts, b"".join(pieces))
 
-    def log(self, ts: int, payload: bytes) -> None:
-        """Returns once the record is durable on a logger.
+    def log(self, ts: int, payload: bytes, durable: bool = True) -> None:
+        """Returns once the record is durable on a logger (`durable=False` too: a
+        remote logger acknowledges a record once it is durable, which
+        synchronous_commit = off allows).
 
         A record above `part_bytes` goes as parts (`txn.logger.split_record`), one request
         each, every one durable before the next is sent: no request is larger than a part,

@@ -993,7 +993,7 @@ class SQLSession:
         if analyzed and (changed is not None or not ddl):  # NB: plans made without the stats
             changed = analyzed if changed is None else changed | analyzed
         try:
-            cts = txn.commit()
+            cts = txn.commit(self.settings.values.get("synchronous_commit") != "off")
         except BaseException:
             txn.abort()
             if ddl:

@@ -199,7 +199,7 @@ BOOLEANS = {
     "default_transaction_read_only", "standard_conforming_strings", "transaction_read_only",
     "default_transaction_deferrable", "transaction_deferrable", "jit", "enable_seqscan",
     "enable_indexscan", "enable_hashjoin", "enable_mergejoin", "enable_nestloop", "row_security",
-    "escape_string_warning", "array_nulls", "geqo", "check_function_bodies", "synchronous_commit",
+    "escape_string_warning", "array_nulls", "geqo", "check_function_bodies",
     "quote_all_identifiers", "transform_null_equals", "enable_hashagg", "enable_sort",
     "enable_material", "enable_bitmapscan", "enable_indexonlyscan", "enable_partition_pruning",
     "lo_compat_privileges", "synchronize_seqscans", "plpgsql.print_strict_params",
@@ -210,6 +210,10 @@ SIGHUP_ONLY = {"checkpoint_timeout"}
 ISOLATION_LEVELS = ("read uncommitted", "read committed", "repeatable read", "serializable")
 _TRUE = {"on", "true", "yes", "1", "t", "y"}
 _FALSE = {"off", "false", "no", "0", "f", "n"}
+# synchronous_commit's values and PostgreSQL's hidden boolean spellings of on and off
+_SYNC_COMMIT = {"local": "local", "remote_write": "remote_write", "remote_apply": "remote_apply",
+                "on": "on", "true": "on", "yes": "on", "1": "on",
+                "off": "off", "false": "off", "no": "off", "0": "off"}
 
 
 def canonical(name: str) -> str:
@@ -272,6 +276,13 @@ def _normalise(name: str, value: str) -> str:
         return shown
     if name == "timezone":
         return zones.parse_setting(v)[0]
+    if name == "synchronous_commit":  # NB: an enum; "off" commits before the fsync (txn.api)
+        got = _SYNC_COMMIT.get(low)
+        if got is None:
+            raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
+                                        hint="Available values: local, remote_write, "
+                                        "remote_apply, on, off.")
+        return got
     if name == "log_statement":
         if low not in ("none", "ddl", "mod", "all"):
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',

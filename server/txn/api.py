@@ -154,8 +154,10 @@ class Txn(Protocol):
         """Undoes the writes made since `savepoint()` returned `token` (and drops the row
         locks taken since, unless `keep_locks`)."""
 
-    def commit(self) -> int | None:
-        """Makes the writes durable and visible; returns the commit ts (None if read-only)."""
+    def commit(self, durable: bool = True) -> int | None:
+        """Makes the writes durable and visible; returns the commit ts (None if read-only).
+        `durable=False` (synchronous_commit = off) returns once the redo record is written,
+        before its fsync: a crash of the machine may lose it, a crash of the server not."""
 
     def abort(self) -> None:
         """Discards the transaction. Safe to call twice."""

@@ -457,13 +457,30 @@ class RedoLog:
             if failed is not None and failed[0] < lsn <= failed[1]:
                 raise IOError_(f"could not fsync the redo log: {failed[2]}") from failed[2]
 
-    def log(self, ts: int, payload: bytes) -> None:
-        """Appends a record and, with sync_commit, returns only once it is durable."""
+    def log(self, ts: int, payload: bytes, durable: bool = True) -> None:
+        """Appends a record and, with sync_commit, returns only once it is durable
+        (`durable=False`: a session's synchronous_commit = off, see `_flush_soon`)."""
         lsn = self.append(ts, payload)
         if self.sync_commit:
-            self.wait_durable(lsn)
+            if durable:
+                self.wait_durable(lsn)
+            else:
+                self._flush_soon()
 
-    def log_pieces(self, ts: int, pieces: Iterable[bytes], part_bytes: int = 0) -> None:
+    def _flush_soon(self) -> None:
+        """Makes sure a record nobody waits for gets its fsync within `flush_interval`
+        (PostgreSQL's WAL writer does that for synchronous_commit = off): the flusher
+        thread of a log without sync_commit, started at the first such record. A later
+        durable commit's fsync covers it anyway (one file, written in order)."""
+        if self._flusher is None:
+            with self._lock:
+                if self._flusher is None and not self._closed:
+                    self._flusher = threading.Thread(target=self._flush_loop,
+                                                     name="redo-flusher", daemon=True)
+                    self._flusher.start()
+
+    def log_pieces(self, ts: int, pieces: Iterable[bytes], durable: bool = True,
+                   part_bytes: int = 0) -> None:
         """`log` of the record the pieces make (see the module docstring): a record of
         more than `part_bytes` (default `LOG_PART_BYTES`) goes as parts, appended as the
         pieces come; durable (with sync_commit) once the last one is."""
@@ -481,7 +498,10 @@ class RedoLog:
         del buf
         lsn = self.append(ts, rest if index == 0 else _pack_part(ts, ident, index, index + 1, rest))
         if self.sync_commit:
-            self.wait_durable(lsn)
+            if durable:
+                self.wait_durable(lsn)
+            else:
+                self._flush_soon()
 
     def trim(self, upto_ts: int) -> int:
         """Deletes closed segments whose records are all <= upto_ts; returns how many."""
@@ -552,13 +572,14 @@ class LogGroup:
             for i in range(count)
         ]
 
-    def log(self, ts: int, payload: bytes) -> None:
-        """Makes one record durable (or, without sync_commit, written) on its logger."""
-        self.loggers[ts % len(self.loggers)].log(ts, payload)
+    def log(self, ts: int, payload: bytes, durable: bool = True) -> None:
+        """Makes one record durable (or, without sync_commit or `durable`, written) on
+        its logger."""
+        self.loggers[ts % len(self.loggers)].log(ts, payload, durable)
 
-    def log_pieces(self, ts: int, pieces: Iterable[bytes]) -> None:
+    def log_pieces(self, ts: int, pieces: Iterable[bytes], durable: bool = True) -> None:
         """`log` of a record made in pieces (`RedoLog.log_pieces`)."""
-        self.loggers[ts % len(self.loggers)].log_pieces(ts, pieces)
+        self.loggers[ts % len(self.loggers)].log_pieces(ts, pieces, durable)
 
     def trim(self, upto_ts: int) -> int:
         """Trims every logger; returns how many segments went."""

@@ -637,8 +637,10 @@ class LocalTxnManager(SerializableMixin):
                 if type(out) is Advanced:
                     self._snap_cond.notify_all()
 
-    def commit(self, txn: Transaction) -> int | None:
-        """Commits txn: log durably, then apply, publish and release (see the module doc)."""
+    def commit(self, txn: Transaction, durable: bool = True) -> int | None:
+        """Commits txn: log durably (`durable=False`: written, fsynced soon after, as
+        PostgreSQL's synchronous_commit = off), then apply, publish and release (see the
+        module doc)."""
         txn.done = True
         if not txn.ws:
             with self._active_lock:
@@ -675,9 +677,9 @@ class LocalTxnManager(SerializableMixin):
             try:
                 if spaces:  # NB: bulk writes (a COPY's): written as they are packed
                     self.log.log_pieces(cts, record_pieces(cts, writes, (), spaces,
-                                                           txn.ws.columns()))
+                                                           txn.ws.columns()), durable)
                 else:
-                    self.log.log(cts, pack_record(cts, writes))
+                    self.log.log(cts, pack_record(cts, writes), durable)
             except SerializationFailure:  # NB: refused, so in no log: it did not commit
                 self._finished((cts,), readable=False)
                 self._end(txn, None)

@@ -98,7 +98,7 @@ class StatementRead:
             self.done = True
             self.ltm.end_read(self.tid)
 
-    def commit(self) -> None:
+    def commit(self, durable: bool = True) -> None:
         """Ends the read (nothing to make durable)."""
         self.end()
 

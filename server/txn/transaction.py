@@ -486,14 +486,14 @@ class Transaction:
 
     # -- end ------------------------------------------------------------------
 
-    def commit(self) -> int | None:
+    def commit(self, durable: bool = True) -> int | None:
         """Makes the writes durable and visible; returns the commit ts (None if read-only)."""
         if self.done:
             return None
         if not self.xid:
-            return self.ltm.commit(self)
+            return self.ltm.commit(self, durable)
         try:
-            cts = self.ltm.commit(self)
+            cts = self.ltm.commit(self, durable)
         except BaseException:
             xids.finish(self, None, committed=False)
             raise

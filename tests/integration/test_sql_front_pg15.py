@@ -1433,6 +1433,27 @@ select '1' + date '2013-12-01';
 select timetz '10:00+00' + '01:00';
 select time '10:00' + '01:00', '01:00' + time '10:00', '1 day' + timestamp '2013-12-01'
 """,
+    # synchronous_commit is an enum (commits under "off" return before their fsync), with
+    # PostgreSQL's hidden boolean spellings; a transaction committed under SET LOCAL off
+    "synchronous_commit": """
+set synchronous_commit = false;
+show synchronous_commit;
+set synchronous_commit to local;
+show synchronous_commit;
+set synchronous_commit = REMOTE_APPLY;
+show synchronous_commit;
+set synchronous_commit = 'bogus';
+set synchronous_commit = t;
+begin;
+set local synchronous_commit = off;
+create table sync_commit_off (a int);
+insert into sync_commit_off values (1);
+commit;
+show synchronous_commit;
+select * from sync_commit_off;
+drop table sync_commit_off;
+select setting, vartype, enumvals from pg_settings where name = 'synchronous_commit'
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

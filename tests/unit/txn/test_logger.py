@@ -84,6 +84,22 @@ def test_sync_commit_off_acknowledges_before_fsync(tmp_path):
     log.close()
 
 
+def test_a_record_nobody_waits_for_is_fsynced_soon_after(tmp_path):
+    # a session's synchronous_commit = off on a log that otherwise waits for its fsyncs
+    log = RedoLog(str(tmp_path), sync_commit=True, flush_interval=0.3)
+    log.log(1, pack_record(1, []), durable=False)
+    assert log._synced == 0 and log.fsyncs == 0  # acknowledged, not yet durable
+    pause = threading.Event()
+    for _ in range(300):
+        if log._synced == 1:
+            break
+        pause.wait(0.01)
+    assert log._synced == 1 and log.fsyncs == 1  # the flusher made it durable shortly after
+    log.log(2, pack_record(2, []))  # a durable commit waits for its own fsync as before
+    assert log._synced == 2
+    log.close()
+
+
 def test_trim_removes_covered_segments(tmp_path):
     group = LogGroup(str(tmp_path), 2, segment_bytes=200)
     for ts in range(1, 41):
