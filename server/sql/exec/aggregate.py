@@ -25,6 +25,7 @@ from ..functions.ordsetaggs import ORDERED_SET_AGGS, finish_ordered
 from ..functions.statsaggs import STATS_AGGS, finish_stats
 from ..functions.xmlfns import xmlconcat
 from ..plan import nodes as N
+from ..plan.partscan import union_scans
 from . import memguard
 from .fold import foldable, run_folded
 from .runner import Batch, compiled, executes, rebatch, run
@@ -249,7 +250,8 @@ def run_aggregate(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
 
 def _merge_partials(node: N.Aggregate, ctx: Any) -> Iterator[Batch]:
     ng = len(node.groups)
-    pushed = cast(N.Scan, node.child).aggregate.aggs  # push_aggregate's partials
+    scans = union_scans(node.child) or [cast(N.Scan, node.child)]  # NB: or a partition's
+    pushed = scans[0].aggregate.aggs  # push_aggregate's partials
     merged: dict = {}
     for b in run(node.child, ctx):
         for row in b:

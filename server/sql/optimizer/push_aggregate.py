@@ -29,6 +29,7 @@ from ...kivi.api import AggSpec
 from ...pgtypes import oids as T
 from ..catalog.model import FIRST_USER_OID
 from ..plan import nodes as N
+from ..plan.partscan import union_scans
 
 _PUSHABLE = ("count_star", "count", "sum", "min", "max", "avg")
 
@@ -37,10 +38,11 @@ def push_aggregate(plan: N.Node, ctx: Any) -> N.Node:
     """Pushes partial aggregation into the scan under an Aggregate."""
 
     def fn(node: N.Node) -> N.Node:
-        if not isinstance(node, N.Aggregate) or node.pushed or not isinstance(node.child, N.Scan):
+        if not isinstance(node, N.Aggregate) or node.pushed:
             return node
-        scan = node.child
-        if scan.limit is not None or scan.with_keys or scan.aggregate is not None:
+        scans = union_scans(node.child)  # NB: a partitioned table's too (plan.partscan)
+        if not scans or any(scan.limit is not None or scan.with_keys
+                            or scan.aggregate is not None for scan in scans):
             return node
         if any(g.kind != "col" or g.type in T.ELEMENT_OF for g in node.groups):
             return node  # NB: an array key is a list, which KiVi's group dict cannot hash
@@ -60,8 +62,10 @@ def push_aggregate(plan: N.Node, ctx: Any) -> N.Node:
                 specs += [("sum", c), ("count", c)]
             else:
                 specs.append((a.func, c))
-        scan.aggregate = AggSpec(tuple(g.data for g in node.groups), tuple(specs))
+        for scan in scans:
+            scan.aggregate = AggSpec(tuple(g.data for g in node.groups), tuple(specs))
         node.pushed = True
         return node
 
     return N.transform(plan, fn)
+

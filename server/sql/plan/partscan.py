@@ -75,3 +75,21 @@ def _tagged(node: N.Node, oid: int) -> N.Node:
             e = E("pyfunc", ("partition key", tag(oid), True), [e], T.BYTEA)
         exprs.append(e)
     return N.Project([replace(c) for c in node.cols], child=node, exprs=exprs)
+
+
+def union_scans(node: N.Node) -> list[N.Scan] | None:
+    """The scan under an Aggregate, or every scan of a UNION ALL of whole-row scans (a
+    partitioned table's partitions, each maybe under its runtime-pruning Guard): each
+    computes its partials in KiVi (`optimizer.push_aggregate`), and the Aggregate merges
+    them all (`exec.aggregate`). None for anything else."""
+    if isinstance(node, N.Scan):
+        return [node]
+    if isinstance(node, N.Guard):
+        return union_scans(node.child)
+    if isinstance(node, N.Project) and len(node.exprs) == len(node.child.cols) and all(
+            e.kind == "col" and e.data == i for i, e in enumerate(node.exprs)):
+        return union_scans(node.child)  # NB: a lone partition's, renamed as its parent
+    if isinstance(node, N.SetOp) and node.op == "union" and node.all:
+        left, right = union_scans(node.left), union_scans(node.right)
+        return None if left is None or right is None else left + right
+    return None
