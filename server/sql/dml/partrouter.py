@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.model import Table
-from ..partitions.members import leaves, partitioned
+from ..partitions.members import descendants, leaves, partitioned
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -63,6 +63,7 @@ class PartitionRouter:
         self.parts = partitioned(s.catalog(), table)
         self._writer_for = writer_for
         self._routed: dict[int, Any] = {}
+        self._keys: frozenset[int] | None = None
 
     def member_writer(self, s: SQLSession, t: Table) -> Any:
         """The writer of one of its partitions (a router again for a partitioned one), for
@@ -76,6 +77,11 @@ class PartitionRouter:
                 w.bound = None
             self._routed[t.oid] = w
         return w
+
+    def checked_writer(self, s: SQLSession, t: Table) -> Any:
+        """The writer of partition `t` that checks its partition constraint (rows changed
+        in place there, not routed)."""
+        return self._writer_for(s, t)
 
     def split(self, s: SQLSession, rows: list[Any]) -> list[tuple[Any, list[Any]]]:
         """The rows grouped by leaf partition: (that leaf's writer, its rows), in one pass
@@ -122,6 +128,14 @@ class PartitionRouter:
                 return t.oid
             parts = partitioned(s.catalog(), t)
 
+    def _key_positions(self, s: SQLSession) -> frozenset[int]:
+        """The row positions of every level's partition key under this table."""
+        if self._keys is None:
+            cat = s.catalog()
+            self._keys = frozenset(a - 1 for t in [self.table, *descendants(cat, self.table)]
+                                   if t.partkey for a in partitioned(cat, t).key.attnums)
+        return self._keys
+
     def _by_leaf(self, keys: list[bytes]) -> dict[int, list[int]]:
         groups: dict[int, list[int]] = {}
         for n, k in enumerate(keys):
@@ -151,9 +165,13 @@ class PartitionRouter:
         cat = s.catalog()
         out: list[Any] = [None] * len(keys)
         moved: list[int] = []
+        # NB: an UPDATE that sets no key column of any level moves nothing: no routing
+        fixed = self._key_positions(s) <= kept
         for oid, positions in self._by_leaf(keys).items():
-            stay = [n for n in positions if self.leaf_of(s, new[n]) == oid]
-            gone = [n for n in positions if n not in set(stay)]
+            stay = positions if fixed else [n for n in positions
+                                            if self.leaf_of(s, new[n]) == oid]
+            kept_here = set(stay)
+            gone = [n for n in positions if n not in kept_here]
             w = self.member_writer(s, cat.existing_table(oid))
             if stay:
                 stored = w.update_rows(s, [keys[n][TAG:] for n in stay], [old[n] for n in stay],
@@ -191,7 +209,8 @@ def routed_conflict(s: SQLSession, node: Any, table: Table, alias: str | None, p
         n = 0
         for r in rows:  # NB: one at a time, in order, as the one-table path
             leaf, fn = per_leaf[writer.leaf_of(sess, r)]
-            n += fn(sess, writer.member_writer(sess, leaf), [r], ctx, out_rows, returning)
+            # NB: its checked writer: a DO UPDATE may not take the row out of its partition
+            n += fn(sess, writer.checked_writer(sess, leaf), [r], ctx, out_rows, returning)
         return n
 
     return apply
