@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -19,6 +20,7 @@ from ..catalog.syscols import SYSTEM_COLUMNS
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import ident
 from ..expr.binder import Binder, Scope
+from ..partitions.members import leaf_oid
 from ..plan import nodes as N
 from ..plan.builder import Planner
 from ..plan.compiler import COMPILER
@@ -38,6 +40,7 @@ class Returning:
     system: tuple[str, ...] = ()  # the system columns it reads, in PostgreSQL's order
     table_oid: int = 0
     width: int = 0  # the target's slots, which the row written starts with
+    leaf_of: Any = None  # a partitioned target: the row's partition, its tableoid (sql.partitions)
 
     @property
     def reads_xmin(self) -> bool:
@@ -58,7 +61,8 @@ class Returning:
                 xmin = own_xmin(ctx.functions.session.ensure_txn()) if self.reads_xmin else 0
             row = tuple(row) + (None,) * (self.xmax_pos - len(row)) + tuple(
                 xmin if n == "xmin" else xmax if n == "xmax"
-                else self.table_oid if n == "tableoid" else 0 for n in self.system)
+                else (self.leaf_of(row) if self.leaf_of else self.table_oid) if n == "tableoid"
+                else 0 for n in self.system)
         return tuple(row[p] if f is None else f(row, ctx)
                      for p, f in zip(self.positions, self.fns, strict=True))
 
@@ -132,7 +136,8 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
         cols.append(Column(out_name or "?column?", type_oid, cs.typmod))
         fns.append(cs.fn)
         positions.append(0)
-    return Returning(cols, fns, positions, xmax_pos, system, table.oid, base)
+    return Returning(cols, fns, positions, xmax_pos, system, table.oid, base,
+                     partial(leaf_oid, s.catalog(), table) if table.partkey else None)
 
 
 def _whole_row(e: exp.Expression, qual: str, scope: list[ScopeColumn]) -> bool:

@@ -153,3 +153,15 @@ def bound_check(cat: Any, table: Table) -> Callable[[list[Any], Callable[[Any], 
 def descendants(cat: Any, table: Table) -> list[Table]:
     """Every partition under `table`, at any depth (TRUNCATE and DROP reach them all)."""
     return [d for t in partitions_of(cat, table.oid) for d in (t, *descendants(cat, t))]
+
+
+def leaf_oid(cat: Any, table: Table, row: Any) -> int:
+    """The OID of the leaf partition under `table` that a row belongs in (0: none)."""
+    t = table
+    while t.partkey:
+        p = partitioned(cat, t)
+        i = p.find(p.key_of(row))
+        if i is None:
+            return 0
+        t = p.members[i].table
+    return t.oid

@@ -483,7 +483,8 @@ class Planner:
         inner_outer = lateral_scope if lateral_scope is not None else outer
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
             try:
-                node = self.relation(item.db or None, item.name, alias or item.name)
+                node = self.relation(item.db or None, item.name, alias or item.name,
+                                     bool(item.args.get("only")))
             except UndefinedTable as e:
                 if e.position is None and not e.message.startswith("missing"):
                     e.position = position_of(item.this)
@@ -541,8 +542,9 @@ class Planner:
             return self.plan_from(sub, outer, lateral_scope)
         raise FeatureNotSupported(f"unsupported FROM item: {item.sql('postgres')[:60]}")
 
-    def relation(self, schema: str | None, name: str, qualifier: str) -> N.Node:
-        """Resolves a table name: CTEs, pg_catalog, then search_path."""
+    def relation(self, schema: str | None, name: str, qualifier: str,
+                 only: bool = False) -> N.Node:
+        """Resolves a table name: CTEs, pg_catalog, then search_path (`only`: FROM ONLY)."""
         if schema is None:
             for frame in reversed(self.ctes):
                 d = frame.get(name)
@@ -602,7 +604,7 @@ class Planner:
                 own_columns(node.cols, t)  # NB: typed and described as the view's, as in PG
                 return node
             if t.partkey:  # NB: its partitions' rows (plan.partscan)
-                return partition_scan(self, t, qualifier)
+                return partition_scan(self, t, qualifier, only)
             if not t.populated:  # NB: a materialized view made WITH NO DATA (ddl.matviews)
                 raise ObjectNotInPrerequisiteState(
                     f'materialized view "{t.name}" has not been populated',

@@ -27,14 +27,15 @@ from ..partitions.members import leaves
 from . import nodes as N
 
 
-def partition_scan(planner: Any, t: Table, qualifier: str) -> N.Node:
-    """The plan reading partitioned table `t` under the query's name `qualifier`."""
+def partition_scan(planner: Any, t: Table, qualifier: str, only: bool = False) -> N.Node:
+    """The plan reading partitioned table `t` under the query's name `qualifier` (`only`:
+    FROM ONLY t, its own rows, which are none)."""
     shape = planner._with_tableoid(planner._with_version(planner.table_scan(t, qualifier),
                                                          qualifier, t.oid), t.oid, qualifier)
     cols = [replace(c) for c in shape.cols]
     kids: list[N.Node] = []
     scans: list[N.Scan] = []
-    for leaf in leaves(planner.catalog, t):
+    for leaf in leaves(planner.catalog, t) if not only else ():
         scans.append(planner.table_scan(leaf, qualifier))
         node = planner._with_version(scans[-1], qualifier, leaf.oid)
         if planner.want_key:
