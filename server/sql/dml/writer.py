@@ -49,7 +49,7 @@ from ..context import ParamTypes
 from ..ddl.indexkeys import key_function, predicate_function
 from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
-from ..partitions.members import bound_check
+from ..partitions.members import ancestors, bound_check, leaves
 from ..pgcatalog.collations import wrappers
 from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
@@ -173,8 +173,11 @@ class TableWriter:
         self.converters = collating(self.converters, wrappers(cat, table))  # ICU columns
         self.indexes: list[Index] = [i for i in cat.indexes_of(table.oid) if i.space]
         self.checks = [c for c in cat.constraints_of(table.oid) if c.kind == "c"]
-        self.fks = [c for c in cat.constraints_of(table.oid) if c.kind == "f"]
-        self.children = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid == table.oid]
+        # NB: a partition's rows keep its parents' foreign keys, and rows referencing its
+        # parents reference it (sql.partitions)
+        lineage = (table.oid, *ancestors(cat, table)) if table.partof else (table.oid,)
+        self.fks = [c for o in lineage for c in cat.constraints_of(o) if c.kind == "f"]
+        self.children = [c for c in cat.constraints if c.kind == "f" and c.ref_table_oid in lineage]
         # the columns children reference: an UPDATE that keeps them all has no ON UPDATE work
         self._referenced = frozenset(a - 1 for c in self.children for a in c.ref_columns)
         self._check_fns: list[tuple[str, Any]] | None = None
@@ -754,6 +757,10 @@ def find_missing_parents(s: SQLSession, txn: Any, parent: Table, ref_cols: tuple
                          ) -> list[tuple[Any, ...]]:
     """Returns the value tuples of `wanted` that no row of `parent` has in `ref_cols`
     (`keys`: their encoded keys, when `ref_cols` are the parent's primary key)."""
+    if parent.partkey:  # NB: a partitioned table's rows are its partitions'
+        for leaf in leaves(s.catalog(), parent):
+            wanted = find_missing_parents(s, txn, leaf, ref_cols, wanted) if wanted else wanted
+        return wanted
     if tuple(parent.primary_key) == tuple(ref_cols):
         got = txn.get(parent.space, keys if keys is not None else [encode_key(v) for v in wanted])
         return [v for v, g in zip(wanted, got, strict=True) if g is None]

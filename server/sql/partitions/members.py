@@ -165,3 +165,14 @@ def leaf_oid(cat: Any, table: Table, row: Any) -> int:
             return 0
         t = p.members[i].table
     return t.oid
+
+
+def ancestors(cat: Any, table: Table) -> tuple[int, ...]:
+    """The OIDs of the partitioned tables above a partition, nearest first (() for others):
+    their foreign keys, and those referencing them, hold for its rows too."""
+    out: list[int] = []
+    t = table
+    while t.partof:
+        out.append(t.partof)
+        t = cat.existing_table(t.partof)
+    return tuple(out)
