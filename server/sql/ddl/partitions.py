@@ -311,10 +311,50 @@ def _column_action(action: exp.Expression) -> bool:
         isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() != "COLUMN")
 
 
+def _constraints(action: exp.Expression) -> list[exp.Expression]:
+    """ADD CONSTRAINT's CHECK, UNIQUE and PRIMARY KEY items, which partitions take too (a
+    foreign key holds for a partition's rows through its parent's, `dml.writer`)."""
+    if not isinstance(action, exp.AddConstraint):
+        return []
+    items = [i for c in action.expressions for i in (
+        c.expressions if isinstance(c, exp.Constraint) else [c])]
+    return [i for i in items if isinstance(
+        i, exp.CheckColumnConstraint | exp.UniqueColumnConstraint | exp.PrimaryKey)]
+
+
+def _unnamed_keys(action: exp.Expression) -> exp.Expression:
+    """ADD CONSTRAINT for a partition: a UNIQUE or PRIMARY KEY without its name (each
+    partition's index is named as PostgreSQL names it), a CHECK with it."""
+    out = []
+    for c in action.expressions:
+        inner = c.expressions if isinstance(c, exp.Constraint) else [c]
+        if isinstance(c, exp.Constraint) and any(
+                isinstance(i, exp.UniqueColumnConstraint | exp.PrimaryKey) for i in inner):
+            out += [i.copy() for i in inner]
+        else:
+            out.append(c.copy())
+    return exp.AddConstraint(expressions=out)
+
+
 def check_alter(table: Table, tree: exp.Alter, action: exp.Expression) -> None:
     """A partition's columns are its parent's (adding, dropping or renaming one on the
     partition itself fails), and a partition key column can be neither dropped nor
     changed in type (42P16), as in PostgreSQL."""
+    if table.partkey:
+        for item in _constraints(action):
+            cols = item.expressions if isinstance(item, exp.PrimaryKey) else (
+                item.this.expressions if isinstance(item, exp.UniqueColumnConstraint)
+                and isinstance(item.this, exp.Schema) else None)
+            if cols is None:
+                continue
+            kind = "PRIMARY KEY" if isinstance(item, exp.PrimaryKey) else "UNIQUE"
+            have = {ident(c) for c in cols}
+            missing = next((n for n in _key_names(table.partkey) if n not in have), None)
+            if missing is not None:
+                raise FeatureNotSupported(
+                    "unique constraint on partitioned table must include all partitioning "
+                    "columns", detail=f'{kind} constraint on table "{table.name}" lacks column '
+                                      f'"{missing}" which is part of the partition key.')
     if not _column_action(action):
         return
     names = ([ident(c.this if isinstance(c, exp.Column) else c)
@@ -347,7 +387,7 @@ def cascade_alter(s: SQLSession, before: Table, tree: exp.Alter, action: exp.Exp
                   alter: Callable[[SQLSession, exp.Alter], str]) -> None:
     """Runs a column action done on partitioned table `before` on each of its partitions,
     and keeps the key's text naming a renamed key column."""
-    if not before.partkey or not _column_action(action):
+    if not before.partkey or not (_column_action(action) or _constraints(action)):
         return
     cat = s.catalog()
     if isinstance(action, exp.RenameColumn):
@@ -364,6 +404,7 @@ def cascade_alter(s: SQLSession, before: Table, tree: exp.Alter, action: exp.Exp
         sub = exp.Alter(this=exp.Table(this=exp.Identifier(this=part.name, quoted=True),
                                        db=exp.Identifier(this=schema.name if schema else "",
                                                          quoted=True)),
-                        kind="TABLE", actions=[action.copy()])
+                        kind="TABLE", actions=[_unnamed_keys(action) if _constraints(action)
+                                               else action.copy()])
         sub.meta["cascaded"] = True
         alter(s, sub)
