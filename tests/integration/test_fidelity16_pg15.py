@@ -923,6 +923,14 @@ drop extension btree_gist;
 drop extension pg_trgm cascade;
 select relname from pg_class where relname like 'e_' order by 1;
 select count(*) from pg_opclass where opcname like '%trgm%' or opcname = 'gist_int4_ops';
+create extension bloom;
+create table b (a int, t text);
+create index bi on b using bloom (a, t);
+create index bj on b using bloom (t text_ops);
+select c.relname, o.opcname, a.amname from pg_index i join pg_class c on c.oid = i.indexrelid join pg_opclass o on o.oid = i.indclass[0] join pg_am a on a.oid = o.opcmethod where c.relname in ('bi', 'bj') order by 1;
+drop extension bloom;
+drop extension bloom cascade;
+select count(*) from pg_class where relname in ('bi', 'bj');
 """,
     # A table without a primary key: ctids in insertion order from (0,1), the dedup recipes,
     # TID scans (EXPLAIN as PG's) and prepared ctid lookups. NB: unlike PostgreSQL's, a row's

@@ -152,7 +152,7 @@ def _class_users(s: SQLSession, ext: str) -> list[tuple[Index, str]]:
     cat = s.catalog()
     out: list[tuple[int, int, Index, str]] = []
     for i in cat.indexes:
-        if i.method not in ("gist", "gin"):
+        if i.method not in ("gist", "gin", "bloom"):
             continue
         used = [c for c in map(CLASS_BY_OID.get, index_row(cat, i)[17])  # NB: indclass
                 if c is not None and c.extension == ext]

@@ -1,4 +1,5 @@
-"""The operator classes extensions make: btree_gist's GiST classes and pg_trgm's trigram ones.
+"""The operator classes extensions make: btree_gist's GiST classes, pg_trgm's trigram ones
+and bloom's.
 
 `CREATE INDEX … USING gin (name gin_trgm_ops)` (Django's GinIndex with `opclasses`, every
 trigram-search recipe) and `USING gist (n gist_int4_ops)` name classes that exist only once
@@ -7,8 +8,8 @@ a class changes no behaviour; what it must do is exist, or not, as in PostgreSQL
 in pg_opclass, pg_index.indclass and `pg_get_indexdef`. btree_gist's classes are the GiST
 defaults of their types, so `USING gist (n)` records gist_int4_ops as PostgreSQL does.
 
-The rows are PostgreSQL 15's (btree_gist 1.7, pg_trgm 1.6): name, method, input type,
-default. Their OIDs are stable synthetic ones (PostgreSQL allocates them at CREATE
+The rows are PostgreSQL 15's (btree_gist 1.7, pg_trgm 1.6, bloom 1.0): name, method,
+input type, default. Their OIDs are stable synthetic ones (PostgreSQL allocates them at CREATE
 EXTENSION, so they differ between databases anyway), in the extension's schema.
 
 >>> c = CLASSES["gin", "gin_trgm_ops"]
@@ -77,6 +78,8 @@ def _classes() -> list[ExtClass]:
                             f"gist_{short}_ops", "gist", typ, True))
     out.append(ExtClass(_oid("gist_trgm_ops", taken), "pg_trgm", "gist_trgm_ops", "gist",
                         T.TEXT, False))
+    for name, typ in (("int4_ops", T.INT4), ("text_ops", T.TEXT)):  # bloom's, its keys' types
+        out.append(ExtClass(_oid(f"bloom_{name}", taken), "bloom", name, "bloom", typ, True))
     out.append(ExtClass(_oid("gin_trgm_ops", taken), "pg_trgm", "gin_trgm_ops", "gin",
                         T.TEXT, False, T.INT4))
     return out
