@@ -53,8 +53,8 @@ class PartKey:
 
     def values_text(self, values: tuple[Any, ...]) -> str:
         """`(a, b) = (1, x)`: a failing row's key, as the 23514's DETAIL shows it."""
-        shown = ", ".join("null" if v is None else to_text(v, t)
-                          for v, t in zip(values, self.types, strict=True))
+        shown = ", ".join("null" if v is None else ("t" if v else "f") if t == T.BOOL
+                          else to_text(v, t) for v, t in zip(values, self.types, strict=True))
         return f"({', '.join(map(quote_ident, self.names))}) = ({shown})"
 
 
