@@ -58,11 +58,25 @@ def pg_partitioned_table(ctx: Any) -> list[tuple[Any, ...]]:
 
 
 def constraint_text(cat: M.CatalogSnapshot, table: M.Table) -> str | None:
-    """pg_get_partition_constraintdef: a partition's bound as a condition, for a one-column
-    range or list bound and a hash bound (None for the others: psql then shows none)."""
-    if not table.partof:
+    """pg_get_partition_constraintdef: a partition's bound, and its ancestors' before it, as
+    one condition; for one-column range and list bounds and hash bounds (None when a level
+    has another: psql then shows none)."""
+    conds: list[str] = []
+    t = table
+    while t.partof:
+        parent = cat.existing_table(t.partof)
+        level = _conjuncts(cat, parent, t)
+        if level is None:
+            return None
+        conds[:0] = level
+        t = parent
+    if not conds:
         return None
-    parent = cat.existing_table(table.partof)
+    return conds[0] if len(conds) == 1 else f"({' AND '.join(conds)})"
+
+
+def _conjuncts(cat: M.CatalogSnapshot, parent: M.Table, table: M.Table) -> list[str] | None:
+    """The conditions of one partition's own bound (a default's: none)."""
     part = partitioned(cat, parent)
     member = next((m for m in part.members if m.table.oid == table.oid), None)
     key = part.key
@@ -78,20 +92,20 @@ def constraint_text(cat: M.CatalogSnapshot, table: M.Table) -> str | None:
 
     if b.kind == "hash":
         cols = ", ".join(map(quote_ident, key.names))
-        return (f"satisfies_hash_partition('{parent.oid}'::oid, {b.modulus}, {b.remainder}, "
-                f"{cols})")
+        return [f"satisfies_hash_partition('{parent.oid}'::oid, {b.modulus}, {b.remainder}, "
+                f"{cols})"]
     if b.kind == "range":
         parts = [f"({name} IS NOT NULL)"]
         if b.lo[0][0] == VALUE:
             parts.append(f"({name} >= {const(b.lo[0][1])})")
         if b.hi[0][0] == VALUE:
             parts.append(f"({name} < {const(b.hi[0][1])})")
-        return f"({' AND '.join(parts)})"
+        return parts
     if b.kind == "list":
         values = [v for v in b.values if v is not None]
         arr = f"({name} = {const(values[0])})" if len(values) == 1 else \
             f"({name} = ANY (ARRAY[{', '.join(map(const, values))}]))"
         if None in b.values:
-            return f"(({name} IS NULL) OR {arr})" if values else f"({name} IS NULL)"
-        return f"(({name} IS NOT NULL) AND {arr})"
+            return [f"(({name} IS NULL) OR {arr})" if values else f"({name} IS NULL)"]
+        return [f"({name} IS NOT NULL)", arr]
     return None
