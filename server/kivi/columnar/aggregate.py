@@ -227,10 +227,23 @@ def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
     names = [f"k{i}" for i in range(ng)] + [f"a{i}" for i in range(len(aggs))]
     kinds = _Kinds(ng + len(aggs))
     parts: list[pa.Table] = []
+    by_runs: list[list[np.ndarray]] = []  # `_by_runs` partials: one table for them all
+    runs_ok = ng == 1 and all(fn in _RUN_FNS for fn, _ in aggs)
     bound = 0
     for sel in selected:
         pace()
         n = len(sel)
+        if runs_ok and type(sel) is Selected and sel.pack.pid:
+            got = _by_runs(sel, group_by[0], aggs, kinds)
+            if got is not None:
+                bound += sum(_bound(sel.pack.column(a), n) for fn, a in aggs
+                             if fn == "sum" and a is not None)
+                if bound >= _LIMIT:
+                    raise Unsafe("an integer sum might overflow int64")
+                by_runs.append(got)
+                if check is not None:
+                    check()
+                continue
         if ng == 1:
             dense = _dense(sel, group_by[0], aggs, names, kinds)
             if dense is not None:
@@ -283,9 +296,15 @@ def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
         parts.append(out.select(names[ng:] + names[:ng]) if ng else out)
         if check is not None:
             check()
+    single = len(parts) + len(by_runs) == 1
+    if by_runs:
+        # NB: one Arrow table for every such pack: pa.array per column per pack was the
+        # largest single cost of `bench htap`'s GROUP BY once the runs were kept
+        parts.append(pa.table([pa.array(np.concatenate(c)) for c in zip(*by_runs, strict=True)],
+                              names=names[1:] + names[:1]))
     if not parts:
         return None
-    if ng and len(parts) == 1:  # one pack (a joined frame): its groups are each there once
+    if ng and single:  # one pack (a joined frame): its groups are each there once
         t = parts[0]
         return [t.column(k) for k in names[:ng]] + [t.column(c) for c in names[ng:]], kinds.kinds
     try:
@@ -317,10 +336,6 @@ def _dense(sel: Selected, j: int, aggs: tuple[tuple[str, int | None], ...],
     and MIN/MAX without the scatter of `ufunc.at` (~10x slower than a reduction)."""
     if any(fn not in ("count_star", "count", "sum", "min", "max") for fn, _ in aggs):
         return None
-    if type(sel) is Selected and sel.pack.pid:
-        by_runs = _by_runs(sel, j, aggs, names, kinds)
-        if by_runs is not None:
-            return by_runs
     key = sel.column(j)
     if key.kind != "i8" or key.lo is None or key.hi - key.lo >= _DENSE:
         return None
@@ -426,10 +441,14 @@ def _runs(sel: Selected, key: Column, codes: np.ndarray, groups: int,
 _NOT = np.empty(0, np.int64)  # a pack's memo entry: this does not apply (`_by_runs`)
 
 
+_RUN_FNS = ("count_star", "count", "sum", "min", "max")
+
+
 def _by_runs(sel: Selected, j: int, aggs: tuple[tuple[str, int | None], ...],
-             names: list[str], kinds: _Kinds) -> pa.Table | None:
-    """A frozen pack's partials from per-run totals kept with the pack, less the rows the
-    selection leaves out; None when that does not apply (then `_dense` runs as before).
+             kinds: _Kinds) -> list[np.ndarray] | None:
+    """A frozen pack's partials (the aggregates' columns, then the key's) from per-run totals
+    kept with the pack, less the rows the selection leaves out; None when that does not
+    apply (then `_dense` runs as before).
 
     It applies when the key column of the whole pack (integers, no NULL) never decreases
     and has few runs (pgbench's bid in aid order: one or two runs a pack), the aggregates
@@ -504,8 +523,7 @@ def _by_runs(sel: Selected, j: int, aggs: tuple[tuple[str, int | None], ...],
             kinds.note(1 + i, c)
     key = p.column(j)
     kinds.note(0, key)
-    keys = key.values[starts] if keep is None else key.values[starts[keep]]
-    return pa.table([*map(pa.array, cols), pa.array(keys)], names=names[1:] + names[:1])
+    return [*cols, key.values[starts] if keep is None else key.values[starts[keep]]]
 
 
 def _key_runs(c: Column) -> np.ndarray:
