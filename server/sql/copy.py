@@ -796,8 +796,7 @@ class CopyIn:
                 return int(w.insert(s, rows, converted=converted))
         txn = s.txn
         tuples = w.prepare_rows(rows, converted)
-        keys = self._column_keys(tuples, cols if tuples is rows else None) \
-            if w is self.writer else None
+        keys = self._column_keys(tuples, cols if tuples is rows else None, w)
         if keys is None:
             keys = w.new_keys(s, tuples)
         w.check_unique(s, txn, keys, tuples)  # NB: put_bulk keeps a repeated key's last row
@@ -808,16 +807,19 @@ class CopyIn:
             w.check_fks(s, txn, tuples, keys=keys)
         return len(tuples)
 
-    def _column_keys(self, tuples: list[Any], cols: list[list[Any]] | None
-                     ) -> list[bytes] | None:
+    def _column_keys(self, tuples: list[Any], cols: list[list[Any]] | None,
+                     w: Any = None) -> list[bytes] | None:
         """The primary keys of a batch built a column at a time by Arrow and numpy
         (`direct.colkeys`, `direct.compositekeys`: integers, text, timestamps); None when
-        the row path must encode them (another type, a NULL, a value out of range)."""
-        w = self.writer
-        if not w.pk or self.pk_kinds is None:
+        the row path must encode them (another type, a NULL, a value out of range).
+        `w`: the writer of the partition the batch goes to (the COPY's table's: None)."""
+        w = w or self.writer
+        kinds = self.pk_kinds if w is self.writer else key_kinds(
+            [self.table.columns[i].type_oid for i in w.pk], [True] * len(w.pk))
+        if not w.pk or kinds is None:
             return None
         arrays = []
-        for i, kind in zip(w.pk, self.pk_kinds, strict=True):
+        for i, kind in zip(w.pk, kinds, strict=True):
             values = cols[i] if cols else list(map(itemgetter(i), tuples))
             if kind.startswith("timestamp") and set(map(type, values)) != {dt.datetime}:
                 return None  # NB: an infinity (a datetime subclass) has its own key
@@ -825,9 +827,9 @@ class CopyIn:
                 arrays.append(pa.array(values, type=_KEY_TYPES[kind]))
             except (pa.ArrowException, TypeError, OverflowError, ValueError):
                 return None
-        if len(arrays) == 1 and self.pk_kinds == ["int"]:
+        if len(arrays) == 1 and kinds == ["int"]:
             return int_column_keys(arrays[0])
-        return element_keys(arrays, self.pk_kinds)
+        return element_keys(arrays, kinds)
 
     def _duplicate_at(self, rows: list[Any]) -> int | None:
         """The first row whose primary key is stored already or repeats an earlier row's."""

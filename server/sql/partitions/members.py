@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from ...errors import CheckViolation
 from ..catalog.model import Table
-from .bounds import VALUE, Bound, PartKey, parse_bound, parse_key
+from .bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, parse_bound, parse_key
 from .hashing import row_hash
 
 
@@ -49,6 +49,13 @@ class Partitioned:
                         for v in m.bound.values}
         self._hashes = [(m.bound.modulus, m.bound.remainder, i) for i, m in enumerate(members)
                         if m.bound.kind == "hash"]
+        # one-column range keys (the usual: a date, a timestamp, an id): plain values bisected,
+        # with no tuple built per row; the partition from MINVALUE apart (no value is below)
+        self._plain = self.key.strategy == "range" and len(self._pos) == 1
+        firsts = [(members[i].bound.lo[0], members[i].bound.hi[0], i) for i in self._ranges]
+        self._from_min = next(((hi, i) for (f, _), hi, i in firsts if f == MINVALUE), None)
+        self._lo_vals = [v for (f, v), _, _ in firsts if f == VALUE]
+        self._his = [(hi, i) for (f, _), hi, i in firsts if f == VALUE]
 
     def key_of(self, row: Any) -> tuple[Any, ...]:
         return tuple(row[p] for p in self._pos)
@@ -77,11 +84,36 @@ class Partitioned:
 
     def route(self, rows: list[Any]) -> list[int]:
         """The member index of each row; 23514 for a row no partition takes."""
+        if self._plain:
+            return self._route_plain(rows)
         out = []
         find, key_of = self.find, self.key_of
         for r in rows:
             i = find(key_of(r))
             out.append(self.no_partition(key_of(r)) if i is None else i)
+        return out
+
+    def _route_plain(self, rows: list[Any]) -> list[int]:
+        """`route` for a one-column range key: a bisection of the plain value per row."""
+        pos = self._pos[0]
+        lo_vals, his, from_min = self._lo_vals, self._his, self._from_min
+        right = bisect.bisect_right
+        out = []
+        for r in rows:
+            v = r[pos]
+            i = None
+            if v is not None:
+                j = right(lo_vals, v) - 1
+                hit = his[j] if j >= 0 else from_min
+                if hit is not None:
+                    (flag, top), i = hit
+                    if flag != MAXVALUE and not v < top:
+                        i = None
+            if i is None:
+                i = self.default
+                if i is None:
+                    self.no_partition((v,))
+            out.append(i)
         return out
 
     def no_partition(self, key: tuple[Any, ...]) -> NoReturn:
