@@ -233,25 +233,19 @@ def merged_partials(selected: Iterable[Selected], group_by: tuple[int, ...],
     for sel in selected:
         pace()
         n = len(sel)
-        if runs_ok and type(sel) is Selected and sel.pack.pid:
-            got = _by_runs(sel, group_by[0], aggs, kinds)
-            if got is not None:
-                bound += sum(_bound(sel.pack.column(a), n) for fn, a in aggs
-                             if fn == "sum" and a is not None)
-                if bound >= _LIMIT:
-                    raise Unsafe("an integer sum might overflow int64")
-                by_runs.append(got)
-                if check is not None:
-                    check()
-                continue
         if ng == 1:
-            dense = _dense(sel, group_by[0], aggs, names, kinds)
-            if dense is not None:
+            got = (_by_runs(sel, group_by[0], aggs, kinds)
+                   if runs_ok and type(sel) is Selected and sel.pack.pid else None)
+            dense = _dense(sel, group_by[0], aggs, names, kinds) if got is None else None
+            if got is not None or dense is not None:
                 bound += sum(_bound(_zoned(sel, a), n) for fn, a in aggs
                              if fn == "sum" and a is not None)
                 if bound >= _LIMIT:
                     raise Unsafe("an integer sum might overflow int64")
-                parts.append(dense)
+                if got is not None:
+                    by_runs.append(got)
+                else:
+                    parts.append(dense)
                 if check is not None:
                     check()
                 continue
