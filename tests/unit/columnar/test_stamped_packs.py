@@ -8,12 +8,15 @@ runs the same partial-aggregate kernel."""
 
 from __future__ import annotations
 
+import doctest
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
+from cumulo.server.kivi.columnar import aggregate
 from cumulo.server.kivi.columnar import copy as ccopy
+from cumulo.server.sql.exec.vector import scan
 from tests.unit.columnar.sqlrun import run
 
 QUERIES = (
@@ -78,3 +81,9 @@ def test_stamped_packs_answer_as_rows(engine, monkeypatch: pytest.MonkeyPatch) -
         assert [run(s, q)[-1] for q in QUERIES] == want, w
     vector = run(s, "SELECT cumulo_columnar_runs('vector')")[-1][0][0]
     assert vector >= len(QUERIES) * (len(WRITES) + 1)  # every query ran the vector form
+
+
+@pytest.mark.parametrize("module", [aggregate, scan])
+def test_doctests(module) -> None:  # type: ignore[no-untyped-def]
+    result = doctest.testmod(module)
+    assert result.attempted and not result.failed
