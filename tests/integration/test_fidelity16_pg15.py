@@ -1012,6 +1012,11 @@ refresh materialized view concurrently mv with no data;
 refresh materialized view mv with no data;
 select count(*) from mv;
 create materialized view if not exists mv as select 1 with no data;
+create table t3 (a int);
+create materialized view m3 as select a from t3;
+create view v3 as select * from m3;
+drop materialized view m3;
+drop materialized view m3 cascade;
 """,
     "client_address": """
 select inet_client_addr() is null, inet_client_port() is null, pg_typeof(inet_client_addr()), pg_typeof(inet_client_port());

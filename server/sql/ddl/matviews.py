@@ -37,6 +37,7 @@ from ..dml.writer import writer_for
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 from ..stmt import Stmt
+from .depends import report_cascade
 from .names import find_relation, get_relation, parse_qualified, skip_or_raise, table_name
 from .tables import create_table, drop_table_objects
 
@@ -142,6 +143,6 @@ def drop_matviews(s: SQLSession, tree: exp.Drop) -> str:
             raise WrongObjectType(f'"{name}" is not a materialized view',
                                   hint=f"Use DROP {'VIEW' if rel.kind == 'v' else 'TABLE'} to "
                                   "remove a " + ("view." if rel.kind == "v" else "table."))
-        drop_table_objects(s, rel, bool(tree.args.get("cascade")))
+        report_cascade(s, drop_table_objects(s, rel, bool(tree.args.get("cascade"))))
         s.catalog_changed()
     return "DROP MATERIALIZED VIEW"
