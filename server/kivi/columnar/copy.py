@@ -232,13 +232,20 @@ class Pack:
         return c
 
     def visible(self, ts: int) -> np.ndarray | None:
-        """The rows visible at ts as a bool mask; None when all are."""
+        """The rows visible at ts as a bool mask; None when all are. One compare when every
+        row began by ts or none ended by ts (a merged pack's begins, beside stamps).
+
+        >>> p = Pack(1, [b"a", b"b", b"c"], [(1,), (2,), (3,)], np.array([1, 5, 9]),
+        ...          np.array([INF, 7, INF]))
+        >>> [None if m is None else m.tolist() for m in map(p.visible, (4, 6, 8, 10))]
+        [[True, False, False], [True, True, False], [True, False, False], [True, False, True]]
+        """
         if self.max_begin <= ts < self.min_end:
             return None
-        if self.end is None:
+        if self.end is None or ts < self.min_end:
             assert self.begin is not None  # else max_begin <= low_water <= ts: clean
             return self.begin <= ts
-        if self.begin is None:
+        if self.begin is None or self.max_begin <= ts:
             return self.end > ts
         return (self.begin <= ts) & (self.end > ts)
 
