@@ -29,6 +29,7 @@ from sqlglot import exp
 
 from ..catalog.model import CatalogSnapshot, Function, Table, Trigger
 from ..ddl.names import find_relation, table_name
+from ..partitions.members import ancestors
 from ..plan.transition import Transition, bound
 from ..plpgsql.triggerdata import TriggerCall
 from ..stmt import Stmt
@@ -190,7 +191,10 @@ class TableTriggers:
         """The table's triggers, or None when it has no enabled one (the writer's fast test)."""
         if not cat.triggers:
             return None
-        mine = [t for t in cat.triggers if t.table_oid == table.oid and t.enabled != "D"]
+        # NB: a partition's rows fire its parents' row triggers too, as PostgreSQL's clones
+        above = ancestors(cat, table) if table.partof else ()
+        mine = [t for t in cat.triggers if t.enabled != "D" and (
+            t.table_oid == table.oid or (t.table_oid in above and t.tgtype & 1))]
         return TableTriggers(cat, table, mine) if mine else None
 
     def _call(self, t: Trigger, when: str, level: str, op: str, new: Any, old: Any
