@@ -64,9 +64,11 @@ from ..pgtypes.codecs import WireDecoder, WireEncoder, column_encoders, wire_dec
 from ..pgtypes.text import text_decoder
 from . import messages as M
 from .backend import Prepared, Result
-from .insertbatch import HeldRun
+from .bindvalues import MAX_UNROLLED, Reader, values_reader
+from .insertbatch import MAX_HELD, HeldRun
 
 _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
+_EXECUTE_ALL = b"E\0\0\0\x09" + _UNNAMED_ALL  # Execute of the unnamed portal, all rows
 _EXECUTE_SYNC = b"E\0\0\0\x09" + _UNNAMED_ALL + b"S\0\0\0\x04"  # what follows `_bind_run`'s Bind
 _DESCRIBE_EXECUTE_SYNC = b"D\0\0\0\x06P\0" + _EXECUTE_SYNC  # libpq's, with Describe portal
 _SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # a point read's
@@ -243,8 +245,10 @@ class ExtendedQuery:
         self.portals: dict[str, Portal] = {}
         self._skipping = False
         self._in_extended = False
-        # Bind's raw bytes before the values -> (portal, statement, decoders), for `_bind_fast`
-        self._bind_heads: dict[bytes, tuple[str, Statement, list[WireDecoder]]] = {}
+        # Bind's raw bytes before the values -> (portal, statement, decoders, their unrolled
+        # reader), for `_bind_fast`
+        self._bind_heads: dict[bytes, tuple[str, Statement, list[WireDecoder],
+                                            Reader | None]] = {}
         # unnamed Parses already accepted, by (text, declared types): see `_parse_again`
         self._unnamed: dict[tuple[str, tuple[int, ...]], Statement] = {}
 
@@ -388,7 +392,7 @@ class ExtendedQuery:
         hit = self._bind_heads.get(payload[:vpos])
         if hit is None:
             return False
-        portal_name, stmt, decoders = hit
+        portal_name, stmt, decoders, read = hit
         if portal_name and portal_name in self.portals or \
                 self.statements.get(stmt.name) is not stmt:  # NB: replaced since, or closed
             return False
@@ -403,6 +407,12 @@ class ExtendedQuery:
         params: list[Any] = []
         pos, size, unpack = vpos, len(payload), M.I32.unpack_from
         try:
+            if read is not None:  # NB: the usual layout: one straight-line function
+                got = read(payload, vpos, decoders)
+                if got is None:
+                    return False
+                params, pos = got
+                decoders = []
             for dec in decoders:
                 (n,) = unpack(payload, pos)
                 pos += 4
@@ -432,6 +442,8 @@ class ExtendedQuery:
             describe, stop = False, end + 15
         elif buf[end : end + 22] == _DESCRIBE_EXECUTE_SYNC:
             describe, stop = True, end + 22
+        elif self._held is not None and buf[end : end + 10] == _EXECUTE_ALL:
+            return self._held_binds(buf, pos)  # NB: an executemany's next rows
         else:
             return pos
         if buf[pos + 5] != 0 or self._held is not None:  # NB: a named portal: the full path
@@ -494,6 +506,54 @@ class ExtendedQuery:
         self._end_sync()  # NB: `_sync` without its checks for COPY and held Executes
         return stop
 
+    def _held_binds(self, buf: bytes | bytearray | memoryview, pos: int) -> int:
+        """Binds and holds the Bind + Execute pairs at buf[pos:] that continue the held run
+        (an executemany's rows: the unnamed portal, the run's statement, a layout
+        `_bind_fast` knows), as `_bind_fast` and `_execute` would one message at a time,
+        with the same replies. Stops at anything else, or when the run is full; returns
+        where the caller goes on (`pos` when nothing was taken)."""
+        held = self._held
+        assert held is not None
+        stmt, portals, out = held.stmt, self.portals, self.out
+        size, unpack = len(buf), M.I32.unpack_from
+        head = b""
+        read: Reader | None = None
+        decoders: list[WireDecoder] = []
+        tail, shape = None, None
+        while len(held.portals) < MAX_HELD and pos + 5 <= size and buf[pos] == 66:  # B
+            end = pos + 1 + unpack(buf, pos + 1)[0]
+            if end + 10 > size or buf[end : end + 10] != _EXECUTE_ALL:
+                break
+            payload = bytes(buf[pos + 5 : end])
+            if read is None:
+                e2 = payload.find(0, 1) if payload[:1] == b"\0" else -1
+                if e2 < 0 or e2 + 3 > len(payload):
+                    break
+                head = payload[:e2 + 5 + 2 * ((payload[e2 + 1] << 8) | payload[e2 + 2])]
+                hit = self._bind_heads.get(head)
+                if hit is None or hit[1] is not stmt or hit[3] is None or \
+                        self.statements.get(stmt.name) is not stmt:
+                    break
+                decoders, read = hit[2], hit[3]
+            elif not payload.startswith(head):
+                break
+            try:
+                got = read(payload, len(head), decoders)
+            except Exception:  # NB: the full path reports it, naming the parameter
+                got = None
+            if got is None:
+                break
+            if payload[got[1]:] != tail:
+                tail = payload[got[1]:]
+                shape = stmt.tails.get(tail)
+            if shape is None:
+                break
+            portal = portals[""] = Portal(stmt, got[0], shape[0], shape[1])
+            out += M.BIND_COMPLETE
+            held.add(portal, len(out))
+            pos = end + 10
+        return pos
+
     def _remember_bind(self, payload: bytes, vpos: int, portal_name: str, stmt: Statement,
                        fmts: tuple[int, ...], encoders: list[WireEncoder] | None,
                        row_desc: bytes) -> None:
@@ -507,8 +567,10 @@ class ExtendedQuery:
             pos += 4 + max(n, 0)
         if len(self._bind_heads) >= 1024:
             self._bind_heads.clear()
-        fast = _per_type(_unchecked, stmt.prepared.param_oids, fmts, self.tz)
-        self._bind_heads[payload[:vpos]] = (portal_name, stmt, fast)
+        oids = stmt.prepared.param_oids
+        fast = _per_type(_unchecked, oids, fmts, self.tz)
+        read = values_reader(oids, fmts) if 0 < len(oids) <= MAX_UNROLLED else None
+        self._bind_heads[payload[:vpos]] = (portal_name, stmt, fast, read)
         if len(stmt.tails) < 16:
             stmt.tails[payload[pos:]] = (encoders, row_desc)
 

@@ -10,10 +10,12 @@ driven byte for byte through `protocol.Connection`.
 
 from __future__ import annotations
 
+import doctest
 import struct
 
 import pytest
 
+from cumulo.server.pgwire import bindvalues
 from cumulo.server.pgwire.protocol import Connection
 from cumulo.server.sql.engine import SQLEngine
 from cumulo.server.txn.embedded import open_embedded
@@ -396,3 +398,37 @@ def test_a_repeated_one_statement_read_answers_as_its_first_run(conn):
     assert dropped == fresh.feed(sql)
     assert W.summarize(dropped)[0] == 'E ERROR 42P01 relation "acc" does not exist'
     fresh.close()
+
+
+def test_an_executemany_run_answers_as_message_by_message(conn):
+    """`_held_binds` takes the Bind + Execute pairs of an executemany arriving together; fed
+    one message at a time they go through `_bind` and `_execute`. Same bytes and rows,
+    with a NULL, a binary value of the wrong size, a text value the type refuses, and
+    another layout (text) inside the run."""
+    run(conn, W.parse("INSERT INTO acc VALUES ($1, $2, $3)", "ins", (INT4, INT4, 25)), W.SYNC)
+
+    def row(aid: int, bal: bytes | None, fmts: tuple[int, ...] = (1, 1, 0)) -> bytes:
+        key = struct.pack("!i", aid) if fmts[0] else str(aid).encode()
+        return W.bind((key, bal, b"n"), stmt="ins", pfmts=fmts) + W.execute()
+
+    def good(k: int) -> list[bytes]:
+        return [row(k + i, struct.pack("!i", i)) for i in range(4)]
+
+    cases = [
+        good(100) + [row(104, None)] + good(105),
+        good(200) + [row(204, b"\0\0\0\0\0\0\0\x01")] + good(205),  # int4 of 8 bytes
+        good(300) + [row(304, b"x", (0, 0, 0))] + good(305),  # 22P02 in text
+        good(400) + [row(404, b"7", (0, 0, 0))] + good(405),
+        good(500) + [row(2, struct.pack("!i", 1))] + good(505),  # a duplicate key: 23505
+    ]
+    for msgs in cases:
+        together = conn.feed(b"".join(msgs) + W.SYNC)
+        first = W.summarize(conn.feed(W.query("SELECT count(*), sum(bal) FROM acc")))
+        run(conn, W.query("DELETE FROM acc WHERE aid > 5"))
+        assert _one_by_one(conn, [*msgs, W.SYNC]) == together
+        assert W.summarize(conn.feed(W.query("SELECT count(*), sum(bal) FROM acc"))) == first
+        run(conn, W.query("DELETE FROM acc WHERE aid > 5"))
+
+
+def test_bind_values_doctests():
+    assert doctest.testmod(bindvalues).failed == 0
