@@ -1017,6 +1017,20 @@ create materialized view m3 as select a from t3;
 create view v3 as select * from m3;
 drop materialized view m3;
 drop materialized view m3 cascade;
+create table items9 (id int, v text);
+create view vv as select id, v from items9;
+create view vj as select i.id, t.a from items9 i join t3 t on t.a = i.id;
+create view vc as with items10 as (select 1 as x) select items9.id, items10.x from items9, items10;
+create materialized view m9 as select id, v from items9;
+alter table items9 rename to items10;
+select pg_get_viewdef('vv');
+select pg_get_viewdef('vj');
+select pg_get_viewdef('m9');
+insert into items10 values (1, 'a');
+select * from vv;
+select * from vc;
+refresh materialized view m9;
+select * from m9;
 """,
     "client_address": """
 select inet_client_addr() is null, inet_client_port() is null, pg_typeof(inet_client_addr()), pg_typeof(inet_client_port());

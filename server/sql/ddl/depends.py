@@ -141,13 +141,33 @@ def _rewrite_table_in_views(s: SQLSession, table: Table, edit: Callable[[exp.Tab
 
 
 def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
-    """Rewrites the views that read `table` after ALTER TABLE ... RENAME TO."""
-    def rename(t: exp.Table) -> None:
-        if not t.args.get("alias"):  # NB: keeps `old.col` references valid
-            t.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
-        t.set("this", exp.to_identifier(new_name))
-
-    _rewrite_table_in_views(s, table, rename)
+    """Rewrites the views that read `table` after ALTER TABLE ... RENAME TO: they name it by
+    its new name, and their `old.col` references say `new.col`, as PostgreSQL's deparse of
+    a view (which holds the table's OID) shows them. Where the old or the new name also
+    means something else in the view (a CTE, another table or alias), the table keeps its
+    old name as an alias instead, which keeps those references valid."""
+    cat = s.catalog()
+    schema = _schema_name(cat, table.schema_oid)
+    for v in dependent_views(cat, table):
+        tree = _tree(v)
+        assert tree is not None
+        ctes = _ctes(tree)
+        tables = list(tree.find_all(exp.Table))
+        refs = [t for t in tables if _names_table(t, table, schema, ctes)]
+        taken = {t.alias_or_name for t in tables if all(t is not r for r in refs)}
+        taken |= {t.alias for t in refs if t.args.get("alias")}
+        keep_old = bool({table.name, new_name} & (taken | ctes))
+        for t in refs:
+            if keep_old and not t.args.get("alias"):
+                t.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+            if new_name in ctes:  # NB: the bare new name would be the CTE's
+                t.set("db", exp.to_identifier(schema))
+            t.set("this", exp.to_identifier(new_name))
+        if not keep_old:
+            for c in tree.find_all(exp.Column):
+                if c.table == table.name:
+                    c.set("table", exp.to_identifier(new_name))
+        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
 
 
 def move_table_in_views(s: SQLSession, table: Table, new_schema: str) -> None:
