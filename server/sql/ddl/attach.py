@@ -1,5 +1,6 @@
-"""`ALTER TABLE parent ATTACH PARTITION t FOR VALUES ... | DEFAULT` and `ALTER TABLE parent
-DETACH PARTITION t`, as PostgreSQL 15 (sqlglot reads neither: the text is matched here).
+"""`ALTER TABLE parent ATTACH PARTITION t FOR VALUES ... | DEFAULT`, `ALTER TABLE parent
+DETACH PARTITION t` and `ALTER INDEX ... ATTACH PARTITION`, as PostgreSQL 15 (sqlglot
+reads none of them: the text is matched here).
 
 ATTACH makes an existing table a partition: it must have the parent's columns at
 the same positions (`partitions.same_layout`), its bound is checked as CREATE
@@ -19,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from ...errors import UndefinedTable, WrongObjectType
+from ...errors import InvalidObjectDefinition, UndefinedTable, WrongObjectType
 from ...pgwire.backend import Result
 from ..parse import parse_sql
+from ..pgcatalog.partindexes import index_parent
 from ..stmt import Stmt
-from .names import find_relation, get_relation, parse_qualified, skip_or_raise
+from .names import find_index, find_relation, get_relation, parse_qualified, skip_or_raise
 from .partitions import bound_text, check_attached_rows, parent_of, same_layout
 
 if TYPE_CHECKING:
@@ -37,8 +39,16 @@ _ACTION = re.compile(
     re.I | re.S)
 
 
+_INDEX = re.compile(
+    rf"\s*ALTER\s+INDEX\s+(?P<index>{_QNAME})\s+ATTACH\s+PARTITION\s+(?P<part>{_QNAME})"
+    r"\s*;?\s*$", re.I | re.S)
+
+
 def analyse_attach(session: SQLSession, sql: str) -> Stmt | None:
     """The Stmt of an ATTACH or DETACH PARTITION, else None."""
+    i = _INDEX.match(sql)
+    if i is not None:
+        return _attach_index(sql, i)
     m = _ACTION.match(sql)
     if m is None:
         return None
@@ -73,6 +83,33 @@ def analyse_attach(session: SQLSession, sql: str) -> Stmt | None:
         return Result("ALTER TABLE")
 
     return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER TABLE")
+
+
+def _attach_index(sql: str, m: re.Match[str]) -> Stmt:
+    """ALTER INDEX parent_index ATTACH PARTITION partition_index (pg_dump's): the pair is
+    implicit here (a partition's index on the parent index's keys, `pgcatalog.partindexes`),
+    so this checks that it is one."""
+    schema, name = parse_qualified(m.group("index"))
+    pschema, pname = parse_qualified(m.group("part"))
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        cat = s.catalog()
+        parent = find_index(cat, schema, name, s.search_path())
+        part = find_index(cat, pschema, pname, s.search_path())
+        if parent is None or part is None:
+            raise UndefinedTable(f'relation "{name if parent is None else pname}" does not exist')
+        owner = cat.table_by_oid(parent.table_oid)
+        if owner is None or not owner.partkey:
+            raise WrongObjectType(f'ALTER action ATTACH PARTITION cannot be performed on '
+                                  f'relation "{parent.name}"',
+                                  detail="This operation is not supported for indexes.")
+        if index_parent(cat, part) != parent.oid:
+            raise InvalidObjectDefinition(
+                f'cannot attach index "{part.name}" as a partition of index "{parent.name}"',
+                detail="The index definitions do not match.")
+        return Result("ALTER INDEX")
+
+    return Stmt(sql, "ddl", run, None, [], -1, tag="ALTER INDEX")
 
 
 def _bound_clause(text: str) -> exp.Expression:

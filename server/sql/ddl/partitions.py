@@ -387,8 +387,9 @@ def cascade_alter(s: SQLSession, before: Table, tree: exp.Alter, action: exp.Exp
                   alter: Callable[[SQLSession, exp.Alter], str]) -> None:
     """Runs a column action done on partitioned table `before` on each of its partitions,
     and keeps the key's text naming a renamed key column."""
-    if not before.partkey or not (_column_action(action) or _constraints(action)):
-        return
+    if not before.partkey or not (_column_action(action) or (
+            _constraints(action) and not tree.args.get("only"))):
+        return  # NB: ALTER TABLE ONLY ... ADD CONSTRAINT: pg_dump adds each partition's
     cat = s.catalog()
     if isinstance(action, exp.RenameColumn):
         after = cat.existing_table(before.oid)
