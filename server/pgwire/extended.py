@@ -36,7 +36,8 @@ on the unnamed portal are held, not run (`insertbatch.HeldRun`): a pipelined
 executemany then runs as one bulk write (`execute_many`). Anything that could
 observe or change the session first runs what is held (`_release`): another
 Execute, Parse, Close, Sync, a simple Query, an error, a Bind of another
-statement, and every time replies would go out (Flush). The replies are spliced
+statement (but not of the same INSERT text with other integer widths, as psycopg
+sends: `_run_as`), and every time replies would go out (Flush). The replies are spliced
 back where each held Execute was, so the client reads exactly the row path's
 messages; after a failing row the replies to the messages PostgreSQL would have
 skipped are dropped.
@@ -65,7 +66,7 @@ from ..pgtypes.text import text_decoder
 from . import messages as M
 from .backend import Prepared, Result
 from .bindvalues import MAX_UNROLLED, Reader, values_reader
-from .insertbatch import MAX_HELD, HeldRun
+from .insertbatch import MAX_HELD, HeldRun, widest
 
 _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
 _EXECUTE_ALL = b"E\0\0\0\x09" + _UNNAMED_ALL  # Execute of the unnamed portal, all rows
@@ -396,7 +397,7 @@ class ExtendedQuery:
         if portal_name and portal_name in self.portals or \
                 self.statements.get(stmt.name) is not stmt:  # NB: replaced since, or closed
             return False
-        if self._held is not None and self._held.stmt is not stmt and self._release():
+        if self._held is not None and self._run_as(stmt) is None and self._release():
             return True
         if self._held is None or self._held.stmt is not stmt:
             try:
@@ -595,7 +596,7 @@ class ExtendedQuery:
                 raise ProtocolViolation(
                     f"bind message supplies {nvalues} parameters, but prepared statement "
                     f'"{stmt_name}" requires {len(oids)}')
-            if self._held is not None and self._held.stmt is not stmt and self._release():
+            if self._held is not None and self._run_as(stmt) is None and self._release():
                 return
             if self._held is None:
                 # NB: a held run's statement is checked when execute_many runs it
@@ -693,13 +694,19 @@ class ExtendedQuery:
         except SQLError as e:
             self._fail(e, False)
             return
-        if self._held is not None and not self._held.takes(portal) and self._release():
-            return
         stmt = portal.stmt
+        run_as = None
+        if self._held is not None:
+            if portal.result is None and payload == _UNNAMED_ALL:
+                run_as = self._run_as(stmt)
+            if not self._held.takes(portal, run_as) and self._release():
+                return
         if portal.result is None and payload == _UNNAMED_ALL and stmt.batch is not False \
                 and self._batchable(stmt):
             if self._held is None:
                 self._held = HeldRun(stmt)
+            elif run_as is not None:
+                self._held.stmt = run_as
             self._held.add(portal, len(self.out))
             return
         res = portal.result
@@ -779,6 +786,25 @@ class ExtendedQuery:
         if ok is None:
             ok = stmt.batch = bool(self.session.can_batch(stmt.prepared))
         return ok
+
+    def _run_as(self, stmt: Statement) -> Statement | None:
+        """The statement the held run goes on as if `stmt`'s Executes join it, or None if
+        they cannot: the run's own statement, or for another Parse of the same INSERT text
+        whose parameter types differ only in integer widths (psycopg types each integer by
+        its value, so an executemany's rows alternate between int2 and int4 statements) the
+        wider of the two. That keeps each row's meaning: a batchable INSERT's VALUES
+        elements are parameters, literals or casts of those (`dml.batchinsert`), so a value
+        sent as int2 and run as int4 is stored, cast or refused (with the same SQLSTATE and
+        message) as through its own statement."""
+        held = self._held
+        assert held is not None
+        run = held.stmt
+        if stmt is run:
+            return run
+        if stmt.prepared.sql != run.prepared.sql or not self._batchable(stmt):
+            return None
+        w = widest(run.prepared.param_oids, stmt.prepared.param_oids)
+        return run if w == 1 else stmt if w == 2 else None
 
     def _release(self) -> bool:
         """Runs the held Executes and splices their replies in; True if one of them failed

@@ -28,10 +28,40 @@ b'1ok0;2n'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 MAX_HELD = 8192  # rows per execute_many: bounds the parameters held
+
+
+_INT_WIDTH = {21: 2, 23: 4, 20: 8}  # int2, int4, int8
+
+
+def widest(a: Sequence[int], b: Sequence[int]) -> int:
+    """Which of two parameter type lists holds the other's values when they differ only in
+    integer widths: 1 (a), 2 (b) or 0 (neither, or another difference). psycopg types
+    each integer by its value (int2, int4 or int8), so one executemany's rows arrive as
+    several statements of the same text; run as the widest one, every row's values keep
+    their meaning (see `extended._run_as` for when that holds).
+
+    >>> widest([21, 25], [23, 25]), widest([20, 25], [23, 25]), widest([21, 21], [21, 21])
+    (2, 1, 1)
+    >>> widest([21, 23], [23, 21]), widest([21, 25], [23, 1043]), widest([21], [21, 21])
+    (0, 0, 0)
+    """
+    if len(a) != len(b):
+        return 0
+    a_holds = b_holds = True
+    for x, y in zip(a, b, strict=True):
+        if x != y:
+            wx, wy = _INT_WIDTH.get(x), _INT_WIDTH.get(y)
+            if wx is None or wy is None:
+                return 0
+            if wx < wy:
+                a_holds = False
+            else:
+                b_holds = False
+    return 1 if a_holds else 2 if b_holds else 0
 
 
 class Portal:
@@ -52,10 +82,11 @@ class HeldRun:
         self.portals: list[Any] = []
         self.marks: list[int] = []  # the output's length when each Execute arrived
 
-    def takes(self, portal: Any) -> bool:
-        """Tells whether an Execute of `portal` can join the run: the same statement, a new
-        portal (executing one twice must see the first's result), and room left."""
-        return (portal.stmt is self.stmt and len(self.portals) < MAX_HELD
+    def takes(self, portal: Any, run_as: Any = None) -> bool:
+        """Tells whether an Execute of `portal` can join the run: the same statement (or
+        one the caller runs with it, `run_as`: see `widest`), a new portal (executing one
+        twice must see the first's result), and room left."""
+        return ((portal.stmt is self.stmt or run_as is not None) and len(self.portals) < MAX_HELD
                 and (not self.portals or self.portals[-1] is not portal))
 
     def add(self, portal: Any, mark: int) -> None:

@@ -47,6 +47,15 @@ def _wide(n: int = N) -> list[tuple]:
              i % 2 == 0) for i in range(1, n + 1)]
 
 
+IW = "CREATE TABLE iw (id bigint PRIMARY KEY, s smallint, n numeric(12,0), i int)"
+IW_SQL = "INSERT INTO iw VALUES ($1, $2, $3::bigint, $4)"
+
+
+def _iw(i: int) -> tuple[int, int, int, int]:
+    return (i, i * 7 if i % 3 else -i, i if i % 2 else i * 100_000 + i * 10 ** 9 * (i % 5 == 0),
+            i * 1000 if i % 4 else -i)
+
+
 def _with(rows: list[tuple], at: int, row: tuple) -> list[tuple]:
     out = list(rows)
     out[at] = row
@@ -140,6 +149,16 @@ CASES: dict[str, tuple[list[str], str, list[tuple], str]] = {
         ["CREATE TABLE oc (id int PRIMARY KEY, n int)"],
         "INSERT INTO oc VALUES ($1, $2) ON CONFLICT DO NOTHING",
         [(i % 120, i) for i in range(1, N + 1)], "SELECT * FROM oc ORDER BY id"),
+    # psycopg types each integer by its value: these rows alternate between int2, int4 and
+    # int8 statements of one text, which pgwire runs together as the widest one
+    "integer widths alternate": (
+        [IW], IW_SQL, [_iw(i) for i in range(1, N + 1)], "SELECT * FROM iw ORDER BY id"),
+    "integer widths, smallint out of range inside": (
+        [IW], IW_SQL, [_iw(i) if i != 170 else (170, 40000, 1, 1) for i in range(1, N + 1)],
+        "SELECT * FROM iw ORDER BY id"),
+    "integer widths, integer out of range inside": (
+        [IW], IW_SQL, [_iw(i) if i != 230 else (230, 7, 1, 2 ** 40) for i in range(1, N + 1)],
+        "SELECT * FROM iw ORDER BY id"),
 }
 
 CLIENTS = ["psycopg", "asyncpg", "cumulo.driver", "pg8000"]
@@ -223,7 +242,7 @@ def _run(dsn: str, client: str, mode: str, case: str) -> tuple[Any, ...]:
     setup, sql, rows, check = CASES[case]
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("DROP TABLE IF EXISTS em, us, kid, par, tree, df, dl, se, idn, heap, oc, "
-                     "rt, ib")
+                     "rt, ib, iw")
         for stmt in setup:
             conn.execute(stmt)
     outcome = _load(client, dsn, mode, sql, rows)
@@ -243,7 +262,8 @@ def test_executemany_matches_postgresql(case, client, mode, dsns):
     ours, theirs = (_run(dsn, client, mode, case) for dsn in dsns)
     assert ours[0] == theirs[0]  # the same error, naming the same row, or none
     assert ours[1] == theirs[1]  # the same rows stored (and sequence position)
-    if case in ("all rows", "foreign key all present", "defaults and a column list"):
+    if case in ("all rows", "foreign key all present", "defaults and a column list",
+                "integer widths alternate"):
         assert ours[0] == ("ok",) and len(ours[1]) == N
     elif case not in ("identity", "no primary key", "on conflict do nothing",
                       "explicit DEFAULT and literals"):
