@@ -475,10 +475,56 @@ def values_function(e: E) -> Callable[[list, Any], list]:
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
 
 
+# Types whose values Python compares as PostgreSQL does, with no NaN (see `Gen.g_op`).
+_TRUTH_TYPES = frozenset((T.INT2, T.INT4, T.INT8, T.BOOL, T.TEXT, T.VARCHAR, T.NAME, T.DATE,
+                          T.TIMESTAMP, T.TIMESTAMPTZ))
+_TRUTH_DEPTH = 16  # deeper AND / OR / NOT nests fall back to value mode
+
+
+def truth(g: Gen, e: E, want: bool = True, depth: int = 0) -> str:
+    """A filter's predicate in *truth mode*: Python source that is True iff e is SQL TRUE
+    (`want`) or SQL FALSE (not `want`). A filter keeps a row only when its predicate is
+    TRUE, and NULL is neither, so three-valued logic needs no NULL values here:
+    T(a AND b) = T(a) and T(b), F(a AND b) = F(a) or F(b), T(NOT e) = F(e), and
+    T(x < y) = x is not None and y is not None and x < y. That saves the value mode's
+    temporaries and NULL checks per row (about a fifth of a pushed filter's time). What
+    this does not know (NaN-ordered types, calls, casts) is value mode's `(...) is True`.
+
+    >>> from cumulo.server.sql.expr.bound import col
+    >>> g = Gen()
+    >>> lt = E("op", "<", [col(0, T.INT4), E("param", 1, [], T.INT4)], T.BOOL)
+    >>> truth(g, E("not", None, [lt], T.BOOL))
+    '(row[0] is not None and _P[0] is not None and not (row[0] < _P[0]))'
+    """
+    k = e.kind
+    if depth < _TRUTH_DEPTH:
+        if k == "and" or k == "or":
+            parts = [truth(g, a, want, depth + 1) for a in e.args]
+            if not parts:
+                return "True" if (k == "and") == want else "False"
+            return "(" + (" and " if (k == "and") == want else " or ").join(parts) + ")"
+        if k == "not":
+            return truth(g, e.args[0], not want, depth + 1)
+        if k == "op" and e.data in _CMP and all(
+                a.type in _TRUTH_TYPES and a.kind in ("col", "param", "const") for a in e.args):
+            if any(a.kind == "const" and a.data is None for a in e.args):
+                return "False"  # NULL compares to nothing
+            a, b = (g.expr(x) for x in e.args)
+            conds = [f"{src} is not None" for x, src in zip(e.args, (a, b), strict=True)
+                     if x.kind != "const"]
+            test = f"({a} {_CMP[e.data]} {b})"
+            conds.append(test if want else f"not {test}")
+            return "(" + " and ".join(conds) + ")"
+        if k == "isnull" or k == "notnull":  # never NULL
+            src = g.expr(e)
+            return src if want else f"(not {src})"
+    return f"({g.expr(e)}) is {want}"
+
+
 def filter_function(pred: E) -> Callable[[list, Any], list]:
     """Compiles a predicate into `fn(rows, ctx) -> rows` keeping rows where it is TRUE."""
     g = Gen()
-    cond = " and ".join(f"({g.expr(c)}) is True" for c in conjuncts(pred))
+    cond = " and ".join(truth(g, c) for c in conjuncts(pred))
     body = f"[row for row in rows if {cond}]"
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
 
@@ -495,7 +541,7 @@ def select_function(pred: E) -> Callable[[list, Any], list[int]]:
     [0, 3]
     """
     g = Gen()
-    cond = " and ".join(f"({g.expr(c)}) is True" for c in conjuncts(pred))
+    cond = " and ".join(truth(g, c) for c in conjuncts(pred))
     body = f"[_i for _i, row in enumerate(rows) if {cond}]"
     return _build(f"def _f(rows, ctx):\n{_prologue(g)}    return {body}\n", g)
 

@@ -191,17 +191,30 @@ class Compiled:
         return self._mask
 
 
+class _Tree:
+    """One tree object's compiled shape, constants, and row functions of (rows, params)."""
+
+    __slots__ = ("ir", "code", "consts", "positions", "rows")
+
+    def __init__(self, ir: Any, code: Compiled, consts: list[Any]) -> None:
+        self.ir = ir  # NB: held, so that its id is not reused while the entry lives
+        self.code = code
+        self.consts = consts
+        self.positions = _with_params(code.select, consts)
+        self.rows = _with_params(code.keep, consts)
+
+
 _shapes: dict[str, Compiled] = {}
-_trees: dict[int, tuple[Any, Compiled, list[Any]]] = {}
+_trees: dict[int, _Tree] = {}
 
 
-def compiled(ir: Any) -> tuple[Compiled, list[Any]]:
-    """(the compiled shape of an IR tree, its constants). A tree object met again (a plan's
-    own, in process) skips the walk; another tree of the same shape (a constant of its
-    own, or a tree that crossed the wire) reuses the shape's code."""
+def _tree(ir: Any) -> _Tree:
+    """The compiled form of an IR tree. A tree object met again (a plan's own, in process)
+    is one dictionary lookup; another tree of the same shape (a constant of its own, or a
+    tree that crossed the wire) reuses the shape's code."""
     seen = _trees.get(id(ir))
-    if seen is not None and seen[0] is ir:
-        return seen[1], seen[2]
+    if seen is not None and seen.ir is ir:
+        return seen
     pred, consts = expression(ir)
     key = _key(pred)
     code = _shapes.get(key)
@@ -211,8 +224,14 @@ def compiled(ir: Any) -> tuple[Compiled, list[Any]]:
         code = _shapes[key] = Compiled(pred)
     if len(_trees) >= _CACHE_MAX:
         _trees.clear()
-    _trees[id(ir)] = (ir, code, consts)  # NB: holds the tree, so its id is not reused
-    return code, consts
+    t = _trees[id(ir)] = _Tree(ir, code, consts)
+    return t
+
+
+def compiled(ir: Any) -> tuple[Compiled, list[Any]]:
+    """(the compiled shape of an IR tree, its constants)."""
+    t = _tree(ir)
+    return t.code, t.consts
 
 
 def _key(e: E) -> str:
@@ -230,21 +249,24 @@ def _with_params(fn: Callable[[list[Row], Any], Any], consts: list[Any]
                  ) -> Callable[[list[Row], Params], Any]:
     """A compiled batch function of (rows, ctx) as one of (rows, params), its shape's
     constants in the slots before the parameters."""
+    if not consts:
+        def plain(batch: list[Row], params: Params) -> Any:
+            return fn(batch, _Ctx(params))
+        return plain
+
     def run(batch: list[Row], params: Params) -> Any:
-        return fn(batch, _ctx(consts, params))
+        return fn(batch, _Ctx([*consts, *params]))
     return run
 
 
 def positions(ir: Any) -> Callable[[list[Row], Params], list[int]]:
     """`fn(rows, params)`: the positions of the rows for which the filter is TRUE."""
-    code, consts = compiled(ir)
-    return _with_params(code.select, consts)
+    return _tree(ir).positions
 
 
 def rows(ir: Any) -> Callable[[list[Row], Params], list[Row]]:
     """`fn(rows, params)`: the rows for which the filter is TRUE."""
-    code, consts = compiled(ir)
-    return _with_params(code.keep, consts)
+    return _tree(ir).rows
 
 
 def mask(ir: Any) -> Callable[[Callable[[int], Column], int, Params], np.ndarray] | None:

@@ -120,6 +120,25 @@ def test_filter_matches_reference(ir, batch):
     assert compile_selector(ir)(batch) == [i for i, r in enumerate(batch) if ref(ir, r) is True]
 
 
+def typed(ir):
+    """The tree with its columns typed as the optimizer sends them (ints, text, bool): the
+    row code then runs its comparisons in truth mode (`codegen.truth`)."""
+    if isinstance(ir, tuple) and ir and ir[0] == "col":
+        return ("col", ir[1], (23, 23, 25, 16)[ir[1]])
+    if isinstance(ir, tuple):
+        return tuple(typed(x) if isinstance(x, tuple | list) else x for x in ir)
+    if isinstance(ir, list) and all(isinstance(x, tuple) for x in ir):
+        return [typed(x) for x in ir]
+    return ir
+
+
+@settings(max_examples=200, **PROPS)
+@given(pred, rows)
+def test_typed_filter_matches_reference(ir, batch):
+    ir = typed(ir)
+    assert compile_selector(ir)(batch) == [i for i, r in enumerate(batch) if ref(ir, r) is True]
+
+
 def test_null_logic_by_hand():
     rows = [(1, None), (None, None), (2, 2), (None, 3)]
     c0, c1 = ("col", 0), ("col", 1)

@@ -46,20 +46,22 @@ def _v_and(e: E) -> VFn:
         val, valid = _bool(vs[0], n)
         for v in vs[1:]:
             bv, bvalid = _bool(v, n)
+            # NB: without NULLs on either side, two-valued logic: one array operation
+            # (`True & array` costs 200 times `array & array`: no Python bools in here)
             if is_and:
-                # NULL AND FALSE is FALSE: a known False on either side decides
-                known_false = ((valid if valid is not None else True) & ~val) | \
-                    ((bvalid if bvalid is not None else True) & ~bv)
                 new_val = val & bv
-                new_valid = None if valid is None and bvalid is None else \
-                    _and_valid(valid, bvalid) | known_false
+                if valid is None and bvalid is None:
+                    new_valid = None
+                else:  # NULL AND FALSE is FALSE: a known False on either side decides
+                    known_false = (~val if valid is None else valid & ~val) | \
+                        (~bv if bvalid is None else bvalid & ~bv)
+                    new_valid = _and_valid(valid, bvalid) | known_false
             else:
-                known_true = ((valid if valid is not None else True) & val) | \
-                    ((bvalid if bvalid is not None else True) & bv)
-                new_val = (val & (valid if valid is not None else True)) | \
-                    (bv & (bvalid if bvalid is not None else True))
+                # NULL OR TRUE is TRUE: a known True on either side decides
+                new_val = (val if valid is None else val & valid) | \
+                    (bv if bvalid is None else bv & bvalid)
                 new_valid = None if valid is None and bvalid is None else \
-                    _and_valid(valid, bvalid) | known_true
+                    _and_valid(valid, bvalid) | new_val
             val, valid = np.asarray(new_val, bool), new_valid
         return V("b1", val, valid)
 
