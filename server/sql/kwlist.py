@@ -2,11 +2,13 @@
 
 The list was recorded from a throwaway PostgreSQL 15.18 (`select * from
 pg_get_keywords()`): each entry is word:<catcode><barelabel 0/1>. quote_ident
-(`pgcatalog.names`) quotes the reserved ones; pg_get_keywords()
+(here, below everything that prints SQL) quotes the reserved ones; pg_get_keywords()
 (`functions.keywords`) lists them all.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 _KEYWORDS = """
     abort:U1 absolute:U1 access:U1 action:U1 add:U1 admin:U1 after:U1 aggregate:U1 all:R1
@@ -76,3 +78,26 @@ def keywords() -> list[tuple[str, str, bool]]:
         word, code = item.split(":")
         out.append((word, code[0], code[1] == "1"))
     return out
+
+
+@cache
+def _quoted_keywords() -> frozenset[str]:
+    """Keywords quote_ident must quote: every category but the unreserved one."""
+    return frozenset(word for word, code, _ in keywords() if code != "U")
+
+
+def quote_ident(name: str) -> str:
+    """Quotes an identifier as PostgreSQL's quote_ident does (only when needed).
+
+    >>> quote_ident("a_1"), quote_ident("Order"), quote_ident("order"), quote_ident('a"b')
+    ('a_1', '"Order"', '"order"', '"a""b"')
+    """
+    simple = (
+        name != ""
+        and name.isascii()
+        and (name[0].islower() or name[0] == "_")
+        and all(c.islower() or c.isdigit() or c == "_" for c in name)
+    )
+    if simple and name not in _quoted_keywords():
+        return name
+    return '"' + name.replace('"', '""') + '"'

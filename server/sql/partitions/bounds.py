@@ -24,6 +24,7 @@ tuple order is the bound order (a key `(0, v)` never meets a None).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ...pgtypes.text import text_decoder
 from ..expr.casts import to_text
-from ..pgcatalog.names import quote_ident
+from ..kwlist import quote_ident
 
 MINVALUE, VALUE, MAXVALUE = -1, 0, 1
 STRATEGIES = {"range": "r", "list": "l", "hash": "h"}
@@ -154,8 +155,10 @@ def _group(toks: list[str], i: int) -> tuple[list[str], int]:
     return items, i + 1
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_bound(text: str, key: PartKey) -> Bound:
-    """The Bound of a `Table.partbound` text."""
+    """The Bound of a `Table.partbound` text (kept: every catalog change builds every
+    partitioned table's Partitioned again, from the same texts)."""
     if text == "DEFAULT":
         return Bound("default")
     toks = _tokens(text)

@@ -12,13 +12,12 @@ not scans.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from ...errors import SQLError
 from ...pgtypes import oids as T
 from ..catalog import model as M
-from ..kwlist import keywords
+from ..kwlist import quote_ident
 from ..parse import fold_ident
 from .registry import VIRTUAL_TABLES
 
@@ -173,25 +172,6 @@ def names(cat: M.CatalogSnapshot) -> Names:
     idx = Names(cat)
     _CACHE[id(cat)] = (cat, idx)
     return idx
-
-
-@cache
-def _quoted_keywords() -> frozenset[str]:
-    """Keywords quote_ident must quote: every category but the unreserved one."""
-    return frozenset(word for word, code, _ in keywords() if code != "U")
-
-
-def quote_ident(name: str) -> str:
-    """Quotes an identifier as PostgreSQL's quote_ident does (only when needed)."""
-    simple = (
-        name != ""
-        and name.isascii()
-        and (name[0].islower() or name[0] == "_")
-        and all(c.islower() or c.isdigit() or c == "_" for c in name)
-    )
-    if simple and name not in _quoted_keywords():
-        return name
-    return '"' + name.replace('"', '""') + '"'
 
 
 def split_name(text: str) -> list[str]:
