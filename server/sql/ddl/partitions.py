@@ -72,13 +72,19 @@ def key_text(b: TableBuilder, node: exp.PartitionedByProperty) -> str:
     constraints = ([("PRIMARY KEY", b.pk)] if b.pk else []) + [
         ("UNIQUE", cols) for _, cols, _, _ in b.uniques]
     for kind, cols in constraints:
-        for name, attnum in zip(key.names, key.attnums, strict=True):
-            if attnum not in cols:
-                raise FeatureNotSupported(
-                    "unique constraint on partitioned table must include all partitioning "
-                    "columns", detail=f'{kind} constraint on table "{b.name}" lacks column '
-                                      f'"{name}" which is part of the partition key.')
+        covers_key(kind, b.name, [n for n, a in zip(key.names, key.attnums, strict=True)
+                                  if a not in cols])
     return key.text()
+
+
+def covers_key(kind: str, table: str, missing: list[str]) -> None:
+    """A unique key of a partitioned table must hold the partition key's columns (0A000
+    naming the first it lacks): a partition's own unique index checks only its rows."""
+    if missing:
+        raise FeatureNotSupported(
+            "unique constraint on partitioned table must include all partitioning columns",
+            detail=f'{kind} constraint on table "{table}" lacks column "{missing[0]}" which '
+                   "is part of the partition key.")
 
 
 def fill_partition(b: TableBuilder, parent: Table) -> list[str]:
@@ -284,12 +290,8 @@ def index_partitions(s: SQLSession, table: Table, tree: exp.Create, attnums: lis
     cat = s.catalog()
     if tree.args.get("unique"):
         key = partitioned(cat, table).key
-        for name, attnum in zip(key.names, key.attnums, strict=True):
-            if attnum not in attnums:
-                raise FeatureNotSupported(
-                    "unique constraint on partitioned table must include all partitioning "
-                    "columns", detail=f'UNIQUE constraint on table "{table.name}" lacks column '
-                                      f'"{name}" which is part of the partition key.')
+        covers_key("UNIQUE", table.name, [n for n, a in zip(key.names, key.attnums, strict=True)
+                                          if a not in attnums])
     for part in partitions_of(cat, table.oid):
         schema = cat.schema_by_oid(part.schema_oid)
         sub = tree.copy()
@@ -349,12 +351,7 @@ def check_alter(table: Table, tree: exp.Alter, action: exp.Expression) -> None:
                 continue
             kind = "PRIMARY KEY" if isinstance(item, exp.PrimaryKey) else "UNIQUE"
             have = {ident(c) for c in cols}
-            missing = next((n for n in _key_names(table.partkey) if n not in have), None)
-            if missing is not None:
-                raise FeatureNotSupported(
-                    "unique constraint on partitioned table must include all partitioning "
-                    "columns", detail=f'{kind} constraint on table "{table.name}" lacks column '
-                                      f'"{missing}" which is part of the partition key.')
+            covers_key(kind, table.name, [n for n in _key_names(table.partkey) if n not in have])
     if not _column_action(action):
         return
     names = ([ident(c.this if isinstance(c, exp.Column) else c)
