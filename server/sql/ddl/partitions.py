@@ -9,7 +9,9 @@ ordinary table with a `partof` and a `partbound`; it may be partitioned in turn.
 A partition has its parent's columns at the same attribute numbers (dropped ones
 too), so a row of one is a row of the other.
 
-The checks and their errors are PostgreSQL's: the key's columns exist and LIST has
+What a partitioned table is given reaches its partitions, as in PostgreSQL: CREATE
+INDEX (`index_partitions`), ALTER TABLE's column actions and ADD CONSTRAINT (CHECK,
+UNIQUE, PRIMARY KEY: `cascade_alter`). The checks and their errors are PostgreSQL's: the key's columns exist and LIST has
 one; a primary key or unique constraint covers the key (0A000); a bound is of the
 parent's strategy with one value per key column (42P16), not empty, overlapping
 no sibling (42P17), and the rows already in the default partition (or in a table
