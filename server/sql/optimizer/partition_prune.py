@@ -79,11 +79,26 @@ def _guarded(kept: list[N.Node], chains: list[list[tuple[Partitioned, Bound]]],
     """The leaves under Guards that skip those the parameters' values, put in place of the
     parameters, rule out: decided once per execution for all of them (runtime pruning)."""
     memo = object()  # NB: the execution's plan_cache key of this Append's decision
+    # one level, equalities on the whole key (a point query's `k = $1`): the partition is
+    # the one the key's values are routed to, found as a row's is
+    one = all(len(c) == 1 for c in chains) and len({id(c[0][0]) for c in chains}) == 1
+    part = chains[0][0][0] if one and chains else None
+    where = [part.members.index(next(m for m in part.members if m.bound is c[0][1]))
+             for c in chains] if part is not None else []
 
     def decide(ctx: Any) -> list[bool]:
         out = ctx.plan_cache.get(memo)
         if out is None:
             bound = [_bind(c, ctx.params) for c in conds]
+            key = _equal_key(part, bound) if part is not None else None
+            if key is not None:
+                try:
+                    target = part.find(key)  # type: ignore[union-attr]  # key implies part
+                except (TypeError, ValueError):  # NB: as `_outside` for a hash key
+                    target = -1
+                if target != -1:
+                    out = ctx.plan_cache[memo] = [i != target for i in where]
+                    return out
             seen: dict[int, Any] = {}
             out = ctx.plan_cache[memo] = [any(_outside(p, b, bound, seen) for p, b in chain)
                                           for chain in chains]
@@ -91,6 +106,19 @@ def _guarded(kept: list[N.Node], chains: list[list[tuple[Partitioned, Bound]]],
 
     return [N.Guard(list(leaf.cols), child=leaf, skip=partial(_skipped, decide, i))
             for i, leaf in enumerate(kept)]
+
+
+def _equal_key(part: Partitioned, conds: list[E]) -> tuple[Any, ...] | None:
+    """The key's values when the conjuncts set every key column equal to one non-NULL
+    constant of its type, else None."""
+    out = []
+    for a, t in zip(part.key.attnums, part.key.types, strict=True):
+        tests, isnull = _constants(conds, a - 1, t)
+        eq = [c for op, c in tests if op == "="]
+        if isnull or not eq or len(eq) != len(tests):
+            return None
+        out.append(eq[0])
+    return tuple(out)
 
 
 def _skipped(decide: Any, i: int, ctx: Any) -> bool:
@@ -240,7 +268,10 @@ def _outside_and(part: Partitioned, bound: Bound,
                 values.append(eq[0])
             else:
                 return False
-        return row_hash(values, list(key.types)) % bound.modulus != bound.remainder
+        try:
+            return row_hash(values, list(key.types)) % bound.modulus != bound.remainder
+        except (TypeError, ValueError):  # NB: a value of another type (1.0 for an int key)
+            return False
     if bound.kind == "range":
         tests, isnull = per_col[0]
         if isnull:
