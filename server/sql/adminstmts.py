@@ -1,4 +1,5 @@
-"""Administrative statements: ALTER SYSTEM, LOCK TABLE, REINDEX, CLUSTER, SECURITY LABEL.
+"""Administrative statements: ALTER SYSTEM, LOCK TABLE, SECURITY LABEL (REINDEX and CLUSTER:
+`maintenance`).
 
 None of them may be accepted and then do nothing: each either does what
 PostgreSQL does or fails with 0A000 feature_not_supported.
@@ -12,10 +13,6 @@ PostgreSQL does or fails with 0A000 feature_not_supported.
   holding one changes nothing, exactly as in PostgreSQL when no one holds a
   stronger lock. The stronger modes (SHARE and up, and the default ACCESS
   EXCLUSIVE) would have to block other sessions' writes: 0A000.
-- `REINDEX`: a Cumulo index is written in the same transaction as its table's
-  rows, so it never needs rebuilding; rather than pretend to rebuild it, 0A000.
-- `CLUSTER`: tables are stored in primary-key order and cannot be reordered by
-  another index: 0A000.
 - `SECURITY LABEL`: no label provider is loaded, PostgreSQL's 22023 as without sepgsql.
 """
 
@@ -122,18 +119,3 @@ def analyse_security_label(sql: str) -> Stmt:
             f'security label provider "{unquote_ident(m.group(1))}" is not loaded')
 
     return _stmt(sql, "SECURITY LABEL", run)
-
-
-def analyse_unsupported(sql: str, verb: str) -> Stmt:
-    """REINDEX and CLUSTER: 0A000 with the reason (see the module doc)."""
-    hints = {
-        "REINDEX": "Cumulo writes an index in the same transaction as its table, so it never "
-                   "needs rebuilding.",
-        "CLUSTER": "Cumulo stores a table in primary-key order; it cannot be reordered by "
-                   "another index.",
-    }
-
-    def run(s: SQLSession, p: list[Any]) -> Result:
-        raise FeatureNotSupported(f"{verb} is not supported", hint=hints.get(verb))
-
-    return _stmt(sql, verb, run)

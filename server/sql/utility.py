@@ -27,7 +27,7 @@ from ..errors import (
 )
 from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
-from . import adminstmts, cursors, notify, txnctl
+from . import adminstmts, cursors, maintenance, notify, txnctl
 from .catalog import statstore
 from .context import ParamTypes
 from .copy import analyse_copy
@@ -229,8 +229,10 @@ def analyse_utility(session: SQLSession, sql: str, kind: str, m: re.Match[str],
         return _u(sql, verb, vacuum, no_block=verb == "VACUUM")
     if kind == "noop" and m.group("verb").split()[0].upper() in ("LOCK", "REINDEX", "CLUSTER"):
         verb = m.group("verb").split()[0].upper()
-        return adminstmts.analyse_lock(sql) if verb == "LOCK" else \
-            adminstmts.analyse_unsupported(sql, verb)
+        if verb == "LOCK":
+            return adminstmts.analyse_lock(sql)
+        return maintenance.analyse_reindex(sql) if verb == "REINDEX" else \
+            maintenance.analyse_cluster(sql)
     if kind == "alter_system":
         return adminstmts.analyse_alter_system(sql)
     if kind == "noop" and m.group("verb").split()[0].upper() == "SECURITY":

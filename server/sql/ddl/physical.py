@@ -44,7 +44,7 @@ from ...errors import (
     WrongObjectType,
 )
 from ...pgwire.backend import Result
-from ..catalog.model import Column, Table
+from ..catalog.model import Column, Index, Table
 from ..catalog.syscols import SYSTEM_COLUMNS
 from ..dml.deferstate import refuse_pending
 from ..expr.types import type_name
@@ -288,8 +288,9 @@ def _table_action(s: SQLSession, table: Table, m: re.Match[str]) -> Table:
         return dataclasses.replace(table, replident="i", replident_index=index.oid)
     if m.group("cluster") is not None:
         index = _index(s, table, m.group("cluster"))
-        if index.predicate:
-            raise FeatureNotSupported(f'cannot cluster on partial index "{index.name}"')
+        if table.partkey:
+            raise FeatureNotSupported("cannot mark index clustered in partitioned table")
+        check_clusterable(index)
         return dataclasses.replace(table, cluster_index=index.oid)
     if m.group("rls") is not None:
         word = " ".join(m.group("rls").upper().split())
@@ -297,6 +298,16 @@ def _table_action(s: SQLSession, table: Table, m: re.Match[str]) -> Table:
             return dataclasses.replace(table, rowsecurity=word == "ENABLE")
         return dataclasses.replace(table, forcerowsecurity=word == "FORCE")
     return _inherit(s, table, m)
+
+
+def check_clusterable(index: Index) -> None:
+    """PostgreSQL's check_index_is_clusterable: 0A000 for an access method that cannot order
+    a table (hash, gin, brin, spgist: pg_am.amclusterable) or a partial index."""
+    if index.method not in ("btree", "gist"):
+        raise FeatureNotSupported(f'cannot cluster on index "{index.name}" because access '
+                                  "method does not support clustering")
+    if index.predicate:
+        raise FeatureNotSupported(f'cannot cluster on partial index "{index.name}"')
 
 
 def _index(s: SQLSession, table: Table, written: str) -> Any:
