@@ -31,7 +31,18 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
-from . import bits, enums, extcodecs, geometry, multiranges, network, ranges, records, xmlvalue
+from . import (
+    bits,
+    enums,
+    extcodecs,
+    geometry,
+    money,
+    multiranges,
+    network,
+    ranges,
+    records,
+    xmlvalue,
+)
 from . import oids as T
 from .fardate import FarTimestamp, date_of_days, ts_of_us, utc_us_of
 from .infdate import (
@@ -329,6 +340,7 @@ _CODECS: dict[int, tuple[Encoder, Decoder]] = {
     T.INET: (network.encode_inet, network.decode_inet),
     T.CIDR: (lambda v: network.encode_inet(v, True), network.decode_inet),
     T.MACADDR: (network.encode_mac, network.mac_decoder(6)),
+    T.MONEY: (money.send_money, money.recv_money),
     T.MACADDR8: (network.encode_mac, network.mac_decoder(8)),
     T.BIT: (bits.encode_bit, bits.decode_bit), T.VARBIT: (bits.encode_bit, bits.decode_bit),
     **geometry.codecs(),

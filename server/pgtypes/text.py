@@ -48,6 +48,7 @@ from . import (
     enums,
     extcodecs,
     geometry,
+    money,
     multiranges,
     network,
     ranges,
@@ -435,7 +436,7 @@ _SCALAR_OUT: dict[int, Encoder] = {
     T.BOOL: _bool, T.INT2: str, T.INT4: str, T.INT8: str, T.FLOAT8: _float8, T.FLOAT4: _float4,
     T.NUMERIC: _numeric, T.BYTEA: _bytea, T.DATE: _date, T.TIME: _time, T.TIMETZ: _timetz,
     T.TIMESTAMP: _timestamp_out, T.INTERVAL: format_interval, T.UUID: str, T.JSON: _json,
-    T.JSONB: _json, T.INT2VECTOR: _vector, T.OIDVECTOR: _vector,
+    T.JSONB: _json, T.INT2VECTOR: _vector, T.OIDVECTOR: _vector, T.MONEY: money.format_money,
 }
 
 
@@ -990,7 +991,7 @@ def text_decoder(oid: int, tz: Any = None) -> Callable[[str], Any]:
         T.TIMESTAMPTZ: lambda s: _parse_ts(T.TIMESTAMPTZ, s, tz),
         T.TIME: lambda s: _time_in(T.TIME, s), T.TIMETZ: lambda s: _time_in(T.TIMETZ, s),
         T.INTERVAL: parse_interval, T.UUID: _uuid_in, T.JSON: _json_in, T.JSONB: _jsonb_in,
-        T.INT2VECTOR: _vector_in, T.OIDVECTOR: _vector_in,
+        T.INT2VECTOR: _vector_in, T.OIDVECTOR: _vector_in, T.MONEY: money.parse_money,
     }
     dec = simple.get(oid)
     if dec is not None:

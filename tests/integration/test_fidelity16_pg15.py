@@ -1147,6 +1147,40 @@ cluster;
 reset role;
 drop role fidel_maint_r
 """,
+    # money (pgtypes.money, expr.moneyops): cash_in/cash_out in the C locale, the casts from
+    # int and numeric and to numeric, + - * / with their overflow and zero errors, sum/min/max
+    "money": """
+select '$1,234.56'::money, 12.34::money, '1234.567'::money, '-12.34'::money, '($12.34)'::money;
+select ''::money, '  $ 12 '::money, '12.3-'::money, '1,2,3'::money, '.5'::money, '0.005'::money;
+select '-92233720368547758.08'::money;
+select '92233720368547758.08'::money;
+select 'abc'::money;
+select 'a1'::money;
+select 12::money, 12.345::numeric::money, 99999999999::bigint::money, '12.34'::money::numeric;
+select 12.5::float8::money;
+select '5'::money::text, '5'::text::money, 5::money::numeric(10,1), pg_typeof('1'::money + '1'::money);
+select '$1,234.56'::money + '2.00'::money, '10.00'::money - '2.50'::money;
+select '10.00'::money * 2, 2 * '10.00'::money, '10.00'::money * 1.5::float8, '10.00'::money * 1.5;
+select '1.5'::money * 1.5::float4, 3::int2 * '1'::money, '7'::money / 2::int8, '-10'::money / 3;
+select '10.00'::money / '4.00'::money, '10.00'::money / 3, '10.00'::money / 2.5::float8;
+select '10.00'::money < '11'::money, '1'::money = '1.00'::money;
+select -'5'::money;
+select '5'::money / 0;
+select '10'::money / '0'::money;
+select '92233720368547758.07'::money + '0.01'::money;
+select '10'::money - 1;
+create table m (id int primary key, x money);
+insert into m select g, g * 1.25 from generate_series(1, 50) g;
+insert into m values (51, '-1234567.891'), (52, null);
+create index mx on m (x);
+select id, x, x::text, 'a' || x, to_json(x), x * id, x / id from m where id in (1, 2, 51) order by x;
+select sum(x), min(x), max(x), count(x) from m;
+select id % 3, sum(x) from m group by 1 order by 1;
+select avg(x) from m;
+select id from m where x > '60'::money order by id;
+select array['1'::money, '2.5'::money], '{1,2}'::money[], row(x, 1)::text from m where id = 1;
+update m set x = x + '1' where id = 1 returning x
+""",
 }
 
 ASYNCPG = [

@@ -826,6 +826,10 @@ class Binder(SpecialForms, XmlForms):
 
     def b_Neg(self, node: exp.Neg) -> E:
         a = self.bind(node.this)
+        if a.type == T.MONEY:  # NB: pg_operator has no prefix - for money
+            raise UndefinedFunction("operator does not exist: - money",
+                                    hint="No operator matches the given name and argument type. "
+                                    "You might need to add an explicit type cast.")
         if a.kind == "const" and isinstance(a.data, int | Decimal | float) and not isinstance(a.data, bool):
             v = -a.data
             t = a.type

@@ -29,7 +29,7 @@ from ...errors import (
     SQLError,
     StringDataRightTruncation,
 )
-from ...pgtypes import bits, citext, extcodecs, hstore, network, xmlvalue, zones
+from ...pgtypes import bits, citext, extcodecs, hstore, money, network, xmlvalue, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import FarDate, date_of_days, days_of, round_timestamp, ts_of_us
@@ -378,6 +378,7 @@ def from_text(oid: int) -> Callable[[Any], Any]:
         # json is checked, jsonb also normalised, at the cast (22P02 there, as in PostgreSQL)
         T.JSON: text_decoder(T.JSON), T.JSONB: text_decoder(T.JSONB),
         T.XML: xmlvalue.check,  # xml_in, per the session's xmloption
+        T.MONEY: lambda s: money.parse_money(str(s)),
     }
     if oid in simple:
         return simple[oid]
@@ -408,6 +409,8 @@ def to_text(v: Any, oid: int = 0) -> str:
     """Formats a value as PostgreSQL's output function for its type would."""
     if v is None:
         return None  # type: ignore[return-value]
+    if oid == T.MONEY:  # NB: an int of cents (pgtypes.money)
+        return money.format_money(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
@@ -646,6 +649,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return citext.parse if as_text is None else _then(as_text, citext.parse)
     if src == T.BPCHAR and dst in (T.TEXT, T.VARCHAR, T.NAME):
         return _bpchar_to_text  # char(n) -> text drops the padding
+    if (src, dst) in _MONEY_CASTS:  # pgtypes.money: int8 cents
+        return _MONEY_CASTS[src, dst]
     if src in STRINGS:
         return None if dst in STRINGS else from_text(dst)
     if dst in STRINGS:
@@ -760,6 +765,10 @@ def _jsonb_scalar(dst: int) -> Callable[[Any], Any]:
     return conv
 
 
+_MONEY_CASTS: dict[tuple[int, int], Callable[[Any], Any]] = {
+    (T.NUMERIC, T.MONEY): money.from_numeric, (T.INT4, T.MONEY): money.from_int,
+    (T.INT8, T.MONEY): money.from_int, (T.MONEY, T.NUMERIC): money.to_numeric,
+}
 _NETWORK_CASTS: dict[tuple[int, int], Callable[[Any], Any] | None] = {
     (T.INET, T.CIDR): network.inet_to_cidr, (T.CIDR, T.INET): None,
     (T.MACADDR, T.MACADDR8): network.macaddr_to_macaddr8,

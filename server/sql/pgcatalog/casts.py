@@ -2,8 +2,8 @@
 
 The rows come from `expr.pgcasts.PG_CASTS`, the table the binder's implicit and
 assignment rules are derived from, kept where both types exist here (pg_type lists
-them) and `cast_function` converts between them; casts Cumulo refuses (money,
-most geometric conversions) are left out rather than promised. OIDs, functions,
+them) and `cast_function` converts between them; casts Cumulo refuses (most
+geometric conversions) are left out rather than promised. OIDs, functions,
 contexts and methods are PostgreSQL's, so psql's `\\dC` prints what it prints there,
 and the cast functions it names are in pg_proc (`cast_procs`), even where Cumulo
 calls its own converter rather than a function of that name.
@@ -11,8 +11,8 @@ calls its own converter rather than a function of that name.
 >>> rows = {r[1:3]: r for r in pg_cast(None)}
 >>> rows[(20, 23)], rows[(23, 20)][4], rows[(25, 1043)][5]
 ((10001, 20, 23, 480, 'a', 'f'), 'i', 'b')
->>> (790, 1700) in rows
-False
+>>> (790, 1700) in rows, (790, 701) in rows  # money -> numeric, not -> float8
+(True, False)
 """
 
 from __future__ import annotations

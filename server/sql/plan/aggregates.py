@@ -221,8 +221,9 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             if not (name == "count" and bargs[0].kind == "param"):  # NB: count(any) gives
                 bargs[0] = coerce(bargs[0], T.FLOAT8 if name in STATISTICAL else T.TEXT,
                                   params=planner.params)  # $1 no type (42P18 if none else)
-        if name in ("sum", "avg") and bargs and not (ty.is_numeric(bargs[0].type)
-                                                     or bargs[0].type == T.INTERVAL) \
+        if name in ("sum", "avg") and bargs and not (
+                ty.is_numeric(bargs[0].type) or bargs[0].type == T.INTERVAL
+                or name == "sum" and bargs[0].type == T.MONEY) \
                 or name.startswith("bit_") and bargs and bargs[0].type not in ty.INTS \
                 or name in ("min", "max") and bargs and (bargs[0].type in _NO_MIN_MAX
                                                          or bargs[0].type in hstore.OIDS):
