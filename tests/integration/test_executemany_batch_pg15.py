@@ -255,9 +255,13 @@ def dsns(cumulo_server, pg15):
     return cumulo_server.dsn(), pg15.dsn()
 
 
+# NB: only psycopg types integers by value; the other clients add nothing to those cases
+PAIRS = [(case, client) for case in CASES for client in CLIENTS
+         if client == "psycopg" or not case.startswith("integer widths")]
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("client", CLIENTS)
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(("case", "client"), PAIRS)
 def test_executemany_matches_postgresql(case, client, mode, dsns):
     ours, theirs = (_run(dsn, client, mode, case) for dsn in dsns)
     assert ours[0] == theirs[0]  # the same error, naming the same row, or none
