@@ -1179,7 +1179,14 @@ select id % 3, sum(x) from m group by 1 order by 1;
 select avg(x) from m;
 select id from m where x > '60'::money order by id;
 select array['1'::money, '2.5'::money], '{1,2}'::money[], row(x, 1)::text from m where id = 1;
-update m set x = x + '1' where id = 1 returning x
+update m set x = x + '1' where id = 1 returning x;
+select money(12), money(12.5), money(5::bigint), pg_typeof(money(1));
+select cash_words(x::money) from (values ('12.34'), ('1000'), ('-1.01'), ('0'), ('0.01'), ('115.20'), ('990'), ('1234567891.99'), ('92233720368547758.07'), ('-92233720368547758.08'), ('100'), ('21'), ('110.10'), ('1000000')) v(x);
+select cashlarger('1'::money, '2'::money), cashsmaller('1'::money, '2'::money), cash_mi('3'::money, '1'::money), cash_pl('3'::money, '1'::money);
+select oid, proname from pg_proc where proname in ('cash_words', 'cashlarger', 'cashsmaller', 'cash_pl', 'cash_mi') or (proname = 'money') order by oid;
+select '1'::money = 1;
+select '1'::money < 2.5;
+select 1 = '1'::money
 """,
 }
 

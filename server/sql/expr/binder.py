@@ -614,6 +614,12 @@ class Binder(SpecialForms, XmlForms):
             return geo
         if T.XML in (left.type, right.type):  # none for xml: 42883 naming the types as written
             _check_operator(op, left, right)
+        if T.MONEY in (left.type, right.type) and (
+                ty.is_numeric(left.type) or ty.is_numeric(right.type)):  # NB: cash_eq ... only
+            raise UndefinedFunction(
+                f"operator does not exist: {ty.type_name(left.type)} {op} "
+                f"{ty.type_name(right.type)}", hint="No operator matches the given name and "
+                "argument types. You might need to add explicit type casts.")
         if left.kind == "param" and left.type == T.UNKNOWN and right.type in REG_PARAMS:
             left = coerce(left, T.OID, params=self.params)  # NB: PostgreSQL's oideq: $1 is oid
         elif right.kind == "param" and right.type == T.UNKNOWN and left.type in REG_PARAMS:

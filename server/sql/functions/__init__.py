@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (imported to register)
     mathfns,
     misc,
     miscfns15,
+    moneyfns,
     netfns,
     pgcipherfns,
     pgcryptfns,
