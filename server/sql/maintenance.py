@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import (
     ActiveSQLTransaction,
     FeatureNotSupported,
+    ReadOnlySQLTransaction,
     SQLError,
     SyntaxError_,
     UndefinedObject,
@@ -45,7 +46,8 @@ from .stmt import ANY_VERSION, Stmt
 if TYPE_CHECKING:
     from .session import SQLSession
 
-_NAME = r'(?:"(?:[^"]|"")+"|[^\s"(),;.]+)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[^\s"(),;.]+))*'
+_SIMPLE = r'(?:"(?:[^"]|"")+"|[^\s"(),;.]+)'
+_NAME = _SIMPLE + r'(?:\s*\.\s*' + _SIMPLE + ')*'
 _REINDEX = re.compile(r"REINDEX\s*(?:\((?P<opts>[^)]*)\))?\s*(?P<rest>.*?)\s*;?\s*$",
                       re.I | re.S)
 _CLUSTER = re.compile(r"CLUSTER\b\s*(?:\((?P<opts>[^)]*)\)|(?P<verbose>VERBOSE\b))?\s*"
@@ -131,9 +133,10 @@ def _cluster_parts(sql: str) -> tuple[str | None, str | None, dict[str, Any]]:
     second = re.match(_NAME, tail[using.end():])
     if second is None or tail[using.end() + second.end():].strip():
         raise _syntax(tail[using.end() + (second.end() if second else 0):])
-    if using.group(1).upper() == "ON":
-        return second.group(0), first.group(0), opts
-    return first.group(0), second.group(0), opts
+    table, index = (second, first) if using.group(1).upper() == "ON" else (first, second)
+    if not re.fullmatch(_SIMPLE, index.group(0)):  # NB: an index name is never qualified here
+        raise SyntaxError_('syntax error at or near "."')
+    return table.group(0), index.group(0), opts
 
 
 def _relation(s: SQLSession, written: str) -> Any:
@@ -262,9 +265,12 @@ def analyse_cluster(sql: str) -> Stmt:
             _block(s, "CLUSTER")
             return Result("CLUSTER")
         if table.cluster_index != index.oid:
-            s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(table,
-                                                                       cluster_index=index.oid))
+            txn = s.ensure_txn()
+            if txn.read_only or s.txn_modes.get("read_only"):  # NB: PostgreSQL marks it anyway
+                raise ReadOnlySQLTransaction("cannot execute CLUSTER in a read-only transaction")
+            s.store.put(txn, s.db.oid, dataclasses.replace(table, cluster_index=index.oid))
             s.catalog_changed()
         return Result("CLUSTER")
 
-    return Stmt(sql, "ddl", run, None, [], ANY_VERSION, tag="CLUSTER")
+    # NB: "utility": a READ ONLY transaction may CLUSTER by the index already marked
+    return Stmt(sql, "utility", run, None, [], ANY_VERSION, tag="CLUSTER")

@@ -1145,7 +1145,20 @@ reindex schema public;
 cluster t using t_pkey;
 cluster;
 reset role;
-drop role fidel_maint_r
+drop role fidel_maint_r;
+create schema s;
+create table s.t2 (a int primary key);
+cluster s.t2 using t2_pkey;
+cluster s.t2 using s.t2_pkey;
+reindex index s.t2_pkey;
+begin read only;
+cluster s.t2;
+reindex table s.t2;
+rollback;
+create materialized view mv as select 1 as x;
+create index mvi on mv (x);
+cluster mv using mvi;
+select indexrelid::regclass::text, indisclustered from pg_index where indrelid = 'mv'::regclass
 """,
     # money (pgtypes.money, expr.moneyops): cash_in/cash_out in the C locale, the casts from
     # int and numeric and to numeric, + - * / with their overflow and zero errors, sum/min/max
