@@ -1199,7 +1199,21 @@ select cashlarger('1'::money, '2'::money), cashsmaller('1'::money, '2'::money), 
 select oid, proname from pg_proc where proname in ('cash_words', 'cashlarger', 'cashsmaller', 'cash_pl', 'cash_mi') or (proname = 'money') order by oid;
 select '1'::money = 1;
 select '1'::money < 2.5;
-select 1 = '1'::money
+select 1 = '1'::money;
+select '2'::money * '2';
+select '2' * '2'::money;
+select '6'::money / '2';
+select '6'::money - '2';
+select '6'::money + $$2$$;
+select '6'::money < '7';
+select '{1,2}'::money[] = '{1,2}'::money[];
+select 1.5::numeric * '2'::money;
+select '2'::money * 2::numeric;
+select '2'::money / 0.0::float8;
+select '2'::money * 'NaN'::float8;
+select '2'::money * 1e300::float8;
+select '1e3'::money;
+select '$-5'::money, '- 5'::money, '5 $'::money, '+5'::money, '$$5'::money
 """,
 }
 

@@ -172,6 +172,8 @@ def _peer(other: int, op: str, right: bool = False) -> int:
         return T.INTERVAL
     if other == T.INTERVAL and op in ("*", "/"):
         return T.FLOAT8
+    if other == T.MONEY and op == "*":  # NB: no money * money; float8 is the preferred type
+        return T.FLOAT8
     if other in (T.TIME, T.TIMETZ) and op in ("+", "-"):
         return T.INTERVAL
     return other
