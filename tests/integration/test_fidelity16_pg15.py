@@ -1253,6 +1253,31 @@ def test_using_joins_through_asyncpg(cumulo_server, pg15):
     assert asyncio.run(_prepared(cu)) == expected
 
 
+
+async def _money_asyncpg(dsn: str) -> list:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("insert into mm values ($1)", "($3.50)")
+        st = await conn.prepare("select x, x * 2, x::numeric from mm where x < $1 order by 1")
+        return [tuple(r) for r in await st.fetch("$1,000")]
+    finally:
+        await conn.close()
+
+
+def test_money_binary_io_as_pg15(cumulo_server, pg15):
+    """money's binary send/recv (int8 cents) through psycopg, and its text through asyncpg's
+    prepared statements, as PostgreSQL 15 gives them."""
+    outs = []
+    for dsn in fresh_databases(pg15, cumulo_server, "fidel_money_io"):
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("create table mm (x money)")
+            c.execute("insert into mm values (%s), (%s)", ("$1,234.56", "-7"))
+            binary = c.execute("select x, x::numeric from mm order by 1", binary=True).fetchall()
+            typed = c.execute("select x from mm where x > %s::money", ("1",)).fetchall()
+        outs.append((binary, typed, asyncio.run(_money_asyncpg(dsn))))
+    assert outs[0][0][0][0] == (-700).to_bytes(8, "big", signed=True)
+    assert outs[1] == outs[0]
+
 # READ COMMITTED: a MERGE that waited for a row another transaction changed picks its WHEN
 # clause again on the newest version (PostgreSQL's EvalPlanQual): the guard of the first
 # clause fails there, so row 1 takes the second clause; a DELETE whose guard fails is none.
