@@ -299,6 +299,8 @@ def _normalise(name: str, value: str) -> str:
             raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"',
                                         hint=f"Available values: {', '.join(_XML_ENUMS[name])}.")
         return low
+    if name == "lc_monetary" and v not in C_LOCALES:  # NB: money prints as C only (pgtypes.money)
+        raise InvalidParameterValue(f'invalid value for parameter "{name}": "{v}"')
     if name == "intervalstyle":
         if low not in ("postgres", "postgres_verbose", "sql_standard", "iso_8601"):
             raise InvalidParameterValue(
@@ -355,6 +357,10 @@ def _unit_value(value: str, name: str, units: dict[str, int], names: tuple[str, 
         if base % size == 0:
             return f"{base // size}{unit}"
     return str(base)
+
+
+# the locale names setlocale accepts on a host that has only the C locales: all Cumulo formats
+C_LOCALES = frozenset(("C", "POSIX", "", "C.UTF-8", "C.utf8"))
 
 
 def validate(name: str, value: str) -> str:

@@ -1213,7 +1213,13 @@ select '2'::money / 0.0::float8;
 select '2'::money * 'NaN'::float8;
 select '2'::money * 1e300::float8;
 select '1e3'::money;
-select '$-5'::money, '- 5'::money, '5 $'::money, '+5'::money, '$$5'::money
+select '$-5'::money, '- 5'::money, '5 $'::money, '+5'::money, '$$5'::money;
+set lc_monetary = 'en_US.UTF-8';
+set lc_monetary = 'POSIX';
+show lc_monetary;
+reset lc_monetary;
+select set_config('lc_monetary', 'de_DE', false);
+select '1234.5'::money
 """,
 }
 
