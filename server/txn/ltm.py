@@ -419,7 +419,6 @@ class LocalTxnManager(SerializableMixin):
         tid = txn.tid
         counted = False
         newest = 0
-        kept: Conflict | None = None  # a READ COMMITTED write's row, locked for its rerun
         with self._cm_cond:
             while True:
                 msg = (Acquire(tid, snapshot, keys, mode) if space is None
@@ -428,15 +427,6 @@ class LocalTxnManager(SerializableMixin):
                 if type(out) is Granted:
                     if txn.done:  # NB: aborted meanwhile; its locks must not outlive it
                         raise QueryCanceled(_ABORTED)
-                    if kept is not None:
-                        txn.locked[kept.key] = max(mode, txn.locked.get(kept.key, -1))
-                        retry = RetryStatement(_LOST_UPDATE)
-                        retry.space, retry.key = kept.key
-                        retry.commit_ts, retry.locked = kept.commit_ts, True
-                        try:
-                            raise retry
-                        finally:  # NB: no frame <-> traceback cycle (below)
-                            del retry
                     return newest
                 if type(out) is Conflict:
                     self.stats["conflicts"] += 1
@@ -447,15 +437,6 @@ class LocalTxnManager(SerializableMixin):
                         continue
                     if txn.isolation == "read committed":
                         txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
-                        if len(keys) == 1 and kept is None:
-                            # NB: the statement reruns (RetryStatement) on a snapshot that
-                            # sees this commit; the row is locked first, at its newest
-                            # version, as PostgreSQL locks the updated tuple before its
-                            # recheck (EvalPlanQual). The other sessions woken by the same
-                            # commit then wait for this one instead of each rerunning its
-                            # statement to find the row taken again: a queue, not a herd
-                            kept, snapshot = out, LATEST
-                            continue
                         err: SQLError = RetryStatement(_LOST_UPDATE)
                     elif txn.reads is not None and self._hidden_insert(txn, out.key):
                         # a key our snapshot lacks, inserted by a concurrent writer: PostgreSQL

@@ -293,27 +293,18 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         # the rows the first snapshot matched (each re-checked in its newest version).
         token = txn.savepoint()
         candidates: set[bytes] | None = None
-        kept: list[tuple[int, bytes]] = []  # rows locked in their newest version for a rerun
-        for n in range(MAX_RETRIES + 1):
+        for _ in range(MAX_RETRIES):
             matched: list[set[bytes]] = []
             try:
-                result = attempt(sess, sess.exec_context(values), candidates,
-                                 matched if n < MAX_RETRIES else [])
-            except RetryStatement as e:
+                return attempt(sess, sess.exec_context(values), candidates, matched)
+            except RetryStatement:
                 if not matched:
                     raise
-                txn.rollback_to(token, keep_locks=True)
+                txn.rollback_to(token)
                 txn.new_statement()
-                if e.locked and e.space is not None and e.key is not None:
-                    kept.append((e.space, e.key))
                 if candidates is None:
                     candidates = matched[0]
-                continue
-            for space, key in kept:  # NB: deleted meanwhile: PostgreSQL locks no version
-                if txn.get(space, [key])[0] is None:
-                    txn.unlock_row(space, [key])
-            return result
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        return attempt(sess, sess.exec_context(values), candidates, [])
 
     cols = returning.columns if returning is not None else None
     return Stmt(sql, "dml", run, cols, params.oids, version, tag=verb, plan=plan)
