@@ -245,9 +245,7 @@ class RedoLog:
         self._inflight: tuple[StartFsync, int] | None = None
         self._flusher: threading.Thread | None = None
         if not sync_commit:
-            self._flusher = threading.Thread(target=self._flush_loop, name="redo-flusher",
-                                             daemon=True)
-            self._flusher.start()
+            self._start_flusher()
 
     def _path(self, seq: int) -> str:
         return os.path.join(self.dir, f"{self.name}-{seq:08d}.log")
@@ -475,9 +473,13 @@ class RedoLog:
         if self._flusher is None:
             with self._lock:
                 if self._flusher is None and not self._closed:
-                    self._flusher = threading.Thread(target=self._flush_loop,
-                                                     name="redo-flusher", daemon=True)
-                    self._flusher.start()
+                    self._start_flusher()
+
+    def _start_flusher(self) -> None:
+        """Starts the thread that fsyncs every `flush_interval` what nobody waits for."""
+        self._flusher = threading.Thread(target=self._flush_loop, name="redo-flusher",
+                                         daemon=True)
+        self._flusher.start()
 
     def log_pieces(self, ts: int, pieces: Iterable[bytes], durable: bool = True,
                    part_bytes: int = 0) -> None:
