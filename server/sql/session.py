@@ -59,6 +59,7 @@ from .errpos import locate_literal, semicolon_after
 from .expr import usertypes
 from .expr.casts import cast_function
 from .expr.constfold import literal_parameters
+from .expr.regarrays import REG_PARAMS
 from .functx import SessionFunctions
 from .inttail import IntTailShapes
 from .notify import notifier, queue
@@ -747,7 +748,8 @@ class SQLSession:
             for i, declared in enumerate(oids):
                 final = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
                 src = declared or 705
-                if final in (0, src):
+                # NB: a name literal for a reg* parameter stays text: `reg_param` looks it up
+                if final in (0, src) or (final in REG_PARAMS and src in (25, 705)):
                     convs.append(None)
                     continue
                 if (src, final) not in known:

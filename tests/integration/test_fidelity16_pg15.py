@@ -1221,6 +1221,18 @@ reset lc_monetary;
 select set_config('lc_monetary', 'de_DE', false);
 select '1234.5'::money
 """,
+    # Functions taking a regclass given a name literal (the simple-query literal cache kept
+    # it as text for the catalog lookup), and pg_dump -t's `OPERATOR(pg_catalog.=) ANY`
+    "catalog_args": """
+create table t (a int);
+select pg_relation_is_publishable('t');
+select pg_relation_is_updatable('t', true), pg_column_is_updatable('t', 1::int2, true);
+select pg_relation_is_publishable('t'), pg_relation_is_publishable('t'::regclass::oid);
+select pg_relation_is_publishable('nope');
+select c.relname from pg_class c where c.relname operator(pg_catalog.=) any (array['t']) and c.relkind operator(pg_catalog.=) any (array['r'::"char", 'p'::"char"]);
+select 1 where 1 operator(pg_catalog.<>) all (array[2, 3]);
+select c.relname from pg_class c where c.relname operator(pg_catalog.~) '^(t)$' collate pg_catalog.default
+""",
 }
 
 ASYNCPG = [

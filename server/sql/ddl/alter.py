@@ -101,7 +101,7 @@ def _put(s: SQLSession, table: Table) -> None:
     s.catalog_changed()
 
 
-def _rewrite(s: SQLSession, table: Table, fill: Any) -> None:
+def rewrite_rows(s: SQLSession, table: Table, fill: Any) -> None:
     """Rewrites every stored row through `fill(row) -> row` in batches."""
     txn = s.ensure_txn()
     for batch in txn.scan(ScanSpec(table.space, batch_size=4096, with_keys=True)):
@@ -167,7 +167,7 @@ def add_column(s: SQLSession, table: Table, cd: exp.ColumnDef) -> None:
                 raise NotNullViolation(
                     f'column "{name}" of relation "{table.name}" contains null values',
                     table=table.name, column=name)
-    _rewrite(s, new, lambda r, ctx: r + (default(r, ctx),))
+    rewrite_rows(s, new, lambda r, ctx: r + (default(r, ctx),))
     if b.pk:  # ADD COLUMN id serial PRIMARY KEY (Django's AutoField added to a table)
         add_unique(s, _table(s, table.oid), b.pk_name, b.pk, True, deferral=b.pk_deferral)
     for cname, cols, nnd, deferral in b.uniques:
@@ -235,7 +235,7 @@ def drop_column(s: SQLSession, table: Table, node: exp.Drop) -> None:
         table = dataclasses.replace(table, columns=cols)
         _put(s, table)
         pos = col.attnum - 1
-        _rewrite(s, table, lambda r, ctx, pos=pos: r[:pos] + (None,) + r[pos + 1:])
+        rewrite_rows(s, table, lambda r, ctx, pos=pos: r[:pos] + (None,) + r[pos + 1:])
 
 
 def alter_column(s: SQLSession, table: Table, node: exp.AlterColumn) -> None:
@@ -299,10 +299,10 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
     kind, f = conv
     if f is not None:
         if kind == "value":
-            _rewrite(s, new, lambda r, ctx: r[:pos] + (None if r[pos] is None else f(r[pos]),)
+            rewrite_rows(s, new, lambda r, ctx: r[:pos] + (None if r[pos] is None else f(r[pos]),)
                      + r[pos + 1:])
         else:
-            _rewrite(s, new, lambda r, ctx: r[:pos] + (f(r, ctx),) + r[pos + 1:])
+            rewrite_rows(s, new, lambda r, ctx: r[:pos] + (f(r, ctx),) + r[pos + 1:])
     if changed.domain:
         _check_domain(s, _table(s, table.oid))
     if rekey:

@@ -2,10 +2,10 @@
 DETACH PARTITION t` and `ALTER INDEX ... ATTACH PARTITION`, as PostgreSQL 15 (sqlglot
 reads none of them: the text is matched here).
 
-ATTACH makes an existing table a partition: it must have the parent's columns at
-the same positions (`partitions.same_layout`), its bound is checked as CREATE
-TABLE ... PARTITION OF checks one (`partitions.bound_text`), and every row it
-holds must fit that bound (23514), as must the rows left in the default partition.
+ATTACH makes an existing table a partition: it must have the parent's columns
+(`partitions.same_layout`; `ddl.relayout` moves them to the parent's positions), its
+bound is checked as CREATE TABLE ... PARTITION OF checks one (`partitions.bound_text`),
+and every row it holds must fit that bound (23514), as must the rows left in the default partition.
 DETACH makes a partition an ordinary table again, with its rows.
 
 >>> _ACTION.match('ALTER TABLE m ATTACH PARTITION "M 1" DEFAULT').group("part")
@@ -27,6 +27,7 @@ from ..pgcatalog.partindexes import index_parent
 from ..stmt import Stmt
 from .names import find_index, find_relation, get_relation, parse_qualified, skip_or_raise
 from .partitions import bound_text, check_attached_rows, parent_of, same_layout
+from .relayout import relayout
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -69,8 +70,10 @@ def analyse_attach(session: SQLSession, sql: str) -> Stmt | None:
         if attach:
             if table.partof:
                 raise WrongObjectType(f'"{table.name}" is already a partition')
-            same_layout(parent, table)
+            in_place = same_layout(parent, table)
             bound = bound_text(s, parent, spec, table.name)
+            if not in_place:
+                table = relayout(s, parent, table)
             s.store.put(txn, db, dataclasses.replace(table, partof=parent.oid, partbound=bound))
             s.catalog_changed()
             check_attached_rows(s, parent, s.catalog().existing_table(table.oid))

@@ -262,14 +262,10 @@ def check_attached_rows(s: SQLSession, parent: Table, table: Table) -> None:
                                  "by some row")
 
 
-def same_layout(parent: Table, table: Table) -> None:
-    """ATTACH PARTITION takes a table with the parent's columns at the same positions."""
-    for a, b in zip(parent.columns, table.columns, strict=False):
-        if a.dropped != b.dropped or (not a.dropped and (a.name, a.type_oid) != (b.name, b.type_oid)):
-            break
-    else:
-        if len(parent.columns) == len(table.columns):
-            return
+def same_layout(parent: Table, table: Table) -> bool:
+    """ATTACH PARTITION's column checks, PostgreSQL's (42804): the table has the parent's
+    live columns by name, of the same types, NOT NULL where the parent's are. True when they
+    are at the parent's attnums too (else `ddl.relayout` moves them there)."""
     names = {c.name for c in parent.live_columns}
     extra = next((c for c in table.live_columns if c.name not in names), None)
     if extra is not None:
@@ -277,12 +273,19 @@ def same_layout(parent: Table, table: Table) -> None:
                               f'parent "{parent.name}"',
                               detail="The new partition may contain only the columns present "
                                      "in parent.")
-    mine = {c.name for c in table.live_columns}
-    missing = next((c for c in parent.live_columns if c.name not in mine), None)
-    if missing is not None:
-        raise WrongObjectType(f'child table is missing column "{missing.name}"')
-    raise FeatureNotSupported(f'table "{table.name}" has its columns in another order than '
-                              f'"{parent.name}": attach a table made with LIKE "{parent.name}"')
+    mine = {c.name: c for c in table.live_columns}
+    for p in parent.live_columns:
+        c = mine.get(p.name)
+        if c is None:
+            raise DatatypeMismatch(f'child table is missing column "{p.name}"')
+        if (c.type_oid, c.typmod) != (p.type_oid, p.typmod):
+            raise DatatypeMismatch(f'child table "{table.name}" has different type for column '
+                                   f'"{p.name}"')
+        if p.not_null and not c.not_null:
+            raise DatatypeMismatch(f'column "{p.name}" in child table must be marked NOT NULL')
+    return len(parent.columns) == len(table.columns) and all(
+        a.dropped == b.dropped and (a.dropped or a.name == b.name)
+        for a, b in zip(parent.columns, table.columns, strict=True))
 
 
 def index_partitions(s: SQLSession, table: Table, tree: exp.Create, attnums: list[int],

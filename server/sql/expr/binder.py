@@ -638,9 +638,7 @@ class Binder(SpecialForms, XmlForms):
 
     def _cmp(self, node: exp.Expression) -> E:
         op = _CMP_CLASSES[type(node)]
-        rhs = node.expression
-        if isinstance(rhs, exp.Anonymous) and rhs.name.lower() == "all" and len(rhs.expressions) == 1:
-            rhs = exp.All(this=rhs.expressions[0])
+        rhs = _quantifier(node.expression)
         if isinstance(rhs, exp.Any | exp.All):
             return self.quantified(op, node.this, rhs)
         return self.compare(op, self.bind(spread(node.this, rhs)),
@@ -925,8 +923,11 @@ class Binder(SpecialForms, XmlForms):
             ci, neg = regex[op]
             return self._regex(node, ci, neg)
         if op in ("=", "<>", "<", "<=", ">", ">=", "!="):
-            return self.compare("<>" if op == "!=" else op, self.bind(node.this),
-                                self.bind(node.expression))
+            rhs = _quantifier(node.expression)
+            cmp = "<>" if op == "!=" else op
+            if isinstance(rhs, exp.Any | exp.All):  # pg_dump -t: OPERATOR(pg_catalog.=) ANY
+                return self.quantified(cmp, node.this, rhs)
+            return self.compare(cmp, self.bind(node.this), self.bind(node.expression))
         if op in ("+", "-", "*", "/", "%"):
             return self.arith(op, self.bind(node.this), self.bind(node.expression))
         if op == "~~":
@@ -1535,3 +1536,10 @@ def _int_literal(v: int) -> E:
     if -(2**63) <= v < 2**63:
         return const(v, T.INT8)
     return const(Decimal(v), T.NUMERIC)
+
+
+def _quantifier(rhs: exp.Expression) -> exp.Expression:
+    """A comparison's right side with `ALL (...)`, which sqlglot reads as a call, as ALL."""
+    if isinstance(rhs, exp.Anonymous) and rhs.name.lower() == "all" and len(rhs.expressions) == 1:
+        return exp.All(this=rhs.expressions[0])
+    return rhs
