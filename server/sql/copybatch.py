@@ -152,8 +152,6 @@ def _arrow_ints_of(arr: pa.Array, typ: pa.DataType) -> list[int] | None:
 
 
 ArrowDecoder = Callable[[pa.Array], Sequence[Any]]
-_TRUE = pa.array(["t", "true"])
-_FALSE = pa.array(["f", "false"])
 
 
 def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | None:
@@ -200,10 +198,13 @@ def arrow_decoder(oid: int, tz: Any = None, typmod: int = -1) -> ArrowDecoder | 
 
         return floats
     if oid == T.BOOL:
+        # NB: made here, not at import: pa.array imports pandas (~0.5 s), which no server
+        # start should wait for (the server loads it in the background, cli.BACKGROUND_MODULES)
+        trues, falses = pa.array(["t", "true"]), pa.array(["f", "false"])
 
         def bools(arr: pa.Array) -> Sequence[Any]:
-            true = pc.is_in(arr, value_set=_TRUE)
-            if not pc.all(pc.or_(true, pc.is_in(arr, value_set=_FALSE))).as_py():
+            true = pc.is_in(arr, value_set=trues)
+            if not pc.all(pc.or_(true, pc.is_in(arr, value_set=falses))).as_py():
                 return slow(arr.to_pylist())
             return _plain(true.to_pylist())
 

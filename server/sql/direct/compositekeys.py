@@ -52,7 +52,9 @@ _KIND: dict[int, str] = {
 _ARROW = {"int": pa.int64(), "text": pa.string(), "timestamp": pa.timestamp("us"),
           "timestamptz": pa.timestamp("us", tz="UTC")}
 _ESC = (b"\x00", b"\x00\xff")
-_STR_HEAD, _STR_TAIL = pa.scalar(b"\x20"), pa.scalar(b"\x00\x01")
+# NB: bytes, not pa.scalar constants: pa.scalar imports pandas (~0.5 s), which no server
+# start should wait for (the server loads it in the background, cli.BACKGROUND_MODULES)
+_STR_HEAD, _STR_TAIL = b"\x20", b"\x00\x01"
 
 
 def key_kinds(oids: Sequence[int], plain: Sequence[bool]) -> list[str] | None:
