@@ -81,14 +81,21 @@ def _template_data_dir() -> str:
 
     initdb costs 1-3 s and the suite starts a PG15 for each of about a hundred modules;
     copying one initdb'd and configured data dir costs a tenth of that. It is removed when
-    the process exits.
+    the process exits (or, if it is killed, by the next run's reaper).
     """
     if not _TEMPLATE:
         template = PG15()
         template._init()
         _TEMPLATE.append(template)
-        atexit.register(shutil.rmtree, template.root, True)
+        # NB: no server runs in it; the record lets the reaper remove it after a killed run
+        record = reaper.register("pg15-template", 0, template.root)
+        atexit.register(_remove_template, template.root, record)
     return _TEMPLATE[0].data_dir
+
+
+def _remove_template(root: str, record: str) -> None:
+    shutil.rmtree(root, ignore_errors=True)
+    reaper.unregister(record)
 
 
 @dataclass

@@ -60,8 +60,9 @@ def _cmdline(pid: int) -> str:
 
 def register(kind: str, pid: int, path: str) -> str:
     """Records a server just started (`kind` is "cumulo", "pg15" or "cluster"; `path` a
-    directory its command line names; a cluster's pid is 0); returns the pid file, for
-    `unregister`."""
+    directory its command line names; a cluster's pid is 0) or a fixture's temp dir that no
+    process runs in (another kind, pid 0: only the directory is removed); returns the pid
+    file, for `unregister`."""
     os.makedirs(PID_DIR, exist_ok=True)
     record = {"kind": kind, "pid": pid, "start": start_time(pid), "path": path,
               "owner": os.getpid(), "owner_start": start_time(os.getpid())}

@@ -28,6 +28,7 @@ p, q = (subprocess.Popen([sys.executable, "-c", {SLEEPER!r}, d],
         for d in sys.argv[1:3])
 reaper.register("cumulo", p.pid, sys.argv[1])
 reaper.register("cluster", 0, sys.argv[2])  # NB: by its directory, as a cluster is
+reaper.register("pg15-template", 0, sys.argv[3])  # NB: a directory no process runs in
 print(p.pid, q.pid, flush=True)
 os._exit(0)
 """
@@ -38,11 +39,12 @@ def test_only_the_servers_of_a_gone_run_are_reaped(tmp_path, monkeypatch):
     monkeypatch.setattr(reaper, "PID_DIR", pid_dir)
     dirs = {k: tempfile.mkdtemp(prefix="cumulo-test-") for k in ("orphan", "live", "reused")}
     dirs["cluster"] = tempfile.mkdtemp(prefix="cumulo-cluster-up-")
+    dirs["template"] = tempfile.mkdtemp(prefix="cumulo-pg15-")
     live = subprocess.Popen([sys.executable, "-c", SLEEPER, dirs["live"]])
     reused = subprocess.Popen([sys.executable, "-c", SLEEPER, dirs["reused"]])
     try:
         out = subprocess.run([sys.executable, "-c", KILLED_RUN, dirs["orphan"],
-                              dirs["cluster"]], cwd=ROOT,
+                              dirs["cluster"], dirs["template"]], cwd=ROOT,
                              env={**os.environ, "CUMULO_TEST_PID_DIR": pid_dir,
                                   "PYTHONPATH": ROOT},
                              capture_output=True, text=True, check=True)
@@ -64,7 +66,7 @@ def test_only_the_servers_of_a_gone_run_are_reaped(tmp_path, monkeypatch):
         while reaper.start_time(in_cluster) is not None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert reaper.start_time(in_cluster) is None
-        assert not os.path.exists(dirs["cluster"])
+        assert not os.path.exists(dirs["cluster"]) and not os.path.exists(dirs["template"])
         assert live.poll() is None and reused.poll() is None
         assert not os.path.exists(dirs["orphan"]) and not os.path.exists(dirs["reused"])
         assert os.path.exists(dirs["live"])
