@@ -33,8 +33,8 @@ from ..pgcatalog.accessmethods import check_key_types, method
 from ..pgcatalog.opclasses import default_oid
 from .constraints import check_name_free, fk_deferral
 from .immutable import check_index_exprs
-from .indexes import _key_types, _opclasses, build_index, has_btree_gist, key_parts, pg_quoted
-from .indexkeys import check_immutable, compile_exprs, expr_types
+from .indexes import _key_types, _opclasses, build_index, has_btree_gist, key_parts
+from .indexkeys import check_immutable, compile_exprs, expr_types, pg_quoted
 from .names import ident, relation_name_taken, unique_name
 from .persistence import check_tablespace
 

@@ -32,7 +32,6 @@ from ..dml.deferstate import refuse_pending
 from ..dml.writer import TableWriter, key_detail
 from ..pgcatalog.accessmethods import check as check_method
 from ..pgcatalog.accessmethods import check_key_types, method
-from ..pgcatalog.names import quote_ident
 from ..pgcatalog.opclasses import resolve as resolve_opclass
 from .immutable import check_index_exprs
 from .indexkeys import (
@@ -41,6 +40,7 @@ from .indexkeys import (
     expr_types,
     key_colname,
     key_function,
+    pg_quoted,
     predicate_function,
 )
 from .names import (
@@ -165,15 +165,6 @@ class KeyParts:
     classes: list[str]
     include: list[int]
     nulls_first: bool
-
-
-def pg_quoted(e: exp.Expression) -> exp.Expression:
-    """A copy of `e` whose names are quoted only where PostgreSQL's deparser would quote
-    them (`"start"` -> `start`, `"end"` kept: a reserved word), as the catalog keeps it."""
-    e = e.copy()
-    for i in e.find_all(exp.Identifier):
-        i.set("quoted", quote_ident(i.name) != i.name)
-    return e
 
 
 def key_parts(table: Table, nodes: list[exp.Expression], include_nodes: Any = None,

@@ -40,6 +40,15 @@ from .names import ident
 if TYPE_CHECKING:
     from ..session import SQLSession
 
+def pg_quoted(e: exp.Expression) -> exp.Expression:
+    """A copy of `e` whose names are quoted only where PostgreSQL's deparser would quote
+    them (`"start"` -> `start`, `"end"` kept: a reserved word), as the catalog keeps it."""
+    e = e.copy()
+    for i in e.find_all(exp.Identifier):
+        i.set("quoted", quote_ident(i.name) != i.name)
+    return e
+
+
 def key_function(s: SQLSession, table: Table, idx: Index) -> Callable[[tuple[Any, ...]], tuple]:
     """Returns row -> index key values (without the primary key)."""
     pos = [a - 1 for a in idx.columns]

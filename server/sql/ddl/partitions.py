@@ -37,12 +37,25 @@ from ...errors import (
     WrongObjectType,
 )
 from ...txn.api import ScanSpec
-from ..catalog.model import Table
+from ..catalog.model import Column, Table
 from ..context import ParamTypes
 from ..dml.values import compile_value
-from ..partitions.bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, literal, parse_key
+from ..parse import parse_sql
+from ..partitions.bounds import (
+    MAXVALUE,
+    MINVALUE,
+    VALUE,
+    Bound,
+    PartKey,
+    key_items,
+    literal,
+    parse_key,
+)
+from ..partitions.keyexprs import compiled
 from ..partitions.members import Partitioned, partitioned, partitions_of
 from ..pgcatalog.ddltext import index_def
+from ..pgcatalog.names import quote_ident
+from .indexkeys import check_immutable, expr_display, pg_quoted
 from .names import ident
 
 if TYPE_CHECKING:
@@ -62,26 +75,47 @@ def key_text(b: TableBuilder, node: exp.PartitionedByProperty) -> str:
     if strategy == "list" and len(items) > 1:
         raise InvalidObjectDefinition('cannot use "list" partition strategy with more than one '
                                       "column")
-    names = []
+    names, exprs = [], []
     for e in items:
-        if not isinstance(e, exp.Column):
-            raise FeatureNotSupported("partition keys that are expressions are not supported")
-        name = ident(e.this)
-        if not any(c.name == name for c in b.columns if not c.dropped):
-            raise UndefinedColumn(f'column "{name}" named in partition key does not exist')
-        names.append(name)
-    key = PartKey(strategy, tuple(b.attnum(n) for n in names), (), tuple(names))
+        while isinstance(e, exp.Paren) and isinstance(e.this, exp.Paren | exp.Column):
+            e = e.this  # NB: ((a)) is the column a, as in PostgreSQL
+        if isinstance(e, exp.Column):
+            name = ident(e.this)
+            if not any(c.name == name for c in b.columns if not c.dropped):
+                raise UndefinedColumn(f'column "{name}" named in partition key does not exist')
+            names.append(name)
+            continue
+        sql = pg_quoted(e.this if isinstance(e, exp.Paren) else e).sql("postgres")
+        check_immutable([sql], "partition key expression")
+        names.append(expr_display(_draft(b), sql))
+        exprs.append(names[-1])
+    by_name = {c.name: c.attnum for c in b.columns if not c.dropped}
+    key = PartKey(strategy, tuple(by_name.get(n, 0) if n not in exprs else 0 for n in names),
+                  (), tuple(names))
+    if exprs:
+        compiled(b.cat, _draft(b), tuple(exprs))  # NB: its bind errors (42703, 42883) now
     constraints = ([("PRIMARY KEY", b.pk)] if b.pk else []) + [
         ("UNIQUE", cols) for _, cols, _, _ in b.uniques]
     for kind, cols in constraints:
         covers_key(kind, b.name, [n for n, a in zip(key.names, key.attnums, strict=True)
-                                  if a not in cols])
+                                  if a not in cols], bool(exprs))
     return key.text()
 
 
-def covers_key(kind: str, table: str, missing: list[str]) -> None:
+def _draft(b: TableBuilder) -> Table:
+    """The table being created, as far as its key expressions need it (its columns)."""
+    return Table(b.oid, b.name, b.schema_oid, tuple(b.columns))
+
+
+def covers_key(kind: str, table: str, missing: list[str], exprs: bool = False) -> None:
     """A unique key of a partitioned table must hold the partition key's columns (0A000
-    naming the first it lacks): a partition's own unique index checks only its rows."""
+    naming the first it lacks): a partition's own unique index checks only its rows. A key
+    with expressions takes none (PostgreSQL's 0A000 too)."""
+    if exprs:
+        raise FeatureNotSupported(
+            f"unsupported {kind} constraint with partition key definition",
+            detail=f"{kind} constraints cannot be used when partition keys include "
+                   "expressions.")
     if missing:
         raise FeatureNotSupported(
             "unique constraint on partitioned table must include all partitioning columns",
@@ -156,7 +190,8 @@ def _bound(s: SQLSession, part: Partitioned, spec: exp.Expression, name: str) ->
             raise InvalidTableDefinition("a hash-partitioned table may not have a default "
                                          "partition")
         return Bound("default")
-    cols = [part.table.columns[a - 1] for a in key.attnums]
+    cols = [part.table.columns[a - 1] if a else Column(n, t)  # NB: an expression's type
+            for a, t, n in zip(key.attnums, key.types, key.names, strict=True)]
     ctx = s.exec_context([])
 
     def value(e: exp.Expression, i: int) -> Any:
@@ -296,7 +331,7 @@ def index_partitions(s: SQLSession, table: Table, tree: exp.Create, attnums: lis
     if tree.args.get("unique"):
         key = partitioned(cat, table).key
         covers_key("UNIQUE", table.name, [n for n, a in zip(key.names, key.attnums, strict=True)
-                                          if a not in attnums])
+                                          if a not in attnums], bool(key.exprs))
     for part in partitions_of(cat, table.oid):
         schema = cat.schema_by_oid(part.schema_oid)
         sub = tree.copy()
@@ -356,7 +391,8 @@ def check_alter(table: Table, tree: exp.Alter, action: exp.Expression) -> None:
                 continue
             kind = "PRIMARY KEY" if isinstance(item, exp.PrimaryKey) else "UNIQUE"
             have = {ident(c) for c in cols}
-            covers_key(kind, table.name, [n for n in _key_names(table.partkey) if n not in have])
+            used, exprs = _key_columns(table)
+            covers_key(kind, table.name, [n for n in used if n not in have], exprs)
     if not _column_action(action):
         return
     names = ([ident(c.this if isinstance(c, exp.Column) else c)
@@ -371,7 +407,7 @@ def check_alter(table: Table, tree: exp.Alter, action: exp.Expression) -> None:
             raise InvalidTableDefinition(f'cannot {verb} inherited column "{names[0]}"')
     if table.partkey and (isinstance(action, exp.Drop) or (
             isinstance(action, exp.AlterColumn) and action.args.get("dtype"))):
-        key = _key_names(table.partkey)
+        key, _ = _key_columns(table)
         for name in names:
             if name in key:
                 verb = "drop" if isinstance(action, exp.Drop) else "alter"
@@ -380,9 +416,26 @@ def check_alter(table: Table, tree: exp.Alter, action: exp.Expression) -> None:
                     f'of relation "{table.name}"')
 
 
-def _key_names(partkey: str) -> list[str]:
-    return [n[1:-1].replace('""', '"') if n.startswith('"') else n
-            for n in re.findall(r'"(?:[^"]|"")*"|[^\s,()]+', partkey.partition(" ")[2])]
+def _key_columns(table: Table) -> tuple[list[str], bool]:
+    """The columns a partition key reads (its column items and those its expressions
+    name), and whether it has expressions."""
+    cols = {c.name for c in table.live_columns}
+    items = key_items(table.partkey)
+    exprs = [i for i in items if i not in cols]
+    named = [c.name for e in exprs for c in parse_sql(f"SELECT {e}").find_all(exp.Column)]
+    return [i for i in items if i in cols] + [n for n in named if n in cols], bool(exprs)
+
+
+_WORD = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[A-Za-z_][A-Za-z_0-9$]*")
+
+
+def _renamed(item: str, old: str, new: str) -> str:
+    """A key expression's text with column `old` named `new` (literals untouched)."""
+    def one(m: re.Match[str]) -> str:
+        w = m.group(0)
+        name = w[1:-1].replace('""', '"') if w[0] == '"' else w if w[0] != "'" else None
+        return quote_ident(new) if name == old else w
+    return _WORD.sub(one, item)
 
 
 def cascade_alter(s: SQLSession, before: Table, tree: exp.Alter, action: exp.Expression,
@@ -397,8 +450,10 @@ def cascade_alter(s: SQLSession, before: Table, tree: exp.Alter, action: exp.Exp
         after = cat.existing_table(before.oid)
         key = parse_key(before.partkey, before)
         names = {c.attnum: c.name for c in after.columns}
+        old, new = ident(action.this.this), ident(action.args["to"].this)
         text = PartKey(key.strategy, key.attnums, key.types,
-                       tuple(names[a] for a in key.attnums)).text()
+                       tuple(names[a] if a else _renamed(n, old, new)
+                             for a, n in zip(key.attnums, key.names, strict=True))).text()
         if text != after.partkey:
             s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(after, partkey=text))
             s.catalog_changed()

@@ -494,6 +494,7 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
     noun = "table" if want == "r" else "view"
     tag = f"DROP {kind}"
     targets = tree.args.get("tables") or [tree.this]
+    found: list[Table] = []  # NB: all looked up first: `DROP TABLE parent, its_partition`
     for t in targets:
         schema, name = table_name(t)
         if missing_schema(s, schema, bool(tree.args.get("exists"))):
@@ -506,9 +507,14 @@ def drop_relations(s: SQLSession, tree: exp.Drop, kind: str) -> str:
             other = {"v": "view", "m": "materialized view"}.get(rel.kind, "table")
             raise WrongObjectType(f'"{name}" is not a {noun}',
                                   hint=f"Use DROP {other.upper()} to remove a {other}.")
-        if rel.kind == "r":
-            refuse_pending(s, s.catalog(), rel, "DROP TABLE")
-        report_cascade(s, drop_table_objects(s, rel, bool(tree.args.get("cascade"))))
+        found.append(rel)
+    for rel in found:
+        current = s.catalog().table_by_oid(rel.oid)
+        if current is None:
+            continue  # NB: gone with a table dropped before it (a partition, CASCADE)
+        if current.kind == "r":
+            refuse_pending(s, s.catalog(), current, "DROP TABLE")
+        report_cascade(s, drop_table_objects(s, current, bool(tree.args.get("cascade"))))
         s.catalog_changed()
     return tag
 

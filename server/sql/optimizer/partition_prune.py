@@ -112,8 +112,8 @@ def _equal_key(part: Partitioned, conds: list[E]) -> tuple[Any, ...] | None:
     """The key's values when the conjuncts set every key column equal to one non-NULL
     constant of its type, else None."""
     out = []
-    for a, t in zip(part.key.attnums, part.key.types, strict=True):
-        tests, isnull = _constants(conds, a - 1, t)
+    for a, t, tree in zip(part.key.attnums, part.key.types, part.key_trees, strict=True):
+        tests, isnull = _constants(conds, a - 1, t, tree)
         eq = [c for op, c in tests if op == "="]
         if isnull or not eq or len(eq) != len(tests):
             return None
@@ -189,27 +189,49 @@ def _refuted(cat: Any, table: Any, conds: list[E]) -> bool:
     return any(_outside(p, b, conds) for p, b in _chain(cat, table))
 
 
-def _constants(conds: list[E], pos: int, type_oid: int) -> tuple[list[tuple[str, Any]], bool]:
-    """The (operator, constant) comparisons of column `pos` among the conjuncts (IN lists
-    as one ("in", values)), and whether one says IS NULL."""
+def _constants(conds: list[E], pos: int, type_oid: int, tree: E | None = None
+               ) -> tuple[list[tuple[str, Any]], bool]:
+    """The (operator, constant) comparisons of column `pos` (or of the key expression
+    `tree`) among the conjuncts (IN lists as one ("in", values)), and whether one says IS
+    NULL."""
+    def key(e: E) -> bool:
+        return e.kind == "col" and e.data == pos if tree is None else same_tree(e, tree)
+
     out: list[tuple[str, Any]] = []
     isnull = False
     for c in conds:
         if c.kind == "op" and c.data in _FLIP and len(c.args) == 2:
             a, b = c.args
             op = c.data
-            if b.kind == "col" and a.kind == "const":
+            if a.kind == "const" and key(b):
                 a, b, op = b, a, _FLIP[op]
-            if a.kind == "col" and a.data == pos and b.kind == "const" and b.data is not None \
+            if key(a) and b.kind == "const" and b.data is not None \
                     and _comparable(b.type, type_oid):
                 out.append((op, b.data))
-        elif c.kind == "in_list" and not c.data and c.args[0].kind == "col" \
-                and c.args[0].data == pos and all(x.kind == "const" and _comparable(x.type, type_oid)
-                                                  for x in c.args[1:]):
+        elif c.kind == "in_list" and not c.data and key(c.args[0]) \
+                and all(x.kind == "const" and _comparable(x.type, type_oid) for x in c.args[1:]):
             out.append(("in", [x.data for x in c.args[1:] if x.data is not None]))
-        elif c.kind == "isnull" and c.args[0].kind == "col" and c.args[0].data == pos:
+        elif c.kind == "isnull" and key(c.args[0]):
             isnull = True
     return out, isnull
+
+
+def same_tree(a: E, b: E) -> bool:
+    """Whether two bound expressions compute the same thing from the same columns (a
+    Filter's `lower(name)` and the key's): kinds, types, data and arguments alike (a
+    Python callable in `data` by its name only)."""
+    if a.kind != b.kind or a.type != b.type or len(a.args) != len(b.args):
+        return False
+    if a.data is not b.data:
+        da, db = a.data, b.data
+        if isinstance(da, tuple) and isinstance(db, tuple) and a.kind == "pyfunc":
+            da, db = da[0], db[0]
+        try:
+            if da != db:
+                return False
+        except Exception:  # noqa: BLE001 - data that does not compare is not the same
+            return False
+    return all(same_tree(x, y) for x, y in zip(a.args, b.args, strict=True))
 
 
 def _comparable(const_type: int, key_type: int) -> bool:
@@ -236,8 +258,8 @@ def _outside(part: Partitioned, bound: Bound, conds: list[E],
     per_col = memo.get(id(part)) if memo is not None else None
     if per_col is None:
         key = part.key
-        per_col = [_constants(conds, a - 1, t)
-                   for a, t in zip(key.attnums, key.types, strict=True)]
+        per_col = [_constants(conds, a - 1, t, tree)
+                   for a, t, tree in zip(key.attnums, key.types, part.key_trees, strict=True)]
         if memo is not None:
             memo[id(part)] = per_col
     if _outside_and(part, bound, per_col):

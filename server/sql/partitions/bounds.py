@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,33 +42,100 @@ _TOKEN = re.compile(r"'(?:[^']|'')*'|[^\s,()]+|[(),]")
 
 @dataclass(frozen=True)
 class PartKey:
-    """A partitioned table's key: its strategy and key columns (attnums, types, names)."""
+    """A partitioned table's key: its strategy and key items (attnums, types, names). An
+    expression item has attnum 0 and its text, as pg_get_partkeydef prints it, for a name;
+    `uses` lists the attnums the items read (an UPDATE of others never moves a row)."""
 
     strategy: str  # range | list | hash
     attnums: tuple[int, ...]
     types: tuple[int, ...]
     names: tuple[str, ...]
+    uses: tuple[int, ...] = ()
+
+    @property
+    def exprs(self) -> tuple[str, ...]:
+        """The expression items' texts, in key order."""
+        return tuple(n for a, n in zip(self.attnums, self.names, strict=True) if not a)
+
+    def items(self, bare: bool = True) -> list[str]:
+        """Each item as PostgreSQL prints it: a column's name quoted if need be, an
+        expression as deparsed (`(a + 1)`), or, not `bare`, as pg_get_partkeydef lists it
+        (`((a + 1))`: anything but a function call in parentheses)."""
+        return [quote_ident(n) if a else _unwrapped(n) if bare else n
+                for a, n in zip(self.attnums, self.names, strict=True)]
 
     def text(self) -> str:
         """pg_get_partkeydef's text."""
-        return f"{self.strategy.upper()} ({', '.join(map(quote_ident, self.names))})"
+        return f"{self.strategy.upper()} ({', '.join(self.items(bare=False))})"
 
     def values_text(self, values: tuple[Any, ...]) -> str:
         """`(a, b) = (1, x)`: a failing row's key, as the 23514's DETAIL shows it."""
         shown = ", ".join("null" if v is None else ("t" if v else "f") if t == T.BOOL
                           else to_text(v, t) for v, t in zip(values, self.types, strict=True))
-        return f"({', '.join(map(quote_ident, self.names))}) = ({shown})"
+        return f"({', '.join(self.items())}) = ({shown})"
 
 
-def parse_key(text: str, table: Any) -> PartKey:
-    """The PartKey of a `Table.partkey` text over the table's columns."""
-    strategy, _, rest = text.partition(" ")
+def _unwrapped(item: str) -> str:
+    """An expression item without the parentheses pg_get_partkeydef puts around it (a
+    function call has none: it does not start with one).
+
+    >>> _unwrapped("((a + 1))"), _unwrapped("lower(b)"), _unwrapped("(a)::text")
+    ('(a + 1)', 'lower(b)', '(a)::text')
+    """
+    if not item.startswith("("):
+        return item
+    depth = 0
+    for i, ch in enumerate(item):  # NB: quotes hold no parenthesis in these texts' keys
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return item[1:-1] if i == len(item) - 1 else item
+    return item
+
+
+def key_items(text: str) -> list[str]:
+    """The items of a `Table.partkey` text: column names unquoted, expressions as written.
+
+    >>> key_items('RANGE ("A b", lower(x), ((a + 1)))')
+    ['A b', 'lower(x)', '((a + 1))']
+    """
+    rest = text.partition(" ")[2].strip()[1:-1]
+    out, depth, start, quote = [], 0, 0, ""
+    for i, ch in enumerate(rest):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(rest[start:i].strip())
+            start = i + 1
+    out.append(rest[start:].strip())
+    return [n[1:-1].replace('""', '"') if _QUOTED.fullmatch(n) else n for n in out]
+
+
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')
+
+
+def parse_key(text: str, table: Any,
+              expressions: Callable[[Any, tuple[str, ...]], tuple[list[int], list[int]]]
+              | None = None) -> PartKey:
+    """The PartKey of a `Table.partkey` text over the table's columns; `expressions` gives
+    expression items' (types, attnums read) (`partitions.keyexprs`)."""
+    strategy = text.partition(" ")[0]
     cols = {c.name: c for c in table.live_columns}
-    names = [n[1:-1].replace('""', '"') if n.startswith('"') else n
-             for n in re.findall(r'"(?:[^"]|"")*"|[^\s,()]+', rest)]
-    picked = [cols[n] for n in names]
-    return PartKey(strategy.lower(), tuple(c.attnum for c in picked),
-                   tuple(c.type_oid for c in picked), tuple(names))
+    names = key_items(text)
+    exprs = tuple(n for n in names if n not in cols)
+    types, reads = expressions(table, exprs) if exprs and expressions is not None else (
+        [0] * len(exprs), [])
+    it = iter(types)
+    return PartKey(strategy.lower(), tuple(cols[n].attnum if n in cols else 0 for n in names),
+                   tuple(cols[n].type_oid if n in cols else next(it) for n in names),
+                   tuple(names), tuple(sorted({cols[n].attnum for n in names if n in cols}
+                                              | set(reads))))
 
 
 def literal(v: Any, oid: int) -> str:

@@ -24,6 +24,24 @@ from ..catalog.model import Table
 from .bounds import MAXVALUE, MINVALUE, VALUE, Bound, PartKey, parse_bound, parse_key
 from .hashing import row_hash
 
+# (catalog, table, expression items) -> (their types, the attnums they read, one function
+# row -> value each): set by `partitions.keyexprs`, which compiles SQL, a layer above this
+KeyExprs = Callable[[Any, Table, tuple[str, ...]],
+                    tuple[list[int], list[int], list[Callable[[Any], Any]], list[Any]]]
+_KEY_EXPRS: list[KeyExprs] = []
+
+
+def compile_key_exprs_with(fn: KeyExprs) -> None:
+    """Installs the compiler of expression partition keys (`PARTITION BY RANGE (lower(x))`)."""
+    _KEY_EXPRS[:] = [fn]
+
+
+def key_exprs(cat: Any, table: Table, exprs: tuple[str, ...]
+              ) -> tuple[list[int], list[int], list[Callable[[Any], Any]], list[Any]]:
+    """The types, attnums read, row functions and bound trees (`expr.bound.E`, over the
+    row's slots) of a key's expression items."""
+    return _KEY_EXPRS[0](cat, table, exprs)
+
 
 @dataclass(frozen=True)
 class Member:
@@ -36,13 +54,22 @@ class Partitioned:
 
     def __init__(self, cat: Any, parent: Table) -> None:
         self.table = parent
-        self.key: PartKey = parse_key(parent.partkey, parent)
+        self.key: PartKey = parse_key(parent.partkey, parent,
+                                      lambda t, ex: key_exprs(cat, t, ex)[:2])
         members = [Member(t, parse_bound(t.partbound, self.key)) for t in cat.tables
                    if t.partof == parent.oid]
         members.sort(key=lambda m: m.bound.order())
         self.members = members
         self.default = next((i for i, m in enumerate(members) if m.bound.kind == "default"), None)
         self._pos = [a - 1 for a in self.key.attnums]
+        self._items: list[tuple[int, Any]] | None = None
+        # per key item: None for a column, the bound tree of an expression (pruning's)
+        self.key_trees: list[Any] = [None] * len(self._pos)
+        if self.key.exprs:  # NB: each expression item computed from the row
+            _, _, fns, trees = key_exprs(cat, parent, self.key.exprs)
+            it, tt = iter(fns), iter(trees)
+            self._items = [(p, None) if p >= 0 else (-1, next(it)) for p in self._pos]
+            self.key_trees = [None if p >= 0 else next(tt) for p in self._pos]
         self._ranges = [i for i, m in enumerate(members) if m.bound.kind == "range"]
         self._los = [members[i].bound.lo for i in self._ranges]
         self._values = {v: i for i, m in enumerate(members) if m.bound.kind == "list"
@@ -51,14 +78,16 @@ class Partitioned:
                         if m.bound.kind == "hash"]
         # one-column range keys (the usual: a date, a timestamp, an id): plain values bisected,
         # with no tuple built per row; the partition from MINVALUE apart (no value is below)
-        self._plain = self.key.strategy == "range" and len(self._pos) == 1
+        self._plain = self.key.strategy == "range" and len(self._pos) == 1 and not self.key.exprs
         firsts = [(members[i].bound.lo[0], members[i].bound.hi[0], i) for i in self._ranges]
         self._from_min = next(((hi, i) for (f, _), hi, i in firsts if f == MINVALUE), None)
         self._lo_vals = [v for (f, v), _, _ in firsts if f == VALUE]
         self._his = [(hi, i) for (f, _), hi, i in firsts if f == VALUE]
 
     def key_of(self, row: Any) -> tuple[Any, ...]:
-        return tuple(row[p] for p in self._pos)
+        if self._items is None:
+            return tuple(row[p] for p in self._pos)
+        return tuple(row[p] if fn is None else fn(row) for p, fn in self._items)
 
     def find(self, key: tuple[Any, ...]) -> int | None:
         """The index of the member taking a row with this key (None: no partition)."""

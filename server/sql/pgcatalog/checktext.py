@@ -250,6 +250,13 @@ class _Deparser:
         if isinstance(node, exp.Coalesce):
             args = [node.this, *node.expressions]
             return _Out(f"COALESCE({', '.join(self.dep(a).text for a in args)})", "atom")
+        if isinstance(node, exp.TimestampTrunc | exp.DateTrunc) and isinstance(
+                node.args.get("unit"), exp.Var | exp.Literal):  # sqlglot's DATE_TRUNC('MONTH', x)
+            args = [f"{quote_literal(node.args['unit'].name.lower())}::text", self.dep(node.this).text]
+            zone = node.args.get("zone")
+            if zone is not None:
+                args.append((self.literal(zone, T.TEXT) or self.dep(zone)).text)
+            return _Out(f"date_trunc({', '.join(args)})", "atom")
         if isinstance(node, exp.Func):
             return self.function(node)
         raise ValueError(f"no deparse rule for {type(node).__name__}")

@@ -17,7 +17,6 @@ from ..catalog import model as M
 from ..partitions.bounds import STRATEGIES, VALUE, literal
 from ..partitions.members import partitioned
 from .ddltext import format_type
-from .names import quote_ident
 from .opclasses import oid_of
 from .partindexes import index_parent
 from .registry import pg_relation
@@ -83,7 +82,7 @@ def _conjuncts(cat: M.CatalogSnapshot, parent: M.Table, table: M.Table) -> list[
     if member is None or len(key.attnums) != 1 and member.bound.kind != "hash":
         return None
     b = member.bound
-    name = quote_ident(key.names[0]) if key.names else ""
+    name = key.items()[0] if key.names else ""  # NB: an expression as it is
     typ = key.types[0] if key.types else 0
 
     def const(v: Any) -> str:
@@ -91,7 +90,7 @@ def _conjuncts(cat: M.CatalogSnapshot, parent: M.Table, table: M.Table) -> list[
         return text if not text.startswith("'") else f"{text}::{format_type(typ, None)}"
 
     if b.kind == "hash":
-        cols = ", ".join(map(quote_ident, key.names))
+        cols = ", ".join(key.items())
         return [f"satisfies_hash_partition('{parent.oid}'::oid, {b.modulus}, {b.remainder}, "
                 f"{cols})"]
     if b.kind == "range":
