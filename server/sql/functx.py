@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .catalog.model import CatalogSnapshot, Function
 from .plpgsql.functions import call
+from .plpgsql.interp import Interp
 from .plpgsql.triggers import TriggerCall, run_trigger, trigger_depth
 from .statement import analyse_tree
 
@@ -67,6 +68,12 @@ class SessionFunctions:
         """Runs a CREATE FUNCTION function's body (see `plpgsql.functions`; `context`:
         `expr.udfinline`'s answer for the call)."""
         return call(self._s, fn, args, analyse_tree, context)
+
+    def query(self, sql: str) -> tuple[list[tuple[Any, ...]], list[Any]]:
+        """Runs a query for a function that is given one as text (tablefunc's crosstab, as
+        its SPI_execute): its rows and columns (`.name`, `.type_oid`)."""
+        rows, columns, _ = Interp(self._s, analyse_tree).run_sql(sql)
+        return rows, columns
 
     def run_trigger(self, fn: Function, call: TriggerCall) -> list[Any] | None:
         """Runs a trigger function for one firing (see `plpgsql.triggers`)."""

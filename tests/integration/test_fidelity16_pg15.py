@@ -1233,6 +1233,42 @@ select c.relname from pg_class c where c.relname operator(pg_catalog.=) any (arr
 select 1 where 1 operator(pg_catalog.<>) all (array[2, 3]);
 select c.relname from pg_class c where c.relname operator(pg_catalog.~) '^(t)$' collate pg_catalog.default
 """,
+    # tablefunc's crosstab(source) and crosstab(source, categories): the pivot, the column
+    # definition list, tablefunc's checks of the source and return types
+    "crosstab": """
+select * from crosstab('select 1');
+create extension tablefunc;
+create table ct (id serial, rowid text, attribute text, val text);
+insert into ct (rowid, attribute, val) values ('test1','att1','val1'),('test1','att2','val2'),('test1','att3','val3'),('test1','att4','val4'),('test2','att1','val5'),('test2','att2','val6'),('test2','att3','val7'),('test2','att4','val8'),(null,'att1','val9'),(null,'att2','val10');
+select * from crosstab('select rowid, attribute, val from ct where attribute = ''att2'' or attribute = ''att3'' order by 1,2;') as ct(row_name text, category_1 text, category_2 text);
+select * from crosstab('select rowid, attribute, val from ct order by 1,2;') as ct(row_name text, c1 text, c2 text, c3 text, c4 text, c5 text, c6 text);
+select * from crosstab('select rowid, attribute, val from ct order by 1,2;');
+select * from crosstab('select rowid, attribute from ct order by 1,2;') as ct(row_name text, c1 text);
+select * from crosstab('select rowid, attribute, val from ct order by 1,2;') as ct(row_name int, c1 text);
+select * from crosstab('select rowid, attribute, val from ct order by 1,2;') as ct(row_name text, c1 int);
+select * from crosstab('select rowid, attribute, id from ct order by 1,2;') as ct(row_name text, c1 int, c2 int);
+select * from crosstab('select rowid, attribute, val from ct order by 1', 'select distinct attribute from ct where attribute <> ''att2'' order by 1') as ct(row_name text, att1 text, att3 text, att4 text);
+select * from crosstab('select rowid, id, attribute, val from ct order by 1', 'select distinct attribute from ct order by 1') as ct(row_name text, id int, att1 text, att2 text, att3 text, att4 text);
+select * from crosstab('select rowid, attribute, val from ct order by 1', 'select distinct attribute from ct order by 1') as ct(row_name text, att1 text);
+select * from crosstab('select rowid, attribute, val from ct order by 1', 'select distinct attribute, 1 from ct order by 1') as ct(row_name text, att1 text, att2 text, att3 text, att4 text);
+select * from crosstab('select nope') as ct(row_name text, c1 text);
+select row_name, c2 from crosstab('select rowid, attribute, val from ct order by 1,2') as ct(row_name text, c1 text, c2 text) where c1 = 'val1'
+""",
+    # ts_headline's MaxFragments (PostgreSQL's mark_hl_fragments): covers, pieces of at most
+    # MaxWords, the best ones stretched, FragmentDelimiter between them
+    "headline_fragments": """
+SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'fox & dog'), 'MaxFragments=2, MaxWords=5, MinWords=2, FragmentDelimiter=" ... "');
+SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'fox & dog'), 'MaxFragments=1, MaxWords=5, MinWords=2');
+SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'fox | dog'), 'MaxFragments=3, MaxWords=4, MinWords=1, FragmentDelimiter=" | "');
+SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'cat'), 'MaxFragments=2, MaxWords=5, MinWords=3');
+SELECT ts_headline('english', 'Search engines index documents; a search query finds the documents that match. Ranking orders the matches. PostgreSQL text search supports ranking, highlighting and fragments of documents for each match.', to_tsquery('english', 'search & document'), 'MaxFragments=3, MaxWords=8, MinWords=3, FragmentDelimiter=" ... "');
+SELECT ts_headline('english', 'Search engines index documents; a search query finds the documents that match. Ranking orders the matches. PostgreSQL text search supports ranking, highlighting and fragments of documents for each match.', to_tsquery('english', 'match'), 'MaxFragments=10, MaxWords=6, MinWords=2, StartSel=[, StopSel=]');
+SELECT ts_headline('english', 'Search engines index documents; a search query finds the documents that match. Ranking orders the matches. PostgreSQL text search supports ranking, highlighting and fragments of documents for each match.', to_tsquery('english', 'rank & !highlight'), 'MaxFragments=2');
+SELECT ts_headline('english', 'Search engines index documents; a search query finds the documents that match.', to_tsquery('english', 'search'), 'MaxFragments=-1');
+SELECT ts_headline('english', 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur.', to_tsquery('english', 'dolor & ut'), 'MaxFragments=2, MaxWords=10, MinWords=5');
+SELECT ts_headline('english', 'a b c d e f g h i j k l m n o p q r s t u v w x y z one two three four five six seven eight nine ten eleven twelve', to_tsquery('english', 'seven'), 'MaxFragments=1, MaxWords=6, MinWords=2, ShortWord=0');
+SELECT ts_headline('english', 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.', to_tsquery('english', 'dolor'), 'MaxFragments=2, MaxWords=4, MinWords=2, FragmentDelimiter=...')
+""",
 }
 
 ASYNCPG = [

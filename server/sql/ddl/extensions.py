@@ -17,8 +17,9 @@ PostgreSQL: `functions.cryptofns.EXTENSION_OF`). btree_gist gives GiST indexes a
 EXCLUDE constraints the scalar types (`pgcatalog.accessmethods.BTREE_GIST`), btree_gin
 gives them to GIN indexes (`BTREE_GIN`); bloom makes its index access method
 (`accessmethods.EXTENSION_METHODS`: keys of int4 and text, its length and colN options),
-pg_trgm its trigram functions and operators (`functions.trgmfns`, `expr.trgmops`) and
-unaccent its function (`functions.unaccentfns`); Django's contrib.postgres test
+pg_trgm its trigram functions and operators (`functions.trgmfns`, `expr.trgmops`),
+unaccent its function (`functions.unaccentfns`) and tablefunc its crosstab
+(`functions.tablefunc`); Django's contrib.postgres test
 migrations create all of these. btree_gist's and pg_trgm's operator classes are
 `pgcatalog.extopclasses` (DROP EXTENSION refuses while an index uses one, 2BP01, or drops
 it with CASCADE). Not made: unaccent's text search dictionary. Any other extension fails with PostgreSQL's own
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 
 AVAILABLE = {"pgcrypto": "1.3", "uuid-ossp": "1.1", "hstore": "1.8", "citext": "1.6",
              "btree_gist": "1.7", "bloom": "1.0", "btree_gin": "1.3", "pg_trgm": "1.6",
-             "unaccent": "1.1"}
+             "unaccent": "1.1", "tablefunc": "1.0"}
 TYPES = {"hstore": ("hstore",), "citext": ("citext",)}  # the base types an extension makes
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w$-]+)"
 _CREATE = re.compile(rf"CREATE\s+EXTENSION\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?(?P<name>{_NAME})"

@@ -129,6 +129,9 @@ class FunctionContext(Protocol):
 
     def get_setting(self, name: str) -> str | None: ...
 
+    def query(self, sql: str) -> tuple[list[tuple[Any, ...]], list[Any]]:
+        """Runs a query given as text (tablefunc's crosstab): its rows and columns."""
+
     def set_setting(self, name: str, value: str, is_local: bool) -> str: ...
 
     def search_path(self) -> list[str]: ...

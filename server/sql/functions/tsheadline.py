@@ -6,9 +6,17 @@ wrapped in StartSel/StopSel (`<b>`, `</b>`); the fragment starts at the first
 match, takes the words until a later operand of an AND is covered, grows
 forward to MinWords (15) words and past short words (ShortWord, 3 letters) at
 its end, at most MaxWords (35), then backward if the document ends first.
-HighlightAll=true keeps the whole document. Known differences: PostgreSQL
-chooses among all covers of an AND query (here: the first), and MaxFragments
-> 0 (several fragments joined by FragmentDelimiter) is given one fragment.
+HighlightAll=true keeps the whole document. Known difference: PostgreSQL
+chooses among all covers of an AND query (here: the first).
+
+MaxFragments > 0 is PostgreSQL's mark_hl_fragments (`_fragments`): every cover
+of the query (the shortest runs of words from a match that satisfy it, one from
+each match on), cut into pieces of at most MaxWords words that start and end at
+a match; then, up to MaxFragments times, the piece with the most matches (the
+fewest words on a tie) that overlaps none chosen is stretched to MaxWords, half
+before and half after, ends pulled back to words longer than ShortWord or
+matches. The fragments come in document order, FragmentDelimiter (" ... ")
+between them; with none, the first MinWords words.
 
 >>> headline("english", "The quick brown fox jumps over the lazy dog",
 ...          (("&", ("v", "fox", 0, False), ("v", "dog", 0, False))), "")
@@ -29,7 +37,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 def _options(text: str) -> dict[str, Any]:
     opts: dict[str, Any] = {"startsel": "<b>", "stopsel": "</b>", "maxwords": 35,
-                            "minwords": 15, "shortword": 3, "highlightall": False}
+                            "minwords": 15, "shortword": 3, "highlightall": False,
+                            "maxfragments": 0, "fragmentdelimiter": " ... "}
     for m in _OPTION.finditer(text or ""):
         key, val = m.group(1).lower(), m.group(2).strip('"')
         if key in ("maxwords", "minwords", "shortword", "maxfragments"):
@@ -42,6 +51,10 @@ def _options(text: str) -> dict[str, Any]:
         raise InvalidParameterValue("MinWords should be less than MaxWords")
     if opts["minwords"] <= 0:
         raise InvalidParameterValue("MinWords should be positive")
+    if opts["shortword"] < 0:
+        raise InvalidParameterValue("ShortWord should be >= 0")
+    if opts["maxfragments"] < 0:
+        raise InvalidParameterValue("MaxFragments should be >= 0")
     return opts
 
 
@@ -75,6 +88,8 @@ def headline(config: str, text: str, tree: Any, options: str) -> str:
     if not words:
         return text
     n = len(words)
+    if opts["maxfragments"] > 0:
+        return _fragments(text, words, tree, opts)
     if opts["highlightall"]:
         first, last = 0, n - 1
     else:
@@ -118,3 +133,134 @@ def _fragment(words: list[tuple[int, int, str]], tree: Any,
     while p > 0 and end - p + 1 < minw:
         p -= 1
     return p, end
+
+
+def _satisfied(tree: Any, found: set[str]) -> bool:
+    """Whether words with these matched lexemes satisfy the query (a phrase as an AND)."""
+    if tree is None:
+        return False
+    if tree[0] == "v":
+        return tree[1] in found
+    if tree[0] == "!":
+        return not _satisfied(tree[1], found)
+    if tree[0] == "|":
+        return _satisfied(tree[1], found) or _satisfied(tree[2], found)
+    return _satisfied(tree[1], found) and _satisfied(tree[2], found)
+
+
+def _fragments(text: str, words: list[tuple[int, int, str]], tree: Any,
+               opts: dict[str, Any]) -> str:
+    """MaxFragments > 0: see the module docstring. Tokens are the words and the text
+    between them (a blank token, which counts as no word and ends no fragment)."""
+    toks: list[tuple[int, int, str, bool]] = []  # (start, end, matched lexeme, is a word)
+    pos = 0
+    for start, end, hit in words:
+        if start > pos:
+            toks.append((pos, start, "", False))
+        toks.append((start, end, hit, True))
+        pos = end
+    if pos < len(text):
+        toks.append((pos, len(text), "", False))
+    n, short, maxw = len(toks), opts["shortword"], opts["maxwords"]
+    max_cover = max(maxw * 10, 100)
+    items = [i for i, t in enumerate(toks) if t[2]]
+
+    def counted(i: int) -> bool:
+        return toks[i][3]
+
+    def bad_end(i: int) -> bool:  # PostgreSQL's BADENDPOINT
+        t = toks[i]
+        return (not t[3] or t[1] - t[0] <= short or text[t[0]:t[1]].isdigit()) and not t[2]
+
+    covers: list[list[Any]] = []  # [start, end, words, matches, chosen/excluded]
+    for k, p in enumerate(items):
+        found: set[str] = set()
+        for q in items[k:]:
+            if q - p >= max_cover:
+                break
+            found.add(toks[q][2])
+            if _satisfied(tree, found):
+                start, end = p, q
+                while start <= end:  # get_next_fragment: pieces of at most MaxWords words
+                    while start < end and not toks[start][2]:
+                        start += 1
+                    cur = hits = 0
+                    i = start
+                    while i <= end and cur < maxw:
+                        cur += counted(i)
+                        hits += bool(toks[i][2])
+                        i += 1
+                    stop = end
+                    if end > i:
+                        stop = i
+                        while stop >= start:
+                            if toks[stop][2]:
+                                break
+                            cur -= counted(stop)
+                            stop -= 1
+                    covers.append([start, stop, cur, hits, False])
+                    start, end = stop + 1, q
+                break
+    marked = [False] * n
+    chosen = 0
+    for _ in range(opts["maxfragments"]):
+        best = None
+        for c in covers:
+            if not c[4] and (best is None or c[3] > best[3] or (c[3] == best[3]
+                                                                  and c[2] < best[2])):
+                best = c
+        if best is None or best[3] == 0:
+            break
+        start, end, cur = best[0], best[1], best[2]
+        if cur < maxw:
+            room, stretch, mark = (maxw - cur) // 2, 0, start
+            i = start - 1
+            while i >= 0 and stretch < room and not marked[i]:
+                if counted(i):
+                    cur += 1
+                    stretch += 1
+                mark = i
+                i -= 1
+            i = mark
+            while i < start and bad_end(i):
+                cur -= counted(i)
+                i += 1
+            start, mark = i, end
+            i = end + 1
+            while i < n and cur < maxw and not marked[i]:
+                cur += counted(i)
+                mark = i
+                i += 1
+            i = mark
+            while i > end and bad_end(i):
+                cur -= counted(i)
+                i -= 1
+            end = i
+        for i in range(start, end + 1):
+            marked[i] = True
+        chosen += 1
+        for c in covers:
+            if c is best or start <= c[0] <= end or start <= c[1] <= end or (
+                    c[0] < start and c[1] > end):
+                c[4] = True
+    if not chosen:
+        cur = 0
+        for i in range(n):
+            if cur >= opts["minwords"]:
+                break
+            cur += counted(i)
+            marked[i] = True
+    out: list[str] = []
+    inside = fragments = 0
+    for i, (start, end, hit, _) in enumerate(toks):
+        if not marked[i]:
+            inside = 0
+            continue
+        if not inside:
+            inside = 1
+            fragments += 1
+            if fragments > 1:
+                out.append(opts["fragmentdelimiter"])
+        piece = text[start:end]
+        out.append(f"{opts['startsel']}{piece}{opts['stopsel']}" if hit else piece)
+    return "".join(out)

@@ -1,7 +1,7 @@
 """Column definition lists: `FROM json_to_record(j) AS x(a int, b text)`.
 
 A function that returns `record` with no row type of its own (json(b)_to_record,
-json(b)_to_recordset) gets its columns from the alias's column definitions, as
+json(b)_to_recordset, tablefunc's crosstab) gets its columns from the alias's column definitions, as
 in PostgreSQL; without them it is PostgreSQL's 42601 `a column definition list
 is required for functions returning "record"`, at the function's position.
 """
@@ -14,10 +14,12 @@ from sqlglot import exp
 
 from ...errors import DuplicateColumn, SQLError
 from ...pgtypes import oids as T
-from ..expr import jsonrows
+from ..expr import jsonrows, usertypes
 from ..expr.binder import Binder
 from ..expr.bound import E
+from ..expr.functions import coerce
 from ..expr.types import datatype_oid
+from ..functions import tablefunc
 
 _POPULATE = frozenset(("populate_record", "json_populate_record", "jsonb_populate_record",
                        "json_populate_recordset", "jsonb_populate_recordset"))
@@ -43,6 +45,13 @@ def record_call(b: Binder, fn: exp.Expr, defs: tuple[tuple[str, int], ...] | Non
         if defs is None:
             raise _required(position)
         return jsonrows.to_record(name, [b.bind(a) for a in fn.expressions], params, defs)
+    if name in tablefunc.NAMES and usertypes.has_extension(tablefunc.EXTENSION):
+        args = [coerce(b.bind(a), T.TEXT, params=params) for a in fn.expressions]
+        call = tablefunc.crosstab_call(args, defs) if defs is not None else None
+        if call is not None:
+            return call
+        if defs is None and len(args) in (1, 2):
+            raise _required(position)
     if name in _POPULATE and fn.expressions and defs is None:
         first = b.bind(fn.expressions[0])
         if first.kind == "row" or (first.rowtype or first.type) == T.RECORD and \
