@@ -11,7 +11,7 @@ constraints when a table or column is renamed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -126,18 +126,22 @@ def report_cascade(s: SQLSession, objects: list[str]) -> None:
                  detail="\n".join(f"drop cascades to {o}" for o in objects))
 
 
-def _rewrite_table_in_views(s: SQLSession, table: Table, edit: Callable[[exp.Table], None]) -> None:
-    """Applies `edit` to every reference to `table` in the views that read it, and stores them."""
+def _views_reading(s: SQLSession, table: Table
+                   ) -> Iterator[tuple[Table, exp.Expression, list[exp.Table], set[str]]]:
+    """Each view that reads `table`, with its parsed tree, the references to the table in
+    it and the names of the CTEs it defines (what every rewrite below walks)."""
     cat = s.catalog()
     schema = _schema_name(cat, table.schema_oid)
     for v in dependent_views(cat, table):
         tree = _tree(v)
         assert tree is not None
         ctes = _ctes(tree)
-        for t in list(tree.find_all(exp.Table)):
-            if _names_table(t, table, schema, ctes):
-                edit(t)
-        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
+        yield v, tree, [t for t in tree.find_all(exp.Table)
+                        if _names_table(t, table, schema, ctes)], ctes
+
+
+def _store_view(s: SQLSession, view: Table, tree: exp.Expression) -> None:
+    s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(view, view_sql=tree.sql("postgres")))
 
 
 def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
@@ -146,15 +150,9 @@ def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
     a view (which holds the table's OID) shows them. Where the old or the new name also
     means something else in the view (a CTE, another table or alias), the table keeps its
     old name as an alias instead, which keeps those references valid."""
-    cat = s.catalog()
-    schema = _schema_name(cat, table.schema_oid)
-    for v in dependent_views(cat, table):
-        tree = _tree(v)
-        assert tree is not None
-        ctes = _ctes(tree)
-        tables = list(tree.find_all(exp.Table))
-        refs = [t for t in tables if _names_table(t, table, schema, ctes)]
-        taken = {t.alias_or_name for t in tables if all(t is not r for r in refs)}
+    schema = _schema_name(s.catalog(), table.schema_oid)
+    for v, tree, refs, ctes in _views_reading(s, table):
+        taken = {t.alias_or_name for t in tree.find_all(exp.Table) if all(t is not r for r in refs)}
         taken |= {t.alias for t in refs if t.args.get("alias")}
         keep_old = bool({table.name, new_name} & (taken | ctes))
         for t in refs:
@@ -167,13 +165,16 @@ def rename_table_in_views(s: SQLSession, table: Table, new_name: str) -> None:
             for c in tree.find_all(exp.Column):
                 if c.table == table.name:
                     c.set("table", exp.to_identifier(new_name))
-        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
+        _store_view(s, v, tree)
 
 
 def move_table_in_views(s: SQLSession, table: Table, new_schema: str) -> None:
     """Rewrites the views that read `table` after ALTER ... SET SCHEMA: they name it in its
     new schema (PostgreSQL's views hold the OID; ours hold the name)."""
-    _rewrite_table_in_views(s, table, lambda t: t.set("db", exp.to_identifier(new_schema)))
+    for v, tree, refs, _ in _views_reading(s, table):
+        for t in refs:
+            t.set("db", exp.to_identifier(new_schema))
+        _store_view(s, v, tree)
 
 
 def _rename_columns(tree: exp.Expression, quals: set[str], old: str, new: str) -> None:
@@ -184,17 +185,10 @@ def _rename_columns(tree: exp.Expression, quals: set[str], old: str, new: str) -
 
 def rename_column_in_views(s: SQLSession, table: Table, old: str, new: str) -> None:
     """Rewrites views that read `table` after RENAME COLUMN (their output names stay)."""
-    cat = s.catalog()
-    schema = _schema_name(cat, table.schema_oid)
-    for v in dependent_views(cat, table):
-        tree = _tree(v)
+    for v, tree, refs, _ in _views_reading(s, table):
         if not isinstance(tree, exp.Select):
             continue  # NB: set operations and CTEs are left alone
-        ctes = _ctes(tree)
-        quals = {table.name}
-        for t in tree.find_all(exp.Table):
-            if _names_table(t, table, schema, ctes) and t.args.get("alias"):
-                quals.add(t.alias)
+        quals = {table.name} | {t.alias for t in refs if t.args.get("alias")}
         projections = []
         for e in tree.expressions:
             if isinstance(e, exp.Column) and ident(e.this) == old and (
@@ -203,7 +197,7 @@ def rename_column_in_views(s: SQLSession, table: Table, old: str, new: str) -> N
             projections.append(e)
         tree.set("expressions", projections)
         _rename_columns(tree, quals, old, new)
-        s.store.put(s.ensure_txn(), s.db.oid, dataclasses.replace(v, view_sql=tree.sql("postgres")))
+        _store_view(s, v, tree)
 
 
 def rename_column_in_checks(s: SQLSession, table: Table, old: str, new: str) -> None:
