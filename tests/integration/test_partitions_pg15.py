@@ -255,6 +255,32 @@ create table ph1 partition of ph for values with (modulus 2, remainder 1);
 insert into ph values ('a'), ('b'), ('c'), ('d');
 select tableoid::regclass, * from ph order by a;
 drop table pe, pe3, pn, px, py, ph;
+create table fr (id int primary key);
+insert into fr values (1), (2), (3);
+create table fm (a int, b int references fr) partition by range (a);
+create table fm1 partition of fm for values from (0) to (10);
+create table fm2 partition of fm for values from (10) to (20) partition by list (b);
+create table fm2a partition of fm2 default;
+insert into fm values (1, 1), (11, 2);
+delete from fr where id = 1;
+delete from fr where id = 2;
+update fr set id = 5 where id = 2;
+delete from fr where id = 3;
+create table fc (a int, b int references fr on delete cascade on update cascade) partition by range (a);
+create table fc1 partition of fc for values from (0) to (10);
+create table fc2 partition of fc for values from (10) to (20);
+insert into fr values (7), (8);
+insert into fc values (1, 7), (12, 7), (2, 8);
+update fr set id = 70 where id = 7;
+select tableoid::regclass, * from fc order by a;
+delete from fr where id = 70;
+select tableoid::regclass, * from fc order by a;
+create table fn (a int, b int references fr on delete set null) partition by range (a);
+create table fn1 partition of fn for values from (0) to (10);
+insert into fn values (3, 8);
+delete from fr where id = 8;
+select * from fn;
+drop table fm, fc, fn, fr;
 """
 
 

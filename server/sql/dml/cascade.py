@@ -19,8 +19,10 @@ from ...errors import ForeignKeyViolation
 from ...txn.api import ScanSpec
 from ..catalog.model import Constraint
 from ..expr.casts import to_text
+from ..partitions.members import leaves
 from .deferstate import defer_parent_keys, is_deferred
 from .firetriggers import cascaded_statement
+from .partrouter import tag
 from .values import compile_default
 
 if TYPE_CHECKING:
@@ -31,16 +33,18 @@ if TYPE_CHECKING:
 def children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
                   ) -> list[tuple[bytes, tuple[Any, ...]]]:
     """The (key, row) pairs of fk's table that reference the parent key `vals`."""
-    child = s.catalog().existing_table(fk.table_oid)
+    cat = s.catalog()
+    child = cat.existing_table(fk.table_oid)
     conds = [("cmp", "=", ("col", a - 1), ("const", v)) for a, v in zip(fk.columns, vals,
                                                                           strict=True)]
-    spec = ScanSpec(child.space, filter=("and", conds), with_keys=True)
     out: list[tuple[bytes, tuple[Any, ...]]] = []
     # NB: the newest committed children, as PostgreSQL's RI triggers see them: an insert that
     # held the parent FOR KEY SHARE (and so made this delete wait) committed after our snapshot
     with s.txn.fresh_snapshot(latest=True):
-        for batch in s.txn.scan(spec):
-            out.extend((r[0], tuple(r[1:])) for r in batch)
+        for leaf in leaves(cat, child):  # NB: a partitioned child's rows are its leaves'
+            mark = tag(leaf.oid) if child.partkey else bytes  # keys as its router takes them
+            for batch in s.txn.scan(ScanSpec(leaf.space, filter=("and", conds), with_keys=True)):
+                out.extend((mark(r[0]), tuple(r[1:])) for r in batch)
     return out
 
 
