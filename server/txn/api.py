@@ -45,13 +45,17 @@ class RetryStatement(SQLError):
 
     `space`, `key` and `commit_ts` name the row that was updated concurrently, so a
     caller can instead do what PostgreSQL's EvalPlanQual does: `Txn.lock` that row,
-    recheck the statement's predicate on its newest version, and carry on.
+    recheck the statement's predicate on its newest version, and carry on. `locked`: the
+    transaction holds that row's lock already, taken in its newest version (kept across
+    the rerun by `Txn.rollback_to(..., keep_locks=True)`; if the rerun finds the row
+    deleted, the caller drops the lock, `Txn.unlock_row`, as PostgreSQL locks no row then).
     """
 
     sqlstate = "40001"
     space: int | None = None
     key: bytes | None = None
     commit_ts: int | None = None
+    locked = False
 
 
 # Spaces a READ ONLY transaction may still write, registered by their owners: large
@@ -146,8 +150,9 @@ class Txn(Protocol):
     def savepoint(self) -> Any:
         """Returns a token for the current write-set state (used for statement and SQL savepoints)."""
 
-    def rollback_to(self, token: Any) -> None:
-        """Undoes the writes made since `savepoint()` returned `token`."""
+    def rollback_to(self, token: Any, keep_locks: bool = False) -> None:
+        """Undoes the writes made since `savepoint()` returned `token` (and drops the row
+        locks taken since, unless `keep_locks`)."""
 
     def commit(self, durable: bool = True) -> int | None:
         """Makes the writes durable and visible; returns the commit ts (None if read-only).

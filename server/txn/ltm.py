@@ -414,11 +414,12 @@ class LocalTxnManager(SerializableMixin):
     ) -> int:
         """Acquires keys from one manager, waiting as `wait` says; returns 0, -1 (SKIP
         met a holder) or, with `relock`, the commit ts of a key changed since the
-        snapshot (then acquired at LATEST: READ COMMITTED's row locks). With `space`,
+        snapshot (then acquired as of that commit: READ COMMITTED's row locks). With `space`,
         keys are that space's key bytes (`AcquireSpace`), else (space, key) pairs."""
         tid = txn.tid
         counted = False
         newest = 0
+        kept: Conflict | None = None  # a READ COMMITTED write's row, locked for its rerun
         with self._cm_cond:
             while True:
                 msg = (Acquire(tid, snapshot, keys, mode) if space is None
@@ -427,16 +428,34 @@ class LocalTxnManager(SerializableMixin):
                 if type(out) is Granted:
                     if txn.done:  # NB: aborted meanwhile; its locks must not outlive it
                         raise QueryCanceled(_ABORTED)
+                    if kept is not None:
+                        self._kept_for_rerun(txn, kept, mode)
                     return newest
                 if type(out) is Conflict:
                     self.stats["conflicts"] += 1
+                    # NB: a lock in the newest version is asked again as of the commit that
+                    # conflicted, never at LATEST: a remote manager (cluster mode) may see
+                    # another engine commit the key again between the two asks, and the
+                    # recheck, which reads at a snapshot that covers only the commits
+                    # reported here, would miss that one (a lost update). As of the
+                    # reported commit a newer one is a Conflict again, with its own ts.
                     if relock:  # locked in its newest version; the caller rechecks it
                         newest = max(newest, out.commit_ts)
                         txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
-                        snapshot = LATEST
+                        snapshot = out.commit_ts
                         continue
                     if txn.isolation == "read committed":
                         txn.min_snapshot = max(txn.min_snapshot, out.commit_ts)
+                        if len(keys) == 1:
+                            # NB: the statement reruns (RetryStatement) on a snapshot that
+                            # sees this commit; the row is locked first, in its newest
+                            # version, as PostgreSQL locks the updated tuple before its
+                            # recheck (EvalPlanQual), and stays locked if it no longer
+                            # matches. The other sessions woken by the same commit then
+                            # wait for this one instead of each rerunning its statement
+                            # to find the row taken again: a queue, not a herd
+                            kept, snapshot = out, out.commit_ts
+                            continue
                         err: SQLError = RetryStatement(_LOST_UPDATE)
                     elif txn.reads is not None and self._hidden_insert(txn, out.key):
                         # a key our snapshot lacks, inserted by a concurrent writer: PostgreSQL
@@ -490,6 +509,19 @@ class LocalTxnManager(SerializableMixin):
                     self._lock_waits.pop(tid, None)
                     self._woken.discard(tid)
                     self._graph.remove(tid)
+
+    @staticmethod
+    def _kept_for_rerun(txn: Transaction, kept: Conflict, mode: int) -> None:
+        """Raises READ COMMITTED's `RetryStatement` for a row now locked in its newest
+        version (`locked`: the rerun keeps the lock, `Transaction.rollback_to`)."""
+        txn.locked[kept.key] = max(mode, txn.locked.get(kept.key, -1))
+        retry = RetryStatement(_LOST_UPDATE)
+        retry.space, retry.key = kept.key
+        retry.commit_ts, retry.locked = txn.min_snapshot, True
+        try:
+            raise retry
+        finally:  # NB: no frame <-> traceback cycle (below)
+            del retry
 
     def _notify(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
         """Wakes the threads of these transactions if they wait for a lock (holds _cm_lock)."""

@@ -463,11 +463,14 @@ class Transaction:
         """Returns a token for the current write-set state and row locks."""
         return self.ws.savepoint(), len(self.locked)
 
-    def rollback_to(self, token: Any) -> None:
+    def rollback_to(self, token: Any, keep_locks: bool = False) -> None:
         """Undoes the writes made since `savepoint()` returned `token` and, as PostgreSQL's
         subtransaction abort, drops the row locks taken since (unless their rows are
-        still written)."""
+        still written). `keep_locks`: keeps them (a READ COMMITTED statement's rerun over
+        the rows it locked in their newest versions, `LocalTxnManager._acquire_one`)."""
         ws_token, nlocks = token if isinstance(token, tuple) else (token, len(self.locked))
+        if keep_locks:
+            nlocks = len(self.locked)
         gone = self.ws.rollback_to(ws_token)
         locked = self.locked
         dropped: list[tuple[int, bytes]] = []

@@ -19,6 +19,7 @@ from sqlglot import exp
 from ...errors import FeatureNotSupported, SQLError, UndefinedColumn, WrongObjectType
 from ...pgwire.backend import Column, Result
 from ...txn.api import RetryStatement
+from ...txn.rowlocks import NO_KEY_UPDATE, UPDATE
 from ...txn.xids import row_xmins
 from ..catalog.model import Table
 from ..catalog.syscols import ROW_KEY
@@ -221,13 +222,35 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
     # scale) hold already; generated columns are computed again, so converted again
     kept = frozenset(i for i, c in enumerate(table.columns) if not c.generated) \
         - {pos for pos, _ in computed} - {pos for pos, _ in pending}
+    lock_mode = NO_KEY_UPDATE if is_update else UPDATE  # as the write itself takes
 
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
-        writer = writer_of(sess, table)
+        if keyed is None:
+            return write(sess, ctx, pick(plan.execute(ctx), ctx, candidates, matched))
+        found = pick((keyed.read(ctx),), ctx, candidates, matched)
+        txn = sess.txn
+        if not found or txn.isolation != "read committed":
+            return write(sess, ctx, found)
+        # READ COMMITTED by key, as PostgreSQL's EvalPlanQual on the row alone: lock the rows
+        # first (waiting for their writers); a row changed since the snapshot is locked in
+        # its newest version, read again at a snapshot that sees it and written from there
+        # (no statement rerun). A row deleted meanwhile is left unlocked, as PG locks none
+        keys = [r[0] for r in found]
+        if not txn.lock_row(keyed.space, keys, lock_mode):
+            return write(sess, ctx, found)
+        with txn.fresh_snapshot():
+            found = pick((keyed.read(ctx),), ctx, set(keys), [])
+            if len(found) < len(keys):
+                left = {r[0] for r in found}
+                txn.unlock_row(keyed.space, [k for k in keys if k not in left])
+            return write(sess, ctx, found)
+
+    def pick(batches: Any, ctx: Any, candidates: set[bytes] | None,
+             matched: list[set[bytes]]) -> list[tuple[Any, ...]]:
+        """The rows to write: each key once, and on a rerun only the first run's."""
         seen: set[bytes] = set()
         found: list[tuple[Any, ...]] = []
-        batches = (keyed.read(ctx),) if keyed is not None else plan.execute(ctx)
         for batch in batches:  # all candidates first, then the writes (see run)
             ctx.check_cancel()
             for r in batch:
@@ -236,6 +259,10 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                     seen.add(key)
                     found.append(r)
         matched.append(seen)
+        return found
+
+    def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
+        writer = writer_of(sess, table)
         total = 0
         out: list[tuple[Any, ...]] = []
         # NB: a BEFORE trigger may skip rows; RETURNING of FROM columns then writes one row
@@ -291,20 +318,32 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         # READ COMMITTED, as PostgreSQL's EvalPlanQual: when a row we write was changed by
         # a transaction that committed meanwhile, rerun on a fresh snapshot, but only over
         # the rows the first snapshot matched (each re-checked in its newest version).
+        # A row whose write met such a commit is locked first, in its newest version
+        # (`RetryStatement.locked`), and stays locked through the rerun even if it no
+        # longer matches, as PostgreSQL's recheck leaves it locked.
         token = txn.savepoint()
         candidates: set[bytes] | None = None
-        for _ in range(MAX_RETRIES):
+        kept: list[tuple[int, bytes]] = []  # rows locked in their newest version for a rerun
+        for n in range(MAX_RETRIES + 1):
             matched: list[set[bytes]] = []
             try:
-                return attempt(sess, sess.exec_context(values), candidates, matched)
-            except RetryStatement:
+                result = attempt(sess, sess.exec_context(values), candidates,
+                                 matched if n < MAX_RETRIES else [])
+            except RetryStatement as e:
                 if not matched:
                     raise
-                txn.rollback_to(token)
+                txn.rollback_to(token, keep_locks=True)
                 txn.new_statement()
+                if e.locked and e.space is not None and e.key is not None:
+                    kept.append((e.space, e.key))
                 if candidates is None:
                     candidates = matched[0]
-        return attempt(sess, sess.exec_context(values), candidates, [])
+                continue
+            for space, key in kept:  # NB: deleted meanwhile: PostgreSQL locks no version
+                if txn.get(space, [key])[0] is None:
+                    txn.unlock_row(space, [key])
+            return result
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     cols = returning.columns if returning is not None else None
     return Stmt(sql, "dml", run, cols, params.oids, version, tag=verb, plan=plan)
