@@ -133,7 +133,11 @@ class ShareLocks:
             if other is not None:
                 cm.add_waiter(other, txn)
                 return ("wait", other, (space, key))
-            if not (mine is not None and txn in mine):  # a lock we hold was checked already
+            if mine is None or mine.get(txn, -1) < SHARE:
+                # NB: a SHARE lock we hold was checked already and has kept writers out
+                # since; a KEY SHARE one checked key changes only and lets other writes
+                # commit, so its upgrade checks for them (REPEATABLE READ's 40001 after
+                # FOR KEY SHARE, READ COMMITTED's recheck)
                 if mode != KEY_SHARE:
                     ts = cm.committed_at(space, key)
                 else:

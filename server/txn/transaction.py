@@ -335,10 +335,11 @@ class Transaction:
             if locked or not new_keys:
                 fresh = [k for k in fresh if not ws.contains(space, k)
                          and (not locked or (space, k) not in locked)]
-        if locked:  # a row locked in a weaker mode than the write's: upgrade (checked already)
+        if locked:  # a row locked in a weaker mode than the write's: upgrade (as of the
+            # snapshot: a row changed since, which FOR KEY SHARE lets through, conflicts)
             weak = [k for k in map(itemgetter(0), items) if locked.get((space, k), mode) < mode]
             if weak:
-                self.ltm.acquire(self, [(space, k) for k in weak], latest=True, mode=mode)
+                self.ltm.acquire(self, [(space, k) for k in weak], mode=mode)
                 locked.update(dict.fromkeys(((space, k) for k in weak), mode))
         if fresh:
             self.ltm.acquire_space(self, space, fresh, mode=mode)
