@@ -144,6 +144,7 @@ class CatalogStore:
         self.version = 1
         self._lock = waits.Lock()  # NB: held across commits (counters): parks on the loop
         self._cache: dict[int, CatalogSnapshot] = {}
+        self._unpacked: dict[int, dict[tuple[str, bytes], Any]] = {}  # `_build`'s, per database
         self._shared: tuple[tuple[Database, ...], tuple[Role, ...]] | None = None
         self._oid_next = 0
         self._oid_limit = 0
@@ -170,6 +171,11 @@ class CatalogStore:
     def _build(self, rows: list[tuple[Any, ...]], db_oid: int, version: int) -> CatalogSnapshot:
         per: dict[str, list[Any]] = {k: [] for k in KINDS}
         comments: dict[tuple[int, int], str] = {}
+        # NB: the objects of the last build, by their stored bytes: a DDL changes a few
+        # rows, so the rest are the same (frozen) objects again, not unpacked anew (365
+        # CREATE TABLE ... PARTITION OF made each rebuild unpack every partition's row)
+        known = self._unpacked.get(db_oid, {})
+        kept: dict[tuple[str, bytes], Any] = {}
         for row in rows:
             kind, dbo = row[0], row[1]
             if kind == "comment":
@@ -177,7 +183,13 @@ class CatalogStore:
                     comments[(row[2], row[3])] = row[4]
                 continue
             if kind in SHARED or dbo == db_oid:
-                per[kind].append(_unpack(kind, row[3]))
+                key = (kind, row[3])
+                obj = known.get(key)
+                if obj is None:
+                    obj = _unpack(kind, row[3])
+                kept[key] = obj
+                per[kind].append(obj)
+        self._unpacked[db_oid] = kept
         dbs = tuple(sorted(per["database"], key=lambda d: d.oid))
         database = next((d for d in dbs if d.oid == db_oid), None) or Database(db_oid, "?")
         return CatalogSnapshot(
