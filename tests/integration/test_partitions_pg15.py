@@ -281,6 +281,24 @@ insert into fn values (3, 8);
 delete from fr where id = 8;
 select * from fn;
 drop table fm, fc, fn, fr;
+create table dr (id int primary key);
+insert into dr values (1);
+create table dm (a int, b int references dr, constraint pos check (a >= 0)) partition by range (a);
+create table dm1 partition of dm for values from (0) to (10);
+alter table dm1 drop constraint dm_b_fkey;
+alter table dm1 drop constraint pos;
+alter table dm drop constraint pos;
+select conname, conrelid::regclass from pg_constraint where contype = 'c' and conrelid <> 0 order by 2;
+alter table dm add constraint small check (a < 100);
+select conname, conrelid::regclass from pg_constraint where contype = 'c' and conrelid <> 0 order by 2;
+alter table dm detach partition dm1;
+select conname, conrelid::regclass, contype from pg_constraint where conrelid = 'dm1'::regclass order by 1;
+insert into dm1 values (4, 9);
+insert into dm1 values (4, 1);
+alter table dm1 drop constraint small;
+alter table dm1 drop constraint dm_b_fkey;
+insert into dm1 values (4, 9);
+drop table dm, dm1, dr;
 """
 
 

@@ -40,6 +40,7 @@ from ..dml.writer import writer_for
 from ..expr.casts import cast_function
 from ..expr.types import STRINGS, array_ndims, declared_domain, domain_of, is_string, type_name
 from ..parse import parse_sql
+from ..partitions.members import ancestors, descendants
 from ..pgcatalog.collations import column_collation
 from .constraints import (
     _rekey,
@@ -390,6 +391,11 @@ def drop_constraint(s: SQLSession, table: Table, node: exp.Drop) -> None:
         name = ident(t.this if isinstance(t, exp.Table) else t)
         cat = s.catalog()
         con = next((c for c in cat.constraints_of(table.oid) if c.name == name), None)
+        if (con is None or con.kind == "c") and table.partof and any(
+                k.name == name and k.kind in ("c", "f") for o in ancestors(cat, table)
+                for k in cat.constraints_of(o)):  # NB: a parent's CHECK or foreign key
+            raise InvalidTableDefinition(
+                f'cannot drop inherited constraint "{name}" of relation "{table.name}"')
         if con is None:
             if node.args.get("exists"):
                 s.notice(f'constraint "{name}" of relation "{table.name}" does not exist, '
@@ -403,6 +409,10 @@ def drop_constraint(s: SQLSession, table: Table, node: exp.Drop) -> None:
             continue
         txn = s.ensure_txn()
         s.store.delete(txn, s.db.oid, con)
+        for part in descendants(cat, table) if con.kind == "c" else ():  # their copies
+            for k in cat.constraints_of(part.oid):
+                if k.kind == "c" and k.name == name:
+                    s.store.delete(txn, s.db.oid, k)
         if con.index_oid:
             idx = next((i for i in cat.indexes if i.oid == con.index_oid), None)
             if idx is not None:

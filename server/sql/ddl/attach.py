@@ -6,7 +6,8 @@ ATTACH makes an existing table a partition: it must have the parent's columns
 (`partitions.same_layout`; `ddl.relayout` moves them to the parent's positions), its
 bound is checked as CREATE TABLE ... PARTITION OF checks one (`partitions.bound_text`),
 and every row it holds must fit that bound (23514), as must the rows left in the default partition.
-DETACH makes a partition an ordinary table again, with its rows.
+DETACH makes a partition an ordinary table again, with its rows, and its ancestors'
+foreign keys as its own (PostgreSQL's copies, with their names).
 
 >>> _ACTION.match('ALTER TABLE m ATTACH PARTITION "M 1" DEFAULT').group("part")
 '"M 1"'
@@ -23,6 +24,7 @@ from sqlglot import exp
 from ...errors import InvalidObjectDefinition, UndefinedTable, WrongObjectType
 from ...pgwire.backend import Result
 from ..parse import parse_sql
+from ..partitions.members import ancestors
 from ..pgcatalog.partindexes import index_parent
 from ..stmt import Stmt
 from .names import find_index, find_relation, get_relation, parse_qualified, skip_or_raise
@@ -81,6 +83,11 @@ def analyse_attach(session: SQLSession, sql: str) -> Stmt | None:
             if table.partof != parent.oid:
                 raise UndefinedTable(f'relation "{table.name}" is not a partition of relation '
                                      f'"{parent.name}"')
+            for o in ancestors(cat, table):  # NB: their foreign keys become its own (PG's)
+                for k in cat.constraints_of(o):
+                    if k.kind == "f":
+                        s.store.put(txn, db, dataclasses.replace(
+                            k, oid=s.store.allocate_oid(), table_oid=table.oid))
             s.store.put(txn, db, dataclasses.replace(table, partof=0, partbound=""))
             s.catalog_changed()
         return Result("ALTER TABLE")
