@@ -1231,7 +1231,18 @@ select pg_relation_is_publishable('t'), pg_relation_is_publishable('t'::regclass
 select pg_relation_is_publishable('nope');
 select c.relname from pg_class c where c.relname operator(pg_catalog.=) any (array['t']) and c.relkind operator(pg_catalog.=) any (array['r'::"char", 'p'::"char"]);
 select 1 where 1 operator(pg_catalog.<>) all (array[2, 3]);
-select c.relname from pg_class c where c.relname operator(pg_catalog.~) '^(t)$' collate pg_catalog.default
+select c.relname from pg_class c where c.relname operator(pg_catalog.~) '^(t)$' collate pg_catalog.default;
+create table tk (a int primary key, b int);
+create view tv as select 1;
+select pg_relation_filenode('tk') = 'tk'::regclass::oid, pg_relation_filenode('tv'), pg_relation_filenode('tk_pkey') = 'tk_pkey'::regclass::oid;
+select pg_relation_filepath('tk') like 'base/%', pg_relation_filepath('tv');
+select pg_get_replica_identity_index('tk'), pg_get_replica_identity_index('t');
+create unique index tkb on tk (b);
+alter table tk alter b set not null;
+alter table tk replica identity using index tkb;
+select pg_get_replica_identity_index('tk');
+alter table tk replica identity full;
+select pg_get_replica_identity_index('tk')
 """,
     # tablefunc's crosstab(source) and crosstab(source, categories): the pivot, the column
     # definition list, tablefunc's checks of the source and return types

@@ -435,6 +435,46 @@ def pg_relation_is_publishable(ctx: Any, rel: Any) -> bool:
     return t is not None and t.kind == "r"
 
 
+def _filenode(ctx: Any, rel: Any) -> int | None:
+    """A relation's relfilenode (its OID here), NULL for one without storage (a view, a
+    partitioned table or index, a missing OID), as PostgreSQL's pg_relation_filenode."""
+    oid = relation_oid(ctx, rel)
+    cat = ctx.catalog
+    t = cat.table_by_oid(oid)
+    if t is not None:
+        return oid if t.kind in ("r", "m") and not t.partkey else None
+    i = next((x for x in cat.indexes if x.oid == oid), None)
+    if i is not None:
+        owner = cat.table_by_oid(i.table_oid)
+        return None if owner is not None and owner.partkey else oid
+    return oid if any(q.oid == oid for q in cat.sequences) else None
+
+
+@register("pg_relation_filenode", args=[T.REGCLASS], returns=T.OID, needs_context=True)
+def pg_relation_filenode(ctx: Any, rel: Any) -> int | None:
+    return _filenode(ctx, rel)
+
+
+@register("pg_relation_filepath", args=[T.REGCLASS], returns=T.TEXT, needs_context=True)
+def pg_relation_filepath(ctx: Any, rel: Any) -> str | None:
+    """`base/<database OID>/<filenode>`, PostgreSQL's path under its data directory."""
+    node = _filenode(ctx, rel)
+    return None if node is None else f"base/{ctx.catalog.database.oid}/{node}"
+
+
+@register("pg_get_replica_identity_index", args=[T.REGCLASS], returns=T.REGCLASS,
+          needs_context=True)
+def pg_get_replica_identity_index(ctx: Any, rel: Any) -> Any:
+    """The index REPLICA IDENTITY uses: USING INDEX's, else the primary key's (DEFAULT);
+    NULL for FULL, NOTHING or no such index."""
+    t = ctx.catalog.table_by_oid(relation_oid(ctx, rel))
+    if t is None or t.replident not in ("d", "i"):
+        return None
+    oid = t.replident_index if t.replident == "i" else next(
+        (i.oid for i in ctx.catalog.indexes_of(t.oid) if i.primary), None)
+    return labelled(ctx, oid, regclass_out) if oid else None
+
+
 @register("pg_relation_is_updatable", args=[T.REGCLASS, T.BOOL], returns=T.INT4,
           needs_context=True)
 def pg_relation_is_updatable(ctx: Any, rel: Any, include_triggers: bool) -> int:
