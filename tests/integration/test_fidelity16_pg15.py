@@ -1244,6 +1244,18 @@ select pg_get_replica_identity_index('tk');
 alter table tk replica identity full;
 select pg_get_replica_identity_index('tk')
 """,
+    # EXPLAIN prints CURRENT_DATE, now(), LOCALTIMESTAMP and `ts - interval` as PostgreSQL
+    "explain_texts": """
+create table t (d date, ts timestamptz, tt timestamp);
+explain (costs off) select * from t where d = current_date;
+explain (costs off) select * from t where d = now()::date;
+explain (costs off) select * from t where ts < current_timestamp;
+explain (costs off) select * from t where ts < now();
+explain (costs off) select * from t where tt < localtimestamp;
+explain (costs off) select * from t where ts > now() - interval '1 day';
+explain (costs off) select * from t where d + 1 > current_date;
+explain (costs off) select * from t where tt + interval '1 hour' > localtimestamp
+""",
     # tablefunc's crosstab(source) and crosstab(source, categories): the pivot, the column
     # definition list, tablefunc's checks of the source and return types
     "crosstab": """

@@ -78,6 +78,13 @@ def literal(value: Any, oid: int) -> str:
     return "'" + text.replace("'", "''") + "'::" + type_name(oid)
 
 
+# the datetime niladics (`expr.binder._niladic`), as PostgreSQL's deparser prints them
+_NILADIC = {"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE",
+            "current_time": "CURRENT_TIME", "localtimestamp": "LOCALTIMESTAMP",
+            "localtime": "LOCALTIME"}
+_OPERATOR = frozenset("+-*/<>=~!@#%^&|`?")
+
+
 def sql(e: E, names: Names | None = None) -> str:
     """Returns `e` as PostgreSQL's EXPLAIN would print it."""
     return _Printer(names or Names()).expr(e)
@@ -171,7 +178,12 @@ class _Printer:
         return f"{e.data.name}({', '.join(self.expr(a) for a in e.args)})"
 
     def k_pyfunc(self, e: E) -> str:
-        return f"{e.data[0]}({', '.join(self.expr(a) for a in e.args)})"
+        if e.data[0] in _NILADIC and [a.kind for a in e.args] == ["ctxfn"]:  # CURRENT_DATE
+            return "now()" if e.name == "now" else _NILADIC[e.data[0]]
+        name = e.data[0]
+        if len(e.args) == 2 and name and all(ch in _OPERATOR for ch in name):  # ts - interval
+            return f"({self.expr(e.args[0])} {name} {self.expr(e.args[1])})"
+        return f"{name}({', '.join(self.expr(a) for a in e.args)})"
 
     def k_case(self, e: E) -> str:
         args = e.args
