@@ -23,7 +23,8 @@ parse once.
 
 Bind has a fast path (`_bind_fast`): the bytes before its values (portal, statement,
 parameter formats, count) and the bytes after them (result formats) are looked up as
-they are, in caches the full path fills once it has accepted the same bytes; anything
+they are, in caches of the named statement that the full path fills once it has accepted
+the same bytes; anything
 unusual (an unknown layout, a bad value) goes down the full path, which makes every
 check in PostgreSQL's order and says what is wrong.
 
@@ -73,12 +74,13 @@ _EXECUTE_ALL = b"E\0\0\0\x09" + _UNNAMED_ALL  # Execute of the unnamed portal, a
 _EXECUTE_SYNC = b"E\0\0\0\x09" + _UNNAMED_ALL + b"S\0\0\0\x04"  # what follows `_bind_run`'s Bind
 _DESCRIBE_EXECUTE_SYNC = b"D\0\0\0\x06P\0" + _EXECUTE_SYNC  # libpq's, with Describe portal
 _SELECT_TAGS = (M.command_complete("SELECT 0"), M.command_complete("SELECT 1"))  # a point read's
+_BIND_NO_DATA = M.BIND_COMPLETE + M.NO_DATA  # Bind and Describe of a statement without rows
 
 
 class Statement:
     """A prepared statement plus its cached codecs and RowDescription bytes."""
 
-    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc", "tails", "batch")
+    __slots__ = ("prepared", "name", "decoders", "shapes", "param_desc", "heads", "tails", "batch")
 
     def __init__(self, name: str, prepared: Prepared) -> None:
         self.name = name
@@ -86,6 +88,11 @@ class Statement:
         self.decoders: dict[tuple[int, ...], list[WireDecoder]] = {}
         self.shapes: dict[tuple[int, ...], tuple[list[WireEncoder], bytes]] = {}
         self.param_desc = M.parameter_description(prepared.param_oids)
+        # Bind's raw bytes before the values -> (portal, decoders, their unrolled reader), and
+        # its raw result-format bytes -> (encoders, RowDescription), for `_bind_fast`: kept
+        # with the statement, so that statements whose Binds look alike up to the values
+        # (psycopg's unnamed ones, taken again by `_parse_again`) do not displace each other
+        self.heads: dict[bytes, tuple[str, list[WireDecoder], Reader | None]] = {}
         # Bind's raw result-format bytes -> (encoders, RowDescription), for `_bind_fast`
         self.tails: dict[bytes, tuple[list[WireEncoder] | None, bytes]] = {}
         self.batch: bool | None = None  # may its Executes be held (None: not asked yet)
@@ -246,10 +253,6 @@ class ExtendedQuery:
         self.portals: dict[str, Portal] = {}
         self._skipping = False
         self._in_extended = False
-        # Bind's raw bytes before the values -> (portal, statement, decoders, their unrolled
-        # reader), for `_bind_fast`
-        self._bind_heads: dict[bytes, tuple[str, Statement, list[WireDecoder],
-                                            Reader | None]] = {}
         # unnamed Parses already accepted, by (text, declared types): see `_parse_again`
         self._unnamed: dict[tuple[str, tuple[int, ...]], Statement] = {}
 
@@ -273,9 +276,9 @@ class ExtendedQuery:
         self._error(exc, notify=not session_raised or not isinstance(exc, SQLError))
 
     def _tz_changed(self) -> None:
-        self._bind_heads.clear()
         self._unnamed.clear()
         for stmt in self.statements.values():
+            stmt.heads.clear()
             stmt.decoders.clear()
             stmt.shapes.clear()
             stmt.tails.clear()
@@ -292,8 +295,6 @@ class ExtendedQuery:
             self._unnamed.clear()
         else:
             dropped = bool(name) and self.statements.pop(name, None) is not None
-        if dropped:
-            self._bind_heads.clear()
         return dropped
 
     def _drop_portals(self) -> None:
@@ -390,12 +391,17 @@ class ExtendedQuery:
         if e2 < 0 or e2 + 3 > len(payload):
             return False
         vpos = e2 + 5 + 2 * ((payload[e2 + 1] << 8) | payload[e2 + 2])
-        hit = self._bind_heads.get(payload[:vpos])
+        try:
+            stmt = self.statements.get(payload[e1 + 1 : e2].decode())
+        except UnicodeDecodeError:
+            return False
+        if stmt is None:
+            return False
+        hit = stmt.heads.get(payload[:vpos])
         if hit is None:
             return False
-        portal_name, stmt, decoders, read = hit
-        if portal_name and portal_name in self.portals or \
-                self.statements.get(stmt.name) is not stmt:  # NB: replaced since, or closed
+        portal_name, decoders, read = hit
+        if portal_name and portal_name in self.portals:
             return False
         if self._held is not None and self._run_as(stmt) is None and self._release():
             return True
@@ -459,6 +465,8 @@ class ExtendedQuery:
         if stmt.batch is not False and self._batchable(stmt):
             self._install(*got)
             return end  # the rest goes message by message (its Executes may be held)
+        if encoders is None and row_desc is M.NO_DATA:
+            return self._run_no_rows(stmt, params, describe, stop)
         if encoders is not None:
             try:
                 rows = self.session.read_point(stmt.prepared, params)
@@ -482,13 +490,59 @@ class ExtendedQuery:
                 return stop
         self._install(*got)
         portal = self.portals[""]
-        if describe:  # NB: NoData for a statement without rows (BEGIN, UPDATE, COMMIT)
+        if describe:
             self.out += portal.row_desc
         try:
             res = portal.result = self.session.execute(stmt.prepared, portal.params)
         except Exception as e:
             self._fail(e, True)
             return stop - 5  # NB: the Sync is still to be handled
+        return self._finish_run(portal, res, stop)
+
+    def _run_no_rows(self, stmt: Statement, params: list[Any], describe: bool,
+                     stop: int) -> int:
+        """`_bind_run` of a statement without rows (BEGIN, UPDATE, COMMIT): the same replies
+        (BindComplete, NoData, CommandComplete, ReadyForQuery) and the same portal as the
+        messages one by one would leave, with less on the way: the unnamed portal is made
+        only if it outlives the Sync (a block is open), as PostgreSQL's idle Sync drops it."""
+        portals = self.portals
+        old = portals.pop("", None)
+        if old is not None:
+            old.close()
+        out = self.out
+        out += _BIND_NO_DATA if describe else M.BIND_COMPLETE
+        session = self.session
+        try:
+            res = session.execute(stmt.prepared, params)
+        except Exception as e:
+            portals[""] = Portal(stmt, params, None, M.NO_DATA)
+            self._fail(e, True)
+            return stop - 5  # NB: the Sync is still to be handled
+        if res.columns is not None or res.empty or res.copy_in is not None or \
+                res.copy_out is not None:  # NB: rows after all (EXECUTE of a PREPAREd one)
+            portal = portals[""] = Portal(stmt, params, None, M.NO_DATA)
+            portal.result = res
+            return self._finish_run(portal, res, stop)
+        if session.notices:
+            self._notices()
+        out += M.command_complete(res.tag)
+        # NB: `_end_sync`, whose ReadyForQuery collects the changed settings (a SET's)
+        self._skipping = False
+        self._in_extended = False
+        try:
+            session.sync()
+        except Exception as e:
+            self._notices()
+            self._error(e)
+        if session.transaction_status != "I":  # NB: the portal lives on in the block
+            portal = portals[""] = Portal(stmt, params, None, M.NO_DATA)
+            portal.result = res
+            portal.ran = True
+        self._ready()
+        return stop
+
+    def _finish_run(self, portal: Portal, res: Result, stop: int) -> int:
+        """`_bind_run` after its Execute ran: the result's messages, then the Sync's."""
         if res.copy_in is not None:
             self._begin_copy_in(res, None)
             return stop - 5  # NB: ignored during COPY, as PostgreSQL does
@@ -531,11 +585,11 @@ class ExtendedQuery:
                 if e2 < 0 or e2 + 3 > len(payload):
                     break
                 head = payload[:e2 + 5 + 2 * ((payload[e2 + 1] << 8) | payload[e2 + 2])]
-                hit = self._bind_heads.get(head)
-                if hit is None or hit[1] is not stmt or hit[3] is None or \
+                hit = stmt.heads.get(head)
+                if hit is None or hit[2] is None or \
                         self.statements.get(stmt.name) is not stmt:
                     break
-                decoders, read = hit[2], hit[3]
+                decoders, read = hit[1], hit[2]
             elif not payload.startswith(head):
                 break
             try:
@@ -566,12 +620,12 @@ class ExtendedQuery:
         for _ in fmts:
             n = M.I32.unpack_from(payload, pos)[0]
             pos += 4 + max(n, 0)
-        if len(self._bind_heads) >= 1024:
-            self._bind_heads.clear()
+        if len(stmt.heads) >= 16:
+            stmt.heads.clear()
         oids = stmt.prepared.param_oids
         fast = _per_type(_unchecked, oids, fmts, self.tz)
         read = values_reader(oids, fmts) if 0 < len(oids) <= MAX_UNROLLED else None
-        self._bind_heads[payload[:vpos]] = (portal_name, stmt, fast, read)
+        stmt.heads[payload[:vpos]] = (portal_name, fast, read)
         if len(stmt.tails) < 16:
             stmt.tails[payload[pos:]] = (encoders, row_desc)
 
@@ -750,8 +804,7 @@ class ExtendedQuery:
             self._fail(e, False)
             return
         if kind == "S":
-            if self.statements.pop(name, None) is not None:
-                self._bind_heads.clear()
+            self.statements.pop(name, None)
         else:
             portal = self.portals.pop(name, None)
             if portal is not None:

@@ -143,6 +143,13 @@ class Connection(ExtendedQuery, FunctionCalls):
         pos, n = 0, len(buf)
         unpack = M.I32.unpack_from
         try:
+            if n >= 20 and buf[0] == 66 and self.phase == READY and self._copy is None and \
+                    not self._skipping and not self.closed and not self.start_tls:
+                # NB: the usual arrival, one prepared round trip (Bind, [Describe,] Execute,
+                # Sync: pgbench -M prepared, psycopg, asyncpg): straight to `_bind_run`
+                end = 1 + unpack(buf, 1)[0]
+                if 5 <= end < n:
+                    pos = self._try_bind_run(buf, 0, end)
             while not self.closed and not self.start_tls:
                 phase = self.phase
                 if phase == STARTUP:
@@ -176,16 +183,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                         if end > n:
                             break
                         if kind == 66 and not self._skipping:  # B: maybe a whole round trip
-                            try:
-                                stop = self._bind_run(buf, pos, end)
-                            except SQLError as e:
-                                if e.severity == "FATAL":
-                                    raise
-                                stop = end
-                                self._message_failed(kind, e)
-                            except Exception as e:  # a bug: report it and keep serving
-                                stop = end
-                                self._message_failed(kind, e)
+                            stop = self._try_bind_run(buf, pos, end)
                             if stop != pos:
                                 pos = stop
                                 if self.phase != READY or self._copy is not None or \
@@ -249,6 +247,18 @@ class Connection(ExtendedQuery, FunctionCalls):
         out = bytes(self.out)
         self.out.clear()
         return out if self._recoder is None else self._recoder.outgoing(out)
+
+    def _try_bind_run(self, buf: bytes | bytearray | memoryview, pos: int, end: int) -> int:
+        """`_bind_run` of the Bind at buf[pos:end], its failure reported as a handler's."""
+        try:
+            return self._bind_run(buf, pos, end)
+        except SQLError as e:
+            if e.severity == "FATAL":
+                raise
+            self._message_failed(66, e)
+        except Exception as e:  # a bug: report it and keep serving
+            self._message_failed(66, e)
+        return end
 
     def recode(self, data: bytes) -> bytes:
         """Server messages built outside `feed` (a front end's pushed notifications), in the

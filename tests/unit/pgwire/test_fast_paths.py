@@ -264,6 +264,48 @@ def test_statements_without_rows_answer_in_one_pass_as_message_by_message(conn):
     engine.close()
 
 
+def test_the_portal_of_a_statement_without_rows_lives_on_only_in_a_block(conn):
+    """`_run_no_rows` makes the unnamed portal only when it outlives the Sync: in a block a
+    later Describe of it answers NoData and an Execute refuses the finished portal (55000),
+    as PostgreSQL and the message-by-message path do; outside one the Sync dropped it."""
+    run(conn, W.parse("BEGIN", "b"), W.parse("COMMIT", "c"),
+        W.parse("UPDATE acc SET bal = bal + $1 WHERE aid = $2", "u"), W.SYNC)
+    one_trip = [W.bind((b"1", b"2"), stmt="u"), W.describe("P"), W.execute(), W.SYNC]
+    assert run(conn, *one_trip) == ["2", "n", "C UPDATE 1", "Z I"]
+    assert run(conn, W.describe("P"), W.SYNC) == [
+        'E ERROR 34000 portal "" does not exist', "Z I"]
+    assert run(conn, W.bind((), stmt="b"), W.execute(), W.SYNC) == ["2", "C BEGIN", "Z T"]
+    assert run(conn, *one_trip) == ["2", "n", "C UPDATE 1", "Z T"]
+    assert run(conn, W.describe("P"), W.SYNC) == ["n", "Z T"]
+    out = run(conn, W.execute(), W.SYNC)
+    assert out == ['E ERROR 55000 portal "" cannot be run', "Z E"]
+    assert run(conn, W.bind((), stmt="c"), W.execute(), W.SYNC) == ["2", "C ROLLBACK", "Z I"]
+    assert bind_exec(conn, "u", b"0", b"2")[-2:] == ["C UPDATE 1", "Z I"]
+    assert run(conn, W.query("SELECT bal FROM acc WHERE aid = 2"))[1] == "D 21"
+
+
+def test_unnamed_statements_taken_again_keep_their_own_bind_layouts(conn):
+    """psycopg sends each statement it has not prepared yet as an unnamed Parse + Bind; two
+    texts whose Binds look alike up to the values take turns. Each keeps its own layouts
+    (`Statement.heads`), so neither sends the other down the full path, and each Bind
+    still binds its own statement."""
+    texts = ("SELECT bal FROM acc WHERE aid = $1", "SELECT note FROM acc WHERE aid = $1")
+    stmts = []
+    for _turn in range(3):
+        for sql, want in zip(texts, ("D 30", "D n3"), strict=True):
+            assert run(conn, W.parse(sql), W.bind((b"3",)), W.execute(), W.SYNC) == [
+                "1", "2", want, "C SELECT 1", "Z I"]
+            stmts.append(conn.statements[""])
+    assert stmts[0] is stmts[2] is stmts[4] and stmts[1] is stmts[3] is not stmts[0]
+    assert all(len(s.heads) == 1 for s in stmts)
+    hits = []
+    fast_bound = conn._fast_bound
+    conn._fast_bound = lambda payload: hits.append(r := fast_bound(payload)) or r
+    for sql in texts:
+        run(conn, W.parse(sql), W.bind((b"4",)), W.execute(), W.SYNC)
+    assert [type(h) for h in hits] == [tuple, tuple]  # NB: both bound from their layouts
+
+
 def test_autocommit_point_reads_take_a_snapshot_and_give_it_back(conn):
     """Outside a block under READ COMMITTED a primary-key read runs on a snapshot alone: it
     sees the session's own last commit, counts as a read-only commit and leaves nothing
