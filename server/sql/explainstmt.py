@@ -50,8 +50,8 @@ def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
     """Builds PostgreSQL's plan tree; with ANALYZE runs the plan first. Returns (tree, ms)."""
     stats: dict[int, list[Any]] | None = None
     ms = 0.0
+    ctx = s.exec_context(p)  # NB: also what runtime pruning decides (Subplans Removed)
     if o.analyze:
-        ctx = s.exec_context(p)
         stats = {}
         ctx.analyze = stats
         start = time.perf_counter()
@@ -62,7 +62,8 @@ def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
             ctx.analyze = None
         ms = (time.perf_counter() - start) * 1000
     shown = columnar_view(s.settings.values.get(SETTING, "auto"), stats)
-    tree = pgexplain.build(plan.root, stats, costs=o.costs, verbose=o.verbose, view=shown)
+    tree = pgexplain.build(plan.root, stats, costs=o.costs, verbose=o.verbose, view=shown,
+                           pruned=lambda g: bool(g.skip(ctx)))
     if query and not isinstance(plan, CompiledPlan):  # the other QueryPlan: SELECT ... FOR UPDATE
         locked = pgexplain.PNode("LockRows", "LockRows", rows=tree.rows, width=tree.width,
                                  cost=tree.cost, stats=tree.stats, analyze=tree.analyze)

@@ -299,6 +299,16 @@ alter table dm1 drop constraint small;
 alter table dm1 drop constraint dm_b_fkey;
 insert into dm1 values (4, 9);
 drop table dm, dm1, dr;
+create table sr (d date, v int) partition by range (d);
+create table sr1 partition of sr for values from ('2000-01-01') to ('2020-01-01');
+create table sr2 partition of sr for values from ('2020-01-01') to ('2100-01-01');
+create table sr3 partition of sr for values from ('2100-01-01') to ('2200-01-01');
+explain (costs off) select * from sr where d = current_date;
+explain (costs off) select * from sr where d < current_date;
+explain (costs off) select * from sr where d = now()::date;
+insert into sr values (current_date, 1), ('2001-01-01', 2);
+select v from sr where d = current_date;
+drop table sr;
 """
 
 

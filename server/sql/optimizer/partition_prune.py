@@ -9,9 +9,10 @@ just above each leaf's Scan (those over tableoid, xmin or ctid stay over the
 leaf), and a leaf whose bound, or an ancestor partition's, contradicts the
 conjuncts that compare a key column with a constant (`=`, `<`, `<=`, `>`, `>=`,
 `IN`, `IS NULL`) is left out, so EXPLAIN lists only the partitions read, as
-PostgreSQL's Append does. A comparison with a parameter keeps every partition in
-the plan (it is cached, its parameters change), each under a Guard that skips it
-when the parameters' values rule it out at execution: runtime pruning.
+PostgreSQL's Append does. A comparison with a parameter, or with CURRENT_DATE, now()
+and the like, keeps every partition in the plan (it is cached, the values change),
+each under a Guard that skips it when the values of this execution rule it out:
+runtime pruning (EXPLAIN shows PostgreSQL's "Subplans Removed").
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from ...pgtypes import oids as T
 from ..expr.bound import E
-from ..expr.codegen import conjuncts
+from ..expr.codegen import conjuncts, row_function
 from ..partitions.bounds import MAXVALUE, MINVALUE, VALUE, Bound
 from ..partitions.hashing import row_hash
 from ..partitions.members import Partitioned, partitioned
@@ -32,6 +33,8 @@ from ..plan.partscan import name_leaves, union_all
 _SUBPLANS = ("subquery", "exists", "in_sub", "array_sub", "outer")
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 _NUMBERS = frozenset({T.INT2, T.INT4, T.INT8, T.NUMERIC, T.FLOAT4, T.FLOAT8})
+_NILADICS = frozenset({"current_timestamp", "current_date", "current_time", "localtimestamp",
+                       "localtime"})  # `expr.binder._niladic`'s: stable within a statement
 
 
 def partition_prune(plan: N.Node, ctx: Any) -> N.Node:
@@ -49,7 +52,7 @@ def partition_prune(plan: N.Node, ctx: Any) -> N.Node:
             if not _refuted(ctx.catalog, scan.table, conds):
                 kept.append(_filtered(leaf, scan, conds))
                 scans.append(scan)
-        bound = [c for c in conds if any(x.kind == "param" for x in c.walk())]
+        bound = [c for c in conds if any(_at_start(x) for x in c.walk())]
         if bound:
             kept = _guarded(kept, [_chain(ctx.catalog, scan.table) for scan in scans], bound)
         if not kept:
@@ -86,10 +89,12 @@ def _guarded(kept: list[N.Node], chains: list[list[tuple[Partitioned, Bound]]],
     where = [part.members.index(next(m for m in part.members if m.bound is c[0][1]))
              for c in chains] if part is not None else []
 
+    compiled: dict[int, Any] = {}  # NB: CURRENT_DATE & co.'s subexpressions, compiled once
+
     def decide(ctx: Any) -> list[bool]:
         out = ctx.plan_cache.get(memo)
         if out is None:
-            bound = [_bind(c, ctx.params) for c in conds]
+            bound = [_bind(c, ctx, compiled) for c in conds]
             key = _equal_key(part, bound) if part is not None else None
             if key is not None:
                 try:
@@ -141,12 +146,27 @@ def _chain(cat: Any, table: Any) -> list[tuple[Partitioned, Bound]]:
     return out
 
 
-def _bind(e: E, params: list[Any]) -> E:
-    """`e` with each parameter replaced by its value as a constant."""
+def _at_start(e: E) -> bool:
+    """A value fixed for one execution that the plan cannot know: a parameter, or the
+    transaction's CURRENT_DATE, now() & co. (PostgreSQL's initial pruning)."""
+    return e.kind == "param" or (e.kind == "pyfunc" and e.data[0] in _NILADICS)
+
+
+def _bind(e: E, ctx: Any, compiled: dict[int, Any]) -> E:
+    """`e` with each parameter, and each part that reads no row but CURRENT_DATE & co.,
+    replaced by its value in this execution as a constant."""
     if e.kind == "param":
         n = e.data
+        params = ctx.params
         return E("const", params[n - 1] if 0 < n <= len(params) else None, [], e.type)
-    return replace(e, args=[_bind(a, params) for a in e.args]) if e.args else e
+    kinds = [x.kind for x in e.walk()]
+    if "ctxfn" in kinds and not any(k in ("col", "outer", "param", *_SUBPLANS) for k in kinds) \
+            and any(_at_start(x) for x in e.walk()):
+        fn = compiled.get(id(e))
+        if fn is None:
+            fn = compiled[id(e)] = row_function(e)
+        return E("const", fn((), ctx), [], e.type, e.typmod)
+    return replace(e, args=[_bind(a, ctx, compiled) for a in e.args]) if e.args else e
 
 
 def _query_name(union: N.Node) -> str:

@@ -70,6 +70,7 @@ class PNode:
     analyze: bool = False
     children: list[tuple[str, PNode]] = field(default_factory=list)  # (relationship, node)
     subplan_name: str | None = None
+    removed: int = 0  # an Append's partitions pruned in this execution (Subplans Removed)
 
 
 def _through(e: E, exprs: list[E]) -> E:
@@ -95,12 +96,14 @@ def _width(cols: list[N.PCol]) -> int:
 
 class _Builder:
     def __init__(self, stats: dict | None, costs: bool, verbose: bool,
-                 view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None
-                 ) -> None:
+                 view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None,
+                 pruned: Callable[[N.Guard], bool] | None = None) -> None:
         self.stats = stats
         self.costs = costs
         self.verbose = verbose
         self.view = view
+        self.pruned = pruned
+        self.aliases: dict[int, str] = {}  # id(scan) -> its alias among partitions kept
         self.subplans: dict[int, int] = {}
         self.pending: list[tuple[int, N.Node]] = []
         self.relations = 0
@@ -179,21 +182,21 @@ class _Builder:
         if isinstance(node, N.Scan):
             return self._scan(node)
         if isinstance(node, N.PointGet) and not node.table.primary_key:  # optimizer.tid_scan
-            t, alias = node.table.name, _alias(node)
+            t, alias = node.table.name, self.alias(node)
             p = PNode("Tid Scan", f"Tid Scan on {t if alias == t else f'{t} {alias}'}",
                       [("Relation Name", t), ("Alias", alias)])
             tid = sql(node.keys[0][0].args[0], self.names(node.cols, scan=True))
             p.details.append(("TID Cond", f"(ctid = {tid})"))
             return p
         if isinstance(node, N.PointGet):
-            t, alias = node.table.name, _alias(node)
+            t, alias = node.table.name, self.alias(node)
             p = PNode("Index Scan", f"Index Scan using {t}_pkey on {t if alias == t else f'{t} {alias}'}",
                       [("Scan Direction", "Forward"), ("Index Name", f"{t}_pkey"),
                        ("Relation Name", t), ("Alias", alias)])
             p.details.append(("Index Cond", self._key_cond(node, node.keys)))
             return p
         if isinstance(node, N.IndexLookup):
-            t, alias = node.table.name, _alias(node)
+            t, alias = node.table.name, self.alias(node)
             p = PNode("Index Scan", f"Index Scan using {node.index.name} on "
                       f"{t if alias == t else f'{t} {alias}'}",
                       [("Scan Direction", "Forward"), ("Index Name", node.index.name),
@@ -273,7 +276,7 @@ class _Builder:
 
     def _scan(self, node: N.Scan) -> PNode:
         t = node.table.name
-        alias = _alias(node)
+        alias = self.alias(node)
         on = t if alias == t else f"{t} {alias}"
         names = self.names(node.cols, scan=True)
         if node.lo is not None or node.hi is not None or node.reverse:
@@ -387,15 +390,55 @@ class _Builder:
         p.children.append(("Inner", inner))
         return p
 
+    def alias(self, node: N.Node) -> str:
+        """A scan's alias: `_alias`, or its number among the partitions left (`renumber`)."""
+        return self.aliases.get(id(node)) or _alias(node)
+
+    def renumber(self, root: N.Node) -> None:
+        """PostgreSQL numbers a query's partitions `m_1`, `m_2`... among those EXPLAIN
+        shows: with runtime pruning, among the ones this execution keeps."""
+        groups: dict[str, list[tuple[N.Node, bool]]] = {}
+        for n in N.walk(root):
+            if isinstance(n, N.SetOp) and n.op == "union" and n.all and self.pruned is not None:
+                for kid in (n.left, n.right):
+                    if not isinstance(kid, N.Guard):
+                        continue
+                    scan = next((x for x in N.walk(kid) if _is_scan(x)), None)
+                    if scan is not None:
+                        base = _alias(scan).rpartition("_")[0] or _alias(scan)
+                        groups.setdefault(base, []).append((scan, self.pruned(kid)))
+        for base, scans in groups.items():
+            if any(gone for _, gone in scans):
+                kept = [x for x, gone in scans if not gone]
+                for i, x in enumerate(kept):
+                    self.aliases[id(x)] = f"{base}_{i + 1}"
+
+    def _member(self, app: PNode, side: PNode) -> None:
+        """Adds a UNION ALL side to its Append: an Append side's members (and pruned count)
+        as its own, as PostgreSQL flattens a chain of them."""
+        if side.node_type == "Append" and not side.details:
+            app.children += side.children
+            app.removed += side.removed
+        else:
+            app.children.append(("Member", side))
+
     def _setop(self, node: N.SetOp) -> PNode:
+        if node.op == "union" and node.all and self.pruned is not None:
+            gone = [isinstance(x, N.Guard) and self.pruned(x) for x in (node.left, node.right)]
+            if any(gone):  # NB: a partition runtime pruning skips in this execution
+                app = PNode("Append", "Append", removed=gone.count(True))
+                for kid, out in zip((node.left, node.right), gone, strict=True):
+                    if not out:
+                        self._member(app, self.build(kid))
+                return app
         left, right = self.build(node.left), self.build(node.right)
         if node.op == "union":
             app = PNode("Append", "Append")
             app.children = [("Member", left), ("Member", right)]
             if node.all:  # NB: one Append for a chain of UNION ALLs (or of partitions), as PG
-                app.children = [m for side in (left, right) for m in (
-                    side.children if side.node_type == "Append" and not side.details
-                    else [("Member", side)])]
+                app.children = []
+                self._member(app, left)
+                self._member(app, right)
                 return app
             p = PNode("Aggregate", "HashAggregate", [("Strategy", "Hashed")])
             names = self.names(node.cols)
@@ -419,6 +462,14 @@ class _Builder:
             app.stats = _sum_stats(left.stats, right.stats)
         p.children.append(("Outer", app))
         return p
+
+
+def _removed(p: PNode) -> None:
+    """PostgreSQL's `Subplans Removed: n` under each Append that runtime pruning cut."""
+    if p.removed:
+        p.details.insert(0, ("Subplans Removed", str(p.removed)))
+    for _, c in p.children:
+        _removed(c)
 
 
 def _col(i: int, c: N.PCol) -> Any:
@@ -472,15 +523,19 @@ def _ir_text(ir: Any, cols: list[N.PCol]) -> str:
 
 def build(root: N.Node, stats: dict | None = None, costs: bool = True,
           verbose: bool = False,
-          view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None
-          ) -> PNode:
+          view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None,
+          pruned: Callable[[N.Guard], bool] | None = None) -> PNode:
     """Returns PostgreSQL's plan tree for a Cumulo plan (with ANALYZE figures from `stats`).
     `view(node)` (nodes of higher layers: the columnar path's) gives the node to print in
-    node's place and detail lines to add to it."""
-    b = _Builder(stats, costs, verbose, view)
+    node's place and detail lines to add to it; `pruned(guard)` whether this execution
+    skips a partition (left out of its Append, counted as PostgreSQL's Subplans Removed)."""
+    b = _Builder(stats, costs, verbose, view, pruned)
     b.relations = sum(1 for n in N.walk(root)
                       if isinstance(n, N.Scan | N.PointGet | N.IndexLookup | N.VirtualScan))
-    return b.build(root)
+    b.renumber(root)
+    tree = b.build(root)
+    _removed(tree)
+    return tree
 
 
 # -- output formats -------------------------------------------------------------------------
