@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -105,6 +106,7 @@ class PG15:
     port: int = field(default_factory=free_port)
     root: str = ""
     pid_file: str = ""  # NB: tests/reaper.py stops the server if its test run is killed
+    postmaster: tuple[int, int | None] = (0, None)  # its pid and start time (reaper.start_time)
 
     @property
     def host(self) -> str:
@@ -162,7 +164,9 @@ class PG15:
         self._check(_as_postgres(f"{BIN}/pg_ctl", "-D", self.data_dir, "-o", opts,
                                  "-l", os.path.join(self.root, "log"), "start", "-w"))
         with open(os.path.join(self.data_dir, "postmaster.pid")) as f:
-            self.pid_file = reaper.register("pg15", int(f.readline()), self.data_dir)
+            pid = int(f.readline())
+        self.postmaster = pid, reaper.start_time(pid)
+        self.pid_file = reaper.register("pg15", pid, self.data_dir)
 
     def psql(self, sql: str, db: str = "postgres") -> str:
         """Runs `sql` through psql over the Unix socket as postgres and returns its output."""
@@ -172,8 +176,18 @@ class PG15:
         return res.stdout
 
     def stop(self) -> None:
-        """Stops the server immediately and removes its files."""
-        if self.root and os.path.exists(self.data_dir):
+        """Stops the server immediately and removes its files.
+
+        SIGQUIT is what `pg_ctl -m immediate` sends the postmaster; sent from here, it saves
+        the two processes (runuser, pg_ctl) and pg_ctl's polling: 0.01 s instead of 0.2 s.
+        """
+        pid, started = self.postmaster
+        if pid and reaper.start_time(pid) == started:
+            os.kill(pid, signal.SIGQUIT)
+            deadline = time.monotonic() + 30
+            while reaper.start_time(pid) == started and time.monotonic() < deadline:
+                time.sleep(0.01)  # NB: not our child (pg_ctl started it): gone, not waited for
+        elif self.root and os.path.exists(self.data_dir):  # NB: a start that failed half way
             _as_postgres(f"{BIN}/pg_ctl", "-D", self.data_dir, "-m", "immediate", "stop", "-w")
         if self.root:
             shutil.rmtree(self.root, ignore_errors=True)
