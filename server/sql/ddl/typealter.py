@@ -35,6 +35,7 @@ from ...errors import (
 )
 from ..catalog.model import CatalogSnapshot, UserType
 from ..expr.types import datatype_oid
+from ..toplevel import split_top_level
 from .names import schema_by_name, skip_or_raise
 
 if TYPE_CHECKING:
@@ -57,30 +58,6 @@ OWNER = re.compile(rf"OWNER\s+TO\s+(?P<role>{_NAME})$", _I)
 
 def _unquote(name: str) -> str:
     return name[1:-1].replace('""', '"') if name.startswith('"') else name.lower()
-
-
-def split_actions(rest: str) -> list[str]:
-    """`add attribute a numeric(5,2), drop attribute b` -> its actions (commas in parentheses
-    or quotes do not split).
-
-    >>> split_actions("add attribute a numeric(5,2), drop attribute b")
-    ['add attribute a numeric(5,2)', 'drop attribute b']
-    """
-    out, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(rest):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(rest[start:i].strip())
-            start = i + 1
-    out.append(rest[start:].strip())
-    return out
 
 
 def _type_of(text: str) -> tuple[int, int]:
@@ -112,7 +89,7 @@ def alter_attributes(s: SQLSession, t: UserType, rest: str) -> UserType:
     cat = s.catalog()
     attrs = list(t.attrs)
     stored = _stored_in(cat, t)
-    actions = split_actions(rest)
+    actions = split_top_level(rest)
     for action in actions:  # NB: PostgreSQL prepares ALTER ATTRIBUTE TYPE against the type as is
         if (m := _RETYPE.match(action)) is not None:
             if all(a[0] != _unquote(m.group("name")) for a in attrs):

@@ -34,6 +34,7 @@ from ...pgtypes import oids as T
 from ...pgtypes.text import text_decoder
 from ..expr.casts import to_text
 from ..kwlist import quote_ident
+from ..toplevel import split_top_level
 
 MINVALUE, VALUE, MAXVALUE = -1, 0, 1
 STRATEGIES = {"range": "r", "list": "l", "hash": "h"}
@@ -99,21 +100,7 @@ def key_items(text: str) -> list[str]:
     >>> key_items('RANGE ("A b", lower(x), ((a + 1)))')
     ['A b', 'lower(x)', '((a + 1))']
     """
-    rest = text.partition(" ")[2].strip()[1:-1]
-    out, depth, start, quote = [], 0, 0, ""
-    for i, ch in enumerate(rest):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(rest[start:i].strip())
-            start = i + 1
-    out.append(rest[start:].strip())
+    out = split_top_level(text.partition(" ")[2].strip()[1:-1])
     return [n[1:-1].replace('""', '"') if _QUOTED.fullmatch(n) else n for n in out]
 
 
