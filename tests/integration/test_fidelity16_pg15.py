@@ -1221,9 +1221,12 @@ reset lc_monetary;
 select set_config('lc_monetary', 'de_DE', false);
 select '1234.5'::money
 """,
-    # Functions taking a regclass given a name literal (the simple-query literal cache kept
-    # it as text for the catalog lookup), and pg_dump -t's `OPERATOR(pg_catalog.=) ANY`
-    "catalog_args": """
+    # Issue-16 leftovers: functions taking a regclass given a name literal (the simple-query
+    # literal cache kept it as text for the catalog lookup), pg_dump -t's `OPERATOR(pg_catalog.=)
+    # ANY`, pg_relation_filenode & co.; EXPLAIN's CURRENT_DATE, now(), `ts - interval`;
+    # tablefunc's crosstab(source [, categories]) with its checks; ts_headline's MaxFragments
+    # (PostgreSQL's mark_hl_fragments: covers cut to MaxWords, the best stretched, delimited)
+    "leftovers16": """
 create table t (a int);
 select pg_relation_is_publishable('t');
 select pg_relation_is_updatable('t', true), pg_column_is_updatable('t', 1::int2, true);
@@ -1242,23 +1245,16 @@ alter table tk alter b set not null;
 alter table tk replica identity using index tkb;
 select pg_get_replica_identity_index('tk');
 alter table tk replica identity full;
-select pg_get_replica_identity_index('tk')
-""",
-    # EXPLAIN prints CURRENT_DATE, now(), LOCALTIMESTAMP and `ts - interval` as PostgreSQL
-    "explain_texts": """
-create table t (d date, ts timestamptz, tt timestamp);
-explain (costs off) select * from t where d = current_date;
-explain (costs off) select * from t where d = now()::date;
-explain (costs off) select * from t where ts < current_timestamp;
-explain (costs off) select * from t where ts < now();
-explain (costs off) select * from t where tt < localtimestamp;
-explain (costs off) select * from t where ts > now() - interval '1 day';
-explain (costs off) select * from t where d + 1 > current_date;
-explain (costs off) select * from t where tt + interval '1 hour' > localtimestamp
-""",
-    # tablefunc's crosstab(source) and crosstab(source, categories): the pivot, the column
-    # definition list, tablefunc's checks of the source and return types
-    "crosstab": """
+select pg_get_replica_identity_index('tk');
+create table te (d date, ts timestamptz, tt timestamp);
+explain (costs off) select * from te where d = current_date;
+explain (costs off) select * from te where d = now()::date;
+explain (costs off) select * from te where ts < current_timestamp;
+explain (costs off) select * from te where ts < now();
+explain (costs off) select * from te where tt < localtimestamp;
+explain (costs off) select * from te where ts > now() - interval '1 day';
+explain (costs off) select * from te where d + 1 > current_date;
+explain (costs off) select * from te where tt + interval '1 hour' > localtimestamp;
 select * from crosstab('select 1');
 create extension tablefunc;
 create table ct (id serial, rowid text, attribute text, val text);
@@ -1275,11 +1271,7 @@ select * from crosstab('select rowid, id, attribute, val from ct order by 1', 's
 select * from crosstab('select rowid, attribute, val from ct order by 1', 'select distinct attribute from ct order by 1') as ct(row_name text, att1 text);
 select * from crosstab('select rowid, attribute, val from ct order by 1', 'select distinct attribute, 1 from ct order by 1') as ct(row_name text, att1 text, att2 text, att3 text, att4 text);
 select * from crosstab('select nope') as ct(row_name text, c1 text);
-select row_name, c2 from crosstab('select rowid, attribute, val from ct order by 1,2') as ct(row_name text, c1 text, c2 text) where c1 = 'val1'
-""",
-    # ts_headline's MaxFragments (PostgreSQL's mark_hl_fragments): covers, pieces of at most
-    # MaxWords, the best ones stretched, FragmentDelimiter between them
-    "headline_fragments": """
+select row_name, c2 from crosstab('select rowid, attribute, val from ct order by 1,2') as ct(row_name text, c1 text, c2 text) where c1 = 'val1';
 SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'fox & dog'), 'MaxFragments=2, MaxWords=5, MinWords=2, FragmentDelimiter=" ... "');
 SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'fox & dog'), 'MaxFragments=1, MaxWords=5, MinWords=2');
 SELECT ts_headline('english', 'The quick brown fox jumps over the lazy dog. The dog sleeps. A fox runs far away from the dog.', to_tsquery('english', 'fox | dog'), 'MaxFragments=3, MaxWords=4, MinWords=1, FragmentDelimiter=" | "');
