@@ -43,13 +43,24 @@ def cumulo_server():
     assert code == 0, f"cumulo serve did not shut down cleanly ({code}):\n{server.log()}"
 
 
-@pytest.fixture
-def fresh_server():
-    """A `cumulo serve` process of the test's own, for restart and crash tests."""
+def _own_server():
     server = CumuloServer().start()
     yield server
     server.stop()
     shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_server():
+    """A `cumulo serve` process of the test's own, for restart and crash tests."""
+    yield from _own_server()
+
+
+@pytest.fixture(scope="module")
+def module_server():
+    """A `cumulo serve` process of the module's own, for tests that read its whole log (or
+    need settings no other module touched) but neither restart nor kill it."""
+    yield from _own_server()
 
 
 @pytest.fixture(scope="module")
