@@ -34,11 +34,11 @@ def one_line_error(out: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-def test_second_server_on_a_data_dir_is_refused(fresh_server):
-    line = one_line_error(serve("--port", str(free_port()), "--data-dir", fresh_server.data_dir))
+def test_second_server_on_a_data_dir_is_refused(module_server):
+    line = one_line_error(serve("--port", str(free_port()), "--data-dir", module_server.data_dir))
     assert 'lock file "postmaster.pid" already exists' in line
-    assert f"PID {fresh_server.proc.pid}" in line and "FATAL" in line
-    with psycopg.connect(fresh_server.dsn(), autocommit=True) as conn:  # the first one serves on
+    assert f"PID {module_server.proc.pid}" in line and "FATAL" in line
+    with psycopg.connect(module_server.dsn(), autocommit=True) as conn:  # the first one serves on
         assert conn.execute("select 1").fetchone() == (1,)
 
 
@@ -66,10 +66,10 @@ def test_stale_lock_of_a_killed_server_is_taken_over(fresh_server):
         assert conn.execute("select count(*) from stale").fetchone() == (2,)
 
 
-def test_port_in_use_is_one_line(fresh_server):
+def test_port_in_use_is_one_line(module_server):
     d = tempfile.mkdtemp(prefix="cumulo-test-")
-    line = one_line_error(serve("--port", str(fresh_server.port), "--data-dir", d))
-    assert f'could not listen on "127.0.0.1" port {fresh_server.port}: Address already in use' \
+    line = one_line_error(serve("--port", str(module_server.port), "--data-dir", d))
+    assert f'could not listen on "127.0.0.1" port {module_server.port}: Address already in use' \
         in line
     # the failed server released its own data directory: another start there works
     other = CumuloServer(data_dir=d).start()
