@@ -250,9 +250,12 @@ class _Deparser:
         if isinstance(node, exp.Coalesce):
             args = [node.this, *node.expressions]
             return _Out(f"COALESCE({', '.join(self.dep(a).text for a in args)})", "atom")
-        if isinstance(node, exp.TimestampTrunc | exp.DateTrunc) and isinstance(
-                node.args.get("unit"), exp.Var | exp.Literal):  # sqlglot's DATE_TRUNC('MONTH', x)
-            args = [f"{quote_literal(node.args['unit'].name.lower())}::text", self.dep(node.this).text]
+        unit = node.args.get("unit") if isinstance(node, exp.TimestampTrunc | exp.DateTrunc) \
+            else None
+        if isinstance(unit, exp.Cast):  # date_trunc('month'::text, x), as PostgreSQL prints it
+            unit = unit.this
+        if isinstance(unit, exp.Var | exp.Literal):  # sqlglot's DATE_TRUNC('MONTH', x)
+            args = [f"{quote_literal(unit.name.lower())}::text", self.dep(node.this).text]
             zone = node.args.get("zone")
             if zone is not None:
                 args.append((self.literal(zone, T.TEXT) or self.dep(zone)).text)

@@ -49,7 +49,8 @@ def index_def(cat: M.CatalogSnapshot, index_oid: int, column: int = 0, pretty: b
     unique = "UNIQUE " if i.unique or i.primary else ""
     table_name = (names(cat).rel_display(ctx, i.table_oid) if pretty and ctx is not None
                   else qualified(cat, i.table_oid))
-    text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {table_name} "
+    only = "ONLY " if table is not None and table.partkey else ""  # a partitioned index
+    text = (f"CREATE {unique}INDEX {quote_ident(i.name)} ON {only}{table_name} "
             f"USING {i.method} ({keys})")
     if included:
         text += f" INCLUDE ({', '.join(included)})"
