@@ -139,10 +139,16 @@ WORKERS = 2  # threads that run offloaded analytic work (`offload`): at most thi
 T = TypeVar("T")
 
 
+_OWNER: contextvars.ContextVar[int | None] = contextvars.ContextVar("analytic_owner", default=None)
+
+
 def _session() -> int:
     # The current greenlet names the session: on a thread it is that thread's main greenlet,
-    # on the event loop the session's own.
-    return id(greenlet.getcurrent())
+    # on the event loop the session's own; on an analytic worker, the session that offloaded
+    # the statement (`offload` sets `_OWNER` in the context it runs): the worker's `pace` and
+    # the session's `settle` are one session to `pacing`, not two halving each other's share.
+    owner = _OWNER.get()
+    return id(greenlet.getcurrent()) if owner is None else owner
 
 
 def _sleep(seconds: float) -> None:
@@ -363,6 +369,7 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
         return fn(*args)
     loop = time.monotonic() - hub.switched_at  # (held the thread since then: parse, plan)
     ctx = contextvars.copy_context()
+    ctx.run(_OWNER.set, _session())
     out, cpu, slept = hub.run_on(_workers(), ctx.run, _measured, fn, args)
     # NB: the statement's work on the loop's thread (parse, plan, result) and a short
     # statement's vector work (under `SLICE`: the worker's `pace` never pauses it) are
@@ -371,6 +378,13 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
     # 47.7 %); a fixed 80 ms after each (12.2 q/s, 91.4 %) slowed short queries most.
     _BILL.set(None if out is None else Bill(loop, cpu, time.monotonic(), slept))
     return out
+
+
+def billed() -> bool:
+    """Whether the session's statement was offloaded and owes a `Bill`: `settle` paces its
+    loop-thread work then, and a `pace` on the loop's thread meanwhile would count it twice
+    (and read the CPU clock, a system call, for nothing)."""
+    return _BILL.get() is not None
 
 
 def settle() -> None:
@@ -436,5 +450,5 @@ def share() -> float:
     return PACER.share
 
 
-__all__ = ["BUSY", "PACER", "SHARE", "Bill", "Pacer", "background", "begin", "give_way", "offload",
-           "pace", "set_share", "settle", "share", "touch"]
+__all__ = ["BUSY", "PACER", "SHARE", "Bill", "Pacer", "background", "begin", "billed", "give_way",
+           "offload", "pace", "set_share", "settle", "share", "touch"]

@@ -91,6 +91,18 @@ def test_an_offloaded_statement_settles_its_share_once_its_result_is_built(pacer
     assert on_a_hub(beside_oltp).results == [(0, 1)]
 
 
+def test_an_offloaded_statement_is_one_session_to_pacing(pacer: Pacer) -> None:
+    # its worker's `pace` and its session's `settle` share its part of the share
+    def statement() -> tuple[int, int]:
+        _oltp(pacer, 1, 2)
+        assert not pace_mod.billed()
+        worker = pace_mod.offload(lambda: pacer.pacing(pace_mod._session(), pacer.now()))  # noqa: SLF001
+        assert pace_mod.billed()  # its result's pulls are paced by `settle`, not `pace`
+        return worker, pacer.pacing(pace_mod._session(), pacer.now())  # noqa: SLF001
+
+    assert on_a_hub(statement).results == [(1, 1)]
+
+
 def test_a_long_read_only_statement_parks_beside_oltp(pacer: Pacer) -> None:
     order: list[str] = []
 

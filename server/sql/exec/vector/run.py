@@ -14,7 +14,7 @@ from typing import Any
 
 from ....kivi.columnar.aggregate import Unsafe, partial_aggregate, partial_columns
 from ....kivi.columnar.pace import begin as pace_begin
-from ....kivi.columnar.pace import offload, pace, settle
+from ....kivi.columnar.pace import billed, offload, pace, settle
 from ....txn.api import ScanSpec
 from ....txn.transaction import Transaction
 from ...plan import nodes as N
@@ -50,12 +50,15 @@ def run_columnar(node: Columnar, ctx: Any) -> Iterator[Batch]:
     # (`offload`, which began the count there), and the loop thread's count of an earlier
     # statement holds every OLTP session's CPU since, so the first batch slept MAX_PAUSE
     # (100 ms) beside OLTP: `bench htap`'s analytic loop 6.6-9.3 q/s -> 15-21, same tps
-    pace_begin()
+    paced = not billed()  # NB: an offloaded statement's loop work is paced by `settle`
+    if paced:
+        pace_begin()
     for batch in rebatch(rows):
         # NB: the Pacer counts the thread's CPU since its last pause, so pacing here, as each
         # batch is pulled, also keeps to the analytic share the Python work of the operators
         # above and of the result's encoding (a 100k-row result is ~100 pulls)
-        pace()
+        if paced:
+            pace()
         yield batch
     settle()  # the statement's share: its loop-thread work and the worker's, paced together
 
