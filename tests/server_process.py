@@ -7,14 +7,17 @@ it, so a crash is never silent.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from cumulo.server.cluster.ports import port_run
@@ -134,3 +137,22 @@ class CumuloServer:
         """Stops the server cleanly and starts it again on the same data dir and port."""
         self.stop()
         return self.start()
+
+
+# The front end `cumulo serve` runs without --frontend (server/cli.py), the session server's.
+DEFAULT_FRONTEND = os.environ.get("CUMULO_FRONTEND", "loop")
+
+
+@contextlib.contextmanager
+def on_frontend(frontend: str, shared: CumuloServer) -> Iterator[CumuloServer]:
+    """`shared` (the session's server) if it runs `frontend`, else a server of its own that
+    does, stopped and removed at the end: a module that checks both front ends starts one."""
+    if frontend == DEFAULT_FRONTEND:
+        yield shared
+        return
+    server = CumuloServer(extra_args=["--frontend", frontend]).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.data_dir, ignore_errors=True)

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 from psycopg import pq
 
-from tests.server_process import CumuloServer
+from tests.server_process import on_frontend
 from tests.unit.pgwire import wire
 
 INSERT = b"INSERT INTO w VALUES ($1, $2)"
@@ -115,12 +115,8 @@ SCRIPTS: dict[str, list[tuple[str, Any]]] = {
 
 @pytest.fixture(scope="module", params=["threads", "loop"])
 def cumulo(request, cumulo_server):
-    if request.param == "threads":
-        yield cumulo_server
-        return
-    server = CumuloServer(extra_args=["--frontend", "loop"]).start()
-    yield server
-    server.stop()
+    with on_frontend(request.param, cumulo_server) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

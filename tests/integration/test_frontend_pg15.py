@@ -14,17 +14,16 @@ import time
 import psycopg
 import pytest
 
-from tests.server_process import CumuloServer
+from tests.server_process import on_frontend
 from tests.unit.pgwire import wire
 
 pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module", params=["threads", "loop"])
-def cumulo(request):
-    server = CumuloServer(extra_args=["--frontend", request.param]).start()
-    yield server
-    server.stop()
+def cumulo(request, cumulo_server):
+    with on_frontend(request.param, cumulo_server) as server:
+        yield server
 
 
 def _dsns(cumulo, pg15) -> dict[str, str]:
