@@ -413,6 +413,19 @@ class _Builder:
                 for i, x in enumerate(kept):
                     self.aliases[id(x)] = f"{base}_{i + 1}"
 
+    def _union_keys(self, node: N.SetOp) -> list[str]:
+        """A UNION's group key as PostgreSQL prints it: its first branch's output
+        expressions, qualified (`t.a`), one that is no column in parentheses (`((t.a + 1))`)."""
+        first = node.left
+        while isinstance(first, N.SetOp | N.Guard):
+            first = first.left if isinstance(first, N.SetOp) else first.child
+        if isinstance(first, N.Project):
+            names = Names(first.child.cols, qualify=True, subplan=self.number)
+            return [sql(e, names) if e.kind == "col" else f"({sql(e, names)})"
+                    for e, c in zip(first.exprs, first.cols, strict=False) if not c.hidden]
+        names = Names(first.cols, qualify=True, subplan=self.number)
+        return [names.column(_col(i, c)) for i, c in enumerate(first.cols) if not c.hidden]
+
     def _member(self, app: PNode, side: PNode) -> None:
         """Adds a UNION ALL side to its Append: an Append side's members (and pruned count)
         as its own, as PostgreSQL flattens a chain of them."""
@@ -441,8 +454,7 @@ class _Builder:
                 self._member(app, right)
                 return app
             p = PNode("Aggregate", "HashAggregate", [("Strategy", "Hashed")])
-            names = self.names(node.cols)
-            keys = [names.column(_col(i, c)) for i, c in enumerate(node.cols) if not c.hidden]
+            keys = self._union_keys(node)
             p.details.append(("Group Key", ", ".join(keys)))
             app.rows, app.width = left.rows + right.rows, _width(node.cols)
             app.cost = left.cost + right.cost + app.rows
