@@ -412,26 +412,30 @@ class ExtendedQuery:
                 self._fail(e, True)
                 return True
         params: list[Any] = []
-        pos, size, unpack = vpos, len(payload), M.I32.unpack_from
-        try:
-            if read is not None:  # NB: the usual layout: one straight-line function
+        pos = vpos
+        if read is not None:  # NB: the usual layout: one straight-line function
+            try:
                 got = read(payload, vpos, decoders)
-                if got is None:
-                    return False
-                params, pos = got
-                decoders = []
-            for dec in decoders:
-                (n,) = unpack(payload, pos)
-                pos += 4
-                if n == -1:
-                    params.append(None)
-                    continue
-                if n < 0 or pos + n > size:
-                    return False
-                params.append(dec(payload[pos : pos + n]))
-                pos += n
-        except Exception:  # NB: the full path reports it, naming the parameter
-            return False
+            except Exception:  # NB: the full path reports it, naming the parameter
+                return False
+            if got is None:
+                return False
+            params, pos = got
+        elif decoders:
+            size, unpack = len(payload), M.I32.unpack_from
+            try:
+                for dec in decoders:
+                    (n,) = unpack(payload, pos)
+                    pos += 4
+                    if n == -1:
+                        params.append(None)
+                        continue
+                    if n < 0 or pos + n > size:
+                        return False
+                    params.append(dec(payload[pos : pos + n]))
+                    pos += n
+            except Exception:  # NB: as above
+                return False
         shape = stmt.tails.get(payload[pos:])
         if shape is None:
             return False

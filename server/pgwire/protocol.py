@@ -150,6 +150,12 @@ class Connection(ExtendedQuery, FunctionCalls):
                 end = 1 + unpack(buf, 1)[0]
                 if 5 <= end < n:
                     pos = self._try_bind_run(buf, 0, end)
+                    if pos == n and buf is not held and not self._in_extended and \
+                            self._held is None and self._recoder is None:
+                        self._must_flush = False  # NB: the end of `feed` for a whole Sync
+                        out = bytes(self.out)
+                        self.out.clear()
+                        return out
             while not self.closed and not self.start_tls:
                 phase = self.phase
                 if phase == STARTUP:
