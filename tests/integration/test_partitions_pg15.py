@@ -313,6 +313,25 @@ explain (costs off) select * from sr where d = now()::date;
 insert into sr values (current_date, 1), ('2001-01-01', 2);
 select v from sr where d = current_date;
 drop table sr;
+create table htr (id int primary key);
+create table hts (x int);
+create table htq (id int references htr);
+create table htm (a int, b int references htr) partition by range (a);
+create table htm1 partition of htm for values from (0) to (10);
+create table htp (id int primary key) partition by range (id);
+create table htp1 partition of htp for values from (0) to (10);
+create table htz (pid int references htp);
+select relname, relhastriggers from pg_class where relname in ('htr','hts','htq','htm','htm1','htp','htp1','htz') order by 1;
+create function httf() returns trigger language plpgsql as $$ begin return new; end $$;
+create table htg (a int) partition by range (a);
+create table htg1 partition of htg for values from (0) to (10);
+create table hth (a int) partition by range (a);
+create table hth1 partition of hth for values from (0) to (10);
+create trigger gt before insert on htg for each row execute function httf();
+create trigger ht after insert on hth for each statement execute function httf();
+select relname, relhastriggers from pg_class where relname in ('htg','htg1','hth','hth1') order by 1;
+drop table htz, htq, htm, htp, htr, hts, htg, hth;
+drop function httf();
 """
 
 

@@ -18,6 +18,7 @@ from ...pgtypes import oids as T
 from ..catalog import model as M
 from ..catalog.syscols import SYSTEM_COLUMNS
 from ..largeobj.pages import meta as large_object
+from ..partitions.members import descendants
 from ..privileges.acl import acl_texts, column_acl_texts
 from .accessmethods import INDEX_METHODS
 from .aggprocs import AGG_DESCRIPTIONS
@@ -104,6 +105,12 @@ def _system_class_rows() -> tuple[tuple[Any, ...], ...]:
     )
 
 
+def _descendants(cat: M.CatalogSnapshot, oid: int) -> list[M.Table]:
+    """The partitions under a partitioned table (none for another relation)."""
+    t = cat.table_by_oid(oid)
+    return descendants(cat, t) if t is not None and t.partkey else []
+
+
 @pg_relation("pg_catalog", "pg_class")
 def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
     """Tables, views, indexes and sequences of the snapshot, then the system relations."""
@@ -117,7 +124,12 @@ def pg_class(ctx: Any) -> list[tuple[Any, ...]]:
             checks[c.table_oid] = checks.get(c.table_oid, 0) + 1
         elif c.kind == "f":
             triggers.update((c.table_oid, c.ref_table_oid))
+            for end in (c.table_oid, c.ref_table_oid):  # NB: partitions get their copies
+                triggers.update(d.oid for d in _descendants(cat, end))
     triggers.update(t.table_oid for t in cat.triggers)  # CREATE TRIGGER's
+    for tg in cat.triggers:  # a row trigger of a partitioned table is cloned to partitions
+        if tg.tgtype & 1:
+            triggers.update(d.oid for d in _descendants(cat, tg.table_oid))
     temp = {s.oid for s in cat.schemas if s.name.startswith("pg_temp")}
 
     def persistence(schema_oid: int, unlogged: str = "p") -> str:
