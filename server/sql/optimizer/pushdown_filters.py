@@ -72,18 +72,13 @@ _FLOATS = (T.FLOAT4, T.FLOAT8)
 
 
 def _nan_safe(e: E) -> bool:
-    """Tells whether a comparison is pushed even though a NaN may turn up.
+    """Tells whether a comparison is pushed even though a NaN may turn up: always now.
 
-    PostgreSQL orders NaN above every number and equal to itself. The node now runs
-    the SQL layer's NaN-aware row code (`expr.pushed`), but KiVi's own compiler did
-    not, so float comparisons (and numeric equality between columns) have stayed in
-    the SQL layer's Filter; they still do, so that plans and EXPLAIN stay as they were
-    (relaxing this is a plan change of its own).
+    PostgreSQL orders NaN above every number and equal to itself. KiVi's own compiler did
+    not, so float comparisons (and numeric equality between columns) stayed in the SQL
+    layer's Filter; the node now runs the SQL layer's NaN-aware row code and masks
+    (`expr.pushed`, typed leaves), so they are pushed as every other comparison.
     """
-    if any(x.type in _FLOATS for x in e.args):
-        return False
-    if e.data in ("=", "<>") and any(x.type == T.NUMERIC for x in e.args):
-        return any(x.kind == "const" for x in e.args)  # a NaN constant makes KiVi go safe
     return True
 
 
