@@ -279,6 +279,34 @@ select * from nv order by x;
 select format_type(atttypid, atttypmod) from pg_attribute
   where attrelid = 'nv'::regclass and attnum > 0 order by attnum;
 """,
+    # Float comparisons and numeric equality between columns pushed into the scan (the
+    # node's NaN-aware row code): NaN equal to itself and above Infinity, NULLs, float4 vs
+    # float8, IN lists and prepared NaN parameters.
+    "float_filters_pushed": """
+create table fz (id int primary key, f float8, g float4, n numeric, m numeric);
+insert into fz values (1, 'NaN', 'NaN', 'NaN', 'NaN'), (2, 1.5, 1.5, 1.5, 2), (3, 'Infinity', '-Infinity', 'Infinity', 'NaN'), (4, null, null, null, 1), (5, '-Infinity', 2, 0, 0), (6, 0, 0, 'NaN', 3);
+select id from fz where f = 'NaN' order by id;
+select id from fz where f <> 'NaN' order by id;
+select id from fz where f > 1 order by id;
+select id from fz where f < 'NaN' order by id;
+select id from fz where f >= 'Infinity' order by id;
+select id from fz where g = 'NaN' order by id;
+select id from fz where g > f order by id;
+select id from fz where f = g order by id;
+select id from fz where n = m order by id;
+select id from fz where n <> m order by id;
+select id from fz where n > m order by id;
+select id from fz where f > 0 and id > 1 order by id;
+select id from fz where not (f < 1) order by id;
+select id from fz where f in (1.5, 'NaN') order by id;
+select id from fz where (f > 1 or g < 1) order by id;
+select count(*) from fz where f = f;
+select count(*) from fz where f <= 'NaN'::float8;
+prepare q(float8) as select id from fz where f >= $1 order by id;
+execute q('NaN');
+execute q(1);
+execute q('-Infinity');
+""",
     # RETURNING shows the row as stored: after the columns' typmods (numeric(10,2) given
     # 1.555 returns 1.56), with and without a generated column, in every INSERT form.
     "returning_after_typmods": """
