@@ -88,19 +88,17 @@ class Selected:
         return np.flatnonzero(out)
 
     def column(self, j: int) -> Column:
-        """Column j of the selected rows. While the positions are not needed, the column is
-        taken by the mask itself (numpy's compress): finding the positions first and
-        taking them cost twice as much (the join of `bench htap`)."""
+        """Column j of the selected rows."""
         c = self.pack.column(j)
-        which = self._idx if self._idx is not None else self.mask
-        if which is None:
+        idx = self.idx
+        if idx is None:
             return c
         taken = self._taken
         if taken is None:
             taken = self._taken = {}
         t = taken.get(j)
         if t is None:
-            t = taken[j] = c.take(which)
+            t = taken[j] = c.take(idx)
         return t
 
 

@@ -77,8 +77,7 @@ class Column:
         return n
 
     def take(self, idx: np.ndarray) -> Column:
-        """Returns the rows at idx, or where a bool mask holds (same dictionary, same zone map:
-        a superset is still valid)."""
+        """Returns the rows at idx (same dictionary, same zone map: a superset is still valid)."""
         return Column(self.kind, self.values[idx],
                       None if self.valid is None else self.valid[idx],
                       self.dictionary, self.lo, self.hi, self.scale)
