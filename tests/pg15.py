@@ -66,7 +66,7 @@ def _as_postgres(*cmd: str) -> subprocess.CompletedProcess:
 
 def _own_dir() -> str:
     """A new temp dir (the reaper's `cumulo-pg15-` prefix) with a socket dir, owned by postgres."""
-    root = tempfile.mkdtemp(prefix="cumulo-pg15-")
+    root = tempfile.mkdtemp(prefix="cumulo-pg15-", dir=reaper.fast_tempdir())
     os.makedirs(os.path.join(root, "sock"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres")

@@ -36,6 +36,15 @@ PID_DIR = os.environ.get("CUMULO_TEST_PID_DIR") or os.path.join(
 _OWN_DIRS = ("cumulo-test-", "cumulo-pg15-", "cumulo-cluster-up-")
 
 
+def fast_tempdir() -> str:
+    """Where the fixtures put the files of servers they start and throw away: tmpfs when the
+    machine has a writable one. Copying a PostgreSQL 15 data dir (46 MB) to /tmp on an ext4
+    disk mounted with `discard` took 0.7-0.9 s of system time here, to /dev/shm 0.06 s."""
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK):
+        return "/dev/shm"
+    return tempfile.gettempdir()
+
+
 def start_time(pid: int) -> int | None:
     """The process's start time in clock ticks since boot, or None if it is gone (or a zombie).
 
@@ -86,7 +95,7 @@ def _alive(pid: int, start: int | None) -> bool:
 def _own_dir(path: str) -> bool:
     """A temp dir that a fixture made (and nothing else could have)."""
     path = path.rstrip("/")
-    return (os.path.dirname(path) == tempfile.gettempdir()
+    return (os.path.dirname(path) in (tempfile.gettempdir(), fast_tempdir())
             and os.path.basename(path).startswith(_OWN_DIRS))
 
 
