@@ -243,7 +243,11 @@ class RedoLog:
         self._helper_loop: Any = None
         self._helper_thread = 0  # the thread of that loop
         self._inflight: tuple[StartFsync, int] | None = None
+        # the flusher's own wake-up (only `close` notifies it): on `_cond` every group's
+        # completion woke it too, and it then fought the loop thread for the GIL
         self._flusher: threading.Thread | None = None
+        self._tick = threading.Condition(self._lock)
+        self.ticks = 0  # the flusher's passes (stats and tests)
         if not sync_commit:
             self._start_flusher()
 
@@ -520,10 +524,11 @@ class RedoLog:
         return gone
 
     def _flush_loop(self) -> None:
-        with self._cond:
+        with self._lock:
             while not self._closed:
-                self._cond.wait(self.gc.flush_interval)
+                self._tick.wait(self.gc.flush_interval)
                 if not self._closed:
+                    self.ticks += 1
                     self._run(self.gc.handle(Tick(time.monotonic())))
 
     def close(self) -> None:
@@ -541,6 +546,7 @@ class RedoLog:
                 self._run([CloseSegment(seq)])
             self._cond.notify_all()
             self._wake.notify()
+            self._tick.notify()
         if self._helper is not None:
             self._drop_helper()
         if self._flusher is not None:
