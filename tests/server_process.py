@@ -7,6 +7,7 @@ it, so a crash is never silent.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import resource
@@ -49,11 +50,19 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def _temp_data_dir() -> str:
+    """A data dir for a server that names none, removed when the test process exits: many
+    tests stop their own servers and leave the directory (tens of MB each, every run)."""
+    path = tempfile.mkdtemp(prefix="cumulo-test-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 @dataclass
 class CumuloServer:
     """A `cumulo serve` child process on 127.0.0.1."""
 
-    data_dir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="cumulo-test-"))
+    data_dir: str = field(default_factory=_temp_data_dir)
     port: int = field(default_factory=free_port)
     extra_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen | None = None
