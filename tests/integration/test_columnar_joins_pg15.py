@@ -64,6 +64,14 @@ QUERIES = [
     # a numeric CASE of several scales: PostgreSQL's sum keeps each group's own scale
     "select d.grp, sum(case when d.grp = 1 then f.amt else 0 end)::text "
     "from cj_fact f join cj_dim d on f.dk = d.id group by d.grp order by 1",
+    # GROUP BY the dimension's primary key (either side's key column): the fact table is
+    # aggregated first (`exec.vector.eager`); fact keys the dimension lacks, or NULL, drop out
+    "select d.id, count(*), sum(f.amt), min(f.q), max(f.q), count(f.x) from cj_fact f "
+    "join cj_dim d on f.dk = d.id where f.q <> 3 group by d.id order by d.id desc limit 15",
+    "select f.dk, d.id, count(*), avg(f.amt) from cj_fact f, cj_dim d where d.id = f.dk "
+    "and d.grp = 2 group by f.dk, d.id order by 1 limit 15",
+    "select count(*), sum(c), max(c) from (select d.id, count(*) c from cj_fact f "
+    "join cj_dim d on f.dk = d.id group by d.id) t",
     # inner joins: one key, duplicates on both sides, NULL keys, filters on each side
     "select d.name, count(*), sum(f.amt), avg(f.q), min(f.dt), max(d.w) from cj_fact f, cj_dim d "
     "where f.dk = d.id group by d.name order by d.name",

@@ -23,6 +23,7 @@ from ..runner import Batch, cache_of, compiled, executes, rebatch, rows_of, run
 from ..scan import key_range
 from .aggframe import SETTING, expr_fns, mode, waits
 from .distinct import Unhandled, count_distinct
+from .eager import grouped_by_dimension
 from .explain import note
 from .join import evaluate
 from .jointopn import candidates as join_candidates
@@ -124,6 +125,9 @@ def _joined(node: Columnar, spec: VectorSpec, ctx: Any) -> list[tuple] | None:
             assert spec.above is not None and spec.rows is not None
             cache_of(ctx)[id(spec.rows)] = picked
             return rows_of(spec.above, ctx)
+        rows = grouped_by_dimension(spec, ctx)  # the fact table aggregated before the join
+        if rows is not None:
+            return rows
         frame = evaluate(spec.source, ctx)
         if frame is None:
             return None
