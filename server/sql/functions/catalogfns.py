@@ -452,6 +452,7 @@ def _filenode(ctx: Any, rel: Any) -> int | None:
 
 @register("pg_relation_filenode", args=[T.REGCLASS], returns=T.OID, needs_context=True)
 def pg_relation_filenode(ctx: Any, rel: Any) -> int | None:
+    """The relation's filenode: its OID here, NULL for a relation without storage."""
     return _filenode(ctx, rel)
 
 
