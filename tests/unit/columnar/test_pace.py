@@ -315,3 +315,18 @@ def test_the_analytic_workers_are_marked_as_they_start():
     mark = pace_mod.PACER.mark
     assert pace_mod._workers().submit(lambda: mark.worker).result()  # noqa: SLF001
     assert not mark.worker  # this thread is no worker
+
+
+def test_background_work_keeps_a_share_of_its_own() -> None:
+    # a checkpoint or a freeze is paced at its floor's share, not the analytic queries'
+    c = Clocks()
+    p = c.pacer(0.1)
+    busy(p, 3)
+    p.pace(who=1, least=0.25)  # the first call only reads the clock
+    c.cpu += SLICE
+    p.pace(who=1, least=0.25)
+    assert c.slept == [pytest.approx(SLICE * 3)]  # 25 %, not 10 %
+    p.set_share(1.0)
+    c.cpu += SLICE
+    p.pace(who=1, least=0.25)
+    assert len(c.slept) == 1  # pacing off is off for it too
