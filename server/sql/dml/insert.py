@@ -31,7 +31,8 @@ from ...errors import (
 from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
 from ...pgwire.backend import Result
-from ...txn.api import ScanSpec
+from ...txn.api import RetryStatement, ScanSpec
+from ...txn.rowlocks import NO_KEY_UPDATE
 from ..catalog.model import Index, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import get_relation, ident, table_name
@@ -292,6 +293,7 @@ def _source_convs(plan: Any, cols: list[int], table: Table,
 
 
 _CONCURRENT = "could not serialize access due to concurrent update"
+_ROW_TRIES = 20  # READ COMMITTED: one row's tries before the statement reruns
 
 
 def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
@@ -367,11 +369,11 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
               out_rows: list[tuple[Any, ...]], returning: Any) -> int:
         n = 0
         txn = sess.txn
-        touched = ctx.on_conflict_touched
         if deferrable is not None and rows:
             raise ObjectNotInPrerequisiteState(
                 "ON CONFLICT does not support deferrable unique constraints/exclusion "
                 "constraints as arbiters", table=table.name, constraint=deferrable.name)
+        rc = txn.isolation == "read committed"
         for r in rows:
             if writer.triggers is not None:  # NB: BEFORE INSERT sees the proposed row first
                 fired = writer.triggers.before_insert(sess, [list(r)])
@@ -379,49 +381,90 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
                     continue
                 r = fired[0]
             prepared = writer.prepare_rows([list(r)])[0]
-            hit = _find_conflict(txn, table, writer, arbiters, prepared)
-            if hit is None:
+            if not rc:
+                n += place(sess, writer, r, prepared, ctx, out_rows, returning)
+                continue
+            # READ COMMITTED, as PostgreSQL's ExecOnConflictUpdate / speculative insertion:
+            # an insert that meets a concurrent writer of the key waits for it, and if it
+            # committed, this row alone is tried again on a snapshot that sees that commit
+            # (the key locked in its newest version): updated, skipped or inserted. The
+            # statement keeps its snapshot for the other rows (and its source's rows).
+            token = txn.savepoint()
+            kept: list[tuple[int, bytes]] = []
+            for tries in range(_ROW_TRIES):
                 try:
-                    written = writer.insert_rows(sess, [list(r)], before_fired=True)
-                except ExclusionViolation as e:
-                    if e.constraint not in exclusions:
-                        raise
-                    continue
-                except UniqueViolation as e:  # NB: a row the snapshot cannot see holds the key
-                    if txn.isolation == "read committed" or e.constraint not in arbiter_names:
-                        raise
-                    raise SerializationFailure(_CONCURRENT) from None  # PG's ExecCheckTIDVisible
-                if not written:  # NB: a BEFORE INSERT trigger skipped it
-                    continue
-                n += 1
-                if do_update:
-                    _touch(touched, arbiters, prepared, writer)
-                if returning is not None:
-                    out_rows.append(returning.project(written[0], ctx))
-                continue
-            if not do_update:
-                continue
-            key, old = hit
-            if _touched(touched, arbiters, tuple(old), writer):
-                raise CardinalityViolation(
-                    "ON CONFLICT DO UPDATE command cannot affect row a second time",
-                    hint="Ensure that no rows proposed for insertion within the same command "
-                    "have duplicate constrained values.")
-            both = tuple(old) + prepared
-            if where_fn is not None and where_fn(both, ctx) is not True:
-                continue
-            new = list(old)
-            for pos, f in sets:
-                new[pos] = f(both, ctx)
-            updated = writer.update_rows(sess, [key], [old], [new])
-            if not updated:  # NB: a BEFORE UPDATE trigger skipped it
-                continue
-            stored = updated[0]
-            _touch(touched, arbiters, stored, writer)
-            n += 1
-            if returning is not None:
-                out_rows.append(returning.project(stored, ctx, xmax=sess.backend_pid or 1))
+                    if tries == 0:
+                        n += place(sess, writer, r, prepared, ctx, out_rows, returning)
+                    else:
+                        with txn.fresh_snapshot():
+                            n += place(sess, writer, r, prepared, ctx, out_rows, returning)
+                    break
+                except RetryStatement as e:
+                    if tries == _ROW_TRIES - 1:
+                        raise  # NB: the session reruns the statement then
+                    txn.rollback_to(token, keep_locks=True)
+                    if e.locked and e.space is not None and e.key is not None:
+                        kept.append((e.space, e.key))
+            if not do_update:  # NB: DO NOTHING locks no row; a written key stays locked
+                for space, key in kept:
+                    txn.unlock_row(space, [key])
         return n
+
+    def place(sess: SQLSession, writer: Any, r: list[Any], prepared: tuple[Any, ...], ctx: Any,
+              out_rows: list[tuple[Any, ...]], returning: Any) -> int:
+        """One proposed row: inserted, skipped, or its conflicting row updated; 1 if written."""
+        txn = sess.txn
+        touched = ctx.on_conflict_touched
+        hit = _find_conflict(txn, table, writer, arbiters, prepared)
+        if hit is None:
+            try:
+                written = writer.insert_rows(sess, [list(r)], before_fired=True)
+            except ExclusionViolation as e:
+                if e.constraint not in exclusions:
+                    raise
+                return 0
+            except UniqueViolation as e:  # NB: a row the snapshot cannot see holds the key
+                if txn.isolation == "read committed" or e.constraint not in arbiter_names:
+                    raise
+                raise SerializationFailure(_CONCURRENT) from None  # PG's ExecCheckTIDVisible
+            if not written:  # NB: a BEFORE INSERT trigger skipped it
+                return 0
+            if do_update:
+                _touch(touched, arbiters, prepared, writer)
+            if returning is not None:
+                out_rows.append(returning.project(written[0], ctx))
+            return 1
+        if not do_update:
+            return 0
+        key, old = hit
+        if _touched(touched, arbiters, tuple(old), writer):
+            raise CardinalityViolation(
+                "ON CONFLICT DO UPDATE command cannot affect row a second time",
+                hint="Ensure that no rows proposed for insertion within the same command "
+                "have duplicate constrained values.")
+        # PostgreSQL locks the conflicting row first and, if a concurrent commit changed it,
+        # updates its newest version (WHERE and SET see that one; deleted meanwhile, the row
+        # is inserted): the update's own write meets such a commit as `RetryStatement`, the
+        # row locked in its newest version, and `apply` tries the row again from there. A
+        # WHERE that refuses the snapshot's version would write nothing, so it locks first
+        if where_fn is not None and txn.isolation == "read committed" \
+                and txn.lock_row(table.space, [key], NO_KEY_UPDATE):
+            with txn.fresh_snapshot():
+                return place(sess, writer, r, prepared, ctx, out_rows, returning)
+        both = tuple(old) + prepared
+        if where_fn is not None and where_fn(both, ctx) is not True:
+            return 0
+        new = list(old)
+        for pos, f in sets:
+            new[pos] = f(both, ctx)
+        updated = writer.update_rows(sess, [key], [old], [new])
+        if not updated:  # NB: a BEFORE UPDATE trigger skipped it
+            return 0
+        stored = updated[0]
+        _touch(touched, arbiters, stored, writer)
+        if returning is not None:
+            out_rows.append(returning.project(stored, ctx, xmax=sess.backend_pid or 1))
+        return 1
 
     return apply
 
