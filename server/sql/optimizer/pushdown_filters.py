@@ -72,13 +72,17 @@ _FLOATS = (T.FLOAT4, T.FLOAT8)
 
 
 def _nan_safe(e: E) -> bool:
-    """Tells whether a comparison is pushed even though a NaN may turn up: always now.
+    """Tells whether a comparison is pushed even though a NaN may turn up.
 
     PostgreSQL orders NaN above every number and equal to itself. KiVi's own compiler did
-    not, so float comparisons (and numeric equality between columns) stayed in the SQL
-    layer's Filter; the node now runs the SQL layer's NaN-aware row code and masks
-    (`expr.pushed`, typed leaves), so they are pushed as every other comparison.
+    not, so float comparisons stayed in the SQL layer's Filter; the node now runs the SQL
+    layer's NaN-aware row code and masks (`expr.pushed`, typed leaves), so they are pushed
+    as every other comparison. Numeric equality still is not, unless against a constant:
+    a literal is a numeric *parameter* of the cached plan, and `bigint_key = $1` pushed
+    with $1 = 9223372036854775808 found the int8 maximum (test_point_reads_pg15).
     """
+    if e.data in ("=", "<>") and any(x.type == T.NUMERIC for x in e.args):
+        return any(x.kind == "const" for x in e.args)
     return True
 
 
