@@ -100,6 +100,11 @@ class Txn(Protocol):
     def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Reads rows by key: own writes first, then the snapshot."""
 
+    def get_unread(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """`get` that a SERIALIZABLE transaction does not record as a read: an INSERT's
+        primary-key check, whose write of the same keys is conflict-checked anyway (and
+        PostgreSQL takes no SIREAD lock for it, so a rival's insert is 23505, not 40001)."""
+
     def scan(self, spec: ScanSpec) -> Iterator[list[Row]]:
         """Yields batches of rows in key order (or partial-aggregate rows), own writes merged in."""
 

@@ -143,6 +143,7 @@ class LocalTxnManager(SerializableMixin):
         self._lw_epoch = 0
         self._active: dict[int, int] = {}  # tid -> snapshot, for the GC low-water mark
         self._ser_active: set[int] = set()  # SERIALIZABLE update-capable txns with a snapshot
+        self._read_writes: dict[tuple[int, bytes], int] = {}  # serial._note_read_writes
         # SERIALIZABLE does not track reads of these spaces (the SQL layer names its catalog)
         self.untracked_spaces: frozenset[int] = frozenset()
         # in-process managers: every transaction runs here, so _ser_active is all of them
@@ -457,10 +458,10 @@ class LocalTxnManager(SerializableMixin):
                             kept, snapshot = out, out.commit_ts
                             continue
                         err: SQLError = RetryStatement(_LOST_UPDATE)
-                    elif txn.reads is not None and self._hidden_insert(txn, out.key):
-                        # a key our snapshot lacks, inserted by a concurrent writer: PostgreSQL
-                        # reports the read/write dependency (nbtinsert.c), not 23505 or ww,
-                        # as a pivot found at its write
+                    elif self._hidden_insert(txn, out.key, out.commit_ts):
+                        # a key our snapshot lacks, inserted by a concurrent writer that had
+                        # read it: PostgreSQL reports the read/write dependency (nbtinsert.c),
+                        # not 23505 or ww, as a pivot found at its write
                         err = rw_failure(AT_WRITE)
                     else:
                         err = SerializationFailure(_LOST_UPDATE)

@@ -13,9 +13,13 @@
   spaces); in embedded mode with one manager that is a single in-process call.
 - `_settle`: after the commit (any isolation level) or the abort of a validated
   transaction, one `Settle` per range-tracker host.
-- `_hidden_insert`: a write-write conflict on a key the transaction looked for
-  and did not see is PostgreSQL's read/write-dependency 40001 ("during write"),
-  not a lost update (read-write-unique).
+- `_hidden_insert`: a write-write conflict on a key the transaction's snapshot
+  lacks, committed by a SERIALIZABLE rival that had read that key, is PostgreSQL's
+  read/write-dependency 40001 ("during write"): its unique check reports the SIREAD
+  lock the rival holds (nbtinsert.c). A rival that had not read the key (its own
+  primary-key check is no read: `Transaction.get_unread`) leaves the plain conflict,
+  which the inserter reports as 23505, as PostgreSQL does. `_note_read_writes`
+  remembers, at a successful validation, the keys a transaction both read and wrote.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from .validate import AT_READ, AT_WRITE, Probe, Settle, Validate, Verdict, rw_fa
 if TYPE_CHECKING:
     from ..kivi.api import KiviNodeAPI
 
+_NOTED_WRITES = 256  # a committer's write set larger than this is not noted
+_NOTED_KEYS = 4096  # read-and-written keys remembered, newest first
+
 
 class SerializableMixin:
     """Probes, validation and settling of SERIALIZABLE transactions (see the module doc)."""
@@ -44,14 +51,41 @@ class SerializableMixin:
     _active_lock: threading.Lock
     _ser_active: set[int]
     _alone: bool
+    _read_writes: dict[tuple[int, bytes], int]
 
     def _by_manager(self, keys: Any) -> dict[int, tuple]:
         raise NotImplementedError
 
-    def _hidden_insert(self, txn: Transaction, key: tuple[int, bytes]) -> bool:
-        if txn._ts is None or txn.reads is None or not txn.reads.covers(*key):
+    def _hidden_insert(self, txn: Transaction, key: tuple[int, bytes], commit_ts: int) -> bool:
+        """Whether key, absent from txn's snapshot, was committed at commit_ts by a
+        transaction that had read it (whether txn read it does not matter in PG 15)."""
+        if txn._ts is None or txn.reads is None or self._read_writes.get(key) != commit_ts:
             return False
         return self.kivi.get(Get(key[0], txn._ts, [key[1]])).rows[0] is None
+
+    def _note_read_writes(self, txn: Transaction, cts: int) -> None:
+        """Remembers (holding _cm_lock) the keys txn, validated at cts, read and wrote.
+
+        Only this LTM's transactions and only small write sets: a rival on another
+        engine, one that wrote more than `_NOTED_WRITES` keys or scanned many ranges
+        counts as not having read a key its point reads miss (23505 instead of 40001:
+        either fails the statement, so no anomaly)."""
+        reads = txn.reads
+        if reads is None or not len(reads):
+            return
+        keys = txn.ws.keys()
+        if len(keys) > _NOTED_WRITES:
+            return
+        noted = self._read_writes
+        points = reads.points
+        # NB: a key inside a scanned range counts too, unless that costs more than a commit
+        spans = len(keys) * len(reads.ranges) <= _NOTED_WRITES * 16
+        for key in keys:
+            if key in points or (spans and reads.covers(*key)):
+                noted.pop(key, None)  # NB: to the end: the oldest go first
+                noted[key] = cts
+        while len(noted) > _NOTED_KEYS:
+            del noted[next(iter(noted))]
 
     def _host(self, space: int) -> int:
         """The index of the conflict manager hosting space's range tracker."""
@@ -117,6 +151,8 @@ class SerializableMixin:
                 self.stats["ser_validations"] += 1
                 txn.validated = True
                 (out,) = self.cms[0].handle(msg)
+                if out.ok:
+                    self._note_read_writes(txn, cts)
             return out.why
         parts: dict[int, dict[str, list]] = {}
 
@@ -143,6 +179,7 @@ class SerializableMixin:
                     tuple(p["writes"]), tuple(p["space_writes"])))
                 if not out.ok:
                     return out.why
+            self._note_read_writes(txn, cts)
         return ""
 
     def _settle(self, txn: Transaction, cts: int | None) -> None:

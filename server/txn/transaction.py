@@ -118,6 +118,17 @@ class Transaction:
 
     # -- reads ----------------------------------------------------------------
 
+    def get_unread(self, space: int, keys: list[bytes]) -> list[Row | None]:
+        """`get` without recording a SERIALIZABLE read (see `api.Txn.get_unread`)."""
+        reads = self.reads
+        if reads is None:
+            return self.get(space, keys)
+        self.reads = None
+        try:
+            return self.get(space, keys)
+        finally:
+            self.reads = reads
+
     def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Reads rows by key: own writes first, then the snapshot."""
         ts = self._snap()
