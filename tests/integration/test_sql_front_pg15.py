@@ -1482,6 +1482,16 @@ select * from sync_commit_off;
 drop table sync_commit_off;
 select setting, vartype, enumvals from pg_settings where name = 'synchronous_commit'
 """,
+    "upsert_partitioned_target_name": """
+create table upart (id int primary key, v int) partition by range (id);
+create table upart1 partition of upart for values from (0) to (10);
+create table upart2 partition of upart for values from (10) to (100);
+insert into upart values (1, 0), (11, 0);
+insert into upart values (1, 5), (11, 6), (12, 7) on conflict (id) do update set v = upart.v + excluded.v returning *;
+insert into upart values (1, 5) on conflict (id) do update set v = upart1.v;
+insert into upart as x values (11, 1) on conflict (id) do update set v = x.v * 10 where x.v > 0 returning *;
+select * from upart order by id
+""",
 }
 ASYNCPG = ["string_continuation_explainable", "unknown_operands", "index_access_methods", "from_names_once", "view_column_list", "view_owner_privileges", "revoke_cascade", "unicode_escapes"]  # NB: scripts whose positions match too
 

@@ -200,8 +200,10 @@ def routed_conflict(s: SQLSession, node: Any, table: Table, alias: str | None, p
                     analyse: Callable[..., Any]) -> Callable[..., int]:
     """INSERT ... ON CONFLICT into a partitioned table: each row's arbiter check and DO
     UPDATE run in the leaf partition it goes to, against that partition's own unique
-    indexes (`analyse` is insert's ON CONFLICT analysis, made once per leaf)."""
-    per_leaf = {leaf.oid: (leaf, analyse(s, node, leaf, alias, params))
+    indexes (`analyse` is insert's ON CONFLICT analysis, made once per leaf). DO UPDATE
+    names the target as the statement does (its alias, else the partitioned table)."""
+    name = alias or table.name
+    per_leaf = {leaf.oid: (leaf, analyse(s, node, leaf, name, params))
                 for leaf in leaves(s.catalog(), table)}
 
     def apply(sess: SQLSession, writer: Any, rows: list[list[Any]], ctx: Any,
