@@ -307,6 +307,19 @@ execute q('NaN');
 execute q(1);
 execute q('-Infinity');
 """,
+    # An integer against a float compares as float8 (PG's implicit casts), not exactly as
+    # Python compares int and float: beyond 2**53 the two differ.
+    "int_vs_float": """
+create table bf (id bigint primary key, f float8);
+insert into bf values (9223372036854775807, 9.223372036854776e18), (9007199254740993, 1), (3, 3);
+select 9223372036854775807::int8 = 9.223372036854776e18::float8, 9007199254740993::int8 > 9007199254740992::float8;
+select 9007199254740993::int8 = 9007199254740992::float4, 16777217::int4 = 16777216::float4;
+select 9007199254740993::int8 in (9007199254740992::float8), 5::int8 in (5.0::float8, 6), 7::int2 in (7::float4);
+select id from bf where id = 9.223372036854776e18::float8 order by id;
+select id from bf where id = f order by id;
+select id from bf where id >= 9007199254740992::float8 order by id;
+select count(*) from bf where id in (9007199254740992::float8, 3::float8);
+""",
     # RETURNING shows the row as stored: after the columns' typmods (numeric(10,2) given
     # 1.555 returns 1.56), with and without a generated column, in every INSERT form.
     "returning_after_typmods": """

@@ -580,8 +580,12 @@ class Binder(SpecialForms, XmlForms):
         if a.type != b.type:
             ta, tb = a.type, b.type
             if ty.is_numeric(ta) and ty.is_numeric(tb):
+                # NB: an integer or numeric against a float compares as float8, as
+                # PostgreSQL's implicit casts make it (9007199254740993::int8 equals
+                # 9007199254740992::float8 there; Python compares int and float exactly)
                 t = ty.numeric_result(ta, tb)
-                if t in (T.FLOAT8, T.FLOAT4) and T.NUMERIC in (ta, tb):
+                if t in (T.FLOAT8, T.FLOAT4) and (T.NUMERIC in (ta, tb)
+                                                  or ta in ty.INTS or tb in ty.INTS):
                     a, b = coerce(a, T.FLOAT8), coerce(b, T.FLOAT8)
             elif ta in ty.DATETIMES and tb in ty.DATETIMES:
                 t = ty.common_type([ta, tb])
@@ -761,7 +765,10 @@ class Binder(SpecialForms, XmlForms):
         if numbers is not None and left.kind != "row":
             items = self._typed_params(op, left, items)
         else:
-            items = [self.unify(left, i)[1] for i in items]
+            pairs = [self.unify(left, i) for i in items]
+            items = [i for _, i in pairs]
+            if pairs and left.type != T.FLOAT8 and all(a.type == T.FLOAT8 for a, _ in pairs):
+                left = pairs[0][0]  # NB: an integer IN (floats) compares as float8 (unify)
             if left.kind != "row":
                 for i in items:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
                     _check_operator(op, self.unify(left, i)[0], i)
