@@ -319,6 +319,11 @@ select id from bf where id = 9.223372036854776e18::float8 order by id;
 select id from bf where id = f order by id;
 select id from bf where id >= 9007199254740992::float8 order by id;
 select count(*) from bf where id in (9007199254740992::float8, 3::float8);
+select 16777217::int4::float4::float8, 9223372036854775807::int8::float4, (-16777217)::int8::float4::float8;
+create table bf4 (g float4);
+insert into bf4 values (16777217), (16777219::int8), (0.1);
+select g::float8 from bf4 order by 1;
+select count(*) from bf4 where g = 16777216;
 """,
     # RETURNING shows the row as stored: after the columns' typmods (numeric(10,2) given
     # 1.555 returns 1.56), with and without a generated column, in every INSERT form.

@@ -571,6 +571,16 @@ def _bit_to_int(dst: int) -> Callable[[str], int]:
     return conv
 
 
+def _int_to_float4(v: Any) -> float:
+    """i4tof / i8tof: an integer rounded to float4's 24-bit mantissa, as PostgreSQL stores
+    it (16777217::int4::float4 is 16777216); no integer overflows float4.
+
+    >>> _int_to_float4(16777217), _int_to_float4(7)
+    (16777216.0, 7.0)
+    """
+    return float(_F4.unpack(_F4.pack(v))[0])
+
+
 def _float8_to_float4(v: Any) -> float:
     """dtof: rounds to float4, 22003 on overflow or underflow as PostgreSQL's check."""
     if not math.isfinite(v):
@@ -681,6 +691,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return _numeric_to_float4 if dst == T.FLOAT4 else _numeric_to_float8
     if dst == T.FLOAT4 and src == T.FLOAT8:
         return _float8_to_float4
+    if dst == T.FLOAT4 and src in (*INTS, *OIDLIKE):
+        return _int_to_float4
     if dst in (T.FLOAT8, T.FLOAT4) and src in (*INTS, T.FLOAT8, T.FLOAT4, *OIDLIKE):
         return float
     if dst == T.BOOL and src == T.INT4:
