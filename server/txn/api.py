@@ -86,6 +86,7 @@ class Txn(Protocol):
 
     isolation: str  # "read committed" | "repeatable read" | "serializable"
     read_only: bool
+    locks_first: bool  # a keyed READ COMMITTED write may lock its rows before writing them
 
     @property
     def start_ts(self) -> int | None:

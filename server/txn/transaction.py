@@ -58,7 +58,7 @@ class Transaction:
     __slots__ = (
         "ltm", "tid", "isolation", "read_only", "session", "ws", "_ts", "min_snapshot", "done",
         "cancelled", "locked", "lock_timeout", "reads", "doomed", "pivot",
-        "validated", "private", "xid",
+        "validated", "private", "xid", "locks_first",
     )
 
     def __init__(
@@ -69,6 +69,7 @@ class Transaction:
         self.isolation = isolation
         self.read_only = read_only
         self.session = session
+        self.locks_first = ltm.locks_first  # see `LocalTxnManager.locks_first`
         self.ws = WriteSet()
         self._ts: int | None = None
         self.min_snapshot = 0  # a retried READ COMMITTED statement must see the winner's commit

@@ -230,7 +230,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             return write(sess, ctx, pick(plan.execute(ctx), ctx, candidates, matched))
         found = pick((keyed.read(ctx),), ctx, candidates, matched)
         txn = sess.txn
-        if not found or txn.isolation != "read committed":
+        if not found or txn.isolation != "read committed" or not txn.locks_first:
             return write(sess, ctx, found)
         # READ COMMITTED by key, as PostgreSQL's EvalPlanQual on the row alone: lock the rows
         # first (waiting for their writers); a row changed since the snapshot is locked in
