@@ -770,8 +770,8 @@ class Binder(SpecialForms, XmlForms):
             if pairs and left.type != T.FLOAT8 and all(a.type == T.FLOAT8 for a, _ in pairs):
                 left = pairs[0][0]  # NB: an integer IN (floats) compares as float8 (unify)
             if left.kind != "row":
-                for i in items:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
-                    _check_operator(op, self.unify(left, i)[0], i)
+                for a, i in pairs:  # NB: PostgreSQL resolves `x IN (a, b)` as x = a OR x = b
+                    _check_operator(op, a, i)
         if left.type == T.BPCHAR and all(i.type == T.BPCHAR for i in items):
             left, items = bpchar_in_operands(left, items)
         left, items = citextops.in_operands(left, items, self.params)
