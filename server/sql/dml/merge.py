@@ -34,10 +34,15 @@ UPDATE, DELETE, the rows, the AFTER ROW firings held to the end, AFTER STATEMENT
 for DELETE, UPDATE, INSERT. Unlike PostgreSQL, row triggers fire part by part (all
 updates, then deletes, then inserts), not in the join's order; UPDATE clauses that
 SET DEFAULT or a row from a subquery, and INSERT clauses naming different columns,
-are a part each. At READ COMMITTED the clause picked again
-must be of the part's own action: a row whose newest version moves from an UPDATE clause
-to a DELETE one (or the reverse) is left alone, where PostgreSQL runs the other action;
-a row deleted meanwhile does not go on to the NOT MATCHED clauses.
+are a part each.
+
+At READ COMMITTED, as PostgreSQL's ExecMergeMatched, a row a part left alone after a
+concurrent commit (locked in its newest version, whose clause is now another part's) is
+classified again on that version and handed to that part: an UPDATE clause that gives way
+to a DELETE one (or the reverse), and a row deleted meanwhile or no longer satisfying ON,
+which goes on to the NOT MATCHED clauses (its INSERT may then meet the key: 23505). A
+NOT MATCHED INSERT that meets a key inserted meanwhile reruns its part alone, so it
+fails with 23505 as in PostgreSQL, not the whole MERGE (which would update that row).
 
 PostgreSQL 15 runs MERGE only into a table: into a view (automatically
 updatable or not; 16 allows it), a sequence or a materialized view it is
@@ -61,6 +66,8 @@ from ...errors import (
     UndefinedTable,
 )
 from ...pgwire.backend import Result
+from ...txn.api import RetryStatement
+from ...txn.transaction import Transaction
 from ..catalog.model import Table
 from ..catalog.syscols import ROW_KEY
 from ..ddl.names import find_sequence, get_relation, ident, table_name
@@ -77,6 +84,7 @@ _KIND_DETAIL = {"v": "views", "S": "sequences", "m": "materialized views", "c": 
                 "f": "foreign tables", "i": "indexes"}
 _TID, _ACT = "__merge_tid", "__merge_act"
 _REL, _ORD = "__merge_rel", "__merge_ord"  # a join source's relation markers, row numbers
+MAX_RETRIES = 20  # READ COMMITTED: second looks at a MERGE's rows, reruns of one part
 
 
 def refuse_merge(s: SQLSession, tree: exp.Merge) -> None:
@@ -376,6 +384,7 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
     carrier = f"({carrier_tree.sql('postgres')}) AS {sname}" if len(rels) == 1 else \
         _joined_carriers(cstmt, nuser + 1, rnames)
     texts: list[tuple[str, int | None]] = []  # a part's text; its clause if run per row
+    covers: list[set[int]] = []  # the WHEN clauses each part carries out
     modifying: set[int] = set()
     deletes = [i for i, w in enumerate(whens, 1) if _is_delete(w.args.get("then"))]
     updates = [(i, w.args["then"]) for i, w in enumerate(whens, 1)
@@ -388,18 +397,33 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
         if len(updates) > 1 else None
     if combined is not None:
         texts.append((combined, None))
+        covers.append({i for i, _ in updates})
     for i, then in updates if combined is None else []:
         sets = ", ".join(e.sql("postgres") for e in then.expressions)
         texts.append((f"UPDATE {tsql} SET {sets} FROM {carrier} "
                       f"WHERE {match} AND {sname}.{_ACT} = {i} AND {live} = {i}", None))
+        covers.append({i})
     if deletes:
         modifying.update(deletes)
         ids = ", ".join(map(str, deletes))
         texts.append((f"DELETE FROM {tsql} USING {carrier} WHERE {match} "
                       f"AND {sname}.{_ACT} IN ({ids}) AND {live} IN ({ids})", None))
-    texts += _insert_sql(session, tree, [(i, w.args["then"]) for i, w in enumerate(whens, 1)
-                                         if isinstance(w.args.get("then"), exp.Insert)], carrier,
-                          _overriding(sql, len(whens)))
+        covers.append(set(deletes))
+    inserts = [(i, w.args["then"]) for i, w in enumerate(whens, 1)
+               if isinstance(w.args.get("then"), exp.Insert)]
+    inserting = _insert_sql(session, tree, inserts, carrier, _overriding(sql, len(whens)))
+    texts += inserting
+    covers += [{i for i, _ in inserts}] if len(inserting) == 1 else [{i} for i, _ in inserts]
+    part_of = {i: n for n, clauses in enumerate(covers) for i in clauses}
+    # NB: READ COMMITTED's second look at rows a part left alone (`_rechecked`): each
+    # carried row's WHEN clause on the target row's newest version, or NOT MATCHED's
+    reclass_carrier = _joined_carriers(cstmt, nuser + 1, rnames) if len(rels) > 1 else \
+        f"({_carrier(cstmt, nuser + 1, None, _ORD)[0].sql('postgres')}) AS {sname}"
+    reclass_sql = (f"SELECT {sname}.{_ORD}, CASE WHEN {key} IS NULL THEN {u_case} "
+                   f"ELSE {m_case} END FROM {reclass_carrier} "
+                   f"LEFT JOIN {tsql} ON {key} = {sname}.{_TID} AND ({on})")
+    if with_ is not None:
+        reclass_sql = f"{with_.sql('postgres')} {reclass_sql}"
     width = len(cstmt.columns or [])
     all_oids = oids + [0] * width
     parts: list[tuple[Stmt, int | None]] = []
@@ -408,6 +432,8 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
         all_oids = [pstmt.param_oids[i] if i < len(pstmt.param_oids) and i < nuser
                     and pstmt.param_oids[i] else o for i, o in enumerate(all_oids)]
         parts.append((pstmt, clause))
+
+    reclass: list[Stmt] = []  # the second look's query, analysed when first needed
 
     ops = {op for op, there in (("UPDATE", updates), ("DELETE", deletes), ("INSERT", any(
         isinstance(w.args.get("then"), exp.Insert) for w in whens))) if there}
@@ -430,16 +456,83 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
                         hint="Ensure that not more than one source row matches any one "
                              "target row.")
                 seen.add(r[0])
-        full = vals + carried.columns_of(rows)
+        txn = s.txn
+        again = isinstance(txn, Transaction) and txn.isolation == "read committed"
         total = 0
-        for pstmt, clause in parts:
-            if clause is None:
-                total += _count(pstmt.run(s, list(full)).tag)
-                continue
-            n = sum(1 for r in rows if r[1] == clause)  # INSERT DEFAULT VALUES, row by row
-            for _ in range(n):
-                total += _count(pstmt.run(s, list(full)).tag)
+        for first in (True, *(False,) * MAX_RETRIES):
+            token = txn.ws.savepoint() if isinstance(txn, Transaction) else 0
+            done, changed = _run_parts(s, vals, rows, first)
+            total += done
+            if not again:
+                break
+            rows = _rechecked(s, vals, rows, changed, token)
+            if not rows:
+                break
         return Result(f"MERGE {total}", None, iter(()), done=True)
+
+    def _run_parts(s: SQLSession, vals: list[Any], rows: list[Any], first: bool
+                   ) -> tuple[int, int]:
+        """Runs the parts over the classified rows (on a second look only those with rows):
+        (rows written, of them updated or deleted)."""
+        full = vals + carried.columns_of(rows)
+        acts = {r[1] for r in rows}
+        total = changed = 0
+        for (pstmt, clause), clauses in zip(parts, covers, strict=True):
+            if not first and acts.isdisjoint(clauses):
+                continue
+            n = 1 if clause is None else sum(1 for r in rows if r[1] == clause)
+            for _ in range(n):  # NB: INSERT DEFAULT VALUES runs row by row
+                done = _count(_part(s, pstmt, full).tag)
+                total += done
+                if not clauses.isdisjoint(modifying):
+                    changed += done
+        return total, changed
+
+    def _rechecked(s: SQLSession, vals: list[Any], rows: list[Any], changed: int,
+                   token: int) -> list[Any]:
+        """READ COMMITTED, as PostgreSQL's ExecMergeMatched: the matched rows an UPDATE or
+        DELETE part left alone, because a concurrent commit changed the target row (the
+        part locked its newest version and found its WHEN clause or ON no longer held,
+        `dml.update`), classified again on that version; returns those that now take
+        another part: an UPDATE row whose clause is now a DELETE one (or the reverse), or
+        a row deleted meanwhile or no longer satisfying ON, for the NOT MATCHED clauses. A
+        row a BEFORE trigger skipped classifies as before and is left alone."""
+        pending = [r for r in rows if r[0] is not None and r[1] in modifying]
+        if changed >= len(pending):
+            return []  # NB: the common case: every row written, nothing to look at again
+        txn = s.txn
+        assert isinstance(txn, Transaction)
+        written = {k for _, k, _ in txn.ws.since(token)}
+        left = [r for r in pending if r[0] not in written]
+        if not left:
+            return []
+        if not reclass:
+            reclass.append(analyse_tree(s, reclass_sql, parse_sql(reclass_sql),
+                                        list(all_oids)))
+        out = []
+        for ordinal, clause in reclass[0].run(s, vals + carried.columns_of(left)).fetch():
+            r = left[ordinal - 1]
+            if clause in part_of and part_of[clause] != part_of[r[1]]:
+                out.append((r[0], clause, *r[2:]))
+        return out
+
+    def _part(s: SQLSession, pstmt: Stmt, full: list[Any]) -> Result:
+        """One part's run. At READ COMMITTED a concurrent commit the part did not handle
+        itself (its INSERT met a key another session inserted meanwhile) runs that part
+        again on a snapshot that sees the commit (23505, as in PostgreSQL) instead of
+        letting the session rerun the whole MERGE, whose new classification would update
+        that row."""
+        txn = s.txn
+        if txn is None or txn.isolation != "read committed":
+            return pstmt.run(s, list(full))
+        token = txn.savepoint()
+        for _ in range(MAX_RETRIES):
+            try:
+                return pstmt.run(s, list(full))
+            except RetryStatement:
+                txn.rollback_to(token, keep_locks=True)
+                txn.new_statement()
+        return pstmt.run(s, list(full))
 
     return Stmt(sql, "dml", run, None, list(oids[:nuser]), cstmt.version, tag="MERGE",
                 plan=cstmt.plan)  # EXPLAIN shows the classifier's join under `Merge on t`
