@@ -9,14 +9,16 @@ operators applied as one compiled expression over both rows' keys. A row with a
 NULL key conflicts with nothing (the operators are strict), nor does a row outside
 a `WHERE` predicate.
 
-Concurrency as a unique check (`writer._claim`): before looking, a writer locks the
-value of its leading `=` keys in the index space (FOR UPDATE until it ends; entries
-never have that key), then reads every committed entry (`fresh_snapshot(latest=True)`).
-A concurrent writer of a conflicting row thus waits for this one and then sees its
-row: 23P01, as in PostgreSQL. Unlike PostgreSQL, two writers of rows with the same
-leading `=` keys wait for each other even when their rows do not conflict (with no
-leading `=` key, every writer of the table does): PostgreSQL waits only on an
-in-progress conflicting row, which a snapshot-isolated writer cannot see.
+Concurrency as PostgreSQL's: a writer waits only for a transaction still running that
+wrote a row conflicting with its own (`exclpending`: the rows such transactions wrote
+are registered in the process, each writer holding a claim its rivals wait on), then
+reads every committed entry (`fresh_snapshot(latest=True)`): 23P01 if that rival
+committed. A stored conflicting row another transaction is deleting or updating is
+waited for too, and looked at again. In cluster mode, where other engines' rows are not
+registered here, a writer instead locks the value of its leading `=` keys in the index
+space (FOR UPDATE until it ends; entries never have that key), so two writers of rows
+with the same leading `=` keys (with none, any two writers of the table) wait for each
+other even when their rows do not conflict.
 
 A DEFERRABLE constraint, while deferred, records the rows' keys instead
 (`deferstate.defer_exclusion`); COMMIT or SET CONSTRAINTS ... IMMEDIATE rechecks
@@ -31,13 +33,15 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ExclusionViolation
 from ...kivi.keycodec import encode_key, prefix_upper_bound
 from ...txn.api import ScanSpec
-from ...txn.rowlocks import UPDATE
+from ...txn.rowlocks import NO_KEY_UPDATE, UPDATE
+from ...txn.transaction import Transaction
 from ..catalog.model import Constraint, Index, Table
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.indexkeys import expr_types, key_function, predicate_function
 from ..parse import parse_sql
 from ..plan.compiler import COMPILER
 from .deferstate import defer_exclusion, is_deferred
+from .exclpending import claim, pending_of
 from .keydetail import key_text
 
 if TYPE_CHECKING:
@@ -81,9 +85,12 @@ class Exclusion:
                   if v is not None]
         if not wanted:
             return
-        claims = sorted({encode_key(v[:self.eq]) for _, v in wanted})
-        if self.idx.space not in (txn.private or ()):  # NB: a space it made: no rival
-            txn.lock_row(self.idx.space, claims, UPDATE)
+        rivals = self.idx.space not in (txn.private or ())  # NB: a space it made: no rival
+        if rivals and isinstance(txn, Transaction) and txn.locks_first:
+            self._await_rivals(txn, wanted)
+        elif rivals:  # NB: cluster mode: other engines' rows are not registered here
+            txn.lock_row(self.idx.space, sorted({encode_key(v[:self.eq]) for _, v in wanted}),
+                         UPDATE)
         done: list[Row] = []
         mine = set(keys)  # NB: an UPDATE wrote the rows' new entries already
         with txn.fresh_snapshot(latest=True):
@@ -92,9 +99,46 @@ class Exclusion:
                     if self.conflicts(vals, other):
                         self._fail(vals, other)
                 for tkey, other in self._stored(txn, vals):
-                    if tkey not in mine and self.conflicts(vals, other):
+                    if tkey not in mine and self.conflicts(vals, other) \
+                            and self._still_there(txn, tkey, vals):
                         self._fail(vals, other)
                 done.append(vals)
+
+    def _await_rivals(self, txn: Transaction, wanted: list[tuple[bytes, Row]]) -> None:
+        """Claims the new rows and waits for each running transaction that wrote a row
+        conflicting with one of them (`exclpending`)."""
+        space = self.idx.space
+        mine = claim(txn.tid)
+        txn.lock_row(space, [mine], NO_KEY_UPDATE, latest=True)  # NB: once per transaction
+        pending = pending_of(txn.ltm)
+        met = pending.register(space, txn, [(v, mine) for _, v in wanted])
+        ended: dict[Any, bytes] = {}
+        waited: set[bytes] = set()
+        for other_txn, (other, their) in met:
+            if other_txn.done:
+                ended[other_txn] = their
+            if their not in waited and any(self.conflicts(v, other) for _, v in wanted):
+                waited.add(their)
+                txn.lock_row(space, [their], NO_KEY_UPDATE, latest=True)  # NB: until it ends
+                txn.unlock_row(space, [their])
+        if ended:  # NB: once its claims are released its rows are committed (or gone)
+            gone = [c for c in ended.values() if c not in waited]
+            if gone:
+                txn.lock_row(space, gone, NO_KEY_UPDATE, latest=True)
+                txn.unlock_row(space, gone)
+            pending.forget(space, set(ended))
+
+    def _still_there(self, txn: Any, tkey: bytes, vals: Row) -> bool:
+        """Whether a stored conflicting row holds once a transaction writing it (a delete,
+        an update) has ended, as PostgreSQL waits for such a row's writer and looks again."""
+        space = self.table.space
+        if txn.holds((space, tkey)):
+            return True
+        txn.lock_row(space, [tkey], NO_KEY_UPDATE, latest=True)  # NB: waits for writers
+        txn.unlock_row(space, [tkey])
+        row = txn.get(space, [tkey])[0]
+        other = None if row is None else self.keys_of(row)
+        return other is not None and self.conflicts(vals, other)
 
     def recheck(self, txn: Any, keys: list[bytes]) -> None:
         """COMMIT's check of rows written while deferred, against every other row."""
