@@ -24,10 +24,11 @@ placement mode (it serves only the regions the map in ZooKeeper gives it, see
 what a query engine that died left behind (`cluster.reaper`).
 
 A KiVi node runs the filters pushed into its scans with the SQL layer's expression
-compilers (`sql.expr.pushed`, installed into `kivi.filters` when `build` imports it for
-a node): one expression IR compiled by one compiler per target. That is the only part of
-the SQL layer a role process loads (no planner, catalog or wire protocol), and only a
-KiVi node's.
+compilers (`sql.expr.pushed`, which installs them into `kivi.filters` when imported): one
+expression IR compiled by one compiler per target. That is the only part of the SQL layer a
+role process loads: the compilers, the casts and type facts they call (`sql.expr.typefacts`)
+and the session settings those read, but no parser (sqlglot), planner, catalog or wire
+protocol, about 0.09 s of start-up (`tests/unit/test_layering.py` keeps it so).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from ..kivi import mvcc
 from ..kivi.api import DropRegion
 from ..kivi.node import KiviNode
 from ..kivi.remote import offload_aggregates, serve_node
+from ..sql.expr import pushed  # noqa: F401 - installs the filter compilers into kivi.filters
 from . import regionstore
 from . import zk as zk_mod
 from .cmfailover import CmRestarts
@@ -65,10 +67,6 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.role == "kivi":
         mvcc.FREEZE_ROWS = args.cold_rows  # NB: as `cumulo serve` does for its embedded node
         logging.getLogger("cumulo.kivi").info("cold rows %s", "on" if args.cold_rows else "off")
-        # NB: lazy, as cli.py's SQL imports: only a KiVi node runs expressions (its pushed
-        # filters), and the other roles would pay ~1 s of start-up for the compilers
-        from ..sql.expr import pushed  # noqa: F401 - installs them into kivi.filters
-
         node = KiviNode(args.data_dir, node_id=args.name or "n0", placement=bool(args.zk))
         return node, offload_aggregates
     if args.role == "cm":

@@ -86,7 +86,7 @@ def render(e: E) -> str:
     if k in ("isnull", "notnull"):
         return f"({render(e.args[0])} IS {'NOT ' if k == 'notnull' else ''}NULL)"
     if k == "cast":
-        from .types import type_name
+        from .typefacts import type_name
 
         return f"{render(e.args[0])}::{type_name(e.type)}"
     if k in ("call", "pyfunc"):

@@ -59,7 +59,7 @@ from ...pgtypes.text import (
     text_encoder,
 )
 from . import usertypes
-from .types import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
+from .typefacts import INT_RANGE, INTS, OIDLIKE, STRINGS, type_name
 
 _INT_NAMES = {T.INT2: "smallint", T.INT4: "integer", T.INT8: "bigint"}
 _XML_ARRAY = T.ARRAY_OF[T.XML]

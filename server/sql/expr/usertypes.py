@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidTextRepresentation
 from ...pgtypes import citext, enums, hstore, multiranges, ranges, tsearch
@@ -30,9 +30,11 @@ from ...pgtypes.network import sort_key as network_sort_key
 from ...pgtypes.records import COMPOSITES
 from ...pgtypes.tid import sort_key as tid_sort_key
 from ...pgtypes.tsqorder import sort_key as tsquery_sort_key
-from ..catalog.model import CatalogSnapshot, UserType
 from ..settings import visible_schemas
 from .bound import E
+
+if TYPE_CHECKING:  # NB: annotations only: a KiVi node compiles expressions without the catalog
+    from ..catalog.model import CatalogSnapshot, UserType
 
 
 class TypeEnv:
