@@ -32,7 +32,7 @@ from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ...txn.api import RetryStatement, ScanSpec
-from ...txn.rowlocks import NO_KEY_UPDATE
+from ...txn.rowlocks import NO_KEY_UPDATE, SHARE
 from ...txn.validate import RW_MESSAGE
 from ..catalog.model import Index, Table
 from ..context import ParamTypes, ScopeColumn
@@ -375,6 +375,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
                 "ON CONFLICT does not support deferrable unique constraints/exclusion "
                 "constraints as arbiters", table=table.name, constraint=deferrable.name)
         rc = txn.isolation == "read committed"
+        # NB: DO NOTHING at READ COMMITTED: the rows whose conflicting row may have a writer
+        # still in progress (`place`), waited for together at the end of the batch
+        waits: list[tuple[list[Any], tuple[Any, ...], bytes]] | None = \
+            [] if rc and not do_update else None
         for r in rows:
             if writer.triggers is not None:  # NB: BEFORE INSERT sees the proposed row first
                 fired = writer.triggers.before_insert(sess, [list(r)])
@@ -385,35 +389,57 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             if not rc:
                 n += place(sess, writer, r, prepared, ctx, out_rows, returning)
                 continue
-            # READ COMMITTED, as PostgreSQL's ExecOnConflictUpdate / speculative insertion:
-            # an insert that meets a concurrent writer of the key waits for it, and if it
-            # committed, this row alone is tried again on a snapshot that sees that commit
-            # (the key locked in its newest version): updated, skipped or inserted. The
-            # statement keeps its snapshot for the other rows (and its source's rows).
-            token = txn.savepoint()
-            kept: list[tuple[int, bytes]] = []
-            for tries in range(_ROW_TRIES):
-                try:
-                    if tries == 0:
+            n += tried(sess, writer, r, prepared, ctx, out_rows, returning, waits)
+        if waits:
+            # PostgreSQL's speculative insertion waits for a writer of the conflicting row
+            # still in progress (a delete, an update) and looks again once it ended: a row
+            # deleted meanwhile is inserted. A SHARE lock waits exactly for writers; it is
+            # dropped at once, as DO NOTHING locks no row
+            keys = list(dict.fromkeys(k for _, _, k in waits))
+            newer = txn.lock_row(table.space, keys, SHARE)
+            txn.unlock_row(table.space, keys)
+            if newer > 0:  # NB: some row changed meanwhile: each is looked at again
+                with txn.fresh_snapshot():
+                    for r, prepared, _ in waits:
+                        n += tried(sess, writer, r, prepared, ctx, out_rows, returning, None)
+        return n
+
+    def tried(sess: SQLSession, writer: Any, r: list[Any], prepared: tuple[Any, ...],
+              ctx: Any, out_rows: list[tuple[Any, ...]], returning: Any,
+              waits: list[tuple[list[Any], tuple[Any, ...], bytes]] | None) -> int:
+        """`place` at READ COMMITTED, as PostgreSQL's ExecOnConflictUpdate / speculative
+        insertion: an insert that meets a concurrent writer of the key waits for it, and
+        if it committed, this row alone is tried again on a snapshot that sees that commit
+        (the key locked in its newest version): updated, skipped or inserted. The
+        statement keeps its snapshot for the other rows (and its source's rows)."""
+        txn = sess.txn
+        n = 0
+        token = txn.savepoint()
+        kept: list[tuple[int, bytes]] = []
+        for tries in range(_ROW_TRIES):
+            try:
+                if tries == 0:
+                    n += place(sess, writer, r, prepared, ctx, out_rows, returning, waits)
+                else:
+                    with txn.fresh_snapshot():
                         n += place(sess, writer, r, prepared, ctx, out_rows, returning)
-                    else:
-                        with txn.fresh_snapshot():
-                            n += place(sess, writer, r, prepared, ctx, out_rows, returning)
-                    break
-                except RetryStatement as e:
-                    if tries == _ROW_TRIES - 1:
-                        raise  # NB: the session reruns the statement then
-                    txn.rollback_to(token, keep_locks=True)
-                    if e.locked and e.space is not None and e.key is not None:
-                        kept.append((e.space, e.key))
-            if not do_update:  # NB: DO NOTHING locks no row; a written key stays locked
-                for space, key in kept:
-                    txn.unlock_row(space, [key])
+                break
+            except RetryStatement as e:
+                if tries == _ROW_TRIES - 1:
+                    raise  # NB: the session reruns the statement then
+                txn.rollback_to(token, keep_locks=True)
+                if e.locked and e.space is not None and e.key is not None:
+                    kept.append((e.space, e.key))
+        if not do_update:  # NB: DO NOTHING locks no row; a written key stays locked
+            for space, key in kept:
+                txn.unlock_row(space, [key])
         return n
 
     def place(sess: SQLSession, writer: Any, r: list[Any], prepared: tuple[Any, ...], ctx: Any,
-              out_rows: list[tuple[Any, ...]], returning: Any) -> int:
-        """One proposed row: inserted, skipped, or its conflicting row updated; 1 if written."""
+              out_rows: list[tuple[Any, ...]], returning: Any,
+              waits: list[tuple[list[Any], tuple[Any, ...], bytes]] | None = None) -> int:
+        """One proposed row: inserted, skipped, or its conflicting row updated; 1 if written.
+        DO NOTHING's skipped row goes to `waits`, if given, unless txn holds its row."""
         txn = sess.txn
         touched = ctx.on_conflict_touched
         hit = _find_conflict(txn, table, writer, arbiters, prepared)
@@ -445,9 +471,11 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             if returning is not None:
                 out_rows.append(returning.project(written[0], ctx))
             return 1
-        if not do_update:
-            return 0
         key, old = hit
+        if not do_update:
+            if waits is not None and not txn.holds((table.space, key)):
+                waits.append((r, prepared, key))
+            return 0
         if _touched(touched, arbiters, tuple(old), writer):
             raise CardinalityViolation(
                 "ON CONFLICT DO UPDATE command cannot affect row a second time",
