@@ -28,7 +28,9 @@ A filter or scalar expression is a nested tuple, serialisable as msgpack lists:
 
 NULL follows SQL three-valued logic; a row passes a filter only if it yields True.
 The IR is a serializable form of the SQL layer's bound expressions (`sql.expr.bound`):
-leaves may carry their SQL type OID as a third item, `("col", 2, 1700)`. The node does
+leaves carry their SQL type OID as a third item, `("col", 2, 1700)`, as bound (the
+optimizer's pushed filters, foreign-key cascades, runtime filters, the direct API); an
+untyped leaf takes its constant's type (IS NULL checks, where none matters). The node does
 not compile it itself: the SQL layer's compilers (row code and vector code,
 `sql.expr.pushed`) are installed into it (`kivi.filters`), and compile a shape once;
 nothing walks the tree per row. A prepared statement's tree keeps its parameter slots

@@ -40,6 +40,7 @@ from ...pgtypes import oids as T
 from ...txn.api import ScanSpec
 from ..catalog.model import Table
 from ..dml.writer import prefix_end
+from ..pgcatalog.collations import unkeyable
 from .arrowcols import column_values, resolve_columns, rows_to_batch, table_schema, write_ipc
 from .colscan import column_batches
 
@@ -62,6 +63,12 @@ def _col(table: Table, pos: int) -> tuple:
     return ("col", pos, table.columns[pos].type_oid)
 
 
+def _const(table: Table, pos: int, v: Any) -> tuple:
+    """A value compared with column `pos`: converted to the column's stored value and typed
+    as the column, as the binder types a literal compared with it."""
+    return ("const", _value(table, pos, v), table.columns[pos].type_oid)
+
+
 def compile_filter(table: Table, f: Any) -> tuple:
     """Turns one request filter into KiVi's filter IR (see `kivi.api`)."""
     if not isinstance(f, list) or not f:
@@ -74,7 +81,7 @@ def compile_filter(table: Table, f: Any) -> tuple:
         return ("is_null" if kind == "null" else "is_not_null", _col(table, pos))
     if kind == "cmp" and len(f) == 4 and f[1] in _CMP:
         pos = resolve_columns(table, [f[2]])[0]
-        return ("cmp", f[1], _col(table, pos), ("const", _value(table, pos, f[3])))
+        return ("cmp", f[1], _col(table, pos), _const(table, pos, f[3]))
     if kind == "in" and len(f) == 3 and isinstance(f[2], list):
         pos = resolve_columns(table, [f[1]])[0]
         return ("in", _col(table, pos), [_value(table, pos, v) for v in f[2]])
@@ -87,12 +94,13 @@ def compile_filter(table: Table, f: Any) -> tuple:
 
 def _narrow(table: Table, irs: list[tuple], lo: bytes | None, hi: bytes | None
             ) -> tuple[bytes | None, bytes | None]:
-    """Narrows [lo, hi) by the filters on the leading primary-key column (a superset)."""
-    if not table.primary_key:
+    """Narrows [lo, hi) by the filters on the leading primary-key column (a superset), unless
+    its keys are not its values' (`unkeyable`: an ICU collation's keys are sort keys)."""
+    if not table.primary_key or table.primary_key[0] - 1 in unkeyable(table):
         return lo, hi
     lead = table.primary_key[0] - 1
     for ir in irs:
-        if ir[0] != "cmp" or ir[2] != ("col", lead) or ir[3][1] is None:
+        if ir[0] != "cmp" or ir[2][:2] != ("col", lead) or ir[3][1] is None:
             continue
         op, key = ir[1], encode_key((ir[3][1],))
         if op in ("=", ">=", ">"):

@@ -35,8 +35,11 @@ def children_rows(s: SQLSession, fk: Constraint, vals: tuple[Any, ...]
     """The (key, row) pairs of fk's table that reference the parent key `vals`."""
     cat = s.catalog()
     child = cat.existing_table(fk.table_oid)
-    conds = [("cmp", "=", ("col", a - 1), ("const", v)) for a, v in zip(fk.columns, vals,
-                                                                          strict=True)]
+    parent = cat.existing_table(fk.ref_table_oid)
+    # NB: typed leaves, as the optimizer's pushed filters (`expr.pushed` compiles them as SQL)
+    conds = [("cmp", "=", ("col", a - 1, child.columns[a - 1].type_oid),
+              ("const", v, parent.columns[r - 1].type_oid))
+             for a, r, v in zip(fk.columns, fk.ref_columns, vals, strict=True)]
     out: list[tuple[bytes, tuple[Any, ...]]] = []
     # NB: the newest committed children, as PostgreSQL's RI triggers see them: an insert that
     # held the parent FOR KEY SHARE (and so made this delete wait) committed after our snapshot

@@ -99,7 +99,11 @@ def run_filtered(left: N.Node, scan: N.Scan, sets: list[tuple[int, set]],
         return
     # NB: the IN tests go first: they are usually the most selective, and KiVi's compiled
     # AND stops at the first false conjunct
-    conds: list[Any] = [("in", ("col", slot), sorted(vals, key=repr)) for slot, vals in sets]
+    # NB: the column leaf carries the column's type, as the optimizer's pushed filters do
+    # (`expr.pushed` compiles the test as SQL over that type: NaN, char(n), numerics)
+    cols = scan.table.columns
+    conds: list[Any] = [("in", ("col", slot, cols[slot].type_oid), sorted(vals, key=repr))
+                        for slot, vals in sets]
     if scan.ir is not None:
         conds.append(scan.ir)
     scan2 = copy.copy(scan)

@@ -12,11 +12,13 @@ NaN order, LIKE and IN lists are theirs. KiVi cannot import the SQL layer, so th
 module installs its compilers into it (`kivi.filters.install`) when imported: by the
 executor in a query engine, by `cluster.role` in a KiVi node's process.
 
-Leaves carry the type OID the optimizer knew, `("col", 2, 1700)`; a leaf without one
-(the DML layer's key checks, the runtime filters' IN sets) takes the type its
-constant's Python value implies. Every constant but NULL and the booleans becomes a
-parameter slot, numbered before the statement's own parameters, so one shape compiles
-once, whatever its constants and the execution's values:
+Leaves carry the type OID they were bound with, `("col", 2, 1700)`: the optimizer's, and
+the column types of foreign-key cascades, runtime filters' IN sets and the direct API's
+filters. A leaf without one (an IS NULL check; a foreign-key check without a matching
+index) takes the type its constant's Python value implies, or the other operand's.
+Every constant but NULL and the booleans becomes a parameter slot, numbered before the
+statement's own parameters, so one shape compiles once, whatever its constants and the
+execution's values:
 
     >>> sel = positions(("and", [("cmp", ">", ("col", 0, 23), ("param", 1, 23)),
     ...                          ("like", ("col", 1, 25), "a%", False)]))

@@ -6,9 +6,12 @@ the node compiles it back into them with the SQL layer's own compilers (`expr.pu
 
 Expressible: comparisons between columns, constants and parameters, AND / OR /
 NOT, IS [NOT] NULL, IN over constants, and LIKE / ILIKE with a constant
-pattern. Parameters stay `("param", n)` leaves in the cached plan and are
-sent with the execution's values beside them (`exec.scan.filter_params`). Anything
-else (casts, function calls, subqueries) stays in a Filter above the scan.
+pattern. Float and numeric comparisons too: the node runs the SQL layer's NaN-aware row
+code and kernels (NaN equal to itself and above every number; integers against numerics
+exactly, also past int64: `bigint_key = $1` with $1 = 9223372036854775808 finds nothing).
+Parameters stay `("param", n)` leaves in the cached plan and are sent with the
+execution's values beside them (`exec.scan.filter_params`). Anything else (casts,
+function calls, subqueries) stays in a Filter above the scan.
 
 Example:
     >>> from cumulo.server.sql.optimizer.pushdown_filters import to_ir
@@ -41,8 +44,6 @@ def to_ir(e: E, ncols: int, skip: frozenset[int] = frozenset()) -> Any:
     if k == "param":
         return ("param", e.data, e.type)
     if k == "op" and e.data in ("=", "<>", "<", "<=", ">", ">="):
-        if not _nan_safe(e):
-            return None
         a, b = (to_ir(x, ncols, skip) for x in e.args)
         if a is None or b is None:
             return None
@@ -69,21 +70,6 @@ def to_ir(e: E, ncols: int, skip: frozenset[int] = frozenset()) -> Any:
 
 
 _FLOATS = (T.FLOAT4, T.FLOAT8)
-
-
-def _nan_safe(e: E) -> bool:
-    """Tells whether a comparison is pushed even though a NaN may turn up.
-
-    PostgreSQL orders NaN above every number and equal to itself. KiVi's own compiler did
-    not, so float comparisons stayed in the SQL layer's Filter; the node now runs the SQL
-    layer's NaN-aware row code and masks (`expr.pushed`, typed leaves), so they are pushed
-    as every other comparison. Numeric equality still is not, unless against a constant:
-    a literal is a numeric *parameter* of the cached plan, and `bigint_key = $1` pushed
-    with $1 = 9223372036854775808 found the int8 maximum (test_point_reads_pg15).
-    """
-    if e.data in ("=", "<>") and any(x.type == T.NUMERIC for x in e.args):
-        return any(x.kind == "const" for x in e.args)
-    return True
 
 
 def pushdown_filters(plan: N.Node, ctx: Any) -> N.Node:

@@ -49,7 +49,10 @@ def _num_scalar_cmp(op: str, vals: np.ndarray, c: Any) -> np.ndarray:
     if isinstance(c, int) and not isinstance(c, bool):
         if -2**63 <= c < 2**63:
             return _CMP[op](vals, np.int64(c))
-        return _CMP[op](vals, float(c))
+        # NB: beyond int64 every value is below c (above it, c < 0); as a float, 2**63
+        # equalled the int8 maximum (`bigint_key = 9223372036854775808` found it, 9aef38d)
+        holds = op in ("<", "<=") if c > 0 else op in (">", ">=")
+        return np.full(len(vals), op == "<>" or holds, bool)
     raise Fallback(f"integer column against {type(c).__name__}")
 
 
