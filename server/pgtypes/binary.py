@@ -313,6 +313,12 @@ def _enc_char(v: Any) -> bytes:
     return (v.encode() if isinstance(v, str) else bytes(v))[:1] or b"\x00"
 
 
+def _dec_char(b: bytes) -> str:
+    """charrecv takes one byte, a NUL too (the empty "char", as charsend sends it back), where
+    text_recv refuses a NUL with 22021."""
+    return "" if b == b"\x00" else _dec_text(b)
+
+
 def _enc_uuid(v: Any) -> bytes:
     return v.bytes if isinstance(v, uuid.UUID) else uuid.UUID(str(v)).bytes
 
@@ -329,7 +335,7 @@ _CODECS: dict[int, tuple[Encoder, Decoder]] = {
     T.FLOAT4: _fixed(_F, float), T.FLOAT8: _fixed(_D, float),
     T.NUMERIC: (encode_numeric, decode_numeric),
     T.BYTEA: (bytes, bytes),
-    T.CHAR: (_enc_char, _dec_text),
+    T.CHAR: (_enc_char, _dec_char),
     T.DATE: (_enc_date, _dec_date), T.TIME: (_enc_time, _dec_time),
     T.TIMETZ: (_enc_timetz, _dec_timetz),
     T.TIMESTAMP: (_enc_timestamp, _dec_timestamp),

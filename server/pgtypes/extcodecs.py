@@ -2,9 +2,9 @@
 
 `pgtypes.text` and `pgtypes.binary` ask here for types they have no codec of
 their own for: hstore (whose OID CREATE EXTENSION assigns, `hstore.OIDS`),
-tsvector and tsquery (fixed OIDs, `tsearch`), and the system types of `xidsnap` and
-`tid`. Values of all of them but xid8 are their canonical text, so their text output is
-the value itself.
+tsvector and tsquery (fixed OIDs, `tsearch`), and the system types of `xidsnap`, `tid` and
+`lsn`. Values of all of them but xid8 are their canonical text, so their text output is the
+value itself.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidBinaryRepresentation
-from . import citext, hstore, jsonpathtext, tid, tsearch, xidsnap
+from . import citext, hstore, jsonpathtext, lsn, tid, tsearch, xidsnap
 
 Codec = tuple[Callable[[Any], bytes], Callable[[bytes], Any]]
 JSONPATH = 4072
@@ -34,7 +34,7 @@ _FIXED_TEXT: dict[int, Callable[[str], Any]] = {
     tsearch.TSVECTOR: tsearch.parse_tsvector, tsearch.TSQUERY: tsearch.parse_tsquery,
     JSONPATH: jsonpathtext.normalize, xidsnap.XID8: xidsnap.parse_xid8,
     xidsnap.PG_SNAPSHOT: xidsnap.parse_snapshot, xidsnap.TXID_SNAPSHOT: xidsnap.parse_snapshot,
-    tid.TID: tid.parse_tid}
+    tid.TID: tid.parse_tid, lsn.PG_LSN: lsn.parse_lsn}
 _FIXED_BINARY: dict[int, Codec] = {
     tsearch.TSVECTOR: (tsearch.encode_tsvector, tsearch.decode_tsvector),
     tsearch.TSQUERY: (tsearch.encode_tsquery, tsearch.decode_tsquery),
@@ -42,7 +42,7 @@ _FIXED_BINARY: dict[int, Codec] = {
     xidsnap.XID8: (xidsnap.send_xid8, xidsnap.recv_xid8),
     xidsnap.PG_SNAPSHOT: (xidsnap.send_snapshot, xidsnap.recv_snapshot),
     xidsnap.TXID_SNAPSHOT: (xidsnap.send_snapshot, xidsnap.recv_snapshot),
-    tid.TID: (tid.send_tid, tid.recv_tid)}
+    tid.TID: (tid.send_tid, tid.recv_tid), lsn.PG_LSN: (lsn.send_lsn, lsn.recv_lsn)}
 
 
 def text_input(oid: int) -> Callable[[str], Any] | None:

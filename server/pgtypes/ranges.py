@@ -36,6 +36,7 @@ from ..errors import (
     NumericValueOutOfRange,
     SQLError,
 )
+from .infdate import InfiniteDate
 
 INT4RANGE, NUMRANGE, TSRANGE, TSTZRANGE, DATERANGE, INT8RANGE = 3904, 3906, 3908, 3910, 3912, 3926
 INT4, INT8, NUMERIC, DATE, TIMESTAMP, TIMESTAMPTZ = 23, 20, 1700, 1082, 1114, 1184
@@ -184,9 +185,11 @@ def from_bounds(oid: int, lo: tuple[Any, bool, bool, bool], hi: tuple[Any, bool,
         return r
     lv, linf, linc, _ = _lower(r)
     uv, uinf, uinc, _ = _upper(r)
-    if not linf and not linc:
+    # NB: daterange_canonical leaves a bound at date -infinity/infinity as written:
+    # '(-infinity,2000-01-01]' is (-infinity,2000-01-02)
+    if not linf and not linc and not isinstance(lv, InfiniteDate):
         lv, linc = _step(sub, lv), True
-    if not uinf and uinc:
+    if not uinf and uinc and not isinstance(uv, InfiniteDate):
         uv, uinc = _step(sub, uv), False
     return _serialize(oid, (lv, linf, linc, True), (uv, uinf, uinc, False))
 

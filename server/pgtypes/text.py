@@ -40,6 +40,7 @@ from ..errors import (
     InvalidParameterValue,
     InvalidTextRepresentation,
     NumericValueOutOfRange,
+    ProgramLimitExceeded,
     SQLError,
 )
 from . import (
@@ -912,7 +913,15 @@ def split_array(s: str, delim: str = ",") -> list[Any]:
     return out
 
 
-def _split_level(t: str, pos: int, orig: str, delim: str = ",") -> tuple[list[Any], int]:
+# PostgreSQL's MAXDIM: deeper array input is 54000, as ReadArrayStr says
+MAX_ARRAY_DIMS = 6
+
+
+def _split_level(t: str, pos: int, orig: str, delim: str = ",",
+                 depth: int = 1) -> tuple[list[Any], int]:
+    if depth > MAX_ARRAY_DIMS:
+        raise ProgramLimitExceeded(f"number of array dimensions ({depth}) exceeds the maximum "
+                                   f"allowed ({MAX_ARRAY_DIMS})")
     out: list[Any] = []
     pos += 1  # past '{'
     n = len(t)
@@ -929,7 +938,7 @@ def _split_level(t: str, pos: int, orig: str, delim: str = ",") -> tuple[list[An
         elif not expect_item:
             break
         elif c == "{":
-            sub, pos = _split_level(t, pos, orig, delim)
+            sub, pos = _split_level(t, pos, orig, delim, depth + 1)
             out.append(sub)
             expect_item = False
         elif c == '"':

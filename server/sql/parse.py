@@ -80,6 +80,10 @@ _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "DATE_PART": _mark
 # NB: sqlglot files make_interval's named arguments under its own slots, losing their written
 # order; as a plain call they keep it (expr.namedargs puts them in place).
 _PG_PARSER.FUNCTIONS = {k: v for k, v in _PG_PARSER.FUNCTIONS.items() if k != "MAKE_INTERVAL"}
+# NB: sqlglot turns generate_series's string step into `INTERVAL '12' HOURS` (a plural unit the
+# binder read as seconds: 7,201 rows for a day in '12 hours' steps) and fails on '12:00'; kept as
+# written, the step is an unknown literal that the chosen signature types, as in PostgreSQL
+_PG_PARSER.FUNCTIONS["GENERATE_SERIES"] = exp.ExplodingGenerateSeries.from_arg_list
 # NB: sqlglot reads substr(...) as SUBSTRING; as a plain call it keeps its name (the column's)
 _PG_PARSER.FUNCTIONS["SUBSTR"] = lambda args: exp.Anonymous(this="substr", expressions=args)
 # NB: and these as another function's node, which then binds under that name: to_hex as Hex

@@ -25,6 +25,7 @@ from sqlglot import exp
 from ...errors import (
     AmbiguousColumn,
     AmbiguousFunction,
+    CannotCoerce,
     DatatypeMismatch,
     FeatureNotSupported,
     GroupingError,
@@ -98,6 +99,11 @@ AGG_CLASSES: dict[type, str] = {
 AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
              "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "stddev_samp", "stddev_pop",
              "variance", "var_samp", "var_pop", "xmlagg", "bit_and", "bit_or", "bit_xor"}
+# pseudo-types a cast leaves the value's own type under: whether they stand for arrays only
+# (True), for non-arrays only (False) or for any type (None): anyelement, anyarray, anynonarray,
+# anycompatible, anycompatiblearray, anycompatiblenonarray
+_POLYMORPHIC: dict[int, bool | None] = {
+    T.ANYELEMENT: None, T.ANYARRAY: True, 2776: False, 5077: None, 5078: True, 5079: False}
 WINDOW_ONLY = {"row_number", "rank", "dense_rank", "lag", "lead", "first_value", "last_value",
                "ntile", "percent_rank", "cume_dist", "nth_value"}
 
@@ -1144,6 +1150,17 @@ class Binder(SpecialForms, XmlForms):
         return E("pyfunc", ("domain", impl, False), [E("ctxfn", None, [], T.UNKNOWN), out],
                  e.type, e.typmod, e.name, None, dom.array_oid)
 
+    @staticmethod
+    def _polymorphic_cast(inner: E, target: int, name: str) -> E:
+        """`x::anyarray` and the like relabel nothing, as PostgreSQL's coerce_type: the value
+        keeps its own type (`'{1}'::int[]::anyarray` is int4[] on the wire), if it is one the
+        pseudo-type stands for (42846 else)."""
+        arrays = _POLYMORPHIC[target]
+        if arrays is not None and ty.is_array(inner.type) != arrays:
+            raise CannotCoerce(f"cannot cast type {ty.type_name(inner.type)} to "
+                               f"{ty.type_name(target)}")
+        return E("cast", None, [inner], inner.type, inner.typmod, name)
+
     def _cast(self, node: exp.Cast) -> E:
         try:
             target, typmod = ty.datatype_oid(node.to)
@@ -1165,6 +1182,12 @@ class Binder(SpecialForms, XmlForms):
         user = usertypes.by_oid(shown)  # 'a=>1'::hstore, 'x'::mood: named after the type too
         name = inner.name if strong else T.TYPES[shown].name if shown in T.TYPES else \
             user.name if user is not None else "?column?"
+        if target in _POLYMORPHIC and inner.type not in (T.UNKNOWN, 0):
+            return self._polymorphic_cast(inner, target, name)
+        if target in _POLYMORPHIC and inner.kind == "const":  # NB: 'x'::anyelement is text
+            if _POLYMORPHIC[target]:  # anyarray_in
+                raise FeatureNotSupported(f"cannot accept a value of type {ty.type_name(target)}")
+            return self._polymorphic_cast(coerce(inner, T.TEXT, params=self.params), target, name)
         if T.ELEMENT_OF.get(target) in REG_TYPES:  # '{pg_class}'::regclass[], oids::regtype[]
             e = coerce(inner, target, params=self.params, explicit=True)
             e.name = name

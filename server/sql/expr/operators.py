@@ -17,7 +17,7 @@ from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import FarDate, days_of, ts_of_us
 from ...pgtypes.infdate import TS_INF, TS_NEG_INF, InfiniteDate, Time24
-from . import moneyops
+from . import lsnops, moneyops
 from . import types as ty
 from .bound import E
 from .casts import date_add_days
@@ -58,6 +58,8 @@ def arith(op: str, a: E, b: E, params: Any) -> E:
     ta, tb = a.type, b.type
     if T.MONEY in (ta, tb):
         return moneyops.arith(op, a, b, params)
+    if T.PG_LSN in (ta, tb):
+        return lsnops.arith(op, a, b, params)
     if ty.is_numeric(ta) and ty.is_numeric(tb) or (ta in ty.OIDLIKE or tb in ty.OIDLIKE):
         t = ty.numeric_result(ta, tb)
         if op == "^":
