@@ -52,6 +52,7 @@ from ..pgwire.backend import Result
 from .context import ParamTypes
 from .copybatch import (
     arrow_block,
+    arrow_csv_block,
     arrow_decoder,
     column_decoder,
     fixed_binary_layout,
@@ -342,6 +343,11 @@ class CopyIn:
         self.streaming = self.columnwise
         self.body = False
         self.simple = simple_block(self.delim, self.quote, self.escape)
+        # csv blocks split by Arrow (`copybatch.arrow_csv_block`): its quoting is
+        # PostgreSQL's for the default ESCAPE, and its NULL rule the default one
+        self.arrow_csv = self.format == "csv" and self.escape == self.quote and \
+            not self.force_null and not self.force_not_null and \
+            all(len(c) == 1 and c.isascii() and c not in "\n\r" for c in (self.delim, self.quote))
         self.parts: list[bytes] = []
         self.pending = 0
         self.held = 0  # bytes of an unfinished line or record the last block gave back
@@ -465,8 +471,19 @@ class CopyIn:
         text = decode_block(buf, self.table.name, self.line_no)
         if "\r" in text:
             return False
-        if self.simple.fullmatch(text) is None:  # NB: where csv and PostgreSQL may differ
+        # NB: where csv and PostgreSQL may differ; with no quote (or escape) character in
+        # the block the pattern matches whatever the text is
+        if (self.quote in text or self.escape in text) and self.simple.fullmatch(text) is None:
             return False
+        if self.arrow_csv and "\\." not in text and not (self.header and self.line_no == 0):
+            count = text.count("\n") + 1
+            got = arrow_csv_block(text.encode(), self.delim, self.quote, self.null,
+                                  self.column_count, count)
+            if got is not None:
+                first = self.line_no
+                self.line_no = first + count
+                self._add_arrow(got, first, count)
+                return True
         lines = text.split("\n")
         if "\\." in lines:
             return False
@@ -508,11 +525,28 @@ class CopyIn:
         self._add_fields(fields, first, len(records), False, fn - fnn)
         return True
 
+    def _add_arrow(self, arrays: list[pa.Array], first: int, count: int) -> None:
+        """Adds a block of csv records split by Arrow: a column without NULLs goes to its
+        Arrow decoder as it is, the others as Python values with None for NULL."""
+        decoders = self.arrow_decoders
+        fields: list[Any] = []
+        nulls = set()
+        for i, a in enumerate(arrays):
+            if a.null_count:
+                nulls.add(i)
+                fields.append(a.to_pylist())
+            elif decoders is not None and decoders[i] is not None:
+                fields.append(a)
+            else:
+                fields.append(a.to_pylist())
+        self._add_fields(fields, first, count, False, nulls, none_null=True)
+
     def _add_fields(self, fields: list[Any], first: int, count: int, has_esc: bool,
-                    nulls: Collection[int]) -> None:
+                    nulls: Collection[int], none_null: bool = False) -> None:
         """Converts a block's raw fields a column at a time and adds its rows; lines
         first + 1 ... first + count. `nulls`: the columns where a field equal to the NULL
-        string is NULL (and may be there: an empty set spares a scan of every column)."""
+        string is NULL (and may be there: an empty set spares a scan of every column);
+        with `none_null`, their NULLs are None already and every string is a value."""
         null, delim = self.null, self.delim
         cols: list[Any] = []
         try:
@@ -524,13 +558,15 @@ class CopyIn:
                 if has_esc and "\\" in delim.join(values):
                     cols.append([None if v == null else dec(_ESC.sub(_unescape, v) if "\\" in v
                                                              else v) for v in values])
+                elif none_null and i in nulls:
+                    cols.append([None if v is None else dec(v) for v in values])
                 elif i in nulls and null in values:
                     cols.append([None if v == null else dec(v) for v in values])
                 else:
                     cols.append(self.column_decoders[i](values))
         except SQLError as e:
             fields = [v if type(v) is list else v.to_pylist() for v in fields]
-            raw = [[None if v == null and (has_esc or i in nulls) else
+            raw = [[None if v is None or (v == null and not none_null and (has_esc or i in nulls)) else
                     _ESC.sub(_unescape, v) if has_esc and "\\" in v else v
                     for v in values] for i, values in enumerate(fields)]
             found = locate(self.table.name, self.names, self.decoders, raw,

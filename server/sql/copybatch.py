@@ -282,6 +282,8 @@ def arrow_block(data: bytes, delim: str, n: int, lines: int) -> list[pa.Array] |
     >>> arrow_block(b"1,a\\n2", ",", 2, 2), arrow_block(b"1,a\\n", ",", 2, 2)
     (None, None)
     """
+    if n > 1 and _has_empty_line(data):
+        return None
     try:
         table = pcsv.read_csv(
             pa.py_buffer(data),
@@ -294,6 +296,63 @@ def arrow_block(data: bytes, delim: str, n: int, lines: int) -> list[pa.Array] |
     if table.num_columns != n or table.num_rows != lines:  # NB: an empty last line is a row
         return None
     return [c.combine_chunks() for c in table.columns]
+
+
+def arrow_csv_block(data: bytes, delim: str, quote: str, null: str, n: int,
+                    lines: int) -> list[pa.Array] | None:
+    """A block of csv records (UTF-8, `lines` one-line records, no carriage return) split
+    by Arrow's CSV reader with quoting on and doubled quotes as the escape: the n columns as
+    Arrow string arrays, an unquoted field equal to `null` as NULL and a quoted one as
+    the string, as PostgreSQL's CSV input reads them (without FORCE_NULL/FORCE_NOT_NULL).
+    Only for blocks `copycsv.simple_block` matches: a quote opens a field or nothing, so
+    Arrow and CopyReadAttributesCSV agree. None when a record has another field count.
+
+    >>> [a.to_pylist() for a in arrow_csv_block(b'1,"a,""b"\\n2,\\n3,""', ",", '"', "", 2, 3)]
+    [['1', '2', '3'], ['a,"b', None, '']]
+    >>> arrow_csv_block(b'1,a\\n2', ",", '"', "", 2, 2) is None
+    True
+    >>> arrow_csv_block(b'1,a\\n\\n2,b', ",", '"', "", 2, 3) is None
+    True
+    """
+    if n > 1 and _has_empty_line(data):
+        return None
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False,
+                                          block_size=len(data) + 1),
+            parse_options=_quoted_options(delim, quote),
+            convert_options=_csv_string_columns(n, null))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if table.num_columns != n or table.num_rows != lines:
+        return None
+    return [c.combine_chunks() for c in table.columns]
+
+
+def _has_empty_line(data: bytes) -> bool:
+    """Whether a block of lines (no newline after the last) has an empty one. Arrow reads
+    an empty line as a row of empty fields whatever the column count, where PostgreSQL
+    says a column's data is missing (22P04): such a block is not Arrow's to split.
+
+    >>> _has_empty_line(b"1,a\\n\\n2,b"), _has_empty_line(b"1,a\\n"), _has_empty_line(b"1,a")
+    (True, True, False)
+    """
+    return b"\n\n" in data or data[:1] == b"\n" or data[-1:] == b"\n" or not data
+
+
+@functools.lru_cache(maxsize=16)
+def _quoted_options(delim: str, quote: str) -> pcsv.ParseOptions:
+    return pcsv.ParseOptions(delimiter=delim, quote_char=quote, escape_char=False,
+                             double_quote=True, newlines_in_values=False,
+                             ignore_empty_lines=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _csv_string_columns(n: int, null: str) -> pcsv.ConvertOptions:
+    return pcsv.ConvertOptions(column_types={f"f{i}": pa.string() for i in range(n)},
+                               null_values=[null], strings_can_be_null=True,
+                               quoted_strings_can_be_null=False)
 
 
 @functools.lru_cache(maxsize=16)

@@ -67,6 +67,8 @@ CASES = {
         "csv", QUOTED + "".join(f'{i},{"" if i % 2 else chr(34) * 2},1,2020-01-01,t\n'
                                 for i in range(60001, 60100))),
     "quoted blocks then duplicate": ("csv", QUOTED + '7,"again",1,2020-01-01,t\n'),
+    "text empty line": ("text", "1\ta\t1\t2020-01-01\tt\n\n2\tb\t1\t2020-01-01\tt\n"),
+    "quoted csv empty line": ("csv", '1,"a",1,2020-01-01,t\n\n2,b,1,2020-01-01,t\n'),
 }
 OPTIONS = {"csv": " (FORMAT csv)", "text": "", "csv header": " (FORMAT csv, HEADER true)"}
 
