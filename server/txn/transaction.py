@@ -458,6 +458,18 @@ class Transaction:
         finally:
             self._ts = old
 
+    @contextmanager
+    def kept_snapshot(self) -> Iterator[int]:
+        """Reads after the block at the snapshot of before it, even where a READ COMMITTED
+        rerun inside took a newer one (`new_statement`): a data-modifying WITH query's
+        recheck leaves the rest of its statement on the statement's snapshot, as
+        PostgreSQL's EvalPlanQual does."""
+        ts = self._snap()
+        try:
+            yield ts
+        finally:
+            self._ts = ts
+
     def lock(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Takes the write locks of keys and returns their rows (see `api.Txn.lock`)."""
         self.lock_row(space, keys)

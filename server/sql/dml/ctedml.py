@@ -19,7 +19,9 @@ RETURNING list. Here the statement is taken apart at analysis:
 So the plan of every part is made once and cached as any other statement's,
 and RowDescription is known at Describe (extended protocol).
 
-All parts read at the statement's one snapshot. A SELECT at the top reads the
+All parts read at the statement's one snapshot; at READ COMMITTED a part whose row
+met a concurrent commit rechecks it on a newer one (`dml.update`), and the parts after
+it and the top statement still read at the statement's. A SELECT at the top reads the
 tables as they were before the statement, as in PostgreSQL: the parts' writes
 are taken out of the transaction's write set while it runs (their row locks
 stay held) and put back after. Unlike PostgreSQL, an INSERT/UPDATE/DELETE part
@@ -218,7 +220,11 @@ def analyse_dml_with(session: SQLSession, sql: str, tree: exp.Expression,
         ws = txn.ws if isinstance(txn, Transaction) and main.kind == "query" else None
         token = ws.savepoint() if ws is not None else 0
         for part in parts:
-            rows = part.stmt.run(s, list(vals)).fetch()  # NB: runs it to its end
+            if isinstance(txn, Transaction):  # NB: a part's rerun leaves the snapshot as is
+                with txn.kept_snapshot():
+                    rows = part.stmt.run(s, list(vals)).fetch()  # NB: runs it to its end
+            else:
+                rows = part.stmt.run(s, list(vals)).fetch()
             if part.stmt.columns:
                 vals += part.columns_of(rows)
         if ws is None:

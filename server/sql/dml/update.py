@@ -154,6 +154,19 @@ def _row_types(s: SQLSession, tree: exp.Update | exp.Delete) -> dict[str, int]:
     return out
 
 
+def _lock_left(txn: Any, space: int, keys: set[bytes], mode: int) -> None:
+    """After a READ COMMITTED rerun: locks the rows the first snapshot matched and the
+    rerun no longer does (changed meanwhile; a deleted one has no version to lock), as
+    PostgreSQL's EvalPlanQual locks each concurrently updated row it rechecks, matching or
+    not. A write of several rows meets a commit without locking its row first
+    (`LocalTxnManager`'s lock for the rerun takes one key)."""
+    left = [k for k in keys if not txn.holds((space, k))]
+    if left:
+        there = [k for k, r in zip(left, txn.get(space, left), strict=True) if r is not None]
+        if there:
+            txn.lock_row(space, there, mode)
+
+
 def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                    param_oids: list[int], version: int) -> Stmt:
     """Analyses an UPDATE or DELETE into a runnable Stmt."""
@@ -342,6 +355,8 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
             for space, key in kept:  # NB: deleted meanwhile: PostgreSQL locks no version
                 if txn.get(space, [key])[0] is None:
                     txn.unlock_row(space, [key])
+            if candidates is not None and matched and txn.locks_first:
+                _lock_left(txn, table.space, candidates - matched[0], lock_mode)
             return result
         raise AssertionError("unreachable: the last attempt returns or raises")
 
