@@ -26,12 +26,13 @@ from ..pgwire.backend import Column, Result
 from .exec.vector.explain import view as columnar_view
 from .exec.vector.run import SETTING
 from .explainable import check_explainable
-from .parse import parse_sql
+from .parse import parse_sql, unquote_ident, utility
 from .plan import pgexplain
 from .plan.compiler import CompiledPlan
 from .plan.explainopts import ExplainOptions, parse
+from .prepstmts import bind_prepared, custom_plan_next
 from .querystmt import analyse_query
-from .stmt import AnalyseTree, Stmt
+from .stmt import ANY_VERSION, AnalyseTree, Stmt
 
 if TYPE_CHECKING:
     from .session import SQLSession
@@ -46,8 +47,9 @@ def _result(lines: list[str], o: ExplainOptions) -> Result:
 
 
 def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
-          query: bool = True) -> tuple[Any, float]:
-    """Builds PostgreSQL's plan tree; with ANALYZE runs the plan first. Returns (tree, ms)."""
+          query: bool = True, custom: bool = True) -> tuple[Any, float]:
+    """Builds PostgreSQL's plan tree; with ANALYZE runs the plan first. Returns (tree, ms).
+    A `custom` plan shows the parameters' values where the generic one shows `$n`."""
     stats: dict[int, list[Any]] | None = None
     ms = 0.0
     ctx = s.exec_context(p)  # NB: also what runtime pruning decides (Subplans Removed)
@@ -63,7 +65,7 @@ def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
         ms = (time.perf_counter() - start) * 1000
     shown = columnar_view(s.settings.values.get(SETTING, "auto"), stats)
     tree = pgexplain.build(plan.root, stats, costs=o.costs, verbose=o.verbose, view=shown,
-                           pruned=lambda g: bool(g.skip(ctx)))
+                           pruned=lambda g: bool(g.skip(ctx)), params=p if custom else None)
     if query and not isinstance(plan, CompiledPlan):  # the other QueryPlan: SELECT ... FOR UPDATE
         locked = pgexplain.PNode("LockRows", "LockRows", rows=tree.rows, width=tree.width,
                                  cost=tree.cost, stats=tree.stats, analyze=tree.analyze)
@@ -79,6 +81,9 @@ def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids:
     check_explainable(sql, m.start("query"))
     o = parse(m.group("opts"))
     inner = m.group("query").strip()
+    u = utility(inner)
+    if u is not None and u[0] == "execute":
+        return _explain_execute(sql, unquote_ident(u[1].group("name")), u[1].group("args"), o)
     tree = parse_sql(inner)
     if not isinstance(tree, exp.Query | exp.Values):
         return _explain_other(session, sql, inner, tree, param_oids, o, analyse_tree)
@@ -102,31 +107,59 @@ def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids:
 def _explain_other(session: SQLSession, sql: str, inner: str, tree: exp.Expression,
                    param_oids: list[int], o: ExplainOptions, analyse_tree: AnalyseTree) -> Stmt:
     target = analyse_tree(session, inner, tree, param_oids)
+
+    def run(s: SQLSession, p: list[Any]) -> Result:
+        return _explain_target(s, target, tree, p, o)
+
+    return Stmt(sql, "utility", run, _column(o), target.param_oids, target.version, tag="EXPLAIN")
+
+
+def _explain_target(s: SQLSession, target: Stmt, tree: exp.Expression, p: list[Any],
+                    o: ExplainOptions, custom: bool = True) -> Result:
+    """EXPLAIN of a statement other than a query: its head (`Update on t`) over the plan that
+    finds its rows; with ANALYZE it runs."""
     head = target.tag.title() if target.tag else "Utility"
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete | exp.Merge):
         table = tree.this.find(exp.Table)
         head = f"{target.tag.title()} on {table.name if table is not None else '?'}"
+    top = pgexplain.PNode(head.split(" on ")[0], head)
+    if target.plan is not None:
+        sub, _ = _tree(target.plan, s, p, ExplainOptions(costs=o.costs, format=o.format),
+                       query=False, custom=custom)
+        top.children.append(("Outer", sub))
+        top.rows, top.width, top.cost = sub.rows, 0, sub.cost
+    start = time.perf_counter()
+    affected = None
+    if o.analyze:
+        res = target.run(s, p)
+        if res.rows is not None:
+            res.fetch()
+        affected = res.tag.split()[-1]
+    ms = (time.perf_counter() - start) * 1000
+    summary = {"Execution Time": ms} if o.analyze and o.show_summary else None
+    lines = pgexplain.render(top, o.format, costs=o.costs and target.plan is not None,
+                             timing=o.show_timing, summary=summary)
+    if affected is not None and o.format == "text":
+        lines.append(f"Rows affected: {affected}")
+    return _result(lines, o)
+
+
+def _explain_execute(sql: str, name: str, args: str | None, o: ExplainOptions) -> Stmt:
+    """`EXPLAIN EXECUTE name(args)`: the plan of PREPARE's statement for those values, custom
+    (values as constants) for its first executions and generic (`$1`) after, as PostgreSQL's
+    plan cache chooses; with ANALYZE it runs. Both count as an execution."""
 
     def run(s: SQLSession, p: list[Any]) -> Result:
-        top = pgexplain.PNode(head.split(" on ")[0], head)
-        if target.plan is not None:
-            sub, _ = _tree(target.plan, s, p, ExplainOptions(costs=o.costs, format=o.format),
-                           query=False)
-            top.children.append(("Outer", sub))
-            top.rows, top.width, top.cost = sub.rows, 0, sub.cost
-        start = time.perf_counter()
-        affected = None
-        if o.analyze:
-            res = target.run(s, p)
-            if res.rows is not None:
-                res.fetch()
-            affected = res.tag.split()[-1]
-        ms = (time.perf_counter() - start) * 1000
-        summary = {"Execution Time": ms} if o.analyze and o.show_summary else None
-        lines = pgexplain.render(top, o.format, costs=o.costs and target.plan is not None,
-                                 timing=o.show_timing, summary=summary)
-        if affected is not None and o.format == "text":
-            lines.append(f"Rows affected: {affected}")
+        custom = custom_plan_next(s, name)
+        stmt, values = bind_prepared(s, name, args)
+        if stmt.kind != "query" or stmt.plan is None:
+            return _explain_target(s, stmt, parse_sql(stmt.sql), values, o, custom)
+        pt, ms = _tree(stmt.plan, s, values, o, custom=custom)
+        summary = {"Planning Time": 0.0, "Execution Time": ms} if o.show_summary else None
+        if summary is not None and not o.analyze:
+            summary.pop("Execution Time")
+        lines = pgexplain.render(pt, o.format, costs=o.costs, timing=o.show_timing,
+                                 summary=summary)
         return _result(lines, o)
 
-    return Stmt(sql, "utility", run, _column(o), target.param_oids, target.version, tag="EXPLAIN")
+    return Stmt(sql, "utility", run, _column(o), [], ANY_VERSION, tag="EXPLAIN")

@@ -17,8 +17,12 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SQLError
+from ..errors import InvalidSQLStatementName, SQLError, SyntaxError_
 from ..pgwire.backend import Prepared, Result
+from .context import ParamTypes
+from .expr.casts import cast_function
+from .parse import parse_sql
+from .plan.compiler import COMPILER
 from .stmt import Stmt
 
 CUSTOM_PLANS_FIRST = 5  # plancache.c: custom plans tried before the generic one
@@ -52,6 +56,46 @@ def deferred(query: str, param_oids: list[int]) -> Stmt:
         raise AssertionError("a deferred PREPARE is re-analysed before it runs")
 
     return Stmt(query, "query", never, None, list(param_oids), -1, tag="SELECT")
+
+
+def bind_prepared(s: Any, name: str, args: str | None) -> tuple[Stmt, list[Any]]:
+    """The statement PREPARE named `name` (re-analysed if stale) and the values of EXECUTE's
+    argument list `args` (SQL text, each cast to its parameter's type), counting the
+    execution: EXECUTE and EXPLAIN EXECUTE both plan it, as PostgreSQL's GetCachedPlan."""
+    stmt = s.prepared_sql.get(name)
+    if stmt is None:
+        raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
+    stmt = s.prepared_sql[name] = s.revalidate(stmt)
+    values: list[Any] = []
+    sel = parse_sql(f"SELECT {args}") if args and args.strip() else None
+    given = len(sel.expressions) if sel is not None else 0
+    if given != len(stmt.param_oids):
+        raise SyntaxError_(f'wrong number of parameters for prepared statement "{name}"',
+                           detail=f"Expected {len(stmt.param_oids)} parameters but got {given}.")
+    if sel is not None:
+        params = ParamTypes()
+        ctx = s.exec_context([])
+        for i, e in enumerate(sel.expressions):
+            want = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
+            c = COMPILER.compile_scalar(e, [], s.catalog(), params, s.search_path(), want)
+            v = c.fn((), ctx)
+            if want and c.type_oid != want and v is not None:
+                conv = cast_function(c.type_oid, want)
+                v = conv(v) if conv else v
+            values.append(v)
+    s.prepared_info.executed(name)
+    return stmt, values
+
+
+def custom_plan_next(s: Any, name: str) -> bool:
+    """Whether the next execution of PREPARE's `name` plans for its values (a custom plan,
+    EXPLAIN showing them as constants) rather than generically (`$1`): plancache.c's
+    choice under plan_cache_mode, as `count_execution` counts it."""
+    p = s.prepared_info.meta.get(name)
+    mode = s.settings.values.get("plan_cache_mode", "auto")
+    if p is None or not p.param_oids or mode == "force_generic_plan":
+        return False
+    return mode == "force_custom_plan" or p.custom_plans < CUSTOM_PLANS_FIRST
 
 
 def now() -> dt.datetime:

@@ -29,7 +29,6 @@ from ..pgtypes import oids as T
 from ..pgwire.backend import Column, Result
 from . import adminstmts, cursors, maintenance, notify, txnctl
 from .catalog import statstore
-from .context import ParamTypes
 from .copy import analyse_copy
 from .ddl import collationstmt, extensions, misc, roles, sequences
 from .ddl import types as ddltypes
@@ -37,13 +36,11 @@ from .ddl.names import get_relation
 from .dml.deferred import set_constraints
 from .explainable import check_preparable
 from .explainstmt import analyse_explain
-from .expr.casts import cast_function
 from .expr.types import type_by_name
 from .largeobj.comments import analyse_comment as analyse_lo_comment
 from .optimizer import stats
-from .parse import parse_sql, split_statements, unquote_ident
-from .plan.compiler import COMPILER
-from .prepstmts import deferred, raised_at_execute
+from .parse import split_statements, unquote_ident
+from .prepstmts import bind_prepared, deferred, raised_at_execute
 from .privileges import grant
 from .privileges.check import check_set_role, role_by_name
 from .privileges.owner import analyse_owner
@@ -321,24 +318,7 @@ def _execute(sql: str, m: re.Match[str]) -> Stmt:
     args = m.group("args")
 
     def run(s: SQLSession, p: list[Any]) -> Result:
-        stmt = s.prepared_sql.get(name)
-        if stmt is None:
-            raise InvalidSQLStatementName(f'prepared statement "{name}" does not exist')
-        stmt = s.prepared_sql[name] = s.revalidate(stmt)
-        s.prepared_info.executed(name)
-        values: list[Any] = []
-        if args and args.strip():
-            sel = parse_sql(f"SELECT {args}")
-            params = ParamTypes()
-            ctx = s.exec_context([])
-            for i, e in enumerate(sel.expressions):
-                want = stmt.param_oids[i] if i < len(stmt.param_oids) else 0
-                c = COMPILER.compile_scalar(e, [], s.catalog(), params, s.search_path(), want)
-                v = c.fn((), ctx)
-                if want and c.type_oid != want and v is not None:
-                    conv = cast_function(c.type_oid, want)
-                    v = conv(v) if conv else v
-                values.append(v)
+        stmt, values = bind_prepared(s, name, args)
         return s.execute_stmt(stmt, values)
 
     return _u(sql, "EXECUTE", run)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
@@ -97,8 +97,10 @@ def _width(cols: list[N.PCol]) -> int:
 class _Builder:
     def __init__(self, stats: dict | None, costs: bool, verbose: bool,
                  view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None,
-                 pruned: Callable[[N.Guard], bool] | None = None) -> None:
+                 pruned: Callable[[N.Guard], bool] | None = None,
+                 params: Sequence[Any] | None = None) -> None:
         self.stats = stats
+        self.params = params  # a custom plan's parameter values (sqlexpr.Names.params)
         self.costs = costs
         self.verbose = verbose
         self.view = view
@@ -116,7 +118,8 @@ class _Builder:
         return n
 
     def names(self, cols: list[N.PCol], scan: bool = False) -> Names:
-        return Names(cols, qualify=not scan and self.relations > 1, subplan=self.number)
+        return Names(cols, qualify=not scan and self.relations > 1, subplan=self.number,
+                     params=self.params)
 
     # -- the tree ---------------------------------------------------------------------------
 
@@ -420,10 +423,10 @@ class _Builder:
         while isinstance(first, N.SetOp | N.Guard):
             first = first.left if isinstance(first, N.SetOp) else first.child
         if isinstance(first, N.Project):
-            names = Names(first.child.cols, qualify=True, subplan=self.number)
+            names = Names(first.child.cols, qualify=True, subplan=self.number, params=self.params)
             return [sql(e, names) if e.kind == "col" else f"({sql(e, names)})"
                     for e, c in zip(first.exprs, first.cols, strict=False) if not c.hidden]
-        names = Names(first.cols, qualify=True, subplan=self.number)
+        names = Names(first.cols, qualify=True, subplan=self.number, params=self.params)
         return [names.column(_col(i, c)) for i, c in enumerate(first.cols) if not c.hidden]
 
     def _member(self, app: PNode, side: PNode) -> None:
@@ -536,12 +539,14 @@ def _ir_text(ir: Any, cols: list[N.PCol]) -> str:
 def build(root: N.Node, stats: dict | None = None, costs: bool = True,
           verbose: bool = False,
           view: Callable[[N.Node], tuple[N.Node, list[tuple[str, str]]]] | None = None,
-          pruned: Callable[[N.Guard], bool] | None = None) -> PNode:
+          pruned: Callable[[N.Guard], bool] | None = None,
+          params: Sequence[Any] | None = None) -> PNode:
     """Returns PostgreSQL's plan tree for a Cumulo plan (with ANALYZE figures from `stats`).
     `view(node)` (nodes of higher layers: the columnar path's) gives the node to print in
     node's place and detail lines to add to it; `pruned(guard)` whether this execution
-    skips a partition (left out of its Append, counted as PostgreSQL's Subplans Removed)."""
-    b = _Builder(stats, costs, verbose, view, pruned)
+    skips a partition (left out of its Append, counted as PostgreSQL's Subplans Removed);
+    `params` the parameter values a custom plan prints in place of `$n`."""
+    b = _Builder(stats, costs, verbose, view, pruned, params)
     b.relations = sum(1 for n in N.walk(root)
                       if isinstance(n, N.Scan | N.PointGet | N.IndexLookup | N.VirtualScan))
     b.renumber(root)

@@ -25,11 +25,18 @@ Example:
     >>> sql(E("and", None, [E("op", "=", [col(1, 23, "a"), const(1, 23)], 16),
     ...                    E("isnull", None, [col(2, 25, "b")], 16)], 16))
     '((a = 1) AND (b IS NULL))'
+
+A parameter prints as `$n`, or as its value in a custom plan (`Names.params`):
+    >>> p = E("op", "=", [col(1, 23, "a"), E("param", 1, [], 25)], 16)
+    >>> sql(p), sql(p, Names(params=["x"]))
+    ('(a = $1)', "(a = 'x'::text)")
+    >>> [const_literal(v, t) for v, t in ((5, 23), (-5, 23), (5, 21), (5, 20), (1, 1700))]
+    ['5', "'-5'::integer", "'5'::smallint", "'5'::bigint", "'1'::numeric"]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -46,10 +53,14 @@ class Names:
     """How column references and sub-plans print in one node's expressions."""
 
     def __init__(self, cols: list[Any] | None = None, qualify: bool = False,
-                 subplan: Callable[[Any], int] | None = None) -> None:
+                 subplan: Callable[[Any], int] | None = None,
+                 params: Sequence[Any] | None = None) -> None:
         self.cols = cols or []  # PCol of the input row, for qualifiers
         self.qualify = qualify
         self.subplan = subplan or (lambda plan: 0)
+        # the values of $1, $2 ... when the plan shown is PostgreSQL's custom plan, which
+        # has them as constants (`(id = 5)`); None for the generic plan (`(id = $1)`)
+        self.params = params
 
     def column(self, e: E) -> str:
         name = e.name if e.name != "?column?" else f"${e.data}"
@@ -76,6 +87,25 @@ def literal(value: Any, oid: int) -> str:
     if oid == T.UNKNOWN:
         return "'" + text.replace("'", "''") + "'"
     return "'" + text.replace("'", "''") + "'::" + type_name(oid)
+
+
+def const_literal(value: Any, oid: int) -> str:
+    """A constant of exactly type `oid` as ruleutils.c's get_const_expr prints it: only an
+    integer (non-negative), a numeric with a point or exponent, a boolean and NULL's
+    keyword go bare or unlabelled; `'5'::smallint`, `'7'::bigint`, `'5'::numeric`. A custom
+    plan's parameter is such a constant (`literal` is looser: the planner's constants here
+    are not always typed as PostgreSQL's)."""
+    if value is None or oid == T.BOOL or isinstance(value, bool):
+        return literal(value, oid)
+    if oid == T.INT4 and isinstance(value, int) and value >= 0:
+        return str(value)
+    try:
+        text = format_text(oid, value)
+    except Exception:  # a value of a type with no text encoder here: print it plainly
+        text = str(value)
+    if oid == T.NUMERIC and text[:1].isdigit() and any(ch in text for ch in ".eE"):
+        return text
+    return "'" + str(text).replace("'", "''") + "'::" + type_name(oid)
 
 
 # the datetime niladics (`expr.binder._niladic`), as PostgreSQL's deparser prints them
@@ -119,6 +149,9 @@ class _Printer:
         return literal(e.data, e.type)
 
     def k_param(self, e: E) -> str:
+        vals = self.names.params
+        if vals is not None and isinstance(e.data, int) and 0 < e.data <= len(vals):
+            return const_literal(vals[e.data - 1], e.type)
         return f"${e.data}"
 
     def k_op(self, e: E) -> str:
