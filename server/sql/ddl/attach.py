@@ -27,6 +27,7 @@ from ..parse import parse_sql
 from ..partitions.members import ancestors
 from ..pgcatalog.partindexes import index_parent
 from ..stmt import Stmt
+from .detachcheck import check_no_references
 from .names import find_index, find_relation, get_relation, parse_qualified, skip_or_raise
 from .partitions import bound_text, check_attached_rows, parent_of, same_layout
 from .relayout import relayout
@@ -83,6 +84,7 @@ def analyse_attach(session: SQLSession, sql: str) -> Stmt | None:
             if table.partof != parent.oid:
                 raise UndefinedTable(f'relation "{table.name}" is not a partition of relation '
                                      f'"{parent.name}"')
+            check_no_references(s, table)
             for o in ancestors(cat, table):  # NB: their foreign keys become its own (PG's)
                 for k in cat.constraints_of(o):
                     if k.kind == "f":

@@ -12,6 +12,7 @@ from typing import Any
 from ..catalog import model as M
 from .checktext import check_text
 from .names import names, quote_ident
+from .partfks import copy_by_oid
 from .typetext import format_type as format_type  # NB: re-exported: its users import it here
 
 _FK_ACTIONS = {"r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
@@ -131,6 +132,8 @@ def constraint_def(cat: M.CatalogSnapshot, ctx: Any, con_oid: int,
     A CHECK prints as CHECK ((expr)), or CHECK (expr) in pretty mode, as PostgreSQL does.
     """
     c = next((x for x in cat.constraints if x.oid == con_oid), None)
+    if c is None and (copy := copy_by_oid(cat, con_oid)) is not None:
+        c = copy.con  # a partition's copy of its parent's foreign key
     if c is None:  # a CREATE DOMAIN check: CHECK ((VALUE > 0))
         dom = next((t for t in cat.types if t.kind == "d" and con_oid in t.check_oids), None)
         if dom is None:

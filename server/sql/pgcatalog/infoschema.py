@@ -17,6 +17,7 @@ from .collations import info_schema
 from .ddltext import constraint_def, format_type
 from .exprtext import default_text
 from .names import names
+from .partfks import fk_copies, with_copies
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .updatable import DELETE, INSERT, UPDATE, relation_events
 from .usertypes import udt_name
@@ -178,7 +179,7 @@ def table_constraints(ctx: Any) -> list[tuple[Any, ...]]:
     idx = names(cat)
     db = cat.database.name
     rows = []
-    for c in cat.constraints:
+    for c in with_copies(cat):
         t = cat.table_by_oid(c.table_oid)
         if t is None or c.kind == "x":  # NB: the standard has no EXCLUDE: PostgreSQL omits it
             continue
@@ -208,7 +209,7 @@ def key_column_usage(ctx: Any) -> list[tuple[Any, ...]]:
     idx = names(cat)
     db = cat.database.name
     rows = []
-    for c in cat.constraints:
+    for c in with_copies(cat):
         t = cat.table_by_oid(c.table_oid)
         if t is None or c.kind not in ("p", "u", "f"):
             continue
@@ -231,7 +232,7 @@ def referential_constraints(ctx: Any) -> list[tuple[Any, ...]]:
     idx = names(cat)
     db = cat.database.name
     rows = []
-    for c in cat.constraints:
+    for c in with_copies(cat):
         t = cat.table_by_oid(c.table_oid)
         if t is None or c.kind != "f":
             continue
@@ -242,6 +243,12 @@ def referential_constraints(ctx: Any) -> list[tuple[Any, ...]]:
                      idx.schema_name(ref.schema_oid) if uniq and ref else None,
                      uniq.name if uniq else None, "NONE", _RULES.get(c.on_update, "NO ACTION"),
                      _RULES.get(c.on_delete, "NO ACTION")))
+    for copy in fk_copies(cat):  # NB: PostgreSQL's view joins pg_depend: a partition's copy
+        if copy.referencing:     # also depends on the partition, a row with no unique key
+            c, t = copy.con, cat.table_by_oid(copy.con.table_oid)
+            rows.append((db, idx.schema_name(t.schema_oid) if t else None, c.name, None, None,
+                         None, "NONE", _RULES.get(c.on_update, "NO ACTION"),
+                         _RULES.get(c.on_delete, "NO ACTION")))
     return rows
 
 
@@ -252,7 +259,7 @@ def constraint_column_usage(ctx: Any) -> list[tuple[Any, ...]]:
     idx = names(cat)
     db = cat.database.name
     rows = []
-    for c in cat.constraints:
+    for c in with_copies(cat):
         owner = cat.table_by_oid(c.table_oid)
         t = cat.table_by_oid(c.ref_table_oid if c.kind == "f" else c.table_oid)
         if t is None or owner is None:

@@ -31,6 +31,7 @@ from .names import SYSTEM_SCHEMAS, names, schema_owner
 from .opclasses import oid_of
 from .operators import operator_oid
 from .operdata import OPERATOR_DESCRIPTIONS
+from .partfks import fk_copies
 from .partindexes import index_parent
 from .registry import VIRTUAL_TABLES, empty, pg_relation
 from .rowtypes import reltype_of
@@ -399,11 +400,19 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
             c.deferred, c.validated,
             c.table_oid, 0, c.index_oid if not fk else referenced_index(cat, c), 0,
             c.ref_table_oid if fk else 0, c.on_update if fk else " ",
-            c.on_delete if fk else " ", "s" if fk else " ", True, 0, c.kind != "c",
+            c.on_delete if fk else " ", "s" if fk else " ", True, 0,
+            c.kind != "c" and not (fk and t is not None and t.partkey),  # NB: inherited
             list(c.columns) or None, list(c.ref_columns) if fk else None, None, None, None,
             None, _exclusion_ops(cat, c) if c.kind == "x" else None,
             c.check if c.kind == "c" else None,
         ))
+    for copy in fk_copies(cat):  # NB: a partition's copies of its ancestors' foreign keys
+        c, t = copy.con, cat.table_by_oid(copy.con.table_oid)
+        rows.append((
+            c.oid, c.name, t.schema_oid if t else M.PUBLIC_OID, "f", c.deferrable, c.deferred,
+            c.validated, c.table_oid, 0, referenced_index(cat, c), copy.parent, c.ref_table_oid,
+            c.on_update, c.on_delete, "s", False, 1, False, list(c.columns),
+            list(c.ref_columns), None, None, None, None, None, None))
     for tg in cat.triggers:  # CREATE CONSTRAINT TRIGGER's own row (contype t)
         t = cat.table_by_oid(tg.table_oid)
         if tg.constraint_oid and t is not None:
