@@ -26,7 +26,9 @@ keeps rows by key, so its ctid is `version_tid`: the block a digest of the key a
 offset one of the version's values (1 .. 65535): stable within a snapshot and across them
 while the row is unchanged, different for another row, and (but for a 1/65535 chance)
 different after an UPDATE, so `SELECT ctid ...` then `UPDATE ... WHERE ctid = $1` finds
-the row it saw; its order means nothing. Internally the row's KiVi key travels as the
+the row it saw; its order means nothing. RETURNING ctid gives the written version's, as
+`dml.returning` computes it from the key and the stored row (an UPDATE's new version, a
+DELETE's old one). Internally the row's KiVi key travels as the
 hidden column `ROW_KEY` (bytes), which UPDATE, DELETE and FOR UPDATE select to find the
 rows they change.
 

@@ -252,17 +252,18 @@ class TableTriggers:
         return rows if len(kept) == len(rows) else [rows[i] for i in kept]
 
     def insert(self, w: Any, s: SQLSession, rows: list[Any], check_unique: bool,
-               converted: frozenset[int], before_fired: bool) -> list[Any]:
+               converted: frozenset[int], before_fired: bool,
+               keys_out: list[bytes] | None = None) -> list[Any]:
         """`TableWriter.insert_rows` of a table with triggers (`w.write_rows` writes)."""
         if before_fired or not self.groups.get(("BEFORE", "ROW", "INSERT")):
             stored = w.write_rows(s, rows, check_unique,
-                                  frozenset() if before_fired else converted)
+                                  frozenset() if before_fired else converted, keys_out)
         else:
             stored = []
             for r in rows:  # NB: a trigger may have changed any column: typmods again
                 kept = self.before_insert(s, [r])
                 if kept:
-                    stored.extend(w.write_rows(s, kept, check_unique, frozenset()))
+                    stored.extend(w.write_rows(s, kept, check_unique, frozenset(), keys_out))
         self._capture("INSERT", None, stored)
         self._fire_rows(s, "AFTER", "INSERT", stored, None)
         return stored

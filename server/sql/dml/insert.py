@@ -236,9 +236,11 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 elif returning is None:
                     total += writer.insert(sess, chunk)
                 else:
-                    stored = writer.insert_rows(sess, chunk)
+                    keys: list[bytes] = []
+                    stored = writer.insert_rows(sess, chunk, keys_out=keys)
                     total += len(stored)
-                    out_rows.extend(returning.project(r, ctx) for r in stored)
+                    out_rows.extend(returning.project(r, ctx, key=k)
+                                    for r, k in zip(stored, keys, strict=True))
         if returning is not None:
             return Result(f"INSERT 0 {total}", returning.columns, iter(out_rows), done=False)
         return Result(f"INSERT 0 {total}")

@@ -101,19 +101,26 @@ class PartitionRouter:
         return len(self.insert_rows(s, rows, check_unique))
 
     def insert_rows(self, s: SQLSession, rows: list[Any], check_unique: bool = True,
-                    converted: frozenset[int] = frozenset(), before_fired: bool = False
-                    ) -> list[tuple[Any, ...]]:
-        """Routes the rows and returns them as stored, in their order."""
+                    converted: frozenset[int] = frozenset(), before_fired: bool = False,
+                    keys_out: list[bytes] | None = None) -> list[tuple[Any, ...]]:
+        """Routes the rows and returns them as stored, in their order (`keys_out`: their
+        keys in their leaves)."""
         where = self.parts.route(rows)
         groups: dict[int, list[int]] = {}
         for n, i in enumerate(where):
             groups.setdefault(i, []).append(n)
         out: list[Any] = [None] * len(rows)
+        keys: list[Any] = [None] * len(rows)
         for i, positions in groups.items():
             w = self.member_writer(s, self.parts.members[i].table)
-            stored = w.insert_rows(s, [rows[n] for n in positions], check_unique)
+            got: list[bytes] = []
+            stored = w.insert_rows(s, [rows[n] for n in positions], check_unique, keys_out=got)
             for n, r in zip(positions, stored, strict=True):
                 out[n] = r
+            for n, k in zip(positions, got, strict=False):
+                keys[n] = k
+        if keys_out is not None:
+            keys_out.extend(keys)
         return out
 
     def leaf_of(self, s: SQLSession, row: Any) -> int:

@@ -11,12 +11,13 @@ from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from ...errors import AmbiguousColumn
+from ...kivi.keycodec import encode_key
 from ...pgtypes import oids as T
 from ...pgtypes import records
 from ...pgwire.backend import Column
 from ...txn.xids import own_xmin
 from ..catalog.model import Table
-from ..catalog.syscols import SYSTEM_COLUMNS
+from ..catalog.syscols import SYSTEM_COLUMNS, heap_tid, version_tid
 from ..context import ParamTypes, ScopeColumn
 from ..ddl.names import ident
 from ..expr.binder import Binder, Scope
@@ -41,20 +42,22 @@ class Returning:
     table_oid: int = 0
     width: int = 0  # the target's slots, which the row written starts with
     leaf_of: Any = None  # a partitioned target: the row's partition, its tableoid (sql.partitions)
+    pk: tuple[int, ...] = ()  # the target's primary key (attnums), whose values key its rows
 
     @property
     def reads_xmin(self) -> bool:
         """Tells whether RETURNING names xmin (DELETE then reads the deleted versions')."""
         return "xmin" in self.system
 
-    def project(self, row: Sequence[Any], ctx: Any, xmax: int = 0, xmin: int | None = None
-                ) -> tuple[Any, ...]:
+    def project(self, row: Sequence[Any], ctx: Any, xmax: int = 0, xmin: int | None = None,
+                key: bytes | None = None) -> tuple[Any, ...]:
         """Returns the RETURNING tuple of one written row.
 
         `xmax` is 0 for an inserted row and non-zero for a row that INSERT ... ON CONFLICT
         DO UPDATE updated: the `RETURNING (xmax = 0) AS inserted` idiom of upserts. xmin is
         the new row version's, the writer's id (`catalog.syscols`), what an ORM keeps as its
-        version stamp; DELETE passes the deleted version's as `xmin`.
+        version stamp; DELETE passes the deleted version's as `xmin`. `key` is the row's
+        KiVi key, for the ctid of a table without a primary key (a row id).
         """
         if self.xmax_pos is not None:
             if xmin is None:
@@ -62,9 +65,17 @@ class Returning:
             row = tuple(row) + (None,) * (self.xmax_pos - len(row)) + tuple(
                 xmin if n == "xmin" else xmax if n == "xmax"
                 else (self.leaf_of(row) if self.leaf_of else self.table_oid) if n == "tableoid"
+                else self._ctid(row, key) if n == "ctid"
                 else 0 for n in self.system)
         return tuple(row[p] if f is None else f(row, ctx)
                      for p, f in zip(self.positions, self.fns, strict=True))
+
+    def _ctid(self, row: Sequence[Any], key: bytes | None) -> str | None:
+        """The written version's ctid, as a later SELECT reads it (`catalog.syscols`)."""
+        stored = tuple(row[:self.width])
+        if self.pk:  # NB: an UPDATE of the key moved the row: the new values' key
+            return version_tid(encode_key(tuple(stored[a - 1] for a in self.pk)), stored)
+        return heap_tid(key[-9:]) if key is not None else None  # NB: after a leaf's tag
 
 
 def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
@@ -85,7 +96,7 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
     base = len(table.columns)
     scope = table_scope(table, qual) + [sc for sc, _ in extra]
     named = {ident(c.this) for c in node.find_all(exp.Column) if isinstance(c.this, exp.Identifier)}
-    system = tuple(n for n, _, _ in SYSTEM_COLUMNS if n in named and n != "ctid")  # NB: no key
+    system = tuple(n for n, _, _ in SYSTEM_COLUMNS if n in named)
     xmax_pos = len(scope) if system else None
     scope += [ScopeColumn(qual, n, t) for n, _, t in SYSTEM_COLUMNS if n in system]
     cols: list[Column] = []
@@ -137,7 +148,8 @@ def compile_returning(s: SQLSession, node: Any, table: Table, alias: str | None,
         fns.append(cs.fn)
         positions.append(0)
     return Returning(cols, fns, positions, xmax_pos, system, table.oid, base,
-                     partial(leaf_oid, s.catalog(), table) if table.partkey else None)
+                     partial(leaf_oid, s.catalog(), table) if table.partkey else None,
+                     table.primary_key)
 
 
 def _whole_row(e: exp.Expression, qual: str, scope: list[ScopeColumn]) -> bool:

@@ -310,16 +310,18 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                     xmins = list(row_xmins(sess.txn, writer.space, keys))
                 rows = writer.delete_rows(sess, keys, olds)
             total += len(rows)  # NB: a BEFORE trigger may have skipped rows
+            # NB: a BEFORE trigger that skipped rows leaves no key known per row (ctid)
+            rkeys: list[bytes | None] = list(keys) if len(rows) == len(keys) else [None] * len(rows)
             if len(rows) != len(keys):
                 xmins = [None] * len(rows)
             if returning is not None and extra_idx and len(rows) == len(keys):
                 srcs = found[i:i + step]
                 out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx,
-                                             xmin=x)
-                           for r, src, x in zip(rows, srcs, xmins, strict=True))
+                                             xmin=x, key=k)
+                           for r, src, x, k in zip(rows, srcs, xmins, rkeys, strict=True))
             elif returning is not None and not extra_idx:
-                out.extend(returning.project(r, ctx, xmin=x)
-                           for r, x in zip(rows, xmins, strict=True))
+                out.extend(returning.project(r, ctx, xmin=x, key=k)
+                           for r, x, k in zip(rows, xmins, rkeys, strict=True))
         if returning is not None:
             return Result(f"{verb} {total}", returning.columns, iter(out), done=False)
         return Result(f"{verb} {total}")

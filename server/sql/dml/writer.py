@@ -593,22 +593,27 @@ class TableWriter:
         return len(self.insert_rows(s, rows, check_unique, converted))
 
     def insert_rows(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
-                    converted: frozenset[int] = frozenset(), before_fired: bool = False
-                    ) -> list[tuple[Any, ...]]:
+                    converted: frozenset[int] = frozenset(), before_fired: bool = False,
+                    keys_out: list[bytes] | None = None) -> list[tuple[Any, ...]]:
         """As `insert`, and returns the rows as stored: after typmods and generated
         columns, which is what RETURNING shows (`prepare_rows` may build new tuples
         rather than write into `rows`). `before_fired`: the caller ran the BEFORE INSERT
-        triggers already (ON CONFLICT: on the proposed row, before the arbiter check)."""
+        triggers already (ON CONFLICT: on the proposed row, before the arbiter check).
+        `keys_out` gets the rows' keys, in order (RETURNING ctid of a row id)."""
         if self.triggers is not None:  # NB: the table's row triggers around `write_rows`
-            return self.triggers.insert(self, s, rows, check_unique, converted, before_fired)
-        return self.write_rows(s, rows, check_unique, converted)
+            return self.triggers.insert(self, s, rows, check_unique, converted, before_fired,
+                                        keys_out)
+        return self.write_rows(s, rows, check_unique, converted, keys_out)
 
     def write_rows(self, s: SQLSession, rows: list[list[Any]], check_unique: bool = True,
-                   converted: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
+                   converted: frozenset[int] = frozenset(),
+                   keys_out: list[bytes] | None = None) -> list[tuple[Any, ...]]:
         """`insert_rows` without triggers (what `firetriggers` runs between them)."""
         txn = s.txn
         tuples = self.prepare_rows(rows, converted)
         keys = self.new_keys(s, tuples)
+        if keys_out is not None:
+            keys_out.extend(keys)
         if check_unique:
             self.check_unique(s, txn, keys, tuples)
         try:
