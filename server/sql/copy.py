@@ -448,6 +448,11 @@ class CopyIn:
         if has_esc:
             check_escaped_nul(text.split("\n"), self.table.name, first)
         nulls = self.all_columns if may_hold_null(text, self.null, delim) else frozenset()
+        if nulls and self.arrow_csv:  # NB: csv without quotes: Arrow tells its NULLs apart
+            got = arrow_csv_block(text.encode(), delim, self.quote, self.null, n, count)
+            if got is not None:
+                self._add_arrow(got, first, count)
+                return
         fields: list[Any] | None = None
         if self.arrow_decoders is not None and not has_esc and not nulls and "\r" not in text:
             # NB: no NULL, no escape: Arrow splits it as `split_block` would; the columns

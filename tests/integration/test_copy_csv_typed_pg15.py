@@ -57,7 +57,12 @@ def _rows(count: int, null: str = "", seed: int = 7) -> str:
 
 
 BIG = _rows(30000)
+# NB: without a quote character a csv block is split as text is; its NULLs still count
+UNQUOTED = "".join(f"{i},{i * 7 if i % 3 else ''},{i}.25,,,{'' if i % 5 else 'w'},t,,\n"
+                   for i in range(1, 20001))
 CASES = {
+    "unquoted with NULLs": ("", UNQUOTED),
+    "unquoted with NULLs, then a bad value": ("", UNQUOTED + "20001,x,1,,,,,,\n"),
     "mixed quoted and NULL fields": ("", BIG),
     "NULL string N": (", NULL 'N'", _rows(3000, null="N", seed=11)),
     "quoted empty string is a value, unquoted empty is NULL": ("", '1,,,,,"",,,\n2,,,,,,"",,\n'),
