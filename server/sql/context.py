@@ -127,6 +127,10 @@ class ScopeColumn:
     name: str
     type_oid: int
     typmod: int = -1
+    # the table column it is (0: none): an expression naming the table by its name where
+    # an alias hides it gets PostgreSQL's hint (`expr.binder.missing_from`)
+    table_oid: int = 0
+    attnum: int = 0
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,11 @@ _UNSET = object()
 def table_scope(table: Table, qualifier: str | None = None) -> list[ScopeColumn]:
     """Describes a stored row of `table` (one slot per attnum, dropped ones included)."""
     q = qualifier or table.name
+    # NB: a partition may stand for the partitioned table the statement names (ON CONFLICT
+    # runs per leaf), whose name it does not have: it names no table for the binder's hint
+    oid = 0 if table.partof else table.oid
     return [ScopeColumn(q, c.name if not c.dropped else f"........pg.dropped.{c.attnum}........",
-                        c.type_oid, c.typmod) for c in table.columns]
+                        c.type_oid, c.typmod, oid, c.attnum if oid else 0) for c in table.columns]
 
 
 def literal_value(node: exp.Expression) -> tuple[Any, int]:

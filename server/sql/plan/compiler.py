@@ -123,7 +123,8 @@ class QueryCompilerImpl:
         `assign_to` (a column name) it is stored into that column of `expected_type`,
         so only an assignment cast may convert it (42804 otherwise)."""
         planner = Planner(catalog, params, search_path)
-        cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier) for c in scope]
+        cols = [N.PCol(c.name, c.type_oid, c.typmod, c.qualifier, c.table_oid, c.attnum)
+                for c in scope]
         b = Binder(planner, Scope(cols))
         e = b.bind(normalize_identifiers(ast, dialect="postgres"))
         if assign_to and e.type not in (T.UNKNOWN, 0) and not assignable(e.type, expected_type):
