@@ -384,3 +384,47 @@ def test_deleted_row_is_not_left_locked_as_pg15(servers, sql):
     expected = _deleted_row_unlocked(pg, sql)
     assert expected[1] == "INSERT 0 1"
     assert _deleted_row_unlocked(cu, sql) == expected
+
+
+@pytest.mark.parametrize("server", ["pg15", "cumulo"])
+def test_concurrent_bookers_never_overlap(servers, server):
+    # EXCLUDE writers wait only for a conflicting row's writer (dml/exclpending): threads
+    # booking overlapping ranges at once, each in its own transaction, leave no two
+    # booked ranges overlapping; every failure is 23P01 (or 40P01 when two wait on each
+    # other), and some bookings of each thread go through.
+    dsn = dict(servers)[server]
+    _reset(dsn, "DROP TABLE IF EXISTS booking",
+           "CREATE TABLE booking (id serial PRIMARY KEY, who int, during int4range, "
+           "EXCLUDE USING gist (during WITH &&))")
+    states: list[str] = []
+    errors: list[BaseException] = []
+
+    def booker(w: int) -> None:
+        try:
+            with psycopg.connect(dsn) as c:
+                for i in range(25):
+                    lo = (w * 7 + i * 13) % 200
+                    try:
+                        c.execute("INSERT INTO booking (who, during) VALUES (%s, int4range(%s, %s))",
+                                  (w, lo, lo + 5))
+                        c.execute("SELECT pg_sleep(0.001)")
+                        c.commit()
+                        states.append("ok")
+                    except psycopg.Error as e:
+                        c.rollback()
+                        states.append(e.sqlstate or "")
+        except BaseException as e:  # noqa: BLE001 - reported by the test
+            errors.append(e)
+
+    threads = [threading.Thread(target=booker, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
+    assert set(states) <= {"ok", "23P01", "40P01"} and "ok" in states
+    with psycopg.connect(dsn) as c:
+        assert c.execute("SELECT count(*) FROM booking a JOIN booking b ON a.id < b.id "
+                         "AND a.during && b.during").fetchone() == (0,)
+        assert c.execute("SELECT count(*) FROM booking").fetchone()[0] == states.count("ok")
