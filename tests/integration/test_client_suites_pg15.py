@@ -4,7 +4,8 @@ The cases come from probes written after psycopg's and asyncpg's test suites (th
 cursor, copy and codec tests): generate_series with a string step ('12 hours' was read as
 12 seconds), casts to polymorphic pseudo-types (`x::anyarray` keeps x's type on the wire),
 array input deeper than six dimensions (54000), pg_lsn as a type of its own (input checks,
-position order, binary I/O, its arithmetic) and daterange bounds at ±infinity.
+position order, binary I/O, its arithmetic), daterange bounds at ±infinity, jsonb
+subscripting and the sorted input of DISTINCT aggregates.
 
 Scripts run statement by statement through psycopg on a fresh database of each server
 (`stmtdiff`: rows, column names and type OIDs, SQLSTATE and message); the wire forms are
@@ -83,6 +84,27 @@ select '(-infinity,infinity]'::daterange, daterange('-infinity', '2000-01-01', '
 select '(-infinity,2000-01-01]'::daterange = '[-infinity,2000-01-02)'::daterange;
 select '(-infinity,2000-01-01]'::daterange @> '-infinity'::date;
 select lower_inc('(-infinity,2000-01-01]'::daterange), upper_inc('[2000-01-01,infinity]'::daterange);
+""",
+    # PostgreSQL 14's jsonb subscripting: each subscript a #> step, integer or text only
+    "jsonb_subscripts": """
+create table docs (id int primary key, j jsonb);
+insert into docs values (1, '{"a": [1, {"b": 2}], "c": null, "1": "one"}'), (2, '[10, 20, 30]'), (3, null);
+select id, j['a'][0], j['a'][1]['b'], j['a'][-1], j['c'], j['nope'], j['a']['x'] from docs order by id;
+select id, j[1], j['1'], j[id - 1], j[-1], (j)['a'] from docs order by id;
+select ('{"a": {"b": "c"}}'::jsonb)['a']['b'], ('[1, 2]'::jsonb)[null::int];
+select j[true] from docs;
+select j[1:2] from docs;
+select j['a'][1.5] from docs;
+""",
+    # a DISTINCT aggregate without ORDER BY sees its distinct values sorted, as PostgreSQL
+    # dedupes them by sorting (was: first-seen order)
+    "distinct_aggregate_order": """
+create table vals (g int, x int, s text, n numeric);
+insert into vals values (1, 3, 'b', 2.5), (1, 1, 'B', null), (1, null, 'a', -1), (1, 2, '_', 2.5), (2, 1, 'b', 0), (2, 1, 'a', 0);
+select array_agg(distinct x), string_agg(distinct s, ','), json_agg(distinct n), jsonb_agg(distinct x) from vals;
+select g, array_agg(distinct x), array_agg(distinct s) from vals group by g order by g;
+select array_agg(distinct x order by x desc), count(distinct x), array_agg(distinct x) filter (where x > 1) from vals;
+select array_agg(distinct x) over () from vals limit 1;
 """,
 }
 

@@ -1343,6 +1343,8 @@ class Binder(SpecialForms, XmlForms):
                 e = extops.hstore_op("->", arr, self.bind(node.expressions[0]), self.params)
                 e.name = arr.name  # h['k'] (hstore subscripting): the value of key k
                 return e
+            if arr.type == T.JSONB:
+                return self._jsonb_step(node, arr)
         subs: list[tuple[E, E] | E] = []
         for b in reversed(chain):
             idx_node = b.expressions[0]
@@ -1370,6 +1372,16 @@ class Binder(SpecialForms, XmlForms):
                      -1, arr.name, None, arr.rowtype)  # NB: a slice of a d[] is a d[]
         return E("subscript", None, [arr, *subs], elem, -1, arr.name, None,  # type: ignore[list-item]
                  wholerow.element_rowtype(arr.rowtype))
+
+    def _jsonb_step(self, node: exp.Bracket, base: E) -> E:
+        """One jsonb subscript, as written (sqlglot made an integer literal 0-based)."""
+        idx_node = node.expressions[0]
+        if isinstance(idx_node, exp.Slice):
+            raise DatatypeMismatch("jsonb subscript does not support slices")
+        idx = self.bind(idx_node)
+        if idx.kind == "const" and isinstance(idx.data, int) and _sqlglot_shifted(node):
+            idx = const(idx.data + 1, idx.type)
+        return self.jsonb_subscript(base, idx)
 
     def _subscript(self, node: exp.Expression | None, offset: int, missing: int | None) -> E:
         """Binds one array subscript (1-based); `missing` stands in for an omitted slice bound."""

@@ -17,7 +17,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 
-from ...errors import FeatureNotSupported, UndefinedFunction
+from ...errors import DatatypeMismatch, FeatureNotSupported, UndefinedFunction
 from ...pgtypes import hstore, network
 from ...pgtypes import oids as T
 from ..functions import jsonfns
@@ -225,6 +225,21 @@ class SpecialForms:
 
     def b_JSONBExtract(self, node: exp.Expression) -> E:
         return self._json_path(node, False)
+
+    def jsonb_subscript(self, base: E, idx: E) -> E:
+        """`j['a'][0]` (jsonb subscripting, PostgreSQL 14): each subscript one step of a #>
+        path, its text a key or an array index; an integer or text subscript only (42804)."""
+        if idx.type in (T.INT2, T.INT4, T.INT8):
+            idx = coerce(idx, T.TEXT, params=self.params, explicit=True)
+        elif idx.type in (T.UNKNOWN, T.TEXT, T.VARCHAR, T.BPCHAR, T.NAME):
+            idx = coerce(idx, T.TEXT, params=self.params)
+        else:
+            raise DatatypeMismatch(
+                f"subscript type {type_name(idx.type)} is not supported",
+                hint="jsonb subscript must be coercible to only one type, integer or text.")
+        follow = _path_fn(True, False)
+        return E("pyfunc", ("jsonb_subscript", lambda j, k: follow(j, [k]), True), [base, idx],
+                 T.JSONB, -1, base.name)
 
     def b_JSONBDeleteAtPath(self, node: exp.Expression) -> E:
         """`jsonb #- text[]`: PostgreSQL's jsonb_delete_path (functions.jsonmodify)."""

@@ -59,6 +59,11 @@ def _xmlagg_args(bargs: list[E], params: Any) -> list[E]:
     return [coerce(bargs[0], T.XML, params=params)]
 
 
+# aggregates whose result shows the order of their input: with DISTINCT and no ORDER BY,
+# PostgreSQL feeds them the distinct values sorted (ascending, NULLs last)
+_SORTED_DISTINCT = frozenset({"array_agg", "string_agg", "json_agg", "jsonb_agg", "xmlagg"})
+
+
 def agg_type(func: str, arg: int) -> int:
     """Returns an aggregate's result type for its argument type, as PostgreSQL's pg_aggregate."""
     if func in ("count", "count_star"):
@@ -237,6 +242,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
             check_ordering(sk.expr.type)
         for arg in bargs if distinct and not name.startswith("json") else []:  # NB: converted
             check_distinct_aggregate(arg.type)
+        if distinct and not keys and name in _SORTED_DISTINCT:  # NB: PostgreSQL sorts to
+            keys = [N.SortKey(b, False, False) for b in bargs]  # dedupe: array_agg(DISTINCT x)
         if name in ORDERED_SET_AGGS and len(keys) != 1:  # f(0.5) WITHIN GROUP (ORDER BY x, y)
             raise UndefinedFunction(
                 f"function {name}({', '.join(ty.type_name(b.type) for b in bargs[1:] + [k.expr for k in keys])}) "
@@ -338,6 +345,8 @@ def plan_windows(planner: Any, node: N.Node, scope: Scope, wins: list[exp.Window
         if name in ORDERED_SET_AGGS or isinstance(f, exp.WithinGroup):
             inner = func_name(f.this if isinstance(f, exp.WithinGroup) else f)
             raise FeatureNotSupported(f"OVER is not supported for ordered-set aggregate {inner}")
+        if any(isinstance(a, exp.Distinct) for a in f.iter_expressions()):
+            raise FeatureNotSupported("DISTINCT is not implemented for window functions")
         shown.append(name)
         if name == "every":  # SQL's name for bool_and, as agg_parts maps it
             name = "bool_and"
