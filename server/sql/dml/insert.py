@@ -487,8 +487,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         # updates its newest version (WHERE and SET see that one; deleted meanwhile, the row
         # is inserted): the update's own write meets such a commit as `RetryStatement`, the
         # row locked in its newest version, and `apply` tries the row again from there. A
-        # WHERE that refuses the snapshot's version would write nothing, so it locks first
-        if where_fn is not None and txn.isolation == "read committed" \
+        # WHERE that refuses the snapshot's version would write nothing, so it locks first;
+        # so do triggers, so that a BEFORE UPDATE one fires once, on the newest version
+        if (where_fn is not None or writer.triggers is not None) \
+                and txn.isolation == "read committed" \
                 and txn.lock_row(table.space, [key], NO_KEY_UPDATE):
             with txn.fresh_snapshot():
                 return place(sess, writer, r, prepared, ctx, out_rows, returning)

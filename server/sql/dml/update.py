@@ -160,11 +160,17 @@ def _lock_left(txn: Any, space: int, keys: set[bytes], mode: int) -> None:
     PostgreSQL's EvalPlanQual locks each concurrently updated row it rechecks, matching or
     not. A write of several rows meets a commit without locking its row first
     (`LocalTxnManager`'s lock for the rerun takes one key)."""
-    left = [k for k in keys if not txn.holds((space, k))]
-    if left:
-        there = [k for k, r in zip(left, txn.get(space, left), strict=True) if r is not None]
-        if there:
-            txn.lock_row(space, there, mode)
+    if not keys:
+        return
+    left = list(keys)
+    rows = txn.get(space, left)
+    gone = [k for k, r in zip(left, rows, strict=True) if r is None and txn.holds((space, k))]
+    if gone:  # NB: locked before a BEFORE trigger (`write`), then deleted by the rival
+        txn.unlock_row(space, gone)
+    there = [k for k, r in zip(left, rows, strict=True)
+             if r is not None and not txn.holds((space, k))]
+    if there:
+        txn.lock_row(space, there, mode)
 
 
 def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
@@ -276,6 +282,14 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
 
     def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
         writer = writer_of(sess, table)
+        txn = sess.txn
+        if writer.triggers is not None and found and txn.isolation == "read committed" \
+                and txn.locks_first and txn.lock_row(writer.space, [r[0] for r in found],
+                                                     lock_mode) > 0:
+            # NB: as PostgreSQL's GetTupleForTrigger: the rows are locked before their BEFORE
+            # triggers fire, so a row changed meanwhile is rechecked (the rerun, its lock
+            # kept) before any trigger sees it, not fired on twice
+            raise RetryStatement("could not serialize access due to concurrent update")
         total = 0
         out: list[tuple[Any, ...]] = []
         # NB: a BEFORE trigger may skip rows; RETURNING of FROM columns then writes one row
