@@ -378,9 +378,10 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
                 "constraints as arbiters", table=table.name, constraint=deferrable.name)
         rc = txn.isolation == "read committed"
         # NB: DO NOTHING at READ COMMITTED: the rows whose conflicting row may have a writer
-        # still in progress (`place`), waited for together at the end of the batch
+        # still in progress (`place`), waited for together at the end of the batch (with
+        # in-process conflict managers: cluster mode skips such a row at once, as before)
         waits: list[tuple[list[Any], tuple[Any, ...], bytes]] | None = \
-            [] if rc and not do_update else None
+            [] if rc and not do_update and txn.locks_first else None
         for r in rows:
             if writer.triggers is not None:  # NB: BEFORE INSERT sees the proposed row first
                 fired = writer.triggers.before_insert(sess, [list(r)])
@@ -489,7 +490,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         # row locked in its newest version, and `apply` tries the row again from there. A
         # WHERE that refuses the snapshot's version would write nothing, so it locks first;
         # so do triggers, so that a BEFORE UPDATE one fires once, on the newest version
-        if (where_fn is not None or writer.triggers is not None) \
+        if (where_fn is not None or writer.triggers is not None and txn.locks_first) \
                 and txn.isolation == "read committed" \
                 and txn.lock_row(table.space, [key], NO_KEY_UPDATE):
             with txn.fresh_snapshot():
