@@ -231,7 +231,7 @@ class LocalTxnManager(SerializableMixin):
         """Returns the snapshot for txn, waiting for the session's last commit if needed."""
         need = txn.min_snapshot
         if self.shared_snapshots:
-            self.snapshots.refresh()
+            self._refresh_snapshot()
         if txn.session is not None:
             need = max(need, self._session_commit.get(txn.session, 0))
         if self.snapshots.snapshot < need:
@@ -254,6 +254,22 @@ class LocalTxnManager(SerializableMixin):
             if txn.reads is not None:
                 self._ser_active.add(txn.tid)
         return ts
+
+    def _refresh_snapshot(self) -> None:
+        """Asks the shared snapshot (cluster mode); if that moved it, wakes the sessions
+        waiting for it in `take_snapshot`.
+
+        The snapshot poller (`cluster.manager`) wakes them when its long poll finds a
+        snapshot newer than the one this engine knows, but a refresh by another session
+        may learn it first: the poller then finds nothing new. Unwoken, a waiter slept
+        until some later commit moved the snapshot, and one holding a row lock every other
+        writer waited for (READ COMMITTED's lock before its rerun) saw none come.
+        NB: a waiter adds itself to `_session_waiting` before it reads the snapshot, so an
+        empty set read after the move means that it will find the new value."""
+        before = self.snapshots.snapshot
+        if self.snapshots.refresh() > before and self._session_waiting:
+            with self._snap_cond:
+                self._snap_cond.notify_all()
 
     def running(self) -> bool:
         """Tells whether some transaction holds a snapshot now (a statement may be reading)."""
@@ -753,7 +769,7 @@ class LocalTxnManager(SerializableMixin):
             while self.snapshots.snapshot < cts:
                 self._snap_cond.wait(0.05)
                 if self.snapshots.snapshot < cts:
-                    self.snapshots.refresh()
+                    self._refresh_snapshot()
         with self._ts_lock:
             self.stats["commit_waits"] += 1
             self.stats["commit_wait_s"] += time.perf_counter() - t0
