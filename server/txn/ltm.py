@@ -701,8 +701,7 @@ class LocalTxnManager(SerializableMixin):
                 with self._active_lock:
                     self.stats["ser_failures"] += 1
                     self.stats["aborts"] += 1
-                self._finished((cts,), readable=False)
-                self._end(txn, None)
+                self._finish_txn(txn, cts, committed=False)
                 raise rw_failure(AT_COMMIT)
             with self._ts_lock:
                 self.stats["commits"] += 1
@@ -716,12 +715,10 @@ class LocalTxnManager(SerializableMixin):
                 else:
                     self.log.log(cts, pack_record(cts, writes), durable)
             except SerializationFailure:  # NB: refused, so in no log: it did not commit
-                self._finished((cts,), readable=False)
-                self._end(txn, None)
+                self._finish_txn(txn, cts, committed=False)
                 raise
             except BaseException as exc:
-                self._finished((cts,), readable=False)
-                self._end(txn, None)
+                self._finish_txn(txn, cts, committed=False)
                 raise StatementCompletionUnknown(
                     f"could not write the commit record: {exc}"
                 ) from exc
@@ -742,8 +739,7 @@ class LocalTxnManager(SerializableMixin):
                 raise StatementCompletionUnknown(
                     f"commit {cts} is durable but could not be applied yet: {exc}"
                 ) from exc
-            self._finished((cts,), readable=True)
-            self._end(txn, cts)
+            self._finish_txn(txn, cts, committed=True)
 
         with self._pause_lock:
             if self._paused is not None:
@@ -779,8 +775,18 @@ class LocalTxnManager(SerializableMixin):
         self.kivi.apply(Apply(cts, writes, spaces))
 
     def _reapplied(self, cts: int, item: Any) -> None:
-        self._finished((cts,), readable=True)
-        self._end(item[2], cts)
+        self._finish_txn(item[2], cts, committed=True)
+
+    def _finish_txn(self, txn: Transaction, cts: int, committed: bool) -> None:
+        """Reports cts finished (readable if txn committed at it, else discarded) and ends
+        txn. Its locks are released even if the report fails (cluster mode: the MasterMind
+        out of reach for good, or refusing an engine declared dead): a lock that outlived
+        its transaction would hold every later writer of the key back for ever. A ts left
+        unreported is settled by the next MasterMind leader or by the reaper."""
+        try:
+            self._finished((cts,), readable=committed)
+        finally:
+            self._end(txn, cts if committed else None)
 
     def _note_session_commit(self, session: Any, cts: int) -> None:
         with self._session_lock:
