@@ -106,41 +106,56 @@ def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids:
 
 def _explain_other(session: SQLSession, sql: str, inner: str, tree: exp.Expression,
                    param_oids: list[int], o: ExplainOptions, analyse_tree: AnalyseTree) -> Stmt:
+    start = time.perf_counter()
     target = analyse_tree(session, inner, tree, param_oids)
+    planning = (time.perf_counter() - start) * 1000
 
     def run(s: SQLSession, p: list[Any]) -> Result:
-        return _explain_target(s, target, tree, p, o)
+        return _explain_target(s, target, tree, p, o, planning=planning)
 
     return Stmt(sql, "utility", run, _column(o), target.param_oids, target.version, tag="EXPLAIN")
 
 
 def _explain_target(s: SQLSession, target: Stmt, tree: exp.Expression, p: list[Any],
-                    o: ExplainOptions, custom: bool = True) -> Result:
+                    o: ExplainOptions, custom: bool = True, planning: float = 0.0) -> Result:
     """EXPLAIN of a statement other than a query: its head (`Update on t`) over the plan that
-    finds its rows; with ANALYZE it runs."""
+    finds its rows (`Result` / `Values Scan` for INSERT ... VALUES); with ANALYZE it runs.
+
+    As PostgreSQL's ModifyTable the head returns no rows but RETURNING's (rows=0 without
+    RETURNING); with ANALYZE the plan under it runs once for its figures, then the
+    statement (its own run of that plan)."""
     head = target.tag.title() if target.tag else "Utility"
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete | exp.Merge):
         table = tree.this.find(exp.Table)
         head = f"{target.tag.title()} on {table.name if table is not None else '?'}"
-    top = pgexplain.PNode(head.split(" on ")[0], head)
+    returns = target.columns is not None
+    top = pgexplain.PNode(head.split(" on ")[0], head, min_rows=0)
+    sub = None
     if target.plan is not None:
-        sub, _ = _tree(target.plan, s, p, ExplainOptions(costs=o.costs, format=o.format),
+        sub, _ = _tree(target.plan, s, p, ExplainOptions(costs=o.costs, format=o.format,
+                                                         analyze=o.analyze, timing=o.timing),
                        query=False, custom=custom)
+    elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
+        n = len(tree.expression.expressions)
+        sub = pgexplain.PNode("Result", "Result") if n == 1 else \
+            pgexplain.PNode("Values Scan", 'Values Scan on "*VALUES*"', rows=n, cost=n)
+    if sub is not None:
         top.children.append(("Outer", sub))
-        top.rows, top.width, top.cost = sub.rows, 0, sub.cost
+        top.rows, top.cost = (sub.rows if returns else 0), sub.cost
     start = time.perf_counter()
-    affected = None
     if o.analyze:
         res = target.run(s, p)
-        if res.rows is not None:
-            res.fetch()
-        affected = res.tag.split()[-1]
+        got = res.fetch() if res.rows is not None else []
+        ms = (time.perf_counter() - start) * 1000
+        top.analyze, top.stats = True, [len(got) if returns else 0, ms / 1000, 1]
+        if sub is not None and target.plan is None:
+            sub.analyze, sub.stats = True, [sub.rows, 0.0, 1]
     ms = (time.perf_counter() - start) * 1000
-    summary = {"Execution Time": ms} if o.analyze and o.show_summary else None
-    lines = pgexplain.render(top, o.format, costs=o.costs and target.plan is not None,
-                             timing=o.show_timing, summary=summary)
-    if affected is not None and o.format == "text":
-        lines.append(f"Rows affected: {affected}")
+    summary = {"Planning Time": planning, "Execution Time": ms} if o.show_summary else None
+    if summary is not None and not o.analyze:
+        summary.pop("Execution Time")
+    lines = pgexplain.render(top, o.format, costs=o.costs, timing=o.show_timing,
+                             summary=summary)
     return _result(lines, o)
 
 

@@ -164,6 +164,25 @@ explain (costs off) execute q5(1);
 set plan_cache_mode = force_custom_plan;
 explain (costs off) execute q(12);
 """,
+    # EXPLAIN ANALYZE of INSERT / UPDATE / DELETE: PostgreSQL's ModifyTable figures (rows=0
+    # but RETURNING's), the plan under it with its own, INSERT ... VALUES over Result or
+    # Values Scan (was no figures, a 'Rows affected' line, no Result)
+    "explain_dml": """
+create table d (id int, v int);
+insert into d select g, g from generate_series(1, 20) g;
+explain (costs off) insert into d values (1, 1);
+explain (costs off) insert into d values (1, 1), (2, 2);
+explain (analyze, costs off, timing off, summary off) insert into d values (21, 1);
+explain (analyze, costs off, timing off, summary off) insert into d values (22, 1), (23, 2);
+explain (analyze, costs off, timing off, summary off) update d set v = v + 1;
+create table d1 (id int, v int);
+insert into d1 values (5, 5);
+explain (analyze, costs off, timing off, summary off) delete from d1 where id = 5 returning v;
+insert into d1 values (5, 5);
+prepare du(int) as update d1 set v = 0 where id = $1;
+explain (analyze, costs off, timing off, summary off) execute du(5);
+select v from d1 where id = 5;
+""",
 }
 
 

@@ -71,6 +71,7 @@ class PNode:
     children: list[tuple[str, PNode]] = field(default_factory=list)  # (relationship, node)
     subplan_name: str | None = None
     removed: int = 0  # an Append's partitions pruned in this execution (Subplans Removed)
+    min_rows: int = 1  # the estimate shown is at least this (a ModifyTable's may be 0)
 
 
 def _through(e: E, exprs: list[E]) -> E:
@@ -561,7 +562,8 @@ def build(root: N.Node, stats: dict | None = None, costs: bool = True,
 def _figures(p: PNode, costs: bool, timing: bool) -> str:
     out = ""
     if costs:
-        out += f"  (cost=0.00..{p.cost:.2f} rows={max(int(round(p.rows)), 1)} width={p.width})"
+        out += f"  (cost=0.00..{p.cost:.2f} rows={max(int(round(p.rows)), p.min_rows)} " \
+            f"width={p.width})"
     if p.analyze:
         st = p.stats
         if not st or not st[2]:
@@ -629,7 +631,7 @@ def _props(p: PNode, costs: bool, timing: bool, relationship: str | None) -> dic
     if costs:
         d["Startup Cost"] = 0.0
         d["Total Cost"] = round(p.cost, 2)
-        d["Plan Rows"] = max(int(round(p.rows)), 1)
+        d["Plan Rows"] = max(int(round(p.rows)), p.min_rows)
         d["Plan Width"] = p.width
     if p.analyze:
         st = p.stats
