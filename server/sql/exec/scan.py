@@ -21,6 +21,8 @@ from ...errors import InternalError
 from ...kivi.columnar import Column
 from ...kivi.columnar.aggregate import Unsafe
 from ...kivi.columnar.encode import encode
+from ...kivi.columnar.pace import offload, settle
+from ...kivi.fanout import local_node
 from ...pgtypes import oids as T
 from ...pgtypes.coded import Coded, picked, values
 from ...txn.api import ScanSpec
@@ -133,12 +135,37 @@ def run_scan(node: N.Scan, ctx: Any) -> Iterator[Batch]:
     spec = ScanSpec(space=node.table.space, lo=lo, hi=hi, projection=node.projection, filter=ir,
                     limit=limit, aggregate=node.aggregate, with_keys=node.with_keys,
                     reverse=node.reverse, params=() if ir is None else filter_params(node, ctx))
+    if node.aggregate is not None and _local(ctx.txn):
+        # NB: a row plan's pushed aggregate (`cumulo.columnar = off`, a vector form that fell
+        # back, a copy still being built after a restart) is analytic work too: beside OLTP
+        # it runs on an analytic worker as the vector form does, paced by the worker's own
+        # CPU and billed to the session (`settle`); on the loop it held the thread for the
+        # whole region's fold
+        got = offload(_all_rows, ctx.txn, spec)
+        settle()
+        ctx.check_cancel()
+        if got:
+            yield got
+        return
     for b in ctx.txn.scan(spec):
         ctx.check_cancel()
         if node.with_keys:
             b = [(*r[1:], r[0]) for r in b]
         if b:
             yield b
+
+
+def _local(txn: Any) -> bool:
+    """Whether a scan of `txn` may run on an analytic worker thread: the node is in process
+    and no read ranges are recorded (a remote node's client, and a SERIALIZABLE updater's
+    probes of the conflict managers, talk over the loop's sockets)."""
+    return isinstance(txn, Transaction) and txn.reads is None and \
+        local_node(txn.ltm.kivi) is not None
+
+
+def _all_rows(txn: Transaction, spec: ScanSpec) -> list[tuple]:
+    """A scan's rows in one list (a pushed aggregate's: one row a group)."""
+    return [r for b in txn.scan(spec) for r in b]
 
 
 def column_scan(node: N.Node, ctx: Any) -> Iterator[tuple[list[Any], int]] | None:
