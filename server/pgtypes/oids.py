@@ -153,6 +153,7 @@ _SCALARS = [
     ("anymultirange", 4537, 0, -1, "P", "anymultirange"),
     ("anycompatible", 5077, 0, 4, "P", "anycompatible"),
     ("anycompatiblearray", 5078, 0, -1, "P", "anycompatiblearray"),
+    ("refcursor", 1790, 2201, -1, "U", "refcursor"),  # NB: text's I/O (textin, textsend)
     ("uuid", UUID, 2951, 16, "U", "uuid"),
     ("txid_snapshot", TXID_SNAPSHOT, 2949, -1, "U", "txid_snapshot"),
     ("pg_lsn", PG_LSN, 3221, 8, "U", "pg_lsn"),

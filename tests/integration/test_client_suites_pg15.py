@@ -106,6 +106,20 @@ select g, array_agg(distinct x), array_agg(distinct s) from vals group by g orde
 select array_agg(distinct x order by x desc), count(distinct x), array_agg(distinct x) filter (where x > 1) from vals;
 select array_agg(distinct x) over () from vals limit 1;
 """,
+    # single gaps: bitgetbit/bitsetbit, bpcharoctetlen, EXTRACT(MICROSECONDS ...)'s scale,
+    # the refcursor type (PL/pgSQL's cursor values) and the geometric types' typelem
+    "single_gaps": """
+select get_bit('1010'::bit(4), 0), get_bit(B'0101', 3), get_bit('101'::varbit, 1);
+select set_bit('1010'::bit(4), 1, 1), set_bit(B'101'::varbit, 0, 0), pg_typeof(set_bit(B'101'::varbit, 0, 0));
+select get_bit(B'101', 3);
+select get_bit(B'101', -1);
+select set_bit(B'101', 0, 2);
+select octet_length('a '::char(4)), length('a '::char(4)), octet_length('é'::char(3)), octet_length(null::char(2));
+select extract(microseconds from '23:30:50.000321'::time), extract(microseconds from '2000-01-01 00:00:01.5'::timestamp);
+select extract(microseconds from '23:30:50.000321+02'::timetz), extract(microseconds from '1.5 s'::interval);
+select 'x'::refcursor, 'x'::refcursor::text, pg_typeof('x'::refcursor), '{a,b}'::refcursor[], 'c'::text::refcursor;
+select oid, typname, typlen, typcategory, typelem, typarray, typinput, typoutput, typreceive, typsend from pg_type where oid in (600, 601, 603, 628, 1790, 2201) order by oid;
+""",
 }
 
 

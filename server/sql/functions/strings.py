@@ -43,6 +43,8 @@ def octet_length(s: str | bytes) -> int:
 
 
 register("octet_length", args=[T.BYTEA], returns=T.INT4)(octet_length)
+# NB: bpcharoctetlen counts the padding, where length(bpchar) (through text) drops it
+register("octet_length", args=[T.BPCHAR], returns=T.INT4)(octet_length)
 
 
 @register("bit_length", args=[TEXT], returns=T.INT4)

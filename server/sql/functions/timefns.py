@@ -247,8 +247,8 @@ def extract_value(field: str, v: Any, ctx: Any = None) -> Decimal:
         return _seconds(w).quantize(US6)
     if f == "milliseconds":
         return (_seconds(w) * 1000).quantize(Decimal("0.001"))
-    if f == "microseconds":
-        return _seconds(w) * 1000000
+    if f == "microseconds":  # NB: an integer count, scale 0 as PostgreSQL's time_part_common
+        return (_seconds(w) * 1000000).quantize(Decimal(1))
     d = w.date() if isinstance(w, dt.datetime) else w
     if type(d) is FarDate:
         return Decimal(_far_field(f, d.days, w))

@@ -192,6 +192,29 @@ def bit_count_bits(v: str) -> int:
     return v.count("1")
 
 
+def _bit_index(n: int, v: str) -> None:
+    if not 0 <= n < len(v):
+        raise ArraySubscriptError(f"bit index {n} out of valid range (0..{len(v) - 1})")
+
+
+@register("get_bit", args=[T.BIT, INT4], returns=INT4)
+@register("get_bit", args=[T.VARBIT, INT4], returns=INT4)
+def get_bit_of_bits(v: str, n: int) -> int:
+    """bitgetbit: bit n of a bit string, counted from the left from 0."""
+    _bit_index(n, v)
+    return int(v[n])
+
+
+@register("set_bit", args=[T.BIT, INT4, INT4], returns=T.BIT)
+@register("set_bit", args=[T.VARBIT, INT4, INT4], returns=T.BIT)
+def set_bit_of_bits(v: str, n: int, bit: int) -> str:
+    """bitsetbit: the bit string with bit n (from the left, from 0) set; a bit of its length."""
+    _bit_index(n, v)
+    if bit not in (0, 1):
+        raise InvalidParameterValue("new bit must be 0 or 1")
+    return v[:n] + str(bit) + v[n + 1:]
+
+
 @register("bit_count", args=[T.VARBIT], returns=T.INT8)
 def bit_count_varbits(v: str) -> int:
     """bit_count on bit varying: the same count (PostgreSQL's varbit is binary-coercible to bit)."""

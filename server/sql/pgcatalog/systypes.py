@@ -126,6 +126,8 @@ _PG_TYPES = """
 5078 f p f , - anycompatiblearray_in anycompatiblearray_out anycompatiblearray_recv anycompatiblearray_send - - - d x 0
 2287 f p f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
 2949 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze d x 0
+1790 f b f , - textin textout textrecv textsend - - - i x 0
+2201 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 2950 f b f , - uuid_in uuid_out uuid_recv uuid_send - - - c p 0
 2951 f b f , array_subscript_handler array_in array_out array_recv array_send - - array_typanalyze i x 0
 2970 f b f , - txid_snapshot_in txid_snapshot_out txid_snapshot_recv txid_snapshot_send - - - d x 0
@@ -209,7 +211,10 @@ for _line in _PG_TYPES.strip().splitlines():
 
 # int2vector and oidvector are arrays to PostgreSQL (typelem set) without being "_" array types.
 # name is likewise a fixed-length array of "char" to PostgreSQL.
-VECTOR_ELEMENTS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID, T.NAME: T.CHAR}
+# typelem of the types subscripting reads as fixed-length arrays (raw_array_subscript_handler):
+# the vectors, name, and the geometric types made of float8s or points
+VECTOR_ELEMENTS = {T.INT2VECTOR: T.INT2, T.OIDVECTOR: T.OID, T.NAME: T.CHAR, T.POINT: T.FLOAT8,
+                   601: T.POINT, 603: T.POINT, 628: T.FLOAT8}
 
 
 def type_storage(oid: int) -> tuple[int, bool, str, str]:
