@@ -478,7 +478,7 @@ class ExtendedQuery:
                 self._install(*got)
                 self._fail(e, True)
                 return stop - 5  # NB: the Sync is still to be handled
-            if rows is not None:  # the lane: the rows at once, no Result, and no portal
+            if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
                 old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
                 if old is not None:
                     old.close()
@@ -490,6 +490,10 @@ class ExtendedQuery:
                 self._notices()
                 out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
                     M.command_complete(f"SELECT {len(rows)}")
+                if self.session.transaction_status != "I":  # NB: in a block the portal lives
+                    portal = self.portals[""] = Portal(stmt, params, encoders, row_desc)
+                    portal.result = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
+                    portal.ran = True  # NB: run to completion: Execute again says SELECT 0
                 self._end_sync()
                 return stop
         self._install(*got)

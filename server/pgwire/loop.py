@@ -405,7 +405,7 @@ class PgProtocol(asyncio.BufferedProtocol):
         if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
         if session.transaction_status != "I":
-            ms = setting_ms(session_setting(session, "idle_in_transaction_session_timeout"))
+            ms = setting_ms(session.setting("idle_in_transaction_session_timeout"))
             if ms > 0:
                 self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 

@@ -176,7 +176,7 @@ class SQLSession:
 
     def setting(self, name: str) -> str | None:
         """A setting's current value, None if there is no such setting."""
-        return self.settings.get(name)
+        return self.settings.values.get(name.lower())  # NB: `Settings.get`, one call less
 
     def take_notices(self) -> list[SQLError]:
         """Notices and warnings raised since the last call."""
@@ -405,7 +405,8 @@ class SQLSession:
         None, with nothing done, for any other statement or state, which then takes
         `execute`. The lane is open when `check_prepared` bound this plan at this
         Bind (nothing to revalidate), no transaction is open and `_reads_alone` holds (no
-        block, READ COMMITTED, no statement_timeout). On the way it does all that `execute`
+        block, READ COMMITTED, no statement_timeout); inside a block, see `_read_in_block`.
+        On the way it does all that `execute`
         and `execute_stmt` do for such a read: pg_stat_activity's fields, the plan counts,
         log_statement, cancel, the privilege check (`Stmt.check`, as the statement's `run`
         makes it), a snapshot of its own (as `_run_read`; `TxnManager.read_rows` reads at the
@@ -413,8 +414,10 @@ class SQLSession:
         failure."""
         stmt = self._bound
         if (stmt is None or stmt is not prepared.handle or self._bound_at != self._statements_run
-                or self.txn is not None or prepared.literals is not None or self.failed):
+                or prepared.literals is not None or self.failed):
             return None
+        if self.txn is not None:
+            return self._read_in_block(prepared, stmt, params)
         plan = stmt.plan
         if plan is None or (plan.point is None and not plan.constant) or stmt.kind != "query" \
                 or not stmt.in_txn or not self._reads_alone():
@@ -429,6 +432,40 @@ class SQLSession:
                 self._raise_if_cancelled()
                 return rows
             return self._point_rows(stmt, params)
+        except BaseException as e:
+            locate_literal(e, prepared.sql)
+            self.on_error(e)
+            raise
+        finally:
+            if logged is not None:
+                oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
+
+    def _read_in_block(self, prepared: Prepared, stmt: Stmt, params: list[Any]
+                       ) -> list[tuple[Any, ...]] | None:
+        """`read_point`'s lane inside a transaction block (pgbench's SELECT abalance between
+        its UPDATEs): a primary-key read whose privilege check is known, with no
+        statement_timeout to arm. `execute_stmt` would run it as the next statement of the
+        block (counted, a new READ COMMITTED snapshot) and `run_plan` read its rows by key at
+        the transaction's snapshot, own writes included; this does the same without the
+        savepoint (a read writes nothing to undo), the Result or the executor's run. None,
+        with nothing done, for anything else (BEGIN not followed by a statement yet, a
+        failed block, another plan)."""
+        plan = stmt.plan
+        if (not self.in_block or plan is None or plan.point is None or stmt.check is None
+                or stmt.kind != "query" or not stmt.in_txn
+                or self.settings.values.get("statement_timeout", "0") != "0"):
+            return None
+        self._started(prepared.sql)
+        count_execution(prepared)
+        logged = oplog.started(self.settings.values, prepared.sql, extended=True)
+        try:
+            self._statement_begins()
+            txn = self.txn
+            txn.new_statement()
+            stmt.check(self)
+            rows = plan.point.read(txn, params)
+            self._raise_if_cancelled()  # NB: where `run_plan` checks
+            return rows
         except BaseException as e:
             locate_literal(e, prepared.sql)
             self.on_error(e)
@@ -486,10 +523,10 @@ class SQLSession:
         if (stmt.version == self.store.version and self.txn_catalog is None
                 and self.settings.values["search_path"] is self._cached_sp
                 and self.settings.style_key is self._cached_tz
-                and stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz
-                and PUBLISHED.settings is self.settings):
+                and stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz):
             # NB: the usual Bind: nothing `revalidate` looks at changed since the plan was
             # made (compared as it compares them), so it would return the same statement
+            # (ours is the published Settings now: `use_zone` above publishes it)
             self._bound = stmt
             self._bound_at = self._statements_run
             return

@@ -284,6 +284,48 @@ def test_the_portal_of_a_statement_without_rows_lives_on_only_in_a_block(conn):
     assert run(conn, W.query("SELECT bal FROM acc WHERE aid = 2"))[1] == "D 21"
 
 
+@pytest.mark.parametrize("isolation", ["read committed", "repeatable read"])
+def test_point_reads_in_a_block_answer_as_message_by_message(conn, isolation):
+    """A primary-key read inside a block takes `read_point`'s lane too (the session's
+    `_read_in_block`): its row at the block's snapshot with the block's own writes, a new
+    snapshot per statement under READ COMMITTED and the first one under REPEATABLE READ, and
+    after the Sync a spent portal (Describe gives its row shape, Execute says SELECT 0).
+    Each round trip must give the bytes of its messages one at a time."""
+    other = Connection(conn.engine)
+    other.feed(W.startup("cumulo", "cumulo"))
+    run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "pk"),
+        W.parse("UPDATE acc SET bal = bal + 1 WHERE aid = $1", "upd"), W.SYNC)
+    taken = []
+    lane = conn.session._read_in_block
+    conn.session._read_in_block = lambda *a: taken.append(r := lane(*a)) or r
+
+    def read(aid: bytes) -> list[str]:
+        msgs = [W.bind((aid,), stmt="pk"), W.describe("P"), W.execute(), W.SYNC]
+        together = conn.feed(b"".join(msgs))
+        assert _one_by_one(conn, msgs) == together, aid
+        return W.summarize(together)
+
+    assert run(conn, W.query(f"BEGIN ISOLATION LEVEL {isolation}"))[-1] == "Z T"
+    assert read(b"1") == ["2", "T bal:23:0", "D 10", "C SELECT 1", "Z T"]
+    run(other, W.query("UPDATE acc SET bal = 999 WHERE aid = 1"))
+    seen = "D 999" if isolation == "read committed" else "D 10"
+    assert read(b"1") == ["2", "T bal:23:0", seen, "C SELECT 1", "Z T"]
+    assert bind_exec(conn, "upd", b"2") == ["2", "C UPDATE 1", "Z T"]
+    assert read(b"2") == ["2", "T bal:23:0", "D 21", "C SELECT 1", "Z T"]
+    assert read(b"9") == ["2", "T bal:23:0", "C SELECT 0", "Z T"]
+    together = conn.feed(W.bind((b"2",), stmt="pk") + W.execute() + W.SYNC)
+    assert W.summarize(together) == ["2", "D 21", "C SELECT 1", "Z T"]
+    assert run(conn, W.describe("P"), W.execute(), W.SYNC) == [
+        "T bal:23:0", "C SELECT 0", "Z T"]  # NB: as PostgreSQL's finished portal
+    # NB: the lane, not `execute`, but for the first read: right after BEGIN the block has
+    # no transaction yet (`execute_stmt` begins it)
+    assert [rows is not None for rows in taken] == [True] * 4
+    assert run(conn, W.query("COMMIT")) == ["C COMMIT", "Z I"]
+    assert run(other, W.query("SELECT bal FROM acc WHERE aid IN (1, 2) ORDER BY aid")) == [
+        "T bal:23:0", "D 999", "D 21", "C SELECT 2", "Z I"]
+    other.close()
+
+
 def test_unnamed_statements_taken_again_keep_their_own_bind_layouts(conn):
     """psycopg sends each statement it has not prepared yet as an unnamed Parse + Bind; two
     texts whose Binds look alike up to the values take turns. Each keeps its own layouts
