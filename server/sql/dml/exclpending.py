@@ -17,15 +17,21 @@ as two PostgreSQL writers of conflicting rows may.
 A transaction's rows stay registered until it has ended, rows of a rolled-back
 savepoint or statement too: a rival then waits for the transaction's end (unless the
 claim itself was taken there and so released), where PostgreSQL waits only for the
-subtransaction's. A writer that meets the rows of a transaction marked done locks its
-claim before it drops them (`forget`): the commit marks it done before its rows are
-applied, and releases its locks after, so until then the rows must still be waited for.
+subtransaction's. Each writer drops the rows of transactions marked done, in any space
+(`ended`), after locking their claims (`forget`): the commit marks a transaction done
+before its rows are applied, and releases its locks after, so until then its rows must
+still be waited for.
 
+    >>> class T:
+    ...     done = False
     >>> p = Pending()
-    >>> a, b = object(), object()
+    >>> a, b = T(), T()
     >>> p.register(5, a, [((1,), b"ca")])
     []
     >>> p.register(5, b, [((2,), b"cb")]) == [(a, ((1,), b"ca"))]
+    True
+    >>> a.done = True
+    >>> p.ended() == [(5, a)]
     True
     >>> p.forget(5, {a})
     >>> p.register(5, b, [])
@@ -62,6 +68,13 @@ class Pending:
             if entries:
                 by_txn.setdefault(txn, []).extend(entries)
             return [(t, e) for t, es in by_txn.items() if t is not txn for e in es]
+
+    def ended(self) -> list[tuple[int, Any]]:
+        """(space, transaction) of every registered transaction marked done, in any space:
+        a writer of any EXCLUDE table drops them (`forget`, after locking their claims), so
+        the rows of a table nobody writes again are not kept."""
+        with self._lock:
+            return [(sp, t) for sp, by_txn in self._rows.items() for t in by_txn if t.done]
 
     def forget(self, space: int, txns: set[Any]) -> None:
         """Drops the entries of transactions that have ended (their claims released)."""

@@ -112,21 +112,19 @@ class Exclusion:
         txn.lock_row(space, [mine], NO_KEY_UPDATE, latest=True)  # NB: once per transaction
         pending = pending_of(txn.ltm)
         met = pending.register(space, txn, [(v, mine) for _, v in wanted])
-        ended: dict[Any, bytes] = {}
         waited: set[bytes] = set()
-        for other_txn, (other, their) in met:
-            if other_txn.done:
-                ended[other_txn] = their
+        for _, (other, their) in met:
             if their not in waited and any(self.conflicts(v, other) for _, v in wanted):
                 waited.add(their)
                 txn.lock_row(space, [their], NO_KEY_UPDATE, latest=True)  # NB: until it ends
                 txn.unlock_row(space, [their])
-        if ended:  # NB: once its claims are released its rows are committed (or gone)
-            gone = [c for c in ended.values() if c not in waited]
-            if gone:
-                txn.lock_row(space, gone, NO_KEY_UPDATE, latest=True)
-                txn.unlock_row(space, gone)
-            pending.forget(space, set(ended))
+        for where, other_txn in pending.ended():
+            # NB: once its claim is released, its rows are committed (or gone)
+            their = claim(other_txn.tid)
+            if where != space or their not in waited:
+                txn.lock_row(where, [their], NO_KEY_UPDATE, latest=True)
+                txn.unlock_row(where, [their])
+            pending.forget(where, {other_txn})
 
     def _still_there(self, txn: Any, tkey: bytes, vals: Row) -> bool:
         """Whether a stored conflicting row holds once a transaction writing it (a delete,
