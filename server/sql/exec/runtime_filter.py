@@ -59,6 +59,8 @@ def scan_keys(child: N.Node, keys: list) -> tuple[N.Scan, list[tuple[int, int]]]
     for i, k in enumerate(keys):
         if k.kind != "col" or k.type in T.ELEMENT_OF:  # NB: KiVi's IN-set cannot hash a list
             continue
+        if k.type == T.BPCHAR:  # NB: char(6) keys against char(4) values differ by padding
+            continue
         c = mapping[k.data] if mapping is not None else k.data
         pairs.append((i, child.projection[c] if child.projection is not None else c))
     return (child, pairs) if pairs else False

@@ -71,6 +71,9 @@ def test_probe_scan_gets_the_build_keys(sql, monkeypatch):
     "SELECT p.aid, u.y FROM pgbench_accounts p LEFT JOIN u ON p.abalance = u.x * 10",
     # an expression key on the probe side cannot be filtered in the scan
     "SELECT p.aid FROM pgbench_accounts p JOIN u ON p.abalance / 10 = u.x",
+    # char(n): the build side's values are padded to its own length, which may differ
+    "SELECT p.aid FROM pgbench_accounts p WHERE p.filler IN "
+    "(SELECT q.filler FROM pgbench_accounts q WHERE q.aid < 3)",
 ])
 def test_no_filter_where_it_would_be_wrong(sql, monkeypatch):
     db = DB(use_real=False)
