@@ -121,6 +121,27 @@ alter table pr detach partition pr1;
 select conname, conrelid::regclass, confrelid::regclass from pg_constraint where contype = 'f'
   order by 1, 2;
 """,
+    # a foreign key failing at a partition names the copy checked there, as PostgreSQL's
+    # per-partition triggers do (message and constraint field)
+    "fk_copy_errors": """
+create table pp (id int primary key);
+create table pc (id int, p int references pp) partition by range (id);
+create table pc1 partition of pc for values from (0) to (10);
+create table pc2 (id int, p int, constraint pc_p_fkey check (p > 0));
+alter table pc attach partition pc2 for values from (10) to (20);
+insert into pc values (1, 5);
+insert into pc values (11, 5);
+insert into pc1 values (2, 5);
+create table pr (id int primary key) partition by range (id);
+create table pr1 partition of pr for values from (0) to (10);
+create table rf (r int references pr on delete restrict);
+insert into pr values (1);
+insert into rf values (1);
+delete from pr where id = 1;
+update pr set id = 2 where id = 1;
+delete from pr1 where id = 1;
+insert into rf values (7);
+""",
     # the target named by its table name where an alias hides it: PostgreSQL's message
     # and hint (it was "missing FROM-clause entry")
     "target_alias": """

@@ -20,6 +20,7 @@ from ...txn.api import ScanSpec
 from ..catalog.model import Constraint
 from ..expr.casts import to_text
 from ..partitions.members import leaves
+from ..pgcatalog.partfks import error_name
 from .deferstate import defer_parent_keys, is_deferred
 from .firetriggers import cascaded_statement
 from .partrouter import tag
@@ -58,11 +59,12 @@ def fk_violation(s: SQLSession, parent: TableWriter, fk: Constraint, vals: tuple
     schema = s.catalog().schema_by_oid(child.schema_oid)
     names = ", ".join(parent.table.columns[a - 1].name for a in fk.ref_columns)
     shown = ", ".join(to_text(v) for v in vals)
+    con = error_name(s.catalog(), fk, parent.table.oid, False)  # NB: the partition's copy
     raise ForeignKeyViolation(
-        f'{verb} on table "{parent.table.name}" violates foreign key constraint "{fk.name}" '
+        f'{verb} on table "{parent.table.name}" violates foreign key constraint "{con}" '
         f'on table "{child.name}"',
         detail=f'Key ({names})=({shown}) is still referenced from table "{child.name}".',
-        table=child.name, constraint=fk.name, schema=schema.name if schema else None)
+        table=child.name, constraint=con, schema=schema.name if schema else None)
 
 
 def _as_statement(s: SQLSession, cw: TableWriter, op: str, action: Callable[[], Any]) -> None:

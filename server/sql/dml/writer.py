@@ -52,6 +52,7 @@ from ..expr.casts import cast_function, to_text
 from ..parse import parse_sql
 from ..partitions.members import ancestors, bound_check, leaves
 from ..pgcatalog.collations import wrappers
+from ..pgcatalog.partfks import error_name
 from ..plan.compiler import COMPILER
 from .cascade import on_parent_delete, on_parent_update
 from .deferstate import defer_child_rows, defer_unique_keys, is_deferred
@@ -570,11 +571,12 @@ class TableWriter:
                 vals = missing[0]
                 names = ", ".join(self.table.columns[i].name for i in pos)
                 shown = ", ".join(to_text(v) for v in vals)
+                con = error_name(cat, fk, self.table.oid, True)  # NB: a partition's copy
                 raise ForeignKeyViolation(
                     f'insert or update on table "{self.table.name}" violates foreign key '
-                    f'constraint "{fk.name}"',
+                    f'constraint "{con}"',
                     detail=f'Key ({names})=({shown}) is not present in table "{parent.name}".',
-                    table=self.table.name, schema=self.schema, constraint=fk.name)
+                    table=self.table.name, schema=self.schema, constraint=con)
 
     # -- writes -------------------------------------------------------------
 

@@ -58,10 +58,25 @@ def with_copies(cat: M.CatalogSnapshot) -> list[M.Constraint]:
 
 def referenced_copy(cat: M.CatalogSnapshot, fk: M.Constraint, part: int) -> M.Constraint | None:
     """The copy of foreign key `fk` for partition `part` of the table it references."""
+    return _copy_at(cat, fk, part, False)
+
+
+def error_name(cat: M.CatalogSnapshot, fk: M.Constraint, table: int, referencing: bool) -> str:
+    """The constraint PostgreSQL's 23503 names when `fk` fails at partition `table`: the copy
+    checked there (on it when `referencing`, else for it as the referenced side)."""
+    copy = _copy_at(cat, fk, table, referencing)
+    return copy.name if copy is not None else fk.name
+
+
+def _copy_at(cat: M.CatalogSnapshot, fk: M.Constraint, table: int, referencing: bool
+             ) -> M.Constraint | None:
+    if table in (fk.table_oid, fk.ref_table_oid):
+        return None
     copies = fk_copies(cat)
     parent = {c.con.oid: c.parent for c in copies}
     for c in copies:
-        if not c.referencing and c.con.ref_table_oid == part:
+        at = c.con.table_oid if referencing else c.con.ref_table_oid
+        if c.referencing == referencing and at == table:
             root = c.con.oid
             while root in parent:
                 root = parent[root]

@@ -406,7 +406,7 @@ def pg_constraint(ctx: Any) -> list[tuple[Any, ...]]:
             None, _exclusion_ops(cat, c) if c.kind == "x" else None,
             c.check if c.kind == "c" else None,
         ))
-    for copy in fk_copies(cat):  # NB: a partition's copies of its ancestors' foreign keys
+    for copy in fk_copies(cat):  # NB: partitions' copies of foreign keys (pgcatalog.partfks)
         c, t = copy.con, cat.table_by_oid(copy.con.table_oid)
         rows.append((
             c.oid, c.name, t.schema_oid if t else M.PUBLIC_OID, "f", c.deferrable, c.deferred,
