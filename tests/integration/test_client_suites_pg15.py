@@ -120,6 +120,22 @@ select extract(microseconds from '23:30:50.000321+02'::timetz), extract(microsec
 select 'x'::refcursor, 'x'::refcursor::text, pg_typeof('x'::refcursor), '{a,b}'::refcursor[], 'c'::text::refcursor;
 select oid, typname, typlen, typcategory, typelem, typarray, typinput, typoutput, typreceive, typsend from pg_type where oid in (600, 601, 603, 628, 1790, 2201) order by oid;
 """,
+    # json_object_agg / jsonb_object_agg were missing (jsonb_object_agg(x, x) was 42803)
+    "object_aggregates": """
+create table kv (g int, k text, v int, d date, j jsonb);
+insert into kv values (1, 'b', 1, '2000-01-01', '{"x": [1]}'), (1, 'a', null, '2000-01-02', null), (1, 'b', 3, null, '[]'), (2, 'c', 4, '2000-01-03', '"s"');
+select json_object_agg(k, v), jsonb_object_agg(k, v) from kv;
+select g, json_object_agg(k, v order by k), jsonb_object_agg(k, v order by k desc) from kv group by g order by g;
+select json_object_agg(d, j), jsonb_object_agg(d, j) from kv where d is not null;
+select json_object_agg(k, v) filter (where v > 1), jsonb_object_agg(v, k) from kv where v is not null;
+select json_object_agg('k', row(1, 'a')), jsonb_object_agg(true, 1.50), json_object_agg('k', 'v');
+select k, json_object_agg(k, v) over (order by k, v) from kv order by k, v;
+select json_object_agg(x, x) from generate_series(1, 2) x where false;
+select json_object_agg(d, v) from kv;
+select jsonb_object_agg(array[1], 1);
+select json_object_agg(j, 1) from kv;
+select json_object_agg(1);
+""",
 }
 
 

@@ -16,11 +16,13 @@ from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, cast
 
+from ...errors import InvalidParameterValue
 from ...pgtypes import oids as T
 from ..expr import codegen as cg
 from ..expr import runtime as rt
+from ..expr.casts import to_text
 from ..functions.hypsetaggs import HYPOTHETICAL_AGGS, finish_hypothetical
-from ..functions.jsonfns import to_json, to_jsonb
+from ..functions.jsonfns import jsonb_text, parse, quote, to_json, to_jsonb, value_json
 from ..functions.ordsetaggs import ORDERED_SET_AGGS, finish_ordered
 from ..functions.statsaggs import STATS_AGGS, finish_stats
 from ..functions.xmlfns import xmlconcat
@@ -72,6 +74,8 @@ def finish(call: N.AggCall, vals: list) -> Any:
         return out
     if f in ("json_agg", "jsonb_agg"):
         return _json_agg(call, [v[0] for v in vals]) if vals else None
+    if f in ("json_object_agg", "jsonb_object_agg"):
+        return _json_object_agg(call, vals) if vals else None
     if f == "xmlagg":  # xmlconcat2, row by row: NULLs skipped, declarations merged
         return xmlconcat([v[0] for v in vals])
     if f in STATS_AGGS:
@@ -122,6 +126,23 @@ def _json_agg(call: N.AggCall, vals: list) -> str:
         # PostgreSQL's json_agg_transfn puts "\n " before each later record or array (not NULL)
         items[1:] = [s if v is None else "\n " + s for s, v in zip(items[1:], vals[1:], strict=True)]
     return "[" + ", ".join(items) + "]"
+
+
+def _json_object_agg(call: N.AggCall, vals: list) -> str:
+    """json_object_agg's `{ "k" : v, ... }` (jsonb_object_agg's object keeps a key's last
+    value): a key is its text, 22023 for a NULL one or an array, composite or json one."""
+    key_t, value_t = call.args[0].type, call.args[1].type
+    raw = value_t in (T.JSON, T.JSONB)
+    pairs = []
+    for k, v, *_ in vals:
+        if k is None:
+            raise InvalidParameterValue("field name must not be null")
+        if isinstance(k, list | tuple | dict) or key_t in (T.JSON, T.JSONB):
+            raise InvalidParameterValue("key value must be scalar, not array, composite, or json")
+        pairs.append((to_text(k), "null" if v is None else v if raw else value_json(v)))
+    if call.func == "jsonb_object_agg":
+        return jsonb_text({k: parse(v) for k, v in pairs})
+    return "{ " + ", ".join(f"{quote(k)} : {v}" for k, v in pairs) + " }"
 
 
 def _numeric_variance(vals: list, pop: bool, root: bool) -> Decimal:

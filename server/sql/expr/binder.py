@@ -95,10 +95,12 @@ AGG_CLASSES: dict[type, str] = {
     exp.RegrSxy: "regr_sxy", exp.RegrSyy: "regr_syy", exp.Mode: "mode",
     exp.PercentileCont: "percentile_cont", exp.PercentileDisc: "percentile_disc",
     exp.BitwiseAndAgg: "bit_and", exp.BitwiseOrAgg: "bit_or", exp.BitwiseXorAgg: "bit_xor",
+    exp.JSONObjectAgg: "json_object_agg", exp.JSONBObjectAgg: "jsonb_object_agg",
 }
 AGG_NAMES = {"count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and",
              "bool_or", "every", "json_agg", "jsonb_agg", "stddev", "stddev_samp", "stddev_pop",
-             "variance", "var_samp", "var_pop", "xmlagg", "bit_and", "bit_or", "bit_xor"}
+             "variance", "var_samp", "var_pop", "xmlagg", "bit_and", "bit_or", "bit_xor",
+             "json_object_agg", "jsonb_object_agg"}
 # pseudo-types a cast leaves the value's own type under: whether they stand for arrays only
 # (True), for non-arrays only (False) or for any type (None): anyelement, anyarray, anynonarray,
 # anycompatible, anycompatiblearray, anycompatiblenonarray

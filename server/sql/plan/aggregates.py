@@ -64,6 +64,30 @@ def _xmlagg_args(bargs: list[E], params: Any) -> list[E]:
 _SORTED_DISTINCT = frozenset({"array_agg", "string_agg", "json_agg", "jsonb_agg", "xmlagg"})
 
 
+def _pair_args(args: list[exp.Expression]) -> tuple[list[exp.Expression], bool, list]:
+    """json_object_agg's arguments as sqlglot leaves them: an ORDER BY rides on the last
+    one, a DISTINCT on the first; (args, distinct, ORDER BY items)."""
+    order: list = []
+    distinct = False
+    if args and isinstance(args[-1], exp.Order):
+        order = list(args[-1].expressions)
+        args = [*args[:-1], args[-1].this]
+    if args and isinstance(args[0], exp.Distinct):
+        distinct = True
+        args = [*args[0].expressions, *args[1:]]
+    return args, distinct, order
+
+
+def _object_agg_args(name: str, args: list[E], params: Any) -> list[E]:
+    """json_object_agg(key "any", value "any"): two arguments, unknown ones as text."""
+    if len(args) != 2:
+        raise UndefinedFunction(
+            f"function {name}({', '.join(ty.type_name(a.type) for a in args)}) does not exist",
+            hint="No function matches the given name and argument types. "
+            "You might need to add explicit type casts.")
+    return [coerce(a, T.TEXT, params=params) if a.type == T.UNKNOWN else a for a in args]
+
+
 def agg_type(func: str, arg: int) -> int:
     """Returns an aggregate's result type for its argument type, as PostgreSQL's pg_aggregate."""
     if func in ("count", "count_star"):
@@ -88,8 +112,8 @@ def agg_type(func: str, arg: int) -> int:
         return arg if ty.is_array(arg) else T.ARRAY_OF.get(arg, T.ANYARRAY)
     if func in STATISTICAL:
         return T.FLOAT8 if arg in (T.FLOAT4, T.FLOAT8) else T.NUMERIC
-    if func in ("json_agg", "jsonb_agg"):
-        return T.JSON if func == "json_agg" else T.JSONB
+    if func in ("json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg"):
+        return T.JSONB if func.startswith("jsonb") else T.JSON
     if func == "xmlagg":
         return T.XML
     return arg
@@ -117,6 +141,8 @@ def agg_parts(node: exp.Expression) -> tuple[str, list[exp.Expression], bool, li
         name = "bool_and"
     order: list = []
     distinct = False
+    if isinstance(node, exp.JSONObjectAgg | exp.JSONBObjectAgg):  # (k, v [ORDER BY ...])
+        return name, *_pair_args(func_args(node)), flt
     first = node.this if not isinstance(node, exp.Anonymous) else (
         node.expressions[0] if node.expressions else None)
     rest: list[exp.Expression] = []
@@ -215,6 +241,8 @@ def plan_aggregate(planner: Any, node: N.Node, scope: Scope, items: list, group:
         if name == "string_agg":
             bargs = [coerce(x, T.TEXT, params=planner.params) if x.type != T.BYTEA else x
                      for x in bargs]
+        elif name in ("json_object_agg", "jsonb_object_agg"):
+            bargs = _object_agg_args(name, bargs, planner.params)
         elif name == "xmlagg":  # xmlagg(xml) only: 42883 for any other type
             bargs = _xmlagg_args(bargs, planner.params)
         elif bargs and bargs[0].type == T.UNKNOWN and not (name in HYPOTHETICAL_AGGS and order):
