@@ -65,6 +65,7 @@ from ...errors import (
     SyntaxError_,
     UndefinedTable,
 )
+from ...pgtypes import oids as T
 from ...pgwire.backend import Result
 from ...txn.api import RetryStatement
 from ...txn.transaction import Transaction
@@ -506,9 +507,10 @@ def analyse_merge(session: SQLSession, sql: str, tree: exp.Merge, param_oids: li
         left = [r for r in pending if r[0] not in written]
         if not left:
             return []
-        if not reclass:
-            reclass.append(analyse_tree(s, reclass_sql, parse_sql(reclass_sql),
-                                        list(all_oids)))
+        if not reclass:  # NB: a join source's relation markers are read by no carrier
+            roids = [T.INT4 if i >= nuser and (cstmt.columns or [])[i - nuser].name.startswith(
+                _REL) else o for i, o in enumerate(all_oids)]
+            reclass.append(analyse_tree(s, reclass_sql, parse_sql(reclass_sql), roids))
         out = []
         for ordinal, clause in reclass[0].run(s, vals + carried.columns_of(left)).fetch():
             r = left[ordinal - 1]
