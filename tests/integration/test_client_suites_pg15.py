@@ -136,6 +136,16 @@ select jsonb_object_agg(array[1], 1);
 select json_object_agg(j, 1) from kv;
 select json_object_agg(1);
 """,
+    # an unknown literal in an anyarray/anyelement position takes the other arguments' type
+    # (array_cat(int[], '{9}') gave {1,2,3,"{",9,"}"}: the literal's characters)
+    "polymorphic_unknowns": """
+select array_cat('{1,2}'::int[], '{9}'), array_cat('{9}', '{1,2}'::int[]);
+select array_append('{1}'::int[], '5'), array_prepend('5', '{1}'::int[]);
+select array_remove('{1,2}'::int[], '2'), array_replace('{1,2}'::int[], '2', '3');
+select array_position('{1,2}'::int[], '2'), array_cat('{1}', '{2}'), pg_typeof(array_cat('{1}', '{2}'));
+select array_cat('{a}'::text[], '{b,c}'), array_cat(array[1.5], '{2}');
+select array_cat('{1,2}'::int[], '{x}');
+""",
 }
 
 
@@ -176,6 +186,7 @@ ASYNCPG = [
     ("select $1::text::pg_lsn", ("16/B374D848",)),
     ("select $1::pg_lsn", ("16/B374D848",)),
     ("select $1::pg_lsn - $2::pg_lsn", ("16/B374D848", "16/B374D800")),
+    ("select array_cat($1::int[], $2)", ([1, 2], [9])),
     ("select generate_series($1::timestamp, $2, '12 hours')",
      (dt.datetime(2000, 1, 1), dt.datetime(2000, 1, 2))),
 ]

@@ -192,7 +192,27 @@ def resolve(name: str, args: list[E], params: Any) -> tuple[FunctionDef, list[E]
         return fd, [_json_marked(a) for a in args]
     out = [coerce(a, w, params=params) if w not in (ANY,) else _json_marked(a)
            for a, w in zip(args, fd.args, strict=True)]
-    return fd, out
+    return fd, _polymorphic_unknowns(fd.args, out, params)
+
+
+_POLY = (T.ANYARRAY, T.ANYELEMENT)
+
+
+def _polymorphic_unknowns(wants: tuple[int, ...], args: list[E], params: Any) -> list[E]:
+    """Unknown literals (and untyped parameters) in anyarray/anyelement positions take the type
+    the other polymorphic arguments fix, text when none does, as PostgreSQL's
+    enforce_generic_type_consistency: array_cat(int[], '{9}') appends {9} read as int4[]."""
+    if not any(a.type == T.UNKNOWN and w in _POLY for a, w in zip(args, wants, strict=True)):
+        return args
+    elem = next((T.ELEMENT_OF.get(a.type) if w == T.ANYARRAY else a.type
+                 for a, w in zip(args, wants, strict=True)
+                 if w in _POLY and a.type not in (T.UNKNOWN, 0)), None) or T.TEXT
+    arr = T.ARRAY_OF.get(elem)
+    if arr is None:
+        return args
+    return [coerce(a, arr if w == T.ANYARRAY else elem, params=params)
+            if a.type == T.UNKNOWN and w in _POLY else a
+            for a, w in zip(args, wants, strict=True)]
 
 
 _JSON_TYPES = (T.JSON, T.JSONB, T.ARRAY_OF[T.JSON], T.ARRAY_OF[T.JSONB])
