@@ -282,6 +282,10 @@ EXPLAIN_BOUND = [
     ("explain (costs off) select id from e where v::numeric > %s", [Decimal("1.5")]),
     ("explain (costs off) select id from e where v = any(%s) order by id", [[1, 2]]),
     ("explain (costs off) update e set v = %s where id = %s", [1, 2]),
+    ("explain (costs off) select id from e where v in (%s, %s)", [1, 2]),
+    ("explain (costs off) select id from e where v = %s::int", [3]),
+    ("explain (costs off) select id from e where t like %s", ["x%"]),
+    ("explain (costs off) select id from e where v + %s > 3", [1]),
     ("explain (costs off, format json) select v from e where id = %s", [7]),
 ]
 

@@ -45,7 +45,7 @@ from ...pgtypes import oids as T
 from ..expr.bound import E, col
 from ..optimizer.stats import estimate
 from . import nodes as N
-from .sqlexpr import Names, sql
+from .sqlexpr import Names, array_const, sql
 
 FORMATS = ("text", "json", "yaml", "xml")
 
@@ -339,6 +339,11 @@ class _Builder:
             parts = [f"({c} = {sql(v, names)})" for c, v in zip(pk, keys[0], strict=False)]
             return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
         if pk and all(len(k) == 1 for k in keys):
+            typ = next((c.type_oid for c in node.table.columns
+                        if c.attnum == node.table.primary_key[0]), 0)
+            arr = array_const([k[0] for k in keys], typ, names) if typ else None
+            if arr is not None:  # NB: PostgreSQL folds the list into one array constant
+                return f"({pk[0]} = ANY ({arr}))"
             return f"({pk[0]} = ANY (ARRAY[{', '.join(sql(k[0], names) for k in keys)}]))"
         return " OR ".join("(" + ", ".join(sql(v, names) for v in k) + ")" for k in keys)
 

@@ -43,6 +43,7 @@ from typing import Any
 from ...pgtypes import oids as T
 from ...pgtypes.text import format_text
 from ..expr.bound import E
+from ..expr.casts import cast_function
 from ..expr.types import type_name
 
 _BARE = (T.INT2, T.INT4, T.INT8, T.NUMERIC)
@@ -108,6 +109,25 @@ def const_literal(value: Any, oid: int) -> str:
     return "'" + str(text).replace("'", "''") + "'::" + type_name(oid)
 
 
+_NUMERIC_ORDER = (T.INT2, T.INT4, T.INT8, T.NUMERIC, T.FLOAT4, T.FLOAT8)
+
+
+def _common_type(types: list[int]) -> int:
+    """PostgreSQL's select_common_type for numbers (the widest, as implicit casts reach it);
+    the one type when all agree; 0 otherwise."""
+    if all(t in _NUMERIC_ORDER for t in types):
+        return max(types, key=_NUMERIC_ORDER.index)
+    return types[0] if len(set(types)) == 1 else 0
+
+
+def _as_type(value: Any, oid: int) -> Any:
+    if oid in (T.FLOAT4, T.FLOAT8) and isinstance(value, int | Decimal):
+        return float(value)
+    if oid == T.NUMERIC and isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    return value
+
+
 # the datetime niladics (`expr.binder._niladic`), as PostgreSQL's deparser prints them
 _NILADIC = {"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE",
             "current_time": "CURRENT_TIME", "localtimestamp": "LOCALTIMESTAMP",
@@ -118,6 +138,12 @@ _OPERATOR = frozenset("+-*/<>=~!@#%^&|`?")
 def sql(e: E, names: Names | None = None) -> str:
     """Returns `e` as PostgreSQL's EXPLAIN would print it."""
     return _Printer(names or Names()).expr(e)
+
+
+def array_const(items: list[E], typ: int, names: Names | None = None) -> str | None:
+    """`items` (constants, or a custom plan's parameters) as the array constant of element
+    type `typ` PostgreSQL prints for `x = ANY (...)`; None if one is neither."""
+    return _Printer(names or Names()).array_const(items, typ)
 
 
 class _Printer:
@@ -196,10 +222,39 @@ class _Printer:
         word = "IS NOT DISTINCT FROM" if e.data else "IS DISTINCT FROM"
         return f"({self.expr(e.args[0])} {word} {self.expr(e.args[1])})"
 
+    def _value(self, e: E) -> tuple[bool, Any]:
+        """(True, value) for a constant, or a parameter of a custom plan, else (False, None)."""
+        if e.kind == "const":
+            return True, e.data
+        vals = self.names.params
+        if e.kind == "param" and vals is not None and isinstance(e.data, int) \
+                and 0 < e.data <= len(vals):
+            return True, vals[e.data - 1]
+        return False, None
+
+    def array_const(self, items: list[E], typ: int) -> str | None:
+        """`'{1,2}'::integer[]`, the array PostgreSQL folds a list of constants (or a
+        custom plan's parameters) into; None if an item is neither."""
+        known = [self._value(i) for i in items]
+        if not items or not all(k for k, _ in known):
+            return None
+        body = ",".join("NULL" if x is None else _array_item(_as_type(x, typ), typ)
+                        for _, x in known)
+        return f"'{{{body}}}'::{type_name(typ)}[]"
+
     def k_cast(self, e: E) -> str:
         inner = e.args[0]
         if e.data is None or inner.type == e.type:
             return self.expr(inner)
+        if inner.kind == "param":  # NB: a custom plan folds a parameter's cast (`3`)
+            known, value = self._value(inner)
+            if known:
+                try:
+                    conv = cast_function(inner.type, e.type)
+                    return const_literal(conv(value) if conv and value is not None else value,
+                                         e.type)
+                except Exception:  # noqa: BLE001 - EXPLAIN prints it unfolded then
+                    pass
         if inner.kind == "const":
             return literal(inner.data, e.type) if inner.data is not None else f"NULL::{type_name(e.type)}"
         text = self.expr(inner)
@@ -270,6 +325,10 @@ class _Printer:
                             for i in items)
             arr = "'{" + body + "}'::" + type_name(items[0].type if items else v.type) + "[]"
             return f"({self.expr(v)} {op} {word} ({arr}))"
+        typ = _common_type([v.type, *(i.type for i in items)]) or items[0].type
+        folded = self.array_const(items, typ)  # NB: a custom plan's parameters: one array
+        if folded is not None:
+            return f"({self.expr(v)} {op} {word} ({folded}))"
         return f"({self.expr(v)} {op} {word} (ARRAY[{', '.join(self.expr(i) for i in items)}]))"
 
     def k_any(self, e: E) -> str:
