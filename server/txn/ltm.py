@@ -149,10 +149,8 @@ class LocalTxnManager(SerializableMixin):
         # in-process managers: every transaction runs here, so _ser_active is all of them
         self._alone = all(type(cm) is ConflictManager for cm in conflict_managers)
         # READ COMMITTED writes lock a row before writing or rerunning over it (EvalPlanQual's
-        # order) with in-process managers only: in cluster mode the MasterMind fail-over
-        # test stalled with them (increments stopped, test_cluster_role_failures), cause
-        # not found yet, so remote managers keep the statement rerun
-        self.locks_first = self._alone
+        # order), with in-process and remote managers alike
+        self.locks_first = True
         # one in-process manager: a write's first ask is a direct call (`acquire_space`)
         self._direct = conflict_managers[0] if self._alone and len(conflict_managers) == 1 \
             else None

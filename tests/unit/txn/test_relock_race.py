@@ -44,9 +44,6 @@ class RacedManager(ConflictManager):
 def ltm():  # type: ignore[no-untyped-def]
     m = LocalTxnManager(KiviNode(None), sequencer=CommitSequencer(1), snapshots=SnapshotServer(0),
                         conflict_managers=[RacedManager()])
-    # NB: a manager of a type of its own counts as remote, where READ COMMITTED does not
-    # lock first for now (`LocalTxnManager.locks_first`); the re-ask is what is tested here
-    m.locks_first = True
     yield m
     m.close()
 
