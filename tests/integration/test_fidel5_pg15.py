@@ -184,6 +184,14 @@ prepare q5(int) as select v from e where id = $1;
 explain (costs off) execute q5(1);
 set plan_cache_mode = force_custom_plan;
 explain (costs off) execute q(12);
+create table eb (id int primary key, b bool, c bool);
+explain (costs off) select * from eb where b = true;
+explain (costs off) select * from eb where b = false;
+explain (costs off) select * from eb where true <> b;
+explain (costs off) select * from eb where b = c;
+explain (costs off) select * from eb where (b = true) and (c = false);
+prepare pb(bool) as select * from eb where b = $1;
+explain (costs off) execute pb(false);
 """,
     # EXPLAIN ANALYZE of INSERT / UPDATE / DELETE: PostgreSQL's ModifyTable figures (rows=0
     # but RETURNING's), the plan under it with its own, INSERT ... VALUES over Result or

@@ -183,6 +183,12 @@ class _Printer:
     def k_op(self, e: E) -> str:
         if len(e.args) == 1:
             return f"({e.data} {self.expr(e.args[0])})"
+        if e.data in ("=", "<>") and all(a.type == T.BOOL for a in e.args):
+            for a, b in (e.args, e.args[::-1]):  # NB: the planner's `b = true` is `b`
+                known, value = self._value(b)
+                if known and isinstance(value, bool) and a.kind in ("col", "outer"):
+                    return self.expr(a) if value == (e.data == "=") else \
+                        f"(NOT {self.expr(a)})"
         return f"({self.expr(e.args[0])} {e.data} {self.expr(e.args[1])})"
 
     def _flat(self, e: E, kind: str) -> list[str]:
