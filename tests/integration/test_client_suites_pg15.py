@@ -146,6 +146,16 @@ select array_position('{1,2}'::int[], '2'), array_cat('{1}', '{2}'), pg_typeof(a
 select array_cat('{a}'::text[], '{b,c}'), array_cat(array[1.5], '{2}');
 select array_cat('{1,2}'::int[], '{x}');
 """,
+    # array || unknown reads the literal as the array's type (it became a text element), a
+    # one-dimension-smaller array is one more element, and BETWEEN SYMMETRIC was BETWEEN
+    "array_concat_and_between": """
+select '{1,2}'::int[] || '{3}', array['a'] || '{b,c}', array[1] || null, null || array[1];
+select array['a'] || 'b';
+select '{1,2}'::int[] || '{a}';
+select array[[1,2]] || array[3,4], array[3,4] || array[[1,2]], array_cat(array[[1,2]], array[3,4]), '{}'::int[] || array[[1]];
+select 5 between symmetric 10 and 1, 5 not between symmetric 10 and 1, 11 between symmetric 10 and 1;
+select null between symmetric 1 and 2, 1 between symmetric 1 and null, 'b' between symmetric 'c' and 'a';
+""",
 }
 
 

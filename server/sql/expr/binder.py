@@ -743,9 +743,14 @@ class Binder(SpecialForms, XmlForms):
 
     def b_Between(self, node: exp.Between) -> E:
         v = self.bind(node.this)
-        lo = self.compare(">=", v, self.bind(node.args["low"]))
-        hi = self.compare("<=", v, self.bind(node.args["high"]))
-        return E("and", None, [lo, hi], T.BOOL)
+        low, high = self.bind(node.args["low"]), self.bind(node.args["high"])
+        lo = self.compare(">=", v, low)
+        hi = self.compare("<=", v, high)
+        if not node.args.get("symmetric"):
+            return E("and", None, [lo, hi], T.BOOL)
+        # NB: BETWEEN SYMMETRIC is either order of the bounds, as PostgreSQL's grammar expands it
+        swapped = E("and", None, [self.compare(">=", v, high), self.compare("<=", v, low)], T.BOOL)
+        return E("or", None, [E("and", None, [lo, hi], T.BOOL), swapped], T.BOOL)
 
     def b_In(self, node: exp.In, op: str = "=") -> E:
         query = node.args.get("query")
@@ -883,6 +888,10 @@ class Binder(SpecialForms, XmlForms):
         if T.BYTEA in (a.type, b.type) and {a.type, b.type} <= {T.BYTEA, T.UNKNOWN}:  # byteacat
             a, b = coerce(a, T.BYTEA, params=self.params), coerce(b, T.BYTEA, params=self.params)
             return E("pyfunc", ("||", rt.bytea_cat, True), [a, b], T.BYTEA, -1, "?column?")
+        if ty.is_array(a.type) and b.type == T.UNKNOWN:  # NB: anyarray || anyarray wins
+            b = coerce(b, a.type, params=self.params)
+        elif ty.is_array(b.type) and a.type == T.UNKNOWN:
+            a = coerce(a, b.type, params=self.params)
         if ty.is_array(a.type) or ty.is_array(b.type):
             t = a.type if ty.is_array(a.type) else b.type
             # not strict: array_cat / array_append / array_prepend treat a NULL array as empty

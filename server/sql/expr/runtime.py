@@ -238,9 +238,16 @@ def bytea_cat(a: bytes, b: bytes) -> bytes:
 
 
 def array_cat_op(a: list | None, b: list | None) -> list | None:
-    """array || array: a NULL side counts as empty (NULL only when both are)."""
-    if a is None or b is None:
-        return b if a is None else a
+    """array || array (array_cat): a NULL or empty side gives the other; arrays of one
+    dimension more than the other take it as one more element (`{{1,2}} || {3,4}` is
+    {{1,2},{3,4}}), as PostgreSQL's array_cat."""
+    if not a or not b:
+        return b if a is None or (not a and b is not None) else a
+    da, db = len(_shape(a)), len(_shape(b))
+    if da == db + 1:
+        return [*a, b]
+    if db == da + 1:
+        return [a, *b]
     return a + b
 
 

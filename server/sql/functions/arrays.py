@@ -15,6 +15,7 @@ from typing import Any
 from ...errors import DatetimeFieldOverflow, InvalidParameterValue
 from ...pgtypes import oids as T
 from ...pgtypes.interval import add_to_timestamp
+from ..expr.runtime import array_cat_op
 from .formatting import output_text
 from .registry import ANY, register
 
@@ -158,10 +159,8 @@ def array_prepend(value: Any, arr: list[Any] | None) -> list[Any]:
 
 @register("array_cat", args=[T.ANYARRAY, T.ANYARRAY], returns=array_of_first, strict=False)
 def array_cat(a: list[Any] | None, b: list[Any] | None) -> list[Any] | None:
-    """Concatenates two arrays (a NULL side counts as empty)."""
-    if a is None and b is None:
-        return None
-    return [*(a or []), *(b or [])]
+    """Concatenates two arrays (a NULL side counts as empty), as `||` does."""
+    return array_cat_op(a, b)
 
 
 @register("array_remove", args=[T.ANYARRAY, T.ANYELEMENT], returns=array_of_first, strict=False)
