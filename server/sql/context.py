@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import QueryCanceled
-from ..kivi.columnar.pace import give_way
+from ..kivi.columnar.pace import LONG, give_way
 from ..pgwire.backend import Column
 from ..txn.api import Txn
 from ..waits import maybe_yield
@@ -92,9 +92,10 @@ class ExecContext:
 
     def check_cancel(self) -> None:
         """Raises QueryCanceled (57014) if the client cancelled; call once per batch."""
-        txn = self.txn  # NB: None in some utility statements (ANALYZE's loop)
-        # on the event loop, a long read-only statement keeps to its share beside OLTP
-        give_way(txn is not None and txn.has_writes, self.started)
+        if time.monotonic() - self.started >= LONG:  # NB: `give_way` passes shorter ones
+            txn = self.txn  # NB: None in some utility statements (ANALYZE's loop)
+            # on the event loop, a long read-only statement keeps to its share beside OLTP
+            give_way(txn is not None and txn.has_writes, self.started)
         maybe_yield()  # NB: and any long statement lets the others run here
         if self.cancel_event.is_set():
             self.cancel_event.clear()

@@ -43,7 +43,7 @@ def bounds_of(keys: Iterable[bytes]) -> Bounds | None:
     """
     if type(keys) is AscendingKeys:
         return (keys[0], keys[-1]) if keys else None
-    if not isinstance(keys, Collection):
+    if type(keys) is not list and not isinstance(keys, Collection):  # NB: a commit's: a list
         keys = list(keys)
     if not keys:
         return None
