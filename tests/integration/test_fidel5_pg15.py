@@ -81,6 +81,12 @@ delete from hp where id = 2 returning ctid, tableoid::regclass;
 create table k (id int primary key, v text);
 insert into k values (1, 'a') returning ctid is not null, ctid = '(0,0)';
 with w as (insert into k values (2, 'b') returning ctid) select count(*) from w;
+create table hu (id int, v text);
+create unique index hu_id on hu (id);
+insert into hu values (1, 'a'), (2, 'b') on conflict (id) do nothing returning ctid, id;
+insert into hu values (3, 'c') on conflict (id) do nothing returning ctid;
+insert into hu values (1, 'z') on conflict (id) do nothing returning ctid;
+select ctid, * from hu order by id;
 """,
     "partition_fks": PARTITION_FKS + PARTITION_FK_QUERIES,
     # a FK referencing a partitioned table has a copy per partition of it (on the

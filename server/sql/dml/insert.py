@@ -447,8 +447,9 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         touched = ctx.on_conflict_touched
         hit = _find_conflict(txn, table, writer, arbiters, prepared)
         if hit is None:
+            wkeys: list[bytes] = []  # NB: its key, for RETURNING ctid
             try:
-                written = writer.insert_rows(sess, [list(r)], before_fired=True)
+                written = writer.insert_rows(sess, [list(r)], before_fired=True, keys_out=wkeys)
             except ExclusionViolation as e:
                 if e.constraint not in exclusions:
                     raise
@@ -472,7 +473,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
             if do_update:
                 _touch(touched, arbiters, prepared, writer)
             if returning is not None:
-                out_rows.append(returning.project(written[0], ctx))
+                out_rows.append(returning.project(written[0], ctx, key=next(iter(wkeys), None)))
             return 1
         key, old = hit
         if not do_update:
@@ -507,7 +508,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
         stored = updated[0]
         _touch(touched, arbiters, stored, writer)
         if returning is not None:
-            out_rows.append(returning.project(stored, ctx, xmax=sess.backend_pid or 1))
+            out_rows.append(returning.project(stored, ctx, xmax=sess.backend_pid or 1, key=key))
         return 1
 
     return apply
