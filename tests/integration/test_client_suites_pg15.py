@@ -156,6 +156,15 @@ select array[[1,2]] || array[3,4], array[3,4] || array[[1,2]], array_cat(array[[
 select 5 between symmetric 10 and 1, 5 not between symmetric 10 and 1, 11 between symmetric 10 and 1;
 select null between symmetric 1 and 2, 1 between symmetric 1 and null, 'b' between symmetric 'c' and 'a';
 """,
+    # to_char's FF1..FF6, RN and EEEE templates (printed as literal text before)
+    "to_char_templates": """
+select to_char(timestamp '2000-01-02 13:04:05.678901', 'FF1 FF2 FF3 FF4 FF5 FF6 ff3 FMFF6'), to_char(time '01:02:03.5', 'HH24:MI:SS.FF2');
+select to_char(1e10::float8, '9.9EEEE'), to_char(-2.5::float8, '9.9EEEE'), to_char(12345.678::numeric, '9.99EEEE'), to_char(123, '9EEEE');
+select to_char(0, '9.99EEEE'), to_char(9.999, '9.99EEEE'), to_char(9.999::float8, '9.99EEEE'), to_char(-12345.6::numeric, '9.9EEEE');
+select to_char('Infinity'::numeric, '9.99EEEE'), to_char('NaN'::float8, '9.9EEEE');
+select to_char(-0.00012, 'FM9.9EEEE');
+select to_char(12, 'RN'), to_char(3999, 'FMRN'), to_char(4000, 'RN'), to_char(0, 'RN'), to_char(12.5, 'rn'), to_char(1994::int8, 'FMrn');
+""",
 }
 
 

@@ -14,7 +14,12 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ...errors import DatetimeFieldOverflow, InvalidDatetimeFormat, InvalidTextRepresentation
+from ...errors import (
+    DatetimeFieldOverflow,
+    InvalidDatetimeFormat,
+    InvalidTextRepresentation,
+    SyntaxError_,
+)
 from ...pgtypes import interval as ivl
 from ...pgtypes import oids as T
 from ...pgtypes import zones
@@ -32,6 +37,7 @@ _TOKENS = sorted([
     "p.m.", "AM", "PM", "am", "pm", "IYYY", "YYYY", "YYY", "YY", "Y", "MONTH", "Month", "month",
     "MON", "Mon", "mon", "MM", "DAY", "Day", "day", "DY", "Dy", "dy", "DDD", "DD", "D", "ID",
     "IW", "WW", "Q", "TZH", "TZM", "TZ", "tz", "OF", "J", "CC",
+    "FF1", "FF2", "FF3", "FF4", "FF5", "FF6",
     "B.C.", "A.D.", "b.c.", "a.d.", "BC", "AD", "bc", "ad",
 ], key=len, reverse=True)
 
@@ -101,6 +107,8 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
         "ID": (v.isoweekday(), 1), "HH24": (h24, 2), "HH": ((v.hour + 11) % 12 + 1, 2),
         "HH12": ((v.hour + 11) % 12 + 1, 2), "MI": (v.minute, 2), "SS": (v.second, 2),
         "MS": (v.microsecond // 1000, 3), "US": (v.microsecond, 6),
+        # FF1 .. FF6: tenths of a second .. microseconds (PostgreSQL 13's DCH_FF*)
+        **{f"FF{d}": (v.microsecond // 10 ** (6 - d), d) for d in range(1, 7)},
         "SSSS": (v.hour * 3600 + v.minute * 60 + v.second, 1),
         "SSSSS": (v.hour * 3600 + v.minute * 60 + v.second, 1),
         "Q": ((v.month - 1) // 3 + 1, 1), "WW": ((v.timetuple().tm_yday - 1) // 7 + 1, 2),
@@ -245,9 +253,51 @@ for _t in (T.TIMESTAMPTZ, T.DATE, T.INTERVAL):
     register("to_char", args=[_t, T.TEXT], returns=T.TEXT, needs_context=True)(to_char_datetime)
 
 
+_ROMAN = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+          (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+
+
+def _roman(v: Any, fm: bool, lower: bool) -> str:
+    """RN: the value rounded to an integer in Roman numerals, 15 wide (1 .. 3999, else #s)."""
+    n = int(Decimal(str(v)).quantize(Decimal(1), rounding=ROUND_HALF_UP)) \
+        if not isinstance(v, float) or v == v else 0
+    if not 1 <= n <= 3999:
+        return "#" * 15
+    out = ""
+    for value, digits in _ROMAN:
+        while n >= value:
+            out, n = out + digits, n - value
+    out = out.lower() if lower else out
+    return out if fm else out.rjust(15)
+
+
+def _scientific(v: Any, pat: str, fm: bool) -> str:
+    """9.99EEEE: the mantissa with as many decimals as the template has, then e+NN."""
+    if fm:
+        raise SyntaxError_('"EEEE" is incompatible with other formats',
+                           detail='"EEEE" may only be used together with digit and decimal point '
+                           "patterns.")
+    nfrac = sum(c in "90" for c in pat.partition(".")[2])
+    d = Decimal(str(v)) if not isinstance(v, Decimal) else v
+    if not d.is_finite():
+        return " " + "".join("." if c == "." else "#" for c in pat)
+    exp = d.adjusted() if d else 0
+    step = Decimal(1).scaleb(-nfrac)
+    mant = abs(d).scaleb(-exp).quantize(step, rounding=ROUND_HALF_UP)
+    if mant >= 10 and isinstance(v, float):  # NB: printf's %e; numeric_out_sci keeps 10.00e+00
+        exp += 1
+        mant = abs(d).scaleb(-exp).quantize(step, rounding=ROUND_HALF_UP)
+    return ("-" if d < 0 else " ") + f"{mant:f}" + f"e{exp:+03d}"
+
+
 def format_number(v: Any, fmt: str) -> str:
-    """Formats a number with a to_char numeric template (9 0 . D , G S FM)."""
+    """Formats a number with a to_char numeric template (9 0 . D , G S FM, RN, EEEE)."""
     fm = "FM" in fmt.upper()
+    core = re.sub("(?i)fm", "", fmt)
+    if core.upper() == "RN":
+        return _roman(v, fm, core == "rn")
+    if core.upper().endswith("EEEE"):
+        return _scientific(v, core.replace("D", "."), fm)
     pat = re.sub("(?i)fm", "", fmt).replace("D", ".").replace("G", ",")
     explicit_sign = "S" in pat
     pat = pat.replace("S", "")
