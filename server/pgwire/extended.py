@@ -258,7 +258,7 @@ class ExtendedQuery:
 
     # hooks provided by Connection
     def _error(self, exc: BaseException, notify: bool = False) -> None: ...
-    def _ready(self) -> None: ...
+    def _ready(self, status: str | None = None) -> None: ...
     def _notices(self) -> None: ...
     def _parameters(self) -> None: ...
     def _begin_copy_in(self, res: Result, gen: Any) -> None: ...
@@ -480,7 +480,7 @@ class ExtendedQuery:
                 return stop - 5  # NB: the Sync is still to be handled
             if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
                 old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
-                if old is not None:
+                if old is not None and old.result is not None and not old.result.done:
                     old.close()
                 out = self.out
                 out += M.BIND_COMPLETE
@@ -515,8 +515,8 @@ class ExtendedQuery:
         only if it outlives the Sync (a block is open), as PostgreSQL's idle Sync drops it."""
         portals = self.portals
         old = portals.pop("", None)
-        if old is not None:
-            old.close()
+        if old is not None and old.result is not None and not old.result.done:
+            old.close()  # NB: the usual one, spent in the block, has nothing to close
         out = self.out
         out += _BIND_NO_DATA if describe else M.BIND_COMPLETE
         session = self.session
@@ -533,7 +533,7 @@ class ExtendedQuery:
             return self._finish_run(portal, res, stop)
         if session.notices:
             self._notices()
-        out += M.command_complete(res.tag)
+        out += M.TAGS.get(res.tag) or M.command_complete(res.tag)
         # NB: `_end_sync`, whose ReadyForQuery collects the changed settings (a SET's)
         self._skipping = False
         self._in_extended = False
@@ -542,11 +542,12 @@ class ExtendedQuery:
         except Exception as e:
             self._notices()
             self._error(e)
-        if session.transaction_status != "I":  # NB: the portal lives on in the block
+        status = session.transaction_status
+        if status != "I":  # NB: the portal lives on in the block
             portal = portals[""] = Portal(stmt, params, None, M.NO_DATA)
             portal.result = res
             portal.ran = True
-        self._ready()
+        self._ready(status)
         return stop
 
     def _finish_run(self, portal: Portal, res: Result, stop: int) -> int:

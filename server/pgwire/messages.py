@@ -259,16 +259,17 @@ def negotiate_protocol(minor: int, unknown: Sequence[str]) -> bytes:
     return message(b"v", body)
 
 
-_TAGS: dict[str, bytes] = {}
+# CommandComplete's bytes by tag (a hot path reads it first: a hit costs no call)
+TAGS: dict[str, bytes] = {}
 
 
 def command_complete(tag: str) -> bytes:
     """Builds CommandComplete (cached: most tags repeat, like "SELECT 1" or "UPDATE 1")."""
-    msg = _TAGS.get(tag)
+    msg = TAGS.get(tag)
     if msg is None:
-        if len(_TAGS) >= 4096:
-            _TAGS.clear()
-        msg = _TAGS[tag] = message(b"C", tag.encode() + b"\x00")
+        if len(TAGS) >= 4096:
+            TAGS.clear()
+        msg = TAGS[tag] = message(b"C", tag.encode() + b"\x00")
     return msg
 
 

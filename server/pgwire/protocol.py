@@ -393,7 +393,9 @@ class Connection(ExtendedQuery, FunctionCalls):
                 self._last_shape = (None, (b"", []))
                 self._tz_changed()
 
-    def _ready(self) -> None:
+    def _ready(self, status: str | None = None) -> None:
+        """ReadyForQuery, after the changed settings and the notifications; `status`: the
+        session's transaction status when the caller has just read it."""
         if self.closed:
             return
         self._parameters()
@@ -405,7 +407,8 @@ class Connection(ExtendedQuery, FunctionCalls):
         if session is not None and session.inbox:
             for pid, channel, payload in session.take_notifications():
                 self.out += M.notification(pid, channel, payload)
-        status = session.transaction_status if session else "I"
+        if status is None:
+            status = session.transaction_status if session else "I"
         if status == "I" and self.portals:
             self._drop_portals()
         self.out += M.READY_STR[status]
