@@ -23,7 +23,17 @@ from ..errors import ConnectionFailure, SerializationFailure, SQLError
 from ..kivi.remote import RemoteNode
 from ..txn.conflicts import Prune, Release, ReleaseSpaces, Settle
 from ..txn.logger import LOG_PART_BYTES, split_record
-from .services import Forget, From, LogRead, LogRecord, LogStatus, LogTrim, PollWoken, Reset
+from .services import (
+    NOT_RESET,
+    Forget,
+    From,
+    LogRead,
+    LogRecord,
+    LogStatus,
+    LogTrim,
+    PollWoken,
+    Reset,
+)
 
 # What an LTM sends a conflict manager once the outcome is decided: moot if it died.
 AFTER_COMMIT = (Release, ReleaseSpaces, Settle, Prune)
@@ -73,6 +83,10 @@ class RemoteConflictManager:
         A manager that cannot be reached died (or is restarting, `cluster.cmfailover`):
         a release or settle is skipped (the locks died with it, and its replacement
         counts every key as committed at its watermark); anything else fails with 40001.
+        A replacement not reset yet knows no locks either: a release it refuses is
+        skipped too, so that the caller goes on releasing at the other managers (a
+        doomed transaction's release stopped at the first one, and its locks at the
+        others held their later writers back for ever).
         """
         try:
             return list(self.client.handle(From(self.ltm_id, msg)))
@@ -82,6 +96,10 @@ class RemoteConflictManager:
             raise SerializationFailure(
                 "could not serialize access: a conflict manager is unavailable",
                 hint="It restarts; retry the transaction.") from None
+        except SQLError as e:
+            if type(msg) in AFTER_COMMIT and e.sqlstate == NOT_RESET:
+                return []
+            raise
 
     def forget(self, txn: int, holder: int) -> None:
         """`txn` gave up waiting for `holder` (see `services.Forget`); moot if the manager died."""

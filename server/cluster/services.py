@@ -183,6 +183,7 @@ register_messages(Forget, Reset, From, PollWoken, WokenFor, LogRecord, LogTrim, 
                   LogRecords, LogStatus, LogStatusReply, FenceLtm, ReleaseLtm, CmStatus, FenceTs)
 
 LTM_SHIFT = 48  # a transaction id is `ltm_id << 48 | n` (txn.ltm)
+NOT_RESET = "57P03"  # a restarted conflict manager refuses everything until it is reset
 
 
 def ltm_of(tid: int) -> int:
@@ -241,7 +242,7 @@ class ConflictService:
         if self.needs_reset:
             raise SQLError(
                 "the conflict manager restarted and has not been re-initialised",
-                sqlstate="57P03",
+                sqlstate=NOT_RESET,
                 hint="Restart the query engine (its LTM resets the conflict managers).",
             )
         if self.floor and type(msg) in (AcquireSpace, Acquire):
