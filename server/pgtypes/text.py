@@ -811,6 +811,8 @@ def _far_date_in(s: str) -> dt.date:
 
 
 def _time_in(oid: int, s: str) -> dt.time:
+    if s.strip(" \t").lower() == "allballs":  # NB: datetime.c's DTK_ZULU word, midnight UTC
+        return dt.time(0, 0) if oid != T.TIMETZ else dt.time(0, 0, tzinfo=UTC)
     m = _TIME_RE.fullmatch(s)
     if not m:
         raise InvalidDatetimeFormat(

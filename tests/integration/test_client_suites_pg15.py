@@ -165,6 +165,15 @@ select to_char('Infinity'::numeric, '9.99EEEE'), to_char('NaN'::float8, '9.9EEEE
 select to_char(-0.00012, 'FM9.9EEEE');
 select to_char(12, 'RN'), to_char(3999, 'FMRN'), to_char(4000, 'RN'), to_char(0, 'RN'), to_char(12.5, 'rn'), to_char(1994::int8, 'FMrn');
 """,
+    # regtype input in SQL's words, 'allballs', and format_type's quoted "bit" (typmod -1)
+    "type_names": """
+select 'bit varying(3)'::regtype, 'interval day to second(3)'::regtype, to_regtype('bit varying'), 'time without time zone'::regtype;
+select 'character varying(3)'::regtype, 'double precision[][]'::regtype, to_regtype('numeric(10, 2)'), 'timestamp with time zone[]'::regtype;
+select 'allballs'::time, 'allballs'::timetz, ' ALLBALLS '::time;
+select format_type('bit'::regtype, -1), format_type('bit'::regtype, null), format_type('bit'::regtype, 5), format_type('_bit'::regtype, -1), format_type('varbit'::regtype, -1);
+select '1'::bit(2)::text, cast(B'1' as bit varying(3)), '1 day 2:03:04.5678'::interval day to second(3);
+select 'a'::text::bit;
+""",
 }
 
 

@@ -63,6 +63,7 @@ _NAMES = {
     "int2vector": T.INT2VECTOR, "oidvector": T.OIDVECTOR, "unknown": T.UNKNOWN,
     "anyarray": T.ANYARRAY, "anyelement": T.ANYELEMENT, "cstring": T.CSTRING,
     "pg_node_tree": T.PG_NODE_TREE, "bit": T.BIT, "varbit": T.VARBIT, "pg_lsn": T.PG_LSN,
+    "bit varying": T.VARBIT, "time without time zone": T.TIME,
 }
 _PAREN = re.compile(r"\s*\(([^)]*)\)")
 
@@ -109,6 +110,10 @@ def type_by_name(text: str) -> tuple[int, int]:
             typmod = 5
         elif oid == T.BIT:  # `bit` is bit(1), as char is char(1)
             typmod = 1
+    if not oid and s.startswith("interval ") and s[9:].strip().upper() in INTERVAL_RANGES:
+        # `interval day to second(3)` (regtype input, a cast's text): the range, then (p)
+        precision = min(max(mods[0], 0), 6) if m and mods else 0xFFFF
+        return T.INTERVAL, interval_typmod(INTERVAL_RANGES[s[9:].strip().upper()], precision)
     if not oid:
         bare = s.replace('"', "")
         user = usertypes.by_oid(usertypes.lookup_oid(bare)) or \

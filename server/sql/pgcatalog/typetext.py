@@ -42,6 +42,8 @@ def format_type(oid: int | None, typmod: int | None) -> str | None:
             return "???" if owner is None else owner.multi_name
         return usertypes.qualified_name(user)
     mod = -1 if typmod is None else typmod
+    if oid == T.BIT and typmod is not None and typmod < 0:  # NB: bare `bit` would be bit(1)
+        return '"bit"'
     if oid == T.BPCHAR:
         if typmod is None:
             return "character"
@@ -67,7 +69,7 @@ def cast_name(oid: int) -> str:
     """The type name a coercion prints: format_type without typmod, `bpchar` for character."""
     if oid == T.BPCHAR:
         return "bpchar"
-    return format_type(oid, -1) or "text"
+    return format_type(oid, None) or "text"
 
 
 def number_type(text: str) -> int:
