@@ -26,7 +26,11 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
 - the bit_and, bit_or and bit_xor aggregates of integers (contrib.postgres' BitAnd ...);
 - CREATE EXTENSION of contrib.postgres' extensions: bloom's access method (its options,
   pg_am), btree_gin's GIN over scalar types, pg_trgm's and unaccent's functions and
-  operators.
+  operators;
+- ts_headline's choice among the covers of the query (the one with the most matches,
+  not the first: SearchHeadline("brave sir robin")), its way back past short words to
+  MinWords, and options quoted in '' as Django's SearchHeadline sends them
+  (StartSel='<span>', FragmentDelimiter='...<br>'; a bad list is 42601).
 """
 
 from __future__ import annotations
@@ -180,7 +184,23 @@ select id from dj where coalesce(name, '') || '' % 'im matt' order by 1;
 set pg_trgm.similarity_threshold = 0.1;
 select id from dj where name % 'Mathew' order by 1;
 select id, unaccent(name), upper(unaccent(name)) from dj order by id;
-select unaccent('Hôtel Ærø, straße, ﬁn àéÖ ñ')
+select unaccent('Hôtel Ærø, straße, ﬁn àéÖ ñ');
+create table dv (id int primary key, t text);
+insert into dv values (1, 'Bravely bold Sir Robin, rode forth from Camelot. He was not'
+  || ' afraid to die, o Brave Sir Robin. He was not at all afraid to be killed in nasty ways. Brave, brave, brave, brave Sir Robin');
+select ts_headline('english', t, plainto_tsquery('english', 'brave sir robin')) from dv;
+select ts_headline('english', t, plainto_tsquery('english', 'killed')) from dv;
+select ts_headline('english', t, to_tsquery('english', 'die | nasty'), 'MaxWords=6, MinWords=3') from dv;
+select ts_headline('english', t, to_tsquery('english', 'camelot & killed'), 'MaxWords=8, MinWords=3') from dv;
+select ts_headline('english', t, to_tsquery('english', 'zebra'), 'MinWords=3, MaxWords=5') from dv;
+select ts_headline('english', t, to_tsquery('english', 'robin & !camelot'), 'MinWords=3, MaxWords=7') from dv;
+select ts_headline('english', t, to_tsquery('english', 'brave <-> sir'), 'MinWords=2, MaxWords=4, ShortWord=2') from dv;
+select ts_headline('english', 'a b c d e f g h killed', to_tsquery('english', 'killed'), 'MinWords=4, MaxWords=6');
+select ts_headline('english', 'the cat sat on the mat with a hat and the cat ran', to_tsquery('english', 'cat & hat'), 'MinWords=3, MaxWords=5');
+select ts_headline('english', t, plainto_tsquery('english', 'brave sir robin'), 'StartSel=''<span>'', StopSel=''</span>''') from dv;
+select ts_headline('english', t, plainto_tsquery('english', 'brave sir robin'), 'FragmentDelimiter=''...<br>'', MaxFragments=4, MaxWords=3, MinWords=1') from dv;
+select ts_headline('english', t, plainto_tsquery('english', 'robin'), 'StartSel=''a''''b'', StopSel="c""d"') from dv;
+select ts_headline('english', t, plainto_tsquery('english', 'robin'), 'StartSel = x y , StopSel=''''') from dv
 """
 
 

@@ -2,12 +2,12 @@
 
 As PostgreSQL's default parser's headline (prsd_headline, one fragment): every
 word whose lexeme an operand of the query matches (negated ones too) is
-wrapped in StartSel/StopSel (`<b>`, `</b>`); the fragment starts at the first
-match, takes the words until a later operand of an AND is covered, grows
-forward to MinWords (15) words and past short words (ShortWord, 3 letters) at
-its end, at most MaxWords (35), then backward if the document ends first.
-HighlightAll=true keeps the whole document. Known difference: PostgreSQL
-chooses among all covers of an AND query (here: the first).
+wrapped in StartSel/StopSel (`<b>`, `</b>`); the fragment is the best of the
+query's covers (from each match, the shortest run of words satisfying it),
+grown forward to MinWords (15) words and past short words (ShortWord, 3
+letters), then backward if the document ends first, at most MaxWords (35)
+(PostgreSQL's mark_hl_words, `_fragment`). HighlightAll=true keeps the whole
+document. Options are PostgreSQL's parameter list: values quoted in '' or "".
 
 MaxFragments > 0 is PostgreSQL's mark_hl_fragments (`_fragments`): every cover
 of the query (the shortest runs of words from a match that satisfy it, one from
@@ -28,10 +28,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...errors import InvalidParameterValue
+from ...errors import InvalidParameterValue, SyntaxError_
 from . import tsparser
 
-_OPTION = re.compile(r"\s*(\w+)\s*=\s*(\"[^\"]*\"|[^,]*?)\s*(?:,|$)")
+# NB: as PostgreSQL's deserialize_deflist: a value quoted in '' or "" (the quote doubled
+# inside), or one unquoted word; anything else is 42601
+_OPTION = re.compile(r"""\s*(\w+)\s*=\s*(?:'((?:[^']|'')*)'|"((?:[^"]|"")*)"|([^\s,'"]+))\s*(,|$)""")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -39,8 +41,19 @@ def _options(text: str) -> dict[str, Any]:
     opts: dict[str, Any] = {"startsel": "<b>", "stopsel": "</b>", "maxwords": 35,
                             "minwords": 15, "shortword": 3, "highlightall": False,
                             "maxfragments": 0, "fragmentdelimiter": " ... "}
-    for m in _OPTION.finditer(text or ""):
-        key, val = m.group(1).lower(), m.group(2).strip('"')
+    pos, text = 0, text or ""
+    while text[pos:].strip():
+        m = _OPTION.match(text, pos)
+        if m is None or (not m.group(5) and m.end() < len(text)):
+            raise SyntaxError_(f'invalid parameter list format: "{text}"')
+        pos = m.end()
+        key = m.group(1).lower()
+        if m.group(2) is not None:
+            val = m.group(2).replace("''", "'")
+        elif m.group(3) is not None:
+            val = m.group(3).replace('""', '"')
+        else:
+            val = m.group(4)
         if key in ("maxwords", "minwords", "shortword", "maxfragments"):
             opts[key] = int(val)
         elif key == "highlightall":
@@ -66,10 +79,6 @@ def _operands(tree: Any) -> list[tuple[Any, ...]]:
     if tree[0] == "!":
         return _operands(tree[1])
     return _operands(tree[1]) + _operands(tree[2])
-
-
-def _needs_all(tree: Any) -> bool:
-    return tree is not None and tree[0] in ("&", "<>")
 
 
 def headline(config: str, text: str, tree: Any, options: str) -> str:
@@ -106,33 +115,70 @@ def headline(config: str, text: str, tree: Any, options: str) -> str:
 
 def _fragment(words: list[tuple[int, int, str]], tree: Any,
               opts: dict[str, Any]) -> tuple[int, int]:
+    """PostgreSQL's mark_hl_words: every cover (from each match, the shortest run of words
+    that satisfies the query) grown to MinWords past short words, forward then backward,
+    or cut to MaxWords; the best is the one that keeps its cover, then has the most
+    matches, then ends on no short word. None: the first MinWords words."""
     n, short = len(words), opts["shortword"]
     maxw, minw = opts["maxwords"], opts["minwords"]
 
-    def is_short(i: int) -> bool:
-        return words[i][1] - words[i][0] <= short
+    def bad(i: int) -> bool:  # NB: PostgreSQL's BADENDPOINT (BADSTARTPOINT alike)
+        return words[i][1] - words[i][0] <= short and not words[i][2]
 
     hits = [i for i, w in enumerate(words) if w[2]]
-    p = q = hits[0] if hits else 0
-    if hits and _needs_all(tree):
-        want = {o[1] for o in _operands(tree)} - {words[p][2]}
-        for i in hits[1:]:
-            if not want or i - p + 1 > maxw:
+    max_cover = max(maxw * 10, 100)
+    best: tuple[bool, int, int, int] | None = None  # (keeps the cover, matches, first, last)
+    for k, p in enumerate(hits):
+        found: set[str] = set()
+        q = -1
+        for j in hits[k:]:
+            if j - p >= max_cover:
                 break
-            if words[i][2] in want:
-                want.discard(words[i][2])
-                q = i
-        if want:  # the cover is longer than MaxWords: MaxWords words from its start
-            end = min(n - 1, p + maxw - 1)
-            while end > p and is_short(end):
-                end -= 1
-            return p, end
-    end = q
-    while end + 1 < n and end - p + 1 < maxw and (end - p + 1 < minw or is_short(end)):
-        end += 1
-    while p > 0 and end - p + 1 < minw:
-        p -= 1
-    return p, end
+            found.add(words[j][2])
+            if _satisfied(tree, found):
+                q = j
+                break
+        if q < 0:
+            continue
+        curlen = poslen = 0
+        posb = pose = i = p
+        while i <= q and curlen < maxw:
+            curlen += 1
+            poslen += bool(words[i][2])
+            pose = i
+            i += 1
+        if curlen < maxw:
+            i -= 1
+            while i < n and curlen < maxw:
+                if i > q:
+                    curlen += 1
+                    poslen += bool(words[i][2])
+                pose = i
+                if not bad(i) and curlen >= minw:
+                    break
+                i += 1
+            if curlen < minw:
+                i = p - 1
+                while i >= 0:
+                    curlen += 1
+                    poslen += bool(words[i][2])
+                    if curlen >= maxw or (not bad(i) and curlen >= minw):
+                        break
+                    i -= 1
+                posb = max(i, 0)
+        else:
+            i = pose
+            while curlen > minw and bad(i):
+                curlen -= 1
+                poslen -= bool(words[i][2])
+                pose = i = i - 1
+        cover = posb <= p and pose >= q
+        if best is None or cover > best[0] or (cover == best[0] and (
+                poslen > best[1] or (poslen == best[1] and not bad(pose) and bad(best[3])))):
+            best = (cover, poslen, posb, pose)
+    if best is None:
+        return 0, min(minw, n) - 1
+    return best[2], best[3]
 
 
 def _satisfied(tree: Any, found: set[str]) -> bool:
