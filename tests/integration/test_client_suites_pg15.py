@@ -174,6 +174,13 @@ select format_type('bit'::regtype, -1), format_type('bit'::regtype, null), forma
 select '1'::bit(2)::text, cast(B'1' as bit varying(3)), '1 day 2:03:04.5678'::interval day to second(3);
 select 'a'::text::bit;
 """,
+    # timestamp +- time through time's implicit cast to interval (42883 before)
+    "timestamp_plus_time": """
+select timestamp '2000-01-01' + time '10:00', timestamptz '2000-01-01 00:00+00' + time '01:00';
+select timestamp '2000-01-01' - time '10:00', date '2000-01-01' - time '10:00', time '10:00' + timestamp '2000-01-01';
+select timestamp '2000-01-01' + time '24:00', date '2000-01-01' + time '10:00', interval '1 day' + date '2000-01-01' + time '10:00';
+select time '10:00' - timestamp '2000-01-01';
+""",
 }
 
 

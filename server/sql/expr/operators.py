@@ -67,6 +67,12 @@ def arith(op: str, a: E, b: E, params: Any) -> E:
         if t in (T.FLOAT8, T.FLOAT4):
             a, b = coerce(a, t), coerce(b, t)
         return E("op", op, [a, b], t)
+    stamps = (T.TIMESTAMP, T.TIMESTAMPTZ)
+    # NB: no timestamp +- time operator: time's implicit cast to interval makes one, as in PG
+    if ta == T.TIME and op == "+" and tb in stamps:
+        a, ta = coerce(a, T.INTERVAL), T.INTERVAL
+    elif tb == T.TIME and op in ("+", "-") and (ta in stamps or ta == T.DATE and op == "-"):
+        b, tb = coerce(b, T.INTERVAL), T.INTERVAL
     t = _datetime_arith(op, ta, tb)
     if t:
         if ta == T.DATE and tb in ty.INTS:
