@@ -167,6 +167,13 @@ class LocalTxnManager(SerializableMixin):
         }
         self.reapplier = Reapplier(self._reapply, self._reapplied)
 
+    @property
+    def alone(self) -> bool:
+        """Whether every transaction that can conflict with this LTM's runs in this process
+        (in-process conflict managers: embedded mode), so that what a process keeps of its
+        running writers is all of them (`sql.dml.exclpending`)."""
+        return self._alone
+
     # -- begin and snapshots ----------------------------------------------------
 
     def begin(

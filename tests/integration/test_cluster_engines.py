@@ -209,3 +209,20 @@ def test_ddl_sequences_and_conflicts_across_engines(two_engines, cluster_dir):  
             assert v not in values, v
             values.append(v)
             c.rollback()
+        # EXCLUDE across engines: a writer waits for the other engine's uncommitted
+        # conflicting row (as PostgreSQL waits for its writer), then gets 23P01. A
+        # registry of running writers kept per process (`dml.exclpending`) sees none of
+        # the other engine's: the insert went through, and both overlapping rows committed.
+        a.execute("CREATE TABLE booking (id int PRIMARY KEY, r int4range, "
+                  "EXCLUDE USING gist (r WITH &&))")
+        a.commit()
+        a.execute("INSERT INTO booking VALUES (1, '[1,5)')")
+        b.execute("SET lock_timeout = '2s'")
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            b.execute("INSERT INTO booking VALUES (2, '[3,8)')")
+        b.rollback()
+        a.commit()
+        with pytest.raises(psycopg.errors.ExclusionViolation):
+            b.execute("INSERT INTO booking VALUES (2, '[3,8)')")
+        b.rollback()
+        assert b.execute("SELECT id FROM booking").fetchall() == [(1,)]

@@ -5,7 +5,7 @@ PostgreSQL's check_exclusion_or_unique_constraint reads the index with a dirty
 snapshot: it sees the entries of transactions still running, waits for the writer of
 one that conflicts with the new row, and looks again. A Cumulo writer sees only
 committed rows and its own, so each writer of a row under an EXCLUDE constraint (in
-one process: `Transaction.locks_first`) first locks a *claim* key of its own in the
+one process: `LocalTxnManager.alone`) first locks a *claim* key of its own in the
 constraint's index space (`claim`, one per transaction, held until it ends; no entry
 has such a key), then registers the row's key values here and gets back those of the
 other transactions. For each of those that conflicts with one of its rows it waits for

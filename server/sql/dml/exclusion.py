@@ -86,7 +86,7 @@ class Exclusion:
         if not wanted:
             return
         rivals = self.idx.space not in (txn.private or ())  # NB: a space it made: no rival
-        if rivals and isinstance(txn, Transaction) and txn.locks_first:
+        if rivals and isinstance(txn, Transaction) and txn.ltm.alone:
             self._await_rivals(txn, wanted)
         elif rivals:  # NB: cluster mode: other engines' rows are not registered here
             txn.lock_row(self.idx.space, sorted({encode_key(v[:self.eq]) for _, v in wanted}),
