@@ -313,9 +313,14 @@ def arrow_csv_block(data: bytes, delim: str, quote: str, null: str, n: int,
     True
     >>> arrow_csv_block(b'1,a\\n\\n2,b', ",", '"', "", 2, 3) is None
     True
+    >>> [a.to_pylist() for a in arrow_csv_block(b'1,"q",', ",", '"', "", 3, 1)]
+    [['1'], ['q'], [None]]
     """
     if n > 1 and _has_empty_line(data):
         return None
+    # NB: the last line ended by a newline: at the end of the data Arrow read an unquoted
+    # empty last field after a quoted one as "" (not NULL), and a lone line not at all
+    data += b"\n"
     try:
         table = pcsv.read_csv(
             pa.py_buffer(data),

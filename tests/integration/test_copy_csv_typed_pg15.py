@@ -66,6 +66,10 @@ CASES = {
     "mixed quoted and NULL fields": ("", BIG),
     "NULL string N": (", NULL 'N'", _rows(3000, null="N", seed=11)),
     "quoted empty string is a value, unquoted empty is NULL": ("", '1,,,,,"",,,\n2,,,,,,"",,\n'),
+    # NB: the last field of the data, unquoted and empty right after a quoted one (pgJDBC's
+    # CopyManager test): Arrow read it as "" unless the line is ended
+    "unquoted empty last field after a quoted one": ("", '1,2,3.00,,,"n","t","t",\n'
+                                                         '2,2,3.00,,,"n","t","t",\n'),
     "bad integer deep in a quoted block": ("", BIG + '30001,"12x",1.00,2020-01-01,,,,,\n'),
     "bad date in a quoted field": ("", '1,2,"3.00","2020-13-01",,"a",,,\n'),
     "varchar too long, quoted": ("", '1,2,3.00,,,,"abcdefghijklmnop",,\n'),
