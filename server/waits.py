@@ -246,6 +246,22 @@ class Event(threading.Event):
         self._cond = Condition(threading.Lock())
 
 
+class Flag(Event):
+    """An `Event` whose state is also a plain attribute, `up`, that hot paths read without a
+    call (`Event.is_set` is a Python method): a session's cancel flag, which pgwire tests
+    as each batch of messages arrives."""
+
+    up = False
+
+    def set(self) -> None:
+        super().set()
+        self.up = True
+
+    def clear(self) -> None:
+        self.up = False
+        super().clear()
+
+
 class Lock:
     """A `threading.Lock` that a hub's greenlet waits for by parking.
 

@@ -121,7 +121,7 @@ class SQLSession:
         self.cursors: dict[str, Any] = {}
         self.currvals: dict[int, int] = {}
         self.txn_started_at: dt.datetime | None = None
-        self._cancel = waits.Event()
+        self._cancel = waits.Flag()
         self._errors = 0
         self._search_path: tuple[str, list[str]] | None = None
         self.functions = SessionFunctions(self)
@@ -613,7 +613,7 @@ class SQLSession:
         must cancel it, so the session no longer clears the flag when a statement starts.
         """
         self._reset_by_pgwire = True
-        if self._cancel.is_set():  # NB: clear() takes the Event's lock: only when needed
+        if self._cancel.up:  # NB: clear() takes the Event's lock: only when needed
             self._cancel.clear()
 
     def cancel(self) -> None:
@@ -624,7 +624,7 @@ class SQLSession:
     def _raise_if_cancelled(self) -> None:
         """57014 if a cancel is pending (and forgotten then), for the reads that skip the
         executor, whose `ExecContext.check_cancel` would have seen it."""
-        if self._cancel.is_set():
+        if self._cancel.up:
             self._cancel.clear()
             raise QueryCanceled("canceling statement due to user request")
 
@@ -809,7 +809,7 @@ class SQLSession:
         portal left unfinished by the previous statement disarmed (`execute_stmt` and the
         read lanes that bypass it)."""
         self._statements_run += 1
-        if not self._reset_by_pgwire:
+        if not self._reset_by_pgwire and self._cancel.up:
             self._cancel.clear()  # NB: pgwire clears it when a batch arrives (reset_cancel)
         if self._timer is not None:
             self._disarm()
