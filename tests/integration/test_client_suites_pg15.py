@@ -181,6 +181,12 @@ select timestamp '2000-01-01' - time '10:00', date '2000-01-01' - time '10:00', 
 select timestamp '2000-01-01' + time '24:00', date '2000-01-01' + time '10:00', interval '1 day' + date '2000-01-01' + time '10:00';
 select time '10:00' - timestamp '2000-01-01';
 """,
+    # namein clips to NAMEDATALEN - 1 bytes on a character boundary (kept whole before)
+    "name_clipping": """
+select repeat('x', 70)::name, length(repeat('é', 40)::name), octet_length(repeat('é', 40)::name), 'abc'::name;
+select pg_typeof(repeat('x', 70)::name), (repeat('x', 70)::varchar)::name, repeat('y', 63)::name = repeat('y', 63);
+select count(*) from pg_class where relname = repeat('z', 70);
+""",
 }
 
 

@@ -617,6 +617,18 @@ def each_element(one: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
     return each
 
 
+NAMEDATALEN = 64
+
+
+def clip_name(v: Any) -> str:
+    """namein: at most NAMEDATALEN - 1 bytes, cut on a character boundary (pg_mbcliplen)."""
+    s = str(v)
+    raw = s.encode()
+    if len(raw) < NAMEDATALEN:
+        return s
+    return raw[:NAMEDATALEN - 1].decode("utf-8", "ignore")
+
+
 def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] | None:
     """Returns the converter for a cast from src to dst (None: the value is kept as is)."""
     if typmod >= 0 and dst in T.ELEMENT_OF and dst not in (T.INT2VECTOR, T.OIDVECTOR):
@@ -644,6 +656,8 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
         return fit if binner is None else (lambda v: fit(binner(v)))
     if dst == T.CHAR and src in STRINGS and src != T.CHAR:
         return lambda v: str(v)[:1]
+    if dst == T.NAME and (src in STRINGS or src == T.UNKNOWN) and src != T.NAME:
+        return clip_name
     if dst == T.NUMERIC and typmod > 4:
         ninner = cast_function(src, T.NUMERIC)
         mod = _numeric_typmod(typmod)
