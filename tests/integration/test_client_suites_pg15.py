@@ -164,6 +164,9 @@ select to_char(0, '9.99EEEE'), to_char(9.999, '9.99EEEE'), to_char(9.999::float8
 select to_char('Infinity'::numeric, '9.99EEEE'), to_char('NaN'::float8, '9.9EEEE');
 select to_char(-0.00012, 'FM9.9EEEE');
 select to_char(12, 'RN'), to_char(3999, 'FMRN'), to_char(4000, 'RN'), to_char(0, 'RN'), to_char(12.5, 'rn'), to_char(1994::int8, 'FMrn');
+select to_char('2000-01-01'::timestamp, 'TZ OF TZH TZM'), to_char('2000-01-01 00:00+05:30'::timestamptz, 'TZ OF TZH:TZM'), to_char('2000-01-01'::date, 'OF');
+select to_char(interval '1 hour', 'OF');
+select to_char(interval '1 hour', 'HH24 TZ');
 """,
     # regtype input in SQL's words, 'allballs', and format_type's quoted "bit" (typmod -1)
     "type_names": """

@@ -137,6 +137,9 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
         return (name if fm else name.ljust(9)), None
     if tok.upper() == "DY":
         return _case(DAYS[v.isoweekday() % 7][:3], tok), None
+    if tok in ("TZ", "tz", "TZH", "TZM", "OF") and isinstance(v, _IntervalTm):
+        raise InvalidDatetimeFormat("invalid format specification for an interval value",
+                                    hint="Intervals are not tied to specific calendar dates.")
     off = v.utcoffset() if v.tzinfo is not None else None
     if tok in ("TZ", "tz"):
         name = v.tzname() or "" if off is not None else ""
@@ -146,10 +149,8 @@ def _field(tok: str, fm: bool, v: dt.datetime, iv: dt.timedelta | None) -> tuple
         if tok == "TZM":
             return f"{abs(secs) // 60 % 60:02d}", None
         return f"{'-' if secs < 0 else '+'}{abs(secs) // 3600:02d}", None
-    if tok == "OF":
-        if off is None:
-            return "", None
-        secs = int(off.total_seconds())
+    if tok == "OF":  # NB: a value without a zone prints a zero offset (tm_gmtoff 0): +00
+        secs = int(off.total_seconds()) if off is not None else 0
         sign = "-" if secs < 0 else "+"
         hh, mm = divmod(abs(secs) // 60, 60)
         return f"{sign}{hh:02d}" + (f":{mm:02d}" if mm else ""), None
