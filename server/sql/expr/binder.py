@@ -78,7 +78,7 @@ from .regarrays import REG_PARAMS, REG_TYPES, reg_param
 from .regcast import RegOid
 from .rowcast import row_array_cast, row_cast
 from .rowpopulate import record_fields
-from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands
+from .specialforms import SpecialForms, bpchar_in_operands, bpchar_operands, bpchar_subquery
 from .udf import bind_user_function, user_parameters
 from .xmlforms import FORMS as XML_FORMS
 from .xmlforms import XmlForms, is_document_test
@@ -670,6 +670,10 @@ class Binder(SpecialForms, XmlForms):
             sub_t = plan.cols[0].type
             if left.type == T.UNKNOWN:
                 left = coerce(left, sub_t, params=self.params)
+            as_text = bpchar_subquery(left, inner.this if isinstance(inner, exp.Subquery)
+                                      else inner, plan.cols)
+            if as_text is not None:  # NB: char op ANY (SELECT char ...) ignores trailing blanks
+                left, plan = coerce(left, T.TEXT, params=self.params), self.subplan(as_text)
             return E("in_sub", (plan, op, is_all), [left], T.BOOL)
         arr = self.bind(inner)
         if arr.kind == "param" and arr.type == T.UNKNOWN:
@@ -683,6 +687,9 @@ class Binder(SpecialForms, XmlForms):
             arr.args = [coerce(x, left.type, params=self.params) if x.type == T.UNKNOWN else x
                         for x in arr.args]
         left, arr = citextops.array_operand(left, arr, self.params)
+        if left.type == T.BPCHAR and arr.type == T.ARRAY_OF[T.BPCHAR]:  # NB: as for `=`
+            left = coerce(left, T.TEXT, params=self.params)
+            arr = coerce(arr, T.ARRAY_OF[T.TEXT], params=self.params, explicit=True)
         return E("any", (op, is_all), [left, arr], T.BOOL)
 
     def b_NullSafeEQ(self, node: exp.Expression) -> E:
@@ -763,6 +770,8 @@ class Binder(SpecialForms, XmlForms):
             left = citextops.operands(left, E("const", None, [], plan.cols[0].type),
                                       self.params)[0]  # citext IN (text ...): as text
             as_text = citextops.text_subquery(left, q, plan.cols)  # text IN (citext ...)
+            if as_text is None and (as_text := bpchar_subquery(left, q, plan.cols)):
+                left = coerce(left, T.TEXT, params=self.params)  # char IN (SELECT char ...)
             if as_text is not None:
                 plan = self.subplan(as_text)
             return E("in_sub", (plan, "=", False), [left], T.BOOL)

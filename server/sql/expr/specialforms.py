@@ -467,6 +467,27 @@ def bpchar_operands(a: E, b: E, params: Any) -> tuple[E, E]:
             E("pyfunc", ("rtrim", _rtrim, True), [b], T.TEXT, -1, b.name))
 
 
+def bpchar_subquery(left: E, q: exp.Expression, cols: list[Any]) -> exp.Expression | None:
+    """`char(n) IN (SELECT char(m) ...)` compares without trailing blanks, as `=` does: the
+    subquery again, its column cast to text (which drops them; the caller casts the left
+    side too). None when the two sides are not both char(n).
+
+    >>> left = E("col", 0, [], T.BPCHAR, 8)
+    >>> q = exp.select("k").from_("t")
+    >>> bpchar_subquery(left, q, [E("col", 0, [], T.BPCHAR, 10, "k")]).sql("postgres")
+    'SELECT CAST("_bp"."k" AS TEXT) FROM (SELECT k FROM t) AS "_bp"'
+    >>> bpchar_subquery(left, q, [E("col", 0, [], T.TEXT, -1, "k")]) is None
+    True
+    """
+    if len(cols) != 1 or cols[0].type != T.BPCHAR or left.type != T.BPCHAR:
+        return None
+    col = exp.Cast(this=exp.column(exp.to_identifier(cols[0].name, quoted=True),
+                                   table=exp.to_identifier("_bp", quoted=True)),
+                   to=exp.DataType.build("text"))
+    return exp.select(col).from_(exp.Subquery(this=q.copy(), alias=exp.TableAlias(
+        this=exp.to_identifier("_bp", quoted=True))))
+
+
 def bpchar_in_operands(left: E, items: list[E]) -> tuple[E, list[E]]:
     """Operands of `char(n) IN (...)`: PostgreSQL ignores trailing blanks, as for `=`.
 
