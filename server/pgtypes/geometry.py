@@ -28,6 +28,12 @@ from ..errors import InvalidBinaryRepresentation, InvalidTextRepresentation, SQL
 POINT, LSEG, PATH, BOX, POLYGON, LINE, CIRCLE = 600, 601, 602, 603, 604, 628, 718
 NAMES = {POINT: "point", LSEG: "lseg", PATH: "path", BOX: "box", POLYGON: "polygon",
          LINE: "line", CIRCLE: "circle"}
+# pg_cast's casts between geometric types, each its target type's conversion function
+# (point(box), box(circle), polygon(circle) ...), as (source, target)
+CASTS = frozenset({
+    (POINT, BOX), (LSEG, POINT), (PATH, POLYGON), (BOX, POINT), (BOX, LSEG), (BOX, POLYGON),
+    (BOX, CIRCLE), (POLYGON, POINT), (POLYGON, PATH), (POLYGON, BOX), (POLYGON, CIRCLE),
+    (CIRCLE, POINT), (CIRCLE, BOX), (CIRCLE, POLYGON)})
 _NUM = re.compile(r"[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)", re.I)
 _D = struct.Struct("!d")
 _I = struct.Struct("!i")

@@ -184,6 +184,15 @@ select timestamp '2000-01-01' - time '10:00', date '2000-01-01' - time '10:00', 
 select timestamp '2000-01-01' + time '24:00', date '2000-01-01' + time '10:00', interval '1 day' + date '2000-01-01' + time '10:00';
 select time '10:00' - timestamp '2000-01-01';
 """,
+    # pg_cast's geometric casts, each the target type's function (42846 before)
+    "geometric_casts": """
+select box '((0,0),(2,2))'::point, circle '<(0,0),1>'::box, box '((0,0),(2,2))'::circle, box '((0,0),(2,2))'::polygon;
+select polygon '((0,0),(1,1),(2,0))'::path, path '((0,0),(1,1),(2,0))'::polygon, lseg '[(0,0),(2,2)]'::point, polygon '((0,0),(1,1),(2,0))'::box;
+select circle '<(1,1),1>'::point, polygon '((0,0),(1,1),(2,0))'::circle, point '(1,1)'::box, box '((0,0),(2,2))'::lseg;
+select circle '<(0,0),1>'::polygon::text, polygon '((0,0),(1,1),(2,0))'::point;
+select point '(1,1)'::circle;
+select castsource, casttarget, castfunc, castcontext, castmethod from pg_cast where castsource in (600, 601, 602, 603, 604, 718) and casttarget in (600, 601, 602, 603, 604, 718) order by 1, 2;
+""",
     # namein clips to NAMEDATALEN - 1 bytes on a character boundary (kept whole before)
     "name_clipping": """
 select repeat('x', 70)::name, length(repeat('é', 40)::name), octet_length(repeat('é', 40)::name), 'abc'::name;

@@ -38,7 +38,7 @@ from ...errors import (
     WindowingError,
     WrongObjectType,
 )
-from ...pgtypes import hstore, records, zones
+from ...pgtypes import geometry, hstore, records, zones
 from ...pgtypes import oids as T
 from ...pgtypes.bits import hex_literal, parse_bit
 from ...pgtypes.collated import plain as collated_plain
@@ -1230,6 +1230,8 @@ class Binder(SpecialForms, XmlForms):
             e = coerce(inner, target, typmod, params=self.params, explicit=True)
             e.name = name
             return e
+        if (inner.type, target) in geometry.CASTS:  # box::point is point(box), as pg_cast
+            return self._call(T.TYPES[target].name, [inner], name)
         if inner.type == target and typmod < 0:
             return E("cast", None, [inner], target, inner.typmod, name)
         if not self.folding and inner.kind == "const" and inner.type not in (T.UNKNOWN,

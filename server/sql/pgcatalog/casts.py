@@ -2,8 +2,9 @@
 
 The rows come from `expr.pgcasts.PG_CASTS`, the table the binder's implicit and
 assignment rules are derived from, kept where both types exist here (pg_type lists
-them) and `cast_function` converts between them; casts Cumulo refuses (most
-geometric conversions) are left out rather than promised. OIDs, functions,
+them) and `cast_function` converts between them (or, for the geometric types, the
+binder calls the target type's function); casts Cumulo refuses are left out rather than
+promised. OIDs, functions,
 contexts and methods are PostgreSQL's, so psql's `\\dC` prints what it prints there,
 and the cast functions it names are in pg_proc (`cast_procs`), even where Cumulo
 calls its own converter rather than a function of that name.
@@ -20,6 +21,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from ...pgtypes import geometry
 from ..expr.casts import cast_function
 from ..expr.pgcasts import CAST_FUNCTIONS, PG_CASTS
 from .registry import pg_relation
@@ -27,6 +29,8 @@ from .systypes import builtin_type_row
 
 
 def _performed(src: int, dst: int) -> bool:
+    if (src, dst) in geometry.CASTS:  # NB: the binder calls the target's function
+        return True
     try:
         cast_function(src, dst)
     except Exception:  # NB: CannotCoerce, or a converter that cannot be built for this pair
