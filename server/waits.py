@@ -194,27 +194,43 @@ def wake_all(waiters: list[Waiter]) -> None:
             pass
 
 
+_PLAIN_LOCK = type(threading.Lock())
+
+
 class Condition(threading.Condition):
     """A `threading.Condition` whose `wait` parks a hub's greenlet instead of its thread."""
 
     def __init__(self, lock: Any = None) -> None:
         super().__init__(lock)
         self._parked: list[Waiter] = []
+        # NB: a plain Lock has no C-level _is_owned, _release_save and _acquire_restore:
+        # threading's Python stand-ins cost three calls per park (a commit's wait for its
+        # fsync, a row-lock wait), so `wait` does their work inline for one
+        self._plain = type(self._lock) is _PLAIN_LOCK  # type: ignore[attr-defined]
 
     def wait(self, timeout: float | None = None) -> bool:
         hub = current_hub()
         if hub is None:
             return super().wait(timeout)
-        if not self._is_owned():  # type: ignore[attr-defined]
+        lock: Any = self._lock  # type: ignore[attr-defined]
+        plain = self._plain
+        if plain:
+            if lock.acquire(False):  # NB: threading's _is_owned for a plain Lock
+                lock.release()
+                raise RuntimeError("cannot wait on un-acquired lock")
+        elif not self._is_owned():  # type: ignore[attr-defined]
             raise RuntimeError("cannot wait on un-acquired lock")
         w = Waiter(hub)
         self._parked.append(w)
-        saved = self._release_save()  # type: ignore[attr-defined]
+        saved = lock.release() if plain else self._release_save()  # type: ignore[attr-defined]
         woke = False
         try:
             woke = w.park(timeout)
         finally:
-            self._acquire_restore(saved)  # type: ignore[attr-defined]
+            if plain:
+                lock.acquire()
+            else:
+                self._acquire_restore(saved)  # type: ignore[attr-defined]
             if not woke:
                 w.done = True
                 if w in self._parked:
