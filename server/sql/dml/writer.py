@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import struct
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from functools import partial
 from itertools import islice, repeat
 from operator import is_, itemgetter, lt
@@ -555,6 +556,10 @@ class TableWriter:
             if not wanted or parent is None:
                 continue
             refd = list(wanted)
+            casts = parent_casts(self.table, parent, fk)
+            if casts is not None:  # NB: an int8 key into a numeric one looks for the numeric
+                refd = [tuple(v if f is None else f(v) for f, v in zip(casts, vals, strict=True))
+                        for vals in refd]
             # NB: a primary key's values are encoded once, for the read and for the lock
             pkeys = [encode_key(v) for v in refd] \
                 if tuple(parent.primary_key) == tuple(fk.ref_columns) else None
@@ -565,8 +570,7 @@ class TableWriter:
                 got = txn.lock_row(parent.space, pkeys, KEY_SHARE)
                 if got > 0:
                     with txn.fresh_snapshot():
-                        missing = find_missing_parents(s, txn, parent, fk.ref_columns,
-                                                       list(wanted))
+                        missing = find_missing_parents(s, txn, parent, fk.ref_columns, refd)
             if missing:
                 vals = missing[0]
                 names = ", ".join(self.table.columns[i].name for i in pos)
@@ -761,6 +765,26 @@ def writer_of(s: SQLSession, table: Table) -> TableWriter:
     if w is None:
         w = resolved[table.oid] = writer_for(s, cat.table_by_oid(table.oid) or table)
     return w
+
+
+_INTS = frozenset((T.INT2, T.INT4, T.INT8))
+
+
+def parent_casts(child: Table, parent: Table, fk: Constraint) -> list[Any] | None:
+    """Per foreign-key column, how a child's value becomes the referenced column's type
+    where the two are stored apart (an integer key referencing numeric or float8, which
+    PostgreSQL compares after the implicit cast); None when every column matches. Key
+    encodings differ by type: an int 5 is not found among numeric keys as Decimal 5."""
+    casts: list[Any] = []
+    for a, b in zip(fk.columns, fk.ref_columns, strict=True):
+        ct, pt = child.columns[a - 1].type_oid, parent.columns[b - 1].type_oid
+        if pt == T.NUMERIC and ct in _INTS:
+            casts.append(Decimal)
+        elif pt in (T.FLOAT4, T.FLOAT8) and ct != pt and (ct in _INTS or ct == T.NUMERIC):
+            casts.append(float)
+        else:
+            casts.append(None)
+    return casts if any(casts) else None
 
 
 def find_missing_parents(s: SQLSession, txn: Any, parent: Table, ref_cols: tuple[int, ...],
