@@ -130,7 +130,8 @@ class ReleaseLtm:
     """LTM `ltm` was declared dead: drop its transactions' holds, recording them as
     committed at `commit_ts` (every timestamp it was ever handed is at or below it, so a
     commit of it that the log holds is covered; one it never made only costs a writer
-    with an older snapshot a 40001), and wake their waiters (other LTMs': mailboxes)."""
+    with an older snapshot a 40001), and wake their waiters (other LTMs': mailboxes).
+    From then on the manager refuses the LTM's locks (57P01)."""
 
     ltm: int
     commit_ts: int
@@ -208,6 +209,10 @@ class ConflictService:
         # until an LTM resets it with the high mark (`ClusterTxnManager(reset_conflicts=True)`).
         self.needs_reset = needs_reset
         self.floor = 0  # every key's last commit is at least this (see `Reset`)
+        # LTMs declared dead (`ReleaseLtm`): their locks went then, so a session of one that
+        # resumes (an engine paused past its ZooKeeper session) may take no more (57P01, as
+        # the MasterMind and the loggers refuse it): nobody would ever release those
+        self.fenced: set[int] = set()
         self._mail: dict[int, list[int]] = {}
         self._mail_cond = threading.Condition()
 
@@ -245,6 +250,10 @@ class ConflictService:
                 sqlstate=NOT_RESET,
                 hint="Restart the query engine (its LTM resets the conflict managers).",
             )
+        if self.fenced and type(msg) in (AcquireSpace, Acquire) and ltm_of(msg.txn) in self.fenced:
+            raise SQLError("terminating connection: this query engine was declared dead",
+                           sqlstate="57P01",
+                           hint="Its transactions were aborted; reconnect to another one.")
         if self.floor and type(msg) in (AcquireSpace, Acquire):
             below = self._below_floor(msg)
             if below is not None:
@@ -271,6 +280,7 @@ class ConflictService:
 
     def _release_ltm(self, ltm: int, commit_ts: int) -> Ack:
         """Answers `ReleaseLtm` (see it)."""
+        self.fenced.add(ltm)
         cm = self.cm
         held = cm.holdings(lambda tid: ltm_of(tid) == ltm)
         for tid, spaces in held.items():

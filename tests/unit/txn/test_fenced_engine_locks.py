@@ -19,10 +19,18 @@ from typing import Any
 import pytest
 
 from cumulo.server.cluster.mastermind import MasterMindService, RemoteSequencer, RemoteSnapshots
-from cumulo.server.cluster.services import FenceLtm, LoggerService, LogRecord
+from cumulo.server.cluster.services import (
+    LTM_SHIFT,
+    ConflictService,
+    FenceLtm,
+    From,
+    LoggerService,
+    LogRecord,
+    ReleaseLtm,
+)
 from cumulo.server.errors import SQLError
 from cumulo.server.kivi.node import KiviNode
-from cumulo.server.txn.conflicts import ConflictManager
+from cumulo.server.txn.conflicts import AcquireSpace, ConflictManager, Granted
 from cumulo.server.txn.ltm import LocalTxnManager
 
 S, K = 7, b"k"
@@ -68,3 +76,17 @@ def test_a_fenced_engines_refused_commit_releases_its_lock(tmp_path: Any) -> Non
         assert cm.holder(S, K) is None
     finally:
         logger.close()
+
+
+def test_a_conflict_manager_refuses_locks_to_an_engine_declared_dead() -> None:
+    """The reaper released the dead engine's locks (`ReleaseLtm`); a lock its resumed
+    session took after that would never be released by anyone: the manager refuses it."""
+    svc = ConflictService()
+    dead, live = LTM << LTM_SHIFT, 2 << LTM_SHIFT
+    assert svc.handle(From(LTM, AcquireSpace(dead | 1, 5, S, (K,)))) == [Granted(dead | 1)]
+    svc.handle(ReleaseLtm(LTM, 10))
+    with pytest.raises(SQLError) as e:
+        svc.handle(From(LTM, AcquireSpace(dead | 2, 10, S, (b"other",))))
+    assert e.value.sqlstate == "57P01"
+    assert svc.cm.holder(S, b"other") is None
+    assert svc.handle(From(2, AcquireSpace(live | 1, 10, S, (K,)))) == [Granted(live | 1)]
