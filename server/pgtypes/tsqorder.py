@@ -7,7 +7,7 @@ right operand before the left one, then the larger phrase distance; between oper
 larger CRC of the lexeme first (the "legacy" CRC-32: the reflected table with unreflected
 code, as a signed int32), then the lexeme bytewise. Weights and prefix flags do not count:
 `'a:*'` and `'a'` sort together. Nothing of this follows the text, so ORDER BY a tsquery
-needs this key (`expr.usertypes.enum_ordered`).
+needs this key (`expr.userexprs.enum_ordered`).
 
 >>> from cumulo.server.pgtypes.tsearch import query
 >>> keys = ["'b' | 'c'", "'a'", "!'a'", "'a' & 'b'", "'z'", "'a' <-> 'b'"]

@@ -32,7 +32,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("sql/expr/functions.py", "importlib"): "loads the function library on first resolution",
     # -- debt: cycles not yet broken ---------------------------------------------------------
     ("pgtypes/zones.py", ".text"): "debt: zones <-> text (interval settings)",
-    ("sql/expr/bound.py", ".typefacts"): "debt: typefacts -> usertypes -> bound",
     ("sql/functions/catalogfns.py", "..pgcatalog.relations"): "debt: functions <-> pgcatalog",
     ("sql/functions/catalogfns.py", "..pgcatalog.runtime"): "debt: functions <-> pgcatalog",
     ("sql/functions/regcasts.py", "..pgcatalog.runtime"): "debt: functions <-> pgcatalog",

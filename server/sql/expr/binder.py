@@ -59,6 +59,7 @@ from . import (
     jsonrows,
     namedargs,
     trgmops,
+    userexprs,
     usertypes,
     wholerow,
 )
@@ -645,7 +646,7 @@ class Binder(SpecialForms, XmlForms):
             raise hstorerows.undefined(op, left, right)
         if op not in ("=", "<>") and (a.type == b.type or {a.type, b.type} == {T.INET, T.CIDR}) \
                 and usertypes.has_sort_key(a.type):
-            a, b = usertypes.enum_ordered(a), usertypes.enum_ordered(b)  # enum, jsonb order
+            a, b = userexprs.enum_ordered(a), userexprs.enum_ordered(b)  # enum, jsonb order
         return E("op", op, [a, b], T.BOOL)
 
     def _cmp(self, node: exp.Expression) -> E:
@@ -1518,7 +1519,7 @@ class Binder(SpecialForms, XmlForms):
             if call is not None:
                 return call
         if name in usertypes.ENUM_FUNCTIONS:
-            call = usertypes.enum_function(name, args)
+            call = userexprs.enum_function(name, args)
             if call is not None:
                 return call
         if name in citextops.OVERLOADED:  # strpos(citext, ...): case-insensitive

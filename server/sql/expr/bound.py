@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...pgtypes import oids as T
+from .typefacts import type_name
 
 
 @dataclass(eq=False)
@@ -86,8 +87,6 @@ def render(e: E) -> str:
     if k in ("isnull", "notnull"):
         return f"({render(e.args[0])} IS {'NOT ' if k == 'notnull' else ''}NULL)"
     if k == "cast":
-        from .typefacts import type_name
-
         return f"{render(e.args[0])}::{type_name(e.type)}"
     if k in ("call", "pyfunc"):
         name = e.data.name if k == "call" else e.data[0]

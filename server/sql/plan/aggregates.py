@@ -33,7 +33,8 @@ from ..expr.binder import AGG_CLASSES, Binder, Scope, find_aggregates, func_args
 from ..expr.bound import E, col, const
 from ..expr.functions import coerce
 from ..expr.opclasses import check_distinct_aggregate, check_equality, check_ordering
-from ..expr.usertypes import enum_ordered, has_sort_key
+from ..expr.userexprs import enum_ordered
+from ..expr.usertypes import has_sort_key
 from ..functions.hypsetaggs import HYPOTHETICAL_AGGS
 from ..functions.ordsetaggs import ORDERED_SET_AGGS
 from ..functions.statsaggs import STATS_AGGS

@@ -47,7 +47,7 @@ from ..expr.commontype import select_common_type
 from ..expr.functions import _ensure_loaded, coerce
 from ..expr.opclasses import check_equality, check_ordering
 from ..expr.regcast import RegOid
-from ..expr.usertypes import enum_ordered  # NB: enums sort by enumsortorder, not by label
+from ..expr.userexprs import enum_ordered  # NB: enums sort by enumsortorder, not by label
 from ..functions.registry import FUNCTIONS
 from ..pgcatalog import VIRTUAL_TABLES  # NB: the package, so every virtual table is registered
 from ..pgcatalog.registry import VirtualTable

@@ -18,7 +18,14 @@ from cumulo.server.sql import (
 )
 from cumulo.server.sql.ddl import altersplit, depends
 from cumulo.server.sql.dml import exclpending
-from cumulo.server.sql.expr import constfold, fuzzycols, setoptypes, wholerow
+from cumulo.server.sql.expr import (
+    constfold,
+    fuzzycols,
+    setoptypes,
+    specialforms,
+    userexprs,
+    wholerow,
+)
 from cumulo.server.sql.pgcatalog import accessmethods
 from cumulo.server.sql.plan import fromnames, joinusing, nullmark, paramcheck
 from cumulo.server.sql.plpgsql import functions as plpgsql_functions
@@ -30,7 +37,8 @@ from cumulo.server.sql.privileges import acl, defaults
                                     nullmark, statement, setoptypes, parse, errpos,
                                     accessmethods, plpgsql_functions, constfold, numlimits,
                                     prepstmts, paramcheck, joinusing, usingalias,
-                                    altersplit, mergesyntax, fuzzycols, exclpending])
+                                    altersplit, mergesyntax, fuzzycols, exclpending,
+                                    specialforms, userexprs])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
