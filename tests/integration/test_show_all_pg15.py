@@ -72,9 +72,14 @@ def _facts(dsn: str) -> dict[str, tuple]:
                                                      for n, *r in values}
 
 
+# NB: server_version_num's min_val and max_val are the server's own version, which moves with
+# the machine's PostgreSQL build (apt's 15.18, then 15.20): no fact of the setting to compare
+_OWN_VERSION = {"server_version_num"}
+
+
 def test_pg_settings_ranges_and_units_as_pg15(cumulo_server, pg15):
     pg, cu = _facts(pg15.dsn()), _facts(cumulo_server.dsn())
-    both = sorted(set(pg) & set(cu))
+    both = sorted(set(pg) & set(cu) - _OWN_VERSION)
     assert len(both) >= 100 and "value:log_parameter_max_length" in both
     diffs = [(n, pg[n], cu[n]) for n in both if pg[n] != cu[n]]
     assert not diffs, "\n".join(f"{n}\n  pg15:   {p}\n  cumulo: {c}" for n, p, c in diffs)
