@@ -30,10 +30,17 @@ same calls through Django's stock PostgreSQL backend (psycopg 3) on both servers
 - ts_headline's choice among the covers of the query (the one with the most matches,
   not the first: SearchHeadline("brave sir robin")), its way back past short words to
   MinWords, and options quoted in '' as Django's SearchHeadline sends them
-  (StartSel='<span>', FragmentDelimiter='...<br>'; a bad list is 42601).
+  (StartSel='<span>', FragmentDelimiter='...<br>'; a bad list is 42601);
+- ALTER COLUMN ... TYPE of the same type with another COLLATE (a field's db_collation
+  changed by a migration) compares under the new collation: the stored values were
+  kept under the old ICU collation (`schema.tests.test_ci_cs_db_collation`).
 """
 
 from __future__ import annotations
+
+import importlib.util
+
+import pytest
 
 from tests.django.test_django_orm import _configure
 from tests.integration.stmtdiff import assert_same_outcomes
@@ -206,6 +213,39 @@ select ts_headline('english', t, plainto_tsquery('english', 'robin'), 'StartSel 
 
 def test_statements_django_sends_match_pg15(cumulo_server, pg15):
     assert_same_outcomes(pg15, cumulo_server, "django_orm", SCRIPT)
+
+
+DB_COLLATION = """
+create collation dj_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+create table au (id int primary key, name varchar(255));
+alter table au alter column name type varchar(255) collate "dj_ci";
+insert into au values (1, 'ANDREW');
+select count(*) from au where name = 'Andrew';
+alter table au alter column name type varchar(255) collate "en-x-icu";
+select count(*) from au where name = 'Andrew';
+select name = 'Andrew', name < 'andrew' from au;
+create table ap (name varchar(20) primary key, n int);
+create index ap_n on ap (name, n);
+insert into ap values ('ANDREW', 1), ('bob', 2);
+alter table ap alter column name type varchar(20) collate dj_ci;
+select * from ap where name = 'andrew';
+select * from ap where name = 'BOB' order by name;
+insert into ap values ('Andrew', 3);
+alter table ap alter column name type text;
+select * from ap where name = 'andrew';
+insert into ap values ('Andrew', 3);
+select * from ap order by name;
+delete from ap where n = 3;
+alter table ap alter column name type varchar(30) collate dj_ci;
+select * from ap where name = 'andrew' order by n;
+select * from ap where name > 'B' order by name
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("icu") is None,
+                    reason="PyICU (pip install 'cumulo[icu]') is not installed")
+def test_db_collation_change_matches_pg15(cumulo_server, pg15):
+    assert_same_outcomes(pg15, cumulo_server, "django_coll", DB_COLLATION, detail=True)
 
 
 _MODEL: list[type] = []

@@ -41,7 +41,7 @@ from ..expr.casts import cast_function
 from ..expr.types import STRINGS, array_ndims, declared_domain, domain_of, is_string, type_name
 from ..parse import parse_sql
 from ..partitions.members import ancestors, descendants
-from ..pgcatalog.collations import column_collation
+from ..pgcatalog.collations import COLLATABLE, column_collation, value_wrapper
 from .constraints import (
     _rekey,
     add_check,
@@ -291,9 +291,10 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
                 f'column "{col.name}" cannot be cast automatically to type {type_name(oid)}',
                 hint=f'You might need to specify "USING {col.name}::{type_name(oid)}".') from None
         conv = ("value", f)
-    rekey = col.attnum in table.primary_key and conv[1] is not None  # new values, new keys
     ndims = array_ndims(node.args["dtype"])
     changed = _retyped(col, node.args["dtype"], oid, typmod, ndims, collation)
+    conv = _collating(s, conv, changed, col)
+    rekey = col.attnum in table.primary_key and conv[1] is not None  # new values, new keys
     cols = tuple(changed if c.attnum == col.attnum else c for c in table.columns)
     new = dataclasses.replace(table, columns=cols)
     _put(s, new)
@@ -319,6 +320,20 @@ def alter_type(s: SQLSession, table: Table, col: Column, node: exp.AlterColumn) 
             s.store.put(txn, s.db.oid, moved)
             s.catalog_changed()
             build_index(s, _table(s, table.oid), moved)
+
+
+def _collating(s: SQLSession, conv: tuple[str, Any], new: Column, old: Column) -> tuple[str, Any]:
+    """The conversion, its text values then under the column's new collation (ICU-collated
+    or plain again, as the writer stores them: `pgcatalog.collations.wrappers`), when the
+    collation changes or the values are converted; a COLLATE-only change (Django's
+    `db_collation`) rewrote nothing and kept comparing under the old one."""
+    kind, f = conv
+    if new.type_oid not in COLLATABLE or new.ndims or (f is None and new.collation == old.collation):
+        return conv
+    wrap = value_wrapper(s.catalog(), new.collation)
+    if kind == "row":
+        return "row", lambda r, ctx: wrap(f(r, ctx))
+    return "value", wrap if f is None else lambda v: wrap(f(v))
 
 
 def _retyped(col: Column, dtype: exp.Expression, oid: int, typmod: int, ndims: int,
