@@ -69,7 +69,7 @@ from .plan.pointread import constant_row
 from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
-from .settings import PUBLISHED, Settings, duration_ms, startup_settings
+from .settings import PUBLISHED, SERVER, Settings, duration_ms, startup_settings
 from .statement import Stmt, analyse
 
 if TYPE_CHECKING:
@@ -583,7 +583,8 @@ class SQLSession:
         """Records a statement's start for pg_stat_activity; ends a terminated session."""
         if self.terminated:
             raise _terminated()
-        self.settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
+        if self.settings.generation != SERVER.generation:  # NB: no call while none came
+            self.settings.refresh()  # NB: takes a configuration reload (SIGHUP), as PostgreSQL
         self.running = True
         self.last_query = sql
         self.query_start = self.state_change = time.time()

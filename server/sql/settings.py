@@ -446,7 +446,7 @@ class Settings:
     def __init__(self, overrides: dict[str, str] | None = None) -> None:
         self.values = dict(SERVER.values)
         self.base = SERVER.values  # the server-wide layer this session follows (see refresh)
-        self._generation = SERVER.generation
+        self.generation = SERVER.generation  # the reload taken last (`refresh`)
         self.session_defaults: dict[str, str] = {}
         self._local_undo: dict[str, str] = {}
         # the value each setting had before this transaction first changed it: ROLLBACK
@@ -602,10 +602,10 @@ class Settings:
     def refresh(self) -> bool:
         """After a configuration reload, takes the new server-wide value of every setting this
         session did not change itself; True if there was a reload to take."""
-        if self._generation == SERVER.generation:
+        if self.generation == SERVER.generation:
             return False
         old, new = self.base, SERVER.values
-        self._generation, self.base = SERVER.generation, new
+        self.generation, self.base = SERVER.generation, new
         updates = {}
         for key, value in new.items():
             if key in self.session_defaults or key.startswith("transaction_"):
