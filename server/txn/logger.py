@@ -438,11 +438,13 @@ class RedoLog:
 
     def wait_durable(self, lsn: int) -> None:
         """Blocks until record `lsn` is on disk, leading an fsync for everyone if none runs."""
-        with self._cond:
+        with self._lock:  # NB: `_cond`'s lock, without the Condition's Python __enter__
             while self.gc.synced < lsn:
                 outputs = self.gc.handle(WaitDurable(lsn), time.monotonic())
                 if outputs:
                     self._run(outputs)
+                    if self._inflight is not None and self.gc.synced < lsn:
+                        self._cond.wait()  # NB: the helper has our order, its answers watched
                     continue
                 if self._inflight is not None:
                     hub = waits.current_hub()
