@@ -405,7 +405,7 @@ class SQLSession:
         None, with nothing done, for any other statement or state, which then takes
         `execute`. The lane is open when `check_prepared` bound this plan at this
         Bind (nothing to revalidate), no transaction is open and `_reads_alone` holds (no
-        block, READ COMMITTED, no statement_timeout); inside a block, see `_read_in_block`.
+        block, READ COMMITTED, no statement_timeout); inside a block, see `_block_rows`.
         On the way it does all that `execute`
         and `execute_stmt` do for such a read: pg_stat_activity's fields, the plan counts,
         log_statement, cancel, the privilege check (`Stmt.check`, as the statement's `run`
@@ -416,17 +416,23 @@ class SQLSession:
         if (stmt is None or stmt is not prepared.handle or self._bound_at != self._statements_run
                 or prepared.literals is not None or self.failed):
             return None
-        if self.txn is not None:
-            return self._read_in_block(prepared, stmt, params)
         plan = stmt.plan
-        if plan is None or (plan.point is None and not plan.constant) or stmt.kind != "query" \
-                or not stmt.in_txn or not self._reads_alone():
+        in_block = self.txn is not None  # NB: see `_block_rows`
+        if in_block:
+            if (not self.in_block or plan is None or plan.point is None or stmt.check is None
+                    or stmt.kind != "query" or not stmt.in_txn
+                    or self.settings.values.get("statement_timeout", "0") != "0"):
+                return None
+        elif plan is None or (plan.point is None and not plan.constant) \
+                or stmt.kind != "query" or not stmt.in_txn or not self._reads_alone():
             return None
         self._started(prepared.sql)
         count_execution(prepared)
         logged = oplog.started(self.settings.values, prepared.sql, extended=True)
         try:
             self._statement_begins()
+            if in_block:
+                return self._block_rows(stmt, params)
             if plan.point is None:  # SELECT 1, SELECT $1: its row as `simple_read` makes it
                 rows = [constant_row(plan.root, params)]
                 self._raise_if_cancelled()
@@ -440,39 +446,20 @@ class SQLSession:
             if logged is not None:
                 oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
 
-    def _read_in_block(self, prepared: Prepared, stmt: Stmt, params: list[Any]
-                       ) -> list[tuple[Any, ...]] | None:
+    def _block_rows(self, stmt: Stmt, params: list[Any]) -> list[tuple[Any, ...]]:
         """`read_point`'s lane inside a transaction block (pgbench's SELECT abalance between
         its UPDATEs): a primary-key read whose privilege check is known, with no
-        statement_timeout to arm. `execute_stmt` would run it as the next statement of the
-        block (counted, a new READ COMMITTED snapshot) and `run_plan` read its rows by key at
-        the transaction's snapshot, own writes included; this does the same without the
-        savepoint (a read writes nothing to undo), the Result or the executor's run. None,
-        with nothing done, for anything else (BEGIN not followed by a statement yet, a
-        failed block, another plan)."""
-        plan = stmt.plan
-        if (not self.in_block or plan is None or plan.point is None or stmt.check is None
-                or stmt.kind != "query" or not stmt.in_txn
-                or self.settings.values.get("statement_timeout", "0") != "0"):
-            return None
-        self._started(prepared.sql)
-        count_execution(prepared)
-        logged = oplog.started(self.settings.values, prepared.sql, extended=True)
-        try:
-            self._statement_begins()
-            txn = self.txn
-            txn.new_statement()
-            stmt.check(self)
-            rows = plan.point.read(txn, params)
-            self._raise_if_cancelled()  # NB: where `run_plan` checks
-            return rows
-        except BaseException as e:
-            locate_literal(e, prepared.sql)
-            self.on_error(e)
-            raise
-        finally:
-            if logged is not None:
-                oplog.finished(self.settings.values, prepared.sql, logged, extended=True)
+        statement_timeout to arm (`read_point` lets nothing else here: BEGIN not followed
+        by a statement yet, another plan). `execute_stmt` would run it as the next statement of
+        the block (counted, a new READ COMMITTED snapshot) and `run_plan` read its rows by
+        key at the transaction's snapshot, own writes included; this does the same without
+        the savepoint (a read writes nothing to undo), the Result or the executor's run."""
+        txn = self.txn
+        txn.new_statement()
+        stmt.check(self)  # type: ignore[misc]  # NB: read_point let no None here
+        rows = stmt.plan.point.read(txn, params)
+        self._raise_if_cancelled()  # NB: where `run_plan` checks
+        return rows
 
     def _point_rows(self, stmt: Stmt, params: list[Any]) -> list[tuple[Any, ...]]:
         """The rows of a primary-key read outside a block (`read_point`, `simple_read`), as

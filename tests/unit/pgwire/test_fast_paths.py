@@ -287,7 +287,7 @@ def test_the_portal_of_a_statement_without_rows_lives_on_only_in_a_block(conn):
 @pytest.mark.parametrize("isolation", ["read committed", "repeatable read"])
 def test_point_reads_in_a_block_answer_as_message_by_message(conn, isolation):
     """A primary-key read inside a block takes `read_point`'s lane too (the session's
-    `_read_in_block`): its row at the block's snapshot with the block's own writes, a new
+    `_block_rows`): its row at the block's snapshot with the block's own writes, a new
     snapshot per statement under READ COMMITTED and the first one under REPEATABLE READ, and
     after the Sync a spent portal (Describe gives its row shape, Execute says SELECT 0).
     Each round trip must give the bytes of its messages one at a time."""
@@ -296,8 +296,8 @@ def test_point_reads_in_a_block_answer_as_message_by_message(conn, isolation):
     run(conn, W.parse("SELECT bal FROM acc WHERE aid = $1", "pk"),
         W.parse("UPDATE acc SET bal = bal + 1 WHERE aid = $1", "upd"), W.SYNC)
     taken = []
-    lane = conn.session._read_in_block
-    conn.session._read_in_block = lambda *a: taken.append(r := lane(*a)) or r
+    lane = conn.session._block_rows
+    conn.session._block_rows = lambda *a: taken.append(r := lane(*a)) or r
 
     def read(aid: bytes) -> list[str]:
         msgs = [W.bind((aid,), stmt="pk"), W.describe("P"), W.execute(), W.SYNC]
