@@ -46,6 +46,16 @@ def _result(lines: list[str], o: ExplainOptions) -> Result:
     return Result("EXPLAIN", _column(o), iter([(x,) for x in lines]), done=False)
 
 
+def _rendered(tree: Any, o: ExplainOptions, planning: float, ms: float) -> Result:
+    """The plan tree as EXPLAIN's result, with its Planning Time and (ANALYZE) Execution
+    Time when SUMMARY is on."""
+    summary = {"Planning Time": planning, "Execution Time": ms} if o.show_summary else None
+    if summary is not None and not o.analyze:
+        summary.pop("Execution Time")
+    return _result(pgexplain.render(tree, o.format, costs=o.costs, timing=o.show_timing,
+                                    summary=summary), o)
+
+
 def _tree(plan: Any, s: SQLSession, p: list[Any], o: ExplainOptions,
           query: bool = True, custom: bool = True) -> tuple[Any, float]:
     """Builds PostgreSQL's plan tree; with ANALYZE runs the plan first. Returns (tree, ms).
@@ -94,12 +104,7 @@ def analyse_explain(session: SQLSession, sql: str, m: re.Match[str], param_oids:
 
     def run(s: SQLSession, p: list[Any]) -> Result:
         pt, ms = _tree(plan, s, p, o)
-        summary = {"Planning Time": planning, "Execution Time": ms} if o.show_summary else None
-        if summary is not None and not o.analyze:
-            summary.pop("Execution Time")
-        lines = pgexplain.render(pt, o.format, costs=o.costs, timing=o.show_timing,
-                                 summary=summary)
-        return _result(lines, o)
+        return _rendered(pt, o, planning, ms)
 
     return Stmt(sql, "utility", run, _column(o), q.param_oids, q.version, tag="EXPLAIN")
 
@@ -150,13 +155,7 @@ def _explain_target(s: SQLSession, target: Stmt, tree: exp.Expression, p: list[A
         top.analyze, top.stats = True, [len(got) if returns else 0, ms / 1000, 1]
         if sub is not None and target.plan is None:
             sub.analyze, sub.stats = True, [sub.rows, 0.0, 1]
-    ms = (time.perf_counter() - start) * 1000
-    summary = {"Planning Time": planning, "Execution Time": ms} if o.show_summary else None
-    if summary is not None and not o.analyze:
-        summary.pop("Execution Time")
-    lines = pgexplain.render(top, o.format, costs=o.costs, timing=o.show_timing,
-                             summary=summary)
-    return _result(lines, o)
+    return _rendered(top, o, planning, (time.perf_counter() - start) * 1000)
 
 
 def _explain_execute(sql: str, name: str, args: str | None, o: ExplainOptions) -> Stmt:
@@ -170,11 +169,6 @@ def _explain_execute(sql: str, name: str, args: str | None, o: ExplainOptions) -
         if stmt.kind != "query" or stmt.plan is None:
             return _explain_target(s, stmt, parse_sql(stmt.sql), values, o, custom)
         pt, ms = _tree(stmt.plan, s, values, o, custom=custom)
-        summary = {"Planning Time": 0.0, "Execution Time": ms} if o.show_summary else None
-        if summary is not None and not o.analyze:
-            summary.pop("Execution Time")
-        lines = pgexplain.render(pt, o.format, costs=o.costs, timing=o.show_timing,
-                                 summary=summary)
-        return _result(lines, o)
+        return _rendered(pt, o, 0.0, ms)
 
     return Stmt(sql, "utility", run, _column(o), [], ANY_VERSION, tag="EXPLAIN")
