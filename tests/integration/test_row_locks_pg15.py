@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import asyncpg
@@ -68,6 +69,17 @@ def test_specs_have_teeth(servers):
     assert "could not serialize access due to concurrent update" in out
 
 
+def _run_threads(target: Callable[..., None], args: list[tuple]) -> list[threading.Thread]:
+    """Runs `target` once per argument tuple, in threads at once, and waits for them (at most
+    120 s each); the threads, for the caller's liveness check."""
+    threads = [threading.Thread(target=target, args=a) for a in args]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return threads
+
+
 def _reset(dsn: str, *sql: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as c:
         for s in sql:
@@ -101,11 +113,7 @@ def test_queue_workers_never_share_a_job_psycopg(servers, server):
         except BaseException as e:  # noqa: BLE001 - reported by the test
             errors.append(e)
 
-    threads = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    threads = _run_threads(worker, [(w,) for w in range(4)])
     assert not any(t.is_alive() for t in threads)
     assert errors == []  # a job taken twice would fail the INSERT with 23505
     with psycopg.connect(dsn) as c:
@@ -164,11 +172,7 @@ def test_increments_through_for_update_lose_nothing(servers, server):
                 with lock:
                     done[0] += 1
 
-    threads = [threading.Thread(target=client) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    _run_threads(client, [()] * 4)
     with psycopg.connect(dsn) as c:
         assert c.execute("SELECT n FROM counter").fetchone() == (done[0],)
     assert done[0] == 60
@@ -416,11 +420,7 @@ def test_concurrent_bookers_never_overlap(servers, server):
         except BaseException as e:  # noqa: BLE001 - reported by the test
             errors.append(e)
 
-    threads = [threading.Thread(target=booker, args=(w,)) for w in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    threads = _run_threads(booker, [(w,) for w in range(4)])
     assert not any(t.is_alive() for t in threads)
     assert errors == []
     assert set(states) <= {"ok", "23P01", "40P01"} and "ok" in states
