@@ -7,7 +7,11 @@ at a time instead:
 - text (and csv without quote characters): the block is split into fields
   once (`replace` newlines by the delimiter, one `split`), every line's field
   count is checked with one `map(str.count)`, and column `i` is the slice
-  `fields[i::n]`;
+  `fields[i::n]`; Arrow's CSV reader splits it instead where it can
+  (`arrow_block`);
+- csv with quoted fields or NULLs, one line per record: Arrow's CSV reader with
+  quoting on (`arrow_csv_block`), which also tells an unquoted NULL string (NULL)
+  from a quoted one (the value);
 - each column is converted by `column_decoder`: `map(int, ...)` plus a
   min/max range check for integers, `map(float, ...)` for floats, nothing at
   all for strings; only a column that holds NULLs or backslash escapes pays
