@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import shutil
+import sys
+import threading
 
 import pytest
 
@@ -22,6 +25,34 @@ def pytest_sessionstart(session):
     """Stops the servers that an earlier, killed test run left running (tests/reaper.py)."""
     for line in reaper.reap_stale():
         print(f"tests/reaper.py: {line}")
+
+
+_exit_status: list[int] = []
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _exit_status.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """Ends the run even if a test left a non-daemon thread blocked (a lock wait, a join
+    that timed out): the interpreter would wait for it at exit and the run would never
+    end. Their stacks are printed; the exit status stays the tests' own (the test that
+    left the thread has failed already if its check saw it)."""
+    left = [t for t in threading.enumerate()
+            if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    for t in left:
+        t.join(5)
+    left = [t for t in left if t.is_alive()]
+    if not left:
+        return
+    names = ", ".join(t.name for t in left)
+    print(f"\ntests/conftest.py: threads still running after the tests: {names}", file=sys.stderr)
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(_exit_status[0] if _exit_status else 1)
 
 
 @pytest.fixture(scope="session")

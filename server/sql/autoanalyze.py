@@ -185,7 +185,7 @@ class AutoAnalyze:
         for table in snap.tables:
             if table.kind != "r" or table.space not in snapshot:
                 continue
-            ts = stats.STATS.get(table.oid)
+            ts = self.store.stats.get(table.oid)
             since = self._since.get((db_oid, table.space), 0.0)
             count = snapshot[table.space]
             if ts is not None and ts.analyzed_at is not None and ts.analyzed_at.timestamp() > since:
@@ -221,7 +221,7 @@ class AutoAnalyze:
                 try:
                     for table in tables:
                         began = time.monotonic()
-                        before = stats.STATS.get(table.oid)
+                        before = self.store.stats.get(table.oid)
                         got = stats.analyze(txn, table, publish=False)
                         statstore.save(txn, db_oid, table.oid, got)
                         stale = stale or replans(None if before is None else before.rows, got.rows)

@@ -134,6 +134,13 @@ class LocalTxnManager(SerializableMixin):
         # so a transaction that starts after another engine's acknowledgement sees it.
         self.shared_snapshots = shared_snapshots
         self._woken: set[int] = set()
+        # tid -> (manager, message) a blocked thread will ask again once woken; a release
+        # that wakes it asks at once on its behalf and leaves the answer in _answers, so
+        # that the key goes to the queued waiter, not to whoever asks first (an aborted
+        # deadlock victim retrying at once took its first key back before the waiter's
+        # thread ran, and the two killed each other's retries for ever: a livelock)
+        self._asks: dict[int, tuple[Any, Any]] = {}
+        self._answers: dict[int, Any] = {}
         # cluster mode: transactions whose locks died with their conflict manager
         # (`doom_active`): they may not commit, and their lock waits end
         self._doomed: set[int] = set()
@@ -375,8 +382,7 @@ class LocalTxnManager(SerializableMixin):
         with self._cm_cond:
             done, woken = direct.release_bulk(txn.tid, cts, low)
             if woken:
-                self._woken.update(woken)
-                self._notify(woken)
+                self._wake(woken)
         return done
 
     def acquire(
@@ -447,11 +453,15 @@ class LocalTxnManager(SerializableMixin):
         counted = False
         newest = 0
         kept: Conflict | None = None  # a READ COMMITTED write's row, locked for its rerun
+        early: Any = None  # the answer a waking release got for us (`_wake`)
         with self._cm_cond:
             while True:
-                msg = (Acquire(tid, snapshot, keys, mode) if space is None
-                       else AcquireSpace(tid, snapshot, space, keys, mode))
-                out = cm.handle(msg)[0]
+                if early is None:
+                    msg = (Acquire(tid, snapshot, keys, mode) if space is None
+                           else AcquireSpace(tid, snapshot, space, keys, mode))
+                    out = cm.handle(msg)[0]
+                else:
+                    out, early = early, None
                 if type(out) is Granted:
                     if txn.done:  # NB: aborted meanwhile; its locks must not outlive it
                         raise QueryCanceled(_ABORTED)
@@ -517,6 +527,7 @@ class LocalTxnManager(SerializableMixin):
                 self._graph.add(tid, out.holder)
                 deadline = None if txn.lock_timeout is None else time.monotonic() + txn.lock_timeout
                 cond = self._lock_waits[tid] = waits.Condition(self._cm_lock)
+                self._asks[tid] = (cm, msg)
                 try:
                     while tid not in self._woken:
                         self._check_cancel(txn)
@@ -531,11 +542,16 @@ class LocalTxnManager(SerializableMixin):
                         cond.wait(left)
                 except BaseException:
                     cm.waiters.get(out.holder, set()).discard(tid)
+                    answer = self._answers.pop(tid, None)
+                    if type(answer) is Wait:  # NB: a Granted key goes with the caller's
+                        cm.waiters.get(answer.holder, set()).discard(tid)  # release
                     raise
                 finally:
                     self._lock_waits.pop(tid, None)
+                    self._asks.pop(tid, None)
                     self._woken.discard(tid)
                     self._graph.remove(tid)
+                early = self._answers.pop(tid, None)
 
     @staticmethod
     def _kept_for_rerun(txn: Transaction, kept: Conflict, mode: int) -> None:
@@ -549,6 +565,30 @@ class LocalTxnManager(SerializableMixin):
             raise retry
         finally:  # NB: no frame <-> traceback cycle (below)
             del retry
+
+    def _wake(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
+        """Wakes the waiters a release of this LTM ended (holds _cm_lock), asking their
+        managers again for them first (`_asks`): the keys go to the queued waiters
+        before the releasing thread, still running, can ask for them again. A manager
+        that fails the ask leaves the waiter to ask itself and meet the error."""
+        self._woken.update(tids)
+        asks, answers = self._asks, self._answers
+        if asks or answers:
+            for tid in tids:
+                answer = answers.pop(tid, None)
+                # NB: woken again before its thread ran: an answer to wait may name the
+                # holder that just ended (a deadlock victim first drops the keys it did
+                # not get, waking its waiters, then the keys it held), so it asks again
+                if answer is not None and type(answer) is not Wait:
+                    answers[tid] = answer
+                    continue
+                ask = asks.get(tid)
+                if ask is not None:
+                    try:
+                        answers[tid] = ask[0].handle(ask[1])[0]
+                    except Exception:  # NB: its own ask raises it in its own thread
+                        pass
+        self._notify(tids)
 
     def _notify(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
         """Wakes the threads of these transactions if they wait for a lock (holds _cm_lock)."""
@@ -567,6 +607,10 @@ class LocalTxnManager(SerializableMixin):
         if not tids:
             return
         with self._cm_cond:
+            if self._answers:  # NB: a stale early answer (`_wake`) is asked again
+                for tid in tids:
+                    if type(self._answers.get(tid)) is Wait:
+                        del self._answers[tid]
             self._woken.update(tids)
             self._notify(tids)
 
@@ -611,8 +655,7 @@ class LocalTxnManager(SerializableMixin):
                 msg = ReleaseSpaces(txn.tid, tuple(per.get(i, ())), commit_ts, spaces)
                 for out in self.cms[i].handle(msg):
                     if type(out) is Woken:
-                        self._woken.update(out.txns)
-                        self._notify(out.txns)
+                        self._wake(out.txns)
 
     # -- commit and abort -------------------------------------------------------
 

@@ -60,11 +60,13 @@ def load(txn: Any) -> dict[int, Any]:
     return {r[1]: from_payload(unpackb(r[2])) for r in _rows(txn)}
 
 
-def reload(txn: Any) -> None:
-    """Replaces the optimizer's statistics with the ones committed as `txn` sees them."""
+def reload(txn: Any) -> dict[int, Any]:
+    """Replaces the optimizer's statistics with the ones committed as `txn` sees them;
+    returns them (the store keeps its own copy: `CatalogStore.stats`)."""
 
     fresh = load(txn)
     # NB: never empty meanwhile: a statement planned on another thread reads it
     stats.STATS.update(fresh)
     for gone in [oid for oid in stats.STATS if oid not in fresh]:
         stats.STATS.pop(gone, None)
+    return fresh

@@ -151,6 +151,10 @@ class CatalogStore:
         self._seq: dict[int, list[int]] = {}
         self._rowids: dict[int, list[int]] = {}  # oid -> [last value, high-water mark, is_called]
         self._stats_version = 0  # the catalog version `optimizer.stats.STATS` was loaded at
+        # table OID -> its statistics as this store last loaded them: `optimizer.stats.STATS`
+        # is the process's, and another engine in the process (tests, embedded use) may
+        # have loaded its own there since; the launcher (`autoanalyze`) reads these
+        self.stats: dict[int, Any] = {}
         # Cluster mode: another engine's DDL committed at `min_ts`; a reload must see it.
         self.min_ts = 0
         self._version_lock = threading.Lock()  # NB: not `_lock`: a ZooKeeper thread takes it
@@ -223,7 +227,7 @@ class CatalogStore:
             try:
                 rows = self._rows(txn)
                 if self._stats_version != version:  # ANALYZE bumps the version too
-                    statstore.reload(txn)
+                    self.stats = statstore.reload(txn)
                     self._stats_version = version
             finally:
                 txn.abort()
@@ -241,7 +245,7 @@ class CatalogStore:
             txn = self.tm.begin(read_only=True)
             txn.min_snapshot = min_ts
             try:
-                statstore.reload(txn)
+                self.stats = statstore.reload(txn)
             finally:
                 txn.abort()
 

@@ -424,8 +424,8 @@ def test_bank_transfers_keep_every_snapshot_consistent(tmp_path):
             if s1 != total or s2 != total:
                 bad.append((s1, s2))
 
-    workers = [threading.Thread(target=transfer, args=(i,)) for i in range(4)]
-    auditor = threading.Thread(target=audit)
+    workers = [threading.Thread(target=transfer, args=(i,), daemon=True) for i in range(4)]
+    auditor = threading.Thread(target=audit, daemon=True)
     auditor.start()
     for w in workers:
         w.start()
@@ -433,6 +433,7 @@ def test_bank_transfers_keep_every_snapshot_consistent(tmp_path):
         w.join(60)
     stop.set()
     auditor.join(10)
+    assert not any(w.is_alive() for w in workers), f"transfers stuck: {m.stats}"
     assert not bad
     assert sum(r[0] for r in rows(m.begin().scan(ScanSpec(S)))) == total
     assert m.stats["commits"] == 1 + 4 * 60
