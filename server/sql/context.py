@@ -18,7 +18,6 @@ the new values, and SET/DEFAULT/CHECK/RETURNING expressions are compiled with
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from ..errors import QueryCanceled
 from ..kivi.columnar.pace import LONG, give_way
 from ..pgwire.backend import Column
 from ..txn.api import Txn
-from ..waits import maybe_yield
+from ..waits import Flag, maybe_yield
 from .catalog.model import CatalogSnapshot
 from .functions.registry import FunctionContext
 
@@ -76,7 +75,7 @@ class ExecContext:
     txn: Txn
     functions: FunctionContext
     params: list[Any]
-    cancel_event: threading.Event
+    cancel_event: Flag  # NB: the session's; `check_cancel` reads its `up` without a call
     settings: dict[str, str] = field(default_factory=dict)
     # EXPLAIN ANALYZE's figures while it runs the plan: [rows, secs, loops, startup secs] by
     # id(plan node) (`exec.runner`), and what the columnar path chose (`exec.vector.explain`)
@@ -97,7 +96,7 @@ class ExecContext:
             # on the event loop, a long read-only statement keeps to its share beside OLTP
             give_way(txn is not None and txn.has_writes, self.started)
         maybe_yield()  # NB: and any long statement lets the others run here
-        if self.cancel_event.is_set():
+        if self.cancel_event.up:
             self.cancel_event.clear()
             raise QueryCanceled("canceling statement due to user request")
 

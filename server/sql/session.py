@@ -48,7 +48,7 @@ from ..errors import (
 from ..pgtypes.coded import values as column_values
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
-from . import batchexec, literalrows, nonstdstrings
+from . import batchexec, literalrows, nonstdstrings, prepstmts
 from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
@@ -66,10 +66,10 @@ from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements, strip_leading_comments
 from .plan.deps import plan_deps
 from .plan.pointread import constant_row
-from .prepstmts import PreparedStatements, count_execution
+from .prepstmts import CUSTOM_PLANS_FIRST, PreparedStatements
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
-from .settings import PUBLISHED, SERVER, Settings, duration_ms, startup_settings
+from .settings import SERVER, Settings, duration_ms, published, startup_settings
 from .statement import Stmt, analyse
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ if TYPE_CHECKING:
 
 MAX_RETRIES = 20
 _ALONE = frozenset({"read committed", "read uncommitted"})  # see `_reads_alone`
+_REPLANNED = frozenset({"query", "dml"})  # the kinds `revalidate` analyses again after DDL
 # NB: no dates or times: their conversion from the literal depends on DateStyle and TimeZone
 _SPLITS_TEXT = 512  # Query texts up to this long keep their split (`simple_query`)
 _IMMUTABLE = frozenset({int, str, bool, float, Decimal, bytes, type(None)})
@@ -381,9 +382,7 @@ class SQLSession:
         stmt = prepared.handle
         if stmt is None:
             return Result("", empty=True)
-        self._started(prepared.sql)
-        count_execution(prepared)
-        logged = oplog.started(self.settings.values, prepared.sql, extended=True)
+        logged = self._prepared_started(prepared)
         try:
             if prepared.literals is not None:
                 stmt, params = self._bind_literal_rows(prepared)
@@ -426,9 +425,7 @@ class SQLSession:
         elif plan is None or (plan.point is None and not plan.constant) \
                 or stmt.kind != "query" or not stmt.in_txn or not self._reads_alone():
             return None
-        self._started(prepared.sql)
-        count_execution(prepared)
-        logged = oplog.started(self.settings.values, prepared.sql, extended=True)
+        logged = self._prepared_started(prepared)
         try:
             self._statement_begins()
             if in_block:
@@ -503,17 +500,20 @@ class SQLSession:
             raise err
         if stmt is None:
             return
-        if PUBLISHED.settings is not self.settings:
+        if published() is not self.settings:
             # NB: another session ran on this thread since (the loop front end's clients take
             # turns): publish ours as `revalidate` would, and the usual Bind stays short
             self.settings.use_zone()
-        if (stmt.version == self.store.version and self.txn_catalog is None
-                and self.settings.values["search_path"] is self._cached_sp
+        if (self.settings.values["search_path"] is self._cached_sp
                 and self.settings.style_key is self._cached_tz
-                and stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz):
+                and (stmt.kind not in _REPLANNED
+                     or (stmt.version == self.store.version and self.txn_catalog is None
+                         and stmt.search_path == self._cached_sp
+                         and stmt.timezone == self._cached_tz))):
             # NB: the usual Bind: nothing `revalidate` looks at changed since the plan was
             # made (compared as it compares them), so it would return the same statement
-            # (ours is the published Settings now: `use_zone` above publishes it)
+            # (ours is the published Settings now: `use_zone` above publishes it); one it
+            # never replans (BEGIN, COMMIT) needs only its `_check_search_path`, a no-op here
             self._bound = stmt
             self._bound_at = self._statements_run
             return
@@ -548,6 +548,11 @@ class SQLSession:
         prepared.handle = new
         return new
 
+    def sql_prepared(self, name: str) -> Prepared | None:
+        """PREPARE's statement of that name for the protocol's Describe and Bind (one
+        namespace in PostgreSQL); None if there is none."""
+        return prepstmts.protocol_view(self, name)
+
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a DECLAREd cursor, None if there is none by that name."""
         cur = self.cursors.get(name)
@@ -575,6 +580,30 @@ class SQLSession:
         self.running = True
         self.last_query = sql
         self.query_start = self.state_change = time.time()
+
+    def _prepared_started(self, prepared: Prepared) -> float | None:
+        """`_started`, `count_execution` and log_statement's `oplog.started` of a prepared
+        statement at its Execute (`execute`, `read_point`), in one call: every statement of
+        an OLTP transaction comes here. Returns what `oplog.finished` takes (None when
+        neither log_statement nor log_min_duration_statement is set, with no call)."""
+        if self.terminated:
+            raise _terminated()
+        settings = self.settings
+        if settings.generation != SERVER.generation:  # NB: as `_started`
+            settings.refresh()
+        sql = prepared.sql
+        self.running = True
+        self.last_query = sql
+        self.query_start = self.state_change = time.time()
+        if prepared.param_oids and prepared.custom_plans < CUSTOM_PLANS_FIRST:
+            prepared.custom_plans += 1  # NB: `count_execution`'s count, inline
+        else:
+            prepared.generic_plans += 1
+        values = settings.values
+        if values.get("log_statement", "none") == "none" \
+                and values.get("log_min_duration_statement", "-1") == "-1":
+            return None  # NB: what `oplog.started` returns then
+        return oplog.started(values, sql, extended=True)
 
     def connected_from(self, addr: str | None, port: int | None = None) -> None:
         """pgwire tells the session its client's address and port (pg_stat_activity)."""
@@ -642,10 +671,10 @@ class SQLSession:
     def revalidate(self, stmt: Stmt) -> Stmt:
         """Re-analyses a prepared query or DML statement if the catalog or search_path changed."""
         self._check_search_path()
-        if stmt.kind in ("query", "dml") and (stmt.version == -1
-                                              or stmt.version != self.catalog_version()
-                                              or stmt.search_path != self._cached_sp
-                                              or stmt.timezone != self._cached_tz):
+        if stmt.kind in _REPLANNED and (stmt.version == -1
+                                        or stmt.version != self.catalog_version()
+                                        or stmt.search_path != self._cached_sp
+                                        or stmt.timezone != self._cached_tz):
             if (stmt.search_path == self._cached_sp and stmt.timezone == self._cached_tz
                     and self.catalog_version() != -1 and self.store.keeps(stmt.version, stmt.deps)):
                 stmt.version = self.catalog_version()  # NB: no DDL since touched what it names
@@ -659,7 +688,7 @@ class SQLSession:
             if sp != self._cached_sp:
                 self.cache.clear()
             self._cached_sp = sp
-        if PUBLISHED.settings is not self.settings:
+        if published() is not self.settings:
             self.settings.use_zone()  # NB: another session ran on this thread (in-process use)
         tz = self.settings.style_key  # NB: plans fold '..'::timestamptz, date::text in these
         if tz is not self._cached_tz:
@@ -818,7 +847,9 @@ class SQLSession:
                 return self._run_read(stmt, params)
             if plan.constant and self._reads_alone():
                 return stmt.run(self, params)  # NB: SELECT 1: nothing to read, no transaction
-        txn = self.ensure_txn()
+        txn = self.txn
+        if txn is None:  # NB: the block's later statements have theirs: no call
+            txn = self.ensure_txn()
         if stmt.kind in ("dml", "ddl") and (txn.read_only or self.txn_modes.get("read_only")):
             raise ReadOnlySQLTransaction(
                 f"cannot execute {stmt.tag} in a read-only transaction")
@@ -1079,7 +1110,8 @@ class SQLSession:
     def catalog(self) -> CatalogSnapshot:
         """The catalog this session's statements see (its own uncommitted DDL included)."""
         cat = self.txn_catalog if self.txn_catalog is not None else self.store.snapshot(self.db.oid)
-        usertypes.use(cat)  # type names resolve against this catalog's CREATE TYPEs
+        if usertypes.INSTALLED.get() is not cat:  # NB: no call when this context has it already
+            usertypes.use(cat)  # type names resolve against this catalog's CREATE TYPEs
         return cat
 
     def catalog_version(self) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from collections.abc import Callable
 from contextvars import ContextVar
 
 from ..errors import (
@@ -425,6 +426,9 @@ class _Published:
 
 
 PUBLISHED = _Published()
+# `PUBLISHED.settings` without the property's Python call (the context variable's own `get`):
+# every Bind asks it (`SQLSession.check_prepared`)
+published: Callable[[], Settings | None] = _CURRENT.get
 
 
 def visible_schemas() -> list[str]:

@@ -214,7 +214,10 @@ class Pacer:
     def touch(self, who: int | None = None) -> None:
         """Notes that a session (the caller's by default) ran OLTP work just now."""
         now = self.now()
-        self.seen[_session() if who is None else who] = now
+        if who is None:  # NB: `_session` inline: every row-store read and write comes here
+            owner = _OWNER.get()
+            who = id(greenlet.getcurrent()) if owner is None else owner
+        self.seen[who] = now
         if now - self.since > WINDOW:  # NB: unlocked counts: a lost increment is harmless
             self.before = self.count if now - self.since <= 2 * WINDOW else 0
             self.count = 0

@@ -66,6 +66,11 @@ class TypeEnv:
 # session greenlet's own (sessions of different databases share the event loop's thread).
 _ENV: ContextVar[TypeEnv | None] = ContextVar("usertypes_env", default=None)
 _EXTENSIONS: ContextVar[tuple[Any, ...]] = ContextVar("usertypes_extensions", default=())
+# The catalog `use` last installed in this context, None when it has enums (`use` installs
+# their labels process-wide again each time, since a session with an uncommitted ALTER TYPE ...
+# RENAME VALUE has other labels): the session's `catalog()` reads it to skip `use` (a call and
+# two context-variable sets) on the statements after the first of a catalog version.
+INSTALLED: ContextVar[CatalogSnapshot | None] = ContextVar("usertypes_installed", default=None)
 _envs: dict[int, tuple[tuple[UserType, ...], TypeEnv]] = {}
 _lock = threading.Lock()
 
@@ -79,6 +84,7 @@ def use(cat: CatalogSnapshot) -> None:
         _ENV.set(hit[1])
         if hit[1].enum_labels:
             enums.LABELS.update(hit[1].enum_labels)
+        INSTALLED.set(None if hit[1].enum_labels else cat)
         return
     env = TypeEnv(cat)
     with _lock:
@@ -105,6 +111,7 @@ def use(cat: CatalogSnapshot) -> None:
             _envs.clear()
         _envs[id(types)] = (types, env)
     _ENV.set(env)
+    INSTALLED.set(None if env.enum_labels else cat)
 
 
 def current() -> TypeEnv | None:

@@ -11,13 +11,13 @@ they read no setting, no transaction, no parameter.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
+from ...waits import Flag
 from ..catalog.model import Table
 from ..context import ExecContext, ParamTypes
 from ..dml.values import table_scope
@@ -42,7 +42,7 @@ def compiled(cat: Any, table: Table, exprs: tuple[str, ...]
     schema = cat.schema_by_oid(table.schema_oid)
     path = ["pg_catalog"] + ([schema.name] if schema is not None else [])
     cols = [N.PCol(c.name, c.type_oid, c.typmod, table.name) for c in table_scope(table)]
-    ctx = ExecContext(cat, None, None, [], threading.Event())  # type: ignore[arg-type]
+    ctx = ExecContext(cat, None, None, [], Flag())  # type: ignore[arg-type]
     by_name = {c.name: c.attnum for c in table.live_columns}
     types, reads, fns, trees = [], set(), [], []
     for sql in exprs:

@@ -10,7 +10,7 @@ every role it is a member of through a chain of INHERIT roles (PostgreSQL's
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -40,9 +40,9 @@ def running_as(owner: str | None) -> Iterator[None]:
         _DEFINER.reset(token)
 
 
-def definer() -> str | None:
-    """The owner of the SECURITY DEFINER routine running now (None outside one)."""
-    return _DEFINER.get()
+# The owner of the SECURITY DEFINER routine running now (None outside one): the context
+# variable's own `get`, a C call (every statement's privilege check asks it).
+definer: Callable[[], str | None] = _DEFINER.get
 
 
 def current_role_name(ctx: Any) -> str:

@@ -19,6 +19,7 @@ from cumulo.server.kivi.columnar.pace import BUSY, Pacer
 from cumulo.server.kivi.fanout import local_node
 from cumulo.server.sql.context import ExecContext
 from cumulo.server.sql.plan import nodes as N
+from cumulo.server.waits import Flag
 from tests.hubsessions import on_a_hub
 from tests.unit.columnar.pacing import reset_pacer
 from tests.unit.sql_query.harness import DB, FnCtx
@@ -41,7 +42,7 @@ def _run(db: DB, oltp: Pacer | None) -> list[tuple]:
     txn = db.txn.txn  # NB: the embedded transaction itself (an in-process node)
     plan, _ = db.plan(SQL)
     assert any(isinstance(n, N.Scan) and n.aggregate is not None for n in N.walk(plan.root))
-    ctx = ExecContext(db.catalog, txn, FnCtx(db.catalog), [], threading.Event(),
+    ctx = ExecContext(db.catalog, txn, FnCtx(db.catalog), [], Flag(),
                       settings={"cumulo.columnar": "off"})
     return [r for b in plan.execute(ctx) for r in b]
 

@@ -27,6 +27,7 @@ from cumulo.server.sql.context import ExecContext, ParamTypes
 from cumulo.server.sql.exec.keys import encode_key
 from cumulo.server.sql.plan.compiler import COMPILER
 from cumulo.server.txn.api import ScanSpec
+from cumulo.server.waits import Flag
 
 
 def _ir(e: Any, row: tuple, params: Any = ()) -> Any:
@@ -231,7 +232,7 @@ class DB:
 
     def ctx(self, params: list[Any] | None = None) -> ExecContext:
         return ExecContext(self.catalog, self.txn, FnCtx(self.catalog), list(params or []),
-                           threading.Event())
+                           Flag())
 
     def rows(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
         plan, _ = self.plan(sql)
