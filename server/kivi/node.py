@@ -559,7 +559,7 @@ class KiviNode:
 
         A bulk batch's (a COPY's) two version tuples per row are made with the cyclic
         collector paused, and frozen, not walked (`bulkgc`)."""
-        if sum(len(sw.keys) for sw in req.spaces) >= BULK_APPLY:
+        if req.spaces and sum(len(sw.keys) for sw in req.spaces) >= BULK_APPLY:
             with paused():
                 return self._apply(req)
         return self._apply(req)
@@ -592,7 +592,8 @@ class KiviNode:
             sr.add(Region(space))
         if len(sr.regions) == 1 and sr.regions[0].lo == b"" and sr.regions[0].hi is None:
             r = sr.regions[0]  # the space's only region: no lookup per key
-            self._check_frozen(r)
+            if self._frozen:  # NB: `_check_frozen`'s first test, without its call
+                self._check_frozen(r)
             entry = per_region.get(id(r))
             if entry is None:
                 per_region[id(r)] = (r, keys, rows)

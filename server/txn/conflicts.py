@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import zlib
 from collections import deque
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from operator import countOf
@@ -326,12 +326,8 @@ class ConflictManager:
             case AcquireSpace(txn, snapshot, space, keys, mode):
                 return [self.acquire(txn, snapshot, space, keys, mode)]
             case ReleaseSpaces(txn, groups, commit_ts, spaces):
-                if spaces and commit_ts is not None:
-                    self.born.update(dict.fromkeys(spaces, commit_ts))
-                for space, group in groups:
-                    self._release(txn, space, group, commit_ts)
-                woken = self.waiters.pop(txn, None)
-                return [Woken(tuple(woken))] if woken else []
+                ended = self.release_spaces(txn, groups, commit_ts, spaces)
+                return [Woken(ended)] if ended else []
             case Acquire(txn, snapshot, keys, mode):
                 for space, ks in by_space(keys).items():
                     out = self.try_acquire(txn, snapshot, space, ks, mode)
@@ -355,6 +351,19 @@ class ConflictManager:
             case Validate() | Probe() | Settle():
                 return self.ser.handle(self, msg)
         raise TypeError(f"conflict manager: unexpected message {msg!r}")
+
+    def release_spaces(self, txn: int, groups: Iterable[tuple[int, Collection[bytes]]],
+                       commit_ts: int | None = None, spaces: tuple[int, ...] = ()
+                       ) -> tuple[int, ...]:
+        """Answers `ReleaseSpaces`: the transactions that waited for txn (to wake). The LTM
+        calls an in-process manager directly, as `try_acquire`: a commit's release builds
+        no message and no answer."""
+        if spaces and commit_ts is not None:
+            self.born.update(dict.fromkeys(spaces, commit_ts))
+        for space, group in groups:
+            self._release(txn, space, group, commit_ts)
+        woken = self.waiters.pop(txn, None)
+        return tuple(woken) if woken else ()
 
     def acquire(self, txn: int, snapshot: int, space: int,
                 keys: tuple[bytes, ...] | list[bytes], mode: int = NO_KEY_UPDATE) -> Any:
@@ -434,7 +443,7 @@ class ConflictManager:
 
     def bulk_held(self, txn: int) -> bool:
         """Tells whether txn holds keys in bulk (`acquire_bulk`) in some space."""
-        return any(txn in per_txn for per_txn in self._bulk.values())
+        return bool(self._bulk) and any(txn in per_txn for per_txn in self._bulk.values())
 
     def release_bulk(self, txn: int, commit_ts: int | None, low_water: int = 0
                      ) -> tuple[set[int], tuple[int, ...]]:
@@ -536,8 +545,9 @@ class ConflictManager:
 
     def _release(self, txn: int, space: int, keys: Collection[bytes],
                  commit_ts: int | None) -> None:
-        if self.locks:
-            self.locks.release(self, txn, space, keys, commit_ts)
+        locks = self.locks
+        if locks.shared or locks.exclusive:  # NB: `bool(locks)` without its Python call
+            locks.release(self, txn, space, keys, commit_ts)
         hs = self._holds.get(space)
         if (commit_ts is not None and hs is not None and len(hs) > BULK
                 and type(keys) is _DICT_KEYS and hs.keys() == keys
@@ -553,9 +563,11 @@ class ConflictManager:
                 deque(map(hs.pop, keys, repeat(None)), maxlen=0)
                 mine: Collection[bytes] = keys
             else:
-                mine = [k for k in keys if hs.get(k) == txn]
-                for k in mine:
-                    hs.pop(k, None)  # NB: keys may repeat (written and locked)
+                mine = []
+                for k in keys:
+                    if hs.get(k) == txn:  # NB: keys may repeat (written and locked): once
+                        del hs[k]
+                        mine.append(k)
             if not hs:
                 del self._holds[space]
             if commit_ts is not None and mine:
@@ -586,6 +598,8 @@ class ConflictManager:
                 covered = self._spans[space] = KeySpan()
             if span is not None:
                 covered.merge(span)
+            elif type(keys) is list and keys:  # NB: `bounds_of` without its call (a commit's)
+                covered.add(keys, (min(keys), max(keys)))
             else:
                 covered.add(keys, bounds_of(keys))
         if last is None:

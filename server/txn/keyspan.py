@@ -64,8 +64,12 @@ class KeySpan:
         """Covers keys too (`bounds`: theirs, when the caller has them already)."""
         if bounds is None:
             self._pending.append(keys)
-        else:
-            self._widen(bounds)
+            return
+        lo, hi = bounds  # NB: `_widen` inline: a commit's release adds each space's keys
+        if self._lo is None or lo < self._lo:
+            self._lo = lo
+        if self._hi is None or hi > self._hi:
+            self._hi = hi
 
     def merge(self, other: KeySpan) -> None:
         """Covers every key `other` covers."""

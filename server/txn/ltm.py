@@ -122,7 +122,10 @@ class LocalTxnManager(SerializableMixin):
         self._tid_base = ltm_id << 48
         self._batch = LocalBatch()
         self._ts_lock = threading.Lock()
-        self._snap_cond = waits.Condition()
+        # NB: re-entrant (`_refresh_snapshot` notifies under it); `_finished` takes the lock
+        # itself, without the Condition's Python __enter__/__exit__
+        self._snap_lock = threading.RLock()
+        self._snap_cond = waits.Condition(self._snap_lock)
         self._cm_lock = threading.Lock()
         self._cm_cond = waits.Condition(self._cm_lock)
         # tid -> the Condition (on _cm_lock) its blocked thread waits on: a release wakes
@@ -640,12 +643,18 @@ class LocalTxnManager(SerializableMixin):
         manager, no tuple per key (a bulk load's commit)."""
         if not groups and not spaces:
             return
+        direct = self._direct
+        if direct is not None:  # NB: the keys as given (a dict's keys view lets the manager
+            pairs = [(s, ks) for s, ks in groups.items() if ks]  # seal a bulk load whole)
+            if pairs or spaces:
+                with self._cm_lock:  # NB: `_cm_cond`'s lock, without its Python __enter__
+                    woken = direct.release_spaces(txn.tid, pairs, commit_ts, spaces)
+                    if woken:
+                        self._wake(woken)
+            return
         per: dict[int, list[tuple[int, Any]]] = {}
         for space, keys in groups.items():
             if not keys:
-                continue
-            if self._direct is not None:  # NB: the keys as given (a dict's keys view lets the
-                per.setdefault(0, []).append((space, keys))  # manager seal a bulk load whole)
                 continue
             for i, ks in self._space_by_manager(space, keys).items():
                 per.setdefault(i, []).append((space, ks))
@@ -714,7 +723,7 @@ class LocalTxnManager(SerializableMixin):
         return len(rest)
 
     def _finished(self, stamps: tuple[int, ...], readable: bool) -> None:
-        with self._snap_cond:
+        with self._snap_lock:
             msg = Readable(stamps) if readable else Discarded(stamps)
             for out in self.snapshots.handle(msg):
                 if type(out) is Advanced:
@@ -857,7 +866,9 @@ class LocalTxnManager(SerializableMixin):
         groups = {s: keys for s, keys in txn.ws.space_keys().items()
                   if (private is None or s not in private) and s not in bulk}
         if txn.locked:  # NB: a row only locked was not changed: no commit recorded for it
-            self.release(txn, tuple(k for k in txn.locked if not txn.ws.contains(*k)))
+            only_locked = txn.ws.unwritten(txn.locked)
+            if only_locked:
+                self.release(txn, only_locked)
         spaces = tuple(private) if private and cts is not None else ()
         self.release_spaces(txn, groups, cts, spaces)
         self._settle(txn, cts)

@@ -36,7 +36,7 @@ release their write locks in the conflict managers.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from heapq import merge
 from itertools import chain, repeat
 from operator import itemgetter
@@ -66,6 +66,7 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()
+_NONE: dict[bytes, Any] = {}  # `unwritten`'s stand-in for a space with no writes (never changed)
 
 
 class WriteSet:
@@ -232,6 +233,14 @@ class WriteSet:
         runs = self.runs.get(space)
         return bool(runs) and locate(runs, key) is not None  # type: ignore[arg-type]
 
+    def unwritten(self, keys: Iterable[tuple[int, bytes]]) -> tuple[tuple[int, bytes], ...]:
+        """The (space, key) pairs of `keys` the transaction has not written (a commit's row
+        locks on rows it left unchanged): one call, not `contains` per key."""
+        if self.runs:
+            return tuple([k for k in keys if not self.contains(*k)])
+        spaces = self.spaces
+        return tuple([k for k in keys if k[1] not in spaces.get(k[0], _NONE)])
+
     def written(self, space: int) -> bool:
         """Tells whether the transaction has written anything in the space."""
         return bool(self.spaces.get(space)) or bool(self.runs.get(space))
@@ -391,7 +400,7 @@ class WriteSet:
                 writes += [Write(s, k, r) for k, r in chain(
                     w.items(), *(zip(run.keys, run.rows, strict=True) for run in runs))]
             elif w:
-                writes += [Write(s, k, r) for k, r in w.items()]
+                writes += map(Write, repeat(s), w.keys(), w.values())  # NB: no frame of its own
         return writes, spaces
 
     def columns(self) -> dict[int, list[list[Any]]]:
