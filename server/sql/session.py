@@ -1061,7 +1061,8 @@ class SQLSession:
             self.store.bump(cts, changed)  # NB: with several query engines, returns once they know
         if counts:
             self.engine.autoanalyze.note(self.db.oid, counts)
-        self._deliver(notifies)
+        if notifies:
+            self._deliver(notifies)
         for space in drops:
             self.engine.tm.drop_space(space)
 

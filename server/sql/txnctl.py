@@ -51,7 +51,8 @@ def begin(s: SQLSession, modes: dict[str, Any], tag: str = "BEGIN") -> Result:
             "SET TRANSACTION ISOLATION LEVEL must be called before any query")
     s.in_block = True
     s.txn_modes = dict(modes)
-    _show_modes(s, modes)
+    if modes:  # NB: a plain BEGIN shows the defaults already
+        _show_modes(s, modes)
     return Result(tag)
 
 

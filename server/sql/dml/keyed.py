@@ -40,12 +40,13 @@ from ..plan.pointread import KeyParts, encoded_keys, key_parts
 class KeyedRows:
     """The key parts and the Project node of a Project(PointGet with keys) plan."""
 
-    __slots__ = ("space", "keys", "project")
+    __slots__ = ("space", "keys", "project", "fn")
 
     def __init__(self, space: int, keys: KeyParts, project: N.Project) -> None:
         self.space = space
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.project = project
+        self.fn: Any = None  # the Project node's compiled function, once asked for (`read`)
 
     @classmethod
     def of(cls, root: N.Node) -> KeyedRows | None:
@@ -71,6 +72,8 @@ class KeyedRows:
         rt.numeric_context()
         ctx.outer = []  # NB: as CompiledPlan.execute sets them up
         ctx.plan_cache = {}
-        node = self.project
-        fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
+        fn = self.fn
+        if fn is None:  # NB: the executor's own (runner.compiled), kept here: no lookup per run
+            node = self.project
+            fn = self.fn = compiled(node, "proj", lambda: cg.project_function(node.exprs))
         return fn(batch, ctx)
