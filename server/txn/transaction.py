@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InternalError, ReadOnlySQLTransaction
 from ..kivi import filters
 from ..kivi.agg import partial_aggregate
-from ..kivi.api import Get, Row, Scan
+from ..kivi.api import Row, Scan
 from ..kivi.columnar.access import built_space_snapshots, space_snapshots
 from ..kivi.columnar.copy import Snapshot
 from ..kivi.fanout import local_node, scan_batches
@@ -132,21 +132,23 @@ class Transaction:
 
     def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Reads rows by key: own writes first, then the snapshot."""
-        ts = self._snap()
+        ts = self._ts
+        if ts is None:  # NB: `_snap` inline: a keyed UPDATE reads here with its snapshot
+            ts = self._snap()
         reads = self.reads
         if not self.ws.written(space):
             if reads is not None:
                 reads.add_points(space, keys)
                 if self.ws:
                     self.ltm.probe(self, at_write=False)
-            return list(self.ltm.kivi.get(Get(space, ts, keys)).rows)
+            return list(self.ltm.kivi.get_rows(space, ts, keys))
         out = self.ws.lookup(space, keys)
         missing = [i for i, r in enumerate(out) if r is ABSENT]
         if missing:
             if reads is not None:
                 reads.add_points(space, [keys[i] for i in missing])
                 self.ltm.probe(self, at_write=False)
-            rows = self.ltm.kivi.get(Get(space, ts, [keys[i] for i in missing])).rows
+            rows = self.ltm.kivi.get_rows(space, ts, [keys[i] for i in missing])
             for i, r in zip(missing, rows, strict=True):
                 out[i] = r
         return out
@@ -334,7 +336,8 @@ class Transaction:
                mode: int = NO_KEY_UPDATE) -> None:
         if self.read_only and space not in READ_ONLY_EXEMPT:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
-        self._snap()
+        if self._ts is None:
+            self._snap()
         ws = self.ws
         locked = self.locked
         private = self.private
@@ -344,8 +347,8 @@ class Transaction:
             fresh = list(map(itemgetter(0), items))
             # NB: a bulk load's later batches bring keys new to the write set: C-level only
             new_keys = new_keys or ws.fresh(space, fresh)
-            if locked or not new_keys:
-                fresh = [k for k in fresh if not ws.contains(space, k)
+            if locked or not new_keys:  # NB: a key new to the write set needs no `contains`
+                fresh = [k for k in fresh if (new_keys or not ws.contains(space, k))
                          and (not locked or (space, k) not in locked)]
         if locked:  # a row locked in a weaker mode than the write's: upgrade (as of the
             # snapshot: a row changed since, which FOR KEY SHARE lets through, conflicts)
@@ -415,7 +418,8 @@ class Transaction:
             raise ReadOnlySQLTransaction(
                 "cannot execute SELECT FOR UPDATE in a read-only transaction"
             )
-        self._snap()
+        if self._ts is None:
+            self._snap()
         locked = self.locked
         ws = self.ws
         if locked:
@@ -479,14 +483,15 @@ class Transaction:
         # NB: the newest committed version, whatever the snapshot: nobody else can write
         # these keys now, and every version KiVi holds was committed (and logged) first.
         own = self.ws.lookup(space, keys)
-        rows = self.ltm.kivi.get(Get(space, LATEST, [k for k, r in zip(keys, own, strict=True)
-                                                     if r is ABSENT])).rows
+        rows = self.ltm.kivi.get_rows(space, LATEST, [k for k, r in zip(keys, own, strict=True)
+                                                      if r is ABSENT])
         it = iter(rows)
         return [next(it) if r is ABSENT else r for r in own]
 
     def savepoint(self) -> tuple[int, int]:
-        """Returns a token for the current write-set state and row locks."""
-        return self.ws.savepoint(), len(self.locked)
+        """Returns a token for the current write-set state and row locks (`WriteSet.savepoint`
+        inline: each UPDATE takes two)."""
+        return len(self.ws.undo), len(self.locked)
 
     def rollback_to(self, token: Any, keep_locks: bool = False) -> None:
         """Undoes the writes made since `savepoint()` returned `token` and, as PostgreSQL's

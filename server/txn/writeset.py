@@ -109,7 +109,8 @@ class WriteSet:
                 run.set(i, row)
                 return
             self.undo.append((space, key, False, None))
-            self._append_sorted(space, [key])
+            if self._sorted:  # NB: else `_append_sorted` has nothing to keep
+                self._append_sorted(space, [key])
         w[key] = row
 
     def put_many(self, space: int, items: list[tuple[bytes, Row | None]],
