@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 
 import pytest
 
@@ -37,22 +38,22 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
     """Ends the run even if a test left a non-daemon thread blocked (a lock wait, a join
-    that timed out): the interpreter would wait for it at exit and the run would never
-    end. Their stacks are printed; the exit status stays the tests' own (the test that
-    left the thread has failed already if its check saw it)."""
-    left = [t for t in threading.enumerate()
-            if t is not threading.main_thread() and not t.daemon and t.is_alive()]
-    for t in left:
-        t.join(5)
-    left = [t for t in left if t.is_alive()]
-    if not left:
-        return
-    names = ", ".join(t.name for t in left)
-    print(f"\ntests/conftest.py: threads still running after the tests: {names}", file=sys.stderr)
-    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
-    sys.stderr.flush()
-    sys.stdout.flush()
-    os._exit(_exit_status[0] if _exit_status else 1)
+    that timed out): the interpreter waits for every such thread at exit, and the run
+    would never end. A watchdog gives the normal exit (which also stops idle thread
+    pools) two minutes, then prints every thread's stack and exits with the tests' own
+    status (the test that left the thread has failed already if its check saw it)."""
+    status = _exit_status[0] if _exit_status else 1
+
+    def watchdog() -> None:
+        time.sleep(120)
+        left = ", ".join(t.name for t in threading.enumerate()
+                         if t is not threading.main_thread() and not t.daemon)
+        print(f"\ntests/conftest.py: the run did not exit; threads left: {left}", file=sys.stderr)
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        sys.stderr.flush()
+        os._exit(status)
+
+    threading.Thread(target=watchdog, name="exit-watchdog", daemon=True).start()
 
 
 @pytest.fixture(scope="session")
