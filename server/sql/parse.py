@@ -102,6 +102,18 @@ _PG_PARSER.FUNCTION_PARSERS = {k: v for k, v in _PG_PARSER.FUNCTION_PARSERS.item
                                if k not in ("JSON_OBJECT", "JSONB_EXISTS")}
 
 
+def _niladic_call(build: Any, name: str, args: list[exp.Expression]) -> exp.Expression:
+    """A zero-argument function sqlglot has a node for, called with arguments: a plain call,
+    which the registry refuses as PostgreSQL does (42883 `function now(integer) does not
+    exist`). sqlglot read now(1) as CURRENT_TIMESTAMP(1) and answered it, and pi(1) was 42601."""
+    return exp.Anonymous(this=name, expressions=args) if args else build(args)
+
+
+for _name in ("now", "pi", "version", "current_database"):
+    _PG_PARSER.FUNCTIONS[_name.upper()] = partial(
+        _niladic_call, _PG_PARSER.FUNCTIONS[_name.upper()], _name)
+
+
 def _normalize_call(parser: Any) -> exp.Expression:
     """normalize(s [, NFC|NFD|NFKC|NFKD]): the form is a keyword, passed on as its name
     (functions.miscfns15.normalize checks it); sqlglot's Normalize node bound the form as a
