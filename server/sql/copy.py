@@ -61,7 +61,7 @@ from .copybatch import (
     unpack_fixed_rows,
 )
 from .copybinary import Parsed, batches, supported, walk, whole_rows
-from .copycontext import line_context, locate, with_context
+from .copycontext import LineTexts, line_context, locate, row_context, with_context
 from .copycsv import fields, records, simple_block
 from .copyencoding import check_escaped_nul, decode_block
 from .copyout import (
@@ -95,6 +95,9 @@ if TYPE_CHECKING:
     from .session import SQLSession
 
 BATCH = 16384
+# the errors of a row's own checks (NOT NULL, CHECK, a partition bound, a domain), which
+# PostgreSQL raises as it reads the row's line (`CopyIn._row_error`)
+_ROW_CHECKS = frozenset({"23502", "23514"})
 # COPY TO's per-row chunks gather smaller batches: rows held longer cost more in the cyclic GC
 # than the encoders save (2048-row batches used 10-20 % more CPU than 1k); a scan's pass as they are
 OUT_BATCH = 512
@@ -357,6 +360,7 @@ class CopyIn:
         # are, `Transaction.put_bulk`, with the wire forms the parsers found: `joined`)
         self.cols: list[list[list[Any]]] | None = [[] for _ in positions]
         self.lines: list[int] = []  # each row's input line (text and csv), for CONTEXT
+        self.texts = LineTexts()  # and the text of those lines (`_row_error`)
         self.count = 0
         self.line_no = 0
         self.ended = False
@@ -445,6 +449,7 @@ class CopyIn:
             text = text[cut + 1:]
         count = text.count("\n") + 1
         self.line_no = first + count
+        self.texts.add_block(first, text)
         if has_esc:
             check_escaped_nul(text.split("\n"), self.table.name, first)
         nulls = self.all_columns if may_hold_null(text, self.null, delim) else frozenset()
@@ -487,6 +492,7 @@ class CopyIn:
             if got is not None:
                 first = self.line_no
                 self.line_no = first + count
+                self.texts.add_block(first, text)
                 self._add_arrow(got, first, count)
                 return True
         lines = text.split("\n")
@@ -501,7 +507,7 @@ class CopyIn:
             return False
         if len(records) != len(lines):  # NB: a quoted line break joined two lines
             return False
-        first = self.line_no
+        first = before = self.line_no
         if self.header and first == 0:
             records = records[1:]
             first = 1
@@ -527,6 +533,7 @@ class CopyIn:
                     if (i in fnn) == (i in fn)):
             return False
         self.line_no = first + len(records)
+        self.texts.add_block(before, text)
         self._add_fields(fields, first, len(records), False, fn - fnn)
         return True
 
@@ -676,6 +683,7 @@ class CopyIn:
                                [[v] for v in values], [self.line_no])
                 raise (found or e) from None
             self.lines.append(self.line_no)
+            self.texts.add_record(self.line_no, record)
             if len(self.rows) >= BATCH:
                 self._flush()
         if tail:  # NB: its line break included (the block's text ended with one)
@@ -787,6 +795,7 @@ class CopyIn:
         if self.identity_layout:
             full, self.rows = self.rows, []
             self._insert(full, converted, lines, cols)
+            self.texts.clear()
             return
         full = []
         for src in self.rows:
@@ -798,6 +807,7 @@ class CopyIn:
             full.append(r)
         self.rows = []
         self._insert(full, converted, lines)
+        self.texts.clear()
 
     def _insert(self, rows: list[Any], converted: frozenset[int], lines: list[int],
                 cols: list[list[Any]] | None = None) -> None:
@@ -808,6 +818,31 @@ class CopyIn:
             if at is not None:  # NB: as PostgreSQL: the line of the row being inserted
                 raise with_context(e, f"COPY {self.table.name}, line {lines[at]}") from None
             raise
+        except SQLError as e:
+            if e.sqlstate not in _ROW_CHECKS:
+                raise
+            raise (self._row_error(rows, converted, lines) or e) from None
+
+    def _row_error(self, rows: list[Any], converted: frozenset[int],
+                   lines: list[int]) -> SQLError | None:
+        """The error of the first row the writer refuses alone (NOT NULL, CHECK, a partition
+        bound), with its line as CONTEXT; None if no row fails alone (the batch failed on
+        something else). PostgreSQL checks each row as it reads it, so its error is the
+        first bad row's, with that line; the batch check finds the first bad column's.
+        Rows BEFORE triggers may change are left alone (their error has no line)."""
+        if self.writer.triggers is not None:
+            return None
+        for i, row in enumerate(rows):
+            try:
+                for lw, part in leaf_groups(self.writer, self.s, [row]):
+                    lw.prepare_rows(part, converted)
+            except SQLError as e:
+                if len(lines) == len(rows):
+                    line, text = lines[i], self.texts.text(lines[i])
+                else:  # NB: binary input: PostgreSQL counts its rows as lines
+                    line, text = self.count + i + 1, None
+                return with_context(e, row_context(self.table.name, line, text))
+        return None
 
     def _write(self, rows: list[Any], converted: frozenset[int],
                cols: list[list[Any]] | None) -> int:

@@ -43,6 +43,59 @@ def column_context(table: str, line: int, column: str, value: str) -> str:
     return f'COPY {table}, line {line}, column {column}: "{shown(value)}"'
 
 
+def row_context(table: str, line: int, text: str | None) -> str:
+    """CONTEXT of an error about a row the writer refuses (NOT NULL, CHECK, a partition
+    bound): its line, and the line's text when it is known (PostgreSQL leaves it out of
+    binary input, which has no lines).
+
+    >>> row_context("t", 3, "3\\t\\\\N"), row_context("t", 2, None)
+    ('COPY t, line 3: "3\\t\\\\N"', 'COPY t, line 2')
+    """
+    return f"COPY {table}, line {line}" if text is None else line_context(table, line, text)
+
+
+class LineTexts:
+    """The input text of the batch being loaded, by line number, for `row_context`.
+
+    PostgreSQL checks NOT NULL and CHECK as it reads each line, so its CONTEXT shows the
+    line; Cumulo's writer checks a whole batch after its blocks were parsed. Only the
+    blocks' texts are kept (references, no copies), until the batch is written; a line is
+    cut out of its block on the error path only.
+
+    >>> texts = LineTexts()
+    >>> texts.add_block(0, "1\\ta\\n2\\tb")
+    >>> texts.add_record(3, '3,"x\\ny"')
+    >>> texts.text(2), texts.text(3), texts.text(4)
+    ('2\\tb', '3,"x\\ny"', None)
+    """
+
+    def __init__(self) -> None:
+        self.blocks: list[tuple[int, int, str]] = []  # (line before it, lines, block text)
+        self.records: dict[int, str] = {}  # csv records read one at a time, by line
+
+    def add_block(self, before: int, text: str) -> None:
+        """A block whose lines (newline-separated, one row each) are before + 1, ...."""
+        self.blocks.append((before, text.count("\n") + 1, text))
+
+    def add_record(self, line: int, record: str) -> None:
+        """One csv record (its line breaks kept), numbered as its row is."""
+        self.records[line] = record
+
+    def text(self, line: int) -> str | None:
+        """The text of line `line`, if the batch came from kept text."""
+        if line in self.records:
+            return self.records[line]
+        for before, count, text in self.blocks:
+            if before < line <= before + count:
+                return text.split("\n")[line - before - 1]
+        return None
+
+    def clear(self) -> None:
+        """Drops the texts of a batch that was written."""
+        self.blocks = []
+        self.records = {}
+
+
 def with_context(e: SQLError, where: str) -> SQLError:
     """Sets the error's CONTEXT (keeping one set nearer to its cause) and returns it."""
     if e.where is None:
