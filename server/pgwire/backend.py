@@ -264,6 +264,10 @@ class Session(Protocol):
         """Runs `prepared` once per parameter list (held Executes): the results that
         succeeded, and the error that stopped the rest."""
 
+    def sql_prepared(self, name: str) -> Prepared | None:
+        """The statement SQL PREPARE named `name`, for Describe('S') and Bind: one namespace
+        with Parse's in PostgreSQL. None if there is none."""
+
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a SQL-level cursor (DECLARE), for Describe('P', name); None if absent."""
 

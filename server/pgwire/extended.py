@@ -646,7 +646,7 @@ class ExtendedQuery:
             # NB: the checks come in PostgreSQL's order, so a message with several faults
             # gets the same error
             portal_name, stmt_name, pfmts, nvalues, pos = M.read_bind_head(payload)
-            stmt = self.statements.get(stmt_name)
+            stmt = self._statement(stmt_name)
             if stmt is None:
                 label = f'prepared statement "{stmt_name}"' if stmt_name else \
                     "unnamed prepared statement"
@@ -705,6 +705,16 @@ class ExtendedQuery:
         self.portals[portal_name] = Portal(stmt, params, encoders, row_desc)
         self.out += M.BIND_COMPLETE
 
+    def _statement(self, name: str) -> Statement | None:
+        """The statement a Describe or Bind names: Parse's, else SQL PREPARE's (one namespace
+        in PostgreSQL; not kept here, so DEALLOCATE alone drops it)."""
+        stmt = self.statements.get(name)
+        if stmt is None and name:
+            prepared = self.session.sql_prepared(name)
+            if prepared is not None:
+                stmt = Statement(name, prepared)
+        return stmt
+
     def _describe(self, payload: bytes) -> None:
         self._in_extended = True
         if payload == b"P\0":  # the unnamed portal, as libpq describes it before each Execute
@@ -716,7 +726,7 @@ class ExtendedQuery:
         try:
             kind, name = M.read_target(payload)
             if kind == "S":
-                stmt = self.statements.get(name)
+                stmt = self._statement(name)
                 if stmt is None:
                     label = f'prepared statement "{name}"' if name else "unnamed prepared statement"
                     raise InvalidSQLStatementName(f"{label} does not exist")

@@ -87,6 +87,20 @@ def bind_prepared(s: Any, name: str, args: str | None) -> tuple[Stmt, list[Any]]
     return stmt, values
 
 
+def protocol_view(s: Any, name: str) -> Prepared | None:
+    """PREPARE's statement `name` as a protocol Describe, Bind and Execute take it (None if
+    PREPARE made none): PostgreSQL keeps SQL-level and protocol-level prepared statements in
+    one namespace, so a client may Describe what PREPARE made. Re-analysed if stale, as
+    EXECUTE does; its executions count in pg_prepared_statements' row, which it is."""
+    stmt = s.prepared_sql.get(name)
+    if stmt is None:
+        return None
+    stmt = s.prepared_sql[name] = s.revalidate(stmt)
+    p: Prepared = s.prepared_info.meta[name]
+    p.param_oids, p.columns, p.handle = list(stmt.param_oids), stmt.columns, stmt
+    return p
+
+
 def custom_plan_next(s: Any, name: str) -> bool:
     """Whether the next execution of PREPARE's `name` plans for its values (a custom plan,
     EXPLAIN showing them as constants) rather than generically (`$1`): plancache.c's

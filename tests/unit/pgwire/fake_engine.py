@@ -172,6 +172,9 @@ class FakeSession:
             return Result("", empty=True)
         return self._run(prepared.handle, params)
 
+    def sql_prepared(self, name: str) -> Prepared | None:
+        return None  # NB: no SQL PREPARE here
+
     def cursor_columns(self, name: str) -> list[Column] | None:
         return self.cursors.get(name)
 
