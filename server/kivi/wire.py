@@ -25,6 +25,10 @@ may hold travels as an ext type:
     14    date BC or after 9999   days since 2000-01-01 (`pgtypes.fardate.FarDate`)
     15    timestamp BC or after   [microseconds since 2000-01-01 (local), offset seconds | nil]
           9999                  (`pgtypes.fardate.FarTimestamp`)
+    16    citext              its text (`pgtypes.citext`)
+    17    collated text       [locale, deterministic, text] (`pgtypes.collated`)
+    18    array with bounds   [lower bounds, items] (`pgtypes.arraybounds.Bounded`: an
+                              array whose lower bounds are not all 1)
 
 Rows are tuples and array values inside them are lists. Packing every row as a
 tuple ext would cost a nested `packb` per row, so the row-carrying fields of
@@ -44,6 +48,7 @@ from typing import Any
 
 import msgpack
 
+from ..pgtypes.arraybounds import Bounded
 from ..pgtypes.citext import CIText
 from ..pgtypes.collated import Collated, restore
 from ..pgtypes.fardate import FarDate, FarTimestamp, date_of_days, ts_of_us
@@ -66,6 +71,7 @@ EXT_RANGE, EXT_MULTIRANGE, EXT_DATETIME_EDGE = 11, 12, 13
 EXT_FAR_DATE, EXT_FAR_DATETIME = 14, 15
 EXT_CITEXT = 16  # pgtypes.citext: stays case-insensitive after a restart
 EXT_COLLATED = 17  # pgtypes.collated: [locale, deterministic, text]
+EXT_BOUNDED = 18  # pgtypes.arraybounds: [lower bounds, items]
 
 _US = _dt.timedelta(microseconds=1)
 _EPOCH = _dt.datetime(1, 1, 1)
@@ -205,6 +211,8 @@ def _default(obj: Any) -> msgpack.ExtType:
         return msgpack.ExtType(EXT_CITEXT, obj.encode())
     if isinstance(obj, Collated):
         return msgpack.ExtType(EXT_COLLATED, _pack([obj.locale, obj.deterministic, str(obj)]))
+    if t is Bounded:
+        return msgpack.ExtType(EXT_BOUNDED, _pack([list(obj.lower), list(obj)]))
     if t in _FIELDS:
         return msgpack.ExtType(EXT_MESSAGE, _pack([t.__name__, *_fields_out(obj)]))
     # Subclasses (IntEnum, OrderedDict...; strict_types sends them here) travel as their base
@@ -276,6 +284,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
         return CIText(data.decode())
     if code == EXT_COLLATED:
         return restore(*_unpack(data))
+    if code == EXT_BOUNDED:
+        lower, items = _unpack(data)
+        return Bounded(items, tuple(lower))
     return msgpack.ExtType(code, data)
 
 

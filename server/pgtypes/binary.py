@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import DatetimeFieldOverflow, InvalidBinaryRepresentation, ProtocolViolation
 from . import (
+    arraybounds,
     bits,
     enums,
     extcodecs,
@@ -392,24 +393,27 @@ def _array_encoder(elem_oid: int, lbound: int = 1) -> Encoder:
                 b = elem(x)
                 parts.append(_I.pack(len(b)))
                 parts.append(b)
+        lower = v.lower if type(v) is arraybounds.Bounded else (lbound,) * len(dims)
         parts[0] = _ARRHEAD.pack(len(dims), has_null, elem_oid) + b"".join(
-            _DIM.pack(n, lbound) for n in dims)
+            _DIM.pack(n, lb) for n, lb in zip(dims, lower, strict=True))
         return b"".join(parts)
 
     return enc
 
 
-def _array_decoder(elem_oid: int) -> Decoder:
+def _array_decoder(elem_oid: int, vector: bool = False) -> Decoder:
+    """array_recv; a `vector` (int2vector, oidvector: lbound 0) stays a plain list."""
     cache: dict[int, Decoder] = {}
 
     def dec(b: bytes) -> list[Any]:
         try:
             ndim, _flags, sent_elem = _ARRHEAD.unpack_from(b)
-            dims = [_DIM.unpack_from(b, 12 + 8 * i)[0] for i in range(ndim)]
+            dims_lbs = [_DIM.unpack_from(b, 12 + 8 * i) for i in range(ndim)]
         except struct.error:
             raise InvalidBinaryRepresentation("insufficient data left in message") from None
         if ndim == 0:
             return []
+        dims = [n for n, _ in dims_lbs]
         oid = sent_elem or elem_oid
         elem = cache.get(oid) or cache.setdefault(oid, binary_decoder(oid))
         pos = 12 + 8 * ndim
@@ -427,7 +431,7 @@ def _array_decoder(elem_oid: int) -> Decoder:
             raise InvalidBinaryRepresentation("incorrect binary data format in array")
         for n in reversed(dims[1:]):
             flat = [flat[i : i + n] for i in range(0, len(flat), n)]
-        return flat
+        return flat if vector else arraybounds.bounded(flat, [lb for _, lb in dims_lbs])
 
     return dec
 
@@ -467,7 +471,7 @@ def binary_decoder(oid: int) -> Decoder:
     if codec is not None:
         return codec[1]
     if oid in _VECTORS:
-        return _array_decoder(_VECTORS[oid])
+        return _array_decoder(_VECTORS[oid], vector=True)
     if oid in ranges.SUBTYPE:
         return ranges.binary_decoder(oid, binary_decoder(ranges.SUBTYPE[oid]))
     if oid in multiranges.RANGE_OF:

@@ -44,6 +44,7 @@ from ..errors import (
     SQLError,
 )
 from . import (
+    arraybounds,
     bits,
     dateparse,
     enums,
@@ -424,6 +425,8 @@ def _array_of(elem: Encoder, sep: str = ",") -> Encoder:
                 parts.append(enc(x))
             else:
                 parts.append(quote_array_element(elem(x), sep))
+        if type(v) is arraybounds.Bounded:  # NB: array_out shows bounds other than 1
+            return f"{arraybounds.dims_text(v)}={{{sep.join(parts)}}}"
         return "{" + sep.join(parts) + "}"
 
     return enc
@@ -890,7 +893,7 @@ def split_array(s: str, delim: str = ",") -> list[Any]:
     ['(2,2),(1,1)', '(5,6),(3,4)']
     """
     t = s.strip()
-    if t.startswith("[") and "=" in t:  # explicit bounds '[1:2]={...}': bounds are dropped
+    if t.startswith("[") and "=" in t:  # explicit bounds '[1:2]={...}': `arraybounds`'
         t = t[t.index("=") + 1 :].strip()
     if not t.startswith("{"):
         raise InvalidTextRepresentation(f'malformed array literal: "{s}"',
@@ -975,7 +978,11 @@ def _array_in(elem_oid: int, tz: Any) -> Callable[[str], list[Any]]:
         return [None if x is None else conv(x) if isinstance(x, list) else elem(x) for x in items]
 
     delim = DELIMITERS.get(elem_oid, ",")
-    return lambda s: conv(split_array(s, delim))
+
+    def read(s: str) -> list[Any]:
+        return conv(split_array(s, delim))
+
+    return lambda s: read(s) if s[:1] == "{" else arraybounds.with_dims(s, read)
 
 
 def _vector_in(s: str) -> list[int]:

@@ -29,7 +29,7 @@ from ...errors import (
     SQLError,
     StringDataRightTruncation,
 )
-from ...pgtypes import bits, citext, extcodecs, hstore, money, network, xmlvalue, zones
+from ...pgtypes import arraybounds, bits, citext, extcodecs, hstore, money, network, xmlvalue, zones
 from ...pgtypes import interval as iv
 from ...pgtypes import oids as T
 from ...pgtypes.fardate import FarDate, date_of_days, days_of, round_timestamp, ts_of_us
@@ -335,13 +335,17 @@ def text_to_array(elem: int) -> Callable[[Any], list[Any]]:
         return [None if x is None else walk(x) if isinstance(x, list) else conv(x)
                 for x in items]
 
+    def read(text: str) -> list[Any]:
+        items = split_array(text, delim)
+        if any(isinstance(x, list) for x in items):  # NB: '{{1,2},{3,4}}' is two-dimensional
+            _check_rectangular(items, text)
+        return walk(items)
+
     def parse(s: Any) -> list[Any]:
         if isinstance(s, list):
-            return walk(s)
-        items = split_array(str(s), delim)
-        if any(isinstance(x, list) for x in items):  # NB: '{{1,2},{3,4}}' is two-dimensional
-            _check_rectangular(items, str(s))
-        return walk(items)
+            return arraybounds.same_bounds(s, walk(s))
+        text = str(s)
+        return read(text) if text[:1] == "{" else arraybounds.with_dims(text, read)
 
     return parse
 
@@ -440,9 +444,10 @@ def to_text(v: Any, oid: int = 0) -> str:
             return " ".join(str(x) for x in v)
         if T.ELEMENT_OF.get(oid) in DELIMITERS:  # box[]: ';' between elements
             return format_text(oid, v)
-        return "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
-                              else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
-                              else quote_array_element(to_text(x)) for x in v) + "}"
+        out = "{" + ",".join("NULL" if x is None else ("t" if x else "f") if isinstance(x, bool)
+                             else to_text(x) if isinstance(x, list)  # a sub-array: no quotes
+                             else quote_array_element(to_text(x)) for x in v) + "}"
+        return out if type(v) is not arraybounds.Bounded else f"{arraybounds.dims_text(v)}={out}"
     if isinstance(v, Range | MultiRange):
         return format_text(v.oid, v)
     if isinstance(v, tuple):  # a row value: record_out, `(1,"x y",)`, not Python's repr
@@ -612,7 +617,8 @@ def each_element(one: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
     """Lifts an element converter to arrays of any depth (NULL elements stay NULL)."""
 
     def each(v: list[Any]) -> list[Any]:  # NB: nested lists are multi-dimensional arrays
-        return [None if x is None else each(x) if isinstance(x, list) else one(x) for x in v]
+        return arraybounds.same_bounds(
+            v, [None if x is None else each(x) if isinstance(x, list) else one(x) for x in v])
 
     return each
 
@@ -743,8 +749,9 @@ def cast_function(src: int, dst: int, typmod: int = -1) -> Callable[[Any], Any] 
             return None
 
         def each(v: list[Any]) -> list[Any]:  # NB: nested lists are multi-dimensional arrays
-            return [None if x is None else each(x) if isinstance(x, list) else inner(x)
-                    for x in v]
+            return arraybounds.same_bounds(
+                v, [None if x is None else each(x) if isinstance(x, list) else inner(x)
+                    for x in v])
 
         return each
     if dst in (T.JSON, T.JSONB) and src in (T.JSON, T.JSONB):

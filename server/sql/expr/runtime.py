@@ -28,6 +28,7 @@ from ...errors import (
     NumericValueOutOfRange,
 )
 from ...pgtypes import oids as T
+from ...pgtypes.arraybounds import Bounded
 from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
 from .casts import check_int
@@ -454,6 +455,8 @@ def subscript(arr: Any, i: Any, *more: Any) -> Any:
         return None
     if isinstance(arr, str):
         raise DataException("cannot subscript type text because it does not support subscripting")
+    if type(arr) is Bounded:  # NB: counted from its own lower bounds
+        i, more = _from_one(arr, (i, *more))
     v = arr
     for k in (i, *more):
         if k is None or not isinstance(v, list | tuple) or not 1 <= k <= len(v):
@@ -462,6 +465,14 @@ def subscript(arr: Any, i: Any, *more: Any) -> Any:
     if isinstance(v, list) and isinstance(arr, list):  # fewer subscripts than dimensions
         return None
     return v
+
+
+def _from_one(arr: Bounded, subs: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
+    """Subscripts of a `Bounded` array as they would be with lower bounds 1 (past its
+    dimensions, as given: those find nothing either way)."""
+    out = tuple(k if k is None or d >= len(arr.lower) else k - arr.lower[d] + 1
+                for d, k in enumerate(subs))
+    return out[0], out[1:]
 
 
 def name_subscript(name: str, i: int) -> str | None:
@@ -517,6 +528,10 @@ def array_slice(arr: Any, *bounds: Any) -> Any:
     if arr is None or any(b is None for b in bounds):
         return None
     pairs = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+    if type(arr) is Bounded:  # NB: the slice is of its own subscripts; the result counts from 1
+        lows = arr.lower
+        pairs = [(lo - lows[d] + 1, hi - lows[d] + 1) if d < len(lows) else (lo, hi)
+                 for d, (lo, hi) in enumerate(pairs)]
 
     empty = object()  # NB: not None, which is a NULL element
 

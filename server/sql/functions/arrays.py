@@ -1,9 +1,10 @@
 """Array functions and the set-returning functions over arrays and ranges of values.
 
-Arrays are Python lists (nested for several dimensions), with lower bound 1,
-except int2vector and oidvector, which PostgreSQL subscripts from 0: they get
-their own overloads, so `generate_subscripts(indkey, 1)` yields 0..n-1 as
-SQLAlchemy's index reflection expects.
+Arrays are Python lists (nested for several dimensions), with lower bound 1
+unless they are `arraybounds.Bounded` ('[2:3]={1,2}'), except int2vector and
+oidvector, which PostgreSQL subscripts from 0: they get their own overloads, so
+`generate_subscripts(indkey, 1)` yields 0..n-1 as SQLAlchemy's index reflection
+expects.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from ...errors import DatetimeFieldOverflow, InvalidParameterValue
 from ...pgtypes import oids as T
+from ...pgtypes.arraybounds import Bounded, dims_text
 from ...pgtypes.interval import add_to_timestamp
 from ..expr.runtime import array_cat_op
 from .formatting import output_text
@@ -94,11 +96,16 @@ def array_positions(arr: list[Any] | None, value: Any) -> list[int] | None:
     return [n + 1 for n, x in enumerate(arr) if x == value or (x is None and value is None)]
 
 
+def _lower_of(arr: list[Any], dim: int, base: int) -> int:
+    """The lower bound of dimension `dim` (1-based, present): `base` unless `arr` has its own."""
+    return arr.lower[dim - 1] if type(arr) is Bounded else base
+
+
 def _upper(base: int):  # noqa: ANN202
     def upper(arr: list[Any], dim: int) -> int | None:
         """Returns the upper bound of one dimension."""
         dims = _dims(arr)
-        return base + dims[dim - 1] - 1 if 1 <= dim <= len(dims) else None
+        return _lower_of(arr, dim, base) + dims[dim - 1] - 1 if 1 <= dim <= len(dims) else None
 
     return upper
 
@@ -106,7 +113,7 @@ def _upper(base: int):  # noqa: ANN202
 def _lower(base: int):  # noqa: ANN202
     def lower(arr: list[Any], dim: int) -> int | None:
         """Returns the lower bound of one dimension."""
-        return base if 1 <= dim <= len(_dims(arr)) else None
+        return _lower_of(arr, dim, base) if 1 <= dim <= len(_dims(arr)) else None
 
     return lower
 
@@ -140,8 +147,7 @@ def array_ndims(arr: list[Any]) -> int | None:
 @register("array_dims", args=[T.ANYARRAY], returns=T.TEXT)
 def array_dims(arr: list[Any]) -> str | None:
     """Returns the dimensions as text ("[1:3]")."""
-    dims = _dims(arr)
-    return "".join(f"[1:{d}]" for d in dims) or None
+    return dims_text(arr) or None
 
 
 @register("array_append", args=[T.ANYARRAY, T.ANYELEMENT], returns=array_of_first, strict=False)
@@ -196,7 +202,8 @@ def _subscripts(base: int):  # noqa: ANN202
         dims = _dims(arr)
         if not 1 <= dim <= len(dims):
             return iter(())
-        subs = range(base, base + dims[dim - 1])
+        lo = _lower_of(arr, dim, base)
+        subs = range(lo, lo + dims[dim - 1])
         return iter(reversed(subs) if reverse else subs)
 
     return gen

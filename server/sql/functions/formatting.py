@@ -7,6 +7,7 @@ from typing import Any
 
 from ...errors import InvalidParameterValue, NullValueNotAllowed
 from ...pgtypes import oids as T
+from ...pgtypes.arraybounds import Bounded, dims_text
 from ...pgtypes.text import quote_array_element
 from ..expr.casts import to_text
 from ..pgcatalog.names import quote_ident as _quote_ident
@@ -18,7 +19,9 @@ def output_text(v: Any) -> str:
     if isinstance(v, bool):
         return "t" if v else "f"
     if isinstance(v, list):
-        return "{" + ",".join("NULL" if x is None else quote_array_element(output_text(x)) for x in v) + "}"
+        out = "{" + ",".join("NULL" if x is None else quote_array_element(output_text(x))
+                             for x in v) + "}"
+        return out if type(v) is not Bounded else f"{dims_text(v)}={out}"
     return to_text(v)
 
 
