@@ -321,7 +321,7 @@ class ExtendedQuery:
             return
         try:
             name, sql, oids = M.read_parse(payload)
-            if name and name in self.statements:
+            if name and (name in self.statements or self.session.sql_prepared(name) is not None):
                 raise DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
         except SQLError as e:
             self._fail(e, False)

@@ -195,8 +195,9 @@ def test_protocol_reaches_sql_prepared_statements_as_pg15(pg15, cumulo_server):
     assert _shared_namespace(cu) == expected
 
 
-def test_prepare_of_a_parse_name_is_42p05(pg15, cumulo_server):
-    """The other direction was already shared: PREPARE of a name a Parse took."""
+def test_one_name_for_parse_and_prepare_as_pg15(pg15, cumulo_server):
+    """PREPARE of a name a Parse took is 42P05 (it was already), and so is a Parse of a name
+    PREPARE took (Cumulo made a second statement of that name)."""
     got = []
     for dsn in fresh_databases(pg15, cumulo_server, "prep_namespace2"):
         with psycopg.connect(dsn, autocommit=True) as conn:
@@ -207,4 +208,9 @@ def test_prepare_of_a_parse_name_is_42p05(pg15, cumulo_server):
                 got.append("ok")
             except psycopg.Error as e:
                 got.append(e.sqlstate)
-    assert got == ["42P05", "42P05"]
+            conn.execute("prepare q as select 3")
+            res = conn.pgconn.prepare(b"q", b"select 4")
+            got.append(res.error_field(psycopg.pq.DiagnosticField.SQLSTATE))
+            got.append(_execute(conn.pgconn, b"q", []))
+    assert got[:3] == ["42P05", b"42P05", (b"3",)]
+    assert got[3:] == got[:3]
