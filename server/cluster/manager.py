@@ -25,9 +25,14 @@ LTM is the only one and its own low water is the mark.
 Several LTMs may share the conflict managers (each with its own `ltm_id`, which is
 part of its transaction ids). A waiter whose holder belongs to another LTM is woken
 through its manager's mailbox: one thread per manager long-polls it (`PollWoken`)
-and hands the tids to `LocalTxnManager.wake`. With a MasterMind, the LTM's wait-for
-graph is the MasterMind's global one (`mastermind.RemoteWaitForGraph`), so a deadlock
-through two query engines is detected too; without one, only within an LTM.
+and hands the tids to `LocalTxnManager.wake`. A wake-up can still be lost (a reply
+that never arrived, a manager that dropped the waiter), so a waiter also asks its
+manager again after `reask_after` seconds without one, then after twice as long each
+time (`LocalTxnManager.reask_after`): a lost wake-up delays it, never hangs it. These
+threads log whatever fails and go on (`loops.keep_running`). With a MasterMind, the
+LTM's wait-for graph is the MasterMind's global one (`mastermind.RemoteWaitForGraph`),
+so a deadlock through two query engines is detected too; without one, only within an
+LTM.
 
 `reset_conflicts=True` (the LTM that starts a fresh cluster) clears every conflict
 manager and tells it the recovered high mark, so that SERIALIZABLE transactions
@@ -44,9 +49,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from functools import partial
 from typing import Any
 
-from ..errors import SQLError
 from ..kivi.client import KiviClient
 from ..kivi.remote import RemoteNode
 from ..txn.front import LtmFront
@@ -55,6 +60,7 @@ from ..txn.recovery import durable_checkpoint, replay_records
 from ..txn.sequencer import CommitSequencer
 from ..txn.snapshot import SnapshotServer
 from .leaderclient import LeaderClient
+from .loops import keep_running
 from .mastermind import RemoteSequencer, RemoteSnapshots, RemoteWaitForGraph
 from .proxies import RemoteConflictManager, RemoteLogGroup
 
@@ -82,6 +88,7 @@ class ClusterTxnManager(LtmFront):
         stale_after: float = 0.05,
         gc_interval: float | None = 30.0,
         report_interval: float = 1.0,
+        reask_after: float = 1.0,
     ) -> None:
         self.kivi = kivi
         self.cms = conflict_managers
@@ -128,6 +135,7 @@ class ClusterTxnManager(LtmFront):
             ltm_id=ltm_id,
             wait_graph=graph,
             shared_snapshots=self.mastermind is not None,
+            reask_after=reask_after,
         )
         self.ltm_id = ltm_id
         self._graph = graph
@@ -135,49 +143,46 @@ class ClusterTxnManager(LtmFront):
             self.mastermind.report_low_water(ltm_id, self.ltm.low_water())
         self._closed = False
         self._stop = threading.Event()
+        self._reported = 0.0  # when `_snapshot_step` last reported the low water
         self._pollers = [
-            threading.Thread(target=self._poll_loop, args=(cm, poll_interval), daemon=True,
-                             name=f"woken-poll-{i}")
+            threading.Thread(target=keep_running, daemon=True, name=f"woken-poll-{i}", args=(
+                partial(self._poll_step, cm, poll_interval), self._stop, poll_interval,
+                f"the wake-up poll of conflict manager {i}"))
             for i, cm in enumerate(conflict_managers)
         ]
         if self.mastermind is not None:
             self._pollers.append(threading.Thread(
-                target=self._snapshot_loop,
-                args=(self.mastermind, poll_interval, stale_after, report_interval),
-                daemon=True, name="snapshot-poll",
-            ))
+                target=keep_running, daemon=True, name="snapshot-poll", args=(
+                    partial(self._snapshot_step, self.mastermind, poll_interval, stale_after,
+                            report_interval),
+                    self._stop, poll_interval, "the snapshot poll")))
         if gc_interval:
             self._pollers.append(threading.Thread(
                 target=self._gc_loop, args=(gc_interval,), daemon=True, name="txn-gc"))
         for t in self._pollers:
             t.start()
 
-    def _snapshot_loop(self, mm: RemoteSnapshots, interval: float, stale_after: float,
+    def _snapshot_step(self, mm: RemoteSnapshots, interval: float, stale_after: float,
                        report_interval: float) -> None:
-        """Follows the shared snapshot; gives back timestamps this LTM left unused; reports
-        this LTM's low water (which keeps it among the LTMs that hold GC back)."""
-        reported = 0.0
-        while not self._stop.is_set():
-            try:
-                now = time.monotonic()
-                if now - reported >= report_interval:
-                    mm.report_low_water(self.ltm_id, self.ltm.low_water())
-                    reported = now
-                if self._new_leader.is_set():
-                    self._new_leader.clear()
-                    self.ltm.give_back_stale(0.0)
-                    if self._graph is not None:
-                        # NB: the new leader's wait-for graph is empty: woken, this LTM's
-                        # waiters ask the conflict managers again and report their edges
-                        # to it (`would_deadlock`), so a cycle closing across the failover
-                        # ends in 40P01 rather than a lock timeout
-                        self.ltm.wake(list(self._graph.edges.copy()))
-                self.ltm.give_back_stale(stale_after)
-                if mm.poll(min(interval, stale_after)):
-                    self.ltm.snapshot_advanced()
-            except SQLError:  # the MasterMind is unreachable: try again shortly
-                if self._stop.wait(interval):
-                    return
+        """One turn of the snapshot thread (`loops.keep_running`): follows the shared
+        snapshot; gives back timestamps this LTM left unused; reports this LTM's low water
+        (which keeps it among the LTMs that hold GC back)."""
+        now = time.monotonic()
+        if now - self._reported >= report_interval:
+            mm.report_low_water(self.ltm_id, self.ltm.low_water())
+            self._reported = now
+        if self._new_leader.is_set():
+            self._new_leader.clear()
+            self.ltm.give_back_stale(0.0)
+            if self._graph is not None:
+                # NB: the new leader's wait-for graph is empty: woken, this LTM's
+                # waiters ask the conflict managers again and report their edges
+                # to it (`would_deadlock`), so a cycle closing across the failover
+                # ends in 40P01 rather than a lock timeout
+                self.ltm.wake(list(self._graph.edges.copy()))
+        self.ltm.give_back_stale(stale_after)
+        if mm.poll(min(interval, stale_after)):
+            self.ltm.snapshot_advanced()
 
     def collect(self) -> int:
         """Garbage-collects now, below the global low water (see the module docstring);
@@ -194,17 +199,12 @@ class ClusterTxnManager(LtmFront):
             except Exception:  # noqa: BLE001 - GC must never take the engine down
                 logging.getLogger("cumulo.txn").exception("garbage collection failed")
 
-    def _poll_loop(self, cm: RemoteConflictManager, interval: float) -> None:
-        """Fetches wake-ups that other LTMs' releases left for this LTM's waiters."""
-        while not self._stop.is_set():
-            try:
-                tids = cm.poll_woken(interval)
-            except SQLError:  # the manager is unreachable: try again shortly
-                if self._stop.wait(interval):
-                    return
-                continue
-            if tids:
-                self.ltm.wake(tids)
+    def _poll_step(self, cm: RemoteConflictManager, interval: float) -> None:
+        """One turn of a wake-up thread (`loops.keep_running`): fetches the wake-ups that
+        other LTMs' releases left for this LTM's waiters."""
+        tids = cm.poll_woken(interval)
+        if tids:
+            self.ltm.wake(tids)
 
     def checkpoint(self) -> bool:
         """Checkpoints every node at the current snapshot, then trims the loggers; False if

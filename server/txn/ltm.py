@@ -102,6 +102,7 @@ class LocalTxnManager(SerializableMixin):
         ltm_id: int = 0,
         wait_graph: Any = None,
         shared_snapshots: bool = False,
+        reask_after: float | None = None,
     ) -> None:
         self.kivi = kivi
         self.sequencer = sequencer
@@ -144,6 +145,12 @@ class LocalTxnManager(SerializableMixin):
         # thread ran, and the two killed each other's retries for ever: a livelock)
         self._asks: dict[int, tuple[Any, Any]] = {}
         self._answers: dict[int, Any] = {}
+        # cluster mode: a lock waiter asks its manager again after this many seconds
+        # without a wake-up (then twice as long each time, up to 8 s), so that a wake-up
+        # lost on its way (a `PollWoken` reply that never arrived, a manager that dropped
+        # the registration) delays it, never hangs it; None (embedded: the wake-up is a
+        # call in this process) waits for the wake-up
+        self.reask_after = reask_after
         # cluster mode: transactions whose locks died with their conflict manager
         # (`doom_active`): they may not commit, and their lock waits end
         self._doomed: set[int] = set()
@@ -174,6 +181,7 @@ class LocalTxnManager(SerializableMixin):
             "waits": 0, "deadlocks": 0, "session_waits": 0, "session_wait_s": 0.0,
             "gc_runs": 0, "ser_validations": 0, "ser_failures": 0, "ser_doomed": 0,
             "ser_coarsenings": 0, "apply_failures": 0, "commit_waits": 0, "commit_wait_s": 0.0,
+            "reasks": 0,
         }
         self.reapplier = Reapplier(self._reapply, self._reapplied)
 
@@ -457,6 +465,9 @@ class LocalTxnManager(SerializableMixin):
         newest = 0
         kept: Conflict | None = None  # a READ COMMITTED write's row, locked for its rerun
         early: Any = None  # the answer a waking release got for us (`_wake`)
+        reasked = False  # the last wait ended by asking again (`reask_after`), not woken
+        deadline: float | None = None
+        period: float | None = None
         with self._cm_cond:
             while True:
                 if early is None:
@@ -516,6 +527,14 @@ class LocalTxnManager(SerializableMixin):
                     if wait == SKIP:
                         return -1
                     raise LockNotAvailable("could not obtain lock on row")
+                # NB: under _cm_lock, remote graph (cluster mode) included, where this is a
+                # MasterMind call that a fail-over holds up to its end. The local graph's
+                # check and record must be one step (two waiters closing one cycle must not
+                # both miss it). Freeing the lock for the remote one would let a wake-up
+                # pass between the Wait and `_lock_waits` (`wake` drops the tids not in it),
+                # and would gain little: a fail-over holds every commit of this engine
+                # anyway (its timestamp report and the shared snapshot are MasterMind
+                # calls), and `remove`'s WaitDone, at each wait's end, is one too.
                 if self._graph.would_deadlock(tid, out.holder):
                     cm.waiters.get(out.holder, set()).discard(tid)
                     self.stats["deadlocks"] += 1
@@ -528,7 +547,14 @@ class LocalTxnManager(SerializableMixin):
                     self.stats["waits"] += 1
                     counted = True
                 self._graph.add(tid, out.holder)
-                deadline = None if txn.lock_timeout is None else time.monotonic() + txn.lock_timeout
+                if not reasked:  # NB: asking again is the same wait: same lock_timeout
+                    deadline = None if txn.lock_timeout is None \
+                        else time.monotonic() + txn.lock_timeout
+                    period = self.reask_after
+                elif period is not None:  # NB: twice as long each time in a row, up to 8 s:
+                    period = min(period * 2, 8.0)  # a long wait costs the manager little
+                reasked = False
+                reask = None if period is None else time.monotonic() + period
                 cond = self._lock_waits[tid] = waits.Condition(self._cm_lock)
                 self._asks[tid] = (cm, msg)
                 try:
@@ -536,13 +562,17 @@ class LocalTxnManager(SerializableMixin):
                         self._check_cancel(txn)
                         if tid in self._doomed:
                             raise SerializationFailure(_LOCKS_LOST)
-                        if deadline is None:
+                        if deadline is None and reask is None:
                             cond.wait()
                             continue
-                        left = deadline - time.monotonic()
-                        if left <= 0:
+                        now = time.monotonic()
+                        if deadline is not None and deadline <= now:
                             raise LockNotAvailable("canceling statement due to lock timeout")
-                        cond.wait(left)
+                        if reask is not None and reask <= now:
+                            self.stats["reasks"] += 1
+                            reasked = True  # NB: no wake-up came: ask the manager again
+                            break
+                        cond.wait(min(t for t in (deadline, reask) if t is not None) - now)
                 except BaseException:
                     cm.waiters.get(out.holder, set()).discard(tid)
                     answer = self._answers.pop(tid, None)
@@ -606,10 +636,16 @@ class LocalTxnManager(SerializableMixin):
 
         Cluster mode: the `Woken` of a release goes to the releasing LTM; the wiring hands
         the tids that belong to this LTM here, and their threads ask the managers again.
+        Only the tids waiting now count: one that asked again on its own (`reask_after`)
+        and went on may get its wake-up late, and it must neither stay in `_woken` for
+        ever nor cut that transaction's next wait short. A waiter is in `_lock_waits`
+        from its manager's Wait on (both under `_cm_lock`), so none is missed.
         """
         if not tids:
             return
         with self._cm_cond:
+            waiting = self._lock_waits
+            tids = [tid for tid in tids if tid in waiting]
             if self._answers:  # NB: a stale early answer (`_wake`) is asked again
                 for tid in tids:
                     if type(self._answers.get(tid)) is Wait:
