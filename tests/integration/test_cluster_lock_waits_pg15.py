@@ -7,12 +7,14 @@ give PostgreSQL's answers.
   (`LocalTxnManager.reask_after`). Real role processes (`test_cluster_rpc.Cluster`); the
   loss is made real by telling the manager that the waiter gave up (`Forget`), so that
   the holder's release wakes nobody.
-- INSERT ... ON CONFLICT DO UPDATE on the same keys from sessions of two engines
-  (`cumulo cluster up --engines 2`: ZooKeeper, MasterMind, KiVi nodes, conflict manager,
-  logger, two `cumulo serve --cluster`), single-row and multi-row: READ COMMITTED locks
-  the conflicting row and reruns the statement (lock-first, always on in cluster mode).
-  The same workload on PostgreSQL 15 gives the final table to compare: every upsert
-  counted once, no error.
+- INSERT ... ON CONFLICT DO UPDATE (single-row and multi-row, new keys and old) and a
+  multi-row UPDATE on the same rows, with a BEFORE UPDATE trigger counting each row's
+  updates, from sessions of two engines (`cumulo cluster up --engines 2`: ZooKeeper,
+  MasterMind, KiVi nodes, conflict manager, logger, two `cumulo serve --cluster`):
+  READ COMMITTED locks the conflicting row and reruns the statement (lock-first, always
+  on in cluster mode). The same workload on PostgreSQL 15 gives the final table to
+  compare: every statement counted once on each row, the trigger once per update, no
+  error.
 """
 
 from __future__ import annotations
@@ -75,23 +77,43 @@ def test_a_lost_wake_up_heals_by_asking_again(cluster):  # noqa: F811 (the fixtu
         a.close()
 
 
-KEYS = 4
-UPSERT = ("INSERT INTO up VALUES (%s, 1, '') ON CONFLICT (k) DO UPDATE SET v = up.v + 1, "
-          "n = up.n || 'x'")
+KEYS = 6  # 0..3 exist from the start; 4 and 5 are inserted by the first upsert on each
+OLD = 4
+UPSERT = "INSERT INTO up VALUES (%s, 1, 0) ON CONFLICT (k) DO UPDATE SET v = up.v + 1"
 # keys in ascending order in every session, as in PostgreSQL: no deadlock
-UPSERT_ALL = ("INSERT INTO up VALUES " + ", ".join(f"({k}, 1, '')" for k in range(KEYS))
-              + " ON CONFLICT (k) DO UPDATE SET v = up.v + excluded.v, n = up.n || 'y'")
+UPSERT_ALL = ("INSERT INTO up VALUES " + ", ".join(f"({k}, 1, 0)" for k in range(KEYS))
+              + " ON CONFLICT (k) DO UPDATE SET v = up.v + excluded.v")
+UPDATE_OLD = f"UPDATE up SET v = v + 1 WHERE k < {OLD}"  # a multi-row rerun
+SETUP = [
+    "DROP TABLE IF EXISTS up",
+    "CREATE TABLE up (k int PRIMARY KEY, v int NOT NULL, n int NOT NULL)",
+    # each row counts its updates: a trigger fired twice by a rerun, or not at all, shows
+    "CREATE OR REPLACE FUNCTION count_update() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$ BEGIN NEW.n := OLD.n + 1; RETURN NEW; END $$",
+    "CREATE TRIGGER up_counts BEFORE UPDATE ON up FOR EACH ROW EXECUTE FUNCTION count_update()",
+    f"INSERT INTO up SELECT k, 0, 0 FROM generate_series(0, {OLD - 1}) k",
+]
+
+
+def _statements(me: int, turns: int) -> list[tuple[str, tuple[int, ...]]]:
+    """One session's statements: upserts of one key in turn, every fifth of all keys,
+    and every fifth (another turn) an UPDATE of the rows there from the start."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+    for i in range(turns):
+        if i % 5 == 4:
+            out.append((UPSERT_ALL, ()))
+        elif i % 5 == 2:
+            out.append((UPDATE_OLD, ()))
+        else:
+            out.append((UPSERT, ((me + i) % KEYS,)))
+    return out
 
 
 def _session(dsn: str, me: int, turns: int, errors: list[str]) -> None:
-    """One session's upserts: single-row ones over the keys in turn, every fifth on all."""
     with psycopg.connect(dsn, autocommit=True) as c:
-        for i in range(turns):
+        for sql, args in _statements(me, turns):
             try:
-                if i % 5 == 4:
-                    c.execute(UPSERT_ALL)
-                else:
-                    c.execute(UPSERT, ((me + i) % KEYS,))
+                c.execute(sql, args or None)
             except psycopg.Error as e:
                 errors.append(f"{e.sqlstate}: {e}")
 
@@ -99,8 +121,8 @@ def _session(dsn: str, me: int, turns: int, errors: list[str]) -> None:
 def _run(dsns: list[str], turns: int) -> tuple[list[tuple], list[str]]:
     """Runs the sessions (two per dsn) at once; returns the final table and the errors."""
     with psycopg.connect(dsns[0], autocommit=True) as c:
-        c.execute("DROP TABLE IF EXISTS up")
-        c.execute("CREATE TABLE up (k int PRIMARY KEY, v int NOT NULL, n text NOT NULL)")
+        for sql in SETUP:
+            c.execute(sql)
     errors: list[str] = []
     threads = [threading.Thread(target=_session, args=(dsn, i, turns, errors), daemon=True)
                for i, dsn in enumerate(dsns * 2)]
@@ -110,18 +132,24 @@ def _run(dsns: list[str], turns: int) -> tuple[list[tuple], list[str]]:
         t.join(600)
     assert not any(t.is_alive() for t in threads), "a session never finished"
     with psycopg.connect(dsns[-1], autocommit=True) as c:
-        rows = c.execute("SELECT k, v, length(n) FROM up ORDER BY k").fetchall()
+        rows = c.execute("SELECT k, v, n FROM up ORDER BY k").fetchall()
     return rows, errors
 
 
-def test_upserts_on_two_engines_count_every_increment(two_engines, pg15):  # noqa: F811
+def test_upserts_and_updates_on_two_engines_count_every_one(two_engines, pg15):  # noqa: F811
     p1, p2 = two_engines
-    turns = 30
+    turns = 40
     got, errors = _run([f"host=127.0.0.1 port={p} user=cumulo dbname=cumulo" for p in (p1, p2)],
                        turns)
     want, pg_errors = _run([pg15.dsn(), pg15.dsn()], turns)
     assert pg_errors == []
     assert errors == []
     assert got == want
-    # every upsert counted once: single-row ones on one key, every fifth on all of them
-    assert sum(v for _k, v, _n in want) == 4 * (turns // 5 * KEYS + turns - turns // 5)
+    # every statement counted once on each row it touched, and each update of a row by
+    # the trigger: PostgreSQL's answer does not depend on the interleaving
+    touches = [0] * KEYS
+    for me in range(4):
+        for sql, args in _statements(me, turns):
+            for k in (args if sql == UPSERT else range(OLD if sql == UPDATE_OLD else KEYS)):
+                touches[k] += 1
+    assert want == [(k, t, t - (k >= OLD)) for k, t in enumerate(touches)]
