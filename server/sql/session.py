@@ -1111,7 +1111,7 @@ class SQLSession:
     def catalog(self) -> CatalogSnapshot:
         """The catalog this session's statements see (its own uncommitted DDL included)."""
         cat = self.txn_catalog if self.txn_catalog is not None else self.store.snapshot(self.db.oid)
-        if usertypes.INSTALLED.get() is not cat:  # NB: no call when this context has it already
+        if usertypes.INSTALLED.get()() is not cat:  # NB: no call when this context has it
             usertypes.use(cat)  # type names resolve against this catalog's CREATE TYPEs
         return cat
 

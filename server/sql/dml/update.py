@@ -324,16 +324,18 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                     xmins = list(row_xmins(sess.txn, writer.space, keys))
                 rows = writer.delete_rows(sess, keys, olds)
             total += len(rows)  # NB: a BEFORE trigger may have skipped rows
+            if returning is None:
+                continue  # NB: no row to project: neither ctids nor xmins needed
             # NB: a BEFORE trigger that skipped rows leaves no key known per row (ctid)
             rkeys: list[bytes | None] = list(keys) if len(rows) == len(keys) else [None] * len(rows)
             if len(rows) != len(keys):
                 xmins = [None] * len(rows)
-            if returning is not None and extra_idx and len(rows) == len(keys):
+            if extra_idx and len(rows) == len(keys):
                 srcs = found[i:i + step]
                 out.extend(returning.project(tuple(r) + tuple(src[j] for j in extra_idx), ctx,
                                              xmin=x, key=k)
                            for r, src, x, k in zip(rows, srcs, xmins, rkeys, strict=True))
-            elif returning is not None and not extra_idx:
+            elif not extra_idx:
                 out.extend(returning.project(r, ctx, xmin=x, key=k)
                            for r, x, k in zip(rows, xmins, rkeys, strict=True))
         if returning is not None:

@@ -41,6 +41,9 @@ class ViewCheck:
 
 _ACTIVE: ContextVar[tuple[int, list[ViewCheck]] | None] = ContextVar("view_checks",
                                                                       default=None)
+# The checks in force (None outside a write through a WITH CHECK OPTION view), as a C call:
+# the table writer asks it for every batch and calls `check_rows` only when some are
+in_force: Callable[[], tuple[int, list[ViewCheck]] | None] = _ACTIVE.get
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ store), so the array codecs handle `mood[]` like any array.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -66,11 +67,19 @@ class TypeEnv:
 # session greenlet's own (sessions of different databases share the event loop's thread).
 _ENV: ContextVar[TypeEnv | None] = ContextVar("usertypes_env", default=None)
 _EXTENSIONS: ContextVar[tuple[Any, ...]] = ContextVar("usertypes_extensions", default=())
-# The catalog `use` last installed in this context, None when it has enums (`use` installs
-# their labels process-wide again each time, since a session with an uncommitted ALTER TYPE ...
-# RENAME VALUE has other labels): the session's `catalog()` reads it to skip `use` (a call and
-# two context-variable sets) on the statements after the first of a catalog version.
-INSTALLED: ContextVar[CatalogSnapshot | None] = ContextVar("usertypes_installed", default=None)
+
+
+class _Nothing:
+    """What `_NOTHING` referred to."""
+
+
+_NOTHING: weakref.ref[Any] = weakref.ref(_Nothing())  # NB: dead at once: calling it gives None
+# A weak reference to the catalog `use` last installed in this context, `_NOTHING` when it has
+# enums (`use` installs their labels process-wide again each time, since a session with an
+# uncommitted ALTER TYPE ... RENAME VALUE has other labels): the session's `catalog()` calls it
+# to skip `use` (a call and two context-variable sets) on the statements after the first of a
+# catalog version. Weak: a dropped table's columnar copy must not live on in a thread's context.
+INSTALLED: ContextVar[weakref.ref[Any]] = ContextVar("usertypes_installed", default=_NOTHING)
 _envs: dict[int, tuple[tuple[UserType, ...], TypeEnv]] = {}
 _lock = threading.Lock()
 
@@ -84,7 +93,7 @@ def use(cat: CatalogSnapshot) -> None:
         _ENV.set(hit[1])
         if hit[1].enum_labels:
             enums.LABELS.update(hit[1].enum_labels)
-        INSTALLED.set(None if hit[1].enum_labels else cat)
+        INSTALLED.set(_NOTHING if hit[1].enum_labels else weakref.ref(cat))
         return
     env = TypeEnv(cat)
     with _lock:
@@ -111,7 +120,7 @@ def use(cat: CatalogSnapshot) -> None:
             _envs.clear()
         _envs[id(types)] = (types, env)
     _ENV.set(env)
-    INSTALLED.set(None if env.enum_labels else cat)
+    INSTALLED.set(_NOTHING if env.enum_labels else weakref.ref(cat))
 
 
 def current() -> TypeEnv | None:
