@@ -50,8 +50,9 @@ def bounded(items: list[Any], lower: Sequence[int]) -> list[Any]:
 
 
 def same_bounds(arr: list[Any], out: list[Any]) -> list[Any]:
-    """`out`, an array made element by element from `arr` (a cast), with `arr`'s bounds."""
-    return Bounded(out, arr.lower) if type(arr) is Bounded else out
+    """`out`, an array made from `arr` (a cast, an element appended), with `arr`'s lower
+    bounds (none when it is empty: '{}' has no dimensions)."""
+    return Bounded(out, arr.lower) if type(arr) is Bounded and out else out
 
 
 def shape(arr: Any) -> list[int]:

@@ -4,7 +4,8 @@ PostgreSQL keeps the bounds an input gives; Cumulo dropped them, so array_lower 
 `a[2]` of '[2:3]={1,2}' was 2 instead of 1 and the text output lost its dimensions.
 Compared here: the text output (psycopg, psql), the binary output's bytes (psycopg with a
 raw loader: its lbound fields), array_lower / array_upper / array_dims / subscripts /
-slices / generate_subscripts, casts that keep the bounds, a stored int[] column read back,
+slices / generate_subscripts, casts, array_append / prepend / cat (the outer side's bounds),
+array_position(s) / remove / replace (subscripts from the bound), a stored int[] column read back,
 binary input with a lower bound, and array_in's errors for bad dimensions.
 """
 
@@ -29,6 +30,12 @@ select a[2:2]::text, a[:2]::text, a[3:]::text, a[1:9]::text, a[4:5]::text from (
 select generate_subscripts('[2:3]={10,20}'::int[], 1);
 select '[2:3]={1,2}'::int[]::bigint[]::text, '[2:3]={1.5,2.25}'::numeric(3,1)[]::text, '[5:6]={a,b}'::varchar(1)[]::text;
 select format('%s', '[2:3]={x,y}'::text[]);
+select array_append('[2:3]={1,2}'::int[], 3)::text, ('[2:3]={1,2}'::int[] || 3)::text, array_prepend(0, '[2:3]={1,2}'::int[])::text, (0 || '[2:3]={1,2}'::int[])::text;
+select ('[2:3]={1,2}'::int[] || '{5,6}'::int[])::text, ('{5,6}'::int[] || '[2:3]={1,2}'::int[])::text, array_cat('[0:0]={1}'::int[], '{}'::int[])::text, array_cat('{}'::int[], '[0:0]={1}'::int[])::text;
+select ('[0:1][1:2]={{1,2},{3,4}}'::int[] || '{5,6}'::int[])::text, ('{5,6}'::int[] || '[0:1][1:2]={{1,2},{3,4}}'::int[])::text;
+select array_position('[2:4]={1,2,1}'::int[], 1), array_position('[2:4]={1,2,1}'::int[], 1, 3), array_positions('[2:4]={1,2,1}'::int[], 1)::text, array_position('{1,2,1}'::int[], 1, 2), array_position('[2:4]={1,2,1}'::int[], 1, 0);
+select array_remove('[2:4]={1,2,1}'::int[], 1)::text, array_remove('[2:3]={1,1}'::int[], 1)::text, array_replace('[2:4]={1,2,1}'::int[], 1, 9)::text;
+select array_to_string('[2:3]={a,b}'::text[], '-'), unnest('[2:3]={a,b}'::text[]), array_length('[5:5]={x}'::text[], 1);
 create table arr (id int primary key, a int[], t text[]);
 insert into arr values (1, '[2:3]={1,2}', '[0:0]={z}'), (2, '{5}', '{y}'), (3, '[-2:-1][1:1]={{7},{8}}', null);
 select id, a::text, t::text, a[2], a[-1], array_lower(a, 1), array_dims(t) from arr order by id;

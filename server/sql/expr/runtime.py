@@ -28,7 +28,7 @@ from ...errors import (
     NumericValueOutOfRange,
 )
 from ...pgtypes import oids as T
-from ...pgtypes.arraybounds import Bounded
+from ...pgtypes.arraybounds import Bounded, same_bounds
 from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
 from .casts import check_int
@@ -241,25 +241,28 @@ def bytea_cat(a: bytes, b: bytes) -> bytes:
 def array_cat_op(a: list | None, b: list | None) -> list | None:
     """array || array (array_cat): a NULL or empty side gives the other; arrays of one
     dimension more than the other take it as one more element (`{{1,2}} || {3,4}` is
-    {{1,2},{3,4}}), as PostgreSQL's array_cat."""
+    {{1,2},{3,4}}), as PostgreSQL's array_cat. The result has the lower bounds of the
+    outer side (the left one when both have as many dimensions)."""
     if not a or not b:
         return b if a is None or (not a and b is not None) else a
     da, db = len(_shape(a)), len(_shape(b))
     if da == db + 1:
-        return [*a, b]
+        return same_bounds(a, [*a, list(b)])
     if db == da + 1:
-        return [a, *b]
-    return a + b
+        return same_bounds(b, [list(a), *b])
+    return same_bounds(a, a + b)
 
 
 def array_append_op(a: list | None, x: Any) -> list:
-    """array || element: a NULL array is empty; a NULL element is appended."""
-    return [*(a or []), x]
+    """array || element: a NULL array is empty; a NULL element is appended. The array's
+    lower bound stays."""
+    return [x] if a is None else same_bounds(a, [*a, x])
 
 
 def array_prepend_op(x: Any, b: list | None) -> list:
-    """element || array: a NULL array is empty; a NULL element is prepended."""
-    return [x, *(b or [])]
+    """element || array: a NULL array is empty; a NULL element is prepended. The array's
+    lower bound stays (PostgreSQL's array_prepend readjusts it to the input's)."""
+    return [x] if b is None else same_bounds(b, [x, *b])
 
 
 @lru_cache(maxsize=512)

@@ -15,9 +15,9 @@ from typing import Any
 
 from ...errors import DatetimeFieldOverflow, InvalidParameterValue
 from ...pgtypes import oids as T
-from ...pgtypes.arraybounds import Bounded, dims_text
+from ...pgtypes.arraybounds import Bounded, dims_text, same_bounds
 from ...pgtypes.interval import add_to_timestamp
-from ..expr.runtime import array_cat_op
+from ..expr.runtime import array_append_op, array_cat_op, array_prepend_op
 from .formatting import output_text
 from .registry import ANY, register
 
@@ -71,29 +71,42 @@ register("array_to_string", args=[T.ANYARRAY, T.TEXT, T.TEXT], returns=T.TEXT,
 
 
 @register("array_position", args=[T.ANYARRAY, T.ANYELEMENT], returns=T.INT4, strict=False)
-def array_position(arr: list[Any] | None, value: Any, start: int | None = 1) -> int | None:
-    """Returns the 1-based position of value (IS NOT DISTINCT FROM), NULL when absent."""
+def array_position(arr: list[Any] | None, value: Any) -> int | None:
+    """Returns the subscript of value (IS NOT DISTINCT FROM), NULL when absent."""
+    if arr is None:
+        return None
+    return _position(arr, value, _lower_of(arr, 1, 1))
+
+
+@register("array_position", args=[T.ANYARRAY, T.ANYELEMENT, T.INT4], returns=T.INT4,
+          strict=False)
+def array_position_from(arr: list[Any] | None, value: Any, start: int | None) -> int | None:
+    """array_position from subscript `start` on."""
     if arr is None:
         return None
     if start is None:
         raise InvalidParameterValue("initial position must not be null")
-    for n in range(max(start, 1) - 1, len(arr)):
+    return _position(arr, value, start)
+
+
+def _position(arr: list[Any], value: Any, start: int) -> int | None:
+    """The first subscript from `start` holding value; subscripts count from the array's
+    lower bound."""
+    lo = _lower_of(arr, 1, 1)
+    for n in range(max(start - lo, 0), len(arr)):
         if arr[n] == value or (arr[n] is None and value is None):
-            return n + 1
+            return n + lo
     return None
-
-
-register("array_position", args=[T.ANYARRAY, T.ANYELEMENT, T.INT4], returns=T.INT4,
-         strict=False)(array_position)
 
 
 @register("array_positions", args=[T.ANYARRAY, T.ANYELEMENT], returns=T.ARRAY_OF[T.INT4],
           strict=False)
 def array_positions(arr: list[Any] | None, value: Any) -> list[int] | None:
-    """Returns every 1-based position of value."""
+    """Returns every subscript of value (from the array's lower bound)."""
     if arr is None:
         return None
-    return [n + 1 for n, x in enumerate(arr) if x == value or (x is None and value is None)]
+    lo = _lower_of(arr, 1, 1)
+    return [n + lo for n, x in enumerate(arr) if x == value or (x is None and value is None)]
 
 
 def _lower_of(arr: list[Any], dim: int, base: int) -> int:
@@ -153,14 +166,14 @@ def array_dims(arr: list[Any]) -> str | None:
 @register("array_append", args=[T.ANYARRAY, T.ANYELEMENT], returns=array_of_first, strict=False)
 def array_append(arr: list[Any] | None, value: Any) -> list[Any]:
     """Returns the array with value added at the end."""
-    return [*(arr or []), value]
+    return array_append_op(arr, value)
 
 
 @register("array_prepend", args=[T.ANYELEMENT, T.ANYARRAY],
           returns=lambda a: a[1] if len(a) > 1 else T.ANYARRAY, strict=False)
 def array_prepend(value: Any, arr: list[Any] | None) -> list[Any]:
     """Returns the array with value added at the front."""
-    return [value, *(arr or [])]
+    return array_prepend_op(value, arr)
 
 
 @register("array_cat", args=[T.ANYARRAY, T.ANYARRAY], returns=array_of_first, strict=False)
@@ -174,7 +187,7 @@ def array_remove(arr: list[Any] | None, value: Any) -> list[Any] | None:
     """Removes every element equal to value."""
     if arr is None:
         return None
-    return [x for x in arr if not (x == value or (x is None and value is None))]
+    return same_bounds(arr, [x for x in arr if not (x == value or (x is None and value is None))])
 
 
 @register("array_replace", args=[T.ANYARRAY, T.ANYELEMENT, T.ANYELEMENT],
@@ -183,7 +196,7 @@ def array_replace(arr: list[Any] | None, old: Any, new: Any) -> list[Any] | None
     """Replaces every element equal to old with new."""
     if arr is None:
         return None
-    return [new if (x == old or (x is None and old is None)) else x for x in arr]
+    return same_bounds(arr, [new if (x == old or (x is None and old is None)) else x for x in arr])
 
 
 @register("unnest", args=[T.ANYARRAY], returns=element_type, set_returning=True)
