@@ -676,7 +676,8 @@ class LocalTxnManager(SerializableMixin):
         spaces: tuple[int, ...] = (),
     ) -> None:
         """`release` with the keys grouped per space (space -> key bytes): one message per
-        manager, no tuple per key (a bulk load's commit)."""
+        manager (the one in-process manager: a direct call, `ConflictManager.release_spaces`,
+        as `acquire_space` asks it), no tuple per key (a bulk load's commit)."""
         if not groups and not spaces:
             return
         direct = self._direct

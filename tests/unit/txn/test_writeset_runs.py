@@ -24,6 +24,8 @@ def _check(ws: WriteSet, model: dict[bytes, object], rnd: random.Random, top: in
     probe = [_key(rnd.randint(0, top)) for _ in range(rnd.choice((3, 40)))]
     assert ws.lookup(S, probe) == [model.get(k, ABSENT) for k in probe]
     assert [ws.contains(S, k) for k in probe] == [k in model for k in probe]
+    pairs = [(S, k) for k in probe] + [(S + 1, probe[0])]  # a space never written too
+    assert ws.unwritten(pairs) == tuple(p for p in pairs if p[0] != S or p[1] not in model)
     lo, hi = sorted((_key(rnd.randint(0, top)), _key(rnd.randint(0, top))))
     rev = rnd.random() < 0.3
     want = sorted((k, r) for k, r in model.items() if lo <= k < hi)
