@@ -2,10 +2,16 @@
 
 Why: with a thread per connection, every round trip costs thread wake-ups and
 GIL hand-offs (about 23 context switches per pgbench TPC-B transaction). Here
-the loop's thread reads each connection into a reusable buffer
-(`asyncio.BufferedProtocol`), runs the bytes through the connection's
+the loop's thread reads each connection, runs the bytes through the connection's
 `protocol.Connection` to completion, and writes the reply, with no other
 thread involved.
+
+Reads arrive as `data_received(bytes)` (`asyncio.Protocol`): uvloop reads into its
+own buffer and copies just what came. `BufferedProtocol` would read into ours, but
+it costs two Python calls per read (`get_buffer`, `buffer_updated`) and hands the
+parser a memoryview, whose slices and comparisons cost 2-3x those of bytes; a
+pgbench -S round trip is ~60 bytes, so the copy is the cheap part. It also keeps
+no 256 KiB read buffer per connection.
 
 Statements may still wait: for a row lock, for the log's fsync, in
 `pg_sleep`. Each connection therefore runs its `feed` in a greenlet of its
@@ -65,7 +71,6 @@ from .protocol import AUTH, READY, STARTUP, Connection
 
 log = logging.getLogger("cumulo.pgwire")
 
-READ_BUFFER = 256 * 1024
 PENDING_MAX = 1 << 20  # input kept while a session is parked; beyond it, reading pauses
 WRITE_HIGH = 1 << 20  # a client this far behind parks its session until it reads
 WRITE_LOW = 256 * 1024
@@ -222,15 +227,13 @@ class LoopServer:
         self.hub.uninstall()
 
 
-class PgProtocol(asyncio.BufferedProtocol):
+class PgProtocol(asyncio.Protocol):
     """One client connection: its transport, its `protocol.Connection`, its greenlet."""
 
     def __init__(self, server: LoopServer) -> None:
         self.server = server
         self.hub = server.hub
         self.loop = server.loop
-        self.buf = bytearray(READ_BUFFER)
-        self.view = memoryview(self.buf)
         self.transport: Any = None
         self.conn = Connection(server.engine, auth=server.auth,
                                tls=server.ssl_context is not None,
@@ -253,7 +256,6 @@ class PgProtocol(asyncio.BufferedProtocol):
         self.started = time.monotonic()
         self.pending = bytearray()  # bytes that arrived while the greenlet was parked
         self.reply = b""  # a reply held until the loop's pass ends (`LoopServer.flush_replies`)
-        self._spare = self.view
 
     # -- asyncio callbacks --------------------------------------------------------
 
@@ -272,19 +274,12 @@ class PgProtocol(asyncio.BufferedProtocol):
         if self.server.log_connections:
             log.info("connection received: host=%s port=%s", self.conn.peer, self.conn.peer_port)
 
-    def get_buffer(self, sizehint: int) -> memoryview:
-        if self.busy:  # NB: a read while parked: the view is still being parsed
-            if self._spare is self.view:
-                self._spare = memoryview(bytearray(65536))
-            return self._spare
-        return self.view
-
-    def buffer_updated(self, nbytes: int) -> None:
+    def data_received(self, data: bytes) -> None:
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None
         if self.busy:  # parked mid-statement: keep what comes, up to a point
-            self.pending += self._spare[:nbytes]
+            self.pending += data
             if len(self.pending) > PENDING_MAX and not self.reading_paused and not self.lost:
                 self.reading_paused = True
                 self.transport.pause_reading()
@@ -292,7 +287,7 @@ class PgProtocol(asyncio.BufferedProtocol):
         if self.g.dead:
             return
         self.hub.switched_at = time.monotonic()
-        self.g.switch(self.view[:nbytes])
+        self.g.switch(data)
 
     def eof_received(self) -> bool | None:
         return None  # close the transport
@@ -302,10 +297,9 @@ class PgProtocol(asyncio.BufferedProtocol):
         # NB: the handler sits in reference cycles (its Connection sends through a bound
         # method of it), so a connection that lived long enough to reach the collector's
         # oldest generation is freed only by a full collection, which a busy server runs
-        # seldom. The long fuzz run saw the loop front end hold about a thousand dead
-        # handlers' read buffers (256 KiB each) that way; nothing reads them any more.
-        self.buf = bytearray()
-        self.view = self._spare = memoryview(self.buf)
+        # seldom (the long fuzz run once saw a thousand dead handlers held that way): what
+        # it kept of the input goes now; nothing reads it any more.
+        self.pending = bytearray()
         for t in (self._auth_timer, self._idle_timer):
             if t is not None:
                 t.cancel()
@@ -322,7 +316,7 @@ class PgProtocol(asyncio.BufferedProtocol):
                 # NB: the greenlet is parked waiting for input, and its frame holds this
                 # handler. The garbage collector does not look into a suspended greenlet's
                 # frames, so without this every connection a client dropped leaked its
-                # handler (256 KiB of read buffer and the session): 290 KB each.
+                # handler and the session (290 KB each, with the read buffer it had then).
                 self.g.throw()
 
     def pause_writing(self) -> None:
@@ -335,7 +329,7 @@ class PgProtocol(asyncio.BufferedProtocol):
 
     # -- the connection's greenlet --------------------------------------------------
 
-    def _main(self, data: memoryview) -> None:
+    def _main(self, data: bytes) -> None:
         while True:
             try:
                 self._process(data)
@@ -351,11 +345,11 @@ class PgProtocol(asyncio.BufferedProtocol):
                     self._finish()
                 return
             if self.pending:
-                data, self.pending = memoryview(bytes(self.pending)), bytearray()
+                data, self.pending = bytes(self.pending), bytearray()
                 continue
             data = self.hub.main.switch()
 
-    def _process(self, data: memoryview) -> None:
+    def _process(self, data: bytes) -> None:
         conn = self.conn
         self.busy = True
         try:
