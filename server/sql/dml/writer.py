@@ -175,6 +175,8 @@ class TableWriter:
                 if f is not None:
                     self.converters.append((c.attnum - 1, f))
         self.converters = collating(self.converters, wrappers(cat, table))  # ICU columns
+        # `converters` less the columns converted already, per such set (`prepare_rows`)
+        self._convs: dict[frozenset[int], list[tuple[int, Callable[[Any], Any]]]] = {}
         self.indexes: list[Index] = [i for i in cat.indexes_of(table.oid) if i.space]
         self.checks = [c for c in cat.constraints_of(table.oid) if c.kind == "c"]
         # NB: a partition's rows keep its parents' foreign keys, and rows referencing its
@@ -227,7 +229,10 @@ class TableWriter:
         the values stored before (an UPDATE's columns it does not set): their NOT NULL
         held when they were written, so it is not checked again.
         """
-        convs = [c for c in self.converters if c[0] not in converted]
+        convs = self._convs.get(converted)
+        if convs is None:  # NB: an UPDATE's columns it does not set: one set per statement
+            convs = self._convs[converted] = [c for c in self.converters
+                                              if c[0] not in converted]
         if convs and not self.generated and rows:
             # NB: transposed, each typmod runs over a whole column in one comprehension and
             # the rows are rebuilt by zip in C (no list per row); same order of errors
@@ -245,10 +250,10 @@ class TableWriter:
                 self._compute_generated(lists)
             _convert(lists, [pc for pc in convs if pc[0] in gen])
             out = [tuple(r) for r in lists]
-        elif set(map(type, rows)) == {tuple}:  # COPY's batches: no pass in Python
-            out = rows  # type: ignore[assignment]  # all tuples
+        elif rows and type(rows[0]) is tuple and set(map(type, rows)) == {tuple}:
+            out = rows  # type: ignore[assignment]  # all tuples: COPY's batches, no pass
         else:
-            out = [r if type(r) is tuple else tuple(r) for r in rows]
+            out = list(map(tuple, rows))  # NB: C-level; a tuple's tuple() is the tuple itself
         if self.bound is not None:  # NB: before NOT NULL and CHECK, as ExecInsert
             self.bound(out, partial(_row_text, table=self.table))
         for pos, name in self.not_null:
