@@ -43,6 +43,21 @@ class Bounded(list):
     def __reduce__(self) -> tuple[Any, ...]:  # NB: pickle (cold rows) keeps the bounds
         return (Bounded, (list(self), self.lower))
 
+    # NB: array_eq compares the bounds too: '[2:3]={1,2}' = '{1,2}' is false. Both methods,
+    # as list's own __ne__ would answer `!=` without the bounds (a plain list on the left
+    # defers to these: Bounded is its subclass).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, list):
+            return NotImplemented
+        return list.__eq__(self, other) and lower_bounds(other) == self.lower
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, list):
+            return NotImplemented
+        return not self.__eq__(other)
+
+    __hash__ = None  # NB: as a list's
+
 
 def bounded(items: list[Any], lower: Sequence[int]) -> list[Any]:
     """`items` with these lower bounds: a plain list when every bound is 1."""

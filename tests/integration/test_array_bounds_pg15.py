@@ -5,7 +5,8 @@ PostgreSQL keeps the bounds an input gives; Cumulo dropped them, so array_lower 
 Compared here: the text output (psycopg, psql), the binary output's bytes (psycopg with a
 raw loader: its lbound fields), array_lower / array_upper / array_dims / subscripts /
 slices / generate_subscripts, casts, array_append / prepend / cat (the outer side's bounds),
-array_position(s) / remove / replace (subscripts from the bound), a stored int[] column read back,
+array_position(s) / remove / replace (subscripts from the bound), = and <> (the bounds count),
+a stored int[] column read back,
 binary input with a lower bound, and array_in's errors for bad dimensions.
 """
 
@@ -36,9 +37,13 @@ select ('[0:1][1:2]={{1,2},{3,4}}'::int[] || '{5,6}'::int[])::text, ('{5,6}'::in
 select array_position('[2:4]={1,2,1}'::int[], 1), array_position('[2:4]={1,2,1}'::int[], 1, 3), array_positions('[2:4]={1,2,1}'::int[], 1)::text, array_position('{1,2,1}'::int[], 1, 2), array_position('[2:4]={1,2,1}'::int[], 1, 0);
 select array_remove('[2:4]={1,2,1}'::int[], 1)::text, array_remove('[2:3]={1,1}'::int[], 1)::text, array_replace('[2:4]={1,2,1}'::int[], 1, 9)::text;
 select array_to_string('[2:3]={a,b}'::text[], '-'), unnest('[2:3]={a,b}'::text[]), array_length('[5:5]={x}'::text[], 1);
+select '[2:3]={1,2}'::int[] = '{1,2}'::int[], '[2:3]={1,2}'::int[] <> '{1,2}'::int[], '[2:3]={1,2}'::int[] = '[2:3]={1,2}'::int[], '{1,2}'::int[] = '[2:3]={1,2}'::int[], '[2:3]={1,2}'::int[] is distinct from '{1,2}'::int[];
 create table arr (id int primary key, a int[], t text[]);
 insert into arr values (1, '[2:3]={1,2}', '[0:0]={z}'), (2, '{5}', '{y}'), (3, '[-2:-1][1:1]={{7},{8}}', null);
 select id, a::text, t::text, a[2], a[-1], array_lower(a, 1), array_dims(t) from arr order by id;
+insert into arr values (4, '{1,2}', '{z}');
+select id from arr where a = '{1,2}' order by id;
+select id from arr where a = '[2:3]={1,2}' or t = '[0:0]={z}' order by id;
 update arr set a = '[4:5]={4,5}' where id = 2;
 select id, a::text, a[4] from arr where id = 2;
 select '[2:4]={1,2}'::int[];

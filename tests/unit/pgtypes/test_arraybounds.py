@@ -80,3 +80,10 @@ def test_storage_encodings_keep_bounds() -> None:
     assert type(row[1]) is Bounded and row[1].lower == (2,) and type(row[2]) is list
     again = pickle.loads(pickle.dumps(v))
     assert type(again) is Bounded and again == v and again.lower == (2,)
+
+
+def test_equality_counts_the_bounds() -> None:
+    """array_eq: the same elements under other bounds are another array, either side."""
+    a = bounded([1, 2], [2])
+    assert a != [1, 2] and [1, 2] != a and not a == [1, 2] and not [1, 2] == a
+    assert a == bounded([1, 2], [2]) and a != bounded([1, 2], [3])
