@@ -251,7 +251,7 @@ class TableWriter:
             _convert(lists, [pc for pc in convs if pc[0] in gen])
             out = [tuple(r) for r in lists]
         elif rows and type(rows[0]) is tuple and set(map(type, rows)) == {tuple}:
-            out = rows  # type: ignore[assignment]  # all tuples: COPY's batches, no pass
+            out = rows  # all tuples: COPY's batches, no pass
         else:
             out = list(map(tuple, rows))  # NB: C-level; a tuple's tuple() is the tuple itself
         if self.bound is not None:  # NB: before NOT NULL and CHECK, as ExecInsert
