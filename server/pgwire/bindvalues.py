@@ -4,7 +4,8 @@ An executemany through asyncpg or psycopg sends one Bind per row, all of one sta
 with the same parameter types and formats. `extended._bind_fast` read each value in a
 loop (length word, slice, decoder call, append); here the loop is unrolled once per
 layout into straight-line code, and binary int2/int4/int8/float8 values are read in
-place with `struct`, without a slice or a call. Any surprise (a length that does not
+place with `struct`, without a slice or a call; a text integer of a few ASCII digits
+(pgbench's keys) is `int()` in place, without the decoder's call. Any surprise (a length that does not
 fit the type, a value the decoder refuses, a message too short) returns None, and the
 caller takes the full path, which says what is wrong as PostgreSQL does.
 
@@ -27,6 +28,11 @@ known form costs a dict lookup.
 True
 >>> values_reader([T.INT8, T.DATE], (1, 0)) is read  # another statement of the same form
 True
+>>> read = values_reader([T.INT4], (0,))
+>>> read(b"\\0\\0\\0\\x03042", 0, [None])  # digits: no decoder
+([42], 7)
+>>> read(b"\\0\\0\\0\\x02-4", 0, [lambda b: int(b) * 10])  # a sign: the decoder's
+([-40], 6)
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ from ..pgtypes import oids as T
 MAX_UNROLLED = 256  # more parameters (a long IN list): the caller's loop, not a huge function
 MAX_FORMS = 512  # forms kept for the process (each a small function)
 _IN_PLACE = {T.INT2: "!h", T.INT4: "!i", T.INT8: "!q", T.FLOAT8: "!d"}  # binary: as `_fixed`
+# text integer types -> the most digits that cannot leave the type's range: so many ASCII
+# digits are the number (`int` of them); anything else (a sign, blanks, more digits) goes to
+# the type's decoder
+PLAIN_DIGITS = {T.INT2: 4, T.INT4: 9, T.INT8: 18}
 
 Decoders = Sequence[Callable[[bytes], Any] | None]
 Reader = Callable[[bytes, int, Decoders], "tuple[list[Any], int] | None"]
@@ -51,7 +61,8 @@ def values_reader(oids: Sequence[int], fmts: Sequence[int]) -> Reader:
     """The function reading len(oids) values from a Bind payload at `pos` with the
     statement's `decoders` (`decoders[i]` decodes value i; unused for the values read in
     place): (values, the position after them), or None."""
-    form = tuple(_IN_PLACE.get(oid, "") if fmt == 1 else ""
+    form = tuple(_IN_PLACE.get(oid, "") if fmt == 1 else
+                 f"digits{PLAIN_DIGITS[oid]}" if oid in PLAIN_DIGITS else ""
                  for oid, fmt in zip(oids, fmts, strict=True))
     fn = _forms.get(form)
     if fn is None:
@@ -62,14 +73,20 @@ def values_reader(oids: Sequence[int], fmts: Sequence[int]) -> Reader:
 
 
 def _make(form: tuple[str, ...]) -> Reader:
-    """Compiles the straight-line reader of one form ("" for a decoder call, else the
-    `struct` format of a value read in place)."""
+    """Compiles the straight-line reader of one form ("" for a decoder call, `digitsN` for
+    a text integer of at most N digits, else the `struct` format of a value read in place)."""
     env: dict[str, Any] = {"_len": struct.Struct("!i").unpack_from}
     lines = ["def read(p, pos, d):", "    size = len(p)"]
     for i, how in enumerate(form):
         lines.append("    n = _len(p, pos)[0]")
         lines.append("    pos += 4")
         lines.append(f"    if n == -1:\n        v{i} = None")
+        if how.startswith("digits"):
+            lines.append(f"    elif 0 <= n <= {how[6:]} and pos + n <= size:\n"
+                         f"        v{i} = p[pos:pos + n]\n"
+                         f"        v{i} = int(v{i}) if v{i}.isdigit() else d[{i}](v{i})\n"
+                         f"        pos += n")
+            how = ""  # NB: a longer one: the decoder
         if how:
             st = struct.Struct(how)
             env[f"_s{i}"] = st.unpack_from

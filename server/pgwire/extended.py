@@ -66,7 +66,7 @@ from ..pgtypes.codecs import WireDecoder, WireEncoder, column_encoders, wire_dec
 from ..pgtypes.text import text_decoder
 from . import messages as M
 from .backend import Prepared, Result
-from .bindvalues import MAX_UNROLLED, Reader, values_reader
+from .bindvalues import MAX_UNROLLED, PLAIN_DIGITS, Reader, values_reader
 from .insertbatch import MAX_HELD, HeldRun, widest
 
 _UNNAMED_ALL = b"\0\0\0\0\0"  # Execute's payload for the unnamed portal, all rows
@@ -158,7 +158,7 @@ def _unchecked(oid: int, fmt: int, tz: Any) -> WireDecoder:
             raise ValueError("NUL")  # NB: 22021 from the full path
         return tdec(s)
 
-    digits = _PLAIN_DIGITS.get(oid)
+    digits = PLAIN_DIGITS.get(oid)
     if digits is None:
         return from_text
 
@@ -185,10 +185,6 @@ def _per_type(make: Callable[[int, int, Any], WireDecoder], oids: list[int],
             dec = made[(o, f)] = make(o, f, tz)
         out.append(dec)
     return out
-
-
-# text-format integer types -> the most digits that cannot overflow them (see `_unchecked`)
-_PLAIN_DIGITS = {21: 4, 23: 9, 20: 18}
 
 
 def _decode(values: list[bytes | None], decoders: list[WireDecoder], portal: str = "",
@@ -487,10 +483,12 @@ class ExtendedQuery:
                 if describe:
                     out += row_desc
                 M.append_rows(out, rows, encoders)
-                self._notices()
+                session = self.session
+                if session.notices:
+                    self._notices()
                 out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
                     M.command_complete(f"SELECT {len(rows)}")
-                if self.session.transaction_status != "I":  # NB: in a block the portal lives
+                if session.transaction_status != "I":  # NB: in a block the portal lives
                     portal = self.portals[""] = Portal(stmt, params, encoders, row_desc)
                     portal.result = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
                     portal.ran = True  # NB: run to completion: Execute again says SELECT 0
