@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..exec.keys import encode_key
 from ..exec.runner import compiled
 from ..expr import codegen as cg
 from ..expr import runtime as rt
@@ -40,13 +41,17 @@ from ..plan.pointread import KeyParts, encoded_keys, key_parts
 class KeyedRows:
     """The key parts and the Project node of a Project(PointGet with keys) plan."""
 
-    __slots__ = ("space", "keys", "project", "fn")
+    __slots__ = ("space", "keys", "project", "fn", "param")
 
     def __init__(self, space: int, keys: KeyParts, project: N.Project) -> None:
         self.space = space
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.project = project
         self.fn: Any = None  # the Project node's compiled function, once asked for (`read`)
+        # `WHERE pk = $n`, the usual lookup: n - 1, so `read` indexes the parameters directly
+        # (as `PointRead.param`); -1 for any other keys
+        self.param = keys[0][0][1] - 1 if len(keys) == 1 and len(keys[0]) == 1 \
+            and keys[0][0][0] else -1
 
     @classmethod
     def of(cls, root: N.Node) -> KeyedRows | None:
@@ -62,13 +67,24 @@ class KeyedRows:
     def read(self, ctx: Any) -> list[tuple[Any, ...]]:
         """The plan's rows at ctx's transaction (own writes included), as `plan.execute(ctx)`
         would yield them in its one batch."""
-        encoded = encoded_keys(self.keys, ctx.params)
-        if not encoded:
-            return []
-        rows = ctx.txn.get(self.space, encoded)
-        batch = [(*r, k) for r, k in zip(rows, encoded, strict=True) if r is not None]
-        if not batch:
-            return []
+        param = self.param
+        if param >= 0:  # NB: one key of one parameter: no comprehension (`PointRead.keys_of`)
+            value = ctx.params[param]
+            if value is None:
+                return []  # NB: a NULL key matches nothing, as `encoded_keys` leaves it out
+            key = encode_key((value,))
+            (row,) = ctx.txn.get(self.space, [key])
+            if row is None:
+                return []
+            batch = [(*row, key)]
+        else:
+            encoded = encoded_keys(self.keys, ctx.params)
+            if not encoded:
+                return []
+            rows = ctx.txn.get(self.space, encoded)
+            batch = [(*r, k) for r, k in zip(rows, encoded, strict=True) if r is not None]
+            if not batch:
+                return []
         rt.numeric_context()
         ctx.outer = []  # NB: as CompiledPlan.execute sets them up
         ctx.plan_cache = {}
