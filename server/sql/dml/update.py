@@ -12,6 +12,7 @@ here instead, so that their type comes from the target column.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -255,7 +256,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         # first (waiting for their writers); a row changed since the snapshot is locked in
         # its newest version, read again at a snapshot that sees it and written from there
         # (no statement rerun). A row deleted meanwhile is left unlocked, as PG locks none
-        keys = [r[0] for r in found]
+        keys = list(map(itemgetter(0), found))  # NB: C-level
         if not txn.lock_row(keyed.space, keys, lock_mode):
             return write(sess, ctx, found)
         with txn.fresh_snapshot():
