@@ -11,7 +11,9 @@ own buffer and copies just what came. `BufferedProtocol` would read into ours, b
 it costs two Python calls per read (`get_buffer`, `buffer_updated`) and hands the
 parser a memoryview, whose slices and comparisons cost 2-3x those of bytes; a
 pgbench -S round trip is ~60 bytes, so the copy is the cheap part. It also keeps
-no 256 KiB read buffer per connection.
+no 256 KiB read buffer per connection. NB: this holds on uvloop, which `cli.py` always
+runs this front end on; asyncio's own loop would allocate a 256 KiB bytes per read of
+a plain Protocol (the slow case in the design notes' measurements of the floor).
 
 Statements may still wait: for a row lock, for the log's fsync, in
 `pg_sleep`. Each connection therefore runs its `feed` in a greenlet of its
