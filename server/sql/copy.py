@@ -835,7 +835,7 @@ class CopyIn:
         for i, row in enumerate(rows):
             try:
                 for lw, part in leaf_groups(self.writer, self.s, [row]):
-                    lw.prepare_rows(part, converted)
+                    lw.prepare_rows(self.s, part, converted)
             except SQLError as e:
                 if len(lines) == len(rows):
                     line, text = lines[i], self.texts.text(lines[i])
@@ -871,7 +871,7 @@ class CopyIn:
             with capturing(self.captured):
                 return int(w.insert(s, rows, converted=converted))
         txn = s.txn
-        tuples = w.prepare_rows(rows, converted)
+        tuples = w.prepare_rows(s, rows, converted)
         keys = self._column_keys(tuples, cols if tuples is rows else None, w)
         if keys is None:
             keys = w.new_keys(s, tuples)

@@ -355,7 +355,7 @@ def _check_domain(s: SQLSession, table: Table) -> None:
         return
     txn = s.ensure_txn()
     for batch in txn.scan(ScanSpec(table.space, batch_size=4096)):
-        checks.run([tuple(r) for r in batch])
+        checks.run(s, [tuple(r) for r in batch])
 
 
 def add_constraint(s: SQLSession, table: Table, node: exp.AddConstraint,

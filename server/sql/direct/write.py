@@ -66,20 +66,21 @@ def _batch_keys(table: Table, w: TableWriter, batch: Any) -> list[bytes] | None:
     return None if kinds is None else element_keys([batch.column(c.name) for c in cols], kinds)
 
 
-def _prepared(w: TableWriter, batch: Any, positions: list[int], cols: list[list[Any]],
+def _prepared(s: SQLSession, w: TableWriter, batch: Any, positions: list[int],
+              cols: list[list[Any]],
               rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """The rows as `prepare_rows` gives them, without its passes over every row when it
     would change nothing: no typmod, generated column, domain or CHECK, and no NULL in a
     NOT NULL column (Arrow's null count for the batch's columns, one pass for defaults).
     `prepare_rows` runs whenever there is something to do or report (23502's message)."""
     if w.converters or w.generated or w.domains is not None or w.checks:
-        return w.prepare_rows(rows)
+        return w.prepare_rows(s, rows)
     names = dict(zip(positions, batch.column_names, strict=True))
     for pos, _ in w.not_null:
         name = names.get(pos)
         if (batch.column(name).null_count if name is not None
                 else any(map(is_, cols[pos], repeat(None)))):
-            return w.prepare_rows(rows)
+            return w.prepare_rows(s, rows)
     return rows
 
 
@@ -128,13 +129,13 @@ def _write_batch(s: SQLSession, table: Table, op: str, batch: Any) -> int:
     if op == "insert":
         if col_keys is None or w.indexes or w.fks or w.triggers is not None:  # NB: row path
             return w.insert(s, rows)  # type: ignore[arg-type]
-        tuples = _prepared(w, batch, positions, cols, rows)  # NB: as insert(), with the keys
+        tuples = _prepared(s, w, batch, positions, cols, rows)  # NB: as insert(), with the keys
         w.check_unique(s, txn, col_keys, tuples,
                        skip_pk=pk_col is not None and _int_range_free(txn, w.space, pk_col))
         # NB: the columns are the rows' own unless a typmod or generated column made new ones
         txn.put_bulk(w.space, col_keys, tuples, cols if tuples is rows else None)
         return len(tuples)
-    tuples = _prepared(w, batch, positions, cols, rows)
+    tuples = _prepared(s, w, batch, positions, cols, rows)
     keys = col_keys or w.new_keys(s, tuples)
     if pk_col is None or has_duplicates(pk_col):
         keys, tuples = _dedupe_last(keys, tuples)

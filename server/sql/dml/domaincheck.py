@@ -55,11 +55,11 @@ class DomainChecks:
             out.append((pos, dom, fns))
         return out
 
-    def run(self, rows: list[tuple[Any, ...]]) -> None:
+    def run(self, s: SQLSession, rows: list[tuple[Any, ...]]) -> None:
         """Raises PostgreSQL's error for the first value that breaks its domain."""
         if self._fns is None:
             self._fns = self._compile()
-        ctx = self._session.exec_context([])
+        ctx = s.exec_context([])
         for pos, dom, fns in self._fns:
             if pos in self._arrays:
                 for r in rows:

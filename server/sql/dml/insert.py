@@ -388,7 +388,7 @@ def _analyse_conflict(s: SQLSession, node: Any, table: Table, alias: str | None,
                 if not fired:
                     continue
                 r = fired[0]
-            prepared = writer.prepare_rows([list(r)])[0]
+            prepared = writer.prepare_rows(sess, [list(r)])[0]
             if not rc:
                 n += place(sess, writer, r, prepared, ctx, out_rows, returning)
                 continue

@@ -217,7 +217,7 @@ class TableWriter:
 
     # -- checks -------------------------------------------------------------
 
-    def prepare_rows(self, rows: list[list[Any]] | list[tuple[Any, ...]],
+    def prepare_rows(self, s: SQLSession, rows: list[list[Any]] | list[tuple[Any, ...]],
                      converted: frozenset[int] = frozenset(),
                      stored: frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
         """Computes generated columns, applies typmods, checks NOT NULL and CHECK constraints.
@@ -228,6 +228,11 @@ class TableWriter:
         where it can say which line a bad value came from). Columns in `stored` hold
         the values stored before (an UPDATE's columns it does not set): their NOT NULL
         held when they were written, so it is not checked again.
+
+        `s` is the writing session: the writer is shared by every session on the same
+        catalog, and its checks (a view's WITH CHECK OPTION subquery, a CHECK or domain
+        calling a function) run in the writer's transaction and settings, not in those of
+        the session that built the writer (which may have ended).
         """
         convs = self._convs.get(converted)
         if convs is None:  # NB: an UPDATE's columns it does not set: one set per statement
@@ -247,7 +252,7 @@ class TableWriter:
             gen = {c.attnum - 1 for c in self.generated}
             _convert(lists, [pc for pc in convs if pc[0] not in gen])
             if self.generated:
-                self._compute_generated(lists)
+                self._compute_generated(s, lists)
             _convert(lists, [pc for pc in convs if pc[0] in gen])
             out = [tuple(r) for r in lists]
         elif rows and type(rows[0]) is tuple and set(map(type, rows)) == {tuple}:
@@ -271,16 +276,15 @@ class TableWriter:
                         detail=f"Failing row contains ({_row_text(row, self.table)}).",
                         table=self.table.name, schema=self.schema, column=name)
         if self.domains is not None:
-            self.domains.run(out)
+            self.domains.run(s, out)
         if self.checks:
-            self._run_checks(out)
+            self._run_checks(s, out)
         if view_checks() is not None:
-            check_view_rows(self._session, self.table, out, lambda r: _row_text(r, self.table))
+            check_view_rows(s, self.table, out, lambda r: _row_text(r, self.table))
         return out
 
-    def _compute_generated(self, rows: list[list[Any]]) -> None:
+    def _compute_generated(self, s: SQLSession, rows: list[list[Any]]) -> None:
         """Fills GENERATED ALWAYS AS (expr) STORED columns from the other values of each row."""
-        s = self._session
         if self._gen_fns is None:
 
             scope = table_scope(self.table)
@@ -295,8 +299,7 @@ class TableWriter:
             for pos, fn in self._gen_fns:
                 r[pos] = fn(base, ctx)
 
-    def _run_checks(self, rows: list[tuple[Any, ...]]) -> None:
-        s = self._session
+    def _run_checks(self, s: SQLSession, rows: list[tuple[Any, ...]]) -> None:
         if self._check_fns is None:
 
             scope = table_scope(self.table)
@@ -623,7 +626,7 @@ class TableWriter:
                    keys_out: list[bytes] | None = None) -> list[tuple[Any, ...]]:
         """`insert_rows` without triggers (what `firetriggers` runs between them)."""
         txn = s.txn
-        tuples = self.prepare_rows(rows, converted)
+        tuples = self.prepare_rows(s, rows, converted)
         keys = self.new_keys(s, tuples)
         if keys_out is not None:
             keys_out.extend(keys)
@@ -689,7 +692,7 @@ class TableWriter:
                      ) -> list[tuple[Any, ...]]:
         """`update_rows` without triggers."""
         txn = s.txn
-        rows = self.prepare_rows(new, kept, kept)
+        rows = self.prepare_rows(s, new, kept, kept)
         # NB: a primary key the statement does not set keeps the stored values, so the
         # stored keys (pgbench's UPDATEs: no key encoded again per row)
         new_keys = [self.key_of(r) for r in rows] if self.pk and not kept.issuperset(self.pk) \
@@ -834,7 +837,7 @@ def validate_existing(s: SQLSession, table: Table, con: Constraint) -> None:
             w.checks = [con]
             w._check_fns = None
             try:
-                w._run_checks(batch)
+                w._run_checks(s, batch)
             except CheckViolation:
                 raise CheckViolation(  # NB: PostgreSQL's wording for existing rows
                     f'check constraint "{con.name}" of relation "{table.name}" is violated by '
