@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidAuthorizationSpecification, InvalidCatalogName
@@ -25,6 +26,21 @@ from .session import SQLSession
 
 if TYPE_CHECKING:
     from .notify import Notifier
+
+
+# os pid -> the counter of backend pids: one per process, shared by its engines, so that
+# two engines in one process (embedded use, tests) never give two sessions one pid (the
+# per-session tables keyed by it: cumulo_columnar_runs, cancel keys); keyed by the os pid
+# so that a forked worker starts its own
+_PIDS: dict[int, Iterator[int]] = {}
+
+
+def _backend_pids() -> Iterator[int]:
+    pid = os.getpid()
+    counter = _PIDS.get(pid)
+    if counter is None:
+        counter = _PIDS[pid] = itertools.count((pid % 1000) * 1000 + 1)
+    return counter
 
 
 class SQLEngine:
@@ -41,7 +57,7 @@ class SQLEngine:
         self.autoanalyze = AutoAnalyze(self.store, txn_manager)  # started by the first write
         self._lock = threading.Lock()
         self._sessions: set[SQLSession] = set()
-        self._pids = itertools.count((os.getpid() % 1000) * 1000 + 1)
+        self._pids = _backend_pids()
         self.notifier: Notifier | None = None  # LISTEN/NOTIFY, created on first use (notify.py)
 
     def role(self, name: str) -> RoleInfo | None:
