@@ -573,7 +573,11 @@ class KiviNode:
             for sw in req.spaces:
                 self._route(sw.space, sw.keys, sw.rows, per_region)
             for r, keys, rows in per_region.values():
-                r.store.apply_lists(req.ts, keys, rows)
+                store = r.store
+                if len(keys) > store.cache_limit:
+                    store.apply_lists(req.ts, keys, rows)
+                else:  # NB: what `apply_lists` does with so few keys, without its call
+                    store.apply(req.ts, list(zip(keys, rows, strict=True)))
         return Ack()
 
     def _route(
