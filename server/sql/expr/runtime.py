@@ -26,11 +26,13 @@ from ...errors import (
     InvalidParameterValue,
     NullValueNotAllowed,
     NumericValueOutOfRange,
+    SQLError,
 )
 from ...pgtypes import oids as T
 from ...pgtypes.arraybounds import Bounded, same_bounds
 from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
+from ...pgtypes.records import Record
 from .casts import check_int
 
 _LO4, _HI4 = -(2**31), 2**31 - 1
@@ -242,15 +244,45 @@ def array_cat_op(a: list | None, b: list | None) -> list | None:
     """array || array (array_cat): a NULL or empty side gives the other; arrays of one
     dimension more than the other take it as one more element (`{{1,2}} || {3,4}` is
     {{1,2},{3,4}}), as PostgreSQL's array_cat. The result has the lower bounds of the
-    outer side (the left one when both have as many dimensions)."""
+    outer side (the left one when both have as many dimensions). The other dimensions and
+    their lower bounds must match, and the dimension counts differ by one at most, else
+    2202E as in PostgreSQL (`{{1,2}} || [0:1]={3,4}` is one)."""
     if not a or not b:
         return b if a is None or (not a and b is not None) else a
-    da, db = len(_shape(a)), len(_shape(b))
+    sa, sb = _array_shape(a), _array_shape(b)
+    la = a.lower if type(a) is Bounded else (1,) * len(sa)
+    lb = b.lower if type(b) is Bounded else (1,) * len(sb)
+    da, db = len(sa), len(sb)
     if da == db + 1:
+        if sa[1:] != sb or la[1:] != lb:
+            raise _incompatible("Arrays with differing dimensions are not compatible for "
+                                "concatenation.")
         return same_bounds(a, [*a, list(b)])
     if db == da + 1:
+        if sb[1:] != sa or lb[1:] != la:
+            raise _incompatible("Arrays with differing dimensions are not compatible for "
+                                "concatenation.")
         return same_bounds(b, [list(a), *b])
+    if da != db:
+        raise _incompatible(f"Arrays of {da} and {db} dimensions are not compatible for "
+                            "concatenation.")
+    if sa[1:] != sb[1:] or la[1:] != lb[1:]:
+        raise _incompatible("Arrays with differing element dimensions are not compatible "
+                            "for concatenation.")
     return same_bounds(a, a + b)
+
+
+def _incompatible(detail: str) -> SQLError:
+    return ArraySubscriptError("cannot concatenate incompatible arrays", detail=detail)
+
+
+def _array_shape(v: Any) -> tuple[int, ...]:
+    """The length of each dimension of an array (a record element is not one more)."""
+    out: list[int] = []
+    while isinstance(v, list | tuple) and v and not isinstance(v, Record):
+        out.append(len(v))
+        v = v[0]
+    return tuple(out)
 
 
 def array_append_op(a: list | None, x: Any) -> list:

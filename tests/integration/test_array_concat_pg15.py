@@ -1,0 +1,73 @@
+"""array || array and array_cat refuse arrays whose shapes do not fit, as PostgreSQL 15 does.
+
+PostgreSQL's array_cat joins arrays of as many dimensions along the first one, or takes
+an array of one dimension fewer as one more element; every other dimension, and its lower
+bound, must match, else 2202E "cannot concatenate incompatible arrays" with a DETAIL
+naming which rule failed. Cumulo joined the lists whatever their shapes
+(`{{1,2}} || [0:1]={3,4}` answered {{1,2},{3,4}}). Compared through psycopg and asyncpg.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import psycopg
+
+_CASES = [
+    "select '{{1,2}}'::int[] || '[0:1]={3,4}'::int[]",
+    "select '{{1,2}}'::int[] || '{{3,4,5}}'::int[]",
+    "select '{{1,2}}'::int[] || '{3,4,5}'::int[]",
+    "select '{{1,2}}'::int[] || '{{{3}}}'::int[]",
+    "select '{1}'::int[] || '{{{3}}}'::int[]",
+    "select '[0:1]={1,2}'::int[] || '{{3,4}}'::int[]",
+    "select '{{1,2}}'::int[] || '[5:5][0:1]={{3,4}}'::int[]",
+    "select array_cat('{{1,2}}'::int[], '[0:1]={3,4}'::int[])",
+    "select array_cat('{1,2}'::int[], '{{3,4},{5,6,7}}'::int[])",
+    # what fits: the result and its dimensions
+    "select '{{1,2}}'::int[] || '{{3,4}}'::int[]",
+    "select '{1,2}'::int[] || '{{3,4},{5,6}}'::int[]",
+    "select '{{1,2}}'::int[] || '{3,4}'::int[]",
+    "select ('[5:5][1:2]={{1,2}}'::int[] || '[7:7][1:2]={{3,4}}'::int[])::text",
+    "select ('[0:1]={3,4}'::int[] || '[5:5][0:1]={{1,2}}'::int[])::text",
+    "select ('[5:5][0:1]={{1,2}}'::int[] || '[0:1]={3,4}'::int[])::text",
+    "select ('[2:3]={1,2}'::int[] || '{3}'::int[])::text",
+    "select '{}'::int[] || '{{1}}'::int[], '{{1}}'::int[] || null::int[]",
+    "select (array[row(1, 2)] || array[row(3, 4)])::text",
+    "select (array[row('{1}'::int[], 1)] || array[row('{1,2}'::int[], 2)])::text",
+    "select array['a b', 'c'] || array['d']::text[]",
+]
+
+
+def _psycopg(dsn: str) -> list[tuple]:
+    out = []
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for sql in _CASES:
+            try:
+                out.append((sql, conn.execute(sql).fetchall()))
+            except psycopg.Error as e:
+                out.append((sql, e.sqlstate, e.diag.message_primary, e.diag.message_detail))
+    return out
+
+
+async def _asyncpg(dsn: str) -> list[tuple]:
+    conn = await asyncpg.connect(dsn)
+    out = []
+    try:
+        for sql in _CASES:
+            try:
+                out.append((sql, [tuple(r) for r in await conn.fetch(sql)]))
+            except asyncpg.PostgresError as e:
+                out.append((sql, e.sqlstate, e.message, e.detail))
+    finally:
+        await conn.close()
+    return out
+
+
+def test_array_concatenation_checks_shapes_as_pg15(pg15, cumulo_server):
+    expected = _psycopg(pg15.dsn())
+    assert expected[0] == (_CASES[0], "2202E", "cannot concatenate incompatible arrays",
+                           "Arrays with differing dimensions are not compatible for "
+                           "concatenation.")
+    assert _psycopg(cumulo_server.dsn()) == expected
+    assert asyncio.run(_asyncpg(cumulo_server.dsn())) == asyncio.run(_asyncpg(pg15.dsn()))
