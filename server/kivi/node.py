@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from functools import partial
-from itertools import groupby
+from itertools import groupby, repeat
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
@@ -319,6 +319,14 @@ class KiviNode:
         """`get` without the request and reply objects (a point read's hot path)."""
         out: list[Row | None] = []
         with self._lock:
+            sr = self._spaces.get(space)
+            if (sr is not None and len(sr.regions) == 1 and not self._frozen
+                    and not self._recovering):
+                r = sr.regions[0]
+                if r.lo == b"" and r.hi is None:
+                    # NB: the space's only region, nothing frozen or recovering (as `_route`):
+                    # what `_region_for_read` would find and let through, without its calls
+                    return list(map(r.store.read, keys, repeat(ts)))
             for key in keys:
                 r = self._region_for_read(space, key, ts)
                 out.append(None if r is None else r.store.read(key, ts))
