@@ -132,6 +132,26 @@ def _normalize_call(parser: Any) -> exp.Expression:
 _PG_PARSER.FUNCTION_PARSERS = {**_PG_PARSER.FUNCTION_PARSERS, "NORMALIZE": _normalize_call}
 
 
+def _no_parentheses(parser: Any) -> exp.Expression:
+    """current_date, current_user, session_user, current_role, current_catalog and user are
+    SQL keywords, not functions: PostgreSQL's grammar fails at the "(" after them (42601
+    `syntax error at or near "("`). sqlglot answered current_date(1) and made the others a
+    call (42883) or a syntax error at the end of the input. Quoted or qualified, the name
+    is a plain call: "session_user"() is pg_catalog's function."""
+    name, before = parser._tokens[parser._index - 2], parser._tokens[parser._index - 3]
+    if name.token_type == TokenType.IDENTIFIER or before.token_type == TokenType.DOT:
+        this = exp.Identifier(this=name.text, quoted=name.token_type == TokenType.IDENTIFIER)
+        return exp.Anonymous(this=this, expressions=parser._parse_function_args(True))
+    parser.raise_error("Invalid expression / Unexpected token", parser._prev)
+    return exp.Null()  # NB: not reached: raise_error raises at the parser's error level
+
+
+_PG_PARSER.FUNCTION_PARSERS = {
+    **_PG_PARSER.FUNCTION_PARSERS,
+    **dict.fromkeys(("CURRENT_DATE", "CURRENT_USER", "SESSION_USER", "CURRENT_ROLE",
+                     "CURRENT_CATALOG", "USER"), _no_parentheses)}
+
+
 def _refuse_comma_form(parser: Any, first: exp.Expression | None) -> None:
     """PostgreSQL's syntax error at the `,` (or `)`) after EXTRACT's unit or POSITION's first
     argument: only `extract(f FROM x)` and `position(a IN b)` are its grammar; sqlglot also
