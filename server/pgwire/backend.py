@@ -268,6 +268,11 @@ class Session(Protocol):
         """The statement SQL PREPARE named `name`, for Describe('S') and Bind: one namespace
         with Parse's in PostgreSQL. None if there is none."""
 
+    def close_sql_prepared(self, name: str) -> None:
+        """Drops the statement SQL PREPARE named `name` for Close('S', name): one namespace
+        with Parse's in PostgreSQL, so Close drops it as DEALLOCATE does. No error when there
+        is none."""
+
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a SQL-level cursor (DECLARE), for Describe('P', name); None if absent."""
 

@@ -821,7 +821,8 @@ class ExtendedQuery:
             self._fail(e, False)
             return
         if kind == "S":
-            self.statements.pop(name, None)
+            if self.statements.pop(name, None) is None and name and self.session is not None:
+                self.session.close_sql_prepared(name)  # NB: one namespace with PREPARE's
         else:
             portal = self.portals.pop(name, None)
             if portal is not None:

@@ -553,6 +553,10 @@ class SQLSession:
         namespace in PostgreSQL); None if there is none."""
         return prepstmts.protocol_view(self, name)
 
+    def close_sql_prepared(self, name: str) -> None:
+        """Close('S', name) of a statement PREPARE made drops it, as DEALLOCATE does."""
+        self.prepared_sql.pop(name, None)
+
     def cursor_columns(self, name: str) -> list[Column] | None:
         """The row shape of a DECLAREd cursor, None if there is none by that name."""
         cur = self.cursors.get(name)

@@ -175,6 +175,9 @@ class FakeSession:
     def sql_prepared(self, name: str) -> Prepared | None:
         return None  # NB: no SQL PREPARE here
 
+    def close_sql_prepared(self, name: str) -> None:
+        pass  # NB: no SQL PREPARE here
+
     def cursor_columns(self, name: str) -> list[Column] | None:
         return self.cursors.get(name)
 
