@@ -322,11 +322,11 @@ class KiviNode:
             sr = self._spaces.get(space)
             if (sr is not None and len(sr.regions) == 1 and not self._frozen
                     and not self._recovering):
-                r = sr.regions[0]
-                if r.lo == b"" and r.hi is None:
+                only = sr.regions[0]
+                if only.lo == b"" and only.hi is None:
                     # NB: the space's only region, nothing frozen or recovering (as `_route`):
                     # what `_region_for_read` would find and let through, without its calls
-                    return list(map(r.store.read, keys, repeat(ts)))
+                    return list(map(only.store.read, keys, repeat(ts)))
             for key in keys:
                 r = self._region_for_read(space, key, ts)
                 out.append(None if r is None else r.store.read(key, ts))
