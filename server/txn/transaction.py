@@ -333,8 +333,10 @@ class Transaction:
             self.private = set()
         self.private.add(space)
 
-    def _write(self, space: int, items: list[tuple[bytes, Row | None]],
-               mode: int = NO_KEY_UPDATE) -> None:
+    def put(self, space: int, items: list[tuple[bytes, Row | None]],
+            mode: int = NO_KEY_UPDATE) -> None:
+        """Inserts or replaces rows in the private write set (conflict-checked); a row None
+        is `delete`'s tombstone, written in its lock mode."""
         if self.read_only and space not in READ_ONLY_EXEMPT:
             raise ReadOnlySQLTransaction("cannot execute in a read-only transaction")
         if self._ts is None:
@@ -368,10 +370,6 @@ class Transaction:
         if self.reads is not None:  # after the ww check, as PostgreSQL: doomed reads fail here
             self.ltm.probe(self, at_write=True)
 
-    def put(self, space: int, items: list[tuple[bytes, Row]]) -> None:
-        """Inserts or replaces rows in the private write set (conflict-checked)."""
-        self._write(space, items)  # type: ignore[arg-type]
-
     def put_bulk(self, space: int, keys: list[bytes], rows: list[Row],
                  cols: list[list[Any]] | None = None) -> None:
         """`put` of a batch given as parallel lists of keys and rows (the direct API's
@@ -396,14 +394,14 @@ class Transaction:
                 return
             if self.ltm.acquire_bulk(self, space, keys, ws.held(space),
                                      lambda: ws.put_new(space, keys, rows, cols)):
-                if self.reads is not None:  # as `_write`: after the ww check
+                if self.reads is not None:  # as `put`: after the ww check
                     self.ltm.probe(self, at_write=True)
                 return
         self.put(space, list(zip(keys, rows, strict=True)))
 
     def delete(self, space: int, keys: list[bytes]) -> None:
         """Deletes rows (tombstones) in the private write set (conflict-checked)."""
-        self._write(space, [(k, None) for k in keys], UPDATE)
+        self.put(space, [(k, None) for k in keys], UPDATE)
 
     def lock_row(self, space: int, keys: list[bytes], mode: int = UPDATE,
                  wait: int = WAIT, latest: bool = False) -> int:
