@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..errors import FeatureNotSupported
+from ..pgtypes.arraybounds import order_parts
 from .api import AggSpec, Row
 
 FUNCS = ("count_star", "count", "sum", "min", "max")
@@ -58,6 +59,8 @@ def _values_value(fn: str, vals: list[Any], clean: bool = False) -> Any:
             v = pick(vals)
         except (InvalidOperation, TypeError):  # a Decimal NaN, an array with NULL items
             return pick(vals, key=sql_order)
+        if isinstance(v, list):  # NB: list order is not array_cmp's (dimensions, bounds)
+            return pick(vals, key=sql_order)
         # NB: float NaN compares false with everything, so min/max depend on its position.
         if type(v) is float and any(x != x for x in vals):
             return pick(vals, key=sql_order)
@@ -72,8 +75,10 @@ def sql_order(v: Any) -> tuple[int, Any]:
     >>> max([[1, None], [1, 2]], key=sql_order)
     [1, None]
     """
-    if isinstance(v, list):
-        return (0, tuple((2, 0) if x is None else sql_order(x) for x in v))
+    if isinstance(v, list):  # NB: array_cmp: the elements, then the shape and the bounds
+        flat, dims, lower = order_parts(v)
+        return (0, (tuple((2, 0) if x is None else sql_order(x) for x in flat), len(dims),
+                    dims, lower))
     if v != v or (type(v) is Decimal and v.is_nan()):
         return (1, 0)
     return (0, v)

@@ -11,7 +11,7 @@ plain lists, so no other array pays for this.
 
 >>> a = bounded([1, 2], [2])
 >>> a, a.lower, dims_text(a)
-([1, 2], (2,), '[2:3]')
+(Bounded([1, 2], (2,)), (2,), '[2:3]')
 >>> bounded([1, 2], [1]).__class__.__name__
 'list'
 >>> parse_dims("[2:3][0:0]={{1},{2}}")
@@ -58,6 +58,11 @@ class Bounded(list):
 
     __hash__ = None  # NB: as a list's
 
+    def __repr__(self) -> str:
+        # NB: the executor keys unhashable values (arrays) by their repr (GROUP BY, DISTINCT,
+        # UNION, hash joins): '[2:3]={1,2}' and '{1,2}' are two keys, as in PostgreSQL
+        return f"Bounded({list.__repr__(self)}, {self.lower!r})"
+
 
 def bounded(items: list[Any], lower: Sequence[int]) -> list[Any]:
     """`items` with these lower bounds: a plain list when every bound is 1."""
@@ -82,6 +87,25 @@ def shape(arr: Any) -> list[int]:
 def lower_bounds(arr: Any) -> tuple[int, ...]:
     """The lower bound of each dimension of an array."""
     return arr.lower if type(arr) is Bounded else (1,) * len(shape(arr))
+
+
+def order_parts(arr: list[Any]) -> tuple[list[Any], tuple[int, ...], tuple[int, ...]]:
+    """What PostgreSQL's array_cmp compares, in its order: the elements in storage order
+    (whatever the dimensions), then their number, the number of dimensions, the dimensions
+    and the lower bounds.
+
+    >>> order_parts(bounded([[1, 2], [3, 4]], [0, 1]))
+    ([1, 2, 3, 4], (2, 2), (0, 1))
+    """
+    dims: list[int] = []
+    v: Any = arr
+    while isinstance(v, list) and v:
+        dims.append(len(v))
+        v = v[0]
+    flat = arr
+    for _ in range(len(dims) - 1):
+        flat = [x for sub in flat for x in sub]
+    return flat, tuple(dims), arr.lower if type(arr) is Bounded else (1,) * len(dims)
 
 
 def dims_text(arr: Any) -> str:

@@ -41,7 +41,7 @@ def _dedupe(vals: list) -> list:
     for v in vals:
         k: Any
         if isinstance(v, tuple):  # an argument tuple: a NaN in it is unequal to itself
-            k = tuple(_NAN if x != x else x for x in v)
+            k = tuple(repr(x) if isinstance(x, list) else _NAN if x != x else x for x in v)
         else:
             k = repr(v) if isinstance(v, list) else _NAN if v != v else v
         if k not in seen:

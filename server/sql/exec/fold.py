@@ -107,6 +107,8 @@ def _extreme(pick: Callable, nn: list, acc: Any) -> Any:
         return pick(vals, key=sql_order)
     except TypeError:  # arrays with NULL items: item by item, as array_cmp
         return pick(vals, key=rt.item_sort_key)
+    if isinstance(m, list):  # NB: list order is not array_cmp's (dimensions, bounds)
+        return pick(vals, key=rt.item_sort_key)
     if type(m) is float and any(x != x for x in vals):
         return pick(vals, key=sql_order)
     return m

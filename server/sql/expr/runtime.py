@@ -29,7 +29,7 @@ from ...errors import (
     SQLError,
 )
 from ...pgtypes import oids as T
-from ...pgtypes.arraybounds import Bounded, same_bounds
+from ...pgtypes.arraybounds import Bounded, order_parts, same_bounds
 from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
 from ...pgtypes.records import Record
@@ -619,7 +619,9 @@ def array_key(v: Any) -> Any:
     """
     if not isinstance(v, list):
         return v
-    return tuple(array_key(x) if isinstance(x, list) else x for x in v)
+    key = tuple(array_key(x) if isinstance(x, list) else x for x in v)
+    # NB: '[2:3]={1,2}' is not '{1,2}' (array_eq compares the bounds); NUL is in no text
+    return ("\0bounds", v.lower, key) if type(v) is Bounded else key
 
 
 def nested_sort_key(v: Any) -> Any:
@@ -630,8 +632,24 @@ def nested_sort_key(v: Any) -> Any:
     >>> sorted([(1, None), (1, 2), (None, 0)], key=nested_sort_key)
     [(1, 2), (1, None), (None, 0)]
     """
+    if isinstance(v, list):
+        return _array_sort_key(v)
     return tuple((2,) if x is None else (0, nested_sort_key(x)) if isinstance(x, (tuple, list))
                  else (1,) if x != x else (0, x) for x in v)
+
+
+def _array_sort_key(v: list) -> tuple:
+    """array_cmp's order: the elements in storage order whatever the dimensions, then (all
+    of them equal) the fewer elements, the fewer dimensions, the shorter dimensions and the
+    lower bounds first: '{1}' < '{1,2}' < '[2:3]={1,2}' < '{{1,2}}'.
+
+    >>> from cumulo.server.pgtypes.arraybounds import bounded
+    >>> sorted([[[1, 2]], bounded([1, 2], [2]), [1, 2], [1], bounded([1, 2], [0])],
+    ...        key=nested_sort_key)
+    [[1], Bounded([1, 2], (0,)), [1, 2], Bounded([1, 2], (2,)), [[1, 2]]]
+    """
+    flat, dims, lower = order_parts(v)
+    return (nested_sort_key(tuple(flat)), len(dims), dims, lower)
 
 
 def item_sort_key(v: Any) -> Any:
@@ -647,6 +665,8 @@ def extreme(vals: list[Any], least: bool = False) -> Any:
     try:
         m = pick(vals)
     except (InvalidOperation, TypeError):
+        return pick(vals, key=item_sort_key)
+    if isinstance(m, list):  # NB: list order is not array_cmp's (dimensions, bounds)
         return pick(vals, key=item_sort_key)
     if type(m) is float and any(x != x for x in vals):
         return pick(vals, key=_nan_last)
