@@ -4,7 +4,10 @@ PostgreSQL's array_cat joins arrays of as many dimensions along the first one, o
 an array of one dimension fewer as one more element; every other dimension, and its lower
 bound, must match, else 2202E "cannot concatenate incompatible arrays" with a DETAIL
 naming which rule failed. Cumulo joined the lists whatever their shapes
-(`{{1,2}} || [0:1]={3,4}` answered {{1,2},{3,4}}). Compared through psycopg and asyncpg.
+(`{{1,2}} || [0:1]={3,4}` answered {{1,2},{3,4}}). ARRAY[x, y], array_agg and ARRAY(SELECT)
+of arrays also need equal lower bounds, and keep them as the result's inner ones (Cumulo
+joined '[0:1]' arrays with '{...}' ones and dropped their bounds). Compared through psycopg
+and asyncpg.
 """
 
 from __future__ import annotations
@@ -36,6 +39,18 @@ _CASES = [
     "select (array[row(1, 2)] || array[row(3, 4)])::text",
     "select (array[row('{1}'::int[], 1)] || array[row('{1,2}'::int[], 2)])::text",
     "select array['a b', 'c'] || array['d']::text[]",
+    # ARRAY[...] of arrays, array_agg and ARRAY(SELECT) of arrays: equal shapes and lower
+    # bounds, which the result keeps as its inner ones
+    "select array[x, y] from (values ('{1,2}'::int[], '[0:1]={3,4}'::int[])) v(x, y)",
+    "select array[x, y]::text from (values ('[0:1]={1,2}'::int[], '[0:1]={3,4}'::int[])) v(x, y)",
+    "select array[x, y]::text from (values ('[0:1]={1,2}'::int[], null::int[])) v(x, y)",
+    "select array[x, y]::text from (values (null::int[], null::int[])) v(x, y)",
+    "select array_agg(x) from (values ('{1,2}'::int[]), ('[0:1]={3,4}'::int[])) v(x)",
+    "select array_agg(x)::text from (values ('[0:0][2:2]={{1}}'::int[]), ('[0:0][2:2]={{3}}'::int[])) v(x)",
+    "select g, array_agg(x)::text from (values (1, '[0:1]={1,2}'::int[]), (1, '[0:1]={3,4}'::int[]),"
+    " (2, '{5}'::int[])) v(g, x) group by g order by g",
+    "select array(select x from (values ('[0:1]={1,2}'::int[]), ('[0:1]={3,4}'::int[])) v(x))::text",
+    "select array(select x from (values ('[0:1]={1,2}'::int[]), ('{3,4}'::int[])) v(x))",
 ]
 
 

@@ -29,7 +29,7 @@ from ...errors import (
     SQLError,
 )
 from ...pgtypes import oids as T
-from ...pgtypes.arraybounds import Bounded, order_parts, same_bounds
+from ...pgtypes.arraybounds import Bounded, bounded, lower_bounds, order_parts, same_bounds
 from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
 from ...pgtypes.records import Record
@@ -529,14 +529,15 @@ def vector_subscript(vec: list[Any], i: int) -> Any:
 
 def nest_arrays(*subs: Any) -> list[Any]:
     """ARRAY[a, b, ...] of arrays: one more dimension; the sub-arrays must have equal shapes
-    (2202E), NULL ones count as empty, and all-empty gives '{}'."""
-    shapes = {_shape(x) for x in subs}
+    and lower bounds (2202E), NULL ones count as empty, and all-empty gives '{}'. Their lower
+    bounds are the result's inner ones ('[1:2][0:1]' of two '[0:1]' arrays)."""
+    shapes = {(_shape(x), lower_bounds(x)) for x in subs}
     if len(shapes) > 1:
         raise ArraySubscriptError(
             "multidimensional arrays must have array expressions with matching dimensions")
-    if not subs or shapes == {()}:
+    if not subs or shapes == {((), ())}:
         return []
-    return [list(x) for x in subs]
+    return bounded([list(x) for x in subs], (1, *lower_bounds(subs[0])))
 
 
 def accumulate_arrays(vals: list[Any]) -> list[Any]:
@@ -545,9 +546,9 @@ def accumulate_arrays(vals: list[Any]) -> list[Any]:
         raise NullValueNotAllowed("cannot accumulate null arrays")
     if any(not v for v in vals):
         raise ArraySubscriptError("cannot accumulate empty arrays")
-    if len({_shape(v) for v in vals}) > 1:
+    if len({(_shape(v), lower_bounds(v)) for v in vals}) > 1:  # NB: array_agg_array_transfn
         raise ArraySubscriptError("cannot accumulate arrays of different dimensionality")
-    return [list(v) for v in vals]
+    return bounded([list(v) for v in vals], (1, *lower_bounds(vals[0])))
 
 
 def _shape(v: Any) -> tuple[int, ...]:
