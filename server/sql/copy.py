@@ -25,7 +25,7 @@ import re
 import struct
 import time
 from collections.abc import Callable, Collection, Iterator
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -150,7 +150,12 @@ def _column_then(dec: Callable[[Any], Any], typmod: Callable[[Any], Any] | None,
 
         def bpchar(col: Any) -> Any:
             vals = dec(col)
-            return vals if set(map(len, vals)) <= {n} else [typmod(v) for v in vals]
+            lens = set(map(len, vals))
+            if lens <= {n}:
+                return vals
+            if max(lens) < n:  # NB: all short: blank-padded in C (pgbench's empty filler
+                return list(map(str.ljust, vals, repeat(n)))  # cost 0.66 us a row)
+            return [typmod(v) for v in vals]
 
         return bpchar
     return lambda col: [typmod(v) for v in dec(col)]

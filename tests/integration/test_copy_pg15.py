@@ -110,7 +110,7 @@ def _rt_rows(n: int) -> list[tuple]:
         out.append((
             i, i % 300 - 150, i * 1000, i / 7, float(i % 50) / 4, Decimal(i) / 8,
             None if odd else f"tab\there, quote\" comma, back\\slash {i}\nnew line",
-            f"v{i}", "ab", i % 2 == 0, dt.date(2020, 1, 1) + dt.timedelta(days=i),
+            f"v{i}", ("", "a", "ab", "abc", "é")[i % 5], i % 2 == 0, dt.date(2020, 1, 1) + dt.timedelta(days=i),
             dt.datetime(2021, 2, 3, 4, 5, 6, i % 1000 * 1000),
             dt.datetime(2022, 3, 4, 5, 6, 7, tzinfo=dt.UTC),
             dt.time(i % 24, i % 60), dt.timedelta(days=i % 5, seconds=i),
