@@ -605,23 +605,30 @@ class LocalTxnManager(SerializableMixin):
         before the releasing thread, still running, can ask for them again. A manager
         that fails the ask leaves the waiter to ask itself and meet the error."""
         self._woken.update(tids)
-        asks, answers = self._asks, self._answers
-        if asks or answers:
+        answers = self._answers
+        if answers:
+            self._drop_stale_waits(tids)
+        asks = self._asks
+        if asks:
             for tid in tids:
-                answer = answers.pop(tid, None)
-                # NB: woken again before its thread ran: an answer to wait may name the
-                # holder that just ended (a deadlock victim first drops the keys it did
-                # not get, waking its waiters, then the keys it held), so it asks again
-                if answer is not None and type(answer) is not Wait:
-                    answers[tid] = answer
-                    continue
                 ask = asks.get(tid)
-                if ask is not None:
+                if ask is not None and tid not in answers:
                     try:
                         answers[tid] = ask[0].handle(ask[1])[0]
                     except Exception:  # NB: its own ask raises it in its own thread
                         pass
         self._notify(tids)
+
+    def _drop_stale_waits(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
+        """Forgets the early answers (`_wake`) that told these woken waiters to wait (holds
+        _cm_lock): woken again before its thread ran, a waiter's answer may name the holder
+        that just ended (a deadlock victim first drops the keys it did not get, waking its
+        waiters, then the keys it held), and a wait on it would never end. Such a waiter
+        is asked for again, or asks itself; a Granted or Conflict answer stays true."""
+        answers = self._answers
+        for tid in tids:
+            if type(answers.get(tid)) is Wait:
+                del answers[tid]
 
     def _notify(self, tids: tuple[int, ...] | list[int] | set[int]) -> None:
         """Wakes the threads of these transactions if they wait for a lock (holds _cm_lock)."""
@@ -646,10 +653,8 @@ class LocalTxnManager(SerializableMixin):
         with self._cm_cond:
             waiting = self._lock_waits
             tids = [tid for tid in tids if tid in waiting]
-            if self._answers:  # NB: a stale early answer (`_wake`) is asked again
-                for tid in tids:
-                    if type(self._answers.get(tid)) is Wait:
-                        del self._answers[tid]
+            if self._answers:
+                self._drop_stale_waits(tids)
             self._woken.update(tids)
             self._notify(tids)
 
