@@ -66,7 +66,7 @@ from .notify import notifier, queue
 from .parse import PlanCache, normalize, split_statements, strip_leading_comments
 from .plan.deps import plan_deps
 from .plan.pointread import constant_row
-from .prepstmts import CUSTOM_PLANS_FIRST, PreparedStatements
+from .prepstmts import PreparedStatements, count_execution
 from .prepstmts import now as prepare_time
 from .privileges.check import check_sequence
 from .settings import SERVER, Settings, duration_ms, published, startup_settings
@@ -587,27 +587,11 @@ class SQLSession:
 
     def _prepared_started(self, prepared: Prepared) -> float | None:
         """`_started`, `count_execution` and log_statement's `oplog.started` of a prepared
-        statement at its Execute (`execute`, `read_point`), in one call: every statement of
-        an OLTP transaction comes here. Returns what `oplog.finished` takes (None when
-        neither log_statement nor log_min_duration_statement is set, with no call)."""
-        if self.terminated:
-            raise _terminated()
-        settings = self.settings
-        if settings.generation != SERVER.generation:  # NB: as `_started`
-            settings.refresh()
-        sql = prepared.sql
-        self.running = True
-        self.last_query = sql
-        self.query_start = self.state_change = time.time()
-        if prepared.param_oids and prepared.custom_plans < CUSTOM_PLANS_FIRST:
-            prepared.custom_plans += 1  # NB: `count_execution`'s count, inline
-        else:
-            prepared.generic_plans += 1
-        values = settings.values
-        if values.get("log_statement", "none") == "none" \
-                and values.get("log_min_duration_statement", "-1") == "-1":
-            return None  # NB: what `oplog.started` returns then
-        return oplog.started(values, sql, extended=True)
+        statement at its Execute (`execute`, `read_point`). Returns what `oplog.finished`
+        takes."""
+        self._started(prepared.sql)
+        count_execution(prepared)
+        return oplog.started(self.settings.values, prepared.sql, extended=True)
 
     def connected_from(self, addr: str | None, port: int | None = None) -> None:
         """pgwire tells the session its client's address and port (pg_stat_activity)."""
