@@ -320,12 +320,11 @@ class KiviNode:
         out: list[Row | None] = []
         with self._lock:
             sr = self._spaces.get(space)
-            if (sr is not None and len(sr.regions) == 1 and not self._frozen
-                    and not self._recovering):
-                only = sr.regions[0]
-                if only.lo == b"" and only.hi is None:
-                    # NB: the space's only region, nothing frozen or recovering (as `_route`):
-                    # what `_region_for_read` would find and let through, without its calls
+            if sr is not None and not self._frozen and not self._recovering:
+                only = sr.whole()
+                if only is not None:
+                    # NB: nothing frozen or recovering: what `_region_for_read` would find
+                    # and let through, without its calls per key
                     return list(map(only.store.read, keys, repeat(ts)))
             for key in keys:
                 r = self._region_for_read(space, key, ts)
@@ -602,8 +601,8 @@ class KiviNode:
                 raise self._not_here(space)
             sr = self._regions_of(space)
             sr.add(Region(space))
-        if len(sr.regions) == 1 and sr.regions[0].lo == b"" and sr.regions[0].hi is None:
-            r = sr.regions[0]  # the space's only region: no lookup per key
+        r = sr.whole()
+        if r is not None:  # the space's only region: no lookup per key
             if self._frozen:  # NB: `_check_frozen`'s first test, without its call
                 self._check_frozen(r)
             entry = per_region.get(id(r))

@@ -127,6 +127,15 @@ class SpaceRegions:
         del self.los[i]
         return self.regions.pop(i)
 
+    def whole(self) -> Region | None:
+        """The space's only region when it holds every key (no lookup per key), else None."""
+        regions = self.regions
+        if len(regions) == 1:
+            r = regions[0]
+            if r.lo == b"" and r.hi is None:
+                return r
+        return None
+
     def find(self, key: bytes) -> Region | None:
         """Returns the region holding key, or None."""
         i = bisect_right(self.los, key) - 1

@@ -35,7 +35,7 @@ from ..expr import codegen as cg
 from ..expr import runtime as rt
 from ..plan import nodes as N
 from ..plan.builder import visible
-from ..plan.pointread import KeyParts, encoded_keys, key_parts
+from ..plan.pointread import KeyParts, encoded_keys, key_parts, single_param
 
 
 class KeyedRows:
@@ -48,10 +48,7 @@ class KeyedRows:
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.project = project
         self.fn: Any = None  # the Project node's compiled function, once asked for (`read`)
-        # `WHERE pk = $n`, the usual lookup: n - 1, so `read` indexes the parameters directly
-        # (as `PointRead.param`); -1 for any other keys
-        self.param = keys[0][0][1] - 1 if len(keys) == 1 and len(keys[0]) == 1 \
-            and keys[0][0][0] else -1
+        self.param = single_param(keys)  # `read`'s shortcut (as `PointRead.param`), or -1
 
     @classmethod
     def of(cls, root: N.Node) -> KeyedRows | None:

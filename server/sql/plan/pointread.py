@@ -68,6 +68,16 @@ def key_parts(get: N.PointGet) -> KeyParts | None:
     return keys
 
 
+def single_param(keys: KeyParts) -> int:
+    """`WHERE pk = $n`, the usual lookup: n - 1, so that a reader indexes the parameters
+    directly; -1 for any other keys.
+
+    >>> single_param([[(True, 2)]]), single_param([[(False, 7)]]), single_param([[(True, 1)], [(True, 2)]])
+    (1, -1, -1)
+    """
+    return keys[0][0][1] - 1 if len(keys) == 1 and len(keys[0]) == 1 and keys[0][0][0] else -1
+
+
 def encoded_keys(keys: KeyParts, params: list[Any]) -> list[bytes]:
     """The keys with the statement's parameters in, encoded; a key with a NULL in it
     matches nothing and is left out."""
@@ -88,9 +98,7 @@ class PointRead:
         self.space = space
         self.keys = keys  # per lookup, per key column: (is a parameter, $n or the constant)
         self.picks = picks  # the row slots the select list returns, in order
-        # `WHERE pk = $n`, the usual lookup: n - 1, so `read` indexes the parameters directly
-        self.param = keys[0][0][1] - 1 if len(keys) == 1 and len(keys[0]) == 1 \
-            and keys[0][0][0] else -1
+        self.param = single_param(keys)  # `keys_of`'s shortcut, or -1
 
     @classmethod
     def of(cls, root: N.Node) -> PointRead | None:
