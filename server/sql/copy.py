@@ -454,7 +454,7 @@ class CopyIn:
             text = text[cut + 1:]
         count = text.count("\n") + 1
         self.line_no = first + count
-        self.texts.add_block(first, text)
+        self.texts.add_block(first, count, text)
         if has_esc:
             check_escaped_nul(text.split("\n"), self.table.name, first)
         nulls = self.all_columns if may_hold_null(text, self.null, delim) else frozenset()
@@ -497,7 +497,7 @@ class CopyIn:
             if got is not None:
                 first = self.line_no
                 self.line_no = first + count
-                self.texts.add_block(first, text)
+                self.texts.add_block(first, count, text)
                 self._add_arrow(got, first, count)
                 return True
         lines = text.split("\n")
@@ -538,7 +538,7 @@ class CopyIn:
                     if (i in fnn) == (i in fn)):
             return False
         self.line_no = first + len(records)
-        self.texts.add_block(before, text)
+        self.texts.add_block(before, len(lines), text)
         self._add_fields(fields, first, len(records), False, fn - fnn)
         return True
 

@@ -63,7 +63,7 @@ class LineTexts:
     cut out of its block on the error path only.
 
     >>> texts = LineTexts()
-    >>> texts.add_block(0, "1\\ta\\n2\\tb")
+    >>> texts.add_block(0, 2, "1\\ta\\n2\\tb")
     >>> texts.add_record(3, '3,"x\\ny"')
     >>> texts.text(2), texts.text(3), texts.text(4)
     ('2\\tb', '3,"x\\ny"', None)
@@ -73,9 +73,10 @@ class LineTexts:
         self.blocks: list[tuple[int, int, str]] = []  # (line before it, lines, block text)
         self.records: dict[int, str] = {}  # csv records read one at a time, by line
 
-    def add_block(self, before: int, text: str) -> None:
-        """A block whose lines (newline-separated, one row each) are before + 1, ...."""
-        self.blocks.append((before, text.count("\n") + 1, text))
+    def add_block(self, before: int, count: int, text: str) -> None:
+        """A block of `count` lines (newline-separated, one row each: the caller counted
+        them) numbered before + 1, ...."""
+        self.blocks.append((before, count, text))
 
     def add_record(self, line: int, record: str) -> None:
         """One csv record (its line breaks kept), numbered as its row is."""

@@ -29,7 +29,14 @@ from ...errors import (
     SQLError,
 )
 from ...pgtypes import oids as T
-from ...pgtypes.arraybounds import Bounded, bounded, lower_bounds, order_parts, same_bounds
+from ...pgtypes.arraybounds import (
+    Bounded,
+    bounded,
+    lower_bounds,
+    order_parts,
+    same_bounds,
+    shape,
+)
 from ...pgtypes.collated import Collated
 from ...pgtypes.fardate import days_of
 from ...pgtypes.records import Record
@@ -531,7 +538,7 @@ def nest_arrays(*subs: Any) -> list[Any]:
     """ARRAY[a, b, ...] of arrays: one more dimension; the sub-arrays must have equal shapes
     and lower bounds (2202E), NULL ones count as empty, and all-empty gives '{}'. Their lower
     bounds are the result's inner ones ('[1:2][0:1]' of two '[0:1]' arrays)."""
-    shapes = {(_shape(x), lower_bounds(x)) for x in subs}
+    shapes = {(tuple(shape(x)), lower_bounds(x)) for x in subs}
     if len(shapes) > 1:
         raise ArraySubscriptError(
             "multidimensional arrays must have array expressions with matching dimensions")
@@ -546,17 +553,9 @@ def accumulate_arrays(vals: list[Any]) -> list[Any]:
         raise NullValueNotAllowed("cannot accumulate null arrays")
     if any(not v for v in vals):
         raise ArraySubscriptError("cannot accumulate empty arrays")
-    if len({(_shape(v), lower_bounds(v)) for v in vals}) > 1:  # NB: array_agg_array_transfn
+    if len({(tuple(shape(v)), lower_bounds(v)) for v in vals}) > 1:  # NB: array_agg_array_transfn
         raise ArraySubscriptError("cannot accumulate arrays of different dimensionality")
     return bounded([list(v) for v in vals], (1, *lower_bounds(vals[0])))
-
-
-def _shape(v: Any) -> tuple[int, ...]:
-    out: list[int] = []
-    while isinstance(v, list | tuple) and v:
-        out.append(len(v))
-        v = v[0]
-    return tuple(out)
 
 
 def array_slice(arr: Any, *bounds: Any) -> Any:
