@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+import asyncpg
 import psycopg
 
 # NB: user-made types' OIDs (16384 and up) differ between two servers by construction
@@ -59,6 +60,40 @@ def outcomes(dsn: str, script: Iterable[str], *, names: bool = False, types: boo
                 if detail:
                     one += (e.diag.message_detail, e.diag.message_hint)
             out.append(one + ((list(said),) if notices else ()))
+    return out
+
+
+def rows_outcomes(dsn: str, script: Iterable[str], setup: Iterable[str] = (),
+                  detail: bool = False) -> list[tuple]:
+    """Per query of `script`, through psycopg in autocommit after the `setup` statements:
+    (sql, rows) or (sql, sqlstate, message), with `detail` also the DETAIL. The same shape
+    as `asyncpg_rows_outcomes`, so a module can check both clients alike."""
+    out: list[tuple] = []
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for sql in setup:
+            conn.execute(sql)
+        for sql in script:
+            try:
+                out.append((sql, conn.execute(sql).fetchall()))
+            except psycopg.Error as e:
+                out.append((sql, e.sqlstate, e.diag.message_primary)
+                           + ((e.diag.message_detail,) if detail else ()))
+    return out
+
+
+async def asyncpg_rows_outcomes(dsn: str, script: Iterable[str],
+                                detail: bool = False) -> list[tuple]:
+    """`rows_outcomes` through asyncpg (rows as tuples)."""
+    conn = await asyncpg.connect(dsn)
+    out: list[tuple] = []
+    try:
+        for sql in script:
+            try:
+                out.append((sql, [tuple(r) for r in await conn.fetch(sql)]))
+            except asyncpg.PostgresError as e:
+                out.append((sql, e.sqlstate, e.message) + ((e.detail,) if detail else ()))
+    finally:
+        await conn.close()
     return out
 
 

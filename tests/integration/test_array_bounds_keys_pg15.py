@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncpg
-import psycopg
-
-from tests.integration.stmtdiff import fresh_databases
+from tests.integration.stmtdiff import (
+    assert_same,
+    asyncpg_rows_outcomes,
+    fresh_databases,
+    rows_outcomes,
+)
 
 _V = ("(values ('[2:3]={1,2}'::int[]), ('{1,2}'::int[]), ('{1,2}'::int[]), ('[0:1]={1,2}'::int[]),"
       " ('{1,3}'::int[]), ('{1}'::int[]), ('[0:0]={1}'::int[]), ('{{1,2}}'::int[]),"
@@ -60,38 +62,10 @@ _CASES = [
 ]
 
 
-def _psycopg(dsn: str) -> list[tuple]:
-    out = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for sql in _SETUP:
-            conn.execute(sql)
-        for sql in _CASES:
-            try:
-                out.append((sql, conn.execute(sql).fetchall()))
-            except psycopg.Error as e:
-                out.append((sql, e.sqlstate, e.diag.message_primary))
-    return out
-
-
-async def _asyncpg(dsn: str) -> list[tuple]:
-    conn = await asyncpg.connect(dsn)
-    out = []
-    try:
-        for sql in _CASES:
-            try:
-                out.append((sql, [tuple(r) for r in await conn.fetch(sql)]))
-            except asyncpg.PostgresError as e:
-                out.append((sql, e.sqlstate, e.message))
-    finally:
-        await conn.close()
-    return out
-
-
 def test_array_bounds_keep_keys_and_order_apart_as_pg15(pg15, cumulo_server):
     pg, cu = fresh_databases(pg15, cumulo_server, "array_bounds_keys")
-    expected = _psycopg(pg)
+    expected = rows_outcomes(pg, _CASES, _SETUP)
     assert expected[1] == (_CASES[1], [(9, 10)])
-    got = _psycopg(cu)
-    diffs = [(e, g) for e, g in zip(expected, got, strict=True) if e != g]
-    assert not diffs, "\n".join(f"{e[0]}\n  pg15:   {e[1:]}\n  cumulo: {g[1:]}" for e, g in diffs)
-    assert asyncio.run(_asyncpg(cu)) == asyncio.run(_asyncpg(pg))
+    assert_same(expected, rows_outcomes(cu, _CASES, _SETUP))
+    assert asyncio.run(asyncpg_rows_outcomes(cu, _CASES)) == \
+        asyncio.run(asyncpg_rows_outcomes(pg, _CASES))

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncpg
-import psycopg
+from tests.integration.stmtdiff import asyncpg_rows_outcomes, rows_outcomes
 
 _CASES = [
     "select '{{1,2}}'::int[] || '[0:1]={3,4}'::int[]",
@@ -54,35 +53,11 @@ _CASES = [
 ]
 
 
-def _psycopg(dsn: str) -> list[tuple]:
-    out = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for sql in _CASES:
-            try:
-                out.append((sql, conn.execute(sql).fetchall()))
-            except psycopg.Error as e:
-                out.append((sql, e.sqlstate, e.diag.message_primary, e.diag.message_detail))
-    return out
-
-
-async def _asyncpg(dsn: str) -> list[tuple]:
-    conn = await asyncpg.connect(dsn)
-    out = []
-    try:
-        for sql in _CASES:
-            try:
-                out.append((sql, [tuple(r) for r in await conn.fetch(sql)]))
-            except asyncpg.PostgresError as e:
-                out.append((sql, e.sqlstate, e.message, e.detail))
-    finally:
-        await conn.close()
-    return out
-
-
 def test_array_concatenation_checks_shapes_as_pg15(pg15, cumulo_server):
-    expected = _psycopg(pg15.dsn())
+    expected = rows_outcomes(pg15.dsn(), _CASES, detail=True)
     assert expected[0] == (_CASES[0], "2202E", "cannot concatenate incompatible arrays",
                            "Arrays with differing dimensions are not compatible for "
                            "concatenation.")
-    assert _psycopg(cumulo_server.dsn()) == expected
-    assert asyncio.run(_asyncpg(cumulo_server.dsn())) == asyncio.run(_asyncpg(pg15.dsn()))
+    assert rows_outcomes(cumulo_server.dsn(), _CASES, detail=True) == expected
+    assert asyncio.run(asyncpg_rows_outcomes(cumulo_server.dsn(), _CASES, detail=True)) == \
+        asyncio.run(asyncpg_rows_outcomes(pg15.dsn(), _CASES, detail=True))
