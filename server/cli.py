@@ -51,6 +51,7 @@ from .kivi import mvcc
 from .pgwire.hba import FILE_NAME as HBA_FILE
 from .pgwire.hba import HbaError, HbaFile
 from .pgwire.hba import install as install_hba
+from .pgwire.unixsock import UnixSocketError, UnixSpec, directories, permissions
 from .sql.conffile import ConfError, Config, install
 from .sql.settings import SERVER, duration_ms
 from .txn.checkpointer import Checkpointer
@@ -295,6 +296,25 @@ def _probe_port(host: str, port: int) -> None:
     probe.close()
 
 
+def _unix_spec(data_dir: str, worker: bool) -> UnixSpec | None:
+    """The Unix-domain sockets to listen on, from unix_socket_directories & co.
+
+    NB: a `--workers` child listens on none: a socket file has one owner (no SO_REUSEPORT
+    for a path), so the first engine serves every Unix-socket connection, as PostgreSQL's
+    one postmaster does; TCP connections are spread over all the engines.
+    """
+    if worker:
+        return None
+    values = SERVER.values
+    try:
+        mode = permissions(values.get("unix_socket_permissions", "0777"))
+    except UnixSocketError as e:
+        raise StartupError(str(e)) from None
+    return UnixSpec(directories(values.get("unix_socket_directories", "")), mode,
+                    values.get("unix_socket_group", "").strip(), data_dir,
+                    configured=SERVER.source("unix_socket_directories") != "default")
+
+
 def _checkpoint_seconds() -> float:
     """checkpoint_timeout in seconds, read at each checkpoint (a reload may change it)."""
     return duration_ms(SERVER.values.get("checkpoint_timeout", "5min")) / 1000.0
@@ -420,6 +440,7 @@ async def _serve(args: argparse.Namespace) -> int:
         gc.set_threshold(10_000, 20, 100)
         # NB: like pg_hba's md5 method: a SCRAM verifier gets SCRAM, an md5 verifier md5
         auth = "md5" if args.require_password and args.auth == "trust" else args.auth
+        unix = _unix_spec(data_dir, args.worker_of is not None)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
 
@@ -444,8 +465,10 @@ async def _serve(args: argparse.Namespace) -> int:
             server = await serve(
                 engine, args.host, args.port, auth=auth, ssl_context=ssl_context, on_ready=ready,
                 frontend=args.frontend, settings=SERVER.values,
-                reuse_port=args.workers > 1 or args.worker_of is not None,
+                reuse_port=args.workers > 1 or args.worker_of is not None, unix=unix,
             )
+        except UnixSocketError as e:
+            raise StartupError(str(e)) from None
         except OSError as e:
             raise _listen_error(args.host, args.port, e) from None
         if workers is not None or args.worker_of is not None:  # a cancel may land elsewhere

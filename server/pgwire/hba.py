@@ -215,8 +215,9 @@ def install(rules: HbaFile | None) -> None:
 
 
 def connection_method(default: str, ssl: bool, addr: str | None, database: str,
-                      user: str) -> str:
-    """The method for a TCP connection (Cumulo listens on no Unix socket: type `host`)."""
+                      user: str, local: bool = False) -> str:
+    """The method for a connection: over TCP (type `host`) or a Unix-domain socket (`local`)."""
     if not _INSTALLED:
         return default
-    return _INSTALLED[0].method(default, "host", ssl, addr, database, user)
+    return _INSTALLED[0].method(default, "local" if local else "host", ssl, addr, database,
+                                user)

@@ -59,7 +59,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import greenlet
@@ -70,6 +70,7 @@ from . import messages as M
 from .auth import METHODS
 from .backend import Engine, Session
 from .protocol import AUTH, READY, STARTUP, Connection
+from .unixsock import UnixListener, remove
 
 log = logging.getLogger("cumulo.pgwire")
 
@@ -199,7 +200,17 @@ class LoopServer:
         self.host = ""
         self.port = 0
         self._server: asyncio.AbstractServer | None = None
+        self._unix_servers: list[asyncio.AbstractServer] = []
+        self.unix_listeners: list[UnixListener] = []  # removed at close (`unixsock.remove`)
         self._closing = False
+
+    async def add_unix(self, listeners: Sequence[UnixListener]) -> None:
+        """Accepts on Unix-domain sockets too (`unixsock.listen`); the server owns them from
+        here and removes their files when it closes."""
+        self.unix_listeners += listeners
+        for lst in listeners:
+            self._unix_servers.append(await self.loop.create_unix_server(
+                lambda: PgProtocol(self, local=True), sock=lst.sock, backlog=1024))
 
     def flush_replies(self) -> None:
         """Writes the replies held during this pass of the loop, one write each (a loop
@@ -225,6 +236,9 @@ class LoopServer:
         self._closing = True
         if self._server is not None:
             self._server.close()
+        for unix_server in self._unix_servers:
+            unix_server.close()
+        remove(self.unix_listeners)
         await end_sessions(lambda: list(self.handlers), smart, grace)
         self.hub.uninstall()
 
@@ -232,14 +246,16 @@ class LoopServer:
 class PgProtocol(asyncio.Protocol):
     """One client connection: its transport, its `protocol.Connection`, its greenlet."""
 
-    def __init__(self, server: LoopServer) -> None:
+    def __init__(self, server: LoopServer, local: bool = False) -> None:
         self.server = server
         self.hub = server.hub
         self.loop = server.loop
         self.transport: Any = None
+        # NB: over a Unix socket (`local`) SSLRequest is answered N, as PostgreSQL does
         self.conn = Connection(server.engine, auth=server.auth,
-                               tls=server.ssl_context is not None,
+                               tls=server.ssl_context is not None and not local,
                                registry=server.registry, send=self._send)
+        self.conn.local = local
         self.g: Any = greenlet.greenlet(self._main, parent=self.hub.main)
         self.finished: asyncio.Future[None] = self.loop.create_future()
         self.busy = False  # inside conn.feed (running, or parked in a wait)
@@ -264,11 +280,15 @@ class PgProtocol(asyncio.Protocol):
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
         self.server.handlers.add(self)
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        peer = transport.get_extra_info("peername")
+        if self.conn.local:  # a Unix socket: no address (port -1, as PG shows it), no Nagle
+            peer = None
+            self.conn.peer_port = -1
+        else:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            peer = transport.get_extra_info("peername")
         if isinstance(peer, tuple) and len(peer) >= 2:
             self.conn.peer, self.conn.peer_port = str(peer[0]), int(peer[1])
         transport.set_write_buffer_limits(high=WRITE_HIGH, low=WRITE_LOW)

@@ -107,6 +107,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.peer: str | None = None  # the client's address, set by the socket's owner
         self.ssl_in_use = False  # set by tls_started
         self.peer_port: int | None = None  # and its TCP port
+        self.local = False  # over a Unix-domain socket (cumulo_hba.conf's `local` lines)
         self.tz: Any = timezone(None)
         self.user = ""
         self.startup_params: dict[str, str] = {}
@@ -457,7 +458,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         self.user = user
         self.startup_params = params
         method = connection_method(self.auth_method, self.ssl_in_use, self.peer,
-                                   params["database"], user)
+                                   params["database"], user, local=self.local)
         self._auth = Authenticator(method, user, self.engine.role(user))
         self.phase = AUTH
         msg, done = self._auth.start()

@@ -58,6 +58,7 @@ from .loop import (
     setting_ms,
 )
 from .protocol import AUTH, READY, STARTUP, Connection
+from .unixsock import UnixListener, UnixSpec, listen, remove
 
 log = logging.getLogger("cumulo.pgwire")
 
@@ -92,15 +93,20 @@ class Server:
         self.host = ""
         self.port = 0
         self._listener: socket.socket | None = None
-        self._accepting: asyncio.Task[None] | None = None
+        self._accepting: list[asyncio.Task[None]] = []
+        self.unix_listeners: list[UnixListener] = []  # removed at close (`unixsock.remove`)
         self._closing = False
 
-    async def _accept_loop(self) -> None:
+    def accept(self, listener: socket.socket, local: bool = False) -> None:
+        """Starts accepting connections on a listening socket (`local`: a Unix-domain one)."""
         loop = asyncio.get_running_loop()
-        assert self._listener is not None
+        self._accepting.append(loop.create_task(self._accept_loop(listener, local)))
+
+    async def _accept_loop(self, listener: socket.socket, local: bool) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             try:
-                sock, _addr = await loop.sock_accept(self._listener)
+                sock, _addr = await loop.sock_accept(listener)
             except asyncio.CancelledError:
                 raise
             except OSError as e:  # e.g. EMFILE: keep serving the connections we have
@@ -110,7 +116,7 @@ class Server:
             if self._closing:
                 sock.close()
                 continue
-            handler = ConnectionThread(self, sock, loop)
+            handler = ConnectionThread(self, sock, loop, local)
             if self.log_connections:
                 log.info("connection received: host=%s port=%s", handler.conn.peer,
                          handler.conn.peer_port)
@@ -136,20 +142,21 @@ class Server:
         if self._closing:
             return
         self._closing = True
-        if self._accepting is not None:
-            self._accepting.cancel()
+        for task in self._accepting:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._accepting
+                await task
         if self._listener is not None:
             self._listener.close()
+        remove(self.unix_listeners)
         await end_sessions(lambda: list(self.handlers), smart, grace)
 
 
 class ConnectionThread:
     """One client connection: its socket, its `protocol.Connection`, its thread."""
 
-    def __init__(self, server: Server, sock: socket.socket, loop: asyncio.AbstractEventLoop
-                 ) -> None:
+    def __init__(self, server: Server, sock: socket.socket, loop: asyncio.AbstractEventLoop,
+                 local: bool = False) -> None:
         self.server = server
         self.sock: Any = sock
         self.loop = loop
@@ -170,19 +177,26 @@ class ConnectionThread:
         self.self_terminated = False  # pg_terminate_backend(pg_backend_pid())
         self.idle_timeout: float | None = None  # idle_in_transaction_session_timeout, armed
         self.started = time.monotonic()
-        self.conn = Connection(server.engine, auth=server.auth, tls=server.ssl_context is not None,
+        # NB: over a Unix socket (`local`) SSLRequest is answered N, as PostgreSQL does
+        self.conn = Connection(server.engine, auth=server.auth,
+                               tls=server.ssl_context is not None and not local,
                                registry=server.registry, send=self._send)
-        with contextlib.suppress(OSError, IndexError, TypeError):
-            self.conn.peer = str(sock.getpeername()[0])
-            self.conn.peer_port = int(sock.getpeername()[1])
+        self.conn.local = local
+        if local:
+            self.conn.peer_port = -1  # a Unix socket: no address, port -1 as PG shows it
+        else:
+            with contextlib.suppress(OSError, IndexError, TypeError):
+                self.conn.peer = str(sock.getpeername()[0])
+                self.conn.peer_port = int(sock.getpeername()[1])
         self.thread = threading.Thread(target=self._run, name="pgwire-conn", daemon=True)
 
     def start(self) -> None:
         """Starts the connection's thread."""
         sock = self.sock
         sock.settimeout(AUTH_TIMEOUT)  # NB: blocking, but a silent client cannot hold a thread
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if not self.conn.local:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.thread.start()
 
     # -- called from the loop -------------------------------------------------------
@@ -434,13 +448,15 @@ async def serve(
     frontend: str = "threads",
     settings: Mapping[str, str] | None = None,
     reuse_port: bool = False,
+    unix: UnixSpec | None = None,
 ) -> Server | LoopServer:
     """Starts listening; returns the server (port 0 picks a free port, see `Server.port`).
 
     `frontend` chooses the event-loop front end (`loop.py`) or a thread per connection;
     `settings` are the server-wide ones (max_connections, log_connections, ...);
     `reuse_port` lets several query-engine processes listen on one port (SO_REUSEPORT:
-    the kernel spreads the connections, `cumulo serve --workers`).
+    the kernel spreads the connections, `cumulo serve --workers`); `unix` adds the
+    Unix-domain sockets for the port TCP got (`unixsock`: raises UnixSocketError).
     """
     opts = settings or {}
     limits: dict[str, Any] = {
@@ -449,8 +465,20 @@ async def serve(
         "log_disconnections": str(opts.get("log_disconnections", "off")).lower() in TRUE_WORDS,
     }
     if frontend == "loop":
-        return await serve_loop(engine, host, port, auth=auth, ssl_context=ssl_context,
-                                on_ready=on_ready, reuse_port=reuse_port, **limits)
+        if unix is None or not unix.directories:
+            return await serve_loop(engine, host, port, auth=auth, ssl_context=ssl_context,
+                                    on_ready=on_ready, reuse_port=reuse_port, **limits)
+        loop_server = await serve_loop(engine, host, port, auth=auth, ssl_context=ssl_context,
+                                       reuse_port=reuse_port, **limits)
+        try:
+            listeners = listen(unix, loop_server.port)
+            await loop_server.add_unix(listeners)
+        except BaseException:
+            await loop_server.close()
+            raise
+        if on_ready is not None:
+            on_ready(loop_server.host, loop_server.port)
+        return loop_server
     if auth not in METHODS:
         raise ValueError(f"auth must be one of {METHODS}, not {auth!r}")
     server = Server(engine, auth, ssl_context, **limits)
@@ -458,7 +486,15 @@ async def serve(
     listener.setblocking(False)
     server._listener = listener
     server.host, server.port = listener.getsockname()[:2]
-    server._accepting = asyncio.get_running_loop().create_task(server._accept_loop())
+    if unix is not None and unix.directories:
+        try:
+            server.unix_listeners = listen(unix, server.port)
+        except BaseException:
+            listener.close()
+            raise
+    server.accept(listener)
+    for lst in server.unix_listeners:
+        server.accept(lst.sock, local=True)
     if on_ready is not None:
         on_ready(server.host, server.port)
     return server

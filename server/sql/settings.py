@@ -52,6 +52,19 @@ def system_timezone() -> str:
     return "GMT"  # NB: PostgreSQL's own fallback when the system zone cannot be identified
 
 
+DEBIAN_SOCKET_DIR = "/var/run/postgresql"
+
+
+def socket_directories() -> str:
+    """Returns unix_socket_directories' default, as PostgreSQL's build chooses it.
+
+    Debian and Ubuntu build PostgreSQL (and libpq, so psql and pgbench look there) with
+    /var/run/postgresql; upstream's default is /tmp. Where the Debian directory exists,
+    `psql -p 5433` looks there, so that is where the server listens.
+    """
+    return DEBIAN_SOCKET_DIR if os.path.isdir(DEBIAN_SOCKET_DIR) else "/tmp"
+
+
 SERVER_VERSION = "15.6 (Cumulo)"
 SERVER_VERSION_NUM = "150006"
 
@@ -90,6 +103,10 @@ DEFAULTS: dict[str, str] = {
     "client_min_messages": "notice",
     "max_identifier_length": "63",
     "max_connections": "100",
+    # the Unix-domain sockets `cumulo serve` listens on (pgwire/unixsock.py), read at start
+    "unix_socket_directories": socket_directories(),
+    "unix_socket_group": "",
+    "unix_socket_permissions": "0777",
     "password_encryption": "scram-sha-256",
     "synchronous_commit": "on",
     "work_mem": "4MB",
@@ -195,6 +212,7 @@ READ_ONLY = {
     "max_function_args", "segment_size", "wal_block_size", "wal_segment_size", "data_checksums",
     "ssl", "shared_buffers", "max_prepared_transactions",
     "max_locks_per_transaction", "autovacuum", "fsync", "track_commit_timestamp",
+    "unix_socket_directories", "unix_socket_group", "unix_socket_permissions",
 }
 BOOLEANS = {
     "default_transaction_read_only", "standard_conforming_strings", "transaction_read_only",

@@ -105,7 +105,10 @@ def pg_trigger_depth(ctx: Any) -> int:
 
 @register("inet_server_addr", args=[], returns=T.INET, needs_context=True)
 def inet_server_addr(ctx: Any) -> str | None:
-    """Returns the server address of the connection (the listen address setting)."""
+    """Returns the server address of the connection (the listen address setting; NULL over
+    a Unix socket, whose sessions have client_port -1 as in pg_stat_activity)."""
+    if ctx.session.client_port == -1:
+        return None
     addr = ctx.get_setting("listen_addresses")
     return "127.0.0.1" if addr in (None, "", "*", "localhost") else addr.split(",")[0]
 
@@ -118,8 +121,9 @@ def inet_client_addr(ctx: Any) -> str | None:
 
 @register("inet_client_port", args=[], returns=T.INT4, needs_context=True)
 def inet_client_port(ctx: Any) -> int | None:
-    """Returns the client's port (NULL over a Unix socket)."""
-    return ctx.session.client_port
+    """Returns the client's port (NULL over a Unix socket, where pg_stat_activity says -1)."""
+    port = ctx.session.client_port
+    return None if port == -1 else port
 
 
 @register("host", args=[T.INET], returns=T.TEXT)
@@ -129,8 +133,10 @@ def host(addr: str) -> str:
 
 
 @register("inet_server_port", args=[], returns=T.INT4, needs_context=True)
-def inet_server_port(ctx: Any) -> int:
-    """Returns the server's port."""
+def inet_server_port(ctx: Any) -> int | None:
+    """Returns the server's port (NULL over a Unix socket)."""
+    if ctx.session.client_port == -1:
+        return None
     port = ctx.get_setting("port")
     return int(port) if port and port.isdigit() else 5432
 

@@ -196,7 +196,7 @@ def _session_activity(cat: Any, s: SessionView, is_me: bool) -> tuple[Any, ...]:
     row = list(_activity(cat, s.user, s.database, s.backend_pid,
                          s.get_setting("application_name"), s.txn_started_at, state))
     row[_COL["client_addr"]] = s.client_addr
-    if s.client_addr is not None:
+    if s.client_addr is not None or s.client_port == -1:  # -1: a Unix socket, as in PG
         row[_COL["client_port"]] = s.client_port
     row[_COL["backend_start"]] = _ts(s.backend_start)
     row[_COL["query_start"]] = _ts(s.query_start)
