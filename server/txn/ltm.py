@@ -171,6 +171,8 @@ class LocalTxnManager(SerializableMixin):
         # one in-process manager: a write's first ask is a direct call (`acquire_space`)
         self._direct = conflict_managers[0] if self._alone and len(conflict_managers) == 1 \
             else None
+        # the in-process snapshot server: `_finished` calls it directly
+        self._local_snapshots = type(snapshots) is SnapshotServer
         self._session_commit: dict[Any, int] = {}
         self._session_lock = threading.Lock()
         self._session_waiting: set[int] = set()
@@ -256,8 +258,16 @@ class LocalTxnManager(SerializableMixin):
         if self.shared_snapshots:
             self._refresh_snapshot()
         if txn.session is not None:
-            need = max(need, self._session_commit.get(txn.session, 0))
-        if self.snapshots.snapshot < need:
+            sc = self._session_commit.get(txn.session, 0)
+            if sc > need:
+                need = sc
+        ts = self.snapshots.snapshot
+        if ts >= need and txn.tid in self._active:
+            # NB: a later statement's snapshot (READ COMMITTED): the first one stays
+            # registered and is no newer than ts (snapshots only grow), so the low water
+            # cannot pass ts and nothing needs `_active_lock`
+            return ts
+        if ts < need:
             t0 = time.perf_counter()
             with self._snap_cond:
                 self._session_waiting.add(txn.tid)
@@ -766,6 +776,10 @@ class LocalTxnManager(SerializableMixin):
 
     def _finished(self, stamps: tuple[int, ...], readable: bool) -> None:
         with self._snap_lock:
+            if self._local_snapshots:  # NB: a direct call, no message (once per commit)
+                if self.snapshots.finish(stamps):
+                    self._snap_cond.notify_all()
+                return
             msg = Readable(stamps) if readable else Discarded(stamps)
             for out in self.snapshots.handle(msg):
                 if type(out) is Advanced:
@@ -904,6 +918,23 @@ class LocalTxnManager(SerializableMixin):
             if self._doomed:
                 self._doomed.discard(txn.tid)
         private = txn.private
+        direct = self._direct
+        ws = txn.ws
+        if direct is not None and private is None and not ws.runs \
+                and not direct.bulk_held(txn.tid):
+            # NB: the one in-process manager and a write set of dicts alone (OLTP): the
+            # steps below in one call under one hold of the lock (`release_writes`)
+            only = ws.unwritten(txn.locked) if txn.locked else ()
+            with self._cm_lock:  # NB: `_cm_cond`'s lock, without its Python __enter__
+                woken = direct.release_writes(txn.tid, ws.spaces, only, cts)
+                if woken:
+                    self._wake(woken)
+            if txn.validated or (cts is not None and self._ser_active):
+                # NB: else `_settle` has nothing to do: read without `_active_lock`, as
+                # every SERIALIZABLE transaction older than cts registered before cts
+                # became readable (`_finished` ran)
+                self._settle(txn, cts)
+            return
         bulk = self._release_bulk(txn, cts)
         groups = {s: keys for s, keys in txn.ws.space_keys().items()
                   if (private is None or s not in private) and s not in bulk}

@@ -63,10 +63,18 @@ class SnapshotServer:
         """Processes one message and returns `[Advanced(T)]` if the snapshot moved."""
         match msg:
             case Readable(ts) | Discarded(ts):
-                return self._finish(ts)
+                return [Advanced(self.snapshot)] if self.finish(ts) else []
         raise TypeError(f"snapshot server: unexpected message {msg!r}")
 
-    def _finish(self, stamps: tuple[int, ...]) -> list[Any]:
+    def finish(self, stamps: tuple[int, ...]) -> bool:
+        """`Readable` or `Discarded` (the same here) with no message and no answer: the LTM
+        calls an in-process server directly, once per commit. Tells whether the snapshot
+        moved.
+
+        >>> s = SnapshotServer(4)
+        >>> s.finish((6,)), s.snapshot, s.finish((5,)), s.snapshot
+        (False, 4, True, 6)
+        """
         snap = self.snapshot
         done = self._done
         if not done and stamps and stamps[0] == snap + 1:
@@ -75,16 +83,16 @@ class SnapshotServer:
             # batch of consecutive timestamps (an LTM reporting a whole batch at once).
             if n == 1 or stamps == tuple(range(snap + 1, snap + 1 + n)):
                 self.snapshot = snap + n
-                return [Advanced(snap + n)]
+                return True
         for t in stamps:
             if t > snap:
                 heapq.heappush(done, t)
         while done and done[0] <= snap + 1:
             snap = max(snap, heapq.heappop(done))
         if snap == self.snapshot:
-            return []
+            return False
         self.snapshot = snap
-        return [Advanced(snap)]
+        return True
 
     def finished(self, ts: int) -> bool:
         """Tells whether ts is readable or discarded (cluster mode: the MasterMind resolves

@@ -344,6 +344,24 @@ class Transaction:
         ws = self.ws
         locked = self.locked
         private = self.private
+        if len(items) == 1 and (private is None or space not in private):
+            # NB: one row (a keyed UPDATE, a single-row INSERT): the rules below for one key,
+            # with no list built: a key locked (`lock_row`) at least as strongly passes, one
+            # locked more weakly is upgraded, one written already passes, else it is acquired
+            k, row = items[0]
+            have = locked.get((space, k)) if locked else None
+            if have is None:
+                w = ws.spaces.get(space)
+                if not ((w is not None and k in w)
+                        or (ws.runs.get(space) and ws.contains(space, k))):
+                    self.ltm.acquire_space(self, space, [k], mode=mode)
+            elif have < mode:
+                self.ltm.acquire(self, [(space, k)], mode=mode)
+                locked[(space, k)] = mode
+            ws.put(space, k, row)
+            if self.reads is not None:  # as below: after the ww check
+                self.ltm.probe(self, at_write=True)
+            return
         fresh: list[bytes] = []  # keys of space to acquire
         # every key is new to the write set (NB: `written` inline: one call fewer per write)
         new_keys = not (ws.spaces.get(space) or ws.runs.get(space))
@@ -422,6 +440,18 @@ class Transaction:
             self._snap()
         locked = self.locked
         ws = self.ws
+        if len(keys) == 1 and not latest:  # NB: one row (a keyed UPDATE's): no list built
+            k = keys[0]
+            key = (space, k)
+            have = locked.get(key, -1) if locked else -1
+            w = ws.spaces.get(space)
+            if have >= mode or (w is not None and k in w) or (
+                    ws.runs.get(space) and ws.contains(space, k)):
+                return 0
+            got = self.ltm.lock_space(self, space, keys, mode, wait)
+            if got >= 0:
+                locked[key] = mode  # NB: stronger than `have`
+            return got
         if locked:
             fresh = [k for k in keys
                      if locked.get((space, k), -1) < mode and not ws.contains(space, k)]

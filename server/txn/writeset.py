@@ -392,6 +392,14 @@ class WriteSet:
         run's lists as they are, as `AscendingKeys`), the rest as `Write`s."""
         writes: list[Write] = []
         spaces: list[SpaceWrites] = []
+        if not self.runs:  # NB: dicts alone (OLTP): a loop, no map per space (a few writes
+            for s, w in self.spaces.items():  # each: the map's setup cost more than it saved)
+                if len(w) >= bulk:
+                    spaces.append(SpaceWrites(s, *_lists(w, [])))
+                else:
+                    for k, r in w.items():
+                        writes.append(Write(s, k, r))
+            return writes, spaces
         for s, w in self.spaces.items():
             runs = self.runs.get(s)
             n = len(w) + (sum(len(r.keys) for r in runs) if runs else 0)
