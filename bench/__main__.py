@@ -76,6 +76,13 @@ def parser() -> argparse.ArgumentParser:
         default="cumulo,postgres",
         help="comma-separated systems to run (default cumulo,postgres)",
     )
+    p.add_argument(
+        "--transport",
+        choices=["tcp", "unix", "both"],
+        default="tcp",
+        help="how pgbench reaches both systems: loopback TCP (default), their Unix-domain "
+        "sockets, or both in the same run, reported as separate figures",
+    )
     p.add_argument("--out", default=RESULTS, help="directory for JSON and PNG (bench/results)")
     p.add_argument(
         "--cumulo-arg",
@@ -132,7 +139,8 @@ def run(args: argparse.Namespace) -> tuple[list[Figure], dict]:
     if unknown:
         raise SystemExit(f"unknown system(s): {', '.join(sorted(unknown))}")
     workloads = list(WORKLOADS) if "all" in args.workloads else list(dict.fromkeys(args.workloads))
-    options = Options(args.scale, args.seconds, args.rows, args.clients, args.threads, args.repeat)
+    options = Options(args.scale, args.seconds, args.rows, args.clients, args.threads, args.repeat,
+                      args.transport)
     if all(w in MICRO for w in workloads):
         names = []  # micro-benchmarks run in process: no server to start
     meta: dict = {

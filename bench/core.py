@@ -77,6 +77,7 @@ class Options:
     clients: int = 8
     threads: int = 2
     repeat: int = 1
+    transport: str = "tcp"  # pgbench: "tcp", "unix" or "both" (`System.over_unix`)
 
 
 @dataclass

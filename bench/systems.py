@@ -30,8 +30,8 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
+from dataclasses import dataclass, replace
+from urllib.parse import quote, unquote, urlsplit
 
 PG_BIN = os.environ.get("CUMULO_BENCH_PG_BIN", "/usr/lib/postgresql/15/bin")
 READY = b"ready to accept connections"
@@ -39,20 +39,30 @@ READY = b"ready to accept connections"
 
 @dataclass(frozen=True)
 class System:
-    """A running server the workloads connect to over TCP."""
+    """A running server the workloads connect to over TCP (or its Unix socket: `over_unix`)."""
 
     name: str  # "cumulo", "postgres" or "floor": the key in every Figure
     label: str
-    host: str
+    host: str  # an address, or (`over_unix`) the socket's directory, as libpq takes it
     port: int
     user: str = "cumulo"
     dbname: str = "cumulo"
     log_path: str = ""
+    socket_dir: str = ""  # where the server's Unix-domain socket is, if it has one here
 
     @property
     def dsn(self) -> str:
         """Returns a libpq URL for this server."""
+        if self.host.startswith("/"):  # a socket directory goes in the query, as libpq wants
+            return (f"postgresql://{self.user}@/{self.dbname}"
+                    f"?host={quote(self.host, safe='/')}&port={self.port}")
         return f"postgresql://{self.user}@{self.host}:{self.port}/{self.dbname}"
+
+    def over_unix(self) -> System:
+        """The same server reached through its Unix-domain socket (libpq `-h DIR`)."""
+        if not self.socket_dir:  # NB: an external server (--cumulo-url)
+            raise LookupError(f"no Unix-domain socket known for {self.label}")
+        return replace(self, host=self.socket_dir)
 
     def connect(self, autocommit: bool = True):  # -> psycopg.Connection
         """Opens a psycopg 3 connection (autocommit by default) that gives up after 30 s."""
@@ -179,7 +189,7 @@ def postgres15(settings: dict[str, str] | None = None, keep: bool = False) -> It
             ],
             "creating role and database cumulo",
         )
-        yield System("postgres", "PostgreSQL", "127.0.0.1", port, log_path=log)
+        yield System("postgres", "PostgreSQL", "127.0.0.1", port, log_path=log, socket_dir=sock)
     finally:
         with shielded():
             if started:
@@ -283,7 +293,8 @@ def cumulo_embedded(
 ) -> Iterator[System]:
     """Runs `cumulo serve` on a free loopback port with a temp data dir; yields it."""
     root = tempfile.mkdtemp(prefix="cumulo-bench-")
-    data, log = os.path.join(root, "data"), os.path.join(root, "server.log")
+    data, log, sock = (os.path.join(root, p) for p in ("data", "server.log", "sock"))
+    os.mkdir(sock)
     port = free_port()
     cmd = [
         sys.executable,
@@ -296,9 +307,11 @@ def cumulo_embedded(
         str(port),
         "--data-dir",
         data,
+        "-c",
+        f"unix_socket_directories={sock}",  # NB: beside PostgreSQL's: both in a temp dir
         *extra_args,
     ]
-    system = System("cumulo", "Cumulo", "127.0.0.1", port, log_path=log)
+    system = System("cumulo", "Cumulo", "127.0.0.1", port, log_path=log, socket_dir=sock)
     try:
         with child_server(cmd, system, log, timeout) as running:
             yield running

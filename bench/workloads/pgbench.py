@@ -12,7 +12,11 @@ benchmark's own invariant: accounts, tellers and branches moved by the same
 total (failed transactions roll back whole); otherwise its figures are an error.
 
 Options: --scale (pgbench scale factor, default 10: 1M accounts),
---seconds (per run, default 30), --repeat (rounds; medians), --clients, --threads.
+--seconds (per run, default 30), --repeat (rounds; medians), --clients, --threads,
+--transport: pgbench reaches both systems over loopback TCP (the default), over their
+Unix-domain sockets (`unix`: a round trip costs less kernel time there, on both), or
+`both`: each test over TCP, then over the sockets, alternating as above, reported as
+separate figures ("... over Unix socket"). The load and the balance check use TCP.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ NAME = "pgbench"
 DESCRIPTION = "pgbench TPC-B and select-only (-M prepared), tps and latency"
 DEFAULT_SCALE = 10
 ROWS_PER_SCALE = 100_000
+UNIX = " over Unix socket"
+TRANSPORTS = {"tcp": ("",), "unix": (UNIX,), "both": ("", UNIX)}  # label suffixes, in order
 BALANCES = (
     "SELECT (SELECT sum(abalance) FROM pgbench_accounts),"
     " (SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(bbalance) FROM pgbench_branches)"
@@ -46,19 +52,25 @@ def run(ctx: RunContext) -> list[Figure]:
     ]
     common = ["-M", "prepared", "-c", str(opts.clients), "-j", str(opts.threads)]
     for test, flags in (("TPC-B", []), ("select-only", ["-S"])):
-        results = dict.fromkeys((s.name for s in ctx.systems), None)
-        results.update(alternate(ctx, loaded, test, flags + common))
-        if test == "TPC-B":
-            for system in loaded:
-                if (
-                    results[system.name] is not None
-                    and ctx.attempt(system, test, _check_balances, system) is None
-                ):
-                    results[system.name] = None  # a fast inconsistent database is no figure
-        # a system that never loaded shows the load's error in the timed figures too
-        steps = {s.name: test if s in loaded else "load" for s in ctx.systems}
-        label = f"{test} -s {scale} -c {opts.clients}"
-        figures += tps_and_latency(ctx, NAME, label, "tx/s", test, results, steps)
+        for suffix in TRANSPORTS[opts.transport]:
+            step = test + suffix
+            runners = loaded
+            if suffix:
+                found = [(s, ctx.attempt(s, step, s.over_unix)) for s in loaded]
+                runners = [unix for _s, unix in found if unix is not None]
+            results = dict.fromkeys((s.name for s in ctx.systems), None)
+            results.update(alternate(ctx, runners, step, flags + common))
+            if test == "TPC-B":
+                for system in loaded:
+                    if (
+                        results[system.name] is not None
+                        and ctx.attempt(system, step, _check_balances, system) is None
+                    ):
+                        results[system.name] = None  # a fast inconsistent database is no figure
+            # a system that never loaded shows the load's error in the timed figures too
+            steps = {s.name: step if s in loaded else "load" for s in ctx.systems}
+            label = f"{test} -s {scale} -c {opts.clients}{suffix}"
+            figures += tps_and_latency(ctx, NAME, label, "tx/s", step, results, steps)
     return figures
 
 
