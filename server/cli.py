@@ -102,7 +102,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (0.0.0.0: every interface)")
-    serve.add_argument("--port", type=int, default=5433, help="TCP port to listen on")
+    serve.add_argument("--port", type=int, default=5433,
+                       help="TCP port to listen on; also names the Unix-domain socket "
+                       "DIR/.s.PGSQL.PORT in each DIR of unix_socket_directories "
+                       "(-c unix_socket_directories=DIR,...; empty: none)")
     serve.add_argument("--data-dir", default="./cumulo-data",
                        help="directory of the database files; created if missing, and locked "
                        "(postmaster.pid) so that one server at a time uses it")
