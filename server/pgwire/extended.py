@@ -256,6 +256,7 @@ class ExtendedQuery:
     def _error(self, exc: BaseException, notify: bool = False) -> None: ...
     def _ready(self, status: str | None = None) -> None: ...
     def _notices(self) -> None: ...
+    def _message_failed(self, kind: int, exc: BaseException) -> None: ...
     def _parameters(self) -> None: ...
     def _begin_copy_in(self, res: Result, gen: Any) -> None: ...
     def _send_result(self, res: Result, encoders: Any, max_rows: int, describe: bool) -> None: ...
@@ -444,66 +445,77 @@ class ExtendedQuery:
         caches, then Describe of that portal (or none), Execute of all its rows, Sync. Each
         step does what its own handler does, in order, with the same replies; the messages
         just are not dispatched one by one. Returns where the caller goes on: `end` after the
-        Bind alone, or after the Sync; `pos` when it ran nothing (the caller dispatches)."""
-        if buf[end : end + 15] == _EXECUTE_SYNC:
-            describe, stop = False, end + 15
-        elif buf[end : end + 22] == _DESCRIBE_EXECUTE_SYNC:
-            describe, stop = True, end + 22
-        elif self._held is not None and buf[end : end + 10] == _EXECUTE_ALL:
-            return self._held_binds(buf, pos)  # NB: an executemany's next rows
-        else:
-            return pos
-        if buf[pos + 5] != 0 or self._held is not None:  # NB: a named portal: the full path
-            return pos
-        self._in_extended = True
-        got = self._fast_bound(bytes(buf[pos + 5 : end]))
-        if got is False:
-            return pos  # NB: nothing was bound: the caller's dispatch takes the full path
-        if got is True:
-            return end  # NB: the Bind failed (its plan check): the caller skips to Sync
-        stmt, params, (encoders, row_desc) = got[1], got[2], got[3]
-        if stmt.batch is not False and self._batchable(stmt):
-            self._install(*got)
-            return end  # the rest goes message by message (its Executes may be held)
-        if encoders is None and row_desc is M.NO_DATA:
-            return self._run_no_rows(stmt, params, describe, stop)
-        if encoders is not None:
-            try:
-                rows = self.session.read_point(stmt.prepared, params)
-            except Exception as e:
+        Bind alone, or after the Sync; `pos` when it ran nothing (the caller dispatches). A
+        failure that escapes the steps (a malformed message, a bug) is reported as a Bind
+        handler's would be (`_message_failed`), and the caller goes on after the Bind: the
+        try is here, not in a wrapper, to save the call per round trip."""
+        try:
+            if buf[end : end + 15] == _EXECUTE_SYNC:
+                describe, stop = False, end + 15
+            elif buf[end : end + 22] == _DESCRIBE_EXECUTE_SYNC:
+                describe, stop = True, end + 22
+            elif self._held is not None and buf[end : end + 10] == _EXECUTE_ALL:
+                return self._held_binds(buf, pos)  # NB: an executemany's next rows
+            else:
+                return pos
+            if buf[pos + 5] != 0 or self._held is not None:  # NB: a named portal: the full path
+                return pos
+            self._in_extended = True
+            got = self._fast_bound(bytes(buf[pos + 5 : end]))
+            if got is False:
+                return pos  # NB: nothing was bound: the caller's dispatch takes the full path
+            if got is True:
+                return end  # NB: the Bind failed (its plan check): the caller skips to Sync
+            stmt, params, (encoders, row_desc) = got[1], got[2], got[3]
+            if stmt.batch is not False and self._batchable(stmt):
                 self._install(*got)
+                return end  # the rest goes message by message (its Executes may be held)
+            if encoders is None and row_desc is M.NO_DATA:
+                return self._run_no_rows(stmt, params, describe, stop)
+            if encoders is not None:
+                try:
+                    rows = self.session.read_point(stmt.prepared, params)
+                except Exception as e:
+                    self._install(*got)
+                    self._fail(e, True)
+                    return stop - 5  # NB: the Sync is still to be handled
+                if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
+                    old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
+                    if old is not None and old.result is not None and not old.result.done:
+                        old.close()
+                    out = self.out
+                    out += M.BIND_COMPLETE
+                    if describe:
+                        out += row_desc
+                    M.append_rows(out, rows, encoders)
+                    session = self.session
+                    if session.notices:
+                        self._notices()
+                    out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
+                        M.command_complete(f"SELECT {len(rows)}")
+                    if session.transaction_status != "I":  # NB: in a block the portal lives
+                        portal = self.portals[""] = Portal(stmt, params, encoders, row_desc)
+                        portal.result = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
+                        portal.ran = True  # NB: run to completion: Execute again says SELECT 0
+                    self._end_sync()
+                    return stop
+            self._install(*got)
+            portal = self.portals[""]
+            if describe:
+                self.out += portal.row_desc
+            try:
+                res = portal.result = self.session.execute(stmt.prepared, portal.params)
+            except Exception as e:
                 self._fail(e, True)
                 return stop - 5  # NB: the Sync is still to be handled
-            if rows is not None:  # the lane: rows at once, no Result (a block: a spent portal)
-                old = self.portals.pop("", None)  # NB: the Sync would drop ours (idle)
-                if old is not None and old.result is not None and not old.result.done:
-                    old.close()
-                out = self.out
-                out += M.BIND_COMPLETE
-                if describe:
-                    out += row_desc
-                M.append_rows(out, rows, encoders)
-                session = self.session
-                if session.notices:
-                    self._notices()
-                out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
-                    M.command_complete(f"SELECT {len(rows)}")
-                if session.transaction_status != "I":  # NB: in a block the portal lives
-                    portal = self.portals[""] = Portal(stmt, params, encoders, row_desc)
-                    portal.result = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
-                    portal.ran = True  # NB: run to completion: Execute again says SELECT 0
-                self._end_sync()
-                return stop
-        self._install(*got)
-        portal = self.portals[""]
-        if describe:
-            self.out += portal.row_desc
-        try:
-            res = portal.result = self.session.execute(stmt.prepared, portal.params)
-        except Exception as e:
-            self._fail(e, True)
-            return stop - 5  # NB: the Sync is still to be handled
-        return self._finish_run(portal, res, stop)
+            return self._finish_run(portal, res, stop)
+        except SQLError as e:
+            if e.severity == "FATAL":
+                raise
+            self._message_failed(66, e)
+        except Exception as e:  # a bug: report it and keep serving
+            self._message_failed(66, e)
+        return end
 
     def _run_no_rows(self, stmt: Statement, params: list[Any], describe: bool,
                      stop: int) -> int:

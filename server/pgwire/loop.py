@@ -420,7 +420,7 @@ class PgProtocol(asyncio.Protocol):
             return
         if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
-        if session.transaction_status != "I":
+        if conn.ready_status != "I":  # NB: what `_ready` just read: no call
             ms = setting_ms(session.setting("idle_in_transaction_session_timeout"))
             if ms > 0:
                 self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)

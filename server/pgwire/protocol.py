@@ -120,6 +120,9 @@ class Connection(ExtendedQuery, FunctionCalls):
         self._changed: dict[str, str] = {}
         self._recoder: WireRecoder | None = None  # client_encoding conversion (pgtypes.wirecodec)
         self._must_flush = False  # an error or notice went out: send what is held now
+        # the transaction status the last ReadyForQuery reported (front ends arm the
+        # idle-in-transaction timer by it, as PostgreSQL does after ReadyForQuery)
+        self.ready_status = "I"
         self._texts: dict[bytes, str] = {}  # Query payloads already read, and their text
         self._dispatch = {
             ord("Q"): self._query, ord("P"): self._parse, ord("B"): self._bind,
@@ -150,7 +153,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                 # Sync: pgbench -M prepared, psycopg, asyncpg): straight to `_bind_run`
                 end = 1 + unpack(buf, 1)[0]
                 if 5 <= end < n:
-                    pos = self._try_bind_run(buf, 0, end)
+                    pos = self._bind_run(buf, 0, end)
                     if pos == n and buf is not held and not self._in_extended and \
                             self._held is None and self._recoder is None:
                         self._must_flush = False  # NB: the end of `feed` for a whole Sync
@@ -190,7 +193,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                         if end > n:
                             break
                         if kind == 66 and not self._skipping:  # B: maybe a whole round trip
-                            stop = self._try_bind_run(buf, pos, end)
+                            stop = self._bind_run(buf, pos, end)
                             if stop != pos:
                                 pos = stop
                                 if self.phase != READY or self._copy is not None or \
@@ -254,18 +257,6 @@ class Connection(ExtendedQuery, FunctionCalls):
         out = bytes(self.out)
         self.out.clear()
         return out if self._recoder is None else self._recoder.outgoing(out)
-
-    def _try_bind_run(self, buf: bytes | bytearray | memoryview, pos: int, end: int) -> int:
-        """`_bind_run` of the Bind at buf[pos:end], its failure reported as a handler's."""
-        try:
-            return self._bind_run(buf, pos, end)
-        except SQLError as e:
-            if e.severity == "FATAL":
-                raise
-            self._message_failed(66, e)
-        except Exception as e:  # a bug: report it and keep serving
-            self._message_failed(66, e)
-        return end
 
     def recode(self, data: bytes) -> bytes:
         """Server messages built outside `feed` (a front end's pushed notifications), in the
@@ -410,6 +401,7 @@ class Connection(ExtendedQuery, FunctionCalls):
                 self.out += M.notification(pid, channel, payload)
         if status is None:
             status = session.transaction_status if session else "I"
+        self.ready_status = status
         if status == "I" and self.portals:
             self._drop_portals()
         self.out += M.READY_STR[status]
