@@ -18,11 +18,12 @@ from cumulo.server import waits
 
 @dataclass
 class HubRun:
-    """What each function returned or raised, in the order given, and the hub's count of
-    calls it offloaded to threads (`waits.blocking`)."""
+    """What each function returned or raised, in the order given, and the hub's counts of
+    calls it offloaded to threads (`waits.blocking`) and of parks (`Hub.parks`)."""
 
     results: list[object] = field(default_factory=list)
     offloaded: int = 0
+    parks: int = 0
 
 
 def on_a_hub(*sessions: Callable[[], object], timeout: float = 30.0) -> HubRun:
@@ -48,6 +49,7 @@ def on_a_hub(*sessions: Callable[[], object], timeout: float = 30.0) -> HubRun:
                 hub.spawn(run)
             await asyncio.wait_for(done.wait(), timeout)
             run_info.offloaded = hub.offloaded
+            run_info.parks = hub.parks
         finally:
             hub.uninstall()
 

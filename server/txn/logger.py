@@ -243,6 +243,14 @@ class RedoLog:
         self._helper_loop: Any = None
         self._helper_thread = 0  # the thread of that loop
         self._inflight: tuple[StartFsync, int] | None = None
+        # the hub greenlets waiting for the helper's fsyncs, (LSN, waiter): a report
+        # wakes exactly those it covered (`_wake_covered`), the later ones stay
+        # parked for the next order, which the answer sends at once (`_complete`)
+        self._parked: list[tuple[int, waits.Waiter]] = []
+        # while `_on_answer` runs (the loop's thread, no greenlet): the waiters its answer
+        # woke, resumed by it once the lock is released instead of by a scheduled callback
+        self._answering = False
+        self._woken: list[waits.Waiter] = []
         # the flusher's own wake-up (only `close` notifies it): on `_cond` every group's
         # completion woke it too, and it then fought the loop thread for the GIL
         self._flusher: threading.Thread | None = None
@@ -276,11 +284,43 @@ class RedoLog:
                     os.close(fd)
                 case DeleteSegment(seq):
                     os.unlink(self._path(seq))
-                case Durable():
+                case Durable(upto):
                     self._cond.notify_all()
+                    if self._parked:
+                        self._wake_covered(upto)
                 case StartFsync():
                     self._lead(out)
         return lsn
+
+    def _wake_covered(self, upto: int) -> None:
+        """Wakes the parked greenlets whose records are durable now (caller holds the
+        lock): with one scheduled callback, or, in `_on_answer`, by it directly."""
+        parked = self._parked
+        ws = [w for lsn, w in parked if lsn <= upto]
+        if len(ws) == len(parked):
+            self._parked = []
+        else:
+            self._parked = [p for p in parked if p[0] > upto]
+        if self._answering:
+            self._woken += ws
+        elif ws:
+            waits.wake_all(ws)
+
+    def _park(self, lsn: int, hub: waits.Hub) -> None:
+        """Parks the calling greenlet until a report covers `lsn` (caller holds the lock,
+        released meanwhile); only while the helper has an order in flight, whose answer
+        wakes it or chains the order that will."""
+        w = waits.Waiter(hub)
+        self._parked.append((lsn, w))
+        self._lock.release()
+        woke = False
+        try:
+            woke = w.park(None)
+        finally:
+            self._lock.acquire()
+            if not woke:  # NB: thrown out of its wait: no report may switch to it
+                w.done = True
+                self._parked = [p for p in self._parked if p[1] is not w]
 
     def _lead(self, order: StartFsync) -> None:
         """fsyncs for everyone with the lock released, then reports (caller holds the lock);
@@ -352,9 +392,21 @@ class RedoLog:
         self._helper = False
 
     def _on_answer(self) -> None:
-        """The loop's reader callback: an answer of the helper came."""
+        """The loop's reader callback: an answer of the helper came. The commits it made
+        durable resume from here, once the lock is released: no callback is scheduled."""
         with self._lock:
-            self._complete(block=False)
+            self._answering = True
+            try:
+                self._complete(block=False)
+            finally:
+                self._answering = False
+                woken, self._woken = self._woken, []
+        here = threading.get_ident()
+        for w in woken:
+            if w.hub.thread == here:
+                w._resume(True)
+            else:  # NB: a session of another loop on the same log
+                waits.wake_all([w])
 
     def _complete(self, block: bool) -> None:
         """Reads the helper's answer to the order in flight and reports it as the syncer
@@ -444,12 +496,18 @@ class RedoLog:
                 if outputs:
                     self._run(outputs)
                     if self._inflight is not None and self.gc.synced < lsn:
-                        self._cond.wait()  # NB: the helper has our order, its answers watched
+                        hub = waits.current_hub()
+                        if hub is not None:  # NB: the helper has our order, its answers watched
+                            self._park(lsn, hub)
+                        else:
+                            self._cond.wait()
                     continue
                 if self._inflight is not None:
                     hub = waits.current_hub()
                     if hub is not None:
                         self._watch(hub)
+                        self._park(lsn, hub)
+                        continue
                     elif not self._loop_reads_answers():
                         self._complete(block=True)  # NB: no loop would read the answer
                         continue
@@ -547,6 +605,8 @@ class RedoLog:
             for seq in list(self._fds):
                 self._run([CloseSegment(seq)])
             self._cond.notify_all()
+            parked, self._parked = self._parked, []
+            waits.wake_all([w for _lsn, w in parked])
             self._wake.notify()
             self._tick.notify()
         if self._helper is not None:

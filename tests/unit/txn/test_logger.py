@@ -221,5 +221,40 @@ def test_loop_commits_are_made_durable_by_the_helper_process(tmp_path, monkeypat
     assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) == list(range(1, 17))
 
 
+def test_a_helper_answer_wakes_only_the_commits_it_covered(tmp_path):
+    """Eight sessions commit while the first one's fsync is in flight: its answer wakes
+    only that commit, the seven later ones share the next order and wake once it is
+    answered. Each commit parks exactly once (a wake-up of every waiter made the
+    uncovered ones park again), and every one returns durable."""
+    log = RedoLog(str(tmp_path))
+    per = 5
+    run = on_a_hub(*[lambda s=s: [log.log(s * per + i + 1, pack_record(s * per + i + 1, []))
+                                  for i in range(per)] for s in range(8)])
+    assert run.results == [[None] * per] * 8
+    assert run.parks == 8 * per
+    assert log._synced == log._written == 8 * per and log.fsyncs < 8 * per
+    assert log._parked == []
+    log.close()
+    assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) \
+        == list(range(1, 8 * per + 1))
+
+
+def test_loop_commits_survive_segment_rolls_during_the_helpers_fsync(tmp_path):
+    """Segments of a few records: rolls happen while the helper syncs the old segment (it
+    is closed, and its records made durable, when the answer comes). Every commit
+    returns durable after one park, and every record is in the files."""
+    log = RedoLog(str(tmp_path), segment_bytes=60)
+    per = 6
+    run = on_a_hub(*[lambda s=s: [log.log(s * per + i + 1, pack_record(s * per + i + 1, []))
+                                  for i in range(per)] for s in range(4)])
+    assert run.results == [[None] * per] * 4
+    assert run.parks == 4 * per
+    assert log._synced == log._written == 4 * per and log._parked == []
+    log.close()
+    assert len(os.listdir(tmp_path)) > 4  # it rolled
+    assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) \
+        == list(range(1, 4 * per + 1))
+
+
 def test_fsyncer_doctests():
     assert doctest.testmod(fsyncer).failed == 0
