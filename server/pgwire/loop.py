@@ -117,12 +117,17 @@ def session_setting(session: Session, name: str) -> str | None:
     return session.setting(name)
 
 
+def peer_text(conn: Connection) -> str:
+    """The client as PostgreSQL's connection log lines name it (a Unix socket: [local])."""
+    return "host=[local]" if conn.local else f"host={conn.peer} port={conn.peer_port}"
+
+
 def log_disconnection(started: float, conn: Connection) -> None:
     """log_disconnections' line, in PostgreSQL's words."""
     secs = time.monotonic() - started
-    log.info("disconnection: session time: %d:%02d:%06.3f user=%s database=%s host=%s port=%s",
+    log.info("disconnection: session time: %d:%02d:%06.3f user=%s database=%s %s",
              secs // 3600, secs % 3600 // 60, secs % 60, conn.user,
-             conn.startup_params.get("database", ""), conn.peer, conn.peer_port)
+             conn.startup_params.get("database", ""), peer_text(conn))
 
 
 def cancel_request(registry: dict[tuple[int, int], Session], key: tuple[int, int],
@@ -294,7 +299,7 @@ class PgProtocol(asyncio.Protocol):
         transport.set_write_buffer_limits(high=WRITE_HIGH, low=WRITE_LOW)
         self._auth_timer = self.loop.call_later(AUTH_TIMEOUT, self._auth_expired)
         if self.server.log_connections:
-            log.info("connection received: host=%s port=%s", self.conn.peer, self.conn.peer_port)
+            log.info("connection received: %s", peer_text(self.conn))
 
     def data_received(self, data: bytes) -> None:
         if self._idle_timer is not None:

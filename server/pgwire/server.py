@@ -53,6 +53,7 @@ from .loop import (
     end_sessions,
     fatal_bytes,
     log_disconnection,
+    peer_text,
     serve_loop,
     session_setting,
     setting_ms,
@@ -118,8 +119,7 @@ class Server:
                 continue
             handler = ConnectionThread(self, sock, loop, local)
             if self.log_connections:
-                log.info("connection received: host=%s port=%s", handler.conn.peer,
-                         handler.conn.peer_port)
+                log.info("connection received: %s", peer_text(handler.conn))
             self.handlers.add(handler)
             try:
                 handler.start()

@@ -20,6 +20,7 @@ import stat
 import subprocess
 import tempfile
 import threading
+import time
 
 import asyncpg
 import pg8000.dbapi
@@ -56,7 +57,8 @@ def start(directory: str, *args: str, port: int | None = None) -> CumuloServer:
 @pytest.fixture(scope="module", params=["loop", "threads"])
 def unix_server(request):
     directory = socket_dir()
-    server = start(directory, "--frontend", request.param)
+    server = start(directory, "--frontend", request.param, "-c", "log_connections=on",
+                   "-c", "log_disconnections=on")
     try:
         yield server, directory
     finally:
@@ -167,6 +169,22 @@ def test_cancel_over_the_socket(unix_server):
         assert not worker.is_alive()
         assert isinstance(outcome[0], psycopg.errors.QueryCanceled), outcome
         assert conn.execute("select 1").fetchone() == (1,)
+
+
+def test_log_lines_name_the_client_local(unix_server):
+    """log_connections and log_disconnections say host=[local], as PostgreSQL's."""
+    server, directory = unix_server
+    psycopg.connect(host=directory, port=server.port, user="cumulo", dbname="cumulo",
+                    application_name="unixlog").close()
+
+    def ended() -> bool:
+        return "database=cumulo host=[local]" in server.log()
+
+    deadline = time.monotonic() + 60
+    while not ended() and time.monotonic() < deadline:  # NB: the server logs the hang-up
+        time.sleep(0.05)  # once it has seen it, a moment after close() returns
+    assert ended()
+    assert "connection received: host=[local]" in server.log()
 
 
 def test_socket_file_mode_and_lock_file(unix_server):
