@@ -31,6 +31,7 @@ import pytest
 
 import cumulo.driver
 from cumulo.server.cluster.launcher import State, alive
+from cumulo.server.sql.settings import socket_directories
 from cumulo.server.txn.logger import is_part, read_segment
 from tests.integration.test_cluster_launcher import cluster_tempdir
 from tests.integration.test_cluster_launcher import cumulo as run_cumulo
@@ -273,3 +274,18 @@ def test_workers_without_a_cluster_is_one_line(tmp_path):
     share them, so `--workers` without `--cluster` is refused at start-up, in one line."""
     line = one_line_error(serve("--workers", "2", "--port", "0", "--data-dir", str(tmp_path)))
     assert "--workers needs --cluster" in line and "FATAL" in line, line
+
+
+def test_the_unix_socket_is_the_first_engines(group):
+    """A socket file has one owner: the first engine listens on the Unix-domain socket (in
+    unix_socket_directories' default here), the engines it started on TCP only."""
+    directory = socket_directories()
+    if not os.access(directory, os.W_OK):
+        pytest.skip(f"{directory} is not writable here: the server listens on TCP only")
+    path = os.path.join(directory, f".s.PGSQL.{group.port}")
+    with open(path + ".lock") as f:
+        assert int(f.readline()) == group.parent.pid
+    for _ in range(8):  # NB: a backend pid is (process pid % 1000) * 1000 + n (sql.engine)
+        with psycopg.connect(host=directory, port=group.port, user="cumulo",
+                             dbname="cumulo") as c:
+            assert c.info.backend_pid // 1000 == group.parent.pid % 1000
