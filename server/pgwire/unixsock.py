@@ -23,6 +23,11 @@ difference: when unix_socket_directories was not set and its default directory
 server warns and serves TCP only. PostgreSQL runs as the user owning that
 directory; `cumulo serve` often does not, and must still start.
 
+As in PostgreSQL, a relative directory is relative to the data directory, and one that
+starts with `@` names a socket in Linux's abstract namespace (`@name/.s.PGSQL.<port>`,
+libpq's `host=@name`): no file, so no lock file and no mode; a second server's bind
+fails instead.
+
 Sessions over these sockets: no client address (inet_client_addr() and
 pg_stat_activity.client_addr NULL), SSLRequest answered `N`, `local` lines of
 cumulo_hba.conf (see `pgwire.hba`).
@@ -116,6 +121,11 @@ def socket_path(directory: str, port: int) -> str:
     return os.path.join(directory, SOCKET_NAME % port)
 
 
+def _address(path: str) -> str:
+    """What bind() takes: an abstract name (`@...`) starts with a NUL byte instead."""
+    return "\0" + path[1:] if path.startswith("@") else path
+
+
 def listen(spec: UnixSpec, port: int) -> list[UnixListener]:
     """Creates the listening sockets (non-blocking) for `port`; raises UnixSocketError."""
     gid = _group_id(spec.group)
@@ -138,6 +148,8 @@ def remove(listeners: Iterable[UnixListener]) -> None:
     for lst in listeners:
         with contextlib.suppress(OSError):
             lst.sock.close()
+        if lst.path.startswith("@"):
+            continue  # NB: an abstract name goes with its socket
         for path in (lst.path, lst.lock_path):
             with contextlib.suppress(OSError):
                 os.unlink(path)
@@ -156,15 +168,19 @@ def _group_id(name: str) -> int | None:
 
 def _listen_one(spec: UnixSpec, directory: str, port: int, gid: int | None
                 ) -> UnixListener | None:
+    if spec.data_dir and not directory.startswith("@"):
+        directory = os.path.join(spec.data_dir, directory)  # NB: unless absolute already
+    abstract = directory.startswith("@")
     path = socket_path(directory, port)
     if len(path.encode()) > PATH_MAX:
         log.warning('Unix-domain socket path "%s" is too long (maximum %d bytes)', path,
                     PATH_MAX)
         log.warning('could not create Unix-domain socket in directory "%s"', directory)
         return None
-    lock_path = path + ".lock"
+    lock_path = "" if abstract else path + ".lock"
     try:
-        _lock(lock_path, spec, directory, port)
+        if not abstract:
+            _lock(lock_path, spec, directory, port)
     except UnixSocketError as e:
         if spec.configured:
             raise
@@ -174,18 +190,21 @@ def _listen_one(spec: UnixSpec, directory: str, port: int, gid: int | None
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # a stale socket file: its lock was stale (or gone) too
-        sock.bind(path)
-        os.chmod(path, spec.mode)
-        if gid is not None:
-            os.chown(path, -1, gid)
+        if not abstract:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)  # a stale socket file: its lock was stale (or gone) too
+        sock.bind(_address(path))
+        if not abstract:
+            os.chmod(path, spec.mode)
+            if gid is not None:
+                os.chown(path, -1, gid)
         sock.listen(BACKLOG)
         sock.setblocking(False)
     except OSError as e:
         sock.close()
-        with contextlib.suppress(OSError):
-            os.unlink(lock_path)
+        if lock_path:
+            with contextlib.suppress(OSError):
+                os.unlink(lock_path)
         log.warning('could not bind Unix address "%s": %s', path, os.strerror(e.errno or 0)
                     if e.errno else e)
         log.warning('could not create Unix-domain socket in directory "%s"', directory)

@@ -323,3 +323,21 @@ def test_default_directory_is_where_psql_looks():
     finally:
         server.stop()
         shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+def test_abstract_namespace_socket_through_psql():
+    """`@name`: Linux's abstract namespace, as PostgreSQL 15 and libpq take it: no file."""
+    name = f"@cumulo-test-{os.getpid()}"
+    server = CumuloServer(extra_args=["-c", f"unix_socket_directories={name}"])
+    try:
+        server.start()
+        assert f'listening on Unix socket "{name}/.s.PGSQL.{server.port}"' in server.log()
+        res = _psql(server.port, "select inet_client_addr() is null", "-h", name)
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.strip() == "t"
+        assert server.stop() == 0
+        res = _psql(server.port, "select 1", "-h", name)
+        assert res.returncode != 0  # gone with its server
+    finally:
+        server.stop()
+        shutil.rmtree(server.data_dir, ignore_errors=True)

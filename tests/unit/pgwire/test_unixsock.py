@@ -116,3 +116,29 @@ def test_bad_settings():
         unixsock.permissions("01777")
     with pytest.raises(UnixSocketError, match='group "no-such-group-x" does not exist'):
         listen(UnixSpec(("/tmp",), group="no-such-group-x"), 6549)
+
+
+def test_a_relative_directory_is_the_data_directorys(tmp_path):
+    (tmp_path / "data" / "sock").mkdir(parents=True)
+    [lst] = listen(UnixSpec(("sock",), data_dir=str(tmp_path / "data")), 6550)
+    try:
+        assert lst.path == str(tmp_path / "data" / "sock" / ".s.PGSQL.6550")
+        assert stat.S_ISSOCK(os.stat(lst.path).st_mode)
+    finally:
+        remove([lst])
+
+
+def test_an_abstract_name_has_no_file_and_no_second_owner(tmp_path, caplog):
+    name = f"@cumulo-test-{os.getpid()}"
+    [lst] = listen(UnixSpec((name,), data_dir=str(tmp_path)), 6551)
+    try:
+        assert lst.path == f"{name}/.s.PGSQL.6551" and lst.lock_path == ""
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(f"\0{name[1:]}/.s.PGSQL.6551")
+        with caplog.at_level(logging.WARNING, logger="cumulo.pgwire"), \
+                pytest.raises(UnixSocketError, match="could not create any"):
+            listen(UnixSpec((name,)), 6551)
+        assert "Address already in use" in caplog.text
+    finally:
+        remove([lst])
+    assert os.listdir(tmp_path) == []
