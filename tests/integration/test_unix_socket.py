@@ -157,13 +157,14 @@ def test_cancel_over_the_socket(unix_server):
         worker.start()
         with psycopg.connect(host=directory, port=server.port, user="cumulo",
                              dbname="cumulo", autocommit=True) as watcher:
-            for _ in range(600):  # NB: until the statement runs, not a timing assumption
+            deadline = time.monotonic() + 120  # NB: until the statement runs (a loaded
+            running = 0  # machine may take a while to start it), not a timing assumption
+            while not running and time.monotonic() < deadline:
                 running = watcher.execute(
                     "select count(*) from pg_stat_activity where query like 'select pg_sleep%'"
                     " and state = 'active'").fetchone()[0]
-                if running:
-                    break
                 watcher.execute("select pg_sleep(0.05)")
+        assert running, "the statement to cancel never started"
         conn.cancel()
         worker.join(60)
         assert not worker.is_alive()
