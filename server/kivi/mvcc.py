@@ -61,7 +61,7 @@ from .coldrows import ColdRows, Merged, Span, decode, decode_columns
 from .coldrows import merge as _merge
 from .columnar import ColumnarCopy, Snapshot
 from .columnar.build import PendingBuild
-from .columnar.pace import background, touch
+from .columnar.pace import background
 from .freeze import Chain, Freezing, Row
 from .storesample import Sampling
 from .storesample import visible as _visible
@@ -137,8 +137,13 @@ class VersionStore(Freezing, Sampling):
     # --- writes -------------------------------------------------------------------------------
 
     def apply(self, ts: int, writes: Iterable[tuple[bytes, Row | None]]) -> None:
-        """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op."""
-        touch()  # OLTP is running: analytic scans keep to their share (`columnar.pace`)
+        """Adds one version per (key, row) at commit ts; reapplying the same writes is a no-op.
+
+        A new key above every stored one (a row id of a table without a primary key, a
+        serial key) is appended to the base while the write cache is empty: no SortedDict
+        insert and no cold-row lookup (it lies above the cold rows too), and the cache,
+        never filled, is never merged. (The node, not the store, tells `columnar.pace`
+        that OLTP runs: once per request.)"""
         if ts > self._max_ts:
             self._max_ts = ts
         if self._col is not None:
@@ -153,6 +158,13 @@ class VersionStore(Freezing, Sampling):
                 chains[i] = _add_version(chains[i], ts, row)
                 if self._dirty is not None:
                     self._dirty.append(i)
+            elif i == len(keys) and not cache and ((top := self._cold.top) is None or key > top):
+                # NB: a freeze running meanwhile copies appended positions at its install
+                keys.append(key)
+                chains.append(((ts, row),))
+                if row is None:
+                    gc.add(key)
+                continue
             else:
                 chain = cache.get(key)
                 if chain is None:
@@ -257,8 +269,6 @@ class VersionStore(Freezing, Sampling):
         if len(keys) > self.cache_limit and ascends(keys):
             above = self._above_all(keys[0])
             if above or len(keys) > len(self._keys) >> 6:  # NB: `_apply_sorted` takes it
-                if not above:
-                    touch()  # as `apply`
                 if ts > self._max_ts:
                     self._max_ts = ts
                 if self._col is not None:
@@ -371,13 +381,11 @@ class VersionStore(Freezing, Sampling):
 
     def read(self, key: bytes, ts: int) -> Row | None:
         """Returns the row visible at ts, or None."""
-        touch()
         chain = self._chain(key)
         return None if chain is None else _visible(chain, ts)
 
     def read_many(self, keys: Iterable[bytes], ts: int) -> list[Row | None]:
         """Returns the row visible at ts for each key."""
-        touch()
         out: list[Row | None] = []
         for key in keys:
             chain = self._chain(key)

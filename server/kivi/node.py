@@ -69,9 +69,10 @@ from .bulkgc import paused
 from .columnar import Snapshot
 from .columnar.aggregate import Unsafe, partial_aggregate, visible
 from .columnar.build import snapshots as build_snapshots
-from .columnar.pace import begin, pace
+from .columnar.pace import begin, pace, touch
 from .columnar.warm import Warmup
 from .keycodec import successor
+from .mvcc import VersionStore
 from .region import Region, SpaceRegions
 from .routing import (
     ExportChunk,
@@ -96,8 +97,10 @@ BULK_APPLY = 4096  # bulk-written keys of a commit that make its apply a bulk ba
 _space_of = attrgetter("space")
 _key_of = attrgetter("key")
 _row_of = attrgetter("row")
+_pair_of = attrgetter("key", "row")  # a Write as the store's (key, row) pair, built in C
 
 
+SMALL_APPLY = 256  # writes of a commit `_apply_whole` takes without routing them
 SAMPLE_TRIES = 3  # cuts of a space's regions a sampler takes before it reads rows instead
 COLUMN_CHUNK = 8192  # rows per column batch: Arrow's fixed cost per kernel call fades by then
 
@@ -317,6 +320,7 @@ class KiviNode:
 
     def get_rows(self, space: int, ts: int, keys: list[bytes]) -> list[Row | None]:
         """`get` without the request and reply objects (a point read's hot path)."""
+        touch()  # OLTP runs: analytic scans keep to their share (`columnar.pace`)
         out: list[Row | None] = []
         with self._lock:
             sr = self._spaces.get(space)
@@ -572,7 +576,11 @@ class KiviNode:
         return self._apply(req)
 
     def _apply(self, req: Apply) -> Ack:
+        touch()  # as `get_rows`: once a commit, not once per region
         with self._lock:
+            if not req.spaces and len(req.writes) <= SMALL_APPLY and not self._frozen \
+                    and self._apply_whole(req):
+                return Ack()
             per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]] = {}
             for space, group in groupby(req.writes, _space_of):
                 ws = list(group)
@@ -586,6 +594,24 @@ class KiviNode:
                 else:  # NB: what `apply_lists` does with so few keys, without its call
                     store.apply(req.ts, list(zip(keys, rows, strict=True)))
         return Ack()
+
+    def _apply_whole(self, req: Apply) -> bool:
+        """A commit's few writes, when each of their spaces is held whole by one region (an
+        OLTP commit, pgbench's four rows): one `VersionStore.apply` per run of a space's
+        writes, its (key, row) pairs built in C, with no routing lists. False, with nothing
+        applied, when some space needs `_route` (several regions, none yet)."""
+        spaces = self._spaces
+        todo: list[tuple[VersionStore, list[tuple[bytes, Row | None]]]] = []
+        for space, group in groupby(req.writes, _space_of):
+            sr = spaces.get(space)
+            r = None if sr is None else sr.whole()
+            if r is None:
+                return False
+            todo.append((r.store, list(map(_pair_of, group))))
+        ts = req.ts
+        for store, pairs in todo:
+            store.apply(ts, pairs)
+        return True
 
     def _route(
         self,

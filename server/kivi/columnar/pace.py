@@ -34,8 +34,9 @@ kept). 15 % meets both.
 
 The rule (a lower priority for analytic work, cooperatively):
 
-- the row store's point reads and applies stamp the calling session as
-  running OLTP (`touch`, a dict store and a count); OLTP runs while at least
+- the KiVi node's point reads and commit applies stamp the calling session as
+  running OLTP (`touch`, a dict store and a count), once per request (not per
+  region: a TPC-B commit was four touches); OLTP runs while at least
   `BUSY` touches fell in the last window or two and one of them came from
   another session than the scan's in the last `WINDOW` seconds (a lone commit,
   as a freshness probe's, does not slow the scans after it);

@@ -10,7 +10,7 @@ import threading
 import greenlet
 import pytest
 
-from cumulo.server.kivi.api import Apply, Write
+from cumulo.server.kivi.api import Apply, SpaceWrites, Write
 from cumulo.server.kivi.columnar import pace as pace_mod
 from cumulo.server.kivi.columnar.copy import PACK_ROWS
 from cumulo.server.kivi.columnar.pace import BUSY, MAX_PAUSE, SLICE, WINDOW, Pacer
@@ -150,15 +150,13 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     return slept
 
 
-def _oltp_elsewhere(store: VersionStore) -> None:
-    """Point reads on another thread: another session runs OLTP."""
-    t = threading.Thread(target=store.read_many, args=([b"k000001"], 10**9))
-    t.start()
-    t.join()
-    for _ in range(BUSY):
-        t = threading.Thread(target=store.read, args=(b"k000001", 10**9))
+def _oltp_elsewhere(node: KiviNode) -> None:
+    """Point reads on other threads: other sessions run OLTP (the node stamps each read)."""
+    for _ in range(BUSY + 1):
+        t = threading.Thread(target=node.get_rows, args=(1, 10**9, [b"k000001"]), daemon=True)
         t.start()
-        t.join()
+        t.join(60)
+        assert not t.is_alive()
 
 
 def test_a_lone_commit_does_not_count_as_oltp() -> None:
@@ -181,21 +179,23 @@ def test_a_lone_commit_does_not_count_as_oltp() -> None:
     assert len(c.slept) == 1
 
 
-def _store(n: int) -> VersionStore:
-    s = VersionStore()
-    s.apply_lists(5, [b"k%06d" % i for i in range(n)], [(i, i % 7) for i in range(n)])
-    return s
+def _node(n: int) -> tuple[KiviNode, VersionStore]:
+    """A node whose space 1 holds n rows, and the store of its one region."""
+    node = KiviNode()
+    node.apply(Apply(5, [], [SpaceWrites(1, [b"k%06d" % i for i in range(n)],
+                                          [(i, i % 7) for i in range(n)])]))
+    return node, node.regions()[0].store
 
 
 def test_scans_pause_only_while_others_run_oltp(recorded: list[float]) -> None:
-    s = _store(3 * PACK_ROWS // 2)
+    node, s = _node(3 * PACK_ROWS // 2)
     want = sorted(r for _, r in s.scan(None, None, 10))
     snap = s.columnar(10)
     assert snap is not None
     for v in snap.views:
         v.column(0)
     assert recorded == []  # no OLTP anywhere: full speed
-    _oltp_elsewhere(s)
+    _oltp_elsewhere(node)
     snap = s.columnar(10)
     assert snap is not None
     cols = [v.column(1) for v in snap.views]
@@ -218,8 +218,7 @@ def test_a_first_build_pauses_between_packs_outside_the_node_lock(
         real(seconds)
 
     pace_mod.PACER.sleep = sleep
-    store = node.regions()[0].store
-    _oltp_elsewhere(store)
+    _oltp_elsewhere(node)
     snaps = node.columnar(1, 10)  # the first build: pauses between packs
     assert snaps is not None and sum(len(s.rows()) for s in snaps) == n
     assert held and not any(held)

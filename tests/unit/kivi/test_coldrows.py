@@ -193,7 +193,9 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
     monkeypatch.setattr(storesample, "WINDOW", 7)
     rng = random.Random(seed)
     n = 160 if width == "fixed" else 120
-    universe = [_key(i, width) for i in range(n)]
+    universe = [_key(i, width) for i in range(n + 40)]
+    top = universe[n:]  # keys above every other, written in order (a row id's appends)
+    appended = 0  # of them, those written while their store's write cache was empty
     stores = [(VersionStore(cache_limit=16), Model())]
     ts, lw = 1, 0
     writer: list[Any] = []  # the store a lock stand-in lets a write into between holds
@@ -213,9 +215,14 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
             pass
 
     def write(store: VersionStore, model: Model) -> None:
-        nonlocal ts
+        nonlocal ts, appended
         ts += 1
-        ks = rng.sample(universe, rng.randrange(1, 12))
+        if top and rng.random() < 0.3:
+            ks = top[:rng.randrange(1, 4)]
+            del top[:len(ks)]
+            appended += not store._cache
+        else:
+            ks = rng.sample(universe[:n], rng.randrange(1, 12))
         ws = [(k, None if rng.random() < 0.2 else _row(rng, ts, kinds)) for k in ks]
         store.apply(ts, ws)
         model.apply(ts, ws)
@@ -263,6 +270,7 @@ def test_store_with_cold_rows_matches_a_model(seed, width, kinds, monkeypatch):
         for s, m in stores:
             _check(s, m, rng, ts, lw, universe)
     assert any(len(s._cold) for s, _ in stores), "nothing went cold: the test tests nothing"
+    assert appended, "no key was appended to a base: the test misses `apply`'s append path"
 
 
 def test_a_freeze_waits_between_windows_while_readers_run(monkeypatch):
@@ -318,6 +326,43 @@ def test_freeze_in_chunks_keeps_writes_that_come_in_between(monkeypatch):
     # written before its window was read: never frozen
     assert len(store._cold) == 998 and store._keys == [keys[700]] and list(store._cache) == [keys[3]]
     assert [r[0] for _, r in store.scan(None, None, 2)] == [i for i in range(1000) if i != 700]
+
+
+def test_keys_appended_during_a_freeze_stay_hot_and_in_order(monkeypatch):
+    """A new key above every key goes to the end of the base (`apply`'s append path), also
+    while a freeze runs between its holds: the install keeps the appended keys, hot."""
+    monkeypatch.setattr(freeze, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(freeze, "MIN_SEGMENT", 8)
+    store = VersionStore()
+    keys = [i.to_bytes(4, "big") for i in range(1003)]
+    store.apply_lists(1, keys[:1000], [(i, "x") for i in range(1000)])
+    store.compact()
+    holds = 0
+
+    class Lock:
+        def __enter__(self) -> None:
+            nonlocal holds
+            holds += 1
+            if holds == 5:
+                store.apply(2, [(keys[1000], (1000, "new")), (keys[1001], None)])
+                assert store._keys[-2:] == keys[1000:1002] and not store._cache
+
+        def __exit__(self, *exc: Any) -> None:
+            pass
+
+    store.freeze(1, Lock())
+    assert len(store._cold) == 1000 and store._keys == keys[1000:1002] and not store._cache
+    store.apply(3, [(keys[1002], (1002, "y"))])  # above the cold rows: appended
+    assert store._keys == keys[1000:] and not store._cache
+    store.apply(4, [(keys[5], (5, "hot"))])  # a cold key: into the write cache
+    store.apply(5, [(keys[1002], (1002, "z"))])
+    assert list(store._cache) == [keys[5]] and store._keys == keys[1000:]
+    want = [(k, (i, "x")) for i, k in enumerate(keys[:1000])]
+    want[5] = (keys[5], (5, "hot"))
+    assert list(store.scan(None, None, 5)) == [*want, (keys[1000], (1000, "new")),
+                                                (keys[1002], (1002, "z"))]
+    assert store.read(keys[1002], 3) == (1002, "y") and store.read(keys[1002], 2) is None
+    assert store.read(keys[1001], 5) is None and keys[1001] in store._gc
 
 
 def test_a_write_to_a_cold_key_moves_it_hot():
