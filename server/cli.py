@@ -52,6 +52,7 @@ from .pgwire.hba import FILE_NAME as HBA_FILE
 from .pgwire.hba import HbaError, HbaFile
 from .pgwire.hba import install as install_hba
 from .pgwire.unixsock import UnixSocketError, UnixSpec, directories, permissions
+from .pgwire.unixsock import probe as probe_unix
 from .sql.conffile import ConfError, Config, install
 from .sql.settings import SERVER, duration_ms
 from .txn.checkpointer import Checkpointer
@@ -299,7 +300,7 @@ def _probe_port(host: str, port: int) -> None:
     probe.close()
 
 
-def _unix_spec(data_dir: str, worker: bool) -> UnixSpec | None:
+def _unix_spec(data_dir: str, worker: bool) -> UnixSpec:
     """The Unix-domain sockets to listen on, from unix_socket_directories & co.
 
     NB: a `--workers` child listens on none: a socket file has one owner (no SO_REUSEPORT
@@ -307,7 +308,7 @@ def _unix_spec(data_dir: str, worker: bool) -> UnixSpec | None:
     one postmaster does; TCP connections are spread over all the engines.
     """
     if worker:
-        return None
+        return UnixSpec(())
     values = SERVER.values
     try:
         mode = permissions(values.get("unix_socket_permissions", "0777"))
@@ -397,6 +398,10 @@ async def _serve(args: argparse.Namespace) -> int:
                                    f"{getattr(e, 'strerror', None) or e}") from None
         if args.worker_of is None:  # NB: a worker shares the port its parent listens on
             _probe_port(args.host, args.port)  # NB: before recovery, which may take a while
+            try:
+                probe_unix(_unix_spec(data_dir, False), args.port)
+            except UnixSocketError as e:
+                raise StartupError(str(e)) from None
         if args.workers > 1:  # NB: now, so that they import while this engine joins
             try:
                 workers = Workers.start(args, data_dir, args.workers - 1)

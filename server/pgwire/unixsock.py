@@ -143,6 +143,26 @@ def listen(spec: UnixSpec, port: int) -> list[UnixListener]:
     return out
 
 
+def probe(spec: UnixSpec, port: int) -> None:
+    """Fails early (UnixSocketError) if another live server holds a socket's lock for this
+    port: before recovery, which may take a while (`listen` checks again, for real)."""
+    if not spec.configured:
+        return  # NB: the default directory's troubles are warnings, not worth probing for
+    for directory in spec.directories:
+        if directory.startswith("@"):
+            continue
+        if spec.data_dir:
+            directory = os.path.join(spec.data_dir, directory)
+        lock_path = socket_path(directory, port) + ".lock"
+        if os.path.exists(lock_path) and _live_owner(lock_path):
+            raise UnixSocketError(_held(lock_path))
+
+
+def _held(lock_path: str) -> str:
+    return (f'lock file "{lock_path}" already exists (Is another server (PID '
+            f'{_owner_pid(lock_path)}) using socket file "{lock_path[:-5]}"?)')
+
+
 def remove(listeners: Iterable[UnixListener]) -> None:
     """Closes the sockets and removes their files and lock files (shutdown, failed start)."""
     for lst in listeners:
@@ -223,10 +243,7 @@ def _lock(lock_path: str, spec: UnixSpec, directory: str, port: int) -> None:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             if _live_owner(lock_path):
-                raise UnixSocketError(
-                    f'lock file "{lock_path}" already exists (Is another server (PID '
-                    f'{_owner_pid(lock_path)}) using socket file "{lock_path[:-5]}"?)'
-                ) from None
+                raise UnixSocketError(_held(lock_path)) from None
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(lock_path)
             continue

@@ -219,6 +219,7 @@ def test_socket_life_stale_taken_over_second_refused_removed_at_shutdown():
             second.start()
         assert "exited with 1" in str(refused.value)
         assert f'lock file "{path}.lock" already exists' in second.log()
+        assert "redo" not in second.log()  # refused before recovery, as a busy port is
         shutil.rmtree(second.data_dir, ignore_errors=True)
         assert os.path.exists(path)  # still the first server's
         with psycopg.connect(host=directory, port=server.port, user="cumulo",

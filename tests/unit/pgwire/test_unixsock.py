@@ -142,3 +142,18 @@ def test_an_abstract_name_has_no_file_and_no_second_owner(tmp_path, caplog):
     finally:
         remove([lst])
     assert os.listdir(tmp_path) == []
+
+
+def test_probe_finds_a_live_owner_before_recovery(tmp_path):
+    spec = UnixSpec((str(tmp_path),))
+    unixsock.probe(spec, 6552)  # nothing there
+    [lst] = listen(spec, 6552)
+    try:
+        unixsock.probe(spec, 6552)  # NB: its own lock (this process) does not count
+        (tmp_path / ".s.PGSQL.6552.lock").write_text(f"{os.getppid()}\n")
+        with pytest.raises(UnixSocketError, match=f"PID {os.getppid()}"):
+            unixsock.probe(spec, 6552)  # a live process, and the socket answers
+        unixsock.probe(UnixSpec((str(tmp_path),), configured=False), 6552)  # the default's
+    finally:
+        remove([lst])
+    unixsock.probe(spec, 6552)
