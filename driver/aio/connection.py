@@ -20,7 +20,7 @@ from cumulo.driver import protocol as p
 from cumulo.driver.aio.cursor import CursorFactory
 from cumulo.driver.aio.record import Record
 from cumulo.driver.errors import InterfaceError, OperationalError
-from cumulo.driver.net import ssl_context, tls_answer
+from cumulo.driver.net import ssl_context, tls_answer, unix_path
 from cumulo.driver.url import ConnectParams, make_params
 
 if TYPE_CHECKING:
@@ -77,6 +77,16 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+async def _open_stream(host: str, port: int
+                       ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A stream to host:port, or to the Unix-domain socket the host names (`net.unix_path`:
+    a directory or an @abstract name, as libpq takes them)."""
+    path = unix_path(host, port)
+    if path is None:
+        return await asyncio.open_connection(host, port)
+    return await asyncio.open_unix_connection(path)
+
+
 # How long a cancelled call waits for the server to finish the conversation before the
 # connection is given up.
 _CANCEL_GRACE = 10.0
@@ -115,9 +125,9 @@ class Connection:
 
     @classmethod
     async def _open(cls, host: tuple[str, int], params: ConnectParams) -> Connection:
-        reader, writer = await asyncio.open_connection(host[0], host[1])
+        reader, writer = await _open_stream(host[0], host[1])
         try:
-            if params.sslmode != "disable":
+            if params.sslmode != "disable" and unix_path(host[0], host[1]) is None:
                 writer.write(p.ssl_request())
                 if tls_answer(await reader.readexactly(1), params.sslmode):
                     await writer.start_tls(ssl_context(params.sslmode, params.sslrootcert),
@@ -420,7 +430,7 @@ class Connection:
 
     async def cancel(self) -> None:
         """Asks the server to cancel what this connection is running."""
-        reader, writer = await asyncio.open_connection(self.host, self.port)
+        reader, writer = await _open_stream(self.host, self.port)
         writer.write(p.cancel_request(self.session.pid, self.session.secret))
         await writer.drain()
         await reader.read(1)

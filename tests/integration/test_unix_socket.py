@@ -28,6 +28,8 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 
+import cumulo.driver
+import cumulo.driver.aio
 from cumulo.server.sql.settings import socket_directories
 from tests.server_process import CumuloServer
 
@@ -137,6 +139,75 @@ def test_sqlalchemy_url_host_query(unix_server):
             assert tuple(conn.execute(sa.text(WHO)).one()) == UNIX_ROW
     finally:
         engine.dispose()
+
+
+def test_cumulo_driver_sync_aio_and_dialect(unix_server):
+    """Our own driver takes a socket directory as libpq does (a host starting with /)."""
+    server, directory = unix_server
+    conn = cumulo.driver.connect(host=directory, port=server.port, user="cumulo",
+                                 database="cumulo")
+    try:
+        cur = conn.cursor()
+        cur.execute(WHO)
+        assert tuple(cur.fetchone()) == UNIX_ROW
+    finally:
+        conn.close()
+
+    async def run() -> tuple:
+        aconn = await cumulo.driver.aio.connect(
+            f"cumulo://cumulo@/cumulo?host={directory}&port={server.port}")
+        try:
+            # a cancelled call sends its CancelRequest over the socket too (then the
+            # connection is still usable: the server ended the statement)
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(aconn.fetch("select pg_sleep(60)"), 2)
+            assert await aconn.fetchval("select 1") == 1
+            return tuple(await aconn.fetchrow(WHO))
+        finally:
+            await aconn.close()
+
+    assert asyncio.run(run()) == UNIX_ROW
+    engine = sa.create_engine(f"cumulo://cumulo@/cumulo?host={directory}&port={server.port}")
+    try:
+        with engine.connect() as sconn:
+            assert tuple(sconn.execute(sa.text(WHO)).one()) == UNIX_ROW
+    finally:
+        engine.dispose()
+
+
+def test_cumulo_driver_cancel_over_the_socket(unix_server):
+    server, directory = unix_server
+    conn = cumulo.driver.connect(host=directory, port=server.port, user="cumulo",
+                                 database="cumulo", autocommit=True)
+    outcome: list[BaseException | None] = []
+
+    def sleep() -> None:
+        try:
+            conn.cursor().execute("select pg_sleep(60)")
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 - the outcome is the test's
+            outcome.append(e)
+
+    worker = threading.Thread(target=sleep, daemon=True)
+    worker.start()
+    try:
+        with psycopg.connect(host=directory, port=server.port, user="cumulo",
+                             dbname="cumulo", autocommit=True) as watcher:
+            deadline = time.monotonic() + 120  # NB: until the statement runs
+            running = 0
+            while not running and time.monotonic() < deadline:
+                running = watcher.execute(
+                    "select count(*) from pg_stat_activity where query like 'select pg_sleep%'"
+                    " and state = 'active'").fetchone()[0]
+                watcher.execute("select pg_sleep(0.05)")
+        assert running, "the statement to cancel never started"
+        conn.cancel()
+        worker.join(60)
+        assert not worker.is_alive()
+        assert isinstance(outcome[0], cumulo.driver.Error) and \
+            outcome[0].sqlstate == "57014", outcome
+    finally:
+        conn.close()
 
 
 def test_cancel_over_the_socket(unix_server):
