@@ -375,27 +375,34 @@ class Connection(ExtendedQuery, FunctionCalls):
         """Collects changed settings: applied at once (TimeZone), reported at ReadyForQuery."""
         changed = self.session.take_changed_parameters() if self.session else None
         if changed:
-            self._changed.update(changed)
-            if "client_encoding" in changed:
-                self._recoder = recoder_for(changed["client_encoding"])
-            if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
-                if "TimeZone" in changed:
-                    self.tz = timezone(changed["TimeZone"])
-                self._shapes.clear()
-                self._last_shape = (None, (b"", []))
-                self._tz_changed()
+            self._apply_parameters(changed)
+
+    def _apply_parameters(self, changed: dict[str, str]) -> None:
+        """`_parameters` of the settings the session says changed."""
+        self._changed.update(changed)
+        if "client_encoding" in changed:
+            self._recoder = recoder_for(changed["client_encoding"])
+        if changed.keys() & {"TimeZone", "DateStyle", "IntervalStyle"}:  # text encoders
+            if "TimeZone" in changed:
+                self.tz = timezone(changed["TimeZone"])
+            self._shapes.clear()
+            self._last_shape = (None, (b"", []))
+            self._tz_changed()
 
     def _ready(self, status: str | None = None) -> None:
         """ReadyForQuery, after the changed settings and the notifications; `status`: the
         session's transaction status when the caller has just read it."""
         if self.closed:
             return
-        self._parameters()
+        session = self.session
+        if session is not None:  # NB: `_parameters`, its call saved: one per statement
+            changed = session.take_changed_parameters()
+            if changed:
+                self._apply_parameters(changed)
         if self._changed:  # NB: PostgreSQL reports them just before ReadyForQuery
             for name, value in self._changed.items():
                 self.out += M.parameter_status(name, value)
             self._changed.clear()
-        session = self.session
         if session is not None and session.inbox:
             for pid, channel, payload in session.take_notifications():
                 self.out += M.notification(pid, channel, payload)
