@@ -369,15 +369,23 @@ class Segment:
                 + (4 * len(self.koffs) if self.koffs is not None else 0))
 
 
+READ_MEMO = 64  # keys a `ColdRows` remembers from its last reads (`ColdRows.version`)
+
+
 class ColdRows:
     """A region's cold segments: sorted, disjoint key ranges; `len` counts live rows."""
 
-    __slots__ = ("segs", "firsts", "live_rows")
+    __slots__ = ("segs", "firsts", "live_rows", "_read")
 
     def __init__(self) -> None:
         self.segs: list[Segment] = []
         self.firsts: list[bytes] = []
         self.live_rows = 0
+        # The last keys `version` found, with their segment, position and version (at most
+        # READ_MEMO): a key read and then written (an UPDATE's read, its commit's `kill`) is
+        # found and decoded once. An entry is only a hint, used while its segment is still
+        # the key's and the key alive in it: a stale one costs a lookup, never a wrong row.
+        self._read: dict[bytes, tuple[Segment, int, tuple[int, Row]]] = {}
 
     def __len__(self) -> int:
         return self.live_rows
@@ -407,17 +415,28 @@ class ColdRows:
             return None
         seg = self.segs[s]
         i = seg.find(key)
-        return None if i < 0 else (seg.max_ts, seg.row(i))
+        if i < 0:
+            return None
+        version = seg.max_ts, seg.row(i)
+        read = self._read
+        if len(read) >= READ_MEMO:
+            read.clear()
+        read[key] = seg, i, version
+        return version
 
     def kill(self, key: bytes) -> tuple[int, Row] | None:
         """Marks a live cold key dead (it goes hot) and returns its `version`; None if not cold."""
         seg = self._seg_of(key)
         if seg is None:
             return None
-        i = seg.find(key)
-        if i < 0:
-            return None
-        row = seg.max_ts, seg.row(i)
+        hint = self._read.pop(key, None)
+        if hint is not None and hint[0] is seg and seg.alive[hint[1]]:
+            _, i, row = hint
+        else:
+            i = seg.find(key)
+            if i < 0:
+                return None
+            row = seg.max_ts, seg.row(i)
         seg.alive[i] = 0
         seg.dead += 1
         self.live_rows -= 1

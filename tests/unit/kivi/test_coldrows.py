@@ -13,6 +13,7 @@ aware datetimes, an int subclass), which a segment pickles.
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import random
 import threading
@@ -363,6 +364,35 @@ def test_keys_appended_during_a_freeze_stay_hot_and_in_order(monkeypatch):
                                                 (keys[1002], (1002, "z"))]
     assert store.read(keys[1002], 3) == (1002, "y") and store.read(keys[1002], 2) is None
     assert store.read(keys[1001], 5) is None and keys[1001] in store._gc
+
+
+def test_a_cold_key_read_then_written_is_found_once(monkeypatch):
+    """An UPDATE reads a cold row, its commit kills it: the kill takes the read's position
+    and version (`ColdRows._read`) unless the segment changed meanwhile."""
+    store = VersionStore(cache_limit=16)
+    keys = [i.to_bytes(4, "big") for i in range(600)]
+    store.apply_lists(5, keys, [(i,) for i in range(600)])
+    assert store.collect(10) == 0 and len(store._cold) == 600
+    found: list[bytes] = []
+    find = coldrows.Segment.find
+    monkeypatch.setattr(coldrows.Segment, "find", lambda seg, key: found.append(key) or find(seg, key))
+    assert store.read(keys[7], 10) == (7,) and found == [keys[7]]
+    store.apply(11, [(keys[7], (70,))])
+    assert found == [keys[7]]  # the kill found it through the read's hint
+    assert store.read(keys[7], 10) == (7,) and store.read(keys[7], 11) == (70,)
+    cold = store._cold
+    assert cold.version(keys[9]) == (5, (9,)) and cold.version(keys[300]) == (5, (300,))
+    s = bisect.bisect_right(cold.firsts, keys[9]) - 1
+    seg = cold.segs[s]
+    cold.replace(s, seg.cut(0, seg.n))  # a rewrite: the hint names a segment no longer held
+    found.clear()
+    assert cold.kill(keys[9]) == (5, (9,)) and found == [keys[9]]
+    assert cold.get(keys[9]) is None and cold.kill(keys[9]) is None
+    assert cold.kill(keys[300]) == (5, (300,)) and cold.kill(keys[300]) is None
+    assert len(cold) == 597
+    for i in range(2 * coldrows.READ_MEMO):  # the hints stay few
+        cold.version(keys[400 + i])
+    assert len(cold._read) <= coldrows.READ_MEMO
 
 
 def test_a_write_to_a_cold_key_moves_it_hot():
