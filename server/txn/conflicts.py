@@ -70,6 +70,7 @@ LATEST = (1 << 63) - 1  # a snapshot newer than any commit
 BULK = 8  # keys from which an acquire or release tries the C-level passes first
 SEALED_MAX = 4  # sealed key sets per space before the oldest is folded into per-key records
 _DICT_KEYS: type = type({}.keys())
+_NONE: Mapping[bytes, Any] = {}  # `release_writes`' stand-in for a space not written (never changed)
 
 
 class KeySet(Protocol):
@@ -366,12 +367,13 @@ class ConflictManager:
         return tuple(woken) if woken else ()
 
     def release_writes(self, txn: int, written: Mapping[int, Mapping[bytes, Any]],
-                       unwritten: tuple[Key, ...], commit_ts: int | None) -> tuple[int, ...]:
+                       locked: Iterable[Key], commit_ts: int | None) -> tuple[int, ...]:
         """The end of a transaction at the one in-process manager whose write set is dicts
         alone (`WriteSet.spaces`: no runs, no bulk hold, no space of its own): drops the
-        holds of the keys it only row-locked (`unwritten`: no commit recorded for them),
-        then releases the written keys (space -> key -> row) as `release_spaces` does,
-        recording them at `commit_ts`. Answers the transactions that waited for txn.
+        holds of the keys it row-locked (`locked`) and did not write (no commit recorded
+        for them), then releases the written keys (space -> key -> row) as
+        `release_spaces` does, recording them at `commit_ts`. Answers the transactions
+        that waited for txn.
 
         A space of a few keys (an OLTP transaction's), with no row lock of another mode
         and no SERIALIZABLE mark anywhere, takes one pass here: each key's hold is dropped
@@ -380,11 +382,12 @@ class ConflictManager:
 
         >>> cm = ConflictManager()
         >>> _ = cm.handle(AcquireSpace(1, 10, 7, (b"a", b"b"))), cm.handle(AcquireSpace(2, 10, 7, (b"a",)))
-        >>> cm.release_writes(1, {7: {b"a": (1,)}}, ((7, b"b"),), 11)
+        >>> cm.release_writes(1, {7: {b"a": (1,)}}, ((7, b"a"), (7, b"b")), 11)
         (2,)
         >>> dict(cm.holders), dict(cm.last_commit)
         ({}, {(7, b'a'): 11})
         """
+        unwritten = [k for k in locked if k[1] not in written.get(k[0], _NONE)]
         if unwritten:
             for space, ks in by_space(unwritten).items():
                 self._release(txn, space, ks, None)
@@ -435,6 +438,26 @@ class ConflictManager:
         if mode != NO_KEY_UPDATE or (
                 (locks.shared or locks.exclusive) and not locks.disjoint(space, keys)):
             return self._acquire_mode(txn, snapshot, space, keys, mode)
+        if len(keys) == 1 and not (self._sealed or self._bulk):
+            # NB: one key (a keyed UPDATE's row lock, a single-row INSERT) where no space
+            # has sealed sets or bulk holds: `_acquire`'s steps for a free key, inline; a
+            # held or newer key takes `_acquire` (Wait, Conflict)
+            key = keys[0]
+            hs = self._holds.get(space)
+            h = None if hs is None else hs.get(key)
+            if h == txn:
+                return None
+            if h is None:
+                last = self._commits.get(space)
+                ts = None if last is None else last.get(key)
+                if ts is None and self.born:
+                    ts = self.born.get(space)  # NB: a key of a new space: its creation
+                if ts is None or ts <= snapshot:
+                    if hs is None:
+                        self._holds[space] = {key: txn}
+                    else:
+                        hs[key] = txn
+                    return None
         return self._acquire(txn, snapshot, space, keys)
 
     def acquire_bulk(self, txn: int, snapshot: int, space: int, keys: list[bytes],

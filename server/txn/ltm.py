@@ -854,10 +854,11 @@ class LocalTxnManager(SerializableMixin):
                 ) from exc
             self._finish_txn(txn, cts, committed=True)
 
-        with self._pause_lock:
-            if self._paused is not None:
-                self._paused.append(publish)
-                return cts
+        if self._paused is not None:  # NB: a test hook: the lock only once it is set
+            with self._pause_lock:
+                if self._paused is not None:
+                    self._paused.append(publish)
+                    return cts
         publish()
         if self.snapshots.snapshot < cts:
             self._await_snapshot(cts)
@@ -924,9 +925,8 @@ class LocalTxnManager(SerializableMixin):
                 and not direct.bulk_held(txn.tid):
             # NB: the one in-process manager and a write set of dicts alone (OLTP): the
             # steps below in one call under one hold of the lock (`release_writes`)
-            only = ws.unwritten(txn.locked) if txn.locked else ()
             with self._cm_lock:  # NB: `_cm_cond`'s lock, without its Python __enter__
-                woken = direct.release_writes(txn.tid, ws.spaces, only, cts)
+                woken = direct.release_writes(txn.tid, ws.spaces, txn.locked, cts)
                 if woken:
                     self._wake(woken)
             if txn.validated or (cts is not None and self._ser_active):

@@ -143,7 +143,13 @@ class Transaction:
                 if self.ws:
                     self.ltm.probe(self, at_write=False)
             return list(self.ltm.kivi.get_rows(space, ts, keys))
-        out = self.ws.lookup(space, keys)
+        if len(keys) == 1:  # NB: one key (a keyed read): its own write, if any, as `lookup`
+            w = ws.spaces.get(space)
+            if w is not None:
+                row = w.get(keys[0], ABSENT)
+                if row is not ABSENT:
+                    return [row]
+        out = ws.lookup(space, keys)
         missing = [i for i, r in enumerate(out) if r is ABSENT]
         if missing:
             if reads is not None:
