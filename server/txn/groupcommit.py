@@ -163,6 +163,16 @@ class GroupCommit:
                 return out
         raise TypeError(f"group commit: unexpected message {msg!r}")
 
+    def widen(self) -> StartFsync | None:
+        """The fsync in flight, made to cover every record written so far if it has not
+        started yet (the driver calls this just before it starts the fsync) and the
+        segment did not roll since it was ordered: an fsync makes durable whatever its
+        file holds when it starts."""
+        f = self.flushing
+        if f is not None and f.seq == self.seq and f.upto < self.written:
+            self.flushing = f = StartFsync(f.seq, self.written)
+        return f
+
     def _start(self, now: float) -> StartFsync:
         self.flushing = StartFsync(self.seq, self.written)
         self.last_flush = now

@@ -17,9 +17,11 @@ the state machine `groupcommit.GroupCommit`'s; this module does the I/O.
 On the event-loop front end (the committers are greenlets of one thread, see
 `waits`) the leader does not fsync itself: it hands the fsync to the logger's
 *helper process* (`fsyncer`; `CUMULO_FSYNC_HELPER=0` turns it off) and waits
-like a follower. The helper's answer makes a socket readable; a reader callback
-on the loop's thread wakes the whole group with one call and sends the next
-order at once if records were written meanwhile (their committers are waiting). A thread could do the fsync
+like a follower. The order goes at the end of the loop's pass, so the commits of
+the sessions served later in that pass share it. The helper's answer makes a
+socket readable; a reader callback on the loop's thread resumes the commits it
+covered, and only those, and sends the next order at once if records were
+written meanwhile (their committers are waiting). A thread could do the fsync
 too (the *syncer*, still used when no helper can run), but it must take the
 GIL back after the fsync and after every other blocking call, and a busy loop
 thread gives it up only every switch interval (5 ms). With a thread kept busy
@@ -243,6 +245,7 @@ class RedoLog:
         self._helper_loop: Any = None
         self._helper_thread = 0  # the thread of that loop
         self._inflight: tuple[StartFsync, int] | None = None
+        self._deferred = False  # that order waits for the end of the loop's pass
         # the hub greenlets waiting for the helper's fsyncs, (LSN, waiter): a report
         # wakes exactly those it covered (`_wake_covered`), the later ones stay
         # parked for the next order, which the answer sends at once (`_complete`)
@@ -352,13 +355,41 @@ class RedoLog:
                 self._helper = FsyncHelper()
             assert isinstance(self._helper, FsyncHelper)
             self._watch(hub)
-            self._helper.order(order.seq, self._fds[order.seq])
         except OSError:
             log_.exception("the redo log's fsync helper failed; fsyncs go to a thread")
             self._drop_helper()
             return False
         self._inflight = (order, self.gc.synced)
+        self._deferred = True
+        hub.loop.call_soon(self._send_deferred)
         return True
+
+    def _send_deferred(self) -> None:
+        """The loop's callback at the end of the pass that ordered an fsync: sends it,
+        covering every commit appended in that pass (see `_send_order`)."""
+        with self._lock:
+            self._send_order()
+
+    def _send_order(self) -> None:
+        """Sends the helper the order in flight if it is not sent yet (caller holds the
+        lock). An order waits for the end of the loop's pass (`_send_helper`), as replies
+        do (`LoopServer.flush_replies`): the sessions that commit later in the same pass
+        append before the fsync starts, and it covers them too (`GroupCommit.widen`)."""
+        if not self._deferred:
+            return
+        self._deferred = False
+        if self._inflight is None or not isinstance(self._helper, FsyncHelper):
+            return  # pragma: no cover - the helper is gone, its order went to the syncer
+        order = self.gc.widen() or self._inflight[0]
+        self._inflight = (order, self._inflight[1])
+        try:
+            self._helper.order(order.seq, self._fds[order.seq])
+        except OSError:
+            log_.exception("the redo log's fsync helper failed; fsyncs go to a thread")
+            self._inflight = None
+            self._drop_helper()
+            self._order = order
+            self._start_syncer()
 
     def _watch(self, hub: waits.Hub) -> None:
         """Makes the hub's loop read the helper's answers (caller holds the lock). A log
@@ -414,6 +445,8 @@ class RedoLog:
         were written meanwhile (caller holds the lock)."""
         if not isinstance(self._helper, FsyncHelper):
             return
+        if self._deferred:  # NB: an order still waiting for its pass to end gets no answer
+            self._send_order()
         try:
             answer = self._helper.result(block and self._inflight is not None)
         except BlockingIOError:

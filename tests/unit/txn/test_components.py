@@ -142,6 +142,22 @@ def test_group_commit_roll_waits_for_the_inflight_fsync():
     assert gc.closed == {1: 6, 2: 8}
 
 
+def test_group_commit_widens_an_fsync_not_started_yet():
+    gc = g.GroupCommit(segment_bytes=25)
+    assert gc.widen() is None  # none in flight
+    gc.handle(g.Append(1, 10))
+    assert gc.handle(g.WaitDurable(1)) == [g.StartFsync(1, 1)]
+    gc.handle(g.Append(2, 10))
+    assert gc.widen() == g.StartFsync(1, 2) == gc.flushing  # covers what was written since
+    assert gc.handle(g.WaitDurable(2)) == []
+    gc.handle(g.Append(3, 10))  # the segment is now full
+    assert gc.handle(g.Append(4, 10)) == [g.OpenSegment(2), g.Write(4)]
+    # not after a roll (record 4 is in segment 2): record 3 is made durable by the close
+    assert gc.widen() == g.StartFsync(1, 2)
+    assert gc.handle(g.FsyncDone(2)) == [g.CloseSegment(1), g.Durable(3)]
+    assert gc.synced == 3
+
+
 def test_group_commit_tick_and_trim():
     gc = g.GroupCommit(first_seq=3, old_segments={1: None, 2: 4}, flush_interval=1.0)
     assert gc.handle(g.Tick(5.0)) == []  # nothing to flush

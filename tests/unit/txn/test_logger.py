@@ -239,6 +239,16 @@ def test_a_helper_answer_wakes_only_the_commits_it_covered(tmp_path):
         == list(range(1, 8 * per + 1))
 
 
+def test_commits_of_one_loop_pass_share_the_helpers_fsync(tmp_path):
+    """The fsync order waits for the end of the loop's pass: eight sessions that commit in
+    the same pass (started together, none parks before its commit) share one fsync."""
+    log = RedoLog(str(tmp_path))
+    run = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(1, 9)])
+    assert run.results == [None] * 8 and run.parks == 8
+    assert log.fsyncs == 1 and log._synced == log._written == 8
+    log.close()
+
+
 def test_loop_commits_survive_segment_rolls_during_the_helpers_fsync(tmp_path):
     """Segments of a few records: rolls happen while the helper syncs the old segment (it
     is closed, and its records made durable, when the answer comes). Every commit
