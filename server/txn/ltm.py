@@ -176,6 +176,7 @@ class LocalTxnManager(SerializableMixin):
         self._session_commit: dict[Any, int] = {}
         self._session_lock = threading.Lock()
         self._session_waiting: set[int] = set()
+        self._commit_waiting = 0  # threads in `_await_snapshot` (under `_snap_lock`)
         self._paused: list[Any] | None = None
         self._pause_lock = threading.Lock()
         self.stats = {
@@ -452,11 +453,24 @@ class LocalTxnManager(SerializableMixin):
         """`lock` for keys of one space. The one in-process manager grants plainly free
         keys with no message, as `acquire_space` does (an UPDATE's lock on the row it
         found, `Transaction.lock_row`); anything else (a holder, a newer commit, NOWAIT,
-        SKIP LOCKED, remote managers) takes `lock`'s way, which asks again."""
+        SKIP LOCKED, remote managers) takes `lock`'s way, which asks again.
+
+        So is READ COMMITTED's lock of one free row committed after the snapshot (a hot
+        pgbench branch): asked again as of that commit, as `_acquire_one`'s relock does,
+        it returns the commit ts with no message (a Wait or another Conflict then takes
+        `lock`'s way too)."""
         direct = self._direct
         if direct is not None and wait == WAIT:
             with self._cm_lock:
                 out = direct.try_acquire(txn.tid, txn._ts or 0, space, keys, mode)
+                if type(out) is Conflict and len(keys) == 1 and not txn.done \
+                        and txn.isolation == "read committed":
+                    cts = out.commit_ts
+                    if direct.try_acquire(txn.tid, cts, space, keys, mode) is None:
+                        self.stats["conflicts"] += 1
+                        if cts > txn.min_snapshot:
+                            txn.min_snapshot = cts
+                        return cts
             if out is None and not txn.done:
                 return 0
         return self.lock(txn, [(space, k) for k in keys], mode, wait)
@@ -777,7 +791,10 @@ class LocalTxnManager(SerializableMixin):
     def _finished(self, stamps: tuple[int, ...], readable: bool) -> None:
         with self._snap_lock:
             if self._local_snapshots:  # NB: a direct call, no message (once per commit)
-                if self.snapshots.finish(stamps):
+                if self.snapshots.finish(stamps) and (self._session_waiting
+                                                      or self._commit_waiting):
+                    # NB: only with a waiter: each adds itself under `_snap_lock` before
+                    # it reads the snapshot, so none can miss the move
                     self._snap_cond.notify_all()
                 return
             msg = Readable(stamps) if readable else Discarded(stamps)
@@ -876,10 +893,14 @@ class LocalTxnManager(SerializableMixin):
         """
         t0 = time.perf_counter()
         with self._snap_cond:
-            while self.snapshots.snapshot < cts:
-                self._snap_cond.wait(0.05)
-                if self.snapshots.snapshot < cts:
-                    self._refresh_snapshot()
+            self._commit_waiting += 1  # NB: under the lock, before the test (`_finished`)
+            try:
+                while self.snapshots.snapshot < cts:
+                    self._snap_cond.wait(0.05)
+                    if self.snapshots.snapshot < cts:
+                        self._refresh_snapshot()
+            finally:
+                self._commit_waiting -= 1
         with self._ts_lock:
             self.stats["commit_waits"] += 1
             self.stats["commit_wait_s"] += time.perf_counter() - t0

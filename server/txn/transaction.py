@@ -133,8 +133,10 @@ class Transaction:
     def get(self, space: int, keys: list[bytes]) -> list[Row | None]:
         """Reads rows by key: own writes first, then the snapshot."""
         ts = self._ts
-        if ts is None:  # NB: `_snap` inline: a keyed UPDATE reads here with its snapshot
-            ts = self._snap()
+        if ts is None:  # NB: `_snap` inline: each READ COMMITTED statement's first read
+            if self.done:
+                raise InternalError("the transaction has already ended")
+            ts = self._ts = self.ltm.take_snapshot(self)
         reads = self.reads
         ws = self.ws
         if not (ws.spaces.get(space) or ws.runs.get(space)):  # NB: `written` inline
