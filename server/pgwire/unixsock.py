@@ -222,9 +222,10 @@ def _listen_one(spec: UnixSpec, directory: str, port: int, gid: int | None
         sock.setblocking(False)
     except OSError as e:
         sock.close()
-        if lock_path:
-            with contextlib.suppress(OSError):
-                os.unlink(lock_path)
+        if lock_path:  # NB: a file at `path` now is ours (bound before chmod failed)
+            for own in (path, lock_path):
+                with contextlib.suppress(OSError):
+                    os.unlink(own)
         log.warning('could not bind Unix address "%s": %s', path, os.strerror(e.errno or 0)
                     if e.errno else e)
         log.warning('could not create Unix-domain socket in directory "%s"', directory)
