@@ -190,6 +190,14 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
     default_items = list(defaults.items())
     col_pos = list(cols)
     whole_rows = col_pos == list(range(ncols)) and not default_items and not convs
+    # NB: a column with no DEFAULT (nor identity) is NULL, as a new row's `[None] * ncols`
+    # has it already: no call per row (pgbench_history's filler)
+    filled = [(pos, f) for pos, f in default_items
+              if table.columns[pos].default is not None or table.columns[pos].identity]
+    # A VALUES row whose columns are the table's first ones, in order (pgbench's INSERT into
+    # pgbench_history): its values list, then NULLs for the rest, with no placing loop
+    in_order = rows_fns is not None and col_pos == list(range(len(col_pos)))
+    tail: list[Any] = [None] * (ncols - len(col_pos))
     many_run = None  # NB: runs of pipelined executions of a one-row VALUES (batchinsert)
     if rows_fns is not None and len(rows_fns) == 1 and isinstance(source, exp.Values) \
             and not reads_target and not ignored:
@@ -213,17 +221,21 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
             batches = plan.execute(ctx)
         for batch in batches:
             ctx.check_cancel()
-            rows = []
             if whole_rows and many_fn is not None:
                 rows = batch  # NB: every column, in order, nothing to fill in: as built
-                batch = ()
-            for src in batch:
-                r = [None] * ncols
-                for pos, v in zip(col_pos, src, strict=False):
-                    r[pos] = v
-                for pos, f in default_items:
-                    r[pos] = f(None, ctx)
-                rows.append(r)
+            elif in_order:
+                rows = [src + tail for src in batch]  # NB: `rows_fns`' rows are new lists
+            else:
+                rows = []
+                for src in batch:
+                    r = [None] * ncols
+                    for pos, v in zip(col_pos, src, strict=False):
+                        r[pos] = v
+                    rows.append(r)
+            if filled:  # NB: row by row, in column order: nextval()s as before
+                for r in rows:
+                    for pos, f in filled:
+                        r[pos] = f(None, ctx)
             if convs:
                 for pos, conv in convs:
                     for r in rows:
