@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 PG_BIN = os.environ.get("CUMULO_BENCH_PG_BIN", "/usr/lib/postgresql/15/bin")
 READY = b"ready to accept connections"
@@ -84,15 +84,22 @@ class System:
 
 
 def external(name: str, label: str, url: str) -> System:
-    """Returns a System for a server someone else runs, from a postgresql:// URL."""
+    """Returns a System for a server someone else runs, from a postgresql:// URL.
+
+    A socket directory in the query (`?host=/var/run/postgresql&port=5433`, libpq's way)
+    is where `--transport unix` finds it; TCP then goes to 127.0.0.1 on the same port.
+    """
     parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    socket_dir = query.get("host", "") if query.get("host", "").startswith("/") else ""
     return System(
         name,
         label,
         parts.hostname or "127.0.0.1",
-        parts.port or 5432,
+        parts.port or int(query.get("port", 5432)),
         unquote(parts.username or "cumulo"),
         parts.path.lstrip("/") or "cumulo",
+        socket_dir=socket_dir,
     )
 
 

@@ -46,3 +46,12 @@ def test_pgbench_over_tcp_and_unix_sockets(tmp_path):
     timed = [c for c in data["commands"] if " -T 1 " in c]
     over_sockets = [c for c in timed if " -h /" in c]
     assert len(timed) == 8 and len(over_sockets) == 4  # 2 tests x 2 transports x 2 systems
+
+
+def test_external_url_with_a_socket_directory():
+    from bench.systems import external
+
+    s = external("cumulo", "Cumulo", "postgresql://bob@/shop?host=/var/run/postgresql&port=6000")
+    assert (s.host, s.port, s.user, s.dbname) == ("127.0.0.1", 6000, "bob", "shop")
+    assert s.over_unix().libpq_args() == ["-h", "/var/run/postgresql", "-p", "6000", "-U", "bob"]
+    assert external("c", "C", "postgresql://bob@10.0.0.7:6000/shop").socket_dir == ""
