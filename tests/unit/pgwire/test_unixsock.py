@@ -7,6 +7,7 @@ real clients in tests/integration/test_unix_socket*.py.
 from __future__ import annotations
 
 import doctest
+import grp
 import logging
 import os
 import socket
@@ -157,3 +158,14 @@ def test_probe_finds_a_live_owner_before_recovery(tmp_path):
     finally:
         remove([lst])
     unixsock.probe(spec, 6552)
+
+
+def test_unix_socket_group_by_name_or_number(tmp_path):
+    gid = os.getgid()
+    for group in (grp.getgrgid(gid).gr_name, str(gid)):
+        [lst] = listen(UnixSpec((str(tmp_path),), 0o770, group=group), 6553)
+        try:
+            assert os.stat(lst.path).st_gid == gid
+            assert stat.S_IMODE(os.stat(lst.path).st_mode) == 0o770
+        finally:
+            remove([lst])
