@@ -247,8 +247,18 @@ class Condition(threading.Condition):
 
     def notify_all(self) -> None:
         # NB: threading's notify_all calls self.notify(n), which would copy the parked list
-        # once before it is handed over whole: go to threading's notify directly
-        threading.Condition.notify(self, len(self._waiters))  # type: ignore[attr-defined]
+        # once before it is handed over whole: go to threading's notify directly, and only
+        # when a thread waits (a completed group commit, a lock release: mostly none does);
+        # else its ownership test, inline for a plain Lock as in `wait`
+        waiters = self._waiters  # type: ignore[attr-defined]
+        if waiters:
+            threading.Condition.notify(self, len(waiters))
+        elif not self._plain:
+            if not self._is_owned():  # type: ignore[attr-defined]
+                raise RuntimeError("cannot notify on un-acquired lock")
+        elif self._lock.acquire(False):  # type: ignore[attr-defined]
+            self._lock.release()  # type: ignore[attr-defined]
+            raise RuntimeError("cannot notify on un-acquired lock")
         if self._parked:
             ws, self._parked = self._parked, []
             wake_all(ws)

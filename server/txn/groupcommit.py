@@ -126,29 +126,13 @@ class GroupCommit:
         """Processes one message and returns what the driver must do, in order."""
         match msg:
             case Append(ts, nbytes):
-                out: list[Any] = self._roll() if self.size >= self.segment_bytes else []
-                self.written += 1
-                self.size += nbytes
-                if ts > self.max_ts:
-                    self.max_ts = ts
+                out = self.append(ts, nbytes)
                 out.append(Write(self.written))
                 return out
             case WaitDurable(lsn):
-                if lsn <= self.synced:
-                    return [Durable(self.synced)]
-                if self.flushing is None:
-                    return [self._start(now)]
-                return []
+                return self.wait_durable(lsn, now)
             case FsyncDone(upto):
-                self.flushing = None
-                self.synced = max(self.synced, upto)
-                out = []
-                for seq, last in self.retiring:
-                    out.append(CloseSegment(seq))
-                    self.synced = max(self.synced, last)
-                self.retiring = []
-                out.append(Durable(self.synced))
-                return out
+                return self.fsync_done(upto)
             case Tick(t):
                 if (self.flushing is None and self.synced < self.written
                         and t - self.last_flush >= self.flush_interval):
@@ -162,6 +146,39 @@ class GroupCommit:
                 out.extend(DeleteSegment(s) for s in gone)
                 return out
         raise TypeError(f"group commit: unexpected message {msg!r}")
+
+    # NB: `handle`'s three messages of every durable commit, as methods: the logger calls
+    # them directly, without building a message and matching it (a few Python calls each)
+
+    def append(self, ts: int, nbytes: int) -> list[Any]:
+        """`Append`, less its final `Write`: the record gets LSN `written` after the call,
+        once the returned orders (a segment roll) are carried out."""
+        out: list[Any] = self._roll() if self.size >= self.segment_bytes else []
+        self.written += 1
+        self.size += nbytes
+        if ts > self.max_ts:
+            self.max_ts = ts
+        return out
+
+    def wait_durable(self, lsn: int, now: float = 0.0) -> list[Any]:
+        """`WaitDurable(lsn)`."""
+        if lsn <= self.synced:
+            return [Durable(self.synced)]
+        if self.flushing is None:
+            return [self._start(now)]
+        return []
+
+    def fsync_done(self, upto: int) -> list[Any]:
+        """`FsyncDone(upto)`."""
+        self.flushing = None
+        self.synced = max(self.synced, upto)
+        out: list[Any] = []
+        for seq, last in self.retiring:
+            out.append(CloseSegment(seq))
+            self.synced = max(self.synced, last)
+        self.retiring = []
+        out.append(Durable(self.synced))
+        return out
 
     def widen(self) -> StartFsync | None:
         """The fsync in flight, made to cover every record written so far if it has not

@@ -83,18 +83,14 @@ from .. import waits
 from ..errors import IOError_
 from .fsyncer import FsyncHelper
 from .groupcommit import (
-    Append,
     CloseSegment,
     DeleteSegment,
     Durable,
-    FsyncDone,
     GroupCommit,
     OpenSegment,
     StartFsync,
     Tick,
     Trim,
-    WaitDurable,
-    Write,
 )
 
 log_ = logging.getLogger("cumulo.txn")
@@ -265,17 +261,10 @@ class RedoLog:
     def _path(self, seq: int) -> str:
         return os.path.join(self.dir, f"{self.name}-{seq:08d}.log")
 
-    def _run(self, outputs: list[Any], frame: bytes = b"") -> int:
+    def _run(self, outputs: list[Any]) -> None:
         """Carries out the state machine's orders (caller holds the lock, except at init)."""
-        lsn = 0
         for out in outputs:
             match out:
-                case Write(n):
-                    view = memoryview(frame)
-                    fd = self._fds[self.gc.seq]
-                    while view:
-                        view = view[os.write(fd, view):]
-                    lsn = n
                 case OpenSegment(seq):
                     self._fds[seq] = os.open(
                         self._path(seq), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600
@@ -293,7 +282,6 @@ class RedoLog:
                         self._wake_covered(upto)
                 case StartFsync():
                     self._lead(out)
-        return lsn
 
     def _wake_covered(self, upto: int) -> None:
         """Wakes the parked greenlets whose records are durable now (caller holds the
@@ -343,7 +331,7 @@ class RedoLog:
         finally:
             self._lock.acquire()
             self.fsyncs += 1
-            self._run(self.gc.handle(FsyncDone(order.upto)))
+            self._run(self.gc.fsync_done(order.upto))
 
     def _send_helper(self, order: StartFsync, hub: waits.Hub) -> bool:
         """Hands an fsync to the helper process (caller holds the lock); False when there
@@ -466,9 +454,9 @@ class RedoLog:
             err = OSError(answer[1], os.strerror(answer[1]))
             self._failed = (synced, order.upto, err)
         self.fsyncs += 1
-        self._run(self.gc.handle(FsyncDone(order.upto)))
+        self._run(self.gc.fsync_done(order.upto))
         if self.gc.synced < self.gc.written and self.gc.flushing is None and not self._closed:
-            nxt = self.gc.handle(WaitDurable(self.gc.written), time.monotonic())
+            nxt = self.gc.wait_durable(self.gc.written, time.monotonic())
             if nxt and type(nxt[0]) is StartFsync:
                 try:
                     self._helper.order(nxt[0].seq, self._fds[nxt[0].seq])
@@ -504,10 +492,10 @@ class RedoLog:
                     finally:
                         self._lock.acquire()
                     self.fsyncs += 1
-                    self._run(self.gc.handle(FsyncDone(order.upto)))
+                    self._run(self.gc.fsync_done(order.upto))
                     order = None
                     if self.gc.synced < self.gc.written and self.gc.flushing is None:
-                        nxt = self.gc.handle(WaitDurable(self.gc.written), time.monotonic())
+                        nxt = self.gc.wait_durable(self.gc.written, time.monotonic())
                         if nxt and type(nxt[0]) is StartFsync:
                             order = nxt[0]
                 if self._closed:
@@ -519,13 +507,23 @@ class RedoLog:
         with self._lock:
             if self._closed:
                 raise IOError_("the redo log is closed")
-            return self._run(self.gc.handle(Append(ts, len(frame))), frame)
+            gc = self.gc
+            rolled = gc.append(ts, len(frame))
+            if rolled:
+                self._run(rolled)
+            fd = self._fds[gc.seq]
+            done = os.write(fd, frame)
+            if done < len(frame):  # NB: a short write (a huge record): write the rest
+                view = memoryview(frame)
+                while done < len(frame):
+                    done += os.write(fd, view[done:])
+            return gc.written
 
     def wait_durable(self, lsn: int) -> None:
         """Blocks until record `lsn` is on disk, leading an fsync for everyone if none runs."""
         with self._lock:  # NB: `_cond`'s lock, without the Condition's Python __enter__
             while self.gc.synced < lsn:
-                outputs = self.gc.handle(WaitDurable(lsn), time.monotonic())
+                outputs = self.gc.wait_durable(lsn, time.monotonic())
                 if outputs:
                     self._run(outputs)
                     if self._inflight is not None and self.gc.synced < lsn:

@@ -49,3 +49,47 @@ def test_blocking_outside_a_hub_is_a_plain_call():
     assert waits.blocking(threading.get_ident) == threading.get_ident()
     main = greenlet.getcurrent()
     assert waits.blocking(greenlet.getcurrent) is main
+
+
+def test_condition_notify_all_checks_ownership_and_wakes_threads_and_sessions():
+    """`Condition.notify_all` skips threading's notify when no thread waits, yet keeps its
+    rule (un-acquired: RuntimeError, with a plain Lock or an RLock) and wakes both a thread
+    and a hub's session that wait."""
+    for cond in (waits.Condition(threading.Lock()), waits.Condition()):
+        try:
+            cond.notify_all()
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError("notify_all without the lock did not raise")
+        with cond:
+            cond.notify_all()  # nobody waits: nothing happens
+    cond = waits.Condition(threading.Lock())
+    state = {"go": False}
+    waiting = threading.Event()
+
+    def thread_waits():
+        with cond:
+            waiting.set()
+            while not state["go"]:
+                cond.wait()
+
+    t = threading.Thread(target=thread_waits, daemon=True)
+    t.start()
+    assert waiting.wait(30)
+
+    def session_waits():
+        with cond:
+            while not state["go"]:
+                cond.wait()
+        return "woken"
+
+    def session_wakes():
+        with cond:
+            state["go"] = True
+            cond.notify_all()
+        return "done"
+
+    assert on_a_hub(session_waits, session_wakes).results == ["woken", "done"]
+    t.join(30)
+    assert not t.is_alive()
