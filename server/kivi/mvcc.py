@@ -382,7 +382,10 @@ class VersionStore(Freezing, Sampling):
     def read(self, key: bytes, ts: int) -> Row | None:
         """Returns the row visible at ts, or None."""
         chain = self._chain(key)
-        return None if chain is None else _visible(chain, ts)
+        if chain is None:
+            return None
+        head = chain[0]  # NB: `_visible`'s first step, inline: the newest version is seen
+        return head[1] if head[0] <= ts else _visible(chain, ts)
 
     def read_many(self, keys: Iterable[bytes], ts: int) -> list[Row | None]:
         """Returns the row visible at ts for each key."""

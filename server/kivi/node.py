@@ -329,6 +329,8 @@ class KiviNode:
                 if only is not None:
                     # NB: nothing frozen or recovering: what `_region_for_read` would find
                     # and let through, without its calls per key
+                    if len(keys) == 1:  # a point read (an UPDATE's by primary key)
+                        return [only.store.read(keys[0], ts)]
                     return list(map(only.store.read, keys, repeat(ts)))
             for key in keys:
                 r = self._region_for_read(space, key, ts)
