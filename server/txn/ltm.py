@@ -473,6 +473,14 @@ class LocalTxnManager(SerializableMixin):
                         return cts
             if out is None and not txn.done:
                 return 0
+            # NB: `lock`'s way for the one manager, in the space's form (`AcquireSpace`:
+            # no (space, key) pair per key, no grouping per space at each ask)
+            try:
+                return self._acquire_one(txn, direct, tuple(keys), txn._ts or 0, mode, wait,
+                                         txn.isolation == "read committed", space=space)
+            except BaseException:
+                self.release(txn, tuple((space, k) for k in keys if not txn.holds((space, k))))
+                raise
         return self.lock(txn, [(space, k) for k in keys], mode, wait)
 
     def _acquire_one(
