@@ -1,0 +1,110 @@
+"""A keyed UPDATE's calls (`get`, `lock_row`, `put` of one row) and a commit of a small write
+set take shortcuts: one-key paths in `Transaction`, `ConflictManager.try_acquire` and
+`LocalTxnManager.lock_space`, and `ConflictManager.release_writes` at the end. Each script
+here runs twice, once with one key per call (the shortcuts) and once with the key given
+twice (the general, list-based paths), and both runs must end alike: the same answers and
+errors, the same holders and last commits in the manager, the same row locks and
+conflict counts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from cumulo.server.txn.embedded import EmbeddedTxnManager
+from cumulo.server.txn.rowlocks import KEY_SHARE, NO_KEY_UPDATE, NOWAIT, SHARE, SKIP, UPDATE
+
+S, K, J = 7, b"k", b"j"
+
+
+def _keys(k: bytes, twice: bool) -> list[bytes]:
+    return [k, k] if twice else [k]
+
+
+def _items(k: bytes, row: Any, twice: bool) -> list[tuple[bytes, Any]]:
+    return [(k, row), (k, row)] if twice else [(k, row)]
+
+
+def _setup() -> EmbeddedTxnManager:
+    tm = EmbeddedTxnManager(None, gc_interval=None)
+    t = tm.ltm.begin()
+    t.put(S, [(K, (0,)), (J, (0,))])
+    t.commit()
+    return tm
+
+
+def _state(tm: EmbeddedTxnManager, txns: list[Any]) -> tuple[Any, ...]:
+    cm = tm.ltm.cms[0]
+    base = min(t.tid for t in txns)
+    return (
+        {k: h - base for k, h in cm.holders.items()},  # tids relative: runs number alike
+        dict(cm.last_commit),
+        [dict(t.locked) for t in txns],
+        tm.ltm.stats["conflicts"],
+        dict(cm.waiters),
+    )
+
+
+def _outcome(f: Callable[[], Any]) -> Any:
+    try:
+        return f()
+    except Exception as e:  # noqa: BLE001 - the outcome is what is compared
+        return type(e).__name__
+
+
+def _script_update_as_pgbench(tm: EmbeddedTxnManager, twice: bool) -> tuple[list[Any], list[Any]]:
+    """A keyed UPDATE of a row committed after the snapshot (READ COMMITTED relocks it),
+    a read of the own write, a row only locked, then the commit."""
+    ltm = tm.ltm
+    t1 = ltm.begin()
+    out = [t1.get(S, _keys(K, twice))[0]]
+    t2 = ltm.begin()
+    t2.put(S, _items(K, (2,), twice))
+    out.append(t2.commit())
+    out.append(t1.lock_row(S, _keys(K, twice), NO_KEY_UPDATE))
+    out.append(t1.min_snapshot)
+    with t1.fresh_snapshot():
+        out.append(t1.get(S, _keys(K, twice))[0])
+    t1.put(S, _items(K, (3,), twice))
+    out.append(t1.get(S, _keys(K, twice))[0])
+    out.append(t1.lock_row(S, _keys(J, twice), UPDATE))
+    out.append(_state(tm, [t1, t2]))
+    out.append(t1.commit())
+    return out, [t1, t2]
+
+
+def _script_modes(tm: EmbeddedTxnManager, twice: bool) -> tuple[list[Any], list[Any]]:
+    """Weak row locks upgraded by a write, NOWAIT and SKIP LOCKED against a holder, a
+    repeatable read's lock of a row changed since its snapshot, a delete."""
+    ltm = tm.ltm
+    t1 = ltm.begin()
+    out = [t1.lock_row(S, _keys(K, twice), KEY_SHARE), t1.lock_row(S, _keys(K, twice), SHARE)]
+    t1.put(S, _items(K, (1,), twice))
+    t2 = ltm.begin()
+    out.append(_outcome(lambda: t2.lock_row(S, _keys(K, twice), UPDATE, NOWAIT)))
+    out.append(_outcome(lambda: t2.lock_row(S, _keys(K, twice), UPDATE, SKIP)))
+    t3 = ltm.begin(isolation="repeatable read")
+    out.append(t3.get(S, _keys(J, twice))[0])
+    t2.put(S, _items(J, (5,), twice))
+    out.append(_state(tm, [t1, t2, t3]))
+    out.append(t2.commit())
+    out.append(_outcome(lambda: t3.lock_row(S, _keys(J, twice), NO_KEY_UPDATE)))
+    t3.abort()
+    t1.delete(S, _keys(K, twice))
+    out.append(t1.get(S, _keys(K, twice))[0])
+    out.append(_state(tm, [t1, t2, t3]))
+    t1.abort()
+    out.append(_state(tm, [t1, t2, t3]))
+    return out, [t1, t2, t3]
+
+
+@pytest.mark.parametrize("script", [_script_update_as_pgbench, _script_modes])
+def test_one_key_calls_end_as_the_general_paths(script: Any) -> None:
+    one, many = _setup(), _setup()
+    got, txns_one = script(one, False)
+    want, txns_many = script(many, True)
+    got.append(_state(one, txns_one))
+    want.append(_state(many, txns_many))
+    assert got == want
