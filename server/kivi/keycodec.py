@@ -337,6 +337,11 @@ def encode_element(v: Any) -> bytes:
 def encode_key(values: Sequence[Any]) -> bytes:
     """Encodes a tuple into bytes whose byte order is the tuples' SQL order."""
     get = _ENCODERS.get
+    if type(values) is tuple and len(values) == 1:  # NB: a one-column key (most primary
+        # keys): no list to join (a tuple: any sequence or iterable may come here)
+        v = values[0]
+        fn = get(type(v))
+        return fn(v) if fn is not None else _encoder(v)(v)
     out = []
     for v in values:
         fn = get(type(v))

@@ -206,7 +206,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
 
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)
-        writer = writer_of(sess, table)
+        writer = writer_of(sess, table, ctx.catalog)
         out_rows: list[tuple[Any, ...]] = []
         total = 0
         batches: Any

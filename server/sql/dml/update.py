@@ -282,7 +282,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         return found
 
     def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
-        writer = writer_of(sess, table)
+        writer = writer_of(sess, table, ctx.catalog)
         txn = sess.txn
         if writer.triggers is not None and found and txn.isolation == "read committed" \
                 and txn.locks_first and txn.lock_row(writer.space, [r[0] for r in found],

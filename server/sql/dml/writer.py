@@ -46,7 +46,7 @@ from ...pgtypes.fardate import round_timestamp
 from ...txn.api import ScanSpec, Txn
 from ...txn.rowlocks import KEY_SHARE, UPDATE
 from ...txn.validate import RW_MESSAGE
-from ..catalog.model import Constraint, Index, Table
+from ..catalog.model import CatalogSnapshot, Constraint, Index, Table
 from ..context import ParamTypes
 from ..ddl.indexkeys import key_function, predicate_function
 from ..expr.casts import cast_function, to_text
@@ -763,13 +763,16 @@ def writer_for(s: SQLSession, table: Table) -> TableWriter:
     return w
 
 
-def writer_of(s: SQLSession, table: Table) -> TableWriter:
+def writer_of(s: SQLSession, table: Table, cat: CatalogSnapshot | None = None) -> TableWriter:
     """Returns the TableWriter of `table` as the session's current catalog has it.
 
     The same as `writer_for(s, catalog.table_by_oid(table.oid) or table)`, minus the
-    search of the catalog's tables on every statement (remembered per catalog).
+    search of the catalog's tables on every statement (remembered per catalog). `cat`:
+    that catalog when the caller has it at hand (its statement's ExecContext's), which
+    saves the `s.catalog()` call.
     """
-    cat = s.catalog()
+    if cat is None:
+        cat = s.catalog()
     resolved = cat.derived.setdefault("resolved_writers", {})
     w = resolved.get(table.oid)
     if w is None:
