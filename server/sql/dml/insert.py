@@ -9,6 +9,8 @@ row, because each row's outcome depends on the rows before it.
 from __future__ import annotations
 
 import re
+from itertools import repeat
+from operator import add
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -224,7 +226,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
             if whole_rows and many_fn is not None:
                 rows = batch  # NB: every column, in order, nothing to fill in: as built
             elif in_order:
-                rows = [src + tail for src in batch]  # NB: `rows_fns`' rows are new lists
+                rows = list(map(add, batch, repeat(tail)))  # NB: new lists (`rows_fns`')
             else:
                 rows = []
                 for src in batch:

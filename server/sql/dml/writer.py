@@ -238,7 +238,12 @@ class TableWriter:
         if convs is None:  # NB: an UPDATE's columns it does not set: one set per statement
             convs = self._convs[converted] = [c for c in self.converters
                                               if c[0] not in converted]
-        if convs and not self.generated and rows:
+        if convs and not self.generated and len(rows) == 1:
+            # NB: one row (an OLTP INSERT or UPDATE): converted in a copy, not transposed
+            one = [list(rows[0])]
+            _convert(one, convs)
+            out = [tuple(one[0])]
+        elif convs and not self.generated and rows:
             # NB: transposed, each typmod runs over a whole column in one comprehension and
             # the rows are rebuilt by zip in C (no list per row); same order of errors
             cols = list(zip(*rows, strict=True))

@@ -129,6 +129,9 @@ class PointRead:
         picks = self.picks
         if len(picks) == 1:
             i = picks[0]
+            if len(rows) == 1:  # NB: one key (WHERE pk = $1): no comprehension
+                r = rows[0]
+                return [] if r is None else [(r[i],)]
             return [(r[i],) for r in rows if r is not None]
         return [tuple([r[i] for i in picks]) for r in rows if r is not None]
 
