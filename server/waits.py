@@ -326,11 +326,16 @@ class Lock:
     def locked(self) -> bool:
         return self._lock.locked()
 
+    # NB: `with` takes a free lock and releases an unwanted one without a second Python
+    # call (a catalog counter's lock, once per pgbench transaction)
     def __enter__(self) -> bool:
-        return self.acquire()
+        return self._lock.acquire(False) or self.acquire()
 
     def __exit__(self, *exc: object) -> None:
-        self.release()
+        self._lock.release()
+        if self._waiting:
+            with self._cond:
+                self._cond.notify()
 
 
 SLICE = 0.02  # how long a statement runs before it lets the loop serve others

@@ -93,3 +93,29 @@ def test_condition_notify_all_checks_ownership_and_wakes_threads_and_sessions():
     assert on_a_hub(session_waits, session_wakes).results == ["woken", "done"]
     t.join(30)
     assert not t.is_alive()
+
+
+def test_lock_held_across_a_park_parks_the_next_session_until_released():
+    """`waits.Lock` through `with`: a session holding it parks (an Event); a second one
+    asking for it parks too instead of blocking the loop's thread, and gets it when the
+    first releases it."""
+    lock, go, seen = waits.Lock(), waits.Event(), []
+
+    def holder():
+        with lock:
+            seen.append("held")
+            go.wait()
+            seen.append("released")
+        return "holder"
+
+    def asker():
+        with lock:
+            seen.append("got")
+        return "asker"
+
+    def opener():
+        go.set()
+        return "opener"
+
+    assert on_a_hub(holder, asker, opener).results == ["holder", "asker", "opener"]
+    assert seen == ["held", "released", "got"] and not lock.locked()
