@@ -98,6 +98,7 @@ _space_of = attrgetter("space")
 _key_of = attrgetter("key")
 _row_of = attrgetter("row")
 _pair_of = attrgetter("key", "row")  # a Write as the store's (key, row) pair, built in C
+_ACK = Ack()  # a commit's apply answers this one (frozen) Ack, not a new one each time
 
 
 SMALL_APPLY = 256  # writes of a commit `_apply_whole` takes without routing them
@@ -582,7 +583,7 @@ class KiviNode:
         with self._lock:
             if not req.spaces and len(req.writes) <= SMALL_APPLY and not self._frozen \
                     and self._apply_whole(req):
-                return Ack()
+                return _ACK
             per_region: dict[int, tuple[Region, list[bytes], list[Row | None]]] = {}
             for space, group in groupby(req.writes, _space_of):
                 ws = list(group)

@@ -212,6 +212,8 @@ class TableWriter:
                     return keys
             return [encode_key(tuple(r[i] for i in self.pk)) for r in rows]
         start = s.store.allocate_rowids(self.table.oid, len(rows))
+        if len(rows) == 1:  # NB: an OLTP INSERT's one row id, as `int_keys` encodes it
+            return [encode_key((start,))]
         return int_keys(range(start, start + len(rows))) or [
             encode_key((start + i,)) for i in range(len(rows))]
 
