@@ -281,7 +281,7 @@ class RedoLog:
                     if self._parked:
                         self._wake_covered(upto)
                 case StartFsync():
-                    self._lead(out)
+                    self._lead(out, waits.current_hub())
 
     def _wake_covered(self, upto: int) -> None:
         """Wakes the parked greenlets whose records are durable now (caller holds the
@@ -313,11 +313,11 @@ class RedoLog:
                 w.done = True
                 self._parked = [p for p in self._parked if p[1] is not w]
 
-    def _lead(self, order: StartFsync) -> None:
+    def _lead(self, order: StartFsync, hub: waits.Hub | None) -> None:
         """fsyncs for everyone with the lock released, then reports (caller holds the lock);
-        a greenlet of the loop front end hands the fsync to the helper process (or, if
-        that cannot run, the syncer thread) instead."""
-        hub = waits.current_hub()
+        a greenlet of the loop front end (`hub`: the caller's, `waits.current_hub`) hands
+        the fsync to the helper process (or, if that cannot run, the syncer thread)
+        instead."""
         if hub is not None and self._helper is not False and self._send_helper(order, hub):
             return
         if hub is not None:
@@ -521,20 +521,22 @@ class RedoLog:
 
     def wait_durable(self, lsn: int) -> None:
         """Blocks until record `lsn` is on disk, leading an fsync for everyone if none runs."""
+        hub = waits.current_hub()
         with self._lock:  # NB: `_cond`'s lock, without the Condition's Python __enter__
             while self.gc.synced < lsn:
                 outputs = self.gc.wait_durable(lsn, time.monotonic())
                 if outputs:
-                    self._run(outputs)
+                    if type(outputs[0]) is StartFsync:
+                        self._lead(outputs[0], hub)
+                    else:
+                        self._run(outputs)
                     if self._inflight is not None and self.gc.synced < lsn:
-                        hub = waits.current_hub()
                         if hub is not None:  # NB: the helper has our order, its answers watched
                             self._park(lsn, hub)
                         else:
                             self._cond.wait()
                     continue
                 if self._inflight is not None:
-                    hub = waits.current_hub()
                     if hub is not None:
                         self._watch(hub)
                         self._park(lsn, hub)
