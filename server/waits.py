@@ -18,8 +18,11 @@ Rules that keep this correct:
   layers already follow that rule (a thread holding it would stall others).
 - A wake-up never switches greenlets directly (the waker may hold a lock):
   it schedules the switch on the loop. `notify_all` wakes every waiter of
-  one hub with a single scheduled callback, so a group commit completes the
-  whole group with one wake-up of the loop.
+  one hub with a single scheduled callback (`wake_all`). The redo log parks
+  its committers as `Waiter`s of its own and resumes exactly those an fsync
+  covered, from the loop callback that reads the fsync's answer
+  (`txn.logger.RedoLog._on_answer`): a loop callback may switch to a parked
+  greenlet directly once it holds no lock.
 - A call that blocks in the kernel for long (the log's fsync: 5-25 ms on
   this machine's disk; a CHECKPOINT's file writes) goes through `blocking`:
   on a hub it runs on a helper thread while the session greenlet parks, so
