@@ -30,8 +30,9 @@ are slices found by bisection) and a small *write cache* (a SortedDict) for
 keys the base does not have yet. A new version of a base key is added to its
 chain (a new tuple in the same slot); a new key goes to the cache, which is merged into the base
 once it outgrows both `cache_limit` and 1/64 of the base (or on `compact`,
-which checkpoints call). Reads merge both, touching only the part of the
-cache a chunk covers. The store is
+which checkpoints call), unless it lies above every stored key while the cache is
+empty: then it is appended to the base (a table's row ids, a serial key). Reads
+merge both, touching only the part of the cache a chunk covers. The store is
 not thread-safe: its owner (the node) holds a lock around each call.
 
 Bulk paths. A large commit (a COPY batch) skips the cache: keys above every
