@@ -153,9 +153,16 @@ class VersionStore(Freezing, Sampling):
         if isinstance(writes, list) and len(writes) > self.cache_limit:
             writes = self._apply_bulk(ts, writes)
         keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
+        pos = self._pos if self._pos_keys is keys else None  # the point index (`_chain`)
         for key, row in writes:
-            i = bisect_left(keys, key)
-            if i < len(keys) and keys[i] == key:
+            i = -1 if pos is None else pos.get(key, -1)
+            if i < 0 or i >= len(keys) or keys[i] != key:
+                if i < 0 and pos is not None and self._pos_n == len(keys):
+                    # NB: missed by an index of every base position: not in the base
+                    i = len(keys) if not keys or key > keys[-1] else -1
+                else:
+                    i = bisect_left(keys, key)
+            if 0 <= i < len(keys) and keys[i] == key:
                 chains[i] = _add_version(chains[i], ts, row)
                 if self._dirty is not None:
                     self._dirty.append(i)
@@ -353,15 +360,22 @@ class VersionStore(Freezing, Sampling):
                 return self._chains[i]
             if self._pos_n != len(keys):
                 self._index_more(keys)
+                i = 0
         elif len(keys) >= POINT_INDEX_MIN:
             if self._pos_keys is not None:  # NB: the base was laid out anew: a new count
                 self._pos, self._pos_keys, self._pos_n, self._pos_reads = {}, None, 0, 0
             self._pos_reads += 1
             if self._pos_reads > len(keys) >> 6:
                 self._index_more(keys)
-        i = bisect_left(keys, key)
-        if i < len(keys) and keys[i] == key:
-            return self._chains[i]
+            i = 0
+        else:
+            i = 0
+        # NB: i < 0: an index of every base position missed the key, which is then not in the
+        # base (the index's list only grows in place, by appends: a split resets the index)
+        if i >= 0:
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                return self._chains[i]
         chain = self._cache.get(key)
         if chain is None and self._cold.live_rows:
             version = self._cold.version(key)

@@ -247,3 +247,64 @@ def test_point_index_never_answers_wrong(monkeypatch):
             assert upper.read(b"k0150", ts) == ((model[b"k0150"],) if b"k0150" in model else None)
             model = {key: v for key, v in model.items() if key < b"k0150"}
     assert store._pos_keys is store._keys and store._pos  # the index was in use
+
+
+def test_point_index_misses_go_on_to_cache_and_cold(monkeypatch):
+    """A key a point index of every base position misses is not in the base: `_chain` goes
+    on to the write cache and the cold rows without bisecting the base (a cold row's UPDATE
+    read), and finds what they hold; appends and a split leave an index that is not of
+    every position, and reads bisect again."""
+    from cumulo.server.kivi import mvcc
+
+    monkeypatch.setattr(mvcc, "POINT_INDEX_MIN", 8)
+    monkeypatch.setattr(mvcc, "FREEZE_ROWS", True)
+    store = VersionStore(cache_limit=10_000)
+    frozen = [b"k%05d" % i for i in range(0, 2000, 2)]
+    store.apply(1, [(k, (1, k)) for k in frozen])
+    store.collect(2)
+    assert len(store._cold) == len(frozen) and not store._keys and not store._cache
+    hot = [b"k%05d" % i for i in range(2000, 2100)]  # above every key: appended to the base
+    store.apply(3, [(k, (3, k)) for k in hot])
+    assert store._keys == hot
+    store.apply(4, [(k, (4, k)) for k in frozen[:50]])  # cold keys written: hot, in the cache
+    fresh = [b"k%05d" % i for i in range(1, 200, 2)]  # new keys among the cold ones: the cache
+    store.apply(5, [(k, (5, k)) for k in fresh])
+    model = {k: (1, k) for k in frozen} | {k: (3, k) for k in hot}
+    model |= {k: (4, k) for k in frozen[:50]} | {k: (5, k) for k in fresh}
+    probes = sorted(model) + [b"k%05d" % i for i in range(201, 2000, 2)] + [b"k09999", b"a"]
+    for k in hot[:4]:  # enough point reads to index the base
+        store.read(k, 9)
+    assert store._pos_keys is store._keys and store._pos_n == len(store._keys)
+    bisected: list[bytes] = []
+
+    def bisect_left(keys: list[bytes], key: bytes, *a: int) -> int:
+        bisected.append(key)
+        return mvcc_bisect(keys, key, *a)
+
+    mvcc_bisect = mvcc.bisect_left
+    monkeypatch.setattr(mvcc, "bisect_left", bisect_left)
+    for k in probes:
+        assert store.read(k, 9) == model.get(k), k
+    # writes find their keys by the index too: a base key, a cold one, a cached one, new ones
+    written = [hot[5], frozen[60], fresh[3], b"k00203", b"k08000"]
+    store.apply(6, [(k, (6, k)) for k in written])
+    model |= {k: (6, k) for k in written}
+    for k in probes + written:
+        assert store.read(k, 9) == model.get(k), k
+    assert not bisected  # the index answered every base key and every other key
+    assert store.read(frozen[60], 5) == (1, frozen[60])  # the cold version, still in its chain
+    store.compact()  # a new base: a new index, and appends to it
+    store.apply(7, [(b"k09000", (7,))])
+    model[b"k09000"] = (7,)
+    for k in hot[:4]:
+        store.read(k, 9)
+    store.apply(8, [(b"k09001", (8,))])  # appended: the index misses the new position
+    model[b"k09001"] = (8,)
+    assert store.read(b"k09001", 9) == (8,)
+    upper = store.split_off(b"k02050")  # the base shrinks in place: the index is dropped
+    store.apply(9, [(b"k00201", (9,))])  # a new key among the cold ones: the cache
+    model[b"k00201"] = (9,)
+    for k in probes:
+        want = model.get(k) if k < b"k02050" else None
+        assert store.read(k, 9) == want, k
+        assert upper.read(k, 9) == (model.get(k) if k >= b"k02050" else None), k
