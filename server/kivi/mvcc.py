@@ -299,7 +299,8 @@ class VersionStore(Freezing, Sampling):
 
     def _warm(self, key: bytes) -> Chain | None:
         """Moves a cold key out of the cold rows; returns its chain (None: it is not cold)."""
-        version = self._cold.kill(key) if self._cold else None
+        cold = self._cold
+        version = cold.kill(key) if cold.live_rows else None  # NB: not `if cold`: its __bool__
         return None if version is None else (version,)
 
     def _append(self, ts: int, keys: list[bytes], rows: list[Row | None]) -> None:

@@ -326,8 +326,8 @@ class KiviNode:
         with self._lock:
             sr = self._spaces.get(space)
             if sr is not None and not self._frozen and not self._recovering:
-                only = sr.whole()
-                if only is not None:
+                regions = sr.regions  # NB: `whole`, inline
+                if len(regions) == 1 and (only := regions[0]).lo == b"" and only.hi is None:
                     # NB: nothing frozen or recovering: what `_region_for_read` would find
                     # and let through, without its calls per key
                     if len(keys) == 1:  # a point read (an UPDATE's by primary key)
@@ -607,8 +607,10 @@ class KiviNode:
         todo: list[tuple[VersionStore, list[tuple[bytes, Row | None]]]] = []
         for space, group in groupby(req.writes, _space_of):
             sr = spaces.get(space)
-            r = None if sr is None else sr.whole()
-            if r is None:
+            if sr is None:
+                return False
+            regions = sr.regions  # NB: `whole`, inline (one call fewer per written space)
+            if len(regions) != 1 or (r := regions[0]).lo != b"" or r.hi is not None:
                 return False
             todo.append((r.store, list(map(_pair_of, group))))
         ts = req.ts
