@@ -83,6 +83,8 @@ MESSAGES: dict[str, type] = {
     if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == api.__name__
 }
 _FIELDS = {cls: [f.name for f in dataclasses.fields(cls)] for cls in MESSAGES.values()}
+MESSAGES[api.Write.__name__] = api.Write  # NB: a NamedTuple (see its doc), sent as the rest
+_FIELDS[api.Write] = list(api.Write._fields)
 
 
 def register_messages(*classes: type) -> None:

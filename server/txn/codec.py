@@ -83,7 +83,7 @@ def pack_record(
     `columns`: a bulk space's rows already as columns (`WriteSet.columns`: a direct-API
     batch arrives column-wise), so that they need not be transposed back.
     """
-    rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
+    rows = [[s, k, None if r is None else list(r)] for s, k, r in writes]
     cols = columns or {}
     return packb([ts, rows, list(drops), [_bulk_out(sw, cols.get(sw.space)) for sw in spaces]])
 
@@ -107,7 +107,7 @@ def record_pieces(
     ...     5, [Write(1, b"k", (7,))], [], [sw])
     True
     """
-    rows = [[w.space, w.key, None if w.row is None else list(w.row)] for w in writes]
+    rows = [[s, k, None if r is None else list(r)] for s, k, r in writes]
     cols = columns or {}
     yield _header(4) + packb(ts) + packb(rows) + packb(list(drops)) + _header(len(spaces))
     for sw in spaces:

@@ -47,6 +47,7 @@ from ..kivi.ascending import AscendingKeys, ascends
 from ..kivi.wirecols import joined
 from .runs import INDEX_FROM, Held, Run, locate, runs_disjoint
 
+_new = tuple.__new__  # a `Write` (a NamedTuple) from its three fields, built in C
 BULK_MIN = 64  # writes to one space from which a commit sends them as one SpaceWrites
 # Cells of a space's batches kept as columns for the redo record (8 bytes a cell: at most
 # 64 MiB). Past it the redo record transposes and encodes the rows again at commit, which
@@ -396,9 +397,9 @@ class WriteSet:
             for s, w in self.spaces.items():  # each: the map's setup cost more than it saved)
                 if len(w) >= bulk:
                     spaces.append(SpaceWrites(s, *_lists(w, [])))
-                else:
+                else:  # NB: `Write`'s own __new__ is a Python call: a C one here
                     for k, r in w.items():
-                        writes.append(Write(s, k, r))
+                        writes.append(_new(Write, (s, k, r)))
             return writes, spaces
         for s, w in self.spaces.items():
             runs = self.runs.get(s)

@@ -106,6 +106,19 @@ def test_every_message_type_round_trips():
     assert type(chains[0][0][1]) is tuple and type(chains[0][0][1][3]) is list
 
 
+def test_a_write_travels_as_a_write():
+    """`api.Write` is a NamedTuple (cheap per row), sent as a message all the same: it comes
+    back a Write, its row a tuple (nested tuples too), ints beyond 64 bits included."""
+    w = api.Write(1, b"k", (1, "x", (2, 3)))
+    assert type(unpackb(packb(w))) is api.Write
+    back = unpackb(packb(api.Apply(9, [w, api.Write(2, b"d", None), api.Write(3, b"b", (1 << 70,))])))
+    assert [type(x) for x in back.writes] == [api.Write] * 3
+    assert back.writes[0] == w and type(back.writes[0].row) is tuple and back.writes[0].row[2] == (2, 3)
+    assert back.writes[1].row is None and back.writes[2].row == (1 << 70,)
+    with pytest.raises(AttributeError):
+        w.row = None  # type: ignore[misc]
+
+
 def test_unsupported_value():
     with pytest.raises(TypeError):
         packb(object())
