@@ -487,18 +487,11 @@ class Transaction:
         if gone:
             self.ltm.release(self, tuple(gone))
 
-    @contextmanager
-    def fresh_snapshot(self, latest: bool = False) -> Iterator[int]:
+    def fresh_snapshot(self, latest: bool = False) -> FreshSnapshot:
         """Reads at a new snapshot (at least `min_snapshot`) inside the block, then at the
         old one again: READ COMMITTED's recheck of a row locked in a newer version. With
         `latest`, reads see every applied commit (referential checks after a lock wait)."""
-        old = self._ts
-        self._snap()
-        self._ts = LATEST if latest else None
-        try:
-            yield self._snap()
-        finally:
-            self._ts = old
+        return FreshSnapshot(self, latest)
 
     @contextmanager
     def kept_snapshot(self) -> Iterator[int]:
@@ -579,3 +572,30 @@ class Transaction:
         self.ltm.abort(self)
         if self.xid:
             xids.finish(self, None, committed=False)
+
+
+class FreshSnapshot:
+    """`Transaction.fresh_snapshot`'s block. A class, not a generator context manager: a
+    READ COMMITTED UPDATE of a row committed after its snapshot (a hot pgbench TPC-B row)
+    enters one, and the generator's machinery cost more than the block's work."""
+
+    __slots__ = ("txn", "latest", "old")
+
+    def __init__(self, txn: Transaction, latest: bool) -> None:
+        self.txn = txn
+        self.latest = latest
+        self.old: int | None = None
+
+    def __enter__(self) -> int:
+        txn = self.txn
+        old = self.old = txn._ts
+        txn._snap()  # NB: the statement's snapshot, taken first if it had none
+        txn._ts = LATEST if self.latest else None
+        try:
+            return txn._snap()
+        except BaseException:
+            txn._ts = old
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.txn._ts = self.old
