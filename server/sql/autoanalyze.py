@@ -128,12 +128,14 @@ class AutoAnalyze:
         """Adds a committed transaction's write counts; starts the thread on first use."""
         if not counts:
             return
-        now = time.time()
         with self._lock:
             per = self._changes[db_oid]
             for space, n in counts.items():
-                per[space] += n
-                self._since.setdefault((db_oid, space), now)
+                if space in per:
+                    per[space] += n
+                else:  # NB: a space's first change since it was counted: (db, space) is in
+                    per[space] = n  # _since exactly while the space is in per (`due` drops both)
+                    self._since.setdefault((db_oid, space), time.time())
         if self._thread is None:
             self._start()
 

@@ -38,3 +38,18 @@ def test_an_automatic_analyze_replans_only_when_a_size_moved(engine, session):
     assert engine.store.version > v  # 1300 -> 3000 rows
     assert session.lookup_simple("select count(*) from aa where g = 3")[0] is not stmt
     assert rows(session, "select count(*) from aa where g = 3") == [(429,)]
+
+
+def test_the_changes_of_several_commits_add_up(engine, session):
+    """`note` adds each commit's counts to the table's (the first change's time kept): two
+    commits of 100 rows make a table of 1000 due, one more of 100 does not."""
+    engine.autoanalyze.stop()
+    run(session, "create table ab (id int primary key)")
+    run(session, "insert into ab select g from generate_series(1, 1000) g")
+    assert _analyse_due(engine) == 1
+    run(session, "insert into ab select g from generate_series(1001, 1100) g")
+    run(session, "delete from ab where id <= 100")
+    assert _analyse_due(engine) == 1  # 200 changes > 50 + 10 % of 1000
+    assert rows(session, "select reltuples from pg_class where relname = 'ab'") == [(1000.0,)]
+    run(session, "insert into ab select g from generate_series(1101, 1200) g")
+    assert _analyse_due(engine) == 0  # 100 changes < 50 + 10 % of 1000
