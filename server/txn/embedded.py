@@ -93,7 +93,9 @@ class EmbeddedTxnManager(LtmFront):
             snapshots=SnapshotServer(top),
             conflict_managers=cms,
             buckets=buckets,
-            log=self.log,
+            # NB: one logger (the default) takes the commits itself: LogGroup.log, which
+            # picks a logger by ts, would be a Python call more per commit
+            log=self.log.loggers[0] if self.log is not None and loggers == 1 else self.log,
         )
         self._ckpt_lock = threading.Lock()
         self._stop = threading.Event()
