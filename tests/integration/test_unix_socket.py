@@ -118,40 +118,44 @@ def test_asyncpg_host_directory(unix_server):
     assert asyncio.run(run()) == UNIX_ROW
 
 
-def test_pg8000_unix_sock(unix_server):
-    server, directory = unix_server
-    conn = pg8000.dbapi.connect(user="cumulo", database="cumulo",
-                                unix_sock=sock_path(directory, server.port))
+def _who_dbapi(conn) -> tuple:
+    """The WHO row through a DB-API connection, which it closes."""
     try:
         cur = conn.cursor()
         cur.execute(WHO)
-        assert tuple(cur.fetchone()) == UNIX_ROW
+        return tuple(cur.fetchone())
     finally:
         conn.close()
 
 
-def test_sqlalchemy_url_host_query(unix_server):
-    server, directory = unix_server
-    engine = sa.create_engine(
-        f"postgresql+psycopg://cumulo@/cumulo?host={directory}&port={server.port}")
+def _who_sqlalchemy(url: str) -> tuple:
+    """The WHO row through a SQLAlchemy engine on url, which it disposes of."""
+    engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
-            assert tuple(conn.execute(sa.text(WHO)).one()) == UNIX_ROW
+            return tuple(conn.execute(sa.text(WHO)).one())
     finally:
         engine.dispose()
+
+
+def test_pg8000_unix_sock(unix_server):
+    server, directory = unix_server
+    assert _who_dbapi(pg8000.dbapi.connect(user="cumulo", database="cumulo",
+                                           unix_sock=sock_path(directory, server.port))) \
+        == UNIX_ROW
+
+
+def test_sqlalchemy_url_host_query(unix_server):
+    server, directory = unix_server
+    assert _who_sqlalchemy(
+        f"postgresql+psycopg://cumulo@/cumulo?host={directory}&port={server.port}") == UNIX_ROW
 
 
 def test_cumulo_driver_sync_aio_and_dialect(unix_server):
     """Our own driver takes a socket directory as libpq does (a host starting with /)."""
     server, directory = unix_server
-    conn = cumulo.driver.connect(host=directory, port=server.port, user="cumulo",
-                                 database="cumulo")
-    try:
-        cur = conn.cursor()
-        cur.execute(WHO)
-        assert tuple(cur.fetchone()) == UNIX_ROW
-    finally:
-        conn.close()
+    assert _who_dbapi(cumulo.driver.connect(host=directory, port=server.port, user="cumulo",
+                                            database="cumulo")) == UNIX_ROW
 
     async def run() -> tuple:
         aconn = await cumulo.driver.aio.connect(
@@ -167,12 +171,8 @@ def test_cumulo_driver_sync_aio_and_dialect(unix_server):
             await aconn.close()
 
     assert asyncio.run(run()) == UNIX_ROW
-    engine = sa.create_engine(f"cumulo://cumulo@/cumulo?host={directory}&port={server.port}")
-    try:
-        with engine.connect() as sconn:
-            assert tuple(sconn.execute(sa.text(WHO)).one()) == UNIX_ROW
-    finally:
-        engine.dispose()
+    assert _who_sqlalchemy(f"cumulo://cumulo@/cumulo?host={directory}&port={server.port}") \
+        == UNIX_ROW
 
 
 def test_cumulo_driver_cancel_over_the_socket(unix_server):
