@@ -321,8 +321,7 @@ class RedoLog:
         if hub is not None and self._helper is not False and self._send_helper(order, hub):
             return
         if hub is not None:
-            self._order = order
-            self._start_syncer()
+            self._start_syncer(order)
             return
         fd = self._fds[order.seq]
         self._lock.release()
@@ -375,9 +374,7 @@ class RedoLog:
         except OSError:
             log_.exception("the redo log's fsync helper failed; fsyncs go to a thread")
             self._inflight = None
-            self._drop_helper()
-            self._order = order
-            self._start_syncer()
+            self._fall_back(order)
 
     def _watch(self, hub: waits.Hub) -> None:
         """Makes the hub's loop read the helper's answers (caller holds the lock). A log
@@ -442,10 +439,7 @@ class RedoLog:
         inflight, self._inflight = self._inflight, None
         if answer is None:  # NB: the child is gone: the syncer thread takes over
             log_.error("the redo log's fsync helper ended; fsyncs go to a thread")
-            self._drop_helper()
-            if inflight is not None:
-                self._order = inflight[0]
-                self._start_syncer()
+            self._fall_back(None if inflight is None else inflight[0])
             return
         if inflight is None:  # pragma: no cover - an answer to no order
             return
@@ -462,11 +456,19 @@ class RedoLog:
                     self._helper.order(nxt[0].seq, self._fds[nxt[0].seq])
                     self._inflight = (nxt[0], self.gc.synced)
                 except OSError:
-                    self._drop_helper()
-                    self._order = nxt[0]
-                    self._start_syncer()
+                    self._fall_back(nxt[0])
 
-    def _start_syncer(self) -> None:
+    def _fall_back(self, order: StartFsync | None) -> None:
+        """Stops using the helper (it failed or ended) and hands the order it had, if
+        any, to the syncer thread (caller holds the lock)."""
+        self._drop_helper()
+        if order is not None:
+            self._start_syncer(order)
+
+    def _start_syncer(self, order: StartFsync) -> None:
+        """Hands an fsync order to the syncer thread, started at the first one (caller
+        holds the lock)."""
+        self._order = order
         if self._syncer is None:
             self._syncer = threading.Thread(target=self._sync_loop, name="redo-syncer",
                                             daemon=True)
