@@ -19,7 +19,7 @@ Python values that pgwire encodes per column OID and requested format.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice, repeat
 from typing import Any, Protocol
@@ -204,6 +204,11 @@ class Session(Protocol):
 
     def parameter_status(self) -> dict[str, str]:
         """The ParameterStatus values to send after authentication (13 of them, like PG 15)."""
+
+    @property
+    def parameters_changed(self) -> Collection[str]:
+        """Non-empty while `take_changed_parameters` has settings to give: pgwire calls it
+        only then (an attribute in the SQL session: no call per statement)."""
 
     def take_changed_parameters(self) -> dict[str, str]:
         """Reported settings changed since the last call (pgwire re-sends them as ParameterStatus)."""

@@ -450,10 +450,10 @@ class ExtendedQuery:
         handler's would be (`_message_failed`), and the caller goes on after the Bind: the
         try is here, not in a wrapper, to save the call per round trip."""
         try:
-            if buf[end : end + 15] == _EXECUTE_SYNC:
-                describe, stop = False, end + 15
-            elif buf[end : end + 22] == _DESCRIBE_EXECUTE_SYNC:
+            if buf[end : end + 22] == _DESCRIBE_EXECUTE_SYNC:  # NB: libpq's first (pgbench)
                 describe, stop = True, end + 22
+            elif buf[end : end + 15] == _EXECUTE_SYNC:
+                describe, stop = False, end + 15
             elif self._held is not None and buf[end : end + 10] == _EXECUTE_ALL:
                 return self._held_binds(buf, pos)  # NB: an executemany's next rows
             else:

@@ -373,9 +373,11 @@ class Connection(ExtendedQuery, FunctionCalls):
 
     def _parameters(self) -> None:
         """Collects changed settings: applied at once (TimeZone), reported at ReadyForQuery."""
-        changed = self.session.take_changed_parameters() if self.session else None
-        if changed:
-            self._apply_parameters(changed)
+        session = self.session
+        if session is not None and session.parameters_changed:
+            changed = session.take_changed_parameters()
+            if changed:
+                self._apply_parameters(changed)
 
     def _apply_parameters(self, changed: dict[str, str]) -> None:
         """`_parameters` of the settings the session says changed."""
@@ -395,7 +397,7 @@ class Connection(ExtendedQuery, FunctionCalls):
         if self.closed:
             return
         session = self.session
-        if session is not None:  # NB: `_parameters`, its call saved: one per statement
+        if session is not None and session.parameters_changed:  # NB: `_parameters`, no call
             changed = session.take_changed_parameters()
             if changed:
                 self._apply_parameters(changed)

@@ -103,6 +103,10 @@ class FakeSession:
     def parameter_status(self) -> dict[str, str]:
         return dict(self.params)
 
+    @property
+    def parameters_changed(self) -> dict[str, str]:
+        return self.changed
+
     def take_changed_parameters(self) -> dict[str, str]:
         out, self.changed = self.changed, {}
         return out
