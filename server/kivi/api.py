@@ -1,6 +1,6 @@
 """The narrow, batched interface of a KiVi storage node, as seen by the transaction layer.
 
-Requests and replies are frozen dataclasses (`Write`: a NamedTuple) so that they can
+Requests and replies are frozen dataclasses (`Write`, `Apply`: NamedTuples) so that they can
 cross a process boundary (msgpack) unchanged; an in-process node and a socket client
 expose the same `KiviNodeAPI`.
 
@@ -142,17 +142,20 @@ class SpaceWrites:
     rows: list[Row | None]
 
 
-@dataclass(frozen=True)
-class Apply:
+class Apply(NamedTuple):
     """Applies a committed write set at commit timestamp `ts`. Idempotent: replaying it is harmless.
 
     The write set is `writes` plus `spaces` (the same mutations, grouped by space); a
     key appears at most once in all.
+
+    A NamedTuple as `Write` is, for the same reason: every commit builds one (the LTM
+    with `tuple.__new__`, a C call), where a frozen dataclass's `__init__` was a Python
+    call and a setattr per field.
     """
 
     ts: int
-    writes: list[Write] = field(default_factory=list)
-    spaces: list[SpaceWrites] = field(default_factory=list)
+    writes: Sequence[Write] = ()
+    spaces: Sequence[SpaceWrites] = ()
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import os
 import socket
 import struct
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import errors
@@ -268,7 +268,7 @@ def apply_parts(req: Apply, rows: int) -> list[Apply]:
     if total <= rows:
         return [req]
     out: list[Apply] = []
-    writes: list[Write] = []
+    writes: Sequence[Write] = []
     spaces: list[SpaceWrites] = []
     room = rows
 

@@ -87,8 +87,9 @@ MESSAGES: dict[str, type] = {
     if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == api.__name__
 }
 _FIELDS = {cls: [f.name for f in dataclasses.fields(cls)] for cls in MESSAGES.values()}
-MESSAGES[api.Write.__name__] = api.Write  # NB: a NamedTuple (see its doc), sent as the rest
-_FIELDS[api.Write] = list(api.Write._fields)
+for _nt in (api.Write, api.Apply):  # NB: NamedTuples (see their doc), sent as the rest
+    MESSAGES[_nt.__name__] = _nt
+    _FIELDS[_nt] = list(_nt._fields)
 
 
 def register_messages(*classes: type) -> None:

@@ -52,7 +52,7 @@ from ..errors import (
     SQLError,
     StatementCompletionUnknown,
 )
-from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI, Row
+from ..kivi.api import Apply, Collect, DropSpace, KiviNodeAPI, Row, SpaceWrites, Write
 from .api import RetryStatement
 from .codec import pack_record, record_pieces
 from .conflicts import (
@@ -78,6 +78,8 @@ from .serial import SerializableMixin
 from .snapshot import Advanced, Discarded, Readable, SnapshotServer
 from .transaction import Transaction
 from .validate import AT_COMMIT, AT_WRITE, rw_failure
+
+_new = tuple.__new__  # an `Apply` (a NamedTuple) from its fields, built in C
 
 log = logging.getLogger("cumulo.txn")
 ISOLATIONS = ("read committed", "repeatable read", "serializable")
@@ -862,32 +864,37 @@ class LocalTxnManager(SerializableMixin):
                 ) from exc
         if txn.session is not None:
             self._note_session_commit(txn.session, cts)
-
-        def publish() -> None:
-            try:
-                self.kivi.apply(Apply(cts, writes, spaces))
-            except Exception as exc:
-                # NB: durable but not in KiVi: publishing now would let a snapshot pass cts
-                # without its rows and a writer overwrite them (a lost update). It stays
-                # pending, its locks held, until the reapplier gets it into KiVi.
-                log.exception("applying commit %d failed; retrying in the background", cts)
-                with self._ts_lock:
-                    self.stats["apply_failures"] += 1
-                self.reapplier.add(cts, (writes, spaces, txn))
-                raise StatementCompletionUnknown(
-                    f"commit {cts} is durable but could not be applied yet: {exc}"
-                ) from exc
-            self._finish_txn(txn, cts, committed=True)
-
         if self._paused is not None:  # NB: a test hook: the lock only once it is set
             with self._pause_lock:
                 if self._paused is not None:
-                    self._paused.append(publish)
+                    self._paused.append(lambda: self._publish(txn, cts, writes, spaces))
                     return cts
-        publish()
+        self._publish(txn, cts, writes, spaces)
         if self.snapshots.snapshot < cts:
             self._await_snapshot(cts)
         return cts
+
+    def _publish(self, txn: Transaction, cts: int, writes: list[Write],
+                 spaces: list[SpaceWrites]) -> None:
+        """A logged commit's apply, publish and release. (A method, not a closure in
+        `commit`: a closure over five names was built per commit.)"""
+        try:
+            self.kivi.apply(_new(Apply, (cts, writes, spaces)))  # NB: a NamedTuple, in C
+        except Exception as exc:
+            # NB: durable but not in KiVi: publishing now would let a snapshot pass cts
+            # without its rows and a writer overwrite them (a lost update). It stays
+            # pending, its locks held, until the reapplier gets it into KiVi.
+            log.exception("applying commit %d failed; retrying in the background", cts)
+            with self._ts_lock:
+                self.stats["apply_failures"] += 1
+            self.reapplier.add(cts, (writes, spaces, txn))
+            raise StatementCompletionUnknown(
+                f"commit {cts} is durable but could not be applied yet: {exc}"
+            ) from exc
+        try:  # NB: `_finish_txn`, inline (one call fewer per commit)
+            self._finished((cts,), readable=True)
+        finally:
+            self._end(txn, cts)
 
     def _await_snapshot(self, cts: int) -> None:
         """Holds an acknowledgement until the snapshot reaches cts.

@@ -112,7 +112,8 @@ def test_every_message_type_round_trips():
         api.ScanReply([row], b"z"),
         api.Get(1, 5, [b"a", b"b"]),
         api.GetReply([row, None]),
-        api.Apply(9, [api.Write(1, b"k", row), api.Write(2, b"k", None)]),
+        api.Apply(9, [api.Write(1, b"k", row), api.Write(2, b"k", None)], []),  # NB: a
+        # sequence field travels as a list: the default () would come back []
         api.LatestCommit(1, [b"k"]),
         api.LatestCommitReply([3, None]),
         api.DropSpace(4),
