@@ -65,7 +65,7 @@ from __future__ import annotations
 import datetime as _dt
 import struct
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -326,6 +326,11 @@ def _encoder(v: Any) -> Any:
         if isinstance(v, cls):
             return fn
     raise FeatureNotSupported(f"values of type {type(v).__name__} cannot be part of a key")
+
+
+# The encoder of a value of exactly this type, or None (then `encode_element`): a point read
+# of a one-column key encodes it in one call (`sql.dml.keyed`), as `encode_key` would
+element_encoder: Callable[[type], Callable[[Any], bytes] | None] = _ENCODERS.get
 
 
 def encode_element(v: Any) -> bytes:

@@ -438,10 +438,11 @@ class ConflictManager:
         if mode != NO_KEY_UPDATE or (
                 (locks.shared or locks.exclusive) and not locks.disjoint(space, keys)):
             return self._acquire_mode(txn, snapshot, space, keys, mode)
-        if len(keys) == 1 and not (self._sealed or self._bulk):
+        if len(keys) == 1 and not self._bulk:
             # NB: one key (a keyed UPDATE's row lock, a single-row INSERT) where no space
-            # has sealed sets or bulk holds: `_acquire`'s steps for a free key, inline; a
-            # held or newer key takes `_acquire` (Wait, Conflict)
+            # has bulk holds: `_acquire`'s steps for a free key, inline (with the sealed
+            # sets of a bulk load's keys, `_sealed_ts`); a held or newer key takes
+            # `_acquire` (Wait, Conflict)
             key = keys[0]
             hs = self._holds.get(space)
             h = None if hs is None else hs.get(key)
@@ -450,6 +451,10 @@ class ConflictManager:
             if h is None:
                 last = self._commits.get(space)
                 ts = None if last is None else last.get(key)
+                if self._sealed:
+                    for ks, t, _ in self._sealed.get(space, ()):
+                        if key in ks and (ts is None or t > ts):
+                            ts = t
                 if ts is None and self.born:
                     ts = self.born.get(space)  # NB: a key of a new space: its creation
                 if ts is None or ts <= snapshot:

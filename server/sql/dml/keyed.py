@@ -27,9 +27,10 @@ index, an expression in a key, hidden columns) keeps the general path.
 
 from __future__ import annotations
 
+from decimal import getcontext
 from typing import Any
 
-from ..exec.keys import encode_key
+from ...kivi.keycodec import element_encoder, encode_element
 from ..exec.runner import compiled
 from ..expr import codegen as cg
 from ..expr import runtime as rt
@@ -69,7 +70,8 @@ class KeyedRows:
             value = ctx.params[param]
             if value is None:
                 return []  # NB: a NULL key matches nothing, as `encoded_keys` leaves it out
-            key = encode_key((value,))
+            enc = element_encoder(type(value))  # NB: `encode_key((value,))` in one call
+            key = enc(value) if enc is not None else encode_element(value)
             (row,) = ctx.txn.get(self.space, [key])
             if row is None:
                 return []
@@ -82,7 +84,8 @@ class KeyedRows:
             batch = [(*r, k) for r, k in zip(rows, encoded, strict=True) if r is not None]
             if not batch:
                 return []
-        rt.numeric_context()
+        if getcontext().prec < rt.NUMERIC_PRECISION:  # NB: `rt.numeric_context`, inline
+            rt.numeric_context()
         ctx.outer = []  # NB: as CompiledPlan.execute sets them up
         ctx.plan_cache = {}
         fn = self.fn

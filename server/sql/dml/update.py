@@ -34,7 +34,7 @@ from .keyed import KeyedRows
 from .returning import compile_returning
 from .subscriptset import subscript_assignment
 from .values import _UNSET, ValueFn, compile_default, compile_value, literal_value
-from .writer import writer_of
+from .writer import TableWriter, writer_of
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -244,11 +244,25 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         - {pos for pos, _ in computed} - {pos for pos, _ in pending}
     lock_mode = NO_KEY_UPDATE if is_update else UPDATE  # as the write itself takes
 
+    # NB: `WHERE pk = $n` finds at most one row: no key to see twice (`pick`'s set)
+    one_key = keyed is not None and keyed.param >= 0
+    # one found row of an UPDATE without RETURNING whose read row is the table's row
+    # (`write`'s steps for it, with no batch loop, slices or f-string)
+    one_row = is_update and dense and returning is None
+    tag_one = f"{verb} 1"
+
     def attempt(sess: SQLSession, ctx: Any, candidates: set[bytes] | None,
                 matched: list[set[bytes]]) -> Result:
         if keyed is None:
             return write(sess, ctx, pick(plan.execute(ctx), ctx, candidates, matched))
-        found = pick((keyed.read(ctx),), ctx, candidates, matched)
+        if one_key:  # NB: `pick` of its one batch, inline
+            found = keyed.read(ctx)
+            ctx.check_cancel()
+            if found and candidates is not None and found[0][0] not in candidates:
+                found = []
+            matched.append({found[0][0]} if found else set())
+        else:
+            found = pick((keyed.read(ctx),), ctx, candidates, matched)
         txn = sess.txn
         if not found or txn.isolation != "read committed" or not txn.locks_first:
             return write(sess, ctx, found)
@@ -283,6 +297,17 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
 
     def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
         writer = writer_of(sess, table, ctx.catalog)
+        if one_row and len(found) == 1 and writer.triggers is None \
+                and type(writer) is TableWriter:  # NB: not a partitioned table's router
+            r = found[0]
+            old = r[1:dense]
+            new = list(old)
+            for pos, idx in computed:
+                new[pos] = r[idx]
+            for pos, fn in simple:
+                new[pos] = fn(old, ctx)
+            writer.replace_rows(sess, [r[0]], [old], [new], kept)  # NB: `update_rows`' own
+            return Result(tag_one)
         txn = sess.txn
         if writer.triggers is not None and found and txn.isolation == "read committed" \
                 and txn.locks_first and txn.lock_row(writer.space, [r[0] for r in found],
@@ -354,27 +379,39 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         # (`RetryStatement.locked`), and stays locked through the rerun even if it no
         # longer matches, as PostgreSQL's recheck leaves it locked.
         token = txn.savepoint()
-        candidates: set[bytes] | None = None
+        matched: list[set[bytes]] = []
+        try:  # NB: the first run, which nearly always returns: no candidates, no row kept
+            return attempt(sess, sess.exec_context(values), None, matched)
+        except RetryStatement as e:
+            if not matched:
+                raise
+            retry = e
+        return rerun(sess, values, token, retry, matched[0])
+
+    def rerun(sess: SQLSession, values: list[Any], token: Any, retry: RetryStatement,
+              candidates: set[bytes]) -> Result:
+        """`run`'s reruns after its first run met `retry`, over the rows it matched."""
+        txn = sess.txn
         kept: list[tuple[int, bytes]] = []  # rows locked in their newest version for a rerun
-        for n in range(MAX_RETRIES + 1):
+        e = retry
+        for n in range(1, MAX_RETRIES + 1):
+            txn.rollback_to(token, keep_locks=True)
+            txn.new_statement()
+            if e.locked and e.space is not None and e.key is not None:
+                kept.append((e.space, e.key))
             matched: list[set[bytes]] = []
             try:
                 result = attempt(sess, sess.exec_context(values), candidates,
                                  matched if n < MAX_RETRIES else [])
-            except RetryStatement as e:
+            except RetryStatement as again:
                 if not matched:
                     raise
-                txn.rollback_to(token, keep_locks=True)
-                txn.new_statement()
-                if e.locked and e.space is not None and e.key is not None:
-                    kept.append((e.space, e.key))
-                if candidates is None:
-                    candidates = matched[0]
+                e = again
                 continue
             for space, key in kept:  # NB: deleted meanwhile: PostgreSQL locks no version
                 if txn.get(space, [key])[0] is None:
                     txn.unlock_row(space, [key])
-            if candidates is not None and matched and txn.locks_first:
+            if matched and txn.locks_first:
                 _lock_left(txn, table.space, candidates - matched[0], lock_mode)
             return result
         raise AssertionError("unreachable: the last attempt returns or raises")

@@ -153,6 +153,13 @@ def checker(tree: exp.Expression) -> Callable[[SQLSession], None] | None:
     wanted = needs(tree)
     if not wanted:
         return None
+    return _checker(wanted)[1]
+
+
+def _checker(wanted: list[Need]) -> tuple[list[tuple[int, str | None, str | None, str | None]],
+                                          Callable[[SQLSession], None]]:
+    """`checker`'s check of `wanted`, with the one-item list of what it last passed for
+    (which `guard`'s run reads and sets too)."""
     # the (catalog version, role, session user, definer) the last check passed for: a GRANT or
     # REVOKE commits a new catalog version, so the next run checks again
     passed: list[tuple[int, str | None, str | None, str | None]] = [(-1, None, None, None)]
@@ -165,19 +172,25 @@ def checker(tree: exp.Expression) -> Callable[[SQLSession], None] | None:
             check_needs(s, wanted)
             passed[0] = key
 
-    return check
+    return passed, check
 
 
 def guard(stmt: Stmt, tree: exp.Expression) -> Stmt:
     """Makes `stmt` check its privileges before each run (a no-op for statements naming none)."""
-    check = checker(tree)
-    if check is None:
+    wanted = needs(tree)
+    if not wanted:
         return stmt
+    passed, check = _checker(wanted)
     stmt.check = check
     inner: Callable[[SQLSession, list[Any]], Result] = stmt.run
 
     def run(s: SQLSession, params: list[Any]) -> Result:
-        check(s)
+        values = s.settings.values  # NB: `check`'s steps, inline: one Python call fewer
+        key = (s.catalog_version(), values.get("role"), values.get("session_authorization"),
+               definer())
+        if key != passed[0] or key[0] < 0:
+            check_needs(s, wanted)
+            passed[0] = key
         return inner(s, params)
 
     stmt.run = run

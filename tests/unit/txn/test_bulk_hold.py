@@ -10,7 +10,7 @@ from cumulo.server.txn import writeset
 from cumulo.server.txn.api import RetryStatement, ScanSpec
 from cumulo.server.txn.codec import pack_record, unpack_bulk
 from cumulo.server.txn.embedded import open_embedded
-from cumulo.server.txn.rowlocks import SHARE
+from cumulo.server.txn.rowlocks import NO_KEY_UPDATE, SHARE
 from cumulo.server.txn.writeset import WriteSet
 from tests.unit.txn.threads import in_thread, wait_blocked
 
@@ -89,6 +89,27 @@ def test_an_older_snapshot_cannot_overwrite_a_sealed_batch(tm):
         old2.put_bulk(S, *batch("z"))
     old2.abort()
     assert not cm(tm).holders
+
+
+def test_one_key_of_a_sealed_batch_is_checked_against_the_seal(tm):
+    # `try_acquire`'s one-key way reads the sealed sets itself: a newer snapshot writes a
+    # sealed key plainly, READ COMMITTED's lock of it from an older snapshot is granted as
+    # of the seal's commit (the recheck's ts), REPEATABLE READ's write of it fails
+    rr, rc = tm.begin(isolation="repeatable read"), tm.begin()
+    rr.get(S, [KEYS[0]])
+    rc.get(S, [KEYS[0]])
+    t = tm.begin()
+    t.put_bulk(S, *batch("a"))
+    cts = t.commit()
+    assert rc.lock_row(S, [KEYS[3]], NO_KEY_UPDATE) == cts
+    new = tm.begin()
+    new.put(S, [(KEYS[4], ("n", 4))])
+    with pytest.raises(SerializationFailure):
+        rr.put(S, [(KEYS[5], ("x", 5))])
+    rr.abort()
+    rc.abort()
+    new.commit()
+    assert tm.begin().get(S, [KEYS[4], KEYS[5]]) == [("n", 4), ("a", 5)]
 
 
 def test_a_savepoint_rollback_frees_the_batch(tm):
