@@ -41,6 +41,10 @@ class Deferred:
 
 
 _STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
+# NB: `_STATE.data` (its dict of weak references) tells "no session has state" with no
+# Python call: `len` of a WeakKeyDictionary is one (every commit asked twice). A dict
+# not empty yet (a dead session's entry still pending removal) only sends to the lookup.
+_ANY = _STATE.data
 
 
 @overload
@@ -156,7 +160,7 @@ def defer_exclusion(s: SQLSession, con: Constraint, keys: list[bytes]) -> None:
 
 def pending(s: SQLSession) -> bool:
     """Tells whether checks wait for COMMIT."""
-    st = _STATE.get(s) if _STATE else None  # NB: the common case skips the weak lookup
+    st = _STATE.get(s) if _ANY else None  # NB: the common case skips the weak lookup
     return st is not None and bool(st.children or st.parents or st.triggers or st.uniques
                                    or st.exclusions)
 
@@ -167,7 +171,7 @@ def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str)
     table for rows written, on the referenced one for keys that went away) or a deferred
     constraint trigger's, or a deferred UNIQUE's recheck, an event there only when a write
     met a possible duplicate (`unique_events`)."""
-    st = _STATE.get(s) if _STATE else None
+    st = _STATE.get(s) if _ANY else None
     if st is None or not (st.children or st.parents or st.triggers or st.unique_events):
         return
     fks = {c.oid: c for c in cat.constraints if c.kind == "f"}
@@ -182,5 +186,5 @@ def refuse_pending(s: SQLSession, cat: CatalogSnapshot, table: Table, verb: str)
 
 def forget(s: SQLSession) -> None:
     """Drops the transaction's modes and checks (it ended)."""
-    if _STATE:
+    if _ANY:
         _STATE.pop(s, None)
