@@ -44,7 +44,7 @@ _STATE: weakref.WeakKeyDictionary[Any, Deferred] = weakref.WeakKeyDictionary()
 # NB: `_STATE.data` (its dict of weak references) tells "no session has state" with no
 # Python call: `len` of a WeakKeyDictionary is one (every commit asked twice). A dict
 # not empty yet (a dead session's entry still pending removal) only sends to the lookup.
-_ANY = _STATE.data
+_ANY: dict[Any, Deferred] = _STATE.data  # type: ignore[attr-defined]  # NB: not in typeshed
 
 
 @overload
