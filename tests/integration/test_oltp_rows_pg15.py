@@ -59,3 +59,43 @@ select v, d, id, c, length(c::text) from idt order by id, v;
 
 def test_one_row_writes_match_pg15(pg15, module_server):
     assert_same_outcomes(pg15, module_server, "oltp_rows", SCRIPT)
+
+
+KEYED = """
+create table par (id int primary key, code int unique, v int);
+create table kid (id int primary key, pid int references par (code) on update cascade, w int
+                  check (w < 100));
+create table pt (id int primary key, v int) partition by range (id);
+create table pt1 partition of pt for values from (0) to (10);
+insert into par values (1, 10, 0), (2, 20, 0), (3, 30, 0);
+insert into kid values (1, 10, 1), (2, 20, 2);
+insert into pt values (1, 0), (5, 0);
+prepare pv(int, int) as update par set v = v + $1 where id = $2;
+execute pv(5, 1);
+execute pv(5, 1);
+prepare pc(int, int) as update par set code = $1 where id = $2;
+execute pc(11, 1);
+execute pc(30, 2);
+prepare pk(int, int) as update par set id = $1 where id = $2;
+execute pk(4, 3);
+execute pk(1, 4);
+prepare kw(int, int) as update kid set w = w + $1 where id = $2;
+execute kw(50, 1);
+execute kw(60, 1);
+prepare kp(int, int) as update kid set pid = $1 where id = $2;
+execute kp(30, 2);
+execute kp(99, 2);
+prepare tv(int, int) as update pt set v = v + $1 where id = $2;
+execute tv(3, 5);
+execute tv(3, 5);
+execute tv(3, 7);
+select * from par order by id;
+select * from kid order by id;
+select * from pt order by id;
+"""
+
+
+def test_keyed_updates_of_constrained_tables_match_pg15(pg15, module_server):
+    # a keyed UPDATE of one row of a table with a unique index, referenced or referencing
+    # rows, a CHECK, a primary key set, a partitioned table: each keeps its general steps
+    assert_same_outcomes(pg15, module_server, "oltp_keyed", KEYED)

@@ -47,7 +47,7 @@ from .partrouter import routed_conflict
 from .returning import compile_returning
 from .update import set_targets
 from .values import ValueFn, _assign, compile_default, compile_value, table_scope
-from .writer import prefix_end, writer_of
+from .writer import TableWriter, prefix_end, writer_of
 
 if TYPE_CHECKING:
     from ..session import SQLSession
@@ -248,7 +248,9 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                 if conflict is not None:
                     total += conflict(sess, writer, chunk, ctx, out_rows, returning)
                 elif returning is None:
-                    total += writer.insert(sess, chunk)
+                    # NB: `insert`, minus its two calls down to `write_rows` when no trigger fires
+                    total += len(writer.write_rows(sess, chunk)) if writer.triggers is None \
+                        and type(writer) is TableWriter else writer.insert(sess, chunk)
                 else:
                     keys: list[bytes] = []
                     stored = writer.insert_rows(sess, chunk, keys_out=keys)

@@ -306,7 +306,7 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
                 new[pos] = r[idx]
             for pos, fn in simple:
                 new[pos] = fn(old, ctx)
-            writer.replace_rows(sess, [r[0]], [old], [new], kept)  # NB: `update_rows`' own
+            writer.replace_one(sess, r[0], old, new, kept)  # NB: `update_rows`' own
             return Result(tag_one)
         txn = sess.txn
         if writer.triggers is not None and found and txn.isolation == "read committed" \
