@@ -285,8 +285,9 @@ class Session(Protocol):
         """Closes a SQL-level cursor for Close('P', name): portals and DECLAREd cursors share
         one namespace in PostgreSQL. No error when there is none."""
 
-    def sync(self) -> None:
-        """Ends an extended-protocol implicit transaction (commit, or rollback after an error)."""
+    def sync(self) -> str:
+        """Ends an extended-protocol implicit transaction (commit, or rollback after an error);
+        returns `transaction_status` after it (what ReadyForQuery reports)."""
 
     def statement_failed(self, exc: BaseException) -> None:
         """Tells the session a statement failed outside its own calls (e.g. a bad binary parameter)."""

@@ -104,13 +104,13 @@ class Portal:
     __slots__ = ("stmt", "params", "encoders", "row_desc", "result", "ran")
 
     def __init__(self, stmt: Statement, params: list[Any], encoders: list[WireEncoder] | None,
-                 row_desc: bytes) -> None:
+                 row_desc: bytes, ran: Result | None = None) -> None:
         self.stmt = stmt
         self.params = params
         self.encoders = encoders
         self.row_desc = row_desc
-        self.result: Result | None = None
-        self.ran = False  # run to completion once: re-executing fetches nothing
+        self.result = ran  # `ran`: the result of a portal made run to completion (`_bind_run`)
+        self.ran = ran is not None  # run to completion once: re-executing fetches nothing
 
     def close(self) -> None:
         """Stops a suspended result's row iterator."""
@@ -493,10 +493,10 @@ class ExtendedQuery:
                         self._notices()
                     out += _SELECT_TAGS[len(rows)] if len(rows) < 2 else \
                         M.command_complete(f"SELECT {len(rows)}")
-                    if session.transaction_status != "I":  # NB: in a block the portal lives
-                        portal = self.portals[""] = Portal(stmt, params, encoders, row_desc)
-                        portal.result = Result(f"SELECT {len(rows)}", columns=stmt.prepared.columns)
-                        portal.ran = True  # NB: run to completion: Execute again says SELECT 0
+                    if session.transaction_status != "I":  # NB: in a block the portal lives,
+                        # run to completion: Execute again says SELECT 0
+                        self.portals[""] = Portal(stmt, params, encoders, row_desc, Result(
+                            f"SELECT {len(rows)}", columns=stmt.prepared.columns))
                     self._end_sync()
                     return stop
             self._install(*got)
@@ -548,15 +548,13 @@ class ExtendedQuery:
         self._skipping = False
         self._in_extended = False
         try:
-            session.sync()
+            status = session.sync()
         except Exception as e:
             self._notices()
             self._error(e)
-        status = session.transaction_status
-        if status != "I":  # NB: the portal lives on in the block
-            portal = portals[""] = Portal(stmt, params, None, M.NO_DATA)
-            portal.result = res
-            portal.ran = True
+            status = session.transaction_status
+        if status != "I":  # NB: the portal lives on in the block, run to completion
+            portals[""] = Portal(stmt, params, None, M.NO_DATA, res)
         self._ready(status)
         return stop
 
@@ -854,12 +852,14 @@ class ExtendedQuery:
         """Sync's own work: leave the extended-protocol state, end an implicit block, ready."""
         self._skipping = False
         self._in_extended = False
+        session = self.session
         try:
-            self.session.sync()
+            status = session.sync()
         except Exception as e:
             self._notices()
             self._error(e)
-        self._ready()
+            status = session.transaction_status
+        self._ready(status)
 
     # -- held Executes (insertbatch) ------------------------------------------
 

@@ -567,14 +567,18 @@ class SQLSession:
         """Close('P', name) of a DECLAREd cursor (libpq's PQclosePortal)."""
         self.cursors.pop(name, None)
 
-    def sync(self) -> None:
-        """Ends an extended-protocol implicit transaction."""
+    def sync(self) -> str:
+        """Ends an extended-protocol implicit transaction; returns `transaction_status` after
+        it (pgwire's ReadyForQuery: the property's call saved per round trip)."""
         self.running = False
         if not self.in_block:
             if self.txn is not None:
                 self.commit_txn()
             else:
                 self.settings.commit_sets()
+        if self.failed:
+            return "E"
+        return "T" if self.in_block else "I"
 
     def _started(self, sql: str) -> None:
         """Records a statement's start for pg_stat_activity; ends a terminated session."""
@@ -868,15 +872,13 @@ class SQLSession:
         token = txn.savepoint()
         timed = values.get("statement_timeout", "0") != "0" and self._arm_timeout()
         try:
-            for _ in range(MAX_RETRIES):
-                try:
-                    res = stmt.run(self, params)
-                    break
-                except RetryStatement:
-                    txn.rollback_to(token)
-                    txn.new_statement()
-            else:
+            try:
                 res = stmt.run(self, params)
+                retry = False
+            except RetryStatement:  # NB: the loop only then: no range() per statement
+                retry = True
+            if retry:  # NB: outside the handler, so a later error chains nothing to it
+                res = self._retried(stmt, params, txn, token)
         except QueryCanceled as e:
             self._disarm()
             raise self._cancel_error(e) from None
@@ -886,6 +888,21 @@ class SQLSession:
         if timed and res.rows is None:
             self._disarm()
         return res
+
+    def _retried(self, stmt: Stmt, params: list[Any], txn: Any, token: Any) -> Result:
+        """`execute_stmt` after its statement's first run raised RetryStatement: rolled back
+        to the statement's savepoint, run again on a new statement snapshot, up to
+        MAX_RETRIES times in all; the last run's RetryStatement is the caller's."""
+        for _ in range(MAX_RETRIES - 1):
+            txn.rollback_to(token)
+            txn.new_statement()
+            try:
+                return stmt.run(self, params)
+            except RetryStatement:
+                pass
+        txn.rollback_to(token)
+        txn.new_statement()
+        return stmt.run(self, params)
 
     def _reads_alone(self) -> bool:
         """Whether a primary-key read may run on a `StatementRead` instead of a transaction:

@@ -188,8 +188,9 @@ class FakeSession:
     def close_cursor(self, name: str) -> None:
         self.cursors.pop(name, None)
 
-    def sync(self) -> None:
+    def sync(self) -> str:
         self.syncs += 1
+        return self.transaction_status
 
     def statement_failed(self, exc: BaseException) -> None:
         self.failures += 1
