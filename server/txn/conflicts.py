@@ -387,7 +387,12 @@ class ConflictManager:
         >>> dict(cm.holders), dict(cm.last_commit)
         ({}, {(7, b'a'): 11})
         """
-        unwritten = [k for k in locked if k[1] not in written.get(k[0], _NONE)]
+        unwritten: list[Key] | None = None
+        for lk in locked:  # NB: a loop, not a list comprehension (a call in this Python)
+            if lk[1] not in written.get(lk[0], _NONE):
+                if unwritten is None:
+                    unwritten = []
+                unwritten.append(lk)
         if unwritten:
             for space, ks in by_space(unwritten).items():
                 self._release(txn, space, ks, None)
@@ -401,6 +406,29 @@ class ConflictManager:
                 continue
             hs = holds.get(space)
             if hs is None:
+                continue
+            if len(w) == 1:  # NB: the steps below for a space's one row (OLTP's usual case)
+                (k,) = w  # without the list, the loop and min/max
+                if hs.get(k) == txn:
+                    del hs[k]
+                    if not hs:
+                        del holds[space]
+                else:
+                    if not hs:
+                        del holds[space]
+                    continue
+                if commit_ts is None:
+                    continue
+                last = commits.get(space)
+                if last is None or commit_ts < newest[space]:
+                    self._record(space, [k], commit_ts)
+                    continue
+                covered = self._spans.get(space)
+                if covered is not None and ((lo := covered.lo) is None or k < lo
+                                            or k > covered.hi):  # type: ignore[operator]
+                    covered.add(w.keys(), (k, k))  # NB: only for a key outside its range
+                last[k] = commit_ts
+                newest[space] = commit_ts
                 continue
             mine = []
             for k in w:

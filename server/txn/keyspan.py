@@ -53,11 +53,13 @@ def bounds_of(keys: Iterable[bytes]) -> Bounds | None:
 class KeySpan:
     """The [lo, hi] range covering some batches of keys, computed when first asked."""
 
-    __slots__ = ("_lo", "_hi", "_pending")
+    __slots__ = ("lo", "hi", "_pending")
 
     def __init__(self) -> None:
-        self._lo: bytes | None = None
-        self._hi: bytes | None = None
+        # the range of the batches folded so far (None: none yet): a key inside it is
+        # covered already, whatever is pending (a commit's release reads them to skip `add`)
+        self.lo: bytes | None = None
+        self.hi: bytes | None = None
         self._pending: list[Collection[bytes]] = []  # batches not folded into lo/hi yet
 
     def add(self, keys: Collection[bytes], bounds: Bounds | None = None) -> None:
@@ -66,10 +68,10 @@ class KeySpan:
             self._pending.append(keys)
             return
         lo, hi = bounds  # NB: `_widen` inline: a commit's release adds each space's keys
-        if self._lo is None or lo < self._lo:
-            self._lo = lo
-        if self._hi is None or hi > self._hi:
-            self._hi = hi
+        if self.lo is None or lo < self.lo:
+            self.lo = lo
+        if self.hi is None or hi > self.hi:
+            self.hi = hi
 
     def merge(self, other: KeySpan) -> None:
         """Covers every key `other` covers."""
@@ -85,9 +87,9 @@ class KeySpan:
                 b = bounds_of(keys)
                 if b is not None:
                     self._widen(b)
-        if self._lo is None or self._hi is None:
+        if self.lo is None or self.hi is None:
             return None
-        return self._lo, self._hi
+        return self.lo, self.hi
 
     def apart(self, lo: bytes, hi: bytes) -> bool:
         """True when no key in [lo, hi] can be one of the keys added (False: maybe)."""
@@ -96,7 +98,7 @@ class KeySpan:
 
     def _widen(self, b: Bounds) -> None:
         lo, hi = b
-        if self._lo is None or lo < self._lo:
-            self._lo = lo
-        if self._hi is None or hi > self._hi:
-            self._hi = hi
+        if self.lo is None or lo < self.lo:
+            self.lo = lo
+        if self.hi is None or hi > self.hi:
+            self.hi = hi
