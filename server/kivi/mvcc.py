@@ -152,7 +152,7 @@ class VersionStore(Freezing, Sampling):
             self._col.apply(ts, list(map(_head, writes)), list(map(_row_of, writes)))
         if isinstance(writes, list) and len(writes) > self.cache_limit:
             writes = self._apply_bulk(ts, writes)
-        keys, chains, cache, gc = self._keys, self._chains, self._cache, self._gc
+        keys, chains, cache, gc, cold = self._keys, self._chains, self._cache, self._gc, self._cold
         pos = self._pos if self._pos_keys is keys else None  # the point index (`_chain`)
         for key, row in writes:
             i = -1 if pos is None else pos.get(key, -1)
@@ -166,8 +166,9 @@ class VersionStore(Freezing, Sampling):
                 chains[i] = _add_version(chains[i], ts, row)
                 if self._dirty is not None:
                     self._dirty.append(i)
-            elif i == len(keys) and not cache and ((top := self._cold.top) is None or key > top):
-                # NB: a freeze running meanwhile copies appended positions at its install
+            elif i == len(keys) and not cache and (not (segs := cold.segs) or key > segs[-1].last):
+                # NB: above `cold.top` (inline: no property call). A freeze running meanwhile
+                # copies appended positions at its install
                 keys.append(key)
                 chains.append(((ts, row),))
                 if row is None:
@@ -176,12 +177,15 @@ class VersionStore(Freezing, Sampling):
             else:
                 chain = cache.get(key)
                 if chain is None:
-                    chain = self._warm(key)
-                    if chain is None:
+                    # NB: `_warm`, inline (a cold key's first write: once per pgbench
+                    # TPC-B commit once its accounts were frozen)
+                    version = cold.kill(key) if cold.live_rows else None
+                    if version is None:
                         cache[key] = ((ts, row),)
                         if row is None:
                             gc.add(key)
                         continue
+                    chain = (version,)
                 cache[key] = _add_version(chain, ts, row)
             gc.add(key)
         # A merge copies the base, so let the cache grow with it: amortised O(1) per key.
