@@ -206,6 +206,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         many_run = batch_insert(s, tree, table, col_pos, source.expressions[0].expressions,
                                 rows_fns[0], default_items, params, returning)
 
+    one_fns = rows_fns[0] if rows_fns is not None and len(rows_fns) == 1 else None
+
     def run(sess: SQLSession, values: list[Any]) -> Result:
         ctx = sess.exec_context(values)
         writer = writer_of(sess, table, ctx.catalog)
@@ -214,6 +216,8 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
         batches: Any
         if many_fn is not None:
             batches = [many_fn(ctx)]
+        elif one_fns is not None:  # NB: one VALUES row: one comprehension, not two
+            batches = [[[f(None, ctx) for f in one_fns]]]
         elif rows_fns is not None:
             batches = [[[f(None, ctx) for f in fns] for fns in rows_fns]]
         elif reads_target:
@@ -244,7 +248,7 @@ def analyse_insert(s: SQLSession, sql: str, tree: exp.Insert, param_oids: list[i
                         if r[pos] is not None:
                             r[pos] = conv(r[pos])
             for i in range(0, len(rows), BATCH):
-                chunk = rows[i:i + BATCH]
+                chunk = rows if len(rows) <= BATCH else rows[i:i + BATCH]  # NB: no copy of one
                 if conflict is not None:
                     total += conflict(sess, writer, chunk, ctx, out_rows, returning)
                 elif returning is None:

@@ -295,8 +295,16 @@ def analyse_modify(s: SQLSession, sql: str, tree: exp.Update | exp.Delete,
         matched.append(seen)
         return found
 
+    # (catalog, its writer of the table) as `write` last found them: `writer_of` is the same
+    # per catalog, and a prepared statement's runs mostly share one (one tuple: threads)
+    last: list[tuple[Any, TableWriter | None]] = [(None, None)]
+
     def write(sess: SQLSession, ctx: Any, found: list[tuple[Any, ...]]) -> Result:
-        writer = writer_of(sess, table, ctx.catalog)
+        cat = ctx.catalog
+        seen_cat, writer = last[0]
+        if seen_cat is not cat or writer is None:
+            writer = writer_of(sess, table, cat)
+            last[0] = (cat, writer)
         if one_row and len(found) == 1 and writer.triggers is None \
                 and type(writer) is TableWriter:  # NB: not a partitioned table's router
             r = found[0]
