@@ -163,7 +163,8 @@ class VersionStore(Freezing, Sampling):
                 else:
                     i = bisect_left(keys, key)
             if 0 <= i < len(keys) and keys[i] == key:
-                chains[i] = _add_version(chains[i], ts, row)
+                chain = chains[i]  # NB: `_add_version`'s usual case (a newer ts) inline
+                chains[i] = ((ts, row), *chain) if chain[0][0] < ts else _add_version(chain, ts, row)
                 if self._dirty is not None:
                     self._dirty.append(i)
             elif i == len(keys) and not cache and (not (segs := cold.segs) or key > segs[-1].last):
@@ -186,7 +187,7 @@ class VersionStore(Freezing, Sampling):
                             gc.add(key)
                         continue
                     chain = (version,)
-                cache[key] = _add_version(chain, ts, row)
+                cache[key] = ((ts, row), *chain) if chain[0][0] < ts else _add_version(chain, ts, row)
             gc.add(key)
         # A merge copies the base, so let the cache grow with it: amortised O(1) per key.
         if len(cache) > self.cache_limit and len(cache) > len(keys) >> 6:

@@ -254,8 +254,10 @@ class WriteSet:
 
     def counts(self) -> dict[int, int]:
         """Keys written per space (spaces with none left out)."""
-        if not self.runs:  # NB: the usual OLTP write set: C-level only (a commit asks)
-            return {s: len(w) for s, w in self.spaces.items() if w}
+        if not self.runs:  # NB: the usual OLTP write set: C-level only (a commit asks), no
+            spaces = self.spaces  # comprehension (a call in this Python) unless one is empty
+            out = dict(zip(spaces, map(len, spaces.values()), strict=True))
+            return {s: n for s, n in out.items() if n} if 0 in out.values() else out
         out = {s: self.count(s) for s in set(self.spaces) | set(self.runs)}
         return {s: n for s, n in out.items() if n}
 
