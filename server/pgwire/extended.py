@@ -400,9 +400,12 @@ class ExtendedQuery:
         portal_name, decoders, read = hit
         if portal_name and portal_name in self.portals:
             return False
-        if self._held is not None and self._run_as(stmt) is None and self._release():
-            return True
-        if self._held is None or self._held.stmt is not stmt:
+        held = self._held
+        if held is not None:
+            if self._run_as(stmt) is None and self._release():
+                return True
+            held = self._held
+        if held is None or held.stmt is not stmt:
             try:
                 self.session.check_prepared(stmt.prepared)
             except Exception as e:

@@ -426,7 +426,8 @@ class PgProtocol(asyncio.Protocol):
         if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
         if conn.ready_status != "I":  # NB: what `_ready` just read: no call
-            ms = setting_ms(session.setting("idle_in_transaction_session_timeout"))
+            value = session.setting("idle_in_transaction_session_timeout")
+            ms = 0 if value == "0" else setting_ms(value)  # NB: the default: no call
             if ms > 0:
                 self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 

@@ -501,16 +501,16 @@ class SQLSession:
             raise err
         if stmt is None:
             return
-        if published() is not self.settings:
+        settings = self.settings
+        if published() is not settings:
             # NB: another session ran on this thread since (the loop front end's clients take
             # turns): publish ours as `revalidate` would, and the usual Bind stays short
-            self.settings.use_zone()
-        if (self.settings.values["search_path"] is self._cached_sp
-                and self.settings.style_key is self._cached_tz
+            settings.use_zone()
+        sp, tz = self._cached_sp, self._cached_tz
+        if (settings.values["search_path"] is sp and settings.style_key is tz
                 and (stmt.kind not in _REPLANNED
                      or (stmt.version == self.store.version and self.txn_catalog is None
-                         and stmt.search_path == self._cached_sp
-                         and stmt.timezone == self._cached_tz))):
+                         and stmt.search_path == sp and stmt.timezone == tz))):
             # NB: the usual Bind: nothing `revalidate` looks at changed since the plan was
             # made (compared as it compares them), so it would return the same statement
             # (ours is the published Settings now: `use_zone` above publishes it); one it
@@ -607,8 +607,7 @@ class SQLSession:
         else:
             prepared.generic_plans += 1
         values = settings.values
-        if values.get("log_statement", "none") == "none" and \
-                values.get("log_min_duration_statement", "-1") == "-1":
+        if values["log_statement"] == "none" and values["log_min_duration_statement"] == "-1":
             return None  # NB: `oplog.started`'s answer when nothing is logged
         return oplog.started(values, sql, extended=True)
 
@@ -852,25 +851,26 @@ class SQLSession:
             raise ActiveSQLTransaction(f"{stmt.tag} cannot run inside a transaction block")
         if not stmt.in_txn:
             return stmt.run(self, params)
-        if self.txn is None and stmt.kind == "query" and stmt.plan is not None:
-            plan = stmt.plan
-            if plan.point is not None and self._reads_alone():
-                return self._run_read(stmt, params)
-            if plan.constant and self._reads_alone():
-                return stmt.run(self, params)  # NB: SELECT 1: nothing to read, no transaction
         txn = self.txn
         if txn is None:  # NB: the block's later statements have theirs: no call
+            if stmt.kind == "query" and stmt.plan is not None:
+                plan = stmt.plan
+                if plan.point is not None and self._reads_alone():
+                    return self._run_read(stmt, params)
+                if plan.constant and self._reads_alone():
+                    return stmt.run(self, params)  # NB: SELECT 1: nothing to read, no transaction
             txn = self.ensure_txn()
-        if stmt.kind in ("dml", "ddl") and (txn.read_only or self.txn_modes.get("read_only")):
+        if stmt.kind in ("dml", "ddl") and (txn.read_only or (
+                self.txn_modes and self.txn_modes.get("read_only"))):
             raise ReadOnlySQLTransaction(
                 f"cannot execute {stmt.tag} in a read-only transaction")
         txn.new_statement()
-        values = self.settings.values
-        lt = values.get("lock_timeout", "0")
+        values = self.settings.values  # NB: every setting has a value (DEFAULTS): no .get
+        lt = values["lock_timeout"]
         if lt != "0" or txn.lock_timeout is not None:
             txn.lock_timeout = duration_ms(lt) / 1000.0 or None  # NB: read by the LTM's waits
         token = txn.savepoint()
-        timed = values.get("statement_timeout", "0") != "0" and self._arm_timeout()
+        timed = values["statement_timeout"] != "0" and self._arm_timeout()
         try:
             try:
                 res = stmt.run(self, params)
