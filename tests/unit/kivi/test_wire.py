@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 import msgpack
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cumulo.server.kivi import api
+from cumulo.server.kivi import api, wire
 from cumulo.server.kivi.wire import MESSAGES, packb, unpackb
 
 values = st.one_of(
@@ -156,6 +157,26 @@ def test_a_write_travels_as_a_write():
 def test_unsupported_value():
     with pytest.raises(TypeError):
         packb(object())
+
+
+def test_the_shared_packer_after_an_error_a_large_message_and_between_threads():
+    """`packb` reuses one packer: what a failed message had packed is dropped, a message
+    above `_KEEP` bytes (after which the packer is replaced) and the next come out whole,
+    and threads packing at once (one has the packer, the others make their own) each get
+    their own message's bytes."""
+    with pytest.raises(TypeError):
+        packb([1, "x", object()])
+    assert unpackb(packb([1, (2, 1 << 70)])) == [1, (2, 1 << 70)]  # NB: OverflowError's way
+    assert packb([3]) == msgpack.packb([3])
+    big = ["x" * 1000] * (wire._KEEP // 1000 + 5)
+    assert unpackb(packb(big)) == big and packb([4]) == msgpack.packb([4])
+
+    def work(n: int) -> list[bool]:
+        return [unpackb(packb([n, i, "v" * (i % 50), dt.date(2000, 1, 1 + n)])) ==
+                [n, i, "v" * (i % 50), dt.date(2000, 1, 1 + n)] for i in range(3000)]
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(all(ok) for ok in pool.map(work, range(4)))
 
 
 def test_subclasses_travel_as_their_base():
