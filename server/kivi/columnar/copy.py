@@ -502,7 +502,8 @@ class ColumnarCopy:
                 t_begin.append(ts)
                 t_end.append(INF)
                 latest[k] = -len(t_keys)
-        self._maybe_freeze()
+        if len(t_keys) >= PACK_ROWS:  # NB: `_maybe_freeze`, inline (an OLTP commit's call)
+            self.freeze()
 
     def _find_sorted(self, k: bytes) -> tuple[Pack, int] | None:
         """The newest version of k in the sorted packs, if it is live: (pack, offset)."""
