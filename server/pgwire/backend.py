@@ -187,6 +187,12 @@ class Result:
         return out
 
 
+class CancelFlag(Protocol):
+    """A session's cancel flag as pgwire reads it: a plain attribute (`waits.Flag`)."""
+
+    up: bool  # a cancel is pending
+
+
 class Session(Protocol):
     """One client session, created by `Engine.open_session`."""
 
@@ -300,9 +306,14 @@ class Session(Protocol):
 
     def reset_cancel(self) -> None:
         """Drops a cancel that arrived while the session was idle. pgwire calls it
-        when a new message arrives, before running it. A cancel arriving after that, while
+        when a new message arrives, before running it (the loop front end: once when the
+        session starts, then only while `cancel_flag.up`). A cancel arriving after that, while
         the statement is still being parsed or planned, must cancel it (PostgreSQL drops
         only the cancels that arrive between commands)."""
+
+    @property
+    def cancel_flag(self) -> CancelFlag:
+        """Up while a cancel is pending (what `reset_cancel` drops): read without a call."""
 
     def close(self) -> None:
         """Ends the session, rolling back any open transaction."""

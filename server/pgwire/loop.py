@@ -68,7 +68,7 @@ from .. import waits
 from ..errors import AdminShutdown, SQLError, TooManyConnections, to_fields
 from . import messages as M
 from .auth import METHODS
-from .backend import Engine, Session
+from .backend import CancelFlag, Engine, Session
 from .protocol import AUTH, READY, STARTUP, Connection
 from .unixsock import UnixListener, remove
 
@@ -273,6 +273,7 @@ class PgProtocol(asyncio.Protocol):
         self.self_terminated = False
         self._hooked: Any = None  # the session whose hooks are set
         self._reset: Callable[[], None] | None = None
+        self._cancel_flag: CancelFlag | None = None  # the session's, read before each batch
         self._drain: waits.Event | None = None
         self._auth_timer: asyncio.TimerHandle | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
@@ -380,8 +381,9 @@ class PgProtocol(asyncio.Protocol):
         conn = self.conn
         self.busy = True
         try:
-            if self._reset is not None:
-                self._reset()  # NB: a cancel that came while idle is a no-op, as in PG
+            flag = self._cancel_flag
+            if flag is not None and flag.up and self._reset is not None:  # NB: no call else
+                self._reset()  # a cancel that came while idle is a no-op, as in PG
             was = conn.phase
             out = conn.feed(data)
             if not self.counted and was == STARTUP and conn.phase in (AUTH, READY):
@@ -400,7 +402,17 @@ class PgProtocol(asyncio.Protocol):
                 self._start_tls()
                 return
             if out and not self.told and not self.lost:
-                self._hold_reply(out)  # NB: the usual reply: written at the pass's end
+                # NB: the usual reply, held for `LoopServer.flush_replies` (written at the
+                # pass's end); anything written directly meanwhile (`_write`: a big result's
+                # early part, a FATAL, a notification) and hanging up write it first
+                if self.reply:
+                    self.reply += out
+                else:
+                    self.reply = out
+                    box = self.server.outbox
+                    if not box:
+                        self.loop.call_soon(self.server.flush_replies)
+                    box.append(self)
             if conn.cancel_key is not None:
                 cancel_request(self.server.registry, conn.cancel_key, self.server.relay_cancel)
             if conn.closed:
@@ -435,6 +447,8 @@ class PgProtocol(asyncio.Protocol):
         """Connects a new session's hooks to this connection."""
         self._hooked = session
         self._reset = session.reset_cancel
+        self._cancel_flag = session.cancel_flag
+        session.reset_cancel()  # NB: from now on pgwire forgets idle cancels (only when up)
         session.notify_hook = self.notified
         session.terminate_hook = self.terminated
         if self._auth_timer is not None:
@@ -449,19 +463,6 @@ class PgProtocol(asyncio.Protocol):
             self._flush_reply()  # NB: in order
         if data and not self.told and not self.lost:
             self.transport.write(data)
-
-    def _hold_reply(self, data: bytes) -> None:
-        """Keeps a statement's reply for `LoopServer.flush_replies`; anything written
-        directly meanwhile (`_write`: a big result's early part, a FATAL, a notification) and
-        hanging up write it first."""
-        if self.reply:
-            self.reply += data
-            return
-        self.reply = data
-        box = self.server.outbox
-        if not box:
-            self.loop.call_soon(self.server.flush_replies)
-        box.append(self)
 
     def _flush_reply(self) -> None:
         data, self.reply = self.reply, b""

@@ -124,6 +124,7 @@ class SQLSession:
         self.currvals: dict[int, int] = {}
         self.txn_started_at: dt.datetime | None = None
         self._cancel = waits.Flag()
+        self.cancel_flag = self._cancel  # pgwire's view of it (`reset_cancel` only while up)
         self._errors = 0
         self._search_path: tuple[str, list[str]] | None = None
         self.functions = SessionFunctions(self)

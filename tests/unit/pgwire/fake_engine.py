@@ -81,7 +81,7 @@ class FakeSession:
         self.changed: dict[str, str] = {}
         self.notices: list[SQLError] = []
         self.cursors: dict[str, list[Column]] = {}
-        self.cancelled = waits.Event()
+        self.cancelled = waits.Flag()
         self.copied: list[bytes] = []
         self.syncs = self.closed = self.failures = 0
         self.inbox: list[tuple[int, str, str]] = []
@@ -198,6 +198,10 @@ class FakeSession:
 
     def cancel(self) -> None:
         self.cancelled.set()
+
+    @property
+    def cancel_flag(self) -> waits.Flag:
+        return self.cancelled
 
     def reset_cancel(self) -> None:
         self.cancelled.clear()
