@@ -378,12 +378,15 @@ class ExtendedQuery:
         self.portals[portal_name] = Portal(stmt, params, shape[0], shape[1])
         self.out += M.BIND_COMPLETE
 
-    def _fast_bound(self, payload: bytes) -> tuple[str, Statement, list[Any], tuple[
-            list[WireEncoder] | None, bytes]] | bool:
+    def _fast_bound(self, payload: bytes, e1: int = -1) -> tuple[str, Statement, list[Any],
+                                                                 tuple[list[WireEncoder] | None,
+                                                                       bytes]] | bool:
         """`_bind_fast` up to the portal: (portal name, statement, parameters, result
         encoders and RowDescription) to install; True when it answered the Bind itself (an
-        error); False when it leaves it to `_bind`."""
-        e1 = payload.find(0)
+        error); False when it leaves it to `_bind`. `e1`: where the portal name ends, when
+        the caller knows (`_bind_run`'s unnamed portal: 0)."""
+        if e1 < 0:
+            e1 = payload.find(0)
         e2 = payload.find(0, e1 + 1) if e1 >= 0 else -1
         if e2 < 0 or e2 + 3 > len(payload):
             return False
@@ -464,7 +467,10 @@ class ExtendedQuery:
             if buf[pos + 5] != 0 or self._held is not None:  # NB: a named portal: the full path
                 return pos
             self._in_extended = True
-            got = self._fast_bound(bytes(buf[pos + 5 : end]))
+            payload = buf[pos + 5 : end]
+            if type(payload) is not bytes:  # NB: a held tail or a memoryview: a copy
+                payload = bytes(payload)
+            got = self._fast_bound(payload, 0)
             if got is False:
                 return pos  # NB: nothing was bound: the caller's dispatch takes the full path
             if got is True:

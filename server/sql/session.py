@@ -422,7 +422,7 @@ class SQLSession:
         if in_block:
             if (not self.in_block or plan is None or plan.point is None or stmt.check is None
                     or stmt.kind != "query" or not stmt.in_txn
-                    or self.settings.values.get("statement_timeout", "0") != "0"):
+                    or self.settings.values["statement_timeout"] != "0"):
                 return None
         elif plan is None or (plan.point is None and not plan.constant) \
                 or stmt.kind != "query" or not stmt.in_txn or not self._reads_alone():

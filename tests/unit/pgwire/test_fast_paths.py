@@ -342,7 +342,7 @@ def test_unnamed_statements_taken_again_keep_their_own_bind_layouts(conn):
     assert all(len(s.heads) == 1 for s in stmts)
     hits = []
     fast_bound = conn._fast_bound
-    conn._fast_bound = lambda payload: hits.append(r := fast_bound(payload)) or r
+    conn._fast_bound = lambda *args: hits.append(r := fast_bound(*args)) or r
     for sql in texts:
         run(conn, W.parse(sql), W.bind((b"4",)), W.execute(), W.SYNC)
     assert [type(h) for h in hits] == [tuple, tuple]  # NB: both bound from their layouts
