@@ -9,6 +9,7 @@ import threading
 import uuid
 from decimal import Decimal
 
+from cumulo.server import waits
 from cumulo.server.errors import IOError_
 from cumulo.server.kivi.api import Write
 from cumulo.server.txn import fsyncer
@@ -246,6 +247,29 @@ def test_commits_of_one_loop_pass_share_the_helpers_fsync(tmp_path):
     run = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(1, 9)])
     assert run.results == [None] * 8 and run.parks == 8
     assert log.fsyncs == 1 and log._synced == log._written == 8
+    log.close()
+
+
+def test_a_commit_of_the_next_loop_pass_shares_the_helpers_fsync(tmp_path):
+    """The order waits one loop pass more: a session started two passes after the first
+    commit ordered its fsync (so after the end of that pass) commits before the order goes
+    out, and the one fsync covers both commits."""
+    log = RedoLog(str(tmp_path))
+
+    def second():
+        log.log(2, pack_record(2, []))
+
+    def first():
+        hub = waits.current_hub()
+        assert hub is not None
+        # NB: runs in the pass after this one, and starts `second` in the pass after that
+        hub.loop.call_soon(hub.loop.call_soon, hub.spawn, second)
+        log.log(1, pack_record(1, []))
+
+    run = on_a_hub(first)
+    assert run.results == [None]
+    assert log._synced == log._written == 2
+    assert log.fsyncs == 1
     log.close()
 
 
