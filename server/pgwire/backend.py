@@ -19,7 +19,7 @@ Python values that pgwire encodes per column OID and requested format.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import chain, islice, repeat
 from typing import Any, Protocol
@@ -228,6 +228,11 @@ class Session(Protocol):
 
     def setting(self, name: str) -> str | None:
         """A setting's current value (pgwire reads idle_in_transaction_session_timeout)."""
+
+    @property
+    def setting_values(self) -> Mapping[str, str]:
+        """Every setting's current value by its lower-case name, as `setting` reads them: the
+        loop front end's read after each round trip in a block, without a call."""
 
     def simple_query(self, sql: str) -> Generator[Result, None, None]:
         """Runs every statement of a Query message, lazily, as one implicit transaction.

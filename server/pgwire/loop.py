@@ -438,8 +438,9 @@ class PgProtocol(asyncio.Protocol):
         if session.inbox:
             self.notified()  # a NOTIFY that arrived while we were busy
         if conn.ready_status != "I":  # NB: what `_ready` just read: no call
-            value = session.setting("idle_in_transaction_session_timeout")
-            ms = 0 if value == "0" else setting_ms(value)  # NB: the default: no call
+            # NB: no call for the usual value (the default, 0)
+            value = session.setting_values.get("idle_in_transaction_session_timeout")
+            ms = 0 if value == "0" else setting_ms(value)
             if ms > 0:
                 self._idle_timer = self.loop.call_later(ms / 1000.0, self._idle_expired)
 

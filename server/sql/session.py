@@ -97,6 +97,7 @@ class SQLSession:
         self.settings = Settings(startup_settings(options))
         self.settings.values["session_authorization"] = user
         self.parameters_changed = self.settings.changed  # NB: the set itself, kept in place
+        self.setting_values = self.settings.values  # NB: the dict itself, never replaced
         self.txn: Any = None
         self.in_block = False
         self.implicit_block = False  # a Query message of several statements: CALL is atomic

@@ -122,6 +122,10 @@ class FakeSession:
     def setting(self, name: str) -> str | None:
         return self.params.get(name)
 
+    @property
+    def setting_values(self) -> dict[str, str]:
+        return self.params
+
     def simple_read(self, sql: str) -> None:
         return None  # the fake has no fast lanes: everything goes the general way
 
