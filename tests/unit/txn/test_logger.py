@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import doctest
 import os
+import signal
 import threading
 import uuid
 from decimal import Decimal
@@ -220,6 +221,35 @@ def test_loop_commits_are_made_durable_by_the_helper_process(tmp_path, monkeypat
     assert log._synced == log._written == 16
     log.close()
     assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) == list(range(1, 17))
+
+
+def test_commits_parked_on_a_helper_that_dies_are_made_durable_by_the_syncer(tmp_path,
+                                                                           monkeypatch, caplog):
+    """The helper dies with an order in flight and four commits parked on it: the answer
+    that never comes (the socket's end instead) hands that order to the syncer thread,
+    and every parked commit returns, durable."""
+    FsyncHelper = fsyncer.FsyncHelper  # noqa: N806 - the class, patched below
+
+    log = RedoLog(str(tmp_path))
+    assert on_a_hub(lambda: log.log(1, pack_record(1, []))).results == [None]
+    helper = log._helper
+    assert isinstance(helper, FsyncHelper)
+    real = FsyncHelper.order
+
+    def order(self, seq, fd):  # the child gets the order stopped, and dies without answering
+        os.kill(self.proc.pid, signal.SIGSTOP)
+        real(self, seq, fd)
+        self.proc.kill()
+        self.proc.wait()
+
+    monkeypatch.setattr(FsyncHelper, "order", order)
+    run = on_a_hub(*[lambda ts=ts: log.log(ts, pack_record(ts, [])) for ts in range(2, 6)])
+    assert run.results == [None] * 4
+    assert "fsync helper ended" in caplog.text  # NB: its answer's read saw the end, not a send
+    assert log._helper is False and helper.proc.returncode is not None
+    assert log._synced == log._written == 5
+    log.close()
+    assert sorted(unpack_record(p)[0] for p in read_log(str(tmp_path))) == list(range(1, 6))
 
 
 def test_a_helper_answer_wakes_only_the_commits_it_covered(tmp_path):
