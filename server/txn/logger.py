@@ -464,7 +464,13 @@ class RedoLog:
             err = OSError(answer[1], os.strerror(answer[1]))
             self._failed = (synced, order.upto, err)
         self.fsyncs += 1
-        self._run(self.gc.fsync_done(order.upto))
+        outputs = self.gc.fsync_done(order.upto)
+        if len(outputs) == 1:  # NB: Durable alone, no segment closed meanwhile: `_run`'s case
+            self._cond.notify_all()
+            if self._parked:
+                self._wake_covered(outputs[0].upto)
+        else:
+            self._run(outputs)
         if self.gc.synced < self.gc.written and self.gc.flushing is None and not self._closed:
             nxt = self.gc.wait_durable(self.gc.written, time.monotonic())
             if nxt and type(nxt[0]) is StartFsync:
@@ -541,8 +547,16 @@ class RedoLog:
         """Blocks until record `lsn` is on disk, leading an fsync for everyone if none runs."""
         hub = waits.current_hub()
         with self._lock:  # NB: `_cond`'s lock, without the Condition's Python __enter__
-            while self.gc.synced < lsn:
-                outputs = self.gc.wait_durable(lsn, time.monotonic())
+            gc = self.gc
+            while gc.synced < lsn:
+                if gc.flushing is not None and hub is not None and self._inflight is not None:
+                    # NB: a follower of the helper's order in flight (`gc.wait_durable` would
+                    # answer nothing): park for the answer, two calls fewer per commit
+                    if self._helper_loop is not hub.loop:
+                        self._watch(hub)
+                    self._park(lsn, hub)
+                    continue
+                outputs = gc.wait_durable(lsn, time.monotonic())
                 if outputs:
                     if type(outputs[0]) is StartFsync:
                         self._lead(outputs[0], hub)
