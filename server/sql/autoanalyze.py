@@ -63,6 +63,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..txn.transaction import Transaction
+from ..txn.writeset import WriteSet
 from ..waits import Lock
 from .catalog import statstore
 from .optimizer import stats
@@ -135,6 +136,24 @@ class AutoAnalyze:
                     per[space] += n
                 else:  # NB: a space's first change since it was counted: (db, space) is in
                     per[space] = n  # _since exactly while the space is in per (`due` drops both)
+                    self._since.setdefault((db_oid, space), time.time())
+        if self._thread is None:
+            self._start()
+
+    def note_writes(self, db_oid: int, ws: WriteSet) -> None:
+        """`note` of a committed transaction's write set itself: a write set of dicts alone
+        (OLTP's) is counted here, without `WriteSet.counts`' dict and its two calls (the
+        commit's, per transaction); one with runs (a COPY's) goes through `note`."""
+        if ws.runs:
+            self.note(db_oid, ws.counts())
+            return
+        with self._lock:
+            per = self._changes[db_oid]
+            for space, w in ws.spaces.items():
+                if space in per:
+                    per[space] += len(w)
+                elif w:  # NB: as `note` (a space emptied by a rollback to a savepoint: none)
+                    per[space] = len(w)
                     self._since.setdefault((db_oid, space), time.time())
         if self._thread is None:
             self._start()

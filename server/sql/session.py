@@ -49,7 +49,6 @@ from ..pgtypes.coded import values as column_values
 from ..pgwire.backend import Column, Prepared, Result
 from ..txn.api import RetryStatement
 from . import batchexec, literalrows, nonstdstrings, prepstmts
-from .autoanalyze import write_counts
 from .catalog.model import CatalogSnapshot, Sequence
 from .context import ExecContext
 from .cursors import close_at_txn_end, materialize_held
@@ -1072,7 +1071,7 @@ class SQLSession:
         if txn is None:
             self._deliver(notifies)
             return
-        counts = write_counts(txn) if txn.has_writes else None  # automatic ANALYZE
+        ws = txn.ws if txn.has_writes else None  # automatic ANALYZE (`note_writes`)
         changed = self.store.changes_of(txn, self.db.oid) if ddl else None
         if analyzed and (changed is not None or not ddl):  # NB: plans made without the stats
             changed = analyzed if changed is None else changed | analyzed
@@ -1085,8 +1084,8 @@ class SQLSession:
             raise
         if ddl or analyzed:
             self.store.bump(cts, changed)  # NB: with several query engines, returns once they know
-        if counts:
-            self.engine.autoanalyze.note(self.db.oid, counts)
+        if ws is not None:
+            self.engine.autoanalyze.note_writes(self.db.oid, ws)
         if notifies:
             self._deliver(notifies)
         for space in drops:

@@ -6,6 +6,13 @@ The test runs the launcher's passes itself (its thread stopped), on a real engin
 
 from __future__ import annotations
 
+import random
+import threading
+
+import pytest
+
+from cumulo.server.sql.autoanalyze import AutoAnalyze
+from cumulo.server.txn.writeset import WriteSet
 from tests.unit.sql_statements.helpers import rows, run
 
 
@@ -53,3 +60,29 @@ def test_the_changes_of_several_commits_add_up(engine, session):
     assert rows(session, "select reltuples from pg_class where relname = 'ab'") == [(1000.0,)]
     run(session, "insert into ab select g from generate_series(1101, 1200) g")
     assert _analyse_due(engine) == 0  # 100 changes < 50 + 10 % of 1000
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_write_set_is_noted_as_its_counts(seed: int) -> None:
+    """`note_writes` (the commit's: the write set itself) leaves the changes and first-change
+    times `note` of the set's `counts` leaves, through savepoint rollbacks that empty a
+    space (none noted for it) and bulk runs (`note`'s way)."""
+    rnd = random.Random(seed)
+    by_counts, by_set = AutoAnalyze(None, None), AutoAnalyze(None, None)
+    by_counts._thread = by_set._thread = threading.current_thread()  # no launcher thread
+    for _ in range(40):
+        ws = WriteSet()
+        for _ in range(rnd.randint(1, 4)):
+            token = ws.savepoint() if rnd.random() < 0.3 else None
+            for _ in range(rnd.randint(1, 3)):
+                ws.put(rnd.randrange(6), b"k%d" % rnd.randrange(5), (1,))
+            if token is not None and rnd.random() < 0.6:
+                ws.rollback_to(token)
+        if rnd.random() < 0.1:
+            ws.put_new(7, [b"a", b"b"], [(1,), (2,)])
+        db = rnd.randrange(2)
+        by_counts.note(db, ws.counts())
+        by_set.note_writes(db, ws)
+        assert by_set._changes == by_counts._changes
+        assert by_set._since.keys() == by_counts._since.keys()
+    assert 0 not in [n for per in by_set._changes.values() for n in per.values()]
