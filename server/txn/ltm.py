@@ -203,13 +203,16 @@ class LocalTxnManager(SerializableMixin):
         self, *, isolation: str = "read committed", read_only: bool = False, session: Any = None
     ) -> Transaction:
         """Begins a transaction; its snapshot is taken at its first data access."""
-        iso = isolation.lower()
+        iso = isolation  # NB: the session's is lowercase already: no lower() call then
+        if iso not in ISOLATIONS:
+            iso = iso.lower()
         if iso not in ISOLATIONS:
             if iso == "read uncommitted":  # as in PostgreSQL, it behaves as READ COMMITTED
                 iso = "read committed"
             else:
                 raise InvalidParameterValue(f"unknown isolation level {isolation!r}")
-        return Transaction(self, self.new_tid(), iso, read_only, session)
+        # NB: `new_tid`, inline (one call fewer per transaction)
+        return Transaction(self, self._tid_base | next(self._ids), iso, read_only, session)
 
     def new_tid(self) -> int:
         """A transaction id no other transaction of this LTM has (nor any other LTM's)."""
