@@ -326,13 +326,13 @@ class KiviNode:
         with self._lock:
             sr = self._spaces.get(space)
             if sr is not None and not self._frozen and not self._recovering:
-                regions = sr.regions  # NB: `whole`, inline
-                if len(regions) == 1 and (only := regions[0]).lo == b"" and only.hi is None:
+                only = sr.store  # NB: `whole`'s store (`SpaceRegions.store`), no call
+                if only is not None:
                     # NB: nothing frozen or recovering: what `_region_for_read` would find
                     # and let through, without its calls per key
                     if len(keys) == 1:  # a point read (an UPDATE's by primary key)
-                        return [only.store.read(keys[0], ts)]
-                    return list(map(only.store.read, keys, repeat(ts)))
+                        return [only.read(keys[0], ts)]
+                    return list(map(only.read, keys, repeat(ts)))
             for key in keys:
                 r = self._region_for_read(space, key, ts)
                 out.append(None if r is None else r.store.read(key, ts))
@@ -607,12 +607,9 @@ class KiviNode:
         todo: list[tuple[VersionStore, list[tuple[bytes, Row | None]]]] = []
         for space, group in groupby(req.writes, _space_of):
             sr = spaces.get(space)
-            if sr is None:
+            if sr is None or (store := sr.store) is None:  # NB: `whole`'s store, no call
                 return False
-            regions = sr.regions  # NB: `whole`, inline (one call fewer per written space)
-            if len(regions) != 1 or (r := regions[0]).lo != b"" or r.hi is not None:
-                return False
-            todo.append((r.store, list(map(_pair_of, group))))
+            todo.append((store, list(map(_pair_of, group))))
         ts = req.ts
         for store, pairs in todo:
             store.apply(ts, pairs)

@@ -99,13 +99,19 @@ def _tuple_chains(chains: Sequence[Any]) -> list[Any]:
 
 
 class SpaceRegions:
-    """The regions of one space held by one node, sorted by lo, for bisection."""
+    """The regions of one space held by one node, sorted by lo, for bisection.
 
-    __slots__ = ("los", "regions")
+    `store` is the store of the space's only region while that region holds every key
+    (`whole`'s), else None: an OLTP commit's apply and a point read test one attribute per
+    space. `add` and `remove` set it again; a `Region.split` narrows its region in place,
+    so the node adds the upper half (`add`) at once, under the same hold of its lock."""
+
+    __slots__ = ("los", "regions", "store")
 
     def __init__(self) -> None:
         self.los: list[bytes] = []
         self.regions: list[Region] = []
+        self.store: VersionStore | None = None
 
     def add(self, region: Region) -> None:
         """Inserts a region, which must not overlap the others."""
@@ -118,6 +124,7 @@ class SpaceRegions:
             raise ValueError(f"{region!r} overlaps a region already on this node")
         self.los.insert(i, region.lo)
         self.regions.insert(i, region)
+        self._whole()
 
     def remove(self, lo: bytes) -> Region:
         """Removes and returns the region starting at lo."""
@@ -125,7 +132,13 @@ class SpaceRegions:
         if i < 0 or self.los[i] != lo:
             raise KeyError(lo)
         del self.los[i]
-        return self.regions.pop(i)
+        r = self.regions.pop(i)
+        self._whole()
+        return r
+
+    def _whole(self) -> None:
+        r = self.whole()
+        self.store = None if r is None else r.store
 
     def whole(self) -> Region | None:
         """The space's only region when it holds every key (no lookup per key), else None."""

@@ -53,6 +53,47 @@ def test_space_regions_reject_overlap_and_find():
     assert sr.find(k(7)) is None
 
 
+def test_space_regions_store_is_the_whole_regions_only():
+    """`SpaceRegions.store` (the commit's and the point read's one test per space) is the
+    store of a region holding every key, and None once the space has any other shape."""
+    sr = SpaceRegions()
+    assert sr.store is None
+    whole = Region(1)
+    sr.add(whole)
+    assert sr.store is whole.store
+    sr.remove(b"")
+    assert sr.store is None
+    sr.add(Region(1, b"", k(5)))
+    assert sr.store is None
+    sr.add(Region(1, k(5), None))
+    assert sr.store is None
+    sr.remove(k(5))
+    assert sr.store is None  # [b"", k(5)) alone does not hold every key
+
+
+def test_a_split_between_commits_sends_each_write_to_its_half():
+    """A commit applied and a key read after `SplitRegion` (which narrows the region in
+    place) go to the half holding the key, not to the store of the whole region before."""
+    from cumulo.server.kivi.api import DropRegion, ExportRegion, ImportRegion, SplitRegion
+
+    node = KiviNode()
+    node.apply(Apply(1, [Write(1, k(1), (1,)), Write(1, k(7), (7,))]))
+    assert node.get_rows(1, 1, [k(1), k(7)]) == [(1,), (7,)]
+    node.handle(SplitRegion(1, k(5)))
+    node.apply(Apply(2, [Write(1, k(2), (2,)), Write(1, k(8), (8,))]))
+    lower, upper = node._spaces[1].regions
+    assert [key for key, _ in lower.store.scan(None, None, 2)] == [k(1), k(2)]
+    assert [key for key, _ in upper.store.scan(None, None, 2)] == [k(7), k(8)]
+    assert node.get_rows(1, 2, [k(2), k(8)]) == [(2,), (8,)]
+    data = node.handle(ExportRegion(1, k(5)))
+    node.handle(DropRegion(1, k(5)))
+    node.handle(ImportRegion(data))  # moved back: two regions still, each its own keys
+    node.apply(Apply(3, [Write(1, k(3), (3,)), Write(1, k(9), (9,))]))
+    assert node.get_rows(1, 3, [k(1), k(3), k(7), k(9)]) == [(1,), (3,), (7,), (9,)]
+    assert [key for key, _ in node._spaces[1].regions[0].store.scan(None, None, 3)] \
+        == [k(1), k(2), k(3)]
+
+
 def test_region_map_split_move_locate():
     m = RegionMap(["a", "b", "c"])
     assert m.locate(4, k(1)).node == "b"  # 4 mod 3
